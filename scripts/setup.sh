@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what layoutrand's tests and demo need on a Debian machine, if missing:
+# compilers and linkers (gcc, clang, bfd, gold, lld, mold), valgrind (the cachegrind metric),
+# dpkg-dev (apt-get source, for the real-program recipes), chromium (HTML report test).
+# Idempotent; needs root (or sudo) only when something is missing.
+set -euo pipefail
+
+need=()
+have() { command -v "$1" >/dev/null 2>&1; }
+have gcc        || need+=(gcc)
+have g++        || need+=(g++)
+have make       || need+=(make)
+have ld.bfd     || need+=(binutils)
+have ld.gold    || need+=(binutils-gold)
+have ld.lld     || need+=(lld)
+have mold       || need+=(mold)
+have clang      || need+=(clang)
+have valgrind   || need+=(valgrind)
+have dpkg-source || need+=(dpkg-dev)
+have chromium   || need+=(chromium)
+
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]}" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi

@@ -1,0 +1,169 @@
+//! `DIR/manifest.json`: what `layoutrand build` produced, read by `run` and `report`.
+//!
+//! The schema is documented in `docs/formats.md`; change it only additively, and bump
+//! [`MANIFEST_SCHEMA`] when a reader could misread an old file.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::layout::distance::LayoutDistance;
+
+/// Version of the manifest format written by this build of the tool.
+pub const MANIFEST_SCHEMA: u32 = 1;
+
+/// File name of the manifest inside an output directory.
+pub const MANIFEST_FILE: &str = "manifest.json";
+
+/// How the seeds' binaries were produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BuildMode {
+    /// One recorded build, then each seed relinked from the recorded objects.
+    Relink,
+    /// One full build per seed in a separate copy of the source tree.
+    Rebuild,
+}
+
+/// What is randomised (Kalibera & Jones 2013 §8: link order, or function order within or
+/// across modules).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Granularity {
+    /// Object files on the link line and members of each static archive are permuted.
+    Link,
+    /// `Link`, plus a random function order inside each object file (module).
+    #[default]
+    Module,
+    /// All functions of the program in one random order (as under LTO).
+    Global,
+}
+
+/// The whole manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Manifest {
+    /// [`MANIFEST_SCHEMA`] of the writer.
+    pub schema: u32,
+    /// `layoutrand` version that wrote the file.
+    pub tool_version: String,
+    /// First line of `--version` of each tool used (cc, ld, ...), by tool name.
+    pub toolchain: BTreeMap<String, String>,
+    /// The build command as given after `--`.
+    pub build_command: Vec<String>,
+    /// Directory the build command ran in.
+    pub build_dir: PathBuf,
+    /// Relink or rebuild.
+    pub mode: BuildMode,
+    /// What was randomised.
+    pub granularity: Granularity,
+    /// Linker used for the relinks: `bfd`, `gold`, `lld`, `mold` (or `mixed`).
+    pub linker: String,
+    /// Ordering mechanism used, in words (e.g. "ld -r -T per object, then bfd").
+    pub mechanism: String,
+    /// Wall time of the recorded (plain) build, in seconds.
+    pub recorded_build_seconds: f64,
+    /// Wall time of all relinks (baseline and seeds), in seconds.
+    pub relink_seconds: f64,
+    /// The default-layout build made from the same recording.
+    pub baseline: Variant,
+    /// One entry per seed, in seed order.
+    pub seeds: Vec<Variant>,
+}
+
+/// The baseline or one seed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Variant {
+    /// The seed, or `None` for the baseline.
+    pub seed: Option<u64>,
+    /// `ok`, or `failed` with [`Variant::error`] saying why.
+    pub status: VariantStatus,
+    /// The linker's (or verifier's) message when the variant failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The programs built for this variant (one per recorded final link).
+    pub binaries: Vec<Binary>,
+}
+
+/// Whether a variant was built.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VariantStatus {
+    /// All binaries linked and verified.
+    Ok,
+    /// At least one link or verification failed; see the error.
+    Failed,
+}
+
+/// One linked program of one variant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Binary {
+    /// Program name: the recorded link's output file name (e.g. `demo`).
+    pub name: String,
+    /// Path relative to the output directory.
+    pub path: PathBuf,
+    /// SHA-256 of the file, hex.
+    pub sha256: String,
+    /// Hash of the ordered list of function identities (see `layout`).
+    pub fingerprint: String,
+    /// Number of functions in the binary's text.
+    pub functions: usize,
+    /// Distances to the baseline's binary of the same name (`None` for the baseline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distance: Option<LayoutDistance>,
+    /// Wall time of this link, in seconds.
+    pub link_seconds: f64,
+}
+
+impl Variant {
+    /// The label used in result stores and reports: `baseline` or `seed-N`.
+    pub fn label(&self) -> String {
+        variant_label(self.seed)
+    }
+}
+
+/// `baseline` for `None`, `seed-N` for `Some(N)`.
+pub fn variant_label(seed: Option<u64>) -> String {
+    match seed {
+        None => "baseline".to_string(),
+        Some(s) => format!("seed-{s}"),
+    }
+}
+
+impl Manifest {
+    /// Reads and checks `dir/manifest.json`.
+    pub fn load(dir: &Path) -> Result<Manifest> {
+        let path = dir.join(MANIFEST_FILE);
+        let text = std::fs::read_to_string(&path).with_context(|| {
+            format!(
+                "cannot read {} (run `layoutrand build` first, or pass the directory it wrote)",
+                path.display()
+            )
+        })?;
+        let manifest: Manifest = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not a valid layoutrand manifest", path.display()))?;
+        if manifest.schema > MANIFEST_SCHEMA {
+            bail!(
+                "{} has manifest schema {} but this layoutrand ({}) reads up to {}: upgrade layoutrand",
+                path.display(),
+                manifest.schema,
+                env!("CARGO_PKG_VERSION"),
+                MANIFEST_SCHEMA
+            );
+        }
+        Ok(manifest)
+    }
+
+    /// Writes the manifest atomically (temporary file, fsync, rename), so a reader never sees
+    /// half a manifest.
+    pub fn save(&self, dir: &Path) -> Result<()> {
+        let text = serde_json::to_string_pretty(self)?;
+        crate::run::store::write_atomically(&dir.join(MANIFEST_FILE), text.as_bytes())
+    }
+
+    /// The baseline followed by every seed, in that order.
+    pub fn variants(&self) -> impl Iterator<Item = &Variant> {
+        std::iter::once(&self.baseline).chain(self.seeds.iter())
+    }
+}

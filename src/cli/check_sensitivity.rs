@@ -1,0 +1,14 @@
+//! `layoutrand check-sensitivity` (not yet implemented).
+
+/// Arguments of `layoutrand check-sensitivity`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Everything after the subcommand (placeholder until the subcommand is implemented).
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub rest: Vec<String>,
+}
+
+/// Runs `layoutrand check-sensitivity`.
+pub fn run(_args: Args) -> anyhow::Result<i32> {
+    anyhow::bail!("`layoutrand check-sensitivity` is not implemented yet")
+}

@@ -1,0 +1,63 @@
+//! Subcommands: one file each, each a clap `Args` struct and a `run` function returning the
+//! process exit code.
+
+use clap::{Parser, Subcommand};
+
+pub mod analyze;
+pub mod build;
+pub mod check_sensitivity;
+pub mod compare;
+pub mod dimension;
+pub mod experiment;
+pub mod export;
+pub mod layout;
+pub mod report;
+pub mod run;
+
+/// Benchmark native programs without being fooled by code layout.
+#[derive(Debug, Parser)]
+#[command(name = "layoutrand", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Record one build, then relink it once per seed with a randomised code layout.
+    Build(build::Args),
+    /// Run the built binaries: binaries × executions × iterations, interleaved.
+    Run(run::Args),
+    /// Statistics of an experiment directory: variance per level, CI, layout shift.
+    Report(report::Args),
+    /// Optimal repetition counts for a target precision (Kalibera & Jones §9).
+    Dimension(dimension::Args),
+    /// Compare two experiments (or two CSV files): ratio of means with a Fieller CI.
+    Compare(compare::Args),
+    /// The multi-level statistics on any CSV of measurements.
+    Analyze(analyze::Args),
+    /// Show a binary's function order and fingerprint, or the distance between two.
+    Layout(layout::Args),
+    /// Write an experiment's measurements as CSV or JSON.
+    Export(export::Args),
+    /// Build, run and report in one resumable command.
+    Experiment(experiment::Args),
+    /// Is this program layout-sensitive on this machine? A quick answer.
+    CheckSensitivity(check_sensitivity::Args),
+}
+
+/// Runs the chosen subcommand and returns the exit code.
+pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
+    match cli.command {
+        Command::Build(a) => build::run(a),
+        Command::Run(a) => run::run(a),
+        Command::Report(a) => report::run(a),
+        Command::Dimension(a) => dimension::run(a),
+        Command::Compare(a) => compare::run(a),
+        Command::Analyze(a) => analyze::run(a),
+        Command::Layout(a) => layout::run(a),
+        Command::Export(a) => export::run(a),
+        Command::Experiment(a) => experiment::run(a),
+        Command::CheckSensitivity(a) => check_sensitivity::run(a),
+    }
+}

@@ -1,0 +1,20 @@
+//! layoutrand: benchmark native programs without being fooled by code layout.
+//!
+//! The crate's folders follow the data flow of an experiment:
+//!
+//! * [`wrap`] — the cc/ld shim that records one ordinary build;
+//! * [`layout`] — ELF reading: function order, fingerprints, distances, reordering primitives;
+//! * [`build`] — replays the recorded links once per seed, verifies, writes the manifest;
+//! * [`run`] — the three-level executor (binaries × executions × iterations) and its store;
+//! * [`stats`] — pure statistics (Kalibera & Jones 2013, Georges et al. 2007, Touati et al.);
+//! * [`report`] — text, Markdown, JSON, CSV and HTML answers from an experiment.
+//!
+//! [`seeded`] holds the reproducible random streams every stage draws from.
+
+pub mod build;
+pub mod layout;
+pub mod report;
+pub mod run;
+pub mod seeded;
+pub mod stats;
+pub mod wrap;

@@ -1,0 +1,29 @@
+//! The `layoutrand` command line: a thin layer over the library.
+//!
+//! The same executable is also the compiler/linker shim: called as `cc`, `gcc`, `ld`, ...
+//! (through the links `layoutrand build` puts first on PATH) it records and forwards the
+//! call instead of parsing a subcommand.
+
+mod cli;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    if let Some(code) = layoutrand::wrap::run_as_shim_if_called_so() {
+        return exit_code(code);
+    }
+    let args = cli::Cli::parse();
+    match cli::dispatch(args) {
+        Ok(code) => exit_code(code),
+        Err(err) => {
+            eprintln!("layoutrand: error: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn exit_code(code: i32) -> ExitCode {
+    ExitCode::from(u8::try_from(code.clamp(0, 255)).unwrap_or(1))
+}

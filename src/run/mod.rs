@@ -1,0 +1,3 @@
+//! The three-level executor (binaries × executions × iterations) and its crash-safe store.
+
+pub mod store;

@@ -1,0 +1,388 @@
+//! `DIR/results.jsonl`: the append-only, crash-safe store of an experiment's measurements.
+//!
+//! One JSON record per line. The first line is a [`Header`]. Each execution appends its
+//! [`Measurement`]s and then one [`Execution`] record that *commits* them, in a single
+//! `write` followed by `fsync`, before the next execution starts. A reader keeps only
+//! measurements whose execution record is present, so a crash (power loss, `kill -9`) can
+//! at worst lose the execution that was being written, never corrupt or half-include one.
+//! A torn last line is detected and dropped with a warning. The schema is documented in
+//! `docs/formats.md`.
+
+use std::fs::{File, OpenOptions};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+/// Version of the results format written by this build of the tool.
+pub const RESULTS_SCHEMA: u32 = 1;
+
+/// File name of the store inside an output directory.
+pub const RESULTS_FILE: &str = "results.jsonl";
+
+/// One line of the store.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "record", rename_all = "snake_case")]
+pub enum Record {
+    /// First line: what was run, where, how.
+    Header(Header),
+    /// One value of one metric of one iteration.
+    Measurement(Measurement),
+    /// Closes one execution (process) and commits its measurements.
+    Execution(Execution),
+}
+
+/// Metadata of the experiment, written once at the top.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    /// [`RESULTS_SCHEMA`] of the writer.
+    pub schema: u32,
+    /// `layoutrand` version that wrote the file.
+    pub tool_version: String,
+    /// The benchmark command, with `{bin}` placeholders unexpanded.
+    pub command: Vec<String>,
+    /// Programs (binary names from the manifest) under test.
+    pub programs: Vec<String>,
+    /// Variant labels (`baseline`, `seed-N`) under test.
+    pub variants: Vec<String>,
+    /// Metric specification as given (`wall`, `cpu`, `cachegrind`, `regex:...`).
+    pub metric: String,
+    /// Planned executions per binary.
+    pub executions: u32,
+    /// Planned iterations per execution (1 without a program-reported metric).
+    pub iterations: u32,
+    /// Iterations dropped as warmup at the start of each execution.
+    pub warmup: u32,
+    /// Exclusive upper bound of the environment padding in bytes.
+    pub env_pad_max: u32,
+    /// Seed of the execution schedule and of the padding sizes.
+    pub schedule_seed: u64,
+    /// Per-execution timeout in seconds, if any.
+    pub timeout_seconds: Option<f64>,
+    /// Whether ASLR was disabled for the benchmark processes.
+    pub aslr_disabled: bool,
+    /// The machine.
+    pub host: HostInfo,
+    /// Start time, seconds since the Unix epoch.
+    pub started_unix: f64,
+}
+
+/// What we could learn about the machine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct HostInfo {
+    /// `model name` from /proc/cpuinfo.
+    pub cpu_model: Option<String>,
+    /// `uname -r`.
+    pub kernel: Option<String>,
+    /// Online logical CPUs.
+    pub cores: Option<u32>,
+    /// cpufreq governor of CPU 0, when readable.
+    pub governor: Option<String>,
+    /// Host name.
+    pub hostname: Option<String>,
+}
+
+/// One value: metric `metric` of iteration `iteration` of execution `execution` of the
+/// binary `program` built as `variant`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    /// Program (binary name from the manifest).
+    pub program: String,
+    /// `baseline` or `seed-N`.
+    pub variant: String,
+    /// The seed (`None` for the baseline).
+    pub seed: Option<u64>,
+    /// Index of the execution of this binary, from 0.
+    pub execution: u32,
+    /// Index of the iteration within the execution, from 0 (0 when there is one value per
+    /// execution).
+    pub iteration: u32,
+    /// True for the first `warmup` iterations, which the statistics leave out.
+    pub warmup: bool,
+    /// Metric name, e.g. `wall`, `cpu`, `max_rss`, `reported`, `I1_misses`.
+    pub metric: String,
+    /// The value, in `unit`.
+    pub value: f64,
+    /// Unit of `value`, e.g. `ns`, `KiB`, `count`, or the unit the program printed.
+    pub unit: String,
+}
+
+/// The end of one execution. Its presence commits the measurements before it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Execution {
+    /// Program (binary name from the manifest).
+    pub program: String,
+    /// `baseline` or `seed-N`.
+    pub variant: String,
+    /// The seed (`None` for the baseline).
+    pub seed: Option<u64>,
+    /// Index of the execution of this binary, from 0.
+    pub execution: u32,
+    /// Position in the interleaved schedule, from 0.
+    pub schedule_index: u64,
+    /// Size in bytes of the environment padding variable.
+    pub env_pad: u32,
+    /// Start time, seconds since the Unix epoch.
+    pub start_unix: f64,
+    /// Wall time of the whole process, in nanoseconds.
+    pub wall_ns: u64,
+    /// `ok`, `exit`, `signal`, `timeout` or `spawn`.
+    pub status: ExecutionStatus,
+    /// Exit code, when the process exited.
+    pub exit_code: Option<i32>,
+    /// Signal number, when the process was killed by a signal.
+    pub signal: Option<i32>,
+    /// Last lines of stderr (and of stdout for metric errors) when the execution failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tail: Option<String>,
+}
+
+/// How an execution ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExecutionStatus {
+    /// Exited 0 and every metric was read.
+    Ok,
+    /// Exited with a non-zero code.
+    Exit,
+    /// Killed by a signal.
+    Signal,
+    /// Killed by us after the timeout.
+    Timeout,
+    /// Could not be started.
+    Spawn,
+    /// Exited 0 but the metric could not be read from its output.
+    Metric,
+}
+
+/// Everything a reader gets back from a store.
+#[derive(Debug, Clone, Default)]
+pub struct Results {
+    /// The header, if the store has one.
+    pub header: Option<Header>,
+    /// Committed measurements, in file order.
+    pub measurements: Vec<Measurement>,
+    /// Execution records, in file order.
+    pub executions: Vec<Execution>,
+    /// Problems found while reading (torn last line, uncommitted measurements).
+    pub warnings: Vec<String>,
+}
+
+/// Reads `dir/results.jsonl`.
+///
+/// A malformed line in the middle of the file is an error naming file and line. A malformed
+/// *last* line is the trace of an interrupted write: it is dropped with a warning. So are
+/// measurements not followed by their execution record.
+pub fn read_results(dir: &Path) -> Result<Results> {
+    let path = dir.join(RESULTS_FILE);
+    let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    parse_results(&bytes, &path)
+}
+
+/// Parses the bytes of a store; `path` is used in messages only.
+pub fn parse_results(bytes: &[u8], path: &Path) -> Result<Results> {
+    let mut results = Results::default();
+    let mut pending: Vec<Measurement> = Vec::new();
+    let text = String::from_utf8_lossy(bytes);
+    let ends_with_newline = text.ends_with('\n');
+    let lines: Vec<&str> = text.split('\n').collect();
+    // `split` yields an empty piece after a final newline; a torn write has no final newline.
+    let last_index = lines.len().saturating_sub(1);
+    for (i, line) in lines.iter().enumerate() {
+        let lineno = i + 1;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let record: Record = match serde_json::from_str(line) {
+            Ok(r) => r,
+            Err(e) if i == last_index && !ends_with_newline => {
+                results.warnings.push(format!(
+                    "{}:{lineno}: dropped a torn last line (an interrupted write): {e}",
+                    path.display()
+                ));
+                break;
+            }
+            Err(e) => bail!("{}:{lineno}: not a layoutrand result record: {e}", path.display()),
+        };
+        match record {
+            Record::Header(h) => {
+                if h.schema > RESULTS_SCHEMA {
+                    bail!(
+                        "{} was written with results schema {} by layoutrand {}; this layoutrand ({}) reads up to schema {}",
+                        path.display(),
+                        h.schema,
+                        h.tool_version,
+                        env!("CARGO_PKG_VERSION"),
+                        RESULTS_SCHEMA
+                    );
+                }
+                if results.header.is_some() {
+                    bail!("{}:{lineno}: a second header record", path.display());
+                }
+                results.header = Some(h);
+            }
+            Record::Measurement(m) => pending.push(m),
+            Record::Execution(e) => {
+                let (mine, others): (Vec<_>, Vec<_>) = pending.into_iter().partition(|m| {
+                    m.program == e.program && m.variant == e.variant && m.execution == e.execution
+                });
+                if !others.is_empty() {
+                    results.warnings.push(format!(
+                        "{}:{lineno}: {} measurement(s) without their execution record were dropped",
+                        path.display(),
+                        others.len()
+                    ));
+                }
+                results.measurements.extend(mine);
+                results.executions.push(e);
+                pending = Vec::new();
+            }
+        }
+    }
+    if !pending.is_empty() {
+        results.warnings.push(format!(
+            "{}: {} measurement(s) of an execution that never finished were dropped",
+            path.display(),
+            pending.len()
+        ));
+    }
+    Ok(results)
+}
+
+/// Appends records to a store, one execution at a time.
+#[derive(Debug)]
+pub struct StoreWriter {
+    file: File,
+    path: PathBuf,
+}
+
+impl StoreWriter {
+    /// Opens `dir/results.jsonl` for appending, creating it if needed.
+    ///
+    /// If the file ends in a torn line (from an earlier crash), the torn bytes are cut off
+    /// first, so new records start on a line of their own.
+    pub fn open(dir: &Path) -> Result<StoreWriter> {
+        let path = dir.join(RESULTS_FILE);
+        if let Ok(bytes) = std::fs::read(&path) {
+            if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+                let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+                let f = OpenOptions::new()
+                    .write(true)
+                    .open(&path)
+                    .with_context(|| format!("cannot open {} to repair it", path.display()))?;
+                f.set_len(keep as u64)?;
+                f.sync_all()?;
+            }
+        }
+        let file = OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .with_context(|| format!("cannot open {} for appending", path.display()))?;
+        Ok(StoreWriter { file, path })
+    }
+
+    /// Writes `records` with one `write` and makes them durable with `fsync` before
+    /// returning.
+    pub fn append(&mut self, records: &[Record]) -> Result<()> {
+        let mut buf = Vec::new();
+        for r in records {
+            serde_json::to_writer(&mut buf, r)?;
+            buf.push(b'\n');
+        }
+        self.file
+            .write_all(&buf)
+            .with_context(|| format!("cannot write to {}", self.path.display()))?;
+        self.file
+            .sync_data()
+            .with_context(|| format!("cannot sync {}", self.path.display()))?;
+        Ok(())
+    }
+}
+
+/// Writes `bytes` to `path` atomically: a temporary file in the same directory, fsync,
+/// rename, fsync of the directory.
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    tmp.persist(path)
+        .with_context(|| format!("cannot rename into {}", path.display()))?;
+    if let Ok(d) = File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn m(variant: &str, execution: u32, iteration: u32, value: f64) -> Record {
+        Record::Measurement(Measurement {
+            program: "p".into(),
+            variant: variant.into(),
+            seed: None,
+            execution,
+            iteration,
+            warmup: false,
+            metric: "wall".into(),
+            value,
+            unit: "ns".into(),
+        })
+    }
+
+    fn e(variant: &str, execution: u32) -> Record {
+        Record::Execution(Execution {
+            program: "p".into(),
+            variant: variant.into(),
+            seed: None,
+            execution,
+            schedule_index: 0,
+            env_pad: 16,
+            start_unix: 0.0,
+            wall_ns: 1,
+            status: ExecutionStatus::Ok,
+            exit_code: Some(0),
+            signal: None,
+            output_tail: None,
+        })
+    }
+
+    #[test]
+    fn committed_measurements_survive_and_torn_tail_is_dropped() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = StoreWriter::open(dir.path()).unwrap();
+        w.append(&[m("baseline", 0, 0, 1.0), m("baseline", 0, 1, 2.0), e("baseline", 0)])
+            .unwrap();
+        w.append(&[m("seed-1", 0, 0, 3.0)]).unwrap(); // never committed
+        drop(w);
+        // Simulate a torn write.
+        let path = dir.path().join(RESULTS_FILE);
+        let mut f = OpenOptions::new().append(true).open(&path).unwrap();
+        f.write_all(b"{\"record\":\"measure").unwrap();
+        drop(f);
+        let r = read_results(dir.path()).unwrap();
+        assert_eq!(r.measurements.len(), 2);
+        assert_eq!(r.executions.len(), 1);
+        assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
+        assert!(r.warnings[0].contains("torn"));
+
+        // Re-opening repairs the torn line; appending then works.
+        let mut w = StoreWriter::open(dir.path()).unwrap();
+        w.append(&[m("seed-1", 0, 0, 4.0), e("seed-1", 0)]).unwrap();
+        let r = read_results(dir.path()).unwrap();
+        assert_eq!(r.executions.len(), 2);
+        assert_eq!(r.measurements.last().unwrap().value, 4.0);
+    }
+
+    #[test]
+    fn malformed_middle_line_is_an_error_with_its_line_number() {
+        let bytes = b"{\"record\":\"execution\"}\n{nonsense}\n";
+        let err = parse_results(bytes, Path::new("x/results.jsonl")).unwrap_err();
+        assert!(format!("{err:#}").contains("x/results.jsonl:1"), "{err:#}");
+    }
+}
