@@ -45,6 +45,9 @@ pub struct SourceConfig {
     /// A Debian source package, fetched with `recipes/debian-source.sh` into `OUT/source`.
     #[serde(default)]
     pub debian: Option<String>,
+    /// Apply Debian's patches (default true); `false` unpacks the upstream source as is.
+    #[serde(default)]
+    pub patches: Option<bool>,
     /// Subdirectory of the unpacked source in which to build and run.
     #[serde(default)]
     pub subdir: Option<PathBuf>,
@@ -129,11 +132,31 @@ impl ExperimentConfig {
             .with_context(|| format!("cannot read experiment file {}", path.display()))?;
         let mut config: ExperimentConfig = toml::from_str(&text)
             .with_context(|| format!("{} is not a valid experiment file", path.display()))?;
-        config.base_dir = path
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| PathBuf::from("."));
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        config.base_dir = std::fs::canonicalize(&parent).unwrap_or(parent);
+        config.substitute_recipe_dir();
         Ok(config)
+    }
+
+    /// Replaces `{recipe}` in every command by the directory of the experiment file, so a
+    /// recipe can name its own scripts wherever it is run from.
+    fn substitute_recipe_dir(&mut self) {
+        let dir = self.base_dir.display().to_string();
+        let fix = |argv: &mut Vec<String>| {
+            for arg in argv.iter_mut() {
+                *arg = arg.replace("{recipe}", &dir);
+            }
+        };
+        fix(&mut self.run.command);
+        if let Some(check) = &mut self.check {
+            fix(&mut check.command);
+        }
+        if let Some(source) = &mut self.source {
+            source.prepare.iter_mut().for_each(fix);
+        }
     }
 
     /// Checks that the experiment can start; says which key is missing or wrong.
@@ -217,6 +240,37 @@ mod tests {
         let err = format!("{:#}", ExperimentConfig::load(&p).unwrap_err());
         assert!(err.contains("seedz"), "{err}");
         assert!(err.contains("e.toml"), "{err}");
+    }
+
+    #[test]
+    fn recipe_placeholder_is_the_files_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("e.toml");
+        std::fs::write(
+            &p,
+            "[run]\ncommand = [\"{bin}\", \"{recipe}/bench.lua\"]\n[build]\ncommand = [\"make\"]\n",
+        )
+        .unwrap();
+        let c = ExperimentConfig::load(&p).unwrap();
+        let expected = format!("{}/bench.lua", dir.path().canonicalize().unwrap().display());
+        assert_eq!(c.run.command[1], expected);
+        c.validate().unwrap();
+    }
+
+    #[test]
+    fn shipped_recipes_parse_and_validate() {
+        let recipes = Path::new(env!("CARGO_MANIFEST_DIR")).join("recipes");
+        let mut n = 0;
+        for entry in std::fs::read_dir(&recipes).unwrap() {
+            let file = entry.unwrap().path().join("experiment.toml");
+            if file.is_file() {
+                let c = ExperimentConfig::load(&file).unwrap();
+                c.validate().unwrap_or_else(|e| panic!("{}: {e:#}", file.display()));
+                assert!(c.check.is_some(), "{}: every recipe checks its binaries", file.display());
+                n += 1;
+            }
+        }
+        assert!(n >= 3, "expected at least three recipes, found {n}");
     }
 
     #[test]

@@ -83,15 +83,12 @@ fn fetch_source(config: &ExperimentConfig, out: &Path, cwd: &Path) -> Result<Pat
         if !marker.exists() {
             stage_header(&format!("fetch Debian source package {package}"));
             let script = find_recipe_script(config, "debian-source.sh")?;
-            let (ok, output) = run_user_command(
-                &[
-                    "bash".into(),
-                    script.display().to_string(),
-                    package.clone(),
-                    dest.display().to_string(),
-                ],
-                cwd,
-            )?;
+            let mut argv = vec!["bash".to_string(), script.display().to_string()];
+            if source.patches == Some(false) {
+                argv.push("--skip-patches".into());
+            }
+            argv.extend([package.clone(), dest.display().to_string()]);
+            let (ok, output) = run_user_command(&argv, cwd)?;
             if !ok {
                 bail!("fetching Debian source package {package} failed:\n{output}");
             }
