@@ -88,6 +88,10 @@ pub fn run(args: Args) -> Result<i32> {
     config.run.metric = args.metric.or(config.run.metric);
     config.run.timeout = args.timeout.or(config.run.timeout);
     config.target.precision = args.target.or(config.target.precision);
-    let mode = if args.initial { Mode::Initial } else { Mode::Real };
+    let mode = if args.initial {
+        Mode::Initial
+    } else {
+        Mode::Real
+    };
     run_experiment(&config, mode, args.budget.as_deref())
 }

@@ -265,8 +265,13 @@ mod tests {
             let file = entry.unwrap().path().join("experiment.toml");
             if file.is_file() {
                 let c = ExperimentConfig::load(&file).unwrap();
-                c.validate().unwrap_or_else(|e| panic!("{}: {e:#}", file.display()));
-                assert!(c.check.is_some(), "{}: every recipe checks its binaries", file.display());
+                c.validate()
+                    .unwrap_or_else(|e| panic!("{}: {e:#}", file.display()));
+                assert!(
+                    c.check.is_some(),
+                    "{}: every recipe checks its binaries",
+                    file.display()
+                );
                 n += 1;
             }
         }

@@ -106,7 +106,10 @@ fn fetch_source(config: &ExperimentConfig, out: &Path, cwd: &Path) -> Result<Pat
         for argv in &source.prepare {
             let (ok, output) = run_user_command(argv, &workdir)?;
             if !ok {
-                bail!("prepare command {argv:?} failed in {}:\n{output}", workdir.display());
+                bail!(
+                    "prepare command {argv:?} failed in {}:\n{output}",
+                    workdir.display()
+                );
             }
         }
         std::fs::write(&prepared, "")?;
@@ -120,7 +123,9 @@ fn find_recipe_script(config: &ExperimentConfig, name: &str) -> Result<PathBuf> 
     let candidates = [
         config.base_dir.join(name),
         config.base_dir.join("..").join(name),
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("recipes").join(name),
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("recipes")
+            .join(name),
     ];
     candidates
         .iter()
@@ -163,7 +168,10 @@ fn check_binaries(command: &[String], out: &Path, workdir: &Path) -> Result<()> 
     let manifest = Manifest::load(out)?;
     let mut failures = Vec::new();
     let mut checked = 0;
-    for variant in manifest.variants().filter(|v| v.status == VariantStatus::Ok) {
+    for variant in manifest
+        .variants()
+        .filter(|v| v.status == VariantStatus::Ok)
+    {
         let argv = expand_bins(command, variant, out)?;
         let (ok, output) = run_user_command(&argv, workdir)?;
         checked += 1;
@@ -191,15 +199,22 @@ fn expand_bins(
 ) -> Result<Vec<String>> {
     let path_of = |name: Option<&str>| -> Result<String> {
         let binary = match name {
-            Some(n) => variant.binaries.iter().find(|b| b.name == n).with_context(|| {
-                format!("{{bin:{n}}}: {} has no program named {n}", variant.label())
-            })?,
+            Some(n) => variant
+                .binaries
+                .iter()
+                .find(|b| b.name == n)
+                .with_context(|| {
+                    format!("{{bin:{n}}}: {} has no program named {n}", variant.label())
+                })?,
             None => match variant.binaries.as_slice() {
                 [only] => only,
                 many => bail!(
                     "{{bin}} is ambiguous: the build made {} programs ({}); use {{bin:NAME}}",
                     many.len(),
-                    many.iter().map(|b| b.name.as_str()).collect::<Vec<_>>().join(", ")
+                    many.iter()
+                        .map(|b| b.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             },
         };
@@ -236,11 +251,11 @@ fn run(
         Mode::Initial => INITIAL_EXECUTIONS,
         Mode::Real => 3,
     });
-    let iterations = config.run.iterations.unwrap_or(if per_execution {
-        INITIAL_ITERATIONS
-    } else {
-        1
-    });
+    let iterations =
+        config
+            .run
+            .iterations
+            .unwrap_or(if per_execution { INITIAL_ITERATIONS } else { 1 });
     let mut args = os(&[
         "run",
         "--executions",

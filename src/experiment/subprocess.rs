@@ -41,7 +41,8 @@ pub fn capture_stage(stage: &str, args: &[OsString], cwd: &Path) -> Result<Strin
             display_args(args)
         );
     }
-    String::from_utf8(output.stdout).with_context(|| format!("`layoutrand {stage}` printed non-UTF-8"))
+    String::from_utf8(output.stdout)
+        .with_context(|| format!("`layoutrand {stage}` printed non-UTF-8"))
 }
 
 /// Runs an arbitrary command (a recipe's prepare or check step) in `cwd`, capturing its
