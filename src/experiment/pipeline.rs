@@ -246,32 +246,39 @@ fn run(
     budget: Option<&str>,
 ) -> Result<()> {
     let metric = config.run.metric.clone().unwrap_or_else(|| "wall".into());
-    let per_execution = metric.starts_with("regex:");
+    let program_reported = metric.starts_with("regex:");
     let executions = config.run.executions.unwrap_or(match mode {
         Mode::Initial => INITIAL_EXECUTIONS,
         Mode::Real => 3,
     });
-    let iterations =
-        config
-            .run
-            .iterations
-            .unwrap_or(if per_execution { INITIAL_ITERATIONS } else { 1 });
+    let iterations = config.run.iterations.unwrap_or(if program_reported {
+        INITIAL_ITERATIONS
+    } else {
+        1
+    });
     let mut args = os(&[
         "run",
         "--executions",
         &executions.to_string(),
-        "--iterations",
-        &iterations.to_string(),
         "--metric",
         &metric,
-        "--out",
     ]);
+    if program_reported {
+        args.extend(os(&["--iterations", &iterations.to_string()]));
+        if let Some(w) = config.run.warmup {
+            args.extend(os(&["--warmup", &w.to_string()]));
+        }
+    } else if config.run.iterations.unwrap_or(1) > 1 || config.run.warmup.unwrap_or(0) > 0 {
+        eprintln!(
+            "layoutrand experiment: note: metric {metric} gives one value per execution; \
+             the iterations and warmup settings apply to program-reported (regex:) metrics only \
+             and are ignored"
+        );
+    }
+    args.push("--out".into());
     args.push(out.into());
     if !config.run.programs.is_empty() {
         args.extend(os(&["--programs", &config.run.programs.join(",")]));
-    }
-    if let Some(w) = config.run.warmup {
-        args.extend(os(&["--warmup", &w.to_string()]));
     }
     if let Some(t) = config.run.timeout {
         args.extend(os(&["--timeout", &t.to_string()]));

@@ -1,0 +1,65 @@
+//! End to end on the bundled demo: `layoutrand experiment` builds randomised binaries with the
+//! real toolchain, checks them, runs them under cachegrind and reports. Cachegrind's simulated
+//! I1 misses are deterministic, so executions of one binary agree exactly and any variance is
+//! the layout's: the report must detect binary-level variance.
+
+mod experiment_support;
+
+use experiment_support::*;
+use layoutrand::build::manifest::{Manifest, VariantStatus};
+
+#[test]
+fn cachegrind_experiment_detects_binary_level_variance() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = demo_sources(dir.path());
+    let out = dir.path().join("out");
+    let output = layoutrand()
+        .current_dir(&src)
+        .arg("experiment")
+        .arg(demo_experiment())
+        .arg("--out")
+        .arg(&out)
+        .args(["--seeds", "5", "--executions", "2", "--iterations", "1"])
+        .args(["--metric", "cachegrind", "--run-cmd", "{bin} 1"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", describe(&output));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("all 6 binaries pass the check"), "{stderr}");
+
+    // Six distinct, verified layouts.
+    let manifest = Manifest::load(&out).unwrap();
+    assert_eq!(manifest.seeds.len(), 5);
+    let mut fingerprints: Vec<&str> = manifest
+        .variants()
+        .inspect(|v| assert_eq!(v.status, VariantStatus::Ok, "{:?}", v.error))
+        .map(|v| v.binaries[0].fingerprint.as_str())
+        .collect();
+    fingerprints.sort();
+    fingerprints.dedup();
+    assert_eq!(fingerprints.len(), 6, "every seed has its own layout");
+
+    let report = report_json(&out);
+    let i1 = series(&report, "demo", "I1_misses");
+    assert_eq!(i1["sensitivity"]["verdict"], "detected", "{i1:#}");
+    // Deterministic metric: no variance between executions of one binary.
+    let execution = i1["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["name"] == "execution")
+        .expect("execution level present");
+    assert_eq!(execution["s2"].as_f64().unwrap(), 0.0, "{i1:#}");
+    let binary = i1["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["name"] == "binary")
+        .expect("binary level present");
+    assert!(binary["t2"].as_f64().unwrap() > 0.0, "{i1:#}");
+
+    let html = std::fs::read_to_string(out.join("report.html")).unwrap();
+    for id in ["summary", "setup", "sensitivity-", "shift-", "binaries-"] {
+        assert!(html.contains(&format!("id=\"{id}")), "section {id} missing");
+    }
+}
