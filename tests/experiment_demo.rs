@@ -42,21 +42,28 @@ fn cachegrind_experiment_detects_binary_level_variance() {
     let report = report_json(&out);
     let i1 = series(&report, "demo", "I1_misses");
     assert_eq!(i1["sensitivity"]["verdict"], "detected", "{i1:#}");
-    // Deterministic metric: no variance between executions of one binary.
+    // Deterministic simulation: executions of one binary differ only through the environment
+    // padding (a few start-up instructions), so the execution level's variance is tiny next
+    // to the layout's.
     let execution = i1["levels"]
         .as_array()
         .unwrap()
         .iter()
         .find(|l| l["name"] == "execution")
         .expect("execution level present");
-    assert_eq!(execution["s2"].as_f64().unwrap(), 0.0, "{i1:#}");
     let binary = i1["levels"]
         .as_array()
         .unwrap()
         .iter()
         .find(|l| l["name"] == "binary")
         .expect("binary level present");
-    assert!(binary["t2"].as_f64().unwrap() > 0.0, "{i1:#}");
+    let (s2_execution, t2_binary) = (
+        execution["s2"].as_f64().unwrap(),
+        binary["t2"].as_f64().unwrap(),
+    );
+    assert!(t2_binary > 100.0 * s2_execution, "{i1:#}");
+    let mean = i1["mean"].as_f64().unwrap();
+    assert!(s2_execution.sqrt() / mean < 1e-3, "{i1:#}");
 
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     for id in ["summary", "setup", "sensitivity-", "shift-", "binaries-"] {
