@@ -1,0 +1,119 @@
+//! Pure statistics the report needs and `stats` does not (yet) provide. Candidates to move
+//! into `stats/`; no I/O here.
+
+use crate::stats::tdist::two_sided_critical;
+
+/// Sample quantile of sorted data by linear interpolation between order statistics
+/// (Hyndman & Fan 1996, definition 7; R's and NumPy's default). Used to draw box plots.
+///
+/// `sorted` must be non-empty and ascending; `p` in `[0, 1]`.
+pub fn quantile(sorted: &[f64], p: f64) -> f64 {
+    assert!(!sorted.is_empty(), "quantile of no data");
+    let h = (sorted.len() - 1) as f64 * p.clamp(0.0, 1.0);
+    let lo = h.floor() as usize;
+    let hi = h.ceil() as usize;
+    sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
+}
+
+/// Expected `S_n²` of a real experiment with lower-level repetitions `r_1 … r_{n−1}`
+/// (Kalibera & Jones 2013 §9.3, from the variance components of eq. 2):
+/// `E[S_n²] = T_n² + T_{n−1}²/r_{n−1} + T_{n−2}²/(r_{n−1} r_{n−2}) + …`.
+///
+/// `t2` lists `T_1² … T_n²` (lowest level first); negative components count as 0 (KJ: the
+/// level contributes no variation). `lower_repetitions` lists `r_1 … r_{n−1}`.
+pub fn expected_top_variance(t2: &[f64], lower_repetitions: &[usize]) -> f64 {
+    assert_eq!(
+        t2.len(),
+        lower_repetitions.len() + 1,
+        "one repetition count per lower level"
+    );
+    let n = t2.len();
+    let mut total = 0.0;
+    let mut divisor = 1.0;
+    for i in (0..n).rev() {
+        total += t2[i].max(0.0) / divisor;
+        if i > 0 {
+            divisor *= lower_repetitions[i - 1] as f64;
+        }
+    }
+    total
+}
+
+/// Smallest top-level repetition count `r_n ≥ minimum` whose confidence interval (KJ eq. 4)
+/// has a relative half-width `t_{1−α/2, r_n−1} √(S_n²/r_n) / Ȳ` of at most `target`, when
+/// `S_n²` equals `top_variance` (see [`expected_top_variance`]). `None` (∞) when even
+/// `maximum` repetitions are not enough, as in KJ Table 6.
+pub fn top_repetitions_for_precision(
+    top_variance: f64,
+    mean: f64,
+    target: f64,
+    confidence: f64,
+    minimum: usize,
+    maximum: usize,
+) -> Option<usize> {
+    let minimum = minimum.max(2);
+    let fits = |r: usize| {
+        let t = two_sided_critical(confidence, (r - 1) as f64);
+        t * (top_variance / r as f64).sqrt() <= target * mean.abs()
+    };
+    if !fits(maximum) {
+        return None;
+    }
+    // The half-width decreases with r, so bisect on [minimum, maximum].
+    if fits(minimum) {
+        return Some(minimum);
+    }
+    let (mut lo, mut hi) = (minimum, maximum);
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        if fits(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Some(hi)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantile_matches_r_type_7() {
+        // R: quantile(c(1, 2, 4, 8, 16), c(.25, .5, .9)) → 2, 4, 12.8
+        let v = [1.0, 2.0, 4.0, 8.0, 16.0];
+        assert_eq!(quantile(&v, 0.25), 2.0);
+        assert_eq!(quantile(&v, 0.5), 4.0);
+        assert!((quantile(&v, 0.9) - 12.8).abs() < 1e-12);
+    }
+
+    #[test]
+    fn expected_top_variance_adds_components_divided_by_lower_counts() {
+        // T² = [4, 2, 1], r_1 = 2, r_2 = 4: 1 + 2/4 + 4/(4·2) = 2.
+        assert_eq!(expected_top_variance(&[4.0, 2.0, 1.0], &[2, 4]), 2.0);
+        assert_eq!(expected_top_variance(&[4.0, -2.0, 1.0], &[2, 4]), 1.5);
+    }
+
+    #[test]
+    fn repetitions_for_precision() {
+        // S² = 1, mean = 100, target 1 % → need t_{r−1}·√(1/r) ≤ 1. Exhaustive search
+        // with scipy: min r ≥ 5 with t.ppf(.975, r-1)/sqrt(r) <= 1 →
+        // python3 -c "from scipy.stats import t; print(next(r for r in range(5,100) if t.ppf(.975,r-1)/r**.5<=1))"
+        // prints 7.
+        assert_eq!(
+            top_repetitions_for_precision(1.0, 100.0, 0.01, 0.95, 5, 1000),
+            Some(7)
+        );
+        // Never below the minimum.
+        assert_eq!(
+            top_repetitions_for_precision(1e-9, 100.0, 0.01, 0.95, 5, 1000),
+            Some(5)
+        );
+        // ∞ when 1000 are not enough: need t·√(S²/1000) ≤ 1 with S² = 1e4·… .
+        assert_eq!(
+            top_repetitions_for_precision(1e4, 100.0, 0.01, 0.95, 5, 1000),
+            None
+        );
+    }
+}
