@@ -83,6 +83,25 @@ pub struct Overall {
     pub text: String,
 }
 
+/// Loads and compares the experiments in `base` and `new` (what `layoutrand compare
+/// BASE_DIR NEW_DIR` does). `fail_if_slower` is a share (0.02 for 2 %).
+pub fn compare_directories(
+    base: &std::path::Path,
+    new: &std::path::Path,
+    confidence: f64,
+    fail_if_slower: Option<f64>,
+) -> Result<Comparison> {
+    let b = super::experiment::load_with_context(base)?;
+    let n = super::experiment::load_with_context(new)?;
+    compare(&b, &n, confidence, fail_if_slower)
+}
+
+/// The exit code for CI gating: 1 when some program's whole ratio interval says slower
+/// (higher) by more than the `--fail-if-slower` threshold, else 0.
+pub fn exit_code(c: &Comparison) -> i32 {
+    i32::from(c.programs.iter().any(|p| p.slower_beyond_threshold))
+}
+
 /// Compares two loaded experiments. `fail_if_slower` is a share (0.02 for 2 %).
 pub fn compare(
     base: &Experiment,
