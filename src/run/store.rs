@@ -203,7 +203,10 @@ pub fn parse_results(bytes: &[u8], path: &Path) -> Result<Results> {
                 ));
                 break;
             }
-            Err(e) => bail!("{}:{lineno}: not a layoutrand result record: {e}", path.display()),
+            Err(e) => bail!(
+                "{}:{lineno}: not a layoutrand result record: {e}",
+                path.display()
+            ),
         };
         match record {
             Record::Header(h) => {
@@ -304,7 +307,10 @@ impl StoreWriter {
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, fsync,
 /// rename, fsync of the directory.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir)
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
     tmp.write_all(bytes)?;
@@ -356,8 +362,12 @@ mod tests {
     fn committed_measurements_survive_and_torn_tail_is_dropped() {
         let dir = tempfile::tempdir().unwrap();
         let mut w = StoreWriter::open(dir.path()).unwrap();
-        w.append(&[m("baseline", 0, 0, 1.0), m("baseline", 0, 1, 2.0), e("baseline", 0)])
-            .unwrap();
+        w.append(&[
+            m("baseline", 0, 0, 1.0),
+            m("baseline", 0, 1, 2.0),
+            e("baseline", 0),
+        ])
+        .unwrap();
         w.append(&[m("seed-1", 0, 0, 3.0)]).unwrap(); // never committed
         drop(w);
         // Simulate a torn write.
