@@ -13,6 +13,7 @@
 
 pub mod build;
 pub mod layout;
+pub mod measurements;
 pub mod report;
 pub mod run;
 pub mod seeded;
