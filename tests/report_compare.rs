@@ -37,14 +37,24 @@ fn faster_new_version_is_reported_with_both_intervals() {
     let c = compare_directories(&base, &new, 0.95, Some(0.02)).unwrap();
     let p = &c.programs[0];
     let ci = p.ratio_ci.unwrap();
-    assert!(ci.lower < 0.95 && 0.95 < ci.upper, "true ratio 0.95 in {ci:?}");
+    assert!(
+        ci.lower < 0.95 && 0.95 < ci.upper,
+        "true ratio 0.95 in {ci:?}"
+    );
     assert!(ci.upper < 1.0, "{ci:?}");
     assert!(p.text.starts_with("new is 5."), "{}", p.text);
-    assert!(p.text.contains("faster") && p.text.contains("95 % CI"), "{}", p.text);
+    assert!(
+        p.text.contains("faster") && p.text.contains("95 % CI"),
+        "{}",
+        p.text
+    );
     // Same seeds: matched pairs cancel the 3 % layout effect and give a much tighter
     // interval than the unpaired ratio.
     let paired = p.paired_relative_ci.unwrap();
-    assert!(paired.lower < -0.045 && paired.upper > -0.055 && paired.upper < 0.0, "{paired:?}");
+    assert!(
+        paired.lower < -0.045 && paired.upper > -0.055 && paired.upper < 0.0,
+        "{paired:?}"
+    );
     assert!(paired.upper - paired.lower < (ci.upper - ci.lower) / 3.0);
     assert!(p.welch_p.unwrap() < 0.05);
     assert_eq!(exit_code(&c), 0);
@@ -56,7 +66,11 @@ fn slower_new_version_fails_the_gate_only_beyond_the_threshold() {
     experiment(&base, 15, 1.0, 3);
     experiment(&new, 15, 1.08, 4);
     let strict = compare_directories(&base, &new, 0.95, Some(0.02)).unwrap();
-    assert!(strict.programs[0].slower_beyond_threshold, "{}", strict.programs[0].text);
+    assert!(
+        strict.programs[0].slower_beyond_threshold,
+        "{}",
+        strict.programs[0].text
+    );
     assert!(strict.programs[0].text.contains("FAIL"));
     assert_eq!(exit_code(&strict), 1);
     let lenient = compare_directories(&base, &new, 0.95, Some(0.20)).unwrap();
@@ -74,6 +88,43 @@ fn equal_versions_with_different_seeds_show_no_difference_and_no_pairs() {
     let c = compare_directories(&base, &new, 0.95, Some(0.0)).unwrap();
     let p = &c.programs[0];
     assert!(p.paired_relative_ci.is_none());
-    assert!(p.text.starts_with("no significant difference"), "{}", p.text);
+    assert!(
+        p.text.starts_with("no significant difference"),
+        "{}",
+        p.text
+    );
     assert_eq!(exit_code(&c), 0);
+}
+
+#[test]
+fn compare_command_gates_on_directories() {
+    let (_tmp, base, new) = dirs();
+    experiment(&base, 10, 1.0, 7);
+    experiment(&new, 10, 1.10, 8);
+    let out = assert_cmd::Command::cargo_bin("layoutrand")
+        .unwrap()
+        .args(["compare", "--fail-if-slower", "3"])
+        .arg(&base)
+        .arg(&new)
+        .assert()
+        .code(1);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("slower") && text.contains("FAIL"), "{text}");
+    assert!(text.contains("95 % confidence interval"), "{text}");
+
+    let out = assert_cmd::Command::cargo_bin("layoutrand")
+        .unwrap()
+        .args(["compare", "--format", "json"])
+        .arg(&base)
+        .arg(&new)
+        .assert()
+        .code(0);
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert!(json["programs"][0]["ratio"].as_f64().unwrap() > 1.05);
+    assert!(
+        json["programs"][0]["paired_relative_ci"]["lower"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
 }

@@ -96,6 +96,34 @@ pub fn compare_directories(
     compare(&b, &n, confidence, fail_if_slower)
 }
 
+/// `layoutrand compare BASE_DIR NEW_DIR`: the rendered comparison (text, or JSON when
+/// `json`) and the exit code. `fail_if_slower_percent` is in percent (2 for 2 %).
+pub fn run_directories(
+    base: &std::path::Path,
+    new: &std::path::Path,
+    confidence: f64,
+    fail_if_slower_percent: Option<f64>,
+    json: bool,
+) -> Result<(String, i32)> {
+    if let Some(p) = fail_if_slower_percent {
+        if !(p.is_finite() && p >= 0.0) {
+            bail!("--fail-if-slower {p}: give a non-negative percentage, e.g. 2 for 2 %");
+        }
+    }
+    let c = compare_directories(
+        base,
+        new,
+        confidence,
+        fail_if_slower_percent.map(|p| p / 100.0),
+    )?;
+    let text = if json {
+        serde_json::to_string_pretty(&c)? + "\n"
+    } else {
+        render_text(&c)
+    };
+    Ok((text, exit_code(&c)))
+}
+
 /// The exit code for CI gating: 1 when some program's whole ratio interval says slower
 /// (higher) by more than the `--fail-if-slower` threshold, else 0.
 pub fn exit_code(c: &Comparison) -> i32 {

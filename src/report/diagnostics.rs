@@ -3,6 +3,7 @@
 //! top-level means for the t interval (Shapiro–Wilk), failed executions.
 
 use super::experiment::{FailureCounts, Series};
+use super::extra_stats::{ljung_box, suggested_warmup};
 use super::model::{Diagnostics, Independence, Normality, WarmupSuggestion};
 
 /// Fewer live iterations than this per execution and Ljung–Box is not run: its
@@ -33,7 +34,7 @@ pub fn diagnose(series: &Series, failures: FailureCounts, confidence: f64) -> Di
             if all.len() < MIN_ITERATIONS_FOR_WARMUP {
                 continue;
             }
-            let suggested = crate::stats::changepoint::suggested_warmup(&all);
+            let suggested = suggested_warmup(&all);
             warmup_suggestions.push(WarmupSuggestion {
                 variant: b.variant.clone(),
                 execution: e.execution,
@@ -63,7 +64,7 @@ pub fn diagnose(series: &Series, failures: FailureCounts, confidence: f64) -> Di
         let mut failing = Vec::new();
         for b in binaries() {
             for e in &b.executions {
-                if let Ok(lb) = crate::stats::autocorr::ljung_box(&e.live, lags) {
+                if let Some(lb) = ljung_box(&e.live, lags) {
                     tested += 1;
                     if lb.p < alpha {
                         failing.push(format!("{} execution {}", b.variant, e.execution));

@@ -157,13 +157,28 @@ pub fn change(
 ) -> String {
     let word = |r: f64| if r <= 1.0 { better } else { worse };
     let amount = |r: f64| percent((1.0 - r).abs(), 2);
-    let side = |r: f64| format!("{} {}", amount(r), word(r));
+    let bounds = if word(lower) == word(upper) {
+        // Same direction at both ends: smaller change first.
+        let (near, far) = if (1.0 - lower).abs() <= (1.0 - upper).abs() {
+            (lower, upper)
+        } else {
+            (upper, lower)
+        };
+        format!("{} to {} {}", amount(near), amount(far), word(far))
+    } else {
+        format!(
+            "from {} {} to {} {}",
+            amount(lower),
+            word(lower),
+            amount(upper),
+            word(upper)
+        )
+    };
     format!(
-        "{} ({} CI: from {} to {})",
-        side(ratio),
-        level(confidence),
-        side(upper),
-        side(lower)
+        "{} {} ({} CI: {bounds})",
+        amount(ratio),
+        word(ratio),
+        level(confidence)
     )
 }
 
@@ -173,7 +188,7 @@ mod tests {
 
     #[test]
     fn significant_digits() {
-        assert_eq!(sig(2.71828, 3), "2.72");
+        assert_eq!(sig(1.23456, 3), "1.23");
         assert_eq!(sig(0.0031416, 2), "0.0031");
         assert_eq!(sig(12345.6, 3), "12346");
         assert_eq!(sig(f64::INFINITY, 3), "∞");
@@ -203,15 +218,14 @@ mod tests {
     #[test]
     fn change_in_words() {
         let s = change(0.945, 0.92, 0.97, 0.95, "faster", "slower");
-        assert_eq!(
-            s,
-            "5.5 % faster (95 % CI: from 3.0 % faster to 8.0 % faster)"
-        );
+        assert_eq!(s, "5.5 % faster (95 % CI: 3.0 % to 8.0 % faster)");
         let s = change(1.01, 0.99, 1.03, 0.95, "faster", "slower");
         assert_eq!(
             s,
             "1.0 % slower (95 % CI: from 1.0 % faster to 3.0 % slower)"
         );
+        let s = change(1.05, 1.02, 1.08, 0.9, "lower", "higher");
+        assert_eq!(s, "5.0 % higher (90 % CI: 2.0 % to 8.0 % higher)");
     }
 
     #[test]

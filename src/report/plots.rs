@@ -3,10 +3,10 @@
 //! a lag or ACF plot is read by comparing it with the same data in random order.
 
 use crate::seeded::SeededRng;
-use crate::stats::autocorr::acf;
 
 use super::experiment::{BinaryData, Series};
 use super::export::svg::{acf_plot, bars, lag_plot, run_sequence, strip_plot, StripGroup};
+use super::extra_stats::acf;
 use super::model::SeriesReport;
 use super::numfmt::scale_for;
 
@@ -181,8 +181,12 @@ pub fn series_plots(series: &Series, report: &SeriesReport) -> SeriesPlots {
         let max_lag = ACF_LAGS.min(data.len() - 1);
         let bound = 1.96 / (data.len() as f64).sqrt();
         (
-            acf_plot("ACF", &acf(&data, max_lag), bound),
-            acf_plot("ACF, reordered", &acf(&shuffled, max_lag), bound),
+            acf_plot("ACF", &acf(&data, max_lag).unwrap_or_default(), bound),
+            acf_plot(
+                "ACF, reordered",
+                &acf(&shuffled, max_lag).unwrap_or_default(),
+                bound,
+            ),
         )
     });
     SeriesPlots {

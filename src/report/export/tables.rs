@@ -152,7 +152,7 @@ pub fn diagnostic_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
             i.failing.join(", ")
         )),
         None => lines.push(
-            "Independence of iterations: not tested (needs at least 10 live iterations per execution)."
+            "Independence of iterations: not tested (needs at least 10 live iterations per execution, not all equal)."
                 .into(),
         ),
     }
