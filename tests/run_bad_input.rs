@@ -34,7 +34,10 @@ fn missing_binary_names_variant_and_path() {
         .failure()
         .stderr(contains("seed-2"))
         .stderr(contains("bin/seed-2/faulty"));
-    assert!(!d.path().join(RESULTS_FILE).exists(), "nothing may run or be written");
+    assert!(
+        !d.path().join(RESULTS_FILE).exists(),
+        "nothing may run or be written"
+    );
 }
 
 #[test]
@@ -83,7 +86,11 @@ fn a_regex_that_never_matches_stops_after_the_first_execution() {
         .stderr(contains(r"regex:time=([0-9.]+)"))
         .stderr(contains("value 42")); // the output's tail
     let r = read_results(d.path()).unwrap();
-    assert_eq!(r.executions.len(), 1, "the run must stop after the first execution");
+    assert_eq!(
+        r.executions.len(),
+        1,
+        "the run must stop after the first execution"
+    );
     assert_eq!(r.executions[0].status, ExecutionStatus::Metric);
     assert!(r.measurements.is_empty());
 }
@@ -112,7 +119,10 @@ fn an_unwritable_store_is_refused_before_any_execution() {
         .assert()
         .failure()
         .stderr(contains(RESULTS_FILE));
-    assert!(!d.path().join(".run/stdout").exists(), "no execution may have started");
+    assert!(
+        !d.path().join(".run/stdout").exists(),
+        "no execution may have started"
+    );
 }
 
 #[test]
@@ -124,26 +134,50 @@ fn existing_results_need_resume_and_resume_refuses_other_settings() {
         c.args(["run", "--out"]).arg(d.path()).args(extra);
         c
     };
-    run(&["--executions", "2", "--schedule-seed", "5", "--", "{bin}", "ok"])
-        .assert()
-        .success();
+    run(&[
+        "--executions",
+        "2",
+        "--schedule-seed",
+        "5",
+        "--",
+        "{bin}",
+        "ok",
+    ])
+    .assert()
+    .success();
     let before = std::fs::read(d.path().join(RESULTS_FILE)).unwrap();
     run(&["--", "{bin}", "ok"])
         .assert()
         .failure()
         .stderr(contains("--resume"));
-    run(&["--resume", "--executions", "3", "--schedule-seed", "6", "--", "{bin}", "ok"])
-        .assert()
-        .failure()
-        .stderr(contains("--executions 3 (the interrupted run used 2)"))
-        .stderr(contains("--schedule-seed 6 (the interrupted run used 5)"));
+    run(&[
+        "--resume",
+        "--executions",
+        "3",
+        "--schedule-seed",
+        "6",
+        "--",
+        "{bin}",
+        "ok",
+    ])
+    .assert()
+    .failure()
+    .stderr(contains("--executions 3 (the interrupted run used 2)"))
+    .stderr(contains("--schedule-seed 6 (the interrupted run used 5)"));
     run(&["--resume", "--", "{bin}", "fail"])
         .assert()
         .failure()
         .stderr(contains("the command"));
-    assert_eq!(std::fs::read(d.path().join(RESULTS_FILE)).unwrap(), before, "store untouched");
+    assert_eq!(
+        std::fs::read(d.path().join(RESULTS_FILE)).unwrap(),
+        before,
+        "store untouched"
+    );
     // Resuming a complete run with the recorded settings runs nothing and changes nothing.
-    run(&["--resume"]).assert().success().stderr(contains("0 execution(s) run, 4 already done"));
+    run(&["--resume"])
+        .assert()
+        .success()
+        .stderr(contains("0 execution(s) run, 4 already done"));
     assert_eq!(std::fs::read(d.path().join(RESULTS_FILE)).unwrap(), before);
 }
 

@@ -27,10 +27,17 @@ fn run_and_kill(dir: &std::path::Path, resume: bool, delay: Duration) -> bool {
     if resume {
         cmd.arg("--resume");
     } else {
-        cmd.args(["--executions", &EXECUTIONS.to_string(), "--schedule-seed", "99"]);
+        cmd.args([
+            "--executions",
+            &EXECUTIONS.to_string(),
+            "--schedule-seed",
+            "99",
+        ]);
         cmd.args(["--metric", r"regex:value (\d+)"]);
     }
-    cmd.args(["--", "{bin}", "ok"]).stdout(Stdio::null()).stderr(Stdio::null());
+    cmd.args(["--", "{bin}", "ok"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
     let mut child = cmd.spawn().unwrap();
     std::thread::sleep(delay);
     let finished = matches!(child.try_wait(), Ok(Some(_)));
@@ -75,10 +82,18 @@ fn sigkill_at_random_moments_then_resume_keeps_every_execution_exactly_once() {
             resume = r.header.is_some();
             let keys: Vec<_> = r.executions.iter().map(key).collect();
             let unique: BTreeSet<_> = keys.iter().cloned().collect();
-            assert_eq!(keys.len(), unique.len(), "trial {trial}: an execution was repeated");
+            assert_eq!(
+                keys.len(),
+                unique.len(),
+                "trial {trial}: an execution was repeated"
+            );
             for (k, e) in &committed {
                 let now = r.executions.iter().find(|x| &key(x) == k);
-                assert_eq!(now, Some(e), "trial {trial}: committed execution {k:?} changed or lost");
+                assert_eq!(
+                    now,
+                    Some(e),
+                    "trial {trial}: committed execution {k:?} changed or lost"
+                );
             }
             for e in &r.executions {
                 committed.insert(key(e), e.clone());
@@ -98,7 +113,11 @@ fn sigkill_at_random_moments_then_resume_keeps_every_execution_exactly_once() {
             .output()
             .unwrap();
         if resume {
-            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
         let r = read_results(d.path()).unwrap();
         if r.header.is_none() {
@@ -106,9 +125,17 @@ fn sigkill_at_random_moments_then_resume_keeps_every_execution_exactly_once() {
         }
         let keys: BTreeSet<_> = r.executions.iter().map(key).collect();
         assert_eq!(r.executions.len(), total, "trial {trial}");
-        assert_eq!(keys.len(), total, "trial {trial}: duplicates in the final store");
+        assert_eq!(
+            keys.len(),
+            total,
+            "trial {trial}: duplicates in the final store"
+        );
         for (k, e) in &committed {
-            assert_eq!(r.executions.iter().find(|x| &key(x) == k), Some(e), "trial {trial}");
+            assert_eq!(
+                r.executions.iter().find(|x| &key(x) == k),
+                Some(e),
+                "trial {trial}"
+            );
         }
         // Every committed execution has exactly its one reported value plus wall/cpu/rss.
         for e in &r.executions {

@@ -17,7 +17,14 @@ fn aslr_is_off_stack_address_depends_only_on_the_padding() {
     let assert = layoutrand()
         .args(["run", "--out"])
         .arg(d.path())
-        .args(["--executions", "8", "--env-pad", "64", "--schedule-seed", "12"])
+        .args([
+            "--executions",
+            "8",
+            "--env-pad",
+            "64",
+            "--schedule-seed",
+            "12",
+        ])
         .args(["--metric", r"regex:stack (\d+)", "--", "{bin}"])
         .assert()
         .success();
@@ -41,16 +48,29 @@ fn aslr_is_off_stack_address_depends_only_on_the_padding() {
         let pad = pad_of[&(m.variant.clone(), m.execution)];
         by_pad.entry(pad).or_default().push(m.value as u64);
     }
-    assert!(by_pad.len() >= 2, "16 draws from 4 paddings gave {by_pad:?}");
-    assert!(by_pad.values().any(|v| v.len() >= 2), "no padding repeated: {by_pad:?}");
+    assert!(
+        by_pad.len() >= 2,
+        "16 draws from 4 paddings gave {by_pad:?}"
+    );
+    assert!(
+        by_pad.values().any(|v| v.len() >= 2),
+        "no padding repeated: {by_pad:?}"
+    );
     for (pad, addrs) in &by_pad {
-        assert!(addrs.iter().all(|a| *a == addrs[0]), "padding {pad}: addresses {addrs:?}");
+        assert!(
+            addrs.iter().all(|a| *a == addrs[0]),
+            "padding {pad}: addresses {addrs:?}"
+        );
     }
     // More environment pushes the stack down by exactly the extra bytes: the kernel copies
     // the strings to the top of the stack and 16-aligns, and the paddings are multiples of 16.
     let (&p0, a0) = by_pad.iter().next().unwrap();
     for (&p, a) in &by_pad {
-        assert_eq!(a0[0] as i64 - a[0] as i64, i64::from(p) - i64::from(p0), "{by_pad:?}");
+        assert_eq!(
+            a0[0] as i64 - a[0] as i64,
+            i64::from(p) - i64::from(p0),
+            "{by_pad:?}"
+        );
     }
 }
 
@@ -73,13 +93,24 @@ fn cachegrind_counts_are_exact_on_rerun_and_differ_between_link_orders() {
     layoutrand()
         .args(["run", "--out"])
         .arg(d.path())
-        .args(["--executions", "2", "--env-pad", "0", "--metric", "cachegrind"])
+        .args([
+            "--executions",
+            "2",
+            "--env-pad",
+            "0",
+            "--metric",
+            "cachegrind",
+        ])
         .args(["--schedule-seed", "1", "--", "{bin}"])
         .timeout(std::time::Duration::from_secs(60))
         .assert()
         .success();
     let r = read_results(d.path()).unwrap();
-    assert!(r.executions.iter().all(|e| e.status == ExecutionStatus::Ok), "{:?}", r.executions);
+    assert!(
+        r.executions.iter().all(|e| e.status == ExecutionStatus::Ok),
+        "{:?}",
+        r.executions
+    );
     let value = |variant: &str, execution: u32, metric: &str| {
         r.measurements
             .iter()
@@ -89,7 +120,11 @@ fn cachegrind_counts_are_exact_on_rerun_and_differ_between_link_orders() {
     };
     for metric in ["Ir", "I1_misses", "D1_misses", "LL_misses"] {
         for v in ["baseline", "seed-1"] {
-            assert_eq!(value(v, 0, metric), value(v, 1, metric), "{metric} of {v} re-run");
+            assert_eq!(
+                value(v, 0, metric),
+                value(v, 1, metric),
+                "{metric} of {v} re-run"
+            );
         }
     }
     assert!(value("baseline", 0, "Ir") > 100_000.0);
