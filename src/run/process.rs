@@ -93,11 +93,21 @@ pub fn run_process(spec: &ProcessSpec) -> ProcessOutcome {
         .stdout(stdout)
         .stderr(stderr)
         .process_group(0);
-    if spec.disable_aslr {
-        // SAFETY: the closure only calls personality(2), which is async-signal-safe.
-        unsafe {
-            cmd.pre_exec(disable_aslr_in_this_process);
-        }
+    let disable_aslr = spec.disable_aslr;
+    // SAFETY: the closure only makes the prctl(2) and personality(2) system calls, which are
+    // async-signal-safe, and allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            // If the runner is killed (kill -9, power button), the benchmark dies with it
+            // instead of running on unobserved; `--resume` reruns that execution.
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if disable_aslr {
+                disable_aslr_in_this_process()?;
+            }
+            Ok(())
+        });
     }
     let start = Instant::now();
     let child = match cmd.spawn() {
