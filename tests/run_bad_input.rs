@@ -201,3 +201,53 @@ fn budget_stops_between_executions_and_resume_finishes() {
         .success();
     assert_eq!(read_results(d.path()).unwrap().executions.len(), 6);
 }
+
+/// Unmounts the small tmpfs of the full-disk test however the test ends.
+struct Mount(std::path::PathBuf);
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_full_disk_is_refused_before_any_execution() {
+    let d = tempfile::tempdir().unwrap();
+    let mnt = d.path().join("small");
+    std::fs::create_dir(&mnt).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
+        .arg(&mnt)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if !mounted {
+        eprintln!("skipping: cannot mount a small tmpfs here (needs CAP_SYS_ADMIN)");
+        return;
+    }
+    let _guard = Mount(mnt.clone());
+    let exp = mnt.join("exp");
+    std::fs::create_dir(&exp).unwrap();
+    same_binary_experiment(&exp, "faulty", "faulty.c", 0);
+    std::fs::remove_dir_all(exp.join("build")).unwrap();
+    // Fill the filesystem up to the last byte.
+    let mut filler = std::fs::File::create(mnt.join("filler")).unwrap();
+    let block = vec![0u8; 64 * 1024];
+    while std::io::Write::write_all(&mut filler, &block).is_ok() {}
+    let _ = std::io::Write::write_all(&mut filler, &block[..4096]);
+    drop(filler);
+    layoutrand()
+        .args(["run", "--out"])
+        .arg(&exp)
+        .args(["--", "{bin}", "ok"])
+        .assert()
+        .failure()
+        .stderr(contains("full"));
+    assert!(!exp.join(RESULTS_FILE).exists(), "nothing may be written");
+    assert!(
+        !exp.join(".run/stdout").exists(),
+        "no execution may have started"
+    );
+}

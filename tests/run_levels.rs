@@ -250,3 +250,94 @@ fn a_hanging_execution_times_out_and_the_run_goes_on() {
         ok
     );
 }
+
+#[test]
+fn exported_csv_is_what_analyze_reads() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "iters", "iters.c", 1);
+    layoutrand()
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args(["--executions", "3", "--iterations", "4", "--warmup", "1"])
+        .args([
+            "--metric",
+            r"regex:iter \d+: ([0-9.]+) ms",
+            "--schedule-seed",
+            "8",
+        ])
+        .args(["--", "{bin}", "{iterations}", "2000"])
+        .assert()
+        .success();
+    let csv = d.path().join("m.csv");
+    layoutrand()
+        .arg("export")
+        .arg(d.path())
+        .arg("-o")
+        .arg(&csv)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(text.lines().count(), 1 + 2 * 3 * 3, "{text}");
+    layoutrand()
+        .arg("analyze")
+        .arg(&csv)
+        .args(["--levels", "binary,execution,iteration", "--value", "value"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn programs_select_what_bin_stands_for_and_named_placeholders_reach_the_others() {
+    let d = tempfile::tempdir().unwrap();
+    let build = d.path().join("build");
+    std::fs::create_dir_all(&build).unwrap();
+    let faulty = build.join("faulty");
+    let stack = build.join("stack");
+    gcc(&faulty, &[fixture("faulty.c")], &["-O1"]);
+    gcc(&stack, &[fixture("stack.c")], &["-O1"]);
+    let both = vec![("faulty", faulty), ("stack", stack)];
+    experiment(d.path(), &[(None, both.clone()), (Some(7), both)]);
+    let run = |args: &[&str]| {
+        let _ = std::fs::remove_file(d.path().join("results.jsonl"));
+        layoutrand()
+            .args(["run", "--out"])
+            .arg(d.path())
+            .args(["--executions", "2"])
+            .args(args)
+            .assert()
+            .success();
+        read_results(d.path()).unwrap()
+    };
+    // Default: {bin} is every program in turn.
+    let r = run(&["--metric", r"regex:(?:value|stack) (\d+)", "--", "{bin}"]);
+    let programs: BTreeSet<_> = r.executions.iter().map(|e| e.program.clone()).collect();
+    assert_eq!(
+        programs,
+        BTreeSet::from(["faulty".to_string(), "stack".to_string()])
+    );
+    assert_eq!(r.executions.len(), 8);
+    assert!(
+        r.executions.iter().all(|e| e.status == ExecutionStatus::Ok),
+        "{:?}",
+        r.executions
+    );
+    // --programs narrows it.
+    let r = run(&["--programs", "stack", "--", "{bin}"]);
+    assert!(r.executions.iter().all(|e| e.program == "stack"));
+    assert_eq!(r.header.unwrap().programs, vec!["stack"]);
+    // Only named placeholders: one program label, and the named binary of each variant runs
+    // (from its fixed path: the shell sees DIR/.run/bin/faulty).
+    let r = run(&[
+        "--",
+        "sh",
+        "-c",
+        "test \"$0\" = \"$1\" && \"$0\" ok",
+        "{bin:faulty}",
+        &d.path().join(".run/bin/faulty").display().to_string(),
+    ]);
+    assert!(r
+        .executions
+        .iter()
+        .all(|e| e.program == "faulty" && e.status == ExecutionStatus::Ok));
+    assert_eq!(r.executions.len(), 4);
+}

@@ -106,8 +106,14 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             format!("{:.2}%", 100.0 * s.cv)
         };
         println!(
-            "{:<16} {:<12} n={:<4} mean={:<14.6} {:<6} CV={:<8} failures={}",
-            s.program, s.variant, s.executions_ok, s.mean, s.unit, cv, s.failures
+            "{:<16} {:<12} n={:<4} mean={:<14} {:<6} CV={:<8} failures={}",
+            s.program,
+            s.variant,
+            s.executions_ok,
+            significant(s.mean),
+            s.unit,
+            cv,
+            s.failures
         );
     }
     if report.remaining > 0 {
@@ -118,4 +124,18 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         );
     }
     Ok(0)
+}
+
+/// `x` with six significant digits, without exponent for everyday magnitudes.
+fn significant(x: f64) -> String {
+    if !x.is_finite() {
+        return "-".to_string();
+    }
+    let digits = if x == 0.0 {
+        0
+    } else {
+        x.abs().log10().floor() as i32
+    };
+    let decimals = (5 - digits).clamp(0, 9) as usize;
+    format!("{x:.decimals$}")
 }

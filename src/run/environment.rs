@@ -46,8 +46,15 @@ pub fn fixed_binary_path(out_dir: &Path, name: &str) -> PathBuf {
 }
 
 /// Puts `source` at `fixed` (hard link, or a copy when a link is impossible), replacing what
-/// was there, so every variant runs from the same path.
+/// was there, so every variant runs from the same path. Nothing is done when `fixed` already
+/// is a hard link to `source`.
 pub fn stage_binary(source: &Path, fixed: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    if let (Ok(a), Ok(b)) = (std::fs::metadata(source), std::fs::symlink_metadata(fixed)) {
+        if a.dev() == b.dev() && a.ino() == b.ino() {
+            return Ok(());
+        }
+    }
     if let Some(parent) = fixed.parent() {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("cannot create {}", parent.display()))?;

@@ -59,8 +59,13 @@ struct Target {
 
 /// Runs (or resumes) the experiment described by `req`.
 pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
-    let out = &req.out_dir;
-    let manifest = Manifest::load(out)?;
+    let manifest = Manifest::load(&req.out_dir)?;
+    // Absolute, so the fixed binary path means the same wherever the command `cd`s to.
+    let out_abs = req
+        .out_dir
+        .canonicalize()
+        .with_context(|| format!("cannot resolve {}", req.out_dir.display()))?;
+    let out = &out_abs;
     let mut warnings = Vec::new();
 
     let store_path = out.join(RESULTS_FILE);
