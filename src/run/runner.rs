@@ -70,13 +70,17 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
     } else {
         None
     };
-    let settings = resolve(req, previous.as_ref().and_then(|r| r.header.as_ref()))?;
+    let mut settings = resolve(req, previous.as_ref().and_then(|r| r.header.as_ref()))?;
     let metric = MetricSpec::parse(&settings.metric)?;
-    if !metric.has_iterations() && (settings.iterations.is_some() || settings.warmup > 0) {
-        bail!(
-            "--iterations and --warmup need a program-reported metric (--metric regex:PATTERN); --metric {} gives one value per execution",
-            settings.metric
-        );
+    if !metric.has_iterations() {
+        // `--iterations 1` says what these metrics give anyway: one value per execution.
+        if settings.iterations.is_some_and(|i| i != 1) || settings.warmup > 0 {
+            bail!(
+                "--iterations and --warmup need a program-reported metric (--metric regex:PATTERN); --metric {} gives one value per execution",
+                settings.metric
+            );
+        }
+        settings.iterations = None;
     }
     if settings.executions == 0 {
         bail!("--executions must be at least 1");
