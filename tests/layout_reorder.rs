@@ -488,3 +488,90 @@ fn lld_symbol_ordering_file_orders_global_functions() {
         "precondition: the order must differ from lld's own"
     );
 }
+
+#[test]
+fn clang_objects_reorder_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = fixtures().join("c");
+    let compile = |extra: &[&str], source: &str, object: &str| {
+        run_ok(
+            Command::new("clang")
+                .current_dir(&src)
+                .args([
+                    "-O2",
+                    "-g",
+                    "-Wno-unknown-attributes",
+                    "-ffunction-sections",
+                ])
+                .args(extra)
+                .args(["-c", source, "-o"])
+                .arg(dir.path().join(object)),
+        );
+    };
+    let mut objects = Vec::new();
+    for unit in [
+        "main",
+        "util",
+        "calc",
+        "errlog",
+        "libmember_with_a_long_name",
+        "dup1/dup",
+        "dup2/dup",
+    ] {
+        let object = format!("{}.o", unit.replace('/', "_"));
+        compile(&[], &format!("{unit}.c"), &object);
+        objects.push(dir.path().join(object));
+    }
+    // Also a module whose sections all share one name.
+    compile(
+        &["-fno-unique-section-names"],
+        "calc.c",
+        "calc_same_names.o",
+    );
+    let link = |inputs: &[PathBuf], out: &str| {
+        let bin = dir.path().join(out);
+        run_ok(
+            Command::new("clang")
+                .arg("-fuse-ld=lld")
+                .args(inputs)
+                .arg("-o")
+                .arg(&bin),
+        );
+        bin
+    };
+    let reference = run_binary(&link(&objects, "clang_base"));
+
+    let util = &objects[1];
+    let sections = text_sections(util).unwrap();
+    let mut order: Vec<String> = sections
+        .iter()
+        .filter(|s| s.is_reorderable())
+        .map(|s| s.name.clone())
+        .collect();
+    order.reverse();
+    let wanted = functions_of(
+        &order
+            .iter()
+            .map(|n| sections.iter().find(|s| &s.name == n).unwrap().clone())
+            .collect::<Vec<_>>(),
+    );
+    let mut inputs = objects.clone();
+    inputs[1] = dir.path().join("util_r.o");
+    relocatable_reorder(util, &inputs[1], &order, Path::new(LD_BFD)).unwrap();
+
+    let same_names = dir.path().join("calc_same_names.o");
+    let same_sections = text_sections(&same_names).unwrap();
+    let mut same_order: Vec<String> = same_sections
+        .iter()
+        .filter(|s| s.is_reorderable())
+        .map(|s| s.name.clone())
+        .collect();
+    same_order.reverse();
+    inputs[2] = dir.path().join("calc_same_names_r.o");
+    relocatable_reorder(&same_names, &inputs[2], &same_order, Path::new(LD_BFD)).unwrap();
+
+    let bin = link(&inputs, "clang_r");
+    assert_eq!(run_binary(&bin), reference);
+    let functions = binary::functions(&bin).unwrap();
+    assert_eq!(module_sequence(&functions, &wanted, "util.c"), wanted);
+}
