@@ -575,3 +575,55 @@ fn clang_objects_reorder_too() {
     let functions = binary::functions(&bin).unwrap();
     assert_eq!(module_sequence(&functions, &wanted, "util.c"), wanted);
 }
+
+#[test]
+fn text_order_script_quotes_paths_with_spaces() {
+    let build = c_build();
+    let spaced_dir = build.path("dir with space");
+    std::fs::create_dir_all(&spaced_dir).unwrap();
+    std::fs::copy(build.path("util.o"), spaced_dir.join("util module.o")).unwrap();
+    let util = ScriptInput::Object("dir with space/util module.o".into());
+    let calc = ScriptInput::Object("calc.o".into());
+    let entries = vec![
+        (util.clone(), ".text.util_digits".to_string()),
+        (calc.clone(), ".text.helper".to_string()),
+        (util.clone(), ".text.helper".to_string()),
+        (calc, ".text.calc_gcd".to_string()),
+        (util, ".text.util_scale".to_string()),
+    ];
+    std::fs::write(
+        build.path("spaced.ld"),
+        text_order_script(&entries).unwrap(),
+    )
+    .unwrap();
+    let mut inputs = build.program();
+    inputs[1] = "dir with space/util module.o".into();
+    let reference = run_binary(&build.link("bfd", &build.program(), &[], "spaced_base"));
+    for linker in SCRIPT_LINKERS {
+        let bin = build.link(
+            linker,
+            &inputs,
+            &["-Wl,-T,spaced.ld".into()],
+            &format!("spaced_{linker}"),
+        );
+        assert_eq!(run_binary(&bin), reference, "{linker}");
+        let functions = binary::functions(&bin).unwrap();
+        let start = functions
+            .iter()
+            .position(|f| f.name == "util_digits")
+            .unwrap();
+        let got: Vec<(String, Option<String>)> = functions[start..start + 5]
+            .iter()
+            .map(|f| (f.name.clone(), f.id.file.clone()))
+            .collect();
+        let expected = [
+            ("util_digits", None),
+            ("helper", Some("calc.c")),
+            ("helper", Some("util.c")),
+            ("calc_gcd", None),
+            ("util_scale", None),
+        ]
+        .map(|(n, f)| (n.to_string(), f.map(String::from)));
+        assert_eq!(got, expected, "{linker}");
+    }
+}
