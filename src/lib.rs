@@ -14,6 +14,7 @@
 pub mod build;
 pub mod experiment;
 pub mod layout;
+pub mod measurements;
 pub mod report;
 pub mod run;
 pub mod seeded;

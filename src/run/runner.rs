@@ -1,0 +1,284 @@
+//! The run as a whole: settings, pre-flight checks, header, then the schedule walked one
+//! execution at a time, each committed to the store before the next starts; progress and
+//! budget; the summary at the end.
+
+use std::collections::HashSet;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+use super::command::CommandTemplate;
+use super::environment::{clean_environment, probe_aslr_off, PAD_VARIABLE, STAGING_DIR};
+use super::execution::{run_one, unix_now, ExecutionContext};
+use super::host::detect_host;
+use super::metric::MetricSpec;
+use super::preflight::{check_writable, which};
+use super::schedule::{build_schedule, Slot};
+use super::settings::{resolve, RunRequest};
+use super::store::{
+    read_results, ExecutionStatus, Header, Record, StoreWriter, RESULTS_FILE, RESULTS_SCHEMA,
+};
+use super::summary::{summarize, BinarySummary};
+use super::targets::plan_targets;
+use crate::build::manifest::Manifest;
+
+/// What a finished (or budget-stopped) run did.
+#[derive(Debug, Clone)]
+pub struct RunReport {
+    /// Executions run by this invocation.
+    pub executed: usize,
+    /// Executions found already committed (resume) and skipped.
+    pub skipped: usize,
+    /// Executions of the schedule not run because the budget ran out.
+    pub remaining: usize,
+    /// Whether ASLR was off for the benchmark processes.
+    pub aslr_disabled: bool,
+    /// The schedule seed used.
+    pub schedule_seed: u64,
+    /// Per binary: n, mean, CV, failures, over the whole store.
+    pub summary: Vec<BinarySummary>,
+    /// Warnings for the user (ASLR, store repairs).
+    pub warnings: Vec<String>,
+}
+
+/// Runs (or resumes) the experiment described by `req`.
+pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
+    let manifest = Manifest::load(&req.out_dir)?;
+    // Absolute, so the fixed binary path means the same wherever the command `cd`s to.
+    let out_abs = req
+        .out_dir
+        .canonicalize()
+        .with_context(|| format!("cannot resolve {}", req.out_dir.display()))?;
+    let out = &out_abs;
+    let mut warnings = Vec::new();
+
+    let store_path = out.join(RESULTS_FILE);
+    let previous = if store_path.exists() {
+        let r = read_results(out)?;
+        match (&r.header, req.resume) {
+            (Some(_), false) => bail!(
+                "{} already holds results: pass --resume to continue that run, or choose another --out",
+                store_path.display()
+            ),
+            (None, _) if !r.executions.is_empty() => {
+                bail!("{} has records but no header", store_path.display())
+            }
+            _ => {}
+        }
+        warnings.extend(r.warnings.iter().cloned());
+        r.header.is_some().then_some(r)
+    } else {
+        None
+    };
+    let mut settings = resolve(req, previous.as_ref().and_then(|r| r.header.as_ref()))?;
+    let metric = MetricSpec::parse(&settings.metric)?;
+    if !metric.has_iterations() {
+        // `--iterations 1` says what these metrics give anyway: one value per execution.
+        if settings.iterations.is_some_and(|i| i != 1) || settings.warmup > 0 {
+            bail!(
+                "--iterations and --warmup need a program-reported metric (--metric regex:PATTERN); --metric {} gives one value per execution",
+                settings.metric
+            );
+        }
+        settings.iterations = None;
+    }
+    if settings.executions == 0 {
+        bail!("--executions must be at least 1");
+    }
+    if let (Some(i), w) = (settings.iterations, settings.warmup) {
+        if w >= i {
+            bail!("--warmup {w} leaves none of the {i} iterations to measure");
+        }
+    }
+    let template = CommandTemplate::parse(&settings.command)?;
+    let (programs, targets) = plan_targets(&manifest, out, &template, &settings)?;
+    let variant_labels: Vec<String> = {
+        let mut v: Vec<String> = Vec::new();
+        for t in &targets {
+            if !v.contains(&t.variant) {
+                v.push(t.variant.clone());
+            }
+        }
+        v
+    };
+    if let Some(h) = previous.as_ref().and_then(|r| r.header.as_ref()) {
+        if h.variants != variant_labels {
+            bail!(
+                "--resume: the manifest's variants ({}) differ from the interrupted run's ({}): the binaries were rebuilt; start a new run in another --out",
+                variant_labels.join(","),
+                h.variants.join(",")
+            );
+        }
+    }
+    if metric_needs_valgrind(&metric) && which("valgrind").is_none() {
+        bail!("--metric cachegrind needs valgrind on PATH (apt-get install valgrind)");
+    }
+
+    // Everything that can fail before the first execution fails here.
+    let staging = out.join(STAGING_DIR);
+    check_writable(out, &staging)?;
+    let aslr_disabled = match probe_aslr_off() {
+        Ok(()) => true,
+        Err(why) => {
+            let w = format!(
+                "ASLR stays ON for the benchmarks ({why}): stack and heap addresses change on every run and drown the environment padding's effect; recorded as aslr_disabled=false"
+            );
+            eprintln!("layoutrand: warning: {w}");
+            warnings.push(w);
+            false
+        }
+    };
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let base_env = clean_environment(&cwd);
+
+    let mut writer = StoreWriter::open(out)?;
+    let header = match previous.as_ref().and_then(|r| r.header.clone()) {
+        Some(h) => h,
+        None => {
+            let h = Header {
+                schema: RESULTS_SCHEMA,
+                tool_version: env!("CARGO_PKG_VERSION").to_string(),
+                command: settings.command.clone(),
+                programs: programs.clone(),
+                variants: variant_labels.clone(),
+                metric: settings.metric.clone(),
+                executions: settings.executions,
+                iterations: match (&metric, settings.iterations) {
+                    (MetricSpec::Reported(_), Some(i)) => i,
+                    (MetricSpec::Reported(_), None) => 0,
+                    _ => 1,
+                },
+                warmup: settings.warmup,
+                env_pad_max: settings.env_pad_max,
+                schedule_seed: settings.schedule_seed,
+                timeout_seconds: settings.timeout.map(|t| t.as_secs_f64()),
+                aslr_disabled,
+                host: detect_host(),
+                started_unix: unix_now(),
+                toolchain: manifest.toolchain.clone(),
+                cwd: Some(cwd.display().to_string()),
+                environment: base_env.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+                pad_variable: Some(PAD_VARIABLE.to_string()),
+            };
+            writer.append(&[Record::Header(h.clone())])?;
+            h
+        }
+    };
+    if header.aslr_disabled != aslr_disabled {
+        let w = format!(
+            "the interrupted run had aslr_disabled={} but now it is {}: executions of the two parts are not comparable",
+            header.aslr_disabled, aslr_disabled
+        );
+        eprintln!("layoutrand: warning: {w}");
+        warnings.push(w);
+    }
+
+    let done: HashSet<(String, String, u32)> = previous
+        .as_ref()
+        .map(|r| {
+            r.executions
+                .iter()
+                .map(|e| (e.program.clone(), e.variant.clone(), e.execution))
+                .collect()
+        })
+        .unwrap_or_default();
+    let mut any_metric_ok = previous
+        .as_ref()
+        .is_some_and(|r| r.executions.iter().any(|e| e.status == ExecutionStatus::Ok));
+
+    let schedule = build_schedule(
+        programs.len(),
+        variant_labels.len(),
+        settings.executions,
+        settings.schedule_seed,
+        settings.env_pad_max,
+    );
+    let target_of = |s: &Slot| &targets[s.program * variant_labels.len() + s.variant];
+    let todo: Vec<&Slot> = schedule
+        .iter()
+        .filter(|s| {
+            let t = target_of(s);
+            !done.contains(&(t.program.clone(), t.variant.clone(), s.execution))
+        })
+        .collect();
+    let skipped = schedule.len() - todo.len();
+
+    let bar = progress_bar(req.progress, schedule.len() as u64, skipped as u64);
+    let started = Instant::now();
+    let mut executed = 0;
+    let ctx = ExecutionContext {
+        template: &template,
+        metric: &metric,
+        settings: &settings,
+        out_dir: out,
+        cachegrind_dir: staging.join("cachegrind"),
+        staging,
+        cwd: &cwd,
+        base_env: &base_env,
+        aslr_disabled,
+    };
+    for slot in &todo {
+        if let Some(budget) = req.budget {
+            if started.elapsed() >= budget {
+                break;
+            }
+        }
+        let target = target_of(slot);
+        let records = run_one(&ctx, slot, target)?;
+        writer.append(&records.records)?;
+        executed += 1;
+        bar.inc(1);
+        match records.status {
+            ExecutionStatus::Ok => any_metric_ok = true,
+            ExecutionStatus::Metric if !any_metric_ok => {
+                bar.abandon();
+                bail!(
+                    "{} (execution {} of {} {}); the output ends with:\n{}",
+                    records.problem.unwrap_or_default(),
+                    slot.execution,
+                    target.program,
+                    target.variant,
+                    records.tail
+                );
+            }
+            _ => {}
+        }
+    }
+    bar.finish_and_clear();
+    let final_results = read_results(out)?;
+    let summary = summarize(
+        &final_results,
+        super::metric::primary_name_of_spec(&header.metric),
+    );
+    Ok(RunReport {
+        executed,
+        skipped,
+        remaining: todo.len() - executed,
+        aslr_disabled,
+        schedule_seed: header.schedule_seed,
+        summary,
+        warnings,
+    })
+}
+
+fn metric_needs_valgrind(m: &MetricSpec) -> bool {
+    matches!(m, MetricSpec::Cachegrind)
+}
+
+fn progress_bar(enabled: bool, total: u64, done: u64) -> indicatif::ProgressBar {
+    if !enabled {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::with_draw_target(
+        Some(total),
+        indicatif::ProgressDrawTarget::stderr(),
+    );
+    if let Ok(style) = indicatif::ProgressStyle::with_template(
+        "{bar:30} {pos}/{len} executions  {elapsed_precise} elapsed, ETA {eta}",
+    ) {
+        bar.set_style(style);
+    }
+    bar.set_position(done);
+    bar.reset_eta();
+    bar
+}
