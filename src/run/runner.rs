@@ -16,7 +16,8 @@ use super::preflight::{check_writable, which};
 use super::schedule::{build_schedule, Slot};
 use super::settings::{resolve, RunRequest};
 use super::store::{
-    read_results, ExecutionStatus, Header, Record, StoreWriter, RESULTS_FILE, RESULTS_SCHEMA,
+    read_results, ExecutionStatus, Extension, Header, Record, StoreWriter, RESULTS_FILE,
+    RESULTS_SCHEMA,
 };
 use super::summary::{summarize, BinarySummary};
 use super::targets::plan_targets;
@@ -101,15 +102,10 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
         }
         v
     };
-    if let Some(h) = previous.as_ref().and_then(|r| r.header.as_ref()) {
-        if h.variants != variant_labels {
-            bail!(
-                "--resume: the manifest's variants ({}) differ from the interrupted run's ({}): the binaries were rebuilt; start a new run in another --out",
-                variant_labels.join(","),
-                h.variants.join(",")
-            );
-        }
-    }
+    let added_variants = match previous.as_ref().filter(|r| r.header.is_some()) {
+        Some(r) => variants_added_since(&r.planned_variants(), &variant_labels)?,
+        None => Vec::new(),
+    };
     if metric_needs_valgrind(&metric) && which("valgrind").is_none() {
         bail!("--metric cachegrind needs valgrind on PATH (apt-get install valgrind)");
     }
@@ -164,6 +160,17 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
             h
         }
     };
+    if !added_variants.is_empty() {
+        eprintln!(
+            "layoutrand: extending the run with {} new binaries from the manifest ({})",
+            added_variants.len(),
+            added_variants.join(", ")
+        );
+        writer.append(&[Record::Extension(Extension {
+            variants: added_variants.clone(),
+            added_unix: unix_now(),
+        })])?;
+    }
     if header.aslr_disabled != aslr_disabled {
         let w = format!(
             "the interrupted run had aslr_disabled={} but now it is {}: executions of the two parts are not comparable",
@@ -281,4 +288,45 @@ fn progress_bar(enabled: bool, total: u64, done: u64) -> indicatif::ProgressBar 
     bar.set_position(done);
     bar.reset_eta();
     bar
+}
+
+/// The variants of the manifest that a resumed run has not planned yet. The manifest may only
+/// have grown by seeds appended at the end (`layoutrand build --extend`); anything else means
+/// the binaries were rebuilt and the old measurements describe other files.
+fn variants_added_since(planned: &[String], manifest: &[String]) -> Result<Vec<String>> {
+    if manifest.starts_with(planned) {
+        return Ok(manifest[planned.len()..].to_vec());
+    }
+    bail!(
+        "--resume: the manifest's variants ({}) differ from the interrupted run's ({}): the binaries were rebuilt; start a new run in another --out",
+        manifest.join(","),
+        planned.join(",")
+    )
+}
+
+#[cfg(test)]
+mod extension_tests {
+    use super::variants_added_since;
+
+    fn labels(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn appended_seeds_extend_a_run_and_anything_else_is_refused() {
+        let planned = labels(&["baseline", "seed-1", "seed-2"]);
+        assert!(variants_added_since(&planned, &planned).unwrap().is_empty());
+        let grown = labels(&["baseline", "seed-1", "seed-2", "seed-3", "seed-4"]);
+        assert_eq!(
+            variants_added_since(&planned, &grown).unwrap(),
+            labels(&["seed-3", "seed-4"])
+        );
+        let rebuilt = labels(&["baseline", "seed-1", "seed-7"]);
+        let err = variants_added_since(&planned, &rebuilt)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("rebuilt"), "{err}");
+        let shrunk = labels(&["baseline", "seed-1"]);
+        assert!(variants_added_since(&planned, &shrunk).is_err());
+    }
 }

@@ -34,6 +34,19 @@ pub enum Record {
     Measurement(Measurement),
     /// Closes one execution (process) and commits its measurements.
     Execution(Execution),
+    /// Binaries added to a resumed run (the top level grown on-line).
+    Extension(Extension),
+}
+
+/// Binaries added to the run after it started: `layoutrand build --extend` appended seeds to
+/// the manifest and `layoutrand run --resume` took them in. The header's `variants` plus
+/// every extension's, in file order, are the run's planned variants.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Extension {
+    /// Labels of the variants added (`seed-N`).
+    pub variants: Vec<String>,
+    /// When they were added, seconds since the Unix epoch.
+    pub added_unix: f64,
 }
 
 /// Metadata of the experiment, written once at the top.
@@ -184,6 +197,23 @@ pub struct Results {
     pub executions: Vec<Execution>,
     /// Problems found while reading (torn last line, uncommitted measurements).
     pub warnings: Vec<String>,
+    /// Variants added to the run after it started, in file order.
+    pub extensions: Vec<Extension>,
+}
+
+impl Results {
+    /// The run's planned variants: the header's, then those of every extension.
+    pub fn planned_variants(&self) -> Vec<String> {
+        let mut all: Vec<String> = self
+            .header
+            .as_ref()
+            .map(|h| h.variants.clone())
+            .unwrap_or_default();
+        for e in &self.extensions {
+            all.extend(e.variants.iter().cloned());
+        }
+        all
+    }
 }
 
 /// Reads `dir/results.jsonl`.
@@ -243,6 +273,7 @@ pub fn parse_results(bytes: &[u8], path: &Path) -> Result<Results> {
                 results.header = Some(h);
             }
             Record::Measurement(m) => pending.push(m),
+            Record::Extension(x) => results.extensions.push(x),
             Record::Execution(e) => {
                 let (mine, others): (Vec<_>, Vec<_>) = pending.into_iter().partition(|m| {
                     m.program == e.program && m.variant == e.variant && m.execution == e.execution
