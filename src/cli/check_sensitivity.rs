@@ -59,7 +59,7 @@ pub fn run(args: Args) -> Result<i32> {
         },
         ..ExperimentConfig::default()
     };
-    run_experiment(&config, Mode::Real, None)
+    run_experiment(&config, Mode::Real, None, None)
 }
 
 /// Splits `BUILD... -- RUN...` at the first `--`.

@@ -17,6 +17,13 @@ pub struct Args {
     /// Output directory.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Directory of an initial experiment: take the lower levels' optimal counts and the
+    /// starting number of binaries for the target from its dimensioning.
+    #[arg(long, conflicts_with = "initial")]
+    pub from: Option<PathBuf>,
+    /// Fixed maximum of randomised binaries when the top level grows on-line.
+    #[arg(long = "max-binaries")]
+    pub max_binaries: Option<u32>,
     /// Number of randomised binaries.
     #[arg(long)]
     pub seeds: Option<u32>,
@@ -88,10 +95,11 @@ pub fn run(args: Args) -> Result<i32> {
     config.run.metric = args.metric.or(config.run.metric);
     config.run.timeout = args.timeout.or(config.run.timeout);
     config.target.precision = args.target.or(config.target.precision);
+    config.target.max_binaries = args.max_binaries.or(config.target.max_binaries);
     let mode = if args.initial {
         Mode::Initial
     } else {
         Mode::Real
     };
-    run_experiment(&config, mode, args.budget.as_deref())
+    run_experiment(&config, mode, args.budget.as_deref(), args.from.as_deref())
 }

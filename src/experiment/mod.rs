@@ -4,6 +4,7 @@
 //! counts are derived.
 
 pub mod config;
+pub mod growth;
 mod pipeline;
 pub mod subprocess;
 

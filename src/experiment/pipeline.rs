@@ -7,7 +7,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use super::config::ExperimentConfig;
+use super::config::{parse_percent, ExperimentConfig};
+use super::growth::{fmt_share, Growth, GrowthLog};
 use super::subprocess::{capture_stage, run_stage, run_user_command};
 use crate::build::manifest::{Manifest, VariantStatus, MANIFEST_FILE};
 use crate::run::store::RESULTS_FILE;
@@ -27,25 +28,68 @@ pub enum Mode {
 const INITIAL_SEEDS: u32 = 20;
 const INITIAL_EXECUTIONS: u32 = 5;
 const INITIAL_ITERATIONS: u32 = 10;
+/// Defaults of a real experiment given no counts.
+const REAL_SEEDS: u32 = 5;
+const REAL_EXECUTIONS: u32 = 3;
 
 /// Runs the whole experiment described by `config` and returns the exit code.
-pub fn run_experiment(config: &ExperimentConfig, mode: Mode, budget: Option<&str>) -> Result<i32> {
+///
+/// `initial_dir` (real experiments only) is the directory of an initial experiment whose
+/// dimensioning gives the repetition counts.
+pub fn run_experiment(
+    config: &ExperimentConfig,
+    mode: Mode,
+    budget: Option<&str>,
+    initial_dir: Option<&Path>,
+) -> Result<i32> {
     config.validate()?;
     let started = Instant::now();
     let cwd = std::env::current_dir()?;
     let out = absolute(&cwd, &config.out_dir());
     std::fs::create_dir_all(&out)
         .with_context(|| format!("cannot create the output directory {}", out.display()))?;
-
     let workdir = fetch_source(config, &out, &cwd)?;
-    stage_header(&format!("build in {}", workdir.display()));
-    build(config, mode, &out, &workdir)?;
-    if let Some(check) = &config.check {
-        stage_header("check every binary");
-        check_binaries(&check.command, &out, &workdir)?;
+    let plan = Plan::resolve(config, mode, initial_dir.map(|d| absolute(&cwd, d)).as_deref())?;
+    plan.announce();
+
+    let mut binaries = plan.binaries;
+    let mut growth_log = plan.growth.as_ref().map(|g| GrowthLog::new(g, plan.binaries));
+    loop {
+        stage_header(&format!("build {binaries} randomised binaries in {}", workdir.display()));
+        build(config, binaries, &out, &workdir)?;
+        if let Some(check) = &config.check {
+            stage_header("check every binary");
+            check_binaries(&check.command, &out, &workdir)?;
+        }
+        stage_header("run");
+        let finished = run(config, &plan, &out, &workdir, budget)?;
+        if !finished {
+            eprintln!(
+                "layoutrand experiment: the budget ran out; run the same command again to continue"
+            );
+            return Ok(0);
+        }
+        let (Some(growth), Some(log)) = (&plan.growth, growth_log.as_mut()) else {
+            break;
+        };
+        let precision = current_precision(config, &plan, &out, &workdir)?;
+        match log.next_count(growth, binaries, precision) {
+            Some(next) => {
+                eprintln!(
+                    "layoutrand experiment: relative half-width {} with {binaries} binaries, target {:.2} %: growing to {next} binaries",
+                    fmt_share(precision),
+                    growth.target * 100.0
+                );
+                binaries = next;
+            }
+            None => break,
+        }
+        log.save(&out)?;
     }
-    stage_header("run");
-    run(config, mode, &out, &workdir, budget)?;
+    if let Some(log) = &growth_log {
+        log.save(&out)?;
+        eprintln!("layoutrand experiment: {}", log.outcome_sentence());
+    }
     stage_header("report");
     report(config, &out, &workdir)?;
     if mode == Mode::Initial {
@@ -63,6 +107,156 @@ pub fn run_experiment(config: &ExperimentConfig, mode: Mode, budget: Option<&str
         out.display()
     );
     Ok(0)
+}
+
+/// The repetition counts an experiment uses.
+#[derive(Debug, Clone)]
+struct Plan {
+    /// Randomised binaries to start with.
+    binaries: u32,
+    executions: u32,
+    /// Iterations per execution (program-reported metrics only).
+    iterations: Option<u32>,
+    warmup: Option<u32>,
+    metric: String,
+    /// Growing the top level on-line, when asked for.
+    growth: Option<Growth>,
+    /// Where the counts came from, in words.
+    source: String,
+}
+
+impl Plan {
+    fn resolve(config: &ExperimentConfig, mode: Mode, initial_dir: Option<&Path>) -> Result<Plan> {
+        let metric = config.run.metric.clone().unwrap_or_else(|| "wall".into());
+        let reported = metric.starts_with("regex:");
+        let mut plan = match mode {
+            Mode::Initial => Plan {
+                binaries: config.build.seeds.unwrap_or(INITIAL_SEEDS),
+                executions: config.run.executions.unwrap_or(INITIAL_EXECUTIONS),
+                iterations: reported.then(|| config.run.iterations.unwrap_or(INITIAL_ITERATIONS)),
+                warmup: config.run.warmup,
+                metric,
+                growth: None,
+                source: "initial experiment (Kalibera & Jones §9.1)".into(),
+            },
+            Mode::Real => Plan {
+                binaries: config.build.seeds.unwrap_or(REAL_SEEDS),
+                executions: config.run.executions.unwrap_or(REAL_EXECUTIONS),
+                iterations: reported.then(|| config.run.iterations.unwrap_or(INITIAL_ITERATIONS)),
+                warmup: config.run.warmup,
+                metric,
+                growth: None,
+                source: "the experiment file and command line".into(),
+            },
+        };
+        if mode == Mode::Real {
+            let target = config.target.precision.as_deref().map(parse_percent).transpose()?;
+            if let Some(dir) = initial_dir {
+                plan.apply_dimensioning(config, dir, target)?;
+            }
+            if let (Some(target), Some(max)) = (target, config.target.max_binaries) {
+                if max < plan.binaries {
+                    bail!(
+                        "[target] max_binaries = {max} is below the {} binaries the experiment starts with",
+                        plan.binaries
+                    );
+                }
+                plan.growth = Some(Growth {
+                    target,
+                    confidence: config.target.confidence.unwrap_or(0.95),
+                    max_binaries: max,
+                    metric: crate::run::metric::primary_name_of_spec(&plan.metric).to_string(),
+                });
+            }
+        }
+        Ok(plan)
+    }
+
+    /// Takes the lower levels' optimal counts (eq. 3) and the starting number of binaries
+    /// for the target precision from `layoutrand dimension` of the initial experiment.
+    fn apply_dimensioning(
+        &mut self,
+        config: &ExperimentConfig,
+        initial_dir: &Path,
+        target: Option<f64>,
+    ) -> Result<()> {
+        let mut args = os(&["dimension"]);
+        args.push(initial_dir.into());
+        args.push("--json".into());
+        if let Some(t) = target {
+            args.extend(os(&["--target", &format!("{}%", t * 100.0)]));
+        }
+        let text = capture_stage("dimension", &args, initial_dir)?;
+        let json: serde_json::Value = serde_json::from_str(&text)
+            .context("`layoutrand dimension --json` printed something that is not JSON")?;
+        let metric = crate::run::metric::primary_name_of_spec(&self.metric);
+        let series = json["series"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|s| s["metric"] == metric)
+            .with_context(|| {
+                format!(
+                    "the initial experiment in {} has no {metric} measurements to dimension from",
+                    initial_dir.display()
+                )
+            })?;
+        let optimal = |level: &str| -> Option<u32> {
+            series["levels"]
+                .as_array()?
+                .iter()
+                .find(|l| l["name"] == level)?["optimal"]
+                .as_u64()
+                .map(|v| v.max(1) as u32)
+        };
+        if config.run.executions.is_none() {
+            if let Some(e) = optimal("execution") {
+                self.executions = e;
+            }
+        }
+        if self.iterations.is_some() && config.run.iterations.is_none() {
+            if let Some(i) = optimal("iteration") {
+                // The optimal count is of live iterations; the warmup comes on top.
+                self.iterations = Some(i + config.run.warmup.unwrap_or(0));
+            }
+        }
+        if let (Some(t), None) = (target, config.build.seeds) {
+            let row = series["rows"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .find(|r| (r["target"].as_f64().unwrap_or(-1.0) - t).abs() < 1e-12);
+            match row.and_then(|r| r["top_repetitions"].as_u64()) {
+                Some(n) => self.binaries = (n as u32).max(REAL_SEEDS),
+                None => eprintln!(
+                    "layoutrand experiment: warning: the initial experiment says {:.2} % is not reachable with up to 1000 binaries; starting with {} and growing up to the maximum",
+                    t * 100.0,
+                    self.binaries
+                ),
+            }
+        }
+        self.source = format!("dimensioning of the initial experiment in {}", initial_dir.display());
+        Ok(())
+    }
+
+    fn announce(&self) {
+        let iterations = match self.iterations {
+            Some(i) => format!(" × {i} iterations"),
+            None => String::new(),
+        };
+        eprintln!(
+            "layoutrand experiment: {} binaries × {} executions{iterations}, metric {} (counts from {})",
+            self.binaries, self.executions, self.metric, self.source
+        );
+        if let Some(g) = &self.growth {
+            eprintln!(
+                "layoutrand experiment: the top level grows until the {:.0} % CI's relative half-width is at most {:.2} %, up to {} binaries",
+                g.confidence * 100.0,
+                g.target * 100.0,
+                g.max_binaries
+            );
+        }
+    }
 }
 
 fn stage_header(what: &str) {
@@ -134,15 +328,19 @@ fn find_recipe_script(config: &ExperimentConfig, name: &str) -> Result<PathBuf> 
         .with_context(|| format!("cannot find recipes/{name} (looked in {candidates:?})"))
 }
 
-fn build(config: &ExperimentConfig, mode: Mode, out: &Path, workdir: &Path) -> Result<()> {
-    let seeds = config.build.seeds.unwrap_or(match mode {
-        Mode::Initial => INITIAL_SEEDS,
-        Mode::Real => 5,
-    });
-    if let Ok(manifest) = Manifest::load(out) {
-        if manifest.seeds.len() as u32 >= seeds && manifest.build_command == config.build.command {
+fn build(config: &ExperimentConfig, seeds: u32, out: &Path, workdir: &Path) -> Result<()> {
+    let existing = Manifest::load(out).ok();
+    if let Some(manifest) = &existing {
+        if manifest.build_command != config.build.command {
+            bail!(
+                "{} holds a build of another command ({:?}); use another output directory",
+                out.join(MANIFEST_FILE).display(),
+                manifest.build_command
+            );
+        }
+        if manifest.seeds.len() as u32 >= seeds {
             eprintln!(
-                "layoutrand experiment: {} already holds a build with {} seeds; not rebuilding",
+                "layoutrand experiment: {} already holds {} seeds; not rebuilding",
                 out.join(MANIFEST_FILE).display(),
                 manifest.seeds.len()
             );
@@ -151,6 +349,10 @@ fn build(config: &ExperimentConfig, mode: Mode, out: &Path, workdir: &Path) -> R
     }
     let mut args = os(&["build", "--seeds", &seeds.to_string(), "--out"]);
     args.push(out.into());
+    if existing.is_some() {
+        // New seeds are relinked from the recording; the built ones stay as they are.
+        args.push("--extend".into());
+    }
     if let Some(g) = &config.build.granularity {
         args.extend(os(&["--granularity", g]));
     }
@@ -238,41 +440,25 @@ fn expand_bins(
         .collect()
 }
 
+/// Runs (or resumes) the measurements; returns false when the budget stopped them early.
 fn run(
     config: &ExperimentConfig,
-    mode: Mode,
+    plan: &Plan,
     out: &Path,
     workdir: &Path,
     budget: Option<&str>,
-) -> Result<()> {
-    let metric = config.run.metric.clone().unwrap_or_else(|| "wall".into());
-    let program_reported = metric.starts_with("regex:");
-    let executions = config.run.executions.unwrap_or(match mode {
-        Mode::Initial => INITIAL_EXECUTIONS,
-        Mode::Real => 3,
-    });
-    let iterations = config.run.iterations.unwrap_or(if program_reported {
-        INITIAL_ITERATIONS
-    } else {
-        1
-    });
-    let mut args = os(&[
-        "run",
-        "--executions",
-        &executions.to_string(),
-        "--metric",
-        &metric,
-    ]);
-    if program_reported {
-        args.extend(os(&["--iterations", &iterations.to_string()]));
-        if let Some(w) = config.run.warmup {
+) -> Result<bool> {
+    let mut args = os(&["run", "--executions", &plan.executions.to_string()]);
+    args.extend(os(&["--metric", &plan.metric]));
+    if let Some(i) = plan.iterations {
+        args.extend(os(&["--iterations", &i.to_string()]));
+        if let Some(w) = plan.warmup {
             args.extend(os(&["--warmup", &w.to_string()]));
         }
     } else if config.run.iterations.unwrap_or(1) > 1 || config.run.warmup.unwrap_or(0) > 0 {
         eprintln!(
-            "layoutrand experiment: note: metric {metric} gives one value per execution; \
-             the iterations and warmup settings apply to program-reported (regex:) metrics only \
-             and are ignored"
+            "layoutrand experiment: note: metric {} gives one value per execution; the iterations and warmup settings apply to program-reported (regex:) metrics only and are ignored",
+            plan.metric
         );
     }
     args.push("--out".into());
@@ -291,7 +477,40 @@ fn run(
     }
     args.push("--".into());
     args.extend(config.run.command.iter().map(OsString::from));
-    run_stage("run", &args, workdir)
+    run_stage("run", &args, workdir)?;
+    run_is_complete(out, plan)
+}
+
+/// True when every planned execution of every binary in the manifest is in the store.
+fn run_is_complete(out: &Path, plan: &Plan) -> Result<bool> {
+    let manifest = Manifest::load(out)?;
+    let results = crate::run::store::read_results(out)?;
+    let programs = results.header.as_ref().map_or(1, |h| h.programs.len().max(1));
+    let expected = manifest.variants().filter(|v| v.status == VariantStatus::Ok).count()
+        * programs
+        * plan.executions as usize;
+    Ok(results.executions.len() >= expected)
+}
+
+/// The relative half-width of the CI of the primary metric's mean, from the JSON report
+/// (the first program's, or the one `[run] programs` names first).
+fn current_precision(
+    config: &ExperimentConfig,
+    plan: &Plan,
+    out: &Path,
+    workdir: &Path,
+) -> Result<Option<f64>> {
+    let mut args = os(&["report"]);
+    args.push(out.into());
+    args.extend(os(&["--format", "json"]));
+    let text = capture_stage("report", &args, workdir)?;
+    let json: serde_json::Value = serde_json::from_str(&text)?;
+    let metric = crate::run::metric::primary_name_of_spec(&plan.metric);
+    let series = json["series"].as_array().into_iter().flatten().find(|s| {
+        s["metric"] == metric
+            && config.run.programs.first().is_none_or(|p| s["program"] == p.as_str())
+    });
+    Ok(series.and_then(|s| s["relative_half_width"].as_f64()))
 }
 
 fn report(config: &ExperimentConfig, out: &Path, workdir: &Path) -> Result<()> {
