@@ -200,7 +200,7 @@ fn best_split(xs: &[f64]) -> Option<(usize, f64)> {
         // SSE(whole) − SSE(left) − SSE(right) = a·b/n · (mean_left − mean_right)².
         let d = left / a - (total - left) / b;
         let gain = a * b / n as f64 * d * d;
-        if best.map_or(true, |(_, g)| gain > g) {
+        if best.is_none_or(|(_, g)| gain > g) {
             best = Some((k, gain));
         }
     }

@@ -122,7 +122,7 @@ pub fn module_sequence(functions: &[Function], names: &[String], source: &str) -
     functions
         .iter()
         .filter(|f| names.contains(&f.name))
-        .filter(|f| f.file.as_deref().map_or(true, |file| file == source))
+        .filter(|f| f.file.as_deref().is_none_or(|file| file == source))
         .map(|f| f.name.clone())
         .collect()
 }

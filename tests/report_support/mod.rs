@@ -202,6 +202,7 @@ pub fn results(design: &Design, value: &mut ValueFn) -> Results {
                 Record::Header(h) => r.header = Some(h),
                 Record::Measurement(m) => r.measurements.push(m),
                 Record::Execution(e) => r.executions.push(e),
+                Record::Extension(x) => r.extensions.push(x),
             }
         }
     }
