@@ -8,6 +8,7 @@
 //! A torn last line is detected and dropped with a warning. The schema is documented in
 //! `docs/formats.md`.
 
+use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -22,6 +23,8 @@ pub const RESULTS_SCHEMA: u32 = 1;
 pub const RESULTS_FILE: &str = "results.jsonl";
 
 /// One line of the store.
+// The header is large but appears once per file; boxing it would only complicate readers.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "record", rename_all = "snake_case")]
 pub enum Record {
@@ -50,7 +53,8 @@ pub struct Header {
     pub metric: String,
     /// Planned executions per binary.
     pub executions: u32,
-    /// Planned iterations per execution (1 without a program-reported metric).
+    /// Planned iterations per execution (1 without a program-reported metric; 0 when the
+    /// program reports as many iterations as it likes and `--iterations` was not given).
     pub iterations: u32,
     /// Iterations dropped as warmup at the start of each execution.
     pub warmup: u32,
@@ -66,6 +70,19 @@ pub struct Header {
     pub host: HostInfo,
     /// Start time, seconds since the Unix epoch.
     pub started_unix: f64,
+    /// First line of `--version` of each build tool, by tool name (from the manifest).
+    #[serde(default)]
+    pub toolchain: BTreeMap<String, String>,
+    /// Working directory of every benchmark process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// The fixed environment of every benchmark process (`NAME=value`), without the
+    /// padding variable.
+    #[serde(default)]
+    pub environment: Vec<String>,
+    /// Name of the environment padding variable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pad_variable: Option<String>,
 }
 
 /// What we could learn about the machine.
@@ -203,7 +220,10 @@ pub fn parse_results(bytes: &[u8], path: &Path) -> Result<Results> {
                 ));
                 break;
             }
-            Err(e) => bail!("{}:{lineno}: not a layoutrand result record: {e}", path.display()),
+            Err(e) => bail!(
+                "{}:{lineno}: not a layoutrand result record: {e}",
+                path.display()
+            ),
         };
         match record {
             Record::Header(h) => {
@@ -304,7 +324,10 @@ impl StoreWriter {
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, fsync,
 /// rename, fsync of the directory.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let mut tmp = tempfile::NamedTempFile::new_in(dir)
         .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
     tmp.write_all(bytes)?;
@@ -356,8 +379,12 @@ mod tests {
     fn committed_measurements_survive_and_torn_tail_is_dropped() {
         let dir = tempfile::tempdir().unwrap();
         let mut w = StoreWriter::open(dir.path()).unwrap();
-        w.append(&[m("baseline", 0, 0, 1.0), m("baseline", 0, 1, 2.0), e("baseline", 0)])
-            .unwrap();
+        w.append(&[
+            m("baseline", 0, 0, 1.0),
+            m("baseline", 0, 1, 2.0),
+            e("baseline", 0),
+        ])
+        .unwrap();
         w.append(&[m("seed-1", 0, 0, 3.0)]).unwrap(); // never committed
         drop(w);
         // Simulate a torn write.
@@ -377,6 +404,17 @@ mod tests {
         let r = read_results(dir.path()).unwrap();
         assert_eq!(r.executions.len(), 2);
         assert_eq!(r.measurements.last().unwrap().value, 4.0);
+    }
+
+    #[test]
+    fn header_without_the_additive_fields_still_reads() {
+        // A schema-1 header as the first writers produced it, before `toolchain`, `cwd`,
+        // `environment` and `pad_variable` existed.
+        let line = r#"{"record":"header","schema":1,"tool_version":"0.1.0","command":["{bin}"],"programs":["p"],"variants":["baseline"],"metric":"wall","executions":2,"iterations":1,"warmup":0,"env_pad_max":4096,"schedule_seed":7,"timeout_seconds":null,"aslr_disabled":true,"host":{"cpu_model":null,"kernel":null,"cores":null,"governor":null,"hostname":null},"started_unix":0.0}"#;
+        let r = parse_results(format!("{line}\n").as_bytes(), Path::new("r")).unwrap();
+        let h = r.header.unwrap();
+        assert_eq!(h.schedule_seed, 7);
+        assert!(h.toolchain.is_empty() && h.environment.is_empty() && h.cwd.is_none());
     }
 
     #[test]

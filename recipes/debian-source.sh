@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Fetches a Debian source package into DEST without touching the system's apt setup:
+# the machine's own deb822 sources are copied to a private directory with `Types: deb-src`,
+# and apt is pointed there (DESIGN.md, "Real programs to try").
+#
+#   recipes/debian-source.sh PACKAGE DEST
+#
+# Prints the unpacked source directory on stdout. Exit 3 when the package archive cannot be
+# reached (callers treat that as "offline" and skip).
+set -euo pipefail
+pkg=${1:?usage: debian-source.sh PACKAGE DEST}
+dest=${2:?usage: debian-source.sh PACKAGE DEST}
+command -v dpkg-source >/dev/null || { echo "debian-source.sh: dpkg-source missing (apt-get install dpkg-dev)" >&2; exit 2; }
+
+mkdir -p "$dest"
+dest=$(cd "$dest" && pwd)
+aptdir="$dest/.apt"
+mkdir -p "$aptdir/sources" "$aptdir/lists/partial" "$aptdir/cache/archives/partial"
+shopt -s nullglob
+n=0
+for f in /etc/apt/sources.list.d/*.sources; do
+  sed 's/^Types:.*/Types: deb-src/' "$f" > "$aptdir/sources/$(basename "$f")"
+  n=$((n + 1))
+done
+if [ -f /etc/apt/sources.list ]; then
+  grep -E '^deb ' /etc/apt/sources.list | sed 's/^deb /deb-src /' > "$aptdir/sources/from-list.list" || true
+  [ -s "$aptdir/sources/from-list.list" ] && n=$((n + 1))
+fi
+[ "$n" -gt 0 ] || { echo "debian-source.sh: no apt sources found under /etc/apt" >&2; exit 2; }
+
+apt_opts=(-o "Dir::Etc::SourceList=/dev/null" -o "Dir::Etc::SourceParts=$aptdir/sources"
+          -o "Dir::State::Lists=$aptdir/lists" -o "Dir::Cache=$aptdir/cache"
+          -o "Debug::NoLocking=1" -o "APT::Sandbox::User=root")
+if ! apt-get "${apt_opts[@]}" update -qq >"$aptdir/update.log" 2>&1; then
+  echo "debian-source.sh: cannot reach the Debian archive (see $aptdir/update.log)" >&2
+  exit 3
+fi
+cd "$dest"
+if ! apt-get "${apt_opts[@]}" source -qq --download-only "$pkg" >"$aptdir/source.log" 2>&1; then
+  if grep -qiE 'unable to (find|locate)' "$aptdir/source.log"; then
+    cat "$aptdir/source.log" >&2; exit 2
+  fi
+  echo "debian-source.sh: download of $pkg failed (see $aptdir/source.log)" >&2
+  exit 3
+fi
+dsc=$(ls -1 "$dest"/*.dsc 2>/dev/null | head -n 1)
+[ -n "$dsc" ] || { echo "debian-source.sh: no .dsc downloaded for $pkg" >&2; exit 3; }
+rm -rf "$dest/src"
+dpkg-source --no-check -x "$dsc" "$dest/src" >/dev/null
+echo "$dest/src"

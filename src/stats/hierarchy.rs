@@ -1,0 +1,448 @@
+//! Balanced nested (multi-level) measurements, as Kalibera & Jones 2013 §9.1 index them:
+//! `Y_{j_n … j_1}` with `r_i` repetitions at level `i` (level 1 the lowest, e.g. iterations;
+//! level `n` the highest, e.g. binaries).
+//!
+//! The estimators of eq. 1–4 assume every unit at a level has the same number of children;
+//! [`HierarchyBuilder`] takes rows in any order, groups them by their ids and refuses
+//! unbalanced or duplicated data with an error naming the unit and the counts, rather than
+//! silently weighting some units more than others.
+
+use std::collections::HashMap;
+
+/// Why a set of rows does not form balanced nested data.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum HierarchyError {
+    /// No level names were given.
+    #[error("at least one level is needed")]
+    NoLevels,
+    /// A row had a different number of ids than there are levels.
+    #[error("a row has {got} ids but there are {expected} levels")]
+    WrongIdCount {
+        /// Ids in the row.
+        got: usize,
+        /// Levels declared.
+        expected: usize,
+    },
+    /// No rows at all.
+    #[error("no measurements")]
+    Empty,
+    /// A value is NaN or infinite.
+    #[error("{unit}: value {value} is not a finite number")]
+    NotFinite {
+        /// The measurement's full path, e.g. `binary a, execution 2, iteration 7`.
+        unit: String,
+        /// The offending value.
+        value: f64,
+    },
+    /// Two rows have the same ids at every level.
+    #[error("{unit} appears more than once")]
+    Duplicate {
+        /// The duplicated measurement's full path.
+        unit: String,
+    },
+    /// A unit has a different number of children than the other units of its level.
+    #[error("{unit} has {count} {children}, others have {expected}")]
+    Unbalanced {
+        /// The odd unit's path, e.g. `binary seed-3`.
+        unit: String,
+        /// Its number of children.
+        count: usize,
+        /// The child level's name in the plural, e.g. `executions`.
+        children: String,
+        /// The number of children most units of that level have.
+        expected: usize,
+    },
+}
+
+/// Balanced nested data: every unit at a level has the same number of children.
+///
+/// Values are stored in nested order (the first top-level unit's values first); units keep
+/// the order in which their ids first appeared.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hierarchy {
+    /// `r_1, …, r_n`: repetitions per level, lowest level first.
+    repetitions: Vec<usize>,
+    values: Vec<f64>,
+    top_ids: Vec<String>,
+}
+
+impl Hierarchy {
+    /// Builds a hierarchy from values already in nested order with the given repetitions
+    /// per level (lowest first), naming the top-level units `0, 1, …`.
+    pub fn from_nested(values: Vec<f64>, repetitions: Vec<usize>) -> Result<Self, HierarchyError> {
+        if repetitions.is_empty() {
+            return Err(HierarchyError::NoLevels);
+        }
+        if values.is_empty() || repetitions.contains(&0) {
+            return Err(HierarchyError::Empty);
+        }
+        let expected: usize = repetitions.iter().product();
+        if expected != values.len() {
+            return Err(HierarchyError::WrongIdCount {
+                got: values.len(),
+                expected,
+            });
+        }
+        if let Some((i, &v)) = values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+            return Err(HierarchyError::NotFinite {
+                unit: format!("value #{}", i + 1),
+                value: v,
+            });
+        }
+        let top = *repetitions.last().expect("non-empty");
+        Ok(Hierarchy {
+            top_ids: (0..top).map(|i| i.to_string()).collect(),
+            repetitions,
+            values,
+        })
+    }
+
+    /// Number of levels `n`.
+    pub fn levels(&self) -> usize {
+        self.repetitions.len()
+    }
+
+    /// `r_1, …, r_n`: repetitions per level, lowest level first.
+    pub fn repetitions(&self) -> &[usize] {
+        &self.repetitions
+    }
+
+    /// All measurements in nested order.
+    pub fn values(&self) -> &[f64] {
+        &self.values
+    }
+
+    /// Number of measurements, `∏ r_i`.
+    pub fn len(&self) -> usize {
+        self.values.len()
+    }
+
+    /// Always false: a hierarchy holds at least one measurement.
+    pub fn is_empty(&self) -> bool {
+        self.values.is_empty()
+    }
+
+    /// Ids of the top-level units, in order of first appearance.
+    pub fn top_ids(&self) -> &[String] {
+        &self.top_ids
+    }
+
+    /// The values under top-level unit `k` (nested order).
+    pub fn top_unit_values(&self, k: usize) -> &[f64] {
+        let size = self.values.len() / self.top_ids.len();
+        &self.values[k * size..(k + 1) * size]
+    }
+
+    /// `Ȳ_{j_n • … •}`: the mean of each top-level unit, in [`Hierarchy::top_ids`] order.
+    pub fn top_means(&self) -> Vec<f64> {
+        let size = self.values.len() / self.top_ids.len();
+        self.values.chunks(size).map(mean).collect()
+    }
+
+    /// The grand mean `Ȳ` (equal to the mean of the top-level means on balanced data).
+    pub fn mean(&self) -> f64 {
+        mean(&self.values)
+    }
+}
+
+fn mean(xs: &[f64]) -> f64 {
+    xs.iter().sum::<f64>() / xs.len() as f64
+}
+
+/// One node of the id trie: its children in order of first appearance.
+#[derive(Debug, Default)]
+struct Node {
+    index: HashMap<Box<str>, u32>,
+    children: Vec<u32>,
+    ids: Vec<Box<str>>,
+}
+
+/// Collects rows (ids per level, highest level first, plus a value) in any order and
+/// checks they form balanced nested data.
+#[derive(Debug)]
+pub struct HierarchyBuilder {
+    level_names: Vec<String>,
+    /// `nodes[d]`: the units at depth `d` (0 = top level); depth `n` holds no nodes, the
+    /// children of the last depth index into `values`.
+    nodes: Vec<Vec<Node>>,
+    root: Node,
+    values: Vec<f64>,
+}
+
+impl HierarchyBuilder {
+    /// A builder for levels with these names, highest level first (e.g.
+    /// `["binary", "execution", "iteration"]`); the names appear in error messages.
+    pub fn new<S: AsRef<str>>(level_names: &[S]) -> Result<Self, HierarchyError> {
+        if level_names.is_empty() {
+            return Err(HierarchyError::NoLevels);
+        }
+        Ok(HierarchyBuilder {
+            level_names: level_names.iter().map(|s| s.as_ref().to_string()).collect(),
+            nodes: (0..level_names.len()).map(|_| Vec::new()).collect(),
+            root: Node::default(),
+            values: Vec::new(),
+        })
+    }
+
+    /// Adds one measurement identified by `ids` (one per level, highest first).
+    pub fn push<S: AsRef<str>>(&mut self, ids: &[S], value: f64) -> Result<(), HierarchyError> {
+        let n = self.level_names.len();
+        if ids.len() != n {
+            return Err(HierarchyError::WrongIdCount {
+                got: ids.len(),
+                expected: n,
+            });
+        }
+        if !value.is_finite() {
+            return Err(HierarchyError::NotFinite {
+                unit: self.path(ids, n),
+                value,
+            });
+        }
+        let mut parent: Option<u32> = None;
+        for (depth, id) in ids.iter().enumerate() {
+            let id = id.as_ref();
+            let last = depth + 1 == n;
+            let next_len = if last {
+                self.values.len()
+            } else {
+                self.nodes[depth].len()
+            } as u32;
+            let node = match parent {
+                None => &mut self.root,
+                Some(p) => &mut self.nodes[depth - 1][p as usize],
+            };
+            let child = match node.index.get(id) {
+                Some(&c) => {
+                    if last {
+                        return Err(HierarchyError::Duplicate {
+                            unit: self.path(ids, n),
+                        });
+                    }
+                    c
+                }
+                None => {
+                    node.index.insert(id.into(), next_len);
+                    node.children.push(next_len);
+                    node.ids.push(id.into());
+                    if last {
+                        self.values.push(value);
+                    } else {
+                        self.nodes[depth].push(Node::default());
+                    }
+                    next_len
+                }
+            };
+            parent = Some(child);
+        }
+        Ok(())
+    }
+
+    /// Checks balance and returns the hierarchy.
+    pub fn finish(self) -> Result<Hierarchy, HierarchyError> {
+        let n = self.level_names.len();
+        if self.values.is_empty() {
+            return Err(HierarchyError::Empty);
+        }
+        let mut repetitions = vec![0usize; n];
+        repetitions[n - 1] = self.root.children.len();
+        // Check each depth's units have the same number of children (the majority count).
+        for depth in 0..n - 1 {
+            let units = &self.nodes[depth];
+            let mut tally: HashMap<usize, usize> = HashMap::new();
+            for u in units {
+                *tally.entry(u.children.len()).or_default() += 1;
+            }
+            let expected = tally
+                .iter()
+                .max_by_key(|&(count, freq)| (*freq, *count))
+                .map(|(count, _)| *count)
+                .expect("non-empty depth");
+            if let Some(k) = units.iter().position(|u| u.children.len() != expected) {
+                return Err(HierarchyError::Unbalanced {
+                    unit: self.unit_path(depth, k as u32),
+                    count: units[k].children.len(),
+                    children: plural(&self.level_names[depth + 1]),
+                    expected,
+                });
+            }
+            repetitions[n - 2 - depth] = expected;
+        }
+        // Lay the values out in nested order by walking the trie depth first.
+        let mut ordered = Vec::with_capacity(self.values.len());
+        let mut stack: Vec<(usize, u32)> = self
+            .root
+            .children
+            .iter()
+            .rev()
+            .map(|&c| (0usize, c))
+            .collect();
+        if n == 1 {
+            ordered.extend(self.root.children.iter().map(|&c| self.values[c as usize]));
+        } else {
+            while let Some((depth, node)) = stack.pop() {
+                let unit = &self.nodes[depth][node as usize];
+                if depth + 2 == n {
+                    ordered.extend(unit.children.iter().map(|&c| self.values[c as usize]));
+                } else {
+                    stack.extend(unit.children.iter().rev().map(|&c| (depth + 1, c)));
+                }
+            }
+        }
+        Ok(Hierarchy {
+            repetitions,
+            values: ordered,
+            top_ids: self.root.ids.iter().map(|s| s.to_string()).collect(),
+        })
+    }
+
+    /// `binary a, execution 2, iteration 7` for the first `upto` ids.
+    fn path<S: AsRef<str>>(&self, ids: &[S], upto: usize) -> String {
+        self.level_names
+            .iter()
+            .zip(ids)
+            .take(upto)
+            .map(|(name, id)| format!("{name} {}", id.as_ref()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The path of unit `index` at `depth`, found by searching its ancestors.
+    fn unit_path(&self, depth: usize, index: u32) -> String {
+        let mut ids: Vec<&str> = Vec::with_capacity(depth + 1);
+        let mut target = index;
+        for d in (0..=depth).rev() {
+            let parent = if d == 0 {
+                &self.root
+            } else {
+                self.nodes[d - 1]
+                    .iter()
+                    .find(|p| p.children.contains(&target))
+                    .expect("every unit has a parent")
+            };
+            let pos = parent
+                .children
+                .iter()
+                .position(|&c| c == target)
+                .expect("child listed");
+            ids.push(&parent.ids[pos]);
+            if d > 0 {
+                target = self.nodes[d - 1]
+                    .iter()
+                    .position(|p| std::ptr::eq(p, parent))
+                    .expect("parent exists") as u32;
+            }
+        }
+        ids.reverse();
+        self.path(&ids, depth + 1)
+    }
+}
+
+fn plural(name: &str) -> String {
+    if name.ends_with('s') {
+        name.to_string()
+    } else {
+        format!("{name}s")
+    }
+}
+
+// Reference values are pasted exactly as R/scipy printed them.
+#[cfg(test)]
+#[allow(clippy::excessive_precision)]
+mod tests {
+    use super::*;
+
+    fn build(rows: &[(&[&str], f64)], names: &[&str]) -> Result<Hierarchy, HierarchyError> {
+        let mut b = HierarchyBuilder::new(names)?;
+        for (ids, v) in rows {
+            b.push(ids, *v)?;
+        }
+        b.finish()
+    }
+
+    #[test]
+    fn groups_rows_in_any_order() {
+        let rows: &[(&[&str], f64)] = &[
+            (&["b", "1", "2"], 4.0),
+            (&["a", "1", "1"], 1.0),
+            (&["b", "1", "1"], 3.0),
+            (&["a", "2", "1"], 5.0),
+            (&["a", "1", "2"], 2.0),
+            (&["b", "2", "1"], 7.0),
+            (&["a", "2", "2"], 6.0),
+            (&["b", "2", "2"], 8.0),
+        ];
+        let h = build(rows, &["binary", "execution", "iteration"]).unwrap();
+        assert_eq!(h.levels(), 3);
+        assert_eq!(h.repetitions(), &[2, 2, 2]);
+        assert_eq!(h.top_ids(), &["b".to_string(), "a".to_string()]);
+        // Units keep the order of first appearance at every level.
+        assert_eq!(h.values(), &[4.0, 3.0, 7.0, 8.0, 1.0, 2.0, 5.0, 6.0]);
+        assert_eq!(h.top_means(), vec![5.5, 3.5]);
+        assert_eq!(h.mean(), 4.5);
+    }
+
+    #[test]
+    fn unbalanced_unit_is_named_with_counts() {
+        let mut b = HierarchyBuilder::new(&["binary", "execution"]).unwrap();
+        for bin in ["s1", "s2", "seed-3", "s4"] {
+            let n = if bin == "seed-3" { 4 } else { 5 };
+            for e in 0..n {
+                b.push(&[bin, &e.to_string()], 1.0).unwrap();
+            }
+        }
+        let err = b.finish().unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "binary seed-3 has 4 executions, others have 5"
+        );
+    }
+
+    #[test]
+    fn unbalanced_deep_unit_names_its_path() {
+        let rows: &[(&[&str], f64)] = &[
+            (&["a", "1", "1"], 1.0),
+            (&["a", "1", "2"], 1.0),
+            (&["a", "2", "1"], 1.0),
+            (&["a", "2", "2"], 1.0),
+            (&["b", "1", "1"], 1.0),
+            (&["b", "1", "2"], 1.0),
+            (&["b", "2", "1"], 1.0),
+        ];
+        let err = build(rows, &["binary", "execution", "iteration"]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "binary b, execution 2 has 1 iterations, others have 2"
+        );
+    }
+
+    #[test]
+    fn duplicates_and_non_finite_values_are_refused() {
+        let rows: &[(&[&str], f64)] = &[(&["a", "1"], 1.0), (&["a", "1"], 2.0)];
+        let err = build(rows, &["binary", "iteration"]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "binary a, iteration 1 appears more than once"
+        );
+        let rows: &[(&[&str], f64)] = &[(&["a", "1"], f64::NAN)];
+        assert!(matches!(
+            build(rows, &["binary", "iteration"]),
+            Err(HierarchyError::NotFinite { .. })
+        ));
+        assert_eq!(build(&[], &["x"]), Err(HierarchyError::Empty));
+    }
+
+    #[test]
+    fn one_level_is_a_plain_sample() {
+        let rows: &[(&[&str], f64)] = &[(&["r1"], 2.0), (&["r2"], 4.0), (&["r3"], 9.0)];
+        let h = build(rows, &["run"]).unwrap();
+        assert_eq!(h.repetitions(), &[3]);
+        assert_eq!(h.top_means(), vec![2.0, 4.0, 9.0]);
+    }
+
+    #[test]
+    fn from_nested_checks_sizes() {
+        assert!(Hierarchy::from_nested(vec![1.0; 6], vec![3, 2]).is_ok());
+        assert!(Hierarchy::from_nested(vec![1.0; 5], vec![3, 2]).is_err());
+    }
+}

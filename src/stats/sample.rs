@@ -1,0 +1,116 @@
+//! One-sample summaries: mean, unbiased variance and the Student t interval of the mean.
+//!
+//! The t interval is the single-level case of Kalibera & Jones 2013 eq. 4 (and of
+//! Georges et al. 2007 §3.2.1); the multi-level interval applies it to the top-level means.
+
+use super::error::{check_confidence, StatsError};
+use super::tdist::two_sided_critical;
+use serde::Serialize;
+
+/// Arithmetic mean (NaN for an empty slice).
+pub fn mean(xs: &[f64]) -> f64 {
+    xs.iter().sum::<f64>() / xs.len() as f64
+}
+
+/// Unbiased sample variance `Σ(x − x̄)² / (n − 1)` (NaN below two values). Two-pass for
+/// accuracy when the mean is large relative to the spread.
+pub fn variance(xs: &[f64]) -> f64 {
+    let m = mean(xs);
+    xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (xs.len() as f64 - 1.0)
+}
+
+/// Median (average of the two middle values for even lengths; NaN when empty).
+pub fn median(xs: &[f64]) -> f64 {
+    if xs.is_empty() {
+        return f64::NAN;
+    }
+    let mut v = xs.to_vec();
+    v.sort_by(f64::total_cmp);
+    let k = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[k]
+    } else {
+        (v[k - 1] + v[k]) / 2.0
+    }
+}
+
+/// A two-sided confidence interval for a mean: `mean ± half_width`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MeanInterval {
+    /// The point estimate.
+    pub mean: f64,
+    /// Lower end.
+    pub low: f64,
+    /// Upper end.
+    pub high: f64,
+    /// `t_{1−α/2, df} · sqrt(s² / r)`.
+    pub half_width: f64,
+    /// Degrees of freedom of the t quantile.
+    pub df: f64,
+    /// `1 − α`.
+    pub confidence: f64,
+}
+
+impl MeanInterval {
+    /// `half_width / |mean|`: the precision Kalibera & Jones §10.2 call `e`.
+    pub fn relative_half_width(&self) -> f64 {
+        self.half_width / self.mean.abs()
+    }
+
+    /// Builds the interval `mean ± t_{1−α/2, r−1} · sqrt(s2 / r)` from summary values
+    /// (Kalibera & Jones eq. 4 with `s2 = S_n²`, `r = r_n`).
+    pub fn from_summary(mean: f64, s2: f64, r: usize, confidence: f64) -> Result<Self, StatsError> {
+        check_confidence(confidence)?;
+        if r < 2 {
+            return Err(StatsError::TooFew {
+                method: "a t confidence interval",
+                what: "units",
+                need: 2,
+                got: r,
+            });
+        }
+        let df = (r - 1) as f64;
+        let half_width = two_sided_critical(confidence, df) * (s2 / r as f64).sqrt();
+        Ok(MeanInterval {
+            mean,
+            low: mean - half_width,
+            high: mean + half_width,
+            half_width,
+            df,
+            confidence,
+        })
+    }
+}
+
+/// The Student t interval for the mean of an i.i.d. sample.
+pub fn mean_interval(xs: &[f64], confidence: f64) -> Result<MeanInterval, StatsError> {
+    MeanInterval::from_summary(mean(xs), variance(xs), xs.len(), confidence)
+}
+
+// Reference values are pasted exactly as R/scipy printed them.
+#[cfg(test)]
+#[allow(clippy::excessive_precision)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn t_interval_matches_scipy() {
+        // scipy: x=[2.799,2.046,1.259,1.877,2.244];
+        // stats.t.interval(0.95, 4, loc=np.mean(x), scale=stats.sem(x))
+        // -> (1.3497407799692995, 2.7402592200307003)
+        let x = [2.799, 2.046, 1.259, 1.877, 2.244];
+        let ci = mean_interval(&x, 0.95).unwrap();
+        assert!((ci.low - 1.3497407799692995).abs() < 1e-12);
+        assert!((ci.high - 2.7402592200307003).abs() < 1e-12);
+        assert_eq!(ci.df, 4.0);
+    }
+
+    #[test]
+    fn summaries() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), 2.0);
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), 2.5);
+        assert_eq!(variance(&[1.0, 2.0, 3.0, 4.0]), 5.0 / 3.0);
+        assert!(mean_interval(&[1.0], 0.95).is_err());
+        assert!(mean_interval(&[1.0, 2.0], 1.0).is_err());
+    }
+}
