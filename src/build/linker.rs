@@ -136,10 +136,10 @@ impl Mechanism {
             }
             Mechanism::GlobalMoldShuffle => format!("--shuffle-sections=SEED, {l}"),
             Mechanism::LtoScript => format!(
-                "gcc -flto -ffunction-sections: post-LTO .text.<function> order by INSERT BEFORE .text script, {l}"
+                "-flto -ffunction-sections: post-LTO .text.<function> order by INSERT BEFORE .text script, {l}"
             ),
             Mechanism::LtoSectionOrderingFile => format!(
-                "gcc -flto -ffunction-sections: post-LTO .text.<function> order by --section-ordering-file, {l}"
+                "-flto -ffunction-sections: post-LTO .text.<function> order by --section-ordering-file, {l}"
             ),
         }
     }

@@ -93,17 +93,38 @@ impl Program {
         let mut extra: Vec<String> = Vec::new();
 
         if let Some(seed) = seed {
-            self.rng(seed, "link-order").shuffle(&mut object_order);
-            for (k, i) in (0..inputs.len())
+            let archives: Vec<usize> = (0..inputs.len())
                 .filter(|&i| inputs[i].kind == InputKind::Archive)
-                .enumerate()
-            {
-                let count = archive::members(&paths[i])?.len();
-                let order = self
-                    .rng(seed, &format!("archive-members:{k}"))
-                    .permutation(count);
+                .collect();
+            let mut counts = Vec::new();
+            for &i in &archives {
+                counts.push(archive::members(&paths[i])?.len());
+            }
+            let mut object_rng = self.rng(seed, "link-order");
+            let mut member_rngs: Vec<SeededRng> = (0..archives.len())
+                .map(|k| self.rng(seed, &format!("archive-members:{k}")))
+                .collect();
+            // The recorded order is the baseline's: a seed draws again (from the same
+            // streams, so still determined by the seed) until its link order differs, so that
+            // programs of few modules do not give seeds identical to the baseline.
+            let movable = object_slots.len() > 1 || counts.iter().any(|&c| c > 1);
+            let member_orders = loop {
+                object_order = object_slots.clone();
+                object_rng.shuffle(&mut object_order);
+                let orders: Vec<Vec<usize>> = member_rngs
+                    .iter_mut()
+                    .zip(&counts)
+                    .map(|(rng, &n)| rng.permutation(n))
+                    .collect();
+                let identity = object_order == object_slots
+                    && orders.iter().all(|o| o.iter().enumerate().all(|(a, &b)| a == b));
+                if !identity || !movable {
+                    break orders;
+                }
+            };
+            for ((k, &i), order) in archives.iter().enumerate().zip(&member_orders) {
                 let shuffled = work.join(format!("archive-{k}.a"));
-                archive::write_reordered(&paths[i], &shuffled, &order)?;
+                archive::write_reordered(&paths[i], &shuffled, order)?;
                 paths[i] = shuffled;
             }
             extra = self.order_functions(seed, &mut paths, &object_order, work, baseline)?;
