@@ -1,4 +1,18 @@
 //! ELF reading with `object`: the functions of objects, archives and binaries, a binary's
-//! function order and fingerprint, and distances between two layouts.
+//! function order and fingerprint, distances between two layouts, and the reordering
+//! primitives the build driver uses to produce randomised layouts.
+//!
+//! * [`binary`]: a linked binary's functions in address order (what a layout *is*);
+//! * [`fingerprint()`]: a hash of that order; [`distance`]: how far two orders are apart;
+//! * [`object_file`]: the code sections of a `.o` and gcc's code groups;
+//! * [`archive`]: members of a static archive, and a copy with the members reordered;
+//! * [`reorder`]: seeded shuffles, `ld -r` module reordering, the global order script.
 
+pub mod archive;
+pub mod binary;
 pub mod distance;
+mod fingerprint;
+pub mod object_file;
+pub mod reorder;
+
+pub use fingerprint::fingerprint;

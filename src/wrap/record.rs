@@ -178,6 +178,7 @@ pub fn write_record(record_dir: &Path, record: &LinkRecord) -> Result<PathBuf> {
 pub fn append_line(record_dir: &Path, log: &str, line: &str) {
     let mut text = line.replace('\n', " ");
     text.push('\n');
+    let _ = std::fs::create_dir_all(record_dir);
     if let Ok(mut f) = std::fs::OpenOptions::new()
         .create(true)
         .append(true)

@@ -1,0 +1,188 @@
+//! The function order of a linked binary (executable or shared object), read from `.symtab`.
+//!
+//! This is what every seed's binary is verified with: the list of functions in address
+//! order is the layout the randomisation produced, and its identity list is fingerprinted.
+//! Functions are identified by name, qualified by their source file only when the name is
+//! shared by several functions of the binary (same-named `static`s in different modules), so
+//! that the identity of `main` does not depend on whether a linker kept it global (bfd, gold,
+//! lld) or demoted it to a local after its `STT_FILE` symbol (mold).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use object::read::elf::{ElfFile, FileHeader};
+use object::{Object, ObjectSymbol, SymbolKind, SymbolSection};
+use serde::{Deserialize, Serialize};
+
+/// What a function is across binaries built from the same recording: its symbol name, plus
+/// its source file when the name alone is ambiguous in the binary.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct FunctionId {
+    /// The symbol name as in `.symtab` (mangled for C++).
+    pub name: String,
+    /// The `STT_FILE` name qualifying a name shared by several functions of the binary;
+    /// `None` when the name is unique (the usual case).
+    pub file: Option<String>,
+}
+
+/// One function of a linked binary.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Function {
+    /// Identity used by [`crate::layout::fingerprint`] and [`crate::layout::distance`].
+    pub id: FunctionId,
+    /// The symbol name (same as `id.name`).
+    pub name: String,
+    /// The source file named by the `STT_FILE` symbol preceding this symbol in `.symtab`, for
+    /// local symbols (globals follow no meaningful `STT_FILE`); `None` when unknown.
+    pub file: Option<String>,
+    /// Virtual address of the function's first byte.
+    pub address: u64,
+    /// Size in bytes (`st_size`), always > 0.
+    pub size: u64,
+}
+
+/// A binary's functions in ascending address order.
+///
+/// Guarantees: only defined `STT_FUNC`/`STT_GNU_IFUNC` symbols with a size > 0 and a
+/// section (not `SHN_ABS`); no PLT stubs (`name@plt`, mold's `name$plt`/`name$pltgot`);
+/// one function per address — among aliases the one kept is the global before the weak
+/// before the local, then the smallest name, so the choice is deterministic. Errors name the
+/// path: missing file, not ELF, or no `.symtab` (a stripped binary cannot be verified).
+pub fn functions(path: &Path) -> Result<Vec<Function>> {
+    let data =
+        std::fs::read(path).with_context(|| format!("cannot read binary {}", path.display()))?;
+    functions_from_bytes(&data)
+        .with_context(|| format!("cannot list the functions of {}", path.display()))
+}
+
+/// [`functions`] on an ELF image already in memory.
+pub fn functions_from_bytes(data: &[u8]) -> Result<Vec<Function>> {
+    match object::FileKind::parse(data) {
+        Ok(object::FileKind::Elf64) => {
+            read_elf::<object::elf::FileHeader64<object::Endianness>>(data)
+        }
+        Ok(object::FileKind::Elf32) => {
+            read_elf::<object::elf::FileHeader32<object::Endianness>>(data)
+        }
+        Ok(kind) => bail!("not an ELF file (it is {kind:?})"),
+        Err(_) => bail!("not an ELF file (unrecognised format)"),
+    }
+}
+
+/// Rank of a binding when choosing among aliases: lower is preferred.
+fn binding_rank(global: bool, weak: bool) -> u8 {
+    match (global, weak) {
+        (_, true) => 1,
+        (true, false) => 0,
+        (false, false) => 2,
+    }
+}
+
+fn is_plt_stub(name: &str) -> bool {
+    name.ends_with("@plt") || name.ends_with("$plt") || name.ends_with("$pltgot")
+}
+
+struct Candidate {
+    name: String,
+    file: Option<String>,
+    address: u64,
+    size: u64,
+    rank: u8,
+}
+
+fn read_elf<Elf: FileHeader<Endian = object::Endianness>>(data: &[u8]) -> Result<Vec<Function>> {
+    let elf = ElfFile::<Elf>::parse(data).context("malformed ELF file")?;
+    if elf.kind() == object::ObjectKind::Relocatable {
+        bail!("this is a relocatable object (.o), not a linked binary: its functions have no final addresses");
+    }
+    if elf.symbol_table().is_none() {
+        bail!("the binary has no .symtab (it was stripped): link it without -s / strip to verify its layout");
+    }
+    let mut current_file: Option<String> = None;
+    // One candidate per address; BTreeMap keeps address order.
+    let mut by_address: BTreeMap<u64, Candidate> = BTreeMap::new();
+    for symbol in elf.symbols() {
+        if symbol.kind() == SymbolKind::File {
+            let name = symbol.name().unwrap_or("");
+            current_file = (!name.is_empty()).then(|| name.to_string());
+            continue;
+        }
+        if symbol.kind() != SymbolKind::Text || symbol.size() == 0 {
+            continue;
+        }
+        if !matches!(symbol.section(), SymbolSection::Section(_)) {
+            continue;
+        }
+        let name = symbol.name().context("a symbol name is not valid UTF-8")?;
+        if name.is_empty() || is_plt_stub(name) {
+            continue;
+        }
+        let local = symbol.is_local();
+        let candidate = Candidate {
+            name: name.to_string(),
+            file: if local { current_file.clone() } else { None },
+            address: symbol.address(),
+            size: symbol.size(),
+            rank: binding_rank(symbol.is_global(), symbol.is_weak()),
+        };
+        match by_address.get(&candidate.address) {
+            Some(kept) if (kept.rank, &kept.name) <= (candidate.rank, &candidate.name) => {}
+            _ => {
+                by_address.insert(candidate.address, candidate);
+            }
+        }
+    }
+    Ok(with_identities(by_address.into_values().collect()))
+}
+
+/// Qualifies names shared by several functions with their file.
+fn with_identities(candidates: Vec<Candidate>) -> Vec<Function> {
+    let mut name_count: HashMap<&str, usize> = HashMap::new();
+    for c in &candidates {
+        *name_count.entry(c.name.as_str()).or_default() += 1;
+    }
+    let ambiguous: Vec<bool> = candidates
+        .iter()
+        .map(|c| name_count[c.name.as_str()] > 1)
+        .collect();
+    candidates
+        .into_iter()
+        .zip(ambiguous)
+        .map(|(c, ambiguous)| Function {
+            id: FunctionId {
+                name: c.name.clone(),
+                file: if ambiguous { c.file.clone() } else { None },
+            },
+            name: c.name,
+            file: c.file,
+            address: c.address,
+            size: c.size,
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plt_stubs_are_recognised() {
+        assert!(is_plt_stub("printf@plt"));
+        assert!(is_plt_stub("printf$plt"));
+        assert!(is_plt_stub("__cxa_finalize$pltgot"));
+        assert!(!is_plt_stub("plt_helper"));
+    }
+
+    #[test]
+    fn global_beats_weak_beats_local() {
+        assert!(binding_rank(true, false) < binding_rank(false, true));
+        assert!(binding_rank(false, true) < binding_rank(false, false));
+    }
+
+    #[test]
+    fn non_elf_bytes_are_refused() {
+        let err = functions_from_bytes(b"#!/bin/sh\necho hi\n").unwrap_err();
+        assert!(format!("{err:#}").contains("not an ELF file"), "{err:#}");
+    }
+}

@@ -1,0 +1,18 @@
+//! Reordering primitives the build driver composes into randomised links.
+//!
+//! * [`shuffle_within_groups`] / [`shuffle_global`]: a seeded random function order that
+//!   keeps gcc's hot/normal/unlikely/startup/exit groups together and in their natural order
+//!   and never touches COMDAT sections;
+//! * [`relocatable_reorder`]: applies a module's order with `ld -r -T script`, producing an
+//!   object any final linker (bfd, gold, lld, mold) lays out in that order;
+//! * [`text_order_script`]: a linker script fixing the global order of sections across
+//!   objects and archive members (exact with ld.bfd and ld.lld; gold and mold do not honour
+//!   it, see `DESIGN.md`).
+
+mod relocatable;
+mod script;
+mod shuffle;
+
+pub use relocatable::{relocatable_reorder, relocatable_script};
+pub use script::{text_order_script, ScriptInput};
+pub use shuffle::{shuffle_global, shuffle_within_groups};
