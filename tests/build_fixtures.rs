@@ -13,22 +13,41 @@ const LINKERS: [&str; 4] = ["bfd", "gold", "lld", "mold"];
 /// Builds `fixture` for `granularity` with every linker it supports and checks each result.
 fn matrix(fixture_name: &str, program: &str, granularity: &str, linkers: &[&str]) {
     for linker in linkers {
-        assert!(have(&format!("ld.{linker}")), "ld.{linker} is not installed");
+        assert!(
+            have(&format!("ld.{linker}")),
+            "ld.{linker} is not installed"
+        );
         let (_tmp, dir) = fixture(fixture_name);
         let out_dir = dir.join("out");
         let what = format!("{fixture_name} --granularity {granularity} --linker {linker}");
         let out = build(
             &dir,
-            &["--seeds", "3", "--granularity", granularity, "--linker", linker, "--out", "out"],
+            &[
+                "--seeds",
+                "3",
+                "--granularity",
+                granularity,
+                "--linker",
+                linker,
+                "--out",
+                "out",
+            ],
             &["make", "-j2"],
         );
         assert_success(&out, &what);
         let m = check_variants(&out_dir, program, SEEDS, &what);
         assert_eq!(m.linker, *linker, "{what}");
         assert_eq!(format!("{:?}", m.granularity).to_lowercase(), granularity);
-        assert!(m.toolchain.contains_key(&format!("ld.{linker}")), "{what}: {:?}", m.toolchain);
+        assert!(
+            m.toolchain.contains_key(&format!("ld.{linker}")),
+            "{what}: {:?}",
+            m.toolchain
+        );
         let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(stdout.contains("distinct"), "{what}: no summary table:\n{stdout}");
+        assert!(
+            stdout.contains("distinct"),
+            "{what}: no summary table:\n{stdout}"
+        );
     }
 }
 
@@ -96,10 +115,17 @@ fn lto_global() {
 #[test]
 fn gcc_lto_with_lld_is_refused_with_a_reason() {
     let (_tmp, dir) = fixture("lto");
-    let out = build(&dir, &["--seeds", "2", "--linker", "lld", "--out", "out"], &["make"]);
+    let out = build(
+        &dir,
+        &["--seeds", "2", "--linker", "lld", "--out", "out"],
+        &["make"],
+    );
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("ltoprog") && stderr.contains("lld cannot link gcc -flto"), "{stderr}");
+    assert!(
+        stderr.contains("ltoprog") && stderr.contains("lld cannot link gcc -flto"),
+        "{stderr}"
+    );
     assert!(!dir.join("out/manifest.json").exists());
 }
 
@@ -131,22 +157,39 @@ fn the_same_seed_twice_gives_byte_identical_binaries() {
         let (_tmp, dir) = fixture(fixture_name);
         let a = build(
             &dir,
-            &[&common[..], &["--seeds", "2", "--seed-base", "40", "--out", "out-a"]].concat(),
+            &[
+                &common[..],
+                &["--seeds", "2", "--seed-base", "40", "--out", "out-a"],
+            ]
+            .concat(),
             &["make", "-j2"],
         );
         assert_success(&a, &what);
-        let clean = std::process::Command::new("make").arg("clean").current_dir(&dir).output();
+        let clean = std::process::Command::new("make")
+            .arg("clean")
+            .current_dir(&dir)
+            .output();
         assert!(clean.unwrap().status.success());
         let b = build(
             &dir,
-            &[&common[..], &["--seeds", "1", "--seed-base", "41", "--out", "out-b"]].concat(),
+            &[
+                &common[..],
+                &["--seeds", "1", "--seed-base", "41", "--out", "out-b"],
+            ]
+            .concat(),
             &["make", "-j2"],
         );
         assert_success(&b, &what);
         let bytes_a = std::fs::read(dir.join("out-a/seed-41").join(program)).unwrap();
         let bytes_b = std::fs::read(dir.join("out-b/seed-41").join(program)).unwrap();
-        assert!(bytes_a == bytes_b, "{what}: seed 41 differs between two builds");
+        assert!(
+            bytes_a == bytes_b,
+            "{what}: seed 41 differs between two builds"
+        );
         let other = std::fs::read(dir.join("out-a/seed-40").join(program)).unwrap();
-        assert!(other != bytes_a, "{what}: seeds 40 and 41 are the same file");
+        assert!(
+            other != bytes_a,
+            "{what}: seeds 40 and 41 are the same file"
+        );
     }
 }

@@ -16,7 +16,12 @@ use layoutrand::build::manifest::{Manifest, VariantStatus};
 /// Fetches bzip2's source into `dest`; `None` when offline.
 fn fetch_bzip2(dest: &Path) -> Option<PathBuf> {
     let recipe = Path::new(env!("CARGO_MANIFEST_DIR")).join("recipes/debian-source.sh");
-    let out = Command::new("bash").arg(recipe).arg("bzip2").arg(dest).output().unwrap();
+    let out = Command::new("bash")
+        .arg(recipe)
+        .arg("bzip2")
+        .arg(dest)
+        .output()
+        .unwrap();
     match out.status.code() {
         Some(0) => Some(PathBuf::from(String::from_utf8(out.stdout).unwrap().trim())),
         Some(3) => {
@@ -42,9 +47,18 @@ fn check(bzip2: &Path, src: &Path, args: &str, input: &str, expected: &str) {
         .env("LD_LIBRARY_PATH", src)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{} {args} < {input}: {}", bzip2.display(), out.status);
+    assert!(
+        out.status.success(),
+        "{} {args} < {input}: {}",
+        bzip2.display(),
+        out.status
+    );
     let want = std::fs::read(src.join(expected)).unwrap();
-    assert!(out.stdout == want, "{} {args} < {input} differs from {expected}", bzip2.display());
+    assert!(
+        out.stdout == want,
+        "{} {args} < {input} differs from {expected}",
+        bzip2.display()
+    );
 }
 
 #[test]
@@ -68,7 +82,12 @@ fn bzip2_seeds_pass_bzip2s_own_test() {
     let out_dir = src.join("layoutrand-out");
     let m = Manifest::load(&out_dir).unwrap();
     assert_eq!(m.seeds.len(), 5);
-    let names: Vec<&str> = m.baseline.binaries.iter().map(|b| b.name.as_str()).collect();
+    let names: Vec<&str> = m
+        .baseline
+        .binaries
+        .iter()
+        .map(|b| b.name.as_str())
+        .collect();
     assert!(names.contains(&"bzip2"), "{names:?}");
     let mut fingerprints = std::collections::BTreeSet::new();
     for v in m.variants() {
@@ -83,5 +102,9 @@ fn bzip2_seeds_pass_bzip2s_own_test() {
         check(&bzip2, &src, "-d", "sample2.bz2", "sample2.ref");
         check(&bzip2, &src, "-ds", "sample3.bz2", "sample3.ref");
     }
-    assert_eq!(fingerprints.len(), 6, "baseline and 5 seeds must have distinct layouts");
+    assert_eq!(
+        fingerprints.len(),
+        6,
+        "baseline and 5 seeds must have distinct layouts"
+    );
 }

@@ -54,7 +54,10 @@ impl Shim {
             .env("PATH", path)
             .env(layoutrand::wrap::ENV_RECORD_DIR, &self.record)
             .env(layoutrand::wrap::ENV_SHIM_DIR, &self.bin)
-            .env(layoutrand::wrap::ENV_REAL_PATH, std::env::var("PATH").unwrap())
+            .env(
+                layoutrand::wrap::ENV_REAL_PATH,
+                std::env::var("PATH").unwrap(),
+            )
             .output()
             .unwrap();
         assert!(
@@ -99,7 +102,9 @@ fn compiles_get_function_sections_and_links_are_recorded() {
         let original = std::fs::read(s.dir.join(&input.written)).unwrap();
         let copy = std::fs::read(s.record.join(record::BLOBS_DIR).join(&input.blob)).unwrap();
         assert_eq!(original, copy);
-        assert!(input.blob.starts_with(blake3::hash(&original).to_hex().as_str()));
+        assert!(input
+            .blob
+            .starts_with(blake3::hash(&original).to_hex().as_str()));
     }
     // PATH in the record is the real one: replaying never meets the shim.
     assert!(!link.env["PATH"].contains(s.bin.to_str().unwrap()));
@@ -110,11 +115,17 @@ fn archives_behind_l_flags_are_copied() {
     let s = setup();
     s.sh("cc -c a.c && cc -c main.c && ar rcs libfa.a a.o && cc -o prog main.o -L. -lfa -lm && ./prog");
     let links = s.links();
-    let kinds: Vec<(String, InputKind)> =
-        links[0].inputs.iter().map(|i| (i.written.clone(), i.kind)).collect();
+    let kinds: Vec<(String, InputKind)> = links[0]
+        .inputs
+        .iter()
+        .map(|i| (i.written.clone(), i.kind))
+        .collect();
     assert_eq!(
         kinds,
-        [("main.o".to_string(), InputKind::Object), ("-lfa".to_string(), InputKind::Archive)],
+        [
+            ("main.o".to_string(), InputKind::Object),
+            ("-lfa".to_string(), InputKind::Archive)
+        ],
         "-lm is the system's and stays as written"
     );
     let seen = std::fs::read_to_string(s.record.join(record::SEEN_LOG)).unwrap();
@@ -140,7 +151,11 @@ fn compile_and_link_in_one_call_is_split_into_replayable_objects() {
     assert_eq!(links[0].inputs.len(), 2);
     for input in &links[0].inputs {
         let blob = s.record.join(record::BLOBS_DIR).join(&input.blob);
-        assert!(section_names(&blob).iter().any(|n| n.starts_with(".text.")), "{}", input.written);
+        assert!(
+            section_names(&blob).iter().any(|n| n.starts_with(".text.")),
+            "{}",
+            input.written
+        );
     }
     // The temporary objects are gone from the record.
     let split: Vec<_> = std::fs::read_dir(s.record.join("split")).unwrap().collect();
@@ -168,7 +183,10 @@ fn configure_probes_and_non_links_are_not_recorded() {
         "shared-link",
         "relocatable-link",
     ] {
-        assert!(seen.lines().any(|l| l.starts_with(&format!("{kind}\t"))), "{kind}: {seen}");
+        assert!(
+            seen.lines().any(|l| l.starts_with(&format!("{kind}\t"))),
+            "{kind}: {seen}"
+        );
     }
 }
 
@@ -181,9 +199,14 @@ fn concurrent_calls_under_make_j_each_record_safely() {
     }
     makefile.push('\n');
     for k in 0..8 {
-        std::fs::write(s.dir.join(format!("m{k}.c")), format!("int main(void) {{ return {k}; }}\n"))
-            .unwrap();
-        makefile.push_str(&format!("p{k}: m{k}.c a.c\n\tcc -c m{k}.c && cc -o p{k} m{k}.o a.c\n"));
+        std::fs::write(
+            s.dir.join(format!("m{k}.c")),
+            format!("int main(void) {{ return {k}; }}\n"),
+        )
+        .unwrap();
+        makefile.push_str(&format!(
+            "p{k}: m{k}.c a.c\n\tcc -c m{k}.c && cc -o p{k} m{k}.o a.c\n"
+        ));
     }
     std::fs::write(s.dir.join("Makefile"), makefile).unwrap();
     s.sh("make -j8");
@@ -214,7 +237,11 @@ fn an_internal_error_never_breaks_the_build() {
         .env(layoutrand::wrap::ENV_SHIM_DIR, &s.bin)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "12");
 }
 

@@ -8,7 +8,9 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 
 use super::linker::{Linker, Mechanism};
-use super::manifest::{BuildMode, Granularity, Manifest, VariantStatus, MANIFEST_FILE, MANIFEST_SCHEMA};
+use super::manifest::{
+    BuildMode, Granularity, Manifest, VariantStatus, MANIFEST_FILE, MANIFEST_SCHEMA,
+};
 use super::replay::Program;
 use super::{recorded_build, toolchain, variants};
 use crate::wrap::record::LinkRecord;
@@ -55,7 +57,8 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     let out_dir = opts.out_dir.canonicalize()?;
     clear_previous_output(&out_dir)?;
     let record_dir = out_dir.join(RECORD_DIR);
-    let recorded = recorded_build::run(&opts.command, &opts.build_dir, &record_dir, opts.echo_build)?;
+    let recorded =
+        recorded_build::run(&opts.command, &opts.build_dir, &record_dir, opts.echo_build)?;
 
     let programs = programs(&recorded.links, &record_dir, opts)?;
     let pool = rayon::ThreadPoolBuilder::new()
@@ -136,7 +139,11 @@ fn programs(links: &[LinkRecord], record_dir: &Path, opts: &BuildOptions) -> Res
                 .output
                 .strip_prefix(&opts.build_dir)
                 .unwrap_or(&link.output);
-            name = rel.display().to_string().trim_start_matches('/').replace('/', "_");
+            name = rel
+                .display()
+                .to_string()
+                .trim_start_matches('/')
+                .replace('/', "_");
         }
         let linker = opts.linker.unwrap_or_else(|| Linker::of_record(link));
         let clang = link

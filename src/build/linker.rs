@@ -92,7 +92,12 @@ impl Mechanism {
     /// Picks the mechanism, or says why none exists for this combination.
     /// `lto`: the link generates code (`-flto`); `gcc_ir`: with gcc (whose IR lld cannot read)
     /// rather than clang.
-    pub fn choose(granularity: Granularity, linker: Linker, lto: bool, gcc_ir: bool) -> Result<Mechanism> {
+    pub fn choose(
+        granularity: Granularity,
+        linker: Linker,
+        lto: bool,
+        gcc_ir: bool,
+    ) -> Result<Mechanism> {
         if lto {
             // Modules do not survive LTO: module granularity is the global order of the code
             // the LTO code generator produced (Kalibera & Jones' LTO variant).

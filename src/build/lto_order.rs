@@ -65,13 +65,23 @@ mod tests {
 
     #[test]
     fn keeps_scriptable_names_once_and_is_a_permutation() {
-        let fs = [f("main"), f("b"), f("a.cold"), f("x.lto_priv.0"), f("b"), f("op<>")];
+        let fs = [
+            f("main"),
+            f("b"),
+            f("a.cold"),
+            f("x.lto_priv.0"),
+            f("b"),
+            f("op<>"),
+        ];
         let got = shuffled_sections(&fs, &mut SeededRng::new(1, "t"));
         let mut sorted = got.clone();
         sorted.sort();
         assert_eq!(sorted, [".text.b", ".text.main", ".text.x.lto_priv.0"]);
         // Same seed, same order; the order does not depend on the input order.
-        let again = shuffled_sections(&[f("x.lto_priv.0"), f("b"), f("main")], &mut SeededRng::new(1, "t"));
+        let again = shuffled_sections(
+            &[f("x.lto_priv.0"), f("b"), f("main")],
+            &mut SeededRng::new(1, "t"),
+        );
         assert_eq!(got, again);
     }
 

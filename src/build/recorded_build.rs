@@ -29,7 +29,9 @@ pub struct RecordedBuild {
 /// `echo` shows the build's output as it comes.
 pub fn run(command: &[String], cwd: &Path, record_dir: &Path, echo: bool) -> Result<RecordedBuild> {
     if command.is_empty() {
-        bail!("no build command given: put it after `--`, e.g. `layoutrand build --seeds 5 -- make`");
+        bail!(
+            "no build command given: put it after `--`, e.g. `layoutrand build --seeds 5 -- make`"
+        );
     }
     if record_dir.exists() {
         std::fs::remove_dir_all(record_dir)
@@ -104,7 +106,10 @@ pub fn run(command: &[String], cwd: &Path, record_dir: &Path, echo: bool) -> Res
         .map(|t| t.lines().map(str::to_string).collect())
         .unwrap_or_default();
     if links.is_empty() {
-        bail!("{}", no_link_message(command, cwd, record_dir, &shim_errors));
+        bail!(
+            "{}",
+            no_link_message(command, cwd, record_dir, &shim_errors)
+        );
     }
     Ok(RecordedBuild {
         links,

@@ -14,10 +14,10 @@ use anyhow::{anyhow, bail, Context, Result};
 
 use super::linker::{Linker, Mechanism};
 use super::lto_order;
+use crate::layout::archive;
 use crate::layout::binary::Function;
 use crate::layout::object_file::{self, TextGroup, TextSection};
 use crate::layout::reorder::{self, ScriptInput};
-use crate::layout::archive;
 use crate::seeded::SeededRng;
 use crate::wrap::record::{self, InputKind, LinkRecord, LinkTool};
 
@@ -117,7 +117,9 @@ impl Program {
                     .map(|(rng, &n)| rng.permutation(n))
                     .collect();
                 let identity = object_order == object_slots
-                    && orders.iter().all(|o| o.iter().enumerate().all(|(a, &b)| a == b));
+                    && orders
+                        .iter()
+                        .all(|o| o.iter().enumerate().all(|(a, &b)| a == b));
                 if !identity || !movable {
                     break orders;
                 }
@@ -195,13 +197,15 @@ impl Program {
             }
             Mechanism::GlobalScript => {
                 let modules = self.modules(paths, object_order)?;
-                let entries = reorder::shuffle_global(&modules, &mut self.rng(seed, "global-order"));
+                let entries =
+                    reorder::shuffle_global(&modules, &mut self.rng(seed, "global-order"));
                 std::fs::write(&script, reorder::text_order_script(&entries)?)?;
                 Ok(vec!["-T".into(), script.display().to_string()])
             }
             Mechanism::GlobalSectionOrderingFile => {
                 let modules = self.modules(paths, object_order)?;
-                let entries = reorder::shuffle_global(&modules, &mut self.rng(seed, "global-order"));
+                let entries =
+                    reorder::shuffle_global(&modules, &mut self.rng(seed, "global-order"));
                 let mut seen = std::collections::HashSet::new();
                 let names: Vec<&str> = entries
                     .iter()
@@ -222,7 +226,10 @@ impl Program {
             }
             Mechanism::LtoScript | Mechanism::LtoSectionOrderingFile => {
                 let functions = baseline.ok_or_else(|| {
-                    anyhow!("internal: the LTO order of {} needs the baseline", self.name)
+                    anyhow!(
+                        "internal: the LTO order of {} needs the baseline",
+                        self.name
+                    )
                 })?;
                 let order = lto_order::shuffled_sections(
                     functions,
@@ -275,10 +282,14 @@ impl Program {
 
     /// Replaces every object (and every archive member) by a copy relinked with `ld -r` in a
     /// random function order.
-    fn reorder_modules_relocatable(&self, seed: u64, paths: &mut [PathBuf], work: &Path) -> Result<()> {
+    fn reorder_modules_relocatable(
+        &self,
+        seed: u64,
+        paths: &mut [PathBuf],
+        work: &Path,
+    ) -> Result<()> {
         let ld = which("ld.bfd")?;
-        for i in 0..paths.len() {
-            let input = &self.record.inputs[i];
+        for (i, input) in self.record.inputs.iter().enumerate() {
             match input.kind {
                 InputKind::Object => {
                     let out = work.join(format!("module-{i}.o"));
@@ -291,7 +302,9 @@ impl Program {
                     let dir = work.join(format!("archive-{i}-members"));
                     std::fs::create_dir_all(&dir)?;
                     let mut files = Vec::new();
-                    for (k, (name, bytes)) in archive_member_bytes(&paths[i])?.into_iter().enumerate() {
+                    for (k, (name, bytes)) in
+                        archive_member_bytes(&paths[i])?.into_iter().enumerate()
+                    {
                         let file_name = Path::new(&name)
                             .file_name()
                             .map(|n| n.to_string_lossy().into_owned())
@@ -314,7 +327,10 @@ impl Program {
                         .args(&files)
                         .status()?;
                     if !status.success() {
-                        bail!("ar could not rebuild {} with reordered members", input.written);
+                        bail!(
+                            "ar could not rebuild {} with reordered members",
+                            input.written
+                        );
                     }
                     paths[i] = rebuilt;
                 }

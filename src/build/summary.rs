@@ -7,11 +7,13 @@ use std::fmt::Write as _;
 
 use super::manifest::{Manifest, VariantStatus};
 
+/// Per program: seeds built, their distinct fingerprints, Kendall distances, shares moved.
+type ProgramTally<'a> = (usize, BTreeSet<&'a str>, Vec<f64>, Vec<f64>);
+
 /// The summary as text.
 pub fn render(m: &Manifest) -> String {
     let mut out = String::new();
-    let mut per_program: BTreeMap<&str, (usize, BTreeSet<&str>, Vec<f64>, Vec<f64>)> =
-        BTreeMap::new();
+    let mut per_program: BTreeMap<&str, ProgramTally> = BTreeMap::new();
     for b in &m.baseline.binaries {
         per_program.entry(&b.name).or_default();
     }
@@ -26,7 +28,12 @@ pub fn render(m: &Manifest) -> String {
             }
         }
     }
-    let width = per_program.keys().map(|k| k.len()).max().unwrap_or(7).max(7);
+    let width = per_program
+        .keys()
+        .map(|k| k.len())
+        .max()
+        .unwrap_or(7)
+        .max(7);
     let _ = writeln!(
         out,
         "{:<width$}  {:>9}  {:>9}  {:>12}  {:>10}",

@@ -37,7 +37,10 @@ pub fn build_baseline(programs: &[Program], out_dir: &Path) -> Result<Baseline> 
                 .with_context(|| format!("baseline of {}", program.name))?;
             let functions = binary::functions(&path)?;
             let _ = std::fs::remove_dir_all(&work);
-            Ok((describe(out_dir, program, &path, &functions, None, linked.seconds)?, functions))
+            Ok((
+                describe(out_dir, program, &path, &functions, None, linked.seconds)?,
+                functions,
+            ))
         })
         .collect();
     let mut binaries = Vec::new();

@@ -118,7 +118,13 @@ pub fn run(args: Args) -> Result<i32> {
     print!("{}", summary::render(&outcome.manifest));
     println!(
         "manifest: {}",
-        args.out.join(layoutrand::build::manifest::MANIFEST_FILE).display()
+        args.out
+            .join(layoutrand::build::manifest::MANIFEST_FILE)
+            .display()
     );
-    Ok(if driver::all_ok(&outcome.manifest) { 0 } else { 1 })
+    Ok(if driver::all_ok(&outcome.manifest) {
+        0
+    } else {
+        1
+    })
 }

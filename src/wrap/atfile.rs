@@ -95,7 +95,16 @@ mod tests {
             .collect();
         assert_eq!(
             expand(&args, dir.path()),
-            ["-O2", "a.o", "b.o", "c.o", "-o", "prog", "@missing.rsp", "-lm"]
+            [
+                "-O2",
+                "a.o",
+                "b.o",
+                "c.o",
+                "-o",
+                "prog",
+                "@missing.rsp",
+                "-lm"
+            ]
         );
     }
 

@@ -333,7 +333,11 @@ fn classify_driver(args: &[String]) -> Classified {
             }
         }
         if a == "-x" || (a.starts_with("-x") && a.len() > 2 && !a.starts_with("-xarch")) {
-            let lang = if a == "-x" { next.unwrap_or("") } else { &a[2..] };
+            let lang = if a == "-x" {
+                next.unwrap_or("")
+            } else {
+                &a[2..]
+            };
             forced_language = Some(language_named(lang));
             i += if a == "-x" { 2 } else { 1 };
             continue;
@@ -397,9 +401,10 @@ fn classify_driver(args: &[String]) -> Classified {
     }
     c.kind = if c.output.as_ref().is_some_and(|(_, p)| p == "-") {
         CallKind::StdoutOutput
-    } else if info && c.sources.is_empty() && c.link_inputs.is_empty() {
-        CallKind::Info
-    } else if info && (args.iter().any(|a| a == "-") || args.iter().any(|a| a == "--version")) {
+    } else if info
+        && ((c.sources.is_empty() && c.link_inputs.is_empty())
+            || args.iter().any(|a| a == "-" || a == "--version"))
+    {
         CallKind::Info
     } else if preprocess {
         CallKind::Preprocess
@@ -429,7 +434,7 @@ fn classify_driver(args: &[String]) -> Classified {
 
 fn classify_linker(args: &[String]) -> Classified {
     let mut c = empty(CallKind::Link);
-    let (mut shared, mut relocatable, mut info) = (false, false, false);
+    let (mut shared, mut relocatable) = (false, false);
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
@@ -438,7 +443,6 @@ fn classify_linker(args: &[String]) -> Classified {
             "-r" | "-i" | "--relocatable" | "-Ur" => relocatable = true,
             "-shared" | "-Bshareable" | "--shared" => shared = true,
             "-static" | "-Bstatic" => c.static_link = true,
-            "--version" | "-v" | "-V" | "--help" | "-qversion" => info = true,
             _ => {}
         }
         if a == "-o" || a == "--output" {
@@ -468,7 +472,10 @@ fn classify_linker(args: &[String]) -> Classified {
             i += 2;
             continue;
         }
-        if let Some(v) = a.strip_prefix("-l").or_else(|| a.strip_prefix("--library=")) {
+        if let Some(v) = a
+            .strip_prefix("-l")
+            .or_else(|| a.strip_prefix("--library="))
+        {
             c.link_inputs.push(LinkInputArg::Library {
                 span: Span { start: i, len: 1 },
                 name: v.to_string(),
@@ -505,9 +512,8 @@ fn classify_linker(args: &[String]) -> Classified {
         });
         i += 1;
     }
-    c.kind = if info && c.link_inputs.is_empty() {
-        CallKind::Info
-    } else if c.link_inputs.is_empty() {
+    // No inputs: `ld --version`, `ld -v`, `ld --help`, or nothing to link.
+    c.kind = if c.link_inputs.is_empty() {
         CallKind::Info
     } else if relocatable {
         CallKind::RelocatableLink
@@ -536,8 +542,8 @@ pub fn language_of(path: &str) -> Option<Language> {
     let ext = name.rsplit_once('.').map(|(_, e)| e)?;
     match ext {
         "c" | "i" | "h" => Some(Language::C),
-        "cc" | "cp" | "cxx" | "cpp" | "CPP" | "c++" | "C" | "ii" | "hh" | "hpp" | "hxx"
-        | "H" | "tcc" => Some(Language::Cxx),
+        "cc" | "cp" | "cxx" | "cpp" | "CPP" | "c++" | "C" | "ii" | "hh" | "hpp" | "hxx" | "H"
+        | "tcc" => Some(Language::Cxx),
         "s" | "S" | "sx" => Some(Language::Assembly),
         "m" | "mi" | "mm" | "M" | "mii" | "f" | "for" | "ftn" | "F" | "FOR" | "fpp" | "FPP"
         | "FTN" | "f90" | "f95" | "f03" | "f08" | "F90" | "F95" | "F03" | "F08" | "go" | "d"
@@ -563,7 +569,9 @@ pub fn tool_kind_of(name: &str) -> Option<ToolKind> {
             let suffix_ok = suffix.is_empty()
                 || (suffix.starts_with('-')
                     && suffix.len() > 1
-                    && suffix[1..].chars().all(|ch| ch.is_ascii_digit() || ch == '.'));
+                    && suffix[1..]
+                        .chars()
+                        .all(|ch| ch.is_ascii_digit() || ch == '.'));
             (prefix_ok && suffix_ok).then_some(*tool)
         });
     base.map(|_| ToolKind::Driver)
@@ -664,16 +672,25 @@ mod tests {
         let l = driver("-Wl,--gc-sections -Wl,-Map,out.map -Xlinker -z -Xlinker now main.o -o p");
         assert_eq!(l.kind, CallKind::Link);
         assert_eq!(l.link_inputs.len(), 1, "-Xlinker values are not inputs");
-        assert_eq!(driver("-fuse-ld=gold main.o").fuse_ld.as_deref(), Some("gold"));
-        assert_eq!(driver("-Wl,-r a.o b.o -o c.o").kind, CallKind::RelocatableLink);
+        assert_eq!(
+            driver("-fuse-ld=gold main.o").fuse_ld.as_deref(),
+            Some("gold")
+        );
+        assert_eq!(
+            driver("-Wl,-r a.o b.o -o c.o").kind,
+            CallKind::RelocatableLink
+        );
         assert_eq!(driver("-r a.o b.o -o c.o").kind, CallKind::RelocatableLink);
-        assert_eq!(driver("-shared -fPIC a.o -o liba.so").kind, CallKind::SharedLink);
+        assert_eq!(
+            driver("-shared -fPIC a.o -o liba.so").kind,
+            CallKind::SharedLink
+        );
         let t = driver("-T script.ld main.o -o p");
         assert_eq!(t.link_inputs.len(), 1, "the -T value is not an object");
     }
 
     #[test]
-    fn separate_l_and_L_values() {
+    fn separate_lowercase_and_uppercase_l_values() {
         let l = driver("main.o -L dir -l z -o p");
         assert_eq!(l.library_dirs, vec!["dir"]);
         assert_eq!(
@@ -750,7 +767,16 @@ mod tests {
         for l in ["ld", "ld.bfd", "ld.gold", "ld.lld", "ld.mold"] {
             assert_eq!(tool_kind_of(l), Some(ToolKind::Linker), "{l}");
         }
-        for other in ["layoutrand", "ar", "gccgo", "ccache", "make", "cc1", "-gcc", "gcc-x"] {
+        for other in [
+            "layoutrand",
+            "ar",
+            "gccgo",
+            "ccache",
+            "make",
+            "cc1",
+            "-gcc",
+            "gcc-x",
+        ] {
             assert_eq!(tool_kind_of(other), None, "{other}");
         }
     }

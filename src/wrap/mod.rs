@@ -49,7 +49,10 @@ pub const SHIM_NAMES: &[&str] = &[
 pub fn run_as_shim_if_called_so() -> Option<i32> {
     let mut argv = std::env::args_os();
     let argv0 = argv.next()?;
-    let name = Path::new(&argv0).file_name()?.to_string_lossy().into_owned();
+    let name = Path::new(&argv0)
+        .file_name()?
+        .to_string_lossy()
+        .into_owned();
     let rest: Vec<OsString> = argv.collect();
     if name == LAUNCHER_NAME {
         return Some(launch(rest));

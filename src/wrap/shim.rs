@@ -167,7 +167,9 @@ fn plan(
         }
         CallKind::Link => {
             let record_dir = ctx.record_dir.as_deref().expect("checked by caller");
-            record_link(ctx, record_dir, tool_name, kind, real, args, expanded, c, cwd)
+            record_link(
+                ctx, record_dir, tool_name, kind, real, args, expanded, c, cwd,
+            )
         }
         other => {
             let label = match other {
@@ -271,7 +273,10 @@ fn record_link(
         started_unix_nanos,
     };
     if let Err(err) = record::write_record(record_dir, &link) {
-        ctx.log_error(&format!("recording the link of {}", link.output.display()), &err);
+        ctx.log_error(
+            &format!("recording the link of {}", link.output.display()),
+            &err,
+        );
     }
     Ok(Plan::Done(code))
 }
@@ -339,7 +344,11 @@ fn split_compile(
             .unwrap_or_default();
         let object = dir.join(format!("{}-{n}-{stem}.o", std::process::id()));
         let mut cmd = real_command(real, &[], ctx);
-        cmd.args(&common).arg("-c").arg(&source.path).arg("-o").arg(&object);
+        cmd.args(&common)
+            .arg("-c")
+            .arg(&source.path)
+            .arg("-o")
+            .arg(&object);
         if matches!(source.language, Language::C | Language::Cxx) && !c.function_sections {
             cmd.arg("-ffunction-sections");
         }

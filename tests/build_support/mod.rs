@@ -36,7 +36,12 @@ fn copy_dir(src: &Path, dst: &Path) {
 /// `layoutrand build -q ARGS -- COMMAND...` run in `dir`.
 pub fn build(dir: &Path, args: &[&str], command: &[&str]) -> Output {
     let mut cmd = assert_cmd::Command::cargo_bin("layoutrand").unwrap();
-    cmd.current_dir(dir).arg("build").arg("-q").args(args).arg("--").args(command);
+    cmd.current_dir(dir)
+        .arg("build")
+        .arg("-q")
+        .args(args)
+        .arg("--")
+        .args(command);
     cmd.output().unwrap()
 }
 
@@ -54,7 +59,12 @@ pub fn assert_success(out: &Output, what: &str) {
 /// Runs a built binary and returns its standard output (it must exit 0).
 pub fn run(binary: &Path) -> String {
     let out = std::process::Command::new(binary).output().unwrap();
-    assert!(out.status.success(), "{} exited {}", binary.display(), out.status);
+    assert!(
+        out.status.success(),
+        "{} exited {}",
+        binary.display(),
+        out.status
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -73,15 +83,35 @@ pub fn check_variants(out_dir: &Path, program: &str, seeds: usize, what: &str) -
     assert!(!expected.is_empty(), "{what}: the baseline printed nothing");
     let mut fingerprints = std::collections::BTreeSet::new();
     for v in &m.seeds {
-        assert_eq!(v.status, VariantStatus::Ok, "{what}: seed {:?}: {:?}", v.seed, v.error);
+        assert_eq!(
+            v.status,
+            VariantStatus::Ok,
+            "{what}: seed {:?}: {:?}",
+            v.seed,
+            v.error
+        );
         let b = v.binaries.iter().find(|b| b.name == program).unwrap();
-        assert_eq!(run(&out_dir.join(&b.path)), expected, "{what}: seed {:?}", v.seed);
+        assert_eq!(
+            run(&out_dir.join(&b.path)),
+            expected,
+            "{what}: seed {:?}",
+            v.seed
+        );
         assert_ne!(b.fingerprint, base.fingerprint, "{what}: seed {:?}", v.seed);
         let d = b.distance.expect("a seed has a distance to the baseline");
-        assert!(d.kendall_tau > 0.0, "{what}: seed {:?} kendall {}", v.seed, d.kendall_tau);
+        assert!(
+            d.kendall_tau > 0.0,
+            "{what}: seed {:?} kendall {}",
+            v.seed,
+            d.kendall_tau
+        );
         fingerprints.insert(b.fingerprint.clone());
     }
-    assert_eq!(fingerprints.len(), seeds, "{what}: seeds with equal layouts");
+    assert_eq!(
+        fingerprints.len(),
+        seeds,
+        "{what}: seeds with equal layouts"
+    );
     m
 }
 
