@@ -36,21 +36,39 @@ pub fn members(path: &Path) -> Result<Vec<ArchiveMember>> {
     let data =
         std::fs::read(path).with_context(|| format!("cannot read archive {}", path.display()))?;
     let parsed = parse(&data).with_context(|| format!("cannot read archive {}", path.display()))?;
-    Ok(parsed
+    Ok(describe(&parsed))
+}
+
+fn describe(parsed: &Parsed<'_>) -> Vec<ArchiveMember> {
+    let mut symbols: Vec<Vec<String>> = vec![Vec::new(); parsed.members.len()];
+    for (name, owner) in &parsed.symbols {
+        symbols[*owner].push(String::from_utf8_lossy(name).into_owned());
+    }
+    parsed
         .members
-        .into_iter()
+        .iter()
+        .zip(symbols)
         .enumerate()
-        .map(|(index, m)| ArchiveMember {
+        .map(|(index, (m, symbols))| ArchiveMember {
             index,
-            name: m.name,
+            name: m.name.clone(),
             size: m.size,
-            symbols: parsed
-                .symbols
-                .iter()
-                .filter(|(_, owner)| *owner == index)
-                .map(|(name, _)| String::from_utf8_lossy(name).into_owned())
-                .collect(),
+            symbols,
         })
+        .collect()
+}
+
+/// The members of the archive at `path` with their bytes, for reading their code sections
+/// ([`crate::layout::object_file::text_sections_from_bytes`]) without extracting them.
+/// Thin archives give empty bytes (their members live outside the archive).
+pub fn members_with_data(path: &Path) -> Result<Vec<(ArchiveMember, Vec<u8>)>> {
+    let data =
+        std::fs::read(path).with_context(|| format!("cannot read archive {}", path.display()))?;
+    let parsed = parse(&data).with_context(|| format!("cannot read archive {}", path.display()))?;
+    let described = describe(&parsed);
+    Ok(described
+        .into_iter()
+        .zip(parsed.members.iter().map(|m| m.data.to_vec()))
         .collect())
 }
 
