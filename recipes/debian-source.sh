@@ -3,11 +3,15 @@
 # the machine's own deb822 sources are copied to a private directory with `Types: deb-src`,
 # and apt is pointed there (DESIGN.md, "Real programs to try").
 #
-#   recipes/debian-source.sh PACKAGE DEST
+#   recipes/debian-source.sh [--skip-patches] PACKAGE DEST
 #
+# --skip-patches unpacks the upstream source without Debian's patches (whose build-system
+# changes, e.g. libtool or shared-library links, are not what a benchmark wants).
 # Prints the unpacked source directory on stdout. Exit 3 when the package archive cannot be
 # reached (callers treat that as "offline" and skip).
 set -euo pipefail
+unpack_opts=()
+if [ "${1:-}" = "--skip-patches" ]; then unpack_opts+=(--skip-patches); shift; fi
 pkg=${1:?usage: debian-source.sh PACKAGE DEST}
 dest=${2:?usage: debian-source.sh PACKAGE DEST}
 command -v dpkg-source >/dev/null || { echo "debian-source.sh: dpkg-source missing (apt-get install dpkg-dev)" >&2; exit 2; }
@@ -46,5 +50,5 @@ fi
 dsc=$(ls -1 "$dest"/*.dsc 2>/dev/null | head -n 1)
 [ -n "$dsc" ] || { echo "debian-source.sh: no .dsc downloaded for $pkg" >&2; exit 3; }
 rm -rf "$dest/src"
-dpkg-source --no-check -x "$dsc" "$dest/src" >/dev/null
+dpkg-source --no-check "${unpack_opts[@]}" -x "$dsc" "$dest/src" >/dev/null
 echo "$dest/src"

@@ -12,7 +12,9 @@
 //! [`seeded`] holds the reproducible random streams every stage draws from.
 
 pub mod build;
+pub mod experiment;
 pub mod layout;
+pub mod measurements;
 pub mod report;
 pub mod run;
 pub mod seeded;

@@ -1,14 +1,97 @@
-//! `layoutrand experiment` (not yet implemented).
+//! `layoutrand experiment`: build → run → report in one resumable command.
 
-/// Arguments of `layoutrand experiment`.
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use layoutrand::experiment::{run_experiment, ExperimentConfig, Mode};
+
+/// Arguments of `layoutrand experiment`. Every flag overrides the same key of the file.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Everything after the subcommand (placeholder until the subcommand is implemented).
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    pub rest: Vec<String>,
+    /// Experiment file (TOML; see docs/experiment.md and recipes/).
+    pub file: Option<PathBuf>,
+    /// Run the initial (dimensioning) experiment: 20 binaries × 5 executions × 10 iterations
+    /// unless set otherwise, ending with the table of repetitions per target precision.
+    #[arg(long)]
+    pub initial: bool,
+    /// Output directory.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Number of randomised binaries.
+    #[arg(long)]
+    pub seeds: Option<u32>,
+    /// link, module or global.
+    #[arg(long)]
+    pub granularity: Option<String>,
+    /// auto, bfd, gold, lld or mold.
+    #[arg(long)]
+    pub linker: Option<String>,
+    /// Executions per binary.
+    #[arg(long)]
+    pub executions: Option<u32>,
+    /// Iterations per execution.
+    #[arg(long)]
+    pub iterations: Option<u32>,
+    /// Warmup iterations dropped per execution.
+    #[arg(long)]
+    pub warmup: Option<u32>,
+    /// wall, cpu, cachegrind or regex:PATTERN.
+    #[arg(long)]
+    pub metric: Option<String>,
+    /// Target relative half-width of the CI, e.g. 1%.
+    #[arg(long)]
+    pub target: Option<String>,
+    /// Per-execution timeout in seconds.
+    #[arg(long)]
+    pub timeout: Option<f64>,
+    /// Stop running cleanly after this long (e.g. 30m); run the command again to continue.
+    #[arg(long)]
+    pub budget: Option<String>,
+    /// Build command, as one shell-quoted string (e.g. "make -j2").
+    #[arg(long = "build-cmd")]
+    pub build_cmd: Option<String>,
+    /// Run command with {bin}, as one shell-quoted string.
+    #[arg(long = "run-cmd")]
+    pub run_cmd: Option<String>,
+    /// Check command with {bin} that every binary must pass, as one shell-quoted string.
+    #[arg(long = "check-cmd")]
+    pub check_cmd: Option<String>,
 }
 
 /// Runs `layoutrand experiment`.
-pub fn run(_args: Args) -> anyhow::Result<i32> {
-    anyhow::bail!("`layoutrand experiment` is not implemented yet")
+pub fn run(args: Args) -> Result<i32> {
+    let mut config = match &args.file {
+        Some(path) => ExperimentConfig::load(path)?,
+        None => ExperimentConfig::default(),
+    };
+    let words = |flag: &str, s: &str| -> Result<Vec<String>> {
+        shell_words::split(s).with_context(|| format!("{flag} {s:?}: unbalanced quotes"))
+    };
+    if let Some(s) = &args.build_cmd {
+        config.build.command = words("--build-cmd", s)?;
+    }
+    if let Some(s) = &args.run_cmd {
+        config.run.command = words("--run-cmd", s)?;
+    }
+    if let Some(s) = &args.check_cmd {
+        config.check = Some(layoutrand::experiment::config::CheckConfig {
+            command: words("--check-cmd", s)?,
+        });
+    }
+    config.out = args.out.or(config.out);
+    config.build.seeds = args.seeds.or(config.build.seeds);
+    config.build.granularity = args.granularity.or(config.build.granularity);
+    config.build.linker = args.linker.or(config.build.linker);
+    config.run.executions = args.executions.or(config.run.executions);
+    config.run.iterations = args.iterations.or(config.run.iterations);
+    config.run.warmup = args.warmup.or(config.run.warmup);
+    config.run.metric = args.metric.or(config.run.metric);
+    config.run.timeout = args.timeout.or(config.run.timeout);
+    config.target.precision = args.target.or(config.target.precision);
+    let mode = if args.initial {
+        Mode::Initial
+    } else {
+        Mode::Real
+    };
+    run_experiment(&config, mode, args.budget.as_deref())
 }

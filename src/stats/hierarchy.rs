@@ -338,8 +338,18 @@ impl HierarchyBuilder {
     }
 }
 
-fn plural(name: &str) -> String {
-    if name.ends_with('s') {
+/// The English plural of a level name for messages: `binary` → `binaries`, `execution` →
+/// `executions`; names already ending in `s` are kept.
+pub fn plural(name: &str) -> String {
+    let consonant_y = name.len() >= 2
+        && name.ends_with('y')
+        && !matches!(
+            name.as_bytes()[name.len() - 2],
+            b'a' | b'e' | b'i' | b'o' | b'u'
+        );
+    if consonant_y {
+        format!("{}ies", &name[..name.len() - 1])
+    } else if name.ends_with('s') {
         name.to_string()
     } else {
         format!("{name}s")

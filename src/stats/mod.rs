@@ -9,12 +9,14 @@
 //! [`tdist`] supplying t quantiles accurate at any degrees of freedom.
 
 pub mod anova;
+pub mod bootstrap;
 pub mod error;
 pub mod fieller;
 pub mod hierarchy;
 pub mod multilevel;
 pub mod paired;
 pub mod sample;
+pub mod shapiro_wilk;
 pub mod tdist;
 pub mod welch;
 

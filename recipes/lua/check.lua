@@ -1,0 +1,16 @@
+-- Functional check of a relinked Lua interpreter (our own script): each line exercises a part
+-- of the VM and the standard library; any failure raises an error and exits non-zero.
+assert(2^10 == 1024 and 7 // 2 == 3 and 7 % 3 == 1 and math.type(1) == "integer")
+assert(string.format("%5.2f|%d|%s", 3.14159, 42, "x") == " 3.14|42|x")
+assert(("hello world"):gsub("o", "0") == "hell0 w0rld")
+assert(select("#", table.unpack({1, 2, 3})) == 3)
+local t = {5, 3, 9, 1}; table.sort(t); assert(table.concat(t, ",") == "1,3,5,9")
+local co = coroutine.wrap(function(a) local b = coroutine.yield(a + 1); return b * 2 end)
+assert(co(1) == 2 and co(5) == 10)
+local ok, err = pcall(error, {code = 7}); assert(not ok and err.code == 7)
+local mt = setmetatable({}, {__index = function(_, k) return k .. "!" end}); assert(mt.hi == "hi!")
+assert(load("return 6 * 7")() == 42)
+assert(utf8.char(72, 228) == "H\xC3\xA4" and #utf8.char(8364) == 3)
+local s = 0; for i = 1, 100000 do s = s + i end; assert(s == 5000050000)
+collectgarbage(); assert(collectgarbage("count") > 0)
+print("lua check: ok")

@@ -1,0 +1,291 @@
+//! The experiment file (`experiment.toml`): one place naming the source, the build, the run,
+//! the check and the target precision of a whole experiment. Every key can also be given on
+//! the command line; the command line wins.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+/// A whole experiment, as read from TOML (all sections optional until validated).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentConfig {
+    /// Short name, used for the default output directory.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Output directory (manifest, binaries, results, reports). Relative paths are taken
+    /// from the directory the command runs in.
+    #[serde(default)]
+    pub out: Option<PathBuf>,
+    /// Where the program's source comes from; absent means "the current directory".
+    #[serde(default)]
+    pub source: Option<SourceConfig>,
+    /// How to build the program.
+    #[serde(default)]
+    pub build: BuildConfig,
+    /// How to run it.
+    #[serde(default)]
+    pub run: RunConfig,
+    /// How to check that each binary still works.
+    #[serde(default)]
+    pub check: Option<CheckConfig>,
+    /// The precision to reach.
+    #[serde(default)]
+    pub target: TargetConfig,
+    /// The directory this file was read from (not a TOML key).
+    #[serde(skip)]
+    pub base_dir: PathBuf,
+}
+
+/// `[source]`: fetch the program's source before building.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SourceConfig {
+    /// A Debian source package, fetched with `recipes/debian-source.sh` into `OUT/source`.
+    #[serde(default)]
+    pub debian: Option<String>,
+    /// Apply Debian's patches (default true); `false` unpacks the upstream source as is.
+    #[serde(default)]
+    pub patches: Option<bool>,
+    /// Subdirectory of the unpacked source in which to build and run.
+    #[serde(default)]
+    pub subdir: Option<PathBuf>,
+    /// Commands run once in the build directory after fetching (e.g. generating inputs).
+    #[serde(default)]
+    pub prepare: Vec<Vec<String>>,
+}
+
+/// `[build]`: arguments of `layoutrand build`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BuildConfig {
+    /// The build command (argv), e.g. `["make", "-j2"]`.
+    #[serde(default)]
+    pub command: Vec<String>,
+    /// Number of randomised binaries (the top level) of the initial experiment, or the
+    /// starting count of a real one.
+    #[serde(default)]
+    pub seeds: Option<u32>,
+    /// `link`, `module` or `global`.
+    #[serde(default)]
+    pub granularity: Option<String>,
+    /// `auto`, `bfd`, `gold`, `lld` or `mold`.
+    #[serde(default)]
+    pub linker: Option<String>,
+}
+
+/// `[run]`: arguments of `layoutrand run`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    /// The benchmark command with `{bin}` / `{bin:NAME}` placeholders.
+    #[serde(default)]
+    pub command: Vec<String>,
+    /// Programs (binary names) to run, when the build made several.
+    #[serde(default)]
+    pub programs: Vec<String>,
+    /// `wall`, `cpu`, `cachegrind` or `regex:PATTERN`.
+    #[serde(default)]
+    pub metric: Option<String>,
+    /// Executions per binary.
+    #[serde(default)]
+    pub executions: Option<u32>,
+    /// Iterations per execution (with a `regex:` metric).
+    #[serde(default)]
+    pub iterations: Option<u32>,
+    /// Warmup iterations dropped at the start of each execution.
+    #[serde(default)]
+    pub warmup: Option<u32>,
+    /// Per-execution timeout in seconds.
+    #[serde(default)]
+    pub timeout: Option<f64>,
+}
+
+/// `[check]`: a command run once per binary that must exit 0 (the program's own test).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckConfig {
+    /// The check command, with `{bin}` / `{bin:NAME}` placeholders.
+    pub command: Vec<String>,
+}
+
+/// `[target]`: when to stop growing the top level.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TargetConfig {
+    /// Target relative half-width of the confidence interval, e.g. `"1%"`.
+    #[serde(default)]
+    pub precision: Option<String>,
+    /// Upper bound of the number of randomised binaries in a real experiment.
+    #[serde(default)]
+    pub max_binaries: Option<u32>,
+    /// Confidence level, default 0.95.
+    #[serde(default)]
+    pub confidence: Option<f64>,
+}
+
+impl ExperimentConfig {
+    /// Reads an experiment file; errors name the file and the offending key.
+    pub fn load(path: &Path) -> Result<ExperimentConfig> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read experiment file {}", path.display()))?;
+        let mut config: ExperimentConfig = toml::from_str(&text)
+            .with_context(|| format!("{} is not a valid experiment file", path.display()))?;
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        config.base_dir = std::fs::canonicalize(&parent).unwrap_or(parent);
+        config.substitute_recipe_dir();
+        Ok(config)
+    }
+
+    /// Replaces `{recipe}` in every command by the directory of the experiment file, so a
+    /// recipe can name its own scripts wherever it is run from.
+    fn substitute_recipe_dir(&mut self) {
+        let dir = self.base_dir.display().to_string();
+        let fix = |argv: &mut Vec<String>| {
+            for arg in argv.iter_mut() {
+                *arg = arg.replace("{recipe}", &dir);
+            }
+        };
+        fix(&mut self.run.command);
+        if let Some(check) = &mut self.check {
+            fix(&mut check.command);
+        }
+        if let Some(source) = &mut self.source {
+            source.prepare.iter_mut().for_each(fix);
+        }
+    }
+
+    /// Checks that the experiment can start; says which key is missing or wrong.
+    pub fn validate(&self) -> Result<()> {
+        if self.build.command.is_empty() {
+            bail!("no build command: set [build] command = [...] or pass --build-cmd");
+        }
+        if self.run.command.is_empty() {
+            bail!("no run command: set [run] command = [...] or pass --run-cmd");
+        }
+        if !self.run.command.iter().any(|a| a.contains("{bin")) {
+            bail!(
+                "the run command {:?} has no {{bin}} placeholder: layoutrand would not know where to put the binary under test",
+                self.run.command
+            );
+        }
+        if let Some(check) = &self.check {
+            if check.command.is_empty() {
+                bail!("[check] command is empty");
+            }
+        }
+        if let Some(p) = &self.target.precision {
+            parse_percent(p).with_context(|| format!("[target] precision = {p:?}"))?;
+        }
+        if let Some(g) = &self.build.granularity {
+            if !["link", "module", "global"].contains(&g.as_str()) {
+                bail!("[build] granularity = {g:?}: expected link, module or global");
+            }
+        }
+        if let Some(c) = self.target.confidence {
+            if !(c > 0.0 && c < 1.0) {
+                bail!("[target] confidence = {c}: expected a number between 0 and 1, e.g. 0.95");
+            }
+        }
+        Ok(())
+    }
+
+    /// The output directory: `out`, else `layoutrand-out/NAME`, else `layoutrand-out`.
+    pub fn out_dir(&self) -> PathBuf {
+        match (&self.out, &self.name) {
+            (Some(out), _) => out.clone(),
+            (None, Some(name)) => Path::new("layoutrand-out").join(name),
+            (None, None) => PathBuf::from("layoutrand-out"),
+        }
+    }
+}
+
+/// Parses `"1%"`, `"0.5 %"` or `"0.01"` into a fraction (0.01, 0.005, 0.01).
+pub fn parse_percent(text: &str) -> Result<f64> {
+    let t = text.trim();
+    let value = if let Some(p) = t.strip_suffix('%') {
+        p.trim().parse::<f64>().map(|v| v / 100.0)
+    } else {
+        t.parse::<f64>()
+    }
+    .map_err(|_| anyhow::anyhow!("{text:?} is not a percentage such as 1% or 0.5%"))?;
+    if !(value > 0.0 && value < 1.0) {
+        bail!("{text:?} must be between 0% and 100%");
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_forms() {
+        assert_eq!(parse_percent("1%").unwrap(), 0.01);
+        assert_eq!(parse_percent(" 0.5 % ").unwrap(), 0.005);
+        assert_eq!(parse_percent("0.02").unwrap(), 0.02);
+        assert!(parse_percent("150%").is_err());
+        assert!(parse_percent("abc").is_err());
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected_with_their_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("e.toml");
+        std::fs::write(&p, "[build]\ncommand = [\"make\"]\nseedz = 3\n").unwrap();
+        let err = format!("{:#}", ExperimentConfig::load(&p).unwrap_err());
+        assert!(err.contains("seedz"), "{err}");
+        assert!(err.contains("e.toml"), "{err}");
+    }
+
+    #[test]
+    fn recipe_placeholder_is_the_files_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("e.toml");
+        std::fs::write(
+            &p,
+            "[run]\ncommand = [\"{bin}\", \"{recipe}/bench.lua\"]\n[build]\ncommand = [\"make\"]\n",
+        )
+        .unwrap();
+        let c = ExperimentConfig::load(&p).unwrap();
+        let expected = format!("{}/bench.lua", dir.path().canonicalize().unwrap().display());
+        assert_eq!(c.run.command[1], expected);
+        c.validate().unwrap();
+    }
+
+    #[test]
+    fn shipped_recipes_parse_and_validate() {
+        let recipes = Path::new(env!("CARGO_MANIFEST_DIR")).join("recipes");
+        let mut n = 0;
+        for entry in std::fs::read_dir(&recipes).unwrap() {
+            let file = entry.unwrap().path().join("experiment.toml");
+            if file.is_file() {
+                let c = ExperimentConfig::load(&file).unwrap();
+                c.validate()
+                    .unwrap_or_else(|e| panic!("{}: {e:#}", file.display()));
+                assert!(
+                    c.check.is_some(),
+                    "{}: every recipe checks its binaries",
+                    file.display()
+                );
+                n += 1;
+            }
+        }
+        assert!(n >= 3, "expected at least three recipes, found {n}");
+    }
+
+    #[test]
+    fn validation_names_the_missing_piece() {
+        let mut c = ExperimentConfig::default();
+        assert!(format!("{:#}", c.validate().unwrap_err()).contains("build command"));
+        c.build.command = vec!["make".into()];
+        c.run.command = vec!["./prog".into()];
+        assert!(format!("{:#}", c.validate().unwrap_err()).contains("{bin}"));
+        c.run.command = vec!["{bin}".into()];
+        c.validate().unwrap();
+    }
+}

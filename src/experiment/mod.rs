@@ -1,0 +1,11 @@
+//! `layoutrand experiment`: source → build → check → run → report (→ dimension) in one
+//! resumable command, following Kalibera & Jones §9: an *initial* experiment measures the
+//! variance at each level and the costs, from which the *real* experiment's repetition
+//! counts are derived.
+
+pub mod config;
+mod pipeline;
+pub mod subprocess;
+
+pub use config::{parse_percent, ExperimentConfig};
+pub use pipeline::{run_experiment, Mode};

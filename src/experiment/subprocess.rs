@@ -1,0 +1,95 @@
+//! Running the pipeline's stages as child processes of the same executable.
+//!
+//! An experiment drives `layoutrand build`, `run`, `report` and `dimension` as separate
+//! processes: each stage keeps its own crash-safety guarantees, and an experiment that is
+//! interrupted resumes simply by running each stage again in its resumable form. Children die
+//! with the experiment (`PR_SET_PDEATHSIG`), so a killed experiment never leaves a runner
+//! writing to the store behind its back.
+
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use anyhow::{bail, Context, Result};
+
+/// Runs `layoutrand ARGS...` in `cwd`, inheriting stdout and stderr; fails with the stage's
+/// name and exit status when it does not exit 0.
+pub fn run_stage(stage: &str, args: &[OsString], cwd: &Path) -> Result<()> {
+    let status = stage_command(args, cwd)
+        .status()
+        .with_context(|| format!("cannot start `layoutrand {stage}`"))?;
+    if !status.success() {
+        bail!(
+            "`layoutrand {stage}` failed ({status}); command: layoutrand {}",
+            display_args(args)
+        );
+    }
+    Ok(())
+}
+
+/// Runs `layoutrand ARGS...` in `cwd` and returns its stdout; stderr is inherited.
+pub fn capture_stage(stage: &str, args: &[OsString], cwd: &Path) -> Result<String> {
+    let output = stage_command(args, cwd)
+        .stdout(Stdio::piped())
+        .output()
+        .with_context(|| format!("cannot start `layoutrand {stage}`"))?;
+    if !output.status.success() {
+        bail!(
+            "`layoutrand {stage}` failed ({}); command: layoutrand {}",
+            output.status,
+            display_args(args)
+        );
+    }
+    String::from_utf8(output.stdout)
+        .with_context(|| format!("`layoutrand {stage}` printed non-UTF-8"))
+}
+
+/// Runs an arbitrary command (a recipe's prepare or check step) in `cwd`, capturing its
+/// output; returns (success, combined output tail).
+pub fn run_user_command(argv: &[String], cwd: &Path) -> Result<(bool, String)> {
+    let (program, rest) = argv.split_first().context("empty command")?;
+    let mut cmd = Command::new(program);
+    cmd.args(rest).current_dir(cwd).stdin(Stdio::null());
+    die_with_parent(&mut cmd);
+    let output = cmd
+        .output()
+        .with_context(|| format!("cannot start {program:?} in {}", cwd.display()))?;
+    let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&output.stderr));
+    Ok((output.status.success(), tail(&text, 20)))
+}
+
+fn stage_command(args: &[OsString], cwd: &Path) -> Command {
+    let exe = std::env::current_exe().unwrap_or_else(|_| "layoutrand".into());
+    let mut cmd = Command::new(exe);
+    cmd.args(args).current_dir(cwd).stdin(Stdio::null());
+    die_with_parent(&mut cmd);
+    cmd
+}
+
+/// Makes the child receive SIGKILL when this process dies, however it dies.
+fn die_with_parent(cmd: &mut Command) {
+    // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
+    unsafe {
+        cmd.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+fn display_args(args: &[OsString]) -> String {
+    args.iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The last `lines` lines of `text`.
+pub fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}

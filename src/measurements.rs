@@ -1,0 +1,169 @@
+//! Reading nested measurements from a CSV file into a [`Hierarchy`].
+//!
+//! The file has a header; the caller names the columns that identify the unit at each level
+//! (highest level first) and the numeric value column. Rows may come in any order. Every
+//! problem is reported with the file and, where there is one, the line: a missing column is
+//! named, a value that is not a number or not finite points at its line, unbalanced data
+//! names the unit and the counts. This I/O lives outside `stats`, which stays pure.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+
+use crate::stats::hierarchy::{Hierarchy, HierarchyBuilder};
+
+/// What to read from a measurements CSV.
+#[derive(Debug, Clone)]
+pub struct CsvSpec<'a> {
+    /// Columns identifying the unit at each level, highest level first.
+    pub levels: &'a [String],
+    /// The numeric column.
+    pub value: &'a str,
+    /// Refuse values ≤ 0 (a ratio of means needs positive times).
+    pub require_positive: bool,
+}
+
+/// Reads `path` into a balanced hierarchy as described by `spec`.
+pub fn load_hierarchy(path: &Path, spec: &CsvSpec<'_>) -> Result<Hierarchy> {
+    let file =
+        std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    read_hierarchy(file, &path.display().to_string(), spec)
+}
+
+/// Reads CSV text from `input` (named `name` in messages) into a balanced hierarchy.
+pub fn read_hierarchy<R: std::io::Read>(
+    input: R,
+    name: &str,
+    spec: &CsvSpec<'_>,
+) -> Result<Hierarchy> {
+    if spec.levels.is_empty() {
+        bail!("no levels given: name at least one column with --levels");
+    }
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(true)
+        .trim(csv::Trim::All)
+        .from_reader(input);
+    let headers = reader
+        .byte_headers()
+        .with_context(|| format!("{name}: cannot read the CSV header"))?
+        .clone();
+    if headers.is_empty() || (headers.len() == 1 && headers[0].is_empty()) {
+        bail!("{name} is empty: expected a CSV header naming the columns");
+    }
+    let column = |wanted: &str, role: &str| -> Result<usize> {
+        headers
+            .iter()
+            .position(|h| h == wanted.as_bytes())
+            .with_context(|| {
+                let have: Vec<String> = headers
+                    .iter()
+                    .map(|h| String::from_utf8_lossy(h).into_owned())
+                    .collect();
+                format!(
+                    "{name}: no column named \"{wanted}\" ({role}); the header has: {}",
+                    have.join(", ")
+                )
+            })
+    };
+    let level_cols: Vec<usize> = spec
+        .levels
+        .iter()
+        .map(|l| column(l, "given in --levels"))
+        .collect::<Result<_>>()?;
+    let value_col = column(spec.value, "given in --value")?;
+
+    let mut builder = HierarchyBuilder::new(spec.levels)?;
+    let mut record = csv::ByteRecord::new();
+    loop {
+        let more = reader
+            .read_byte_record(&mut record)
+            .with_context(|| format!("{name}: malformed CSV"))?;
+        if !more {
+            break;
+        }
+        let line = record.position().map_or(0, |p| p.line());
+        let field = |col: usize, what: &str| -> Result<&str> {
+            let raw = record
+                .get(col)
+                .with_context(|| format!("{name}:{line}: the row has no {what} field"))?;
+            std::str::from_utf8(raw)
+                .with_context(|| format!("{name}:{line}: the {what} field is not UTF-8"))
+        };
+        let text = field(value_col, spec.value)?;
+        let value: f64 = text.parse().map_err(|_| {
+            anyhow::anyhow!(
+                "{name}:{line}: value \"{text}\" in column \"{}\" is not a number",
+                spec.value
+            )
+        })?;
+        if !value.is_finite() {
+            bail!(
+                "{name}:{line}: value \"{text}\" in column \"{}\" is not a finite number",
+                spec.value
+            );
+        }
+        if spec.require_positive && value <= 0.0 {
+            bail!(
+                "{name}:{line}: value {text} in column \"{}\" is not positive; a ratio of \
+                 means needs positive measurements (times)",
+                spec.value
+            );
+        }
+        let ids = level_cols
+            .iter()
+            .zip(spec.levels)
+            .map(|(&col, level)| field(col, level))
+            .collect::<Result<Vec<&str>>>()?;
+        builder
+            .push(&ids, value)
+            .with_context(|| format!("{name}:{line}"))?;
+    }
+    builder
+        .finish()
+        .with_context(|| format!("{name}: the measurements are not balanced nested data"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec<'a>(levels: &'a [String], value: &'a str) -> CsvSpec<'a> {
+        CsvSpec {
+            levels,
+            value,
+            require_positive: true,
+        }
+    }
+
+    fn levels(names: &[&str]) -> Vec<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn reads_rows_in_any_order() {
+        let csv = "b,e,t\nx,2,4\nx,1,1\ny,1,3\ny,2,5\n";
+        let l = levels(&["b", "e"]);
+        let h = read_hierarchy(csv.as_bytes(), "m.csv", &spec(&l, "t")).unwrap();
+        assert_eq!(h.repetitions(), &[2, 2]);
+        assert_eq!(h.top_means(), vec![2.5, 4.0]);
+    }
+
+    #[test]
+    fn errors_name_file_line_and_column() {
+        let l = levels(&["b"]);
+        let err = |csv: &str| {
+            format!(
+                "{:#}",
+                read_hierarchy(csv.as_bytes(), "m.csv", &spec(&l, "t")).unwrap_err()
+            )
+        };
+        assert!(err("").contains("m.csv is empty"));
+        assert!(err("b,x\n1,2\n").contains("no column named \"t\""));
+        assert!(err("b,t\n1,2\n2,abc\n")
+            .contains("m.csv:3: value \"abc\" in column \"t\" is not a number"));
+        assert!(err("b,t\n1,NaN\n").contains("m.csv:2: value \"NaN\""));
+        assert!(err("b,t\n1,0\n").contains("m.csv:2: value 0 in column \"t\" is not positive"));
+        assert!(err("b,t\n").contains("no measurements"));
+        assert!(err("b,t\n1,2\n1,3\n").contains("m.csv:3: b 1 appears more than once"));
+    }
+}

@@ -1,0 +1,154 @@
+//! The benchmark process's surroundings: a clean fixed environment, one padding variable,
+//! one fixed path for the binary under test, and ASLR off.
+//!
+//! Everything the kernel copies onto the initial stack (argv, envp, the executable's path)
+//! shifts the stack's alignment and so the program's speed (Mytkowicz et al. 2009). The
+//! runner holds all of it fixed except the padding, which is drawn per execution so that
+//! its effect becomes execution-level noise instead of a hidden bias.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+/// Name of the padding variable; its value is `env_pad` bytes of `x`.
+pub const PAD_VARIABLE: &str = "LAYOUTRAND_PAD";
+
+/// Directory inside the output directory where binaries are staged and outputs captured.
+pub const STAGING_DIR: &str = ".run";
+
+/// `ADDR_NO_RANDOMIZE` from `<linux/personality.h>`.
+const ADDR_NO_RANDOMIZE: u64 = 0x0040000;
+
+/// The fixed environment every benchmark process gets (besides the padding variable):
+/// the runner's `PATH` and `HOME` (so commands resolve as the user expects, and stay fixed for
+/// the whole run), `LANG=C`, `LC_ALL=C` and `PWD` set to the working directory.
+pub fn clean_environment(cwd: &Path) -> Vec<(String, String)> {
+    let mut env = Vec::new();
+    let path = std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
+    env.push(("PATH".to_string(), path));
+    if let Ok(home) = std::env::var("HOME") {
+        env.push(("HOME".to_string(), home));
+    }
+    env.push(("LANG".to_string(), "C".to_string()));
+    env.push(("LC_ALL".to_string(), "C".to_string()));
+    env.push(("PWD".to_string(), cwd.display().to_string()));
+    env
+}
+
+/// The padding variable's value for a padding of `bytes` bytes.
+pub fn padding_value(bytes: u32) -> String {
+    "x".repeat(bytes as usize)
+}
+
+/// The fixed path at which program `name` is run: `DIR/.run/bin/<name>`.
+pub fn fixed_binary_path(out_dir: &Path, name: &str) -> PathBuf {
+    out_dir.join(STAGING_DIR).join("bin").join(name)
+}
+
+/// Puts `source` at `fixed` (hard link, or a copy when a link is impossible), replacing what
+/// was there, so every variant runs from the same path. Nothing is done when `fixed` already
+/// is a hard link to `source`.
+pub fn stage_binary(source: &Path, fixed: &Path) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    if let (Ok(a), Ok(b)) = (std::fs::metadata(source), std::fs::symlink_metadata(fixed)) {
+        if a.dev() == b.dev() && a.ino() == b.ino() {
+            return Ok(());
+        }
+    }
+    if let Some(parent) = fixed.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("cannot create {}", parent.display()))?;
+    }
+    match std::fs::remove_file(fixed) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e).with_context(|| format!("cannot remove {}", fixed.display())),
+    }
+    if std::fs::hard_link(source, fixed).is_err() {
+        std::fs::copy(source, fixed)
+            .with_context(|| format!("cannot copy {} to {}", source.display(), fixed.display()))?;
+    }
+    Ok(())
+}
+
+/// Sets `personality(ADDR_NO_RANDOMIZE)` on the calling process (what `setarch -R` does).
+///
+/// Meant for `pre_exec`: it makes one system call and allocates nothing.
+pub fn disable_aslr_in_this_process() -> std::io::Result<()> {
+    // SAFETY: personality(2) with a query argument and then with a flag set has no memory
+    // effects; it only changes the persona applied at the next execve.
+    let current = unsafe { libc::personality(0xffff_ffff) };
+    if current == -1 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let wanted = (current as u64 | ADDR_NO_RANDOMIZE) as libc::c_ulong;
+    if unsafe { libc::personality(wanted) } == -1 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Whether ASLR can be (or already is) off for our children, found by starting one probe
+/// process with the persona set and reading its `/proc/self/personality`.
+///
+/// `Err` carries the reason to show in a warning.
+pub fn probe_aslr_off() -> std::result::Result<(), String> {
+    use std::os::unix::process::CommandExt;
+    if std::fs::read_to_string("/proc/sys/kernel/randomize_va_space")
+        .map(|s| s.trim() == "0")
+        .unwrap_or(false)
+    {
+        return Ok(());
+    }
+    let mut probe = std::process::Command::new("cat");
+    probe.arg("/proc/self/personality");
+    // SAFETY: the closure only calls personality(2), which is async-signal-safe.
+    unsafe {
+        probe.pre_exec(disable_aslr_in_this_process);
+    }
+    let out = probe
+        .output()
+        .map_err(|e| format!("personality(ADDR_NO_RANDOMIZE) failed: {e}"))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let persona = u64::from_str_radix(text.trim(), 16)
+        .map_err(|_| format!("cannot read the probe's /proc/self/personality ({text:?})"))?;
+    if persona & ADDR_NO_RANDOMIZE == 0 {
+        return Err(format!(
+            "the host ignored personality(ADDR_NO_RANDOMIZE) (persona {persona:#x})"
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn staging_replaces_the_fixed_binary() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a");
+        let b = dir.path().join("b");
+        std::fs::write(&a, "A").unwrap();
+        std::fs::write(&b, "B").unwrap();
+        let fixed = fixed_binary_path(dir.path(), "prog");
+        stage_binary(&a, &fixed).unwrap();
+        assert_eq!(std::fs::read_to_string(&fixed).unwrap(), "A");
+        stage_binary(&b, &fixed).unwrap();
+        assert_eq!(std::fs::read_to_string(&fixed).unwrap(), "B");
+        assert_eq!(
+            std::fs::read_to_string(&a).unwrap(),
+            "A",
+            "source left intact"
+        );
+    }
+
+    #[test]
+    fn clean_environment_is_small_and_fixed() {
+        let env = clean_environment(Path::new("/tmp"));
+        let names: Vec<&str> = env.iter().map(|(k, _)| k.as_str()).collect();
+        assert!(names.contains(&"PATH") && names.contains(&"LANG") && names.contains(&"PWD"));
+        assert!(env.len() <= 5);
+        assert_eq!(padding_value(32).len(), 32);
+    }
+}

@@ -1,0 +1,236 @@
+//! What is measured: the `--metric` specification, values reported by the program on its
+//! stdout (one per iteration), and cachegrind's simulated cache events.
+//!
+//! Wall time, CPU time and peak RSS come with every execution (see `process`); the metric
+//! named by `--metric` is the *primary* one that `export` and the summary use by default.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use regex::Regex;
+
+/// The `--metric` choice.
+#[derive(Debug, Clone)]
+pub enum MetricSpec {
+    /// Wall time of the process (monotonic clock), ns.
+    Wall,
+    /// User + system CPU time of the process (wait4's rusage), ns.
+    Cpu,
+    /// Simulated cache events under `valgrind --tool=cachegrind --cache-sim=yes`.
+    Cachegrind,
+    /// One value per iteration, captured from the program's stdout.
+    Reported(Regex),
+}
+
+/// Metric name of program-reported values in the store.
+pub const REPORTED: &str = "reported";
+
+impl MetricSpec {
+    /// Parses `wall`, `cpu`, `cachegrind` or `regex:PATTERN`.
+    ///
+    /// The pattern's value is its capture group named `value`, else its first group, else
+    /// the whole match; an optional group named `unit` gives the unit.
+    pub fn parse(text: &str) -> Result<MetricSpec> {
+        Ok(match text {
+            "wall" => MetricSpec::Wall,
+            "cpu" => MetricSpec::Cpu,
+            "cachegrind" => MetricSpec::Cachegrind,
+            _ => match text.strip_prefix("regex:") {
+                Some(pattern) => MetricSpec::Reported(Regex::new(pattern).with_context(|| {
+                    format!("--metric {text}: {pattern:?} is not a valid regular expression")
+                })?),
+                None => bail!("--metric {text:?}: expected wall, cpu, cachegrind or regex:PATTERN"),
+            },
+        })
+    }
+
+    /// The store's metric name of the primary value: `wall`, `cpu`, `I1_misses` or
+    /// `reported`.
+    pub fn primary_name(&self) -> &'static str {
+        match self {
+            MetricSpec::Wall => "wall",
+            MetricSpec::Cpu => "cpu",
+            MetricSpec::Cachegrind => "I1_misses",
+            MetricSpec::Reported(_) => REPORTED,
+        }
+    }
+
+    /// True when the program reports one value per iteration.
+    pub fn has_iterations(&self) -> bool {
+        matches!(self, MetricSpec::Reported(_))
+    }
+}
+
+/// The primary metric name for a stored `--metric` specification (`regex:…` → `reported`).
+pub fn primary_name_of_spec(spec: &str) -> &'static str {
+    match spec {
+        "wall" => "wall",
+        "cpu" => "cpu",
+        "cachegrind" => "I1_misses",
+        _ => REPORTED,
+    }
+}
+
+/// One value per match of `pattern` in `stdout`, in order, with the unit if the pattern has
+/// a `unit` group. A capture that is not a number is an error naming it.
+pub fn extract_reported(pattern: &Regex, stdout: &str) -> Result<Vec<(f64, String)>> {
+    let mut values = Vec::new();
+    for caps in pattern.captures_iter(stdout) {
+        let m = caps
+            .name("value")
+            .or_else(|| caps.get(1))
+            .or_else(|| caps.get(0))
+            .expect("group 0 always matches");
+        let value: f64 = m.as_str().trim().parse().with_context(|| {
+            format!(
+                "the capture {:?} of --metric regex:{} is not a number",
+                m.as_str(),
+                pattern.as_str()
+            )
+        })?;
+        let unit = caps
+            .name("unit")
+            .map(|u| u.as_str().to_string())
+            .unwrap_or_default();
+        values.push((value, unit));
+    }
+    Ok(values)
+}
+
+/// The valgrind command line that wraps `argv` and writes one cachegrind file per process
+/// into `out_dir` (children are traced so a wrapper script's work counts too).
+pub fn cachegrind_argv(out_dir: &Path, argv: &[std::ffi::OsString]) -> Vec<std::ffi::OsString> {
+    let mut v: Vec<std::ffi::OsString> = vec![
+        "valgrind".into(),
+        "--tool=cachegrind".into(),
+        "--cache-sim=yes".into(),
+        "--trace-children=yes".into(),
+        "--quiet".into(),
+        format!(
+            "--cachegrind-out-file={}/cachegrind.out.%p",
+            out_dir.display()
+        )
+        .into(),
+    ];
+    v.extend(argv.iter().cloned());
+    v
+}
+
+/// Totals of the cachegrind files in `dir`: the raw events (`Ir`, `I1mr`, `D1mr`, …) and
+/// the sums `I1_misses` (I1mr), `D1_misses` (D1mr + D1mw) and `LL_misses` (ILmr + DLmr +
+/// DLmw), in a fixed order.
+pub fn read_cachegrind_totals(dir: &Path) -> Result<Vec<(String, f64)>> {
+    let mut totals: Vec<(String, f64)> = Vec::new();
+    let mut files = 0;
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot list {}", dir.display()))?
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with("cachegrind.out.")
+        })
+        .map(|e| e.path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let (events, summary) = parse_cachegrind(&text)
+            .with_context(|| format!("{} is not a cachegrind output file", path.display()))?;
+        files += 1;
+        for (name, value) in events.into_iter().zip(summary) {
+            match totals.iter_mut().find(|(n, _)| *n == name) {
+                Some(slot) => slot.1 += value,
+                None => totals.push((name, value)),
+            }
+        }
+    }
+    if files == 0 {
+        bail!("valgrind wrote no cachegrind output in {}", dir.display());
+    }
+    let get = |n: &str| totals.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
+    let sum = |names: &[&str]| -> Option<f64> { names.iter().map(|n| get(n)).sum() };
+    let derived = [
+        ("I1_misses", sum(&["I1mr"])),
+        ("D1_misses", sum(&["D1mr", "D1mw"])),
+        ("LL_misses", sum(&["ILmr", "DLmr", "DLmw"])),
+    ];
+    for (name, value) in derived {
+        match value {
+            Some(v) => totals.push((name.to_string(), v)),
+            None => bail!(
+                "cachegrind output lacks the events for {name} (was --cache-sim=yes honoured?)"
+            ),
+        }
+    }
+    Ok(totals)
+}
+
+/// The `events:` names and `summary:` totals of one cachegrind output file.
+fn parse_cachegrind(text: &str) -> Result<(Vec<String>, Vec<f64>)> {
+    let mut events = None;
+    let mut summary = None;
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("events:") {
+            events = Some(
+                rest.split_whitespace()
+                    .map(String::from)
+                    .collect::<Vec<_>>(),
+            );
+        } else if let Some(rest) = line.strip_prefix("summary:") {
+            summary = Some(
+                rest.split_whitespace()
+                    .map(|t| t.parse::<f64>())
+                    .collect::<std::result::Result<Vec<_>, _>>()
+                    .context("non-numeric summary")?,
+            );
+        }
+    }
+    match (events, summary) {
+        (Some(e), Some(s)) if e.len() == s.len() => Ok((e, s)),
+        (Some(_), Some(_)) => bail!("events and summary lines differ in length"),
+        _ => bail!("no events/summary lines"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reported_values_come_in_order_with_units() {
+        let re = Regex::new(r"iter \d+: (?P<value>[0-9.]+) (?P<unit>\w+)").unwrap();
+        let v = extract_reported(&re, "start\niter 0: 12.5 ms\nnoise\niter 1: 3 ms\n").unwrap();
+        assert_eq!(v, vec![(12.5, "ms".to_string()), (3.0, "ms".to_string())]);
+        let plain = Regex::new(r"t=(\S+)").unwrap();
+        assert_eq!(extract_reported(&plain, "t=1e3").unwrap()[0].0, 1000.0);
+        let bad = extract_reported(&plain, "t=abc").unwrap_err();
+        assert!(format!("{bad:#}").contains("\"abc\""));
+    }
+
+    #[test]
+    fn metric_specs_parse_and_reject() {
+        assert_eq!(
+            MetricSpec::parse("cachegrind").unwrap().primary_name(),
+            "I1_misses"
+        );
+        assert!(MetricSpec::parse("regex:a(b").is_err());
+        let e = MetricSpec::parse("cycles").unwrap_err();
+        assert!(format!("{e:#}").contains("cycles"));
+    }
+
+    #[test]
+    fn cachegrind_files_are_summed_and_derived() {
+        let d = tempfile::tempdir().unwrap();
+        let file = "desc: I1 cache: 32768 B, 64 B, 8-way associative\ncmd: x\nevents: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\nfl=a.c\n1 1 1 1 1 1 1 1 1 1\nsummary: 100 10 1 50 5 2 40 4 3\n";
+        std::fs::write(d.path().join("cachegrind.out.1"), file).unwrap();
+        std::fs::write(d.path().join("cachegrind.out.2"), file).unwrap();
+        let t = read_cachegrind_totals(d.path()).unwrap();
+        let get = |n: &str| t.iter().find(|(k, _)| k == n).unwrap().1;
+        assert_eq!(get("Ir"), 200.0);
+        assert_eq!(get("I1_misses"), 20.0);
+        assert_eq!(get("D1_misses"), 18.0);
+        assert_eq!(get("LL_misses"), 12.0);
+    }
+}

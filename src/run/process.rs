@@ -1,0 +1,310 @@
+//! Starting one benchmark process and waiting for it: own process group, optional timeout
+//! that kills the whole group, resource usage from `wait4`.
+//!
+//! duct's and std's `kill` reach only the direct child; a benchmark started through a shell
+//! or a driver leaves its real work running. So the child leads a new process group and
+//! the timeout (and the clean-up after a normal exit) signals the group. Output goes to
+//! files, not pipes, so no reader threads are needed and a straggler holding the pipe can
+//! never block the runner.
+
+use std::ffi::OsString;
+use std::fs::File;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+
+use super::environment::disable_aslr_in_this_process;
+
+/// What to start.
+#[derive(Debug, Clone)]
+pub struct ProcessSpec {
+    /// Program and arguments, placeholders already expanded.
+    pub argv: Vec<OsString>,
+    /// The complete environment (nothing is inherited).
+    pub env: Vec<(String, String)>,
+    /// Working directory.
+    pub cwd: PathBuf,
+    /// File that receives stdout (truncated first).
+    pub stdout: PathBuf,
+    /// File that receives stderr (truncated first).
+    pub stderr: PathBuf,
+    /// Set `personality(ADDR_NO_RANDOMIZE)` in the child.
+    pub disable_aslr: bool,
+    /// Kill the process group after this long.
+    pub timeout: Option<Duration>,
+}
+
+/// How the process ended, with its resource usage.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProcessEnd {
+    /// Exited with this code.
+    Exited(i32),
+    /// Killed by this signal (not by us).
+    Signaled(i32),
+    /// Killed by us when the timeout expired.
+    TimedOut,
+    /// Could not be started; the reason.
+    SpawnFailed(String),
+}
+
+/// The outcome of one process.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProcessOutcome {
+    /// How it ended.
+    pub end: ProcessEnd,
+    /// Monotonic time from just before `fork` to the return of `wait4`, in ns.
+    pub wall_ns: u64,
+    /// User + system CPU time of the process and its waited-for descendants, in ns.
+    pub cpu_ns: u64,
+    /// Peak resident set size, in KiB.
+    pub max_rss_kib: u64,
+}
+
+/// Starts `spec`, waits for it (killing its group on timeout), and returns the outcome.
+///
+/// Leftover processes of the group are killed after the leader exits, so nothing of one
+/// execution runs on into the next.
+pub fn run_process(spec: &ProcessSpec) -> ProcessOutcome {
+    let failed = |msg: String| ProcessOutcome {
+        end: ProcessEnd::SpawnFailed(msg),
+        wall_ns: 0,
+        cpu_ns: 0,
+        max_rss_kib: 0,
+    };
+    let Some((program, args)) = spec.argv.split_first() else {
+        return failed("empty command".into());
+    };
+    let open =
+        |p: &Path| File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()));
+    let (stdout, stderr) = match (open(&spec.stdout), open(&spec.stderr)) {
+        (Ok(o), Ok(e)) => (o, e),
+        (Err(e), _) | (_, Err(e)) => return failed(e),
+    };
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .env_clear()
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(&spec.cwd)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr)
+        .process_group(0);
+    let disable_aslr = spec.disable_aslr;
+    // SAFETY: the closure only makes the prctl(2) and personality(2) system calls, which are
+    // async-signal-safe, and allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            // If the runner is killed (kill -9, power button), the benchmark dies with it
+            // instead of running on unobserved; `--resume` reruns that execution.
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
+                return Err(std::io::Error::last_os_error());
+            }
+            if disable_aslr {
+                disable_aslr_in_this_process()?;
+            }
+            Ok(())
+        });
+    }
+    let start = Instant::now();
+    let child = match cmd.spawn() {
+        Ok(c) => c,
+        Err(e) => return failed(format!("cannot start {}: {e}", program.to_string_lossy())),
+    };
+    let pid = child.id() as libc::pid_t;
+    // From here on we reap the child ourselves with wait4; `child` is never waited on.
+    std::mem::forget(child);
+    let timed_out = match spec.timeout {
+        Some(limit) => !wait_until_exit_or_timeout(pid, limit),
+        None => false,
+    };
+    if timed_out {
+        let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+    }
+    let (status, usage) = wait4_blocking(pid);
+    let wall_ns = start.elapsed().as_nanos() as u64;
+    // Stragglers of the group (a shell's background jobs, a driver's workers) die now.
+    let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
+    let end = if timed_out {
+        ProcessEnd::TimedOut
+    } else if libc::WIFEXITED(status) {
+        ProcessEnd::Exited(libc::WEXITSTATUS(status))
+    } else if libc::WIFSIGNALED(status) {
+        ProcessEnd::Signaled(libc::WTERMSIG(status))
+    } else {
+        ProcessEnd::Exited(-1)
+    };
+    let tv_ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000;
+    ProcessOutcome {
+        end,
+        wall_ns,
+        cpu_ns: tv_ns(usage.ru_utime) + tv_ns(usage.ru_stime),
+        max_rss_kib: usage.ru_maxrss.max(0) as u64,
+    }
+}
+
+/// Blocks in `wait4` until `pid` ends; returns its status and resource usage.
+fn wait4_blocking(pid: libc::pid_t) -> (libc::c_int, libc::rusage) {
+    let mut status: libc::c_int = 0;
+    // SAFETY: rusage is plain old data; wait4 fills it.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: valid pointers to locals.
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if r == pid {
+            return (status, usage);
+        }
+        if r == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            continue;
+        }
+        // ECHILD: somebody else reaped it; report an odd exit rather than hang.
+        return (0xff00, usage);
+    }
+}
+
+/// Waits until `pid` has exited (true) or `limit` has passed (false), without reaping it.
+///
+/// Uses a pidfd and `poll` (Linux ≥ 5.3): no thread, no busy loop. Where pidfds are missing,
+/// falls back to polling `waitid(WNOWAIT)` every millisecond.
+fn wait_until_exit_or_timeout(pid: libc::pid_t, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as libc::c_int;
+    if fd >= 0 {
+        let exited = loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let mut pfd = libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            let ms = left.as_millis().min(i32::MAX as u128) as libc::c_int;
+            // SAFETY: one valid pollfd.
+            let r = unsafe { libc::poll(&mut pfd, 1, ms.max(if left.is_zero() { 0 } else { 1 })) };
+            if r > 0 {
+                break true;
+            }
+            if r == 0 && Instant::now() >= deadline {
+                break false;
+            }
+        };
+        // SAFETY: we own fd.
+        unsafe { libc::close(fd) };
+        return exited;
+    }
+    loop {
+        // SAFETY: siginfo is plain old data.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        let r = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                pid as libc::id_t,
+                &mut info,
+                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+            )
+        };
+        if r == 0 && unsafe { info.si_pid() } == pid {
+            return true;
+        }
+        if Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// The last `max_lines` lines of a file (at most 4 KiB of them), for error messages.
+pub fn file_tail(path: &Path, max_lines: usize) -> String {
+    let bytes = std::fs::read(path).unwrap_or_default();
+    let start = bytes.len().saturating_sub(4096);
+    let text = String::from_utf8_lossy(&bytes[start..]);
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(max_lines)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(dir: &Path, argv: &[&str], timeout: Option<Duration>) -> ProcessSpec {
+        ProcessSpec {
+            argv: argv.iter().map(OsString::from).collect(),
+            env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+            cwd: dir.to_path_buf(),
+            stdout: dir.join("out"),
+            stderr: dir.join("err"),
+            disable_aslr: false,
+            timeout,
+        }
+    }
+
+    #[test]
+    fn exit_codes_and_signals_are_told_apart() {
+        let d = tempfile::tempdir().unwrap();
+        let ok = run_process(&spec(d.path(), &["sh", "-c", "echo hi; exit 3"], None));
+        assert_eq!(ok.end, ProcessEnd::Exited(3));
+        assert_eq!(
+            std::fs::read_to_string(d.path().join("out")).unwrap(),
+            "hi\n"
+        );
+        let sig = run_process(&spec(d.path(), &["sh", "-c", "kill -SEGV $$"], None));
+        assert_eq!(sig.end, ProcessEnd::Signaled(libc::SIGSEGV));
+        let missing = run_process(&spec(d.path(), &["/nonexistent/prog"], None));
+        assert!(
+            matches!(missing.end, ProcessEnd::SpawnFailed(ref m) if m.contains("/nonexistent/prog"))
+        );
+    }
+
+    #[test]
+    fn timeout_kills_the_whole_group() {
+        let d = tempfile::tempdir().unwrap();
+        let marker = d.path().join("grandchild-pid");
+        // The shell starts a grandchild, records its pid, and waits: killing only the shell
+        // would leave the grandchild sleeping.
+        let script = format!("sleep 30 & echo $! > {}; wait", marker.display());
+        let t = Instant::now();
+        let out = run_process(&spec(
+            d.path(),
+            &["sh", "-c", &script],
+            Some(Duration::from_millis(300)),
+        ));
+        assert_eq!(out.end, ProcessEnd::TimedOut);
+        assert!(t.elapsed() < Duration::from_secs(10));
+        let gpid: i32 = std::fs::read_to_string(&marker)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        // Give the kernel a moment to deliver SIGKILL, then the grandchild must be gone
+        // (or a zombie awaiting its reaper).
+        std::thread::sleep(Duration::from_millis(100));
+        let state = std::fs::read_to_string(format!("/proc/{gpid}/stat")).unwrap_or_default();
+        let alive = state
+            .rsplit(')')
+            .next()
+            .map(|rest| !rest.trim_start().starts_with('Z'))
+            .unwrap_or(false);
+        assert!(!alive, "grandchild {gpid} survived: {state}");
+    }
+
+    #[test]
+    fn cpu_time_and_rss_are_measured() {
+        let d = tempfile::tempdir().unwrap();
+        let out = run_process(&spec(
+            d.path(),
+            &[
+                "sh",
+                "-c",
+                "i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done",
+            ],
+            None,
+        ));
+        assert_eq!(out.end, ProcessEnd::Exited(0));
+        assert!(out.cpu_ns > 10_000_000, "cpu {} ns", out.cpu_ns);
+        assert!(out.wall_ns >= out.cpu_ns / 2);
+        assert!(out.max_rss_kib > 100);
+    }
+}

@@ -1,0 +1,166 @@
+//! The settings of a run: what the command line asked for, completed by defaults or, on
+//! `--resume`, by the interrupted run's header — and refused when they contradict it.
+//!
+//! A resumed run must be the same experiment: the schedule, the paddings and the meaning of
+//! every execution index depend on these settings.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{bail, Result};
+
+use super::store::Header;
+
+/// Default exclusive upper bound of the environment padding (one page).
+pub const DEFAULT_ENV_PAD: u32 = 4096;
+/// Default number of executions per binary.
+pub const DEFAULT_EXECUTIONS: u32 = 10;
+
+/// What the user asked for; `None` means "not given".
+#[derive(Debug, Clone, Default)]
+pub struct RunRequest {
+    /// Output directory (holds manifest.json; receives results.jsonl).
+    pub out_dir: PathBuf,
+    /// Programs under test.
+    pub programs: Option<Vec<String>>,
+    /// Executions per binary.
+    pub executions: Option<u32>,
+    /// Iterations per execution (program-reported metrics only).
+    pub iterations: Option<u32>,
+    /// Warmup iterations per execution.
+    pub warmup: Option<u32>,
+    /// `wall`, `cpu`, `cachegrind`, `regex:PATTERN`.
+    pub metric: Option<String>,
+    /// Exclusive upper bound of the padding.
+    pub env_pad_max: Option<u32>,
+    /// Per-execution timeout.
+    pub timeout: Option<Duration>,
+    /// Stop between executions after this long.
+    pub budget: Option<Duration>,
+    /// Seed of the schedule and paddings.
+    pub schedule_seed: Option<u64>,
+    /// Continue the store in `out_dir`.
+    pub resume: bool,
+    /// The benchmark command (may be empty on resume).
+    pub command: Vec<String>,
+    /// Draw a progress bar (it hides itself when stderr is not a terminal).
+    pub progress: bool,
+}
+
+/// The settings actually used.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunSettings {
+    /// Programs under test, or `None` for "all of the manifest" (resolved later).
+    pub programs: Option<Vec<String>>,
+    /// Executions per binary.
+    pub executions: u32,
+    /// Iterations per execution as required (`None`: as many as the program reports).
+    pub iterations: Option<u32>,
+    /// Warmup iterations per execution.
+    pub warmup: u32,
+    /// Metric specification.
+    pub metric: String,
+    /// Exclusive upper bound of the padding.
+    pub env_pad_max: u32,
+    /// Per-execution timeout.
+    pub timeout: Option<Duration>,
+    /// Seed of the schedule and paddings.
+    pub schedule_seed: u64,
+    /// The benchmark command.
+    pub command: Vec<String>,
+}
+
+/// A seed for runs that did not give one: the clock's nanoseconds (it is recorded in the
+/// header, so the run stays reproducible).
+fn fresh_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(1)
+}
+
+/// Completes `req` with defaults (fresh run) or with the header of the run being resumed,
+/// refusing any given setting that differs from that header.
+pub fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<RunSettings> {
+    let Some(h) = previous else {
+        return Ok(RunSettings {
+            programs: req.programs.clone(),
+            executions: req.executions.unwrap_or(DEFAULT_EXECUTIONS),
+            iterations: req.iterations,
+            warmup: req.warmup.unwrap_or(0),
+            metric: req.metric.clone().unwrap_or_else(|| "wall".to_string()),
+            env_pad_max: req.env_pad_max.unwrap_or(DEFAULT_ENV_PAD),
+            timeout: req.timeout,
+            schedule_seed: req.schedule_seed.unwrap_or_else(fresh_seed),
+            command: req.command.clone(),
+        });
+    };
+    let mut conflicts = Vec::new();
+    let mut check = |flag: &str, given: Option<String>, stored: String| {
+        if let Some(g) = given {
+            if g != stored {
+                conflicts.push(format!("{flag} {g} (the interrupted run used {stored})"));
+            }
+        }
+    };
+    check(
+        "--programs",
+        req.programs.as_ref().map(|p| p.join(",")),
+        h.programs.join(","),
+    );
+    check(
+        "--executions",
+        req.executions.map(|v| v.to_string()),
+        h.executions.to_string(),
+    );
+    check(
+        "--iterations",
+        req.iterations.map(|v| v.to_string()),
+        h.iterations.to_string(),
+    );
+    check(
+        "--warmup",
+        req.warmup.map(|v| v.to_string()),
+        h.warmup.to_string(),
+    );
+    check("--metric", req.metric.clone(), h.metric.clone());
+    check(
+        "--env-pad",
+        req.env_pad_max.map(|v| v.to_string()),
+        h.env_pad_max.to_string(),
+    );
+    check(
+        "--timeout",
+        req.timeout.map(|t| format!("{}", t.as_secs_f64())),
+        h.timeout_seconds
+            .map(|t| format!("{t}"))
+            .unwrap_or_else(|| "none".into()),
+    );
+    check(
+        "--schedule-seed",
+        req.schedule_seed.map(|v| v.to_string()),
+        h.schedule_seed.to_string(),
+    );
+    check(
+        "the command",
+        (!req.command.is_empty()).then(|| req.command.join(" ")),
+        h.command.join(" "),
+    );
+    if !conflicts.is_empty() {
+        bail!(
+            "--resume: these settings differ from the run being resumed, so it would not be the same experiment:\n  {}\nleave them out to reuse the recorded ones, or write to another --out directory",
+            conflicts.join("\n  ")
+        );
+    }
+    Ok(RunSettings {
+        programs: Some(h.programs.clone()),
+        executions: h.executions,
+        iterations: (h.iterations > 0 && h.metric.starts_with("regex:")).then_some(h.iterations),
+        warmup: h.warmup,
+        metric: h.metric.clone(),
+        env_pad_max: h.env_pad_max,
+        timeout: h.timeout_seconds.map(Duration::from_secs_f64),
+        schedule_seed: h.schedule_seed,
+        command: h.command.clone(),
+    })
+}

@@ -1,0 +1,396 @@
+//! The reordering primitives end to end: fixtures compiled with gcc/g++ -O2 -g
+//! -ffunction-sections, reordered, linked with ld.bfd, gold, lld and mold, run, and their
+//! function order read back with `layout::binary::functions`.
+
+mod layout_support;
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use layout_support::{
+    c_build, fixtures, module_sequence, run_binary, run_ok, CBuild, LINKERS, SCRIPT_LINKERS,
+};
+use layoutrand::layout::binary::{self, Function, FunctionId};
+use layoutrand::layout::object_file::{
+    text_sections, text_sections_from_bytes, TextGroup, TextSection,
+};
+use layoutrand::layout::reorder::{
+    relocatable_reorder, shuffle_global, shuffle_within_groups, text_order_script, ScriptInput,
+};
+use layoutrand::layout::{archive, fingerprint};
+use layoutrand::seeded::SeededRng;
+
+const LD_BFD: &str = "ld.bfd";
+
+/// Functions of `sections` in that order (aliases included; callers filter by presence).
+fn functions_of(sections: &[TextSection]) -> Vec<String> {
+    sections
+        .iter()
+        .flat_map(|s| s.functions.iter().cloned())
+        .collect()
+}
+
+#[test]
+fn relocatable_reorder_orders_each_module_for_every_linker() {
+    let build = c_build();
+    let baseline_bin = build.link("bfd", &build.program(), &[], "rr_baseline");
+    let reference = run_binary(&baseline_bin);
+
+    // Module → (source file, requested order).
+    let mut requested: Vec<(String, Vec<TextSection>)> = Vec::new();
+    let mut some_order_changed = false;
+    for module in CBuild::MODULES {
+        let object = build.path(&format!("{module}.o"));
+        let sections = text_sections(&object).unwrap();
+        let order = shuffle_within_groups(
+            &sections,
+            &mut SeededRng::new(11, &format!("test {module}")),
+        );
+        let original: Vec<&str> = sections
+            .iter()
+            .filter(|s| s.is_reorderable())
+            .map(|s| s.name.as_str())
+            .collect();
+        let chosen: Vec<&str> = order.iter().map(|s| s.name.as_str()).collect();
+        some_order_changed |= original != chosen;
+        let names: Vec<String> = order.iter().map(|s| s.name.clone()).collect();
+        relocatable_reorder(
+            &object,
+            &build.path(&format!("r_{module}.o")),
+            &names,
+            Path::new(LD_BFD),
+        )
+        .unwrap();
+        requested.push((format!("{module}.c"), order));
+    }
+    assert!(
+        some_order_changed,
+        "precondition: the seed must change some module's order"
+    );
+
+    let mut inputs: Vec<String> = CBuild::MODULES.iter().map(|m| format!("r_{m}.o")).collect();
+    inputs.push("libfix.a".into());
+    for linker in LINKERS {
+        let bin = build.link(linker, &inputs, &[], &format!("rr_{linker}"));
+        assert_eq!(
+            run_binary(&bin),
+            reference,
+            "{linker}: output differs from the default link"
+        );
+        let functions = binary::functions(&bin).unwrap();
+        for (source, order) in &requested {
+            for group in TextGroup::REORDERABLE {
+                let in_group: Vec<TextSection> =
+                    order.iter().filter(|s| s.group == group).cloned().collect();
+                let wanted = functions_of(&in_group);
+                let got = module_sequence(&functions, &wanted, source);
+                let expected: Vec<String> =
+                    wanted.iter().filter(|n| got.contains(n)).cloned().collect();
+                assert_eq!(got, expected, "{linker}: {source} {group:?}");
+                assert!(
+                    got.len() + 1 >= wanted.len(),
+                    "{linker}: {source}: functions lost: {wanted:?} vs {got:?}"
+                );
+            }
+        }
+        if linker == "bfd" {
+            assert_ne!(
+                fingerprint(&functions),
+                fingerprint(&binary::functions(&baseline_bin).unwrap())
+            );
+            assert_groups_gathered(&functions, &requested);
+        }
+    }
+}
+
+/// bfd's default script gathers cold, startup and hot code of all modules ahead of ordinary
+/// code: the `ld -r` output must still let it (one output section per group).
+fn assert_groups_gathered(functions: &[Function], requested: &[(String, Vec<TextSection>)]) {
+    let address = |name: &str| functions.iter().find(|f| f.name == name).unwrap().address;
+    let normal_start = requested
+        .iter()
+        .flat_map(|(_, o)| o.iter().filter(|s| s.group == TextGroup::Normal))
+        .flat_map(|s| s.functions.iter())
+        .filter_map(|n| functions.iter().find(|f| &f.name == n))
+        .map(|f| f.address)
+        .min()
+        .unwrap();
+    let cold = [address("util_sum.cold"), address("report_negative")];
+    let (main, hot) = (address("main"), address("calc_mix"));
+    assert!(
+        cold.iter().all(|&c| c < main) && main < hot && hot < normal_start,
+        "groups scattered"
+    );
+}
+
+fn compile_cpp(dir: &Path) -> Vec<PathBuf> {
+    ["shapes", "main"]
+        .iter()
+        .map(|unit| {
+            let object = dir.join(format!("{unit}.o"));
+            run_ok(
+                Command::new("g++")
+                    .current_dir(fixtures().join("cpp"))
+                    .args([
+                        "-O2",
+                        "-g",
+                        "-ffunction-sections",
+                        "-c",
+                        &format!("{unit}.cpp"),
+                        "-o",
+                    ])
+                    .arg(&object),
+            );
+            object
+        })
+        .collect()
+}
+
+fn link_cpp(dir: &Path, linker: &str, objects: &[PathBuf], out: &str) -> PathBuf {
+    let bin = dir.join(out);
+    run_ok(
+        Command::new("g++")
+            .arg(format!("-fuse-ld={linker}"))
+            .args(objects)
+            .arg("-o")
+            .arg(&bin),
+    );
+    bin
+}
+
+/// `addr2line` file:line of each function's first byte, by name.
+fn source_lines(bin: &Path, functions: &[Function]) -> HashMap<String, String> {
+    let mut cmd = Command::new("addr2line");
+    cmd.arg("-e").arg(bin);
+    for f in functions {
+        cmd.arg(format!("{:#x}", f.address));
+    }
+    let out = run_ok(&mut cmd);
+    functions
+        .iter()
+        .zip(out.lines())
+        .map(|(f, line)| {
+            (
+                format!("{}@{:?}", f.name, f.file),
+                line.split(" (").next().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn cpp_keeps_comdat_unwinding_and_debug_info_after_ld_r() {
+    let dir = tempfile::tempdir().unwrap();
+    let objects = compile_cpp(dir.path());
+    let baseline = link_cpp(dir.path(), "bfd", &objects, "cpp_base");
+    let reference = run_binary(&baseline);
+    assert!(reference.contains("thrown=4"), "{reference}");
+    let base_functions = binary::functions(&baseline).unwrap();
+    let base_lines = source_lines(&baseline, &base_functions);
+
+    let mut reordered = Vec::new();
+    for object in &objects {
+        let sections = text_sections(object).unwrap();
+        assert!(
+            sections.iter().any(|s| s.comdat),
+            "fixture must have COMDAT sections"
+        );
+        // Reverse each group: a deterministic order surely different from the compiler's.
+        let mut order: Vec<String> = Vec::new();
+        for group in TextGroup::REORDERABLE {
+            let mut names: Vec<String> = sections
+                .iter()
+                .filter(|s| s.is_reorderable() && s.group == group)
+                .map(|s| s.name.clone())
+                .collect();
+            names.reverse();
+            order.extend(names);
+        }
+        let out = object.with_extension("r.o");
+        relocatable_reorder(object, &out, &order, Path::new(LD_BFD)).unwrap();
+        // The COMDAT groups survive as groups.
+        let after = text_sections(&out).unwrap();
+        let comdat_before: HashSet<_> = sections
+            .iter()
+            .filter(|s| s.comdat)
+            .map(|s| s.name.clone())
+            .collect();
+        let comdat_after: HashSet<_> = after
+            .iter()
+            .filter(|s| s.comdat)
+            .map(|s| s.name.clone())
+            .collect();
+        assert_eq!(comdat_before, comdat_after);
+        reordered.push(out);
+    }
+    for linker in LINKERS {
+        let bin = link_cpp(dir.path(), linker, &reordered, &format!("cpp_{linker}"));
+        assert_eq!(
+            run_binary(&bin),
+            reference,
+            "{linker}: exceptions or output broken"
+        );
+        let functions = binary::functions(&bin).unwrap();
+        let template = functions
+            .iter()
+            .filter(|f| f.name == "_Z13checked_twiceIiET_S0_")
+            .count();
+        assert_eq!(template, 1, "{linker}: COMDAT template not de-duplicated");
+        if linker == "bfd" {
+            assert_ne!(fingerprint(&functions), fingerprint(&base_functions));
+            // Debug info still maps every function to the same source line as before.
+            let lines = source_lines(&bin, &functions);
+            let mut checked = 0;
+            for (key, line) in &lines {
+                if let Some(base_line) = base_lines.get(key) {
+                    if key.contains("area") || key.contains("ratio") || key.contains("helper") {
+                        assert!(!line.starts_with("??"), "{key}: no line info");
+                        checked += 1;
+                    }
+                    assert_eq!(line, base_line, "{key}");
+                }
+            }
+            assert!(checked >= 4, "too few functions checked: {lines:?}");
+        }
+    }
+}
+
+/// Function identity as `binary::functions` gives it, from a module's source file name.
+fn expected_id(name: &str, source: &str, ambiguous: &HashSet<String>) -> FunctionId {
+    FunctionId {
+        name: name.to_string(),
+        file: ambiguous.contains(name).then(|| source.to_string()),
+    }
+}
+
+#[test]
+fn text_order_script_is_exact_on_bfd_and_lld() {
+    let build = c_build();
+    let reference = run_binary(&build.link("bfd", &build.program(), &[], "script_base"));
+
+    // Every module and archive member, with its source file name and sections.
+    let mut modules: Vec<(ScriptInput, Vec<TextSection>)> = Vec::new();
+    let mut source_of: HashMap<ScriptInput, String> = HashMap::new();
+    for m in CBuild::MODULES {
+        let input = ScriptInput::Object(format!("{m}.o").into());
+        modules.push((
+            input.clone(),
+            text_sections(&build.path(&format!("{m}.o"))).unwrap(),
+        ));
+        source_of.insert(input, format!("{m}.c"));
+    }
+    for (member, bytes) in archive::members_with_data(&build.path("libfix.a")).unwrap() {
+        let sections = text_sections_from_bytes(&bytes).unwrap();
+        let source = if sections.iter().any(|s| s.name == ".text.member_long_name") {
+            "libmember_with_a_long_name.c"
+        } else {
+            "dup.c"
+        };
+        let input = ScriptInput::Member {
+            archive: "libfix.a".into(),
+            member: member.name.clone(),
+        };
+        source_of.insert(input.clone(), source.to_string());
+        modules.push((input, sections));
+    }
+    let mut name_count: HashMap<String, usize> = HashMap::new();
+    for (_, sections) in &modules {
+        for f in functions_of(sections) {
+            *name_count.entry(f).or_default() += 1;
+        }
+    }
+    let ambiguous: HashSet<String> = name_count
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(k, _)| k)
+        .collect();
+    assert!(ambiguous.contains("helper"));
+
+    let entries = shuffle_global(&modules, &mut SeededRng::new(5, "test global"));
+    let script = text_order_script(&entries).unwrap();
+    std::fs::write(build.path("order.ld"), &script).unwrap();
+    let mut expected: Vec<FunctionId> = Vec::new();
+    for (input, section) in &entries {
+        // Two members share the name dup.o: look in every module with this input.
+        let s = modules
+            .iter()
+            .filter(|(i, _)| i == input)
+            .flat_map(|(_, sections)| sections.iter())
+            .find(|s| &s.name == section)
+            .unwrap();
+        for f in &s.functions {
+            expected.push(expected_id(f, &source_of[input], &ambiguous));
+        }
+    }
+    // The groups are gathered: cold code first, ordinary code last.
+    assert_eq!(TextGroup::of(&entries[0].1), TextGroup::Unlikely);
+    assert_eq!(TextGroup::of(&entries.last().unwrap().1), TextGroup::Normal);
+
+    for linker in SCRIPT_LINKERS {
+        let bin = build.link(
+            linker,
+            &build.program(),
+            &["-Wl,-T,order.ld".to_string()],
+            &format!("script_{linker}"),
+        );
+        assert_eq!(run_binary(&bin), reference, "{linker}");
+        let functions = binary::functions(&bin).unwrap();
+        let expected: Vec<&FunctionId> = expected
+            .iter()
+            .filter(|id| functions.iter().any(|f| &f.id == *id))
+            .collect();
+        assert!(expected.len() >= 15, "{linker}: too few functions found");
+        let start = functions.iter().position(|f| &f.id == expected[0]).unwrap();
+        let got: Vec<&FunctionId> = functions[start..start + expected.len()]
+            .iter()
+            .map(|f| &f.id)
+            .collect();
+        assert_eq!(
+            got, expected,
+            "{linker}: order (or contiguity) differs from the script"
+        );
+    }
+}
+
+#[test]
+fn relocatable_reorder_reports_bad_input() {
+    let build = c_build();
+    let object = build.path("calc.o");
+    let out = build.path("bad_r.o");
+    let err = format!(
+        "{:#}",
+        relocatable_reorder(&object, &out, &[".text.calc_gcd".into()], Path::new(LD_BFD))
+            .unwrap_err()
+    );
+    assert!(
+        err.contains("calc.o") && err.contains("does not list section"),
+        "{err}"
+    );
+    let sections = text_sections(&object).unwrap();
+    let order: Vec<String> = sections
+        .iter()
+        .filter(|s| s.is_reorderable())
+        .map(|s| s.name.clone())
+        .collect();
+    let err = format!(
+        "{:#}",
+        relocatable_reorder(&object, &out, &order, Path::new("/nonexistent/ld")).unwrap_err()
+    );
+    assert!(err.contains("/nonexistent/ld"), "{err}");
+    assert!(!out.exists());
+
+    let dir = tempfile::tempdir().unwrap();
+    let lto = dir.path().join("lto.o");
+    run_ok(
+        Command::new("gcc")
+            .current_dir(fixtures().join("c"))
+            .args(["-O2", "-flto", "-ffunction-sections", "-c", "calc.c", "-o"])
+            .arg(&lto),
+    );
+    let err = format!(
+        "{:#}",
+        relocatable_reorder(&lto, &out, &[], Path::new(LD_BFD)).unwrap_err()
+    );
+    assert!(err.contains("LTO") && err.contains("lto.o"), "{err}");
+}

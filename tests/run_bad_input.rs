@@ -1,0 +1,253 @@
+//! Bad input gets a precise error, before anything runs where possible, and never a damaged
+//! store.
+
+mod run_support;
+
+use layoutrand::run::store::{read_results, ExecutionStatus, RESULTS_FILE};
+use predicates::str::contains;
+use run_support::*;
+
+#[test]
+fn missing_manifest_names_the_file() {
+    let d = tempfile::tempdir().unwrap();
+    layoutrand()
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args(["--", "{bin}"])
+        .assert()
+        .failure()
+        .stderr(contains("manifest.json"))
+        .stderr(contains("layoutrand build"));
+    assert!(!d.path().join(RESULTS_FILE).exists());
+}
+
+#[test]
+fn missing_binary_names_variant_and_path() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 2);
+    std::fs::remove_file(d.path().join("bin/seed-2/faulty")).unwrap();
+    layoutrand()
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args(["--", "{bin}", "ok"])
+        .assert()
+        .failure()
+        .stderr(contains("seed-2"))
+        .stderr(contains("bin/seed-2/faulty"));
+    assert!(
+        !d.path().join(RESULTS_FILE).exists(),
+        "nothing may run or be written"
+    );
+}
+
+#[test]
+fn command_without_placeholder_or_unknown_program_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 1);
+    let bin = d.path().join("bin/baseline/faulty");
+    layoutrand()
+        .args(["run", "--out"])
+        .arg(d.path())
+        .arg("--")
+        .arg(&bin)
+        .arg("ok")
+        .assert()
+        .failure()
+        .stderr(contains("no {bin} placeholder"));
+    layoutrand()
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args(["--", "{bin:nosuch}"])
+        .assert()
+        .failure()
+        .stderr(contains("\"nosuch\""))
+        .stderr(contains("faulty"));
+    layoutrand()
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args(["--warmup", "2", "--", "{bin}"])
+        .assert()
+        .failure()
+        .stderr(contains("--warmup"));
+    assert!(!d.path().join(RESULTS_FILE).exists());
+}
+
+#[test]
+fn a_regex_that_never_matches_stops_after_the_first_execution() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 1);
+    layoutrand()
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args(["--executions", "5", "--metric", r"regex:time=([0-9.]+)"])
+        .args(["--", "{bin}", "ok"])
+        .assert()
+        .failure()
+        .stderr(contains(r"regex:time=([0-9.]+)"))
+        .stderr(contains("value 42")); // the output's tail
+    let r = read_results(d.path()).unwrap();
+    assert_eq!(
+        r.executions.len(),
+        1,
+        "the run must stop after the first execution"
+    );
+    assert_eq!(r.executions[0].status, ExecutionStatus::Metric);
+    assert!(r.measurements.is_empty());
+}
+
+#[test]
+fn an_unwritable_store_is_refused_before_any_execution() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 0);
+    // A directory where the staging area must go: nothing can be created there.
+    std::fs::write(d.path().join(".run"), "in the way").unwrap();
+    layoutrand()
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args(["--", "{bin}", "ok"])
+        .assert()
+        .failure()
+        .stderr(contains(".run"));
+    assert!(!d.path().join(RESULTS_FILE).exists());
+    std::fs::remove_file(d.path().join(".run")).unwrap();
+    // The store itself unwritable (a directory in its place).
+    std::fs::create_dir(d.path().join(RESULTS_FILE)).unwrap();
+    layoutrand()
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args(["--", "{bin}", "ok"])
+        .assert()
+        .failure()
+        .stderr(contains(RESULTS_FILE));
+    assert!(
+        !d.path().join(".run/stdout").exists(),
+        "no execution may have started"
+    );
+}
+
+#[test]
+fn existing_results_need_resume_and_resume_refuses_other_settings() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 1);
+    let run = |extra: &[&str]| {
+        let mut c = layoutrand();
+        c.args(["run", "--out"]).arg(d.path()).args(extra);
+        c
+    };
+    run(&[
+        "--executions",
+        "2",
+        "--schedule-seed",
+        "5",
+        "--",
+        "{bin}",
+        "ok",
+    ])
+    .assert()
+    .success();
+    let before = std::fs::read(d.path().join(RESULTS_FILE)).unwrap();
+    run(&["--", "{bin}", "ok"])
+        .assert()
+        .failure()
+        .stderr(contains("--resume"));
+    run(&[
+        "--resume",
+        "--executions",
+        "3",
+        "--schedule-seed",
+        "6",
+        "--",
+        "{bin}",
+        "ok",
+    ])
+    .assert()
+    .failure()
+    .stderr(contains("--executions 3 (the interrupted run used 2)"))
+    .stderr(contains("--schedule-seed 6 (the interrupted run used 5)"));
+    run(&["--resume", "--", "{bin}", "fail"])
+        .assert()
+        .failure()
+        .stderr(contains("the command"));
+    assert_eq!(
+        std::fs::read(d.path().join(RESULTS_FILE)).unwrap(),
+        before,
+        "store untouched"
+    );
+    // Resuming a complete run with the recorded settings runs nothing and changes nothing.
+    run(&["--resume"])
+        .assert()
+        .success()
+        .stderr(contains("0 execution(s) run, 4 already done"));
+    assert_eq!(std::fs::read(d.path().join(RESULTS_FILE)).unwrap(), before);
+}
+
+#[test]
+fn budget_stops_between_executions_and_resume_finishes() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 1);
+    layoutrand()
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args(["--executions", "3", "--budget", "0s", "--", "{bin}", "ok"])
+        .assert()
+        .success()
+        .stderr(contains("6 execution(s) left"));
+    let r = read_results(d.path()).unwrap();
+    assert!(r.header.is_some() && r.executions.is_empty());
+    layoutrand()
+        .args(["run", "--resume", "--out"])
+        .arg(d.path())
+        .assert()
+        .success();
+    assert_eq!(read_results(d.path()).unwrap().executions.len(), 6);
+}
+
+/// Unmounts the small tmpfs of the full-disk test however the test ends.
+struct Mount(std::path::PathBuf);
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_full_disk_is_refused_before_any_execution() {
+    let d = tempfile::tempdir().unwrap();
+    let mnt = d.path().join("small");
+    std::fs::create_dir(&mnt).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
+        .arg(&mnt)
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false);
+    if !mounted {
+        eprintln!("skipping: cannot mount a small tmpfs here (needs CAP_SYS_ADMIN)");
+        return;
+    }
+    let _guard = Mount(mnt.clone());
+    let exp = mnt.join("exp");
+    std::fs::create_dir(&exp).unwrap();
+    same_binary_experiment(&exp, "faulty", "faulty.c", 0);
+    std::fs::remove_dir_all(exp.join("build")).unwrap();
+    // Fill the filesystem up to the last byte.
+    let mut filler = std::fs::File::create(mnt.join("filler")).unwrap();
+    let block = vec![0u8; 64 * 1024];
+    while std::io::Write::write_all(&mut filler, &block).is_ok() {}
+    let _ = std::io::Write::write_all(&mut filler, &block[..4096]);
+    drop(filler);
+    layoutrand()
+        .args(["run", "--out"])
+        .arg(&exp)
+        .args(["--", "{bin}", "ok"])
+        .assert()
+        .failure()
+        .stderr(contains("full"));
+    assert!(!exp.join(RESULTS_FILE).exists(), "nothing may be written");
+    assert!(
+        !exp.join(".run/stdout").exists(),
+        "no execution may have started"
+    );
+}

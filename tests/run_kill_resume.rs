@@ -1,0 +1,155 @@
+//! Fault injection: `layoutrand run` killed with SIGKILL at random moments, then resumed.
+//! Every execution committed before a kill must survive unchanged, none may be repeated, and
+//! the final store must hold the whole schedule exactly once.
+
+mod run_support;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use layoutrand::run::store::{read_results, Execution};
+use layoutrand::seeded::SeededRng;
+use run_support::*;
+
+const VARIANTS: usize = 3;
+const EXECUTIONS: u32 = 5;
+
+fn key(e: &Execution) -> (String, u32) {
+    (e.variant.clone(), e.execution)
+}
+
+/// Runs (or resumes) in `dir` and SIGKILLs it after `delay`; true if it finished first.
+fn run_and_kill(dir: &std::path::Path, resume: bool, delay: Duration) -> bool {
+    let exe = assert_cmd::cargo::cargo_bin("layoutrand");
+    let mut cmd = Command::new(exe);
+    cmd.args(["run", "--out"]).arg(dir);
+    if resume {
+        cmd.arg("--resume");
+    } else {
+        cmd.args([
+            "--executions",
+            &EXECUTIONS.to_string(),
+            "--schedule-seed",
+            "99",
+        ]);
+        cmd.args(["--metric", r"regex:value (\d+)"]);
+    }
+    cmd.args(["--", "{bin}", "ok"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut child = cmd.spawn().unwrap();
+    std::thread::sleep(delay);
+    let finished = matches!(child.try_wait(), Ok(Some(_)));
+    if !finished {
+        // SIGKILL: no destructor, no flush, exactly what a power cut leaves behind.
+        let _ = child.kill();
+    }
+    let status = child.wait().unwrap();
+    finished && status.success()
+}
+
+#[test]
+fn sigkill_at_random_moments_then_resume_keeps_every_execution_exactly_once() {
+    let mut rng = SeededRng::new(2026, "kill-delays");
+    let template = tempfile::tempdir().unwrap();
+    same_binary_experiment(template.path(), "faulty", "faulty.c", VARIANTS as u64 - 1);
+    let total = VARIANTS * EXECUTIONS as usize;
+    let mut kills_with_partial_store = 0;
+    for trial in 0..24 {
+        let d = tempfile::tempdir().unwrap();
+        for f in ["manifest.json", "bin"] {
+            let status = Command::new("cp")
+                .arg("-r")
+                .arg(template.path().join(f))
+                .arg(d.path())
+                .status()
+                .unwrap();
+            assert!(status.success());
+        }
+        // Committed executions seen so far, with their full records.
+        let mut committed: BTreeMap<(String, u32), Execution> = BTreeMap::new();
+        let mut resume = false;
+        for attempt in 0..40 {
+            // Delays up to ~60 ms cover start-up, mid-schedule and the final writes.
+            let delay = Duration::from_micros(rng.below(60_000));
+            let finished = run_and_kill(d.path(), resume, delay);
+            if !d.path().join("results.jsonl").exists() {
+                continue; // killed before the header was written: a fresh start again
+            }
+            let r = read_results(d.path())
+                .unwrap_or_else(|e| panic!("trial {trial} attempt {attempt}: unreadable: {e:#}"));
+            resume = r.header.is_some();
+            let keys: Vec<_> = r.executions.iter().map(key).collect();
+            let unique: BTreeSet<_> = keys.iter().cloned().collect();
+            assert_eq!(
+                keys.len(),
+                unique.len(),
+                "trial {trial}: an execution was repeated"
+            );
+            for (k, e) in &committed {
+                let now = r.executions.iter().find(|x| &key(x) == k);
+                assert_eq!(
+                    now,
+                    Some(e),
+                    "trial {trial}: committed execution {k:?} changed or lost"
+                );
+            }
+            for e in &r.executions {
+                committed.insert(key(e), e.clone());
+            }
+            if !finished && r.executions.len() < total {
+                kills_with_partial_store += usize::from(!r.executions.is_empty());
+            }
+            if finished {
+                break;
+            }
+        }
+        // Whatever happened, one last resume completes the run.
+        let out = Command::new(assert_cmd::cargo::cargo_bin("layoutrand"))
+            .args(["run", "--resume", "--out"])
+            .arg(d.path())
+            .args(["--", "{bin}", "ok"])
+            .output()
+            .unwrap();
+        if resume {
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let r = read_results(d.path()).unwrap();
+        if r.header.is_none() {
+            continue; // never got past start-up in any attempt and the last resume had no header
+        }
+        let keys: BTreeSet<_> = r.executions.iter().map(key).collect();
+        assert_eq!(r.executions.len(), total, "trial {trial}");
+        assert_eq!(
+            keys.len(),
+            total,
+            "trial {trial}: duplicates in the final store"
+        );
+        for (k, e) in &committed {
+            assert_eq!(
+                r.executions.iter().find(|x| &key(x) == k),
+                Some(e),
+                "trial {trial}"
+            );
+        }
+        // Every committed execution has exactly its one reported value plus wall/cpu/rss.
+        for e in &r.executions {
+            let n = r
+                .measurements
+                .iter()
+                .filter(|m| m.variant == e.variant && m.execution == e.execution)
+                .count();
+            assert_eq!(n, 4, "trial {trial}: {e:?}");
+        }
+    }
+    eprintln!("{kills_with_partial_store} kills left a partial store");
+    assert!(
+        kills_with_partial_store >= 10,
+        "only {kills_with_partial_store} kills hit the middle of a run: the delays miss the schedule"
+    );
+}

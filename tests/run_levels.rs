@@ -1,0 +1,343 @@
+//! `layoutrand run` end to end on real gcc-built fixtures: indices, warmup, interleaving,
+//! paddings, failures, export.
+
+mod run_support;
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use layoutrand::run::store::{read_results, ExecutionStatus};
+use run_support::*;
+
+#[test]
+fn iterations_land_with_the_right_indices_and_warmup_marks() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "iters", "iters.c", 2);
+    layoutrand()
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args([
+            "--executions",
+            "3",
+            "--iterations",
+            "5",
+            "--warmup",
+            "2",
+            "--schedule-seed",
+            "4",
+            "--metric",
+            r"regex:iter \d+: (?P<value>[0-9.]+) (?P<unit>ms)",
+            "--",
+            "{bin}",
+            "{iterations}",
+            "1000",
+        ])
+        .assert()
+        .success();
+    let r = read_results(d.path()).unwrap();
+    let h = r.header.as_ref().unwrap();
+    assert_eq!(h.variants, vec!["baseline", "seed-1", "seed-2"]);
+    assert_eq!(
+        (h.executions, h.iterations, h.warmup, h.schedule_seed),
+        (3, 5, 2, 4)
+    );
+    assert_eq!(
+        h.toolchain.get("cc").map(String::as_str),
+        Some("gcc (test fixture)")
+    );
+    assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    assert_eq!(r.executions.len(), 9);
+    assert!(r.executions.iter().all(|e| e.status == ExecutionStatus::Ok));
+    let reported: Vec<_> = r
+        .measurements
+        .iter()
+        .filter(|m| m.metric == "reported")
+        .collect();
+    assert_eq!(reported.len(), 3 * 3 * 5);
+    let mut seen = BTreeSet::new();
+    for m in &reported {
+        assert!(seen.insert((m.variant.clone(), m.execution, m.iteration)));
+        assert_eq!(m.warmup, m.iteration < 2, "{m:?}");
+        assert_eq!(m.unit, "ms");
+        assert!(m.value > 0.0);
+    }
+    let expected: BTreeSet<_> = ["baseline", "seed-1", "seed-2"]
+        .iter()
+        .flat_map(|v| (0..3).flat_map(move |e| (0..5).map(move |i| (v.to_string(), e, i))))
+        .collect();
+    assert_eq!(seen, expected);
+    // One wall/cpu/max_rss value per execution next to the reported ones.
+    assert_eq!(
+        r.measurements.iter().filter(|m| m.metric == "wall").count(),
+        9
+    );
+
+    // Export: live values only by default, in analyze's columns.
+    let out = layoutrand().arg("export").arg(d.path()).assert().success();
+    let csv = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("program,binary,execution,iteration,value")
+    );
+    assert_eq!(lines.count(), 3 * 3 * 3);
+    let out = layoutrand()
+        .arg("export")
+        .arg(d.path())
+        .args(["--include-warmup", "--format", "json"])
+        .assert()
+        .success();
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(rows.len(), 45);
+    assert_eq!(rows.iter().filter(|r| r["warmup"] == true).count(), 18);
+}
+
+#[test]
+fn schedule_interleaves_and_paddings_vary_in_steps_of_16() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 3);
+    layoutrand()
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args([
+            "--executions",
+            "8",
+            "--schedule-seed",
+            "21",
+            "--env-pad",
+            "4096",
+        ])
+        .args(["--", "{bin}", "ok"])
+        .assert()
+        .success();
+    let r = read_results(d.path()).unwrap();
+    let mut by_index: Vec<_> = r.executions.clone();
+    by_index.sort_by_key(|e| e.schedule_index);
+    assert_eq!(by_index.len(), 32);
+    // File order is schedule order.
+    assert!(r
+        .executions
+        .windows(2)
+        .all(|w| w[0].schedule_index < w[1].schedule_index));
+    // Not one variant's executions as a block: each variant's span covers more than its 8.
+    for v in ["baseline", "seed-1", "seed-2", "seed-3"] {
+        let pos: Vec<u64> = by_index
+            .iter()
+            .filter(|e| e.variant == v)
+            .map(|e| e.schedule_index)
+            .collect();
+        assert!(
+            pos.last().unwrap() - pos[0] + 1 > 8,
+            "{v} ran back to back: {pos:?}"
+        );
+    }
+    let switches = by_index
+        .windows(2)
+        .filter(|w| w[0].variant != w[1].variant)
+        .count();
+    assert!(switches >= 16, "{switches} switches of binary in 31 steps");
+    // Execution numbers of a binary follow the schedule.
+    let mut next: BTreeMap<String, u32> = BTreeMap::new();
+    for e in &by_index {
+        let n = next.entry(e.variant.clone()).or_default();
+        assert_eq!(e.execution, *n);
+        *n += 1;
+    }
+    let pads: BTreeSet<u32> = r.executions.iter().map(|e| e.env_pad).collect();
+    assert!(pads.iter().all(|p| p % 16 == 0 && *p < 4096), "{pads:?}");
+    assert!(
+        pads.len() >= 20,
+        "32 draws out of 256 sizes gave only {} distinct",
+        pads.len()
+    );
+}
+
+#[test]
+fn failures_are_recorded_counted_and_kept_out_of_the_values() {
+    let d = tempfile::tempdir().unwrap();
+    let build = d.path().join("build");
+    std::fs::create_dir_all(&build).unwrap();
+    let exe = build.join("faulty");
+    gcc(&exe, &[fixture("faulty.c")], &["-O1"]);
+    experiment(d.path(), &[(None, vec![("faulty", exe.clone())])]);
+    for (mode, status) in [
+        ("fail", ExecutionStatus::Exit),
+        ("crash", ExecutionStatus::Signal),
+        ("hang", ExecutionStatus::Timeout),
+    ] {
+        let _ = std::fs::remove_file(d.path().join("results.jsonl"));
+        let assert = layoutrand()
+            .args(["run", "--out"])
+            .arg(d.path())
+            .args(["--executions", "2", "--timeout", "0.3", "--", "{bin}", mode])
+            .timeout(std::time::Duration::from_secs(30))
+            .assert()
+            .success();
+        let stdout = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
+        assert!(stdout.contains("failures=2"), "{mode}: {stdout}");
+        let r = read_results(d.path()).unwrap();
+        assert_eq!(r.executions.len(), 2, "{mode}");
+        assert!(
+            r.executions.iter().all(|e| e.status == status),
+            "{mode}: {:?}",
+            r.executions
+        );
+        assert!(
+            r.measurements.is_empty(),
+            "{mode}: failed executions left values"
+        );
+        if mode != "hang" {
+            let tail = r.executions[0].output_tail.as_deref().unwrap_or("");
+            assert!(
+                tail.contains("faulty:"),
+                "{mode}: stderr tail missing: {tail:?}"
+            );
+        }
+    }
+    assert_eq!(
+        read_results(d.path()).unwrap().executions[0].signal,
+        Some(libc::SIGKILL),
+        "a timeout records the SIGKILL it sent"
+    );
+}
+
+#[test]
+fn a_hanging_execution_times_out_and_the_run_goes_on() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 1);
+    // The fixture hangs when the padding is ≥ 32 bytes, so some executions hang and others
+    // succeed in one run.
+    layoutrand()
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args([
+            "--executions",
+            "6",
+            "--env-pad",
+            "64",
+            "--schedule-seed",
+            "3",
+        ])
+        .args(["--timeout", "0.3", "--metric", r"regex:value (\d+)"])
+        .args(["--", "{bin}", "sometimes-hang"])
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .success();
+    let r = read_results(d.path()).unwrap();
+    assert_eq!(r.executions.len(), 12);
+    for e in &r.executions {
+        let want = if e.env_pad >= 32 {
+            ExecutionStatus::Timeout
+        } else {
+            ExecutionStatus::Ok
+        };
+        assert_eq!(e.status, want, "{e:?}");
+    }
+    assert!(r
+        .executions
+        .iter()
+        .any(|e| e.status == ExecutionStatus::Timeout));
+    assert!(r.executions.iter().any(|e| e.status == ExecutionStatus::Ok));
+    let ok = r
+        .executions
+        .iter()
+        .filter(|e| e.status == ExecutionStatus::Ok)
+        .count();
+    assert_eq!(
+        r.measurements
+            .iter()
+            .filter(|m| m.metric == "reported")
+            .count(),
+        ok
+    );
+}
+
+#[test]
+fn exported_csv_is_what_analyze_reads() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "iters", "iters.c", 1);
+    layoutrand()
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args(["--executions", "3", "--iterations", "4", "--warmup", "1"])
+        .args([
+            "--metric",
+            r"regex:iter \d+: ([0-9.]+) ms",
+            "--schedule-seed",
+            "8",
+        ])
+        .args(["--", "{bin}", "{iterations}", "2000"])
+        .assert()
+        .success();
+    let csv = d.path().join("m.csv");
+    layoutrand()
+        .arg("export")
+        .arg(d.path())
+        .arg("-o")
+        .arg(&csv)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&csv).unwrap();
+    assert_eq!(text.lines().count(), 1 + 2 * 3 * 3, "{text}");
+    layoutrand()
+        .arg("analyze")
+        .arg(&csv)
+        .args(["--levels", "binary,execution,iteration", "--value", "value"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn programs_select_what_bin_stands_for_and_named_placeholders_reach_the_others() {
+    let d = tempfile::tempdir().unwrap();
+    let build = d.path().join("build");
+    std::fs::create_dir_all(&build).unwrap();
+    let faulty = build.join("faulty");
+    let stack = build.join("stack");
+    gcc(&faulty, &[fixture("faulty.c")], &["-O1"]);
+    gcc(&stack, &[fixture("stack.c")], &["-O1"]);
+    let both = vec![("faulty", faulty), ("stack", stack)];
+    experiment(d.path(), &[(None, both.clone()), (Some(7), both)]);
+    let run = |args: &[&str]| {
+        let _ = std::fs::remove_file(d.path().join("results.jsonl"));
+        layoutrand()
+            .args(["run", "--out"])
+            .arg(d.path())
+            .args(["--executions", "2"])
+            .args(args)
+            .assert()
+            .success();
+        read_results(d.path()).unwrap()
+    };
+    // Default: {bin} is every program in turn.
+    let r = run(&["--metric", r"regex:(?:value|stack) (\d+)", "--", "{bin}"]);
+    let programs: BTreeSet<_> = r.executions.iter().map(|e| e.program.clone()).collect();
+    assert_eq!(
+        programs,
+        BTreeSet::from(["faulty".to_string(), "stack".to_string()])
+    );
+    assert_eq!(r.executions.len(), 8);
+    assert!(
+        r.executions.iter().all(|e| e.status == ExecutionStatus::Ok),
+        "{:?}",
+        r.executions
+    );
+    // --programs narrows it.
+    let r = run(&["--programs", "stack", "--", "{bin}"]);
+    assert!(r.executions.iter().all(|e| e.program == "stack"));
+    assert_eq!(r.header.unwrap().programs, vec!["stack"]);
+    // Only named placeholders: one program label, and the named binary of each variant runs
+    // (from its fixed path: the shell sees DIR/.run/bin/faulty).
+    let r = run(&[
+        "--",
+        "sh",
+        "-c",
+        "test \"$0\" = \"$1\" && \"$0\" ok",
+        "{bin:faulty}",
+        &d.path().join(".run/bin/faulty").display().to_string(),
+    ]);
+    assert!(r
+        .executions
+        .iter()
+        .all(|e| e.program == "faulty" && e.status == ExecutionStatus::Ok));
+    assert_eq!(r.executions.len(), 4);
+}

@@ -1,0 +1,116 @@
+//! Shared set-up of the `run` tests: compile the C fixtures in fixtures/run with the real gcc
+//! and lay them out as an experiment directory with a manifest, as `layoutrand build` would.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use layoutrand::build::manifest::{
+    variant_label, Binary, BuildMode, Granularity, Manifest, Variant, VariantStatus,
+    MANIFEST_SCHEMA,
+};
+
+/// fixtures/run/NAME.
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/run")
+        .join(name)
+}
+
+/// Compiles `sources` (fixture names or object paths) with `flags` into `out`.
+pub fn gcc(out: &Path, sources: &[PathBuf], flags: &[&str]) {
+    let status = Command::new("gcc")
+        .args(flags)
+        .arg("-o")
+        .arg(out)
+        .args(sources)
+        .status()
+        .expect("gcc runs");
+    assert!(status.success(), "gcc {flags:?} {sources:?} failed");
+}
+
+/// Compiles one fixture to an object file in `dir`.
+pub fn object(dir: &Path, source: &str, flags: &[&str]) -> PathBuf {
+    let out = dir.join(source.replace(".c", ".o"));
+    let status = Command::new("gcc")
+        .args(flags)
+        .arg("-c")
+        .arg("-o")
+        .arg(&out)
+        .arg(fixture(source))
+        .status()
+        .expect("gcc runs");
+    assert!(status.success());
+    out
+}
+
+/// One variant of a test experiment: its seed (`None` = baseline) and its binaries by name.
+pub type TestVariant<'a> = (Option<u64>, Vec<(&'a str, PathBuf)>);
+
+/// An experiment directory: one variant per entry of `variants` (`None` = baseline, then
+/// seeds), each with binaries by program name, copied to `DIR/bin/<label>/<name>`.
+pub fn experiment(dir: &Path, variants: &[TestVariant]) -> Manifest {
+    let mut built = Vec::new();
+    for (seed, binaries) in variants {
+        let label = variant_label(*seed);
+        let mut bins = Vec::new();
+        for (name, src) in binaries {
+            let rel = PathBuf::from("bin").join(&label).join(name);
+            std::fs::create_dir_all(dir.join(rel.parent().unwrap())).unwrap();
+            std::fs::copy(src, dir.join(&rel)).unwrap();
+            bins.push(Binary {
+                name: name.to_string(),
+                path: rel,
+                sha256: String::new(),
+                fingerprint: String::new(),
+                functions: 0,
+                distance: None,
+                link_seconds: 0.0,
+            });
+        }
+        built.push(Variant {
+            seed: *seed,
+            status: VariantStatus::Ok,
+            error: None,
+            binaries: bins,
+        });
+    }
+    let mut variants_iter = built.into_iter();
+    let manifest = Manifest {
+        schema: MANIFEST_SCHEMA,
+        tool_version: "test".into(),
+        toolchain: BTreeMap::from([("cc".to_string(), "gcc (test fixture)".to_string())]),
+        build_command: vec!["gcc".into()],
+        build_dir: dir.to_path_buf(),
+        mode: BuildMode::Relink,
+        granularity: Granularity::Link,
+        linker: "bfd".into(),
+        mechanism: "test fixture".into(),
+        recorded_build_seconds: 0.0,
+        relink_seconds: 0.0,
+        baseline: variants_iter.next().expect("a baseline"),
+        seeds: variants_iter.collect(),
+    };
+    manifest.save(dir).unwrap();
+    manifest
+}
+
+/// An experiment of `seeds` + 1 variants of one fixture program `name` (the same binary
+/// each time: enough when the test is about the runner, not about layouts).
+pub fn same_binary_experiment(dir: &Path, name: &str, source: &str, seeds: u64) -> Manifest {
+    let build = dir.join("build");
+    std::fs::create_dir_all(&build).unwrap();
+    let exe = build.join(name);
+    gcc(&exe, &[fixture(source)], &["-O1"]);
+    let mut variants = vec![(None, vec![(name, exe.clone())])];
+    for s in 1..=seeds {
+        variants.push((Some(s), vec![(name, exe.clone())]));
+    }
+    experiment(dir, &variants)
+}
+
+/// The `layoutrand` executable under test.
+pub fn layoutrand() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("layoutrand").unwrap()
+}
