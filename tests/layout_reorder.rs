@@ -16,7 +16,8 @@ use layoutrand::layout::object_file::{
     text_sections, text_sections_from_bytes, TextGroup, TextSection,
 };
 use layoutrand::layout::reorder::{
-    relocatable_reorder, shuffle_global, shuffle_within_groups, text_order_script, ScriptInput,
+    relocatable_reorder, shuffle_global, shuffle_within_groups, symbol_ordering_file,
+    text_order_script, ScriptInput,
 };
 use layoutrand::layout::{archive, fingerprint};
 use layoutrand::seeded::SeededRng;
@@ -393,4 +394,97 @@ fn relocatable_reorder_reports_bad_input() {
         relocatable_reorder(&lto, &out, &[], Path::new(LD_BFD)).unwrap_err()
     );
     assert!(err.contains("LTO") && err.contains("lto.o"), "{err}");
+}
+
+#[test]
+fn relocatable_reorder_works_with_lld_and_gold_as_the_r_linker() {
+    let build = c_build();
+    let object = build.path("util.o");
+    let sections = text_sections(&object).unwrap();
+    // Normal group reversed; the single cold section first.
+    let mut order: Vec<String> = sections
+        .iter()
+        .filter(|s| s.is_reorderable() && s.group != TextGroup::Normal)
+        .map(|s| s.name.clone())
+        .collect();
+    let mut normal: Vec<String> = sections
+        .iter()
+        .filter(|s| s.is_reorderable() && s.group == TextGroup::Normal)
+        .map(|s| s.name.clone())
+        .collect();
+    normal.reverse();
+    order.extend(normal.iter().cloned());
+    let wanted: Vec<String> = normal
+        .iter()
+        .flat_map(|n| {
+            sections
+                .iter()
+                .find(|s| &s.name == n)
+                .unwrap()
+                .functions
+                .clone()
+        })
+        .collect();
+    let reference = run_binary(&build.link("bfd", &build.program(), &[], "rld_base"));
+    for ld in ["ld.lld", "ld.gold"] {
+        let out = format!("util_{ld}.o");
+        relocatable_reorder(&object, &build.path(&out), &order, Path::new(ld)).unwrap();
+        let mut inputs = build.program();
+        inputs[1] = out.clone();
+        let bin = build.link("bfd", &inputs, &[], &format!("rld_{ld}"));
+        assert_eq!(run_binary(&bin), reference, "{ld}");
+        let functions = binary::functions(&bin).unwrap();
+        assert_eq!(
+            module_sequence(&functions, &wanted, "util.c"),
+            wanted,
+            "-r with {ld}"
+        );
+    }
+}
+
+#[test]
+fn lld_symbol_ordering_file_orders_global_functions() {
+    let build = c_build();
+    let reference = run_binary(&build.link("lld", &build.program(), &[], "sym_base"));
+    let mut symbols: Vec<String> = [
+        "calc_gcd",
+        "util_clamp",
+        "dup_two",
+        "calc_poly",
+        "util_digits",
+        "member_long_name",
+    ]
+    .map(String::from)
+    .to_vec();
+    SeededRng::new(8, "test symbol order").shuffle(&mut symbols);
+    std::fs::write(
+        build.path("order.sym"),
+        symbol_ordering_file(&symbols).unwrap(),
+    )
+    .unwrap();
+    let bin = build.link(
+        "lld",
+        &build.program(),
+        &["-Wl,--symbol-ordering-file=order.sym".into()],
+        "sym_lld",
+    );
+    assert_eq!(run_binary(&bin), reference);
+    let functions = binary::functions(&bin).unwrap();
+    let placed: Vec<String> = functions
+        .iter()
+        .filter(|f| symbols.contains(&f.name))
+        .map(|f| f.name.clone())
+        .collect();
+    assert_eq!(placed, symbols);
+    let default_functions = binary::functions(&build.path("sym_base")).unwrap();
+    let default_order: Vec<&String> = default_functions
+        .iter()
+        .map(|f| &f.name)
+        .filter(|n| symbols.contains(n))
+        .collect();
+    assert_ne!(
+        default_order,
+        symbols.iter().collect::<Vec<_>>(),
+        "precondition: the order must differ from lld's own"
+    );
 }

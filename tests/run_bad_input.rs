@@ -69,6 +69,13 @@ fn command_without_placeholder_or_unknown_program_is_refused() {
         .assert()
         .failure()
         .stderr(contains("--warmup"));
+    layoutrand()
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args(["--iterations", "3", "--metric", "cpu", "--", "{bin}"])
+        .assert()
+        .failure()
+        .stderr(contains("--iterations"));
     assert!(!d.path().join(RESULTS_FILE).exists());
 }
 

@@ -50,20 +50,26 @@ pub struct Function {
 /// before the local, then the smallest name, so the choice is deterministic. Errors name the
 /// path: missing file, not ELF, or no `.symtab` (a stripped binary cannot be verified).
 pub fn functions(path: &Path) -> Result<Vec<Function>> {
+    // Reading the whole file beats object's on-demand ReadCache even for binaries with large
+    // debug sections: the cache pays per symbol-name lookup (benches/layout_functions.sh).
     let data =
         std::fs::read(path).with_context(|| format!("cannot read binary {}", path.display()))?;
-    functions_from_bytes(&data)
+    functions_from(data.as_slice())
         .with_context(|| format!("cannot list the functions of {}", path.display()))
 }
 
 /// [`functions`] on an ELF image already in memory.
 pub fn functions_from_bytes(data: &[u8]) -> Result<Vec<Function>> {
+    functions_from(data)
+}
+
+fn functions_from<'data, R: object::ReadRef<'data>>(data: R) -> Result<Vec<Function>> {
     match object::FileKind::parse(data) {
         Ok(object::FileKind::Elf64) => {
-            read_elf::<object::elf::FileHeader64<object::Endianness>>(data)
+            read_elf::<object::elf::FileHeader64<object::Endianness>, R>(data)
         }
         Ok(object::FileKind::Elf32) => {
-            read_elf::<object::elf::FileHeader32<object::Endianness>>(data)
+            read_elf::<object::elf::FileHeader32<object::Endianness>, R>(data)
         }
         Ok(kind) => bail!("not an ELF file (it is {kind:?})"),
         Err(_) => bail!("not an ELF file (unrecognised format)"),
@@ -91,8 +97,10 @@ struct Candidate {
     rank: u8,
 }
 
-fn read_elf<Elf: FileHeader<Endian = object::Endianness>>(data: &[u8]) -> Result<Vec<Function>> {
-    let elf = ElfFile::<Elf>::parse(data).context("malformed ELF file")?;
+fn read_elf<'data, Elf: FileHeader<Endian = object::Endianness>, R: object::ReadRef<'data>>(
+    data: R,
+) -> Result<Vec<Function>> {
+    let elf = ElfFile::<Elf, R>::parse(data).context("malformed ELF file")?;
     if elf.kind() == object::ObjectKind::Relocatable {
         bail!("this is a relocatable object (.o), not a linked binary: its functions have no final addresses");
     }

@@ -1,20 +1,25 @@
 //! The three-level executor (binaries × executions × iterations) and its crash-safe store.
 //!
-//! [`runner::run_experiment`] reads the build's manifest, lays out an interleaved seeded
-//! [`schedule`], runs every execution in a fixed [`environment`] (clean variables, one
-//! padding variable, one binary path, ASLR off) through [`process`], reads the [`metric`],
-//! and commits each execution to the [`store`] before the next starts. [`export`] turns a
-//! store into the CSV `layoutrand analyze` reads.
+//! [`runner::run_experiment`] reads the build's manifest and resolves the [`settings`]
+//! (checking them against an interrupted run's header on `--resume`), picks the
+//! [`targets`], makes the [`preflight`] checks, lays out an interleaved seeded [`schedule`],
+//! and runs every [`execution`] in a fixed [`environment`] (clean variables, one padding
+//! variable, one binary path, ASLR off) through [`process`], reading the [`metric`] and
+//! committing each execution to the [`store`] before the next starts. [`summary`] gives the
+//! end-of-run table; [`export`] turns a store into the CSV `layoutrand analyze` reads.
 
 pub mod budget;
 pub mod command;
 pub mod environment;
+pub mod execution;
 pub mod export;
 pub mod host;
 pub mod metric;
+pub mod preflight;
 pub mod process;
 pub mod runner;
 pub mod schedule;
 pub mod settings;
 pub mod store;
 pub mod summary;
+pub mod targets;

@@ -1,33 +1,26 @@
-//! The executor: walks the schedule, runs each execution in its fixed surroundings, and
-//! commits its records to the store before starting the next.
+//! The run as a whole: settings, pre-flight checks, header, then the schedule walked one
+//! execution at a time, each committed to the store before the next starts; progress and
+//! budget; the summary at the end.
 
-use std::collections::{BTreeMap, HashSet};
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::collections::HashSet;
+use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
 use super::command::CommandTemplate;
-use super::environment::{
-    clean_environment, fixed_binary_path, padding_value, probe_aslr_off, stage_binary,
-    PAD_VARIABLE, STAGING_DIR,
-};
+use super::environment::{clean_environment, probe_aslr_off, PAD_VARIABLE, STAGING_DIR};
+use super::execution::{run_one, unix_now, ExecutionContext};
 use super::host::detect_host;
-use super::metric::{cachegrind_argv, extract_reported, read_cachegrind_totals, MetricSpec};
-use super::process::{file_tail, run_process, ProcessEnd, ProcessOutcome, ProcessSpec};
+use super::metric::MetricSpec;
+use super::preflight::{check_writable, which};
 use super::schedule::{build_schedule, Slot};
-use super::settings::{resolve, RunRequest, RunSettings};
+use super::settings::{resolve, RunRequest};
 use super::store::{
-    read_results, Execution, ExecutionStatus, Header, Measurement, Record, StoreWriter,
-    RESULTS_FILE, RESULTS_SCHEMA,
+    read_results, ExecutionStatus, Header, Record, StoreWriter, RESULTS_FILE, RESULTS_SCHEMA,
 };
 use super::summary::{summarize, BinarySummary};
-use crate::build::manifest::{Manifest, VariantStatus};
-
-/// Free space below which the output directory counts as full.
-const MIN_FREE_BYTES: u64 = 1 << 20;
-/// Lines of output kept in failure records and error messages.
-const TAIL_LINES: usize = 20;
+use super::targets::plan_targets;
+use crate::build::manifest::Manifest;
 
 /// What a finished (or budget-stopped) run did.
 #[derive(Debug, Clone)]
@@ -46,15 +39,6 @@ pub struct RunReport {
     pub summary: Vec<BinarySummary>,
     /// Warnings for the user (ASLR, store repairs).
     pub warnings: Vec<String>,
-}
-
-/// One binary under test of one variant: program name and variant label.
-struct Target {
-    program: String,
-    variant: String,
-    seed: Option<u64>,
-    /// Source path of every binary of this variant, by program name.
-    binaries: BTreeMap<String, PathBuf>,
 }
 
 /// Runs (or resumes) the experiment described by `req`.
@@ -86,13 +70,17 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
     } else {
         None
     };
-    let settings = resolve(req, previous.as_ref().and_then(|r| r.header.as_ref()))?;
+    let mut settings = resolve(req, previous.as_ref().and_then(|r| r.header.as_ref()))?;
     let metric = MetricSpec::parse(&settings.metric)?;
-    if !metric.has_iterations() && (settings.iterations.is_some() || settings.warmup > 0) {
-        bail!(
-            "--iterations and --warmup need a program-reported metric (--metric regex:PATTERN); --metric {} gives one value per execution",
-            settings.metric
-        );
+    if !metric.has_iterations() {
+        // `--iterations 1` says what these metrics give anyway: one value per execution.
+        if settings.iterations.is_some_and(|i| i != 1) || settings.warmup > 0 {
+            bail!(
+                "--iterations and --warmup need a program-reported metric (--metric regex:PATTERN); --metric {} gives one value per execution",
+                settings.metric
+            );
+        }
+        settings.iterations = None;
     }
     if settings.executions == 0 {
         bail!("--executions must be at least 1");
@@ -218,7 +206,17 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
     let bar = progress_bar(req.progress, schedule.len() as u64, skipped as u64);
     let started = Instant::now();
     let mut executed = 0;
-    let cg_dir = staging.join("cachegrind");
+    let ctx = ExecutionContext {
+        template: &template,
+        metric: &metric,
+        settings: &settings,
+        out_dir: out,
+        cachegrind_dir: staging.join("cachegrind"),
+        staging,
+        cwd: &cwd,
+        base_env: &base_env,
+        aslr_disabled,
+    };
     for slot in &todo {
         if let Some(budget) = req.budget {
             if started.elapsed() >= budget {
@@ -226,18 +224,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
             }
         }
         let target = target_of(slot);
-        let records = run_one(
-            slot,
-            target,
-            &template,
-            &metric,
-            &settings,
-            &staging,
-            &cg_dir,
-            &cwd,
-            &base_env,
-            aslr_disabled,
-        )?;
+        let records = run_one(&ctx, slot, target)?;
         writer.append(&records.records)?;
         executed += 1;
         bar.inc(1);
@@ -278,324 +265,6 @@ fn metric_needs_valgrind(m: &MetricSpec) -> bool {
     matches!(m, MetricSpec::Cachegrind)
 }
 
-/// The programs under test and one target per (program, variant), program-major.
-fn plan_targets(
-    manifest: &Manifest,
-    out: &Path,
-    template: &CommandTemplate,
-    settings: &RunSettings,
-) -> Result<(Vec<String>, Vec<Target>)> {
-    let all: Vec<String> = manifest
-        .baseline
-        .binaries
-        .iter()
-        .map(|b| b.name.clone())
-        .collect();
-    let programs: Vec<String> = if template.uses_bin {
-        match &settings.programs {
-            Some(p) => p.clone(),
-            None => all.clone(),
-        }
-    } else {
-        let label = template.named.join("+");
-        if let Some(p) = &settings.programs {
-            if p != &vec![label.clone()] {
-                bail!("--programs picks what {{bin}} stands for, but the command has only {{bin:NAME}} placeholders");
-            }
-        }
-        vec![label]
-    };
-    if programs.is_empty() {
-        bail!("the manifest in {} lists no programs", out.display());
-    }
-    let needed: Vec<String> = if template.uses_bin {
-        let mut n = programs.clone();
-        n.extend(template.named.iter().cloned());
-        n
-    } else {
-        template.named.clone()
-    };
-    for name in &needed {
-        if !all.contains(name) {
-            bail!(
-                "no program named {name:?} in {}/manifest.json (it has: {})",
-                out.display(),
-                all.join(", ")
-            );
-        }
-    }
-    let mut targets = Vec::new();
-    for program in &programs {
-        for variant in manifest.variants() {
-            if variant.status != VariantStatus::Ok {
-                continue;
-            }
-            let mut binaries = BTreeMap::new();
-            for name in &needed {
-                let b = variant
-                    .binaries
-                    .iter()
-                    .find(|b| &b.name == name)
-                    .with_context(|| {
-                        format!(
-                            "{}/manifest.json: variant {} has no binary {name:?}",
-                            out.display(),
-                            variant.label()
-                        )
-                    })?;
-                let path = out.join(&b.path);
-                if !path.is_file() {
-                    bail!(
-                        "binary {} of {} is missing: {} (rebuild with `layoutrand build`)",
-                        name,
-                        variant.label(),
-                        path.display()
-                    );
-                }
-                binaries.insert(name.clone(), path);
-            }
-            targets.push(Target {
-                program: program.clone(),
-                variant: variant.label(),
-                seed: variant.seed,
-                binaries,
-            });
-        }
-    }
-    if targets.is_empty() {
-        bail!(
-            "{}/manifest.json has no successfully built variant",
-            out.display()
-        );
-    }
-    Ok((programs, targets))
-}
-
-/// The records of one execution and what the caller needs to know about it.
-struct OneExecution {
-    records: Vec<Record>,
-    status: ExecutionStatus,
-    problem: Option<String>,
-    tail: String,
-}
-
-#[allow(clippy::too_many_arguments)]
-fn run_one(
-    slot: &Slot,
-    target: &Target,
-    template: &CommandTemplate,
-    metric: &MetricSpec,
-    settings: &RunSettings,
-    staging: &Path,
-    cg_dir: &Path,
-    cwd: &Path,
-    base_env: &[(String, String)],
-    aslr_disabled: bool,
-) -> Result<OneExecution> {
-    let out_dir = staging.parent().unwrap_or(staging);
-    let mut fixed = BTreeMap::new();
-    for (name, source) in &target.binaries {
-        let path = fixed_binary_path(out_dir, name);
-        stage_binary(source, &path)?;
-        fixed.insert(name.clone(), path);
-    }
-    let bin = template.uses_bin.then(|| &fixed[&target.program]);
-    let mut argv = template.expand(bin, &fixed, settings.iterations);
-    if let MetricSpec::Cachegrind = metric {
-        let _ = std::fs::remove_dir_all(cg_dir);
-        std::fs::create_dir_all(cg_dir)
-            .with_context(|| format!("cannot create {}", cg_dir.display()))?;
-        argv = cachegrind_argv(cg_dir, &argv);
-    }
-    let mut env = base_env.to_vec();
-    env.push((PAD_VARIABLE.to_string(), padding_value(slot.env_pad)));
-    let spec = ProcessSpec {
-        argv,
-        env,
-        cwd: cwd.to_path_buf(),
-        stdout: staging.join("stdout"),
-        stderr: staging.join("stderr"),
-        disable_aslr: aslr_disabled,
-        timeout: settings.timeout,
-    };
-    let start_unix = unix_now();
-    let outcome = run_process(&spec);
-    let measurement = |metric: &str, iteration: u32, warmup: bool, value: f64, unit: &str| {
-        Record::Measurement(Measurement {
-            program: target.program.clone(),
-            variant: target.variant.clone(),
-            seed: target.seed,
-            execution: slot.execution,
-            iteration,
-            warmup,
-            metric: metric.to_string(),
-            value,
-            unit: unit.to_string(),
-        })
-    };
-    let mut records = Vec::new();
-    let mut problem = None;
-    let stderr_tail = || file_tail(&spec.stderr, TAIL_LINES);
-    // Metric failures show the output the metric was read from.
-    let metric_source_tail = || match metric {
-        MetricSpec::Cachegrind => stderr_tail(),
-        _ => file_tail(&spec.stdout, TAIL_LINES),
-    };
-    let mut shown_tail = String::new();
-    let (status, stored_tail) = match &outcome.end {
-        ProcessEnd::Exited(0) => {
-            match collect_metrics(metric, settings, &spec.stdout, cg_dir, &outcome) {
-                Ok(values) => {
-                    for (name, iteration, warmup, value, unit) in values {
-                        records.push(measurement(&name, iteration, warmup, value, &unit));
-                    }
-                    (ExecutionStatus::Ok, None)
-                }
-                Err(e) => {
-                    shown_tail = metric_source_tail();
-                    problem = Some(format!("{e:#}"));
-                    (
-                        ExecutionStatus::Metric,
-                        Some(format!("{e:#}\n{shown_tail}")),
-                    )
-                }
-            }
-        }
-        ProcessEnd::Exited(_) => (ExecutionStatus::Exit, Some(stderr_tail())),
-        ProcessEnd::Signaled(_) => (ExecutionStatus::Signal, Some(stderr_tail())),
-        ProcessEnd::TimedOut => (ExecutionStatus::Timeout, Some(stderr_tail())),
-        ProcessEnd::SpawnFailed(msg) => (ExecutionStatus::Spawn, Some(msg.clone())),
-    };
-    records.push(Record::Execution(Execution {
-        program: target.program.clone(),
-        variant: target.variant.clone(),
-        seed: target.seed,
-        execution: slot.execution,
-        schedule_index: slot.schedule_index,
-        env_pad: slot.env_pad,
-        start_unix,
-        wall_ns: outcome.wall_ns,
-        status,
-        exit_code: match outcome.end {
-            ProcessEnd::Exited(c) => Some(c),
-            _ => None,
-        },
-        signal: match outcome.end {
-            ProcessEnd::Signaled(s) => Some(s),
-            ProcessEnd::TimedOut => Some(libc::SIGKILL),
-            _ => None,
-        },
-        output_tail: stored_tail,
-    }));
-    Ok(OneExecution {
-        records,
-        status,
-        problem,
-        tail: shown_tail,
-    })
-}
-
-/// (metric, iteration, warmup, value, unit) of a successful execution.
-type Value = (String, u32, bool, f64, String);
-
-fn collect_metrics(
-    metric: &MetricSpec,
-    settings: &RunSettings,
-    stdout: &Path,
-    cg_dir: &Path,
-    outcome: &ProcessOutcome,
-) -> Result<Vec<Value>> {
-    let mut values: Vec<Value> = Vec::new();
-    let process_values = [
-        ("wall", outcome.wall_ns as f64, "ns"),
-        ("cpu", outcome.cpu_ns as f64, "ns"),
-        ("max_rss", outcome.max_rss_kib as f64, "KiB"),
-    ];
-    match metric {
-        MetricSpec::Cachegrind => {
-            // Under valgrind, time and memory are valgrind's, not the program's: leave them out.
-            for (name, v) in read_cachegrind_totals(cg_dir)? {
-                values.push((name, 0, false, v, "count".to_string()));
-            }
-        }
-        MetricSpec::Reported(re) => {
-            let bytes = std::fs::read(stdout)
-                .with_context(|| format!("cannot read {}", stdout.display()))?;
-            let text = String::from_utf8_lossy(&bytes);
-            let reported = extract_reported(re, &text)?;
-            if reported.is_empty() {
-                bail!(
-                    "--metric regex:{} matched nothing in the program's output",
-                    re.as_str()
-                );
-            }
-            if let Some(want) = settings.iterations {
-                if reported.len() != want as usize {
-                    bail!(
-                        "--metric regex:{} matched {} times but --iterations is {want}",
-                        re.as_str(),
-                        reported.len()
-                    );
-                }
-            }
-            if reported.len() <= settings.warmup as usize {
-                bail!(
-                    "--metric regex:{} matched {} times, all of them within --warmup {}",
-                    re.as_str(),
-                    reported.len(),
-                    settings.warmup
-                );
-            }
-            for (i, (v, unit)) in reported.into_iter().enumerate() {
-                let i = i as u32;
-                values.push((
-                    super::metric::REPORTED.into(),
-                    i,
-                    i < settings.warmup,
-                    v,
-                    unit,
-                ));
-            }
-            for (name, v, unit) in process_values {
-                values.push((name.into(), 0, false, v, unit.into()));
-            }
-        }
-        MetricSpec::Wall | MetricSpec::Cpu => {
-            for (name, v, unit) in process_values {
-                values.push((name.into(), 0, false, v, unit.into()));
-            }
-        }
-    }
-    Ok(values)
-}
-
-/// Refuses an output directory we cannot write to or whose filesystem is (nearly) full,
-/// before any execution runs.
-fn check_writable(out: &Path, staging: &Path) -> Result<()> {
-    std::fs::create_dir_all(staging).with_context(|| {
-        format!(
-            "cannot create {} (is {} writable?)",
-            staging.display(),
-            out.display()
-        )
-    })?;
-    let probe = staging.join("write-probe");
-    std::fs::write(&probe, vec![0u8; 64 * 1024])
-        .and_then(|_| std::fs::File::open(&probe)?.sync_all())
-        .with_context(|| format!("cannot write to {} (is the disk full?)", out.display()))?;
-    let _ = std::fs::remove_file(&probe);
-    if let Ok(st) = nix::sys::statvfs::statvfs(out) {
-        let free = st.blocks_available() * st.fragment_size();
-        if free < MIN_FREE_BYTES {
-            bail!(
-                "{} is nearly full ({free} bytes free): the results could not be stored",
-                out.display()
-            );
-        }
-    }
-    Ok(())
-}
-
 fn progress_bar(enabled: bool, total: u64, done: u64) -> indicatif::ProgressBar {
     if !enabled {
         return indicatif::ProgressBar::hidden();
@@ -612,19 +281,4 @@ fn progress_bar(enabled: bool, total: u64, done: u64) -> indicatif::ProgressBar 
     bar.set_position(done);
     bar.reset_eta();
     bar
-}
-
-fn which(program: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join(program))
-            .find(|p| p.is_file())
-    })
-}
-
-fn unix_now() -> f64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap_or(Duration::ZERO)
-        .as_secs_f64()
 }

@@ -7,12 +7,15 @@
 //!   object any final linker (bfd, gold, lld, mold) lays out in that order;
 //! * [`text_order_script`]: a linker script fixing the global order of sections across
 //!   objects and archive members (exact with ld.bfd and ld.lld; gold and mold do not honour
-//!   it, see `DESIGN.md`).
+//!   it, see `DESIGN.md`);
+//! * [`symbol_ordering_file`]: lld's `--symbol-ordering-file` (by symbol name only).
 
 mod relocatable;
 mod script;
 mod shuffle;
+mod symbol_order;
 
 pub use relocatable::{relocatable_reorder, relocatable_script};
 pub use script::{text_order_script, ScriptInput};
 pub use shuffle::{shuffle_global, shuffle_within_groups};
+pub use symbol_order::symbol_ordering_file;

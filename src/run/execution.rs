@@ -1,0 +1,252 @@
+//! One execution: stage the binary at its fixed path, start the process in its fixed
+//! environment, read the metric, and turn the outcome into store records.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+
+use super::command::CommandTemplate;
+use super::environment::{fixed_binary_path, padding_value, stage_binary, PAD_VARIABLE};
+use super::metric::{cachegrind_argv, extract_reported, read_cachegrind_totals, MetricSpec};
+use super::process::{file_tail, run_process, ProcessEnd, ProcessOutcome, ProcessSpec};
+use super::schedule::Slot;
+use super::settings::RunSettings;
+use super::store::{Execution, ExecutionStatus, Measurement, Record};
+use super::targets::Target;
+
+/// Lines of output kept in failure records and error messages.
+const TAIL_LINES: usize = 20;
+
+/// What stays the same for every execution of a run.
+pub struct ExecutionContext<'a> {
+    /// The command template.
+    pub template: &'a CommandTemplate,
+    /// The metric.
+    pub metric: &'a MetricSpec,
+    /// The run's settings.
+    pub settings: &'a RunSettings,
+    /// The output directory (absolute).
+    pub out_dir: &'a Path,
+    /// `DIR/.run`: fixed binaries and captured output.
+    pub staging: PathBuf,
+    /// Where cachegrind writes its files.
+    pub cachegrind_dir: PathBuf,
+    /// Working directory of the benchmark.
+    pub cwd: &'a Path,
+    /// The fixed environment, without the padding.
+    pub base_env: &'a [(String, String)],
+    /// Whether to set `ADDR_NO_RANDOMIZE`.
+    pub aslr_disabled: bool,
+}
+
+/// The records of one execution and what the caller needs to know about it.
+pub struct OneExecution {
+    /// Measurements (none on failure) and the closing execution record.
+    pub records: Vec<Record>,
+    /// How it ended.
+    pub status: ExecutionStatus,
+    /// For metric failures: what went wrong.
+    pub problem: Option<String>,
+    /// For metric failures: the tail of the output the metric was read from.
+    pub tail: String,
+}
+
+/// Runs the execution `slot` of `target` and returns its records (not yet written).
+///
+/// `Err` only for problems of the runner itself (staging the binary); every way the
+/// benchmark can fail is an execution record.
+pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<OneExecution> {
+    let ExecutionContext {
+        template,
+        metric,
+        settings,
+        out_dir,
+        ..
+    } = *ctx;
+    let staging = ctx.staging.as_path();
+    let cg_dir = ctx.cachegrind_dir.as_path();
+    let mut fixed = BTreeMap::new();
+    for (name, source) in &target.binaries {
+        let path = fixed_binary_path(out_dir, name);
+        stage_binary(source, &path)?;
+        fixed.insert(name.clone(), path);
+    }
+    let bin = template.uses_bin.then(|| &fixed[&target.program]);
+    let mut argv = template.expand(bin, &fixed, settings.iterations);
+    if let MetricSpec::Cachegrind = metric {
+        let _ = std::fs::remove_dir_all(cg_dir);
+        std::fs::create_dir_all(cg_dir)
+            .with_context(|| format!("cannot create {}", cg_dir.display()))?;
+        argv = cachegrind_argv(cg_dir, &argv);
+    }
+    let mut env = ctx.base_env.to_vec();
+    env.push((PAD_VARIABLE.to_string(), padding_value(slot.env_pad)));
+    let spec = ProcessSpec {
+        argv,
+        env,
+        cwd: ctx.cwd.to_path_buf(),
+        stdout: staging.join("stdout"),
+        stderr: staging.join("stderr"),
+        disable_aslr: ctx.aslr_disabled,
+        timeout: settings.timeout,
+    };
+    let start_unix = unix_now();
+    let outcome = run_process(&spec);
+    let measurement = |metric: &str, iteration: u32, warmup: bool, value: f64, unit: &str| {
+        Record::Measurement(Measurement {
+            program: target.program.clone(),
+            variant: target.variant.clone(),
+            seed: target.seed,
+            execution: slot.execution,
+            iteration,
+            warmup,
+            metric: metric.to_string(),
+            value,
+            unit: unit.to_string(),
+        })
+    };
+    let mut records = Vec::new();
+    let mut problem = None;
+    let stderr_tail = || file_tail(&spec.stderr, TAIL_LINES);
+    // Metric failures show the output the metric was read from.
+    let metric_source_tail = || match metric {
+        MetricSpec::Cachegrind => stderr_tail(),
+        _ => file_tail(&spec.stdout, TAIL_LINES),
+    };
+    let mut shown_tail = String::new();
+    let (status, stored_tail) = match &outcome.end {
+        ProcessEnd::Exited(0) => {
+            match collect_metrics(metric, settings, &spec.stdout, cg_dir, &outcome) {
+                Ok(values) => {
+                    for (name, iteration, warmup, value, unit) in values {
+                        records.push(measurement(&name, iteration, warmup, value, &unit));
+                    }
+                    (ExecutionStatus::Ok, None)
+                }
+                Err(e) => {
+                    shown_tail = metric_source_tail();
+                    problem = Some(format!("{e:#}"));
+                    (
+                        ExecutionStatus::Metric,
+                        Some(format!("{e:#}\n{shown_tail}")),
+                    )
+                }
+            }
+        }
+        ProcessEnd::Exited(_) => (ExecutionStatus::Exit, Some(stderr_tail())),
+        ProcessEnd::Signaled(_) => (ExecutionStatus::Signal, Some(stderr_tail())),
+        ProcessEnd::TimedOut => (ExecutionStatus::Timeout, Some(stderr_tail())),
+        ProcessEnd::SpawnFailed(msg) => (ExecutionStatus::Spawn, Some(msg.clone())),
+    };
+    records.push(Record::Execution(Execution {
+        program: target.program.clone(),
+        variant: target.variant.clone(),
+        seed: target.seed,
+        execution: slot.execution,
+        schedule_index: slot.schedule_index,
+        env_pad: slot.env_pad,
+        start_unix,
+        wall_ns: outcome.wall_ns,
+        status,
+        exit_code: match outcome.end {
+            ProcessEnd::Exited(c) => Some(c),
+            _ => None,
+        },
+        signal: match outcome.end {
+            ProcessEnd::Signaled(s) => Some(s),
+            ProcessEnd::TimedOut => Some(libc::SIGKILL),
+            _ => None,
+        },
+        output_tail: stored_tail,
+    }));
+    Ok(OneExecution {
+        records,
+        status,
+        problem,
+        tail: shown_tail,
+    })
+}
+
+/// (metric, iteration, warmup, value, unit) of a successful execution.
+type Value = (String, u32, bool, f64, String);
+
+/// The measurements of a successful execution.
+fn collect_metrics(
+    metric: &MetricSpec,
+    settings: &RunSettings,
+    stdout: &Path,
+    cg_dir: &Path,
+    outcome: &ProcessOutcome,
+) -> Result<Vec<Value>> {
+    let mut values: Vec<Value> = Vec::new();
+    let process_values = [
+        ("wall", outcome.wall_ns as f64, "ns"),
+        ("cpu", outcome.cpu_ns as f64, "ns"),
+        ("max_rss", outcome.max_rss_kib as f64, "KiB"),
+    ];
+    match metric {
+        MetricSpec::Cachegrind => {
+            // Under valgrind, time and memory are valgrind's, not the program's: leave them out.
+            for (name, v) in read_cachegrind_totals(cg_dir)? {
+                values.push((name, 0, false, v, "count".to_string()));
+            }
+        }
+        MetricSpec::Reported(re) => {
+            let bytes = std::fs::read(stdout)
+                .with_context(|| format!("cannot read {}", stdout.display()))?;
+            let text = String::from_utf8_lossy(&bytes);
+            let reported = extract_reported(re, &text)?;
+            if reported.is_empty() {
+                bail!(
+                    "--metric regex:{} matched nothing in the program's output",
+                    re.as_str()
+                );
+            }
+            if let Some(want) = settings.iterations {
+                if reported.len() != want as usize {
+                    bail!(
+                        "--metric regex:{} matched {} times but --iterations is {want}",
+                        re.as_str(),
+                        reported.len()
+                    );
+                }
+            }
+            if reported.len() <= settings.warmup as usize {
+                bail!(
+                    "--metric regex:{} matched {} times, all of them within --warmup {}",
+                    re.as_str(),
+                    reported.len(),
+                    settings.warmup
+                );
+            }
+            for (i, (v, unit)) in reported.into_iter().enumerate() {
+                let i = i as u32;
+                values.push((
+                    super::metric::REPORTED.into(),
+                    i,
+                    i < settings.warmup,
+                    v,
+                    unit,
+                ));
+            }
+            for (name, v, unit) in process_values {
+                values.push((name.into(), 0, false, v, unit.into()));
+            }
+        }
+        MetricSpec::Wall | MetricSpec::Cpu => {
+            for (name, v, unit) in process_values {
+                values.push((name.into(), 0, false, v, unit.into()));
+            }
+        }
+    }
+    Ok(values)
+}
+/// Seconds since the Unix epoch.
+pub fn unix_now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or(Duration::ZERO)
+        .as_secs_f64()
+}

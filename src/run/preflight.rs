@@ -1,0 +1,45 @@
+//! Checks made before the first execution, so a run never fails half-way for a reason that
+//! was knowable at the start.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+/// Free space below which the output directory counts as full.
+const MIN_FREE_BYTES: u64 = 1 << 20;
+
+/// Refuses an output directory we cannot write to or whose filesystem is (nearly) full,
+/// before any execution runs.
+pub fn check_writable(out: &Path, staging: &Path) -> Result<()> {
+    std::fs::create_dir_all(staging).with_context(|| {
+        format!(
+            "cannot create {} (is {} writable?)",
+            staging.display(),
+            out.display()
+        )
+    })?;
+    let probe = staging.join("write-probe");
+    std::fs::write(&probe, vec![0u8; 64 * 1024])
+        .and_then(|_| std::fs::File::open(&probe)?.sync_all())
+        .with_context(|| format!("cannot write to {} (is the disk full?)", out.display()))?;
+    let _ = std::fs::remove_file(&probe);
+    if let Ok(st) = nix::sys::statvfs::statvfs(out) {
+        let free = st.blocks_available() * st.fragment_size();
+        if free < MIN_FREE_BYTES {
+            bail!(
+                "{} is nearly full ({free} bytes free): the results could not be stored",
+                out.display()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The first `program` on `PATH`.
+pub fn which(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(program))
+            .find(|p| p.is_file())
+    })
+}

@@ -1,0 +1,116 @@
+//! What runs: the programs under test and, for each with each built variant, the binaries
+//! its command needs — checked against the manifest before anything runs.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use super::command::CommandTemplate;
+use super::settings::RunSettings;
+use crate::build::manifest::{Manifest, VariantStatus};
+
+/// One binary under test of one variant: program name and variant label.
+pub struct Target {
+    /// Program name (the label when the command has only `{bin:NAME}` placeholders).
+    pub program: String,
+    /// Variant label.
+    pub variant: String,
+    /// The variant's seed (`None` for the baseline).
+    pub seed: Option<u64>,
+    /// Source path of every binary of this variant, by program name.
+    pub binaries: BTreeMap<String, PathBuf>,
+}
+
+/// The programs under test and one target per (program, variant), program-major.
+pub fn plan_targets(
+    manifest: &Manifest,
+    out: &Path,
+    template: &CommandTemplate,
+    settings: &RunSettings,
+) -> Result<(Vec<String>, Vec<Target>)> {
+    let all: Vec<String> = manifest
+        .baseline
+        .binaries
+        .iter()
+        .map(|b| b.name.clone())
+        .collect();
+    let programs: Vec<String> = if template.uses_bin {
+        match &settings.programs {
+            Some(p) => p.clone(),
+            None => all.clone(),
+        }
+    } else {
+        let label = template.named.join("+");
+        if let Some(p) = &settings.programs {
+            if p != &vec![label.clone()] {
+                bail!("--programs picks what {{bin}} stands for, but the command has only {{bin:NAME}} placeholders");
+            }
+        }
+        vec![label]
+    };
+    if programs.is_empty() {
+        bail!("the manifest in {} lists no programs", out.display());
+    }
+    let needed: Vec<String> = if template.uses_bin {
+        let mut n = programs.clone();
+        n.extend(template.named.iter().cloned());
+        n
+    } else {
+        template.named.clone()
+    };
+    for name in &needed {
+        if !all.contains(name) {
+            bail!(
+                "no program named {name:?} in {}/manifest.json (it has: {})",
+                out.display(),
+                all.join(", ")
+            );
+        }
+    }
+    let mut targets = Vec::new();
+    for program in &programs {
+        for variant in manifest.variants() {
+            if variant.status != VariantStatus::Ok {
+                continue;
+            }
+            let mut binaries = BTreeMap::new();
+            for name in &needed {
+                let b = variant
+                    .binaries
+                    .iter()
+                    .find(|b| &b.name == name)
+                    .with_context(|| {
+                        format!(
+                            "{}/manifest.json: variant {} has no binary {name:?}",
+                            out.display(),
+                            variant.label()
+                        )
+                    })?;
+                let path = out.join(&b.path);
+                if !path.is_file() {
+                    bail!(
+                        "binary {} of {} is missing: {} (rebuild with `layoutrand build`)",
+                        name,
+                        variant.label(),
+                        path.display()
+                    );
+                }
+                binaries.insert(name.clone(), path);
+            }
+            targets.push(Target {
+                program: program.clone(),
+                variant: variant.label(),
+                seed: variant.seed,
+                binaries,
+            });
+        }
+    }
+    if targets.is_empty() {
+        bail!(
+            "{}/manifest.json has no successfully built variant",
+            out.display()
+        );
+    }
+    Ok((programs, targets))
+}
