@@ -488,3 +488,142 @@ fn lld_symbol_ordering_file_orders_global_functions() {
         "precondition: the order must differ from lld's own"
     );
 }
+
+#[test]
+fn clang_objects_reorder_too() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = fixtures().join("c");
+    let compile = |extra: &[&str], source: &str, object: &str| {
+        run_ok(
+            Command::new("clang")
+                .current_dir(&src)
+                .args([
+                    "-O2",
+                    "-g",
+                    "-Wno-unknown-attributes",
+                    "-ffunction-sections",
+                ])
+                .args(extra)
+                .args(["-c", source, "-o"])
+                .arg(dir.path().join(object)),
+        );
+    };
+    let mut objects = Vec::new();
+    for unit in [
+        "main",
+        "util",
+        "calc",
+        "errlog",
+        "libmember_with_a_long_name",
+        "dup1/dup",
+        "dup2/dup",
+    ] {
+        let object = format!("{}.o", unit.replace('/', "_"));
+        compile(&[], &format!("{unit}.c"), &object);
+        objects.push(dir.path().join(object));
+    }
+    // Also a module whose sections all share one name.
+    compile(
+        &["-fno-unique-section-names"],
+        "calc.c",
+        "calc_same_names.o",
+    );
+    let link = |inputs: &[PathBuf], out: &str| {
+        let bin = dir.path().join(out);
+        run_ok(
+            Command::new("clang")
+                .arg("-fuse-ld=lld")
+                .args(inputs)
+                .arg("-o")
+                .arg(&bin),
+        );
+        bin
+    };
+    let reference = run_binary(&link(&objects, "clang_base"));
+
+    let util = &objects[1];
+    let sections = text_sections(util).unwrap();
+    let mut order: Vec<String> = sections
+        .iter()
+        .filter(|s| s.is_reorderable())
+        .map(|s| s.name.clone())
+        .collect();
+    order.reverse();
+    let wanted = functions_of(
+        &order
+            .iter()
+            .map(|n| sections.iter().find(|s| &s.name == n).unwrap().clone())
+            .collect::<Vec<_>>(),
+    );
+    let mut inputs = objects.clone();
+    inputs[1] = dir.path().join("util_r.o");
+    relocatable_reorder(util, &inputs[1], &order, Path::new(LD_BFD)).unwrap();
+
+    let same_names = dir.path().join("calc_same_names.o");
+    let same_sections = text_sections(&same_names).unwrap();
+    let mut same_order: Vec<String> = same_sections
+        .iter()
+        .filter(|s| s.is_reorderable())
+        .map(|s| s.name.clone())
+        .collect();
+    same_order.reverse();
+    inputs[2] = dir.path().join("calc_same_names_r.o");
+    relocatable_reorder(&same_names, &inputs[2], &same_order, Path::new(LD_BFD)).unwrap();
+
+    let bin = link(&inputs, "clang_r");
+    assert_eq!(run_binary(&bin), reference);
+    let functions = binary::functions(&bin).unwrap();
+    assert_eq!(module_sequence(&functions, &wanted, "util.c"), wanted);
+}
+
+#[test]
+fn text_order_script_quotes_paths_with_spaces() {
+    let build = c_build();
+    let spaced_dir = build.path("dir with space");
+    std::fs::create_dir_all(&spaced_dir).unwrap();
+    std::fs::copy(build.path("util.o"), spaced_dir.join("util module.o")).unwrap();
+    let util = ScriptInput::Object("dir with space/util module.o".into());
+    let calc = ScriptInput::Object("calc.o".into());
+    let entries = vec![
+        (util.clone(), ".text.util_digits".to_string()),
+        (calc.clone(), ".text.helper".to_string()),
+        (util.clone(), ".text.helper".to_string()),
+        (calc, ".text.calc_gcd".to_string()),
+        (util, ".text.util_scale".to_string()),
+    ];
+    std::fs::write(
+        build.path("spaced.ld"),
+        text_order_script(&entries).unwrap(),
+    )
+    .unwrap();
+    let mut inputs = build.program();
+    inputs[1] = "dir with space/util module.o".into();
+    let reference = run_binary(&build.link("bfd", &build.program(), &[], "spaced_base"));
+    for linker in SCRIPT_LINKERS {
+        let bin = build.link(
+            linker,
+            &inputs,
+            &["-Wl,-T,spaced.ld".into()],
+            &format!("spaced_{linker}"),
+        );
+        assert_eq!(run_binary(&bin), reference, "{linker}");
+        let functions = binary::functions(&bin).unwrap();
+        let start = functions
+            .iter()
+            .position(|f| f.name == "util_digits")
+            .unwrap();
+        let got: Vec<(String, Option<String>)> = functions[start..start + 5]
+            .iter()
+            .map(|f| (f.name.clone(), f.id.file.clone()))
+            .collect();
+        let expected = [
+            ("util_digits", None),
+            ("helper", Some("calc.c")),
+            ("helper", Some("util.c")),
+            ("calc_gcd", None),
+            ("util_scale", None),
+        ]
+        .map(|(n, f)| (n.to_string(), f.map(String::from)));
+        assert_eq!(got, expected, "{linker}");
+    }
+}

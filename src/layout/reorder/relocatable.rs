@@ -40,47 +40,56 @@ use crate::layout::object_file::{
 /// The `ld -r` script placing an object's movable sections (`sections`, from
 /// [`crate::layout::object_file::text_sections`]) in `order` (section names).
 ///
-/// `order` must name every movable section ([`TextSection::is_reorderable`]) exactly once and
-/// nothing else; its sections may come in any order, but each group is gathered in one
-/// output section, and groups are emitted in natural order (so an order that interleaves
-/// groups is applied per group). Errors say which name is missing, repeated or unknown.
+/// `order` must name every movable section ([`TextSection::is_reorderable`]) and nothing
+/// else, each name as many times as the object has movable sections of that name (normally
+/// once; a script cannot tell same-named sections apart, so they move together, placed at
+/// the name's first occurrence). Sections may come in any order, but each group is gathered
+/// in one output section and groups are emitted in natural order (so an order that
+/// interleaves groups is applied per group). Errors say which name is missing, repeated or
+/// unknown.
 pub fn relocatable_script(sections: &[TextSection], order: &[String]) -> Result<String> {
-    let movable: std::collections::BTreeMap<&str, TextGroup> = sections
-        .iter()
-        .filter(|s| s.is_reorderable())
-        .map(|s| (s.name.as_str(), s.group))
-        .collect();
+    let mut movable: std::collections::BTreeMap<&str, (TextGroup, usize)> =
+        std::collections::BTreeMap::new();
+    for s in sections.iter().filter(|s| s.is_reorderable()) {
+        movable.entry(s.name.as_str()).or_insert((s.group, 0)).1 += 1;
+    }
     let fixed: std::collections::HashSet<&str> = sections
         .iter()
         .filter(|s| !s.is_reorderable())
         .map(|s| s.name.as_str())
         .collect();
-    let mut listed = std::collections::HashSet::new();
+    let mut listed: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut first_occurrences: Vec<&String> = Vec::new();
     for name in order {
-        if fixed.contains(name.as_str()) && !movable.contains_key(name.as_str()) {
-            bail!("section {name} is in a COMDAT group or special: it cannot be reordered");
-        }
-        ensure!(
-            movable.contains_key(name.as_str()),
-            "the object has no code section named {name}"
-        );
-        ensure!(
-            listed.insert(name.as_str()),
-            "section {name} is listed twice in the order"
-        );
+        let Some(&(_, available)) = movable.get(name.as_str()) else {
+            if fixed.contains(name.as_str()) {
+                bail!("section {name} is in a COMDAT group or special: it cannot be reordered");
+            }
+            bail!("the object has no code section named {name}");
+        };
         if fixed.contains(name.as_str()) {
             bail!("section name {name} is shared with a COMDAT section: a script cannot tell them apart");
         }
-        check_section_name(name)?;
+        let count = listed.entry(name.as_str()).or_insert(0);
+        *count += 1;
+        ensure!(
+            *count <= available,
+            "section {name} is listed {count} times in the order but the object has {available}"
+        );
+        if *count == 1 {
+            check_section_name(name)?;
+            first_occurrences.push(name);
+        }
     }
-    if let Some(missing) = movable.keys().find(|name| !listed.contains(*name)) {
+    if let Some(missing) = movable.keys().find(|name| !listed.contains_key(*name)) {
         bail!("the order does not list section {missing}: it must list every movable section");
     }
     let mut script = String::from("/* Written by layoutrand: a randomised order of this module's functions. */\nSECTIONS\n{\n");
     for group in TextGroup::REORDERABLE {
-        let names: Vec<&String> = order
+        let names: Vec<&String> = first_occurrences
             .iter()
-            .filter(|n| movable[n.as_str()] == group)
+            .copied()
+            .filter(|n| movable[n.as_str()].0 == group)
             .collect();
         if names.is_empty() {
             continue;
@@ -218,6 +227,24 @@ mod tests {
     }
 
     #[test]
+    fn same_named_sections_move_together() {
+        // clang -fno-unique-section-names: every function in a section named `.text`.
+        let sections = [
+            section(".text", false),
+            section(".text", false),
+            section(".text.unlikely", false),
+        ];
+        let order = names(&[".text", ".text.unlikely", ".text"]);
+        let script = relocatable_script(&sections, &order).unwrap();
+        assert_eq!(script.matches("*(.text)\n").count(), 1, "{script}");
+        let err = relocatable_script(
+            &sections,
+            &names(&[".text", ".text", ".text", ".text.unlikely"]),
+        );
+        assert!(format!("{:#}", err.unwrap_err()).contains("listed 3 times"));
+    }
+
+    #[test]
     fn bad_orders_are_refused() {
         let sections = [
             section(".text.a", false),
@@ -231,7 +258,7 @@ mod tests {
             )
         };
         assert!(err(&[".text.a"]).contains("does not list section .text.b"));
-        assert!(err(&[".text.a", ".text.b", ".text.a"]).contains("listed twice"));
+        assert!(err(&[".text.a", ".text.b", ".text.a"]).contains("listed 2 times"));
         assert!(err(&[".text.a", ".text.b", ".text.c"]).contains("no code section named .text.c"));
         assert!(err(&[".text.a", ".text.b", ".text._Z1t"]).contains("COMDAT"));
     }
