@@ -109,13 +109,20 @@ pub fn read_hierarchy<R: std::io::Read>(
                 spec.value
             );
         }
-        let ids = level_cols
-            .iter()
-            .zip(spec.levels)
-            .map(|(&col, level)| field(col, level))
-            .collect::<Result<Vec<&str>>>()?;
+        // A stack array for the usual few levels: no allocation per row.
+        let mut small: [&str; 8] = [""; 8];
+        let mut large: Vec<&str> = Vec::new();
+        let ids: &mut [&str] = if level_cols.len() <= small.len() {
+            &mut small[..level_cols.len()]
+        } else {
+            large.resize(level_cols.len(), "");
+            &mut large
+        };
+        for ((slot, &col), level) in ids.iter_mut().zip(&level_cols).zip(spec.levels) {
+            *slot = field(col, level)?;
+        }
         builder
-            .push(&ids, value)
+            .push(ids, value)
             .with_context(|| format!("{name}:{line}"))?;
     }
     builder
@@ -164,6 +171,8 @@ mod tests {
         assert!(err("b,t\n1,NaN\n").contains("m.csv:2: value \"NaN\""));
         assert!(err("b,t\n1,0\n").contains("m.csv:2: value 0 in column \"t\" is not positive"));
         assert!(err("b,t\n").contains("no measurements"));
-        assert!(err("b,t\n1,2\n1,3\n").contains("m.csv:3: b 1 appears more than once"));
+        assert!(err("b,t\n1,2\n1,3\n").contains(
+            "m.csv: the measurements are not balanced nested data: b 1 appears more than once"
+        ));
     }
 }

@@ -149,23 +149,69 @@ fn mean(xs: &[f64]) -> f64 {
     xs.iter().sum::<f64>() / xs.len() as f64
 }
 
-/// One node of the id trie: its children in order of first appearance.
-#[derive(Debug, Default)]
+/// A fast, non-cryptographic hasher (the multiply-rotate scheme of rustc's FxHasher) for the
+/// builder's maps: the keys are the user's own ids, so hash flooding is no concern, and
+/// SipHash dominated the time of loading 10⁶ rows.
+#[derive(Debug, Default, Clone, Copy)]
+struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.write_u64(u64::from_le_bytes(c.try_into().expect("8 bytes")));
+        }
+        for &b in chunks.remainder() {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = (self.0.rotate_left(5) ^ x).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type IdMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<IdHasher>>;
+
+/// One unit of the id trie.
+#[derive(Debug)]
 struct Node {
-    index: HashMap<Box<str>, u32>,
+    /// Index of the parent unit one depth up (unused at depth 0).
+    parent: u32,
+    /// The unit's id, as a symbol of its depth's interner.
+    id: u32,
+    /// Children (units one depth down, or value indices at the last depth), in order of
+    /// first appearance.
     children: Vec<u32>,
-    ids: Vec<Box<str>>,
+    /// At the depth above the values: the id symbol of each child value (duplicates are
+    /// found at the end by sorting, which keeps each row free of a lookup in a map as large
+    /// as the data).
+    leaf_ids: Vec<u32>,
 }
 
 /// Collects rows (ids per level, highest level first, plus a value) in any order and
 /// checks they form balanced nested data.
+///
+/// Ids are interned per level (a level's ids repeat across parents: iteration "1" exists in
+/// every execution), and each depth above the values has one map from (parent, id symbol)
+/// to child, so a row costs a few hash lookups and no allocation.
 #[derive(Debug)]
 pub struct HierarchyBuilder {
     level_names: Vec<String>,
-    /// `nodes[d]`: the units at depth `d` (0 = top level); depth `n` holds no nodes, the
-    /// children of the last depth index into `values`.
+    /// Per depth: id string → symbol, and symbol → id string.
+    symbols: Vec<IdMap<Box<str>, u32>>,
+    names: Vec<Vec<Box<str>>>,
+    /// Per depth above the values: (parent index, id symbol) → child index.
+    edges: Vec<IdMap<(u32, u32), u32>>,
+    /// `nodes[d]`: the units at depth `d` (0 = top level) except the last depth, whose
+    /// units are the values.
     nodes: Vec<Vec<Node>>,
-    root: Node,
+    /// Children of the (implicit) root: indices into `nodes[0]`, or into `values` for one
+    /// level (then `top_leaf_ids` holds their id symbols).
+    top: Vec<u32>,
+    top_leaf_ids: Vec<u32>,
     values: Vec<f64>,
 }
 
@@ -173,13 +219,18 @@ impl HierarchyBuilder {
     /// A builder for levels with these names, highest level first (e.g.
     /// `["binary", "execution", "iteration"]`); the names appear in error messages.
     pub fn new<S: AsRef<str>>(level_names: &[S]) -> Result<Self, HierarchyError> {
-        if level_names.is_empty() {
+        let n = level_names.len();
+        if n == 0 {
             return Err(HierarchyError::NoLevels);
         }
         Ok(HierarchyBuilder {
             level_names: level_names.iter().map(|s| s.as_ref().to_string()).collect(),
-            nodes: (0..level_names.len()).map(|_| Vec::new()).collect(),
-            root: Node::default(),
+            symbols: (0..n).map(|_| IdMap::default()).collect(),
+            names: vec![Vec::new(); n],
+            edges: (0..n).map(|_| IdMap::default()).collect(),
+            nodes: (0..n.saturating_sub(1)).map(|_| Vec::new()).collect(),
+            top: Vec::new(),
+            top_leaf_ids: Vec::new(),
             values: Vec::new(),
         })
     }
@@ -199,41 +250,49 @@ impl HierarchyBuilder {
                 value,
             });
         }
-        let mut parent: Option<u32> = None;
+        // The root is parent u32::MAX at depth 0.
+        let mut parent = u32::MAX;
         for (depth, id) in ids.iter().enumerate() {
             let id = id.as_ref();
             let last = depth + 1 == n;
-            let next_len = if last {
-                self.values.len()
-            } else {
-                self.nodes[depth].len()
-            } as u32;
-            let node = match parent {
-                None => &mut self.root,
-                Some(p) => &mut self.nodes[depth - 1][p as usize],
-            };
-            let child = match node.index.get(id) {
-                Some(&c) => {
-                    if last {
-                        return Err(HierarchyError::Duplicate {
-                            unit: self.path(ids, n),
-                        });
-                    }
-                    c
-                }
+            let sym = match self.symbols[depth].get(id) {
+                Some(&s) => s,
                 None => {
-                    node.index.insert(id.into(), next_len);
-                    node.children.push(next_len);
-                    node.ids.push(id.into());
-                    if last {
-                        self.values.push(value);
-                    } else {
-                        self.nodes[depth].push(Node::default());
-                    }
-                    next_len
+                    let s = self.names[depth].len() as u32;
+                    self.symbols[depth].insert(id.into(), s);
+                    self.names[depth].push(id.into());
+                    s
                 }
             };
-            parent = Some(child);
+            if last {
+                let index = self.values.len() as u32;
+                self.values.push(value);
+                if depth == 0 {
+                    self.top.push(index);
+                    self.top_leaf_ids.push(sym);
+                } else {
+                    let unit = &mut self.nodes[depth - 1][parent as usize];
+                    unit.children.push(index);
+                    unit.leaf_ids.push(sym);
+                }
+                break;
+            }
+            let next = self.nodes[depth].len() as u32;
+            let child = *self.edges[depth].entry((parent, sym)).or_insert(next);
+            if child == next {
+                self.nodes[depth].push(Node {
+                    parent,
+                    id: sym,
+                    children: Vec::new(),
+                    leaf_ids: Vec::new(),
+                });
+                if depth == 0 {
+                    self.top.push(child);
+                } else {
+                    self.nodes[depth - 1][parent as usize].children.push(child);
+                }
+            }
+            parent = child;
         }
         Ok(())
     }
@@ -244,9 +303,10 @@ impl HierarchyBuilder {
         if self.values.is_empty() {
             return Err(HierarchyError::Empty);
         }
+        self.check_duplicates()?;
         let mut repetitions = vec![0usize; n];
-        repetitions[n - 1] = self.root.children.len();
-        // Check each depth's units have the same number of children (the majority count).
+        repetitions[n - 1] = self.top.len();
+        // Each depth's units must have the same number of children (the majority count).
         for depth in 0..n - 1 {
             let units = &self.nodes[depth];
             let mut tally: HashMap<usize, usize> = HashMap::new();
@@ -270,16 +330,10 @@ impl HierarchyBuilder {
         }
         // Lay the values out in nested order by walking the trie depth first.
         let mut ordered = Vec::with_capacity(self.values.len());
-        let mut stack: Vec<(usize, u32)> = self
-            .root
-            .children
-            .iter()
-            .rev()
-            .map(|&c| (0usize, c))
-            .collect();
         if n == 1 {
-            ordered.extend(self.root.children.iter().map(|&c| self.values[c as usize]));
+            ordered.extend(self.top.iter().map(|&c| self.values[c as usize]));
         } else {
+            let mut stack: Vec<(usize, u32)> = self.top.iter().rev().map(|&c| (0, c)).collect();
             while let Some((depth, node)) = stack.pop() {
                 let unit = &self.nodes[depth][node as usize];
                 if depth + 2 == n {
@@ -289,11 +343,53 @@ impl HierarchyBuilder {
                 }
             }
         }
+        let top_ids = if n == 1 {
+            self.top_leaf_ids
+                .iter()
+                .map(|&sym| self.names[0][sym as usize].to_string())
+                .collect()
+        } else {
+            self.top
+                .iter()
+                .map(|&c| self.names[0][self.nodes[0][c as usize].id as usize].to_string())
+                .collect()
+        };
         Ok(Hierarchy {
             repetitions,
             values: ordered,
-            top_ids: self.root.ids.iter().map(|s| s.to_string()).collect(),
+            top_ids,
         })
+    }
+
+    /// Refuses two values with the same ids at every level.
+    fn check_duplicates(&self) -> Result<(), HierarchyError> {
+        let n = self.level_names.len();
+        let duplicate = |syms: &[u32]| -> Option<u32> {
+            let mut sorted = syms.to_vec();
+            sorted.sort_unstable();
+            sorted.windows(2).find(|w| w[0] == w[1]).map(|w| w[0])
+        };
+        let leaf = &self.level_names[n - 1];
+        if n == 1 {
+            if let Some(sym) = duplicate(&self.top_leaf_ids) {
+                return Err(HierarchyError::Duplicate {
+                    unit: format!("{leaf} {}", self.names[0][sym as usize]),
+                });
+            }
+            return Ok(());
+        }
+        for (k, unit) in self.nodes[n - 2].iter().enumerate() {
+            if let Some(sym) = duplicate(&unit.leaf_ids) {
+                return Err(HierarchyError::Duplicate {
+                    unit: format!(
+                        "{}, {leaf} {}",
+                        self.unit_path(n - 2, k as u32),
+                        self.names[n - 1][sym as usize]
+                    ),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// `binary a, execution 2, iteration 7` for the first `upto` ids.
@@ -307,31 +403,14 @@ impl HierarchyBuilder {
             .join(", ")
     }
 
-    /// The path of unit `index` at `depth`, found by searching its ancestors.
+    /// The path of unit `index` at `depth`, following parent links.
     fn unit_path(&self, depth: usize, index: u32) -> String {
         let mut ids: Vec<&str> = Vec::with_capacity(depth + 1);
-        let mut target = index;
+        let mut node = index;
         for d in (0..=depth).rev() {
-            let parent = if d == 0 {
-                &self.root
-            } else {
-                self.nodes[d - 1]
-                    .iter()
-                    .find(|p| p.children.contains(&target))
-                    .expect("every unit has a parent")
-            };
-            let pos = parent
-                .children
-                .iter()
-                .position(|&c| c == target)
-                .expect("child listed");
-            ids.push(&parent.ids[pos]);
-            if d > 0 {
-                target = self.nodes[d - 1]
-                    .iter()
-                    .position(|p| std::ptr::eq(p, parent))
-                    .expect("parent exists") as u32;
-            }
+            let unit = &self.nodes[d][node as usize];
+            ids.push(&self.names[d][unit.id as usize]);
+            node = unit.parent;
         }
         ids.reverse();
         self.path(&ids, depth + 1)
