@@ -6,6 +6,9 @@
 //! Welch's test on the top-level means and, when both files have the same top-level ids
 //! (e.g. the same layout seeds), the matched-pair interval of Georges et al. 2008 §5.2.
 //! Values are taken to be times or costs: lower is better.
+//!
+//! Directory mode: given two experiment directories, [`run`] hands over to
+//! `layoutrand::report::compare` (see docs/report.md), which adds `--fail-if-slower`.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -31,9 +34,9 @@ use super::analyze::{check_confidence, fmt_confidence, fmt_p, fmt_sig, OutputFor
 /// Arguments of `layoutrand compare`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The baseline's measurements (CSV with a header).
+    /// The baseline's measurements (CSV with a header), or its experiment directory.
     pub base: PathBuf,
-    /// The new system's measurements (CSV with a header).
+    /// The new system's measurements (CSV with a header), or its experiment directory.
     pub new: PathBuf,
     /// Columns identifying the unit at each level, highest level first (CSV mode).
     #[arg(long, value_delimiter = ',')]
@@ -54,6 +57,10 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
+    /// Directory mode: exit with code 1 when the whole confidence interval says new is
+    /// slower than base by more than this many percent (for CI gating).
+    #[arg(long, value_name = "PCT")]
+    pub fail_if_slower: Option<f64>,
 }
 
 /// One side of the comparison.
@@ -137,6 +144,21 @@ pub struct Comparison {
 
 /// Runs `layoutrand compare`.
 pub fn run(args: Args) -> Result<i32> {
+    if args.base.is_dir() && args.new.is_dir() {
+        // Two experiment directories: the report module's comparison (docs/report.md).
+        let (text, code) = layoutrand::report::compare::run_directories(
+            &args.base,
+            &args.new,
+            args.confidence,
+            args.fail_if_slower,
+            matches!(args.format, OutputFormat::Json),
+        )?;
+        print!("{text}");
+        return Ok(code);
+    }
+    if args.fail_if_slower.is_some() {
+        bail!("--fail-if-slower applies to two experiment directories, not CSV files");
+    }
     run_csv(&args)
 }
 
