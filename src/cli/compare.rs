@@ -6,6 +6,9 @@
 //! Welch's test on the top-level means and, when both files have the same top-level ids
 //! (e.g. the same layout seeds), the matched-pair interval of Georges et al. 2008 §5.2.
 //! Values are taken to be times or costs: lower is better.
+//!
+//! Directory mode: given two experiment directories, [`run`] hands over to
+//! `layoutrand::report::compare` (see docs/report.md), which adds `--fail-if-slower`.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -19,9 +22,11 @@ use layoutrand::seeded::SeededRng;
 use layoutrand::stats::bootstrap::{self, BootstrapCi};
 use layoutrand::stats::fieller::{ratio_ci, RatioInterval};
 use layoutrand::stats::hierarchy::{plural, Hierarchy};
+use layoutrand::stats::mann_whitney::{mann_whitney, MannWhitney};
 use layoutrand::stats::multilevel::mean_ci;
 use layoutrand::stats::paired::{paired_difference, PairedDifference};
 use layoutrand::stats::sample::MeanInterval;
+use layoutrand::stats::shapiro_wilk::{shapiro_wilk, ShapiroWilk};
 use layoutrand::stats::welch::welch;
 
 use super::analyze::{check_confidence, fmt_confidence, fmt_p, fmt_sig, OutputFormat};
@@ -29,9 +34,9 @@ use super::analyze::{check_confidence, fmt_confidence, fmt_p, fmt_sig, OutputFor
 /// Arguments of `layoutrand compare`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The baseline's measurements (CSV with a header).
+    /// The baseline's measurements (CSV with a header), or its experiment directory.
     pub base: PathBuf,
-    /// The new system's measurements (CSV with a header).
+    /// The new system's measurements (CSV with a header), or its experiment directory.
     pub new: PathBuf,
     /// Columns identifying the unit at each level, highest level first (CSV mode).
     #[arg(long, value_delimiter = ',')]
@@ -52,6 +57,10 @@ pub struct Args {
     /// Output format.
     #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
     pub format: OutputFormat,
+    /// Directory mode: exit with code 1 when the whole confidence interval says new is
+    /// slower than base by more than this many percent (for CI gating).
+    #[arg(long, value_name = "PCT")]
+    pub fail_if_slower: Option<f64>,
 }
 
 /// One side of the comparison.
@@ -67,6 +76,8 @@ pub struct SideJson {
     pub mean: f64,
     /// Kalibera & Jones eq. 4 interval.
     pub ci: MeanInterval,
+    /// Shapiro–Wilk on the top-level unit means (null below 3 units).
+    pub normality: Option<ShapiroWilk>,
 }
 
 /// The ratio `mean_new / mean_base` with its Fieller interval.
@@ -118,6 +129,9 @@ pub struct Comparison {
     pub welch: WelchJson,
     /// Matched pairs by top-level id (`new − base`), when both have the same ids.
     pub paired: Option<PairedDifference>,
+    /// Mann–Whitney U on the top-level means (`u` counts new > base), the distribution-free
+    /// check when normality is doubtful.
+    pub mann_whitney: MannWhitney,
     /// Percentile bootstrap of the ratio when --bootstrap was given.
     pub bootstrap: Option<BootstrapCi>,
     /// "faster", "slower", "no significant difference" or "unbounded".
@@ -130,6 +144,21 @@ pub struct Comparison {
 
 /// Runs `layoutrand compare`.
 pub fn run(args: Args) -> Result<i32> {
+    if args.base.is_dir() && args.new.is_dir() {
+        // Two experiment directories: the report module's comparison (docs/report.md).
+        let (text, code) = layoutrand::report::compare::run_directories(
+            &args.base,
+            &args.new,
+            args.confidence,
+            args.fail_if_slower,
+            matches!(args.format, OutputFormat::Json),
+        )?;
+        print!("{text}");
+        return Ok(code);
+    }
+    if args.fail_if_slower.is_some() {
+        bail!("--fail-if-slower applies to two experiment directories, not CSV files");
+    }
     run_csv(&args)
 }
 
@@ -179,6 +208,7 @@ fn side(h: &Hierarchy, file: &Path, confidence: f64, top_name: &str) -> Result<S
         top_units: *h.repetitions().last().expect("a level"),
         mean: h.mean(),
         ci,
+        normality: shapiro_wilk(&h.top_means()).ok(),
     })
 }
 
@@ -230,7 +260,18 @@ pub fn compare(
             new.repetitions()
         ));
     }
+    let mann_whitney = mann_whitney(&new.top_means(), &base.top_means())?;
     for s in [&b, &n] {
+        if let Some(sw) = s.normality.filter(|sw| sw.p < 0.05 && s.top_units < 30) {
+            warnings.push(format!(
+                "the {} means of {} do not look normal (Shapiro–Wilk p = {}) and there are \
+                 fewer than 30: check the bootstrap interval (--bootstrap 10000) and the \
+                 Mann–Whitney test",
+                top_name,
+                s.file,
+                fmt_p(sw.p)
+            ));
+        }
         if s.top_units < 5 {
             warnings.push(format!(
                 "{} has only {} {}: its interval, and so the ratio's, is very wide",
@@ -297,6 +338,7 @@ pub fn compare(
         ratio,
         welch,
         paired,
+        mann_whitney,
         bootstrap,
         verdict,
         summary,
@@ -398,6 +440,17 @@ pub fn render_text(c: &Comparison, top_name: &str) -> String {
             fmt_sig(p.high)
         );
     }
+    let _ = writeln!(
+        out,
+        "Mann–Whitney on the {} means: P(new > base) = {:.3}, p = {} ({})",
+        top_name,
+        c.mann_whitney.prob_superiority,
+        fmt_p(c.mann_whitney.p),
+        match c.mann_whitney.method {
+            layoutrand::stats::mann_whitney::PMethod::Exact => "exact",
+            layoutrand::stats::mann_whitney::PMethod::Normal => "normal approximation",
+        }
+    );
     if !c.warnings.is_empty() {
         let _ = writeln!(out);
         let _ = writeln!(out, "warnings:");

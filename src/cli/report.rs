@@ -1,14 +1,27 @@
-//! `layoutrand report` (not yet implemented).
+//! `layoutrand report [DIR]`: the statistics of an experiment directory.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use layoutrand::report::{render_report, Format};
 
 /// Arguments of `layoutrand report`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Everything after the subcommand (placeholder until the subcommand is implemented).
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    pub rest: Vec<String>,
+    /// The experiment directory (with manifest.json and results.jsonl).
+    #[arg(default_value = ".")]
+    pub dir: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub format: Format,
+    /// Confidence level of every interval and test, strictly between 0 and 1.
+    #[arg(long, default_value_t = 0.95)]
+    pub confidence: f64,
 }
 
 /// Runs `layoutrand report`.
-pub fn run(_args: Args) -> anyhow::Result<i32> {
-    anyhow::bail!("`layoutrand report` is not implemented yet")
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    let text = render_report(&args.dir, args.format, args.confidence)?;
+    std::io::stdout().lock().write_all(text.as_bytes())?;
+    Ok(0)
 }

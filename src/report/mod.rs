@@ -1,1 +1,35 @@
-//! Answers from an experiment: text, Markdown, JSON, CSV and HTML, one exporter per format.
+//! Answers from an experiment: `report`, `dimension` and `compare`, in text, Markdown, JSON,
+//! CSV and HTML.
+//!
+//! The flow: [`experiment::load`] reads the manifest and store into balanced data sets (one
+//! per program and metric); [`analysis::analyse`] turns them into a [`model::Report`] using
+//! the pure statistics of [`crate::stats`]; an [`export::Exporter`] renders it.
+//! [`dimension`] and [`compare`] build their own answers from the same experiment model.
+
+pub mod analysis;
+pub mod balance;
+pub mod compare;
+pub mod diagnostics;
+pub mod dimension;
+pub mod experiment;
+pub mod export;
+pub mod extra_stats;
+pub mod model;
+pub mod numfmt;
+pub mod plots;
+pub mod sensitivity;
+pub mod shift;
+
+use std::path::Path;
+
+use anyhow::Result;
+
+pub use export::Format;
+
+/// Loads the experiment in `dir`, analyses it at `confidence` and renders it in `format`:
+/// what `layoutrand report DIR --format F --confidence C` prints.
+pub fn render_report(dir: &Path, format: Format, confidence: f64) -> Result<String> {
+    let experiment = experiment::load_with_context(dir)?;
+    let report = analysis::analyse(&experiment, confidence)?;
+    export::exporter(format).export(&report, &experiment)
+}

@@ -1,0 +1,263 @@
+//! From an [`Experiment`] to a [`Report`]: the Kalibera & Jones estimators per level, the
+//! mean with its interval, layout sensitivity, the layout-induced shift and the diagnostics.
+//! All statistics come from [`crate::stats`]; this module chooses what to compute from which
+//! data and words the answers.
+
+use crate::stats::hierarchy::Hierarchy;
+use crate::stats::multilevel::{level_variances, mean_ci, LevelEstimate};
+use crate::stats::sample::{mean_interval, MeanInterval};
+
+use super::diagnostics::diagnose;
+use super::experiment::{BinaryData, Experiment, Series};
+use super::model::Verdict;
+use super::model::{BaselineSummary, Interval, Level, Report, SeriesReport, Setup};
+use super::numfmt::{change, level, p_value, percent, quantity};
+use super::sensitivity::sensitivity;
+use super::shift::shift;
+
+/// Fewer randomised binaries than this and the interval's width is itself poorly estimated
+/// (Kalibera & Jones 2013 §11 never use fewer than 5 top-level repetitions).
+pub const MIN_TOP_LEVEL_UNITS: usize = 5;
+
+/// Analyses every program and metric of `experiment` at `confidence` (e.g. 0.95).
+pub fn analyse(experiment: &Experiment, confidence: f64) -> anyhow::Result<Report> {
+    if !(confidence > 0.0 && confidence < 1.0) {
+        anyhow::bail!("--confidence {confidence} is not strictly between 0 and 1 (e.g. 0.95)");
+    }
+    let m = &experiment.manifest;
+    let h = &experiment.header;
+    let series = experiment
+        .series
+        .iter()
+        .map(|s| {
+            let failures = experiment
+                .failures
+                .get(&s.program)
+                .copied()
+                .unwrap_or_default();
+            analyse_series(s, failures, confidence)
+        })
+        .collect();
+    Ok(Report {
+        schema: super::model::REPORT_SCHEMA,
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        directory: experiment.dir.display().to_string(),
+        confidence,
+        setup: Setup {
+            command: h.command.clone(),
+            metric: h.metric.clone(),
+            granularity: serde_plain(&m.granularity),
+            linker: m.linker.clone(),
+            mode: serde_plain(&m.mode),
+            seeds_built: m.seeds.len(),
+            executions_planned: h.executions,
+            iterations_planned: h.iterations,
+            warmup_discarded: h.warmup,
+            aslr_disabled: h.aslr_disabled,
+            cpu_model: h.host.cpu_model.clone(),
+        },
+        series,
+        failures: experiment.failures.clone(),
+        warnings: experiment.warnings.clone(),
+    })
+}
+
+/// A unit enum's serde name (`"module"`, `"relink"`).
+fn serde_plain<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
+/// The randomised binaries as a Kalibera & Jones hierarchy, leaving out levels with a single
+/// repetition below the top (their variance is not estimable and merges into the level
+/// above). Returns the hierarchy and the names of its levels, lowest first.
+pub fn seed_hierarchy(series: &Series) -> Option<(Hierarchy, Vec<&'static str>)> {
+    let counts = [
+        ("iteration", series.iterations_per_execution()),
+        ("execution", series.executions_per_binary()),
+        ("binary", series.seeds.len()),
+    ];
+    if counts.iter().any(|(_, r)| *r == 0) {
+        return None;
+    }
+    let (names, reps): (Vec<&'static str>, Vec<usize>) = counts
+        .iter()
+        .enumerate()
+        .filter(|(i, (_, r))| *r > 1 || *i == 2)
+        .map(|(_, c)| *c)
+        .unzip();
+    let values: Vec<f64> = series
+        .seeds
+        .iter()
+        .flat_map(|b| b.executions.iter().flat_map(|e| e.live.iter().copied()))
+        .collect();
+    Hierarchy::from_nested(values, reps)
+        .ok()
+        .map(|h| (h, names))
+}
+
+/// The analysis of one program and metric.
+pub fn analyse_series(
+    series: &Series,
+    failures: super::experiment::FailureCounts,
+    confidence: f64,
+) -> SeriesReport {
+    let hierarchy = seed_hierarchy(series);
+    let (levels, mean, ci) = match &hierarchy {
+        Some((h, names)) => {
+            let estimates = level_variances(h);
+            let mean = h.mean();
+            (
+                levels_of(&estimates, names, mean),
+                mean,
+                mean_ci(h, confidence).ok(),
+            )
+        }
+        None => (Vec::new(), f64::NAN, None),
+    };
+    let baseline_ci = series
+        .baseline
+        .as_ref()
+        .and_then(|b| baseline_interval(b, confidence));
+    let baseline = series.baseline.as_ref().map(|b| BaselineSummary {
+        executions: b.executions.len(),
+        iterations: b.iterations(),
+        mean: b.mean(),
+        ci: baseline_ci
+            .as_ref()
+            .filter(|_| b.executions.len() >= 2)
+            .map(|c| Interval {
+                lower: c.low,
+                upper: c.high,
+            }),
+    });
+    let sensitivity = sensitivity(series, &levels, mean, confidence);
+    let shift = shift(series, ci.as_ref(), baseline_ci.as_ref(), confidence);
+    let mut diagnostics = diagnose(series, failures, confidence);
+    if series.seeds.len() < MIN_TOP_LEVEL_UNITS {
+        diagnostics.notes.insert(
+            0,
+            format!(
+                "Only {} randomised binar{} with usable data: with fewer than {MIN_TOP_LEVEL_UNITS} the interval's own width is poorly estimated (Kalibera & Jones §11); build and run more seeds.",
+                series.seeds.len(),
+                if series.seeds.len() == 1 { "y" } else { "ies" }
+            ),
+        );
+    }
+    if series.baseline.is_none() {
+        diagnostics
+            .notes
+            .push("The default-layout binary (baseline) was not run, so no layout shift can be estimated.".into());
+    }
+    let mut report = SeriesReport {
+        program: series.program.clone(),
+        metric: series.metric.clone(),
+        unit: series.unit.clone(),
+        is_time: series.is_time(),
+        levels,
+        mean,
+        ci: ci.map(|c| Interval {
+            lower: c.low,
+            upper: c.high,
+        }),
+        relative_half_width: ci.map(|c| c.relative_half_width()),
+        baseline,
+        sensitivity,
+        shift,
+        diagnostics,
+        summary: String::new(),
+    };
+    report.summary = summary(&report, confidence);
+    report
+}
+
+/// The baseline binary's interval: over its execution means when it has several
+/// executions, else over the iterations of its one execution (which ignores
+/// execution-to-execution variation; [`super::shift`] says so).
+pub fn baseline_interval(b: &BinaryData, confidence: f64) -> Option<MeanInterval> {
+    if b.executions.len() >= 2 {
+        mean_interval(&b.execution_means(), confidence).ok()
+    } else {
+        b.executions
+            .first()
+            .and_then(|e| mean_interval(&e.live, confidence).ok())
+    }
+}
+
+fn levels_of(estimates: &[LevelEstimate], names: &[&'static str], mean: f64) -> Vec<Level> {
+    estimates
+        .iter()
+        .zip(names)
+        .filter_map(|(e, name)| {
+            let (s2, t2) = (e.s2?, e.t2?);
+            Some(Level {
+                name: name.to_string(),
+                repetitions: e.repetitions,
+                s2,
+                t2,
+                relative_variation: (t2 > 0.0).then(|| t2.sqrt() / mean.abs()),
+            })
+        })
+        .collect()
+}
+
+/// One paragraph answering "how fast, how sure, does the layout matter".
+fn summary(r: &SeriesReport, confidence: f64) -> String {
+    let mut parts = Vec::new();
+    match (r.ci, r.relative_half_width) {
+        (Some(ci), Some(rel)) => parts.push(format!(
+            "Over random code layouts, {} {} is {} ± {} ({} CI: {} to {}).",
+            r.program,
+            r.metric,
+            quantity(r.mean, &r.unit),
+            percent(rel, 2),
+            level(confidence),
+            quantity(ci.lower, &r.unit),
+            quantity(ci.upper, &r.unit)
+        )),
+        _ => parts.push(format!(
+            "Over random code layouts, {} {} averages {}, with too few binaries for an interval.",
+            r.program,
+            r.metric,
+            quantity(r.mean, &r.unit)
+        )),
+    }
+    let sens = &r.sensitivity;
+    match (sens.verdict, sens.p_value) {
+        (Verdict::Detected, Some(p)) => parts.push(format!(
+            "It is layout-sensitive (F-test, {}){}.",
+            p_value(p),
+            sens.cv_across_binaries
+                .map(|b| format!(
+                    ": its mean varies by {} from one layout to another",
+                    percent(b, 2)
+                ))
+                .unwrap_or_default()
+        )),
+        (Verdict::NotDetected, Some(p)) => parts.push(format!(
+            "No layout sensitivity was detected (F-test, {}).",
+            p_value(p)
+        )),
+        (Verdict::NotDetected, None) => parts.push("Its values did not vary at all.".into()),
+        _ => parts.push("Layout sensitivity cannot be tested with these data.".into()),
+    }
+    let (better, worse) = if r.is_time {
+        ("faster", "slower")
+    } else {
+        ("lower", "higher")
+    };
+    match (r.shift.verdict, r.shift.ratio, r.shift.ci) {
+        (Verdict::Detected, Some(ratio), Some(ci)) => parts.push(format!(
+            "The default layout is {} than the average random layout, so results on it alone are biased.",
+            change(ratio, ci.lower, ci.upper, confidence, better, worse)
+        )),
+        (Verdict::NotDetected, Some(ratio), Some(ci)) => parts.push(format!(
+            "The default layout does not differ detectably from the average random layout: {}.",
+            change(ratio, ci.lower, ci.upper, confidence, better, worse)
+        )),
+        _ => {}
+    }
+    parts.join(" ")
+}

@@ -1,0 +1,465 @@
+//! `layoutrand dimension`: Kalibera & Jones 2013 §9 from an initial experiment — the
+//! variance per level, the cost of one repetition at each level, the optimal repetition
+//! counts below the top level (eq. 3), and, Table 6/7 style, how many top-level
+//! repetitions (binaries) each target precision needs and how long that experiment takes.
+
+use std::fmt::Write;
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+
+use crate::stats::multilevel::{level_variances, optimal_repetitions, OptimalCount};
+
+use super::analysis::seed_hierarchy;
+use super::experiment::{Experiment, Series};
+use super::extra_stats::{expected_top_variance, top_repetitions_for_precision};
+use super::numfmt::{level, percent, quantity, sig};
+
+/// Kalibera & Jones (§11) never advise fewer top-level repetitions than this.
+pub const MIN_TOP_REPETITIONS: usize = 5;
+
+/// More top-level repetitions than this count as unreachable (∞), as in KJ Table 6.
+pub const MAX_TOP_REPETITIONS: usize = 1000;
+
+/// Floor for a cost that the measurements put at zero or below (1 µs): eq. 3 needs positive
+/// costs, and "almost free" is what such a level is.
+pub const MIN_COST_SECONDS: f64 = 1e-6;
+
+/// Costs given on the command line (seconds), overriding the measured ones.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CostOverrides {
+    /// Seconds per iteration.
+    pub iteration: Option<f64>,
+    /// Seconds an execution adds beyond its live iterations (start-up and warmup).
+    pub execution: Option<f64>,
+    /// Seconds to produce one more binary.
+    pub binary: Option<f64>,
+}
+
+/// Parses `iteration=0.5s,execution=2s,binary=20ms` (units `s`, `ms`, `us`/`µs`, `ns`; a
+/// bare number is seconds).
+pub fn parse_costs(text: &str) -> Result<CostOverrides> {
+    let mut costs = CostOverrides::default();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let (name, value) = part
+            .split_once('=')
+            .with_context(|| format!("--costs: `{part}` is not LEVEL=TIME (e.g. execution=2s)"))?;
+        let seconds = parse_seconds(value.trim())
+            .with_context(|| format!("--costs: `{part}`: cannot read the time `{value}`"))?;
+        if !(seconds.is_finite() && seconds > 0.0) {
+            bail!("--costs: `{part}`: a cost must be a positive time");
+        }
+        match name.trim() {
+            "iteration" => costs.iteration = Some(seconds),
+            "execution" => costs.execution = Some(seconds),
+            "binary" => costs.binary = Some(seconds),
+            other => bail!("--costs: unknown level `{other}` (use iteration, execution or binary)"),
+        }
+    }
+    Ok(costs)
+}
+
+fn parse_seconds(value: &str) -> Result<f64> {
+    let (number, factor) = [
+        ("ns", 1e-9),
+        ("us", 1e-6),
+        ("µs", 1e-6),
+        ("ms", 1e-3),
+        ("s", 1.0),
+    ]
+    .iter()
+    .find_map(|(suffix, f)| value.strip_suffix(suffix).map(|n| (n, *f)))
+    .unwrap_or((value, 1.0));
+    Ok(number.trim().parse::<f64>()? * factor)
+}
+
+/// Parses target precisions such as `0.5%,1%,2%,5%` (a number without `%` is a percentage
+/// too) into shares (0.005, …).
+pub fn parse_targets(text: &str) -> Result<Vec<f64>> {
+    let targets: Vec<f64> =
+        text.split(',')
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(|p| {
+                let n: f64 =
+                    p.trim_end_matches('%').trim().parse().with_context(|| {
+                        format!("--target: `{p}` is not a percentage such as 1%")
+                    })?;
+                if !(n > 0.0 && n < 100.0) {
+                    bail!("--target: `{p}` must be between 0 % and 100 %");
+                }
+                Ok(n / 100.0)
+            })
+            .collect::<Result<_>>()?;
+    if targets.is_empty() {
+        bail!("--target: no target precision given");
+    }
+    Ok(targets)
+}
+
+/// The dimensioning of every data set of an experiment.
+#[derive(Debug, Clone, Serialize)]
+pub struct DimensionReport {
+    /// Confidence level of the intervals the targets refer to.
+    pub confidence: f64,
+    /// Target relative half-widths (shares, e.g. 0.01).
+    pub targets: Vec<f64>,
+    /// One entry per program and metric.
+    pub series: Vec<SeriesDimension>,
+}
+
+/// The dimensioning of one program and metric.
+#[derive(Debug, Clone, Serialize)]
+pub struct SeriesDimension {
+    /// Program.
+    pub program: String,
+    /// Metric.
+    pub metric: String,
+    /// Unit of the metric.
+    pub unit: String,
+    /// Mean of the initial experiment.
+    pub mean: f64,
+    /// Levels, lowest first.
+    pub levels: Vec<LevelDimension>,
+    /// One row per target precision.
+    pub rows: Vec<TargetRow>,
+    /// Caveats in words.
+    pub notes: Vec<String>,
+}
+
+/// One level's estimates, cost and optimal count.
+#[derive(Debug, Clone, Serialize)]
+pub struct LevelDimension {
+    /// `iteration`, `execution` or `binary`.
+    pub name: String,
+    /// Repetitions in the initial experiment.
+    pub initial_repetitions: usize,
+    /// T² (eq. 2), unit².
+    pub t2: f64,
+    /// √T² / mean, when T² > 0.
+    pub relative_variation: Option<f64>,
+    /// Seconds one repetition at this level adds.
+    pub cost_seconds: f64,
+    /// Where the cost comes from.
+    pub cost_source: String,
+    /// Optimal repetitions for the real experiment (eq. 3); `None` for the top level.
+    pub optimal: Option<u64>,
+    /// Why eq. 3 gave no plain count, when it did not.
+    pub advice: Option<String>,
+}
+
+/// Top-level repetitions for one target precision.
+#[derive(Debug, Clone, Serialize)]
+pub struct TargetRow {
+    /// Target relative half-width (share).
+    pub target: f64,
+    /// Top-level repetitions needed (at least 5); `None` = ∞ (more than 1000).
+    pub top_repetitions: Option<usize>,
+    /// Expected duration of the real experiment in seconds.
+    pub expected_seconds: Option<f64>,
+}
+
+/// Seconds per value of a time unit.
+fn seconds_per(unit: &str) -> Option<f64> {
+    match unit {
+        "ns" => Some(1e-9),
+        "us" | "µs" => Some(1e-6),
+        "ms" => Some(1e-3),
+        "s" => Some(1.0),
+        _ => None,
+    }
+}
+
+/// Dimensions every data set of `experiment`.
+pub fn dimension(
+    experiment: &Experiment,
+    overrides: CostOverrides,
+    targets: &[f64],
+    confidence: f64,
+) -> Result<DimensionReport> {
+    let series = experiment
+        .series
+        .iter()
+        .map(|s| dimension_series(s, overrides, targets, confidence))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(DimensionReport {
+        confidence,
+        targets: targets.to_vec(),
+        series,
+    })
+}
+
+/// Measured costs of one iteration and of one execution beyond its live iterations (KJ
+/// §9.4: c₁ the mean iteration, c₂ the time to the first live iteration). When the
+/// iteration level is absent (one live iteration per execution) the execution is the
+/// lowest level and costs its whole process time.
+fn measured_costs(s: &Series, iteration_level: bool) -> (f64, String, f64, String) {
+    let executions: Vec<_> = s.seeds.iter().flat_map(|b| b.executions.iter()).collect();
+    let n = executions.len().max(1) as f64;
+    let mean_wall = executions
+        .iter()
+        .map(|e| e.wall_ns as f64 * 1e-9)
+        .sum::<f64>()
+        / n;
+    let (iteration, source) = match seconds_per(&s.unit) {
+        Some(f) => {
+            let live: Vec<f64> = executions
+                .iter()
+                .flat_map(|e| e.live.iter().copied())
+                .collect();
+            (
+                live.iter().sum::<f64>() / live.len().max(1) as f64 * f,
+                "measured: mean live iteration".to_string(),
+            )
+        }
+        None => {
+            let per_exec = executions
+                .iter()
+                .map(|e| (e.warmup.len() + e.live.len()).max(1) as f64)
+                .sum::<f64>()
+                / n;
+            (
+                mean_wall / per_exec,
+                "measured: process wall time / iterations".to_string(),
+            )
+        }
+    };
+    if !iteration_level {
+        return (
+            iteration,
+            source,
+            mean_wall,
+            "measured: mean process wall time".to_string(),
+        );
+    }
+    let live_per_exec = s.iterations_per_execution() as f64;
+    (
+        iteration,
+        source,
+        mean_wall - live_per_exec * iteration,
+        "measured: process wall time minus its live iterations".to_string(),
+    )
+}
+
+/// Dimensions one data set.
+pub fn dimension_series(
+    s: &Series,
+    overrides: CostOverrides,
+    targets: &[f64],
+    confidence: f64,
+) -> Result<SeriesDimension> {
+    let what = format!("{} {}", s.program, s.metric);
+    let Some((h, names)) = seed_hierarchy(s) else {
+        bail!("{what}: no randomised binary has usable data");
+    };
+    if h.repetitions().last().copied().unwrap_or(0) < 2 {
+        bail!("{what}: dimensioning needs at least 2 randomised binaries (better 20–30)");
+    }
+    let mean = h.mean();
+    let estimates = level_variances(&h);
+    let mut notes = Vec::new();
+    if s.iterations_per_execution() == 1 {
+        notes.push(
+            "One live iteration per execution in the initial experiment: the iteration level cannot be dimensioned; keep one iteration per execution or run an initial experiment with several."
+                .to_string(),
+        );
+    }
+    if s.executions_per_binary() == 1 {
+        notes.push(
+            "One execution per binary in the initial experiment: the execution level cannot be dimensioned."
+                .to_string(),
+        );
+    }
+
+    let (c_iter, src_iter, c_exec, src_exec) = measured_costs(s, names.contains(&"iteration"));
+    let mut cost = |name: &str| -> Result<(f64, String)> {
+        let (given, measured) = match name {
+            "iteration" => (overrides.iteration, Some((c_iter, src_iter.clone()))),
+            "execution" => (overrides.execution, Some((c_exec, src_exec.clone()))),
+            _ => (
+                overrides.binary,
+                s.binary_cost_seconds
+                    .map(|c| (c, "manifest: mean link (or build) time".to_string())),
+            ),
+        };
+        if let Some(c) = given {
+            return Ok((c, "given with --costs".into()));
+        }
+        match measured {
+            Some((c, src)) if c > MIN_COST_SECONDS => Ok((c, src)),
+            Some((c, src)) => {
+                notes.push(format!(
+                    "The measured {name} cost is {} s, so it was set to {MIN_COST_SECONDS} s: this level adds (almost) no time of its own; give --costs {name}=TIME if that is wrong.",
+                    sig(c, 3)
+                ));
+                Ok((MIN_COST_SECONDS, format!("{src}, floored")))
+            }
+            None => bail!(
+                "{what}: the cost of one {name} is unknown (the manifest has no link time); give it with --costs {name}=TIME"
+            ),
+        }
+    };
+    let costs: Vec<(f64, String)> = names.iter().map(|n| cost(n)).collect::<Result<_>>()?;
+    let cost_values: Vec<f64> = costs.iter().map(|(c, _)| *c).collect();
+    let optimal = optimal_repetitions(&estimates, &cost_values)
+        .map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
+
+    let t2: Vec<f64> = estimates.iter().map(|e| e.t2.unwrap_or(0.0)).collect();
+    let mut lower_counts = Vec::new();
+    let mut levels = Vec::new();
+    for (i, (e, name)) in estimates.iter().zip(&names).enumerate() {
+        let (advice, chosen) = match optimal.get(i) {
+            Some(OptimalCount::Count { repetitions }) => (None, Some(*repetitions)),
+            Some(other) => {
+                let keep = other.repetitions().unwrap_or(e.repetitions as u64);
+                let extra = if other.repetitions().is_none() {
+                    format!("; keeping the initial experiment's {}", e.repetitions)
+                } else {
+                    String::new()
+                };
+                (
+                    other.explanation().map(|x| format!("{x}{extra}")),
+                    Some(keep),
+                )
+            }
+            None => (None, None),
+        };
+        if let Some(c) = chosen {
+            lower_counts.push(c as usize);
+        }
+        let t2_here = e.t2.unwrap_or(f64::NAN);
+        levels.push(LevelDimension {
+            name: name.to_string(),
+            initial_repetitions: e.repetitions,
+            t2: t2_here,
+            relative_variation: (t2_here > 0.0).then(|| t2_here.sqrt() / mean.abs()),
+            cost_seconds: costs[i].0,
+            cost_source: costs[i].1.clone(),
+            optimal: chosen.filter(|_| i + 1 < names.len()),
+            advice,
+        });
+    }
+    let top_variance = expected_top_variance(&t2, &lower_counts);
+    // Seconds per top-level unit: c_n + r_{n−1}(c_{n−1} + r_{n−2}(…)).
+    let mut unit_seconds = 0.0;
+    for (i, c) in cost_values.iter().enumerate() {
+        unit_seconds = c + if i == 0 {
+            0.0
+        } else {
+            lower_counts[i - 1] as f64 * unit_seconds
+        };
+    }
+    let rows = targets
+        .iter()
+        .map(|&target| {
+            let r = top_repetitions_for_precision(
+                top_variance,
+                mean,
+                target,
+                confidence,
+                MIN_TOP_REPETITIONS,
+                MAX_TOP_REPETITIONS,
+            );
+            TargetRow {
+                target,
+                top_repetitions: r,
+                expected_seconds: r.map(|r| r as f64 * unit_seconds),
+            }
+        })
+        .collect();
+    Ok(SeriesDimension {
+        program: s.program.clone(),
+        metric: s.metric.clone(),
+        unit: s.unit.clone(),
+        mean,
+        levels,
+        rows,
+        notes,
+    })
+}
+
+/// A duration in words: `850 ms`, `12.5 s`, `3.2 min`, `4.1 h`.
+pub fn duration(seconds: f64) -> String {
+    if seconds < 1.0 {
+        quantity(seconds * 1e9, "ns")
+    } else if seconds < 120.0 {
+        format!("{} s", sig(seconds, 3))
+    } else if seconds < 7200.0 {
+        format!("{} min", sig(seconds / 60.0, 3))
+    } else {
+        format!("{} h", sig(seconds / 3600.0, 3))
+    }
+}
+
+/// The dimensioning as plain text (Table 6/7 style).
+pub fn render_text(d: &DimensionReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Dimensioning (Kalibera & Jones 2013 §9): repetitions for a {} confidence interval of the given relative half-width.",
+        level(d.confidence)
+    );
+    for s in &d.series {
+        let _ = writeln!(
+            out,
+            "\n{} — {} ({}), initial mean {}",
+            s.program,
+            s.metric,
+            s.unit,
+            quantity(s.mean, &s.unit)
+        );
+        let _ = writeln!(
+            out,
+            "  {:<10} {:>9} {:>12} {:>11}  {:>9}  cost source",
+            "level", "initial r", "t = √T²/Ȳ", "cost", "optimal r"
+        );
+        for l in &s.levels {
+            let _ = writeln!(
+                out,
+                "  {:<10} {:>9} {:>12} {:>11}  {:>9}  {}",
+                l.name,
+                l.initial_repetitions,
+                l.relative_variation
+                    .map_or_else(|| "≤ 0".to_string(), |t| percent(t, 2)),
+                duration(l.cost_seconds),
+                l.optimal
+                    .map_or_else(|| "(top)".to_string(), |r| r.to_string()),
+                l.cost_source
+            );
+            if let Some(a) = &l.advice {
+                let _ = writeln!(out, "  {:<10} note: {a}", "");
+            }
+        }
+        let top = match s.levels.last().map_or("binary", |l| l.name.as_str()) {
+            "binary" => "binaries",
+            "execution" => "executions",
+            _ => "iterations",
+        };
+        let _ = writeln!(
+            out,
+            "\n  {:<12} {:>10}  expected experiment time",
+            "half-width", top
+        );
+        for r in &s.rows {
+            let _ = writeln!(
+                out,
+                "  {:<12} {:>10}  {}",
+                percent(r.target, 2),
+                r.top_repetitions
+                    .map_or_else(|| "∞".to_string(), |n| n.to_string()),
+                r.expected_seconds.map_or_else(
+                    || format!("more than {MAX_TOP_REPETITIONS} {top} needed"),
+                    duration
+                )
+            );
+        }
+        for n in &s.notes {
+            let _ = writeln!(out, "  note: {n}");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nNever fewer than {MIN_TOP_REPETITIONS} top-level repetitions: fewer cannot estimate the interval's own width (KJ §11)."
+    );
+    out
+}

@@ -1,0 +1,456 @@
+//! The experiment model: an output directory's manifest and result store, grouped into one
+//! balanced binaries × executions × iterations data set per program and metric.
+//!
+//! Kalibera & Jones' estimators (2013, §9.2, eq. 1–2) assume balanced data: every binary
+//! has the same number of executions and every execution the same number of live
+//! iterations. A run that was interrupted, or whose executions partly failed, is not
+//! balanced. We *trim* rather than refuse: we keep the largest balanced part (see
+//! [`crate::report::balance`]) and say, in a warning, which binaries and executions were
+//! short and what was left out. Refusing would throw away hours of measurements for one
+//! missing execution; silently averaging unbalanced data would bias the estimators.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use crate::build::manifest::{BuildMode, Manifest, MANIFEST_FILE};
+use crate::run::store::{read_results, ExecutionStatus, Header, Results, RESULTS_FILE};
+
+use super::balance::balance;
+
+/// The label the store gives the default-layout binary.
+pub const BASELINE_LABEL: &str = "baseline";
+
+/// One finished (or running) experiment, ready for analysis.
+#[derive(Debug, Clone)]
+pub struct Experiment {
+    /// The output directory.
+    pub dir: PathBuf,
+    /// Its manifest.
+    pub manifest: Manifest,
+    /// The store's header.
+    pub header: Header,
+    /// One data set per program and metric, sorted by program then metric.
+    pub series: Vec<Series>,
+    /// Executions that did not end well, by program.
+    pub failures: BTreeMap<String, FailureCounts>,
+    /// Problems found while reading or balancing the data, in words.
+    pub warnings: Vec<String>,
+}
+
+/// How many executions of one program ended in each way other than `ok`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct FailureCounts {
+    /// Executions that ended well.
+    pub ok: usize,
+    /// Non-zero exit code.
+    pub exit: usize,
+    /// Killed by a signal.
+    pub signal: usize,
+    /// Killed after the timeout.
+    pub timeout: usize,
+    /// Could not be started.
+    pub spawn: usize,
+    /// The metric could not be read from the output.
+    pub metric: usize,
+}
+
+impl FailureCounts {
+    /// Executions that did not end well.
+    pub fn failed(&self) -> usize {
+        self.exit + self.signal + self.timeout + self.spawn + self.metric
+    }
+
+    fn count(&mut self, status: ExecutionStatus) {
+        match status {
+            ExecutionStatus::Ok => self.ok += 1,
+            ExecutionStatus::Exit => self.exit += 1,
+            ExecutionStatus::Signal => self.signal += 1,
+            ExecutionStatus::Timeout => self.timeout += 1,
+            ExecutionStatus::Spawn => self.spawn += 1,
+            ExecutionStatus::Metric => self.metric += 1,
+        }
+    }
+}
+
+/// The measurements of one metric of one program: the randomised binaries (the
+/// three-level hierarchy) and, separately, the baseline (default-layout) binary.
+#[derive(Debug, Clone)]
+pub struct Series {
+    /// Program name (binary name from the manifest).
+    pub program: String,
+    /// Metric name, e.g. `wall` or `I1_misses`.
+    pub metric: String,
+    /// Unit of the values, e.g. `ns`.
+    pub unit: String,
+    /// Randomised binaries (seeds), balanced, in seed order.
+    pub seeds: Vec<BinaryData>,
+    /// The default-layout binary, balanced on its own, if it was run.
+    pub baseline: Option<BinaryData>,
+    /// Warmup iterations discarded at the start of each execution (from the store header).
+    pub warmup_discarded: u32,
+    /// Seconds to link one binary of this program (mean over the seeds' links in relink
+    /// mode; the recorded full build in rebuild mode), when the manifest says.
+    pub binary_cost_seconds: Option<f64>,
+}
+
+/// One binary (a seed or the baseline) and its executions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BinaryData {
+    /// `baseline` or `seed-N`.
+    pub variant: String,
+    /// The seed, `None` for the baseline.
+    pub seed: Option<u64>,
+    /// Executions, in execution-index order.
+    pub executions: Vec<ExecutionData>,
+}
+
+/// One execution (process) of a binary.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExecutionData {
+    /// Index of the execution of this binary.
+    pub execution: u32,
+    /// Position in the interleaved schedule.
+    pub schedule_index: u64,
+    /// Wall time of the whole process in nanoseconds.
+    pub wall_ns: u64,
+    /// Iterations flagged as warmup, in iteration order (left out of the statistics).
+    pub warmup: Vec<f64>,
+    /// Live iterations, in iteration order.
+    pub live: Vec<f64>,
+}
+
+impl BinaryData {
+    /// Number of live iterations per execution (the data are balanced).
+    pub fn iterations(&self) -> usize {
+        self.executions.first().map_or(0, |e| e.live.len())
+    }
+
+    /// Mean of all live values of this binary.
+    pub fn mean(&self) -> f64 {
+        let (sum, n) = self
+            .executions
+            .iter()
+            .flat_map(|e| e.live.iter())
+            .fold((0.0, 0usize), |(s, n), v| (s + v, n + 1));
+        sum / n as f64
+    }
+
+    /// The mean of each execution's live values.
+    pub fn execution_means(&self) -> Vec<f64> {
+        self.executions
+            .iter()
+            .map(|e| e.live.iter().sum::<f64>() / e.live.len() as f64)
+            .collect()
+    }
+}
+
+impl Series {
+    /// Executions per seed binary (balanced).
+    pub fn executions_per_binary(&self) -> usize {
+        self.seeds.first().map_or(0, |b| b.executions.len())
+    }
+
+    /// Live iterations per execution (balanced).
+    pub fn iterations_per_execution(&self) -> usize {
+        self.seeds.first().map_or(0, BinaryData::iterations)
+    }
+
+    /// All seeds' live values as `binary → execution → iteration` nested vectors.
+    pub fn nested(&self) -> Vec<Vec<Vec<f64>>> {
+        self.seeds
+            .iter()
+            .map(|b| b.executions.iter().map(|e| e.live.clone()).collect())
+            .collect()
+    }
+
+    /// Whether the metric measures time (so lower means faster).
+    pub fn is_time(&self) -> bool {
+        matches!(self.unit.as_str(), "ns" | "us" | "µs" | "ms" | "s")
+            || matches!(self.metric.as_str(), "wall" | "cpu" | "user" | "sys")
+    }
+}
+
+/// Loads `dir/manifest.json` and `dir/results.jsonl` into an [`Experiment`].
+///
+/// Errors, each naming the file: no manifest, no store, a store without header, a store
+/// written by another schema (the reader refuses newer ones) or another tool version whose
+/// schema is not ours, a store with no committed execution, a store in which every execution
+/// failed, a store for programs the manifest does not know.
+pub fn load(dir: &Path) -> Result<Experiment> {
+    if !dir.is_dir() {
+        bail!("{} is not a directory", dir.display());
+    }
+    if !dir.join(MANIFEST_FILE).exists() {
+        bail!(
+            "{} has no {MANIFEST_FILE}: it is not a layoutrand experiment directory (run `layoutrand build` there first, or pass the directory it wrote)",
+            dir.display()
+        );
+    }
+    let manifest = Manifest::load(dir)?;
+    if !dir.join(RESULTS_FILE).exists() {
+        bail!(
+            "{} has no {RESULTS_FILE}: nothing has been measured yet (run `layoutrand run` first)",
+            dir.display()
+        );
+    }
+    let results = read_results(dir)?;
+    from_parts(dir, manifest, results)
+}
+
+/// Builds an [`Experiment`] from an already-read manifest and store (the part of [`load`]
+/// that does no I/O; `dir` is used in messages only).
+pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Experiment> {
+    let store = dir.join(RESULTS_FILE);
+    let Some(header) = results.header.clone() else {
+        if results.executions.is_empty() && results.measurements.is_empty() {
+            bail!(
+                "{} is empty: no execution has been recorded yet (run `layoutrand run`)",
+                store.display()
+            );
+        }
+        bail!(
+            "{} has no header record: it was not written by layoutrand run",
+            store.display()
+        );
+    };
+    if header.schema != crate::run::store::RESULTS_SCHEMA {
+        bail!(
+            "{} was written with results schema {} by layoutrand {}; this layoutrand ({}) reads schema {}",
+            store.display(),
+            header.schema,
+            header.tool_version,
+            env!("CARGO_PKG_VERSION"),
+            crate::run::store::RESULTS_SCHEMA
+        );
+    }
+    let mut warnings = results.warnings.clone();
+    if header.tool_version != manifest.tool_version {
+        warnings.push(format!(
+            "the manifest was written by layoutrand {} and the store by layoutrand {}",
+            manifest.tool_version, header.tool_version
+        ));
+    }
+    if results.executions.is_empty() {
+        bail!(
+            "{} has no completed execution yet: nothing to report",
+            store.display()
+        );
+    }
+
+    let mut failures: BTreeMap<String, FailureCounts> = BTreeMap::new();
+    let mut status_of: BTreeMap<(String, String, u32), &crate::run::store::Execution> =
+        BTreeMap::new();
+    for e in &results.executions {
+        failures
+            .entry(e.program.clone())
+            .or_default()
+            .count(e.status);
+        status_of.insert((e.program.clone(), e.variant.clone(), e.execution), e);
+    }
+    if failures.values().all(|f| f.ok == 0) {
+        let total: usize = failures.values().map(FailureCounts::failed).sum();
+        let example = results
+            .executions
+            .iter()
+            .find_map(|e| e.output_tail.as_deref())
+            .map(|t| format!("; the last output of one of them:\n{}", t.trim_end()))
+            .unwrap_or_default();
+        bail!(
+            "{}: all {total} execution(s) failed, so there is nothing to analyse{example}",
+            store.display()
+        );
+    }
+
+    let known_programs: std::collections::BTreeSet<&str> = manifest
+        .variants()
+        .flat_map(|v| v.binaries.iter().map(|b| b.name.as_str()))
+        .collect();
+
+    // program → metric → variant → execution → (iteration → value, warmup flag)
+    type Raw = BTreeMap<(String, String), BTreeMap<String, RawBinary>>;
+    let mut raw: Raw = BTreeMap::new();
+    let mut units: BTreeMap<(String, String), String> = BTreeMap::new();
+    for m in &results.measurements {
+        if !known_programs.contains(m.program.as_str()) {
+            bail!(
+                "{}: program `{}` (variant {}, execution {}) is not in {}",
+                store.display(),
+                m.program,
+                m.variant,
+                m.execution,
+                dir.join(MANIFEST_FILE).display()
+            );
+        }
+        let Some(exec) = status_of.get(&(m.program.clone(), m.variant.clone(), m.execution)) else {
+            continue;
+        };
+        if exec.status != ExecutionStatus::Ok {
+            continue;
+        }
+        let key = (m.program.clone(), m.metric.clone());
+        match units.get(&key) {
+            Some(u) if *u != m.unit => bail!(
+                "{}: metric `{}` of program `{}` is recorded in both `{}` and `{}`",
+                store.display(),
+                m.metric,
+                m.program,
+                u,
+                m.unit
+            ),
+            Some(_) => {}
+            None => {
+                units.insert(key.clone(), m.unit.clone());
+            }
+        }
+        let binary = raw
+            .entry(key)
+            .or_default()
+            .entry(m.variant.clone())
+            .or_insert_with(|| RawBinary {
+                seed: m.seed,
+                executions: BTreeMap::new(),
+            });
+        let execution = binary
+            .executions
+            .entry(m.execution)
+            .or_insert_with(|| RawExecution {
+                schedule_index: exec.schedule_index,
+                wall_ns: exec.wall_ns,
+                values: BTreeMap::new(),
+            });
+        if execution
+            .values
+            .insert(m.iteration, (m.value, m.warmup))
+            .is_some()
+        {
+            bail!(
+                "{}: iteration {} of execution {} of {} {} has two `{}` values",
+                store.display(),
+                m.iteration,
+                m.execution,
+                m.program,
+                m.variant,
+                m.metric
+            );
+        }
+        if !m.value.is_finite() {
+            bail!(
+                "{}: iteration {} of execution {} of {} {} has a non-finite `{}` value",
+                store.display(),
+                m.iteration,
+                m.execution,
+                m.program,
+                m.variant,
+                m.metric
+            );
+        }
+    }
+    if raw.is_empty() {
+        bail!(
+            "{}: the successful executions recorded no measurements",
+            store.display()
+        );
+    }
+
+    let mut series = Vec::new();
+    for ((program, metric), binaries) in raw {
+        let unit = units[&(program.clone(), metric.clone())].clone();
+        let what = format!("{program} {metric}");
+        let mut seeds = Vec::new();
+        let mut baseline = None;
+        for (variant, rb) in binaries {
+            let data = BinaryData {
+                seed: rb.seed,
+                executions: rb
+                    .executions
+                    .into_iter()
+                    .map(|(index, re)| {
+                        let (warmup, live): (Vec<_>, Vec<_>) =
+                            re.values.into_values().partition(|(_, w)| *w);
+                        ExecutionData {
+                            execution: index,
+                            schedule_index: re.schedule_index,
+                            wall_ns: re.wall_ns,
+                            warmup: warmup.into_iter().map(|(v, _)| v).collect(),
+                            live: live.into_iter().map(|(v, _)| v).collect(),
+                        }
+                    })
+                    .collect(),
+                variant: variant.clone(),
+            };
+            if variant == BASELINE_LABEL {
+                baseline = Some(data);
+            } else {
+                seeds.push(data);
+            }
+        }
+        seeds.sort_by_key(|b| b.seed);
+        let (seeds, mut notes) = balance(&what, seeds);
+        warnings.append(&mut notes);
+        let baseline = match baseline {
+            Some(b) => {
+                let (mut bal, mut notes) = balance(&format!("{what} (baseline)"), vec![b]);
+                warnings.append(&mut notes);
+                bal.pop()
+            }
+            None => None,
+        };
+        let binary_cost_seconds = binary_cost(&manifest, &program);
+        series.push(Series {
+            program,
+            metric,
+            unit,
+            seeds,
+            baseline,
+            warmup_discarded: header.warmup,
+            binary_cost_seconds,
+        });
+    }
+
+    Ok(Experiment {
+        dir: dir.to_path_buf(),
+        manifest,
+        header,
+        series,
+        failures,
+        warnings,
+    })
+}
+
+/// The cost of one more binary of `program` (KJ §9.1, c₃): the mean link time of its seeds
+/// in relink mode, the recorded full build in rebuild mode.
+fn binary_cost(manifest: &Manifest, program: &str) -> Option<f64> {
+    match manifest.mode {
+        BuildMode::Rebuild => Some(manifest.recorded_build_seconds).filter(|s| *s > 0.0),
+        BuildMode::Relink => {
+            let times: Vec<f64> = manifest
+                .seeds
+                .iter()
+                .flat_map(|v| v.binaries.iter())
+                .filter(|b| b.name == program)
+                .map(|b| b.link_seconds)
+                .collect();
+            (!times.is_empty()).then(|| times.iter().sum::<f64>() / times.len() as f64)
+        }
+    }
+}
+
+#[derive(Debug)]
+struct RawBinary {
+    seed: Option<u64>,
+    executions: BTreeMap<u32, RawExecution>,
+}
+
+#[derive(Debug)]
+struct RawExecution {
+    schedule_index: u64,
+    wall_ns: u64,
+    values: BTreeMap<u32, (f64, bool)>,
+}
+
+/// Context for errors about a directory given on the command line.
+pub fn load_with_context(dir: &Path) -> Result<Experiment> {
+    load(dir).with_context(|| format!("cannot analyse the experiment in {}", dir.display()))
+}

@@ -1,0 +1,20 @@
+//! JSON with the schema documented in docs/report.md (the serde form of
+//! [`crate::report::model::Report`]).
+
+use anyhow::Result;
+
+use super::Exporter;
+use crate::report::experiment::Experiment;
+use crate::report::model::Report;
+
+/// Pretty-printed JSON.
+#[derive(Debug, Clone, Copy)]
+pub struct JsonExporter;
+
+impl Exporter for JsonExporter {
+    fn export(&self, report: &Report, _experiment: &Experiment) -> Result<String> {
+        let mut s = serde_json::to_string_pretty(report)?;
+        s.push('\n');
+        Ok(s)
+    }
+}

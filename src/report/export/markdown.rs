@@ -1,0 +1,52 @@
+//! GitHub-flavoured Markdown, tables in hyperfine's spirit.
+
+use std::fmt::Write;
+
+use anyhow::Result;
+
+use super::tables::{
+    baseline_line, confidence_line, diagnostic_lines, level_rows, mean_line, series_title,
+    setup_line, LEVEL_HEADERS,
+};
+use super::Exporter;
+use crate::report::experiment::Experiment;
+use crate::report::model::Report;
+
+/// Markdown.
+#[derive(Debug, Clone, Copy)]
+pub struct MarkdownExporter;
+
+impl Exporter for MarkdownExporter {
+    fn export(&self, report: &Report, _experiment: &Experiment) -> Result<String> {
+        let mut out = String::new();
+        writeln!(out, "# layoutrand report of `{}`\n", report.directory)?;
+        writeln!(out, "{}\n", confidence_line(report))?;
+        writeln!(out, "Set-up: {}", setup_line(report))?;
+        for s in &report.series {
+            writeln!(out, "\n## {}\n", series_title(s))?;
+            writeln!(out, "{}", mean_line(s, report.confidence))?;
+            if let Some(b) = baseline_line(s, report.confidence) {
+                writeln!(out, "\n{b}")?;
+            }
+            writeln!(out, "\n| {} |", LEVEL_HEADERS.join(" | "))?;
+            writeln!(out, "|:---|---:|---:|---:|---:|")?;
+            for row in level_rows(s) {
+                writeln!(out, "| {} |", row.join(" | "))?;
+            }
+            writeln!(out, "\n**Layout sensitivity:** {}\n", s.sensitivity.text)?;
+            writeln!(out, "**Layout shift:** {}\n", s.shift.text)?;
+            writeln!(out, "### Diagnostics\n")?;
+            for line in diagnostic_lines(s, report.confidence) {
+                writeln!(out, "- {line}")?;
+            }
+            writeln!(out, "\n**In short:** {}", s.summary)?;
+        }
+        if !report.warnings.is_empty() {
+            writeln!(out, "\n## Warnings\n")?;
+            for w in &report.warnings {
+                writeln!(out, "- {w}")?;
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,48 @@
+//! One exporter per output format behind one trait, in the manner of hyperfine's
+//! `src/export`: each turns the same [`Report`] (and, for plots, the [`Experiment`] it was
+//! computed from) into a string.
+
+use anyhow::Result;
+
+use super::experiment::Experiment;
+use super::model::Report;
+
+pub mod csv;
+pub mod html;
+pub mod json;
+pub mod markdown;
+pub mod svg;
+pub mod tables;
+pub mod text;
+
+/// Renders a report in one format.
+pub trait Exporter {
+    /// The whole document.
+    fn export(&self, report: &Report, experiment: &Experiment) -> Result<String>;
+}
+
+/// The output formats of `layoutrand report`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Plain text for a terminal.
+    Text,
+    /// GitHub-flavoured Markdown tables.
+    Markdown,
+    /// JSON with the schema of docs/report.md.
+    Json,
+    /// One CSV row per program and metric.
+    Csv,
+    /// One self-contained HTML file with inline SVG plots.
+    Html,
+}
+
+/// The exporter of `format`.
+pub fn exporter(format: Format) -> Box<dyn Exporter> {
+    match format {
+        Format::Text => Box::new(text::TextExporter),
+        Format::Markdown => Box::new(markdown::MarkdownExporter),
+        Format::Json => Box::new(json::JsonExporter),
+        Format::Csv => Box::new(csv::CsvExporter),
+        Format::Html => Box::new(html::HtmlExporter),
+    }
+}

@@ -1,0 +1,176 @@
+//! The sentences and table rows that the text, Markdown and HTML exporters share, so the
+//! three say exactly the same thing.
+
+use crate::report::model::{Report, SeriesReport};
+use crate::report::numfmt::{compact, estimate, level, p_value, percent, quantity, sig};
+
+/// Column headers of the levels table.
+pub const LEVEL_HEADERS: [&str; 5] = ["level", "repetitions", "S²", "T²", "t = √T²/mean"];
+
+/// One line describing the set-up.
+pub fn setup_line(report: &Report) -> String {
+    let s = &report.setup;
+    format!(
+        "{} seeds ({} granularity, {} linker, {} mode); {} execution(s) × {} iteration(s) planned per binary, {} warmup iteration(s) discarded; metric `{}`; ASLR {}{}.",
+        s.seeds_built,
+        s.granularity,
+        s.linker,
+        s.mode,
+        s.executions_planned,
+        s.iterations_planned,
+        s.warmup_discarded,
+        s.metric,
+        if s.aslr_disabled { "off" } else { "ON (stack addresses vary between runs)" },
+        s.cpu_model
+            .as_deref()
+            .map(|c| format!("; CPU {c}"))
+            .unwrap_or_default()
+    )
+}
+
+/// The confidence-level statement every format starts with.
+pub fn confidence_line(report: &Report) -> String {
+    format!(
+        "Every interval is a two-sided {} confidence interval.",
+        level(report.confidence)
+    )
+}
+
+/// Title of a series, e.g. `demo — wall (ns)`.
+pub fn series_title(s: &SeriesReport) -> String {
+    format!("{} — {} ({})", s.program, s.metric, s.unit)
+}
+
+/// The mean over random layouts with its interval and precision.
+pub fn mean_line(s: &SeriesReport, confidence: f64) -> String {
+    let binaries = s.levels.last().map_or(0, |l| l.repetitions);
+    match (s.ci, s.relative_half_width) {
+        (Some(ci), Some(rel)) => format!(
+            "Mean over random layouts: {}; relative half-width {} ({} binaries, KJ eq. 4).",
+            estimate(s.mean, ci.lower, ci.upper, &s.unit, confidence),
+            percent(rel, 2),
+            binaries
+        ),
+        _ => format!(
+            "Mean over random layouts: {} (no interval: fewer than 2 randomised binaries).",
+            quantity(s.mean, &s.unit)
+        ),
+    }
+}
+
+/// The baseline's own mean, if it was run.
+pub fn baseline_line(s: &SeriesReport, confidence: f64) -> Option<String> {
+    let b = s.baseline.as_ref()?;
+    Some(match b.ci {
+        Some(ci) => format!(
+            "Default layout (baseline): {} over {} execution(s) of {} iteration(s).",
+            estimate(b.mean, ci.lower, ci.upper, &s.unit, confidence),
+            b.executions,
+            b.iterations
+        ),
+        None => format!(
+            "Default layout (baseline): {} from {} execution(s) (no interval: one execution).",
+            quantity(b.mean, &s.unit),
+            b.executions
+        ),
+    })
+}
+
+/// Rows of the levels table, lowest level first.
+pub fn level_rows(s: &SeriesReport) -> Vec<[String; 5]> {
+    let unit2 = format!("{}²", s.unit);
+    s.levels
+        .iter()
+        .map(|l| {
+            [
+                l.name.clone(),
+                l.repetitions.to_string(),
+                format!("{} {unit2}", compact(l.s2, 3)),
+                format!("{} {unit2}", compact(l.t2, 3)),
+                l.relative_variation
+                    .map_or_else(|| "— (T² ≤ 0)".to_string(), |t| percent(t, 2)),
+            ]
+        })
+        .collect()
+}
+
+/// The diagnostics as a list of sentences.
+pub fn diagnostic_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
+    let d = &s.diagnostics;
+    let mut lines = Vec::new();
+    let flagged: Vec<String> = d
+        .warmup_suggestions
+        .iter()
+        .filter(|w| w.exceeds_discard)
+        .map(|w| format!("{} execution {} ({})", w.variant, w.execution, w.suggested))
+        .collect();
+    if d.warmup_suggestions.is_empty() {
+        lines.push(format!(
+            "Warmup: {} iteration(s) discarded per execution; too few iterations per execution for a changepoint suggestion.",
+            d.warmup_discarded
+        ));
+    } else if flagged.is_empty() {
+        lines.push(format!(
+            "Warmup: {} iteration(s) discarded per execution; changepoint detection suggests no longer warmup in any of {} execution(s).",
+            d.warmup_discarded,
+            d.warmup_suggestions.len()
+        ));
+    } else {
+        lines.push(format!(
+            "Warmup: {} iteration(s) discarded per execution, but changepoints suggest more in {} of {} execution(s): {}.",
+            d.warmup_discarded,
+            flagged.len(),
+            d.warmup_suggestions.len(),
+            flagged.join(", ")
+        ));
+    }
+    match &d.normality {
+        Some(n) => lines.push(format!(
+            "Normality of the {} binaries' means (Shapiro–Wilk): W = {}, {}{}.",
+            n.n,
+            sig(n.w, 3),
+            p_value(n.p_value),
+            if n.p_value < 1.0 - confidence {
+                " — not normal; with few binaries the t interval may be off, prefer more binaries or the bootstrap"
+            } else {
+                " — no evidence against normality"
+            }
+        )),
+        None => lines.push("Normality of the binaries' means: not tested (needs at least 3 binaries; not needed from 30 on).".into()),
+    }
+    match &d.independence {
+        Some(i) if i.failing.is_empty() => lines.push(format!(
+            "Independence of iterations (Ljung–Box, {} lags): all {} execution(s) pass.",
+            i.lags, i.tested
+        )),
+        Some(i) => lines.push(format!(
+            "Independence of iterations (Ljung–Box, {} lags): {} of {} execution(s) fail ({} expected by chance): {}.",
+            i.lags,
+            i.failing.len(),
+            i.tested,
+            sig(i.expected_by_chance, 2),
+            i.failing.join(", ")
+        )),
+        None => lines.push(
+            "Independence of iterations: not tested (needs at least 10 live iterations per execution, not all equal)."
+                .into(),
+        ),
+    }
+    let f = &d.failures;
+    if f.failed() > 0 {
+        lines.push(format!(
+            "Failed executions: {} of {} (exit {}, signal {}, timeout {}, spawn {}, metric {}); they are left out.",
+            f.failed(),
+            f.failed() + f.ok,
+            f.exit,
+            f.signal,
+            f.timeout,
+            f.spawn,
+            f.metric
+        ));
+    } else {
+        lines.push(format!("Failed executions: none of {}.", f.ok));
+    }
+    lines.extend(d.notes.iter().cloned());
+    lines
+}

@@ -1,0 +1,76 @@
+//! Plain text for a terminal.
+
+use std::fmt::Write;
+
+use anyhow::Result;
+
+use super::tables::{
+    baseline_line, confidence_line, diagnostic_lines, level_rows, mean_line, series_title,
+    setup_line, LEVEL_HEADERS,
+};
+use super::Exporter;
+use crate::report::experiment::Experiment;
+use crate::report::model::Report;
+
+/// Plain text.
+#[derive(Debug, Clone, Copy)]
+pub struct TextExporter;
+
+impl Exporter for TextExporter {
+    fn export(&self, report: &Report, _experiment: &Experiment) -> Result<String> {
+        let mut out = String::new();
+        writeln!(out, "layoutrand report of {}", report.directory)?;
+        writeln!(out, "{}", confidence_line(report))?;
+        writeln!(out, "Set-up: {}", setup_line(report))?;
+        for s in &report.series {
+            let title = series_title(s);
+            writeln!(out, "\n{title}\n{}", "=".repeat(title.chars().count()))?;
+            writeln!(out, "{}", mean_line(s, report.confidence))?;
+            if let Some(b) = baseline_line(s, report.confidence) {
+                writeln!(out, "{b}")?;
+            }
+            writeln!(out, "\nVariation by level (Kalibera & Jones eq. 1–2):")?;
+            let mut rows = vec![LEVEL_HEADERS.map(String::from)];
+            rows.extend(level_rows(s));
+            out.push_str(&aligned(&rows, "  "));
+            writeln!(out, "\nLayout sensitivity: {}", s.sensitivity.text)?;
+            writeln!(out, "Layout shift: {}", s.shift.text)?;
+            writeln!(out, "\nDiagnostics:")?;
+            for line in diagnostic_lines(s, report.confidence) {
+                writeln!(out, "  - {line}")?;
+            }
+            writeln!(out, "\nIn short: {}", s.summary)?;
+        }
+        if !report.warnings.is_empty() {
+            writeln!(out, "\nWarnings:")?;
+            for w in &report.warnings {
+                writeln!(out, "  - {w}")?;
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Rows as left-aligned columns (numbers right-aligned), each line indented by `indent`.
+pub fn aligned(rows: &[[String; 5]], indent: &str) -> String {
+    let widths: Vec<usize> = (0..5)
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        out.push_str(indent);
+        for (c, cell) in row.iter().enumerate() {
+            let pad = widths[c] - cell.chars().count();
+            if c == 0 {
+                out.push_str(cell);
+                out.push_str(&" ".repeat(pad));
+            } else {
+                out.push_str("  ");
+                out.push_str(&" ".repeat(pad));
+                out.push_str(cell);
+            }
+        }
+        out.push('\n');
+    }
+    out
+}

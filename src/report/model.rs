@@ -1,0 +1,238 @@
+//! The report as data: what every exporter renders and what `--format json` writes.
+//!
+//! The JSON schema is this module's serde form; docs/report.md documents it field by field.
+//! Change it only additively, and bump [`REPORT_SCHEMA`] when a reader could misread it.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::experiment::FailureCounts;
+
+/// Version of the JSON report format.
+pub const REPORT_SCHEMA: u32 = 1;
+
+/// The whole report of one experiment directory.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    /// [`REPORT_SCHEMA`].
+    pub schema: u32,
+    /// `layoutrand` version that wrote the report.
+    pub tool_version: String,
+    /// The experiment directory.
+    pub directory: String,
+    /// Confidence level of every interval in the report, e.g. 0.95.
+    pub confidence: f64,
+    /// How the experiment was set up.
+    pub setup: Setup,
+    /// One analysis per program and metric.
+    pub series: Vec<SeriesReport>,
+    /// Executions that did not end well, by program.
+    pub failures: BTreeMap<String, FailureCounts>,
+    /// Problems found while reading and balancing the data.
+    pub warnings: Vec<String>,
+}
+
+/// How the experiment was set up (from the manifest and the store header).
+#[derive(Debug, Clone, Serialize)]
+pub struct Setup {
+    /// The benchmark command with `{bin}` unexpanded.
+    pub command: Vec<String>,
+    /// The metric specification given to `run`.
+    pub metric: String,
+    /// What was randomised: `link`, `module` or `global`.
+    pub granularity: String,
+    /// The linker of the relinks.
+    pub linker: String,
+    /// `relink` or `rebuild`.
+    pub mode: String,
+    /// Seeds in the manifest (built or failed).
+    pub seeds_built: usize,
+    /// Planned executions per binary.
+    pub executions_planned: u32,
+    /// Planned iterations per execution (including warmup).
+    pub iterations_planned: u32,
+    /// Warmup iterations discarded per execution.
+    pub warmup_discarded: u32,
+    /// Whether ASLR was disabled.
+    pub aslr_disabled: bool,
+    /// CPU model, when known.
+    pub cpu_model: Option<String>,
+}
+
+/// A two-sided confidence interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Interval {
+    /// Lower bound.
+    pub lower: f64,
+    /// Upper bound.
+    pub upper: f64,
+}
+
+/// The analysis of one program and metric.
+#[derive(Debug, Clone, Serialize)]
+pub struct SeriesReport {
+    /// Program name.
+    pub program: String,
+    /// Metric name.
+    pub metric: String,
+    /// Unit of every value of this series (means, intervals, variances' square roots).
+    pub unit: String,
+    /// Whether lower values are better and mean "faster" (time metrics).
+    pub is_time: bool,
+    /// Levels of the randomised-binaries hierarchy, lowest (iteration) first, as in
+    /// Kalibera & Jones §9; a level with one repetition is not estimable and is left out.
+    pub levels: Vec<Level>,
+    /// Mean of all live values of the randomised binaries (Ȳ).
+    pub mean: f64,
+    /// Confidence interval of the mean (KJ eq. 4); `None` with fewer than 2 binaries.
+    pub ci: Option<Interval>,
+    /// Half-width of the interval divided by the mean.
+    pub relative_half_width: Option<f64>,
+    /// The default-layout binary on its own.
+    pub baseline: Option<BaselineSummary>,
+    /// Is the program layout-sensitive? (variance between binaries)
+    pub sensitivity: Sensitivity,
+    /// Is the default layout consistently faster or slower than a random one?
+    pub shift: Shift,
+    /// Checks of the assumptions behind the numbers above.
+    pub diagnostics: Diagnostics,
+    /// One-paragraph answer in words.
+    pub summary: String,
+}
+
+/// One level of the hierarchy (KJ eq. 1–2).
+#[derive(Debug, Clone, Serialize)]
+pub struct Level {
+    /// `iteration`, `execution` or `binary`.
+    pub name: String,
+    /// Repetitions r_i at this level.
+    pub repetitions: usize,
+    /// S_i², the biased variance estimator at this level (eq. 1), in unit².
+    pub s2: f64,
+    /// T_i², the unbiased variance component of this level (eq. 2), in unit²; may be negative.
+    pub t2: f64,
+    /// t_i = √T_i² / Ȳ, the level's relative variation; `None` when T_i² ≤ 0.
+    pub relative_variation: Option<f64>,
+}
+
+/// The baseline binary's own mean, from its executions.
+#[derive(Debug, Clone, Serialize)]
+pub struct BaselineSummary {
+    /// Executions of the baseline binary.
+    pub executions: usize,
+    /// Live iterations per execution.
+    pub iterations: usize,
+    /// Mean of its live values.
+    pub mean: f64,
+    /// Interval over its executions (eq. 4 with executions as the top level); `None` with
+    /// one execution.
+    pub ci: Option<Interval>,
+}
+
+/// Plain answer of a test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The effect is statistically significant at the report's confidence level.
+    Detected,
+    /// No significant effect was found.
+    NotDetected,
+    /// The data cannot answer (too few units, no variance estimate).
+    Undetermined,
+}
+
+/// Binary-level variance: random-effects one-way ANOVA with binaries as groups and
+/// execution means as observations.
+#[derive(Debug, Clone, Serialize)]
+pub struct Sensitivity {
+    /// The answer.
+    pub verdict: Verdict,
+    /// F statistic (mean square between binaries over mean square within).
+    pub f: Option<f64>,
+    /// Degrees of freedom between and within binaries.
+    pub df: Option<(f64, f64)>,
+    /// p-value of the F-test.
+    pub p_value: Option<f64>,
+    /// Intraclass correlation: share of the variance of an execution mean due to the binary.
+    pub icc: Option<f64>,
+    /// Variance components (between binaries, between executions of one binary) of an
+    /// execution mean, unit².
+    pub variance_components: Option<(f64, f64)>,
+    /// Relative variation (standard deviation / mean) of the binaries' means.
+    pub cv_across_binaries: Option<f64>,
+    /// Relative variation of execution means within one binary (pooled over binaries).
+    pub cv_across_executions: Option<f64>,
+    /// The answer in words.
+    pub text: String,
+}
+
+/// Consistent layout-induced shift: the baseline's mean against the randomised binaries'.
+#[derive(Debug, Clone, Serialize)]
+pub struct Shift {
+    /// The answer.
+    pub verdict: Verdict,
+    /// Baseline mean / mean of the randomised binaries.
+    pub ratio: Option<f64>,
+    /// Fieller confidence interval of the ratio (KJ eq. 5); `None` if unbounded or not
+    /// computable.
+    pub ci: Option<Interval>,
+    /// Share of randomised binaries whose mean is below the baseline's.
+    pub baseline_rank: Option<f64>,
+    /// The answer in words.
+    pub text: String,
+}
+
+/// Checks of the assumptions behind the numbers.
+#[derive(Debug, Clone, Serialize, Default)]
+pub struct Diagnostics {
+    /// Warmup iterations discarded per execution.
+    pub warmup_discarded: u32,
+    /// Warmup that changepoint detection suggests, per execution, when iterations allow.
+    pub warmup_suggestions: Vec<WarmupSuggestion>,
+    /// Shapiro–Wilk test of the binaries' means (when 3 ≤ binaries < 30... up to 5000).
+    pub normality: Option<Normality>,
+    /// Ljung–Box tests of each execution's live iterations.
+    pub independence: Option<Independence>,
+    /// Executions that failed, by kind.
+    pub failures: FailureCounts,
+    /// Notes in words, most important first.
+    pub notes: Vec<String>,
+}
+
+/// A changepoint's suggestion for one execution.
+#[derive(Debug, Clone, Serialize)]
+pub struct WarmupSuggestion {
+    /// `baseline` or `seed-N`.
+    pub variant: String,
+    /// Execution index.
+    pub execution: u32,
+    /// Suggested number of initial iterations to discard, counting the discarded warmup.
+    pub suggested: usize,
+    /// Whether the suggestion exceeds the warmup discarded.
+    pub exceeds_discard: bool,
+}
+
+/// Shapiro–Wilk on the top-level means.
+#[derive(Debug, Clone, Serialize)]
+pub struct Normality {
+    /// Number of means tested.
+    pub n: usize,
+    /// W statistic.
+    pub w: f64,
+    /// p-value.
+    pub p_value: f64,
+}
+
+/// Ljung–Box on each execution's live iterations.
+#[derive(Debug, Clone, Serialize)]
+pub struct Independence {
+    /// Lags used.
+    pub lags: usize,
+    /// Executions tested.
+    pub tested: usize,
+    /// Executions whose iterations fail the test (`variant execution`).
+    pub failing: Vec<String>,
+    /// How many would fail by chance alone if all were independent.
+    pub expected_by_chance: f64,
+}

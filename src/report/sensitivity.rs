@@ -1,0 +1,144 @@
+//! "Is this program layout-sensitive?": do the randomised binaries differ more than
+//! executions of one binary explain? (Kalibera & Jones 2013 §8: variation over binaries
+//! against variation over executions; a random-effects one-way ANOVA makes it a test.)
+
+use super::experiment::Series;
+use super::model::{Level, Sensitivity, Verdict};
+use super::numfmt::{level, p_value, percent, sig};
+
+/// The binary-level variance analysis of `series`.
+///
+/// Groups are the randomised binaries; observations are their execution means, or, with one
+/// execution per binary, their iterations (then execution-to-execution noise cannot be told
+/// apart from the layout, and the text says so).
+pub fn sensitivity(series: &Series, levels: &[Level], mean: f64, confidence: f64) -> Sensitivity {
+    let alpha = 1.0 - confidence;
+    let cv = |name: &str| {
+        levels
+            .iter()
+            .find(|l| l.name == name)
+            .map(|l| l.s2.max(0.0).sqrt() / mean.abs())
+    };
+    let cv_across_binaries = cv("binary");
+    let cv_across_executions = cv("execution");
+    let by_execution = series.executions_per_binary() >= 2;
+    let groups: Vec<Vec<f64>> = if by_execution {
+        series.seeds.iter().map(|b| b.execution_means()).collect()
+    } else {
+        series
+            .seeds
+            .iter()
+            .map(|b| b.executions.iter().flat_map(|e| e.live.clone()).collect())
+            .collect()
+    };
+    let undetermined = |why: String| Sensitivity {
+        verdict: Verdict::Undetermined,
+        f: None,
+        df: None,
+        p_value: None,
+        icc: None,
+        variance_components: None,
+        cv_across_binaries,
+        cv_across_executions,
+        text: why,
+    };
+    if groups.len() < 2 {
+        return undetermined(format!(
+            "cannot tell: {} randomised binary with data; at least 2 (better 30) are needed.",
+            groups.len()
+        ));
+    }
+    if groups[0].len() < 2 {
+        return undetermined(
+            "cannot tell: each binary ran once with one live iteration, so there is no within-binary variation to compare the binaries against; run at least 2 executions per binary."
+                .into(),
+        );
+    }
+    let within_unit = if by_execution {
+        "executions"
+    } else {
+        "iterations"
+    };
+    let anova = match crate::stats::anova::random_effects(&groups) {
+        Ok(a) => a,
+        Err(e) => return undetermined(format!("cannot tell: {e}.")),
+    };
+    if anova.f.is_nan() {
+        return Sensitivity {
+            verdict: Verdict::NotDetected,
+            text: format!(
+                "no layout sensitivity: every {} of every binary gave the same value, so neither the layout nor anything else varied this metric.",
+                if by_execution { "execution" } else { "iteration" }
+            ),
+            ..undetermined(String::new())
+        };
+    }
+    let f_text = if anova.f.is_finite() {
+        format!(
+            "F({}, {}) = {}, {}",
+            anova.df_between,
+            anova.df_within,
+            sig(anova.f, 3),
+            p_value(anova.p)
+        )
+    } else {
+        format!(
+            "executions of one binary gave identical values while binaries differ, F({}, {}) = ∞, {}",
+            anova.df_between,
+            anova.df_within,
+            p_value(anova.p)
+        )
+    };
+    let variation = match (cv_across_binaries, cv_across_executions) {
+        (Some(b), Some(e)) => format!(
+            " The binaries' means vary by {} (relative standard deviation) against {} between executions of one binary (Kalibera & Jones Fig. 2).",
+            percent(b, 2),
+            percent(e, 2)
+        ),
+        (Some(b), None) => format!(
+            " The binaries' means vary by {} (relative standard deviation).",
+            percent(b, 2)
+        ),
+        _ => String::new(),
+    };
+    let caveat = if by_execution {
+        String::new()
+    } else {
+        " Caution: with one execution per binary, differences between processes are counted as layout effects; run at least 2 executions per binary to separate them.".to_string()
+    };
+    let share = format!(
+        "the layout accounts for an estimated {} of the variance of one {}'s mean (intraclass correlation)",
+        percent(anova.icc.max(0.0), 2),
+        if by_execution { "execution" } else { "iteration" }
+    );
+    let (verdict, text) = if anova.p < alpha {
+        (
+            Verdict::Detected,
+            format!(
+                "layout-sensitive: the {} randomised binaries differ more than their {within_unit} explain ({f_text}, tested at {}); {share}. Results from a single layout would misstate this program's speed.{variation}{caveat}",
+                groups.len(),
+                level(confidence)
+            ),
+        )
+    } else {
+        (
+            Verdict::NotDetected,
+            format!(
+                "no layout sensitivity detected: the {} randomised binaries differ no more than their {within_unit} explain ({f_text}, tested at {}); {share}. This bounds rather than excludes an effect.{variation}{caveat}",
+                groups.len(),
+                level(confidence)
+            ),
+        )
+    };
+    Sensitivity {
+        verdict,
+        f: anova.f.is_finite().then_some(anova.f),
+        df: Some((anova.df_between as f64, anova.df_within as f64)),
+        p_value: Some(anova.p),
+        icc: Some(anova.icc),
+        variance_components: Some((anova.var_between, anova.var_within)),
+        cv_across_binaries,
+        cv_across_executions,
+        text,
+    }
+}

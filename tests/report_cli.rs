@@ -1,0 +1,260 @@
+//! `layoutrand report` and `layoutrand dimension` on synthetic experiment directories:
+//! every format, the confidence level, mixed metrics, interrupted runs and bad input.
+
+mod report_support;
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use layoutrand::run::store::ExecutionStatus;
+use report_support::{write_dir, write_dir_with_status, Design, ThreeLevel};
+
+fn layoutrand() -> Command {
+    Command::cargo_bin("layoutrand").unwrap()
+}
+
+fn sensitive_dir(dir: &Path) {
+    let design = Design::new(12, 3, 4);
+    let mut gen = ThreeLevel::new(5, 2.5e6, 0.03, 0.002, 0.004, -0.05);
+    write_dir(dir, &design, &mut |_, seed, e, _, _| gen.value(seed, e));
+}
+
+fn stdout(dir: &Path, args: &[&str]) -> String {
+    let out = layoutrand()
+        .arg("report")
+        .arg(dir)
+        .args(args)
+        .assert()
+        .success();
+    String::from_utf8(out.get_output().stdout.clone()).unwrap()
+}
+
+fn failure(args: &[&str], dir: &Path) -> String {
+    let out = layoutrand().args(args).arg(dir).assert().failure();
+    String::from_utf8(out.get_output().stderr.clone()).unwrap()
+}
+
+#[test]
+fn text_report_states_confidence_units_and_verdicts() {
+    let tmp = tempfile::tempdir().unwrap();
+    sensitive_dir(tmp.path());
+    let text = stdout(tmp.path(), &[]);
+    assert!(
+        text.contains("two-sided 95 % confidence interval"),
+        "{text}"
+    );
+    assert!(text.contains("ms (95 % CI"), "{text}");
+    assert!(text.contains("layout-sensitive"), "{text}");
+    assert!(text.contains("faster"), "{text}");
+    assert!(text.contains("iteration") && text.contains("execution") && text.contains("binary"));
+    assert!(!text.contains('σ'), "no ± σ anywhere: {text}");
+    assert!(!text.contains("NaN") && !text.contains("inf"), "{text}");
+
+    let ninety = stdout(tmp.path(), &["--confidence", "0.9"]);
+    assert!(
+        ninety.contains("two-sided 90 % confidence interval"),
+        "{ninety}"
+    );
+    assert!(ninety.contains("(90 % CI"), "{ninety}");
+}
+
+#[test]
+fn json_csv_and_markdown_carry_the_same_numbers() {
+    let tmp = tempfile::tempdir().unwrap();
+    sensitive_dir(tmp.path());
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(tmp.path(), &["--format", "json"])).unwrap();
+    assert_eq!(json["schema"], 1);
+    assert_eq!(json["confidence"], 0.95);
+    let s = &json["series"][0];
+    assert_eq!(s["program"], "demo");
+    assert_eq!(s["unit"], "ns");
+    assert_eq!(s["levels"].as_array().unwrap().len(), 3);
+    assert_eq!(s["levels"][2]["repetitions"], 12);
+    assert_eq!(s["sensitivity"]["verdict"], "detected");
+    assert_eq!(s["shift"]["verdict"], "detected");
+    let mean = s["mean"].as_f64().unwrap();
+    let (lo, hi) = (
+        s["ci"]["lower"].as_f64().unwrap(),
+        s["ci"]["upper"].as_f64().unwrap(),
+    );
+    assert!(lo < mean && mean < hi);
+
+    let csv = stdout(tmp.path(), &["--format", "csv"]);
+    let mut reader = csv::Reader::from_reader(csv.as_bytes());
+    let headers = reader.headers().unwrap().clone();
+    assert_eq!(headers.get(0), Some("program"));
+    let rows: Vec<csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 1);
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    assert_eq!(rows[0][col("mean")].parse::<f64>().unwrap(), mean);
+    assert_eq!(&rows[0][col("sensitivity")], "detected");
+    assert_eq!(&rows[0][col("binaries")], "12");
+
+    let md = stdout(tmp.path(), &["--format", "markdown"]);
+    assert!(md.contains("| level | repetitions |"), "{md}");
+    assert!(md.contains("## demo — wall (ns)"), "{md}");
+}
+
+#[test]
+fn each_metric_is_reported_separately() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut design = Design::new(6, 2, 1);
+    design.metrics = vec![
+        ("wall".into(), "ns".into()),
+        ("max_rss".into(), "KiB".into()),
+    ];
+    write_dir(tmp.path(), &design, &mut |_, seed, e, _, m| {
+        if m == 0 {
+            1e6 + 1e4 * seed.unwrap_or(0) as f64 + 100.0 * e as f64
+        } else {
+            2048.0 + seed.unwrap_or(0) as f64
+        }
+    });
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(tmp.path(), &["--format", "json"])).unwrap();
+    let series = json["series"].as_array().unwrap();
+    let names: Vec<(&str, &str)> = series
+        .iter()
+        .map(|s| (s["metric"].as_str().unwrap(), s["unit"].as_str().unwrap()))
+        .collect();
+    assert_eq!(names, [("max_rss", "KiB"), ("wall", "ns")]);
+    let text = stdout(tmp.path(), &[]);
+    assert!(
+        text.contains("demo — max_rss (KiB)") && text.contains("demo — wall (ns)"),
+        "{text}"
+    );
+    // Not a time: "lower"/"higher", never "faster".
+    let rss = text.split("demo — wall").next().unwrap();
+    assert!(!rss.contains("faster"), "{rss}");
+}
+
+#[test]
+fn interrupted_run_is_trimmed_to_its_balanced_part_with_a_warning() {
+    let tmp = tempfile::tempdir().unwrap();
+    let design = Design::new(6, 3, 2);
+    // seed-4's third execution crashed: seed-4 has 2 executions, the others 3.
+    write_dir_with_status(
+        tmp.path(),
+        &design,
+        &mut |_, seed, e, i, _| 1e6 + 1e3 * seed.unwrap_or(0) as f64 + 10.0 * (e + i) as f64,
+        &|_, seed, e| {
+            if seed == Some(4) && e == 2 {
+                ExecutionStatus::Signal
+            } else {
+                ExecutionStatus::Ok
+            }
+        },
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(tmp.path(), &["--format", "json"])).unwrap();
+    let warnings = json["warnings"].to_string();
+    assert!(warnings.contains("seed-4 (2 of 3)"), "{warnings}");
+    assert_eq!(json["series"][0]["levels"][2]["repetitions"], 5);
+    assert_eq!(json["failures"]["demo"]["signal"], 1);
+    let text = stdout(tmp.path(), &[]);
+    assert!(text.contains("Failed executions: 1 of"), "{text}");
+}
+
+#[test]
+fn bad_input_gets_a_precise_error() {
+    // No manifest.
+    let tmp = tempfile::tempdir().unwrap();
+    let err = failure(&["report"], tmp.path());
+    assert!(err.contains("has no manifest.json"), "{err}");
+
+    // Manifest but no store, then an empty store.
+    let design = Design::new(3, 2, 1);
+    report_support::manifest(&design).save(tmp.path()).unwrap();
+    let err = failure(&["report"], tmp.path());
+    assert!(err.contains("has no results.jsonl"), "{err}");
+    std::fs::write(tmp.path().join("results.jsonl"), "").unwrap();
+    let err = failure(&["report"], tmp.path());
+    assert!(err.contains("results.jsonl is empty"), "{err}");
+
+    // Only failures.
+    let tmp = tempfile::tempdir().unwrap();
+    write_dir_with_status(tmp.path(), &design, &mut |_, _, _, _, _| 1.0, &|_, _, _| {
+        ExecutionStatus::Exit
+    });
+    let err = failure(&["report"], tmp.path());
+    assert!(err.contains("all 8 execution(s) failed"), "{err}");
+    assert!(err.contains("synthetic failure"), "{err}");
+
+    // A store from another (newer) tool version and schema.
+    let tmp = tempfile::tempdir().unwrap();
+    write_dir(tmp.path(), &design, &mut |_, _, _, _, _| 1.0);
+    let path = tmp.path().join("results.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let newer = text.replacen("\"schema\":1", "\"schema\":7", 1).replacen(
+        &format!("\"tool_version\":\"{}\"", env!("CARGO_PKG_VERSION")),
+        "\"tool_version\":\"9.9.9\"",
+        1,
+    );
+    std::fs::write(&path, newer).unwrap();
+    let err = failure(&["report"], tmp.path());
+    assert!(err.contains("schema 7") && err.contains("9.9.9"), "{err}");
+    let older = text.replacen("\"schema\":1", "\"schema\":0", 1);
+    std::fs::write(&path, older).unwrap();
+    let err = failure(&["report"], tmp.path());
+    assert!(err.contains("schema 0"), "{err}");
+
+    // Not a confidence level.
+    let tmp = tempfile::tempdir().unwrap();
+    write_dir(tmp.path(), &design, &mut |_, _, _, _, _| 1.0);
+    let out = layoutrand()
+        .args(["report", "--confidence", "1.5"])
+        .arg(tmp.path())
+        .assert()
+        .failure();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("--confidence 1.5"), "{err}");
+}
+
+#[test]
+fn dimension_prints_a_table_per_target_and_rejects_bad_flags() {
+    let tmp = tempfile::tempdir().unwrap();
+    sensitive_dir(tmp.path());
+    let out = layoutrand()
+        .args(["dimension", "--target", "1%,5%,0.01%"])
+        .arg(tmp.path())
+        .assert()
+        .success();
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("95 % confidence interval"), "{text}");
+    assert!(text.contains("optimal r"), "{text}");
+    assert!(
+        text.contains('∞'),
+        "0.01 % needs more than 1000 binaries: {text}"
+    );
+    assert!(text.contains("manifest: mean link"), "{text}");
+
+    let out = layoutrand()
+        .args(["dimension", "--json", "--costs", "binary=2s"])
+        .arg(tmp.path())
+        .assert()
+        .success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let levels = json["series"][0]["levels"].as_array().unwrap();
+    assert_eq!(levels[2]["cost_seconds"], 2.0);
+    assert_eq!(levels[2]["cost_source"], "given with --costs");
+    // 5 is the floor of every row.
+    for row in json["series"][0]["rows"].as_array().unwrap() {
+        assert!(row["top_repetitions"].as_u64().unwrap() >= 5);
+    }
+
+    let out = layoutrand()
+        .args(["dimension", "--costs", "link=3s"])
+        .arg(tmp.path())
+        .assert()
+        .failure();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("--costs: unknown level `link`"), "{err}");
+    let out = layoutrand()
+        .args(["dimension", "--target", "abc"])
+        .arg(tmp.path())
+        .assert()
+        .failure();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    assert!(err.contains("--target: `abc`"), "{err}");
+}

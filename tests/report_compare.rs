@@ -1,0 +1,130 @@
+//! `compare` on two synthetic experiment directories: the ratio's Fieller interval, the
+//! matched-pair interval when the seeds match, the verdict in words and CI gating.
+
+mod report_support;
+
+use std::path::Path;
+
+use layoutrand::report::compare::{compare_directories, exit_code};
+use report_support::{write_dir, Design, Normal};
+
+/// An experiment whose binary `seed` has the layout effect drawn from stream `seed` (so two
+/// experiments with the same seeds share their layouts' effects), scaled by `factor`, with
+/// independent execution noise from `noise_seed`.
+fn experiment(dir: &Path, seeds: u64, factor: f64, noise_seed: u64) {
+    let mut design = Design::new(seeds, 2, 1);
+    design.baseline = false;
+    let mut noise = Normal::new(noise_seed, "compare-noise");
+    write_dir(dir, &design, &mut |_, seed, _, _, _| {
+        let layout = 0.03 * Normal::new(seed.unwrap(), "compare-layout").draw();
+        1e7 * factor * (1.0 + layout + 0.003 * noise.draw())
+    });
+}
+
+fn dirs() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b) = (tmp.path().join("base"), tmp.path().join("new"));
+    std::fs::create_dir(&a).unwrap();
+    std::fs::create_dir(&b).unwrap();
+    (tmp, a, b)
+}
+
+#[test]
+fn faster_new_version_is_reported_with_both_intervals() {
+    let (_tmp, base, new) = dirs();
+    experiment(&base, 15, 1.0, 1);
+    experiment(&new, 15, 0.95, 2);
+    let c = compare_directories(&base, &new, 0.95, Some(0.02)).unwrap();
+    let p = &c.programs[0];
+    let ci = p.ratio_ci.unwrap();
+    assert!(
+        ci.lower < 0.95 && 0.95 < ci.upper,
+        "true ratio 0.95 in {ci:?}"
+    );
+    assert!(ci.upper < 1.0, "{ci:?}");
+    assert!(p.text.starts_with("new is 5."), "{}", p.text);
+    assert!(
+        p.text.contains("faster") && p.text.contains("95 % CI"),
+        "{}",
+        p.text
+    );
+    // Same seeds: matched pairs cancel the 3 % layout effect and give a much tighter
+    // interval than the unpaired ratio.
+    let paired = p.paired_relative_ci.unwrap();
+    assert!(
+        paired.lower < -0.045 && paired.upper > -0.055 && paired.upper < 0.0,
+        "{paired:?}"
+    );
+    assert!(paired.upper - paired.lower < (ci.upper - ci.lower) / 3.0);
+    assert!(p.welch_p.unwrap() < 0.05);
+    assert_eq!(exit_code(&c), 0);
+}
+
+#[test]
+fn slower_new_version_fails_the_gate_only_beyond_the_threshold() {
+    let (_tmp, base, new) = dirs();
+    experiment(&base, 15, 1.0, 3);
+    experiment(&new, 15, 1.08, 4);
+    let strict = compare_directories(&base, &new, 0.95, Some(0.02)).unwrap();
+    assert!(
+        strict.programs[0].slower_beyond_threshold,
+        "{}",
+        strict.programs[0].text
+    );
+    assert!(strict.programs[0].text.contains("FAIL"));
+    assert_eq!(exit_code(&strict), 1);
+    let lenient = compare_directories(&base, &new, 0.95, Some(0.20)).unwrap();
+    assert_eq!(exit_code(&lenient), 0);
+    let ungated = compare_directories(&base, &new, 0.95, None).unwrap();
+    assert_eq!(exit_code(&ungated), 0);
+}
+
+#[test]
+fn equal_versions_with_different_seeds_show_no_difference_and_no_pairs() {
+    let (_tmp, base, new) = dirs();
+    experiment(&base, 12, 1.0, 5);
+    // Seeds 1..=12 against 1..=13: not the same seed set, so no matched pairs.
+    experiment(&new, 13, 1.0, 6);
+    let c = compare_directories(&base, &new, 0.95, Some(0.0)).unwrap();
+    let p = &c.programs[0];
+    assert!(p.paired_relative_ci.is_none());
+    assert!(
+        p.text.starts_with("no significant difference"),
+        "{}",
+        p.text
+    );
+    assert_eq!(exit_code(&c), 0);
+}
+
+#[test]
+fn compare_command_gates_on_directories() {
+    let (_tmp, base, new) = dirs();
+    experiment(&base, 10, 1.0, 7);
+    experiment(&new, 10, 1.10, 8);
+    let out = assert_cmd::Command::cargo_bin("layoutrand")
+        .unwrap()
+        .args(["compare", "--fail-if-slower", "3"])
+        .arg(&base)
+        .arg(&new)
+        .assert()
+        .code(1);
+    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(text.contains("slower") && text.contains("FAIL"), "{text}");
+    assert!(text.contains("95 % confidence interval"), "{text}");
+
+    let out = assert_cmd::Command::cargo_bin("layoutrand")
+        .unwrap()
+        .args(["compare", "--format", "json"])
+        .arg(&base)
+        .arg(&new)
+        .assert()
+        .code(0);
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert!(json["programs"][0]["ratio"].as_f64().unwrap() > 1.05);
+    assert!(
+        json["programs"][0]["paired_relative_ci"]["lower"]
+            .as_f64()
+            .unwrap()
+            > 0.0
+    );
+}

@@ -1,0 +1,288 @@
+//! Synthetic experiment directories with known answers, written with the real store writer
+//! and manifest code (not the runner), for the report tests.
+
+#![allow(dead_code)]
+
+use std::path::Path;
+
+use layoutrand::build::manifest::Manifest;
+use layoutrand::run::store::{
+    Execution, ExecutionStatus, Header, Measurement, Record, Results, StoreWriter,
+};
+use layoutrand::seeded::SeededRng;
+use serde_json::json;
+
+/// The shape of a synthetic experiment.
+#[derive(Debug, Clone)]
+pub struct Design {
+    pub programs: Vec<String>,
+    pub seeds: u64,
+    pub executions: u32,
+    pub iterations: u32,
+    pub warmup: u32,
+    pub metrics: Vec<(String, String)>,
+    pub baseline: bool,
+    pub link_seconds: f64,
+}
+
+impl Design {
+    pub fn new(seeds: u64, executions: u32, iterations: u32) -> Design {
+        Design {
+            programs: vec!["demo".into()],
+            seeds,
+            executions,
+            iterations,
+            warmup: 0,
+            metrics: vec![("wall".into(), "ns".into())],
+            baseline: true,
+            link_seconds: 0.02,
+        }
+    }
+
+    /// Variant labels with their seeds: baseline first (if any), then seed-1 … seed-N.
+    pub fn variants(&self) -> Vec<(String, Option<u64>)> {
+        let mut v: Vec<(String, Option<u64>)> = Vec::new();
+        if self.baseline {
+            v.push(("baseline".into(), None));
+        }
+        v.extend((1..=self.seeds).map(|s| (format!("seed-{s}"), Some(s))));
+        v
+    }
+}
+
+/// A manifest for `design` (built through JSON so additive fields with defaults keep working).
+pub fn manifest(design: &Design) -> Manifest {
+    let binaries = |seed: Option<u64>| -> Vec<serde_json::Value> {
+        design
+            .programs
+            .iter()
+            .map(|p| {
+                json!({
+                    "name": p,
+                    "path": format!("{}/{}", seed.map_or("baseline".to_string(), |s| format!("seed-{s}")), p),
+                    "sha256": "00",
+                    "fingerprint": format!("fp-{seed:?}"),
+                    "functions": 10,
+                    "link_seconds": design.link_seconds,
+                })
+            })
+            .collect()
+    };
+    let variant =
+        |seed: Option<u64>| json!({"seed": seed, "status": "ok", "binaries": binaries(seed)});
+    let value = json!({
+        "schema": 1,
+        "tool_version": env!("CARGO_PKG_VERSION"),
+        "toolchain": {},
+        "build_command": ["make"],
+        "build_dir": "/tmp/x",
+        "mode": "relink",
+        "granularity": "module",
+        "linker": "bfd",
+        "mechanism": "synthetic",
+        "recorded_build_seconds": 1.0,
+        "relink_seconds": 0.5,
+        "baseline": variant(None),
+        "seeds": (1..=design.seeds).map(|s| variant(Some(s))).collect::<Vec<_>>(),
+    });
+    serde_json::from_value(value).expect("synthetic manifest")
+}
+
+/// A store header for `design`.
+pub fn header(design: &Design) -> Header {
+    let value = json!({
+        "schema": 1,
+        "tool_version": env!("CARGO_PKG_VERSION"),
+        "command": ["{bin}"],
+        "programs": design.programs,
+        "variants": design.variants().into_iter().map(|(l, _)| l).collect::<Vec<_>>(),
+        "metric": design.metrics[0].0,
+        "executions": design.executions,
+        "iterations": design.iterations + design.warmup,
+        "warmup": design.warmup,
+        "env_pad_max": 4096,
+        "schedule_seed": 1,
+        "timeout_seconds": null,
+        "aslr_disabled": true,
+        "host": {"cpu_model": "synthetic"},
+        "started_unix": 0.0,
+    });
+    serde_json::from_value(value).expect("synthetic header")
+}
+
+/// One value: program, variant seed (None = baseline), execution, iteration (counting the
+/// warmup), metric index.
+pub type ValueFn<'a> = dyn FnMut(&str, Option<u64>, u32, u32, usize) -> f64 + 'a;
+
+/// The records of `design` (header first, executions in a simple interleaved order), each
+/// execution with `status(program, seed, execution)`.
+pub fn records(
+    design: &Design,
+    value: &mut ValueFn,
+    status: &dyn Fn(&str, Option<u64>, u32) -> ExecutionStatus,
+) -> Vec<Vec<Record>> {
+    let mut out = vec![vec![Record::Header(header(design))]];
+    let mut index = 0u64;
+    for execution in 0..design.executions {
+        for program in &design.programs {
+            for (variant, seed) in design.variants() {
+                let st = status(program, seed, execution);
+                let mut recs = Vec::new();
+                let per_iter = 1_000_000u64;
+                if st == ExecutionStatus::Ok {
+                    for iteration in 0..design.iterations + design.warmup {
+                        for (m, (metric, unit)) in design.metrics.iter().enumerate() {
+                            recs.push(Record::Measurement(Measurement {
+                                program: program.clone(),
+                                variant: variant.clone(),
+                                seed,
+                                execution,
+                                iteration,
+                                warmup: iteration < design.warmup,
+                                metric: metric.clone(),
+                                value: value(program, seed, execution, iteration, m),
+                                unit: unit.clone(),
+                            }));
+                        }
+                    }
+                }
+                recs.push(Record::Execution(Execution {
+                    program: program.clone(),
+                    variant: variant.clone(),
+                    seed,
+                    execution,
+                    schedule_index: index,
+                    env_pad: 16,
+                    start_unix: index as f64,
+                    wall_ns: per_iter * u64::from(design.iterations + design.warmup) + 5_000_000,
+                    status: st,
+                    exit_code: Some(if st == ExecutionStatus::Ok { 0 } else { 1 }),
+                    signal: None,
+                    output_tail: (st != ExecutionStatus::Ok)
+                        .then(|| "synthetic failure".to_string()),
+                }));
+                index += 1;
+                out.push(recs);
+            }
+        }
+    }
+    out
+}
+
+/// All executions succeed.
+pub fn all_ok(_: &str, _: Option<u64>, _: u32) -> ExecutionStatus {
+    ExecutionStatus::Ok
+}
+
+/// Writes manifest.json and results.jsonl for `design` into `dir`.
+pub fn write_dir(dir: &Path, design: &Design, value: &mut ValueFn) {
+    write_dir_with_status(dir, design, value, &all_ok);
+}
+
+/// Like [`write_dir`] with chosen execution statuses.
+pub fn write_dir_with_status(
+    dir: &Path,
+    design: &Design,
+    value: &mut ValueFn,
+    status: &dyn Fn(&str, Option<u64>, u32) -> ExecutionStatus,
+) {
+    manifest(design).save(dir).unwrap();
+    let mut w = StoreWriter::open(dir).unwrap();
+    for batch in records(design, value, status) {
+        w.append(&batch).unwrap();
+    }
+}
+
+/// The same data as an in-memory [`Results`] (no I/O: for fast simulations).
+pub fn results(design: &Design, value: &mut ValueFn) -> Results {
+    let mut r = Results::default();
+    for batch in records(design, value, &all_ok) {
+        for rec in batch {
+            match rec {
+                Record::Header(h) => r.header = Some(h),
+                Record::Measurement(m) => r.measurements.push(m),
+                Record::Execution(e) => r.executions.push(e),
+            }
+        }
+    }
+    r
+}
+
+/// Standard normal draws from a seeded stream (Box–Muller).
+pub struct Normal {
+    rng: SeededRng,
+}
+
+impl Normal {
+    pub fn new(seed: u64, purpose: &str) -> Normal {
+        Normal {
+            rng: SeededRng::new(seed, purpose),
+        }
+    }
+
+    pub fn draw(&mut self) -> f64 {
+        let u1 = 1.0 - self.rng.unit_f64();
+        let u2 = self.rng.unit_f64();
+        (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+    }
+}
+
+/// A three-level generator: value = mean · (1 + effect(binary) + σ_e·N + σ_i·N), where the
+/// binary effect is σ_b·N per seed and `baseline_effect` for the baseline.
+pub struct ThreeLevel {
+    pub mean: f64,
+    pub sigma_binary: f64,
+    pub sigma_execution: f64,
+    pub sigma_iteration: f64,
+    pub baseline_effect: f64,
+    noise: Normal,
+    binary_effects: std::collections::HashMap<Option<u64>, f64>,
+    execution_effects: std::collections::HashMap<(Option<u64>, u32), f64>,
+}
+
+impl ThreeLevel {
+    pub fn new(
+        seed: u64,
+        mean: f64,
+        sb: f64,
+        se: f64,
+        si: f64,
+        baseline_effect: f64,
+    ) -> ThreeLevel {
+        ThreeLevel {
+            mean,
+            sigma_binary: sb,
+            sigma_execution: se,
+            sigma_iteration: si,
+            baseline_effect,
+            noise: Normal::new(seed, "report-test-noise"),
+            binary_effects: Default::default(),
+            execution_effects: Default::default(),
+        }
+    }
+
+    pub fn value(&mut self, seed: Option<u64>, execution: u32) -> f64 {
+        let sb = self.sigma_binary;
+        let be = self.baseline_effect;
+        let b = match seed {
+            None => be,
+            Some(_) => {
+                if !self.binary_effects.contains_key(&seed) {
+                    let d = sb * self.noise.draw();
+                    self.binary_effects.insert(seed, d);
+                }
+                self.binary_effects[&seed]
+            }
+        };
+        let se = self.sigma_execution;
+        let e = if let Some(&e) = self.execution_effects.get(&(seed, execution)) {
+            e
+        } else {
+            let d = se * self.noise.draw();
+            self.execution_effects.insert((seed, execution), d);
+            d
+        };
+        let i = self.sigma_iteration * self.noise.draw();
+        self.mean * (1.0 + b + e + i)
+    }
+}
