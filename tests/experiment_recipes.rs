@@ -17,7 +17,8 @@ fn recipe_end_to_end(recipe: &str, program: &str, metric: &str) {
         .arg(repo().join("recipes").join(recipe).join("experiment.toml"))
         .arg("--out")
         .arg(&out)
-        .args(["--seeds", "3", "--executions", "2"])
+        // The recipes grow the top level on-line; a maximum of 3 stops that after one round.
+        .args(["--seeds", "3", "--executions", "2", "--max-binaries", "3"])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -37,6 +38,17 @@ fn recipe_end_to_end(recipe: &str, program: &str, metric: &str) {
     }
     assert!(s["mean"].as_f64().unwrap() > 0.0);
     assert_eq!(s["diagnostics"]["failures"]["ok"], 8, "{s:#}");
+    let stopping: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("stopping.json")).unwrap()).unwrap();
+    assert_eq!(
+        stopping["rounds"].as_array().unwrap().len(),
+        1,
+        "{stopping:#}"
+    );
+    assert!(stopping["caveat"]
+        .as_str()
+        .unwrap()
+        .contains("optional stopping"));
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
     assert!(html.contains("id=\"summary\""));
 }

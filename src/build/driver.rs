@@ -55,6 +55,14 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     std::fs::create_dir_all(&opts.out_dir)
         .with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
     let out_dir = opts.out_dir.canonicalize()?;
+    let results = out_dir.join(crate::run::store::RESULTS_FILE);
+    if results.exists() {
+        bail!(
+            "{} holds measurements of the binaries a new build would replace: use another --out, \
+             add seeds with --extend, or remove the measurements first",
+            results.display()
+        );
+    }
     clear_previous_output(&out_dir)?;
     let record_dir = out_dir.join(RECORD_DIR);
     let recorded =
@@ -125,7 +133,11 @@ fn clear_previous_output(out_dir: &Path) -> Result<()> {
 }
 
 /// One [`Program`] per recorded link, with unique names and a mechanism each.
-fn programs(links: &[LinkRecord], record_dir: &Path, opts: &BuildOptions) -> Result<Vec<Program>> {
+pub(super) fn programs(
+    links: &[LinkRecord],
+    record_dir: &Path,
+    opts: &BuildOptions,
+) -> Result<Vec<Program>> {
     let mut by_name: BTreeMap<String, usize> = BTreeMap::new();
     for link in links {
         *by_name.entry(file_name(&link.output)).or_insert(0) += 1;
@@ -173,7 +185,7 @@ fn file_name(path: &Path) -> String {
         .unwrap_or_else(|| "a.out".to_string())
 }
 
-fn progress_bar(show: bool, len: u64) -> indicatif::ProgressBar {
+pub(super) fn progress_bar(show: bool, len: u64) -> indicatif::ProgressBar {
     if !show {
         return indicatif::ProgressBar::hidden();
     }

@@ -6,10 +6,11 @@
 //! * [`replay`]: one relink of one program for the baseline or a seed;
 //! * [`lto_order`]: the post-LTO function order of gcc `-flto` programs;
 //! * [`variants`]: baseline and seeds, in parallel, verified;
-//! * [`driver`]: all of it, writing [`manifest`];
+//! * [`driver`]: all of it, writing [`manifest`]; [`extend`]: more seeds for a finished build;
 //! * [`summary`]: the closing table; [`toolchain`]: versions for the manifest.
 
 pub mod driver;
+pub mod extend;
 pub mod linker;
 pub mod lto_order;
 pub mod manifest;

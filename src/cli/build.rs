@@ -36,6 +36,11 @@ pub struct Args {
     /// be replayed).
     #[arg(long)]
     pub rebuild: bool,
+    /// Add seeds to the build already in --out, relinked from its recording (the build
+    /// command is not run again; the baseline and the seeds already built stay as they are).
+    /// `--seeds N` is then the total number of seeds wanted.
+    #[arg(long, conflicts_with = "rebuild")]
+    pub extend: bool,
     /// Do not show the build command's output.
     #[arg(long, short)]
     pub quiet: bool,
@@ -111,7 +116,11 @@ pub fn run(args: Args) -> Result<i32> {
         echo_build: !args.quiet,
         progress: true,
     };
-    let outcome = driver::build(&opts)?;
+    let outcome = if args.extend {
+        layoutrand::build::extend::extend(&opts)?
+    } else {
+        driver::build(&opts)?
+    };
     for e in &outcome.shim_errors {
         eprintln!("layoutrand: warning: the shim passed a call through unrecorded: {e}");
     }

@@ -104,7 +104,11 @@ impl GrowthLog {
         } else {
             rule.max_binaries
         };
-        Some(next.max(binaries + 1).max(MIN_BINARIES).min(rule.max_binaries))
+        Some(
+            next.max(binaries + 1)
+                .max(MIN_BINARIES)
+                .min(rule.max_binaries),
+        )
     }
 
     /// One sentence on how the experiment stopped.

@@ -49,13 +49,23 @@ pub fn run_experiment(
     std::fs::create_dir_all(&out)
         .with_context(|| format!("cannot create the output directory {}", out.display()))?;
     let workdir = fetch_source(config, &out, &cwd)?;
-    let plan = Plan::resolve(config, mode, initial_dir.map(|d| absolute(&cwd, d)).as_deref())?;
+    let plan = Plan::resolve(
+        config,
+        mode,
+        initial_dir.map(|d| absolute(&cwd, d)).as_deref(),
+    )?;
     plan.announce();
 
     let mut binaries = plan.binaries;
-    let mut growth_log = plan.growth.as_ref().map(|g| GrowthLog::new(g, plan.binaries));
+    let mut growth_log = plan
+        .growth
+        .as_ref()
+        .map(|g| GrowthLog::new(g, plan.binaries));
     loop {
-        stage_header(&format!("build {binaries} randomised binaries in {}", workdir.display()));
+        stage_header(&format!(
+            "build {binaries} randomised binaries in {}",
+            workdir.display()
+        ));
         build(config, binaries, &out, &workdir)?;
         if let Some(check) = &config.check {
             stage_header("check every binary");
@@ -150,7 +160,12 @@ impl Plan {
             },
         };
         if mode == Mode::Real {
-            let target = config.target.precision.as_deref().map(parse_percent).transpose()?;
+            let target = config
+                .target
+                .precision
+                .as_deref()
+                .map(parse_percent)
+                .transpose()?;
             if let Some(dir) = initial_dir {
                 plan.apply_dimensioning(config, dir, target)?;
             }
@@ -235,7 +250,10 @@ impl Plan {
                 ),
             }
         }
-        self.source = format!("dimensioning of the initial experiment in {}", initial_dir.display());
+        self.source = format!(
+            "dimensioning of the initial experiment in {}",
+            initial_dir.display()
+        );
         Ok(())
     }
 
@@ -485,8 +503,14 @@ fn run(
 fn run_is_complete(out: &Path, plan: &Plan) -> Result<bool> {
     let manifest = Manifest::load(out)?;
     let results = crate::run::store::read_results(out)?;
-    let programs = results.header.as_ref().map_or(1, |h| h.programs.len().max(1));
-    let expected = manifest.variants().filter(|v| v.status == VariantStatus::Ok).count()
+    let programs = results
+        .header
+        .as_ref()
+        .map_or(1, |h| h.programs.len().max(1));
+    let expected = manifest
+        .variants()
+        .filter(|v| v.status == VariantStatus::Ok)
+        .count()
         * programs
         * plan.executions as usize;
     Ok(results.executions.len() >= expected)
@@ -508,7 +532,11 @@ fn current_precision(
     let metric = crate::run::metric::primary_name_of_spec(&plan.metric);
     let series = json["series"].as_array().into_iter().flatten().find(|s| {
         s["metric"] == metric
-            && config.run.programs.first().is_none_or(|p| s["program"] == p.as_str())
+            && config
+                .run
+                .programs
+                .first()
+                .is_none_or(|p| s["program"] == p.as_str())
     });
     Ok(series.and_then(|s| s["relative_half_width"].as_f64()))
 }

@@ -1,0 +1,119 @@
+//! `layoutrand build --extend`: add seeds to an existing build from its recording, without
+//! running the build command again and without touching the baseline or the seeds already
+//! built (whose measurements may already be in the store). This is how an experiment grows
+//! its top level on-line (Kalibera & Jones §9.3: more top-level repetitions can always be
+//! added). A seed relinked later is byte-identical to the same seed built at once.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+use super::driver::{programs, progress_bar, BuildOptions, BuildOutcome, RECORD_DIR};
+use super::manifest::{BuildMode, Manifest, MANIFEST_FILE};
+use super::variants::{self, Baseline};
+use crate::layout::binary;
+use crate::wrap::record;
+
+/// Relinks the seeds of `opts.seeds` that `opts.out_dir`'s manifest does not have yet and
+/// appends them to the manifest.
+pub fn extend(opts: &BuildOptions) -> Result<BuildOutcome> {
+    let out_dir = opts
+        .out_dir
+        .canonicalize()
+        .with_context(|| format!("--extend: cannot find {}", opts.out_dir.display()))?;
+    let mut manifest = Manifest::load(&out_dir)?;
+    let manifest_path = out_dir.join(MANIFEST_FILE);
+    if manifest.mode != BuildMode::Relink {
+        bail!(
+            "--extend: {} was built in rebuild mode; only relink builds can be extended",
+            manifest_path.display()
+        );
+    }
+    if manifest.build_command != opts.command {
+        bail!(
+            "--extend: {} was built with `{}`, not `{}`",
+            manifest_path.display(),
+            manifest.build_command.join(" "),
+            opts.command.join(" ")
+        );
+    }
+    if manifest.granularity != opts.granularity {
+        bail!(
+            "--extend: {} was built with granularity {:?}; extending it with {:?} would mix two experiments",
+            manifest_path.display(),
+            manifest.granularity,
+            opts.granularity
+        );
+    }
+    let record_dir = out_dir.join(RECORD_DIR);
+    let links = record::read_records(&record_dir).with_context(|| {
+        format!(
+            "--extend: cannot read the recording in {}",
+            record_dir.display()
+        )
+    })?;
+    if links.is_empty() {
+        bail!("--extend: {} holds no recorded link", record_dir.display());
+    }
+    let programs = programs(&links, &record_dir, opts)?;
+    if let Some(linker) = opts.linker {
+        if manifest.linker != linker.name() {
+            bail!(
+                "--extend: {} was linked with {}, not {}",
+                manifest_path.display(),
+                manifest.linker,
+                linker.name()
+            );
+        }
+    }
+
+    // The seeds are compared with the baseline binaries as built, not relinked ones.
+    let mut functions = Vec::with_capacity(programs.len());
+    for program in &programs {
+        let built = manifest
+            .baseline
+            .binaries
+            .iter()
+            .find(|b| b.name == program.name)
+            .with_context(|| {
+                format!(
+                    "--extend: the baseline in {} has no program {}",
+                    manifest_path.display(),
+                    program.name
+                )
+            })?;
+        functions.push(binary::functions(&out_dir.join(&built.path))?);
+    }
+    let baseline = Baseline {
+        variant: manifest.baseline.clone(),
+        functions,
+    };
+
+    let built: BTreeSet<u64> = manifest.seeds.iter().filter_map(|v| v.seed).collect();
+    let new_seeds: Vec<u64> = opts
+        .seeds
+        .iter()
+        .copied()
+        .filter(|s| !built.contains(s))
+        .collect();
+    if !new_seeds.is_empty() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(opts.jobs.max(1))
+            .build()?;
+        let bar = progress_bar(opts.progress, (programs.len() * new_seeds.len()) as u64);
+        let start = Instant::now();
+        let tick = || bar.inc(1);
+        let added = pool
+            .install(|| variants::build_seeds(&programs, &baseline, &new_seeds, &out_dir, &tick));
+        bar.finish_and_clear();
+        let _ = std::fs::remove_dir_all(out_dir.join(variants::WORK_DIR));
+        manifest.relink_seconds += start.elapsed().as_secs_f64();
+        manifest.seeds.extend(added);
+        manifest.save(&out_dir)?;
+    }
+    Ok(BuildOutcome {
+        manifest,
+        shim_errors: Vec::new(),
+    })
+}
