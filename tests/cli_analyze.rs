@@ -221,6 +221,18 @@ fn compare_json_contract() {
     assert!(close(&p["low"], -0.6105742993808521, 1e-10));
     assert!(close(&p["high"], -0.4600615646191489, 1e-10));
     assert_eq!(v["verdict"], "faster");
+    // scipy: mannwhitneyu(new_means, base_means, method="exact") -> U = 4,
+    // p = 0.00012990105869362836
+    assert_eq!(v["mann_whitney"]["u"], 4.0);
+    assert_eq!(v["mann_whitney"]["method"], "exact");
+    assert!(close(
+        &v["mann_whitney"]["p"],
+        0.00012990105869362836,
+        1e-10
+    ));
+    // scipy.stats.shapiro(new_means) W = 0.9489998566984392 (single-precision Fortran, so
+    // compared loosely here; the unit tests compare against R to 1e-10).
+    assert!(close(&v["new"]["normality"]["w"], 0.9489998566984392, 1e-7));
 }
 
 #[test]

@@ -55,24 +55,42 @@ fn sigkill_at_random_moments_then_resume_keeps_every_execution_exactly_once() {
     let template = tempfile::tempdir().unwrap();
     same_binary_experiment(template.path(), "faulty", "faulty.c", VARIANTS as u64 - 1);
     let total = VARIANTS * EXECUTIONS as usize;
-    let mut kills_with_partial_store = 0;
-    for trial in 0..24 {
-        let d = tempfile::tempdir().unwrap();
+    let copy_experiment = |to: &std::path::Path| {
         for f in ["manifest.json", "bin"] {
             let status = Command::new("cp")
                 .arg("-r")
                 .arg(template.path().join(f))
-                .arg(d.path())
+                .arg(to)
                 .status()
                 .unwrap();
             assert!(status.success());
         }
+    };
+    // Calibrate: kill delays are drawn up to 1.2 × one uninterrupted run, so on a fast or a
+    // slow machine alike most kills land between start-up and the last commit.
+    let calibration = tempfile::tempdir().unwrap();
+    copy_experiment(calibration.path());
+    let t = std::time::Instant::now();
+    let status = Command::new(assert_cmd::cargo::cargo_bin("layoutrand"))
+        .args(["run", "--out"])
+        .arg(calibration.path())
+        .args(["--executions", &EXECUTIONS.to_string(), "--", "{bin}", "ok"])
+        .output()
+        .unwrap()
+        .status;
+    assert!(status.success());
+    let full_run_us = (t.elapsed().as_micros() as u64).max(1000);
+    eprintln!("one uninterrupted run takes {full_run_us} µs");
+    let mut kills_with_partial_store = 0;
+    for trial in 0..24 {
+        let d = tempfile::tempdir().unwrap();
+        copy_experiment(d.path());
         // Committed executions seen so far, with their full records.
         let mut committed: BTreeMap<(String, u32), Execution> = BTreeMap::new();
         let mut resume = false;
         for attempt in 0..40 {
-            // Delays up to ~60 ms cover start-up, mid-schedule and the final writes.
-            let delay = Duration::from_micros(rng.below(60_000));
+            // Delays cover start-up, mid-schedule and the final writes.
+            let delay = Duration::from_micros(rng.below(full_run_us * 6 / 5));
             let finished = run_and_kill(d.path(), resume, delay);
             if !d.path().join("results.jsonl").exists() {
                 continue; // killed before the header was written: a fresh start again

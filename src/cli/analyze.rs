@@ -4,8 +4,9 @@
 //! variance estimators of Kalibera & Jones (eq. 1–2), the optimal repetition counts when the
 //! costs are known (eq. 3), the confidence interval of the mean (eq. 4), a normality check
 //! of the top-level means (Shapiro–Wilk), the between-unit ANOVA, and warnings a careful
-//! statistician would give. `--format json` prints one object whose keys are a contract
-//! (see `docs/formats.md`).
+//! statistician would give. `--format json` prints [`Analysis`] as one object; its keys
+//! (`n`, `mean`, `confidence`, `ci`, `levels` lowest level first, `normality`, …) are a
+//! contract other tools and tests rely on: add keys, never rename them.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;

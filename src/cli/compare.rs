@@ -22,9 +22,11 @@ use layoutrand::seeded::SeededRng;
 use layoutrand::stats::bootstrap::{self, BootstrapCi};
 use layoutrand::stats::fieller::{ratio_ci, RatioInterval};
 use layoutrand::stats::hierarchy::{plural, Hierarchy};
+use layoutrand::stats::mann_whitney::{mann_whitney, MannWhitney};
 use layoutrand::stats::multilevel::mean_ci;
 use layoutrand::stats::paired::{paired_difference, PairedDifference};
 use layoutrand::stats::sample::MeanInterval;
+use layoutrand::stats::shapiro_wilk::{shapiro_wilk, ShapiroWilk};
 use layoutrand::stats::welch::welch;
 
 use super::analyze::{check_confidence, fmt_confidence, fmt_p, fmt_sig, OutputFormat};
@@ -74,6 +76,8 @@ pub struct SideJson {
     pub mean: f64,
     /// Kalibera & Jones eq. 4 interval.
     pub ci: MeanInterval,
+    /// Shapiro–Wilk on the top-level unit means (null below 3 units).
+    pub normality: Option<ShapiroWilk>,
 }
 
 /// The ratio `mean_new / mean_base` with its Fieller interval.
@@ -125,6 +129,9 @@ pub struct Comparison {
     pub welch: WelchJson,
     /// Matched pairs by top-level id (`new − base`), when both have the same ids.
     pub paired: Option<PairedDifference>,
+    /// Mann–Whitney U on the top-level means (`u` counts new > base), the distribution-free
+    /// check when normality is doubtful.
+    pub mann_whitney: MannWhitney,
     /// Percentile bootstrap of the ratio when --bootstrap was given.
     pub bootstrap: Option<BootstrapCi>,
     /// "faster", "slower", "no significant difference" or "unbounded".
@@ -201,6 +208,7 @@ fn side(h: &Hierarchy, file: &Path, confidence: f64, top_name: &str) -> Result<S
         top_units: *h.repetitions().last().expect("a level"),
         mean: h.mean(),
         ci,
+        normality: shapiro_wilk(&h.top_means()).ok(),
     })
 }
 
@@ -252,7 +260,18 @@ pub fn compare(
             new.repetitions()
         ));
     }
+    let mann_whitney = mann_whitney(&new.top_means(), &base.top_means())?;
     for s in [&b, &n] {
+        if let Some(sw) = s.normality.filter(|sw| sw.p < 0.05 && s.top_units < 30) {
+            warnings.push(format!(
+                "the {} means of {} do not look normal (Shapiro–Wilk p = {}) and there are \
+                 fewer than 30: check the bootstrap interval (--bootstrap 10000) and the \
+                 Mann–Whitney test",
+                top_name,
+                s.file,
+                fmt_p(sw.p)
+            ));
+        }
         if s.top_units < 5 {
             warnings.push(format!(
                 "{} has only {} {}: its interval, and so the ratio's, is very wide",
@@ -319,6 +338,7 @@ pub fn compare(
         ratio,
         welch,
         paired,
+        mann_whitney,
         bootstrap,
         verdict,
         summary,
@@ -420,6 +440,17 @@ pub fn render_text(c: &Comparison, top_name: &str) -> String {
             fmt_sig(p.high)
         );
     }
+    let _ = writeln!(
+        out,
+        "Mann–Whitney on the {} means: P(new > base) = {:.3}, p = {} ({})",
+        top_name,
+        c.mann_whitney.prob_superiority,
+        fmt_p(c.mann_whitney.p),
+        match c.mann_whitney.method {
+            layoutrand::stats::mann_whitney::PMethod::Exact => "exact",
+            layoutrand::stats::mann_whitney::PMethod::Normal => "normal approximation",
+        }
+    );
     if !c.warnings.is_empty() {
         let _ = writeln!(out);
         let _ = writeln!(out, "warnings:");

@@ -5,18 +5,26 @@
 //! [`multilevel`] its variance estimators, optimal repetition counts and confidence interval
 //! (eq. 1–4), [`fieller`] the ratio interval (eq. 5–6). The others are the tests and
 //! summaries the rest of `shared/papers` asks for: [`welch`] (Pilot eq. 6–8, Touati et al.),
-//! [`paired`] (Georges et al. 2008 §5.2), [`anova`] (one-way random effects), with
-//! [`tdist`] supplying t quantiles accurate at any degrees of freedom.
+//! [`paired`] (Georges et al. 2008 §5.2), [`anova`] (one-way random effects),
+//! [`shapiro_wilk`] (Royston's AS R94), the non-parametric fallbacks [`bootstrap`]
+//! (hierarchical percentile) and [`mann_whitney`], the run-sequence tools [`autocorr`]
+//! (ACF, Ljung–Box, Pilot's subsession merge) and [`changepoint`] (PELT, a suggested
+//! warmup), and Touati et al.'s suite summaries in [`suite`]; [`tdist`] supplies t quantiles
+//! accurate at any degrees of freedom and [`sample`] the one-sample basics.
 
 pub mod anova;
+pub mod autocorr;
 pub mod bootstrap;
+pub mod changepoint;
 pub mod error;
 pub mod fieller;
 pub mod hierarchy;
+pub mod mann_whitney;
 pub mod multilevel;
 pub mod paired;
 pub mod sample;
 pub mod shapiro_wilk;
+pub mod suite;
 pub mod tdist;
 pub mod welch;
 

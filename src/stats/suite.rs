@@ -1,0 +1,225 @@
+//! Summaries over a suite of benchmarks, after Touati, Worms & Briais, "The Speedup-Test"
+//! (§2–4): the median-based speedup of one program, the weighted overall performance gain
+//! `G` of a suite, and the confidence interval of the proportion of programs that got
+//! faster (Wilson's score interval, with the continuity correction R's `prop.test` uses).
+
+use serde::Serialize;
+use statrs::distribution::{ContinuousCDF, Normal};
+
+use super::error::{check_confidence, StatsError};
+use super::sample::median;
+
+/// Touati §2: the speedup `m(P) / m(P')` of medians of the old and new execution times
+/// (> 1 means the new program is faster). Medians resist the outliers of skewed timings.
+pub fn median_speedup(old: &[f64], new: &[f64]) -> Result<f64, StatsError> {
+    if old.is_empty() || new.is_empty() {
+        return Err(StatsError::TooFew {
+            method: "a median speedup",
+            what: "times per program",
+            need: 1,
+            got: 0,
+        });
+    }
+    Ok(median(old) / median(new))
+}
+
+/// One program of the suite: its weight and its old and new (median) execution times.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ProgramTimes {
+    /// `W(P_j)`, any non-negative number (normalised by [`overall_gain`]).
+    pub weight: f64,
+    /// `ExecutionTime(P_j)` before the optimisation.
+    pub old: f64,
+    /// `ExecutionTime(P'_j)` after.
+    pub new: f64,
+}
+
+/// Touati §3: the overall performance gain factor
+/// `G = 1 − Σ W_j t'_j / Σ W_j t_j` (weights need not sum to one: they cancel).
+/// Positive means time saved overall; it is a gain factor, not an average speedup.
+pub fn overall_gain(programs: &[ProgramTimes]) -> Result<f64, StatsError> {
+    if programs.is_empty() {
+        return Err(StatsError::TooFew {
+            method: "the overall gain",
+            what: "programs",
+            need: 1,
+            got: 0,
+        });
+    }
+    if programs
+        .iter()
+        .any(|p| !(p.weight >= 0.0 && p.old > 0.0 && p.new > 0.0))
+    {
+        return Err(StatsError::Domain(
+            "the overall gain needs non-negative weights and positive times".into(),
+        ));
+    }
+    let new: f64 = programs.iter().map(|p| p.weight * p.new).sum();
+    let old: f64 = programs.iter().map(|p| p.weight * p.old).sum();
+    Ok(1.0 - new / old)
+}
+
+/// Touati's time-proportional weights `W_j = t_j / Σ t_i` (long programs count more,
+/// because absolute time is what an optimisation saves).
+pub fn time_weights(old_times: &[f64]) -> Vec<f64> {
+    let total: f64 = old_times.iter().sum();
+    old_times.iter().map(|t| t / total).collect()
+}
+
+/// A confidence interval for a proportion.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ProportionCi {
+    /// `C = successes / n`.
+    pub proportion: f64,
+    /// Lower end.
+    pub low: f64,
+    /// Upper end.
+    pub high: f64,
+    /// `1 − α`.
+    pub confidence: f64,
+    /// Whether the continuity correction was applied.
+    pub continuity_correction: bool,
+}
+
+fn z_quantile(confidence: f64) -> f64 {
+    Normal::new(0.0, 1.0)
+        .expect("standard normal")
+        .inverse_cdf(1.0 - (1.0 - confidence) / 2.0)
+}
+
+/// Wilson's score interval for `successes` out of `n` (Touati §4's proportion of
+/// accelerated programs). With `continuity_correction` it is the interval R's
+/// `prop.test(x, n)` prints (correction 1/2; R lowers it only when x is within 1/2 of n/2).
+/// Unlike the Wald interval `C ± z sqrt(C(1−C)/n)` of the paper, it stays inside [0, 1] and
+/// behaves for small `n·C`, so the paper's `n·C ≥ 10` restriction is not needed.
+pub fn wilson_ci(
+    successes: u64,
+    n: u64,
+    confidence: f64,
+    continuity_correction: bool,
+) -> Result<ProportionCi, StatsError> {
+    check_confidence(confidence)?;
+    if n == 0 || successes > n {
+        return Err(StatsError::Domain(format!(
+            "a proportion needs 0 ≤ successes ({successes}) ≤ n ({n}) and n > 0"
+        )));
+    }
+    let nf = n as f64;
+    let c = successes as f64 / nf;
+    let z = z_quantile(confidence);
+    let yates = if continuity_correction { 0.5 } else { 0.0 };
+    let z22n = z * z / (2.0 * nf);
+    let end = |pc: f64, sign: f64| -> f64 {
+        (pc + z22n + sign * z * (pc * (1.0 - pc) / nf + z22n / (2.0 * nf)).sqrt())
+            / (1.0 + 2.0 * z22n)
+    };
+    let upper_c = c + yates / nf;
+    let lower_c = c - yates / nf;
+    Ok(ProportionCi {
+        proportion: c,
+        low: if lower_c <= 0.0 {
+            0.0
+        } else {
+            end(lower_c, -1.0)
+        },
+        high: if upper_c >= 1.0 {
+            1.0
+        } else {
+            end(upper_c, 1.0)
+        },
+        confidence,
+        continuity_correction,
+    })
+}
+
+/// Touati §4: how many benchmarks are needed to know the proportion `c` within `±precision`
+/// at `confidence`: `⌈z² c(1 − c) / precision²⌉`.
+pub fn benchmarks_needed(c: f64, precision: f64, confidence: f64) -> Result<u64, StatsError> {
+    check_confidence(confidence)?;
+    if !(0.0..=1.0).contains(&c) || precision.is_nan() || precision <= 0.0 {
+        return Err(StatsError::Domain(format!(
+            "need 0 ≤ proportion ({c}) ≤ 1 and precision ({precision}) > 0"
+        )));
+    }
+    let z = z_quantile(confidence);
+    Ok((z * z * c * (1.0 - c) / (precision * precision)).ceil() as u64)
+}
+
+#[cfg(test)]
+#[allow(clippy::excessive_precision)]
+mod tests {
+    use super::*;
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol * b.abs()
+    }
+
+    #[test]
+    fn touati_speedups() {
+        // Touati §2: s(P) = m(P)/m(P') = 2.046/1.046; and R's median(T2)/median(T1)
+        // = 0.5112414 for the reverse direction.
+        let t1 = [2.799, 2.046, 1.259, 1.877, 2.244];
+        let t2 = [1.046, 0.259, 0.877, 1.244, 1.799];
+        assert!(close(
+            median_speedup(&t1, &t2).unwrap(),
+            2.046 / 1.046,
+            1e-15
+        ));
+        assert!((median_speedup(&t2, &t1).unwrap() - 0.5112414).abs() < 5e-8);
+    }
+
+    #[test]
+    fn touati_overall_gain_example() {
+        // Touati Example 3.1: P1 3 s → 1 s, P2 3600 s → 3428 s. With time weights
+        // G = 1 − (3·1 + 3600·3428)/(3·3 + 3600²) = 1 − 12340803/12960009 (paper: 4.77 %
+        // with rounded weights); with unit weights G = 1 − 3429/3603 (paper: 4.82 %).
+        let old = [3.0, 3600.0];
+        let new = [1.0, 3428.0];
+        let w = time_weights(&old);
+        let programs: Vec<ProgramTimes> = (0..2)
+            .map(|j| ProgramTimes {
+                weight: w[j],
+                old: old[j],
+                new: new[j],
+            })
+            .collect();
+        let g = overall_gain(&programs).unwrap();
+        assert!(close(g, 1.0 - 12340803.0 / 12960009.0, 1e-13));
+        let unit: Vec<ProgramTimes> = programs
+            .iter()
+            .map(|p| ProgramTimes { weight: 1.0, ..*p })
+            .collect();
+        assert!(close(
+            overall_gain(&unit).unwrap(),
+            1.0 - 3429.0 / 3603.0,
+            1e-13
+        ));
+        assert!(overall_gain(&[]).is_err());
+    }
+
+    #[test]
+    fn wilson_matches_r_prop_test() {
+        // Touati Example 4.1 in R: prop.test(17, 30, conf.level=0.90)$conf.int
+        // -> 0.40271569854699063 0.71840486794119640; correct=FALSE ->
+        // 0.41851992055777149 0.70378350502554865; conf.level=0.5 ->
+        // 0.48844423786674823 0.64235721462150353.
+        let ci = wilson_ci(17, 30, 0.90, true).unwrap();
+        assert!(close(ci.low, 0.40271569854699063, 1e-10));
+        assert!(close(ci.high, 0.71840486794119640, 1e-10));
+        let ci = wilson_ci(17, 30, 0.90, false).unwrap();
+        assert!(close(ci.low, 0.41851992055777149, 1e-10));
+        assert!(close(ci.high, 0.70378350502554865, 1e-10));
+        let ci = wilson_ci(17, 30, 0.5, true).unwrap();
+        assert!(close(ci.low, 0.48844423786674823, 1e-10));
+        assert!(close(ci.high, 0.64235721462150353, 1e-10));
+        let all = wilson_ci(5, 5, 0.95, true).unwrap();
+        assert_eq!(all.high, 1.0);
+        assert!(wilson_ci(6, 5, 0.95, true).is_err());
+    }
+
+    #[test]
+    fn touati_benchmarks_needed() {
+        // Touati Example 4.2: 1.960² · 0.566 · 0.434 / 0.05² = 377.46 → 378.
+        assert_eq!(benchmarks_needed(0.566, 0.05, 0.95).unwrap(), 378);
+    }
+}
