@@ -147,8 +147,15 @@ fn several_programs_get_touatis_overall_gain_and_proportion() {
     assert_eq!((o.sped_up, o.programs), (2, 2));
     // R: prop.test(2, 2, correct = FALSE)$conf.int → 0.3423802 1
     let ci = o.sped_up_ci.unwrap();
-    assert!((ci.lower - 0.3423802).abs() < 1e-6 && ci.upper == 1.0, "{ci:?}");
+    assert!(
+        (ci.lower - 0.3423802).abs() < 1e-6 && ci.upper == 1.0,
+        "{ci:?}"
+    );
     // Every program 10 % faster: G = 1 − Σ W t' / Σ W t is 10 % whatever the weights.
     assert!((o.gain.unwrap() - 0.10).abs() < 0.01, "{:?}", o.gain);
-    assert!(o.text.contains("2 of 2 programs are significantly faster"), "{}", o.text);
+    assert!(
+        o.text.contains("2 of 2 programs are significantly faster"),
+        "{}",
+        o.text
+    );
 }
