@@ -101,7 +101,7 @@ pub fn run_experiment(
         eprintln!("layoutrand experiment: {}", log.outcome_sentence());
     }
     stage_header("report");
-    report(config, &out, &workdir)?;
+    report(config, &plan, &out, &workdir)?;
     if mode == Mode::Initial {
         stage_header("dimension (Kalibera & Jones §9)");
         let mut args = os(&["dimension"]);
@@ -541,7 +541,9 @@ fn current_precision(
     Ok(series.and_then(|s| s["relative_half_width"].as_f64()))
 }
 
-fn report(config: &ExperimentConfig, out: &Path, workdir: &Path) -> Result<()> {
+/// Writes the HTML and JSON reports (every metric) and prints the text report of the
+/// experiment's own metric (the others are one `layoutrand report OUT` away).
+fn report(config: &ExperimentConfig, plan: &Plan, out: &Path, workdir: &Path) -> Result<()> {
     let confidence = config.target.confidence.unwrap_or(0.95).to_string();
     for (format, file) in [("html", "report.html"), ("json", "report.json")] {
         let mut args = os(&["report"]);
@@ -550,14 +552,17 @@ fn report(config: &ExperimentConfig, out: &Path, workdir: &Path) -> Result<()> {
         let text = capture_stage("report", &args, workdir)?;
         crate::run::store::write_atomically(&out.join(file), text.as_bytes())?;
     }
+    let primary = crate::run::metric::primary_name_of_spec(&plan.metric);
     let mut args = os(&["report"]);
     args.push(out.into());
-    args.extend(os(&["--confidence", &confidence]));
+    args.extend(os(&["--confidence", &confidence, "--metric", primary]));
     run_stage("report", &args, workdir)?;
     eprintln!(
-        "layoutrand experiment: wrote {} and {}",
+        "layoutrand experiment: wrote {} and {} (every metric; the text above shows {primary}, \
+         `layoutrand report {}` shows all)",
         out.join("report.html").display(),
-        out.join("report.json").display()
+        out.join("report.json").display(),
+        out.display()
     );
     Ok(())
 }

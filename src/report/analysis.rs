@@ -55,6 +55,7 @@ pub fn analyse(experiment: &Experiment, confidence: f64) -> anyhow::Result<Repor
             warmup_discarded: h.warmup,
             aslr_disabled: h.aslr_disabled,
             cpu_model: h.host.cpu_model.clone(),
+            stopping: experiment.growth.clone(),
         },
         series,
         failures: experiment.failures.clone(),

@@ -42,7 +42,7 @@ pub fn diagnose(series: &Series, failures: FailureCounts, confidence: f64) -> Di
                 variant: b.variant.clone(),
                 execution: e.execution,
                 suggested: s.warmup,
-                exceeds_discard: s.warmup.map_or(true, |w| w > e.warmup.len()),
+                exceeds_discard: s.warmup.is_none_or(|w| w > e.warmup.len()),
                 changepoints: s.changepoints,
             });
         }

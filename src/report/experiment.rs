@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use crate::build::manifest::{BuildMode, Manifest, MANIFEST_FILE};
+use crate::experiment::growth::{GrowthLog, STOPPING_FILE};
 use crate::run::store::{read_results, ExecutionStatus, Header, Results, RESULTS_FILE};
 
 use super::balance::balance;
@@ -37,6 +38,9 @@ pub struct Experiment {
     pub failures: BTreeMap<String, FailureCounts>,
     /// Problems found while reading or balancing the data, in words.
     pub warnings: Vec<String>,
+    /// The stopping rule, when `layoutrand experiment` grew the top level on-line
+    /// (`stopping.json`).
+    pub growth: Option<GrowthLog>,
 }
 
 /// How many executions of one program ended in each way other than `ok`.
@@ -419,6 +423,7 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
         ))
     });
 
+    let growth = read_growth_log(dir)?;
     Ok(Experiment {
         dir: dir.to_path_buf(),
         manifest,
@@ -426,7 +431,20 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
         series,
         failures,
         warnings,
+        growth,
     })
+}
+
+/// Reads `dir/stopping.json` when present; a malformed one is an error naming the file.
+fn read_growth_log(dir: &Path) -> Result<Option<GrowthLog>> {
+    let path = dir.join(STOPPING_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text)
+            .map(Some)
+            .with_context(|| format!("{} is not a layoutrand stopping record", path.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+    }
 }
 
 impl Experiment {

@@ -58,6 +58,9 @@ pub struct Setup {
     pub aslr_disabled: bool,
     /// CPU model, when known.
     pub cpu_model: Option<String>,
+    /// How the number of binaries was decided when it grew on-line (`layoutrand
+    /// experiment`); `None` when it was fixed in advance.
+    pub stopping: Option<crate::experiment::growth::GrowthLog>,
 }
 
 /// A two-sided confidence interval.

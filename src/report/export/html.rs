@@ -9,7 +9,7 @@ use anyhow::Result;
 use super::svg::escape;
 use super::tables::{
     baseline_line, confidence_line, diagnostic_lines, level_rows, mean_line, series_title,
-    setup_line, LEVEL_HEADERS,
+    setup_line, stopping_line, LEVEL_HEADERS,
 };
 use super::Exporter;
 use crate::report::experiment::Experiment;
@@ -83,8 +83,11 @@ impl Exporter for HtmlExporter {
         writeln!(out, "</ul></section>")?;
         writeln!(
             out,
-            "<section id=\"setup\"><p><strong>Set-up.</strong> {}</p></section>",
-            escape(&setup_line(report))
+            "<section id=\"setup\"><p><strong>Set-up.</strong> {}</p>{}</section>",
+            escape(&setup_line(report)),
+            stopping_line(report)
+                .map(|l| format!("<p id=\"stopping\">{}</p>", escape(&l)))
+                .unwrap_or_default()
         )?;
 
         for (i, s) in report.series.iter().enumerate() {

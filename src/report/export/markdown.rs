@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use super::tables::{
     baseline_line, confidence_line, diagnostic_lines, level_rows, mean_line, series_title,
-    setup_line, LEVEL_HEADERS,
+    setup_line, stopping_line, LEVEL_HEADERS,
 };
 use super::Exporter;
 use crate::report::experiment::Experiment;
@@ -22,6 +22,9 @@ impl Exporter for MarkdownExporter {
         writeln!(out, "# layoutrand report of `{}`\n", report.directory)?;
         writeln!(out, "{}\n", confidence_line(report))?;
         writeln!(out, "Set-up: {}", setup_line(report))?;
+        if let Some(line) = stopping_line(report) {
+            writeln!(out, "\n{line}")?;
+        }
         for s in &report.series {
             writeln!(out, "\n## {}\n", series_title(s))?;
             writeln!(out, "{}", mean_line(s, report.confidence))?;

@@ -28,6 +28,28 @@ pub fn setup_line(report: &Report) -> String {
     )
 }
 
+/// How the number of binaries was decided, when the experiment grew it on-line: the rule,
+/// the rounds, the outcome and the optional-stopping caveat.
+pub fn stopping_line(report: &Report) -> Option<String> {
+    let g = report.setup.stopping.as_ref()?;
+    let rounds: Vec<String> = g
+        .rounds
+        .iter()
+        .map(|r| {
+            let width = r
+                .relative_half_width
+                .map_or("not computable".to_string(), |h| percent(h, 2));
+            format!("{} binaries → {width}", r.binaries)
+        })
+        .collect();
+    Some(format!(
+        "Stopping rule: {} Rounds: {}. Outcome: {}.",
+        g.caveat,
+        rounds.join("; "),
+        g.outcome_sentence()
+    ))
+}
+
 /// The confidence-level statement every format starts with.
 pub fn confidence_line(report: &Report) -> String {
     format!(

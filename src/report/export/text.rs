@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use super::tables::{
     baseline_line, confidence_line, diagnostic_lines, level_rows, mean_line, series_title,
-    setup_line, LEVEL_HEADERS,
+    setup_line, stopping_line, LEVEL_HEADERS,
 };
 use super::Exporter;
 use crate::report::experiment::Experiment;
@@ -22,6 +22,9 @@ impl Exporter for TextExporter {
         writeln!(out, "layoutrand report of {}", report.directory)?;
         writeln!(out, "{}", confidence_line(report))?;
         writeln!(out, "Set-up: {}", setup_line(report))?;
+        if let Some(line) = stopping_line(report) {
+            writeln!(out, "{line}")?;
+        }
         for s in &report.series {
             let title = series_title(s);
             writeln!(out, "\n{title}\n{}", "=".repeat(title.chars().count()))?;
