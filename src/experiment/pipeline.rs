@@ -171,10 +171,17 @@ impl Plan {
             }
             if let (Some(target), Some(max)) = (target, config.target.max_binaries) {
                 if max < plan.binaries {
-                    bail!(
-                        "[target] max_binaries = {max} is below the {} binaries the experiment starts with",
+                    if config.build.seeds.is_some() {
+                        bail!(
+                            "[target] max_binaries = {max} is below the {} binaries the experiment starts with ([build] seeds)",
+                            plan.binaries
+                        );
+                    }
+                    eprintln!(
+                        "layoutrand experiment: warning: the target needs about {} binaries but at most {max} are allowed; starting with {max}",
                         plan.binaries
                     );
+                    plan.binaries = max;
                 }
                 plan.growth = Some(Growth {
                     target,
