@@ -70,3 +70,84 @@ fn cachegrind_experiment_detects_binary_level_variance() {
         assert!(html.contains(&format!("id=\"{id}")), "section {id} missing");
     }
 }
+
+/// Kalibera & Jones §9: a real experiment takes its counts from the initial experiment's
+/// dimensioning and grows the top level on-line up to a fixed maximum, recording the rule.
+#[test]
+fn real_experiment_uses_dimensioned_counts_and_records_its_stopping_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = demo_sources(dir.path());
+    let (initial, real) = (dir.path().join("initial"), dir.path().join("real"));
+    let common = ["--metric", "cachegrind", "--run-cmd", "{bin} 1"];
+    let output = layoutrand()
+        .current_dir(&src)
+        .args(["experiment", "--initial"])
+        .arg(demo_experiment())
+        .arg("--out")
+        .arg(&initial)
+        .args(["--seeds", "5", "--executions", "2"])
+        .args(common)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", describe(&output));
+    assert!(
+        String::from_utf8_lossy(&output.stdout).contains("half-width"),
+        "dimension table"
+    );
+
+    std::process::Command::new("make")
+        .arg("clean")
+        .current_dir(&src)
+        .status()
+        .unwrap();
+    // I1 misses vary by several per cent between layouts: 0.1 % is out of reach, so the
+    // experiment must grow to its maximum and say that the target was not met.
+    let output = layoutrand()
+        .current_dir(&src)
+        .arg("experiment")
+        .arg(demo_experiment())
+        .arg("--from")
+        .arg(&initial)
+        .arg("--out")
+        .arg(&real)
+        .args(["--target", "0.1%", "--max-binaries", "7"])
+        .args(common)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", describe(&output));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("dimensioning of the initial experiment"),
+        "{stderr}"
+    );
+
+    let stopping: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(real.join("stopping.json")).unwrap())
+            .unwrap();
+    assert_eq!(stopping["outcome"], "max_reached", "{stopping:#}");
+    let rounds = stopping["rounds"].as_array().unwrap();
+    assert_eq!(rounds.last().unwrap()["binaries"], 7, "{stopping:#}");
+    let manifest = Manifest::load(&real).unwrap();
+    assert_eq!(manifest.seeds.len(), 7);
+    // Executions add no variance under cachegrind: eq. 3 says one per binary.
+    let results = layoutrand::run::store::read_results(&real).unwrap();
+    assert_eq!(results.header.as_ref().unwrap().executions, 1);
+    assert_eq!(
+        results.executions.len(),
+        8,
+        "baseline + 7 seeds, one execution each"
+    );
+    if rounds.len() > 1 {
+        assert!(
+            !results.extensions.is_empty(),
+            "grown binaries are recorded as an extension"
+        );
+    }
+    let report = report_json(&real);
+    assert_eq!(report["setup"]["stopping"]["outcome"], "max_reached");
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains("Stopping rule:") && text.contains("optional stopping"),
+        "{text}"
+    );
+}

@@ -77,12 +77,6 @@ pub enum LinkerArg {
 
 /// Runs `layoutrand build`.
 pub fn run(args: Args) -> Result<i32> {
-    if args.rebuild {
-        bail!(
-            "--rebuild (one full build per seed) is not implemented in this version: \
-             layoutrand build relinks the recorded build instead (drop --rebuild)"
-        );
-    }
     let command = match args.command.first().map(String::as_str) {
         Some("--") => args.command[1..].to_vec(),
         _ => args.command.clone(),
@@ -115,6 +109,7 @@ pub fn run(args: Args) -> Result<i32> {
         jobs,
         echo_build: !args.quiet,
         progress: true,
+        rebuild: args.rebuild,
     };
     let outcome = if args.extend {
         layoutrand::build::extend::extend(&opts)?

@@ -18,7 +18,8 @@ pub struct Args {
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Directory of an initial experiment: take the lower levels' optimal counts and the
-    /// starting number of binaries for the target from its dimensioning.
+    /// starting number of binaries for the target from its dimensioning (instead of the
+    /// file's counts; counts given as flags still win).
     #[arg(long, conflicts_with = "initial")]
     pub from: Option<PathBuf>,
     /// Fixed maximum of randomised binaries when the top level grows on-line.
@@ -84,6 +85,13 @@ pub fn run(args: Args) -> Result<i32> {
         config.check = Some(layoutrand::experiment::config::CheckConfig {
             command: words("--check-cmd", s)?,
         });
+    }
+    if args.from.is_some() {
+        // The initial experiment's dimensioning decides the counts (KJ §9): the file's counts
+        // were for an experiment without one. Counts given on the command line still win.
+        config.build.seeds = None;
+        config.run.executions = None;
+        config.run.iterations = None;
     }
     config.out = args.out.or(config.out);
     config.build.seeds = args.seeds.or(config.build.seeds);
