@@ -182,3 +182,50 @@ fn deterministic_metric_with_identical_executions_is_sensitive() {
         s.sensitivity.text
     );
 }
+
+#[test]
+fn diagnostics_name_short_warmups_and_dependent_executions() {
+    // 4 slow first iterations but only 2 discarded; seed-3's iterations instead drift
+    // upwards all along.
+    let mut design = Design::new(6, 2, 20);
+    design.warmup = 2;
+    let mut gen = ThreeLevel::new(21, 1e6, 0.01, 0.002, 0.002, 0.0);
+    let r = results(&design, &mut |_, seed, e, i, _| {
+        let drifting = seed == Some(3);
+        let slow = if i < 4 && !drifting { 1.5 } else { 1.0 };
+        let drift = if drifting {
+            1.0 + 0.01 * f64::from(i)
+        } else {
+            1.0
+        };
+        gen.value(seed, e) * slow * drift
+    });
+    let e = from_parts(Path::new("synthetic"), manifest(&design), r).unwrap();
+    let report = analyse(&e, 0.95).unwrap();
+    let d = &report.series[0].diagnostics;
+    assert_eq!(d.warmup_discarded, 2);
+    let clean: Vec<_> = d
+        .warmup_suggestions
+        .iter()
+        .filter(|w| w.variant != "seed-3")
+        .collect();
+    assert!(!clean.is_empty());
+    for w in clean {
+        assert_eq!(w.suggested, Some(4), "{w:?}");
+        assert!(w.exceeds_discard);
+    }
+    let independence = d.independence.as_ref().unwrap();
+    assert_eq!(independence.tested, 14);
+    assert!(
+        independence
+            .failing
+            .contains(&"seed-3 execution 0".to_string()),
+        "{independence:?}"
+    );
+    assert!(
+        independence
+            .failing
+            .contains(&"seed-3 execution 1".to_string()),
+        "{independence:?}"
+    );
+}

@@ -118,15 +118,29 @@ fn each_metric_is_reported_separately() {
         .iter()
         .map(|s| (s["metric"].as_str().unwrap(), s["unit"].as_str().unwrap()))
         .collect();
-    assert_eq!(names, [("max_rss", "KiB"), ("wall", "ns")]);
+    // The metric asked of `run` (the header's) first, then the others.
+    assert_eq!(names, [("wall", "ns"), ("max_rss", "KiB")]);
     let text = stdout(tmp.path(), &[]);
     assert!(
         text.contains("demo — max_rss (KiB)") && text.contains("demo — wall (ns)"),
         "{text}"
     );
     // Not a time: "lower"/"higher", never "faster".
-    let rss = text.split("demo — wall").next().unwrap();
+    let rss = text.split("demo — max_rss").nth(1).unwrap();
     assert!(!rss.contains("faster"), "{rss}");
+
+    let only: serde_json::Value = serde_json::from_str(&stdout(
+        tmp.path(),
+        &["--format", "json", "--metric", "max_rss"],
+    ))
+    .unwrap();
+    assert_eq!(only["series"].as_array().unwrap().len(), 1);
+    assert_eq!(only["series"][0]["metric"], "max_rss");
+    let err = failure(&["report", "--metric", "I1_misses"], tmp.path());
+    assert!(
+        err.contains("--metric I1_misses: not recorded") && err.contains("max_rss, wall"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -12,12 +12,18 @@ use report_support::{write_dir, Design, Normal};
 /// experiments with the same seeds share their layouts' effects), scaled by `factor`, with
 /// independent execution noise from `noise_seed`.
 fn experiment(dir: &Path, seeds: u64, factor: f64, noise_seed: u64) {
+    experiment_of(dir, &["demo"], seeds, factor, noise_seed);
+}
+
+fn experiment_of(dir: &Path, programs: &[&str], seeds: u64, factor: f64, noise_seed: u64) {
     let mut design = Design::new(seeds, 2, 1);
     design.baseline = false;
+    design.programs = programs.iter().map(|p| p.to_string()).collect();
     let mut noise = Normal::new(noise_seed, "compare-noise");
-    write_dir(dir, &design, &mut |_, seed, _, _, _| {
+    write_dir(dir, &design, &mut |program, seed, _, _, _| {
         let layout = 0.03 * Normal::new(seed.unwrap(), "compare-layout").draw();
-        1e7 * factor * (1.0 + layout + 0.003 * noise.draw())
+        let size = if program == "demo" { 1e7 } else { 3e7 };
+        size * factor * (1.0 + layout + 0.003 * noise.draw())
     });
 }
 
@@ -126,5 +132,30 @@ fn compare_command_gates_on_directories() {
             .as_f64()
             .unwrap()
             > 0.0
+    );
+}
+
+#[test]
+fn several_programs_get_touatis_overall_gain_and_proportion() {
+    let (_tmp, base, new) = dirs();
+    experiment_of(&base, &["demo", "other"], 12, 1.0, 9);
+    experiment_of(&new, &["demo", "other"], 12, 0.9, 10);
+    let c = compare_directories(&base, &new, 0.95, None).unwrap();
+    assert_eq!(c.programs.len(), 2);
+    assert_eq!(c.overall.len(), 1);
+    let o = &c.overall[0];
+    assert_eq!((o.sped_up, o.programs), (2, 2));
+    // R: prop.test(2, 2, correct = FALSE)$conf.int → 0.3423802 1
+    let ci = o.sped_up_ci.unwrap();
+    assert!(
+        (ci.lower - 0.3423802).abs() < 1e-6 && ci.upper == 1.0,
+        "{ci:?}"
+    );
+    // Every program 10 % faster: G = 1 − Σ W t' / Σ W t is 10 % whatever the weights.
+    assert!((o.gain.unwrap() - 0.10).abs() < 0.01, "{:?}", o.gain);
+    assert!(
+        o.text.contains("2 of 2 programs are significantly faster"),
+        "{}",
+        o.text
     );
 }

@@ -1,4 +1,20 @@
 //! The `build` driver: run the user's build once under the shim, then relink every recorded
 //! program once for the baseline and once per seed, verify each binary, write the manifest.
+//!
+//! * [`recorded_build`]: the build command under the shim;
+//! * [`linker`]: the linkers and the ordering mechanism for each granularity;
+//! * [`replay`]: one relink of one program for the baseline or a seed;
+//! * [`lto_order`]: the post-LTO function order of gcc `-flto` programs;
+//! * [`variants`]: baseline and seeds, in parallel, verified;
+//! * [`driver`]: all of it, writing [`manifest`];
+//! * [`summary`]: the closing table; [`toolchain`]: versions for the manifest.
 
+pub mod driver;
+pub mod linker;
+pub mod lto_order;
 pub mod manifest;
+pub mod recorded_build;
+pub mod replay;
+pub mod summary;
+pub mod toolchain;
+pub mod variants;

@@ -17,11 +17,15 @@ pub struct Args {
     /// Confidence level of every interval and test, strictly between 0 and 1.
     #[arg(long, default_value_t = 0.95)]
     pub confidence: f64,
+    /// Report only this metric (repeatable; e.g. `I1_misses`). Default: every metric
+    /// recorded, the one asked of `run` first.
+    #[arg(long = "metric", value_name = "NAME")]
+    pub metrics: Vec<String>,
 }
 
 /// Runs `layoutrand report`.
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let text = render_report(&args.dir, args.format, args.confidence)?;
+    let text = render_report(&args.dir, args.format, args.confidence, &args.metrics)?;
     std::io::stdout().lock().write_all(text.as_bytes())?;
     Ok(0)
 }

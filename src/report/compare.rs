@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::stats::fieller::ratio_ci;
 use crate::stats::multilevel::mean_ci;
 use crate::stats::paired::paired_difference;
+use crate::stats::suite::{overall_gain, time_weights, wilson_ci, ProgramTimes};
 use crate::stats::welch::welch;
 
 use super::analysis::seed_hierarchy;
@@ -32,8 +33,8 @@ pub struct Comparison {
     pub programs: Vec<ProgramComparison>,
     /// Programs or metrics present in only one of the two, in words.
     pub unmatched: Vec<String>,
-    /// Across programs, when there are at least two.
-    pub overall: Option<Overall>,
+    /// Across programs, per metric measured on at least two programs.
+    pub overall: Vec<Overall>,
 }
 
 /// The comparison of one program and metric.
@@ -45,6 +46,8 @@ pub struct ProgramComparison {
     pub metric: String,
     /// Unit.
     pub unit: String,
+    /// Whether the metric is a time (lower means faster).
+    pub unit_is_time: bool,
     /// Randomised binaries in base and new.
     pub binaries: (usize, usize),
     /// Base mean with its interval (eq. 4).
@@ -72,13 +75,20 @@ pub struct ProgramComparison {
     pub text: String,
 }
 
-/// Across programs (Touati et al.).
+/// Across the programs measured with one metric (Touati et al.).
 #[derive(Debug, Clone, Serialize)]
 pub struct Overall {
+    /// The metric.
+    pub metric: String,
     /// Programs compared.
     pub programs: usize,
     /// Programs whose ratio interval lies wholly below 1 (sped up).
     pub sped_up: usize,
+    /// Wilson interval of the proportion of programs sped up.
+    pub sped_up_ci: Option<Interval>,
+    /// Touati's overall gain `G = 1 − Σ W_j t'_j / Σ W_j t_j` with time-proportional
+    /// weights, from the means over random layouts; positive means saved.
+    pub gain: Option<f64>,
     /// The answer in words.
     pub text: String,
 }
@@ -191,7 +201,17 @@ pub fn compare(
             new.dir.display()
         );
     }
-    let overall = (programs.len() >= 2).then(|| overall(&programs, confidence));
+    let mut metrics: Vec<&str> = programs.iter().map(|p| p.metric.as_str()).collect();
+    metrics.sort_unstable();
+    metrics.dedup();
+    let overall = metrics
+        .into_iter()
+        .filter_map(|m| {
+            let of_metric: Vec<&ProgramComparison> =
+                programs.iter().filter(|p| p.metric == m).collect();
+            (of_metric.len() >= 2).then(|| overall(m, &of_metric, confidence))
+        })
+        .collect();
     Ok(Comparison {
         base: base.dir.display().to_string(),
         new: new.dir.display().to_string(),
@@ -292,6 +312,7 @@ pub fn compare_series(
         program: base.program.clone(),
         metric: base.metric.clone(),
         unit: base.unit.clone(),
+        unit_is_time: base.is_time(),
         binaries: (base.seeds.len(), new.seeds.len()),
         base_mean: b.mean,
         base_ci: Interval {
@@ -321,20 +342,64 @@ fn signed_percent(share: f64) -> String {
     }
 }
 
-/// Across programs: how many sped up, and Touati et al.'s overall gain.
-fn overall(programs: &[ProgramComparison], confidence: f64) -> Overall {
+/// Across the programs of one metric: how many sped up (with Wilson's interval, Touati
+/// et al. §4) and the overall gain G (Touati et al. §3, time-proportional weights).
+fn overall(metric: &str, programs: &[&ProgramComparison], confidence: f64) -> Overall {
+    let n = programs.len();
     let sped_up = programs
         .iter()
         .filter(|p| p.ratio_ci.is_some_and(|c| c.upper < 1.0))
         .count();
-    let text = format!(
-        "{sped_up} of {} programs are significantly faster or lower with new ({} intervals).",
-        programs.len(),
-        level(confidence)
+    let sped_up_ci = wilson_ci(sped_up as u64, n as u64, confidence, false)
+        .ok()
+        .map(|c| Interval {
+            lower: c.low,
+            upper: c.high,
+        });
+    let weights = time_weights(&programs.iter().map(|p| p.base_mean).collect::<Vec<_>>());
+    let times: Vec<ProgramTimes> = programs
+        .iter()
+        .zip(weights)
+        .map(|(p, weight)| ProgramTimes {
+            weight,
+            old: p.base_mean,
+            new: p.new_mean,
+        })
+        .collect();
+    let gain = overall_gain(&times).ok();
+    let mut text = format!(
+        "{sped_up} of {n} programs are significantly {} with new",
+        if programs[0].unit_is_time {
+            "faster"
+        } else {
+            "lower"
+        }
     );
+    if let Some(ci) = sped_up_ci {
+        let _ = write!(
+            text,
+            " (proportion {}, {} Wilson CI {} to {})",
+            percent(sped_up as f64 / n as f64, 2),
+            level(confidence),
+            percent(ci.lower, 2),
+            percent(ci.upper, 2)
+        );
+    }
+    text.push('.');
+    if let Some(g) = gain {
+        let _ = write!(
+            text,
+            " Overall gain G = {} of the base {metric} (Touati's time-weighted gain; {}).",
+            signed_percent(g),
+            if g >= 0.0 { "saved" } else { "lost" }
+        );
+    }
     Overall {
-        programs: programs.len(),
+        metric: metric.to_string(),
+        programs: n,
         sped_up,
+        sped_up_ci,
+        gain,
         text,
     }
 }
@@ -377,8 +442,8 @@ pub fn render_text(c: &Comparison) -> String {
         );
         let _ = writeln!(out, "  {}", p.text);
     }
-    if let Some(o) = &c.overall {
-        let _ = writeln!(out, "\nAcross programs: {}", o.text);
+    for o in &c.overall {
+        let _ = writeln!(out, "\nAcross programs ({}): {}", o.metric, o.text);
     }
     for u in &c.unmatched {
         let _ = writeln!(out, "\nnot compared: {u}");

@@ -3,15 +3,16 @@
 //! top-level means for the t interval (Shapiro–Wilk), failed executions.
 
 use super::experiment::{FailureCounts, Series};
-use super::extra_stats::{ljung_box, suggested_warmup};
 use super::model::{Diagnostics, Independence, Normality, WarmupSuggestion};
+use crate::stats::autocorr::ljung_box;
+use crate::stats::changepoint::suggest_warmup;
 
 /// Fewer live iterations than this per execution and Ljung–Box is not run: its
 /// chi-squared approximation needs a reasonably long series.
 pub const MIN_ITERATIONS_FOR_INDEPENDENCE: usize = 10;
 
 /// Fewer values (warmup and live) than this per execution and no changepoint is sought.
-pub const MIN_ITERATIONS_FOR_WARMUP: usize = 6;
+pub const MIN_ITERATIONS_FOR_WARMUP: usize = 8;
 
 /// Shapiro–Wilk is run on the binaries' means when there are at least 3 and fewer than this
 /// many (from 30 on the central limit theorem makes the t interval robust enough).
@@ -34,12 +35,15 @@ pub fn diagnose(series: &Series, failures: FailureCounts, confidence: f64) -> Di
             if all.len() < MIN_ITERATIONS_FOR_WARMUP {
                 continue;
             }
-            let suggested = suggested_warmup(&all);
+            let Ok(s) = suggest_warmup(&all) else {
+                continue;
+            };
             warmup_suggestions.push(WarmupSuggestion {
                 variant: b.variant.clone(),
                 execution: e.execution,
-                suggested,
-                exceeds_discard: suggested > e.warmup.len(),
+                suggested: s.warmup,
+                exceeds_discard: s.warmup.map_or(true, |w| w > e.warmup.len()),
+                changepoints: s.changepoints,
             });
         }
     }
@@ -64,7 +68,7 @@ pub fn diagnose(series: &Series, failures: FailureCounts, confidence: f64) -> Di
         let mut failing = Vec::new();
         for b in binaries() {
             for e in &b.executions {
-                if let Some(lb) = ljung_box(&e.live, lags) {
+                if let Ok(lb) = ljung_box(&e.live, lags, 0) {
                     tested += 1;
                     if lb.p < alpha {
                         failing.push(format!("{} execution {}", b.variant, e.execution));

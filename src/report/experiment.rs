@@ -409,6 +409,16 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
         });
     }
 
+    // The metric the run was asked for first, then the others it recorded on the way.
+    let primary = crate::run::metric::primary_name_of_spec(&header.metric);
+    series.sort_by(|a, b| {
+        (&a.program, a.metric != primary, &a.metric).cmp(&(
+            &b.program,
+            b.metric != primary,
+            &b.metric,
+        ))
+    });
+
     Ok(Experiment {
         dir: dir.to_path_buf(),
         manifest,
@@ -417,6 +427,27 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
         failures,
         warnings,
     })
+}
+
+impl Experiment {
+    /// Keeps only the data sets of the named metrics; an error lists the metrics available
+    /// when one of `metrics` was not recorded.
+    pub fn retain_metrics(&mut self, metrics: &[String]) -> Result<()> {
+        if metrics.is_empty() {
+            return Ok(());
+        }
+        let available: std::collections::BTreeSet<&str> =
+            self.series.iter().map(|s| s.metric.as_str()).collect();
+        if let Some(missing) = metrics.iter().find(|m| !available.contains(m.as_str())) {
+            bail!(
+                "--metric {missing}: not recorded in {}; recorded metrics: {}",
+                self.dir.join(RESULTS_FILE).display(),
+                available.into_iter().collect::<Vec<_>>().join(", ")
+            );
+        }
+        self.series.retain(|s| metrics.contains(&s.metric));
+        Ok(())
+    }
 }
 
 /// The cost of one more binary of `program` (KJ §9.1, c₃): the mean link time of its seeds

@@ -26,10 +26,17 @@ use anyhow::Result;
 
 pub use export::Format;
 
-/// Loads the experiment in `dir`, analyses it at `confidence` and renders it in `format`:
-/// what `layoutrand report DIR --format F --confidence C` prints.
-pub fn render_report(dir: &Path, format: Format, confidence: f64) -> Result<String> {
-    let experiment = experiment::load_with_context(dir)?;
+/// Loads the experiment in `dir`, keeps the given metrics (all when empty), analyses it at
+/// `confidence` and renders it in `format`: what `layoutrand report DIR --format F
+/// --confidence C [--metric M]…` prints.
+pub fn render_report(
+    dir: &Path,
+    format: Format,
+    confidence: f64,
+    metrics: &[String],
+) -> Result<String> {
+    let mut experiment = experiment::load_with_context(dir)?;
+    experiment.retain_metrics(metrics)?;
     let report = analysis::analyse(&experiment, confidence)?;
     export::exporter(format).export(&report, &experiment)
 }

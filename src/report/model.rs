@@ -207,10 +207,13 @@ pub struct WarmupSuggestion {
     pub variant: String,
     /// Execution index.
     pub execution: u32,
-    /// Suggested number of initial iterations to discard, counting the discarded warmup.
-    pub suggested: usize,
-    /// Whether the suggestion exceeds the warmup discarded.
+    /// Suggested number of initial iterations to discard, counting the discarded warmup;
+    /// `None` when the sequence shows no steady state (its last segment is short).
+    pub suggested: Option<usize>,
+    /// Whether the suggestion exceeds the warmup discarded (or there is no steady state).
     pub exceeds_discard: bool,
+    /// Where the changepoints are (iteration indices counting the warmup, PELT).
+    pub changepoints: Vec<usize>,
 }
 
 /// Shapiro–Wilk on the top-level means.

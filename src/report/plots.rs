@@ -3,10 +3,10 @@
 //! a lag or ACF plot is read by comparing it with the same data in random order.
 
 use crate::seeded::SeededRng;
+use crate::stats::autocorr::acf;
 
 use super::experiment::{BinaryData, Series};
 use super::export::svg::{acf_plot, bars, lag_plot, run_sequence, strip_plot, StripGroup};
-use super::extra_stats::acf;
 use super::model::SeriesReport;
 use super::numfmt::scale_for;
 
@@ -36,6 +36,11 @@ pub struct SeriesPlots {
     pub lags: Vec<(String, String)>,
     /// ACF of the data and of the same data randomly reordered.
     pub acf: Option<(String, String)>,
+}
+
+/// Autocorrelations from lag 1 on; none for a constant sequence (NaN).
+fn lagged(acf: Vec<f64>) -> Vec<f64> {
+    acf.into_iter().skip(1).filter(|r| r.is_finite()).collect()
 }
 
 /// One execution's run-sequence plot, before drawing.
@@ -122,10 +127,8 @@ pub fn series_plots(series: &Series, report: &SeriesReport) -> SeriesPlots {
                 let all: Vec<f64> = e.warmup.iter().chain(e.live.iter()).copied().collect();
                 let suggestion = flagged(&b.variant, e.execution);
                 let marks: Vec<usize> = suggestion
-                    .map(|w| w.suggested)
-                    .filter(|&s| s > 0)
-                    .into_iter()
-                    .collect();
+                    .map(|w| w.changepoints.clone())
+                    .unwrap_or_default();
                 candidates.push(RunSequence {
                     flagged: suggestion.is_some_and(|w| w.exceeds_discard),
                     title: format!("{} execution {}", b.variant, e.execution),
@@ -181,12 +184,8 @@ pub fn series_plots(series: &Series, report: &SeriesReport) -> SeriesPlots {
         let max_lag = ACF_LAGS.min(data.len() - 1);
         let bound = 1.96 / (data.len() as f64).sqrt();
         (
-            acf_plot("ACF", &acf(&data, max_lag).unwrap_or_default(), bound),
-            acf_plot(
-                "ACF, reordered",
-                &acf(&shuffled, max_lag).unwrap_or_default(),
-                bound,
-            ),
+            acf_plot("ACF", &lagged(acf(&data, max_lag)), bound),
+            acf_plot("ACF, reordered", &lagged(acf(&shuffled, max_lag)), bound),
         )
     });
     SeriesPlots {

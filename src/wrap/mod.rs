@@ -1,8 +1,112 @@
 //! The cc/ld shim: classify each compiler or linker call, add `-ffunction-sections` to
 //! compiles, record every final link, and pass everything else through untouched.
+//!
+//! `layoutrand` is a multi-call executable. `layoutrand build` makes a directory of symbolic
+//! links named `cc`, `gcc`, `g++`, `clang`, `ld`, ... pointing at itself ([`install_shims`]),
+//! puts it first on PATH and runs the user's build. Started under one of those names, the
+//! executable finds the real tool further down PATH, records what it needs and runs it.
+//!
+//! For build systems that call compilers by absolute path (CMake), the launcher form
+//! `layoutrand-launch TOOL ARGS...` (or `layoutrand launch TOOL ARGS...`) does the same for the
+//! tool it is given: `cmake -DCMAKE_C_COMPILER_LAUNCHER=layoutrand-launch
+//! -DCMAKE_CXX_COMPILER_LAUNCHER=layoutrand-launch -DCMAKE_C_LINKER_LAUNCHER=layoutrand-launch
+//! -DCMAKE_CXX_LINKER_LAUNCHER=layoutrand-launch`. Outside `layoutrand build` both forms are
+//! pure pass-through.
+
+pub mod atfile;
+pub mod classify;
+pub mod record;
+pub mod shim;
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+use classify::{tool_kind_of, ToolKind};
+
+/// The record directory the shim writes into (set by `layoutrand build`).
+pub const ENV_RECORD_DIR: &str = "LAYOUTRAND_RECORD_DIR";
+/// PATH without the shim directory: where the real tools are found.
+pub const ENV_REAL_PATH: &str = "LAYOUTRAND_REAL_PATH";
+/// The shim directory itself.
+pub const ENV_SHIM_DIR: &str = "LAYOUTRAND_SHIM_DIR";
+/// Set for the tools a recorded link runs (collect2 calling `ld`): those pass through.
+pub const ENV_NESTED: &str = "LAYOUTRAND_NESTED";
+
+/// Name of the launcher form (for CMake's `*_COMPILER_LAUNCHER` / `*_LINKER_LAUNCHER`).
+pub const LAUNCHER_NAME: &str = "layoutrand-launch";
+
+/// The names the shim directory provides: compiler drivers, linkers, and `ar` (watched only,
+/// so that a build that archives but never links can be diagnosed).
+pub const SHIM_NAMES: &[&str] = &[
+    "cc", "gcc", "g++", "c++", "clang", "clang++", "ld", "ld.bfd", "ld.gold", "ld.lld", "ld.mold",
+    "ar",
+];
 
 /// If this process was started under a compiler or linker name (`cc`, `gcc`, `ld`, ...),
 /// acts as the shim and returns its exit code; otherwise returns `None`.
 pub fn run_as_shim_if_called_so() -> Option<i32> {
-    None
+    let mut argv = std::env::args_os();
+    let argv0 = argv.next()?;
+    let name = Path::new(&argv0)
+        .file_name()?
+        .to_string_lossy()
+        .into_owned();
+    let rest: Vec<OsString> = argv.collect();
+    if name == LAUNCHER_NAME {
+        return Some(launch(rest));
+    }
+    if name.starts_with("layoutrand") {
+        if rest.first().is_some_and(|a| a == "launch") {
+            return Some(launch(rest[1..].to_vec()));
+        }
+        return None;
+    }
+    if name == "ar" {
+        return Some(shim::observe(&name, rest));
+    }
+    let kind = tool_kind_of(&name)?;
+    Some(shim::run(&name, kind, rest, None))
+}
+
+/// The launcher form: `args` = the tool (a name or a path) followed by its arguments.
+fn launch(mut args: Vec<OsString>) -> i32 {
+    if args.is_empty() {
+        eprintln!("usage: {LAUNCHER_NAME} TOOL [ARGS...]  (a compiler launcher for CMake)");
+        return 2;
+    }
+    let tool = PathBuf::from(args.remove(0));
+    let name = tool
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let explicit = tool.components().count() > 1 || tool.is_absolute();
+    match tool_kind_of(&name) {
+        Some(kind) => shim::run(&name, kind, args, explicit.then_some(tool)),
+        None => {
+            // Not a compiler or linker (ccache, a script...): run it unchanged.
+            use std::os::unix::process::CommandExt;
+            let err = std::process::Command::new(&tool).args(&args).exec();
+            eprintln!("{LAUNCHER_NAME}: cannot run {}: {err}", tool.display());
+            127
+        }
+    }
+}
+
+/// Fills `dir` with the shim links (every name of [`SHIM_NAMES`] and [`LAUNCHER_NAME`])
+/// pointing at `exe`.
+pub fn install_shims(dir: &Path, exe: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir)?;
+    for name in SHIM_NAMES.iter().chain(std::iter::once(&LAUNCHER_NAME)) {
+        let link = dir.join(name);
+        std::os::unix::fs::symlink(exe, &link)
+            .with_context(|| format!("creating the shim link {}", link.display()))?;
+    }
+    Ok(())
+}
+
+/// Whether `name` is a tool the shim stands in for (for diagnostics).
+pub fn is_shimmed_tool(name: &str) -> Option<ToolKind> {
+    tool_kind_of(name)
 }

@@ -33,7 +33,7 @@ td{text-align:right;font-variant-numeric:tabular-nums}td:first-child,th:first-ch
 svg{background:#fff}svg .ttl{font-size:11px;font-weight:600;fill:#1d2430}
 svg .tick{font-size:9px;fill:#5b6676}svg .lbl{font-size:10px;fill:#3a4452}
 svg .axis{stroke:#5b6676;fill:none}svg .grid{stroke:#eef0f4}
-svg .pt{fill:#2f6db5;stroke:#2f6db5}svg .base,svg .basetick{fill:#e07b00;stroke:#e07b00;font-weight:700}
+svg .pt{fill:#2f6db5;stroke:#2f6db5}svg .base{fill:#e07b00;stroke:#e07b00}svg .basetick{fill:#e07b00;font-weight:700}
 svg .box{fill-opacity:.12}svg .whisker{fill:none;stroke-width:1}svg .median{stroke:#1d2430;stroke-width:1.5}
 svg .baseline-line{stroke:#e07b00;stroke-dasharray:5 3}
 svg .line{fill:none;stroke:#2f6db5;stroke-width:1;stroke-opacity:.6}
@@ -41,6 +41,15 @@ svg .cp{stroke:#c0392b;stroke-dasharray:4 3}svg .band{fill:#9aa5b4;fill-opacity:
 svg .acf{stroke:#2f6db5;stroke-width:3}svg .bar{fill:#2f6db5}
 .note{color:#5b6676;font-size:.92em}ul{padding-left:1.3em}
 "#;
+
+/// `text` with its first letter in upper case (the verdicts stand alone in their box).
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
 
 fn verdict_class(v: Verdict) -> &'static str {
     match v {
@@ -112,13 +121,13 @@ impl Exporter for HtmlExporter {
                 out,
                 "<h3 id=\"sensitivity-{i}\">Layout sensitivity</h3><div class=\"{}\">{}</div>",
                 verdict_class(s.sensitivity.verdict),
-                escape(&s.sensitivity.text)
+                escape(&capitalised(&s.sensitivity.text))
             )?;
             writeln!(
                 out,
                 "<h3 id=\"shift-{i}\">Layout shift (default layout against random layouts)</h3><div class=\"{}\">{}</div>",
                 verdict_class(s.shift.verdict),
-                escape(&s.shift.text)
+                escape(&capitalised(&s.shift.text))
             )?;
             if let Some(data) = data {
                 let plots = series_plots(data, s);

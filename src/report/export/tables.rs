@@ -102,7 +102,10 @@ pub fn diagnostic_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
         .warmup_suggestions
         .iter()
         .filter(|w| w.exceeds_discard)
-        .map(|w| format!("{} execution {} ({})", w.variant, w.execution, w.suggested))
+        .map(|w| match w.suggested {
+            Some(n) => format!("{} execution {} ({n})", w.variant, w.execution),
+            None => format!("{} execution {} (no steady state)", w.variant, w.execution),
+        })
         .collect();
     if d.warmup_suggestions.is_empty() {
         lines.push(format!(

@@ -1,0 +1,178 @@
+//! Running the user's build command once under the shim: a shim directory first on PATH, the
+//! record directory in the environment, the command in its own process group, its output
+//! shown and the tail kept for the error message.
+
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+use crate::wrap::{self, record};
+
+/// Lines of the build's output quoted when it fails.
+const TAIL_LINES: usize = 30;
+
+/// A finished recorded build.
+#[derive(Debug)]
+pub struct RecordedBuild {
+    /// The final links the shim recorded (last link of each output).
+    pub links: Vec<record::LinkRecord>,
+    /// Wall time of the build command, seconds.
+    pub seconds: f64,
+    /// Internal errors the shim logged (each call went through unchanged).
+    pub shim_errors: Vec<String>,
+}
+
+/// Runs `command` in `cwd` with the shim, recording into `record_dir` (created fresh).
+/// `echo` shows the build's output as it comes.
+pub fn run(command: &[String], cwd: &Path, record_dir: &Path, echo: bool) -> Result<RecordedBuild> {
+    if command.is_empty() {
+        bail!(
+            "no build command given: put it after `--`, e.g. `layoutrand build --seeds 5 -- make`"
+        );
+    }
+    if record_dir.exists() {
+        std::fs::remove_dir_all(record_dir)
+            .with_context(|| format!("removing the old record {}", record_dir.display()))?;
+    }
+    let shim_dir = record_dir.join("shims");
+    let exe = std::env::current_exe().context("finding the layoutrand executable")?;
+    wrap::install_shims(&shim_dir, &exe)?;
+    let real_path = std::env::var_os("PATH").unwrap_or_default();
+    let mut path_entries: Vec<PathBuf> = vec![shim_dir.clone()];
+    path_entries.extend(std::env::split_paths(&real_path));
+    let shim_path = std::env::join_paths(path_entries)?;
+
+    let start = Instant::now();
+    let reader = duct::cmd(&command[0], &command[1..])
+        .dir(cwd)
+        .env("PATH", &shim_path)
+        .env(wrap::ENV_REAL_PATH, &real_path)
+        .env(wrap::ENV_SHIM_DIR, &shim_dir)
+        .env(wrap::ENV_RECORD_DIR, record_dir)
+        // ccache would answer compiles from its cache without calling the shim.
+        .env("CCACHE_DISABLE", "1")
+        .env_remove(wrap::ENV_NESTED)
+        .stderr_to_stdout()
+        .stdin_null()
+        .unchecked()
+        .before_spawn(|cmd| {
+            use std::os::unix::process::CommandExt;
+            cmd.process_group(0);
+            Ok(())
+        })
+        .reader()
+        .with_context(|| format!("cannot start the build command `{}`", command.join(" ")))?;
+    let mut tail: VecDeque<String> = VecDeque::with_capacity(TAIL_LINES);
+    let mut lines = BufReader::new(&reader);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if lines.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        let text = String::from_utf8_lossy(&line).trim_end().to_string();
+        if echo {
+            eprintln!("{text}");
+        }
+        if tail.len() == TAIL_LINES {
+            tail.pop_front();
+        }
+        tail.push_back(text);
+    }
+    let output = reader
+        .try_wait()?
+        .context("the build command's output ended but it did not exit")?;
+    let seconds = start.elapsed().as_secs_f64();
+    if !output.status.success() {
+        let status = match output.status.code() {
+            Some(code) => format!("exit status {code}"),
+            None => {
+                use std::os::unix::process::ExitStatusExt;
+                format!("signal {}", output.status.signal().unwrap_or(0))
+            }
+        };
+        let quoted: Vec<String> = tail.iter().map(|l| format!("  | {l}")).collect();
+        bail!(
+            "the build command `{}` failed ({status}); no binaries were produced. Last lines of its output:\n{}",
+            command.join(" "),
+            quoted.join("\n")
+        );
+    }
+    let links = record::read_records(record_dir)?;
+    let shim_errors: Vec<String> = std::fs::read_to_string(record_dir.join(record::ERRORS_LOG))
+        .map(|t| t.lines().map(str::to_string).collect())
+        .unwrap_or_default();
+    if links.is_empty() {
+        bail!(
+            "{}",
+            no_link_message(command, cwd, record_dir, &shim_errors)
+        );
+    }
+    Ok(RecordedBuild {
+        links,
+        seconds,
+        shim_errors,
+    })
+}
+
+/// Why nothing can be relinked: what the shim saw instead, and the likely cause.
+fn no_link_message(command: &[String], cwd: &Path, record_dir: &Path, errors: &[String]) -> String {
+    let seen = record::seen_summary(record_dir);
+    let mut msg = format!(
+        "the build command `{}` succeeded but no final link of an executable was recorded",
+        command.join(" ")
+    );
+    if seen.is_empty() {
+        msg.push_str(
+            ".\n  The shim saw no compiler, linker or ar call at all: the build called its tools by \
+             absolute path, or had nothing to do (already built? run `make clean` first).",
+        );
+    } else {
+        let counts: Vec<String> = seen.iter().map(|(k, n)| format!("{n} × {k}")).collect();
+        msg.push_str(&format!(".\n  Calls seen: {}.", counts.join(", ")));
+        let only_archives = seen.keys().all(|k| k == "ar" || k == "compile");
+        if only_archives && seen.contains_key("ar") {
+            msg.push_str(
+                "\n  The build only compiled and archived (ar): it produces a static library, \
+                 not a program. Build a program that links it.",
+            );
+        }
+        if seen.contains_key("shared-link") {
+            msg.push_str("\n  Shared-library links (-shared) are not relinked.");
+        }
+        if seen.contains_key("probe-link") && !seen.contains_key("link") {
+            msg.push_str("\n  Only configure probes (conftest) linked: did the build itself run?");
+        }
+    }
+    if let Some(hint) = cmake_hint(cwd) {
+        msg.push_str(&hint);
+    }
+    if !errors.is_empty() {
+        msg.push_str(&format!("\n  Shim errors:\n    {}", errors.join("\n    ")));
+    }
+    msg
+}
+
+/// A CMake build tree calls its compilers by the absolute paths in CMakeCache.txt, past the
+/// shim: say how to use the launcher instead.
+fn cmake_hint(cwd: &Path) -> Option<String> {
+    let cache = std::fs::read_to_string(cwd.join("CMakeCache.txt")).ok()?;
+    let compiler = cache
+        .lines()
+        .find(|l| l.starts_with("CMAKE_C_COMPILER:") || l.starts_with("CMAKE_CXX_COMPILER:"))?;
+    let path = compiler.split_once('=').map(|(_, v)| v).unwrap_or("");
+    if !path.starts_with('/') {
+        return None;
+    }
+    Some(format!(
+        "\n  CMakeCache.txt names the compiler by absolute path ({path}), so the shim on PATH is \
+         bypassed. Configure with the launcher:\n    cmake -DCMAKE_C_COMPILER_LAUNCHER={l} \
+         -DCMAKE_CXX_COMPILER_LAUNCHER={l} -DCMAKE_C_LINKER_LAUNCHER={l} \
+         -DCMAKE_CXX_LINKER_LAUNCHER={l} ...\n  (or `\"/path/to/layoutrand;launch\"` in place of \
+         {l}), then `make clean` and run layoutrand build again.",
+        l = wrap::LAUNCHER_NAME
+    ))
+}

@@ -1,0 +1,83 @@
+//! The table `layoutrand build` prints at the end: per program, how many seeds built, how
+//! many distinct layouts they have, how far they are from the baseline; then the time spent
+//! relinking against the time of the recorded build.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use super::manifest::{Manifest, VariantStatus};
+
+/// Per program: seeds built, their distinct fingerprints, Kendall distances, shares moved.
+type ProgramTally<'a> = (usize, BTreeSet<&'a str>, Vec<f64>, Vec<f64>);
+
+/// The summary as text.
+pub fn render(m: &Manifest) -> String {
+    let mut out = String::new();
+    let mut per_program: BTreeMap<&str, ProgramTally> = BTreeMap::new();
+    for b in &m.baseline.binaries {
+        per_program.entry(&b.name).or_default();
+    }
+    for v in m.seeds.iter().filter(|v| v.status == VariantStatus::Ok) {
+        for b in &v.binaries {
+            let e = per_program.entry(&b.name).or_default();
+            e.0 += 1;
+            e.1.insert(&b.fingerprint);
+            if let Some(d) = &b.distance {
+                e.2.push(d.kendall_tau);
+                e.3.push(d.share_moved);
+            }
+        }
+    }
+    let width = per_program
+        .keys()
+        .map(|k| k.len())
+        .max()
+        .unwrap_or(7)
+        .max(7);
+    let _ = writeln!(
+        out,
+        "{:<width$}  {:>9}  {:>9}  {:>12}  {:>10}",
+        "program", "seeds ok", "distinct", "mean Kendall", "mean moved"
+    );
+    for (name, (ok, fps, kendall, moved)) in &per_program {
+        let _ = writeln!(
+            out,
+            "{:<width$}  {:>9}  {:>9}  {:>12}  {:>10}",
+            name,
+            format!("{ok}/{}", m.seeds.len()),
+            fps.len(),
+            mean(kendall).map_or("-".into(), |x| format!("{x:.3}")),
+            mean(moved).map_or("-".into(), |x| format!("{:.1} %", 100.0 * x)),
+        );
+    }
+    let _ = writeln!(
+        out,
+        "relinked baseline + {} seeds in {:.2} s; the recorded build took {:.2} s (ratio {:.2})",
+        m.seeds.len(),
+        m.relink_seconds,
+        m.recorded_build_seconds,
+        m.relink_seconds / m.recorded_build_seconds.max(1e-9)
+    );
+    let _ = writeln!(out, "mechanism: {}", m.mechanism);
+    let failed: Vec<_> = m
+        .seeds
+        .iter()
+        .filter(|v| v.status == VariantStatus::Failed)
+        .collect();
+    if !failed.is_empty() {
+        let _ = writeln!(out, "{} seed(s) failed:", failed.len());
+        for v in failed {
+            let _ = writeln!(
+                out,
+                "  seed {}: {}",
+                v.seed.unwrap_or_default(),
+                v.error.as_deref().unwrap_or("unknown error")
+            );
+        }
+    }
+    out
+}
+
+fn mean(xs: &[f64]) -> Option<f64> {
+    (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
+}

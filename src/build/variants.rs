@@ -1,0 +1,176 @@
+//! Building and verifying the baseline and every seed from a recording: rayon across seeds,
+//! a progress bar, each binary checked (functions, fingerprint, distance to the baseline).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use rayon::prelude::*;
+use sha2::Digest;
+
+use super::manifest::{variant_label, Binary, Variant, VariantStatus};
+use super::replay::Program;
+use crate::layout::binary::{self, Function};
+use crate::layout::{distance, fingerprint};
+
+/// Directory (inside the output directory) for intermediate files of the relinks.
+pub const WORK_DIR: &str = ".work";
+
+/// The baseline's binaries with their function lists (seeds are compared against them).
+pub struct Baseline {
+    /// The manifest entry.
+    pub variant: Variant,
+    /// Function list per program, in program order.
+    pub functions: Vec<Vec<Function>>,
+}
+
+/// Links and verifies the baseline. Any failure here is fatal: without a baseline nothing can
+/// be compared.
+pub fn build_baseline(programs: &[Program], out_dir: &Path) -> Result<Baseline> {
+    let label = variant_label(None);
+    let results: Vec<Result<(Binary, Vec<Function>)>> = programs
+        .par_iter()
+        .enumerate()
+        .map(|(p, program)| {
+            let (path, work) = paths(out_dir, &label, p, program);
+            let linked = program
+                .link(None, &path, &work, None)
+                .with_context(|| format!("baseline of {}", program.name))?;
+            let functions = binary::functions(&path)?;
+            let _ = std::fs::remove_dir_all(&work);
+            Ok((
+                describe(out_dir, program, &path, &functions, None, linked.seconds)?,
+                functions,
+            ))
+        })
+        .collect();
+    let mut binaries = Vec::new();
+    let mut functions = Vec::new();
+    for r in results {
+        let (b, f) = r?;
+        binaries.push(b);
+        functions.push(f);
+    }
+    Ok(Baseline {
+        variant: Variant {
+            seed: None,
+            status: VariantStatus::Ok,
+            error: None,
+            binaries,
+        },
+        functions,
+    })
+}
+
+/// Links and verifies every seed (in parallel); `tick` is called after each program link.
+/// A seed whose link or verification fails is returned as failed, with the reason.
+pub fn build_seeds(
+    programs: &[Program],
+    baseline: &Baseline,
+    seeds: &[u64],
+    out_dir: &Path,
+    tick: &(dyn Fn() + Sync),
+) -> Vec<Variant> {
+    seeds
+        .par_iter()
+        .map(|&seed| {
+            let label = variant_label(Some(seed));
+            match build_seed(programs, baseline, seed, out_dir, &label, tick) {
+                Ok(binaries) => Variant {
+                    seed: Some(seed),
+                    status: VariantStatus::Ok,
+                    error: None,
+                    binaries,
+                },
+                Err(err) => {
+                    // Nothing of a failed seed is left to be mistaken for a result.
+                    let _ = std::fs::remove_dir_all(out_dir.join(&label));
+                    Variant {
+                        seed: Some(seed),
+                        status: VariantStatus::Failed,
+                        error: Some(format!("{err:#}")),
+                        binaries: Vec::new(),
+                    }
+                }
+            }
+        })
+        .collect()
+}
+
+fn build_seed(
+    programs: &[Program],
+    baseline: &Baseline,
+    seed: u64,
+    out_dir: &Path,
+    label: &str,
+    tick: &(dyn Fn() + Sync),
+) -> Result<Vec<Binary>> {
+    let mut binaries = Vec::new();
+    let mut errors = Vec::new();
+    for (p, program) in programs.iter().enumerate() {
+        let (path, work) = paths(out_dir, label, p, program);
+        let result = (|| -> Result<Binary> {
+            let linked = program.link(Some(seed), &path, &work, Some(&baseline.functions[p]))?;
+            let functions = binary::functions(&path)?;
+            let b = describe(
+                out_dir,
+                program,
+                &path,
+                &functions,
+                Some(&baseline.functions[p]),
+                linked.seconds,
+            )?;
+            if b.fingerprint == baseline.variant.binaries[p].fingerprint {
+                bail!(
+                    "program {}, seed {seed}: the layout equals the baseline's (fingerprint {}): \
+                     the mechanism ({}) did not move any function",
+                    program.name,
+                    &b.fingerprint[..16],
+                    program.mechanism.describe(program.linker)
+                );
+            }
+            Ok(b)
+        })();
+        let _ = std::fs::remove_dir_all(&work);
+        tick();
+        match result {
+            Ok(b) => binaries.push(b),
+            Err(e) => errors.push(format!("{e:#}")),
+        }
+    }
+    if !errors.is_empty() {
+        bail!("{}", errors.join("; "));
+    }
+    Ok(binaries)
+}
+
+/// Where program `p` of a variant goes, and its scratch directory.
+fn paths(out_dir: &Path, label: &str, p: usize, program: &Program) -> (PathBuf, PathBuf) {
+    (
+        out_dir.join(label).join(&program.name),
+        out_dir.join(WORK_DIR).join(label).join(p.to_string()),
+    )
+}
+
+fn describe(
+    out_dir: &Path,
+    program: &Program,
+    path: &Path,
+    functions: &[Function],
+    baseline: Option<&[Function]>,
+    link_seconds: f64,
+) -> Result<Binary> {
+    let bytes = std::fs::read(path)?;
+    Ok(Binary {
+        name: program.name.clone(),
+        path: path.strip_prefix(out_dir).unwrap_or(path).to_path_buf(),
+        sha256: hex(&sha2::Sha256::digest(&bytes)),
+        fingerprint: fingerprint(functions),
+        functions: functions.len(),
+        distance: baseline.map(|b| distance::between(b, functions)),
+        link_seconds,
+    })
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

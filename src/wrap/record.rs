@@ -1,0 +1,272 @@
+//! The record directory the shim writes and `layoutrand build` reads: one JSON file per final
+//! link, content-addressed copies of the link's objects and archives, and a log of every call
+//! seen (for the "no link recorded" diagnosis).
+//!
+//! Layout of a record directory:
+//!
+//! * `links/<nanos>-<pid>.json` — one [`LinkRecord`] per recorded final link, written
+//!   atomically (temporary file + rename), so concurrent shims under `make -j` never share a
+//!   file and a reader never sees half a record;
+//! * `blobs/<blake3>.o|.a` — input copies, named by content, written by rename (two shims
+//!   storing the same content race harmlessly);
+//! * `seen.log` — one line per classified call (`kind<TAB>tool<TAB>output<TAB>cwd`), appended
+//!   with single `O_APPEND` writes;
+//! * `errors.log` — the shim's internal errors (the call itself went through unchanged).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use super::classify::Span;
+
+/// Sub-directory of link records.
+pub const LINKS_DIR: &str = "links";
+/// Sub-directory of content-addressed input copies.
+pub const BLOBS_DIR: &str = "blobs";
+/// Log of every call the shim classified.
+pub const SEEN_LOG: &str = "seen.log";
+/// Log of the shim's internal errors.
+pub const ERRORS_LOG: &str = "errors.log";
+
+/// Environment variables kept with a link record (they change what the driver or linker does).
+pub const RECORDED_ENV: &[&str] = &[
+    "PATH",
+    "LIBRARY_PATH",
+    "COMPILER_PATH",
+    "GCC_EXEC_PREFIX",
+    "LD_RUN_PATH",
+    "LD_LIBRARY_PATH",
+    "SOURCE_DATE_EPOCH",
+    "LANG",
+    "LC_ALL",
+];
+
+/// How the link was called.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LinkTool {
+    /// Through a compiler driver (gcc, clang, ...).
+    Driver,
+    /// A linker called directly.
+    Linker,
+}
+
+/// What an input file is, from its magic bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InputKind {
+    /// A relocatable ELF object (also gcc LTO IR objects).
+    Object,
+    /// A static archive (`!<arch>`).
+    Archive,
+}
+
+/// One object or archive of a link, copied into the record directory.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RecordedInput {
+    /// Where it was on the (expanded) command line; replaced by the copy on replay.
+    pub span: Span,
+    /// The argument(s) as written (`main.o`, `-lbz2`).
+    pub written: String,
+    /// The file the argument resolved to, absolute.
+    pub resolved: PathBuf,
+    /// Object or archive.
+    pub kind: InputKind,
+    /// The copy's file name inside `blobs/`.
+    pub blob: String,
+}
+
+/// One recorded final link.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LinkRecord {
+    /// Driver or linker.
+    pub tool: LinkTool,
+    /// The name the build called (`gcc`, `cc`, `ld`).
+    pub tool_name: String,
+    /// The real tool that ran.
+    pub real_tool: PathBuf,
+    /// The arguments as run, `@file`s expanded, sources of a compile-and-link call replaced by
+    /// their objects, `-ffunction-sections` appended for LTO links.
+    pub args: Vec<String>,
+    /// Working directory of the call.
+    pub cwd: PathBuf,
+    /// The [`RECORDED_ENV`] variables that were set (PATH without the shim directory).
+    pub env: BTreeMap<String, String>,
+    /// The copied inputs, in command-line order.
+    pub inputs: Vec<RecordedInput>,
+    /// Where `-o` is on the command line (`None`: no `-o`, the output is `a.out`).
+    pub output_span: Option<Span>,
+    /// The output, absolute.
+    pub output: PathBuf,
+    /// `-flto` in effect.
+    pub lto: bool,
+    /// `-fuse-ld=` as given.
+    pub fuse_ld: Option<String>,
+    /// Wall time of the link, seconds.
+    pub seconds: f64,
+    /// When the link started (nanoseconds since the Unix epoch): later links of the same
+    /// output replace earlier ones.
+    pub started_unix_nanos: u128,
+}
+
+/// Copies `file` into `record_dir/blobs/` under its BLAKE3 hash (if not there yet) and returns
+/// the blob's file name.
+pub fn store_blob(record_dir: &Path, file: &Path, kind: InputKind) -> Result<String> {
+    let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
+    let ext = match kind {
+        InputKind::Object => "o",
+        InputKind::Archive => "a",
+    };
+    let name = format!("{}.{ext}", blake3::hash(&bytes).to_hex());
+    let blobs = record_dir.join(BLOBS_DIR);
+    let dest = blobs.join(&name);
+    if !dest.exists() {
+        std::fs::create_dir_all(&blobs)?;
+        let mut tmp = tempfile::NamedTempFile::new_in(&blobs)?;
+        tmp.write_all(&bytes)?;
+        tmp.persist(&dest)
+            .with_context(|| format!("storing {}", dest.display()))?;
+    }
+    Ok(name)
+}
+
+/// What kind of input `file` is, from its first bytes (`None`: neither object nor archive,
+/// e.g. a shared library, a linker script or a thin archive, which replay uses in place).
+pub fn input_kind(file: &Path) -> Option<InputKind> {
+    use std::io::Read;
+    let mut head = [0u8; 18];
+    let mut f = std::fs::File::open(file).ok()?;
+    let n = f.read(&mut head).ok()?;
+    if n >= 8 && &head[..8] == b"!<arch>\n" {
+        return Some(InputKind::Archive);
+    }
+    // ELF, e_type (offset 16, little- or big-endian) == ET_REL (1).
+    if n >= 18 && &head[..4] == b"\x7fELF" {
+        let e_type = if head[5] == 2 {
+            u16::from_be_bytes([head[16], head[17]])
+        } else {
+            u16::from_le_bytes([head[16], head[17]])
+        };
+        if e_type == 1 {
+            return Some(InputKind::Object);
+        }
+    }
+    None
+}
+
+/// Writes `record` as a new file in `record_dir/links/`.
+pub fn write_record(record_dir: &Path, record: &LinkRecord) -> Result<PathBuf> {
+    let links = record_dir.join(LINKS_DIR);
+    std::fs::create_dir_all(&links)?;
+    let path = links.join(format!(
+        "{}-{}.json",
+        record.started_unix_nanos,
+        std::process::id()
+    ));
+    let mut tmp = tempfile::NamedTempFile::new_in(&links)?;
+    serde_json::to_writer_pretty(&mut tmp, record)?;
+    tmp.persist(&path)
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(path)
+}
+
+/// Appends one line to a log in the record directory with a single write (lines of
+/// concurrent shims never interleave).
+pub fn append_line(record_dir: &Path, log: &str, line: &str) {
+    let mut text = line.replace('\n', " ");
+    text.push('\n');
+    let _ = std::fs::create_dir_all(record_dir);
+    if let Ok(mut f) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(record_dir.join(log))
+    {
+        let _ = f.write_all(text.as_bytes());
+    }
+}
+
+/// Reads every link record, oldest first; for links that wrote the same output, only the
+/// last one is kept (a program relinked during the build is replayed once, as it ended up).
+pub fn read_records(record_dir: &Path) -> Result<Vec<LinkRecord>> {
+    let links = record_dir.join(LINKS_DIR);
+    let mut records = Vec::new();
+    if links.is_dir() {
+        for entry in std::fs::read_dir(&links)? {
+            let path = entry?.path();
+            if path.extension().is_some_and(|e| e == "json") {
+                let text = std::fs::read_to_string(&path)?;
+                let record: LinkRecord = serde_json::from_str(&text)
+                    .with_context(|| format!("{} is not a link record", path.display()))?;
+                records.push(record);
+            }
+        }
+    }
+    records.sort_by_key(|r| r.started_unix_nanos);
+    let mut last_by_output: BTreeMap<PathBuf, usize> = BTreeMap::new();
+    for (i, r) in records.iter().enumerate() {
+        last_by_output.insert(r.output.clone(), i);
+    }
+    let keep: std::collections::BTreeSet<usize> = last_by_output.into_values().collect();
+    Ok(records
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| keep.contains(i))
+        .map(|(_, r)| r)
+        .collect())
+}
+
+/// Counts of the calls in `seen.log` by kind, plus the first few lines, for diagnostics.
+pub fn seen_summary(record_dir: &Path) -> BTreeMap<String, usize> {
+    let mut counts = BTreeMap::new();
+    if let Ok(text) = std::fs::read_to_string(record_dir.join(SEEN_LOG)) {
+        for line in text.lines() {
+            let kind = line.split('\t').next().unwrap_or("").to_string();
+            *counts.entry(kind).or_insert(0) += 1;
+        }
+    }
+    counts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blobs_are_content_addressed_and_shared() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.o");
+        let b = dir.path().join("b.o");
+        std::fs::write(&a, b"same bytes").unwrap();
+        std::fs::write(&b, b"same bytes").unwrap();
+        let na = store_blob(dir.path(), &a, InputKind::Object).unwrap();
+        let nb = store_blob(dir.path(), &b, InputKind::Object).unwrap();
+        assert_eq!(na, nb);
+        assert_eq!(na, format!("{}.o", blake3::hash(b"same bytes").to_hex()));
+        assert_eq!(
+            std::fs::read(dir.path().join(BLOBS_DIR).join(&na)).unwrap(),
+            b"same bytes"
+        );
+    }
+
+    #[test]
+    fn input_kinds_from_magic() {
+        let dir = tempfile::tempdir().unwrap();
+        let ar = dir.path().join("x.a");
+        std::fs::write(&ar, b"!<arch>\nrest").unwrap();
+        assert_eq!(input_kind(&ar), Some(InputKind::Archive));
+        let script = dir.path().join("libc.so");
+        std::fs::write(&script, b"GROUP ( /lib/libc.so.6 )\n").unwrap();
+        assert_eq!(input_kind(&script), None);
+        let mut rel = b"\x7fELF\x02\x01\x01\0\0\0\0\0\0\0\0\0".to_vec();
+        rel.extend_from_slice(&1u16.to_le_bytes());
+        let obj = dir.path().join("x.o");
+        std::fs::write(&obj, &rel).unwrap();
+        assert_eq!(input_kind(&obj), Some(InputKind::Object));
+        rel[16] = 3; // ET_DYN
+        std::fs::write(&obj, &rel).unwrap();
+        assert_eq!(input_kind(&obj), None);
+    }
+}

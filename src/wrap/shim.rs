@@ -1,0 +1,442 @@
+//! What the shim does with one call: find the real tool, classify, add `-ffunction-sections`,
+//! record final links, and run the real tool.
+//!
+//! The rule above all: never break a build. Any internal error is written to the record
+//! directory's `errors.log` and the real tool runs with the original arguments.
+
+use std::ffi::OsString;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{anyhow, bail, Context, Result};
+
+use super::classify::{self, CallKind, Classified, Language, LinkInputArg, ToolKind};
+use super::record::{self, LinkRecord, LinkTool, RecordedInput};
+use super::{ENV_NESTED, ENV_REAL_PATH, ENV_RECORD_DIR, ENV_SHIM_DIR};
+
+/// The shim's view of its environment.
+struct ShimEnv {
+    /// Where records go; `None` outside `layoutrand build` (then: pure pass-through).
+    record_dir: Option<PathBuf>,
+    /// PATH without the shim directory: where real tools are looked up, and the PATH the
+    /// real tools run with (so that `ccache gcc` or collect2 never finds the shim again).
+    real_path: OsString,
+    /// Set inside a link the shim itself runs (collect2 calling `ld`): pass through.
+    nested: bool,
+}
+
+impl ShimEnv {
+    fn from_env() -> ShimEnv {
+        let shim_dir = std::env::var_os(ENV_SHIM_DIR).map(PathBuf::from);
+        let real_path = std::env::var_os(ENV_REAL_PATH).unwrap_or_else(|| {
+            let path = std::env::var_os("PATH").unwrap_or_default();
+            let kept: Vec<PathBuf> = std::env::split_paths(&path)
+                .filter(|p| Some(p) != shim_dir.as_ref())
+                .collect();
+            std::env::join_paths(kept).unwrap_or(path)
+        });
+        ShimEnv {
+            record_dir: std::env::var_os(ENV_RECORD_DIR).map(PathBuf::from),
+            real_path,
+            nested: std::env::var_os(ENV_NESTED).is_some(),
+        }
+    }
+
+    fn log_error(&self, what: &str, err: &anyhow::Error) {
+        if let Some(dir) = &self.record_dir {
+            record::append_line(dir, record::ERRORS_LOG, &format!("{what}: {err:#}"));
+        }
+    }
+
+    fn log_seen(&self, kind: &str, tool: &str, output: &str) {
+        if let Some(dir) = &self.record_dir {
+            let cwd = std::env::current_dir().unwrap_or_default();
+            let line = format!("{kind}\t{tool}\t{output}\t{}", cwd.display());
+            record::append_line(dir, record::SEEN_LOG, &line);
+        }
+    }
+}
+
+/// Finds `name` on `path`, skipping anything that is this executable (no recursion).
+pub fn find_real_tool(name: &str, path: &OsString) -> Option<PathBuf> {
+    let me = std::env::current_exe()
+        .ok()
+        .and_then(|p| p.canonicalize().ok());
+    std::env::split_paths(path).find_map(|dir| {
+        let candidate = dir.join(name);
+        let meta = std::fs::metadata(&candidate).ok()?;
+        use std::os::unix::fs::PermissionsExt;
+        if !meta.is_file() || meta.permissions().mode() & 0o111 == 0 {
+            return None;
+        }
+        let canonical = candidate.canonicalize().ok()?;
+        (Some(&canonical) != me.as_ref()).then_some(candidate)
+    })
+}
+
+/// Runs the shim for a call of `tool_name` (a compiler or linker name) with `args`.
+/// `explicit_real` is the real tool when known (launcher mode). Returns the exit code.
+pub fn run(
+    tool_name: &str,
+    kind: ToolKind,
+    args: Vec<OsString>,
+    explicit_real: Option<PathBuf>,
+) -> i32 {
+    let ctx = ShimEnv::from_env();
+    let real = match explicit_real.or_else(|| find_real_tool(tool_name, &ctx.real_path)) {
+        Some(r) => r,
+        None => {
+            eprintln!(
+                "layoutrand shim: cannot find the real `{tool_name}` on PATH (after the shim directory)"
+            );
+            return 127;
+        }
+    };
+    if ctx.record_dir.is_none() || ctx.nested {
+        return exec(&real, &args, &ctx);
+    }
+    match plan(&ctx, tool_name, kind, &real, &args) {
+        Ok(Plan::Exec(new_args)) => exec(&real, &new_args, &ctx),
+        Ok(Plan::Done(code)) => code,
+        Err(err) => {
+            ctx.log_error(&format!("{tool_name} {args:?}"), &err);
+            exec(&real, &args, &ctx)
+        }
+    }
+}
+
+/// Passes a call of a tool the shim only watches (`ar`) through, noting it in `seen.log`.
+pub fn observe(tool_name: &str, args: Vec<OsString>) -> i32 {
+    let ctx = ShimEnv::from_env();
+    let Some(real) = find_real_tool(tool_name, &ctx.real_path) else {
+        eprintln!("layoutrand shim: cannot find the real `{tool_name}` on PATH");
+        return 127;
+    };
+    if !ctx.nested {
+        let target = args
+            .iter()
+            .skip(1)
+            .find(|a| !a.to_string_lossy().starts_with('-'))
+            .map(|a| a.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        ctx.log_seen(tool_name, tool_name, &target);
+    }
+    exec(&real, &args, &ctx)
+}
+
+enum Plan {
+    /// Replace this process by the real tool with these arguments.
+    Exec(Vec<OsString>),
+    /// The shim ran the tool itself (a recorded link) and this is its exit code.
+    Done(i32),
+}
+
+fn plan(
+    ctx: &ShimEnv,
+    tool_name: &str,
+    kind: ToolKind,
+    real: &Path,
+    args: &[OsString],
+) -> Result<Plan> {
+    let utf8: Vec<String> = args
+        .iter()
+        .map(|a| {
+            a.to_str()
+                .map(str::to_string)
+                .ok_or_else(|| anyhow!("argument {a:?} is not UTF-8; passed through"))
+        })
+        .collect::<Result<_>>()?;
+    let cwd = std::env::current_dir()?;
+    let expanded = super::atfile::expand(&utf8, &cwd);
+    let c = classify::classify(kind, &expanded);
+    let output = c.output_path().unwrap_or("").to_string();
+    match c.kind {
+        CallKind::Compile => {
+            ctx.log_seen("compile", tool_name, &output);
+            let mut new_args = args.to_vec();
+            if kind == ToolKind::Driver && c.has_c_family_source() && !c.function_sections {
+                new_args.push("-ffunction-sections".into());
+            }
+            Ok(Plan::Exec(new_args))
+        }
+        CallKind::Link if c.is_configure_probe() => {
+            ctx.log_seen("probe-link", tool_name, &output);
+            Ok(Plan::Exec(args.to_vec()))
+        }
+        CallKind::Link => {
+            let record_dir = ctx.record_dir.as_deref().expect("checked by caller");
+            record_link(
+                ctx, record_dir, tool_name, kind, real, args, expanded, c, cwd,
+            )
+        }
+        other => {
+            let label = match other {
+                CallKind::SharedLink => "shared-link",
+                CallKind::RelocatableLink => "relocatable-link",
+                CallKind::Preprocess => "preprocess",
+                CallKind::DependencyOnly => "dependencies",
+                CallKind::SyntaxOnly => "syntax-only",
+                CallKind::StdoutOutput => "stdout-output",
+                _ => "info",
+            };
+            ctx.log_seen(label, tool_name, &output);
+            Ok(Plan::Exec(args.to_vec()))
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn record_link(
+    ctx: &ShimEnv,
+    record_dir: &Path,
+    tool_name: &str,
+    kind: ToolKind,
+    real: &Path,
+    args: &[OsString],
+    expanded: Vec<String>,
+    mut c: Classified,
+    cwd: PathBuf,
+) -> Result<Plan> {
+    // The arguments that run: the original ones (with their @files) unless sources had to be
+    // compiled separately first.
+    let mut run_args: Vec<OsString> = args.to_vec();
+    let mut record_args = expanded;
+    let mut split_objects = Vec::new();
+    if !c.sources.is_empty() {
+        match split_compile(ctx, record_dir, real, &record_args, &c)? {
+            Split::Objects(objects) => {
+                for (source, object) in c.sources.iter().zip(&objects) {
+                    record_args[source.index] = object.display().to_string();
+                }
+                run_args = record_args.iter().map(OsString::from).collect();
+                c = classify::classify(kind, &record_args);
+                split_objects = objects;
+            }
+            Split::Failed(code) => return Ok(Plan::Done(code)),
+        }
+    }
+    if kind == ToolKind::Driver && c.lto && !c.function_sections {
+        // Under -flto the code is generated at link time: one section per function there too.
+        run_args.push("-ffunction-sections".into());
+        record_args.push("-ffunction-sections".into());
+    }
+    let inputs = copy_inputs(record_dir, &c, &cwd)?;
+    let started_unix_nanos = SystemTime::now().duration_since(UNIX_EPOCH)?.as_nanos();
+    let start = Instant::now();
+    let status = real_command(real, &run_args, ctx)
+        .env(ENV_NESTED, "1")
+        .status()
+        .with_context(|| format!("running {}", real.display()))?;
+    let seconds = start.elapsed().as_secs_f64();
+    for object in &split_objects {
+        let _ = std::fs::remove_file(object);
+    }
+    let code = exit_code(status);
+    let output = cwd.join(c.output_path().unwrap_or("a.out"));
+    ctx.log_seen(
+        if code == 0 { "link" } else { "failed-link" },
+        tool_name,
+        &output.display().to_string(),
+    );
+    if code != 0 {
+        return Ok(Plan::Done(code));
+    }
+    let env = record::RECORDED_ENV
+        .iter()
+        .filter_map(|name| {
+            let value = if *name == "PATH" {
+                Some(ctx.real_path.clone())
+            } else {
+                std::env::var_os(name)
+            };
+            Some((name.to_string(), value?.to_string_lossy().into_owned()))
+        })
+        .collect();
+    let link = LinkRecord {
+        tool: match kind {
+            ToolKind::Driver => LinkTool::Driver,
+            ToolKind::Linker => LinkTool::Linker,
+        },
+        tool_name: tool_name.to_string(),
+        real_tool: real.to_path_buf(),
+        args: record_args,
+        cwd,
+        env,
+        inputs,
+        output_span: c.output.as_ref().map(|(span, _)| *span),
+        output,
+        lto: c.lto,
+        fuse_ld: c.fuse_ld.clone(),
+        seconds,
+        started_unix_nanos,
+    };
+    if let Err(err) = record::write_record(record_dir, &link) {
+        ctx.log_error(
+            &format!("recording the link of {}", link.output.display()),
+            &err,
+        );
+    }
+    Ok(Plan::Done(code))
+}
+
+enum Split {
+    Objects(Vec<PathBuf>),
+    Failed(i32),
+}
+
+/// Compiles the sources of a compile-and-link call (`cc -O2 a.c b.c -o prog`) one by one with
+/// `-c -ffunction-sections`, so that the link that follows consumes objects a replay can
+/// reorder. Returns the objects in source order.
+fn split_compile(
+    ctx: &ShimEnv,
+    record_dir: &Path,
+    real: &Path,
+    args: &[String],
+    c: &Classified,
+) -> Result<Split> {
+    if let Some(s) = c
+        .sources
+        .iter()
+        .find(|s| s.explicit_language || s.language == Language::OtherSource)
+    {
+        bail!(
+            "compile-and-link call with source {} (-x or a non-C/C++ language): not recorded",
+            s.path
+        );
+    }
+    let mut drop = vec![false; args.len()];
+    for s in &c.sources {
+        drop[s.index] = true;
+    }
+    for input in &c.link_inputs {
+        let span = input.span();
+        drop[span.start..span.start + span.len].fill(true);
+    }
+    if let Some((span, _)) = &c.output {
+        drop[span.start..span.start + span.len].fill(true);
+    }
+    for (i, a) in args.iter().enumerate() {
+        if a.starts_with("-Wl,") || a.starts_with("-L") {
+            drop[i] = true;
+        }
+        if a == "-Xlinker" {
+            drop[i] = true;
+            if i + 1 < args.len() {
+                drop[i + 1] = true;
+            }
+        }
+    }
+    let common: Vec<&String> = args
+        .iter()
+        .zip(&drop)
+        .filter(|(_, d)| !**d)
+        .map(|(a, _)| a)
+        .collect();
+    let dir = record_dir.join("split");
+    std::fs::create_dir_all(&dir)?;
+    let mut objects = Vec::new();
+    for (n, source) in c.sources.iter().enumerate() {
+        let stem = Path::new(&source.path)
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let object = dir.join(format!("{}-{n}-{stem}.o", std::process::id()));
+        let mut cmd = real_command(real, &[], ctx);
+        cmd.args(&common)
+            .arg("-c")
+            .arg(&source.path)
+            .arg("-o")
+            .arg(&object);
+        if matches!(source.language, Language::C | Language::Cxx) && !c.function_sections {
+            cmd.arg("-ffunction-sections");
+        }
+        let status = cmd.status()?;
+        if !status.success() {
+            return Ok(Split::Failed(exit_code(status)));
+        }
+        objects.push(object);
+    }
+    Ok(Split::Objects(objects))
+}
+
+/// Copies the link's objects and archives (the build's own, not the system's) into the record.
+fn copy_inputs(record_dir: &Path, c: &Classified, cwd: &Path) -> Result<Vec<RecordedInput>> {
+    let mut inputs = Vec::new();
+    for input in &c.link_inputs {
+        let (resolved, written) = match input {
+            LinkInputArg::File { path, .. } => (Some(cwd.join(path)), path.clone()),
+            LinkInputArg::Library { name, .. } => (
+                resolve_library(name, &c.library_dirs, cwd, c.static_link),
+                format!("-l{name}"),
+            ),
+        };
+        let Some(resolved) = resolved else { continue };
+        if is_system_path(&resolved) {
+            continue;
+        }
+        let Some(kind) = record::input_kind(&resolved) else {
+            continue;
+        };
+        let blob = record::store_blob(record_dir, &resolved, kind)?;
+        inputs.push(RecordedInput {
+            span: input.span(),
+            written,
+            resolved,
+            kind,
+            blob,
+        });
+    }
+    Ok(inputs)
+}
+
+/// The archive `-lNAME` names among the command line's `-L` directories, if the linker would
+/// pick an archive there (a shared library found first is left to the linker).
+fn resolve_library(name: &str, dirs: &[String], cwd: &Path, static_link: bool) -> Option<PathBuf> {
+    for dir in dirs {
+        let dir = cwd.join(dir);
+        if let Some(file) = name.strip_prefix(':') {
+            let p = dir.join(file);
+            if p.is_file() {
+                return Some(p);
+            }
+            continue;
+        }
+        if !static_link && dir.join(format!("lib{name}.so")).exists() {
+            return None;
+        }
+        let archive = dir.join(format!("lib{name}.a"));
+        if archive.is_file() {
+            return Some(archive);
+        }
+    }
+    None
+}
+
+/// Files of the installed system (libc's crt files, distribution libraries) are not copied:
+/// they do not change between the recorded build and its replays.
+fn is_system_path(path: &Path) -> bool {
+    ["/usr/", "/lib/", "/lib64/", "/lib32/"]
+        .iter()
+        .any(|p| path.starts_with(p))
+}
+
+fn real_command(real: &Path, args: &[OsString], ctx: &ShimEnv) -> Command {
+    let mut cmd = Command::new(real);
+    cmd.args(args).env("PATH", &ctx.real_path);
+    cmd
+}
+
+fn exec(real: &Path, args: &[OsString], ctx: &ShimEnv) -> i32 {
+    let err = real_command(real, args, ctx).exec();
+    eprintln!("layoutrand shim: cannot run {}: {err}", real.display());
+    127
+}
+
+fn exit_code(status: std::process::ExitStatus) -> i32 {
+    use std::os::unix::process::ExitStatusExt;
+    status
+        .code()
+        .unwrap_or_else(|| 128 + status.signal().unwrap_or(0))
+}

@@ -1,0 +1,123 @@
+//! Helpers shared by the `build_*` integration tests: copies of the fixture programs, running
+//! the real `layoutrand` binary, reading the manifest it wrote.
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use layoutrand::build::manifest::{Manifest, VariantStatus};
+
+/// A fresh copy of `fixtures/build/<name>` in a temporary directory (the build writes into
+/// its source tree, and tests run in parallel).
+pub fn fixture(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/build")
+        .join(name);
+    let dst = tmp.path().join(name);
+    copy_dir(&src, &dst);
+    (tmp, dst)
+}
+
+fn copy_dir(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for entry in std::fs::read_dir(src).unwrap() {
+        let entry = entry.unwrap();
+        let to = dst.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to);
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+}
+
+/// `layoutrand build -q ARGS -- COMMAND...` run in `dir`.
+pub fn build(dir: &Path, args: &[&str], command: &[&str]) -> Output {
+    let mut cmd = assert_cmd::Command::cargo_bin("layoutrand").unwrap();
+    cmd.current_dir(dir)
+        .arg("build")
+        .arg("-q")
+        .args(args)
+        .arg("--")
+        .args(command);
+    cmd.output().unwrap()
+}
+
+/// Panics with the command's output unless it succeeded.
+pub fn assert_success(out: &Output, what: &str) {
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\nstdout:\n{}\nstderr:\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Runs a built binary and returns its standard output (it must exit 0).
+pub fn run(binary: &Path) -> String {
+    let out = std::process::Command::new(binary).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{} exited {}",
+        binary.display(),
+        out.status
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Checks a finished build of one program: every seed built, every binary prints what the
+/// baseline prints, the seeds' layouts are pairwise distinct and differ from the baseline's.
+pub fn check_variants(out_dir: &Path, program: &str, seeds: usize, what: &str) -> Manifest {
+    let m = Manifest::load(out_dir).unwrap();
+    assert_eq!(m.seeds.len(), seeds, "{what}");
+    let base = m
+        .baseline
+        .binaries
+        .iter()
+        .find(|b| b.name == program)
+        .unwrap_or_else(|| panic!("{what}: no baseline binary {program}"));
+    let expected = run(&out_dir.join(&base.path));
+    assert!(!expected.is_empty(), "{what}: the baseline printed nothing");
+    let mut fingerprints = std::collections::BTreeSet::new();
+    for v in &m.seeds {
+        assert_eq!(
+            v.status,
+            VariantStatus::Ok,
+            "{what}: seed {:?}: {:?}",
+            v.seed,
+            v.error
+        );
+        let b = v.binaries.iter().find(|b| b.name == program).unwrap();
+        assert_eq!(
+            run(&out_dir.join(&b.path)),
+            expected,
+            "{what}: seed {:?}",
+            v.seed
+        );
+        assert_ne!(b.fingerprint, base.fingerprint, "{what}: seed {:?}", v.seed);
+        let d = b.distance.expect("a seed has a distance to the baseline");
+        assert!(
+            d.kendall_tau > 0.0,
+            "{what}: seed {:?} kendall {}",
+            v.seed,
+            d.kendall_tau
+        );
+        fingerprints.insert(b.fingerprint.clone());
+    }
+    assert_eq!(
+        fingerprints.len(),
+        seeds,
+        "{what}: seeds with equal layouts"
+    );
+    m
+}
+
+/// Whether a linker program is installed (CI installs all four; a bare machine may not).
+pub fn have(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
+        .unwrap_or(false)
+}
