@@ -52,6 +52,8 @@ pub fn scale_for(unit: &str, typical: f64) -> (f64, String) {
         "us" | "µs" => 1e3,
         "ms" => 1e6,
         "s" => 1e9,
+        // A plain count (cachegrind misses) needs no unit after the number.
+        "count" => return (1.0, String::new()),
         _ => return (1.0, unit.to_string()),
     };
     let ns = typical.abs() * ns_per;
@@ -114,6 +116,9 @@ pub fn percent(share: f64, digits: usize) -> String {
         return sig(share, digits);
     }
     let p = share * 100.0;
+    if p != 0.0 && p.abs() < 1e-4 {
+        return format!("{}0.0001 %", if p < 0.0 { "> −" } else { "< " });
+    }
     let d = if p.abs() >= 10.0 {
         1
     } else {
@@ -206,7 +211,8 @@ mod tests {
     fn times_are_scaled() {
         assert_eq!(quantity(12_345_678.0, "ns"), "12.35 ms");
         assert_eq!(quantity(1.5e9, "ns"), "1.500 s");
-        assert_eq!(quantity(8_794_334.0, "count"), "8794334 count");
+        assert_eq!(quantity(8_794_334.0, "count"), "8794334");
+        assert_eq!(quantity(2048.0, "KiB"), "2048 KiB");
     }
 
     #[test]
@@ -226,6 +232,13 @@ mod tests {
         );
         let s = change(1.05, 1.02, 1.08, 0.9, "lower", "higher");
         assert_eq!(s, "5.0 % higher (90 % CI: 2.0 % to 8.0 % higher)");
+    }
+
+    #[test]
+    fn tiny_percentages_are_bounded_not_zero() {
+        assert_eq!(percent(3e-7, 2), "< 0.0001 %");
+        assert_eq!(percent(0.033, 2), "3.3 %");
+        assert_eq!(percent(0.0, 2), "0.0 %");
     }
 
     #[test]

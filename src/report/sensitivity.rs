@@ -4,7 +4,7 @@
 
 use super::experiment::Series;
 use super::model::{Level, Sensitivity, Verdict};
-use super::numfmt::{level, p_value, percent, sig};
+use super::numfmt::{compact, level, p_value, percent};
 
 /// The binary-level variance analysis of `series`.
 ///
@@ -78,7 +78,7 @@ pub fn sensitivity(series: &Series, levels: &[Level], mean: f64, confidence: f64
             "F({}, {}) = {}, {}",
             anova.df_between,
             anova.df_within,
-            sig(anova.f, 3),
+            compact(anova.f, 3),
             p_value(anova.p)
         )
     } else {
@@ -115,7 +115,7 @@ pub fn sensitivity(series: &Series, levels: &[Level], mean: f64, confidence: f64
         (
             Verdict::Detected,
             format!(
-                "layout-sensitive: the {} randomised binaries differ more than their {within_unit} explain ({f_text}, tested at {}); {share}. Results from a single layout would misstate this program's speed.{variation}{caveat}",
+                "layout-sensitive: the {} randomised binaries differ more than their {within_unit} explain ({f_text}, tested at {}); {share}. Results from a single layout would misstate this program's performance.{variation}{caveat}",
                 groups.len(),
                 level(confidence)
             ),

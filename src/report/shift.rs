@@ -57,10 +57,15 @@ pub fn shift(
     } else {
         ""
     };
-    let rank = format!(
-        " The default layout's mean is above that of {below} of the {} random layouts.",
-        seed_means.len()
-    );
+    let rank = match (below, seed_means.len()) {
+        (0, n) => format!(" The default layout's mean is below those of all {n} random layouts."),
+        (k, n) if k == n => {
+            format!(" The default layout's mean is above those of all {n} random layouts.")
+        }
+        (k, n) => {
+            format!(" The default layout's mean is above that of {k} of the {n} random layouts.")
+        }
+    };
     let Some((low, high)) = ratio.bounds() else {
         return Shift {
             verdict: Verdict::Undetermined,

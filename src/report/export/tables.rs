@@ -78,15 +78,19 @@ pub fn baseline_line(s: &SeriesReport, confidence: f64) -> Option<String> {
 
 /// Rows of the levels table, lowest level first.
 pub fn level_rows(s: &SeriesReport) -> Vec<[String; 5]> {
-    let unit2 = format!("{}²", s.unit);
+    let unit2 = if s.unit == "count" {
+        String::new()
+    } else {
+        format!(" {}²", s.unit)
+    };
     s.levels
         .iter()
         .map(|l| {
             [
                 l.name.clone(),
                 l.repetitions.to_string(),
-                format!("{} {unit2}", compact(l.s2, 3)),
-                format!("{} {unit2}", compact(l.t2, 3)),
+                format!("{}{unit2}", compact(l.s2, 3)),
+                format!("{}{unit2}", compact(l.t2, 3)),
                 l.relative_variation
                     .map_or_else(|| "— (T² ≤ 0)".to_string(), |t| percent(t, 2)),
             ]
