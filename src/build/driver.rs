@@ -39,6 +39,8 @@ pub struct BuildOptions {
     pub echo_build: bool,
     /// Show a progress bar for the relinks.
     pub progress: bool,
+    /// One full build per variant in a copy of the tree (`--rebuild`) instead of relinks.
+    pub rebuild: bool,
 }
 
 /// The result: the manifest (also saved) and any shim errors worth a warning.
@@ -52,13 +54,21 @@ pub struct BuildOutcome {
 
 /// Records the build, relinks baseline and seeds, verifies them, writes the manifest.
 pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
+    if opts.rebuild {
+        return super::rebuild::build(opts);
+    }
     std::fs::create_dir_all(&opts.out_dir)
         .with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
     let out_dir = opts.out_dir.canonicalize()?;
     clear_previous_output(&out_dir)?;
     let record_dir = out_dir.join(RECORD_DIR);
-    let recorded =
-        recorded_build::run(&opts.command, &opts.build_dir, &record_dir, opts.echo_build)?;
+    let recorded = recorded_build::run(
+        &opts.command,
+        &opts.build_dir,
+        &record_dir,
+        opts.echo_build,
+        &[],
+    )?;
 
     let programs = programs(&recorded.links, &record_dir, opts)?;
     let pool = rayon::ThreadPoolBuilder::new()
@@ -109,7 +119,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
 
 /// Removes what an earlier run left in the output directory (its manifest first, so that a
 /// failure now never leaves an old manifest describing new files).
-fn clear_previous_output(out_dir: &Path) -> Result<()> {
+pub(crate) fn clear_previous_output(out_dir: &Path) -> Result<()> {
     let manifest = out_dir.join(MANIFEST_FILE);
     if manifest.exists() {
         std::fs::remove_file(&manifest)?;
@@ -125,7 +135,11 @@ fn clear_previous_output(out_dir: &Path) -> Result<()> {
 }
 
 /// One [`Program`] per recorded link, with unique names and a mechanism each.
-fn programs(links: &[LinkRecord], record_dir: &Path, opts: &BuildOptions) -> Result<Vec<Program>> {
+pub(crate) fn programs(
+    links: &[LinkRecord],
+    record_dir: &Path,
+    opts: &BuildOptions,
+) -> Result<Vec<Program>> {
     let mut by_name: BTreeMap<String, usize> = BTreeMap::new();
     for link in links {
         *by_name.entry(file_name(&link.output)).or_insert(0) += 1;

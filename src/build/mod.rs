@@ -6,13 +6,16 @@
 //! * [`replay`]: one relink of one program for the baseline or a seed;
 //! * [`lto_order`]: the post-LTO function order of gcc `-flto` programs;
 //! * [`variants`]: baseline and seeds, in parallel, verified;
-//! * [`driver`]: all of it, writing [`manifest`];
+//! * [`driver`]: all of it, writing [`manifest`]; [`rebuild`]: `--rebuild`, one full build
+//!   per variant in a copy of the tree, each link randomised as it happens (see [`live`]);
 //! * [`summary`]: the closing table; [`toolchain`]: versions for the manifest.
 
 pub mod driver;
 pub mod linker;
+pub mod live;
 pub mod lto_order;
 pub mod manifest;
+pub mod rebuild;
 pub mod recorded_build;
 pub mod replay;
 pub mod summary;

@@ -26,8 +26,15 @@ pub struct RecordedBuild {
 }
 
 /// Runs `command` in `cwd` with the shim, recording into `record_dir` (created fresh).
-/// `echo` shows the build's output as it comes.
-pub fn run(command: &[String], cwd: &Path, record_dir: &Path, echo: bool) -> Result<RecordedBuild> {
+/// `echo` shows the build's output as it comes; `extra_env` is added to the build's
+/// environment (the live-relink settings of `--rebuild`).
+pub fn run(
+    command: &[String],
+    cwd: &Path,
+    record_dir: &Path,
+    echo: bool,
+    extra_env: &[(String, String)],
+) -> Result<RecordedBuild> {
     if command.is_empty() {
         bail!(
             "no build command given: put it after `--`, e.g. `layoutrand build --seeds 5 -- make`"
@@ -46,8 +53,11 @@ pub fn run(command: &[String], cwd: &Path, record_dir: &Path, echo: bool) -> Res
     let shim_path = std::env::join_paths(path_entries)?;
 
     let start = Instant::now();
-    let reader = duct::cmd(&command[0], &command[1..])
-        .dir(cwd)
+    let mut expression = duct::cmd(&command[0], &command[1..]).dir(cwd);
+    for (k, v) in extra_env {
+        expression = expression.env(k, v);
+    }
+    let reader = expression
         .env("PATH", &shim_path)
         .env(wrap::ENV_REAL_PATH, &real_path)
         .env(wrap::ENV_SHIM_DIR, &shim_dir)

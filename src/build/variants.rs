@@ -38,7 +38,14 @@ pub fn build_baseline(programs: &[Program], out_dir: &Path) -> Result<Baseline> 
             let functions = binary::functions(&path)?;
             let _ = std::fs::remove_dir_all(&work);
             Ok((
-                describe(out_dir, program, &path, &functions, None, linked.seconds)?,
+                describe(
+                    out_dir,
+                    &program.name,
+                    &path,
+                    &functions,
+                    None,
+                    linked.seconds,
+                )?,
                 functions,
             ))
         })
@@ -113,7 +120,7 @@ fn build_seed(
             let functions = binary::functions(&path)?;
             let b = describe(
                 out_dir,
-                program,
+                &program.name,
                 &path,
                 &functions,
                 Some(&baseline.functions[p]),
@@ -151,9 +158,11 @@ fn paths(out_dir: &Path, label: &str, p: usize, program: &Program) -> (PathBuf, 
     )
 }
 
-fn describe(
+/// The manifest entry of the binary `path` of program `name`, verified against the baseline's
+/// functions when given.
+pub fn describe(
     out_dir: &Path,
-    program: &Program,
+    name: &str,
     path: &Path,
     functions: &[Function],
     baseline: Option<&[Function]>,
@@ -161,7 +170,7 @@ fn describe(
 ) -> Result<Binary> {
     let bytes = std::fs::read(path)?;
     Ok(Binary {
-        name: program.name.clone(),
+        name: name.to_string(),
         path: path.strip_prefix(out_dir).unwrap_or(path).to_path_buf(),
         sha256: hex(&sha2::Sha256::digest(&bytes)),
         fingerprint: fingerprint(functions),

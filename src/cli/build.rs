@@ -72,12 +72,6 @@ pub enum LinkerArg {
 
 /// Runs `layoutrand build`.
 pub fn run(args: Args) -> Result<i32> {
-    if args.rebuild {
-        bail!(
-            "--rebuild (one full build per seed) is not implemented in this version: \
-             layoutrand build relinks the recorded build instead (drop --rebuild)"
-        );
-    }
     let command = match args.command.first().map(String::as_str) {
         Some("--") => args.command[1..].to_vec(),
         _ => args.command.clone(),
@@ -110,6 +104,7 @@ pub fn run(args: Args) -> Result<i32> {
         jobs,
         echo_build: !args.quiet,
         progress: true,
+        rebuild: args.rebuild,
     };
     let outcome = driver::build(&opts)?;
     for e in &outcome.shim_errors {

@@ -277,8 +277,29 @@ fn record_link(
             &format!("recording the link of {}", link.output.display()),
             &err,
         );
+        return Ok(Plan::Done(code));
     }
+    live_relink(ctx, record_dir, &link);
     Ok(Plan::Done(code))
+}
+
+/// Under `layoutrand build --rebuild`: relink the program for the variant at once, in place.
+/// A failure leaves the ordinary link in place and is logged for the driver.
+fn live_relink(ctx: &ShimEnv, record_dir: &Path, link: &LinkRecord) {
+    use crate::build::live;
+    let result = live::LiveSettings::from_env().and_then(|settings| match settings {
+        Some(settings) => live::relink_in_place(&settings, link, record_dir),
+        None => Ok(()),
+    });
+    if let Err(err) = result {
+        let what = format!("live relink of {}", link.output.display());
+        ctx.log_error(&what, &err);
+        record::append_line(
+            record_dir,
+            live::LIVE_FAILURES_LOG,
+            &format!("{}\t{err:#}", link.output.display()),
+        );
+    }
 }
 
 enum Split {

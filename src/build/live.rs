@@ -1,0 +1,168 @@
+//! Live relinking for `--rebuild`: inside a full build, the shim relinks each final link for
+//! the variant at once, in place, so the build itself goes on with the randomised program
+//! (its own tests run on it) and the tree needs no replay afterwards.
+//!
+//! The settings travel in the environment of the build; the shim calls [`relink_in_place`]
+//! right after it recorded a link. A failure is written to [`LIVE_FAILURES_LOG`] (the build
+//! goes on with the ordinary link: the shim never breaks a build) and the driver marks the
+//! variant failed.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+
+use super::linker::{Linker, Mechanism};
+use super::manifest::Granularity;
+use super::replay::Program;
+use crate::layout::binary;
+use crate::wrap::record::LinkRecord;
+
+/// `baseline`, or the seed as a decimal number.
+pub const ENV_LIVE_VARIANT: &str = "LAYOUTRAND_LIVE_VARIANT";
+/// `link`, `module` or `global`.
+pub const ENV_LIVE_GRANULARITY: &str = "LAYOUTRAND_LIVE_GRANULARITY";
+/// `auto`, `bfd`, `gold`, `lld` or `mold`.
+pub const ENV_LIVE_LINKER: &str = "LAYOUTRAND_LIVE_LINKER";
+/// Log (in the record directory) of live relinks that failed: `output<TAB>message` lines.
+pub const LIVE_FAILURES_LOG: &str = "live-failures.log";
+
+/// The live settings for one variant.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LiveSettings {
+    /// `None`: the baseline.
+    pub seed: Option<u64>,
+    /// What to randomise.
+    pub granularity: Granularity,
+    /// `None`: each link's own linker.
+    pub linker: Option<Linker>,
+}
+
+impl LiveSettings {
+    /// The environment variables that carry these settings.
+    pub fn env(&self) -> Vec<(String, String)> {
+        vec![
+            (
+                ENV_LIVE_VARIANT.to_string(),
+                self.seed.map_or("baseline".to_string(), |s| s.to_string()),
+            ),
+            (
+                ENV_LIVE_GRANULARITY.to_string(),
+                match self.granularity {
+                    Granularity::Link => "link",
+                    Granularity::Module => "module",
+                    Granularity::Global => "global",
+                }
+                .to_string(),
+            ),
+            (
+                ENV_LIVE_LINKER.to_string(),
+                self.linker.map_or("auto", |l| l.name()).to_string(),
+            ),
+        ]
+    }
+
+    /// The settings in this process's environment, if any (an error for malformed values).
+    pub fn from_env() -> Result<Option<LiveSettings>> {
+        let Ok(variant) = std::env::var(ENV_LIVE_VARIANT) else {
+            return Ok(None);
+        };
+        let seed = match variant.as_str() {
+            "baseline" => None,
+            s => Some(
+                s.parse()
+                    .with_context(|| format!("{ENV_LIVE_VARIANT}={s} is not a seed"))?,
+            ),
+        };
+        let granularity = match std::env::var(ENV_LIVE_GRANULARITY).as_deref() {
+            Ok("link") => Granularity::Link,
+            Ok("module") | Err(_) => Granularity::Module,
+            Ok("global") => Granularity::Global,
+            Ok(other) => bail!("{ENV_LIVE_GRANULARITY}={other} is not a granularity"),
+        };
+        let linker = match std::env::var(ENV_LIVE_LINKER).as_deref() {
+            Ok("auto") | Err(_) => None,
+            Ok(name) => Some(
+                Linker::parse(name)
+                    .with_context(|| format!("{ENV_LIVE_LINKER}={name} is not a linker"))?,
+            ),
+        };
+        Ok(Some(LiveSettings {
+            seed,
+            granularity,
+            linker,
+        }))
+    }
+}
+
+/// Relinks the just-recorded `link` for the variant, replacing its output.
+pub fn relink_in_place(
+    settings: &LiveSettings,
+    link: &LinkRecord,
+    record_dir: &Path,
+) -> Result<()> {
+    let linker = settings.linker.unwrap_or_else(|| Linker::of_record(link));
+    let clang = link
+        .real_tool
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().contains("clang"));
+    let name = link
+        .output
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "a.out".to_string());
+    let program = Program {
+        name,
+        record: link.clone(),
+        linker,
+        mechanism: Mechanism::choose(settings.granularity, linker, link.lto, !clang)?,
+        record_dir: record_dir.to_path_buf(),
+    };
+    // The ordinary link just made is this build's default layout: the list of functions the
+    // LTO mechanisms shuffle.
+    let functions = if program.mechanism.needs_baseline_functions() {
+        Some(binary::functions(&link.output)?)
+    } else {
+        None
+    };
+    let work = record_dir.join("live").join(format!(
+        "{}-{}",
+        std::process::id(),
+        link.started_unix_nanos
+    ));
+    let relinked = work.join("out").join(&program.name);
+    program.link(
+        settings.seed,
+        &relinked,
+        &work.join("tmp"),
+        functions.as_deref(),
+    )?;
+    std::fs::rename(&relinked, &link.output)
+        .with_context(|| format!("replacing {}", link.output.display()))?;
+    let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_round_trip_through_the_environment_form() {
+        let s = LiveSettings {
+            seed: Some(17),
+            granularity: Granularity::Global,
+            linker: Some(Linker::Gold),
+        };
+        let env = s.env();
+        assert_eq!(env[0], (ENV_LIVE_VARIANT.into(), "17".into()));
+        assert_eq!(env[1].1, "global");
+        assert_eq!(env[2].1, "gold");
+        let b = LiveSettings {
+            seed: None,
+            granularity: Granularity::Module,
+            linker: None,
+        };
+        assert_eq!(b.env()[0].1, "baseline");
+        assert_eq!(b.env()[2].1, "auto");
+    }
+}

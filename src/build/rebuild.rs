@@ -1,0 +1,228 @@
+//! `layoutrand build --rebuild`: one full build per variant (baseline and each seed), each in
+//! its own copy of the source tree, with every final link randomised as it happens
+//! ([`super::live`]). Slower than relinking, but the build's own later steps (tests, packaging)
+//! see the randomised programs, and nothing has to be replayed after the build.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{bail, Context, Result};
+
+use super::driver::{clear_previous_output, programs, BuildOptions, BuildOutcome};
+use super::live::{LiveSettings, LIVE_FAILURES_LOG};
+use super::manifest::{
+    variant_label, BuildMode, Manifest, Variant, VariantStatus, MANIFEST_SCHEMA,
+};
+use super::{recorded_build, toolchain, variants};
+use crate::layout::binary::{self, Function};
+
+/// Runs the baseline build and one build per seed, verifies, writes the manifest.
+pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
+    std::fs::create_dir_all(&opts.out_dir)
+        .with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
+    let out_dir = opts.out_dir.canonicalize()?;
+    let build_dir = opts.build_dir.canonicalize()?;
+    clear_previous_output(&out_dir)?;
+    let work = out_dir.join(variants::WORK_DIR).join("rebuild");
+
+    let start = Instant::now();
+    let baseline = build_variant(opts, &build_dir, &out_dir, &work, None, None)
+        .context("the baseline build")?;
+    let baseline_seconds = start.elapsed().as_secs_f64();
+    let Built {
+        variant: baseline_variant,
+        functions: baseline_functions,
+        programs: baseline_programs,
+        shim_errors,
+    } = baseline;
+    let mut seeds = Vec::new();
+    for &seed in &opts.seeds {
+        let label = variant_label(Some(seed));
+        let result = build_variant(
+            opts,
+            &build_dir,
+            &out_dir,
+            &work,
+            Some(seed),
+            Some((&baseline_variant, &baseline_functions)),
+        );
+        seeds.push(match result {
+            Ok(built) => built.variant,
+            Err(err) => {
+                let _ = std::fs::remove_dir_all(out_dir.join(&label));
+                Variant {
+                    seed: Some(seed),
+                    status: VariantStatus::Failed,
+                    error: Some(format!("{err:#}")),
+                    binaries: Vec::new(),
+                }
+            }
+        });
+    }
+    let total = start.elapsed().as_secs_f64();
+    let _ = std::fs::remove_dir_all(out_dir.join(variants::WORK_DIR));
+
+    let manifest = Manifest {
+        schema: MANIFEST_SCHEMA,
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        toolchain: toolchain::versions(&baseline_programs),
+        build_command: opts.command.clone(),
+        build_dir: opts.build_dir.clone(),
+        mode: BuildMode::Rebuild,
+        granularity: opts.granularity,
+        linker: {
+            let mut names: Vec<&str> = baseline_programs.iter().map(|p| p.linker.name()).collect();
+            names.dedup();
+            if names.len() == 1 {
+                names[0].to_string()
+            } else {
+                "mixed".to_string()
+            }
+        },
+        mechanism: {
+            let mut m: Vec<String> = baseline_programs
+                .iter()
+                .map(|p| format!("full rebuild per seed; {}", p.mechanism.describe(p.linker)))
+                .collect();
+            m.sort();
+            m.dedup();
+            m.join("; ")
+        },
+        recorded_build_seconds: baseline_seconds,
+        relink_seconds: total - baseline_seconds,
+        baseline: baseline_variant,
+        seeds,
+    };
+    manifest.save(&out_dir)?;
+    Ok(BuildOutcome {
+        manifest,
+        shim_errors,
+    })
+}
+
+struct Built {
+    variant: Variant,
+    functions: Vec<Vec<Function>>,
+    programs: Vec<super::replay::Program>,
+    shim_errors: Vec<String>,
+}
+
+/// One full build in a fresh copy of the tree; the programs' outputs are copied to
+/// `out_dir/<label>/` and verified (against the baseline when given).
+fn build_variant(
+    opts: &BuildOptions,
+    build_dir: &Path,
+    out_dir: &Path,
+    work: &Path,
+    seed: Option<u64>,
+    baseline: Option<(&Variant, &Vec<Vec<Function>>)>,
+) -> Result<Built> {
+    let label = variant_label(seed);
+    let tree = work.join(&label).join("tree");
+    copy_tree(build_dir, &tree, out_dir)?;
+    let record_dir = work.join(&label).join("record");
+    let settings = LiveSettings {
+        seed,
+        granularity: opts.granularity,
+        linker: opts.linker,
+    };
+    let tree_opts = BuildOptions {
+        build_dir: tree.clone(),
+        ..opts.clone()
+    };
+    let recorded = recorded_build::run(
+        &opts.command,
+        &tree,
+        &record_dir,
+        opts.echo_build,
+        &settings.env(),
+    )?;
+    if let Ok(failures) = std::fs::read_to_string(record_dir.join(LIVE_FAILURES_LOG)) {
+        if !failures.trim().is_empty() {
+            bail!("{label}: {}", failures.trim().replace('\n', "; "));
+        }
+    }
+    let programs = programs(&recorded.links, &record_dir, &tree_opts)?;
+    let mut binaries = Vec::new();
+    let mut functions = Vec::new();
+    for program in &programs {
+        let dest = out_dir.join(&label).join(&program.name);
+        std::fs::create_dir_all(dest.parent().expect("inside out_dir"))?;
+        std::fs::copy(&program.record.output, &dest).with_context(|| {
+            format!("copying {} from the build", program.record.output.display())
+        })?;
+        let fns = binary::functions(&dest)?;
+        let base = match baseline {
+            Some((variant, base_functions)) => {
+                let index = variant
+                    .binaries
+                    .iter()
+                    .position(|b| b.name == program.name)
+                    .with_context(|| {
+                        format!("program {} is not in the baseline build", program.name)
+                    })?;
+                Some((&variant.binaries[index], &base_functions[index]))
+            }
+            None => None,
+        };
+        let b = variants::describe(
+            out_dir,
+            &program.name,
+            &dest,
+            &fns,
+            base.map(|(_, f)| f.as_slice()),
+            program.record.seconds,
+        )?;
+        if let (Some((base_binary, _)), Some(seed)) = (base, seed) {
+            if base_binary.fingerprint == b.fingerprint {
+                bail!(
+                    "program {}, seed {seed}: the layout equals the baseline's (fingerprint {})",
+                    program.name,
+                    &b.fingerprint[..16]
+                );
+            }
+        }
+        binaries.push(b);
+        functions.push(fns);
+    }
+    let _ = std::fs::remove_dir_all(work.join(&label));
+    Ok(Built {
+        variant: Variant {
+            seed,
+            status: VariantStatus::Ok,
+            error: None,
+            binaries,
+        },
+        functions,
+        programs,
+        shim_errors: recorded.shim_errors,
+    })
+}
+
+/// Copies the tree `src` to `dst` (files with their permissions, symbolic links as links),
+/// leaving out `skip` (the output directory, often inside the tree).
+pub fn copy_tree(src: &Path, dst: &Path, skip: &Path) -> Result<()> {
+    if dst.exists() {
+        std::fs::remove_dir_all(dst)?;
+    }
+    let walker = walkdir::WalkDir::new(src)
+        .follow_links(false)
+        .into_iter()
+        .filter_entry(|e| e.path() != skip);
+    for entry in walker {
+        let entry = entry.with_context(|| format!("walking {}", src.display()))?;
+        let rel = entry.path().strip_prefix(src).expect("below src");
+        let to: PathBuf = dst.join(rel);
+        let kind = entry.file_type();
+        if kind.is_dir() {
+            std::fs::create_dir_all(&to)?;
+        } else if kind.is_symlink() {
+            let target = std::fs::read_link(entry.path())?;
+            std::os::unix::fs::symlink(target, &to)?;
+        } else {
+            std::fs::copy(entry.path(), &to)
+                .with_context(|| format!("copying {}", entry.path().display()))?;
+        }
+    }
+    Ok(())
+}
