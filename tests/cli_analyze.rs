@@ -455,4 +455,28 @@ fn bad_flags_are_named() {
         ],
         "cannot open no/such/file.csv",
     );
+    fails_with(
+        &[
+            "analyze",
+            "fixtures/csv/base.csv",
+            "--levels",
+            LEVELS,
+            "--value",
+            "time",
+            "--costs",
+            "60,0,1",
+        ],
+        "--costs: the cost of one execution (0) must be a positive number",
+    );
+    fails_with(
+        &[
+            "analyze",
+            "fixtures/csv/base.csv",
+            "--levels",
+            "binary,binary",
+            "--value",
+            "time",
+        ],
+        "--levels names the column \"binary\" twice",
+    );
 }

@@ -144,6 +144,7 @@ pub fn run(args: Args) -> Result<i32> {
         require_positive: false,
     };
     check_confidence(args.confidence)?;
+    check_levels(&args.levels)?;
     if let Some(costs) = &args.costs {
         if costs.len() != args.levels.len() {
             bail!(
@@ -151,6 +152,11 @@ pub fn run(args: Args) -> Result<i32> {
                 costs.len(),
                 args.levels.len()
             );
+        }
+        for (cost, level) in costs.iter().zip(&args.levels) {
+            if !(cost.is_finite() && *cost > 0.0) {
+                bail!("--costs: the cost of one {level} ({cost}) must be a positive number");
+            }
         }
     }
     let h = load_hierarchy(&args.file, &spec)?;
@@ -170,6 +176,19 @@ pub fn run(args: Args) -> Result<i32> {
         ),
     }
     Ok(0)
+}
+
+/// Refuses an empty `--levels` or one naming a column twice.
+pub fn check_levels(levels: &[String]) -> Result<()> {
+    if levels.is_empty() || levels.iter().any(String::is_empty) {
+        bail!("--levels needs column names, highest level first (e.g. binary,execution,iteration)");
+    }
+    for (i, l) in levels.iter().enumerate() {
+        if levels[..i].contains(l) {
+            bail!("--levels names the column \"{l}\" twice");
+        }
+    }
+    Ok(())
 }
 
 /// Refuses a confidence level outside (0, 1) with the flag named.

@@ -29,7 +29,9 @@ use layoutrand::stats::sample::MeanInterval;
 use layoutrand::stats::shapiro_wilk::{shapiro_wilk, ShapiroWilk};
 use layoutrand::stats::welch::welch;
 
-use super::analyze::{check_confidence, fmt_confidence, fmt_p, fmt_sig, OutputFormat};
+use super::analyze::{
+    check_confidence, check_levels, fmt_confidence, fmt_p, fmt_sig, OutputFormat,
+};
 
 /// Arguments of `layoutrand compare`.
 #[derive(Debug, clap::Args)]
@@ -172,6 +174,7 @@ pub fn run_csv(args: &Args) -> Result<i32> {
         .as_deref()
         .context("comparing CSV files needs --value (the numeric column)")?;
     check_confidence(args.confidence)?;
+    check_levels(&args.levels)?;
     let spec = CsvSpec {
         levels: &args.levels,
         value,
