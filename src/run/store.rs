@@ -272,7 +272,26 @@ pub fn parse_results(bytes: &[u8], path: &Path) -> Result<Results> {
                 }
                 results.header = Some(h);
             }
-            Record::Measurement(m) => pending.push(m),
+            Record::Measurement(m) => {
+                // An execution's batch is contiguous. A measurement of another execution, or a
+                // second value for the same iteration and metric, means the pending ones were
+                // left uncommitted by a crash and their execution was run again: drop them.
+                let stale = pending.first().is_some_and(|p| {
+                    (p.program.as_str(), p.variant.as_str(), p.execution)
+                        != (m.program.as_str(), m.variant.as_str(), m.execution)
+                }) || pending
+                    .iter()
+                    .any(|p| p.iteration == m.iteration && p.metric == m.metric);
+                if stale {
+                    results.warnings.push(format!(
+                        "{}:{lineno}: {} uncommitted measurement(s) of an interrupted execution were dropped",
+                        path.display(),
+                        pending.len()
+                    ));
+                    pending.clear();
+                }
+                pending.push(m);
+            }
             Record::Extension(x) => results.extensions.push(x),
             Record::Execution(e) => {
                 let (mine, others): (Vec<_>, Vec<_>) = pending.into_iter().partition(|m| {
@@ -311,13 +330,15 @@ pub struct StoreWriter {
 impl StoreWriter {
     /// Opens `dir/results.jsonl` for appending, creating it if needed.
     ///
-    /// If the file ends in a torn line (from an earlier crash), the torn bytes are cut off
-    /// first, so new records start on a line of their own.
+    /// If the file ends in anything uncommitted from an earlier crash (a torn line, the
+    /// measurements of an execution whose record never came), that tail is cut off first, so
+    /// new records start on a line of their own and no stale measurement sits beside the
+    /// execution that is run again.
     pub fn open(dir: &Path) -> Result<StoreWriter> {
         let path = dir.join(RESULTS_FILE);
         if let Ok(bytes) = std::fs::read(&path) {
-            if !bytes.is_empty() && !bytes.ends_with(b"\n") {
-                let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1);
+            let keep = committed_length(&bytes);
+            if keep < bytes.len() {
                 let f = OpenOptions::new()
                     .write(true)
                     .open(&path)
@@ -350,6 +371,28 @@ impl StoreWriter {
             .with_context(|| format!("cannot sync {}", self.path.display()))?;
         Ok(())
     }
+}
+
+/// The length of the store's committed prefix: everything up to the last complete header,
+/// execution or extension line. What follows (a torn line, measurements of an execution that
+/// never finished) is cut before appending, so that a resumed run never leaves stale
+/// measurements beside the ones of the execution it runs again.
+fn committed_length(bytes: &[u8]) -> usize {
+    let mut committed = 0;
+    let mut start = 0;
+    while let Some(newline) = bytes[start..].iter().position(|&b| b == b'\n') {
+        let end = start + newline + 1;
+        if let Ok(record) = serde_json::from_slice::<Record>(&bytes[start..end - 1]) {
+            if !matches!(record, Record::Measurement(_)) {
+                committed = end;
+            }
+        } else {
+            // A malformed complete line is not ours to cut: keep it for the reader to report.
+            committed = end;
+        }
+        start = end;
+    }
+    committed
 }
 
 /// Writes `bytes` to `path` atomically: a temporary file in the same directory, fsync,
@@ -446,6 +489,46 @@ mod tests {
         let h = r.header.unwrap();
         assert_eq!(h.schedule_seed, 7);
         assert!(h.toolchain.is_empty() && h.environment.is_empty() && h.cwd.is_none());
+    }
+
+    #[test]
+    fn an_execution_run_again_after_a_crash_keeps_only_its_new_measurements() {
+        // A crash after the measurements of seed-1 #0 reached the disk but before their
+        // execution record; the resumed run executes seed-1 #0 again.
+        let mut text = Vec::new();
+        for r in [
+            m("baseline", 0, 0, 1.0),
+            e("baseline", 0),
+            m("seed-1", 0, 0, 9.0),
+            m("seed-1", 0, 1, 9.0),
+            m("seed-1", 0, 0, 3.0),
+            m("seed-1", 0, 1, 4.0),
+            e("seed-1", 0),
+        ] {
+            serde_json::to_writer(&mut text, &r).unwrap();
+            text.push(b'\n');
+        }
+        let r = parse_results(&text, Path::new("results.jsonl")).unwrap();
+        let values: Vec<f64> = r.measurements.iter().map(|m| m.value).collect();
+        assert_eq!(values, [1.0, 3.0, 4.0]);
+        assert!(r.warnings[0].contains("uncommitted"), "{:?}", r.warnings);
+    }
+
+    #[test]
+    fn reopening_cuts_uncommitted_measurements() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = StoreWriter::open(dir.path()).unwrap();
+        w.append(&[m("baseline", 0, 0, 1.0), e("baseline", 0)])
+            .unwrap();
+        w.append(&[m("seed-1", 0, 0, 9.0)]).unwrap();
+        drop(w);
+        let mut w = StoreWriter::open(dir.path()).unwrap();
+        w.append(&[m("seed-1", 0, 0, 3.0), e("seed-1", 0)]).unwrap();
+        let text = std::fs::read_to_string(dir.path().join(RESULTS_FILE)).unwrap();
+        assert!(!text.contains("9.0"), "{text}");
+        let r = read_results(dir.path()).unwrap();
+        assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+        assert_eq!(r.measurements.len(), 2);
     }
 
     #[test]
