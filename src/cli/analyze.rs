@@ -467,33 +467,7 @@ pub fn render_text(a: &Analysis, file: &str) -> String {
 
 /// Left-aligns the first column and right-aligns the others.
 pub(crate) fn table(rows: &[Vec<String>]) -> String {
-    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let width: Vec<usize> = (0..cols)
-        .map(|c| {
-            rows.iter()
-                .filter_map(|r| r.get(c))
-                .map(|s| s.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for r in rows {
-        out.push_str("  ");
-        for (c, cell) in r.iter().enumerate() {
-            let pad = width[c] - cell.chars().count();
-            if c == 0 {
-                out.push_str(cell);
-                out.push_str(&" ".repeat(pad));
-            } else {
-                out.push_str("   ");
-                out.push_str(&" ".repeat(pad));
-                out.push_str(cell);
-            }
-        }
-        out.push('\n');
-    }
-    out
+    layoutrand::report::columns::aligned(rows, "  ", "   ")
 }
 
 /// A number with 4 significant digits, in scientific notation when very large or small.

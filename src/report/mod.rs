@@ -8,6 +8,7 @@
 
 pub mod analysis;
 pub mod balance;
+pub mod columns;
 pub mod compare;
 pub mod diagnostics;
 pub mod dimension;

@@ -56,24 +56,5 @@ impl Exporter for TextExporter {
 
 /// Rows as left-aligned columns (numbers right-aligned), each line indented by `indent`.
 pub fn aligned(rows: &[[String; 5]], indent: &str) -> String {
-    let widths: Vec<usize> = (0..5)
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    let mut out = String::new();
-    for row in rows {
-        out.push_str(indent);
-        for (c, cell) in row.iter().enumerate() {
-            let pad = widths[c] - cell.chars().count();
-            if c == 0 {
-                out.push_str(cell);
-                out.push_str(&" ".repeat(pad));
-            } else {
-                out.push_str("  ");
-                out.push_str(&" ".repeat(pad));
-                out.push_str(cell);
-            }
-        }
-        out.push('\n');
-    }
-    out
+    crate::report::columns::aligned(rows, indent, "  ")
 }
