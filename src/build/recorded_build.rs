@@ -111,7 +111,25 @@ pub fn run(
             quoted.join("\n")
         );
     }
-    let links = record::read_records(record_dir)?;
+    let mut links = record::read_records(record_dir)?;
+    // A link whose output the build deleted again was a probe (zstd's Makefile links
+    // `have_zlib` and friends to test for libraries, then removes them): not a program.
+    let (kept, probes): (Vec<_>, Vec<_>) = links.into_iter().partition(|l| l.output.exists());
+    for probe in &probes {
+        record::discard_output(record_dir, &probe.output)?;
+    }
+    if !probes.is_empty() {
+        let names: Vec<String> = probes
+            .iter()
+            .map(|l| l.output.display().to_string())
+            .collect();
+        eprintln!(
+            "layoutrand: left out {} link(s) whose output the build deleted again (probes, not programs): {}",
+            probes.len(),
+            names.join(", ")
+        );
+    }
+    links = kept;
     let shim_errors: Vec<String> = std::fs::read_to_string(record_dir.join(record::ERRORS_LOG))
         .map(|t| t.lines().map(str::to_string).collect())
         .unwrap_or_default();

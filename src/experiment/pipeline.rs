@@ -1,6 +1,7 @@
 //! The stages of an experiment, each skipped when its output is already complete, so that
 //! running the same command again after an interruption resumes where it stopped.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -11,6 +12,7 @@ use super::config::{parse_percent, ExperimentConfig};
 use super::growth::{fmt_share, Growth, GrowthLog};
 use super::subprocess::{capture_stage, run_stage, run_user_command};
 use crate::build::manifest::{Manifest, VariantStatus, MANIFEST_FILE};
+use crate::run::command::CommandTemplate;
 use crate::run::store::RESULTS_FILE;
 
 /// Which of Kalibera & Jones' two experiments to run.
@@ -418,51 +420,44 @@ fn check_binaries(command: &[String], out: &Path, workdir: &Path) -> Result<()> 
 }
 
 /// Replaces `{bin}` (the only program) and `{bin:NAME}` by the absolute paths of `variant`'s
-/// binaries.
+/// binaries, with the runner's own template.
 fn expand_bins(
     command: &[String],
     variant: &crate::build::manifest::Variant,
     out: &Path,
 ) -> Result<Vec<String>> {
-    let path_of = |name: Option<&str>| -> Result<String> {
-        let binary = match name {
-            Some(n) => variant
-                .binaries
-                .iter()
-                .find(|b| b.name == n)
-                .with_context(|| {
-                    format!("{{bin:{n}}}: {} has no program named {n}", variant.label())
-                })?,
-            None => match variant.binaries.as_slice() {
-                [only] => only,
-                many => bail!(
-                    "{{bin}} is ambiguous: the build made {} programs ({}); use {{bin:NAME}}",
-                    many.len(),
-                    many.iter()
-                        .map(|b| b.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            },
-        };
-        Ok(out.join(&binary.path).display().to_string())
+    let template = CommandTemplate::parse(command)?;
+    let mut named = BTreeMap::new();
+    for name in &template.named {
+        let binary = variant
+            .binaries
+            .iter()
+            .find(|b| &b.name == name)
+            .with_context(|| {
+                format!(
+                    "{{bin:{name}}}: {} has no program named {name}",
+                    variant.label()
+                )
+            })?;
+        named.insert(name.clone(), out.join(&binary.path));
+    }
+    let bin = match (template.uses_bin, variant.binaries.as_slice()) {
+        (false, _) => None,
+        (true, [only]) => Some(out.join(&only.path)),
+        (true, many) => bail!(
+            "{{bin}} is ambiguous: the build made {} programs ({}); use {{bin:NAME}}",
+            many.len(),
+            many.iter()
+                .map(|b| b.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
     };
-    let pattern = regex::Regex::new(r"\{bin(?::([^}]+))?\}").expect("valid regex");
-    command
-        .iter()
-        .map(|arg| {
-            let mut result = String::new();
-            let mut last = 0;
-            for caps in pattern.captures_iter(arg) {
-                let m = caps.get(0).expect("whole match");
-                result.push_str(&arg[last..m.start()]);
-                result.push_str(&path_of(caps.get(1).map(|c| c.as_str()))?);
-                last = m.end();
-            }
-            result.push_str(&arg[last..]);
-            Ok(result)
-        })
-        .collect()
+    Ok(template
+        .expand(bin.as_ref(), &named, None)
+        .into_iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect())
 }
 
 /// Runs (or resumes) the measurements; returns false when the budget stopped them early.

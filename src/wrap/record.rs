@@ -24,6 +24,8 @@ use super::classify::Span;
 
 /// Sub-directory of link records.
 pub const LINKS_DIR: &str = "links";
+/// Subdirectory of records set aside by [`discard_output`].
+pub const DISCARDED_DIR: &str = "discarded";
 /// Sub-directory of content-addressed input copies.
 pub const BLOBS_DIR: &str = "blobs";
 /// Log of every call the shim classified.
@@ -216,6 +218,29 @@ pub fn read_records(record_dir: &Path) -> Result<Vec<LinkRecord>> {
         .filter(|(i, _)| keep.contains(i))
         .map(|(_, r)| r)
         .collect())
+}
+
+/// Moves every record of a link that wrote `output` out of the way (into
+/// `record_dir/discarded/`), so that [`read_records`] no longer returns it: the build deleted
+/// that output itself, so it was a configure-style probe, not a program the build produced.
+pub fn discard_output(record_dir: &Path, output: &Path) -> Result<()> {
+    let links = record_dir.join(LINKS_DIR);
+    let discarded = record_dir.join(DISCARDED_DIR);
+    std::fs::create_dir_all(&discarded)?;
+    for entry in std::fs::read_dir(&links)? {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == "json") {
+            let text = std::fs::read_to_string(&path)?;
+            let record: LinkRecord = serde_json::from_str(&text)
+                .with_context(|| format!("{} is not a link record", path.display()))?;
+            if record.output == output {
+                let name = path.file_name().expect("a file name");
+                std::fs::rename(&path, discarded.join(name))
+                    .with_context(|| format!("moving {} aside", path.display()))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Counts of the calls in `seen.log` by kind, plus the first few lines, for diagnostics.
