@@ -336,22 +336,29 @@ impl StoreWriter {
     /// execution that is run again.
     pub fn open(dir: &Path) -> Result<StoreWriter> {
         let path = dir.join(RESULTS_FILE);
-        if let Ok(bytes) = std::fs::read(&path) {
-            let keep = committed_length(&bytes);
-            if keep < bytes.len() {
-                let f = OpenOptions::new()
-                    .write(true)
-                    .open(&path)
-                    .with_context(|| format!("cannot open {} to repair it", path.display()))?;
-                f.set_len(keep as u64)?;
-                f.sync_all()?;
-            }
-        }
         let file = OpenOptions::new()
             .create(true)
             .append(true)
             .open(&path)
             .with_context(|| format!("cannot open {} for appending", path.display()))?;
+        // One writer per store, and the lock comes before any repair: two runners appending
+        // to one store would each run the executions the other has not committed yet.
+        use std::os::fd::AsRawFd;
+        // SAFETY: flock on a file descriptor we own; the lock lives as long as `file`.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            bail!(
+                "another layoutrand run is writing to {} (it holds the store's lock): wait for it to finish or stop it, then resume",
+                path.display()
+            );
+        }
+        let bytes = std::fs::read(&path)
+            .with_context(|| format!("cannot read {} to check it", path.display()))?;
+        let keep = committed_length(&bytes);
+        if keep < bytes.len() {
+            file.set_len(keep as u64)
+                .with_context(|| format!("cannot repair {}", path.display()))?;
+            file.sync_all()?;
+        }
         Ok(StoreWriter { file, path })
     }
 
@@ -529,6 +536,16 @@ mod tests {
         let r = read_results(dir.path()).unwrap();
         assert!(r.warnings.is_empty(), "{:?}", r.warnings);
         assert_eq!(r.measurements.len(), 2);
+    }
+
+    #[test]
+    fn a_second_writer_is_refused_while_the_first_is_open() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = StoreWriter::open(dir.path()).unwrap();
+        let err = StoreWriter::open(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("another layoutrand run"), "{err}");
+        drop(first);
+        StoreWriter::open(dir.path()).unwrap();
     }
 
     #[test]
