@@ -61,11 +61,26 @@ pub fn run_user_command(argv: &[String], cwd: &Path) -> Result<(bool, String)> {
 }
 
 fn stage_command(args: &[OsString], cwd: &Path) -> Command {
-    let exe = std::env::current_exe().unwrap_or_else(|_| "layoutrand".into());
-    let mut cmd = Command::new(exe);
+    let mut cmd = Command::new(own_executable());
     cmd.args(args).current_dir(cwd).stdin(Stdio::null());
     die_with_parent(&mut cmd);
     cmd
+}
+
+/// This executable's path. When the file was replaced while the experiment ran (an upgrade
+/// with `cargo install`), Linux reports the old inode as `PATH (deleted)`: the stages then
+/// run the new file at the same path.
+fn own_executable() -> std::path::PathBuf {
+    match std::env::current_exe() {
+        Ok(path) => {
+            let text = path.to_string_lossy();
+            match text.strip_suffix(" (deleted)") {
+                Some(live) => live.into(),
+                None => path,
+            }
+        }
+        Err(_) => "layoutrand".into(),
+    }
 }
 
 /// Makes the child receive SIGKILL when this process dies, however it dies.
