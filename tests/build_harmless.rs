@@ -12,7 +12,7 @@ use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use build_support::*;
-use layoutrand::build::manifest::{Manifest, VariantStatus};
+use layoutrand::files::manifest::{Manifest, VariantStatus};
 
 /// A private null device in `dir`, or the real /dev/null when this machine does not allow one
 /// (no privilege for mknod, or a `nodev` file system).
