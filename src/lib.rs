@@ -11,6 +11,7 @@
 //!
 //! [`seeded`] holds the reproducible random streams every stage draws from.
 
+pub mod analysis;
 pub mod build;
 pub mod experiment;
 pub mod layout;
