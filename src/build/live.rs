@@ -12,10 +12,10 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 
 use super::linker::{Linker, Mechanism};
-use super::manifest::Granularity;
 use super::replay::Program;
+use crate::files::manifest::Granularity;
 use crate::layout::binary;
-use crate::wrap::record::LinkRecord;
+use crate::wrap::record::{self, LinkRecord};
 
 /// `baseline`, or the seed as a decimal number.
 pub const ENV_LIVE_VARIANT: &str = "LAYOUTRAND_LIVE_VARIANT";
@@ -92,6 +92,25 @@ impl LiveSettings {
             linker,
         }))
     }
+}
+
+/// The shim's hook after each recorded final link (see [`crate::wrap::AfterLink`]): under
+/// `--rebuild`, relinks `link` for the variant its environment names; elsewhere nothing. A
+/// failure is also written to [`LIVE_FAILURES_LOG`] for the driver, which marks the variant
+/// failed.
+pub fn after_link(link: &LinkRecord, record_dir: &Path) -> Result<()> {
+    let result = LiveSettings::from_env().and_then(|settings| match settings {
+        Some(settings) => relink_in_place(&settings, link, record_dir),
+        None => Ok(()),
+    });
+    if let Err(err) = &result {
+        record::append_line(
+            record_dir,
+            LIVE_FAILURES_LOG,
+            &format!("{}\t{err:#}", link.output.display()),
+        );
+    }
+    result
 }
 
 /// Relinks the just-recorded `link` for the variant, replacing its output.

@@ -10,10 +10,10 @@ use anyhow::{bail, Context, Result};
 
 use super::driver::{clear_previous_output, programs, BuildOptions, BuildOutcome};
 use super::live::{LiveSettings, LIVE_FAILURES_LOG};
-use super::manifest::{
+use super::{recorded_build, toolchain, variants};
+use crate::files::manifest::{
     variant_label, BuildMode, Manifest, Variant, VariantStatus, MANIFEST_SCHEMA,
 };
-use super::{recorded_build, toolchain, variants};
 use crate::layout::binary::{self, Function};
 
 /// Runs the baseline build and one build per seed, verifies, writes the manifest.
