@@ -20,7 +20,7 @@ use crate::run::store::{read_results, ExecutionStatus, Header, Results, RESULTS_
 
 use super::balance::balance;
 
-pub use crate::build::manifest::BASELINE_LABEL;
+pub use crate::files::manifest::BASELINE_LABEL;
 
 /// One finished (or running) experiment, ready for analysis.
 #[derive(Debug, Clone)]

@@ -65,7 +65,7 @@ pub fn export_rows(
         .map(|m| ExportRow {
             program: m.program.clone(),
             binary: m.variant.clone(),
-            layout: if m.variant == crate::build::manifest::BASELINE_LABEL {
+            layout: if m.variant == crate::files::manifest::BASELINE_LABEL {
                 crate::measurements::DEFAULT_LAYOUT
             } else {
                 "random"
