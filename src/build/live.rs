@@ -155,9 +155,34 @@ pub fn relink_in_place(
         &work.join("tmp"),
         functions.as_deref(),
     )?;
-    std::fs::rename(&relinked, &link.output)
-        .with_context(|| format!("replacing {}", link.output.display()))?;
+    replace_output(&relinked, &link.output)?;
     let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}
+
+/// Puts `relinked` in place of `output`, which must be a regular file (the link's own
+/// output): never a device such as `/dev/null`, a FIFO or a symbolic link. Across file
+/// systems the new file is first copied next to `output`, so the final step is always a
+/// rename within one directory.
+fn replace_output(relinked: &Path, output: &Path) -> Result<()> {
+    if !crate::wrap::shim::is_regular_file(output) {
+        bail!(
+            "{} is not a regular file: it is left alone, not replaced",
+            output.display()
+        );
+    }
+    if std::fs::rename(relinked, output).is_ok() {
+        return Ok(());
+    }
+    let dir = output.parent().unwrap_or(Path::new("."));
+    let tmp = tempfile::Builder::new()
+        .prefix(".layoutrand-relinked")
+        .tempfile_in(dir)
+        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+    std::fs::copy(relinked, tmp.path())
+        .with_context(|| format!("copying the relinked program next to {}", output.display()))?;
+    tmp.persist(output)
+        .with_context(|| format!("replacing {}", output.display()))?;
     Ok(())
 }
 

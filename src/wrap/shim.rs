@@ -170,6 +170,23 @@ fn plan(
             ctx.log_seen("probe-link", tool_name, &output);
             Ok(Plan::Exec(args.to_vec()))
         }
+        CallKind::Link if !output_may_be_replaced(&cwd.join(&output)) => {
+            // `-o /dev/null`, a FIFO, a symbolic link...: the shim only ever records (and a
+            // live relink only ever replaces) a regular file the link itself writes.
+            ctx.log_seen("non-regular-output", tool_name, &output);
+            Ok(Plan::Exec(args.to_vec()))
+        }
+        CallKind::Link
+            if !c.sources.is_empty() && classify::side_output_option(&expanded).is_some() =>
+        {
+            let option = classify::side_output_option(&expanded).unwrap_or_default();
+            ctx.log_seen(
+                "side-output-link",
+                tool_name,
+                &format!("{output} ({option})"),
+            );
+            Ok(Plan::Exec(args.to_vec()))
+        }
         CallKind::Link => {
             let record_dir = ctx.record_dir.as_deref().expect("checked by caller");
             record_link(
@@ -246,6 +263,16 @@ fn record_link(
         &output.display().to_string(),
     );
     if code != 0 {
+        return Ok(Plan::Done(code));
+    }
+    if !is_regular_file(&output) {
+        // The link wrote no regular file there (the path became a device or a link
+        // meanwhile): nothing the build could relink.
+        ctx.log_seen(
+            "non-regular-output",
+            tool_name,
+            &output.display().to_string(),
+        );
         return Ok(Plan::Done(code));
     }
     let env = record::RECORDED_ENV
@@ -428,6 +455,20 @@ fn resolve_library(name: &str, dirs: &[String], cwd: &Path, static_link: bool) -
         }
     }
     None
+}
+
+/// Whether a link may write `output` as a regular file: it does not exist yet, or it is a
+/// regular file (not a device such as `/dev/null`, a FIFO, a directory or a symbolic link).
+pub fn output_may_be_replaced(output: &Path) -> bool {
+    match std::fs::symlink_metadata(output) {
+        Ok(meta) => meta.file_type().is_file(),
+        Err(err) => err.kind() == std::io::ErrorKind::NotFound,
+    }
+}
+
+/// Whether `path` is a regular file itself (a symbolic link is not).
+pub fn is_regular_file(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file())
 }
 
 /// Files of the installed system (libc's crt files, distribution libraries) are not copied:
