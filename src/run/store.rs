@@ -36,6 +36,8 @@ pub enum Record {
     Execution(Execution),
     /// Binaries added to a resumed run (the top level grown on-line).
     Extension(Extension),
+    /// The end of one `run` invocation: its parallelism and the host's load then.
+    Finish(super::host::Finish),
 }
 
 /// Binaries added to the run after it started: `layoutrand build --extend` appended seeds to
@@ -96,6 +98,9 @@ pub struct Header {
     /// Name of the environment padding variable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pad_variable: Option<String>,
+    /// The host's state (load, frequency scaling, SMT) when the run started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<super::host::HostConditions>,
 }
 
 /// What we could learn about the machine.
@@ -199,6 +204,8 @@ pub struct Results {
     pub warnings: Vec<String>,
     /// Variants added to the run after it started, in file order.
     pub extensions: Vec<Extension>,
+    /// The ends of the `run` invocations that wrote the store, in file order.
+    pub finishes: Vec<super::host::Finish>,
 }
 
 impl Results {
@@ -293,6 +300,7 @@ pub fn parse_results(bytes: &[u8], path: &Path) -> Result<Results> {
                 pending.push(m);
             }
             Record::Extension(x) => results.extensions.push(x),
+            Record::Finish(f) => results.finishes.push(f),
             Record::Execution(e) => {
                 let (mine, others): (Vec<_>, Vec<_>) = pending.into_iter().partition(|m| {
                     m.program == e.program && m.variant == e.variant && m.execution == e.execution
