@@ -5,7 +5,7 @@
 //! Time measurements on a loaded or frequency-scaling host vary far more than on a quiet
 //! one; the report uses these facts to say so, with the figures.
 
-use serde::{Deserialize, Serialize};
+pub use crate::files::results::{Finish, HostConditions, Load};
 
 use super::store::HostInfo;
 
@@ -34,51 +34,6 @@ fn read(path: &str) -> Option<String> {
     std::fs::read_to_string(path)
         .ok()
         .map(|s| s.trim().to_string())
-}
-
-/// The machine's load at one moment.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Load {
-    /// Load averages over 1, 5 and 15 minutes (/proc/loadavg).
-    pub average: [f64; 3],
-    /// Runnable tasks other than the reader itself (/proc/stat `procs_running` − 1): the
-    /// other busy processes competing for the cores right now.
-    pub other_running: u32,
-}
-
-/// The state of the host that makes time measurements noisy.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-pub struct HostConditions {
-    /// Load when the run started.
-    pub load: Option<Load>,
-    /// cpufreq governors in use (one entry per distinct governor over all CPUs); empty when
-    /// the kernel exposes no frequency scaling (typical of virtual machines).
-    #[serde(default)]
-    pub governors: Vec<String>,
-    /// Whether boost/turbo is on (`cpufreq/boost` or `intel_pstate/no_turbo`), when known.
-    pub boost: Option<bool>,
-    /// Whether simultaneous multithreading is active (`smt/active`), when known.
-    pub smt: Option<bool>,
-}
-
-/// The end of one `run` invocation: how it ran and the load it left.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Finish {
-    /// When this invocation started and ended, seconds since the Unix epoch.
-    pub started_unix: f64,
-    /// See `started_unix`.
-    pub ended_unix: f64,
-    /// Load when this invocation started (the header holds the first invocation's too).
-    pub load_before: Option<Load>,
-    /// Load when it ended.
-    pub load_after: Option<Load>,
-    /// Executions run at once (`--jobs`).
-    pub jobs: u32,
-    /// CPUs the executions were pinned to (`--cpus`), if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpus: Option<Vec<usize>>,
-    /// Executions this invocation committed.
-    pub executed: u64,
 }
 
 /// The load now, when /proc says.

@@ -24,7 +24,7 @@ use super::store::{
 };
 use super::summary::{summarize, BinarySummary};
 use super::targets::plan_targets;
-use crate::build::manifest::Manifest;
+use crate::files::manifest::Manifest;
 
 /// What a finished (or budget-stopped) run did.
 #[derive(Debug, Clone)]
