@@ -19,10 +19,10 @@ use super::preflight::{check_writable, which};
 use super::schedule::{build_schedule, Slot};
 use super::settings::{resolve, RunRequest};
 use super::store::{
-    read_results, ExecutionStatus, Extension, Header, Record, StoreWriter, RESULTS_FILE,
+    scan_results, ExecutionStatus, Extension, Header, Record, StoreWriter, RESULTS_FILE,
     RESULTS_SCHEMA,
 };
-use super::summary::{summarize, BinarySummary};
+use super::summary::{BinarySummary, Summarizer};
 use super::targets::plan_targets;
 use crate::files::manifest::Manifest;
 
@@ -58,7 +58,8 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
 
     let store_path = out.join(RESULTS_FILE);
     let previous = if store_path.exists() {
-        let r = read_results(out)?;
+        // Only the execution records matter here: stream past the measurements.
+        let r = scan_results(out, |_, _| {})?;
         match (&r.header, req.resume) {
             (Some(_), false) => bail!(
                 "{} already holds results: pass --resume to continue that run, or choose another --out",
@@ -279,23 +280,22 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
             return Err(e);
         }
     };
-    writer.append(&[Record::Finish(Finish {
-        started_unix: invocation_started,
-        ended_unix: unix_now(),
-        load_before,
-        load_after: current_load(),
-        jobs: jobs as u32,
-        cpus: req.cpus.clone(),
-        executed: executed as u64,
-    })])?;
+    // An invocation that ran nothing (a complete run resumed) leaves the store untouched.
+    if executed > 0 {
+        writer.append(&[Record::Finish(Finish {
+            started_unix: invocation_started,
+            ended_unix: unix_now(),
+            load_before,
+            load_after: current_load(),
+            jobs: jobs as u32,
+            cpus: req.cpus.clone(),
+            executed: executed as u64,
+        })])?;
+    }
     bar.finish_and_clear();
-    let final_results = read_results(out)?;
-    let summary = summarize(
-        &final_results,
-        super::metric::primary_name_in_store(&header.metric, |m| {
-            final_results.measurements.iter().any(|x| x.metric == m)
-        }),
-    );
+    let mut summary = Summarizer::new(super::metric::primary_name_of_spec(&header.metric));
+    scan_results(out, |e, mine| summary.add(e, &mine))?;
+    let summary = summary.finish();
     Ok(RunReport {
         executed,
         skipped,
