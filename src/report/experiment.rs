@@ -20,8 +20,7 @@ use crate::run::store::{read_results, ExecutionStatus, Header, Results, RESULTS_
 
 use super::balance::balance;
 
-/// The label the store gives the default-layout binary.
-pub const BASELINE_LABEL: &str = "baseline";
+pub use crate::files::manifest::BASELINE_LABEL;
 
 /// One finished (or running) experiment, ready for analysis.
 #[derive(Debug, Clone)]
