@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use layoutrand::run::budget::parse_duration;
+use layoutrand::run::reaper::Interrupted;
 use layoutrand::run::runner::run_experiment;
 use layoutrand::run::settings::RunRequest;
 
@@ -105,7 +106,16 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         force_parallel: args.force_parallel,
         cpus,
     };
-    let report = run_experiment(&req)?;
+    let report = match run_experiment(&req) {
+        Ok(report) => report,
+        Err(err) => match err.downcast_ref::<Interrupted>() {
+            Some(stop) => {
+                eprintln!("layoutrand: {stop}");
+                return Ok(128 + stop.signal);
+            }
+            None => return Err(err),
+        },
+    };
     eprintln!(
         "layoutrand: {} execution(s) run, {} already done, schedule seed {}{}",
         report.executed,

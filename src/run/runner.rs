@@ -16,6 +16,7 @@ use super::execution::{unix_now, ExecutionContext};
 use super::host::{current_load, detect_conditions, detect_host, Finish};
 use super::metric::MetricSpec;
 use super::preflight::{check_writable, which};
+use super::reaper::{self, Interrupted};
 use super::schedule::{build_schedule, Slot};
 use super::settings::{resolve, RunRequest};
 use super::store::{
@@ -143,6 +144,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
     let base_env = clean_environment(&cwd);
 
     let mut writer = StoreWriter::open(out)?;
+    reaper::install()?;
     let header = match previous.as_ref().and_then(|r| r.header.clone()) {
         Some(h) => h,
         None => {
@@ -244,7 +246,17 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
             }
         })
         .collect();
-    let may_start = || req.budget.is_none_or(|budget| started.elapsed() < budget);
+    let interrupted = |executed: usize, signal: i32| Interrupted {
+        signal,
+        kept: skipped + executed,
+        run_now: executed,
+        out: req.out_dir.clone(),
+    };
+    let may_start = || {
+        reaper::interrupted().is_none()
+            && req.budget.is_none_or(|budget| started.elapsed() < budget)
+    };
+    let mut committed = 0;
     let walked = super::parallel::run_slots(
         &contexts,
         &worker_cpus,
@@ -252,12 +264,15 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
         &target_of,
         &may_start,
         |slot, records| {
+            if let Some(signal) = records.interrupted {
+                return Err(interrupted(committed, signal).into());
+            }
             writer.append(&records.records)?;
+            committed += 1;
             bar.inc(1);
             match records.status {
                 ExecutionStatus::Ok => any_metric_ok = true,
                 ExecutionStatus::Metric if !any_metric_ok => {
-                    bar.abandon();
                     let target = target_of(slot);
                     bail!(
                         "{} (execution {} of {} {}); the output ends with:\n{}",
@@ -280,6 +295,10 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
             return Err(e);
         }
     };
+    if let Some(signal) = reaper::interrupted() {
+        bar.abandon();
+        return Err(interrupted(executed, signal).into());
+    }
     // An invocation that ran nothing (a complete run resumed) leaves the store untouched.
     if executed > 0 {
         writer.append(&[Record::Finish(Finish {
