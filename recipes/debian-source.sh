@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fetches a Debian source package into DEST without touching the system's apt setup:
 # the machine's own deb822 sources are copied to a private directory with `Types: deb-src`,
-# and apt is pointed there (DESIGN.md, "Real programs to try").
+# and apt is pointed there (docs/design.md, "Real programs").
 #
 #   recipes/debian-source.sh [--skip-patches] PACKAGE DEST
 #

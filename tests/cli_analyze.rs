@@ -60,7 +60,7 @@ fn analyze_json_on_the_libkalibera_vector() {
     let levels = v["levels"].as_array().unwrap();
     let names: Vec<&str> = levels.iter().map(|l| l["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["iteration", "execution", "binary"]);
-    // DESIGN.md: S² = [0.726667, 0.505, 1.027222], T² = [0.726667, 0.262778, 0.774722].
+    // docs/design.md: S² = [0.726667, 0.505, 1.027222], T² = [0.726667, 0.262778, 0.774722].
     for (l, (s2, t2)) in levels.iter().zip([
         (0.726667, 0.726667),
         (0.505, 0.262778),
@@ -153,7 +153,7 @@ fn analyze_one_level_plain_sample() {
     ]);
     assert!(close(&v["ci"]["low"], 1.5111568740863572, 1e-10));
     assert!(close(&v["ci"]["high"], 2.578843125913642, 1e-10));
-    // DESIGN.md / R: shapiro.test(T1) W = 0.986190408160782, p = 0.964734206740106
+    // docs/design.md / R: shapiro.test(T1) W = 0.986190408160782, p = 0.964734206740106
     assert!(close(&v["normality"]["w"], 0.986190408160782, 1e-10));
     assert_eq!(v["levels"].as_array().unwrap().len(), 1);
 }

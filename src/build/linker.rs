@@ -1,5 +1,5 @@
 //! The four linkers and which ordering mechanism each offers for each granularity
-//! (measured on Debian 12; see docs/build.md and DESIGN.md's table).
+//! (measured on Debian 12; see docs/build.md and docs/design.md's table).
 
 use anyhow::{bail, Result};
 

@@ -178,7 +178,7 @@ mod tests {
         (a - b).abs() <= tol * b.abs().max(1e-300)
     }
 
-    /// libkalibera's public test vector (DESIGN.md): {(0,0):[3,4,3], (0,1):[1.2,3.1,3],
+    /// libkalibera's public test vector (docs/design.md): {(0,0):[3,4,3], (0,1):[1.2,3.1,3],
     /// (1,0):[0.2,1,1.5], (1,1):[1,2,3]}, printed there to 6 decimals.
     fn libkalibera() -> Hierarchy {
         Hierarchy::from_nested(

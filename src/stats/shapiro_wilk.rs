@@ -219,7 +219,7 @@ mod tests {
 
     #[test]
     fn design_md_vectors() {
-        // DESIGN.md (R 4.2.2): Touati's T1 and 1..11.
+        // docs/design.md (R 4.2.2): Touati's T1 and 1..11.
         let r = shapiro_wilk(&[2.799, 2.046, 1.259, 1.877, 2.244]).unwrap();
         assert!(rel(r.w, 0.986190408160782) < 1e-12);
         assert!(rel(r.p, 0.964734206740106) < 1e-10);

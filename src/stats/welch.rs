@@ -122,7 +122,7 @@ mod tests {
     #[test]
     fn touati_example() {
         // Touati et al. §2: t.test(T1, T2, alternative="greater", conf.level=0.95) gives the
-        // lower bound 0.3414632 (DESIGN.md); R 4.x with options(digits=17) prints
+        // lower bound 0.3414632 (docs/design.md); R 4.x with options(digits=17) prints
         // 0.34146317504026108. Two-sided: t = 2.823757103704237270, df = 8,
         // p = 0.022364118455948136, CI (0.18335605701385474, 1.81664394298614496).
         let w = welch(&T1, &T2).unwrap();

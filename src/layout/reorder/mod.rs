@@ -7,7 +7,7 @@
 //!   object any final linker (bfd, gold, lld, mold) lays out in that order;
 //! * [`text_order_script`]: a linker script fixing the global order of sections across
 //!   objects and archive members (exact with ld.bfd and ld.lld; gold and mold do not honour
-//!   it, see `DESIGN.md`);
+//!   it, see docs/design.md);
 //! * [`symbol_ordering_file`]: lld's `--symbol-ordering-file` (by symbol name only).
 
 mod relocatable;

@@ -3,7 +3,7 @@
 //! `SECTIONS { .text.rand : { "a.o"(.text.f) "libx.a:m.o"(.text.g) ... } } INSERT BEFORE .text;`
 //! augments the default script instead of replacing it: the listed input sections are
 //! gathered, in the listed order, into one output section placed just before `.text`; all
-//! other code keeps its default placement. Measured exact on bfd and lld (DESIGN.md); gold
+//! other code keeps its default placement. Measured exact on bfd and lld (docs/design.md); gold
 //! and mold do not implement `INSERT` that way.
 //!
 //! File names are double-quoted. Quoting does not stop bfd from treating `*?[` as

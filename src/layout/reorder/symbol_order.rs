@@ -2,7 +2,7 @@
 //!
 //! lld places the sections defining the listed symbols first, in list order. It names
 //! symbols only, so same-named `static` functions of different modules cannot be told apart
-//! (they are placed together, DESIGN.md); prefer [`super::text_order_script`], which names
+//! (they are placed together, docs/design.md); prefer [`super::text_order_script`], which names
 //! each object, when statics matter. Neither bfd, gold nor mold reads this file.
 
 use anyhow::{bail, Result};
