@@ -166,6 +166,10 @@ pub struct Execution {
     /// Last lines of stderr (and of stdout for metric errors) when the execution failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tail: Option<String>,
+    /// The machine that ran it (Slurm runs; absent for local runs, whose machine is the
+    /// header's host).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<super::machine::Machine>,
 }
 
 /// How an execution ended.
@@ -453,6 +457,7 @@ mod tests {
             exit_code: Some(0),
             signal: None,
             output_tail: None,
+            machine: None,
         })
     }
 
