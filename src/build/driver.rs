@@ -123,7 +123,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
 /// replace: those must never be silently paired with other files.
 pub(crate) fn clear_previous_output(out_dir: &Path) -> Result<()> {
     let results = out_dir.join(crate::run::store::RESULTS_FILE);
-    if results.exists() {
+    if crate::run::store::has_results(out_dir) {
         bail!(
             "{} holds measurements of the binaries a new build would replace: use another --out, \
              add seeds with --extend, or remove the measurements first",

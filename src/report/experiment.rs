@@ -16,7 +16,9 @@ use anyhow::{bail, Context, Result};
 
 use crate::build::manifest::{BuildMode, Manifest, MANIFEST_FILE};
 use crate::experiment::growth::{GrowthLog, STOPPING_FILE};
-use crate::run::store::{read_results, ExecutionStatus, Header, Results, RESULTS_FILE};
+use crate::run::store::{
+    has_results, read_results, ExecutionStatus, Header, Results, RESULTS_FILE,
+};
 
 use super::balance::balance;
 
@@ -193,7 +195,7 @@ pub fn load(dir: &Path) -> Result<Experiment> {
         );
     }
     let manifest = Manifest::load(dir)?;
-    if !dir.join(RESULTS_FILE).exists() {
+    if !has_results(dir) {
         bail!(
             "{} has no {RESULTS_FILE}: nothing has been measured yet (run `layoutrand run` first)",
             dir.display()

@@ -22,6 +22,7 @@ pub mod process;
 pub mod runner;
 pub mod schedule;
 pub mod settings;
+pub mod shards;
 pub mod store;
 pub mod summary;
 pub mod targets;

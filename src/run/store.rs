@@ -225,10 +225,21 @@ impl Results {
 /// A malformed line in the middle of the file is an error naming file and line. A malformed
 /// *last* line is the trace of an interrupted write: it is dropped with a warning. So are
 /// measurements not followed by their execution record.
+///
+/// A directory without `results.jsonl` but with shard stores (a Slurm run) reads as one
+/// store: see [`super::shards::read_sharded`].
 pub fn read_results(dir: &Path) -> Result<Results> {
     let path = dir.join(RESULTS_FILE);
+    if super::shards::is_sharded(dir) {
+        return super::shards::read_sharded(dir);
+    }
     let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
     parse_results(&bytes, &path)
+}
+
+/// True when `dir` holds measurements: a store, or the shard stores of a Slurm run.
+pub fn has_results(dir: &Path) -> bool {
+    dir.join(RESULTS_FILE).exists() || super::shards::is_sharded(dir)
 }
 
 /// Parses the bytes of a store; `path` is used in messages only.
