@@ -23,6 +23,7 @@ pub mod runner;
 pub mod schedule;
 pub mod settings;
 pub mod shards;
+pub mod slurm;
 pub mod store;
 pub mod summary;
 pub mod targets;
