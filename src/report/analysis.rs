@@ -38,6 +38,9 @@ pub fn analyse(experiment: &Experiment, confidence: f64) -> anyhow::Result<Repor
             analyse_series(s, failures, confidence)
         })
         .collect();
+    let machines = super::machines::machine_sections(experiment, confidence);
+    let mut warnings = experiment.warnings.clone();
+    warnings.extend(super::machines::machine_warnings(&machines));
     Ok(Report {
         schema: super::model::REPORT_SCHEMA,
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -59,7 +62,8 @@ pub fn analyse(experiment: &Experiment, confidence: f64) -> anyhow::Result<Repor
         },
         series,
         failures: experiment.failures.clone(),
-        warnings: experiment.warnings.clone(),
+        warnings,
+        machines,
     })
 }
 

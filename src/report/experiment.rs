@@ -43,6 +43,9 @@ pub struct Experiment {
     /// The stopping rule, when `layoutrand experiment` grew the top level on-line
     /// (`stopping.json`).
     pub growth: Option<GrowthLog>,
+    /// The machine of each execution, by (program, variant, execution), when the store
+    /// records machines (Slurm runs); empty otherwise.
+    pub machines: BTreeMap<(String, String, u32), String>,
 }
 
 /// How many executions of one program ended in each way other than `ok`.
@@ -426,6 +429,17 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
     });
 
     let growth = read_growth_log(dir)?;
+    let machines = results
+        .executions
+        .iter()
+        .filter_map(|e| {
+            let m = e.machine.as_ref()?;
+            Some((
+                (e.program.clone(), e.variant.clone(), e.execution),
+                m.label(),
+            ))
+        })
+        .collect();
     Ok(Experiment {
         dir: dir.to_path_buf(),
         manifest,
@@ -434,6 +448,7 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
         failures,
         warnings,
         growth,
+        machines,
     })
 }
 

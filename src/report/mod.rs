@@ -15,6 +15,7 @@ pub mod dimension;
 pub mod experiment;
 pub mod export;
 pub mod extra_stats;
+pub mod machines;
 pub mod model;
 pub mod numfmt;
 pub mod plots;
