@@ -15,7 +15,7 @@ use super::preflight::which;
 use super::settings::{resolve, RunRequest, RunSettings};
 use super::store::{Header, RESULTS_SCHEMA};
 use super::targets::{plan_targets, Target};
-use crate::build::manifest::Manifest;
+use crate::files::manifest::Manifest;
 
 /// A run's plan: what every execution of it shares.
 pub struct PreparedRun {

@@ -15,7 +15,7 @@ use super::schedule::{build_schedule, Slot};
 use super::settings::RunRequest;
 use super::store::{read_results, ExecutionStatus, Extension, Record, StoreWriter, RESULTS_FILE};
 use super::summary::{summarize, BinarySummary};
-use crate::build::manifest::Manifest;
+use crate::files::manifest::Manifest;
 
 /// What a finished (or budget-stopped) run did.
 #[derive(Debug, Clone)]

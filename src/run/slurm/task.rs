@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use super::plan::{slurm_path, SlurmPlan, MARKER_FILE};
-use crate::build::manifest::Manifest;
+use crate::files::manifest::Manifest;
 use crate::run::environment::{probe_aslr_off, STAGING_DIR};
 use crate::run::execution::{run_one, unix_now, ExecutionContext};
 use crate::run::host::detect_host;
-use crate::run::machine::Machine;
+use crate::run::machine::{detect_machine, Machine};
 use crate::run::preflight::check_writable;
 use crate::run::prepare::prepare_run;
 use crate::run::settings::RunRequest;
@@ -35,7 +35,7 @@ pub struct ShardReport {
 /// submitter wrote into the marker (so the directory is the submitter's, seen through
 /// shared storage).
 pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
-    let machine = Machine::detect();
+    let machine = detect_machine();
     let here = machine.label();
     let marker = slurm_path(dir, MARKER_FILE);
     match std::fs::read_to_string(&marker) {

@@ -159,7 +159,7 @@ impl Manifest {
     /// half a manifest.
     pub fn save(&self, dir: &Path) -> Result<()> {
         let text = serde_json::to_string_pretty(self)?;
-        crate::run::store::write_atomically(&dir.join(MANIFEST_FILE), text.as_bytes())
+        crate::files::write_atomically(&dir.join(MANIFEST_FILE), text.as_bytes())
     }
 
     /// The baseline followed by every seed, in that order.
