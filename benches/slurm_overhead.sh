@@ -76,17 +76,8 @@ for _ in $(seq 150); do
     sleep 0.2
 done
 
-make_experiment() { # DIR: an experiment whose only binary is /bin/true
-    mkdir -p "$1/bin"
-    cp /bin/true "$1/bin/true"
-    cat >"$1/manifest.json" <<JSON
-{"schema":1,"tool_version":"bench","toolchain":{},"build_command":[],"build_dir":"$1",
- "mode":"relink","granularity":"link","linker":"bfd","mechanism":"bench",
- "recorded_build_seconds":0,"relink_seconds":0,
- "baseline":{"seed":null,"status":"ok","binaries":[{"name":"true","path":"bin/true",
-   "sha256":"","fingerprint":"","functions":0,"link_seconds":0}]},"seeds":[]}
-JSON
-}
+# shellcheck source=benches/bench_experiment.sh
+. benches/bench_experiment.sh
 
 # STORE...: "first_start last_start count" over the execution records of the stores.
 starts() { cat "$@" | python3 -c '
@@ -112,7 +103,6 @@ one() { # MODE: "latency_ms per_execution_us"
     rm -rf "$dir"
 }
 
-median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 for mode in local slurm; do
     rows=$(for _ in $(seq "$repeats"); do one "$mode"; done)
     lat=$(awk '{print $1}' <<<"$rows" | median)

@@ -12,10 +12,9 @@
 //! degrees of freedom lose the `B − 1` binary means fitted first: `N − B − M + 1`
 //! (Montgomery, "Design and Analysis of Experiments", §5.3, additive model).
 
-use serde::Serialize;
-use statrs::distribution::{ContinuousCDF, FisherSnedecor};
-
+use super::anova::f_upper_tail;
 use super::error::StatsError;
+use serde::Serialize;
 
 /// The machine component of the execution-level variance.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -114,15 +113,7 @@ pub fn machine_component(data: &[(usize, usize, f64)]) -> Result<MachineComponen
     let ms_machine = ss_machine / df.0 as f64;
     let ms_error = ss_error / df.1 as f64;
     let f = ms_machine / ms_error;
-    let p = if f.is_nan() {
-        f64::NAN
-    } else if f.is_infinite() {
-        0.0
-    } else {
-        FisherSnedecor::new(df.0 as f64, df.1 as f64)
-            .expect("positive degrees of freedom")
-            .sf(f)
-    };
+    let p = f_upper_tail(f, df.0, df.1);
     let sum_sq: f64 = n_m.iter().map(|&c| (c * c) as f64).sum();
     let n0 = (n as f64 - sum_sq / n as f64) / df.0 as f64;
     let var_machine = (ms_machine - ms_error) / n0;
