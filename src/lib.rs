@@ -13,6 +13,7 @@
 //! store records) and the atomic write they share, below every stage so that no stage imports
 //! another for a file's layout. [`seeded`] holds the reproducible random streams every stage draws from.
 
+pub mod analysis;
 pub mod build;
 pub mod experiment;
 pub mod files;

@@ -123,10 +123,14 @@ impl Variant {
     }
 }
 
+/// The label of the default-layout binary (built with the linker's own order) in result
+/// stores, exports and reports.
+pub const BASELINE_LABEL: &str = "baseline";
+
 /// `baseline` for `None`, `seed-N` for `Some(N)`.
 pub fn variant_label(seed: Option<u64>) -> String {
     match seed {
-        None => "baseline".to_string(),
+        None => BASELINE_LABEL.to_string(),
         Some(s) => format!("seed-{s}"),
     }
 }

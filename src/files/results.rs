@@ -125,7 +125,10 @@ pub struct Measurement {
     pub warmup: bool,
     /// Metric name, e.g. `wall`, `cpu`, `max_rss`, `reported`, `I1_misses`.
     pub metric: String,
-    /// The value, in `unit`.
+    /// The value, in `unit`. Always finite when written by this version; layoutrand 0.1 wrote
+    /// a non-finite value as `null`, which reads back as NaN (the store reader then counts that
+    /// execution as a metric failure).
+    #[serde(deserialize_with = "number_or_null")]
     pub value: f64,
     /// Unit of `value`, e.g. `ns`, `KiB`, `count`, or the unit the program printed.
     pub unit: String,
@@ -210,4 +213,9 @@ pub enum ExecutionStatus {
     Spawn,
     /// Exited 0 but the metric could not be read from its output.
     Metric,
+}
+
+/// A JSON number, or `null` read as NaN (see [`Measurement::value`]).
+fn number_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
 }

@@ -22,8 +22,7 @@ use crate::run::store::{
 
 use super::balance::balance;
 
-/// The label the store gives the default-layout binary.
-pub const BASELINE_LABEL: &str = "baseline";
+pub use crate::files::manifest::BASELINE_LABEL;
 
 /// One finished (or running) experiment, ready for analysis.
 #[derive(Debug, Clone)]

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::experiment::Experiment;
-use super::numfmt::{p_value, percent, quantity};
+use crate::analysis::numfmt::{p_value, percent, quantity};
 use crate::stats::machines::{machine_component, MachineComponent};
 
 /// How the top-level interval treats machines, in words (the same for every series).

@@ -17,7 +17,6 @@ pub mod export;
 pub mod extra_stats;
 pub mod machines;
 pub mod model;
-pub mod numfmt;
 pub mod plots;
 pub mod sensitivity;
 pub mod shift;

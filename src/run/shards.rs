@@ -9,12 +9,12 @@
 //! order. Every shard is therefore an equal mix of all binaries, and each binary's
 //! executions are spread over all shards — and so over the machines that run them.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 
-use super::store::{read_results, Header, Results, RESULTS_FILE};
+use super::store::{read_results, Execution, Header, Measurement, Results, RESULTS_FILE};
 
 /// Folder of the shard stores inside an experiment directory.
 pub const SHARDS_DIR: &str = "shards";
@@ -111,7 +111,7 @@ pub fn read_sharded(dir: &Path) -> Result<Results> {
         merged.extensions.extend(r.extensions);
     }
     merged.executions.sort_by_key(|e| e.schedule_index);
-    let order: std::collections::HashMap<(&str, &str, u32), u64> = merged
+    let order: HashMap<(&str, &str, u32), u64> = merged
         .executions
         .iter()
         .map(|e| {
@@ -129,6 +129,27 @@ pub fn read_sharded(dir: &Path) -> Result<Results> {
             .unwrap_or(u64::MAX)
     });
     merged.measurements = measurements;
+    Ok(merged)
+}
+
+/// [`read_sharded`], handing each execution with its measurements to `on_commit` as
+/// [`super::store::scan_results`] does; the result keeps no measurements.
+pub fn scan_sharded(
+    dir: &Path,
+    mut on_commit: impl FnMut(&Execution, Vec<Measurement>),
+) -> Result<Results> {
+    let mut merged = read_sharded(dir)?;
+    let mut by_execution: HashMap<(String, String, u32), Vec<Measurement>> = HashMap::new();
+    for m in std::mem::take(&mut merged.measurements) {
+        by_execution
+            .entry((m.program.clone(), m.variant.clone(), m.execution))
+            .or_default()
+            .push(m);
+    }
+    for e in &merged.executions {
+        let key = (e.program.clone(), e.variant.clone(), e.execution);
+        on_commit(e, by_execution.remove(&key).unwrap_or_default());
+    }
     Ok(merged)
 }
 

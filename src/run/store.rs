@@ -8,8 +8,9 @@
 //! A torn last line is detected and dropped with a warning. The schema is documented in
 //! `docs/formats.md`.
 
+use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -49,21 +50,37 @@ impl Results {
     }
 }
 
-/// Reads `dir/results.jsonl`.
+/// Reads `dir/results.jsonl`, keeping every committed measurement in memory.
 ///
 /// A malformed line in the middle of the file is an error naming file and line. A malformed
 /// *last* line is the trace of an interrupted write: it is dropped with a warning. So are
-/// measurements not followed by their execution record.
+/// measurements not followed by their execution record. A `null` value (how layoutrand 0.1
+/// stored `nan` or `inf` output) turns its execution into a metric failure, with a warning.
 ///
 /// A directory without `results.jsonl` but with shard stores (a Slurm run) reads as one
 /// store: see [`super::shards::read_sharded`].
 pub fn read_results(dir: &Path) -> Result<Results> {
-    let path = dir.join(RESULTS_FILE);
+    let mut measurements = Vec::new();
+    let mut results = scan_results(dir, |_, mine| measurements.extend(mine))?;
+    results.measurements = measurements;
+    Ok(results)
+}
+
+/// Reads `dir/results.jsonl` in one streaming pass, as [`read_results`] does, but hands each
+/// committed execution with its measurements to `on_commit` instead of keeping the
+/// measurements: memory stays bounded by one execution's measurements whatever the store's
+/// size (a resumed run needs only the execution records). The returned [`Results`] has no
+/// measurements. Shard stores (a Slurm run) are merged first, then handed over the same way.
+pub fn scan_results(
+    dir: &Path,
+    on_commit: impl FnMut(&Execution, Vec<Measurement>),
+) -> Result<Results> {
     if super::shards::is_sharded(dir) {
-        return super::shards::read_sharded(dir);
+        return super::shards::scan_sharded(dir, on_commit);
     }
-    let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    parse_results(&bytes, &path)
+    let path = dir.join(RESULTS_FILE);
+    let file = File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    scan(BufReader::with_capacity(1 << 16, file), &path, on_commit)
 }
 
 /// True when `dir` holds measurements: a store, or the shard stores of a Slurm run.
@@ -73,21 +90,46 @@ pub fn has_results(dir: &Path) -> bool {
 
 /// Parses the bytes of a store; `path` is used in messages only.
 pub fn parse_results(bytes: &[u8], path: &Path) -> Result<Results> {
+    let mut measurements = Vec::new();
+    let mut results = scan(bytes, path, |_, mine| measurements.extend(mine))?;
+    results.measurements = measurements;
+    Ok(results)
+}
+
+/// The reader behind [`scan_results`] and [`parse_results`]: one line at a time.
+fn scan(
+    mut reader: impl BufRead,
+    path: &Path,
+    mut on_commit: impl FnMut(&Execution, Vec<Measurement>),
+) -> Result<Results> {
     let mut results = Results::default();
     let mut pending: Vec<Measurement> = Vec::new();
-    let text = String::from_utf8_lossy(bytes);
-    let ends_with_newline = text.ends_with('\n');
-    let lines: Vec<&str> = text.split('\n').collect();
-    // `split` yields an empty piece after a final newline; a torn write has no final newline.
-    let last_index = lines.len().saturating_sub(1);
-    for (i, line) in lines.iter().enumerate() {
-        let lineno = i + 1;
-        if line.trim().is_empty() {
+    // (iteration, metric) of the pending measurements, to spot an execution run again.
+    let mut pending_keys: HashSet<(u32, String)> = HashSet::new();
+    let mut line = Vec::new();
+    let mut lineno = 0;
+    loop {
+        line.clear();
+        let read = reader
+            .read_until(b'\n', &mut line)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        if read == 0 {
+            break;
+        }
+        lineno += 1;
+        // A torn write has no final newline.
+        let complete = line.last() == Some(&b'\n');
+        let body = if complete {
+            &line[..line.len() - 1]
+        } else {
+            &line[..]
+        };
+        if body.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let record: Record = match serde_json::from_str(line) {
+        let record: Record = match serde_json::from_slice(body) {
             Ok(r) => r,
-            Err(e) if i == last_index && !ends_with_newline => {
+            Err(e) if !complete => {
                 results.warnings.push(format!(
                     "{}:{lineno}: dropped a torn last line (an interrupted write): {e}",
                     path.display()
@@ -123,9 +165,7 @@ pub fn parse_results(bytes: &[u8], path: &Path) -> Result<Results> {
                 let stale = pending.first().is_some_and(|p| {
                     (p.program.as_str(), p.variant.as_str(), p.execution)
                         != (m.program.as_str(), m.variant.as_str(), m.execution)
-                }) || pending
-                    .iter()
-                    .any(|p| p.iteration == m.iteration && p.metric == m.metric);
+                }) || pending_keys.contains(&(m.iteration, m.metric.clone()));
                 if stale {
                     results.warnings.push(format!(
                         "{}:{lineno}: {} uncommitted measurement(s) of an interrupted execution were dropped",
@@ -133,14 +173,20 @@ pub fn parse_results(bytes: &[u8], path: &Path) -> Result<Results> {
                         pending.len()
                     ));
                     pending.clear();
+                    pending_keys.clear();
                 }
+                pending_keys.insert((m.iteration, m.metric.clone()));
                 pending.push(m);
             }
             Record::Extension(x) => results.extensions.push(x),
-            Record::Execution(e) => {
-                let (mine, others): (Vec<_>, Vec<_>) = pending.into_iter().partition(|m| {
-                    m.program == e.program && m.variant == e.variant && m.execution == e.execution
-                });
+            Record::Execution(mut e) => {
+                let (mine, others): (Vec<_>, Vec<_>) =
+                    std::mem::take(&mut pending).into_iter().partition(|m| {
+                        m.program == e.program
+                            && m.variant == e.variant
+                            && m.execution == e.execution
+                    });
+                pending_keys.clear();
                 if !others.is_empty() {
                     results.warnings.push(format!(
                         "{}:{lineno}: {} measurement(s) without their execution record were dropped",
@@ -148,9 +194,24 @@ pub fn parse_results(bytes: &[u8], path: &Path) -> Result<Results> {
                         others.len()
                     ));
                 }
-                results.measurements.extend(mine);
+                if mine.iter().any(|m| !m.value.is_finite()) {
+                    results.warnings.push(format!(
+                        "{}:{lineno}: execution {} of {} {} holds a null value (how layoutrand 0.1 stored `nan` or `inf` output): counted as a metric failure, its values left out",
+                        path.display(),
+                        e.execution,
+                        e.program,
+                        e.variant
+                    ));
+                    e.status = ExecutionStatus::Metric;
+                    e.output_tail = Some(
+                        "a measured value was not finite (stored as null by an older layoutrand)"
+                            .to_string(),
+                    );
+                    on_commit(&e, Vec::new());
+                } else {
+                    on_commit(&e, mine);
+                }
                 results.executions.push(e);
-                pending = Vec::new();
             }
         }
     }
@@ -195,10 +256,12 @@ impl StoreWriter {
                 path.display()
             );
         }
-        let bytes = std::fs::read(&path)
+        let reader = File::open(&path)
+            .map(|f| BufReader::with_capacity(1 << 16, f))
             .with_context(|| format!("cannot read {} to check it", path.display()))?;
-        let keep = committed_length(&bytes);
-        if keep < bytes.len() {
+        let (keep, len) = committed_length(reader)
+            .with_context(|| format!("cannot read {} to check it", path.display()))?;
+        if keep < len {
             file.set_len(keep as u64)
                 .with_context(|| format!("cannot repair {}", path.display()))?;
             file.sync_all()?;
@@ -224,26 +287,38 @@ impl StoreWriter {
     }
 }
 
-/// The length of the store's committed prefix: everything up to the last complete header,
-/// execution or extension line. What follows (a torn line, measurements of an execution that
-/// never finished) is cut before appending, so that a resumed run never leaves stale
-/// measurements beside the ones of the execution it runs again.
-fn committed_length(bytes: &[u8]) -> usize {
-    let mut committed = 0;
-    let mut start = 0;
-    while let Some(newline) = bytes[start..].iter().position(|&b| b == b'\n') {
-        let end = start + newline + 1;
-        if let Ok(record) = serde_json::from_slice::<Record>(&bytes[start..end - 1]) {
-            if !matches!(record, Record::Measurement(_)) {
-                committed = end;
-            }
-        } else {
-            // A malformed complete line is not ours to cut: keep it for the reader to report.
-            committed = end;
-        }
-        start = end;
+/// The length of the store's committed prefix, and the store's length: everything up to the
+/// last complete header, execution or extension line is committed. What follows (a torn line,
+/// measurements of an execution that never finished) is cut before appending, so that a
+/// resumed run never leaves stale measurements beside the ones of the execution it runs again.
+/// Streams the file and reads only each line's `record` tag.
+fn committed_length(mut reader: impl BufRead) -> std::io::Result<(u64, u64)> {
+    /// Just the tag of a record line.
+    #[derive(serde::Deserialize)]
+    struct Tag {
+        record: String,
     }
-    committed
+    let mut committed = 0;
+    let mut end = 0;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = reader.read_until(b'\n', &mut line)?;
+        if read == 0 {
+            break;
+        }
+        end += read as u64;
+        if line.last() != Some(&b'\n') {
+            break; // a torn last line
+        }
+        match serde_json::from_slice::<Tag>(&line[..line.len() - 1]) {
+            Ok(tag) if tag.record == "measurement" => {}
+            // Anything else, including a malformed complete line (not ours to cut: the reader
+            // reports it), ends the committed prefix here.
+            _ => committed = end,
+        }
+    }
+    Ok((committed, end))
 }
 
 #[cfg(test)]
