@@ -4,7 +4,7 @@
 # Both are measured as the slope between a short and a long series (so start-up costs —
 # loading the manifest, the ASLR probe, the header — cancel out), each the median of
 # REPEATS tries. The runner's per-execution work is: stage the binary at its fixed path
-# (hard link), build the environment, fork/exec with setpgid + personality + pdeathsig in
+# (hard link), check its sha256 against the manifest, build the environment, fork/exec with setpgid + personality + pdeathsig in
 # pre_exec, wait4, one write + fsync of the execution's records. The fsync is the price of
 # the store's durability, so the store is measured both on DIR's disk and on tmpfs.
 #
@@ -20,8 +20,22 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 gcc -O2 -o "$work/bare" benches/run_overhead_bare.c
 
+<<<<<<< HEAD
 # shellcheck source=benches/bench_experiment.sh
 . benches/bench_experiment.sh
+=======
+make_experiment() { # DIR: an experiment whose only binary is /bin/true
+    mkdir -p "$1/bin"
+    cp /bin/true "$1/bin/true"
+    cat >"$1/manifest.json" <<JSON
+{"schema":1,"tool_version":"bench","toolchain":{},"build_command":[],"build_dir":"$1",
+ "mode":"relink","granularity":"link","linker":"bfd","mechanism":"bench",
+ "recorded_build_seconds":0,"relink_seconds":0,
+ "baseline":{"seed":null,"status":"ok","binaries":[{"name":"true","path":"bin/true",
+   "sha256":"$(sha256sum "$1/bin/true" | cut -d' ' -f1)","fingerprint":"","functions":0,"link_seconds":0}]},"seeds":[]}
+JSON
+}
+>>>>>>> main
 
 runner_ns() { # BASE N: "elapsed_ns child_wall_sum_ns" of `layoutrand run` with N executions
     local dir="$1/e$RANDOM$RANDOM"

@@ -152,6 +152,15 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             args.out.display()
         );
     }
+    let ok: usize = report.summary.iter().map(|s| s.executions_ok).sum();
+    let failed: usize = report.summary.iter().map(|s| s.failures).sum();
+    if ok == 0 && failed > 0 {
+        eprintln!(
+            "layoutrand: error: all {failed} executions failed: there is nothing to analyse (see the failures above and `output_tail` in {})",
+            args.out.join(layoutrand::files::results::RESULTS_FILE).display()
+        );
+        return Ok(1);
+    }
     Ok(0)
 }
 

@@ -15,6 +15,7 @@ use super::schedule::Slot;
 use super::settings::RunSettings;
 use super::store::{Execution, ExecutionStatus, Measurement, Record};
 use super::targets::Target;
+use crate::files::manifest::sha256_of_file;
 
 /// Lines of output kept in failure records and error messages.
 const TAIL_LINES: usize = 20;
@@ -71,6 +72,7 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
     for (name, source) in &target.binaries {
         let path = fixed_binary_path(out_dir, name);
         stage_binary(source, &path)?;
+        check_sha256(source, &path, &target.sha256[name], &target.variant)?;
         fixed.insert(name.clone(), path);
     }
     let bin = template.uses_bin.then(|| &fixed[&target.program]);
@@ -168,6 +170,21 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
         problem,
         tail: shown_tail,
     })
+}
+
+/// Refuses to run a staged binary whose SHA-256 is not the manifest's: a file replaced after
+/// the build (another seed's copied over it, a rebuild in place) would be measured under the
+/// wrong label. The staged file is hashed, as it is what runs.
+fn check_sha256(source: &Path, staged: &Path, expected: &str, variant: &str) -> Result<()> {
+    let actual = sha256_of_file(staged)?;
+    if actual != expected {
+        bail!(
+            "{} is not the binary `layoutrand build` made for {variant}: its sha256 is {actual}, the manifest says {}; it was replaced after the build (rebuild, or restore the file) and is not run under that label",
+            source.display(),
+            if expected.is_empty() { "nothing" } else { expected }
+        );
+    }
+    Ok(())
 }
 
 /// (metric, iteration, warmup, value, unit) of a successful execution.
