@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use layoutrand::run::budget::parse_duration;
 use layoutrand::run::metric::primary_name_of_spec;
+use layoutrand::run::reaper::Interrupted;
 use layoutrand::run::runner::run_experiment;
 use layoutrand::run::settings::RunRequest;
 use layoutrand::run::slurm::status::{render_status, wait_until_ended};
@@ -129,7 +130,16 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         };
         return run_slurm(&req, &opts, args.wait);
     }
-    let report = run_experiment(&req)?;
+    let report = match run_experiment(&req) {
+        Ok(report) => report,
+        Err(err) => match err.downcast_ref::<Interrupted>() {
+            Some(stop) => {
+                eprintln!("layoutrand: {stop}");
+                return Ok(128 + stop.signal);
+            }
+            None => return Err(err),
+        },
+    };
     eprintln!(
         "layoutrand: {} execution(s) run, {} already done, schedule seed {}{}",
         report.executed,

@@ -52,6 +52,9 @@ pub struct OneExecution {
     pub problem: Option<String>,
     /// For metric failures: the tail of the output the metric was read from.
     pub tail: String,
+    /// The signal (SIGINT, SIGTERM) that interrupted the run during this execution, which was
+    /// killed with its whole tree; then `records` is empty: nothing is to be committed.
+    pub interrupted: Option<i32>,
 }
 
 /// Runs the execution `slot` of `target` and returns its records (not yet written).
@@ -96,6 +99,15 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
     };
     let start_unix = unix_now();
     let outcome = run_process(&spec);
+    if let ProcessEnd::Interrupted(signal) = outcome.end {
+        return Ok(OneExecution {
+            records: Vec::new(),
+            status: ExecutionStatus::Signal,
+            problem: None,
+            tail: String::new(),
+            interrupted: Some(signal),
+        });
+    }
     let measurement = |metric: &str, iteration: u32, warmup: bool, value: f64, unit: &str| {
         Record::Measurement(Measurement {
             program: target.program.clone(),
@@ -141,6 +153,7 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
         ProcessEnd::Signaled(_) => (ExecutionStatus::Signal, Some(stderr_tail())),
         ProcessEnd::TimedOut => (ExecutionStatus::Timeout, Some(stderr_tail())),
         ProcessEnd::SpawnFailed(msg) => (ExecutionStatus::Spawn, Some(msg.clone())),
+        ProcessEnd::Interrupted(_) => (ExecutionStatus::Signal, None), // returned above
     };
     records.push(Record::Execution(Execution {
         program: target.program.clone(),
@@ -169,6 +182,7 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
         status,
         problem,
         tail: shown_tail,
+        interrupted: None,
     })
 }
 

@@ -11,6 +11,7 @@ use super::environment::{clean_environment, probe_aslr_off, STAGING_DIR};
 use super::execution::{run_one, unix_now, ExecutionContext};
 use super::preflight::check_writable;
 use super::prepare::{prepare_run, PreparedRun};
+use super::reaper::{self, Interrupted};
 use super::schedule::{build_schedule, Slot};
 use super::settings::RunRequest;
 use super::store::{scan_results, ExecutionStatus, Extension, Record, StoreWriter, RESULTS_FILE};
@@ -103,6 +104,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
     let base_env = clean_environment(&cwd);
 
     let mut writer = StoreWriter::open(out)?;
+    reaper::install()?;
     let header = match previous.as_ref().and_then(|r| r.header.clone()) {
         Some(h) => h,
         None => {
@@ -175,7 +177,17 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
         base_env: &base_env,
         aslr_disabled,
     };
+    let interrupted = |executed: usize, signal: i32| Interrupted {
+        signal,
+        kept: skipped + executed,
+        run_now: executed,
+        out: req.out_dir.clone(),
+    };
     for slot in &todo {
+        if let Some(signal) = reaper::interrupted() {
+            bar.abandon();
+            return Err(interrupted(executed, signal).into());
+        }
         if let Some(budget) = req.budget {
             if started.elapsed() >= budget {
                 break;
@@ -183,6 +195,10 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
         }
         let target = target_of(slot);
         let records = run_one(&ctx, slot, target)?;
+        if let Some(signal) = records.interrupted {
+            bar.abandon();
+            return Err(interrupted(executed, signal).into());
+        }
         writer.append(&records.records)?;
         executed += 1;
         bar.inc(1);

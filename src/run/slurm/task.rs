@@ -16,6 +16,7 @@ use crate::run::host::detect_host;
 use crate::run::machine::{detect_machine, Machine};
 use crate::run::preflight::check_writable;
 use crate::run::prepare::prepare_run;
+use crate::run::reaper;
 use crate::run::settings::RunRequest;
 use crate::run::shards::shard_dir;
 use crate::run::store::{read_results, Record, StoreWriter, RESULTS_FILE};
@@ -125,6 +126,9 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
         base_env: &base_env,
         aslr_disabled: true,
     };
+    // SIGTERM (scancel, the time limit) stops the task between executions, the running
+    // benchmark's whole tree killed and its execution discarded, as in a local run.
+    reaper::install()?;
     let variants = prepared.variant_labels.len();
     let mut report = ShardReport {
         executed: 0,
@@ -141,7 +145,13 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
             report.skipped += 1;
             continue;
         }
+        if let Some(signal) = reaper::interrupted() {
+            return Err(interrupted(shard, signal, &report, dir));
+        }
         let mut one = run_one(&ctx, &slot, target)?;
+        if let Some(signal) = one.interrupted {
+            return Err(interrupted(shard, signal, &report, dir));
+        }
         for r in &mut one.records {
             if let Record::Execution(e) = r {
                 e.machine = Some(machine.clone());
@@ -157,6 +167,16 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
         sdir.join(RESULTS_FILE).display()
     );
     Ok(report)
+}
+
+/// The error of a task stopped by a signal: what its shard kept, and how to continue.
+fn interrupted(shard: u32, signal: i32, report: &ShardReport, dir: &Path) -> anyhow::Error {
+    anyhow::anyhow!(
+        "shard {shard} interrupted by signal {signal}: the running execution was discarded; the shard keeps {} execution(s) ({} run now); submit what is missing with `layoutrand run --slurm --resume --out {}`",
+        report.skipped + report.executed,
+        report.executed,
+        dir.display()
+    )
 }
 
 /// Takes the node-local folder's lock, waiting (and saying so) while another task holds it.
