@@ -12,12 +12,14 @@
 
 pub mod budget;
 pub mod command;
+pub mod cpus;
 pub mod environment;
 pub mod execution;
 pub mod export;
 pub mod host;
 pub mod machine;
 pub mod metric;
+pub mod parallel;
 pub mod preflight;
 pub mod prepare;
 pub mod process;

@@ -9,7 +9,7 @@ use anyhow::{bail, Result};
 use super::command::CommandTemplate;
 use super::environment::PAD_VARIABLE;
 use super::execution::unix_now;
-use super::host::detect_host;
+use super::host::{detect_conditions, detect_host};
 use super::metric::MetricSpec;
 use super::preflight::which;
 use super::settings::{resolve, RunRequest, RunSettings};
@@ -116,6 +116,7 @@ impl PreparedRun {
             cwd: Some(cwd.display().to_string()),
             environment: base_env.iter().map(|(k, v)| format!("{k}={v}")).collect(),
             pad_variable: Some(PAD_VARIABLE.to_string()),
+            conditions: Some(detect_conditions()),
         }
     }
 }

@@ -59,11 +59,12 @@ pub fn shard_stores(dir: &Path) -> Result<Vec<(u32, PathBuf)>> {
 }
 
 /// The header fields that define the experiment: shards written by different tasks differ
-/// only in when and where they started.
+/// only in when and where they started (and the machine's state then).
 fn same_experiment(a: &Header, b: &Header) -> bool {
     let mut b = b.clone();
     b.started_unix = a.started_unix;
     b.host = a.host.clone();
+    b.conditions = a.conditions.clone();
     *a == b
 }
 
@@ -109,6 +110,7 @@ pub fn read_sharded(dir: &Path) -> Result<Results> {
         );
         dropped.clear();
         merged.extensions.extend(r.extensions);
+        merged.finishes.extend(r.finishes);
     }
     merged.executions.sort_by_key(|e| e.schedule_index);
     let order: HashMap<(&str, &str, u32), u64> = merged

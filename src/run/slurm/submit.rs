@@ -59,6 +59,9 @@ pub fn submit(req: &RunRequest, opts: &SlurmOptions) -> Result<Submission> {
     if req.budget.is_some() {
         bail!("--budget does not apply to --slurm: give the tasks a time limit with --slurm-arg=--time=HH:MM:SS");
     }
+    if req.jobs.is_some_and(|j| j > 1) || req.cpus.is_some() {
+        bail!("--jobs and --cpus do not apply to --slurm: each task runs its shard one execution at a time on a node of its own");
+    }
     let dir = req
         .out_dir
         .canonicalize()

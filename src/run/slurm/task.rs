@@ -12,7 +12,7 @@ use super::plan::{slurm_path, SlurmPlan, MARKER_FILE};
 use crate::files::manifest::Manifest;
 use crate::run::environment::{probe_aslr_off, STAGING_DIR};
 use crate::run::execution::{run_one, unix_now, ExecutionContext};
-use crate::run::host::detect_host;
+use crate::run::host::{detect_conditions, detect_host};
 use crate::run::machine::{detect_machine, Machine};
 use crate::run::preflight::check_writable;
 use crate::run::prepare::prepare_run;
@@ -99,6 +99,7 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
         let mut h = plan.header.clone();
         h.started_unix = unix_now();
         h.host = detect_host();
+        h.conditions = Some(detect_conditions());
         writer.append(&[Record::Header(h)])?;
     }
     let done: HashSet<(String, String, u32)> = previous
