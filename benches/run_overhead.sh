@@ -20,6 +20,10 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 gcc -O2 -o "$work/bare" benches/run_overhead_bare.c
 
+<<<<<<< HEAD
+# shellcheck source=benches/bench_experiment.sh
+. benches/bench_experiment.sh
+=======
 make_experiment() { # DIR: an experiment whose only binary is /bin/true
     mkdir -p "$1/bin"
     cp /bin/true "$1/bin/true"
@@ -31,6 +35,7 @@ make_experiment() { # DIR: an experiment whose only binary is /bin/true
    "sha256":"$(sha256sum "$1/bin/true" | cut -d' ' -f1)","fingerprint":"","functions":0,"link_seconds":0}]},"seeds":[]}
 JSON
 }
+>>>>>>> main
 
 runner_ns() { # BASE N: "elapsed_ns child_wall_sum_ns" of `layoutrand run` with N executions
     local dir="$1/e$RANDOM$RANDOM"
@@ -45,7 +50,6 @@ runner_ns() { # BASE N: "elapsed_ns child_wall_sum_ns" of `layoutrand run` with 
     echo "$((t1 - t0)) $inside"
 }
 
-median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
 slopes() { # CMD...: per column of CMD's output, (median at long - median at short) /
     # (long - short), in µs; each column's medians come from the same runs

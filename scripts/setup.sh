@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what layoutrand's tests and demo need on a Debian machine, if missing:
 # compilers and linkers (gcc, clang, bfd, gold, lld, mold), valgrind (the cachegrind metric),
-# dpkg-dev (apt-get source, for the real-program recipes), chromium (HTML report test).
+# dpkg-dev (apt-get source, for the real-program recipes), chromium (HTML report test),
+# slurm-wlm and munge (the emulated Slurm cluster of tests/slurm_cluster.rs).
 # Idempotent; needs root (or sudo) only when something is missing.
 set -euo pipefail
 
@@ -18,6 +19,9 @@ have clang      || need+=(clang)
 have valgrind   || need+=(valgrind)
 have dpkg-source || need+=(dpkg-dev)
 have chromium   || need+=(chromium)
+# The Slurm test (tests/slurm_cluster.rs) starts a two-node cluster of these as root.
+have slurmctld  || need+=(slurm-wlm)
+have munged     || need+=(munge)
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}" >&2

@@ -14,6 +14,8 @@ pub mod export;
 pub mod layout;
 pub mod report;
 pub mod run;
+pub mod run_shard;
+pub mod status;
 
 /// Benchmark native programs without being fooled by code layout.
 #[derive(Debug, Parser)]
@@ -45,6 +47,11 @@ pub enum Command {
     Experiment(experiment::Args),
     /// Is this program layout-sensitive on this machine? A quick answer.
     CheckSensitivity(check_sensitivity::Args),
+    /// Progress of a Slurm run (`run --slurm`): executions per shard, task states.
+    Status(status::Args),
+    /// One task of a Slurm run: runs one shard (used by the job script).
+    #[command(hide = true)]
+    RunShard(run_shard::Args),
 }
 
 /// Runs the chosen subcommand and returns the exit code.
@@ -60,5 +67,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Export(a) => export::run(a),
         Command::Experiment(a) => experiment::run(a),
         Command::CheckSensitivity(a) => check_sensitivity::run(a),
+        Command::Status(a) => status::run(a),
+        Command::RunShard(a) => run_shard::run(a),
     }
 }

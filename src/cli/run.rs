@@ -5,9 +5,14 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use layoutrand::run::budget::parse_duration;
+use layoutrand::run::metric::primary_name_of_spec;
 use layoutrand::run::reaper::Interrupted;
 use layoutrand::run::runner::run_experiment;
 use layoutrand::run::settings::RunRequest;
+use layoutrand::run::slurm::status::{render_status, wait_until_ended};
+use layoutrand::run::slurm::submit::{submit, SlurmOptions};
+use layoutrand::run::store::read_results;
+use layoutrand::run::summary::{summarize, BinarySummary};
 
 /// Arguments of `layoutrand run`.
 #[derive(Debug, clap::Args)]
@@ -48,9 +53,38 @@ pub struct Args {
     /// recorded].
     #[arg(long = "schedule-seed")]
     pub schedule_seed: Option<u64>,
-    /// Continue the interrupted run in --out, skipping committed executions.
+    /// Continue the interrupted run in --out, skipping committed executions (with --slurm:
+    /// resubmit only the shards that are incomplete).
     #[arg(long)]
     pub resume: bool,
+    /// Run the executions on a Slurm cluster: shards of the schedule as one `sbatch` array
+    /// job, one exclusive node per task (see docs/slurm.md). --out must be on storage every
+    /// node sees.
+    #[arg(long)]
+    pub slurm: bool,
+    /// With --slurm: the Slurm partition.
+    #[arg(long, requires = "slurm")]
+    pub partition: Option<String>,
+    /// With --slurm: at most this many tasks (nodes) at once.
+    #[arg(long = "max-nodes", requires = "slurm")]
+    pub max_nodes: Option<u32>,
+    /// With --slurm: one more `sbatch` option (e.g. --slurm-arg=--time=02:00:00);
+    /// repeatable.
+    #[arg(long = "slurm-arg", requires = "slurm", allow_hyphen_values = true)]
+    pub slurm_arg: Vec<String>,
+    /// With --slurm: number of shards (array tasks), each a block of rounds of the schedule
+    /// [default: --executions, one round each].
+    #[arg(long, requires = "slurm")]
+    pub shards: Option<u32>,
+    /// With --slurm: node-local folder for the fixed binary path [default: /tmp/layoutrand].
+    #[arg(long = "node-dir", requires = "slurm")]
+    pub node_dir: Option<PathBuf>,
+    /// With --slurm: block until every task ended; exit 1 when some shard is incomplete.
+    #[arg(long, requires = "slurm")]
+    pub wait: bool,
+    /// With --slurm: write the plan and the job script, submit nothing.
+    #[arg(long = "dry-run", requires = "slurm")]
+    pub dry_run: bool,
     /// Executions at once. Only for deterministic metrics (cachegrind), whose values do not
     /// depend on what else runs; the store is the one a serial run writes [default: the
     /// number of cores with --metric cachegrind, else 1].
@@ -106,6 +140,17 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         force_parallel: args.force_parallel,
         cpus,
     };
+    if args.slurm {
+        let opts = SlurmOptions {
+            partition: args.partition,
+            max_nodes: args.max_nodes,
+            slurm_args: args.slurm_arg,
+            shards: args.shards,
+            node_dir: args.node_dir,
+            dry_run: args.dry_run,
+        };
+        return run_slurm(&req, &opts, args.wait);
+    }
     let report = match run_experiment(&req) {
         Ok(report) => report,
         Err(err) => match err.downcast_ref::<Interrupted>() {
@@ -130,23 +175,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     for w in &report.warnings {
         eprintln!("layoutrand: warning: {w}");
     }
-    for s in &report.summary {
-        let cv = if s.cv.is_nan() {
-            "-".to_string()
-        } else {
-            format!("{:.2}%", 100.0 * s.cv)
-        };
-        println!(
-            "{:<16} {:<12} n={:<4} mean={:<14} {:<6} CV={:<8} failures={}",
-            s.program,
-            s.variant,
-            s.executions_ok,
-            significant(s.mean),
-            s.unit,
-            cv,
-            s.failures
-        );
-    }
+    print_summary(&report.summary);
     if report.remaining > 0 {
         eprintln!(
             "layoutrand: the budget ran out with {} execution(s) left; continue with `layoutrand run --resume --out {}`",
@@ -164,6 +193,90 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         return Ok(1);
     }
     Ok(0)
+}
+
+/// `layoutrand run --slurm`: submit, and with `--wait` block until every task ended.
+fn run_slurm(req: &RunRequest, opts: &SlurmOptions, wait: bool) -> anyhow::Result<i32> {
+    let sub = submit(req, opts)?;
+    let dir = &sub.dir;
+    let shards = sub
+        .shards
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    match &sub.job {
+        None if sub.shards.is_empty() => {
+            eprintln!(
+                "layoutrand: every shard of the run in {} is complete: nothing to submit",
+                dir.display()
+            );
+            return Ok(0);
+        }
+        None => {
+            eprintln!(
+                "layoutrand: dry run: wrote {} for shard(s) {shards} of {}; submit it with `layoutrand run --slurm --out {}`",
+                sub.script.display(),
+                sub.total_shards,
+                dir.display()
+            );
+            return Ok(0);
+        }
+        Some(job) => {
+            println!("{job}");
+            eprintln!(
+                "layoutrand: submitted job {job}: shard(s) {shards} of {} ({}); follow it with `layoutrand status {}`",
+                sub.total_shards,
+                sub.script.display(),
+                dir.display()
+            );
+        }
+    }
+    if !wait {
+        return Ok(0);
+    }
+    let outcome = wait_until_ended(dir, Duration::from_secs(1))?;
+    eprint!("{}", render_status(&outcome.statuses));
+    let results = read_results(dir)?;
+    if let Some(h) = &results.header {
+        print_summary(&summarize(&results, primary_name_of_spec(&h.metric)));
+    }
+    if !outcome.incomplete.is_empty() {
+        eprintln!(
+            "layoutrand: shard(s) {} did not finish (see {}/slurm/logs); submit what is missing with `layoutrand run --slurm --resume --out {}`",
+            outcome
+                .incomplete
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
+            dir.display(),
+            dir.display()
+        );
+        return Ok(1);
+    }
+    Ok(0)
+}
+
+/// The end-of-run table: one line per binary.
+fn print_summary(summary: &[BinarySummary]) {
+    for s in summary {
+        let cv = if s.cv.is_nan() {
+            "-".to_string()
+        } else {
+            format!("{:.2}%", 100.0 * s.cv)
+        };
+        println!(
+            "{:<16} {:<12} n={:<4} mean={:<14} {:<6} CV={:<8} failures={}",
+            s.program,
+            s.variant,
+            s.executions_ok,
+            significant(s.mean),
+            s.unit,
+            cv,
+            s.failures
+        );
+    }
 }
 
 /// `x` with six significant digits, without exponent for everyday magnitudes.

@@ -167,6 +167,39 @@ pub struct Execution {
     /// Last lines of stderr (and of stdout for metric errors) when the execution failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_tail: Option<String>,
+    /// The machine that ran it (Slurm runs; absent for local runs, whose machine is the
+    /// header's host).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<Machine>,
+}
+
+/// The machine and scheduler context of one execution (recorded by Slurm runs, so the
+/// analysis can treat the machine as a factor).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct Machine {
+    /// Slurm's name of the node (`SLURMD_NODENAME`); on an emulated cluster several nodes
+    /// share one host, so this, not the host name, tells them apart.
+    pub node: Option<String>,
+    /// Host name of the machine.
+    pub hostname: Option<String>,
+    /// `model name` from /proc/cpuinfo.
+    pub cpu_model: Option<String>,
+    /// Kernel release (`uname -r`).
+    pub kernel: Option<String>,
+    /// Slurm job id of the array (`SLURM_ARRAY_JOB_ID`).
+    pub slurm_job: Option<String>,
+    /// Slurm array task id (`SLURM_ARRAY_TASK_ID`).
+    pub slurm_task: Option<u32>,
+}
+
+impl Machine {
+    /// The name the report groups executions by: the Slurm node, else the host name.
+    pub fn label(&self) -> String {
+        self.node
+            .clone()
+            .or_else(|| self.hostname.clone())
+            .unwrap_or_else(|| "unknown".to_string())
+    }
 }
 
 /// How an execution ended.

@@ -34,6 +34,9 @@ pub fn analyse(experiment: &Experiment, thresholds: &Thresholds) -> anyhow::Resu
             analyse_series(s, failures, thresholds)
         })
         .collect();
+    let machines = super::machines::machine_sections(experiment, confidence);
+    let mut warnings = experiment.warnings.clone();
+    warnings.extend(super::machines::machine_warnings(&machines));
     Ok(Report {
         schema: super::model::REPORT_SCHEMA,
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -56,7 +59,8 @@ pub fn analyse(experiment: &Experiment, thresholds: &Thresholds) -> anyhow::Resu
         },
         series,
         failures: experiment.failures.clone(),
-        warnings: experiment.warnings.clone(),
+        warnings,
+        machines,
     })
 }
 

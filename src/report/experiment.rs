@@ -16,7 +16,9 @@ use anyhow::{bail, Context, Result};
 
 use crate::files::manifest::{BuildMode, Manifest, MANIFEST_FILE};
 use crate::files::stopping::{GrowthLog, STOPPING_FILE};
-use crate::run::store::{read_results, ExecutionStatus, Header, Results, RESULTS_FILE};
+use crate::run::store::{
+    has_results, read_results, ExecutionStatus, Header, Results, RESULTS_FILE,
+};
 
 use super::balance::balance;
 
@@ -41,6 +43,9 @@ pub struct Experiment {
     /// The stopping rule, when `layoutrand experiment` grew the top level on-line
     /// (`stopping.json`).
     pub growth: Option<GrowthLog>,
+    /// The machine of each execution, by (program, variant, execution), when the store
+    /// records machines (Slurm runs); empty otherwise.
+    pub machines: BTreeMap<(String, String, u32), String>,
 }
 
 /// How many executions of one program ended in each way other than `ok`.
@@ -95,7 +100,7 @@ pub fn load(dir: &Path) -> Result<Experiment> {
         );
     }
     let manifest = Manifest::load(dir)?;
-    if !dir.join(RESULTS_FILE).exists() {
+    if !has_results(dir) {
         bail!(
             "{} has no {RESULTS_FILE}: nothing has been measured yet (run `layoutrand run` first)",
             dir.display()
@@ -328,6 +333,17 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
     });
 
     let growth = read_growth_log(dir)?;
+    let machines = results
+        .executions
+        .iter()
+        .filter_map(|e| {
+            let m = e.machine.as_ref()?;
+            Some((
+                (e.program.clone(), e.variant.clone(), e.execution),
+                m.label(),
+            ))
+        })
+        .collect();
     Ok(Experiment {
         dir: dir.to_path_buf(),
         manifest,
@@ -336,6 +352,7 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
         failures,
         warnings,
         growth,
+        machines,
     })
 }
 

@@ -14,6 +14,7 @@ pub mod diagnostics;
 pub mod dimension;
 pub mod experiment;
 pub mod export;
+pub mod machines;
 pub mod model;
 pub mod plots;
 pub mod sensitivity;

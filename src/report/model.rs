@@ -34,6 +34,9 @@ pub struct Report {
     pub failures: BTreeMap<String, FailureCounts>,
     /// Problems found while reading and balancing the data.
     pub warnings: Vec<String>,
+    /// The machine as a factor, per program and metric (Slurm runs only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub machines: Vec<super::machines::MachineSeries>,
 }
 
 /// How the experiment was set up (from the manifest and the store header).

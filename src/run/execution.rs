@@ -175,6 +175,7 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
             _ => None,
         },
         output_tail: stored_tail,
+        machine: None,
     }));
     Ok(OneExecution {
         records,

@@ -7,24 +7,17 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use super::command::CommandTemplate;
 use super::cpus::assign_cpus;
-use super::environment::{
-    clean_environment, probe_aslr_off, worker_staging_dir, PAD_VARIABLE, STAGING_DIR,
-};
+use super::environment::{clean_environment, probe_aslr_off, worker_staging_dir, STAGING_DIR};
 use super::execution::{unix_now, ExecutionContext};
-use super::host::{current_load, detect_conditions, detect_host, Finish};
-use super::metric::MetricSpec;
-use super::preflight::{check_writable, which};
+use super::host::{current_load, Finish};
+use super::preflight::check_writable;
+use super::prepare::{prepare_run, PreparedRun};
 use super::reaper::{self, Interrupted};
 use super::schedule::{build_schedule, Slot};
-use super::settings::{resolve, RunRequest};
-use super::store::{
-    scan_results, ExecutionStatus, Extension, Header, Record, StoreWriter, RESULTS_FILE,
-    RESULTS_SCHEMA,
-};
+use super::settings::RunRequest;
+use super::store::{scan_results, ExecutionStatus, Extension, Record, StoreWriter, RESULTS_FILE};
 use super::summary::{BinarySummary, Summarizer};
-use super::targets::plan_targets;
 use crate::files::manifest::Manifest;
 
 /// What a finished (or budget-stopped) run did.
@@ -76,51 +69,31 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
     } else {
         None
     };
-    let mut settings = resolve(req, previous.as_ref().and_then(|r| r.header.as_ref()))?;
-    let metric = MetricSpec::parse(&settings.metric)?;
-    if !metric.has_iterations() {
-        // `--iterations 1` says what these metrics give anyway: one value per execution.
-        if settings.iterations.is_some_and(|i| i != 1) || settings.warmup > 0 {
-            bail!(
-                "--iterations and --warmup need a program-reported metric (--metric regex:PATTERN); --metric {} gives one value per execution",
-                settings.metric
-            );
-        }
-        settings.iterations = None;
-    }
-    if settings.executions == 0 {
-        bail!("--executions must be at least 1");
-    }
-    if let (Some(i), w) = (settings.iterations, settings.warmup) {
-        if w >= i {
-            bail!("--warmup {w} leaves none of the {i} iterations to measure");
-        }
-    }
-    let template = CommandTemplate::parse(&settings.command)?;
-    let (programs, targets) = plan_targets(&manifest, out, &template, &settings)?;
-    let variant_labels: Vec<String> = {
-        let mut v: Vec<String> = Vec::new();
-        for t in &targets {
-            if !v.contains(&t.variant) {
-                v.push(t.variant.clone());
-            }
-        }
-        v
-    };
+    let prepared = prepare_run(
+        req,
+        previous.as_ref().and_then(|r| r.header.as_ref()),
+        &manifest,
+        out,
+    )?;
     let added_variants = match previous.as_ref().filter(|r| r.header.is_some()) {
-        Some(r) => variants_added_since(&r.planned_variants(), &variant_labels)?,
+        Some(r) => variants_added_since(&r.planned_variants(), &prepared.variant_labels)?,
         None => Vec::new(),
     };
+    let PreparedRun {
+        settings,
+        metric,
+        template,
+        programs,
+        targets,
+        variant_labels,
+    } = &prepared;
     let jobs = req
         .jobs
-        .unwrap_or_else(|| super::parallel::default_jobs(&metric));
-    super::parallel::check_jobs(&metric, &settings.metric, jobs, req.force_parallel)?;
+        .unwrap_or_else(|| super::parallel::default_jobs(metric));
+    super::parallel::check_jobs(metric, &settings.metric, jobs, req.force_parallel)?;
     let worker_cpus = assign_cpus(req.cpus.as_deref(), jobs)?;
     let invocation_started = unix_now();
     let load_before = current_load();
-    if metric_needs_valgrind(&metric) && which("valgrind").is_none() {
-        bail!("--metric cachegrind needs valgrind on PATH (apt-get install valgrind)");
-    }
 
     // Everything that can fail before the first execution fails here.
     let staging = out.join(STAGING_DIR);
@@ -148,32 +121,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
     let header = match previous.as_ref().and_then(|r| r.header.clone()) {
         Some(h) => h,
         None => {
-            let h = Header {
-                schema: RESULTS_SCHEMA,
-                tool_version: env!("CARGO_PKG_VERSION").to_string(),
-                command: settings.command.clone(),
-                programs: programs.clone(),
-                variants: variant_labels.clone(),
-                metric: settings.metric.clone(),
-                executions: settings.executions,
-                iterations: match (&metric, settings.iterations) {
-                    (MetricSpec::Reported(_), Some(i)) => i,
-                    (MetricSpec::Reported(_), None) => 0,
-                    _ => 1,
-                },
-                warmup: settings.warmup,
-                env_pad_max: settings.env_pad_max,
-                schedule_seed: settings.schedule_seed,
-                timeout_seconds: settings.timeout.map(|t| t.as_secs_f64()),
-                aslr_disabled,
-                host: detect_host(),
-                started_unix: unix_now(),
-                toolchain: manifest.toolchain.clone(),
-                cwd: Some(cwd.display().to_string()),
-                environment: base_env.iter().map(|(k, v)| format!("{k}={v}")).collect(),
-                pad_variable: Some(PAD_VARIABLE.to_string()),
-                conditions: Some(detect_conditions()),
-            };
+            let h = prepared.header(&manifest, aslr_disabled, &cwd, &base_env);
             writer.append(&[Record::Header(h.clone())])?;
             h
         }
@@ -324,10 +272,6 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
         summary,
         warnings,
     })
-}
-
-fn metric_needs_valgrind(m: &MetricSpec) -> bool {
-    matches!(m, MetricSpec::Cachegrind)
 }
 
 fn progress_bar(enabled: bool, total: u64, done: u64) -> indicatif::ProgressBar {

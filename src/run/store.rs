@@ -57,6 +57,9 @@ impl Results {
 /// *last* line is the trace of an interrupted write: it is dropped with a warning. So are
 /// measurements not followed by their execution record. A `null` value (how layoutrand 0.1
 /// stored `nan` or `inf` output) turns its execution into a metric failure, with a warning.
+///
+/// A directory without `results.jsonl` but with shard stores (a Slurm run) reads as one
+/// store: see [`super::shards::read_sharded`].
 pub fn read_results(dir: &Path) -> Result<Results> {
     let mut measurements = Vec::new();
     let mut results = scan_results(dir, |_, mine| measurements.extend(mine))?;
@@ -68,14 +71,22 @@ pub fn read_results(dir: &Path) -> Result<Results> {
 /// committed execution with its measurements to `on_commit` instead of keeping the
 /// measurements: memory stays bounded by one execution's measurements whatever the store's
 /// size (a resumed run needs only the execution records). The returned [`Results`] has no
-/// measurements.
+/// measurements. Shard stores (a Slurm run) are merged first, then handed over the same way.
 pub fn scan_results(
     dir: &Path,
     on_commit: impl FnMut(&Execution, Vec<Measurement>),
 ) -> Result<Results> {
+    if super::shards::is_sharded(dir) {
+        return super::shards::scan_sharded(dir, on_commit);
+    }
     let path = dir.join(RESULTS_FILE);
     let file = File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
     scan(BufReader::with_capacity(1 << 16, file), &path, on_commit)
+}
+
+/// True when `dir` holds measurements: a store, or the shard stores of a Slurm run.
+pub fn has_results(dir: &Path) -> bool {
+    dir.join(RESULTS_FILE).exists() || super::shards::is_sharded(dir)
 }
 
 /// Parses the bytes of a store; `path` is used in messages only.
@@ -341,6 +352,7 @@ mod tests {
             exit_code: Some(0),
             signal: None,
             output_tail: None,
+            machine: None,
         })
     }
 

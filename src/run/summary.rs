@@ -160,6 +160,7 @@ mod tests {
                 exit_code: None,
                 signal: None,
                 output_tail: None,
+                machine: None,
             });
         }
         let s = summarize(&r, "reported");

@@ -82,15 +82,7 @@ pub fn random_effects<G: AsRef<[f64]>>(groups: &[G]) -> Result<RandomEffectsAnov
     let ms_between = ss_between / df_between as f64;
     let ms_within = ss_within / df_within as f64;
     let f = ms_between / ms_within;
-    let p = if f.is_nan() {
-        f64::NAN
-    } else if f.is_infinite() {
-        0.0
-    } else {
-        FisherSnedecor::new(df_between as f64, df_within as f64)
-            .expect("positive degrees of freedom")
-            .sf(f)
-    };
+    let p = f_upper_tail(f, df_between, df_within);
     let n0 = (n as f64 - sum_sq_sizes / n as f64) / df_between as f64;
     Ok(RandomEffectsAnova {
         groups: k,
@@ -106,6 +98,21 @@ pub fn random_effects<G: AsRef<[f64]>>(groups: &[G]) -> Result<RandomEffectsAnov
         var_within: ms_within,
         icc: (ms_between - ms_within) / (ms_between + (n0 - 1.0) * ms_within),
     })
+}
+
+/// `P(F_{df1, df2} ≥ f)`, the p-value of an ANOVA F statistic: NaN for a NaN `f` (0/0: no
+/// variation at all), 0 for an infinite one (no variation within groups). Both degrees of
+/// freedom must be positive.
+pub fn f_upper_tail(f: f64, df1: usize, df2: usize) -> f64 {
+    if f.is_nan() {
+        f64::NAN
+    } else if f.is_infinite() {
+        0.0
+    } else {
+        FisherSnedecor::new(df1 as f64, df2 as f64)
+            .expect("positive degrees of freedom")
+            .sf(f)
+    }
 }
 
 // Reference values are pasted exactly as R/scipy printed them.

@@ -19,6 +19,7 @@ pub mod changepoint;
 pub mod error;
 pub mod fieller;
 pub mod hierarchy;
+pub mod machines;
 pub mod mann_whitney;
 pub mod multilevel;
 

@@ -160,6 +160,7 @@ pub fn records(
                     signal: None,
                     output_tail: (st != ExecutionStatus::Ok)
                         .then(|| "synthetic failure".to_string()),
+                    machine: None,
                 }));
                 index += 1;
                 out.push(recs);

@@ -44,6 +44,10 @@ impl Exporter for MarkdownExporter {
             }
             writeln!(out, "\n**In short:** {}", s.summary)?;
         }
+        let machines = crate::report::machines::render_text(&report.machines);
+        if !machines.is_empty() {
+            writeln!(out, "\n## Machines\n\n```text{machines}```")?;
+        }
         if !report.warnings.is_empty() {
             writeln!(out, "\n## Warnings\n")?;
             for w in &report.warnings {

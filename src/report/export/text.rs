@@ -44,6 +44,7 @@ impl Exporter for TextExporter {
             }
             writeln!(out, "\nIn short: {}", s.summary)?;
         }
+        out.push_str(&crate::report::machines::render_text(&report.machines));
         if !report.warnings.is_empty() {
             writeln!(out, "\nWarnings:")?;
             for w in &report.warnings {

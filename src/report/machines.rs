@@ -1,0 +1,172 @@
+//! The machine as a factor (Slurm runs): per-machine means, the share of the
+//! execution-level variance due to machines, whether they differ detectably, and how the
+//! top-level interval treats them. Absent when the store records no machines.
+
+use serde::Serialize;
+
+use super::experiment::Experiment;
+use crate::analysis::numfmt::{p_value, percent, quantity};
+use crate::stats::machines::{machine_component, MachineComponent};
+
+/// How the top-level interval treats machines, in words (the same for every series).
+pub const INTERVAL_TREATMENT: &str = "Machines are treated as part of the execution level: \
+every binary's executions are spread over the machines in equal shares, so a machine \
+difference adds execution-level variance (and widens the interval through the binaries' \
+means) instead of biasing one layout against another; the interval covers the mean over \
+these machines, not over machines in general.";
+
+/// The machine analysis of one program and metric.
+#[derive(Debug, Clone, Serialize)]
+pub struct MachineSeries {
+    /// Program name.
+    pub program: String,
+    /// Metric name.
+    pub metric: String,
+    /// Unit of the means.
+    pub unit: String,
+    /// One row per machine, by name.
+    pub machines: Vec<MachineRow>,
+    /// The random-effects estimate; `None` with one machine or too few executions.
+    pub component: Option<MachineComponent>,
+    /// True when the machines differ detectably at the report's confidence.
+    pub differ: bool,
+    /// The finding in words.
+    pub text: String,
+}
+
+/// One machine's executions of one series.
+#[derive(Debug, Clone, Serialize)]
+pub struct MachineRow {
+    /// Slurm node name (else host name).
+    pub machine: String,
+    /// Executions it ran.
+    pub executions: usize,
+    /// Mean of its executions' means.
+    pub mean: f64,
+    /// Mean offset of its executions from their binaries' means.
+    pub offset: f64,
+}
+
+/// The machine analysis of every series of `experiment`; empty when no execution records
+/// its machine.
+pub fn machine_sections(experiment: &Experiment, confidence: f64) -> Vec<MachineSeries> {
+    if experiment.machines.is_empty() {
+        return Vec::new();
+    }
+    let mut names: Vec<&String> = experiment.machines.values().collect();
+    names.sort();
+    names.dedup();
+    experiment
+        .series
+        .iter()
+        .map(|s| {
+            let mut data = Vec::new();
+            let binaries = s.baseline.iter().chain(s.seeds.iter());
+            for (b, bin) in binaries.enumerate() {
+                for e in &bin.executions {
+                    let key = (s.program.clone(), bin.variant.clone(), e.execution);
+                    let (Some(name), false) = (experiment.machines.get(&key), e.live.is_empty())
+                    else {
+                        continue;
+                    };
+                    let m = names.iter().position(|n| *n == name).expect("listed");
+                    let y = e.live.iter().sum::<f64>() / e.live.len() as f64;
+                    data.push((b, m, y));
+                }
+            }
+            // Machine indices must be dense for the estimator: renumber those present.
+            let mut present: Vec<usize> = data.iter().map(|d| d.1).collect();
+            present.sort();
+            present.dedup();
+            for d in &mut data {
+                d.1 = present.iter().position(|&m| m == d.1).expect("present");
+            }
+            let component = machine_component(&data).ok();
+            let machines: Vec<MachineRow> = present
+                .iter()
+                .enumerate()
+                .map(|(i, &m)| {
+                    let ys: Vec<f64> = data.iter().filter(|d| d.1 == i).map(|d| d.2).collect();
+                    MachineRow {
+                        machine: names[m].clone(),
+                        executions: ys.len(),
+                        mean: ys.iter().sum::<f64>() / ys.len() as f64,
+                        offset: component.as_ref().map_or(f64::NAN, |c| c.offsets[i].1),
+                    }
+                })
+                .collect();
+            let differ = component.as_ref().is_some_and(|c| c.p < 1.0 - confidence);
+            let text = match &component {
+                None if machines.len() < 2 => {
+                    "one machine ran every execution: no machine effect to estimate".to_string()
+                }
+                None => "too few executions per machine to estimate a machine effect".to_string(),
+                Some(c) => format!(
+                    "machines account for {} of the execution-level variance (random effect, F = {:.2} on {} and {} df, {}): they {}",
+                    percent(c.share, 2),
+                    c.f,
+                    c.df.0,
+                    c.df.1,
+                    p_value(c.p),
+                    if differ {
+                        "differ detectably"
+                    } else {
+                        "do not differ detectably"
+                    }
+                ),
+            };
+            MachineSeries {
+                program: s.program.clone(),
+                metric: s.metric.clone(),
+                unit: s.unit.clone(),
+                machines,
+                component,
+                differ,
+                text,
+            }
+        })
+        .collect()
+}
+
+/// The warnings the machine analysis adds to the report's.
+pub fn machine_warnings(sections: &[MachineSeries]) -> Vec<String> {
+    sections
+        .iter()
+        .filter(|m| m.differ)
+        .map(|m| {
+            format!(
+                "{} {}: the machines differ detectably ({}); compare layouts on one machine type, or keep the spread of executions over machines as the schedule made it",
+                m.program, m.metric, m.text
+            )
+        })
+        .collect()
+}
+
+/// The section as plain text (also used, as a block, by the Markdown exporter).
+pub fn render_text(sections: &[MachineSeries]) -> String {
+    if sections.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from("\nMachines (executions spread over Slurm nodes)\n");
+    out.push_str(&"=".repeat(out.trim().chars().count()));
+    out.push('\n');
+    for s in sections {
+        out.push_str(&format!("{} {}: {}.\n", s.program, s.metric, s.text));
+        for m in &s.machines {
+            out.push_str(&format!(
+                "  {:<16} {:>5} executions  mean {:<14} offset {}\n",
+                m.machine,
+                m.executions,
+                quantity(m.mean, &s.unit),
+                if m.offset.is_finite() {
+                    quantity(m.offset, &s.unit)
+                } else {
+                    "-".to_string()
+                }
+            ));
+        }
+    }
+    out.push_str(INTERVAL_TREATMENT);
+    out.push('\n');
+    out
+}

@@ -1,0 +1,122 @@
+//! The part of a run that is decided before anything executes, shared by the local runner
+//! and the Slurm path: settings completed and checked, the metric and command parsed, the
+//! binaries under test found, and the store's header.
+
+use std::path::Path;
+
+use anyhow::{bail, Result};
+
+use super::command::CommandTemplate;
+use super::environment::PAD_VARIABLE;
+use super::execution::unix_now;
+use super::host::{detect_conditions, detect_host};
+use super::metric::MetricSpec;
+use super::preflight::which;
+use super::settings::{resolve, RunRequest, RunSettings};
+use super::store::{Header, RESULTS_SCHEMA};
+use super::targets::{plan_targets, Target};
+use crate::files::manifest::Manifest;
+
+/// A run's plan: what every execution of it shares.
+pub struct PreparedRun {
+    /// The settings actually used.
+    pub settings: RunSettings,
+    /// The parsed metric.
+    pub metric: MetricSpec,
+    /// The parsed command.
+    pub template: CommandTemplate,
+    /// Programs under test.
+    pub programs: Vec<String>,
+    /// One target per (program, variant), program-major.
+    pub targets: Vec<Target>,
+    /// Variant labels in target order.
+    pub variant_labels: Vec<String>,
+}
+
+/// Resolves `req` (against `previous`, the header of the run being resumed) and checks
+/// everything that can be checked before the first execution.
+pub fn prepare_run(
+    req: &RunRequest,
+    previous: Option<&Header>,
+    manifest: &Manifest,
+    out: &Path,
+) -> Result<PreparedRun> {
+    let mut settings = resolve(req, previous)?;
+    let metric = MetricSpec::parse(&settings.metric)?;
+    if !metric.has_iterations() {
+        // `--iterations 1` says what these metrics give anyway: one value per execution.
+        if settings.iterations.is_some_and(|i| i != 1) || settings.warmup > 0 {
+            bail!(
+                "--iterations and --warmup need a program-reported metric (--metric regex:PATTERN); --metric {} gives one value per execution",
+                settings.metric
+            );
+        }
+        settings.iterations = None;
+    }
+    if settings.executions == 0 {
+        bail!("--executions must be at least 1");
+    }
+    if let (Some(i), w) = (settings.iterations, settings.warmup) {
+        if w >= i {
+            bail!("--warmup {w} leaves none of the {i} iterations to measure");
+        }
+    }
+    let template = CommandTemplate::parse(&settings.command)?;
+    let (programs, targets) = plan_targets(manifest, out, &template, &settings)?;
+    let mut variant_labels: Vec<String> = Vec::new();
+    for t in &targets {
+        if !variant_labels.contains(&t.variant) {
+            variant_labels.push(t.variant.clone());
+        }
+    }
+    if matches!(metric, MetricSpec::Cachegrind) && which("valgrind").is_none() {
+        bail!("--metric cachegrind needs valgrind on PATH (apt-get install valgrind)");
+    }
+    Ok(PreparedRun {
+        settings,
+        metric,
+        template,
+        programs,
+        targets,
+        variant_labels,
+    })
+}
+
+impl PreparedRun {
+    /// The header of a new store for this run.
+    pub fn header(
+        &self,
+        manifest: &Manifest,
+        aslr_disabled: bool,
+        cwd: &Path,
+        base_env: &[(String, String)],
+    ) -> Header {
+        let settings = &self.settings;
+        Header {
+            schema: RESULTS_SCHEMA,
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            command: settings.command.clone(),
+            programs: self.programs.clone(),
+            variants: self.variant_labels.clone(),
+            metric: settings.metric.clone(),
+            executions: settings.executions,
+            iterations: match (&self.metric, settings.iterations) {
+                (MetricSpec::Reported(_), Some(i)) => i,
+                (MetricSpec::Reported(_), None) => 0,
+                _ => 1,
+            },
+            warmup: settings.warmup,
+            env_pad_max: settings.env_pad_max,
+            schedule_seed: settings.schedule_seed,
+            timeout_seconds: settings.timeout.map(|t| t.as_secs_f64()),
+            aslr_disabled,
+            host: detect_host(),
+            started_unix: unix_now(),
+            toolchain: manifest.toolchain.clone(),
+            cwd: Some(cwd.display().to_string()),
+            environment: base_env.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+            pad_variable: Some(PAD_VARIABLE.to_string()),
+            conditions: Some(detect_conditions()),
+        }
+    }
+}

@@ -1,0 +1,279 @@
+//! Sharded stores: a Slurm run keeps one store per shard, `DIR/shards/NNNN/results.jsonl`,
+//! each written by one array task under its own lock, so no two tasks ever write one file.
+//! This module is the reading side that makes them one store again: [`read_sharded`] merges
+//! the shards into the [`Results`] every command reads, so `report`, `export`, `dimension`
+//! and `compare` need not know a run was sharded.
+//!
+//! A shard is a block of rounds of the interleaved schedule: shard `k` of `S` holds the
+//! executions `e` of every binary with `e·S/E = k` (`E` executions per binary), in schedule
+//! order. Every shard is therefore an equal mix of all binaries, and each binary's
+//! executions are spread over all shards — and so over the machines that run them.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Result};
+
+use super::store::{read_results, Execution, Header, Measurement, Results, RESULTS_FILE};
+
+/// Folder of the shard stores inside an experiment directory.
+pub const SHARDS_DIR: &str = "shards";
+
+/// The folder of shard `k`'s store.
+pub fn shard_dir(dir: &Path, k: u32) -> PathBuf {
+    dir.join(SHARDS_DIR).join(format!("{k:04}"))
+}
+
+/// The shard that execution `execution` (of any binary) belongs to, with `executions` per
+/// binary cut into `shards` blocks of rounds.
+pub fn shard_of(execution: u32, executions: u32, shards: u32) -> u32 {
+    (u64::from(execution) * u64::from(shards) / u64::from(executions.max(1))) as u32
+}
+
+/// True when `dir` holds no single store but shard stores.
+pub fn is_sharded(dir: &Path) -> bool {
+    !dir.join(RESULTS_FILE).exists() && dir.join(SHARDS_DIR).is_dir()
+}
+
+/// The shard stores present, by shard index.
+pub fn shard_stores(dir: &Path) -> Result<Vec<(u32, PathBuf)>> {
+    let root = dir.join(SHARDS_DIR);
+    let mut found = Vec::new();
+    let entries = match std::fs::read_dir(&root) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(found),
+        Err(e) => bail!("cannot list {}: {e}", root.display()),
+    };
+    for entry in entries {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Ok(k) = name.parse::<u32>() else {
+            continue;
+        };
+        if entry.path().join(RESULTS_FILE).exists() {
+            found.push((k, entry.path()));
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+/// The header fields that define the experiment: shards written by different tasks differ
+/// only in when and where they started (and the machine's state then).
+fn same_experiment(a: &Header, b: &Header) -> bool {
+    let mut b = b.clone();
+    b.started_unix = a.started_unix;
+    b.host = a.host.clone();
+    b.conditions = a.conditions.clone();
+    *a == b
+}
+
+/// Reads every shard store of `dir` as one store: the first header (the others must
+/// describe the same experiment), every committed execution once — a (binary, execution)
+/// found in two shards is kept from the first and the duplicate reported — in schedule
+/// order, and the warnings of every shard.
+pub fn read_sharded(dir: &Path) -> Result<Results> {
+    let mut merged = Results::default();
+    let mut seen: HashSet<(String, String, u32)> = HashSet::new();
+    let mut dropped: HashSet<(String, String, u32)> = HashSet::new();
+    for (k, shard) in shard_stores(dir)? {
+        let r = read_results(&shard)?;
+        merged.warnings.extend(r.warnings);
+        match (&merged.header, r.header) {
+            (None, h) => merged.header = h,
+            (Some(first), Some(h)) if !same_experiment(first, &h) => bail!(
+                "{}: shard {k} was written for another experiment than the shards before it (other settings in its header)",
+                shard.join(RESULTS_FILE).display()
+            ),
+            _ => {}
+        }
+        for e in r.executions {
+            let key = (e.program.clone(), e.variant.clone(), e.execution);
+            if seen.insert(key.clone()) {
+                merged.executions.push(e);
+            } else {
+                merged.warnings.push(format!(
+                    "{}: execution {} of {} {} is stored in an earlier shard too; this copy is left out",
+                    shard.join(RESULTS_FILE).display(),
+                    e.execution,
+                    e.program,
+                    e.variant
+                ));
+                dropped.insert(key);
+            }
+        }
+        // Measurements of a duplicate belong to the copy that was left out.
+        merged.measurements.extend(
+            r.measurements.into_iter().filter(|m| {
+                !dropped.contains(&(m.program.clone(), m.variant.clone(), m.execution))
+            }),
+        );
+        dropped.clear();
+        merged.extensions.extend(r.extensions);
+        merged.finishes.extend(r.finishes);
+    }
+    merged.executions.sort_by_key(|e| e.schedule_index);
+    let order: HashMap<(&str, &str, u32), u64> = merged
+        .executions
+        .iter()
+        .map(|e| {
+            (
+                (e.program.as_str(), e.variant.as_str(), e.execution),
+                e.schedule_index,
+            )
+        })
+        .collect();
+    let mut measurements = std::mem::take(&mut merged.measurements);
+    measurements.sort_by_key(|m| {
+        order
+            .get(&(m.program.as_str(), m.variant.as_str(), m.execution))
+            .copied()
+            .unwrap_or(u64::MAX)
+    });
+    merged.measurements = measurements;
+    Ok(merged)
+}
+
+/// [`read_sharded`], handing each execution with its measurements to `on_commit` as
+/// [`super::store::scan_results`] does; the result keeps no measurements.
+pub fn scan_sharded(
+    dir: &Path,
+    mut on_commit: impl FnMut(&Execution, Vec<Measurement>),
+) -> Result<Results> {
+    let mut merged = read_sharded(dir)?;
+    let mut by_execution: HashMap<(String, String, u32), Vec<Measurement>> = HashMap::new();
+    for m in std::mem::take(&mut merged.measurements) {
+        by_execution
+            .entry((m.program.clone(), m.variant.clone(), m.execution))
+            .or_default()
+            .push(m);
+    }
+    for e in &merged.executions {
+        let key = (e.program.clone(), e.variant.clone(), e.execution);
+        on_commit(e, by_execution.remove(&key).unwrap_or_default());
+    }
+    Ok(merged)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::run::store::{Execution, ExecutionStatus, Measurement, Record, StoreWriter};
+
+    fn header() -> Header {
+        serde_json::from_str(r#"{"schema":1,"tool_version":"0","command":["{bin}"],"programs":["p"],"variants":["baseline","seed-1"],"metric":"wall","executions":4,"iterations":1,"warmup":0,"env_pad_max":4096,"schedule_seed":7,"timeout_seconds":null,"aslr_disabled":true,"host":{"cpu_model":null,"kernel":null,"cores":null,"governor":null,"hostname":null},"started_unix":0.0}"#).unwrap()
+    }
+
+    fn execution(variant: &str, execution: u32, index: u64, value: f64) -> Vec<Record> {
+        vec![
+            Record::Measurement(Measurement {
+                program: "p".into(),
+                variant: variant.into(),
+                seed: None,
+                execution,
+                iteration: 0,
+                warmup: false,
+                metric: "wall".into(),
+                value,
+                unit: "ns".into(),
+            }),
+            Record::Execution(Execution {
+                program: "p".into(),
+                variant: variant.into(),
+                seed: None,
+                execution,
+                schedule_index: index,
+                env_pad: 0,
+                start_unix: 0.0,
+                wall_ns: 1,
+                status: ExecutionStatus::Ok,
+                exit_code: Some(0),
+                signal: None,
+                output_tail: None,
+                machine: None,
+            }),
+        ]
+    }
+
+    #[test]
+    fn rounds_are_cut_into_equal_blocks() {
+        let of: Vec<u32> = (0..6).map(|e| shard_of(e, 6, 3)).collect();
+        assert_eq!(of, [0, 0, 1, 1, 2, 2]);
+        let of: Vec<u32> = (0..5).map(|e| shard_of(e, 5, 5)).collect();
+        assert_eq!(of, [0, 1, 2, 3, 4]);
+        // More shards than executions: some shards stay empty, none is out of range.
+        assert!((0..3).all(|e| shard_of(e, 3, 8) < 8));
+    }
+
+    #[test]
+    fn shards_read_as_one_store_in_schedule_order_with_duplicates_left_out() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(d.path().join(SHARDS_DIR)).unwrap();
+        assert!(is_sharded(d.path()));
+        for (k, recs) in [
+            (
+                0,
+                vec![
+                    execution("seed-1", 0, 1, 10.0),
+                    execution("baseline", 0, 0, 1.0),
+                ],
+            ),
+            (
+                1,
+                vec![
+                    execution("baseline", 1, 2, 2.0),
+                    execution("seed-1", 0, 3, 99.0),
+                ],
+            ),
+        ] {
+            let sd = shard_dir(d.path(), k);
+            std::fs::create_dir_all(&sd).unwrap();
+            let mut w = StoreWriter::open(&sd).unwrap();
+            let mut h = header();
+            h.started_unix = f64::from(k);
+            w.append(&[Record::Header(h)]).unwrap();
+            for r in recs {
+                w.append(&r).unwrap();
+            }
+        }
+        let r = read_results(d.path()).unwrap();
+        assert_eq!(r.header.unwrap().schedule_seed, 7);
+        let order: Vec<(String, u32)> = r
+            .executions
+            .iter()
+            .map(|e| (e.variant.clone(), e.execution))
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("baseline".to_string(), 0),
+                ("seed-1".to_string(), 0),
+                ("baseline".to_string(), 1)
+            ]
+        );
+        let values: Vec<f64> = r.measurements.iter().map(|m| m.value).collect();
+        assert_eq!(values, [1.0, 10.0, 2.0]);
+        assert!(
+            r.warnings.iter().any(|w| w.contains("earlier shard")),
+            "{:?}",
+            r.warnings
+        );
+    }
+
+    #[test]
+    fn a_shard_of_another_experiment_is_refused() {
+        let d = tempfile::tempdir().unwrap();
+        for k in 0..2u32 {
+            let sd = shard_dir(d.path(), k);
+            std::fs::create_dir_all(&sd).unwrap();
+            let mut h = header();
+            h.schedule_seed += u64::from(k);
+            StoreWriter::open(&sd)
+                .unwrap()
+                .append(&[Record::Header(h)])
+                .unwrap();
+        }
+        let err = read_results(d.path()).unwrap_err().to_string();
+        assert!(err.contains("another experiment"), "{err}");
+    }
+}

@@ -1,0 +1,187 @@
+//! `DIR/slurm/`: what the submitter decided and what the tasks read back — the plan (the
+//! store header every shard starts with, the number of shards, the node-local folder), the
+//! shared-storage marker, the job script, the submitted jobs and the tasks' logs.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::files::write_atomically;
+use crate::run::schedule::{build_schedule, Slot};
+use crate::run::shards::{shard_dir, shard_of};
+use crate::run::store::{read_results, Header, RESULTS_FILE};
+
+/// Folder of the Slurm files inside an experiment directory.
+pub const SLURM_DIR: &str = "slurm";
+/// The plan, written by the submitter.
+pub const PLAN_FILE: &str = "plan.json";
+/// The shared-storage marker: a random token the submitter writes and every task must read
+/// back before it runs anything.
+pub const MARKER_FILE: &str = "shared-storage-marker";
+/// The `sbatch` script of the latest submission.
+pub const SCRIPT_FILE: &str = "job.sbatch";
+/// One line per submitted array job.
+pub const JOBS_FILE: &str = "jobs.jsonl";
+/// The tasks' stdout and stderr.
+pub const LOGS_DIR: &str = "logs";
+/// Version of the plan format.
+pub const PLAN_SCHEMA: u32 = 1;
+/// Default node-local folder under which binaries are staged at a fixed path.
+pub const DEFAULT_NODE_DIR: &str = "/tmp/layoutrand";
+
+/// What every task of a Slurm run shares.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SlurmPlan {
+    /// [`PLAN_SCHEMA`] of the writer.
+    pub schema: u32,
+    /// The header every shard store starts with (settings, command, environment, cwd).
+    pub header: Header,
+    /// Number of shards (array tasks of a complete run).
+    pub shards: u32,
+    /// Node-local folder; binaries run from `NODE_DIR/TOKEN/.run/bin/NAME`, the same path
+    /// on every node.
+    pub node_dir: PathBuf,
+    /// The marker's token; also names the node-local folder of this experiment.
+    pub token: String,
+    /// The `layoutrand` executable the tasks run (must be visible on every node).
+    pub layoutrand: PathBuf,
+    /// `--partition`, when given.
+    pub partition: Option<String>,
+    /// At most this many tasks run at once (`--max-nodes`).
+    pub max_nodes: Option<u32>,
+    /// Extra `sbatch` options (`--slurm-arg`), one per line of the script.
+    pub slurm_args: Vec<String>,
+}
+
+/// One submitted array job.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SubmittedJob {
+    /// Slurm's job id of the array.
+    pub job: String,
+    /// The shards (array indices) it runs.
+    pub shards: Vec<u32>,
+    /// When it was submitted, seconds since the Unix epoch.
+    pub submitted_unix: f64,
+}
+
+/// `DIR/slurm/NAME`.
+pub fn slurm_path(dir: &Path, name: &str) -> PathBuf {
+    dir.join(SLURM_DIR).join(name)
+}
+
+impl SlurmPlan {
+    /// Reads `DIR/slurm/plan.json`; `None` when there is none.
+    pub fn load(dir: &Path) -> Result<Option<SlurmPlan>> {
+        let path = slurm_path(dir, PLAN_FILE);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        };
+        let plan: SlurmPlan = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not a layoutrand Slurm plan", path.display()))?;
+        if plan.schema > PLAN_SCHEMA {
+            bail!(
+                "{} has plan schema {}; this layoutrand reads up to {PLAN_SCHEMA}",
+                path.display(),
+                plan.schema
+            );
+        }
+        Ok(Some(plan))
+    }
+
+    /// Writes the plan atomically.
+    pub fn save(&self, dir: &Path) -> Result<()> {
+        std::fs::create_dir_all(dir.join(SLURM_DIR))?;
+        write_atomically(
+            &slurm_path(dir, PLAN_FILE),
+            &serde_json::to_vec_pretty(self)?,
+        )
+    }
+
+    /// The whole schedule, as a local run with these settings would walk it.
+    pub fn schedule(&self) -> Vec<Slot> {
+        let h = &self.header;
+        build_schedule(
+            h.programs.len(),
+            h.variants.len(),
+            h.executions,
+            h.schedule_seed,
+            h.env_pad_max,
+        )
+    }
+
+    /// The slots of shard `k`, in schedule order.
+    pub fn shard_slots(&self, k: u32) -> Vec<Slot> {
+        let e = self.header.executions;
+        self.schedule()
+            .into_iter()
+            .filter(|s| shard_of(s.execution, e, self.shards) == k)
+            .collect()
+    }
+
+    /// Per shard: (executions planned, executions committed in its store).
+    pub fn progress(&self, dir: &Path) -> Result<Vec<(u32, usize)>> {
+        let mut planned = vec![0u32; self.shards as usize];
+        for s in self.schedule() {
+            planned[shard_of(s.execution, self.header.executions, self.shards) as usize] += 1;
+        }
+        let mut out = Vec::new();
+        for (k, n) in planned.into_iter().enumerate() {
+            let sd = shard_dir(dir, k as u32);
+            let done = if sd.join(RESULTS_FILE).exists() {
+                read_results(&sd)?.executions.len()
+            } else {
+                0
+            };
+            out.push((n, done));
+        }
+        Ok(out)
+    }
+
+    /// The shards whose stores lack some of their executions.
+    pub fn incomplete_shards(&self, dir: &Path) -> Result<Vec<u32>> {
+        Ok(self
+            .progress(dir)?
+            .into_iter()
+            .enumerate()
+            .filter(|(_, (planned, done))| done < &(*planned as usize))
+            .map(|(k, _)| k as u32)
+            .collect())
+    }
+}
+
+/// The jobs submitted so far, oldest first.
+pub fn read_jobs(dir: &Path) -> Result<Vec<SubmittedJob>> {
+    let path = slurm_path(dir, JOBS_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, l)| {
+            serde_json::from_str(l)
+                .with_context(|| format!("{}:{}: not a submitted job", path.display(), i + 1))
+        })
+        .collect()
+}
+
+/// Records a submitted job (one line, synced).
+pub fn append_job(dir: &Path, job: &SubmittedJob) -> Result<()> {
+    use std::io::Write;
+    let path = slurm_path(dir, JOBS_FILE);
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    let mut line = serde_json::to_vec(job)?;
+    line.push(b'\n');
+    f.write_all(&line)?;
+    f.sync_all()?;
+    Ok(())
+}

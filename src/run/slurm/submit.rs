@@ -1,0 +1,226 @@
+//! `layoutrand run --slurm`: plan the run, write the job script, submit it; on `--resume`,
+//! resubmit only the shards whose stores are incomplete, and never while a task of an
+//! earlier submission may still be writing.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use super::plan::{
+    append_job, read_jobs, slurm_path, SlurmPlan, SubmittedJob, DEFAULT_NODE_DIR, LOGS_DIR,
+    MARKER_FILE, PLAN_SCHEMA, SCRIPT_FILE,
+};
+use super::queue::{sbatch, squeue};
+use super::script::job_script;
+use crate::files::manifest::Manifest;
+use crate::files::write_atomically;
+use crate::run::environment::clean_environment;
+use crate::run::execution::unix_now;
+use crate::run::prepare::prepare_run;
+use crate::run::settings::RunRequest;
+use crate::run::shards::{shard_stores, SHARDS_DIR};
+use crate::run::store::RESULTS_FILE;
+
+/// The Slurm options of `layoutrand run --slurm`.
+#[derive(Debug, Clone, Default)]
+pub struct SlurmOptions {
+    /// `--partition`.
+    pub partition: Option<String>,
+    /// `--max-nodes`: at most this many tasks at once.
+    pub max_nodes: Option<u32>,
+    /// `--slurm-arg`, repeated: extra `sbatch` options.
+    pub slurm_args: Vec<String>,
+    /// `--shards` [default: one per execution round].
+    pub shards: Option<u32>,
+    /// `--node-dir` [default: /tmp/layoutrand].
+    pub node_dir: Option<PathBuf>,
+    /// `--dry-run`: write the plan and the script, submit nothing.
+    pub dry_run: bool,
+}
+
+/// What a submission did.
+#[derive(Debug, Clone)]
+pub struct Submission {
+    /// The experiment directory, absolute.
+    pub dir: PathBuf,
+    /// The script written.
+    pub script: PathBuf,
+    /// The array job's id (`None` for a dry run or when nothing was left to run).
+    pub job: Option<String>,
+    /// The shards submitted.
+    pub shards: Vec<u32>,
+    /// All shards of the run.
+    pub total_shards: u32,
+}
+
+/// Plans (or, with `--resume`, re-plans) the run in `req.out_dir` and submits its missing
+/// shards as one array job.
+pub fn submit(req: &RunRequest, opts: &SlurmOptions) -> Result<Submission> {
+    if req.budget.is_some() {
+        bail!("--budget does not apply to --slurm: give the tasks a time limit with --slurm-arg=--time=HH:MM:SS");
+    }
+    if req.jobs.is_some_and(|j| j > 1) || req.cpus.is_some() {
+        bail!("--jobs and --cpus do not apply to --slurm: each task runs its shard one execution at a time on a node of its own");
+    }
+    let dir = req
+        .out_dir
+        .canonicalize()
+        .with_context(|| format!("cannot resolve {}", req.out_dir.display()))?;
+    let manifest = Manifest::load(&dir)?;
+    if dir.join(RESULTS_FILE).exists() {
+        bail!(
+            "{} holds the store of a local run: continue it with `layoutrand run --resume`, or use another --out for the Slurm run",
+            dir.join(RESULTS_FILE).display()
+        );
+    }
+    let jobs = read_jobs(&dir)?;
+    let earlier = SlurmPlan::load(&dir)?;
+    let started = !jobs.is_empty() || !shard_stores(&dir)?.is_empty();
+    let plan = match earlier {
+        Some(plan) if req.resume => {
+            refuse_while_active(&jobs)?;
+            // The same checks as a local resume: flags that contradict the plan are refused.
+            let prepared = prepare_run(req, Some(&plan.header), &manifest, &dir)?;
+            if prepared.variant_labels != plan.header.variants {
+                bail!(
+                    "--resume: the manifest's variants ({}) differ from the planned run's ({}): the binaries were rebuilt; start a new run in another --out",
+                    prepared.variant_labels.join(","),
+                    plan.header.variants.join(",")
+                );
+            }
+            let mut plan = plan;
+            update_options(&mut plan, opts);
+            plan
+        }
+        Some(_) if started => bail!(
+            "{} already holds a Slurm run: pass --resume to submit what is missing, or choose another --out",
+            dir.display()
+        ),
+        None if req.resume => bail!(
+            "--resume: {} holds no Slurm run to resume ({} is missing)",
+            dir.display(),
+            slurm_path(&dir, super::plan::PLAN_FILE).display()
+        ),
+        // A fresh plan; an earlier dry run's plan is replaced, since nothing ran from it.
+        _ => new_plan(req, opts, &manifest, &dir)?,
+    };
+    plan.save(&dir)?;
+    write_atomically(&slurm_path(&dir, MARKER_FILE), plan.token.as_bytes())?;
+    std::fs::create_dir_all(slurm_path(&dir, LOGS_DIR))?;
+    std::fs::create_dir_all(dir.join(SHARDS_DIR))?;
+
+    let missing = plan.incomplete_shards(&dir)?;
+    let script = slurm_path(&dir, SCRIPT_FILE);
+    let mut submission = Submission {
+        dir: dir.clone(),
+        script: script.clone(),
+        job: None,
+        shards: missing.clone(),
+        total_shards: plan.shards,
+    };
+    if missing.is_empty() {
+        return Ok(submission);
+    }
+    write_atomically(&script, job_script(&dir, &plan, &missing)?.as_bytes())?;
+    if opts.dry_run {
+        return Ok(submission);
+    }
+    let job = sbatch(&script)?;
+    append_job(
+        &dir,
+        &SubmittedJob {
+            job: job.clone(),
+            shards: missing,
+            submitted_unix: unix_now(),
+        },
+    )?;
+    submission.job = Some(job);
+    Ok(submission)
+}
+
+/// A new plan: the run's settings resolved and checked as for a local run.
+fn new_plan(
+    req: &RunRequest,
+    opts: &SlurmOptions,
+    manifest: &Manifest,
+    dir: &Path,
+) -> Result<SlurmPlan> {
+    let prepared = prepare_run(req, None, manifest, dir)?;
+    let executions = prepared.settings.executions;
+    let shards = opts.shards.unwrap_or(executions);
+    if shards == 0 || shards > executions {
+        bail!("--shards {shards}: a shard is a block of rounds of the schedule (one execution of every binary per round), so it must be between 1 and --executions ({executions})");
+    }
+    if opts.max_nodes == Some(0) {
+        bail!("--max-nodes must be at least 1");
+    }
+    let cwd = std::env::current_dir().context("cannot read the current directory")?;
+    let base_env = clean_environment(&cwd);
+    // Every task refuses to run when its node cannot switch ASLR off, so the plan can say
+    // that every execution ran without it.
+    let header = prepared.header(manifest, true, &cwd, &base_env);
+    let layoutrand = std::env::current_exe()
+        .context("cannot find the layoutrand executable to run on the nodes")?;
+    let mut plan = SlurmPlan {
+        schema: PLAN_SCHEMA,
+        header,
+        shards,
+        node_dir: PathBuf::from(DEFAULT_NODE_DIR),
+        token: fresh_token(),
+        layoutrand,
+        partition: None,
+        max_nodes: None,
+        slurm_args: Vec::new(),
+    };
+    update_options(&mut plan, opts);
+    Ok(plan)
+}
+
+/// The options a (re)submission may change: where and how the tasks run, not what they
+/// measure.
+fn update_options(plan: &mut SlurmPlan, opts: &SlurmOptions) {
+    if let Some(p) = &opts.partition {
+        plan.partition = Some(p.clone());
+    }
+    if let Some(n) = opts.max_nodes {
+        plan.max_nodes = Some(n);
+    }
+    if !opts.slurm_args.is_empty() {
+        plan.slurm_args = opts.slurm_args.clone();
+    }
+    if let Some(d) = &opts.node_dir {
+        plan.node_dir = d.clone();
+    }
+}
+
+/// Refuses while any task of an earlier submission is queued or running: it may still
+/// write its shard, and a second task on the same shard would run its executions twice.
+fn refuse_while_active(jobs: &[SubmittedJob]) -> Result<()> {
+    if jobs.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<String> = jobs.iter().map(|j| j.job.clone()).collect();
+    let active: Vec<String> = squeue(&ids)?
+        .into_iter()
+        .filter(|t| t.is_active())
+        .map(|t| format!("{}_{} {}", t.job, t.task, t.state))
+        .collect();
+    if !active.is_empty() {
+        bail!(
+            "tasks of this run are still queued or running ({}): wait for them (`layoutrand status`) or cancel them with scancel, then resume",
+            active.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// 16 hex digits that differ between submissions: clock, process id and address-space
+/// noise hashed together.
+fn fresh_token() -> String {
+    let mut h = blake3::Hasher::new();
+    h.update(&unix_now().to_le_bytes());
+    h.update(&std::process::id().to_le_bytes());
+    let local = 0u8;
+    h.update(&(std::ptr::addr_of!(local) as usize).to_le_bytes());
+    h.finalize().to_hex()[..16].to_string()
+}

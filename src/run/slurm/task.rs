@@ -1,0 +1,209 @@
+//! One array task (`layoutrand run-shard`): check the shared-storage marker, then run one
+//! shard with the local runner's building blocks — binaries staged at one fixed node-local
+//! path, ASLR off, the recorded environment plus padding, timeouts — committing every
+//! execution, with the machine that ran it, to the shard's own crash-safe store.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+use super::plan::{slurm_path, SlurmPlan, MARKER_FILE};
+use crate::files::manifest::Manifest;
+use crate::run::environment::{probe_aslr_off, STAGING_DIR};
+use crate::run::execution::{run_one, unix_now, ExecutionContext};
+use crate::run::host::{detect_conditions, detect_host};
+use crate::run::machine::{detect_machine, Machine};
+use crate::run::preflight::check_writable;
+use crate::run::prepare::prepare_run;
+use crate::run::reaper;
+use crate::run::settings::RunRequest;
+use crate::run::shards::shard_dir;
+use crate::run::store::{read_results, Record, StoreWriter, RESULTS_FILE};
+
+/// What a task did.
+#[derive(Debug, Clone)]
+pub struct ShardReport {
+    /// Executions run now.
+    pub executed: usize,
+    /// Executions found committed already (a resubmitted shard).
+    pub skipped: usize,
+    /// The machine.
+    pub machine: Machine,
+}
+
+/// Runs shard `shard` of the Slurm run in `dir`, after checking that `token` is what the
+/// submitter wrote into the marker (so the directory is the submitter's, seen through
+/// shared storage).
+pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
+    let machine = detect_machine();
+    let here = machine.label();
+    let marker = slurm_path(dir, MARKER_FILE);
+    match std::fs::read_to_string(&marker) {
+        Ok(t) if t.trim() == token => {}
+        Ok(t) => bail!(
+            "{} on node {here} holds token {:?}, not {token:?}: the directory changed since this job was submitted (another submission); this task does nothing",
+            marker.display(),
+            t.trim()
+        ),
+        Err(e) => bail!(
+            "node {here} cannot read {} ({e}): the experiment directory must be on storage every node sees (a shared file system), at the same path",
+            marker.display()
+        ),
+    }
+    let Some(plan) = SlurmPlan::load(dir)? else {
+        bail!("{} has no Slurm plan", dir.display());
+    };
+    if shard >= plan.shards {
+        bail!(
+            "shard {shard} does not exist: the run has {} shards",
+            plan.shards
+        );
+    }
+    let manifest = Manifest::load(dir)?;
+    let req = RunRequest {
+        out_dir: dir.to_path_buf(),
+        resume: true,
+        ..RunRequest::default()
+    };
+    let prepared = prepare_run(&req, Some(&plan.header), &manifest, dir)?;
+    if prepared.variant_labels != plan.header.variants {
+        bail!(
+            "the manifest in {} no longer lists the planned variants ({}): the binaries were rebuilt after submission",
+            dir.display(),
+            plan.header.variants.join(",")
+        );
+    }
+    if let Err(why) = probe_aslr_off() {
+        bail!("node {here} cannot run benchmarks with ASLR off ({why}); the plan requires it of every node");
+    }
+
+    // The fixed path is node-local and the same on every node. Two tasks on one host (an
+    // emulated cluster, or nodes shared despite --exclusive) would swap binaries under each
+    // other's feet: the folder's lock makes them take turns.
+    let local = plan.node_dir.join(&plan.token);
+    std::fs::create_dir_all(&local)
+        .with_context(|| format!("cannot create the node-local folder {}", local.display()))?;
+    let _local_lock = lock_node_folder(&local, &here)?;
+    let staging = local.join(STAGING_DIR);
+    check_writable(&local, &staging)?;
+
+    let sdir = shard_dir(dir, shard);
+    std::fs::create_dir_all(&sdir).with_context(|| format!("cannot create {}", sdir.display()))?;
+    let mut writer = StoreWriter::open(&sdir)?;
+    let previous = read_results(&sdir)?;
+    for w in &previous.warnings {
+        eprintln!("layoutrand: warning: {w}");
+    }
+    if previous.header.is_none() {
+        let mut h = plan.header.clone();
+        h.started_unix = unix_now();
+        h.host = detect_host();
+        h.conditions = Some(detect_conditions());
+        writer.append(&[Record::Header(h)])?;
+    }
+    let done: HashSet<(String, String, u32)> = previous
+        .executions
+        .iter()
+        .map(|e| (e.program.clone(), e.variant.clone(), e.execution))
+        .collect();
+
+    let h = &plan.header;
+    let cwd = PathBuf::from(h.cwd.clone().unwrap_or_else(|| dir.display().to_string()));
+    let base_env: Vec<(String, String)> = h
+        .environment
+        .iter()
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect();
+    let ctx = ExecutionContext {
+        template: &prepared.template,
+        metric: &prepared.metric,
+        settings: &prepared.settings,
+        out_dir: &local,
+        cachegrind_dir: staging.join("cachegrind"),
+        staging: staging.clone(),
+        cwd: &cwd,
+        base_env: &base_env,
+        aslr_disabled: true,
+    };
+    // SIGTERM (scancel, the time limit) stops the task between executions, the running
+    // benchmark's whole tree killed and its execution discarded, as in a local run.
+    reaper::install()?;
+    let variants = prepared.variant_labels.len();
+    let mut report = ShardReport {
+        executed: 0,
+        skipped: 0,
+        machine: machine.clone(),
+    };
+    for slot in plan.shard_slots(shard) {
+        let target = &prepared.targets[slot.program * variants + slot.variant];
+        if done.contains(&(
+            target.program.clone(),
+            target.variant.clone(),
+            slot.execution,
+        )) {
+            report.skipped += 1;
+            continue;
+        }
+        if let Some(signal) = reaper::interrupted() {
+            return Err(interrupted(shard, signal, &report, dir));
+        }
+        let mut one = run_one(&ctx, &slot, target)?;
+        if let Some(signal) = one.interrupted {
+            return Err(interrupted(shard, signal, &report, dir));
+        }
+        for r in &mut one.records {
+            if let Record::Execution(e) = r {
+                e.machine = Some(machine.clone());
+            }
+        }
+        writer.append(&one.records)?;
+        report.executed += 1;
+    }
+    eprintln!(
+        "layoutrand: shard {shard} on {here}: {} execution(s) run, {} already done; stored in {}",
+        report.executed,
+        report.skipped,
+        sdir.join(RESULTS_FILE).display()
+    );
+    Ok(report)
+}
+
+/// The error of a task stopped by a signal: what its shard kept, and how to continue.
+fn interrupted(shard: u32, signal: i32, report: &ShardReport, dir: &Path) -> anyhow::Error {
+    anyhow::anyhow!(
+        "shard {shard} interrupted by signal {signal}: the running execution was discarded; the shard keeps {} execution(s) ({} run now); submit what is missing with `layoutrand run --slurm --resume --out {}`",
+        report.skipped + report.executed,
+        report.executed,
+        dir.display()
+    )
+}
+
+/// Takes the node-local folder's lock, waiting (and saying so) while another task holds it.
+fn lock_node_folder(local: &Path, here: &str) -> Result<std::fs::File> {
+    use std::os::fd::AsRawFd;
+    let path = local.with_extension("lock");
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    // SAFETY: flock on a descriptor we own; the lock lives as long as `file`.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        eprintln!(
+            "layoutrand: node {here}: another task of this experiment uses {} on this host; waiting for it",
+            local.display()
+        );
+        // SAFETY: as above, blocking this time.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            bail!(
+                "cannot lock {}: {}",
+                path.display(),
+                std::io::Error::last_os_error()
+            );
+        }
+    }
+    Ok(file)
+}

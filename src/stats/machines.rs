@@ -1,0 +1,241 @@
+//! The machine as a random factor: how much of the execution-level variation is due to
+//! which machine ran an execution.
+//!
+//! Model (additive two-way, binaries fixed, machines random): the mean of execution `j` of
+//! binary `b` on machine `m` is `y = μ + β_b + a_m + e` with `a_m ~ N(0, σ_m²)` and
+//! `e ~ N(0, σ_e²)`. The schedule of a Slurm run gives every machine each binary equally
+//! often (each shard is an equal mix of binaries), so machines are orthogonal to binaries
+//! and the sum of squares for machines after binaries is the one-way sum of squares of the
+//! within-binary residuals `r = y − ȳ_b` grouped by machine. The ANOVA estimators are those
+//! of the one-way random-effects model, Searle, Casella & McCulloch, "Variance Components"
+//! (1992), §3.5–3.6, eq. (3.6)–(3.9) with `n₀ = (N − Σ n_m²/N)/(M − 1)`; only the error
+//! degrees of freedom lose the `B − 1` binary means fitted first: `N − B − M + 1`
+//! (Montgomery, "Design and Analysis of Experiments", §5.3, additive model).
+
+use super::anova::f_upper_tail;
+use super::error::StatsError;
+use serde::Serialize;
+
+/// The machine component of the execution-level variance.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MachineComponent {
+    /// Machines `M`.
+    pub machines: usize,
+    /// Binaries `B`.
+    pub binaries: usize,
+    /// Executions `N`.
+    pub n: usize,
+    /// Per machine, in input order of first appearance: executions and the mean offset of
+    /// its executions from their binaries' means (`r̄_m`).
+    pub offsets: Vec<(usize, f64)>,
+    /// Mean square of machines, `Σ n_m r̄_m² / (M − 1)`.
+    pub ms_machine: f64,
+    /// Residual mean square, `ΣΣ (r − r̄_m)² / (N − B − M + 1)`.
+    pub ms_error: f64,
+    /// `F = MS_machine / MS_error`.
+    pub f: f64,
+    /// Degrees of freedom `(M − 1, N − B − M + 1)`.
+    pub df: (usize, usize),
+    /// `P(F ≥ f)` under `σ_m² = 0`.
+    pub p: f64,
+    /// `σ_m² = (MS_machine − MS_error)/n₀` (may be negative: no detectable machine
+    /// variance).
+    pub var_machine: f64,
+    /// `σ_e² = MS_error`.
+    pub var_error: f64,
+    /// Share of the execution-level variance due to machines,
+    /// `max(σ_m², 0) / (max(σ_m², 0) + σ_e²)`.
+    pub share: f64,
+}
+
+/// Estimates the machine component from `(binary, machine, value)` triples (indices from
+/// 0; `value` an execution's mean). Needs two machines and more executions than
+/// `B + M − 1`.
+pub fn machine_component(data: &[(usize, usize, f64)]) -> Result<MachineComponent, StatsError> {
+    let binaries = data.iter().map(|d| d.0 + 1).max().unwrap_or(0);
+    let machines = data.iter().map(|d| d.1 + 1).max().unwrap_or(0);
+    if machines < 2 {
+        return Err(StatsError::TooFew {
+            method: "machine component",
+            what: "machines",
+            need: 2,
+            got: machines,
+        });
+    }
+    let n = data.len();
+    let fitted = binaries + machines - 1;
+    if n <= fitted {
+        return Err(StatsError::TooFew {
+            method: "machine component",
+            what: "executions (more than binaries + machines − 1)",
+            need: fitted + 1,
+            got: n,
+        });
+    }
+    if data.iter().any(|d| !d.2.is_finite()) {
+        return Err(StatsError::Domain(
+            "machine component: a non-finite value".into(),
+        ));
+    }
+    let mut sum_b = vec![0.0; binaries];
+    let mut n_b = vec![0usize; binaries];
+    for &(b, _, y) in data {
+        sum_b[b] += y;
+        n_b[b] += 1;
+    }
+    let resid: Vec<(usize, f64)> = data
+        .iter()
+        .map(|&(b, m, y)| (m, y - sum_b[b] / n_b[b] as f64))
+        .collect();
+    let mut sum_m = vec![0.0; machines];
+    let mut n_m = vec![0usize; machines];
+    for &(m, r) in &resid {
+        sum_m[m] += r;
+        n_m[m] += 1;
+    }
+    if n_m.iter().any(|&c| c == 0) {
+        return Err(StatsError::Domain(
+            "machine component: a machine index without executions".into(),
+        ));
+    }
+    let mean_m: Vec<f64> = sum_m.iter().zip(&n_m).map(|(s, c)| s / *c as f64).collect();
+    // The residuals sum to 0 within each binary, hence overall: their grand mean is 0.
+    let ss_machine: f64 = mean_m
+        .iter()
+        .zip(&n_m)
+        .map(|(r, c)| *c as f64 * r * r)
+        .sum();
+    let ss_error: f64 = resid
+        .iter()
+        .map(|&(m, r)| (r - mean_m[m]) * (r - mean_m[m]))
+        .sum();
+    let df = (machines - 1, n - fitted);
+    let ms_machine = ss_machine / df.0 as f64;
+    let ms_error = ss_error / df.1 as f64;
+    let f = ms_machine / ms_error;
+    let p = f_upper_tail(f, df.0, df.1);
+    let sum_sq: f64 = n_m.iter().map(|&c| (c * c) as f64).sum();
+    let n0 = (n as f64 - sum_sq / n as f64) / df.0 as f64;
+    let var_machine = (ms_machine - ms_error) / n0;
+    let pos = var_machine.max(0.0);
+    Ok(MachineComponent {
+        machines,
+        binaries,
+        n,
+        offsets: n_m.into_iter().zip(mean_m).collect(),
+        ms_machine,
+        ms_error,
+        f,
+        df,
+        p,
+        var_machine,
+        var_error: ms_error,
+        share: if pos + ms_error > 0.0 {
+            pos / (pos + ms_error)
+        } else {
+            0.0
+        },
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::excessive_precision)]
+mod tests {
+    use super::*;
+    use crate::seeded::SeededRng;
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol * b.abs()
+    }
+
+    /// 3 binaries; machine 0 ran 4 executions of each, machine 1 two of each (as when one
+    /// node ran two shards and the other one).
+    fn data() -> Vec<(usize, usize, f64)> {
+        let cells: [((usize, usize), &[f64]); 6] = [
+            ((0, 0), &[10.1, 10.3, 10.2, 10.6]),
+            ((1, 0), &[11.0, 11.4, 11.1, 11.3]),
+            ((2, 0), &[9.7, 9.9, 10.0, 9.8]),
+            ((0, 1), &[10.9, 10.7]),
+            ((1, 1), &[11.9, 11.6]),
+            ((2, 1), &[10.4, 10.6]),
+        ];
+        cells
+            .iter()
+            .flat_map(|((b, m), ys)| ys.iter().map(move |y| (*b, *m, *y)))
+            .collect()
+    }
+
+    #[test]
+    fn matches_statsmodels_two_way_anova() {
+        // python3 (statsmodels 0.14): anova_lm(ols('y ~ C(b) + C(m)', df).fit(), typ=2)
+        //   C(m): sum_sq 1.284444, df 1, F 46.042674253201106, PR(>F) 8.80069403050418e-06
+        //   Residual: sum_sq 0.390556, df 14 -> MSE 0.027896825396825458
+        // numpy: n0 = 8.0, (MSM - MSE)/n0 = 0.1570684523809546, share 0.8491780417817603
+        let c = machine_component(&data()).unwrap();
+        assert_eq!((c.machines, c.binaries, c.n, c.df), (2, 3, 18, (1, 14)));
+        assert!(close(c.f, 46.042674253201106, 1e-10));
+        assert!(close(c.p, 8.80069403050418e-06, 1e-6));
+        assert!(close(c.ms_machine, 1.2844444444444623, 1e-10));
+        assert!(close(c.ms_error, 0.027896825396825458, 1e-10));
+        assert!(close(c.var_machine, 0.1570684523809546, 1e-10));
+        assert!(close(c.share, 0.8491780417817603, 1e-10));
+        // Machine 1 is slower: a positive offset, balanced by machine 0's.
+        assert!(c.offsets[1].1 > 0.0 && c.offsets[0].1 < 0.0);
+        assert!((4.0 * 3.0 * c.offsets[0].1 + 2.0 * 3.0 * c.offsets[1].1).abs() < 1e-12);
+    }
+
+    #[test]
+    fn refuses_one_machine_and_too_few_executions() {
+        assert!(machine_component(&[(0, 0, 1.0), (0, 0, 2.0), (1, 0, 3.0)]).is_err());
+        assert!(machine_component(&[(0, 0, 1.0), (1, 1, 2.0)]).is_err());
+        assert!(
+            machine_component(&[(0, 0, 1.0), (0, 1, f64::NAN), (0, 1, 2.0), (0, 0, 1.0)]).is_err()
+        );
+    }
+
+    /// Simulated experiments: 10 binaries × 4 machines × 3 executions each, binary effects
+    /// large. Without a machine effect the test rejects at about its level; with σ_m = σ_e
+    /// (true share 0.5) it nearly always detects it and the share estimate centres near 0.5.
+    #[test]
+    fn simulation_level_and_power() {
+        let mut rng = SeededRng::new(12, "machines-test");
+        let mut normal = move || {
+            // Box–Muller from two uniform draws in (0, 1].
+            let u1 = (rng.below(1 << 30) + 1) as f64 / (1u64 << 30) as f64;
+            let u2 = rng.below(1 << 30) as f64 / (1u64 << 30) as f64;
+            (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+        };
+        let trials = 400;
+        let mut rejected = [0; 2];
+        let mut share_sum = 0.0;
+        for t in 0..trials * 2 {
+            let sigma_m = if t < trials { 0.0 } else { 1.0 };
+            let machine: Vec<f64> = (0..4).map(|_| sigma_m * normal()).collect();
+            let mut d = Vec::new();
+            for b in 0..10 {
+                let beta = 5.0 * normal();
+                for (m, a) in machine.iter().enumerate() {
+                    for _ in 0..3 {
+                        d.push((b, m, 100.0 + beta + a + normal()));
+                    }
+                }
+            }
+            let c = machine_component(&d).unwrap();
+            if c.p < 0.05 {
+                rejected[usize::from(t >= trials)] += 1;
+            }
+            if t >= trials {
+                share_sum += c.share;
+            }
+        }
+        // Binomial(400, 0.05): mean 20, sd 4.4; allow 4 sd.
+        assert!(
+            (3..=38).contains(&rejected[0]),
+            "{} null rejections",
+            rejected[0]
+        );
+        assert!(rejected[1] > 300, "power {} of {trials}", rejected[1]);
+        let mean_share = share_sum / trials as f64;
+        assert!((0.3..0.7).contains(&mean_share), "mean share {mean_share}");
+    }
+}
