@@ -3,14 +3,14 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use rayon::prelude::*;
 use sha2::Digest;
 
 use super::manifest::{variant_label, Binary, Variant, VariantStatus};
 use super::replay::Program;
 use crate::layout::binary::{self, Function};
-use crate::layout::{distance, fingerprint};
+use crate::layout::{distance, fingerprint, same_code};
 
 /// Directory (inside the output directory) for intermediate files of the relinks.
 pub const WORK_DIR: &str = ".work";
@@ -159,7 +159,8 @@ fn paths(out_dir: &Path, label: &str, p: usize, program: &Program) -> (PathBuf, 
 }
 
 /// The manifest entry of the binary `path` of program `name`, verified against the baseline's
-/// functions when given.
+/// functions when given: an error when its code is not the baseline's
+/// ([`same_code::check`]), naming the function and both sizes.
 pub fn describe(
     out_dir: &Path,
     name: &str,
@@ -168,6 +169,13 @@ pub fn describe(
     baseline: Option<&[Function]>,
     link_seconds: f64,
 ) -> Result<Binary> {
+    let code = match baseline {
+        Some(base) => Some(
+            same_code::check(base, functions)
+                .map_err(|d| anyhow!("program {name}: {}", same_code::describe(&d)))?,
+        ),
+        None => None,
+    };
     let bytes = std::fs::read(path)?;
     Ok(Binary {
         name: name.to_string(),
@@ -177,6 +185,7 @@ pub fn describe(
         functions: functions.len(),
         distance: baseline.map(|b| distance::between(b, functions)),
         link_seconds,
+        code,
     })
 }
 
