@@ -9,10 +9,14 @@
 //! * [`stats`] — pure statistics (Kalibera & Jones 2013, Georges et al. 2007, Touati et al.);
 //! * [`report`] — text, Markdown, JSON, CSV and HTML answers from an experiment.
 //!
-//! [`seeded`] holds the reproducible random streams every stage draws from.
+//! [`files`] holds the formats of the files an experiment directory keeps (manifest, results
+//! store records) and the atomic write they share, below every stage so that no stage imports
+//! another for a file's layout. [`seeded`] holds the reproducible random streams every stage draws from.
 
+pub mod analysis;
 pub mod build;
 pub mod experiment;
+pub mod files;
 pub mod layout;
 pub mod measurements;
 pub mod report;

@@ -11,7 +11,9 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
-    if let Some(code) = layoutrand::wrap::run_as_shim_if_called_so() {
+    if let Some(code) =
+        layoutrand::wrap::run_as_shim_if_called_so(layoutrand::build::live::after_link)
+    {
         return exit_code(code);
     }
     let args = cli::Cli::parse();

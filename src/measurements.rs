@@ -23,11 +23,34 @@ pub struct CsvSpec<'a> {
     pub require_positive: bool,
 }
 
+/// The column `layoutrand export` writes to mark each row's code layout: `random` for a
+/// randomised binary, `default` for the baseline built with the linker's own order. Rows
+/// marked `default` are left out of an analysis of random layouts, as `report` leaves out
+/// the baseline, so that `export` → `analyze` gives `report`'s mean.
+pub const LAYOUT_COLUMN: &str = "layout";
+
+/// The value of [`LAYOUT_COLUMN`] that marks the default-layout baseline.
+pub const DEFAULT_LAYOUT: &str = "default";
+
+/// A hierarchy read from a CSV and what was left out of it.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The measurements.
+    pub hierarchy: Hierarchy,
+    /// Rows marked as the default-layout baseline ([`LAYOUT_COLUMN`]) and left out.
+    pub default_layout_rows: usize,
+}
+
 /// Reads `path` into a balanced hierarchy as described by `spec`.
 pub fn load_hierarchy(path: &Path, spec: &CsvSpec<'_>) -> Result<Hierarchy> {
+    Ok(load_measurements(path, spec)?.hierarchy)
+}
+
+/// Reads `path` as described by `spec`, leaving out the default-layout rows.
+pub fn load_measurements(path: &Path, spec: &CsvSpec<'_>) -> Result<Loaded> {
     let file =
         std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-    read_hierarchy(file, &path.display().to_string(), spec)
+    read_measurements(file, &path.display().to_string(), spec)
 }
 
 /// Reads CSV text from `input` (named `name` in messages) into a balanced hierarchy.
@@ -36,6 +59,16 @@ pub fn read_hierarchy<R: std::io::Read>(
     name: &str,
     spec: &CsvSpec<'_>,
 ) -> Result<Hierarchy> {
+    Ok(read_measurements(input, name, spec)?.hierarchy)
+}
+
+/// Reads CSV text from `input` (named `name` in messages), leaving out rows whose
+/// [`LAYOUT_COLUMN`] is [`DEFAULT_LAYOUT`] unless that column is one of the levels.
+pub fn read_measurements<R: std::io::Read>(
+    input: R,
+    name: &str,
+    spec: &CsvSpec<'_>,
+) -> Result<Loaded> {
     if spec.levels.is_empty() {
         bail!("no levels given: name at least one column with --levels");
     }
@@ -71,6 +104,12 @@ pub fn read_hierarchy<R: std::io::Read>(
         .map(|l| column(l, "given in --levels"))
         .collect::<Result<_>>()?;
     let value_col = column(spec.value, "given in --value")?;
+    let layout_col = if spec.levels.iter().any(|l| l == LAYOUT_COLUMN) {
+        None
+    } else {
+        headers.iter().position(|h| h == LAYOUT_COLUMN.as_bytes())
+    };
+    let mut default_layout_rows = 0;
 
     let mut builder = HierarchyBuilder::new(spec.levels)?;
     let mut record = csv::ByteRecord::new();
@@ -89,6 +128,12 @@ pub fn read_hierarchy<R: std::io::Read>(
             std::str::from_utf8(raw)
                 .with_context(|| format!("{name}:{line}: the {what} field is not UTF-8"))
         };
+        if let Some(col) = layout_col {
+            if record.get(col) == Some(DEFAULT_LAYOUT.as_bytes()) {
+                default_layout_rows += 1;
+                continue;
+            }
+        }
         let text = field(value_col, spec.value)?;
         let value: f64 = text.parse().map_err(|_| {
             anyhow::anyhow!(
@@ -125,9 +170,13 @@ pub fn read_hierarchy<R: std::io::Read>(
             .push(ids, value)
             .with_context(|| format!("{name}:{line}"))?;
     }
-    builder
+    let hierarchy = builder
         .finish()
-        .with_context(|| format!("{name}: the measurements are not balanced nested data"))
+        .with_context(|| format!("{name}: the measurements are not balanced nested data"))?;
+    Ok(Loaded {
+        hierarchy,
+        default_layout_rows,
+    })
 }
 
 #[cfg(test)]

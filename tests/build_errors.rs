@@ -4,7 +4,7 @@
 mod build_support;
 
 use build_support::{assert_success, build, fixture, run};
-use layoutrand::build::manifest::{Manifest, VariantStatus};
+use layoutrand::files::manifest::{Manifest, VariantStatus};
 
 #[test]
 fn a_failing_build_reports_its_status_and_output_tail_and_writes_no_manifest() {

@@ -6,7 +6,7 @@ mod experiment_support;
 use std::path::Path;
 
 use experiment_support::*;
-use layoutrand::build::manifest::{Manifest, VariantStatus};
+use layoutrand::files::manifest::{Manifest, VariantStatus};
 
 fn build(src: &Path, out: &Path, seeds: u32, extra: &[&str]) -> std::process::Output {
     layoutrand()

@@ -134,7 +134,7 @@ fn the_lto_link_gets_function_sections_and_module_granularity_means_global() {
     let (_tmp, dir) = fixture("lto");
     let out = build(&dir, &["--seeds", "1", "--out", "out"], &["make"]);
     assert_success(&out, "lto default");
-    let m = layoutrand::build::manifest::Manifest::load(&dir.join("out")).unwrap();
+    let m = layoutrand::files::manifest::Manifest::load(&dir.join("out")).unwrap();
     assert!(m.mechanism.contains("post-LTO"), "{}", m.mechanism);
 }
 

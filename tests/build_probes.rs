@@ -5,7 +5,7 @@
 mod experiment_support;
 
 use experiment_support::*;
-use layoutrand::build::manifest::{Manifest, VariantStatus};
+use layoutrand::files::manifest::{Manifest, VariantStatus};
 
 #[test]
 fn probe_links_deleted_by_the_build_are_left_out() {

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use layoutrand::build::manifest::{Manifest, VariantStatus};
+use layoutrand::files::manifest::{Manifest, VariantStatus};
 
 /// Fetches bzip2's source into `dest`; `None` when offline.
 fn fetch_bzip2(dest: &Path) -> Option<PathBuf> {

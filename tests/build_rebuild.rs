@@ -6,7 +6,7 @@
 mod build_support;
 
 use build_support::{assert_success, build, check_variants, fixture};
-use layoutrand::build::manifest::{BuildMode, Manifest};
+use layoutrand::files::manifest::{BuildMode, Manifest};
 
 #[test]
 fn rebuild_mode_builds_each_seed_in_a_copy_and_randomises_it() {

@@ -6,7 +6,7 @@
 mod experiment_support;
 
 use experiment_support::*;
-use layoutrand::build::manifest::{Manifest, VariantStatus};
+use layoutrand::files::manifest::{Manifest, VariantStatus};
 
 #[test]
 fn cachegrind_experiment_detects_binary_level_variance() {

@@ -5,6 +5,8 @@ mod report_support;
 
 use std::path::Path;
 
+use layoutrand::analysis::compare::CompareOptions;
+use layoutrand::analysis::vocabulary::Thresholds;
 use layoutrand::report::compare::{compare_directories, exit_code};
 use report_support::{write_dir, Design, Normal};
 
@@ -27,6 +29,16 @@ fn experiment_of(dir: &Path, programs: &[&str], seeds: u64, factor: f64, noise_s
     });
 }
 
+/// 95 % intervals, the default relevance threshold, and the `--fail-if-slower` share.
+fn gate(fail_if_slower: Option<f64>) -> CompareOptions {
+    CompareOptions {
+        thresholds: Thresholds::default(),
+        is_time: true,
+        bootstrap: None,
+        fail_if_slower,
+    }
+}
+
 fn dirs() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let (a, b) = (tmp.path().join("base"), tmp.path().join("new"));
@@ -40,9 +52,9 @@ fn faster_new_version_is_reported_with_both_intervals() {
     let (_tmp, base, new) = dirs();
     experiment(&base, 15, 1.0, 1);
     experiment(&new, 15, 0.95, 2);
-    let c = compare_directories(&base, &new, 0.95, Some(0.02)).unwrap();
+    let c = compare_directories(&base, &new, &gate(Some(0.02))).unwrap();
     let p = &c.programs[0];
-    let ci = p.ratio_ci.unwrap();
+    let ci = p.comparison.effect.ci.unwrap();
     assert!(
         ci.lower < 0.95 && 0.95 < ci.upper,
         "true ratio 0.95 in {ci:?}"
@@ -62,7 +74,7 @@ fn faster_new_version_is_reported_with_both_intervals() {
         "{paired:?}"
     );
     assert!(paired.upper - paired.lower < (ci.upper - ci.lower) / 3.0);
-    assert!(p.welch_p.unwrap() < 0.05);
+    assert!(p.comparison.welch.as_ref().unwrap().p < 0.05);
     assert_eq!(exit_code(&c), 0);
 }
 
@@ -71,17 +83,17 @@ fn slower_new_version_fails_the_gate_only_beyond_the_threshold() {
     let (_tmp, base, new) = dirs();
     experiment(&base, 15, 1.0, 3);
     experiment(&new, 15, 1.08, 4);
-    let strict = compare_directories(&base, &new, 0.95, Some(0.02)).unwrap();
+    let strict = compare_directories(&base, &new, &gate(Some(0.02))).unwrap();
     assert!(
-        strict.programs[0].slower_beyond_threshold,
+        strict.programs[0].comparison.slower_beyond_threshold,
         "{}",
         strict.programs[0].text
     );
     assert!(strict.programs[0].text.contains("FAIL"));
     assert_eq!(exit_code(&strict), 1);
-    let lenient = compare_directories(&base, &new, 0.95, Some(0.20)).unwrap();
+    let lenient = compare_directories(&base, &new, &gate(Some(0.20))).unwrap();
     assert_eq!(exit_code(&lenient), 0);
-    let ungated = compare_directories(&base, &new, 0.95, None).unwrap();
+    let ungated = compare_directories(&base, &new, &gate(None)).unwrap();
     assert_eq!(exit_code(&ungated), 0);
 }
 
@@ -91,7 +103,7 @@ fn equal_versions_with_different_seeds_show_no_difference_and_no_pairs() {
     experiment(&base, 12, 1.0, 5);
     // Seeds 1..=12 against 1..=13: not the same seed set, so no matched pairs.
     experiment(&new, 13, 1.0, 6);
-    let c = compare_directories(&base, &new, 0.95, Some(0.0)).unwrap();
+    let c = compare_directories(&base, &new, &gate(Some(0.0))).unwrap();
     let p = &c.programs[0];
     assert!(p.paired_relative_ci.is_none());
     assert!(
@@ -109,7 +121,7 @@ fn compare_command_gates_on_directories() {
     experiment(&new, 10, 1.10, 8);
     let out = assert_cmd::Command::cargo_bin("layoutrand")
         .unwrap()
-        .args(["compare", "--fail-if-slower", "3"])
+        .args(["compare", "--fail-if-slower", "3%"])
         .arg(&base)
         .arg(&new)
         .assert()
@@ -126,7 +138,7 @@ fn compare_command_gates_on_directories() {
         .assert()
         .code(0);
     let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    assert!(json["programs"][0]["ratio"].as_f64().unwrap() > 1.05);
+    assert!(json["programs"][0]["effect"]["ratio"].as_f64().unwrap() > 1.05);
     assert!(
         json["programs"][0]["paired_relative_ci"]["lower"]
             .as_f64()
@@ -140,7 +152,7 @@ fn several_programs_get_touatis_overall_gain_and_proportion() {
     let (_tmp, base, new) = dirs();
     experiment_of(&base, &["demo", "other"], 12, 1.0, 9);
     experiment_of(&new, &["demo", "other"], 12, 0.9, 10);
-    let c = compare_directories(&base, &new, 0.95, None).unwrap();
+    let c = compare_directories(&base, &new, &gate(None)).unwrap();
     assert_eq!(c.programs.len(), 2);
     assert_eq!(c.overall.len(), 1);
     let o = &c.overall[0];

@@ -258,3 +258,83 @@ fn a_full_disk_is_refused_before_any_execution() {
         "no execution may have started"
     );
 }
+
+#[test]
+fn non_finite_values_are_metric_failures_and_the_store_stays_readable() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 0);
+    // The first execution reports a number so the run goes on; the others print values that
+    // parse as f64 but are not finite, which JSON cannot hold.
+    let script = r#"n=$(cat count 2>/dev/null || echo 0); echo $((n+1)) > count
+case $n in 0) echo "value 7";; 1) echo "value nan";; 2) echo "value inf";; *) echo "value 1e400";; esac
+"$0" ok > /dev/null"#;
+    layoutrand()
+        .current_dir(d.path())
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args(["--executions", "4", "--metric", r"regex:value ([^ ]+)"])
+        .args(["--", "sh", "-c", script, "{bin}"])
+        .assert()
+        .success();
+    let r = read_results(d.path()).expect("every read of the store works");
+    let statuses: Vec<_> = r.executions.iter().map(|e| e.status).collect();
+    assert_eq!(
+        statuses,
+        [
+            ExecutionStatus::Ok,
+            ExecutionStatus::Metric,
+            ExecutionStatus::Metric,
+            ExecutionStatus::Metric
+        ]
+    );
+    for (e, text) in r.executions[1..].iter().zip(["nan", "inf", "1e400"]) {
+        let tail = e.output_tail.as_deref().unwrap_or_default();
+        assert!(tail.contains(&format!("\"{text}\"")), "{tail}");
+        assert!(tail.contains("not finite"), "{tail}");
+    }
+    assert!(r.measurements.iter().all(|m| m.value.is_finite()));
+    // The rest of the tool reads it too.
+    layoutrand().arg("export").arg(d.path()).assert().success();
+}
+
+#[test]
+fn an_old_store_holding_null_values_is_read_with_a_warning() {
+    // What layoutrand 0.1 wrote for a benchmark printing `nan`: a null value, status ok.
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 0);
+    layoutrand()
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args(["--executions", "2", "--metric", r"regex:value ([^ ]+)"])
+        .args(["--", "{bin}", "ok"])
+        .assert()
+        .success();
+    let path = d.path().join(RESULTS_FILE);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let last_reported = lines
+        .iter()
+        .rposition(|l| l.contains("\"metric\":\"reported\""))
+        .unwrap();
+    lines[last_reported] = lines[last_reported].replace("\"value\":42.0", "\"value\":null");
+    assert!(lines[last_reported].contains("null"));
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+
+    let r = read_results(d.path()).expect("a null value must not make the store unreadable");
+    assert_eq!(r.executions[0].status, ExecutionStatus::Ok);
+    assert_eq!(r.executions[1].status, ExecutionStatus::Metric);
+    assert!(r.measurements.iter().all(|m| m.execution == 0));
+    assert!(
+        r.warnings.iter().any(|w| w.contains("null")),
+        "{:?}",
+        r.warnings
+    );
+    // Resume reads it and finishes the run; export reads it.
+    layoutrand()
+        .args(["run", "--resume", "--out"])
+        .arg(d.path())
+        .assert()
+        .success()
+        .stderr(contains("null"));
+    layoutrand().arg("export").arg(d.path()).assert().success();
+}

@@ -77,7 +77,7 @@ fn iterations_land_with_the_right_indices_and_warmup_marks() {
     let mut lines = csv.lines();
     assert_eq!(
         lines.next(),
-        Some("program,binary,execution,iteration,value")
+        Some("program,binary,layout,execution,iteration,value")
     );
     assert_eq!(lines.count(), 3 * 3 * 3);
     let out = layoutrand()
@@ -254,7 +254,7 @@ fn a_hanging_execution_times_out_and_the_run_goes_on() {
 #[test]
 fn exported_csv_is_what_analyze_reads() {
     let d = tempfile::tempdir().unwrap();
-    same_binary_experiment(d.path(), "iters", "iters.c", 1);
+    same_binary_experiment(d.path(), "iters", "iters.c", 3);
     layoutrand()
         .args(["run", "--out"])
         .arg(d.path())
@@ -277,13 +277,37 @@ fn exported_csv_is_what_analyze_reads() {
         .assert()
         .success();
     let text = std::fs::read_to_string(&csv).unwrap();
-    assert_eq!(text.lines().count(), 1 + 2 * 3 * 3, "{text}");
-    layoutrand()
+    assert_eq!(text.lines().count(), 1 + 4 * 3 * 3, "{text}");
+    let out = layoutrand()
         .arg("analyze")
         .arg(&csv)
         .args(["--levels", "binary,execution,iteration", "--value", "value"])
+        .args(["--format", "json"])
         .assert()
         .success();
+    let analysis: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let out = layoutrand()
+        .arg("report")
+        .arg(d.path())
+        .args(["--format", "json"])
+        .assert()
+        .success();
+    let report: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    // export → analyze equals report: the baseline is left out of the random layouts.
+    let series = &report["series"][0];
+    let (a, r) = (
+        analysis["mean"].as_f64().unwrap(),
+        series["mean"].as_f64().unwrap(),
+    );
+    assert!(
+        (a - r).abs() <= 1e-12 * r.abs(),
+        "analyze {a} vs report {r}"
+    );
+    let top = analysis["levels"].as_array().unwrap().last().unwrap();
+    assert_eq!(top["name"], "binary");
+    assert_eq!(top["repetitions"], 3);
+    assert_eq!(analysis["n"], 3 * 3 * 3);
+    assert_eq!(analysis["excluded"].as_array().unwrap().len(), 1);
 }
 
 #[test]

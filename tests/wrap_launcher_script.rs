@@ -4,7 +4,7 @@
 mod experiment_support;
 
 use experiment_support::*;
-use layoutrand::build::manifest::{Manifest, VariantStatus};
+use layoutrand::files::manifest::{Manifest, VariantStatus};
 
 #[test]
 fn absolute_compiler_paths_are_recorded_through_the_launcher_script() {

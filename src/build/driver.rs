@@ -8,11 +8,11 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 
 use super::linker::{Linker, Mechanism};
-use super::manifest::{
-    BuildMode, Granularity, Manifest, VariantStatus, MANIFEST_FILE, MANIFEST_SCHEMA,
-};
 use super::replay::Program;
 use super::{recorded_build, toolchain, variants};
+use crate::files::manifest::{
+    BuildMode, Granularity, Manifest, VariantStatus, MANIFEST_FILE, MANIFEST_SCHEMA,
+};
 use crate::wrap::record::LinkRecord;
 
 /// Directory (inside the output directory) of the recording.
@@ -122,7 +122,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
 /// Refuses when the directory holds measurements (`results.jsonl`) of the binaries it would
 /// replace: those must never be silently paired with other files.
 pub(crate) fn clear_previous_output(out_dir: &Path) -> Result<()> {
-    let results = out_dir.join(crate::run::store::RESULTS_FILE);
+    let results = out_dir.join(crate::files::results::RESULTS_FILE);
     if results.exists() {
         bail!(
             "{} holds measurements of the binaries a new build would replace: use another --out, \

@@ -10,8 +10,8 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 
 use super::driver::{programs, progress_bar, BuildOptions, BuildOutcome, RECORD_DIR};
-use super::manifest::{BuildMode, Manifest, MANIFEST_FILE};
 use super::variants::{self, Baseline};
+use crate::files::manifest::{BuildMode, Manifest, MANIFEST_FILE};
 use crate::layout::binary;
 use crate::wrap::record;
 

@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Result};
 
-use super::manifest::Granularity;
+use crate::files::manifest::Granularity;
 use crate::wrap::record::{LinkRecord, LinkTool};
 
 /// A linker the relinks can use.

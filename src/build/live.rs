@@ -12,10 +12,10 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 
 use super::linker::{Linker, Mechanism};
-use super::manifest::Granularity;
 use super::replay::Program;
+use crate::files::manifest::Granularity;
 use crate::layout::binary;
-use crate::wrap::record::LinkRecord;
+use crate::wrap::record::{self, LinkRecord};
 
 /// `baseline`, or the seed as a decimal number.
 pub const ENV_LIVE_VARIANT: &str = "LAYOUTRAND_LIVE_VARIANT";
@@ -94,6 +94,25 @@ impl LiveSettings {
     }
 }
 
+/// The shim's hook after each recorded final link (see [`crate::wrap::AfterLink`]): under
+/// `--rebuild`, relinks `link` for the variant its environment names; elsewhere nothing. A
+/// failure is also written to [`LIVE_FAILURES_LOG`] for the driver, which marks the variant
+/// failed.
+pub fn after_link(link: &LinkRecord, record_dir: &Path) -> Result<()> {
+    let result = LiveSettings::from_env().and_then(|settings| match settings {
+        Some(settings) => relink_in_place(&settings, link, record_dir),
+        None => Ok(()),
+    });
+    if let Err(err) = &result {
+        record::append_line(
+            record_dir,
+            LIVE_FAILURES_LOG,
+            &format!("{}\t{err:#}", link.output.display()),
+        );
+    }
+    result
+}
+
 /// Relinks the just-recorded `link` for the variant, replacing its output.
 pub fn relink_in_place(
     settings: &LiveSettings,
@@ -136,9 +155,34 @@ pub fn relink_in_place(
         &work.join("tmp"),
         functions.as_deref(),
     )?;
-    std::fs::rename(&relinked, &link.output)
-        .with_context(|| format!("replacing {}", link.output.display()))?;
+    replace_output(&relinked, &link.output)?;
     let _ = std::fs::remove_dir_all(&work);
+    Ok(())
+}
+
+/// Puts `relinked` in place of `output`, which must be a regular file (the link's own
+/// output): never a device such as `/dev/null`, a FIFO or a symbolic link. Across file
+/// systems the new file is first copied next to `output`, so the final step is always a
+/// rename within one directory.
+fn replace_output(relinked: &Path, output: &Path) -> Result<()> {
+    if !crate::wrap::shim::is_regular_file(output) {
+        bail!(
+            "{} is not a regular file: it is left alone, not replaced",
+            output.display()
+        );
+    }
+    if std::fs::rename(relinked, output).is_ok() {
+        return Ok(());
+    }
+    let dir = output.parent().unwrap_or(Path::new("."));
+    let tmp = tempfile::Builder::new()
+        .prefix(".layoutrand-relinked")
+        .tempfile_in(dir)
+        .with_context(|| format!("creating a temporary file in {}", dir.display()))?;
+    std::fs::copy(relinked, tmp.path())
+        .with_context(|| format!("copying the relinked program next to {}", output.display()))?;
+    tmp.persist(output)
+        .with_context(|| format!("replacing {}", output.display()))?;
     Ok(())
 }
 

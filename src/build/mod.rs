@@ -6,7 +6,7 @@
 //! * [`replay`]: one relink of one program for the baseline or a seed;
 //! * [`lto_order`]: the post-LTO function order of gcc `-flto` programs;
 //! * [`variants`]: baseline and seeds, in parallel, verified;
-//! * [`driver`]: all of it, writing [`manifest`]; [`rebuild`]: `--rebuild`, one full build
+//! * [`driver`]: all of it, writing the [manifest](crate::files::manifest); [`rebuild`]: `--rebuild`, one full build
 //!   per variant in a copy of the tree, each link randomised as it happens (see [`live`]);
 //! * [`extend`]: more seeds for a finished relink build, from its recording;
 //! * [`summary`]: the closing table; [`toolchain`]: versions for the manifest.
@@ -16,7 +16,6 @@ pub mod extend;
 pub mod linker;
 pub mod live;
 pub mod lto_order;
-pub mod manifest;
 pub mod rebuild;
 pub mod recorded_build;
 pub mod replay;

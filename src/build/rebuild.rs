@@ -10,10 +10,10 @@ use anyhow::{bail, Context, Result};
 
 use super::driver::{clear_previous_output, programs, BuildOptions, BuildOutcome};
 use super::live::{LiveSettings, LIVE_FAILURES_LOG};
-use super::manifest::{
+use super::{recorded_build, toolchain, variants};
+use crate::files::manifest::{
     variant_label, BuildMode, Manifest, Variant, VariantStatus, MANIFEST_SCHEMA,
 };
-use super::{recorded_build, toolchain, variants};
 use crate::layout::binary::{self, Function};
 
 /// Runs the baseline build and one build per seed, verifies, writes the manifest.
@@ -200,7 +200,9 @@ fn build_variant(
 }
 
 /// Copies the tree `src` to `dst` (files with their permissions, symbolic links as links),
-/// leaving out `skip` (the output directory, often inside the tree).
+/// leaving out `skip` (the output directory, often inside the tree) and anything that is not
+/// a regular file, a directory or a link (devices, FIFOs, sockets: reading a FIFO would hang,
+/// and a copy of a device would be a regular file).
 pub fn copy_tree(src: &Path, dst: &Path, skip: &Path) -> Result<()> {
     if dst.exists() {
         std::fs::remove_dir_all(dst)?;
@@ -219,7 +221,7 @@ pub fn copy_tree(src: &Path, dst: &Path, skip: &Path) -> Result<()> {
         } else if kind.is_symlink() {
             let target = std::fs::read_link(entry.path())?;
             std::os::unix::fs::symlink(target, &to)?;
-        } else {
+        } else if kind.is_file() {
             std::fs::copy(entry.path(), &to)
                 .with_context(|| format!("copying {}", entry.path().display()))?;
         }

@@ -114,7 +114,10 @@ pub fn run(
     let mut links = record::read_records(record_dir)?;
     // A link whose output the build deleted again was a probe (zstd's Makefile links
     // `have_zlib` and friends to test for libraries, then removes them): not a program.
-    let (kept, probes): (Vec<_>, Vec<_>) = links.into_iter().partition(|l| l.output.exists());
+    // Only a regular file the link wrote is a program (never a device or a link to one).
+    let (kept, probes): (Vec<_>, Vec<_>) = links
+        .into_iter()
+        .partition(|l| wrap::shim::is_regular_file(&l.output));
     for probe in &probes {
         record::discard_output(record_dir, &probe.output)?;
     }
@@ -130,6 +133,17 @@ pub fn run(
         );
     }
     links = kept;
+    let side = record::seen_outputs(record_dir, "side-output-link");
+    if !side.is_empty() {
+        eprintln!(
+            "layoutrand: note: {} compile-and-link call(s) write side outputs named after their \
+             objects (dependency files, coverage data, split DWARF, temporaries), so they ran \
+             unchanged and are not randomised: {}. Compile with -c and link the objects to \
+             randomise them.",
+            side.len(),
+            side.join(", ")
+        );
+    }
     let shim_errors: Vec<String> = std::fs::read_to_string(record_dir.join(record::ERRORS_LOG))
         .map(|t| t.lines().map(str::to_string).collect())
         .unwrap_or_default();

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use super::manifest::{Manifest, VariantStatus};
+use crate::files::manifest::{Manifest, VariantStatus};
 
 /// Per program: seeds built, their distinct fingerprints, Kendall distances, shares moved.
 type ProgramTally<'a> = (usize, BTreeSet<&'a str>, Vec<f64>, Vec<f64>);

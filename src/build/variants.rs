@@ -7,8 +7,8 @@ use anyhow::{anyhow, bail, Context, Result};
 use rayon::prelude::*;
 use sha2::Digest;
 
-use super::manifest::{variant_label, Binary, Variant, VariantStatus};
 use super::replay::Program;
+use crate::files::manifest::{variant_label, Binary, Variant, VariantStatus};
 use crate::layout::binary::{self, Function};
 use crate::layout::{distance, fingerprint, same_code};
 

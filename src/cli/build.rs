@@ -7,8 +7,8 @@ use anyhow::{bail, Result};
 
 use layoutrand::build::driver::{self, BuildOptions};
 use layoutrand::build::linker::Linker;
-use layoutrand::build::manifest::Granularity;
 use layoutrand::build::summary;
+use layoutrand::files::manifest::Granularity;
 
 /// Arguments of `layoutrand build`.
 #[derive(Debug, clap::Args)]
@@ -123,7 +123,7 @@ pub fn run(args: Args) -> Result<i32> {
     println!(
         "manifest: {}",
         args.out
-            .join(layoutrand::build::manifest::MANIFEST_FILE)
+            .join(layoutrand::files::manifest::MANIFEST_FILE)
             .display()
     );
     Ok(if driver::all_ok(&outcome.manifest) {

@@ -42,7 +42,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         Some(path) => {
             let mut buf = Vec::new();
             write_rows(&rows, format, args.include_warmup, &mut buf)?;
-            layoutrand::run::store::write_atomically(path, &buf)?;
+            layoutrand::files::write_atomically(path, &buf)?;
         }
         None => {
             let stdout = std::io::stdout();

@@ -6,6 +6,7 @@ use clap::{Parser, Subcommand};
 pub mod analyze;
 pub mod build;
 pub mod check_sensitivity;
+pub mod common;
 pub mod compare;
 pub mod dimension;
 pub mod experiment;

@@ -204,33 +204,11 @@ impl ExperimentConfig {
     }
 }
 
-/// Parses `"1%"`, `"0.5 %"` or `"0.01"` into a fraction (0.01, 0.005, 0.01).
-pub fn parse_percent(text: &str) -> Result<f64> {
-    let t = text.trim();
-    let value = if let Some(p) = t.strip_suffix('%') {
-        p.trim().parse::<f64>().map(|v| v / 100.0)
-    } else {
-        t.parse::<f64>()
-    }
-    .map_err(|_| anyhow::anyhow!("{text:?} is not a percentage such as 1% or 0.5%"))?;
-    if !(value > 0.0 && value < 1.0) {
-        bail!("{text:?} must be between 0% and 100%");
-    }
-    Ok(value)
-}
+pub use crate::analysis::vocabulary::parse_percent;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn percent_forms() {
-        assert_eq!(parse_percent("1%").unwrap(), 0.01);
-        assert_eq!(parse_percent(" 0.5 % ").unwrap(), 0.005);
-        assert_eq!(parse_percent("0.02").unwrap(), 0.02);
-        assert!(parse_percent("150%").is_err());
-        assert!(parse_percent("abc").is_err());
-    }
 
     #[test]
     fn unknown_keys_are_rejected_with_their_name() {

@@ -136,7 +136,7 @@ impl GrowthLog {
     /// Writes the log atomically to `out/stopping.json`.
     pub fn save(&self, out: &Path) -> Result<()> {
         let text = serde_json::to_string_pretty(self)?;
-        crate::run::store::write_atomically(&out.join(STOPPING_FILE), text.as_bytes())
+        crate::files::write_atomically(&out.join(STOPPING_FILE), text.as_bytes())
     }
 }
 

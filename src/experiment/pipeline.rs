@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 use super::config::{parse_percent, ExperimentConfig};
 use super::growth::{fmt_share, Growth, GrowthLog};
 use super::subprocess::{capture_stage, run_stage, run_user_command};
-use crate::build::manifest::{Manifest, VariantStatus, MANIFEST_FILE};
+use crate::files::manifest::{Manifest, VariantStatus, MANIFEST_FILE};
 use crate::run::command::CommandTemplate;
 use crate::run::store::RESULTS_FILE;
 
@@ -423,7 +423,7 @@ fn check_binaries(command: &[String], out: &Path, workdir: &Path) -> Result<()> 
 /// binaries, with the runner's own template.
 fn expand_bins(
     command: &[String],
-    variant: &crate::build::manifest::Variant,
+    variant: &crate::files::manifest::Variant,
     out: &Path,
 ) -> Result<Vec<String>> {
     let template = CommandTemplate::parse(command)?;
@@ -552,7 +552,7 @@ fn report(config: &ExperimentConfig, plan: &Plan, out: &Path, workdir: &Path) ->
         args.push(out.into());
         args.extend(os(&["--format", format, "--confidence", &confidence]));
         let text = capture_stage("report", &args, workdir)?;
-        crate::run::store::write_atomically(&out.join(file), text.as_bytes())?;
+        crate::files::write_atomically(&out.join(file), text.as_bytes())?;
     }
     let primary = crate::run::metric::primary_name_of_spec(&plan.metric);
     let mut args = os(&["report"]);

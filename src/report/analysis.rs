@@ -11,9 +11,9 @@ use super::diagnostics::diagnose;
 use super::experiment::{BinaryData, Experiment, Series};
 use super::model::Verdict;
 use super::model::{BaselineSummary, Interval, Level, Report, SeriesReport, Setup};
-use super::numfmt::{change, level, p_value, percent, quantity};
 use super::sensitivity::sensitivity;
 use super::shift::shift;
+use crate::analysis::numfmt::{change, level, p_value, percent, quantity};
 
 /// Fewer randomised binaries than this and the interval's width is itself poorly estimated
 /// (Kalibera & Jones 2013 §11 never use fewer than 5 top-level repetitions).

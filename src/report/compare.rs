@@ -9,16 +9,17 @@ use std::fmt::Write;
 use anyhow::{bail, Result};
 use serde::Serialize;
 
-use crate::stats::fieller::ratio_ci;
-use crate::stats::multilevel::mean_ci;
-use crate::stats::paired::paired_difference;
+use crate::analysis::compare::{
+    compare as engine_compare, CompareOptions, Comparison as EngineComparison,
+};
+use crate::analysis::single::{BootstrapOptions, Dataset};
+use crate::analysis::vocabulary::Thresholds;
 use crate::stats::suite::{overall_gain, time_weights, wilson_ci, ProgramTimes};
-use crate::stats::welch::welch;
 
 use super::analysis::seed_hierarchy;
 use super::experiment::{Experiment, Series};
 use super::model::Interval;
-use super::numfmt::{change, estimate, level, p_value, percent};
+use crate::analysis::numfmt::{estimate, level, p_value, percent, quantity};
 
 /// The comparison of two experiments.
 #[derive(Debug, Clone, Serialize)]
@@ -37,7 +38,9 @@ pub struct Comparison {
     pub overall: Vec<Overall>,
 }
 
-/// The comparison of one program and metric.
+/// The comparison of one program and metric: the engine's [`EngineComparison`] of the two
+/// experiments' randomised binaries, with the program's names and the matched-pair interval
+/// as a share of the base mean.
 #[derive(Debug, Clone, Serialize)]
 pub struct ProgramComparison {
     /// Program.
@@ -48,29 +51,12 @@ pub struct ProgramComparison {
     pub unit: String,
     /// Whether the metric is a time (lower means faster).
     pub unit_is_time: bool,
-    /// Randomised binaries in base and new.
-    pub binaries: (usize, usize),
-    /// Base mean with its interval (eq. 4).
-    pub base_mean: f64,
-    /// Base interval.
-    pub base_ci: Interval,
-    /// New mean.
-    pub new_mean: f64,
-    /// New interval.
-    pub new_ci: Interval,
-    /// new / base.
-    pub ratio: f64,
-    /// Fieller interval of the ratio; `None` when unbounded.
-    pub ratio_ci: Option<Interval>,
+    /// The engine's comparison (flattened: `base`, `new`, `effect`, `welch`, `paired`,
+    /// `mann_whitney`, `bootstrap`, `verdict`, `summary`, `warnings`, …).
+    #[serde(flatten)]
+    pub comparison: EngineComparison,
     /// Matched pairs by seed: interval of mean(new − base) as a share of the base mean.
     pub paired_relative_ci: Option<Interval>,
-    /// Welch's test on the binaries' means: p-value.
-    pub welch_p: Option<f64>,
-    /// Welch's degrees of freedom.
-    pub welch_df: Option<f64>,
-    /// Whether the whole ratio interval says "slower" (higher) by more than the
-    /// `--fail-if-slower` threshold.
-    pub slower_beyond_threshold: bool,
     /// The answer in words.
     pub text: String,
 }
@@ -94,37 +80,36 @@ pub struct Overall {
 }
 
 /// Loads and compares the experiments in `base` and `new` (what `layoutrand compare
-/// BASE_DIR NEW_DIR` does). `fail_if_slower` is a share (0.02 for 2 %).
+/// BASE_DIR NEW_DIR` does).
 pub fn compare_directories(
     base: &std::path::Path,
     new: &std::path::Path,
-    confidence: f64,
-    fail_if_slower: Option<f64>,
+    options: &CompareOptions,
 ) -> Result<Comparison> {
     let b = super::experiment::load_with_context(base)?;
     let n = super::experiment::load_with_context(new)?;
-    compare(&b, &n, confidence, fail_if_slower)
+    compare(&b, &n, options)
 }
 
 /// `layoutrand compare BASE_DIR NEW_DIR`: the rendered comparison (text, or JSON when
-/// `json`) and the exit code. `fail_if_slower_percent` is in percent (2 for 2 %).
+/// `json`) and the exit code. `fail_if_slower` is a share (0.02 for 2 %).
 pub fn run_directories(
     base: &std::path::Path,
     new: &std::path::Path,
-    confidence: f64,
-    fail_if_slower_percent: Option<f64>,
+    thresholds: &Thresholds,
+    bootstrap: Option<BootstrapOptions>,
+    fail_if_slower: Option<f64>,
     json: bool,
 ) -> Result<(String, i32)> {
-    if let Some(p) = fail_if_slower_percent {
-        if !(p.is_finite() && p >= 0.0) {
-            bail!("--fail-if-slower {p}: give a non-negative percentage, e.g. 2 for 2 %");
-        }
-    }
     let c = compare_directories(
         base,
         new,
-        confidence,
-        fail_if_slower_percent.map(|p| p / 100.0),
+        &CompareOptions {
+            thresholds: *thresholds,
+            is_time: true,
+            bootstrap,
+            fail_if_slower,
+        },
     )?;
     let text = if json {
         serde_json::to_string_pretty(&c)? + "\n"
@@ -137,19 +122,20 @@ pub fn run_directories(
 /// The exit code for CI gating: 1 when some program's whole ratio interval says slower
 /// (higher) by more than the `--fail-if-slower` threshold, else 0.
 pub fn exit_code(c: &Comparison) -> i32 {
-    i32::from(c.programs.iter().any(|p| p.slower_beyond_threshold))
+    i32::from(
+        c.programs
+            .iter()
+            .any(|p| p.comparison.slower_beyond_threshold),
+    )
 }
 
 /// Compares two loaded experiments. `fail_if_slower` is a share (0.02 for 2 %).
 pub fn compare(
     base: &Experiment,
     new: &Experiment,
-    confidence: f64,
-    fail_if_slower: Option<f64>,
+    options: &CompareOptions,
 ) -> Result<Comparison> {
-    if !(confidence > 0.0 && confidence < 1.0) {
-        bail!("--confidence {confidence} is not strictly between 0 and 1 (e.g. 0.95)");
-    }
+    let confidence = options.thresholds.confidence;
     let mut programs = Vec::new();
     let mut unmatched = Vec::new();
     for b in &base.series {
@@ -170,7 +156,7 @@ pub fn compare(
                         new.dir.display()
                     );
                 }
-                programs.push(compare_series(b, n, confidence, fail_if_slower)?);
+                programs.push(compare_series(b, n, options)?);
             }
             None => unmatched.push(format!(
                 "{} {} only in {}",
@@ -222,90 +208,62 @@ pub fn compare(
     })
 }
 
-/// Compares one program and metric.
+/// The randomised binaries of `series` as an engine data set whose top-level units are
+/// named by seed (so two experiments with the same seeds are matched pair by pair).
+fn dataset(series: &Series, side: &str) -> Result<Dataset> {
+    let what = format!("{} {}", series.program, series.metric);
+    let (h, names) = seed_hierarchy(series)
+        .ok_or_else(|| anyhow::anyhow!("{what}: no usable randomised binary in {side}"))?;
+    let ids = series
+        .seeds
+        .iter()
+        .enumerate()
+        .map(|(i, b)| b.seed.map_or(format!("#{i}"), |s| format!("seed-{s}")))
+        .collect();
+    let hierarchy = h.with_top_ids(ids)?;
+    Ok(Dataset {
+        source: format!("{side} ({what})"),
+        value: series.metric.clone(),
+        levels: names.iter().rev().map(|n| n.to_string()).collect(),
+        hierarchy,
+    })
+}
+
+/// Compares one program and metric through the engine.
 pub fn compare_series(
     base: &Series,
     new: &Series,
-    confidence: f64,
-    fail_if_slower: Option<f64>,
+    options: &CompareOptions,
 ) -> Result<ProgramComparison> {
-    let what = format!("{} {}", base.program, base.metric);
-    let interval = |s: &Series, side: &str| {
-        let (h, _) = seed_hierarchy(s)
-            .ok_or_else(|| anyhow::anyhow!("{what}: no usable randomised binary in {side}"))?;
-        mean_ci(&h, confidence).map_err(|e| anyhow::anyhow!("{what} ({side}): {e}"))
+    let options = CompareOptions {
+        is_time: base.is_time(),
+        ..*options
     };
-    let b = interval(base, "the base experiment")?;
-    let n = interval(new, "the new experiment")?;
-    let ratio = ratio_ci(&b, &n);
-    let bounds = ratio.bounds();
-
-    let base_means: Vec<f64> = base.seeds.iter().map(|s| s.mean()).collect();
-    let new_means: Vec<f64> = new.seeds.iter().map(|s| s.mean()).collect();
-    let welch = welch(&base_means, &new_means).ok();
-
-    let base_seeds: Vec<Option<u64>> = base.seeds.iter().map(|s| s.seed).collect();
-    let new_seeds: Vec<Option<u64>> = new.seeds.iter().map(|s| s.seed).collect();
-    let paired = (base_seeds == new_seeds)
-        .then(|| paired_difference(&base_means, &new_means, confidence).ok())
-        .flatten();
-    let paired_relative_ci = paired.map(|p| Interval {
-        lower: p.low / b.mean,
-        upper: p.high / b.mean,
+    let b = dataset(base, "base")?;
+    let n = dataset(new, "new")?;
+    let c = engine_compare(&b, &n, &options)?;
+    let confidence = options.thresholds.confidence;
+    let paired_relative_ci = c.paired.as_ref().map(|p| Interval {
+        lower: p.low / c.base.mean,
+        upper: p.high / c.base.mean,
     });
-
-    let (better, worse) = if base.is_time() {
-        ("faster", "slower")
-    } else {
-        ("lower", "higher")
-    };
-    let slower_beyond_threshold = match (fail_if_slower, bounds) {
-        (Some(pct), Some((low, _))) => low > 1.0 + pct,
-        _ => false,
-    };
-    let mut text = match bounds {
-        Some((low, high)) => {
-            let words = change(ratio.estimate, low, high, confidence, better, worse);
-            let verdict = if high < 1.0 {
-                format!("new is {words}: a {better} result over random code layouts.")
-            } else if low > 1.0 {
-                format!("new is {words}: a {worse} result over random code layouts.")
-            } else {
-                format!("no significant difference: new is {words}, an interval that includes no change.")
-            };
-            format!(
-                "{verdict} Ratio new/base {:.4} (Fieller interval).",
-                ratio.estimate
-            )
-        }
-        None => format!(
-            "cannot tell: the base experiment's interval includes zero, so the ratio's interval is unbounded (ratio {:.4}).",
-            ratio.estimate
-        ),
-    };
-    if let Some(p) = paired_relative_ci {
+    let mut text = c.summary.clone();
+    if let (Some(p), Some(rel)) = (&c.paired, paired_relative_ci) {
         let _ = write!(
             text,
             " Matched by seed ({} pairs): the difference is {} to {} of the base mean ({} CI).",
-            base_means.len(),
-            signed_percent(p.lower),
-            signed_percent(p.upper),
+            p.n,
+            signed_percent(rel.lower),
+            signed_percent(rel.upper),
             level(confidence)
         );
     }
-    if let Some(w) = &welch {
+    if let Some(w) = &c.welch {
         let _ = write!(
             text,
             " Welch's test on the binaries' means: {} ({} df).",
             p_value(w.p),
-            super::numfmt::sig(w.df, 3)
-        );
-    }
-    if let (Some(pct), true) = (fail_if_slower, slower_beyond_threshold) {
-        let _ = write!(
-            text,
-            " FAIL: the whole interval is {worse} by more than {}.",
-            percent(pct, 2)
+            crate::analysis::numfmt::sig(w.df, 3)
         );
     }
     Ok(ProgramComparison {
@@ -313,23 +271,8 @@ pub fn compare_series(
         metric: base.metric.clone(),
         unit: base.unit.clone(),
         unit_is_time: base.is_time(),
-        binaries: (base.seeds.len(), new.seeds.len()),
-        base_mean: b.mean,
-        base_ci: Interval {
-            lower: b.low,
-            upper: b.high,
-        },
-        new_mean: n.mean,
-        new_ci: Interval {
-            lower: n.low,
-            upper: n.high,
-        },
-        ratio: ratio.estimate,
-        ratio_ci: bounds.map(|(lower, upper)| Interval { lower, upper }),
+        comparison: c,
         paired_relative_ci,
-        welch_p: welch.map(|w| w.p),
-        welch_df: welch.map(|w| w.df),
-        slower_beyond_threshold,
         text,
     })
 }
@@ -348,7 +291,7 @@ fn overall(metric: &str, programs: &[&ProgramComparison], confidence: f64) -> Ov
     let n = programs.len();
     let sped_up = programs
         .iter()
-        .filter(|p| p.ratio_ci.is_some_and(|c| c.upper < 1.0))
+        .filter(|p| p.comparison.effect.ci.is_some_and(|c| c.upper < 1.0))
         .count();
     let sped_up_ci = wilson_ci(sped_up as u64, n as u64, confidence, false)
         .ok()
@@ -356,14 +299,19 @@ fn overall(metric: &str, programs: &[&ProgramComparison], confidence: f64) -> Ov
             lower: c.low,
             upper: c.high,
         });
-    let weights = time_weights(&programs.iter().map(|p| p.base_mean).collect::<Vec<_>>());
+    let weights = time_weights(
+        &programs
+            .iter()
+            .map(|p| p.comparison.base.mean)
+            .collect::<Vec<_>>(),
+    );
     let times: Vec<ProgramTimes> = programs
         .iter()
         .zip(weights)
         .map(|(p, weight)| ProgramTimes {
             weight,
-            old: p.base_mean,
-            new: p.new_mean,
+            old: p.comparison.base.mean,
+            new: p.comparison.new.mean,
         })
         .collect();
     let gain = overall_gain(&times).ok();
@@ -416,31 +364,20 @@ pub fn render_text(c: &Comparison) -> String {
     );
     for p in &c.programs {
         let _ = writeln!(out, "\n{} — {} ({})", p.program, p.metric, p.unit);
-        let _ = writeln!(
-            out,
-            "  base: {} over {} binaries",
-            estimate(
-                p.base_mean,
-                p.base_ci.lower,
-                p.base_ci.upper,
-                &p.unit,
-                c.confidence
-            ),
-            p.binaries.0
-        );
-        let _ = writeln!(
-            out,
-            "  new:  {} over {} binaries",
-            estimate(
-                p.new_mean,
-                p.new_ci.lower,
-                p.new_ci.upper,
-                &p.unit,
-                c.confidence
-            ),
-            p.binaries.1
-        );
+        for (label, s) in [
+            ("base: ", &p.comparison.base),
+            ("new:  ", &p.comparison.new),
+        ] {
+            let shown = match &s.ci {
+                Some(ci) => estimate(s.mean, ci.low, ci.high, &p.unit, c.confidence),
+                None => format!("{} (no interval)", quantity(s.mean, &p.unit)),
+            };
+            let _ = writeln!(out, "  {label}{shown} over {} binaries", s.top_units);
+        }
         let _ = writeln!(out, "  {}", p.text);
+        for w in &p.comparison.warnings {
+            let _ = writeln!(out, "  warning: {w}");
+        }
     }
     for o in &c.overall {
         let _ = writeln!(out, "\nAcross programs ({}): {}", o.metric, o.text);

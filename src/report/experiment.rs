@@ -14,14 +14,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use crate::build::manifest::{BuildMode, Manifest, MANIFEST_FILE};
 use crate::experiment::growth::{GrowthLog, STOPPING_FILE};
+use crate::files::manifest::{BuildMode, Manifest, MANIFEST_FILE};
 use crate::run::store::{read_results, ExecutionStatus, Header, Results, RESULTS_FILE};
 
 use super::balance::balance;
 
-/// The label the store gives the default-layout binary.
-pub const BASELINE_LABEL: &str = "baseline";
+pub use crate::files::manifest::BASELINE_LABEL;
 
 /// One finished (or running) experiment, ready for analysis.
 #[derive(Debug, Clone)]

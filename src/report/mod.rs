@@ -16,7 +16,6 @@ pub mod experiment;
 pub mod export;
 pub mod extra_stats;
 pub mod model;
-pub mod numfmt;
 pub mod plots;
 pub mod sensitivity;
 pub mod shift;

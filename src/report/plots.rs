@@ -8,7 +8,7 @@ use crate::stats::autocorr::acf;
 use super::experiment::{BinaryData, Series};
 use super::export::svg::{acf_plot, bars, lag_plot, run_sequence, strip_plot, StripGroup};
 use super::model::SeriesReport;
-use super::numfmt::scale_for;
+use crate::analysis::numfmt::scale_for;
 
 /// Per-execution run-sequence plots shown at most (flagged executions come first).
 pub const MAX_RUN_SEQUENCES: usize = 12;

@@ -4,7 +4,7 @@
 
 use super::experiment::Series;
 use super::model::{Level, Sensitivity, Verdict};
-use super::numfmt::{compact, level, p_value, percent};
+use crate::analysis::numfmt::{compact, level, p_value, percent};
 
 /// The binary-level variance analysis of `series`.
 ///

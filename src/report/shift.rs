@@ -12,7 +12,7 @@ use crate::stats::sample::MeanInterval;
 
 use super::experiment::Series;
 use super::model::{Interval, Shift, Verdict};
-use super::numfmt::change;
+use crate::analysis::numfmt::change;
 
 /// The shift analysis from the two intervals (both at `confidence`).
 pub fn shift(

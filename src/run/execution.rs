@@ -194,10 +194,9 @@ fn collect_metrics(
             }
         }
         MetricSpec::Reported(re) => {
-            let bytes = std::fs::read(stdout)
+            let file = std::fs::File::open(stdout)
                 .with_context(|| format!("cannot read {}", stdout.display()))?;
-            let text = String::from_utf8_lossy(&bytes);
-            let reported = extract_reported(re, &text)?;
+            let reported = extract_reported(re, std::io::BufReader::new(file))?;
             if reported.is_empty() {
                 bail!(
                     "--metric regex:{} matched nothing in the program's output",
@@ -240,6 +239,11 @@ fn collect_metrics(
                 values.push((name.into(), 0, false, v, unit.into()));
             }
         }
+    }
+    // JSON has no NaN or infinity (they would be stored as null and break every reader), and
+    // no statistic means anything with them: the execution is a metric failure instead.
+    if let Some((name, _, _, v, _)) = values.iter().find(|v| !v.3.is_finite()) {
+        bail!("the {name} value is not finite ({v}): only finite numbers can be measurements");
     }
     Ok(values)
 }

@@ -1,5 +1,7 @@
 //! `layoutrand export`: a store's measurements as CSV or JSON, in the shape
 //! `layoutrand analyze FILE.csv --levels binary,execution,iteration --value value` reads.
+//! The `layout` column marks the default-layout baseline, which `analyze` leaves out as
+//! `report` does.
 
 use std::io::Write;
 
@@ -25,6 +27,10 @@ pub struct ExportRow {
     pub program: String,
     /// Variant label (`baseline`, `seed-N`): the binary level.
     pub binary: String,
+    /// `default` for the default-layout baseline, `random` for a randomised binary
+    /// ([`crate::measurements::LAYOUT_COLUMN`]): `analyze` leaves the baseline out, as
+    /// `report` does.
+    pub layout: &'static str,
     /// Execution index.
     pub execution: u32,
     /// Iteration index.
@@ -59,6 +65,11 @@ pub fn export_rows(
         .map(|m| ExportRow {
             program: m.program.clone(),
             binary: m.variant.clone(),
+            layout: if m.variant == crate::files::manifest::BASELINE_LABEL {
+                crate::measurements::DEFAULT_LAYOUT
+            } else {
+                "random"
+            },
             execution: m.execution,
             iteration: m.iteration,
             value: m.value,
@@ -101,7 +112,14 @@ pub fn write_rows(
         }
         ExportFormat::Csv => {
             let mut w = csv::Writer::from_writer(out);
-            let mut head = vec!["program", "binary", "execution", "iteration", "value"];
+            let mut head = vec![
+                "program",
+                "binary",
+                crate::measurements::LAYOUT_COLUMN,
+                "execution",
+                "iteration",
+                "value",
+            ];
             if with_warmup {
                 head.push("warmup");
             }
@@ -110,6 +128,7 @@ pub fn write_rows(
                 let mut rec = vec![
                     r.program.clone(),
                     r.binary.clone(),
+                    r.layout.to_string(),
                     r.execution.to_string(),
                     r.iteration.to_string(),
                     r.value.to_string(),

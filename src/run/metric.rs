@@ -4,6 +4,7 @@
 //! Wall time, CPU time and peak RSS come with every execution (see `process`); the metric
 //! named by `--metric` is the *primary* one that `export` and the summary use by default.
 
+use std::io::BufRead;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
@@ -71,30 +72,58 @@ pub fn primary_name_of_spec(spec: &str) -> &'static str {
     }
 }
 
-/// One value per match of `pattern` in `stdout`, in order, with the unit if the pattern has
-/// a `unit` group. A capture that is not a number is an error naming it.
-pub fn extract_reported(pattern: &Regex, stdout: &str) -> Result<Vec<(f64, String)>> {
+/// One value per match of `pattern` in the program's output, read line by line from
+/// `stdout` (so a program printing gigabytes needs no more memory than its longest line), in
+/// order, with the unit if the pattern has a `unit` group. A match lies within one line.
+///
+/// A capture that is not a number, or one that is not finite (`nan`, `inf`, `1e400`: JSON
+/// cannot hold them and no statistic means anything with them), is an error naming it.
+pub fn extract_reported(pattern: &Regex, stdout: impl BufRead) -> Result<Vec<(f64, String)>> {
     let mut values = Vec::new();
-    for caps in pattern.captures_iter(stdout) {
-        let m = caps
-            .name("value")
-            .or_else(|| caps.get(1))
-            .or_else(|| caps.get(0))
-            .expect("group 0 always matches");
-        let value: f64 = m.as_str().trim().parse().with_context(|| {
-            format!(
-                "the capture {:?} of --metric regex:{} is not a number",
-                m.as_str(),
-                pattern.as_str()
-            )
-        })?;
-        let unit = caps
-            .name("unit")
-            .map(|u| u.as_str().to_string())
-            .unwrap_or_default();
-        values.push((value, unit));
+    let mut stdout = stdout;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if stdout
+            .read_until(b'\n', &mut line)
+            .context("cannot read the program's output")?
+            == 0
+        {
+            break;
+        }
+        let text = String::from_utf8_lossy(&line);
+        for caps in pattern.captures_iter(&text) {
+            values.push(reported_value(pattern, &caps)?);
+        }
     }
     Ok(values)
+}
+
+/// The value and unit of one match of `pattern`.
+fn reported_value(pattern: &Regex, caps: &regex::Captures) -> Result<(f64, String)> {
+    let m = caps
+        .name("value")
+        .or_else(|| caps.get(1))
+        .or_else(|| caps.get(0))
+        .expect("group 0 always matches");
+    let text = m.as_str().trim();
+    let value: f64 = text.parse().with_context(|| {
+        format!(
+            "the capture {text:?} of --metric regex:{} is not a number",
+            pattern.as_str()
+        )
+    })?;
+    if !value.is_finite() {
+        bail!(
+            "the capture {text:?} of --metric regex:{} is not finite (it reads as {value}): only finite numbers can be measurements",
+            pattern.as_str()
+        );
+    }
+    let unit = caps
+        .name("unit")
+        .map(|u| u.as_str().to_string())
+        .unwrap_or_default();
+    Ok((value, unit))
 }
 
 /// The valgrind command line that wraps `argv` and writes one cachegrind file per process
@@ -201,12 +230,31 @@ mod tests {
     #[test]
     fn reported_values_come_in_order_with_units() {
         let re = Regex::new(r"iter \d+: (?P<value>[0-9.]+) (?P<unit>\w+)").unwrap();
-        let v = extract_reported(&re, "start\niter 0: 12.5 ms\nnoise\niter 1: 3 ms\n").unwrap();
+        let text = "start\niter 0: 12.5 ms\nnoise\niter 1: 3 ms\n";
+        let v = extract_reported(&re, text.as_bytes()).unwrap();
         assert_eq!(v, vec![(12.5, "ms".to_string()), (3.0, "ms".to_string())]);
         let plain = Regex::new(r"t=(\S+)").unwrap();
-        assert_eq!(extract_reported(&plain, "t=1e3").unwrap()[0].0, 1000.0);
-        let bad = extract_reported(&plain, "t=abc").unwrap_err();
+        assert_eq!(
+            extract_reported(&plain, &b"t=1e3"[..]).unwrap()[0].0,
+            1000.0
+        );
+        let bad = extract_reported(&plain, &b"t=abc"[..]).unwrap_err();
         assert!(format!("{bad:#}").contains("\"abc\""));
+    }
+
+    #[test]
+    fn non_finite_captures_are_errors_naming_the_text() {
+        let plain = Regex::new(r"t=(\S+)").unwrap();
+        for text in ["nan", "NaN", "inf", "-inf", "infinity", "1e400", "-1e999"] {
+            let out = format!("t=1\nt={text}\n");
+            let err = extract_reported(&plain, out.as_bytes()).unwrap_err();
+            let msg = format!("{err:#}");
+            assert!(msg.contains(&format!("\"{text}\"")), "{msg}");
+            assert!(msg.contains("not finite"), "{msg}");
+        }
+        // The largest finite double still is a value.
+        let max = extract_reported(&plain, &b"t=1.7976931348623157e308"[..]).unwrap();
+        assert_eq!(max[0].0, f64::MAX);
     }
 
     #[test]

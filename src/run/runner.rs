@@ -16,12 +16,12 @@ use super::preflight::{check_writable, which};
 use super::schedule::{build_schedule, Slot};
 use super::settings::{resolve, RunRequest};
 use super::store::{
-    read_results, ExecutionStatus, Extension, Header, Record, StoreWriter, RESULTS_FILE,
+    scan_results, ExecutionStatus, Extension, Header, Record, StoreWriter, RESULTS_FILE,
     RESULTS_SCHEMA,
 };
-use super::summary::{summarize, BinarySummary};
+use super::summary::{BinarySummary, Summarizer};
 use super::targets::plan_targets;
-use crate::build::manifest::Manifest;
+use crate::files::manifest::Manifest;
 
 /// What a finished (or budget-stopped) run did.
 #[derive(Debug, Clone)]
@@ -55,7 +55,8 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
 
     let store_path = out.join(RESULTS_FILE);
     let previous = if store_path.exists() {
-        let r = read_results(out)?;
+        // Only the execution records matter here: stream past the measurements.
+        let r = scan_results(out, |_, _| {})?;
         match (&r.header, req.resume) {
             (Some(_), false) => bail!(
                 "{} already holds results: pass --resume to continue that run, or choose another --out",
@@ -252,11 +253,9 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
         }
     }
     bar.finish_and_clear();
-    let final_results = read_results(out)?;
-    let summary = summarize(
-        &final_results,
-        super::metric::primary_name_of_spec(&header.metric),
-    );
+    let mut summary = Summarizer::new(super::metric::primary_name_of_spec(&header.metric));
+    scan_results(out, |e, mine| summary.add(e, &mine))?;
+    let summary = summary.finish();
     Ok(RunReport {
         executed,
         skipped,

@@ -8,183 +8,17 @@
 //! A torn last line is detected and dropped with a warning. The schema is documented in
 //! `docs/formats.md`.
 
-use std::collections::BTreeMap;
+use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use serde::{Deserialize, Serialize};
 
-/// Version of the results format written by this build of the tool.
-pub const RESULTS_SCHEMA: u32 = 1;
-
-/// File name of the store inside an output directory.
-pub const RESULTS_FILE: &str = "results.jsonl";
-
-/// One line of the store.
-// The header is large but appears once per file; boxing it would only complicate readers.
-#[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "record", rename_all = "snake_case")]
-pub enum Record {
-    /// First line: what was run, where, how.
-    Header(Header),
-    /// One value of one metric of one iteration.
-    Measurement(Measurement),
-    /// Closes one execution (process) and commits its measurements.
-    Execution(Execution),
-    /// Binaries added to a resumed run (the top level grown on-line).
-    Extension(Extension),
-}
-
-/// Binaries added to the run after it started: `layoutrand build --extend` appended seeds to
-/// the manifest and `layoutrand run --resume` took them in. The header's `variants` plus
-/// every extension's, in file order, are the run's planned variants.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Extension {
-    /// Labels of the variants added (`seed-N`).
-    pub variants: Vec<String>,
-    /// When they were added, seconds since the Unix epoch.
-    pub added_unix: f64,
-}
-
-/// Metadata of the experiment, written once at the top.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Header {
-    /// [`RESULTS_SCHEMA`] of the writer.
-    pub schema: u32,
-    /// `layoutrand` version that wrote the file.
-    pub tool_version: String,
-    /// The benchmark command, with `{bin}` placeholders unexpanded.
-    pub command: Vec<String>,
-    /// Programs (binary names from the manifest) under test.
-    pub programs: Vec<String>,
-    /// Variant labels (`baseline`, `seed-N`) under test.
-    pub variants: Vec<String>,
-    /// Metric specification as given (`wall`, `cpu`, `cachegrind`, `regex:...`).
-    pub metric: String,
-    /// Planned executions per binary.
-    pub executions: u32,
-    /// Planned iterations per execution (1 without a program-reported metric; 0 when the
-    /// program reports as many iterations as it likes and `--iterations` was not given).
-    pub iterations: u32,
-    /// Iterations dropped as warmup at the start of each execution.
-    pub warmup: u32,
-    /// Exclusive upper bound of the environment padding in bytes.
-    pub env_pad_max: u32,
-    /// Seed of the execution schedule and of the padding sizes.
-    pub schedule_seed: u64,
-    /// Per-execution timeout in seconds, if any.
-    pub timeout_seconds: Option<f64>,
-    /// Whether ASLR was disabled for the benchmark processes.
-    pub aslr_disabled: bool,
-    /// The machine.
-    pub host: HostInfo,
-    /// Start time, seconds since the Unix epoch.
-    pub started_unix: f64,
-    /// First line of `--version` of each build tool, by tool name (from the manifest).
-    #[serde(default)]
-    pub toolchain: BTreeMap<String, String>,
-    /// Working directory of every benchmark process.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cwd: Option<String>,
-    /// The fixed environment of every benchmark process (`NAME=value`), without the
-    /// padding variable.
-    #[serde(default)]
-    pub environment: Vec<String>,
-    /// Name of the environment padding variable.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pad_variable: Option<String>,
-}
-
-/// What we could learn about the machine.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
-pub struct HostInfo {
-    /// `model name` from /proc/cpuinfo.
-    pub cpu_model: Option<String>,
-    /// `uname -r`.
-    pub kernel: Option<String>,
-    /// Online logical CPUs.
-    pub cores: Option<u32>,
-    /// cpufreq governor of CPU 0, when readable.
-    pub governor: Option<String>,
-    /// Host name.
-    pub hostname: Option<String>,
-}
-
-/// One value: metric `metric` of iteration `iteration` of execution `execution` of the
-/// binary `program` built as `variant`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Measurement {
-    /// Program (binary name from the manifest).
-    pub program: String,
-    /// `baseline` or `seed-N`.
-    pub variant: String,
-    /// The seed (`None` for the baseline).
-    pub seed: Option<u64>,
-    /// Index of the execution of this binary, from 0.
-    pub execution: u32,
-    /// Index of the iteration within the execution, from 0 (0 when there is one value per
-    /// execution).
-    pub iteration: u32,
-    /// True for the first `warmup` iterations, which the statistics leave out.
-    pub warmup: bool,
-    /// Metric name, e.g. `wall`, `cpu`, `max_rss`, `reported`, `I1_misses`.
-    pub metric: String,
-    /// The value, in `unit`.
-    pub value: f64,
-    /// Unit of `value`, e.g. `ns`, `KiB`, `count`, or the unit the program printed.
-    pub unit: String,
-}
-
-/// The end of one execution. Its presence commits the measurements before it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Execution {
-    /// Program (binary name from the manifest).
-    pub program: String,
-    /// `baseline` or `seed-N`.
-    pub variant: String,
-    /// The seed (`None` for the baseline).
-    pub seed: Option<u64>,
-    /// Index of the execution of this binary, from 0.
-    pub execution: u32,
-    /// Position in the interleaved schedule, from 0.
-    pub schedule_index: u64,
-    /// Size in bytes of the environment padding variable.
-    pub env_pad: u32,
-    /// Start time, seconds since the Unix epoch.
-    pub start_unix: f64,
-    /// Wall time of the whole process, in nanoseconds.
-    pub wall_ns: u64,
-    /// `ok`, `exit`, `signal`, `timeout` or `spawn`.
-    pub status: ExecutionStatus,
-    /// Exit code, when the process exited.
-    pub exit_code: Option<i32>,
-    /// Signal number, when the process was killed by a signal.
-    pub signal: Option<i32>,
-    /// Last lines of stderr (and of stdout for metric errors) when the execution failed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output_tail: Option<String>,
-}
-
-/// How an execution ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ExecutionStatus {
-    /// Exited 0 and every metric was read.
-    Ok,
-    /// Exited with a non-zero code.
-    Exit,
-    /// Killed by a signal.
-    Signal,
-    /// Killed by us after the timeout.
-    Timeout,
-    /// Could not be started.
-    Spawn,
-    /// Exited 0 but the metric could not be read from its output.
-    Metric,
-}
+pub use crate::files::results::{
+    Execution, ExecutionStatus, Extension, Header, HostInfo, Measurement, Record, RESULTS_FILE,
+    RESULTS_SCHEMA,
+};
 
 /// Everything a reader gets back from a store.
 #[derive(Debug, Clone, Default)]
@@ -216,34 +50,75 @@ impl Results {
     }
 }
 
-/// Reads `dir/results.jsonl`.
+/// Reads `dir/results.jsonl`, keeping every committed measurement in memory.
 ///
 /// A malformed line in the middle of the file is an error naming file and line. A malformed
 /// *last* line is the trace of an interrupted write: it is dropped with a warning. So are
-/// measurements not followed by their execution record.
+/// measurements not followed by their execution record. A `null` value (how layoutrand 0.1
+/// stored `nan` or `inf` output) turns its execution into a metric failure, with a warning.
 pub fn read_results(dir: &Path) -> Result<Results> {
+    let mut measurements = Vec::new();
+    let mut results = scan_results(dir, |_, mine| measurements.extend(mine))?;
+    results.measurements = measurements;
+    Ok(results)
+}
+
+/// Reads `dir/results.jsonl` in one streaming pass, as [`read_results`] does, but hands each
+/// committed execution with its measurements to `on_commit` instead of keeping the
+/// measurements: memory stays bounded by one execution's measurements whatever the store's
+/// size (a resumed run needs only the execution records). The returned [`Results`] has no
+/// measurements.
+pub fn scan_results(
+    dir: &Path,
+    on_commit: impl FnMut(&Execution, Vec<Measurement>),
+) -> Result<Results> {
     let path = dir.join(RESULTS_FILE);
-    let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    parse_results(&bytes, &path)
+    let file = File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    scan(BufReader::with_capacity(1 << 16, file), &path, on_commit)
 }
 
 /// Parses the bytes of a store; `path` is used in messages only.
 pub fn parse_results(bytes: &[u8], path: &Path) -> Result<Results> {
+    let mut measurements = Vec::new();
+    let mut results = scan(bytes, path, |_, mine| measurements.extend(mine))?;
+    results.measurements = measurements;
+    Ok(results)
+}
+
+/// The reader behind [`scan_results`] and [`parse_results`]: one line at a time.
+fn scan(
+    mut reader: impl BufRead,
+    path: &Path,
+    mut on_commit: impl FnMut(&Execution, Vec<Measurement>),
+) -> Result<Results> {
     let mut results = Results::default();
     let mut pending: Vec<Measurement> = Vec::new();
-    let text = String::from_utf8_lossy(bytes);
-    let ends_with_newline = text.ends_with('\n');
-    let lines: Vec<&str> = text.split('\n').collect();
-    // `split` yields an empty piece after a final newline; a torn write has no final newline.
-    let last_index = lines.len().saturating_sub(1);
-    for (i, line) in lines.iter().enumerate() {
-        let lineno = i + 1;
-        if line.trim().is_empty() {
+    // (iteration, metric) of the pending measurements, to spot an execution run again.
+    let mut pending_keys: HashSet<(u32, String)> = HashSet::new();
+    let mut line = Vec::new();
+    let mut lineno = 0;
+    loop {
+        line.clear();
+        let read = reader
+            .read_until(b'\n', &mut line)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        if read == 0 {
+            break;
+        }
+        lineno += 1;
+        // A torn write has no final newline.
+        let complete = line.last() == Some(&b'\n');
+        let body = if complete {
+            &line[..line.len() - 1]
+        } else {
+            &line[..]
+        };
+        if body.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let record: Record = match serde_json::from_str(line) {
+        let record: Record = match serde_json::from_slice(body) {
             Ok(r) => r,
-            Err(e) if i == last_index && !ends_with_newline => {
+            Err(e) if !complete => {
                 results.warnings.push(format!(
                     "{}:{lineno}: dropped a torn last line (an interrupted write): {e}",
                     path.display()
@@ -279,9 +154,7 @@ pub fn parse_results(bytes: &[u8], path: &Path) -> Result<Results> {
                 let stale = pending.first().is_some_and(|p| {
                     (p.program.as_str(), p.variant.as_str(), p.execution)
                         != (m.program.as_str(), m.variant.as_str(), m.execution)
-                }) || pending
-                    .iter()
-                    .any(|p| p.iteration == m.iteration && p.metric == m.metric);
+                }) || pending_keys.contains(&(m.iteration, m.metric.clone()));
                 if stale {
                     results.warnings.push(format!(
                         "{}:{lineno}: {} uncommitted measurement(s) of an interrupted execution were dropped",
@@ -289,14 +162,20 @@ pub fn parse_results(bytes: &[u8], path: &Path) -> Result<Results> {
                         pending.len()
                     ));
                     pending.clear();
+                    pending_keys.clear();
                 }
+                pending_keys.insert((m.iteration, m.metric.clone()));
                 pending.push(m);
             }
             Record::Extension(x) => results.extensions.push(x),
-            Record::Execution(e) => {
-                let (mine, others): (Vec<_>, Vec<_>) = pending.into_iter().partition(|m| {
-                    m.program == e.program && m.variant == e.variant && m.execution == e.execution
-                });
+            Record::Execution(mut e) => {
+                let (mine, others): (Vec<_>, Vec<_>) =
+                    std::mem::take(&mut pending).into_iter().partition(|m| {
+                        m.program == e.program
+                            && m.variant == e.variant
+                            && m.execution == e.execution
+                    });
+                pending_keys.clear();
                 if !others.is_empty() {
                     results.warnings.push(format!(
                         "{}:{lineno}: {} measurement(s) without their execution record were dropped",
@@ -304,9 +183,24 @@ pub fn parse_results(bytes: &[u8], path: &Path) -> Result<Results> {
                         others.len()
                     ));
                 }
-                results.measurements.extend(mine);
+                if mine.iter().any(|m| !m.value.is_finite()) {
+                    results.warnings.push(format!(
+                        "{}:{lineno}: execution {} of {} {} holds a null value (how layoutrand 0.1 stored `nan` or `inf` output): counted as a metric failure, its values left out",
+                        path.display(),
+                        e.execution,
+                        e.program,
+                        e.variant
+                    ));
+                    e.status = ExecutionStatus::Metric;
+                    e.output_tail = Some(
+                        "a measured value was not finite (stored as null by an older layoutrand)"
+                            .to_string(),
+                    );
+                    on_commit(&e, Vec::new());
+                } else {
+                    on_commit(&e, mine);
+                }
                 results.executions.push(e);
-                pending = Vec::new();
             }
         }
     }
@@ -351,10 +245,12 @@ impl StoreWriter {
                 path.display()
             );
         }
-        let bytes = std::fs::read(&path)
+        let reader = File::open(&path)
+            .map(|f| BufReader::with_capacity(1 << 16, f))
             .with_context(|| format!("cannot read {} to check it", path.display()))?;
-        let keep = committed_length(&bytes);
-        if keep < bytes.len() {
+        let (keep, len) = committed_length(reader)
+            .with_context(|| format!("cannot read {} to check it", path.display()))?;
+        if keep < len {
             file.set_len(keep as u64)
                 .with_context(|| format!("cannot repair {}", path.display()))?;
             file.sync_all()?;
@@ -380,45 +276,38 @@ impl StoreWriter {
     }
 }
 
-/// The length of the store's committed prefix: everything up to the last complete header,
-/// execution or extension line. What follows (a torn line, measurements of an execution that
-/// never finished) is cut before appending, so that a resumed run never leaves stale
-/// measurements beside the ones of the execution it runs again.
-fn committed_length(bytes: &[u8]) -> usize {
+/// The length of the store's committed prefix, and the store's length: everything up to the
+/// last complete header, execution or extension line is committed. What follows (a torn line,
+/// measurements of an execution that never finished) is cut before appending, so that a
+/// resumed run never leaves stale measurements beside the ones of the execution it runs again.
+/// Streams the file and reads only each line's `record` tag.
+fn committed_length(mut reader: impl BufRead) -> std::io::Result<(u64, u64)> {
+    /// Just the tag of a record line.
+    #[derive(serde::Deserialize)]
+    struct Tag {
+        record: String,
+    }
     let mut committed = 0;
-    let mut start = 0;
-    while let Some(newline) = bytes[start..].iter().position(|&b| b == b'\n') {
-        let end = start + newline + 1;
-        if let Ok(record) = serde_json::from_slice::<Record>(&bytes[start..end - 1]) {
-            if !matches!(record, Record::Measurement(_)) {
-                committed = end;
-            }
-        } else {
-            // A malformed complete line is not ours to cut: keep it for the reader to report.
-            committed = end;
+    let mut end = 0;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let read = reader.read_until(b'\n', &mut line)?;
+        if read == 0 {
+            break;
         }
-        start = end;
+        end += read as u64;
+        if line.last() != Some(&b'\n') {
+            break; // a torn last line
+        }
+        match serde_json::from_slice::<Tag>(&line[..line.len() - 1]) {
+            Ok(tag) if tag.record == "measurement" => {}
+            // Anything else, including a malformed complete line (not ours to cut: the reader
+            // reports it), ends the committed prefix here.
+            _ => committed = end,
+        }
     }
-    committed
-}
-
-/// Writes `bytes` to `path` atomically: a temporary file in the same directory, fsync,
-/// rename, fsync of the directory.
-pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)
-        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    tmp.persist(path)
-        .with_context(|| format!("cannot rename into {}", path.display()))?;
-    if let Ok(d) = File::open(dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
+    Ok((committed, end))
 }
 
 #[cfg(test)]

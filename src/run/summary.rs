@@ -4,7 +4,9 @@
 //! This is a quick look, not the analysis (that is `layoutrand report`): values are pooled
 //! over executions and iterations, warmup iterations left out.
 
-use super::store::{ExecutionStatus, Results};
+use std::collections::HashMap;
+
+use super::store::{Execution, ExecutionStatus, Measurement, Results};
 
 /// One binary's line of the summary.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,65 +32,97 @@ pub struct BinarySummary {
 /// Summarises the non-warmup values of `metric` per (program, variant), in order of first
 /// appearance in the store.
 pub fn summarize(results: &Results, metric: &str) -> Vec<BinarySummary> {
-    let mut out: Vec<BinarySummary> = Vec::new();
-    let slot = |program: &str, variant: &str, out: &mut Vec<BinarySummary>| -> usize {
-        if let Some(i) = out
-            .iter()
-            .position(|s| s.program == program && s.variant == variant)
-        {
-            return i;
-        }
-        out.push(BinarySummary {
-            program: program.to_string(),
-            variant: variant.to_string(),
-            executions_ok: 0,
-            failures: 0,
-            values: 0,
-            mean: f64::NAN,
-            cv: f64::NAN,
-            unit: String::new(),
-        });
-        out.len() - 1
-    };
+    let mut summary = Summarizer::new(metric);
+    let mut measurements = results.measurements.iter().peekable();
     for e in &results.executions {
-        let i = slot(&e.program, &e.variant, &mut out);
+        // The measurements of one execution are contiguous and in execution order.
+        let mut mine = Vec::new();
+        while let Some(m) = measurements.next_if(|m| {
+            (m.program.as_str(), m.variant.as_str(), m.execution)
+                == (e.program.as_str(), e.variant.as_str(), e.execution)
+        }) {
+            mine.push(m.clone());
+        }
+        summary.add(e, &mine);
+    }
+    summary.finish()
+}
+
+/// The summary built one committed execution at a time (see `store::scan_results`), in
+/// memory bounded by the number of binaries: mean and variance by Welford's update.
+#[derive(Debug, Clone)]
+pub struct Summarizer {
+    metric: String,
+    out: Vec<BinarySummary>,
+    /// Per entry of `out`: running mean and sum of squared deviations.
+    moments: Vec<(f64, f64)>,
+    index: HashMap<(String, String), usize>,
+}
+
+impl Summarizer {
+    /// An empty summary of `metric`.
+    pub fn new(metric: &str) -> Summarizer {
+        Summarizer {
+            metric: metric.to_string(),
+            out: Vec::new(),
+            moments: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
+
+    /// Takes in one committed execution and its measurements.
+    pub fn add(&mut self, e: &Execution, measurements: &[Measurement]) {
+        let key = (e.program.clone(), e.variant.clone());
+        let i = *self.index.entry(key).or_insert_with(|| {
+            self.out.push(BinarySummary {
+                program: e.program.clone(),
+                variant: e.variant.clone(),
+                executions_ok: 0,
+                failures: 0,
+                values: 0,
+                mean: f64::NAN,
+                cv: f64::NAN,
+                unit: String::new(),
+            });
+            self.moments.push((0.0, 0.0));
+            self.out.len() - 1
+        });
+        let s = &mut self.out[i];
         if e.status == ExecutionStatus::Ok {
-            out[i].executions_ok += 1;
+            s.executions_ok += 1;
         } else {
-            out[i].failures += 1;
+            s.failures += 1;
+        }
+        let (mean, m2) = &mut self.moments[i];
+        for m in measurements
+            .iter()
+            .filter(|m| m.metric == self.metric && !m.warmup)
+        {
+            s.values += 1;
+            let delta = m.value - *mean;
+            *mean += delta / s.values as f64;
+            *m2 += delta * (m.value - *mean);
+            s.unit.clone_from(&m.unit);
         }
     }
-    let mut values: Vec<Vec<f64>> = Vec::new();
-    for m in results
-        .measurements
-        .iter()
-        .filter(|m| m.metric == metric && !m.warmup)
-    {
-        let i = slot(&m.program, &m.variant, &mut out);
-        values.resize(out.len(), Vec::new());
-        values[i].push(m.value);
-        out[i].unit.clone_from(&m.unit);
-    }
-    values.resize(out.len(), Vec::new());
-    for (s, v) in out.iter_mut().zip(&values) {
-        s.values = v.len();
-        if v.is_empty() {
-            continue;
+
+    /// The summary lines.
+    pub fn finish(mut self) -> Vec<BinarySummary> {
+        for (s, (mean, m2)) in self.out.iter_mut().zip(&self.moments) {
+            if s.values > 0 {
+                s.mean = *mean;
+            }
+            if s.values > 1 {
+                s.cv = (m2 / (s.values as f64 - 1.0)).sqrt() / s.mean;
+            }
         }
-        let n = v.len() as f64;
-        s.mean = v.iter().sum::<f64>() / n;
-        if v.len() > 1 {
-            let var = v.iter().map(|x| (x - s.mean).powi(2)).sum::<f64>() / (n - 1.0);
-            s.cv = var.sqrt() / s.mean;
-        }
+        self.out
     }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::store::{Execution, Measurement};
 
     #[test]
     fn mean_and_cv_leave_out_warmup_and_failures() {

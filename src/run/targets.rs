@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 
 use super::command::CommandTemplate;
 use super::settings::RunSettings;
-use crate::build::manifest::{Manifest, VariantStatus};
+use crate::files::manifest::{Manifest, VariantStatus};
 
 /// One binary under test of one variant: program name and variant label.
 pub struct Target {

@@ -18,6 +18,9 @@ pub enum StatsError {
     /// An argument is out of its domain (confidence outside (0, 1), a negative cost, …).
     #[error("{0}")]
     Domain(String),
+    /// The data make the statistic undefined (e.g. zero variance on both sides of a t-test).
+    #[error("not computable: {0}")]
+    Degenerate(String),
 }
 
 /// Checks a confidence level lies strictly between 0 and 1.

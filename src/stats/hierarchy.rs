@@ -97,6 +97,19 @@ impl Hierarchy {
         })
     }
 
+    /// The same data with the top-level units named `ids` (e.g. `seed-3`), so that two
+    /// data sets can be matched unit by unit. `ids` must have one distinct name per unit.
+    pub fn with_top_ids(mut self, ids: Vec<String>) -> Result<Self, HierarchyError> {
+        if ids.len() != self.top_ids.len() {
+            return Err(HierarchyError::WrongIdCount {
+                got: ids.len(),
+                expected: self.top_ids.len(),
+            });
+        }
+        self.top_ids = ids;
+        Ok(self)
+    }
+
     /// Number of levels `n`.
     pub fn levels(&self) -> usize {
         self.repetitions.len()
@@ -145,9 +158,7 @@ impl Hierarchy {
     }
 }
 
-fn mean(xs: &[f64]) -> f64 {
-    xs.iter().sum::<f64>() / xs.len() as f64
-}
+use super::sample::mean;
 
 /// A fast, non-cryptographic hasher (the multiply-rotate scheme of rustc's FxHasher) for the
 /// builder's maps: the keys are the user's own ids, so hash flooding is no concern, and

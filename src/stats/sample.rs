@@ -7,9 +7,17 @@ use super::error::{check_confidence, StatsError};
 use super::tdist::two_sided_critical;
 use serde::Serialize;
 
-/// Arithmetic mean (NaN for an empty slice).
+/// Arithmetic mean (NaN for an empty slice). When the plain sum overflows although every
+/// value is finite (values near ±1.8e308), the values are scaled by the largest magnitude
+/// first, so the mean of finite values is always finite.
 pub fn mean(xs: &[f64]) -> f64 {
-    xs.iter().sum::<f64>() / xs.len() as f64
+    let n = xs.len() as f64;
+    let sum: f64 = xs.iter().sum();
+    if sum.is_finite() || xs.iter().any(|x| !x.is_finite()) {
+        return sum / n;
+    }
+    let scale = xs.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    xs.iter().map(|x| x / scale).sum::<f64>() / n * scale
 }
 
 /// Unbiased sample variance `Σ(x − x̄)² / (n − 1)` (NaN below two values). Two-pass for

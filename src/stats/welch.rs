@@ -84,6 +84,15 @@ pub fn welch_from_summaries(a: &SampleSummary, b: &SampleSummary) -> Result<Welc
     }
     let va = a.variance / a.n as f64;
     let vb = b.variance / b.n as f64;
+    if !(va + vb > 0.0 && (va + vb).is_finite()) {
+        // Zero (or overflowing) variance on both sides: t and its degrees of freedom are
+        // undefined (0/0), and Student's t distribution with NaN degrees of freedom does not
+        // exist.
+        return Err(StatsError::Degenerate(format!(
+            "Welch's t-test needs some variance, and both samples have variance {} and {}",
+            a.variance, b.variance
+        )));
+    }
     let std_error = (va + vb).sqrt();
     let difference = a.mean - b.mean;
     let t = difference / std_error;

@@ -401,10 +401,9 @@ fn classify_driver(args: &[String]) -> Classified {
     }
     c.kind = if c.output.as_ref().is_some_and(|(_, p)| p == "-") {
         CallKind::StdoutOutput
-    } else if info
-        && ((c.sources.is_empty() && c.link_inputs.is_empty())
-            || args.iter().any(|a| a == "-" || a == "--version"))
-    {
+    } else if info {
+        // `-###`, `--help`, `--version`, `-print-*` print and stop (or only show what would
+        // run), whatever the inputs: never recorded, never run twice.
         CallKind::Info
     } else if preprocess {
         CallKind::Preprocess
@@ -523,6 +522,43 @@ fn classify_linker(args: &[String]) -> Classified {
         CallKind::Link
     };
     c
+}
+
+/// The first driver option with which a compile-and-link call (`cc a.c b.c -o p`) writes or
+/// reads files named after its output or objects: dependency files (`-MD`, `-MMD`, `-MF`),
+/// coverage notes and counts (`--coverage`, `-fprofile-arcs`, `-ftest-coverage`,
+/// `-fprofile-generate`), profiles read back (`-fprofile-use`, `-fauto-profile`,
+/// `-fbranch-probabilities`), split DWARF (`-gsplit-dwarf`), temporaries (`-save-temps`),
+/// dumps (`-fdump-*`), stack-usage files (`-fstack-usage`, `-fcallgraph-info`). Splitting
+/// such a call into separate compiles would put those files elsewhere or miss the profiles,
+/// so the shim passes it through unrecorded.
+pub fn side_output_option(args: &[String]) -> Option<&str> {
+    const EXACT: &[&str] = &[
+        "-MD",
+        "-MMD",
+        "-MF",
+        "--coverage",
+        "-fprofile-arcs",
+        "-ftest-coverage",
+        "-fbranch-probabilities",
+        "-gsplit-dwarf",
+        "-fstack-usage",
+    ];
+    const PREFIXES: &[&str] = &[
+        "-MF",
+        "-fprofile-generate",
+        "-fprofile-use",
+        "-fauto-profile",
+        "-fcs-profile-generate",
+        "-save-temps",
+        "-fdump-",
+        "-fcallgraph-info",
+        "-Wp,-MD",
+        "-Wp,-MMD",
+    ];
+    args.iter()
+        .map(String::as_str)
+        .find(|a| EXACT.contains(a) || PREFIXES.iter().any(|p| a.starts_with(p)))
 }
 
 /// The language a `-x` value names (`None` for `-x none` and unknown names).
@@ -712,6 +748,32 @@ mod tests {
         assert_eq!(driver("").kind, CallKind::Info);
         assert_eq!(driver("-lm").kind, CallKind::Info);
         assert_eq!(driver("-E -").kind, CallKind::Info);
+        // With inputs too: these print or only show what would run.
+        assert_eq!(driver("-### a.c b.c -o p").kind, CallKind::Info);
+        assert_eq!(driver("--help a.c -o p").kind, CallKind::Info);
+        assert_eq!(driver("--help=optimizers a.o -o p").kind, CallKind::Info);
+        assert_eq!(driver("-print-search-dirs a.o").kind, CallKind::Info);
+        // `-v` with inputs is a real (verbose) build.
+        assert_eq!(driver("-v a.c -o p").kind, CallKind::Link);
+    }
+
+    #[test]
+    fn side_output_options() {
+        for line in [
+            "-MD a.c b.c -o p",
+            "-Wp,-MMD,.deps/a.d a.c -o p",
+            "-MMD -MF deps a.c -o p",
+            "--coverage a.c -o p",
+            "-fprofile-generate=/tmp/prof a.c -o p",
+            "-fprofile-use a.c -o p",
+            "-fprofile-arcs -ftest-coverage a.c -o p",
+            "-gsplit-dwarf a.c -o p",
+            "-save-temps=obj a.c -o p",
+            "-fdump-tree-all a.c -o p",
+        ] {
+            assert!(side_output_option(&args(line)).is_some(), "{line}");
+        }
+        assert_eq!(side_output_option(&args("-O2 -g -MT x a.c -o p")), None);
     }
 
     #[test]

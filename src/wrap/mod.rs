@@ -44,9 +44,16 @@ pub const SHIM_NAMES: &[&str] = &[
     "ar",
 ];
 
+/// What the shim does right after it recorded a final link, given the record and the record
+/// directory. The build stage provides it (the live relink of `build --rebuild`): the shim
+/// comes first in the data flow and imports nothing of the stages after it. An error is
+/// logged in `errors.log` and the build goes on with the ordinary link.
+pub type AfterLink = fn(&record::LinkRecord, &Path) -> Result<()>;
+
 /// If this process was started under a compiler or linker name (`cc`, `gcc`, `ld`, ...),
-/// acts as the shim and returns its exit code; otherwise returns `None`.
-pub fn run_as_shim_if_called_so() -> Option<i32> {
+/// acts as the shim and returns its exit code; otherwise returns `None`. `after_link` runs
+/// after each recorded final link.
+pub fn run_as_shim_if_called_so(after_link: AfterLink) -> Option<i32> {
     let mut argv = std::env::args_os();
     let argv0 = argv.next()?;
     let name = Path::new(&argv0)
@@ -55,11 +62,11 @@ pub fn run_as_shim_if_called_so() -> Option<i32> {
         .into_owned();
     let rest: Vec<OsString> = argv.collect();
     if name == LAUNCHER_NAME {
-        return Some(launch(rest));
+        return Some(launch(rest, after_link));
     }
     if name.starts_with("layoutrand") {
         if rest.first().is_some_and(|a| a == "launch") {
-            return Some(launch(rest[1..].to_vec()));
+            return Some(launch(rest[1..].to_vec(), after_link));
         }
         return None;
     }
@@ -67,11 +74,11 @@ pub fn run_as_shim_if_called_so() -> Option<i32> {
         return Some(shim::observe(&name, rest));
     }
     let kind = tool_kind_of(&name)?;
-    Some(shim::run(&name, kind, rest, None))
+    Some(shim::run(&name, kind, rest, None, after_link))
 }
 
 /// The launcher form: `args` = the tool (a name or a path) followed by its arguments.
-fn launch(mut args: Vec<OsString>) -> i32 {
+fn launch(mut args: Vec<OsString>, after_link: AfterLink) -> i32 {
     if args.is_empty() {
         eprintln!("usage: {LAUNCHER_NAME} TOOL [ARGS...]  (a compiler launcher for CMake)");
         return 2;
@@ -83,7 +90,7 @@ fn launch(mut args: Vec<OsString>) -> i32 {
         .unwrap_or_default();
     let explicit = tool.components().count() > 1 || tool.is_absolute();
     match tool_kind_of(&name) {
-        Some(kind) => shim::run(&name, kind, args, explicit.then_some(tool)),
+        Some(kind) => shim::run(&name, kind, args, explicit.then_some(tool), after_link),
         None => {
             // Not a compiler or linker (ccache, a script...): run it unchanged.
             use std::os::unix::process::CommandExt;

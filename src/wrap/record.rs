@@ -243,6 +243,20 @@ pub fn discard_output(record_dir: &Path, output: &Path) -> Result<()> {
     Ok(())
 }
 
+/// The outputs (third field) of the `seen.log` lines of `kind`, in order.
+pub fn seen_outputs(record_dir: &Path, kind: &str) -> Vec<String> {
+    std::fs::read_to_string(record_dir.join(SEEN_LOG))
+        .map(|text| {
+            text.lines()
+                .filter_map(|l| {
+                    let mut fields = l.split('\t');
+                    (fields.next() == Some(kind)).then(|| fields.nth(1).unwrap_or("").to_string())
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// Counts of the calls in `seen.log` by kind, plus the first few lines, for diagnostics.
 pub fn seen_summary(record_dir: &Path) -> BTreeMap<String, usize> {
     let mut counts = BTreeMap::new();

@@ -14,7 +14,7 @@ use anyhow::{anyhow, bail, Context, Result};
 
 use super::classify::{self, CallKind, Classified, Language, LinkInputArg, ToolKind};
 use super::record::{self, LinkRecord, LinkTool, RecordedInput};
-use super::{ENV_NESTED, ENV_REAL_PATH, ENV_RECORD_DIR, ENV_SHIM_DIR};
+use super::{AfterLink, ENV_NESTED, ENV_REAL_PATH, ENV_RECORD_DIR, ENV_SHIM_DIR};
 
 /// The shim's view of its environment.
 struct ShimEnv {
@@ -25,10 +25,12 @@ struct ShimEnv {
     real_path: OsString,
     /// Set inside a link the shim itself runs (collect2 calling `ld`): pass through.
     nested: bool,
+    /// Called after each recorded final link.
+    after_link: AfterLink,
 }
 
 impl ShimEnv {
-    fn from_env() -> ShimEnv {
+    fn from_env(after_link: AfterLink) -> ShimEnv {
         let shim_dir = std::env::var_os(ENV_SHIM_DIR).map(PathBuf::from);
         let real_path = std::env::var_os(ENV_REAL_PATH).unwrap_or_else(|| {
             let path = std::env::var_os("PATH").unwrap_or_default();
@@ -41,6 +43,7 @@ impl ShimEnv {
             record_dir: std::env::var_os(ENV_RECORD_DIR).map(PathBuf::from),
             real_path,
             nested: std::env::var_os(ENV_NESTED).is_some(),
+            after_link,
         }
     }
 
@@ -77,14 +80,16 @@ pub fn find_real_tool(name: &str, path: &OsString) -> Option<PathBuf> {
 }
 
 /// Runs the shim for a call of `tool_name` (a compiler or linker name) with `args`.
-/// `explicit_real` is the real tool when known (launcher mode). Returns the exit code.
+/// `explicit_real` is the real tool when known (launcher mode); `after_link` runs after each
+/// recorded final link. Returns the exit code.
 pub fn run(
     tool_name: &str,
     kind: ToolKind,
     args: Vec<OsString>,
     explicit_real: Option<PathBuf>,
+    after_link: AfterLink,
 ) -> i32 {
-    let ctx = ShimEnv::from_env();
+    let ctx = ShimEnv::from_env(after_link);
     let real = match explicit_real.or_else(|| find_real_tool(tool_name, &ctx.real_path)) {
         Some(r) => r,
         None => {
@@ -109,7 +114,7 @@ pub fn run(
 
 /// Passes a call of a tool the shim only watches (`ar`) through, noting it in `seen.log`.
 pub fn observe(tool_name: &str, args: Vec<OsString>) -> i32 {
-    let ctx = ShimEnv::from_env();
+    let ctx = ShimEnv::from_env(|_, _| Ok(()));
     let Some(real) = find_real_tool(tool_name, &ctx.real_path) else {
         eprintln!("layoutrand shim: cannot find the real `{tool_name}` on PATH");
         return 127;
@@ -163,6 +168,23 @@ fn plan(
         }
         CallKind::Link if c.is_configure_probe() => {
             ctx.log_seen("probe-link", tool_name, &output);
+            Ok(Plan::Exec(args.to_vec()))
+        }
+        CallKind::Link if !output_may_be_replaced(&cwd.join(&output)) => {
+            // `-o /dev/null`, a FIFO, a symbolic link...: the shim only ever records (and a
+            // live relink only ever replaces) a regular file the link itself writes.
+            ctx.log_seen("non-regular-output", tool_name, &output);
+            Ok(Plan::Exec(args.to_vec()))
+        }
+        CallKind::Link
+            if !c.sources.is_empty() && classify::side_output_option(&expanded).is_some() =>
+        {
+            let option = classify::side_output_option(&expanded).unwrap_or_default();
+            ctx.log_seen(
+                "side-output-link",
+                tool_name,
+                &format!("{output} ({option})"),
+            );
             Ok(Plan::Exec(args.to_vec()))
         }
         CallKind::Link => {
@@ -243,6 +265,16 @@ fn record_link(
     if code != 0 {
         return Ok(Plan::Done(code));
     }
+    if !is_regular_file(&output) {
+        // The link wrote no regular file there (the path became a device or a link
+        // meanwhile): nothing the build could relink.
+        ctx.log_seen(
+            "non-regular-output",
+            tool_name,
+            &output.display().to_string(),
+        );
+        return Ok(Plan::Done(code));
+    }
     let env = record::RECORDED_ENV
         .iter()
         .filter_map(|name| {
@@ -283,22 +315,12 @@ fn record_link(
     Ok(Plan::Done(code))
 }
 
-/// Under `layoutrand build --rebuild`: relink the program for the variant at once, in place.
-/// A failure leaves the ordinary link in place and is logged for the driver.
+/// Hands the recorded link to the build stage's hook (under `layoutrand build --rebuild`: the
+/// live relink for the variant). A failure leaves the ordinary link in place and is logged.
 fn live_relink(ctx: &ShimEnv, record_dir: &Path, link: &LinkRecord) {
-    use crate::build::live;
-    let result = live::LiveSettings::from_env().and_then(|settings| match settings {
-        Some(settings) => live::relink_in_place(&settings, link, record_dir),
-        None => Ok(()),
-    });
-    if let Err(err) = result {
+    if let Err(err) = (ctx.after_link)(link, record_dir) {
         let what = format!("live relink of {}", link.output.display());
         ctx.log_error(&what, &err);
-        record::append_line(
-            record_dir,
-            live::LIVE_FAILURES_LOG,
-            &format!("{}\t{err:#}", link.output.display()),
-        );
     }
 }
 
@@ -433,6 +455,20 @@ fn resolve_library(name: &str, dirs: &[String], cwd: &Path, static_link: bool) -
         }
     }
     None
+}
+
+/// Whether a link may write `output` as a regular file: it does not exist yet, or it is a
+/// regular file (not a device such as `/dev/null`, a FIFO, a directory or a symbolic link).
+pub fn output_may_be_replaced(output: &Path) -> bool {
+    match std::fs::symlink_metadata(output) {
+        Ok(meta) => meta.file_type().is_file(),
+        Err(err) => err.kind() == std::io::ErrorKind::NotFound,
+    }
+}
+
+/// Whether `path` is a regular file itself (a symbolic link is not).
+pub fn is_regular_file(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file())
 }
 
 /// Files of the installed system (libc's crt files, distribution libraries) are not copied:

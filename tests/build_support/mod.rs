@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use layoutrand::build::manifest::{Manifest, VariantStatus};
+use layoutrand::files::manifest::{Manifest, VariantStatus};
 
 /// A fresh copy of `fixtures/build/<name>` in a temporary directory (the build writes into
 /// its source tree, and tests run in parallel).

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use layoutrand::build::manifest::Manifest;
+use layoutrand::files::manifest::Manifest;
 use layoutrand::run::store::{
     Execution, ExecutionStatus, Header, Measurement, Record, Results, StoreWriter,
 };

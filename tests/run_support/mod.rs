@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use layoutrand::build::manifest::{
+use layoutrand::files::manifest::{
     variant_label, Binary, BuildMode, Granularity, Manifest, Variant, VariantStatus,
     MANIFEST_SCHEMA,
 };

@@ -5,8 +5,8 @@
 
 use std::fmt::Write;
 
+use crate::analysis::numfmt::sig;
 use crate::report::extra_stats::quantile;
-use crate::report::numfmt::sig;
 
 /// Escapes text for HTML and SVG.
 pub fn escape(s: &str) -> String {

@@ -1,8 +1,8 @@
 //! The sentences and table rows that the text, Markdown and HTML exporters share, so the
 //! three say exactly the same thing.
 
+use crate::analysis::numfmt::{compact, estimate, level, p_value, percent, quantity, sig};
 use crate::report::model::{Report, SeriesReport};
-use crate::report::numfmt::{compact, estimate, level, p_value, percent, quantity, sig};
 
 /// Column headers of the levels table.
 pub const LEVEL_HEADERS: [&str; 5] = ["level", "repetitions", "S²", "T²", "t = √T²/mean"];

@@ -128,10 +128,14 @@ impl Variant {
     }
 }
 
+/// The label of the default-layout binary (built with the linker's own order) in result
+/// stores, exports and reports.
+pub const BASELINE_LABEL: &str = "baseline";
+
 /// `baseline` for `None`, `seed-N` for `Some(N)`.
 pub fn variant_label(seed: Option<u64>) -> String {
     match seed {
-        None => "baseline".to_string(),
+        None => BASELINE_LABEL.to_string(),
         Some(s) => format!("seed-{s}"),
     }
 }
@@ -164,7 +168,7 @@ impl Manifest {
     /// half a manifest.
     pub fn save(&self, dir: &Path) -> Result<()> {
         let text = serde_json::to_string_pretty(self)?;
-        crate::run::store::write_atomically(&dir.join(MANIFEST_FILE), text.as_bytes())
+        crate::files::write_atomically(&dir.join(MANIFEST_FILE), text.as_bytes())
     }
 
     /// The baseline followed by every seed, in that order.

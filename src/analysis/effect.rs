@@ -1,0 +1,176 @@
+//! Detectable versus relevant: one classification and one wording of a ratio effect with
+//! its interval, used by `compare` (both modes) and the report's layout shift.
+//!
+//! A ratio `r = new / reference` with a confidence interval `[low, high]` (Fieller, Kalibera &
+//! Jones 2013 eq. 5) is *detected* when the interval excludes 1. Detected is not relevant:
+//! when the whole interval lies within `1 ± negligible`, the effect is real but too small to
+//! matter, and is called "detectable but negligible" (the equivalence reasoning of
+//! Schuirmann's two one-sided tests, 1987: an interval inside the margin shows equivalence).
+
+use serde::Serialize;
+
+use super::numfmt::{change, level, percent};
+use super::vocabulary::Thresholds;
+
+/// A closed interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Interval {
+    /// Lower end.
+    pub lower: f64,
+    /// Upper end.
+    pub upper: f64,
+}
+
+/// The answer about one ratio effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EffectVerdict {
+    /// The whole interval is below 1 by more than the relevance threshold at some point:
+    /// lower (faster) detected.
+    Lower,
+    /// The whole interval is above 1: higher (slower) detected.
+    Higher,
+    /// Detected (the interval excludes 1) but the whole interval lies within
+    /// `1 ± negligible`.
+    Negligible,
+    /// Not detected, and the whole interval lies within `1 ± negligible`: no relevant
+    /// difference.
+    Equivalent,
+    /// Not detected, and the interval reaches beyond the relevance threshold: the data
+    /// cannot tell.
+    Inconclusive,
+    /// Both sides are exactly equal constants: a tie, no interval needed.
+    Tie,
+    /// No bounded interval (the reference's interval includes zero, or it cannot be
+    /// computed).
+    Unbounded,
+}
+
+/// A ratio effect with its interval, its verdict and its words.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Effect {
+    /// `new / reference`.
+    pub ratio: f64,
+    /// Its confidence interval; `None` when unbounded or not computable.
+    pub ci: Option<Interval>,
+    /// The classification at the thresholds used.
+    pub verdict: EffectVerdict,
+    /// The effect in words, e.g. "5.5 % faster (95 % CI: 3.0 % to 8.0 % faster)".
+    pub words: String,
+}
+
+impl Effect {
+    /// Classifies `ratio` with its interval `bounds` (`None`: unbounded) at `thresholds`.
+    /// `better`/`worse` name a ratio below/above 1 ("faster"/"slower" for times,
+    /// "lower"/"higher" otherwise).
+    pub fn classify(
+        ratio: f64,
+        bounds: Option<(f64, f64)>,
+        thresholds: &Thresholds,
+        better: &str,
+        worse: &str,
+    ) -> Effect {
+        let confidence = thresholds.confidence;
+        let Some((low, high)) = bounds.filter(|(l, h)| l.is_finite() && h.is_finite()) else {
+            return Effect {
+                ratio,
+                ci: None,
+                verdict: EffectVerdict::Unbounded,
+                words: if ratio.is_finite() {
+                    format!(
+                        "ratio {ratio:.4}, with no bounded {} interval",
+                        level(confidence)
+                    )
+                } else {
+                    "not computable: the reference's mean is zero or not finite".to_string()
+                },
+            };
+        };
+        if low == 1.0 && high == 1.0 {
+            return Effect {
+                ratio,
+                ci: Some(Interval {
+                    lower: low,
+                    upper: high,
+                }),
+                verdict: EffectVerdict::Tie,
+                words: "equal (a tie: every value is the same on both sides)".to_string(),
+            };
+        }
+        let within = low >= 1.0 - thresholds.negligible && high <= 1.0 + thresholds.negligible;
+        let detected = low > 1.0 || high < 1.0;
+        let verdict = match (detected, within) {
+            (true, true) => EffectVerdict::Negligible,
+            (true, false) if high < 1.0 => EffectVerdict::Lower,
+            (true, false) => EffectVerdict::Higher,
+            (false, true) => EffectVerdict::Equivalent,
+            (false, false) => EffectVerdict::Inconclusive,
+        };
+        Effect {
+            ratio,
+            ci: Some(Interval {
+                lower: low,
+                upper: high,
+            }),
+            verdict,
+            words: change(ratio, low, high, confidence, better, worse),
+        }
+    }
+
+    /// Whether the effect is detected at all (including negligible ones).
+    pub fn detected(&self) -> bool {
+        matches!(
+            self.verdict,
+            EffectVerdict::Lower | EffectVerdict::Higher | EffectVerdict::Negligible
+        )
+    }
+
+    /// A short qualifier after the words: why the effect does or does not matter.
+    pub fn qualifier(&self, thresholds: &Thresholds) -> String {
+        let margin = percent(thresholds.negligible, 2);
+        match self.verdict {
+            EffectVerdict::Negligible => {
+                format!("detectable but negligible: the whole interval lies within ± {margin}")
+            }
+            EffectVerdict::Equivalent => {
+                format!("no relevant difference: the whole interval lies within ± {margin}")
+            }
+            EffectVerdict::Inconclusive => {
+                "no significant difference, but the interval reaches beyond the relevance threshold"
+                    .to_string()
+            }
+            _ => String::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn th() -> Thresholds {
+        Thresholds::default()
+    }
+
+    #[test]
+    fn verdicts() {
+        let c = |r, l, h| Effect::classify(r, Some((l, h)), &th(), "faster", "slower").verdict;
+        assert_eq!(c(0.8, 0.7, 0.9), EffectVerdict::Lower);
+        assert_eq!(c(1.2, 1.1, 1.3), EffectVerdict::Higher);
+        assert_eq!(c(1.003, 1.001, 1.005), EffectVerdict::Negligible);
+        assert_eq!(c(1.0, 0.995, 1.005), EffectVerdict::Equivalent);
+        assert_eq!(c(1.0, 0.9, 1.1), EffectVerdict::Inconclusive);
+        assert_eq!(c(1.0, 1.0, 1.0), EffectVerdict::Tie);
+        assert_eq!(
+            Effect::classify(1.0, None, &th(), "faster", "slower").verdict,
+            EffectVerdict::Unbounded
+        );
+    }
+
+    #[test]
+    fn words_state_the_interval_not_a_symmetric_half_width() {
+        // The example of issue 10: a Fieller interval of 22.5 % to 47.0 % faster.
+        let e = Effect::classify(0.647, Some((0.53, 0.775)), &th(), "faster", "slower");
+        assert_eq!(e.words, "35.3 % faster (95 % CI: 22.5 % to 47.0 % faster)");
+    }
+}

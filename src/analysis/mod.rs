@@ -1,0 +1,18 @@
+//! The one analysis engine: every subcommand that answers a question about measurements
+//! (`analyze`, `report`, `compare`, `dimension`, `experiment`) goes through it.
+//!
+//! Input: [`single::Dataset`] — a balanced hierarchy of measurements with named levels,
+//! read from a CSV ([`crate::measurements`]) or from an experiment's store
+//! ([`crate::report::experiment`]) — and [`vocabulary::Thresholds`] derived from
+//! `--confidence` and `--negligible`. Output: typed results ([`single::Analysis`],
+//! [`compare::Comparison`], [`effect::Effect`]) whose JSON schemas are versioned and
+//! documented in docs/formats.md. The CLI only parses arguments and renders these.
+//!
+//! Data flow: [`crate::stats`] (pure statistics) → `analysis` (what to compute, thresholds,
+//! words) → [`crate::report`] (experiment reports and their renderings).
+
+pub mod compare;
+pub mod effect;
+pub mod numfmt;
+pub mod single;
+pub mod vocabulary;

@@ -1,0 +1,340 @@
+//! The analysis of one hierarchy of measurements: per level the variance estimators of
+//! Kalibera & Jones 2013 (eq. 1–2), the optimal repetition counts when costs are known
+//! (eq. 3), the interval of the mean (eq. 4), Shapiro–Wilk on the top-level means, the
+//! between-unit ANOVA, an optional hierarchical bootstrap, and the warnings a careful
+//! statistician would give. Every statistic is either computed or left out with the reason
+//! in `warnings`; no input makes this panic.
+
+use anyhow::{bail, Result};
+use serde::Serialize;
+
+use crate::seeded::SeededRng;
+use crate::stats::anova::{random_effects, RandomEffectsAnova};
+use crate::stats::bootstrap::{self, BootstrapCi};
+use crate::stats::hierarchy::{plural, Hierarchy};
+use crate::stats::multilevel::{level_variances, mean_ci, optimal_repetitions, OptimalCount};
+use crate::stats::shapiro_wilk::shapiro_wilk;
+
+use super::numfmt::{compact, p_value};
+use super::vocabulary::{check_bootstrap, Thresholds, MIN_TOP_LEVEL_UNITS};
+
+/// Version of the JSON schema of [`Analysis`] (docs/formats.md).
+pub const ANALYSIS_SCHEMA: u32 = 2;
+
+/// Below this many top-level units a non-normal sample makes the t interval doubtful
+/// (the usual central-limit rule of thumb, Georges et al. 2007 §3.2.1).
+pub const CLT_UNITS: usize = 30;
+
+/// One data set to analyse: a balanced hierarchy and the names of its levels.
+///
+/// A later factor (e.g. A/B variants of one program) is several data sets with the same
+/// level names whose top-level ids match; the engine compares them pairwise
+/// ([`super::compare`]).
+#[derive(Debug, Clone)]
+pub struct Dataset {
+    /// Where the data came from (a file, or `program metric` of an experiment).
+    pub source: String,
+    /// The analysed quantity (a CSV column or a metric name).
+    pub value: String,
+    /// Level names, highest level first (e.g. binary, execution, iteration).
+    pub levels: Vec<String>,
+    /// The measurements.
+    pub hierarchy: Hierarchy,
+}
+
+/// Hierarchical bootstrap settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BootstrapOptions {
+    /// Number of resamples (bounded by [`super::vocabulary::MAX_BOOTSTRAP_RESAMPLES`]).
+    pub resamples: usize,
+    /// Seed of the resampling stream.
+    pub seed: u64,
+}
+
+/// The confidence interval of the mean.
+#[derive(Debug, Clone, Serialize)]
+pub struct CiJson {
+    /// Lower end.
+    pub low: f64,
+    /// Upper end.
+    pub high: f64,
+    /// `t · sqrt(S_n² / r_n)`.
+    pub half_width: f64,
+    /// `half_width / |mean|`.
+    pub relative_half_width: f64,
+    /// Degrees of freedom `r_n − 1`.
+    pub df: f64,
+    /// Always "kalibera-jones eq. 4".
+    pub method: &'static str,
+}
+
+/// One level's row, lowest level first in [`Analysis::levels`].
+#[derive(Debug, Clone, Serialize)]
+pub struct LevelJson {
+    /// The level's name.
+    pub name: String,
+    /// `r_i`.
+    pub repetitions: usize,
+    /// `S_i²` (null when `r_i = 1` or not finite).
+    pub s2: Option<f64>,
+    /// `T_i²` (null when not estimable).
+    pub t2: Option<f64>,
+    /// `c_i` when costs were given.
+    pub cost: Option<f64>,
+    /// Eq. 3 (null for the top level, without costs, or when eq. 3 has no finite answer).
+    pub optimal_repetitions: Option<u64>,
+    /// Why eq. 3 was guarded at this level, if it was.
+    pub optimal_note: Option<&'static str>,
+}
+
+/// The Shapiro–Wilk check of the top-level means.
+#[derive(Debug, Clone, Serialize)]
+pub struct NormalityJson {
+    /// Always "shapiro-wilk".
+    pub test: &'static str,
+    /// W.
+    pub w: f64,
+    /// p-value.
+    pub p: f64,
+    /// Number of top-level means tested.
+    pub n: usize,
+}
+
+/// Everything `analyze` reports; its JSON form is the `--format json` output.
+#[derive(Debug, Clone, Serialize)]
+pub struct Analysis {
+    /// [`ANALYSIS_SCHEMA`].
+    pub schema: u32,
+    /// The analysed column.
+    pub value: String,
+    /// Number of measurements.
+    pub n: usize,
+    /// Grand mean (null when it is not finite).
+    pub mean: Option<f64>,
+    /// Confidence level.
+    pub confidence: f64,
+    /// Eq. 4 interval (null with fewer than two top-level units or when not finite).
+    pub ci: Option<CiJson>,
+    /// Per level, lowest first.
+    pub levels: Vec<LevelJson>,
+    /// Shapiro–Wilk on the top-level unit means (null below 3 units or constant means).
+    pub normality: Option<NormalityJson>,
+    /// One-way random-effects ANOVA between top-level units, on the means of their
+    /// children (null for one level or a single child per unit).
+    pub anova: Option<RandomEffectsAnova>,
+    /// Hierarchical percentile bootstrap CI when asked for.
+    pub bootstrap: Option<BootstrapCi>,
+    /// Rows left out before the analysis (e.g. the default-layout baseline of an export).
+    pub excluded: Vec<String>,
+    /// Things the reader must know before trusting the numbers, including why a statistic
+    /// above is null.
+    pub warnings: Vec<String>,
+}
+
+/// Checks the `--costs` (highest level first) against the levels.
+pub fn check_costs(costs: &[f64], levels: &[String]) -> Result<()> {
+    if costs.len() != levels.len() {
+        bail!(
+            "--costs has {} values but --levels names {} levels",
+            costs.len(),
+            levels.len()
+        );
+    }
+    for (cost, level) in costs.iter().zip(levels) {
+        if !(cost.is_finite() && *cost > 0.0) {
+            bail!("--costs: the cost of one {level} ({cost}) must be a positive number");
+        }
+    }
+    Ok(())
+}
+
+/// Computes the whole analysis of `data`. `costs_highest_first` are optional repetition
+/// costs (same order as the levels).
+pub fn analyze(
+    data: &Dataset,
+    thresholds: &Thresholds,
+    costs_highest_first: Option<&[f64]>,
+    bootstrap: Option<BootstrapOptions>,
+) -> Result<Analysis> {
+    let h = &data.hierarchy;
+    let names = &data.levels;
+    let confidence = thresholds.confidence;
+    if let Some(c) = costs_highest_first {
+        check_costs(c, names)?;
+    }
+    if let Some(b) = bootstrap {
+        check_bootstrap(b.resamples)?;
+    }
+    let estimates = level_variances(h);
+    let n_levels = estimates.len();
+    let lowest_first_names: Vec<&String> = names.iter().rev().collect();
+    let costs: Option<Vec<f64>> = costs_highest_first.map(|c| c.iter().rev().copied().collect());
+    let finite = |x: Option<f64>| x.filter(|v| v.is_finite());
+    let mut warnings = Vec::new();
+    if estimates
+        .iter()
+        .any(|e| e.s2.is_some_and(|v| !v.is_finite()))
+    {
+        warnings.push(
+            "some variances are not computable: the values' spread exceeds the range of double \
+             precision (values near ±1.8e308); rescale the values (e.g. another unit)"
+                .to_string(),
+        );
+    }
+    let optimal: Option<Vec<OptimalCount>> = match &costs {
+        Some(c) => Some(optimal_repetitions(&estimates, c)?),
+        None => None,
+    };
+    let levels: Vec<LevelJson> = estimates
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let advice = optimal.as_ref().and_then(|o| o.get(i));
+            LevelJson {
+                name: lowest_first_names[i].clone(),
+                repetitions: e.repetitions,
+                s2: finite(e.s2),
+                t2: finite(e.t2),
+                cost: costs.as_ref().map(|c| c[i]),
+                optimal_repetitions: advice.and_then(|a| match a {
+                    OptimalCount::NoVarianceAbove | OptimalCount::Unknown => None,
+                    other => other.repetitions(),
+                }),
+                optimal_note: advice.and_then(|a| a.explanation()),
+            }
+        })
+        .collect();
+    let top_name = &names[0];
+    let top_units = h.repetitions()[n_levels - 1];
+    for (i, l) in levels.iter().enumerate().skip(1) {
+        if let Some(t2) = l.t2.filter(|t| *t <= 0.0) {
+            warnings.push(format!(
+                "T² of level \"{}\" is {} (≤ 0): the {} add no measurable variance beyond what \
+                 the {} already show; repeat them less (Kalibera & Jones §9.2)",
+                l.name,
+                compact(t2, 4),
+                plural(&l.name),
+                plural(&levels[i - 1].name),
+            ));
+        }
+    }
+    if h.repetitions().contains(&1) && n_levels > 1 {
+        warnings.push(
+            "a level has a single repetition, so its variance cannot be separated from the \
+             level above"
+                .to_string(),
+        );
+    }
+    let mean = Some(h.mean()).filter(|m| m.is_finite());
+    if mean.is_none() {
+        warnings.push(
+            "the mean is not computable: the values exceed the range of double precision"
+                .to_string(),
+        );
+    }
+    let ci = match mean_ci(h, confidence) {
+        Ok(ci) if ci.low.is_finite() && ci.high.is_finite() => Some(CiJson {
+            low: ci.low,
+            high: ci.high,
+            half_width: ci.half_width,
+            relative_half_width: ci.relative_half_width(),
+            df: ci.df,
+            method: "kalibera-jones eq. 4",
+        }),
+        Ok(_) => {
+            warnings.push(
+                "the confidence interval is not computable: the spread of the values exceeds \
+                 the range of double precision"
+                    .to_string(),
+            );
+            None
+        }
+        Err(_) => {
+            warnings.push(format!(
+                "only {top_units} {top_name} unit: no confidence interval is possible; \
+                 repeat the top level at least twice ({MIN_TOP_LEVEL_UNITS} or more recommended)"
+            ));
+            None
+        }
+    };
+    if (2..MIN_TOP_LEVEL_UNITS).contains(&top_units) {
+        warnings.push(format!(
+            "only {top_units} {}: the interval rests on {} degree{} of freedom and is very \
+             wide; Kalibera & Jones use at least {MIN_TOP_LEVEL_UNITS} at the top level",
+            plural(top_name),
+            top_units - 1,
+            if top_units == 2 { "" } else { "s" }
+        ));
+    }
+    let top_means = h.top_means();
+    let normality = shapiro_wilk(&top_means)
+        .ok()
+        .filter(|sw| sw.w.is_finite() && sw.p.is_finite())
+        .map(|sw| NormalityJson {
+            test: "shapiro-wilk",
+            w: sw.w,
+            p: sw.p,
+            n: sw.n,
+        });
+    if let Some(nw) = &normality {
+        if nw.p < thresholds.alpha() && top_units < CLT_UNITS {
+            warnings.push(format!(
+                "the {top_units} {top_name} means do not look normal (Shapiro–Wilk, {}) and \
+                 there are fewer than {CLT_UNITS}: the t interval may be off; prefer the \
+                 bootstrap interval (--bootstrap 10000) or add more {}",
+                p_value(nw.p),
+                plural(top_name)
+            ));
+        }
+    }
+    let anova = if n_levels >= 2 && h.repetitions()[n_levels - 2] >= 2 {
+        let groups = child_means_per_top_unit(h);
+        random_effects(&groups)
+            .ok()
+            .filter(|a| a.f.is_finite() && a.p.is_finite())
+    } else {
+        None
+    };
+    let bootstrap = match bootstrap {
+        Some(b) if top_units >= 2 => {
+            let mut rng = SeededRng::new(b.seed, "analyze-bootstrap");
+            Some(bootstrap::mean_ci(h, confidence, b.resamples, &mut rng)?)
+        }
+        Some(_) => {
+            warnings.push(format!(
+                "no bootstrap interval: it resamples the {}, and there is only one",
+                plural(top_name)
+            ));
+            None
+        }
+        None => None,
+    };
+    Ok(Analysis {
+        schema: ANALYSIS_SCHEMA,
+        value: data.value.clone(),
+        n: h.len(),
+        mean,
+        confidence,
+        ci,
+        levels,
+        normality,
+        anova,
+        bootstrap,
+        excluded: Vec::new(),
+        warnings,
+    })
+}
+
+/// For each top-level unit, the means of its children (the level below the top).
+fn child_means_per_top_unit(h: &Hierarchy) -> Vec<Vec<f64>> {
+    let reps = h.repetitions();
+    let children = reps[reps.len() - 2];
+    let top = reps[reps.len() - 1];
+    (0..top)
+        .map(|k| {
+            let vals = h.top_unit_values(k);
+            let size = vals.len() / children;
+            vals.chunks(size).map(crate::stats::sample::mean).collect()
+        })
+        .collect()
+}

@@ -1,0 +1,170 @@
+//! The words and numbers every subcommand shares: one percent parser, one set of thresholds
+//! derived from `--confidence` and `--negligible`, one default experiment directory, one
+//! minimum number of top-level units, one bound on bootstrap resamples.
+//!
+//! Every subcommand reads its options through these, so `1%` and `0.01` mean the same
+//! everywhere and a verdict is "detected" at the same level in `analyze`, `report` and
+//! `compare`.
+
+use anyhow::{bail, Result};
+use serde::Serialize;
+
+/// The experiment directory every subcommand uses when none is given, so that
+/// `layoutrand build …; layoutrand run …; layoutrand report` works from one place.
+pub const DEFAULT_DIR: &str = "layoutrand-out";
+
+/// The fewest top-level units (randomised binaries) from which an interval's width is
+/// trusted. Kalibera & Jones 2013 §11 (Tables 6 and 7) never show counts below 5, "as they
+/// could hardly be used to get the variance estimate right".
+pub const MIN_TOP_LEVEL_UNITS: usize = 5;
+
+/// Default relevance threshold: an effect whose whole interval lies within ± 1 % is
+/// "detectable but negligible".
+pub const DEFAULT_NEGLIGIBLE: f64 = 0.01;
+
+/// The most bootstrap resamples accepted. Each resample keeps one `f64`, so this bounds the
+/// bootstrap's memory at 80 MB; the percentile interval's Monte Carlo error is already far
+/// below the interval's own width at 10⁴ resamples (Efron & Tibshirani 1993 §19.3).
+pub const MAX_BOOTSTRAP_RESAMPLES: usize = 10_000_000;
+
+/// Parses a share written as a percentage (`"1%"`, `"0.5 %"`) or as a fraction (`"0.01"`):
+/// both give 0.01. The one percent parser of the project. The value must lie in `[0, 1)`
+/// when `allow_zero`, else in `(0, 1)`.
+pub fn parse_share(text: &str, allow_zero: bool) -> Result<f64> {
+    let t = text.trim();
+    let value = match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
+        None => t.parse::<f64>(),
+    }
+    .map_err(|_| {
+        anyhow::anyhow!(
+            "{text:?} is not a percentage such as 1% or 0.5% (or a fraction such as 0.01)"
+        )
+    })?;
+    let low_ok = if allow_zero {
+        value >= 0.0
+    } else {
+        value > 0.0
+    };
+    if !(low_ok && value < 1.0) {
+        let hint = if !t.ends_with('%') && (1.0..100.0).contains(&value) {
+            format!(" (a bare number is a fraction: did you mean {t}%?)")
+        } else {
+            String::new()
+        };
+        bail!(
+            "{text:?} must be {} 0% and 100%{hint}",
+            if allow_zero {
+                "from"
+            } else {
+                "strictly between"
+            }
+        );
+    }
+    Ok(value)
+}
+
+/// Parses a strictly positive share (`--target`, precision goals).
+pub fn parse_percent(text: &str) -> Result<f64> {
+    parse_share(text, false)
+}
+
+/// clap value parser for a share that may be zero (`--negligible 0`, `--fail-if-slower 0`).
+pub fn share_arg(text: &str) -> std::result::Result<f64, String> {
+    parse_share(text, true).map_err(|e| e.to_string())
+}
+
+/// clap value parser for a confidence level: `0.95` or `95%`.
+pub fn confidence_arg(text: &str) -> std::result::Result<f64, String> {
+    parse_share(text, false).map_err(|_| {
+        format!("{text:?} is not a confidence level strictly between 0 and 1 (e.g. 0.95 or 95%)")
+    })
+}
+
+/// The thresholds of every test and verdict, all derived from two user choices.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Thresholds {
+    /// Confidence level of every interval (e.g. 0.95); tests reject at `1 − confidence`.
+    pub confidence: f64,
+    /// Relevance threshold (a share): effects whose whole interval lies within
+    /// `± negligible` are "detectable but negligible".
+    pub negligible: f64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            confidence: 0.95,
+            negligible: DEFAULT_NEGLIGIBLE,
+        }
+    }
+}
+
+impl Thresholds {
+    /// Checked thresholds: confidence in (0, 1), negligible in [0, 1).
+    pub fn new(confidence: f64, negligible: f64) -> Result<Self> {
+        if !(confidence > 0.0 && confidence < 1.0) {
+            bail!("--confidence {confidence} must be strictly between 0 and 1 (e.g. 0.95)");
+        }
+        if !(negligible >= 0.0 && negligible < 1.0) {
+            bail!("--negligible {negligible} must be a share from 0 to 1 (e.g. 1% or 0.01)");
+        }
+        Ok(Thresholds {
+            confidence,
+            negligible,
+        })
+    }
+
+    /// The significance level of every test, `1 − confidence`.
+    pub fn alpha(&self) -> f64 {
+        1.0 - self.confidence
+    }
+}
+
+/// Refuses a bootstrap resample count that is zero or beyond [`MAX_BOOTSTRAP_RESAMPLES`]
+/// before anything is allocated.
+pub fn check_bootstrap(resamples: usize) -> Result<()> {
+    if resamples < 100 {
+        bail!("--bootstrap {resamples}: use at least 100 resamples (10000 is typical)");
+    }
+    if resamples > MAX_BOOTSTRAP_RESAMPLES {
+        bail!(
+            "--bootstrap {resamples}: at most {MAX_BOOTSTRAP_RESAMPLES} resamples are accepted \
+             (each keeps 8 bytes; 10000 is typical and its Monte Carlo error is already small)"
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percent_and_fraction_agree() {
+        assert_eq!(parse_percent("1%").unwrap(), 0.01);
+        assert_eq!(parse_percent("0.01").unwrap(), 0.01);
+        assert_eq!(parse_percent(" 0.5 % ").unwrap(), 0.005);
+        assert_eq!(parse_percent("0.02").unwrap(), 0.02);
+        assert!(parse_percent("150%").is_err());
+        assert!(parse_percent("abc").is_err());
+        assert!(parse_percent("0").is_err());
+        assert_eq!(parse_share("0", true).unwrap(), 0.0);
+        let e = parse_percent("2").unwrap_err().to_string();
+        assert!(e.contains("did you mean 2%"), "{e}");
+    }
+
+    #[test]
+    fn confidence_as_percent() {
+        assert_eq!(confidence_arg("95%").unwrap(), 0.95);
+        assert_eq!(confidence_arg("0.9").unwrap(), 0.9);
+        assert!(confidence_arg("1").is_err());
+    }
+
+    #[test]
+    fn bootstrap_is_bounded_before_allocating() {
+        assert!(check_bootstrap(100_000_000_000).is_err());
+        assert!(check_bootstrap(0).is_err());
+        assert!(check_bootstrap(10_000).is_ok());
+    }
+}

@@ -1,0 +1,103 @@
+//! Flag groups shared by the subcommands, so one notion has one flag, one parser and one
+//! default everywhere (percentages via [`layoutrand::analysis::vocabulary`]).
+
+use layoutrand::analysis::single::BootstrapOptions;
+use layoutrand::analysis::vocabulary::{confidence_arg, share_arg, Thresholds};
+
+/// `--confidence`: the level of every interval; tests reject at `1 − confidence`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ConfidenceArgs {
+    /// Confidence level of every interval and test (0.95 or 95%).
+    #[arg(long, default_value = "0.95", value_parser = confidence_arg)]
+    pub confidence: f64,
+}
+
+/// `--confidence` and `--negligible`: for subcommands that give verdicts on effects.
+#[derive(Debug, Clone, clap::Args)]
+pub struct VerdictArgs {
+    #[command(flatten)]
+    pub confidence: ConfidenceArgs,
+    /// Relevance threshold: an effect whose whole interval lies within ± this is called
+    /// "detectable but negligible" (1% or 0.01).
+    #[arg(long, value_name = "PCT", default_value = "1%", value_parser = share_arg)]
+    pub negligible: f64,
+}
+
+impl VerdictArgs {
+    /// The checked thresholds.
+    pub fn thresholds(&self) -> anyhow::Result<Thresholds> {
+        Thresholds::new(self.confidence.confidence, self.negligible)
+    }
+}
+
+/// `--bootstrap N --seed S`: the hierarchical percentile bootstrap.
+#[derive(Debug, Clone, clap::Args)]
+pub struct BootstrapArgs {
+    /// Also compute a hierarchical percentile bootstrap interval with this many resamples
+    /// (100 to 10^7; 10000 is typical).
+    #[arg(long, value_name = "N")]
+    pub bootstrap: Option<usize>,
+    /// Seed of the bootstrap resampling (needs --bootstrap).
+    #[arg(long, requires = "bootstrap")]
+    pub seed: Option<u64>,
+}
+
+impl BootstrapArgs {
+    /// The options, when a bootstrap was asked for.
+    pub fn options(&self) -> Option<BootstrapOptions> {
+        self.bootstrap.map(|resamples| BootstrapOptions {
+            resamples,
+            seed: self.seed.unwrap_or(1),
+        })
+    }
+}
+
+/// `--format text|json` of `analyze`, `compare` and `dimension`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    /// Aligned text for people.
+    Text,
+    /// One JSON object (schema in docs/formats.md).
+    Json,
+}
+
+/// `--format text|json`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct FormatArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+}
+
+/// `--levels` and `--value`: what to read from a CSV of measurements.
+#[derive(Debug, Clone, clap::Args)]
+pub struct CsvColumnsArgs {
+    /// Columns identifying the unit at each level, highest level first
+    /// (e.g. `binary,execution,iteration`). One column gives a plain sample.
+    #[arg(long, value_delimiter = ',')]
+    pub levels: Vec<String>,
+    /// The numeric column to analyse.
+    #[arg(long)]
+    pub value: Option<String>,
+}
+
+impl CsvColumnsArgs {
+    /// The checked columns: levels non-empty and distinct, value given.
+    pub fn checked(&self) -> anyhow::Result<(&[String], &str)> {
+        use anyhow::{bail, Context};
+        let levels = &self.levels;
+        if levels.is_empty() || levels.iter().any(String::is_empty) {
+            bail!("--levels needs column names, highest level first (e.g. binary,execution,iteration)");
+        }
+        for (i, l) in levels.iter().enumerate() {
+            if levels[..i].contains(l) {
+                bail!("--levels names the column \"{l}\" twice");
+            }
+        }
+        let value = self
+            .value
+            .as_deref()
+            .context("--value is needed: name the numeric column")?;
+        Ok((levels, value))
+    }
+}

@@ -1,0 +1,13 @@
+//! The files an experiment directory holds, as formats: what each one contains, its schema
+//! number and its file name, plus the atomic whole-file write they share.
+//!
+//! Every stage reads or writes these files, so they live below all of them: `build` writes the
+//! [`manifest`] that `run` reads, `run` appends the [`results`] records that `report` reads,
+//! and none of those stages needs to import another to know a file's layout. The logic around
+//! a file (building, the crash-safe store writer, the statistics) stays in its stage.
+
+pub mod atomic;
+pub mod manifest;
+pub mod results;
+
+pub use atomic::write_atomically;

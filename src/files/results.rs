@@ -1,0 +1,188 @@
+//! The records of `DIR/results.jsonl`, the store of an experiment's measurements.
+//!
+//! Only the format lives here (what one line holds, its schema number, the file name); the
+//! crash-safe reading and appending belong to the run stage (`run::store`). The schema is
+//! documented in `docs/formats.md`; change it only additively, and bump [`RESULTS_SCHEMA`]
+//! when a reader could misread an old file.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// Version of the results format written by this build of the tool.
+pub const RESULTS_SCHEMA: u32 = 1;
+
+/// File name of the store inside an output directory.
+pub const RESULTS_FILE: &str = "results.jsonl";
+
+/// One line of the store.
+// The header is large but appears once per file; boxing it would only complicate readers.
+#[allow(clippy::large_enum_variant)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "record", rename_all = "snake_case")]
+pub enum Record {
+    /// First line: what was run, where, how.
+    Header(Header),
+    /// One value of one metric of one iteration.
+    Measurement(Measurement),
+    /// Closes one execution (process) and commits its measurements.
+    Execution(Execution),
+    /// Binaries added to a resumed run (the top level grown on-line).
+    Extension(Extension),
+}
+
+/// Binaries added to the run after it started: `layoutrand build --extend` appended seeds to
+/// the manifest and `layoutrand run --resume` took them in. The header's `variants` plus
+/// every extension's, in file order, are the run's planned variants.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Extension {
+    /// Labels of the variants added (`seed-N`).
+    pub variants: Vec<String>,
+    /// When they were added, seconds since the Unix epoch.
+    pub added_unix: f64,
+}
+
+/// Metadata of the experiment, written once at the top.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    /// [`RESULTS_SCHEMA`] of the writer.
+    pub schema: u32,
+    /// `layoutrand` version that wrote the file.
+    pub tool_version: String,
+    /// The benchmark command, with `{bin}` placeholders unexpanded.
+    pub command: Vec<String>,
+    /// Programs (binary names from the manifest) under test.
+    pub programs: Vec<String>,
+    /// Variant labels (`baseline`, `seed-N`) under test.
+    pub variants: Vec<String>,
+    /// Metric specification as given (`wall`, `cpu`, `cachegrind`, `regex:...`).
+    pub metric: String,
+    /// Planned executions per binary.
+    pub executions: u32,
+    /// Planned iterations per execution (1 without a program-reported metric; 0 when the
+    /// program reports as many iterations as it likes and `--iterations` was not given).
+    pub iterations: u32,
+    /// Iterations dropped as warmup at the start of each execution.
+    pub warmup: u32,
+    /// Exclusive upper bound of the environment padding in bytes.
+    pub env_pad_max: u32,
+    /// Seed of the execution schedule and of the padding sizes.
+    pub schedule_seed: u64,
+    /// Per-execution timeout in seconds, if any.
+    pub timeout_seconds: Option<f64>,
+    /// Whether ASLR was disabled for the benchmark processes.
+    pub aslr_disabled: bool,
+    /// The machine.
+    pub host: HostInfo,
+    /// Start time, seconds since the Unix epoch.
+    pub started_unix: f64,
+    /// First line of `--version` of each build tool, by tool name (from the manifest).
+    #[serde(default)]
+    pub toolchain: BTreeMap<String, String>,
+    /// Working directory of every benchmark process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<String>,
+    /// The fixed environment of every benchmark process (`NAME=value`), without the
+    /// padding variable.
+    #[serde(default)]
+    pub environment: Vec<String>,
+    /// Name of the environment padding variable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pad_variable: Option<String>,
+}
+
+/// What we could learn about the machine.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct HostInfo {
+    /// `model name` from /proc/cpuinfo.
+    pub cpu_model: Option<String>,
+    /// `uname -r`.
+    pub kernel: Option<String>,
+    /// Online logical CPUs.
+    pub cores: Option<u32>,
+    /// cpufreq governor of CPU 0, when readable.
+    pub governor: Option<String>,
+    /// Host name.
+    pub hostname: Option<String>,
+}
+
+/// One value: metric `metric` of iteration `iteration` of execution `execution` of the
+/// binary `program` built as `variant`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    /// Program (binary name from the manifest).
+    pub program: String,
+    /// `baseline` or `seed-N`.
+    pub variant: String,
+    /// The seed (`None` for the baseline).
+    pub seed: Option<u64>,
+    /// Index of the execution of this binary, from 0.
+    pub execution: u32,
+    /// Index of the iteration within the execution, from 0 (0 when there is one value per
+    /// execution).
+    pub iteration: u32,
+    /// True for the first `warmup` iterations, which the statistics leave out.
+    pub warmup: bool,
+    /// Metric name, e.g. `wall`, `cpu`, `max_rss`, `reported`, `I1_misses`.
+    pub metric: String,
+    /// The value, in `unit`. Always finite when written by this version; layoutrand 0.1 wrote
+    /// a non-finite value as `null`, which reads back as NaN (the store reader then counts that
+    /// execution as a metric failure).
+    #[serde(deserialize_with = "number_or_null")]
+    pub value: f64,
+    /// Unit of `value`, e.g. `ns`, `KiB`, `count`, or the unit the program printed.
+    pub unit: String,
+}
+
+/// The end of one execution. Its presence commits the measurements before it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Execution {
+    /// Program (binary name from the manifest).
+    pub program: String,
+    /// `baseline` or `seed-N`.
+    pub variant: String,
+    /// The seed (`None` for the baseline).
+    pub seed: Option<u64>,
+    /// Index of the execution of this binary, from 0.
+    pub execution: u32,
+    /// Position in the interleaved schedule, from 0.
+    pub schedule_index: u64,
+    /// Size in bytes of the environment padding variable.
+    pub env_pad: u32,
+    /// Start time, seconds since the Unix epoch.
+    pub start_unix: f64,
+    /// Wall time of the whole process, in nanoseconds.
+    pub wall_ns: u64,
+    /// `ok`, `exit`, `signal`, `timeout` or `spawn`.
+    pub status: ExecutionStatus,
+    /// Exit code, when the process exited.
+    pub exit_code: Option<i32>,
+    /// Signal number, when the process was killed by a signal.
+    pub signal: Option<i32>,
+    /// Last lines of stderr (and of stdout for metric errors) when the execution failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tail: Option<String>,
+}
+
+/// How an execution ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExecutionStatus {
+    /// Exited 0 and every metric was read.
+    Ok,
+    /// Exited with a non-zero code.
+    Exit,
+    /// Killed by a signal.
+    Signal,
+    /// Killed by us after the timeout.
+    Timeout,
+    /// Could not be started.
+    Spawn,
+    /// Exited 0 but the metric could not be read from its output.
+    Metric,
+}
+
+/// A JSON number, or `null` read as NaN (see [`Measurement::value`]).
+fn number_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+}
