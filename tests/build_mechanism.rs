@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use build_support::{assert_success, build, check_variants, fixture, have, run};
-use layoutrand::build::manifest::Manifest;
+use layoutrand::files::manifest::Manifest;
 use layoutrand::layout::binary::{self, Function};
 use layoutrand::layout::object_file::{self, TextGroup};
 use object::{Object, ObjectSection};
