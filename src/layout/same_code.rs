@@ -127,16 +127,7 @@ mod tests {
     use super::*;
 
     fn f(name: &str, address: u64, size: u64) -> Function {
-        Function {
-            id: FunctionId {
-                name: name.into(),
-                file: None,
-            },
-            name: name.into(),
-            file: None,
-            address,
-            size,
-        }
+        Function::named(name, address, size)
     }
 
     #[test]
