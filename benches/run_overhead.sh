@@ -4,7 +4,7 @@
 # Both are measured as the slope between a short and a long series (so start-up costs —
 # loading the manifest, the ASLR probe, the header — cancel out), each the median of
 # REPEATS tries. The runner's per-execution work is: stage the binary at its fixed path
-# (hard link), build the environment, fork/exec with setpgid + personality + pdeathsig in
+# (hard link), check its sha256 against the manifest, build the environment, fork/exec with setpgid + personality + pdeathsig in
 # pre_exec, wait4, one write + fsync of the execution's records. The fsync is the price of
 # the store's durability, so the store is measured both on DIR's disk and on tmpfs.
 #
@@ -28,7 +28,7 @@ make_experiment() { # DIR: an experiment whose only binary is /bin/true
  "mode":"relink","granularity":"link","linker":"bfd","mechanism":"bench",
  "recorded_build_seconds":0,"relink_seconds":0,
  "baseline":{"seed":null,"status":"ok","binaries":[{"name":"true","path":"bin/true",
-   "sha256":"","fingerprint":"","functions":0,"link_seconds":0}]},"seeds":[]}
+   "sha256":"$(sha256sum "$1/bin/true" | cut -d' ' -f1)","fingerprint":"","functions":0,"link_seconds":0}]},"seeds":[]}
 JSON
 }
 

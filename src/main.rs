@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    restore_default_sigpipe();
     if let Some(code) =
         layoutrand::wrap::run_as_shim_if_called_so(layoutrand::build::live::after_link)
     {
@@ -24,6 +25,16 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Rust starts programs with SIGPIPE ignored, so a write to a closed pipe
+/// (`layoutrand layout BIN | head`) returns EPIPE and `println!` panics on it. For every
+/// command at once, do what Unix tools do: die quietly of SIGPIPE when the reader has gone.
+/// (Child processes get the default disposition back from std anyway.)
+fn restore_default_sigpipe() {
+    use nix::sys::signal::{signal, SigHandler, Signal};
+    // SAFETY: SIG_DFL installs no handler code; nothing else has touched SIGPIPE yet.
+    let _ = unsafe { signal(Signal::SIGPIPE, SigHandler::SigDfl) };
 }
 
 fn exit_code(code: i32) -> ExitCode {

@@ -111,3 +111,27 @@ fn bad_files_are_named() {
         .stderr(contains("/nonexistent/prog"));
     layoutrand().arg("layout").assert().failure();
 }
+
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    // `layoutrand layout BIN | head`: the reader goes away before the output is written.
+    let build = c_build();
+    let bin = build.link("bfd", &build.program(), &[], "cli_pipe");
+    for format in ["text", "json"] {
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("layoutrand"))
+            .arg("layout")
+            .arg(&bin)
+            .args(["--format", format])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        drop(child.stdout.take()); // the closed read end: every write gets EPIPE
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("panicked"), "{stderr}");
+        assert_ne!(out.status.code(), Some(101), "{stderr}");
+        use std::os::unix::process::ExitStatusExt;
+        assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{stderr}");
+    }
+}

@@ -338,3 +338,64 @@ fn an_old_store_holding_null_values_is_read_with_a_warning() {
         .stderr(contains("null"));
     layoutrand().arg("export").arg(d.path()).assert().success();
 }
+
+#[test]
+fn a_binary_replaced_after_the_build_is_refused_before_it_runs() {
+    let d = tempfile::tempdir().unwrap();
+    let build = d.path().join("build");
+    std::fs::create_dir_all(&build).unwrap();
+    let (o1, o2) = (build.join("o1"), build.join("o2"));
+    gcc(&o1, &[fixture("faulty.c")], &["-O1"]);
+    gcc(&o2, &[fixture("faulty.c")], &["-O2", "-DVARIANT=2"]);
+    experiment(
+        d.path(),
+        &[
+            (None, vec![("faulty", o1.clone())]),
+            (Some(1), vec![("faulty", o2.clone())]),
+        ],
+    );
+    // seed-1's binary copied over the baseline's: it must not be measured as the baseline.
+    std::fs::copy(
+        d.path().join("bin/seed-1/faulty"),
+        d.path().join("bin/baseline/faulty"),
+    )
+    .unwrap();
+    layoutrand()
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args(["--executions", "2", "--", "{bin}", "ok"])
+        .assert()
+        .failure()
+        .stderr(contains("bin/baseline/faulty"))
+        .stderr(contains("sha256"))
+        .stderr(contains("baseline"));
+    let r = read_results(d.path()).unwrap_or_default();
+    assert!(
+        r.executions.iter().all(|e| e.variant != "baseline"),
+        "the replaced binary must never run under its label"
+    );
+}
+
+#[test]
+fn a_run_whose_every_execution_failed_exits_non_zero() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 1);
+    layoutrand()
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args(["--executions", "2", "--", "{bin}", "fail"])
+        .assert()
+        .code(1)
+        .stderr(contains("all 4 executions failed"));
+    // One success among failures is a normal run.
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 0);
+    let script = r#"if [ -e once ]; then "$0" fail; else touch once; "$0" ok; fi"#;
+    layoutrand()
+        .current_dir(d.path())
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args(["--executions", "2", "--", "sh", "-c", script, "{bin}"])
+        .assert()
+        .success();
+}

@@ -5,10 +5,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context, Result};
 use rayon::prelude::*;
-use sha2::Digest;
 
 use super::replay::Program;
-use crate::files::manifest::{variant_label, Binary, Variant, VariantStatus};
+use crate::files::manifest::{sha256_of_file, variant_label, Binary, Variant, VariantStatus};
 use crate::layout::binary::{self, Function};
 use crate::layout::{distance, fingerprint, same_code};
 
@@ -176,19 +175,14 @@ pub fn describe(
         ),
         None => None,
     };
-    let bytes = std::fs::read(path)?;
     Ok(Binary {
         name: name.to_string(),
         path: path.strip_prefix(out_dir).unwrap_or(path).to_path_buf(),
-        sha256: hex(&sha2::Sha256::digest(&bytes)),
+        sha256: sha256_of_file(path)?,
         fingerprint: fingerprint(functions),
         functions: functions.len(),
         distance: baseline.map(|b| distance::between(b, functions)),
         link_seconds,
         code,
     })
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

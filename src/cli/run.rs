@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use layoutrand::run::budget::parse_duration;
+use layoutrand::run::reaper::Interrupted;
 use layoutrand::run::runner::run_experiment;
 use layoutrand::run::settings::RunRequest;
 
@@ -84,7 +85,16 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         command: args.command,
         progress: std::io::stderr().is_terminal(),
     };
-    let report = run_experiment(&req)?;
+    let report = match run_experiment(&req) {
+        Ok(report) => report,
+        Err(err) => match err.downcast_ref::<Interrupted>() {
+            Some(stop) => {
+                eprintln!("layoutrand: {stop}");
+                return Ok(128 + stop.signal);
+            }
+            None => return Err(err),
+        },
+    };
     eprintln!(
         "layoutrand: {} execution(s) run, {} already done, schedule seed {}{}",
         report.executed,
@@ -122,6 +132,15 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             report.remaining,
             args.out.display()
         );
+    }
+    let ok: usize = report.summary.iter().map(|s| s.executions_ok).sum();
+    let failed: usize = report.summary.iter().map(|s| s.failures).sum();
+    if ok == 0 && failed > 0 {
+        eprintln!(
+            "layoutrand: error: all {failed} executions failed: there is nothing to analyse (see the failures above and `output_tail` in {})",
+            args.out.join(layoutrand::files::results::RESULTS_FILE).display()
+        );
+        return Ok(1);
     }
     Ok(0)
 }

@@ -121,6 +121,23 @@ pub struct Binary {
     pub code: Option<CodeCheck>,
 }
 
+/// The SHA-256 of a file, in lowercase hex: [`Binary::sha256`]. `build` records it and `run`
+/// checks it before every execution, so a binary replaced after the build is never measured
+/// under another variant's label.
+pub fn sha256_of_file(path: &Path) -> Result<String> {
+    use sha2::Digest;
+    let mut file =
+        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut hasher = sha2::Sha256::new();
+    std::io::copy(&mut file, &mut hasher)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
 impl Variant {
     /// The label used in result stores and reports: `baseline` or `seed-N`.
     pub fn label(&self) -> String {

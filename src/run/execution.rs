@@ -15,6 +15,7 @@ use super::schedule::Slot;
 use super::settings::RunSettings;
 use super::store::{Execution, ExecutionStatus, Measurement, Record};
 use super::targets::Target;
+use crate::files::manifest::sha256_of_file;
 
 /// Lines of output kept in failure records and error messages.
 const TAIL_LINES: usize = 20;
@@ -51,6 +52,9 @@ pub struct OneExecution {
     pub problem: Option<String>,
     /// For metric failures: the tail of the output the metric was read from.
     pub tail: String,
+    /// The signal (SIGINT, SIGTERM) that interrupted the run during this execution, which was
+    /// killed with its whole tree; then `records` is empty: nothing is to be committed.
+    pub interrupted: Option<i32>,
 }
 
 /// Runs the execution `slot` of `target` and returns its records (not yet written).
@@ -71,6 +75,7 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
     for (name, source) in &target.binaries {
         let path = fixed_binary_path(out_dir, name);
         stage_binary(source, &path)?;
+        check_sha256(source, &path, &target.sha256[name], &target.variant)?;
         fixed.insert(name.clone(), path);
     }
     let bin = template.uses_bin.then(|| &fixed[&target.program]);
@@ -94,6 +99,15 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
     };
     let start_unix = unix_now();
     let outcome = run_process(&spec);
+    if let ProcessEnd::Interrupted(signal) = outcome.end {
+        return Ok(OneExecution {
+            records: Vec::new(),
+            status: ExecutionStatus::Signal,
+            problem: None,
+            tail: String::new(),
+            interrupted: Some(signal),
+        });
+    }
     let measurement = |metric: &str, iteration: u32, warmup: bool, value: f64, unit: &str| {
         Record::Measurement(Measurement {
             program: target.program.clone(),
@@ -139,6 +153,7 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
         ProcessEnd::Signaled(_) => (ExecutionStatus::Signal, Some(stderr_tail())),
         ProcessEnd::TimedOut => (ExecutionStatus::Timeout, Some(stderr_tail())),
         ProcessEnd::SpawnFailed(msg) => (ExecutionStatus::Spawn, Some(msg.clone())),
+        ProcessEnd::Interrupted(_) => (ExecutionStatus::Signal, None), // returned above
     };
     records.push(Record::Execution(Execution {
         program: target.program.clone(),
@@ -166,7 +181,23 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
         status,
         problem,
         tail: shown_tail,
+        interrupted: None,
     })
+}
+
+/// Refuses to run a staged binary whose SHA-256 is not the manifest's: a file replaced after
+/// the build (another seed's copied over it, a rebuild in place) would be measured under the
+/// wrong label. The staged file is hashed, as it is what runs.
+fn check_sha256(source: &Path, staged: &Path, expected: &str, variant: &str) -> Result<()> {
+    let actual = sha256_of_file(staged)?;
+    if actual != expected {
+        bail!(
+            "{} is not the binary `layoutrand build` made for {variant}: its sha256 is {actual}, the manifest says {}; it was replaced after the build (rebuild, or restore the file) and is not run under that label",
+            source.display(),
+            if expected.is_empty() { "nothing" } else { expected }
+        );
+    }
+    Ok(())
 }
 
 /// (metric, iteration, warmup, value, unit) of a successful execution.

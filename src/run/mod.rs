@@ -4,7 +4,9 @@
 //! (checking them against an interrupted run's header on `--resume`), picks the
 //! [`targets`], makes the [`preflight`] checks, lays out an interleaved seeded [`schedule`],
 //! and runs every [`execution`] in a fixed [`environment`] (clean variables, one padding
-//! variable, one binary path, ASLR off) through [`process`], reading the [`metric`] and
+//! variable, one binary path, ASLR off) through [`process`] (with [`reaper`]: nothing a
+//! benchmark starts outlives it, and SIGINT/SIGTERM stop the run cleanly), reading the
+//! [`metric`] and
 //! committing each execution to the [`store`] before the next starts. [`summary`] gives the
 //! end-of-run table; [`export`] turns a store into the CSV `layoutrand analyze` reads.
 
@@ -17,6 +19,7 @@ pub mod host;
 pub mod metric;
 pub mod preflight;
 pub mod process;
+pub mod reaper;
 pub mod runner;
 pub mod schedule;
 pub mod settings;

@@ -18,6 +18,7 @@ use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 
 use super::environment::disable_aslr_in_this_process;
+use super::reaper;
 
 /// What to start.
 #[derive(Debug, Clone)]
@@ -49,6 +50,8 @@ pub enum ProcessEnd {
     TimedOut,
     /// Could not be started; the reason.
     SpawnFailed(String),
+    /// Killed by us, with its whole tree, because the run was interrupted by this signal.
+    Interrupted(i32),
 }
 
 /// The outcome of one process.
@@ -117,25 +120,26 @@ pub fn run_process(spec: &ProcessSpec) -> ProcessOutcome {
     let pid = child.id() as libc::pid_t;
     // From here on we reap the child ourselves with wait4; `child` is never waited on.
     std::mem::forget(child);
-    let timed_out = match spec.timeout {
-        Some(limit) => !wait_until_exit_or_timeout(pid, limit),
-        None => false,
-    };
-    if timed_out {
+    reaper::started(pid);
+    let waited = wait_until_exit(pid, spec.timeout);
+    if waited != Waited::Exited {
+        // The whole tree: the group, and whatever left it with setsid().
+        reaper::kill_descendants(pid);
         let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
     }
     let (status, usage) = wait4_blocking(pid);
     let wall_ns = start.elapsed().as_nanos() as u64;
-    // Stragglers of the group (a shell's background jobs, a driver's workers) die now.
+    reaper::finished(pid);
+    // Stragglers of the group (a shell's background jobs, a driver's workers) die now, and
+    // so does anything the execution abandoned (re-parented to us, the subreaper).
     let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
-    let end = if timed_out {
-        ProcessEnd::TimedOut
-    } else if libc::WIFEXITED(status) {
-        ProcessEnd::Exited(libc::WEXITSTATUS(status))
-    } else if libc::WIFSIGNALED(status) {
-        ProcessEnd::Signaled(libc::WTERMSIG(status))
-    } else {
-        ProcessEnd::Exited(-1)
+    reaper::kill_orphans();
+    let end = match waited {
+        Waited::TimedOut => ProcessEnd::TimedOut,
+        Waited::Interrupted(signal) => ProcessEnd::Interrupted(signal),
+        Waited::Exited if libc::WIFEXITED(status) => ProcessEnd::Exited(libc::WEXITSTATUS(status)),
+        Waited::Exited if libc::WIFSIGNALED(status) => ProcessEnd::Signaled(libc::WTERMSIG(status)),
+        Waited::Exited => ProcessEnd::Exited(-1),
     };
     let tv_ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000;
     ProcessOutcome {
@@ -165,35 +169,60 @@ fn wait4_blocking(pid: libc::pid_t) -> (libc::c_int, libc::rusage) {
     }
 }
 
-/// Waits until `pid` has exited (true) or `limit` has passed (false), without reaping it.
+/// Why [`wait_until_exit`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Waited {
+    Exited,
+    TimedOut,
+    /// SIGINT or SIGTERM reached the runner (see `reaper`).
+    Interrupted(i32),
+}
+
+/// Longest sleep between two looks at the interrupt flag (a signal that lands just before a
+/// blocking call is seen at the latest this much later).
+const INTERRUPT_CHECK: Duration = Duration::from_millis(100);
+
+/// Waits until `pid` has exited, `limit` (if any) has passed, or the run is interrupted,
+/// without reaping it.
 ///
 /// Uses a pidfd and `poll` (Linux ≥ 5.3): no thread, no busy loop. Where pidfds are missing,
 /// falls back to polling `waitid(WNOWAIT)` every millisecond.
-fn wait_until_exit_or_timeout(pid: libc::pid_t, limit: Duration) -> bool {
-    let deadline = Instant::now() + limit;
+fn wait_until_exit(pid: libc::pid_t, limit: Option<Duration>) -> Waited {
+    let deadline = limit.map(|l| Instant::now() + l);
+    let check = || {
+        if let Some(signal) = reaper::interrupted() {
+            return Some(Waited::Interrupted(signal));
+        }
+        match deadline {
+            Some(d) if Instant::now() >= d => Some(Waited::TimedOut),
+            _ => None,
+        }
+    };
     // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as libc::c_int;
     if fd >= 0 {
-        let exited = loop {
-            let left = deadline.saturating_duration_since(Instant::now());
+        let waited = loop {
+            if let Some(w) = check() {
+                break w;
+            }
+            let left = deadline.map_or(INTERRUPT_CHECK, |d| {
+                d.saturating_duration_since(Instant::now())
+                    .min(INTERRUPT_CHECK)
+            });
             let mut pfd = libc::pollfd {
                 fd,
                 events: libc::POLLIN,
                 revents: 0,
             };
-            let ms = left.as_millis().min(i32::MAX as u128) as libc::c_int;
+            let ms = (left.as_millis() as libc::c_int).max(1);
             // SAFETY: one valid pollfd.
-            let r = unsafe { libc::poll(&mut pfd, 1, ms.max(if left.is_zero() { 0 } else { 1 })) };
-            if r > 0 {
-                break true;
-            }
-            if r == 0 && Instant::now() >= deadline {
-                break false;
+            if unsafe { libc::poll(&mut pfd, 1, ms) } > 0 {
+                break Waited::Exited;
             }
         };
         // SAFETY: we own fd.
         unsafe { libc::close(fd) };
-        return exited;
+        return waited;
     }
     loop {
         // SAFETY: siginfo is plain old data.
@@ -207,10 +236,10 @@ fn wait_until_exit_or_timeout(pid: libc::pid_t, limit: Duration) -> bool {
             )
         };
         if r == 0 && unsafe { info.si_pid() } == pid {
-            return true;
+            return Waited::Exited;
         }
-        if Instant::now() >= deadline {
-            return false;
+        if let Some(w) = check() {
+            return w;
         }
         std::thread::sleep(Duration::from_millis(1));
     }

@@ -13,6 +13,7 @@ use super::execution::{run_one, unix_now, ExecutionContext};
 use super::host::detect_host;
 use super::metric::MetricSpec;
 use super::preflight::{check_writable, which};
+use super::reaper::{self, Interrupted};
 use super::schedule::{build_schedule, Slot};
 use super::settings::{resolve, RunRequest};
 use super::store::{
@@ -129,6 +130,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
     let base_env = clean_environment(&cwd);
 
     let mut writer = StoreWriter::open(out)?;
+    reaper::install()?;
     let header = match previous.as_ref().and_then(|r| r.header.clone()) {
         Some(h) => h,
         None => {
@@ -225,7 +227,17 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
         base_env: &base_env,
         aslr_disabled,
     };
+    let interrupted = |executed: usize, signal: i32| Interrupted {
+        signal,
+        kept: skipped + executed,
+        run_now: executed,
+        out: req.out_dir.clone(),
+    };
     for slot in &todo {
+        if let Some(signal) = reaper::interrupted() {
+            bar.abandon();
+            return Err(interrupted(executed, signal).into());
+        }
         if let Some(budget) = req.budget {
             if started.elapsed() >= budget {
                 break;
@@ -233,6 +245,10 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
         }
         let target = target_of(slot);
         let records = run_one(&ctx, slot, target)?;
+        if let Some(signal) = records.interrupted {
+            bar.abandon();
+            return Err(interrupted(executed, signal).into());
+        }
         writer.append(&records.records)?;
         executed += 1;
         bar.inc(1);

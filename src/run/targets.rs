@@ -20,6 +20,8 @@ pub struct Target {
     pub seed: Option<u64>,
     /// Source path of every binary of this variant, by program name.
     pub binaries: BTreeMap<String, PathBuf>,
+    /// The manifest's SHA-256 of every binary of [`Target::binaries`], by program name.
+    pub sha256: BTreeMap<String, String>,
 }
 
 /// The programs under test and one target per (program, variant), program-major.
@@ -75,6 +77,7 @@ pub fn plan_targets(
                 continue;
             }
             let mut binaries = BTreeMap::new();
+            let mut sha256 = BTreeMap::new();
             for name in &needed {
                 let b = variant
                     .binaries
@@ -97,12 +100,14 @@ pub fn plan_targets(
                     );
                 }
                 binaries.insert(name.clone(), path);
+                sha256.insert(name.clone(), b.sha256.clone());
             }
             targets.push(Target {
                 program: program.clone(),
                 variant: variant.label(),
                 seed: variant.seed,
                 binaries,
+                sha256,
             });
         }
     }

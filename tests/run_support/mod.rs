@@ -61,8 +61,8 @@ pub fn experiment(dir: &Path, variants: &[TestVariant]) -> Manifest {
             std::fs::copy(src, dir.join(&rel)).unwrap();
             bins.push(Binary {
                 name: name.to_string(),
+                sha256: layoutrand::files::manifest::sha256_of_file(&dir.join(&rel)).unwrap(),
                 path: rel,
-                sha256: String::new(),
                 fingerprint: String::new(),
                 functions: 0,
                 distance: None,

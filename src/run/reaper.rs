@@ -1,0 +1,185 @@
+//! Nothing a benchmark starts outlives its execution, and an interrupted run stops cleanly.
+//!
+//! The runner becomes a *child subreaper* (`prctl(PR_SET_CHILD_SUBREAPER)`): a process the
+//! benchmark started and abandoned is re-parented to the runner instead of to init, even one
+//! that left the benchmark's process group and session with `setsid()` (which a group kill
+//! never reaches). After each execution, [`kill_orphans`] kills and reaps those. SIGINT and
+//! SIGTERM only set a flag ([`interrupted`]); the process module then kills the running
+//! benchmark's whole tree and the runner stops between executions, saying what it kept.
+
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::Mutex;
+
+use anyhow::{Context, Result};
+use nix::sys::signal::{kill, sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
+use nix::unistd::Pid;
+
+/// The signal that interrupted the run, or 0.
+static INTERRUPT: AtomicI32 = AtomicI32::new(0);
+
+/// Whether [`install`] ran: only then are orphans ours to kill (a test harness's other
+/// children are not).
+static INSTALLED: AtomicBool = AtomicBool::new(false);
+
+/// Leaders of the executions running now: never orphans, whatever their parent.
+static RUNNING: Mutex<Vec<i32>> = Mutex::new(Vec::new());
+
+extern "C" fn note_signal(signal: libc::c_int) {
+    INTERRUPT.store(signal, Ordering::SeqCst);
+}
+
+/// Makes this process the reaper of its descendants' orphans and turns SIGINT and SIGTERM
+/// into a flag. Without `SA_RESTART`, a blocked `wait4` or `poll` returns `EINTR` at once.
+pub fn install() -> Result<()> {
+    nix::sys::prctl::set_child_subreaper(true).context("prctl(PR_SET_CHILD_SUBREAPER)")?;
+    let action = SigAction::new(
+        SigHandler::Handler(note_signal),
+        SaFlags::empty(),
+        SigSet::empty(),
+    );
+    for signal in [Signal::SIGINT, Signal::SIGTERM] {
+        // SAFETY: the handler only stores into an atomic, which is async-signal-safe.
+        unsafe { sigaction(signal, &action) }.with_context(|| format!("sigaction({signal})"))?;
+    }
+    INSTALLED.store(true, Ordering::SeqCst);
+    Ok(())
+}
+
+/// The signal (SIGINT or SIGTERM) that asked the run to stop, if any.
+pub fn interrupted() -> Option<i32> {
+    match INTERRUPT.load(Ordering::SeqCst) {
+        0 => None,
+        s => Some(s),
+    }
+}
+
+/// Notes that `pid` leads a running execution (so [`kill_orphans`] leaves it alone).
+pub fn started(pid: i32) {
+    RUNNING.lock().unwrap_or_else(|e| e.into_inner()).push(pid);
+}
+
+/// Notes that the execution led by `pid` was reaped.
+pub fn finished(pid: i32) {
+    RUNNING
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .retain(|&p| p != pid);
+}
+
+/// Parent of every process, from /proc.
+fn parents() -> Vec<(i32, i32)> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| {
+        let pid: i32 = e.ok()?.file_name().to_str()?.parse().ok()?;
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        // `pid (comm) state ppid ...`; comm may hold spaces and parentheses.
+        let ppid = stat
+            .rsplit_once(')')?
+            .1
+            .split_whitespace()
+            .nth(1)?
+            .parse()
+            .ok()?;
+        Some((pid, ppid))
+    })
+    .collect()
+}
+
+/// SIGKILLs every descendant of `root` (not `root` itself), wherever its session or group.
+pub fn kill_descendants(root: i32) {
+    let parents = parents();
+    let mut tree: HashSet<i32> = HashSet::from([root]);
+    // Parents may be listed after their children: grow the tree until it stops growing.
+    loop {
+        let before = tree.len();
+        for &(pid, ppid) in &parents {
+            if tree.contains(&ppid) {
+                tree.insert(pid);
+            }
+        }
+        if tree.len() == before {
+            break;
+        }
+    }
+    for pid in tree.into_iter().filter(|&p| p != root) {
+        let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+    }
+}
+
+/// This process's children, from each thread's `/proc/self/task/TID/children` (a few small
+/// reads: cheap enough for every execution).
+fn own_children() -> Vec<i32> {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return Vec::new();
+    };
+    tasks
+        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("children")).ok())
+        .flat_map(|text| {
+            text.split_whitespace()
+                .filter_map(|p| p.parse().ok())
+                .collect::<Vec<i32>>()
+        })
+        .collect()
+}
+
+/// Kills and reaps the orphans re-parented to this process (everything a finished execution
+/// left behind), round after round, since killing one orphan orphans its own children.
+/// Returns how many were killed. Does nothing unless [`install`] made this process their
+/// reaper.
+pub fn kill_orphans() -> usize {
+    if !INSTALLED.load(Ordering::SeqCst) {
+        return 0;
+    }
+    let mut killed = 0;
+    for _ in 0..1000 {
+        let running = RUNNING.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let orphans: Vec<i32> = own_children()
+            .into_iter()
+            .filter(|pid| !running.contains(pid))
+            .collect();
+        if orphans.is_empty() {
+            break;
+        }
+        for &pid in &orphans {
+            kill_descendants(pid);
+            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+            // Reap exactly this one: another execution's leader is not ours to reap.
+            let _ = nix::sys::wait::waitpid(Pid::from_raw(pid), None);
+            killed += 1;
+        }
+    }
+    killed
+}
+
+/// The run stopped on SIGINT or SIGTERM, after killing the benchmark's whole tree: what it
+/// kept. The command line turns it into exit status 128 + signal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interrupted {
+    /// The signal.
+    pub signal: i32,
+    /// Executions committed in the store (by this invocation and before).
+    pub kept: usize,
+    /// Of those, the ones this invocation ran.
+    pub run_now: usize,
+    /// The output directory.
+    pub out: std::path::PathBuf,
+}
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = Signal::try_from(self.signal).map_or("a signal", |s| s.as_str());
+        write!(
+            f,
+            "interrupted by {name}: the running benchmark and every process it started were killed, its execution discarded; {} execution(s) kept in {} ({} run now); continue with `layoutrand run --resume --out {}`",
+            self.kept,
+            self.out.join(crate::files::results::RESULTS_FILE).display(),
+            self.run_now,
+            self.out.display()
+        )
+    }
+}
+
+impl std::error::Error for Interrupted {}
