@@ -443,7 +443,7 @@ fn bad_flags_are_named() {
             "--confidence",
             "95",
         ],
-        "\"95\" is not a confidence level strictly between 0 and 1",
+        "--confidence 95 must be strictly between 0 and 1",
     );
     fails_with(
         &[

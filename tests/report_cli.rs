@@ -270,5 +270,36 @@ fn dimension_prints_a_table_per_target_and_rejects_bad_flags() {
         .assert()
         .failure();
     let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
-    assert!(err.contains("--target: `abc`"), "{err}");
+    assert!(err.contains("--target abc"), "{err}");
+    assert!(err.contains("not a percentage"), "{err}");
+
+    // One percent parser (issue 10: `--target 0.02` meant 0.02 % here and 2 % in
+    // `experiment`): `2%` and `0.02` give the same table.
+    let table = |target: &str| {
+        let out = layoutrand()
+            .args(["dimension", "--format", "json", "--target", target])
+            .arg(tmp.path())
+            .assert()
+            .success();
+        let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+        json["series"][0]["rows"].clone()
+    };
+    assert_eq!(table("2%"), table("0.02"));
+    assert_eq!(table("0.02")[0]["target"], 0.02);
+}
+
+#[test]
+fn report_and_dimension_default_to_the_directory_build_and_run_use() {
+    // Issue 10: `build; run; report` failed because report looked in `.`.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("layoutrand-out");
+    std::fs::create_dir(&out).unwrap();
+    sensitive_dir(&out);
+    for sub in ["report", "dimension"] {
+        layoutrand()
+            .arg(sub)
+            .current_dir(tmp.path())
+            .assert()
+            .success();
+    }
 }

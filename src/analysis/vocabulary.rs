@@ -77,7 +77,7 @@ pub fn share_arg(text: &str) -> std::result::Result<f64, String> {
 /// clap value parser for a confidence level: `0.95` or `95%`.
 pub fn confidence_arg(text: &str) -> std::result::Result<f64, String> {
     parse_share(text, false).map_err(|_| {
-        format!("{text:?} is not a confidence level strictly between 0 and 1 (e.g. 0.95 or 95%)")
+        format!("--confidence {text} must be strictly between 0 and 1 (e.g. 0.95 or 95%)")
     })
 }
 

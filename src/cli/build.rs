@@ -20,7 +20,7 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     pub seed_base: u64,
     /// Output directory (binaries and manifest.json).
-    #[arg(long, default_value = "layoutrand-out")]
+    #[arg(long, default_value = layoutrand::analysis::vocabulary::DEFAULT_DIR)]
     pub out: PathBuf,
     /// What to randomise: link order, plus function order within modules, or one global
     /// function order.

@@ -11,35 +11,30 @@ use layoutrand::report::experiment::load_with_context;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The initial experiment's directory.
-    #[arg(default_value = ".")]
+    #[arg(default_value = layoutrand::analysis::vocabulary::DEFAULT_DIR)]
     pub dir: PathBuf,
     /// Costs overriding the measured ones, e.g. `iteration=0.5s,execution=2s,binary=20ms`.
     #[arg(long)]
     pub costs: Option<String>,
-    /// Target relative half-widths of the confidence interval.
+    /// Target relative half-widths of the confidence interval (`1%` or `0.01`, comma-separated).
     #[arg(long, default_value = "0.5%,1%,2%,5%")]
     pub target: String,
-    /// Confidence level of the intervals the targets refer to.
-    #[arg(long, default_value_t = 0.95)]
-    pub confidence: f64,
-    /// Write JSON instead of text.
-    #[arg(long)]
+    #[command(flatten)]
+    pub confidence: super::common::ConfidenceArgs,
+    #[command(flatten)]
+    pub format: super::common::FormatArgs,
+    /// Same as `--format json` (kept for scripts written before `--format`).
+    #[arg(long, hide = true)]
     pub json: bool,
 }
 
 /// Runs `layoutrand dimension`.
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    if !(args.confidence > 0.0 && args.confidence < 1.0) {
-        anyhow::bail!(
-            "--confidence {} is not strictly between 0 and 1",
-            args.confidence
-        );
-    }
     let costs = parse_costs(args.costs.as_deref().unwrap_or(""))?;
     let targets = parse_targets(&args.target)?;
     let experiment = load_with_context(&args.dir)?;
-    let d = dimension(&experiment, costs, &targets, args.confidence)?;
-    let text = if args.json {
+    let d = dimension(&experiment, costs, &targets, args.confidence.confidence)?;
+    let text = if args.json || args.format.format == super::common::OutputFormat::Json {
         serde_json::to_string_pretty(&d)? + "\n"
     } else {
         render_text(&d)

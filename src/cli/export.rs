@@ -9,7 +9,7 @@ use layoutrand::run::store::read_results;
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Experiment directory holding results.jsonl.
-    #[arg(default_value = "layoutrand-out")]
+    #[arg(default_value = layoutrand::analysis::vocabulary::DEFAULT_DIR)]
     pub dir: PathBuf,
     /// csv (program,binary,execution,iteration,value) or json.
     #[arg(long, default_value = "csv")]

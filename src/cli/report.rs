@@ -9,14 +9,13 @@ use layoutrand::report::{render_report, Format};
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// The experiment directory (with manifest.json and results.jsonl).
-    #[arg(default_value = ".")]
+    #[arg(default_value = layoutrand::analysis::vocabulary::DEFAULT_DIR)]
     pub dir: PathBuf,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
-    /// Confidence level of every interval and test, strictly between 0 and 1.
-    #[arg(long, default_value_t = 0.95)]
-    pub confidence: f64,
+    #[command(flatten)]
+    pub verdict: super::common::VerdictArgs,
     /// Report only this metric (repeatable; e.g. `I1_misses`). Default: every metric
     /// recorded, the one asked of `run` first.
     #[arg(long = "metric", value_name = "NAME")]
@@ -25,7 +24,12 @@ pub struct Args {
 
 /// Runs `layoutrand report`.
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let text = render_report(&args.dir, args.format, args.confidence, &args.metrics)?;
+    let text = render_report(
+        &args.dir,
+        args.format,
+        &args.verdict.thresholds()?,
+        &args.metrics,
+    )?;
     std::io::stdout().lock().write_all(text.as_bytes())?;
     Ok(0)
 }

@@ -14,7 +14,7 @@ use layoutrand::run::settings::RunRequest;
 pub struct Args {
     /// Experiment directory: holds manifest.json from `layoutrand build`, receives
     /// results.jsonl.
-    #[arg(long, default_value = "layoutrand-out")]
+    #[arg(long, default_value = layoutrand::analysis::vocabulary::DEFAULT_DIR)]
     pub out: PathBuf,
     /// Programs (binary names in the manifest) that `{bin}` stands for, comma-separated
     /// [default: all].

@@ -198,8 +198,8 @@ impl ExperimentConfig {
     pub fn out_dir(&self) -> PathBuf {
         match (&self.out, &self.name) {
             (Some(out), _) => out.clone(),
-            (None, Some(name)) => Path::new("layoutrand-out").join(name),
-            (None, None) => PathBuf::from("layoutrand-out"),
+            (None, Some(name)) => Path::new(crate::analysis::vocabulary::DEFAULT_DIR).join(name),
+            (None, None) => PathBuf::from(crate::analysis::vocabulary::DEFAULT_DIR),
         }
     }
 }

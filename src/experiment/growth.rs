@@ -9,53 +9,12 @@
 //! experiment, growth only in rounds projected from the current width, and the whole
 //! sequence of rounds and the caveat written to `OUT/stopping.json` and shown to the user.
 
-use std::path::Path;
+pub use crate::files::stopping::{Growth, GrowthLog, Round, STOPPING_FILE};
 
-use anyhow::Result;
-use serde::{Deserialize, Serialize};
+/// The fewest randomised binaries the rule stops at ([`MIN_TOP_LEVEL_UNITS`]).
+const MIN_BINARIES: u32 = MIN_TOP_LEVEL_UNITS as u32;
 
-/// File (in the output directory) recording the stopping rule and each round.
-pub const STOPPING_FILE: &str = "stopping.json";
-
-/// The fewest top-level units an interval is computed from (KJ §9.4 show none below 5).
-pub const MIN_BINARIES: u32 = 5;
-
-/// The growth rule, fixed before the experiment starts.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Growth {
-    /// Target relative half-width (0.01 for 1 %).
-    pub target: f64,
-    /// Confidence level of the interval.
-    pub confidence: f64,
-    /// The fixed maximum of randomised binaries.
-    pub max_binaries: u32,
-    /// Metric whose interval is watched.
-    pub metric: String,
-}
-
-/// One round: the binaries measured and the width reached with them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Round {
-    /// Randomised binaries measured so far.
-    pub binaries: u32,
-    /// Relative half-width of the CI after this round (`None`: not computable).
-    pub relative_half_width: Option<f64>,
-}
-
-/// The record of an on-line grown experiment.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct GrowthLog {
-    /// The rule.
-    pub rule: Growth,
-    /// Binaries of the first round.
-    pub start_binaries: u32,
-    /// Every round, in order.
-    pub rounds: Vec<Round>,
-    /// `target_met`, `max_reached` or `not_computable`, once stopped.
-    pub outcome: Option<String>,
-    /// What optional stopping means for the interval.
-    pub caveat: String,
-}
+use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
 
 impl GrowthLog {
     /// A log for `rule`, starting with `start` binaries.
@@ -131,12 +90,6 @@ impl GrowthLog {
             Some(_) => format!("stopped: the interval is not computable with {n} binaries"),
             None => format!("growing: {n} binaries so far, relative half-width {width}"),
         }
-    }
-
-    /// Writes the log atomically to `out/stopping.json`.
-    pub fn save(&self, out: &Path) -> Result<()> {
-        let text = serde_json::to_string_pretty(self)?;
-        crate::files::write_atomically(&out.join(STOPPING_FILE), text.as_bytes())
     }
 }
 

@@ -10,8 +10,10 @@ use anyhow::{bail, Context, Result};
 
 use super::config::{parse_percent, ExperimentConfig};
 use super::growth::{fmt_share, Growth, GrowthLog};
-use super::subprocess::{capture_stage, run_stage, run_user_command};
+use super::subprocess::{run_stage, run_user_command};
+use crate::analysis::vocabulary::{Thresholds, DEFAULT_NEGLIGIBLE};
 use crate::files::manifest::{Manifest, VariantStatus, MANIFEST_FILE};
+use crate::report::{render_report, Format};
 use crate::run::command::CommandTemplate;
 use crate::run::store::RESULTS_FILE;
 
@@ -84,7 +86,7 @@ pub fn run_experiment(
         let (Some(growth), Some(log)) = (&plan.growth, growth_log.as_mut()) else {
             break;
         };
-        let precision = current_precision(config, &plan, &out, &workdir)?;
+        let precision = current_precision(config, &plan, &out)?;
         match log.next_count(growth, binaries, precision) {
             Some(next) => {
                 eprintln!(
@@ -103,15 +105,21 @@ pub fn run_experiment(
         eprintln!("layoutrand experiment: {}", log.outcome_sentence());
     }
     stage_header("report");
-    report(config, &plan, &out, &workdir)?;
+    report(config, &plan, &out)?;
     if mode == Mode::Initial {
         stage_header("dimension (Kalibera & Jones §9)");
-        let mut args = os(&["dimension"]);
-        args.push(out.clone().into());
+        let mut targets = vec![0.005, 0.01, 0.02, 0.05];
         if let Some(p) = &config.target.precision {
-            args.extend(os(&["--target", &format!("0.5%,1%,2%,5%,{p}")]));
+            targets.push(parse_percent(p)?);
         }
-        run_stage("dimension", &args, &workdir)?;
+        let experiment = crate::report::experiment::load_with_context(&out)?;
+        let d = crate::report::dimension::dimension(
+            &experiment,
+            crate::report::dimension::CostOverrides::default(),
+            &targets,
+            config.target.confidence.unwrap_or(0.95),
+        )?;
+        print!("{}", crate::report::dimension::render_text(&d));
     }
     eprintln!(
         "layoutrand experiment: done in {:.1} s; results in {}",
@@ -204,21 +212,21 @@ impl Plan {
         initial_dir: &Path,
         target: Option<f64>,
     ) -> Result<()> {
-        let mut args = os(&["dimension"]);
-        args.push(initial_dir.into());
-        args.push("--json".into());
-        if let Some(t) = target {
-            args.extend(os(&["--target", &format!("{}%", t * 100.0)]));
-        }
-        let text = capture_stage("dimension", &args, initial_dir)?;
-        let json: serde_json::Value = serde_json::from_str(&text)
-            .context("`layoutrand dimension --json` printed something that is not JSON")?;
+        // The library, not a child process: typed results, so a renamed field is a compile
+        // error instead of a silent fall-back to default counts.
+        let experiment = crate::report::experiment::load_with_context(initial_dir)?;
+        let targets = target.map_or_else(|| vec![0.005, 0.01, 0.02, 0.05], |t| vec![t]);
+        let dimensioning = crate::report::dimension::dimension(
+            &experiment,
+            crate::report::dimension::CostOverrides::default(),
+            &targets,
+            config.target.confidence.unwrap_or(0.95),
+        )?;
         let metric = crate::run::metric::primary_name_of_spec(&self.metric);
-        let series = json["series"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .find(|s| s["metric"] == metric)
+        let series = dimensioning
+            .series
+            .iter()
+            .find(|s| s.metric == metric)
             .with_context(|| {
                 format!(
                     "the initial experiment in {} has no {metric} measurements to dimension from",
@@ -226,12 +234,12 @@ impl Plan {
                 )
             })?;
         let optimal = |level: &str| -> Option<u32> {
-            series["levels"]
-                .as_array()?
+            series
+                .levels
                 .iter()
-                .find(|l| l["name"] == level)?["optimal"]
-                .as_u64()
-                .map(|v| v.max(1) as u32)
+                .find(|l| l.name == level)?
+                .optimal
+                .map(|v| u32::try_from(v.max(1)).unwrap_or(u32::MAX))
         };
         if config.run.executions.is_none() {
             if let Some(e) = optimal("execution") {
@@ -245,13 +253,11 @@ impl Plan {
             }
         }
         if let (Some(t), None) = (target, config.build.seeds) {
-            let row = series["rows"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .find(|r| (r["target"].as_f64().unwrap_or(-1.0) - t).abs() < 1e-12);
-            match row.and_then(|r| r["top_repetitions"].as_u64()) {
-                Some(n) => self.binaries = (n as u32).max(REAL_SEEDS),
+            let row = series.rows.iter().find(|r| (r.target - t).abs() < 1e-12);
+            match row.and_then(|r| r.top_repetitions) {
+                Some(n) => {
+                    self.binaries = u32::try_from(n).unwrap_or(u32::MAX).max(REAL_SEEDS)
+                }
                 None => eprintln!(
                     "layoutrand experiment: warning: the initial experiment says {:.2} % is not reachable with up to 1000 binaries; starting with {} and growing up to the maximum",
                     t * 100.0,
@@ -520,45 +526,32 @@ fn run_is_complete(out: &Path, plan: &Plan) -> Result<bool> {
 
 /// The relative half-width of the CI of the primary metric's mean, from the JSON report
 /// (the first program's, or the one `[run] programs` names first).
-fn current_precision(
-    config: &ExperimentConfig,
-    plan: &Plan,
-    out: &Path,
-    workdir: &Path,
-) -> Result<Option<f64>> {
-    let mut args = os(&["report"]);
-    args.push(out.into());
-    args.extend(os(&["--format", "json"]));
-    let text = capture_stage("report", &args, workdir)?;
-    let json: serde_json::Value = serde_json::from_str(&text)?;
+fn current_precision(config: &ExperimentConfig, plan: &Plan, out: &Path) -> Result<Option<f64>> {
+    let experiment = crate::report::experiment::load_with_context(out)?;
+    let report = crate::report::analysis::analyse(&experiment, &thresholds(config)?)?;
     let metric = crate::run::metric::primary_name_of_spec(&plan.metric);
-    let series = json["series"].as_array().into_iter().flatten().find(|s| {
-        s["metric"] == metric
-            && config
-                .run
-                .programs
-                .first()
-                .is_none_or(|p| s["program"] == p.as_str())
+    let series = report.series.iter().find(|s| {
+        s.metric == metric && config.run.programs.first().is_none_or(|p| &s.program == p)
     });
-    Ok(series.and_then(|s| s["relative_half_width"].as_f64()))
+    Ok(series.and_then(|s| s.relative_half_width))
+}
+
+/// The experiment's thresholds: its `[target] confidence` and the default relevance.
+fn thresholds(config: &ExperimentConfig) -> Result<Thresholds> {
+    Thresholds::new(config.target.confidence.unwrap_or(0.95), DEFAULT_NEGLIGIBLE)
 }
 
 /// Writes the HTML and JSON reports (every metric) and prints the text report of the
 /// experiment's own metric (the others are one `layoutrand report OUT` away).
-fn report(config: &ExperimentConfig, plan: &Plan, out: &Path, workdir: &Path) -> Result<()> {
-    let confidence = config.target.confidence.unwrap_or(0.95).to_string();
-    for (format, file) in [("html", "report.html"), ("json", "report.json")] {
-        let mut args = os(&["report"]);
-        args.push(out.into());
-        args.extend(os(&["--format", format, "--confidence", &confidence]));
-        let text = capture_stage("report", &args, workdir)?;
+fn report(config: &ExperimentConfig, plan: &Plan, out: &Path) -> Result<()> {
+    let thresholds = thresholds(config)?;
+    for (format, file) in [(Format::Html, "report.html"), (Format::Json, "report.json")] {
+        let text = render_report(out, format, &thresholds, &[])?;
         crate::files::write_atomically(&out.join(file), text.as_bytes())?;
     }
     let primary = crate::run::metric::primary_name_of_spec(&plan.metric);
-    let mut args = os(&["report"]);
-    args.push(out.into());
-    args.extend(os(&["--confidence", &confidence, "--metric", primary]));
-    run_stage("report", &args, workdir)?;
+    let text = render_report(out, Format::Text, &thresholds, &[primary.to_string()])?;
+    print!("{text}");
     eprintln!(
         "layoutrand experiment: wrote {} and {} (every metric; the text above shows {primary}, \
          `layoutrand report {}` shows all)",

@@ -28,23 +28,6 @@ pub fn run_stage(stage: &str, args: &[OsString], cwd: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Runs `layoutrand ARGS...` in `cwd` and returns its stdout; stderr is inherited.
-pub fn capture_stage(stage: &str, args: &[OsString], cwd: &Path) -> Result<String> {
-    let output = stage_command(args, cwd)
-        .stdout(Stdio::piped())
-        .output()
-        .with_context(|| format!("cannot start `layoutrand {stage}`"))?;
-    if !output.status.success() {
-        bail!(
-            "`layoutrand {stage}` failed ({}); command: layoutrand {}",
-            output.status,
-            display_args(args)
-        );
-    }
-    String::from_utf8(output.stdout)
-        .with_context(|| format!("`layoutrand {stage}` printed non-UTF-8"))
-}
-
 /// Runs an arbitrary command (a recipe's prepare or check step) in `cwd`, capturing its
 /// output; returns (success, combined output tail).
 pub fn run_user_command(argv: &[String], cwd: &Path) -> Result<(bool, String)> {

@@ -9,5 +9,6 @@
 pub mod atomic;
 pub mod manifest;
 pub mod results;
+pub mod stopping;
 
 pub use atomic::write_atomically;

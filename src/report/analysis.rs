@@ -3,6 +3,7 @@
 //! All statistics come from [`crate::stats`]; this module chooses what to compute from which
 //! data and words the answers.
 
+use crate::analysis::vocabulary::{Thresholds, MIN_TOP_LEVEL_UNITS};
 use crate::stats::hierarchy::Hierarchy;
 use crate::stats::multilevel::{level_variances, mean_ci, LevelEstimate};
 use crate::stats::sample::{mean_interval, MeanInterval};
@@ -15,15 +16,10 @@ use super::sensitivity::sensitivity;
 use super::shift::shift;
 use crate::analysis::numfmt::{change, level, p_value, percent, quantity};
 
-/// Fewer randomised binaries than this and the interval's width is itself poorly estimated
-/// (Kalibera & Jones 2013 §11 never use fewer than 5 top-level repetitions).
-pub const MIN_TOP_LEVEL_UNITS: usize = 5;
-
-/// Analyses every program and metric of `experiment` at `confidence` (e.g. 0.95).
-pub fn analyse(experiment: &Experiment, confidence: f64) -> anyhow::Result<Report> {
-    if !(confidence > 0.0 && confidence < 1.0) {
-        anyhow::bail!("--confidence {confidence} is not strictly between 0 and 1 (e.g. 0.95)");
-    }
+/// Analyses every program and metric of `experiment` at `thresholds`.
+pub fn analyse(experiment: &Experiment, thresholds: &Thresholds) -> anyhow::Result<Report> {
+    let thresholds = &Thresholds::new(thresholds.confidence, thresholds.negligible)?;
+    let confidence = thresholds.confidence;
     let m = &experiment.manifest;
     let h = &experiment.header;
     let series = experiment
@@ -35,7 +31,7 @@ pub fn analyse(experiment: &Experiment, confidence: f64) -> anyhow::Result<Repor
                 .get(&s.program)
                 .copied()
                 .unwrap_or_default();
-            analyse_series(s, failures, confidence)
+            analyse_series(s, failures, thresholds)
         })
         .collect();
     Ok(Report {
@@ -43,6 +39,7 @@ pub fn analyse(experiment: &Experiment, confidence: f64) -> anyhow::Result<Repor
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         directory: experiment.dir.display().to_string(),
         confidence,
+        negligible: thresholds.negligible,
         setup: Setup {
             command: h.command.clone(),
             metric: h.metric.clone(),
@@ -103,8 +100,9 @@ pub fn seed_hierarchy(series: &Series) -> Option<(Hierarchy, Vec<&'static str>)>
 pub fn analyse_series(
     series: &Series,
     failures: super::experiment::FailureCounts,
-    confidence: f64,
+    thresholds: &Thresholds,
 ) -> SeriesReport {
+    let confidence = thresholds.confidence;
     let hierarchy = seed_hierarchy(series);
     let (levels, mean, ci) = match &hierarchy {
         Some((h, names)) => {
@@ -134,8 +132,8 @@ pub fn analyse_series(
                 upper: c.high,
             }),
     });
-    let sensitivity = sensitivity(series, &levels, mean, confidence);
-    let shift = shift(series, ci.as_ref(), baseline_ci.as_ref(), confidence);
+    let sensitivity = sensitivity(series, &levels, mean, thresholds);
+    let shift = shift(series, ci.as_ref(), baseline_ci.as_ref(), thresholds);
     let mut diagnostics = diagnose(series, failures, confidence);
     if series.seeds.len() < MIN_TOP_LEVEL_UNITS {
         diagnostics.notes.insert(
@@ -241,6 +239,16 @@ fn summary(r: &SeriesReport, confidence: f64) -> String {
             "No layout sensitivity was detected (F-test, {}).",
             p_value(p)
         )),
+        (Verdict::Negligible, Some(p)) => parts.push(format!(
+            "Its layout sensitivity is detectable but negligible (F-test, {}){}.",
+            p_value(p),
+            sens.cv_across_binaries_ci
+                .map(|ci| format!(
+                    ": its mean varies by at most {} from one layout to another",
+                    percent(ci.upper, 2)
+                ))
+                .unwrap_or_default()
+        )),
         (Verdict::NotDetected, None) => parts.push("Its values did not vary at all.".into()),
         _ => parts.push("Layout sensitivity cannot be tested with these data.".into()),
     }
@@ -254,6 +262,13 @@ fn summary(r: &SeriesReport, confidence: f64) -> String {
             "The default layout is {} than the average random layout, so results on it alone are biased.",
             change(ratio, ci.lower, ci.upper, confidence, better, worse)
         )),
+        (Verdict::Negligible, Some(ratio), Some(ci)) => parts.push(format!(
+            "The default layout differs from the average random layout by a detectable but negligible {}.",
+            change(ratio, ci.lower, ci.upper, confidence, better, worse)
+        )),
+        (Verdict::NotDetected, Some(_), Some(ci)) if ci.lower == 1.0 && ci.upper == 1.0 => {
+            parts.push("The default layout gives exactly the same values as the random layouts.".into())
+        }
         (Verdict::NotDetected, Some(ratio), Some(ci)) => parts.push(format!(
             "The default layout does not differ detectably from the average random layout: {}.",
             change(ratio, ci.lower, ci.upper, confidence, better, worse)

@@ -73,24 +73,17 @@ fn parse_seconds(value: &str) -> Result<f64> {
     Ok(number.trim().parse::<f64>()? * factor)
 }
 
-/// Parses target precisions such as `0.5%,1%,2%,5%` (a number without `%` is a percentage
-/// too) into shares (0.005, …).
+/// Parses target precisions such as `0.5%,1%,2%,5%` or `0.005,0.01` (the project's one
+/// percent parser: `1%` and `0.01` are the same) into shares (0.005, …).
 pub fn parse_targets(text: &str) -> Result<Vec<f64>> {
-    let targets: Vec<f64> =
-        text.split(',')
-            .map(str::trim)
-            .filter(|p| !p.is_empty())
-            .map(|p| {
-                let n: f64 =
-                    p.trim_end_matches('%').trim().parse().with_context(|| {
-                        format!("--target: `{p}` is not a percentage such as 1%")
-                    })?;
-                if !(n > 0.0 && n < 100.0) {
-                    bail!("--target: `{p}` must be between 0 % and 100 %");
-                }
-                Ok(n / 100.0)
-            })
-            .collect::<Result<_>>()?;
+    let targets: Vec<f64> = text
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            crate::analysis::vocabulary::parse_percent(p).with_context(|| format!("--target {p}"))
+        })
+        .collect::<Result<_>>()?;
     if targets.is_empty() {
         bail!("--target: no target precision given");
     }

@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use crate::experiment::growth::{GrowthLog, STOPPING_FILE};
 use crate::files::manifest::{BuildMode, Manifest, MANIFEST_FILE};
+use crate::files::stopping::{GrowthLog, STOPPING_FILE};
 use crate::run::store::{read_results, ExecutionStatus, Header, Results, RESULTS_FILE};
 
 use super::balance::balance;

@@ -27,16 +27,16 @@ use anyhow::Result;
 pub use export::Format;
 
 /// Loads the experiment in `dir`, keeps the given metrics (all when empty), analyses it at
-/// `confidence` and renders it in `format`: what `layoutrand report DIR --format F
-/// --confidence C [--metric M]…` prints.
+/// `thresholds` and renders it in `format`: what `layoutrand report DIR --format F
+/// --confidence C --negligible N [--metric M]…` prints.
 pub fn render_report(
     dir: &Path,
     format: Format,
-    confidence: f64,
+    thresholds: &crate::analysis::vocabulary::Thresholds,
     metrics: &[String],
 ) -> Result<String> {
     let mut experiment = experiment::load_with_context(dir)?;
     experiment.retain_metrics(metrics)?;
-    let report = analysis::analyse(&experiment, confidence)?;
+    let report = analysis::analyse(&experiment, thresholds)?;
     export::exporter(format).export(&report, &experiment)
 }

@@ -23,6 +23,9 @@ pub struct Report {
     pub directory: String,
     /// Confidence level of every interval in the report, e.g. 0.95.
     pub confidence: f64,
+    /// Relevance threshold (share): effects whose whole interval lies within ± this are
+    /// "detectable but negligible".
+    pub negligible: f64,
     /// How the experiment was set up.
     pub setup: Setup,
     /// One analysis per program and metric.
@@ -60,17 +63,10 @@ pub struct Setup {
     pub cpu_model: Option<String>,
     /// How the number of binaries was decided when it grew on-line (`layoutrand
     /// experiment`); `None` when it was fixed in advance.
-    pub stopping: Option<crate::experiment::growth::GrowthLog>,
+    pub stopping: Option<crate::files::stopping::GrowthLog>,
 }
 
-/// A two-sided confidence interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Interval {
-    /// Lower bound.
-    pub lower: f64,
-    /// Upper bound.
-    pub upper: f64,
-}
+pub use crate::analysis::effect::Interval;
 
 /// The analysis of one program and metric.
 #[derive(Debug, Clone, Serialize)]
@@ -139,6 +135,9 @@ pub struct BaselineSummary {
 pub enum Verdict {
     /// The effect is statistically significant at the report's confidence level.
     Detected,
+    /// The effect is statistically significant, but its whole interval lies within the
+    /// relevance threshold (`--negligible`): detectable but negligible.
+    Negligible,
     /// No significant effect was found.
     NotDetected,
     /// The data cannot answer (too few units, no variance estimate).
@@ -164,6 +163,9 @@ pub struct Sensitivity {
     pub variance_components: Option<(f64, f64)>,
     /// Relative variation (standard deviation / mean) of the binaries' means.
     pub cv_across_binaries: Option<f64>,
+    /// Its confidence interval (chi-square interval of a standard deviation): the effect
+    /// size of the layout, compared with the relevance threshold.
+    pub cv_across_binaries_ci: Option<Interval>,
     /// Relative variation of execution means within one binary (pooled over binaries).
     pub cv_across_executions: Option<f64>,
     /// The answer in words.
@@ -182,6 +184,8 @@ pub struct Shift {
     pub ci: Option<Interval>,
     /// Share of randomised binaries whose mean is below the baseline's.
     pub baseline_rank: Option<f64>,
+    /// The effect (baseline / random layouts) classified at the report's thresholds.
+    pub effect: Option<crate::analysis::effect::Effect>,
     /// The answer in words.
     pub text: String,
 }

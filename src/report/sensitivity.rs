@@ -3,16 +3,29 @@
 //! against variation over executions; a random-effects one-way ANOVA makes it a test.)
 
 use super::experiment::Series;
-use super::model::{Level, Sensitivity, Verdict};
+use super::model::{Interval, Level, Sensitivity, Verdict};
 use crate::analysis::numfmt::{compact, level, p_value, percent};
+use crate::analysis::vocabulary::Thresholds;
+use crate::stats::sample::sd_interval;
 
 /// The binary-level variance analysis of `series`.
+///
+/// The effect size is the relative standard deviation of the binaries' means with its
+/// chi-square interval; its upper end bounds the layout's own share (the binaries' means also
+/// carry execution noise). A detected effect whose upper end is within the relevance
+/// threshold is "detectable but negligible".
 ///
 /// Groups are the randomised binaries; observations are their execution means, or, with one
 /// execution per binary, their iterations (then execution-to-execution noise cannot be told
 /// apart from the layout, and the text says so).
-pub fn sensitivity(series: &Series, levels: &[Level], mean: f64, confidence: f64) -> Sensitivity {
-    let alpha = 1.0 - confidence;
+pub fn sensitivity(
+    series: &Series,
+    levels: &[Level],
+    mean: f64,
+    thresholds: &Thresholds,
+) -> Sensitivity {
+    let confidence = thresholds.confidence;
+    let alpha = thresholds.alpha();
     let cv = |name: &str| {
         levels
             .iter()
@@ -21,6 +34,14 @@ pub fn sensitivity(series: &Series, levels: &[Level], mean: f64, confidence: f64
     };
     let cv_across_binaries = cv("binary");
     let cv_across_executions = cv("execution");
+    let binary_means: Vec<f64> = series.seeds.iter().map(|b| b.mean()).collect();
+    let cv_across_binaries_ci = sd_interval(&binary_means, confidence)
+        .ok()
+        .map(|(low, high)| Interval {
+            lower: low / mean.abs(),
+            upper: high / mean.abs(),
+        })
+        .filter(|i| i.lower.is_finite() && i.upper.is_finite());
     let by_execution = series.executions_per_binary() >= 2;
     let groups: Vec<Vec<f64>> = if by_execution {
         series.seeds.iter().map(|b| b.execution_means()).collect()
@@ -39,6 +60,7 @@ pub fn sensitivity(series: &Series, levels: &[Level], mean: f64, confidence: f64
         icc: None,
         variance_components: None,
         cv_across_binaries,
+        cv_across_binaries_ci,
         cv_across_executions,
         text: why,
     };
@@ -111,7 +133,22 @@ pub fn sensitivity(series: &Series, levels: &[Level], mean: f64, confidence: f64
         percent(anova.icc.max(0.0), 2),
         if by_execution { "execution" } else { "iteration" }
     );
-    let (verdict, text) = if anova.p < alpha {
+    let negligible = cv_across_binaries_ci.filter(|i| i.upper <= thresholds.negligible);
+    let (verdict, text) = if let (true, Some(ci)) = (anova.p < alpha, negligible) {
+        (
+            Verdict::Negligible,
+            format!(
+                "detectable but negligible: the {} randomised binaries differ more than their {within_unit} explain ({f_text}, tested at {}), but their means vary by at most {} ({} CI of the relative standard deviation: {} to {}), within the relevance threshold of {}; a single layout would misstate this metric by less than that.{variation}{caveat}",
+                groups.len(),
+                level(confidence),
+                percent(ci.upper, 2),
+                level(confidence),
+                percent(ci.lower, 2),
+                percent(ci.upper, 2),
+                percent(thresholds.negligible, 2)
+            ),
+        )
+    } else if anova.p < alpha {
         (
             Verdict::Detected,
             format!(
@@ -138,6 +175,7 @@ pub fn sensitivity(series: &Series, levels: &[Level], mean: f64, confidence: f64
         icc: Some(anova.icc),
         variance_components: Some((anova.var_between, anova.var_within)),
         cv_across_binaries,
+        cv_across_binaries_ci,
         cv_across_executions,
         text,
     }

@@ -95,6 +95,30 @@ pub fn mean_interval(xs: &[f64], confidence: f64) -> Result<MeanInterval, StatsE
     MeanInterval::from_summary(mean(xs), variance(xs), xs.len(), confidence)
 }
 
+/// The two-sided `confidence` interval of a normal sample's standard deviation:
+/// `sqrt((n − 1) s² / χ²_{1−α/2, n−1})` to `sqrt((n − 1) s² / χ²_{α/2, n−1})` (the textbook
+/// chi-square interval for a variance, e.g. NIST/SEMATECH e-Handbook §1.3.5.8). Needs two
+/// values.
+pub fn sd_interval(xs: &[f64], confidence: f64) -> Result<(f64, f64), StatsError> {
+    use statrs::distribution::{ChiSquared, ContinuousCDF};
+    check_confidence(confidence)?;
+    if xs.len() < 2 {
+        return Err(StatsError::TooFew {
+            method: "the interval of a standard deviation",
+            what: "values",
+            need: 2,
+            got: xs.len(),
+        });
+    }
+    let df = (xs.len() - 1) as f64;
+    let chi = ChiSquared::new(df).map_err(|e| StatsError::Domain(e.to_string()))?;
+    let alpha = 1.0 - confidence;
+    let ss = df * variance(xs);
+    let low = (ss / chi.inverse_cdf(1.0 - alpha / 2.0)).sqrt();
+    let high = (ss / chi.inverse_cdf(alpha / 2.0)).sqrt();
+    Ok((low, high))
+}
+
 // Reference values are pasted exactly as R/scipy printed them.
 #[cfg(test)]
 #[allow(clippy::excessive_precision)]
@@ -111,6 +135,22 @@ mod tests {
         assert!((ci.low - 1.3497407799692995).abs() < 1e-12);
         assert!((ci.high - 2.7402592200307003).abs() < 1e-12);
         assert_eq!(ci.df, 4.0);
+    }
+
+    #[test]
+    fn sd_interval_matches_scipy() {
+        // scipy: s2 = np.var(x, ddof=1); np.sqrt(4*s2/chi2.ppf(0.975, 4)),
+        // np.sqrt(4*s2/chi2.ppf(0.025, 4)) -> 0.3354795174955126 1.6090230946167656
+        let x = [2.799, 2.046, 1.259, 1.877, 2.244];
+        let (low, high) = sd_interval(&x, 0.95).unwrap();
+        assert!((low - 0.3354795174955126).abs() < 1e-9, "{low}");
+        assert!((high - 1.6090230946167656).abs() < 1e-9, "{high}");
+    }
+
+    #[test]
+    fn mean_of_huge_values_is_finite() {
+        assert_eq!(mean(&[1.7e308, 1.5e308]), 1.6e308);
+        assert!(mean(&[1.0, f64::INFINITY]).is_infinite());
     }
 
     #[test]

@@ -43,6 +43,7 @@ fn opt(x: Option<f64>) -> String {
 fn verdict(v: Verdict) -> &'static str {
     match v {
         Verdict::Detected => "detected",
+        Verdict::Negligible => "negligible",
         Verdict::NotDetected => "not_detected",
         Verdict::Undetermined => "undetermined",
     }

@@ -54,6 +54,7 @@ fn capitalised(text: &str) -> String {
 fn verdict_class(v: Verdict) -> &'static str {
     match v {
         Verdict::Detected => "verdict detected",
+        Verdict::Negligible => "verdict negligible",
         Verdict::NotDetected => "verdict not_detected",
         Verdict::Undetermined => "verdict",
     }

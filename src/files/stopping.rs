@@ -1,0 +1,56 @@
+//! `OUT/stopping.json`: the stopping rule of an experiment whose number of randomised
+//! binaries grew on-line, and each round (written by `layoutrand experiment`, shown by
+//! `report`). The growth logic is in `crate::experiment::growth`.
+
+use std::path::Path;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+/// File (in the output directory) recording the stopping rule and each round.
+pub const STOPPING_FILE: &str = "stopping.json";
+
+/// The growth rule, fixed before the experiment starts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Growth {
+    /// Target relative half-width (0.01 for 1 %).
+    pub target: f64,
+    /// Confidence level of the interval.
+    pub confidence: f64,
+    /// The fixed maximum of randomised binaries.
+    pub max_binaries: u32,
+    /// Metric whose interval is watched.
+    pub metric: String,
+}
+
+/// One round: the binaries measured and the width reached with them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Round {
+    /// Randomised binaries measured so far.
+    pub binaries: u32,
+    /// Relative half-width of the CI after this round (`None`: not computable).
+    pub relative_half_width: Option<f64>,
+}
+
+/// The record of an on-line grown experiment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GrowthLog {
+    /// The rule.
+    pub rule: Growth,
+    /// Binaries of the first round.
+    pub start_binaries: u32,
+    /// Every round, in order.
+    pub rounds: Vec<Round>,
+    /// `target_met`, `max_reached` or `not_computable`, once stopped.
+    pub outcome: Option<String>,
+    /// What optional stopping means for the interval.
+    pub caveat: String,
+}
+
+impl GrowthLog {
+    /// Writes the log atomically to `out/stopping.json`.
+    pub fn save(&self, out: &Path) -> Result<()> {
+        let text = serde_json::to_string_pretty(self)?;
+        super::write_atomically(&out.join(STOPPING_FILE), text.as_bytes())
+    }
+}
