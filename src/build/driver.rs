@@ -3,15 +3,17 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
 use super::linker::{Linker, Mechanism};
+use super::projection::Projection;
 use super::replay::Program;
-use super::{recorded_build, toolchain, variants};
+use super::{interrupt, isolate, recorded_build, toolchain, variants};
 use crate::files::manifest::{
-    BuildMode, Granularity, Manifest, VariantStatus, MANIFEST_FILE, MANIFEST_SCHEMA,
+    BuildMode, Granularity, Manifest, Variant, VariantStatus, MANIFEST_FILE, MANIFEST_SCHEMA,
 };
 use crate::wrap::record::LinkRecord;
 
@@ -41,6 +43,8 @@ pub struct BuildOptions {
     pub progress: bool,
     /// One full build per variant in a copy of the tree (`--rebuild`) instead of relinks.
     pub rebuild: bool,
+    /// More than [`super::projection::MANY_SEEDS`] seeds are wanted (`--allow-many-seeds`).
+    pub allow_many_seeds: bool,
 }
 
 /// The result: the manifest (also saved) and any shim errors worth a warning.
@@ -75,23 +79,16 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         .num_threads(opts.jobs.max(1))
         .build()?;
     let relink_start = Instant::now();
-    let bar = progress_bar(opts.progress, (programs.len() * opts.seeds.len()) as u64);
-    let (baseline, seeds) = pool.install(|| -> Result<_> {
-        let baseline = variants::build_baseline(&programs, &out_dir)?;
-        let tick = || bar.inc(1);
-        let seeds = variants::build_seeds(&programs, &baseline, &opts.seeds, &out_dir, &tick);
-        Ok((baseline, seeds))
-    })?;
-    bar.finish_and_clear();
-    let relink_seconds = relink_start.elapsed().as_secs_f64();
-    let _ = std::fs::remove_dir_all(out_dir.join(variants::WORK_DIR));
+    let baseline = pool.install(|| variants::build_baseline(&programs, &out_dir))?;
+    projection_of(&baseline.variant, &out_dir, opts.seeds.len(), opts.jobs)
+        .check(opts.allow_many_seeds)?;
 
     let linkers: BTreeSet<&str> = programs.iter().map(|p| p.linker.name()).collect();
     let mechanisms: BTreeSet<String> = programs
         .iter()
         .map(|p| p.mechanism.describe(p.linker))
         .collect();
-    let manifest = Manifest {
+    let mut manifest = Manifest {
         schema: MANIFEST_SCHEMA,
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         toolchain: toolchain::versions(&programs),
@@ -106,15 +103,150 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         },
         mechanism: mechanisms.into_iter().collect::<Vec<_>>().join("; "),
         recorded_build_seconds: recorded.seconds,
-        relink_seconds,
-        baseline: baseline.variant,
-        seeds,
+        relink_seconds: relink_start.elapsed().as_secs_f64(),
+        baseline: baseline.variant.clone(),
+        seeds: Vec::new(),
+        programs: Vec::new(),
     };
+    // The baseline alone first: an interrupted build keeps what it finished.
     manifest.save(&out_dir)?;
+    let seeds = relink_seeds(
+        &pool,
+        &programs,
+        &baseline,
+        &opts.seeds,
+        &out_dir,
+        opts.progress,
+        &manifest,
+    );
+    manifest.relink_seconds = relink_start.elapsed().as_secs_f64();
+    let _ = std::fs::remove_dir_all(out_dir.join(variants::WORK_DIR));
+    finish(
+        &mut manifest,
+        &programs,
+        seeds,
+        &[],
+        &out_dir,
+        opts.seeds.len(),
+    )?;
     Ok(BuildOutcome {
         manifest,
         shim_errors: recorded.shim_errors,
     })
+}
+
+/// The cost of `seeds` more variants like `baseline` (its links' seconds and binaries' bytes).
+pub(crate) fn projection_of(
+    baseline: &Variant,
+    out_dir: &Path,
+    seeds: usize,
+    jobs: usize,
+) -> Projection {
+    let seconds: f64 = baseline.binaries.iter().map(|b| b.link_seconds).sum();
+    let bytes: u64 = baseline
+        .binaries
+        .iter()
+        .filter_map(|b| std::fs::metadata(out_dir.join(&b.path)).ok())
+        .map(|m| m.len())
+        .sum();
+    Projection::new(seeds, seconds, bytes, jobs)
+}
+
+/// Relinks `seeds` in `pool` with a progress bar, saving `manifest` with the seeds finished so
+/// far (at most twice a second: each save rewrites the whole file) until all are done or
+/// SIGINT/SIGTERM arrives. Returns the seeds built (provisional, see [`isolate::finalize`]).
+pub(crate) fn relink_seeds(
+    pool: &rayon::ThreadPool,
+    programs: &[Program],
+    baseline: &variants::Baseline,
+    seeds: &[u64],
+    out_dir: &Path,
+    progress: bool,
+    manifest: &Manifest,
+) -> Vec<Variant> {
+    let _signals = interrupt::catch();
+    let bar = progress_bar(progress, (programs.len() * seeds.len()) as u64);
+    let so_far = Mutex::new((manifest.clone(), Instant::now()));
+    let tick = || bar.inc(1);
+    let done = |v: &Variant| {
+        let Ok(mut guard) = so_far.lock() else { return };
+        let (m, last) = &mut *guard;
+        m.seeds.push(v.clone());
+        if last.elapsed().as_secs_f64() >= 0.5 {
+            m.seeds.sort_by_key(|v| v.seed);
+            let _ = m.save(out_dir);
+            *last = Instant::now();
+        }
+    };
+    let built = pool.install(|| {
+        variants::build_seeds(
+            programs,
+            baseline,
+            seeds,
+            out_dir,
+            &tick,
+            &done,
+            &interrupt::interrupted,
+        )
+    });
+    bar.finish_and_clear();
+    built
+}
+
+/// Adds the finished `seeds` to `manifest` (after `earlier` ones, for `--extend`), leaves out
+/// the programs that cannot be randomised, and saves it. An error when every program was
+/// left out, or when the relinks were interrupted before `wanted` seeds (the manifest keeps
+/// the finished ones either way).
+pub(crate) fn finish(
+    manifest: &mut Manifest,
+    programs: &[Program],
+    seeds: Vec<Variant>,
+    earlier: &[Variant],
+    out_dir: &Path,
+    wanted: usize,
+) -> Result<()> {
+    let built = seeds.len();
+    let mut all: Vec<Variant> = earlier.to_vec();
+    all.extend(seeds);
+    let mechanism = |name: &str| {
+        programs
+            .iter()
+            .find(|p| p.name == name)
+            .map_or_else(String::new, |p| p.mechanism.describe(p.linker))
+    };
+    let finalized = isolate::finalize(
+        &manifest.baseline,
+        all,
+        &mechanism,
+        &manifest.programs.clone(),
+        out_dir,
+    );
+    manifest.seeds = finalized.seeds;
+    manifest.programs = finalized.programs;
+    manifest.save(out_dir)?;
+    if built < wanted {
+        bail!(
+            "interrupted after {built} of {wanted} seeds; {} keeps the finished ones: continue \
+             with the same command and --extend",
+            out_dir.join(MANIFEST_FILE).display()
+        );
+    }
+    let excluded = manifest.excluded_programs();
+    if !manifest.seeds.is_empty()
+        && !excluded.is_empty()
+        && excluded.len() == manifest.programs.len()
+    {
+        let reasons: Vec<String> = manifest
+            .programs
+            .iter()
+            .map(|p| format!("{}: {}", p.name, p.excluded.as_deref().unwrap_or("")))
+            .collect();
+        bail!(
+            "no program could be randomised:\n  {}",
+            reasons.join("\n  ")
+        );
+    }
+    Ok(())
 }
 
 /// Removes what an earlier run left in the output directory (its manifest first, so that a

@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use super::driver::{programs, progress_bar, BuildOptions, BuildOutcome, RECORD_DIR};
+use super::driver::{finish, programs, relink_seeds, BuildOptions, BuildOutcome, RECORD_DIR};
 use super::variants::{self, Baseline};
 use crate::files::manifest::{BuildMode, Manifest, MANIFEST_FILE};
 use crate::layout::binary;
@@ -56,7 +56,12 @@ pub fn extend(opts: &BuildOptions) -> Result<BuildOutcome> {
     if links.is_empty() {
         bail!("--extend: {} holds no recorded link", record_dir.display());
     }
-    let programs = programs(&links, &record_dir, opts)?;
+    // Programs left out of the seeds stay out: their seeds would equal the baseline again.
+    let excluded = manifest.excluded_programs();
+    let programs: Vec<_> = programs(&links, &record_dir, opts)?
+        .into_iter()
+        .filter(|p| !excluded.contains(&p.name.as_str()))
+        .collect();
     if let Some(linker) = opts.linker {
         if manifest.linker != linker.name() {
             bail!(
@@ -98,19 +103,32 @@ pub fn extend(opts: &BuildOptions) -> Result<BuildOutcome> {
         .filter(|s| !built.contains(s))
         .collect();
     if !new_seeds.is_empty() {
+        super::driver::projection_of(&manifest.baseline, &out_dir, new_seeds.len(), opts.jobs)
+            .check(opts.allow_many_seeds)?;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(opts.jobs.max(1))
             .build()?;
-        let bar = progress_bar(opts.progress, (programs.len() * new_seeds.len()) as u64);
         let start = Instant::now();
-        let tick = || bar.inc(1);
-        let added = pool
-            .install(|| variants::build_seeds(&programs, &baseline, &new_seeds, &out_dir, &tick));
-        bar.finish_and_clear();
+        let added = relink_seeds(
+            &pool,
+            &programs,
+            &baseline,
+            &new_seeds,
+            &out_dir,
+            opts.progress,
+            &manifest,
+        );
         let _ = std::fs::remove_dir_all(out_dir.join(variants::WORK_DIR));
         manifest.relink_seconds += start.elapsed().as_secs_f64();
-        manifest.seeds.extend(added);
-        manifest.save(&out_dir)?;
+        let earlier = std::mem::take(&mut manifest.seeds);
+        finish(
+            &mut manifest,
+            &programs,
+            added,
+            &earlier,
+            &out_dir,
+            new_seeds.len(),
+        )?;
     }
     Ok(BuildOutcome {
         manifest,

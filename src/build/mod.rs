@@ -9,13 +9,18 @@
 //! * [`driver`]: all of it, writing the [manifest](crate::files::manifest); [`rebuild`]: `--rebuild`, one full build
 //!   per variant in a copy of the tree, each link randomised as it happens (see [`live`]);
 //! * [`extend`]: more seeds for a finished relink build, from its recording;
+//! * [`isolate`]: programs that cannot be randomised left out, distinct layouts counted;
+//! * [`projection`]: the cost of many seeds; [`interrupt`]: SIGINT/SIGTERM keep finished seeds;
 //! * [`summary`]: the closing table; [`toolchain`]: versions for the manifest.
 
 pub mod driver;
 pub mod extend;
+pub mod interrupt;
+pub mod isolate;
 pub mod linker;
 pub mod live;
 pub mod lto_order;
+pub mod projection;
 pub mod rebuild;
 pub mod recorded_build;
 pub mod replay;

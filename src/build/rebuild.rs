@@ -35,6 +35,9 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         programs: baseline_programs,
         shim_errors,
     } = baseline;
+    let bytes = super::driver::projection_of(&baseline_variant, &out_dir, 1, 1).bytes;
+    super::projection::Projection::new(opts.seeds.len(), baseline_seconds, bytes, 1)
+        .check(opts.allow_many_seeds)?;
     let mut seeds = Vec::new();
     for &seed in &opts.seeds {
         let label = variant_label(Some(seed));
@@ -60,6 +63,15 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         });
     }
     let total = start.elapsed().as_secs_f64();
+    let mechanism = |name: &str| {
+        baseline_programs
+            .iter()
+            .find(|p| p.name == name)
+            .map_or_else(String::new, |p| p.mechanism.describe(p.linker))
+    };
+    // A seed equal to the baseline is no error by itself: a program whose every seed is
+    // equal is left out (see isolate).
+    let finalized = super::isolate::finalize(&baseline_variant, seeds, &mechanism, &[], &out_dir);
     let _ = std::fs::remove_dir_all(out_dir.join(variants::WORK_DIR));
 
     let manifest = Manifest {
@@ -91,7 +103,8 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         recorded_build_seconds: baseline_seconds,
         relink_seconds: total - baseline_seconds,
         baseline: baseline_variant,
-        seeds,
+        seeds: finalized.seeds,
+        programs: finalized.programs,
     };
     manifest.save(&out_dir)?;
     Ok(BuildOutcome {
@@ -173,15 +186,6 @@ fn build_variant(
             base.map(|(_, f)| f.as_slice()),
             program.record.seconds,
         )?;
-        if let (Some((base_binary, _)), Some(seed)) = (base, seed) {
-            if base_binary.fingerprint == b.fingerprint {
-                bail!(
-                    "program {}, seed {seed}: the layout equals the baseline's (fingerprint {})",
-                    program.name,
-                    &b.fingerprint[..16]
-                );
-            }
-        }
         binaries.push(b);
         functions.push(fns);
     }

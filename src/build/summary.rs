@@ -59,6 +59,30 @@ pub fn render(m: &Manifest) -> String {
         m.relink_seconds / m.recorded_build_seconds.max(1e-9)
     );
     let _ = writeln!(out, "mechanism: {}", m.mechanism);
+    for p in &m.programs {
+        if let Some(reason) = &p.excluded {
+            let _ = writeln!(
+                out,
+                "note: program {} is left out of the seeds (its baseline is kept; `run` skips it \
+                 unless named): {reason}",
+                p.name
+            );
+        } else if !p.coinciding.is_empty() {
+            let groups: Vec<String> = p.coinciding.iter().take(5).map(|g| g.join(" = ")).collect();
+            let more = p.coinciding.len().saturating_sub(5);
+            let _ = writeln!(
+                out,
+                "note: program {}: coinciding layouts: {}{}",
+                p.name,
+                groups.join("; "),
+                if more > 0 {
+                    format!(" (and {more} more groups, see the manifest)")
+                } else {
+                    String::new()
+                }
+            );
+        }
+    }
     let failed: Vec<_> = m
         .seeds
         .iter()

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 use rayon::prelude::*;
 
 use super::replay::Program;
@@ -67,41 +67,54 @@ pub fn build_baseline(programs: &[Program], out_dir: &Path) -> Result<Baseline> 
     })
 }
 
-/// Links and verifies every seed (in parallel); `tick` is called after each program link.
-/// A seed whose link or verification fails is returned as failed, with the reason.
+/// Links and verifies every seed (in parallel); `tick` is called after each program link,
+/// `done` after each seed with its variant (e.g. to save the manifest so far).
+///
+/// A seed is provisional until [`super::isolate::finalize`] has seen all seeds: it lists the
+/// binaries of the programs that linked and verified, and it is `failed` (with each other
+/// program's reason in its error) when one did not. A seed whose layout equals the
+/// baseline's is not an error here: only a program whose every seed does is (it is then
+/// left out, see [`super::isolate`]). A seed started after `stop()` became true is skipped.
 pub fn build_seeds(
     programs: &[Program],
     baseline: &Baseline,
     seeds: &[u64],
     out_dir: &Path,
     tick: &(dyn Fn() + Sync),
+    done: &(dyn Fn(&Variant) + Sync),
+    stop: &(dyn Fn() -> bool + Sync),
 ) -> Vec<Variant> {
     seeds
         .par_iter()
-        .map(|&seed| {
-            let label = variant_label(Some(seed));
-            match build_seed(programs, baseline, seed, out_dir, &label, tick) {
-                Ok(binaries) => Variant {
-                    seed: Some(seed),
-                    status: VariantStatus::Ok,
-                    error: None,
-                    binaries,
-                },
-                Err(err) => {
-                    // Nothing of a failed seed is left to be mistaken for a result.
-                    let _ = std::fs::remove_dir_all(out_dir.join(&label));
-                    Variant {
-                        seed: Some(seed),
-                        status: VariantStatus::Failed,
-                        error: Some(format!("{err:#}")),
-                        binaries: Vec::new(),
-                    }
-                }
+        .filter_map(|&seed| {
+            if stop() {
+                return None;
             }
+            let label = variant_label(Some(seed));
+            let (binaries, errors) = build_seed(programs, baseline, seed, out_dir, &label, tick);
+            let variant = Variant {
+                seed: Some(seed),
+                status: if errors.is_empty() {
+                    VariantStatus::Ok
+                } else {
+                    VariantStatus::Failed
+                },
+                error: (!errors.is_empty()).then(|| errors.join("; ")),
+                binaries,
+            };
+            if stop() && variant.status == VariantStatus::Failed {
+                // Most likely the interruption itself killed a linker: not a result.
+                let _ = std::fs::remove_dir_all(out_dir.join(&label));
+                return None;
+            }
+            done(&variant);
+            Some(variant)
         })
         .collect()
 }
 
+/// The binaries of the programs that linked and verified for `seed`, and the reasons of the
+/// others (`program NAME: ...`).
 fn build_seed(
     programs: &[Program],
     baseline: &Baseline,
@@ -109,7 +122,7 @@ fn build_seed(
     out_dir: &Path,
     label: &str,
     tick: &(dyn Fn() + Sync),
-) -> Result<Vec<Binary>> {
+) -> (Vec<Binary>, Vec<String>) {
     let mut binaries = Vec::new();
     let mut errors = Vec::new();
     for (p, program) in programs.iter().enumerate() {
@@ -117,36 +130,23 @@ fn build_seed(
         let result = (|| -> Result<Binary> {
             let linked = program.link(Some(seed), &path, &work, Some(&baseline.functions[p]))?;
             let functions = binary::functions(&path)?;
-            let b = describe(
+            describe(
                 out_dir,
                 &program.name,
                 &path,
                 &functions,
                 Some(&baseline.functions[p]),
                 linked.seconds,
-            )?;
-            if b.fingerprint == baseline.variant.binaries[p].fingerprint {
-                bail!(
-                    "program {}, seed {seed}: the layout equals the baseline's (fingerprint {}): \
-                     the mechanism ({}) did not move any function",
-                    program.name,
-                    &b.fingerprint[..16],
-                    program.mechanism.describe(program.linker)
-                );
-            }
-            Ok(b)
+            )
         })();
         let _ = std::fs::remove_dir_all(&work);
         tick();
         match result {
             Ok(b) => binaries.push(b),
-            Err(e) => errors.push(format!("{e:#}")),
+            Err(e) => errors.push(format!("program {}: {e:#}", program.name)),
         }
     }
-    if !errors.is_empty() {
-        bail!("{}", errors.join("; "));
-    }
-    Ok(binaries)
+    (binaries, errors)
 }
 
 /// Where program `p` of a variant goes, and its scratch directory.

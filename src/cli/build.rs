@@ -41,6 +41,9 @@ pub struct Args {
     /// `--seeds N` is then the total number of seeds wanted.
     #[arg(long, conflicts_with = "rebuild")]
     pub extend: bool,
+    /// Allow more than 1000 seeds (the build prints the projected time and disk first).
+    #[arg(long)]
+    pub allow_many_seeds: bool,
     /// Do not show the build command's output.
     #[arg(long, short)]
     pub quiet: bool,
@@ -110,6 +113,7 @@ pub fn run(args: Args) -> Result<i32> {
         echo_build: !args.quiet,
         progress: true,
         rebuild: args.rebuild,
+        allow_many_seeds: args.allow_many_seeds,
     };
     let outcome = if args.extend {
         layoutrand::build::extend::extend(&opts)?

@@ -71,6 +71,38 @@ pub struct Manifest {
     pub baseline: Variant,
     /// One entry per seed, in seed order.
     pub seeds: Vec<Variant>,
+    /// Per program (in name order): whether it is randomised or left out, how many distinct
+    /// layouts its seeds have, which seeds coincide, and what moved. Empty in manifests
+    /// written before it existed, and in a build interrupted before its seeds were checked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub programs: Vec<ProgramSummary>,
+}
+
+/// What the seeds of one program achieved.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProgramSummary {
+    /// The program name (as in [`Binary::name`]).
+    pub name: String,
+    /// Why the program was left out of the seeds (its baseline is kept); `None`: randomised.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub excluded: Option<String>,
+    /// Number of distinct layouts (fingerprints) among the seeds that built it.
+    pub distinct_layouts: usize,
+    /// Groups of variants with the same layout, each of two or more labels (`baseline`,
+    /// `seed-N`) in seed order: seeds that coincide with each other or with the baseline.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub coinciding: Vec<Vec<String>>,
+}
+
+impl Manifest {
+    /// The names of the programs left out of the seeds (see [`ProgramSummary::excluded`]).
+    pub fn excluded_programs(&self) -> Vec<&str> {
+        self.programs
+            .iter()
+            .filter(|p| p.excluded.is_some())
+            .map(|p| p.name.as_str())
+            .collect()
+    }
 }
 
 /// The baseline or one seed.

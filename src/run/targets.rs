@@ -37,10 +37,16 @@ pub fn plan_targets(
         .iter()
         .map(|b| b.name.clone())
         .collect();
+    let excluded = manifest.excluded_programs();
     let programs: Vec<String> = if template.uses_bin {
         match &settings.programs {
             Some(p) => p.clone(),
-            None => all.clone(),
+            // A program left out of the seeds (nothing to randomise) runs only when named.
+            None => all
+                .iter()
+                .filter(|n| !excluded.contains(&n.as_str()))
+                .cloned()
+                .collect(),
         }
     } else {
         let label = template.named.join("+");
@@ -74,6 +80,10 @@ pub fn plan_targets(
     for program in &programs {
         for variant in manifest.variants() {
             if variant.status != VariantStatus::Ok {
+                continue;
+            }
+            if variant.seed.is_some() && needed.iter().any(|n| excluded.contains(&n.as_str())) {
+                // Named although left out: only its baseline exists.
                 continue;
             }
             let mut binaries = BTreeMap::new();

@@ -92,6 +92,7 @@ pub fn experiment(dir: &Path, variants: &[TestVariant]) -> Manifest {
         relink_seconds: 0.0,
         baseline: variants_iter.next().expect("a baseline"),
         seeds: variants_iter.collect(),
+        programs: Vec::new(),
     };
     manifest.save(dir).unwrap();
     manifest

@@ -1,0 +1,226 @@
+//! After the seeds: programs that cannot be randomised are left out instead of failing every
+//! seed, and each program's distinct layouts and coinciding seeds are counted.
+//!
+//! A program is randomised when at least one of its seeds has a layout (fingerprint) other
+//! than the baseline's. One that is not (a program of one function, such as a test driver
+//! with only `main`; or one whose link failed in every seed) is left out: its binaries are
+//! removed from the seeds, its baseline stays, and the reason goes in the manifest. The other
+//! programs' seeds are unaffected by it. Seeds that coincide with each other or with the
+//! baseline are named: they are valid layouts (a small program has few), but they are not
+//! independent samples.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use crate::files::manifest::{ProgramSummary, Variant, VariantStatus};
+
+/// The final seeds and the per-program summaries.
+#[derive(Debug)]
+pub struct Finalized {
+    /// The seeds, programs left out removed; a seed is failed only for the programs kept.
+    pub seeds: Vec<Variant>,
+    /// One summary per baseline program, in the baseline's order.
+    pub programs: Vec<ProgramSummary>,
+}
+
+/// Decides which programs are left out and finalises the provisional `seeds` (see
+/// [`super::variants::build_seeds`]); removes the left-out programs' seed binaries and the
+/// files of failed seeds from `out_dir`. `mechanism` describes a program's mechanism (for the
+/// reason); `earlier` are the summaries of an earlier build (`--extend`): a program left out
+/// there stays out.
+pub fn finalize(
+    baseline: &Variant,
+    mut seeds: Vec<Variant>,
+    mechanism: &dyn Fn(&str) -> String,
+    earlier: &[ProgramSummary],
+    out_dir: &Path,
+) -> Finalized {
+    seeds.sort_by_key(|v| v.seed);
+    let mut programs = Vec::new();
+    for base in &baseline.binaries {
+        let name = base.name.as_str();
+        if let Some(old) = earlier
+            .iter()
+            .find(|p| p.name == name && p.excluded.is_some())
+        {
+            programs.push(old.clone());
+            continue;
+        }
+        let built: Vec<(String, &str)> = seeds
+            .iter()
+            .filter_map(|v| {
+                let b = v.binaries.iter().find(|b| b.name == name)?;
+                Some((v.label(), b.fingerprint.as_str()))
+            })
+            .collect();
+        let randomised = built.iter().any(|(_, fp)| *fp != base.fingerprint);
+        let excluded = if seeds.is_empty() || randomised {
+            None
+        } else if built.is_empty() {
+            let first = seeds
+                .iter()
+                .filter_map(|v| v.error.as_deref())
+                .find(|e| e.contains(&format!("program {name}:")))
+                .unwrap_or("no seed built it");
+            Some(format!("its link failed in every seed ({first})"))
+        } else {
+            Some(format!(
+                "its layout equals the baseline's in every seed ({} of {}): the mechanism ({}) \
+                 has nothing to move (one function, or one object with one function)",
+                built.len(),
+                seeds.len(),
+                mechanism(name)
+            ))
+        };
+        let distinct: BTreeSet<&str> = built.iter().map(|(_, fp)| *fp).collect();
+        let coinciding = if excluded.is_some() {
+            Vec::new()
+        } else {
+            let mut groups: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+            groups
+                .entry(base.fingerprint.as_str())
+                .or_default()
+                .push(baseline.label());
+            for (label, fp) in &built {
+                groups.entry(fp).or_default().push(label.clone());
+            }
+            let mut groups: Vec<Vec<String>> =
+                groups.into_values().filter(|g| g.len() > 1).collect();
+            groups.sort_by_key(|g| seed_of(&g[0]));
+            groups
+        };
+        programs.push(ProgramSummary {
+            name: name.to_string(),
+            excluded,
+            distinct_layouts: distinct.len(),
+            coinciding,
+        });
+    }
+
+    let left_out: BTreeSet<&str> = programs
+        .iter()
+        .filter(|p| p.excluded.is_some())
+        .map(|p| p.name.as_str())
+        .collect();
+    let kept: Vec<&str> = baseline
+        .binaries
+        .iter()
+        .map(|b| b.name.as_str())
+        .filter(|n| !left_out.contains(n))
+        .collect();
+    for v in &mut seeds {
+        for b in v
+            .binaries
+            .iter()
+            .filter(|b| left_out.contains(b.name.as_str()))
+        {
+            let _ = std::fs::remove_file(out_dir.join(&b.path));
+        }
+        v.binaries.retain(|b| !left_out.contains(b.name.as_str()));
+        let complete = kept.iter().all(|n| v.binaries.iter().any(|b| b.name == *n));
+        if complete {
+            v.status = VariantStatus::Ok;
+            v.error = None;
+        } else {
+            v.status = VariantStatus::Failed;
+            // Nothing of a failed seed is left to be mistaken for a result.
+            let _ = std::fs::remove_dir_all(out_dir.join(v.label()));
+            v.binaries.clear();
+        }
+    }
+    Finalized { seeds, programs }
+}
+
+/// The seed of a label, for ordering (`baseline` first).
+fn seed_of(label: &str) -> Option<u64> {
+    label.strip_prefix("seed-").and_then(|s| s.parse().ok())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::files::manifest::Binary;
+
+    fn binary(name: &str, fp: &str, label: &str) -> Binary {
+        Binary {
+            name: name.into(),
+            path: Path::new(label).join(name),
+            sha256: String::new(),
+            fingerprint: fp.into(),
+            functions: 1,
+            distance: None,
+            link_seconds: 0.0,
+            code: None,
+        }
+    }
+
+    fn variant(seed: Option<u64>, bins: &[(&str, &str)], error: Option<&str>) -> Variant {
+        let label = crate::files::manifest::variant_label(seed);
+        Variant {
+            seed,
+            status: if error.is_some() {
+                VariantStatus::Failed
+            } else {
+                VariantStatus::Ok
+            },
+            error: error.map(str::to_string),
+            binaries: bins.iter().map(|(n, f)| binary(n, f, &label)).collect(),
+        }
+    }
+
+    #[test]
+    fn a_program_with_nothing_to_move_is_left_out_and_the_others_keep_their_seeds() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = variant(None, &[("big", "b0"), ("one", "o0")], None);
+        let seeds = vec![
+            variant(Some(1), &[("big", "b1"), ("one", "o0")], None),
+            variant(Some(2), &[("big", "b2"), ("one", "o0")], None),
+            variant(Some(3), &[("big", "b1"), ("one", "o0")], None),
+        ];
+        let f = finalize(&base, seeds, &|_| "m".into(), &[], dir.path());
+        assert!(f.seeds.iter().all(|v| v.status == VariantStatus::Ok));
+        assert!(f.seeds.iter().all(|v| v.binaries.len() == 1));
+        let big = &f.programs[0];
+        assert_eq!(big.excluded, None);
+        assert_eq!(big.distinct_layouts, 2);
+        assert_eq!(big.coinciding, vec![vec!["seed-1", "seed-3"]]);
+        let one = &f.programs[1];
+        assert!(one
+            .excluded
+            .as_deref()
+            .unwrap()
+            .contains("equals the baseline"));
+        assert_eq!(one.distinct_layouts, 1);
+    }
+
+    #[test]
+    fn a_seed_fails_only_for_the_programs_kept_and_coincidence_with_the_baseline_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = variant(None, &[("a", "a0"), ("b", "b0")], None);
+        let seeds = vec![
+            variant(Some(2), &[("a", "a0")], Some("program b: boom")),
+            variant(Some(1), &[("a", "a1")], Some("program b: boom")),
+            variant(Some(3), &[], Some("program a: bad; program b: boom")),
+        ];
+        let f = finalize(&base, seeds, &|_| "m".into(), &[], dir.path());
+        assert_eq!(f.programs[0].coinciding, vec![vec!["baseline", "seed-2"]]);
+        assert!(f.programs[1]
+            .excluded
+            .as_deref()
+            .unwrap()
+            .contains("failed in every seed (program b: boom"));
+        let status: Vec<_> = f.seeds.iter().map(|v| (v.seed, v.status)).collect();
+        assert_eq!(
+            status,
+            [
+                (Some(1), VariantStatus::Ok),
+                (Some(2), VariantStatus::Ok),
+                (Some(3), VariantStatus::Failed)
+            ]
+        );
+        // Left out earlier, left out now.
+        let earlier = f.programs.clone();
+        let g = finalize(&base, f.seeds, &|_| "m".into(), &earlier, dir.path());
+        assert_eq!(g.programs[1], earlier[1]);
+    }
+}
