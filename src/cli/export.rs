@@ -14,7 +14,7 @@ pub struct Args {
     /// csv (program,binary,execution,iteration,value) or json.
     #[arg(long, default_value = "csv")]
     pub format: String,
-    /// Metric to export (e.g. wall, cpu, max_rss, reported, Ir, I1_misses) [default: the
+    /// Metric to export (e.g. wall, cpu, max_rss, reported, Ir, estimated_cycles) [default: the
     /// run's --metric].
     #[arg(long)]
     pub metric: Option<String>,

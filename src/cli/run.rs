@@ -51,6 +51,19 @@ pub struct Args {
     /// Continue the interrupted run in --out, skipping committed executions.
     #[arg(long)]
     pub resume: bool,
+    /// Executions at once. Only for deterministic metrics (cachegrind), whose values do not
+    /// depend on what else runs; the store is the one a serial run writes [default: the
+    /// number of cores with --metric cachegrind, else 1].
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Allow --jobs above 1 with a time metric (wall, cpu, regex), whose values then include
+    /// the parallel executions' contention.
+    #[arg(long = "force-parallel")]
+    pub force_parallel: bool,
+    /// Pin executions to these CPUs (e.g. 1 or 0,2-3; sched_setaffinity): with --jobs 1 to
+    /// all of them, with --jobs N one CPU per parallel execution.
+    #[arg(long)]
+    pub cpus: Option<String>,
     /// The benchmark command, with {bin} (or {bin:NAME}) where the binary goes.
     #[arg(last = true)]
     pub command: Vec<String>,
@@ -70,6 +83,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         .as_deref()
         .map(|b| parse_duration(b).map_err(|e| anyhow::anyhow!("--budget: {e}")))
         .transpose()?;
+    let cpus = args
+        .cpus
+        .as_deref()
+        .map(layoutrand::run::cpus::parse_cpu_list)
+        .transpose()?;
     let req = RunRequest {
         out_dir: args.out.clone(),
         programs: args.programs,
@@ -84,6 +102,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         resume: args.resume,
         command: args.command,
         progress: std::io::stderr().is_terminal(),
+        jobs: args.jobs,
+        force_parallel: args.force_parallel,
+        cpus,
     };
     let report = match run_experiment(&req) {
         Ok(report) => report,

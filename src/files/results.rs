@@ -29,6 +29,8 @@ pub enum Record {
     Execution(Execution),
     /// Binaries added to a resumed run (the top level grown on-line).
     Extension(Extension),
+    /// The end of one `run` invocation: its parallelism and the host's load then.
+    Finish(Finish),
 }
 
 /// Binaries added to the run after it started: `layoutrand build --extend` appended seeds to
@@ -89,6 +91,9 @@ pub struct Header {
     /// Name of the environment padding variable.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pad_variable: Option<String>,
+    /// The host's state (load, frequency scaling, SMT) when the run started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conditions: Option<HostConditions>,
 }
 
 /// What we could learn about the machine.
@@ -180,6 +185,51 @@ pub enum ExecutionStatus {
     Spawn,
     /// Exited 0 but the metric could not be read from its output.
     Metric,
+}
+
+/// The machine's load at one moment.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Load {
+    /// Load averages over 1, 5 and 15 minutes (/proc/loadavg).
+    pub average: [f64; 3],
+    /// Runnable tasks other than the reader itself (/proc/stat `procs_running` − 1): the
+    /// other busy processes competing for the cores right now.
+    pub other_running: u32,
+}
+
+/// The state of the host that makes time measurements noisy.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct HostConditions {
+    /// Load when the run started.
+    pub load: Option<Load>,
+    /// cpufreq governors in use (one entry per distinct governor over all CPUs); empty when
+    /// the kernel exposes no frequency scaling (typical of virtual machines).
+    #[serde(default)]
+    pub governors: Vec<String>,
+    /// Whether boost/turbo is on (`cpufreq/boost` or `intel_pstate/no_turbo`), when known.
+    pub boost: Option<bool>,
+    /// Whether simultaneous multithreading is active (`smt/active`), when known.
+    pub smt: Option<bool>,
+}
+
+/// The end of one `run` invocation: how it ran and the load it left.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finish {
+    /// When this invocation started and ended, seconds since the Unix epoch.
+    pub started_unix: f64,
+    /// See `started_unix`.
+    pub ended_unix: f64,
+    /// Load when this invocation started (the header holds the first invocation's too).
+    pub load_before: Option<Load>,
+    /// Load when it ended.
+    pub load_after: Option<Load>,
+    /// Executions run at once (`--jobs`).
+    pub jobs: u32,
+    /// CPUs the executions were pinned to (`--cpus`), if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<Vec<usize>>,
+    /// Executions this invocation committed.
+    pub executed: u64,
 }
 
 /// A JSON number, or `null` read as NaN (see [`Measurement::value`]).

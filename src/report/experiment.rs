@@ -413,7 +413,9 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
     }
 
     // The metric the run was asked for first, then the others it recorded on the way.
-    let primary = crate::run::metric::primary_name_of_spec(&header.metric);
+    let primary = crate::run::metric::primary_name_in_store(&header.metric, |m| {
+        series.iter().any(|s| s.metric == m)
+    });
     series.sort_by(|a, b| {
         (&a.program, a.metric != primary, &a.metric).cmp(&(
             &b.program,

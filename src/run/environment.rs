@@ -42,7 +42,29 @@ pub fn padding_value(bytes: u32) -> String {
 
 /// The fixed path at which program `name` is run: `DIR/.run/bin/<name>`.
 pub fn fixed_binary_path(out_dir: &Path, name: &str) -> PathBuf {
-    out_dir.join(STAGING_DIR).join("bin").join(name)
+    staged_binary_path(&out_dir.join(STAGING_DIR), name)
+}
+
+/// The path at which program `name` is run from the staging directory `staging`.
+pub fn staged_binary_path(staging: &Path, name: &str) -> PathBuf {
+    staging.join("bin").join(name)
+}
+
+/// Most parallel executions a run may have (`run --jobs`): worker directories keep the
+/// length of [`STAGING_DIR`] up to this many.
+pub const MAX_JOBS: usize = 100;
+
+/// The staging directory of parallel worker `worker` (`run --jobs`): `DIR/.run` for the
+/// first, `DIR/.r01`, `DIR/.r02`, … for the others. Every name has the length of `.run`, so
+/// the binary's path, which the kernel copies onto the initial stack, has the same length
+/// whichever worker runs an execution, and the stack sits at the same address.
+pub fn worker_staging_dir(out_dir: &Path, worker: usize) -> PathBuf {
+    assert!(worker < MAX_JOBS, "worker {worker} >= MAX_JOBS");
+    if worker == 0 {
+        out_dir.join(STAGING_DIR)
+    } else {
+        out_dir.join(format!(".r{worker:02}"))
+    }
 }
 
 /// Puts `source` at `fixed` (hard link, or a copy when a link is impossible), replacing what
@@ -141,6 +163,15 @@ mod tests {
             "A",
             "source left intact"
         );
+    }
+
+    #[test]
+    fn worker_directories_keep_the_paths_length() {
+        let out = Path::new("/x/out");
+        let len = |w| worker_staging_dir(out, w).as_os_str().len();
+        assert_eq!(worker_staging_dir(out, 0), out.join(STAGING_DIR));
+        assert!((0..MAX_JOBS).all(|w| len(w) == len(0)));
+        assert_ne!(worker_staging_dir(out, 1), worker_staging_dir(out, 2));
     }
 
     #[test]

@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 
 use super::command::CommandTemplate;
-use super::environment::{fixed_binary_path, padding_value, stage_binary, PAD_VARIABLE};
+use super::environment::{padding_value, stage_binary, staged_binary_path, PAD_VARIABLE};
 use super::metric::{cachegrind_argv, extract_reported, read_cachegrind_totals, MetricSpec};
 use super::process::{file_tail, run_process, ProcessEnd, ProcessOutcome, ProcessSpec};
 use super::schedule::Slot;
@@ -30,7 +30,8 @@ pub struct ExecutionContext<'a> {
     pub settings: &'a RunSettings,
     /// The output directory (absolute).
     pub out_dir: &'a Path,
-    /// `DIR/.run`: fixed binaries and captured output.
+    /// `DIR/.run` (or a parallel worker's own, see `worker_staging_dir`): fixed binaries
+    /// and captured output.
     pub staging: PathBuf,
     /// Where cachegrind writes its files.
     pub cachegrind_dir: PathBuf,
@@ -66,14 +67,13 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
         template,
         metric,
         settings,
-        out_dir,
         ..
     } = *ctx;
     let staging = ctx.staging.as_path();
     let cg_dir = ctx.cachegrind_dir.as_path();
     let mut fixed = BTreeMap::new();
     for (name, source) in &target.binaries {
-        let path = fixed_binary_path(out_dir, name);
+        let path = staged_binary_path(staging, name);
         stage_binary(source, &path)?;
         check_sha256(source, &path, &target.sha256[name], &target.variant)?;
         fixed.insert(name.clone(), path);

@@ -8,7 +8,7 @@ use std::io::Write;
 use anyhow::{bail, Result};
 use serde::Serialize;
 
-use super::metric::primary_name_of_spec;
+use super::metric::primary_name_in_store;
 use super::store::Results;
 
 /// Output format of an export.
@@ -55,7 +55,10 @@ pub fn export_rows(
 ) -> Result<Vec<ExportRow>> {
     let metric = match (metric, &results.header) {
         (Some(m), _) => m.to_string(),
-        (None, Some(h)) => primary_name_of_spec(&h.metric).to_string(),
+        (None, Some(h)) => primary_name_in_store(&h.metric, |m| {
+            results.measurements.iter().any(|x| x.metric == m)
+        })
+        .to_string(),
         (None, None) => bail!("the store has no header; name the metric with --metric"),
     };
     let rows: Vec<ExportRow> = results

@@ -1,14 +1,16 @@
-//! What the store's header says about the machine: CPU model, kernel, cores, governor.
+//! What the store says about the machine: what it is (CPU model, kernel, cores, governor;
+//! in the header) and in what state it was (load, other busy processes, frequency scaling,
+//! boost, SMT; at the start of the run in the header and at its end in a `finish` record).
+//!
+//! Time measurements on a loaded or frequency-scaling host vary far more than on a quiet
+//! one; the report uses these facts to say so, with the figures.
+
+pub use crate::files::results::{Finish, HostConditions, Load};
 
 use super::store::HostInfo;
 
 /// Reads what is readable about this machine; missing facts stay `None`.
 pub fn detect_host() -> HostInfo {
-    let read = |p: &str| {
-        std::fs::read_to_string(p)
-            .ok()
-            .map(|s| s.trim().to_string())
-    };
     let cpu_model = read("/proc/cpuinfo").and_then(|text| {
         text.lines()
             .find(|l| l.starts_with("model name"))
@@ -27,11 +29,126 @@ pub fn detect_host() -> HostInfo {
     }
 }
 
+/// A file's trimmed text, `None` when unreadable.
+fn read(path: &str) -> Option<String> {
+    std::fs::read_to_string(path)
+        .ok()
+        .map(|s| s.trim().to_string())
+}
+
+/// The load now, when /proc says.
+pub fn current_load() -> Option<Load> {
+    let avg = read("/proc/loadavg")?;
+    let mut fields = avg.split_whitespace().map(|f| f.parse::<f64>());
+    let average = [
+        fields.next()?.ok()?,
+        fields.next()?.ok()?,
+        fields.next()?.ok()?,
+    ];
+    let running = read("/proc/stat")?
+        .lines()
+        .find_map(|l| l.strip_prefix("procs_running"))
+        .and_then(|v| v.trim().parse::<u32>().ok())?;
+    Some(Load {
+        average,
+        other_running: running.saturating_sub(1),
+    })
+}
+
+/// The host's state now.
+pub fn detect_conditions() -> HostConditions {
+    let mut governors: Vec<String> = Vec::new();
+    if let Ok(dir) = std::fs::read_dir("/sys/devices/system/cpu") {
+        let mut paths: Vec<_> = dir.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+        paths.sort();
+        for p in paths {
+            let g = std::fs::read_to_string(p.join("cpufreq/scaling_governor"));
+            if let Ok(g) = g {
+                let g = g.trim().to_string();
+                if !governors.contains(&g) {
+                    governors.push(g);
+                }
+            }
+        }
+    }
+    let boost = read("/sys/devices/system/cpu/cpufreq/boost")
+        .map(|v| v == "1")
+        .or_else(|| read("/sys/devices/system/cpu/intel_pstate/no_turbo").map(|v| v == "0"));
+    HostConditions {
+        load: current_load(),
+        governors,
+        boost,
+        smt: read("/sys/devices/system/cpu/smt/active").map(|v| v == "1"),
+    }
+}
+
+/// Above this share of the cores, the 1-minute load says the host was busy enough to
+/// disturb time measurements (other tasks then wait for, and share, the benchmark's core).
+pub const LOADED_SHARE: f64 = 0.5;
+
+/// Warnings about the host's state for a run of a time metric: load above half the cores
+/// at any recorded moment, frequency scaling by a governor other than `performance`, boost
+/// on. `loads` are the recorded samples (label, load); `cores` the online CPUs.
+pub fn condition_warnings(
+    conditions: &HostConditions,
+    loads: &[(&str, Load)],
+    cores: Option<u32>,
+) -> Vec<String> {
+    let mut warnings = Vec::new();
+    if let Some(cores) = cores.filter(|c| *c > 0) {
+        let limit = LOADED_SHARE * f64::from(cores);
+        let worst = loads
+            .iter()
+            .max_by(|a, b| a.1.average[0].total_cmp(&b.1.average[0]));
+        if let Some((_, worst)) = worst.filter(|(_, l)| l.average[0] > limit) {
+            let samples: Vec<String> = loads
+                .iter()
+                .map(|(label, l)| {
+                    format!(
+                        "{label} {:.2} with {} other running process(es)",
+                        l.average[0], l.other_running
+                    )
+                })
+                .collect();
+            warnings.push(format!(
+                "The host was loaded: 1-minute load average up to {:.2} on {cores} core(s) (above {:.0} %, half the cores; {}). Other tasks shared the cores, so time measurements carry their noise; prefer a quiet machine, `--cpus` on an idle core, or a deterministic metric (--metric cachegrind).",
+                worst.average[0],
+                100.0 * LOADED_SHARE,
+                samples.join(", ")
+            ));
+        }
+    }
+    let scaling: Vec<&String> = conditions
+        .governors
+        .iter()
+        .filter(|g| g.as_str() != "performance")
+        .collect();
+    if !scaling.is_empty() {
+        warnings.push(format!(
+            "Frequency scaling was on (cpufreq governor {}): the clock speed followed the load, which adds time noise; set the `performance` governor for timing runs.",
+            scaling
+                .iter()
+                .map(|g| g.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if conditions.boost == Some(true) {
+        warnings.push(
+            "Boost/turbo was on: the clock speed depended on temperature and on the other cores' activity, which adds time noise; disable it for timing runs."
+                .to_string(),
+        );
+    }
+    warnings
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
+
     #[test]
     fn kernel_and_cores_are_found_on_linux() {
-        let h = super::detect_host();
+        let h = detect_host();
         let uname = std::process::Command::new("uname")
             .arg("-r")
             .output()
@@ -41,5 +158,52 @@ mod tests {
             Some(String::from_utf8_lossy(&uname.stdout).trim())
         );
         assert!(h.cores.unwrap() >= 1);
+    }
+
+    #[test]
+    fn the_load_is_read_from_proc() {
+        let load = current_load().expect("/proc/loadavg and /proc/stat on Linux");
+        let text = std::fs::read_to_string("/proc/loadavg").unwrap();
+        let first: f64 = text.split_whitespace().next().unwrap().parse().unwrap();
+        // The two reads are a moment apart; the 1-minute average moves slowly.
+        assert!((load.average[0] - first).abs() < 1.0, "{load:?} vs {text}");
+    }
+
+    fn load(one: f64) -> Load {
+        Load {
+            average: [one, one, one],
+            other_running: 3,
+        }
+    }
+
+    #[test]
+    fn a_loaded_or_scaling_host_is_warned_about_with_its_figures() {
+        let quiet = HostConditions::default();
+        assert!(condition_warnings(&quiet, &[("before", load(0.4))], Some(2)).is_empty());
+        let w = condition_warnings(
+            &quiet,
+            &[("before", load(0.4)), ("after", load(3.5))],
+            Some(2),
+        );
+        assert_eq!(w.len(), 1);
+        assert!(
+            w[0].contains("3.50 on 2 core(s)") && w[0].contains("after 3.50"),
+            "{w:?}"
+        );
+        let scaling = HostConditions {
+            governors: vec!["powersave".into()],
+            boost: Some(true),
+            ..HostConditions::default()
+        };
+        let w = condition_warnings(&scaling, &[], None);
+        assert!(
+            w[0].contains("powersave") && w[1].contains("Boost"),
+            "{w:?}"
+        );
+        let fixed = HostConditions {
+            governors: vec!["performance".into()],
+            ..HostConditions::default()
+        };
+        assert!(condition_warnings(&fixed, &[], Some(2)).is_empty());
     }
 }

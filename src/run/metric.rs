@@ -45,15 +45,21 @@ impl MetricSpec {
         })
     }
 
-    /// The store's metric name of the primary value: `wall`, `cpu`, `I1_misses` or
+    /// The store's metric name of the primary value: `wall`, `cpu`, `estimated_cycles` or
     /// `reported`.
     pub fn primary_name(&self) -> &'static str {
         match self {
             MetricSpec::Wall => "wall",
             MetricSpec::Cpu => "cpu",
-            MetricSpec::Cachegrind => "I1_misses",
+            MetricSpec::Cachegrind => ESTIMATED_CYCLES,
             MetricSpec::Reported(_) => REPORTED,
         }
+    }
+
+    /// True when the metric gives the same value however many executions share the
+    /// machine (a simulation), so executions may run in parallel (`run --jobs`).
+    pub fn is_deterministic(&self) -> bool {
+        matches!(self, MetricSpec::Cachegrind)
     }
 
     /// True when the program reports one value per iteration.
@@ -62,14 +68,51 @@ impl MetricSpec {
     }
 }
 
+/// Metric name of cachegrind's estimated cycles (see [`estimated_cycles`]).
+pub const ESTIMATED_CYCLES: &str = "estimated_cycles";
+
+/// The primary metric of cachegrind runs recorded before `estimated_cycles` existed.
+const OLD_CACHEGRIND_PRIMARY: &str = "I1_misses";
+
 /// The primary metric name for a stored `--metric` specification (`regex:…` → `reported`).
 pub fn primary_name_of_spec(spec: &str) -> &'static str {
     match spec {
         "wall" => "wall",
         "cpu" => "cpu",
-        "cachegrind" => "I1_misses",
+        "cachegrind" => ESTIMATED_CYCLES,
         _ => REPORTED,
     }
+}
+
+/// The primary metric of a store whose header says `spec` and which recorded the metrics
+/// for which `recorded` is true: as [`primary_name_of_spec`], except that a cachegrind store
+/// written before `estimated_cycles` existed keeps its primary of then, `I1_misses`.
+pub fn primary_name_in_store(spec: &str, recorded: impl Fn(&str) -> bool) -> &'static str {
+    let primary = primary_name_of_spec(spec);
+    if primary == ESTIMATED_CYCLES && !recorded(ESTIMATED_CYCLES) {
+        OLD_CACHEGRIND_PRIMARY
+    } else {
+        primary
+    }
+}
+
+/// Cycles estimated from cachegrind's counts with the cost model of iai-callgrind (now
+/// Gungraun), itself taken from the `iai` crate: an L1 hit costs 1 cycle, a last-level hit 5,
+/// a RAM access (last-level miss) 35.
+///
+/// With `Ir`, `Dr`, `Dw` the instruction and data references and `I1mr`, `D1mr`, `D1mw`,
+/// `ILmr`, `DLmr`, `DLmw` the first- and last-level misses:
+/// RAM = ILmr + DLmr + DLmw; L1 misses = I1mr + D1mr + D1mw; LL hits = L1 misses − RAM;
+/// L1 hits = Ir + Dr + Dw − L1 misses; estimate = L1 hits + 5·LL hits + 35·RAM.
+/// `None` when one of the events is missing. See docs/run.md.
+pub fn estimated_cycles(event: impl Fn(&str) -> Option<f64>) -> Option<f64> {
+    let sum = |names: &[&str]| -> Option<f64> { names.iter().map(|n| event(n)).sum() };
+    let references = sum(&["Ir", "Dr", "Dw"])?;
+    let l1_misses = sum(&["I1mr", "D1mr", "D1mw"])?;
+    let ram = sum(&["ILmr", "DLmr", "DLmw"])?;
+    let l1_hits = references - l1_misses;
+    let ll_hits = l1_misses - ram;
+    Some(l1_hits + 5.0 * ll_hits + 35.0 * ram)
 }
 
 /// One value per match of `pattern` in the program's output, read line by line from
@@ -146,8 +189,8 @@ pub fn cachegrind_argv(out_dir: &Path, argv: &[std::ffi::OsString]) -> Vec<std::
 }
 
 /// Totals of the cachegrind files in `dir`: the raw events (`Ir`, `I1mr`, `D1mr`, …) and
-/// the sums `I1_misses` (I1mr), `D1_misses` (D1mr + D1mw) and `LL_misses` (ILmr + DLmr +
-/// DLmw), in a fixed order.
+/// the derived `estimated_cycles` (see [`estimated_cycles`]), `I1_misses` (I1mr),
+/// `D1_misses` (D1mr + D1mw) and `LL_misses` (ILmr + DLmr + DLmw), in a fixed order.
 pub fn read_cachegrind_totals(dir: &Path) -> Result<Vec<(String, f64)>> {
     let mut totals: Vec<(String, f64)> = Vec::new();
     let mut files = 0;
@@ -181,6 +224,7 @@ pub fn read_cachegrind_totals(dir: &Path) -> Result<Vec<(String, f64)>> {
     let get = |n: &str| totals.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
     let sum = |names: &[&str]| -> Option<f64> { names.iter().map(|n| get(n)).sum() };
     let derived = [
+        (ESTIMATED_CYCLES, estimated_cycles(get)),
         ("I1_misses", sum(&["I1mr"])),
         ("D1_misses", sum(&["D1mr", "D1mw"])),
         ("LL_misses", sum(&["ILmr", "DLmr", "DLmw"])),
@@ -261,8 +305,10 @@ mod tests {
     fn metric_specs_parse_and_reject() {
         assert_eq!(
             MetricSpec::parse("cachegrind").unwrap().primary_name(),
-            "I1_misses"
+            "estimated_cycles"
         );
+        assert!(MetricSpec::parse("cachegrind").unwrap().is_deterministic());
+        assert!(!MetricSpec::parse("wall").unwrap().is_deterministic());
         assert!(MetricSpec::parse("regex:a(b").is_err());
         let e = MetricSpec::parse("cycles").unwrap_err();
         assert!(format!("{e:#}").contains("cycles"));
@@ -280,5 +326,21 @@ mod tests {
         assert_eq!(get("I1_misses"), 20.0);
         assert_eq!(get("D1_misses"), 18.0);
         assert_eq!(get("LL_misses"), 12.0);
+        // refs 2·(100+50+40) = 380, L1 misses 2·(10+5+4) = 38, RAM 2·(1+2+3) = 12:
+        // 342 L1 hits + 5·26 LL hits + 35·12 = 342 + 130 + 420.
+        assert_eq!(get("estimated_cycles"), 892.0);
+    }
+
+    #[test]
+    fn old_cachegrind_stores_keep_their_primary() {
+        assert_eq!(
+            primary_name_in_store("cachegrind", |_| true),
+            "estimated_cycles"
+        );
+        assert_eq!(
+            primary_name_in_store("cachegrind", |m| m != "estimated_cycles"),
+            "I1_misses"
+        );
+        assert_eq!(primary_name_in_store("wall", |_| false), "wall");
     }
 }

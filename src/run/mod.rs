@@ -12,11 +12,13 @@
 
 pub mod budget;
 pub mod command;
+pub mod cpus;
 pub mod environment;
 pub mod execution;
 pub mod export;
 pub mod host;
 pub mod metric;
+pub mod parallel;
 pub mod preflight;
 pub mod process;
 pub mod reaper;

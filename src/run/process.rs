@@ -113,6 +113,7 @@ pub fn run_process(spec: &ProcessSpec) -> ProcessOutcome {
         });
     }
     let start = Instant::now();
+    let spawning = reaper::spawn_guard();
     let child = match cmd.spawn() {
         Ok(c) => c,
         Err(e) => return failed(format!("cannot start {}: {e}", program.to_string_lossy())),
@@ -121,6 +122,7 @@ pub fn run_process(spec: &ProcessSpec) -> ProcessOutcome {
     // From here on we reap the child ourselves with wait4; `child` is never waited on.
     std::mem::forget(child);
     reaper::started(pid);
+    drop(spawning);
     let waited = wait_until_exit(pid, spec.timeout);
     if waited != Waited::Exited {
         // The whole tree: the group, and whatever left it with setsid().

@@ -54,6 +54,17 @@ pub fn interrupted() -> Option<i32> {
     }
 }
 
+/// Held from a spawn until [`started`] has noted the new leader, and by [`kill_orphans`]
+/// while it picks its victims: with parallel executions (`run --jobs`), a leader another
+/// worker has just forked is a child not yet in [`RUNNING`], and must not look like an
+/// orphan.
+static SPAWNING: Mutex<()> = Mutex::new(());
+
+/// The guard to hold from spawning an execution's leader until [`started`] noted it.
+pub fn spawn_guard() -> std::sync::MutexGuard<'static, ()> {
+    SPAWNING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Notes that `pid` leads a running execution (so [`kill_orphans`] leaves it alone).
 pub fn started(pid: i32) {
     RUNNING.lock().unwrap_or_else(|e| e.into_inner()).push(pid);
@@ -135,11 +146,13 @@ pub fn kill_orphans() -> usize {
     }
     let mut killed = 0;
     for _ in 0..1000 {
+        let spawning = spawn_guard();
         let running = RUNNING.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let orphans: Vec<i32> = own_children()
             .into_iter()
             .filter(|pid| !running.contains(pid))
             .collect();
+        drop(spawning);
         if orphans.is_empty() {
             break;
         }

@@ -8,9 +8,12 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 
 use super::command::CommandTemplate;
-use super::environment::{clean_environment, probe_aslr_off, PAD_VARIABLE, STAGING_DIR};
-use super::execution::{run_one, unix_now, ExecutionContext};
-use super::host::detect_host;
+use super::cpus::assign_cpus;
+use super::environment::{
+    clean_environment, probe_aslr_off, worker_staging_dir, PAD_VARIABLE, STAGING_DIR,
+};
+use super::execution::{unix_now, ExecutionContext};
+use super::host::{current_load, detect_conditions, detect_host, Finish};
 use super::metric::MetricSpec;
 use super::preflight::{check_writable, which};
 use super::reaper::{self, Interrupted};
@@ -108,6 +111,13 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
         Some(r) => variants_added_since(&r.planned_variants(), &variant_labels)?,
         None => Vec::new(),
     };
+    let jobs = req
+        .jobs
+        .unwrap_or_else(|| super::parallel::default_jobs(&metric));
+    super::parallel::check_jobs(&metric, &settings.metric, jobs, req.force_parallel)?;
+    let worker_cpus = assign_cpus(req.cpus.as_deref(), jobs)?;
+    let invocation_started = unix_now();
+    let load_before = current_load();
     if metric_needs_valgrind(&metric) && which("valgrind").is_none() {
         bail!("--metric cachegrind needs valgrind on PATH (apt-get install valgrind)");
     }
@@ -115,6 +125,10 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
     // Everything that can fail before the first execution fails here.
     let staging = out.join(STAGING_DIR);
     check_writable(out, &staging)?;
+    for worker in 1..jobs {
+        let dir = worker_staging_dir(out, worker);
+        check_writable(out, &dir)?;
+    }
     let aslr_disabled = match probe_aslr_off() {
         Ok(()) => true,
         Err(why) => {
@@ -158,6 +172,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
                 cwd: Some(cwd.display().to_string()),
                 environment: base_env.iter().map(|(k, v)| format!("{k}={v}")).collect(),
                 pad_variable: Some(PAD_VARIABLE.to_string()),
+                conditions: Some(detect_conditions()),
             };
             writer.append(&[Record::Header(h.clone())])?;
             h
@@ -215,58 +230,86 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
 
     let bar = progress_bar(req.progress, schedule.len() as u64, skipped as u64);
     let started = Instant::now();
-    let mut executed = 0;
-    let ctx = ExecutionContext {
-        template: &template,
-        metric: &metric,
-        settings: &settings,
-        out_dir: out,
-        cachegrind_dir: staging.join("cachegrind"),
-        staging,
-        cwd: &cwd,
-        base_env: &base_env,
-        aslr_disabled,
-    };
+    let contexts: Vec<ExecutionContext> = (0..jobs)
+        .map(|worker| {
+            let staging = worker_staging_dir(out, worker);
+            ExecutionContext {
+                template: &template,
+                metric: &metric,
+                settings: &settings,
+                out_dir: out,
+                cachegrind_dir: staging.join("cachegrind"),
+                staging,
+                cwd: &cwd,
+                base_env: &base_env,
+                aslr_disabled,
+            }
+        })
+        .collect();
     let interrupted = |executed: usize, signal: i32| Interrupted {
         signal,
         kept: skipped + executed,
         run_now: executed,
         out: req.out_dir.clone(),
     };
-    for slot in &todo {
-        if let Some(signal) = reaper::interrupted() {
-            bar.abandon();
-            return Err(interrupted(executed, signal).into());
-        }
-        if let Some(budget) = req.budget {
-            if started.elapsed() >= budget {
-                break;
+    let may_start = || {
+        reaper::interrupted().is_none()
+            && req.budget.is_none_or(|budget| started.elapsed() < budget)
+    };
+    let mut committed = 0;
+    let walked = super::parallel::run_slots(
+        &contexts,
+        &worker_cpus,
+        &todo,
+        &target_of,
+        &may_start,
+        |slot, records| {
+            if let Some(signal) = records.interrupted {
+                return Err(interrupted(committed, signal).into());
             }
-        }
-        let target = target_of(slot);
-        let records = run_one(&ctx, slot, target)?;
-        if let Some(signal) = records.interrupted {
-            bar.abandon();
-            return Err(interrupted(executed, signal).into());
-        }
-        writer.append(&records.records)?;
-        executed += 1;
-        bar.inc(1);
-        match records.status {
-            ExecutionStatus::Ok => any_metric_ok = true,
-            ExecutionStatus::Metric if !any_metric_ok => {
-                bar.abandon();
-                bail!(
-                    "{} (execution {} of {} {}); the output ends with:\n{}",
-                    records.problem.unwrap_or_default(),
-                    slot.execution,
-                    target.program,
-                    target.variant,
-                    records.tail
-                );
+            writer.append(&records.records)?;
+            committed += 1;
+            bar.inc(1);
+            match records.status {
+                ExecutionStatus::Ok => any_metric_ok = true,
+                ExecutionStatus::Metric if !any_metric_ok => {
+                    let target = target_of(slot);
+                    bail!(
+                        "{} (execution {} of {} {}); the output ends with:\n{}",
+                        records.problem.unwrap_or_default(),
+                        slot.execution,
+                        target.program,
+                        target.variant,
+                        records.tail
+                    );
+                }
+                _ => {}
             }
-            _ => {}
+            Ok(())
+        },
+    );
+    let executed = match walked {
+        Ok(n) => n,
+        Err(e) => {
+            bar.abandon();
+            return Err(e);
         }
+    };
+    if let Some(signal) = reaper::interrupted() {
+        bar.abandon();
+        return Err(interrupted(executed, signal).into());
+    }
+    // An invocation that ran nothing (a complete run resumed) leaves the store untouched.
+    if executed > 0 {
+        writer.append(&[Record::Finish(Finish {
+            started_unix: invocation_started,
+            ended_unix: unix_now(),
+            load_before,
+            load_after: current_load(),
+            jobs: jobs as u32,
+            cpus: req.cpus.clone(),
+            executed: executed as u64,
+        })])?;
     }
     bar.finish_and_clear();
     let mut summary = Summarizer::new(super::metric::primary_name_of_spec(&header.metric));

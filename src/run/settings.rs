@@ -45,6 +45,13 @@ pub struct RunRequest {
     pub command: Vec<String>,
     /// Draw a progress bar (it hides itself when stderr is not a terminal).
     pub progress: bool,
+    /// Executions at once (`--jobs`); `None`: the number of cores for a deterministic
+    /// metric, 1 otherwise. Not part of the experiment: a resumed run may change it.
+    pub jobs: Option<usize>,
+    /// Allow `--jobs` above 1 with a time metric.
+    pub force_parallel: bool,
+    /// Pin executions to these CPUs (`--cpus`).
+    pub cpus: Option<Vec<usize>>,
 }
 
 /// The settings actually used.

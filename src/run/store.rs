@@ -16,8 +16,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 pub use crate::files::results::{
-    Execution, ExecutionStatus, Extension, Header, HostInfo, Measurement, Record, RESULTS_FILE,
-    RESULTS_SCHEMA,
+    Execution, ExecutionStatus, Extension, Finish, Header, HostInfo, Measurement, Record,
+    RESULTS_FILE, RESULTS_SCHEMA,
 };
 
 /// Everything a reader gets back from a store.
@@ -33,6 +33,8 @@ pub struct Results {
     pub warnings: Vec<String>,
     /// Variants added to the run after it started, in file order.
     pub extensions: Vec<Extension>,
+    /// The ends of the `run` invocations that wrote the store, in file order.
+    pub finishes: Vec<Finish>,
 }
 
 impl Results {
@@ -168,6 +170,7 @@ fn scan(
                 pending.push(m);
             }
             Record::Extension(x) => results.extensions.push(x),
+            Record::Finish(f) => results.finishes.push(f),
             Record::Execution(mut e) => {
                 let (mine, others): (Vec<_>, Vec<_>) =
                     std::mem::take(&mut pending).into_iter().partition(|m| {

@@ -203,6 +203,7 @@ pub fn results(design: &Design, value: &mut ValueFn) -> Results {
                 Record::Measurement(m) => r.measurements.push(m),
                 Record::Execution(e) => r.executions.push(e),
                 Record::Extension(x) => r.extensions.push(x),
+                Record::Finish(f) => r.finishes.push(f),
             }
         }
     }

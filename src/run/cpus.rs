@@ -1,0 +1,116 @@
+//! `run --cpus LIST`: pinning benchmark processes to chosen CPUs.
+//!
+//! A process the scheduler moves between cores loses its caches and branch predictor state
+//! and, on SMT machines, may land next to a busy sibling; pinning removes that source of
+//! execution-level noise for time metrics. The runner pins the thread that starts the
+//! benchmark with `sched_setaffinity`, and the benchmark inherits the mask across fork and
+//! exec.
+
+use anyhow::{bail, Context, Result};
+use nix::sched::{sched_setaffinity, CpuSet};
+use nix::unistd::Pid;
+
+/// Parses a CPU list as the kernel writes it (`0`, `0,2`, `1-3`, `0-1,4`), in the order
+/// given, without duplicates.
+pub fn parse_cpu_list(text: &str) -> Result<Vec<usize>> {
+    let mut cpus = Vec::new();
+    for part in text.split(',').map(str::trim) {
+        let number = |s: &str| {
+            s.trim()
+                .parse::<usize>()
+                .with_context(|| format!("--cpus {text}: {s:?} is not a CPU number"))
+        };
+        let (first, last) = match part.split_once('-') {
+            Some((a, b)) => (number(a)?, number(b)?),
+            None => (number(part)?, number(part)?),
+        };
+        if last < first {
+            bail!("--cpus {text}: the range {part} runs backwards");
+        }
+        for cpu in first..=last {
+            if cpu >= CpuSet::count() {
+                bail!("--cpus {text}: CPU {cpu} is beyond what this system can address");
+            }
+            if !cpus.contains(&cpu) {
+                cpus.push(cpu);
+            }
+        }
+    }
+    Ok(cpus)
+}
+
+/// The CPUs each of `jobs` workers is pinned to: all of `cpus` for a single worker, one CPU
+/// of its own for each of several (refused when there are fewer CPUs than workers).
+pub fn assign_cpus(cpus: Option<&[usize]>, jobs: usize) -> Result<Vec<Option<Vec<usize>>>> {
+    let Some(cpus) = cpus else {
+        return Ok(vec![None; jobs]);
+    };
+    if jobs == 1 {
+        return Ok(vec![Some(cpus.to_vec())]);
+    }
+    if cpus.len() < jobs {
+        bail!(
+            "--cpus lists {} CPU(s) for --jobs {jobs}: each parallel execution needs a CPU of its own",
+            cpus.len()
+        );
+    }
+    Ok(cpus[..jobs].iter().map(|&c| Some(vec![c])).collect())
+}
+
+/// Restricts the calling thread (and so every process it starts) to `cpus`.
+pub fn pin_this_thread(cpus: &[usize]) -> Result<()> {
+    let mut set = CpuSet::new();
+    for &cpu in cpus {
+        set.set(cpu)
+            .with_context(|| format!("CPU {cpu} cannot be put in an affinity mask"))?;
+    }
+    // Pid 0 is the calling thread.
+    sched_setaffinity(Pid::from_raw(0), &set).with_context(|| {
+        format!(
+            "sched_setaffinity to CPUs {cpus:?} failed (are they online and allowed to this process?)"
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cpu_lists_parse_like_the_kernels() {
+        assert_eq!(parse_cpu_list("0").unwrap(), [0]);
+        assert_eq!(parse_cpu_list("0-2,5,1").unwrap(), [0, 1, 2, 5]);
+        assert!(parse_cpu_list("2-1").is_err());
+        assert!(parse_cpu_list("a")
+            .unwrap_err()
+            .to_string()
+            .contains("\"a\""));
+        assert!(parse_cpu_list("").is_err());
+    }
+
+    #[test]
+    fn workers_get_cpus_of_their_own() {
+        assert_eq!(assign_cpus(None, 2).unwrap(), [None, None]);
+        assert_eq!(assign_cpus(Some(&[0, 1]), 1).unwrap(), [Some(vec![0, 1])]);
+        assert_eq!(
+            assign_cpus(Some(&[3, 1]), 2).unwrap(),
+            [Some(vec![3]), Some(vec![1])]
+        );
+        assert!(assign_cpus(Some(&[0]), 2).is_err());
+    }
+
+    #[test]
+    fn a_pinned_thread_starts_pinned_children() {
+        let out = std::thread::spawn(|| {
+            pin_this_thread(&[0]).unwrap();
+            std::process::Command::new("sh")
+                .args(["-c", "grep Cpus_allowed_list /proc/self/status"])
+                .output()
+                .unwrap()
+        })
+        .join()
+        .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.trim().ends_with("\t0"), "{text}");
+    }
+}
