@@ -21,7 +21,9 @@ pub mod fieller;
 pub mod hierarchy;
 pub mod mann_whitney;
 pub mod multilevel;
+
 pub mod paired;
+pub mod planning;
 pub mod sample;
 pub mod shapiro_wilk;
 pub mod suite;
