@@ -151,6 +151,7 @@ mod tests {
             functions: 1,
             distance: None,
             link_seconds: 0.0,
+            code: None,
         }
     }
 

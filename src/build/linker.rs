@@ -64,21 +64,16 @@ impl Linker {
 /// How a program's function order is randomised for one granularity and linker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Mechanism {
-    /// Object files and archive members permuted on the link line; nothing else.
-    LinkOrder,
-    /// Link order + each module's functions in a random order through an exact
-    /// `INSERT BEFORE .text` script (bfd, lld).
-    ModuleScript,
-    /// Link order + each module relinked with `ld -r -T` in a random function order (any
-    /// linker; gold and mold, which lack `INSERT`).
-    ModuleRelocatable,
-    /// One random order of all functions through an exact script (bfd, lld).
-    GlobalScript,
-    /// gold's `--section-ordering-file` with every function section in a random order
-    /// (same-named statics of different modules stay together).
-    GlobalSectionOrderingFile,
-    /// mold's `--shuffle-sections=SEED` (moves data sections too).
-    GlobalMoldShuffle,
+    /// The objects merged by one `ld.bfd -r` in the recorded order (symbol resolution stays
+    /// the baseline's) with whole modules in a random order, each keeping its function
+    /// order; the members of each static archive permuted.
+    MergedLink,
+    /// [`Mechanism::MergedLink`] with each module's functions shuffled within gcc's groups;
+    /// each archive member reordered by its own `ld.bfd -r`.
+    MergedModule,
+    /// The objects' functions in one random order across modules (within gcc's groups),
+    /// merged by one `ld.bfd -r`; archive members as for [`Mechanism::MergedModule`].
+    MergedGlobal,
     /// gcc `-flto`: the functions of the baseline binary, as the `.text.NAME` sections the
     /// LTO code generator emits under `-ffunction-sections`, in a random order through a
     /// script (bfd; lld for clang -flto).
@@ -86,6 +81,9 @@ pub enum Mechanism {
     /// gcc `-flto` with gold: the same order as [`Mechanism::LtoScript`] through
     /// `--section-ordering-file`.
     LtoSectionOrderingFile,
+    /// `-flto` with mold, which has no ordering file: `--shuffle-sections=SEED` (moves data
+    /// sections too).
+    LtoMoldShuffle,
 }
 
 impl Mechanism {
@@ -99,53 +97,49 @@ impl Mechanism {
         gcc_ir: bool,
     ) -> Result<Mechanism> {
         if lto {
-            // Modules do not survive LTO: module granularity is the global order of the code
-            // the LTO code generator produced (Kalibera & Jones' LTO variant).
-            return Ok(match (granularity, linker) {
-                (_, Linker::Lld) if gcc_ir => bail!(
+            // Modules do not survive LTO: every granularity is the global order of the code
+            // the LTO code generator produced (Kalibera & Jones' LTO variant). The objects
+            // stay in the recorded order: LTO's partitioning and inlining follow it.
+            return Ok(match linker {
+                Linker::Lld if gcc_ir => bail!(
                     "lld cannot link gcc -flto objects (it does not read GCC's IR): use \
                      --linker bfd, gold or mold"
                 ),
-                (Granularity::Link, _) => Mechanism::LinkOrder,
-                (_, Linker::Bfd | Linker::Lld) => Mechanism::LtoScript,
-                (_, Linker::Gold) => Mechanism::LtoSectionOrderingFile,
-                (_, Linker::Mold) => Mechanism::GlobalMoldShuffle,
+                Linker::Bfd | Linker::Lld => Mechanism::LtoScript,
+                Linker::Gold => Mechanism::LtoSectionOrderingFile,
+                Linker::Mold => Mechanism::LtoMoldShuffle,
             });
         }
-        Ok(match (granularity, linker) {
-            (Granularity::Link, _) => Mechanism::LinkOrder,
-            (Granularity::Module, Linker::Bfd | Linker::Lld) => Mechanism::ModuleScript,
-            (Granularity::Module, Linker::Gold | Linker::Mold) => Mechanism::ModuleRelocatable,
-            (Granularity::Global, Linker::Bfd | Linker::Lld) => Mechanism::GlobalScript,
-            (Granularity::Global, Linker::Gold) => Mechanism::GlobalSectionOrderingFile,
-            (Granularity::Global, Linker::Mold) => Mechanism::GlobalMoldShuffle,
+        Ok(match granularity {
+            Granularity::Link => Mechanism::MergedLink,
+            Granularity::Module => Mechanism::MergedModule,
+            Granularity::Global => Mechanism::MergedGlobal,
         })
     }
 
     /// In words, for the manifest and the summary.
     pub fn describe(self, linker: Linker) -> String {
         let l = linker.name();
+        let merged = "objects merged by ld.bfd -r in the recorded order (resolution pinned)";
         match self {
-            Mechanism::LinkOrder => format!("permuted objects and archive members, {l}"),
-            Mechanism::ModuleScript => format!(
-                "permuted objects and archive members + per-module function order by INSERT BEFORE .text script, {l}"
+            Mechanism::MergedLink => format!(
+                "{merged}, modules in a random order; archive members permuted; then {l}"
             ),
-            Mechanism::ModuleRelocatable => format!(
-                "permuted objects and archive members + per-module function order by ld.bfd -r -T, then {l}"
+            Mechanism::MergedModule => format!(
+                "{merged}, modules in a random order and functions shuffled within each; \
+                 archive members permuted and reordered by ld.bfd -r; then {l}"
             ),
-            Mechanism::GlobalScript => {
-                format!("one global function order by INSERT BEFORE .text script, {l}")
-            }
-            Mechanism::GlobalSectionOrderingFile => {
-                format!("one global section order by --section-ordering-file, {l}")
-            }
-            Mechanism::GlobalMoldShuffle => format!("--shuffle-sections=SEED, {l}"),
+            Mechanism::MergedGlobal => format!(
+                "{merged}, all functions in one random order; archive members permuted and \
+                 reordered by ld.bfd -r; then {l}"
+            ),
             Mechanism::LtoScript => format!(
                 "-flto -ffunction-sections: post-LTO .text.<function> order by INSERT BEFORE .text script, {l}"
             ),
             Mechanism::LtoSectionOrderingFile => format!(
                 "-flto -ffunction-sections: post-LTO .text.<function> order by --section-ordering-file, {l}"
             ),
+            Mechanism::LtoMoldShuffle => format!("-flto: --shuffle-sections=SEED, {l}"),
         }
     }
 
@@ -154,6 +148,14 @@ impl Mechanism {
         matches!(
             self,
             Mechanism::LtoScript | Mechanism::LtoSectionOrderingFile
+        )
+    }
+
+    /// Whether the baseline is linked through the mechanism too (with the identity order).
+    pub fn is_merged(self) -> bool {
+        matches!(
+            self,
+            Mechanism::MergedLink | Mechanism::MergedModule | Mechanism::MergedGlobal
         )
     }
 }
@@ -180,11 +182,15 @@ mod tests {
         }
         assert_eq!(
             Mechanism::choose(Granularity::Module, Linker::Bfd, false, false).unwrap(),
-            Mechanism::ModuleScript
+            Mechanism::MergedModule
         );
         assert_eq!(
-            Mechanism::choose(Granularity::Module, Linker::Mold, false, false).unwrap(),
-            Mechanism::ModuleRelocatable
+            Mechanism::choose(Granularity::Link, Linker::Mold, false, false).unwrap(),
+            Mechanism::MergedLink
+        );
+        assert_eq!(
+            Mechanism::choose(Granularity::Link, Linker::Mold, true, true).unwrap(),
+            Mechanism::LtoMoldShuffle
         );
     }
 

@@ -48,19 +48,9 @@ pub fn script(sections: &[String]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::layout::binary::FunctionId;
 
     fn f(name: &str) -> Function {
-        Function {
-            id: FunctionId {
-                name: name.into(),
-                file: None,
-            },
-            name: name.into(),
-            file: None,
-            address: 0,
-            size: 1,
-        }
+        Function::named(name, 0, 1)
     }
 
     #[test]

@@ -17,9 +17,9 @@ use super::lto_order;
 use crate::layout::archive;
 use crate::layout::binary::Function;
 use crate::layout::object_file::{self, TextGroup, TextSection};
-use crate::layout::reorder::{self, ScriptInput};
+use crate::layout::reorder::{self, MergedEntry, ScriptInput};
 use crate::seeded::SeededRng;
-use crate::wrap::record::{self, InputKind, LinkRecord, LinkTool};
+use crate::wrap::record::{self, InputKind, LinkRecord, LinkTool, RecordedInput};
 
 /// One program to relink: its recording and how to randomise it.
 #[derive(Debug, Clone)]
@@ -92,44 +92,11 @@ impl Program {
         let mut object_order = object_slots.clone();
         let mut extra: Vec<String> = Vec::new();
 
-        if let Some(seed) = seed {
-            let archives: Vec<usize> = (0..inputs.len())
-                .filter(|&i| inputs[i].kind == InputKind::Archive)
-                .collect();
-            let mut counts = Vec::new();
-            for &i in &archives {
-                counts.push(archive::members(&paths[i])?.len());
-            }
-            let mut object_rng = self.rng(seed, "link-order");
-            let mut member_rngs: Vec<SeededRng> = (0..archives.len())
-                .map(|k| self.rng(seed, &format!("archive-members:{k}")))
-                .collect();
-            // The recorded order is the baseline's: a seed draws again (from the same
-            // streams, so still determined by the seed) until its link order differs, so that
-            // programs of few modules do not give seeds identical to the baseline.
-            let movable = object_slots.len() > 1 || counts.iter().any(|&c| c > 1);
-            let member_orders = loop {
-                object_order = object_slots.clone();
-                object_rng.shuffle(&mut object_order);
-                let orders: Vec<Vec<usize>> = member_rngs
-                    .iter_mut()
-                    .zip(&counts)
-                    .map(|(rng, &n)| rng.permutation(n))
-                    .collect();
-                let identity = object_order == object_slots
-                    && orders
-                        .iter()
-                        .all(|o| o.iter().enumerate().all(|(a, &b)| a == b));
-                if !identity || !movable {
-                    break orders;
-                }
-            };
-            for ((k, &i), order) in archives.iter().enumerate().zip(&member_orders) {
-                let shuffled = work.join(format!("archive-{k}.a"));
-                archive::write_reordered(&paths[i], &shuffled, order)?;
-                paths[i] = shuffled;
-            }
-            extra = self.order_functions(seed, &mut paths, &object_order, work, baseline)?;
+        if self.mechanism.is_merged() {
+            // The baseline goes through the same mechanism with the identity order.
+            self.merge(seed, &mut paths, &mut object_order, work)?;
+        } else if let Some(seed) = seed {
+            extra = self.lto_order(seed, work, baseline)?;
         }
 
         let args = self.link_args(&paths, &object_order, out, &extra);
@@ -170,171 +137,261 @@ impl Program {
         })
     }
 
-    /// Applies the mechanism's function order; returns extra linker arguments (as they go on
-    /// the linker's command line, without `-Wl,`). May replace input paths by reordered
-    /// copies.
-    fn order_functions(
+    /// The post-LTO function order of a seed: extra linker arguments (as they go on the
+    /// linker's command line, without `-Wl,`).
+    fn lto_order(
         &self,
         seed: u64,
-        paths: &mut [PathBuf],
-        object_order: &[usize],
         work: &Path,
         baseline: Option<&[Function]>,
     ) -> Result<Vec<String>> {
-        let script = work.join("order.ld");
-        match self.mechanism {
-            Mechanism::LinkOrder => Ok(Vec::new()),
-            Mechanism::ModuleScript => {
-                let modules = self.modules(paths, object_order)?;
-                let mut per_module: Vec<(ScriptInput, Vec<TextSection>)> = Vec::new();
-                for (k, (input, sections)) in modules.into_iter().enumerate() {
-                    let mut rng = self.rng(seed, &format!("module-order:{k}"));
-                    per_module.push((input, reorder::shuffle_within_groups(&sections, &mut rng)));
-                }
-                let entries = module_entries(&per_module, self.linker);
-                std::fs::write(&script, reorder::text_order_script(&entries)?)?;
-                Ok(vec!["-T".into(), script.display().to_string()])
-            }
-            Mechanism::GlobalScript => {
-                let modules = self.modules(paths, object_order)?;
-                let entries =
-                    reorder::shuffle_global(&modules, &mut self.rng(seed, "global-order"));
-                std::fs::write(&script, reorder::text_order_script(&entries)?)?;
-                Ok(vec!["-T".into(), script.display().to_string()])
-            }
-            Mechanism::GlobalSectionOrderingFile => {
-                let modules = self.modules(paths, object_order)?;
-                let entries =
-                    reorder::shuffle_global(&modules, &mut self.rng(seed, "global-order"));
-                let mut seen = std::collections::HashSet::new();
-                let names: Vec<&str> = entries
-                    .iter()
-                    .map(|(_, s)| s.as_str())
-                    .filter(|s| seen.insert(*s))
-                    .collect();
-                let file = work.join("order.txt");
-                std::fs::write(&file, names.join("\n") + "\n")?;
-                Ok(vec![format!("--section-ordering-file={}", file.display())])
-            }
-            Mechanism::GlobalMoldShuffle => {
-                let mold_seed = self.rng(seed, "mold-shuffle").below(1 << 31);
-                Ok(vec![format!("--shuffle-sections={mold_seed}")])
-            }
-            Mechanism::ModuleRelocatable => {
-                self.reorder_modules_relocatable(seed, paths, work)?;
-                Ok(Vec::new())
-            }
-            Mechanism::LtoScript | Mechanism::LtoSectionOrderingFile => {
-                let functions = baseline.ok_or_else(|| {
-                    anyhow!(
-                        "internal: the LTO order of {} needs the baseline",
-                        self.name
-                    )
-                })?;
-                let order = lto_order::shuffled_sections(
-                    functions,
-                    &mut self.rng(seed, "lto-global-order"),
-                );
-                if self.mechanism == Mechanism::LtoScript {
-                    std::fs::write(&script, lto_order::script(&order))?;
-                    Ok(vec!["-T".into(), script.display().to_string()])
-                } else {
-                    let file = work.join("order.txt");
-                    std::fs::write(&file, order.join("\n") + "\n")?;
-                    Ok(vec![format!("--section-ordering-file={}", file.display())])
-                }
-            }
+        if self.mechanism == Mechanism::LtoMoldShuffle {
+            let mold_seed = self.rng(seed, "mold-shuffle").below(1 << 31);
+            return Ok(vec![format!("--shuffle-sections={mold_seed}")]);
+        }
+        let functions = baseline.ok_or_else(|| {
+            anyhow!(
+                "internal: the LTO order of {} needs the baseline",
+                self.name
+            )
+        })?;
+        let order =
+            lto_order::shuffled_sections(functions, &mut self.rng(seed, "lto-global-order"));
+        if self.mechanism == Mechanism::LtoScript {
+            let script = work.join("order.ld");
+            std::fs::write(&script, lto_order::script(&order))?;
+            Ok(vec!["-T".into(), script.display().to_string()])
+        } else {
+            let file = work.join("order.txt");
+            std::fs::write(&file, order.join("\n") + "\n")?;
+            Ok(vec![format!("--section-ordering-file={}", file.display())])
         }
     }
 
-    /// The program's modules as a script names them: the objects in link order, then each
-    /// archive's members in archive order, with their code sections.
-    fn modules(
+    /// The merged mechanisms: the objects (in the recorded order) become one `ld.bfd -r`
+    /// object with their code in the variant's order, at the first object's place; for a
+    /// seed, each archive is replaced by a copy with its members permuted (and, below
+    /// `link` granularity, each member reordered). `seed` `None`: the identity order.
+    fn merge(
         &self,
-        paths: &[PathBuf],
-        object_order: &[usize],
-    ) -> Result<Vec<(ScriptInput, Vec<TextSection>)>> {
-        let mut modules = Vec::new();
-        for &i in object_order {
-            let sections = object_file::text_sections(&paths[i])
-                .with_context(|| format!("module {}", self.record.inputs[i].written))?;
-            modules.push((ScriptInput::Object(paths[i].clone()), sections));
+        seed: Option<u64>,
+        paths: &mut [PathBuf],
+        object_order: &mut Vec<usize>,
+        work: &Path,
+    ) -> Result<()> {
+        let inputs = &self.record.inputs;
+        let objects: Vec<usize> = (0..inputs.len())
+            .filter(|&i| inputs[i].kind == InputKind::Object)
+            .collect();
+        let archives: Vec<usize> = (0..inputs.len())
+            .filter(|&i| inputs[i].kind == InputKind::Archive)
+            .collect();
+        let mut counts = Vec::new();
+        for &i in &archives {
+            counts.push(archive::members(&paths[i])?.len());
         }
-        for (i, input) in self.record.inputs.iter().enumerate() {
-            if input.kind != InputKind::Archive {
-                continue;
-            }
-            for (member, bytes) in archive_member_bytes(&paths[i])? {
-                let Ok(sections) = object_file::text_sections_from_bytes(&bytes) else {
-                    continue; // not an ELF object (e.g. LLVM bitcode): left in place
-                };
-                modules.push((
-                    ScriptInput::Member {
-                        archive: paths[i].clone(),
-                        member,
-                    },
-                    sections,
-                ));
+        // Module order and member orders. A seed draws again (from the same streams, so
+        // still determined by the seed) while both equal the recorded order, so that
+        // programs of few modules do not give seeds identical to the baseline.
+        let mut module_order = objects.clone();
+        let mut member_orders: Vec<Vec<usize>> = counts.iter().map(|&n| (0..n).collect()).collect();
+        if let Some(seed) = seed {
+            let mut object_rng = self.rng(seed, "link-order");
+            let mut member_rngs: Vec<SeededRng> = (0..archives.len())
+                .map(|k| self.rng(seed, &format!("archive-members:{k}")))
+                .collect();
+            let movable = objects.len() > 1 || counts.iter().any(|&c| c > 1);
+            loop {
+                module_order = objects.clone();
+                object_rng.shuffle(&mut module_order);
+                member_orders = member_rngs
+                    .iter_mut()
+                    .zip(&counts)
+                    .map(|(rng, &n)| rng.permutation(n))
+                    .collect();
+                let identity = module_order == objects
+                    && member_orders
+                        .iter()
+                        .all(|o| o.iter().enumerate().all(|(a, &b)| a == b));
+                if !identity || !movable {
+                    break;
+                }
             }
         }
-        Ok(modules)
+        if !objects.is_empty() {
+            if let Some(arg) = self.separating_argument() {
+                bail!(
+                    "program {}: its objects are separated on the link line by `{arg}`; merging \
+                     them would change which archive members and libraries resolve their \
+                     symbols (put the objects together on the link line)",
+                    self.name
+                );
+            }
+            let mut modules = Vec::new();
+            for &i in &module_order {
+                let sections = object_file::text_sections(&paths[i])
+                    .with_context(|| format!("module {}", inputs[i].written))?;
+                modules.push((i, sections));
+            }
+            let entries = self.merged_entries(seed, paths, &modules);
+            let merged = work.join("merged.o");
+            let files: Vec<PathBuf> = objects.iter().map(|&i| paths[i].clone()).collect();
+            reorder::merge_objects(
+                &files,
+                &entries,
+                &work.join("merged.ld"),
+                &merged,
+                &which("ld.bfd")?,
+            )
+            .with_context(|| format!("program {}", self.name))?;
+            paths[objects[0]] = merged;
+            *object_order = vec![objects[0]];
+        }
+        let Some(seed) = seed else {
+            return Ok(());
+        };
+        for ((k, &i), order) in archives.iter().enumerate().zip(&member_orders) {
+            let rebuilt = work.join(format!("archive-{k}.a"));
+            if self.mechanism == Mechanism::MergedLink {
+                archive::write_reordered(&paths[i], &rebuilt, order)?;
+            } else {
+                self.reorder_archive(seed, i, &paths[i], order, &rebuilt, work)?;
+            }
+            paths[i] = rebuilt;
+        }
+        Ok(())
     }
 
-    /// Replaces every object (and every archive member) by a copy relinked with `ld -r` in a
-    /// random function order.
-    fn reorder_modules_relocatable(
+    /// The merged order of the modules' code sections (modules already in the variant's
+    /// order).
+    fn merged_entries(
+        &self,
+        seed: Option<u64>,
+        paths: &[PathBuf],
+        modules: &[(usize, Vec<TextSection>)],
+    ) -> Vec<MergedEntry> {
+        let entry = |i: usize, s: &TextSection| MergedEntry {
+            object: paths[i].clone(),
+            section: s.name.clone(),
+            group: s.group,
+        };
+        match (seed, self.mechanism) {
+            (Some(seed), Mechanism::MergedGlobal) => {
+                let scripted: Vec<(ScriptInput, Vec<TextSection>)> = modules
+                    .iter()
+                    .map(|(i, s)| (ScriptInput::Object(paths[*i].clone()), s.clone()))
+                    .collect();
+                reorder::shuffle_global(&scripted, &mut self.rng(seed, "global-order"))
+                    .into_iter()
+                    .map(|(input, section)| MergedEntry {
+                        object: match input {
+                            ScriptInput::Object(p) => p,
+                            ScriptInput::Member { archive, .. } => archive,
+                        },
+                        group: TextGroup::of(&section),
+                        section,
+                    })
+                    .collect()
+            }
+            (Some(seed), Mechanism::MergedModule) => modules
+                .iter()
+                .flat_map(|(i, sections)| {
+                    let mut rng = self.rng(seed, &format!("module-order:{i}"));
+                    reorder::shuffle_within_groups(sections, &mut rng)
+                        .into_iter()
+                        .map(|s| entry(*i, &s))
+                        .collect::<Vec<_>>()
+                })
+                .collect(),
+            // The baseline and link granularity: each module's sections in its own order.
+            _ => modules
+                .iter()
+                .flat_map(|(i, sections)| {
+                    sections
+                        .iter()
+                        .filter(|s| s.is_reorderable())
+                        .map(|s| entry(*i, s))
+                        .collect::<Vec<_>>()
+                })
+                .collect(),
+        }
+    }
+
+    /// The first argument between the first and the last object on the recorded link line
+    /// that is not itself an object and whose place matters to symbol resolution (an
+    /// archive, a library, a linker option, any other input file).
+    fn separating_argument(&self) -> Option<String> {
+        let r = &self.record;
+        let objects: Vec<&RecordedInput> = r
+            .inputs
+            .iter()
+            .filter(|i| i.kind == InputKind::Object)
+            .collect();
+        let (first, last) = (objects.first()?, objects.last()?);
+        let in_object = |k: usize| {
+            objects
+                .iter()
+                .any(|o| (o.span.start..o.span.start + o.span.len).contains(&k))
+        };
+        let in_output = |k: usize| {
+            r.output_span
+                .is_some_and(|s| (s.start..s.start + s.len).contains(&k))
+        };
+        let driver = r.tool == LinkTool::Driver;
+        (first.span.start..last.span.start)
+            .filter(|&k| !in_object(k) && !in_output(k))
+            .map(|k| &r.args[k])
+            .find(|a| {
+                let positional_option =
+                    a.starts_with("-l") || a.starts_with("-Wl,") || a.starts_with("-Xlinker");
+                !(driver && a.starts_with('-') && !positional_option)
+            })
+            .cloned()
+    }
+
+    /// Writes `out`: the archive at `path` (recorded input `i`) with its members in `order`,
+    /// each relinked by `ld.bfd -r` in a random function order.
+    fn reorder_archive(
         &self,
         seed: u64,
-        paths: &mut [PathBuf],
+        i: usize,
+        path: &Path,
+        order: &[usize],
+        out: &Path,
         work: &Path,
     ) -> Result<()> {
         let ld = which("ld.bfd")?;
-        for (i, input) in self.record.inputs.iter().enumerate() {
-            match input.kind {
-                InputKind::Object => {
-                    let out = work.join(format!("module-{i}.o"));
-                    let mut rng = self.rng(seed, &format!("module-order:{i}"));
-                    if reorder_object(&paths[i], &out, &mut rng, &ld)? {
-                        paths[i] = out;
-                    }
-                }
-                InputKind::Archive => {
-                    let dir = work.join(format!("archive-{i}-members"));
-                    std::fs::create_dir_all(&dir)?;
-                    let mut files = Vec::new();
-                    for (k, (name, bytes)) in
-                        archive_member_bytes(&paths[i])?.into_iter().enumerate()
-                    {
-                        let file_name = Path::new(&name)
-                            .file_name()
-                            .map(|n| n.to_string_lossy().into_owned())
-                            .unwrap_or_else(|| format!("member{k}.o"));
-                        let original = dir.join(format!("in-{k}-{file_name}"));
-                        std::fs::write(&original, &bytes)?;
-                        let member_dir = dir.join(format!("{k}"));
-                        std::fs::create_dir_all(&member_dir)?;
-                        let reordered = member_dir.join(&file_name);
-                        let mut rng = self.rng(seed, &format!("member-order:{i}:{k}"));
-                        if !reorder_object(&original, &reordered, &mut rng, &ld)? {
-                            std::fs::copy(&original, &reordered)?;
-                        }
-                        files.push(reordered);
-                    }
-                    let rebuilt = work.join(format!("archive-{i}-modules.a"));
-                    let status = Command::new(which("ar")?)
-                        .arg("rcsD")
-                        .arg(&rebuilt)
-                        .args(&files)
-                        .status()?;
-                    if !status.success() {
-                        bail!(
-                            "ar could not rebuild {} with reordered members",
-                            input.written
-                        );
-                    }
-                    paths[i] = rebuilt;
-                }
+        let dir = work.join(format!("archive-{i}-members"));
+        std::fs::create_dir_all(&dir)?;
+        let mut files = Vec::new();
+        for (k, (name, bytes)) in archive_member_bytes(path)?.into_iter().enumerate() {
+            let file_name = Path::new(&name)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| format!("member{k}.o"));
+            let original = dir.join(format!("in-{k}-{file_name}"));
+            std::fs::write(&original, &bytes)?;
+            let member_dir = dir.join(format!("{k}"));
+            std::fs::create_dir_all(&member_dir)?;
+            let reordered = member_dir.join(&file_name);
+            let mut rng = self.rng(seed, &format!("member-order:{i}:{k}"));
+            if !reorder_object(&original, &reordered, &mut rng, &ld)? {
+                std::fs::copy(&original, &reordered)?;
             }
+            files.push(reordered);
+        }
+        let ordered: Vec<&PathBuf> = order.iter().map(|&k| &files[k]).collect();
+        // `q` appends without replacing: members of the same name stay distinct.
+        let status = Command::new(which("ar")?)
+            .arg("qcsD")
+            .arg(out)
+            .args(&ordered)
+            .status()?;
+        if !status.success() {
+            bail!(
+                "ar could not rebuild {} with reordered members",
+                self.record.inputs[i].written
+            );
         }
         Ok(())
     }
@@ -407,32 +464,6 @@ impl Program {
             LinkTool::Linker => Ok((which(&self.linker.program())?, args)),
         }
     }
-}
-
-/// The entries of a module-granularity script. bfd gathers gcc's groups across modules
-/// (all cold code first, ...), lld keeps each module's code together: the script follows
-/// each linker's own default so that only the order inside modules and of modules changes.
-fn module_entries(
-    per_module: &[(ScriptInput, Vec<TextSection>)],
-    linker: Linker,
-) -> Vec<(ScriptInput, String)> {
-    let mut entries = Vec::new();
-    if linker == Linker::Bfd {
-        for group in TextGroup::REORDERABLE {
-            for (input, sections) in per_module {
-                for s in sections.iter().filter(|s| s.group == group) {
-                    entries.push((input.clone(), s.name.clone()));
-                }
-            }
-        }
-    } else {
-        for (input, sections) in per_module {
-            for s in sections {
-                entries.push((input.clone(), s.name.clone()));
-            }
-        }
-    }
-    entries
 }
 
 /// Relinks `input` with its movable sections shuffled within groups; `false` (and nothing

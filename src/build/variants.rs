@@ -3,13 +3,13 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
+use anyhow::{anyhow, Context, Result};
 use rayon::prelude::*;
 
 use super::replay::Program;
 use crate::files::manifest::{sha256_of_file, variant_label, Binary, Variant, VariantStatus};
 use crate::layout::binary::{self, Function};
-use crate::layout::{distance, fingerprint};
+use crate::layout::{distance, fingerprint, same_code};
 
 /// Directory (inside the output directory) for intermediate files of the relinks.
 pub const WORK_DIR: &str = ".work";
@@ -158,7 +158,8 @@ fn paths(out_dir: &Path, label: &str, p: usize, program: &Program) -> (PathBuf, 
 }
 
 /// The manifest entry of the binary `path` of program `name`, verified against the baseline's
-/// functions when given.
+/// functions when given: an error when its code is not the baseline's
+/// ([`same_code::check`]), naming the function and both sizes.
 pub fn describe(
     out_dir: &Path,
     name: &str,
@@ -167,6 +168,13 @@ pub fn describe(
     baseline: Option<&[Function]>,
     link_seconds: f64,
 ) -> Result<Binary> {
+    let code = match baseline {
+        Some(base) => Some(
+            same_code::check(base, functions)
+                .map_err(|d| anyhow!("program {name}: {}", same_code::describe(&d)))?,
+        ),
+        None => None,
+    };
     Ok(Binary {
         name: name.to_string(),
         path: path.strip_prefix(out_dir).unwrap_or(path).to_path_buf(),
@@ -175,5 +183,6 @@ pub fn describe(
         functions: functions.len(),
         distance: baseline.map(|b| distance::between(b, functions)),
         link_seconds,
+        code,
     })
 }

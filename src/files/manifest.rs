@@ -10,6 +10,7 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::layout::distance::LayoutDistance;
+use crate::layout::same_code::CodeCheck;
 
 /// Version of the manifest format written by this build of the tool.
 pub const MANIFEST_SCHEMA: u32 = 1;
@@ -166,6 +167,10 @@ pub struct Binary {
     pub distance: Option<LayoutDistance>,
     /// Wall time of this link, in seconds.
     pub link_seconds: f64,
+    /// For a seed: what the check that it holds the baseline's code (same functions, same
+    /// sizes) compared; absent for the baseline and in manifests written before the check.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<CodeCheck>,
 }
 
 /// The SHA-256 of a file, in lowercase hex: [`Binary::sha256`]. `build` records it and `run`

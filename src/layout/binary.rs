@@ -42,6 +42,23 @@ pub struct Function {
     pub size: u64,
 }
 
+impl Function {
+    /// A function whose identity is its bare name (no source file): synthetic layouts, as
+    /// tests build them.
+    pub fn named(name: &str, address: u64, size: u64) -> Function {
+        Function {
+            id: FunctionId {
+                name: name.into(),
+                file: None,
+            },
+            name: name.into(),
+            file: None,
+            address,
+            size,
+        }
+    }
+}
+
 /// A binary's functions in ascending address order.
 ///
 /// Guarantees: only defined `STT_FUNC`/`STT_GNU_IFUNC` symbols with a size > 0 and a

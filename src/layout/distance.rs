@@ -159,16 +159,7 @@ mod tests {
     use super::*;
 
     fn f(name: &str, address: u64) -> Function {
-        Function {
-            id: FunctionId {
-                name: name.into(),
-                file: None,
-            },
-            name: name.into(),
-            file: None,
-            address,
-            size: 16,
-        }
+        Function::named(name, address, 16)
     }
 
     #[test]

@@ -6,7 +6,8 @@
 //! * [`fingerprint()`]: a hash of that order; [`distance`]: how far two orders are apart;
 //! * [`object_file`]: the code sections of a `.o` and gcc's code groups;
 //! * [`archive`]: members of a static archive, and a copy with the members reordered;
-//! * [`reorder`]: seeded shuffles, `ld -r` module reordering, the global order script.
+//! * [`reorder`]: seeded shuffles, `ld -r` module reordering, the global order script;
+//! * [`same_code`]: the invariant that a seed holds the baseline's code, only elsewhere.
 
 pub mod archive;
 pub mod binary;
@@ -14,5 +15,6 @@ pub mod distance;
 mod fingerprint;
 pub mod object_file;
 pub mod reorder;
+pub mod same_code;
 
 pub use fingerprint::fingerprint;

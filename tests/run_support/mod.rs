@@ -67,6 +67,7 @@ pub fn experiment(dir: &Path, variants: &[TestVariant]) -> Manifest {
                 functions: 0,
                 distance: None,
                 link_seconds: 0.0,
+                code: None,
             });
         }
         built.push(Variant {

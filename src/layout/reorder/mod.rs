@@ -3,6 +3,9 @@
 //! * [`shuffle_within_groups`] / [`shuffle_global`]: a seeded random function order that
 //!   keeps gcc's hot/normal/unlikely/startup/exit groups together and in their natural order
 //!   and never touches COMDAT sections;
+//! * [`merge_objects`]: one `ld -r` of all objects in the recorded order with their code in a
+//!   chosen order: the relink mechanism on every linker (symbol resolution stays the
+//!   baseline's, no section is added, start-up code keeps its place);
 //! * [`relocatable_reorder`]: applies a module's order with `ld -r -T script`, producing an
 //!   object any final linker (bfd, gold, lld, mold) lays out in that order;
 //! * [`text_order_script`]: a linker script fixing the global order of sections across
@@ -10,11 +13,13 @@
 //!   it, see docs/design.md);
 //! * [`symbol_ordering_file`]: lld's `--symbol-ordering-file` (by symbol name only).
 
+mod merged;
 mod relocatable;
 mod script;
 mod shuffle;
 mod symbol_order;
 
+pub use merged::{merge_objects, merged_script, MergedEntry};
 pub use relocatable::{relocatable_reorder, relocatable_script};
 pub use script::{text_order_script, ScriptInput};
 pub use shuffle::{shuffle_global, shuffle_within_groups};

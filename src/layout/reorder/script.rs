@@ -47,7 +47,7 @@ impl From<&Path> for ScriptInput {
 
 impl ScriptInput {
     /// The quoted file pattern for a script (`"a.o"` or `"libx.a:m.o"`).
-    fn pattern(&self) -> Result<String> {
+    pub(crate) fn pattern(&self) -> Result<String> {
         Ok(match self {
             ScriptInput::Object(path) => format!("\"{}\"", script_file_name(path)?),
             ScriptInput::Member { archive, member } => {
