@@ -23,4 +23,5 @@ pub mod report;
 pub mod run;
 pub mod seeded;
 pub mod stats;
+pub mod units;
 pub mod wrap;

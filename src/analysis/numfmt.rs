@@ -47,14 +47,12 @@ fn decimals_for(x: f64, digits: usize) -> usize {
 /// A time in nanoseconds (or another unit) scaled to a readable unit: returns the factor to
 /// divide by and the unit's name. Non-time units are left as they are.
 pub fn scale_for(unit: &str, typical: f64) -> (f64, String) {
-    let ns_per = match unit {
-        "ns" => 1.0,
-        "us" | "µs" => 1e3,
-        "ms" => 1e6,
-        "s" => 1e9,
-        // A plain count (cachegrind misses) needs no unit after the number.
-        "count" => return (1.0, String::new()),
-        _ => return (1.0, unit.to_string()),
+    // A plain count (cachegrind misses) needs no unit after the number.
+    if unit == "count" {
+        return (1.0, String::new());
+    }
+    let Some(ns_per) = crate::units::seconds_per(unit).map(|s| s * 1e9) else {
+        return (1.0, unit.to_string());
     };
     let ns = typical.abs() * ns_per;
     let (factor, name) = if ns >= 1e9 {

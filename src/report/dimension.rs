@@ -60,17 +60,7 @@ pub fn parse_costs(text: &str) -> Result<CostOverrides> {
 }
 
 fn parse_seconds(value: &str) -> Result<f64> {
-    let (number, factor) = [
-        ("ns", 1e-9),
-        ("us", 1e-6),
-        ("µs", 1e-6),
-        ("ms", 1e-3),
-        ("s", 1.0),
-    ]
-    .iter()
-    .find_map(|(suffix, f)| value.strip_suffix(suffix).map(|n| (n, *f)))
-    .unwrap_or((value, 1.0));
-    Ok(number.trim().parse::<f64>()? * factor)
+    Ok(crate::units::parse_duration(value)?.as_secs_f64())
 }
 
 /// Parses target precisions such as `0.5%,1%,2%,5%` or `0.005,0.01` (the project's one
@@ -152,16 +142,7 @@ pub struct TargetRow {
     pub expected_seconds: Option<f64>,
 }
 
-/// Seconds per value of a time unit.
-fn seconds_per(unit: &str) -> Option<f64> {
-    match unit {
-        "ns" => Some(1e-9),
-        "us" | "µs" => Some(1e-6),
-        "ms" => Some(1e-3),
-        "s" => Some(1.0),
-        _ => None,
-    }
-}
+use crate::units::seconds_per;
 
 /// Dimensions every data set of `experiment`.
 pub fn dimension(

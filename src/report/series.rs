@@ -94,7 +94,7 @@ impl Series {
 
     /// Whether the metric measures time (so lower means faster).
     pub fn is_time(&self) -> bool {
-        matches!(self.unit.as_str(), "ns" | "us" | "µs" | "ms" | "s")
+        crate::units::is_time_unit(&self.unit)
             || matches!(self.metric.as_str(), "wall" | "cpu" | "user" | "sys")
     }
 }
