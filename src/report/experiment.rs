@@ -40,6 +40,8 @@ pub struct Experiment {
     /// The stopping rule, when `layoutrand experiment` grew the top level on-line
     /// (`stopping.json`).
     pub growth: Option<GrowthLog>,
+    /// The ends of the `run` invocations (load before and after, parallelism).
+    pub finishes: Vec<crate::run::host::Finish>,
 }
 
 /// How many executions of one program ended in each way other than `ok`.
@@ -206,6 +208,7 @@ pub fn load(dir: &Path) -> Result<Experiment> {
 /// that does no I/O; `dir` is used in messages only).
 pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Experiment> {
     let store = dir.join(RESULTS_FILE);
+    let finishes = results.finishes.clone();
     let Some(header) = results.header.clone() else {
         if results.executions.is_empty() && results.measurements.is_empty() {
             bail!(
@@ -433,6 +436,7 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
         failures,
         warnings,
         growth,
+        finishes,
     })
 }
 

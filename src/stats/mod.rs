@@ -20,6 +20,7 @@ pub mod error;
 pub mod fieller;
 pub mod hierarchy;
 pub mod mann_whitney;
+pub mod mde;
 pub mod multilevel;
 pub mod paired;
 pub mod sample;
