@@ -8,7 +8,7 @@
 # --skip-patches unpacks the upstream source without Debian's patches (whose build-system
 # changes, e.g. libtool or shared-library links, are not what a benchmark wants).
 # Prints the unpacked source directory on stdout. Exit 3 when the package archive cannot be
-# reached (callers treat that as "offline" and skip).
+# reached (the tests that need it then fail: they are ignored unless asked for).
 set -euo pipefail
 unpack_opts=()
 if [ "${1:-}" = "--skip-patches" ]; then unpack_opts+=(--skip-patches); shift; fi

@@ -30,10 +30,6 @@ fn runs_the_binaries_of_a_real_build() {
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&build.stderr);
-    if stderr.contains("not implemented yet") {
-        eprintln!("skipping: `layoutrand build` has not landed in this tree yet");
-        return;
-    }
     assert!(build.status.success(), "layoutrand build failed:\n{stderr}");
 
     layoutrand()

@@ -247,11 +247,18 @@ fn wait_until_exit(pid: libc::pid_t, limit: Option<Duration>) -> Waited {
     }
 }
 
-/// The last `max_lines` lines of a file (at most 4 KiB of them), for error messages.
+/// The last `max_lines` lines of a file (at most 4 KiB of them), for error messages. Reads
+/// only the file's last 4 KiB, however large the benchmark's output.
 pub fn file_tail(path: &Path, max_lines: usize) -> String {
-    let bytes = std::fs::read(path).unwrap_or_default();
-    let start = bytes.len().saturating_sub(4096);
-    let text = String::from_utf8_lossy(&bytes[start..]);
+    use std::io::{Read, Seek, SeekFrom};
+    let mut bytes = Vec::new();
+    if let Ok(mut file) = File::open(path) {
+        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+        if file.seek(SeekFrom::Start(len.saturating_sub(4096))).is_ok() {
+            let _ = file.take(4096).read_to_end(&mut bytes);
+        }
+    }
+    let text = String::from_utf8_lossy(&bytes);
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(max_lines)..].join("\n")
 }

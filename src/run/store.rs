@@ -8,7 +8,6 @@
 //! A torn last line is detected and dropped with a warning. The schema is documented in
 //! `docs/formats.md`.
 
-use std::collections::HashSet;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -95,8 +94,6 @@ fn scan(
 ) -> Result<Results> {
     let mut results = Results::default();
     let mut pending: Vec<Measurement> = Vec::new();
-    // (iteration, metric) of the pending measurements, to spot an execution run again.
-    let mut pending_keys: HashSet<(u32, String)> = HashSet::new();
     let mut line = Vec::new();
     let mut lineno = 0;
     loop {
@@ -150,13 +147,15 @@ fn scan(
                 results.header = Some(h);
             }
             Record::Measurement(m) => {
-                // An execution's batch is contiguous. A measurement of another execution, or a
-                // second value for the same iteration and metric, means the pending ones were
-                // left uncommitted by a crash and their execution was run again: drop them.
+                // An execution's batch is contiguous and always starts with the same (iteration,
+                // metric). A measurement of another execution, or the batch's first key again,
+                // means the pending ones were left uncommitted by a crash and their execution
+                // was run again: drop them.
                 let stale = pending.first().is_some_and(|p| {
                     (p.program.as_str(), p.variant.as_str(), p.execution)
                         != (m.program.as_str(), m.variant.as_str(), m.execution)
-                }) || pending_keys.contains(&(m.iteration, m.metric.clone()));
+                        || (p.iteration, p.metric.as_str()) == (m.iteration, m.metric.as_str())
+                });
                 if stale {
                     results.warnings.push(format!(
                         "{}:{lineno}: {} uncommitted measurement(s) of an interrupted execution were dropped",
@@ -164,9 +163,7 @@ fn scan(
                         pending.len()
                     ));
                     pending.clear();
-                    pending_keys.clear();
                 }
-                pending_keys.insert((m.iteration, m.metric.clone()));
                 pending.push(m);
             }
             Record::Extension(x) => results.extensions.push(x),
@@ -178,7 +175,6 @@ fn scan(
                             && m.variant == e.variant
                             && m.execution == e.execution
                     });
-                pending_keys.clear();
                 if !others.is_empty() {
                     results.warnings.push(format!(
                         "{}:{lineno}: {} measurement(s) without their execution record were dropped",
