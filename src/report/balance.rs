@@ -12,7 +12,7 @@
 //! 2. live iterations per execution: the smallest count among the kept executions; longer
 //!    executions keep their first ones.
 
-use super::experiment::BinaryData;
+use super::series::BinaryData;
 
 /// Balances `binaries` of the data set `what` (used in the notes). Returns the balanced
 /// binaries and one note per change made. Binaries with no execution with a live iteration
@@ -113,7 +113,7 @@ pub fn balance(what: &str, binaries: Vec<BinaryData>) -> (Vec<BinaryData>, Vec<S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::experiment::ExecutionData;
+    use crate::report::series::ExecutionData;
 
     fn binary(variant: &str, iterations: &[usize]) -> BinaryData {
         BinaryData {

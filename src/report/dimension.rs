@@ -12,8 +12,8 @@ use crate::stats::multilevel::{level_variances, optimal_repetitions, OptimalCoun
 
 use super::analysis::seed_hierarchy;
 use super::experiment::{Experiment, Series};
-use super::extra_stats::{expected_top_variance, top_repetitions_for_precision};
 use crate::analysis::numfmt::{level, percent, quantity, sig};
+use crate::stats::planning::{expected_top_variance, top_repetitions_for_precision};
 
 /// Kalibera & Jones (§11) never advise fewer top-level repetitions than this.
 pub const MIN_TOP_REPETITIONS: usize = 5;

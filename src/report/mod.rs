@@ -14,10 +14,10 @@ pub mod diagnostics;
 pub mod dimension;
 pub mod experiment;
 pub mod export;
-pub mod extra_stats;
 pub mod model;
 pub mod plots;
 pub mod sensitivity;
+pub mod series;
 pub mod shift;
 
 use std::path::Path;

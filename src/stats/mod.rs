@@ -22,7 +22,9 @@ pub mod hierarchy;
 pub mod mann_whitney;
 pub mod mde;
 pub mod multilevel;
+
 pub mod paired;
+pub mod planning;
 pub mod sample;
 pub mod shapiro_wilk;
 pub mod suite;

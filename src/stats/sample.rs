@@ -42,6 +42,18 @@ pub fn median(xs: &[f64]) -> f64 {
     }
 }
 
+/// Sample quantile of sorted data by linear interpolation between order statistics
+/// (Hyndman & Fan 1996, definition 7; R's and NumPy's default). Used to draw box plots.
+///
+/// `sorted` must be non-empty and ascending; `p` in `[0, 1]`.
+pub fn quantile(sorted: &[f64], p: f64) -> f64 {
+    assert!(!sorted.is_empty(), "quantile of no data");
+    let h = (sorted.len() - 1) as f64 * p.clamp(0.0, 1.0);
+    let lo = h.floor() as usize;
+    let hi = h.ceil() as usize;
+    sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
+}
+
 /// A two-sided confidence interval for a mean: `mean ± half_width`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct MeanInterval {
@@ -151,6 +163,15 @@ mod tests {
     fn mean_of_huge_values_is_finite() {
         assert_eq!(mean(&[1.7e308, 1.5e308]), 1.6e308);
         assert!(mean(&[1.0, f64::INFINITY]).is_infinite());
+    }
+
+    #[test]
+    fn quantile_matches_r_type_7() {
+        // R: quantile(c(1, 2, 4, 8, 16), c(.25, .5, .9)) → 2, 4, 12.8
+        let v = [1.0, 2.0, 4.0, 8.0, 16.0];
+        assert_eq!(quantile(&v, 0.25), 2.0);
+        assert_eq!(quantile(&v, 0.5), 4.0);
+        assert!((quantile(&v, 0.9) - 12.8).abs() < 1e-12);
     }
 
     #[test]

@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use crate::analysis::numfmt::sig;
-use crate::report::extra_stats::quantile;
+use crate::stats::sample::quantile;
 
 /// Escapes text for HTML and SVG.
 pub fn escape(s: &str) -> String {

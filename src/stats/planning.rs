@@ -1,19 +1,8 @@
-//! Pure statistics the report needs and `stats` does not (yet) provide. Candidates to move
-//! into `stats/`; no I/O here.
+//! Planning the real experiment (Kalibera & Jones 2013 §9.3 and §10.2): the expected
+//! top-level variance for given lower-level counts, and the top-level count that reaches a
+//! target precision.
 
-use crate::stats::tdist::two_sided_critical;
-
-/// Sample quantile of sorted data by linear interpolation between order statistics
-/// (Hyndman & Fan 1996, definition 7; R's and NumPy's default). Used to draw box plots.
-///
-/// `sorted` must be non-empty and ascending; `p` in `[0, 1]`.
-pub fn quantile(sorted: &[f64], p: f64) -> f64 {
-    assert!(!sorted.is_empty(), "quantile of no data");
-    let h = (sorted.len() - 1) as f64 * p.clamp(0.0, 1.0);
-    let lo = h.floor() as usize;
-    let hi = h.ceil() as usize;
-    sorted[lo] + (h - lo as f64) * (sorted[hi] - sorted[lo])
-}
+use super::tdist::two_sided_critical;
 
 /// Expected `S_n²` of a real experiment with lower-level repetitions `r_1 … r_{n−1}`
 /// (Kalibera & Jones 2013 §9.3, from the variance components of eq. 2):
@@ -78,15 +67,6 @@ pub fn top_repetitions_for_precision(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn quantile_matches_r_type_7() {
-        // R: quantile(c(1, 2, 4, 8, 16), c(.25, .5, .9)) → 2, 4, 12.8
-        let v = [1.0, 2.0, 4.0, 8.0, 16.0];
-        assert_eq!(quantile(&v, 0.25), 2.0);
-        assert_eq!(quantile(&v, 0.5), 4.0);
-        assert!((quantile(&v, 0.9) - 12.8).abs() < 1e-12);
-    }
 
     #[test]
     fn expected_top_variance_adds_components_divided_by_lower_counts() {

@@ -1,0 +1,100 @@
+//! The balanced data of one program and metric, as the report analyses it: the randomised
+//! binaries (binaries × executions × iterations) and, apart, the default-layout baseline.
+//! [`super::experiment`] builds these from the store, [`super::balance`] trims them.
+
+use crate::stats::sample::mean;
+
+/// The measurements of one metric of one program: the randomised binaries (the
+/// three-level hierarchy) and, separately, the baseline (default-layout) binary.
+#[derive(Debug, Clone)]
+pub struct Series {
+    /// Program name (binary name from the manifest).
+    pub program: String,
+    /// Metric name, e.g. `wall` or `I1_misses`.
+    pub metric: String,
+    /// Unit of the values, e.g. `ns`.
+    pub unit: String,
+    /// Randomised binaries (seeds), balanced, in seed order.
+    pub seeds: Vec<BinaryData>,
+    /// The default-layout binary, balanced on its own, if it was run.
+    pub baseline: Option<BinaryData>,
+    /// Warmup iterations discarded at the start of each execution (from the store header).
+    pub warmup_discarded: u32,
+    /// Seconds to link one binary of this program (mean over the seeds' links in relink
+    /// mode; the recorded full build in rebuild mode), when the manifest says.
+    pub binary_cost_seconds: Option<f64>,
+}
+
+/// One binary (a seed or the baseline) and its executions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BinaryData {
+    /// `baseline` or `seed-N`.
+    pub variant: String,
+    /// The seed, `None` for the baseline.
+    pub seed: Option<u64>,
+    /// Executions, in execution-index order.
+    pub executions: Vec<ExecutionData>,
+}
+
+/// One execution (process) of a binary.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExecutionData {
+    /// Index of the execution of this binary.
+    pub execution: u32,
+    /// Position in the interleaved schedule.
+    pub schedule_index: u64,
+    /// Wall time of the whole process in nanoseconds.
+    pub wall_ns: u64,
+    /// Iterations flagged as warmup, in iteration order (left out of the statistics).
+    pub warmup: Vec<f64>,
+    /// Live iterations, in iteration order.
+    pub live: Vec<f64>,
+}
+
+impl BinaryData {
+    /// Number of live iterations per execution (the data are balanced).
+    pub fn iterations(&self) -> usize {
+        self.executions.first().map_or(0, |e| e.live.len())
+    }
+
+    /// Mean of all live values of this binary.
+    pub fn mean(&self) -> f64 {
+        let values: Vec<f64> = self
+            .executions
+            .iter()
+            .flat_map(|e| e.live.iter().copied())
+            .collect();
+        mean(&values)
+    }
+
+    /// The mean of each execution's live values.
+    pub fn execution_means(&self) -> Vec<f64> {
+        self.executions.iter().map(|e| mean(&e.live)).collect()
+    }
+}
+
+impl Series {
+    /// Executions per seed binary (balanced).
+    pub fn executions_per_binary(&self) -> usize {
+        self.seeds.first().map_or(0, |b| b.executions.len())
+    }
+
+    /// Live iterations per execution (balanced).
+    pub fn iterations_per_execution(&self) -> usize {
+        self.seeds.first().map_or(0, BinaryData::iterations)
+    }
+
+    /// All seeds' live values as `binary → execution → iteration` nested vectors.
+    pub fn nested(&self) -> Vec<Vec<Vec<f64>>> {
+        self.seeds
+            .iter()
+            .map(|b| b.executions.iter().map(|e| e.live.clone()).collect())
+            .collect()
+    }
+
+    /// Whether the metric measures time (so lower means faster).
+    pub fn is_time(&self) -> bool {
+        matches!(self.unit.as_str(), "ns" | "us" | "µs" | "ms" | "s")
+            || matches!(self.metric.as_str(), "wall" | "cpu" | "user" | "sys")
+    }
+}
