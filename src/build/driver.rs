@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 use super::linker::{Linker, Mechanism};
 use super::projection::Projection;
 use super::replay::Program;
-use super::{interrupt, isolate, recorded_build, toolchain, variants};
+use super::{achieved, interrupt, isolate, recorded_build, toolchain, variants};
 use crate::files::manifest::{
     BuildMode, Granularity, Manifest, Variant, VariantStatus, MANIFEST_FILE, MANIFEST_SCHEMA,
 };
@@ -75,6 +75,10 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     )?;
 
     let programs = programs(&recorded.links, &record_dir, opts)?;
+    // Never degrade silently: stop before any relink if functions could not move.
+    for program in &programs {
+        achieved::inspect(program, opts.granularity)?;
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.jobs.max(1))
         .build()?;
@@ -223,6 +227,11 @@ pub(crate) fn finish(
     );
     manifest.seeds = finalized.seeds;
     manifest.programs = finalized.programs;
+    for summary in &mut manifest.programs {
+        if let Some(program) = programs.iter().find(|p| p.name == summary.name) {
+            summary.achieved = achieved::inspect(program, manifest.granularity).ok();
+        }
+    }
     manifest.save(out_dir)?;
     if built < wanted {
         bail!(

@@ -94,6 +94,7 @@ pub fn finalize(
             excluded,
             distinct_layouts: distinct.len(),
             coinciding,
+            achieved: None,
         });
     }
 

@@ -9,10 +9,13 @@
 //! * [`driver`]: all of it, writing the [manifest](crate::files::manifest); [`rebuild`]: `--rebuild`, one full build
 //!   per variant in a copy of the tree, each link randomised as it happens (see [`live`]);
 //! * [`extend`]: more seeds for a finished relink build, from its recording;
+//! * [`achieved`]: what each program's seeds can move (refusing objects without
+//!   per-function sections under `module`/`global`);
 //! * [`isolate`]: programs that cannot be randomised left out, distinct layouts counted;
 //! * [`projection`]: the cost of many seeds; [`interrupt`]: SIGINT/SIGTERM keep finished seeds;
 //! * [`summary`]: the closing table; [`toolchain`]: versions for the manifest.
 
+pub mod achieved;
 pub mod driver;
 pub mod extend;
 pub mod interrupt;

@@ -60,6 +60,9 @@ pub fn render(m: &Manifest) -> String {
     );
     let _ = writeln!(out, "mechanism: {}", m.mechanism);
     for p in &m.programs {
+        if let (Some(a), None) = (&p.achieved, &p.excluded) {
+            let _ = writeln!(out, "achieved: program {}: {}", p.name, a.words);
+        }
         if let Some(reason) = &p.excluded {
             let _ = writeln!(
                 out,

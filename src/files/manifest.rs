@@ -91,6 +91,26 @@ pub struct ProgramSummary {
     /// `seed-N`) in seed order: seeds that coincide with each other or with the baseline.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub coinciding: Vec<Vec<String>>,
+    /// What the seeds can move, from the recorded inputs (`None` in older manifests and for
+    /// `--rebuild`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub achieved: Option<Achieved>,
+}
+
+/// The granularity a program actually gets: how many modules it has and in how many of them
+/// the function order is randomised.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Achieved {
+    /// Modules (objects and archive members) of the build linked into the program: with two
+    /// or more, the link order moves them.
+    pub objects: usize,
+    /// Modules whose function order is randomised (0 under `link`).
+    pub modules_with_function_order: usize,
+    /// Compiled modules with all their functions in one `.text` section (only possible under
+    /// `link`: `module` and `global` refuse them).
+    pub modules_one_section: usize,
+    /// The same in words, e.g. "objects moved; functions moved within 7 of 8 modules".
+    pub words: String,
 }
 
 impl Manifest {

@@ -1,0 +1,180 @@
+//! What a program's seeds can actually move, from its recorded inputs, and the refusal to
+//! degrade silently: under `module` or `global` granularity, compiled objects whose functions
+//! share one `.text` section (built without `-ffunction-sections`, i.e. not through the shim:
+//! a partly built tree, or CMake without the launcher) would keep their function order in
+//! every seed while the summary claimed otherwise, so the build stops and names them.
+
+use anyhow::{bail, Result};
+use object::{Object, ObjectSection, ObjectSymbol, SymbolKind, SymbolSection};
+
+use super::replay::Program;
+use crate::files::manifest::{Achieved, Granularity};
+use crate::layout::{archive, object_file};
+use crate::wrap::record::InputKind;
+
+/// How one module (object or archive member) can move.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Module {
+    /// Its functions sit in sections of their own; this many can be reordered.
+    PerFunction(usize),
+    /// Compiled code with several functions in one `.text` section.
+    OneSection,
+    /// Nothing to say (LTO IR, assembly, not ELF, no code).
+    Other,
+}
+
+/// Scans `program`'s recorded objects and archive members. Under `module`/`global`, an
+/// error names the modules without per-function sections and the fixes.
+pub fn inspect(program: &Program, granularity: Granularity) -> Result<Achieved> {
+    let mut modules: Vec<(String, Module)> = Vec::new();
+    for input in &program.record.inputs {
+        let blob = program
+            .record_dir
+            .join(crate::wrap::record::BLOBS_DIR)
+            .join(&input.blob);
+        match input.kind {
+            InputKind::Object => {
+                let data = std::fs::read(&blob)?;
+                modules.push((input.written.clone(), classify(&data)));
+            }
+            InputKind::Archive => {
+                for (member, data) in archive::members_with_data(&blob)? {
+                    modules.push((
+                        format!("{}({})", input.written, member.name),
+                        classify(&data),
+                    ));
+                }
+            }
+        }
+    }
+    let whole: Vec<&str> = modules
+        .iter()
+        .filter(|(_, m)| *m == Module::OneSection)
+        .map(|(n, _)| n.as_str())
+        .collect();
+    if granularity != Granularity::Link && !whole.is_empty() {
+        let shown: Vec<&str> = whole.iter().take(8).copied().collect();
+        bail!(
+            "program {}: {} module(s) were compiled without one section per function, so their \
+             functions cannot move: {}{}. They were not compiled through the shim (built \
+             before `layoutrand build` ran, or by a CMake build without the launcher). Fix: \
+             `make clean` (or remove those objects) and build again; for CMake, configure with \
+             -DCMAKE_C_COMPILER_LAUNCHER=layoutrand-launch (see docs/build.md); or ask for \
+             link order only with --granularity link",
+            program.name,
+            whole.len(),
+            shown.join(", "),
+            if whole.len() > shown.len() {
+                ", ..."
+            } else {
+                ""
+            }
+        );
+    }
+    let objects = modules.len();
+    let shuffled = modules
+        .iter()
+        .filter(|(_, m)| matches!(m, Module::PerFunction(n) if *n >= 2))
+        .count();
+    let functions_move = granularity != Granularity::Link && shuffled > 0;
+    let words = match (objects >= 2, functions_move) {
+        (true, true) => format!(
+            "objects moved; functions moved within {shuffled} of {objects} modules{}",
+            if granularity == Granularity::Global {
+                " and across modules"
+            } else {
+                ""
+            }
+        ),
+        (true, false) => format!("objects moved ({objects}); functions not moved"),
+        (false, true) => format!("functions moved within {shuffled} of {objects} modules"),
+        (false, false) => "nothing to move".to_string(),
+    };
+    Ok(Achieved {
+        objects,
+        modules_with_function_order: if functions_move { shuffled } else { 0 },
+        modules_one_section: whole.len(),
+        words,
+    })
+}
+
+fn classify(data: &[u8]) -> Module {
+    if object_file::has_gcc_lto_bytecode(data).unwrap_or(true) {
+        return Module::Other;
+    }
+    let Ok(file) = object::File::parse(data) else {
+        return Module::Other;
+    };
+    // A compiler (not an assembler) made it: gcc and clang write a `.comment` section.
+    let compiled = file.section_by_name(".comment").is_some();
+    let mut starts: Vec<(usize, u64)> = file
+        .symbols()
+        .filter(|s| s.kind() == SymbolKind::Text)
+        .filter_map(|s| match s.section() {
+            SymbolSection::Section(i) => Some((i.0, s.address())),
+            _ => None,
+        })
+        .collect();
+    starts.sort_unstable();
+    starts.dedup();
+    let in_plain_text = starts
+        .iter()
+        .filter(|(i, _)| {
+            file.section_by_index(object::SectionIndex(*i))
+                .is_ok_and(|s| s.name() == Ok(".text"))
+        })
+        .count();
+    if compiled && in_plain_text >= 2 {
+        return Module::OneSection;
+    }
+    match object_file::text_sections_from_bytes(data) {
+        Ok(sections) => Module::PerFunction(
+            sections
+                .iter()
+                .filter(|s| s.is_reorderable() && !s.functions.is_empty())
+                .count(),
+        ),
+        Err(_) => Module::Other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::Path;
+
+    fn classify_file(path: &Path) -> Module {
+        classify(&std::fs::read(path).unwrap())
+    }
+
+    fn compile(dir: &Path, flags: &[&str]) -> std::path::PathBuf {
+        let src = dir.join("m.c");
+        std::fs::write(
+            &src,
+            "int f(int x) { return x + 1; }\nint g(int x) { return x * 2; }\n",
+        )
+        .unwrap();
+        let obj = dir.join(format!("m{}.o", flags.len()));
+        let ok = std::process::Command::new("cc")
+            .args(["-O2", "-c"])
+            .args(flags)
+            .arg(&src)
+            .arg("-o")
+            .arg(&obj)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok);
+        obj
+    }
+
+    #[test]
+    fn objects_without_function_sections_are_recognised() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(classify_file(&compile(dir.path(), &[])), Module::OneSection);
+        assert_eq!(
+            classify_file(&compile(dir.path(), &["-ffunction-sections"])),
+            Module::PerFunction(2)
+        );
+    }
+}
