@@ -33,7 +33,15 @@ pub fn analyse(experiment: &Experiment, thresholds: &Thresholds) -> anyhow::Resu
                 .unwrap_or_default();
             analyse_series(s, failures, thresholds)
         })
-        .collect();
+        .collect::<Vec<_>>();
+    // Warnings about the host's state come first in every series' diagnostics.
+    let host_warnings = host_warnings(experiment);
+    let mut series = series;
+    for s in &mut series {
+        for (i, w) in host_warnings.iter().enumerate() {
+            s.diagnostics.notes.insert(i, w.clone());
+        }
+    }
     let machines = super::machines::machine_sections(experiment, confidence);
     let mut warnings = experiment.warnings.clone();
     warnings.extend(super::machines::machine_warnings(&machines));
@@ -56,12 +64,49 @@ pub fn analyse(experiment: &Experiment, thresholds: &Thresholds) -> anyhow::Resu
             aslr_disabled: h.aslr_disabled,
             cpu_model: h.host.cpu_model.clone(),
             stopping: experiment.growth.clone(),
+            cores: h.host.cores,
+            conditions: h.conditions.clone(),
+            load_after: experiment
+                .finishes
+                .iter()
+                .rev()
+                .find_map(|f| f.load_after)
+                .map(|l| l.average[0]),
+            jobs: experiment
+                .finishes
+                .iter()
+                .map(|f| f.jobs)
+                .max()
+                .unwrap_or(1),
+            host_warnings: host_warnings.clone(),
         },
         series,
         failures: experiment.failures.clone(),
         warnings,
         machines,
     })
+}
+
+/// Warnings about the host's recorded state (load before and after each run invocation,
+/// frequency scaling, boost) for a time metric; none for a deterministic one, which the
+/// host's state cannot disturb.
+fn host_warnings(experiment: &Experiment) -> Vec<String> {
+    let h = &experiment.header;
+    let deterministic =
+        crate::run::metric::MetricSpec::parse(&h.metric).is_ok_and(|m| m.is_deterministic());
+    let Some(conditions) = h.conditions.as_ref().filter(|_| !deterministic) else {
+        return Vec::new();
+    };
+    let mut loads = Vec::new();
+    if let Some(l) = conditions.load {
+        loads.push(("before", l));
+    }
+    for f in &experiment.finishes {
+        if let Some(l) = f.load_after {
+            loads.push(("after", l));
+        }
+    }
+    crate::run::host::condition_warnings(conditions, &loads, h.host.cores)
 }
 
 /// A unit enum's serde name (`"module"`, `"relink"`).
@@ -148,6 +193,26 @@ pub fn analyse_series(
                 if series.seeds.len() == 1 { "y" } else { "ies" }
             ),
         );
+    }
+    let executions = series.executions_per_binary();
+    diagnostics.minimum_detectable_effect = sensitivity.cv_across_executions.and_then(|cv| {
+        crate::stats::mde::minimum_detectable_effect(
+            cv,
+            executions,
+            1.0 - confidence,
+            crate::stats::mde::DEFAULT_POWER,
+        )
+    });
+    if let (Some(mde), Some(cv)) = (
+        diagnostics.minimum_detectable_effect,
+        sensitivity.cv_across_executions,
+    ) {
+        diagnostics.notes.push(format!(
+            "Noise: with executions varying by {}, an effect below ≈ {} cannot be detected with these counts (the difference between two binaries' means over {executions} executions each, two-sided test at {}, 80 % power).",
+            percent(cv, 2),
+            percent(mde, 2),
+            percent(1.0 - confidence, 0)
+        ));
     }
     if series.baseline.is_none() {
         diagnostics

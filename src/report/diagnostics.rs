@@ -108,5 +108,6 @@ pub fn diagnose(series: &Series, failures: FailureCounts, confidence: f64) -> Di
         independence,
         failures,
         notes,
+        minimum_detectable_effect: None,
     }
 }

@@ -46,6 +46,8 @@ pub struct Experiment {
     /// The machine of each execution, by (program, variant, execution), when the store
     /// records machines (Slurm runs); empty otherwise.
     pub machines: BTreeMap<(String, String, u32), String>,
+    /// The ends of the `run` invocations (load before and after, parallelism).
+    pub finishes: Vec<crate::run::host::Finish>,
 }
 
 /// How many executions of one program ended in each way other than `ok`.
@@ -114,6 +116,7 @@ pub fn load(dir: &Path) -> Result<Experiment> {
 /// that does no I/O; `dir` is used in messages only).
 pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Experiment> {
     let store = dir.join(RESULTS_FILE);
+    let finishes = results.finishes.clone();
     let Some(header) = results.header.clone() else {
         if results.executions.is_empty() && results.measurements.is_empty() {
             bail!(
@@ -353,6 +356,7 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
         warnings,
         growth,
         machines,
+        finishes,
     })
 }
 

@@ -67,6 +67,16 @@ pub struct Setup {
     /// How the number of binaries was decided when it grew on-line (`layoutrand
     /// experiment`); `None` when it was fixed in advance.
     pub stopping: Option<crate::files::stopping::GrowthLog>,
+    /// Online CPUs of the host.
+    pub cores: Option<u32>,
+    /// The host's state when the run started (load, governors, boost, SMT).
+    pub conditions: Option<crate::run::host::HostConditions>,
+    /// The 1-minute load average at the end of the last `run` invocation.
+    pub load_after: Option<f64>,
+    /// Most executions that ran at once (`run --jobs`).
+    pub jobs: u32,
+    /// Warnings about the host's state, with the figures (time metrics only).
+    pub host_warnings: Vec<String>,
 }
 
 pub use crate::analysis::effect::Interval;
@@ -208,6 +218,10 @@ pub struct Diagnostics {
     pub failures: FailureCounts,
     /// Notes in words, most important first.
     pub notes: Vec<String>,
+    /// The smallest relative difference between two binaries' means, each over this run's
+    /// executions, that a two-sided test at the report's level finds with 80 % power, from
+    /// the execution-level variation (`stats::mde`); `None` when not computable.
+    pub minimum_detectable_effect: Option<f64>,
 }
 
 /// A changepoint's suggestion for one execution.

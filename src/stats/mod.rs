@@ -21,6 +21,7 @@ pub mod fieller;
 pub mod hierarchy;
 pub mod machines;
 pub mod mann_whitney;
+pub mod mde;
 pub mod multilevel;
 
 pub mod paired;
