@@ -8,7 +8,7 @@ make_experiment() { # DIR
  "mode":"relink","granularity":"link","linker":"bfd","mechanism":"bench",
  "recorded_build_seconds":0,"relink_seconds":0,
  "baseline":{"seed":null,"status":"ok","binaries":[{"name":"true","path":"bin/true",
-   "sha256":"","fingerprint":"","functions":0,"link_seconds":0}]},"seeds":[]}
+   "sha256":"$(sha256sum "$1/bin/true" | cut -d" " -f1)","fingerprint":"","functions":0,"link_seconds":0}]},"seeds":[]}
 JSON
 }
 
