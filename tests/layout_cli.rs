@@ -118,16 +118,26 @@ fn a_closed_pipe_ends_the_output_quietly() {
     let build = c_build();
     let bin = build.link("bfd", &build.program(), &[], "cli_pipe");
     for format in ["text", "json"] {
-        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("layoutrand"))
+        // The read end is closed before the child starts, so its first write gets EPIPE
+        // whatever the scheduling (closing it after the spawn raced with a fast child
+        // whose whole output fitted in the pipe's buffer).
+        let write_end = {
+            use std::os::fd::FromRawFd;
+            let mut fds = [0; 2];
+            assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0, "pipe()");
+            unsafe {
+                drop(std::os::fd::OwnedFd::from_raw_fd(fds[0]));
+                std::os::fd::OwnedFd::from_raw_fd(fds[1])
+            }
+        };
+        let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("layoutrand"))
             .arg("layout")
             .arg(&bin)
             .args(["--format", format])
-            .stdout(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::from(write_end))
             .stderr(std::process::Stdio::piped())
-            .spawn()
+            .output()
             .unwrap();
-        drop(child.stdout.take()); // the closed read end: every write gets EPIPE
-        let out = child.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!stderr.contains("panicked"), "{stderr}");
         assert_ne!(out.status.code(), Some(101), "{stderr}");
