@@ -21,17 +21,8 @@ bin=$PWD/target/release/layoutrand
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-make_experiment() { # DIR: an experiment whose only binary is a copy of /bin/sh
-    mkdir -p "$1/bin"
-    cp /bin/sh "$1/bin/sh"
-    cat >"$1/manifest.json" <<JSON
-{"schema":1,"tool_version":"bench","toolchain":{},"build_command":[],"build_dir":"$1",
- "mode":"relink","granularity":"link","linker":"bfd","mechanism":"bench",
- "recorded_build_seconds":0,"relink_seconds":0,
- "baseline":{"seed":null,"status":"ok","binaries":[{"name":"sh","path":"bin/sh",
-   "sha256":"$(sha256sum "$1/bin/sh" | cut -d' ' -f1)","fingerprint":"","functions":0,"link_seconds":0}]},"seeds":[]}
-JSON
-}
+# shellcheck source=benches/bench_experiment.sh
+. benches/bench_experiment.sh
 
 measure() { # LABEL CMD...: "LABEL: wall s, CPU s, max RSS MB" (CPU time does not depend on load)
     local label=$1
@@ -50,7 +41,7 @@ python3 -c 'import sys; line = b"filler line of benchmark output, not a value ..
 sys.stdout.buffer.write(line * (int(sys.argv[1]) * 1024 * 1024 // len(line)))' "$size_mb" >"$work/big-output"
 for case in small big; do
     d=$work/out-$case
-    make_experiment "$d"
+    make_experiment "$d" /bin/sh
     if [ "$case" = big ]; then script="cat $work/big-output; echo 'value 42'"; else script="echo 'value 42'"; fi
     measure "stdout of $( [ "$case" = big ] && echo "$size_mb MB" || echo "1 line")" \
         "$bin" run --out "$d" --executions 1 --metric 'regex:value (\d+)' -- '{bin}' -c "$script"
@@ -59,7 +50,7 @@ done
 echo "== resume reads the store streaming"
 for case in small big; do
     d=$work/store-$case
-    make_experiment "$d"
+    make_experiment "$d" /bin/sh
     "$bin" run --out "$d" --executions 2 --iterations 1000 --metric 'regex:value (\d+)' \
         --schedule-seed 1 -- '{bin}' -c 'i=0; while [ $i -lt 1000 ]; do echo "value $i"; i=$((i+1)); done' \
         >/dev/null 2>&1

@@ -20,22 +20,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 gcc -O2 -o "$work/bare" benches/run_overhead_bare.c
 
-<<<<<<< HEAD
 # shellcheck source=benches/bench_experiment.sh
 . benches/bench_experiment.sh
-=======
-make_experiment() { # DIR: an experiment whose only binary is /bin/true
-    mkdir -p "$1/bin"
-    cp /bin/true "$1/bin/true"
-    cat >"$1/manifest.json" <<JSON
-{"schema":1,"tool_version":"bench","toolchain":{},"build_command":[],"build_dir":"$1",
- "mode":"relink","granularity":"link","linker":"bfd","mechanism":"bench",
- "recorded_build_seconds":0,"relink_seconds":0,
- "baseline":{"seed":null,"status":"ok","binaries":[{"name":"true","path":"bin/true",
-   "sha256":"$(sha256sum "$1/bin/true" | cut -d' ' -f1)","fingerprint":"","functions":0,"link_seconds":0}]},"seeds":[]}
-JSON
-}
->>>>>>> main
 
 runner_ns() { # BASE N: "elapsed_ns child_wall_sum_ns" of `layoutrand run` with N executions
     local dir="$1/e$RANDOM$RANDOM"
@@ -45,7 +31,10 @@ runner_ns() { # BASE N: "elapsed_ns child_wall_sum_ns" of `layoutrand run` with 
     "$bin" run --out "$dir" --executions "$2" --schedule-seed 1 -- '{bin}' >/dev/null 2>&1
     t1=$(date +%s%N)
     # The recorded wall time of each execution is the fork/exec/wait as the runner saw it.
-    inside=$("$bin" export "$dir" --metric wall | awk -F, 'NR > 1 {s += $5} END {printf "%.0f", s}')
+    # The column is found by its header name, so a new export column cannot shift it.
+    inside=$("$bin" export "$dir" --metric wall |
+        awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "value") v = i; next}
+                 {s += $v} END {printf "%.0f", s}')
     rm -rf "$dir"
     echo "$((t1 - t0)) $inside"
 }
