@@ -121,3 +121,56 @@ fn sigint_and_sigterm_kill_the_whole_tree_and_say_what_was_kept() {
         assert_eq!(r.executions.len(), 1, "only the finished execution is kept");
     }
 }
+
+/// A whole-job kill (`scancel`, a Slurm time limit) signals the benchmark and the runner in
+/// no set order. When the benchmark dies of SIGTERM *before* the runner's own SIGTERM
+/// arrives, its end is the run's interruption — discarded and rerun on `--resume` — not a
+/// benchmark failure stored as "killed by signal 15". (Slurm CI caught this race.)
+#[test]
+fn a_benchmark_killed_by_the_same_sigterm_just_before_the_runner_is_not_a_failure() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 0);
+    // The first execution finishes; the second announces itself and dies of SIGTERM; the
+    // test then sends SIGTERM to the runner, as the rest of a whole-job kill would.
+    let script =
+        "if [ -e first-done ]; then echo $$ > dying.pid; kill -TERM $$; else touch first-done; \"$0\" ok; fi";
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("layoutrand"))
+        .current_dir(d.path())
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args(["--executions", "3", "--metric", r"regex:value (\d+)"])
+        .args(["--", "sh", "-c", script, "{bin}"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    pid_in(&d.path().join("dying.pid"));
+    // SAFETY: kill(2) on the runner this test started.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the runner did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(128 + libc::SIGTERM), "{stderr}");
+    assert!(stderr.contains("1 execution(s) kept"), "{stderr}");
+    let r = read_results(d.path()).unwrap();
+    assert_eq!(
+        r.executions.len(),
+        1,
+        "the killed execution was stored: {:?}",
+        r.executions
+    );
+    assert!(
+        r.executions
+            .iter()
+            .all(|e| e.status == layoutrand::run::store::ExecutionStatus::Ok),
+        "{:?}",
+        r.executions
+    );
+}

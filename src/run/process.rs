@@ -50,7 +50,8 @@ pub enum ProcessEnd {
     TimedOut,
     /// Could not be started; the reason.
     SpawnFailed(String),
-    /// Killed by us, with its whole tree, because the run was interrupted by this signal.
+    /// Killed by us, with its whole tree, because the run was interrupted by this signal, or
+    /// killed by the same whole-job signal that interrupted the run (`scancel`).
     Interrupted(i32),
 }
 
@@ -140,7 +141,13 @@ pub fn run_process(spec: &ProcessSpec) -> ProcessOutcome {
         Waited::TimedOut => ProcessEnd::TimedOut,
         Waited::Interrupted(signal) => ProcessEnd::Interrupted(signal),
         Waited::Exited if libc::WIFEXITED(status) => ProcessEnd::Exited(libc::WEXITSTATUS(status)),
-        Waited::Exited if libc::WIFSIGNALED(status) => ProcessEnd::Signaled(libc::WTERMSIG(status)),
+        Waited::Exited if libc::WIFSIGNALED(status) => {
+            let signal = libc::WTERMSIG(status);
+            match reaper::interrupt_alongside(signal, STOP_SIGNAL_GRACE) {
+                Some(ours) => ProcessEnd::Interrupted(ours),
+                None => ProcessEnd::Signaled(signal),
+            }
+        }
         Waited::Exited => ProcessEnd::Exited(-1),
     };
     let tv_ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000;
@@ -183,6 +190,12 @@ enum Waited {
 /// Longest sleep between two looks at the interrupt flag (a signal that lands just before a
 /// blocking call is seen at the latest this much later).
 const INTERRUPT_CHECK: Duration = Duration::from_millis(100);
+
+/// How long a benchmark killed by SIGINT or SIGTERM waits for the same signal to reach the
+/// runner. `scancel` and a job's time limit signal every process of a Slurm job, the
+/// benchmark's group included, in no set order; if the benchmark dies first, its end is the
+/// run's interruption, not a benchmark failure to store (a `--resume` reruns it).
+const STOP_SIGNAL_GRACE: Duration = Duration::from_secs(1);
 
 /// Waits until `pid` has exited, `limit` (if any) has passed, or the run is interrupted,
 /// without reaping it.

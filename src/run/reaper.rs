@@ -54,6 +54,26 @@ pub fn interrupted() -> Option<i32> {
     }
 }
 
+/// When a benchmark died of `signal` and that is SIGINT or SIGTERM, waits up to `grace` for
+/// the runner to be interrupted too (a whole-job kill, see `process`), and returns the
+/// runner's signal if it was. Any other signal, or none reaching the runner in time, is the
+/// benchmark's own end: `None`.
+pub fn interrupt_alongside(signal: i32, grace: std::time::Duration) -> Option<i32> {
+    if !INSTALLED.load(Ordering::SeqCst) || (signal != libc::SIGINT && signal != libc::SIGTERM) {
+        return None;
+    }
+    let deadline = std::time::Instant::now() + grace;
+    loop {
+        if let Some(ours) = interrupted() {
+            return Some(ours);
+        }
+        if std::time::Instant::now() >= deadline {
+            return None;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
 /// Held from a spawn until [`started`] has noted the new leader, and by [`kill_orphans`]
 /// while it picks its victims: with parallel executions (`run --jobs`), a leader another
 /// worker has just forked is a child not yet in [`RUNNING`], and must not look like an
