@@ -495,6 +495,9 @@ fn run(
     if let Some(t) = config.run.timeout {
         args.extend(os(&["--timeout", &t.to_string()]));
     }
+    if let Some(j) = config.run.jobs {
+        args.extend(os(&["--jobs", &j.to_string()]));
+    }
     if let Some(b) = budget {
         args.extend(os(&["--budget", b]));
     }
