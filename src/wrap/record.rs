@@ -60,7 +60,7 @@ pub enum LinkTool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum InputKind {
-    /// A relocatable ELF object (also gcc LTO IR objects).
+    /// A relocatable ELF object (also gcc LTO IR objects), or LLVM bitcode (clang -flto).
     Object,
     /// A static archive (`!<arch>`).
     Archive,
@@ -144,6 +144,11 @@ pub fn input_kind(file: &Path) -> Option<InputKind> {
     let n = f.read(&mut head).ok()?;
     if n >= 8 && &head[..8] == b"!<arch>\n" {
         return Some(InputKind::Archive);
+    }
+    // LLVM bitcode (clang -flto), bare or in its wrapper: an object whose code the link
+    // generates.
+    if n >= 4 && (&head[..4] == b"BC\xc0\xde" || &head[..4] == b"\xde\xc0\x17\x0b") {
+        return Some(InputKind::Object);
     }
     // ELF, e_type (offset 16, little- or big-endian) == ET_REL (1).
     if n >= 18 && &head[..4] == b"\x7fELF" {
