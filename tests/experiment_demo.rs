@@ -21,11 +21,21 @@ fn cachegrind_experiment_detects_binary_level_variance() {
         .arg(&out)
         .args(["--seeds", "5", "--executions", "2", "--iterations", "1"])
         .args(["--metric", "cachegrind", "--run-cmd", "{bin} 1"])
+        // Not the default (the number of cores): the store's finish record shows that the
+        // experiment passed it on to `run --jobs`.
+        .args(["--jobs", "3"])
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", describe(&output));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("all 6 binaries pass the check"), "{stderr}");
+    let results = layoutrand::run::store::read_results(&out).unwrap();
+    let jobs: Vec<u32> = results.finishes.iter().map(|f| f.jobs).collect();
+    assert_eq!(
+        jobs,
+        vec![3],
+        "one run invocation, with the experiment's --jobs"
+    );
 
     // Six distinct, verified layouts.
     let manifest = Manifest::load(&out).unwrap();

@@ -46,6 +46,9 @@ pub struct Args {
     /// wall, cpu, cachegrind or regex:PATTERN.
     #[arg(long)]
     pub metric: Option<String>,
+    /// Executions at once (run --jobs; deterministic metrics such as cachegrind only).
+    #[arg(long)]
+    pub jobs: Option<usize>,
     /// Target relative half-width of the CI, e.g. 1%.
     #[arg(long)]
     pub target: Option<String>,
@@ -102,6 +105,7 @@ pub fn run(args: Args) -> Result<i32> {
     config.run.warmup = args.warmup.or(config.run.warmup);
     config.run.metric = args.metric.or(config.run.metric);
     config.run.timeout = args.timeout.or(config.run.timeout);
+    config.run.jobs = args.jobs.or(config.run.jobs);
     config.target.precision = args.target.or(config.target.precision);
     config.target.max_binaries = args.max_binaries.or(config.target.max_binaries);
     let mode = if args.initial {

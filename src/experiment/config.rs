@@ -100,6 +100,11 @@ pub struct RunConfig {
     /// Per-execution timeout in seconds.
     #[serde(default)]
     pub timeout: Option<f64>,
+    /// Executions at once (`layoutrand run --jobs`): only for a deterministic metric
+    /// (cachegrind), whose values do not depend on what else runs; absent: the runner's
+    /// default (the number of cores for cachegrind, else 1).
+    #[serde(default)]
+    pub jobs: Option<usize>,
 }
 
 /// `[check]`: a command run once per binary that must exit 0 (the program's own test).
@@ -186,6 +191,15 @@ impl ExperimentConfig {
                 bail!("[build] granularity = {g:?}: expected link, module or global");
             }
         }
+        if let Some(jobs) = self.run.jobs {
+            // The runner's own rule, checked before the build so a wall-time experiment
+            // with `jobs = 2` stops at once instead of after building every seed.
+            let text = self.run.metric.as_deref().unwrap_or("wall");
+            let metric = crate::run::metric::MetricSpec::parse(text)
+                .with_context(|| format!("[run] metric = {text:?}"))?;
+            crate::run::parallel::check_jobs(&metric, text, jobs, false)
+                .with_context(|| format!("[run] jobs = {jobs}"))?;
+        }
         if let Some(c) = self.target.confidence {
             if !(c > 0.0 && c < 1.0) {
                 bail!("[target] confidence = {c}: expected a number between 0 and 1, e.g. 0.95");
@@ -265,5 +279,38 @@ mod tests {
         assert!(format!("{:#}", c.validate().unwrap_err()).contains("{bin}"));
         c.run.command = vec!["{bin}".into()];
         c.validate().unwrap();
+    }
+
+    #[test]
+    fn jobs_is_read_and_refused_with_a_time_metric() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("e.toml");
+        let file = |metric: &str, jobs: usize| {
+            format!(
+                "[build]\ncommand = [\"make\"]\n[run]\ncommand = [\"{{bin}}\"]\nmetric = \"{metric}\"\njobs = {jobs}\n"
+            )
+        };
+        std::fs::write(&p, file("cachegrind", 2)).unwrap();
+        let c = ExperimentConfig::load(&p).unwrap();
+        assert_eq!(c.run.jobs, Some(2));
+        c.validate().unwrap();
+        std::fs::write(&p, file("wall", 2)).unwrap();
+        let err = format!(
+            "{:#}",
+            ExperimentConfig::load(&p).unwrap().validate().unwrap_err()
+        );
+        assert!(
+            err.contains("[run] jobs = 2") && err.contains("deterministic"),
+            "{err}"
+        );
+        std::fs::write(&p, file("cachegrind", 0)).unwrap();
+        let err = format!(
+            "{:#}",
+            ExperimentConfig::load(&p).unwrap().validate().unwrap_err()
+        );
+        assert!(err.contains("at least 1"), "{err}");
+        // A serial time-metric run may say so explicitly.
+        std::fs::write(&p, file("wall", 1)).unwrap();
+        ExperimentConfig::load(&p).unwrap().validate().unwrap();
     }
 }
