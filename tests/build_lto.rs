@@ -4,21 +4,11 @@
 
 mod build_support;
 
-use std::collections::BTreeSet;
 use std::path::Path;
 
-use build_support::{assert_success, build, check_variants, fixture, have, run};
+use build_support::{assert_success, build, check_variants, fixture, have, run, section_names};
 use layoutrand::files::manifest::Manifest;
 use layoutrand::layout::binary;
-use object::{Object, ObjectSection};
-
-fn section_names(path: &Path) -> BTreeSet<String> {
-    let data = std::fs::read(path).unwrap();
-    let file = object::File::parse(&*data).unwrap();
-    file.sections()
-        .filter_map(|s| s.name().ok().map(str::to_string))
-        .collect()
-}
 
 /// Builds the `lto` fixture with `cc` (and its usual linker: bfd for gcc, which lld cannot
 /// serve), relinks with `linker`, 3 seeds, and checks: every seed built,

@@ -116,12 +116,7 @@ fn run_step(
     object: &Path,
     name: &str,
 ) -> Result<()> {
-    let starts: HashMap<usize, usize> = link
-        .inputs
-        .iter()
-        .enumerate()
-        .map(|(i, input)| (input.span.start, i))
-        .collect();
+    let starts = input_starts(link);
     let mut args: Vec<String> = Vec::new();
     let mut k = 0;
     while k < link.args.len() {
@@ -172,6 +167,15 @@ fn run_step(
     }
     std::fs::rename(&staged, object)
         .with_context(|| format!("storing the LTO object {}", object.display()))
+}
+
+/// Where each recorded input starts on the command line: argument index → input index.
+fn input_starts(link: &LinkRecord) -> HashMap<usize, usize> {
+    link.inputs
+        .iter()
+        .enumerate()
+        .map(|(i, input)| (input.span.start, i))
+        .collect()
 }
 
 /// Whether an argument of the recorded link (not an input nor the output) goes to the `-r`
@@ -244,12 +248,7 @@ fn rewrite(
     blob: String,
     name: &str,
 ) -> LinkRecord {
-    let starts: HashMap<usize, usize> = link
-        .inputs
-        .iter()
-        .enumerate()
-        .map(|(i, input)| (input.span.start, i))
-        .collect();
+    let starts = input_starts(link);
     let mut args: Vec<String> = Vec::new();
     let mut inputs: Vec<RecordedInput> = Vec::new();
     let mut output_span = None;
