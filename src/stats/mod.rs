@@ -30,6 +30,8 @@ pub mod sample;
 pub mod shapiro_wilk;
 pub mod suite;
 pub mod tdist;
+#[cfg(test)]
+mod test_support;
 pub mod welch;
 
 pub use error::StatsError;
