@@ -111,6 +111,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         baseline: baseline.set.clone(),
         seeds: Vec::new(),
         programs: Vec::new(),
+        variants: Vec::new(),
     };
     // The baseline alone first: an interrupted build keeps what it finished.
     manifest.save(&out_dir)?;

@@ -8,6 +8,8 @@
 //! * [`binaries`]: baseline and seeds, in parallel, verified;
 //! * [`driver`]: all of it, writing the [manifest](crate::files::manifest); [`rebuild`]: `--rebuild`, one full build
 //!   per binary in a copy of the tree, each link randomised as it happens (see [`live`]);
+//! * [`variant`]: `--variant NAME`, one version of the program among several, with the
+//!   seeds of the others;
 //! * [`extend`]: more seeds for a finished relink build, from its recording;
 //! * [`achieved`]: what each program's seeds can move (refusing objects without
 //!   per-function sections under `module`/`global`);
@@ -30,3 +32,4 @@ pub mod recorded_build;
 pub mod replay;
 pub mod summary;
 pub mod toolchain;
+pub mod variant;

@@ -105,6 +105,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         baseline: baseline_set,
         seeds: finalized.seeds,
         programs: finalized.programs,
+        variants: Vec::new(),
     };
     manifest.save(&out_dir)?;
     Ok(BuildOutcome {

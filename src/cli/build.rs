@@ -13,12 +13,17 @@ use layoutrand::files::manifest::Granularity;
 /// Arguments of `layoutrand build`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Number of seeds (randomised binaries) to build besides the baseline.
-    #[arg(long, default_value_t = 10)]
-    pub seeds: u64,
-    /// First seed; the seeds are S, S+1, ..., S+N-1.
-    #[arg(long, default_value_t = 1)]
-    pub seed_base: u64,
+    /// Number of seeds (randomised binaries) to build besides the baseline [default: 10; with
+    /// --variant, the seeds of the variants already built].
+    #[arg(long)]
+    pub seeds: Option<u64>,
+    /// First seed; the seeds are S, S+1, ..., S+N-1 [default: 1].
+    #[arg(long)]
+    pub seed_base: Option<u64>,
+    /// Build this variant (a version of the program: other flags, compiler or sources) of an
+    /// experiment comparing several, into OUT/NAME; the variants share their seeds.
+    #[arg(long, value_name = "NAME", conflicts_with = "extend")]
+    pub variant: Option<String>,
     /// Output directory (binaries and manifest.json).
     #[arg(long, default_value = layoutrand::analysis::vocabulary::DEFAULT_DIR)]
     pub out: PathBuf,
@@ -78,6 +83,37 @@ pub enum LinkerArg {
     Mold,
 }
 
+/// The seeds to build: `--seeds`/`--seed-base`, or for a variant added to an experiment the
+/// seeds of its variants (given flags must then agree with them).
+fn seeds(args: &Args) -> Result<Vec<u64>> {
+    let asked = || -> Vec<u64> {
+        let base = args.seed_base.unwrap_or(1);
+        (0..args.seeds.unwrap_or(10)).map(|i| base + i).collect()
+    };
+    let Some(name) = &args.variant else {
+        return Ok(asked());
+    };
+    layoutrand::build::variant::check_name(name)?;
+    let Some(shared) = layoutrand::build::variant::shared_seeds(&args.out)? else {
+        return Ok(asked());
+    };
+    if (args.seeds.is_some() || args.seed_base.is_some()) && asked() != shared {
+        bail!(
+            "the variants in {} use seeds {}; a variant must use the same (leave out --seeds and --seed-base)",
+            args.out.display(),
+            describe_seeds(&shared)
+        );
+    }
+    Ok(shared)
+}
+
+fn describe_seeds(seeds: &[u64]) -> String {
+    match (seeds.first(), seeds.last()) {
+        (Some(a), Some(b)) => format!("{a} to {b} ({} seeds)", seeds.len()),
+        _ => "none".to_string(),
+    }
+}
+
 /// Runs `layoutrand build`.
 pub fn run(args: Args) -> Result<i32> {
     let command = match args.command.first().map(String::as_str) {
@@ -96,7 +132,7 @@ pub fn run(args: Args) -> Result<i32> {
         command,
         build_dir: std::env::current_dir()?,
         out_dir: args.out.clone(),
-        seeds: (0..args.seeds).map(|i| args.seed_base + i).collect(),
+        seeds: seeds(&args)?,
         granularity: match args.granularity {
             GranularityArg::Link => Granularity::Link,
             GranularityArg::Module => Granularity::Module,
@@ -115,7 +151,9 @@ pub fn run(args: Args) -> Result<i32> {
         rebuild: args.rebuild,
         allow_many_seeds: args.allow_many_seeds,
     };
-    let outcome = if args.extend {
+    let outcome = if let Some(name) = &args.variant {
+        layoutrand::build::variant::build(&opts, name)?
+    } else if args.extend {
         layoutrand::build::extend::extend(&opts)?
     } else {
         driver::build(&opts)?

@@ -266,10 +266,14 @@ fn print_summary(summary: &[BinarySummary]) {
         } else {
             format!("{:.2}%", 100.0 * s.cv)
         };
+        let binary = match &s.variant {
+            Some(v) => format!("{v} {}", s.binary),
+            None => s.binary.clone(),
+        };
         println!(
             "{:<16} {:<12} n={:<4} mean={:<14} {:<6} CV={:<8} failures={}",
             s.program,
-            s.binary,
+            binary,
             s.executions_ok,
             significant(s.mean),
             s.unit,

@@ -76,6 +76,22 @@ pub struct Manifest {
     /// written before it existed, and in a build interrupted before its seeds were checked.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub programs: Vec<ProgramSummary>,
+    /// The variants of the program built with `build --variant NAME`, in build order; empty
+    /// for a build without variants. Each is a whole build of its own, in `DIR/NAME/`, with
+    /// every path relative to `DIR`; all share the seeds of the first. The fields above
+    /// then repeat the first variant's, so a reader of one variant reads the first.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<VariantBuild>,
+}
+
+/// One variant (a version of the program: other flags, compiler or sources) of an experiment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct VariantBuild {
+    /// The name given to `build --variant`.
+    pub name: String,
+    /// Its build: baseline, seeds and summaries, paths relative to the experiment directory
+    /// (its `variants` is empty).
+    pub build: Manifest,
 }
 
 /// What the seeds of one program achieved.
@@ -238,6 +254,19 @@ impl Manifest {
     pub fn save(&self, dir: &Path) -> Result<()> {
         let text = serde_json::to_string_pretty(self)?;
         crate::files::write_atomically(&dir.join(MANIFEST_FILE), text.as_bytes())
+    }
+
+    /// Each variant's build with its name, in build order; for a build without variants,
+    /// the manifest itself with no name.
+    pub fn variant_builds(&self) -> Vec<(Option<&str>, &Manifest)> {
+        if self.variants.is_empty() {
+            vec![(None, self)]
+        } else {
+            self.variants
+                .iter()
+                .map(|v| (Some(v.name.as_str()), &v.build))
+                .collect()
+        }
     }
 
     /// The baseline followed by every seed, in that order.

@@ -337,3 +337,53 @@ fn execution_of_any_schema<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Exe
     upgrade_label(&mut e.binary, &mut e.variant).map_err(serde::de::Error::custom)?;
     Ok(e)
 }
+
+/// What identifies one execution in a store: program, variant, binary, execution index.
+pub type ExecutionKey = (String, Option<String>, String, u32);
+
+/// [`ExecutionKey`], borrowed.
+pub type ExecutionKeyRef<'a> = (&'a str, Option<&'a str>, &'a str, u32);
+
+impl Execution {
+    /// The execution this record closes.
+    pub fn key(&self) -> ExecutionKey {
+        (
+            self.program.clone(),
+            self.variant.clone(),
+            self.binary.clone(),
+            self.execution,
+        )
+    }
+
+    /// [`Execution::key`], borrowed.
+    pub fn key_ref(&self) -> ExecutionKeyRef<'_> {
+        (
+            &self.program,
+            self.variant.as_deref(),
+            &self.binary,
+            self.execution,
+        )
+    }
+}
+
+impl Measurement {
+    /// The execution this value belongs to.
+    pub fn key(&self) -> ExecutionKey {
+        (
+            self.program.clone(),
+            self.variant.clone(),
+            self.binary.clone(),
+            self.execution,
+        )
+    }
+
+    /// [`Measurement::key`], borrowed.
+    pub fn key_ref(&self) -> ExecutionKeyRef<'_> {
+        (
+            &self.program,
+            self.variant.as_deref(),
+            &self.binary,
+            self.execution,
+        )
+    }
+}

@@ -34,7 +34,8 @@ pub struct Experiment {
     pub manifest: Manifest,
     /// The store's header.
     pub header: Header,
-    /// One data set per program and metric, sorted by program then metric.
+    /// One data set per program, metric and variant, sorted by program, then metric (the
+    /// run's primary first), then variant in build order (see [`variant_groups`]).
     pub series: Vec<Series>,
     /// Executions that did not end well, by program.
     pub failures: BTreeMap<String, FailureCounts>,
@@ -43,11 +44,32 @@ pub struct Experiment {
     /// The stopping rule, when `layoutrand experiment` grew the top level on-line
     /// (`stopping.json`).
     pub growth: Option<GrowthLog>,
-    /// The machine of each execution, by (program, binary, execution), when the store
-    /// records machines (Slurm runs); empty otherwise.
-    pub machines: BTreeMap<(String, String, u32), String>,
+    /// The machine of each execution, by its key, when the store records machines (Slurm
+    /// runs); empty otherwise.
+    pub machines: BTreeMap<crate::files::results::ExecutionKey, String>,
     /// The ends of the `run` invocations (load before and after, parallelism).
     pub finishes: Vec<crate::run::host::Finish>,
+}
+
+/// For each (program, metric) measured under named variants, the indices into `series` of
+/// its variants' series, in build order (the first is the base of the comparisons). The
+/// seeds of the series of one group are matched by [`super::series::BinaryData::seed`]:
+/// the same seed number is the same order of the functions the variants share. Empty
+/// without variants.
+pub fn variant_groups(series: &[Series]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, s) in series.iter().enumerate() {
+        if s.variant.is_none() {
+            continue;
+        }
+        match groups.last_mut() {
+            Some(g) if series[g[0]].program == s.program && series[g[0]].metric == s.metric => {
+                g.push(i)
+            }
+            _ => groups.push(vec![i]),
+        }
+    }
+    groups
 }
 
 /// How many executions of one program ended in each way other than `ok`.
@@ -154,14 +176,16 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
     }
 
     let mut failures: BTreeMap<String, FailureCounts> = BTreeMap::new();
-    let mut status_of: BTreeMap<(String, String, u32), &crate::run::store::Execution> =
-        BTreeMap::new();
+    let mut status_of: BTreeMap<
+        crate::files::results::ExecutionKey,
+        &crate::run::store::Execution,
+    > = BTreeMap::new();
     for e in &results.executions {
         failures
             .entry(e.program.clone())
             .or_default()
             .count(e.status);
-        status_of.insert((e.program.clone(), e.binary.clone(), e.execution), e);
+        status_of.insert(e.key(), e);
     }
     if failures.values().all(|f| f.ok == 0) {
         let total: usize = failures.values().map(FailureCounts::failed).sum();
@@ -182,8 +206,14 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
         .flat_map(|v| v.binaries.iter().map(|b| b.name.as_str()))
         .collect();
 
-    // program → metric → binary → execution → (iteration → value, warmup flag)
-    type Raw = BTreeMap<(String, String), BTreeMap<String, RawBinary>>;
+    // (program, metric, variant's place in build order, variant) → binary → execution →
+    // (iteration → value, warmup flag)
+    type Raw = BTreeMap<(String, String, usize, Option<String>), BTreeMap<String, RawBinary>>;
+    let variant_rank = |v: &Option<String>| {
+        v.as_ref()
+            .and_then(|v| header.variants.iter().position(|n| n == v))
+            .unwrap_or(0)
+    };
     let mut raw: Raw = BTreeMap::new();
     let mut units: BTreeMap<(String, String), String> = BTreeMap::new();
     for m in &results.measurements {
@@ -197,7 +227,7 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
                 dir.join(MANIFEST_FILE).display()
             );
         }
-        let Some(exec) = status_of.get(&(m.program.clone(), m.binary.clone(), m.execution)) else {
+        let Some(exec) = status_of.get(&m.key()) else {
             continue;
         };
         if exec.status != ExecutionStatus::Ok {
@@ -219,7 +249,12 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
             }
         }
         let binary = raw
-            .entry(key)
+            .entry((
+                m.program.clone(),
+                m.metric.clone(),
+                variant_rank(&m.variant),
+                m.variant.clone(),
+            ))
             .or_default()
             .entry(m.binary.clone())
             .or_insert_with(|| RawBinary {
@@ -269,9 +304,12 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
     }
 
     let mut series = Vec::new();
-    for ((program, metric), binaries) in raw {
+    for ((program, metric, _, variant), binaries) in raw {
         let unit = units[&(program.clone(), metric.clone())].clone();
-        let what = format!("{program} {metric}");
+        let what = match &variant {
+            Some(v) => format!("{program} ({v}) {metric}"),
+            None => format!("{program} {metric}"),
+        };
         let mut seeds = Vec::new();
         let mut baseline = None;
         for (binary, rb) in binaries {
@@ -314,6 +352,7 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
         let binary_cost_seconds = binary_cost(&manifest, &program);
         series.push(Series {
             program,
+            variant,
             metric,
             unit,
             seeds,
@@ -341,10 +380,7 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
         .iter()
         .filter_map(|e| {
             let m = e.machine.as_ref()?;
-            Some((
-                (e.program.clone(), e.binary.clone(), e.execution),
-                m.label(),
-            ))
+            Some((e.key(), m.label()))
         })
         .collect();
     Ok(Experiment {

@@ -10,6 +10,8 @@ use crate::stats::sample::mean;
 pub struct Series {
     /// Program name (binary name from the manifest).
     pub program: String,
+    /// The variant (`build --variant NAME`) measured; `None` without variants.
+    pub variant: Option<String>,
     /// Metric name, e.g. `wall` or `I1_misses`.
     pub metric: String,
     /// Unit of the values, e.g. `ns`.

@@ -112,7 +112,7 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
         Record::Measurement(Measurement {
             program: target.program.clone(),
             binary: target.binary.clone(),
-            variant: None,
+            variant: target.variant.clone(),
             seed: target.seed,
             execution: slot.execution,
             iteration,
@@ -159,7 +159,7 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
     records.push(Record::Execution(Execution {
         program: target.program.clone(),
         binary: target.binary.clone(),
-        variant: None,
+        variant: target.variant.clone(),
         seed: target.seed,
         execution: slot.execution,
         schedule_index: slot.schedule_index,

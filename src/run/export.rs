@@ -14,7 +14,8 @@ use super::store::Results;
 /// Output format of an export.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExportFormat {
-    /// Header line `program,binary,execution,iteration,value` (+ `warmup` with warmups).
+    /// Header line `program,binary,layout,execution,iteration,value` (`program,variant,…`
+    /// with variants; + `warmup` with warmups).
     Csv,
     /// An array of objects with the CSV's columns plus `metric`, `unit`, `warmup`.
     Json,
@@ -25,6 +26,10 @@ pub enum ExportFormat {
 pub struct ExportRow {
     /// Program name.
     pub program: String,
+    /// The variant (`build --variant NAME`); absent without variants (and then the CSV has no
+    /// `variant` column).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     /// Binary label (`baseline`, `seed-N`): the binary level.
     pub binary: String,
     /// `default` for the default-layout baseline, `random` for a randomised binary
@@ -67,6 +72,7 @@ pub fn export_rows(
         .filter(|m| m.metric == metric && (include_warmup || !m.warmup))
         .map(|m| ExportRow {
             program: m.program.clone(),
+            variant: m.variant.clone(),
             binary: m.binary.clone(),
             layout: if m.binary == crate::files::manifest::BASELINE_LABEL {
                 crate::measurements::DEFAULT_LAYOUT
@@ -115,6 +121,7 @@ pub fn write_rows(
         }
         ExportFormat::Csv => {
             let mut w = csv::Writer::from_writer(out);
+            let with_variant = rows.iter().any(|r| r.variant.is_some());
             let mut head = vec![
                 "program",
                 "binary",
@@ -123,6 +130,9 @@ pub fn write_rows(
                 "iteration",
                 "value",
             ];
+            if with_variant {
+                head.insert(1, "variant");
+            }
             if with_warmup {
                 head.push("warmup");
             }
@@ -136,6 +146,9 @@ pub fn write_rows(
                     r.iteration.to_string(),
                     r.value.to_string(),
                 ];
+                if with_variant {
+                    rec.insert(1, r.variant.clone().unwrap_or_default());
+                }
                 if with_warmup {
                     rec.push(r.warmup.to_string());
                 }

@@ -12,6 +12,7 @@ use super::execution::unix_now;
 use super::host::{detect_conditions, detect_host};
 use super::metric::MetricSpec;
 use super::preflight::which;
+use super::schedule::{build_schedule, Slot};
 use super::settings::{resolve, RunRequest, RunSettings};
 use super::store::{Header, RESULTS_SCHEMA};
 use super::targets::{plan_targets, Target};
@@ -27,10 +28,12 @@ pub struct PreparedRun {
     pub template: CommandTemplate,
     /// Programs under test.
     pub programs: Vec<String>,
-    /// One target per (program, binary), program-major.
+    /// One target per (program, variant, binary): see [`PreparedRun::target`].
     pub targets: Vec<Target>,
     /// Binary labels in target order.
     pub binary_labels: Vec<String>,
+    /// Names of the variants in build order; empty without variants.
+    pub variants: Vec<String>,
 }
 
 /// Resolves `req` (against `previous`, the header of the run being resumed) and checks
@@ -69,6 +72,14 @@ pub fn prepare_run(
             binary_labels.push(t.binary.clone());
         }
     }
+    let variants: Vec<String> = manifest.variants.iter().map(|v| v.name.clone()).collect();
+    if let Some(h) = previous.filter(|h| h.variants != variants) {
+        bail!(
+            "--resume: the manifest's variants ({}) differ from the interrupted run's ({}); start a new run in another --out",
+            variants.join(", "),
+            h.variants.join(", ")
+        );
+    }
     if matches!(metric, MetricSpec::Cachegrind) && which("valgrind").is_none() {
         bail!("--metric cachegrind needs valgrind on PATH (apt-get install valgrind)");
     }
@@ -79,10 +90,30 @@ pub fn prepare_run(
         programs,
         targets,
         binary_labels,
+        variants,
     })
 }
 
 impl PreparedRun {
+    /// The target a slot of the schedule runs.
+    pub fn target(&self, slot: &Slot) -> &Target {
+        let variants = self.variants.len().max(1);
+        &self.targets
+            [(slot.program * variants + slot.variant) * self.binary_labels.len() + slot.binary]
+    }
+
+    /// The whole schedule of this run (see [`build_schedule`]).
+    pub fn schedule(&self) -> Vec<Slot> {
+        build_schedule(
+            self.programs.len(),
+            self.variants.len().max(1),
+            self.binary_labels.len(),
+            self.settings.executions,
+            self.settings.schedule_seed,
+            self.settings.env_pad_max,
+        )
+    }
+
     /// The header of a new store for this run.
     pub fn header(
         &self,
@@ -98,7 +129,7 @@ impl PreparedRun {
             command: settings.command.clone(),
             programs: self.programs.clone(),
             binaries: self.binary_labels.clone(),
-            variants: Vec::new(),
+            variants: self.variants.clone(),
             metric: settings.metric.clone(),
             executions: settings.executions,
             iterations: match (&self.metric, settings.iterations) {

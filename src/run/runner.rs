@@ -14,7 +14,7 @@ use super::host::{current_load, Finish};
 use super::preflight::check_writable;
 use super::prepare::{prepare_run, PreparedRun};
 use super::reaper::{self, Interrupted};
-use super::schedule::{build_schedule, Slot};
+use super::schedule::Slot;
 use super::settings::RunRequest;
 use super::store::{scan_results, ExecutionStatus, Extension, Record, StoreWriter, RESULTS_FILE};
 use super::summary::{BinarySummary, Summarizer};
@@ -83,9 +83,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
         settings,
         metric,
         template,
-        programs,
-        targets,
-        binary_labels,
+        ..
     } = &prepared;
     let jobs = req
         .jobs
@@ -146,32 +144,21 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
         warnings.push(w);
     }
 
-    let done: HashSet<(String, String, u32)> = previous
+    let done: HashSet<crate::files::results::ExecutionKey> = previous
         .as_ref()
-        .map(|r| {
-            r.executions
-                .iter()
-                .map(|e| (e.program.clone(), e.binary.clone(), e.execution))
-                .collect()
-        })
+        .map(|r| r.executions.iter().map(|e| e.key()).collect())
         .unwrap_or_default();
     let mut any_metric_ok = previous
         .as_ref()
         .is_some_and(|r| r.executions.iter().any(|e| e.status == ExecutionStatus::Ok));
 
-    let schedule = build_schedule(
-        programs.len(),
-        binary_labels.len(),
-        settings.executions,
-        settings.schedule_seed,
-        settings.env_pad_max,
-    );
-    let target_of = |s: &Slot| &targets[s.program * binary_labels.len() + s.binary];
+    let schedule = prepared.schedule();
+    let target_of = |s: &Slot| prepared.target(s);
     let todo: Vec<&Slot> = schedule
         .iter()
         .filter(|s| {
             let t = target_of(s);
-            !done.contains(&(t.program.clone(), t.binary.clone(), s.execution))
+            !done.contains(&t.key(s.execution))
         })
         .collect();
     let skipped = schedule.len() - todo.len();

@@ -74,8 +74,8 @@ fn same_experiment(a: &Header, b: &Header) -> bool {
 /// order, and the warnings of every shard.
 pub fn read_sharded(dir: &Path) -> Result<Results> {
     let mut merged = Results::default();
-    let mut seen: HashSet<(String, String, u32)> = HashSet::new();
-    let mut dropped: HashSet<(String, String, u32)> = HashSet::new();
+    let mut seen: HashSet<crate::files::results::ExecutionKey> = HashSet::new();
+    let mut dropped: HashSet<crate::files::results::ExecutionKey> = HashSet::new();
     for (k, shard) in shard_stores(dir)? {
         let r = read_results(&shard)?;
         merged.warnings.extend(r.warnings);
@@ -88,7 +88,7 @@ pub fn read_sharded(dir: &Path) -> Result<Results> {
             _ => {}
         }
         for e in r.executions {
-            let key = (e.program.clone(), e.binary.clone(), e.execution);
+            let key = e.key();
             if seen.insert(key.clone()) {
                 merged.executions.push(e);
             } else {
@@ -106,30 +106,20 @@ pub fn read_sharded(dir: &Path) -> Result<Results> {
         merged.measurements.extend(
             r.measurements
                 .into_iter()
-                .filter(|m| !dropped.contains(&(m.program.clone(), m.binary.clone(), m.execution))),
+                .filter(|m| !dropped.contains(&m.key())),
         );
         dropped.clear();
         merged.extensions.extend(r.extensions);
         merged.finishes.extend(r.finishes);
     }
     merged.executions.sort_by_key(|e| e.schedule_index);
-    let order: HashMap<(&str, &str, u32), u64> = merged
+    let order: HashMap<crate::files::results::ExecutionKeyRef<'_>, u64> = merged
         .executions
         .iter()
-        .map(|e| {
-            (
-                (e.program.as_str(), e.binary.as_str(), e.execution),
-                e.schedule_index,
-            )
-        })
+        .map(|e| (e.key_ref(), e.schedule_index))
         .collect();
     let mut measurements = std::mem::take(&mut merged.measurements);
-    measurements.sort_by_key(|m| {
-        order
-            .get(&(m.program.as_str(), m.binary.as_str(), m.execution))
-            .copied()
-            .unwrap_or(u64::MAX)
-    });
+    measurements.sort_by_key(|m| order.get(&m.key_ref()).copied().unwrap_or(u64::MAX));
     merged.measurements = measurements;
     Ok(merged)
 }
@@ -141,15 +131,13 @@ pub fn scan_sharded(
     mut on_commit: impl FnMut(&Execution, Vec<Measurement>),
 ) -> Result<Results> {
     let mut merged = read_sharded(dir)?;
-    let mut by_execution: HashMap<(String, String, u32), Vec<Measurement>> = HashMap::new();
+    let mut by_execution: HashMap<crate::files::results::ExecutionKey, Vec<Measurement>> =
+        HashMap::new();
     for m in std::mem::take(&mut merged.measurements) {
-        by_execution
-            .entry((m.program.clone(), m.binary.clone(), m.execution))
-            .or_default()
-            .push(m);
+        by_execution.entry(m.key()).or_default().push(m);
     }
     for e in &merged.executions {
-        let key = (e.program.clone(), e.binary.clone(), e.execution);
+        let key = e.key();
         on_commit(e, by_execution.remove(&key).unwrap_or_default());
     }
     Ok(merged)

@@ -163,8 +163,7 @@ fn scan(
                 // means the pending ones were left uncommitted by a crash and their execution
                 // was run again: drop them.
                 let stale = pending.first().is_some_and(|p| {
-                    (p.program.as_str(), p.binary.as_str(), p.execution)
-                        != (m.program.as_str(), m.binary.as_str(), m.execution)
+                    p.key_ref() != m.key_ref()
                         || (p.iteration, p.metric.as_str()) == (m.iteration, m.metric.as_str())
                 });
                 if stale {
@@ -180,10 +179,9 @@ fn scan(
             Record::Extension(x) => results.extensions.push(x),
             Record::Finish(f) => results.finishes.push(f),
             Record::Execution(mut e) => {
-                let (mine, others): (Vec<_>, Vec<_>) =
-                    std::mem::take(&mut pending).into_iter().partition(|m| {
-                        m.program == e.program && m.binary == e.binary && m.execution == e.execution
-                    });
+                let (mine, others): (Vec<_>, Vec<_>) = std::mem::take(&mut pending)
+                    .into_iter()
+                    .partition(|m| m.key_ref() == e.key_ref());
                 if !others.is_empty() {
                     results.warnings.push(format!(
                         "{}:{lineno}: {} measurement(s) without their execution record were dropped",

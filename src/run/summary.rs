@@ -13,6 +13,8 @@ use super::store::{Execution, ExecutionStatus, Measurement, Results};
 pub struct BinarySummary {
     /// Program name.
     pub program: String,
+    /// The variant, `None` without variants.
+    pub variant: Option<String>,
     /// Binary label.
     pub binary: String,
     /// Successful executions.
@@ -37,10 +39,7 @@ pub fn summarize(results: &Results, metric: &str) -> Vec<BinarySummary> {
     for e in &results.executions {
         // The measurements of one execution are contiguous and in execution order.
         let mut mine = Vec::new();
-        while let Some(m) = measurements.next_if(|m| {
-            (m.program.as_str(), m.binary.as_str(), m.execution)
-                == (e.program.as_str(), e.binary.as_str(), e.execution)
-        }) {
+        while let Some(m) = measurements.next_if(|m| m.key_ref() == e.key_ref()) {
             mine.push(m.clone());
         }
         summary.add(e, &mine);
@@ -56,7 +55,7 @@ pub struct Summarizer {
     out: Vec<BinarySummary>,
     /// Per entry of `out`: running mean and sum of squared deviations.
     moments: Vec<(f64, f64)>,
-    index: HashMap<(String, String), usize>,
+    index: HashMap<(String, Option<String>, String), usize>,
 }
 
 impl Summarizer {
@@ -72,10 +71,11 @@ impl Summarizer {
 
     /// Takes in one committed execution and its measurements.
     pub fn add(&mut self, e: &Execution, measurements: &[Measurement]) {
-        let key = (e.program.clone(), e.binary.clone());
+        let key = (e.program.clone(), e.variant.clone(), e.binary.clone());
         let i = *self.index.entry(key).or_insert_with(|| {
             self.out.push(BinarySummary {
                 program: e.program.clone(),
+                variant: e.variant.clone(),
                 binary: e.binary.clone(),
                 executions_ok: 0,
                 failures: 0,

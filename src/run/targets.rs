@@ -14,6 +14,8 @@ use crate::files::manifest::{BuildStatus, Manifest};
 pub struct Target {
     /// Program name (the label when the command has only `{bin:NAME}` placeholders).
     pub program: String,
+    /// The variant (`build --variant NAME`), `None` without variants.
+    pub variant: Option<String>,
     /// Binary label.
     pub binary: String,
     /// The binary's seed (`None` for the baseline).
@@ -24,8 +26,107 @@ pub struct Target {
     pub sha256: BTreeMap<String, String>,
 }
 
-/// The programs under test and one target per (program, binary), program-major.
+impl Target {
+    /// The key of execution `execution` of this target in the store.
+    pub fn key(&self, execution: u32) -> crate::files::results::ExecutionKey {
+        (
+            self.program.clone(),
+            self.variant.clone(),
+            self.binary.clone(),
+            execution,
+        )
+    }
+}
+
+/// The programs under test and one target per (program, variant, binary), program-major,
+/// then variant (in build order), then binary: the grid
+/// `targets[(program * variants + variant) * binaries + binary]`. With variants, only the
+/// binaries every variant built for every program are kept (a seed is compared in pairs),
+/// and every variant must build the same programs.
 pub fn plan_targets(
+    manifest: &Manifest,
+    out: &Path,
+    template: &CommandTemplate,
+    settings: &RunSettings,
+) -> Result<(Vec<String>, Vec<Target>)> {
+    let mut planned = Vec::new();
+    for (name, build) in manifest.variant_builds() {
+        let (programs, mut targets) = plan_one(build, out, template, settings)?;
+        for t in &mut targets {
+            t.variant = name.map(str::to_string);
+        }
+        planned.push((name, programs, targets));
+    }
+    if planned.len() == 1 {
+        let (_, programs, targets) = planned.pop().expect("one");
+        return Ok((programs, targets));
+    }
+    let programs = planned[0].1.clone();
+    for (name, p, _) in &planned {
+        if *p != programs {
+            bail!(
+                "the variants do not build the same programs: {} has {}, {} has {}",
+                planned[0].0.unwrap_or_default(),
+                programs.join(", "),
+                name.unwrap_or_default(),
+                p.join(", ")
+            );
+        }
+    }
+    // The labels in the first variant's order that every (variant, program) has.
+    let labels: Vec<String> = planned[0]
+        .2
+        .iter()
+        .filter(|t| t.program == programs[0])
+        .map(|t| t.binary.clone())
+        .filter(|label| {
+            planned.iter().all(|(_, _, targets)| {
+                programs.iter().all(|p| {
+                    targets
+                        .iter()
+                        .any(|t| &t.program == p && &t.binary == label)
+                })
+            })
+        })
+        .collect();
+    for (name, _, targets) in &planned {
+        let mut dropped: Vec<&str> = targets
+            .iter()
+            .filter(|t| !labels.contains(&t.binary))
+            .map(|t| t.binary.as_str())
+            .collect();
+        dropped.dedup();
+        if !dropped.is_empty() {
+            eprintln!(
+                "layoutrand: warning: variant {}: {} not run: not built by every variant, so without a pair",
+                name.unwrap_or_default(),
+                dropped.join(", ")
+            );
+        }
+    }
+    let mut by_key: BTreeMap<(usize, String, String), Target> = BTreeMap::new();
+    for (v, (_, _, targets)) in planned.into_iter().enumerate() {
+        for t in targets {
+            by_key.insert((v, t.program.clone(), t.binary.clone()), t);
+        }
+    }
+    let mut grid = Vec::new();
+    for p in &programs {
+        for v in 0..manifest.variants.len() {
+            for label in &labels {
+                grid.push(
+                    by_key
+                        .remove(&(v, p.clone(), label.clone()))
+                        .expect("every kept label exists in every variant"),
+                );
+            }
+        }
+    }
+    Ok((programs, grid))
+}
+
+/// [`plan_targets`] for one build (one variant).
+fn plan_one(
     manifest: &Manifest,
     out: &Path,
     template: &CommandTemplate,
@@ -114,6 +215,7 @@ pub fn plan_targets(
             }
             targets.push(Target {
                 program: program.clone(),
+                variant: None,
                 binary: set.label(),
                 seed: set.seed,
                 binaries,

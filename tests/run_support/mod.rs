@@ -92,6 +92,7 @@ pub fn experiment(dir: &Path, sets: &[TestBinarySet]) -> Manifest {
         baseline: sets_iter.next().expect("a baseline"),
         seeds: sets_iter.collect(),
         programs: Vec::new(),
+        variants: Vec::new(),
     };
     manifest.save(dir).unwrap();
     manifest

@@ -106,6 +106,7 @@ impl SlurmPlan {
         let h = &self.header;
         build_schedule(
             h.programs.len(),
+            h.variants.len().max(1),
             h.binaries.len(),
             h.executions,
             h.schedule_seed,

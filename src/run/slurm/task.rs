@@ -102,11 +102,8 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
         h.conditions = Some(detect_conditions());
         writer.append(&[Record::Header(h)])?;
     }
-    let done: HashSet<(String, String, u32)> = previous
-        .executions
-        .iter()
-        .map(|e| (e.program.clone(), e.binary.clone(), e.execution))
-        .collect();
+    let done: HashSet<crate::files::results::ExecutionKey> =
+        previous.executions.iter().map(|e| e.key()).collect();
 
     let h = &plan.header;
     let cwd = PathBuf::from(h.cwd.clone().unwrap_or_else(|| dir.display().to_string()));
@@ -130,19 +127,14 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
     // SIGTERM (scancel, the time limit) stops the task between executions, the running
     // benchmark's whole tree killed and its execution discarded, as in a local run.
     reaper::install()?;
-    let binaries = prepared.binary_labels.len();
     let mut report = ShardReport {
         executed: 0,
         skipped: 0,
         machine: machine.clone(),
     };
     for slot in plan.shard_slots(shard) {
-        let target = &prepared.targets[slot.program * binaries + slot.binary];
-        if done.contains(&(
-            target.program.clone(),
-            target.binary.clone(),
-            slot.execution,
-        )) {
+        let target = prepared.target(&slot);
+        if done.contains(&target.key(slot.execution)) {
             report.skipped += 1;
             continue;
         }

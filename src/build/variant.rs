@@ -1,0 +1,104 @@
+//! `layoutrand build --variant NAME`: one variant (a version of the program) of an experiment
+//! that compares several, built in `DIR/NAME/` like a build of its own and entered in
+//! `DIR/manifest.json` under `variants`. All variants share the seeds, so that seed `s` of
+//! one and seed `s` of another form a pair: the first variant built fixes them and every later
+//! one reads them from the manifest.
+
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+
+use super::driver::{self, BuildOptions, BuildOutcome};
+use crate::files::manifest::{Manifest, VariantBuild, MANIFEST_FILE};
+
+/// Names a variant cannot take: they are files or folders of the experiment directory.
+const RESERVED: &[&str] = &["baseline", "shards", "slurm", "source", "reports"];
+
+/// Checks a variant name: letters, digits, `-`, `_`, `.`, `+`; not starting with `.` or `-`;
+/// not `seed-N` nor a name the experiment directory uses.
+pub fn check_name(name: &str) -> Result<()> {
+    let ok_chars = name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || "-_.+".contains(c));
+    if name.is_empty()
+        || !ok_chars
+        || name.starts_with(['.', '-'])
+        || RESERVED.contains(&name)
+        || name.starts_with("seed-")
+    {
+        bail!(
+            "--variant {name:?}: a variant name is letters, digits, `-`, `_`, `.` and `+`, not \
+             starting with `.` or `-`, and not `seed-…` nor one of {}",
+            RESERVED.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// The seeds a new variant must use: those of the variants already in `out_dir` (`None` when
+/// there is none yet). Fails when `out_dir` holds a build without variants.
+pub fn shared_seeds(out_dir: &Path) -> Result<Option<Vec<u64>>> {
+    if !out_dir.join(MANIFEST_FILE).exists() {
+        return Ok(None);
+    }
+    let top = Manifest::load(out_dir)?;
+    if top.variants.is_empty() {
+        bail!(
+            "{} holds a build without variants: build the variants in another --out",
+            out_dir.display()
+        );
+    }
+    Ok(Some(top.seeds.iter().filter_map(|s| s.seed).collect()))
+}
+
+/// Builds variant `name` into `opts.out_dir/name` with `opts.seeds`, then enters it in
+/// `opts.out_dir/manifest.json` (replacing an earlier build of the same name). The caller
+/// sets `opts.seeds` from [`shared_seeds`] when variants exist.
+pub fn build(opts: &BuildOptions, name: &str) -> Result<BuildOutcome> {
+    check_name(name)?;
+    std::fs::create_dir_all(&opts.out_dir)
+        .with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
+    let top_dir = opts.out_dir.canonicalize()?;
+    if crate::run::store::has_results(&top_dir) {
+        bail!(
+            "{} holds measurements: a variant built now would not be in them; build the \
+             variants first, or use another --out",
+            top_dir.display()
+        );
+    }
+    let mut variants = if top_dir.join(MANIFEST_FILE).exists() {
+        Manifest::load(&top_dir)?.variants
+    } else {
+        Vec::new()
+    };
+    let outcome = driver::build(&BuildOptions {
+        out_dir: top_dir.join(name),
+        ..opts.clone()
+    })?;
+    let entry = VariantBuild {
+        name: name.to_string(),
+        build: relative_to(&outcome.manifest, Path::new(name)),
+    };
+    match variants.iter_mut().find(|v| v.name == name) {
+        Some(v) => *v = entry,
+        None => variants.push(entry),
+    }
+    let first = variants[0].build.clone();
+    let manifest = Manifest { variants, ..first };
+    manifest.save(&top_dir)?;
+    Ok(BuildOutcome {
+        manifest,
+        shim_errors: outcome.shim_errors,
+    })
+}
+
+/// `m` with every binary path under `prefix`.
+fn relative_to(m: &Manifest, prefix: &Path) -> Manifest {
+    let mut m = m.clone();
+    for set in std::iter::once(&mut m.baseline).chain(m.seeds.iter_mut()) {
+        for b in &mut set.binaries {
+            b.path = prefix.join(&b.path);
+        }
+    }
+    m
+}
