@@ -47,7 +47,7 @@ pub fn minimum_detectable_effect(cv: f64, n: usize, alpha: f64, power: f64) -> O
 /// outside the domain of [`minimum_detectable_effect`] or `effect` is not positive.
 ///
 /// The effect shrinks as `n` grows (both the t quantiles and `√(2/n)` decrease), so the
-/// search bisects.
+/// search bisects ([`super::planning::smallest_count`]).
 pub fn count_to_detect(
     cv: f64,
     effect: f64,
@@ -60,22 +60,7 @@ pub fn count_to_detect(
     }
     let fits =
         |n: usize| minimum_detectable_effect(cv, n, alpha, power).is_some_and(|d| d <= effect);
-    if !fits(maximum) {
-        return None;
-    }
-    if fits(2) {
-        return Some(2);
-    }
-    let (mut lo, mut hi) = (2, maximum);
-    while hi - lo > 1 {
-        let mid = (lo + hi) / 2;
-        if fits(mid) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    Some(hi)
+    super::planning::smallest_count(2, maximum, fits)
 }
 
 #[cfg(test)]
