@@ -23,7 +23,7 @@ echo "input: $(wc -l < "$csv") lines, $(du -h "$csv" | cut -f1)"
 TIMEFORMAT='%R %U %S'
 for run in $(seq "$runs"); do
   { time ./target/release/layoutrand analyze "$csv" --levels binary,execution,iteration \
-      --value time --costs 30,1,0.01 --format json > "$dir/out.json" ; } 2> "$dir/time"
+      --value time --costs binary=30,execution=1,iteration=0.01 --format json > "$dir/out.json" ; } 2> "$dir/time"
   read -r real user sys < "$dir/time"
   echo "run $run: wall ${real} s, cpu $(echo "$user + $sys" | bc) s (user ${user}, sys ${sys})"
 done

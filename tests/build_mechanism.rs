@@ -8,11 +8,10 @@ mod build_support;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use build_support::{assert_success, build, check_variants, fixture, have, run};
+use build_support::{assert_success, build, check_variants, fixture, have, run, section_names};
 use layoutrand::files::manifest::Manifest;
 use layoutrand::layout::binary::{self, Function};
 use layoutrand::layout::object_file::{self, TextGroup};
-use object::{Object, ObjectSection};
 
 const LINKERS: [&str; 4] = ["bfd", "gold", "lld", "mold"];
 
@@ -88,14 +87,6 @@ fn groups_of(dir: &Path) -> BTreeMap<String, TextGroup> {
 
 fn names(fs: &[Function]) -> Vec<String> {
     fs.iter().map(|f| f.name.clone()).collect()
-}
-
-fn section_names(path: &Path) -> BTreeSet<String> {
-    let data = std::fs::read(path).unwrap();
-    let file = object::File::parse(&*data).unwrap();
-    file.sections()
-        .filter_map(|s| s.name().ok().map(str::to_string))
-        .collect()
 }
 
 /// The baseline goes through the mechanism with the identity order and equals the plain

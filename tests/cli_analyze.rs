@@ -50,7 +50,7 @@ fn analyze_json_on_the_libkalibera_vector() {
         "--value",
         "time",
         "--costs",
-        "100,10,1",
+        "binary=100s,execution=10s,iteration=1s",
         "--format",
         "json",
     ]);
@@ -121,7 +121,12 @@ fn analyze_json_normality_on_the_binary_means() {
 fn analyze_text_reads_like_a_report() {
     layoutrand()
         .args(["analyze", "fixtures/csv/base.csv", "--levels", LEVELS])
-        .args(["--value", "time", "--costs", "60,2,0.5"])
+        .args([
+            "--value",
+            "time",
+            "--costs",
+            "binary=60,execution=2,iteration=0.5",
+        ])
         .assert()
         .success()
         .stdout(predicate::str::contains(
@@ -428,9 +433,35 @@ fn bad_flags_are_named() {
             "--value",
             "time",
             "--costs",
-            "1,2",
+            "binary=1s,execution=2s",
         ],
-        "--costs has 2 values but --levels names 3 levels",
+        "--costs gives no cost for the level `iteration`",
+    );
+    fails_with(
+        &[
+            "analyze",
+            "fixtures/csv/base.csv",
+            "--levels",
+            LEVELS,
+            "--value",
+            "time",
+            "--costs",
+            "100,10,1",
+        ],
+        "--costs: `100` is not LEVEL=TIME",
+    );
+    fails_with(
+        &[
+            "analyze",
+            "fixtures/csv/base.csv",
+            "--levels",
+            LEVELS,
+            "--value",
+            "time",
+            "--costs",
+            "binary=1s,execution=2s,iteration=1s,link=3s",
+        ],
+        "--costs: `link` is not one of the levels (binary, execution, iteration)",
     );
     fails_with(
         &[
@@ -465,9 +496,9 @@ fn bad_flags_are_named() {
             "--value",
             "time",
             "--costs",
-            "60,0,1",
+            "binary=60,execution=0,iteration=1",
         ],
-        "--costs: the cost of one execution (0) must be a positive number",
+        "--costs: `execution=0`: a cost must be a positive time",
     );
     fails_with(
         &[

@@ -127,3 +127,125 @@ fn fieller_interval_covers_the_true_ratio_95_percent_of_the_time() {
         "Fieller coverage {coverage}"
     );
 }
+
+/// Per-seed means of a matched pair of experiments: seed `s` has a layout effect shared by
+/// both variants (`shared · L_s`, scaled by each variant's mean) plus a part of its own, then
+/// executions and iterations. Returns (base, new) hierarchies, top units = seeds.
+fn matched_pair(
+    g: &mut Gaussian,
+    means: (f64, f64),
+    seeds: usize,
+    executions: usize,
+    iterations: usize,
+) -> (Hierarchy, Hierarchy) {
+    let (mut base, mut new) = (Vec::new(), Vec::new());
+    for _ in 0..seeds {
+        let shared = 3.0 * g.next();
+        for (mu, out) in [(means.0, &mut base), (means.1, &mut new)] {
+            let b = mu + shared * mu / means.0 + 0.5 * g.next();
+            for _ in 0..executions {
+                let e = b + 0.8 * g.next();
+                for _ in 0..iterations {
+                    out.push(e + 0.4 * g.next());
+                }
+            }
+        }
+    }
+    let reps = vec![iterations, executions, seeds];
+    (
+        Hierarchy::from_nested(base, reps.clone()).unwrap(),
+        Hierarchy::from_nested(new, reps).unwrap(),
+    )
+}
+
+#[test]
+fn matched_pair_ratio_interval_covers_the_true_ratio_95_percent_of_the_time() {
+    // Fieller with the paired covariance (stats::paired_ratio) is exact under normality of
+    // the per-seed means, whatever their correlation. 4 000 experiments: the standard error
+    // of a 95 % coverage is 0.34 points, so 94–96 % is about ±3 standard errors. The shared
+    // layout effect (sd 3 against 0.5 own) makes eq. 5 — which assumes independent sides —
+    // far too wide here, which the test also shows.
+    use layoutrand::stats::paired_ratio::paired_ratio;
+    let mut g = Gaussian::new(11, "coverage-paired");
+    let (mu_base, mu_new) = (50.0, 48.0);
+    let truth = mu_new / mu_base;
+    let (mut covered, mut eq5_covered, mut narrower) = (0, 0, 0);
+    for _ in 0..RUNS {
+        let (base, new) = matched_pair(&mut g, (mu_base, mu_new), 20, 3, 4);
+        let p = paired_ratio(&base.top_means(), &new.top_means(), 0.95).unwrap();
+        let (lo, hi) = p.bounds().expect("bounded");
+        if lo <= truth && truth <= hi {
+            covered += 1;
+        }
+        let f = ratio_ci(
+            &mean_ci(&base, 0.95).unwrap(),
+            &mean_ci(&new, 0.95).unwrap(),
+        );
+        let (flo, fhi) = f.bounds().expect("bounded");
+        if flo <= truth && truth <= fhi {
+            eq5_covered += 1;
+        }
+        if hi - lo < fhi - flo {
+            narrower += 1;
+        }
+    }
+    let coverage = covered as f64 / RUNS as f64;
+    eprintln!(
+        "paired coverage {coverage}, eq. 5 coverage {}",
+        eq5_covered as f64 / RUNS as f64
+    );
+    assert!(
+        (0.94..=0.96).contains(&coverage),
+        "paired coverage {coverage}"
+    );
+    // Eq. 5 ignores the positive correlation: conservative (near 100 %) and wider each time.
+    assert!(eq5_covered as f64 / RUNS as f64 > 0.99);
+    assert_eq!(narrower, RUNS);
+}
+
+#[test]
+fn tukey_family_wise_error_with_four_identical_variants_is_five_percent() {
+    // k = 4 identical variants measured on the same 10 random layouts (binary effect sd 2,
+    // variant × binary interaction sd 0.3), 5 executions each: the two-way mixed ANOVA's
+    // MS_AB on (k−1)(b−1) = 27 df is Tukey's error term, each variant mean averages b·n = 50
+    // execution means. Under the model the family-wise error is exactly 5 %: with 20 000
+    // experiments its standard error is 0.154 points, so we accept ≤ 5 % + 3 se = 5.46 % (and
+    // ≥ 4.54 %: not conservative beyond chance either).
+    use layoutrand::stats::studentized_range::studentized_range_quantile;
+    use layoutrand::stats::tukey::tukey_intervals;
+    use layoutrand::stats::twoway::two_way_mixed;
+    let (k, b, n) = (4, 10, 5);
+    let q = studentized_range_quantile(0.95, k, ((k - 1) * (b - 1)) as f64).unwrap();
+    let mut g = Gaussian::new(12, "tukey-fwer");
+    let mut any_excludes_zero = 0;
+    const TUKEY_RUNS: usize = 20_000;
+    for _ in 0..TUKEY_RUNS {
+        let layout: Vec<f64> = (0..b).map(|_| 2.0 * g.next()).collect();
+        let cells: Vec<Vec<Vec<f64>>> = (0..k)
+            .map(|_| {
+                layout
+                    .iter()
+                    .map(|l| {
+                        let cell = 100.0 + l + 0.3 * g.next();
+                        (0..n).map(|_| cell + 0.5 * g.next()).collect()
+                    })
+                    .collect()
+            })
+            .collect();
+        let t = two_way_mixed(&cells).unwrap();
+        let means: Vec<f64> = cells
+            .iter()
+            .map(|row| row.iter().flatten().sum::<f64>() / (b * n) as f64)
+            .collect();
+        let pairs = tukey_intervals(&means, t.ms_interaction, (b * n) as f64, q);
+        if pairs.iter().any(|p| p.lower > 0.0 || p.upper < 0.0) {
+            any_excludes_zero += 1;
+        }
+    }
+    let fwer = any_excludes_zero as f64 / TUKEY_RUNS as f64;
+    eprintln!("Tukey family-wise error {fwer}");
+    assert!(
+        (0.0397..=0.0603).contains(&fwer),
+        "family-wise error {fwer}"
+    );
+}

@@ -5,7 +5,7 @@
 //! statistician would give. Every statistic is either computed or left out with the reason
 //! in `warnings`; no input makes this panic.
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use crate::seeded::SeededRng;
@@ -131,14 +131,36 @@ pub struct Analysis {
     pub warnings: Vec<String>,
 }
 
-/// Checks the `--costs` (highest level first) against the levels.
-pub fn check_costs(costs: &[f64], levels: &[String]) -> Result<()> {
-    if costs.len() != levels.len() {
+/// Orders the costs parsed from `--costs LEVEL=TIME,…` ([`super::vocabulary::parse_costs`])
+/// as the levels (highest first), refusing a level that is not one of them and a level left
+/// without a cost (eq. 3 needs every level's).
+pub fn costs_for_levels(costs: &[(String, f64)], levels: &[String]) -> Result<Vec<f64>> {
+    if let Some((name, _)) = costs.iter().find(|(n, _)| !levels.contains(n)) {
         bail!(
-            "--costs has {} values but --levels names {} levels",
-            costs.len(),
-            levels.len()
+            "--costs: `{name}` is not one of the levels ({})",
+            levels.join(", ")
         );
+    }
+    levels
+        .iter()
+        .map(|level| {
+            costs
+                .iter()
+                .find(|(n, _)| n == level)
+                .map(|(_, c)| *c)
+                .with_context(|| {
+                    format!(
+                        "--costs gives no cost for the level `{level}` (eq. 3 needs every level's)"
+                    )
+                })
+        })
+        .collect()
+}
+
+/// Checks costs given highest level first against the levels: one positive finite cost each.
+fn check_costs(costs: &[f64], levels: &[String]) -> Result<()> {
+    if costs.len() != levels.len() {
+        bail!("{} costs for {} levels", costs.len(), levels.len());
     }
     for (cost, level) in costs.iter().zip(levels) {
         if !(cost.is_finite() && *cost > 0.0) {

@@ -27,6 +27,32 @@ pub const DEFAULT_NEGLIGIBLE: f64 = 0.01;
 /// below the interval's own width at 10⁴ resamples (Efron & Tibshirani 1993 §19.3).
 pub const MAX_BOOTSTRAP_RESAMPLES: usize = 10_000_000;
 
+/// Parses repetition costs written `LEVEL=TIME,LEVEL=TIME…` (`binary=20s,execution=2s,
+/// iteration=0.5s`; a time takes the units of [`crate::units::parse_duration`], a bare
+/// number is seconds): the one `--costs` syntax of `analyze` and `dimension`. Returns the
+/// (level, seconds) pairs in the order given; each cost is positive and finite, each level
+/// named once. Which level names are valid is the caller's to check.
+pub fn parse_costs(text: &str) -> Result<Vec<(String, f64)>> {
+    let mut costs: Vec<(String, f64)> = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let Some((name, value)) = part.split_once('=') else {
+            bail!("--costs: `{part}` is not LEVEL=TIME (e.g. execution=2s)");
+        };
+        let name = name.trim();
+        let seconds = crate::units::parse_duration(value.trim())
+            .map(|d| d.as_secs_f64())
+            .map_err(|e| anyhow::anyhow!("--costs: `{part}`: {e:#}"))?;
+        if !(seconds.is_finite() && seconds > 0.0) {
+            bail!("--costs: `{part}`: a cost must be a positive time");
+        }
+        if costs.iter().any(|(n, _)| n == name) {
+            bail!("--costs names the level `{name}` twice");
+        }
+        costs.push((name.to_string(), seconds));
+    }
+    Ok(costs)
+}
+
 /// Parses a share written as a percentage (`"1%"`, `"0.5 %"`) or as a fraction (`"0.01"`):
 /// both give 0.01. The one percent parser of the project. The value must lie in `[0, 1)`
 /// when `allow_zero`, else in `(0, 1)`.

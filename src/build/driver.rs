@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use super::linker::{Linker, Mechanism};
+use super::linker::Linker;
 use super::projection::Projection;
 use super::replay::Program;
 use super::{achieved, interrupt, isolate, recorded_build, toolchain, variants};
@@ -311,19 +311,13 @@ pub(crate) fn programs(
                 .replace('/', "_");
         }
         let linker = opts.linker.unwrap_or_else(|| Linker::of_record(link));
-        let clang = link
-            .real_tool
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().contains("clang"));
-        let mechanism = Mechanism::choose(opts.granularity, linker, link.lto, !clang)
-            .with_context(|| format!("program {name}"))?;
-        programs.push(Program {
+        programs.push(Program::new(
             name,
-            record: link.clone(),
+            link,
             linker,
-            mechanism,
-            record_dir: record_dir.to_path_buf(),
-        });
+            opts.granularity,
+            record_dir,
+        )?);
     }
     programs.sort_by(|a, b| a.name.cmp(&b.name));
     if programs.windows(2).any(|w| w[0].name == w[1].name) {

@@ -11,10 +11,9 @@ use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use super::linker::{Linker, Mechanism};
+use super::linker::Linker;
 use super::replay::Program;
 use crate::files::manifest::Granularity;
-use crate::layout::binary;
 use crate::wrap::record::{self, LinkRecord};
 
 /// `baseline`, or the seed as a decimal number.
@@ -120,41 +119,19 @@ pub fn relink_in_place(
     record_dir: &Path,
 ) -> Result<()> {
     let linker = settings.linker.unwrap_or_else(|| Linker::of_record(link));
-    let clang = link
-        .real_tool
-        .file_name()
-        .is_some_and(|n| n.to_string_lossy().contains("clang"));
     let name = link
         .output
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "a.out".to_string());
-    let program = Program {
-        name,
-        record: link.clone(),
-        linker,
-        mechanism: Mechanism::choose(settings.granularity, linker, link.lto, !clang)?,
-        record_dir: record_dir.to_path_buf(),
-    };
-    // The ordinary link just made is this build's default layout: the list of functions the
-    // LTO mechanisms shuffle.
-    let functions = if program.mechanism.needs_baseline_functions() {
-        Some(binary::functions(&link.output)?)
-    } else {
-        None
-    };
+    let program = Program::new(name, link, linker, settings.granularity, record_dir)?;
     let work = record_dir.join("live").join(format!(
         "{}-{}",
         std::process::id(),
         link.started_unix_nanos
     ));
     let relinked = work.join("out").join(&program.name);
-    program.link(
-        settings.seed,
-        &relinked,
-        &work.join("tmp"),
-        functions.as_deref(),
-    )?;
+    program.link(settings.seed, &relinked, &work.join("tmp"))?;
     replace_output(&relinked, &link.output)?;
     let _ = std::fs::remove_dir_all(&work);
     Ok(())

@@ -4,7 +4,7 @@
 //! * [`recorded_build`]: the build command under the shim;
 //! * [`linker`]: the linkers and the ordering mechanism for each granularity;
 //! * [`replay`]: one relink of one program for the baseline or a seed;
-//! * [`lto_order`]: the post-LTO function order of gcc `-flto` programs;
+//! * [`lto_once`]: the code of a `-flto` program generated once, then relinked per seed;
 //! * [`variants`]: baseline and seeds, in parallel, verified;
 //! * [`driver`]: all of it, writing the [manifest](crate::files::manifest); [`rebuild`]: `--rebuild`, one full build
 //!   per variant in a copy of the tree, each link randomised as it happens (see [`live`]);
@@ -22,7 +22,7 @@ pub mod interrupt;
 pub mod isolate;
 pub mod linker;
 pub mod live;
-pub mod lto_order;
+pub mod lto_once;
 pub mod projection;
 pub mod rebuild;
 pub mod recorded_build;

@@ -32,7 +32,7 @@ pub fn build_baseline(programs: &[Program], out_dir: &Path) -> Result<Baseline> 
         .map(|(p, program)| {
             let (path, work) = paths(out_dir, &label, p, program);
             let linked = program
-                .link(None, &path, &work, None)
+                .link(None, &path, &work)
                 .with_context(|| format!("baseline of {}", program.name))?;
             let functions = binary::functions(&path)?;
             let _ = std::fs::remove_dir_all(&work);
@@ -128,7 +128,7 @@ fn build_seed(
     for (p, program) in programs.iter().enumerate() {
         let (path, work) = paths(out_dir, label, p, program);
         let result = (|| -> Result<Binary> {
-            let linked = program.link(Some(seed), &path, &work, Some(&baseline.functions[p]))?;
+            let linked = program.link(Some(seed), &path, &work)?;
             let functions = binary::functions(&path)?;
             describe(
                 out_dir,

@@ -10,8 +10,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use layoutrand::analysis::single::{analyze, Analysis, Dataset};
-use layoutrand::analysis::vocabulary::Thresholds;
+use layoutrand::analysis::single::{analyze, costs_for_levels, Analysis, Dataset};
+use layoutrand::analysis::vocabulary::{parse_costs, Thresholds};
 use layoutrand::measurements::{load_measurements, CsvSpec};
 use layoutrand::stats::hierarchy::plural;
 
@@ -24,10 +24,11 @@ pub struct Args {
     pub file: PathBuf,
     #[command(flatten)]
     pub columns: CsvColumnsArgs,
-    /// Cost of one repetition at each level, same order as --levels (Kalibera & Jones §9.1);
-    /// with them the optimal repetition counts (eq. 3) are reported.
-    #[arg(long, value_delimiter = ',')]
-    pub costs: Option<Vec<f64>>,
+    /// Cost of one repetition at each level, e.g. `binary=20s,execution=2s,iteration=0.5s`
+    /// (the levels are the --levels columns; Kalibera & Jones §9.1); with them the optimal
+    /// repetition counts (eq. 3) are reported.
+    #[arg(long)]
+    pub costs: Option<String>,
     #[command(flatten)]
     pub confidence: ConfidenceArgs,
     #[command(flatten)]
@@ -52,10 +53,15 @@ pub fn run(args: Args) -> Result<i32> {
         levels: levels.to_vec(),
         hierarchy: loaded.hierarchy,
     };
+    let costs = args
+        .costs
+        .as_deref()
+        .map(|text| costs_for_levels(&parse_costs(text)?, levels))
+        .transpose()?;
     let mut analysis = analyze(
         &data,
         &thresholds,
-        args.costs.as_deref(),
+        costs.as_deref(),
         args.bootstrap.options(),
     )?;
     if loaded.default_layout_rows > 0 {

@@ -233,23 +233,32 @@ impl Plan {
                     initial_dir.display()
                 )
             })?;
-        let optimal = |level: &str| -> Option<u32> {
-            series
+        let optimal = |level: &str| -> Result<Option<u32>> {
+            let Some(count) = series
                 .levels
                 .iter()
-                .find(|l| l.name == level)?
-                .optimal
-                .map(|v| u32::try_from(v.max(1)).unwrap_or(u32::MAX))
+                .find(|l| l.name == level)
+                .and_then(|l| l.optimal)
+            else {
+                return Ok(None);
+            };
+            match u32::try_from(count.max(1)) {
+                Ok(n) if n <= MAX_PLANNED_REPETITIONS => Ok(Some(n)),
+                _ => bail!(
+                    "the initial experiment in {} gives an optimal {count} {level}s per unit above (Kalibera & Jones eq. 3), more than the {MAX_PLANNED_REPETITIONS} this pipeline plans: the level above adds almost no variance, or a cost is wrong; set `{level}s` in [run] of the experiment file",
+                    initial_dir.display()
+                ),
+            }
         };
         if config.run.executions.is_none() {
-            if let Some(e) = optimal("execution") {
+            if let Some(e) = optimal("execution")? {
                 self.executions = e;
             }
         }
         if self.iterations.is_some() && config.run.iterations.is_none() {
-            if let Some(i) = optimal("iteration") {
+            if let Some(i) = optimal("iteration")? {
                 // The optimal count is of live iterations; the warmup comes on top.
-                self.iterations = Some(i + config.run.warmup.unwrap_or(0));
+                self.iterations = Some(i.saturating_add(config.run.warmup.unwrap_or(0)));
             }
         }
         if let (Some(t), None) = (target, config.build.seeds) {
@@ -296,6 +305,10 @@ fn stage_header(what: &str) {
     eprintln!("\n== layoutrand experiment: {what} ==");
 }
 
+/// The most executions per binary, or iterations per execution, the pipeline takes from the
+/// initial experiment's eq. 3 without the user saying so: more means a plan of days.
+const MAX_PLANNED_REPETITIONS: u32 = 100_000;
+
 /// Fetches the source (once: a marker file records completion) and runs the prepare
 /// commands; returns the directory in which to build and run.
 fn fetch_source(config: &ExperimentConfig, out: &Path, cwd: &Path) -> Result<PathBuf> {
@@ -309,7 +322,7 @@ fn fetch_source(config: &ExperimentConfig, out: &Path, cwd: &Path) -> Result<Pat
         let marker = dest.join(".layoutrand-fetched");
         if !marker.exists() {
             stage_header(&format!("fetch Debian source package {package}"));
-            let script = find_recipe_script(config, "debian-source.sh")?;
+            let script = write_debian_source_script(out)?;
             let mut argv = vec!["bash".to_string(), script.display().to_string()];
             if source.patches == Some(false) {
                 argv.push("--skip-patches".into());
@@ -344,21 +357,16 @@ fn fetch_source(config: &ExperimentConfig, out: &Path, cwd: &Path) -> Result<Pat
     Ok(workdir)
 }
 
-/// Looks for a helper script shipped in `recipes/`: beside the experiment file, its parent,
-/// or the source checkout this executable was built from.
-fn find_recipe_script(config: &ExperimentConfig, name: &str) -> Result<PathBuf> {
-    let candidates = [
-        config.base_dir.join(name),
-        config.base_dir.join("..").join(name),
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("recipes")
-            .join(name),
-    ];
-    candidates
-        .iter()
-        .find(|p| p.is_file())
-        .cloned()
-        .with_context(|| format!("cannot find recipes/{name} (looked in {candidates:?})"))
+/// The Debian source fetcher shipped in `recipes/`, compiled into the executable so that an
+/// installed `layoutrand` (no source checkout beside it) fetches sources the same way.
+const DEBIAN_SOURCE_SCRIPT: &str = include_str!("../../recipes/debian-source.sh");
+
+/// Writes the compiled-in fetcher into `dir` and returns its path.
+fn write_debian_source_script(dir: &Path) -> Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let path = dir.join(".layoutrand-debian-source.sh");
+    crate::files::atomic::write_atomically(&path, DEBIAN_SOURCE_SCRIPT.as_bytes())?;
+    Ok(path)
 }
 
 fn build(config: &ExperimentConfig, seeds: u32, out: &Path, workdir: &Path) -> Result<()> {

@@ -40,16 +40,8 @@ pub struct CostOverrides {
 /// bare number is seconds).
 pub fn parse_costs(text: &str) -> Result<CostOverrides> {
     let mut costs = CostOverrides::default();
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let (name, value) = part
-            .split_once('=')
-            .with_context(|| format!("--costs: `{part}` is not LEVEL=TIME (e.g. execution=2s)"))?;
-        let seconds = parse_seconds(value.trim())
-            .with_context(|| format!("--costs: `{part}`: cannot read the time `{value}`"))?;
-        if !(seconds.is_finite() && seconds > 0.0) {
-            bail!("--costs: `{part}`: a cost must be a positive time");
-        }
-        match name.trim() {
+    for (name, seconds) in crate::analysis::vocabulary::parse_costs(text)? {
+        match name.as_str() {
             "iteration" => costs.iteration = Some(seconds),
             "execution" => costs.execution = Some(seconds),
             "binary" => costs.binary = Some(seconds),
@@ -57,10 +49,6 @@ pub fn parse_costs(text: &str) -> Result<CostOverrides> {
         }
     }
     Ok(costs)
-}
-
-fn parse_seconds(value: &str) -> Result<f64> {
-    Ok(crate::units::parse_duration(value)?.as_secs_f64())
 }
 
 /// Parses target precisions such as `0.5%,1%,2%,5%` or `0.005,0.01` (the project's one

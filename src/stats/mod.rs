@@ -11,6 +11,12 @@
 //! (ACF, Ljung–Box, Pilot's subsession merge) and [`changepoint`] (PELT, a suggested
 //! warmup), and Touati et al.'s suite summaries in [`suite`]; [`tdist`] supplies t quantiles
 //! accurate at any degrees of freedom and [`sample`] the one-sample basics.
+//!
+//! Comparing variants of one program (issue 11): [`paired_ratio`] (Fieller's interval for
+//! seeds matched across variants), [`bootstrap::paired_ratio_ci`], [`wilson`] (the share of
+//! seeds on which new is faster), [`twoway`] (variant × binary mixed ANOVA: does the speedup
+//! depend on the layout?), and for k > 2 variants [`tukey`] with its own
+//! [`studentized_range`] distribution (Georges et al. 2008 §4.1).
 
 pub mod anova;
 pub mod autocorr;
@@ -23,13 +29,19 @@ pub mod machines;
 pub mod mann_whitney;
 pub mod mde;
 pub mod multilevel;
-
 pub mod paired;
+pub mod paired_ratio;
 pub mod planning;
 pub mod sample;
 pub mod shapiro_wilk;
+pub mod studentized_range;
 pub mod suite;
 pub mod tdist;
+#[cfg(test)]
+mod test_support;
+pub mod tukey;
+pub mod twoway;
 pub mod welch;
+pub mod wilson;
 
 pub use error::StatsError;

@@ -100,8 +100,9 @@ impl OptimalCount {
                 Some("T² ≤ 0: this level adds no measurable variance of its own; repeat it once")
             }
             OptimalCount::NoVarianceAbove => Some(
-                "the level above has T² ≤ 0 (no variance of its own), so eq. 3 has no finite \
-                 optimum: repeat at this level and drop repetition above",
+                "the level above has no variance of its own (T² ≤ 0) or one negligible beside \
+                 this level's (eq. 3 gives more than 2^53), so eq. 3 has no useful optimum: \
+                 repeat at this level and drop repetition above",
             ),
             OptimalCount::Unknown => {
                 Some("T² could not be estimated here (a level has a single repetition)")
@@ -109,6 +110,10 @@ impl OptimalCount {
         }
     }
 }
+
+/// The largest count eq. 3 reports as a number (2^53, the largest integer an f64 holds
+/// exactly).
+pub const MAX_EXACT_COUNT: f64 = 9_007_199_254_740_992.0;
 
 /// Optimal repetition counts `r_1 … r_{n−1}` for the real experiment (Kalibera & Jones 2013
 /// eq. 3), given the estimators of the initial experiment and the cost `c_i` of one
@@ -138,8 +143,15 @@ pub fn optimal_repetitions(
             (Some(_), Some(above)) if above <= 0.0 => OptimalCount::NoVarianceAbove,
             (Some(ti), Some(above)) => {
                 let r = ((costs[i + 1] / costs[i]) * (ti / above)).sqrt().ceil();
-                OptimalCount::Count {
-                    repetitions: (r as u64).max(1),
+                // Beyond 2^53 the count is not even representable exactly: the level above's
+                // variance is negligible beside this one's, which is the NoVarianceAbove case
+                // (a cast would silently saturate to u64::MAX instead).
+                if r.is_finite() && r <= MAX_EXACT_COUNT {
+                    OptimalCount::Count {
+                        repetitions: (r as u64).max(1),
+                    }
+                } else {
+                    OptimalCount::NoVarianceAbove
                 }
             }
             _ => OptimalCount::Unknown,
@@ -173,10 +185,7 @@ pub fn mean_ci(h: &Hierarchy, confidence: f64) -> Result<MeanInterval, StatsErro
 #[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
-
-    fn close(a: f64, b: f64, tol: f64) -> bool {
-        (a - b).abs() <= tol * b.abs().max(1e-300)
-    }
+    use crate::stats::test_support::close;
 
     /// libkalibera's public test vector (docs/design.md): {(0,0):[3,4,3], (0,1):[1.2,3.1,3],
     /// (1,0):[0.2,1,1.5], (1,1):[1,2,3]}, printed there to 6 decimals.
@@ -219,6 +228,29 @@ mod tests {
         assert_eq!(r[1], OptimalCount::NoVarianceHere);
         assert_eq!(r[1].repetitions(), Some(1));
         assert!(r[0].explanation().is_some());
+    }
+
+    /// A level above whose variance is tiny beside this one's gives a count no integer type
+    /// holds; it is reported as NoVarianceAbove, never as a saturated number.
+    #[test]
+    fn an_astronomical_count_is_no_variance_above_not_a_saturated_number() {
+        let level = |t2: f64| LevelEstimate {
+            repetitions: 10,
+            s2: None,
+            t2: Some(t2),
+        };
+        for above in [1e-300, 1e-20] {
+            let r = optimal_repetitions(&[level(1e10), level(above)], &[1.0, 1e6]).unwrap();
+            assert_eq!(r, vec![OptimalCount::NoVarianceAbove], "above = {above}");
+        }
+        // Under the bound it is still a count: sqrt(4 · 2^98) = 2^50 ≤ 2^53, exactly.
+        let r = optimal_repetitions(&[level(1.0), level(2f64.powi(-98))], &[1.0, 4.0]).unwrap();
+        assert_eq!(
+            r,
+            vec![OptimalCount::Count {
+                repetitions: 1 << 50
+            }]
+        );
     }
 
     /// Kalibera & Jones Table 5: c₁, c₂ and t_i = sqrt(T_i²/Ȳ) → r₁. Only the ratio

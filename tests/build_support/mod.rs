@@ -121,3 +121,13 @@ pub fn have(program: &str) -> bool {
         .map(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
         .unwrap_or(false)
 }
+
+/// The section names of an ELF file.
+pub fn section_names(path: &Path) -> std::collections::BTreeSet<String> {
+    use object::{Object, ObjectSection};
+    let data = std::fs::read(path).unwrap();
+    let file = object::File::parse(&*data).unwrap();
+    file.sections()
+        .filter_map(|s| s.name().ok().map(str::to_string))
+        .collect()
+}
