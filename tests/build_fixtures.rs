@@ -5,7 +5,7 @@
 
 mod build_support;
 
-use build_support::{assert_success, build, check_variants, fixture, have};
+use build_support::{assert_success, build, check_binaries, fixture, have};
 
 const SEEDS: usize = 3;
 const LINKERS: [&str; 4] = ["bfd", "gold", "lld", "mold"];
@@ -35,7 +35,7 @@ fn matrix(fixture_name: &str, program: &str, granularity: &str, linkers: &[&str]
             &["make", "-j2"],
         );
         assert_success(&out, &what);
-        let m = check_variants(&out_dir, program, SEEDS, &what);
+        let m = check_binaries(&out_dir, program, SEEDS, &what);
         assert_eq!(m.linker, *linker, "{what}");
         assert_eq!(format!("{:?}", m.granularity).to_lowercase(), granularity);
         assert!(

@@ -6,7 +6,7 @@ mod build_support;
 
 use std::path::Path;
 
-use build_support::{assert_success, build, check_variants, fixture, have, run, section_names};
+use build_support::{assert_success, build, check_binaries, fixture, have, run, section_names};
 use layoutrand::files::manifest::Manifest;
 use layoutrand::layout::binary;
 
@@ -39,7 +39,7 @@ fn lto_case(cc: &str, linker: &str, granularity: &str) {
     );
     assert_success(&out, &what);
     let out_dir = dir.join("out");
-    let m = check_variants(&out_dir, "ltoprog", 3, &what);
+    let m = check_binaries(&out_dir, "ltoprog", 3, &what);
     assert!(
         m.mechanism.contains("code generated once"),
         "{what}: {}",

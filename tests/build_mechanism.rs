@@ -8,7 +8,7 @@ mod build_support;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use build_support::{assert_success, build, check_variants, fixture, have, run, section_names};
+use build_support::{assert_success, build, check_binaries, fixture, have, run, section_names};
 use layoutrand::files::manifest::Manifest;
 use layoutrand::layout::binary::{self, Function};
 use layoutrand::layout::object_file::{self, TextGroup};
@@ -58,7 +58,7 @@ fn symbol_resolution_is_the_recorded_links_in_every_seed() {
             let what = format!("resolution {granularity} {linker}");
             let plain = run(&dir.join("resolution"));
             assert!(plain.starts_with("picked(4)=5 weak=1 "), "{what}: {plain}");
-            let m = check_variants(&dir.join("out"), "resolution", 4, &what);
+            let m = check_binaries(&dir.join("out"), "resolution", 4, &what);
             assert_eq!(run(&dir.join("out/baseline/resolution")), plain, "{what}");
             for v in &m.seeds {
                 let code = v.binaries[0].code.as_ref().expect("seeds are code-checked");

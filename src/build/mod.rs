@@ -5,9 +5,9 @@
 //! * [`linker`]: the linkers and the ordering mechanism for each granularity;
 //! * [`replay`]: one relink of one program for the baseline or a seed;
 //! * [`lto_once`]: the code of a `-flto` program generated once, then relinked per seed;
-//! * [`variants`]: baseline and seeds, in parallel, verified;
+//! * [`binaries`]: baseline and seeds, in parallel, verified;
 //! * [`driver`]: all of it, writing the [manifest](crate::files::manifest); [`rebuild`]: `--rebuild`, one full build
-//!   per variant in a copy of the tree, each link randomised as it happens (see [`live`]);
+//!   per binary in a copy of the tree, each link randomised as it happens (see [`live`]);
 //! * [`extend`]: more seeds for a finished relink build, from its recording;
 //! * [`achieved`]: what each program's seeds can move (refusing objects without
 //!   per-function sections under `module`/`global`);
@@ -16,6 +16,7 @@
 //! * [`summary`]: the closing table; [`toolchain`]: versions for the manifest.
 
 pub mod achieved;
+pub mod binaries;
 pub mod driver;
 pub mod extend;
 pub mod interrupt;
@@ -29,4 +30,3 @@ pub mod recorded_build;
 pub mod replay;
 pub mod summary;
 pub mod toolchain;
-pub mod variants;

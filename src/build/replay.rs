@@ -139,7 +139,7 @@ impl Program {
     }
 
     /// The merged mechanisms: the objects (in the recorded order) become one `ld.bfd -r`
-    /// object with their code in the variant's order, at the first object's place; for a
+    /// object with their code in the binary's order, at the first object's place; for a
     /// seed, each archive is replaced by a copy with its members permuted (and, below
     /// `link` granularity, each member reordered). `seed` `None`: the identity order.
     fn merge(
@@ -232,7 +232,7 @@ impl Program {
         Ok(())
     }
 
-    /// The merged order of the modules' code sections (modules already in the variant's
+    /// The merged order of the modules' code sections (modules already in the binary's
     /// order).
     fn merged_entries(
         &self,
