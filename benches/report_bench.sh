@@ -23,35 +23,35 @@ version = "0.1.0"
 def binary(label):
     return {"name": "demo", "path": f"{label}/demo", "sha256": "00", "fingerprint": label,
             "functions": 100, "link_seconds": 0.02}
-def variant(seed):
+def binary(seed):
     label = "baseline" if seed is None else f"seed-{seed}"
     return {"seed": seed, "status": "ok", "binaries": [binary(label)]}
 manifest = {"schema": 1, "tool_version": version, "toolchain": {}, "build_command": ["make"],
             "build_dir": "/tmp", "mode": "relink", "granularity": "module", "linker": "bfd",
             "mechanism": "synthetic", "recorded_build_seconds": 1.0, "relink_seconds": 0.6,
-            "baseline": variant(None), "seeds": [variant(s) for s in range(1, seeds + 1)]}
+            "baseline": binary(None), "seeds": [binary(s) for s in range(1, seeds + 1)]}
 json.dump(manifest, open(os.path.join(d, "manifest.json"), "w"))
 rng = random.Random(1)
-variants = [None] + list(range(1, seeds + 1))
-effect = {s: (-0.03 if s is None else rng.gauss(0, 0.02)) for s in variants}
+binaries = [None] + list(range(1, seeds + 1))
+effect = {s: (-0.03 if s is None else rng.gauss(0, 0.02)) for s in binaries}
 with open(os.path.join(d, "results.jsonl"), "w") as f:
-    header = {"record": "header", "schema": 1, "tool_version": version, "command": ["{bin}"],
-              "programs": ["demo"], "variants": ["baseline" if s is None else f"seed-{s}" for s in variants],
+    header = {"record": "header", "schema": 2, "tool_version": version, "command": ["{bin}"],
+              "programs": ["demo"], "binaries": ["baseline" if s is None else f"seed-{s}" for s in binaries],
               "metric": "wall", "executions": execs, "iterations": iters + 2, "warmup": 2,
               "env_pad_max": 4096, "schedule_seed": 1, "timeout_seconds": None,
               "aslr_disabled": True, "host": {}, "started_unix": 0.0}
     f.write(json.dumps(header) + "\n")
     k = 0
     for e in range(execs):
-        for s in variants:
+        for s in binaries:
             label = "baseline" if s is None else f"seed-{s}"
             ex = rng.gauss(0, 0.003)
             for i in range(iters + 2):
                 v = 1e6 * (1 + effect[s] + ex + rng.gauss(0, 0.005)) * (1.3 if i < 2 else 1.0)
-                f.write(json.dumps({"record": "measurement", "program": "demo", "variant": label,
+                f.write(json.dumps({"record": "measurement", "program": "demo", "binary": label,
                                     "seed": s, "execution": e, "iteration": i, "warmup": i < 2,
                                     "metric": "wall", "value": v, "unit": "ns"}) + "\n")
-            f.write(json.dumps({"record": "execution", "program": "demo", "variant": label, "seed": s,
+            f.write(json.dumps({"record": "execution", "program": "demo", "binary": label, "seed": s,
                                 "execution": e, "schedule_index": k, "env_pad": 16, "start_unix": k,
                                 "wall_ns": int(1e6 * (iters + 2) + 2e6), "status": "ok",
                                 "exit_code": 0, "signal": None}) + "\n")

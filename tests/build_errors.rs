@@ -4,7 +4,7 @@
 mod build_support;
 
 use build_support::{assert_success, build, fixture, run};
-use layoutrand::files::manifest::{Manifest, VariantStatus};
+use layoutrand::files::manifest::{BuildStatus, Manifest};
 
 #[test]
 fn a_failing_build_reports_its_status_and_output_tail_and_writes_no_manifest() {
@@ -59,7 +59,7 @@ fn a_relink_failing_for_one_seed_marks_that_seed_failed_and_the_others_complete(
     let failed: Vec<_> = m
         .seeds
         .iter()
-        .filter(|v| v.status == VariantStatus::Failed)
+        .filter(|v| v.status == BuildStatus::Failed)
         .collect();
     assert_eq!(failed.len(), 1);
     assert_eq!(failed[0].seed, Some(2));
@@ -71,7 +71,7 @@ fn a_relink_failing_for_one_seed_marks_that_seed_failed_and_the_others_complete(
     );
     assert!(failed[0].binaries.is_empty());
     let expected = run(&dir.join("out/baseline/calc"));
-    for v in m.seeds.iter().filter(|v| v.status == VariantStatus::Ok) {
+    for v in m.seeds.iter().filter(|v| v.status == BuildStatus::Ok) {
         assert_eq!(run(&dir.join("out").join(&v.binaries[0].path)), expected);
     }
     assert!(

@@ -6,7 +6,7 @@ mod experiment_support;
 use std::path::Path;
 
 use experiment_support::*;
-use layoutrand::files::manifest::{Manifest, VariantStatus};
+use layoutrand::files::manifest::{BuildStatus, Manifest};
 
 fn build(src: &Path, out: &Path, seeds: u32, extra: &[&str]) -> std::process::Output {
     layoutrand()
@@ -21,7 +21,7 @@ fn build(src: &Path, out: &Path, seeds: u32, extra: &[&str]) -> std::process::Ou
 
 fn sha_of(manifest: &Manifest, label: &str) -> String {
     manifest
-        .variants()
+        .binary_sets()
         .find(|v| v.label() == label)
         .unwrap_or_else(|| panic!("no {label}"))
         .binaries[0]
@@ -70,7 +70,7 @@ fn extended_seeds_equal_seeds_built_at_once_and_old_ones_stay() {
     let after = Manifest::load(&grown).unwrap();
     let reference = Manifest::load(&at_once).unwrap();
     assert_eq!(after.seeds.len(), 4);
-    assert!(after.seeds.iter().all(|v| v.status == VariantStatus::Ok));
+    assert!(after.seeds.iter().all(|v| v.status == BuildStatus::Ok));
     assert_eq!(
         after.baseline, before.baseline,
         "the baseline is not relinked"

@@ -12,7 +12,7 @@ use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use build_support::*;
-use layoutrand::files::manifest::{Manifest, VariantStatus};
+use layoutrand::files::manifest::{BuildStatus, Manifest};
 
 /// A private null device in `dir`, or the real /dev/null when this machine does not allow one
 /// (no privilege for mknod, or a `nodev` file system).
@@ -61,7 +61,7 @@ fn tree_linking_to(null: &Path) -> (tempfile::TempDir, PathBuf) {
 }
 
 fn program_names(m: &Manifest) -> Vec<Vec<String>> {
-    m.variants()
+    m.binary_sets()
         .map(|v| v.binaries.iter().map(|b| b.name.clone()).collect())
         .collect()
 }
@@ -94,7 +94,7 @@ fn links_to_a_device_pass_through_in_every_mode() {
     assert_char_device(&null, "after --extend");
     assert_eq!(Manifest::load(&out).unwrap().seeds.len(), 3);
 
-    // --rebuild: every variant's build runs the device links again, with live relinking on.
+    // --rebuild: every binary's build runs the device links again, with live relinking on.
     let (_tmp2, src) = tree_linking_to(&null);
     let out = src.parent().unwrap().join("out");
     let o = build(
@@ -105,8 +105,8 @@ fn links_to_a_device_pass_through_in_every_mode() {
     assert_success(&o, "build --rebuild");
     assert_char_device(&null, "after --rebuild");
     let m = Manifest::load(&out).unwrap();
-    for v in m.variants() {
-        assert_eq!(v.status, VariantStatus::Ok, "{}: {:?}", v.label(), v.error);
+    for v in m.binary_sets() {
+        assert_eq!(v.status, BuildStatus::Ok, "{}: {:?}", v.label(), v.error);
     }
     for names in program_names(&m) {
         assert_eq!(names, ["multimodule"]);

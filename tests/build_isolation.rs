@@ -8,7 +8,7 @@ mod build_support;
 use std::path::Path;
 
 use build_support::*;
-use layoutrand::files::manifest::{Manifest, VariantStatus};
+use layoutrand::files::manifest::{BuildStatus, Manifest};
 
 /// The multimodule fixture plus `onlymain` (one function) and `twofn` (two movable
 /// functions in two modules: two possible layouts, so seeds must coincide).
@@ -60,9 +60,9 @@ fn a_program_with_nothing_to_move_is_left_out_and_coinciding_seeds_are_named() {
     assert_success(&o, "build");
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.contains("program onlymain is left out"), "{stdout}");
-    let m = check_variants(Path::new(&out), "multimodule", 5, "multimodule");
+    let m = check_binaries(Path::new(&out), "multimodule", 5, "multimodule");
     for v in &m.seeds {
-        assert_eq!(v.status, VariantStatus::Ok, "{:?}", v.error);
+        assert_eq!(v.status, BuildStatus::Ok, "{:?}", v.error);
         let names: Vec<&str> = v.binaries.iter().map(|b| b.name.as_str()).collect();
         assert!(!names.contains(&"onlymain"), "{names:?}");
         assert!(Path::new(&out)
@@ -152,7 +152,7 @@ fn an_interrupted_build_keeps_its_finished_seeds_and_extend_continues() {
     let kept = m.seeds.len();
     assert!((2..900).contains(&kept), "{kept} seeds");
     for v in &m.seeds {
-        assert_eq!(v.status, VariantStatus::Ok, "{:?}", v.error);
+        assert_eq!(v.status, BuildStatus::Ok, "{:?}", v.error);
         for b in &v.binaries {
             assert!(out.join(&b.path).is_file(), "{}", b.path.display());
         }
@@ -169,5 +169,5 @@ fn an_interrupted_build_keeps_its_finished_seeds_and_extend_continues() {
         &["make"],
     );
     assert_success(&o, "build --extend");
-    check_variants(&out, "multimodule", kept + 2, "after --extend");
+    check_binaries(&out, "multimodule", kept + 2, "after --extend");
 }

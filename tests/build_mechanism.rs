@@ -8,11 +8,10 @@ mod build_support;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use build_support::{assert_success, build, check_variants, fixture, have, run};
+use build_support::{assert_success, build, check_binaries, fixture, have, run, section_names};
 use layoutrand::files::manifest::Manifest;
 use layoutrand::layout::binary::{self, Function};
 use layoutrand::layout::object_file::{self, TextGroup};
-use object::{Object, ObjectSection};
 
 const LINKERS: [&str; 4] = ["bfd", "gold", "lld", "mold"];
 
@@ -59,7 +58,7 @@ fn symbol_resolution_is_the_recorded_links_in_every_seed() {
             let what = format!("resolution {granularity} {linker}");
             let plain = run(&dir.join("resolution"));
             assert!(plain.starts_with("picked(4)=5 weak=1 "), "{what}: {plain}");
-            let m = check_variants(&dir.join("out"), "resolution", 4, &what);
+            let m = check_binaries(&dir.join("out"), "resolution", 4, &what);
             assert_eq!(run(&dir.join("out/baseline/resolution")), plain, "{what}");
             for v in &m.seeds {
                 let code = v.binaries[0].code.as_ref().expect("seeds are code-checked");
@@ -88,14 +87,6 @@ fn groups_of(dir: &Path) -> BTreeMap<String, TextGroup> {
 
 fn names(fs: &[Function]) -> Vec<String> {
     fs.iter().map(|f| f.name.clone()).collect()
-}
-
-fn section_names(path: &Path) -> BTreeSet<String> {
-    let data = std::fs::read(path).unwrap();
-    let file = object::File::parse(&*data).unwrap();
-    file.sections()
-        .filter_map(|s| s.name().ok().map(str::to_string))
-        .collect()
 }
 
 /// The baseline goes through the mechanism with the identity order and equals the plain

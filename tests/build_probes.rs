@@ -5,7 +5,7 @@
 mod experiment_support;
 
 use experiment_support::*;
-use layoutrand::files::manifest::{Manifest, VariantStatus};
+use layoutrand::files::manifest::{BuildStatus, Manifest};
 
 #[test]
 fn probe_links_deleted_by_the_build_are_left_out() {
@@ -34,8 +34,8 @@ fn probe_links_deleted_by_the_build_are_left_out() {
         describe(&output)
     );
     let manifest = Manifest::load(&out).unwrap();
-    for v in manifest.variants() {
-        assert_eq!(v.status, VariantStatus::Ok, "{:?}", v.error);
+    for v in manifest.binary_sets() {
+        assert_eq!(v.status, BuildStatus::Ok, "{:?}", v.error);
         let names: Vec<&str> = v.binaries.iter().map(|b| b.name.as_str()).collect();
         assert_eq!(names, ["demo"], "{}", v.label());
     }

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use layoutrand::files::manifest::{Manifest, VariantStatus};
+use layoutrand::files::manifest::{BuildStatus, Manifest};
 
 /// Fetches bzip2's source into `dest`.
 fn fetch_bzip2(dest: &Path) -> PathBuf {
@@ -82,8 +82,8 @@ fn bzip2_seeds_pass_bzip2s_own_test() {
         .collect();
     assert!(names.contains(&"bzip2"), "{names:?}");
     let mut fingerprints = std::collections::BTreeSet::new();
-    for v in m.variants() {
-        assert_eq!(v.status, VariantStatus::Ok, "{:?}: {:?}", v.seed, v.error);
+    for v in m.binary_sets() {
+        assert_eq!(v.status, BuildStatus::Ok, "{:?}: {:?}", v.seed, v.error);
         let b = v.binaries.iter().find(|b| b.name == "bzip2").unwrap();
         fingerprints.insert(b.fingerprint.clone());
         let bzip2 = out_dir.join(&b.path);

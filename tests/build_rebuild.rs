@@ -1,17 +1,17 @@
-//! `layoutrand build --rebuild`: one full build per variant in a copy of the tree, each link
+//! `layoutrand build --rebuild`: one full build per binary in a copy of the tree, each link
 //! randomised in place as the build makes it. The build's own later steps see the randomised
 //! program, the source tree is left untouched, and the results satisfy the same checks as
 //! relinked ones.
 
 mod build_support;
 
-use build_support::{assert_success, build, check_variants, fixture};
+use build_support::{assert_success, build, check_binaries, fixture};
 use layoutrand::files::manifest::{BuildMode, Manifest};
 
 #[test]
 fn rebuild_mode_builds_each_seed_in_a_copy_and_randomises_it() {
     let (tmp, dir) = fixture("archive");
-    // The build's own later step sees the program as linked for its variant: each build
+    // The build's own later step sees the program as linked for its binary: each build
     // appends the hash of the `calc` it made to a log outside the tree.
     let log = tmp.path().join("hashes.log");
     let script = format!(
@@ -24,7 +24,7 @@ fn rebuild_mode_builds_each_seed_in_a_copy_and_randomises_it() {
         &["sh", "-c", &script],
     );
     assert_success(&out, "--rebuild");
-    let m = check_variants(&dir.join("out"), "calc", 3, "--rebuild");
+    let m = check_binaries(&dir.join("out"), "calc", 3, "--rebuild");
     assert_eq!(m.mode, BuildMode::Rebuild);
     assert!(
         m.mechanism.starts_with("full rebuild per seed"),
@@ -42,10 +42,13 @@ fn rebuild_mode_builds_each_seed_in_a_copy_and_randomises_it() {
         .lines()
         .map(|l| l.split_whitespace().next().unwrap().to_string())
         .collect();
-    let mut built: Vec<String> = m.variants().map(|v| v.binaries[0].sha256.clone()).collect();
+    let mut built: Vec<String> = m
+        .binary_sets()
+        .map(|v| v.binaries[0].sha256.clone())
+        .collect();
     seen.sort();
     built.sort();
-    assert_eq!(seen, built, "the in-build program is the variant's binary");
+    assert_eq!(seen, built, "the in-build program is the binary's binary");
 }
 
 #[test]

@@ -6,7 +6,7 @@
 mod experiment_support;
 
 use experiment_support::*;
-use layoutrand::files::manifest::{Manifest, VariantStatus};
+use layoutrand::files::manifest::{BuildStatus, Manifest};
 
 #[test]
 fn cachegrind_experiment_detects_binary_level_variance() {
@@ -41,8 +41,8 @@ fn cachegrind_experiment_detects_binary_level_variance() {
     let manifest = Manifest::load(&out).unwrap();
     assert_eq!(manifest.seeds.len(), 5);
     let mut fingerprints: Vec<&str> = manifest
-        .variants()
-        .inspect(|v| assert_eq!(v.status, VariantStatus::Ok, "{:?}", v.error))
+        .binary_sets()
+        .inspect(|v| assert_eq!(v.status, BuildStatus::Ok, "{:?}", v.error))
         .map(|v| v.binaries[0].fingerprint.as_str())
         .collect();
     fingerprints.sort();

@@ -98,7 +98,7 @@ fn sigint_then_sigkill_then_rerun_completes_without_loss_or_repetition() {
     let mut seen: BTreeMap<(String, u32), usize> = BTreeMap::new();
     for e in &results.executions {
         assert_eq!(e.status, ExecutionStatus::Ok, "{e:?}");
-        *seen.entry((e.variant.clone(), e.execution)).or_default() += 1;
+        *seen.entry((e.binary.clone(), e.execution)).or_default() += 1;
     }
     assert_eq!(seen.len(), (SEEDS + 1) * EXECUTIONS, "{seen:?}");
     assert!(

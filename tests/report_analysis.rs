@@ -250,7 +250,7 @@ fn diagnostics_name_short_warmups_and_dependent_executions() {
     let clean: Vec<_> = d
         .warmup_suggestions
         .iter()
-        .filter(|w| w.variant != "seed-3")
+        .filter(|w| w.binary != "seed-3")
         .collect();
     assert!(!clean.is_empty());
     for w in clean {

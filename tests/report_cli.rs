@@ -200,7 +200,8 @@ fn bad_input_gets_a_precise_error() {
     write_dir(tmp.path(), &design, &mut |_, _, _, _, _| 1.0);
     let path = tmp.path().join("results.jsonl");
     let text = std::fs::read_to_string(&path).unwrap();
-    let newer = text.replacen("\"schema\":1", "\"schema\":7", 1).replacen(
+    let schema = format!("\"schema\":{}", layoutrand::files::results::RESULTS_SCHEMA);
+    let newer = text.replacen(&schema, "\"schema\":7", 1).replacen(
         &format!("\"tool_version\":\"{}\"", env!("CARGO_PKG_VERSION")),
         "\"tool_version\":\"9.9.9\"",
         1,
@@ -208,7 +209,7 @@ fn bad_input_gets_a_precise_error() {
     std::fs::write(&path, newer).unwrap();
     let err = failure(&["report"], tmp.path());
     assert!(err.contains("schema 7") && err.contains("9.9.9"), "{err}");
-    let older = text.replacen("\"schema\":1", "\"schema\":0", 1);
+    let older = text.replacen(&schema, "\"schema\":0", 1);
     std::fs::write(&path, older).unwrap();
     let err = failure(&["report"], tmp.path());
     assert!(err.contains("schema 0"), "{err}");
@@ -302,4 +303,23 @@ fn report_and_dimension_default_to_the_directory_build_and_run_use() {
             .assert()
             .success();
     }
+}
+
+#[test]
+fn a_schema_1_store_reports_as_it_did() {
+    // The same store in the format written before schema 2, where a binary's label was
+    // `variant` (header: `variants`), gives the same report as in schema 2.
+    let tmp = tempfile::tempdir().unwrap();
+    sensitive_dir(tmp.path());
+    let now = stdout(tmp.path(), &["--format", "json"]);
+    let path = tmp.path().join("results.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let schema = format!("\"schema\":{}", layoutrand::files::results::RESULTS_SCHEMA);
+    assert!(text.contains(&schema) && text.contains("\"binary\":\"seed-1\""));
+    let old = text
+        .replacen(&schema, "\"schema\":1", 1)
+        .replace("\"binaries\":", "\"variants\":")
+        .replace("\"binary\":", "\"variant\":");
+    std::fs::write(&path, old).unwrap();
+    assert_eq!(stdout(tmp.path(), &["--format", "json"]), now);
 }

@@ -372,7 +372,7 @@ fn a_binary_replaced_after_the_build_is_refused_before_it_runs() {
         .stderr(contains("baseline"));
     let r = read_results(d.path()).unwrap_or_default();
     assert!(
-        r.executions.iter().all(|e| e.variant != "baseline"),
+        r.executions.iter().all(|e| e.binary != "baseline"),
         "the replaced binary must never run under its label"
     );
 }

@@ -12,11 +12,11 @@ use layoutrand::run::store::{read_results, Execution};
 use layoutrand::seeded::SeededRng;
 use run_support::*;
 
-const VARIANTS: usize = 3;
+const BINARIES: usize = 3;
 const EXECUTIONS: u32 = 5;
 
 fn key(e: &Execution) -> (String, u32) {
-    (e.variant.clone(), e.execution)
+    (e.binary.clone(), e.execution)
 }
 
 /// Runs (or resumes) in `dir` and SIGKILLs it after `delay`; true if it finished first.
@@ -53,8 +53,8 @@ fn run_and_kill(dir: &std::path::Path, resume: bool, delay: Duration) -> bool {
 fn sigkill_at_random_moments_then_resume_keeps_every_execution_exactly_once() {
     let mut rng = SeededRng::new(2026, "kill-delays");
     let template = tempfile::tempdir().unwrap();
-    same_binary_experiment(template.path(), "faulty", "faulty.c", VARIANTS as u64 - 1);
-    let total = VARIANTS * EXECUTIONS as usize;
+    same_binary_experiment(template.path(), "faulty", "faulty.c", BINARIES as u64 - 1);
+    let total = BINARIES * EXECUTIONS as usize;
     let copy_experiment = |to: &std::path::Path| {
         for f in ["manifest.json", "bin"] {
             let status = Command::new("cp")
@@ -160,7 +160,7 @@ fn sigkill_at_random_moments_then_resume_keeps_every_execution_exactly_once() {
             let n = r
                 .measurements
                 .iter()
-                .filter(|m| m.variant == e.variant && m.execution == e.execution)
+                .filter(|m| m.binary == e.binary && m.execution == e.execution)
                 .count();
             assert_eq!(n, 4, "trial {trial}: {e:?}");
         }

@@ -11,7 +11,7 @@ use run_support::*;
 #[test]
 fn aslr_is_off_stack_address_depends_only_on_the_padding() {
     let d = tempfile::tempdir().unwrap();
-    // Two variants of the same binary: run from the same fixed path, they must see the same
+    // Two binaries of the same binary: run from the same fixed path, they must see the same
     // stack, so any difference would come from the path or the environment.
     same_binary_experiment(d.path(), "stack", "stack.c", 1);
     let assert = layoutrand()
@@ -41,12 +41,12 @@ fn aslr_is_off_stack_address_depends_only_on_the_padding() {
     let pad_of: BTreeMap<(String, u32), u32> = r
         .executions
         .iter()
-        .map(|e| ((e.variant.clone(), e.execution), e.env_pad))
+        .map(|e| ((e.binary.clone(), e.execution), e.env_pad))
         .collect();
     assert!(r.executions.iter().all(|e| e.status == ExecutionStatus::Ok));
     let mut by_pad: BTreeMap<u32, Vec<u64>> = BTreeMap::new();
     for m in r.measurements.iter().filter(|m| m.metric == "reported") {
-        let pad = pad_of[&(m.variant.clone(), m.execution)];
+        let pad = pad_of[&(m.binary.clone(), m.execution)];
         by_pad.entry(pad).or_default().push(m.value as u64);
     }
     assert!(
@@ -112,11 +112,11 @@ fn cachegrind_counts_are_exact_on_rerun_and_differ_between_link_orders() {
         "{:?}",
         r.executions
     );
-    let value = |variant: &str, execution: u32, metric: &str| {
+    let value = |binary: &str, execution: u32, metric: &str| {
         r.measurements
             .iter()
-            .find(|m| m.variant == variant && m.execution == execution && m.metric == metric)
-            .unwrap_or_else(|| panic!("no {metric} for {variant} #{execution}"))
+            .find(|m| m.binary == binary && m.execution == execution && m.metric == metric)
+            .unwrap_or_else(|| panic!("no {metric} for {binary} #{execution}"))
             .value
     };
     for metric in ["Ir", "I1_misses", "D1_misses", "LL_misses"] {

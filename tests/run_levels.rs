@@ -35,7 +35,7 @@ fn iterations_land_with_the_right_indices_and_warmup_marks() {
         .success();
     let r = read_results(d.path()).unwrap();
     let h = r.header.as_ref().unwrap();
-    assert_eq!(h.variants, vec!["baseline", "seed-1", "seed-2"]);
+    assert_eq!(h.binaries, vec!["baseline", "seed-1", "seed-2"]);
     assert_eq!(
         (h.executions, h.iterations, h.warmup, h.schedule_seed),
         (3, 5, 2, 4)
@@ -55,7 +55,7 @@ fn iterations_land_with_the_right_indices_and_warmup_marks() {
     assert_eq!(reported.len(), 3 * 3 * 5);
     let mut seen = BTreeSet::new();
     for m in &reported {
-        assert!(seen.insert((m.variant.clone(), m.execution, m.iteration)));
+        assert!(seen.insert((m.binary.clone(), m.execution, m.iteration)));
         assert_eq!(m.warmup, m.iteration < 2, "{m:?}");
         assert_eq!(m.unit, "ms");
         assert!(m.value > 0.0);
@@ -118,11 +118,11 @@ fn schedule_interleaves_and_paddings_vary_in_steps_of_16() {
         .executions
         .windows(2)
         .all(|w| w[0].schedule_index < w[1].schedule_index));
-    // Not one variant's executions as a block: each variant's span covers more than its 8.
+    // Not one binary's executions as a block: each binary's span covers more than its 8.
     for v in ["baseline", "seed-1", "seed-2", "seed-3"] {
         let pos: Vec<u64> = by_index
             .iter()
-            .filter(|e| e.variant == v)
+            .filter(|e| e.binary == v)
             .map(|e| e.schedule_index)
             .collect();
         assert!(
@@ -132,13 +132,13 @@ fn schedule_interleaves_and_paddings_vary_in_steps_of_16() {
     }
     let switches = by_index
         .windows(2)
-        .filter(|w| w[0].variant != w[1].variant)
+        .filter(|w| w[0].binary != w[1].binary)
         .count();
     assert!(switches >= 16, "{switches} switches of binary in 31 steps");
     // Execution numbers of a binary follow the schedule.
     let mut next: BTreeMap<String, u32> = BTreeMap::new();
     for e in &by_index {
-        let n = next.entry(e.variant.clone()).or_default();
+        let n = next.entry(e.binary.clone()).or_default();
         assert_eq!(e.execution, *n);
         *n += 1;
     }
@@ -349,7 +349,7 @@ fn programs_select_what_bin_stands_for_and_named_placeholders_reach_the_others()
     let r = run(&["--programs", "stack", "--", "{bin}"]);
     assert!(r.executions.iter().all(|e| e.program == "stack"));
     assert_eq!(r.header.unwrap().programs, vec!["stack"]);
-    // Only named placeholders: one program label, and the named binary of each variant runs
+    // Only named placeholders: one program label, and the named binary of each binary runs
     // (from its fixed path: the shell sees DIR/.run/bin/faulty).
     let r = run(&[
         "--",

@@ -11,7 +11,7 @@ use layoutrand::run::store::{read_results, ExecutionStatus, Record};
 use run_support::*;
 
 /// The two-layout experiment of the cachegrind fixture (link orders a,b and b,a) with a
-/// third variant, in `dir`.
+/// third binary, in `dir`.
 fn two_layouts(dir: &Path) {
     let build = dir.join("build");
     std::fs::create_dir_all(&build).unwrap();
@@ -92,10 +92,10 @@ fn a_parallel_cachegrind_store_equals_the_serial_one() {
         assert_eq!(a, b);
     }
     // The comparison means something: the two layouts differ in the primary metric.
-    let cycles = |variant: &str| {
+    let cycles = |binary: &str| {
         r.measurements
             .iter()
-            .find(|m| m.variant == variant && m.metric == "estimated_cycles")
+            .find(|m| m.binary == binary && m.metric == "estimated_cycles")
             .unwrap()
             .value
     };

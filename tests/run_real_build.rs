@@ -51,7 +51,7 @@ fn runs_the_binaries_of_a_real_build() {
     let r = read_results(&out).unwrap();
     let h = r.header.as_ref().unwrap();
     assert_eq!(h.programs, vec!["prog"]);
-    assert_eq!(h.variants, vec!["baseline", "seed-1", "seed-2"]);
+    assert_eq!(h.binaries, vec!["baseline", "seed-1", "seed-2"]);
     assert_eq!(r.executions.len(), 6);
     assert!(
         r.executions.iter().all(|e| e.status == ExecutionStatus::Ok),
@@ -60,7 +60,7 @@ fn runs_the_binaries_of_a_real_build() {
     );
     let mut misses: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for m in r.measurements.iter().filter(|m| m.metric == "I1_misses") {
-        misses.entry(m.variant.clone()).or_default().push(m.value);
+        misses.entry(m.binary.clone()).or_default().push(m.value);
     }
     assert_eq!(misses.len(), 3);
     for (v, values) in &misses {

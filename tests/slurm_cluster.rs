@@ -33,7 +33,7 @@ fn stderr(a: &assert_cmd::assert::Assert) -> String {
     String::from_utf8_lossy(&a.get_output().stderr).into_owned()
 }
 
-/// Every (variant, execution) of the merged store, asserting each appears once and ended
+/// Every (binary, execution) of the merged store, asserting each appears once and ended
 /// well, and that the shard files themselves hold no duplicate.
 fn cells_once(dir: &Path) -> (Results, BTreeSet<(String, u32)>) {
     let r = read_results(dir).unwrap();
@@ -41,7 +41,7 @@ fn cells_once(dir: &Path) -> (Results, BTreeSet<(String, u32)>) {
     for e in &r.executions {
         assert_eq!(e.status, ExecutionStatus::Ok, "{e:?}");
         assert!(
-            cells.insert((e.variant.clone(), e.execution)),
+            cells.insert((e.binary.clone(), e.execution)),
             "stored twice: {e:?}"
         );
     }
@@ -58,8 +58,8 @@ fn cells_once(dir: &Path) -> (Results, BTreeSet<(String, u32)>) {
     (r, cells)
 }
 
-fn expected_cells(variants: &[&str], executions: u32) -> BTreeSet<(String, u32)> {
-    variants
+fn expected_cells(binaries: &[&str], executions: u32) -> BTreeSet<(String, u32)> {
+    binaries
         .iter()
         .flat_map(|v| (0..executions).map(move |e| (v.to_string(), e)))
         .collect()
@@ -71,7 +71,7 @@ fn slurm_runs_dry_run_complete_run_cancel_and_resume() {
     let work = tempfile::tempdir().unwrap();
     let node_dir = work.path().join("node-local");
     let node_dir_s = node_dir.display().to_string();
-    let variants = ["baseline", "seed-1", "seed-2"];
+    let binaries = ["baseline", "seed-1", "seed-2"];
 
     // 1. Dry run: the script is written and says what it must; nothing is submitted.
     let dry = work.path().join("dry");
@@ -156,7 +156,7 @@ fn slurm_runs_dry_run_complete_run_cancel_and_resume() {
     let job = stdout(&a).lines().next().unwrap().trim().to_string();
     assert!(job.parse::<u64>().is_ok(), "job id {job:?}\n{}", stderr(&a));
     let (r, cells) = cells_once(&full);
-    assert_eq!(cells, expected_cells(&variants, 4));
+    assert_eq!(cells, expected_cells(&binaries, 4));
     let mut nodes_of_variant: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
     for e in &r.executions {
         let m = e.machine.as_ref().expect("machine recorded per execution");
@@ -164,7 +164,7 @@ fn slurm_runs_dry_run_complete_run_cancel_and_resume() {
         assert!(m.slurm_task.is_some_and(|t| t < 4), "{m:?}");
         assert!(m.kernel.is_some() && m.hostname.is_some() && m.cpu_model.is_some());
         nodes_of_variant
-            .entry(e.variant.clone())
+            .entry(e.binary.clone())
             .or_default()
             .insert(m.node.clone().expect("node name"));
     }
@@ -306,5 +306,5 @@ fn slurm_runs_dry_run_complete_run_cancel_and_resume() {
     )
     .success();
     let (_, cells) = cells_once(&cut);
-    assert_eq!(cells, expected_cells(&variants, 4));
+    assert_eq!(cells, expected_cells(&binaries, 4));
 }

@@ -4,7 +4,7 @@
 mod experiment_support;
 
 use experiment_support::*;
-use layoutrand::files::manifest::{Manifest, VariantStatus};
+use layoutrand::files::manifest::{BuildStatus, Manifest};
 
 #[test]
 fn absolute_compiler_paths_are_recorded_through_the_launcher_script() {
@@ -40,8 +40,8 @@ fn absolute_compiler_paths_are_recorded_through_the_launcher_script() {
         .unwrap();
     assert!(output.status.success(), "{}", describe(&output));
     let manifest = Manifest::load(&out).unwrap();
-    assert!(manifest.seeds.iter().all(|v| v.status == VariantStatus::Ok));
-    for v in manifest.variants() {
+    assert!(manifest.seeds.iter().all(|v| v.status == BuildStatus::Ok));
+    for v in manifest.binary_sets() {
         let run = std::process::Command::new(out.join(&v.binaries[0].path))
             .output()
             .unwrap();

@@ -7,6 +7,7 @@
 use anyhow::{bail, Result};
 use object::{Object, ObjectSection, ObjectSymbol, SymbolKind, SymbolSection};
 
+use super::linker::Mechanism;
 use super::replay::Program;
 use crate::files::manifest::{Achieved, Granularity};
 use crate::layout::{archive, object_file};
@@ -26,6 +27,13 @@ enum Module {
 /// Scans `program`'s recorded objects and archive members. Under `module`/`global`, an
 /// error names the modules without per-function sections and the fixes.
 pub fn inspect(program: &Program, granularity: Granularity) -> Result<Achieved> {
+    let lto = program.mechanism == Mechanism::LtoOnce;
+    // An LTO program's functions are ordered globally whatever the granularity.
+    let granularity = if lto {
+        Granularity::Global
+    } else {
+        granularity
+    };
     let mut modules: Vec<(String, Module)> = Vec::new();
     for input in &program.record.inputs {
         let blob = program
@@ -89,6 +97,11 @@ pub fn inspect(program: &Program, granularity: Granularity) -> Result<Achieved> 
         (true, false) => format!("objects moved ({objects}); functions not moved"),
         (false, true) => format!("functions moved within {shuffled} of {objects} modules"),
         (false, false) => "nothing to move".to_string(),
+    };
+    let words = if lto {
+        format!("LTO code generated once; {words}")
+    } else {
+        words
     };
     Ok(Achieved {
         objects,

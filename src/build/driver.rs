@@ -8,12 +8,12 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use super::linker::{Linker, Mechanism};
+use super::linker::Linker;
 use super::projection::Projection;
 use super::replay::Program;
-use super::{achieved, interrupt, isolate, recorded_build, toolchain, variants};
+use super::{achieved, binaries, interrupt, isolate, recorded_build, toolchain};
 use crate::files::manifest::{
-    BuildMode, Granularity, Manifest, Variant, VariantStatus, MANIFEST_FILE, MANIFEST_SCHEMA,
+    BinarySet, BuildMode, BuildStatus, Granularity, Manifest, MANIFEST_FILE, MANIFEST_SCHEMA,
 };
 use crate::wrap::record::LinkRecord;
 
@@ -41,7 +41,7 @@ pub struct BuildOptions {
     pub echo_build: bool,
     /// Show a progress bar for the relinks.
     pub progress: bool,
-    /// One full build per variant in a copy of the tree (`--rebuild`) instead of relinks.
+    /// One full build per binary in a copy of the tree (`--rebuild`) instead of relinks.
     pub rebuild: bool,
     /// More than [`super::projection::MANY_SEEDS`] seeds are wanted (`--allow-many-seeds`).
     pub allow_many_seeds: bool,
@@ -83,8 +83,8 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         .num_threads(opts.jobs.max(1))
         .build()?;
     let relink_start = Instant::now();
-    let baseline = pool.install(|| variants::build_baseline(&programs, &out_dir))?;
-    projection_of(&baseline.variant, &out_dir, opts.seeds.len(), opts.jobs)
+    let baseline = pool.install(|| binaries::build_baseline(&programs, &out_dir))?;
+    projection_of(&baseline.set, &out_dir, opts.seeds.len(), opts.jobs)
         .check(opts.allow_many_seeds)?;
 
     let linkers: BTreeSet<&str> = programs.iter().map(|p| p.linker.name()).collect();
@@ -108,7 +108,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         mechanism: mechanisms.into_iter().collect::<Vec<_>>().join("; "),
         recorded_build_seconds: recorded.seconds,
         relink_seconds: relink_start.elapsed().as_secs_f64(),
-        baseline: baseline.variant.clone(),
+        baseline: baseline.set.clone(),
         seeds: Vec::new(),
         programs: Vec::new(),
     };
@@ -124,7 +124,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         &manifest,
     );
     manifest.relink_seconds = relink_start.elapsed().as_secs_f64();
-    let _ = std::fs::remove_dir_all(out_dir.join(variants::WORK_DIR));
+    let _ = std::fs::remove_dir_all(out_dir.join(binaries::WORK_DIR));
     finish(
         &mut manifest,
         &programs,
@@ -139,9 +139,9 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     })
 }
 
-/// The cost of `seeds` more variants like `baseline` (its links' seconds and binaries' bytes).
+/// The cost of `seeds` more binaries like `baseline` (its links' seconds and binaries' bytes).
 pub(crate) fn projection_of(
-    baseline: &Variant,
+    baseline: &BinarySet,
     out_dir: &Path,
     seeds: usize,
     jobs: usize,
@@ -162,17 +162,17 @@ pub(crate) fn projection_of(
 pub(crate) fn relink_seeds(
     pool: &rayon::ThreadPool,
     programs: &[Program],
-    baseline: &variants::Baseline,
+    baseline: &binaries::Baseline,
     seeds: &[u64],
     out_dir: &Path,
     progress: bool,
     manifest: &Manifest,
-) -> Vec<Variant> {
+) -> Vec<BinarySet> {
     let _signals = interrupt::catch();
     let bar = progress_bar(progress, (programs.len() * seeds.len()) as u64);
     let so_far = Mutex::new((manifest.clone(), Instant::now()));
     let tick = || bar.inc(1);
-    let done = |v: &Variant| {
+    let done = |v: &BinarySet| {
         let Ok(mut guard) = so_far.lock() else { return };
         let (m, last) = &mut *guard;
         m.seeds.push(v.clone());
@@ -183,7 +183,7 @@ pub(crate) fn relink_seeds(
         }
     };
     let built = pool.install(|| {
-        variants::build_seeds(
+        binaries::build_seeds(
             programs,
             baseline,
             seeds,
@@ -204,13 +204,13 @@ pub(crate) fn relink_seeds(
 pub(crate) fn finish(
     manifest: &mut Manifest,
     programs: &[Program],
-    seeds: Vec<Variant>,
-    earlier: &[Variant],
+    seeds: Vec<BinarySet>,
+    earlier: &[BinarySet],
     out_dir: &Path,
     wanted: usize,
 ) -> Result<()> {
     let built = seeds.len();
-    let mut all: Vec<Variant> = earlier.to_vec();
+    let mut all: Vec<BinarySet> = earlier.to_vec();
     all.extend(seeds);
     let mechanism = |name: &str| {
         programs
@@ -278,7 +278,7 @@ pub(crate) fn clear_previous_output(out_dir: &Path) -> Result<()> {
     for entry in std::fs::read_dir(out_dir)? {
         let entry = entry?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        if name == "baseline" || name.starts_with("seed-") || name == variants::WORK_DIR {
+        if name == "baseline" || name.starts_with("seed-") || name == binaries::WORK_DIR {
             std::fs::remove_dir_all(entry.path())?;
         }
     }
@@ -311,19 +311,13 @@ pub(crate) fn programs(
                 .replace('/', "_");
         }
         let linker = opts.linker.unwrap_or_else(|| Linker::of_record(link));
-        let clang = link
-            .real_tool
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().contains("clang"));
-        let mechanism = Mechanism::choose(opts.granularity, linker, link.lto, !clang)
-            .with_context(|| format!("program {name}"))?;
-        programs.push(Program {
+        programs.push(Program::new(
             name,
-            record: link.clone(),
+            link,
             linker,
-            mechanism,
-            record_dir: record_dir.to_path_buf(),
-        });
+            opts.granularity,
+            record_dir,
+        )?);
     }
     programs.sort_by(|a, b| a.name.cmp(&b.name));
     if programs.windows(2).any(|w| w[0].name == w[1].name) {
@@ -353,5 +347,5 @@ pub(super) fn progress_bar(show: bool, len: u64) -> indicatif::ProgressBar {
 
 /// Whether every seed built.
 pub fn all_ok(manifest: &Manifest) -> bool {
-    manifest.seeds.iter().all(|v| v.status == VariantStatus::Ok)
+    manifest.seeds.iter().all(|v| v.status == BuildStatus::Ok)
 }

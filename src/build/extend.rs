@@ -9,8 +9,8 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
+use super::binaries::{self, Baseline};
 use super::driver::{finish, programs, relink_seeds, BuildOptions, BuildOutcome, RECORD_DIR};
-use super::variants::{self, Baseline};
 use crate::files::manifest::{BuildMode, Manifest, MANIFEST_FILE};
 use crate::layout::binary;
 use crate::wrap::record;
@@ -91,7 +91,7 @@ pub fn extend(opts: &BuildOptions) -> Result<BuildOutcome> {
         functions.push(binary::functions(&out_dir.join(&built.path))?);
     }
     let baseline = Baseline {
-        variant: manifest.baseline.clone(),
+        set: manifest.baseline.clone(),
         functions,
     };
 
@@ -118,7 +118,7 @@ pub fn extend(opts: &BuildOptions) -> Result<BuildOutcome> {
             opts.progress,
             &manifest,
         );
-        let _ = std::fs::remove_dir_all(out_dir.join(variants::WORK_DIR));
+        let _ = std::fs::remove_dir_all(out_dir.join(binaries::WORK_DIR));
         manifest.relink_seconds += start.elapsed().as_secs_f64();
         let earlier = std::mem::take(&mut manifest.seeds);
         finish(

@@ -12,25 +12,25 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use crate::files::manifest::{ProgramSummary, Variant, VariantStatus};
+use crate::files::manifest::{BinarySet, BuildStatus, ProgramSummary};
 
 /// The final seeds and the per-program summaries.
 #[derive(Debug)]
 pub struct Finalized {
     /// The seeds, programs left out removed; a seed is failed only for the programs kept.
-    pub seeds: Vec<Variant>,
+    pub seeds: Vec<BinarySet>,
     /// One summary per baseline program, in the baseline's order.
     pub programs: Vec<ProgramSummary>,
 }
 
 /// Decides which programs are left out and finalises the provisional `seeds` (see
-/// [`super::variants::build_seeds`]); removes the left-out programs' seed binaries and the
+/// [`super::binaries::build_seeds`]); removes the left-out programs' seed binaries and the
 /// files of failed seeds from `out_dir`. `mechanism` describes a program's mechanism (for the
 /// reason); `earlier` are the summaries of an earlier build (`--extend`): a program left out
 /// there stays out.
 pub fn finalize(
-    baseline: &Variant,
-    mut seeds: Vec<Variant>,
+    baseline: &BinarySet,
+    mut seeds: Vec<BinarySet>,
     mechanism: &dyn Fn(&str) -> String,
     earlier: &[ProgramSummary],
     out_dir: &Path,
@@ -120,10 +120,10 @@ pub fn finalize(
         v.binaries.retain(|b| !left_out.contains(b.name.as_str()));
         let complete = kept.iter().all(|n| v.binaries.iter().any(|b| b.name == *n));
         if complete {
-            v.status = VariantStatus::Ok;
+            v.status = BuildStatus::Ok;
             v.error = None;
         } else {
-            v.status = VariantStatus::Failed;
+            v.status = BuildStatus::Failed;
             // Nothing of a failed seed is left to be mistaken for a result.
             let _ = std::fs::remove_dir_all(out_dir.join(v.label()));
             v.binaries.clear();
@@ -155,14 +155,14 @@ mod tests {
         }
     }
 
-    fn variant(seed: Option<u64>, bins: &[(&str, &str)], error: Option<&str>) -> Variant {
-        let label = crate::files::manifest::variant_label(seed);
-        Variant {
+    fn set(seed: Option<u64>, bins: &[(&str, &str)], error: Option<&str>) -> BinarySet {
+        let label = crate::files::manifest::binary_label(seed);
+        BinarySet {
             seed,
             status: if error.is_some() {
-                VariantStatus::Failed
+                BuildStatus::Failed
             } else {
-                VariantStatus::Ok
+                BuildStatus::Ok
             },
             error: error.map(str::to_string),
             binaries: bins.iter().map(|(n, f)| binary(n, f, &label)).collect(),
@@ -172,14 +172,14 @@ mod tests {
     #[test]
     fn a_program_with_nothing_to_move_is_left_out_and_the_others_keep_their_seeds() {
         let dir = tempfile::tempdir().unwrap();
-        let base = variant(None, &[("big", "b0"), ("one", "o0")], None);
+        let base = set(None, &[("big", "b0"), ("one", "o0")], None);
         let seeds = vec![
-            variant(Some(1), &[("big", "b1"), ("one", "o0")], None),
-            variant(Some(2), &[("big", "b2"), ("one", "o0")], None),
-            variant(Some(3), &[("big", "b1"), ("one", "o0")], None),
+            set(Some(1), &[("big", "b1"), ("one", "o0")], None),
+            set(Some(2), &[("big", "b2"), ("one", "o0")], None),
+            set(Some(3), &[("big", "b1"), ("one", "o0")], None),
         ];
         let f = finalize(&base, seeds, &|_| "m".into(), &[], dir.path());
-        assert!(f.seeds.iter().all(|v| v.status == VariantStatus::Ok));
+        assert!(f.seeds.iter().all(|v| v.status == BuildStatus::Ok));
         assert!(f.seeds.iter().all(|v| v.binaries.len() == 1));
         let big = &f.programs[0];
         assert_eq!(big.excluded, None);
@@ -197,11 +197,11 @@ mod tests {
     #[test]
     fn a_seed_fails_only_for_the_programs_kept_and_coincidence_with_the_baseline_is_named() {
         let dir = tempfile::tempdir().unwrap();
-        let base = variant(None, &[("a", "a0"), ("b", "b0")], None);
+        let base = set(None, &[("a", "a0"), ("b", "b0")], None);
         let seeds = vec![
-            variant(Some(2), &[("a", "a0")], Some("program b: boom")),
-            variant(Some(1), &[("a", "a1")], Some("program b: boom")),
-            variant(Some(3), &[], Some("program a: bad; program b: boom")),
+            set(Some(2), &[("a", "a0")], Some("program b: boom")),
+            set(Some(1), &[("a", "a1")], Some("program b: boom")),
+            set(Some(3), &[], Some("program a: bad; program b: boom")),
         ];
         let f = finalize(&base, seeds, &|_| "m".into(), &[], dir.path());
         assert_eq!(f.programs[0].coinciding, vec![vec!["baseline", "seed-2"]]);
@@ -214,9 +214,9 @@ mod tests {
         assert_eq!(
             status,
             [
-                (Some(1), VariantStatus::Ok),
-                (Some(2), VariantStatus::Ok),
-                (Some(3), VariantStatus::Failed)
+                (Some(1), BuildStatus::Ok),
+                (Some(2), BuildStatus::Ok),
+                (Some(3), BuildStatus::Failed)
             ]
         );
         // Left out earlier, left out now.

@@ -1,8 +1,6 @@
 //! The four linkers and which ordering mechanism each offers for each granularity
 //! (measured on Debian 12; see docs/build.md and docs/design.md's table).
 
-use anyhow::{bail, Result};
-
 use crate::files::manifest::Granularity;
 use crate::wrap::record::{LinkRecord, LinkTool};
 
@@ -74,47 +72,26 @@ pub enum Mechanism {
     /// The objects' functions in one random order across modules (within gcc's groups),
     /// merged by one `ld.bfd -r`; archive members as for [`Mechanism::MergedModule`].
     MergedGlobal,
-    /// gcc `-flto`: the functions of the baseline binary, as the `.text.NAME` sections the
-    /// LTO code generator emits under `-ffunction-sections`, in a random order through a
-    /// script (bfd; lld for clang -flto).
-    LtoScript,
-    /// gcc `-flto` with gold: the same order as [`Mechanism::LtoScript`] through
-    /// `--section-ordering-file`.
-    LtoSectionOrderingFile,
-    /// `-flto` with mold, which has no ordering file: `--shuffle-sections=SEED` (moves data
-    /// sections too).
-    LtoMoldShuffle,
+    /// `-flto` (gcc or clang): the LTO code generated once into one relocatable object with
+    /// a section per function ([`super::lto_once`]), then relinked like
+    /// [`Mechanism::MergedGlobal`]: its functions in one random order (within gcc's groups),
+    /// whatever the granularity, since modules do not survive LTO.
+    LtoOnce,
 }
 
 impl Mechanism {
-    /// Picks the mechanism, or says why none exists for this combination.
-    /// `lto`: the link generates code (`-flto`); `gcc_ir`: with gcc (whose IR lld cannot read)
-    /// rather than clang.
-    pub fn choose(
-        granularity: Granularity,
-        linker: Linker,
-        lto: bool,
-        gcc_ir: bool,
-    ) -> Result<Mechanism> {
+    /// Picks the mechanism. `lto`: the link generates code (`-flto`).
+    pub fn choose(granularity: Granularity, lto: bool) -> Mechanism {
         if lto {
             // Modules do not survive LTO: every granularity is the global order of the code
-            // the LTO code generator produced (Kalibera & Jones' LTO variant). The objects
-            // stay in the recorded order: LTO's partitioning and inlining follow it.
-            return Ok(match linker {
-                Linker::Lld if gcc_ir => bail!(
-                    "lld cannot link gcc -flto objects (it does not read GCC's IR): use \
-                     --linker bfd, gold or mold"
-                ),
-                Linker::Bfd | Linker::Lld => Mechanism::LtoScript,
-                Linker::Gold => Mechanism::LtoSectionOrderingFile,
-                Linker::Mold => Mechanism::LtoMoldShuffle,
-            });
+            // the LTO code generator produced once (Kalibera & Jones' LTO variant).
+            return Mechanism::LtoOnce;
         }
-        Ok(match granularity {
+        match granularity {
             Granularity::Link => Mechanism::MergedLink,
             Granularity::Module => Mechanism::MergedModule,
             Granularity::Global => Mechanism::MergedGlobal,
-        })
+        }
     }
 
     /// In words, for the manifest and the summary.
@@ -122,9 +99,9 @@ impl Mechanism {
         let l = linker.name();
         let merged = "objects merged by ld.bfd -r in the recorded order (resolution pinned)";
         match self {
-            Mechanism::MergedLink => format!(
-                "{merged}, modules in a random order; archive members permuted; then {l}"
-            ),
+            Mechanism::MergedLink => {
+                format!("{merged}, modules in a random order; archive members permuted; then {l}")
+            }
             Mechanism::MergedModule => format!(
                 "{merged}, modules in a random order and functions shuffled within each; \
                  archive members permuted and reordered by ld.bfd -r; then {l}"
@@ -133,29 +110,22 @@ impl Mechanism {
                 "{merged}, all functions in one random order; archive members permuted and \
                  reordered by ld.bfd -r; then {l}"
             ),
-            Mechanism::LtoScript => format!(
-                "-flto -ffunction-sections: post-LTO .text.<function> order by INSERT BEFORE .text script, {l}"
+            Mechanism::LtoOnce => format!(
+                "-flto: code generated once into one object with a section per function (-r); \
+                 its functions in one random order, merged by ld.bfd -r; archive members \
+                 permuted and reordered by ld.bfd -r; then {l}"
             ),
-            Mechanism::LtoSectionOrderingFile => format!(
-                "-flto -ffunction-sections: post-LTO .text.<function> order by --section-ordering-file, {l}"
-            ),
-            Mechanism::LtoMoldShuffle => format!("-flto: --shuffle-sections=SEED, {l}"),
         }
-    }
-
-    /// Whether the mechanism needs the baseline binary's function list.
-    pub fn needs_baseline_functions(self) -> bool {
-        matches!(
-            self,
-            Mechanism::LtoScript | Mechanism::LtoSectionOrderingFile
-        )
     }
 
     /// Whether the baseline is linked through the mechanism too (with the identity order).
     pub fn is_merged(self) -> bool {
         matches!(
             self,
-            Mechanism::MergedLink | Mechanism::MergedModule | Mechanism::MergedGlobal
+            Mechanism::MergedLink
+                | Mechanism::MergedModule
+                | Mechanism::MergedGlobal
+                | Mechanism::LtoOnce
         )
     }
 }
@@ -174,38 +144,18 @@ mod tests {
     }
 
     #[test]
-    fn every_linker_has_a_mechanism_for_every_granularity_without_lto() {
-        for g in [Granularity::Link, Granularity::Module, Granularity::Global] {
-            for l in [Linker::Bfd, Linker::Gold, Linker::Lld, Linker::Mold] {
-                assert!(Mechanism::choose(g, l, false, false).is_ok(), "{g:?} {l:?}");
-            }
-        }
+    fn every_granularity_has_a_mechanism_and_lto_is_code_generated_once() {
         assert_eq!(
-            Mechanism::choose(Granularity::Module, Linker::Bfd, false, false).unwrap(),
+            Mechanism::choose(Granularity::Module, false),
             Mechanism::MergedModule
         );
         assert_eq!(
-            Mechanism::choose(Granularity::Link, Linker::Mold, false, false).unwrap(),
+            Mechanism::choose(Granularity::Link, false),
             Mechanism::MergedLink
         );
-        assert_eq!(
-            Mechanism::choose(Granularity::Link, Linker::Mold, true, true).unwrap(),
-            Mechanism::LtoMoldShuffle
-        );
-    }
-
-    #[test]
-    fn lld_refuses_gcc_lto() {
-        let err = Mechanism::choose(Granularity::Global, Linker::Lld, true, true).unwrap_err();
-        assert!(err.to_string().contains("GCC's IR"));
-        // clang's bitcode is lld's own: allowed.
-        assert_eq!(
-            Mechanism::choose(Granularity::Global, Linker::Lld, true, false).unwrap(),
-            Mechanism::LtoScript
-        );
-        assert_eq!(
-            Mechanism::choose(Granularity::Module, Linker::Bfd, true, true).unwrap(),
-            Mechanism::LtoScript
-        );
+        for g in [Granularity::Link, Granularity::Module, Granularity::Global] {
+            assert_eq!(Mechanism::choose(g, true), Mechanism::LtoOnce);
+        }
+        assert!(Mechanism::LtoOnce.is_merged());
     }
 }

@@ -1,24 +1,23 @@
 //! Live relinking for `--rebuild`: inside a full build, the shim relinks each final link for
-//! the variant at once, in place, so the build itself goes on with the randomised program
+//! the binary at once, in place, so the build itself goes on with the randomised program
 //! (its own tests run on it) and the tree needs no replay afterwards.
 //!
 //! The settings travel in the environment of the build; the shim calls [`relink_in_place`]
 //! right after it recorded a link. A failure is written to [`LIVE_FAILURES_LOG`] (the build
 //! goes on with the ordinary link: the shim never breaks a build) and the driver marks the
-//! variant failed.
+//! binary failed.
 
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
-use super::linker::{Linker, Mechanism};
+use super::linker::Linker;
 use super::replay::Program;
 use crate::files::manifest::Granularity;
-use crate::layout::binary;
 use crate::wrap::record::{self, LinkRecord};
 
 /// `baseline`, or the seed as a decimal number.
-pub const ENV_LIVE_VARIANT: &str = "LAYOUTRAND_LIVE_VARIANT";
+pub const ENV_LIVE_BINARY: &str = "LAYOUTRAND_LIVE_BINARY";
 /// `link`, `module` or `global`.
 pub const ENV_LIVE_GRANULARITY: &str = "LAYOUTRAND_LIVE_GRANULARITY";
 /// `auto`, `bfd`, `gold`, `lld` or `mold`.
@@ -26,7 +25,7 @@ pub const ENV_LIVE_LINKER: &str = "LAYOUTRAND_LIVE_LINKER";
 /// Log (in the record directory) of live relinks that failed: `output<TAB>message` lines.
 pub const LIVE_FAILURES_LOG: &str = "live-failures.log";
 
-/// The live settings for one variant.
+/// The live settings for one binary.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct LiveSettings {
     /// `None`: the baseline.
@@ -42,7 +41,7 @@ impl LiveSettings {
     pub fn env(&self) -> Vec<(String, String)> {
         vec![
             (
-                ENV_LIVE_VARIANT.to_string(),
+                ENV_LIVE_BINARY.to_string(),
                 self.seed.map_or("baseline".to_string(), |s| s.to_string()),
             ),
             (
@@ -63,14 +62,14 @@ impl LiveSettings {
 
     /// The settings in this process's environment, if any (an error for malformed values).
     pub fn from_env() -> Result<Option<LiveSettings>> {
-        let Ok(variant) = std::env::var(ENV_LIVE_VARIANT) else {
+        let Ok(binary) = std::env::var(ENV_LIVE_BINARY) else {
             return Ok(None);
         };
-        let seed = match variant.as_str() {
+        let seed = match binary.as_str() {
             "baseline" => None,
             s => Some(
                 s.parse()
-                    .with_context(|| format!("{ENV_LIVE_VARIANT}={s} is not a seed"))?,
+                    .with_context(|| format!("{ENV_LIVE_BINARY}={s} is not a seed"))?,
             ),
         };
         let granularity = match std::env::var(ENV_LIVE_GRANULARITY).as_deref() {
@@ -95,8 +94,8 @@ impl LiveSettings {
 }
 
 /// The shim's hook after each recorded final link (see [`crate::wrap::AfterLink`]): under
-/// `--rebuild`, relinks `link` for the variant its environment names; elsewhere nothing. A
-/// failure is also written to [`LIVE_FAILURES_LOG`] for the driver, which marks the variant
+/// `--rebuild`, relinks `link` for the binary its environment names; elsewhere nothing. A
+/// failure is also written to [`LIVE_FAILURES_LOG`] for the driver, which marks the binary
 /// failed.
 pub fn after_link(link: &LinkRecord, record_dir: &Path) -> Result<()> {
     let result = LiveSettings::from_env().and_then(|settings| match settings {
@@ -113,48 +112,26 @@ pub fn after_link(link: &LinkRecord, record_dir: &Path) -> Result<()> {
     result
 }
 
-/// Relinks the just-recorded `link` for the variant, replacing its output.
+/// Relinks the just-recorded `link` for the binary, replacing its output.
 pub fn relink_in_place(
     settings: &LiveSettings,
     link: &LinkRecord,
     record_dir: &Path,
 ) -> Result<()> {
     let linker = settings.linker.unwrap_or_else(|| Linker::of_record(link));
-    let clang = link
-        .real_tool
-        .file_name()
-        .is_some_and(|n| n.to_string_lossy().contains("clang"));
     let name = link
         .output
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "a.out".to_string());
-    let program = Program {
-        name,
-        record: link.clone(),
-        linker,
-        mechanism: Mechanism::choose(settings.granularity, linker, link.lto, !clang)?,
-        record_dir: record_dir.to_path_buf(),
-    };
-    // The ordinary link just made is this build's default layout: the list of functions the
-    // LTO mechanisms shuffle.
-    let functions = if program.mechanism.needs_baseline_functions() {
-        Some(binary::functions(&link.output)?)
-    } else {
-        None
-    };
+    let program = Program::new(name, link, linker, settings.granularity, record_dir)?;
     let work = record_dir.join("live").join(format!(
         "{}-{}",
         std::process::id(),
         link.started_unix_nanos
     ));
     let relinked = work.join("out").join(&program.name);
-    program.link(
-        settings.seed,
-        &relinked,
-        &work.join("tmp"),
-        functions.as_deref(),
-    )?;
+    program.link(settings.seed, &relinked, &work.join("tmp"))?;
     replace_output(&relinked, &link.output)?;
     let _ = std::fs::remove_dir_all(&work);
     Ok(())
@@ -198,7 +175,7 @@ mod tests {
             linker: Some(Linker::Gold),
         };
         let env = s.env();
-        assert_eq!(env[0], (ENV_LIVE_VARIANT.into(), "17".into()));
+        assert_eq!(env[0], (ENV_LIVE_BINARY.into(), "17".into()));
         assert_eq!(env[1].1, "global");
         assert_eq!(env[2].1, "gold");
         let b = LiveSettings {

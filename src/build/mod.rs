@@ -4,10 +4,10 @@
 //! * [`recorded_build`]: the build command under the shim;
 //! * [`linker`]: the linkers and the ordering mechanism for each granularity;
 //! * [`replay`]: one relink of one program for the baseline or a seed;
-//! * [`lto_order`]: the post-LTO function order of gcc `-flto` programs;
-//! * [`variants`]: baseline and seeds, in parallel, verified;
+//! * [`lto_once`]: the code of a `-flto` program generated once, then relinked per seed;
+//! * [`binaries`]: baseline and seeds, in parallel, verified;
 //! * [`driver`]: all of it, writing the [manifest](crate::files::manifest); [`rebuild`]: `--rebuild`, one full build
-//!   per variant in a copy of the tree, each link randomised as it happens (see [`live`]);
+//!   per binary in a copy of the tree, each link randomised as it happens (see [`live`]);
 //! * [`extend`]: more seeds for a finished relink build, from its recording;
 //! * [`achieved`]: what each program's seeds can move (refusing objects without
 //!   per-function sections under `module`/`global`);
@@ -16,17 +16,17 @@
 //! * [`summary`]: the closing table; [`toolchain`]: versions for the manifest.
 
 pub mod achieved;
+pub mod binaries;
 pub mod driver;
 pub mod extend;
 pub mod interrupt;
 pub mod isolate;
 pub mod linker;
 pub mod live;
-pub mod lto_order;
+pub mod lto_once;
 pub mod projection;
 pub mod rebuild;
 pub mod recorded_build;
 pub mod replay;
 pub mod summary;
 pub mod toolchain;
-pub mod variants;

@@ -6,29 +6,24 @@ use anyhow::{bail, Result};
 /// The number of seeds above which `build` asks for `--allow-many-seeds`.
 pub const MANY_SEEDS: usize = 1000;
 
-/// The projected cost of `seeds` more variants, each costing what the baseline cost.
+/// The projected cost of `seeds` more binaries, each costing what the baseline cost.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Projection {
     /// Seeds to build.
     pub seeds: usize,
-    /// Wall time, seconds: `seeds × seconds per variant / jobs`.
+    /// Wall time, seconds: `seeds × seconds per binary / jobs`.
     pub seconds: f64,
-    /// Disk, bytes: `seeds × bytes per variant`.
+    /// Disk, bytes: `seeds × bytes per binary`.
     pub bytes: u64,
 }
 
 impl Projection {
-    /// From one variant's cost (its links' or build's seconds, its binaries' bytes).
-    pub fn new(
-        seeds: usize,
-        seconds_per_variant: f64,
-        bytes_per_variant: u64,
-        jobs: usize,
-    ) -> Self {
+    /// From one binary's cost (its links' or build's seconds, its binaries' bytes).
+    pub fn new(seeds: usize, seconds_per_binary: f64, bytes_per_binary: u64, jobs: usize) -> Self {
         Projection {
             seeds,
-            seconds: seeds as f64 * seconds_per_variant / jobs.max(1) as f64,
-            bytes: seeds as u64 * bytes_per_variant,
+            seconds: seeds as f64 * seconds_per_binary / jobs.max(1) as f64,
+            bytes: seeds as u64 * bytes_per_binary,
         }
     }
 

@@ -1,4 +1,4 @@
-//! `layoutrand build --rebuild`: one full build per variant (baseline and each seed), each in
+//! `layoutrand build --rebuild`: one full build per binary (baseline and each seed), each in
 //! its own copy of the source tree, with every final link randomised as it happens
 //! ([`super::live`]). Slower than relinking, but the build's own later steps (tests, packaging)
 //! see the randomised programs, and nothing has to be replayed after the build.
@@ -10,9 +10,9 @@ use anyhow::{bail, Context, Result};
 
 use super::driver::{clear_previous_output, programs, BuildOptions, BuildOutcome};
 use super::live::{LiveSettings, LIVE_FAILURES_LOG};
-use super::{recorded_build, toolchain, variants};
+use super::{binaries, recorded_build, toolchain};
 use crate::files::manifest::{
-    variant_label, BuildMode, Manifest, Variant, VariantStatus, MANIFEST_SCHEMA,
+    binary_label, BinarySet, BuildMode, BuildStatus, Manifest, MANIFEST_SCHEMA,
 };
 use crate::layout::binary::{self, Function};
 
@@ -23,39 +23,39 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     let out_dir = opts.out_dir.canonicalize()?;
     let build_dir = opts.build_dir.canonicalize()?;
     clear_previous_output(&out_dir)?;
-    let work = out_dir.join(variants::WORK_DIR).join("rebuild");
+    let work = out_dir.join(binaries::WORK_DIR).join("rebuild");
 
     let start = Instant::now();
-    let baseline = build_variant(opts, &build_dir, &out_dir, &work, None, None)
+    let baseline = build_binary_set(opts, &build_dir, &out_dir, &work, None, None)
         .context("the baseline build")?;
     let baseline_seconds = start.elapsed().as_secs_f64();
     let Built {
-        variant: baseline_variant,
+        set: baseline_set,
         functions: baseline_functions,
         programs: baseline_programs,
         shim_errors,
     } = baseline;
-    let bytes = super::driver::projection_of(&baseline_variant, &out_dir, 1, 1).bytes;
+    let bytes = super::driver::projection_of(&baseline_set, &out_dir, 1, 1).bytes;
     super::projection::Projection::new(opts.seeds.len(), baseline_seconds, bytes, 1)
         .check(opts.allow_many_seeds)?;
     let mut seeds = Vec::new();
     for &seed in &opts.seeds {
-        let label = variant_label(Some(seed));
-        let result = build_variant(
+        let label = binary_label(Some(seed));
+        let result = build_binary_set(
             opts,
             &build_dir,
             &out_dir,
             &work,
             Some(seed),
-            Some((&baseline_variant, &baseline_functions)),
+            Some((&baseline_set, &baseline_functions)),
         );
         seeds.push(match result {
-            Ok(built) => built.variant,
+            Ok(built) => built.set,
             Err(err) => {
                 let _ = std::fs::remove_dir_all(out_dir.join(&label));
-                Variant {
+                BinarySet {
                     seed: Some(seed),
-                    status: VariantStatus::Failed,
+                    status: BuildStatus::Failed,
                     error: Some(format!("{err:#}")),
                     binaries: Vec::new(),
                 }
@@ -71,8 +71,8 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     };
     // A seed equal to the baseline is no error by itself: a program whose every seed is
     // equal is left out (see isolate).
-    let finalized = super::isolate::finalize(&baseline_variant, seeds, &mechanism, &[], &out_dir);
-    let _ = std::fs::remove_dir_all(out_dir.join(variants::WORK_DIR));
+    let finalized = super::isolate::finalize(&baseline_set, seeds, &mechanism, &[], &out_dir);
+    let _ = std::fs::remove_dir_all(out_dir.join(binaries::WORK_DIR));
 
     let manifest = Manifest {
         schema: MANIFEST_SCHEMA,
@@ -102,7 +102,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         },
         recorded_build_seconds: baseline_seconds,
         relink_seconds: total - baseline_seconds,
-        baseline: baseline_variant,
+        baseline: baseline_set,
         seeds: finalized.seeds,
         programs: finalized.programs,
     };
@@ -114,7 +114,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
 }
 
 struct Built {
-    variant: Variant,
+    set: BinarySet,
     functions: Vec<Vec<Function>>,
     programs: Vec<super::replay::Program>,
     shim_errors: Vec<String>,
@@ -122,15 +122,15 @@ struct Built {
 
 /// One full build in a fresh copy of the tree; the programs' outputs are copied to
 /// `out_dir/<label>/` and verified (against the baseline when given).
-fn build_variant(
+fn build_binary_set(
     opts: &BuildOptions,
     build_dir: &Path,
     out_dir: &Path,
     work: &Path,
     seed: Option<u64>,
-    baseline: Option<(&Variant, &Vec<Vec<Function>>)>,
+    baseline: Option<(&BinarySet, &Vec<Vec<Function>>)>,
 ) -> Result<Built> {
-    let label = variant_label(seed);
+    let label = binary_label(seed);
     let tree = work.join(&label).join("tree");
     copy_tree(build_dir, &tree, out_dir)?;
     let record_dir = work.join(&label).join("record");
@@ -166,19 +166,19 @@ fn build_variant(
         })?;
         let fns = binary::functions(&dest)?;
         let base = match baseline {
-            Some((variant, base_functions)) => {
-                let index = variant
+            Some((set, base_functions)) => {
+                let index = set
                     .binaries
                     .iter()
                     .position(|b| b.name == program.name)
                     .with_context(|| {
                         format!("program {} is not in the baseline build", program.name)
                     })?;
-                Some((&variant.binaries[index], &base_functions[index]))
+                Some((&set.binaries[index], &base_functions[index]))
             }
             None => None,
         };
-        let b = variants::describe(
+        let b = binaries::describe(
             out_dir,
             &program.name,
             &dest,
@@ -191,9 +191,9 @@ fn build_variant(
     }
     let _ = std::fs::remove_dir_all(work.join(&label));
     Ok(Built {
-        variant: Variant {
+        set: BinarySet {
             seed,
-            status: VariantStatus::Ok,
+            status: BuildStatus::Ok,
             error: None,
             binaries,
         },

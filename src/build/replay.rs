@@ -13,9 +13,9 @@ use std::time::Instant;
 use anyhow::{anyhow, bail, Context, Result};
 
 use super::linker::{Linker, Mechanism};
-use super::lto_order;
+use super::lto_once;
+use crate::files::manifest::Granularity;
 use crate::layout::archive;
-use crate::layout::binary::Function;
 use crate::layout::object_file::{self, TextGroup, TextSection};
 use crate::layout::reorder::{self, MergedEntry, ScriptInput};
 use crate::seeded::SeededRng;
@@ -44,6 +44,32 @@ pub struct Linked {
 }
 
 impl Program {
+    /// The program `name` of the recorded `link`, relinked with `linker` at `granularity`.
+    /// An LTO link has its code generated here, once ([`lto_once::generate`]), and is then
+    /// relinked from that object.
+    pub fn new(
+        name: String,
+        link: &LinkRecord,
+        linker: Linker,
+        granularity: Granularity,
+        record_dir: &Path,
+    ) -> Result<Program> {
+        let lto = lto_once::generates_code(link, record_dir);
+        let mechanism = Mechanism::choose(granularity, lto);
+        let record = if lto {
+            lto_once::generate(link, record_dir, &name)?
+        } else {
+            link.clone()
+        };
+        Ok(Program {
+            name,
+            record,
+            linker,
+            mechanism,
+            record_dir: record_dir.to_path_buf(),
+        })
+    }
+
     fn blob(&self, name: &str) -> PathBuf {
         self.record_dir.join(record::BLOBS_DIR).join(name)
     }
@@ -53,15 +79,8 @@ impl Program {
     }
 
     /// Links the program for `seed` (`None`: the baseline, recorded order) into `out`, using
-    /// `work` (emptied first) for intermediate files. `baseline` is the baseline binary's
-    /// function list, needed by the LTO mechanisms.
-    pub fn link(
-        &self,
-        seed: Option<u64>,
-        out: &Path,
-        work: &Path,
-        baseline: Option<&[Function]>,
-    ) -> Result<Linked> {
+    /// `work` (emptied first) for intermediate files.
+    pub fn link(&self, seed: Option<u64>, out: &Path, work: &Path) -> Result<Linked> {
         let start = Instant::now();
         if work.exists() {
             std::fs::remove_dir_all(work)?;
@@ -90,31 +109,13 @@ impl Program {
             .filter(|&i| inputs[i].kind == InputKind::Object)
             .collect();
         let mut object_order = object_slots.clone();
-        let mut extra: Vec<String> = Vec::new();
+        // Every mechanism is merged: the baseline goes through it with the identity order.
+        self.merge(seed, &mut paths, &mut object_order, work)?;
 
-        if self.mechanism.is_merged() {
-            // The baseline goes through the same mechanism with the identity order.
-            self.merge(seed, &mut paths, &mut object_order, work)?;
-        } else if let Some(seed) = seed {
-            extra = self.lto_order(seed, work, baseline)?;
-        }
-
-        let args = self.link_args(&paths, &object_order, out, &extra);
+        let args = self.link_args(&paths, &object_order, out);
         let (program, args) = self.command_for(args)?;
-        let mut cmd = Command::new(&program);
-        cmd.args(&args).current_dir(&self.record.cwd);
-        for var in [
-            crate::wrap::ENV_RECORD_DIR,
-            crate::wrap::ENV_REAL_PATH,
-            crate::wrap::ENV_SHIM_DIR,
-            crate::wrap::ENV_NESTED,
-        ] {
-            cmd.env_remove(var);
-        }
-        for (k, v) in &self.record.env {
-            cmd.env(k, v);
-        }
-        let output = cmd
+        let output = tool_command(&self.record, &program)
+            .args(&args)
             .output()
             .with_context(|| format!("cannot run {}", program.display()))?;
         if !output.status.success() {
@@ -137,39 +138,8 @@ impl Program {
         })
     }
 
-    /// The post-LTO function order of a seed: extra linker arguments (as they go on the
-    /// linker's command line, without `-Wl,`).
-    fn lto_order(
-        &self,
-        seed: u64,
-        work: &Path,
-        baseline: Option<&[Function]>,
-    ) -> Result<Vec<String>> {
-        if self.mechanism == Mechanism::LtoMoldShuffle {
-            let mold_seed = self.rng(seed, "mold-shuffle").below(1 << 31);
-            return Ok(vec![format!("--shuffle-sections={mold_seed}")]);
-        }
-        let functions = baseline.ok_or_else(|| {
-            anyhow!(
-                "internal: the LTO order of {} needs the baseline",
-                self.name
-            )
-        })?;
-        let order =
-            lto_order::shuffled_sections(functions, &mut self.rng(seed, "lto-global-order"));
-        if self.mechanism == Mechanism::LtoScript {
-            let script = work.join("order.ld");
-            std::fs::write(&script, lto_order::script(&order))?;
-            Ok(vec!["-T".into(), script.display().to_string()])
-        } else {
-            let file = work.join("order.txt");
-            std::fs::write(&file, order.join("\n") + "\n")?;
-            Ok(vec![format!("--section-ordering-file={}", file.display())])
-        }
-    }
-
     /// The merged mechanisms: the objects (in the recorded order) become one `ld.bfd -r`
-    /// object with their code in the variant's order, at the first object's place; for a
+    /// object with their code in the binary's order, at the first object's place; for a
     /// seed, each archive is replaced by a copy with its members permuted (and, below
     /// `link` granularity, each member reordered). `seed` `None`: the identity order.
     fn merge(
@@ -262,7 +232,7 @@ impl Program {
         Ok(())
     }
 
-    /// The merged order of the modules' code sections (modules already in the variant's
+    /// The merged order of the modules' code sections (modules already in the binary's
     /// order).
     fn merged_entries(
         &self,
@@ -276,7 +246,7 @@ impl Program {
             group: s.group,
         };
         match (seed, self.mechanism) {
-            (Some(seed), Mechanism::MergedGlobal) => {
+            (Some(seed), Mechanism::MergedGlobal | Mechanism::LtoOnce) => {
                 let scripted: Vec<(ScriptInput, Vec<TextSection>)> = modules
                     .iter()
                     .map(|(i, s)| (ScriptInput::Object(paths[*i].clone()), s.clone()))
@@ -398,13 +368,7 @@ impl Program {
 
     /// The new command line: recorded arguments with the output, the inputs (objects in
     /// `object_order`, all at the first object's place) and the linker replaced.
-    fn link_args(
-        &self,
-        paths: &[PathBuf],
-        object_order: &[usize],
-        out: &Path,
-        extra_linker_args: &[String],
-    ) -> Vec<String> {
+    fn link_args(&self, paths: &[PathBuf], object_order: &[usize], out: &Path) -> Vec<String> {
         let r = &self.record;
         let driver = r.tool == LinkTool::Driver;
         let mut starts = std::collections::HashMap::new();
@@ -447,11 +411,6 @@ impl Program {
         }
         if driver {
             args.push(format!("-fuse-ld={}", self.linker.name()));
-            if !extra_linker_args.is_empty() {
-                args.push(format!("-Wl,{}", extra_linker_args.join(",")));
-            }
-        } else {
-            args.extend(extra_linker_args.iter().cloned());
         }
         args
     }
@@ -464,6 +423,25 @@ impl Program {
             LinkTool::Linker => Ok((which(&self.linker.program())?, args)),
         }
     }
+}
+
+/// `program` set up to run as the recorded link ran: in its directory, with its recorded
+/// environment and without the shim's variables (a relink is never recorded again).
+pub(crate) fn tool_command(record: &LinkRecord, program: &Path) -> Command {
+    let mut cmd = Command::new(program);
+    cmd.current_dir(&record.cwd);
+    for var in [
+        crate::wrap::ENV_RECORD_DIR,
+        crate::wrap::ENV_REAL_PATH,
+        crate::wrap::ENV_SHIM_DIR,
+        crate::wrap::ENV_NESTED,
+    ] {
+        cmd.env_remove(var);
+    }
+    for (k, v) in &record.env {
+        cmd.env(k, v);
+    }
+    cmd
 }
 
 /// Relinks `input` with its movable sections shuffled within groups; `false` (and nothing

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use crate::files::manifest::{Manifest, VariantStatus};
+use crate::files::manifest::{BuildStatus, Manifest};
 
 /// Per program: seeds built, their distinct fingerprints, Kendall distances, shares moved.
 type ProgramTally<'a> = (usize, BTreeSet<&'a str>, Vec<f64>, Vec<f64>);
@@ -17,7 +17,7 @@ pub fn render(m: &Manifest) -> String {
     for b in &m.baseline.binaries {
         per_program.entry(&b.name).or_default();
     }
-    for v in m.seeds.iter().filter(|v| v.status == VariantStatus::Ok) {
+    for v in m.seeds.iter().filter(|v| v.status == BuildStatus::Ok) {
         for b in &v.binaries {
             let e = per_program.entry(&b.name).or_default();
             e.0 += 1;
@@ -89,7 +89,7 @@ pub fn render(m: &Manifest) -> String {
     let failed: Vec<_> = m
         .seeds
         .iter()
-        .filter(|v| v.status == VariantStatus::Failed)
+        .filter(|v| v.status == BuildStatus::Failed)
         .collect();
     if !failed.is_empty() {
         let _ = writeln!(out, "{} seed(s) failed:", failed.len());

@@ -269,7 +269,7 @@ fn print_summary(summary: &[BinarySummary]) {
         println!(
             "{:<16} {:<12} n={:<4} mean={:<14} {:<6} CV={:<8} failures={}",
             s.program,
-            s.variant,
+            s.binary,
             s.executions_ok,
             significant(s.mean),
             s.unit,

@@ -12,7 +12,7 @@ use super::config::{parse_percent, ExperimentConfig};
 use super::growth::{fmt_share, Growth, GrowthLog};
 use super::subprocess::{run_stage, run_user_command};
 use crate::analysis::vocabulary::{Thresholds, DEFAULT_NEGLIGIBLE};
-use crate::files::manifest::{Manifest, VariantStatus, MANIFEST_FILE};
+use crate::files::manifest::{BuildStatus, Manifest, MANIFEST_FILE};
 use crate::report::{render_report, Format};
 use crate::run::command::CommandTemplate;
 use crate::run::store::RESULTS_FILE;
@@ -406,20 +406,20 @@ fn build(config: &ExperimentConfig, seeds: u32, out: &Path, workdir: &Path) -> R
 }
 
 /// Runs the check command against every successfully built binary; fails naming every
-/// variant whose check failed.
+/// binary whose check failed.
 fn check_binaries(command: &[String], out: &Path, workdir: &Path) -> Result<()> {
     let manifest = Manifest::load(out)?;
     let mut failures = Vec::new();
     let mut checked = 0;
-    for variant in manifest
-        .variants()
-        .filter(|v| v.status == VariantStatus::Ok)
+    for set in manifest
+        .binary_sets()
+        .filter(|v| v.status == BuildStatus::Ok)
     {
-        let argv = expand_bins(command, variant, out)?;
+        let argv = expand_bins(command, set, out)?;
         let (ok, output) = run_user_command(&argv, workdir)?;
         checked += 1;
         if !ok {
-            failures.push(format!("{}: {argv:?} failed:\n{output}", variant.label()));
+            failures.push(format!("{}: {argv:?} failed:\n{output}", set.label()));
         }
     }
     if !failures.is_empty() {
@@ -433,29 +433,29 @@ fn check_binaries(command: &[String], out: &Path, workdir: &Path) -> Result<()> 
     Ok(())
 }
 
-/// Replaces `{bin}` (the only program) and `{bin:NAME}` by the absolute paths of `variant`'s
+/// Replaces `{bin}` (the only program) and `{bin:NAME}` by the absolute paths of `set`'s
 /// binaries, with the runner's own template.
 fn expand_bins(
     command: &[String],
-    variant: &crate::files::manifest::Variant,
+    set: &crate::files::manifest::BinarySet,
     out: &Path,
 ) -> Result<Vec<String>> {
     let template = CommandTemplate::parse(command)?;
     let mut named = BTreeMap::new();
     for name in &template.named {
-        let binary = variant
+        let binary = set
             .binaries
             .iter()
             .find(|b| &b.name == name)
             .with_context(|| {
                 format!(
                     "{{bin:{name}}}: {} has no program named {name}",
-                    variant.label()
+                    set.label()
                 )
             })?;
         named.insert(name.clone(), out.join(&binary.path));
     }
-    let bin = match (template.uses_bin, variant.binaries.as_slice()) {
+    let bin = match (template.uses_bin, set.binaries.as_slice()) {
         (false, _) => None,
         (true, [only]) => Some(out.join(&only.path)),
         (true, many) => bail!(
@@ -527,8 +527,8 @@ fn run_is_complete(out: &Path, plan: &Plan) -> Result<bool> {
         .as_ref()
         .map_or(1, |h| h.programs.len().max(1));
     let expected = manifest
-        .variants()
-        .filter(|v| v.status == VariantStatus::Ok)
+        .binary_sets()
+        .filter(|v| v.status == BuildStatus::Ok)
         .count()
         * programs
         * plan.executions as usize;

@@ -68,9 +68,9 @@ pub struct Manifest {
     /// Wall time of all relinks (baseline and seeds), in seconds.
     pub relink_seconds: f64,
     /// The default-layout build made from the same recording.
-    pub baseline: Variant,
+    pub baseline: BinarySet,
     /// One entry per seed, in seed order.
-    pub seeds: Vec<Variant>,
+    pub seeds: Vec<BinarySet>,
     /// Per program (in name order): whether it is randomised or left out, how many distinct
     /// layouts its seeds have, which seeds coincide, and what moved. Empty in manifests
     /// written before it existed, and in a build interrupted before its seeds were checked.
@@ -88,7 +88,7 @@ pub struct ProgramSummary {
     pub excluded: Option<String>,
     /// Number of distinct layouts (fingerprints) among the seeds that built it.
     pub distinct_layouts: usize,
-    /// Groups of variants with the same layout, each of two or more labels (`baseline`,
+    /// Groups of binaries with the same layout, each of two or more labels (`baseline`,
     /// `seed-N`) in seed order: seeds that coincide with each other or with the baseline.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub coinciding: Vec<Vec<String>>,
@@ -127,29 +127,29 @@ impl Manifest {
 
 /// The baseline or one seed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Variant {
+pub struct BinarySet {
     /// The seed, or `None` for the baseline.
     pub seed: Option<u64>,
-    /// `ok`, or `failed` with [`Variant::error`] saying why.
-    pub status: VariantStatus,
-    /// The linker's (or verifier's) message when the variant failed.
+    /// `ok`, or `failed` with [`BinarySet::error`] saying why.
+    pub status: BuildStatus,
+    /// The linker's (or verifier's) message when the binary failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// The programs built for this variant (one per recorded final link).
+    /// The programs built for this binary (one per recorded final link).
     pub binaries: Vec<Binary>,
 }
 
-/// Whether a variant was built.
+/// Whether a binary was built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum VariantStatus {
+pub enum BuildStatus {
     /// All binaries linked and verified.
     Ok,
     /// At least one link or verification failed; see the error.
     Failed,
 }
 
-/// One linked program of one variant.
+/// One linked program of one binary.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Binary {
     /// Program name: the recorded link's output file name (e.g. `demo`).
@@ -175,7 +175,7 @@ pub struct Binary {
 
 /// The SHA-256 of a file, in lowercase hex: [`Binary::sha256`]. `build` records it and `run`
 /// checks it before every execution, so a binary replaced after the build is never measured
-/// under another variant's label.
+/// under another binary's label.
 pub fn sha256_of_file(path: &Path) -> Result<String> {
     use sha2::Digest;
     let mut file =
@@ -190,10 +190,10 @@ pub fn sha256_of_file(path: &Path) -> Result<String> {
         .collect())
 }
 
-impl Variant {
+impl BinarySet {
     /// The label used in result stores and reports: `baseline` or `seed-N`.
     pub fn label(&self) -> String {
-        variant_label(self.seed)
+        binary_label(self.seed)
     }
 }
 
@@ -202,7 +202,7 @@ impl Variant {
 pub const BASELINE_LABEL: &str = "baseline";
 
 /// `baseline` for `None`, `seed-N` for `Some(N)`.
-pub fn variant_label(seed: Option<u64>) -> String {
+pub fn binary_label(seed: Option<u64>) -> String {
     match seed {
         None => BASELINE_LABEL.to_string(),
         Some(s) => format!("seed-{s}"),
@@ -241,7 +241,7 @@ impl Manifest {
     }
 
     /// The baseline followed by every seed, in that order.
-    pub fn variants(&self) -> impl Iterator<Item = &Variant> {
+    pub fn binary_sets(&self) -> impl Iterator<Item = &BinarySet> {
         std::iter::once(&self.baseline).chain(self.seeds.iter())
     }
 }

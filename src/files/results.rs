@@ -10,7 +10,18 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// Version of the results format written by this build of the tool.
-pub const RESULTS_SCHEMA: u32 = 1;
+///
+/// Schema 2 renamed the label of a binary (`baseline`, `seed-N`) from `variant` to `binary`
+/// (the header's `variants` to `binaries`), so that `variant` names a version of the program
+/// compared in one experiment (`build --variant`). Schema-1 files still read: a measurement
+/// or execution without `binary` is schema 1 and its `variant` is the binary's label
+/// ([`upgrade_label`]); a header of schema 1 has its labels under `variants`
+/// ([`Header::upgraded`]). A resumed schema-1 store keeps its header and gains schema-2
+/// records, each of which says which it is.
+pub const RESULTS_SCHEMA: u32 = 2;
+
+/// The first schema with `binary`/`binaries` (see [`RESULTS_SCHEMA`]).
+pub const SCHEMA_WITH_BINARY: u32 = 2;
 
 /// File name of the store inside an output directory.
 pub const RESULTS_FILE: &str = "results.jsonl";
@@ -22,11 +33,11 @@ pub const RESULTS_FILE: &str = "results.jsonl";
 #[serde(tag = "record", rename_all = "snake_case")]
 pub enum Record {
     /// First line: what was run, where, how.
-    Header(Header),
+    Header(#[serde(deserialize_with = "header_of_any_schema")] Header),
     /// One value of one metric of one iteration.
-    Measurement(Measurement),
+    Measurement(#[serde(deserialize_with = "measurement_of_any_schema")] Measurement),
     /// Closes one execution (process) and commits its measurements.
-    Execution(Execution),
+    Execution(#[serde(deserialize_with = "execution_of_any_schema")] Execution),
     /// Binaries added to a resumed run (the top level grown on-line).
     Extension(Extension),
     /// The end of one `run` invocation: its parallelism and the host's load then.
@@ -34,12 +45,13 @@ pub enum Record {
 }
 
 /// Binaries added to the run after it started: `layoutrand build --extend` appended seeds to
-/// the manifest and `layoutrand run --resume` took them in. The header's `variants` plus
-/// every extension's, in file order, are the run's planned variants.
+/// the manifest and `layoutrand run --resume` took them in. The header's `binaries` plus
+/// every extension's, in file order, are the run's planned binaries.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Extension {
-    /// Labels of the variants added (`seed-N`).
-    pub variants: Vec<String>,
+    /// Labels of the binaries added (`seed-N`); `variants` in schema 1.
+    #[serde(alias = "variants")]
+    pub binaries: Vec<String>,
     /// When they were added, seconds since the Unix epoch.
     pub added_unix: f64,
 }
@@ -55,7 +67,13 @@ pub struct Header {
     pub command: Vec<String>,
     /// Programs (binary names from the manifest) under test.
     pub programs: Vec<String>,
-    /// Variant labels (`baseline`, `seed-N`) under test.
+    /// Binary labels (`baseline`, `seed-N`) under test (under `variants` in schema 1: see
+    /// [`Header::upgraded`]).
+    #[serde(default)]
+    pub binaries: Vec<String>,
+    /// Names of the variants (versions of the program built with `build --variant`) under
+    /// test, in build order; empty when the experiment has one unnamed variant.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub variants: Vec<String>,
     /// Metric specification as given (`wall`, `cpu`, `cachegrind`, `regex:...`).
     pub metric: String,
@@ -112,13 +130,18 @@ pub struct HostInfo {
 }
 
 /// One value: metric `metric` of iteration `iteration` of execution `execution` of the
-/// binary `program` built as `variant`.
+/// binary `program` built as `binary` (of `variant`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Measurement {
     /// Program (binary name from the manifest).
     pub program: String,
-    /// `baseline` or `seed-N`.
-    pub variant: String,
+    /// `baseline` or `seed-N` (under `variant` in schema 1: see [`upgrade_label`]).
+    #[serde(default)]
+    pub binary: String,
+    /// The variant (`build --variant NAME`) the binary belongs to; `None` when the
+    /// experiment has one unnamed variant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     /// The seed (`None` for the baseline).
     pub seed: Option<u64>,
     /// Index of the execution of this binary, from 0.
@@ -144,8 +167,13 @@ pub struct Measurement {
 pub struct Execution {
     /// Program (binary name from the manifest).
     pub program: String,
-    /// `baseline` or `seed-N`.
-    pub variant: String,
+    /// `baseline` or `seed-N` (under `variant` in schema 1: see [`upgrade_label`]).
+    #[serde(default)]
+    pub binary: String,
+    /// The variant (`build --variant NAME`) the binary belongs to; `None` when the
+    /// experiment has one unnamed variant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     /// The seed (`None` for the baseline).
     pub seed: Option<u64>,
     /// Index of the execution of this binary, from 0.
@@ -268,4 +296,44 @@ pub struct Finish {
 /// A JSON number, or `null` read as NaN (see [`Measurement::value`]).
 fn number_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
     Ok(Option::<f64>::deserialize(d)?.unwrap_or(f64::NAN))
+}
+
+impl Header {
+    /// The header as schema 2 reads: a schema-1 header's `variants` are binary labels.
+    pub fn upgraded(mut self) -> Header {
+        if self.schema < SCHEMA_WITH_BINARY && self.binaries.is_empty() {
+            self.binaries = std::mem::take(&mut self.variants);
+        }
+        self
+    }
+}
+
+/// A header of any schema, upgraded (see [`Header::upgraded`]); for every reader of a header.
+pub fn header_of_any_schema<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Header, D::Error> {
+    Header::deserialize(d).map(Header::upgraded)
+}
+
+/// Moves a schema-1 record's `variant` (the binary's label then) into `binary`. A record
+/// without `binary` can only be schema 1: every schema-2 record has one.
+pub fn upgrade_label(binary: &mut String, variant: &mut Option<String>) -> Result<(), String> {
+    if binary.is_empty() {
+        *binary = variant
+            .take()
+            .ok_or("the record has neither `binary` nor (schema 1) `variant`")?;
+    }
+    Ok(())
+}
+
+fn measurement_of_any_schema<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Measurement, D::Error> {
+    let mut m = Measurement::deserialize(d)?;
+    upgrade_label(&mut m.binary, &mut m.variant).map_err(serde::de::Error::custom)?;
+    Ok(m)
+}
+
+fn execution_of_any_schema<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Execution, D::Error> {
+    let mut e = Execution::deserialize(d)?;
+    upgrade_label(&mut e.binary, &mut e.variant).map_err(serde::de::Error::custom)?;
+    Ok(e)
 }

@@ -28,7 +28,7 @@ pub fn balance(what: &str, binaries: Vec<BinaryData>) -> (Vec<BinaryData>, Vec<S
                 notes.push(format!(
                     "{what}: {} execution(s) of {} had no live (non-warmup) iteration and were left out",
                     before - b.executions.len(),
-                    b.variant
+                    b.binary
                 ));
             }
             b
@@ -52,7 +52,7 @@ pub fn balance(what: &str, binaries: Vec<BinaryData>) -> (Vec<BinaryData>, Vec<S
     let short: Vec<String> = binaries
         .iter()
         .filter(|b| b.executions.len() < k)
-        .map(|b| format!("{} ({} of {k})", b.variant, b.executions.len()))
+        .map(|b| format!("{} ({} of {k})", b.binary, b.executions.len()))
         .collect();
     if !short.is_empty() {
         notes.push(format!(
@@ -63,7 +63,7 @@ pub fn balance(what: &str, binaries: Vec<BinaryData>) -> (Vec<BinaryData>, Vec<S
     let long: Vec<String> = binaries
         .iter()
         .filter(|b| b.executions.len() > k)
-        .map(|b| format!("{} ({})", b.variant, b.executions.len()))
+        .map(|b| format!("{} ({})", b.binary, b.executions.len()))
         .collect();
     if !long.is_empty() {
         notes.push(format!(
@@ -87,7 +87,7 @@ pub fn balance(what: &str, binaries: Vec<BinaryData>) -> (Vec<BinaryData>, Vec<S
             if e.live.len() > m {
                 trimmed.push(format!(
                     "{} execution {} ({})",
-                    b.variant,
+                    b.binary,
                     e.execution,
                     e.live.len()
                 ));
@@ -115,9 +115,9 @@ mod tests {
     use super::*;
     use crate::report::series::ExecutionData;
 
-    fn binary(variant: &str, iterations: &[usize]) -> BinaryData {
+    fn binary(binary: &str, iterations: &[usize]) -> BinaryData {
         BinaryData {
-            variant: variant.into(),
+            binary: binary.into(),
             seed: None,
             executions: iterations
                 .iter()

@@ -39,7 +39,7 @@ pub fn diagnose(series: &Series, failures: FailureCounts, confidence: f64) -> Di
                 continue;
             };
             warmup_suggestions.push(WarmupSuggestion {
-                variant: b.variant.clone(),
+                binary: b.binary.clone(),
                 execution: e.execution,
                 suggested: s.warmup,
                 exceeds_discard: s.warmup.is_none_or(|w| w > e.warmup.len()),
@@ -71,7 +71,7 @@ pub fn diagnose(series: &Series, failures: FailureCounts, confidence: f64) -> Di
                 if let Ok(lb) = ljung_box(&e.live, lags, 0) {
                     tested += 1;
                     if lb.p < alpha {
-                        failing.push(format!("{} execution {}", b.variant, e.execution));
+                        failing.push(format!("{} execution {}", b.binary, e.execution));
                     }
                 }
             }

@@ -43,7 +43,7 @@ pub struct Experiment {
     /// The stopping rule, when `layoutrand experiment` grew the top level on-line
     /// (`stopping.json`).
     pub growth: Option<GrowthLog>,
-    /// The machine of each execution, by (program, variant, execution), when the store
+    /// The machine of each execution, by (program, binary, execution), when the store
     /// records machines (Slurm runs); empty otherwise.
     pub machines: BTreeMap<(String, String, u32), String>,
     /// The ends of the `run` invocations (load before and after, parallelism).
@@ -129,9 +129,9 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
             store.display()
         );
     };
-    if header.schema != crate::run::store::RESULTS_SCHEMA {
+    if !(1..=crate::run::store::RESULTS_SCHEMA).contains(&header.schema) {
         bail!(
-            "{} was written with results schema {} by layoutrand {}; this layoutrand ({}) reads schema {}",
+            "{} was written with results schema {} by layoutrand {}; this layoutrand ({}) reads schemas 1 to {}",
             store.display(),
             header.schema,
             header.tool_version,
@@ -161,7 +161,7 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
             .entry(e.program.clone())
             .or_default()
             .count(e.status);
-        status_of.insert((e.program.clone(), e.variant.clone(), e.execution), e);
+        status_of.insert((e.program.clone(), e.binary.clone(), e.execution), e);
     }
     if failures.values().all(|f| f.ok == 0) {
         let total: usize = failures.values().map(FailureCounts::failed).sum();
@@ -178,26 +178,26 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
     }
 
     let known_programs: std::collections::BTreeSet<&str> = manifest
-        .variants()
+        .binary_sets()
         .flat_map(|v| v.binaries.iter().map(|b| b.name.as_str()))
         .collect();
 
-    // program → metric → variant → execution → (iteration → value, warmup flag)
+    // program → metric → binary → execution → (iteration → value, warmup flag)
     type Raw = BTreeMap<(String, String), BTreeMap<String, RawBinary>>;
     let mut raw: Raw = BTreeMap::new();
     let mut units: BTreeMap<(String, String), String> = BTreeMap::new();
     for m in &results.measurements {
         if !known_programs.contains(m.program.as_str()) {
             bail!(
-                "{}: program `{}` (variant {}, execution {}) is not in {}",
+                "{}: program `{}` (binary {}, execution {}) is not in {}",
                 store.display(),
                 m.program,
-                m.variant,
+                m.binary,
                 m.execution,
                 dir.join(MANIFEST_FILE).display()
             );
         }
-        let Some(exec) = status_of.get(&(m.program.clone(), m.variant.clone(), m.execution)) else {
+        let Some(exec) = status_of.get(&(m.program.clone(), m.binary.clone(), m.execution)) else {
             continue;
         };
         if exec.status != ExecutionStatus::Ok {
@@ -221,7 +221,7 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
         let binary = raw
             .entry(key)
             .or_default()
-            .entry(m.variant.clone())
+            .entry(m.binary.clone())
             .or_insert_with(|| RawBinary {
                 seed: m.seed,
                 executions: BTreeMap::new(),
@@ -245,7 +245,7 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
                 m.iteration,
                 m.execution,
                 m.program,
-                m.variant,
+                m.binary,
                 m.metric
             );
         }
@@ -256,7 +256,7 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
                 m.iteration,
                 m.execution,
                 m.program,
-                m.variant,
+                m.binary,
                 m.metric
             );
         }
@@ -274,7 +274,7 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
         let what = format!("{program} {metric}");
         let mut seeds = Vec::new();
         let mut baseline = None;
-        for (variant, rb) in binaries {
+        for (binary, rb) in binaries {
             let data = BinaryData {
                 seed: rb.seed,
                 executions: rb
@@ -292,9 +292,9 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
                         }
                     })
                     .collect(),
-                variant: variant.clone(),
+                binary: binary.clone(),
             };
-            if variant == BASELINE_LABEL {
+            if binary == BASELINE_LABEL {
                 baseline = Some(data);
             } else {
                 seeds.push(data);
@@ -342,7 +342,7 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
         .filter_map(|e| {
             let m = e.machine.as_ref()?;
             Some((
-                (e.program.clone(), e.variant.clone(), e.execution),
+                (e.program.clone(), e.binary.clone(), e.execution),
                 m.label(),
             ))
         })

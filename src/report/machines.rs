@@ -64,7 +64,7 @@ pub fn machine_sections(experiment: &Experiment, confidence: f64) -> Vec<Machine
             let binaries = s.baseline.iter().chain(s.seeds.iter());
             for (b, bin) in binaries.enumerate() {
                 for e in &bin.executions {
-                    let key = (s.program.clone(), bin.variant.clone(), e.execution);
+                    let key = (s.program.clone(), bin.binary.clone(), e.execution);
                     let (Some(name), false) = (experiment.machines.get(&key), e.live.is_empty())
                     else {
                         continue;

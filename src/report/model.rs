@@ -228,7 +228,7 @@ pub struct Diagnostics {
 #[derive(Debug, Clone, Serialize)]
 pub struct WarmupSuggestion {
     /// `baseline` or `seed-N`.
-    pub variant: String,
+    pub binary: String,
     /// Execution index.
     pub execution: u32,
     /// Suggested number of initial iterations to discard, counting the discarded warmup;
@@ -258,7 +258,7 @@ pub struct Independence {
     pub lags: usize,
     /// Executions tested.
     pub tested: usize,
-    /// Executions whose iterations fail the test (`variant execution`).
+    /// Executions whose iterations fail the test (`binary execution`).
     pub failing: Vec<String>,
     /// How many would fail by chance alone if all were independent.
     pub expected_by_chance: f64,

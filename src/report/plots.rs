@@ -113,25 +113,25 @@ pub fn series_plots(series: &Series, report: &SeriesReport) -> SeriesPlots {
         &[],
     );
 
-    let flagged = |variant: &str, execution: u32| {
+    let flagged = |binary: &str, execution: u32| {
         report
             .diagnostics
             .warmup_suggestions
             .iter()
-            .find(|w| w.variant == variant && w.execution == execution)
+            .find(|w| w.binary == binary && w.execution == execution)
     };
     let mut candidates: Vec<RunSequence> = Vec::new();
     if series.iterations_per_execution() >= 2 {
         for b in series.baseline.iter().chain(series.seeds.iter()) {
             for e in &b.executions {
                 let all: Vec<f64> = e.warmup.iter().chain(e.live.iter()).copied().collect();
-                let suggestion = flagged(&b.variant, e.execution);
+                let suggestion = flagged(&b.binary, e.execution);
                 let marks: Vec<usize> = suggestion
                     .map(|w| w.changepoints.clone())
                     .unwrap_or_default();
                 candidates.push(RunSequence {
                     flagged: suggestion.is_some_and(|w| w.exceeds_discard),
-                    title: format!("{} execution {}", b.variant, e.execution),
+                    title: format!("{} execution {}", b.binary, e.execution),
                     values: scaled(&all),
                     warmup: e.warmup.len(),
                     marks,
@@ -159,7 +159,7 @@ pub fn series_plots(series: &Series, report: &SeriesReport) -> SeriesPlots {
         Some(e) if e.live.len() >= 10 => (
             format!(
                 "the live iterations of {} execution {}",
-                series.seeds[0].variant, e.execution
+                series.seeds[0].binary, e.execution
             ),
             scaled(&e.live),
         ),

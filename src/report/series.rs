@@ -29,7 +29,7 @@ pub struct Series {
 #[derive(Debug, Clone, PartialEq)]
 pub struct BinaryData {
     /// `baseline` or `seed-N`.
-    pub variant: String,
+    pub binary: String,
     /// The seed, `None` for the baseline.
     pub seed: Option<u64>,
     /// Executions, in execution-index order.

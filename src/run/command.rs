@@ -1,7 +1,7 @@
 //! The benchmark command template: `{bin}`, `{bin:NAME}` and `{iterations}` placeholders.
 //!
 //! `{bin}` is the program under test (one of `--programs`); `{bin:NAME}` is the binary
-//! `NAME` of the same variant, for commands that need several programs of one build.
+//! `NAME` of the same binary, for commands that need several programs of one build.
 //! Placeholders may sit inside an argument (`--exe={bin}`).
 
 use std::collections::BTreeMap;

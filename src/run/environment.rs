@@ -68,7 +68,7 @@ pub fn worker_staging_dir(out_dir: &Path, worker: usize) -> PathBuf {
 }
 
 /// Puts `source` at `fixed` (hard link, or a copy when a link is impossible), replacing what
-/// was there, so every variant runs from the same path. Nothing is done when `fixed` already
+/// was there, so every binary runs from the same path. Nothing is done when `fixed` already
 /// is a hard link to `source`.
 pub fn stage_binary(source: &Path, fixed: &Path) -> Result<()> {
     use std::os::unix::fs::MetadataExt;

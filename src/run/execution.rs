@@ -75,7 +75,7 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
     for (name, source) in &target.binaries {
         let path = staged_binary_path(staging, name);
         stage_binary(source, &path)?;
-        check_sha256(source, &path, &target.sha256[name], &target.variant)?;
+        check_sha256(source, &path, &target.sha256[name], &target.binary)?;
         fixed.insert(name.clone(), path);
     }
     let bin = template.uses_bin.then(|| &fixed[&target.program]);
@@ -111,7 +111,8 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
     let measurement = |metric: &str, iteration: u32, warmup: bool, value: f64, unit: &str| {
         Record::Measurement(Measurement {
             program: target.program.clone(),
-            variant: target.variant.clone(),
+            binary: target.binary.clone(),
+            variant: None,
             seed: target.seed,
             execution: slot.execution,
             iteration,
@@ -157,7 +158,8 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
     };
     records.push(Record::Execution(Execution {
         program: target.program.clone(),
-        variant: target.variant.clone(),
+        binary: target.binary.clone(),
+        variant: None,
         seed: target.seed,
         execution: slot.execution,
         schedule_index: slot.schedule_index,
@@ -189,11 +191,11 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
 /// Refuses to run a staged binary whose SHA-256 is not the manifest's: a file replaced after
 /// the build (another seed's copied over it, a rebuild in place) would be measured under the
 /// wrong label. The staged file is hashed, as it is what runs.
-fn check_sha256(source: &Path, staged: &Path, expected: &str, variant: &str) -> Result<()> {
+fn check_sha256(source: &Path, staged: &Path, expected: &str, binary: &str) -> Result<()> {
     let actual = sha256_of_file(staged)?;
     if actual != expected {
         bail!(
-            "{} is not the binary `layoutrand build` made for {variant}: its sha256 is {actual}, the manifest says {}; it was replaced after the build (rebuild, or restore the file) and is not run under that label",
+            "{} is not the binary `layoutrand build` made for {binary}: its sha256 is {actual}, the manifest says {}; it was replaced after the build (rebuild, or restore the file) and is not run under that label",
             source.display(),
             if expected.is_empty() { "nothing" } else { expected }
         );

@@ -25,7 +25,7 @@ pub enum ExportFormat {
 pub struct ExportRow {
     /// Program name.
     pub program: String,
-    /// Variant label (`baseline`, `seed-N`): the binary level.
+    /// Binary label (`baseline`, `seed-N`): the binary level.
     pub binary: String,
     /// `default` for the default-layout baseline, `random` for a randomised binary
     /// ([`crate::measurements::LAYOUT_COLUMN`]): `analyze` leaves the baseline out, as
@@ -67,8 +67,8 @@ pub fn export_rows(
         .filter(|m| m.metric == metric && (include_warmup || !m.warmup))
         .map(|m| ExportRow {
             program: m.program.clone(),
-            binary: m.variant.clone(),
-            layout: if m.variant == crate::files::manifest::BASELINE_LABEL {
+            binary: m.binary.clone(),
+            layout: if m.binary == crate::files::manifest::BASELINE_LABEL {
                 crate::measurements::DEFAULT_LAYOUT
             } else {
                 "random"

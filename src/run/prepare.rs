@@ -27,10 +27,10 @@ pub struct PreparedRun {
     pub template: CommandTemplate,
     /// Programs under test.
     pub programs: Vec<String>,
-    /// One target per (program, variant), program-major.
+    /// One target per (program, binary), program-major.
     pub targets: Vec<Target>,
-    /// Variant labels in target order.
-    pub variant_labels: Vec<String>,
+    /// Binary labels in target order.
+    pub binary_labels: Vec<String>,
 }
 
 /// Resolves `req` (against `previous`, the header of the run being resumed) and checks
@@ -63,10 +63,10 @@ pub fn prepare_run(
     }
     let template = CommandTemplate::parse(&settings.command)?;
     let (programs, targets) = plan_targets(manifest, out, &template, &settings)?;
-    let mut variant_labels: Vec<String> = Vec::new();
+    let mut binary_labels: Vec<String> = Vec::new();
     for t in &targets {
-        if !variant_labels.contains(&t.variant) {
-            variant_labels.push(t.variant.clone());
+        if !binary_labels.contains(&t.binary) {
+            binary_labels.push(t.binary.clone());
         }
     }
     if matches!(metric, MetricSpec::Cachegrind) && which("valgrind").is_none() {
@@ -78,7 +78,7 @@ pub fn prepare_run(
         template,
         programs,
         targets,
-        variant_labels,
+        binary_labels,
     })
 }
 
@@ -97,7 +97,8 @@ impl PreparedRun {
             tool_version: env!("CARGO_PKG_VERSION").to_string(),
             command: settings.command.clone(),
             programs: self.programs.clone(),
-            variants: self.variant_labels.clone(),
+            binaries: self.binary_labels.clone(),
+            variants: Vec::new(),
             metric: settings.metric.clone(),
             executions: settings.executions,
             iterations: match (&self.metric, settings.iterations) {

@@ -75,8 +75,8 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
         &manifest,
         out,
     )?;
-    let added_variants = match previous.as_ref().filter(|r| r.header.is_some()) {
-        Some(r) => variants_added_since(&r.planned_variants(), &prepared.variant_labels)?,
+    let added_binaries = match previous.as_ref().filter(|r| r.header.is_some()) {
+        Some(r) => binaries_added_since(&r.planned_binaries(), &prepared.binary_labels)?,
         None => Vec::new(),
     };
     let PreparedRun {
@@ -85,7 +85,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
         template,
         programs,
         targets,
-        variant_labels,
+        binary_labels,
     } = &prepared;
     let jobs = req
         .jobs
@@ -126,14 +126,14 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
             h
         }
     };
-    if !added_variants.is_empty() {
+    if !added_binaries.is_empty() {
         eprintln!(
             "layoutrand: extending the run with {} new binaries from the manifest ({})",
-            added_variants.len(),
-            added_variants.join(", ")
+            added_binaries.len(),
+            added_binaries.join(", ")
         );
         writer.append(&[Record::Extension(Extension {
-            variants: added_variants.clone(),
+            binaries: added_binaries.clone(),
             added_unix: unix_now(),
         })])?;
     }
@@ -151,7 +151,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
         .map(|r| {
             r.executions
                 .iter()
-                .map(|e| (e.program.clone(), e.variant.clone(), e.execution))
+                .map(|e| (e.program.clone(), e.binary.clone(), e.execution))
                 .collect()
         })
         .unwrap_or_default();
@@ -161,17 +161,17 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
 
     let schedule = build_schedule(
         programs.len(),
-        variant_labels.len(),
+        binary_labels.len(),
         settings.executions,
         settings.schedule_seed,
         settings.env_pad_max,
     );
-    let target_of = |s: &Slot| &targets[s.program * variant_labels.len() + s.variant];
+    let target_of = |s: &Slot| &targets[s.program * binary_labels.len() + s.binary];
     let todo: Vec<&Slot> = schedule
         .iter()
         .filter(|s| {
             let t = target_of(s);
-            !done.contains(&(t.program.clone(), t.variant.clone(), s.execution))
+            !done.contains(&(t.program.clone(), t.binary.clone(), s.execution))
         })
         .collect();
     let skipped = schedule.len() - todo.len();
@@ -227,7 +227,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
                         records.problem.unwrap_or_default(),
                         slot.execution,
                         target.program,
-                        target.variant,
+                        target.binary,
                         records.tail
                     );
                 }
@@ -292,15 +292,15 @@ fn progress_bar(enabled: bool, total: u64, done: u64) -> indicatif::ProgressBar 
     bar
 }
 
-/// The variants of the manifest that a resumed run has not planned yet. The manifest may only
+/// The binaries of the manifest that a resumed run has not planned yet. The manifest may only
 /// have grown by seeds appended at the end (`layoutrand build --extend`); anything else means
 /// the binaries were rebuilt and the old measurements describe other files.
-fn variants_added_since(planned: &[String], manifest: &[String]) -> Result<Vec<String>> {
+fn binaries_added_since(planned: &[String], manifest: &[String]) -> Result<Vec<String>> {
     if manifest.starts_with(planned) {
         return Ok(manifest[planned.len()..].to_vec());
     }
     bail!(
-        "--resume: the manifest's variants ({}) differ from the interrupted run's ({}): the binaries were rebuilt; start a new run in another --out",
+        "--resume: the manifest's binaries ({}) differ from the interrupted run's ({}): the binaries were rebuilt; start a new run in another --out",
         manifest.join(","),
         planned.join(",")
     )
@@ -308,7 +308,7 @@ fn variants_added_since(planned: &[String], manifest: &[String]) -> Result<Vec<S
 
 #[cfg(test)]
 mod extension_tests {
-    use super::variants_added_since;
+    use super::binaries_added_since;
 
     fn labels(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
@@ -317,18 +317,18 @@ mod extension_tests {
     #[test]
     fn appended_seeds_extend_a_run_and_anything_else_is_refused() {
         let planned = labels(&["baseline", "seed-1", "seed-2"]);
-        assert!(variants_added_since(&planned, &planned).unwrap().is_empty());
+        assert!(binaries_added_since(&planned, &planned).unwrap().is_empty());
         let grown = labels(&["baseline", "seed-1", "seed-2", "seed-3", "seed-4"]);
         assert_eq!(
-            variants_added_since(&planned, &grown).unwrap(),
+            binaries_added_since(&planned, &grown).unwrap(),
             labels(&["seed-3", "seed-4"])
         );
         let rebuilt = labels(&["baseline", "seed-1", "seed-7"]);
-        let err = variants_added_since(&planned, &rebuilt)
+        let err = binaries_added_since(&planned, &rebuilt)
             .unwrap_err()
             .to_string();
         assert!(err.contains("rebuilt"), "{err}");
         let shrunk = labels(&["baseline", "seed-1"]);
-        assert!(variants_added_since(&planned, &shrunk).is_err());
+        assert!(binaries_added_since(&planned, &shrunk).is_err());
     }
 }

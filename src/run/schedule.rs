@@ -23,15 +23,15 @@ pub struct Slot {
     pub schedule_index: u64,
     /// Index into the list of programs under test.
     pub program: usize,
-    /// Index into the list of variants under test (0 = first listed, usually the baseline).
-    pub variant: usize,
+    /// Index into the list of binaries under test (0 = first listed, usually the baseline).
+    pub binary: usize,
     /// Index of this execution of this binary, from 0.
     pub execution: u32,
     /// Size in bytes of the padding variable's value.
     pub env_pad: u32,
 }
 
-/// The complete schedule for `programs × variants × executions`, shuffled with
+/// The complete schedule for `programs × binaries × executions`, shuffled with
 /// `SeededRng::new(seed, "schedule")`, with paddings drawn in schedule order from
 /// `SeededRng::new(seed, "env-pad")` as `16 * below(env_pad_max / 16)` (0 when
 /// `env_pad_max < 16`).
@@ -40,26 +40,26 @@ pub struct Slot {
 /// `k` of a binary is always its `k`-th run.
 pub fn build_schedule(
     programs: usize,
-    variants: usize,
+    binaries: usize,
     executions: u32,
     seed: u64,
     env_pad_max: u32,
 ) -> Vec<Slot> {
     // One entry per execution, identified only by its binary; execution numbers are handed
     // out afterwards in schedule order.
-    let mut binaries: Vec<(usize, usize)> = Vec::new();
+    let mut slots: Vec<(usize, usize)> = Vec::new();
     for p in 0..programs {
-        for v in 0..variants {
+        for v in 0..binaries {
             for _ in 0..executions {
-                binaries.push((p, v));
+                slots.push((p, v));
             }
         }
     }
-    SeededRng::new(seed, SCHEDULE_PURPOSE).shuffle(&mut binaries);
+    SeededRng::new(seed, SCHEDULE_PURPOSE).shuffle(&mut slots);
     let steps = u64::from(env_pad_max / PAD_STEP);
     let mut pad_rng = SeededRng::new(seed, ENV_PAD_PURPOSE);
-    let mut next_execution = vec![vec![0u32; variants]; programs];
-    binaries
+    let mut next_execution = vec![vec![0u32; binaries]; programs];
+    slots
         .into_iter()
         .enumerate()
         .map(|(i, (p, v))| {
@@ -73,7 +73,7 @@ pub fn build_schedule(
             Slot {
                 schedule_index: i as u64,
                 program: p,
-                variant: v,
+                binary: v,
                 execution,
                 env_pad,
             }
@@ -93,7 +93,7 @@ mod tests {
             for v in 0..3 {
                 let execs: Vec<u32> = s
                     .iter()
-                    .filter(|x| x.program == p && x.variant == v)
+                    .filter(|x| x.program == p && x.binary == v)
                     .map(|x| x.execution)
                     .collect();
                 assert_eq!(execs, vec![0, 1, 2, 3, 4]);
@@ -123,16 +123,13 @@ mod tests {
         // probability 4 · 10! · 31! / 40! ≈ 1e-8 per binary. Check the schedule switches binary
         // often: the expected number of switches in a random arrangement is 39 · 30/39 = 30.
         let s = build_schedule(1, 4, 10, 5, 4096);
-        let switches = s
-            .windows(2)
-            .filter(|w| w[0].variant != w[1].variant)
-            .count();
+        let switches = s.windows(2).filter(|w| w[0].binary != w[1].binary).count();
         assert!(switches >= 20, "only {switches} switches");
         for v in 0..4 {
-            let pos: Vec<usize> = (0..s.len()).filter(|&i| s[i].variant == v).collect();
+            let pos: Vec<usize> = (0..s.len()).filter(|&i| s[i].binary == v).collect();
             assert!(
                 pos.last().unwrap() - pos[0] + 1 > 10,
-                "variant {v} ran as one block"
+                "binary {v} ran as one block"
             );
         }
     }

@@ -88,7 +88,7 @@ pub fn read_sharded(dir: &Path) -> Result<Results> {
             _ => {}
         }
         for e in r.executions {
-            let key = (e.program.clone(), e.variant.clone(), e.execution);
+            let key = (e.program.clone(), e.binary.clone(), e.execution);
             if seen.insert(key.clone()) {
                 merged.executions.push(e);
             } else {
@@ -97,16 +97,16 @@ pub fn read_sharded(dir: &Path) -> Result<Results> {
                     shard.join(RESULTS_FILE).display(),
                     e.execution,
                     e.program,
-                    e.variant
+                    e.binary
                 ));
                 dropped.insert(key);
             }
         }
         // Measurements of a duplicate belong to the copy that was left out.
         merged.measurements.extend(
-            r.measurements.into_iter().filter(|m| {
-                !dropped.contains(&(m.program.clone(), m.variant.clone(), m.execution))
-            }),
+            r.measurements
+                .into_iter()
+                .filter(|m| !dropped.contains(&(m.program.clone(), m.binary.clone(), m.execution))),
         );
         dropped.clear();
         merged.extensions.extend(r.extensions);
@@ -118,7 +118,7 @@ pub fn read_sharded(dir: &Path) -> Result<Results> {
         .iter()
         .map(|e| {
             (
-                (e.program.as_str(), e.variant.as_str(), e.execution),
+                (e.program.as_str(), e.binary.as_str(), e.execution),
                 e.schedule_index,
             )
         })
@@ -126,7 +126,7 @@ pub fn read_sharded(dir: &Path) -> Result<Results> {
     let mut measurements = std::mem::take(&mut merged.measurements);
     measurements.sort_by_key(|m| {
         order
-            .get(&(m.program.as_str(), m.variant.as_str(), m.execution))
+            .get(&(m.program.as_str(), m.binary.as_str(), m.execution))
             .copied()
             .unwrap_or(u64::MAX)
     });
@@ -144,12 +144,12 @@ pub fn scan_sharded(
     let mut by_execution: HashMap<(String, String, u32), Vec<Measurement>> = HashMap::new();
     for m in std::mem::take(&mut merged.measurements) {
         by_execution
-            .entry((m.program.clone(), m.variant.clone(), m.execution))
+            .entry((m.program.clone(), m.binary.clone(), m.execution))
             .or_default()
             .push(m);
     }
     for e in &merged.executions {
-        let key = (e.program.clone(), e.variant.clone(), e.execution);
+        let key = (e.program.clone(), e.binary.clone(), e.execution);
         on_commit(e, by_execution.remove(&key).unwrap_or_default());
     }
     Ok(merged)
@@ -161,14 +161,15 @@ mod tests {
     use crate::run::store::{Execution, ExecutionStatus, Measurement, Record, StoreWriter};
 
     fn header() -> Header {
-        serde_json::from_str(r#"{"schema":1,"tool_version":"0","command":["{bin}"],"programs":["p"],"variants":["baseline","seed-1"],"metric":"wall","executions":4,"iterations":1,"warmup":0,"env_pad_max":4096,"schedule_seed":7,"timeout_seconds":null,"aslr_disabled":true,"host":{"cpu_model":null,"kernel":null,"cores":null,"governor":null,"hostname":null},"started_unix":0.0}"#).unwrap()
+        serde_json::from_str(r#"{"schema":2,"tool_version":"0","command":["{bin}"],"programs":["p"],"binaries":["baseline","seed-1"],"metric":"wall","executions":4,"iterations":1,"warmup":0,"env_pad_max":4096,"schedule_seed":7,"timeout_seconds":null,"aslr_disabled":true,"host":{"cpu_model":null,"kernel":null,"cores":null,"governor":null,"hostname":null},"started_unix":0.0}"#).unwrap()
     }
 
-    fn execution(variant: &str, execution: u32, index: u64, value: f64) -> Vec<Record> {
+    fn execution(binary: &str, execution: u32, index: u64, value: f64) -> Vec<Record> {
         vec![
             Record::Measurement(Measurement {
                 program: "p".into(),
-                variant: variant.into(),
+                binary: binary.into(),
+                variant: None,
                 seed: None,
                 execution,
                 iteration: 0,
@@ -179,7 +180,8 @@ mod tests {
             }),
             Record::Execution(Execution {
                 program: "p".into(),
-                variant: variant.into(),
+                binary: binary.into(),
+                variant: None,
                 seed: None,
                 execution,
                 schedule_index: index,
@@ -241,7 +243,7 @@ mod tests {
         let order: Vec<(String, u32)> = r
             .executions
             .iter()
-            .map(|e| (e.variant.clone(), e.execution))
+            .map(|e| (e.binary.clone(), e.execution))
             .collect();
         assert_eq!(
             order,

@@ -30,22 +30,22 @@ pub struct Results {
     pub executions: Vec<Execution>,
     /// Problems found while reading (torn last line, uncommitted measurements).
     pub warnings: Vec<String>,
-    /// Variants added to the run after it started, in file order.
+    /// Binaries added to the run after it started, in file order.
     pub extensions: Vec<Extension>,
     /// The ends of the `run` invocations that wrote the store, in file order.
     pub finishes: Vec<Finish>,
 }
 
 impl Results {
-    /// The run's planned variants: the header's, then those of every extension.
-    pub fn planned_variants(&self) -> Vec<String> {
+    /// The run's planned binaries: the header's, then those of every extension.
+    pub fn planned_binaries(&self) -> Vec<String> {
         let mut all: Vec<String> = self
             .header
             .as_ref()
-            .map(|h| h.variants.clone())
+            .map(|h| h.binaries.clone())
             .unwrap_or_default();
         for e in &self.extensions {
-            all.extend(e.variants.iter().cloned());
+            all.extend(e.binaries.iter().cloned());
         }
         all
     }
@@ -163,8 +163,8 @@ fn scan(
                 // means the pending ones were left uncommitted by a crash and their execution
                 // was run again: drop them.
                 let stale = pending.first().is_some_and(|p| {
-                    (p.program.as_str(), p.variant.as_str(), p.execution)
-                        != (m.program.as_str(), m.variant.as_str(), m.execution)
+                    (p.program.as_str(), p.binary.as_str(), p.execution)
+                        != (m.program.as_str(), m.binary.as_str(), m.execution)
                         || (p.iteration, p.metric.as_str()) == (m.iteration, m.metric.as_str())
                 });
                 if stale {
@@ -182,9 +182,7 @@ fn scan(
             Record::Execution(mut e) => {
                 let (mine, others): (Vec<_>, Vec<_>) =
                     std::mem::take(&mut pending).into_iter().partition(|m| {
-                        m.program == e.program
-                            && m.variant == e.variant
-                            && m.execution == e.execution
+                        m.program == e.program && m.binary == e.binary && m.execution == e.execution
                     });
                 if !others.is_empty() {
                     results.warnings.push(format!(
@@ -199,7 +197,7 @@ fn scan(
                         path.display(),
                         e.execution,
                         e.program,
-                        e.variant
+                        e.binary
                     ));
                     e.status = ExecutionStatus::Metric;
                     e.output_tail = Some(
@@ -324,10 +322,11 @@ fn committed_length(mut reader: impl BufRead) -> std::io::Result<(u64, u64)> {
 mod tests {
     use super::*;
 
-    fn m(variant: &str, execution: u32, iteration: u32, value: f64) -> Record {
+    fn m(binary: &str, execution: u32, iteration: u32, value: f64) -> Record {
         Record::Measurement(Measurement {
             program: "p".into(),
-            variant: variant.into(),
+            binary: binary.into(),
+            variant: None,
             seed: None,
             execution,
             iteration,
@@ -338,10 +337,11 @@ mod tests {
         })
     }
 
-    fn e(variant: &str, execution: u32) -> Record {
+    fn e(binary: &str, execution: u32) -> Record {
         Record::Execution(Execution {
             program: "p".into(),
-            variant: variant.into(),
+            binary: binary.into(),
+            variant: None,
             seed: None,
             execution,
             schedule_index: 0,
@@ -396,6 +396,47 @@ mod tests {
         let h = r.header.unwrap();
         assert_eq!(h.schedule_seed, 7);
         assert!(h.toolchain.is_empty() && h.environment.is_empty() && h.cwd.is_none());
+        // Schema 1 called the binary labels `variants`.
+        assert_eq!(h.binaries, ["baseline"]);
+        assert!(h.variants.is_empty());
+    }
+
+    #[test]
+    fn a_schema_1_store_reads_its_variant_labels_as_binaries() {
+        // Lines as layoutrand wrote them before schema 2 (`variant` was the binary's label),
+        // then one execution appended by a resume with schema 2 (`binary`, and a `variant`
+        // that now names a version of the program).
+        let text = [
+            r#"{"record":"header","schema":1,"tool_version":"0.1.0","command":["{bin}"],"programs":["p"],"variants":["baseline","seed-1"],"metric":"wall","executions":2,"iterations":1,"warmup":0,"env_pad_max":4096,"schedule_seed":7,"timeout_seconds":null,"aslr_disabled":true,"host":{"cpu_model":null,"kernel":null,"cores":null,"governor":null,"hostname":null},"started_unix":0.0}"#,
+            r#"{"record":"measurement","program":"p","variant":"seed-1","seed":1,"execution":0,"iteration":0,"warmup":false,"metric":"wall","value":5.0,"unit":"ns"}"#,
+            r#"{"record":"execution","program":"p","variant":"seed-1","seed":1,"execution":0,"schedule_index":0,"env_pad":0,"start_unix":0.0,"wall_ns":1,"status":"ok","exit_code":0,"signal":null}"#,
+            r#"{"record":"extension","variants":["seed-2"],"added_unix":1.0}"#,
+            r#"{"record":"measurement","program":"p","binary":"seed-2","variant":"O3","seed":2,"execution":0,"iteration":0,"warmup":false,"metric":"wall","value":6.0,"unit":"ns"}"#,
+            r#"{"record":"execution","program":"p","binary":"seed-2","variant":"O3","seed":2,"execution":0,"schedule_index":1,"env_pad":0,"start_unix":0.0,"wall_ns":1,"status":"ok","exit_code":0,"signal":null}"#,
+        ]
+        .join("\n")
+            + "\n";
+        let r = parse_results(text.as_bytes(), Path::new("r")).unwrap();
+        assert_eq!(r.header.as_ref().unwrap().binaries, ["baseline", "seed-1"]);
+        assert!(r.header.as_ref().unwrap().variants.is_empty());
+        assert_eq!(r.planned_binaries(), ["baseline", "seed-1", "seed-2"]);
+        let labels: Vec<(&str, Option<&str>)> = r
+            .executions
+            .iter()
+            .map(|e| (e.binary.as_str(), e.variant.as_deref()))
+            .collect();
+        assert_eq!(labels, [("seed-1", None), ("seed-2", Some("O3"))]);
+        let labels: Vec<(&str, Option<&str>)> = r
+            .measurements
+            .iter()
+            .map(|m| (m.binary.as_str(), m.variant.as_deref()))
+            .collect();
+        assert_eq!(labels, [("seed-1", None), ("seed-2", Some("O3"))]);
+
+        // A record with neither is refused, naming what is missing.
+        let bad = r#"{"record":"execution","program":"p","seed":1,"execution":0,"schedule_index":0,"env_pad":0,"start_unix":0.0,"wall_ns":1,"status":"ok","exit_code":0,"signal":null}"#;
+        let err = parse_results(format!("{bad}\n").as_bytes(), Path::new("r")).unwrap_err();
+        assert!(format!("{err:#}").contains("neither `binary`"), "{err:#}");
     }
 
     #[test]

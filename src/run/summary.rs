@@ -13,8 +13,8 @@ use super::store::{Execution, ExecutionStatus, Measurement, Results};
 pub struct BinarySummary {
     /// Program name.
     pub program: String,
-    /// Variant label.
-    pub variant: String,
+    /// Binary label.
+    pub binary: String,
     /// Successful executions.
     pub executions_ok: usize,
     /// Failed executions (any status but ok).
@@ -29,7 +29,7 @@ pub struct BinarySummary {
     pub unit: String,
 }
 
-/// Summarises the non-warmup values of `metric` per (program, variant), in order of first
+/// Summarises the non-warmup values of `metric` per (program, binary), in order of first
 /// appearance in the store.
 pub fn summarize(results: &Results, metric: &str) -> Vec<BinarySummary> {
     let mut summary = Summarizer::new(metric);
@@ -38,8 +38,8 @@ pub fn summarize(results: &Results, metric: &str) -> Vec<BinarySummary> {
         // The measurements of one execution are contiguous and in execution order.
         let mut mine = Vec::new();
         while let Some(m) = measurements.next_if(|m| {
-            (m.program.as_str(), m.variant.as_str(), m.execution)
-                == (e.program.as_str(), e.variant.as_str(), e.execution)
+            (m.program.as_str(), m.binary.as_str(), m.execution)
+                == (e.program.as_str(), e.binary.as_str(), e.execution)
         }) {
             mine.push(m.clone());
         }
@@ -72,11 +72,11 @@ impl Summarizer {
 
     /// Takes in one committed execution and its measurements.
     pub fn add(&mut self, e: &Execution, measurements: &[Measurement]) {
-        let key = (e.program.clone(), e.variant.clone());
+        let key = (e.program.clone(), e.binary.clone());
         let i = *self.index.entry(key).or_insert_with(|| {
             self.out.push(BinarySummary {
                 program: e.program.clone(),
-                variant: e.variant.clone(),
+                binary: e.binary.clone(),
                 executions_ok: 0,
                 failures: 0,
                 values: 0,
@@ -136,7 +136,8 @@ mod tests {
         for (it, warm, v) in values {
             r.measurements.push(Measurement {
                 program: "p".into(),
-                variant: "baseline".into(),
+                binary: "baseline".into(),
+                variant: None,
                 seed: None,
                 execution: 0,
                 iteration: it,
@@ -149,7 +150,8 @@ mod tests {
         for (i, status) in [(0, ExecutionStatus::Ok), (1, ExecutionStatus::Timeout)] {
             r.executions.push(Execution {
                 program: "p".into(),
-                variant: "baseline".into(),
+                binary: "baseline".into(),
+                variant: None,
                 seed: None,
                 execution: i,
                 schedule_index: 0,

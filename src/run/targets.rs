@@ -1,5 +1,5 @@
-//! What runs: the programs under test and, for each with each built variant, the binaries
-//! its command needs — checked against the manifest before anything runs.
+//! What runs: the programs under test and, for each with each built seed (and the baseline), the
+//! binaries its command needs — checked against the manifest before anything runs.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -8,23 +8,23 @@ use anyhow::{bail, Context, Result};
 
 use super::command::CommandTemplate;
 use super::settings::RunSettings;
-use crate::files::manifest::{Manifest, VariantStatus};
+use crate::files::manifest::{BuildStatus, Manifest};
 
-/// One binary under test of one variant: program name and variant label.
+/// One binary under test: program name and binary label (`baseline`, `seed-N`).
 pub struct Target {
     /// Program name (the label when the command has only `{bin:NAME}` placeholders).
     pub program: String,
-    /// Variant label.
-    pub variant: String,
-    /// The variant's seed (`None` for the baseline).
+    /// Binary label.
+    pub binary: String,
+    /// The binary's seed (`None` for the baseline).
     pub seed: Option<u64>,
-    /// Source path of every binary of this variant, by program name.
+    /// Source path of every binary of this seed (or baseline), by program name.
     pub binaries: BTreeMap<String, PathBuf>,
     /// The manifest's SHA-256 of every binary of [`Target::binaries`], by program name.
     pub sha256: BTreeMap<String, String>,
 }
 
-/// The programs under test and one target per (program, variant), program-major.
+/// The programs under test and one target per (program, binary), program-major.
 pub fn plan_targets(
     manifest: &Manifest,
     out: &Path,
@@ -78,26 +78,26 @@ pub fn plan_targets(
     }
     let mut targets = Vec::new();
     for program in &programs {
-        for variant in manifest.variants() {
-            if variant.status != VariantStatus::Ok {
+        for set in manifest.binary_sets() {
+            if set.status != BuildStatus::Ok {
                 continue;
             }
-            if variant.seed.is_some() && needed.iter().any(|n| excluded.contains(&n.as_str())) {
+            if set.seed.is_some() && needed.iter().any(|n| excluded.contains(&n.as_str())) {
                 // Named although left out: only its baseline exists.
                 continue;
             }
             let mut binaries = BTreeMap::new();
             let mut sha256 = BTreeMap::new();
             for name in &needed {
-                let b = variant
+                let b = set
                     .binaries
                     .iter()
                     .find(|b| &b.name == name)
                     .with_context(|| {
                         format!(
-                            "{}/manifest.json: variant {} has no binary {name:?}",
+                            "{}/manifest.json: {} has no binary {name:?}",
                             out.display(),
-                            variant.label()
+                            set.label()
                         )
                     })?;
                 let path = out.join(&b.path);
@@ -105,7 +105,7 @@ pub fn plan_targets(
                     bail!(
                         "binary {} of {} is missing: {} (rebuild with `layoutrand build`)",
                         name,
-                        variant.label(),
+                        set.label(),
                         path.display()
                     );
                 }
@@ -114,8 +114,8 @@ pub fn plan_targets(
             }
             targets.push(Target {
                 program: program.clone(),
-                variant: variant.label(),
-                seed: variant.seed,
+                binary: set.label(),
+                seed: set.seed,
                 binaries,
                 sha256,
             });
@@ -123,7 +123,7 @@ pub fn plan_targets(
     }
     if targets.is_empty() {
         bail!(
-            "{}/manifest.json has no successfully built variant",
+            "{}/manifest.json has no successfully built binary",
             out.display()
         );
     }

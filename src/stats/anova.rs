@@ -120,10 +120,7 @@ pub fn f_upper_tail(f: f64, df1: usize, df2: usize) -> f64 {
 #[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
-
-    fn close(a: f64, b: f64, tol: f64) -> bool {
-        (a - b).abs() <= tol * b.abs()
-    }
+    use crate::stats::test_support::close;
 
     #[test]
     fn balanced_matches_scipy_and_r() {

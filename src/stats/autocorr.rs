@@ -113,10 +113,7 @@ pub fn subsession_merge(xs: &[f64], threshold: f64, min_batches: usize) -> Optio
 #[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
-
-    fn close(a: f64, b: f64, tol: f64) -> bool {
-        (a - b).abs() <= tol * b.abs()
-    }
+    use crate::stats::test_support::close;
 
     fn trend(n: usize) -> Vec<f64> {
         (1..=n)

@@ -103,10 +103,7 @@ pub fn ratio_half_width_approx(base_mean: f64, e_base: f64, new_mean: f64, e_new
 #[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
-
-    fn close(a: f64, b: f64, tol: f64) -> bool {
-        (a - b).abs() <= tol * b.abs()
-    }
+    use crate::stats::test_support::close;
 
     #[test]
     fn matches_the_quadratic_solved_independently() {

@@ -143,10 +143,7 @@ pub fn machine_component(data: &[(usize, usize, f64)]) -> Result<MachineComponen
 mod tests {
     use super::*;
     use crate::seeded::SeededRng;
-
-    fn close(a: f64, b: f64, tol: f64) -> bool {
-        (a - b).abs() <= tol * b.abs()
-    }
+    use crate::stats::test_support::close;
 
     /// 3 binaries; machine 0 ran 4 executions of each, machine 1 two of each (as when one
     /// node ran two shards and the other one).

@@ -131,10 +131,7 @@ fn exact_upper_tail(m: usize, n: usize, u: usize) -> f64 {
 #[allow(clippy::approx_constant)]
 mod tests {
     use super::*;
-
-    fn close(a: f64, b: f64, tol: f64) -> bool {
-        (a - b).abs() <= tol * b.abs()
-    }
+    use crate::stats::test_support::close;
 
     #[test]
     fn exact_matches_scipy() {

@@ -37,6 +37,8 @@ pub mod shapiro_wilk;
 pub mod studentized_range;
 pub mod suite;
 pub mod tdist;
+#[cfg(test)]
+mod test_support;
 pub mod tukey;
 pub mod twoway;
 pub mod welch;

@@ -185,10 +185,7 @@ pub fn mean_ci(h: &Hierarchy, confidence: f64) -> Result<MeanInterval, StatsErro
 #[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
-
-    fn close(a: f64, b: f64, tol: f64) -> bool {
-        (a - b).abs() <= tol * b.abs().max(1e-300)
-    }
+    use crate::stats::test_support::close;
 
     /// libkalibera's public test vector (docs/design.md): {(0,0):[3,4,3], (0,1):[1.2,3.1,3],
     /// (1,0):[0.2,1,1.5], (1,1):[1,2,3]}, printed there to 6 decimals.

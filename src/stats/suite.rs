@@ -149,10 +149,7 @@ pub fn benchmarks_needed(c: f64, precision: f64, confidence: f64) -> Result<u64,
 #[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
-
-    fn close(a: f64, b: f64, tol: f64) -> bool {
-        (a - b).abs() <= tol * b.abs()
-    }
+    use crate::stats::test_support::close;
 
     #[test]
     fn touati_speedups() {

@@ -111,10 +111,7 @@ pub fn welch_from_summaries(a: &SampleSummary, b: &SampleSummary) -> Result<Welc
 #[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
-
-    fn close(a: f64, b: f64, tol: f64) -> bool {
-        (a - b).abs() <= tol * b.abs()
-    }
+    use crate::stats::test_support::close;
 
     const T1: [f64; 5] = [2.799, 2.046, 1.259, 1.877, 2.244];
     const T2: [f64; 5] = [1.046, 0.259, 0.877, 1.244, 1.799];

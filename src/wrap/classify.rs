@@ -156,6 +156,12 @@ impl Classified {
     }
 }
 
+/// Whether the driver option `arg` takes the next argument as its value (`-o FILE`,
+/// `-Xlinker ARG`, `-L DIR`, ...).
+pub fn driver_option_takes_value(arg: &str) -> bool {
+    DRIVER_OPTIONS_WITH_VALUE.contains(&arg)
+}
+
 /// Driver options whose value is the next argument.
 const DRIVER_OPTIONS_WITH_VALUE: &[&str] = &[
     "-o",

@@ -60,7 +60,7 @@ pub enum LinkTool {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum InputKind {
-    /// A relocatable ELF object (also gcc LTO IR objects).
+    /// A relocatable ELF object (also gcc LTO IR objects), or LLVM bitcode (clang -flto).
     Object,
     /// A static archive (`!<arch>`).
     Archive,
@@ -145,6 +145,11 @@ pub fn input_kind(file: &Path) -> Option<InputKind> {
     if n >= 8 && &head[..8] == b"!<arch>\n" {
         return Some(InputKind::Archive);
     }
+    // LLVM bitcode (clang -flto), bare or in its wrapper: an object whose code the link
+    // generates.
+    if n >= 4 && (&head[..4] == b"BC\xc0\xde" || &head[..4] == b"\xde\xc0\x17\x0b") {
+        return Some(InputKind::Object);
+    }
     // ELF, e_type (offset 16, little- or big-endian) == ET_REL (1).
     if n >= 18 && &head[..4] == b"\x7fELF" {
         let e_type = if head[5] == 2 {
@@ -196,15 +201,10 @@ pub fn read_records(record_dir: &Path) -> Result<Vec<LinkRecord>> {
     let links = record_dir.join(LINKS_DIR);
     let mut records = Vec::new();
     if links.is_dir() {
-        for entry in std::fs::read_dir(&links)? {
-            let path = entry?.path();
-            if path.extension().is_some_and(|e| e == "json") {
-                let text = std::fs::read_to_string(&path)?;
-                let record: LinkRecord = serde_json::from_str(&text)
-                    .with_context(|| format!("{} is not a link record", path.display()))?;
-                records.push(record);
-            }
-        }
+        records = link_record_files(&links)?
+            .into_iter()
+            .map(|(_, record)| record)
+            .collect();
     }
     records.sort_by_key(|r| r.started_unix_nanos);
     let mut last_by_output: BTreeMap<PathBuf, usize> = BTreeMap::new();
@@ -227,20 +227,29 @@ pub fn discard_output(record_dir: &Path, output: &Path) -> Result<()> {
     let links = record_dir.join(LINKS_DIR);
     let discarded = record_dir.join(DISCARDED_DIR);
     std::fs::create_dir_all(&discarded)?;
-    for entry in std::fs::read_dir(&links)? {
+    for (path, record) in link_record_files(&links)? {
+        if record.output == output {
+            let name = path.file_name().expect("a file name");
+            std::fs::rename(&path, discarded.join(name))
+                .with_context(|| format!("moving {} aside", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Every `*.json` link record in `links`, with its path, in directory order.
+fn link_record_files(links: &Path) -> Result<Vec<(PathBuf, LinkRecord)>> {
+    let mut records = Vec::new();
+    for entry in std::fs::read_dir(links)? {
         let path = entry?.path();
         if path.extension().is_some_and(|e| e == "json") {
             let text = std::fs::read_to_string(&path)?;
             let record: LinkRecord = serde_json::from_str(&text)
                 .with_context(|| format!("{} is not a link record", path.display()))?;
-            if record.output == output {
-                let name = path.file_name().expect("a file name");
-                std::fs::rename(&path, discarded.join(name))
-                    .with_context(|| format!("moving {} aside", path.display()))?;
-            }
+            records.push((path, record));
         }
     }
-    Ok(())
+    Ok(records)
 }
 
 /// The outputs (third field) of the `seen.log` lines of `kind`, in order.

@@ -316,7 +316,7 @@ fn record_link(
 }
 
 /// Hands the recorded link to the build stage's hook (under `layoutrand build --rebuild`: the
-/// live relink for the variant). A failure leaves the ordinary link in place and is logged.
+/// live relink for the binary). A failure leaves the ordinary link in place and is logged.
 fn live_relink(ctx: &ShimEnv, record_dir: &Path, link: &LinkRecord) {
     if let Err(err) = (ctx.after_link)(link, record_dir) {
         let what = format!("live relink of {}", link.output.display());

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use layoutrand::files::manifest::{Manifest, VariantStatus};
+use layoutrand::files::manifest::{BuildStatus, Manifest};
 
 /// A fresh copy of `fixtures/build/<name>` in a temporary directory (the build writes into
 /// its source tree, and tests run in parallel).
@@ -70,7 +70,7 @@ pub fn run(binary: &Path) -> String {
 
 /// Checks a finished build of one program: every seed built, every binary prints what the
 /// baseline prints, the seeds' layouts are pairwise distinct and differ from the baseline's.
-pub fn check_variants(out_dir: &Path, program: &str, seeds: usize, what: &str) -> Manifest {
+pub fn check_binaries(out_dir: &Path, program: &str, seeds: usize, what: &str) -> Manifest {
     let m = Manifest::load(out_dir).unwrap();
     assert_eq!(m.seeds.len(), seeds, "{what}");
     let base = m
@@ -85,7 +85,7 @@ pub fn check_variants(out_dir: &Path, program: &str, seeds: usize, what: &str) -
     for v in &m.seeds {
         assert_eq!(
             v.status,
-            VariantStatus::Ok,
+            BuildStatus::Ok,
             "{what}: seed {:?}: {:?}",
             v.seed,
             v.error
@@ -120,4 +120,14 @@ pub fn have(program: &str) -> bool {
     std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).any(|d| d.join(program).is_file()))
         .unwrap_or(false)
+}
+
+/// The section names of an ELF file.
+pub fn section_names(path: &Path) -> std::collections::BTreeSet<String> {
+    use object::{Object, ObjectSection};
+    let data = std::fs::read(path).unwrap();
+    let file = object::File::parse(&*data).unwrap();
+    file.sections()
+        .filter_map(|s| s.name().ok().map(str::to_string))
+        .collect()
 }

@@ -39,8 +39,8 @@ impl Design {
         }
     }
 
-    /// Variant labels with their seeds: baseline first (if any), then seed-1 … seed-N.
-    pub fn variants(&self) -> Vec<(String, Option<u64>)> {
+    /// Binary labels with their seeds: baseline first (if any), then seed-1 … seed-N.
+    pub fn labels(&self) -> Vec<(String, Option<u64>)> {
         let mut v: Vec<(String, Option<u64>)> = Vec::new();
         if self.baseline {
             v.push(("baseline".into(), None));
@@ -68,7 +68,7 @@ pub fn manifest(design: &Design) -> Manifest {
             })
             .collect()
     };
-    let variant =
+    let binary =
         |seed: Option<u64>| json!({"seed": seed, "status": "ok", "binaries": binaries(seed)});
     let value = json!({
         "schema": 1,
@@ -82,8 +82,8 @@ pub fn manifest(design: &Design) -> Manifest {
         "mechanism": "synthetic",
         "recorded_build_seconds": 1.0,
         "relink_seconds": 0.5,
-        "baseline": variant(None),
-        "seeds": (1..=design.seeds).map(|s| variant(Some(s))).collect::<Vec<_>>(),
+        "baseline": binary(None),
+        "seeds": (1..=design.seeds).map(|s| binary(Some(s))).collect::<Vec<_>>(),
     });
     serde_json::from_value(value).expect("synthetic manifest")
 }
@@ -91,11 +91,11 @@ pub fn manifest(design: &Design) -> Manifest {
 /// A store header for `design`.
 pub fn header(design: &Design) -> Header {
     let value = json!({
-        "schema": 1,
+        "schema": layoutrand::files::results::RESULTS_SCHEMA,
         "tool_version": env!("CARGO_PKG_VERSION"),
         "command": ["{bin}"],
         "programs": design.programs,
-        "variants": design.variants().into_iter().map(|(l, _)| l).collect::<Vec<_>>(),
+        "binaries": design.labels().into_iter().map(|(l, _)| l).collect::<Vec<_>>(),
         "metric": design.metrics[0].0,
         "executions": design.executions,
         "iterations": design.iterations + design.warmup,
@@ -110,7 +110,7 @@ pub fn header(design: &Design) -> Header {
     serde_json::from_value(value).expect("synthetic header")
 }
 
-/// One value: program, variant seed (None = baseline), execution, iteration (counting the
+/// One value: program, binary seed (None = baseline), execution, iteration (counting the
 /// warmup), metric index.
 pub type ValueFn<'a> = dyn FnMut(&str, Option<u64>, u32, u32, usize) -> f64 + 'a;
 
@@ -125,7 +125,7 @@ pub fn records(
     let mut index = 0u64;
     for execution in 0..design.executions {
         for program in &design.programs {
-            for (variant, seed) in design.variants() {
+            for (binary, seed) in design.labels() {
                 let st = status(program, seed, execution);
                 let mut recs = Vec::new();
                 let per_iter = 1_000_000u64;
@@ -134,7 +134,8 @@ pub fn records(
                         for (m, (metric, unit)) in design.metrics.iter().enumerate() {
                             recs.push(Record::Measurement(Measurement {
                                 program: program.clone(),
-                                variant: variant.clone(),
+                                binary: binary.clone(),
+                                variant: None,
                                 seed,
                                 execution,
                                 iteration,
@@ -148,7 +149,8 @@ pub fn records(
                 }
                 recs.push(Record::Execution(Execution {
                     program: program.clone(),
-                    variant: variant.clone(),
+                    binary: binary.clone(),
+                    variant: None,
                     seed,
                     execution,
                     schedule_index: index,

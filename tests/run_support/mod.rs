@@ -7,8 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use layoutrand::files::manifest::{
-    variant_label, Binary, BuildMode, Granularity, Manifest, Variant, VariantStatus,
-    MANIFEST_SCHEMA,
+    binary_label, Binary, BinarySet, BuildMode, BuildStatus, Granularity, Manifest, MANIFEST_SCHEMA,
 };
 
 /// fixtures/run/NAME.
@@ -45,15 +44,15 @@ pub fn object(dir: &Path, source: &str, flags: &[&str]) -> PathBuf {
     out
 }
 
-/// One variant of a test experiment: its seed (`None` = baseline) and its binaries by name.
-pub type TestVariant<'a> = (Option<u64>, Vec<(&'a str, PathBuf)>);
+/// The baseline or one seed of a test experiment: its seed (`None` = baseline) and its binaries by name.
+pub type TestBinarySet<'a> = (Option<u64>, Vec<(&'a str, PathBuf)>);
 
-/// An experiment directory: one variant per entry of `variants` (`None` = baseline, then
+/// An experiment directory: one baseline or seed per entry of `sets` (`None` = baseline, then
 /// seeds), each with binaries by program name, copied to `DIR/bin/<label>/<name>`.
-pub fn experiment(dir: &Path, variants: &[TestVariant]) -> Manifest {
+pub fn experiment(dir: &Path, sets: &[TestBinarySet]) -> Manifest {
     let mut built = Vec::new();
-    for (seed, binaries) in variants {
-        let label = variant_label(*seed);
+    for (seed, binaries) in sets {
+        let label = binary_label(*seed);
         let mut bins = Vec::new();
         for (name, src) in binaries {
             let rel = PathBuf::from("bin").join(&label).join(name);
@@ -70,14 +69,14 @@ pub fn experiment(dir: &Path, variants: &[TestVariant]) -> Manifest {
                 code: None,
             });
         }
-        built.push(Variant {
+        built.push(BinarySet {
             seed: *seed,
-            status: VariantStatus::Ok,
+            status: BuildStatus::Ok,
             error: None,
             binaries: bins,
         });
     }
-    let mut variants_iter = built.into_iter();
+    let mut sets_iter = built.into_iter();
     let manifest = Manifest {
         schema: MANIFEST_SCHEMA,
         tool_version: "test".into(),
@@ -90,26 +89,26 @@ pub fn experiment(dir: &Path, variants: &[TestVariant]) -> Manifest {
         mechanism: "test fixture".into(),
         recorded_build_seconds: 0.0,
         relink_seconds: 0.0,
-        baseline: variants_iter.next().expect("a baseline"),
-        seeds: variants_iter.collect(),
+        baseline: sets_iter.next().expect("a baseline"),
+        seeds: sets_iter.collect(),
         programs: Vec::new(),
     };
     manifest.save(dir).unwrap();
     manifest
 }
 
-/// An experiment of `seeds` + 1 variants of one fixture program `name` (the same binary
+/// An experiment of `seeds` + 1 binaries of one fixture program `name` (the same binary
 /// each time: enough when the test is about the runner, not about layouts).
 pub fn same_binary_experiment(dir: &Path, name: &str, source: &str, seeds: u64) -> Manifest {
     let build = dir.join("build");
     std::fs::create_dir_all(&build).unwrap();
     let exe = build.join(name);
     gcc(&exe, &[fixture(source)], &["-O1"]);
-    let mut variants = vec![(None, vec![(name, exe.clone())])];
+    let mut sets = vec![(None, vec![(name, exe.clone())])];
     for s in 1..=seeds {
-        variants.push((Some(s), vec![(name, exe.clone())]));
+        sets.push((Some(s), vec![(name, exe.clone())]));
     }
-    experiment(dir, &variants)
+    experiment(dir, &sets)
 }
 
 /// The `layoutrand` executable under test.

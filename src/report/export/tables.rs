@@ -129,8 +129,8 @@ pub fn diagnostic_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
         .iter()
         .filter(|w| w.exceeds_discard)
         .map(|w| match w.suggested {
-            Some(n) => format!("{} execution {} ({n})", w.variant, w.execution),
-            None => format!("{} execution {} (no steady state)", w.variant, w.execution),
+            Some(n) => format!("{} execution {} ({n})", w.binary, w.execution),
+            None => format!("{} execution {} (no steady state)", w.binary, w.execution),
         })
         .collect();
     if d.warmup_suggestions.is_empty() {

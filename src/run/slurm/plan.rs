@@ -36,6 +36,7 @@ pub struct SlurmPlan {
     /// [`PLAN_SCHEMA`] of the writer.
     pub schema: u32,
     /// The header every shard store starts with (settings, command, environment, cwd).
+    #[serde(deserialize_with = "crate::files::results::header_of_any_schema")]
     pub header: Header,
     /// Number of shards (array tasks of a complete run).
     pub shards: u32,
@@ -105,7 +106,7 @@ impl SlurmPlan {
         let h = &self.header;
         build_schedule(
             h.programs.len(),
-            h.variants.len(),
+            h.binaries.len(),
             h.executions,
             h.schedule_seed,
             h.env_pad_max,

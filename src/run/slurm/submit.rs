@@ -81,11 +81,11 @@ pub fn submit(req: &RunRequest, opts: &SlurmOptions) -> Result<Submission> {
             refuse_while_active(&jobs)?;
             // The same checks as a local resume: flags that contradict the plan are refused.
             let prepared = prepare_run(req, Some(&plan.header), &manifest, &dir)?;
-            if prepared.variant_labels != plan.header.variants {
+            if prepared.binary_labels != plan.header.binaries {
                 bail!(
-                    "--resume: the manifest's variants ({}) differ from the planned run's ({}): the binaries were rebuilt; start a new run in another --out",
-                    prepared.variant_labels.join(","),
-                    plan.header.variants.join(",")
+                    "--resume: the manifest's binaries ({}) differ from the planned run's ({}): the binaries were rebuilt; start a new run in another --out",
+                    prepared.binary_labels.join(","),
+                    plan.header.binaries.join(",")
                 );
             }
             let mut plan = plan;

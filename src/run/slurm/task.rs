@@ -67,11 +67,11 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
         ..RunRequest::default()
     };
     let prepared = prepare_run(&req, Some(&plan.header), &manifest, dir)?;
-    if prepared.variant_labels != plan.header.variants {
+    if prepared.binary_labels != plan.header.binaries {
         bail!(
-            "the manifest in {} no longer lists the planned variants ({}): the binaries were rebuilt after submission",
+            "the manifest in {} no longer lists the planned binaries ({}): the binaries were rebuilt after submission",
             dir.display(),
-            plan.header.variants.join(",")
+            plan.header.binaries.join(",")
         );
     }
     if let Err(why) = probe_aslr_off() {
@@ -105,7 +105,7 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
     let done: HashSet<(String, String, u32)> = previous
         .executions
         .iter()
-        .map(|e| (e.program.clone(), e.variant.clone(), e.execution))
+        .map(|e| (e.program.clone(), e.binary.clone(), e.execution))
         .collect();
 
     let h = &plan.header;
@@ -130,17 +130,17 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
     // SIGTERM (scancel, the time limit) stops the task between executions, the running
     // benchmark's whole tree killed and its execution discarded, as in a local run.
     reaper::install()?;
-    let variants = prepared.variant_labels.len();
+    let binaries = prepared.binary_labels.len();
     let mut report = ShardReport {
         executed: 0,
         skipped: 0,
         machine: machine.clone(),
     };
     for slot in plan.shard_slots(shard) {
-        let target = &prepared.targets[slot.program * variants + slot.variant];
+        let target = &prepared.targets[slot.program * binaries + slot.binary];
         if done.contains(&(
             target.program.clone(),
-            target.variant.clone(),
+            target.binary.clone(),
             slot.execution,
         )) {
             report.skipped += 1;

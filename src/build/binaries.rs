@@ -7,7 +7,7 @@ use anyhow::{anyhow, Context, Result};
 use rayon::prelude::*;
 
 use super::replay::Program;
-use crate::files::manifest::{sha256_of_file, variant_label, Binary, Variant, VariantStatus};
+use crate::files::manifest::{binary_label, sha256_of_file, Binary, BinarySet, BuildStatus};
 use crate::layout::binary::{self, Function};
 use crate::layout::{distance, fingerprint, same_code};
 
@@ -17,7 +17,7 @@ pub const WORK_DIR: &str = ".work";
 /// The baseline's binaries with their function lists (seeds are compared against them).
 pub struct Baseline {
     /// The manifest entry.
-    pub variant: Variant,
+    pub set: BinarySet,
     /// Function list per program, in program order.
     pub functions: Vec<Vec<Function>>,
 }
@@ -25,14 +25,14 @@ pub struct Baseline {
 /// Links and verifies the baseline. Any failure here is fatal: without a baseline nothing can
 /// be compared.
 pub fn build_baseline(programs: &[Program], out_dir: &Path) -> Result<Baseline> {
-    let label = variant_label(None);
+    let label = binary_label(None);
     let results: Vec<Result<(Binary, Vec<Function>)>> = programs
         .par_iter()
         .enumerate()
         .map(|(p, program)| {
             let (path, work) = paths(out_dir, &label, p, program);
             let linked = program
-                .link(None, &path, &work, None)
+                .link(None, &path, &work)
                 .with_context(|| format!("baseline of {}", program.name))?;
             let functions = binary::functions(&path)?;
             let _ = std::fs::remove_dir_all(&work);
@@ -57,9 +57,9 @@ pub fn build_baseline(programs: &[Program], out_dir: &Path) -> Result<Baseline> 
         functions.push(f);
     }
     Ok(Baseline {
-        variant: Variant {
+        set: BinarySet {
             seed: None,
-            status: VariantStatus::Ok,
+            status: BuildStatus::Ok,
             error: None,
             binaries,
         },
@@ -68,7 +68,7 @@ pub fn build_baseline(programs: &[Program], out_dir: &Path) -> Result<Baseline> 
 }
 
 /// Links and verifies every seed (in parallel); `tick` is called after each program link,
-/// `done` after each seed with its variant (e.g. to save the manifest so far).
+/// `done` after each seed with its binaries (e.g. to save the manifest so far).
 ///
 /// A seed is provisional until [`super::isolate::finalize`] has seen all seeds: it lists the
 /// binaries of the programs that linked and verified, and it is `failed` (with each other
@@ -81,34 +81,34 @@ pub fn build_seeds(
     seeds: &[u64],
     out_dir: &Path,
     tick: &(dyn Fn() + Sync),
-    done: &(dyn Fn(&Variant) + Sync),
+    done: &(dyn Fn(&BinarySet) + Sync),
     stop: &(dyn Fn() -> bool + Sync),
-) -> Vec<Variant> {
+) -> Vec<BinarySet> {
     seeds
         .par_iter()
         .filter_map(|&seed| {
             if stop() {
                 return None;
             }
-            let label = variant_label(Some(seed));
+            let label = binary_label(Some(seed));
             let (binaries, errors) = build_seed(programs, baseline, seed, out_dir, &label, tick);
-            let variant = Variant {
+            let set = BinarySet {
                 seed: Some(seed),
                 status: if errors.is_empty() {
-                    VariantStatus::Ok
+                    BuildStatus::Ok
                 } else {
-                    VariantStatus::Failed
+                    BuildStatus::Failed
                 },
                 error: (!errors.is_empty()).then(|| errors.join("; ")),
                 binaries,
             };
-            if stop() && variant.status == VariantStatus::Failed {
+            if stop() && set.status == BuildStatus::Failed {
                 // Most likely the interruption itself killed a linker: not a result.
                 let _ = std::fs::remove_dir_all(out_dir.join(&label));
                 return None;
             }
-            done(&variant);
-            Some(variant)
+            done(&set);
+            Some(set)
         })
         .collect()
 }
@@ -128,7 +128,7 @@ fn build_seed(
     for (p, program) in programs.iter().enumerate() {
         let (path, work) = paths(out_dir, label, p, program);
         let result = (|| -> Result<Binary> {
-            let linked = program.link(Some(seed), &path, &work, Some(&baseline.functions[p]))?;
+            let linked = program.link(Some(seed), &path, &work)?;
             let functions = binary::functions(&path)?;
             describe(
                 out_dir,
@@ -149,7 +149,7 @@ fn build_seed(
     (binaries, errors)
 }
 
-/// Where program `p` of a variant goes, and its scratch directory.
+/// Where program `p` of a binary goes, and its scratch directory.
 fn paths(out_dir: &Path, label: &str, p: usize, program: &Program) -> (PathBuf, PathBuf) {
     (
         out_dir.join(label).join(&program.name),
