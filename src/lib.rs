@@ -9,12 +9,16 @@
 //! * [`stats`] — pure statistics (Kalibera & Jones 2013, Georges et al. 2007, Touati et al.);
 //! * [`report`] — text, Markdown, JSON, CSV and HTML answers from an experiment.
 //!
+//! [`doctor`] says whether a machine is fit for an experiment (checks and a calibration of
+//! its noise), from the run and stats stages' own code.
+//!
 //! [`files`] holds the formats of the files an experiment directory keeps (manifest, results
 //! store records) and the atomic write they share, below every stage so that no stage imports
 //! another for a file's layout. [`seeded`] holds the reproducible random streams every stage draws from.
 
 pub mod analysis;
 pub mod build;
+pub mod doctor;
 pub mod experiment;
 pub mod files;
 pub mod layout;

@@ -15,16 +15,17 @@ pub fn versions(programs: &[Program]) -> BTreeMap<String, String> {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        out.entry(name).or_insert_with(|| first_line(tool));
+        out.entry(name).or_insert_with(|| version_line(tool));
         let linker = p.linker.program();
         if let Ok(path) = which(&linker) {
-            out.entry(linker).or_insert_with(|| first_line(&path));
+            out.entry(linker).or_insert_with(|| version_line(&path));
         }
     }
     out
 }
 
-fn first_line(tool: &Path) -> String {
+/// The first line of `tool --version`, or `unknown (REASON)` when it cannot be run.
+pub fn version_line(tool: &Path) -> String {
     match std::process::Command::new(tool).arg("--version").output() {
         Ok(o) => String::from_utf8_lossy(&o.stdout)
             .lines()

@@ -9,6 +9,7 @@ pub mod check_sensitivity;
 pub mod common;
 pub mod compare;
 pub mod dimension;
+pub mod doctor;
 pub mod experiment;
 pub mod export;
 pub mod layout;
@@ -49,6 +50,11 @@ pub enum Command {
     CheckSensitivity(check_sensitivity::Args),
     /// Progress of a Slurm run (`run --slurm`): executions per shard, task states.
     Status(status::Args),
+    /// Is this machine fit for a layout experiment? Checks and a short noise calibration.
+    Doctor(doctor::Args),
+    /// The doctor's calibration loop (run by `doctor` in its own processes).
+    #[command(hide = true)]
+    CalibrationLoop(doctor::LoopArgs),
     /// One task of a Slurm run: runs one shard (used by the job script).
     #[command(hide = true)]
     RunShard(run_shard::Args),
@@ -68,6 +74,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Experiment(a) => experiment::run(a),
         Command::CheckSensitivity(a) => check_sensitivity::run(a),
         Command::Status(a) => status::run(a),
+        Command::Doctor(a) => doctor::run(a),
+        Command::CalibrationLoop(a) => doctor::run_loop(a),
         Command::RunShard(a) => run_shard::run(a),
     }
 }

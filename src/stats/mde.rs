@@ -40,6 +40,29 @@ pub fn minimum_detectable_effect(cv: f64, n: usize, alpha: f64, power: f64) -> O
     Some(multiplier * cv * (2.0 / n as f64).sqrt())
 }
 
+/// The smallest count `n` in `2..=maximum` of values per group whose minimum detectable
+/// effect ([`minimum_detectable_effect`], same formula and sources) is at most `effect`:
+/// how many executions per binary a difference of `effect` between two binaries needs when
+/// executions vary by `cv`. `None` when even `maximum` is not enough or the inputs are
+/// outside the domain of [`minimum_detectable_effect`] or `effect` is not positive.
+///
+/// The effect shrinks as `n` grows (both the t quantiles and `√(2/n)` decrease), so the
+/// search bisects ([`super::planning::smallest_count`]).
+pub fn count_to_detect(
+    cv: f64,
+    effect: f64,
+    alpha: f64,
+    power: f64,
+    maximum: usize,
+) -> Option<usize> {
+    if !(effect.is_finite() && effect > 0.0) || maximum < 2 {
+        return None;
+    }
+    let fits =
+        |n: usize| minimum_detectable_effect(cv, n, alpha, power).is_some_and(|d| d <= effect);
+    super::planning::smallest_count(2, maximum, fits)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,6 +84,32 @@ mod tests {
         assert_eq!(minimum_detectable_effect(0.1, 1, 0.05, 0.8), None);
         assert_eq!(minimum_detectable_effect(f64::NAN, 5, 0.05, 0.8), None);
         assert_eq!(minimum_detectable_effect(0.0, 5, 0.05, 0.8), Some(0.0));
+    }
+
+    #[test]
+    fn counts_to_detect_match_an_exhaustive_search_with_scipy() {
+        // python3 -c "from scipy.stats import t; import math
+        // mde=lambda cv,n: (t.ppf(.975,2*(n-1))+t.ppf(.8,2*(n-1)))*cv*math.sqrt(2/n)
+        // print([next(n for n in range(2,10**5) if mde(cv,.01)<=.01) for cv in
+        //        (.01,.014,.05,.0038)])"  (with mde(cv, n)) prints [17, 32, 394, 4];
+        // and for cv = 1, effect 1 (Lehr's 16 with normal quantiles): 17.
+        for (cv, effect, n) in [
+            (0.01, 0.01, 17),
+            (0.014, 0.01, 32),
+            (0.05, 0.01, 394),
+            (0.0038, 0.01, 4),
+            (1.0, 1.0, 17),
+        ] {
+            assert_eq!(
+                count_to_detect(cv, effect, 0.05, 0.8, 100_000),
+                Some(n),
+                "cv {cv}"
+            );
+        }
+        assert_eq!(count_to_detect(0.0, 0.01, 0.05, 0.8, 100), Some(2));
+        assert_eq!(count_to_detect(0.05, 0.01, 0.05, 0.8, 100), None);
+        assert_eq!(count_to_detect(0.05, 0.0, 0.05, 0.8, 100), None);
+        assert_eq!(count_to_detect(f64::NAN, 0.01, 0.05, 0.8, 100), None);
     }
 
     /// Standard normal draws (Box–Muller) from a seeded stream.

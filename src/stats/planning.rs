@@ -45,16 +45,27 @@ pub fn top_repetitions_for_precision(
         let t = two_sided_critical(confidence, (r - 1) as f64);
         t * (top_variance / r as f64).sqrt() <= target * mean.abs()
     };
-    if !fits(maximum) {
+    // The half-width decreases with r.
+    smallest_count(minimum, maximum, fits)
+}
+
+/// The smallest count in `minimum..=maximum` for which `fits` holds, when `fits` is
+/// monotone (false below some count, true from it on); `None` when even `maximum` does not
+/// fit. Bisection: O(log(maximum − minimum)) calls.
+pub fn smallest_count(
+    minimum: usize,
+    maximum: usize,
+    fits: impl Fn(usize) -> bool,
+) -> Option<usize> {
+    if minimum > maximum || !fits(maximum) {
         return None;
     }
-    // The half-width decreases with r, so bisect on [minimum, maximum].
     if fits(minimum) {
         return Some(minimum);
     }
     let (mut lo, mut hi) = (minimum, maximum);
     while hi - lo > 1 {
-        let mid = (lo + hi) / 2;
+        let mid = lo + (hi - lo) / 2;
         if fits(mid) {
             hi = mid;
         } else {

@@ -1,0 +1,86 @@
+//! `layoutrand doctor` on this machine: it prints a verdict and a noise figure, and its exit
+//! code matches the verdict (0 fit, 1 deterministic metrics only, 3 not fit).
+
+use std::process::Command;
+
+fn doctor() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_layoutrand"));
+    // A short calibration keeps the test quick; the figures are still measured.
+    cmd.args(["doctor", "--executions", "3", "--iterations", "2"]);
+    cmd
+}
+
+#[test]
+fn doctor_prints_its_verdict_and_a_noise_figure_with_the_matching_exit_code() {
+    let out = doctor().args(["--format", "json"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let json: serde_json::Value = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("{e}: {stdout} {}", String::from_utf8_lossy(&out.stderr)));
+    let code = out.status.code().expect("exited");
+    let expected = match json["verdict"].as_str().unwrap() {
+        "fit" => 0,
+        "deterministic_only" => 1,
+        "not_fit" => 3,
+        other => panic!("unknown verdict {other}"),
+    };
+    assert_eq!(code, expected, "{json:#}");
+    assert_eq!(json["exit_code"], expected);
+    // This machine has the tools (scripts/setup.sh), so it is fit at least for cachegrind.
+    assert_ne!(json["verdict"], "not_fit", "{json:#}");
+    let calibration = &json["calibration"];
+    assert_eq!(calibration["executions"], 3);
+    assert_eq!(calibration["live_iterations"], 1);
+    let cv = calibration["cv_between_executions"].as_f64().unwrap();
+    assert!(
+        cv > 0.0 && cv < 1.0,
+        "executions of a real loop differ a little: {cv}"
+    );
+    assert!(
+        json["counts"]["executions_to_detect"].is_u64()
+            || json["counts"]["executions_to_detect"].is_null()
+    );
+    let names: Vec<&str> = json["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    for name in [
+        "ASLR control",
+        "valgrind",
+        "linkers",
+        "compilers",
+        "load",
+        "noise",
+    ] {
+        assert!(names.contains(&name), "{name} missing from {names:?}");
+    }
+
+    let out = doctor().output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("executions vary by"), "{text}");
+    assert!(text.contains("Verdict: "), "{text}");
+    let code = out.status.code().unwrap();
+    assert!(
+        text.contains(&format!("(exit code {code}).")),
+        "the text names the exit code the process returns: {text}"
+    );
+}
+
+#[test]
+fn a_machine_without_compilers_is_not_fit() {
+    // An empty PATH hides every compiler, linker and valgrind.
+    let empty = tempfile::tempdir().unwrap();
+    let out = doctor()
+        .env("PATH", empty.path())
+        .args(["--no-calibration"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "{text}");
+    assert!(text.contains("no C compiler"), "{text}");
+    assert!(
+        text.contains("not fit for a layout experiment (compilers, linkers"),
+        "{text}"
+    );
+}
