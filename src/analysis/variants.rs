@@ -34,9 +34,9 @@ use crate::stats::fieller::ratio_ci;
 use crate::stats::hierarchy::Hierarchy;
 use crate::stats::multilevel::mean_ci;
 use crate::stats::paired_ratio::paired_ratio;
+use crate::stats::suite::wilson_ci;
 use crate::stats::tukey::tukey_hsd;
 use crate::stats::twoway::{two_way_mixed, FTest};
-use crate::stats::wilson::wilson_interval;
 
 use super::effect::{Effect, EffectVerdict, Interval};
 use super::numfmt::{change_parts, p_value, percent};
@@ -371,15 +371,16 @@ fn compare_pair(
                 .zip(&new_means)
                 .filter(|(b, n)| n < b)
                 .count();
-            wilson_interval(k, base_means.len(), confidence).ok()
+            wilson_ci(k as u64, base_means.len() as u64, confidence, false)
+                .ok()
+                .map(|w| ShareFaster {
+                    k,
+                    n: base_means.len(),
+                    lower: w.low,
+                    upper: w.high,
+                })
         })
-        .flatten()
-        .map(|w| ShareFaster {
-            k: w.k,
-            n: w.n,
-            lower: w.lower,
-            upper: w.upper,
-        });
+        .flatten();
     let interaction = match (&mb, &mn) {
         (Some(b), Some(n)) => {
             let cells: Vec<Vec<Vec<f64>>> = [b, n]
