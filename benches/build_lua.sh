@@ -53,29 +53,8 @@ clean:
 	rm -f lua luac liblua.a *.o
 MK
 
-shims="$work/shims"
-mkdir -p "$shims"
-for n in cc gcc g++ c++ clang clang++ ld ld.bfd ld.gold ld.lld ld.mold ar; do ln -s "$bin" "$shims/$n"; done
-
-now() { date +%s.%N; }
-calc() { awk "BEGIN { print $1 }"; }
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-measure() { # label command...
-  local label=$1; shift
-  : > "$work/$label.times"
-  for _ in $(seq "$reps"); do
-    make -s clean >/dev/null
-    local t0; t0=$(now)
-    "$@" >/dev/null 2>"$work/$label.err" || { cat "$work/$label.err" >&2; exit 1; }
-    awk -v a="$(now)" -v b="$t0" 'BEGIN { print a - b }' >> "$work/$label.times"
-  done
-  median < "$work/$label.times"
-}
-shim_make() {
-  rm -rf "$work/record"
-  PATH="$shims:$PATH" LAYOUTRAND_REAL_PATH="$PATH" LAYOUTRAND_SHIM_DIR="$shims" \
-    LAYOUTRAND_RECORD_DIR="$work/record" make -s -j"$jobs"
-}
+. "$root/benches/build_common.sh"
+make_shims
 
 plain=$(measure plain make -s -j"$jobs")
 shim=$(measure shim shim_make)

@@ -59,7 +59,7 @@ fn lto_case(cc: &str, linker: &str, granularity: &str) {
     assert!(
         achieved
             .words
-            .starts_with("LTO code generated once; functions moved"),
+            .starts_with("LTO code generated once, functions moved"),
         "{what}: {}",
         achieved.words
     );

@@ -142,3 +142,40 @@ fn baseline_is_the_plain_layout_and_seeds_are_natural_layouts() {
         }
     }
 }
+
+/// C++ inline and template functions (COMDAT groups: `vector<...>::_M_realloc_insert`) move
+/// like the others and keep their code: their groups are de-duplicated by the merge and then
+/// placed by its script. The baseline's order is the plain build's, COMDAT functions
+/// included (before, the merge left them after the program's other code).
+#[test]
+fn cxx_comdat_functions_move_and_keep_their_code() {
+    for (linker, granularity) in [("bfd", "global"), ("lld", "module")] {
+        let (_tmp, dir) = build_fixture("cxx", linker, granularity, "4");
+        let what = format!("cxx {granularity} {linker}");
+        let out = dir.join("out");
+        let m = check_binaries(&out, "shapes", 4, &what);
+        let plain = binary::functions(&dir.join("shapes")).unwrap();
+        let base = binary::functions(&out.join(&m.baseline.binaries[0].path)).unwrap();
+        assert_eq!(names(&base), names(&plain), "{what}: baseline order");
+        let rank = |fs: &[Function]| {
+            fs.iter()
+                .position(|f| f.name.contains("_M_realloc_insert"))
+                .expect("a _M_realloc_insert instantiation")
+        };
+        let mut ranks = BTreeSet::new();
+        for v in &m.seeds {
+            let b = &v.binaries[0];
+            assert!(
+                b.code.is_some(),
+                "{what}: seed {:?} not code-checked",
+                v.seed
+            );
+            ranks.insert(rank(&binary::functions(&out.join(&b.path)).unwrap()));
+        }
+        assert!(
+            ranks.len() > 1 && ranks.iter().any(|&r| r != rank(&base)),
+            "{what}: the COMDAT function stayed in place: ranks {ranks:?}, baseline {}",
+            rank(&base)
+        );
+    }
+}

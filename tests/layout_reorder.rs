@@ -8,18 +8,11 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use layout_support::{
-    c_build, fixtures, module_sequence, run_binary, run_ok, CBuild, LINKERS, SCRIPT_LINKERS,
-};
-use layoutrand::layout::binary::{self, Function, FunctionId};
-use layoutrand::layout::object_file::{
-    text_sections, text_sections_from_bytes, TextGroup, TextSection,
-};
-use layoutrand::layout::reorder::{
-    relocatable_reorder, shuffle_global, shuffle_within_groups, symbol_ordering_file,
-    text_order_script, ScriptInput,
-};
-use layoutrand::layout::{archive, fingerprint};
+use layout_support::{c_build, fixtures, module_sequence, run_binary, run_ok, CBuild, LINKERS};
+use layoutrand::layout::binary::{self, Function};
+use layoutrand::layout::fingerprint;
+use layoutrand::layout::object_file::{text_sections, TextGroup, TextSection};
+use layoutrand::layout::reorder::{relocatable_reorder, shuffle_within_groups};
 use layoutrand::seeded::SeededRng;
 
 const LD_BFD: &str = "ld.bfd";
@@ -257,103 +250,6 @@ fn cpp_keeps_comdat_unwinding_and_debug_info_after_ld_r() {
     }
 }
 
-/// Function identity as `binary::functions` gives it, from a module's source file name.
-fn expected_id(name: &str, source: &str, ambiguous: &HashSet<String>) -> FunctionId {
-    FunctionId {
-        name: name.to_string(),
-        file: ambiguous.contains(name).then(|| source.to_string()),
-    }
-}
-
-#[test]
-fn text_order_script_is_exact_on_bfd_and_lld() {
-    let build = c_build();
-    let reference = run_binary(&build.link("bfd", &build.program(), &[], "script_base"));
-
-    // Every module and archive member, with its source file name and sections.
-    let mut modules: Vec<(ScriptInput, Vec<TextSection>)> = Vec::new();
-    let mut source_of: HashMap<ScriptInput, String> = HashMap::new();
-    for m in CBuild::MODULES {
-        let input = ScriptInput::Object(format!("{m}.o").into());
-        modules.push((
-            input.clone(),
-            text_sections(&build.path(&format!("{m}.o"))).unwrap(),
-        ));
-        source_of.insert(input, format!("{m}.c"));
-    }
-    for (member, bytes) in archive::members_with_data(&build.path("libfix.a")).unwrap() {
-        let sections = text_sections_from_bytes(&bytes).unwrap();
-        let source = if sections.iter().any(|s| s.name == ".text.member_long_name") {
-            "libmember_with_a_long_name.c"
-        } else {
-            "dup.c"
-        };
-        let input = ScriptInput::Member {
-            archive: "libfix.a".into(),
-            member: member.name.clone(),
-        };
-        source_of.insert(input.clone(), source.to_string());
-        modules.push((input, sections));
-    }
-    let mut name_count: HashMap<String, usize> = HashMap::new();
-    for (_, sections) in &modules {
-        for f in functions_of(sections) {
-            *name_count.entry(f).or_default() += 1;
-        }
-    }
-    let ambiguous: HashSet<String> = name_count
-        .into_iter()
-        .filter(|(_, n)| *n > 1)
-        .map(|(k, _)| k)
-        .collect();
-    assert!(ambiguous.contains("helper"));
-
-    let entries = shuffle_global(&modules, &mut SeededRng::new(5, "test global"));
-    let script = text_order_script(&entries).unwrap();
-    std::fs::write(build.path("order.ld"), &script).unwrap();
-    let mut expected: Vec<FunctionId> = Vec::new();
-    for (input, section) in &entries {
-        // Two members share the name dup.o: look in every module with this input.
-        let s = modules
-            .iter()
-            .filter(|(i, _)| i == input)
-            .flat_map(|(_, sections)| sections.iter())
-            .find(|s| &s.name == section)
-            .unwrap();
-        for f in &s.functions {
-            expected.push(expected_id(f, &source_of[input], &ambiguous));
-        }
-    }
-    // The groups are gathered: cold code first, ordinary code last.
-    assert_eq!(TextGroup::of(&entries[0].1), TextGroup::Unlikely);
-    assert_eq!(TextGroup::of(&entries.last().unwrap().1), TextGroup::Normal);
-
-    for linker in SCRIPT_LINKERS {
-        let bin = build.link(
-            linker,
-            &build.program(),
-            &["-Wl,-T,order.ld".to_string()],
-            &format!("script_{linker}"),
-        );
-        assert_eq!(run_binary(&bin), reference, "{linker}");
-        let functions = binary::functions(&bin).unwrap();
-        let expected: Vec<&FunctionId> = expected
-            .iter()
-            .filter(|id| functions.iter().any(|f| &f.id == *id))
-            .collect();
-        assert!(expected.len() >= 15, "{linker}: too few functions found");
-        let start = functions.iter().position(|f| &f.id == expected[0]).unwrap();
-        let got: Vec<&FunctionId> = functions[start..start + expected.len()]
-            .iter()
-            .map(|f| &f.id)
-            .collect();
-        assert_eq!(
-            got, expected,
-            "{linker}: order (or contiguity) differs from the script"
-        );
-    }
-}
-
 #[test]
 fn relocatable_reorder_reports_bad_input() {
     let build = c_build();
@@ -443,53 +339,6 @@ fn relocatable_reorder_works_with_lld_and_gold_as_the_r_linker() {
 }
 
 #[test]
-fn lld_symbol_ordering_file_orders_global_functions() {
-    let build = c_build();
-    let reference = run_binary(&build.link("lld", &build.program(), &[], "sym_base"));
-    let mut symbols: Vec<String> = [
-        "calc_gcd",
-        "util_clamp",
-        "dup_two",
-        "calc_poly",
-        "util_digits",
-        "member_long_name",
-    ]
-    .map(String::from)
-    .to_vec();
-    SeededRng::new(8, "test symbol order").shuffle(&mut symbols);
-    std::fs::write(
-        build.path("order.sym"),
-        symbol_ordering_file(&symbols).unwrap(),
-    )
-    .unwrap();
-    let bin = build.link(
-        "lld",
-        &build.program(),
-        &["-Wl,--symbol-ordering-file=order.sym".into()],
-        "sym_lld",
-    );
-    assert_eq!(run_binary(&bin), reference);
-    let functions = binary::functions(&bin).unwrap();
-    let placed: Vec<String> = functions
-        .iter()
-        .filter(|f| symbols.contains(&f.name))
-        .map(|f| f.name.clone())
-        .collect();
-    assert_eq!(placed, symbols);
-    let default_functions = binary::functions(&build.path("sym_base")).unwrap();
-    let default_order: Vec<&String> = default_functions
-        .iter()
-        .map(|f| &f.name)
-        .filter(|n| symbols.contains(n))
-        .collect();
-    assert_ne!(
-        default_order,
-        symbols.iter().collect::<Vec<_>>(),
-        "precondition: the order must differ from lld's own"
-    );
-}
-
-#[test]
 fn clang_objects_reorder_too() {
     let dir = tempfile::tempdir().unwrap();
     let src = fixtures().join("c");
@@ -574,56 +423,4 @@ fn clang_objects_reorder_too() {
     assert_eq!(run_binary(&bin), reference);
     let functions = binary::functions(&bin).unwrap();
     assert_eq!(module_sequence(&functions, &wanted, "util.c"), wanted);
-}
-
-#[test]
-fn text_order_script_quotes_paths_with_spaces() {
-    let build = c_build();
-    let spaced_dir = build.path("dir with space");
-    std::fs::create_dir_all(&spaced_dir).unwrap();
-    std::fs::copy(build.path("util.o"), spaced_dir.join("util module.o")).unwrap();
-    let util = ScriptInput::Object("dir with space/util module.o".into());
-    let calc = ScriptInput::Object("calc.o".into());
-    let entries = vec![
-        (util.clone(), ".text.util_digits".to_string()),
-        (calc.clone(), ".text.helper".to_string()),
-        (util.clone(), ".text.helper".to_string()),
-        (calc, ".text.calc_gcd".to_string()),
-        (util, ".text.util_scale".to_string()),
-    ];
-    std::fs::write(
-        build.path("spaced.ld"),
-        text_order_script(&entries).unwrap(),
-    )
-    .unwrap();
-    let mut inputs = build.program();
-    inputs[1] = "dir with space/util module.o".into();
-    let reference = run_binary(&build.link("bfd", &build.program(), &[], "spaced_base"));
-    for linker in SCRIPT_LINKERS {
-        let bin = build.link(
-            linker,
-            &inputs,
-            &["-Wl,-T,spaced.ld".into()],
-            &format!("spaced_{linker}"),
-        );
-        assert_eq!(run_binary(&bin), reference, "{linker}");
-        let functions = binary::functions(&bin).unwrap();
-        let start = functions
-            .iter()
-            .position(|f| f.name == "util_digits")
-            .unwrap();
-        let got: Vec<(String, Option<String>)> = functions[start..start + 5]
-            .iter()
-            .map(|f| (f.name.clone(), f.id.file.clone()))
-            .collect();
-        let expected = [
-            ("util_digits", None),
-            ("helper", Some("calc.c")),
-            ("helper", Some("util.c")),
-            ("calc_gcd", None),
-            ("util_scale", None),
-        ]
-        .map(|(n, f)| (n.to_string(), f.map(String::from)));
-        assert_eq!(got, expected, "{linker}");
-    }
 }

@@ -99,7 +99,7 @@ pub fn inspect(program: &Program, granularity: Granularity) -> Result<Achieved> 
         (false, false) => "nothing to move".to_string(),
     };
     let words = if lto {
-        format!("LTO code generated once; {words}")
+        format!("LTO code generated once, {words}")
     } else {
         words
     };

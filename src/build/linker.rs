@@ -84,7 +84,7 @@ impl Mechanism {
     pub fn choose(granularity: Granularity, lto: bool) -> Mechanism {
         if lto {
             // Modules do not survive LTO: every granularity is the global order of the code
-            // the LTO code generator produced once (Kalibera & Jones' LTO variant).
+            // the LTO code generator produced once (Kalibera & Jones' LTO case).
             return Mechanism::LtoOnce;
         }
         match granularity {

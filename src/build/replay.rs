@@ -17,7 +17,7 @@ use super::lto_once;
 use crate::files::manifest::Granularity;
 use crate::layout::archive;
 use crate::layout::object_file::{self, TextGroup, TextSection};
-use crate::layout::reorder::{self, MergedEntry, ScriptInput};
+use crate::layout::reorder::{self, MergedEntry};
 use crate::seeded::SeededRng;
 use crate::wrap::record::{self, InputKind, LinkRecord, LinkTool, RecordedInput};
 
@@ -197,10 +197,18 @@ impl Program {
                     self.name
                 );
             }
+            let dissolve = self.comdats_can_move(paths, &objects, &archives)?;
             let mut modules = Vec::new();
             for &i in &module_order {
-                let sections = object_file::text_sections(&paths[i])
+                let mut sections = object_file::text_sections(&paths[i])
                     .with_context(|| format!("module {}", inputs[i].written))?;
+                if dissolve {
+                    // Their groups become ordinary sections: C++ inline and template
+                    // functions move like the others.
+                    for s in &mut sections {
+                        s.comdat = false;
+                    }
+                }
                 modules.push((i, sections));
             }
             let entries = self.merged_entries(seed, paths, &modules);
@@ -209,6 +217,7 @@ impl Program {
             reorder::merge_objects(
                 &files,
                 &entries,
+                dissolve,
                 &work.join("merged.ld"),
                 &merged,
                 &which("ld.bfd")?,
@@ -232,6 +241,42 @@ impl Program {
         Ok(())
     }
 
+    /// Whether the objects' COMDAT groups may be dissolved after `ld -r` de-duplicated them
+    /// (so that their functions move): only when no static archive of the link holds a
+    /// group of the same signature, which the final link would otherwise no longer
+    /// de-duplicate against the merged object's copy (it would add a second copy).
+    fn comdats_can_move(
+        &self,
+        paths: &[PathBuf],
+        objects: &[usize],
+        archives: &[usize],
+    ) -> Result<bool> {
+        if archives.is_empty() {
+            return Ok(true);
+        }
+        let mut in_objects = std::collections::BTreeSet::new();
+        for &i in objects {
+            let data = std::fs::read(&paths[i])?;
+            in_objects.extend(object_file::comdat_signatures(&data).unwrap_or_default());
+        }
+        if in_objects.is_empty() {
+            return Ok(true);
+        }
+        for &i in archives {
+            for (_, data) in archive::members_with_data(&paths[i])? {
+                let shared = object_file::comdat_signatures(&data)
+                    .unwrap_or_default()
+                    .intersection(&in_objects)
+                    .next()
+                    .is_some();
+                if shared {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    }
+
     /// The merged order of the modules' code sections (modules already in the binary's
     /// order).
     fn merged_entries(
@@ -247,17 +292,14 @@ impl Program {
         };
         match (seed, self.mechanism) {
             (Some(seed), Mechanism::MergedGlobal | Mechanism::LtoOnce) => {
-                let scripted: Vec<(ScriptInput, Vec<TextSection>)> = modules
+                let scripted: Vec<(PathBuf, Vec<TextSection>)> = modules
                     .iter()
-                    .map(|(i, s)| (ScriptInput::Object(paths[*i].clone()), s.clone()))
+                    .map(|(i, s)| (paths[*i].clone(), s.clone()))
                     .collect();
                 reorder::shuffle_global(&scripted, &mut self.rng(seed, "global-order"))
                     .into_iter()
-                    .map(|(input, section)| MergedEntry {
-                        object: match input {
-                            ScriptInput::Object(p) => p,
-                            ScriptInput::Member { archive, .. } => archive,
-                        },
+                    .map(|(object, section)| MergedEntry {
+                        object,
                         group: TextGroup::of(&section),
                         section,
                     })

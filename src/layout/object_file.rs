@@ -185,6 +185,22 @@ pub fn text_sections_from_bytes(data: &[u8]) -> Result<Vec<TextSection>> {
     Ok(sections)
 }
 
+/// The signatures of the COMDAT groups of the relocatable object `data` (for C++, the
+/// mangled name of the inline or template function or object the group holds).
+pub fn comdat_signatures(data: &[u8]) -> Result<std::collections::BTreeSet<String>> {
+    let file = parse_relocatable(data)?;
+    let mut names = std::collections::BTreeSet::new();
+    for comdat in file.comdats() {
+        names.insert(
+            comdat
+                .name()
+                .context("a COMDAT group's signature is not valid UTF-8")?
+                .to_string(),
+        );
+    }
+    Ok(names)
+}
+
 /// Whether the relocatable object carries GCC LTO bytecode (`.gnu.lto_*` sections): its
 /// code is generated at link time, so its sections cannot be reordered before the link.
 pub fn has_gcc_lto_bytecode(data: &[u8]) -> Result<bool> {

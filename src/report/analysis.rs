@@ -56,6 +56,11 @@ pub fn analyse(experiment: &Experiment, thresholds: &Thresholds) -> anyhow::Resu
             metric: h.metric.clone(),
             granularity: serde_plain(&m.granularity),
             linker: m.linker.clone(),
+            achieved: m
+                .programs
+                .iter()
+                .filter_map(|p| Some(format!("{}: {}", p.name, p.achieved.as_ref()?.words)))
+                .collect(),
             mode: serde_plain(&m.mode),
             seeds_built: m.seeds.len(),
             executions_planned: h.executions,

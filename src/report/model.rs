@@ -50,6 +50,10 @@ pub struct Setup {
     pub granularity: String,
     /// The linker of the relinks.
     pub linker: String,
+    /// What each program's seeds could move (the manifest's `programs[].achieved`), as
+    /// `NAME: words`, in the manifest's order; empty for `--rebuild` and older manifests.
+    #[serde(default)]
+    pub achieved: Vec<String>,
     /// `relink` or `rebuild`.
     pub mode: String,
     /// Seeds in the manifest (built or failed).

@@ -13,9 +13,6 @@ use layoutrand::layout::binary::Function;
 /// The linkers every layout primitive is checked with (`gcc -fuse-ld=NAME`).
 pub const LINKERS: [&str; 4] = ["bfd", "gold", "lld", "mold"];
 
-/// The two linkers that honour the `INSERT BEFORE .text` order script exactly.
-pub const SCRIPT_LINKERS: [&str; 2] = ["bfd", "lld"];
-
 pub fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/layout")
 }

@@ -27,15 +27,18 @@
 //! * The script goes *after* the objects: a file named in a script before it appears on the
 //!   command line is loaded at the script's place, which would change the resolution order.
 //!
-//! Sections not listed (COMDAT members, `.init`, data, `.eh_frame`, debug info) are orphans
-//! that `ld -r` keeps under their own names, after the listed ones.
+//! Sections not listed (`.init`, data, `.eh_frame`, debug info) are orphans that `ld -r`
+//! keeps under their own names, after the listed ones. COMDAT members (C++ inline and
+//! template functions) are only placed by the script when their groups are dissolved after
+//! de-duplication (`--force-group-allocation`, see [`merge_objects`]); otherwise they stay
+//! orphans too.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use super::script::{check_section_name, ScriptInput};
+use super::script::{check_section_name, object_pattern};
 use crate::layout::object_file::TextGroup;
 
 /// One code section of one object, as a merged order lists it.
@@ -73,7 +76,7 @@ pub fn merged_script(entries: &[MergedEntry]) -> Result<String> {
             );
         };
         check_section_name(&e.section)?;
-        let file = ScriptInput::Object(e.object.clone()).pattern()?;
+        let file = object_pattern(&e.object)?;
         writeln!(script, "  {prefix}.lr{k} 0 : {{ {file}({}) }}", e.section)
             .expect("writing to a String");
         k += 1;
@@ -85,20 +88,33 @@ pub fn merged_script(entries: &[MergedEntry]) -> Result<String> {
 /// Runs `ld -r` (`ld`: ld.bfd) on `objects` in that order with [`merged_script`]'s script
 /// for `entries`, writing `out`; `script_path` receives the script.
 ///
+/// `dissolve_comdats`: the COMDAT groups are de-duplicated (keeping the first copy in
+/// `objects` order) and then become ordinary sections of `out`
+/// (`--force-group-allocation`), so the script can place their code (C++ inline and
+/// template functions) like any other; only safe when no other input of the final link
+/// holds a group of the same signature (it would no longer be de-duplicated against
+/// these). Without it, `ld -r` leaves group members where it meets them, whatever the
+/// script says (after the listed sections, in object order).
+///
 /// Guarantees: the objects' code in `entries`' order in `out` and in any final link of it;
 /// COMDAT groups de-duplicated keeping the first copy in `objects` order; the linker's
 /// message in the error when it fails.
 pub fn merge_objects(
     objects: &[PathBuf],
     entries: &[MergedEntry],
+    dissolve_comdats: bool,
     script_path: &Path,
     out: &Path,
     ld: &Path,
 ) -> Result<()> {
     std::fs::write(script_path, merged_script(entries)?)
         .with_context(|| format!("cannot write {}", script_path.display()))?;
-    let output = std::process::Command::new(ld)
-        .arg("-r")
+    let mut command = std::process::Command::new(ld);
+    command.arg("-r");
+    if dissolve_comdats {
+        command.arg("--force-group-allocation");
+    }
+    let output = command
         .args(objects)
         .arg("-T")
         .arg(script_path)

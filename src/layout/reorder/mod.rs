@@ -8,19 +8,12 @@
 //!   baseline's, no section is added, start-up code keeps its place);
 //! * [`relocatable_reorder`]: applies a module's order with `ld -r -T script`, producing an
 //!   object any final linker (bfd, gold, lld, mold) lays out in that order;
-//! * [`text_order_script`]: a linker script fixing the global order of sections across
-//!   objects and archive members (exact with ld.bfd and ld.lld; gold and mold do not honour
-//!   it, see docs/design.md);
-//! * [`symbol_ordering_file`]: lld's `--symbol-ordering-file` (by symbol name only).
 
 mod merged;
 mod relocatable;
 mod script;
 mod shuffle;
-mod symbol_order;
 
 pub use merged::{merge_objects, merged_script, MergedEntry};
 pub use relocatable::{relocatable_reorder, relocatable_script};
-pub use script::{text_order_script, ScriptInput};
 pub use shuffle::{shuffle_global, shuffle_within_groups};
-pub use symbol_order::symbol_ordering_file;

@@ -3,7 +3,7 @@
 use crate::layout::object_file::{TextGroup, TextSection};
 use crate::seeded::SeededRng;
 
-use super::ScriptInput;
+use std::path::PathBuf;
 
 /// A random order of one module's movable sections.
 ///
@@ -25,8 +25,8 @@ pub fn shuffle_within_groups(sections: &[TextSection], rng: &mut SeededRng) -> V
     )
 }
 
-/// A random order of all movable sections of a program, across modules: the input for
-/// [`super::text_order_script`] (KJ's "global" granularity).
+/// A random order of all movable sections of a program, across modules (KJ's "global"
+/// granularity).
 ///
 /// `modules` pairs each object (as the link line names it) with its sections from
 /// [`crate::layout::object_file::text_sections`]. Guarantees as for
@@ -34,10 +34,10 @@ pub fn shuffle_within_groups(sections: &[TextSection], rng: &mut SeededRng) -> V
 /// across modules, COMDAT and special sections left out, sections named twice in one object
 /// listed once.
 pub fn shuffle_global(
-    modules: &[(ScriptInput, Vec<TextSection>)],
+    modules: &[(PathBuf, Vec<TextSection>)],
     rng: &mut SeededRng,
-) -> Vec<(ScriptInput, String)> {
-    let mut entries: Vec<(ScriptInput, String, TextGroup)> = Vec::new();
+) -> Vec<(PathBuf, String)> {
+    let mut entries: Vec<(PathBuf, String, TextGroup)> = Vec::new();
     for (input, sections) in modules {
         let mut names_seen = std::collections::HashSet::new();
         for section in sections.iter().filter(|s| s.is_reorderable()) {
@@ -132,8 +132,8 @@ mod tests {
 
     #[test]
     fn global_shuffle_mixes_modules_within_groups() {
-        let a = ScriptInput::Object("a.o".into());
-        let b = ScriptInput::Object("b.o".into());
+        let a = PathBuf::from("a.o");
+        let b = PathBuf::from("b.o");
         let modules = vec![(a.clone(), sample()), (b.clone(), sample())];
         let out = shuffle_global(&modules, &mut SeededRng::new(2, "test"));
         assert_eq!(out.len(), 16);
