@@ -12,7 +12,9 @@ measure() {
   for _ in $(seq "$reps"); do
     make -s clean >/dev/null
     local t0; t0=$(now)
-    /usr/bin/time -f '%U %S' -o "$work/$label.time1" "$@" >/dev/null 2>"$work/$label.err" \
+    # bash's `time` (not /usr/bin/time): it also times shell functions such as shim_make.
+    local TIMEFORMAT='%U %S'
+    { time "$@" >/dev/null 2>"$work/$label.err"; } 2>"$work/$label.time1" \
       || { cat "$work/$label.err" >&2; exit 1; }
     awk -v a="$(now)" -v b="$t0" 'BEGIN { print a - b }' >> "$work/$label.times"
     awk '{ print $1 + $2 }' "$work/$label.time1" >> "$work/$label.cpus"

@@ -249,3 +249,61 @@ fn tukey_family_wise_error_with_four_identical_variants_is_five_percent() {
         "family-wise error {fwer}"
     );
 }
+
+#[test]
+fn identical_variants_are_called_no_different_at_least_95_percent_of_the_time() {
+    // Two identical variants on 20 matched seeds (relative noise about 0.2 %, so the
+    // paired interval is a fraction of the 1 % threshold wide): the engine's verdict (analysis::variants)
+    // must not say "faster"/"slower" in more than 5 % of experiments. With the default 1 %
+    // relevance threshold most chance detections are "negligible", so we also check the
+    // calibration with no threshold: false "faster/slower" at 5 % ± 3 se (0.34 points at
+    // 4 000 experiments), i.e. "no difference" in ≥ 93.97 %.
+    use layoutrand::analysis::variants::{compare_variants, VariantData, VariantOptions};
+    use layoutrand::analysis::vocabulary::Thresholds;
+    let mut g = Gaussian::new(13, "identical-variants");
+    let mut options = VariantOptions {
+        thresholds: Thresholds::default(),
+        is_time: true,
+        base: None,
+        bootstrap: None,
+        fail_if_slower: None,
+    };
+    let strict = Thresholds::new(0.95, 0.0).unwrap();
+    let (mut quiet, mut quiet_strict) = (0, 0);
+    for _ in 0..RUNS {
+        let (a, b) = matched_pair(&mut g, (500.0, 500.0), 20, 3, 4);
+        let v = [
+            VariantData {
+                name: "A",
+                hierarchy: &a,
+            },
+            VariantData {
+                name: "B",
+                hierarchy: &b,
+            },
+        ];
+        options.thresholds = Thresholds::default();
+        let c = &compare_variants("p", "wall", &v, &options)
+            .unwrap()
+            .comparisons[0];
+        if !matches!(c.verdict, "faster" | "slower") {
+            quiet += 1;
+        }
+        options.thresholds = strict;
+        let c = &compare_variants("p", "wall", &v, &options)
+            .unwrap()
+            .comparisons[0];
+        if !matches!(c.verdict, "faster" | "slower") {
+            quiet_strict += 1;
+        }
+    }
+    let (share, strict_share) = (
+        quiet as f64 / RUNS as f64,
+        quiet_strict as f64 / RUNS as f64,
+    );
+    eprintln!(
+        "identical variants: no difference in {share} (default), {strict_share} (--negligible 0)"
+    );
+    assert!(share >= 0.95, "no difference in only {share}");
+    assert!((0.9397..=0.9603).contains(&strict_share), "{strict_share}");
+}

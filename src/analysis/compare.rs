@@ -253,15 +253,7 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
         (Some(share), Some(ci)) => ci.lower > 1.0 + share,
         _ => false,
     };
-    let verdict = match effect.verdict {
-        EffectVerdict::Lower => better,
-        EffectVerdict::Higher => worse,
-        EffectVerdict::Negligible => "negligible",
-        EffectVerdict::Equivalent => "equivalent",
-        EffectVerdict::Inconclusive => "no significant difference",
-        EffectVerdict::Tie => "tie",
-        EffectVerdict::Unbounded => "unbounded",
-    };
+    let verdict = effect.verdict.word(better, worse);
     let mut summary = match effect.verdict {
         EffectVerdict::Lower | EffectVerdict::Higher => {
             format!("new is {} than base (Fieller interval).", effect.words)

@@ -46,6 +46,24 @@ pub enum EffectVerdict {
     Unbounded,
 }
 
+impl EffectVerdict {
+    /// The verdict in one word or phrase, the same in every subcommand: `better`/`worse`
+    /// ("faster"/"slower" for times, "lower"/"higher" otherwise) for detected, relevant
+    /// effects, then "negligible", "equivalent", "no significant difference", "tie",
+    /// "unbounded".
+    pub fn word(self, better: &'static str, worse: &'static str) -> &'static str {
+        match self {
+            EffectVerdict::Lower => better,
+            EffectVerdict::Higher => worse,
+            EffectVerdict::Negligible => "negligible",
+            EffectVerdict::Equivalent => "equivalent",
+            EffectVerdict::Inconclusive => "no significant difference",
+            EffectVerdict::Tie => "tie",
+            EffectVerdict::Unbounded => "unbounded",
+        }
+    }
+}
+
 /// A ratio effect with its interval, its verdict and its words.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Effect {

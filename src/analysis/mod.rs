@@ -15,4 +15,5 @@ pub mod compare;
 pub mod effect;
 pub mod numfmt;
 pub mod single;
+pub mod variants;
 pub mod vocabulary;

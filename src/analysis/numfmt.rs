@@ -158,6 +158,20 @@ pub fn change(
     better: &str,
     worse: &str,
 ) -> String {
+    let (headline, interval) = change_parts(ratio, lower, upper, confidence, better, worse);
+    format!("{headline} ({interval})")
+}
+
+/// The two halves of [`change`]: the change itself ("5.5 % faster") and its interval
+/// ("95 % CI: 3.0 % to 8.0 % faster"), for sentences that put words between them.
+pub fn change_parts(
+    ratio: f64,
+    lower: f64,
+    upper: f64,
+    confidence: f64,
+    better: &str,
+    worse: &str,
+) -> (String, String) {
     let word = |r: f64| if r <= 1.0 { better } else { worse };
     let amount = |r: f64| percent((1.0 - r).abs(), 2);
     let bounds = if word(lower) == word(upper) {
@@ -177,11 +191,9 @@ pub fn change(
             word(upper)
         )
     };
-    format!(
-        "{} {} ({} CI: {bounds})",
-        amount(ratio),
-        word(ratio),
-        level(confidence)
+    (
+        format!("{} {}", amount(ratio), word(ratio)),
+        format!("{} CI: {bounds}", level(confidence)),
     )
 }
 

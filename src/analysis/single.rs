@@ -349,14 +349,5 @@ pub fn analyze(
 
 /// For each top-level unit, the means of its children (the level below the top).
 fn child_means_per_top_unit(h: &Hierarchy) -> Vec<Vec<f64>> {
-    let reps = h.repetitions();
-    let children = reps[reps.len() - 2];
-    let top = reps[reps.len() - 1];
-    (0..top)
-        .map(|k| {
-            let vals = h.top_unit_values(k);
-            let size = vals.len() / children;
-            vals.chunks(size).map(crate::stats::sample::mean).collect()
-        })
-        .collect()
+    (0..h.top_ids().len()).map(|k| h.child_means(k)).collect()
 }

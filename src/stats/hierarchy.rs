@@ -110,6 +110,24 @@ impl Hierarchy {
         Ok(self)
     }
 
+    /// The same data restricted to the top-level units at `indices` (in that order, e.g.
+    /// the seeds two variants share). `None` when `indices` is empty or out of range.
+    pub fn select_top(&self, indices: &[usize]) -> Option<Hierarchy> {
+        if indices.is_empty() || indices.iter().any(|&k| k >= self.top_ids.len()) {
+            return None;
+        }
+        let mut repetitions = self.repetitions.clone();
+        *repetitions.last_mut().expect("a level") = indices.len();
+        Some(Hierarchy {
+            repetitions,
+            values: indices
+                .iter()
+                .flat_map(|&k| self.top_unit_values(k).iter().copied())
+                .collect(),
+            top_ids: indices.iter().map(|&k| self.top_ids[k].clone()).collect(),
+        })
+    }
+
     /// Number of levels `n`.
     pub fn levels(&self) -> usize {
         self.repetitions.len()
@@ -144,6 +162,18 @@ impl Hierarchy {
     pub fn top_unit_values(&self, k: usize) -> &[f64] {
         let size = self.values.len() / self.top_ids.len();
         &self.values[k * size..(k + 1) * size]
+    }
+
+    /// The means of the children of top-level unit `k` (e.g. one binary's execution means);
+    /// with a single level, the unit's one value.
+    pub fn child_means(&self, k: usize) -> Vec<f64> {
+        let values = self.top_unit_values(k);
+        let children = if self.repetitions.len() >= 2 {
+            self.repetitions[self.repetitions.len() - 2]
+        } else {
+            1
+        };
+        values.chunks(values.len() / children).map(mean).collect()
     }
 
     /// `Ȳ_{j_n • … •}`: the mean of each top-level unit, in [`Hierarchy::top_ids`] order.
@@ -538,6 +568,20 @@ mod tests {
         let h = build(rows, &["run"]).unwrap();
         assert_eq!(h.repetitions(), &[3]);
         assert_eq!(h.top_means(), vec![2.0, 4.0, 9.0]);
+    }
+
+    #[test]
+    fn selecting_top_units_keeps_their_values_and_ids() {
+        let h = Hierarchy::from_nested((1..=6).map(f64::from).collect(), vec![2, 3])
+            .unwrap()
+            .with_top_ids(vec!["a".into(), "b".into(), "c".into()])
+            .unwrap();
+        let s = h.select_top(&[2, 0]).unwrap();
+        assert_eq!(s.values(), &[5.0, 6.0, 1.0, 2.0]);
+        assert_eq!(s.repetitions(), &[2, 2]);
+        assert_eq!(s.top_ids(), &["c".to_string(), "a".to_string()]);
+        assert_eq!(h.child_means(1), vec![3.0, 4.0]);
+        assert!(h.select_top(&[3]).is_none() && h.select_top(&[]).is_none());
     }
 
     #[test]

@@ -13,8 +13,8 @@
 //! accurate at any degrees of freedom and [`sample`] the one-sample basics.
 //!
 //! Comparing variants of one program (issue 11): [`paired_ratio`] (Fieller's interval for
-//! seeds matched across variants), [`bootstrap::paired_ratio_ci`], [`wilson`] (the share of
-//! seeds on which new is faster), [`twoway`] (variant × binary mixed ANOVA: does the speedup
+//! seeds matched across variants), [`bootstrap::paired_ratio_ci`], [`suite::wilson_ci`] (the share
+//! of seeds on which new is faster), [`twoway`] (variant × binary mixed ANOVA: does the speedup
 //! depend on the layout?), and for k > 2 variants [`tukey`] with its own
 //! [`studentized_range`] distribution (Georges et al. 2008 §4.1).
 
@@ -42,6 +42,5 @@ mod test_support;
 pub mod tukey;
 pub mod twoway;
 pub mod welch;
-pub mod wilson;
 
 pub use error::StatsError;

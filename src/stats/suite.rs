@@ -195,6 +195,25 @@ mod tests {
     }
 
     #[test]
+    fn wilson_without_correction_matches_statsmodels() {
+        // python3 -c "from statsmodels.stats.proportion import proportion_confint as pc;
+        //   print(pc(k, n, alpha=1-c, method='wilson'))"   (statsmodels 0.15.0)
+        let cases = [
+            (28, 30, 0.95, 0.7867654163738308, 0.9815229762087295),
+            (0, 10, 0.95, 0.0, 0.2775327998628892),
+            (10, 10, 0.95, 0.7224672001371107, 1.0),
+            (17, 30, 0.9, 0.4185199205577713, 0.7037835050255487),
+            (5, 12, 0.99, 0.15066932985904913, 0.7420051484157378),
+            (1, 1, 0.95, 0.20654931437723745, 1.0),
+        ];
+        for (k, n, c, lo, hi) in cases {
+            let w = wilson_ci(k, n, c, false).unwrap();
+            assert!((w.low - lo).abs() < 1e-12, "{k}/{n}: {} vs {lo}", w.low);
+            assert!((w.high - hi).abs() < 1e-12, "{k}/{n}: {} vs {hi}", w.high);
+        }
+    }
+
+    #[test]
     fn wilson_matches_r_prop_test() {
         // Touati Example 4.1 in R: prop.test(17, 30, conf.level=0.90)$conf.int
         // -> 0.40271569854699063 0.71840486794119640; correct=FALSE ->

@@ -153,6 +153,7 @@ pub fn two_way_mixed<C: AsRef<[f64]>>(cells: &[Vec<C>]) -> Result<TwoWayMixed, S
 #[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
+    use crate::stats::test_support::close;
 
     fn cells(a: usize, b: usize, n: usize, f: impl Fn(f64, f64, f64) -> f64) -> Vec<Vec<Vec<f64>>> {
         (0..a)
@@ -162,10 +163,6 @@ mod tests {
                     .collect()
             })
             .collect()
-    }
-
-    fn close(x: f64, want: f64, tol: f64) -> bool {
-        (x - want).abs() <= tol * want.abs()
     }
 
     // python3: rows = [(f"v{v}", f"b{b}", f(v, b, r)) for v in range(A) for b in range(B)
