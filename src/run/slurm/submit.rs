@@ -82,11 +82,7 @@ pub fn submit(req: &RunRequest, opts: &SlurmOptions) -> Result<Submission> {
             // The same checks as a local resume: flags that contradict the plan are refused.
             let prepared = prepare_run(req, Some(&plan.header), &manifest, &dir)?;
             if prepared.binary_labels != plan.header.binaries {
-                bail!(
-                    "--resume: the manifest's binaries ({}) differ from the planned run's ({}): the binaries were rebuilt; start a new run in another --out",
-                    prepared.binary_labels.join(","),
-                    plan.header.binaries.join(",")
-                );
+                bail!(changed_binaries(&plan.header.binaries, &prepared.binary_labels));
             }
             let mut plan = plan;
             update_options(&mut plan, opts);
@@ -214,6 +210,32 @@ fn refuse_while_active(jobs: &[SubmittedJob]) -> Result<()> {
     Ok(())
 }
 
+/// Why `--slurm --resume` refuses a manifest whose binaries differ from the planned run's.
+/// Binaries added by `build --extend` get their own message: a Slurm run's shards are fixed
+/// blocks of the schedule planned at the first submission (each task's store and lock are
+/// per shard), so new binaries cannot join it, unlike a local run, which records an
+/// `extension` and schedules them.
+fn changed_binaries(planned: &[String], current: &[String]) -> String {
+    let added: Vec<&str> = current
+        .iter()
+        .filter(|b| !planned.contains(b))
+        .map(String::as_str)
+        .collect();
+    let kept = planned.iter().all(|b| current.contains(b));
+    if kept && !added.is_empty() {
+        format!(
+            "--resume: the manifest gained binaries since this Slurm run was planned ({}, from `build --extend`); a Slurm run cannot take in new binaries: its shards are fixed blocks of the schedule planned at the first submission. Resume it as planned by restoring the manifest, or run every binary in a new Slurm run in another --out (a local `layoutrand run --resume` does take in extended binaries)",
+            added.join(",")
+        )
+    } else {
+        format!(
+            "--resume: the manifest's binaries ({}) differ from the planned run's ({}): the binaries were rebuilt; start a new run in another --out",
+            current.join(","),
+            planned.join(",")
+        )
+    }
+}
+
 /// 16 hex digits that differ between submissions: clock, process id and address-space
 /// noise hashed together.
 fn fresh_token() -> String {
@@ -223,4 +245,24 @@ fn fresh_token() -> String {
     let local = 0u8;
     h.update(&(std::ptr::addr_of!(local) as usize).to_le_bytes());
     h.finalize().to_hex()[..16].to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extended_binaries_get_their_own_refusal() {
+        let v = |xs: &[&str]| xs.iter().map(|x| x.to_string()).collect::<Vec<_>>();
+        let planned = v(&["baseline", "seed-1"]);
+        let extended = changed_binaries(&planned, &v(&["baseline", "seed-1", "seed-2"]));
+        assert!(
+            extended.contains("gained binaries")
+                && extended.contains("seed-2")
+                && extended.contains("build --extend"),
+            "{extended}"
+        );
+        let rebuilt = changed_binaries(&planned, &v(&["baseline", "seed-2"]));
+        assert!(rebuilt.contains("rebuilt"), "{rebuilt}");
+    }
 }
