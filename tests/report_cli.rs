@@ -64,7 +64,7 @@ fn json_csv_and_markdown_carry_the_same_numbers() {
     sensitive_dir(tmp.path());
     let json: serde_json::Value =
         serde_json::from_str(&stdout(tmp.path(), &["--format", "json"])).unwrap();
-    assert_eq!(json["schema"], 1);
+    assert_eq!(json["schema"], 2);
     assert_eq!(json["confidence"], 0.95);
     let s = &json["series"][0];
     assert_eq!(s["program"], "demo");

@@ -166,3 +166,93 @@ fn two_variants_share_seeds_and_run_interleaved_block_by_block() {
         .unwrap();
     assert_success(&report, "report");
 }
+
+/// The report compares the variants in the one engine, and `--fail-if-slower` gates on it.
+/// The metric is read from a wrapper that prints a value ≈ 18 % higher for O2's binaries
+/// than for O1's, with noise, so the verdict is known whatever the machine.
+#[test]
+fn the_report_compares_variants_and_fail_if_slower_gates() {
+    let (_tmp, dir) = fixture("archive");
+    assert_success(
+        &build_variant(&dir, "O1", "-O1", &["--seeds", "5"]),
+        "variant O1",
+    );
+    assert_success(&build_variant(&dir, "O2", "-O2", &[]), "variant O2");
+    // The runner runs every binary from one path (.run/bin/calc), so O1's binaries are
+    // told apart by their SHA-256 (from the manifest).
+    let m = Manifest::load(&dir.join("out")).unwrap();
+    let o1: Vec<String> = m.variants[0]
+        .build
+        .binary_sets()
+        .map(|set| set.binaries[0].sha256.clone())
+        .collect();
+    assert_eq!(o1.len(), 6, "baseline and 5 seeds");
+    let script = format!(
+        r#"n=$(od -An -N1 -tu1 /dev/urandom); h=$(sha256sum "$0" | cut -c1-64); case " {} " in *" $h "*) echo "value $((1000 + n))";; *) echo "value $((1200 + n))";; esac"#,
+        o1.join(" ")
+    );
+    let out = assert_cmd::Command::cargo_bin("layoutrand")
+        .unwrap()
+        .current_dir(&dir)
+        .args(["run", "--out", "out", "--executions", "3"])
+        .args(["--metric", r"regex:value (\d+)"])
+        .args(["--", "sh", "-c", &script, "{bin}"])
+        .output()
+        .unwrap();
+    assert_success(&out, "run");
+    let report = |extra: &[&str]| {
+        assert_cmd::Command::cargo_bin("layoutrand")
+            .unwrap()
+            .current_dir(&dir)
+            .args(["report", "out"])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let json = report(&["--format", "json"]);
+    assert_success(&json, "report --format json");
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v["schema"], 2);
+    let series = v["series"].as_array().unwrap();
+    let metric = series[0]["metric"].as_str().unwrap();
+    let variants: Vec<&str> = series
+        .iter()
+        .filter(|s| s["metric"] == metric)
+        .map(|s| s["variant"].as_str().unwrap())
+        .collect();
+    assert_eq!(variants, ["O1", "O2"], "{metric}");
+    // One comparison per metric recorded (the regex value first, then wall time, …).
+    let comparisons = v["comparisons"].as_array().unwrap();
+    assert_eq!(comparisons.len(), series.len() / 2, "{v}");
+    let c = &comparisons[0];
+    assert_eq!(c["metric"], metric);
+    assert_eq!(c["base"], "O1");
+    assert_eq!(c["new"], "O2");
+    let ratio = c["ratio"].as_f64().unwrap();
+    assert!((1.1..1.3).contains(&ratio), "{c}");
+    assert!(c["paired"]["ci"]["lower"].as_f64().unwrap() > 1.05, "{c}");
+    assert_eq!(c["share_faster"]["n"], 5, "{c}");
+    assert_eq!(c["share_faster"]["k"], 0, "{c}");
+    assert!(v["multiple"].as_array().unwrap().is_empty());
+
+    let text = report(&[]);
+    assert_success(&text, "report");
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("Variants (is the new variant faster"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("calc [O2] — {metric}")), "{text}");
+    assert!(text.contains("paired by seed"), "{text}");
+
+    // The gate: 18 % higher is beyond 5 % (exit 1) and within 50 % (exit 0).
+    let gated = report(&["--fail-if-slower", "5%"]);
+    assert_eq!(gated.status.code(), Some(1), "{gated:?}");
+    assert!(
+        String::from_utf8_lossy(&gated.stderr).contains("--fail-if-slower 5"),
+        "{}",
+        String::from_utf8_lossy(&gated.stderr)
+    );
+    let passed = report(&["--fail-if-slower", "50%"]);
+    assert_eq!(passed.status.code(), Some(0), "{passed:?}");
+}

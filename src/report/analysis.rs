@@ -9,15 +9,29 @@ use crate::stats::multilevel::{level_variances, mean_ci, LevelEstimate};
 use crate::stats::sample::{mean_interval, MeanInterval};
 
 use super::diagnostics::diagnose;
+use super::experiment::variant_groups;
 use super::experiment::{BinaryData, Experiment, Series};
 use super::model::Verdict;
-use super::model::{BaselineSummary, Interval, Level, Report, SeriesReport, Setup};
+use super::model::{
+    BaselineSummary, Interval, Level, MultipleComparison, Report, SeriesReport, Setup,
+};
 use super::sensitivity::sensitivity;
 use super::shift::shift;
 use crate::analysis::numfmt::{change, level, p_value, percent, quantity};
+use crate::analysis::variants::{compare_variants, PairComparison, VariantData, VariantOptions};
 
 /// Analyses every program and metric of `experiment` at `thresholds`.
 pub fn analyse(experiment: &Experiment, thresholds: &Thresholds) -> anyhow::Result<Report> {
+    analyse_gated(experiment, thresholds, None)
+}
+
+/// [`analyse`], flagging every variant whose whole ratio interval is slower than its base by
+/// more than `fail_if_slower` (a share; `report --fail-if-slower`).
+pub fn analyse_gated(
+    experiment: &Experiment,
+    thresholds: &Thresholds,
+    fail_if_slower: Option<f64>,
+) -> anyhow::Result<Report> {
     let thresholds = &Thresholds::new(thresholds.confidence, thresholds.negligible)?;
     let confidence = thresholds.confidence;
     let m = &experiment.manifest;
@@ -44,6 +58,8 @@ pub fn analyse(experiment: &Experiment, thresholds: &Thresholds) -> anyhow::Resu
     }
     let machines = super::machines::machine_sections(experiment, confidence);
     let mut warnings = experiment.warnings.clone();
+    let (comparisons, multiple) =
+        compare_variant_groups(experiment, thresholds, fail_if_slower, &mut warnings)?;
     warnings.extend(super::machines::machine_warnings(&machines));
     Ok(Report {
         schema: super::model::REPORT_SCHEMA,
@@ -89,7 +105,72 @@ pub fn analyse(experiment: &Experiment, thresholds: &Thresholds) -> anyhow::Resu
         failures: experiment.failures.clone(),
         warnings,
         machines,
+        comparisons,
+        multiple,
     })
+}
+
+/// The variants of each program and metric compared in the one engine
+/// ([`crate::analysis::variants`]): seeds paired by their binary label (`seed-N`, the same
+/// order of the shared functions in every variant), the first variant built as the base.
+fn compare_variant_groups(
+    experiment: &Experiment,
+    thresholds: &Thresholds,
+    fail_if_slower: Option<f64>,
+    warnings: &mut Vec<String>,
+) -> anyhow::Result<(Vec<PairComparison>, Vec<MultipleComparison>)> {
+    let mut comparisons = Vec::new();
+    let mut multiple = Vec::new();
+    for group in variant_groups(&experiment.series) {
+        let first = &experiment.series[group[0]];
+        let mut hierarchies = Vec::new();
+        for &i in &group {
+            let s = &experiment.series[i];
+            let labelled = seed_hierarchy(s).and_then(|(h, _)| {
+                h.with_top_ids(s.seeds.iter().map(|b| b.binary.clone()).collect())
+                    .ok()
+            });
+            match labelled {
+                Some(h) => hierarchies.push((s.variant.clone().unwrap_or_default(), h)),
+                None => warnings.push(format!(
+                    "{} {}: variant {} has no usable randomised binaries; it is left out of the variant comparison",
+                    s.program,
+                    s.metric,
+                    s.variant.as_deref().unwrap_or("?")
+                )),
+            }
+        }
+        if hierarchies.len() < 2 {
+            continue;
+        }
+        let data: Vec<VariantData> = hierarchies
+            .iter()
+            .map(|(name, h)| VariantData { name, hierarchy: h })
+            .collect();
+        let options = VariantOptions {
+            thresholds: *thresholds,
+            is_time: first.is_time(),
+            base: None,
+            bootstrap: None,
+            fail_if_slower,
+        };
+        let analysis = compare_variants(&first.program, &first.metric, &data, &options)?;
+        warnings.extend(
+            analysis
+                .warnings
+                .iter()
+                .map(|w| format!("{} {}: {w}", first.program, first.metric)),
+        );
+        comparisons.extend(analysis.comparisons);
+        if let Some(family) = analysis.multiple {
+            multiple.push(MultipleComparison {
+                program: first.program.clone(),
+                metric: first.metric.clone(),
+                family,
+            });
+        }
+    }
+    Ok((comparisons, multiple))
 }
 
 /// Warnings about the host's recorded state (load before and after each run invocation,
@@ -226,6 +307,7 @@ pub fn analyse_series(
     }
     let mut report = SeriesReport {
         program: series.program.clone(),
+        variant: series.variant.clone(),
         metric: series.metric.clone(),
         unit: series.unit.clone(),
         is_time: series.is_time(),

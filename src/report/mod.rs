@@ -36,8 +36,24 @@ pub fn render_report(
     thresholds: &crate::analysis::vocabulary::Thresholds,
     metrics: &[String],
 ) -> Result<String> {
+    Ok(render_gated_report(dir, format, thresholds, metrics, None)?.0)
+}
+
+/// [`render_report`] with `report --fail-if-slower`: also says whether some variant's whole
+/// ratio interval is slower than its base by more than `fail_if_slower` (a share).
+pub fn render_gated_report(
+    dir: &Path,
+    format: Format,
+    thresholds: &crate::analysis::vocabulary::Thresholds,
+    metrics: &[String],
+    fail_if_slower: Option<f64>,
+) -> Result<(String, bool)> {
     let mut experiment = experiment::load_with_context(dir)?;
     experiment.retain_metrics(metrics)?;
-    let report = analysis::analyse(&experiment, thresholds)?;
-    export::exporter(format).export(&report, &experiment)
+    let report = analysis::analyse_gated(&experiment, thresholds, fail_if_slower)?;
+    let failed = report.comparisons.iter().any(|c| c.slower_beyond_threshold);
+    Ok((
+        export::exporter(format).export(&report, &experiment)?,
+        failed,
+    ))
 }

@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::experiment::FailureCounts;
 
 /// Version of the JSON report format.
-pub const REPORT_SCHEMA: u32 = 1;
+pub const REPORT_SCHEMA: u32 = 2;
 
 /// The whole report of one experiment directory.
 #[derive(Debug, Clone, Serialize)]
@@ -37,6 +37,23 @@ pub struct Report {
     /// The machine as a factor, per program and metric (Slurm runs only).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub machines: Vec<super::machines::MachineSeries>,
+    /// Each non-base variant against the base, per program and metric (experiments built
+    /// with `build --variant`; empty otherwise).
+    pub comparisons: Vec<crate::analysis::variants::PairComparison>,
+    /// Tukey's HSD over every pair, per program and metric with more than two variants.
+    pub multiple: Vec<MultipleComparison>,
+}
+
+/// Tukey's HSD family of one program and metric.
+#[derive(Debug, Clone, Serialize)]
+pub struct MultipleComparison {
+    /// Program.
+    pub program: String,
+    /// Metric.
+    pub metric: String,
+    /// The family.
+    #[serde(flatten)]
+    pub family: crate::analysis::variants::Multiple,
 }
 
 /// How the experiment was set up (from the manifest and the store header).
@@ -90,6 +107,8 @@ pub use crate::analysis::effect::Interval;
 pub struct SeriesReport {
     /// Program name.
     pub program: String,
+    /// The variant (`build --variant NAME`); null without variants.
+    pub variant: Option<String>,
     /// Metric name.
     pub metric: String,
     /// Unit of every value of this series (means, intervals, variances' square roots).

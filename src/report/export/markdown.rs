@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use super::tables::{
     baseline_line, confidence_line, diagnostic_lines, level_rows, mean_line, series_title,
-    setup_line, stopping_line, LEVEL_HEADERS,
+    setup_line, stopping_line, variant_lines, LEVEL_HEADERS,
 };
 use super::Exporter;
 use crate::report::experiment::Experiment;
@@ -43,6 +43,14 @@ impl Exporter for MarkdownExporter {
                 writeln!(out, "- {line}")?;
             }
             writeln!(out, "\n**In short:** {}", s.summary)?;
+        }
+        let variants = variant_lines(report);
+        if !variants.is_empty() {
+            writeln!(out, "\n## Variants\n\n```text")?;
+            for line in variants {
+                writeln!(out, "{line}")?;
+            }
+            writeln!(out, "```")?;
         }
         let machines = crate::report::machines::render_text(&report.machines);
         if !machines.is_empty() {

@@ -65,7 +65,90 @@ pub fn confidence_line(report: &Report) -> String {
 
 /// Title of a series, e.g. `demo — wall (ns)`.
 pub fn series_title(s: &SeriesReport) -> String {
-    format!("{} — {} ({})", s.program, s.metric, s.unit)
+    match &s.variant {
+        Some(v) => format!("{} [{v}] — {} ({})", s.program, s.metric, s.unit),
+        None => format!("{} — {} ({})", s.program, s.metric, s.unit),
+    }
+}
+
+/// The variant comparisons in words: per pair its sentence and the intervals behind it, and
+/// Tukey's family when there are more than two variants. Empty without variants.
+pub fn variant_lines(report: &Report) -> Vec<String> {
+    let level = crate::analysis::numfmt::level(report.confidence);
+    let interval = |ci: Option<crate::analysis::effect::Interval>| match ci {
+        Some(ci) => format!("{:.4} to {:.4}", ci.lower, ci.upper),
+        None => "unbounded".to_string(),
+    };
+    let mut lines = Vec::new();
+    for c in &report.comparisons {
+        lines.push(format!("{} {}: {}", c.program, c.metric, c.text));
+        let mut detail = format!(
+            "  ratio {}/{} = {:.4}; eq. 5 (Fieller) {level} CI {}",
+            c.new,
+            c.base,
+            c.ratio,
+            interval(c.ci)
+        );
+        if let Some(p) = &c.paired {
+            detail.push_str(&format!(
+                "; paired by seed {:.4} ({})",
+                p.ratio,
+                interval(p.ci)
+            ));
+        }
+        if let Some(b) = &c.bootstrap {
+            detail.push_str(&format!("; bootstrap {}", interval(Some(b.ci))));
+        }
+        lines.push(detail);
+        let mut more = Vec::new();
+        if let Some(s) = &c.share_faster {
+            more.push(format!(
+                "{} of {} layouts favour {} (Wilson {level} CI {} to {})",
+                s.k,
+                s.n,
+                c.new,
+                percent(s.lower, 0),
+                percent(s.upper, 0)
+            ));
+        }
+        if let Some(i) = &c.interaction {
+            more.push(format!(
+                "variant × binary interaction F({}, {}) = {:.2}, p = {}",
+                i.df.0,
+                i.df.1,
+                i.f,
+                crate::analysis::numfmt::p_value(i.p_value)
+            ));
+        }
+        if !more.is_empty() {
+            lines.push(format!("  {}", more.join("; ")));
+        }
+    }
+    for m in &report.multiple {
+        lines.push(format!(
+            "{} {}: Tukey HSD over {} pairs (ANOVA F({}, {}) = {:.2}, p = {}):",
+            m.program,
+            m.metric,
+            m.family.pairs.len(),
+            m.family.anova.df.0,
+            m.family.anova.df.1,
+            m.family.anova.f,
+            crate::analysis::numfmt::p_value(m.family.anova.p_value)
+        ));
+        for pair in &m.family.pairs {
+            lines.push(format!(
+                "  {} vs {}: ratio {:.4} ({level} simultaneous CI {:.4} to {:.4}), p = {}: {}",
+                pair.new,
+                pair.base,
+                pair.ratio,
+                pair.ratio_ci.lower,
+                pair.ratio_ci.upper,
+                crate::analysis::numfmt::p_value(pair.p_value),
+                pair.verdict
+            ));
+        }
+    }
+    lines
 }
 
 /// The mean over random layouts with its interval and precision.

@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use super::tables::{
     baseline_line, confidence_line, diagnostic_lines, level_rows, mean_line, series_title,
-    setup_line, stopping_line, LEVEL_HEADERS,
+    setup_line, stopping_line, variant_lines, LEVEL_HEADERS,
 };
 use super::Exporter;
 use crate::report::experiment::Experiment;
@@ -43,6 +43,16 @@ impl Exporter for TextExporter {
                 writeln!(out, "  - {line}")?;
             }
             writeln!(out, "\nIn short: {}", s.summary)?;
+        }
+        let variants = variant_lines(report);
+        if !variants.is_empty() {
+            writeln!(
+                out,
+                "\nVariants (is the new variant faster whatever the layout?):"
+            )?;
+            for line in variants {
+                writeln!(out, "  {line}")?;
+            }
         }
         out.push_str(&crate::report::machines::render_text(&report.machines));
         if !report.warnings.is_empty() {
