@@ -8,29 +8,13 @@
 //! Needs the Debian archive: ignored by default, failing when the archive cannot be reached;
 //! .ci/run runs it.
 
-use std::path::{Path, PathBuf};
+mod build_support;
+
+use std::path::Path;
 use std::process::{Command, Stdio};
 
+use build_support::fetch_debian_source;
 use layoutrand::files::manifest::{BuildStatus, Manifest};
-
-/// Fetches bzip2's source into `dest`.
-fn fetch_bzip2(dest: &Path) -> PathBuf {
-    let recipe = Path::new(env!("CARGO_MANIFEST_DIR")).join("recipes/debian-source.sh");
-    let out = Command::new("bash")
-        .arg(recipe)
-        .arg("bzip2")
-        .arg(dest)
-        .output()
-        .unwrap();
-    match out.status.code() {
-        Some(0) => PathBuf::from(String::from_utf8(out.stdout).unwrap().trim()),
-        _ => panic!(
-            "fetching bzip2 failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    }
-}
 
 /// `bzip2 ARGS < input`, compared with `expected` (bzip2's `make test` steps).
 fn check(bzip2: &Path, src: &Path, args: &str, input: &str, expected: &str) {
@@ -58,7 +42,7 @@ fn check(bzip2: &Path, src: &Path, args: &str, input: &str, expected: &str) {
 #[ignore = "needs the Debian archive (network); run by .ci/run, or: LAYOUTRAND_TEST_ALL=1 bash scripts/test.sh"]
 fn bzip2_seeds_pass_bzip2s_own_test() {
     let tmp = tempfile::tempdir().unwrap();
-    let src = fetch_bzip2(tmp.path());
+    let src = fetch_debian_source("bzip2", tmp.path(), false);
     let out = assert_cmd::Command::cargo_bin("layoutrand")
         .unwrap()
         .current_dir(&src)

@@ -9,29 +9,13 @@
 //! Needs the Debian archive: ignored by default, failing when the archive cannot be reached;
 //! .ci/run runs it.
 
-use std::path::{Path, PathBuf};
+mod build_support;
+
+use std::path::Path;
 use std::process::Command;
 
+use build_support::fetch_debian_source;
 use serde_json::Value;
-
-/// Fetches gzip's upstream source (no Debian patches) into `dest`.
-fn fetch_gzip(dest: &Path) -> PathBuf {
-    let recipe = Path::new(env!("CARGO_MANIFEST_DIR")).join("recipes/debian-source.sh");
-    let out = Command::new("bash")
-        .arg(recipe)
-        .args(["--skip-patches", "gzip"])
-        .arg(dest)
-        .output()
-        .unwrap();
-    match out.status.code() {
-        Some(0) => PathBuf::from(String::from_utf8(out.stdout).unwrap().trim()),
-        _ => panic!(
-            "fetching gzip failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    }
-}
 
 /// Runs `argv` in `dir`, panicking with its output when it fails.
 fn run(dir: &Path, argv: &[&str]) -> String {
@@ -67,7 +51,7 @@ fn layout_distance(base: &Path, other: &Path) -> Value {
 #[ignore = "needs the Debian archive (network); run by .ci/run, or: LAYOUTRAND_TEST_ALL=1 bash scripts/test.sh"]
 fn gzip_from_debian_with_autotools_every_seed_passes_make_check() {
     let tmp = tempfile::tempdir().unwrap();
-    let src = fetch_gzip(tmp.path());
+    let src = fetch_debian_source("gzip", tmp.path(), true);
     run(&src, &["./configure", "-q"]);
     let out_dir = tmp.path().join("out");
     let out = assert_cmd::Command::cargo_bin("layoutrand")

@@ -131,3 +131,24 @@ pub fn section_names(path: &Path) -> std::collections::BTreeSet<String> {
         .filter_map(|s| s.name().ok().map(str::to_string))
         .collect()
 }
+
+/// Fetches the Debian source package `package` into `dest` with the shipped
+/// `recipes/debian-source.sh` (upstream only with `skip_patches`) and returns the unpacked
+/// source directory; panics with the script's message when the archive cannot be reached.
+pub fn fetch_debian_source(package: &str, dest: &Path, skip_patches: bool) -> PathBuf {
+    let recipe = Path::new(env!("CARGO_MANIFEST_DIR")).join("recipes/debian-source.sh");
+    let mut cmd = std::process::Command::new("bash");
+    cmd.arg(recipe);
+    if skip_patches {
+        cmd.arg("--skip-patches");
+    }
+    let out = cmd.arg(package).arg(dest).output().unwrap();
+    match out.status.code() {
+        Some(0) => PathBuf::from(String::from_utf8(out.stdout).unwrap().trim()),
+        _ => panic!(
+            "fetching {package} failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    }
+}
