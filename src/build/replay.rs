@@ -518,11 +518,8 @@ pub fn archive_member_bytes(path: &Path) -> Result<Vec<(String, Vec<u8>)>> {
     Ok(members)
 }
 
-/// Finds `program` on PATH.
+/// Finds `program` on PATH ([`crate::run::preflight::which`]), or says it is not installed.
 pub fn which(program: &str) -> Result<PathBuf> {
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|d| d.join(program))
-        .find(|p| p.is_file())
+    crate::run::preflight::which(program)
         .ok_or_else(|| anyhow!("`{program}` is not installed (not found on PATH)"))
 }

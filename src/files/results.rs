@@ -344,15 +344,20 @@ pub type ExecutionKey = (String, Option<String>, String, u32);
 /// [`ExecutionKey`], borrowed.
 pub type ExecutionKeyRef<'a> = (&'a str, Option<&'a str>, &'a str, u32);
 
+/// The owned copy of a borrowed key.
+fn owned_key((program, variant, binary, execution): ExecutionKeyRef<'_>) -> ExecutionKey {
+    (
+        program.to_string(),
+        variant.map(str::to_string),
+        binary.to_string(),
+        execution,
+    )
+}
+
 impl Execution {
     /// The execution this record closes.
     pub fn key(&self) -> ExecutionKey {
-        (
-            self.program.clone(),
-            self.variant.clone(),
-            self.binary.clone(),
-            self.execution,
-        )
+        owned_key(self.key_ref())
     }
 
     /// [`Execution::key`], borrowed.
@@ -369,12 +374,7 @@ impl Execution {
 impl Measurement {
     /// The execution this value belongs to.
     pub fn key(&self) -> ExecutionKey {
-        (
-            self.program.clone(),
-            self.variant.clone(),
-            self.binary.clone(),
-            self.execution,
-        )
+        owned_key(self.key_ref())
     }
 
     /// [`Measurement::key`], borrowed.
