@@ -155,3 +155,112 @@ fn gfortran_compile_and_link_command_is_split_and_reproducible() {
         "seed 41 differs between two builds"
     );
 }
+
+/// `cargo build --release` of the fixture crate (a library and a binary, no dependencies),
+/// with the environment variables that would send cargo's output elsewhere removed.
+const CARGO_BUILD: [&str; 10] = [
+    "env",
+    "-u",
+    "CARGO_TARGET_DIR",
+    "-u",
+    "RUSTFLAGS",
+    "-u",
+    "CARGO_ENCODED_RUSTFLAGS",
+    "cargo",
+    "build",
+    "--release",
+];
+
+/// A cargo crate: rustc links through `cc` (the shim records it; rustc's own objects already
+/// have one section per function, so `module`/`global` need no recompilation), the program
+/// is named after the crate's binary (not `rustdemo-<cargo's hash>`), the crate's rlib (an
+/// ar archive with a non-object `lib.rmeta` member) is reordered, the standard library's
+/// rlibs are used in place (as libc is), and every seed holds the baseline's code.
+#[test]
+fn cargo_crate_on_every_linker() {
+    let cases = [
+        ("lld", "module"),
+        ("lld", "global"),
+        ("bfd", "module"),
+        ("gold", "global"),
+        ("mold", "module"),
+    ];
+    for (linker, granularity) in cases {
+        let what = format!("cargo {granularity} {linker}");
+        let (_tmp, dir) = fixture("cargo");
+        let out = build(
+            &dir,
+            &[
+                "--seeds",
+                "3",
+                "--granularity",
+                granularity,
+                "--linker",
+                linker,
+                "--out",
+                "out",
+            ],
+            &[&CARGO_BUILD[..], &["--offline"]].concat(),
+        );
+        assert_success(&out, &what);
+        let out_dir = dir.join("out");
+        let m = check_binaries(&out_dir, "rustdemo", 3, &what);
+        let names: Vec<&str> = m.programs.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names, ["rustdemo"], "{what}: named without cargo's hash");
+        assert_eq!(m.baseline.binaries[0].path, Path::new("baseline/rustdemo"));
+        assert_same_code(&out_dir, &m, "rustdemo", &what);
+        let achieved = m.programs[0].achieved.as_ref().expect("achieved");
+        assert!(
+            achieved.modules_with_function_order >= 2,
+            "{what}: {achieved:?}"
+        );
+        assert_eq!(achieved.modules_one_section, 0, "{what}: {achieved:?}");
+        // What cargo's own build prints (its `target/release/rustdemo`, the copy of the
+        // `deps/rustdemo-<hash>` that rustc linked) is what every seed prints.
+        let plain = run(&dir.join("target/release/rustdemo"));
+        assert!(plain.starts_with("sum "), "{what}: {plain}");
+        assert_eq!(run(&out_dir.join("seed-1/rustdemo")), plain, "{what}");
+        // The crate's own functions move: their order differs between the seeds.
+        let own_order = |seed: &str| -> Vec<String> {
+            function_names(&out_dir.join(seed).join("rustdemo"))
+                .into_iter()
+                .filter(|n| n.contains("8rustdemo"))
+                .collect()
+        };
+        let base = own_order("baseline");
+        assert!(base.len() >= 7, "{what}: {base:?}");
+        assert!(
+            ["seed-1", "seed-2", "seed-3"]
+                .iter()
+                .any(|s| own_order(s) != base),
+            "{what}: the crate's functions never moved"
+        );
+    }
+}
+
+/// The same seed of a cargo build, built twice from scratch (`target/` removed), is the same
+/// file.
+#[test]
+fn cargo_seed_is_byte_reproducible() {
+    let (_tmp, dir) = fixture("cargo");
+    let command = [&CARGO_BUILD[..], &["--offline"]].concat();
+    let a = build(
+        &dir,
+        &["--seeds", "2", "--seed-base", "40", "--out", "out-a"],
+        &command,
+    );
+    assert_success(&a, "cargo build");
+    std::fs::remove_dir_all(dir.join("target")).unwrap();
+    let b = build(
+        &dir,
+        &["--seeds", "1", "--seed-base", "41", "--out", "out-b"],
+        &command,
+    );
+    assert_success(&b, "cargo build, again");
+    let bytes = |out: &str, seed: &str| std::fs::read(dir.join(out).join(seed).join("rustdemo"));
+    assert!(
+        bytes("out-a", "seed-41").unwrap() == bytes("out-b", "seed-41").unwrap(),
+        "seed 41 differs between two builds"
+    );
+    assert!(bytes("out-a", "seed-40").unwrap() != bytes("out-a", "seed-41").unwrap());
+}
