@@ -38,6 +38,49 @@ fn function_names(path: &Path) -> Vec<String> {
         .collect()
 }
 
+/// `layoutrand build --seeds 3 --granularity G --linker L --out out -- COMMAND` in `dir`.
+fn build_three_seeds(
+    dir: &Path,
+    granularity: &str,
+    linker: &str,
+    command: &[&str],
+) -> std::process::Output {
+    let args = [
+        "--seeds",
+        "3",
+        "--granularity",
+        granularity,
+        "--linker",
+        linker,
+    ];
+    build(dir, &[&args[..], &["--out", "out"]].concat(), command)
+}
+
+/// Builds seeds 40, 41, 42 into `out-a`, then (after `clean`) seed 41 alone into `out-b`
+/// with `command` in `dir`, and asserts that both seeds 41 are the same file and seed 40
+/// another.
+fn assert_seed_reproducible(dir: &Path, program: &str, command: &[&str], clean: impl FnOnce()) {
+    let a = build(
+        dir,
+        &["--seeds", "3", "--seed-base", "40", "--out", "out-a"],
+        command,
+    );
+    assert_success(&a, &format!("{command:?}"));
+    clean();
+    let b = build(
+        dir,
+        &["--seeds", "1", "--seed-base", "41", "--out", "out-b"],
+        command,
+    );
+    assert_success(&b, &format!("{command:?}, again"));
+    let bytes = |out: &str, seed: &str| std::fs::read(dir.join(out).join(seed).join(program));
+    assert!(
+        bytes("out-a", "seed-41").unwrap() == bytes("out-b", "seed-41").unwrap(),
+        "{command:?}: seed 41 differs between two builds"
+    );
+    assert!(bytes("out-a", "seed-40").unwrap() != bytes("out-a", "seed-41").unwrap());
+}
+
 /// The `DT_NEEDED` libraries of an ELF file (from `readelf -d`).
 fn needed(path: &Path) -> Vec<String> {
     let out = std::process::Command::new("readelf")
@@ -66,20 +109,7 @@ fn gfortran_make_on_every_linker() {
         for granularity in ["module", "global"] {
             let what = format!("fortran {granularity} {linker}");
             let (_tmp, dir) = fixture("fortran");
-            let out = build(
-                &dir,
-                &[
-                    "--seeds",
-                    "3",
-                    "--granularity",
-                    granularity,
-                    "--linker",
-                    linker,
-                    "--out",
-                    "out",
-                ],
-                &["make"],
-            );
+            let out = build_three_seeds(&dir, granularity, linker, &["make"]);
             assert_success(&out, &what);
             let out_dir = dir.join("out");
             let m = check_binaries(&out_dir, "fortdemo", 3, &what);
@@ -129,31 +159,16 @@ fn gfortran_compile_and_link_command_is_split_and_reproducible() {
         "fortdemo",
     ];
     let (_tmp, dir) = fixture("fortran");
-    let a = build(
-        &dir,
-        &["--seeds", "3", "--seed-base", "40", "--out", "out-a"],
-        &command,
-    );
-    assert_success(&a, "gfortran command");
-    let m = check_binaries(&dir.join("out-a"), "fortdemo", 3, "gfortran command");
-    assert_same_code(&dir.join("out-a"), &m, "fortdemo", "gfortran command");
+    let out_a = dir.join("out-a");
+    assert_seed_reproducible(&dir, "fortdemo", &command, || {});
+    let m = check_binaries(&out_a, "fortdemo", 3, "gfortran command");
+    assert_same_code(&out_a, &m, "fortdemo", "gfortran command");
     assert!(
         dir.join("vectors.mod").is_file(),
         "module file beside the sources"
     );
     let achieved = m.programs[0].achieved.as_ref().expect("achieved");
     assert_eq!(achieved.modules_with_function_order, 3, "{achieved:?}");
-    let b = build(
-        &dir,
-        &["--seeds", "1", "--seed-base", "41", "--out", "out-b"],
-        &command,
-    );
-    assert_success(&b, "gfortran command, again");
-    let bytes = |out: &str, seed: &str| std::fs::read(dir.join(out).join(seed).join("fortdemo"));
-    assert!(
-        bytes("out-a", "seed-41").unwrap() == bytes("out-b", "seed-41").unwrap(),
-        "seed 41 differs between two builds"
-    );
 }
 
 /// `cargo build --release` of the fixture crate (a library and a binary, no dependencies),
@@ -188,18 +203,10 @@ fn cargo_crate_on_every_linker() {
     for (linker, granularity) in cases {
         let what = format!("cargo {granularity} {linker}");
         let (_tmp, dir) = fixture("cargo");
-        let out = build(
+        let out = build_three_seeds(
             &dir,
-            &[
-                "--seeds",
-                "3",
-                "--granularity",
-                granularity,
-                "--linker",
-                linker,
-                "--out",
-                "out",
-            ],
+            granularity,
+            linker,
             &[&CARGO_BUILD[..], &["--offline"]].concat(),
         );
         assert_success(&out, &what);
@@ -244,23 +251,7 @@ fn cargo_crate_on_every_linker() {
 fn cargo_seed_is_byte_reproducible() {
     let (_tmp, dir) = fixture("cargo");
     let command = [&CARGO_BUILD[..], &["--offline"]].concat();
-    let a = build(
-        &dir,
-        &["--seeds", "2", "--seed-base", "40", "--out", "out-a"],
-        &command,
-    );
-    assert_success(&a, "cargo build");
-    std::fs::remove_dir_all(dir.join("target")).unwrap();
-    let b = build(
-        &dir,
-        &["--seeds", "1", "--seed-base", "41", "--out", "out-b"],
-        &command,
-    );
-    assert_success(&b, "cargo build, again");
-    let bytes = |out: &str, seed: &str| std::fs::read(dir.join(out).join(seed).join("rustdemo"));
-    assert!(
-        bytes("out-a", "seed-41").unwrap() == bytes("out-b", "seed-41").unwrap(),
-        "seed 41 differs between two builds"
-    );
-    assert!(bytes("out-a", "seed-40").unwrap() != bytes("out-a", "seed-41").unwrap());
+    assert_seed_reproducible(&dir, "rustdemo", &command, || {
+        std::fs::remove_dir_all(dir.join("target")).unwrap()
+    });
 }
