@@ -63,8 +63,8 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
         .iter()
         .map(|s| {
             let failures = experiment
-                .failures
-                .get(&s.program)
+                .failures_by_variant
+                .get(&(s.program.clone(), s.variant.clone()))
                 .copied()
                 .unwrap_or_default();
             analyse_series(s, failures, thresholds, options.bootstrap)
