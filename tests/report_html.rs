@@ -11,7 +11,9 @@ use std::process::Command;
 use layoutrand::files::results::Machine;
 use layoutrand::report::export::svg::escape;
 use layoutrand::run::store::{Record, StoreWriter};
-use report_support::{all_ok, manifest, records, write_dir, Design, ThreeLevel};
+use report_support::{
+    all_ok, manifest, records, report_stdout as report, write_dir, Design, ThreeLevel,
+};
 
 fn chromium() -> PathBuf {
     [
@@ -175,18 +177,6 @@ fn html_report_renders_in_headless_chromium_without_errors() {
     let png = std::fs::read(&shot).unwrap();
     assert!(png.len() > 20_000, "screenshot of {} bytes", png.len());
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
-}
-
-/// `layoutrand report DIR ARGS…`'s standard output (the command must succeed).
-fn report(dir: &Path, args: &[&str]) -> String {
-    let out = assert_cmd::Command::cargo_bin("layoutrand")
-        .unwrap()
-        .arg("report")
-        .arg(dir)
-        .args(args)
-        .assert()
-        .success();
-    String::from_utf8(out.get_output().stdout.clone()).unwrap()
 }
 
 /// A synthetic store whose executions record the machine `machine(execution)` (as a Slurm
