@@ -172,6 +172,18 @@ pub fn records(
     out
 }
 
+/// `layoutrand report DIR ARGS…`'s standard output (the command must succeed).
+pub fn report_stdout(dir: &Path, args: &[&str]) -> String {
+    let out = assert_cmd::Command::cargo_bin("layoutrand")
+        .unwrap()
+        .arg("report")
+        .arg(dir)
+        .args(args)
+        .assert()
+        .success();
+    String::from_utf8(out.get_output().stdout.clone()).unwrap()
+}
+
 /// All executions succeed.
 pub fn all_ok(_: &str, _: Option<u64>, _: u32) -> ExecutionStatus {
     ExecutionStatus::Ok
