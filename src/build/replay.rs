@@ -70,6 +70,11 @@ impl Program {
         })
     }
 
+    /// Whether this is a shared library (a `-shared` link) rather than a program.
+    pub fn is_library(&self) -> bool {
+        self.record.shared
+    }
+
     fn blob(&self, name: &str) -> PathBuf {
         self.record_dir.join(record::BLOBS_DIR).join(name)
     }

@@ -97,7 +97,16 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
             achieved: m
                 .programs
                 .iter()
-                .filter_map(|p| Some(format!("{}: {}", p.name, p.achieved.as_ref()?.words)))
+                .filter_map(|p| {
+                    let words = &p.achieved.as_ref()?.words;
+                    // Libraries are named as such: their code moves too, inside the programs'
+                    // processes.
+                    Some(if p.library {
+                        format!("library {}: {words}", p.name)
+                    } else {
+                        format!("{}: {words}", p.name)
+                    })
+                })
                 .collect(),
             mode: serde_plain(&m.mode),
             seeds_built: m.seeds.len(),
