@@ -42,7 +42,7 @@ pub fn analyse_gated(
         .map(|s| {
             let failures = experiment
                 .failures
-                .get(&s.program)
+                .get(&(s.program.clone(), s.variant.clone()))
                 .copied()
                 .unwrap_or_default();
             analyse_series(s, failures, thresholds)
@@ -102,7 +102,16 @@ pub fn analyse_gated(
             host_warnings: host_warnings.clone(),
         },
         series,
-        failures: experiment.failures.clone(),
+        failures: experiment
+            .failures
+            .iter()
+            .map(|((program, variant), f)| {
+                (
+                    super::series::program_label(program, variant.as_deref()),
+                    *f,
+                )
+            })
+            .collect(),
         warnings,
         machines,
         comparisons,

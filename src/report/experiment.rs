@@ -37,8 +37,9 @@ pub struct Experiment {
     /// One data set per program, metric and variant, sorted by program, then metric (the
     /// run's primary first), then variant in build order (see [`variant_groups`]).
     pub series: Vec<Series>,
-    /// Executions that did not end well, by program.
-    pub failures: BTreeMap<String, FailureCounts>,
+    /// How the executions ended, by program and variant (`None` without variants): each
+    /// variant is a program of its own, whose failures must not be blamed on another.
+    pub failures: BTreeMap<(String, Option<String>), FailureCounts>,
     /// Problems found while reading or balancing the data, in words.
     pub warnings: Vec<String>,
     /// The stopping rule, when `layoutrand experiment` grew the top level on-line
@@ -175,14 +176,14 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
         );
     }
 
-    let mut failures: BTreeMap<String, FailureCounts> = BTreeMap::new();
+    let mut failures: BTreeMap<(String, Option<String>), FailureCounts> = BTreeMap::new();
     let mut status_of: BTreeMap<
         crate::files::results::ExecutionKey,
         &crate::run::store::Execution,
     > = BTreeMap::new();
     for e in &results.executions {
         failures
-            .entry(e.program.clone())
+            .entry((e.program.clone(), e.variant.clone()))
             .or_default()
             .count(e.status);
         status_of.insert(e.key(), e);
