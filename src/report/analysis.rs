@@ -63,7 +63,7 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
         .iter()
         .map(|s| {
             let failures = experiment
-                .failures_by_variant
+                .failures
                 .get(&(s.program.clone(), s.variant.clone()))
                 .copied()
                 .unwrap_or_default();
@@ -133,7 +133,16 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
             host_warnings: host_warnings.clone(),
         },
         series,
-        failures: experiment.failures.clone(),
+        failures: experiment
+            .failures
+            .iter()
+            .map(|((program, variant), f)| {
+                (
+                    super::series::program_label(program, variant.as_deref()),
+                    *f,
+                )
+            })
+            .collect(),
         warnings,
         machines,
         comparisons,

@@ -38,11 +38,9 @@ pub struct Experiment {
     /// One data set per program, metric and variant, sorted by program, then metric (the
     /// run's primary first), then variant in build order (see [`variant_groups`]).
     pub series: Vec<Series>,
-    /// How the executions ended, by program (all its variants together).
-    pub failures: BTreeMap<String, FailureCounts>,
-    /// How the executions ended, by program and variant (`None` without variants): what each
-    /// series' diagnostics count.
-    pub failures_by_variant: BTreeMap<(String, Option<String>), FailureCounts>,
+    /// How the executions ended, by program and variant (`None` without variants): each
+    /// variant is a program of its own, whose failures must not be blamed on another.
+    pub failures: BTreeMap<(String, Option<String>), FailureCounts>,
     /// Problems found while reading or balancing the data, in words.
     pub warnings: Vec<String>,
     /// The stopping rule, when `layoutrand experiment` grew the top level on-line
@@ -313,15 +311,9 @@ impl Tables {
                 store.display()
             );
         }
-        let mut failures: BTreeMap<String, FailureCounts> = BTreeMap::new();
-        let mut failures_by_variant: BTreeMap<(String, Option<String>), FailureCounts> =
-            BTreeMap::new();
+        let mut failures: BTreeMap<(String, Option<String>), FailureCounts> = BTreeMap::new();
         for e in &results.executions {
             failures
-                .entry(e.program.clone())
-                .or_default()
-                .count(e.status);
-            failures_by_variant
                 .entry((e.program.clone(), e.variant.clone()))
                 .or_default()
                 .count(e.status);
