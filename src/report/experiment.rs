@@ -437,7 +437,6 @@ impl Tables {
             header,
             series,
             failures,
-            failures_by_variant,
             warnings,
             growth,
             machines,
