@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what layoutrand's tests and demo need on a Debian machine, if missing:
-# compilers and linkers (gcc, clang, bfd, gold, lld, mold), valgrind (the cachegrind metric),
+# compilers and linkers (gcc, gfortran, clang, bfd, gold, lld, mold), valgrind (the cachegrind metric),
 # dpkg-dev (apt-get source, for the real-program recipes), chromium (HTML report test),
 # slurm-wlm and munge (the emulated Slurm cluster of tests/slurm_cluster.rs).
 # Idempotent; needs root (or sudo) only when something is missing.
@@ -16,6 +16,8 @@ have ld.gold    || need+=(binutils-gold)
 have ld.lld     || need+=(lld)
 have mold       || need+=(mold)
 have clang      || need+=(clang)
+# The Fortran fixture of tests/build_languages.rs.
+have gfortran   || need+=(gfortran)
 have valgrind   || need+=(valgrind)
 have dpkg-source || need+=(dpkg-dev)
 have chromium   || need+=(chromium)

@@ -278,18 +278,31 @@ fn exported_csv_is_what_analyze_reads() {
         .success();
     let text = std::fs::read_to_string(&csv).unwrap();
     assert_eq!(text.lines().count(), 1 + 4 * 3 * 3, "{text}");
+    // The bootstrap draws binaries by position: list them as the report does (by label,
+    // then execution and iteration), not in run order, so that one seed gives one draw.
+    let mut rows: Vec<&str> = text.lines().skip(1).collect();
+    let key = |row: &&str| {
+        let f: Vec<&str> = row.split(',').collect();
+        let n = |i: usize| f[i].parse::<u64>().unwrap();
+        (f[1].to_string(), n(3), n(4))
+    };
+    rows.sort_by_key(key);
+    let sorted = d.path().join("sorted.csv");
+    let header = text.lines().next().unwrap();
+    assert_eq!(header, "program,binary,layout,execution,iteration,value");
+    std::fs::write(&sorted, format!("{header}\n{}\n", rows.join("\n"))).unwrap();
     let out = layoutrand()
         .arg("analyze")
-        .arg(&csv)
+        .arg(&sorted)
         .args(["--levels", "binary,execution,iteration", "--value", "value"])
-        .args(["--format", "json"])
+        .args(["--format", "json", "--bootstrap", "500", "--seed", "7"])
         .assert()
         .success();
     let analysis: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     let out = layoutrand()
         .arg("report")
         .arg(d.path())
-        .args(["--format", "json"])
+        .args(["--format", "json", "--bootstrap", "500", "--seed", "7"])
         .assert()
         .success();
     let report: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
@@ -302,6 +315,42 @@ fn exported_csv_is_what_analyze_reads() {
     assert!(
         (a - r).abs() <= 1e-12 * r.abs(),
         "analyze {a} vs report {r}"
+    );
+    // One engine: the same interval, level estimates and bootstrap from both routes.
+    let close = |a: &serde_json::Value, r: &serde_json::Value| {
+        let (a, r) = (a.as_f64().unwrap(), r.as_f64().unwrap());
+        assert!((a - r).abs() <= 1e-9 * r.abs(), "analyze {a} vs report {r}");
+    };
+    close(&analysis["ci"]["low"], &series["ci"]["lower"]);
+    close(&analysis["ci"]["high"], &series["ci"]["upper"]);
+    for (a, r) in analysis["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(series["levels"].as_array().unwrap())
+    {
+        assert_eq!(a["name"], r["name"]);
+        close(&a["s2"], &r["s2"]);
+        close(&a["t2"], &r["t2"]);
+    }
+    assert_eq!(series["bootstrap"]["resamples"], 500);
+    let (low, high) = (
+        series["bootstrap"]["low"].as_f64().unwrap(),
+        series["bootstrap"]["high"].as_f64().unwrap(),
+    );
+    assert!(low < r && r < high, "bootstrap {low}..{high} around {r}");
+    close(&analysis["bootstrap"]["low"], &series["bootstrap"]["low"]);
+    close(&analysis["bootstrap"]["high"], &series["bootstrap"]["high"]);
+    let text = layoutrand()
+        .arg("report")
+        .arg(d.path())
+        .args(["--bootstrap", "500"])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&text.get_output().stdout).to_string();
+    assert!(
+        text.contains("Hierarchical bootstrap (500 resamples)"),
+        "{text}"
     );
     let top = analysis["levels"].as_array().unwrap().last().unwrap();
     assert_eq!(top["name"], "binary");

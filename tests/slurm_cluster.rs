@@ -1,7 +1,8 @@
 //! `layoutrand run --slurm` on a real (emulated, two-node) Slurm cluster: a dry run's
 //! script, a complete run with `--wait`, the store read as one, the machine recorded per
 //! execution and reported; a task cancelled mid-run, refused double submission, and a
-//! resume that leaves every (binary, execution) stored exactly once.
+//! resume that leaves every (binary, execution) stored exactly once; and the same schedule
+//! run locally and on the cluster giving reports of the same structure, levels and verdicts.
 
 mod run_support;
 mod slurm_support;
@@ -12,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use layoutrand::run::shards::{shard_dir, shard_stores};
 use layoutrand::run::store::{read_results, ExecutionStatus, Results};
-use run_support::{layoutrand, same_binary_experiment};
+use run_support::{experiment, fixture, gcc, layoutrand, same_binary_experiment, TestBinarySet};
 use slurm_support::Cluster;
 
 /// `layoutrand ARGS` with the cluster's configuration, in `cwd`, under a time limit.
@@ -214,7 +215,10 @@ fn slurm_runs_dry_run_complete_run_cancel_and_resume() {
         stdout(&st)
     );
 
-    // 3. Cancel mid-run, resume: still every cell exactly once.
+    // 3. The same schedule locally and on the cluster: reports of the same structure.
+    local_and_slurm_reports_agree(&cluster, work.path(), &node_dir_s);
+
+    // 4. Cancel mid-run, resume: still every cell exactly once.
     let cut = work.path().join("cut");
     std::fs::create_dir_all(&cut).unwrap();
     same_binary_experiment(&cut, "iters", "iters.c", 2);
@@ -307,4 +311,249 @@ fn slurm_runs_dry_run_complete_run_cancel_and_resume() {
     .success();
     let (_, cells) = cells_once(&cut);
     assert_eq!(cells, expected_cells(&binaries, 4));
+}
+
+/// `report DIR --format json`, parsed.
+fn report_json(cluster: &Cluster, cwd: &Path, dir: &str) -> serde_json::Value {
+    let a = lr(cluster, cwd, &["report", dir, "--format", "json"]).success();
+    serde_json::from_slice(&a.get_output().stdout).unwrap()
+}
+
+/// Runs one experiment twice with the same schedule seed and flags, locally and with
+/// `--slurm --wait`, and checks that the two reports agree in structure (series, levels and
+/// their counts, verdicts), that only the Slurm report has a machine section (with both
+/// nodes and per-machine means recomputed here from the store), and that `export` and
+/// `status` read the sharded store like a local one.
+///
+/// The metric is deterministic, so no verdict can flip: a wrapper runs the binary, then
+/// prints three values `level + padding/256 + 3·iteration`, the level told by the binary's
+/// SHA-256 and the padding being the execution's `LAYOUTRAND_PAD`, which the schedule seed
+/// fixes per (binary, execution) in both runs. Both stores thus hold the same values;
+/// only where they were measured differs.
+fn local_and_slurm_reports_agree(cluster: &Cluster, work: &Path, node_dir: &str) {
+    let build = work.join("agree-build");
+    std::fs::create_dir_all(&build).unwrap();
+    // Four different binaries with known levels: the baseline far below the seeds, the
+    // seeds 100 apart, the execution noise (padding/256) between 0 and 15.
+    let flags = ["-O0", "-O1", "-O2", "-Os"];
+    let levels = [1000u32, 2000, 2100, 2200];
+    let mut sets: Vec<TestBinarySet> = Vec::new();
+    let mut shas = BTreeSet::new();
+    let mut cases = String::new();
+    for (k, (flag, level)) in flags.iter().zip(levels).enumerate() {
+        let exe = build.join(format!("iters{k}"));
+        gcc(&exe, &[fixture("iters.c")], &[flag]);
+        let sha = layoutrand::files::manifest::sha256_of_file(&exe).unwrap();
+        cases.push_str(&format!("{sha}) b={level};; "));
+        shas.insert(sha);
+        sets.push(((k > 0).then_some(k as u64), vec![("iters", exe)]));
+    }
+    assert_eq!(shas.len(), 4, "the four builds differ");
+    let script = format!(
+        r#""$0" 1 1000 >/dev/null || exit 1; h=$(sha256sum "$0" | cut -c1-64); case $h in {cases}*) echo "unknown binary $h" >&2; exit 3;; esac; p=$((${{#LAYOUTRAND_PAD}} / 256)); for i in 0 1 2; do echo "value $((b + p + 3 * i))"; done"#
+    );
+    let mut dirs = Vec::new();
+    for (name, slurm) in [
+        ("agree-local", &[][..]),
+        (
+            "agree-slurm",
+            &[
+                "--slurm",
+                "--wait",
+                "--max-nodes",
+                "2",
+                "--node-dir",
+                node_dir,
+            ][..],
+        ),
+    ] {
+        let dir = work.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        experiment(&dir, &sets);
+        let dir_s = dir.display().to_string();
+        let mut args = vec![
+            "run",
+            "--out",
+            &dir_s,
+            "--executions",
+            "4",
+            "--schedule-seed",
+            "11",
+            "--metric",
+            r"regex:value (\d+)",
+        ];
+        args.extend_from_slice(slurm);
+        args.extend_from_slice(&["--", "sh", "-c", &script, "{bin}"]);
+        lr(cluster, work, &args).success();
+        dirs.push(dir_s);
+    }
+    let (local_s, slurm_s) = (&dirs[0], &dirs[1]);
+    let (local, slurm) = (
+        report_json(cluster, work, local_s),
+        report_json(cluster, work, slurm_s),
+    );
+
+    // The same series, in the same order, with the same levels and repetition counts.
+    let series = |v: &serde_json::Value| v["series"].as_array().unwrap().clone();
+    let (ls, ss) = (series(&local), series(&slurm));
+    let key = |s: &serde_json::Value| {
+        (
+            s["program"].clone(),
+            s["metric"].clone(),
+            s["variant"].clone(),
+        )
+    };
+    let keys: Vec<_> = ls.iter().map(key).collect();
+    assert_eq!(keys, ss.iter().map(key).collect::<Vec<_>>());
+    let metrics: Vec<&str> = ls.iter().map(|s| s["metric"].as_str().unwrap()).collect();
+    assert_eq!(
+        metrics[0], "reported",
+        "the asked-for metric first: {metrics:?}"
+    );
+    assert!(metrics.contains(&"wall"), "{metrics:?}");
+    assert!(ls
+        .iter()
+        .all(|s| s["program"] == "iters" && s["variant"].is_null()));
+    let level_counts = |s: &serde_json::Value| {
+        s["levels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|l| (l["name"].clone(), l["repetitions"].clone()))
+            .collect::<Vec<_>>()
+    };
+    for (l, s) in ls.iter().zip(&ss) {
+        assert_eq!(level_counts(l), level_counts(s), "{}", l["metric"]);
+    }
+    // The deterministic series: three levels (3 iterations, 4 executions, 3 seeds), the
+    // same figures and the same verdicts, and the verdicts the levels imply.
+    let (l, s) = (&ls[0], &ss[0]);
+    assert_eq!(
+        level_counts(l),
+        [("iteration", 3), ("execution", 4), ("binary", 3)]
+            .map(|(n, r)| (serde_json::json!(n), serde_json::json!(r)))
+    );
+    let close = |a: &serde_json::Value, b: &serde_json::Value| {
+        let (a, b) = (a.as_f64().unwrap(), b.as_f64().unwrap());
+        (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+    };
+    assert!(
+        close(&l["mean"], &s["mean"]),
+        "{} vs {}",
+        l["mean"],
+        s["mean"]
+    );
+    for (a, b) in l["levels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(s["levels"].as_array().unwrap())
+    {
+        assert!(
+            close(&a["s2"], &b["s2"]) && close(&a["t2"], &b["t2"]),
+            "{a} vs {b}"
+        );
+    }
+    for part in ["sensitivity", "shift"] {
+        assert_eq!(l[part]["verdict"], "detected", "{part}: {}", l[part]);
+        assert_eq!(l[part]["verdict"], s[part]["verdict"], "{part}");
+        assert_eq!(l[part]["text"], s[part]["text"], "{part}");
+    }
+    assert!(
+        l["shift"]["ratio"].as_f64().unwrap() < 1.0,
+        "the baseline is the lowest"
+    );
+    for (l, s) in ls.iter().zip(&ss) {
+        for part in ["sensitivity", "shift"] {
+            assert!(l[part]["verdict"].is_string() && s[part]["verdict"].is_string());
+        }
+    }
+
+    // Machines: none recorded locally; on the cluster one section per series, both nodes.
+    assert!(local.get("machines").is_none(), "{}", local["machines"]);
+    let machines = slurm["machines"].as_array().expect("a machines section");
+    assert_eq!(machines.len(), ss.len());
+    for (m, s) in machines.iter().zip(&ss) {
+        assert_eq!((&m["program"], &m["metric"]), (&s["program"], &s["metric"]));
+    }
+    // Per-machine means of the deterministic series, recomputed from the store.
+    let r = read_results(Path::new(slurm_s)).unwrap();
+    let mut node_of = BTreeMap::new();
+    for e in &r.executions {
+        let node = e
+            .machine
+            .as_ref()
+            .and_then(|m| m.node.clone())
+            .expect("node");
+        node_of.insert((e.binary.clone(), e.execution), node);
+    }
+    let mut per_execution: BTreeMap<(String, u32), Vec<f64>> = BTreeMap::new();
+    for m in r.measurements.iter().filter(|m| m.metric == "reported") {
+        per_execution
+            .entry((m.binary.clone(), m.execution))
+            .or_default()
+            .push(m.value);
+    }
+    let mut per_node: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for (k, v) in &per_execution {
+        assert_eq!(v.len(), 3);
+        per_node
+            .entry(node_of[k].clone())
+            .or_default()
+            .push(v.iter().sum::<f64>() / 3.0);
+    }
+    assert_eq!(
+        per_node.keys().map(String::as_str).collect::<Vec<_>>(),
+        ["n1", "n2"],
+        "both nodes ran executions of the comparison run"
+    );
+    let rows = machines[0]["machines"].as_array().unwrap();
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    for (row, (node, means)) in rows.iter().zip(&per_node) {
+        assert_eq!(row["machine"], node.as_str());
+        assert_eq!(row["executions"], means.len());
+        let mean = means.iter().sum::<f64>() / means.len() as f64;
+        assert!(
+            close(&row["mean"], &serde_json::json!(mean)),
+            "{row} vs {mean}"
+        );
+        assert!(row["offset"].as_f64().is_some_and(f64::is_finite), "{row}");
+    }
+    let m = &machines[0];
+    let p = m["component"]["p"]
+        .as_f64()
+        .expect("a machine component with two machines");
+    assert_eq!(m["differ"], p < 0.05, "{m}");
+    let warned = slurm["warnings"].as_array().unwrap().iter().any(|w| {
+        w.as_str()
+            .unwrap()
+            .starts_with("iters reported: the machines differ")
+    });
+    assert_eq!(warned, p < 0.05, "{}", slurm["warnings"]);
+    // The text reports: a Machines section on the cluster only.
+    let text = |dir: &str| stdout(&lr(cluster, work, &["report", dir]).success());
+    assert!(!text(local_s).contains("Machines ("));
+    assert!(text(slurm_s).contains("Machines (executions spread over Slurm nodes)"));
+
+    // The sharded store reads like a local one: the same export, a complete status.
+    let export = |dir: &str| {
+        let mut rows: Vec<String> = stdout(&lr(cluster, work, &["export", dir]).success())
+            .lines()
+            .map(String::from)
+            .collect();
+        rows.sort();
+        rows
+    };
+    let (le, se) = (export(local_s), export(slurm_s));
+    assert_eq!(
+        le.len(),
+        1 + 4 * 4 * 3,
+        "header and 4 binaries × 4 executions × 3 values"
+    );
+    assert_eq!(le, se, "the same values whichever runner measured them");
+    let st = stdout(&lr(cluster, work, &["status", slurm_s]).success());
+    assert!(
+        st.contains("16/16 executions; 4 of 4 shards complete"),
+        "{st}"
+    );
 }

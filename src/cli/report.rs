@@ -25,17 +25,18 @@ pub struct Args {
     /// (`3%` or `0.03`). Exit 0 otherwise, 2 on an error.
     #[arg(long, value_name = "PCT", value_parser = layoutrand::analysis::vocabulary::share_arg)]
     pub fail_if_slower: Option<f64>,
+    #[command(flatten)]
+    pub bootstrap: super::common::BootstrapArgs,
 }
 
 /// Runs `layoutrand report`.
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let (text, slower) = render_gated_report(
-        &args.dir,
-        args.format,
-        &args.verdict.thresholds()?,
-        &args.metrics,
-        args.fail_if_slower,
-    )?;
+    let options = layoutrand::report::analysis::AnalysisOptions {
+        thresholds: args.verdict.thresholds()?,
+        fail_if_slower: args.fail_if_slower,
+        bootstrap: args.bootstrap.options(),
+    };
+    let (text, slower) = render_gated_report(&args.dir, args.format, &options, &args.metrics)?;
     std::io::stdout().lock().write_all(text.as_bytes())?;
     if slower {
         eprintln!(

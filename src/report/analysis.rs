@@ -5,7 +5,6 @@
 
 use crate::analysis::vocabulary::{Thresholds, MIN_TOP_LEVEL_UNITS};
 use crate::stats::hierarchy::Hierarchy;
-use crate::stats::multilevel::{level_variances, mean_ci, LevelEstimate};
 use crate::stats::sample::{mean_interval, MeanInterval};
 
 use super::diagnostics::diagnose;
@@ -18,21 +17,44 @@ use super::model::{
 use super::sensitivity::sensitivity;
 use super::shift::shift;
 use crate::analysis::numfmt::{change, level, p_value, percent, quantity};
-use crate::analysis::variants::{compare_variants, PairComparison, VariantData, VariantOptions};
+use crate::analysis::single::{analyze, BootstrapOptions, Dataset};
+use crate::analysis::variants::{
+    compare_variants, PairComparison, VariantData, VariantOptions, DEFAULT_VARIANT_RESAMPLES,
+};
+
+/// What to compute besides the defaults: `report --fail-if-slower`, `--bootstrap`, `--seed`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct AnalysisOptions {
+    /// Confidence level and relevance threshold of every verdict.
+    pub thresholds: Thresholds,
+    /// Flag every variant whose whole ratio interval is slower than its base by more than
+    /// this share (`report --fail-if-slower`).
+    pub fail_if_slower: Option<f64>,
+    /// A hierarchical bootstrap interval of every series' mean, and the resamples of the
+    /// variant comparisons' bootstrap (which otherwise use
+    /// [`crate::analysis::variants::DEFAULT_VARIANT_RESAMPLES`] with seed 1).
+    pub bootstrap: Option<BootstrapOptions>,
+}
 
 /// Analyses every program and metric of `experiment` at `thresholds`.
 pub fn analyse(experiment: &Experiment, thresholds: &Thresholds) -> anyhow::Result<Report> {
-    analyse_gated(experiment, thresholds, None)
+    analyse_with(
+        experiment,
+        &AnalysisOptions {
+            thresholds: *thresholds,
+            ..AnalysisOptions::default()
+        },
+    )
 }
 
-/// [`analyse`], flagging every variant whose whole ratio interval is slower than its base by
-/// more than `fail_if_slower` (a share; `report --fail-if-slower`).
-pub fn analyse_gated(
-    experiment: &Experiment,
-    thresholds: &Thresholds,
-    fail_if_slower: Option<f64>,
-) -> anyhow::Result<Report> {
+/// [`analyse`] with the optional parts of `options`: the CI gate on variants and the
+/// bootstrap intervals.
+pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyhow::Result<Report> {
+    let thresholds = &options.thresholds;
     let thresholds = &Thresholds::new(thresholds.confidence, thresholds.negligible)?;
+    if let Some(b) = options.bootstrap {
+        crate::analysis::vocabulary::check_bootstrap(b.resamples)?;
+    }
     let confidence = thresholds.confidence;
     let m = &experiment.manifest;
     let h = &experiment.header;
@@ -45,7 +67,7 @@ pub fn analyse_gated(
                 .get(&s.program)
                 .copied()
                 .unwrap_or_default();
-            analyse_series(s, failures, thresholds)
+            analyse_series(s, failures, thresholds, options.bootstrap)
         })
         .collect::<Vec<_>>();
     // Warnings about the host's state come first in every series' diagnostics.
@@ -59,7 +81,7 @@ pub fn analyse_gated(
     let machines = super::machines::machine_sections(experiment, confidence);
     let mut warnings = experiment.warnings.clone();
     let (comparisons, multiple) =
-        compare_variant_groups(experiment, thresholds, fail_if_slower, &mut warnings)?;
+        compare_variant_groups(experiment, thresholds, options, &mut warnings)?;
     warnings.extend(super::machines::machine_warnings(&machines));
     Ok(Report {
         schema: super::model::REPORT_SCHEMA,
@@ -116,7 +138,7 @@ pub fn analyse_gated(
 fn compare_variant_groups(
     experiment: &Experiment,
     thresholds: &Thresholds,
-    fail_if_slower: Option<f64>,
+    options: &AnalysisOptions,
     warnings: &mut Vec<String>,
 ) -> anyhow::Result<(Vec<PairComparison>, Vec<MultipleComparison>)> {
     let mut comparisons = Vec::new();
@@ -151,8 +173,11 @@ fn compare_variant_groups(
             thresholds: *thresholds,
             is_time: first.is_time(),
             base: None,
-            bootstrap: None,
-            fail_if_slower,
+            bootstrap: Some(options.bootstrap.unwrap_or(BootstrapOptions {
+                resamples: DEFAULT_VARIANT_RESAMPLES,
+                seed: 1,
+            })),
+            fail_if_slower: options.fail_if_slower,
         };
         let analysis = compare_variants(&first.program, &first.metric, &data, &options)?;
         warnings.extend(
@@ -231,22 +256,41 @@ pub fn seed_hierarchy(series: &Series) -> Option<(Hierarchy, Vec<&'static str>)>
         .map(|h| (h, names))
 }
 
-/// The analysis of one program and metric.
+/// The analysis of one program and metric: the levels, mean, interval, normality and
+/// optional bootstrap come from the one engine ([`crate::analysis::single::analyze`], the
+/// same as `analyze` on an export of this store); the layout questions from
+/// [`sensitivity`] and [`shift`].
 pub fn analyse_series(
     series: &Series,
     failures: super::experiment::FailureCounts,
     thresholds: &Thresholds,
+    bootstrap: Option<BootstrapOptions>,
 ) -> SeriesReport {
     let confidence = thresholds.confidence;
-    let hierarchy = seed_hierarchy(series);
-    let (levels, mean, ci) = match &hierarchy {
-        Some((h, names)) => {
-            let estimates = level_variances(h);
-            let mean = h.mean();
+    let engine = seed_hierarchy(series).and_then(|(hierarchy, names)| {
+        let dataset = Dataset {
+            source: format!("{} {}", series.program, series.metric),
+            value: series.metric.clone(),
+            levels: names.iter().rev().map(|n| n.to_string()).collect(),
+            hierarchy,
+        };
+        // The only errors are bad options, checked by the caller: no analysis then.
+        analyze(&dataset, thresholds, None, bootstrap).ok()
+    });
+    let (levels, mean, ci) = match &engine {
+        Some(a) => {
+            let mean = a.mean.unwrap_or(f64::NAN);
             (
-                levels_of(&estimates, names, mean),
+                levels_of(&a.levels, mean),
                 mean,
-                mean_ci(h, confidence).ok(),
+                a.ci.as_ref().map(|c| MeanInterval {
+                    mean,
+                    low: c.low,
+                    high: c.high,
+                    half_width: c.half_width,
+                    df: c.df,
+                    confidence,
+                }),
             )
         }
         None => (Vec::new(), f64::NAN, None),
@@ -270,6 +314,17 @@ pub fn analyse_series(
     let sensitivity = sensitivity(series, &levels, mean, thresholds);
     let shift = shift(series, ci.as_ref(), baseline_ci.as_ref(), thresholds);
     let mut diagnostics = diagnose(series, failures, confidence);
+    // Shapiro–Wilk of the binaries' means: the engine's, shown below the size from which the
+    // central limit theorem makes the t interval robust.
+    diagnostics.normality = engine
+        .as_ref()
+        .and_then(|a| a.normality.as_ref())
+        .filter(|n| n.n < super::diagnostics::NORMALITY_BELOW)
+        .map(|n| super::model::Normality {
+            n: n.n,
+            w: n.w,
+            p_value: n.p,
+        });
     if series.seeds.len() < MIN_TOP_LEVEL_UNITS {
         diagnostics.notes.insert(
             0,
@@ -318,6 +373,7 @@ pub fn analyse_series(
             upper: c.high,
         }),
         relative_half_width: ci.map(|c| c.relative_half_width()),
+        bootstrap: engine.and_then(|a| a.bootstrap),
         baseline,
         sensitivity,
         shift,
@@ -341,15 +397,14 @@ pub fn baseline_interval(b: &BinaryData, confidence: f64) -> Option<MeanInterval
     }
 }
 
-fn levels_of(estimates: &[LevelEstimate], names: &[&'static str], mean: f64) -> Vec<Level> {
-    estimates
+fn levels_of(levels: &[crate::analysis::single::LevelJson], mean: f64) -> Vec<Level> {
+    levels
         .iter()
-        .zip(names)
-        .filter_map(|(e, name)| {
-            let (s2, t2) = (e.s2?, e.t2?);
+        .filter_map(|l| {
+            let (s2, t2) = (l.s2?, l.t2?);
             Some(Level {
-                name: name.to_string(),
-                repetitions: e.repetitions,
+                name: l.name.clone(),
+                repetitions: l.repetitions,
                 s2,
                 t2,
                 relative_variation: (t2 > 0.0).then(|| t2.sqrt() / mean.abs()),

@@ -1,9 +1,10 @@
 //! Checks of the assumptions behind the report's numbers: enough warmup discarded
 //! (changepoints), independent iterations (Ljung–Box; Kalibera & Jones 2013 §6.1), normal
-//! top-level means for the t interval (Shapiro–Wilk), failed executions.
+//! top-level means for the t interval (Shapiro–Wilk, computed by the one engine in
+//! [`crate::analysis::single`]), failed executions.
 
 use super::experiment::{FailureCounts, Series};
-use super::model::{Diagnostics, Independence, Normality, WarmupSuggestion};
+use super::model::{Diagnostics, Independence, WarmupSuggestion};
 use crate::stats::autocorr::ljung_box;
 use crate::stats::changepoint::suggest_warmup;
 
@@ -48,19 +49,6 @@ pub fn diagnose(series: &Series, failures: FailureCounts, confidence: f64) -> Di
         }
     }
 
-    let means: Vec<f64> = series.seeds.iter().map(|b| b.mean()).collect();
-    let normality = if (3..NORMALITY_BELOW).contains(&means.len()) {
-        crate::stats::shapiro_wilk::shapiro_wilk(&means)
-            .ok()
-            .map(|sw| Normality {
-                n: means.len(),
-                w: sw.w,
-                p_value: sw.p,
-            })
-    } else {
-        None
-    };
-
     let iterations = series.iterations_per_execution();
     let independence = if iterations >= MIN_ITERATIONS_FOR_INDEPENDENCE {
         let lags = ljung_box_lags(iterations);
@@ -104,7 +92,8 @@ pub fn diagnose(series: &Series, failures: FailureCounts, confidence: f64) -> Di
     Diagnostics {
         warmup_discarded: series.warmup_discarded,
         warmup_suggestions,
-        normality,
+        // Filled in from the one engine by the caller (`analyse_series`).
+        normality: None,
         independence,
         failures,
         notes,

@@ -36,21 +36,25 @@ pub fn render_report(
     thresholds: &crate::analysis::vocabulary::Thresholds,
     metrics: &[String],
 ) -> Result<String> {
-    Ok(render_gated_report(dir, format, thresholds, metrics, None)?.0)
+    let options = analysis::AnalysisOptions {
+        thresholds: *thresholds,
+        ..Default::default()
+    };
+    Ok(render_gated_report(dir, format, &options, metrics)?.0)
 }
 
-/// [`render_report`] with `report --fail-if-slower`: also says whether some variant's whole
-/// ratio interval is slower than its base by more than `fail_if_slower` (a share).
+/// [`render_report`] with every option of `report` (`--fail-if-slower`, `--bootstrap`):
+/// also says whether some variant's whole ratio interval is slower than its base by more
+/// than `options.fail_if_slower`.
 pub fn render_gated_report(
     dir: &Path,
     format: Format,
-    thresholds: &crate::analysis::vocabulary::Thresholds,
+    options: &analysis::AnalysisOptions,
     metrics: &[String],
-    fail_if_slower: Option<f64>,
 ) -> Result<(String, bool)> {
     let mut experiment = experiment::load_with_context(dir)?;
     experiment.retain_metrics(metrics)?;
-    let report = analysis::analyse_gated(&experiment, thresholds, fail_if_slower)?;
+    let report = analysis::analyse_with(&experiment, options)?;
     let failed = report.comparisons.iter().any(|c| c.slower_beyond_threshold);
     Ok((
         export::exporter(format).export(&report, &experiment)?,

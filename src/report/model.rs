@@ -124,6 +124,10 @@ pub struct SeriesReport {
     pub ci: Option<Interval>,
     /// Half-width of the interval divided by the mean.
     pub relative_half_width: Option<f64>,
+    /// Hierarchical percentile bootstrap interval of the mean (`report --bootstrap N`),
+    /// resampling binaries, then executions within them, then iterations (Kalibera & Jones
+    /// §10 suggest it when the binaries' means are far from normal).
+    pub bootstrap: Option<crate::stats::bootstrap::BootstrapCi>,
     /// The default-layout binary on its own.
     pub baseline: Option<BaselineSummary>,
     /// Is the program layout-sensitive? (variance between binaries)

@@ -9,7 +9,8 @@
 /// Which kind of program was called.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ToolKind {
-    /// A compiler driver: cc, gcc, g++, c++, clang, clang++ (and versioned names).
+    /// A compiler driver: cc, gcc, g++, c++, clang, clang++, gfortran, f95, f77 (and
+    /// versioned names).
     Driver,
     /// A linker called directly: ld, ld.bfd, ld.gold, ld.lld, ld.mold.
     Linker,
@@ -47,8 +48,19 @@ pub enum Language {
     Cxx,
     /// Assembly (`.s`, `.S`, `.sx`).
     Assembly,
-    /// Any other language the driver compiles (Objective-C, Fortran, ...).
+    /// Fortran (`.f`, `.f90`, `.F90`, ..., `-x f95`): gfortran, like gcc, puts each function
+    /// in a section of its own under `-ffunction-sections`.
+    Fortran,
+    /// Any other language the driver compiles (Objective-C, Go, D, Ada, CUDA, ...).
     OtherSource,
+}
+
+impl Language {
+    /// Whether the shim adds `-ffunction-sections` to compiles of this language: the GCC and
+    /// Clang front ends that honour it and that a split compile-and-link may compile alone.
+    pub fn takes_function_sections(self) -> bool {
+        matches!(self, Language::C | Language::Cxx | Language::Fortran)
+    }
 }
 
 /// A contiguous run of arguments (start index, length) in the expanded argument list.
@@ -125,11 +137,12 @@ pub struct Classified {
 }
 
 impl Classified {
-    /// Whether any source is C or C++ (the languages `-ffunction-sections` is added for).
-    pub fn has_c_family_source(&self) -> bool {
+    /// Whether any source is in a language `-ffunction-sections` is added for (C, C++,
+    /// Fortran).
+    pub fn has_sectioned_source(&self) -> bool {
         self.sources
             .iter()
-            .any(|s| matches!(s.language, Language::C | Language::Cxx))
+            .any(|s| s.language.takes_function_sections())
     }
 
     /// The output file name as the tool would pick it (`a.out` for a link without `-o`).
@@ -206,6 +219,9 @@ const DRIVER_OPTIONS_WITH_VALUE: &[&str] = &[
     "-A",
     "--serialize-diagnostics",
     "-ccc-gcc-name",
+    // gfortran: where module files go, and where intrinsic modules are found.
+    "-J",
+    "-fintrinsic-modules-path",
 ];
 
 /// Linker options whose value is the next argument.
@@ -573,6 +589,7 @@ fn language_named(name: &str) -> Option<Language> {
         "c" | "cpp-output" | "c-header" => Some(Language::C),
         "c++" | "c++-cpp-output" | "c++-header" => Some(Language::Cxx),
         "assembler" | "assembler-with-cpp" => Some(Language::Assembly),
+        "f77" | "f77-cpp-input" | "f95" | "f95-cpp-input" => Some(Language::Fortran),
         "none" => None,
         _ => Some(Language::OtherSource),
     }
@@ -587,9 +604,11 @@ pub fn language_of(path: &str) -> Option<Language> {
         "cc" | "cp" | "cxx" | "cpp" | "CPP" | "c++" | "C" | "ii" | "hh" | "hpp" | "hxx" | "H"
         | "tcc" => Some(Language::Cxx),
         "s" | "S" | "sx" => Some(Language::Assembly),
-        "m" | "mi" | "mm" | "M" | "mii" | "f" | "for" | "ftn" | "F" | "FOR" | "fpp" | "FPP"
-        | "FTN" | "f90" | "f95" | "f03" | "f08" | "F90" | "F95" | "F03" | "F08" | "go" | "d"
-        | "di" | "dd" | "ads" | "adb" | "cu" => Some(Language::OtherSource),
+        "f" | "for" | "ftn" | "F" | "FOR" | "fpp" | "FPP" | "FTN" | "f90" | "f95" | "f03"
+        | "f08" | "F90" | "F95" | "F03" | "F08" => Some(Language::Fortran),
+        "m" | "mi" | "mm" | "M" | "mii" | "go" | "d" | "di" | "dd" | "ads" | "adb" | "cu" => {
+            Some(Language::OtherSource)
+        }
         _ => None,
     }
 }
@@ -601,21 +620,23 @@ pub fn tool_kind_of(name: &str) -> Option<ToolKind> {
         return Some(ToolKind::Linker);
     }
     // Strip a target triplet prefix (three or more dash-separated words before the tool).
-    let base = ["clang++", "clang", "g++", "gcc", "c++", "cc"]
-        .iter()
-        .find_map(|tool| {
-            let at = name.rfind(tool)?;
-            let (prefix, rest) = name.split_at(at);
-            let suffix = &rest[tool.len()..];
-            let prefix_ok = prefix.is_empty() || (prefix.ends_with('-') && prefix.len() > 1);
-            let suffix_ok = suffix.is_empty()
-                || (suffix.starts_with('-')
-                    && suffix.len() > 1
-                    && suffix[1..]
-                        .chars()
-                        .all(|ch| ch.is_ascii_digit() || ch == '.'));
-            (prefix_ok && suffix_ok).then_some(*tool)
-        });
+    let base = [
+        "clang++", "clang", "g++", "gcc", "c++", "cc", "gfortran", "f95", "f77",
+    ]
+    .iter()
+    .find_map(|tool| {
+        let at = name.rfind(tool)?;
+        let (prefix, rest) = name.split_at(at);
+        let suffix = &rest[tool.len()..];
+        let prefix_ok = prefix.is_empty() || (prefix.ends_with('-') && prefix.len() > 1);
+        let suffix_ok = suffix.is_empty()
+            || (suffix.starts_with('-')
+                && suffix.len() > 1
+                && suffix[1..]
+                    .chars()
+                    .all(|ch| ch.is_ascii_digit() || ch == '.'));
+        (prefix_ok && suffix_ok).then_some(*tool)
+    });
     base.map(|_| ToolKind::Driver)
 }
 
@@ -701,10 +722,42 @@ mod tests {
         assert_eq!(c.kind, CallKind::Compile);
         let langs: Vec<Language> = c.sources.iter().map(|s| s.language).collect();
         assert_eq!(langs, [Language::C, Language::Cxx, Language::Assembly]);
-        assert!(c.has_c_family_source());
-        assert!(!driver("-c start.S").has_c_family_source());
+        assert!(c.has_sectioned_source());
+        assert!(!driver("-c start.S").has_sectioned_source());
+        assert!(!driver("-c main.m").has_sectioned_source());
         // Compile-and-link in one call is a link with sources.
         let l = driver("-O2 a.c b.c -o prog -lm");
+        assert_eq!(l.kind, CallKind::Link);
+        assert_eq!(l.sources.len(), 2);
+    }
+
+    #[test]
+    fn fortran_sources_take_function_sections() {
+        let c = driver("-O2 -J mods -c vectors.f90 -o vectors.o");
+        assert_eq!(c.kind, CallKind::Compile);
+        assert_eq!(c.sources.len(), 1, "the -J value is not a source");
+        assert!(
+            c.link_inputs.is_empty(),
+            "the -J value is not a linker input"
+        );
+        assert_eq!(c.sources[0].language, Language::Fortran);
+        assert!(c.has_sectioned_source());
+        for name in ["a.f", "a.F", "a.f77", "a.for", "a.F90", "a.f08"] {
+            let lang = driver(&format!("-c {name}"))
+                .sources
+                .first()
+                .map(|s| s.language);
+            if name == "a.f77" {
+                // gfortran does not know `.f77`: a linker input.
+                assert_eq!(lang, None, "{name}");
+            } else {
+                assert_eq!(lang, Some(Language::Fortran), "{name}");
+            }
+        }
+        let forced = driver("-x f95 -c kernel.inc");
+        assert_eq!(forced.sources[0].language, Language::Fortran);
+        // Compile-and-link with Fortran sources: a link the shim may split.
+        let l = driver("-O2 a.f90 b.f90 -o prog");
         assert_eq!(l.kind, CallKind::Link);
         assert_eq!(l.sources.len(), 2);
     }
@@ -829,6 +882,11 @@ mod tests {
             "clang++-14",
             "x86_64-linux-gnu-gcc",
             "x86_64-linux-gnu-g++-12",
+            "gfortran",
+            "gfortran-12",
+            "x86_64-linux-gnu-gfortran-12",
+            "f95",
+            "f77",
         ] {
             assert_eq!(tool_kind_of(d), Some(ToolKind::Driver), "{d}");
         }

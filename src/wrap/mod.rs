@@ -40,8 +40,8 @@ pub const LAUNCHER_NAME: &str = "layoutrand-launch";
 /// The names the shim directory provides: compiler drivers, linkers, and `ar` (watched only,
 /// so that a build that archives but never links can be diagnosed).
 pub const SHIM_NAMES: &[&str] = &[
-    "cc", "gcc", "g++", "c++", "clang", "clang++", "ld", "ld.bfd", "ld.gold", "ld.lld", "ld.mold",
-    "ar",
+    "cc", "gcc", "g++", "c++", "clang", "clang++", "gfortran", "f95", "f77", "ld", "ld.bfd",
+    "ld.gold", "ld.lld", "ld.mold", "ar",
 ];
 
 /// What the shim does right after it recorded a final link, given the record and the record

@@ -161,7 +161,7 @@ fn plan(
         CallKind::Compile => {
             ctx.log_seen("compile", tool_name, &output);
             let mut new_args = args.to_vec();
-            if kind == ToolKind::Driver && c.has_c_family_source() && !c.function_sections {
+            if kind == ToolKind::Driver && c.has_sectioned_source() && !c.function_sections {
                 new_args.push("-ffunction-sections".into());
             }
             Ok(Plan::Exec(new_args))
@@ -392,7 +392,7 @@ fn split_compile(
             .arg(&source.path)
             .arg("-o")
             .arg(&object);
-        if matches!(source.language, Language::C | Language::Cxx) && !c.function_sections {
+        if source.language.takes_function_sections() && !c.function_sections {
             cmd.arg("-ffunction-sections");
         }
         let status = cmd.status()?;

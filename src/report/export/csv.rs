@@ -11,7 +11,9 @@ use crate::report::model::{Report, Verdict};
 pub struct CsvExporter;
 
 /// The columns, in order.
-pub const COLUMNS: [&str; 22] = [
+/// `variant` and the bootstrap columns come last so that readers of the first 22 columns
+/// (reports before variants and `--bootstrap`) keep working.
+pub const COLUMNS: [&str; 25] = [
     "program",
     "metric",
     "unit",
@@ -34,6 +36,9 @@ pub const COLUMNS: [&str; 22] = [
     "shift_ci_lower",
     "shift_ci_upper",
     "shift",
+    "variant",
+    "bootstrap_lower",
+    "bootstrap_upper",
 ];
 
 fn opt(x: Option<f64>) -> String {
@@ -80,6 +85,9 @@ impl Exporter for CsvExporter {
                 opt(s.shift.ci.map(|c| c.lower)),
                 opt(s.shift.ci.map(|c| c.upper)),
                 verdict(s.shift.verdict).to_string(),
+                s.variant.clone().unwrap_or_default(),
+                opt(s.bootstrap.as_ref().map(|b| b.low)),
+                opt(s.bootstrap.as_ref().map(|b| b.high)),
             ];
             w.write_record(&row)?;
         }

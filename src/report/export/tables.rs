@@ -151,8 +151,22 @@ pub fn variant_lines(report: &Report) -> Vec<String> {
     lines
 }
 
-/// The mean over random layouts with its interval and precision.
+/// The mean over random layouts with its interval and precision, and the bootstrap
+/// interval when one was asked for.
 pub fn mean_line(s: &SeriesReport, confidence: f64) -> String {
+    let mut line = mean_interval_line(s, confidence);
+    if let Some(b) = &s.bootstrap {
+        line.push_str(&format!(
+            " Hierarchical bootstrap ({} resamples): {} to {}.",
+            b.resamples,
+            quantity(b.low, &s.unit),
+            quantity(b.high, &s.unit)
+        ));
+    }
+    line
+}
+
+fn mean_interval_line(s: &SeriesReport, confidence: f64) -> String {
     let binaries = s.levels.last().map_or(0, |l| l.repetitions);
     match (s.ci, s.relative_half_width) {
         (Some(ci), Some(rel)) => format!(
@@ -248,7 +262,7 @@ pub fn diagnostic_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
             sig(n.w, 3),
             p_value(n.p_value),
             if n.p_value < 1.0 - confidence {
-                " — not normal; with few binaries the t interval may be off, prefer more binaries or the bootstrap"
+                " — not normal; with few binaries the t interval may be off: prefer more binaries or the bootstrap interval (report --bootstrap 10000)"
             } else {
                 " — no evidence against normality"
             }
