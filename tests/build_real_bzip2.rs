@@ -10,7 +10,7 @@
 
 mod build_support;
 
-use build_support::{bzip2_check, fetch_debian_source};
+use build_support::{assert_success, build, bzip2_check, fetch_debian_source};
 use layoutrand::files::manifest::{BuildStatus, Manifest};
 
 #[test]
@@ -18,18 +18,8 @@ use layoutrand::files::manifest::{BuildStatus, Manifest};
 fn bzip2_seeds_pass_bzip2s_own_test() {
     let tmp = tempfile::tempdir().unwrap();
     let src = fetch_debian_source("bzip2", tmp.path(), false);
-    let out = assert_cmd::Command::cargo_bin("layoutrand")
-        .unwrap()
-        .current_dir(&src)
-        .args(["build", "-q", "--seeds", "5", "--", "make"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "layoutrand build failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = build(&src, &["--seeds", "5"], &["make"]);
+    assert_success(&out, "layoutrand build");
     let out_dir = src.join("layoutrand-out");
     let m = Manifest::load(&out_dir).unwrap();
     assert_eq!(m.seeds.len(), 5);

@@ -17,7 +17,7 @@
 
 mod build_support;
 
-use build_support::{bzip2_check, fetch_debian_source};
+use build_support::{assert_success, build, bzip2_check, fetch_debian_source};
 use layoutrand::files::manifest::{BuildStatus, Manifest};
 use layoutrand::run::store::{read_results, ExecutionStatus};
 
@@ -26,19 +26,12 @@ use layoutrand::run::store::{read_results, ExecutionStatus};
 fn libbz2_is_relinked_per_seed_and_each_seed_loads_its_own() {
     let tmp = tempfile::tempdir().unwrap();
     let src = fetch_debian_source("bzip2", tmp.path(), true);
-    let out = assert_cmd::Command::cargo_bin("layoutrand")
-        .unwrap()
-        .current_dir(&src)
-        .args(["build", "-q", "--seeds", "3", "--out", "out", "--"])
-        .args(["make", "-f", "Makefile-libbz2_so"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "layoutrand build failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    let out = build(
+        &src,
+        &["--seeds", "3", "--out", "out"],
+        &["make", "-f", "Makefile-libbz2_so"],
     );
+    assert_success(&out, "layoutrand build");
     let out_dir = src.join("out");
     let m = Manifest::load(&out_dir).unwrap();
     assert_eq!(m.seeds.len(), 3);
