@@ -10,6 +10,10 @@
 #    of 1000 iterations each, same records as the runner writes), versus on a 2-execution
 #    store, and versus `cat` of the big store (the I/O floor). Resume and the closing summary
 #    stream the store, so RSS must stay flat (before: 150 MB -> 7.6 s and 634 MB).
+# 3. Report and export of the same stores: both read the store streaming (export in two
+#    passes writing rows as they are read; report keeps only the values, ~50 bytes each, not
+#    the records). With BEFORE=/path/to/older/layoutrand the big store is also measured with
+#    that binary, for the before/after figures.
 #
 # Usage: benches/run_memory.sh [SIZE_MB STORE_MB]   (default 200 150)
 set -euo pipefail
@@ -81,3 +85,13 @@ PY
     measure "resume of the $case store" "$bin" run --resume --out "$d"
 done
 measure "cat of the big store (I/O floor)" cat "$work/store-big/results.jsonl"
+echo "== report and export read the store streaming"
+for case in small big; do
+    d=$work/store-$case
+    measure "export of the $case store" "$bin" export "$d" -o "$work/export-$case.csv"
+    measure "report of the $case store" "$bin" report "$d" --format json
+done
+if [ -n "${BEFORE:-}" ]; then
+    measure "export of the big store, $BEFORE" "$BEFORE" export "$work/store-big" -o "$work/export-before.csv"
+    measure "report of the big store, $BEFORE" "$BEFORE" report "$work/store-big" --format json
+fi

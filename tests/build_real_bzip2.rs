@@ -10,51 +10,16 @@
 
 mod build_support;
 
-use std::path::Path;
-use std::process::{Command, Stdio};
-
-use build_support::fetch_debian_source;
+use build_support::{assert_success, build, bzip2_check, fetch_debian_source};
 use layoutrand::files::manifest::{BuildStatus, Manifest};
-
-/// `bzip2 ARGS < input`, compared with `expected` (bzip2's `make test` steps).
-fn check(bzip2: &Path, src: &Path, args: &str, input: &str, expected: &str) {
-    let out = Command::new(bzip2)
-        .arg(args)
-        .stdin(Stdio::from(std::fs::File::open(src.join(input)).unwrap()))
-        .env("LD_LIBRARY_PATH", src)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{} {args} < {input}: {}",
-        bzip2.display(),
-        out.status
-    );
-    let want = std::fs::read(src.join(expected)).unwrap();
-    assert!(
-        out.stdout == want,
-        "{} {args} < {input} differs from {expected}",
-        bzip2.display()
-    );
-}
 
 #[test]
 #[ignore = "needs the Debian archive (network); run by .ci/run, or: LAYOUTRAND_TEST_ALL=1 bash scripts/test.sh"]
 fn bzip2_seeds_pass_bzip2s_own_test() {
     let tmp = tempfile::tempdir().unwrap();
     let src = fetch_debian_source("bzip2", tmp.path(), false);
-    let out = assert_cmd::Command::cargo_bin("layoutrand")
-        .unwrap()
-        .current_dir(&src)
-        .args(["build", "-q", "--seeds", "5", "--", "make"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "layoutrand build failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = build(&src, &["--seeds", "5"], &["make"]);
+    assert_success(&out, "layoutrand build");
     let out_dir = src.join("layoutrand-out");
     let m = Manifest::load(&out_dir).unwrap();
     assert_eq!(m.seeds.len(), 5);
@@ -71,12 +36,7 @@ fn bzip2_seeds_pass_bzip2s_own_test() {
         let b = v.binaries.iter().find(|b| b.name == "bzip2").unwrap();
         fingerprints.insert(b.fingerprint.clone());
         let bzip2 = out_dir.join(&b.path);
-        check(&bzip2, &src, "-1", "sample1.ref", "sample1.bz2");
-        check(&bzip2, &src, "-2", "sample2.ref", "sample2.bz2");
-        check(&bzip2, &src, "-3", "sample3.ref", "sample3.bz2");
-        check(&bzip2, &src, "-d", "sample1.bz2", "sample1.ref");
-        check(&bzip2, &src, "-d", "sample2.bz2", "sample2.ref");
-        check(&bzip2, &src, "-ds", "sample3.bz2", "sample3.ref");
+        bzip2_check(&bzip2, &src, &src);
     }
     assert_eq!(
         fingerprints.len(),

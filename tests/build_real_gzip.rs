@@ -14,7 +14,7 @@ mod build_support;
 use std::path::Path;
 use std::process::Command;
 
-use build_support::fetch_debian_source;
+use build_support::{assert_success, build, fetch_debian_source};
 use serde_json::Value;
 
 /// Runs `argv` in `dir`, panicking with its output when it fails.
@@ -54,20 +54,12 @@ fn gzip_from_debian_with_autotools_every_seed_passes_make_check() {
     let src = fetch_debian_source("gzip", tmp.path(), true);
     run(&src, &["./configure", "-q"]);
     let out_dir = tmp.path().join("out");
-    let out = assert_cmd::Command::cargo_bin("layoutrand")
-        .unwrap()
-        .current_dir(&src)
-        .args(["build", "-q", "--seeds", "3", "--out"])
-        .arg(&out_dir)
-        .args(["--", "make", "-j2"])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "layoutrand build failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    let out = build(
+        &src,
+        &["--seeds", "3", "--out", out_dir.to_str().unwrap()],
+        &["make", "-j2"],
     );
+    assert_success(&out, "layoutrand build");
     let manifest: Value =
         serde_json::from_str(&std::fs::read_to_string(out_dir.join("manifest.json")).unwrap())
             .unwrap();

@@ -60,3 +60,55 @@ fn bzip2_recipe_static_archive() {
 fn lua_recipe_program_reported_iterations() {
     recipe_end_to_end("lua", "lua", "reported");
 }
+
+/// Every recipe file (the variant experiments too) parses and validates, without network:
+/// the Lua variant recipes have the variants they promise.
+#[test]
+fn recipe_files_parse_and_validate() {
+    use layoutrand::experiment::ExperimentConfig;
+    let lua = repo().join("recipes/lua");
+    for (file, names) in [
+        ("o2-vs-o3.toml", &["O2", "O3"][..]),
+        ("three-way.toml", &["O1", "O2", "O3"][..]),
+    ] {
+        let c = ExperimentConfig::load(&lua.join(file)).unwrap();
+        c.validate().unwrap_or_else(|e| panic!("{file}: {e:#}"));
+        let got: Vec<&str> = c.variants.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(got, names, "{file}");
+        assert!(c.check.is_some(), "{file}");
+    }
+}
+
+#[test]
+#[ignore = "needs the Debian archive (network); run by .ci/run, or: LAYOUTRAND_TEST_ALL=1 bash scripts/test.sh"]
+fn lua_o2_vs_o3_recipe_compares_the_variants() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let output = layoutrand()
+        .current_dir(dir.path())
+        .arg("experiment")
+        .arg(repo().join("recipes/lua/o2-vs-o3.toml"))
+        .arg("--out")
+        .arg(&out)
+        .args(["--seeds", "2", "--executions", "2", "--iterations", "3"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", describe(&output));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("all 6 binaries pass the check"),
+        "both variants' baseline and seeds pass the program's own check:\n{stderr}"
+    );
+    let report = report_json(&out);
+    let c = &report["comparisons"][0];
+    assert_eq!(
+        (&c["base"], &c["new"]),
+        (&"O2".into(), &"O3".into()),
+        "{c:#}"
+    );
+    assert_eq!(c["share_faster"]["n"], 2, "{c:#}");
+    assert!(
+        c["text"].as_str().is_some_and(|t| t.contains("O3")),
+        "{c:#}"
+    );
+}

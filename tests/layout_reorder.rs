@@ -12,7 +12,7 @@ use layout_support::{c_build, fixtures, module_sequence, run_binary, run_ok, CBu
 use layoutrand::layout::binary::{self, Function};
 use layoutrand::layout::fingerprint;
 use layoutrand::layout::object_file::{text_sections, TextGroup, TextSection};
-use layoutrand::layout::reorder::{relocatable_reorder, shuffle_within_groups};
+use layoutrand::layout::reorder::{relocatable_reorder, reorder_sections, shuffle_within_groups};
 use layoutrand::seeded::SeededRng;
 
 const LD_BFD: &str = "ld.bfd";
@@ -27,8 +27,27 @@ fn functions_of(sections: &[TextSection]) -> Vec<String> {
 
 #[test]
 fn relocatable_reorder_orders_each_module_for_every_linker() {
+    orders_each_module_for_every_linker("rr", &|object, out, order| {
+        let names: Vec<String> = order.iter().map(|s| s.name.clone()).collect();
+        relocatable_reorder(object, out, &names, Path::new(LD_BFD)).unwrap();
+    });
+}
+
+#[test]
+fn section_table_reorder_orders_each_module_for_every_linker() {
+    orders_each_module_for_every_linker("st", &|object, out, order| {
+        let indices: Vec<usize> = order.iter().map(|s| s.index).collect();
+        let bytes = reorder_sections(&std::fs::read(object).unwrap(), &indices, &[]).unwrap();
+        std::fs::write(out, bytes).unwrap();
+    });
+}
+
+/// Reorders every module of the C fixture with `reorder(object, out, order)`, links the
+/// results with each linker, and checks the program's output and each module's function
+/// order per group.
+fn orders_each_module_for_every_linker(tag: &str, reorder: &dyn Fn(&Path, &Path, &[TextSection])) {
     let build = c_build();
-    let baseline_bin = build.link("bfd", &build.program(), &[], "rr_baseline");
+    let baseline_bin = build.link("bfd", &build.program(), &[], &format!("{tag}_baseline"));
     let reference = run_binary(&baseline_bin);
 
     // Module → (source file, requested order).
@@ -48,14 +67,7 @@ fn relocatable_reorder_orders_each_module_for_every_linker() {
             .collect();
         let chosen: Vec<&str> = order.iter().map(|s| s.name.as_str()).collect();
         some_order_changed |= original != chosen;
-        let names: Vec<String> = order.iter().map(|s| s.name.clone()).collect();
-        relocatable_reorder(
-            &object,
-            &build.path(&format!("r_{module}.o")),
-            &names,
-            Path::new(LD_BFD),
-        )
-        .unwrap();
+        reorder(&object, &build.path(&format!("{tag}_{module}.o")), &order);
         requested.push((format!("{module}.c"), order));
     }
     assert!(
@@ -63,10 +75,13 @@ fn relocatable_reorder_orders_each_module_for_every_linker() {
         "precondition: the seed must change some module's order"
     );
 
-    let mut inputs: Vec<String> = CBuild::MODULES.iter().map(|m| format!("r_{m}.o")).collect();
+    let mut inputs: Vec<String> = CBuild::MODULES
+        .iter()
+        .map(|m| format!("{tag}_{m}.o"))
+        .collect();
     inputs.push("libfix.a".into());
     for linker in LINKERS {
-        let bin = build.link(linker, &inputs, &[], &format!("rr_{linker}"));
+        let bin = build.link(linker, &inputs, &[], &format!("{tag}_{linker}"));
         assert_eq!(
             run_binary(&bin),
             reference,
@@ -423,4 +438,108 @@ fn clang_objects_reorder_too() {
     assert_eq!(run_binary(&bin), reference);
     let functions = binary::functions(&bin).unwrap();
     assert_eq!(module_sequence(&functions, &wanted, "util.c"), wanted);
+}
+
+/// Padding in front of every movable section: with every linker the program runs as
+/// before, has the same functions with the same sizes, and its functions sit at other
+/// offsets (the padding is between functions, never inside one).
+#[test]
+fn section_table_padding_moves_functions_and_keeps_their_code() {
+    let build = c_build();
+    let reference = run_binary(&build.link("bfd", &build.program(), &[], "pad_reference"));
+    let mut inputs = Vec::new();
+    for (m, module) in CBuild::MODULES.iter().enumerate() {
+        let object = build.path(&format!("{module}.o"));
+        let sections = text_sections(&object).unwrap();
+        let movable: Vec<usize> = sections
+            .iter()
+            .filter(|s| s.is_reorderable())
+            .map(|s| s.index)
+            .collect();
+        // Not multiples of 64: the cache-line offsets must change.
+        let padding: Vec<(usize, u64)> = movable
+            .iter()
+            .enumerate()
+            .map(|(k, &i)| (i, 16 * (1 + ((m + k) % 3) as u64)))
+            .collect();
+        let data = std::fs::read(&object).unwrap();
+        let same = reorder_sections(&data, &movable, &[]).unwrap();
+        assert_eq!(
+            same, data,
+            "{module}: the identity order must give the same bytes"
+        );
+        let padded = reorder_sections(&data, &movable, &padding).unwrap();
+        assert_eq!(
+            padded,
+            reorder_sections(&data, &movable, &padding).unwrap(),
+            "{module}: not reproducible"
+        );
+        let name = format!("pad_{module}.o");
+        std::fs::write(build.path(&name), padded).unwrap();
+        inputs.push(name);
+    }
+    let mut plain = build.objects();
+    plain.push("libfix.a".into());
+    inputs.push("libfix.a".into());
+    for linker in LINKERS {
+        let unpadded =
+            binary::functions(&build.link(linker, &plain, &[], &format!("unpad_{linker}")))
+                .unwrap();
+        let bin = build.link(linker, &inputs, &[], &format!("pad_{linker}"));
+        assert_eq!(run_binary(&bin), reference, "{linker}: output changed");
+        let functions = binary::functions(&bin).unwrap();
+        let sizes = |f: &[Function]| -> Vec<(String, u64)> {
+            let mut v: Vec<(String, u64)> = f.iter().map(|f| (f.name.clone(), f.size)).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(
+            sizes(&functions),
+            sizes(&unpadded),
+            "{linker}: code changed"
+        );
+        let moved = functions
+            .iter()
+            .filter(|f| {
+                unpadded
+                    .iter()
+                    .find(|u| u.name == f.name)
+                    .is_some_and(|u| u.address % 64 != f.address % 64)
+            })
+            .count();
+        assert!(
+            moved >= 5,
+            "{linker}: only {moved} functions changed their offset mod 64"
+        );
+    }
+}
+
+#[test]
+fn section_table_reorder_reports_bad_input() {
+    let build = c_build();
+    let data = std::fs::read(build.path("util.o")).unwrap();
+    let sections = text_sections(&build.path("util.o")).unwrap();
+    let movable = sections.iter().find(|s| s.is_reorderable()).unwrap().index;
+    let err = |order: &[usize], padding: &[(usize, u64)]| {
+        format!("{:#}", reorder_sections(&data, order, padding).unwrap_err())
+    };
+    assert!(err(&[movable, movable], &[]).contains("listed twice"));
+    assert!(err(&[100_000], &[]).contains("out of range"));
+    assert!(err(&[0], &[]).contains("out of range"));
+    let symtab = object::File::parse(&*data)
+        .ok()
+        .and_then(|f| {
+            use object::{Object, ObjectSection};
+            f.sections()
+                .find(|s| s.name() == Ok(".symtab"))
+                .map(|s| s.index().0)
+        })
+        .unwrap();
+    assert!(err(&[symtab], &[]).contains("not code"));
+    assert!(err(&[movable], &[(symtab, 16)]).contains("not code"));
+    assert!(format!(
+        "{:#}",
+        reorder_sections(b"not an object", &[], &[]).unwrap_err()
+    )
+    .contains("not an ELF"));
 }

@@ -272,3 +272,31 @@ fn diagnostics_name_short_warmups_and_dependent_executions() {
         "{independence:?}"
     );
 }
+
+/// Failure counts are kept per variant: the failures of one variant are neither blamed on
+/// the other nor mixed into its diagnostics (they were counted per program before).
+#[test]
+fn failure_counts_are_split_per_variant() {
+    let mut design = Design::new(4, 3, 2);
+    design.variants = vec![("O1".into(), 1.0), ("O2".into(), 0.9)];
+    design.failed_in = vec![("O2".into(), 1)];
+    let r = results(&design, &mut |_, seed, e, i, _| {
+        100.0 + seed.unwrap_or(0) as f64 + 0.1 * f64::from(e) + 0.01 * f64::from(i)
+    });
+    let experiment = from_parts(Path::new("synthetic"), manifest(&design), r).unwrap();
+    let report = analyse(&experiment, &Thresholds::default()).unwrap();
+    // 5 binaries (baseline, 4 seeds): O2's execution 1 fails on each.
+    assert_eq!(report.failures["demo [O1]"].ok, 15, "{:?}", report.failures);
+    assert_eq!(report.failures["demo [O1]"].exit, 0);
+    assert_eq!(report.failures["demo [O2]"].ok, 10);
+    assert_eq!(report.failures["demo [O2]"].exit, 5);
+    assert!(!report.failures.contains_key("demo"));
+    for s in &report.series {
+        let expected = if s.variant.as_deref() == Some("O2") {
+            5
+        } else {
+            0
+        };
+        assert_eq!(s.diagnostics.failures.exit, expected, "{:?}", s.variant);
+    }
+}

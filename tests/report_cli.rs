@@ -7,7 +7,9 @@ use std::path::Path;
 
 use assert_cmd::Command;
 use layoutrand::run::store::ExecutionStatus;
-use report_support::{write_dir, write_dir_with_status, Design, ThreeLevel};
+use report_support::{
+    report_stdout as stdout, write_dir, write_dir_with_status, Design, ThreeLevel,
+};
 
 fn layoutrand() -> Command {
     Command::cargo_bin("layoutrand").unwrap()
@@ -17,16 +19,6 @@ fn sensitive_dir(dir: &Path) {
     let design = Design::new(12, 3, 4);
     let mut gen = ThreeLevel::new(5, 2.5e6, 0.03, 0.002, 0.004, -0.05);
     write_dir(dir, &design, &mut |_, seed, e, _, _| gen.value(seed, e));
-}
-
-fn stdout(dir: &Path, args: &[&str]) -> String {
-    let out = layoutrand()
-        .arg("report")
-        .arg(dir)
-        .args(args)
-        .assert()
-        .success();
-    String::from_utf8(out.get_output().stdout.clone()).unwrap()
 }
 
 fn failure(args: &[&str], dir: &Path) -> String {

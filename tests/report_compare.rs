@@ -7,7 +7,7 @@ use std::path::Path;
 
 use layoutrand::analysis::compare::CompareOptions;
 use layoutrand::analysis::vocabulary::Thresholds;
-use layoutrand::report::compare::{compare_directories, exit_code};
+use layoutrand::report::compare::{compare_directories, gate_failed};
 use report_support::{write_dir, Design, Normal};
 
 /// An experiment whose binary `seed` has the layout effect drawn from stream `seed` (so two
@@ -37,6 +37,18 @@ fn gate(fail_if_slower: Option<f64>) -> CompareOptions {
         bootstrap: None,
         fail_if_slower,
     }
+}
+
+/// Two experiments with variants O1 and O2, O2's values `o2` times O1's.
+fn variant_experiment(dir: &Path, o2: f64, noise_seed: u64) {
+    let mut design = Design::new(10, 2, 1);
+    design.baseline = false;
+    design.variants = vec![("O1".into(), 1.0), ("O2".into(), o2)];
+    let mut noise = Normal::new(noise_seed, "compare-noise");
+    write_dir(dir, &design, &mut |_, seed, _, _, _| {
+        let layout = 0.03 * Normal::new(seed.unwrap(), "compare-layout").draw();
+        1e7 * (1.0 + layout + 0.003 * noise.draw())
+    });
 }
 
 fn dirs() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
@@ -75,7 +87,7 @@ fn faster_new_version_is_reported_with_both_intervals() {
     );
     assert!(paired.upper - paired.lower < (ci.upper - ci.lower) / 3.0);
     assert!(p.comparison.welch.as_ref().unwrap().p < 0.05);
-    assert_eq!(exit_code(&c), 0);
+    assert!(!gate_failed(&c));
 }
 
 #[test]
@@ -90,11 +102,11 @@ fn slower_new_version_fails_the_gate_only_beyond_the_threshold() {
         strict.programs[0].text
     );
     assert!(strict.programs[0].text.contains("FAIL"));
-    assert_eq!(exit_code(&strict), 1);
+    assert!(gate_failed(&strict));
     let lenient = compare_directories(&base, &new, &gate(Some(0.20))).unwrap();
-    assert_eq!(exit_code(&lenient), 0);
+    assert!(!gate_failed(&lenient));
     let ungated = compare_directories(&base, &new, &gate(None)).unwrap();
-    assert_eq!(exit_code(&ungated), 0);
+    assert!(!gate_failed(&ungated));
 }
 
 #[test]
@@ -111,7 +123,7 @@ fn equal_versions_with_different_seeds_show_no_difference_and_no_pairs() {
         "{}",
         p.text
     );
-    assert_eq!(exit_code(&c), 0);
+    assert!(!gate_failed(&c));
 }
 
 #[test]
@@ -170,4 +182,43 @@ fn several_programs_get_touatis_overall_gain_and_proportion() {
         "{}",
         o.text
     );
+}
+
+/// `compare DIR DIR` of experiments with variants compares each variant with the variant of
+/// the same name (it compared the first variant only), and `--fail-if-slower` gates every
+/// variant, with the same rule, exit code and message as `report`.
+#[test]
+fn variants_are_compared_by_name_and_gated_alike() {
+    let (_tmp, base, new) = dirs();
+    variant_experiment(&base, 1.0, 1);
+    variant_experiment(&new, 1.2, 2);
+    let c = compare_directories(&base, &new, &gate(Some(0.05))).unwrap();
+    let variants: Vec<Option<&str>> = c.programs.iter().map(|p| p.variant.as_deref()).collect();
+    assert_eq!(variants, [Some("O1"), Some("O2")]);
+    assert!(!c.programs[0].comparison.slower_beyond_threshold);
+    let o2 = &c.programs[1].comparison;
+    assert!(o2.slower_beyond_threshold, "{:?}", o2.effect);
+    assert!(gate_failed(&c));
+
+    let cli = |pct: &str| {
+        assert_cmd::Command::cargo_bin("layoutrand")
+            .unwrap()
+            .arg("compare")
+            .arg(&base)
+            .arg(&new)
+            .args(["--fail-if-slower", pct])
+            .output()
+            .unwrap()
+    };
+    let failed = cli("5%");
+    assert_eq!(failed.status.code(), Some(1), "{failed:?}");
+    let stdout = String::from_utf8_lossy(&failed.stdout);
+    assert!(stdout.contains("demo [O2] — wall"), "{stdout}");
+    let stderr = String::from_utf8_lossy(&failed.stderr);
+    assert!(
+        stderr.contains("layoutrand compare: FAIL") && stderr.contains("--fail-if-slower 5"),
+        "{stderr}"
+    );
+    let passed = cli("50%");
+    assert_eq!(passed.status.code(), Some(0), "{passed:?}");
 }

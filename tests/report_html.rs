@@ -8,7 +8,12 @@ mod report_support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use report_support::{write_dir, Design, ThreeLevel};
+use layoutrand::files::results::Machine;
+use layoutrand::report::export::svg::escape;
+use layoutrand::run::store::{Record, StoreWriter};
+use report_support::{
+    all_ok, manifest, records, report_stdout as report, write_dir, Design, ThreeLevel,
+};
 
 fn chromium() -> PathBuf {
     [
@@ -67,6 +72,10 @@ fn html_report_renders_in_headless_chromium_without_errors() {
         .success();
     let html = String::from_utf8(out.get_output().stdout.clone()).unwrap();
     assert!(!html.contains("<script"), "the report itself has no script");
+    assert!(
+        !html.contains("id=\"machines\""),
+        "no machine section without recorded machines"
+    );
     for forbidden in ["https://", "src=\"http", "href=\"http", "@import", "url("] {
         assert!(
             !html.contains(forbidden),
@@ -168,4 +177,132 @@ fn html_report_renders_in_headless_chromium_without_errors() {
     let png = std::fs::read(&shot).unwrap();
     assert!(png.len() > 20_000, "screenshot of {} bytes", png.len());
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+}
+
+/// A synthetic store whose executions record the machine `machine(execution)` (as a Slurm
+/// run's shards do: one round of executions per task), the values of machine `n2` raised by
+/// `n2_offset` (a share of the mean).
+fn store_on_machines(dir: &Path, machine: &dyn Fn(u32) -> &'static str, n2_offset: f64) {
+    let design = Design::new(8, 4, 5);
+    let mut gen = ThreeLevel::new(5, 2e6, 0.02, 0.003, 0.01, 0.0);
+    let mut value = |_: &str, seed, e, _, _| {
+        let raise = if machine(e) == "n2" { n2_offset } else { 0.0 };
+        gen.value(seed, e) * (1.0 + raise)
+    };
+    manifest(&design).save(dir).unwrap();
+    let mut w = StoreWriter::open(dir).unwrap();
+    for mut batch in records(&design, &mut value, &all_ok) {
+        for rec in &mut batch {
+            if let Record::Execution(e) = rec {
+                e.machine = Some(Machine {
+                    node: Some(machine(e.execution).to_string()),
+                    hostname: Some("host".into()),
+                    ..Machine::default()
+                });
+            }
+        }
+        w.append(&batch).unwrap();
+    }
+}
+
+/// The text report's rows of its Machines section: (machine, executions, mean, offset),
+/// read back from the aligned text.
+fn text_machine_rows(text: &str) -> Vec<[String; 4]> {
+    let section = &text[text.find("Machines (").expect("a Machines section")..];
+    section
+        .lines()
+        .filter(|l| l.starts_with("  ") && l.contains(" executions  mean "))
+        .map(|l| {
+            let (head, rest) = l.split_once(" executions  mean ").unwrap();
+            let (mean, offset) = rest.split_once(" offset ").unwrap();
+            let mut words = head.split_whitespace();
+            let machine = words.next().unwrap().to_string();
+            let executions = words.next().unwrap().to_string();
+            [
+                machine,
+                executions,
+                mean.trim().to_string(),
+                offset.trim().to_string(),
+            ]
+        })
+        .collect()
+}
+
+#[test]
+fn html_report_has_the_machine_section_of_the_text_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Rounds 0–1 on n1, rounds 2–3 on n2, and n2 5 % slower: the machines differ.
+    let dir = tmp.path().join("two");
+    std::fs::create_dir(&dir).unwrap();
+    store_on_machines(&dir, &|e| if e < 2 { "n1" } else { "n2" }, 0.05);
+    let html = report(&dir, &["--format", "html"]);
+    let text = report(&dir, &[]);
+    let json: serde_json::Value =
+        serde_json::from_str(&report(&dir, &["--format", "json"])).unwrap();
+    let m = &json["machines"][0];
+    assert_eq!(m["differ"], true, "{m}");
+    for id in [
+        "machines",
+        "machines-0",
+        "machines-warning-0",
+        "machines-interval",
+    ] {
+        assert!(html.contains(&format!("id=\"{id}\"")), "{id} missing");
+    }
+    let section = &html[html.find("<section id=\"machines\">").unwrap()..];
+    let section = &section[..section.find("</section>").unwrap()];
+    assert!(section.contains("<h2>Machines (executions spread over Slurm nodes)</h2>"));
+    assert!(section.contains("<div class=\"verdict detected\">Machines account for "));
+    assert!(
+        section.contains("they differ detectably.</div>"),
+        "{section}"
+    );
+    // The same rows as the text report, in a table (9 binaries × 2 rounds per machine).
+    let rows = text_machine_rows(&text);
+    assert_eq!(rows.len(), 2, "{text}");
+    assert_eq!((rows[0][0].as_str(), rows[0][1].as_str()), ("n1", "18"));
+    assert_eq!((rows[1][0].as_str(), rows[1][1].as_str()), ("n2", "18"));
+    assert!(section.contains("<th>machine</th><th>executions</th><th>mean</th><th>offset</th>"));
+    for row in &rows {
+        let cells: String = row.iter().map(|c| format!("<td>{c}</td>")).collect();
+        assert!(section.contains(&cells), "{cells} missing from {section}");
+    }
+    // The share of variance, the warning and the interval's treatment, as in the text.
+    let finding = m["text"].as_str().unwrap();
+    assert!(
+        finding.contains("of the execution-level variance"),
+        "{finding}"
+    );
+    assert!(text.contains(finding) && section.contains(&escape(&finding[1..])));
+    let warning = json["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .find(|w| w.starts_with("demo wall: the machines differ detectably"))
+        .expect("the machine warning");
+    assert!(section.contains(&format!("Warning: {}", escape(warning))));
+    assert!(html.contains(&format!("<li>{}</li>", escape(warning))));
+    let treatment = layoutrand::report::machines::INTERVAL_TREATMENT;
+    assert!(text.contains(treatment));
+    assert!(section.contains(&format!(
+        "<p id=\"machines-interval\">{}</p>",
+        escape(treatment)
+    )));
+    assert!(!html.contains("NaN"));
+
+    // One machine: the section says so, without a verdict or a warning.
+    let one = tmp.path().join("one");
+    std::fs::create_dir(&one).unwrap();
+    store_on_machines(&one, &|_| "n1", 0.0);
+    let html = report(&one, &["--format", "html"]);
+    assert!(html.contains(
+        "<div class=\"verdict\">One machine ran every execution: no machine effect to estimate.</div>"
+    ));
+    assert!(html.contains("<td>n1</td><td>36</td>"));
+    assert!(!html.contains("machines-warning"));
+    assert!(
+        html.contains("<td>-</td>"),
+        "no offset without two machines"
+    );
 }

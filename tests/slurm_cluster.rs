@@ -534,6 +534,17 @@ fn local_and_slurm_reports_agree(cluster: &Cluster, work: &Path, node_dir: &str)
     let text = |dir: &str| stdout(&lr(cluster, work, &["report", dir]).success());
     assert!(!text(local_s).contains("Machines ("));
     assert!(text(slurm_s).contains("Machines (executions spread over Slurm nodes)"));
+    let html =
+        |dir: &str| stdout(&lr(cluster, work, &["report", dir, "--format", "html"]).success());
+    assert!(!html(local_s).contains("id=\"machines\""));
+    let slurm_html = html(slurm_s);
+    assert!(slurm_html.contains("<section id=\"machines\">"));
+    for node in ["n1", "n2"] {
+        assert!(
+            slurm_html.contains(&format!("<tr><td>{node}</td>")),
+            "{node}"
+        );
+    }
 
     // The sharded store reads like a local one: the same export, a complete status.
     let export = |dir: &str| {

@@ -249,10 +249,7 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
         }
         None => None,
     };
-    let slower_beyond_threshold = match (options.fail_if_slower, effect.ci) {
-        (Some(share), Some(ci)) => ci.lower > 1.0 + share,
-        _ => false,
-    };
+    let slower_beyond_threshold = effect.slower_beyond(options.fail_if_slower);
     let verdict = effect.verdict.word(better, worse);
     let mut summary = match effect.verdict {
         EffectVerdict::Lower | EffectVerdict::Higher => {

@@ -135,6 +135,16 @@ impl Effect {
         }
     }
 
+    /// The CI gate of `report` and `compare --fail-if-slower PCT`: true when the whole
+    /// interval lies above `1 + fail_if_slower` (new is higher, i.e. slower for a time, by
+    /// more than that share); false without a gate or without a bounded interval.
+    pub fn slower_beyond(&self, fail_if_slower: Option<f64>) -> bool {
+        match (fail_if_slower, self.ci) {
+            (Some(share), Some(ci)) => ci.lower > 1.0 + share,
+            _ => false,
+        }
+    }
+
     /// Whether the effect is detected at all (including negligible ones).
     pub fn detected(&self) -> bool {
         matches!(

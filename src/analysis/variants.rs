@@ -449,10 +449,7 @@ fn compare_pair(
             ),
         ),
     };
-    let slower_beyond_threshold = match (options.fail_if_slower, effect.ci) {
-        (Some(share), Some(ci)) => ci.lower > 1.0 + share,
-        _ => false,
-    };
+    let slower_beyond_threshold = effect.slower_beyond(options.fail_if_slower);
     let text = sentence(
         base.name,
         new.name,

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use super::replay::Program;
 use crate::files::manifest::{binary_label, sha256_of_file, Binary, BinarySet, BuildStatus};
 use crate::layout::binary::{self, Function};
-use crate::layout::{distance, fingerprint, same_code};
+use crate::layout::{distance, dynamic, fingerprint, same_code};
 
 /// Directory (inside the output directory) for intermediate files of the relinks.
 pub const WORK_DIR: &str = ".work";
@@ -37,34 +37,25 @@ pub fn build_baseline(programs: &[Program], out_dir: &Path) -> Result<Baseline> 
             let functions = binary::functions(&path)?;
             let _ = std::fs::remove_dir_all(&work);
             Ok((
-                describe(
-                    out_dir,
-                    &program.name,
-                    &path,
-                    &functions,
-                    None,
-                    linked.seconds,
-                )?,
+                describe_program(out_dir, program, &path, &functions, None, linked.seconds)?,
                 functions,
             ))
         })
         .collect();
-    let mut binaries = Vec::new();
+    let mut set = BinarySet {
+        seed: None,
+        status: BuildStatus::Ok,
+        error: None,
+        binaries: Vec::new(),
+        libraries: Vec::new(),
+    };
     let mut functions = Vec::new();
-    for r in results {
+    for (r, program) in results.into_iter().zip(programs) {
         let (b, f) = r?;
-        binaries.push(b);
+        set.add(b, program.is_library());
         functions.push(f);
     }
-    Ok(Baseline {
-        set: BinarySet {
-            seed: None,
-            status: BuildStatus::Ok,
-            error: None,
-            binaries,
-        },
-        functions,
-    })
+    Ok(Baseline { set, functions })
 }
 
 /// Links and verifies every seed (in parallel); `tick` is called after each program link,
@@ -91,7 +82,7 @@ pub fn build_seeds(
                 return None;
             }
             let label = binary_label(Some(seed));
-            let (binaries, errors) = build_seed(programs, baseline, seed, out_dir, &label, tick);
+            let (set, errors) = build_seed(programs, baseline, seed, out_dir, &label, tick);
             let set = BinarySet {
                 seed: Some(seed),
                 status: if errors.is_empty() {
@@ -100,7 +91,7 @@ pub fn build_seeds(
                     BuildStatus::Failed
                 },
                 error: (!errors.is_empty()).then(|| errors.join("; ")),
-                binaries,
+                ..set
             };
             if stop() && set.status == BuildStatus::Failed {
                 // Most likely the interruption itself killed a linker: not a result.
@@ -113,8 +104,8 @@ pub fn build_seeds(
         .collect()
 }
 
-/// The binaries of the programs that linked and verified for `seed`, and the reasons of the
-/// others (`program NAME: ...`).
+/// The binaries of the programs and libraries that linked and verified for `seed`, and the
+/// reasons of the others (`program NAME: ...`).
 fn build_seed(
     programs: &[Program],
     baseline: &Baseline,
@@ -122,17 +113,23 @@ fn build_seed(
     out_dir: &Path,
     label: &str,
     tick: &(dyn Fn() + Sync),
-) -> (Vec<Binary>, Vec<String>) {
-    let mut binaries = Vec::new();
+) -> (BinarySet, Vec<String>) {
+    let mut set = BinarySet {
+        seed: Some(seed),
+        status: BuildStatus::Ok,
+        error: None,
+        binaries: Vec::new(),
+        libraries: Vec::new(),
+    };
     let mut errors = Vec::new();
     for (p, program) in programs.iter().enumerate() {
         let (path, work) = paths(out_dir, label, p, program);
         let result = (|| -> Result<Binary> {
             let linked = program.link(Some(seed), &path, &work)?;
             let functions = binary::functions(&path)?;
-            describe(
+            describe_program(
                 out_dir,
-                &program.name,
+                program,
                 &path,
                 &functions,
                 Some(&baseline.functions[p]),
@@ -142,11 +139,11 @@ fn build_seed(
         let _ = std::fs::remove_dir_all(&work);
         tick();
         match result {
-            Ok(b) => binaries.push(b),
+            Ok(b) => set.add(b, program.is_library()),
             Err(e) => errors.push(format!("program {}: {e:#}", program.name)),
         }
     }
-    (binaries, errors)
+    (set, errors)
 }
 
 /// Where program `p` of a binary goes, and its scratch directory.
@@ -155,6 +152,48 @@ fn paths(out_dir: &Path, label: &str, p: usize, program: &Program) -> (PathBuf, 
         out_dir.join(label).join(&program.name),
         out_dir.join(WORK_DIR).join(label).join(p.to_string()),
     )
+}
+
+/// [`describe`] for `program`, with its soname when it is a shared library.
+pub fn describe_program(
+    out_dir: &Path,
+    program: &Program,
+    path: &Path,
+    functions: &[Function],
+    baseline: Option<&[Function]>,
+    link_seconds: f64,
+) -> Result<Binary> {
+    let mut b = describe(
+        out_dir,
+        &program.name,
+        path,
+        functions,
+        baseline,
+        link_seconds,
+    )?;
+    if program.is_library() {
+        b.soname = dynamic::soname(path)?;
+        link_soname(path, b.soname.as_deref())?;
+    }
+    Ok(b)
+}
+
+/// Beside a library whose soname is not its file name (`libz.so.1` for `libz.so.1.3`), a
+/// symbolic link by the soname, as the build tree has: `LD_LIBRARY_PATH=DIR/seed-N` then
+/// makes that seed's programs load that seed's library outside `layoutrand run` too.
+fn link_soname(path: &Path, soname: Option<&str>) -> Result<()> {
+    let (Some(soname), Some(file), Some(dir)) = (soname, path.file_name(), path.parent()) else {
+        return Ok(());
+    };
+    if soname == file.to_string_lossy() || soname.contains('/') {
+        return Ok(());
+    }
+    let link = dir.join(soname);
+    if std::fs::symlink_metadata(&link).is_ok() {
+        std::fs::remove_file(&link).with_context(|| format!("replacing {}", link.display()))?;
+    }
+    std::os::unix::fs::symlink(file, &link)
+        .with_context(|| format!("linking {} to {}", link.display(), path.display()))
 }
 
 /// The manifest entry of the binary `path` of program `name`, verified against the baseline's
@@ -183,6 +222,7 @@ pub fn describe(
         functions: functions.len(),
         distance: baseline.map(|b| distance::between(b, functions)),
         link_seconds,
+        soname: None,
         code,
     })
 }

@@ -242,13 +242,12 @@ pub(crate) fn finish(
         );
     }
     let excluded = manifest.excluded_programs();
-    if !manifest.seeds.is_empty()
-        && !excluded.is_empty()
-        && excluded.len() == manifest.programs.len()
-    {
+    let programs_only = manifest.programs.iter().filter(|p| !p.library).count();
+    if !manifest.seeds.is_empty() && !excluded.is_empty() && excluded.len() == programs_only {
         let reasons: Vec<String> = manifest
             .programs
             .iter()
+            .filter(|p| !p.library)
             .map(|p| format!("{}: {}", p.name, p.excluded.as_deref().unwrap_or("")))
             .collect();
         bail!(

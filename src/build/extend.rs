@@ -76,18 +76,13 @@ pub fn extend(opts: &BuildOptions) -> Result<BuildOutcome> {
     // The seeds are compared with the baseline binaries as built, not relinked ones.
     let mut functions = Vec::with_capacity(programs.len());
     for program in &programs {
-        let built = manifest
-            .baseline
-            .binaries
-            .iter()
-            .find(|b| b.name == program.name)
-            .with_context(|| {
-                format!(
-                    "--extend: the baseline in {} has no program {}",
-                    manifest_path.display(),
-                    program.name
-                )
-            })?;
+        let built = manifest.baseline.find(&program.name).with_context(|| {
+            format!(
+                "--extend: the baseline in {} has no program {}",
+                manifest_path.display(),
+                program.name
+            )
+        })?;
         functions.push(binary::functions(&out_dir.join(&built.path))?);
     }
     let baseline = Baseline {

@@ -37,8 +37,9 @@ pub fn finalize(
 ) -> Finalized {
     seeds.sort_by_key(|v| v.seed);
     let mut programs = Vec::new();
-    for base in &baseline.binaries {
+    for base in baseline.all() {
         let name = base.name.as_str();
+        let library = baseline.libraries.contains(base);
         if let Some(old) = earlier
             .iter()
             .find(|p| p.name == name && p.excluded.is_some())
@@ -49,7 +50,7 @@ pub fn finalize(
         let built: Vec<(String, &str)> = seeds
             .iter()
             .filter_map(|v| {
-                let b = v.binaries.iter().find(|b| b.name == name)?;
+                let b = v.find(name)?;
                 Some((v.label(), b.fingerprint.as_str()))
             })
             .collect();
@@ -66,10 +67,15 @@ pub fn finalize(
         } else {
             Some(format!(
                 "its layout equals the baseline's in every seed ({} of {}): the mechanism ({}) \
-                 has nothing to move (one function, or one object with one function)",
+                 has nothing to move (one function, or one object with one function){}",
                 built.len(),
                 seeds.len(),
-                mechanism(name)
+                mechanism(name),
+                if library {
+                    "; each seed keeps its copy, which its programs load"
+                } else {
+                    ""
+                }
             ))
         };
         let distinct: BTreeSet<&str> = built.iter().map(|(_, fp)| *fp).collect();
@@ -91,6 +97,7 @@ pub fn finalize(
         };
         programs.push(ProgramSummary {
             name: name.to_string(),
+            library,
             excluded,
             distinct_layouts: distinct.len(),
             coinciding,
@@ -98,14 +105,15 @@ pub fn finalize(
         });
     }
 
+    // A library is never left out: the seed's programs load the seed's copy (a library that
+    // failed in every seed fails those seeds below).
     let left_out: BTreeSet<&str> = programs
         .iter()
-        .filter(|p| p.excluded.is_some())
+        .filter(|p| p.excluded.is_some() && !p.library)
         .map(|p| p.name.as_str())
         .collect();
     let kept: Vec<&str> = baseline
-        .binaries
-        .iter()
+        .all()
         .map(|b| b.name.as_str())
         .filter(|n| !left_out.contains(n))
         .collect();
@@ -118,7 +126,7 @@ pub fn finalize(
             let _ = std::fs::remove_file(out_dir.join(&b.path));
         }
         v.binaries.retain(|b| !left_out.contains(b.name.as_str()));
-        let complete = kept.iter().all(|n| v.binaries.iter().any(|b| b.name == *n));
+        let complete = kept.iter().all(|n| v.find(n).is_some());
         if complete {
             v.status = BuildStatus::Ok;
             v.error = None;
@@ -127,6 +135,7 @@ pub fn finalize(
             // Nothing of a failed seed is left to be mistaken for a result.
             let _ = std::fs::remove_dir_all(out_dir.join(v.label()));
             v.binaries.clear();
+            v.libraries.clear();
         }
     }
     Finalized { seeds, programs }
@@ -151,6 +160,7 @@ mod tests {
             functions: 1,
             distance: None,
             link_seconds: 0.0,
+            soname: None,
             code: None,
         }
     }
@@ -166,6 +176,7 @@ mod tests {
             },
             error: error.map(str::to_string),
             binaries: bins.iter().map(|(n, f)| binary(n, f, &label)).collect(),
+            libraries: Vec::new(),
         }
     }
 

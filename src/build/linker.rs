@@ -97,23 +97,24 @@ impl Mechanism {
     /// In words, for the manifest and the summary.
     pub fn describe(self, linker: Linker) -> String {
         let l = linker.name();
-        let merged = "objects merged by ld.bfd -r in the recorded order (resolution pinned)";
+        let merged = "objects merged once by ld.bfd -r in the recorded order (resolution pinned); \
+                      per seed, its section table permuted";
+        let members = "archive members permuted and their section tables reordered";
         match self {
             Mechanism::MergedLink => {
-                format!("{merged}, modules in a random order; archive members permuted; then {l}")
+                format!("{merged}: modules in a random order; archive members permuted; then {l}")
             }
             Mechanism::MergedModule => format!(
-                "{merged}, modules in a random order and functions shuffled within each; \
-                 archive members permuted and reordered by ld.bfd -r; then {l}"
+                "{merged}: modules in a random order and functions shuffled within each; \
+                 {members}; then {l}"
             ),
-            Mechanism::MergedGlobal => format!(
-                "{merged}, all functions in one random order; archive members permuted and \
-                 reordered by ld.bfd -r; then {l}"
-            ),
+            Mechanism::MergedGlobal => {
+                format!("{merged}: all functions in one random order; {members}; then {l}")
+            }
             Mechanism::LtoOnce => format!(
                 "-flto: code generated once into one object with a section per function (-r); \
-                 its functions in one random order, merged by ld.bfd -r; archive members \
-                 permuted and reordered by ld.bfd -r; then {l}"
+                 per seed, its section table permuted: its functions in one random order; \
+                 {members}; then {l}"
             ),
         }
     }

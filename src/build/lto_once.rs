@@ -365,6 +365,7 @@ mod tests {
             output_span: Some(Span { start: 3, len: 2 }),
             output: "/tmp/p".into(),
             lto: true,
+            shared: false,
             fuse_ld: None,
             seconds: 0.0,
             started_unix_nanos: 0,

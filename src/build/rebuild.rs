@@ -58,6 +58,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
                     status: BuildStatus::Failed,
                     error: Some(format!("{err:#}")),
                     binaries: Vec::new(),
+                    libraries: Vec::new(),
                 }
             }
         });
@@ -157,8 +158,15 @@ fn build_binary_set(
         }
     }
     let programs = programs(&recorded.links, &record_dir, &tree_opts)?;
-    let mut binaries = Vec::new();
-    let mut functions = Vec::new();
+    let mut set = BinarySet {
+        seed,
+        status: BuildStatus::Ok,
+        error: None,
+        binaries: Vec::new(),
+        libraries: Vec::new(),
+    };
+    // In the order of `set.all()`: programs, then libraries.
+    let (mut functions, mut library_functions) = (Vec::new(), Vec::new());
     for program in &programs {
         let dest = out_dir.join(&label).join(&program.name);
         std::fs::create_dir_all(dest.parent().expect("inside out_dir"))?;
@@ -169,35 +177,34 @@ fn build_binary_set(
         let base = match baseline {
             Some((set, base_functions)) => {
                 let index = set
-                    .binaries
-                    .iter()
+                    .all()
                     .position(|b| b.name == program.name)
                     .with_context(|| {
                         format!("program {} is not in the baseline build", program.name)
                     })?;
-                Some((&set.binaries[index], &base_functions[index]))
+                Some(&base_functions[index])
             }
             None => None,
         };
-        let b = binaries::describe(
+        let b = binaries::describe_program(
             out_dir,
-            &program.name,
+            program,
             &dest,
             &fns,
-            base.map(|(_, f)| f.as_slice()),
+            base.map(|f| f.as_slice()),
             program.record.seconds,
         )?;
-        binaries.push(b);
-        functions.push(fns);
+        set.add(b, program.is_library());
+        if program.is_library() {
+            library_functions.push(fns);
+        } else {
+            functions.push(fns);
+        }
     }
+    functions.extend(library_functions);
     let _ = std::fs::remove_dir_all(work.join(&label));
     Ok(Built {
-        set: BinarySet {
-            seed,
-            status: BuildStatus::Ok,
-            error: None,
-            binaries,
-        },
+        set,
         functions,
         programs,
         shim_errors: recorded.shim_errors,

@@ -182,9 +182,6 @@ fn no_link_message(command: &[String], cwd: &Path, record_dir: &Path, errors: &[
                  not a program. Build a program that links it.",
             );
         }
-        if seen.contains_key("shared-link") {
-            msg.push_str("\n  Shared-library links (-shared) are not relinked.");
-        }
         if seen.contains_key("probe-link") && !seen.contains_key("link") {
             msg.push_str("\n  Only configure probes (conftest) linked: did the build itself run?");
         }

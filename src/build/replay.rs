@@ -21,6 +21,9 @@ use crate::layout::reorder::{self, MergedEntry};
 use crate::seeded::SeededRng;
 use crate::wrap::record::{self, InputKind, LinkRecord, LinkTool, RecordedInput};
 
+/// Subdirectory of the record directory holding each program's objects merged once.
+pub const MERGED_DIR: &str = "merged";
+
 /// One program to relink: its recording and how to randomise it.
 #[derive(Debug, Clone)]
 pub struct Program {
@@ -68,6 +71,11 @@ impl Program {
             mechanism,
             record_dir: record_dir.to_path_buf(),
         })
+    }
+
+    /// Whether this is a shared library (a `-shared` link) rather than a program.
+    pub fn is_library(&self) -> bool {
+        self.record.shared
     }
 
     fn blob(&self, name: &str) -> PathBuf {
@@ -198,8 +206,8 @@ impl Program {
                 );
             }
             let dissolve = self.comdats_can_move(paths, &objects, &archives)?;
-            let mut modules = Vec::new();
-            for &i in &module_order {
+            let mut sections_of = std::collections::HashMap::new();
+            for &i in &objects {
                 let mut sections = object_file::text_sections(&paths[i])
                     .with_context(|| format!("module {}", inputs[i].written))?;
                 if dissolve {
@@ -209,21 +217,29 @@ impl Program {
                         s.comdat = false;
                     }
                 }
-                modules.push((i, sections));
+                sections_of.insert(i, sections);
             }
-            let entries = self.merged_entries(seed, paths, &modules);
-            let merged = work.join("merged.o");
+            let in_order = |order: &[usize]| -> Vec<(usize, Vec<TextSection>)> {
+                order
+                    .iter()
+                    .map(|&i| (i, sections_of[&i].clone()))
+                    .collect()
+            };
+            let identity = self.merged_entries(None, paths, &in_order(&objects));
             let files: Vec<PathBuf> = objects.iter().map(|&i| paths[i].clone()).collect();
-            reorder::merge_objects(
-                &files,
-                &entries,
-                dissolve,
-                &work.join("merged.ld"),
-                &merged,
-                &which("ld.bfd")?,
-            )
-            .with_context(|| format!("program {}", self.name))?;
-            paths[objects[0]] = merged;
+            let merged = self
+                .merged_once(&files, &identity, dissolve)
+                .with_context(|| format!("program {}", self.name))?;
+            paths[objects[0]] = match seed {
+                None => merged,
+                Some(_) => {
+                    let entries = self.merged_entries(seed, paths, &in_order(&module_order));
+                    let reordered = work.join("merged.o");
+                    write_merged_order(&merged, &identity, &entries, &reordered)
+                        .with_context(|| format!("program {}", self.name))?;
+                    reordered
+                }
+            };
             *object_order = vec![objects[0]];
         }
         let Some(seed) = seed else {
@@ -234,7 +250,7 @@ impl Program {
             if self.mechanism == Mechanism::MergedLink {
                 archive::write_reordered(&paths[i], &rebuilt, order)?;
             } else {
-                self.reorder_archive(seed, i, &paths[i], order, &rebuilt, work)?;
+                self.reorder_archive(seed, i, &paths[i], order, &rebuilt)?;
             }
             paths[i] = rebuilt;
         }
@@ -362,7 +378,8 @@ impl Program {
     }
 
     /// Writes `out`: the archive at `path` (recorded input `i`) with its members in `order`,
-    /// each relinked by `ld.bfd -r` in a random function order.
+    /// each member's functions in a random order (its section table permuted, see
+    /// [`reorder::reorder_sections`]: no linker runs).
     fn reorder_archive(
         &self,
         seed: u64,
@@ -370,42 +387,51 @@ impl Program {
         path: &Path,
         order: &[usize],
         out: &Path,
-        work: &Path,
     ) -> Result<()> {
-        let ld = which("ld.bfd")?;
-        let dir = work.join(format!("archive-{i}-members"));
-        std::fs::create_dir_all(&dir)?;
-        let mut files = Vec::new();
-        for (k, (name, bytes)) in archive_member_bytes(path)?.into_iter().enumerate() {
-            let file_name = Path::new(&name)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| format!("member{k}.o"));
-            let original = dir.join(format!("in-{k}-{file_name}"));
-            std::fs::write(&original, &bytes)?;
-            let member_dir = dir.join(format!("{k}"));
-            std::fs::create_dir_all(&member_dir)?;
-            let reordered = member_dir.join(&file_name);
+        archive::write_reordered_with(path, out, order, &mut |k, bytes| {
             let mut rng = self.rng(seed, &format!("member-order:{i}:{k}"));
-            if !reorder_object(&original, &reordered, &mut rng, &ld)? {
-                std::fs::copy(&original, &reordered)?;
-            }
-            files.push(reordered);
+            reorder_object(bytes, &mut rng)
+        })
+        .with_context(|| format!("archive {}", self.record.inputs[i].written))
+    }
+
+    /// The program's objects merged by one `ld.bfd -r` in the recorded order with `identity`
+    /// (each module's code in its own order), made once per recording and kept in
+    /// `.record/merged/` (so `--extend` reuses it); every binary's order is then a
+    /// permutation of its section table ([`write_merged_order`]).
+    fn merged_once(
+        &self,
+        files: &[PathBuf],
+        identity: &[MergedEntry],
+        dissolve: bool,
+    ) -> Result<PathBuf> {
+        let script = reorder::merged_script(identity)?;
+        let key =
+            blake3::hash(serde_json::to_string(&(files, dissolve, &script))?.as_bytes()).to_hex();
+        let dir = self.record_dir.join(MERGED_DIR);
+        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let merged = dir.join(format!("{}-{}.o", self.name.replace('/', "_"), &key[..16]));
+        if merged.is_file() {
+            return Ok(merged);
         }
-        let ordered: Vec<&PathBuf> = order.iter().map(|&k| &files[k]).collect();
-        // `q` appends without replacing: members of the same name stay distinct.
-        let status = Command::new(which("ar")?)
-            .arg("qcsD")
-            .arg(out)
-            .args(&ordered)
-            .status()?;
-        if !status.success() {
-            bail!(
-                "ar could not rebuild {} with reordered members",
-                self.record.inputs[i].written
-            );
-        }
-        Ok(())
+        // Built under a private name and renamed: seeds running in parallel never see a
+        // half-written object.
+        let staging = tempfile::Builder::new()
+            .prefix(".merging-")
+            .tempdir_in(&dir)
+            .with_context(|| format!("creating a directory in {}", dir.display()))?;
+        let staged = staging.path().join("merged.o");
+        reorder::merge_objects(
+            files,
+            identity,
+            dissolve,
+            &staging.path().join("merged.ld"),
+            &staged,
+            &which("ld.bfd")?,
+        )?;
+        std::fs::rename(&staged, &merged)
+            .with_context(|| format!("storing {}", merged.display()))?;
+        Ok(merged)
     }
 
     /// The new command line: recorded arguments with the output, the inputs (objects in
@@ -486,19 +512,82 @@ pub(crate) fn tool_command(record: &LinkRecord, program: &Path) -> Command {
     cmd
 }
 
-/// Relinks `input` with its movable sections shuffled within groups; `false` (and nothing
-/// written) when it has fewer than two movable sections or is not a relinkable ELF object.
-fn reorder_object(input: &Path, out: &Path, rng: &mut SeededRng, ld: &Path) -> Result<bool> {
-    let Ok(sections) = object_file::text_sections(input) else {
-        return Ok(false);
+/// The object `bytes` with its movable sections shuffled within groups (its section table
+/// permuted); `None` when it has fewer than two movable sections or is not a relocatable ELF
+/// object.
+fn reorder_object(bytes: &[u8], rng: &mut SeededRng) -> Result<Option<Vec<u8>>> {
+    let Ok(sections) = object_file::text_sections_from_bytes(bytes) else {
+        return Ok(None);
     };
     let shuffled = reorder::shuffle_within_groups(&sections, rng);
     if shuffled.len() < 2 {
-        return Ok(false);
+        return Ok(None);
     }
-    let order: Vec<String> = shuffled.into_iter().map(|s| s.name).collect();
-    reorder::relocatable_reorder(input, out, &order, ld)?;
-    Ok(true)
+    let order: Vec<usize> = shuffled.iter().map(|s| s.index).collect();
+    reorder::reorder_sections(bytes, &order, &[]).map(Some)
+}
+
+/// Writes to `out` the merged object `merged` (made with the `identity` order by
+/// [`reorder::merge_objects`]) with its code in the order of `entries`, a permutation of
+/// `identity`: its section table permuted. The merged object names the output section of
+/// the k-th identity entry `<group>.lr<k>`, which is how its sections are found.
+fn write_merged_order(
+    merged: &Path,
+    identity: &[MergedEntry],
+    entries: &[MergedEntry],
+    out: &Path,
+) -> Result<()> {
+    let data = std::fs::read(merged).with_context(|| format!("reading {}", merged.display()))?;
+    let rank_of = |list: &[MergedEntry]| -> Vec<(PathBuf, String)> {
+        let mut seen = std::collections::HashSet::new();
+        list.iter()
+            .filter(|e| seen.insert((&e.object, &e.section)))
+            .map(|e| (e.object.clone(), e.section.clone()))
+            .collect()
+    };
+    let identity_ranks: std::collections::HashMap<(PathBuf, String), usize> = rank_of(identity)
+        .into_iter()
+        .enumerate()
+        .map(|(k, e)| (e, k))
+        .collect();
+    let file = object::File::parse(&*data)
+        .with_context(|| format!("reading the merged object {}", merged.display()))?;
+    let mut index_of_rank = std::collections::HashMap::new();
+    for section in object::Object::sections(&file) {
+        if object::ObjectSection::kind(&section) != object::SectionKind::Text {
+            continue; // `.rela.text.lr<k>` travels with its section
+        }
+        let name = object::ObjectSection::name(&section).unwrap_or("");
+        if let Some(rank) = name
+            .rsplit_once(".lr")
+            .and_then(|(_, k)| k.parse::<usize>().ok())
+        {
+            index_of_rank.insert(rank, object::ObjectSection::index(&section).0);
+        }
+    }
+    let mut order = Vec::with_capacity(identity_ranks.len());
+    for e in rank_of(entries) {
+        let rank = identity_ranks.get(&e).with_context(|| {
+            format!(
+                "section {} of {} is not in the merged object",
+                e.1,
+                e.0.display()
+            )
+        })?;
+        // No section: a COMDAT copy that `ld -r` discarded for an earlier one.
+        if let Some(&index) = index_of_rank.get(rank) {
+            order.push(index);
+        }
+    }
+    if order.len() != index_of_rank.len() {
+        bail!(
+            "the order lists {} sections but the merged object has {}",
+            order.len(),
+            index_of_rank.len()
+        );
+    }
+    let bytes = reorder::reorder_sections(&data, &order, &[])?;
+    std::fs::write(out, bytes).with_context(|| format!("writing {}", out.display()))
 }
 
 /// The members of a static archive with their bytes, in archive order.

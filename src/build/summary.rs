@@ -14,11 +14,11 @@ type ProgramTally<'a> = (usize, BTreeSet<&'a str>, Vec<f64>, Vec<f64>);
 pub fn render(m: &Manifest) -> String {
     let mut out = String::new();
     let mut per_program: BTreeMap<&str, ProgramTally> = BTreeMap::new();
-    for b in &m.baseline.binaries {
+    for b in m.baseline.all() {
         per_program.entry(&b.name).or_default();
     }
     for v in m.seeds.iter().filter(|v| v.status == BuildStatus::Ok) {
-        for b in &v.binaries {
+        for b in v.all() {
             let e = per_program.entry(&b.name).or_default();
             e.0 += 1;
             e.1.insert(&b.fingerprint);
@@ -60,10 +60,13 @@ pub fn render(m: &Manifest) -> String {
     );
     let _ = writeln!(out, "mechanism: {}", m.mechanism);
     for p in &m.programs {
+        let what = if p.library { "library" } else { "program" };
         if let (Some(a), None) = (&p.achieved, &p.excluded) {
-            let _ = writeln!(out, "achieved: program {}: {}", p.name, a.words);
+            let _ = writeln!(out, "achieved: {what} {}: {}", p.name, a.words);
         }
-        if let Some(reason) = &p.excluded {
+        if let (Some(reason), true) = (&p.excluded, p.library) {
+            let _ = writeln!(out, "note: library {} is not randomised: {reason}", p.name);
+        } else if let Some(reason) = &p.excluded {
             let _ = writeln!(
                 out,
                 "note: program {} is left out of the seeds (its baseline is kept; `run` skips it \
@@ -75,7 +78,7 @@ pub fn render(m: &Manifest) -> String {
             let more = p.coinciding.len().saturating_sub(5);
             let _ = writeln!(
                 out,
-                "note: program {}: coinciding layouts: {}{}",
+                "note: {what} {}: coinciding layouts: {}{}",
                 p.name,
                 groups.join("; "),
                 if more > 0 {

@@ -27,7 +27,7 @@ pub fn check_name(name: &str) -> Result<()> {
         || name.starts_with("seed-")
     {
         bail!(
-            "--variant {name:?}: a variant name is letters, digits, `-`, `_`, `.` and `+`, not \
+            "variant name {name:?}: a variant name is letters, digits, `-`, `_`, `.` and `+`, not \
              starting with `.` or `-`, and not `seed-…` nor one of {}",
             RESERVED.join(", ")
         );

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 use layoutrand::build::driver::{self, BuildOptions};
 use layoutrand::build::linker::Linker;
@@ -93,7 +93,7 @@ fn seeds(args: &Args) -> Result<Vec<u64>> {
     let Some(name) = &args.variant else {
         return Ok(asked());
     };
-    layoutrand::build::variant::check_name(name)?;
+    layoutrand::build::variant::check_name(name).context("--variant")?;
     let Some(shared) = layoutrand::build::variant::shared_seeds(&args.out)? else {
         return Ok(asked());
     };

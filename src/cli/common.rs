@@ -101,3 +101,31 @@ impl CsvColumnsArgs {
         Ok((levels, value))
     }
 }
+
+/// `--fail-if-slower PCT`: the CI gate of `report` and `compare` (one flag, one rule: the
+/// engine's [`layoutrand::analysis::effect::Effect::slower_beyond`]).
+#[derive(Debug, Clone, clap::Args)]
+pub struct GateArgs {
+    /// CI gate: exit 1 when some comparison's whole ratio interval says new is slower than
+    /// its base by more than this (`3%` or `0.03`); exit 0 otherwise, 2 on an error. In
+    /// `report`, new is every variant and base the first variant built; in `compare`, the new
+    /// experiment (or CSV file) against the base one, per program, metric and variant.
+    #[arg(long, value_name = "PCT", value_parser = share_arg)]
+    pub fail_if_slower: Option<f64>,
+}
+
+impl GateArgs {
+    /// The exit code for `failed` (some comparison slower beyond the gate): 1, saying so on
+    /// stderr as `layoutrand COMMAND: …`, else 0.
+    pub fn exit_code(&self, command: &str, failed: bool) -> i32 {
+        if !failed {
+            return 0;
+        }
+        eprintln!(
+            "layoutrand {command}: FAIL: a new version is slower than its base by more than \
+             --fail-if-slower {} (its whole interval)",
+            layoutrand::analysis::numfmt::percent(self.fail_if_slower.unwrap_or(0.0), 1)
+        );
+        1
+    }
+}

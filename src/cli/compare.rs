@@ -17,12 +17,13 @@ use anyhow::{bail, Result};
 
 use layoutrand::analysis::compare::{compare, CompareOptions, Comparison};
 use layoutrand::analysis::single::Dataset;
-use layoutrand::analysis::vocabulary::share_arg;
 use layoutrand::measurements::{load_measurements, CsvSpec};
 use layoutrand::stats::hierarchy::plural;
 
 use super::analyze::{fmt_confidence, fmt_p, fmt_sig};
-use super::common::{BootstrapArgs, CsvColumnsArgs, FormatArgs, OutputFormat, VerdictArgs};
+use super::common::{
+    BootstrapArgs, CsvColumnsArgs, FormatArgs, GateArgs, OutputFormat, VerdictArgs,
+};
 
 /// Arguments of `layoutrand compare`.
 #[derive(Debug, clap::Args)]
@@ -40,10 +41,8 @@ pub struct Args {
     pub bootstrap: BootstrapArgs,
     #[command(flatten)]
     pub format: FormatArgs,
-    /// Exit with code 1 when the whole confidence interval says new is slower than base by
-    /// more than this (2% or 0.02), for CI gating.
-    #[arg(long, value_name = "PCT", value_parser = share_arg)]
-    pub fail_if_slower: Option<f64>,
+    #[command(flatten)]
+    pub gate: GateArgs,
 }
 
 /// Runs `layoutrand compare`.
@@ -55,16 +54,16 @@ pub fn run(args: Args) -> Result<i32> {
             if !args.columns.levels.is_empty() || args.columns.value.is_some() {
                 bail!("--levels and --value apply to CSV files, not experiment directories (their levels are binary, execution, iteration)");
             }
-            let (text, code) = layoutrand::report::compare::run_directories(
+            let (text, failed) = layoutrand::report::compare::run_directories(
                 &args.base,
                 &args.new,
                 &thresholds,
                 args.bootstrap.options(),
-                args.fail_if_slower,
+                args.gate.fail_if_slower,
                 json,
             )?;
             print!("{text}");
-            Ok(code)
+            Ok(args.gate.exit_code("compare", failed))
         }
         (false, false) => run_csv(&args, thresholds, json),
         _ => bail!(
@@ -105,7 +104,7 @@ fn run_csv(
             thresholds,
             is_time: true,
             bootstrap: args.bootstrap.options(),
-            fail_if_slower: args.fail_if_slower,
+            fail_if_slower: args.gate.fail_if_slower,
         },
     )?;
     if json {
@@ -113,7 +112,7 @@ fn run_csv(
     } else {
         print!("{}", render_text(&cmp, &levels[0]));
     }
-    Ok(i32::from(cmp.slower_beyond_threshold))
+    Ok(args.gate.exit_code("compare", cmp.slower_beyond_threshold))
 }
 
 fn fmt_ratio(x: f64) -> String {

@@ -2,8 +2,7 @@
 
 use std::path::PathBuf;
 
-use layoutrand::run::export::{export_rows, write_rows, ExportFormat};
-use layoutrand::run::store::read_results;
+use layoutrand::run::export::{export_store, ExportFormat};
 
 /// Arguments of `layoutrand export`.
 #[derive(Debug, clap::Args)]
@@ -11,9 +10,9 @@ pub struct Args {
     /// Experiment directory holding results.jsonl.
     #[arg(default_value = layoutrand::analysis::vocabulary::DEFAULT_DIR)]
     pub dir: PathBuf,
-    /// csv (program,binary,execution,iteration,value) or json.
-    #[arg(long, default_value = "csv")]
-    pub format: String,
+    /// csv (program,[variant,]binary,layout,execution,iteration,value[,warmup]) or json.
+    #[arg(long, value_enum, default_value_t = ExportFormat::Csv)]
+    pub format: ExportFormat,
     /// Metric to export (e.g. wall, cpu, max_rss, reported, Ir, estimated_cycles) [default: the
     /// run's --metric].
     #[arg(long)]
@@ -28,27 +27,33 @@ pub struct Args {
 
 /// Runs `layoutrand export`.
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let format = match args.format.as_str() {
-        "csv" => ExportFormat::Csv,
-        "json" => ExportFormat::Json,
-        other => anyhow::bail!("--format {other:?}: expected csv or json"),
+    let export = |out: &mut dyn std::io::Write| {
+        export_store(
+            &args.dir,
+            args.metric.as_deref(),
+            args.include_warmup,
+            args.format,
+            out,
+        )
     };
-    let results = read_results(&args.dir)?;
-    for w in &results.warnings {
-        eprintln!("layoutrand: warning: {w}");
-    }
-    let rows = export_rows(&results, args.metric.as_deref(), args.include_warmup)?;
-    match &args.output {
+    let warnings = match &args.output {
         Some(path) => {
-            let mut buf = Vec::new();
-            write_rows(&rows, format, args.include_warmup, &mut buf)?;
-            layoutrand::files::write_atomically(path, &buf)?;
+            let mut warnings = Vec::new();
+            layoutrand::files::write_atomically_with(path, |out| {
+                warnings = export(out)?;
+                Ok(())
+            })?;
+            warnings
         }
         None => {
-            let stdout = std::io::stdout();
-            let mut lock = stdout.lock();
-            write_rows(&rows, format, args.include_warmup, &mut lock)?;
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            let warnings = export(&mut out)?;
+            std::io::Write::flush(&mut out)?;
+            warnings
         }
+    };
+    for w in &warnings {
+        eprintln!("layoutrand: warning: {w}");
     }
     Ok(0)
 }

@@ -20,11 +20,8 @@ pub struct Args {
     /// recorded, the one asked of `run` first.
     #[arg(long = "metric", value_name = "NAME")]
     pub metrics: Vec<String>,
-    /// CI gate for experiments with variants: exit 1 when some variant's whole ratio
-    /// interval is slower than the base (the first variant built) by more than this
-    /// (`3%` or `0.03`). Exit 0 otherwise, 2 on an error.
-    #[arg(long, value_name = "PCT", value_parser = layoutrand::analysis::vocabulary::share_arg)]
-    pub fail_if_slower: Option<f64>,
+    #[command(flatten)]
+    pub gate: super::common::GateArgs,
     #[command(flatten)]
     pub bootstrap: super::common::BootstrapArgs,
 }
@@ -33,17 +30,10 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let options = layoutrand::report::analysis::AnalysisOptions {
         thresholds: args.verdict.thresholds()?,
-        fail_if_slower: args.fail_if_slower,
+        fail_if_slower: args.gate.fail_if_slower,
         bootstrap: args.bootstrap.options(),
     };
     let (text, slower) = render_gated_report(&args.dir, args.format, &options, &args.metrics)?;
     std::io::stdout().lock().write_all(text.as_bytes())?;
-    if slower {
-        eprintln!(
-            "layoutrand report: a variant is slower than its base by more than --fail-if-slower {} (its whole interval)",
-            layoutrand::analysis::numfmt::percent(args.fail_if_slower.unwrap_or(0.0), 1)
-        );
-        return Ok(1);
-    }
-    Ok(0)
+    Ok(args.gate.exit_code("report", slower))
 }

@@ -2,6 +2,7 @@
 //! the check and the target precision of a whole experiment. Every key can also be given on
 //! the command line; the command line wins.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -24,6 +25,11 @@ pub struct ExperimentConfig {
     /// How to build the program.
     #[serde(default)]
     pub build: BuildConfig,
+    /// `[[variant]]` tables: versions of the program compared in one interleaved experiment
+    /// (each built with `build --variant NAME`, all with the same seeds); the first is the
+    /// base every other one is compared with. Empty: one program, built by `[build] command`.
+    #[serde(default, rename = "variant")]
+    pub variants: Vec<VariantConfig>,
     /// How to run it.
     #[serde(default)]
     pub run: RunConfig,
@@ -73,6 +79,29 @@ pub struct BuildConfig {
     /// `auto`, `bfd`, `gold`, `lld` or `mold`.
     #[serde(default)]
     pub linker: Option<String>,
+}
+
+/// `[[variant]]`: one version of the program (other flags, compiler or sources).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VariantConfig {
+    /// The variant's name (`build --variant NAME`; its binaries go to `OUT/NAME/`).
+    pub name: String,
+    /// Its build command (argv), e.g. `["make", "CFLAGS=-O3"]`.
+    pub command: Vec<String>,
+    /// Environment variables set for its prepare and build commands (not for the runs: all
+    /// variants run in the runner's one environment, so that only the build differs).
+    #[serde(default)]
+    pub env: BTreeMap<String, String>,
+    /// Commands run in `dir` before each build of this variant (e.g. `[["make", "clean"]]`,
+    /// so that the build compiles again with the variant's flags).
+    #[serde(default)]
+    pub prepare: Vec<Vec<String>>,
+    /// Working directory of its prepare and build commands, relative to the experiment
+    /// file's directory; absent: the experiment's build directory (the fetched source, or
+    /// the current directory).
+    #[serde(default)]
+    pub dir: Option<PathBuf>,
 }
 
 /// `[run]`: arguments of `layoutrand run`.
@@ -162,12 +191,23 @@ impl ExperimentConfig {
         if let Some(source) = &mut self.source {
             source.prepare.iter_mut().for_each(fix);
         }
+        for variant in &mut self.variants {
+            fix(&mut variant.command);
+            variant.prepare.iter_mut().for_each(fix);
+        }
     }
 
     /// Checks that the experiment can start; says which key is missing or wrong.
     pub fn validate(&self) -> Result<()> {
-        if self.build.command.is_empty() {
-            bail!("no build command: set [build] command = [...] or pass --build-cmd");
+        if self.variants.is_empty() {
+            if self.build.command.is_empty() {
+                bail!(
+                    "no build command: set [build] command = [...], pass --build-cmd, or give \
+                     [[variant]] tables"
+                );
+            }
+        } else {
+            self.validate_variants()?;
         }
         if self.run.command.is_empty() {
             bail!("no run command: set [run] command = [...] or pass --run-cmd");
@@ -206,6 +246,62 @@ impl ExperimentConfig {
             }
         }
         Ok(())
+    }
+
+    /// Checks the `[[variant]]` tables: at least two, valid and distinct names, a command
+    /// each, and no `[build] command` or on-line growth beside them.
+    fn validate_variants(&self) -> Result<()> {
+        if !self.build.command.is_empty() {
+            bail!(
+                "[build] command = {:?} and [[variant]] tables are both set: each variant is \
+                 built by its own command; remove [build] command (and --build-cmd)",
+                self.build.command
+            );
+        }
+        if self.variants.len() < 2 {
+            bail!(
+                "a single [[variant]] ({:?}) compares nothing: add another, or build the program \
+                 with [build] command",
+                self.variants[0].name
+            );
+        }
+        if self.target.max_binaries.is_some() {
+            bail!(
+                "[target] max_binaries (growing the top level on-line) is not supported with \
+                 [[variant]]: fix the count with [build] seeds"
+            );
+        }
+        let mut seen = BTreeSet::new();
+        for (i, v) in self.variants.iter().enumerate() {
+            let at = format!("[[variant]] number {} (name = {:?})", i + 1, v.name);
+            crate::build::variant::check_name(&v.name).with_context(|| at.clone())?;
+            if !seen.insert(v.name.as_str()) {
+                bail!("{at}: the name is used by an earlier [[variant]]; names must differ");
+            }
+            if v.command.is_empty() {
+                bail!("{at}: command is empty");
+            }
+            if let Some(empty) = v.prepare.iter().position(Vec::is_empty) {
+                bail!("{at}: prepare command number {} is empty", empty + 1);
+            }
+            if let Some(key) = v
+                .env
+                .keys()
+                .find(|k| k.is_empty() || k.contains(['=', '\0']))
+            {
+                bail!("{at}: env key {key:?} is not a variable name");
+            }
+        }
+        Ok(())
+    }
+
+    /// The working directory of `variant`'s commands: its `dir` taken from the experiment
+    /// file's directory, else `build_dir`.
+    pub fn variant_dir(&self, variant: &VariantConfig, build_dir: &Path) -> PathBuf {
+        match &variant.dir {
+            Some(dir) => self.base_dir.join(dir),
+            None => build_dir.to_path_buf(),
+        }
     }
 
     /// The output directory: `out`, else `layoutrand-out/NAME`, else `layoutrand-out`.
@@ -253,21 +349,103 @@ mod tests {
     fn shipped_recipes_parse_and_validate() {
         let recipes = Path::new(env!("CARGO_MANIFEST_DIR")).join("recipes");
         let mut n = 0;
+        // Every experiment file of every recipe (experiment.toml and variant files).
+        let mut files = Vec::new();
         for entry in std::fs::read_dir(&recipes).unwrap() {
-            let file = entry.unwrap().path().join("experiment.toml");
-            if file.is_file() {
-                let c = ExperimentConfig::load(&file).unwrap();
-                c.validate()
-                    .unwrap_or_else(|e| panic!("{}: {e:#}", file.display()));
-                assert!(
-                    c.check.is_some(),
-                    "{}: every recipe checks its binaries",
-                    file.display()
-                );
-                n += 1;
+            let dir = entry.unwrap().path();
+            if dir.is_dir() {
+                for f in std::fs::read_dir(&dir).unwrap() {
+                    let f = f.unwrap().path();
+                    if f.extension().is_some_and(|e| e == "toml") {
+                        files.push(f);
+                    }
+                }
             }
         }
-        assert!(n >= 3, "expected at least three recipes, found {n}");
+        for file in files {
+            let c = ExperimentConfig::load(&file).unwrap();
+            c.validate()
+                .unwrap_or_else(|e| panic!("{}: {e:#}", file.display()));
+            assert!(
+                c.check.is_some(),
+                "{}: every recipe checks its binaries",
+                file.display()
+            );
+            n += 1;
+        }
+        assert!(n >= 5, "expected at least five recipe files, found {n}");
+    }
+
+    /// A file with two `[[variant]]` tables plus `extra`, loaded and validated.
+    fn variants_file(extra: &str, second: &str) -> Result<ExperimentConfig> {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("e.toml");
+        let text = format!(
+            "{extra}\n[[variant]]\nname = \"a\"\ncommand = [\"make\"]\nprepare = [[\"make\", \"clean\"]]\nenv = {{ CFLAGS = \"-O2\" }}\ndir = \"src\"\n\n[[variant]]\n{second}\n[run]\ncommand = [\"{{bin}}\"]\n"
+        );
+        std::fs::write(&p, text).unwrap();
+        let c = ExperimentConfig::load(&p)?;
+        c.validate()?;
+        Ok(c)
+    }
+
+    #[test]
+    fn variant_tables_are_read_and_checked() {
+        let c = variants_file("", "name = \"b\"\ncommand = [\"make\", \"{recipe}/x\"]").unwrap();
+        assert_eq!(c.variants.len(), 2);
+        assert_eq!(c.variants[0].env["CFLAGS"], "-O2");
+        assert_eq!(c.variants[0].prepare, [vec!["make", "clean"]]);
+        assert_eq!(
+            c.variant_dir(&c.variants[0], Path::new("/b")),
+            c.base_dir.join("src")
+        );
+        assert_eq!(
+            c.variant_dir(&c.variants[1], Path::new("/b")),
+            Path::new("/b")
+        );
+        assert!(
+            c.variants[1].command[1].ends_with("/x") && !c.variants[1].command[1].contains('{')
+        );
+        let err =
+            |extra: &str, second: &str| format!("{:#}", variants_file(extra, second).unwrap_err());
+        let e = err("", "name = \"a\"\ncommand = [\"make\"]");
+        assert!(
+            e.contains("[[variant]] number 2 (name = \"a\")") && e.contains("earlier"),
+            "{e}"
+        );
+        let e = err("", "name = \"b\"\ncommand = []");
+        assert!(
+            e.contains("number 2 (name = \"b\"): command is empty"),
+            "{e}"
+        );
+        let e = err("", "name = \"b\"\ncommand = [\"make\"]\ncflags = 1");
+        assert!(e.contains("unknown field `cflags`"), "{e}");
+        let e = err("", "command = [\"make\"]");
+        assert!(e.contains("missing field `name`"), "{e}");
+        let e = err("", "name = \"seed-3\"\ncommand = [\"make\"]");
+        assert!(e.contains("number 2") && e.contains("seed-"), "{e}");
+        let e = err("", "name = \"b\"\ncommand = [\"make\"]\nprepare = [[]]");
+        assert!(e.contains("prepare command number 1 is empty"), "{e}");
+        let e = err(
+            "[build]\ncommand = [\"make\"]",
+            "name = \"b\"\ncommand = [\"make\"]",
+        );
+        assert!(
+            e.contains("[build] command") && e.contains("both set"),
+            "{e}"
+        );
+        let e = err(
+            "[target]\nmax_binaries = 9",
+            "name = \"b\"\ncommand = [\"make\"]",
+        );
+        assert!(
+            e.contains("max_binaries") && e.contains("[[variant]]"),
+            "{e}"
+        );
+        let mut one = variants_file("", "name = \"b\"\ncommand = [\"make\"]").unwrap();
+        one.variants.pop();
+        let e = format!("{:#}", one.validate().unwrap_err());
+        assert!(e.contains("single [[variant]]"), "{e}");
     }
 
     #[test]

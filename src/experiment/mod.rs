@@ -7,6 +7,7 @@ pub mod config;
 pub mod growth;
 mod pipeline;
 pub mod subprocess;
+mod variants;
 
 pub use config::{parse_percent, ExperimentConfig};
 pub use pipeline::{run_experiment, Mode};

@@ -59,6 +59,14 @@ pub fn run_experiment(
         initial_dir.map(|d| absolute(&cwd, d)).as_deref(),
     )?;
     plan.announce();
+    if let Some((base, others)) = config.variants.split_first() {
+        let others: Vec<&str> = others.iter().map(|v| v.name.as_str()).collect();
+        eprintln!(
+            "layoutrand experiment: variants {} (base) and {}, built with the same seeds and run in one interleaved schedule",
+            base.name,
+            others.join(", ")
+        );
+    }
 
     let mut binaries = plan.binaries;
     let mut growth_log = plan
@@ -66,11 +74,15 @@ pub fn run_experiment(
         .as_ref()
         .map(|g| GrowthLog::new(g, plan.binaries));
     loop {
-        stage_header(&format!(
-            "build {binaries} randomised binaries in {}",
-            workdir.display()
-        ));
-        build(config, binaries, &out, &workdir)?;
+        if config.variants.is_empty() {
+            stage_header(&format!(
+                "build {binaries} randomised binaries in {}",
+                workdir.display()
+            ));
+            build(config, binaries, &out, &workdir)?;
+        } else {
+            super::variants::build_variants(config, binaries, &out, &workdir)?;
+        }
         if let Some(check) = &config.check {
             stage_header("check every binary");
             check_binaries(&check.command, &out, &workdir)?;
@@ -328,7 +340,7 @@ fn fetch_source(config: &ExperimentConfig, out: &Path, cwd: &Path) -> Result<Pat
                 argv.push("--skip-patches".into());
             }
             argv.extend([package.clone(), dest.display().to_string()]);
-            let (ok, output) = run_user_command(&argv, cwd)?;
+            let (ok, output) = run_user_command(&argv, cwd, &BTreeMap::new())?;
             if !ok {
                 bail!("fetching Debian source package {package} failed:\n{output}");
             }
@@ -344,7 +356,7 @@ fn fetch_source(config: &ExperimentConfig, out: &Path, cwd: &Path) -> Result<Pat
     if !source.prepare.is_empty() && !prepared.exists() {
         stage_header("prepare");
         for argv in &source.prepare {
-            let (ok, output) = run_user_command(argv, &workdir)?;
+            let (ok, output) = run_user_command(argv, &workdir, &BTreeMap::new())?;
             if !ok {
                 bail!(
                     "prepare command {argv:?} failed in {}:\n{output}",
@@ -402,24 +414,27 @@ fn build(config: &ExperimentConfig, seeds: u32, out: &Path, workdir: &Path) -> R
     }
     args.push("--".into());
     args.extend(config.build.command.iter().map(OsString::from));
-    run_stage("build", &args, workdir)
+    run_stage("build", &args, workdir, &BTreeMap::new())
 }
 
-/// Runs the check command against every successfully built binary; fails naming every
-/// binary whose check failed.
+/// Runs the check command against every successfully built binary of every variant; fails
+/// naming every binary whose check failed.
 fn check_binaries(command: &[String], out: &Path, workdir: &Path) -> Result<()> {
     let manifest = Manifest::load(out)?;
     let mut failures = Vec::new();
     let mut checked = 0;
-    for set in manifest
-        .binary_sets()
-        .filter(|v| v.status == BuildStatus::Ok)
-    {
-        let argv = expand_bins(command, set, out)?;
-        let (ok, output) = run_user_command(&argv, workdir)?;
-        checked += 1;
-        if !ok {
-            failures.push(format!("{}: {argv:?} failed:\n{output}", set.label()));
+    for (variant, build) in manifest.variant_builds() {
+        for set in build.binary_sets().filter(|v| v.status == BuildStatus::Ok) {
+            let argv = expand_bins(command, set, out)?;
+            let (ok, output) = run_user_command(&argv, workdir, &BTreeMap::new())?;
+            checked += 1;
+            if !ok {
+                let label = match variant {
+                    Some(v) => format!("{v} {}", set.label()),
+                    None => set.label(),
+                };
+                failures.push(format!("{label}: {argv:?} failed:\n{output}"));
+            }
         }
     }
     if !failures.is_empty() {
@@ -514,11 +529,12 @@ fn run(
     }
     args.push("--".into());
     args.extend(config.run.command.iter().map(OsString::from));
-    run_stage("run", &args, workdir)?;
+    run_stage("run", &args, workdir, &BTreeMap::new())?;
     run_is_complete(out, plan)
 }
 
-/// True when every planned execution of every binary in the manifest is in the store.
+/// True when every planned execution of every binary (of every variant) in the manifest is
+/// in the store.
 fn run_is_complete(out: &Path, plan: &Plan) -> Result<bool> {
     let manifest = Manifest::load(out)?;
     let results = crate::run::store::read_results(out)?;
@@ -527,7 +543,9 @@ fn run_is_complete(out: &Path, plan: &Plan) -> Result<bool> {
         .as_ref()
         .map_or(1, |h| h.programs.len().max(1));
     let expected = manifest
-        .binary_sets()
+        .variant_builds()
+        .iter()
+        .flat_map(|(_, build)| build.binary_sets())
         .filter(|v| v.status == BuildStatus::Ok)
         .count()
         * programs

@@ -6,6 +6,7 @@
 //! with the experiment (`PR_SET_PDEATHSIG`), so a killed experiment never leaves a runner
 //! writing to the store behind its back.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::Path;
@@ -13,10 +14,16 @@ use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 
-/// Runs `layoutrand ARGS...` in `cwd`, inheriting stdout and stderr; fails with the stage's
-/// name and exit status when it does not exit 0.
-pub fn run_stage(stage: &str, args: &[OsString], cwd: &Path) -> Result<()> {
+/// Runs `layoutrand ARGS...` in `cwd` with `env` added to the environment, inheriting stdout
+/// and stderr; fails with the stage's name and exit status when it does not exit 0.
+pub fn run_stage(
+    stage: &str,
+    args: &[OsString],
+    cwd: &Path,
+    env: &BTreeMap<String, String>,
+) -> Result<()> {
     let status = stage_command(args, cwd)
+        .envs(env)
         .status()
         .with_context(|| format!("cannot start `layoutrand {stage}`"))?;
     if !status.success() {
@@ -28,12 +35,19 @@ pub fn run_stage(stage: &str, args: &[OsString], cwd: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Runs an arbitrary command (a recipe's prepare or check step) in `cwd`, capturing its
-/// output; returns (success, combined output tail).
-pub fn run_user_command(argv: &[String], cwd: &Path) -> Result<(bool, String)> {
+/// Runs an arbitrary command (a recipe's prepare or check step) in `cwd` with `env` added to
+/// the environment, capturing its output; returns (success, combined output tail).
+pub fn run_user_command(
+    argv: &[String],
+    cwd: &Path,
+    env: &BTreeMap<String, String>,
+) -> Result<(bool, String)> {
     let (program, rest) = argv.split_first().context("empty command")?;
     let mut cmd = Command::new(program);
-    cmd.args(rest).current_dir(cwd).stdin(Stdio::null());
+    cmd.args(rest)
+        .envs(env)
+        .current_dir(cwd)
+        .stdin(Stdio::null());
     die_with_parent(&mut cmd);
     let output = cmd
         .output()

@@ -99,6 +99,11 @@ pub struct VariantBuild {
 pub struct ProgramSummary {
     /// The program name (as in [`Binary::name`]).
     pub name: String,
+    /// Whether this is a shared library (in [`BinarySet::libraries`]) rather than a program.
+    /// A library with nothing to move is not left out of the seeds (their programs load
+    /// it): [`ProgramSummary::excluded`] then only says why it is not randomised.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub library: bool,
     /// Why the program was left out of the seeds (its baseline is kept); `None`: randomised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub excluded: Option<String>,
@@ -131,11 +136,12 @@ pub struct Achieved {
 }
 
 impl Manifest {
-    /// The names of the programs left out of the seeds (see [`ProgramSummary::excluded`]).
+    /// The names of the programs left out of the seeds (see [`ProgramSummary::excluded`]);
+    /// never a library (each seed keeps its own copy of every library).
     pub fn excluded_programs(&self) -> Vec<&str> {
         self.programs
             .iter()
-            .filter(|p| p.excluded.is_some())
+            .filter(|p| p.excluded.is_some() && !p.library)
             .map(|p| p.name.as_str())
             .collect()
     }
@@ -151,8 +157,13 @@ pub struct BinarySet {
     /// The linker's (or verifier's) message when the binary failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
-    /// The programs built for this binary (one per recorded final link).
+    /// The programs built for this binary (one per recorded final link of an executable).
     pub binaries: Vec<Binary>,
+    /// The shared libraries built for this binary (one per recorded `-shared` link), which
+    /// its programs load at run time; empty when the build links none (and in manifests
+    /// written before libraries were relinked).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub libraries: Vec<Binary>,
 }
 
 /// Whether a binary was built.
@@ -183,6 +194,10 @@ pub struct Binary {
     pub distance: Option<LayoutDistance>,
     /// Wall time of this link, in seconds.
     pub link_seconds: f64,
+    /// For a shared library: its `DT_SONAME`, the name its programs load it by (`None` for
+    /// programs and for a library without one, which is then loaded by its file name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soname: Option<String>,
     /// For a seed: what the check that it holds the baseline's code (same functions, same
     /// sizes) compared; absent for the baseline and in manifests written before the check.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -207,6 +222,25 @@ pub fn sha256_of_file(path: &Path) -> Result<String> {
 }
 
 impl BinarySet {
+    /// Its programs, then its libraries.
+    pub fn all(&self) -> impl Iterator<Item = &Binary> {
+        self.binaries.iter().chain(self.libraries.iter())
+    }
+
+    /// The program or library `name`.
+    pub fn find(&self, name: &str) -> Option<&Binary> {
+        self.all().find(|b| b.name == name)
+    }
+
+    /// Adds `binary` to the programs, or to the libraries when `library`.
+    pub fn add(&mut self, binary: Binary, library: bool) {
+        if library {
+            self.libraries.push(binary);
+        } else {
+            self.binaries.push(binary);
+        }
+    }
+
     /// The label used in result stores and reports: `baseline` or `seed-N`.
     pub fn label(&self) -> String {
         binary_label(self.seed)

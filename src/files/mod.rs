@@ -11,4 +11,4 @@ pub mod manifest;
 pub mod results;
 pub mod stopping;
 
-pub use atomic::write_atomically;
+pub use atomic::{write_atomically, write_atomically_with};

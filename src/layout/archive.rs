@@ -83,6 +83,19 @@ pub fn members_with_data(path: &Path) -> Result<Vec<(ArchiveMember, Vec<u8>)>> {
 /// outside the archive). The file is written to a temporary name next to `dst` and renamed,
 /// so `dst` is never left half-written.
 pub fn write_reordered(src: &Path, dst: &Path, order: &[usize]) -> Result<()> {
+    write_reordered_with(src, dst, order, &mut |_, _| Ok(None))
+}
+
+/// [`write_reordered`] with members' contents replaced: `replace(position, bytes)` gives the
+/// new bytes of the member at `position` in `src`, or `None` to keep them. The symbol index
+/// is the source's, so a replacement must define the same symbols (e.g. the same object
+/// with its sections reordered).
+pub fn write_reordered_with(
+    src: &Path,
+    dst: &Path,
+    order: &[usize],
+    replace: &mut dyn FnMut(usize, &[u8]) -> Result<Option<Vec<u8>>>,
+) -> Result<()> {
     let data =
         std::fs::read(src).with_context(|| format!("cannot read archive {}", src.display()))?;
     let parsed = parse(&data).with_context(|| format!("cannot read archive {}", src.display()))?;
@@ -94,7 +107,20 @@ pub fn write_reordered(src: &Path, dst: &Path, order: &[usize]) -> Result<()> {
     }
     check_permutation(order, parsed.members.len())
         .with_context(|| format!("bad member order for {}", src.display()))?;
-    let bytes = encode(&parsed, order);
+    let mut replaced: Vec<Option<Vec<u8>>> = Vec::with_capacity(parsed.members.len());
+    for (position, member) in parsed.members.iter().enumerate() {
+        replaced.push(
+            replace(position, member.data)
+                .with_context(|| format!("member {} of {}", member.name, src.display()))?,
+        );
+    }
+    let contents: Vec<&[u8]> = parsed
+        .members
+        .iter()
+        .zip(&replaced)
+        .map(|(m, r)| r.as_deref().unwrap_or(m.data))
+        .collect();
+    let bytes = encode(&parsed, &contents, order);
     let dir = dst
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -213,7 +239,9 @@ fn padded(len: u64) -> u64 {
     len + (len & 1)
 }
 
-fn encode(parsed: &Parsed<'_>, order: &[usize]) -> Vec<u8> {
+/// The archive bytes: `parsed`'s names and index, member `i` holding `contents[i]`, members
+/// in `order`.
+fn encode(parsed: &Parsed<'_>, contents: &[&[u8]], order: &[usize]) -> Vec<u8> {
     // Long-name table: names that do not fit "name/" in 16 bytes, or contain a slash or
     // space (which the short form cannot represent).
     let mut long_names = Vec::new();
@@ -241,7 +269,7 @@ fn encode(parsed: &Parsed<'_>, order: &[usize]) -> Vec<u8> {
     entries.sort_by_key(|&(position, _)| position); // stable: keeps index order per member
 
     let names_len: u64 = entries.iter().map(|(_, n)| n.len() as u64 + 1).sum();
-    let member_len = |k: usize| padded(parsed.members[order[k]].data.len() as u64);
+    let member_len = |k: usize| padded(contents[order[k]].len() as u64);
     let members_total: u64 = (0..order.len()).map(|k| HEADER_LEN + member_len(k)).sum();
     let long_names_total = if long_names.is_empty() {
         0
@@ -304,7 +332,7 @@ fn encode(parsed: &Parsed<'_>, order: &[usize]) -> Vec<u8> {
     }
     for (k, &i) in order.iter().enumerate() {
         debug_assert_eq!(out.len() as u64, member_offsets[k]);
-        let data = parsed.members[i].data;
+        let data = contents[i];
         out.extend(header(&on_disk_name[k], "644", data.len() as u64));
         out.extend_from_slice(data);
         if data.len() & 1 == 1 {

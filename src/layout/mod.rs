@@ -7,11 +7,13 @@
 //! * [`object_file`]: the code sections of a `.o` and gcc's code groups;
 //! * [`archive`]: members of a static archive, and a copy with the members reordered;
 //! * [`reorder`]: seeded shuffles, `ld -r` module reordering, the global order script;
-//! * [`same_code`]: the invariant that a seed holds the baseline's code, only elsewhere.
+//! * [`same_code`]: the invariant that a seed holds the baseline's code, only elsewhere;
+//! * [`dynamic`]: a library's soname and an executable's loader.
 
 pub mod archive;
 pub mod binary;
 pub mod distance;
+pub mod dynamic;
 mod fingerprint;
 pub mod object_file;
 pub mod reorder;

@@ -64,7 +64,7 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
         .map(|s| {
             let failures = experiment
                 .failures
-                .get(&s.program)
+                .get(&(s.program.clone(), s.variant.clone()))
                 .copied()
                 .unwrap_or_default();
             analyse_series(s, failures, thresholds, options.bootstrap)
@@ -97,7 +97,16 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
             achieved: m
                 .programs
                 .iter()
-                .filter_map(|p| Some(format!("{}: {}", p.name, p.achieved.as_ref()?.words)))
+                .filter_map(|p| {
+                    let words = &p.achieved.as_ref()?.words;
+                    // Libraries are named as such: their code moves too, inside the programs'
+                    // processes.
+                    Some(if p.library {
+                        format!("library {}: {words}", p.name)
+                    } else {
+                        format!("{}: {words}", p.name)
+                    })
+                })
                 .collect(),
             mode: serde_plain(&m.mode),
             seeds_built: m.seeds.len(),
@@ -124,7 +133,16 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
             host_warnings: host_warnings.clone(),
         },
         series,
-        failures: experiment.failures.clone(),
+        failures: experiment
+            .failures
+            .iter()
+            .map(|((program, variant), f)| {
+                (
+                    super::series::program_label(program, variant.as_deref()),
+                    *f,
+                )
+            })
+            .collect(),
         warnings,
         machines,
         comparisons,

@@ -19,6 +19,7 @@ use crate::stats::suite::{overall_gain, time_weights, wilson_ci, ProgramTimes};
 use super::analysis::seed_hierarchy;
 use super::experiment::{Experiment, Series};
 use super::model::Interval;
+use super::series::program_label;
 use crate::analysis::numfmt::{estimate, level, p_value, percent, quantity};
 
 /// The comparison of two experiments.
@@ -45,6 +46,10 @@ pub struct Comparison {
 pub struct ProgramComparison {
     /// Program.
     pub program: String,
+    /// The variant (`build --variant`) compared, when both experiments hold variants: each
+    /// variant of one is compared with the variant of the same name in the other.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     /// Metric.
     pub metric: String,
     /// Unit.
@@ -92,7 +97,8 @@ pub fn compare_directories(
 }
 
 /// `layoutrand compare BASE_DIR NEW_DIR`: the rendered comparison (text, or JSON when
-/// `json`) and the exit code. `fail_if_slower` is a share (0.02 for 2 %).
+/// `json`) and whether the gate failed ([`gate_failed`]). `fail_if_slower` is a share (0.02
+/// for 2 %).
 pub fn run_directories(
     base: &std::path::Path,
     new: &std::path::Path,
@@ -100,7 +106,7 @@ pub fn run_directories(
     bootstrap: Option<BootstrapOptions>,
     fail_if_slower: Option<f64>,
     json: bool,
-) -> Result<(String, i32)> {
+) -> Result<(String, bool)> {
     let c = compare_directories(
         base,
         new,
@@ -116,17 +122,15 @@ pub fn run_directories(
     } else {
         render_text(&c)
     };
-    Ok((text, exit_code(&c)))
+    Ok((text, gate_failed(&c)))
 }
 
-/// The exit code for CI gating: 1 when some program's whole ratio interval says slower
-/// (higher) by more than the `--fail-if-slower` threshold, else 0.
-pub fn exit_code(c: &Comparison) -> i32 {
-    i32::from(
-        c.programs
-            .iter()
-            .any(|p| p.comparison.slower_beyond_threshold),
-    )
+/// The CI gate: whether some program's (and variant's) whole ratio interval says slower
+/// (higher) by more than the `--fail-if-slower` threshold.
+pub fn gate_failed(c: &Comparison) -> bool {
+    c.programs
+        .iter()
+        .any(|p| p.comparison.slower_beyond_threshold)
 }
 
 /// Compares two loaded experiments. `fail_if_slower` is a share (0.02 for 2 %).
@@ -138,12 +142,11 @@ pub fn compare(
     let confidence = options.thresholds.confidence;
     let mut programs = Vec::new();
     let mut unmatched = Vec::new();
+    let same = |a: &Series, b: &Series| {
+        a.program == b.program && a.metric == b.metric && a.variant == b.variant
+    };
     for b in &base.series {
-        match new
-            .series
-            .iter()
-            .find(|n| n.program == b.program && n.metric == b.metric)
-        {
+        match new.series.iter().find(|n| same(b, n)) {
             Some(n) => {
                 if n.unit != b.unit {
                     bail!(
@@ -160,21 +163,17 @@ pub fn compare(
             }
             None => unmatched.push(format!(
                 "{} {} only in {}",
-                b.program,
+                program_label(&b.program, b.variant.as_deref()),
                 b.metric,
                 base.dir.display()
             )),
         }
     }
     for n in &new.series {
-        if !base
-            .series
-            .iter()
-            .any(|b| b.program == n.program && b.metric == n.metric)
-        {
+        if !base.series.iter().any(|b| same(b, n)) {
             unmatched.push(format!(
                 "{} {} only in {}",
-                n.program,
+                program_label(&n.program, n.variant.as_deref()),
                 n.metric,
                 new.dir.display()
             ));
@@ -211,7 +210,11 @@ pub fn compare(
 /// The randomised binaries of `series` as an engine data set whose top-level units are
 /// named by seed (so two experiments with the same seeds are matched pair by pair).
 fn dataset(series: &Series, side: &str) -> Result<Dataset> {
-    let what = format!("{} {}", series.program, series.metric);
+    let what = format!(
+        "{} {}",
+        program_label(&series.program, series.variant.as_deref()),
+        series.metric
+    );
     let (h, names) = seed_hierarchy(series)
         .ok_or_else(|| anyhow::anyhow!("{what}: no usable randomised binary in {side}"))?;
     let ids = series
@@ -268,6 +271,7 @@ pub fn compare_series(
     }
     Ok(ProgramComparison {
         program: base.program.clone(),
+        variant: base.variant.clone(),
         metric: base.metric.clone(),
         unit: base.unit.clone(),
         unit_is_time: base.is_time(),
@@ -363,7 +367,13 @@ pub fn render_text(c: &Comparison) -> String {
         level(c.confidence)
     );
     for p in &c.programs {
-        let _ = writeln!(out, "\n{} — {} ({})", p.program, p.metric, p.unit);
+        let _ = writeln!(
+            out,
+            "\n{} — {} ({})",
+            program_label(&p.program, p.variant.as_deref()),
+            p.metric,
+            p.unit
+        );
         for (label, s) in [
             ("base: ", &p.comparison.base),
             ("new:  ", &p.comparison.new),

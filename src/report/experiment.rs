@@ -17,7 +17,8 @@ use anyhow::{bail, Context, Result};
 use crate::files::manifest::{BuildMode, Manifest, MANIFEST_FILE};
 use crate::files::stopping::{GrowthLog, STOPPING_FILE};
 use crate::run::store::{
-    has_results, read_results, ExecutionStatus, Header, Results, RESULTS_FILE,
+    has_results, scan_results, Execution, ExecutionStatus, Header, Measurement, Results,
+    RESULTS_FILE,
 };
 
 use super::balance::balance;
@@ -37,8 +38,9 @@ pub struct Experiment {
     /// One data set per program, metric and variant, sorted by program, then metric (the
     /// run's primary first), then variant in build order (see [`variant_groups`]).
     pub series: Vec<Series>,
-    /// Executions that did not end well, by program.
-    pub failures: BTreeMap<String, FailureCounts>,
+    /// How the executions ended, by program and variant (`None` without variants): each
+    /// variant is a program of its own, whose failures must not be blamed on another.
+    pub failures: BTreeMap<(String, Option<String>), FailureCounts>,
     /// Problems found while reading or balancing the data, in words.
     pub warnings: Vec<String>,
     /// The stopping rule, when `layoutrand experiment` grew the top level on-line
@@ -109,6 +111,10 @@ impl FailureCounts {
 
 /// Loads `dir/manifest.json` and `dir/results.jsonl` into an [`Experiment`].
 ///
+/// The store is read in one streaming pass ([`scan_results`]): each committed execution's
+/// measurements go straight into the per-series tables, so memory holds the values (about
+/// 50 bytes each) and never the store's records.
+///
 /// Errors, each naming the file: no manifest, no store, a store without header, a store
 /// written by another schema (the reader refuses newer ones) or another tool version whose
 /// schema is not ours, a store with no committed execution, a store in which every execution
@@ -130,114 +136,100 @@ pub fn load(dir: &Path) -> Result<Experiment> {
             dir.display()
         );
     }
-    let results = read_results(dir)?;
-    from_parts(dir, manifest, results)
+    let mut tables = Tables::new(dir, &manifest);
+    let results = scan_results(dir, |execution, measurements| {
+        tables.add_execution(execution, measurements)
+    })?;
+    tables.finish(dir, manifest, results)
 }
 
 /// Builds an [`Experiment`] from an already-read manifest and store (the part of [`load`]
 /// that does no I/O; `dir` is used in messages only).
-pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Experiment> {
-    let store = dir.join(RESULTS_FILE);
-    let finishes = results.finishes.clone();
-    let Some(header) = results.header.clone() else {
-        if results.executions.is_empty() && results.measurements.is_empty() {
-            bail!(
-                "{} is empty: no execution has been recorded yet (run `layoutrand run`)",
-                store.display()
-            );
+pub fn from_parts(dir: &Path, manifest: Manifest, mut results: Results) -> Result<Experiment> {
+    let mut tables = Tables::new(dir, &manifest);
+    let status_of: BTreeMap<crate::files::results::ExecutionKey, &Execution> =
+        results.executions.iter().map(|e| (e.key(), e)).collect();
+    let mut per_execution: BTreeMap<crate::files::results::ExecutionKey, Vec<Measurement>> =
+        BTreeMap::new();
+    for m in std::mem::take(&mut results.measurements) {
+        per_execution.entry(m.key()).or_default().push(m);
+    }
+    for (key, measurements) in per_execution {
+        if let Some(e) = status_of.get(&key) {
+            tables.add_execution(e, measurements);
         }
-        bail!(
-            "{} has no header record: it was not written by layoutrand run",
-            store.display()
-        );
-    };
-    if !(1..=crate::run::store::RESULTS_SCHEMA).contains(&header.schema) {
-        bail!(
-            "{} was written with results schema {} by layoutrand {}; this layoutrand ({}) reads schemas 1 to {}",
-            store.display(),
-            header.schema,
-            header.tool_version,
-            env!("CARGO_PKG_VERSION"),
-            crate::run::store::RESULTS_SCHEMA
-        );
     }
-    let mut warnings = results.warnings.clone();
-    if header.tool_version != manifest.tool_version {
-        warnings.push(format!(
-            "the manifest was written by layoutrand {} and the store by layoutrand {}",
-            manifest.tool_version, header.tool_version
-        ));
-    }
-    if results.executions.is_empty() {
-        bail!(
-            "{} has no completed execution yet: nothing to report",
-            store.display()
-        );
+    drop(status_of);
+    tables.finish(dir, manifest, results)
+}
+
+/// Identifies one series while the store is read: program, metric, variant.
+type SeriesKey = (String, String, Option<String>);
+
+/// The store's committed values, grouped per series → binary → execution → iteration, as
+/// they are read; the first problem found stops the grouping and is reported by
+/// [`Tables::finish`].
+struct Tables {
+    store: PathBuf,
+    manifest_file: PathBuf,
+    known_programs: std::collections::BTreeSet<String>,
+    raw: BTreeMap<SeriesKey, BTreeMap<String, RawBinary>>,
+    units: BTreeMap<(String, String), String>,
+    error: Option<anyhow::Error>,
+}
+
+impl Tables {
+    fn new(dir: &Path, manifest: &Manifest) -> Tables {
+        Tables {
+            store: dir.join(RESULTS_FILE),
+            manifest_file: dir.join(MANIFEST_FILE),
+            known_programs: manifest
+                .binary_sets()
+                .flat_map(|v| v.binaries.iter().map(|b| b.name.clone()))
+                .collect(),
+            raw: BTreeMap::new(),
+            units: BTreeMap::new(),
+            error: None,
+        }
     }
 
-    let mut failures: BTreeMap<String, FailureCounts> = BTreeMap::new();
-    let mut status_of: BTreeMap<
-        crate::files::results::ExecutionKey,
-        &crate::run::store::Execution,
-    > = BTreeMap::new();
-    for e in &results.executions {
-        failures
-            .entry(e.program.clone())
-            .or_default()
-            .count(e.status);
-        status_of.insert(e.key(), e);
-    }
-    if failures.values().all(|f| f.ok == 0) {
-        let total: usize = failures.values().map(FailureCounts::failed).sum();
-        let example = results
-            .executions
-            .iter()
-            .find_map(|e| e.output_tail.as_deref())
-            .map(|t| format!("; the last output of one of them:\n{}", t.trim_end()))
-            .unwrap_or_default();
-        bail!(
-            "{}: all {total} execution(s) failed, so there is nothing to analyse{example}",
-            store.display()
-        );
+    /// Files the measurements of one committed execution (only a successful one's count).
+    fn add_execution(&mut self, exec: &Execution, measurements: Vec<Measurement>) {
+        if self.error.is_some() || exec.status != ExecutionStatus::Ok {
+            return;
+        }
+        for m in measurements {
+            if let Err(e) = self.add(exec, m) {
+                self.error = Some(e);
+                return;
+            }
+        }
     }
 
-    let known_programs: std::collections::BTreeSet<&str> = manifest
-        .binary_sets()
-        .flat_map(|v| v.binaries.iter().map(|b| b.name.as_str()))
-        .collect();
-
-    // (program, metric, variant's place in build order, variant) → binary → execution →
-    // (iteration → value, warmup flag)
-    type Raw = BTreeMap<(String, String, usize, Option<String>), BTreeMap<String, RawBinary>>;
-    let variant_rank = |v: &Option<String>| {
-        v.as_ref()
-            .and_then(|v| header.variants.iter().position(|n| n == v))
-            .unwrap_or(0)
-    };
-    let mut raw: Raw = BTreeMap::new();
-    let mut units: BTreeMap<(String, String), String> = BTreeMap::new();
-    for m in &results.measurements {
-        if !known_programs.contains(m.program.as_str()) {
+    fn add(&mut self, exec: &Execution, m: Measurement) -> Result<()> {
+        let store = self.store.display();
+        if !self.known_programs.contains(&m.program) {
             bail!(
-                "{}: program `{}` (binary {}, execution {}) is not in {}",
-                store.display(),
+                "{store}: program `{}` (binary {}, execution {}) is not in {}",
                 m.program,
                 m.binary,
                 m.execution,
-                dir.join(MANIFEST_FILE).display()
+                self.manifest_file.display()
             );
         }
-        let Some(exec) = status_of.get(&m.key()) else {
-            continue;
-        };
-        if exec.status != ExecutionStatus::Ok {
-            continue;
+        if !m.value.is_finite() {
+            bail!(
+                "{store}: iteration {} of execution {} of {} {} has a non-finite `{}` value",
+                m.iteration,
+                m.execution,
+                m.program,
+                m.binary,
+                m.metric
+            );
         }
-        let key = (m.program.clone(), m.metric.clone());
-        match units.get(&key) {
+        match self.units.get(&(m.program.clone(), m.metric.clone())) {
             Some(u) if *u != m.unit => bail!(
-                "{}: metric `{}` of program `{}` is recorded in both `{}` and `{}`",
-                store.display(),
+                "{store}: metric `{}` of program `{}` is recorded in both `{}` and `{}`",
                 m.metric,
                 m.program,
                 u,
@@ -245,18 +237,19 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
             ),
             Some(_) => {}
             None => {
-                units.insert(key.clone(), m.unit.clone());
+                self.units
+                    .insert((m.program.clone(), m.metric.clone()), m.unit.clone());
             }
         }
-        let binary = raw
-            .entry((
-                m.program.clone(),
-                m.metric.clone(),
-                variant_rank(&m.variant),
-                m.variant.clone(),
-            ))
+        let duplicate = format!(
+            "{store}: iteration {} of execution {} of {} {} has two `{}` values",
+            m.iteration, m.execution, m.program, m.binary, m.metric
+        );
+        let binary = self
+            .raw
+            .entry((m.program, m.metric, m.variant))
             .or_default()
-            .entry(m.binary.clone())
+            .entry(m.binary)
             .or_insert_with(|| RawBinary {
                 seed: m.seed,
                 executions: BTreeMap::new(),
@@ -274,126 +267,182 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
             .insert(m.iteration, (m.value, m.warmup))
             .is_some()
         {
-            bail!(
-                "{}: iteration {} of execution {} of {} {} has two `{}` values",
-                store.display(),
-                m.iteration,
-                m.execution,
-                m.program,
-                m.binary,
-                m.metric
-            );
+            bail!(duplicate);
         }
-        if !m.value.is_finite() {
-            bail!(
-                "{}: iteration {} of execution {} of {} {} has a non-finite `{}` value",
-                store.display(),
-                m.iteration,
-                m.execution,
-                m.program,
-                m.binary,
-                m.metric
-            );
-        }
-    }
-    if raw.is_empty() {
-        bail!(
-            "{}: the successful executions recorded no measurements",
-            store.display()
-        );
+        Ok(())
     }
 
-    let mut series = Vec::new();
-    for ((program, metric, _, variant), binaries) in raw {
-        let unit = units[&(program.clone(), metric.clone())].clone();
-        let what = match &variant {
-            Some(v) => format!("{program} ({v}) {metric}"),
-            None => format!("{program} {metric}"),
-        };
-        let mut seeds = Vec::new();
-        let mut baseline = None;
-        for (binary, rb) in binaries {
-            let data = BinaryData {
-                seed: rb.seed,
-                executions: rb
-                    .executions
-                    .into_iter()
-                    .map(|(index, re)| {
-                        let (warmup, live): (Vec<_>, Vec<_>) =
-                            re.values.into_values().partition(|(_, w)| *w);
-                        ExecutionData {
-                            execution: index,
-                            schedule_index: re.schedule_index,
-                            wall_ns: re.wall_ns,
-                            warmup: warmup.into_iter().map(|(v, _)| v).collect(),
-                            live: live.into_iter().map(|(v, _)| v).collect(),
-                        }
-                    })
-                    .collect(),
-                binary: binary.clone(),
-            };
-            if binary == BASELINE_LABEL {
-                baseline = Some(data);
-            } else {
-                seeds.push(data);
+    /// Checks the store as a whole and turns the tables into balanced series.
+    fn finish(self, dir: &Path, manifest: Manifest, results: Results) -> Result<Experiment> {
+        let store = self.store;
+        let finishes = results.finishes.clone();
+        let Some(header) = results.header.clone() else {
+            if results.executions.is_empty() {
+                bail!(
+                    "{} is empty: no execution has been recorded yet (run `layoutrand run`)",
+                    store.display()
+                );
             }
+            bail!(
+                "{} has no header record: it was not written by layoutrand run",
+                store.display()
+            );
+        };
+        if !(1..=crate::run::store::RESULTS_SCHEMA).contains(&header.schema) {
+            bail!(
+                "{} was written with results schema {} by layoutrand {}; this layoutrand ({}) reads schemas 1 to {}",
+                store.display(),
+                header.schema,
+                header.tool_version,
+                env!("CARGO_PKG_VERSION"),
+                crate::run::store::RESULTS_SCHEMA
+            );
         }
-        seeds.sort_by_key(|b| b.seed);
-        let (seeds, mut notes) = balance(&what, seeds);
-        warnings.append(&mut notes);
-        let baseline = match baseline {
-            Some(b) => {
-                let (mut bal, mut notes) = balance(&format!("{what} (baseline)"), vec![b]);
-                warnings.append(&mut notes);
-                bal.pop()
-            }
-            None => None,
+        let mut warnings = results.warnings.clone();
+        if header.tool_version != manifest.tool_version {
+            warnings.push(format!(
+                "the manifest was written by layoutrand {} and the store by layoutrand {}",
+                manifest.tool_version, header.tool_version
+            ));
+        }
+        if results.executions.is_empty() {
+            bail!(
+                "{} has no completed execution yet: nothing to report",
+                store.display()
+            );
+        }
+        let mut failures: BTreeMap<(String, Option<String>), FailureCounts> = BTreeMap::new();
+        for e in &results.executions {
+            failures
+                .entry((e.program.clone(), e.variant.clone()))
+                .or_default()
+                .count(e.status);
+        }
+        if failures.values().all(|f| f.ok == 0) {
+            let total: usize = failures.values().map(FailureCounts::failed).sum();
+            let example = results
+                .executions
+                .iter()
+                .find_map(|e| e.output_tail.as_deref())
+                .map(|t| format!("; the last output of one of them:\n{}", t.trim_end()))
+                .unwrap_or_default();
+            bail!(
+                "{}: all {total} execution(s) failed, so there is nothing to analyse{example}",
+                store.display()
+            );
+        }
+        if let Some(e) = self.error {
+            return Err(e);
+        }
+        if self.raw.is_empty() {
+            bail!(
+                "{}: the successful executions recorded no measurements",
+                store.display()
+            );
+        }
+        let units = self.units;
+        // Series of one program and metric in variant build order.
+        let variant_rank = |v: &Option<String>| {
+            v.as_ref()
+                .and_then(|v| header.variants.iter().position(|n| n == v))
+                .unwrap_or(0)
         };
-        let binary_cost_seconds = binary_cost(&manifest, &program);
-        series.push(Series {
-            program,
-            variant,
-            metric,
-            unit,
-            seeds,
-            baseline,
-            warmup_discarded: header.warmup,
-            binary_cost_seconds,
+        let mut raw: Vec<(SeriesKey, BTreeMap<String, RawBinary>)> = self.raw.into_iter().collect();
+        raw.sort_by(|((pa, ma, va), _), ((pb, mb, vb), _)| {
+            (pa, ma, variant_rank(va)).cmp(&(pb, mb, variant_rank(vb)))
         });
-    }
+        let mut series = Vec::new();
+        for ((program, metric, variant), binaries) in raw {
+            let unit = units[&(program.clone(), metric.clone())].clone();
+            let what = match &variant {
+                Some(v) => format!("{program} ({v}) {metric}"),
+                None => format!("{program} {metric}"),
+            };
+            let mut seeds = Vec::new();
+            let mut baseline = None;
+            for (binary, rb) in binaries {
+                let data = BinaryData {
+                    seed: rb.seed,
+                    executions: rb
+                        .executions
+                        .into_iter()
+                        .map(|(index, re)| {
+                            let (warmup, live): (Vec<_>, Vec<_>) =
+                                re.values.into_values().partition(|(_, w)| *w);
+                            ExecutionData {
+                                execution: index,
+                                schedule_index: re.schedule_index,
+                                wall_ns: re.wall_ns,
+                                warmup: warmup.into_iter().map(|(v, _)| v).collect(),
+                                live: live.into_iter().map(|(v, _)| v).collect(),
+                            }
+                        })
+                        .collect(),
+                    binary: binary.clone(),
+                };
+                if binary == BASELINE_LABEL {
+                    baseline = Some(data);
+                } else {
+                    seeds.push(data);
+                }
+            }
+            seeds.sort_by_key(|b| b.seed);
+            let (seeds, mut notes) = balance(&what, seeds);
+            warnings.append(&mut notes);
+            let baseline = match baseline {
+                Some(b) => {
+                    let (mut bal, mut notes) = balance(&format!("{what} (baseline)"), vec![b]);
+                    warnings.append(&mut notes);
+                    bal.pop()
+                }
+                None => None,
+            };
+            let binary_cost_seconds = binary_cost(&manifest, &program);
+            series.push(Series {
+                program,
+                variant,
+                metric,
+                unit,
+                seeds,
+                baseline,
+                warmup_discarded: header.warmup,
+                binary_cost_seconds,
+            });
+        }
 
-    // The metric the run was asked for first, then the others it recorded on the way.
-    let primary = crate::run::metric::primary_name_in_store(&header.metric, |m| {
-        series.iter().any(|s| s.metric == m)
-    });
-    series.sort_by(|a, b| {
-        (&a.program, a.metric != primary, &a.metric).cmp(&(
-            &b.program,
-            b.metric != primary,
-            &b.metric,
-        ))
-    });
+        // The metric the run was asked for first, then the others it recorded on the way.
+        let primary = crate::run::metric::primary_name_in_store(&header.metric, |m| {
+            series.iter().any(|s| s.metric == m)
+        });
+        series.sort_by(|a, b| {
+            (&a.program, a.metric != primary, &a.metric).cmp(&(
+                &b.program,
+                b.metric != primary,
+                &b.metric,
+            ))
+        });
 
-    let growth = read_growth_log(dir)?;
-    let machines = results
-        .executions
-        .iter()
-        .filter_map(|e| {
-            let m = e.machine.as_ref()?;
-            Some((e.key(), m.label()))
+        let growth = read_growth_log(dir)?;
+        let machines = results
+            .executions
+            .iter()
+            .filter_map(|e| {
+                let m = e.machine.as_ref()?;
+                Some((e.key(), m.label()))
+            })
+            .collect();
+        Ok(Experiment {
+            dir: dir.to_path_buf(),
+            manifest,
+            header,
+            series,
+            failures,
+            warnings,
+            growth,
+            machines,
+            finishes,
         })
-        .collect();
-    Ok(Experiment {
-        dir: dir.to_path_buf(),
-        manifest,
-        header,
-        series,
-        failures,
-        warnings,
-        growth,
-        machines,
-        finishes,
-    })
+    }
 }
 
 /// Reads `dir/stopping.json` when present; a malformed one is an error naming the file.

@@ -15,11 +15,19 @@ difference adds execution-level variance (and widens the interval through the bi
 means) instead of biasing one layout against another; the interval covers the mean over \
 these machines, not over machines in general.";
 
-/// The machine analysis of one program and metric.
+/// Title of the section in every format.
+pub const TITLE: &str = "Machines (executions spread over Slurm nodes)";
+
+/// Column headers of a series' machine table.
+pub const HEADERS: [&str; 4] = ["machine", "executions", "mean", "offset"];
+
+/// The machine analysis of one program, variant and metric.
 #[derive(Debug, Clone, Serialize)]
 pub struct MachineSeries {
     /// Program name.
     pub program: String,
+    /// The variant (`build --variant NAME`); null without variants.
+    pub variant: Option<String>,
     /// Metric name.
     pub metric: String,
     /// Unit of the means.
@@ -122,6 +130,7 @@ pub fn machine_sections(experiment: &Experiment, confidence: f64) -> Vec<Machine
             };
             MachineSeries {
                 program: s.program.clone(),
+                variant: s.variant.clone(),
                 metric: s.metric.clone(),
                 unit: s.unit.clone(),
                 machines,
@@ -133,18 +142,55 @@ pub fn machine_sections(experiment: &Experiment, confidence: f64) -> Vec<Machine
         .collect()
 }
 
-/// The warnings the machine analysis adds to the report's.
-pub fn machine_warnings(sections: &[MachineSeries]) -> Vec<String> {
-    sections
-        .iter()
-        .filter(|m| m.differ)
-        .map(|m| {
+impl MachineSeries {
+    /// `program metric`, or `program [variant] metric` with variants.
+    pub fn label(&self) -> String {
+        match &self.variant {
+            Some(v) => format!("{} [{v}] {}", self.program, self.metric),
+            None => format!("{} {}", self.program, self.metric),
+        }
+    }
+
+    /// The finding as a sentence, e.g. `demo wall: machines account for …`.
+    pub fn sentence(&self) -> String {
+        format!("{}: {}.", self.label(), self.text)
+    }
+
+    /// The table rows under [`HEADERS`]: machine, executions, mean, offset (`-` when not
+    /// estimated).
+    pub fn rows(&self) -> Vec<[String; 4]> {
+        self.machines
+            .iter()
+            .map(|m| {
+                [
+                    m.machine.clone(),
+                    m.executions.to_string(),
+                    quantity(m.mean, &self.unit),
+                    if m.offset.is_finite() {
+                        quantity(m.offset, &self.unit)
+                    } else {
+                        "-".to_string()
+                    },
+                ]
+            })
+            .collect()
+    }
+
+    /// The warning when the machines differ detectably.
+    pub fn warning(&self) -> Option<String> {
+        self.differ.then(|| {
             format!(
-                "{} {}: the machines differ detectably ({}); compare layouts on one machine type, or keep the spread of executions over machines as the schedule made it",
-                m.program, m.metric, m.text
+                "{}: the machines differ detectably ({}); compare layouts on one machine type, or keep the spread of executions over machines as the schedule made it",
+                self.label(),
+                self.text
             )
         })
-        .collect()
+    }
+}
+
+/// The warnings the machine analysis adds to the report's.
+pub fn machine_warnings(sections: &[MachineSeries]) -> Vec<String> {
+    sections.iter().filter_map(MachineSeries::warning).collect()
 }
 
 /// The section as plain text (also used, as a block, by the Markdown exporter).
@@ -152,22 +198,13 @@ pub fn render_text(sections: &[MachineSeries]) -> String {
     if sections.is_empty() {
         return String::new();
     }
-    let mut out = String::from("\nMachines (executions spread over Slurm nodes)\n");
-    out.push_str(&"=".repeat(out.trim().chars().count()));
-    out.push('\n');
+    let mut out = format!("\n{TITLE}\n{}\n", "=".repeat(TITLE.chars().count()));
     for s in sections {
-        out.push_str(&format!("{} {}: {}.\n", s.program, s.metric, s.text));
-        for m in &s.machines {
+        out.push_str(&s.sentence());
+        out.push('\n');
+        for [machine, executions, mean, offset] in s.rows() {
             out.push_str(&format!(
-                "  {:<16} {:>5} executions  mean {:<14} offset {}\n",
-                m.machine,
-                m.executions,
-                quantity(m.mean, &s.unit),
-                if m.offset.is_finite() {
-                    quantity(m.offset, &s.unit)
-                } else {
-                    "-".to_string()
-                }
+                "  {machine:<16} {executions:>5} executions  mean {mean:<14} offset {offset}\n"
             ));
         }
     }

@@ -30,7 +30,8 @@ pub struct Report {
     pub setup: Setup,
     /// One analysis per program and metric.
     pub series: Vec<SeriesReport>,
-    /// Executions that did not end well, by program.
+    /// How the executions ended, by program, or by `program [variant]` in an experiment
+    /// with variants (each variant counted apart).
     pub failures: BTreeMap<String, FailureCounts>,
     /// Problems found while reading and balancing the data.
     pub warnings: Vec<String>,

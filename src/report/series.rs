@@ -75,6 +75,14 @@ impl BinaryData {
     }
 }
 
+/// A program as the reports name it: `calc`, or `calc [O2]` for variant `O2` of it.
+pub fn program_label(program: &str, variant: Option<&str>) -> String {
+    match variant {
+        Some(v) => format!("{program} [{v}]"),
+        None => program.to_string(),
+    }
+}
+
 impl Series {
     /// Executions per seed binary (balanced).
     pub fn executions_per_binary(&self) -> usize {

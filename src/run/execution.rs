@@ -9,6 +9,7 @@ use anyhow::{bail, Context, Result};
 
 use super::command::CommandTemplate;
 use super::environment::{padding_value, stage_binary, staged_binary_path, PAD_VARIABLE};
+use super::libraries::{self, stage_libraries, staged_library_dir, LIBRARY_PATH_VARIABLE};
 use super::metric::{cachegrind_argv, extract_reported, read_cachegrind_totals, MetricSpec};
 use super::process::{file_tail, run_process, ProcessEnd, ProcessOutcome, ProcessSpec};
 use super::schedule::Slot;
@@ -87,6 +88,19 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
         argv = cachegrind_argv(cg_dir, &argv);
     }
     let mut env = ctx.base_env.to_vec();
+    let mut wrong_library = None;
+    if !target.libraries.is_empty() {
+        // The seed's own libraries, and proof from the loader that they are what loads.
+        let dir = staged_library_dir(staging);
+        stage_libraries(&target.libraries, &dir, &target.binary)?;
+        env.push((LIBRARY_PATH_VARIABLE.to_string(), dir.display().to_string()));
+        for path in fixed.values() {
+            wrong_library = libraries::wrong_library(path, &target.libraries, &dir, &env)?;
+            if wrong_library.is_some() {
+                break;
+            }
+        }
+    }
     env.push((PAD_VARIABLE.to_string(), padding_value(slot.env_pad)));
     let spec = ProcessSpec {
         argv,
@@ -98,7 +112,15 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
         timeout: settings.timeout,
     };
     let start_unix = unix_now();
-    let outcome = run_process(&spec);
+    let outcome = match wrong_library {
+        Some(why) => ProcessOutcome {
+            end: ProcessEnd::SpawnFailed(why),
+            wall_ns: 0,
+            cpu_ns: 0,
+            max_rss_kib: 0,
+        },
+        None => run_process(&spec),
+    };
     if let ProcessEnd::Interrupted(signal) = outcome.end {
         return Ok(OneExecution {
             records: Vec::new(),

@@ -9,10 +9,10 @@ use anyhow::{bail, Result};
 use serde::Serialize;
 
 use super::metric::primary_name_in_store;
-use super::store::Results;
+use super::store::scan_results;
 
 /// Output format of an export.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExportFormat {
     /// Header line `program,binary,layout,execution,iteration,value` (`program,variant,…`
     /// with variants; + `warmup` with warmups).
@@ -50,94 +50,142 @@ pub struct ExportRow {
     pub warmup: bool,
 }
 
-/// The rows of `metric` (default: the run's primary metric), without warmup iterations
-/// unless `include_warmup`. Only committed measurements of successful executions exist in
-/// `results`, so failures never reach an export.
-pub fn export_rows(
-    results: &Results,
+/// Exports the store in `dir` to `out` in two streaming passes ([`scan_results`]): the first
+/// finds the metrics and whether variants exist, the second writes each committed
+/// execution's rows as it is read. Memory stays bounded by one execution's measurements
+/// whatever the store's size. Returns the store's warnings (torn last line, …).
+pub fn export_store(
+    dir: &std::path::Path,
     metric: Option<&str>,
     include_warmup: bool,
-) -> Result<Vec<ExportRow>> {
-    let metric = match (metric, &results.header) {
+    format: ExportFormat,
+    out: &mut dyn Write,
+) -> Result<Vec<String>> {
+    let mut metrics = std::collections::BTreeSet::new();
+    let mut with_variant = false;
+    let survey = scan_results(dir, |_, measurements| {
+        for m in measurements {
+            with_variant |= m.variant.is_some();
+            if !metrics.contains(&m.metric) {
+                metrics.insert(m.metric);
+            }
+        }
+    })?;
+    let metric = match (metric, &survey.header) {
         (Some(m), _) => m.to_string(),
-        (None, Some(h)) => primary_name_in_store(&h.metric, |m| {
-            results.measurements.iter().any(|x| x.metric == m)
-        })
-        .to_string(),
+        (None, Some(h)) => primary_name_in_store(&h.metric, |m| metrics.contains(m)).to_string(),
         (None, None) => bail!("the store has no header; name the metric with --metric"),
     };
-    let rows: Vec<ExportRow> = results
-        .measurements
-        .iter()
-        .filter(|m| m.metric == metric && (include_warmup || !m.warmup))
-        .map(|m| ExportRow {
-            program: m.program.clone(),
-            variant: m.variant.clone(),
-            binary: m.binary.clone(),
-            layout: if m.binary == crate::files::manifest::BASELINE_LABEL {
-                crate::measurements::DEFAULT_LAYOUT
-            } else {
-                "random"
-            },
-            execution: m.execution,
-            iteration: m.iteration,
-            value: m.value,
-            metric: m.metric.clone(),
-            unit: m.unit.clone(),
-            warmup: m.warmup,
-        })
-        .collect();
-    if rows.is_empty() {
-        let mut names: Vec<&str> = results
-            .measurements
-            .iter()
-            .map(|m| m.metric.as_str())
-            .collect();
-        names.sort_unstable();
-        names.dedup();
+    if !metrics.contains(&metric) {
         bail!(
             "no measurements of metric {metric:?} (the store has: {})",
-            if names.is_empty() {
+            if metrics.is_empty() {
                 "none".to_string()
             } else {
-                names.join(", ")
+                metrics.into_iter().collect::<Vec<_>>().join(", ")
             }
         );
     }
-    Ok(rows)
+    let mut writer = RowWriter::new(format, with_variant, include_warmup, out)?;
+    let mut failed = None;
+    scan_results(dir, |_, measurements| {
+        if failed.is_some() {
+            return;
+        }
+        for m in measurements {
+            if m.metric != metric || (m.warmup && !include_warmup) {
+                continue;
+            }
+            if let Err(e) = writer.write(&row(m)) {
+                failed = Some(e);
+                return;
+            }
+        }
+    })?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    writer.finish()?;
+    Ok(survey.warnings)
 }
 
-/// Writes `rows` in `format`; with `with_warmup` the CSV gets a `warmup` column.
-pub fn write_rows(
-    rows: &[ExportRow],
-    format: ExportFormat,
-    with_warmup: bool,
-    out: &mut dyn Write,
-) -> Result<()> {
-    match format {
-        ExportFormat::Json => {
-            serde_json::to_writer_pretty(&mut *out, rows)?;
-            writeln!(out)?;
-        }
-        ExportFormat::Csv => {
-            let mut w = csv::Writer::from_writer(out);
-            let with_variant = rows.iter().any(|r| r.variant.is_some());
-            let mut head = vec![
-                "program",
-                "binary",
-                crate::measurements::LAYOUT_COLUMN,
-                "execution",
-                "iteration",
-                "value",
-            ];
-            if with_variant {
-                head.insert(1, "variant");
+fn row(m: crate::run::store::Measurement) -> ExportRow {
+    ExportRow {
+        layout: if m.binary == crate::files::manifest::BASELINE_LABEL {
+            crate::measurements::DEFAULT_LAYOUT
+        } else {
+            "random"
+        },
+        program: m.program,
+        variant: m.variant,
+        binary: m.binary,
+        execution: m.execution,
+        iteration: m.iteration,
+        value: m.value,
+        metric: m.metric,
+        unit: m.unit,
+        warmup: m.warmup,
+    }
+}
+
+/// Writes rows one at a time in either format.
+enum RowWriter<'a> {
+    Csv {
+        csv: csv::Writer<&'a mut dyn Write>,
+        with_variant: bool,
+        with_warmup: bool,
+    },
+    Json {
+        out: &'a mut dyn Write,
+        first: bool,
+    },
+}
+
+impl<'a> RowWriter<'a> {
+    fn new(
+        format: ExportFormat,
+        with_variant: bool,
+        with_warmup: bool,
+        out: &'a mut dyn Write,
+    ) -> Result<Self> {
+        Ok(match format {
+            ExportFormat::Csv => {
+                let mut csv = csv::Writer::from_writer(out);
+                let mut head = vec![
+                    "program",
+                    "binary",
+                    crate::measurements::LAYOUT_COLUMN,
+                    "execution",
+                    "iteration",
+                    "value",
+                ];
+                if with_variant {
+                    head.insert(1, "variant");
+                }
+                if with_warmup {
+                    head.push("warmup");
+                }
+                csv.write_record(&head)?;
+                RowWriter::Csv {
+                    csv,
+                    with_variant,
+                    with_warmup,
+                }
             }
-            if with_warmup {
-                head.push("warmup");
+            ExportFormat::Json => {
+                out.write_all(b"[")?;
+                RowWriter::Json { out, first: true }
             }
-            w.write_record(&head)?;
-            for r in rows {
+        })
+    }
+
+    fn write(&mut self, r: &ExportRow) -> Result<()> {
+        match self {
+            RowWriter::Csv {
+                csv,
+                with_variant,
+                with_warmup,
+            } => {
                 let mut rec = vec![
                     r.program.clone(),
                     r.binary.clone(),
@@ -146,16 +194,31 @@ pub fn write_rows(
                     r.iteration.to_string(),
                     r.value.to_string(),
                 ];
-                if with_variant {
+                if *with_variant {
                     rec.insert(1, r.variant.clone().unwrap_or_default());
                 }
-                if with_warmup {
+                if *with_warmup {
                     rec.push(r.warmup.to_string());
                 }
-                w.write_record(&rec)?;
+                csv.write_record(&rec)?;
             }
-            w.flush()?;
+            RowWriter::Json { out, first } => {
+                out.write_all(if *first { b"\n  " } else { b",\n  " })?;
+                *first = false;
+                serde_json::to_writer(&mut **out, r)?;
+            }
         }
+        Ok(())
     }
-    Ok(())
+
+    fn finish(self) -> Result<()> {
+        match self {
+            RowWriter::Csv { mut csv, .. } => csv.flush()?,
+            RowWriter::Json { out, first } => {
+                out.write_all(if first { b"]\n" } else { b"\n]\n" })?;
+                out.flush()?;
+            }
+        }
+        Ok(())
+    }
 }

@@ -4,7 +4,7 @@
 //! (checking them against an interrupted run's header on `--resume`), picks the
 //! [`targets`], makes the [`preflight`] checks, lays out an interleaved seeded [`schedule`],
 //! and runs every [`execution`] in a fixed [`environment`] (clean variables, one padding
-//! variable, one binary path, ASLR off) through [`process`] (with [`reaper`]: nothing a
+//! variable, one binary path, each seed's own shared [`libraries`], ASLR off) through [`process`] (with [`reaper`]: nothing a
 //! benchmark starts outlives it, and SIGINT/SIGTERM stop the run cleanly), reading the
 //! [`metric`] and
 //! committing each execution to the [`store`] before the next starts. [`summary`] gives the
@@ -17,6 +17,7 @@ pub mod environment;
 pub mod execution;
 pub mod export;
 pub mod host;
+pub mod libraries;
 pub mod machine;
 pub mod metric;
 pub mod parallel;

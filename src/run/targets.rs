@@ -24,6 +24,9 @@ pub struct Target {
     pub binaries: BTreeMap<String, PathBuf>,
     /// The manifest's SHA-256 of every binary of [`Target::binaries`], by program name.
     pub sha256: BTreeMap<String, String>,
+    /// The shared libraries of this seed (or baseline) its programs load, by the name they
+    /// load it by (soname, else file name): source path and the manifest's SHA-256.
+    pub libraries: BTreeMap<String, (PathBuf, String)>,
 }
 
 impl Target {
@@ -213,6 +216,20 @@ fn plan_one(
                 binaries.insert(name.clone(), path);
                 sha256.insert(name.clone(), b.sha256.clone());
             }
+            let mut libraries = BTreeMap::new();
+            for lib in &set.libraries {
+                let path = out.join(&lib.path);
+                if !path.is_file() {
+                    bail!(
+                        "library {} of {} is missing: {} (rebuild with `layoutrand build`)",
+                        lib.name,
+                        set.label(),
+                        path.display()
+                    );
+                }
+                let loaded_as = lib.soname.clone().unwrap_or_else(|| lib.name.clone());
+                libraries.insert(loaded_as, (path, lib.sha256.clone()));
+            }
             targets.push(Target {
                 program: program.clone(),
                 variant: None,
@@ -220,6 +237,7 @@ fn plan_one(
                 seed: set.seed,
                 binaries,
                 sha256,
+                libraries,
             });
         }
     }

@@ -23,7 +23,8 @@ pub enum CallKind {
     Compile,
     /// A final link producing an executable.
     Link,
-    /// A link producing a shared library (`-shared`): passed through, not recorded.
+    /// A link producing a shared library (`-shared`): recorded and relinked per seed like a
+    /// final link.
     SharedLink,
     /// A partial link (`-r`): its output is an object that a later final link consumes.
     RelocatableLink,
@@ -149,7 +150,7 @@ impl Classified {
     pub fn output_path(&self) -> Option<&str> {
         match (&self.output, &self.kind) {
             (Some((_, p)), _) => Some(p.as_str()),
-            (None, CallKind::Link) => Some("a.out"),
+            (None, CallKind::Link | CallKind::SharedLink) => Some("a.out"),
             _ => None,
         }
     }

@@ -105,6 +105,10 @@ pub struct LinkRecord {
     pub output: PathBuf,
     /// `-flto` in effect.
     pub lto: bool,
+    /// A shared-library link (`-shared`): relinked per seed like a program, its output
+    /// loaded by the programs at run time. Absent (false) in records of older versions.
+    #[serde(default)]
+    pub shared: bool,
     /// `-fuse-ld=` as given.
     pub fuse_ld: Option<String>,
     /// Wall time of the link, seconds.

@@ -166,17 +166,17 @@ fn plan(
             }
             Ok(Plan::Exec(new_args))
         }
-        CallKind::Link if c.is_configure_probe() => {
+        CallKind::Link | CallKind::SharedLink if c.is_configure_probe() => {
             ctx.log_seen("probe-link", tool_name, &output);
             Ok(Plan::Exec(args.to_vec()))
         }
-        CallKind::Link if !output_may_be_replaced(&cwd.join(&output)) => {
+        CallKind::Link | CallKind::SharedLink if !output_may_be_replaced(&cwd.join(&output)) => {
             // `-o /dev/null`, a FIFO, a symbolic link...: the shim only ever records (and a
             // live relink only ever replaces) a regular file the link itself writes.
             ctx.log_seen("non-regular-output", tool_name, &output);
             Ok(Plan::Exec(args.to_vec()))
         }
-        CallKind::Link
+        CallKind::Link | CallKind::SharedLink
             if !c.sources.is_empty() && classify::side_output_option(&expanded).is_some() =>
         {
             let option = classify::side_output_option(&expanded).unwrap_or_default();
@@ -187,7 +187,9 @@ fn plan(
             );
             Ok(Plan::Exec(args.to_vec()))
         }
-        CallKind::Link => {
+        // A shared library is recorded like a program: its seeds are relinked the same way,
+        // and `run` makes each seed's programs load that seed's copy.
+        CallKind::Link | CallKind::SharedLink => {
             let record_dir = ctx.record_dir.as_deref().expect("checked by caller");
             record_link(
                 ctx, record_dir, tool_name, kind, real, args, expanded, c, cwd,
@@ -195,7 +197,6 @@ fn plan(
         }
         other => {
             let label = match other {
-                CallKind::SharedLink => "shared-link",
                 CallKind::RelocatableLink => "relocatable-link",
                 CallKind::Preprocess => "preprocess",
                 CallKind::DependencyOnly => "dependencies",
@@ -257,8 +258,13 @@ fn record_link(
     }
     let code = exit_code(status);
     let output = cwd.join(c.output_path().unwrap_or("a.out"));
+    let shared = c.kind == CallKind::SharedLink;
     ctx.log_seen(
-        if code == 0 { "link" } else { "failed-link" },
+        match (code == 0, shared) {
+            (true, false) => "link",
+            (true, true) => "shared-link",
+            (false, _) => "failed-link",
+        },
         tool_name,
         &output.display().to_string(),
     );
@@ -300,6 +306,7 @@ fn record_link(
         output_span: c.output.as_ref().map(|(span, _)| *span),
         output,
         lto: c.lto,
+        shared,
         fuse_ld: c.fuse_ld.clone(),
         seconds,
         started_unix_nanos,

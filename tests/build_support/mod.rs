@@ -152,3 +152,38 @@ pub fn fetch_debian_source(package: &str, dest: &Path, skip_patches: bool) -> Pa
         ),
     }
 }
+
+/// bzip2's own test (its `make test` target) on the bzip2 program `bzip2`, with the sample
+/// files of the source tree `src` and `LD_LIBRARY_PATH` at `libraries`: compress sample1–3
+/// at levels 1–3 and compare with the shipped .bz2 files, decompress them and compare with
+/// the references.
+pub fn bzip2_check(bzip2: &Path, src: &Path, libraries: &Path) {
+    let steps = [
+        ("-1", "sample1.ref", "sample1.bz2"),
+        ("-2", "sample2.ref", "sample2.bz2"),
+        ("-3", "sample3.ref", "sample3.bz2"),
+        ("-d", "sample1.bz2", "sample1.ref"),
+        ("-d", "sample2.bz2", "sample2.ref"),
+        ("-ds", "sample3.bz2", "sample3.ref"),
+    ];
+    for (args, input, expected) in steps {
+        let out = std::process::Command::new(bzip2)
+            .arg(args)
+            .stdin(std::fs::File::open(src.join(input)).unwrap())
+            .env("LD_LIBRARY_PATH", libraries)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{} {args} < {input}: {}",
+            bzip2.display(),
+            out.status
+        );
+        let want = std::fs::read(src.join(expected)).unwrap();
+        assert!(
+            out.stdout == want,
+            "{} {args} < {input} differs from {expected}",
+            bzip2.display()
+        );
+    }
+}

@@ -23,6 +23,11 @@ pub struct Design {
     pub metrics: Vec<(String, String)>,
     pub baseline: bool,
     pub link_seconds: f64,
+    /// Variants (`build --variant`): name and a factor on every value of that variant;
+    /// empty: an experiment without variants.
+    pub variants: Vec<(String, f64)>,
+    /// (variant, execution) whose executions all fail (with exit 1, no values).
+    pub failed_in: Vec<(String, u32)>,
 }
 
 impl Design {
@@ -36,6 +41,17 @@ impl Design {
             metrics: vec![("wall".into(), "ns".into())],
             baseline: true,
             link_seconds: 0.02,
+            variants: Vec::new(),
+            failed_in: Vec::new(),
+        }
+    }
+
+    /// The variants as the store names them: `[None]` without variants.
+    pub fn variant_names(&self) -> Vec<Option<(String, f64)>> {
+        if self.variants.is_empty() {
+            vec![None]
+        } else {
+            self.variants.iter().cloned().map(Some).collect()
         }
     }
 
@@ -52,6 +68,22 @@ impl Design {
 
 /// A manifest for `design` (built through JSON so additive fields with defaults keep working).
 pub fn manifest(design: &Design) -> Manifest {
+    let one = manifest_json(design, "");
+    let mut value = one.clone();
+    if !design.variants.is_empty() {
+        value["variants"] = design
+            .variants
+            .iter()
+            .map(|(name, _)| json!({"name": name, "build": manifest_json(design, &format!("{name}/"))}))
+            .collect();
+        value["baseline"] = value["variants"][0]["build"]["baseline"].clone();
+        value["seeds"] = value["variants"][0]["build"]["seeds"].clone();
+    }
+    serde_json::from_value(value).expect("synthetic manifest")
+}
+
+/// The manifest of one build as JSON, every binary path under `prefix`.
+fn manifest_json(design: &Design, prefix: &str) -> serde_json::Value {
     let binaries = |seed: Option<u64>| -> Vec<serde_json::Value> {
         design
             .programs
@@ -59,7 +91,7 @@ pub fn manifest(design: &Design) -> Manifest {
             .map(|p| {
                 json!({
                     "name": p,
-                    "path": format!("{}/{}", seed.map_or("baseline".to_string(), |s| format!("seed-{s}")), p),
+                    "path": format!("{prefix}{}/{}", seed.map_or("baseline".to_string(), |s| format!("seed-{s}")), p),
                     "sha256": "00",
                     "fingerprint": format!("fp-{seed:?}"),
                     "functions": 10,
@@ -70,7 +102,7 @@ pub fn manifest(design: &Design) -> Manifest {
     };
     let binary =
         |seed: Option<u64>| json!({"seed": seed, "status": "ok", "binaries": binaries(seed)});
-    let value = json!({
+    json!({
         "schema": 1,
         "tool_version": env!("CARGO_PKG_VERSION"),
         "toolchain": {},
@@ -84,13 +116,12 @@ pub fn manifest(design: &Design) -> Manifest {
         "relink_seconds": 0.5,
         "baseline": binary(None),
         "seeds": (1..=design.seeds).map(|s| binary(Some(s))).collect::<Vec<_>>(),
-    });
-    serde_json::from_value(value).expect("synthetic manifest")
+    })
 }
 
 /// A store header for `design`.
 pub fn header(design: &Design) -> Header {
-    let value = json!({
+    let mut value = json!({
         "schema": layoutrand::files::results::RESULTS_SCHEMA,
         "tool_version": env!("CARGO_PKG_VERSION"),
         "command": ["{bin}"],
@@ -107,6 +138,9 @@ pub fn header(design: &Design) -> Header {
         "host": {"cpu_model": "synthetic"},
         "started_unix": 0.0,
     });
+    if !design.variants.is_empty() {
+        value["variants"] = design.variants.iter().map(|(n, _)| json!(n)).collect();
+    }
     serde_json::from_value(value).expect("synthetic header")
 }
 
@@ -125,8 +159,22 @@ pub fn records(
     let mut index = 0u64;
     for execution in 0..design.executions {
         for program in &design.programs {
-            for (binary, seed) in design.labels() {
-                let st = status(program, seed, execution);
+            for ((binary, seed), variant) in design.labels().into_iter().flat_map(|l| {
+                design
+                    .variant_names()
+                    .into_iter()
+                    .map(move |v| (l.clone(), v))
+            }) {
+                let factor = variant.as_ref().map_or(1.0, |(_, f)| *f);
+                let variant = variant.map(|(n, _)| n);
+                let failed = variant
+                    .as_ref()
+                    .is_some_and(|v| design.failed_in.contains(&(v.clone(), execution)));
+                let st = if failed {
+                    ExecutionStatus::Exit
+                } else {
+                    status(program, seed, execution)
+                };
                 let mut recs = Vec::new();
                 let per_iter = 1_000_000u64;
                 if st == ExecutionStatus::Ok {
@@ -135,13 +183,13 @@ pub fn records(
                             recs.push(Record::Measurement(Measurement {
                                 program: program.clone(),
                                 binary: binary.clone(),
-                                variant: None,
+                                variant: variant.clone(),
                                 seed,
                                 execution,
                                 iteration,
                                 warmup: iteration < design.warmup,
                                 metric: metric.clone(),
-                                value: value(program, seed, execution, iteration, m),
+                                value: factor * value(program, seed, execution, iteration, m),
                                 unit: unit.clone(),
                             }));
                         }
@@ -150,7 +198,7 @@ pub fn records(
                 recs.push(Record::Execution(Execution {
                     program: program.clone(),
                     binary: binary.clone(),
-                    variant: None,
+                    variant: variant.clone(),
                     seed,
                     execution,
                     schedule_index: index,
@@ -170,6 +218,18 @@ pub fn records(
         }
     }
     out
+}
+
+/// `layoutrand report DIR ARGS…`'s standard output (the command must succeed).
+pub fn report_stdout(dir: &Path, args: &[&str]) -> String {
+    let out = assert_cmd::Command::cargo_bin("layoutrand")
+        .unwrap()
+        .arg("report")
+        .arg(dir)
+        .args(args)
+        .assert()
+        .success();
+    String::from_utf8(out.get_output().stdout.clone()).unwrap()
 }
 
 /// All executions succeed.

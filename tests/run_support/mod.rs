@@ -66,6 +66,7 @@ pub fn experiment(dir: &Path, sets: &[TestBinarySet]) -> Manifest {
                 functions: 0,
                 distance: None,
                 link_seconds: 0.0,
+                soname: None,
                 code: None,
             });
         }
@@ -74,6 +75,7 @@ pub fn experiment(dir: &Path, sets: &[TestBinarySet]) -> Manifest {
             status: BuildStatus::Ok,
             error: None,
             binaries: bins,
+            libraries: Vec::new(),
         });
     }
     let mut sets_iter = built.into_iter();

@@ -6,14 +6,19 @@
 //! * [`merge_objects`]: one `ld -r` of all objects in the recorded order with their code in a
 //!   chosen order: the relink mechanism on every linker (symbol resolution stays the
 //!   baseline's, no section is added, start-up code keeps its place);
+//! * [`reorder_sections`]: an object's code in another order by permuting its section
+//!   header table, without a linker (the per-seed step: objects are merged once, archive
+//!   members are used as they are);
 //! * [`relocatable_reorder`]: applies a module's order with `ld -r -T script`, producing an
 //!   object any final linker (bfd, gold, lld, mold) lays out in that order;
 
 mod merged;
 mod relocatable;
 mod script;
+mod section_table;
 mod shuffle;
 
 pub use merged::{merge_objects, merged_script, MergedEntry};
 pub use relocatable::{relocatable_reorder, relocatable_script};
+pub use section_table::{reorder_sections, Padding};
 pub use shuffle::{shuffle_global, shuffle_within_groups};

@@ -6,6 +6,7 @@ use std::fmt::Write;
 
 use anyhow::Result;
 
+use super::html_machines::machines_section;
 use super::svg::escape;
 use super::tables::{
     baseline_line, confidence_line, diagnostic_lines, level_rows, mean_line, series_title,
@@ -40,10 +41,11 @@ svg .line{fill:none;stroke:#2f6db5;stroke-width:1;stroke-opacity:.6}
 svg .cp{stroke:#c0392b;stroke-dasharray:4 3}svg .band{fill:#9aa5b4;fill-opacity:.18}
 svg .acf{stroke:#2f6db5;stroke-width:3}svg .bar{fill:#2f6db5}
 .note{color:#5b6676;font-size:.92em}ul{padding-left:1.3em}
+.warning{color:#8a3b00;font-weight:600}
 "#;
 
 /// `text` with its first letter in upper case (the verdicts stand alone in their box).
-fn capitalised(text: &str) -> String {
+pub(super) fn capitalised(text: &str) -> String {
     let mut chars = text.chars();
     chars
         .next()
@@ -51,13 +53,34 @@ fn capitalised(text: &str) -> String {
         .unwrap_or_default()
 }
 
-fn verdict_class(v: Verdict) -> &'static str {
+pub(super) fn verdict_class(v: Verdict) -> &'static str {
     match v {
         Verdict::Detected => "verdict detected",
         Verdict::Negligible => "verdict negligible",
         Verdict::NotDetected => "verdict not_detected",
         Verdict::Undetermined => "verdict",
     }
+}
+
+/// A table: a header row of `headers`, then `rows`, every cell escaped.
+pub(super) fn table<R: AsRef<[String]>>(
+    out: &mut String,
+    headers: &[&str],
+    rows: &[R],
+) -> std::fmt::Result {
+    out.push_str("<table><tr>");
+    for h in headers {
+        write!(out, "<th>{}</th>", escape(h))?;
+    }
+    writeln!(out, "</tr>")?;
+    for row in rows {
+        out.push_str("<tr>");
+        for cell in row.as_ref() {
+            write!(out, "<td>{}</td>", escape(cell))?;
+        }
+        writeln!(out, "</tr>")?;
+    }
+    writeln!(out, "</table>")
 }
 
 impl Exporter for HtmlExporter {
@@ -107,20 +130,9 @@ impl Exporter for HtmlExporter {
             }
             writeln!(
                 out,
-                "<h3 id=\"levels-{i}\">Variation by level (Kalibera &amp; Jones eq. 1–2)</h3><table><tr>"
+                "<h3 id=\"levels-{i}\">Variation by level (Kalibera &amp; Jones eq. 1–2)</h3>"
             )?;
-            for h in LEVEL_HEADERS {
-                write!(out, "<th>{}</th>", escape(h))?;
-            }
-            writeln!(out, "</tr>")?;
-            for row in level_rows(s) {
-                write!(out, "<tr>")?;
-                for cell in row {
-                    write!(out, "<td>{}</td>", escape(&cell))?;
-                }
-                writeln!(out, "</tr>")?;
-            }
-            writeln!(out, "</table>")?;
+            table(&mut out, &LEVEL_HEADERS, &level_rows(s))?;
             writeln!(
                 out,
                 "<h3 id=\"sensitivity-{i}\">Layout sensitivity</h3><div class=\"{}\">{}</div>",
@@ -174,6 +186,7 @@ impl Exporter for HtmlExporter {
             }
             writeln!(out, "</ul></section>")?;
         }
+        machines_section(&mut out, &report.machines)?;
         if !report.warnings.is_empty() {
             writeln!(out, "<section id=\"warnings\"><h2>Warnings</h2><ul>")?;
             for w in &report.warnings {

@@ -9,6 +9,7 @@ use super::model::Report;
 
 pub mod csv;
 pub mod html;
+pub mod html_machines;
 pub mod json;
 pub mod markdown;
 pub mod svg;

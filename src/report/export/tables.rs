@@ -65,10 +65,12 @@ pub fn confidence_line(report: &Report) -> String {
 
 /// Title of a series, e.g. `demo — wall (ns)`.
 pub fn series_title(s: &SeriesReport) -> String {
-    match &s.variant {
-        Some(v) => format!("{} [{v}] — {} ({})", s.program, s.metric, s.unit),
-        None => format!("{} — {} ({})", s.program, s.metric, s.unit),
-    }
+    format!(
+        "{} — {} ({})",
+        crate::report::series::program_label(&s.program, s.variant.as_deref()),
+        s.metric,
+        s.unit
+    )
 }
 
 /// The variant comparisons in words: per pair its sentence and the intervals behind it, and

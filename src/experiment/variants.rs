@@ -1,0 +1,141 @@
+//! The build stage of an experiment with `[[variant]]` tables: each variant is prepared and
+//! built with `layoutrand build --variant NAME` into `OUT/NAME/`, the first fixing the seeds
+//! that every later one reuses (so seed `s` of each variant forms a pair). The run stage then
+//! needs nothing more: `layoutrand run` reads the variants from the manifest and interleaves
+//! them block by block in one schedule.
+
+use std::ffi::OsString;
+use std::path::Path;
+
+use anyhow::{bail, Result};
+
+use super::config::{ExperimentConfig, VariantConfig};
+use super::subprocess::{run_stage, run_user_command};
+use crate::files::manifest::{Manifest, MANIFEST_FILE};
+
+/// Builds every variant of `config` that `out` does not already hold with `seeds` seeds;
+/// `build_dir` is the experiment's build directory (the default working directory).
+pub(super) fn build_variants(
+    config: &ExperimentConfig,
+    seeds: u32,
+    out: &Path,
+    build_dir: &Path,
+) -> Result<()> {
+    let existing = if out.join(MANIFEST_FILE).exists() {
+        Some(Manifest::load(out)?)
+    } else {
+        None
+    };
+    if let Some(m) = &existing {
+        check_same_variants(config, m, out)?;
+    }
+    for variant in &config.variants {
+        let built = existing
+            .as_ref()
+            .and_then(|m| m.variants.iter().find(|v| v.name == variant.name));
+        if let Some(built) = built {
+            if built.build.build_command != variant.command {
+                bail!(
+                    "{} holds variant {} built by another command ({:?}); use another output \
+                     directory",
+                    out.join(MANIFEST_FILE).display(),
+                    variant.name,
+                    built.build.build_command
+                );
+            }
+            let have = built.build.seeds.len();
+            if have as u32 >= seeds {
+                eprintln!(
+                    "layoutrand experiment: variant {} already has {have} seeds; not rebuilding",
+                    variant.name
+                );
+                continue;
+            }
+            bail!(
+                "variant {} in {} has {have} seeds, fewer than the {seeds} asked for: variants \
+                 share their seeds and cannot be extended; use another output directory",
+                variant.name,
+                out.display()
+            );
+        }
+        build_one(config, variant, seeds, out, build_dir)?;
+    }
+    Ok(())
+}
+
+/// Fails when the manifest in `out` is not a build of `config`'s variants: a build without
+/// variants, or one with a variant the file does not list (the run would measure it too).
+fn check_same_variants(config: &ExperimentConfig, m: &Manifest, out: &Path) -> Result<()> {
+    if m.variants.is_empty() {
+        bail!(
+            "{} holds a build without variants; the experiment file has [[variant]] tables: \
+             use another output directory",
+            out.join(MANIFEST_FILE).display()
+        );
+    }
+    if let Some(extra) = m
+        .variants
+        .iter()
+        .find(|v| !config.variants.iter().any(|c| c.name == v.name))
+    {
+        bail!(
+            "{} holds variant {} that the experiment file does not list; use another output \
+             directory",
+            out.join(MANIFEST_FILE).display(),
+            extra.name
+        );
+    }
+    Ok(())
+}
+
+/// Runs `variant`'s prepare commands, then `layoutrand build --variant NAME`, in its
+/// directory and with its environment.
+fn build_one(
+    config: &ExperimentConfig,
+    variant: &VariantConfig,
+    seeds: u32,
+    out: &Path,
+    build_dir: &Path,
+) -> Result<()> {
+    let dir = config.variant_dir(variant, build_dir);
+    if !dir.is_dir() {
+        bail!(
+            "[[variant]] {}: directory {} does not exist",
+            variant.name,
+            dir.display()
+        );
+    }
+    eprintln!(
+        "\n== layoutrand experiment: build variant {} ({seeds} randomised binaries) in {} ==",
+        variant.name,
+        dir.display()
+    );
+    for argv in &variant.prepare {
+        let (ok, output) = run_user_command(argv, &dir, &variant.env)?;
+        if !ok {
+            bail!(
+                "[[variant]] {}: prepare command {argv:?} failed in {}:\n{output}",
+                variant.name,
+                dir.display()
+            );
+        }
+    }
+    let mut args: Vec<OsString> = ["build", "--variant", &variant.name, "--out"]
+        .iter()
+        .map(OsString::from)
+        .collect();
+    args.push(out.into());
+    if !out.join(MANIFEST_FILE).exists() {
+        // The first variant fixes the seeds; later ones take them from the manifest.
+        args.extend(["--seeds".into(), seeds.to_string().into()]);
+    }
+    if let Some(g) = &config.build.granularity {
+        args.extend(["--granularity".into(), g.into()]);
+    }
+    if let Some(l) = &config.build.linker {
+        args.extend(["--linker".into(), l.into()]);
+    }
+    args.push("--".into());
+    args.extend(variant.command.iter().map(OsString::from));
+    run_stage("build", &args, &dir, &variant.env)
+}

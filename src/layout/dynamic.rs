@@ -1,0 +1,91 @@
+//! What the dynamic loader needs of a linked binary: a shared library's `DT_SONAME` (the
+//! name its programs' `DT_NEEDED` entries load it by) and an executable's `PT_INTERP` (the
+//! loader that resolves those names at run time).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use object::elf;
+use object::read::elf::{Dyn, FileHeader, ProgramHeader};
+use object::Endianness;
+
+/// The `DT_SONAME` of the ELF file at `path`; `None` when it has none (an executable, or a
+/// library linked without `-soname`).
+pub fn soname(path: &Path) -> Result<Option<String>> {
+    let data = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let parsed = match object::FileKind::parse(&*data) {
+        Ok(object::FileKind::Elf64) => soname_of::<elf::FileHeader64<Endianness>>(&data),
+        Ok(object::FileKind::Elf32) => soname_of::<elf::FileHeader32<Endianness>>(&data),
+        _ => return Ok(None),
+    };
+    parsed.with_context(|| format!("reading the dynamic section of {}", path.display()))
+}
+
+fn soname_of<H: FileHeader<Endian = Endianness>>(
+    data: &[u8],
+) -> object::read::Result<Option<String>> {
+    let header = H::parse(data)?;
+    let endian = header.endian()?;
+    let sections = header.sections(endian, data)?;
+    let Some((dynamic, link)) = sections.dynamic(endian, data)? else {
+        return Ok(None);
+    };
+    let strings = sections.strings(endian, data, link)?;
+    for d in dynamic {
+        if d.tag32(endian) == Some(elf::DT_SONAME) {
+            let name = d.string(endian, strings)?;
+            return Ok(Some(String::from_utf8_lossy(name).into_owned()));
+        }
+    }
+    Ok(None)
+}
+
+/// The program interpreter (`PT_INTERP`, e.g. `/lib64/ld-linux-x86-64.so.2`) of the ELF
+/// file at `path`; `None` for a static executable (which loads no library) or a non-ELF
+/// file (a script).
+pub fn interpreter(path: &Path) -> Result<Option<PathBuf>> {
+    let data = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let parsed = match object::FileKind::parse(&*data) {
+        Ok(object::FileKind::Elf64) => interpreter_of::<elf::FileHeader64<Endianness>>(&data),
+        Ok(object::FileKind::Elf32) => interpreter_of::<elf::FileHeader32<Endianness>>(&data),
+        _ => return Ok(None),
+    };
+    parsed.with_context(|| format!("reading the program headers of {}", path.display()))
+}
+
+fn interpreter_of<H: FileHeader<Endian = Endianness>>(
+    data: &[u8],
+) -> object::read::Result<Option<PathBuf>> {
+    let header = H::parse(data)?;
+    let endian = header.endian()?;
+    for segment in header.program_headers(endian, data)? {
+        if let Some(interp) = segment.interpreter(endian, data)? {
+            return Ok(Some(PathBuf::from(
+                String::from_utf8_lossy(interp).into_owned(),
+            )));
+        }
+    }
+    Ok(None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_system_library_has_a_soname_and_an_executable_an_interpreter() {
+        // The test binary itself is a dynamically linked executable without a soname.
+        let me = std::env::current_exe().unwrap();
+        assert_eq!(soname(&me).unwrap(), None);
+        let interp = interpreter(&me).unwrap().expect("a dynamic executable");
+        assert!(interp.is_file(), "{}", interp.display());
+        // The loader is itself a shared object with a soname.
+        let name = soname(&interp).unwrap().expect("ld.so has a soname");
+        assert!(name.starts_with("ld-linux"), "{name}");
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("s");
+        std::fs::write(&script, "#!/bin/sh\n").unwrap();
+        assert_eq!(soname(&script).unwrap(), None);
+        assert_eq!(interpreter(&script).unwrap(), None);
+    }
+}
