@@ -7,7 +7,7 @@ mod build_support;
 
 use std::path::Path;
 
-use build_support::{assert_success, build, check_binaries, fixture, have, run};
+use build_support::{assert_success, build, build_three_seeds, check_binaries, fixture, have, run};
 use layoutrand::files::manifest::Manifest;
 
 const LINKERS: [&str; 4] = ["bfd", "gold", "lld", "mold"];
@@ -36,24 +36,6 @@ fn function_names(path: &Path) -> Vec<String> {
         .into_iter()
         .map(|f| f.name)
         .collect()
-}
-
-/// `layoutrand build --seeds 3 --granularity G --linker L --out out -- COMMAND` in `dir`.
-fn build_three_seeds(
-    dir: &Path,
-    granularity: &str,
-    linker: &str,
-    command: &[&str],
-) -> std::process::Output {
-    let args = [
-        "--seeds",
-        "3",
-        "--granularity",
-        granularity,
-        "--linker",
-        linker,
-    ];
-    build(dir, &[&args[..], &["--out", "out"]].concat(), command)
 }
 
 /// Builds seeds 40, 41, 42 into `out-a`, then (after `clean`) seed 41 alone into `out-b`
