@@ -1,6 +1,7 @@
 # An upstream-style Makefile for ninja's own program (the build.ninja that configure.py
 # writes, without its browse and test targets): libninja.a + ninja.cc. Used by
-# benches/build_ninja.sh on Debian's ninja-build source; LTO=1 builds with gcc -flto.
+# benches/build_ninja.sh and tests/build_real_ninja.rs on Debian's ninja-build source;
+# LTO=1 builds with gcc -flto.
 CXXFLAGS ?= -O2 -DNDEBUG -fno-exceptions -fno-rtti -Wno-deprecated
 ifeq ($(LTO),1)
 CXXFLAGS += -flto=auto

@@ -7,7 +7,8 @@ mod build_support;
 use std::path::Path;
 
 use build_support::{
-    assert_success, build, build_three_seeds, check_binaries, fixture, have, run, section_names,
+    assert_lto_code_generated_once, assert_success, build, build_three_seeds, check_binaries,
+    fixture, have, run, section_names,
 };
 use layoutrand::files::manifest::Manifest;
 use layoutrand::layout::binary;
@@ -38,12 +39,7 @@ fn lto_case(cc: &str, linker: &str, granularity: &str) {
         run(&dir.join("ltoprog")),
         run(&out_dir.join("baseline/ltoprog"))
     );
-    let lto_objects: Vec<_> = std::fs::read_dir(out_dir.join(".record/lto"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "o"))
-        .collect();
-    assert_eq!(lto_objects.len(), 1, "{what}: {lto_objects:?}");
+    assert_lto_code_generated_once(&out_dir, &what);
     let achieved = m.programs[0].achieved.as_ref().expect("achieved");
     assert!(
         achieved

@@ -14,7 +14,7 @@ mod build_support;
 use std::path::Path;
 use std::process::Command;
 
-use build_support::{assert_success, build, fetch_debian_source};
+use build_support::{assert_success, build, fetch_debian_source, layout_distance};
 use serde_json::Value;
 
 /// Runs `argv` in `dir`, panicking with its output when it fails.
@@ -32,19 +32,6 @@ fn run(dir: &Path, argv: &[&str]) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// `layoutrand layout --format json BASE OTHER`.
-fn layout_distance(base: &Path, other: &Path) -> Value {
-    let out = assert_cmd::Command::cargo_bin("layoutrand")
-        .unwrap()
-        .args(["layout", "--format", "json"])
-        .arg(base)
-        .arg(other)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 #[test]

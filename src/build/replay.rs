@@ -219,21 +219,43 @@ impl Program {
                 }
                 sections_of.insert(i, sections);
             }
-            let in_order = |order: &[usize]| -> Vec<(usize, Vec<TextSection>)> {
-                order
-                    .iter()
-                    .map(|&i| (i, sections_of[&i].clone()))
-                    .collect()
+            // The order's view of the sections: COMDAT sections that `ld -r` keeps in their
+            // groups (not placed by its script, see `comdats_can_move`) are still ordered by
+            // the permuted section table, which keeps their groups whole, so they take their
+            // place in the baseline (the plain build's order) and move in the seeds.
+            let ordered_of: std::collections::HashMap<usize, Vec<TextSection>> = sections_of
+                .iter()
+                .map(|(&i, sections)| {
+                    let mut sections = sections.clone();
+                    for s in &mut sections {
+                        s.comdat = false;
+                    }
+                    (i, sections)
+                })
+                .collect();
+            let in_order = |order: &[usize],
+                            of: &std::collections::HashMap<usize, Vec<TextSection>>|
+             -> Vec<(usize, Vec<TextSection>)> {
+                order.iter().map(|&i| (i, of[&i].clone())).collect()
             };
-            let identity = self.merged_entries(None, paths, &in_order(&objects));
+            let identity = self.merged_entries(None, paths, &in_order(&objects, &sections_of));
             let files: Vec<PathBuf> = objects.iter().map(|&i| paths[i].clone()).collect();
             let merged = self
                 .merged_once(&files, &identity, dissolve)
                 .with_context(|| format!("program {}", self.name))?;
-            paths[objects[0]] = match seed {
-                None => merged,
+            let ordered_identity =
+                self.merged_entries(None, paths, &in_order(&objects, &ordered_of));
+            let entries = match seed {
+                // Every section placed by the script: the merged object is the baseline.
+                None if ordered_identity.len() == identity.len() => None,
+                None => Some(ordered_identity),
                 Some(_) => {
-                    let entries = self.merged_entries(seed, paths, &in_order(&module_order));
+                    Some(self.merged_entries(seed, paths, &in_order(&module_order, &ordered_of)))
+                }
+            };
+            paths[objects[0]] = match entries {
+                None => merged,
+                Some(entries) => {
                     let reordered = work.join("merged.o");
                     write_merged_order(&merged, &identity, &entries, &reordered)
                         .with_context(|| format!("program {}", self.name))?;
@@ -528,9 +550,12 @@ fn reorder_object(bytes: &[u8], rng: &mut SeededRng) -> Result<Option<Vec<u8>>> 
 }
 
 /// Writes to `out` the merged object `merged` (made with the `identity` order by
-/// [`reorder::merge_objects`]) with its code in the order of `entries`, a permutation of
-/// `identity`: its section table permuted. The merged object names the output section of
-/// the k-th identity entry `<group>.lr<k>`, which is how its sections are found.
+/// [`reorder::merge_objects`]) with its code in the order of `entries`: its section table
+/// permuted. The merged object names the output section of the k-th identity entry
+/// `<group>.lr<k>`, which is how its sections are found; an entry not in `identity` is a
+/// COMDAT section that `ld -r` kept in its group under its own name (the first copy of its
+/// group: later entries of the same name are the copies it discarded). Every section placed
+/// by the script must be listed.
 fn write_merged_order(
     merged: &Path,
     identity: &[MergedEntry],
@@ -553,36 +578,55 @@ fn write_merged_order(
     let file = object::File::parse(&*data)
         .with_context(|| format!("reading the merged object {}", merged.display()))?;
     let mut index_of_rank = std::collections::HashMap::new();
+    // Code sections not placed by the script, by name (`None`: the name is not unique).
+    let mut index_of_name: std::collections::HashMap<String, Option<usize>> =
+        std::collections::HashMap::new();
     for section in object::Object::sections(&file) {
         if object::ObjectSection::kind(&section) != object::SectionKind::Text {
             continue; // `.rela.text.lr<k>` travels with its section
         }
         let name = object::ObjectSection::name(&section).unwrap_or("");
-        if let Some(rank) = name
+        let index = object::ObjectSection::index(&section).0;
+        match name
             .rsplit_once(".lr")
             .and_then(|(_, k)| k.parse::<usize>().ok())
         {
-            index_of_rank.insert(rank, object::ObjectSection::index(&section).0);
+            Some(rank) => {
+                index_of_rank.insert(rank, index);
+            }
+            None => {
+                index_of_name
+                    .entry(name.to_string())
+                    .and_modify(|i| *i = None)
+                    .or_insert(Some(index));
+            }
         }
     }
     let mut order = Vec::with_capacity(identity_ranks.len());
+    let mut placed = std::collections::HashSet::new();
+    let mut ranked = 0;
     for e in rank_of(entries) {
-        let rank = identity_ranks.get(&e).with_context(|| {
-            format!(
-                "section {} of {} is not in the merged object",
-                e.1,
-                e.0.display()
-            )
-        })?;
-        // No section: a COMDAT copy that `ld -r` discarded for an earlier one.
-        if let Some(&index) = index_of_rank.get(rank) {
-            order.push(index);
+        match identity_ranks.get(&e) {
+            // No section: a COMDAT copy that `ld -r` discarded for an earlier one.
+            Some(rank) => {
+                if let Some(&index) = index_of_rank.get(rank) {
+                    order.push(index);
+                    ranked += 1;
+                }
+            }
+            None => {
+                if let Some(&Some(index)) = index_of_name.get(&e.1) {
+                    if placed.insert(index) {
+                        order.push(index);
+                    }
+                }
+            }
         }
     }
-    if order.len() != index_of_rank.len() {
+    // A section named by no entry keeps its place (the script's sections are all listed).
+    if ranked != index_of_rank.len() {
         bail!(
-            "the order lists {} sections but the merged object has {}",
-            order.len(),
+            "the order lists {ranked} sections but the merged object has {}",
             index_of_rank.len()
         );
     }

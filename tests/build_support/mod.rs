@@ -133,6 +133,30 @@ pub fn check_binaries(out_dir: &Path, program: &str, seeds: usize, what: &str) -
     m
 }
 
+/// `layoutrand layout --format json BASE OTHER`: the distances between two binaries.
+pub fn layout_distance(base: &Path, other: &Path) -> serde_json::Value {
+    let out = assert_cmd::Command::cargo_bin("layoutrand")
+        .unwrap()
+        .args(["layout", "--format", "json"])
+        .arg(base)
+        .arg(other)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Asserts that the LTO code of the build in `out_dir` was generated into exactly one object
+/// (`.record/lto/*.o`, see src/build/lto_once.rs): code generation ran once.
+pub fn assert_lto_code_generated_once(out_dir: &Path, what: &str) {
+    let objects: Vec<_> = std::fs::read_dir(out_dir.join(".record/lto"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "o"))
+        .collect();
+    assert_eq!(objects.len(), 1, "{what}: {objects:?}");
+}
+
 /// Whether a linker program is installed (CI installs all four; a bare machine may not).
 pub fn have(program: &str) -> bool {
     std::env::var_os("PATH")
