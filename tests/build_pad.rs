@@ -140,21 +140,20 @@ fn padding_under_lto_is_reproducible_and_kept_by_extend() {
     assert_success(&build(&dir, &args("a", "2"), &["make"]), "lto a");
     make_clean(&dir);
     assert_success(&build(&dir, &args("b", "1"), &["make"]), "lto b");
-    let refused = build(
-        &dir,
-        &[
+    let extend = |pad: &[&str]| {
+        let mut args = vec![
             "--seeds",
             "2",
             "--out",
             "b",
             "--extend",
-            "--pad",
-            "64",
             "--granularity",
             "global",
-        ],
-        &["make"],
-    );
+        ];
+        args.extend(pad);
+        build(&dir, &args, &["make"])
+    };
+    let refused = extend(&["--pad", "64"]);
     assert_eq!(
         refused.status.code(),
         Some(2),
@@ -162,19 +161,7 @@ fn padding_under_lto_is_reproducible_and_kept_by_extend() {
     );
     let err = String::from_utf8_lossy(&refused.stderr);
     assert!(err.contains("was built with --pad 128"), "{err}");
-    let extended = build(
-        &dir,
-        &[
-            "--seeds",
-            "2",
-            "--out",
-            "b",
-            "--extend",
-            "--granularity",
-            "global",
-        ],
-        &["make"],
-    );
+    let extended = extend(&[]);
     assert_success(&extended, "lto b --extend");
 
     make_clean(&dir);
