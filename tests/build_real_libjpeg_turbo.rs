@@ -234,6 +234,10 @@ fn libjpeg_turbo_with_cmake_through_the_launcher_every_seed_passes_ctest() {
         "{:?}",
         m.programs
     );
+    let rdjpgcom = m.programs.iter().find(|p| p.name == "rdjpgcom").unwrap();
+    let reason = rdjpgcom.excluded.as_deref().unwrap();
+    assert!(reason.contains("one object"), "{reason}");
+    assert!(reason.contains("--granularity link"), "{reason}");
 
     // 2. Configured with the launcher in a fresh directory and built under `build`.
     let tree = tmp.path().join("launcher");
