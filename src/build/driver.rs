@@ -293,11 +293,11 @@ pub(crate) fn programs(
 ) -> Result<Vec<Program>> {
     let mut by_name: BTreeMap<String, usize> = BTreeMap::new();
     for link in links {
-        *by_name.entry(file_name(&link.output)).or_insert(0) += 1;
+        *by_name.entry(program_name(&link.output)).or_insert(0) += 1;
     }
     let mut programs = Vec::new();
     for link in links {
-        let mut name = file_name(&link.output);
+        let mut name = program_name(&link.output);
         if by_name[&name] > 1 {
             // Same file name in several directories: qualify by the path below the build.
             let rel = link
@@ -326,10 +326,31 @@ pub(crate) fn programs(
     Ok(programs)
 }
 
-fn file_name(path: &Path) -> String {
-    path.file_name()
+/// The program's name for a link output: its file name, without the hash cargo appends to
+/// the outputs it writes under a `deps/` directory (`target/release/deps/rustdemo-a0c100fb32566e19`
+/// is `rustdemo`, the name of the copy cargo then makes as `target/release/rustdemo`).
+pub(crate) fn program_name(output: &Path) -> String {
+    let name = output
+        .file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "a.out".to_string())
+        .unwrap_or_else(|| "a.out".to_string());
+    let in_deps = output
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|d| d == "deps");
+    match name.rsplit_once('-') {
+        Some((stem, hash))
+            if in_deps
+                && !stem.is_empty()
+                && hash.len() == 16
+                && hash
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) =>
+        {
+            stem.to_string()
+        }
+        _ => name,
+    }
 }
 
 pub(super) fn progress_bar(show: bool, len: u64) -> indicatif::ProgressBar {
@@ -348,4 +369,36 @@ pub(super) fn progress_bar(show: bool, len: u64) -> indicatif::ProgressBar {
 /// Whether every seed built.
 pub fn all_ok(manifest: &Manifest) -> bool {
     manifest.seeds.iter().all(|v| v.status == BuildStatus::Ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::program_name;
+    use std::path::Path;
+
+    #[test]
+    fn cargo_hashes_are_stripped_under_deps_only() {
+        let name = |p: &str| program_name(Path::new(p));
+        assert_eq!(
+            name("/w/target/release/deps/rustdemo-a0c100fb32566e19"),
+            "rustdemo"
+        );
+        assert_eq!(
+            name("target/debug/deps/my-tool-0123456789abcdef"),
+            "my-tool"
+        );
+        // Not cargo's pattern: kept as written.
+        assert_eq!(name("/w/target/release/rustdemo"), "rustdemo");
+        assert_eq!(
+            name("/w/build/prog-a0c100fb32566e19"),
+            "prog-a0c100fb32566e19"
+        );
+        assert_eq!(name("/w/deps/prog-a0c100fb3256"), "prog-a0c100fb3256");
+        assert_eq!(
+            name("/w/deps/prog-A0C100FB32566E19"),
+            "prog-A0C100FB32566E19"
+        );
+        assert_eq!(name("/w/deps/-a0c100fb32566e19"), "-a0c100fb32566e19");
+        assert_eq!(name("/w/src/demo"), "demo");
+    }
 }

@@ -45,6 +45,24 @@ pub fn build(dir: &Path, args: &[&str], command: &[&str]) -> Output {
     cmd.output().unwrap()
 }
 
+/// `layoutrand build -q --seeds 3 --granularity G --linker L --out out -- COMMAND...` in `dir`.
+pub fn build_three_seeds(dir: &Path, granularity: &str, linker: &str, command: &[&str]) -> Output {
+    build(
+        dir,
+        &[
+            "--seeds",
+            "3",
+            "--granularity",
+            granularity,
+            "--linker",
+            linker,
+            "--out",
+            "out",
+        ],
+        command,
+    )
+}
+
 /// Panics with the command's output unless it succeeded.
 pub fn assert_success(out: &Output, what: &str) {
     assert!(
