@@ -45,6 +45,38 @@ pub struct BuildOptions {
     pub rebuild: bool,
     /// More than [`super::projection::MANY_SEEDS`] seeds are wanted (`--allow-many-seeds`).
     pub allow_many_seeds: bool,
+    /// `--pad MAX`: the most filler bytes a seed puts in front of each function (`None`:
+    /// not given, i.e. 0, or for `--extend` the recorded setting).
+    pub pad: Option<u64>,
+}
+
+/// The most `--pad` accepts: a page. Each function's padding adds to that of the functions
+/// before it, so a page already lets every function's page offset vary.
+pub const MAX_PAD: u64 = 4096;
+
+/// Checks `--pad` against the other options: at most [`MAX_PAD`], and only where seeds put
+/// each function in a section of its own table entry (`module`, `global`; not `link`, which
+/// moves whole modules and accepts modules whose functions share one section, nor
+/// `--rebuild`, whose live relinks do not pad).
+pub fn check_pad(opts: &BuildOptions) -> Result<()> {
+    let pad = opts.pad.unwrap_or(0);
+    if pad == 0 {
+        return Ok(());
+    }
+    if pad > MAX_PAD {
+        bail!("--pad {pad}: at most {MAX_PAD} bytes (a page) per function");
+    }
+    if opts.granularity == Granularity::Link {
+        bail!(
+            "--pad needs --granularity module or global: `link` moves whole modules (and accepts \
+             modules whose functions share one section), so padding could not go before each \
+             function"
+        );
+    }
+    if opts.rebuild {
+        bail!("--pad is not available with --rebuild (its live relinks do not pad): leave out one of them");
+    }
+    Ok(())
 }
 
 /// The result: the manifest (also saved) and any shim errors worth a warning.
@@ -58,6 +90,7 @@ pub struct BuildOutcome {
 
 /// Records the build, relinks baseline and seeds, verifies them, writes the manifest.
 pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
+    check_pad(opts)?;
     if opts.rebuild {
         return super::rebuild::build(opts);
     }
@@ -100,6 +133,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         build_dir: opts.build_dir.clone(),
         mode: BuildMode::Relink,
         granularity: opts.granularity,
+        pad: opts.pad.unwrap_or(0),
         linker: if linkers.len() == 1 {
             linkers.iter().next().expect("one").to_string()
         } else {
@@ -311,13 +345,9 @@ pub(crate) fn programs(
                 .replace('/', "_");
         }
         let linker = opts.linker.unwrap_or_else(|| Linker::of_record(link));
-        programs.push(Program::new(
-            name,
-            link,
-            linker,
-            opts.granularity,
-            record_dir,
-        )?);
+        let mut program = Program::new(name, link, linker, opts.granularity, record_dir)?;
+        program.pad = opts.pad.unwrap_or(0);
+        programs.push(program);
     }
     programs.sort_by(|a, b| a.name.cmp(&b.name));
     if programs.windows(2).any(|w| w[0].name == w[1].name) {

@@ -163,6 +163,7 @@ mod tests {
             link_seconds: 0.0,
             soname: None,
             code: None,
+            offsets: None,
         }
     }
 
