@@ -252,3 +252,28 @@ fn bad_pad_values_and_link_granularity_are_refused() {
         );
     }
 }
+
+/// Variants share the first variant's padding like its seeds: a later variant without
+/// `--pad` gets it, one with another value is refused.
+#[test]
+fn variants_share_the_first_variants_padding() {
+    let (_tmp, dir) = fixture("multimodule");
+    let variant = |name: &str, pad: &[&str]| {
+        let mut args = vec!["--out", "exp", "--variant", name];
+        args.extend(pad);
+        if name == "a" {
+            args.extend(["--seeds", "2"]);
+        }
+        build(&dir, &args, &["make"])
+    };
+    assert_success(&variant("a", &["--pad", "256"]), "variant a");
+    make_clean(&dir);
+    let refused = variant("b", &["--pad", "64"]);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{err}");
+    assert!(err.contains("variant a was built with --pad 256"), "{err}");
+    assert_success(&variant("b", &[]), "variant b");
+    let m = Manifest::load(&dir.join("exp")).unwrap();
+    let pads: Vec<u64> = m.variants.iter().map(|v| v.build.pad).collect();
+    assert_eq!(pads, [256, 256]);
+}

@@ -71,8 +71,23 @@ pub fn build(opts: &BuildOptions, name: &str) -> Result<BuildOutcome> {
     } else {
         Vec::new()
     };
+    // Like the seeds, the padding is the first variant's: the pairs must differ only by the
+    // program, not by how its layouts were drawn.
+    let pad = match variants.first().filter(|first| first.name != name) {
+        Some(first) => match opts.pad {
+            Some(pad) if pad != first.build.pad => bail!(
+                "variant {} was built with --pad {}; every variant uses the same padding (leave \
+                 out --pad)",
+                first.name,
+                first.build.pad
+            ),
+            _ => Some(first.build.pad),
+        },
+        None => opts.pad,
+    };
     let outcome = driver::build(&BuildOptions {
         out_dir: top_dir.join(name),
+        pad,
         ..opts.clone()
     })?;
     let entry = VariantBuild {
