@@ -12,12 +12,14 @@
 #   shim       make -jJOBS with the shim first on PATH, recording (no relinks)
 #   seeds0     layoutrand build --seeds 0  (recording + baseline relink + verification)
 #   seedsN     layoutrand build --seeds N  (the default granularity, module)
+#   padded     layoutrand build --seeds N --pad PAD  (PAD=256 by default; PAD=0 skips it)
 # and the ratios the issue sets targets for: seedsN / plain <= 1.5, shim / plain <= 1.05.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 reps=${REPS:-3}
 jobs=${JOBS:-2}
 seeds=${SEEDS:-30}
+pad=${PAD:-256}
 (cd "$root" && cargo build --release --quiet)
 bin="$root/target/release/layoutrand"
 
@@ -61,6 +63,12 @@ shim=$(measure shim shim_make)
 zero=$(measure seeds0 "$bin" build -q --seeds 0 --out "$work/out0" -- make -s -j"$jobs")
 many=$(measure seedsN "$bin" build -q --seeds "$seeds" --out "$work/outN" -- make -s -j"$jobs")
 test -x "$work/outN/seed-$seeds/lua"
+if [ "$pad" != 0 ]; then
+  padded=$(measure padded "$bin" build -q --seeds "$seeds" --pad "$pad" --out "$work/outP" -- make -s -j"$jobs")
+  test -x "$work/outP/seed-$seeds/lua"
+fi
+# The relinks alone (baseline + seeds, wall), from the manifests of the last runs.
+relink() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["relink_seconds"])' "$1/manifest.json"; }
 
 printf 'lua 5.4 (%s objects, 2 programs), make -j%s, median of %s runs\n' \
   "$(ls "$lua"/*.o 2>/dev/null | wc -l)" "$jobs" "$reps"
@@ -68,3 +76,8 @@ printf '  plain build                  %8.2f s\n' "$plain"
 printf '  under the shim (recording)   %8.2f s   overhead %+.1f %%\n' "$shim" "$(calc "100*($shim/$plain-1)")"
 printf '  build --seeds 0              %8.2f s   ratio %.2f\n' "$zero" "$(calc "$zero/$plain")"
 printf '  build --seeds %-3s            %8.2f s   ratio %.2f (target <= 1.5)\n' "$seeds" "$many" "$(calc "$many/$plain")"
+if [ "$pad" != 0 ]; then
+  printf '  build --seeds %-3s --pad %-4s %8.2f s   ratio %.2f\n' "$seeds" "$pad" "$padded" "$(calc "$padded/$plain")"
+  rn=$(relink "$work/outN"); rp=$(relink "$work/outP")
+  printf '  relinks (last run): %.2f s without --pad, %.2f s with --pad %s (ratio %.2f)\n' "$rn" "$rp" "$pad" "$(calc "$rp/$rn")"
+fi

@@ -68,6 +68,12 @@ impl SeededRng {
         }
     }
 
+    /// A uniform multiple of `step` (`step > 0`) in `0..=max`: `step × below(max / step + 1)`
+    /// (so `0` when `step > max`). One draw per padded section (`build --pad`).
+    pub fn multiple_up_to(&mut self, step: u64, max: u64) -> u64 {
+        step * self.below(max / step + 1)
+    }
+
     /// A random permutation of `0..n`, as [`SeededRng::shuffle`] would arrange it.
     pub fn permutation(&mut self, n: usize) -> Vec<usize> {
         let mut order: Vec<usize> = (0..n).collect();
@@ -145,6 +151,21 @@ mod tests {
         assert_eq!(SeededRng::new(3, "b").below(1), 0);
     }
 
+    #[test]
+    fn golden_padding() {
+        // Section alignments 16, 16, 1, 64, 512 with `--pad 256` (tests/golden/seeded_stream.py).
+        let mut rng = SeededRng::new(1, "padding:demo");
+        let got: Vec<u64> = [16, 16, 1, 64, 512]
+            .iter()
+            .map(|&a| rng.multiple_up_to(a, 256))
+            .collect();
+        assert_eq!(got, GOLDEN_PADDING);
+        assert!(got
+            .iter()
+            .zip([16, 16, 1, 64, 512])
+            .all(|(p, a)| p % a == 0 && *p <= 256));
+    }
+
     const GOLDEN_RAW: [u64; 3] = [
         9353368019228870170,
         2063993580038036054,
@@ -152,4 +173,5 @@ mod tests {
     ];
     const GOLDEN_PERM_42: [usize; 10] = [0, 8, 4, 3, 2, 1, 6, 9, 5, 7];
     const GOLDEN_PERM_7: [usize; 6] = [1, 3, 5, 2, 4, 0];
+    const GOLDEN_PADDING: [u64; 5] = [48, 96, 72, 64, 0];
 }

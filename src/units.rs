@@ -1,6 +1,6 @@
 //! Time units and durations: the one table of time units and the one duration parser of the
 //! project (run `--budget`, dimension `--costs`, the report's scaling of times, and the
-//! question "is this metric a time?").
+//! question "is this metric a time?"); and the one parser of byte counts (`build --pad`).
 
 use std::time::Duration;
 
@@ -75,9 +75,44 @@ pub fn parse_duration(text: &str) -> Result<Duration> {
     Ok(Duration::from_secs_f64(total))
 }
 
+/// Parses a byte count: a non-negative integer, optionally followed by `B` or `KiB`
+/// (`256`, `256B`, `4KiB`).
+pub fn parse_bytes(text: &str) -> Result<u64> {
+    let t = text.trim();
+    let (number, factor) = if let Some(n) = t.strip_suffix("KiB") {
+        (n, 1024)
+    } else if let Some(n) = t.strip_suffix('B') {
+        (n, 1)
+    } else {
+        (t, 1)
+    };
+    let Ok(n) = number.trim().parse::<u64>() else {
+        bail!("{text:?} is not a number of bytes (a non-negative integer, e.g. 256 or 4KiB)");
+    };
+    n.checked_mul(factor)
+        .ok_or_else(|| anyhow::anyhow!("{text:?} is too many bytes"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn byte_counts() {
+        assert_eq!(parse_bytes("256").unwrap(), 256);
+        assert_eq!(parse_bytes("64B").unwrap(), 64);
+        assert_eq!(parse_bytes("4KiB").unwrap(), 4096);
+        for bad in [
+            "-1",
+            "abc",
+            "",
+            "1.5",
+            "99999999999999999999",
+            "18014398509481984KiB",
+        ] {
+            assert!(parse_bytes(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn durations() {

@@ -5,7 +5,7 @@
 
 mod build_support;
 
-use build_support::{assert_success, build, check_binaries, fixture, have};
+use build_support::{assert_success, build, build_three_seeds, check_binaries, fixture, have};
 
 const SEEDS: usize = 3;
 const LINKERS: [&str; 4] = ["bfd", "gold", "lld", "mold"];
@@ -20,20 +20,7 @@ fn matrix(fixture_name: &str, program: &str, granularity: &str, linkers: &[&str]
         let (_tmp, dir) = fixture(fixture_name);
         let out_dir = dir.join("out");
         let what = format!("{fixture_name} --granularity {granularity} --linker {linker}");
-        let out = build(
-            &dir,
-            &[
-                "--seeds",
-                "3",
-                "--granularity",
-                granularity,
-                "--linker",
-                linker,
-                "--out",
-                "out",
-            ],
-            &["make", "-j2"],
-        );
+        let out = build_three_seeds(&dir, granularity, linker, &["make", "-j2"]);
         assert_success(&out, &what);
         let m = check_binaries(&out_dir, program, SEEDS, &what);
         assert_eq!(m.linker, *linker, "{what}");

@@ -6,7 +6,9 @@ mod build_support;
 
 use std::path::Path;
 
-use build_support::{assert_success, build, check_binaries, fixture, have, run, section_names};
+use build_support::{
+    assert_success, build, build_three_seeds, check_binaries, fixture, have, run, section_names,
+};
 use layoutrand::files::manifest::Manifest;
 use layoutrand::layout::binary;
 
@@ -23,20 +25,7 @@ fn lto_case(cc: &str, linker: &str, granularity: &str) {
     );
     let what = format!("{cc} -flto, {linker}, {granularity}");
     let (_tmp, dir) = fixture("lto");
-    let out = build(
-        &dir,
-        &[
-            "--seeds",
-            "3",
-            "--granularity",
-            granularity,
-            "--linker",
-            linker,
-            "--out",
-            "out",
-        ],
-        &["make", &format!("CC={cc}")],
-    );
+    let out = build_three_seeds(&dir, granularity, linker, &["make", &format!("CC={cc}")]);
     assert_success(&out, &what);
     let out_dir = dir.join("out");
     let m = check_binaries(&out_dir, "ltoprog", 3, &what);

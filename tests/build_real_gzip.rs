@@ -11,48 +11,15 @@
 
 mod build_support;
 
-use std::path::Path;
-use std::process::Command;
-
-use build_support::{assert_success, build, fetch_debian_source};
+use build_support::{assert_success, build, fetch_debian_source, layout_distance, run_in};
 use serde_json::Value;
-
-/// Runs `argv` in `dir`, panicking with its output when it fails.
-fn run(dir: &Path, argv: &[&str]) -> String {
-    let out = Command::new(argv[0])
-        .args(&argv[1..])
-        .current_dir(dir)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{argv:?} failed ({}):\n{}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// `layoutrand layout --format json BASE OTHER`.
-fn layout_distance(base: &Path, other: &Path) -> Value {
-    let out = assert_cmd::Command::cargo_bin("layoutrand")
-        .unwrap()
-        .args(["layout", "--format", "json"])
-        .arg(base)
-        .arg(other)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    serde_json::from_slice(&out.stdout).unwrap()
-}
 
 #[test]
 #[ignore = "needs the Debian archive (network); run by .ci/run, or: LAYOUTRAND_TEST_ALL=1 bash scripts/test.sh"]
 fn gzip_from_debian_with_autotools_every_seed_passes_make_check() {
     let tmp = tempfile::tempdir().unwrap();
     let src = fetch_debian_source("gzip", tmp.path(), true);
-    run(&src, &["./configure", "-q"]);
+    run_in(&src, &["./configure", "-q"]);
     let out_dir = tmp.path().join("out");
     let out = build(
         &src,
@@ -101,7 +68,7 @@ fn gzip_from_debian_with_autotools_every_seed_passes_make_check() {
         assert!(d["distance"]["share_moved"].as_f64().unwrap() > 0.5, "{d}");
         // gzip's own suite, with this seed as ./gzip (newer than its objects: not rebuilt).
         std::fs::copy(&binary, &plain).unwrap();
-        let log = run(&src, &["make", "-j2", "check"]);
+        let log = run_in(&src, &["make", "-j2", "check"]);
         assert!(
             !log.contains("CCLD     gzip"),
             "make check relinked gzip instead of testing the seed:\n{log}"

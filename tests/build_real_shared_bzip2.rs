@@ -9,9 +9,6 @@
 //! baseline's code; every binary (program with its seed's library) passes bzip2's own
 //! test; `layoutrand run` checks that every execution loads its seed's library and runs.
 //!
-//! (libjpeg-turbo, the CMake example of the issue, needs cmake and nasm and takes minutes to
-//! build on a loaded 2-core machine: it is a recipe, recipes/libjpeg-turbo, not a test.)
-//!
 //! Needs the Debian archive: ignored by default, failing when the archive cannot be reached;
 //! .ci/run runs it.
 

@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use super::replay::Program;
 use crate::files::manifest::{binary_label, sha256_of_file, Binary, BinarySet, BuildStatus};
 use crate::layout::binary::{self, Function};
-use crate::layout::{distance, dynamic, fingerprint, same_code};
+use crate::layout::{distance, dynamic, fingerprint, offsets, same_code};
 
 /// Directory (inside the output directory) for intermediate files of the relinks.
 pub const WORK_DIR: &str = ".work";
@@ -224,5 +224,6 @@ pub fn describe(
         link_seconds,
         soname: None,
         code,
+        offsets: Some(offsets::spread(functions)),
     })
 }

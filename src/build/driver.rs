@@ -45,6 +45,38 @@ pub struct BuildOptions {
     pub rebuild: bool,
     /// More than [`super::projection::MANY_SEEDS`] seeds are wanted (`--allow-many-seeds`).
     pub allow_many_seeds: bool,
+    /// `--pad MAX`: the most filler bytes a seed puts in front of each function (`None`:
+    /// not given, i.e. 0, or for `--extend` the recorded setting).
+    pub pad: Option<u64>,
+}
+
+/// The most `--pad` accepts: a page. Each function's padding adds to that of the functions
+/// before it, so a page already lets every function's page offset vary.
+pub const MAX_PAD: u64 = 4096;
+
+/// Checks `--pad` against the other options: at most [`MAX_PAD`], and only where seeds put
+/// each function in a section of its own table entry (`module`, `global`; not `link`, which
+/// moves whole modules and accepts modules whose functions share one section, nor
+/// `--rebuild`, whose live relinks do not pad).
+pub fn check_pad(opts: &BuildOptions) -> Result<()> {
+    let pad = opts.pad.unwrap_or(0);
+    if pad == 0 {
+        return Ok(());
+    }
+    if pad > MAX_PAD {
+        bail!("--pad {pad}: at most {MAX_PAD} bytes (a page) per function");
+    }
+    if opts.granularity == Granularity::Link {
+        bail!(
+            "--pad needs --granularity module or global: `link` moves whole modules (and accepts \
+             modules whose functions share one section), so padding could not go before each \
+             function"
+        );
+    }
+    if opts.rebuild {
+        bail!("--pad is not available with --rebuild (its live relinks do not pad): leave out one of them");
+    }
+    Ok(())
 }
 
 /// The result: the manifest (also saved) and any shim errors worth a warning.
@@ -58,6 +90,7 @@ pub struct BuildOutcome {
 
 /// Records the build, relinks baseline and seeds, verifies them, writes the manifest.
 pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
+    check_pad(opts)?;
     if opts.rebuild {
         return super::rebuild::build(opts);
     }
@@ -100,6 +133,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         build_dir: opts.build_dir.clone(),
         mode: BuildMode::Relink,
         granularity: opts.granularity,
+        pad: opts.pad.unwrap_or(0),
         linker: if linkers.len() == 1 {
             linkers.iter().next().expect("one").to_string()
         } else {
@@ -293,11 +327,11 @@ pub(crate) fn programs(
 ) -> Result<Vec<Program>> {
     let mut by_name: BTreeMap<String, usize> = BTreeMap::new();
     for link in links {
-        *by_name.entry(file_name(&link.output)).or_insert(0) += 1;
+        *by_name.entry(program_name(&link.output)).or_insert(0) += 1;
     }
     let mut programs = Vec::new();
     for link in links {
-        let mut name = file_name(&link.output);
+        let mut name = program_name(&link.output);
         if by_name[&name] > 1 {
             // Same file name in several directories: qualify by the path below the build.
             let rel = link
@@ -311,13 +345,9 @@ pub(crate) fn programs(
                 .replace('/', "_");
         }
         let linker = opts.linker.unwrap_or_else(|| Linker::of_record(link));
-        programs.push(Program::new(
-            name,
-            link,
-            linker,
-            opts.granularity,
-            record_dir,
-        )?);
+        let mut program = Program::new(name, link, linker, opts.granularity, record_dir)?;
+        program.pad = opts.pad.unwrap_or(0);
+        programs.push(program);
     }
     programs.sort_by(|a, b| a.name.cmp(&b.name));
     if programs.windows(2).any(|w| w[0].name == w[1].name) {
@@ -326,10 +356,31 @@ pub(crate) fn programs(
     Ok(programs)
 }
 
-fn file_name(path: &Path) -> String {
-    path.file_name()
+/// The program's name for a link output: its file name, without the hash cargo appends to
+/// the outputs it writes under a `deps/` directory (`target/release/deps/rustdemo-a0c100fb32566e19`
+/// is `rustdemo`, the name of the copy cargo then makes as `target/release/rustdemo`).
+pub(crate) fn program_name(output: &Path) -> String {
+    let name = output
+        .file_name()
         .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "a.out".to_string())
+        .unwrap_or_else(|| "a.out".to_string());
+    let in_deps = output
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|d| d == "deps");
+    match name.rsplit_once('-') {
+        Some((stem, hash))
+            if in_deps
+                && !stem.is_empty()
+                && hash.len() == 16
+                && hash
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) =>
+        {
+            stem.to_string()
+        }
+        _ => name,
+    }
 }
 
 pub(super) fn progress_bar(show: bool, len: u64) -> indicatif::ProgressBar {
@@ -348,4 +399,36 @@ pub(super) fn progress_bar(show: bool, len: u64) -> indicatif::ProgressBar {
 /// Whether every seed built.
 pub fn all_ok(manifest: &Manifest) -> bool {
     manifest.seeds.iter().all(|v| v.status == BuildStatus::Ok)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::program_name;
+    use std::path::Path;
+
+    #[test]
+    fn cargo_hashes_are_stripped_under_deps_only() {
+        let name = |p: &str| program_name(Path::new(p));
+        assert_eq!(
+            name("/w/target/release/deps/rustdemo-a0c100fb32566e19"),
+            "rustdemo"
+        );
+        assert_eq!(
+            name("target/debug/deps/my-tool-0123456789abcdef"),
+            "my-tool"
+        );
+        // Not cargo's pattern: kept as written.
+        assert_eq!(name("/w/target/release/rustdemo"), "rustdemo");
+        assert_eq!(
+            name("/w/build/prog-a0c100fb32566e19"),
+            "prog-a0c100fb32566e19"
+        );
+        assert_eq!(name("/w/deps/prog-a0c100fb3256"), "prog-a0c100fb3256");
+        assert_eq!(
+            name("/w/deps/prog-A0C100FB32566E19"),
+            "prog-A0C100FB32566E19"
+        );
+        assert_eq!(name("/w/deps/-a0c100fb32566e19"), "-a0c100fb32566e19");
+        assert_eq!(name("/w/src/demo"), "demo");
+    }
 }

@@ -46,6 +46,18 @@ pub fn extend(opts: &BuildOptions) -> Result<BuildOutcome> {
             opts.granularity
         );
     }
+    if let Some(pad) = opts.pad.filter(|&p| p != manifest.pad) {
+        bail!(
+            "--extend: {} was built with --pad {}; extending it with --pad {pad} would mix two \
+             experiments (leave out --pad to keep the recorded setting)",
+            manifest_path.display(),
+            manifest.pad
+        );
+    }
+    let opts = &BuildOptions {
+        pad: Some(manifest.pad),
+        ..opts.clone()
+    };
     let record_dir = out_dir.join(RECORD_DIR);
     let links = record::read_records(&record_dir).with_context(|| {
         format!(

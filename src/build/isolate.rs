@@ -67,7 +67,8 @@ pub fn finalize(
         } else {
             Some(format!(
                 "its layout equals the baseline's in every seed ({} of {}): the mechanism ({}) \
-                 has nothing to move (one function, or one object with one function){}",
+                 has nothing to move (one function; or one object, with one function or under \
+                 `--granularity link`){}",
                 built.len(),
                 seeds.len(),
                 mechanism(name),
@@ -162,6 +163,7 @@ mod tests {
             link_seconds: 0.0,
             soname: None,
             code: None,
+            offsets: None,
         }
     }
 

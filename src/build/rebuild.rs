@@ -83,6 +83,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         build_dir: opts.build_dir.clone(),
         mode: BuildMode::Rebuild,
         granularity: opts.granularity,
+        pad: 0,
         linker: {
             let mut names: Vec<&str> = baseline_programs.iter().map(|p| p.linker.name()).collect();
             names.dedup();

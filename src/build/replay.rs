@@ -37,6 +37,9 @@ pub struct Program {
     pub mechanism: Mechanism,
     /// The record directory holding the input blobs.
     pub record_dir: PathBuf,
+    /// `build --pad MAX`: seeds put up to this many bytes of filler in front of each moved
+    /// code section (0: none; the baseline never gets any).
+    pub pad: u64,
 }
 
 /// A finished link.
@@ -70,6 +73,7 @@ impl Program {
             linker,
             mechanism,
             record_dir: record_dir.to_path_buf(),
+            pad: 0,
         })
     }
 
@@ -235,7 +239,9 @@ impl Program {
                 Some(_) => {
                     let entries = self.merged_entries(seed, paths, &in_order(&module_order));
                     let reordered = work.join("merged.o");
-                    write_merged_order(&merged, &identity, &entries, &reordered)
+                    let mut padding = seed.map(|s| self.rng(s, "padding"));
+                    let pad = padding.as_mut().map(|rng| (self.pad, rng));
+                    write_merged_order(&merged, &identity, &entries, pad, &reordered)
                         .with_context(|| format!("program {}", self.name))?;
                     reordered
                 }
@@ -390,7 +396,8 @@ impl Program {
     ) -> Result<()> {
         archive::write_reordered_with(path, out, order, &mut |k, bytes| {
             let mut rng = self.rng(seed, &format!("member-order:{i}:{k}"));
-            reorder_object(bytes, &mut rng)
+            let mut padding = self.rng(seed, &format!("padding:{i}:{k}"));
+            reorder_object(bytes, &mut rng, (self.pad, &mut padding))
         })
         .with_context(|| format!("archive {}", self.record.inputs[i].written))
     }
@@ -513,28 +520,39 @@ pub(crate) fn tool_command(record: &LinkRecord, program: &Path) -> Command {
 }
 
 /// The object `bytes` with its movable sections shuffled within groups (its section table
-/// permuted); `None` when it has fewer than two movable sections or is not a relocatable ELF
-/// object.
-fn reorder_object(bytes: &[u8], rng: &mut SeededRng) -> Result<Option<Vec<u8>>> {
+/// permuted) and, when `pad.0 > 0`, padded from the stream `pad.1` (one draw per movable
+/// section, in section-table order); `None` when there is nothing to change (fewer than two
+/// movable sections and no padding) or it is not a relocatable ELF object.
+fn reorder_object(
+    bytes: &[u8],
+    rng: &mut SeededRng,
+    pad: (u64, &mut SeededRng),
+) -> Result<Option<Vec<u8>>> {
     let Ok(sections) = object_file::text_sections_from_bytes(bytes) else {
         return Ok(None);
     };
     let shuffled = reorder::shuffle_within_groups(&sections, rng);
-    if shuffled.len() < 2 {
+    let mut movable: Vec<(usize, u64)> = shuffled.iter().map(|s| (s.index, s.align)).collect();
+    movable.sort_unstable();
+    let padding = reorder::draw_padding(&movable, pad.0, pad.1);
+    if shuffled.len() < 2 && padding.is_empty() {
         return Ok(None);
     }
     let order: Vec<usize> = shuffled.iter().map(|s| s.index).collect();
-    reorder::reorder_sections(bytes, &order, &[]).map(Some)
+    reorder::reorder_sections(bytes, &order, &padding).map(Some)
 }
 
 /// Writes to `out` the merged object `merged` (made with the `identity` order by
 /// [`reorder::merge_objects`]) with its code in the order of `entries`, a permutation of
 /// `identity`: its section table permuted. The merged object names the output section of
-/// the k-th identity entry `<group>.lr<k>`, which is how its sections are found.
+/// the k-th identity entry `<group>.lr<k>`, which is how its sections are found. `pad`:
+/// `(MAX, stream)` for `build --pad`, one draw per section in identity order (so padding
+/// never changes the order).
 fn write_merged_order(
     merged: &Path,
     identity: &[MergedEntry],
     entries: &[MergedEntry],
+    pad: Option<(u64, &mut SeededRng)>,
     out: &Path,
 ) -> Result<()> {
     let data = std::fs::read(merged).with_context(|| format!("reading {}", merged.display()))?;
@@ -553,6 +571,7 @@ fn write_merged_order(
     let file = object::File::parse(&*data)
         .with_context(|| format!("reading the merged object {}", merged.display()))?;
     let mut index_of_rank = std::collections::HashMap::new();
+    let mut align_of_rank = std::collections::BTreeMap::new();
     for section in object::Object::sections(&file) {
         if object::ObjectSection::kind(&section) != object::SectionKind::Text {
             continue; // `.rela.text.lr<k>` travels with its section
@@ -563,6 +582,7 @@ fn write_merged_order(
             .and_then(|(_, k)| k.parse::<usize>().ok())
         {
             index_of_rank.insert(rank, object::ObjectSection::index(&section).0);
+            align_of_rank.insert(rank, object::ObjectSection::align(&section));
         }
     }
     let mut order = Vec::with_capacity(identity_ranks.len());
@@ -586,7 +606,17 @@ fn write_merged_order(
             index_of_rank.len()
         );
     }
-    let bytes = reorder::reorder_sections(&data, &order, &[])?;
+    let padding = match pad {
+        Some((max, rng)) => {
+            let sections: Vec<(usize, u64)> = align_of_rank
+                .iter()
+                .map(|(rank, &align)| (index_of_rank[rank], align))
+                .collect();
+            reorder::draw_padding(&sections, max, rng)
+        }
+        None => Vec::new(),
+    };
+    let bytes = reorder::reorder_sections(&data, &order, &padding)?;
     std::fs::write(out, bytes).with_context(|| format!("writing {}", out.display()))
 }
 

@@ -59,6 +59,9 @@ pub fn render(m: &Manifest) -> String {
         m.relink_seconds / m.recorded_build_seconds.max(1e-9)
     );
     let _ = writeln!(out, "mechanism: {}", m.mechanism);
+    if m.pad > 0 {
+        out.push_str(&padding_lines(m));
+    }
     for p in &m.programs {
         let what = if p.library { "library" } else { "program" };
         if let (Some(a), None) = (&p.achieved, &p.excluded) {
@@ -104,6 +107,57 @@ pub fn render(m: &Manifest) -> String {
                 v.error.as_deref().unwrap_or("unknown error")
             );
         }
+    }
+    out
+}
+
+/// `build --pad`: per program, the spread of its function starts over cache-line and page
+/// offsets in the seeds against the baseline, and how many functions changed cache-line
+/// offset.
+fn padding_lines(m: &Manifest) -> String {
+    let mut out = format!(
+        "padding: up to {} bytes before each function (multiples of its alignment)\n",
+        m.pad
+    );
+    for base in m.baseline.all() {
+        let seeds: Vec<_> = m
+            .seeds
+            .iter()
+            .filter(|v| v.status == BuildStatus::Ok)
+            .filter_map(|v| v.find(&base.name))
+            .collect();
+        let range = |f: &dyn Fn(&crate::layout::offsets::OffsetSpread) -> usize| {
+            let xs: Vec<usize> = seeds
+                .iter()
+                .filter_map(|b| b.offsets.as_ref())
+                .map(f)
+                .collect();
+            match (xs.iter().min(), xs.iter().max()) {
+                (Some(a), Some(b)) if a == b => a.to_string(),
+                (Some(a), Some(b)) => format!("{a}-{b}"),
+                _ => "-".to_string(),
+            }
+        };
+        let at_base = |f: &dyn Fn(&crate::layout::offsets::OffsetSpread) -> usize| {
+            base.offsets
+                .as_ref()
+                .map_or("-".to_string(), |o| f(o).to_string())
+        };
+        let changed: Vec<f64> = seeds
+            .iter()
+            .filter_map(|b| b.distance.map(|d| d.share_mod64_changed))
+            .collect();
+        let _ = writeln!(
+            out,
+            "offsets: {}: distinct function start offsets mod 64 {} (baseline {}), mod 4096 {} \
+             (baseline {}); cache-line offset changed for {} of functions",
+            base.name,
+            range(&|o| o.distinct_mod_64),
+            at_base(&|o| o.distinct_mod_64),
+            range(&|o| o.distinct_mod_4096),
+            at_base(&|o| o.distinct_mod_4096),
+            mean(&changed).map_or("-".into(), |x| format!("{:.1} %", 100.0 * x)),
+        );
     }
     out
 }

@@ -46,6 +46,11 @@ pub struct Args {
     /// `--seeds N` is then the total number of seeds wanted.
     #[arg(long, conflicts_with = "rebuild")]
     pub extend: bool,
+    /// Put a seeded amount of filler, 0 to MAX bytes (a multiple of each function's
+    /// alignment), before every function of each seed, so the seeds also sample cache-line
+    /// and page offsets [default: 0, none; at most 4096; not with --granularity link].
+    #[arg(long, value_name = "MAX", value_parser = parse_pad, allow_negative_numbers = true)]
+    pub pad: Option<u64>,
     /// Allow more than 1000 seeds (the build prints the projected time and disk first).
     #[arg(long)]
     pub allow_many_seeds: bool,
@@ -55,6 +60,15 @@ pub struct Args {
     /// The build command, after `--` (e.g. `-- make -j2`).
     #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
     pub command: Vec<String>,
+}
+
+/// `--pad`: bytes, at most [`driver::MAX_PAD`].
+fn parse_pad(text: &str) -> Result<u64> {
+    let bytes = layoutrand::units::parse_bytes(text)?;
+    if bytes > driver::MAX_PAD {
+        bail!("{bytes} bytes is more than {} (a page)", driver::MAX_PAD);
+    }
+    Ok(bytes)
 }
 
 /// `--granularity` values.
@@ -150,6 +164,7 @@ pub fn run(args: Args) -> Result<i32> {
         progress: true,
         rebuild: args.rebuild,
         allow_many_seeds: args.allow_many_seeds,
+        pad: args.pad,
     };
     let outcome = if let Some(name) = &args.variant {
         layoutrand::build::variant::build(&opts, name)?

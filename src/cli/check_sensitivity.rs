@@ -48,6 +48,7 @@ pub fn run(args: Args) -> Result<i32> {
             seeds: Some(args.seeds),
             granularity: Some(args.granularity),
             linker: None,
+            pad: None,
         },
         run: RunConfig {
             command: run,

@@ -79,6 +79,9 @@ pub struct BuildConfig {
     /// `auto`, `bfd`, `gold`, `lld` or `mold`.
     #[serde(default)]
     pub linker: Option<String>,
+    /// `build --pad`: the most filler bytes before each function (0 or absent: none).
+    #[serde(default)]
+    pub pad: Option<u64>,
 }
 
 /// `[[variant]]`: one version of the program (other flags, compiler or sources).
@@ -231,6 +234,14 @@ impl ExperimentConfig {
                 bail!("[build] granularity = {g:?}: expected link, module or global");
             }
         }
+        if let Some(pad) = self.build.pad {
+            if pad > crate::build::driver::MAX_PAD {
+                bail!(
+                    "[build] pad = {pad}: at most {} bytes (a page)",
+                    crate::build::driver::MAX_PAD
+                );
+            }
+        }
         if let Some(jobs) = self.run.jobs {
             // The runner's own rule, checked before the build so a wall-time experiment
             // with `jobs = 2` stops at once instead of after building every seed.
@@ -374,6 +385,30 @@ mod tests {
             n += 1;
         }
         assert!(n >= 5, "expected at least five recipe files, found {n}");
+    }
+
+    #[test]
+    fn build_pad_is_read_and_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("e.toml");
+        std::fs::write(
+            &p,
+            "[build]\ncommand = [\"make\"]\npad = 256\n[run]\ncommand = [\"{bin}\"]\n",
+        )
+        .unwrap();
+        let c = ExperimentConfig::load(&p).unwrap();
+        assert_eq!(c.build.pad, Some(256));
+        c.validate().unwrap();
+        std::fs::write(
+            &p,
+            "[build]\ncommand = [\"make\"]\npad = 5000\n[run]\ncommand = [\"{bin}\"]\n",
+        )
+        .unwrap();
+        let err = format!(
+            "{:#}",
+            ExperimentConfig::load(&p).unwrap().validate().unwrap_err()
+        );
+        assert!(err.contains("[build] pad = 5000: at most 4096"), "{err}");
     }
 
     /// A file with two `[[variant]]` tables plus `extra`, loaded and validated.

@@ -412,6 +412,9 @@ fn build(config: &ExperimentConfig, seeds: u32, out: &Path, workdir: &Path) -> R
     if let Some(l) = &config.build.linker {
         args.extend(os(&["--linker", l]));
     }
+    if let Some(p) = config.build.pad {
+        args.extend(os(&["--pad", &p.to_string()]));
+    }
     args.push("--".into());
     args.extend(config.build.command.iter().map(OsString::from));
     run_stage("build", &args, workdir, &BTreeMap::new())

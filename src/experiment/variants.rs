@@ -135,6 +135,9 @@ fn build_one(
     if let Some(l) = &config.build.linker {
         args.extend(["--linker".into(), l.into()]);
     }
+    if let Some(p) = config.build.pad {
+        args.extend(["--pad".into(), p.to_string().into()]);
+    }
     args.push("--".into());
     args.extend(variant.command.iter().map(OsString::from));
     run_stage("build", &args, &dir, &variant.env)

@@ -10,6 +10,7 @@ use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::layout::distance::LayoutDistance;
+use crate::layout::offsets::OffsetSpread;
 use crate::layout::same_code::CodeCheck;
 
 /// Version of the manifest format written by this build of the tool.
@@ -59,6 +60,10 @@ pub struct Manifest {
     pub mode: BuildMode,
     /// What was randomised.
     pub granularity: Granularity,
+    /// `build --pad MAX`: the most filler bytes a seed puts in front of each function
+    /// (0: none, and in manifests written before padding existed).
+    #[serde(default)]
+    pub pad: u64,
     /// Linker used for the relinks: `bfd`, `gold`, `lld`, `mold` (or `mixed`).
     pub linker: String,
     /// Ordering mechanism used, in words (e.g. "ld -r -T per object, then bfd").
@@ -202,6 +207,10 @@ pub struct Binary {
     /// sizes) compared; absent for the baseline and in manifests written before the check.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub code: Option<CodeCheck>,
+    /// How many distinct start offsets mod 64 and mod 4096 its functions have (the check of
+    /// `build --pad`); absent in manifests written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offsets: Option<OffsetSpread>,
 }
 
 /// The SHA-256 of a file, in lowercase hex: [`Binary::sha256`]. `build` records it and `run`

@@ -8,6 +8,7 @@
 //! * [`archive`]: members of a static archive, and a copy with the members reordered;
 //! * [`reorder`]: seeded shuffles, `ld -r` module reordering, the global order script;
 //! * [`same_code`]: the invariant that a seed holds the baseline's code, only elsewhere;
+//! * [`offsets`]: how many cache-line and page offsets a binary's functions start at;
 //! * [`dynamic`]: a library's soname and an executable's loader.
 
 pub mod archive;
@@ -16,6 +17,7 @@ pub mod distance;
 pub mod dynamic;
 mod fingerprint;
 pub mod object_file;
+pub mod offsets;
 pub mod reorder;
 pub mod same_code;
 

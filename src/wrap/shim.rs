@@ -479,11 +479,16 @@ pub fn is_regular_file(path: &Path) -> bool {
 }
 
 /// Files of the installed system (libc's crt files, distribution libraries) are not copied:
-/// they do not change between the recorded build and its replays.
+/// they do not change between the recorded build and its replays. Rust's standard library
+/// (the `.rlib`s of a toolchain's sysroot, `…/lib/rustlib/<target>/lib/`, wherever rustup
+/// or a distribution put it) is the system's too: like libc.a it is used in place and its
+/// members keep their order, so its code (and which of its members a link extracts) is the
+/// plain build's in every seed.
 fn is_system_path(path: &Path) -> bool {
     ["/usr/", "/lib/", "/lib64/", "/lib32/"]
         .iter()
         .any(|p| path.starts_with(p))
+        || path.to_str().is_some_and(|p| p.contains("/lib/rustlib/"))
 }
 
 fn real_command(real: &Path, args: &[OsString], ctx: &ShimEnv) -> Command {

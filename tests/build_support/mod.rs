@@ -45,6 +45,24 @@ pub fn build(dir: &Path, args: &[&str], command: &[&str]) -> Output {
     cmd.output().unwrap()
 }
 
+/// `layoutrand build -q --seeds 3 --granularity G --linker L --out out -- COMMAND...` in `dir`.
+pub fn build_three_seeds(dir: &Path, granularity: &str, linker: &str, command: &[&str]) -> Output {
+    build(
+        dir,
+        &[
+            "--seeds",
+            "3",
+            "--granularity",
+            granularity,
+            "--linker",
+            linker,
+            "--out",
+            "out",
+        ],
+        command,
+    )
+}
+
 /// Panics with the command's output unless it succeeded.
 pub fn assert_success(out: &Output, what: &str) {
     assert!(
@@ -113,6 +131,38 @@ pub fn check_binaries(out_dir: &Path, program: &str, seeds: usize, what: &str) -
         "{what}: seeds with equal layouts"
     );
     m
+}
+
+/// Runs `argv` in `dir` and returns its standard output; panics with its output when it
+/// fails (the real-program tests' configure, make and test-suite steps).
+pub fn run_in(dir: &Path, argv: &[&str]) -> String {
+    let out = std::process::Command::new(argv[0])
+        .args(&argv[1..])
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|e| panic!("{argv:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{argv:?} failed ({}):\n{}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// `layoutrand layout --format json BASE OTHER`: the two binaries' fingerprints, the
+/// functions only in one of them and the distance between their orders.
+pub fn layout_distance(base: &Path, other: &Path) -> serde_json::Value {
+    let out = assert_cmd::Command::cargo_bin("layoutrand")
+        .unwrap()
+        .args(["layout", "--format", "json"])
+        .arg(base)
+        .arg(other)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 /// Whether a linker program is installed (CI installs all four; a bare machine may not).

@@ -22,3 +22,5 @@ class R:
         return v
 r = R(1, "link-order"); print([r.u64() for _ in range(3)])
 print(R(42, "link-order").perm(10)); print(R(7, "schedule").perm(6))
+
+r = R(1, "padding:demo"); print([a * r.below(256 // a + 1) for a in (16, 16, 1, 64, 512)])

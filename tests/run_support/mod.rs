@@ -68,6 +68,7 @@ pub fn experiment(dir: &Path, sets: &[TestBinarySet]) -> Manifest {
                 link_seconds: 0.0,
                 soname: None,
                 code: None,
+                offsets: None,
             });
         }
         built.push(BinarySet {
@@ -87,6 +88,7 @@ pub fn experiment(dir: &Path, sets: &[TestBinarySet]) -> Manifest {
         build_dir: dir.to_path_buf(),
         mode: BuildMode::Relink,
         granularity: Granularity::Link,
+        pad: 0,
         linker: "bfd".into(),
         mechanism: "test fixture".into(),
         recorded_build_seconds: 0.0,

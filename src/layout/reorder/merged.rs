@@ -114,6 +114,13 @@ pub fn merge_objects(
     if dissolve_comdats {
         command.arg("--force-group-allocation");
     }
+    if !objects_need_executable_stack(objects)? {
+        // ld.bfd takes an object without a `.note.GNU-stack` section (rustc's `symbols.o`,
+        // hand-written assembly) as needing an executable stack and marks `out` so; lld and
+        // mold take it as not needing one, and lld then refuses the merged object ("requires
+        // an executable stack"). Only an explicit executable note asks for one.
+        command.args(["-z", "noexecstack"]);
+    }
     let output = command
         .args(objects)
         .arg("-T")
@@ -134,6 +141,28 @@ pub fn merge_objects(
         );
     }
     Ok(())
+}
+
+/// Whether any of `objects` marks its stack executable: a `.note.GNU-stack` section with
+/// the `SHF_EXECINSTR` flag (what gcc emits for nested-function trampolines). A missing note
+/// does not count (see [`merge_objects`]); a file that is not an object does not either.
+fn objects_need_executable_stack(objects: &[PathBuf]) -> Result<bool> {
+    use object::{Object, ObjectSection, SectionFlags};
+    for path in objects {
+        let data =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let Ok(file) = object::File::parse(&*data) else {
+            continue;
+        };
+        let executable = file.section_by_name(".note.GNU-stack").is_some_and(|s| {
+            matches!(s.flags(), SectionFlags::Elf { sh_flags }
+                if sh_flags & u64::from(object::elf::SHF_EXECINSTR) != 0)
+        });
+        if executable {
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }
 
 #[cfg(test)]

@@ -9,16 +9,20 @@
 //! * [`reorder_sections`]: an object's code in another order by permuting its section
 //!   header table, without a linker (the per-seed step: objects are merged once, archive
 //!   members are used as they are);
+//! * [`draw_padding`]: seeded filler in front of code sections (`build --pad`), multiples
+//!   of each section's alignment, applied by [`reorder_sections`];
 //! * [`relocatable_reorder`]: applies a module's order with `ld -r -T script`, producing an
 //!   object any final linker (bfd, gold, lld, mold) lays out in that order;
 
 mod merged;
+mod padding;
 mod relocatable;
 mod script;
 mod section_table;
 mod shuffle;
 
 pub use merged::{merge_objects, merged_script, MergedEntry};
+pub use padding::draw_padding;
 pub use relocatable::{relocatable_reorder, relocatable_script};
 pub use section_table::{reorder_sections, Padding};
 pub use shuffle::{shuffle_global, shuffle_within_groups};
