@@ -128,6 +128,18 @@ impl From<FTest> for FTestJson {
     }
 }
 
+/// One matched binary (seed) of a pair: its mean under each variant, from the same
+/// hierarchies the pair's statistics use (what the paired and interaction plots draw).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BinaryMeans {
+    /// The binary's label, `seed-N`.
+    pub binary: String,
+    /// Its mean under the base variant.
+    pub base: f64,
+    /// Its mean under the new variant.
+    pub new: f64,
+}
+
 /// Which interval the verdict rests on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -161,6 +173,10 @@ pub struct PairComparison {
     pub share_faster: Option<ShareFaster>,
     /// Variant × binary interaction (null without two matched seeds and equal replicates).
     pub interaction: Option<FTestJson>,
+    /// The matched binaries' means under each variant, in the base's order (empty without
+    /// two matched seeds): the data of the paired-by-seed interval, the share of faster
+    /// seeds and the interaction test.
+    pub binaries: Vec<BinaryMeans>,
     /// The interval the verdict rests on.
     pub basis: Basis,
     /// The effect classified at the thresholds.
@@ -357,6 +373,19 @@ fn compare_pair(
         (Some(b), Some(n)) => (b.top_means(), n.top_means()),
         _ => (Vec::new(), Vec::new()),
     };
+    let binaries: Vec<BinaryMeans> = match &mb {
+        Some(b) => b
+            .top_ids()
+            .iter()
+            .zip(base_means.iter().zip(&new_means))
+            .map(|(id, (&base, &new))| BinaryMeans {
+                binary: id.clone(),
+                base,
+                new,
+            })
+            .collect(),
+        None => Vec::new(),
+    };
     let paired = (!base_means.is_empty())
         .then(|| paired_ratio(&base_means, &new_means, confidence).ok())
         .flatten()
@@ -469,6 +498,7 @@ fn compare_pair(
         bootstrap,
         share_faster,
         interaction,
+        binaries,
         basis,
         verdict: effect.verdict.word(better, worse),
         effect,

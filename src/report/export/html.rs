@@ -7,6 +7,7 @@ use std::fmt::Write;
 use anyhow::Result;
 
 use super::html_machines::machines_section;
+use super::html_variants::variants_section;
 use super::svg::escape;
 use super::tables::{
     baseline_line, confidence_line, diagnostic_lines, level_rows, mean_line, series_title,
@@ -42,6 +43,11 @@ svg .cp{stroke:#c0392b;stroke-dasharray:4 3}svg .band{fill:#9aa5b4;fill-opacity:
 svg .acf{stroke:#2f6db5;stroke-width:3}svg .bar{fill:#2f6db5}
 .note{color:#5b6676;font-size:.92em}ul{padding-left:1.3em}
 .warning{color:#8a3b00;font-weight:600}
+figure{margin:0}figcaption{max-width:520px}
+svg .seedline{fill:none;stroke:#9aa5b4;stroke-width:1.2}svg .seedline.lower{stroke:#3f8f5a}svg .seedline.higher{stroke:#c0392b}
+svg .vline{fill:none;stroke-width:1.5}svg .legend{font-weight:600;stroke:none}
+svg .ci{stroke:#2f6db5;stroke-width:2;fill:none}svg .ci.strong{stroke:#1d2430;stroke-width:3}svg .strong{font-weight:700}
+svg .nochange{stroke:#1d2430;stroke-dasharray:3 3}
 "#;
 
 /// `text` with its first letter in upper case (the verdicts stand alone in their box).
@@ -118,7 +124,7 @@ impl Exporter for HtmlExporter {
             let data = experiment
                 .series
                 .iter()
-                .find(|d| d.program == s.program && d.metric == s.metric);
+                .find(|d| d.program == s.program && d.metric == s.metric && d.variant == s.variant);
             writeln!(
                 out,
                 "<section id=\"series-{i}\" class=\"series\"><h2>{}</h2>",
@@ -186,6 +192,7 @@ impl Exporter for HtmlExporter {
             }
             writeln!(out, "</ul></section>")?;
         }
+        variants_section(&mut out, report)?;
         machines_section(&mut out, &report.machines)?;
         if !report.warnings.is_empty() {
             writeln!(out, "<section id=\"warnings\"><h2>Warnings</h2><ul>")?;

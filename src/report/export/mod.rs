@@ -10,11 +10,14 @@ use super::model::Report;
 pub mod csv;
 pub mod html;
 pub mod html_machines;
+pub mod html_variants;
 pub mod json;
 pub mod markdown;
 pub mod svg;
+pub mod svg_variants;
 pub mod tables;
 pub mod text;
+pub mod variant_plots;
 
 /// Renders a report in one format.
 pub trait Exporter {

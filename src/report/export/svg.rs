@@ -18,19 +18,19 @@ pub fn escape(s: &str) -> String {
 
 /// A plotting frame: pixel size, margins and the data ranges mapped onto it.
 #[derive(Debug, Clone, Copy)]
-struct Frame {
-    width: f64,
-    height: f64,
-    left: f64,
-    right: f64,
-    top: f64,
-    bottom: f64,
-    x: (f64, f64),
-    y: (f64, f64),
+pub(super) struct Frame {
+    pub(super) width: f64,
+    pub(super) height: f64,
+    pub(super) left: f64,
+    pub(super) right: f64,
+    pub(super) top: f64,
+    pub(super) bottom: f64,
+    pub(super) x: (f64, f64),
+    pub(super) y: (f64, f64),
 }
 
 impl Frame {
-    fn new(width: f64, height: f64, x: (f64, f64), y: (f64, f64)) -> Frame {
+    pub(super) fn new(width: f64, height: f64, x: (f64, f64), y: (f64, f64)) -> Frame {
         Frame {
             width,
             height,
@@ -43,18 +43,18 @@ impl Frame {
         }
     }
 
-    fn px(&self, x: f64) -> f64 {
+    pub(super) fn px(&self, x: f64) -> f64 {
         self.left + (x - self.x.0) / (self.x.1 - self.x.0) * (self.width - self.left - self.right)
     }
 
-    fn py(&self, y: f64) -> f64 {
+    pub(super) fn py(&self, y: f64) -> f64 {
         self.height
             - self.bottom
             - (y - self.y.0) / (self.y.1 - self.y.0) * (self.height - self.top - self.bottom)
     }
 
     /// Opens the `<svg>`, draws the title, axes, y ticks and the x label.
-    fn open(&self, out: &mut String, title: &str, x_label: &str, y_label: &str) {
+    pub(super) fn open(&self, out: &mut String, title: &str, x_label: &str, y_label: &str) {
         let _ = write!(
             out,
             r#"<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img"><title>{t}</title>"#,
@@ -103,7 +103,7 @@ impl Frame {
 }
 
 /// Pads a range by 5 % and makes a zero-width range one unit wide.
-fn widen((lo, hi): (f64, f64)) -> (f64, f64) {
+pub(super) fn widen((lo, hi): (f64, f64)) -> (f64, f64) {
     if !(lo.is_finite() && hi.is_finite()) {
         return (0.0, 1.0);
     }
@@ -115,7 +115,7 @@ fn widen((lo, hi): (f64, f64)) -> (f64, f64) {
     (lo - pad, hi + pad)
 }
 
-fn range<'a>(values: impl Iterator<Item = &'a f64>) -> (f64, f64) {
+pub(super) fn range<'a>(values: impl Iterator<Item = &'a f64>) -> (f64, f64) {
     values.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
         (lo.min(v), hi.max(v))
     })

@@ -1,8 +1,10 @@
 //! The sentences and table rows that the text, Markdown and HTML exporters share, so the
 //! three say exactly the same thing.
 
+use crate::analysis::effect::Interval;
 use crate::analysis::numfmt::{compact, estimate, level, p_value, percent, quantity, sig};
-use crate::report::model::{Report, SeriesReport};
+use crate::analysis::variants::PairComparison;
+use crate::report::model::{MultipleComparison, Report, SeriesReport};
 
 /// Column headers of the levels table.
 pub const LEVEL_HEADERS: [&str; 5] = ["level", "repetitions", "S²", "T²", "t = √T²/mean"];
@@ -73,84 +75,132 @@ pub fn series_title(s: &SeriesReport) -> String {
     )
 }
 
+/// The heading of the variant comparisons (text and HTML).
+pub const VARIANTS_TITLE: &str = "Variants (is the new variant faster whatever the layout?)";
+
 /// The variant comparisons in words: per pair its sentence and the intervals behind it, and
 /// Tukey's family when there are more than two variants. Empty without variants.
 pub fn variant_lines(report: &Report) -> Vec<String> {
-    let level = crate::analysis::numfmt::level(report.confidence);
-    let interval = |ci: Option<crate::analysis::effect::Interval>| match ci {
-        Some(ci) => format!("{:.4} to {:.4}", ci.lower, ci.upper),
-        None => "unbounded".to_string(),
-    };
     let mut lines = Vec::new();
     for c in &report.comparisons {
-        lines.push(format!("{} {}: {}", c.program, c.metric, c.text));
-        let mut detail = format!(
-            "  ratio {}/{} = {:.4}; eq. 5 (Fieller) {level} CI {}",
-            c.new,
-            c.base,
-            c.ratio,
-            interval(c.ci)
-        );
-        if let Some(p) = &c.paired {
-            detail.push_str(&format!(
-                "; paired by seed {:.4} ({})",
-                p.ratio,
-                interval(p.ci)
-            ));
-        }
-        if let Some(b) = &c.bootstrap {
-            detail.push_str(&format!("; bootstrap {}", interval(Some(b.ci))));
-        }
-        lines.push(detail);
-        let mut more = Vec::new();
-        if let Some(s) = &c.share_faster {
-            more.push(format!(
-                "{} of {} layouts favour {} (Wilson {level} CI {} to {})",
-                s.k,
-                s.n,
-                c.new,
-                percent(s.lower, 0),
-                percent(s.upper, 0)
-            ));
-        }
-        if let Some(i) = &c.interaction {
-            more.push(format!(
-                "variant × binary interaction F({}, {}) = {:.2}, p = {}",
-                i.df.0,
-                i.df.1,
-                i.f,
-                crate::analysis::numfmt::p_value(i.p_value)
-            ));
-        }
-        if !more.is_empty() {
-            lines.push(format!("  {}", more.join("; ")));
-        }
+        lines.extend(comparison_lines(c, report.confidence));
     }
     for m in &report.multiple {
-        lines.push(format!(
-            "{} {}: Tukey HSD over {} pairs (ANOVA F({}, {}) = {:.2}, p = {}):",
-            m.program,
-            m.metric,
-            m.family.pairs.len(),
-            m.family.anova.df.0,
-            m.family.anova.df.1,
-            m.family.anova.f,
-            crate::analysis::numfmt::p_value(m.family.anova.p_value)
+        lines.push(tukey_title(m));
+        lines.extend(tukey_rows(m, report.confidence).iter().map(
+            |[pair, ratio, ci, p, verdict]| {
+                format!("  {pair}: ratio {ratio} ({ci}), {p}: {verdict}")
+            },
         ));
-        for pair in &m.family.pairs {
-            lines.push(format!(
-                "  {} vs {}: ratio {:.4} ({level} simultaneous CI {:.4} to {:.4}), p = {}: {}",
-                pair.new,
-                pair.base,
-                pair.ratio,
-                pair.ratio_ci.lower,
-                pair.ratio_ci.upper,
-                crate::analysis::numfmt::p_value(pair.p_value),
-                pair.verdict
-            ));
-        }
     }
     lines
+}
+
+/// A ratio interval as the variant lines print it: `0.9512 to 0.9734`, or `unbounded`
+/// (also for an infinite or undefined end, which no reader should have to parse).
+pub fn ratio_interval(ci: Option<Interval>) -> String {
+    match ci {
+        Some(ci) if ci.lower.is_finite() && ci.upper.is_finite() => {
+            format!("{:.4} to {:.4}", ci.lower, ci.upper)
+        }
+        _ => "unbounded".to_string(),
+    }
+}
+
+/// One comparison in words: `program metric: sentence`, then (indented) its ratio with the
+/// eq. 5, paired and bootstrap intervals, then the share of layouts favouring the new
+/// variant and the interaction test when computed.
+pub fn comparison_lines(c: &PairComparison, confidence: f64) -> Vec<String> {
+    let level = level(confidence);
+    let mut lines = vec![format!("{} {}: {}", c.program, c.metric, c.text)];
+    let mut detail = format!(
+        "  ratio {}/{} = {:.4}; eq. 5 (Fieller) {level} CI {}",
+        c.new,
+        c.base,
+        c.ratio,
+        ratio_interval(c.ci)
+    );
+    if let Some(p) = &c.paired {
+        detail.push_str(&format!(
+            "; paired by seed {:.4} ({})",
+            p.ratio,
+            ratio_interval(p.ci)
+        ));
+    }
+    if let Some(b) = &c.bootstrap {
+        detail.push_str(&format!("; bootstrap {}", ratio_interval(Some(b.ci))));
+    }
+    lines.push(detail);
+    let mut more = Vec::new();
+    if let Some(s) = &c.share_faster {
+        more.push(format!(
+            "{} of {} layouts favour {} (Wilson {level} CI {} to {})",
+            s.k,
+            s.n,
+            c.new,
+            percent(s.lower, 0),
+            percent(s.upper, 0)
+        ));
+    }
+    more.extend(interaction_line(c));
+    if !more.is_empty() {
+        lines.push(format!("  {}", more.join("; ")));
+    }
+    lines
+}
+
+/// The variant × binary interaction test of a comparison, e.g. `variant × binary
+/// interaction F(9, 40) = 0.70, p = 0.7`; `None` when it was not computable.
+pub fn interaction_line(c: &PairComparison) -> Option<String> {
+    c.interaction.as_ref().map(|i| {
+        format!(
+            "variant × binary interaction F({}, {}) = {:.2}, {}",
+            i.df.0,
+            i.df.1,
+            i.f,
+            p_value(i.p_value)
+        )
+    })
+}
+
+/// The head line of Tukey's family: `lua wall: Tukey HSD over 3 pairs (ANOVA F(2, 18) =
+/// 4.20, p = 0.03):`.
+pub fn tukey_title(m: &MultipleComparison) -> String {
+    format!(
+        "{} {}: Tukey HSD over {} pairs (ANOVA F({}, {}) = {:.2}, {}):",
+        m.program,
+        m.metric,
+        m.family.pairs.len(),
+        m.family.anova.df.0,
+        m.family.anova.df.1,
+        m.family.anova.f,
+        p_value(m.family.anova.p_value)
+    )
+}
+
+/// Column headers of Tukey's table (HTML); the text prints each row as one line.
+pub const TUKEY_HEADERS: [&str; 5] = ["pair", "ratio", "simultaneous CI", "p", "verdict"];
+
+/// One row per pair of Tukey's family: `new vs base`, the ratio, its simultaneous interval,
+/// the adjusted p-value and the verdict.
+pub fn tukey_rows(m: &MultipleComparison, confidence: f64) -> Vec<[String; 5]> {
+    let level = level(confidence);
+    m.family
+        .pairs
+        .iter()
+        .map(|pair| {
+            [
+                format!("{} vs {}", pair.new, pair.base),
+                format!("{:.4}", pair.ratio),
+                format!(
+                    "{level} simultaneous CI {}",
+                    ratio_interval(Some(pair.ratio_ci))
+                ),
+                p_value(pair.p_value),
+                pair.verdict.to_string(),
+            ]
+        })
+        .collect()
 }
 
 /// The mean over random layouts with its interval and precision, and the bootstrap

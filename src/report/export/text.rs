@@ -6,7 +6,7 @@ use anyhow::Result;
 
 use super::tables::{
     baseline_line, confidence_line, diagnostic_lines, level_rows, mean_line, series_title,
-    setup_line, stopping_line, variant_lines, LEVEL_HEADERS,
+    setup_line, stopping_line, variant_lines, LEVEL_HEADERS, VARIANTS_TITLE,
 };
 use super::Exporter;
 use crate::report::experiment::Experiment;
@@ -46,10 +46,7 @@ impl Exporter for TextExporter {
         }
         let variants = variant_lines(report);
         if !variants.is_empty() {
-            writeln!(
-                out,
-                "\nVariants (is the new variant faster whatever the layout?):"
-            )?;
+            writeln!(out, "\n{VARIANTS_TITLE}:")?;
             for line in variants {
                 writeln!(out, "  {line}")?;
             }
