@@ -101,6 +101,8 @@ pub struct ShareFaster {
     pub k: usize,
     /// Seeds compared.
     pub n: usize,
+    /// Seeds on which new's mean is above base's (`n - k - slower` seeds tie).
+    pub slower: usize,
     /// Lower end of Wilson's interval for the probability.
     pub lower: f64,
     /// Upper end.
@@ -395,16 +397,15 @@ fn compare_pair(
         });
     let share_faster = (!base_means.is_empty())
         .then(|| {
-            let k = base_means
-                .iter()
-                .zip(&new_means)
-                .filter(|(b, n)| n < b)
-                .count();
+            let pairs = || base_means.iter().zip(&new_means);
+            let k = pairs().filter(|(b, n)| n < b).count();
+            let slower = pairs().filter(|(b, n)| n > b).count();
             wilson_ci(k as u64, base_means.len() as u64, confidence, false)
                 .ok()
                 .map(|w| ShareFaster {
                     k,
                     n: base_means.len(),
+                    slower,
                     lower: w.low,
                     upper: w.high,
                 })
@@ -559,7 +560,13 @@ fn sentence(
         ),
     };
     if let Some(s) = share {
-        text.push_str(&format!(", {better} on {} of {} layouts", s.k, s.n));
+        // A slower variant is described by the layouts on which it is slower, not as
+        // "faster on 0 of 6 layouts".
+        if effect.verdict == EffectVerdict::Higher {
+            text.push_str(&format!(", {worse} on {} of {} layouts", s.slower, s.n));
+        } else {
+            text.push_str(&format!(", {better} on {} of {} layouts", s.k, s.n));
+        }
     }
     if let Some(i) = interaction {
         let what = if options.is_time {
@@ -854,6 +861,11 @@ mod tests {
         let a = compare_variants("p", "wall", &v, &o).unwrap();
         assert_eq!(a.base, "old");
         assert_eq!(a.comparisons[0].verdict, "slower");
+        // A slower variant is counted by the layouts on which it is slower.
+        let text = &a.comparisons[0].text;
+        assert!(text.contains("slower on 10 of 10 layouts"), "{text}");
+        assert!(!text.contains("faster on"), "{text}");
+        assert_eq!(a.comparisons[0].share_faster.unwrap().slower, 10);
         assert!(a.fails());
         o.fail_if_slower = Some(0.2);
         assert!(!compare_variants("p", "wall", &v, &o).unwrap().fails());
