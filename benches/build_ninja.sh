@@ -39,12 +39,13 @@ cp "$root/benches/ninja.mk" Makefile
 . "$root/benches/build_common.sh"
 make_shims
 
-seeds_build() { "$bin" build -q --seeds "$seeds" "$@" -- make -s -j"$jobs"; }
+# seeds_build LTO OPTION...: layoutrand build --seeds N OPTION... -- make LTO=LTO
+seeds_build() { local lto=$1; shift; "$bin" build -q --seeds "$seeds" "$@" -- make -s -j"$jobs" LTO="$lto"; }
 run_plain1() { make -s -j"$jobs" LTO=1; }
-run_seeds1() { seeds_build --out "$work/out1" LTO=1; }
+run_seeds1() { seeds_build 1 --out "$work/out1"; }
 run_plain0() { make -s -j"$jobs" LTO=0; }
-run_seeds0() { seeds_build --out "$work/out0" LTO=0; }
-run_mold0() { seeds_build --linker mold --out "$work/outm" LTO=0; }
+run_seeds0() { seeds_build 0 --out "$work/out0"; }
+run_mold0() { seeds_build 0 --linker mold --out "$work/outm"; }
 run_shim0() { shim_make LTO=0; }
 printf 'ninja %s (%s sources), make -j%s, %s seeds, median of %s interleaved round(s), load %s\n' \
   "$(sed -n 's/.*kNinjaVersion = "\(.*\)".*/\1/p' src/version.cc)" \
@@ -56,7 +57,7 @@ for out in out1 out0 outm; do
 done
 # row LABEL BASE TARGET TEXT: wall and CPU time of LABEL and their ratios to BASE.
 row() {
-  printf '  %-34s %7.2f s wall %7.2f s CPU' "$4" "$(cat "$work/$1.wall")" "$(cat "$work/$1.cpu")"
+  printf '  %-42s %7.2f s wall %7.2f s CPU' "$4" "$(cat "$work/$1.wall")" "$(cat "$work/$1.cpu")"
   if [ "$1" != "$2" ]; then
     printf '   ratio %.3f wall %.3f CPU' "$(calc "$(cat "$work/$1.wall")/$(cat "$work/$2.wall")")" \
       "$(calc "$(cat "$work/$1.cpu")/$(cat "$work/$2.cpu")")"
