@@ -63,7 +63,7 @@ pub fn run(args: Args) -> Result<i32> {
                 json,
             )?;
             print!("{text}");
-            Ok(args.gate.exit_code("compare", failed))
+            Ok(args.gate.exit_code("compare", &failed))
         }
         (false, false) => run_csv(&args, thresholds, json),
         _ => bail!(
@@ -112,7 +112,12 @@ fn run_csv(
     } else {
         print!("{}", render_text(&cmp, &levels[0]));
     }
-    Ok(args.gate.exit_code("compare", cmp.slower_beyond_threshold))
+    let tripped: Vec<String> = if cmp.slower_beyond_threshold {
+        vec![format!("{}: {}", cmp.value, cmp.effect.words)]
+    } else {
+        Vec::new()
+    };
+    Ok(args.gate.exit_code("compare", &tripped))
 }
 
 fn fmt_ratio(x: f64) -> String {
@@ -158,14 +163,8 @@ pub fn render_text(c: &Comparison, top_name: &str) -> String {
             );
         }
     }
-    if let Some(b) = &c.bootstrap {
-        let _ = writeln!(
-            out,
-            "bootstrap   {} … {}  ({pct} percentile, {} hierarchical resamples)",
-            fmt_ratio(b.low),
-            fmt_ratio(b.high),
-            b.resamples
-        );
+    if let Some(words) = c.bootstrap_words() {
+        let _ = writeln!(out, "bootstrap   {words}");
     }
     if let Some(w) = &c.welch {
         let _ = writeln!(
@@ -188,18 +187,8 @@ pub fn render_text(c: &Comparison, top_name: &str) -> String {
             fmt_sig(p.high)
         );
     }
-    if let Some(mw) = &c.mann_whitney {
-        let _ = writeln!(
-            out,
-            "Mann–Whitney on the {} means: P(new > base) = {:.3}, p = {} ({})",
-            top_name,
-            mw.prob_superiority,
-            fmt_p(mw.p),
-            match mw.method {
-                layoutrand::stats::mann_whitney::PMethod::Exact => "exact",
-                layoutrand::stats::mann_whitney::PMethod::Normal => "normal approximation",
-            }
-        );
+    if let Some(words) = c.mann_whitney_words(top_name) {
+        let _ = writeln!(out, "Mann–Whitney {words}");
     }
     if !c.warnings.is_empty() {
         let _ = writeln!(out);
