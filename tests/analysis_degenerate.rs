@@ -1,20 +1,10 @@
 //! Degenerate inputs of the analysis engine through the CLI (issue 10): every one gives an
 //! answer with exit 0 or a precise refusal, never a panic, an `inf` or a `NaN`.
 
-use std::io::Write;
+mod csv_support;
 
-use assert_cmd::Command;
+use csv_support::{analyze_args, arg, compare_args, layoutrand, temp_csv};
 use serde_json::Value;
-
-fn csv(text: &str) -> tempfile::NamedTempFile {
-    let mut f = tempfile::Builder::new().suffix(".csv").tempfile().unwrap();
-    f.write_all(text.as_bytes()).unwrap();
-    f
-}
-
-fn layoutrand() -> Command {
-    Command::cargo_bin("layoutrand").unwrap()
-}
 
 /// Runs and returns (exit code, stdout, stderr).
 fn run(args: &[&str]) -> (i32, String, String) {
@@ -32,16 +22,8 @@ const CONSTANT_6: &str = "binary,execution,value\nb1,0,6\nb1,1,6\nb2,0,6\nb2,1,6
 #[test]
 fn compare_of_two_zero_variance_sides_answers_instead_of_panicking() {
     // The reproduction of issue 10: exit 101 (FreedomInvalid in tdist.rs) before.
-    let (a, b) = (csv(CONSTANT_5), csv(CONSTANT_6));
-    let args = [
-        "compare",
-        a.path().to_str().unwrap(),
-        b.path().to_str().unwrap(),
-        "--levels",
-        "binary,execution",
-        "--value",
-        "value",
-    ];
+    let (a, b) = (temp_csv(CONSTANT_5), temp_csv(CONSTANT_6));
+    let args = compare_args(arg(&a), arg(&b), "binary,execution", "value", &[]);
     let (code, out, err) = run(&args);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.contains("20.0 % slower"), "{out}");
@@ -57,16 +39,14 @@ fn compare_of_two_zero_variance_sides_answers_instead_of_panicking() {
 
 #[test]
 fn all_values_equal_is_worded_as_a_tie() {
-    let (a, b) = (csv(CONSTANT_5), csv(CONSTANT_5));
-    let (code, out, err) = run(&[
-        "compare",
-        a.path().to_str().unwrap(),
-        b.path().to_str().unwrap(),
-        "--levels",
+    let (a, b) = (temp_csv(CONSTANT_5), temp_csv(CONSTANT_5));
+    let (code, out, err) = run(&compare_args(
+        arg(&a),
+        arg(&b),
         "binary,execution",
-        "--value",
         "value",
-    ]);
+        &[],
+    ));
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("a tie"), "{out}");
     assert!(!out.contains("faster") && !out.contains("slower"), "{out}");
@@ -82,16 +62,8 @@ fn a_tiny_but_certain_difference_is_detectable_but_negligible() {
         base.push_str(&format!("b{i},{}\n", 1000.0 * noise));
         new.push_str(&format!("b{i},{}\n", 1003.0 * noise));
     }
-    let (a, b) = (csv(&base), csv(&new));
-    let common = [
-        "compare",
-        a.path().to_str().unwrap(),
-        b.path().to_str().unwrap(),
-        "--levels",
-        "binary",
-        "--value",
-        "value",
-    ];
+    let (a, b) = (temp_csv(&base), temp_csv(&new));
+    let common = compare_args(arg(&a), arg(&b), "binary", "value", &[]);
     let (code, out, _) = run(&common);
     assert_eq!(code, 0);
     assert!(out.contains("detectable but negligible"), "{out}");
@@ -107,15 +79,8 @@ fn a_tiny_but_certain_difference_is_detectable_but_negligible() {
 
 #[test]
 fn values_near_the_largest_double_give_a_finite_mean_and_no_nan() {
-    let f = csv("b,v\nx,1.7e308\ny,1.6e308\nz,1.5e308\n");
-    let args = [
-        "analyze",
-        f.path().to_str().unwrap(),
-        "--levels",
-        "b",
-        "--value",
-        "v",
-    ];
+    let f = temp_csv("b,v\nx,1.7e308\ny,1.6e308\nz,1.5e308\n");
+    let args = analyze_args(arg(&f), "b", "v", &[]);
     let (code, out, err) = run(&args);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("1.600e308"), "{out}");
@@ -129,51 +94,36 @@ fn values_near_the_largest_double_give_a_finite_mean_and_no_nan() {
 
 #[test]
 fn a_huge_bootstrap_is_refused_before_allocating() {
-    let f = csv("b,v\nx,1\ny,2\nz,3\n");
-    let (code, _, err) = run(&[
-        "analyze",
-        f.path().to_str().unwrap(),
-        "--levels",
+    let f = temp_csv("b,v\nx,1\ny,2\nz,3\n");
+    let (code, _, err) = run(&analyze_args(
+        arg(&f),
         "b",
-        "--value",
         "v",
-        "--bootstrap",
-        "100000000000",
-    ]);
+        &["--bootstrap", "100000000000"],
+    ));
     assert_ne!(code, 0);
     assert!(err.contains("at most 10000000 resamples"), "{err}");
 }
 
 #[test]
 fn one_unit_gives_an_answer_with_reasons() {
-    let f = csv("b,v\nx,1\n");
-    let (code, out, err) = run(&[
-        "analyze",
-        f.path().to_str().unwrap(),
-        "--levels",
-        "b",
-        "--value",
-        "v",
-    ]);
+    let f = temp_csv("b,v\nx,1\n");
+    let (code, out, err) = run(&analyze_args(arg(&f), "b", "v", &[]));
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("no confidence interval is possible"), "{out}");
 }
 
 #[test]
 fn percent_and_fraction_mean_the_same() {
-    let (a, b) = (csv(CONSTANT_5), csv(CONSTANT_6));
+    let (a, b) = (temp_csv(CONSTANT_5), temp_csv(CONSTANT_6));
     let with = |gate: &str| {
-        run(&[
-            "compare",
-            a.path().to_str().unwrap(),
-            b.path().to_str().unwrap(),
-            "--levels",
+        run(&compare_args(
+            arg(&a),
+            arg(&b),
             "binary,execution",
-            "--value",
             "value",
-            "--fail-if-slower",
-            gate,
-        ])
+            &["--fail-if-slower", gate],
+        ))
         .0
     };
     // 20 % slower: fails a 10 % gate written either way, passes a 30 % one.

@@ -7,17 +7,13 @@
 
 #![allow(clippy::excessive_precision)] // references pasted as R printed them
 
-use std::io::Write as _;
+mod csv_support;
 
-use assert_cmd::Command;
+use csv_support::{analyze_args, arg, compare_args, layoutrand, temp_csv};
 use predicates::prelude::*;
 use serde_json::Value;
 
 const LEVELS: &str = "binary,execution,iteration";
-
-fn layoutrand() -> Command {
-    Command::cargo_bin("layoutrand").unwrap()
-}
 
 fn json(args: &[&str]) -> Value {
     let out = layoutrand().args(args).output().unwrap();
@@ -34,26 +30,24 @@ fn close(v: &Value, want: f64, tol: f64) -> bool {
     (got - want).abs() <= tol * want.abs()
 }
 
-fn temp_csv(text: &str) -> tempfile::NamedTempFile {
-    let mut f = tempfile::Builder::new().suffix(".csv").tempfile().unwrap();
-    f.write_all(text.as_bytes()).unwrap();
-    f
+/// `analyze` of the fixture `base.csv` (three levels, value `time`) followed by `more`.
+fn analyze_base<'a>(more: &[&'a str]) -> Vec<&'a str> {
+    analyze_args("fixtures/csv/base.csv", LEVELS, "time", more)
 }
 
 #[test]
 fn analyze_json_on_the_libkalibera_vector() {
-    let v = json(&[
-        "analyze",
+    let v = json(&analyze_args(
         "fixtures/csv/libkalibera.csv",
-        "--levels",
         LEVELS,
-        "--value",
         "time",
-        "--costs",
-        "binary=100s,execution=10s,iteration=1s",
-        "--format",
-        "json",
-    ]);
+        &[
+            "--costs",
+            "binary=100s,execution=10s,iteration=1s",
+            "--format",
+            "json",
+        ],
+    ));
     assert_eq!(v["n"], 12);
     assert_eq!(v["confidence"], 0.95);
     assert!(close(&v["mean"], 26.0 / 12.0, 1e-14));
@@ -94,16 +88,7 @@ fn analyze_json_on_the_libkalibera_vector() {
 
 #[test]
 fn analyze_json_normality_on_the_binary_means() {
-    let v = json(&[
-        "analyze",
-        "fixtures/csv/base.csv",
-        "--levels",
-        LEVELS,
-        "--value",
-        "time",
-        "--format",
-        "json",
-    ]);
+    let v = json(&analyze_base(&["--format", "json"]));
     assert_eq!(v["n"], 500);
     // R: b <- read.csv("base.csv"); shapiro.test(tapply(b$time, b$binary, mean))
     // -> W = 0.98290149044295894, p = 0.97878953181560124
@@ -144,18 +129,12 @@ fn analyze_one_level_plain_sample() {
     // -> (1.5111568740863572, 2.578843125913642)
     let f = temp_csv("run,t\na,2.799\nb,2.046\nc,1.259\nd,1.877\ne,2.244\n");
     let path = f.path().to_str().unwrap();
-    let v = json(&[
-        "analyze",
+    let v = json(&analyze_args(
         path,
-        "--levels",
         "run",
-        "--value",
         "t",
-        "--confidence",
-        "0.9",
-        "--format",
-        "json",
-    ]);
+        &["--confidence", "0.9", "--format", "json"],
+    ));
     assert!(close(&v["ci"]["low"], 1.5111568740863572, 1e-10));
     assert!(close(&v["ci"]["high"], 2.578843125913642, 1e-10));
     // docs/design.md / R: shapiro.test(T1) W = 0.986190408160782, p = 0.964734206740106
@@ -176,16 +155,7 @@ fn analyze_warns_about_negative_t2_and_non_normal_means() {
         }
     }
     let f = temp_csv(&csv);
-    let v = json(&[
-        "analyze",
-        f.path().to_str().unwrap(),
-        "--levels",
-        LEVELS,
-        "--value",
-        "t",
-        "--format",
-        "json",
-    ]);
+    let v = json(&analyze_args(arg(&f), LEVELS, "t", &["--format", "json"]));
     assert!(v["levels"][1]["t2"].as_f64().unwrap() < 0.0);
     let w = v["warnings"].to_string();
     assert!(w.contains("T² of level \\\"execution\\\""), "{w}");
@@ -194,17 +164,13 @@ fn analyze_warns_about_negative_t2_and_non_normal_means() {
 
 #[test]
 fn compare_json_contract() {
-    let v = json(&[
-        "compare",
+    let v = json(&compare_args(
         "fixtures/csv/base.csv",
         "fixtures/csv/new.csv",
-        "--levels",
         LEVELS,
-        "--value",
         "time",
-        "--format",
-        "json",
-    ]);
+        &["--format", "json"],
+    ));
     // numpy: mean(new)/mean(base) = 9.499837026000002 / 10.035154958 = 0.9466557383278627
     let r = &v["effect"];
     assert_eq!(v["schema"], 2);
@@ -260,17 +226,13 @@ fn compare_text_says_how_much_faster() {
 fn compare_without_common_ids_has_no_pairs() {
     let a = temp_csv("b,t\nx,10\ny,11\nz,12\n");
     let b = temp_csv("b,t\nu,10.5\nv,11.5\nw,12.5\n");
-    let v = json(&[
-        "compare",
-        a.path().to_str().unwrap(),
-        b.path().to_str().unwrap(),
-        "--levels",
+    let v = json(&compare_args(
+        arg(&a),
+        arg(&b),
         "b",
-        "--value",
         "t",
-        "--format",
-        "json",
-    ]);
+        &["--format", "json"],
+    ));
     assert!(v["paired"].is_null());
     assert_eq!(v["verdict"], "no significant difference");
     assert!(close(&v["effect"]["ratio"], 11.5 / 11.0, 1e-14));
@@ -282,15 +244,7 @@ fn compare_says_unbounded_when_the_base_interval_holds_zero() {
     // unbounded; the output must say so instead of printing numbers.
     let a = temp_csv("b,t\nx,1\ny,2\nz,3\n");
     let b = temp_csv("b,t\nx,1.5\ny,2.5\nz,3.5\n");
-    let args = [
-        "compare",
-        a.path().to_str().unwrap(),
-        b.path().to_str().unwrap(),
-        "--levels",
-        "b",
-        "--value",
-        "t",
-    ];
+    let args = compare_args(arg(&a), arg(&b), "b", "t", &[]);
     let mut with_json = args.to_vec();
     with_json.extend(["--format", "json"]);
     let v = json(&with_json);
@@ -324,14 +278,7 @@ fn unbalanced_data_names_the_unit_and_counts() {
     }
     let f = temp_csv(&csv);
     fails_with(
-        &[
-            "analyze",
-            f.path().to_str().unwrap(),
-            "--levels",
-            "binary,execution",
-            "--value",
-            "time",
-        ],
+        &analyze_args(arg(&f), "binary,execution", "time", &[]),
         "binary seed-3 has 4 executions, others have 5",
     );
 }
@@ -363,27 +310,10 @@ fn missing_column_is_named() {
 #[test]
 fn empty_file_nan_and_non_positive_values_are_refused() {
     let empty = temp_csv("");
-    fails_with(
-        &[
-            "analyze",
-            empty.path().to_str().unwrap(),
-            "--levels",
-            "b",
-            "--value",
-            "t",
-        ],
-        "is empty",
-    );
+    fails_with(&analyze_args(arg(&empty), "b", "t", &[]), "is empty");
     let header_only = temp_csv("b,t\n");
     fails_with(
-        &[
-            "analyze",
-            header_only.path().to_str().unwrap(),
-            "--levels",
-            "b",
-            "--value",
-            "t",
-        ],
+        &analyze_args(arg(&header_only), "b", "t", &[]),
         "no measurements",
     );
     let nan = temp_csv("b,t\nx,1\ny,NaN\n");
@@ -396,28 +326,12 @@ fn empty_file_nan_and_non_positive_values_are_refused() {
     let zero = temp_csv("b,t\nx,1\ny,0\n");
     let zero_path = zero.path().to_str().unwrap();
     fails_with(
-        &[
-            "compare",
-            good.path().to_str().unwrap(),
-            zero_path,
-            "--levels",
-            "b",
-            "--value",
-            "t",
-        ],
+        &compare_args(arg(&good), zero_path, "b", "t", &[]),
         &format!("{zero_path}:3: value 0 in column \"t\" is not positive"),
     );
     let negative = temp_csv("b,t\nx,-1\ny,2\n");
     fails_with(
-        &[
-            "compare",
-            negative.path().to_str().unwrap(),
-            good.path().to_str().unwrap(),
-            "--levels",
-            "b",
-            "--value",
-            "t",
-        ],
+        &compare_args(arg(&negative), arg(&good), "b", "t", &[]),
         "is not positive",
     );
 }
@@ -425,90 +339,31 @@ fn empty_file_nan_and_non_positive_values_are_refused() {
 #[test]
 fn bad_flags_are_named() {
     fails_with(
-        &[
-            "analyze",
-            "fixtures/csv/base.csv",
-            "--levels",
-            LEVELS,
-            "--value",
-            "time",
-            "--costs",
-            "binary=1s,execution=2s",
-        ],
+        &analyze_base(&["--costs", "binary=1s,execution=2s"]),
         "--costs gives no cost for the level `iteration`",
     );
     fails_with(
-        &[
-            "analyze",
-            "fixtures/csv/base.csv",
-            "--levels",
-            LEVELS,
-            "--value",
-            "time",
-            "--costs",
-            "100,10,1",
-        ],
+        &analyze_base(&["--costs", "100,10,1"]),
         "--costs: `100` is not LEVEL=TIME",
     );
     fails_with(
-        &[
-            "analyze",
-            "fixtures/csv/base.csv",
-            "--levels",
-            LEVELS,
-            "--value",
-            "time",
-            "--costs",
-            "binary=1s,execution=2s,iteration=1s,link=3s",
-        ],
+        &analyze_base(&["--costs", "binary=1s,execution=2s,iteration=1s,link=3s"]),
         "--costs: `link` is not one of the levels (binary, execution, iteration)",
     );
     fails_with(
-        &[
-            "analyze",
-            "fixtures/csv/base.csv",
-            "--levels",
-            LEVELS,
-            "--value",
-            "time",
-            "--confidence",
-            "95",
-        ],
+        &analyze_base(&["--confidence", "95"]),
         "--confidence 95 must be strictly between 0 and 1",
     );
     fails_with(
-        &[
-            "analyze",
-            "no/such/file.csv",
-            "--levels",
-            "b",
-            "--value",
-            "t",
-        ],
+        &analyze_args("no/such/file.csv", "b", "t", &[]),
         "cannot open no/such/file.csv",
     );
     fails_with(
-        &[
-            "analyze",
-            "fixtures/csv/base.csv",
-            "--levels",
-            LEVELS,
-            "--value",
-            "time",
-            "--costs",
-            "binary=60,execution=0,iteration=1",
-        ],
+        &analyze_base(&["--costs", "binary=60,execution=0,iteration=1"]),
         "--costs: `execution=0`: a cost must be a positive time",
     );
     fails_with(
-        &[
-            "analyze",
-            "fixtures/csv/base.csv",
-            "--levels",
-            "binary,binary",
-            "--value",
-            "time",
-        ],
+        &analyze_args("fixtures/csv/base.csv", "binary,binary", "time", &[]),
         "--levels names the column \"binary\" twice",
     );
 }

@@ -10,9 +10,7 @@ use run_support::*;
 #[test]
 fn missing_manifest_names_the_file() {
     let d = tempfile::tempdir().unwrap();
-    layoutrand()
-        .args(["run", "--out"])
-        .arg(d.path())
+    run_in(d.path())
         .args(["--", "{bin}"])
         .assert()
         .failure()
@@ -26,9 +24,7 @@ fn missing_binary_names_variant_and_path() {
     let d = tempfile::tempdir().unwrap();
     same_binary_experiment(d.path(), "faulty", "faulty.c", 2);
     std::fs::remove_file(d.path().join("bin/seed-2/faulty")).unwrap();
-    layoutrand()
-        .args(["run", "--out"])
-        .arg(d.path())
+    run_in(d.path())
         .args(["--", "{bin}", "ok"])
         .assert()
         .failure()
@@ -45,33 +41,25 @@ fn command_without_placeholder_or_unknown_program_is_refused() {
     let d = tempfile::tempdir().unwrap();
     same_binary_experiment(d.path(), "faulty", "faulty.c", 1);
     let bin = d.path().join("bin/baseline/faulty");
-    layoutrand()
-        .args(["run", "--out"])
-        .arg(d.path())
+    run_in(d.path())
         .arg("--")
         .arg(&bin)
         .arg("ok")
         .assert()
         .failure()
         .stderr(contains("no {bin} placeholder"));
-    layoutrand()
-        .args(["run", "--out"])
-        .arg(d.path())
+    run_in(d.path())
         .args(["--", "{bin:nosuch}"])
         .assert()
         .failure()
         .stderr(contains("\"nosuch\""))
         .stderr(contains("faulty"));
-    layoutrand()
-        .args(["run", "--out"])
-        .arg(d.path())
+    run_in(d.path())
         .args(["--warmup", "2", "--", "{bin}"])
         .assert()
         .failure()
         .stderr(contains("--warmup"));
-    layoutrand()
-        .args(["run", "--out"])
-        .arg(d.path())
+    run_in(d.path())
         .args(["--iterations", "3", "--metric", "cpu", "--", "{bin}"])
         .assert()
         .failure()
@@ -83,9 +71,7 @@ fn command_without_placeholder_or_unknown_program_is_refused() {
 fn a_regex_that_never_matches_stops_after_the_first_execution() {
     let d = tempfile::tempdir().unwrap();
     same_binary_experiment(d.path(), "faulty", "faulty.c", 1);
-    layoutrand()
-        .args(["run", "--out"])
-        .arg(d.path())
+    run_in(d.path())
         .args(["--executions", "5", "--metric", r"regex:time=([0-9.]+)"])
         .args(["--", "{bin}", "ok"])
         .assert()
@@ -108,9 +94,7 @@ fn an_unwritable_store_is_refused_before_any_execution() {
     same_binary_experiment(d.path(), "faulty", "faulty.c", 0);
     // A directory where the staging area must go: nothing can be created there.
     std::fs::write(d.path().join(".run"), "in the way").unwrap();
-    layoutrand()
-        .args(["run", "--out"])
-        .arg(d.path())
+    run_in(d.path())
         .args(["--", "{bin}", "ok"])
         .assert()
         .failure()
@@ -119,9 +103,7 @@ fn an_unwritable_store_is_refused_before_any_execution() {
     std::fs::remove_file(d.path().join(".run")).unwrap();
     // The store itself unwritable (a directory in its place).
     std::fs::create_dir(d.path().join(RESULTS_FILE)).unwrap();
-    layoutrand()
-        .args(["run", "--out"])
-        .arg(d.path())
+    run_in(d.path())
         .args(["--", "{bin}", "ok"])
         .assert()
         .failure()
@@ -137,8 +119,8 @@ fn existing_results_need_resume_and_resume_refuses_other_settings() {
     let d = tempfile::tempdir().unwrap();
     same_binary_experiment(d.path(), "faulty", "faulty.c", 1);
     let run = |extra: &[&str]| {
-        let mut c = layoutrand();
-        c.args(["run", "--out"]).arg(d.path()).args(extra);
+        let mut c = run_in(d.path());
+        c.args(extra);
         c
     };
     run(&[
@@ -192,9 +174,7 @@ fn existing_results_need_resume_and_resume_refuses_other_settings() {
 fn budget_stops_between_executions_and_resume_finishes() {
     let d = tempfile::tempdir().unwrap();
     same_binary_experiment(d.path(), "faulty", "faulty.c", 1);
-    layoutrand()
-        .args(["run", "--out"])
-        .arg(d.path())
+    run_in(d.path())
         .args(["--executions", "3", "--budget", "0s", "--", "{bin}", "ok"])
         .assert()
         .success()
@@ -246,9 +226,7 @@ fn a_full_disk_is_refused_before_any_execution() {
     while std::io::Write::write_all(&mut filler, &block).is_ok() {}
     let _ = std::io::Write::write_all(&mut filler, &block[..4096]);
     drop(filler);
-    layoutrand()
-        .args(["run", "--out"])
-        .arg(&exp)
+    run_in(&exp)
         .args(["--", "{bin}", "ok"])
         .assert()
         .failure()
@@ -269,10 +247,8 @@ fn non_finite_values_are_metric_failures_and_the_store_stays_readable() {
     let script = r#"n=$(cat count 2>/dev/null || echo 0); echo $((n+1)) > count
 case $n in 0) echo "value 7";; 1) echo "value nan";; 2) echo "value inf";; *) echo "value 1e400";; esac
 "$0" ok > /dev/null"#;
-    layoutrand()
+    run_in(d.path())
         .current_dir(d.path())
-        .args(["run", "--out"])
-        .arg(d.path())
         .args(["--executions", "4", "--metric", r"regex:value ([^ ]+)"])
         .args(["--", "sh", "-c", script, "{bin}"])
         .assert()
@@ -303,9 +279,7 @@ fn an_old_store_holding_null_values_is_read_with_a_warning() {
     // What layoutrand 0.1 wrote for a benchmark printing `nan`: a null value, status ok.
     let d = tempfile::tempdir().unwrap();
     same_binary_experiment(d.path(), "faulty", "faulty.c", 0);
-    layoutrand()
-        .args(["run", "--out"])
-        .arg(d.path())
+    run_in(d.path())
         .args(["--executions", "2", "--metric", r"regex:value ([^ ]+)"])
         .args(["--", "{bin}", "ok"])
         .assert()
@@ -361,9 +335,7 @@ fn a_binary_replaced_after_the_build_is_refused_before_it_runs() {
         d.path().join("bin/baseline/faulty"),
     )
     .unwrap();
-    layoutrand()
-        .args(["run", "--out"])
-        .arg(d.path())
+    run_in(d.path())
         .args(["--executions", "2", "--", "{bin}", "ok"])
         .assert()
         .failure()
@@ -381,9 +353,7 @@ fn a_binary_replaced_after_the_build_is_refused_before_it_runs() {
 fn a_run_whose_every_execution_failed_exits_non_zero() {
     let d = tempfile::tempdir().unwrap();
     same_binary_experiment(d.path(), "faulty", "faulty.c", 1);
-    layoutrand()
-        .args(["run", "--out"])
-        .arg(d.path())
+    run_in(d.path())
         .args(["--executions", "2", "--", "{bin}", "fail"])
         .assert()
         .code(1)
@@ -392,10 +362,8 @@ fn a_run_whose_every_execution_failed_exits_non_zero() {
     let d = tempfile::tempdir().unwrap();
     same_binary_experiment(d.path(), "faulty", "faulty.c", 0);
     let script = r#"if [ -e once ]; then "$0" fail; else touch once; "$0" ok; fi"#;
-    layoutrand()
+    run_in(d.path())
         .current_dir(d.path())
-        .args(["run", "--out"])
-        .arg(d.path())
         .args(["--executions", "2", "--", "sh", "-c", script, "{bin}"])
         .assert()
         .success();

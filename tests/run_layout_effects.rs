@@ -14,9 +14,7 @@ fn aslr_is_off_stack_address_depends_only_on_the_padding() {
     // Two binaries of the same binary: run from the same fixed path, they must see the same
     // stack, so any difference would come from the path or the environment.
     same_binary_experiment(d.path(), "stack", "stack.c", 1);
-    let assert = layoutrand()
-        .args(["run", "--out"])
-        .arg(d.path())
+    let assert = run_in(d.path())
         .args([
             "--executions",
             "8",
@@ -91,9 +89,7 @@ fn cachegrind_counts_are_exact_on_rerun_and_differ_between_link_orders() {
         &[(None, vec![("prog", ab)]), (Some(1), vec![("prog", ba)])],
     );
     // --env-pad 0: the padding is empty in every execution, so re-runs are identical.
-    layoutrand()
-        .args(["run", "--out"])
-        .arg(d.path())
+    run_in(d.path())
         .args([
             "--executions",
             "2",

@@ -12,9 +12,7 @@ use run_support::*;
 fn iterations_land_with_the_right_indices_and_warmup_marks() {
     let d = tempfile::tempdir().unwrap();
     same_binary_experiment(d.path(), "iters", "iters.c", 2);
-    layoutrand()
-        .args(["run", "--out"])
-        .arg(d.path())
+    run_in(d.path())
         .args([
             "--executions",
             "3",
@@ -95,9 +93,7 @@ fn iterations_land_with_the_right_indices_and_warmup_marks() {
 fn schedule_interleaves_and_paddings_vary_in_steps_of_16() {
     let d = tempfile::tempdir().unwrap();
     same_binary_experiment(d.path(), "faulty", "faulty.c", 3);
-    layoutrand()
-        .args(["run", "--out"])
-        .arg(d.path())
+    run_in(d.path())
         .args([
             "--executions",
             "8",
@@ -165,9 +161,7 @@ fn failures_are_recorded_counted_and_kept_out_of_the_values() {
         ("hang", ExecutionStatus::Timeout),
     ] {
         let _ = std::fs::remove_file(d.path().join("results.jsonl"));
-        let assert = layoutrand()
-            .args(["run", "--out"])
-            .arg(d.path())
+        let assert = run_in(d.path())
             .args(["--executions", "2", "--timeout", "0.3", "--", "{bin}", mode])
             .timeout(std::time::Duration::from_secs(30))
             .assert()
@@ -206,9 +200,7 @@ fn a_hanging_execution_times_out_and_the_run_goes_on() {
     same_binary_experiment(d.path(), "faulty", "faulty.c", 1);
     // The fixture hangs when the padding is ≥ 32 bytes, so some executions hang and others
     // succeed in one run.
-    layoutrand()
-        .args(["run", "--out"])
-        .arg(d.path())
+    run_in(d.path())
         .args([
             "--executions",
             "6",
@@ -255,9 +247,7 @@ fn a_hanging_execution_times_out_and_the_run_goes_on() {
 fn exported_csv_is_what_analyze_reads() {
     let d = tempfile::tempdir().unwrap();
     same_binary_experiment(d.path(), "iters", "iters.c", 3);
-    layoutrand()
-        .args(["run", "--out"])
-        .arg(d.path())
+    run_in(d.path())
         .args(["--executions", "3", "--iterations", "4", "--warmup", "1"])
         .args([
             "--metric",
@@ -372,9 +362,7 @@ fn programs_select_what_bin_stands_for_and_named_placeholders_reach_the_others()
     experiment(d.path(), &[(None, both.clone()), (Some(7), both)]);
     let run = |args: &[&str]| {
         let _ = std::fs::remove_file(d.path().join("results.jsonl"));
-        layoutrand()
-            .args(["run", "--out"])
-            .arg(d.path())
+        run_in(d.path())
             .args(["--executions", "2"])
             .args(args)
             .assert()

@@ -32,9 +32,7 @@ fn two_layouts(dir: &Path) {
 }
 
 fn run_cachegrind(dir: &Path, jobs: &str) {
-    layoutrand()
-        .args(["run", "--out"])
-        .arg(dir)
+    run_in(dir)
         .args([
             "--executions",
             "2",
@@ -106,9 +104,7 @@ fn a_parallel_cachegrind_store_equals_the_serial_one() {
 fn parallel_time_measurements_are_refused_unless_forced() {
     let d = tempfile::tempdir().unwrap();
     same_binary_experiment(d.path(), "iters", "iters.c", 1);
-    let out = layoutrand()
-        .args(["run", "--out"])
-        .arg(d.path())
+    let out = run_in(d.path())
         .args(["--executions", "1", "--metric", "wall", "--jobs", "2"])
         .args(["--", "{bin}"])
         .assert()
@@ -119,9 +115,7 @@ fn parallel_time_measurements_are_refused_unless_forced() {
         "{stderr}"
     );
     assert!(!d.path().join("results.jsonl").exists(), "nothing was run");
-    layoutrand()
-        .args(["run", "--out"])
-        .arg(d.path())
+    run_in(d.path())
         .args(["--executions", "1", "--metric", "wall", "--jobs", "2"])
         .args(["--force-parallel", "--", "{bin}"])
         .assert()

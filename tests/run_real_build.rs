@@ -32,10 +32,8 @@ fn runs_the_binaries_of_a_real_build() {
     let stderr = String::from_utf8_lossy(&build.stderr);
     assert!(build.status.success(), "layoutrand build failed:\n{stderr}");
 
-    layoutrand()
+    run_in(&out)
         .current_dir(&src)
-        .args(["run", "--out"])
-        .arg(&out)
         .args([
             "--executions",
             "2",

@@ -56,10 +56,8 @@ fn a_process_that_called_setsid_dies_with_its_execution() {
     let d = tempfile::tempdir().unwrap();
     same_binary_experiment(d.path(), "faulty", "faulty.c", 0);
     let script = format!("{ESCAPE}\nwhile [ ! -e escaped.pid ]; do sleep 0.05; done\n\"$0\" ok");
-    layoutrand()
+    run_in(d.path())
         .current_dir(d.path())
-        .args(["run", "--out"])
-        .arg(d.path())
         .args(["--executions", "1", "--", "sh", "-c", &script, "{bin}"])
         .timeout(Duration::from_secs(60))
         .assert()

@@ -759,6 +759,11 @@ mod tests {
             .unwrap()
     }
 
+    /// The variants as `compare_variants` takes them, from (name, measurements) pairs.
+    fn named<'a, const N: usize>(v: [(&'a str, &'a Hierarchy); N]) -> [VariantData<'a>; N] {
+        v.map(|(name, hierarchy)| VariantData { name, hierarchy })
+    }
+
     fn options() -> VariantOptions {
         VariantOptions {
             thresholds: Thresholds::default(),
@@ -776,16 +781,7 @@ mod tests {
     fn a_clear_speedup_in_words() {
         let o2 = variant(100.0, 0..30, 0.0);
         let o3 = variant(95.9, 0..30, 0.0);
-        let v = [
-            VariantData {
-                name: "O2",
-                hierarchy: &o2,
-            },
-            VariantData {
-                name: "O3",
-                hierarchy: &o3,
-            },
-        ];
+        let v = named([("O2", &o2), ("O3", &o3)]);
         let a = compare_variants("lua", "wall", &v, &options()).unwrap();
         let c = &a.comparisons[0];
         assert_eq!((c.base.as_str(), c.new.as_str()), ("O2", "O3"));
@@ -816,16 +812,7 @@ mod tests {
     fn a_speedup_that_depends_on_the_layout_is_said() {
         let o2 = variant(100.0, 0..30, 0.0);
         let o3 = variant(96.0, 0..30, 0.06);
-        let v = [
-            VariantData {
-                name: "O2",
-                hierarchy: &o2,
-            },
-            VariantData {
-                name: "O3",
-                hierarchy: &o3,
-            },
-        ];
+        let v = named([("O2", &o2), ("O3", &o3)]);
         let a = compare_variants("lua", "wall", &v, &options()).unwrap();
         let c = &a.comparisons[0];
         let i = c.interaction.unwrap();
@@ -845,16 +832,7 @@ mod tests {
     fn the_base_can_be_named_and_gates_fail() {
         let a2 = variant(100.0, 0..10, 0.0);
         let a3 = variant(110.0, 0..10, 0.0);
-        let v = [
-            VariantData {
-                name: "new",
-                hierarchy: &a3,
-            },
-            VariantData {
-                name: "old",
-                hierarchy: &a2,
-            },
-        ];
+        let v = named([("new", &a3), ("old", &a2)]);
         let mut o = options();
         o.base = Some("old".into());
         o.fail_if_slower = Some(0.05);
@@ -880,16 +858,7 @@ mod tests {
     fn unmatched_seeds_fall_back_to_independent_intervals() {
         let a = variant(100.0, 0..10, 0.0);
         let b = variant(100.0, 100..110, 0.0);
-        let v = [
-            VariantData {
-                name: "a",
-                hierarchy: &a,
-            },
-            VariantData {
-                name: "b",
-                hierarchy: &b,
-            },
-        ];
+        let v = named([("a", &a), ("b", &b)]);
         let r = compare_variants("p", "wall", &v, &options()).unwrap();
         let c = &r.comparisons[0];
         assert_eq!(c.basis, Basis::Fieller);
@@ -912,20 +881,7 @@ mod tests {
             variant(100.0, 0..12, 0.0),
             variant(90.0, 0..12, 0.0),
         );
-        let v = [
-            VariantData {
-                name: "O1",
-                hierarchy: &x,
-            },
-            VariantData {
-                name: "O2",
-                hierarchy: &y,
-            },
-            VariantData {
-                name: "O3",
-                hierarchy: &z,
-            },
-        ];
+        let v = named([("O1", &x), ("O2", &y), ("O3", &z)]);
         let a = compare_variants("p", "wall", &v, &options()).unwrap();
         assert_eq!(a.comparisons.len(), 2);
         let m = a.multiple.unwrap();
@@ -950,10 +906,7 @@ mod tests {
     #[test]
     fn refuses_fewer_than_two_variants() {
         let x = variant(1.0, 0..3, 0.0);
-        let v = [VariantData {
-            name: "x",
-            hierarchy: &x,
-        }];
+        let v = named([("x", &x)]);
         assert!(compare_variants("p", "wall", &v, &options()).is_err());
     }
 }

@@ -134,3 +134,37 @@ impl GateArgs {
         1
     }
 }
+
+/// `--executions`, `--iterations`, `--warmup` and `--metric`: the lower levels of the design
+/// and what is measured, for `run` and for `experiment` (whose run stage passes them on).
+#[derive(Debug, Clone, clap::Args)]
+pub struct DesignArgs {
+    /// Executions (processes) per binary [default: 10; experiment: 5 with --initial, else 3].
+    #[arg(long)]
+    pub executions: Option<u32>,
+    /// Iterations each execution must report (with --metric regex:...); `{iterations}` in
+    /// the command is replaced by it.
+    #[arg(long)]
+    pub iterations: Option<u32>,
+    /// Iterations at the start of each execution kept in the store but marked as warmup
+    /// (left out of the statistics).
+    #[arg(long)]
+    pub warmup: Option<u32>,
+    /// wall | cpu | cachegrind | regex:PATTERN (one capture per iteration from stdout)
+    /// [default: wall].
+    #[arg(long)]
+    pub metric: Option<String>,
+}
+
+/// `--timeout S` and `--budget D`: the limits of one execution and of the whole run, for
+/// `run` and `experiment`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LimitArgs {
+    /// Kill an execution's whole process group after this many seconds.
+    #[arg(long)]
+    pub timeout: Option<f64>,
+    /// Stop cleanly between executions after this long (e.g. 90s, 10m, 1h30m); the same
+    /// command (run: with --resume) continues.
+    #[arg(long)]
+    pub budget: Option<String>,
+}

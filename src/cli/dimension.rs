@@ -17,7 +17,7 @@ pub struct Args {
     #[arg(long)]
     pub costs: Option<String>,
     /// Target relative half-widths of the confidence interval (`1%` or `0.01`, comma-separated).
-    #[arg(long, default_value = "0.5%,1%,2%,5%")]
+    #[arg(long, default_value = layoutrand::report::dimension::DEFAULT_TARGETS_TEXT)]
     pub target: String,
     #[command(flatten)]
     pub confidence: super::common::ConfidenceArgs,

@@ -34,30 +34,16 @@ pub struct Args {
     /// auto, bfd, gold, lld or mold.
     #[arg(long)]
     pub linker: Option<String>,
-    /// Executions per binary.
-    #[arg(long)]
-    pub executions: Option<u32>,
-    /// Iterations per execution.
-    #[arg(long)]
-    pub iterations: Option<u32>,
-    /// Warmup iterations dropped per execution.
-    #[arg(long)]
-    pub warmup: Option<u32>,
-    /// wall, cpu, cachegrind or regex:PATTERN.
-    #[arg(long)]
-    pub metric: Option<String>,
+    #[command(flatten)]
+    pub design: super::common::DesignArgs,
     /// Executions at once (run --jobs; deterministic metrics such as cachegrind only).
     #[arg(long)]
     pub jobs: Option<usize>,
     /// Target relative half-width of the CI, e.g. 1%.
     #[arg(long)]
     pub target: Option<String>,
-    /// Per-execution timeout in seconds.
-    #[arg(long)]
-    pub timeout: Option<f64>,
-    /// Stop running cleanly after this long (e.g. 30m); run the command again to continue.
-    #[arg(long)]
-    pub budget: Option<String>,
+    #[command(flatten)]
+    pub limits: super::common::LimitArgs,
     /// Build command, as one shell-quoted string (e.g. "make -j2").
     #[arg(long = "build-cmd")]
     pub build_cmd: Option<String>,
@@ -100,11 +86,11 @@ pub fn run(args: Args) -> Result<i32> {
     config.build.seeds = args.seeds.or(config.build.seeds);
     config.build.granularity = args.granularity.or(config.build.granularity);
     config.build.linker = args.linker.or(config.build.linker);
-    config.run.executions = args.executions.or(config.run.executions);
-    config.run.iterations = args.iterations.or(config.run.iterations);
-    config.run.warmup = args.warmup.or(config.run.warmup);
-    config.run.metric = args.metric.or(config.run.metric);
-    config.run.timeout = args.timeout.or(config.run.timeout);
+    config.run.executions = args.design.executions.or(config.run.executions);
+    config.run.iterations = args.design.iterations.or(config.run.iterations);
+    config.run.warmup = args.design.warmup.or(config.run.warmup);
+    config.run.metric = args.design.metric.or(config.run.metric);
+    config.run.timeout = args.limits.timeout.or(config.run.timeout);
     config.run.jobs = args.jobs.or(config.run.jobs);
     config.target.precision = args.target.or(config.target.precision);
     config.target.max_binaries = args.max_binaries.or(config.target.max_binaries);
@@ -113,5 +99,10 @@ pub fn run(args: Args) -> Result<i32> {
     } else {
         Mode::Real
     };
-    run_experiment(&config, mode, args.budget.as_deref(), args.from.as_deref())
+    run_experiment(
+        &config,
+        mode,
+        args.limits.budget.as_deref(),
+        args.from.as_deref(),
+    )
 }

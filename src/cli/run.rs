@@ -25,30 +25,14 @@ pub struct Args {
     /// [default: all].
     #[arg(long, value_delimiter = ',')]
     pub programs: Option<Vec<String>>,
-    /// Executions (processes) per binary [default: 10].
-    #[arg(long)]
-    pub executions: Option<u32>,
-    /// Iterations each execution must report (with --metric regex:...); `{iterations}` in
-    /// the command is replaced by it.
-    #[arg(long)]
-    pub iterations: Option<u32>,
-    /// Iterations at the start of each execution kept in the store but marked as warmup.
-    #[arg(long)]
-    pub warmup: Option<u32>,
-    /// wall | cpu | cachegrind | regex:PATTERN (one capture per iteration from stdout)
-    /// [default: wall].
-    #[arg(long)]
-    pub metric: Option<String>,
+    #[command(flatten)]
+    pub design: super::common::DesignArgs,
     /// Exclusive upper bound in bytes of the environment padding (a multiple of 16 is
     /// drawn per execution) [default: 4096].
     #[arg(long = "env-pad")]
     pub env_pad: Option<u32>,
-    /// Kill an execution's whole process group after this many seconds.
-    #[arg(long)]
-    pub timeout: Option<f64>,
-    /// Stop cleanly between executions after this long (e.g. 90s, 10m, 1h30m).
-    #[arg(long)]
-    pub budget: Option<String>,
+    #[command(flatten)]
+    pub limits: super::common::LimitArgs,
     /// Seed of the interleaved schedule and of the paddings [default: from the clock,
     /// recorded].
     #[arg(long = "schedule-seed")]
@@ -105,7 +89,7 @@ pub struct Args {
 
 /// Runs `layoutrand run`.
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let timeout = match args.timeout {
+    let timeout = match args.limits.timeout {
         Some(t) if !(t.is_finite() && t > 0.0) => {
             anyhow::bail!("--timeout {t}: must be a positive number of seconds")
         }
@@ -113,6 +97,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         None => None,
     };
     let budget = args
+        .limits
         .budget
         .as_deref()
         .map(|b| parse_duration(b).map_err(|e| anyhow::anyhow!("--budget: {e}")))
@@ -125,10 +110,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let req = RunRequest {
         out_dir: args.out.clone(),
         programs: args.programs,
-        executions: args.executions,
-        iterations: args.iterations,
-        warmup: args.warmup,
-        metric: args.metric,
+        executions: args.design.executions,
+        iterations: args.design.iterations,
+        warmup: args.design.warmup,
+        metric: args.design.metric,
         env_pad_max: args.env_pad,
         timeout,
         budget,

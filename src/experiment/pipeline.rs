@@ -13,6 +13,7 @@ use super::growth::{fmt_share, Growth, GrowthLog};
 use super::subprocess::{run_stage, run_user_command};
 use crate::analysis::vocabulary::{Thresholds, DEFAULT_NEGLIGIBLE};
 use crate::files::manifest::{BuildStatus, Manifest, MANIFEST_FILE};
+use crate::report::dimension::DEFAULT_TARGETS;
 use crate::report::{render_report, Format};
 use crate::run::command::CommandTemplate;
 use crate::run::store::RESULTS_FILE;
@@ -120,17 +121,11 @@ pub fn run_experiment(
     report(config, &plan, &out)?;
     if mode == Mode::Initial {
         stage_header("dimension (Kalibera & Jones §9)");
-        let mut targets = vec![0.005, 0.01, 0.02, 0.05];
+        let mut targets = DEFAULT_TARGETS.to_vec();
         if let Some(p) = &config.target.precision {
             targets.push(parse_percent(p)?);
         }
-        let experiment = crate::report::experiment::load_with_context(&out)?;
-        let d = crate::report::dimension::dimension(
-            &experiment,
-            crate::report::dimension::CostOverrides::default(),
-            &targets,
-            config.target.confidence.unwrap_or(0.95),
-        )?;
+        let d = dimensioning(config, &out, &targets)?;
         print!("{}", crate::report::dimension::render_text(&d));
     }
     eprintln!(
@@ -161,25 +156,27 @@ impl Plan {
     fn resolve(config: &ExperimentConfig, mode: Mode, initial_dir: Option<&Path>) -> Result<Plan> {
         let metric = config.run.metric.clone().unwrap_or_else(|| "wall".into());
         let reported = metric.starts_with("regex:");
-        let mut plan = match mode {
-            Mode::Initial => Plan {
-                binaries: config.build.seeds.unwrap_or(INITIAL_SEEDS),
-                executions: config.run.executions.unwrap_or(INITIAL_EXECUTIONS),
-                iterations: reported.then(|| config.run.iterations.unwrap_or(INITIAL_ITERATIONS)),
-                warmup: config.run.warmup,
-                metric,
-                growth: None,
-                source: "initial experiment (Kalibera & Jones §9.1)".into(),
-            },
-            Mode::Real => Plan {
-                binaries: config.build.seeds.unwrap_or(REAL_SEEDS),
-                executions: config.run.executions.unwrap_or(REAL_EXECUTIONS),
-                iterations: reported.then(|| config.run.iterations.unwrap_or(INITIAL_ITERATIONS)),
-                warmup: config.run.warmup,
-                metric,
-                growth: None,
-                source: "the experiment file and command line".into(),
-            },
+        // Each mode's defaults for what the file and the flags leave open.
+        let (seeds, executions, source) = match mode {
+            Mode::Initial => (
+                INITIAL_SEEDS,
+                INITIAL_EXECUTIONS,
+                "initial experiment (Kalibera & Jones §9.1)",
+            ),
+            Mode::Real => (
+                REAL_SEEDS,
+                REAL_EXECUTIONS,
+                "the experiment file and command line",
+            ),
+        };
+        let mut plan = Plan {
+            binaries: config.build.seeds.unwrap_or(seeds),
+            executions: config.run.executions.unwrap_or(executions),
+            iterations: reported.then(|| config.run.iterations.unwrap_or(INITIAL_ITERATIONS)),
+            warmup: config.run.warmup,
+            metric,
+            growth: None,
+            source: source.into(),
         };
         if mode == Mode::Real {
             let target = config
@@ -207,7 +204,7 @@ impl Plan {
                 }
                 plan.growth = Some(Growth {
                     target,
-                    confidence: config.target.confidence.unwrap_or(0.95),
+                    confidence: confidence(config),
                     max_binaries: max,
                     metric: crate::run::metric::primary_name_of_spec(&plan.metric).to_string(),
                 });
@@ -226,14 +223,8 @@ impl Plan {
     ) -> Result<()> {
         // The library, not a child process: typed results, so a renamed field is a compile
         // error instead of a silent fall-back to default counts.
-        let experiment = crate::report::experiment::load_with_context(initial_dir)?;
-        let targets = target.map_or_else(|| vec![0.005, 0.01, 0.02, 0.05], |t| vec![t]);
-        let dimensioning = crate::report::dimension::dimension(
-            &experiment,
-            crate::report::dimension::CostOverrides::default(),
-            &targets,
-            config.target.confidence.unwrap_or(0.95),
-        )?;
+        let targets = target.map_or_else(|| DEFAULT_TARGETS.to_vec(), |t| vec![t]);
+        let dimensioning = dimensioning(config, initial_dir, &targets)?;
         let metric = crate::run::metric::primary_name_of_spec(&self.metric);
         let series = dimensioning
             .series
@@ -568,9 +559,30 @@ fn current_precision(config: &ExperimentConfig, plan: &Plan, out: &Path) -> Resu
     Ok(series.and_then(|s| s.relative_half_width))
 }
 
-/// The experiment's thresholds: its `[target] confidence` and the default relevance.
+/// The experiment's `[target] confidence` (0.95 by default).
+fn confidence(config: &ExperimentConfig) -> f64 {
+    config.target.confidence.unwrap_or(0.95)
+}
+
+/// The experiment's thresholds: its confidence and the default relevance.
 fn thresholds(config: &ExperimentConfig) -> Result<Thresholds> {
-    Thresholds::new(config.target.confidence.unwrap_or(0.95), DEFAULT_NEGLIGIBLE)
+    Thresholds::new(confidence(config), DEFAULT_NEGLIGIBLE)
+}
+
+/// Dimensions the experiment in `dir` for `targets` at the experiment's confidence, with the
+/// measured costs (Kalibera & Jones §9): the library's `layoutrand dimension`.
+fn dimensioning(
+    config: &ExperimentConfig,
+    dir: &Path,
+    targets: &[f64],
+) -> Result<crate::report::dimension::DimensionReport> {
+    let experiment = crate::report::experiment::load_with_context(dir)?;
+    crate::report::dimension::dimension(
+        &experiment,
+        crate::report::dimension::CostOverrides::default(),
+        targets,
+        confidence(config),
+    )
 }
 
 /// Writes the HTML and JSON reports (every metric) and prints the text report of the

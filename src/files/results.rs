@@ -387,3 +387,51 @@ impl Measurement {
         )
     }
 }
+
+/// Records for unit tests: one `wall` value in ns of program `p`, and the successful
+/// execution that commits it; tests change the fields they care about with `..`.
+#[cfg(test)]
+pub(crate) mod fixtures {
+    use super::{Execution, ExecutionStatus, Measurement};
+
+    /// Iteration `iteration` of execution `execution` of `binary`, not warmup.
+    pub(crate) fn measurement(
+        binary: &str,
+        execution: u32,
+        iteration: u32,
+        value: f64,
+    ) -> Measurement {
+        Measurement {
+            program: "p".into(),
+            binary: binary.into(),
+            variant: None,
+            seed: None,
+            execution,
+            iteration,
+            warmup: false,
+            metric: "wall".into(),
+            value,
+            unit: "ns".into(),
+        }
+    }
+
+    /// Execution `execution` of `binary`, at `schedule_index`, exited 0.
+    pub(crate) fn execution(binary: &str, execution: u32, schedule_index: u64) -> Execution {
+        Execution {
+            program: "p".into(),
+            binary: binary.into(),
+            variant: None,
+            seed: None,
+            execution,
+            schedule_index,
+            env_pad: 0,
+            start_unix: 0.0,
+            wall_ns: 1,
+            status: ExecutionStatus::Ok,
+            exit_code: Some(0),
+            signal: None,
+            output_tail: None,
+            machine: None,
+        }
+    }
+}

@@ -25,6 +25,13 @@ pub const MAX_TOP_REPETITIONS: usize = 1000;
 /// costs, and "almost free" is what such a level is.
 pub const MIN_COST_SECONDS: f64 = 1e-6;
 
+/// The target precisions dimensioned when none is asked for (0.5 %, 1 %, 2 %, 5 %): the
+/// default of `layoutrand dimension --target` and of the experiment's dimensioning stage.
+pub const DEFAULT_TARGETS: [f64; 4] = [0.005, 0.01, 0.02, 0.05];
+
+/// [`DEFAULT_TARGETS`] as `--target` is written.
+pub const DEFAULT_TARGETS_TEXT: &str = "0.5%,1%,2%,5%";
+
 /// Costs given on the command line (seconds), overriding the measured ones.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct CostOverrides {
@@ -424,4 +431,21 @@ pub fn render_text(d: &DimensionReport) -> String {
         "\nNever fewer than {MIN_TOP_REPETITIONS} top-level repetitions: fewer cannot estimate the interval's own width (KJ §11)."
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_targets_read_as_written() {
+        let parsed = parse_targets(DEFAULT_TARGETS_TEXT).unwrap();
+        assert_eq!(parsed.len(), DEFAULT_TARGETS.len());
+        for (p, d) in parsed.iter().zip(DEFAULT_TARGETS) {
+            assert!(
+                (p - d).abs() <= 1e-15 * d,
+                "{parsed:?} vs {DEFAULT_TARGETS:?}"
+            );
+        }
+    }
 }

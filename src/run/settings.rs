@@ -102,57 +102,53 @@ pub fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<RunSetting
             command: req.command.clone(),
         });
     };
-    let mut conflicts = Vec::new();
-    let mut check = |flag: &str, given: Option<String>, stored: String| {
-        if let Some(g) = given {
-            if g != stored {
-                conflicts.push(format!("{flag} {g} (the interrupted run used {stored})"));
-            }
-        }
-    };
-    check(
-        "--programs",
-        req.programs.as_ref().map(|p| p.join(",")),
-        h.programs.join(","),
-    );
-    check(
-        "--executions",
-        req.executions.map(|v| v.to_string()),
-        h.executions.to_string(),
-    );
-    check(
-        "--iterations",
-        req.iterations.map(|v| v.to_string()),
-        h.iterations.to_string(),
-    );
-    check(
-        "--warmup",
-        req.warmup.map(|v| v.to_string()),
-        h.warmup.to_string(),
-    );
-    check("--metric", req.metric.clone(), h.metric.clone());
-    check(
-        "--env-pad",
-        req.env_pad_max.map(|v| v.to_string()),
-        h.env_pad_max.to_string(),
-    );
-    check(
-        "--timeout",
-        req.timeout.map(|t| format!("{}", t.as_secs_f64())),
-        h.timeout_seconds
-            .map(|t| format!("{t}"))
-            .unwrap_or_else(|| "none".into()),
-    );
-    check(
-        "--schedule-seed",
-        req.schedule_seed.map(|v| v.to_string()),
-        h.schedule_seed.to_string(),
-    );
-    check(
-        "the command",
-        (!req.command.is_empty()).then(|| req.command.join(" ")),
-        h.command.join(" "),
-    );
+    // Each setting as (flag, given, stored), in the order the message lists them.
+    let number =
+        |given: Option<u32>, stored: u32| (given.map(|v| v.to_string()), stored.to_string());
+    let settings = [
+        (
+            "--programs",
+            (
+                req.programs.as_ref().map(|p| p.join(",")),
+                h.programs.join(","),
+            ),
+        ),
+        ("--executions", number(req.executions, h.executions)),
+        ("--iterations", number(req.iterations, h.iterations)),
+        ("--warmup", number(req.warmup, h.warmup)),
+        ("--metric", (req.metric.clone(), h.metric.clone())),
+        ("--env-pad", number(req.env_pad_max, h.env_pad_max)),
+        (
+            "--timeout",
+            (
+                req.timeout.map(|t| format!("{}", t.as_secs_f64())),
+                h.timeout_seconds
+                    .map(|t| format!("{t}"))
+                    .unwrap_or_else(|| "none".into()),
+            ),
+        ),
+        (
+            "--schedule-seed",
+            (
+                req.schedule_seed.map(|v| v.to_string()),
+                h.schedule_seed.to_string(),
+            ),
+        ),
+        (
+            "the command",
+            (
+                (!req.command.is_empty()).then(|| req.command.join(" ")),
+                h.command.join(" "),
+            ),
+        ),
+    ];
+    let conflicts: Vec<String> = settings
+        .into_iter()
+        .filter_map(|(flag, (given, stored))| {
+            let g = given?;
+            (g != stored).then(|| format!("{flag} {g} (the interrupted run used {stored})"))
+        })
+        .collect();
     if !conflicts.is_empty() {
         bail!(
             "--resume: these settings differ from the run being resumed, so it would not be the same experiment:\n  {}\nleave them out to reuse the recorded ones, or write to another --out directory",

@@ -146,7 +146,8 @@ pub fn scan_sharded(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run::store::{Execution, ExecutionStatus, Measurement, Record, StoreWriter};
+    use crate::files::results::fixtures;
+    use crate::run::store::{Record, StoreWriter};
 
     fn header() -> Header {
         serde_json::from_str(r#"{"schema":2,"tool_version":"0","command":["{bin}"],"programs":["p"],"binaries":["baseline","seed-1"],"metric":"wall","executions":4,"iterations":1,"warmup":0,"env_pad_max":4096,"schedule_seed":7,"timeout_seconds":null,"aslr_disabled":true,"host":{"cpu_model":null,"kernel":null,"cores":null,"governor":null,"hostname":null},"started_unix":0.0}"#).unwrap()
@@ -154,34 +155,8 @@ mod tests {
 
     fn execution(binary: &str, execution: u32, index: u64, value: f64) -> Vec<Record> {
         vec![
-            Record::Measurement(Measurement {
-                program: "p".into(),
-                binary: binary.into(),
-                variant: None,
-                seed: None,
-                execution,
-                iteration: 0,
-                warmup: false,
-                metric: "wall".into(),
-                value,
-                unit: "ns".into(),
-            }),
-            Record::Execution(Execution {
-                program: "p".into(),
-                binary: binary.into(),
-                variant: None,
-                seed: None,
-                execution,
-                schedule_index: index,
-                env_pad: 0,
-                start_unix: 0.0,
-                wall_ns: 1,
-                status: ExecutionStatus::Ok,
-                exit_code: Some(0),
-                signal: None,
-                output_tail: None,
-                machine: None,
-            }),
+            Record::Measurement(fixtures::measurement(binary, execution, 0, value)),
+            Record::Execution(fixtures::execution(binary, execution, index)),
         ]
     }
 

@@ -319,38 +319,16 @@ fn committed_length(mut reader: impl BufRead) -> std::io::Result<(u64, u64)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::files::results::fixtures::{execution as fixture_execution, measurement};
 
     fn m(binary: &str, execution: u32, iteration: u32, value: f64) -> Record {
-        Record::Measurement(Measurement {
-            program: "p".into(),
-            binary: binary.into(),
-            variant: None,
-            seed: None,
-            execution,
-            iteration,
-            warmup: false,
-            metric: "wall".into(),
-            value,
-            unit: "ns".into(),
-        })
+        Record::Measurement(measurement(binary, execution, iteration, value))
     }
 
     fn e(binary: &str, execution: u32) -> Record {
         Record::Execution(Execution {
-            program: "p".into(),
-            binary: binary.into(),
-            variant: None,
-            seed: None,
-            execution,
-            schedule_index: 0,
             env_pad: 16,
-            start_unix: 0.0,
-            wall_ns: 1,
-            status: ExecutionStatus::Ok,
-            exit_code: Some(0),
-            signal: None,
-            output_tail: None,
-            machine: None,
+            ..fixture_execution(binary, execution, 0)
         })
     }
 

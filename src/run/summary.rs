@@ -123,6 +123,7 @@ impl Summarizer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::files::results::fixtures;
 
     #[test]
     fn mean_and_cv_leave_out_warmup_and_failures() {
@@ -135,34 +136,18 @@ mod tests {
         ];
         for (it, warm, v) in values {
             r.measurements.push(Measurement {
-                program: "p".into(),
-                binary: "baseline".into(),
-                variant: None,
-                seed: None,
-                execution: 0,
-                iteration: it,
                 warmup: warm,
                 metric: "reported".into(),
-                value: v,
                 unit: "ms".into(),
+                ..fixtures::measurement("baseline", 0, it, v)
             });
         }
         for (i, status) in [(0, ExecutionStatus::Ok), (1, ExecutionStatus::Timeout)] {
             r.executions.push(Execution {
-                program: "p".into(),
-                binary: "baseline".into(),
-                variant: None,
-                seed: None,
-                execution: i,
-                schedule_index: 0,
-                env_pad: 0,
-                start_unix: 0.0,
                 wall_ns: 0,
                 status,
                 exit_code: None,
-                signal: None,
-                output_tail: None,
-                machine: None,
+                ..fixtures::execution("baseline", i, 0)
             });
         }
         let s = summarize(&r, "reported");

@@ -9,7 +9,7 @@
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, FisherSnedecor};
 
-use super::error::StatsError;
+use super::error::{at_least, StatsError};
 
 /// Result of the one-way random-effects ANOVA.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -46,26 +46,17 @@ pub struct RandomEffectsAnova {
 /// two observations; unequal sizes use the `n₀` of Searle et al.).
 pub fn random_effects<G: AsRef<[f64]>>(groups: &[G]) -> Result<RandomEffectsAnova, StatsError> {
     let k = groups.len();
-    if k < 2 {
-        return Err(StatsError::TooFew {
-            method: "one-way ANOVA",
-            what: "groups",
-            need: 2,
-            got: k,
-        });
-    }
+    at_least("one-way ANOVA", "groups", 2, k)?;
     if groups.iter().any(|g| g.as_ref().is_empty()) {
         return Err(StatsError::Domain("one-way ANOVA: a group is empty".into()));
     }
     let n: usize = groups.iter().map(|g| g.as_ref().len()).sum();
-    if n <= k {
-        return Err(StatsError::TooFew {
-            method: "one-way ANOVA",
-            what: "observations (more than the number of groups)",
-            need: k + 1,
-            got: n,
-        });
-    }
+    at_least(
+        "one-way ANOVA",
+        "observations (more than the number of groups)",
+        k + 1,
+        n,
+    )?;
     let grand = groups.iter().flat_map(|g| g.as_ref().iter()).sum::<f64>() / n as f64;
     let mut ss_between = 0.0;
     let mut ss_within = 0.0;

@@ -11,7 +11,7 @@
 
 use serde::Serialize;
 
-use super::error::{check_confidence, StatsError};
+use super::error::{at_least, check_confidence, StatsError};
 use super::hierarchy::Hierarchy;
 use crate::seeded::SeededRng;
 
@@ -79,14 +79,7 @@ fn unit_mean(
 
 fn check(confidence: f64, resamples: usize) -> Result<(), StatsError> {
     check_confidence(confidence)?;
-    if resamples < 100 {
-        return Err(StatsError::TooFew {
-            method: "a percentile bootstrap",
-            what: "resamples",
-            need: 100,
-            got: resamples,
-        });
-    }
+    at_least("a percentile bootstrap", "resamples", 100, resamples)?;
     Ok(())
 }
 
@@ -168,14 +161,7 @@ pub fn paired_ratio_ci(
             new.repetitions().last().expect("a level")
         )));
     }
-    if units < 2 {
-        return Err(StatsError::TooFew {
-            method: "a paired bootstrap",
-            what: "top-level units",
-            need: 2,
-            got: units,
-        });
-    }
+    at_least("a paired bootstrap", "top-level units", 2, units)?;
     let (base_block, new_block) = (blocks(base.repetitions()), blocks(new.repetitions()));
     let stats = (0..resamples)
         .map(|_| {

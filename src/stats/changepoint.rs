@@ -14,7 +14,7 @@
 
 use serde::Serialize;
 
-use super::error::StatsError;
+use super::error::{at_least, StatsError};
 use super::sample::median;
 
 /// Changepoints and the warmup they suggest.
@@ -97,14 +97,7 @@ pub fn noise_scale(xs: &[f64]) -> f64 {
 /// Suggests a warmup for one execution's run sequence (at least 8 iterations).
 pub fn suggest_warmup(xs: &[f64]) -> Result<WarmupSuggestion, StatsError> {
     let n = xs.len();
-    if n < 8 {
-        return Err(StatsError::TooFew {
-            method: "changepoint detection",
-            what: "iterations",
-            need: 8,
-            got: n,
-        });
-    }
+    at_least("changepoint detection", "iterations", 8, n)?;
     let mut sigma = noise_scale(xs);
     if sigma.is_nan() || sigma <= 0.0 {
         // Mostly identical values: fall back to the plain standard deviation, and to a tiny

@@ -23,6 +23,26 @@ pub enum StatsError {
     Degenerate(String),
 }
 
+/// The guard every method runs before computing: `Ok` when `got` reaches `need`, else
+/// [`StatsError::TooFew`] naming the method and what it counts.
+pub(crate) fn at_least(
+    method: &'static str,
+    what: &'static str,
+    need: usize,
+    got: usize,
+) -> Result<(), StatsError> {
+    if got < need {
+        Err(StatsError::TooFew {
+            method,
+            what,
+            need,
+            got,
+        })
+    } else {
+        Ok(())
+    }
+}
+
 /// Checks a confidence level lies strictly between 0 and 1.
 pub(crate) fn check_confidence(confidence: f64) -> Result<(), StatsError> {
     if confidence > 0.0 && confidence < 1.0 {

@@ -13,7 +13,7 @@
 //! (Montgomery, "Design and Analysis of Experiments", §5.3, additive model).
 
 use super::anova::f_upper_tail;
-use super::error::StatsError;
+use super::error::{at_least, StatsError};
 use serde::Serialize;
 
 /// The machine component of the execution-level variance.
@@ -54,24 +54,15 @@ pub struct MachineComponent {
 pub fn machine_component(data: &[(usize, usize, f64)]) -> Result<MachineComponent, StatsError> {
     let binaries = data.iter().map(|d| d.0 + 1).max().unwrap_or(0);
     let machines = data.iter().map(|d| d.1 + 1).max().unwrap_or(0);
-    if machines < 2 {
-        return Err(StatsError::TooFew {
-            method: "machine component",
-            what: "machines",
-            need: 2,
-            got: machines,
-        });
-    }
+    at_least("machine component", "machines", 2, machines)?;
     let n = data.len();
     let fitted = binaries + machines - 1;
-    if n <= fitted {
-        return Err(StatsError::TooFew {
-            method: "machine component",
-            what: "executions (more than binaries + machines − 1)",
-            need: fitted + 1,
-            got: n,
-        });
-    }
+    at_least(
+        "machine component",
+        "executions (more than binaries + machines − 1)",
+        fitted + 1,
+        n,
+    )?;
     if data.iter().any(|d| !d.2.is_finite()) {
         return Err(StatsError::Domain(
             "machine component: a non-finite value".into(),

@@ -11,7 +11,7 @@
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, Normal};
 
-use super::error::StatsError;
+use super::error::{at_least, StatsError};
 
 /// How the p-value was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -43,14 +43,12 @@ pub const EXACT_LIMIT: usize = 2500;
 /// there are no ties and `n_a · n_b ≤` [`EXACT_LIMIT`], else the normal approximation.
 pub fn mann_whitney(a: &[f64], b: &[f64]) -> Result<MannWhitney, StatsError> {
     let (na, nb) = (a.len(), b.len());
-    if na == 0 || nb == 0 {
-        return Err(StatsError::TooFew {
-            method: "the Mann–Whitney test",
-            what: "observations in each sample",
-            need: 1,
-            got: na.min(nb),
-        });
-    }
+    at_least(
+        "the Mann–Whitney test",
+        "observations in each sample",
+        1,
+        na.min(nb),
+    )?;
     if a.iter().chain(b).any(|x| !x.is_finite()) {
         return Err(StatsError::Domain(
             "the Mann–Whitney test needs finite values".into(),

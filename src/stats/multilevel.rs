@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::error::{check_confidence, StatsError};
+use super::error::{at_least, check_confidence, StatsError};
 use super::hierarchy::Hierarchy;
 use super::sample::MeanInterval;
 
@@ -167,14 +167,12 @@ pub fn optimal_repetitions(
 pub fn mean_ci(h: &Hierarchy, confidence: f64) -> Result<MeanInterval, StatsError> {
     check_confidence(confidence)?;
     let top = *h.repetitions().last().expect("a hierarchy has a level");
-    if top < 2 {
-        return Err(StatsError::TooFew {
-            method: "the confidence interval (Kalibera & Jones eq. 4)",
-            what: "top-level units",
-            need: 2,
-            got: top,
-        });
-    }
+    at_least(
+        "the confidence interval (Kalibera & Jones eq. 4)",
+        "top-level units",
+        2,
+        top,
+    )?;
     let levels = level_variances(h);
     let s2_top = levels.last().and_then(|l| l.s2).expect("r_n ≥ 2");
     MeanInterval::from_summary(h.mean(), s2_top, top, confidence)

@@ -23,7 +23,7 @@
 
 use serde::Serialize;
 
-use super::error::{check_confidence, StatsError};
+use super::error::{at_least, check_confidence, StatsError};
 use super::fieller::RatioInterval;
 use super::sample::mean;
 use super::tdist::two_sided_critical;
@@ -66,14 +66,7 @@ pub fn paired_ratio(base: &[f64], new: &[f64], confidence: f64) -> Result<Paired
         )));
     }
     let n = base.len();
-    if n < 2 {
-        return Err(StatsError::TooFew {
-            method: "the paired ratio interval",
-            what: "pairs",
-            need: 2,
-            got: n,
-        });
-    }
+    at_least("the paired ratio interval", "pairs", 2, n)?;
     if base.iter().chain(new).any(|v| !v.is_finite()) {
         return Err(StatsError::Domain(
             "the paired ratio interval needs finite values".into(),

@@ -3,7 +3,7 @@
 //! The t interval is the single-level case of Kalibera & Jones 2013 eq. 4 (and of
 //! Georges et al. 2007 §3.2.1); the multi-level interval applies it to the top-level means.
 
-use super::error::{check_confidence, StatsError};
+use super::error::{at_least, check_confidence, StatsError};
 use super::tdist::two_sided_critical;
 use serde::Serialize;
 
@@ -81,14 +81,7 @@ impl MeanInterval {
     /// (Kalibera & Jones eq. 4 with `s2 = S_n²`, `r = r_n`).
     pub fn from_summary(mean: f64, s2: f64, r: usize, confidence: f64) -> Result<Self, StatsError> {
         check_confidence(confidence)?;
-        if r < 2 {
-            return Err(StatsError::TooFew {
-                method: "a t confidence interval",
-                what: "units",
-                need: 2,
-                got: r,
-            });
-        }
+        at_least("a t confidence interval", "units", 2, r)?;
         let df = (r - 1) as f64;
         let half_width = two_sided_critical(confidence, df) * (s2 / r as f64).sqrt();
         Ok(MeanInterval {
@@ -114,14 +107,12 @@ pub fn mean_interval(xs: &[f64], confidence: f64) -> Result<MeanInterval, StatsE
 pub fn sd_interval(xs: &[f64], confidence: f64) -> Result<(f64, f64), StatsError> {
     use statrs::distribution::{ChiSquared, ContinuousCDF};
     check_confidence(confidence)?;
-    if xs.len() < 2 {
-        return Err(StatsError::TooFew {
-            method: "the interval of a standard deviation",
-            what: "values",
-            need: 2,
-            got: xs.len(),
-        });
-    }
+    at_least(
+        "the interval of a standard deviation",
+        "values",
+        2,
+        xs.len(),
+    )?;
     let df = (xs.len() - 1) as f64;
     let chi = ChiSquared::new(df).map_err(|e| StatsError::Domain(e.to_string()))?;
     let alpha = 1.0 - confidence;

@@ -12,7 +12,7 @@
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, Normal};
 
-use super::error::StatsError;
+use super::error::{at_least, StatsError};
 
 /// The W statistic and its p-value.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -42,14 +42,7 @@ fn poly(c: &[f64], x: f64) -> f64 {
 /// Refuses samples whose values are all equal (W is undefined).
 pub fn shapiro_wilk(xs: &[f64]) -> Result<ShapiroWilk, StatsError> {
     let n = xs.len();
-    if n < 3 {
-        return Err(StatsError::TooFew {
-            method: "the Shapiro–Wilk test",
-            what: "observations",
-            need: 3,
-            got: n,
-        });
-    }
+    at_least("the Shapiro–Wilk test", "observations", 3, n)?;
     if n > 5000 {
         return Err(StatsError::Domain(format!(
             "the Shapiro–Wilk approximation (AS R94) is valid up to n = 5000, got {n}"

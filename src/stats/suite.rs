@@ -6,20 +6,18 @@
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, Normal};
 
-use super::error::{check_confidence, StatsError};
+use super::error::{at_least, check_confidence, StatsError};
 use super::sample::median;
 
 /// Touati §2: the speedup `m(P) / m(P')` of medians of the old and new execution times
 /// (> 1 means the new program is faster). Medians resist the outliers of skewed timings.
 pub fn median_speedup(old: &[f64], new: &[f64]) -> Result<f64, StatsError> {
-    if old.is_empty() || new.is_empty() {
-        return Err(StatsError::TooFew {
-            method: "a median speedup",
-            what: "times per program",
-            need: 1,
-            got: 0,
-        });
-    }
+    at_least(
+        "a median speedup",
+        "times per program",
+        1,
+        old.len().min(new.len()),
+    )?;
     Ok(median(old) / median(new))
 }
 
@@ -38,14 +36,7 @@ pub struct ProgramTimes {
 /// `G = 1 − Σ W_j t'_j / Σ W_j t_j` (weights need not sum to one: they cancel).
 /// Positive means time saved overall; it is a gain factor, not an average speedup.
 pub fn overall_gain(programs: &[ProgramTimes]) -> Result<f64, StatsError> {
-    if programs.is_empty() {
-        return Err(StatsError::TooFew {
-            method: "the overall gain",
-            what: "programs",
-            need: 1,
-            got: 0,
-        });
-    }
+    at_least("the overall gain", "programs", 1, programs.len())?;
     if programs
         .iter()
         .any(|p| !(p.weight >= 0.0 && p.old > 0.0 && p.new > 0.0))

@@ -13,7 +13,7 @@
 
 use serde::Serialize;
 
-use super::error::{check_confidence, StatsError};
+use super::error::{at_least, check_confidence, StatsError};
 use super::studentized_range::{studentized_range_cdf, studentized_range_quantile};
 
 /// The simultaneous interval of one pair.
@@ -59,14 +59,7 @@ pub fn tukey_hsd(
 ) -> Result<TukeyHsd, StatsError> {
     check_confidence(confidence)?;
     let k = means.len();
-    if k < 2 {
-        return Err(StatsError::TooFew {
-            method: "Tukey's HSD",
-            what: "means",
-            need: 2,
-            got: k,
-        });
-    }
+    at_least("Tukey's HSD", "means", 2, k)?;
     if !(ms_error.is_finite() && ms_error >= 0.0 && n > 0.0 && df > 0.0)
         || means.iter().any(|m| !m.is_finite())
     {

@@ -19,7 +19,7 @@
 use serde::Serialize;
 
 use super::anova::f_upper_tail;
-use super::error::StatsError;
+use super::error::{at_least, StatsError};
 use super::sample::mean;
 
 /// One F-test of the table.
@@ -65,14 +65,12 @@ pub struct TwoWayMixed {
 pub fn two_way_mixed<C: AsRef<[f64]>>(cells: &[Vec<C>]) -> Result<TwoWayMixed, StatsError> {
     let a = cells.len();
     let b = cells.first().map_or(0, Vec::len);
-    if a < 2 || b < 2 {
-        return Err(StatsError::TooFew {
-            method: "the two-way ANOVA",
-            what: "variants and binaries (each)",
-            need: 2,
-            got: a.min(b),
-        });
-    }
+    at_least(
+        "the two-way ANOVA",
+        "variants and binaries (each)",
+        2,
+        a.min(b),
+    )?;
     let n = cells[0][0].as_ref().len();
     for row in cells {
         if row.len() != b || row.iter().any(|c| c.as_ref().len() != n) {

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use super::error::{check_confidence, StatsError};
+use super::error::{at_least, check_confidence, StatsError};
 use super::sample::{mean, variance};
 use super::tdist::{t_quantile, two_sided_p};
 
@@ -73,14 +73,7 @@ pub fn welch(a: &[f64], b: &[f64]) -> Result<WelchTest, StatsError> {
 /// Welch's test from summaries (Pilot eq. 6–8).
 pub fn welch_from_summaries(a: &SampleSummary, b: &SampleSummary) -> Result<WelchTest, StatsError> {
     for s in [a, b] {
-        if s.n < 2 {
-            return Err(StatsError::TooFew {
-                method: "Welch's t-test",
-                what: "observations per sample",
-                need: 2,
-                got: s.n,
-            });
-        }
+        at_least("Welch's t-test", "observations per sample", 2, s.n)?;
     }
     let va = a.variance / a.n as f64;
     let vb = b.variance / b.n as f64;

@@ -341,19 +341,9 @@ fn classify_driver(args: &[String]) -> Classified {
         if let Some(v) = a.strip_prefix("--ld-path=") {
             c.fuse_ld = Some(v.to_string());
         }
-        if a == "-o" {
-            if let Some(v) = next {
-                c.output = Some((Span { start: i, len: 2 }, v.to_string()));
-            }
-            i += 2;
+        if let Some(taken) = take_output_or_library(&mut c, i, a, next, false) {
+            i += taken;
             continue;
-        }
-        if let Some(v) = a.strip_prefix("-o") {
-            if !v.is_empty() {
-                c.output = Some((Span { start: i, len: 1 }, v.to_string()));
-                i += 1;
-                continue;
-            }
         }
         if a == "-x" || (a.starts_with("-x") && a.len() > 2 && !a.starts_with("-xarch")) {
             let lang = if a == "-x" {
@@ -363,36 +353,6 @@ fn classify_driver(args: &[String]) -> Classified {
             };
             forced_language = Some(language_named(lang));
             i += if a == "-x" { 2 } else { 1 };
-            continue;
-        }
-        if a == "-l" {
-            if let Some(v) = next {
-                c.link_inputs.push(LinkInputArg::Library {
-                    span: Span { start: i, len: 2 },
-                    name: v.to_string(),
-                });
-            }
-            i += 2;
-            continue;
-        }
-        if let Some(v) = a.strip_prefix("-l") {
-            c.link_inputs.push(LinkInputArg::Library {
-                span: Span { start: i, len: 1 },
-                name: v.to_string(),
-            });
-            i += 1;
-            continue;
-        }
-        if a == "-L" {
-            if let Some(v) = next {
-                c.library_dirs.push(v.to_string());
-            }
-            i += 2;
-            continue;
-        }
-        if let Some(v) = a.strip_prefix("-L") {
-            c.library_dirs.push(v.to_string());
-            i += 1;
             continue;
         }
         if DRIVER_OPTIONS_WITH_VALUE.contains(&a) {
@@ -444,12 +404,8 @@ fn classify_driver(args: &[String]) -> Classified {
     {
         // No input files at all (`gcc -v`, `gcc -lm`): nothing to link.
         CallKind::Info
-    } else if relocatable {
-        CallKind::RelocatableLink
-    } else if shared {
-        CallKind::SharedLink
     } else {
-        CallKind::Link
+        link_kind(relocatable, shared)
     };
     c
 }
@@ -467,57 +423,8 @@ fn classify_linker(args: &[String]) -> Classified {
             "-static" | "-Bstatic" => c.static_link = true,
             _ => {}
         }
-        if a == "-o" || a == "--output" {
-            if let Some(v) = next {
-                c.output = Some((Span { start: i, len: 2 }, v.to_string()));
-            }
-            i += 2;
-            continue;
-        }
-        if let Some(v) = a.strip_prefix("--output=") {
-            c.output = Some((Span { start: i, len: 1 }, v.to_string()));
-            i += 1;
-            continue;
-        }
-        if let Some(v) = a.strip_prefix("-o") {
-            c.output = Some((Span { start: i, len: 1 }, v.to_string()));
-            i += 1;
-            continue;
-        }
-        if a == "-l" || a == "--library" {
-            if let Some(v) = next {
-                c.link_inputs.push(LinkInputArg::Library {
-                    span: Span { start: i, len: 2 },
-                    name: v.to_string(),
-                });
-            }
-            i += 2;
-            continue;
-        }
-        if let Some(v) = a
-            .strip_prefix("-l")
-            .or_else(|| a.strip_prefix("--library="))
-        {
-            c.link_inputs.push(LinkInputArg::Library {
-                span: Span { start: i, len: 1 },
-                name: v.to_string(),
-            });
-            i += 1;
-            continue;
-        }
-        if a == "-L" || a == "--library-path" {
-            if let Some(v) = next {
-                c.library_dirs.push(v.to_string());
-            }
-            i += 2;
-            continue;
-        }
-        if let Some(v) = a
-            .strip_prefix("--library-path=")
-            .or_else(|| a.strip_prefix("-L"))
-        {
-            c.library_dirs.push(v.to_string());
-            i += 1;
+        if let Some(taken) = take_output_or_library(&mut c, i, a, next, true) {
+            i += taken;
             continue;
         }
         if LINKER_OPTIONS_WITH_VALUE.contains(&a) {
@@ -537,14 +444,76 @@ fn classify_linker(args: &[String]) -> Classified {
     // No inputs: `ld --version`, `ld -v`, `ld --help`, or nothing to link.
     c.kind = if c.link_inputs.is_empty() {
         CallKind::Info
-    } else if relocatable {
+    } else {
+        link_kind(relocatable, shared)
+    };
+    c
+}
+
+/// Takes the output (`-o`), library (`-l`) or library-directory (`-L`) option at `args[i]`
+/// (`a`, followed by `next`) into `c` and returns how many arguments it spans, or `None` for
+/// any other argument. Drivers and linkers spell these options alike; `gnu_long` also accepts
+/// GNU ld's `--output`, `--library` and `--library-path` (with a separate or an `=` value),
+/// which only a linker takes.
+fn take_output_or_library(
+    c: &mut Classified,
+    i: usize,
+    a: &str,
+    next: Option<&str>,
+    gnu_long: bool,
+) -> Option<usize> {
+    let long = |name: &str| gnu_long && a == name;
+    let long_value = |prefix: &str| a.strip_prefix(prefix).filter(|_| gnu_long);
+    if a == "-o" || long("--output") {
+        if let Some(v) = next {
+            c.output = Some((Span { start: i, len: 2 }, v.to_string()));
+        }
+        return Some(2);
+    }
+    if let Some(v) =
+        long_value("--output=").or_else(|| a.strip_prefix("-o").filter(|v| !v.is_empty()))
+    {
+        c.output = Some((Span { start: i, len: 1 }, v.to_string()));
+        return Some(1);
+    }
+    if a == "-l" || long("--library") {
+        if let Some(v) = next {
+            c.link_inputs.push(LinkInputArg::Library {
+                span: Span { start: i, len: 2 },
+                name: v.to_string(),
+            });
+        }
+        return Some(2);
+    }
+    if let Some(v) = a.strip_prefix("-l").or_else(|| long_value("--library=")) {
+        c.link_inputs.push(LinkInputArg::Library {
+            span: Span { start: i, len: 1 },
+            name: v.to_string(),
+        });
+        return Some(1);
+    }
+    if a == "-L" || long("--library-path") {
+        if let Some(v) = next {
+            c.library_dirs.push(v.to_string());
+        }
+        return Some(2);
+    }
+    if let Some(v) = long_value("--library-path=").or_else(|| a.strip_prefix("-L")) {
+        c.library_dirs.push(v.to_string());
+        return Some(1);
+    }
+    None
+}
+
+/// The kind of a call that links: partial (`-r`) before shared (`-shared`) before final.
+fn link_kind(relocatable: bool, shared: bool) -> CallKind {
+    if relocatable {
         CallKind::RelocatableLink
     } else if shared {
         CallKind::SharedLink
     } else {
         CallKind::Link
-    };
-    c
+    }
 }
 
 /// The first driver option with which a compile-and-link call (`cc a.c b.c -o p`) writes or

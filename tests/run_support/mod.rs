@@ -120,3 +120,10 @@ pub fn same_binary_experiment(dir: &Path, name: &str, source: &str, seeds: u64) 
 pub fn layoutrand() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("layoutrand").unwrap()
 }
+
+/// `layoutrand run --out OUT`, for the caller to add the rest.
+pub fn run_in(out: impl AsRef<std::ffi::OsStr>) -> assert_cmd::Command {
+    let mut c = layoutrand();
+    c.args(["run", "--out"]).arg(out);
+    c
+}
