@@ -266,3 +266,46 @@ fn directory_text_shows_bootstrap_and_mann_whitney() {
     );
     assert!(text.contains(&mw), "{mw} not in: {text}");
 }
+
+/// `compare DIR DIR` passes on what reading each experiment found: a binary none of whose
+/// executions succeeded is named, as in `report`, instead of silently leaving the
+/// comparison (before, `compare` said nothing of it).
+#[test]
+fn compare_names_binaries_that_never_ran() {
+    let (_tmp, base, new) = dirs();
+    experiment(&base, 10, 1.0, 7);
+    let mut design = report_support::Design::new(10, 2, 1);
+    design.baseline = false;
+    report_support::write_dir_with_status(
+        &new,
+        &design,
+        &mut |_, seed, _, _, _| 1e7 * (1.0 + 0.01 * seed.unwrap() as f64),
+        &|_, seed, _| {
+            if seed == Some(4) {
+                layoutrand::run::store::ExecutionStatus::Exit
+            } else {
+                layoutrand::run::store::ExecutionStatus::Ok
+            }
+        },
+    );
+    let c = compare_directories(&base, &new, &gate(None)).unwrap();
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.starts_with("new: demo seed-4: every execution failed")),
+        "{:?}",
+        c.warnings
+    );
+    let out = assert_cmd::Command::cargo_bin("layoutrand")
+        .unwrap()
+        .arg("compare")
+        .arg(&base)
+        .arg(&new)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Warnings:\n  - new: demo seed-4: every execution failed"),
+        "{text}"
+    );
+}

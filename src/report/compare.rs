@@ -37,6 +37,10 @@ pub struct Comparison {
     pub unmatched: Vec<String>,
     /// Across programs, per metric measured on at least two programs.
     pub overall: Vec<Overall>,
+    /// What reading either experiment found (binaries that never ran, a trimmed interrupted
+    /// run, …), prefixed with `base:` or `new:`: `report` shows these for one experiment,
+    /// and a comparison resting on the same data must not hide them.
+    pub warnings: Vec<String>,
 }
 
 /// The comparison of one program and metric: the engine's [`EngineComparison`] of the two
@@ -219,6 +223,12 @@ pub fn compare(
         programs,
         unmatched,
         overall,
+        warnings: base
+            .warnings
+            .iter()
+            .map(|w| format!("base: {w}"))
+            .chain(new.warnings.iter().map(|w| format!("new: {w}")))
+            .collect(),
     })
 }
 
@@ -416,6 +426,12 @@ pub fn render_text(c: &Comparison) -> String {
     }
     for u in &c.unmatched {
         let _ = writeln!(out, "\nnot compared: {u}");
+    }
+    if !c.warnings.is_empty() {
+        let _ = writeln!(out, "\nWarnings:");
+        for w in &c.warnings {
+            let _ = writeln!(out, "  - {w}");
+        }
     }
     out
 }
