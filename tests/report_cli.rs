@@ -51,6 +51,37 @@ fn text_report_states_confidence_units_and_verdicts() {
 }
 
 #[test]
+fn the_set_up_line_says_whether_functions_were_padded() {
+    let plain = tempfile::tempdir().unwrap();
+    write_dir(
+        plain.path(),
+        &Design::new(4, 2, 3),
+        &mut |_, seed, e, i, _| 1.0e6 + seed.unwrap_or(0) as f64 * 10.0 + f64::from(e + i),
+    );
+    let text = stdout(plain.path(), &[]);
+    assert!(text.contains("relink mode);"), "{text}");
+    assert!(!text.contains("padding"), "{text}");
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(plain.path(), &["--format", "json"])).unwrap();
+    assert_eq!(json["setup"]["pad"], 0);
+
+    let padded = tempfile::tempdir().unwrap();
+    let mut design = Design::new(4, 2, 3);
+    design.pad = 256;
+    write_dir(padded.path(), &design, &mut |_, seed, e, i, _| {
+        1.0e6 + seed.unwrap_or(0) as f64 * 10.0 + f64::from(e + i)
+    });
+    let want = "relink mode, seeded padding of up to 256 bytes before each function);";
+    for format in ["text", "markdown"] {
+        let out = stdout(padded.path(), &["--format", format]);
+        assert!(out.contains(want), "{format}: {out}");
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(padded.path(), &["--format", "json"])).unwrap();
+    assert_eq!(json["setup"]["pad"], 256);
+}
+
+#[test]
 fn json_csv_and_markdown_carry_the_same_numbers() {
     let tmp = tempfile::tempdir().unwrap();
     sensitive_dir(tmp.path());

@@ -109,6 +109,7 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
                 })
                 .collect(),
             mode: serde_plain(&m.mode),
+            pad: m.pad,
             seeds_built: m.seeds.len(),
             executions_planned: h.executions,
             iterations_planned: h.iterations,

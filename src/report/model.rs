@@ -74,6 +74,8 @@ pub struct Setup {
     pub achieved: Vec<String>,
     /// `relink` or `rebuild`.
     pub mode: String,
+    /// `build --pad MAX`: the most filler bytes a seed put before each function (0: none).
+    pub pad: u64,
     /// Seeds in the manifest (built or failed).
     pub seeds_built: usize,
     /// Planned executions per binary.

@@ -28,6 +28,8 @@ pub struct Design {
     pub variants: Vec<(String, f64)>,
     /// (variant, execution) whose executions all fail (with exit 1, no values).
     pub failed_in: Vec<(String, u32)>,
+    /// `build --pad MAX` recorded in the manifest (0: none).
+    pub pad: u64,
 }
 
 impl Design {
@@ -43,6 +45,7 @@ impl Design {
             link_seconds: 0.02,
             variants: Vec::new(),
             failed_in: Vec::new(),
+            pad: 0,
         }
     }
 
@@ -110,6 +113,7 @@ fn manifest_json(design: &Design, prefix: &str) -> serde_json::Value {
         "build_dir": "/tmp/x",
         "mode": "relink",
         "granularity": "module",
+        "pad": design.pad,
         "linker": "bfd",
         "mechanism": "synthetic",
         "recorded_build_seconds": 1.0,

@@ -13,11 +13,16 @@ pub const LEVEL_HEADERS: [&str; 5] = ["level", "repetitions", "S²", "T²", "t =
 pub fn setup_line(report: &Report) -> String {
     let s = &report.setup;
     format!(
-        "{} seeds ({} granularity, {} linker, {} mode{}); {} execution(s) × {} iteration(s) planned per binary, {} warmup iteration(s) discarded; metric `{}`; ASLR {}{}.",
+        "{} seeds ({} granularity, {} linker, {} mode{}{}); {} execution(s) × {} iteration(s) planned per binary, {} warmup iteration(s) discarded; metric `{}`; ASLR {}{}.",
         s.seeds_built,
         s.granularity,
         s.linker,
         s.mode,
+        if s.pad > 0 {
+            format!(", seeded padding of up to {} bytes before each function", s.pad)
+        } else {
+            String::new()
+        },
         if s.achieved.is_empty() {
             String::new()
         } else {
