@@ -13,6 +13,7 @@ use anyhow::Result;
 use layoutrand::analysis::single::{analyze, costs_for_levels, Analysis, Dataset};
 use layoutrand::analysis::vocabulary::{parse_costs, Thresholds};
 use layoutrand::measurements::{load_measurements, CsvSpec};
+use layoutrand::stats::bootstrap::BootstrapCi;
 use layoutrand::stats::hierarchy::plural;
 
 use super::common::{BootstrapArgs, ConfidenceArgs, CsvColumnsArgs, FormatArgs, OutputFormat};
@@ -163,13 +164,7 @@ pub fn render_text(a: &Analysis, file: &str) -> String {
         }
     }
     if let Some(b) = &a.bootstrap {
-        let _ = writeln!(
-            out,
-            "bootstrap   {} … {}  ({pct} percentile, {} hierarchical resamples)",
-            fmt_sig(b.low),
-            fmt_sig(b.high),
-            b.resamples
-        );
+        let _ = writeln!(out, "{}", bootstrap_line(b, &pct, fmt_sig));
     }
     if let Some(nw) = &a.normality {
         let _ = writeln!(
@@ -209,6 +204,16 @@ pub fn render_text(a: &Analysis, file: &str) -> String {
 /// Left-aligns the first column and right-aligns the others.
 pub(crate) fn table(rows: &[Vec<String>]) -> String {
     layoutrand::report::columns::aligned(rows, "  ", "   ")
+}
+
+/// The bootstrap line of the text of `analyze` and `compare`, the bounds written by `fmt`.
+pub(crate) fn bootstrap_line(b: &BootstrapCi, pct: &str, fmt: fn(f64) -> String) -> String {
+    format!(
+        "bootstrap   {} … {}  ({pct} percentile, {} hierarchical resamples)",
+        fmt(b.low),
+        fmt(b.high),
+        b.resamples
+    )
 }
 
 /// A number with 4 significant digits, in scientific notation when very large or small.

@@ -20,7 +20,7 @@ use layoutrand::analysis::single::Dataset;
 use layoutrand::measurements::{load_measurements, CsvSpec};
 use layoutrand::stats::hierarchy::plural;
 
-use super::analyze::{fmt_confidence, fmt_p, fmt_sig};
+use super::analyze::{bootstrap_line, fmt_confidence, fmt_p, fmt_sig};
 use super::common::{
     BootstrapArgs, CsvColumnsArgs, FormatArgs, GateArgs, OutputFormat, VerdictArgs,
 };
@@ -163,8 +163,8 @@ pub fn render_text(c: &Comparison, top_name: &str) -> String {
             );
         }
     }
-    if let Some(words) = c.bootstrap_words() {
-        let _ = writeln!(out, "bootstrap   {words}");
+    if let Some(b) = &c.bootstrap {
+        let _ = writeln!(out, "{}", bootstrap_line(b, &pct, fmt_ratio));
     }
     if let Some(w) = &c.welch {
         let _ = writeln!(

@@ -234,27 +234,27 @@ pub fn frequency_checks(c: &HostConditions) -> Vec<Check> {
             ),
         )
     });
-    checks.push(match c.boost {
-        Some(true) => Check::new(
-            "boost",
-            Status::Note,
-            Scope::Time,
-            "on: the clock depends on temperature and on the other cores' activity; disable it for timing runs".into(),
-        ),
-        Some(false) => Check::new("boost", Status::Ok, Scope::Time, "off".into()),
-        None => Check::new("boost", Status::Ok, Scope::Time, "not exposed".into()),
-    });
-    checks.push(match c.smt {
-        Some(true) => Check::new(
-            "SMT",
-            Status::Note,
-            Scope::Time,
-            "on: sibling hardware threads share a core's caches and pipeline; with other work on the machine, pin executions with --cpus to one thread per core".into(),
-        ),
-        Some(false) => Check::new("SMT", Status::Ok, Scope::Time, "off".into()),
-        None => Check::new("SMT", Status::Ok, Scope::Time, "not exposed".into()),
-    });
+    checks.push(switch(
+        "boost",
+        c.boost,
+        "on: the clock depends on temperature and on the other cores' activity; disable it for timing runs",
+    ));
+    checks.push(switch(
+        "SMT",
+        c.smt,
+        "on: sibling hardware threads share a core's caches and pipeline; with other work on the machine, pin executions with --cpus to one thread per core",
+    ));
     checks
+}
+
+/// The timing check of a hardware feature that is on (`Some(true)`: a note saying `when_on`),
+/// off, or not exposed by the kernel.
+fn switch(name: &'static str, on: Option<bool>, when_on: &str) -> Check {
+    match on {
+        Some(true) => Check::new(name, Status::Note, Scope::Time, when_on.into()),
+        Some(false) => Check::new(name, Status::Ok, Scope::Time, "off".into()),
+        None => Check::new(name, Status::Ok, Scope::Time, "not exposed".into()),
+    }
 }
 
 #[cfg(test)]

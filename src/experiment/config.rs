@@ -46,41 +46,32 @@ pub struct ExperimentConfig {
 
 /// `[source]`: fetch the program's source before building.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct SourceConfig {
     /// A Debian source package, fetched with `recipes/debian-source.sh` into `OUT/source`.
-    #[serde(default)]
     pub debian: Option<String>,
     /// Apply Debian's patches (default true); `false` unpacks the upstream source as is.
-    #[serde(default)]
     pub patches: Option<bool>,
     /// Subdirectory of the unpacked source in which to build and run.
-    #[serde(default)]
     pub subdir: Option<PathBuf>,
     /// Commands run once in the build directory after fetching (e.g. generating inputs).
-    #[serde(default)]
     pub prepare: Vec<Vec<String>>,
 }
 
 /// `[build]`: arguments of `layoutrand build`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct BuildConfig {
     /// The build command (argv), e.g. `["make", "-j2"]`.
-    #[serde(default)]
     pub command: Vec<String>,
     /// Number of randomised binaries (the top level) of the initial experiment, or the
     /// starting count of a real one.
-    #[serde(default)]
     pub seeds: Option<u32>,
     /// `link`, `module` or `global`.
-    #[serde(default)]
     pub granularity: Option<String>,
     /// `auto`, `bfd`, `gold`, `lld` or `mold`.
-    #[serde(default)]
     pub linker: Option<String>,
     /// `build --pad`: the most filler bytes before each function (0 or absent: none).
-    #[serde(default)]
     pub pad: Option<u64>,
 }
 
@@ -109,33 +100,25 @@ pub struct VariantConfig {
 
 /// `[run]`: arguments of `layoutrand run`.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct RunConfig {
     /// The benchmark command with `{bin}` / `{bin:NAME}` placeholders.
-    #[serde(default)]
     pub command: Vec<String>,
     /// Programs (binary names) to run, when the build made several.
-    #[serde(default)]
     pub programs: Vec<String>,
     /// `wall`, `cpu`, `cachegrind` or `regex:PATTERN`.
-    #[serde(default)]
     pub metric: Option<String>,
     /// Executions per binary.
-    #[serde(default)]
     pub executions: Option<u32>,
     /// Iterations per execution (with a `regex:` metric).
-    #[serde(default)]
     pub iterations: Option<u32>,
     /// Warmup iterations dropped at the start of each execution.
-    #[serde(default)]
     pub warmup: Option<u32>,
     /// Per-execution timeout in seconds.
-    #[serde(default)]
     pub timeout: Option<f64>,
     /// Executions at once (`layoutrand run --jobs`): only for a deterministic metric
     /// (cachegrind), whose values do not depend on what else runs; absent: the runner's
     /// default (the number of cores for cachegrind, else 1).
-    #[serde(default)]
     pub jobs: Option<usize>,
 }
 
@@ -149,16 +132,13 @@ pub struct CheckConfig {
 
 /// `[target]`: when to stop growing the top level.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct TargetConfig {
     /// Target relative half-width of the confidence interval, e.g. `"1%"`.
-    #[serde(default)]
     pub precision: Option<String>,
     /// Upper bound of the number of randomised binaries in a real experiment.
-    #[serde(default)]
     pub max_binaries: Option<u32>,
     /// Confidence level, default 0.95.
-    #[serde(default)]
     pub confidence: Option<f64>,
 }
 

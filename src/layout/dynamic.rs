@@ -9,16 +9,32 @@ use object::elf;
 use object::read::elf::{Dyn, FileHeader, ProgramHeader};
 use object::Endianness;
 
+/// What `elf64` or `elf32` (by the file's class) reads of the ELF file at `path`; `None` for
+/// a file that is not ELF. `what` names the part read, for the error.
+fn read_elf<T>(
+    path: &Path,
+    what: &str,
+    elf64: fn(&[u8]) -> object::read::Result<Option<T>>,
+    elf32: fn(&[u8]) -> object::read::Result<Option<T>>,
+) -> Result<Option<T>> {
+    let data = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let parsed = match object::FileKind::parse(&*data) {
+        Ok(object::FileKind::Elf64) => elf64(&data),
+        Ok(object::FileKind::Elf32) => elf32(&data),
+        _ => return Ok(None),
+    };
+    parsed.with_context(|| format!("reading {what} of {}", path.display()))
+}
+
 /// The `DT_SONAME` of the ELF file at `path`; `None` when it has none (an executable, or a
 /// library linked without `-soname`).
 pub fn soname(path: &Path) -> Result<Option<String>> {
-    let data = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    let parsed = match object::FileKind::parse(&*data) {
-        Ok(object::FileKind::Elf64) => soname_of::<elf::FileHeader64<Endianness>>(&data),
-        Ok(object::FileKind::Elf32) => soname_of::<elf::FileHeader32<Endianness>>(&data),
-        _ => return Ok(None),
-    };
-    parsed.with_context(|| format!("reading the dynamic section of {}", path.display()))
+    read_elf(
+        path,
+        "the dynamic section",
+        soname_of::<elf::FileHeader64<Endianness>>,
+        soname_of::<elf::FileHeader32<Endianness>>,
+    )
 }
 
 fn soname_of<H: FileHeader<Endian = Endianness>>(
@@ -44,13 +60,12 @@ fn soname_of<H: FileHeader<Endian = Endianness>>(
 /// file at `path`; `None` for a static executable (which loads no library) or a non-ELF
 /// file (a script).
 pub fn interpreter(path: &Path) -> Result<Option<PathBuf>> {
-    let data = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    let parsed = match object::FileKind::parse(&*data) {
-        Ok(object::FileKind::Elf64) => interpreter_of::<elf::FileHeader64<Endianness>>(&data),
-        Ok(object::FileKind::Elf32) => interpreter_of::<elf::FileHeader32<Endianness>>(&data),
-        _ => return Ok(None),
-    };
-    parsed.with_context(|| format!("reading the program headers of {}", path.display()))
+    read_elf(
+        path,
+        "the program headers",
+        interpreter_of::<elf::FileHeader64<Endianness>>,
+        interpreter_of::<elf::FileHeader32<Endianness>>,
+    )
 }
 
 fn interpreter_of<H: FileHeader<Endian = Endianness>>(

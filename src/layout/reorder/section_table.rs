@@ -217,31 +217,27 @@ impl<'a> Elf<'a> {
             .with_context(|| format!("the object ends before offset {at}"))
     }
 
+    /// The `N`-byte integer at `at` in the object's byte order (`be` or `le` decodes it).
+    fn int<const N: usize, T>(
+        &self,
+        at: usize,
+        be: fn([u8; N]) -> T,
+        le: fn([u8; N]) -> T,
+    ) -> Result<T> {
+        let b = self.bytes::<N>(at)?;
+        Ok(if self.big { be(b) } else { le(b) })
+    }
+
     fn u16(&self, at: usize) -> Result<u16> {
-        let b = self.bytes::<2>(at)?;
-        Ok(if self.big {
-            u16::from_be_bytes(b)
-        } else {
-            u16::from_le_bytes(b)
-        })
+        self.int(at, u16::from_be_bytes, u16::from_le_bytes)
     }
 
     fn u32(&self, at: usize) -> Result<u32> {
-        let b = self.bytes::<4>(at)?;
-        Ok(if self.big {
-            u32::from_be_bytes(b)
-        } else {
-            u32::from_le_bytes(b)
-        })
+        self.int(at, u32::from_be_bytes, u32::from_le_bytes)
     }
 
     fn u64(&self, at: usize) -> Result<u64> {
-        let b = self.bytes::<8>(at)?;
-        Ok(if self.big {
-            u64::from_be_bytes(b)
-        } else {
-            u64::from_le_bytes(b)
-        })
+        self.int(at, u64::from_be_bytes, u64::from_le_bytes)
     }
 
     /// A word of the object's class (u32 or u64).
