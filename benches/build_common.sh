@@ -3,24 +3,43 @@
 now() { date +%s.%N; }
 calc() { awk "BEGIN { print $1 }"; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-# measure LABEL COMMAND...: runs `make -s clean` then COMMAND, $reps times; prints the median
-# wall time and leaves the median CPU time (user + system of all children) in $work/LABEL.cpu.
-measure() {
+# one_run LABEL COMMAND...: `make -s clean`, then COMMAND once; appends its wall time to
+# $work/LABEL.times and its CPU time (user + system of all children) to $work/LABEL.cpus.
+one_run() {
   local label=$1; shift
+  make -s clean >/dev/null
+  local t0; t0=$(now)
+  # bash's `time` (not /usr/bin/time): it also times shell functions such as shim_make.
+  local TIMEFORMAT='%U %S'
+  { time "$@" >/dev/null 2>"$work/$label.err"; } 2>"$work/$label.time1" \
+    || { cat "$work/$label.err" >&2; exit 1; }
+  awk -v a="$(now)" -v b="$t0" 'BEGIN { print a - b }' >> "$work/$label.times"
+  awk '{ print $1 + $2 }' "$work/$label.time1" >> "$work/$label.cpus"
+}
+# measure LABEL COMMAND...: one_run $reps times; prints the median wall time and leaves the
+# median CPU time in $work/LABEL.cpu.
+measure() {
+  local label=$1
   : > "$work/$label.times"
   : > "$work/$label.cpus"
-  for _ in $(seq "$reps"); do
-    make -s clean >/dev/null
-    local t0; t0=$(now)
-    # bash's `time` (not /usr/bin/time): it also times shell functions such as shim_make.
-    local TIMEFORMAT='%U %S'
-    { time "$@" >/dev/null 2>"$work/$label.err"; } 2>"$work/$label.time1" \
-      || { cat "$work/$label.err" >&2; exit 1; }
-    awk -v a="$(now)" -v b="$t0" 'BEGIN { print a - b }' >> "$work/$label.times"
-    awk '{ print $1 + $2 }' "$work/$label.time1" >> "$work/$label.cpus"
-  done
+  for _ in $(seq "$reps"); do one_run "$@"; done
   median < "$work/$label.cpus" > "$work/$label.cpu"
   median < "$work/$label.times"
+}
+# interleave LABEL...: $reps rounds, each running the shell function run_LABEL of every
+# label in turn, so that a load that drifts during the bench hits every label alike (the
+# labels' runs alternate instead of following each other). Leaves the median wall time in
+# $work/LABEL.wall and the median CPU time in $work/LABEL.cpu.
+interleave() {
+  local label
+  for label in "$@"; do : > "$work/$label.times"; : > "$work/$label.cpus"; done
+  for _ in $(seq "$reps"); do
+    for label in "$@"; do one_run "$label" "run_$label"; done
+  done
+  for label in "$@"; do
+    median < "$work/$label.times" > "$work/$label.wall"
+    median < "$work/$label.cpus" > "$work/$label.cpu"
+  done
 }
 # The shim directory: every wrapped tool name linked to layoutrand.
 make_shims() {
@@ -33,4 +52,8 @@ shim_make() {
   rm -rf "$work/record"
   PATH="$shims:$PATH" LAYOUTRAND_REAL_PATH="$PATH" LAYOUTRAND_SHIM_DIR="$shims" \
     LAYOUTRAND_RECORD_DIR="$work/record" make -s -j"$jobs" "$@"
+}
+# relink_seconds OUT: the relinks' wall time (baseline + seeds) from OUT's manifest.
+relink_seconds() {
+  python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["relink_seconds"], 2))' "$1/manifest.json"
 }

@@ -68,7 +68,6 @@ if [ "$pad" != 0 ]; then
   test -x "$work/outP/seed-$seeds/lua"
 fi
 # The relinks alone (baseline + seeds, wall), from the manifests of the last runs.
-relink() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["relink_seconds"])' "$1/manifest.json"; }
 
 printf 'lua 5.4 (%s objects, 2 programs), make -j%s, median of %s runs\n' \
   "$(ls "$lua"/*.o 2>/dev/null | wc -l)" "$jobs" "$reps"
@@ -78,6 +77,6 @@ printf '  build --seeds 0              %8.2f s   ratio %.2f\n' "$zero" "$(calc "
 printf '  build --seeds %-3s            %8.2f s   ratio %.2f (target <= 1.5)\n' "$seeds" "$many" "$(calc "$many/$plain")"
 if [ "$pad" != 0 ]; then
   printf '  build --seeds %-3s --pad %-4s %8.2f s   ratio %.2f\n' "$seeds" "$pad" "$padded" "$(calc "$padded/$plain")"
-  rn=$(relink "$work/outN"); rp=$(relink "$work/outP")
+  rn=$(relink_seconds "$work/outN"); rp=$(relink_seconds "$work/outP")
   printf '  relinks (last run): %.2f s without --pad, %.2f s with --pad %s (ratio %.2f)\n' "$rn" "$rp" "$pad" "$(calc "$rp/$rn")"
 fi

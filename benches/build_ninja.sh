@@ -1,25 +1,28 @@
 #!/usr/bin/env bash
 # Benchmark (not a test) of `layoutrand build` on ninja (C++), with and without gcc LTO.
 #
-#   benches/build_ninja.sh          # REPS=1 JOBS=2 SEEDS=30 by default
+#   benches/build_ninja.sh          # REPS=3 JOBS=2 SEEDS=30 by default
 #
 # ninja comes from Debian's ninja-build source (recipes/debian-source.sh --skip-patches) and
 # is built by benches/ninja.mk (libninja.a + ninja.cc, as ninja's own build does; LTO=1 adds
-# -flto=auto and gcc-ar). For each of the two builds it prints the median wall time of,
-# each after `make clean`:
-#   plain      make -jJOBS
-#   seedsN     layoutrand build --seeds N (recording, LTO code generated once, baseline + N
-#              relinks, each verified)
-# and the ratios the issue sets targets for: seedsN / plain <= 1.5 with LTO, <= 1.1 without.
-# Measured once (REPS=1) on a loaded 2-core machine, 07:36 UTC: gcc -flto plain 73.7 s,
-# 30 seeds 41.5 s (0.56: the load, not the tool, dominates a single run); no LTO plain 26.0 s,
-# 30 seeds 58.5 s (2.25: the target is missed; each seed reorders every libninja.a member
-# with its own ld.bfd -r).
-# Then the shim's overhead on the plain (non-LTO) build in CPU time (user + system of every
-# process of the build): shim / plain <= 1.02.
+# -flto=auto and gcc-ar). Each round runs, in turn and each after `make clean`:
+#   plain1 / seeds1   make -jJOBS LTO=1 / layoutrand build --seeds N (LTO code generated once)
+#   plain0 / seeds0   the same without LTO (relinks with the build's own linker, ld.bfd)
+#   mold0             build --seeds N --linker mold without LTO (the relinks by mold)
+#   shim0             make under the shim, recording only (no relinks)
+# The rounds interleave the labels so that a drifting load hits all of them alike; the
+# script prints the median wall and CPU time (user + system of every process) of each and
+# the ratios the issue sets targets for: seedsN / plain <= 1.5 with LTO, <= 1.1 without;
+# shim / plain <= 1.02 in CPU time. Each seed's relink ends in one final link of ninja, so
+# without LTO N final links (about 0.13 s of CPU each with ld.bfd here) are the floor of
+# the ratio for a program whose whole build takes about 33 s of CPU.
+#
+# Measured 2026-11-23 on a 2-core VM (gcc 12, binutils 2.40), quiet (load 0.0 before):
+#   the script's earlier sequential form, REPS=3: gcc -flto 15.92 s plain, 21.40 s with
+#   30 seeds (1.34); no LTO 16.46 s, 19.44 s (1.18); shim CPU 31.33 s vs 33.24 s (+6.1 %).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-reps=${REPS:-1}
+reps=${REPS:-3}
 jobs=${JOBS:-2}
 seeds=${SEEDS:-30}
 (cd "$root" && cargo build --release --quiet)
@@ -36,22 +39,36 @@ cp "$root/benches/ninja.mk" Makefile
 . "$root/benches/build_common.sh"
 make_shims
 
-printf 'ninja %s (%s sources), make -j%s, median of %s run(s), load %s\n' \
+seeds_build() { "$bin" build -q --seeds "$seeds" "$@" -- make -s -j"$jobs"; }
+run_plain1() { make -s -j"$jobs" LTO=1; }
+run_seeds1() { seeds_build --out "$work/out1" LTO=1; }
+run_plain0() { make -s -j"$jobs" LTO=0; }
+run_seeds0() { seeds_build --out "$work/out0" LTO=0; }
+run_mold0() { seeds_build --linker mold --out "$work/outm" LTO=0; }
+run_shim0() { shim_make LTO=0; }
+printf 'ninja %s (%s sources), make -j%s, %s seeds, median of %s interleaved round(s), load %s\n' \
   "$(sed -n 's/.*kNinjaVersion = "\(.*\)".*/\1/p' src/version.cc)" \
-  "$(grep -o '[a-z_-]*\.cc' Makefile | sort -u | wc -l)" "$jobs" "$reps" "$(cut -d' ' -f1 /proc/loadavg)"
-for lto in 1 0; do
-  plain=$(measure plain$lto make -s -j"$jobs" LTO=$lto)
-  many=$(measure seeds$lto "$bin" build -q --seeds "$seeds" --out "$work/out$lto" -- make -s -j"$jobs" LTO=$lto)
-  test -x "$work/out$lto/seed-$seeds/ninja"
-  "$work/out$lto/seed-$seeds/ninja" --version >/dev/null
-  target=$([ "$lto" = 1 ] && echo 1.5 || echo 1.1)
-  printf '  %s\n' "$([ "$lto" = 1 ] && echo 'gcc -flto' || echo 'no LTO')"
-  printf '    plain build                %8.2f s\n' "$plain"
-  printf '    build --seeds %-3s          %8.2f s   ratio %.2f (target <= %s)\n' \
-    "$seeds" "$many" "$(calc "$many/$plain")" "$target"
+  "$(grep -o '[a-z_-]*\.cc' Makefile | sort -u | wc -l)" "$jobs" "$seeds" "$reps" \
+  "$(cut -d' ' -f1 /proc/loadavg)"
+interleave plain1 seeds1 plain0 seeds0 mold0 shim0
+for out in out1 out0 outm; do
+  "$work/$out/seed-$seeds/ninja" --version >/dev/null
 done
-plain_cpu=$(cat "$work/plain0.cpu")
-shim_wall=$(measure shim0 shim_make LTO=0)
-shim_cpu=$(cat "$work/shim0.cpu")
-printf '  shim overhead, no LTO: CPU %.2f s plain, %.2f s under the shim: %+.1f %% (target <= 2 %%)\n' \
-  "$plain_cpu" "$shim_cpu" "$(calc "100*($shim_cpu/$plain_cpu-1)")"
+# row LABEL BASE TARGET TEXT: wall and CPU time of LABEL and their ratios to BASE.
+row() {
+  printf '  %-34s %7.2f s wall %7.2f s CPU' "$4" "$(cat "$work/$1.wall")" "$(cat "$work/$1.cpu")"
+  if [ "$1" != "$2" ]; then
+    printf '   ratio %.3f wall %.3f CPU' "$(calc "$(cat "$work/$1.wall")/$(cat "$work/$2.wall")")" \
+      "$(calc "$(cat "$work/$1.cpu")/$(cat "$work/$2.cpu")")"
+    [ -n "$3" ] && printf ' (target <= %s)' "$3"
+  fi
+  printf '\n'
+}
+row plain1 plain1 "" "gcc -flto: plain build"
+row seeds1 plain1 1.5 "gcc -flto: build --seeds $seeds"
+row plain0 plain0 "" "no LTO: plain build"
+row seeds0 plain0 1.1 "no LTO: build --seeds $seeds"
+row mold0 plain0 1.1 "no LTO: build --seeds $seeds --linker mold"
+row shim0 plain0 1.02 "no LTO: under the shim, recording"
+printf '  relink seconds (baseline + %s seeds, wall): LTO %s, bfd %s, mold %s\n' "$seeds" \
+  "$(relink_seconds "$work/out1")" "$(relink_seconds "$work/out0")" "$(relink_seconds "$work/outm")"

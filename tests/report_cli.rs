@@ -250,6 +250,35 @@ fn bad_input_gets_a_precise_error() {
 }
 
 #[test]
+fn dimension_names_each_variant() {
+    // Before: two series both titled "demo", and no variant in the JSON.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut design = Design::new(6, 3, 4);
+    design.variants = vec![("O2".into(), 1.0), ("O3".into(), 0.9)];
+    let mut gen = ThreeLevel::new(11, 2.5e6, 0.03, 0.002, 0.004, 0.0);
+    write_dir(tmp.path(), &design, &mut |_, seed, e, i, _| {
+        gen.value(seed, e) * (1.0 + 1e-3 * f64::from(i))
+    });
+    let text = stdout_of(&["dimension"], tmp.path());
+    assert!(text.contains("demo [O2] — wall"), "{text}");
+    assert!(text.contains("demo [O3] — wall"), "{text}");
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout_of(&["dimension", "--format", "json"], tmp.path())).unwrap();
+    let variants: Vec<_> = json["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["variant"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(variants, ["O2", "O3"]);
+}
+
+fn stdout_of(args: &[&str], dir: &Path) -> String {
+    let out = layoutrand().args(args).arg(dir).assert().success();
+    String::from_utf8(out.get_output().stdout.clone()).unwrap()
+}
+
+#[test]
 fn dimension_prints_a_table_per_target_and_rejects_bad_flags() {
     let tmp = tempfile::tempdir().unwrap();
     sensitive_dir(tmp.path());
@@ -273,6 +302,8 @@ fn dimension_prints_a_table_per_target_and_rejects_bad_flags() {
         .assert()
         .success();
     let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(json["schema"], 1);
+    assert_eq!(json["series"][0]["variant"], serde_json::Value::Null);
     let levels = json["series"][0]["levels"].as_array().unwrap();
     assert_eq!(levels[2]["cost_seconds"], 2.0);
     assert_eq!(levels[2]["cost_source"], "given with --costs");

@@ -29,9 +29,13 @@ pub struct Args {
     pub format: Format,
 }
 
+/// Version of `layout --format json` (both forms); changes when a reader could misread it.
+const LAYOUT_SCHEMA: u32 = 1;
+
 /// A binary's layout as printed in JSON.
 #[derive(Debug, Serialize)]
 struct LayoutReport<'a> {
+    schema: u32,
     path: &'a std::path::Path,
     fingerprint: String,
     functions: &'a [Function],
@@ -40,6 +44,7 @@ struct LayoutReport<'a> {
 /// Two binaries' distances as printed in JSON.
 #[derive(Debug, Serialize)]
 struct DistanceReport<'a> {
+    schema: u32,
     base: &'a std::path::Path,
     other: &'a std::path::Path,
     base_fingerprint: String,
@@ -63,6 +68,7 @@ fn show_one(path: &std::path::Path, format: Format) -> Result<i32> {
     match format {
         Format::Json => {
             let report = LayoutReport {
+                schema: LAYOUT_SCHEMA,
                 path,
                 fingerprint,
                 functions: &functions,
@@ -93,6 +99,7 @@ fn show_two(base: &std::path::Path, other: &std::path::Path, format: Format) -> 
     let other_functions = layout::binary::functions(other)?;
     let comparison = layout::distance::compare(&base_functions, &other_functions);
     let report = DistanceReport {
+        schema: LAYOUT_SCHEMA,
         base,
         other,
         base_fingerprint: layout::fingerprint(&base_functions),

@@ -12,6 +12,7 @@ use crate::stats::multilevel::{level_variances, optimal_repetitions, OptimalCoun
 
 use super::analysis::seed_hierarchy;
 use super::experiment::{Experiment, Series};
+use super::series::program_label;
 use crate::analysis::numfmt::{level, percent, quantity, sig};
 use crate::stats::planning::{expected_top_variance, top_repetitions_for_precision};
 
@@ -75,22 +76,29 @@ pub fn parse_targets(text: &str) -> Result<Vec<f64>> {
     Ok(targets)
 }
 
+/// Version of `dimension --format json`; changes when a reader could misread it.
+pub const DIMENSION_SCHEMA: u32 = 1;
+
 /// The dimensioning of every data set of an experiment.
 #[derive(Debug, Clone, Serialize)]
 pub struct DimensionReport {
+    /// [`DIMENSION_SCHEMA`].
+    pub schema: u32,
     /// Confidence level of the intervals the targets refer to.
     pub confidence: f64,
     /// Target relative half-widths (shares, e.g. 0.01).
     pub targets: Vec<f64>,
-    /// One entry per program and metric.
+    /// One entry per program, variant and metric.
     pub series: Vec<SeriesDimension>,
 }
 
-/// The dimensioning of one program and metric.
+/// The dimensioning of one program (variant) and metric.
 #[derive(Debug, Clone, Serialize)]
 pub struct SeriesDimension {
     /// Program.
     pub program: String,
+    /// The variant (`build --variant`), `None` in an experiment without variants.
+    pub variant: Option<String>,
     /// Metric.
     pub metric: String,
     /// Unit of the metric.
@@ -152,6 +160,7 @@ pub fn dimension(
         .map(|s| dimension_series(s, overrides, targets, confidence))
         .collect::<Result<Vec<_>>>()?;
     Ok(DimensionReport {
+        schema: DIMENSION_SCHEMA,
         confidence,
         targets: targets.to_vec(),
         series,
@@ -217,7 +226,11 @@ pub fn dimension_series(
     targets: &[f64],
     confidence: f64,
 ) -> Result<SeriesDimension> {
-    let what = format!("{} {}", s.program, s.metric);
+    let what = format!(
+        "{} {}",
+        program_label(&s.program, s.variant.as_deref()),
+        s.metric
+    );
     let Some((h, names)) = seed_hierarchy(s) else {
         bail!("{what}: no randomised binary has usable data");
     };
@@ -338,6 +351,7 @@ pub fn dimension_series(
         .collect();
     Ok(SeriesDimension {
         program: s.program.clone(),
+        variant: s.variant.clone(),
         metric: s.metric.clone(),
         unit: s.unit.clone(),
         mean,
@@ -372,7 +386,7 @@ pub fn render_text(d: &DimensionReport) -> String {
         let _ = writeln!(
             out,
             "\n{} — {} ({}), initial mean {}",
-            s.program,
+            program_label(&s.program, s.variant.as_deref()),
             s.metric,
             s.unit,
             quantity(s.mean, &s.unit)
