@@ -377,3 +377,42 @@ fn a_schema_1_store_reports_as_it_did() {
     std::fs::write(&path, old).unwrap();
     assert_eq!(stdout(tmp.path(), &["--format", "json"]), now);
 }
+
+/// A binary none of whose executions succeeded (a benchmark failing on one layout only) is
+/// named, with how it failed, in the report's warnings (text and JSON), not only counted:
+/// before, the report said "Failed executions: 3 of 18 (exit 3, …)", which read as an exit
+/// status, and never said which layout had dropped out of the analysis.
+#[test]
+fn a_binary_that_failed_in_every_execution_is_named() {
+    let tmp = tempfile::tempdir().unwrap();
+    let design = Design::new(5, 3, 1);
+    write_dir_with_status(
+        tmp.path(),
+        &design,
+        &mut |_, seed, e, _, _| 1e6 + 1e3 * seed.unwrap_or(0) as f64 + 10.0 * e as f64,
+        &|_, seed, _| {
+            if seed == Some(3) {
+                ExecutionStatus::Exit
+            } else {
+                ExecutionStatus::Ok
+            }
+        },
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(tmp.path(), &["--format", "json"])).unwrap();
+    let warnings = json["warnings"].to_string();
+    assert!(
+        warnings.contains("demo seed-3: every execution failed (3 of 3; exit status 1)"),
+        "{warnings}"
+    );
+    assert!(!warnings.contains("seed-2:"), "{warnings}");
+    let text = stdout(tmp.path(), &[]);
+    assert!(
+        text.contains("demo seed-3: every execution failed (3 of 3; exit status 1)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Failed executions: 3 of 18 (non-zero exit 3,"),
+        "{text}"
+    );
+}

@@ -219,6 +219,93 @@ fn variants_are_compared_by_name_and_gated_alike() {
         stderr.contains("layoutrand compare: FAIL") && stderr.contains("--fail-if-slower 5"),
         "{stderr}"
     );
+    // It names what is slower (the O2 variant's wall time), and only that.
+    assert!(stderr.contains("  demo [O2] wall: "), "{stderr}");
+    assert!(!stderr.contains("demo [O1]"), "{stderr}");
     let passed = cli("50%");
     assert_eq!(passed.status.code(), Some(0), "{passed:?}");
+}
+
+/// `compare DIR DIR` in text shows the hierarchical bootstrap interval asked for with
+/// `--bootstrap` and the Mann–Whitney test, as the CSV mode does and as its own warnings
+/// advise ("check the bootstrap interval … and the Mann–Whitney test"); before, both were
+/// in the JSON only and `--bootstrap` changed nothing in the text.
+#[test]
+fn directory_text_shows_bootstrap_and_mann_whitney() {
+    let (_tmp, base, new) = dirs();
+    experiment(&base, 10, 1.0, 7);
+    experiment(&new, 10, 1.10, 8);
+    let out = assert_cmd::Command::cargo_bin("layoutrand")
+        .unwrap()
+        .args(["compare", "--bootstrap", "2000"])
+        .arg(&base)
+        .arg(&new)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let json = assert_cmd::Command::cargo_bin("layoutrand")
+        .unwrap()
+        .args(["compare", "--bootstrap", "2000", "--format", "json"])
+        .arg(&base)
+        .arg(&new)
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let p = &v["programs"][0];
+    // The same numbers as the JSON's, in the text.
+    let bootstrap = format!(
+        "  bootstrap: new/base {:.4} … {:.4} (95 % percentile, 2000 hierarchical resamples)",
+        p["bootstrap"]["low"].as_f64().unwrap(),
+        p["bootstrap"]["high"].as_f64().unwrap()
+    );
+    assert!(text.contains(&bootstrap), "{bootstrap} not in: {text}");
+    let mw = format!(
+        "  Mann–Whitney on the binary means: P(new > base) = {:.3}",
+        p["mann_whitney"]["prob_superiority"].as_f64().unwrap()
+    );
+    assert!(text.contains(&mw), "{mw} not in: {text}");
+}
+
+/// `compare DIR DIR` passes on what reading each experiment found: a binary none of whose
+/// executions succeeded is named, as in `report`, instead of silently leaving the
+/// comparison (before, `compare` said nothing of it).
+#[test]
+fn compare_names_binaries_that_never_ran() {
+    let (_tmp, base, new) = dirs();
+    experiment(&base, 10, 1.0, 7);
+    let mut design = report_support::Design::new(10, 2, 1);
+    design.baseline = false;
+    report_support::write_dir_with_status(
+        &new,
+        &design,
+        &mut |_, seed, _, _, _| 1e7 * (1.0 + 0.01 * seed.unwrap() as f64),
+        &|_, seed, _| {
+            if seed == Some(4) {
+                layoutrand::run::store::ExecutionStatus::Exit
+            } else {
+                layoutrand::run::store::ExecutionStatus::Ok
+            }
+        },
+    );
+    let c = compare_directories(&base, &new, &gate(None)).unwrap();
+    assert!(
+        c.warnings
+            .iter()
+            .any(|w| w.starts_with("new: demo seed-4: every execution failed")),
+        "{:?}",
+        c.warnings
+    );
+    let out = assert_cmd::Command::cargo_bin("layoutrand")
+        .unwrap()
+        .arg("compare")
+        .arg(&base)
+        .arg(&new)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("Warnings:\n  - new: demo seed-4: every execution failed"),
+        "{text}"
+    );
 }

@@ -171,3 +171,75 @@ fn sigkill_at_random_moments_then_resume_keeps_every_execution_exactly_once() {
         "only {kills_with_partial_store} kills hit the middle of a run: the delays miss the schedule"
     );
 }
+
+/// `run --resume` started from another directory runs the rest of the schedule where the run
+/// began (the header's `cwd`, with its recorded environment): a relative input path still
+/// resolves, and `PWD`, part of the environment's size and so of the stack's placement, is
+/// the one of the executions already stored. Before, the rest ran in the new directory and
+/// failed (here) or silently measured other inputs.
+#[test]
+fn resume_from_another_directory_runs_in_the_recorded_one() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 2);
+    let work = tempfile::tempdir().unwrap();
+    std::fs::write(work.path().join("input.txt"), "data").unwrap();
+    let script = r#"test -f input.txt && test "$PWD" = "$(pwd -P)" && exec "$0" ok"#;
+    let status = Command::new(assert_cmd::cargo::cargo_bin("layoutrand"))
+        .current_dir(work.path().canonicalize().unwrap())
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args([
+            "--executions",
+            "2",
+            "--metric",
+            "wall",
+            "--",
+            "sh",
+            "-c",
+            script,
+        ])
+        .arg("{bin}")
+        .output()
+        .unwrap();
+    assert!(status.status.success(), "{status:?}");
+    // Keep the header and the first two executions, as an interruption there would.
+    let store = d.path().join("results.jsonl");
+    let text = std::fs::read_to_string(&store).unwrap();
+    let mut kept = String::new();
+    let mut executions = 0;
+    for line in text.lines() {
+        if line.contains(r#""record":"execution""#) {
+            executions += 1;
+            if executions > 2 {
+                break;
+            }
+        }
+        kept.push_str(line);
+        kept.push('\n');
+    }
+    std::fs::write(&store, kept).unwrap();
+    assert_eq!(read_results(d.path()).unwrap().executions.len(), 2);
+
+    let elsewhere = tempfile::tempdir().unwrap();
+    let resumed = Command::new(assert_cmd::cargo::cargo_bin("layoutrand"))
+        .current_dir(elsewhere.path())
+        .args(["run", "--resume", "--out"])
+        .arg(d.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&resumed.stderr);
+    assert!(resumed.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("resuming in the run's working directory"),
+        "{stderr}"
+    );
+    let r = read_results(d.path()).unwrap();
+    assert_eq!(r.executions.len(), 6);
+    let failed: Vec<_> = r
+        .executions
+        .iter()
+        .filter(|e| e.status != layoutrand::run::store::ExecutionStatus::Ok)
+        .map(|e| (e.binary.clone(), e.execution, e.output_tail.clone()))
+        .collect();
+    assert!(failed.is_empty(), "resumed executions failed: {failed:?}");
+}

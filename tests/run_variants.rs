@@ -49,12 +49,22 @@ fn two_variants_share_seeds_and_run_interleaved_block_by_block() {
         "{}",
         String::from_utf8_lossy(&refused.stderr)
     );
-    assert_success(&build_variant(&dir, "O2", "-O2", &[]), "variant O2");
+    let o2 = build_variant(&dir, "O2", "-O2", &[]);
+    assert_success(&o2, "variant O2");
 
     let out = dir.join("out");
     let m = Manifest::load(&out).unwrap();
     let names: Vec<&str> = m.variants.iter().map(|v| v.name.as_str()).collect();
     assert_eq!(names, ["O1", "O2"]);
+    // The summary printed is the O2 build's, not the first variant's (whose fields the top
+    // manifest repeats): it names the variant and gives O2's own recorded build time.
+    let stdout = String::from_utf8_lossy(&o2.stdout);
+    assert!(stdout.contains("variant: O2 ("), "{stdout}");
+    let took = format!(
+        "the recorded build took {:.2} s",
+        m.variants[1].build.recorded_build_seconds
+    );
+    assert!(stdout.contains(&took), "{took} not in: {stdout}");
     for v in &m.variants {
         let seeds: Vec<Option<u64>> = v.build.seeds.iter().map(|s| s.seed).collect();
         assert_eq!(seeds, [Some(1), Some(2), Some(3)], "{}", v.name);
@@ -248,10 +258,12 @@ fn the_report_compares_variants_and_fail_if_slower_gates() {
     // The gate: 18 % higher is beyond 5 % (exit 1) and within 50 % (exit 0).
     let gated = report(&["--fail-if-slower", "5%"]);
     assert_eq!(gated.status.code(), Some(1), "{gated:?}");
+    // The failure names what is slower: program, metric, the pair and its effect.
+    let stderr = String::from_utf8_lossy(&gated.stderr);
+    assert!(stderr.contains("--fail-if-slower 5"), "{stderr}");
     assert!(
-        String::from_utf8_lossy(&gated.stderr).contains("--fail-if-slower 5"),
-        "{}",
-        String::from_utf8_lossy(&gated.stderr)
+        stderr.contains(&format!("  calc {metric}: O2 against O1: ")) && stderr.contains("higher"),
+        "{stderr}"
     );
     let passed = report(&["--fail-if-slower", "50%"]);
     assert_eq!(passed.status.code(), Some(0), "{passed:?}");

@@ -120,6 +120,39 @@ pub struct Comparison {
     pub warnings: Vec<String>,
 }
 
+impl Comparison {
+    /// The Mann–Whitney test in words, e.g. "on the binary means: P(new > base) = 0.080,
+    /// p = 0.032 (exact)": one wording for every text rendering of a comparison (the
+    /// warnings advise reading it when the means do not look normal).
+    pub fn mann_whitney_words(&self, top_name: &str) -> Option<String> {
+        self.mann_whitney.map(|mw| {
+            format!(
+                "on the {top_name} means: P(new > base) = {:.3}, {} ({})",
+                mw.prob_superiority,
+                p_value(mw.p),
+                match mw.method {
+                    crate::stats::mann_whitney::PMethod::Exact => "exact",
+                    crate::stats::mann_whitney::PMethod::Normal => "normal approximation",
+                }
+            )
+        })
+    }
+
+    /// The bootstrap interval of new/base in words, e.g. "new/base 0.6350 … 1.0140 (95 %
+    /// percentile, 10000 hierarchical resamples)", when `--bootstrap` asked for it.
+    pub fn bootstrap_words(&self) -> Option<String> {
+        self.bootstrap.as_ref().map(|b| {
+            format!(
+                "new/base {:.4} … {:.4} ({} percentile, {} hierarchical resamples)",
+                b.low,
+                b.high,
+                super::numfmt::level(b.confidence),
+                b.resamples
+            )
+        })
+    }
+}
+
 fn side(d: &Dataset, confidence: f64) -> Side {
     let h = &d.hierarchy;
     Side {

@@ -53,7 +53,8 @@ pub fn shared_seeds(out_dir: &Path) -> Result<Option<Vec<u64>>> {
 
 /// Builds variant `name` into `opts.out_dir/name` with `opts.seeds`, then enters it in
 /// `opts.out_dir/manifest.json` (replacing an earlier build of the same name). The caller
-/// sets `opts.seeds` from [`shared_seeds`] when variants exist.
+/// sets `opts.seeds` from [`shared_seeds`] when variants exist. The outcome's manifest is
+/// this variant's build (binary paths relative to `opts.out_dir`).
 pub fn build(opts: &BuildOptions, name: &str) -> Result<BuildOutcome> {
     check_name(name)?;
     std::fs::create_dir_all(&opts.out_dir)
@@ -101,10 +102,21 @@ pub fn build(opts: &BuildOptions, name: &str) -> Result<BuildOutcome> {
     let first = variants[0].build.clone();
     let manifest = Manifest { variants, ..first };
     manifest.save(&top_dir)?;
+    // The outcome is this variant's build, not the top manifest (whose fields are the first
+    // variant's): its summary and exit status must be about what was just built.
     Ok(BuildOutcome {
-        manifest,
+        manifest: entry_build(&manifest, name),
         shim_errors: outcome.shim_errors,
     })
+}
+
+/// The build of variant `name` as entered in the top manifest `m`.
+fn entry_build(m: &Manifest, name: &str) -> Manifest {
+    m.variants
+        .iter()
+        .find(|v| v.name == name)
+        .map(|v| v.build.clone())
+        .expect("the variant was just entered")
 }
 
 /// `m` with every binary path under `prefix`.

@@ -176,6 +176,16 @@ pub fn run(args: Args) -> Result<i32> {
     for e in &outcome.shim_errors {
         eprintln!("layoutrand: warning: the shim passed a call through unrecorded: {e}");
     }
+    if let Some(name) = &args.variant {
+        let all = layoutrand::files::manifest::Manifest::load(&args.out)?;
+        let names: Vec<&str> = all.variants.iter().map(|v| v.name.as_str()).collect();
+        println!(
+            "variant: {name} (built into {}; the variants of {} are {}, sharing their seeds)",
+            args.out.join(name).display(),
+            args.out.display(),
+            names.join(", ")
+        );
+    }
     print!("{}", summary::render(&outcome.manifest));
     println!(
         "manifest: {}",

@@ -115,17 +115,22 @@ pub struct GateArgs {
 }
 
 impl GateArgs {
-    /// The exit code for `failed` (some comparison slower beyond the gate): 1, saying so on
-    /// stderr as `layoutrand COMMAND: …`, else 0.
-    pub fn exit_code(&self, command: &str, failed: bool) -> i32 {
-        if !failed {
+    /// The exit code for the comparisons that fail the gate (`tripped`, each named with its
+    /// effect): 1, saying so on stderr as `layoutrand COMMAND: FAIL: …` with one line per
+    /// comparison, so that the reader knows what is slower; 0 when there is none.
+    pub fn exit_code(&self, command: &str, tripped: &[String]) -> i32 {
+        if tripped.is_empty() {
             return 0;
         }
         eprintln!(
-            "layoutrand {command}: FAIL: a new version is slower than its base by more than \
-             --fail-if-slower {} (its whole interval)",
+            "layoutrand {command}: FAIL: {} comparison(s) say a new version is slower than its \
+             base by more than --fail-if-slower {} (the whole interval):",
+            tripped.len(),
             layoutrand::analysis::numfmt::percent(self.fail_if_slower.unwrap_or(0.0), 1)
         );
+        for t in tripped {
+            eprintln!("  {t}");
+        }
         1
     }
 }

@@ -63,7 +63,7 @@ pub fn run(args: Args) -> Result<i32> {
                 json,
             )?;
             print!("{text}");
-            Ok(args.gate.exit_code("compare", failed))
+            Ok(args.gate.exit_code("compare", &failed))
         }
         (false, false) => run_csv(&args, thresholds, json),
         _ => bail!(
@@ -112,7 +112,12 @@ fn run_csv(
     } else {
         print!("{}", render_text(&cmp, &levels[0]));
     }
-    Ok(args.gate.exit_code("compare", cmp.slower_beyond_threshold))
+    let tripped: Vec<String> = if cmp.slower_beyond_threshold {
+        vec![format!("{}: {}", cmp.value, cmp.effect.words)]
+    } else {
+        Vec::new()
+    };
+    Ok(args.gate.exit_code("compare", &tripped))
 }
 
 fn fmt_ratio(x: f64) -> String {
@@ -182,18 +187,8 @@ pub fn render_text(c: &Comparison, top_name: &str) -> String {
             fmt_sig(p.high)
         );
     }
-    if let Some(mw) = &c.mann_whitney {
-        let _ = writeln!(
-            out,
-            "Mann–Whitney on the {} means: P(new > base) = {:.3}, p = {} ({})",
-            top_name,
-            mw.prob_superiority,
-            fmt_p(mw.p),
-            match mw.method {
-                layoutrand::stats::mann_whitney::PMethod::Exact => "exact",
-                layoutrand::stats::mann_whitney::PMethod::Normal => "normal approximation",
-            }
-        );
+    if let Some(words) = c.mann_whitney_words(top_name) {
+        let _ = writeln!(out, "Mann–Whitney {words}");
     }
     if !c.warnings.is_empty() {
         let _ = writeln!(out);

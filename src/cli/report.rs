@@ -35,5 +35,5 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     };
     let (text, slower) = render_gated_report(&args.dir, args.format, &options, &args.metrics)?;
     std::io::stdout().lock().write_all(text.as_bytes())?;
-    Ok(args.gate.exit_code("report", slower))
+    Ok(args.gate.exit_code("report", &slower))
 }

@@ -37,6 +37,10 @@ pub struct Comparison {
     pub unmatched: Vec<String>,
     /// Across programs, per metric measured on at least two programs.
     pub overall: Vec<Overall>,
+    /// What reading either experiment found (binaries that never ran, a trimmed interrupted
+    /// run, …), prefixed with `base:` or `new:`: `report` shows these for one experiment,
+    /// and a comparison resting on the same data must not hide them.
+    pub warnings: Vec<String>,
 }
 
 /// The comparison of one program and metric: the engine's [`EngineComparison`] of the two
@@ -97,7 +101,7 @@ pub fn compare_directories(
 }
 
 /// `layoutrand compare BASE_DIR NEW_DIR`: the rendered comparison (text, or JSON when
-/// `json`) and whether the gate failed ([`gate_failed`]). `fail_if_slower` is a share (0.02
+/// `json`) and the comparisons that fail the gate ([`gate_trips`]). `fail_if_slower` is a share (0.02
 /// for 2 %).
 pub fn run_directories(
     base: &std::path::Path,
@@ -106,7 +110,7 @@ pub fn run_directories(
     bootstrap: Option<BootstrapOptions>,
     fail_if_slower: Option<f64>,
     json: bool,
-) -> Result<(String, bool)> {
+) -> Result<(String, Vec<String>)> {
     let c = compare_directories(
         base,
         new,
@@ -122,15 +126,30 @@ pub fn run_directories(
     } else {
         render_text(&c)
     };
-    Ok((text, gate_failed(&c)))
+    Ok((text, gate_trips(&c)))
 }
 
 /// The CI gate: whether some program's (and variant's) whole ratio interval says slower
 /// (higher) by more than the `--fail-if-slower` threshold.
 pub fn gate_failed(c: &Comparison) -> bool {
+    !gate_trips(c).is_empty()
+}
+
+/// The comparisons that fail the CI gate, each named with its effect ("program [variant]
+/// metric: effect"), so that the failure says what is slower.
+pub fn gate_trips(c: &Comparison) -> Vec<String> {
     c.programs
         .iter()
-        .any(|p| p.comparison.slower_beyond_threshold)
+        .filter(|p| p.comparison.slower_beyond_threshold)
+        .map(|p| {
+            format!(
+                "{} {}: {}",
+                program_label(&p.program, p.variant.as_deref()),
+                p.metric,
+                p.comparison.effect.words
+            )
+        })
+        .collect()
 }
 
 /// Compares two loaded experiments. `fail_if_slower` is a share (0.02 for 2 %).
@@ -204,6 +223,12 @@ pub fn compare(
         programs,
         unmatched,
         overall,
+        warnings: base
+            .warnings
+            .iter()
+            .map(|w| format!("base: {w}"))
+            .chain(new.warnings.iter().map(|w| format!("new: {w}")))
+            .collect(),
     })
 }
 
@@ -385,6 +410,13 @@ pub fn render_text(c: &Comparison) -> String {
             let _ = writeln!(out, "  {label}{shown} over {} binaries", s.top_units);
         }
         let _ = writeln!(out, "  {}", p.text);
+        // The warnings below may advise these two: show them (JSON has them too).
+        if let Some(words) = p.comparison.bootstrap_words() {
+            let _ = writeln!(out, "  bootstrap: {words}");
+        }
+        if let Some(words) = p.comparison.mann_whitney_words("binary") {
+            let _ = writeln!(out, "  Mann–Whitney {words}");
+        }
         for w in &p.comparison.warnings {
             let _ = writeln!(out, "  warning: {w}");
         }
@@ -394,6 +426,12 @@ pub fn render_text(c: &Comparison) -> String {
     }
     for u in &c.unmatched {
         let _ = writeln!(out, "\nnot compared: {u}");
+    }
+    if !c.warnings.is_empty() {
+        let _ = writeln!(out, "\nWarnings:");
+        for w in &c.warnings {
+            let _ = writeln!(out, "  - {w}");
+        }
     }
     out
 }

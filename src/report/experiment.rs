@@ -74,6 +74,49 @@ pub fn variant_groups(series: &[Series]) -> Vec<Vec<usize>> {
     groups
 }
 
+/// A warning per binary none of whose executions succeeded: it drops out of the analysis,
+/// which then covers only the layouts that ran, and a failure on some layouts only is itself
+/// a finding (a bug that depends on addresses), which a count of failed executions hides.
+fn binaries_that_never_ran(executions: &[crate::run::store::Execution]) -> Vec<String> {
+    type Key<'a> = (&'a str, Option<&'a str>, &'a str);
+    let mut per_binary: BTreeMap<Key, (usize, Vec<&crate::run::store::Execution>)> =
+        BTreeMap::new();
+    for e in executions {
+        let entry = per_binary
+            .entry((&e.program, e.variant.as_deref(), &e.binary))
+            .or_default();
+        match e.status {
+            ExecutionStatus::Ok => entry.0 += 1,
+            _ => entry.1.push(e),
+        }
+    }
+    per_binary
+        .into_iter()
+        .filter(|(_, (ok, failed))| *ok == 0 && !failed.is_empty())
+        .map(|((program, variant, binary), (_, failed))| {
+            let how = failed
+                .iter()
+                .map(|e| match (e.status, e.exit_code, e.signal) {
+                    (ExecutionStatus::Exit, Some(code), _) => format!("exit status {code}"),
+                    (ExecutionStatus::Signal, _, Some(sig)) => format!("signal {sig}"),
+                    (status, _, _) => format!("{status:?}").to_lowercase(),
+                })
+                .collect::<std::collections::BTreeSet<_>>()
+                .into_iter()
+                .collect::<Vec<_>>()
+                .join(", ");
+            format!(
+                "{} {binary}: every execution failed ({} of {}; {how}), so it is left out and \
+                 the analysis covers only the binaries that ran; a failure on some layouts \
+                 only depends on the layout: worth a look before trusting the rest",
+                super::series::program_label(program, variant),
+                failed.len(),
+                failed.len()
+            )
+        })
+        .collect()
+}
+
 /// How many executions of one program ended in each way other than `ok`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct FailureCounts {
@@ -318,6 +361,7 @@ impl Tables {
                 .or_default()
                 .count(e.status);
         }
+        warnings.extend(binaries_that_never_ran(&results.executions));
         if failures.values().all(|f| f.ok == 0) {
             let total: usize = failures.values().map(FailureCounts::failed).sum();
             let example = results

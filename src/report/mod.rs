@@ -44,20 +44,31 @@ pub fn render_report(
 }
 
 /// [`render_report`] with every option of `report` (`--fail-if-slower`, `--bootstrap`):
-/// also says whether some variant's whole ratio interval is slower than its base by more
-/// than `options.fail_if_slower`.
+/// also names each comparison whose whole ratio interval says a variant is slower than its
+/// base by more than `options.fail_if_slower` ("program metric: new against base: effect";
+/// empty when the gate passes).
 pub fn render_gated_report(
     dir: &Path,
     format: Format,
     options: &analysis::AnalysisOptions,
     metrics: &[String],
-) -> Result<(String, bool)> {
+) -> Result<(String, Vec<String>)> {
     let mut experiment = experiment::load_with_context(dir)?;
     experiment.retain_metrics(metrics)?;
     let report = analysis::analyse_with(&experiment, options)?;
-    let failed = report.comparisons.iter().any(|c| c.slower_beyond_threshold);
+    let tripped = report
+        .comparisons
+        .iter()
+        .filter(|c| c.slower_beyond_threshold)
+        .map(|c| {
+            format!(
+                "{} {}: {} against {}: {}",
+                c.program, c.metric, c.new, c.base, c.effect.words
+            )
+        })
+        .collect();
     Ok((
         export::exporter(format).export(&report, &experiment)?,
-        failed,
+        tripped,
     ))
 }

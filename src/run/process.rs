@@ -271,14 +271,61 @@ pub fn file_tail(path: &Path, max_lines: usize) -> String {
             let _ = file.take(4096).read_to_end(&mut bytes);
         }
     }
-    let text = String::from_utf8_lossy(&bytes);
+    let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let text = printable(&bytes, len);
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(max_lines)..].join("\n")
+}
+
+/// A program's output made safe to print on a terminal and to store as text: the tail is
+/// shown to the user in error messages and kept in the store, and a benchmark may write
+/// binary data (a compressor's `-c` output) or escape sequences, which would garble the
+/// terminal or act on it. Mostly non-text (more than 10 % invalid UTF-8 or control
+/// characters) becomes a one-line note; otherwise each control character but newline and tab
+/// becomes `?` (carriage returns, as progress lines use them, become newlines).
+fn printable(bytes: &[u8], total_len: u64) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let odd =
+        |c: char| c == char::REPLACEMENT_CHARACTER || (c.is_control() && !"\n\t\r".contains(c));
+    let chars = text.chars().count();
+    let odd_chars = text.chars().filter(|&c| odd(c)).count();
+    if odd_chars * 10 > chars {
+        return format!("(binary output, {total_len} bytes: not shown)");
+    }
+    text.chars()
+        .map(|c| match c {
+            '\r' => '\n',
+            c if odd(c) => '?',
+            c => c,
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A benchmark's binary output (here what `lz4 -c` writes) is never shown raw: a note
+    /// replaces it; escape sequences in text lose their ESC; progress lines split at `\r`.
+    #[test]
+    fn tails_are_printable() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("bin");
+        let bytes: Vec<u8> = (0..3000u32).map(|i| (i * 7919 % 256) as u8).collect();
+        std::fs::write(&bin, &bytes).unwrap();
+        assert_eq!(
+            file_tail(&bin, 10),
+            "(binary output, 3000 bytes: not shown)"
+        );
+        let text = dir.path().join("text");
+        std::fs::write(&text, "10 %\r50 %\r100 %\n\x1b[31mred\x1b[0m value 3\n").unwrap();
+        let tail = file_tail(&text, 10);
+        assert_eq!(tail, "10 %\n50 %\n100 %\n?[31mred?[0m value 3");
+        assert!(
+            !tail.chars().any(|c| c.is_control() && c != '\n'),
+            "{tail:?}"
+        );
+    }
 
     fn spec(dir: &Path, argv: &[&str], timeout: Option<Duration>) -> ProcessSpec {
         ProcessSpec {

@@ -3,6 +3,7 @@
 //! budget; the summary at the end.
 
 use std::collections::HashSet;
+use std::path::PathBuf;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -19,6 +20,7 @@ use super::settings::RunRequest;
 use super::store::{scan_results, ExecutionStatus, Extension, Record, StoreWriter, RESULTS_FILE};
 use super::summary::{BinarySummary, Summarizer};
 use crate::files::manifest::Manifest;
+use crate::files::results::Header;
 
 /// What a finished (or budget-stopped) run did.
 #[derive(Debug, Clone)]
@@ -37,6 +39,44 @@ pub struct RunReport {
     pub summary: Vec<BinarySummary>,
     /// Warnings for the user (ASLR, store repairs).
     pub warnings: Vec<String>,
+}
+
+/// The working directory and fixed environment of every benchmark process: the current
+/// directory and [`clean_environment`] for a new run; for a resumed run those its header
+/// recorded, wherever `run --resume` is started from. Otherwise a resume from another
+/// directory would run the command against other (or missing) relative paths, and with
+/// another `PWD`, i.e. another environment size and stack placement, than the executions
+/// already stored.
+fn working_directory(previous: Option<&Header>) -> Result<(PathBuf, Vec<(String, String)>)> {
+    let here = std::env::current_dir().context("cannot read the current directory")?;
+    let Some(recorded) = previous.and_then(|h| h.cwd.as_deref()) else {
+        let env = clean_environment(&here);
+        return Ok((here, env));
+    };
+    let cwd = PathBuf::from(recorded);
+    if !cwd.is_dir() {
+        bail!(
+            "the run being resumed ran its command in {recorded}, which no longer exists: \
+             recreate it (its executions must all see the same files)"
+        );
+    }
+    if cwd != here {
+        eprintln!("layoutrand: resuming in the run's working directory {recorded}");
+    }
+    let header = previous.expect("a recorded cwd comes from a header");
+    let env = if header.environment.is_empty() {
+        clean_environment(&cwd)
+    } else {
+        header
+            .environment
+            .iter()
+            .map(|kv| match kv.split_once('=') {
+                Some((k, v)) => (k.to_string(), v.to_string()),
+                None => (kv.clone(), String::new()),
+            })
+            .collect()
+    };
+    Ok((cwd, env))
 }
 
 /// Runs (or resumes) the experiment described by `req`.
@@ -111,8 +151,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
             false
         }
     };
-    let cwd = std::env::current_dir().context("cannot read the current directory")?;
-    let base_env = clean_environment(&cwd);
+    let (cwd, base_env) = working_directory(previous.as_ref().and_then(|r| r.header.as_ref()))?;
 
     let mut writer = StoreWriter::open(out)?;
     reaper::install()?;

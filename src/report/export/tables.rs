@@ -347,7 +347,7 @@ pub fn diagnostic_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
     let f = &d.failures;
     if f.failed() > 0 {
         lines.push(format!(
-            "Failed executions: {} of {} (exit {}, signal {}, timeout {}, spawn {}, metric {}); they are left out.",
+            "Failed executions: {} of {} (non-zero exit {}, signal {}, timeout {}, spawn {}, metric {}); they are left out.",
             f.failed(),
             f.failed() + f.ok,
             f.exit,
