@@ -250,6 +250,23 @@ fn bad_input_gets_a_precise_error() {
 }
 
 #[test]
+fn a_deterministic_metric_is_said_to_have_no_noise() {
+    // Before: "with executions varying by 0.0 %, an effect below ≈ 0.0 % cannot be detected".
+    let tmp = tempfile::tempdir().unwrap();
+    write_dir(
+        tmp.path(),
+        &Design::new(6, 3, 2),
+        &mut |_, seed, _, _, _| 1.0e6 + seed.unwrap_or(0) as f64 * 1.0e3,
+    );
+    let text = stdout(tmp.path(), &[]);
+    assert!(
+        text.contains("Noise: none: the executions of each binary gave the same value"),
+        "{text}"
+    );
+    assert!(!text.contains("an effect below"), "{text}");
+}
+
+#[test]
 fn dimension_names_each_variant() {
     // Before: two series both titled "demo", and no variant in the JSON.
     let tmp = tempfile::tempdir().unwrap();

@@ -113,6 +113,8 @@ fn three_variants_section_matches_the_text_report() {
         assert_eq!(titles, expected, "{forest}");
         assert_eq!(forest.matches("class=\"nochange\"").count(), 1);
         assert_eq!(forest.matches("class=\"band\"").count(), 1, "the 1 % band");
+        // The band is labelled as the text report says it (before: "within ± 0.0100").
+        assert!(forest.contains("negligible: within ± 1.0 %"), "{forest}");
         assert_eq!(
             forest.matches("class=\"ci strong\"").count(),
             1,

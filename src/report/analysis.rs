@@ -363,7 +363,13 @@ pub fn analyse_series(
             crate::stats::mde::DEFAULT_POWER,
         )
     });
-    if let (Some(mde), Some(cv)) = (
+    if sensitivity.cv_across_executions == Some(0.0) {
+        // A deterministic metric (cachegrind counts): "an effect below 0.0 % cannot be
+        // detected" would be true but says nothing.
+        diagnostics.notes.push(
+            "Noise: none: the executions of each binary gave the same value (a deterministic metric), so the binaries' means differ only by their layouts and any difference between them is measured exactly.".into(),
+        );
+    } else if let (Some(mde), Some(cv)) = (
         diagnostics.minimum_detectable_effect,
         sensitivity.cv_across_executions,
     ) {

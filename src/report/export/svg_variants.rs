@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use super::svg::{escape, range, widen, Frame};
-use crate::analysis::numfmt::sig;
+use crate::analysis::numfmt::{percent, sig};
 
 /// One layout (seed) of a paired plot: its label and the means of the base and the new
 /// variant.
@@ -118,7 +118,7 @@ pub fn ratio_intervals(
             band.0,
             (band.1 - band.0).max(0.0),
             bottom_axis - top,
-            sig(negligible, 3)
+            percent(negligible, 2)
         );
     }
     let _ = write!(
