@@ -6,7 +6,7 @@ mod experiment_support;
 use std::path::Path;
 
 use experiment_support::*;
-use layoutrand::files::manifest::{BuildStatus, Manifest};
+use layoutrand::files::manifest::{BuildStatus, Granularity, Manifest};
 
 fn build(src: &Path, out: &Path, seeds: u32, extra: &[&str]) -> std::process::Output {
     layoutrand()
@@ -65,7 +65,13 @@ fn extended_seeds_equal_seeds_built_at_once_and_old_ones_stay() {
         describe(&o)
     );
 
-    let o = build(&src, &grown, 4, &["--extend"]);
+    // The build command and granularity may be left out: the recorded ones are used.
+    let o = layoutrand()
+        .current_dir(&src)
+        .args(["build", "-q", "--extend", "--seeds", "4", "--out"])
+        .arg(&grown)
+        .output()
+        .unwrap();
     assert!(o.status.success(), "{}", describe(&o));
     let after = Manifest::load(&grown).unwrap();
     let reference = Manifest::load(&at_once).unwrap();
@@ -87,8 +93,42 @@ fn extended_seeds_equal_seeds_built_at_once_and_old_ones_stay() {
     for label in ["baseline", "seed-1", "seed-2", "seed-3", "seed-4"] {
         assert_eq!(sha_of(&after, label), sha_of(&reference, label), "{label}");
     }
-    // Asking for seeds that exist already changes nothing.
+    // Another build command is refused; asking for seeds that exist already (with the
+    // recorded command) changes nothing.
+    let o = layoutrand()
+        .current_dir(&src)
+        .args(["build", "-q", "--extend", "--seeds", "5", "--out"])
+        .arg(&grown)
+        .args(["--", "make", "-j1"])
+        .output()
+        .unwrap();
+    assert!(!o.status.success());
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("was built with `make -j2`, not `make -j1`"),
+        "{}",
+        describe(&o)
+    );
     let o = build(&src, &grown, 3, &["--extend"]);
     assert!(o.status.success(), "{}", describe(&o));
     assert_eq!(Manifest::load(&grown).unwrap(), after);
+}
+
+#[test]
+fn extend_keeps_the_recorded_granularity_when_none_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = demo_sources(dir.path());
+    let out = dir.path().join("out");
+    let o = build(&src, &out, 1, &["--granularity", "link"]);
+    assert!(o.status.success(), "{}", describe(&o));
+    let o = layoutrand()
+        .current_dir(&src)
+        .args(["build", "-q", "--extend", "--seeds", "2", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", describe(&o));
+    let m = Manifest::load(&out).unwrap();
+    assert_eq!(m.granularity, Granularity::Link);
+    assert_eq!(m.seeds.len(), 2);
+    assert!(m.seeds.iter().all(|v| v.status == BuildStatus::Ok));
 }

@@ -271,8 +271,9 @@ pub(crate) fn finish(
     if built < wanted {
         bail!(
             "interrupted after {built} of {wanted} seeds; {} keeps the finished ones: continue \
-             with the same command and --extend",
-            out_dir.join(MANIFEST_FILE).display()
+             with `layoutrand build --extend --seeds {wanted} --out {}`",
+            out_dir.join(MANIFEST_FILE).display(),
+            out_dir.display()
         );
     }
     let excluded = manifest.excluded_programs();

@@ -11,13 +11,15 @@ use anyhow::{bail, Context, Result};
 
 use super::binaries::{self, Baseline};
 use super::driver::{finish, programs, relink_seeds, BuildOptions, BuildOutcome, RECORD_DIR};
-use crate::files::manifest::{BuildMode, Manifest, MANIFEST_FILE};
+use crate::files::manifest::{BuildMode, Granularity, Manifest, MANIFEST_FILE};
 use crate::layout::binary;
 use crate::wrap::record;
 
 /// Relinks the seeds of `opts.seeds` that `opts.out_dir`'s manifest does not have yet and
-/// appends them to the manifest.
-pub fn extend(opts: &BuildOptions) -> Result<BuildOutcome> {
+/// appends them to the manifest. An empty `opts.command` means the recorded one;
+/// `asked_granularity` is the granularity the user named, if any (`None`: the recorded one;
+/// `opts.granularity` is then ignored).
+pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Result<BuildOutcome> {
     let out_dir = opts
         .out_dir
         .canonicalize()
@@ -30,7 +32,7 @@ pub fn extend(opts: &BuildOptions) -> Result<BuildOutcome> {
             manifest_path.display()
         );
     }
-    if manifest.build_command != opts.command {
+    if !opts.command.is_empty() && manifest.build_command != opts.command {
         bail!(
             "--extend: {} was built with `{}`, not `{}`",
             manifest_path.display(),
@@ -38,12 +40,12 @@ pub fn extend(opts: &BuildOptions) -> Result<BuildOutcome> {
             opts.command.join(" ")
         );
     }
-    if manifest.granularity != opts.granularity {
+    if let Some(asked) = asked_granularity.filter(|&g| g != manifest.granularity) {
         bail!(
-            "--extend: {} was built with granularity {:?}; extending it with {:?} would mix two experiments",
+            "--extend: {} was built with granularity {:?}; extending it with {asked:?} would mix two \
+             experiments (leave out --granularity to keep the recorded one)",
             manifest_path.display(),
             manifest.granularity,
-            opts.granularity
         );
     }
     if let Some(pad) = opts.pad.filter(|&p| p != manifest.pad) {
@@ -56,6 +58,8 @@ pub fn extend(opts: &BuildOptions) -> Result<BuildOutcome> {
     }
     let opts = &BuildOptions {
         pad: Some(manifest.pad),
+        granularity: manifest.granularity,
+        command: manifest.build_command.clone(),
         ..opts.clone()
     };
     let record_dir = out_dir.join(RECORD_DIR);

@@ -28,9 +28,9 @@ pub struct Args {
     #[arg(long, default_value = layoutrand::analysis::vocabulary::DEFAULT_DIR)]
     pub out: PathBuf,
     /// What to randomise: link order, plus function order within modules, or one global
-    /// function order.
-    #[arg(long, value_enum, default_value_t = GranularityArg::Module)]
-    pub granularity: GranularityArg,
+    /// function order [default: module; with --extend, the recorded one].
+    #[arg(long, value_enum)]
+    pub granularity: Option<GranularityArg>,
     /// Linker for the relinks (`auto`: the one each link of the build used).
     #[arg(long, value_enum, default_value_t = LinkerArg::Auto)]
     pub linker: LinkerArg,
@@ -42,8 +42,8 @@ pub struct Args {
     #[arg(long)]
     pub rebuild: bool,
     /// Add seeds to the build already in --out, relinked from its recording (the build
-    /// command is not run again; the baseline and the seeds already built stay as they are).
-    /// `--seeds N` is then the total number of seeds wanted.
+    /// command is not run again and may be left out; the baseline and the seeds already built
+    /// stay as they are). `--seeds N` is then the total number of seeds wanted.
     #[arg(long, conflicts_with = "rebuild")]
     pub extend: bool,
     /// Put a seeded amount of filler, 0 to MAX bytes (a multiple of each function's
@@ -57,8 +57,13 @@ pub struct Args {
     /// Do not show the build command's output.
     #[arg(long, short)]
     pub quiet: bool,
-    /// The build command, after `--` (e.g. `-- make -j2`).
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true, required = true)]
+    /// The build command, after `--` (e.g. `-- make -j2`); with --extend, the recorded one
+    /// when left out.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        required_unless_present = "extend"
+    )]
     pub command: Vec<String>,
 }
 
@@ -142,16 +147,17 @@ pub fn run(args: Args) -> Result<i32> {
     if jobs == 0 {
         bail!("--jobs must be at least 1");
     }
+    let granularity = args.granularity.map(|g| match g {
+        GranularityArg::Link => Granularity::Link,
+        GranularityArg::Module => Granularity::Module,
+        GranularityArg::Global => Granularity::Global,
+    });
     let opts = BuildOptions {
         command,
         build_dir: std::env::current_dir()?,
         out_dir: args.out.clone(),
         seeds: seeds(&args)?,
-        granularity: match args.granularity {
-            GranularityArg::Link => Granularity::Link,
-            GranularityArg::Module => Granularity::Module,
-            GranularityArg::Global => Granularity::Global,
-        },
+        granularity: granularity.unwrap_or(Granularity::Module),
         linker: match args.linker {
             LinkerArg::Auto => None,
             LinkerArg::Bfd => Some(Linker::Bfd),
@@ -169,7 +175,7 @@ pub fn run(args: Args) -> Result<i32> {
     let outcome = if let Some(name) = &args.variant {
         layoutrand::build::variant::build(&opts, name)?
     } else if args.extend {
-        layoutrand::build::extend::extend(&opts)?
+        layoutrand::build::extend::extend(&opts, granularity)?
     } else {
         driver::build(&opts)?
     };
