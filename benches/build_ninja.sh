@@ -17,9 +17,13 @@
 # without LTO N final links (about 0.13 s of CPU each with ld.bfd here) are the floor of
 # the ratio for a program whose whole build takes about 33 s of CPU.
 #
-# Measured 2026-11-23 on a 2-core VM (gcc 12, binutils 2.40), quiet (load 0.0 before):
-#   the script's earlier sequential form, REPS=3: gcc -flto 15.92 s plain, 21.40 s with
-#   30 seeds (1.34); no LTO 16.46 s, 19.44 s (1.18); shim CPU 31.33 s vs 33.24 s (+6.1 %).
+# Measured 2026-11-23 on a 2-core VM (gcc 12, binutils 2.40, mold 1.10), REPS=3 interleaved,
+# load 0.89 before: gcc -flto 16.18 s plain, 22.80 s with 30 seeds (1.41 wall, 1.40 CPU);
+# no LTO 15.03 s plain, 18.19 s with 30 seeds by ld.bfd (1.21 / 1.22; relinks 3.31 s wall),
+# 16.53 s by mold (1.10 / 1.07; relinks 0.97 s). The shim row said 1.19 in CPU time, more
+# than seeds0, which records the same build and relinks too: on this VM one build's CPU time
+# drifts by 10-30 % within minutes, so three rounds cannot resolve a 2 % difference; see
+# benches/shim_overhead.sh for the shim.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 reps=${REPS:-3}
