@@ -176,7 +176,7 @@ fn ninja_case(lto: bool) {
             "{what}: {}",
             achieved.words
         );
-        assert_lto_code_generated_once(&out_dir, &what);
+        assert_lto_code_generated_once(&out_dir, what);
     } else {
         // The baseline's layout is the plain build's: the recorded build left its own ninja.
         let (base, plain_order) = (names(&base_path), names(&plain));

@@ -86,6 +86,7 @@ fn three_variants_section_matches_the_text_report() {
         );
     }
     let text_lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let ci_title = Regex::new(r#"<path class="ci[^"]*" d="[^"]*"><title>([^<]*)</title>"#).unwrap();
     for (k, new) in ["O3", "O1"].iter().enumerate() {
         let part = between(&html, &format!("<h3 id=\"comparison-{k}\">"), "</figure>");
         assert!(part.contains(&format!("demo wall: {new} against O2</h3>")));
@@ -104,12 +105,10 @@ fn three_variants_section_matches_the_text_report() {
         let expected = bounds(detail);
         assert_eq!(expected.len(), 3, "{detail}");
         let forest = between(part, "Ratio ", "</svg>");
-        let titles: Vec<(f64, f64)> =
-            Regex::new(r#"<path class="ci[^"]*" d="[^"]*"><title>([^<]*)</title>"#)
-                .unwrap()
-                .captures_iter(forest)
-                .flat_map(|c| bounds(&c[1]))
-                .collect();
+        let titles: Vec<(f64, f64)> = ci_title
+            .captures_iter(forest)
+            .flat_map(|c| bounds(&c[1]))
+            .collect();
         assert_eq!(titles, expected, "{forest}");
         assert_eq!(forest.matches("class=\"nochange\"").count(), 1);
         assert_eq!(forest.matches("class=\"band\"").count(), 1, "the 1 % band");

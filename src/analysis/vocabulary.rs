@@ -132,7 +132,7 @@ impl Thresholds {
         if !(confidence > 0.0 && confidence < 1.0) {
             bail!("--confidence {confidence} must be strictly between 0 and 1 (e.g. 0.95)");
         }
-        if !(negligible >= 0.0 && negligible < 1.0) {
+        if !(0.0..1.0).contains(&negligible) {
             bail!("--negligible {negligible} must be a share from 0 to 1 (e.g. 1% or 0.01)");
         }
         Ok(Thresholds {

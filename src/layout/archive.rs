@@ -86,6 +86,9 @@ pub fn write_reordered(src: &Path, dst: &Path, order: &[usize]) -> Result<()> {
     write_reordered_with(src, dst, order, &mut |_, _| Ok(None))
 }
 
+/// Gives the new bytes of the member at a position from its old bytes, or `None` to keep them.
+pub type ReplaceMember<'a> = dyn FnMut(usize, &[u8]) -> Result<Option<Vec<u8>>> + 'a;
+
 /// [`write_reordered`] with members' contents replaced: `replace(position, bytes)` gives the
 /// new bytes of the member at `position` in `src`, or `None` to keep them. The symbol index
 /// is the source's, so a replacement must define the same symbols (e.g. the same object
@@ -94,7 +97,7 @@ pub fn write_reordered_with(
     src: &Path,
     dst: &Path,
     order: &[usize],
-    replace: &mut dyn FnMut(usize, &[u8]) -> Result<Option<Vec<u8>>>,
+    replace: &mut ReplaceMember,
 ) -> Result<()> {
     let data =
         std::fs::read(src).with_context(|| format!("cannot read archive {}", src.display()))?;

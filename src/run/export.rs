@@ -131,7 +131,8 @@ fn row(m: crate::run::store::Measurement) -> ExportRow {
 /// Writes rows one at a time in either format.
 enum RowWriter<'a> {
     Csv {
-        csv: csv::Writer<&'a mut dyn Write>,
+        // Boxed: the writer's buffer would make every `Json` row writer as large.
+        csv: Box<csv::Writer<&'a mut dyn Write>>,
         with_variant: bool,
         with_warmup: bool,
     },
@@ -167,7 +168,7 @@ impl<'a> RowWriter<'a> {
                 }
                 csv.write_record(&head)?;
                 RowWriter::Csv {
-                    csv,
+                    csv: Box::new(csv),
                     with_variant,
                     with_warmup,
                 }

@@ -208,9 +208,9 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
         .map(|worker| {
             let staging = worker_staging_dir(out, worker);
             ExecutionContext {
-                template: &template,
-                metric: &metric,
-                settings: &settings,
+                template,
+                metric,
+                settings,
                 out_dir: out,
                 cachegrind_dir: staging.join("cachegrind"),
                 staging,

@@ -257,7 +257,7 @@ impl StoreWriter {
         let (keep, len) = committed_length(reader)
             .with_context(|| format!("cannot read {} to check it", path.display()))?;
         if keep < len {
-            file.set_len(keep as u64)
+            file.set_len(keep)
                 .with_context(|| format!("cannot repair {}", path.display()))?;
             file.sync_all()?;
         }

@@ -84,7 +84,7 @@ pub fn machine_component(data: &[(usize, usize, f64)]) -> Result<MachineComponen
         sum_m[m] += r;
         n_m[m] += 1;
     }
-    if n_m.iter().any(|&c| c == 0) {
+    if n_m.contains(&0) {
         return Err(StatsError::Domain(
             "machine component: a machine index without executions".into(),
         ));
