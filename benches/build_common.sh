@@ -1,5 +1,23 @@
-# Sourced by the build benches: timing helpers and the shim set-up, so that every build
-# bench measures the same way. Needs $bin (the layoutrand executable), $work, $reps, $jobs.
+# Sourced by the build benches after setting $root, $reps and $jobs: builds layoutrand ($bin),
+# makes a scratch directory ($work, removed on exit) and defines the sources, timing helpers
+# and shim set-up, so that every build bench measures the same way.
+(cd "$root" && cargo build --release --quiet)
+bin="$root/target/release/layoutrand"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# debian_source [--skip-patches] PACKAGE: recipes/debian-source.sh into $work/fetch; prints
+# the source directory, or says why not and fails with 3 (no network).
+debian_source() {
+  bash "$root/recipes/debian-source.sh" "$@" "$work/fetch" \
+    || { echo "$(basename "$0"): cannot fetch ${*: -1} (offline?)" >&2; return 3; }
+}
+# ninja_source: Debian's ninja-build with benches/ninja.mk as its Makefile; changes into it.
+ninja_source() {
+  local src
+  src=$(debian_source --skip-patches ninja-build) || return 3
+  cd "$src"
+  cp "$root/benches/ninja.mk" Makefile
+}
 now() { date +%s.%N; }
 calc() { awk "BEGIN { print $1 }"; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }

@@ -20,15 +20,8 @@ reps=${REPS:-3}
 jobs=${JOBS:-2}
 seeds=${SEEDS:-30}
 pad=${PAD:-256}
-(cd "$root" && cargo build --release --quiet)
-bin="$root/target/release/layoutrand"
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-if ! src=$(bash "$root/recipes/debian-source.sh" lua5.4 "$work/fetch"); then
-  echo "build_lua: cannot fetch lua5.4 (offline?)" >&2
-  exit 3
-fi
+. "$root/benches/build_common.sh"
+src=$(debian_source lua5.4) || exit 3
 lua="$work/lua"
 mkdir -p "$lua"
 cp "$src"/src/*.c "$src"/src/*.h "$lua"/
@@ -55,7 +48,6 @@ clean:
 	rm -f lua luac liblua.a *.o
 MK
 
-. "$root/benches/build_common.sh"
 make_shims
 
 plain=$(measure plain make -s -j"$jobs")

@@ -29,18 +29,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 reps=${REPS:-3}
 jobs=${JOBS:-2}
 seeds=${SEEDS:-30}
-(cd "$root" && cargo build --release --quiet)
-bin="$root/target/release/layoutrand"
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-if ! src=$(bash "$root/recipes/debian-source.sh" --skip-patches ninja-build "$work/fetch"); then
-  echo "build_ninja: cannot fetch ninja-build (offline?)" >&2
-  exit 3
-fi
-cd "$src"
-cp "$root/benches/ninja.mk" Makefile
 . "$root/benches/build_common.sh"
+ninja_source || exit 3
 make_shims
 
 # seeds_build LTO OPTION...: layoutrand build --seeds N OPTION... -- make LTO=LTO

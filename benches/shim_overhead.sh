@@ -26,18 +26,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 reps=${REPS:-6}
 jobs=${JOBS:-2}
 calls=${CALLS:-200}
-(cd "$root" && cargo build --release --quiet)
-bin="$root/target/release/layoutrand"
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-if ! src=$(bash "$root/recipes/debian-source.sh" --skip-patches ninja-build "$work/fetch"); then
-  echo "shim_overhead: cannot fetch ninja-build (offline?)" >&2
-  exit 3
-fi
-cd "$src"
-cp "$root/benches/ninja.mk" Makefile
 . "$root/benches/build_common.sh"
+ninja_source || exit 3
 make_shims
 
 # Per call: CPU seconds of 20 compiles of an empty file, direct or through the shim.
