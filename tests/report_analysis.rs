@@ -202,6 +202,15 @@ fn deterministic_metric_with_identical_executions_is_sensitive() {
         "{}",
         s.summary
     );
+    // The metric is named in words ("the wall time of synthetic", was "synthetic wall").
+    assert!(
+        s.summary.starts_with(&format!(
+            "Over random code layouts, the wall time of {} is ",
+            s.program
+        )),
+        "{}",
+        s.summary
+    );
 }
 
 #[test]

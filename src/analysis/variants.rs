@@ -540,8 +540,7 @@ fn sentence(
             format!("{new} is {head} than {base} ({ci})")
         }
         (EffectVerdict::Negligible, Some((head, ci))) => format!(
-            "{new} differs from {base} by a detectable but negligible {head} ({ci}, within \
-             ± {margin})"
+            "{new} is {head} than {base}: detectable but negligible ({ci}, within ± {margin})"
         ),
         (EffectVerdict::Equivalent, Some((head, ci))) => format!(
             "no relevant difference between {new} and {base}: {head} ({ci}, within ± {margin})"
@@ -806,6 +805,26 @@ mod tests {
         }
         assert!(f.upper - f.lower > 5.0 * (p.upper - p.lower));
         assert!(a.multiple.is_none() && !a.fails());
+    }
+
+    #[test]
+    fn a_negligible_speedup_is_worded_as_a_comparison() {
+        // 0.3 % faster, detected (the layouts are matched), below the 1 % threshold. The
+        // sentence said "O3 differs from O2 by a detectable but negligible 0.3 % faster".
+        let o2 = variant(100.0, 0..30, 0.0);
+        let o3 = variant(99.7, 0..30, 0.0);
+        let v = named([("O2", &o2), ("O3", &o3)]);
+        let a = compare_variants("lua", "wall", &v, &options()).unwrap();
+        let c = &a.comparisons[0];
+        assert_eq!(c.effect.verdict, EffectVerdict::Negligible, "{}", c.text);
+        assert!(c.text.starts_with("O3 is 0.3"), "{}", c.text);
+        assert!(
+            c.text
+                .contains(" % faster than O2: detectable but negligible (95 % CI: "),
+            "{}",
+            c.text
+        );
+        assert!(c.text.contains("within ± 1.0 %)"), "{}", c.text);
     }
 
     #[test]

@@ -438,14 +438,25 @@ fn levels_of(levels: &[crate::analysis::single::LevelJson], mean: f64) -> Vec<Le
         .collect()
 }
 
+/// A metric's name as the subject of a sentence: `wall` and `cpu` are times, `reported` the
+/// value the program printed; cachegrind's counts keep their own names (`I1_misses`).
+fn metric_words(metric: &str) -> String {
+    match metric {
+        "wall" => "wall time".into(),
+        "cpu" => "CPU time".into(),
+        crate::run::metric::REPORTED => "reported value".into(),
+        other => other.into(),
+    }
+}
+
 /// One paragraph answering "how fast, how sure, does the layout matter".
 fn summary(r: &SeriesReport, confidence: f64) -> String {
     let mut parts = Vec::new();
     match (r.ci, r.relative_half_width) {
         (Some(ci), Some(rel)) => parts.push(format!(
-            "Over random code layouts, {} {} is {} ± {} ({} CI: {} to {}).",
+            "Over random code layouts, the {} of {} is {} ± {} ({} CI: {} to {}).",
+            metric_words(&r.metric),
             r.program,
-            r.metric,
             quantity(r.mean, &r.unit),
             percent(rel, 2),
             level(confidence),
@@ -453,9 +464,9 @@ fn summary(r: &SeriesReport, confidence: f64) -> String {
             quantity(ci.upper, &r.unit)
         )),
         _ => parts.push(format!(
-            "Over random code layouts, {} {} averages {}, with too few binaries for an interval.",
+            "Over random code layouts, the {} of {} averages {}, with too few binaries for an interval.",
+            metric_words(&r.metric),
             r.program,
-            r.metric,
             quantity(r.mean, &r.unit)
         )),
     }
@@ -499,7 +510,7 @@ fn summary(r: &SeriesReport, confidence: f64) -> String {
             change(ratio, ci.lower, ci.upper, confidence, better, worse)
         )),
         (Verdict::Negligible, Some(ratio), Some(ci)) => parts.push(format!(
-            "The default layout differs from the average random layout by a detectable but negligible {}.",
+            "The default layout is {} than the average random layout: detectable but negligible.",
             change(ratio, ci.lower, ci.upper, confidence, better, worse)
         )),
         (Verdict::NotDetected, Some(_), Some(ci)) if ci.lower == 1.0 && ci.upper == 1.0 => {
