@@ -438,12 +438,14 @@ fn levels_of(levels: &[crate::analysis::single::LevelJson], mean: f64) -> Vec<Le
         .collect()
 }
 
-/// A metric's name as the subject of a sentence: `wall` and `cpu` are times, `reported` the
-/// value the program printed; cachegrind's counts keep their own names (`I1_misses`).
+/// A metric's name as the subject of a sentence: `wall` and `cpu` are times, `max_rss` the
+/// peak resident memory, `reported` the value the program printed; cachegrind's counts keep
+/// their own names (`I1_misses`).
 fn metric_words(metric: &str) -> String {
     match metric {
         "wall" => "wall time".into(),
         "cpu" => "CPU time".into(),
+        "max_rss" => "peak resident memory (max_rss)".into(),
         crate::run::metric::REPORTED => "reported value".into(),
         other => other.into(),
     }
@@ -523,4 +525,18 @@ fn summary(r: &SeriesReport, confidence: f64) -> String {
         _ => {}
     }
     parts.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::metric_words;
+
+    #[test]
+    fn metrics_are_named_in_words() {
+        assert_eq!(metric_words("wall"), "wall time");
+        assert_eq!(metric_words("cpu"), "CPU time");
+        assert_eq!(metric_words("max_rss"), "peak resident memory (max_rss)");
+        assert_eq!(metric_words(crate::run::metric::REPORTED), "reported value");
+        assert_eq!(metric_words("I1_misses"), "I1_misses");
+    }
 }
