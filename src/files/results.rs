@@ -299,6 +299,16 @@ fn number_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Erro
 }
 
 impl Header {
+    /// The recorded fixed environment as (name, value) pairs, as the benchmark processes
+    /// get it; an entry without `=` (never written by the runner) is skipped.
+    pub fn environment_pairs(&self) -> Vec<(String, String)> {
+        self.environment
+            .iter()
+            .filter_map(|kv| kv.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
     /// The header as schema 2 reads: a schema-1 header's `variants` are binary labels.
     pub fn upgraded(mut self) -> Header {
         if self.schema < SCHEMA_WITH_BINARY && self.binaries.is_empty() {

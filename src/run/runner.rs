@@ -67,14 +67,7 @@ fn working_directory(previous: Option<&Header>) -> Result<(PathBuf, Vec<(String,
     let env = if header.environment.is_empty() {
         clean_environment(&cwd)
     } else {
-        header
-            .environment
-            .iter()
-            .map(|kv| match kv.split_once('=') {
-                Some((k, v)) => (k.to_string(), v.to_string()),
-                None => (kv.clone(), String::new()),
-            })
-            .collect()
+        header.environment_pairs()
     };
     Ok((cwd, env))
 }

@@ -107,12 +107,7 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
 
     let h = &plan.header;
     let cwd = PathBuf::from(h.cwd.clone().unwrap_or_else(|| dir.display().to_string()));
-    let base_env: Vec<(String, String)> = h
-        .environment
-        .iter()
-        .filter_map(|kv| kv.split_once('='))
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect();
+    let base_env = h.environment_pairs();
     let ctx = ExecutionContext {
         template: &prepared.template,
         metric: &prepared.metric,
