@@ -59,6 +59,7 @@ pub(super) fn capitalised(text: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The CSS class of a verdict box (one place for the colours every section uses).
 pub(super) fn verdict_class(v: Verdict) -> &'static str {
     match v {
         Verdict::Detected => "verdict detected",

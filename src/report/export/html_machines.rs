@@ -4,18 +4,19 @@
 
 use std::fmt::Write;
 
-use super::html::{capitalised, table};
+use super::html::{capitalised, table, verdict_class};
 use super::svg::escape;
 use crate::report::machines::{MachineSeries, HEADERS, INTERVAL_TREATMENT, TITLE};
+use crate::report::model::Verdict;
 
 /// The box class of a series' finding: detected (machines differ), not detected, or
 /// undetermined (one machine, too few executions).
 fn finding_class(s: &MachineSeries) -> &'static str {
-    match (&s.component, s.differ) {
-        (_, true) => "verdict detected",
-        (Some(_), false) => "verdict not_detected",
-        (None, _) => "verdict",
-    }
+    verdict_class(match (&s.component, s.differ) {
+        (_, true) => Verdict::Detected,
+        (Some(_), false) => Verdict::NotDetected,
+        (None, _) => Verdict::Undetermined,
+    })
 }
 
 /// `<section id="machines">`: per series its finding (share of the execution-level

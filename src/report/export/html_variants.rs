@@ -6,24 +6,24 @@
 
 use std::fmt::Write;
 
-use super::html::{capitalised, table};
+use super::html::{capitalised, table, verdict_class};
 use super::svg::escape;
 use super::tables::{
     comparison_lines, interaction_line, tukey_rows, tukey_title, TUKEY_HEADERS, VARIANTS_TITLE,
 };
 use super::variant_plots::comparison_plots;
 use crate::analysis::effect::EffectVerdict;
-use crate::report::model::Report;
+use crate::report::model::{Report, Verdict};
 
 /// The box class of a comparison's verdict, as for the single-series verdicts: orange for
 /// a relevant change, grey for negligible, green for no relevant change.
 fn effect_class(v: EffectVerdict) -> &'static str {
-    match v {
-        EffectVerdict::Lower | EffectVerdict::Higher => "verdict detected",
-        EffectVerdict::Negligible => "verdict negligible",
-        EffectVerdict::Equivalent | EffectVerdict::Tie => "verdict not_detected",
-        EffectVerdict::Inconclusive | EffectVerdict::Unbounded => "verdict",
-    }
+    verdict_class(match v {
+        EffectVerdict::Lower | EffectVerdict::Higher => Verdict::Detected,
+        EffectVerdict::Negligible => Verdict::Negligible,
+        EffectVerdict::Equivalent | EffectVerdict::Tie => Verdict::NotDetected,
+        EffectVerdict::Inconclusive | EffectVerdict::Unbounded => Verdict::Undetermined,
+    })
 }
 
 /// `<section id="variants">`, or nothing without comparisons.
