@@ -34,16 +34,6 @@ one_run() {
   awk -v a="$(now)" -v b="$t0" 'BEGIN { print a - b }' >> "$work/$label.times"
   awk '{ print $1 + $2 }' "$work/$label.time1" >> "$work/$label.cpus"
 }
-# measure LABEL COMMAND...: one_run $reps times; prints the median wall time and leaves the
-# median CPU time in $work/LABEL.cpu.
-measure() {
-  local label=$1
-  : > "$work/$label.times"
-  : > "$work/$label.cpus"
-  for _ in $(seq "$reps"); do one_run "$@"; done
-  median < "$work/$label.cpus" > "$work/$label.cpu"
-  median < "$work/$label.times"
-}
 # interleave LABEL...: $reps rounds, each running the shell function run_LABEL of every
 # label in turn, so that a load that drifts during the bench hits every label alike (the
 # labels' runs alternate instead of following each other). Leaves the median wall time in
