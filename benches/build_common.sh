@@ -65,3 +65,14 @@ shim_make() {
 relink_seconds() {
   python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["relink_seconds"], 2))' "$1/manifest.json"
 }
+# row LABEL BASE TARGET TEXT: the median wall and CPU time of LABEL and, unless LABEL is BASE,
+# their ratios to BASE's (with "(target <= TARGET)" when TARGET is not empty).
+row() {
+  printf '  %-42s %7.2f s wall %7.2f s CPU' "$4" "$(cat "$work/$1.wall")" "$(cat "$work/$1.cpu")"
+  if [ "$1" != "$2" ]; then
+    printf '   ratio %.3f wall %.3f CPU' "$(calc "$(cat "$work/$1.wall")/$(cat "$work/$2.wall")")" \
+      "$(calc "$(cat "$work/$1.cpu")/$(cat "$work/$2.cpu")")"
+    [ -n "$3" ] && printf ' (target <= %s)' "$3"
+  fi
+  printf '\n'
+}

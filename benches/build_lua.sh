@@ -73,22 +73,12 @@ test -x "$work/outN/seed-$seeds/lua"
 
 printf 'lua 5.4 (%s objects, 2 programs), make -j%s, median of %s interleaved round(s), load %s\n' \
   "$(ls "$lua"/*.o 2>/dev/null | wc -l)" "$jobs" "$reps" "$(cut -d' ' -f1 /proc/loadavg)"
-# row LABEL TARGET TEXT: wall and CPU time of LABEL and their ratios to the plain build.
-row() {
-  printf '  %-34s %6.2f s wall %6.2f s CPU' "$3" "$(cat "$work/$1.wall")" "$(cat "$work/$1.cpu")"
-  if [ "$1" != plain ]; then
-    printf '   ratio %.3f wall %.3f CPU' "$(calc "$(cat "$work/$1.wall")/$(cat "$work/plain.wall")")" \
-      "$(calc "$(cat "$work/$1.cpu")/$(cat "$work/plain.cpu")")"
-    [ -n "$2" ] && printf ' (target <= %s)' "$2"
-  fi
-  printf '\n'
-}
-row plain "" "plain build"
-row shim 1.02 "under the shim, recording"
-row seeds0 "" "build --seeds 0"
-row seedsN 1.1 "build --seeds $seeds"
+row plain plain "" "plain build"
+row shim plain 1.02 "under the shim, recording"
+row seeds0 plain "" "build --seeds 0"
+row seedsN plain 1.1 "build --seeds $seeds"
 if [ "$pad" != 0 ]; then
-  row padded "" "build --seeds $seeds --pad $pad"
+  row padded plain "" "build --seeds $seeds --pad $pad"
   rn=$(relink_seconds "$work/outN"); rp=$(relink_seconds "$work/outP")
   printf '  relinks (last run): %.2f s without --pad, %.2f s with --pad %s (ratio %.2f)\n' "$rn" "$rp" "$pad" "$(calc "$rp/$rn")"
 fi

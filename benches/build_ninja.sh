@@ -49,16 +49,6 @@ interleave plain1 seeds1 plain0 seeds0 mold0 shim0
 for out in out1 out0 outm; do
   "$work/$out/seed-$seeds/ninja" --version >/dev/null
 done
-# row LABEL BASE TARGET TEXT: wall and CPU time of LABEL and their ratios to BASE.
-row() {
-  printf '  %-42s %7.2f s wall %7.2f s CPU' "$4" "$(cat "$work/$1.wall")" "$(cat "$work/$1.cpu")"
-  if [ "$1" != "$2" ]; then
-    printf '   ratio %.3f wall %.3f CPU' "$(calc "$(cat "$work/$1.wall")/$(cat "$work/$2.wall")")" \
-      "$(calc "$(cat "$work/$1.cpu")/$(cat "$work/$2.cpu")")"
-    [ -n "$3" ] && printf ' (target <= %s)' "$3"
-  fi
-  printf '\n'
-}
 row plain1 plain1 "" "gcc -flto: plain build"
 row seeds1 plain1 1.5 "gcc -flto: build --seeds $seeds"
 row plain0 plain0 "" "no LTO: plain build"
