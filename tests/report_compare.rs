@@ -64,7 +64,7 @@ fn faster_new_version_is_reported_with_both_intervals() {
     let (_tmp, base, new) = dirs();
     experiment(&base, 15, 1.0, 1);
     experiment(&new, 15, 0.95, 2);
-    let c = compare_directories(&base, &new, &gate(Some(0.02))).unwrap();
+    let c = compare_directories(&base, &new, &[], &gate(Some(0.02))).unwrap();
     let p = &c.programs[0];
     let ci = p.comparison.effect.ci.unwrap();
     assert!(
@@ -95,7 +95,7 @@ fn slower_new_version_fails_the_gate_only_beyond_the_threshold() {
     let (_tmp, base, new) = dirs();
     experiment(&base, 15, 1.0, 3);
     experiment(&new, 15, 1.08, 4);
-    let strict = compare_directories(&base, &new, &gate(Some(0.02))).unwrap();
+    let strict = compare_directories(&base, &new, &[], &gate(Some(0.02))).unwrap();
     assert!(
         strict.programs[0].comparison.slower_beyond_threshold,
         "{}",
@@ -103,9 +103,9 @@ fn slower_new_version_fails_the_gate_only_beyond_the_threshold() {
     );
     assert!(strict.programs[0].text.contains("FAIL"));
     assert!(gate_failed(&strict));
-    let lenient = compare_directories(&base, &new, &gate(Some(0.20))).unwrap();
+    let lenient = compare_directories(&base, &new, &[], &gate(Some(0.20))).unwrap();
     assert!(!gate_failed(&lenient));
-    let ungated = compare_directories(&base, &new, &gate(None)).unwrap();
+    let ungated = compare_directories(&base, &new, &[], &gate(None)).unwrap();
     assert!(!gate_failed(&ungated));
 }
 
@@ -115,7 +115,7 @@ fn equal_versions_with_different_seeds_show_no_difference_and_no_pairs() {
     experiment(&base, 12, 1.0, 5);
     // Seeds 1..=12 against 1..=13: not the same seed set, so no matched pairs.
     experiment(&new, 13, 1.0, 6);
-    let c = compare_directories(&base, &new, &gate(Some(0.0))).unwrap();
+    let c = compare_directories(&base, &new, &[], &gate(Some(0.0))).unwrap();
     let p = &c.programs[0];
     assert!(p.paired_relative_ci.is_none());
     assert!(
@@ -164,7 +164,7 @@ fn several_programs_get_touatis_overall_gain_and_proportion() {
     let (_tmp, base, new) = dirs();
     experiment_of(&base, &["demo", "other"], 12, 1.0, 9);
     experiment_of(&new, &["demo", "other"], 12, 0.9, 10);
-    let c = compare_directories(&base, &new, &gate(None)).unwrap();
+    let c = compare_directories(&base, &new, &[], &gate(None)).unwrap();
     assert_eq!(c.programs.len(), 2);
     assert_eq!(c.overall.len(), 1);
     let o = &c.overall[0];
@@ -192,7 +192,7 @@ fn variants_are_compared_by_name_and_gated_alike() {
     let (_tmp, base, new) = dirs();
     variant_experiment(&base, 1.0, 1);
     variant_experiment(&new, 1.2, 2);
-    let c = compare_directories(&base, &new, &gate(Some(0.05))).unwrap();
+    let c = compare_directories(&base, &new, &[], &gate(Some(0.05))).unwrap();
     let variants: Vec<Option<&str>> = c.programs.iter().map(|p| p.variant.as_deref()).collect();
     assert_eq!(variants, [Some("O1"), Some("O2")]);
     assert!(!c.programs[0].comparison.slower_beyond_threshold);
@@ -288,7 +288,7 @@ fn compare_names_binaries_that_never_ran() {
             }
         },
     );
-    let c = compare_directories(&base, &new, &gate(None)).unwrap();
+    let c = compare_directories(&base, &new, &[], &gate(None)).unwrap();
     assert!(
         c.warnings
             .iter()

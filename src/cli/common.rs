@@ -102,6 +102,18 @@ impl CsvColumnsArgs {
     }
 }
 
+/// `--metric NAME` of `report` and `compare` (directories): which recorded metrics to analyse,
+/// and so which the CI gate judges.
+#[derive(Debug, Clone, clap::Args)]
+pub struct MetricFilterArgs {
+    /// Analyse only this metric (repeatable; e.g. `I1_misses`, `max_rss`). Default: every
+    /// metric recorded, the one asked of `run` first. `--fail-if-slower` judges the metrics
+    /// named here, and without any only the one asked of `run` (`wall`, `cpu`,
+    /// `estimated_cycles`, the reported value).
+    #[arg(long = "metric", value_name = "NAME")]
+    pub metrics: Vec<String>,
+}
+
 /// `--fail-if-slower PCT`: the CI gate of `report` and `compare` (one flag, one rule: the
 /// engine's [`layoutrand::analysis::effect::Effect::slower_beyond`]).
 #[derive(Debug, Clone, clap::Args)]
@@ -109,7 +121,8 @@ pub struct GateArgs {
     /// CI gate: exit 1 when some comparison's whole ratio interval says new is slower than
     /// its base by more than this (`3%` or `0.03`); exit 0 otherwise, 2 on an error. In
     /// `report`, new is every variant and base the first variant built; in `compare`, the new
-    /// experiment (or CSV file) against the base one, per program, metric and variant.
+    /// experiment (or CSV file) against the base one, per program and variant. Of an
+    /// experiment's metrics it judges the one asked of `run`, or those named by `--metric`.
     #[arg(long, value_name = "PCT", value_parser = share_arg)]
     pub fail_if_slower: Option<f64>,
 }

@@ -22,7 +22,8 @@ use layoutrand::stats::hierarchy::plural;
 
 use super::analyze::{bootstrap_line, fmt_confidence, fmt_p, fmt_sig};
 use super::common::{
-    BootstrapArgs, CsvColumnsArgs, FormatArgs, GateArgs, OutputFormat, VerdictArgs,
+    BootstrapArgs, CsvColumnsArgs, FormatArgs, GateArgs, MetricFilterArgs, OutputFormat,
+    VerdictArgs,
 };
 
 /// Arguments of `layoutrand compare`.
@@ -41,6 +42,9 @@ pub struct Args {
     pub bootstrap: BootstrapArgs,
     #[command(flatten)]
     pub format: FormatArgs,
+    /// Directory mode only.
+    #[command(flatten)]
+    pub metric: MetricFilterArgs,
     #[command(flatten)]
     pub gate: GateArgs,
 }
@@ -57,6 +61,7 @@ pub fn run(args: Args) -> Result<i32> {
             let (text, failed) = layoutrand::report::compare::run_directories(
                 &args.base,
                 &args.new,
+                &args.metric.metrics,
                 &thresholds,
                 args.bootstrap.options(),
                 args.gate.fail_if_slower,
@@ -80,6 +85,9 @@ fn run_csv(
     thresholds: layoutrand::analysis::vocabulary::Thresholds,
     json: bool,
 ) -> Result<i32> {
+    if !args.metric.metrics.is_empty() {
+        bail!("--metric applies to experiment directories; in CSV files the metric is the --value column");
+    }
     let (levels, value) = args.columns.checked()?;
     let spec = CsvSpec {
         levels,

@@ -16,10 +16,8 @@ pub struct Args {
     pub format: Format,
     #[command(flatten)]
     pub verdict: super::common::VerdictArgs,
-    /// Report only this metric (repeatable; e.g. `I1_misses`). Default: every metric
-    /// recorded, the one asked of `run` first.
-    #[arg(long = "metric", value_name = "NAME")]
-    pub metrics: Vec<String>,
+    #[command(flatten)]
+    pub metric: super::common::MetricFilterArgs,
     #[command(flatten)]
     pub gate: super::common::GateArgs,
     #[command(flatten)]
@@ -33,7 +31,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         fail_if_slower: args.gate.fail_if_slower,
         bootstrap: args.bootstrap.options(),
     };
-    let (text, slower) = render_gated_report(&args.dir, args.format, &options, &args.metrics)?;
+    let (text, slower) =
+        render_gated_report(&args.dir, args.format, &options, &args.metric.metrics)?;
     std::io::stdout().lock().write_all(text.as_bytes())?;
     Ok(args.gate.exit_code("report", &slower))
 }

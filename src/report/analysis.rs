@@ -196,7 +196,9 @@ fn compare_variant_groups(
                 resamples: DEFAULT_VARIANT_RESAMPLES,
                 seed: 1,
             })),
-            fail_if_slower: options.fail_if_slower,
+            fail_if_slower: options
+                .fail_if_slower
+                .filter(|_| experiment.gates(&first.metric)),
         };
         let analysis = compare_variants(&first.program, &first.metric, &data, &options)?;
         warnings.extend(

@@ -89,14 +89,18 @@ pub struct Overall {
 }
 
 /// Loads and compares the experiments in `base` and `new` (what `layoutrand compare
-/// BASE_DIR NEW_DIR` does).
+/// BASE_DIR NEW_DIR` does), keeping only `metrics` when some are named (`--metric`; an
+/// error when one side did not record one of them).
 pub fn compare_directories(
     base: &std::path::Path,
     new: &std::path::Path,
+    metrics: &[String],
     options: &CompareOptions,
 ) -> Result<Comparison> {
-    let b = super::experiment::load_with_context(base)?;
-    let n = super::experiment::load_with_context(new)?;
+    let mut b = super::experiment::load_with_context(base)?;
+    let mut n = super::experiment::load_with_context(new)?;
+    b.retain_metrics(metrics)?;
+    n.retain_metrics(metrics)?;
     compare(&b, &n, options)
 }
 
@@ -106,6 +110,7 @@ pub fn compare_directories(
 pub fn run_directories(
     base: &std::path::Path,
     new: &std::path::Path,
+    metrics: &[String],
     thresholds: &Thresholds,
     bootstrap: Option<BootstrapOptions>,
     fail_if_slower: Option<f64>,
@@ -114,6 +119,7 @@ pub fn run_directories(
     let c = compare_directories(
         base,
         new,
+        metrics,
         &CompareOptions {
             thresholds: *thresholds,
             is_time: true,
@@ -130,7 +136,8 @@ pub fn run_directories(
 }
 
 /// The CI gate: whether some program's (and variant's) whole ratio interval says slower
-/// (higher) by more than the `--fail-if-slower` threshold.
+/// (higher) by more than the `--fail-if-slower` threshold, on a gated metric
+/// ([`Experiment::gates`](super::experiment::Experiment::gates)).
 pub fn gate_failed(c: &Comparison) -> bool {
     !gate_trips(c).is_empty()
 }
@@ -178,7 +185,12 @@ pub fn compare(
                         new.dir.display()
                     );
                 }
-                programs.push(compare_series(b, n, options)?);
+                // The gate judges the base run's primary metric, or the metrics named.
+                let gate = CompareOptions {
+                    fail_if_slower: options.fail_if_slower.filter(|_| base.gates(&b.metric)),
+                    ..*options
+                };
+                programs.push(compare_series(b, n, &gate)?);
             }
             None => unmatched.push(format!(
                 "{} {} only in {}",

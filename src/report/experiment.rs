@@ -51,6 +51,11 @@ pub struct Experiment {
     pub machines: BTreeMap<crate::files::results::ExecutionKey, String>,
     /// The ends of the `run` invocations (load before and after, parallelism).
     pub finishes: Vec<crate::run::host::Finish>,
+    /// The metric the run was asked for (`wall`, `estimated_cycles`, `reported`, …), the
+    /// one the CI gate judges unless metrics are named (see [`Experiment::gates`]).
+    pub primary_metric: String,
+    /// Whether [`Experiment::retain_metrics`] kept metrics named by the user.
+    pub metrics_named: bool,
 }
 
 /// For each (program, metric) measured under named variants, the indices into `series` of
@@ -485,6 +490,8 @@ impl Tables {
             growth,
             machines,
             finishes,
+            primary_metric: primary.to_string(),
+            metrics_named: false,
         })
     }
 }
@@ -518,7 +525,17 @@ impl Experiment {
             );
         }
         self.series.retain(|s| metrics.contains(&s.metric));
+        self.metrics_named = true;
         Ok(())
+    }
+
+    /// Whether the CI gate (`--fail-if-slower`) judges `metric`: the run's primary metric,
+    /// or every metric the user named with `--metric`. The other metrics a run records on
+    /// the way (cachegrind's counts, `max_rss` beside the times) are reported but not gated:
+    /// more data written or more memory is not "slower", and a gate that failed on them
+    /// would fail builds whose time fell.
+    pub fn gates(&self, metric: &str) -> bool {
+        self.metrics_named || metric == self.primary_metric
     }
 }
 

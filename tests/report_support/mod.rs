@@ -30,6 +30,8 @@ pub struct Design {
     pub failed_in: Vec<(String, u32)>,
     /// `build --pad MAX` recorded in the manifest (0: none).
     pub pad: u64,
+    /// The metrics (indices into `metrics`) the variants' factors apply to; `None`: all.
+    pub variant_factor_metrics: Option<Vec<usize>>,
 }
 
 impl Design {
@@ -46,6 +48,7 @@ impl Design {
             variants: Vec::new(),
             failed_in: Vec::new(),
             pad: 0,
+            variant_factor_metrics: None,
         }
     }
 
@@ -170,6 +173,10 @@ pub fn records(
                     .map(move |v| (l.clone(), v))
             }) {
                 let factor = variant.as_ref().map_or(1.0, |(_, f)| *f);
+                let factor_of = |m: usize| match &design.variant_factor_metrics {
+                    Some(metrics) if !metrics.contains(&m) => 1.0,
+                    _ => factor,
+                };
                 let variant = variant.map(|(n, _)| n);
                 let failed = variant
                     .as_ref()
@@ -193,7 +200,7 @@ pub fn records(
                                 iteration,
                                 warmup: iteration < design.warmup,
                                 metric: metric.clone(),
-                                value: factor * value(program, seed, execution, iteration, m),
+                                value: factor_of(m) * value(program, seed, execution, iteration, m),
                                 unit: unit.clone(),
                             }));
                         }
