@@ -40,6 +40,26 @@ pub struct Program {
     /// `build --pad MAX`: seeds put up to this many bytes of filler in front of each moved
     /// code section (0: none; the baseline never gets any).
     pub pad: u64,
+    /// What every binary of the program shares (its modules' sections, the merged object
+    /// read once), made by the first link and reused by the others: a seed's own work is
+    /// then its permutation, its final link and its checks.
+    prepared: std::sync::OnceLock<std::sync::Arc<Prepared>>,
+}
+
+/// The seed-independent part of a merged relink, computed once per program.
+#[derive(Debug)]
+struct Prepared {
+    /// The number of members of each archive on the link line (in link-line order).
+    member_counts: Vec<usize>,
+    /// Per object (recorded input index), its code sections as ordered: COMDAT sections
+    /// included (see `merge`).
+    ordered_of: std::collections::HashMap<usize, Vec<TextSection>>,
+    /// The identity order of the script-placed sections.
+    identity: Vec<MergedEntry>,
+    /// The identity order of every ordered section (the baseline's order).
+    ordered_identity: Vec<MergedEntry>,
+    /// The objects merged once (`None`: the program has no objects).
+    merged: Option<(PathBuf, MergedObject)>,
 }
 
 /// A finished link.
@@ -74,6 +94,7 @@ impl Program {
             mechanism,
             record_dir: record_dir.to_path_buf(),
             pad: 0,
+            prepared: Default::default(),
         })
     }
 
@@ -168,10 +189,8 @@ impl Program {
         let archives: Vec<usize> = (0..inputs.len())
             .filter(|&i| inputs[i].kind == InputKind::Archive)
             .collect();
-        let mut counts = Vec::new();
-        for &i in &archives {
-            counts.push(archive::members(&paths[i])?.len());
-        }
+        let prepared = self.prepared(paths, &objects, &archives)?;
+        let counts = &prepared.member_counts;
         // Module order and member orders. A seed draws again (from the same streams, so
         // still determined by the seed) while both equal the recorded order, so that
         // programs of few modules do not give seeds identical to the baseline.
@@ -188,7 +207,7 @@ impl Program {
                 object_rng.shuffle(&mut module_order);
                 member_orders = member_rngs
                     .iter_mut()
-                    .zip(&counts)
+                    .zip(counts)
                     .map(|(rng, &n)| rng.permutation(n))
                     .collect();
                 let identity = module_order == objects
@@ -200,6 +219,72 @@ impl Program {
                 }
             }
         }
+        if let Some((merged, object)) = &prepared.merged {
+            let entries = match seed {
+                // Every section placed by the script: the merged object is the baseline.
+                None if prepared.ordered_identity.len() == prepared.identity.len() => None,
+                None => Some(prepared.ordered_identity.clone()),
+                Some(_) => {
+                    let modules: Vec<(usize, Vec<TextSection>)> = module_order
+                        .iter()
+                        .map(|&i| (i, prepared.ordered_of[&i].clone()))
+                        .collect();
+                    Some(self.merged_entries(seed, paths, &modules))
+                }
+            };
+            paths[objects[0]] = match entries {
+                None => merged.clone(),
+                Some(entries) => {
+                    let reordered = work.join("merged.o");
+                    let mut padding = seed.map(|s| self.rng(s, "padding"));
+                    let pad = padding.as_mut().map(|rng| (self.pad, rng));
+                    object
+                        .write_order(&entries, pad, &reordered)
+                        .with_context(|| format!("program {}", self.name))?;
+                    reordered
+                }
+            };
+            *object_order = vec![objects[0]];
+        }
+        let Some(seed) = seed else {
+            return Ok(());
+        };
+        for ((k, &i), order) in archives.iter().enumerate().zip(&member_orders) {
+            let rebuilt = work.join(format!("archive-{k}.a"));
+            if self.mechanism == Mechanism::MergedLink {
+                archive::write_reordered(&paths[i], &rebuilt, order)?;
+            } else {
+                self.reorder_archive(seed, i, &paths[i], order, &rebuilt)?;
+            }
+            paths[i] = rebuilt;
+        }
+        Ok(())
+    }
+
+    /// The seed-independent part of [`Program::merge`] (made by the first binary to ask,
+    /// then shared): `paths` are still the recorded inputs' copies, the same for every
+    /// binary.
+    fn prepared(
+        &self,
+        paths: &[PathBuf],
+        objects: &[usize],
+        archives: &[usize],
+    ) -> Result<std::sync::Arc<Prepared>> {
+        if let Some(prepared) = self.prepared.get() {
+            return Ok(prepared.clone());
+        }
+        let inputs = &self.record.inputs;
+        let mut member_counts = Vec::new();
+        for &i in archives {
+            member_counts.push(archive::members(&paths[i])?.len());
+        }
+        let mut prepared = Prepared {
+            member_counts,
+            ordered_of: Default::default(),
+            identity: Vec::new(),
+            ordered_identity: Vec::new(),
+            merged: None,
+        };
         if !objects.is_empty() {
             if let Some(arg) = self.separating_argument() {
                 bail!(
@@ -209,9 +294,9 @@ impl Program {
                     self.name
                 );
             }
-            let dissolve = self.comdats_can_move(paths, &objects, &archives)?;
+            let dissolve = self.comdats_can_move(paths, objects, archives)?;
             let mut sections_of = std::collections::HashMap::new();
-            for &i in &objects {
+            for &i in objects {
                 let mut sections = object_file::text_sections(&paths[i])
                     .with_context(|| format!("module {}", inputs[i].written))?;
                 if dissolve {
@@ -237,52 +322,29 @@ impl Program {
                     (i, sections)
                 })
                 .collect();
-            let in_order = |order: &[usize],
-                            of: &std::collections::HashMap<usize, Vec<TextSection>>|
-             -> Vec<(usize, Vec<TextSection>)> {
-                order.iter().map(|&i| (i, of[&i].clone())).collect()
+            let in_order = |of: &std::collections::HashMap<usize, Vec<TextSection>>| {
+                objects
+                    .iter()
+                    .map(|&i| (i, of[&i].clone()))
+                    .collect::<Vec<_>>()
             };
-            let identity = self.merged_entries(None, paths, &in_order(&objects, &sections_of));
+            let identity = self.merged_entries(None, paths, &in_order(&sections_of));
             let files: Vec<PathBuf> = objects.iter().map(|&i| paths[i].clone()).collect();
             let merged = self
                 .merged_once(&files, &identity, dissolve)
                 .with_context(|| format!("program {}", self.name))?;
-            let ordered_identity =
-                self.merged_entries(None, paths, &in_order(&objects, &ordered_of));
-            let entries = match seed {
-                // Every section placed by the script: the merged object is the baseline.
-                None if ordered_identity.len() == identity.len() => None,
-                None => Some(ordered_identity),
-                Some(_) => {
-                    Some(self.merged_entries(seed, paths, &in_order(&module_order, &ordered_of)))
-                }
-            };
-            paths[objects[0]] = match entries {
-                None => merged,
-                Some(entries) => {
-                    let reordered = work.join("merged.o");
-                    let mut padding = seed.map(|s| self.rng(s, "padding"));
-                    let pad = padding.as_mut().map(|rng| (self.pad, rng));
-                    write_merged_order(&merged, &identity, &entries, pad, &reordered)
-                        .with_context(|| format!("program {}", self.name))?;
-                    reordered
-                }
-            };
-            *object_order = vec![objects[0]];
+            let object = MergedObject::read(&merged, &identity)
+                .with_context(|| format!("program {}", self.name))?;
+            prepared.ordered_identity = self.merged_entries(None, paths, &in_order(&ordered_of));
+            prepared.ordered_of = ordered_of;
+            prepared.identity = identity;
+            prepared.merged = Some((merged, object));
         }
-        let Some(seed) = seed else {
-            return Ok(());
-        };
-        for ((k, &i), order) in archives.iter().enumerate().zip(&member_orders) {
-            let rebuilt = work.join(format!("archive-{k}.a"));
-            if self.mechanism == Mechanism::MergedLink {
-                archive::write_reordered(&paths[i], &rebuilt, order)?;
-            } else {
-                self.reorder_archive(seed, i, &paths[i], order, &rebuilt)?;
-            }
-            paths[i] = rebuilt;
-        }
-        Ok(())
+        // Binaries linked in parallel may each have prepared it; they agree, one is kept.
+        Ok(self
+            .prepared
+            .get_or_init(|| std::sync::Arc::new(prepared))
+            .clone())
     }
 
     /// Whether the objects' COMDAT groups may be dissolved after `ld -r` de-duplicated them
@@ -564,104 +626,137 @@ fn reorder_object(
     reorder::reorder_sections(bytes, &order, &padding).map(Some)
 }
 
-/// Writes to `out` the merged object `merged` (made with the `identity` order by
-/// [`reorder::merge_objects`]) with its code in the order of `entries`: its section table
-/// permuted. The merged object names the output section of the k-th identity entry
-/// `<group>.lr<k>`, which is how its sections are found; an entry not in `identity` is a
-/// COMDAT section that `ld -r` kept in its group under its own name (the first copy of its
-/// group: later entries of the same name are the copies it discarded). Every section placed
-/// by the script must be listed. `pad`: `(MAX, stream)` for `build --pad`, one draw per
-/// script-placed section in identity order (so padding never changes the order; the COMDAT
-/// sections kept in their groups are not padded).
-fn write_merged_order(
-    merged: &Path,
-    identity: &[MergedEntry],
-    entries: &[MergedEntry],
-    pad: Option<(u64, &mut SeededRng)>,
-    out: &Path,
-) -> Result<()> {
-    let data = std::fs::read(merged).with_context(|| format!("reading {}", merged.display()))?;
-    let rank_of = |list: &[MergedEntry]| -> Vec<(PathBuf, String)> {
-        let mut seen = std::collections::HashSet::new();
-        list.iter()
-            .filter(|e| seen.insert((&e.object, &e.section)))
-            .map(|e| (e.object.clone(), e.section.clone()))
-            .collect()
-    };
-    let identity_ranks: std::collections::HashMap<(PathBuf, String), usize> = rank_of(identity)
-        .into_iter()
-        .enumerate()
-        .map(|(k, e)| (e, k))
-        .collect();
-    let file = object::File::parse(&*data)
-        .with_context(|| format!("reading the merged object {}", merged.display()))?;
-    let mut index_of_rank = std::collections::HashMap::new();
-    // Code sections not placed by the script, by name (`None`: the name is not unique).
-    let mut index_of_name: std::collections::HashMap<String, Option<usize>> =
-        std::collections::HashMap::new();
-    let mut align_of_rank = std::collections::BTreeMap::new();
-    for section in object::Object::sections(&file) {
-        if object::ObjectSection::kind(&section) != object::SectionKind::Text {
-            continue; // `.rela.text.lr<k>` travels with its section
-        }
-        let name = object::ObjectSection::name(&section).unwrap_or("");
-        let index = object::ObjectSection::index(&section).0;
-        match name
-            .rsplit_once(".lr")
-            .and_then(|(_, k)| k.parse::<usize>().ok())
+/// The merged object (made with the `identity` order by [`reorder::merge_objects`]), read
+/// once per program, ready to be written with its code in any binary's order
+/// ([`MergedObject::write_order`]). The merged object names the output section of the k-th
+/// identity entry `<group>.lr<k>`, which is how its sections are found; an entry not in
+/// `identity` is a COMDAT section that `ld -r` kept in its group under its own name (the
+/// first copy of its group: later entries of the same name are the copies it discarded).
+#[derive(Debug)]
+struct MergedObject {
+    /// Its bytes.
+    data: Vec<u8>,
+    /// The rank of each distinct (object, section) of the identity order.
+    identity_ranks: std::collections::HashMap<(PathBuf, String), usize>,
+    /// The section index of each script-placed section, by rank.
+    index_of_rank: std::collections::HashMap<usize, usize>,
+    /// Code sections not placed by the script, by name (`None`: the name is not unique).
+    index_of_name: std::collections::HashMap<String, Option<usize>>,
+    /// The alignment of each script-placed section, by rank (in rank order).
+    align_of_rank: std::collections::BTreeMap<usize, u64>,
+}
+
+/// The distinct (object, section) pairs of `list`, at their first place.
+fn distinct_sections(list: &[MergedEntry]) -> Vec<(PathBuf, String)> {
+    let mut seen = std::collections::HashSet::new();
+    list.iter()
+        .filter(|e| seen.insert((&e.object, &e.section)))
+        .map(|e| (e.object.clone(), e.section.clone()))
+        .collect()
+}
+
+impl MergedObject {
+    /// Reads the merged object `merged`, made with the `identity` order.
+    fn read(merged: &Path, identity: &[MergedEntry]) -> Result<MergedObject> {
+        let data =
+            std::fs::read(merged).with_context(|| format!("reading {}", merged.display()))?;
+        let identity_ranks = distinct_sections(identity)
+            .into_iter()
+            .enumerate()
+            .map(|(k, e)| (e, k))
+            .collect();
+        let mut index_of_rank = std::collections::HashMap::new();
+        let mut index_of_name: std::collections::HashMap<String, Option<usize>> =
+            std::collections::HashMap::new();
+        let mut align_of_rank = std::collections::BTreeMap::new();
         {
-            Some(rank) => {
-                index_of_rank.insert(rank, index);
-                align_of_rank.insert(rank, object::ObjectSection::align(&section));
-            }
-            None => {
-                index_of_name
-                    .entry(name.to_string())
-                    .and_modify(|i| *i = None)
-                    .or_insert(Some(index));
-            }
-        }
-    }
-    let mut order = Vec::with_capacity(identity_ranks.len());
-    let mut placed = std::collections::HashSet::new();
-    let mut ranked = 0;
-    for e in rank_of(entries) {
-        match identity_ranks.get(&e) {
-            // No section: a COMDAT copy that `ld -r` discarded for an earlier one.
-            Some(rank) => {
-                if let Some(&index) = index_of_rank.get(rank) {
-                    order.push(index);
-                    ranked += 1;
+            let file = object::File::parse(&*data)
+                .with_context(|| format!("reading the merged object {}", merged.display()))?;
+            for section in object::Object::sections(&file) {
+                if object::ObjectSection::kind(&section) != object::SectionKind::Text {
+                    continue; // `.rela.text.lr<k>` travels with its section
                 }
-            }
-            None => {
-                if let Some(&Some(index)) = index_of_name.get(&e.1) {
-                    if placed.insert(index) {
-                        order.push(index);
+                let name = object::ObjectSection::name(&section).unwrap_or("");
+                let index = object::ObjectSection::index(&section).0;
+                match name
+                    .rsplit_once(".lr")
+                    .and_then(|(_, k)| k.parse::<usize>().ok())
+                {
+                    Some(rank) => {
+                        index_of_rank.insert(rank, index);
+                        align_of_rank.insert(rank, object::ObjectSection::align(&section));
+                    }
+                    None => {
+                        index_of_name
+                            .entry(name.to_string())
+                            .and_modify(|i| *i = None)
+                            .or_insert(Some(index));
                     }
                 }
             }
         }
+        Ok(MergedObject {
+            data,
+            identity_ranks,
+            index_of_rank,
+            index_of_name,
+            align_of_rank,
+        })
     }
-    // A section named by no entry keeps its place (the script's sections are all listed).
-    if ranked != index_of_rank.len() {
-        bail!(
-            "the order lists {ranked} sections but the merged object has {}",
-            index_of_rank.len()
-        );
-    }
-    let padding = match pad {
-        Some((max, rng)) => {
-            let sections: Vec<(usize, u64)> = align_of_rank
-                .iter()
-                .map(|(rank, &align)| (index_of_rank[rank], align))
-                .collect();
-            reorder::draw_padding(&sections, max, rng)
+
+    /// Writes to `out` this object with its code in the order of `entries`: its section
+    /// table permuted. Every section placed by the script must be listed. `pad`: `(MAX,
+    /// stream)` for `build --pad`, one draw per script-placed section in identity order (so
+    /// padding never changes the order; the COMDAT sections kept in their groups are not
+    /// padded).
+    fn write_order(
+        &self,
+        entries: &[MergedEntry],
+        pad: Option<(u64, &mut SeededRng)>,
+        out: &Path,
+    ) -> Result<()> {
+        let mut order = Vec::with_capacity(self.identity_ranks.len());
+        let mut placed = std::collections::HashSet::new();
+        let mut ranked = 0;
+        for e in distinct_sections(entries) {
+            match self.identity_ranks.get(&e) {
+                // No section: a COMDAT copy that `ld -r` discarded for an earlier one.
+                Some(rank) => {
+                    if let Some(&index) = self.index_of_rank.get(rank) {
+                        order.push(index);
+                        ranked += 1;
+                    }
+                }
+                None => {
+                    if let Some(&Some(index)) = self.index_of_name.get(&e.1) {
+                        if placed.insert(index) {
+                            order.push(index);
+                        }
+                    }
+                }
+            }
         }
-        None => Vec::new(),
-    };
-    let bytes = reorder::reorder_sections(&data, &order, &padding)?;
-    std::fs::write(out, bytes).with_context(|| format!("writing {}", out.display()))
+        // A section named by no entry keeps its place (the script's sections are all listed).
+        if ranked != self.index_of_rank.len() {
+            bail!(
+                "the order lists {ranked} sections but the merged object has {}",
+                self.index_of_rank.len()
+            );
+        }
+        let padding = match pad {
+            Some((max, rng)) => {
+                let sections: Vec<(usize, u64)> = self
+                    .align_of_rank
+                    .iter()
+                    .map(|(rank, &align)| (self.index_of_rank[rank], align))
+                    .collect();
+                reorder::draw_padding(&sections, max, rng)
+            }
+            None => Vec::new(),
+        };
+        let bytes = reorder::reorder_sections(&self.data, &order, &padding)?;
+        std::fs::write(out, bytes).with_context(|| format!("writing {}", out.display()))
+    }
 }
 
 /// The members of a static archive with their bytes, in archive order.
