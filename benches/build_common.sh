@@ -65,13 +65,21 @@ shim_make() {
 relink_seconds() {
   python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["relink_seconds"], 2))' "$1/manifest.json"
 }
+# round_ratio LABEL BASE KIND: the median over the rounds of LABEL's time over BASE's in the
+# same round (KIND times: wall, cpus: CPU). Paired by round, it cancels a load that drifts
+# between rounds, which the ratio of the two medians does not.
+round_ratio() {
+  paste "$work/$1.$3" "$work/$2.$3" | awk '{ print $1 / $2 }' | median
+}
 # row LABEL BASE TARGET TEXT: the median wall and CPU time of LABEL and, unless LABEL is BASE,
-# their ratios to BASE's (with "(target <= TARGET)" when TARGET is not empty).
+# their ratios to BASE's: of the medians, and per round (round_ratio), with "(target <=
+# TARGET)" when TARGET is not empty.
 row() {
   printf '  %-42s %7.2f s wall %7.2f s CPU' "$4" "$(cat "$work/$1.wall")" "$(cat "$work/$1.cpu")"
   if [ "$1" != "$2" ]; then
     printf '   ratio %.3f wall %.3f CPU' "$(calc "$(cat "$work/$1.wall")/$(cat "$work/$2.wall")")" \
       "$(calc "$(cat "$work/$1.cpu")/$(cat "$work/$2.cpu")")"
+    printf ', per round %.3f / %.3f' "$(round_ratio "$1" "$2" times)" "$(round_ratio "$1" "$2" cpus)"
     [ -n "$3" ] && printf ' (target <= %s)' "$3"
   fi
   printf '\n'

@@ -23,7 +23,10 @@
 # 16.53 s by mold (1.10 / 1.07; relinks 0.97 s). The shim row said 1.19 in CPU time, more
 # than seeds0, which records the same build and relinks too: on this VM one build's CPU time
 # drifts by 10-30 % within minutes, so three rounds cannot resolve a 2 % difference; see
-# benches/shim_overhead.sh for the shim.
+# benches/shim_overhead.sh for the shim. Again after per-program preparation of the relinks
+# (REPS=3, load 0.74; ratio of medians, then median of per-round ratios): LTO 1.276 / 1.401,
+# bfd 1.225 / 1.198 (relinks 1.70 s wall, 10 % of the plain build's 16.30 s), mold 1.130 /
+# 1.079, shim 0.855 / 0.951 (noise).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 reps=${REPS:-3}

@@ -16,8 +16,11 @@
 # seeds / plain <= 1.1 without LTO, shim / plain <= 1.02 in CPU time. Every seed of the last
 # round must round-trip a file (compress, decompress, compare) before the figures print.
 #
-# Measured 2026-11-23 on a 2-core VM (gcc 12, binutils 2.40), see the closing note of
-# issue 9 and docs/build.md ("Cost").
+# Measured 2026-11-23 on a 2-core VM (gcc 12, binutils 2.40), REPS=7: plain 26.14 s wall /
+# 50.35 s CPU; shim 1.005 / 1.002 (per round 1.005 / 1.002); 30 seeds 27.62 s, 1.057 wall /
+# 1.045 CPU (per round 1.030 / 1.038); relinks 1.32 s wall. With REPS=3 and REPS=5 the same
+# day: 1.034 and 1.134 wall: one build's time drifts by 10 % within minutes on this VM, so
+# read the per-round ratios and run more rounds.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 reps=${REPS:-3}
