@@ -1,6 +1,10 @@
-# Sourced by the build benches after setting $root, $reps and $jobs: builds layoutrand ($bin),
-# makes a scratch directory ($work, removed on exit) and defines the sources, timing helpers
-# and shim set-up, so that every build bench measures the same way.
+# Sourced by the build benches after setting $root: sets their common parameters, builds
+# layoutrand ($bin), makes a scratch directory ($work, removed on exit) and defines the
+# sources, timing helpers and shim set-up, so that every build bench measures the same way.
+# Parameters: REPS rounds (3, or the $reps a bench set before), JOBS (2), SEEDS (30).
+reps=${reps:-${REPS:-3}}
+jobs=${JOBS:-2}
+seeds=${SEEDS:-30}
 (cd "$root" && cargo build --release --quiet)
 bin="$root/target/release/layoutrand"
 work=$(mktemp -d)

@@ -26,9 +26,6 @@
 # size (an earlier sequential run said +13.9 %; 8 ABBA rounds right after: none).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-reps=${REPS:-3}
-jobs=${JOBS:-2}
-seeds=${SEEDS:-30}
 pad=${PAD:-256}
 . "$root/benches/build_common.sh"
 src=$(debian_source lua5.4) || exit 3

@@ -29,9 +29,6 @@
 # 1.079, shim 0.855 / 0.951 (noise).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-reps=${REPS:-3}
-jobs=${JOBS:-2}
-seeds=${SEEDS:-30}
 . "$root/benches/build_common.sh"
 ninja_source || exit 3
 make_shims

@@ -23,9 +23,6 @@
 # read the per-round ratios and run more rounds.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-reps=${REPS:-3}
-jobs=${JOBS:-2}
-seeds=${SEEDS:-30}
 . "$root/benches/build_common.sh"
 src=$(debian_source --skip-patches libzstd) || exit 3
 cd "$src/programs"

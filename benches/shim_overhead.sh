@@ -24,7 +24,6 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 reps=${REPS:-6}
-jobs=${JOBS:-2}
 calls=${CALLS:-200}
 . "$root/benches/build_common.sh"
 ninja_source || exit 3
