@@ -41,7 +41,7 @@ pub struct Program {
     /// code section (0: none; the baseline never gets any).
     pub pad: u64,
     /// What every binary of the program shares (its modules' sections, the merged object
-    /// read once), made by the first link and reused by the others: a seed's own work is
+    /// and its index), made by the first link and reused by the others: a seed's own work is
     /// then its permutation, its final link and its checks.
     prepared: std::sync::OnceLock<std::sync::Arc<Prepared>>,
 }
@@ -634,8 +634,9 @@ fn reorder_object(
 /// first copy of its group: later entries of the same name are the copies it discarded).
 #[derive(Debug)]
 struct MergedObject {
-    /// Its bytes.
-    data: Vec<u8>,
+    /// Its path (its bytes are read again per binary rather than held: a build's programs
+    /// are all prepared at once, and their merged objects may be large).
+    path: PathBuf,
     /// The rank of each distinct (object, section) of the identity order.
     identity_ranks: std::collections::HashMap<(PathBuf, String), usize>,
     /// The section index of each script-placed section, by rank.
@@ -669,34 +670,32 @@ impl MergedObject {
         let mut index_of_name: std::collections::HashMap<String, Option<usize>> =
             std::collections::HashMap::new();
         let mut align_of_rank = std::collections::BTreeMap::new();
-        {
-            let file = object::File::parse(&*data)
-                .with_context(|| format!("reading the merged object {}", merged.display()))?;
-            for section in object::Object::sections(&file) {
-                if object::ObjectSection::kind(&section) != object::SectionKind::Text {
-                    continue; // `.rela.text.lr<k>` travels with its section
+        let file = object::File::parse(&*data)
+            .with_context(|| format!("reading the merged object {}", merged.display()))?;
+        for section in object::Object::sections(&file) {
+            if object::ObjectSection::kind(&section) != object::SectionKind::Text {
+                continue; // `.rela.text.lr<k>` travels with its section
+            }
+            let name = object::ObjectSection::name(&section).unwrap_or("");
+            let index = object::ObjectSection::index(&section).0;
+            match name
+                .rsplit_once(".lr")
+                .and_then(|(_, k)| k.parse::<usize>().ok())
+            {
+                Some(rank) => {
+                    index_of_rank.insert(rank, index);
+                    align_of_rank.insert(rank, object::ObjectSection::align(&section));
                 }
-                let name = object::ObjectSection::name(&section).unwrap_or("");
-                let index = object::ObjectSection::index(&section).0;
-                match name
-                    .rsplit_once(".lr")
-                    .and_then(|(_, k)| k.parse::<usize>().ok())
-                {
-                    Some(rank) => {
-                        index_of_rank.insert(rank, index);
-                        align_of_rank.insert(rank, object::ObjectSection::align(&section));
-                    }
-                    None => {
-                        index_of_name
-                            .entry(name.to_string())
-                            .and_modify(|i| *i = None)
-                            .or_insert(Some(index));
-                    }
+                None => {
+                    index_of_name
+                        .entry(name.to_string())
+                        .and_modify(|i| *i = None)
+                        .or_insert(Some(index));
                 }
             }
         }
         Ok(MergedObject {
-            data,
+            path: merged.to_path_buf(),
             identity_ranks,
             index_of_rank,
             index_of_name,
@@ -754,7 +753,9 @@ impl MergedObject {
             }
             None => Vec::new(),
         };
-        let bytes = reorder::reorder_sections(&self.data, &order, &padding)?;
+        let data = std::fs::read(&self.path)
+            .with_context(|| format!("reading {}", self.path.display()))?;
+        let bytes = reorder::reorder_sections(&data, &order, &padding)?;
         std::fs::write(out, bytes).with_context(|| format!("writing {}", out.display()))
     }
 }
