@@ -133,6 +133,35 @@ fn an_up_to_date_build_says_nothing_was_seen() {
     assert!(stderr.contains("make clean"), "{stderr}");
 }
 
+/// An up-to-date tree whose Makefile links a feature probe on every run (as zstd's does):
+/// the shim sees a link but no compile, and the message says the tree was already built.
+#[test]
+fn an_up_to_date_build_that_still_links_probes_says_it_compiled_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("probe.c"), "int main(void) { return 0; }\n").unwrap();
+    let compiled = std::process::Command::new("cc")
+        .current_dir(dir)
+        .args(["-c", "probe.c", "-o", "probe.o"])
+        .status()
+        .unwrap();
+    assert!(compiled.success());
+    std::fs::write(
+        dir.join("Makefile"),
+        "all:\n\tcc probe.o -o have_probe && rm -f have_probe\n",
+    )
+    .unwrap();
+    let out = build(dir, &["--seeds", "2", "--out", "out"], &["make"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no final link"), "{stderr}");
+    assert!(stderr.contains("1 × link"), "{stderr}");
+    assert!(
+        stderr.contains("compiled nothing: was it already built? Run `make clean` first"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn a_cmake_tree_with_absolute_compiler_paths_gets_the_launcher_hint() {
     let (_tmp, dir) = fixture("multimodule");

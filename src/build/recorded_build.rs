@@ -184,6 +184,12 @@ fn no_link_message(command: &[String], cwd: &Path, record_dir: &Path, errors: &[
         }
         if seen.contains_key("probe-link") && !seen.contains_key("link") {
             msg.push_str("\n  Only configure probes (conftest) linked: did the build itself run?");
+        } else if !seen.contains_key("compile") {
+            // An up-to-date tree whose Makefile still links feature probes (zstd's
+            // have_pthread, ...) on every run: the probes are seen, the program is not.
+            msg.push_str(
+                "\n  The build compiled nothing: was it already built? Run `make clean` first.",
+            );
         }
     }
     if let Some(hint) = cmake_hint(cwd) {
