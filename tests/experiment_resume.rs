@@ -5,6 +5,7 @@
 mod experiment_support;
 
 use std::collections::BTreeMap;
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
@@ -31,6 +32,16 @@ fn experiment(src: &Path, out: &Path) -> Command {
         .args(["--metric", "wall", "--run-cmd", "{bin} 3"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null());
+    // A harness started in the background by a non-interactive shell (`cmd &`) ignores
+    // SIGINT, and an ignored signal stays ignored across exec: the experiment would then run
+    // through the SIGINT this test sends. Give it the default action back.
+    // SAFETY: signal(2) is async-signal-safe, the only call between fork and exec.
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            Ok(())
+        });
+    }
     cmd
 }
 
