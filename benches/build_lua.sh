@@ -23,7 +23,9 @@
 # ld.bfd (`--jobs 1`: relinks 3.14 s, of which the 60 seed links 2.84 s), so on a build of
 # 10 s of CPU the links alone set a floor near 1.28: the 1.1 target needs a build whose
 # compiles outweigh its links about ten to one. The shim rows of one build are noise at this
-# size (an earlier sequential run said +13.9 %; 8 ABBA rounds right after: none).
+# size (an earlier sequential run said +13.9 %; 8 ABBA rounds right after: none). Again after
+# the per-program preparation of relinks (REPS=5, PAD=0, load 1.86): plain 4.72 s / 9.19 s;
+# 30 seeds 6.86 s, 1.452 wall / 1.432 CPU (per round the same); seeds0 1.006 / 1.002.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 pad=${PAD:-256}
