@@ -489,7 +489,7 @@ impl Program {
     /// The program's objects merged by one `ld.bfd -r` in the recorded order with `identity`
     /// (each module's code in its own order), made once per recording and kept in
     /// `.record/merged/` (so `--extend` reuses it); every binary's order is then a
-    /// permutation of its section table ([`write_merged_order`]).
+    /// permutation of its section table ([`MergedObject::write_order`]).
     fn merged_once(
         &self,
         files: &[PathBuf],
