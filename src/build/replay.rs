@@ -51,15 +51,23 @@ pub struct Program {
 struct Prepared {
     /// The number of members of each archive on the link line (in link-line order).
     member_counts: Vec<usize>,
-    /// Per object (recorded input index), its code sections as ordered: COMDAT sections
-    /// included (see `merge`).
-    ordered_of: std::collections::HashMap<usize, Vec<TextSection>>,
-    /// The identity order of the script-placed sections.
-    identity: Vec<MergedEntry>,
-    /// The identity order of every ordered section (the baseline's order).
-    ordered_identity: Vec<MergedEntry>,
     /// The objects merged once (`None`: the program has no objects).
-    merged: Option<(PathBuf, MergedObject)>,
+    merged: Option<MergedModules>,
+}
+
+/// A program's objects, merged once, with what each binary's order is drawn from.
+#[derive(Debug)]
+struct MergedModules {
+    /// Per object (recorded input index), its code sections as ordered: COMDAT sections
+    /// included (see `Program::merge`).
+    ordered_of: std::collections::HashMap<usize, Vec<TextSection>>,
+    /// The baseline's order when the merged object as `ld -r` wrote it is not (COMDAT
+    /// sections kept in their groups, placed by no script); `None`: the object is the baseline.
+    baseline: Option<Vec<MergedEntry>>,
+    /// The merged object's path.
+    path: PathBuf,
+    /// Its sections, indexed.
+    object: MergedObject,
 }
 
 /// A finished link.
@@ -219,26 +227,25 @@ impl Program {
                 }
             }
         }
-        if let Some((merged, object)) = &prepared.merged {
+        if let Some(merged) = &prepared.merged {
             let entries = match seed {
-                // Every section placed by the script: the merged object is the baseline.
-                None if prepared.ordered_identity.len() == prepared.identity.len() => None,
-                None => Some(prepared.ordered_identity.clone()),
+                None => merged.baseline.clone(),
                 Some(_) => {
                     let modules: Vec<(usize, Vec<TextSection>)> = module_order
                         .iter()
-                        .map(|&i| (i, prepared.ordered_of[&i].clone()))
+                        .map(|&i| (i, merged.ordered_of[&i].clone()))
                         .collect();
                     Some(self.merged_entries(seed, paths, &modules))
                 }
             };
             paths[objects[0]] = match entries {
-                None => merged.clone(),
+                None => merged.path.clone(),
                 Some(entries) => {
                     let reordered = work.join("merged.o");
                     let mut padding = seed.map(|s| self.rng(s, "padding"));
                     let pad = padding.as_mut().map(|rng| (self.pad, rng));
-                    object
+                    merged
+                        .object
                         .write_order(&entries, pad, &reordered)
                         .with_context(|| format!("program {}", self.name))?;
                     reordered
@@ -280,9 +287,6 @@ impl Program {
         }
         let mut prepared = Prepared {
             member_counts,
-            ordered_of: Default::default(),
-            identity: Vec::new(),
-            ordered_identity: Vec::new(),
             merged: None,
         };
         if !objects.is_empty() {
@@ -335,10 +339,14 @@ impl Program {
                 .with_context(|| format!("program {}", self.name))?;
             let object = MergedObject::read(&merged, &identity)
                 .with_context(|| format!("program {}", self.name))?;
-            prepared.ordered_identity = self.merged_entries(None, paths, &in_order(&ordered_of));
-            prepared.ordered_of = ordered_of;
-            prepared.identity = identity;
-            prepared.merged = Some((merged, object));
+            let ordered_identity = self.merged_entries(None, paths, &in_order(&ordered_of));
+            prepared.merged = Some(MergedModules {
+                ordered_of,
+                // Every section placed by the script: the merged object is the baseline.
+                baseline: (ordered_identity.len() != identity.len()).then_some(ordered_identity),
+                path: merged,
+                object,
+            });
         }
         // Binaries linked in parallel may each have prepared it; they agree, one is kept.
         Ok(self
