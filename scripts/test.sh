@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 if [ "${LAYOUTRAND_TEST_ALL:-}" = 1 ]; then
-  cargo test --release --locked "$@" -- --include-ignored
+  cargo test --release --locked --no-fail-fast "$@" -- --include-ignored
 else
-  cargo test --release --locked "$@"
+  cargo test --release --locked --no-fail-fast "$@"
 fi
