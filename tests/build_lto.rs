@@ -143,3 +143,99 @@ fn the_lto_baseline_has_the_plain_lto_builds_functions() {
         .collect();
     assert!(not_cold.is_empty(), "{differences:#?}");
 }
+
+/// A compiler that fails for one program: `ltoprog`, `prog2` and `prog3` are linked from the
+/// same LTO objects by a `gcc` wrapper earlier on PATH that (outside the recorded build's own
+/// links) dies with an internal compiler error when it links `prog2`, and on a `-r` LTO
+/// link unless given `-flto-partition=one` (the crash gcc 12 had on ninja_test). `prog3`
+/// keeps its own temporaries (`-save-temps`), so its code is generated once more by the
+/// `-r` fallback, which is retried with one partition and succeeds. `prog2` is left out with
+/// the compiler's message, the others get every seed, and the exit status is 1.
+#[test]
+fn a_program_whose_lto_relink_fails_is_isolated_with_the_compilers_message() {
+    let (_tmp, dir) = fixture("lto");
+    let objs = "main.o t1.o t2.o t3.o t4.o t5.o t6.o";
+    let mut makefile = std::fs::read_to_string(dir.join("Makefile")).unwrap();
+    makefile = makefile.replacen(
+        "ltoprog: $(OBJS)",
+        &format!(
+            "all: ltoprog prog2 prog3\n\nprog2: $(OBJS)\n\t$(CC) $(CFLAGS) -flto -o $@ {objs}\n\n\
+             prog3: $(OBJS)\n\t$(CC) $(CFLAGS) -flto -save-temps -o $@ {objs}\n\n\
+             ltoprog: $(OBJS)"
+        ),
+        1,
+    );
+    std::fs::write(dir.join("Makefile"), makefile).unwrap();
+    let bin = dir.join("fakebin");
+    std::fs::create_dir(&bin).unwrap();
+    let real_gcc = which("gcc");
+    let fake = bin.join("gcc");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nout=; prev=; r=0; one=0\n\
+             for a in \"$@\"; do\n  [ \"$prev\" = -o ] && out=$a\n  [ \"$a\" = -r ] && r=1\n  \
+             [ \"$a\" = -flto-partition=one ] && one=1\n  prev=$a\ndone\n\
+             if [ -z \"$LAYOUTRAND_NESTED\" ]; then\n  \
+             case $out in */prog2) echo 'lto1: internal compiler error: Segmentation fault' >&2; exit 1;; esac\n  \
+             if [ $r = 1 ] && [ $one = 0 ]; then echo 'lto1: internal compiler error: in add_symbol_to_partition_1' >&2; exit 1; fi\n\
+             fi\nexec {} \"$@\"\n",
+            real_gcc.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+    let out = assert_cmd::Command::cargo_bin("layoutrand")
+        .unwrap()
+        .current_dir(&dir)
+        .env("PATH", path)
+        .args(["build", "-q", "--seeds", "2", "--out", "out", "--", "make"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(
+        stdout.contains("error: program prog2 is not in the seeds nor the baseline")
+            && stdout.contains("internal compiler error: Segmentation fault"),
+        "{stdout}"
+    );
+    let m = Manifest::load(&dir.join("out")).unwrap();
+    let prog2 = m.programs.iter().find(|p| p.name == "prog2").unwrap();
+    assert!(
+        prog2
+            .excluded
+            .as_deref()
+            .is_some_and(|e| e.contains("internal compiler error")),
+        "{prog2:?}"
+    );
+    assert!(m.baseline.find("prog2").is_none());
+    assert_eq!(m.seeds.len(), 2);
+    for v in &m.seeds {
+        assert_eq!(
+            v.status,
+            layoutrand::files::manifest::BuildStatus::Ok,
+            "{v:?}"
+        );
+        for name in ["ltoprog", "prog3"] {
+            let b = v.find(name).unwrap_or_else(|| panic!("{name} in {v:?}"));
+            assert!(b.code.is_some(), "{name}: {v:?}");
+        }
+        assert!(v.find("prog2").is_none());
+    }
+    assert!(
+        m.mechanism.contains("the LTO link's own code kept")
+            && m.mechanism.contains("code generated once more"),
+        "{}",
+        m.mechanism
+    );
+}
+
+/// The file `program` is on PATH.
+fn which(program: &str) -> std::path::PathBuf {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
+        .unwrap_or_else(|| panic!("{program} is not on PATH"))
+}
