@@ -49,6 +49,9 @@ pub struct BuildOptions {
     /// `--pad MAX`: the most filler bytes a seed puts in front of each function (`None`:
     /// not given, i.e. 0, or for `--extend` the recorded setting).
     pub pad: Option<u64>,
+    /// `--programs`: relink only these recorded programs (by name); `None`: every program
+    /// except the build's own tools ([`is_build_tool`]).
+    pub programs: Option<Vec<String>>,
 }
 
 /// The most `--pad` accepts: a page. Each function's padding adds to that of the functions
@@ -87,6 +90,9 @@ pub struct BuildOutcome {
     pub manifest: Manifest,
     /// Internal errors of the shim during the recorded build.
     pub shim_errors: Vec<String>,
+    /// Lines for the user after the summary: per program, in what its baseline differs from
+    /// the binary the build made ([`super::as_built`]), and the build tools left out.
+    pub notes: Vec<String>,
 }
 
 /// Records the build, relinks baseline and seeds, verifies them, writes the manifest.
@@ -111,7 +117,8 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     // The relink time counts from here: preparing a program may generate LTO code (the
     // fallback of lto_once), and the summary's time line accounts for every step.
     let relink_start = Instant::now();
-    let (programs, mut failed) = programs_isolated(&recorded.links, &record_dir, opts)?;
+    let (links, mut notes) = chosen_links(&recorded.links, opts)?;
+    let (programs, mut failed) = programs_isolated(&links, &record_dir, opts)?;
     // Never degrade silently: stop before any relink if functions could not move.
     for program in &programs {
         achieved::inspect(program, opts.granularity)?;
@@ -147,6 +154,20 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
             .collect();
         bail!("no program could be relinked:\n  {}", reasons.join("\n  "));
     }
+    notes.extend(
+        programs
+            .iter()
+            .zip(&kept_built)
+            .filter_map(|(program, (_, functions))| {
+                let what = if program.is_library() {
+                    "library"
+                } else {
+                    "program"
+                };
+                super::as_built::note(&program.record.output, functions)
+                    .map(|n| format!("baseline vs as built: {what} {}: {n}", program.name))
+            }),
+    );
     let baseline = binaries::baseline_of(&programs, kept_built);
     projection_of(&baseline.set, &out_dir, opts.seeds.len(), opts.jobs)
         .check(opts.allow_many_seeds)?;
@@ -209,6 +230,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     Ok(BuildOutcome {
         manifest,
         shim_errors: recorded.shim_errors,
+        notes,
     })
 }
 
@@ -356,6 +378,56 @@ pub(crate) fn clear_previous_output(out_dir: &Path) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Whether a program is a tool the build runs itself rather than one of its products: a
+/// cargo build script (`build_script_build-<hash>`, hard-linked as `build-script-build`).
+pub fn is_build_tool(name: &str) -> bool {
+    name.starts_with("build_script_build") || name.starts_with("build-script-build")
+}
+
+/// The recorded links to relink: those `--programs` names (an unknown name is an error
+/// listing the recorded ones), or every one but the build's own tools; with notes naming
+/// what was left out.
+fn chosen_links(
+    links: &[LinkRecord],
+    opts: &BuildOptions,
+) -> Result<(Vec<LinkRecord>, Vec<String>)> {
+    let names: Vec<String> = links.iter().map(|l| program_name(&l.output)).collect();
+    let mut notes = Vec::new();
+    let chosen: Vec<LinkRecord> = match &opts.programs {
+        Some(wanted) => {
+            for w in wanted {
+                if !names.contains(w) {
+                    bail!(
+                        "--programs: no recorded program is named {w:?} (the build linked: {})",
+                        names.join(", ")
+                    );
+                }
+            }
+            links
+                .iter()
+                .zip(&names)
+                .filter(|(_, n)| wanted.contains(n))
+                .map(|(l, _)| l.clone())
+                .collect()
+        }
+        None => {
+            let mut kept = Vec::new();
+            for (l, n) in links.iter().zip(&names) {
+                if is_build_tool(n) {
+                    notes.push(format!(
+                        "note: {n} is a tool the build runs (a cargo build script), not one of \
+                         its programs: not relinked (name it in --programs to relink it)"
+                    ));
+                } else {
+                    kept.push(l.clone());
+                }
+            }
+            kept
+        }
+    };
+    Ok((chosen, notes))
 }
 
 /// One [`Program`] per recorded link, with unique names and a mechanism each. Any program
