@@ -211,7 +211,12 @@ fn build_scripts_are_not_programs_unless_named() {
     assert_success(&o, "build");
     let stdout = String::from_utf8_lossy(&o.stdout);
     let m = Manifest::load(Path::new(&out)).unwrap();
-    let names: Vec<&str> = m.baseline.binaries.iter().map(|b| b.name.as_str()).collect();
+    let names: Vec<&str> = m
+        .baseline
+        .binaries
+        .iter()
+        .map(|b| b.name.as_str())
+        .collect();
     assert_eq!(names, ["multimodule"], "{stdout}");
     assert!(
         stdout.contains("note: build_script_build-0123456789abcdef is a tool the build runs"),
@@ -239,7 +244,10 @@ fn build_scripts_are_not_programs_unless_named() {
     assert_success(&o, "build --programs");
     let m = Manifest::load(Path::new(&out)).unwrap();
     assert_eq!(m.baseline.binaries.len(), 2);
-    assert!(m.seeds.iter().all(|v| v.find("build_script_build-0123456789abcdef").is_some()));
+    assert!(m
+        .seeds
+        .iter()
+        .all(|v| v.find("build_script_build-0123456789abcdef").is_some()));
 
     let o = build(
         &src,
