@@ -14,6 +14,14 @@
 # most 1.2 times one plain LTO build, in wall and in CPU time (user + system of every
 # process). Rounds interleave the labels so that a drifting load hits all alike; printed:
 # the median of each, the ratio of the medians and the median of the per-round ratios.
+#
+# Measured 2026-11-24 on a 2-core VM shared with four other builds (load 6 before, 12 during;
+# gcc 12, clang/lld 14), REPS=3: gcc -flto=auto plain 94.0 s wall / 28.3 s CPU, 30 seeds
+# 127.8 s / 32.7 s: CPU 1.154 (ratio of medians) / 1.136 (median per round), wall 1.360 /
+# 1.433; clang -flto=thin plain 88.1 s / 27.7 s, 30 seeds 80.6 s / 31.0 s: CPU 1.122 /
+# 1.071, wall 0.915 / 0.966. Relinks (baseline + 30 seeds, wall): gcc 11.9 s, clang 5.6 s,
+# so the wall excess of the gcc row beyond its relinks is the load (the plain build's wall
+# time ranged 87-135 s over the rounds); run it again on a quiet machine for the wall target.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/benches/build_common.sh"
