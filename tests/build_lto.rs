@@ -139,7 +139,7 @@ fn the_lto_baseline_has_the_plain_lto_builds_functions() {
         function_list_differences("the plain -flto build", &plain, "the baseline", &base);
     let not_cold: Vec<&String> = differences
         .iter()
-        .filter(|d| !(d.contains(".cold:") && !d.contains("only in")))
+        .filter(|d| !d.contains(".cold:") || d.contains("only in"))
         .collect();
     assert!(not_cold.is_empty(), "{differences:#?}");
 }

@@ -22,6 +22,9 @@ pub struct Baseline {
     pub functions: Vec<Vec<Function>>,
 }
 
+/// A program's baseline binary with its function list.
+pub type BaselineProgram = (Binary, Vec<Function>);
+
 /// Links and verifies the baseline of each program; returns the baseline of those that
 /// linked and, per program that did not (by its index in `programs`), the error. A program
 /// without a baseline cannot have seeds (nothing to compare them with): the caller leaves
@@ -29,10 +32,7 @@ pub struct Baseline {
 pub fn build_baseline_isolated(
     programs: &[Program],
     out_dir: &Path,
-) -> (
-    Vec<Option<(Binary, Vec<Function>)>>,
-    Vec<(usize, anyhow::Error)>,
-) {
+) -> (Vec<Option<BaselineProgram>>, Vec<(usize, anyhow::Error)>) {
     let label = binary_label(None);
     let results: Vec<Result<(Binary, Vec<Function>)>> = programs
         .par_iter()
@@ -66,7 +66,7 @@ pub fn build_baseline_isolated(
 
 /// The baseline of `programs` from what [`build_baseline_isolated`] built for each (all of
 /// them linked).
-pub fn baseline_of(programs: &[Program], built: Vec<(Binary, Vec<Function>)>) -> Baseline {
+pub fn baseline_of(programs: &[Program], built: Vec<BaselineProgram>) -> Baseline {
     let mut set = BinarySet {
         seed: None,
         status: BuildStatus::Ok,

@@ -444,13 +444,16 @@ pub(crate) fn programs(
     Ok(programs)
 }
 
+/// A program that could not be relinked: its name and the error.
+pub(crate) type FailedProgram = (String, anyhow::Error);
+
 /// One [`Program`] per recorded link that could be prepared, sorted by name, and per link
 /// that could not (its LTO code generation failed), its name and error.
 pub(crate) fn programs_isolated(
     links: &[LinkRecord],
     record_dir: &Path,
     opts: &BuildOptions,
-) -> Result<(Vec<Program>, Vec<(String, anyhow::Error)>)> {
+) -> Result<(Vec<Program>, Vec<FailedProgram>)> {
     let mut by_name: BTreeMap<String, usize> = BTreeMap::new();
     for link in links {
         *by_name.entry(program_name(&link.output)).or_insert(0) += 1;
@@ -540,7 +543,7 @@ pub fn all_ok(manifest: &Manifest) -> bool {
 
 /// The manifest entries of programs that could not be relinked (`(name, error)`): left out,
 /// with the compiler's or linker's message as the reason.
-fn failed_programs(failed: Vec<(String, anyhow::Error)>) -> Vec<ProgramSummary> {
+fn failed_programs(failed: Vec<FailedProgram>) -> Vec<ProgramSummary> {
     failed
         .into_iter()
         .map(|(name, err)| ProgramSummary {
