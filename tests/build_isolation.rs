@@ -179,3 +179,86 @@ fn an_interrupted_build_keeps_its_finished_seeds_and_extend_continues() {
     assert_success(&o, "build --extend without the build command");
     check_binaries(&out, "multimodule", kept + 2, "after --extend");
 }
+
+/// The multimodule fixture plus a cargo-style build script (`build_script_build-<hash>`, two
+/// modules), linked and run by the build itself.
+fn tree_with_build_script() -> (tempfile::TempDir, std::path::PathBuf) {
+    let (tmp, src) = fixture("multimodule");
+    let makefile = std::fs::read_to_string(src.join("Makefile")).unwrap();
+    let makefile = makefile.replacen(
+        "multimodule: $(OBJS)",
+        "all: multimodule\n\n\
+         build_script_build-0123456789abcdef: main.o m1.o m2.o m3.o m4.o m5.o m6.o m7.o\n\
+         \t$(CC) $(CFLAGS) -o $@ main.o m1.o m2.o m3.o m4.o m5.o m6.o m7.o\n\n\
+         multimodule: $(OBJS) build_script_build-0123456789abcdef\n\
+         \t./build_script_build-0123456789abcdef > /dev/null\n",
+        1,
+    );
+    std::fs::write(src.join("Makefile"), makefile).unwrap();
+    (tmp, src)
+}
+
+/// A build script is not one of the build's programs: it gets no baseline nor seeds and the
+/// summary says so; `--programs` relinks exactly the programs it names (the build script
+/// included) and refuses an unknown name with the recorded ones. Every program's baseline is
+/// compared with the binary the build made ("baseline vs as built": with bfd, the same
+/// functions, order and addresses).
+#[test]
+fn build_scripts_are_not_programs_unless_named() {
+    let (_tmp, src) = tree_with_build_script();
+    let out = out_of(&src);
+    let o = build(&src, &["--seeds", "2", "--out", &out], &["make"]);
+    assert_success(&o, "build");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let m = Manifest::load(Path::new(&out)).unwrap();
+    let names: Vec<&str> = m
+        .baseline
+        .binaries
+        .iter()
+        .map(|b| b.name.as_str())
+        .collect();
+    assert_eq!(names, ["multimodule"], "{stdout}");
+    assert!(
+        stdout.contains("note: build_script_build-0123456789abcdef is a tool the build runs"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "baseline vs as built: program multimodule: the build's own binary's layout: same"
+        ),
+        "{stdout}"
+    );
+
+    let o = build(
+        &src,
+        &[
+            "--seeds",
+            "2",
+            "--out",
+            &out,
+            "--programs",
+            "build_script_build-0123456789abcdef,multimodule",
+        ],
+        &["sh", "-c", "make clean >/dev/null && make"],
+    );
+    assert_success(&o, "build --programs");
+    let m = Manifest::load(Path::new(&out)).unwrap();
+    assert_eq!(m.baseline.binaries.len(), 2);
+    assert!(m
+        .seeds
+        .iter()
+        .all(|v| v.find("build_script_build-0123456789abcdef").is_some()));
+
+    let o = build(
+        &src,
+        &["--seeds", "2", "--out", &out, "--programs", "nosuch"],
+        &["sh", "-c", "make clean >/dev/null && make"],
+    );
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        stderr.contains("--programs: no recorded program is named \"nosuch\"")
+            && stderr.contains("multimodule"),
+        "{stderr}"
+    );
+}

@@ -27,9 +27,10 @@ enum Module {
 /// Scans `program`'s recorded objects and archive members. Under `module`/`global`, an
 /// error names the modules without per-function sections and the fixes.
 pub fn inspect(program: &Program, granularity: Granularity) -> Result<Achieved> {
-    let lto = program.mechanism == Mechanism::LtoOnce;
+    let lto = program.mechanism;
+    let lto = matches!(lto, Mechanism::LtoOnce | Mechanism::LtoKept).then_some(lto);
     // An LTO program's functions are ordered globally whatever the granularity.
-    let granularity = if lto {
+    let granularity = if lto.is_some() {
         Granularity::Global
     } else {
         granularity
@@ -98,10 +99,10 @@ pub fn inspect(program: &Program, granularity: Granularity) -> Result<Achieved> 
         (false, true) => format!("functions moved within {shuffled} of {objects} modules"),
         (false, false) => "nothing to move".to_string(),
     };
-    let words = if lto {
-        format!("LTO code generated once, {words}")
-    } else {
-        words
+    let words = match lto {
+        Some(Mechanism::LtoKept) => format!("the LTO link's own code, {words}"),
+        Some(_) => format!("LTO code generated once more (-r, not internalised), {words}"),
+        None => words,
     };
     Ok(Achieved {
         objects,

@@ -22,9 +22,17 @@ pub struct Baseline {
     pub functions: Vec<Vec<Function>>,
 }
 
-/// Links and verifies the baseline. Any failure here is fatal: without a baseline nothing can
-/// be compared.
-pub fn build_baseline(programs: &[Program], out_dir: &Path) -> Result<Baseline> {
+/// A program's baseline binary with its function list.
+pub type BaselineProgram = (Binary, Vec<Function>);
+
+/// Links and verifies the baseline of each program; returns the baseline of those that
+/// linked and, per program that did not (by its index in `programs`), the error. A program
+/// without a baseline cannot have seeds (nothing to compare them with): the caller leaves
+/// it out (see [`super::driver`]).
+pub fn build_baseline_isolated(
+    programs: &[Program],
+    out_dir: &Path,
+) -> (Vec<Option<BaselineProgram>>, Vec<(usize, anyhow::Error)>) {
     let label = binary_label(None);
     let results: Vec<Result<(Binary, Vec<Function>)>> = programs
         .par_iter()
@@ -42,6 +50,23 @@ pub fn build_baseline(programs: &[Program], out_dir: &Path) -> Result<Baseline> 
             ))
         })
         .collect();
+    let mut built = Vec::with_capacity(programs.len());
+    let mut failed = Vec::new();
+    for (p, r) in results.into_iter().enumerate() {
+        match r {
+            Ok(b) => built.push(Some(b)),
+            Err(err) => {
+                built.push(None);
+                failed.push((p, err));
+            }
+        }
+    }
+    (built, failed)
+}
+
+/// The baseline of `programs` from what [`build_baseline_isolated`] built for each (all of
+/// them linked).
+pub fn baseline_of(programs: &[Program], built: Vec<BaselineProgram>) -> Baseline {
     let mut set = BinarySet {
         seed: None,
         status: BuildStatus::Ok,
@@ -50,12 +75,21 @@ pub fn build_baseline(programs: &[Program], out_dir: &Path) -> Result<Baseline> 
         libraries: Vec::new(),
     };
     let mut functions = Vec::new();
-    for (r, program) in results.into_iter().zip(programs) {
-        let (b, f) = r?;
+    for ((b, f), program) in built.into_iter().zip(programs) {
         set.add(b, program.is_library());
         functions.push(f);
     }
-    Ok(Baseline { set, functions })
+    Baseline { set, functions }
+}
+
+/// Links and verifies the baseline. Any failure here is fatal: without a baseline nothing can
+/// be compared.
+pub fn build_baseline(programs: &[Program], out_dir: &Path) -> Result<Baseline> {
+    let (built, failed) = build_baseline_isolated(programs, out_dir);
+    if let Some((_, err)) = failed.into_iter().next() {
+        return Err(err);
+    }
+    Ok(baseline_of(programs, built.into_iter().flatten().collect()))
 }
 
 /// Links and verifies every seed (in parallel); `tick` is called after each program link,

@@ -13,7 +13,8 @@ use super::projection::Projection;
 use super::replay::Program;
 use super::{achieved, binaries, interrupt, isolate, recorded_build, toolchain};
 use crate::files::manifest::{
-    BinarySet, BuildMode, BuildStatus, Granularity, Manifest, MANIFEST_FILE, MANIFEST_SCHEMA,
+    BinarySet, BuildMode, BuildStatus, Granularity, Manifest, ProgramSummary, MANIFEST_FILE,
+    MANIFEST_SCHEMA,
 };
 use crate::wrap::record::LinkRecord;
 
@@ -48,6 +49,9 @@ pub struct BuildOptions {
     /// `--pad MAX`: the most filler bytes a seed puts in front of each function (`None`:
     /// not given, i.e. 0, or for `--extend` the recorded setting).
     pub pad: Option<u64>,
+    /// `--programs`: relink only these recorded programs (by name); `None`: every program
+    /// except the build's own tools ([`is_build_tool`]).
+    pub programs: Option<Vec<String>>,
 }
 
 /// The most `--pad` accepts: a page. Each function's padding adds to that of the functions
@@ -86,6 +90,9 @@ pub struct BuildOutcome {
     pub manifest: Manifest,
     /// Internal errors of the shim during the recorded build.
     pub shim_errors: Vec<String>,
+    /// Lines for the user after the summary: per program, in what its baseline differs from
+    /// the binary the build made ([`super::as_built`]), and the build tools left out.
+    pub notes: Vec<String>,
 }
 
 /// Records the build, relinks baseline and seeds, verifies them, writes the manifest.
@@ -107,7 +114,11 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         &[],
     )?;
 
-    let programs = programs(&recorded.links, &record_dir, opts)?;
+    // The relink time counts from here: preparing a program may generate LTO code (the
+    // fallback of lto_once), and the summary's time line accounts for every step.
+    let relink_start = Instant::now();
+    let (links, mut notes) = chosen_links(&recorded.links, opts)?;
+    let (programs, mut failed) = programs_isolated(&links, &record_dir, opts)?;
     // Never degrade silently: stop before any relink if functions could not move.
     for program in &programs {
         achieved::inspect(program, opts.granularity)?;
@@ -115,8 +126,49 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.jobs.max(1))
         .build()?;
-    let relink_start = Instant::now();
-    let baseline = pool.install(|| binaries::build_baseline(&programs, &out_dir))?;
+    let (built, baseline_failed) =
+        pool.install(|| binaries::build_baseline_isolated(&programs, &out_dir));
+    let mut baseline_errors: BTreeMap<usize, anyhow::Error> = baseline_failed.into_iter().collect();
+    let mut kept = Vec::new();
+    let mut kept_built = Vec::new();
+    for (p, (program, b)) in programs.into_iter().zip(built).enumerate() {
+        match b {
+            Some(b) => {
+                kept.push(program);
+                kept_built.push(b);
+            }
+            None => {
+                let err = baseline_errors
+                    .remove(&p)
+                    .unwrap_or_else(|| anyhow::anyhow!("its baseline did not link"));
+                failed.push((program.name.clone(), err));
+            }
+        }
+    }
+    let programs = kept;
+    let failed = failed_programs(failed);
+    if programs.is_empty() {
+        let reasons: Vec<String> = failed
+            .iter()
+            .map(|p| format!("{}: {}", p.name, p.excluded.as_deref().unwrap_or("")))
+            .collect();
+        bail!("no program could be relinked:\n  {}", reasons.join("\n  "));
+    }
+    notes.extend(
+        programs
+            .iter()
+            .zip(&kept_built)
+            .filter_map(|(program, (_, functions))| {
+                let what = if program.is_library() {
+                    "library"
+                } else {
+                    "program"
+                };
+                super::as_built::note(&program.record.output, functions)
+                    .map(|n| format!("baseline vs as built: {what} {}: {n}", program.name))
+            }),
+    );
+    let baseline = binaries::baseline_of(&programs, kept_built);
     projection_of(&baseline.set, &out_dir, opts.seeds.len(), opts.jobs)
         .check(opts.allow_many_seeds)?;
 
@@ -160,17 +212,25 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     );
     manifest.relink_seconds = relink_start.elapsed().as_secs_f64();
     let _ = std::fs::remove_dir_all(out_dir.join(binaries::WORK_DIR));
-    finish(
+    let finished = finish(
         &mut manifest,
         &programs,
         seeds,
         &[],
         &out_dir,
         opts.seeds.len(),
-    )?;
+    );
+    // Programs that could not be relinked at all are named in the manifest whatever else
+    // happened, so that `all_ok` (the exit status) and the summary say so.
+    if !failed.is_empty() {
+        manifest.programs.extend(failed);
+        manifest.save(&out_dir)?;
+    }
+    finished?;
     Ok(BuildOutcome {
         manifest,
         shim_errors: recorded.shim_errors,
+        notes,
     })
 }
 
@@ -320,17 +380,86 @@ pub(crate) fn clear_previous_output(out_dir: &Path) -> Result<()> {
     Ok(())
 }
 
-/// One [`Program`] per recorded link, with unique names and a mechanism each.
+/// Whether a program is a tool the build runs itself rather than one of its products: a
+/// cargo build script (`build_script_build-<hash>`, hard-linked as `build-script-build`).
+pub fn is_build_tool(name: &str) -> bool {
+    name.starts_with("build_script_build") || name.starts_with("build-script-build")
+}
+
+/// The recorded links to relink: those `--programs` names (an unknown name is an error
+/// listing the recorded ones), or every one but the build's own tools; with notes naming
+/// what was left out.
+fn chosen_links(
+    links: &[LinkRecord],
+    opts: &BuildOptions,
+) -> Result<(Vec<LinkRecord>, Vec<String>)> {
+    let names: Vec<String> = links.iter().map(|l| program_name(&l.output)).collect();
+    let mut notes = Vec::new();
+    let chosen: Vec<LinkRecord> = match &opts.programs {
+        Some(wanted) => {
+            for w in wanted {
+                if !names.contains(w) {
+                    bail!(
+                        "--programs: no recorded program is named {w:?} (the build linked: {})",
+                        names.join(", ")
+                    );
+                }
+            }
+            links
+                .iter()
+                .zip(&names)
+                .filter(|(_, n)| wanted.contains(n))
+                .map(|(l, _)| l.clone())
+                .collect()
+        }
+        None => {
+            let mut kept = Vec::new();
+            for (l, n) in links.iter().zip(&names) {
+                if is_build_tool(n) {
+                    notes.push(format!(
+                        "note: {n} is a tool the build runs (a cargo build script), not one of \
+                         its programs: not relinked (name it in --programs to relink it)"
+                    ));
+                } else {
+                    kept.push(l.clone());
+                }
+            }
+            kept
+        }
+    };
+    Ok((chosen, notes))
+}
+
+/// One [`Program`] per recorded link, with unique names and a mechanism each. Any program
+/// that cannot be prepared is fatal.
 pub(crate) fn programs(
     links: &[LinkRecord],
     record_dir: &Path,
     opts: &BuildOptions,
 ) -> Result<Vec<Program>> {
+    let (programs, failed) = programs_isolated(links, record_dir, opts)?;
+    if let Some((_, err)) = failed.into_iter().next() {
+        return Err(err);
+    }
+    Ok(programs)
+}
+
+/// A program that could not be relinked: its name and the error.
+pub(crate) type FailedProgram = (String, anyhow::Error);
+
+/// One [`Program`] per recorded link that could be prepared, sorted by name, and per link
+/// that could not (its LTO code generation failed), its name and error.
+pub(crate) fn programs_isolated(
+    links: &[LinkRecord],
+    record_dir: &Path,
+    opts: &BuildOptions,
+) -> Result<(Vec<Program>, Vec<FailedProgram>)> {
     let mut by_name: BTreeMap<String, usize> = BTreeMap::new();
     for link in links {
         *by_name.entry(program_name(&link.output)).or_insert(0) += 1;
     }
     let mut programs = Vec::new();
+    let mut failed = Vec::new();
     for link in links {
         let mut name = program_name(&link.output);
         if by_name[&name] > 1 {
@@ -346,15 +475,20 @@ pub(crate) fn programs(
                 .replace('/', "_");
         }
         let linker = opts.linker.unwrap_or_else(|| Linker::of_record(link));
-        let mut program = Program::new(name, link, linker, opts.granularity, record_dir)?;
-        program.pad = opts.pad.unwrap_or(0);
-        programs.push(program);
+        match Program::new(name.clone(), link, linker, opts.granularity, record_dir) {
+            Ok(mut program) => {
+                program.pad = opts.pad.unwrap_or(0);
+                programs.push(program);
+            }
+            Err(err) => failed.push((name, err)),
+        }
     }
     programs.sort_by(|a, b| a.name.cmp(&b.name));
     if programs.windows(2).any(|w| w[0].name == w[1].name) {
         bail!("two recorded links produce programs of the same name");
     }
-    Ok(programs)
+    failed.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok((programs, failed))
 }
 
 /// The program's name for a link output: its file name, without the hash cargo appends to
@@ -397,9 +531,30 @@ pub(super) fn progress_bar(show: bool, len: u64) -> indicatif::ProgressBar {
     bar
 }
 
-/// Whether every seed built.
+/// Whether every seed built and every recorded program has a baseline (a program whose LTO
+/// code generation or baseline link failed is in the manifest's `programs` without one).
 pub fn all_ok(manifest: &Manifest) -> bool {
     manifest.seeds.iter().all(|v| v.status == BuildStatus::Ok)
+        && manifest
+            .programs
+            .iter()
+            .all(|p| manifest.baseline.find(&p.name).is_some())
+}
+
+/// The manifest entries of programs that could not be relinked (`(name, error)`): left out,
+/// with the compiler's or linker's message as the reason.
+fn failed_programs(failed: Vec<FailedProgram>) -> Vec<ProgramSummary> {
+    failed
+        .into_iter()
+        .map(|(name, err)| ProgramSummary {
+            name,
+            library: false,
+            excluded: Some(format!("it could not be relinked: {err:#}")),
+            distinct_layouts: 0,
+            coinciding: Vec::new(),
+            achieved: None,
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -10,7 +10,9 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 
 use super::binaries::{self, Baseline};
-use super::driver::{finish, programs, relink_seeds, BuildOptions, BuildOutcome, RECORD_DIR};
+use super::driver::{
+    finish, programs_isolated, relink_seeds, BuildOptions, BuildOutcome, RECORD_DIR,
+};
 use crate::files::manifest::{BuildMode, Granularity, Manifest, MANIFEST_FILE};
 use crate::layout::binary;
 use crate::wrap::record;
@@ -73,10 +75,16 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
         bail!("--extend: {} holds no recorded link", record_dir.display());
     }
     // Programs left out of the seeds stay out: their seeds would equal the baseline again.
+    // So do those without a baseline (build tools, `--programs`, a failed relink).
     let excluded = manifest.excluded_programs();
-    let programs: Vec<_> = programs(&links, &record_dir, opts)?
+    let in_baseline = |name: &str| manifest.baseline.find(name).is_some();
+    let (programs, failed) = programs_isolated(&links, &record_dir, opts)?;
+    if let Some((_, err)) = failed.into_iter().find(|(name, _)| in_baseline(name)) {
+        return Err(err);
+    }
+    let programs: Vec<_> = programs
         .into_iter()
-        .filter(|p| !excluded.contains(&p.name.as_str()))
+        .filter(|p| in_baseline(&p.name) && !excluded.contains(&p.name.as_str()))
         .collect();
     if let Some(linker) = opts.linker {
         if manifest.linker != linker.name() {
@@ -144,5 +152,6 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
     Ok(BuildOutcome {
         manifest,
         shim_errors: Vec::new(),
+        notes: Vec::new(),
     })
 }

@@ -77,6 +77,11 @@ pub enum Mechanism {
     /// [`Mechanism::MergedGlobal`]: its functions in one random order (within gcc's groups),
     /// whatever the granularity, since modules do not survive LTO.
     LtoOnce,
+    /// `-flto` (gcc or clang): the machine code the user's own LTO link generated (gcc's
+    /// ltrans objects, clang's LTO objects), kept by the shim ([`crate::wrap::lto_keep`]),
+    /// relinked like [`Mechanism::MergedGlobal`]: the code, internalisation and inlining are
+    /// exactly the plain LTO build's.
+    LtoKept,
 }
 
 impl Mechanism {
@@ -111,8 +116,14 @@ impl Mechanism {
             Mechanism::MergedGlobal => {
                 format!("{merged}: all functions in one random order; {members}; then {l}")
             }
+            Mechanism::LtoKept => format!(
+                "-flto: the LTO link's own code kept (its partitions' objects, a section per \
+                 function) and merged once by ld.bfd -r; per seed, its section table permuted: \
+                 its functions in one random order; {members}; then {l}"
+            ),
             Mechanism::LtoOnce => format!(
-                "-flto: code generated once into one object with a section per function (-r); \
+                "-flto: code generated once more into one object with a section per function \
+                 (-r: the link's own code could not be kept, globals not internalised); \
                  per seed, its section table permuted: its functions in one random order; \
                  {members}; then {l}"
             ),
@@ -127,6 +138,7 @@ impl Mechanism {
                 | Mechanism::MergedModule
                 | Mechanism::MergedGlobal
                 | Mechanism::LtoOnce
+                | Mechanism::LtoKept
         )
     }
 }

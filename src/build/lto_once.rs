@@ -40,9 +40,7 @@ pub const LTO_DIR: &str = "lto";
 
 /// Whether the link's driver is clang (its IR is LLVM bitcode, which lld reads).
 pub fn is_clang(link: &LinkRecord) -> bool {
-    link.real_tool
-        .file_name()
-        .is_some_and(|n| n.to_string_lossy().contains("clang"))
+    crate::wrap::lto_keep::is_clang(&link.real_tool)
 }
 
 /// Whether `link` generates code at link time: `-flto` given, or an object holding LTO IR
@@ -59,17 +57,34 @@ pub fn generates_code(link: &LinkRecord, record_dir: &Path) -> bool {
             })
 }
 
-/// Generates the code of the LTO link `link` of program `name` once (or reuses the object an
-/// earlier call made from the same recording) and returns the link rewritten to use it,
-/// with `lto` false.
+/// Where an LTO program's machine code comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LtoCode {
+    /// The objects the user's own LTO link generated, kept by the shim (this many): the code
+    /// is exactly the plain LTO build's.
+    Kept(usize),
+    /// Generated once more by a `-r` link (the objects could not be kept): no
+    /// internalisation, so the code differs from the plain LTO build's.
+    Regenerated,
+}
+
+/// The LTO link `link` of program `name` rewritten to use machine code instead of its LTO
+/// inputs, with `lto` false: the objects the recorded link generated itself when the shim
+/// kept them, otherwise the code generated once by a `-r` link (or the object an earlier
+/// call made from the same recording).
 ///
-/// Errors name the program and carry the compiler's message when the step fails, and refuse
-/// a step whose output still holds LTO IR.
-pub fn generate(link: &LinkRecord, record_dir: &Path, name: &str) -> Result<LinkRecord> {
+/// Errors name the program and carry the compiler's message when the step fails (after a
+/// retry with one partition for gcc), and refuse machine code that still holds LTO IR.
+pub fn generate(link: &LinkRecord, record_dir: &Path, name: &str) -> Result<(LinkRecord, LtoCode)> {
     if link.tool != LinkTool::Driver {
         bail!("program {name}: an LTO link must go through the compiler driver");
     }
     let blob = |input: &RecordedInput| record_dir.join(record::BLOBS_DIR).join(&input.blob);
+    if !link.lto_objects.is_empty() {
+        if let Some(rewritten) = kept(link, record_dir, name)? {
+            return Ok((rewritten, LtoCode::Kept(link.lto_objects.len())));
+        }
+    }
     let mut in_step = Vec::with_capacity(link.inputs.len());
     for input in &link.inputs {
         in_step.push(match input.kind {
@@ -89,11 +104,58 @@ pub fn generate(link: &LinkRecord, record_dir: &Path, name: &str) -> Result<Link
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let object = dir.join(format!("{}-{}.o", name.replace('/', "_"), &key[..16]));
     if !object.is_file() {
-        run_step(link, &in_step, &blob, &object, name)?;
+        if let Err(err) = run_step(link, &in_step, &blob, &object, name, &[]) {
+            // gcc's partitioning has crashed lto1 (an internal compiler error in
+            // add_symbol_to_partition_1 on ninja_test); one partition avoids it.
+            if is_clang(link) {
+                return Err(err);
+            }
+            run_step(
+                link,
+                &in_step,
+                &blob,
+                &object,
+                name,
+                &["-flto-partition=one"],
+            )
+            .map_err(|again| err.context(format!("and again with one partition: {again:#}")))?;
+        }
     }
     check_output(&object).with_context(|| format!("program {name}: LTO code generation"))?;
     let stored = record::store_blob(record_dir, &object, InputKind::Object)?;
-    Ok(rewrite(link, &in_step, &object, stored, name))
+    let objects = [(object.clone(), stored)];
+    Ok((
+        rewrite(link, &in_step, &objects, name),
+        LtoCode::Regenerated,
+    ))
+}
+
+/// The link rewritten to use the objects its own LTO code generation produced
+/// (`link.lto_objects`) in place of its LTO IR inputs (objects and archives holding IR); the
+/// inputs without IR stay. `None` when no input holds IR (nothing to replace).
+fn kept(link: &LinkRecord, record_dir: &Path, name: &str) -> Result<Option<LinkRecord>> {
+    let blobs = record_dir.join(record::BLOBS_DIR);
+    let mut in_step = Vec::with_capacity(link.inputs.len());
+    for input in &link.inputs {
+        let path = blobs.join(&input.blob);
+        in_step.push(match input.kind {
+            InputKind::Object => {
+                is_ir(&std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?)
+            }
+            InputKind::Archive => archive_holds_ir(&path)
+                .with_context(|| format!("program {name}: archive {}", input.written))?,
+        });
+    }
+    if !in_step.contains(&true) {
+        return Ok(None);
+    }
+    let mut objects = Vec::with_capacity(link.lto_objects.len());
+    for stored in &link.lto_objects {
+        let path = blobs.join(stored);
+        check_output(&path).with_context(|| format!("program {name}: its LTO code"))?;
+        objects.push((path, stored.clone()));
+    }
+    Ok(Some(rewrite(link, &in_step, &objects, name)))
 }
 
 /// Whether any member of the archive is LTO IR (gcc's `.gnu.lto_` sections or LLVM
@@ -104,7 +166,9 @@ fn archive_holds_ir(path: &Path) -> Result<bool> {
         .any(|(_, data)| is_ir(data)))
 }
 
-fn is_ir(data: &[u8]) -> bool {
+/// Whether `data` is LTO IR (LLVM bitcode, or an object with gcc's LTO sections, fat or
+/// slim) rather than machine code alone.
+pub fn is_ir(data: &[u8]) -> bool {
     data.starts_with(b"BC\xc0\xde") || object_file::has_gcc_lto_bytecode(data).unwrap_or(false)
 }
 
@@ -115,6 +179,7 @@ fn run_step(
     blob: &dyn Fn(&RecordedInput) -> PathBuf,
     object: &Path,
     name: &str,
+    extra: &[&str],
 ) -> Result<()> {
     let starts = input_starts(link);
     let mut args: Vec<String> = Vec::new();
@@ -147,6 +212,7 @@ fn run_step(
         args.push("-flinker-output=nolto-rel".into());
         args.push("-fuse-ld=bfd".into());
     }
+    args.extend(extra.iter().map(|a| a.to_string()));
     let staged = object.with_extension("o.tmp");
     args.push("-o".into());
     args.push(staged.display().to_string());
@@ -239,13 +305,12 @@ fn check_output(object: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The link with the generated object at its first LTO input's place, the other LTO inputs
-/// and the LTO options left out; spans renumbered.
+/// The link with the machine-code `objects` (path, blob) at its first LTO input's place, the
+/// other LTO inputs and the LTO options left out; spans renumbered.
 fn rewrite(
     link: &LinkRecord,
     in_step: &[bool],
-    object: &Path,
-    blob: String,
+    objects: &[(PathBuf, String)],
     name: &str,
 ) -> LinkRecord {
     let starts = input_starts(link);
@@ -273,17 +338,23 @@ fn rewrite(
                 inputs.push(kept);
             } else if !placed {
                 placed = true;
-                inputs.push(RecordedInput {
-                    span: Span {
-                        start: args.len(),
-                        len: 1,
-                    },
-                    written: format!("the LTO code of {name}"),
-                    resolved: object.to_path_buf(),
-                    kind: InputKind::Object,
-                    blob: blob.clone(),
-                });
-                args.push(object.display().to_string());
+                for (n, (object, blob)) in objects.iter().enumerate() {
+                    inputs.push(RecordedInput {
+                        span: Span {
+                            start: args.len(),
+                            len: 1,
+                        },
+                        written: if objects.len() == 1 {
+                            format!("the LTO code of {name}")
+                        } else {
+                            format!("the LTO code of {name} (partition {n})")
+                        },
+                        resolved: object.clone(),
+                        kind: InputKind::Object,
+                        blob: blob.clone(),
+                    });
+                    args.push(object.display().to_string());
+                }
             }
             k += input.span.len;
             continue;
@@ -298,6 +369,7 @@ fn rewrite(
         inputs,
         output_span,
         lto: false,
+        lto_objects: Vec::new(),
         ..link.clone()
     }
 }
@@ -366,6 +438,7 @@ mod tests {
             output: "/tmp/p".into(),
             lto: true,
             shared: false,
+            lto_objects: Vec::new(),
             fuse_ld: None,
             seconds: 0.0,
             started_unix_nanos: 0,
@@ -373,8 +446,7 @@ mod tests {
         let r = rewrite(
             &link,
             &[true, true, true, false],
-            Path::new("/r/lto.o"),
-            "h.o".into(),
+            &[("/r/lto.o".into(), "h.o".into())],
             "p",
         );
         assert_eq!(r.args, ["-O2", "/r/lto.o", "-o", "p", "liby.a", "-lm"]);

@@ -4,7 +4,9 @@
 //! * [`recorded_build`]: the build command under the shim;
 //! * [`linker`]: the linkers and the ordering mechanism for each granularity;
 //! * [`replay`]: one relink of one program for the baseline or a seed;
-//! * [`lto_once`]: the code of a `-flto` program generated once, then relinked per seed;
+//! * [`lto_once`]: a `-flto` program relinked from its own link's code (kept by the shim),
+//!   or from code generated once more;
+//! * [`as_built`]: in what the baseline differs from the binary the build made;
 //! * [`binaries`]: baseline and seeds, in parallel, verified;
 //! * [`driver`]: all of it, writing the [manifest](crate::files::manifest); [`rebuild`]: `--rebuild`, one full build
 //!   per binary in a copy of the tree, each link randomised as it happens (see [`live`]);
@@ -18,6 +20,7 @@
 //! * [`summary`]: the closing table; [`toolchain`]: versions for the manifest.
 
 pub mod achieved;
+pub mod as_built;
 pub mod binaries;
 pub mod driver;
 pub mod extend;

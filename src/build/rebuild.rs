@@ -113,6 +113,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     Ok(BuildOutcome {
         manifest,
         shim_errors,
+        notes: Vec::new(),
     })
 }
 

@@ -79,8 +79,8 @@ pub struct Linked {
 
 impl Program {
     /// The program `name` of the recorded `link`, relinked with `linker` at `granularity`.
-    /// An LTO link has its code generated here, once ([`lto_once::generate`]), and is then
-    /// relinked from that object.
+    /// An LTO link is relinked from the machine code its own link generated (kept by the
+    /// shim), or, failing that, from code generated here once ([`lto_once::generate`]).
     pub fn new(
         name: String,
         link: &LinkRecord,
@@ -89,9 +89,13 @@ impl Program {
         record_dir: &Path,
     ) -> Result<Program> {
         let lto = lto_once::generates_code(link, record_dir);
-        let mechanism = Mechanism::choose(granularity, lto);
+        let mut mechanism = Mechanism::choose(granularity, lto);
         let record = if lto {
-            lto_once::generate(link, record_dir, &name)?
+            let (record, code) = lto_once::generate(link, record_dir, &name)?;
+            if let lto_once::LtoCode::Kept(_) = code {
+                mechanism = Mechanism::LtoKept;
+            }
+            record
         } else {
             link.clone()
         };
@@ -405,7 +409,7 @@ impl Program {
             group: s.group,
         };
         match (seed, self.mechanism) {
-            (Some(seed), Mechanism::MergedGlobal | Mechanism::LtoOnce) => {
+            (Some(seed), Mechanism::MergedGlobal | Mechanism::LtoOnce | Mechanism::LtoKept) => {
                 let scripted: Vec<(PathBuf, Vec<TextSection>)> = modules
                     .iter()
                     .map(|(i, s)| (paths[*i].clone(), s.clone()))

@@ -67,7 +67,14 @@ pub fn render(m: &Manifest) -> String {
         if let (Some(a), None) = (&p.achieved, &p.excluded) {
             let _ = writeln!(out, "achieved: {what} {}: {}", p.name, a.words);
         }
-        if let (Some(reason), true) = (&p.excluded, p.library) {
+        if m.baseline.find(&p.name).is_none() {
+            let _ = writeln!(
+                out,
+                "error: {what} {} is not in the seeds nor the baseline: {}",
+                p.name,
+                p.excluded.as_deref().unwrap_or("it could not be relinked")
+            );
+        } else if let (Some(reason), true) = (&p.excluded, p.library) {
             let _ = writeln!(out, "note: library {} is not randomised: {reason}", p.name);
         } else if let Some(reason) = &p.excluded {
             let _ = writeln!(

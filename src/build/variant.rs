@@ -107,6 +107,7 @@ pub fn build(opts: &BuildOptions, name: &str) -> Result<BuildOutcome> {
     Ok(BuildOutcome {
         manifest: entry_build(&manifest, name),
         shim_errors: outcome.shim_errors,
+        notes: outcome.notes,
     })
 }
 

@@ -51,6 +51,11 @@ pub struct Args {
     /// and page offsets [default: 0, none; at most 4096; not with --granularity link].
     #[arg(long, value_name = "MAX", value_parser = parse_pad, allow_negative_numbers = true)]
     pub pad: Option<u64>,
+    /// Relink only these recorded programs (names as in the manifest), comma-separated
+    /// [default: every program the build linked except its own tools, such as cargo build
+    /// scripts].
+    #[arg(long, value_delimiter = ',')]
+    pub programs: Option<Vec<String>>,
     /// Allow more than 1000 seeds (the build prints the projected time and disk first).
     #[arg(long)]
     pub allow_many_seeds: bool,
@@ -171,6 +176,7 @@ pub fn run(args: Args) -> Result<i32> {
         rebuild: args.rebuild,
         allow_many_seeds: args.allow_many_seeds,
         pad: args.pad,
+        programs: args.programs.clone(),
     };
     let outcome = if let Some(name) = &args.variant {
         layoutrand::build::variant::build(&opts, name)?
@@ -193,6 +199,9 @@ pub fn run(args: Args) -> Result<i32> {
         );
     }
     print!("{}", summary::render(&outcome.manifest));
+    for note in &outcome.notes {
+        println!("{note}");
+    }
     println!(
         "manifest: {}",
         args.out

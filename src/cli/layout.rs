@@ -80,14 +80,15 @@ fn show_one(path: &std::path::Path, format: Format) -> Result<i32> {
             println!("fingerprint  {fingerprint}");
             println!("functions    {}", functions.len());
             println!();
-            println!("{:<18}  {:>8}  name  (file)", "address", "size");
+            println!("{:<18}  {:>8}  name, demangled  (file)", "address", "size");
             for f in &functions {
                 let file = f
                     .file
                     .as_deref()
                     .map(|s| format!("  ({s})"))
                     .unwrap_or_default();
-                println!("{:#018x}  {:>8}  {}{file}", f.address, f.size, f.name);
+                let name = layout::demangle::demangle(&f.name);
+                println!("{:#018x}  {:>8}  {name}{file}", f.address, f.size);
             }
         }
     }

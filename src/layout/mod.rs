@@ -9,10 +9,12 @@
 //! * [`reorder`]: seeded shuffles, `ld -r` module reordering, the global order script;
 //! * [`same_code`]: the invariant that a seed holds the baseline's code, only elsewhere;
 //! * [`offsets`]: how many cache-line and page offsets a binary's functions start at;
-//! * [`dynamic`]: a library's soname and an executable's loader.
+//! * [`dynamic`]: a library's soname and an executable's loader;
+//! * [`demangle`]: C++ and Rust names made readable for display.
 
 pub mod archive;
 pub mod binary;
+pub mod demangle;
 pub mod distance;
 pub mod dynamic;
 mod fingerprint;

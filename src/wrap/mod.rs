@@ -15,6 +15,7 @@
 
 pub mod atfile;
 pub mod classify;
+pub mod lto_keep;
 pub mod record;
 pub mod shim;
 

@@ -109,6 +109,12 @@ pub struct LinkRecord {
     /// loaded by the programs at run time. Absent (false) in records of older versions.
     #[serde(default)]
     pub shared: bool,
+    /// The objects the link's own LTO code generation produced (gcc's ltrans objects, or
+    /// clang's LTO objects via the linker's `obj-path`), blob names in partition order, kept
+    /// by the shim ([`super::lto_keep`]) so that every relink uses the user's own LTO code.
+    /// Empty for a link without LTO, when they could not be kept, and in older records.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub lto_objects: Vec<String>,
     /// `-fuse-ld=` as given.
     pub fuse_ld: Option<String>,
     /// Wall time of the link, seconds.

@@ -247,17 +247,36 @@ fn record_link(
     }
     let inputs = copy_inputs(record_dir, &c, &cwd)?;
     let started_unix_nanos = SystemTime::now().duration_since(UNIX_EPOCH)?.as_nanos();
+    let output = cwd.join(c.output_path().unwrap_or("a.out"));
+    // Under LTO, the compiler keeps the code it generates in the recording: every relink
+    // then uses the user's own LTO code (src/wrap/lto_keep.rs).
+    let keep = (kind == ToolKind::Driver && c.lto)
+        .then(|| LtoKeep::new(record_dir, real, &record_args, &output, started_unix_nanos))
+        .flatten();
+    if let Some(keep) = &keep {
+        run_args.extend(keep.args.iter().map(OsString::from));
+    }
     let start = Instant::now();
     let status = real_command(real, &run_args, ctx)
         .env(ENV_NESTED, "1")
         .status()
-        .with_context(|| format!("running {}", real.display()))?;
+        .with_context(|| format!("running {}", real.display()));
     let seconds = start.elapsed().as_secs_f64();
     for object in &split_objects {
         let _ = std::fs::remove_file(object);
     }
-    let code = exit_code(status);
-    let output = cwd.join(c.output_path().unwrap_or("a.out"));
+    let lto_objects = match (&keep, &status) {
+        (Some(keep), Ok(s)) if s.success() => keep.store(record_dir),
+        _ => Vec::new(),
+    };
+    if let Some(keep) = &keep {
+        let _ = std::fs::remove_dir_all(&keep.dir);
+        // The common parent goes too once no other link is using it.
+        if let Some(parent) = keep.dir.parent() {
+            let _ = std::fs::remove_dir(parent);
+        }
+    }
+    let code = exit_code(status?);
     let shared = c.kind == CallKind::SharedLink;
     ctx.log_seen(
         match (code == 0, shared) {
@@ -307,6 +326,7 @@ fn record_link(
         output,
         lto: c.lto,
         shared,
+        lto_objects,
         fuse_ld: c.fuse_ld.clone(),
         seconds,
         started_unix_nanos,
@@ -320,6 +340,50 @@ fn record_link(
     }
     live_relink(ctx, record_dir, &link);
     Ok(Plan::Done(code))
+}
+
+/// Where one LTO link keeps the code it generates, and the options that ask for it.
+struct LtoKeep {
+    /// A directory of its own under the recording (removed after the link).
+    dir: PathBuf,
+    /// Added to the link's arguments as it runs (not to the recorded ones).
+    args: Vec<String>,
+    clang: bool,
+    output_name: String,
+}
+
+impl LtoKeep {
+    fn new(
+        record_dir: &Path,
+        real: &Path,
+        args: &[String],
+        output: &Path,
+        nanos: u128,
+    ) -> Option<LtoKeep> {
+        let clang = super::lto_keep::is_clang(real);
+        let output_name = output.file_name()?.to_string_lossy().into_owned();
+        let dir = record_dir
+            .join(super::lto_keep::TEMPS_DIR)
+            .join(format!("{nanos}-{}", std::process::id()));
+        let args = super::lto_keep::keep_args(clang, args, &dir, &output_name)?;
+        std::fs::create_dir_all(&dir).ok()?;
+        Some(LtoKeep {
+            dir,
+            args,
+            clang,
+            output_name,
+        })
+    }
+
+    /// Stores the objects the link kept as blobs, in partition order (none found: empty, and
+    /// the build falls back to generating the code once more).
+    fn store(&self, record_dir: &Path) -> Vec<String> {
+        super::lto_keep::kept_objects(self.clang, &self.dir, &self.output_name)
+            .iter()
+            .map(|o| record::store_blob(record_dir, o, record::InputKind::Object))
+            .collect::<Result<Vec<_>>>()
+            .unwrap_or_default()
+    }
 }
 
 /// Hands the recorded link to the build stage's hook (under `layoutrand build --rebuild`: the

@@ -165,15 +165,76 @@ pub fn layout_distance(base: &Path, other: &Path) -> serde_json::Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// Asserts that the LTO code of the build in `out_dir` was generated into exactly one object
-/// (`.record/lto/*.o`, see src/build/lto_once.rs): code generation ran once.
-pub fn assert_lto_code_generated_once(out_dir: &Path, what: &str) {
-    let objects: Vec<_> = std::fs::read_dir(out_dir.join(".record/lto"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "o"))
-        .collect();
-    assert_eq!(objects.len(), 1, "{what}: {objects:?}");
+/// Asserts that the LTO code of the build in `out_dir` is the recorded link's own: every
+/// link record kept the objects its LTO code generation produced (src/wrap/lto_keep.rs) and
+/// no code was generated again (no `.record/lto/*.o`, the fallback of
+/// src/build/lto_once.rs), nor left behind in `.record/lto-temps`.
+pub fn assert_lto_code_kept(out_dir: &Path, what: &str) {
+    let records = layoutrand::wrap::record::read_records(&out_dir.join(".record")).unwrap();
+    assert!(!records.is_empty(), "{what}: no link recorded");
+    for r in &records {
+        assert!(
+            !r.lto_objects.is_empty(),
+            "{what}: the LTO objects of {} were not kept",
+            r.output.display()
+        );
+    }
+    let regenerated: Vec<_> = std::fs::read_dir(out_dir.join(".record/lto"))
+        .map(|d| d.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default();
+    assert!(
+        regenerated.is_empty(),
+        "{what}: code generated again: {regenerated:?}"
+    );
+    let temps: Vec<_> = std::fs::read_dir(out_dir.join(".record/lto-temps"))
+        .map(|d| d.map(|e| e.unwrap().path()).collect())
+        .unwrap_or_default();
+    assert!(temps.is_empty(), "{what}: temporaries left: {temps:?}");
+}
+
+/// The functions of an ELF binary as (name, size), sorted, from its symbol table: what a
+/// plain build and a baseline are compared by.
+pub fn function_sizes(path: &Path) -> std::collections::BTreeMap<String, Vec<u64>> {
+    use object::{Object, ObjectSymbol, SymbolKind};
+    let data = std::fs::read(path).unwrap();
+    let file = object::File::parse(&*data).unwrap();
+    let mut out: std::collections::BTreeMap<String, Vec<u64>> = Default::default();
+    for s in file.symbols() {
+        if s.kind() == SymbolKind::Text && s.size() > 0 {
+            out.entry(s.name().unwrap().to_string())
+                .or_default()
+                .push(s.size());
+        }
+    }
+    for sizes in out.values_mut() {
+        sizes.sort();
+    }
+    out
+}
+
+/// What differs between two function lists, in words (empty: nothing).
+pub fn function_list_differences(
+    a_name: &str,
+    a: &std::collections::BTreeMap<String, Vec<u64>>,
+    b_name: &str,
+    b: &std::collections::BTreeMap<String, Vec<u64>>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, sizes) in a {
+        match b.get(name) {
+            None => out.push(format!("{name} only in {a_name} ({sizes:?} bytes)")),
+            Some(other) if other != sizes => out.push(format!(
+                "{name}: {sizes:?} bytes in {a_name}, {other:?} in {b_name}"
+            )),
+            _ => {}
+        }
+    }
+    for (name, sizes) in b {
+        if !a.contains_key(name) {
+            out.push(format!("{name} only in {b_name} ({sizes:?} bytes)"));
+        }
+    }
+    out
 }
 
 /// Whether a linker program is installed (CI installs all four; a bare machine may not).

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Benchmark (not a test) of `layoutrand build` on an LTO program: ninja (C++) with gcc
+# -flto=auto and with clang -flto=thin (lld).
+#
+#   benches/build_lto.sh          # REPS=3 JOBS=2 SEEDS=30 by default
+#
+# ninja comes from Debian's ninja-build source (recipes/debian-source.sh --skip-patches) and
+# is built by benches/ninja.mk (LTO=1: -flto=auto and gcc-ar; LTO=thin: clang++ -flto=thin,
+# llvm-ar, lld). Each round runs, in turn and each after `make clean`:
+#   plain1 / seeds1        make -jJOBS LTO=1 / layoutrand build --seeds N -- make LTO=1
+#   plainthin / seedsthin  the same with LTO=thin
+# The LTO code is generated once, by the recorded build's own link (the shim keeps its
+# objects, src/wrap/lto_keep.rs); every binary relinks them. The target: 30 seeds cost at
+# most 1.2 times one plain LTO build, in wall and in CPU time (user + system of every
+# process). Rounds interleave the labels so that a drifting load hits all alike; printed:
+# the median of each, the ratio of the medians and the median of the per-round ratios.
+#
+# Measured 2026-11-24 on a 2-core VM shared with four other builds (load 6 before, 12 during;
+# gcc 12, clang/lld 14), REPS=3: gcc -flto=auto plain 94.0 s wall / 28.3 s CPU, 30 seeds
+# 127.8 s / 32.7 s: CPU 1.154 (ratio of medians) / 1.136 (median per round), wall 1.360 /
+# 1.433; clang -flto=thin plain 88.1 s / 27.7 s, 30 seeds 80.6 s / 31.0 s: CPU 1.122 /
+# 1.071, wall 0.915 / 0.966. Relinks (baseline + 30 seeds, wall): gcc 11.9 s, clang 5.6 s,
+# so the wall excess of the gcc row beyond its relinks is the load (the plain build's wall
+# time ranged 87-135 s over the rounds); run it again on a quiet machine for the wall target.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+. "$root/benches/build_common.sh"
+ninja_source || exit 3
+
+seeds_build() { local lto=$1; shift; "$bin" build -q --seeds "$seeds" "$@" -- make -s -j"$jobs" LTO="$lto"; }
+run_plain1() { make -s -j"$jobs" LTO=1; }
+run_seeds1() { seeds_build 1 --out "$work/out1"; }
+run_plainthin() { make -s -j"$jobs" LTO=thin; }
+run_seedsthin() { seeds_build thin --out "$work/outthin"; }
+printf 'ninja %s, make -j%s, %s seeds, median of %s interleaved round(s), load %s\n' \
+  "$(sed -n 's/.*kNinjaVersion = "\(.*\)".*/\1/p' src/version.cc)" "$jobs" "$seeds" "$reps" \
+  "$(cut -d' ' -f1 /proc/loadavg)"
+interleave plain1 seeds1 plainthin seedsthin
+for out in out1 outthin; do
+  "$work/$out/seed-$seeds/ninja" --version >/dev/null
+done
+row plain1 plain1 "" "gcc -flto=auto: plain build"
+row seeds1 plain1 1.2 "gcc -flto=auto: build --seeds $seeds"
+row plainthin plainthin "" "clang -flto=thin: plain build"
+row seedsthin plainthin 1.2 "clang -flto=thin: build --seeds $seeds"
+printf '  relink seconds (baseline + %s seeds, wall): gcc %s, clang thin %s\n' "$seeds" \
+  "$(relink_seconds "$work/out1")" "$(relink_seconds "$work/outthin")"

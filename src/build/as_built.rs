@@ -1,0 +1,117 @@
+//! In what the baseline differs from the binary the user's build made ("as built"): the
+//! baseline is relinked through the same mechanism as the seeds (with the identity order), so
+//! it can differ from the recorded build's own output in its functions (not expected), their
+//! order, or their addresses (the same order with other gaps, e.g. when the relink's inputs
+//! are merged by `ld -r` and the final linker pads the merged sections differently). The
+//! summary says which, per program, so that nobody takes the baseline for the shipped binary
+//! when it is not.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::layout::binary::{self, Function};
+
+/// The baseline compared with the build's own binary at `own` (`None`: that file is gone or
+/// is not a binary with symbols, e.g. the build stripped or removed it).
+pub fn note(own: &Path, baseline: &[Function]) -> Option<String> {
+    let own = binary::functions(own).ok()?;
+    Some(compare(&own, baseline))
+}
+
+/// The comparison in words: functions (name and size), their order, their addresses.
+pub fn compare(own: &[Function], baseline: &[Function]) -> String {
+    let key = |f: &Function| (f.id.clone(), f.size);
+    let count = |fs: &[Function]| {
+        let mut m = BTreeMap::new();
+        for f in fs {
+            *m.entry(key(f)).or_insert(0usize) += 1;
+        }
+        m
+    };
+    let (a, b) = (count(own), count(baseline));
+    if a != b {
+        let only_own = a.keys().filter(|k| !b.contains_key(*k)).count();
+        let only_base = b.keys().filter(|k| !a.contains_key(*k)).count();
+        return format!(
+            "other functions than the build's own binary: {only_own} (name, size) only in the \
+             build's, {only_base} only in the baseline's"
+        );
+    }
+    let order_own: Vec<_> = own.iter().map(key).collect();
+    let order_base: Vec<_> = baseline.iter().map(key).collect();
+    if order_own != order_base {
+        let first = order_own
+            .iter()
+            .zip(&order_base)
+            .position(|(x, y)| x != y)
+            .unwrap_or(0);
+        return format!(
+            "the build's own functions in another order (first difference at rank {first} of \
+             {})",
+            own.len()
+        );
+    }
+    let moved = own
+        .iter()
+        .zip(baseline)
+        .filter(|(x, y)| x.address != y.address)
+        .count();
+    if moved == 0 {
+        return format!(
+            "the build's own binary's layout: same {} functions, order and addresses",
+            own.len()
+        );
+    }
+    let deltas: Vec<i128> = own
+        .iter()
+        .zip(baseline)
+        .map(|(x, y)| i128::from(y.address) - i128::from(x.address))
+        .collect();
+    if deltas.iter().all(|d| *d == deltas[0]) {
+        return format!(
+            "the build's own functions and order, every function {} bytes {} (the start-up \
+             code before them takes another size in the relink)",
+            deltas[0].abs(),
+            if deltas[0] < 0 { "lower" } else { "higher" }
+        );
+    }
+    format!(
+        "the build's own functions and order; {moved} of {} at other addresses (other gaps \
+         between sections: each function keeps its alignment, the relink's section padding \
+         differs)",
+        own.len()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::binary::FunctionId;
+
+    fn f(name: &str, address: u64, size: u64) -> Function {
+        Function {
+            id: FunctionId {
+                name: name.into(),
+                file: None,
+            },
+            name: name.into(),
+            file: None,
+            address,
+            size,
+        }
+    }
+
+    #[test]
+    fn each_kind_of_difference_is_named() {
+        let own = [f("a", 0x1000, 16), f("b", 0x1010, 32)];
+        assert!(compare(&own, &own).contains("same 2 functions, order and addresses"));
+        let shifted = [f("a", 0x0ff0, 16), f("b", 0x1000, 32)];
+        assert!(compare(&own, &shifted).contains("every function 16 bytes lower"));
+        let gaps = [f("a", 0x1000, 16), f("b", 0x1020, 32)];
+        assert!(compare(&own, &gaps).contains("1 of 2 at other addresses"));
+        let swapped = [f("b", 0x1000, 32), f("a", 0x1020, 16)];
+        assert!(compare(&own, &swapped).contains("another order (first difference at rank 0"));
+        let other = [f("a", 0x1000, 16), f("b", 0x1010, 35)];
+        assert!(compare(&own, &other).contains("1 (name, size) only in the build's"));
+    }
+}
