@@ -8,7 +8,7 @@
 //! A torn last line is detected and dropped with a warning. The schema is documented in
 //! `docs/formats.md`.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
@@ -236,11 +236,9 @@ impl StoreWriter {
     /// execution that is run again.
     pub fn open(dir: &Path) -> Result<StoreWriter> {
         let path = dir.join(RESULTS_FILE);
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .with_context(|| format!("cannot open {} for appending", path.display()))?;
+        // A store that is a symbolic link is refused: appending would write wherever it
+        // points (a received experiment directory is data, never a key).
+        let file = crate::files::confined::open_append_no_follow(&path, "the store")?;
         // One writer per store, and the lock comes before any repair: two runners appending
         // to one store would each run the executions the other has not committed yet.
         use std::os::fd::AsRawFd;
@@ -320,6 +318,7 @@ fn committed_length(mut reader: impl BufRead) -> std::io::Result<(u64, u64)> {
 mod tests {
     use super::*;
     use crate::files::results::fixtures::{execution as fixture_execution, measurement};
+    use std::fs::OpenOptions;
 
     fn m(binary: &str, execution: u32, iteration: u32, value: f64) -> Record {
         Record::Measurement(measurement(binary, execution, iteration, value))
