@@ -146,7 +146,7 @@ fn substitute(
     let mut last = 0;
     for c in pattern.captures_iter(arg) {
         let m = c.get(0).expect("whole match");
-        out.extend_from_slice(arg[last..m.start()].as_bytes());
+        out.extend_from_slice(&arg.as_bytes()[last..m.start()]);
         match value(&c) {
             Some(v) if in_script => {
                 out.extend_from_slice(&quote_for_shell(v.as_bytes(), quoting_after(&out)))
@@ -156,7 +156,7 @@ fn substitute(
         }
         last = m.end();
     }
-    out.extend_from_slice(arg[last..].as_bytes());
+    out.extend_from_slice(&arg.as_bytes()[last..]);
     OsString::from_vec(out)
 }
 
