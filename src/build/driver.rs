@@ -98,6 +98,7 @@ pub struct BuildOutcome {
 /// Records the build, relinks baseline and seeds, verifies them, writes the manifest.
 pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     check_pad(opts)?;
+    crate::layout::reorder::check_output_dir(&std::path::absolute(&opts.out_dir)?)?;
     if opts.rebuild {
         return super::rebuild::build(opts);
     }

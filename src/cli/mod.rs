@@ -13,6 +13,7 @@ pub mod doctor;
 pub mod experiment;
 pub mod export;
 pub mod layout;
+pub mod repair;
 pub mod report;
 pub mod run;
 pub mod run_shard;
@@ -44,6 +45,8 @@ pub enum Command {
     Layout(layout::Args),
     /// Write an experiment's measurements as CSV or JSON.
     Export(export::Args),
+    /// Make a damaged results.jsonl readable: keep every valid record, move the original aside.
+    Repair(repair::Args),
     /// Build, run and report in one resumable command.
     Experiment(experiment::Args),
     /// Is this program layout-sensitive on this machine? A quick answer.
@@ -71,6 +74,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Analyze(a) => analyze::run(a),
         Command::Layout(a) => layout::run(a),
         Command::Export(a) => export::run(a),
+        Command::Repair(a) => repair::run(a),
         Command::Experiment(a) => experiment::run(a),
         Command::CheckSensitivity(a) => check_sensitivity::run(a),
         Command::Status(a) => status::run(a),

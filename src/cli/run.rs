@@ -200,7 +200,7 @@ fn run_slurm(req: &RunRequest, opts: &SlurmOptions, wait: bool) -> anyhow::Resul
         }
         None => {
             eprintln!(
-                "layoutrand: dry run: wrote {} for shard(s) {shards} of {}; submit it with `layoutrand run --slurm --out {}`",
+                "layoutrand: dry run: wrote {} for shard(s) {shards} of {}; submit it with `layoutrand run --slurm --resume --out {}` (the plan keeps the command and settings)",
                 sub.script.display(),
                 sub.total_shards,
                 dir.display()

@@ -159,13 +159,12 @@ impl ExperimentConfig {
     }
 
     /// Replaces `{recipe}` in every command by the directory of the experiment file, so a
-    /// recipe can name its own scripts wherever it is run from.
+    /// recipe can name its own scripts wherever it is run from; inside a shell script
+    /// (`sh -c`) the directory is quoted, so any directory name works.
     fn substitute_recipe_dir(&mut self) {
         let dir = self.base_dir.display().to_string();
         let fix = |argv: &mut Vec<String>| {
-            for arg in argv.iter_mut() {
-                *arg = arg.replace("{recipe}", &dir);
-            }
+            crate::run::command::substitute_text(argv, "{recipe}", &dir);
         };
         fix(&mut self.run.command);
         if let Some(check) = &mut self.check {
@@ -182,6 +181,7 @@ impl ExperimentConfig {
 
     /// Checks that the experiment can start; says which key is missing or wrong.
     pub fn validate(&self) -> Result<()> {
+        self.validate_paths()?;
         if self.variants.is_empty() {
             if self.build.command.is_empty() {
                 bail!(
@@ -236,6 +236,26 @@ impl ExperimentConfig {
                 bail!("[target] confidence = {c}: expected a number between 0 and 1, e.g. 0.95");
             }
         }
+        Ok(())
+    }
+
+    /// Checks the keys that become paths, before any work: `name` (the default output
+    /// directory is `layoutrand-out/NAME`) is a single file name, so a received experiment
+    /// file cannot send the experiment's files elsewhere (`name = "../../etc/x"`); and the
+    /// output directory can hold the recorded objects (see
+    /// [`crate::layout::reorder::check_output_dir`]), which `build` would otherwise find
+    /// only after the recorded build.
+    pub fn validate_paths(&self) -> Result<()> {
+        if let Some(name) = &self.name {
+            crate::files::confined::check_component(name, "name")
+                .context("name: the experiment's name is one file name (it names its default output directory)")?;
+        }
+        let out = std::path::absolute(self.out_dir())
+            .with_context(|| format!("cannot resolve {}", self.out_dir().display()))?;
+        crate::layout::reorder::check_output_dir(&out).with_context(|| match &self.out {
+            Some(_) => "out".to_string(),
+            None => "name".to_string(),
+        })?;
         Ok(())
     }
 

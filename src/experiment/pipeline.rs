@@ -448,7 +448,8 @@ fn expand_bins(
     command: &[String],
     set: &crate::files::manifest::BinarySet,
     out: &Path,
-) -> Result<Vec<String>> {
+) -> Result<Vec<OsString>> {
+    use crate::run::targets::binary_inside;
     let template = CommandTemplate::parse(command)?;
     let mut named = BTreeMap::new();
     for name in &template.named {
@@ -462,11 +463,18 @@ fn expand_bins(
                     set.label()
                 )
             })?;
-        named.insert(name.clone(), out.join(&binary.path));
+        let path = binary_inside(out, &binary.path, "program", name, &set.label())?;
+        named.insert(name.clone(), path);
     }
     let bin = match (template.uses_bin, set.binaries.as_slice()) {
         (false, _) => None,
-        (true, [only]) => Some(out.join(&only.path)),
+        (true, [only]) => Some(binary_inside(
+            out,
+            &only.path,
+            "program",
+            &only.name,
+            &set.label(),
+        )?),
         (true, many) => bail!(
             "{{bin}} is ambiguous: the build made {} programs ({}); use {{bin:NAME}}",
             many.len(),
@@ -476,11 +484,7 @@ fn expand_bins(
                 .join(", ")
         ),
     };
-    Ok(template
-        .expand(bin.as_ref(), &named, None)
-        .into_iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect())
+    Ok(template.expand(bin.as_ref(), &named, None))
 }
 
 /// Runs (or resumes) the measurements; returns false when the budget stopped them early.

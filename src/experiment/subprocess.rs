@@ -37,8 +37,8 @@ pub fn run_stage(
 
 /// Runs an arbitrary command (a recipe's prepare or check step) in `cwd` with `env` added to
 /// the environment, capturing its output; returns (success, combined output tail).
-pub fn run_user_command(
-    argv: &[String],
+pub fn run_user_command<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(
+    argv: &[S],
     cwd: &Path,
     env: &BTreeMap<String, String>,
 ) -> Result<(bool, String)> {

@@ -289,7 +289,38 @@ impl Manifest {
                 MANIFEST_SCHEMA
             );
         }
+        manifest
+            .check_paths()
+            .with_context(|| format!("{} is refused", path.display()))?;
         Ok(manifest)
+    }
+
+    /// Checks every name and path of the manifest that becomes a file system path: program
+    /// and library names and sonames are single file names, binary paths relative without
+    /// `..`, variant names single file names (see [`crate::files::confined`]). A crafted
+    /// manifest then cannot make `run` stage, write or execute anything outside the
+    /// experiment directory.
+    pub fn check_paths(&self) -> Result<()> {
+        use crate::files::confined::{check_component, check_relative};
+        for variant in &self.variants {
+            check_component(&variant.name, "variant name")?;
+            variant
+                .build
+                .check_paths()
+                .with_context(|| format!("variant {:?}", variant.name))?;
+        }
+        for set in self.binary_sets() {
+            let label = set.label();
+            for b in set.all() {
+                let at = || format!("{label}: binary {:?}", b.name);
+                check_component(&b.name, "the name").with_context(at)?;
+                check_relative(&b.path, "the path").with_context(at)?;
+                if let Some(soname) = &b.soname {
+                    check_component(soname, "the soname").with_context(at)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Writes the manifest atomically (temporary file, fsync, rename), so a reader never sees

@@ -7,6 +7,7 @@
 //! a file (building, the crash-safe store writer, the statistics) stays in its stage.
 
 pub mod atomic;
+pub mod confined;
 pub mod manifest;
 pub mod results;
 pub mod stopping;

@@ -74,7 +74,14 @@ pub fn export_store(
     let metric = match (metric, &survey.header) {
         (Some(m), _) => m.to_string(),
         (None, Some(h)) => primary_name_in_store(&h.metric, |m| metrics.contains(m)).to_string(),
-        (None, None) => bail!("the store has no header; name the metric with --metric"),
+        (None, None) if survey.executions.is_empty() => bail!(
+            "{} is empty: no execution has been recorded yet (run `layoutrand run`)",
+            dir.join(super::store::RESULTS_FILE).display()
+        ),
+        (None, None) => bail!(
+            "{} has executions but no header record: it was not written by layoutrand run",
+            dir.join(super::store::RESULTS_FILE).display()
+        ),
     };
     if !metrics.contains(&metric) {
         bail!(

@@ -9,18 +9,33 @@ use anyhow::{bail, Context, Result};
 const MIN_FREE_BYTES: u64 = 1 << 20;
 
 /// Refuses an output directory we cannot write to or whose filesystem is (nearly) full,
-/// before any execution runs.
+/// before any execution runs; and a staging directory `staging` (inside `out`), or its
+/// `bin`, `lib` or `cachegrind` directory, that is a symbolic link (planted in a received
+/// experiment directory, it would redirect the runner's writes out of it).
 pub fn check_writable(out: &Path, staging: &Path) -> Result<()> {
-    std::fs::create_dir_all(staging).with_context(|| {
+    use crate::files::confined::{create_fresh_file, ensure_real_dir};
+    use std::io::Write;
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("cannot create {} (is it writable?)", out.display()))?;
+    ensure_real_dir(out, staging).with_context(|| {
         format!(
-            "cannot create {} (is {} writable?)",
+            "cannot use {} (is {} writable?)",
             staging.display(),
             out.display()
         )
     })?;
+    for sub in ["bin", "lib", "cachegrind"] {
+        let dir = staging.join(sub);
+        if std::fs::symlink_metadata(&dir).is_ok() {
+            ensure_real_dir(out, &dir)?;
+        }
+    }
     let probe = staging.join("write-probe");
-    std::fs::write(&probe, vec![0u8; 64 * 1024])
-        .and_then(|_| std::fs::File::open(&probe)?.sync_all())
+    create_fresh_file(&probe)
+        .and_then(|mut f| {
+            f.write_all(&vec![0u8; 64 * 1024])?;
+            f.sync_all()
+        })
         .with_context(|| format!("cannot write to {} (is the disk full?)", out.display()))?;
     let _ = std::fs::remove_file(&probe);
     if let Ok(st) = nix::sys::statvfs::statvfs(out) {

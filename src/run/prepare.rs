@@ -44,6 +44,14 @@ pub fn prepare_run(
     manifest: &Manifest,
     out: &Path,
 ) -> Result<PreparedRun> {
+    if req.resume && previous.is_none() && req.command.is_empty() {
+        bail!(
+            "--resume: {} holds no run to resume (no {} with a header): start the run with its \
+             benchmark command after `--`",
+            out.display(),
+            super::store::RESULTS_FILE
+        );
+    }
     let mut settings = resolve(req, previous)?;
     let metric = MetricSpec::parse(&settings.metric)?;
     if !metric.has_iterations() {

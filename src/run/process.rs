@@ -82,8 +82,11 @@ pub fn run_process(spec: &ProcessSpec) -> ProcessOutcome {
     let Some((program, args)) = spec.argv.split_first() else {
         return failed("empty command".into());
     };
-    let open =
-        |p: &Path| File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()));
+    // Created afresh, never through a symbolic link planted in the staging directory.
+    let open = |p: &Path| {
+        crate::files::confined::create_fresh_file(p)
+            .map_err(|e| format!("cannot create {}: {e}", p.display()))
+    };
     let (stdout, stderr) = match (open(&spec.stdout), open(&spec.stderr)) {
         (Ok(o), Ok(e)) => (o, e),
         (Err(e), _) | (_, Err(e)) => return failed(e),

@@ -8,7 +8,7 @@
 //! A torn last line is detected and dropped with a warning. The schema is documented in
 //! `docs/formats.md`.
 
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
@@ -105,6 +105,11 @@ fn scan(
 ) -> Result<Results> {
     let mut results = Results::default();
     let mut pending: Vec<Measurement> = Vec::new();
+    // The line of each committed execution: one recorded twice makes the store invalid for
+    // every reader (report, export, compare, resume), not only for those that would notice
+    // its values twice.
+    let mut committed_at: std::collections::HashMap<crate::files::results::ExecutionKey, usize> =
+        std::collections::HashMap::new();
     let mut line = Vec::new();
     let mut lineno = 0;
     loop {
@@ -136,8 +141,10 @@ fn scan(
                 break;
             }
             Err(e) => bail!(
-                "{}:{lineno}: not a layoutrand result record: {e}",
-                path.display()
+                "{}:{lineno}: not a layoutrand result record: {e}; `layoutrand repair {}` keeps \
+                 every valid record in a new store and moves this file aside",
+                path.display(),
+                store_dir_of(path)
             ),
         };
         match record {
@@ -179,6 +186,22 @@ fn scan(
             Record::Extension(x) => results.extensions.push(x),
             Record::Finish(f) => results.finishes.push(f),
             Record::Execution(mut e) => {
+                if let Some(first) = committed_at.insert(e.key(), lineno) {
+                    bail!(
+                        "{}:{lineno}: execution {} of {} {}{} is recorded twice (first on line \
+                         {first}): the store was edited or concatenated; `layoutrand repair {}` \
+                         keeps the first and moves this file aside",
+                        path.display(),
+                        e.execution,
+                        e.program,
+                        e.binary,
+                        e.variant
+                            .as_deref()
+                            .map(|v| format!(" ({v})"))
+                            .unwrap_or_default(),
+                        store_dir_of(path)
+                    );
+                }
                 let (mine, others): (Vec<_>, Vec<_>) = std::mem::take(&mut pending)
                     .into_iter()
                     .partition(|m| m.key_ref() == e.key_ref());
@@ -220,6 +243,147 @@ fn scan(
     Ok(results)
 }
 
+/// The directory of the store file `path`, for the repair hint in messages.
+fn store_dir_of(path: &Path) -> String {
+    match path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        Some(dir) => shell_words::quote(&dir.display().to_string()).into_owned(),
+        None => ".".to_string(),
+    }
+}
+
+/// What [`repair_store`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Repair {
+    /// Lines of the damaged store.
+    pub lines: usize,
+    /// Lines kept in the new store.
+    pub kept: usize,
+    /// Each line left out, with why (`path:line: reason`).
+    pub dropped: Vec<String>,
+    /// Where the damaged original now is (`None` when nothing needed repair).
+    pub moved_to: Option<PathBuf>,
+}
+
+/// Repairs `dir/results.jsonl` after it was damaged (a line edited, truncated in the middle
+/// or doubled by a copy): every line that is a valid record and not the second copy of an
+/// execution (nor a measurement of that copy) is kept, in order, in a new store written
+/// atomically; the original is moved aside to `results.jsonl.damaged-N` (the first free N),
+/// so nothing is lost. The new store then reads like any other: measurements whose
+/// execution record was damaged are uncommitted and dropped by the reader, and `run
+/// --resume` runs that execution again. Holds the store's lock, like a writer.
+pub fn repair_store(dir: &Path) -> Result<Repair> {
+    let path = dir.join(RESULTS_FILE);
+    let meta = std::fs::symlink_metadata(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if !meta.is_file() {
+        bail!("{} is not a regular file: not repaired", path.display());
+    }
+    let lock = File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    use std::os::fd::AsRawFd;
+    // SAFETY: flock on a file descriptor we own; the lock lives as long as `lock`.
+    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        bail!(
+            "another layoutrand run is writing to {}: stop it before repairing the store",
+            path.display()
+        );
+    }
+    let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut kept: Vec<&[u8]> = Vec::new();
+    let mut dropped = Vec::new();
+    let mut seen: std::collections::HashSet<crate::files::results::ExecutionKey> =
+        std::collections::HashSet::new();
+    let mut header_seen = false;
+    // Measurements waiting for their execution record: (index in `kept`, key).
+    let mut pending: Vec<(usize, crate::files::results::ExecutionKey)> = Vec::new();
+    let mut lines = 0;
+    for (i, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+        lines += 1;
+        let lineno = i + 1;
+        let body = line.strip_suffix(b"\n").unwrap_or(line);
+        if body.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let mut drop_line =
+            |why: String| dropped.push(format!("{}:{lineno}: {why}", path.display()));
+        if line.last() != Some(&b'\n') {
+            drop_line("a torn last line".into());
+            continue;
+        }
+        let record: Record = match serde_json::from_slice(body) {
+            Ok(r) => r,
+            Err(e) => {
+                drop_line(format!("not a layoutrand result record: {e}"));
+                continue;
+            }
+        };
+        match &record {
+            Record::Header(h) if header_seen || h.schema > RESULTS_SCHEMA => {
+                drop_line("a second header, or one of a newer schema".into());
+                continue;
+            }
+            Record::Header(_) => header_seen = true,
+            Record::Measurement(m) => pending.push((kept.len(), m.key())),
+            Record::Execution(e) => {
+                let key = e.key();
+                let mine: Vec<usize> = pending
+                    .iter()
+                    .filter(|(_, k)| *k == key)
+                    .map(|(at, _)| *at)
+                    .collect();
+                pending.clear();
+                if !seen.insert(key) {
+                    drop_line(format!(
+                        "execution {} of {} {} recorded a second time ({} measurement(s) with it)",
+                        e.execution,
+                        e.program,
+                        e.binary,
+                        mine.len()
+                    ));
+                    // Its measurements go too: the first copy is the one kept.
+                    for at in mine.into_iter().rev() {
+                        kept.remove(at);
+                    }
+                    continue;
+                }
+            }
+            Record::Extension(_) | Record::Finish(_) => {}
+        }
+        kept.push(line);
+    }
+    if dropped.is_empty() {
+        return Ok(Repair {
+            lines,
+            kept: kept.len(),
+            dropped,
+            moved_to: None,
+        });
+    }
+    let aside = (1..)
+        .map(|n| dir.join(format!("{RESULTS_FILE}.damaged-{n}")))
+        .find(|p| std::fs::symlink_metadata(p).is_err())
+        .expect("a free name");
+    // The original is kept under a new name (a hard link: both names exist until the
+    // repaired store replaces the old one atomically).
+    std::fs::hard_link(&path, &aside)
+        .or_else(|_| std::fs::copy(&path, &aside).map(|_| ()))
+        .with_context(|| format!("cannot keep the damaged store as {}", aside.display()))?;
+    crate::files::write_atomically_with(&path, |w| {
+        for line in &kept {
+            w.write_all(line)?;
+        }
+        Ok(())
+    })?;
+    // The repaired store must read as a valid one.
+    parse_results(&std::fs::read(&path)?, &path)
+        .with_context(|| format!("the repaired {} does not read (a bug)", path.display()))?;
+    Ok(Repair {
+        lines,
+        kept: kept.len(),
+        dropped,
+        moved_to: Some(aside),
+    })
+}
+
 /// Appends records to a store, one execution at a time.
 #[derive(Debug)]
 pub struct StoreWriter {
@@ -236,11 +400,9 @@ impl StoreWriter {
     /// execution that is run again.
     pub fn open(dir: &Path) -> Result<StoreWriter> {
         let path = dir.join(RESULTS_FILE);
-        let file = OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(&path)
-            .with_context(|| format!("cannot open {} for appending", path.display()))?;
+        // A store that is a symbolic link is refused: appending would write wherever it
+        // points (a received experiment directory is data, never a key).
+        let file = crate::files::confined::open_append_no_follow(&path, "the store")?;
         // One writer per store, and the lock comes before any repair: two runners appending
         // to one store would each run the executions the other has not committed yet.
         use std::os::fd::AsRawFd;
@@ -320,6 +482,7 @@ fn committed_length(mut reader: impl BufRead) -> std::io::Result<(u64, u64)> {
 mod tests {
     use super::*;
     use crate::files::results::fixtures::{execution as fixture_execution, measurement};
+    use std::fs::OpenOptions;
 
     fn m(binary: &str, execution: u32, iteration: u32, value: f64) -> Record {
         Record::Measurement(measurement(binary, execution, iteration, value))

@@ -204,29 +204,13 @@ fn plan_one(
                             set.label()
                         )
                     })?;
-                let path = out.join(&b.path);
-                if !path.is_file() {
-                    bail!(
-                        "binary {} of {} is missing: {} (rebuild with `layoutrand build`)",
-                        name,
-                        set.label(),
-                        path.display()
-                    );
-                }
+                let path = binary_inside(out, &b.path, "binary", name, &set.label())?;
                 binaries.insert(name.clone(), path);
                 sha256.insert(name.clone(), b.sha256.clone());
             }
             let mut libraries = BTreeMap::new();
             for lib in &set.libraries {
-                let path = out.join(&lib.path);
-                if !path.is_file() {
-                    bail!(
-                        "library {} of {} is missing: {} (rebuild with `layoutrand build`)",
-                        lib.name,
-                        set.label(),
-                        path.display()
-                    );
-                }
+                let path = binary_inside(out, &lib.path, "library", &lib.name, &set.label())?;
                 let loaded_as = lib.soname.clone().unwrap_or_else(|| lib.name.clone());
                 libraries.insert(loaded_as, (path, lib.sha256.clone()));
             }
@@ -248,4 +232,36 @@ fn plan_one(
         );
     }
     Ok((programs, targets))
+}
+
+/// The file of the `kind` (binary, library) `name` of the binary `label`, at `rel` in the
+/// manifest: inside `out` once symbolic links are followed (a crafted manifest's path to a
+/// file elsewhere is refused, see [`crate::files::confined::resolve_inside`]), and a regular
+/// file.
+pub fn binary_inside(
+    out: &Path,
+    rel: &Path,
+    kind: &str,
+    name: &str,
+    label: &str,
+) -> Result<PathBuf> {
+    let joined = out.join(rel);
+    if !joined.exists() {
+        bail!(
+            "{kind} {name} of {label} is missing: {} (rebuild with `layoutrand build`)",
+            joined.display()
+        );
+    }
+    let path = crate::files::confined::resolve_inside(
+        out,
+        rel,
+        &format!(
+            "{}/manifest.json: the path of {kind} {name} of {label},",
+            out.display()
+        ),
+    )?;
+    if !path.is_file() {
+        bail!("{kind} {name} of {label} is not a file: {}", path.display());
+    }
+    Ok(path)
 }

@@ -24,5 +24,6 @@ mod shuffle;
 pub use merged::{merge_objects, merged_script, MergedEntry};
 pub use padding::draw_padding;
 pub use relocatable::{relocatable_reorder, relocatable_script};
+pub use script::check_output_dir;
 pub use section_table::{reorder_sections, Padding};
 pub use shuffle::{shuffle_global, shuffle_within_groups};

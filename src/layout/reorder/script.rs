@@ -16,6 +16,22 @@ pub(crate) fn object_pattern(path: &Path) -> Result<String> {
     Ok(format!("\"{}\"", script_file_name(path)?))
 }
 
+/// Checks, before any work, that files below the output directory `dir` (the recorded
+/// objects in `DIR/.record`, which the relinks name in linker scripts) can be spelled in a
+/// linker script: `build` and `experiment` refuse such an `--out` at once instead of after
+/// the whole recorded build. `dir` should be absolute, as the objects are named.
+pub fn check_output_dir(dir: &Path) -> Result<()> {
+    script_file_name(dir).with_context(|| {
+        format!(
+            "the output directory {} cannot hold the recorded objects: the relinks name them in \
+             linker scripts; choose an --out without `\"`, `*`, `?`, `[`, `]`, `:`, `\\` or control \
+             characters",
+            dir.display()
+        )
+    })?;
+    Ok(())
+}
+
 fn script_file_name(path: &Path) -> Result<&str> {
     let text = path
         .to_str()

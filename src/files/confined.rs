@@ -1,0 +1,281 @@
+//! Paths taken from an experiment directory's files, confined to that directory.
+//!
+//! An experiment directory is data, never a key: a manifest, a store or a staging directory
+//! received from someone else (a colleague's results, a CI artifact) must not make
+//! layoutrand write, remove or execute anything outside it. So:
+//!
+//! - every name that becomes a path component (a program's name, a library's soname, a
+//!   variant's name) is one plain file name: [`check_component`];
+//! - every path read from a file is relative and made of plain components, and is resolved
+//!   inside the directory with symbolic links followed and the result checked against the
+//!   directory's own canonical path: [`resolve_inside`];
+//! - the directories the runner writes into are real directories, never symbolic links
+//!   ([`ensure_real_dir`]), and the files it writes there are created afresh without
+//!   following a symbolic link ([`create_fresh_file`], [`open_append_no_follow`]).
+//!
+//! These guard against what a received directory holds when layoutrand starts, not against
+//! another process racing to swap files while it runs (which needs write access to the
+//! directory, and so could change the binaries themselves).
+
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Component, Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+/// Checks that `name` is a single plain file name: not empty, not `.` or `..`, without `/`
+/// or a NUL byte. `what` says what the name is, for the message (e.g. "program name").
+pub fn check_component(name: &str, what: &str) -> Result<()> {
+    let why = if name.is_empty() {
+        Some("it is empty")
+    } else if name == "." || name == ".." {
+        Some("it names a directory (`.` or `..`)")
+    } else if name.contains('/') {
+        Some("it contains `/`")
+    } else if name.contains('\0') {
+        Some("it contains a NUL byte")
+    } else {
+        None
+    };
+    match why {
+        Some(why) => bail!(
+            "{what} {name:?} is not a single file name ({why}): it would make a path outside \
+             the experiment directory"
+        ),
+        None => Ok(()),
+    }
+}
+
+/// Checks that `path` is relative and made only of plain components (no `/` at the start,
+/// no `..`, no `.`), so that joined to a directory it stays lexically inside it. `what`
+/// names the path for the message.
+pub fn check_relative(path: &Path, what: &str) -> Result<()> {
+    if path.as_os_str().is_empty() {
+        bail!("{what} is empty");
+    }
+    if std::os::unix::ffi::OsStrExt::as_bytes(path.as_os_str()).contains(&0) {
+        bail!("{what} {path:?} contains a NUL byte");
+    }
+    for c in path.components() {
+        match c {
+            Component::Normal(_) => {}
+            Component::RootDir | Component::Prefix(_) => bail!(
+                "{what} {} is absolute: paths in an experiment directory's files are relative \
+                 to the directory, and never lead outside it",
+                path.display()
+            ),
+            Component::ParentDir | Component::CurDir => bail!(
+                "{what} {} contains `{}`: paths in an experiment directory's files are plain \
+                 relative paths inside it",
+                path.display(),
+                c.as_os_str().to_string_lossy()
+            ),
+        }
+    }
+    Ok(())
+}
+
+/// `dir/rel` when it exists and lies inside `dir` once every symbolic link on the way is
+/// followed; `rel` must pass [`check_relative`]. The returned path is the canonical one, so
+/// what is later opened or executed is what was checked.
+pub fn resolve_inside(dir: &Path, rel: &Path, what: &str) -> Result<PathBuf> {
+    check_relative(rel, what)?;
+    let root = dir
+        .canonicalize()
+        .with_context(|| format!("cannot resolve {}", dir.display()))?;
+    let joined = dir.join(rel);
+    let real = joined
+        .canonicalize()
+        .with_context(|| format!("{what} {} cannot be resolved", joined.display()))?;
+    if !real.starts_with(&root) {
+        bail!(
+            "{what} {} leads outside {} (to {}, through a symbolic link): refused, an \
+             experiment directory's files never make layoutrand read or run anything outside it",
+            joined.display(),
+            root.display(),
+            real.display()
+        );
+    }
+    Ok(real)
+}
+
+/// Makes sure `dir`, which lies below `base`, is a real directory: every component between
+/// `base` and `dir` that exists must be a directory and not a symbolic link (one planted in
+/// a received experiment directory would redirect the runner's writes elsewhere); missing
+/// ones are created. `base` itself is the user's choice and may be a link.
+pub fn ensure_real_dir(base: &Path, dir: &Path) -> Result<()> {
+    let rel = dir.strip_prefix(base).with_context(|| {
+        format!(
+            "{} is not inside {} (a bug: staging paths are built from it)",
+            dir.display(),
+            base.display()
+        )
+    })?;
+    let mut at = base.to_path_buf();
+    for c in rel.components() {
+        let Component::Normal(part) = c else {
+            bail!(
+                "{} is not a plain path below {}",
+                dir.display(),
+                base.display()
+            );
+        };
+        at.push(part);
+        match std::fs::symlink_metadata(&at) {
+            Ok(m) if m.file_type().is_symlink() => bail!(
+                "{} is a symbolic link: layoutrand writes there and refuses to follow it out of \
+                 the experiment directory (remove it; layoutrand recreates the directory)",
+                at.display()
+            ),
+            Ok(m) if !m.is_dir() => bail!(
+                "{} is not a directory: layoutrand needs it as one (remove it)",
+                at.display()
+            ),
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                match std::fs::create_dir(&at) {
+                    Ok(()) => {}
+                    // Another worker created it meanwhile: check it again below.
+                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                        let m = std::fs::symlink_metadata(&at)?;
+                        if !m.is_dir() {
+                            bail!("{} is not a directory", at.display());
+                        }
+                    }
+                    Err(e) => {
+                        return Err(e).with_context(|| format!("cannot create {}", at.display()))
+                    }
+                }
+            }
+            Err(e) => return Err(e).with_context(|| format!("cannot inspect {}", at.display())),
+        }
+    }
+    Ok(())
+}
+
+/// Creates `path` as a new, empty file for writing, removing whatever was there first
+/// (a file, or a symbolic link, which is removed and not followed: its target is left
+/// untouched). The file is opened with `O_EXCL | O_NOFOLLOW`.
+pub fn create_fresh_file(path: &Path) -> std::io::Result<File> {
+    match std::fs::remove_file(path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .mode(0o644)
+        .open(path)
+}
+
+/// Opens `path` for appending (creating it when missing) and reading, without following a
+/// symbolic link: a store that is a link is refused, whatever it points to, and so is
+/// anything but a regular file. `what` names the file in messages.
+pub fn open_append_no_follow(path: &Path, what: &str) -> Result<File> {
+    let opened = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
+        .open(path);
+    let file = match opened {
+        Ok(f) => f,
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => bail!(
+            "{what} {} is a symbolic link: refused (layoutrand appends only to a regular file \
+             inside the experiment directory; replace the link by the file itself)",
+            path.display()
+        ),
+        Err(e) => {
+            return Err(e).with_context(|| format!("cannot open {} for appending", path.display()))
+        }
+    };
+    let meta = file
+        .metadata()
+        .with_context(|| format!("cannot inspect {}", path.display()))?;
+    if !meta.is_file() {
+        bail!("{what} {} is not a regular file: refused", path.display());
+    }
+    Ok(file)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn components_refuse_what_leaves_the_directory() {
+        for bad in ["", ".", "..", "/etc/passwd", "a/b", "../x", "a\0b"] {
+            let err = check_component(bad, "program name").unwrap_err();
+            assert!(format!("{err}").contains("program name"), "{err}");
+        }
+        for good in [
+            "demo",
+            "lua5.4",
+            "libz.so.1",
+            "-odd",
+            "with space",
+            "..hidden",
+        ] {
+            check_component(good, "program name").unwrap();
+        }
+    }
+
+    #[test]
+    fn relative_paths_refuse_absolute_and_parent() {
+        for bad in ["/etc/passwd", "../x", "a/../../b", "./a", ""] {
+            assert!(check_relative(Path::new(bad), "path").is_err(), "{bad}");
+        }
+        check_relative(Path::new("seed-1/demo"), "path").unwrap();
+    }
+
+    #[test]
+    fn resolution_refuses_a_link_out_of_the_directory() {
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim");
+        std::fs::write(&victim, "v").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("seed-1")).unwrap();
+        std::fs::write(dir.path().join("seed-1/demo"), "x").unwrap();
+        std::os::unix::fs::symlink(&victim, dir.path().join("seed-1/evil")).unwrap();
+        std::os::unix::fs::symlink("demo", dir.path().join("seed-1/alias")).unwrap();
+        let inside = resolve_inside(dir.path(), Path::new("seed-1/demo"), "binary").unwrap();
+        assert!(inside.ends_with("seed-1/demo"));
+        // A link inside the directory to a file inside it is fine.
+        resolve_inside(dir.path(), Path::new("seed-1/alias"), "binary").unwrap();
+        let err = resolve_inside(dir.path(), Path::new("seed-1/evil"), "binary").unwrap_err();
+        assert!(format!("{err}").contains("outside"), "{err}");
+    }
+
+    #[test]
+    fn real_dirs_refuse_links_and_fresh_files_do_not_follow_them() {
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim");
+        std::fs::write(&victim, "keep me").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.path().join(".run")).unwrap();
+        let err = ensure_real_dir(dir.path(), &dir.path().join(".run/bin")).unwrap_err();
+        assert!(format!("{err}").contains("symbolic link"), "{err}");
+        assert!(!outside.path().join("bin").exists());
+
+        std::fs::remove_file(dir.path().join(".run")).unwrap();
+        ensure_real_dir(dir.path(), &dir.path().join(".run/bin")).unwrap();
+        assert!(dir.path().join(".run/bin").is_dir());
+        let planted = dir.path().join(".run/stdout");
+        std::os::unix::fs::symlink(&victim, &planted).unwrap();
+        use std::io::Write;
+        create_fresh_file(&planted)
+            .unwrap()
+            .write_all(b"out")
+            .unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+        assert_eq!(std::fs::read_to_string(&planted).unwrap(), "out");
+
+        let store = dir.path().join("results.jsonl");
+        std::os::unix::fs::symlink(&victim, &store).unwrap();
+        let err = open_append_no_follow(&store, "the store").unwrap_err();
+        assert!(format!("{err}").contains("symbolic link"), "{err}");
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "keep me");
+    }
+}
