@@ -175,7 +175,7 @@ fn budget_stops_between_executions_and_resume_finishes() {
     let d = tempfile::tempdir().unwrap();
     same_binary_experiment(d.path(), "faulty", "faulty.c", 1);
     run_in(d.path())
-        .args(["--executions", "3", "--budget", "0s", "--", "{bin}", "ok"])
+        .args(["--executions", "3", "--budget", "1ns", "--", "{bin}", "ok"])
         .assert()
         .success()
         .stderr(contains("6 execution(s) left"));

@@ -67,6 +67,10 @@ pub struct Args {
     pub command: Vec<String>,
 }
 
+/// The most parallel relinks (`--jobs`): each is a thread, and more than the cores buys
+/// nothing.
+const MAX_JOBS: usize = 1024;
+
 /// `--pad`: bytes, at most [`driver::MAX_PAD`].
 fn parse_pad(text: &str) -> Result<u64> {
     let bytes = layoutrand::units::parse_bytes(text)?;
@@ -105,18 +109,20 @@ pub enum LinkerArg {
 /// The seeds to build: `--seeds`/`--seed-base`, or for a variant added to an experiment the
 /// seeds of its variants (given flags must then agree with them).
 fn seeds(args: &Args) -> Result<Vec<u64>> {
-    let asked = || -> Vec<u64> {
-        let base = args.seed_base.unwrap_or(1);
-        (0..args.seeds.unwrap_or(10)).map(|i| base + i).collect()
+    let asked = || {
+        layoutrand::build::projection::seed_range(
+            args.seed_base.unwrap_or(1),
+            args.seeds.unwrap_or(10),
+        )
     };
     let Some(name) = &args.variant else {
-        return Ok(asked());
+        return asked();
     };
     layoutrand::build::variant::check_name(name).context("--variant")?;
     let Some(shared) = layoutrand::build::variant::shared_seeds(&args.out)? else {
-        return Ok(asked());
+        return asked();
     };
-    if (args.seeds.is_some() || args.seed_base.is_some()) && asked() != shared {
+    if (args.seeds.is_some() || args.seed_base.is_some()) && asked()? != shared {
         bail!(
             "the variants in {} use seeds {}; a variant must use the same (leave out --seeds and --seed-base)",
             args.out.display(),
@@ -146,6 +152,9 @@ pub fn run(args: Args) -> Result<i32> {
     });
     if jobs == 0 {
         bail!("--jobs must be at least 1");
+    }
+    if jobs > MAX_JOBS {
+        bail!("--jobs {jobs}: at most {MAX_JOBS} parallel relinks (one thread each)");
     }
     let granularity = args.granularity.map(|g| match g {
         GranularityArg::Link => Granularity::Link,

@@ -4,7 +4,6 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use layoutrand::run::budget::parse_duration;
 use layoutrand::run::metric::primary_name_of_spec;
 use layoutrand::run::reaper::Interrupted;
 use layoutrand::run::runner::run_experiment;
@@ -89,19 +88,6 @@ pub struct Args {
 
 /// Runs `layoutrand run`.
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let timeout = match args.limits.timeout {
-        Some(t) if !(t.is_finite() && t > 0.0) => {
-            anyhow::bail!("--timeout {t}: must be a positive number of seconds")
-        }
-        Some(t) => Some(Duration::from_secs_f64(t)),
-        None => None,
-    };
-    let budget = args
-        .limits
-        .budget
-        .as_deref()
-        .map(|b| parse_duration(b).map_err(|e| anyhow::anyhow!("--budget: {e}")))
-        .transpose()?;
     let cpus = args
         .cpus
         .as_deref()
@@ -115,8 +101,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         warmup: args.design.warmup,
         metric: args.design.metric,
         env_pad_max: args.env_pad,
-        timeout,
-        budget,
+        timeout: args.limits.timeout,
+        budget: args.limits.budget,
         schedule_seed: args.schedule_seed,
         resume: args.resume,
         command: args.command,

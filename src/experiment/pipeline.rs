@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
@@ -44,10 +44,11 @@ const REAL_EXECUTIONS: u32 = 3;
 pub fn run_experiment(
     config: &ExperimentConfig,
     mode: Mode,
-    budget: Option<&str>,
+    budget: Option<Duration>,
     initial_dir: Option<&Path>,
 ) -> Result<i32> {
     config.validate()?;
+    config.validate_limits()?;
     let started = Instant::now();
     let cwd = std::env::current_dir()?;
     let out = absolute(&cwd, &config.out_dir());
@@ -489,7 +490,7 @@ fn run(
     plan: &Plan,
     out: &Path,
     workdir: &Path,
-    budget: Option<&str>,
+    budget: Option<Duration>,
 ) -> Result<bool> {
     let mut args = os(&["run", "--executions", &plan.executions.to_string()]);
     args.extend(os(&["--metric", &plan.metric]));
@@ -516,7 +517,11 @@ fn run(
         args.extend(os(&["--jobs", &j.to_string()]));
     }
     if let Some(b) = budget {
-        args.extend(os(&["--budget", b]));
+        // humantime's own notation, which the run stage's parser reads back exactly.
+        args.extend(os(&[
+            "--budget",
+            &humantime::format_duration(b).to_string(),
+        ]));
     }
     if out.join(RESULTS_FILE).exists() {
         args.push("--resume".into());
