@@ -8,6 +8,7 @@ use anyhow::{bail, Context, Result};
 use layoutrand::build::driver::{self, BuildOptions};
 use layoutrand::build::linker::Linker;
 use layoutrand::build::summary;
+use layoutrand::exit::Exit;
 use layoutrand::files::manifest::Granularity;
 
 /// Arguments of `layoutrand build`.
@@ -209,8 +210,9 @@ pub fn run(args: Args) -> Result<i32> {
             .display()
     );
     Ok(if driver::all_ok(&outcome.manifest) {
-        0
+        Exit::Complete
     } else {
-        1
-    })
+        Exit::GateFailed
+    }
+    .code())
 }

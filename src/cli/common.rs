@@ -144,7 +144,7 @@ impl GateArgs {
         for t in tripped {
             eprintln!("  {t}");
         }
-        1
+        layoutrand::exit::Exit::GateFailed.code()
     }
 }
 

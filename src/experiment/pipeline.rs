@@ -10,8 +10,9 @@ use anyhow::{bail, Context, Result};
 
 use super::config::{parse_percent, ExperimentConfig};
 use super::growth::{fmt_share, Growth, GrowthLog};
-use super::subprocess::{run_stage, run_user_command};
+use super::subprocess::{run_stage, run_stage_allowing, run_user_command};
 use crate::analysis::vocabulary::{Thresholds, DEFAULT_NEGLIGIBLE};
+use crate::exit::Exit;
 use crate::files::manifest::{BuildStatus, Manifest, MANIFEST_FILE};
 use crate::report::dimension::DEFAULT_TARGETS;
 use crate::report::{render_report, Format};
@@ -93,9 +94,10 @@ pub fn run_experiment(
         let finished = run(config, &plan, &out, &workdir, budget)?;
         if !finished {
             eprintln!(
-                "layoutrand experiment: the budget ran out; run the same command again to continue"
+                "layoutrand experiment: the budget ran out; run the same command again to continue (exit status {})",
+                Exit::StoppedEarly.code()
             );
-            return Ok(0);
+            return Ok(Exit::StoppedEarly.code());
         }
         let (Some(growth), Some(log)) = (&plan.growth, growth_log.as_mut()) else {
             break;
@@ -134,7 +136,7 @@ pub fn run_experiment(
         started.elapsed().as_secs_f64(),
         out.display()
     );
-    Ok(0)
+    Ok(Exit::Complete.code())
 }
 
 /// The repetition counts an experiment uses.
@@ -528,8 +530,9 @@ fn run(
     }
     args.push("--".into());
     args.extend(config.run.command.iter().map(OsString::from));
-    run_stage("run", &args, workdir, &BTreeMap::new())?;
-    run_is_complete(out, plan)
+    let stopped = Exit::StoppedEarly.code();
+    let code = run_stage_allowing("run", &args, workdir, &BTreeMap::new(), &[stopped])?;
+    Ok(code != stopped && run_is_complete(out, plan)?)
 }
 
 /// True when every planned execution of every binary (of every variant) in the manifest is

@@ -22,17 +22,29 @@ pub fn run_stage(
     cwd: &Path,
     env: &BTreeMap<String, String>,
 ) -> Result<()> {
+    run_stage_allowing(stage, args, cwd, env, &[]).map(|_| ())
+}
+
+/// [`run_stage`], taking the exit statuses in `allowed` (besides 0) as answers rather than
+/// failures (the run stage's [`crate::exit::Exit::StoppedEarly`]); returns the status.
+pub fn run_stage_allowing(
+    stage: &str,
+    args: &[OsString],
+    cwd: &Path,
+    env: &BTreeMap<String, String>,
+    allowed: &[i32],
+) -> Result<i32> {
     let status = stage_command(args, cwd)
         .envs(env)
         .status()
         .with_context(|| format!("cannot start `layoutrand {stage}`"))?;
-    if !status.success() {
-        bail!(
+    match status.code() {
+        Some(code) if code == 0 || allowed.contains(&code) => Ok(code),
+        _ => bail!(
             "`layoutrand {stage}` failed ({status}); command: layoutrand {}",
             display_args(args)
-        );
+        ),
     }
-    Ok(())
 }
 
 /// Runs an arbitrary command (a recipe's prepare or check step) in `cwd` with `env` added to
