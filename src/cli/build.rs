@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 
 use layoutrand::build::driver::{self, BuildOptions};
+use layoutrand::build::interrupt::BuildInterrupted;
 use layoutrand::build::linker::Linker;
 use layoutrand::build::summary;
 use layoutrand::exit::Exit;
@@ -182,12 +183,22 @@ pub fn run(args: Args) -> Result<i32> {
         allow_many_seeds: args.allow_many_seeds,
         pad: args.pad,
     };
-    let outcome = if let Some(name) = &args.variant {
-        layoutrand::build::variant::build(&opts, name)?
+    let built = if let Some(name) = &args.variant {
+        layoutrand::build::variant::build(&opts, name)
     } else if args.extend {
-        layoutrand::build::extend::extend(&opts, granularity)?
+        layoutrand::build::extend::extend(&opts, granularity)
     } else {
-        driver::build(&opts)?
+        driver::build(&opts)
+    };
+    let outcome = match built {
+        Ok(outcome) => outcome,
+        Err(err) => match err.downcast_ref::<BuildInterrupted>() {
+            Some(stop) => {
+                eprintln!("layoutrand: {stop}");
+                return Ok(layoutrand::exit::interrupted_by(stop.signal));
+            }
+            None => return Err(err),
+        },
     };
     for e in &outcome.shim_errors {
         eprintln!("layoutrand: warning: the shim passed a call through unrecorded: {e}");

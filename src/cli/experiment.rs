@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
+use layoutrand::experiment::subprocess::StageInterrupted;
 use layoutrand::experiment::{run_experiment, ExperimentConfig, Mode};
 
 /// Arguments of `layoutrand experiment`. Every flag overrides the same key of the file.
@@ -103,5 +104,11 @@ pub fn run(args: Args) -> Result<i32> {
     } else {
         Mode::Real
     };
-    run_experiment(&config, mode, args.limits.budget, args.from.as_deref())
+    match run_experiment(&config, mode, args.limits.budget, args.from.as_deref()) {
+        Err(err) => match err.downcast_ref::<StageInterrupted>() {
+            Some(stop) => Ok(layoutrand::exit::interrupted_by(stop.signal)),
+            None => Err(err),
+        },
+        done => done,
+    }
 }
