@@ -19,6 +19,7 @@
 pub mod analysis;
 pub mod build;
 pub mod doctor;
+pub mod exit;
 pub mod experiment;
 pub mod files;
 pub mod layout;

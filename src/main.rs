@@ -22,7 +22,7 @@ fn main() -> ExitCode {
         Ok(code) => exit_code(code),
         Err(err) => {
             eprintln!("layoutrand: error: {err:#}");
-            ExitCode::from(2)
+            exit_code(layoutrand::exit::Exit::InputError.code())
         }
     }
 }

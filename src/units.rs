@@ -1,14 +1,14 @@
-//! Time units and durations: the one table of time units and the one duration parser of the
-//! project (run `--budget`, dimension `--costs`, the report's scaling of times, and the
-//! question "is this metric a time?"); and the one parser of byte counts (`build --pad`).
+//! Time units and durations: the one table of metric time units (the report's scaling of
+//! times, and the question "is this metric a time?"), the one duration parser of the project
+//! (`--budget`, `--timeout`, `--costs`: the `humantime` crate's syntax, or plain seconds, with
+//! one documented maximum); and the one parser of byte counts (`build --pad`).
 
 use std::time::Duration;
 
 use anyhow::{bail, Result};
 
-/// Every time unit the project reads or writes, with its length in seconds. Metric units
-/// (`ns` for wall/cpu times, `us`/`ms`/`s` for program-reported times) and duration
-/// suffixes (`h`, `m`) come from this one table.
+/// Every time unit a metric is stored in, with its length in seconds (`ns` for wall/cpu
+/// times, `us`/`ms`/`s` for program-reported times, `m` and `h` for long ones).
 pub const TIME_UNITS: &[(&str, f64)] = &[
     ("ns", 1e-9),
     ("us", 1e-6),
@@ -32,47 +32,68 @@ pub fn is_time_unit(unit: &str) -> bool {
     seconds_per(unit).is_some()
 }
 
-/// Parses a duration made of `<number><unit>` pieces with the units of [`TIME_UNITS`]
-/// (`90s`, `10m`, `1h30m`, `20ms`, `0.5s`); a bare number is seconds.
+/// The longest duration any option or file accepts (`--timeout`, `--budget`, `--costs`,
+/// `[run] timeout`): a year of 365.25 days (what `humantime` calls `1year`). Longer is a
+/// typo, and bounding it keeps every deadline computed from it (`now + duration`)
+/// representable.
+pub const MAX_DURATION: Duration = Duration::from_secs(31_557_600);
+
+/// Parses a positive duration of at most [`MAX_DURATION`]: a plain number of seconds
+/// (`30`, `2.5`, as `--timeout` always took), or a human-readable duration read by the
+/// `humantime` crate (`90s`, `10m`, `1h30m`, `1h 30min`, `20ms`, `0.5s`, `3µs`, `2days`).
+/// The one duration parser of the project: `--budget`, `--timeout`, `--costs`.
 pub fn parse_duration(text: &str) -> Result<Duration> {
     let t = text.trim();
     if t.is_empty() {
         bail!("empty duration");
     }
-    let mut total = 0.0f64;
-    let mut rest = t;
-    if let Ok(secs) = rest.parse::<f64>() {
-        total = secs;
-        rest = "";
-    }
-    while !rest.is_empty() {
-        let digits = rest
-            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-            .unwrap_or(rest.len());
-        if digits == 0 {
-            bail!("duration {text:?}: a unit without a number");
+    let duration = if let Ok(seconds) = t.parse::<f64>() {
+        if !(seconds.is_finite() && seconds >= 0.0) {
+            bail!("duration {text:?} must be a positive number of seconds");
         }
-        let number: f64 = rest[..digits].parse().map_err(|_| {
-            anyhow::anyhow!("duration {text:?}: {:?} is not a number", &rest[..digits])
-        })?;
-        rest = &rest[digits..];
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit() || c == '.')
-            .unwrap_or(rest.len());
-        if unit_len == 0 {
-            bail!("duration {text:?}: trailing number without a unit");
-        }
-        let unit = rest[..unit_len].trim();
-        let Some(factor) = seconds_per(unit) else {
-            bail!("duration {text:?}: unknown unit {unit:?} (use h, m, s, ms, us, ns, e.g. 10m or 1h30m)");
-        };
-        total += number * factor;
-        rest = &rest[unit_len..];
+        // Anything too large for a Duration is above the maximum anyway.
+        Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX)
+    } else {
+        humantime::parse_duration(t).map_err(|e| match e {
+            humantime::DurationError::NumberOverflow => anyhow::anyhow!(
+                "duration {text:?} is longer than the most accepted, {}",
+                humantime::format_duration(MAX_DURATION)
+            ),
+            e => anyhow::anyhow!("duration {text:?}: {e} (e.g. 30, 2.5, 90s, 10m, 1h30m or 20ms)"),
+        })?
+    };
+    if duration.is_zero() {
+        bail!("duration {text:?} must be positive");
     }
-    if !(total.is_finite() && total >= 0.0) {
-        bail!("duration {text:?} must be a non-negative number of seconds");
+    if duration > MAX_DURATION {
+        bail!(
+            "duration {text:?} is longer than the most accepted, {}",
+            humantime::format_duration(MAX_DURATION)
+        );
     }
-    Ok(Duration::from_secs_f64(total))
+    Ok(duration)
+}
+
+/// [`parse_duration`] as a clap value parser (`--timeout`, `--budget`).
+pub fn duration_arg(text: &str) -> std::result::Result<Duration, String> {
+    parse_duration(text).map_err(|e| format!("{e:#}"))
+}
+
+/// A duration stored as seconds (`[run] timeout`, a store header's `timeout_seconds`),
+/// checked as [`parse_duration`] checks what it reads: positive, finite, at most
+/// [`MAX_DURATION`].
+pub fn duration_from_seconds(seconds: f64) -> Result<Duration> {
+    if !(seconds.is_finite() && seconds > 0.0) {
+        bail!("{seconds} s: a duration must be a positive number of seconds");
+    }
+    match Duration::try_from_secs_f64(seconds) {
+        Ok(d) if !d.is_zero() && d <= MAX_DURATION => Ok(d),
+        _ => bail!(
+            "{seconds} s: a duration must be positive and at most {} ({} s)",
+            humantime::format_duration(MAX_DURATION),
+            MAX_DURATION.as_secs()
+        ),
+    }
 }
 
 /// Parses a byte count: a non-negative integer, optionally followed by `B` or `KiB`
@@ -122,10 +143,48 @@ mod tests {
         assert_eq!(parse_duration("2.5").unwrap(), Duration::from_millis(2500));
         assert_eq!(parse_duration("20ms").unwrap(), Duration::from_millis(20));
         assert_eq!(parse_duration("3µs").unwrap(), Duration::from_micros(3));
+        assert_eq!(parse_duration("0.5s").unwrap(), Duration::from_millis(500));
+        assert_eq!(
+            parse_duration("1h 30min").unwrap(),
+            Duration::from_secs(5400)
+        );
+        assert_eq!(parse_duration(" 30 ").unwrap(), Duration::from_secs(30));
         assert!(parse_duration("10x").is_err());
         assert!(parse_duration("m").is_err());
         assert!(parse_duration("5m3").is_err());
         assert!(parse_duration("-1").is_err());
+    }
+
+    /// Issue 22: each of these panicked (`Duration::from_secs_f64`) or overflowed a deadline.
+    #[test]
+    fn durations_out_of_range_are_errors_not_panics() {
+        for bad in [
+            "1e30",
+            "1e19",
+            "99999999999999999999h",
+            "99999999999999999999",
+            "366days",
+            "31557601",
+            "inf",
+            "NaN",
+            "0",
+            "0s",
+            "",
+            "1e-12",
+        ] {
+            let err = parse_duration(bad).expect_err(bad).to_string();
+            assert!(err.contains("duration"), "{bad}: {err}");
+        }
+        assert_eq!(parse_duration("365.25days").unwrap(), MAX_DURATION);
+        assert_eq!(parse_duration("1year").unwrap(), MAX_DURATION);
+        assert!(parse_duration("1year 1s").is_err());
+        assert_eq!(
+            duration_from_seconds(2.5).unwrap(),
+            Duration::from_millis(2500)
+        );
+        for bad in [0.0, -1.0, 1e19, 1e30, f64::NAN, f64::INFINITY, 1e-12] {
+            assert!(duration_from_seconds(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]

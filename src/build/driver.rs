@@ -330,12 +330,19 @@ pub(crate) fn finish(
     }
     manifest.save(out_dir)?;
     if built < wanted {
-        bail!(
+        let message = format!(
             "interrupted after {built} of {wanted} seeds; {} keeps the finished ones: continue \
              with `layoutrand build --extend --seeds {wanted} --out {}`",
             out_dir.join(MANIFEST_FILE).display(),
             out_dir.display()
         );
+        match interrupt::signal() {
+            // The status of a signal (128 + N), with the same sentence.
+            Some(signal) => {
+                return Err(interrupt::BuildInterrupted { signal, message }.into());
+            }
+            None => bail!("{message}"),
+        }
     }
     let excluded = manifest.excluded_programs();
     let programs_only = manifest.programs.iter().filter(|p| !p.library).count();

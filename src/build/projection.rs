@@ -6,6 +6,30 @@ use anyhow::{bail, Result};
 /// The number of seeds above which `build` asks for `--allow-many-seeds`.
 pub const MANY_SEEDS: usize = 1000;
 
+/// The most seeds one build accepts, even with `--allow-many-seeds`: the seed list and the
+/// manifest are held whole, and a hundred thousand binaries are already days of relinking.
+pub const MAX_SEEDS: usize = 100_000;
+
+/// The seeds `base`, `base + 1`, …, `base + count − 1`, checked before anything is allocated:
+/// at most [`MAX_SEEDS`], and no seed past `u64::MAX` (a wrap-around would give seed 0 and
+/// repeat seeds).
+pub fn seed_range(base: u64, count: u64) -> Result<Vec<u64>> {
+    if count > MAX_SEEDS as u64 {
+        bail!(
+            "--seeds {count}: at most {MAX_SEEDS} seeds, even with --allow-many-seeds (above \
+             {MANY_SEEDS} the build asks for --allow-many-seeds and projects their time and disk)"
+        );
+    }
+    if count > 0 && base.checked_add(count - 1).is_none() {
+        bail!(
+            "--seed-base {base} --seeds {count}: the seeds would run past {} (the largest seed); \
+             choose a smaller --seed-base",
+            u64::MAX
+        );
+    }
+    Ok((0..count).map(|i| base + i).collect())
+}
+
 /// The projected cost of `seeds` more binaries, each costing what the baseline cost.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Projection {
@@ -69,6 +93,22 @@ impl Projection {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 22: `--seeds 4294967296` aborted allocating the list; `--seed-base u64::MAX
+    /// --seeds 3` wrapped around to seed 0.
+    #[test]
+    fn seed_ranges_are_bounded_and_never_wrap() {
+        assert_eq!(seed_range(1, 3).unwrap(), [1, 2, 3]);
+        assert!(seed_range(1, 0).unwrap().is_empty());
+        assert_eq!(seed_range(u64::MAX, 1).unwrap(), [u64::MAX]);
+        assert_eq!(seed_range(u64::MAX - 2, 3).unwrap().last(), Some(&u64::MAX));
+        let wrap = seed_range(u64::MAX, 3).unwrap_err().to_string();
+        assert!(wrap.contains("--seed-base"), "{wrap}");
+        let many = seed_range(1, 4_294_967_296).unwrap_err().to_string();
+        assert!(many.contains("at most 100000 seeds"), "{many}");
+        assert_eq!(seed_range(1, MAX_SEEDS as u64).unwrap().len(), MAX_SEEDS);
+        assert!(seed_range(1, MAX_SEEDS as u64 + 1).is_err());
+    }
 
     #[test]
     fn projection_scales_with_seeds_and_jobs() {

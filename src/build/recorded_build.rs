@@ -53,6 +53,8 @@ pub fn run(
     let shim_path = std::env::join_paths(path_entries)?;
 
     let start = Instant::now();
+    // SIGINT/SIGTERM kill the build's whole process group (see `interrupt::guard_group`).
+    let _signals = super::interrupt::catch();
     let mut expression = duct::cmd(&command[0], &command[1..]).dir(cwd);
     for (k, v) in extra_env {
         expression = expression.env(k, v);
@@ -71,10 +73,26 @@ pub fn run(
         .before_spawn(|cmd| {
             use std::os::unix::process::CommandExt;
             cmd.process_group(0);
+            // SAFETY: prctl(2) is async-signal-safe and allocates nothing. If layoutrand is
+            // killed outright (kill -9), the build command dies with it.
+            unsafe {
+                cmd.pre_exec(|| {
+                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
             Ok(())
         })
         .reader()
         .with_context(|| format!("cannot start the build command `{}`", command.join(" ")))?;
+    let _group = super::interrupt::guard_group(
+        reader
+            .pids()
+            .first()
+            .map_or(0, |&pid| i32::try_from(pid).unwrap_or(0)),
+    );
     let mut tail: VecDeque<String> = VecDeque::with_capacity(TAIL_LINES);
     let mut lines = BufReader::new(&reader);
     let mut line = Vec::new();
@@ -91,6 +109,19 @@ pub fn run(
             tail.pop_front();
         }
         tail.push_back(text);
+    }
+    if let Some(signal) = super::interrupt::signal() {
+        return Err(super::interrupt::BuildInterrupted {
+            signal,
+            message: format!(
+                "the build command `{}` and its whole process group were killed; nothing was \
+                 kept (its partial record in {} is discarded by the next build): run the same \
+                 `layoutrand build` again (after `make clean` if its tree may be half-built)",
+                command.join(" "),
+                record_dir.display()
+            ),
+        }
+        .into());
     }
     let output = reader
         .try_wait()?

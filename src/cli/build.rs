@@ -6,8 +6,10 @@ use std::path::PathBuf;
 use anyhow::{bail, Context, Result};
 
 use layoutrand::build::driver::{self, BuildOptions};
+use layoutrand::build::interrupt::BuildInterrupted;
 use layoutrand::build::linker::Linker;
 use layoutrand::build::summary;
+use layoutrand::exit::Exit;
 use layoutrand::files::manifest::Granularity;
 
 /// Arguments of `layoutrand build`.
@@ -72,6 +74,10 @@ pub struct Args {
     pub command: Vec<String>,
 }
 
+/// The most parallel relinks (`--jobs`): each is a thread, and more than the cores buys
+/// nothing.
+const MAX_JOBS: usize = 1024;
+
 /// `--pad`: bytes, at most [`driver::MAX_PAD`].
 fn parse_pad(text: &str) -> Result<u64> {
     let bytes = layoutrand::units::parse_bytes(text)?;
@@ -110,18 +116,20 @@ pub enum LinkerArg {
 /// The seeds to build: `--seeds`/`--seed-base`, or for a variant added to an experiment the
 /// seeds of its variants (given flags must then agree with them).
 fn seeds(args: &Args) -> Result<Vec<u64>> {
-    let asked = || -> Vec<u64> {
-        let base = args.seed_base.unwrap_or(1);
-        (0..args.seeds.unwrap_or(10)).map(|i| base + i).collect()
+    let asked = || {
+        layoutrand::build::projection::seed_range(
+            args.seed_base.unwrap_or(1),
+            args.seeds.unwrap_or(10),
+        )
     };
     let Some(name) = &args.variant else {
-        return Ok(asked());
+        return asked();
     };
     layoutrand::build::variant::check_name(name).context("--variant")?;
     let Some(shared) = layoutrand::build::variant::shared_seeds(&args.out)? else {
-        return Ok(asked());
+        return asked();
     };
-    if (args.seeds.is_some() || args.seed_base.is_some()) && asked() != shared {
+    if (args.seeds.is_some() || args.seed_base.is_some()) && asked()? != shared {
         bail!(
             "the variants in {} use seeds {}; a variant must use the same (leave out --seeds and --seed-base)",
             args.out.display(),
@@ -152,6 +160,9 @@ pub fn run(args: Args) -> Result<i32> {
     if jobs == 0 {
         bail!("--jobs must be at least 1");
     }
+    if jobs > MAX_JOBS {
+        bail!("--jobs {jobs}: at most {MAX_JOBS} parallel relinks (one thread each)");
+    }
     let granularity = args.granularity.map(|g| match g {
         GranularityArg::Link => Granularity::Link,
         GranularityArg::Module => Granularity::Module,
@@ -178,12 +189,22 @@ pub fn run(args: Args) -> Result<i32> {
         pad: args.pad,
         programs: args.programs.clone(),
     };
-    let outcome = if let Some(name) = &args.variant {
-        layoutrand::build::variant::build(&opts, name)?
+    let built = if let Some(name) = &args.variant {
+        layoutrand::build::variant::build(&opts, name)
     } else if args.extend {
-        layoutrand::build::extend::extend(&opts, granularity)?
+        layoutrand::build::extend::extend(&opts, granularity)
     } else {
-        driver::build(&opts)?
+        driver::build(&opts)
+    };
+    let outcome = match built {
+        Ok(outcome) => outcome,
+        Err(err) => match err.downcast_ref::<BuildInterrupted>() {
+            Some(stop) => {
+                eprintln!("layoutrand: {stop}");
+                return Ok(layoutrand::exit::interrupted_by(stop.signal));
+            }
+            None => return Err(err),
+        },
     };
     for e in &outcome.shim_errors {
         eprintln!("layoutrand: warning: the shim passed a call through unrecorded: {e}");
@@ -209,8 +230,9 @@ pub fn run(args: Args) -> Result<i32> {
             .display()
     );
     Ok(if driver::all_ok(&outcome.manifest) {
-        0
+        Exit::Complete
     } else {
-        1
-    })
+        Exit::GateFailed
+    }
+    .code())
 }

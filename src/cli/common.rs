@@ -144,7 +144,7 @@ impl GateArgs {
         for t in tripped {
             eprintln!("  {t}");
         }
-        1
+        layoutrand::exit::Exit::GateFailed.code()
     }
 }
 
@@ -169,15 +169,18 @@ pub struct DesignArgs {
     pub metric: Option<String>,
 }
 
-/// `--timeout S` and `--budget D`: the limits of one execution and of the whole run, for
-/// `run` and `experiment`.
+/// `--timeout D` and `--budget D`: the limits of one execution and of the whole run, for
+/// `run` and `experiment`. Both take plain seconds or a duration such as `90s`, `10m` or
+/// `1h30m`, at most [`layoutrand::units::MAX_DURATION`] (one parser:
+/// [`layoutrand::units::parse_duration`]).
 #[derive(Debug, Clone, clap::Args)]
 pub struct LimitArgs {
-    /// Kill an execution's whole process group after this many seconds.
-    #[arg(long)]
-    pub timeout: Option<f64>,
-    /// Stop cleanly between executions after this long (e.g. 90s, 10m, 1h30m); the same
-    /// command (run: with --resume) continues.
-    #[arg(long)]
-    pub budget: Option<String>,
+    /// Kill an execution's whole process group after this long (seconds, or e.g. 500ms,
+    /// 2m; at most a year).
+    #[arg(long, value_name = "DURATION", value_parser = layoutrand::units::duration_arg)]
+    pub timeout: Option<std::time::Duration>,
+    /// Stop cleanly between executions after this long (e.g. 90s, 10m, 1h30m; at most a
+    /// year); the same command (run: with --resume) continues. A run stopped so exits 4.
+    #[arg(long, value_name = "DURATION", value_parser = layoutrand::units::duration_arg)]
+    pub budget: Option<std::time::Duration>,
 }

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
+use layoutrand::experiment::subprocess::StageInterrupted;
 use layoutrand::experiment::{run_experiment, ExperimentConfig, Mode};
 
 /// Arguments of `layoutrand experiment`. Every flag overrides the same key of the file.
@@ -90,7 +91,11 @@ pub fn run(args: Args) -> Result<i32> {
     config.run.iterations = args.design.iterations.or(config.run.iterations);
     config.run.warmup = args.design.warmup.or(config.run.warmup);
     config.run.metric = args.design.metric.or(config.run.metric);
-    config.run.timeout = args.limits.timeout.or(config.run.timeout);
+    config.run.timeout = args
+        .limits
+        .timeout
+        .map(|t| t.as_secs_f64())
+        .or(config.run.timeout);
     config.run.jobs = args.jobs.or(config.run.jobs);
     config.target.precision = args.target.or(config.target.precision);
     config.target.max_binaries = args.max_binaries.or(config.target.max_binaries);
@@ -99,10 +104,11 @@ pub fn run(args: Args) -> Result<i32> {
     } else {
         Mode::Real
     };
-    run_experiment(
-        &config,
-        mode,
-        args.limits.budget.as_deref(),
-        args.from.as_deref(),
-    )
+    match run_experiment(&config, mode, args.limits.budget, args.from.as_deref()) {
+        Err(err) => match err.downcast_ref::<StageInterrupted>() {
+            Some(stop) => Ok(layoutrand::exit::interrupted_by(stop.signal)),
+            None => Err(err),
+        },
+        done => done,
+    }
 }

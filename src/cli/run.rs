@@ -1,17 +1,17 @@
 //! `layoutrand run`: run the built binaries in the three-level design and store the results.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use layoutrand::run::budget::parse_duration;
+use layoutrand::exit::{interrupted_by, Exit};
 use layoutrand::run::metric::primary_name_of_spec;
 use layoutrand::run::reaper::Interrupted;
 use layoutrand::run::runner::run_experiment;
 use layoutrand::run::settings::RunRequest;
 use layoutrand::run::slurm::status::{render_status, wait_until_ended};
 use layoutrand::run::slurm::submit::{submit, SlurmOptions};
-use layoutrand::run::store::read_results;
+use layoutrand::run::store::{read_results, scan_results};
 use layoutrand::run::summary::{summarize, BinarySummary};
 
 /// Arguments of `layoutrand run`.
@@ -63,7 +63,7 @@ pub struct Args {
     /// With --slurm: node-local folder for the fixed binary path [default: /tmp/layoutrand].
     #[arg(long = "node-dir", requires = "slurm")]
     pub node_dir: Option<PathBuf>,
-    /// With --slurm: block until every task ended; exit 1 when some shard is incomplete.
+    /// With --slurm: block until every task ended; exit 4 when some shard is incomplete.
     #[arg(long, requires = "slurm")]
     pub wait: bool,
     /// With --slurm: write the plan and the job script, submit nothing.
@@ -89,19 +89,6 @@ pub struct Args {
 
 /// Runs `layoutrand run`.
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let timeout = match args.limits.timeout {
-        Some(t) if !(t.is_finite() && t > 0.0) => {
-            anyhow::bail!("--timeout {t}: must be a positive number of seconds")
-        }
-        Some(t) => Some(Duration::from_secs_f64(t)),
-        None => None,
-    };
-    let budget = args
-        .limits
-        .budget
-        .as_deref()
-        .map(|b| parse_duration(b).map_err(|e| anyhow::anyhow!("--budget: {e}")))
-        .transpose()?;
     let cpus = args
         .cpus
         .as_deref()
@@ -115,8 +102,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         warmup: args.design.warmup,
         metric: args.design.metric,
         env_pad_max: args.env_pad,
-        timeout,
-        budget,
+        timeout: args.limits.timeout,
+        budget: args.limits.budget,
         schedule_seed: args.schedule_seed,
         resume: args.resume,
         command: args.command,
@@ -141,7 +128,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         Err(err) => match err.downcast_ref::<Interrupted>() {
             Some(stop) => {
                 eprintln!("layoutrand: {stop}");
-                return Ok(128 + stop.signal);
+                return Ok(interrupted_by(stop.signal));
             }
             None => return Err(err),
         },
@@ -161,23 +148,76 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         eprintln!("layoutrand: warning: {w}");
     }
     print_summary(&report.summary);
+    if let Some(exit) = programs_that_never_ran(&args.out, &report.summary)? {
+        return Ok(exit.code());
+    }
     if report.remaining > 0 {
         eprintln!(
-            "layoutrand: the budget ran out with {} execution(s) left; continue with `layoutrand run --resume --out {}`",
+            "layoutrand: the budget ran out with {} execution(s) left (exit status {}); continue with `layoutrand run --resume --out {}`",
             report.remaining,
+            Exit::StoppedEarly.code(),
             args.out.display()
         );
+        return Ok(Exit::StoppedEarly.code());
     }
-    let ok: usize = report.summary.iter().map(|s| s.executions_ok).sum();
-    let failed: usize = report.summary.iter().map(|s| s.failures).sum();
-    if ok == 0 && failed > 0 {
+    Ok(Exit::Complete.code())
+}
+
+/// The programs (with variants: program and variant) of which no execution of any binary
+/// succeeded although some failed: each is named once, with the stored output of one of its
+/// failed executions, and the run's status is [`Exit::ProgramFailed`]. `None` when every
+/// program ran somewhere.
+fn programs_that_never_ran(dir: &Path, summary: &[BinarySummary]) -> anyhow::Result<Option<Exit>> {
+    type Program = (String, Option<String>);
+    let mut per_program: Vec<(Program, usize, usize, usize)> = Vec::new();
+    for s in summary {
+        let key = (s.program.clone(), s.variant.clone());
+        match per_program.iter_mut().find(|(k, ..)| *k == key) {
+            Some((_, ok, failed, binaries)) => {
+                *ok += s.executions_ok;
+                *failed += s.failures;
+                *binaries += 1;
+            }
+            None => per_program.push((key, s.executions_ok, s.failures, 1)),
+        }
+    }
+    let never: Vec<&(Program, usize, usize, usize)> = per_program
+        .iter()
+        .filter(|(_, ok, failed, _)| *ok == 0 && *failed > 0)
+        .collect();
+    if never.is_empty() {
+        return Ok(None);
+    }
+    // One stored output per failed program: the first failed execution that kept one.
+    let mut outputs: Vec<(Program, String)> = Vec::new();
+    scan_results(dir, |e, _| {
+        let key = (e.program.clone(), e.variant.clone());
+        if let Some(tail) = e.output_tail.as_deref().filter(|t| !t.trim().is_empty()) {
+            if never.iter().any(|(k, ..)| *k == key) && !outputs.iter().any(|(k, _)| *k == key) {
+                outputs.push((key, tail.trim_end().to_string()));
+            }
+        }
+    })?;
+    let store = dir.join(layoutrand::files::results::RESULTS_FILE);
+    for ((program, variant), _, failed, binaries) in &never {
+        let label = match variant {
+            Some(v) => format!("{program} [{v}]"),
+            None => program.clone(),
+        };
+        let output = outputs
+            .iter()
+            .find(|(k, _)| k.0 == *program && k.1 == *variant)
+            .map(|(_, t)| {
+                let quoted: Vec<String> = t.lines().map(|l| format!("  | {l}")).collect();
+                format!("; the output of one of them:\n{}", quoted.join("\n"))
+            })
+            .unwrap_or_default();
         eprintln!(
-            "layoutrand: error: all {failed} executions failed: there is nothing to analyse (see the failures above and `output_tail` in {})",
-            args.out.join(layoutrand::files::results::RESULTS_FILE).display()
+            "layoutrand: error: {label}: all {failed} execution(s) of its {binaries} binaries failed, so there is nothing of it to analyse (a wrong {{bin}} or input? see `output_tail` in {}){output}",
+            store.display()
         );
-        return Ok(1);
     }
-    Ok(0)
+    Ok(Some(Exit::ProgramFailed))
 }
 
 /// `layoutrand run --slurm`: submit, and with `--wait` block until every task ended.
@@ -224,7 +264,11 @@ fn run_slurm(req: &RunRequest, opts: &SlurmOptions, wait: bool) -> anyhow::Resul
     eprint!("{}", render_status(&outcome.statuses));
     let results = read_results(dir)?;
     if let Some(h) = &results.header {
-        print_summary(&summarize(&results, primary_name_of_spec(&h.metric)));
+        let summary = summarize(&results, primary_name_of_spec(&h.metric));
+        print_summary(&summary);
+        if let Some(exit) = programs_that_never_ran(dir, &summary)? {
+            return Ok(exit.code());
+        }
     }
     if !outcome.incomplete.is_empty() {
         eprintln!(
@@ -238,9 +282,9 @@ fn run_slurm(req: &RunRequest, opts: &SlurmOptions, wait: bool) -> anyhow::Resul
             dir.display(),
             dir.display()
         );
-        return Ok(1);
+        return Ok(Exit::StoppedEarly.code());
     }
-    Ok(0)
+    Ok(Exit::Complete.code())
 }
 
 /// The end-of-run table: one line per binary.

@@ -323,6 +323,63 @@ impl ExperimentConfig {
             (None, None) => PathBuf::from(crate::analysis::vocabulary::DEFAULT_DIR),
         }
     }
+
+    /// Checks every count, duration and pattern of the file (and of the flags that
+    /// overrode its keys) against the bounds `build` and `run` apply, so that a bad value
+    /// stops the experiment before its build stage instead of after it: seeds and
+    /// `max_binaries` (at most [`crate::build::projection::MAX_SEEDS`]), executions (1 to
+    /// [`crate::run::settings::MAX_EXECUTIONS`]), iterations and warmup (at most
+    /// [`crate::run::settings::MAX_ITERATIONS`], leaving an iteration to measure), the
+    /// metric (a valid regular expression), the timeout (a positive duration of at most
+    /// [`crate::units::MAX_DURATION`]) and the schedule's size.
+    pub fn validate_limits(&self) -> Result<()> {
+        use crate::build::projection::MAX_SEEDS;
+        use crate::run::settings::{MAX_EXECUTIONS, MAX_ITERATIONS};
+        for (key, count) in [
+            ("[build] seeds", self.build.seeds),
+            ("[target] max_binaries", self.target.max_binaries),
+        ] {
+            if let Some(n) = count.filter(|&n| n as usize > MAX_SEEDS) {
+                bail!("{key} = {n}: at most {MAX_SEEDS} randomised binaries");
+            }
+        }
+        if let Some(e) = self.run.executions {
+            if e == 0 || e > MAX_EXECUTIONS {
+                bail!("[run] executions = {e}: expected 1 to {MAX_EXECUTIONS} per binary");
+            }
+        }
+        if let Some(i) = self.run.iterations {
+            if i == 0 || i > MAX_ITERATIONS {
+                bail!("[run] iterations = {i}: expected 1 to {MAX_ITERATIONS} per execution");
+            }
+        }
+        if let Some(w) = self.run.warmup {
+            if w > MAX_ITERATIONS {
+                bail!("[run] warmup = {w}: at most {MAX_ITERATIONS} iterations");
+            }
+            if let Some(i) = self.run.iterations.filter(|&i| w >= i) {
+                bail!("[run] warmup = {w} leaves none of the {i} iterations to measure");
+            }
+        }
+        let metric = self.run.metric.as_deref().unwrap_or("wall");
+        crate::run::metric::MetricSpec::parse(metric)
+            .with_context(|| format!("[run] metric = {metric:?}"))?;
+        if let Some(t) = self.run.timeout {
+            crate::units::duration_from_seconds(t).context("[run] timeout")?;
+        }
+        // The schedule's size with the counts known now (programs are known after the
+        // build, so this is a lower bound of what `run` will check).
+        let binaries = self.build.seeds.max(self.target.max_binaries).unwrap_or(0) as usize + 1;
+        crate::run::schedule::check_schedule_size(
+            1,
+            self.variants.len(),
+            binaries,
+            self.run.executions.unwrap_or(1),
+            self.run.iterations.unwrap_or(1),
+        )
+        .context("[build] seeds × [run] executions × [run] iterations")?;
+        Ok(())
+    }
 }
 
 pub use crate::analysis::vocabulary::parse_percent;
@@ -330,6 +387,55 @@ pub use crate::analysis::vocabulary::parse_percent;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 22: `executions = 0` and a bad metric regex were found only after the build.
+    #[test]
+    fn counts_durations_and_patterns_are_checked_before_the_build() {
+        let base = || {
+            let mut c = ExperimentConfig::default();
+            c.build.command = vec!["make".into()];
+            c.run.command = vec!["{bin}".into()];
+            c
+        };
+        assert!(base().validate_limits().is_ok());
+        let refused = |edit: &dyn Fn(&mut ExperimentConfig), key: &str| {
+            let mut c = base();
+            edit(&mut c);
+            let err = format!("{:#}", c.validate_limits().unwrap_err());
+            assert!(err.contains(key), "{key}: {err}");
+        };
+        refused(&|c| c.run.executions = Some(0), "[run] executions = 0");
+        refused(&|c| c.run.executions = Some(4_000_000_000), "executions");
+        refused(
+            &|c| c.run.metric = Some("regex:([0-9".into()),
+            "[run] metric",
+        );
+        refused(&|c| c.run.metric = Some("walltime".into()), "[run] metric");
+        refused(&|c| c.run.timeout = Some(1e30), "[run] timeout");
+        refused(&|c| c.run.timeout = Some(0.0), "[run] timeout");
+        refused(&|c| c.run.iterations = Some(0), "[run] iterations");
+        refused(
+            &|c| {
+                c.run.iterations = Some(3);
+                c.run.warmup = Some(3)
+            },
+            "[run] warmup",
+        );
+        refused(&|c| c.build.seeds = Some(u32::MAX), "[build] seeds");
+        refused(
+            &|c| {
+                c.build.seeds = Some(1000);
+                c.run.executions = Some(10_000)
+            },
+            "[build] seeds × [run] executions",
+        );
+        let mut fine = base();
+        fine.run.metric = Some(r"regex:time=(\d+)".into());
+        fine.run.iterations = Some(10);
+        fine.run.warmup = Some(2);
+        fine.run.timeout = Some(2.5);
+        assert!(fine.validate_limits().is_ok());
+    }
 
     #[test]
     fn unknown_keys_are_rejected_with_their_name() {

@@ -4,14 +4,15 @@
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
 use super::config::{parse_percent, ExperimentConfig};
 use super::growth::{fmt_share, Growth, GrowthLog};
-use super::subprocess::{run_stage, run_user_command};
+use super::subprocess::{run_stage, run_stage_allowing, run_user_command};
 use crate::analysis::vocabulary::{Thresholds, DEFAULT_NEGLIGIBLE};
+use crate::exit::Exit;
 use crate::files::manifest::{BuildStatus, Manifest, MANIFEST_FILE};
 use crate::report::dimension::DEFAULT_TARGETS;
 use crate::report::{render_report, Format};
@@ -44,10 +45,11 @@ const REAL_EXECUTIONS: u32 = 3;
 pub fn run_experiment(
     config: &ExperimentConfig,
     mode: Mode,
-    budget: Option<&str>,
+    budget: Option<Duration>,
     initial_dir: Option<&Path>,
 ) -> Result<i32> {
     config.validate()?;
+    config.validate_limits()?;
     let started = Instant::now();
     let cwd = std::env::current_dir()?;
     let out = absolute(&cwd, &config.out_dir());
@@ -92,9 +94,10 @@ pub fn run_experiment(
         let finished = run(config, &plan, &out, &workdir, budget)?;
         if !finished {
             eprintln!(
-                "layoutrand experiment: the budget ran out; run the same command again to continue"
+                "layoutrand experiment: the budget ran out; run the same command again to continue (exit status {})",
+                Exit::StoppedEarly.code()
             );
-            return Ok(0);
+            return Ok(Exit::StoppedEarly.code());
         }
         let (Some(growth), Some(log)) = (&plan.growth, growth_log.as_mut()) else {
             break;
@@ -133,7 +136,7 @@ pub fn run_experiment(
         started.elapsed().as_secs_f64(),
         out.display()
     );
-    Ok(0)
+    Ok(Exit::Complete.code())
 }
 
 /// The repetition counts an experiment uses.
@@ -493,7 +496,7 @@ fn run(
     plan: &Plan,
     out: &Path,
     workdir: &Path,
-    budget: Option<&str>,
+    budget: Option<Duration>,
 ) -> Result<bool> {
     let mut args = os(&["run", "--executions", &plan.executions.to_string()]);
     args.extend(os(&["--metric", &plan.metric]));
@@ -520,15 +523,20 @@ fn run(
         args.extend(os(&["--jobs", &j.to_string()]));
     }
     if let Some(b) = budget {
-        args.extend(os(&["--budget", b]));
+        // humantime's own notation, which the run stage's parser reads back exactly.
+        args.extend(os(&[
+            "--budget",
+            &humantime::format_duration(b).to_string(),
+        ]));
     }
     if out.join(RESULTS_FILE).exists() {
         args.push("--resume".into());
     }
     args.push("--".into());
     args.extend(config.run.command.iter().map(OsString::from));
-    run_stage("run", &args, workdir, &BTreeMap::new())?;
-    run_is_complete(out, plan)
+    let stopped = Exit::StoppedEarly.code();
+    let code = run_stage_allowing("run", &args, workdir, &BTreeMap::new(), &[stopped])?;
+    Ok(code != stopped && run_is_complete(out, plan)?)
 }
 
 /// True when every planned execution of every binary (of every variant) in the manifest is

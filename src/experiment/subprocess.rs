@@ -22,17 +22,109 @@ pub fn run_stage(
     cwd: &Path,
     env: &BTreeMap<String, String>,
 ) -> Result<()> {
-    let status = stage_command(args, cwd)
+    run_stage_allowing(stage, args, cwd, env, &[]).map(|_| ())
+}
+
+/// [`run_stage`], taking the exit statuses in `allowed` (besides 0) as answers rather than
+/// failures (the run stage's [`crate::exit::Exit::StoppedEarly`]); returns the status.
+pub fn run_stage_allowing(
+    stage: &str,
+    args: &[OsString],
+    cwd: &Path,
+    env: &BTreeMap<String, String>,
+    allowed: &[i32],
+) -> Result<i32> {
+    let mut child = stage_command(args, cwd)
         .envs(env)
-        .status()
+        .spawn()
         .with_context(|| format!("cannot start `layoutrand {stage}`"))?;
-    if !status.success() {
-        bail!(
+    // SIGINT/SIGTERM to the experiment reach the stage, which stops cleanly (kills its own
+    // build or benchmark, keeps what it finished) and says so; the experiment then says how
+    // to resume.
+    let forwarding = forward_signals_to(child.id());
+    let status = child.wait();
+    drop(forwarding);
+    let status = status.with_context(|| format!("waiting for `layoutrand {stage}`"))?;
+    if let Some(signal) = forwarded_signal() {
+        let name = nix::sys::signal::Signal::try_from(signal).map_or("a signal", |s| s.as_str());
+        eprintln!(
+            "layoutrand experiment: interrupted by {name} during the {stage} stage; what the \
+             stages finished is kept: run the same command again to continue"
+        );
+        return Err(StageInterrupted { signal }.into());
+    }
+    match status.code() {
+        Some(code) if code == 0 || allowed.contains(&code) => Ok(code),
+        _ => bail!(
             "`layoutrand {stage}` failed ({status}); command: layoutrand {}",
             display_args(args)
-        );
+        ),
     }
-    Ok(())
+}
+
+/// The experiment was stopped by SIGINT or SIGTERM (forwarded to its running stage); the
+/// command line exits with 128 + signal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+#[error("interrupted by signal {signal}")]
+pub struct StageInterrupted {
+    /// The signal.
+    pub signal: i32,
+}
+
+/// The running stage's pid, or 0; and the signal forwarded to it, or 0.
+static STAGE: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+static FORWARDED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+extern "C" fn forward(signal: libc::c_int) {
+    use std::sync::atomic::Ordering;
+    FORWARDED.store(signal, Ordering::SeqCst);
+    let pid = STAGE.load(Ordering::SeqCst);
+    if pid > 0 {
+        // SAFETY: kill(2) is async-signal-safe.
+        unsafe { libc::kill(pid, signal) };
+    }
+}
+
+/// Restores the previous handlers on drop.
+struct Forwarding(Vec<(nix::sys::signal::Signal, nix::sys::signal::SigAction)>);
+
+impl Drop for Forwarding {
+    fn drop(&mut self) {
+        STAGE.store(0, std::sync::atomic::Ordering::SeqCst);
+        for (signal, old) in &self.0 {
+            // SAFETY: restores the handler installed before.
+            let _ = unsafe { nix::sys::signal::sigaction(*signal, old) };
+        }
+    }
+}
+
+fn forward_signals_to(pid: u32) -> Forwarding {
+    use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
+    FORWARDED.store(0, std::sync::atomic::Ordering::SeqCst);
+    STAGE.store(
+        i32::try_from(pid).unwrap_or(0),
+        std::sync::atomic::Ordering::SeqCst,
+    );
+    let action = SigAction::new(
+        SigHandler::Handler(forward),
+        SaFlags::SA_RESTART,
+        SigSet::empty(),
+    );
+    let mut previous = Vec::new();
+    for signal in [Signal::SIGINT, Signal::SIGTERM] {
+        // SAFETY: the handler only touches atomics and calls kill(2).
+        if let Ok(old) = unsafe { sigaction(signal, &action) } {
+            previous.push((signal, old));
+        }
+    }
+    Forwarding(previous)
+}
+
+fn forwarded_signal() -> Option<i32> {
+    match FORWARDED.load(std::sync::atomic::Ordering::SeqCst) {
+        0 => None,
+        s => Some(s),
+    }
 }
 
 /// Runs an arbitrary command (a recipe's prepare or check step) in `cwd` with `env` added to

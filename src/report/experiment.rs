@@ -79,47 +79,95 @@ pub fn variant_groups(series: &[Series]) -> Vec<Vec<usize>> {
     groups
 }
 
-/// A warning per binary none of whose executions succeeded: it drops out of the analysis,
-/// which then covers only the layouts that ran, and a failure on some layouts only is itself
-/// a finding (a bug that depends on addresses), which a count of failed executions hides.
+/// One warning per program some of whose binaries never ran (no execution succeeded): they
+/// drop out of the analysis, which then covers only the layouts that ran. A failure on some
+/// layouts only is itself a finding (a bug that depends on addresses), which a count of failed
+/// executions hides; a failure on every binary is no layout effect but the command (a wrong
+/// `{bin}`, a missing input), so its stored output is shown, once.
 fn binaries_that_never_ran(executions: &[crate::run::store::Execution]) -> Vec<String> {
-    type Key<'a> = (&'a str, Option<&'a str>, &'a str);
-    let mut per_binary: BTreeMap<Key, (usize, Vec<&crate::run::store::Execution>)> =
-        BTreeMap::new();
+    type Execution = crate::run::store::Execution;
+    // Per program (and variant), per binary in order of appearance: successes, failures.
+    type PerBinary<'a> = Vec<(&'a str, usize, Vec<&'a Execution>)>;
+    let mut per_program: BTreeMap<(&str, Option<&str>), PerBinary> = BTreeMap::new();
     for e in executions {
-        let entry = per_binary
-            .entry((&e.program, e.variant.as_deref(), &e.binary))
+        let binaries = per_program
+            .entry((&e.program, e.variant.as_deref()))
             .or_default();
+        let i = match binaries.iter().position(|(b, _, _)| *b == e.binary) {
+            Some(i) => i,
+            None => {
+                binaries.push((&e.binary, 0, Vec::new()));
+                binaries.len() - 1
+            }
+        };
         match e.status {
-            ExecutionStatus::Ok => entry.0 += 1,
-            _ => entry.1.push(e),
+            ExecutionStatus::Ok => binaries[i].1 += 1,
+            _ => binaries[i].2.push(e),
         }
     }
-    per_binary
-        .into_iter()
-        .filter(|(_, (ok, failed))| *ok == 0 && !failed.is_empty())
-        .map(|((program, variant, binary), (_, failed))| {
-            let how = failed
-                .iter()
-                .map(|e| match (e.status, e.exit_code, e.signal) {
-                    (ExecutionStatus::Exit, Some(code), _) => format!("exit status {code}"),
-                    (ExecutionStatus::Signal, _, Some(sig)) => format!("signal {sig}"),
-                    (status, _, _) => format!("{status:?}").to_lowercase(),
-                })
-                .collect::<std::collections::BTreeSet<_>>()
-                .into_iter()
-                .collect::<Vec<_>>()
-                .join(", ");
-            format!(
-                "{} {binary}: every execution failed ({} of {}; {how}), so it is left out and \
+    let how = |failed: &[&Execution]| {
+        failed
+            .iter()
+            .map(|e| match (e.status, e.exit_code, e.signal) {
+                (ExecutionStatus::Exit, Some(code), _) => format!("exit status {code}"),
+                (ExecutionStatus::Signal, _, Some(sig)) => format!("signal {sig}"),
+                (status, _, _) => format!("{status:?}").to_lowercase(),
+            })
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut warnings = Vec::new();
+    for ((program, variant), binaries) in per_program {
+        let label = super::series::program_label(program, variant);
+        let never: Vec<&(&str, usize, Vec<&Execution>)> = binaries
+            .iter()
+            .filter(|(_, ok, failed)| *ok == 0 && !failed.is_empty())
+            .collect();
+        let failed: Vec<&Execution> = never.iter().flat_map(|(_, _, f)| f.clone()).collect();
+        match never.as_slice() {
+            [] => {}
+            [(binary, _, f)] if binaries.len() > 1 => warnings.push(format!(
+                "{label} {binary}: every execution failed ({} of {}; {}), so it is left out and \
                  the analysis covers only the binaries that ran; a failure on some layouts \
                  only depends on the layout: worth a look before trusting the rest",
-                super::series::program_label(program, variant),
-                failed.len(),
-                failed.len()
-            )
-        })
-        .collect()
+                f.len(),
+                f.len(),
+                how(f)
+            )),
+            _ if never.len() == binaries.len() => {
+                let output = failed
+                    .iter()
+                    .find_map(|e| e.output_tail.as_deref())
+                    .map(|t| format!("; the output of one of them:\n{}", t.trim_end()))
+                    .unwrap_or_default();
+                warnings.push(format!(
+                    "{label}: every execution of every binary failed ({} executions of {} \
+                     binaries; {}): not a layout effect but the command as run (a wrong {{bin}} \
+                     or input?), and the program is left out{output}",
+                    failed.len(),
+                    binaries.len(),
+                    how(&failed)
+                ));
+            }
+            _ => {
+                let names: Vec<&str> = never.iter().map(|(b, _, _)| *b).collect();
+                warnings.push(format!(
+                    "{label}: every execution failed on {} of {} binaries ({}; {} executions; \
+                     {}), so they are left out and the analysis covers only the binaries that \
+                     ran; a failure on some layouts only depends on the layout: worth a look \
+                     before trusting the rest",
+                    never.len(),
+                    binaries.len(),
+                    names.join(", "),
+                    failed.len(),
+                    how(&failed)
+                ));
+            }
+        }
+    }
+    warnings
 }
 
 /// How many executions of one program ended in each way other than `ok`.

@@ -53,6 +53,7 @@ pub fn prepare_run(
         );
     }
     let mut settings = resolve(req, previous)?;
+    settings.check_limits()?;
     let metric = MetricSpec::parse(&settings.metric)?;
     if !metric.has_iterations() {
         // `--iterations 1` says what these metrics give anyway: one value per execution.
@@ -63,9 +64,6 @@ pub fn prepare_run(
             );
         }
         settings.iterations = None;
-    }
-    if settings.executions == 0 {
-        bail!("--executions must be at least 1");
     }
     if let (Some(i), w) = (settings.iterations, settings.warmup) {
         if w >= i {
@@ -81,6 +79,13 @@ pub fn prepare_run(
         }
     }
     let variants: Vec<String> = manifest.variants.iter().map(|v| v.name.clone()).collect();
+    super::schedule::check_schedule_size(
+        programs.len(),
+        variants.len(),
+        binary_labels.len(),
+        settings.executions,
+        settings.iterations.unwrap_or(1),
+    )?;
     if let Some(h) = previous.filter(|h| h.variants != variants) {
         bail!(
             "--resume: the manifest's variants ({}) differ from the interrupted run's ({}); start a new run in another --out",

@@ -12,6 +12,8 @@
 //! variants alike, and no variant always runs first. With one variant the schedule is the
 //! one it always was.
 
+use anyhow::{bail, Result};
+
 use crate::seeded::SeededRng;
 
 /// Purpose string of the schedule's random stream.
@@ -23,6 +25,51 @@ pub const ENV_PAD_PURPOSE: &str = "env-pad";
 /// The padding granularity: the kernel 16-aligns the initial stack, so only multiples of 16
 /// bytes move it.
 pub const PAD_STEP: u32 = 16;
+
+/// The most executions one schedule holds (programs × variants × binaries × executions). The
+/// schedule is planned whole before the first execution (about 48 bytes a slot), and each
+/// execution is a process start: a million is already weeks of running.
+pub const MAX_SCHEDULED_EXECUTIONS: u64 = 1_000_000;
+/// The most measurements a run may plan (scheduled executions × iterations): the report
+/// reads them all into memory.
+pub const MAX_PLANNED_MEASUREMENTS: u64 = 100_000_000;
+
+/// Refuses a schedule larger than [`MAX_SCHEDULED_EXECUTIONS`], or planning more than
+/// [`MAX_PLANNED_MEASUREMENTS`] values (`iterations` per execution), before anything is
+/// allocated; the message names the product.
+pub fn check_schedule_size(
+    programs: usize,
+    variants: usize,
+    binaries: usize,
+    executions: u32,
+    iterations: u32,
+) -> Result<()> {
+    let product = [programs as u64, variants.max(1) as u64, binaries as u64]
+        .into_iter()
+        .try_fold(u64::from(executions), u64::checked_mul);
+    let described = || {
+        format!(
+            "{programs} program(s) × {} variant(s) × {binaries} binaries × {executions} executions",
+            variants.max(1)
+        )
+    };
+    let total = match product {
+        Some(n) if n <= MAX_SCHEDULED_EXECUTIONS => n,
+        _ => bail!(
+            "{}: more than the {MAX_SCHEDULED_EXECUTIONS} executions one run may plan; use fewer \
+             executions or binaries (`layoutrand dimension` says how many a precision needs)",
+            described()
+        ),
+    };
+    if total.saturating_mul(u64::from(iterations.max(1))) > MAX_PLANNED_MEASUREMENTS {
+        bail!(
+            "{} × {iterations} iterations: more than the {MAX_PLANNED_MEASUREMENTS} \
+             measurements one run may plan",
+            described()
+        );
+    }
+    Ok(())
+}
 
 /// One planned execution: which binary, which of its executions, with how much padding.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,6 +151,21 @@ pub fn build_schedule(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 22: `run --executions 4000000000` planned its schedule whole and grew to 22 GB.
+    #[test]
+    fn oversized_schedules_are_refused_before_allocation() {
+        assert!(check_schedule_size(1, 1, 31, 10, 1).is_ok());
+        let err = check_schedule_size(1, 1, 3, 4_000_000_000, 1).unwrap_err();
+        assert!(err.to_string().contains("1000000 executions"), "{err}");
+        assert!(check_schedule_size(usize::MAX, 2, usize::MAX, u32::MAX, 1).is_err());
+        // Exactly at the bound is accepted; one more is not.
+        assert!(check_schedule_size(1, 1, 10, 100_000, 1).is_ok());
+        assert!(check_schedule_size(1, 1, 10, 100_001, 1).is_err());
+        let err = check_schedule_size(1, 1, 10, 1000, 100_000).unwrap_err();
+        assert!(err.to_string().contains("measurements"), "{err}");
+        assert!(check_schedule_size(1, 1, 10, 1000, 10_000).is_ok());
+    }
 
     #[test]
     fn every_pair_once_with_increasing_execution_numbers() {

@@ -15,6 +15,13 @@ use super::store::Header;
 pub const DEFAULT_ENV_PAD: u32 = 4096;
 /// Default number of executions per binary.
 pub const DEFAULT_EXECUTIONS: u32 = 10;
+/// The most executions per binary a run accepts (`--executions`): more is a plan of months.
+pub const MAX_EXECUTIONS: u32 = 100_000;
+/// The most iterations per execution a run accepts (`--iterations`, `--warmup`).
+pub const MAX_ITERATIONS: u32 = 1_000_000;
+/// The largest environment padding bound (`--env-pad`): 64 KiB, half of what Linux allows
+/// one environment string (`MAX_ARG_STRLEN`, 32 pages), and 16 pages of stack movement.
+pub const MAX_ENV_PAD: u32 = 65_536;
 
 /// What the user asked for; `None` means "not given".
 #[derive(Debug, Clone, Default)]
@@ -84,6 +91,40 @@ fn fresh_seed() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(1)
+}
+
+impl RunSettings {
+    /// Checks the counts against the documented bounds ([`MAX_EXECUTIONS`],
+    /// [`MAX_ITERATIONS`], [`MAX_ENV_PAD`]) before anything is planned or allocated: they come
+    /// from the command line or, on `--resume`, from a store's header, which is data.
+    pub fn check_limits(&self) -> Result<()> {
+        if self.executions == 0 {
+            bail!("--executions must be at least 1");
+        }
+        if self.executions > MAX_EXECUTIONS {
+            bail!(
+                "--executions {}: at most {MAX_EXECUTIONS} executions per binary",
+                self.executions
+            );
+        }
+        if let Some(i) = self.iterations.filter(|&i| i > MAX_ITERATIONS) {
+            bail!("--iterations {i}: at most {MAX_ITERATIONS} iterations per execution");
+        }
+        if self.warmup > MAX_ITERATIONS {
+            bail!(
+                "--warmup {}: at most {MAX_ITERATIONS} iterations per execution",
+                self.warmup
+            );
+        }
+        if self.env_pad_max > MAX_ENV_PAD {
+            bail!(
+                "--env-pad {}: at most {MAX_ENV_PAD} bytes (a larger environment string is \
+                 refused by exec)",
+                self.env_pad_max
+            );
+        }
+        Ok(())
+    }
 }
 
 /// Completes `req` with defaults (fresh run) or with the header of the run being resumed,
@@ -162,7 +203,13 @@ pub fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<RunSetting
         warmup: h.warmup,
         metric: h.metric.clone(),
         env_pad_max: h.env_pad_max,
-        timeout: h.timeout_seconds.map(Duration::from_secs_f64),
+        timeout: h
+            .timeout_seconds
+            .map(|t| {
+                crate::units::duration_from_seconds(t)
+                    .map_err(|e| anyhow::anyhow!("the run's header has timeout_seconds {e}"))
+            })
+            .transpose()?,
         schedule_seed: h.schedule_seed,
         command: h.command.clone(),
     })

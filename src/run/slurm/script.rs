@@ -8,6 +8,32 @@ use anyhow::{bail, Result};
 
 use super::plan::{slurm_path, SlurmPlan, LOGS_DIR};
 
+/// The `sbatch` options the script sets itself, long and short forms: given again through
+/// `--slurm-arg` they would override it (`--array=0-3` submitted shards that do not exist).
+const MANAGED_OPTIONS: &[(&str, Option<&str>)] = &[
+    ("--array", Some("-a")),
+    ("--output", Some("-o")),
+    ("--error", Some("-e")),
+    ("--chdir", Some("-D")),
+    ("--job-name", Some("-J")),
+    ("--nodes", Some("-N")),
+    ("--ntasks", Some("-n")),
+    ("--exclusive", None),
+    ("--partition", Some("-p")),
+];
+
+/// The managed option `arg` sets (`--array=0-3`, `--array 0-3`, `-a0-3`, `-a 0-3`), if any.
+fn managed_option(arg: &str) -> Option<&'static str> {
+    let arg = arg.trim_start();
+    MANAGED_OPTIONS.iter().find_map(|&(long, short)| {
+        let long_hit = arg
+            .strip_prefix(long)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['=', ' ']));
+        let short_hit = short.is_some_and(|s| arg.starts_with(s) && !arg.starts_with("--"));
+        (long_hit || short_hit).then_some(long)
+    })
+}
+
 /// The script that runs `shards` (array indices) of the experiment in `dir` (absolute).
 pub fn job_script(dir: &Path, plan: &SlurmPlan, shards: &[u32]) -> Result<String> {
     if shards.is_empty() {
@@ -46,9 +72,10 @@ pub fn job_script(dir: &Path, plan: &SlurmPlan, shards: &[u32]) -> Result<String
     }
     s.push_str("#SBATCH --nodes=1\n#SBATCH --ntasks=1\n#SBATCH --exclusive\n");
     s.push_str(&format!("#SBATCH --chdir={cwd}\n"));
+    // `%` starts a filename pattern in --output (`%A`, `%a`): a literal one is written `%%`.
     s.push_str(&format!(
         "#SBATCH --output={}/task-%A_%a.out\n",
-        logs.display()
+        logs.display().to_string().replace('%', "%%")
     ));
     if let Some(p) = &plan.partition {
         s.push_str(&format!("#SBATCH --partition={p}\n"));
@@ -56,6 +83,13 @@ pub fn job_script(dir: &Path, plan: &SlurmPlan, shards: &[u32]) -> Result<String
     for a in &plan.slurm_args {
         if a.contains('\n') {
             bail!("--slurm-arg {a:?}: one option per --slurm-arg, without line breaks");
+        }
+        if let Some(own) = managed_option(a) {
+            bail!(
+                "--slurm-arg {a:?}: layoutrand sets {own} itself (one array task per shard, \
+                 its logs and working directory); leave it out (--partition and --max-nodes \
+                 have flags of their own)"
+            );
         }
         s.push_str(&format!("#SBATCH {a}\n"));
     }
@@ -66,4 +100,38 @@ pub fn job_script(dir: &Path, plan: &SlurmPlan, shards: &[u32]) -> Result<String
         shell_words::quote(&plan.token)
     ));
     Ok(s)
+}
+
+#[cfg(test)]
+mod managed_tests {
+    use super::managed_option;
+
+    /// Issue 22: `--slurm-arg=--array=0-3`, `--output`, `--chdir` were passed on although the
+    /// script sets them.
+    #[test]
+    fn options_the_script_sets_are_recognised_in_every_form() {
+        for (arg, own) in [
+            ("--array=0-3", "--array"),
+            ("--array 0-3", "--array"),
+            ("-a0-3", "--array"),
+            ("--output=x.out", "--output"),
+            ("-o x", "--output"),
+            ("--error=e", "--error"),
+            ("--chdir=/tmp", "--chdir"),
+            ("-D/tmp", "--chdir"),
+            ("--job-name=x", "--job-name"),
+            ("--exclusive", "--exclusive"),
+        ] {
+            assert_eq!(managed_option(arg), Some(own), "{arg}");
+        }
+        for free in [
+            "--time=02:00:00",
+            "--account=x",
+            "--mem=4G",
+            "--arrayx",
+            "-t 10",
+        ] {
+            assert_eq!(managed_option(free), None, "{free}");
+        }
+    }
 }
