@@ -318,21 +318,21 @@ pub fn analyze(
                 warnings.push(format!("the confidence interval: {note}"));
             }
             Some(CiJson {
-            low: ci.low,
-            high: ci.high,
-            half_width: ci.half_width,
-            relative_half_width: ci.relative_half_width(),
-            df: ci.df,
-            method: "kalibera-jones eq. 4",
-        })
+                low: ci.low,
+                high: ci.high,
+                half_width: ci.half_width,
+                relative_half_width: ci.relative_half_width(),
+                df: ci.df,
+                method: "kalibera-jones eq. 4",
+            })
             .filter(|_| !matches!(judged, IntervalUse::Withheld(_)))
         }
         Ok(_) => {
-            warnings.push(
-                "the confidence interval is not computable: the spread of the values exceeds \
-                 the range of double precision"
-                    .to_string(),
-            );
+            let note = "the confidence interval is not computable: the spread of the values \
+                        exceeds the range of double precision (values near ±1.8e308); rescale \
+                        the values (e.g. another unit)";
+            warnings.push(note.to_string());
+            ci_note = Some(note.to_string());
             None
         }
         Err(_) => {

@@ -326,7 +326,12 @@ pub fn analyse_series(
         .and_then(|b| baseline_interval(b, confidence));
     let baseline = series.baseline.as_ref().map(|b| {
         let judged = baseline_ci.as_ref().map(|c| {
-            interval_use(c.mean, c.half_width, all_positive(std::slice::from_ref(b)), "executions")
+            interval_use(
+                c.mean,
+                c.half_width,
+                all_positive(std::slice::from_ref(b)),
+                "executions",
+            )
         });
         BaselineSummary {
             executions: b.executions.len(),
@@ -569,9 +574,9 @@ fn default_layout_sentence(r: &SeriesReport, thresholds: &Thresholds) -> Option<
         }
     }
     let shift = match (r.shift.verdict, r.shift.ratio, r.shift.ci) {
-        (Verdict::Detected | Verdict::Negligible, Some(ratio), Some(ci)) => Some(change(
-            ratio, ci.lower, ci.upper, confidence, better, worse,
-        )),
+        (Verdict::Detected | Verdict::Negligible, Some(ratio), Some(ci)) => {
+            Some(change(ratio, ci.lower, ci.upper, confidence, better, worse))
+        }
         _ => None,
     };
     let d = &r.default_layout;
@@ -584,7 +589,12 @@ fn default_layout_sentence(r: &SeriesReport, thresholds: &Thresholds) -> Option<
     });
     let percentile = d
         .percentile
-        .map(|p| format!("{} of the random layouts' means are below it", percent(p, 2)))
+        .map(|p| {
+            format!(
+                "{} of the random layouts' means are below it",
+                percent(p, 2)
+            )
+        })
         .unwrap_or_default();
     let interval = interval.unwrap_or_default();
     Some(match d.verdict {

@@ -7,8 +7,8 @@ use super::experiment::{FailureCounts, Series};
 use super::model::{Diagnostics, Drift, Independence, WarmupSuggestion};
 use crate::seeded::SeededRng;
 use crate::stats::autocorr::{grouped_lag1_test, ljung_box};
-use crate::stats::sample::mean;
 use crate::stats::changepoint::suggest_warmup;
+use crate::stats::sample::mean;
 
 /// Fewer live iterations than this per execution and Ljung–Box is not run: its
 /// chi-squared approximation needs a reasonably long series.
@@ -87,9 +87,8 @@ pub fn drift(series: &Series) -> Option<Drift> {
         .map(|(v, g)| v - binary_means[*g])
         .collect();
     let half = residuals.len() / 2;
-    let halves_change = (1.0 + mean(&residuals[residuals.len() - half..]))
-        / (1.0 + mean(&residuals[..half]))
-        - 1.0;
+    let halves_change =
+        (1.0 + mean(&residuals[residuals.len() - half..])) / (1.0 + mean(&residuals[..half])) - 1.0;
     Some(Drift {
         executions: residuals.len(),
         lag1: test.r1,

@@ -93,6 +93,12 @@ pub fn sensitivity(
         Ok(a) => a,
         Err(e) => return undetermined(format!("cannot tell: {e}.")),
     };
+    if anova.f.is_nan() && !(anova.ms_between.is_finite() && anova.ms_within.is_finite()) {
+        // The same check as `analyze`'s: not "no variation" but too much for f64.
+        return undetermined(
+            "cannot tell: the spread of the values exceeds the range of double precision (values near ±1.8e308), so the variances are not computable; rescale the values (e.g. another unit).".into(),
+        );
+    }
     if anova.f.is_nan() {
         return Sensitivity {
             verdict: Verdict::NotDetected,
@@ -120,7 +126,12 @@ pub fn sensitivity(
         )
     };
     let layout_only = layout_variation
-        .map(|v| format!("; the layout's own share (T² of the binary level) is {}", percent(v, 2)))
+        .map(|v| {
+            format!(
+                "; the layout's own share (T² of the binary level) is {}",
+                percent(v, 2)
+            )
+        })
         .unwrap_or_default();
     let variation = match (cv_across_binaries, cv_across_executions) {
         (Some(b), Some(e)) => format!(

@@ -12,9 +12,9 @@
 //!    "biased" are said only when the default falls outside it.
 
 use crate::analysis::effect::{Effect, EffectVerdict};
+use crate::analysis::numfmt::{level, p_value, percent, quantity_bounds};
 use crate::analysis::vocabulary::Thresholds;
 use crate::stats::fieller::ratio_ci;
-use crate::analysis::numfmt::{level, p_value, percent, quantity_bounds};
 use crate::stats::sample::{mean, prediction_interval, variance, MeanInterval};
 
 use super::experiment::Series;
@@ -169,7 +169,9 @@ pub fn default_layout(series: &Series, thresholds: &Thresholds) -> DefaultLayout
         text,
     };
     let Some(b) = series.baseline.as_ref() else {
-        return undetermined("cannot tell: the default-layout binary (baseline) was not run.".into());
+        return undetermined(
+            "cannot tell: the default-layout binary (baseline) was not run.".into(),
+        );
     };
     let seed_means: Vec<f64> = series.seeds.iter().map(|s| s.mean()).collect();
     let n = seed_means.len();
@@ -204,7 +206,11 @@ pub fn default_layout(series: &Series, thresholds: &Thresholds) -> DefaultLayout
     };
     let pi = match prediction_interval(&xs, var_new, confidence) {
         Ok(pi) if pi.low.is_finite() && pi.high.is_finite() => pi,
-        _ => return undetermined("cannot tell: the random layouts' means give no finite prediction interval.".into()),
+        _ => {
+            return undetermined(
+                "cannot tell: the random layouts' means give no finite prediction interval.".into(),
+            )
+        }
     };
     let x_b = to_scale(base_mean);
     let below = seed_means.iter().filter(|m| **m < base_mean).count() as f64;
@@ -227,7 +233,11 @@ pub fn default_layout(series: &Series, thresholds: &Thresholds) -> DefaultLayout
         percent(percentile, 2),
         p = p_value(p),
     );
-    let (better, worse) = if series.is_time() { ("faster", "slower") } else { ("lower", "higher") };
+    let (better, worse) = if series.is_time() {
+        ("faster", "slower")
+    } else {
+        ("lower", "higher")
+    };
     let direction = if difference < 0.0 { better } else { worse };
     let (verdict, text) = if !pi.excludes(x_b) {
         (

@@ -297,7 +297,11 @@ mod tests {
         let mut alarms = 0;
         for _ in 0..runs {
             let values: Vec<f64> = groups.iter().map(|g| *g as f64 + draw()).collect();
-            if grouped_lag1_test(&values, &groups, 199, &mut rng).unwrap().p < 0.05 {
+            if grouped_lag1_test(&values, &groups, 199, &mut rng)
+                .unwrap()
+                .p
+                < 0.05
+            {
                 alarms += 1;
             }
         }
