@@ -16,7 +16,7 @@ use super::model::{
 };
 use super::sensitivity::sensitivity;
 use super::shift::shift;
-use crate::analysis::numfmt::{change, level, p_value, percent, quantity, quantity_bounds};
+use crate::analysis::numfmt::{change_parts, level, p_value, percent, quantity, quantity_bounds};
 use crate::analysis::single::{analyze, interval_use, BootstrapOptions, Dataset, IntervalUse};
 use crate::analysis::variants::{
     compare_variants, PairComparison, VariantData, VariantOptions, DEFAULT_VARIANT_RESAMPLES,
@@ -505,7 +505,7 @@ fn summary(r: &SeriesReport, thresholds: &Thresholds, host_warnings: &[String]) 
     }
     if r.is_time && !host_warnings.is_empty() {
         parts.push(
-            "These times were measured on a loaded or unsteady host (see Diagnostics), so the verdicts that follow may reflect the host rather than the layout:"
+            "These times were measured on a loaded or unsteady host (see Diagnostics): the verdicts that follow may reflect the host rather than the layout."
                 .into(),
         );
     }
@@ -574,43 +574,47 @@ fn default_layout_sentence(r: &SeriesReport, thresholds: &Thresholds) -> Option<
         }
     }
     let shift = match (r.shift.verdict, r.shift.ratio, r.shift.ci) {
-        (Verdict::Detected | Verdict::Negligible, Some(ratio), Some(ci)) => {
-            Some(change(ratio, ci.lower, ci.upper, confidence, better, worse))
-        }
+        (Verdict::Detected | Verdict::Negligible, Some(ratio), Some(ci)) => Some(change_parts(
+            ratio, ci.lower, ci.upper, confidence, better, worse,
+        )),
         _ => None,
     };
     let d = &r.default_layout;
-    let interval = d.prediction_interval.map(|pi| {
-        let (lo, hi) = quantity_bounds(pi.lower, pi.upper, &r.unit);
-        format!(
-            "the {} prediction interval of one random layout's mean ({lo} to {hi})",
-            level(pi.confidence)
-        )
-    });
     let percentile = d
         .percentile
         .map(|p| {
             format!(
-                "{} of the random layouts' means are below it",
+                "; {} of the random layouts' means are below it",
                 percent(p, 2)
             )
         })
         .unwrap_or_default();
-    let interval = interval.unwrap_or_default();
+    let interval = d
+        .prediction_interval
+        .map(|pi| {
+            let (lo, hi) = quantity_bounds(pi.lower, pi.upper, &r.unit);
+            format!(
+                "the {} prediction interval of one random layout's mean ({lo} to {hi}{percentile})",
+                level(pi.confidence)
+            )
+        })
+        .unwrap_or_default();
     Some(match d.verdict {
         Verdict::Detected => format!(
-            "The default layout is unusual among random layouts: its mean lies outside {interval} ({percentile}){}, so results on it alone are biased.",
-            shift.map(|s| format!("; it is {s} than the average random layout")).unwrap_or_default()
+            "The default layout is unusual among random layouts: its mean lies outside {interval}{}, so results on it alone are biased.",
+            shift
+                .map(|(h, i)| format!("; it is {h} than the average random layout ({i})"))
+                .unwrap_or_default()
         ),
         Verdict::Negligible => format!(
-            "The default layout lies outside {interval} ({percentile}) but within ± {} of the layouts' centre: unusual, but negligibly so.",
+            "The default layout lies outside {interval} but within ± {} of the layouts' centre: unusual, but negligibly so.",
             percent(thresholds.negligible, 2)
         ),
         Verdict::NotDetected => format!(
-            "The default layout is an ordinary layout: its mean lies within {interval} ({percentile}).{}",
+            "The default layout is an ordinary layout: its mean lies within {interval}.{}",
             shift
-                .map(|s| format!(
-                    " It differs from the mean over random layouts ({s}), as any single layout does when layouts matter."
+                .map(|(h, i)| format!(
+                    " It is {h} than the mean over random layouts ({i}), as any single layout differs from it when layouts matter."
                 ))
                 .unwrap_or_default()
         ),
