@@ -217,7 +217,7 @@ pub fn change_parts(
     worse: &str,
 ) -> (String, String) {
     let word = |r: f64| if r <= 1.0 { better } else { worse };
-    let (low_text, high_text) = distinct(lower, upper, 0, |r, extra| amount(r, extra));
+    let (low_text, high_text) = distinct(lower, upper, 0, amount);
     let bounds = if word(lower) == word(upper) {
         // Same direction at both ends: smaller change first.
         let (near, far) = if (1.0 - lower).abs() <= (1.0 - upper).abs() {
