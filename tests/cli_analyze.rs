@@ -70,16 +70,13 @@ fn analyze_json_on_the_libkalibera_vector() {
     assert!(levels[2]["optimal_repetitions"].is_null());
     assert_eq!(levels[0]["repetitions"], 3);
     // scipy: t.interval(0.95, 1, loc=mean(m), scale=sem(m)) over the two binary means
-    // -> (-6.939446727591861, 11.272780060925193)
-    let ci = &v["ci"];
-    assert!(close(&ci["low"], -6.939446727591861, 1e-10));
-    assert!(close(&ci["high"], 11.272780060925193, 1e-10));
-    let half = ci["half_width"].as_f64().unwrap();
-    assert!(close(
-        &ci["relative_half_width"],
-        half / (26.0 / 12.0),
-        1e-12
-    ));
+    // -> (-6.939446727591861, 11.272780060925193): below zero although every value is
+    // positive, so the interval is withheld with the reason (issue 21); eq. 4 itself is
+    // checked against these figures in stats::multilevel.
+    assert!(v["ci"].is_null(), "{}", v["ci"]);
+    let note = v["ci_note"].as_str().unwrap();
+    assert!(note.contains("reach below zero"), "{note}");
+    assert!(v["warnings"].to_string().contains("reach below zero"));
     // Only two binaries: no normality test, and a warning about too few top-level units.
     assert!(v["normality"].is_null());
     let warnings = v["warnings"].to_string();

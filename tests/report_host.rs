@@ -55,11 +55,24 @@ fn a_loaded_host_is_warned_about_with_its_figures() {
         text.contains("after 6.25 with 6 other running process(es)"),
         "{text}"
     );
+    // Issue 21: the verdicts on a time from a loaded host are qualified in the summary,
+    // not stated as fact.
+    let in_short = |text: &str| {
+        text.lines()
+            .find(|l| l.starts_with("In short:"))
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        in_short(&text).contains("measured on a loaded or unsteady host"),
+        "{text}"
+    );
 
     let quiet = tempfile::tempdir().unwrap();
     experiment_with_load(quiet.path(), 0.3, 0.9);
     let text = report(quiet.path());
     assert!(!text.contains("The host was loaded"), "{text}");
+    assert!(!in_short(&text).contains("loaded"), "{text}");
 }
 
 #[test]

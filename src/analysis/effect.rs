@@ -89,6 +89,21 @@ impl Effect {
         worse: &str,
     ) -> Effect {
         let confidence = thresholds.confidence;
+        // A positive ratio is one of positive quantities (times, counts): an interval that
+        // reaches zero or below says the data cannot bound it, and is not printed.
+        let reaches_zero = |l: f64| ratio > 0.0 && l <= 0.0;
+        if let Some((low, _)) = bounds.filter(|(l, _)| reaches_zero(*l)) {
+            return Effect {
+                ratio,
+                ci: None,
+                verdict: EffectVerdict::Unbounded,
+                words: format!(
+                    "ratio {ratio:.4}, cannot tell how precisely: its {} interval reaches {} (at or below zero, impossible for a ratio of positive quantities)",
+                    level(confidence),
+                    super::numfmt::sig(low, 3)
+                ),
+            };
+        }
         let Some((low, high)) = bounds.filter(|(l, h)| l.is_finite() && h.is_finite()) else {
             return Effect {
                 ratio,
@@ -200,5 +215,15 @@ mod tests {
         // The example of issue 10: a Fieller interval of 22.5 % to 47.0 % faster.
         let e = Effect::classify(0.647, Some((0.53, 0.775)), &th(), "faster", "slower");
         assert_eq!(e.words, "35.3 % faster (95 % CI: 22.5 % to 47.0 % faster)");
+    }
+    #[test]
+    fn an_interval_of_a_positive_ratio_never_reaches_zero() {
+        // Issue 21: "from 276.5 % faster to 294.0 % slower" came from a Fieller interval
+        // with a negative lower end.
+        let e = Effect::classify(1.1, Some((-1.765, 3.94)), &th(), "faster", "slower");
+        assert_eq!(e.verdict, EffectVerdict::Unbounded);
+        assert!(e.ci.is_none());
+        assert!(e.words.contains("cannot tell"), "{}", e.words);
+        assert!(!e.words.contains("276"), "{}", e.words);
     }
 }

@@ -69,18 +69,51 @@ pub fn scale_for(unit: &str, typical: f64) -> (f64, String) {
 
 /// `value` in `unit`, scaled and with 4 significant digits, e.g. `12.35 ms` or `8794334 count`.
 pub fn quantity(value: f64, unit: &str) -> String {
+    quantity_digits(value, unit, 4)
+}
+
+/// [`quantity`] with `digits` significant digits.
+fn quantity_digits(value: f64, unit: &str, digits: usize) -> String {
     let (f, u) = scale_for(unit, value);
     let v = value / f;
     let text = if v.abs() >= 1e4 && v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{v:.0}")
     } else {
-        sig(v, 4)
+        sig(v, digits)
     };
     if u.is_empty() {
         text
     } else {
         format!("{text} {u}")
     }
+}
+
+/// The most digits [`distinct`] adds to tell two bounds apart.
+const MAX_EXTRA_DIGITS: usize = 6;
+
+/// Formats the two bounds of an interval with `format(bound, digits)` from `digits` on,
+/// adding digits until they print differently (when they differ at all), so that an
+/// interval never reads "3.4 % to 3.4 %".
+fn distinct(
+    lower: f64,
+    upper: f64,
+    digits: usize,
+    format: impl Fn(f64, usize) -> String,
+) -> (String, String) {
+    let mut d = digits;
+    loop {
+        let (a, b) = (format(lower, d), format(upper, d));
+        if a != b || lower == upper || d >= digits + MAX_EXTRA_DIGITS {
+            return (a, b);
+        }
+        d += 1;
+    }
+}
+
+/// The bounds of an interval of a quantity, as [`quantity`] writes them, with enough
+/// significant digits that they print differently.
+pub fn quantity_bounds(lower: f64, upper: f64, unit: &str) -> (String, String) {
+    distinct(lower, upper, 4, |x, d| quantity_digits(x, unit, d))
 }
 
 /// An estimate with its confidence interval, rounded to the interval's precision (two
@@ -110,19 +143,30 @@ pub fn estimate(mean: f64, lower: f64, upper: f64, unit: &str, confidence: f64) 
 
 /// A share as a percentage with about `digits` significant digits, e.g. `3.3 %`.
 pub fn percent(share: f64, digits: usize) -> String {
+    percent_extra(share, digits, 0)
+}
+
+/// [`percent`] with `extra` more decimals than it would show.
+fn percent_extra(share: f64, digits: usize, extra: usize) -> String {
     if !share.is_finite() {
         return sig(share, digits);
     }
     let p = share * 100.0;
-    if p != 0.0 && p.abs() < 1e-4 {
+    if p != 0.0 && p.abs() < 1e-4 && extra == 0 {
         return format!("{}0.0001 %", if p < 0.0 { "> −" } else { "< " });
     }
     let d = if p.abs() >= 10.0 {
         1
     } else {
         decimals_for(p, digits).clamp(1, 4)
-    };
+    } + extra;
     format!("{p:.d$} %")
+}
+
+/// Two shares as [`percent`] writes them, with more decimals when needed for them to print
+/// differently (the bounds of an interval).
+pub fn percent_bounds(lower: f64, upper: f64, digits: usize) -> (String, String) {
+    distinct(lower, upper, 0, |x, extra| percent_extra(x, digits, extra))
 }
 
 /// The confidence level in words, e.g. `95 %`.
@@ -173,28 +217,42 @@ pub fn change_parts(
     worse: &str,
 ) -> (String, String) {
     let word = |r: f64| if r <= 1.0 { better } else { worse };
-    let amount = |r: f64| percent((1.0 - r).abs(), 2);
+    let (low_text, high_text) = distinct(lower, upper, 0, amount);
     let bounds = if word(lower) == word(upper) {
         // Same direction at both ends: smaller change first.
         let (near, far) = if (1.0 - lower).abs() <= (1.0 - upper).abs() {
-            (lower, upper)
+            (low_text, high_text)
         } else {
-            (upper, lower)
+            (high_text, low_text)
         };
-        format!("{} to {} {}", amount(near), amount(far), word(far))
+        format!("{near} to {far} {}", word(lower))
     } else {
         format!(
-            "from {} {} to {} {}",
-            amount(lower),
+            "from {low_text} {} to {high_text} {}",
             word(lower),
-            amount(upper),
             word(upper)
         )
     };
     (
-        format!("{} {}", amount(ratio), word(ratio)),
+        format!("{} {}", amount(ratio, 0), word(ratio)),
         format!("{} CI: {bounds}", level(confidence)),
     )
+}
+
+/// A ratio's size as a change, without its direction: "5.5 %" of the reference for ratios
+/// between 0.5 and 2, "2.1×" beyond (a time cut by more than half is "2.1× faster", never
+/// "110 % faster"); `extra` decimals more than usual. A ratio of positive quantities is
+/// positive: anything else is "not computable".
+fn amount(ratio: f64, extra: usize) -> String {
+    if !(ratio.is_finite() && ratio > 0.0) {
+        "not computable".to_string()
+    } else if ratio < 0.5 {
+        format!("{}×", sig(1.0 / ratio, 2 + extra))
+    } else if ratio > 2.0 {
+        format!("{}×", sig(ratio, 2 + extra))
+    } else {
+        percent_extra((1.0 - ratio).abs(), 2, extra)
+    }
 }
 
 #[cfg(test)]
@@ -255,5 +313,28 @@ mod tests {
     fn p_values_never_read_zero() {
         assert_eq!(p_value(0.0), "p < 0.0001");
         assert_eq!(p_value(0.0312), "p = 0.031");
+    }
+    #[test]
+    fn interval_bounds_always_print_differently() {
+        // Issue 21: "95 % CI: 3.4 % to 3.4 %".
+        let s = change(0.966, 0.9658, 0.9662, 0.95, "faster", "slower");
+        assert_eq!(s, "3.4 % faster (95 % CI: 3.38 % to 3.42 % faster)");
+        let (a, b) = percent_bounds(0.03412, 0.03418, 2);
+        assert_ne!(a, b);
+        assert_eq!((a.as_str(), b.as_str()), ("3.41 %", "3.42 %"));
+        let (a, b) = quantity_bounds(1.234_51e9, 1.234_53e9, "ns");
+        assert_eq!((a.as_str(), b.as_str()), ("1.23451 s", "1.23453 s"));
+        // Equal bounds stay equal (a tie), at the usual digits.
+        assert_eq!(percent_bounds(0.02, 0.02, 2).0, "2.0 %");
+    }
+
+    #[test]
+    fn large_changes_are_factors_not_percentages_beyond_100() {
+        // Issue 21: "from 276.5 % faster to 294.0 % slower" cannot be.
+        let s = change(0.48, 0.4, 0.6, 0.95, "faster", "slower");
+        assert_eq!(s, "2.1× faster (95 % CI: 40.0 % to 2.5× faster)");
+        let s = change(3.0, 2.5, 3.5, 0.95, "faster", "slower");
+        assert_eq!(s, "3.0× slower (95 % CI: 2.5× to 3.5× slower)");
+        assert!(change(0.5, -0.2, 1.2, 0.95, "faster", "slower").contains("not computable"));
     }
 }

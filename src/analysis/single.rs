@@ -25,6 +25,57 @@ pub const ANALYSIS_SCHEMA: u32 = 2;
 /// (the usual central-limit rule of thumb, Georges et al. 2007 §3.2.1).
 pub const CLT_UNITS: usize = 30;
 
+/// Above this relative half-width (± 50 % of the mean) an interval of a mean is too wide to
+/// inform: the report says "cannot tell" and why.
+pub const MAX_INFORMATIVE_RELATIVE_HALF_WIDTH: f64 = 0.5;
+
+/// Whether an interval of a mean can be read as it is.
+#[derive(Debug, Clone, PartialEq)]
+pub enum IntervalUse {
+    /// Narrow enough to inform.
+    Informative,
+    /// It reaches zero or below for a quantity whose values are all positive (a time, a
+    /// count): the symmetric t interval is impossible there, so it is not given.
+    Withheld(String),
+    /// It is given, but wider than ± [`MAX_INFORMATIVE_RELATIVE_HALF_WIDTH`] of the mean.
+    TooWide(String),
+}
+
+impl IntervalUse {
+    /// The reason, when the interval cannot inform.
+    pub fn note(&self) -> Option<&str> {
+        match self {
+            IntervalUse::Informative => None,
+            IntervalUse::Withheld(s) | IntervalUse::TooWide(s) => Some(s),
+        }
+    }
+}
+
+/// Judges the interval `mean ± half_width` of values that are all positive when `positive`;
+/// `units` names what would narrow it ("binaries", "executions").
+///
+/// The t interval (Kalibera & Jones eq. 4) is symmetric, so for a positive quantity it can
+/// reach below zero when the units vary by as much as their mean; such an interval is
+/// withheld rather than printed with an impossible lower end ("95 % CI -48 to 107 s"). An
+/// interval wider than ± 50 % is kept but called uninformative.
+pub fn interval_use(mean: f64, half_width: f64, positive: bool, units: &str) -> IntervalUse {
+    let relative = half_width / mean.abs();
+    if positive && mean - half_width <= 0.0 {
+        IntervalUse::Withheld(format!(
+            "cannot tell how precisely: the t interval's half-width is {} of the mean, so it would reach below zero, impossible for a quantity whose every value is positive; more {units} would narrow it",
+            super::numfmt::percent(relative, 2)
+        ))
+    } else if relative > MAX_INFORMATIVE_RELATIVE_HALF_WIDTH {
+        IntervalUse::TooWide(format!(
+            "cannot tell precisely: the interval is wider than ± {} of the mean (± {}); more {units} would narrow it",
+            super::numfmt::percent(MAX_INFORMATIVE_RELATIVE_HALF_WIDTH, 2),
+            super::numfmt::percent(relative, 2)
+        ))
+    } else {
+        IntervalUse::Informative
+    }
+}
+
 /// One data set to analyse: a balanced hierarchy and the names of its levels.
 ///
 /// A later factor (e.g. A/B variants of one program) is several data sets with the same
@@ -113,8 +164,11 @@ pub struct Analysis {
     pub mean: Option<f64>,
     /// Confidence level.
     pub confidence: f64,
-    /// Eq. 4 interval (null with fewer than two top-level units or when not finite).
+    /// Eq. 4 interval (null with fewer than two top-level units, when not finite, or when
+    /// it would reach zero or below although every value is positive: see `ci_note`).
     pub ci: Option<CiJson>,
+    /// Why the interval cannot inform, when it cannot ([`interval_use`]).
+    pub ci_note: Option<String>,
     /// Per level, lowest first.
     pub levels: Vec<LevelJson>,
     /// Shapiro–Wilk on the top-level unit means (null below 3 units or constant means).
@@ -254,21 +308,31 @@ pub fn analyze(
                 .to_string(),
         );
     }
+    let positive = h.values().iter().all(|v| *v > 0.0);
+    let mut ci_note = None;
     let ci = match mean_ci(h, confidence) {
-        Ok(ci) if ci.low.is_finite() && ci.high.is_finite() => Some(CiJson {
-            low: ci.low,
-            high: ci.high,
-            half_width: ci.half_width,
-            relative_half_width: ci.relative_half_width(),
-            df: ci.df,
-            method: "kalibera-jones eq. 4",
-        }),
+        Ok(ci) if ci.low.is_finite() && ci.high.is_finite() => {
+            let judged = interval_use(ci.mean, ci.half_width, positive, &plural(top_name));
+            ci_note = judged.note().map(str::to_string);
+            if let Some(note) = &ci_note {
+                warnings.push(format!("the confidence interval: {note}"));
+            }
+            Some(CiJson {
+                low: ci.low,
+                high: ci.high,
+                half_width: ci.half_width,
+                relative_half_width: ci.relative_half_width(),
+                df: ci.df,
+                method: "kalibera-jones eq. 4",
+            })
+            .filter(|_| !matches!(judged, IntervalUse::Withheld(_)))
+        }
         Ok(_) => {
-            warnings.push(
-                "the confidence interval is not computable: the spread of the values exceeds \
-                 the range of double precision"
-                    .to_string(),
-            );
+            let note = "the confidence interval is not computable: the spread of the values \
+                        exceeds the range of double precision (values near ±1.8e308); rescale \
+                        the values (e.g. another unit)";
+            warnings.push(note.to_string());
+            ci_note = Some(note.to_string());
             None
         }
         Err(_) => {
@@ -338,6 +402,7 @@ pub fn analyze(
         mean,
         confidence,
         ci,
+        ci_note,
         levels,
         normality,
         anova,

@@ -16,8 +16,8 @@ use super::model::{
 };
 use super::sensitivity::sensitivity;
 use super::shift::shift;
-use crate::analysis::numfmt::{change, level, p_value, percent, quantity};
-use crate::analysis::single::{analyze, BootstrapOptions, Dataset};
+use crate::analysis::numfmt::{change_parts, level, p_value, percent, quantity, quantity_bounds};
+use crate::analysis::single::{analyze, interval_use, BootstrapOptions, Dataset, IntervalUse};
 use crate::analysis::variants::{
     compare_variants, PairComparison, VariantData, VariantOptions, DEFAULT_VARIANT_RESAMPLES,
 };
@@ -76,6 +76,9 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
     for s in &mut series {
         for (i, w) in host_warnings.iter().enumerate() {
             s.diagnostics.notes.insert(i, w.clone());
+        }
+        if s.is_time && !host_warnings.is_empty() {
+            s.summary = summary(s, thresholds, &host_warnings);
         }
     }
     let machines = super::machines::machine_sections(experiment, confidence);
@@ -298,6 +301,7 @@ pub fn analyse_series(
         // The only errors are bad options, checked by the caller: no analysis then.
         analyze(&dataset, thresholds, None, bootstrap).ok()
     });
+    let interval_note = engine.as_ref().and_then(|a| a.ci_note.clone());
     let (levels, mean, ci) = match &engine {
         Some(a) => {
             let mean = a.mean.unwrap_or(f64::NAN);
@@ -320,20 +324,32 @@ pub fn analyse_series(
         .baseline
         .as_ref()
         .and_then(|b| baseline_interval(b, confidence));
-    let baseline = series.baseline.as_ref().map(|b| BaselineSummary {
-        executions: b.executions.len(),
-        iterations: b.iterations(),
-        mean: b.mean(),
-        ci: baseline_ci
-            .as_ref()
-            .filter(|_| b.executions.len() >= 2)
-            .map(|c| Interval {
-                lower: c.low,
-                upper: c.high,
-            }),
+    let baseline = series.baseline.as_ref().map(|b| {
+        let judged = baseline_ci.as_ref().map(|c| {
+            interval_use(
+                c.mean,
+                c.half_width,
+                all_positive(std::slice::from_ref(b)),
+                "executions",
+            )
+        });
+        BaselineSummary {
+            executions: b.executions.len(),
+            iterations: b.iterations(),
+            mean: b.mean(),
+            ci: baseline_ci
+                .as_ref()
+                .filter(|_| !matches!(judged, Some(IntervalUse::Withheld(_))))
+                .map(|c| Interval {
+                    lower: c.low,
+                    upper: c.high,
+                }),
+            ci_note: judged.as_ref().and_then(|j| j.note().map(str::to_string)),
+        }
     });
     let sensitivity = sensitivity(series, &levels, mean, thresholds);
     let shift = shift(series, ci.as_ref(), baseline_ci.as_ref(), thresholds);
+    let default_layout = super::shift::default_layout(series, thresholds);
     let mut diagnostics = diagnose(series, failures, confidence);
     // Shapiro–Wilk of the binaries' means: the engine's, shown below the size from which the
     // central limit theorem makes the t interval robust.
@@ -400,28 +416,36 @@ pub fn analyse_series(
             upper: c.high,
         }),
         relative_half_width: ci.map(|c| c.relative_half_width()),
+        interval_note,
         bootstrap: engine.and_then(|a| a.bootstrap),
         baseline,
         sensitivity,
         shift,
+        default_layout,
         diagnostics,
         summary: String::new(),
     };
-    report.summary = summary(&report, confidence);
+    report.summary = summary(&report, thresholds, &[]);
     report
 }
 
-/// The baseline binary's interval: over its execution means when it has several
-/// executions, else over the iterations of its one execution (which ignores
-/// execution-to-execution variation; [`super::shift`] says so).
+/// Whether every live value of `binaries` is positive (a time, a count): then no interval
+/// of their mean may reach zero.
+pub fn all_positive(binaries: &[BinaryData]) -> bool {
+    binaries
+        .iter()
+        .flat_map(|b| b.executions.iter().flat_map(|e| e.live.iter()))
+        .all(|v| *v > 0.0)
+}
+
+/// The baseline binary's interval over its execution means; `None` with one execution:
+/// its iterations are no replicates of the execution-to-execution variation (taking them
+/// as such is pseudo-replication, and made a shift "detected" in 8.8 % of experiments
+/// without one).
 pub fn baseline_interval(b: &BinaryData, confidence: f64) -> Option<MeanInterval> {
-    if b.executions.len() >= 2 {
-        mean_interval(&b.execution_means(), confidence).ok()
-    } else {
-        b.executions
-            .first()
-            .and_then(|e| mean_interval(&e.live, confidence).ok())
-    }
+    (b.executions.len() >= 2)
+        .then(|| mean_interval(&b.execution_means(), confidence).ok())
+        .flatten()
 }
 
 fn levels_of(levels: &[crate::analysis::single::LevelJson], mean: f64) -> Vec<Level> {
@@ -453,43 +477,68 @@ fn metric_words(metric: &str) -> String {
     }
 }
 
-/// One paragraph answering "how fast, how sure, does the layout matter".
-fn summary(r: &SeriesReport, confidence: f64) -> String {
+/// One paragraph answering "how fast, how sure, does the layout matter, is the default
+/// layout unusual". `host_warnings` (time metrics only) qualify the verdicts: on a loaded or
+/// unsteady host they are not stated as fact.
+fn summary(r: &SeriesReport, thresholds: &Thresholds, host_warnings: &[String]) -> String {
+    let confidence = thresholds.confidence;
     let mut parts = Vec::new();
-    match (r.ci, r.relative_half_width) {
-        (Some(ci), Some(rel)) => parts.push(format!(
-            "Over random code layouts, the {} of {} is {} ± {} ({} CI: {} to {}).",
-            metric_words(&r.metric),
-            r.program,
-            quantity(r.mean, &r.unit),
-            percent(rel, 2),
-            level(confidence),
-            quantity(ci.lower, &r.unit),
-            quantity(ci.upper, &r.unit)
-        )),
-        _ => parts.push(format!(
-            "Over random code layouts, the {} of {} averages {}, with too few binaries for an interval.",
-            metric_words(&r.metric),
-            r.program,
+    let what = format!("the {} of {}", metric_words(&r.metric), r.program);
+    match (r.ci, r.relative_half_width, &r.interval_note) {
+        (_, _, Some(note)) => parts.push(format!(
+            "Over random code layouts, {what} averages {}, but {note}.",
             quantity(r.mean, &r.unit)
         )),
+        (Some(ci), Some(rel), None) => {
+            let (lo, hi) = quantity_bounds(ci.lower, ci.upper, &r.unit);
+            parts.push(format!(
+                "Over random code layouts, {what} is {} ± {} ({} CI: {lo} to {hi}).",
+                quantity(r.mean, &r.unit),
+                percent(rel, 2),
+                level(confidence),
+            ))
+        }
+        _ => parts.push(format!(
+            "Over random code layouts, {what} averages {}, with too few binaries for an interval.",
+            quantity(r.mean, &r.unit)
+        )),
+    }
+    if r.is_time && !host_warnings.is_empty() {
+        parts.push(
+            "These times were measured on a loaded or unsteady host (see Diagnostics): the verdicts that follow may reflect the host rather than the layout."
+                .into(),
+        );
     }
     let sens = &r.sensitivity;
     match (sens.verdict, sens.p_value) {
         (Verdict::Detected, Some(p)) => parts.push(format!(
             "It is layout-sensitive (F-test, {}){}.",
             p_value(p),
-            sens.cv_across_binaries
-                .map(|b| format!(
-                    ": its mean varies by {} from one layout to another",
-                    percent(b, 2)
+            sens.layout_variation
+                .map(|v| format!(
+                    ": its mean varies by {} from one layout to another (the layout's own share, execution noise removed)",
+                    percent(v, 2)
                 ))
                 .unwrap_or_default()
         )),
         (Verdict::NotDetected, Some(p)) => parts.push(format!(
-            "No layout sensitivity was detected (F-test, {}).",
-            p_value(p)
+            "No layout sensitivity was detected (F-test, {}){}.",
+            p_value(p),
+            sens.detectable_variation
+                .map(|d| format!(
+                    "; a layout effect of {} or more would have been found with 80 % power",
+                    percent(d, 2)
+                ))
+                .unwrap_or_default()
         )),
+        (Verdict::Undetermined, Some(p)) if sens.detectable_variation.is_some() => {
+            parts.push(format!(
+                "Cannot tell whether it is layout-sensitive (nothing below {} was detectable with these counts): no layout effect was detected (F-test, {}), but one worth finding is {} or more (--negligible).",
+                percent(sens.detectable_variation.unwrap_or(f64::NAN), 2),
+                p_value(p),
+                percent(thresholds.negligible, 2)
+            ))
+        }
         (Verdict::Negligible, Some(p)) => parts.push(format!(
             "Its layout sensitivity is detectable but negligible (F-test, {}){}.",
             p_value(p),
@@ -503,30 +552,77 @@ fn summary(r: &SeriesReport, confidence: f64) -> String {
         (Verdict::NotDetected, None) => parts.push("Its values did not vary at all.".into()),
         _ => parts.push("Layout sensitivity cannot be tested with these data.".into()),
     }
+    parts.extend(default_layout_sentence(r, thresholds));
+    parts.join(" ")
+}
+
+/// The summary's sentence on the default layout: unusual (outside the prediction interval
+/// of one random layout's mean) or ordinary, and, beside it, the shift from the mean over
+/// layouts when one was detected, worded as what it is.
+fn default_layout_sentence(r: &SeriesReport, thresholds: &Thresholds) -> Option<String> {
+    let confidence = thresholds.confidence;
     let (better, worse) = if r.is_time {
         ("faster", "slower")
     } else {
         ("lower", "higher")
     };
-    match (r.shift.verdict, r.shift.ratio, r.shift.ci) {
-        (Verdict::Detected, Some(ratio), Some(ci)) => parts.push(format!(
-            "The default layout is {} than the average random layout, so results on it alone are biased.",
-            change(ratio, ci.lower, ci.upper, confidence, better, worse)
-        )),
-        (Verdict::Negligible, Some(ratio), Some(ci)) => parts.push(format!(
-            "The default layout is {} than the average random layout: detectable but negligible.",
-            change(ratio, ci.lower, ci.upper, confidence, better, worse)
-        )),
-        (Verdict::NotDetected, Some(_), Some(ci)) if ci.lower == 1.0 && ci.upper == 1.0 => {
-            parts.push("The default layout gives exactly the same values as the random layouts.".into())
+    if let (Verdict::NotDetected, Some(ci)) = (r.shift.verdict, r.shift.ci) {
+        if ci.lower == 1.0 && ci.upper == 1.0 {
+            return Some(
+                "The default layout gives exactly the same values as the random layouts.".into(),
+            );
         }
-        (Verdict::NotDetected, Some(ratio), Some(ci)) => parts.push(format!(
-            "The default layout does not differ detectably from the average random layout: {}.",
-            change(ratio, ci.lower, ci.upper, confidence, better, worse)
-        )),
-        _ => {}
     }
-    parts.join(" ")
+    let shift = match (r.shift.verdict, r.shift.ratio, r.shift.ci) {
+        (Verdict::Detected | Verdict::Negligible, Some(ratio), Some(ci)) => Some(change_parts(
+            ratio, ci.lower, ci.upper, confidence, better, worse,
+        )),
+        _ => None,
+    };
+    let d = &r.default_layout;
+    let percentile = d
+        .percentile
+        .map(|p| {
+            format!(
+                "; {} of the random layouts' means are below it",
+                percent(p, 2)
+            )
+        })
+        .unwrap_or_default();
+    let interval = d
+        .prediction_interval
+        .map(|pi| {
+            let (lo, hi) = quantity_bounds(pi.lower, pi.upper, &r.unit);
+            format!(
+                "the {} prediction interval of one random layout's mean ({lo} to {hi}{percentile})",
+                level(pi.confidence)
+            )
+        })
+        .unwrap_or_default();
+    Some(match d.verdict {
+        Verdict::Detected => format!(
+            "The default layout is unusual among random layouts: its mean lies outside {interval}{}, so results on it alone are biased.",
+            shift
+                .map(|(h, i)| format!("; it is {h} than the average random layout ({i})"))
+                .unwrap_or_default()
+        ),
+        Verdict::Negligible => format!(
+            "The default layout lies outside {interval} but within ± {} of the layouts' centre: unusual, but negligibly so.",
+            percent(thresholds.negligible, 2)
+        ),
+        Verdict::NotDetected => format!(
+            "The default layout is an ordinary layout: its mean lies within {interval}.{}",
+            shift
+                .map(|(h, i)| format!(
+                    " It is {h} than the mean over random layouts ({i}), as any single layout differs from it when layouts matter."
+                ))
+                .unwrap_or_default()
+        ),
+        Verdict::Undetermined => format!(
+            "Whether the default layout is unusual among random layouts: {}",
+            d.text
+        ),
+    })
 }
 
 #[cfg(test)]

@@ -4,9 +4,11 @@
 //! [`crate::analysis::single`]), failed executions.
 
 use super::experiment::{FailureCounts, Series};
-use super::model::{Diagnostics, Independence, WarmupSuggestion};
-use crate::stats::autocorr::ljung_box;
+use super::model::{Diagnostics, Drift, Independence, WarmupSuggestion};
+use crate::seeded::SeededRng;
+use crate::stats::autocorr::{grouped_lag1_test, ljung_box};
 use crate::stats::changepoint::suggest_warmup;
+use crate::stats::sample::mean;
 
 /// Fewer live iterations than this per execution and Ljung–Box is not run: its
 /// chi-squared approximation needs a reasonably long series.
@@ -22,6 +24,77 @@ pub const NORMALITY_BELOW: usize = 30;
 /// The number of Ljung–Box lags for a series of `n` values: min(10, n/5), at least 1.
 pub fn ljung_box_lags(n: usize) -> usize {
     (n / 5).clamp(1, 10)
+}
+
+/// Fewer executions than this in run order and drift is not tested.
+pub const MIN_EXECUTIONS_FOR_DRIFT: usize = 10;
+
+/// Permutations of the drift test: enough for a p-value to ± 0.007 at 0.05.
+pub const DRIFT_PERMUTATIONS: usize = 999;
+
+/// Drift between executions: the execution means in run order (the schedule index), each
+/// with its binary's own level taken out, tested for positive lag-1 autocorrelation by
+/// permuting each binary's executions over its places in the run
+/// ([`grouped_lag1_test`], seeded: the same store gives the same p-value), and the change
+/// from the first half of the run to the second as the magnitude. Slow drift (a warming
+/// machine, a neighbour's job) makes neighbouring executions alike. `None` below
+/// [`MIN_EXECUTIONS_FOR_DRIFT`] executions or with one execution per binary (no binary's
+/// own level to take out).
+pub fn drift(series: &Series) -> Option<Drift> {
+    if series.executions_per_binary() < 2 {
+        return None;
+    }
+    let grand = mean(&series.seeds.iter().map(|b| b.mean()).collect::<Vec<_>>());
+    if !grand.is_finite() || grand == 0.0 {
+        return None;
+    }
+    let mut in_order: Vec<(u64, usize, f64)> = series
+        .seeds
+        .iter()
+        .chain(series.baseline.iter())
+        .filter(|b| b.executions.len() >= 2)
+        .enumerate()
+        .flat_map(|(g, b)| {
+            b.executions
+                .iter()
+                .map(move |e| (e.schedule_index, g, mean(&e.live) / grand.abs()))
+        })
+        .collect();
+    if in_order.len() < MIN_EXECUTIONS_FOR_DRIFT {
+        return None;
+    }
+    in_order.sort_by_key(|(i, _, _)| *i);
+    let groups: Vec<usize> = in_order.iter().map(|(_, g, _)| *g).collect();
+    let values: Vec<f64> = in_order.iter().map(|(_, _, v)| *v).collect();
+    let mut rng = SeededRng::new(1, "report-drift");
+    let test = grouped_lag1_test(&values, &groups, DRIFT_PERMUTATIONS, &mut rng).ok()?;
+    // The halves, each execution less its binary's mean.
+    let binary_means: Vec<f64> = (0..=groups.iter().max().copied().unwrap_or(0))
+        .map(|g| {
+            mean(
+                &values
+                    .iter()
+                    .zip(&groups)
+                    .filter(|(_, h)| **h == g)
+                    .map(|(v, _)| *v)
+                    .collect::<Vec<_>>(),
+            )
+        })
+        .collect();
+    let residuals: Vec<f64> = values
+        .iter()
+        .zip(&groups)
+        .map(|(v, g)| v - binary_means[*g])
+        .collect();
+    let half = residuals.len() / 2;
+    let halves_change =
+        (1.0 + mean(&residuals[residuals.len() - half..])) / (1.0 + mean(&residuals[..half])) - 1.0;
+    Some(Drift {
+        executions: residuals.len(),
+        lag1: test.r1,
+        p_value: test.p,
+        halves_change,
+    })
 }
 
 /// Diagnoses `series` (seeds and baseline) at `confidence`.
@@ -95,6 +168,7 @@ pub fn diagnose(series: &Series, failures: FailureCounts, confidence: f64) -> Di
         // Filled in from the one engine by the caller (`analyse_series`).
         normality: None,
         independence,
+        drift: drift(series),
         failures,
         notes,
         minimum_detectable_effect: None,

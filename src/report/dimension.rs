@@ -16,6 +16,10 @@ use super::series::program_label;
 use crate::analysis::numfmt::{level, percent, quantity, sig};
 use crate::stats::planning::{expected_top_variance, top_repetitions_for_precision};
 
+/// Executions per binary below which `report` cannot test layout sensitivity (its F-test
+/// compares the binaries against executions of one binary): `dimension` never advises fewer.
+pub const MIN_EXECUTIONS_FOR_SENSITIVITY: u64 = 2;
+
 /// Kalibera & Jones (§11) never advise fewer top-level repetitions than this.
 pub const MIN_TOP_REPETITIONS: usize = 5;
 
@@ -248,7 +252,7 @@ pub fn dimension_series(
     }
     if s.executions_per_binary() == 1 {
         notes.push(
-            "One execution per binary in the initial experiment: the execution level cannot be dimensioned."
+            "One execution per binary in the initial experiment: the execution level cannot be dimensioned. Run at least 2 executions per binary: with one, `report` cannot tell the layout's effect from execution-to-execution noise (layout sensitivity needs executions of one binary to compare the binaries against)."
                 .to_string(),
         );
     }
@@ -305,6 +309,18 @@ pub fn dimension_series(
                 )
             }
             None => (None, None),
+        };
+        // Eq. 3 optimises the interval of the mean alone, and may say 1 execution; `report`
+        // then cannot test layout sensitivity, so never advise fewer than 2.
+        let (advice, chosen) = match chosen {
+            Some(c) if *name == "execution" && c < MIN_EXECUTIONS_FOR_SENSITIVITY => (
+                Some(format!(
+                    "{}raised from {c} to {MIN_EXECUTIONS_FOR_SENSITIVITY}: with one execution per binary `report` cannot test layout sensitivity (it compares the binaries against executions of one binary); the interval of the mean alone would need {c}",
+                    advice.map(|a| format!("{a}; ")).unwrap_or_default()
+                )),
+                Some(MIN_EXECUTIONS_FOR_SENSITIVITY),
+            ),
+            other => (advice, other),
         };
         if let Some(c) = chosen {
             lower_counts.push(c as usize);

@@ -127,6 +127,10 @@ pub struct SeriesReport {
     pub ci: Option<Interval>,
     /// Half-width of the interval divided by the mean.
     pub relative_half_width: Option<f64>,
+    /// Why the interval cannot inform, when it cannot: withheld (`ci` null) because it
+    /// reaches zero or below for a positive quantity, or kept but wider than ± 50 % of the
+    /// mean ([`crate::analysis::single::MAX_INFORMATIVE_RELATIVE_HALF_WIDTH`]).
+    pub interval_note: Option<String>,
     /// Hierarchical percentile bootstrap interval of the mean (`report --bootstrap N`),
     /// resampling binaries, then executions within them, then iterations (Kalibera & Jones
     /// §10 suggest it when the binaries' means are far from normal).
@@ -135,8 +139,10 @@ pub struct SeriesReport {
     pub baseline: Option<BaselineSummary>,
     /// Is the program layout-sensitive? (variance between binaries)
     pub sensitivity: Sensitivity,
-    /// Is the default layout consistently faster or slower than a random one?
+    /// Does the default layout's mean differ from the mean over random layouts?
     pub shift: Shift,
+    /// Is the default layout unusual among random layouts? (prediction interval)
+    pub default_layout: DefaultLayout,
     /// Checks of the assumptions behind the numbers above.
     pub diagnostics: Diagnostics,
     /// One-paragraph answer in words.
@@ -168,8 +174,10 @@ pub struct BaselineSummary {
     /// Mean of its live values.
     pub mean: f64,
     /// Interval over its executions (eq. 4 with executions as the top level); `None` with
-    /// one execution.
+    /// one execution, or when it would reach zero or below for a positive quantity.
     pub ci: Option<Interval>,
+    /// Why `ci` is `None` although there are several executions.
+    pub ci_note: Option<String>,
 }
 
 /// Plain answer of a test.
@@ -211,6 +219,15 @@ pub struct Sensitivity {
     pub cv_across_binaries_ci: Option<Interval>,
     /// Relative variation of execution means within one binary (pooled over binaries).
     pub cv_across_executions: Option<f64>,
+    /// The layout's own relative variation: `√max(0, T²_binary) / mean` (Kalibera & Jones
+    /// eq. 2 at the binary level: the binaries' means' variance less the execution noise
+    /// they carry). The "varies by X % from one layout to another" of the summary.
+    pub layout_variation: Option<f64>,
+    /// The smallest layout variation (standard deviation of the layout effect relative to
+    /// the mean) that the F-test finds with 80 % power with these counts
+    /// ([`crate::stats::anova::detectable_variance_ratio`]). When no sensitivity is detected
+    /// and this exceeds `--negligible`, the verdict is `undetermined` ("cannot tell").
+    pub detectable_variation: Option<f64>,
     /// The answer in words.
     pub text: String,
 }
@@ -233,6 +250,54 @@ pub struct Shift {
     pub text: String,
 }
 
+/// "Is the default layout unusual among random layouts?": where the default layout's mean
+/// falls in the distribution of one random layout's mean, from a prediction interval on the
+/// log scale (see `src/report/shift.rs`).
+#[derive(Debug, Clone, Serialize)]
+pub struct DefaultLayout {
+    /// `detected`: the default's mean lies outside the prediction interval (unusual);
+    /// `negligible`: outside, but within `± --negligible` of the interval's centre;
+    /// `not_detected`: inside (an ordinary layout); `undetermined`: no interval.
+    pub verdict: Verdict,
+    /// Share of the random layouts whose mean is below the default's (ties count half).
+    pub percentile: Option<f64>,
+    /// The prediction interval of one more random layout's mean, in the series' unit.
+    pub prediction_interval: Option<PredictionIntervalJson>,
+    /// Two-sided p-value of "the default is one more random layout" (from the same t).
+    pub p_value: Option<f64>,
+    /// The default's mean over the interval's centre (the geometric mean of the random
+    /// layouts' means), minus 1.
+    pub difference: Option<f64>,
+    /// The answer in words.
+    pub text: String,
+}
+
+/// A prediction interval as the JSON writes it.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct PredictionIntervalJson {
+    /// Lower end.
+    pub lower: f64,
+    /// Upper end.
+    pub upper: f64,
+    /// Its level, e.g. 0.95.
+    pub confidence: f64,
+}
+
+/// Drift between executions: the lag-1 autocorrelation of execution means in run order,
+/// each less its binary's mean, with a one-sided permutation p-value.
+#[derive(Debug, Clone, Serialize)]
+pub struct Drift {
+    /// Executions in the sequence.
+    pub executions: usize,
+    /// Lag-1 autocorrelation r₁.
+    pub lag1: f64,
+    /// One-sided permutation p-value (each binary's executions permuted over its places).
+    pub p_value: f64,
+    /// Mean of the second half of the run over the first half's, minus 1 (each execution
+    /// less its binary's mean, relative to the series' mean).
+    pub halves_change: f64,
+}
+
 /// Checks of the assumptions behind the numbers.
 #[derive(Debug, Clone, Serialize, Default)]
 pub struct Diagnostics {
@@ -244,6 +309,9 @@ pub struct Diagnostics {
     pub normality: Option<Normality>,
     /// Ljung–Box tests of each execution's live iterations.
     pub independence: Option<Independence>,
+    /// Drift between executions in run order; `None` when not testable (the reason is in
+    /// the text).
+    pub drift: Option<Drift>,
     /// Executions that failed, by kind.
     pub failures: FailureCounts,
     /// Notes in words, most important first.

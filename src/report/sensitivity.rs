@@ -34,6 +34,12 @@ pub fn sensitivity(
     };
     let cv_across_binaries = cv("binary");
     let cv_across_executions = cv("execution");
+    // The layout's own share: T² of the binary level (eq. 2) floored at 0.
+    let layout_variation = levels
+        .iter()
+        .find(|l| l.name == "binary")
+        .map(|l| l.t2.max(0.0).sqrt() / mean.abs())
+        .filter(|v| v.is_finite());
     let binary_means: Vec<f64> = series.seeds.iter().map(|b| b.mean()).collect();
     let cv_across_binaries_ci = sd_interval(&binary_means, confidence)
         .ok()
@@ -62,6 +68,8 @@ pub fn sensitivity(
         cv_across_binaries,
         cv_across_binaries_ci,
         cv_across_executions,
+        layout_variation,
+        detectable_variation: None,
         text: why,
     };
     if groups.len() < 2 {
@@ -85,6 +93,12 @@ pub fn sensitivity(
         Ok(a) => a,
         Err(e) => return undetermined(format!("cannot tell: {e}.")),
     };
+    if anova.f.is_nan() && !(anova.ms_between.is_finite() && anova.ms_within.is_finite()) {
+        // The same check as `analyze`'s: not "no variation" but too much for f64.
+        return undetermined(
+            "cannot tell: the spread of the values exceeds the range of double precision (values near ±1.8e308), so the variances are not computable; rescale the values (e.g. another unit).".into(),
+        );
+    }
     if anova.f.is_nan() {
         return Sensitivity {
             verdict: Verdict::NotDetected,
@@ -111,9 +125,17 @@ pub fn sensitivity(
             p_value(anova.p)
         )
     };
+    let layout_only = layout_variation
+        .map(|v| {
+            format!(
+                "; the layout's own share (T² of the binary level) is {}",
+                percent(v, 2)
+            )
+        })
+        .unwrap_or_default();
     let variation = match (cv_across_binaries, cv_across_executions) {
         (Some(b), Some(e)) => format!(
-            " The binaries' means vary by {} (relative standard deviation) against {} between executions of one binary (Kalibera & Jones Fig. 2).",
+            " The binaries' means vary by {} (relative standard deviation, execution noise included) against {} between executions of one binary (Kalibera & Jones Fig. 2){layout_only}.",
             percent(b, 2),
             percent(e, 2)
         ),
@@ -134,6 +156,16 @@ pub fn sensitivity(
         if by_execution { "execution" } else { "iteration" }
     );
     let negligible = cv_across_binaries_ci.filter(|i| i.upper <= thresholds.negligible);
+    // The layout variation the F-test finds with 80 % power: σ_a = sqrt(ρ · MSW), relative.
+    let detectable_variation = crate::stats::anova::detectable_variance_ratio(
+        groups.len(),
+        groups[0].len(),
+        alpha,
+        crate::stats::mde::DEFAULT_POWER,
+    )
+    .map(|rho| (rho * anova.ms_within).sqrt() / mean.abs())
+    .filter(|v| v.is_finite());
+    let underpowered = detectable_variation.filter(|d| *d > thresholds.negligible);
     let (verdict, text) = if let (true, Some(ci)) = (anova.p < alpha, negligible) {
         (
             Verdict::Negligible,
@@ -157,13 +189,28 @@ pub fn sensitivity(
                 level(confidence)
             ),
         )
+    } else if let Some(d) = underpowered {
+        (
+            Verdict::Undetermined,
+            format!(
+                "cannot tell (nothing below {} was detectable with these counts): the {} randomised binaries differ no more than their {within_unit} explain ({f_text}, tested at {}), but with {} {within_unit} per binary the F-test finds, with 80 % power, only a layout effect whose standard deviation is at least {} of the mean, above the {} worth finding (--negligible); {share}.{variation}{caveat}",
+                percent(d, 2),
+                groups.len(),
+                level(confidence),
+                groups[0].len(),
+                percent(d, 2),
+                percent(thresholds.negligible, 2)
+            ),
+        )
     } else {
         (
             Verdict::NotDetected,
             format!(
-                "no layout sensitivity detected: the {} randomised binaries differ no more than their {within_unit} explain ({f_text}, tested at {}); {share}. This bounds rather than excludes an effect.{variation}{caveat}",
+                "no layout sensitivity detected: the {} randomised binaries differ no more than their {within_unit} explain ({f_text}, tested at {}), and the F-test would have found, with 80 % power, a layout effect of {} (standard deviation relative to the mean), within the {} worth finding (--negligible); {share}.{variation}{caveat}",
                 groups.len(),
-                level(confidence)
+                level(confidence),
+                detectable_variation.map_or("an unknown size".into(), |d| percent(d, 2)),
+                percent(thresholds.negligible, 2)
             ),
         )
     };
@@ -177,6 +224,8 @@ pub fn sensitivity(
         cv_across_binaries,
         cv_across_binaries_ci,
         cv_across_executions,
+        layout_variation,
+        detectable_variation,
         text,
     }
 }

@@ -1,19 +1,24 @@
-//! "Is the default layout consistently faster or slower than a random one?" (Kalibera &
-//! Jones 2013 §8.2: xalancbmk 4 % and libquantum 2.6 % worse with randomised link order.)
+//! The default layout against the random ones, as two questions (Kalibera & Jones 2013
+//! §8.2: xalancbmk 4 % and libquantum 2.6 % worse with randomised link order).
 //!
-//! The question is whether the baseline binary's expected value differs from the expected
-//! value over random layouts, i.e. whether measuring only the default layout is biased.
-//! We answer it with the ratio baseline / random-layout mean and Fieller's interval (eq. 5)
-//! built from the two single-system intervals: the random layouts' from the binaries (eq. 4),
-//! the baseline's from its executions. The shift is *detected* when the interval excludes 1.
+//! 1. *Shift*: does the default layout's expected value differ from the mean over random
+//!    layouts? The ratio baseline / random-layout mean with Fieller's interval (eq. 5) from
+//!    the two single-system intervals: the random layouts' from the binaries (eq. 4), the
+//!    baseline's from its executions (at least two: iterations of one execution are no
+//!    replicates of it). When layouts matter, *every* single layout differs from the mean
+//!    over layouts, so a detected shift says nothing unusual about the default layout.
+//! 2. *Default layout*: is the default layout unusual among random layouts? A prediction
+//!    interval of one more random layout's mean ([`default_layout`]); "unusual" and
+//!    "biased" are said only when the default falls outside it.
 
 use crate::analysis::effect::{Effect, EffectVerdict};
+use crate::analysis::numfmt::{level, p_value, percent, quantity_bounds};
 use crate::analysis::vocabulary::Thresholds;
 use crate::stats::fieller::ratio_ci;
-use crate::stats::sample::MeanInterval;
+use crate::stats::sample::{mean, prediction_interval, variance, MeanInterval};
 
 use super::experiment::Series;
-use super::model::{Shift, Verdict};
+use super::model::{DefaultLayout, PredictionIntervalJson, Shift, Verdict};
 
 /// Where the baseline's mean lies among the random layouts' means, in words; equal means
 /// are counted as ties, not as "below".
@@ -61,9 +66,10 @@ pub fn shift(
         );
     };
     let Some(base) = baseline else {
-        return undetermined(
-            "cannot tell: the baseline ran once with one live iteration, so its mean has no interval; run it at least twice.".into(),
-        );
+        return undetermined(format!(
+            "cannot tell: the baseline ran in {} execution(s), so its mean has no interval (its iterations are no replicates of its executions); run it at least twice.",
+            b.executions.len()
+        ));
     };
     let seed_means: Vec<f64> = series.seeds.iter().map(|s| s.mean()).collect();
     let below = seed_means.iter().filter(|&&m| m < base.mean).count();
@@ -74,11 +80,7 @@ pub fn shift(
     } else {
         ("lower", "higher")
     };
-    let one_execution = if b.executions.len() < 2 {
-        " Caution: the baseline ran in a single execution, so its interval ignores execution-to-execution variation."
-    } else {
-        ""
-    };
+    let one_execution = "";
     let rank = rank_words(base.mean, &seed_means);
     let all_equal = {
         let mut values = series
@@ -104,9 +106,7 @@ pub fn shift(
     let (verdict, text) = match effect.verdict {
         EffectVerdict::Unbounded => (
             Verdict::Undetermined,
-            format!(
-                "cannot tell: the random layouts' interval includes zero, so the ratio's interval (Fieller) is unbounded.{rank}{one_execution}"
-            ),
+            format!("cannot tell: {words} (Fieller).{rank}{one_execution}"),
         ),
         EffectVerdict::Tie => (
             Verdict::NotDetected,
@@ -115,7 +115,7 @@ pub fn shift(
         EffectVerdict::Lower | EffectVerdict::Higher => (
             Verdict::Detected,
             format!(
-                "the default layout is {words}{what} than the average random layout (ratio {:.4}, Fieller interval): results on the default layout alone are biased.{rank}{one_execution}",
+                "the default layout differs from the mean over random layouts: it is {words}{what} than the average random layout (ratio {:.4}, Fieller interval). This is true of any single layout when layouts matter; whether the default is unusual among layouts is answered under Default layout.{rank}{one_execution}",
                 ratio.estimate
             ),
         ),
@@ -141,6 +141,133 @@ pub fn shift(
         ci: effect.ci,
         baseline_rank: Some(baseline_rank),
         effect: Some(effect),
+        text,
+    }
+}
+
+/// "Is the default layout unusual among random layouts?"
+///
+/// The random layouts' means are a sample of the distribution of one layout's mean; the
+/// default layout is unusual when its mean falls outside the prediction interval of one more
+/// draw (Hahn & Meeker 1991 §4.7), `x̄ ± t_{1−α/2, n−1} · sqrt(v_new + s²/n)`. It is computed
+/// on the log scale (x = ln of a binary's mean), so that its bounds stay positive and a
+/// layout 20 % slower weighs as one 1/1.2 faster, whenever every mean is positive; on the raw
+/// scale otherwise. `v_new` is the variance of the default's own mean: `s²` when it ran as
+/// many executions as each random layout (the textbook interval `x̄ ± t·s·sqrt(1 + 1/n)`),
+/// else the layout component `max(0, s² − w/r)` plus `w/r_b`, with `w` the pooled variance of
+/// the (log) execution means within a binary, `r` and `r_b` the executions per random
+/// binary and of the default. On a default that is one more random layout it says "unusual"
+/// in 1 − confidence of experiments (tested by simulation).
+pub fn default_layout(series: &Series, thresholds: &Thresholds) -> DefaultLayout {
+    let confidence = thresholds.confidence;
+    let undetermined = |text: String| DefaultLayout {
+        verdict: Verdict::Undetermined,
+        percentile: None,
+        prediction_interval: None,
+        p_value: None,
+        difference: None,
+        text,
+    };
+    let Some(b) = series.baseline.as_ref() else {
+        return undetermined(
+            "cannot tell: the default-layout binary (baseline) was not run.".into(),
+        );
+    };
+    let seed_means: Vec<f64> = series.seeds.iter().map(|s| s.mean()).collect();
+    let n = seed_means.len();
+    if n < 2 {
+        return undetermined(format!(
+            "cannot tell: {n} randomised binary with data; the spread of layouts needs at least 2 (better 20–30)."
+        ));
+    }
+    let base_mean = b.mean();
+    let exec_means: Vec<Vec<f64>> = series.seeds.iter().map(|s| s.execution_means()).collect();
+    let log_scale = base_mean > 0.0
+        && seed_means.iter().all(|m| *m > 0.0)
+        && exec_means.iter().flatten().all(|m| *m > 0.0);
+    let to_scale = |x: f64| if log_scale { x.ln() } else { x };
+    let from_scale = |x: f64| if log_scale { x.exp() } else { x };
+    let xs: Vec<f64> = seed_means.iter().map(|m| to_scale(*m)).collect();
+    let s2 = variance(&xs);
+    let r = series.executions_per_binary();
+    let r_b = b.executions.len();
+    let var_new = if r == r_b || r < 2 {
+        // Same design as the random binaries (or no within-binary variance to adjust with:
+        // then s², which holds one execution's noise, at most overstates a default with more).
+        s2
+    } else {
+        let pooled_within = mean(
+            &exec_means
+                .iter()
+                .map(|e| variance(&e.iter().map(|m| to_scale(*m)).collect::<Vec<_>>()))
+                .collect::<Vec<_>>(),
+        );
+        (s2 - pooled_within / r as f64).max(0.0) + pooled_within / r_b as f64
+    };
+    let pi = match prediction_interval(&xs, var_new, confidence) {
+        Ok(pi) if pi.low.is_finite() && pi.high.is_finite() => pi,
+        _ => {
+            return undetermined(
+                "cannot tell: the random layouts' means give no finite prediction interval.".into(),
+            )
+        }
+    };
+    let x_b = to_scale(base_mean);
+    let below = seed_means.iter().filter(|m| **m < base_mean).count() as f64;
+    let ties = seed_means.iter().filter(|m| **m == base_mean).count() as f64;
+    let percentile = (below + ties / 2.0) / n as f64;
+    let centre = from_scale(pi.centre);
+    let difference = base_mean / centre - 1.0;
+    let p = pi.p_value(x_b);
+    let interval = PredictionIntervalJson {
+        lower: from_scale(pi.low),
+        upper: from_scale(pi.high),
+        confidence,
+    };
+    let (lo, hi) = quantity_bounds(interval.lower, interval.upper, &series.unit);
+    let scale = if log_scale { ", on the log scale" } else { "" };
+    let place = format!(
+        "its mean lies {} the {} prediction interval of one random layout's mean ({lo} to {hi}, from {n} random layouts{scale}; {p}); {} of the random layouts' means are below it",
+        if pi.excludes(x_b) { "outside" } else { "within" },
+        level(confidence),
+        percent(percentile, 2),
+        p = p_value(p),
+    );
+    let (better, worse) = if series.is_time() {
+        ("faster", "slower")
+    } else {
+        ("lower", "higher")
+    };
+    let direction = if difference < 0.0 { better } else { worse };
+    let (verdict, text) = if !pi.excludes(x_b) {
+        (
+            Verdict::NotDetected,
+            format!("an ordinary layout: {place}. Results on it are as representative as those of any one random layout."),
+        )
+    } else if difference.abs() <= thresholds.negligible {
+        (
+            Verdict::Negligible,
+            format!(
+                "unusual but negligibly so: {place}, but it is within ± {} of the layouts' centre ({} {direction}).",
+                percent(thresholds.negligible, 2),
+                percent(difference.abs(), 2)
+            ),
+        )
+    } else {
+        (
+            Verdict::Detected,
+            format!(
+                "unusual among random layouts: {place}; it is {} {direction} than their centre, so results on the default layout alone are biased.",
+                percent(difference.abs(), 2)
+            ),
+        )
+    };
+    DefaultLayout {
+        verdict,
+        percentile: Some(percentile),
+        prediction_interval: Some(interval),
+        p_value: Some(p),
+        difference: Some(difference),
         text,
     }
 }

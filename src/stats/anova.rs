@@ -106,6 +106,29 @@ pub fn f_upper_tail(f: f64, df1: usize, df2: usize) -> f64 {
     }
 }
 
+/// The smallest ratio `ρ = σ_a² / σ_e²` that the random-effects F test of `groups` groups of
+/// `size` observations each detects at level `alpha` with probability `power`.
+///
+/// Under the balanced random-effects model `MSB / MSW ~ (1 + size·ρ) · F(k − 1, k(size − 1))`
+/// (Searle, Casella & McCulloch, "Variance Components", §3.5d), so the power at `ρ` is
+/// `P(F > F_{1−α} / (1 + size·ρ))`; setting it to `power` gives the closed form
+/// `ρ = (F_{1−α} / F_{1−power} − 1) / size`. `None` below 2 groups or 2 observations per group.
+pub fn detectable_variance_ratio(
+    groups: usize,
+    size: usize,
+    alpha: f64,
+    power: f64,
+) -> Option<f64> {
+    if groups < 2 || size < 2 || !(alpha > 0.0 && alpha < 1.0) || !(power > 0.0 && power < 1.0) {
+        return None;
+    }
+    let f = FisherSnedecor::new((groups - 1) as f64, (groups * (size - 1)) as f64).ok()?;
+    let critical = f.inverse_cdf(1.0 - alpha);
+    let at_power = f.inverse_cdf(1.0 - power);
+    let rho = (critical / at_power - 1.0) / size as f64;
+    (rho.is_finite() && rho >= 0.0).then_some(rho)
+}
+
 // Reference values are pasted exactly as R/scipy printed them.
 #[cfg(test)]
 #[allow(clippy::excessive_precision)]
@@ -156,5 +179,46 @@ mod tests {
         assert!(random_effects(&[vec![1.0, 2.0]]).is_err());
         assert!(random_effects(&[vec![1.0], vec![2.0]]).is_err());
         assert!(random_effects(&[vec![1.0, 2.0], vec![]]).is_err());
+    }
+    #[test]
+    fn detectable_variance_ratio_matches_scipy_and_simulation() {
+        // scipy: from scipy.stats import f
+        // (f.ppf(0.95, k-1, k*(n-1)) / f.ppf(0.2, k-1, k*(n-1)) - 1) / n
+        // k=10, n=3 -> 1.0482122490726011; k=20, n=3 -> 0.5534069751756583;
+        // k=10, n=2 -> 2.185752746837236
+        for (k, n, want) in [
+            (10, 3, 1.0482122490726011),
+            (20, 3, 0.5534069751756583),
+            (10, 2, 2.185752746837236),
+        ] {
+            let got = detectable_variance_ratio(k, n, 0.05, 0.8).unwrap();
+            assert!(close(got, want, 1e-6), "k={k} n={n}: {got}");
+        }
+        assert!(detectable_variance_ratio(1, 3, 0.05, 0.8).is_none());
+        assert!(detectable_variance_ratio(10, 1, 0.05, 0.8).is_none());
+        // Seeded simulation: at that ratio, 10 groups of 3 are detected about 80 % of the time.
+        let rho = detectable_variance_ratio(10, 3, 0.05, 0.8).unwrap();
+        let mut rng = crate::seeded::SeededRng::new(7, "anova-power");
+        let mut normal = || {
+            let u1 = 1.0 - rng.unit_f64();
+            let u2 = rng.unit_f64();
+            (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+        };
+        let runs = 4000;
+        let mut detected = 0;
+        for _ in 0..runs {
+            let groups: Vec<Vec<f64>> = (0..10)
+                .map(|_| {
+                    let a = rho.sqrt() * normal();
+                    (0..3).map(|_| a + normal()).collect()
+                })
+                .collect();
+            if random_effects(&groups).unwrap().p < 0.05 {
+                detected += 1;
+            }
+        }
+        let power = detected as f64 / runs as f64;
+        // Binomial standard error at 0.8 and 4000 runs: 0.0063; allow 3 of them.
+        assert!((power - 0.8).abs() < 0.02, "power {power}");
     }
 }

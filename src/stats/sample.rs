@@ -122,6 +122,74 @@ pub fn sd_interval(xs: &[f64], confidence: f64) -> Result<(f64, f64), StatsError
     Ok((low, high))
 }
 
+/// A two-sided prediction interval for one new draw from the population a sample came from.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct PredictionInterval {
+    /// The centre (the sample mean).
+    pub centre: f64,
+    /// Lower end.
+    pub low: f64,
+    /// Upper end.
+    pub high: f64,
+    /// Standard deviation of `new − centre`: `sqrt(var_new + s²/n)`.
+    pub sd: f64,
+    /// Degrees of freedom of the t quantile.
+    pub df: f64,
+    /// `1 − α`.
+    pub confidence: f64,
+}
+
+impl PredictionInterval {
+    /// Where `x` lies in the predictive distribution: the two-sided p-value
+    /// `P(|T_df| ≥ |x − centre| / sd)` of "x is one more draw of the population".
+    pub fn p_value(&self, x: f64) -> f64 {
+        if self.sd > 0.0 {
+            super::tdist::two_sided_p((x - self.centre) / self.sd, self.df)
+        } else if x == self.centre {
+            1.0
+        } else {
+            0.0
+        }
+    }
+
+    /// Whether `x` lies outside the interval.
+    pub fn excludes(&self, x: f64) -> bool {
+        x < self.low || x > self.high
+    }
+}
+
+/// The prediction interval of one new draw whose variance differs from the sample's
+/// (Hahn & Meeker, "Statistical Intervals", 1991, §4.7): `centre ± t_{1−α/2, n−1} ·
+/// sqrt(var_new + s²/n)`, with `centre` and `s²` the sample's mean and variance. With
+/// `var_new = s²` it is the textbook interval `x̄ ± t · s · sqrt(1 + 1/n)`, exact for a normal
+/// population. Needs two values and a finite, non-negative `var_new`.
+pub fn prediction_interval(
+    xs: &[f64],
+    var_new: f64,
+    confidence: f64,
+) -> Result<PredictionInterval, StatsError> {
+    check_confidence(confidence)?;
+    at_least("a prediction interval", "values", 2, xs.len())?;
+    if !(var_new.is_finite() && var_new >= 0.0) {
+        return Err(StatsError::Domain(format!(
+            "a prediction interval needs a finite, non-negative variance of the new draw, got {var_new}"
+        )));
+    }
+    let n = xs.len() as f64;
+    let centre = mean(xs);
+    let sd = (var_new + variance(xs) / n).sqrt();
+    let df = n - 1.0;
+    let half = two_sided_critical(confidence, df) * sd;
+    Ok(PredictionInterval {
+        centre,
+        low: centre - half,
+        high: centre + half,
+        sd,
+        df,
+        confidence,
+    })
+}
+
 // Reference values are pasted exactly as R/scipy printed them.
 #[cfg(test)]
 #[allow(clippy::excessive_precision)]
@@ -172,5 +240,20 @@ mod tests {
         assert_eq!(variance(&[1.0, 2.0, 3.0, 4.0]), 5.0 / 3.0);
         assert!(mean_interval(&[1.0], 0.95).is_err());
         assert!(mean_interval(&[1.0, 2.0], 1.0).is_err());
+    }
+    #[test]
+    fn prediction_interval_matches_scipy() {
+        // scipy: x=[2.799,2.046,1.259,1.877,2.244]; n=5; s=np.std(x, ddof=1)
+        // np.mean(x) -/+ stats.t.ppf(0.975, 4)*s*np.sqrt(1+1/n)
+        // -> 0.341969671959367 3.748030328040633
+        let x = [2.799, 2.046, 1.259, 1.877, 2.244];
+        let pi = prediction_interval(&x, variance(&x), 0.95).unwrap();
+        assert!((pi.low - 0.341969671959367).abs() < 1e-9, "{pi:?}");
+        assert!((pi.high - 3.748030328040633).abs() < 1e-9, "{pi:?}");
+        // At its own bound the predictive p-value is 1 − confidence.
+        assert!((pi.p_value(pi.high) - 0.05).abs() < 1e-9);
+        assert!(!pi.excludes(2.0) && pi.excludes(3.8));
+        assert!(prediction_interval(&x, -1.0, 0.95).is_err());
+        assert!(prediction_interval(&x[..1], 1.0, 0.95).is_err());
     }
 }

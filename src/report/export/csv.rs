@@ -12,8 +12,9 @@ pub struct CsvExporter;
 
 /// The columns, in order.
 /// `variant` and the bootstrap columns come last so that readers of the first 22 columns
-/// (reports before variants and `--bootstrap`) keep working.
-pub const COLUMNS: [&str; 25] = [
+/// (reports before variants and `--bootstrap`) keep working; the default layout's verdict
+/// and prediction interval were added after them.
+pub const COLUMNS: [&str; 28] = [
     "program",
     "metric",
     "unit",
@@ -39,6 +40,9 @@ pub const COLUMNS: [&str; 25] = [
     "variant",
     "bootstrap_lower",
     "bootstrap_upper",
+    "default_layout",
+    "default_layout_pi_lower",
+    "default_layout_pi_upper",
 ];
 
 fn opt(x: Option<f64>) -> String {
@@ -88,6 +92,9 @@ impl Exporter for CsvExporter {
                 s.variant.clone().unwrap_or_default(),
                 opt(s.bootstrap.as_ref().map(|b| b.low)),
                 opt(s.bootstrap.as_ref().map(|b| b.high)),
+                verdict(s.default_layout.verdict).to_string(),
+                opt(s.default_layout.prediction_interval.map(|p| p.lower)),
+                opt(s.default_layout.prediction_interval.map(|p| p.upper)),
             ];
             w.write_record(&row)?;
         }

@@ -148,9 +148,20 @@ impl Exporter for HtmlExporter {
             )?;
             writeln!(
                 out,
-                "<h3 id=\"shift-{i}\">Layout shift (default layout against random layouts)</h3><div class=\"{}\">{}</div>",
-                verdict_class(s.shift.verdict),
+                "<h3 id=\"shift-{i}\">Layout shift (default layout against the mean over random layouts)</h3><div class=\"{}\">{}</div>",
+                // A shift from the mean over layouts is true of any single layout when
+                // layouts matter: no alarm colour; the default layout's box below has it.
+                verdict_class(match s.shift.verdict {
+                    Verdict::Detected => Verdict::Undetermined,
+                    v => v,
+                }),
                 escape(&capitalised(&s.shift.text))
+            )?;
+            writeln!(
+                out,
+                "<h3 id=\"default-layout-{i}\">Default layout (unusual among random layouts?)</h3><div class=\"{}\">{}</div>",
+                verdict_class(s.default_layout.verdict),
+                escape(&capitalised(&s.default_layout.text))
             )?;
             if let Some(data) = data {
                 let plots = series_plots(data, s);

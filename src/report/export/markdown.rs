@@ -38,6 +38,11 @@ impl Exporter for MarkdownExporter {
             }
             writeln!(out, "\n**Layout sensitivity:** {}\n", s.sensitivity.text)?;
             writeln!(out, "**Layout shift:** {}\n", s.shift.text)?;
+            writeln!(
+                out,
+                "**Default layout among random layouts:** {}\n",
+                s.default_layout.text
+            )?;
             writeln!(out, "### Diagnostics\n")?;
             for line in diagnostic_lines(s, report.confidence) {
                 writeln!(out, "- {line}")?;

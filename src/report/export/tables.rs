@@ -225,12 +225,17 @@ pub fn mean_line(s: &SeriesReport, confidence: f64) -> String {
 
 fn mean_interval_line(s: &SeriesReport, confidence: f64) -> String {
     let binaries = s.levels.last().map_or(0, |l| l.repetitions);
-    match (s.ci, s.relative_half_width) {
-        (Some(ci), Some(rel)) => format!(
-            "Mean over random layouts: {}; relative half-width {} ({} binaries, KJ eq. 4).",
+    match (s.ci, s.relative_half_width, &s.interval_note) {
+        (None, _, Some(note)) => format!(
+            "Mean over random layouts: {} ({binaries} binaries, KJ eq. 4), {note}.",
+            quantity(s.mean, &s.unit),
+        ),
+        (Some(ci), Some(rel), note) => format!(
+            "Mean over random layouts: {}; relative half-width {} ({} binaries, KJ eq. 4){}.",
             estimate(s.mean, ci.lower, ci.upper, &s.unit, confidence),
             percent(rel, 2),
-            binaries
+            binaries,
+            note.as_ref().map(|n| format!(": {n}")).unwrap_or_default()
         ),
         _ => format!(
             "Mean over random layouts: {} (no interval: fewer than 2 randomised binaries).",
@@ -250,9 +255,12 @@ pub fn baseline_line(s: &SeriesReport, confidence: f64) -> Option<String> {
             b.iterations
         ),
         None => format!(
-            "Default layout (baseline): {} from {} execution(s) (no interval: one execution).",
+            "Default layout (baseline): {} from {} execution(s) ({}).",
             quantity(b.mean, &s.unit),
-            b.executions
+            b.executions,
+            b.ci_note
+                .clone()
+                .unwrap_or_else(|| "no interval: one execution".into())
         ),
     })
 }
@@ -344,6 +352,7 @@ pub fn diagnostic_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
                 .into(),
         ),
     }
+    lines.push(drift_line(s, confidence));
     let f = &d.failures;
     if f.failed() > 0 {
         lines.push(format!(
@@ -361,4 +370,38 @@ pub fn diagnostic_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
     }
     lines.extend(d.notes.iter().cloned());
     lines
+}
+
+/// The drift test in words, with its magnitude (the change from the first half of the run
+/// to the second), or why it was not run.
+pub fn drift_line(s: &SeriesReport, confidence: f64) -> String {
+    let Some(d) = &s.diagnostics.drift else {
+        return format!(
+            "Drift between executions: not tested (needs at least {} executions in run order and at least 2 per binary, to take each binary's own mean out).",
+            crate::report::diagnostics::MIN_EXECUTIONS_FOR_DRIFT
+        );
+    };
+    let (lower, higher) = if s.is_time {
+        ("faster", "slower")
+    } else {
+        ("lower", "higher")
+    };
+    let halves = format!(
+        "the second half of the run is {} {} than the first",
+        percent(d.halves_change.abs(), 2),
+        if d.halves_change < 0.0 { lower } else { higher }
+    );
+    let test = format!(
+        "lag-1 autocorrelation of the {} execution means in run order, each less its binary's mean: r₁ = {}, permutation test {}",
+        d.executions,
+        sig(d.lag1, 2),
+        p_value(d.p_value)
+    );
+    if d.p_value < 1.0 - confidence {
+        format!(
+            "Drift between executions ({test}): executions drift — {halves}; the layouts' comparison then carries that drift: interleave more, or rerun on a steadier host."
+        )
+    } else {
+        format!("Drift between executions ({test}): no evidence of drift ({halves}).")
+    }
 }

@@ -38,6 +38,11 @@ impl Exporter for TextExporter {
             out.push_str(&aligned(&rows, "  "));
             writeln!(out, "\nLayout sensitivity: {}", s.sensitivity.text)?;
             writeln!(out, "Layout shift: {}", s.shift.text)?;
+            writeln!(
+                out,
+                "Default layout among random layouts: {}",
+                s.default_layout.text
+            )?;
             writeln!(out, "\nDiagnostics:")?;
             for line in diagnostic_lines(s, report.confidence) {
                 writeln!(out, "  - {line}")?;
