@@ -357,7 +357,7 @@ fn bad_flags_are_named() {
     );
     fails_with(
         &analyze_base(&["--costs", "binary=60,execution=0,iteration=1"]),
-        "--costs: `execution=0`: a cost must be a positive time",
+        "--costs: `execution=0`: duration \"0\" must be positive",
     );
     fails_with(
         &analyze_args("fixtures/csv/base.csv", "binary,binary", "time", &[]),

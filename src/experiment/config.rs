@@ -353,17 +353,20 @@ impl ExperimentConfig {
                 bail!("[run] iterations = {i}: expected 1 to {MAX_ITERATIONS} per execution");
             }
         }
+        let metric = self.run.metric.as_deref().unwrap_or("wall");
+        let spec = crate::run::metric::MetricSpec::parse(metric)
+            .with_context(|| format!("[run] metric = {metric:?}"))?;
         if let Some(w) = self.run.warmup {
             if w > MAX_ITERATIONS {
                 bail!("[run] warmup = {w}: at most {MAX_ITERATIONS} iterations");
             }
-            if let Some(i) = self.run.iterations.filter(|&i| w >= i) {
+            // Metrics with one value per execution ignore iterations and warmup (the
+            // pipeline says so in a note): a `--metric cachegrind` override of a file written
+            // for a program-reported metric keeps working.
+            if let Some(i) = self.run.iterations.filter(|&i| w >= i && spec.has_iterations()) {
                 bail!("[run] warmup = {w} leaves none of the {i} iterations to measure");
             }
         }
-        let metric = self.run.metric.as_deref().unwrap_or("wall");
-        crate::run::metric::MetricSpec::parse(metric)
-            .with_context(|| format!("[run] metric = {metric:?}"))?;
         if let Some(t) = self.run.timeout {
             crate::units::duration_from_seconds(t).context("[run] timeout")?;
         }
@@ -416,6 +419,7 @@ mod tests {
         refused(&|c| c.run.iterations = Some(0), "[run] iterations");
         refused(
             &|c| {
+                c.run.metric = Some(r"regex:time=(\d+)".into());
                 c.run.iterations = Some(3);
                 c.run.warmup = Some(3)
             },
@@ -435,6 +439,13 @@ mod tests {
         fine.run.warmup = Some(2);
         fine.run.timeout = Some(2.5);
         assert!(fine.validate_limits().is_ok());
+        // One value per execution: iterations and warmup are ignored, not refused (a
+        // `--metric cachegrind --iterations 1` override of a file that sets a warmup).
+        let mut one_value = base();
+        one_value.run.metric = Some("cachegrind".into());
+        one_value.run.iterations = Some(1);
+        one_value.run.warmup = Some(1);
+        assert!(one_value.validate_limits().is_ok());
     }
 
     #[test]
