@@ -16,6 +16,17 @@
 //! store records) and the atomic write they share, below every stage so that no stage imports
 //! another for a file's layout. [`seeded`] holds the reproducible random streams every stage draws from.
 
+/// `eprintln!` that never panics. Messages on stderr are diagnostics: when stderr cannot be
+/// written (a full disk behind `2>log`, a closed descriptor) a run, a build through the shim
+/// or a report must go on, not die of `eprintln!`'s panic with the work half done.
+#[macro_export]
+macro_rules! diagnostic {
+    ($($arg:tt)*) => {{
+        use ::std::io::Write as _;
+        let _ = ::std::writeln!(::std::io::stderr(), $($arg)*);
+    }};
+}
+
 pub mod analysis;
 pub mod build;
 pub mod doctor;

@@ -375,7 +375,10 @@ fn libjpeg_turbo_with_cmake_through_the_launcher_every_seed_passes_ctest() {
     };
     // Three of the six programs take no -version (they print their usage and fail): the run
     // still measures all six, and says which never ran.
-    let ran = run(&["--", "{bin}", "-version"], &["wrjpgcom", "rdjpgcom", "md5cmp"]);
+    let ran = run(
+        &["--", "{bin}", "-version"],
+        &["wrjpgcom", "rdjpgcom", "md5cmp"],
+    );
     assert_eq!(ran.len(), 6 * 4, "{ran:?}");
     assert!(ran.iter().all(|(p, _)| p != ONLY_MAIN), "{ran:?}");
     let ran = run(&["--programs", ONLY_MAIN, "--", "{bin}"], &[]);

@@ -103,3 +103,64 @@ fn a_budget_stop_is_status_4_and_a_complete_resume_is_0() {
         .assert()
         .code(Exit::Complete.code());
 }
+
+/// Issue 22, item 7: output that cannot be written (a full disk behind `>` or `2>`) is an
+/// error of the environment, not a panic: stderr's failures are ignored (the run goes on and
+/// its store is complete), stdout's end the command with status 2 and a plain message.
+#[test]
+fn a_full_disk_behind_stdout_or_stderr_is_no_panic() {
+    let full = || {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap()
+    };
+    // std's Command: assert_cmd's captures both streams.
+    let command = || std::process::Command::new(assert_cmd::cargo::cargo_bin("layoutrand"));
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 2);
+    // Every progress line and the summary go to a full stderr: the run completes all the
+    // same, with every execution stored.
+    let out = command()
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args(["--executions", "2", "--", "{bin}", "ok"])
+        .stderr(full())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(Exit::Complete.code()));
+    let stored = layoutrand::run::store::read_results(d.path()).unwrap();
+    assert_eq!(
+        stored.executions.len(),
+        3 * 2,
+        "baseline + 2 seeds, 2 executions each"
+    );
+    // An error message that cannot be written still gives the error's status.
+    let out = command()
+        .args(["report", "--out-of-nowhere"])
+        .stderr(full())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(Exit::InputError.code()));
+    let out = command()
+        .args(["report"])
+        .arg(d.path().join("no-such-experiment"))
+        .stderr(full())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(Exit::InputError.code()));
+    // A report written to a full stdout: status 2 and why, no backtrace.
+    let out = command()
+        .arg("report")
+        .arg(d.path())
+        .stdout(full())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(Exit::InputError.code()), "{stderr}");
+    assert!(
+        stderr.contains("cannot write to standard output: No space left on device")
+            && !stderr.contains("panicked"),
+        "{stderr}"
+    );
+}

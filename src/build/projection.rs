@@ -85,7 +85,7 @@ impl Projection {
                 self.describe()
             );
         }
-        eprintln!("layoutrand: {}", self.describe());
+        crate::diagnostic!("layoutrand: {}", self.describe());
         Ok(())
     }
 }

@@ -103,7 +103,7 @@ pub fn run(
         }
         let text = String::from_utf8_lossy(&line).trim_end().to_string();
         if echo {
-            eprintln!("{text}");
+            crate::diagnostic!("{text}");
         }
         if tail.len() == TAIL_LINES {
             tail.pop_front();
@@ -157,7 +157,7 @@ pub fn run(
             .iter()
             .map(|l| l.output.display().to_string())
             .collect();
-        eprintln!(
+        crate::diagnostic!(
             "layoutrand: left out {} link(s) whose output the build deleted again (probes, not programs): {}",
             probes.len(),
             names.join(", ")
@@ -166,7 +166,7 @@ pub fn run(
     links = kept;
     let side = record::seen_outputs(record_dir, "side-output-link");
     if !side.is_empty() {
-        eprintln!(
+        crate::diagnostic!(
             "layoutrand: note: {} compile-and-link call(s) write side outputs named after their \
              objects (dependency files, coverage data, split DWARF, temporaries), so they ran \
              unchanged and are not randomised: {}. Compile with -c and link the objects to \

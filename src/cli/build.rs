@@ -200,14 +200,16 @@ pub fn run(args: Args) -> Result<i32> {
         Ok(outcome) => outcome,
         Err(err) => match err.downcast_ref::<BuildInterrupted>() {
             Some(stop) => {
-                eprintln!("layoutrand: {stop}");
+                layoutrand::diagnostic!("layoutrand: {stop}");
                 return Ok(layoutrand::exit::interrupted_by(stop.signal));
             }
             None => return Err(err),
         },
     };
     for e in &outcome.shim_errors {
-        eprintln!("layoutrand: warning: the shim passed a call through unrecorded: {e}");
+        layoutrand::diagnostic!(
+            "layoutrand: warning: the shim passed a call through unrecorded: {e}"
+        );
     }
     if let Some(name) = &args.variant {
         let all = layoutrand::files::manifest::Manifest::load(&args.out)?;

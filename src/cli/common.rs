@@ -135,14 +135,14 @@ impl GateArgs {
         if tripped.is_empty() {
             return 0;
         }
-        eprintln!(
+        layoutrand::diagnostic!(
             "layoutrand {command}: FAIL: {} comparison(s) say a new version is slower than its \
              base by more than --fail-if-slower {} (the whole interval):",
             tripped.len(),
             layoutrand::analysis::numfmt::percent(self.fail_if_slower.unwrap_or(0.0), 1)
         );
         for t in tripped {
-            eprintln!("  {t}");
+            layoutrand::diagnostic!("  {t}");
         }
         layoutrand::exit::Exit::GateFailed.code()
     }
@@ -183,4 +183,14 @@ pub struct LimitArgs {
     /// year); the same command (run: with --resume) continues. A run stopped so exits 4.
     #[arg(long, value_name = "DURATION", value_parser = layoutrand::units::duration_arg)]
     pub budget: Option<std::time::Duration>,
+}
+
+/// Writes a command's whole answer to standard output; a failure (a full disk behind `>`)
+/// is an error that says where the answer was going.
+pub fn write_stdout(text: &str) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| anyhow::anyhow!("cannot write to standard output: {e}"))
 }

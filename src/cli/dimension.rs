@@ -1,7 +1,6 @@
 //! `layoutrand dimension [DIR]`: optimal repetition counts for a target precision
 //! (Kalibera & Jones 2013 §9, Tables 6 and 7).
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use layoutrand::report::dimension::{dimension, parse_costs, parse_targets, render_text};
@@ -39,6 +38,6 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     } else {
         render_text(&d)
     };
-    std::io::stdout().lock().write_all(text.as_bytes())?;
+    super::common::write_stdout(&text)?;
     Ok(0)
 }

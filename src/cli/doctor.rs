@@ -2,7 +2,6 @@
 //! `layoutrand::doctor`). Exit code: 0 fit, 1 fit for deterministic (cachegrind) experiments
 //! only, 3 not fit, 2 the doctor itself failed.
 
-use std::io::Write;
 use std::time::Duration;
 
 use layoutrand::analysis::vocabulary::share_arg;
@@ -78,7 +77,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         super::common::OutputFormat::Json => serde_json::to_string_pretty(&report)? + "\n",
         super::common::OutputFormat::Text => render_text(&report),
     };
-    std::io::stdout().lock().write_all(text.as_bytes())?;
+    super::common::write_stdout(&text)?;
     Ok(report.exit_code)
 }
 

@@ -48,12 +48,13 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         None => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
             let warnings = export(&mut out)?;
-            std::io::Write::flush(&mut out)?;
+            std::io::Write::flush(&mut out)
+                .map_err(|e| anyhow::anyhow!("cannot write to standard output: {e}"))?;
             warnings
         }
     };
     for w in &warnings {
-        eprintln!("layoutrand: warning: {w}");
+        layoutrand::diagnostic!("layoutrand: warning: {w}");
     }
     Ok(0)
 }

@@ -1,6 +1,5 @@
 //! `layoutrand report [DIR]`: the statistics of an experiment directory.
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use layoutrand::report::{render_gated_report, Format};
@@ -33,6 +32,6 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     };
     let (text, slower) =
         render_gated_report(&args.dir, args.format, &options, &args.metric.metrics)?;
-    std::io::stdout().lock().write_all(text.as_bytes())?;
+    super::common::write_stdout(&text)?;
     Ok(args.gate.exit_code("report", &slower))
 }

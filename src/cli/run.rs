@@ -9,7 +9,7 @@ use layoutrand::run::metric::primary_name_of_spec;
 use layoutrand::run::reaper::Interrupted;
 use layoutrand::run::runner::run_experiment;
 use layoutrand::run::settings::RunRequest;
-use layoutrand::run::slurm::status::{render_status, wait_until_ended};
+use layoutrand::run::slurm::status::{render_status, wait_until_ended, WAIT_REPORT_EVERY};
 use layoutrand::run::slurm::submit::{submit, SlurmOptions};
 use layoutrand::run::store::{read_results, scan_results};
 use layoutrand::run::summary::{summarize, BinarySummary};
@@ -127,13 +127,13 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         Ok(report) => report,
         Err(err) => match err.downcast_ref::<Interrupted>() {
             Some(stop) => {
-                eprintln!("layoutrand: {stop}");
+                layoutrand::diagnostic!("layoutrand: {stop}");
                 return Ok(interrupted_by(stop.signal));
             }
             None => return Err(err),
         },
     };
-    eprintln!(
+    layoutrand::diagnostic!(
         "layoutrand: {} execution(s) run, {} already done, schedule seed {}{}",
         report.executed,
         report.skipped,
@@ -145,14 +145,14 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         }
     );
     for w in &report.warnings {
-        eprintln!("layoutrand: warning: {w}");
+        layoutrand::diagnostic!("layoutrand: warning: {w}");
     }
     print_summary(&report.summary);
     if let Some(exit) = programs_that_never_ran(&args.out, &report.summary)? {
         return Ok(exit.code());
     }
     if report.remaining > 0 {
-        eprintln!(
+        layoutrand::diagnostic!(
             "layoutrand: the budget ran out with {} execution(s) left (exit status {}); continue with `layoutrand run --resume --out {}`",
             report.remaining,
             Exit::StoppedEarly.code(),
@@ -212,7 +212,7 @@ fn programs_that_never_ran(dir: &Path, summary: &[BinarySummary]) -> anyhow::Res
                 format!("; the output of one of them:\n{}", quoted.join("\n"))
             })
             .unwrap_or_default();
-        eprintln!(
+        layoutrand::diagnostic!(
             "layoutrand: error: {label}: all {failed} execution(s) of its {binaries} binaries failed, so there is nothing of it to analyse (a wrong {{bin}} or input? see `output_tail` in {}){output}",
             store.display()
         );
@@ -232,14 +232,14 @@ fn run_slurm(req: &RunRequest, opts: &SlurmOptions, wait: bool) -> anyhow::Resul
         .join(",");
     match &sub.job {
         None if sub.shards.is_empty() => {
-            eprintln!(
+            layoutrand::diagnostic!(
                 "layoutrand: every shard of the run in {} is complete: nothing to submit",
                 dir.display()
             );
             return Ok(0);
         }
         None => {
-            eprintln!(
+            layoutrand::diagnostic!(
                 "layoutrand: dry run: wrote {} for shard(s) {shards} of {}; submit it with `layoutrand run --slurm --resume --out {}` (the plan keeps the command and settings)",
                 sub.script.display(),
                 sub.total_shards,
@@ -249,7 +249,7 @@ fn run_slurm(req: &RunRequest, opts: &SlurmOptions, wait: bool) -> anyhow::Resul
         }
         Some(job) => {
             println!("{job}");
-            eprintln!(
+            layoutrand::diagnostic!(
                 "layoutrand: submitted job {job}: shard(s) {shards} of {} ({}); follow it with `layoutrand status {}`",
                 sub.total_shards,
                 sub.script.display(),
@@ -260,8 +260,11 @@ fn run_slurm(req: &RunRequest, opts: &SlurmOptions, wait: bool) -> anyhow::Resul
     if !wait {
         return Ok(0);
     }
-    let outcome = wait_until_ended(dir, Duration::from_secs(1))?;
-    eprint!("{}", render_status(&outcome.statuses));
+    let outcome = wait_until_ended(dir, Duration::from_secs(1), WAIT_REPORT_EVERY)?;
+    layoutrand::diagnostic!(
+        "{}",
+        render_status(&outcome.statuses).trim_end_matches('\n')
+    );
     let results = read_results(dir)?;
     if let Some(h) = &results.header {
         let summary = summarize(&results, primary_name_of_spec(&h.metric));
@@ -271,7 +274,7 @@ fn run_slurm(req: &RunRequest, opts: &SlurmOptions, wait: bool) -> anyhow::Resul
         }
     }
     if !outcome.incomplete.is_empty() {
-        eprintln!(
+        layoutrand::diagnostic!(
             "layoutrand: shard(s) {} did not finish (see {}/slurm/logs); submit what is missing with `layoutrand run --slurm --resume --out {}`",
             outcome
                 .incomplete

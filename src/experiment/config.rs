@@ -363,7 +363,11 @@ impl ExperimentConfig {
             // Metrics with one value per execution ignore iterations and warmup (the
             // pipeline says so in a note): a `--metric cachegrind` override of a file written
             // for a program-reported metric keeps working.
-            if let Some(i) = self.run.iterations.filter(|&i| w >= i && spec.has_iterations()) {
+            if let Some(i) = self
+                .run
+                .iterations
+                .filter(|&i| w >= i && spec.has_iterations())
+            {
                 bail!("[run] warmup = {w} leaves none of the {i} iterations to measure");
             }
         }

@@ -64,7 +64,7 @@ pub fn run_experiment(
     plan.announce();
     if let Some((base, others)) = config.variants.split_first() {
         let others: Vec<&str> = others.iter().map(|v| v.name.as_str()).collect();
-        eprintln!(
+        crate::diagnostic!(
             "layoutrand experiment: variants {} (base) and {}, built with the same seeds and run in one interleaved schedule",
             base.name,
             others.join(", ")
@@ -93,7 +93,7 @@ pub fn run_experiment(
         stage_header("run");
         let finished = run(config, &plan, &out, &workdir, budget)?;
         if !finished {
-            eprintln!(
+            crate::diagnostic!(
                 "layoutrand experiment: the budget ran out; run the same command again to continue (exit status {})",
                 Exit::StoppedEarly.code()
             );
@@ -105,7 +105,7 @@ pub fn run_experiment(
         let precision = current_precision(config, &plan, &out)?;
         match log.next_count(growth, binaries, precision) {
             Some(next) => {
-                eprintln!(
+                crate::diagnostic!(
                     "layoutrand experiment: relative half-width {} with {binaries} binaries, target {:.2} %: growing to {next} binaries",
                     fmt_share(precision),
                     growth.target * 100.0
@@ -118,7 +118,7 @@ pub fn run_experiment(
     }
     if let Some(log) = &growth_log {
         log.save(&out)?;
-        eprintln!("layoutrand experiment: {}", log.outcome_sentence());
+        crate::diagnostic!("layoutrand experiment: {}", log.outcome_sentence());
     }
     stage_header("report");
     report(config, &plan, &out)?;
@@ -131,7 +131,7 @@ pub fn run_experiment(
         let d = dimensioning(config, &out, &targets)?;
         print!("{}", crate::report::dimension::render_text(&d));
     }
-    eprintln!(
+    crate::diagnostic!(
         "layoutrand experiment: done in {:.1} s; results in {}",
         started.elapsed().as_secs_f64(),
         out.display()
@@ -199,7 +199,7 @@ impl Plan {
                             plan.binaries
                         );
                     }
-                    eprintln!(
+                    crate::diagnostic!(
                         "layoutrand experiment: warning: the target needs about {} binaries but at most {max} are allowed; starting with {max}",
                         plan.binaries
                     );
@@ -273,7 +273,7 @@ impl Plan {
                 Some(n) => {
                     self.binaries = u32::try_from(n).unwrap_or(u32::MAX).max(REAL_SEEDS)
                 }
-                None => eprintln!(
+                None => crate::diagnostic!(
                     "layoutrand experiment: warning: the initial experiment says {:.2} % is not reachable with up to 1000 binaries; starting with {} and growing up to the maximum",
                     t * 100.0,
                     self.binaries
@@ -292,12 +292,12 @@ impl Plan {
             Some(i) => format!(" × {i} iterations"),
             None => String::new(),
         };
-        eprintln!(
+        crate::diagnostic!(
             "layoutrand experiment: {} binaries × {} executions{iterations}, metric {} (counts from {})",
             self.binaries, self.executions, self.metric, self.source
         );
         if let Some(g) = &self.growth {
-            eprintln!(
+            crate::diagnostic!(
                 "layoutrand experiment: the top level grows until the {:.0} % CI's relative half-width is at most {:.2} %, up to {} binaries",
                 g.confidence * 100.0,
                 g.target * 100.0,
@@ -308,7 +308,7 @@ impl Plan {
 }
 
 fn stage_header(what: &str) {
-    eprintln!("\n== layoutrand experiment: {what} ==");
+    crate::diagnostic!("\n== layoutrand experiment: {what} ==");
 }
 
 /// The most executions per binary, or iterations per execution, the pipeline takes from the
@@ -386,7 +386,7 @@ fn build(config: &ExperimentConfig, seeds: u32, out: &Path, workdir: &Path) -> R
             );
         }
         if manifest.seeds.len() as u32 >= seeds {
-            eprintln!(
+            crate::diagnostic!(
                 "layoutrand experiment: {} already holds {} seeds; not rebuilding",
                 out.join(MANIFEST_FILE).display(),
                 manifest.seeds.len()
@@ -441,7 +441,7 @@ fn check_binaries(command: &[String], out: &Path, workdir: &Path) -> Result<()> 
             failures.join("\n")
         );
     }
-    eprintln!("layoutrand experiment: all {checked} binaries pass the check");
+    crate::diagnostic!("layoutrand experiment: all {checked} binaries pass the check");
     Ok(())
 }
 
@@ -506,7 +506,7 @@ fn run(
             args.extend(os(&["--warmup", &w.to_string()]));
         }
     } else if config.run.iterations.unwrap_or(1) > 1 || config.run.warmup.unwrap_or(0) > 0 {
-        eprintln!(
+        crate::diagnostic!(
             "layoutrand experiment: note: metric {} gives one value per execution; the iterations and warmup settings apply to program-reported (regex:) metrics only and are ignored",
             plan.metric
         );
@@ -608,7 +608,7 @@ fn report(config: &ExperimentConfig, plan: &Plan, out: &Path) -> Result<()> {
     let primary = crate::run::metric::primary_name_of_spec(&plan.metric);
     let text = render_report(out, Format::Text, &thresholds, &[primary.to_string()])?;
     print!("{text}");
-    eprintln!(
+    crate::diagnostic!(
         "layoutrand experiment: wrote {} and {} (every metric; the text above shows {primary}, \
          `layoutrand report {}` shows all)",
         out.join("report.html").display(),

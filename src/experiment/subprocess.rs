@@ -47,7 +47,7 @@ pub fn run_stage_allowing(
     let status = status.with_context(|| format!("waiting for `layoutrand {stage}`"))?;
     if let Some(signal) = forwarded_signal() {
         let name = nix::sys::signal::Signal::try_from(signal).map_or("a signal", |s| s.as_str());
-        eprintln!(
+        crate::diagnostic!(
             "layoutrand experiment: interrupted by {name} during the {stage} stage; what the \
              stages finished is kept: run the same command again to continue"
         );

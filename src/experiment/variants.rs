@@ -45,7 +45,7 @@ pub(super) fn build_variants(
             }
             let have = built.build.seeds.len();
             if have as u32 >= seeds {
-                eprintln!(
+                crate::diagnostic!(
                     "layoutrand experiment: variant {} already has {have} seeds; not rebuilding",
                     variant.name
                 );
@@ -105,7 +105,7 @@ fn build_one(
             dir.display()
         );
     }
-    eprintln!(
+    crate::diagnostic!(
         "\n== layoutrand experiment: build variant {} ({seeds} randomised binaries) in {} ==",
         variant.name,
         dir.display()

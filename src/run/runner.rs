@@ -61,7 +61,7 @@ fn working_directory(previous: Option<&Header>) -> Result<(PathBuf, Vec<(String,
         );
     }
     if cwd != here {
-        eprintln!("layoutrand: resuming in the run's working directory {recorded}");
+        crate::diagnostic!("layoutrand: resuming in the run's working directory {recorded}");
     }
     let header = previous.expect("a recorded cwd comes from a header");
     let env = if header.environment.is_empty() {
@@ -139,7 +139,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
             let w = format!(
                 "ASLR stays ON for the benchmarks ({why}): stack and heap addresses change on every run and drown the environment padding's effect; recorded as aslr_disabled=false"
             );
-            eprintln!("layoutrand: warning: {w}");
+            crate::diagnostic!("layoutrand: warning: {w}");
             warnings.push(w);
             false
         }
@@ -157,7 +157,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
         }
     };
     if !added_binaries.is_empty() {
-        eprintln!(
+        crate::diagnostic!(
             "layoutrand: extending the run with {} new binaries from the manifest ({})",
             added_binaries.len(),
             added_binaries.join(", ")
@@ -172,7 +172,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
             "the interrupted run had aslr_disabled={} but now it is {}: executions of the two parts are not comparable",
             header.aslr_disabled, aslr_disabled
         );
-        eprintln!("layoutrand: warning: {w}");
+        crate::diagnostic!("layoutrand: warning: {w}");
         warnings.push(w);
     }
 

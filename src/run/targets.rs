@@ -100,7 +100,7 @@ pub fn plan_targets(
             .collect();
         dropped.dedup();
         if !dropped.is_empty() {
-            eprintln!(
+            crate::diagnostic!(
                 "layoutrand: warning: variant {}: {} not run: not built by every variant, so without a pair",
                 name.unwrap_or_default(),
                 dropped.join(", ")

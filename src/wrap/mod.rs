@@ -81,7 +81,9 @@ pub fn run_as_shim_if_called_so(after_link: AfterLink) -> Option<i32> {
 /// The launcher form: `args` = the tool (a name or a path) followed by its arguments.
 fn launch(mut args: Vec<OsString>, after_link: AfterLink) -> i32 {
     if args.is_empty() {
-        eprintln!("usage: {LAUNCHER_NAME} TOOL [ARGS...]  (a compiler launcher for CMake)");
+        crate::diagnostic!(
+            "usage: {LAUNCHER_NAME} TOOL [ARGS...]  (a compiler launcher for CMake)"
+        );
         return 2;
     }
     let tool = PathBuf::from(args.remove(0));
@@ -96,7 +98,7 @@ fn launch(mut args: Vec<OsString>, after_link: AfterLink) -> i32 {
             // Not a compiler or linker (ccache, a script...): run it unchanged.
             use std::os::unix::process::CommandExt;
             let err = std::process::Command::new(&tool).args(&args).exec();
-            eprintln!("{LAUNCHER_NAME}: cannot run {}: {err}", tool.display());
+            crate::diagnostic!("{LAUNCHER_NAME}: cannot run {}: {err}", tool.display());
             127
         }
     }

@@ -93,7 +93,7 @@ pub fn run(
     let real = match explicit_real.or_else(|| find_real_tool(tool_name, &ctx.real_path)) {
         Some(r) => r,
         None => {
-            eprintln!(
+            crate::diagnostic!(
                 "layoutrand shim: cannot find the real `{tool_name}` on PATH (after the shim directory)"
             );
             return 127;
@@ -116,7 +116,7 @@ pub fn run(
 pub fn observe(tool_name: &str, args: Vec<OsString>) -> i32 {
     let ctx = ShimEnv::from_env(|_, _| Ok(()));
     let Some(real) = find_real_tool(tool_name, &ctx.real_path) else {
-        eprintln!("layoutrand shim: cannot find the real `{tool_name}` on PATH");
+        crate::diagnostic!("layoutrand shim: cannot find the real `{tool_name}` on PATH");
         return 127;
     };
     if !ctx.nested {
@@ -563,7 +563,7 @@ fn real_command(real: &Path, args: &[OsString], ctx: &ShimEnv) -> Command {
 
 fn exec(real: &Path, args: &[OsString], ctx: &ShimEnv) -> i32 {
     let err = real_command(real, args, ctx).exec();
-    eprintln!("layoutrand shim: cannot run {}: {err}", real.display());
+    crate::diagnostic!("layoutrand shim: cannot run {}: {err}", real.display());
     127
 }
 

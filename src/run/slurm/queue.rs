@@ -173,9 +173,58 @@ fn parse_squeue(stdout: &str) -> Vec<TaskState> {
         .collect()
 }
 
+/// The nodes `sinfo` reports as not answering the controller (a `*` after the state:
+/// `idle*`, `mixed*`) or down, failed or drained, each with that state. Empty when `sinfo`
+/// itself fails: the caller only uses this to say more, never to decide.
+pub fn troubled_nodes() -> Vec<(String, String)> {
+    let args = [
+        "--noheader".to_string(),
+        "--Node".to_string(),
+        format!("--format=%N{SEP}%T"),
+    ];
+    match client("sinfo", &args, CLIENT_TIMEOUT) {
+        Ok(out) if out.success => parse_troubled_nodes(&out.stdout),
+        _ => Vec::new(),
+    }
+}
+
+/// Parses `NODE|STATE` lines, keeping the nodes in trouble (see [`troubled_nodes`]), each
+/// once.
+fn parse_troubled_nodes(stdout: &str) -> Vec<(String, String)> {
+    let mut nodes: Vec<(String, String)> = Vec::new();
+    for line in stdout.lines() {
+        let Some((node, state)) = line.trim().split_once(SEP) else {
+            continue;
+        };
+        let (node, state) = (node.trim(), state.trim().to_ascii_lowercase());
+        let not_responding = state.ends_with('*');
+        let down = ["down", "fail", "drain", "no_respond"]
+            .iter()
+            .any(|s| state.starts_with(s));
+        if (not_responding || down) && !nodes.iter().any(|(n, _)| n == node) {
+            nodes.push((node.to_string(), state));
+        }
+    }
+    nodes
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sinfo_lines_name_the_nodes_in_trouble_once() {
+        let text = "n1|idle\nn2|idle*\nn3|down*\nn4|drained\nn2|idle*\nn5|mixed\nn6|allocated\n";
+        assert_eq!(
+            parse_troubled_nodes(text),
+            [
+                ("n2".to_string(), "idle*".to_string()),
+                ("n3".to_string(), "down*".to_string()),
+                ("n4".to_string(), "drained".to_string()),
+            ]
+        );
+        assert!(parse_troubled_nodes("garbage\n").is_empty());
+    }
 
     #[test]
     fn job_ids_with_and_without_cluster() {

@@ -3,12 +3,12 @@
 //! `MinJobAge`; after that, the shard store alone tells whether the task finished its work).
 
 use std::path::Path;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Result};
 
 use super::plan::{read_jobs, SlurmPlan};
-use super::queue::{squeue, TaskState};
+use super::queue::{squeue, troubled_nodes, TaskState};
 
 /// One shard's progress and the state of the task that last ran it.
 #[derive(Debug, Clone)]
@@ -107,11 +107,48 @@ pub struct WaitOutcome {
     pub incomplete: Vec<u32>,
 }
 
+/// How often `run --slurm --wait` says what it is waiting for.
+pub const WAIT_REPORT_EVERY: Duration = Duration::from_secs(30);
+
+/// How often the wait reads the shard stores to see whether the data is complete (reading
+/// them is heavier than asking `squeue`).
+const COMPLETE_CHECK_EVERY: Duration = Duration::from_secs(10);
+
 /// Blocks until no task of the run in `dir` is queued or running, polling `squeue` every
-/// `poll`.
-pub fn wait_until_ended(dir: &Path, poll: Duration) -> Result<WaitOutcome> {
+/// `poll`, or until every shard's store is complete (a task can stay listed as running for
+/// minutes after its node died, when its data was already written). Every `report_every` it
+/// says on stderr what it waits for: the executions done, the tasks still queued or running
+/// and where, and the nodes that do not answer the controller.
+pub fn wait_until_ended(dir: &Path, poll: Duration, report_every: Duration) -> Result<WaitOutcome> {
     let ids: Vec<String> = read_jobs(dir)?.into_iter().map(|j| j.job).collect();
-    while squeue(&ids)?.iter().any(TaskState::is_active) {
+    let started = Instant::now();
+    let (mut last_report, mut last_check) = (started, started);
+    loop {
+        let active: Vec<TaskState> = squeue(&ids)?
+            .into_iter()
+            .filter(TaskState::is_active)
+            .collect();
+        if active.is_empty() {
+            break;
+        }
+        let now = Instant::now();
+        let report_due = now.duration_since(last_report) >= report_every;
+        if report_due || now.duration_since(last_check) >= COMPLETE_CHECK_EVERY {
+            last_check = now;
+            let statuses = shard_statuses(dir)?;
+            let troubled = troubled_nodes();
+            if statuses.iter().all(|s| s.done >= s.planned as usize) {
+                crate::diagnostic!("{}", still_listed(&active, &troubled));
+                break;
+            }
+            if report_due {
+                last_report = now;
+                crate::diagnostic!(
+                    "{}",
+                    waiting_line(&statuses, &active, &troubled, started.elapsed())
+                );
+            }
+        }
         std::thread::sleep(poll);
     }
     let statuses = shard_statuses(dir)?;
@@ -124,4 +161,127 @@ pub fn wait_until_ended(dir: &Path, poll: Duration) -> Result<WaitOutcome> {
         statuses,
         incomplete,
     })
+}
+
+/// `task 12_3 (RUNNING on n2)`, or `(PENDING: Resources)` for a task without a node.
+fn describe_task(t: &TaskState) -> String {
+    if t.node.is_empty() {
+        format!("{}_{} ({}: {})", t.job, t.task, t.state, t.reason)
+    } else {
+        format!("{}_{} ({} on {})", t.job, t.task, t.state, t.node)
+    }
+}
+
+/// The nodes among `troubled` that hold one of the `active` tasks, as `n2 (idle*)`.
+fn troubled_nodes_of(active: &[TaskState], troubled: &[(String, String)]) -> Vec<String> {
+    troubled
+        .iter()
+        .filter(|(node, _)| active.iter().any(|t| &t.node == node))
+        .map(|(node, state)| format!("{node} ({state})"))
+        .collect()
+}
+
+/// What the wait is waiting for, as one line.
+fn waiting_line(
+    statuses: &[ShardStatus],
+    active: &[TaskState],
+    troubled: &[(String, String)],
+    waited: Duration,
+) -> String {
+    let done: usize = statuses.iter().map(|s| s.done).sum();
+    let planned: u64 = statuses.iter().map(|s| u64::from(s.planned)).sum();
+    let tasks: Vec<String> = active.iter().map(describe_task).collect();
+    let mut line = format!(
+        "layoutrand: waited {}: {done} of {planned} execution(s) stored; waiting for {} task(s): {}",
+        humantime::format_duration(Duration::from_secs(waited.as_secs())),
+        active.len(),
+        tasks.join(", ")
+    );
+    let nodes = troubled_nodes_of(active, troubled);
+    if !nodes.is_empty() {
+        line.push_str(&format!(
+            "; not answering the controller: {} (a task there may never end: `scancel` it, \
+             then `layoutrand run --slurm --resume`)",
+            nodes.join(", ")
+        ));
+    }
+    line
+}
+
+/// Why the wait ends with tasks still listed: their data is all stored.
+fn still_listed(active: &[TaskState], troubled: &[(String, String)]) -> String {
+    let tasks: Vec<String> = active.iter().map(describe_task).collect();
+    let nodes = troubled_nodes_of(active, troubled);
+    let why = if nodes.is_empty() {
+        String::new()
+    } else {
+        format!(" (not answering the controller: {})", nodes.join(", "))
+    };
+    format!(
+        "layoutrand: every shard's executions are stored; not waiting for the task(s) still \
+         listed: {}{why}",
+        tasks.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn task(task: u32, state: &str, node: &str, reason: &str) -> TaskState {
+        TaskState {
+            job: "12".into(),
+            task,
+            state: state.into(),
+            node: node.into(),
+            reason: reason.into(),
+        }
+    }
+
+    #[test]
+    fn the_waiting_line_says_progress_tasks_and_silent_nodes() {
+        let statuses: Vec<ShardStatus> = [(10, 10), (10, 4)]
+            .iter()
+            .enumerate()
+            .map(|(k, &(planned, done))| ShardStatus {
+                shard: k as u32,
+                planned,
+                done,
+                task: None,
+                job: Some("12".into()),
+            })
+            .collect();
+        let active = [
+            task(1, "RUNNING", "n2", "None"),
+            task(2, "PENDING", "", "Resources"),
+        ];
+        let troubled = [
+            ("n2".to_string(), "mixed*".to_string()),
+            ("n9".to_string(), "down".to_string()),
+        ];
+        let line = waiting_line(&statuses, &active, &troubled, Duration::from_secs(95));
+        assert!(
+            line.contains("waited 1m 35s: 14 of 20 execution(s) stored"),
+            "{line}"
+        );
+        assert!(
+            line.contains("12_1 (RUNNING on n2), 12_2 (PENDING: Resources)"),
+            "{line}"
+        );
+        // Only the node that holds a task of ours is named.
+        assert!(
+            line.contains("not answering the controller: n2 (mixed*)"),
+            "{line}"
+        );
+        assert!(!line.contains("n9"), "{line}");
+        let quiet = waiting_line(&statuses, &active, &[], Duration::from_secs(30));
+        assert!(!quiet.contains("not answering"), "{quiet}");
+        let end = still_listed(&active[..1], &troubled);
+        assert!(
+            end.contains(
+                "still listed: 12_1 (RUNNING on n2) (not answering the controller: n2 (mixed*))"
+            ),
+            "{end}"
+        );
+    }
 }

@@ -93,7 +93,7 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
     let mut writer = StoreWriter::open(&sdir)?;
     let previous = read_results(&sdir)?;
     for w in &previous.warnings {
-        eprintln!("layoutrand: warning: {w}");
+        crate::diagnostic!("layoutrand: warning: {w}");
     }
     if previous.header.is_none() {
         let mut h = plan.header.clone();
@@ -148,7 +148,7 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
         writer.append(&one.records)?;
         report.executed += 1;
     }
-    eprintln!(
+    crate::diagnostic!(
         "layoutrand: shard {shard} on {here}: {} execution(s) run, {} already done; stored in {}",
         report.executed,
         report.skipped,
@@ -179,7 +179,7 @@ fn lock_node_folder(local: &Path, here: &str) -> Result<std::fs::File> {
         .with_context(|| format!("cannot open {}", path.display()))?;
     // SAFETY: flock on a descriptor we own; the lock lives as long as `file`.
     if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-        eprintln!(
+        crate::diagnostic!(
             "layoutrand: node {here}: another task of this experiment uses {} on this host; waiting for it",
             local.display()
         );
