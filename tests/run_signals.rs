@@ -172,3 +172,35 @@ fn a_benchmark_killed_by_the_same_sigterm_just_before_the_runner_is_not_a_failur
         r.executions
     );
 }
+
+/// Issue 22, item 5: kill -9 of the runner. The benchmark dies of its parent-death signal;
+/// what it started (here a `sh -c` script's `sleep`) is killed by the executions' watchdog
+/// when the runner's socket closes, instead of running on under init.
+#[test]
+fn kill_9_of_the_runner_takes_the_executions_children_with_it() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 0);
+    let script = "sleep 300 & echo $! > child.pid; wait";
+    let mut runner = Command::new(assert_cmd::cargo::cargo_bin("layoutrand"))
+        .current_dir(d.path())
+        .args(["run", "--out"])
+        .arg(d.path())
+        .args(["--executions", "1", "--", "sh", "-c", script, "{bin}"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let child = pid_in(&d.path().join("child.pid"));
+    let _reap = Reap(child);
+    assert!(alive(child));
+    runner.kill().unwrap();
+    runner.wait().unwrap();
+    let start = Instant::now();
+    while alive(child) && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !alive(child),
+        "the benchmark's child {child} outlived the killed runner"
+    );
+}

@@ -61,6 +61,9 @@ pub enum Command {
     /// One task of a Slurm run: runs one shard (used by the job script).
     #[command(hide = true)]
     RunShard(run_shard::Args),
+    /// The executions' watchdog of a run (started by `run`, see `run::watchdog`).
+    #[command(hide = true)]
+    ExecutionWatchdog,
 }
 
 /// Runs the chosen subcommand and returns the exit code.
@@ -81,5 +84,9 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Doctor(a) => doctor::run(a),
         Command::CalibrationLoop(a) => doctor::run_loop(a),
         Command::RunShard(a) => run_shard::run(a),
+        Command::ExecutionWatchdog => {
+            layoutrand::run::watchdog::serve(std::io::stdin());
+            Ok(0)
+        }
     }
 }

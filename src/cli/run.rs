@@ -123,6 +123,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         };
         return run_slurm(&req, &opts, args.wait);
     }
+    start_watchdog()?;
     let report = match run_experiment(&req) {
         Ok(report) => report,
         Err(err) => match err.downcast_ref::<Interrupted>() {
@@ -327,4 +328,12 @@ fn significant(x: f64) -> String {
     };
     let decimals = (5 - digits).clamp(0, 9) as usize;
     format!("{x:.decimals$}")
+}
+
+/// Starts the executions' watchdog (`layoutrand::run::watchdog`): after a kill -9 of this
+/// runner, what its executions started dies too.
+pub fn start_watchdog() -> anyhow::Result<()> {
+    let executable =
+        std::env::current_exe().map_err(|e| anyhow::anyhow!("the path of this executable: {e}"))?;
+    layoutrand::run::watchdog::start(&executable)
 }

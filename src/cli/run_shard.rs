@@ -20,6 +20,7 @@ pub struct Args {
 
 /// Runs `layoutrand run-shard`.
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    super::run::start_watchdog()?;
     run_shard(&args.out, args.shard, &args.token)?;
     Ok(0)
 }

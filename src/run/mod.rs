@@ -33,3 +33,4 @@ pub mod slurm;
 pub mod store;
 pub mod summary;
 pub mod targets;
+pub mod watchdog;

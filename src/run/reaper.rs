@@ -88,6 +88,7 @@ pub fn spawn_guard() -> std::sync::MutexGuard<'static, ()> {
 /// Notes that `pid` leads a running execution (so [`kill_orphans`] leaves it alone).
 pub fn started(pid: i32) {
     RUNNING.lock().unwrap_or_else(|e| e.into_inner()).push(pid);
+    super::watchdog::announce(pid, true);
 }
 
 /// Notes that the execution led by `pid` was reaped.
@@ -96,6 +97,7 @@ pub fn finished(pid: i32) {
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .retain(|&p| p != pid);
+    super::watchdog::announce(pid, false);
 }
 
 /// Parent of every process, from /proc.
@@ -168,9 +170,10 @@ pub fn kill_orphans() -> usize {
     for _ in 0..1000 {
         let spawning = spawn_guard();
         let running = RUNNING.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let watchdog = super::watchdog::pid();
         let orphans: Vec<i32> = own_children()
             .into_iter()
-            .filter(|pid| !running.contains(pid))
+            .filter(|pid| !running.contains(pid) && Some(*pid) != watchdog)
             .collect();
         drop(spawning);
         if orphans.is_empty() {

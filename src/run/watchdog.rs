@@ -1,0 +1,143 @@
+//! The executions' watchdog: what a runner killed by SIGKILL (kill -9, the OOM killer) leaves
+//! running is killed anyway.
+//!
+//! A SIGKILLed runner runs no code of its own: the benchmark it started dies of its
+//! parent-death signal (`process`), but not the processes the benchmark started (a `sh -c`
+//! script's programs, a driver's workers), which would run on under init, loading the machine
+//! for the next run. So the runner starts one small helper process, the watchdog (this same
+//! executable, `layoutrand execution-watchdog`, in a process group of its own so that a
+//! terminal's Ctrl-C does not reach it), and tells it over a socket which process groups its
+//! executions lead: `+PGID` when one starts, `-PGID` when it was reaped. When the socket
+//! closes — the runner exited, however it died: the kernel closes a dead process's sockets —
+//! the watchdog SIGKILLs every group still announced, then exits. A runner that ends normally
+//! has announced every group's end, so the watchdog kills nothing.
+//!
+//! What it cannot reach: a process that left its execution's group with `setsid()`. While
+//! the runner lives, `reaper` kills those (they are re-parented to the runner); after a
+//! kill -9 they are re-parented to init and no longer known as the execution's.
+
+use std::io::{BufRead, BufReader, Read};
+use std::os::fd::AsRawFd;
+use std::os::unix::net::UnixStream;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use std::sync::Mutex;
+
+use anyhow::{Context, Result};
+use nix::sys::signal::{killpg, signal, SigHandler, Signal};
+use nix::sys::socket::{send, MsgFlags};
+use nix::unistd::Pid;
+
+/// The hidden subcommand that runs [`serve`].
+pub const SUBCOMMAND: &str = "execution-watchdog";
+
+/// The runner's end of the socket, and the watchdog's pid (so that `reaper` does not take
+/// it for an orphan).
+struct Connection {
+    socket: UnixStream,
+    pid: i32,
+}
+
+static CONNECTION: Mutex<Option<Connection>> = Mutex::new(None);
+
+/// Starts the watchdog (once per process; later calls do nothing). `executable` is this
+/// program (`std::env::current_exe()`).
+pub fn start(executable: &std::path::Path) -> Result<()> {
+    let mut connection = CONNECTION.lock().unwrap_or_else(|e| e.into_inner());
+    if connection.is_some() {
+        return Ok(());
+    }
+    let (ours, theirs) = UnixStream::pair().context("socketpair for the executions' watchdog")?;
+    let child = Command::new(executable)
+        .arg(SUBCOMMAND)
+        .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs)))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .with_context(|| {
+            format!(
+                "cannot start the executions' watchdog {}",
+                executable.display()
+            )
+        })?;
+    *connection = Some(Connection {
+        socket: ours,
+        pid: child.id() as i32,
+    });
+    // Never waited on: it exits when this process does (the socket closes), and is reaped
+    // by whoever inherits it.
+    std::mem::forget(child);
+    Ok(())
+}
+
+/// The watchdog's pid, once started.
+pub fn pid() -> Option<i32> {
+    CONNECTION
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .map(|c| c.pid)
+}
+
+/// Tells the watchdog that the execution leading process group `pgid` started (`true`) or
+/// was reaped (`false`). Best effort: a watchdog that is gone costs the guarantee, never the
+/// run (MSG_NOSIGNAL: no SIGPIPE).
+pub fn announce(pgid: i32, running: bool) {
+    let connection = CONNECTION.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(c) = connection.as_ref() {
+        let line = format!("{}{pgid}\n", if running { '+' } else { '-' });
+        let _ = send(
+            c.socket.as_raw_fd(),
+            line.as_bytes(),
+            MsgFlags::MSG_NOSIGNAL,
+        );
+    }
+}
+
+/// The watchdog itself: reads `+PGID` / `-PGID` lines until end of input, then SIGKILLs the
+/// groups still announced as running. Returns them.
+pub fn serve(input: impl Read) -> Vec<i32> {
+    // It must outlive the runner's own end: the signals that stop a run (a terminal's, or a
+    // whole-job SIGTERM) are for the runner; the watchdog ends when its input does.
+    for s in [Signal::SIGINT, Signal::SIGTERM, Signal::SIGHUP] {
+        // SAFETY: SIG_IGN installs no handler code.
+        let _ = unsafe { signal(s, SigHandler::SigIgn) };
+    }
+    let running = running_groups(input);
+    for &pgid in &running {
+        let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+    }
+    running
+}
+
+/// The groups announced as started and not as reaped, in order of announcement. Lines that
+/// are not `+N` / `-N` with N > 1 are ignored.
+fn running_groups(input: impl Read) -> Vec<i32> {
+    let mut running: Vec<i32> = Vec::new();
+    for line in BufReader::new(input).lines() {
+        let Ok(line) = line else { break };
+        let (sign, number) = line.split_at(line.len().min(1));
+        let Some(pgid) = number.trim().parse::<i32>().ok().filter(|&p| p > 1) else {
+            continue;
+        };
+        match sign {
+            "+" if !running.contains(&pgid) => running.push(pgid),
+            "-" => running.retain(|&p| p != pgid),
+            _ => {}
+        }
+    }
+    running
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_groups_still_running_at_the_end_are_those_never_reaped() {
+        let input = "+100\n+200\n-100\n+300\ngarbage\n+1\n+-5\n-\n+200\n";
+        assert_eq!(running_groups(input.as_bytes()), [200, 300]);
+        assert!(running_groups("+7\n-7\n".as_bytes()).is_empty());
+    }
+}
