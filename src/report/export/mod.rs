@@ -7,6 +7,7 @@ use anyhow::Result;
 use super::experiment::Experiment;
 use super::model::Report;
 
+pub mod bmf;
 pub mod csv;
 pub mod html;
 pub mod html_machines;
@@ -38,6 +39,8 @@ pub enum Format {
     Csv,
     /// One self-contained HTML file with inline SVG plots.
     Html,
+    /// Bencher Metric Format JSON, for `bencher run --adapter json`.
+    Bmf,
 }
 
 /// The exporter of `format`.
@@ -48,5 +51,6 @@ pub fn exporter(format: Format) -> Box<dyn Exporter> {
         Format::Json => Box::new(json::JsonExporter),
         Format::Csv => Box::new(csv::CsvExporter),
         Format::Html => Box::new(html::HtmlExporter),
+        Format::Bmf => Box::new(bmf::BmfExporter),
     }
 }
