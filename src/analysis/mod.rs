@@ -14,6 +14,7 @@
 pub mod compare;
 pub mod effect;
 pub mod numfmt;
+pub mod pair;
 pub mod single;
 pub mod variants;
 pub mod vocabulary;
