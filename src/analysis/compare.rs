@@ -132,7 +132,11 @@ impl Comparison {
                 b.ci.upper,
                 super::numfmt::level(self.confidence),
                 b.resamples,
-                if b.paired { ", pairs drawn jointly" } else { "" }
+                if b.paired {
+                    ", pairs drawn jointly"
+                } else {
+                    ""
+                }
             )
         })
     }

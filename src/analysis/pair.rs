@@ -212,9 +212,7 @@ pub fn analyse_pair(
             ci: p.bounds().map(interval),
         });
     let share_faster = share_faster(&base_means, &new_means, th.confidence);
-    let interaction = matched
-        .as_ref()
-        .and_then(|m| interaction(m, warnings));
+    let interaction = matched.as_ref().and_then(|m| interaction(m, warnings));
     let bootstrap = bootstrap_interval(base, new, matched.as_ref(), options);
     let (basis, effect) = if is_tie(base, new) {
         (

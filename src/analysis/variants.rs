@@ -149,7 +149,9 @@ pub struct VariantAnalysis {
 impl VariantAnalysis {
     /// Whether some pair's whole interval is slower than `--fail-if-slower` allows.
     pub fn fails(&self) -> bool {
-        self.comparisons.iter().any(|c| c.pair.slower_beyond_threshold)
+        self.comparisons
+            .iter()
+            .any(|c| c.pair.slower_beyond_threshold)
     }
 }
 
@@ -559,7 +561,12 @@ mod tests {
         let v = named([("O2", &o2), ("O3", &o3)]);
         let a = compare_variants("lua", "wall", &v, &options()).unwrap();
         let c = &a.comparisons[0];
-        assert_eq!(c.pair.effect.verdict, EffectVerdict::Negligible, "{}", c.text);
+        assert_eq!(
+            c.pair.effect.verdict,
+            EffectVerdict::Negligible,
+            "{}",
+            c.text
+        );
         assert!(c.text.starts_with("O3 is 0.3"), "{}", c.text);
         assert!(
             c.text
@@ -624,7 +631,11 @@ mod tests {
         let r = compare_variants("p", "wall", &v, &options()).unwrap();
         let c = &r.comparisons[0];
         assert_eq!(c.pair.basis, Basis::Fieller);
-        assert!(c.pair.paired.is_none() && c.pair.share_faster.is_none() && c.pair.interaction.is_none());
+        assert!(
+            c.pair.paired.is_none()
+                && c.pair.share_faster.is_none()
+                && c.pair.interaction.is_none()
+        );
         assert!(!c.pair.bootstrap.unwrap().paired);
         assert!(r
             .warnings

@@ -141,11 +141,7 @@ fn ratio_lines(out: &mut String, c: &Comparison, top_name: &str, pct: &str) {
     let p = &c.pair;
     let interval = |ci: Option<Interval>| {
         ci.map_or(format!("{pct} CI unbounded"), |ci| {
-            format!(
-                "{pct} CI {} … {}",
-                fmt_ratio(ci.lower),
-                fmt_ratio(ci.upper)
-            )
+            format!("{pct} CI {} … {}", fmt_ratio(ci.lower), fmt_ratio(ci.upper))
         })
     };
     if p.basis == Basis::Paired {
@@ -175,7 +171,11 @@ fn ratio_lines(out: &mut String, c: &Comparison, top_name: &str, pct: &str) {
             fmt_ratio(b.ci.lower),
             fmt_ratio(b.ci.upper),
             b.resamples,
-            if b.paired { ", pairs drawn jointly" } else { "" }
+            if b.paired {
+                ", pairs drawn jointly"
+            } else {
+                ""
+            }
         );
     }
 }

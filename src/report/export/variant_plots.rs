@@ -73,7 +73,8 @@ fn interval_rows(c: &PairComparison) -> Vec<IntervalRow> {
 /// The three plots of comparison `c` of `report`.
 pub fn comparison_plots(report: &Report, c: &PairComparison) -> ComparisonPlots {
     let typical = c
-        .pair.binaries
+        .pair
+        .binaries
         .iter()
         .map(|b| b.base)
         .find(|v| v.is_finite() && *v != 0.0)
@@ -85,7 +86,8 @@ pub fn comparison_plots(report: &Report, c: &PairComparison) -> ComparisonPlots 
         format!("{} ({unit})", c.metric)
     };
     let pairs: Vec<Pair> = c
-        .pair.binaries
+        .pair
+        .binaries
         .iter()
         .map(|b| Pair {
             label: short_label(&b.binary),
