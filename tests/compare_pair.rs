@@ -162,6 +162,20 @@ fn report_and_compare_give_one_answer_for_the_same_builds() {
         "{}",
         c["summary"]
     );
+    // The text shows eq. 5 beside the verdict's interval, with the JSON's numbers.
+    let out = assert_cmd::Command::cargo_bin("layoutrand")
+        .unwrap()
+        .arg("compare")
+        .args([&o1, &o2])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let eq5 = format!(
+        "  eq. 5 (Fieller, independent sides): new/base {:.4} … {:.4}",
+        c["ci"]["lower"].as_f64().unwrap(),
+        c["ci"]["upper"].as_f64().unwrap()
+    );
+    assert!(text.contains(&eq5), "{eq5} not in {text}");
 }
 
 #[test]

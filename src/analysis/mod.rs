@@ -4,7 +4,7 @@
 //! Input: [`single::Dataset`] — a balanced hierarchy of measurements with named levels,
 //! read from a CSV ([`crate::measurements`]) or from an experiment's store
 //! ([`crate::report::experiment`]) — and [`vocabulary::Thresholds`] derived from
-//! `--confidence` and `--negligible`. Output: typed results ([`single::Analysis`],
+//! `--confidence` and `--negligible`. Output: typed results ([`single::Analysis`], [`pair::PairAnalysis`],
 //! [`compare::Comparison`], [`effect::Effect`]) whose JSON schemas are versioned and
 //! documented in docs/formats.md. The CLI only parses arguments and renders these.
 //!

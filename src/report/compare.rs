@@ -14,6 +14,7 @@ use serde::Serialize;
 use crate::analysis::compare::{
     compare as engine_compare, CompareOptions, Comparison as EngineComparison,
 };
+use crate::analysis::pair::Basis;
 use crate::analysis::single::{BootstrapOptions, Dataset};
 use crate::analysis::vocabulary::Thresholds;
 use crate::stats::suite::{overall_gain, time_weights, wilson_ci, ProgramTimes};
@@ -424,6 +425,15 @@ pub fn render_text(c: &Comparison) -> String {
             let _ = writeln!(out, "  {label}{shown} over {} binaries", s.top_units);
         }
         let _ = writeln!(out, "  {}", p.text);
+        // Paired, the verdict's interval is in the sentence; eq. 5 is shown beside it, as in
+        // the CSV mode, to show how much the pairing gained.
+        if let (Basis::Paired, Some(ci)) = (p.comparison.pair.basis, p.comparison.pair.ci) {
+            let _ = writeln!(
+                out,
+                "  eq. 5 (Fieller, independent sides): new/base {:.4} … {:.4}",
+                ci.lower, ci.upper
+            );
+        }
         // The warnings below may advise these two: show them (JSON has them too).
         if let Some(words) = p.comparison.bootstrap_words() {
             let _ = writeln!(out, "  bootstrap: {words}");
