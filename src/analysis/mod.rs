@@ -4,9 +4,9 @@
 //! Input: [`single::Dataset`] — a balanced hierarchy of measurements with named levels,
 //! read from a CSV ([`crate::measurements`]) or from an experiment's store
 //! ([`crate::report::experiment`]) — and [`vocabulary::Thresholds`] derived from
-//! `--confidence` and `--negligible`. Output: typed results ([`single::Analysis`], [`pair::PairAnalysis`],
-//! [`compare::Comparison`], [`effect::Effect`]) whose JSON schemas are versioned and
-//! documented in docs/formats.md. The CLI only parses arguments and renders these.
+//! `--confidence` and `--negligible`. Output: typed results ([`single::Analysis`],
+//! [`pair::PairAnalysis`], [`compare::Comparison`], [`effect::Effect`]) whose JSON schemas are
+//! versioned and documented in docs/formats.md. The CLI only parses arguments and renders these.
 //!
 //! Data flow: [`crate::stats`] (pure statistics) → `analysis` (what to compute, thresholds,
 //! words) → [`crate::report`] (experiment reports and their renderings).
