@@ -169,13 +169,30 @@ fn compare_json_contract() {
         &["--format", "json"],
     ));
     // numpy: mean(new)/mean(base) = 9.499837026000002 / 10.035154958 = 0.9466557383278627
-    let r = &v["effect"];
-    assert_eq!(v["schema"], 2);
-    assert!(close(&r["ratio"], 0.9466557383278627, 1e-12));
+    assert_eq!(v["schema"], 3);
+    assert!(close(&v["ratio"], 0.9466557383278627, 1e-12));
+    // Eq. 5, independent sides, kept beside the paired interval.
     // numpy: h = t.ppf(0.975, 9)·sem(binary means) per side;
     // sorted(np.roots([Y²−h², −2YY', Y'²−h'²])) -> [0.9239467627507024, 0.9699845932500597]
-    assert!(close(&r["ci"]["lower"], 0.9239467627507024, 1e-10));
-    assert!(close(&r["ci"]["upper"], 0.9699845932500597, 1e-10));
+    assert!(close(&v["ci"]["lower"], 0.9239467627507024, 1e-10));
+    assert!(close(&v["ci"]["upper"], 0.9699845932500597, 1e-10));
+    // The rows carry the same binary ids on both sides: the verdict rests on the paired
+    // interval. numpy (the script in the comment of `paired_ratio`'s test, on the binary
+    // means matched by id): a, c = base and new means; t = scipy.stats.t.ppf(0.975, 9);
+    // S = np.cov(a, c); sorted(np.roots([a.mean()**2 - t*t*S[0,0]/10,
+    //   -2*(a.mean()*c.mean() - t*t*S[0,1]/10), c.mean()**2 - t*t*S[1,1]/10]).real)
+    // -> [0.9396880298266944, 0.9537358106144403], c.mean()/a.mean() = 0.9466557383278622
+    assert_eq!(v["basis"], "paired");
+    let r = &v["effect"];
+    assert!(close(&r["ratio"], 0.9466557383278622, 1e-12));
+    assert!(close(&r["ci"]["lower"], 0.9396880298266944, 1e-10));
+    assert!(close(&r["ci"]["upper"], 0.9537358106144403, 1e-10));
+    assert_eq!(
+        r["ci"], v["paired"]["ci"],
+        "the verdict's interval is the paired one"
+    );
+    assert_eq!(v["binaries"].as_array().unwrap().len(), 10);
+    assert_eq!(v["share_faster"]["n"], 10);
     assert_eq!(r["verdict"], "lower");
     // scipy: ttest_ind(new_means, base_means, equal_var=False)
     // -> t = -5.083108769430032, df = 17.542578085494394, p = 8.380646854070457e-05
@@ -184,7 +201,7 @@ fn compare_json_contract() {
     assert!(close(&v["welch"]["p"], 8.380646854070457e-05, 1e-8));
     // scipy: d = new_means − base_means by binary; t.interval(0.95, 9, d.mean(), sem(d))
     // -> mean -0.5353179320000004, (-0.6105742993808521, -0.4600615646191489)
-    let p = &v["paired"];
+    let p = &v["paired_difference"];
     assert_eq!(p["n"], 10);
     assert!(close(&p["mean_difference"], -0.5353179320000004, 1e-10));
     assert!(close(&p["low"], -0.6105742993808521, 1e-10));
@@ -214,7 +231,7 @@ fn compare_text_says_how_much_faster() {
         .stdout(
             // The report's wording of the Fieller interval, not a symmetric "± half-width".
             predicate::str::contains(
-                "new is 5.3 % faster (95 % CI: 3.0 % to 7.6 % faster) than base (Fieller interval)",
+                "new is 5.3 % faster (95 % CI: 4.6 % to 6.0 % faster) than base (paired by binary, 10 pairs)",
             ),
         );
 }
@@ -230,7 +247,8 @@ fn compare_without_common_ids_has_no_pairs() {
         "t",
         &["--format", "json"],
     ));
-    assert!(v["paired"].is_null());
+    assert!(v["paired"].is_null() && v["paired_difference"].is_null());
+    assert_eq!(v["basis"], "fieller");
     assert_eq!(v["verdict"], "no significant difference");
     assert!(close(&v["effect"]["ratio"], 11.5 / 11.0, 1e-14));
 }
@@ -248,7 +266,9 @@ fn compare_says_unbounded_when_the_base_interval_holds_zero() {
     assert_eq!(v["verdict"], "unbounded");
     assert!(v["effect"]["ci"].is_null());
     assert_eq!(v["effect"]["verdict"], "unbounded");
-    assert_eq!(v["paired"]["n"], 3);
+    assert_eq!(v["paired_difference"]["n"], 3);
+    // The paired interval is unbounded too: t(0.975, 2)²/3·var(base means) = 6.2 > 2².
+    assert!(v["paired"]["ci"].is_null());
     layoutrand()
         .args(args)
         .assert()

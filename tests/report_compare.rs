@@ -66,12 +66,14 @@ fn faster_new_version_is_reported_with_both_intervals() {
     experiment(&new, 15, 0.95, 2);
     let c = compare_directories(&base, &new, &[], &gate(Some(0.02))).unwrap();
     let p = &c.programs[0];
-    let ci = p.comparison.effect.ci.unwrap();
-    assert!(
-        ci.lower < 0.95 && 0.95 < ci.upper,
-        "true ratio 0.95 in {ci:?}"
-    );
-    assert!(ci.upper < 1.0, "{ci:?}");
+    // Eq. 5 (independent sides) and the verdict's interval, paired by seed.
+    let ci = p.comparison.pair.ci.unwrap();
+    let verdict_ci = p.comparison.pair.effect.ci.unwrap();
+    assert_eq!(p.comparison.pair.paired.unwrap().ci, Some(verdict_ci));
+    for i in [ci, verdict_ci] {
+        assert!(i.lower < 0.95 && 0.95 < i.upper, "true ratio 0.95 in {i:?}");
+        assert!(i.upper < 1.0, "{i:?}");
+    }
     assert!(p.text.starts_with("new is 5."), "{}", p.text);
     assert!(
         p.text.contains("faster") && p.text.contains("95 % CI"),
@@ -86,6 +88,7 @@ fn faster_new_version_is_reported_with_both_intervals() {
         "{paired:?}"
     );
     assert!(paired.upper - paired.lower < (ci.upper - ci.lower) / 3.0);
+    assert!(verdict_ci.upper - verdict_ci.lower < (ci.upper - ci.lower) / 3.0);
     assert!(p.comparison.welch.as_ref().unwrap().p < 0.05);
     assert!(!gate_failed(&c));
 }
@@ -97,7 +100,7 @@ fn slower_new_version_fails_the_gate_only_beyond_the_threshold() {
     experiment(&new, 15, 1.08, 4);
     let strict = compare_directories(&base, &new, &[], &gate(Some(0.02))).unwrap();
     assert!(
-        strict.programs[0].comparison.slower_beyond_threshold,
+        strict.programs[0].comparison.pair.slower_beyond_threshold,
         "{}",
         strict.programs[0].text
     );
@@ -109,17 +112,32 @@ fn slower_new_version_fails_the_gate_only_beyond_the_threshold() {
     assert!(!gate_failed(&ungated));
 }
 
+/// Partial overlap: seeds 1..=12 against 1..=13. The pairing uses the 12 seeds both have
+/// (the rule of `analysis::pair`, the same as `report`'s for variants) and says that seed 13
+/// is left out of it; the verdict rests on the paired interval.
 #[test]
-fn equal_versions_with_different_seeds_show_no_difference_and_no_pairs() {
+fn equal_versions_with_partly_different_seeds_are_paired_on_the_common_seeds() {
     let (_tmp, base, new) = dirs();
     experiment(&base, 12, 1.0, 5);
-    // Seeds 1..=12 against 1..=13: not the same seed set, so no matched pairs.
     experiment(&new, 13, 1.0, 6);
     let c = compare_directories(&base, &new, &[], &gate(Some(0.0))).unwrap();
     let p = &c.programs[0];
-    assert!(p.paired_relative_ci.is_none());
+    assert_eq!(
+        p.comparison.pair.basis,
+        layoutrand::analysis::pair::Basis::Paired
+    );
+    assert_eq!(p.comparison.pair.binaries.len(), 12);
+    assert_eq!(p.comparison.paired_difference.as_ref().unwrap().n, 12);
     assert!(
-        p.text.starts_with("no significant difference"),
+        p.comparison.warnings.iter().any(|w| w.contains(
+            "paired on the 12 binaries both sides hold: 0 of base's 12 and 1 of new's 13"
+        )),
+        "{:?}",
+        p.comparison.warnings
+    );
+    // Equal versions: never faster or slower.
+    assert!(
+        !matches!(p.comparison.pair.verdict, "faster" | "slower"),
         "{}",
         p.text
     );
@@ -195,9 +213,9 @@ fn variants_are_compared_by_name_and_gated_alike() {
     let c = compare_directories(&base, &new, &[], &gate(Some(0.05))).unwrap();
     let variants: Vec<Option<&str>> = c.programs.iter().map(|p| p.variant.as_deref()).collect();
     assert_eq!(variants, [Some("O1"), Some("O2")]);
-    assert!(!c.programs[0].comparison.slower_beyond_threshold);
+    assert!(!c.programs[0].comparison.pair.slower_beyond_threshold);
     let o2 = &c.programs[1].comparison;
-    assert!(o2.slower_beyond_threshold, "{:?}", o2.effect);
+    assert!(o2.pair.slower_beyond_threshold, "{:?}", o2.pair.effect);
     assert!(gate_failed(&c));
 
     let cli = |pct: &str| {
@@ -255,9 +273,10 @@ fn directory_text_shows_bootstrap_and_mann_whitney() {
     let p = &v["programs"][0];
     // The same numbers as the JSON's, in the text.
     let bootstrap = format!(
-        "  bootstrap: new/base {:.4} … {:.4} (95 % percentile, 2000 hierarchical resamples)",
-        p["bootstrap"]["low"].as_f64().unwrap(),
-        p["bootstrap"]["high"].as_f64().unwrap()
+        "  bootstrap: new/base {:.4} … {:.4} (95 % percentile, 2000 hierarchical resamples, \
+         pairs drawn jointly)",
+        p["bootstrap"]["ci"]["lower"].as_f64().unwrap(),
+        p["bootstrap"]["ci"]["upper"].as_f64().unwrap()
     );
     assert!(text.contains(&bootstrap), "{bootstrap} not in: {text}");
     let mw = format!(

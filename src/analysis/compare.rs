@@ -2,23 +2,19 @@
 //! of the same quantity, used by `compare` on CSV files and, per program and metric, on
 //! experiment directories.
 //!
-//! The effect is the ratio of means `new/base` with Fieller's interval (Kalibera & Jones 2013
-//! eq. 5), classified by [`super::effect`] (detected, negligible, tie, …). Beside it: Welch's
-//! test on the top-level means (Welch 1947), the matched-pair interval when both sides have
-//! the same top-level ids, e.g. the same layout seeds (Georges et al. 2008 §5.2), the
-//! Mann–Whitney test on the top-level means, and an optional hierarchical bootstrap of the
-//! ratio. Every statistic that the data make undefined is left out with the reason in
-//! `warnings`; nothing here panics.
-
-use std::collections::HashMap;
+//! The ratio, its intervals and the verdict come from the one pair analysis
+//! ([`super::pair`]) that `report` uses for variants: paired by top-level id (the layout
+//! seeds, or a CSV's top-level column) when at least two ids match, Fieller's interval for
+//! independent samples (Kalibera & Jones 2013 eq. 5) otherwise. Beside it, as extras: Welch's
+//! test on the top-level means (Welch 1947), the matched-pair interval of the difference
+//! (Georges et al. 2008 §5.2), and the Mann–Whitney test on the top-level means. Every
+//! statistic that the data make undefined is left out with the reason in `warnings`;
+//! nothing here panics.
 
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::seeded::SeededRng;
-use crate::stats::bootstrap::{self, BootstrapCi};
-use crate::stats::fieller::ratio_ci;
-use crate::stats::hierarchy::{plural, Hierarchy};
+use crate::stats::hierarchy::plural;
 use crate::stats::mann_whitney::{mann_whitney, MannWhitney};
 use crate::stats::multilevel::mean_ci;
 use crate::stats::paired::{paired_difference, PairedDifference};
@@ -26,27 +22,19 @@ use crate::stats::sample::MeanInterval;
 use crate::stats::shapiro_wilk::{shapiro_wilk, ShapiroWilk};
 use crate::stats::welch::welch;
 
-use super::effect::{Effect, EffectVerdict};
+use super::effect::EffectVerdict;
 use super::numfmt::{p_value, percent};
-use super::single::{BootstrapOptions, Dataset, CLT_UNITS};
+use super::pair::{analyse_pair, Basis, PairAnalysis};
+use super::single::{Dataset, CLT_UNITS};
 use super::vocabulary::{check_bootstrap, Thresholds, MIN_TOP_LEVEL_UNITS};
 
-/// Version of the JSON schema of [`Comparison`] (docs/formats.md).
-pub const COMPARISON_SCHEMA: u32 = 2;
+/// Version of the JSON schema of [`Comparison`] (docs/formats.md). 3: the pair analysis
+/// shared with `report` (`paired` became the paired ratio, the difference moved to
+/// `paired_difference`; `bootstrap` took the pair's shape; `effect` rests on `basis`).
+pub const COMPARISON_SCHEMA: u32 = 3;
 
-/// What to compute beside the ratio.
-#[derive(Debug, Clone, Copy)]
-pub struct CompareOptions {
-    /// Confidence and relevance thresholds.
-    pub thresholds: Thresholds,
-    /// Whether the values are times (lower is "faster") or other costs (lower is "lower").
-    pub is_time: bool,
-    /// Hierarchical bootstrap of the ratio.
-    pub bootstrap: Option<BootstrapOptions>,
-    /// Gate: flag the comparison when the whole interval says slower (higher) by more than
-    /// this share.
-    pub fail_if_slower: Option<f64>,
-}
+/// What to compute: the pair analysis's options (the same for every caller).
+pub use super::pair::PairOptions as CompareOptions;
 
 /// One side of the comparison.
 #[derive(Debug, Clone, Serialize)]
@@ -98,22 +86,18 @@ pub struct Comparison {
     pub base: Side,
     /// The new system.
     pub new: Side,
-    /// `new/base` with its Fieller interval, classified.
-    pub effect: Effect,
+    /// The pair analysis shared with `report` (flattened: `ratio`, `ci` (eq. 5), `paired`,
+    /// `bootstrap`, `share_faster`, `interaction`, `binaries`, `basis`, `effect`, `verdict`,
+    /// `slower_beyond_threshold`).
+    #[serde(flatten)]
+    pub pair: PairAnalysis,
     /// Welch's test on the top-level means (null when both sides have zero variance or a
     /// single unit).
     pub welch: Option<WelchJson>,
-    /// Matched pairs by top-level id (`new − base`), when both have the same ids.
-    pub paired: Option<PairedDifference>,
+    /// The difference `new − base` of the matched pairs (the ids `paired` uses).
+    pub paired_difference: Option<PairedDifference>,
     /// Mann–Whitney U on the top-level means (`u` counts new > base).
     pub mann_whitney: Option<MannWhitney>,
-    /// Percentile bootstrap of the ratio when asked for.
-    pub bootstrap: Option<BootstrapCi>,
-    /// Whether the whole interval says slower (higher) by more than `--fail-if-slower`.
-    pub slower_beyond_threshold: bool,
-    /// "faster"/"slower" (or "lower"/"higher"), "negligible", "equivalent",
-    /// "no significant difference", "tie" or "unbounded".
-    pub verdict: &'static str,
     /// The one-sentence answer.
     pub summary: String,
     /// Things the reader must know, including why a statistic above is null.
@@ -141,13 +125,18 @@ impl Comparison {
     /// The bootstrap interval of new/base in words, e.g. "new/base 0.6350 … 1.0140 (95 %
     /// percentile, 10000 hierarchical resamples)", when `--bootstrap` asked for it.
     pub fn bootstrap_words(&self) -> Option<String> {
-        self.bootstrap.as_ref().map(|b| {
+        self.pair.bootstrap.as_ref().map(|b| {
             format!(
-                "new/base {:.4} … {:.4} ({} percentile, {} hierarchical resamples)",
-                b.low,
-                b.high,
-                super::numfmt::level(b.confidence),
-                b.resamples
+                "new/base {:.4} … {:.4} ({} percentile, {} hierarchical resamples{})",
+                b.ci.lower,
+                b.ci.upper,
+                super::numfmt::level(self.confidence),
+                b.resamples,
+                if b.paired {
+                    ", pairs drawn jointly"
+                } else {
+                    ""
+                }
             )
         })
     }
@@ -169,7 +158,7 @@ fn side(d: &Dataset, confidence: f64) -> Side {
     }
 }
 
-/// Compares `new` against `base`.
+/// Compares `new` against `base`: the shared pair analysis, then the extras and the words.
 pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Result<Comparison> {
     let th = &options.thresholds;
     let confidence = th.confidence;
@@ -180,32 +169,69 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
     let units = plural(top_name);
     let b = side(base, confidence);
     let n = side(new, confidence);
-    let (better, worse) = if options.is_time {
-        ("faster", "slower")
-    } else {
-        ("lower", "higher")
-    };
     let mut warnings = Vec::new();
-    let constant = |h: &Hierarchy| h.values().iter().all(|v| *v == h.values()[0]);
-    let tie = constant(&base.hierarchy)
-        && constant(&new.hierarchy)
-        && base.hierarchy.values()[0] == new.hierarchy.values()[0];
-    let effect = match (&b.ci, &n.ci) {
-        _ if tie => Effect::classify(1.0, Some((1.0, 1.0)), th, better, worse),
-        (Some(bc), Some(nc)) => {
-            let f = ratio_ci(bc, nc);
-            Effect::classify(f.estimate, f.bounds(), th, better, worse)
-        }
-        _ => {
-            warnings.push(format!(
-                "the ratio's interval is not computable: each side needs at least two {units}"
-            ));
-            Effect::classify(n.mean / b.mean, None, th, better, worse)
-        }
-    };
+    let pair = analyse_pair(
+        &base.hierarchy,
+        &new.hierarchy,
+        &units,
+        options,
+        &mut warnings,
+    );
+    if options.bootstrap.is_some() && pair.bootstrap.is_none() {
+        warnings.push(format!(
+            "no bootstrap interval: it resamples the {units}, and a side has fewer than two"
+        ));
+    }
     let base_means = base.hierarchy.top_means();
     let new_means = new.hierarchy.top_means();
-    let welch = match welch(&new_means, &base_means) {
+    let tie = pair.effect.verdict == EffectVerdict::Tie;
+    let welch = welch_extra(&base_means, &new_means, confidence, tie, &mut warnings);
+    let paired_difference = (pair.binaries.len() >= 2)
+        .then(|| {
+            let (before, after): (Vec<f64>, Vec<f64>) =
+                pair.binaries.iter().map(|m| (m.base, m.new)).unzip();
+            paired_difference(&before, &after, confidence).ok()
+        })
+        .flatten()
+        .filter(|p| p.low.is_finite() && p.high.is_finite());
+    if base.hierarchy.repetitions() != new.hierarchy.repetitions() {
+        warnings.push(format!(
+            "the two designs differ (repetitions per level, lowest first: base {:?}, new {:?})",
+            base.hierarchy.repetitions(),
+            new.hierarchy.repetitions()
+        ));
+    }
+    let mann_whitney = mann_whitney(&new_means, &base_means)
+        .ok()
+        .filter(|m| m.p.is_finite());
+    side_warnings(&[&b, &n], top_name, &units, th, &mut warnings);
+    let summary = summary(&pair, top_name, &units, options);
+    Ok(Comparison {
+        schema: COMPARISON_SCHEMA,
+        value: base.value.clone(),
+        confidence,
+        negligible: th.negligible,
+        base: b,
+        new: n,
+        pair,
+        welch,
+        paired_difference,
+        mann_whitney,
+        summary,
+        warnings,
+    })
+}
+
+/// Welch's test on the top-level means, `new − base` (none for a tie, where it is
+/// undefined and needs no warning).
+fn welch_extra(
+    base_means: &[f64],
+    new_means: &[f64],
+    confidence: f64,
+    tie: bool,
+    warnings: &mut Vec<String>,
+) -> Option<WelchJson> {
+    match welch(new_means, base_means) {
         Ok(w) => match w.interval(confidence) {
             Ok((low, high)) if w.p.is_finite() => Some(WelchJson {
                 t: w.t,
@@ -223,26 +249,19 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
             }
             None
         }
-    };
-    let paired = match matched_top_means(&base.hierarchy, &new.hierarchy) {
-        Some((before, after)) if before.len() >= 2 => {
-            paired_difference(&before, &after, confidence)
-                .ok()
-                .filter(|p| p.low.is_finite() && p.high.is_finite())
-        }
-        _ => None,
-    };
-    if base.hierarchy.repetitions() != new.hierarchy.repetitions() {
-        warnings.push(format!(
-            "the two designs differ (repetitions per level, lowest first: base {:?}, new {:?})",
-            base.hierarchy.repetitions(),
-            new.hierarchy.repetitions()
-        ));
     }
-    let mann_whitney = mann_whitney(&new_means, &base_means)
-        .ok()
-        .filter(|m| m.p.is_finite());
-    for s in [&b, &n] {
+}
+
+/// What each side's own data say about the intervals: non-normal means with few units,
+/// fewer units than Kalibera & Jones use.
+fn side_warnings(
+    sides: &[&Side],
+    top_name: &str,
+    units: &str,
+    th: &Thresholds,
+    warnings: &mut Vec<String>,
+) {
+    for s in sides {
         if let Some(sw) = s
             .normality
             .filter(|sw| sw.p < th.alpha() && s.top_units < CLT_UNITS)
@@ -263,35 +282,26 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
             ));
         }
     }
-    let bootstrap = match options.bootstrap {
-        Some(o) if b.top_units >= 2 && n.top_units >= 2 => {
-            let mut rng = SeededRng::new(o.seed, "compare-bootstrap");
-            Some(bootstrap::ratio_ci(
-                &base.hierarchy,
-                &new.hierarchy,
-                confidence,
-                o.resamples,
-                &mut rng,
-            )?)
+}
+
+/// The one-sentence answer, naming the interval the verdict rests on.
+fn summary(pair: &PairAnalysis, top_name: &str, units: &str, options: &CompareOptions) -> String {
+    let effect = &pair.effect;
+    let basis = match pair.basis {
+        Basis::Paired => format!("paired by {top_name}, {} pairs", pair.binaries.len()),
+        Basis::Fieller if pair.binaries.is_empty() => {
+            format!("Fieller interval, independent sides: fewer than two {units} in common")
         }
-        Some(_) => {
-            warnings.push(format!(
-                "no bootstrap interval: it resamples the {units}, and a side has only one"
-            ));
-            None
-        }
-        None => None,
+        Basis::Fieller => "Fieller interval".to_string(),
     };
-    let slower_beyond_threshold = effect.slower_beyond(options.fail_if_slower);
-    let verdict = effect.verdict.word(better, worse);
     let mut summary = match effect.verdict {
         EffectVerdict::Lower | EffectVerdict::Higher => {
-            format!("new is {} than base (Fieller interval).", effect.words)
+            format!("new is {} than base ({basis}).", effect.words)
         }
         EffectVerdict::Negligible | EffectVerdict::Equivalent | EffectVerdict::Inconclusive => {
             format!(
-                "{}: new is {} than base (Fieller interval).",
-                effect.qualifier(th),
+                "{}: new is {} than base ({basis}).",
+                effect.qualifier(&options.thresholds),
                 effect.words
             )
         }
@@ -303,47 +313,12 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
             effect.words
         ),
     };
-    if slower_beyond_threshold {
+    if pair.slower_beyond_threshold {
+        let (_, worse) = options.directions();
         summary.push_str(&format!(
             " FAIL: the whole interval is {worse} by more than {}.",
             percent(options.fail_if_slower.unwrap_or(0.0), 2)
         ));
     }
-    Ok(Comparison {
-        schema: COMPARISON_SCHEMA,
-        value: base.value.clone(),
-        confidence,
-        negligible: th.negligible,
-        base: b,
-        new: n,
-        effect,
-        welch,
-        paired,
-        mann_whitney,
-        bootstrap,
-        slower_beyond_threshold,
-        verdict,
-        summary,
-        warnings,
-    })
-}
-
-/// The top-level means of both sides paired by id, when both have exactly the same ids.
-fn matched_top_means(base: &Hierarchy, new: &Hierarchy) -> Option<(Vec<f64>, Vec<f64>)> {
-    if base.top_ids().len() != new.top_ids().len() {
-        return None;
-    }
-    let new_means: HashMap<&str, f64> = new
-        .top_ids()
-        .iter()
-        .map(String::as_str)
-        .zip(new.top_means())
-        .collect();
-    let mut before = Vec::new();
-    let mut after = Vec::new();
-    for (id, m) in base.top_ids().iter().zip(base.top_means()) {
-        after.push(*new_means.get(id.as_str())?);
-        before.push(m);
-    }
-    Some((before, after))
+    summary
 }

@@ -5,8 +5,8 @@
 //! read from a CSV ([`crate::measurements`]) or from an experiment's store
 //! ([`crate::report::experiment`]) — and [`vocabulary::Thresholds`] derived from
 //! `--confidence` and `--negligible`. Output: typed results ([`single::Analysis`],
-//! [`compare::Comparison`], [`effect::Effect`]) whose JSON schemas are versioned and
-//! documented in docs/formats.md. The CLI only parses arguments and renders these.
+//! [`pair::PairAnalysis`], [`compare::Comparison`], [`effect::Effect`]) whose JSON schemas are
+//! versioned and documented in docs/formats.md. The CLI only parses arguments and renders these.
 //!
 //! Data flow: [`crate::stats`] (pure statistics) → `analysis` (what to compute, thresholds,
 //! words) → [`crate::report`] (experiment reports and their renderings).
@@ -14,6 +14,7 @@
 pub mod compare;
 pub mod effect;
 pub mod numfmt;
+pub mod pair;
 pub mod single;
 pub mod variants;
 pub mod vocabulary;

@@ -4,7 +4,7 @@
 //! Input: per variant a balanced hierarchy (binaries × executions × iterations) whose
 //! top-level ids name the binaries (`seed-3`), so that seed `s` of one variant pairs with
 //! seed `s` of another. Per pair (the base — the first variant unless one is named — against
-//! each other variant):
+//! each other variant) the one pair analysis of [`super::pair`], which `compare` uses too:
 //!
 //! - the ratio of means `new/base` with Fieller's interval (Kalibera & Jones 2013 eq. 5),
 //!   which treats the two sides as independent;
@@ -22,24 +22,20 @@
 //! the relevance threshold. Every statistic the data make undefined is left out with the
 //! reason in `warnings`; nothing here panics.
 
-use std::collections::HashMap;
-
 use anyhow::{bail, Result};
 use serde::Serialize;
 
-use crate::seeded::SeededRng;
 use crate::stats::anova::random_effects;
-use crate::stats::bootstrap::{self, BootstrapCi};
-use crate::stats::fieller::ratio_ci;
 use crate::stats::hierarchy::Hierarchy;
-use crate::stats::multilevel::mean_ci;
-use crate::stats::paired_ratio::paired_ratio;
-use crate::stats::suite::wilson_ci;
 use crate::stats::tukey::tukey_hsd;
-use crate::stats::twoway::{two_way_mixed, FTest};
+use crate::stats::twoway::two_way_mixed;
 
 use super::effect::{Effect, EffectVerdict, Interval};
 use super::numfmt::{change_parts, p_value, percent};
+use super::pair::{analyse_pair, PairAnalysis, PairOptions};
+// The pair's types moved to `super::pair`; re-exported so that readers of a variant
+// comparison keep their paths.
+pub use super::pair::{Basis, BinaryMeans, BootstrapJson, FTestJson, RatioJson, ShareFaster};
 use super::single::BootstrapOptions;
 use super::vocabulary::{check_bootstrap, Thresholds};
 
@@ -74,85 +70,8 @@ pub struct VariantOptions {
     pub fail_if_slower: Option<f64>,
 }
 
-/// A ratio with its interval (`None`: unbounded or not computable).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct RatioJson {
-    /// The ratio `new/base`.
-    pub ratio: f64,
-    /// Its interval.
-    pub ci: Option<Interval>,
-}
-
-/// The bootstrap interval of the ratio.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct BootstrapJson {
-    /// Percentile interval.
-    pub ci: Interval,
-    /// Resamples drawn.
-    pub resamples: usize,
-    /// Whether pairs were drawn jointly by seed.
-    pub paired: bool,
-}
-
-/// The share of seeds on which new is faster (lower), with Wilson's interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct ShareFaster {
-    /// Seeds on which new's mean is below base's.
-    pub k: usize,
-    /// Seeds compared.
-    pub n: usize,
-    /// Seeds on which new's mean is above base's (`n - k - slower` seeds tie).
-    pub slower: usize,
-    /// Lower end of Wilson's interval for the probability.
-    pub lower: f64,
-    /// Upper end.
-    pub upper: f64,
-}
-
-/// An F-test as the report shows it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct FTestJson {
-    /// The F statistic.
-    pub f: f64,
-    /// Numerator and denominator degrees of freedom.
-    pub df: (usize, usize),
-    /// Its p-value.
-    pub p_value: f64,
-}
-
-impl From<FTest> for FTestJson {
-    fn from(t: FTest) -> Self {
-        FTestJson {
-            f: t.f,
-            df: t.df,
-            p_value: t.p_value,
-        }
-    }
-}
-
-/// One matched binary (seed) of a pair: its mean under each variant, from the same
-/// hierarchies the pair's statistics use (what the paired and interaction plots draw).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct BinaryMeans {
-    /// The binary's label, `seed-N`.
-    pub binary: String,
-    /// Its mean under the base variant.
-    pub base: f64,
-    /// Its mean under the new variant.
-    pub new: f64,
-}
-
-/// Which interval the verdict rests on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Basis {
-    /// The paired-by-seed interval (seeds matched).
-    Paired,
-    /// Fieller's interval for independent sides (eq. 5).
-    Fieller,
-}
-
-/// One pair: `new` against `base`.
+/// One pair: `new` against `base`: the shared pair analysis ([`super::pair`], the same
+/// object `compare` gives) with the pair's names and sentence.
 #[derive(Debug, Clone, Serialize)]
 pub struct PairComparison {
     /// Program.
@@ -163,31 +82,9 @@ pub struct PairComparison {
     pub base: String,
     /// The new variant.
     pub new: String,
-    /// `mean(new) / mean(base)` over all their binaries.
-    pub ratio: f64,
-    /// Fieller's interval (eq. 5), independent sides.
-    pub ci: Option<Interval>,
-    /// The paired-by-seed ratio and interval (null without two matched seeds).
-    pub paired: Option<RatioJson>,
-    /// The hierarchical bootstrap interval of the ratio.
-    pub bootstrap: Option<BootstrapJson>,
-    /// Seeds on which new is faster (null without matched seeds).
-    pub share_faster: Option<ShareFaster>,
-    /// Variant × binary interaction (null without two matched seeds and equal replicates).
-    pub interaction: Option<FTestJson>,
-    /// The matched binaries' means under each variant, in the base's order (empty without
-    /// two matched seeds): the data of the paired-by-seed interval, the share of faster
-    /// seeds and the interaction test.
-    pub binaries: Vec<BinaryMeans>,
-    /// The interval the verdict rests on.
-    pub basis: Basis,
-    /// The effect classified at the thresholds.
-    pub effect: Effect,
-    /// One word: "faster", "slower", "negligible", "equivalent", "no significant
-    /// difference", "tie", "unbounded" ("lower"/"higher" for non-times).
-    pub verdict: &'static str,
-    /// The whole interval says slower than `--fail-if-slower` allows.
-    pub slower_beyond_threshold: bool,
+    /// Ratio, intervals, basis, verdict, share of faster seeds, interaction (flattened).
+    #[serde(flatten)]
+    pub pair: PairAnalysis,
     /// The answer in one sentence.
     pub text: String,
 }
@@ -252,7 +149,9 @@ pub struct VariantAnalysis {
 impl VariantAnalysis {
     /// Whether some pair's whole interval is slower than `--fail-if-slower` allows.
     pub fn fails(&self) -> bool {
-        self.comparisons.iter().any(|c| c.slower_beyond_threshold)
+        self.comparisons
+            .iter()
+            .any(|c| c.pair.slower_beyond_threshold)
     }
 }
 
@@ -312,25 +211,6 @@ pub fn compare_variants(
     })
 }
 
-/// Indices of the top-level ids that both hierarchies hold, in `a`'s order: (in a, in b).
-fn matched_units(a: &Hierarchy, b: &Hierarchy) -> Vec<(usize, usize)> {
-    let in_b: HashMap<&str, usize> = b
-        .top_ids()
-        .iter()
-        .enumerate()
-        .map(|(i, id)| (id.as_str(), i))
-        .collect();
-    a.top_ids()
-        .iter()
-        .enumerate()
-        .filter_map(|(i, id)| in_b.get(id.as_str()).map(|&j| (i, j)))
-        .collect()
-}
-
-fn interval((lower, upper): (f64, f64)) -> Interval {
-    Interval { lower, upper }
-}
-
 fn compare_pair(
     program: &str,
     metric: &str,
@@ -339,153 +219,28 @@ fn compare_pair(
     options: &VariantOptions,
     warnings: &mut Vec<String>,
 ) -> PairComparison {
-    let th = &options.thresholds;
-    let confidence = th.confidence;
-    let (better, worse) = if options.is_time {
-        ("faster", "slower")
-    } else {
-        ("lower", "higher")
+    let pair_options = PairOptions {
+        thresholds: options.thresholds,
+        is_time: options.is_time,
+        bootstrap: options.bootstrap,
+        fail_if_slower: options.fail_if_slower,
     };
-    let (hb, hn) = (base.hierarchy, new.hierarchy);
+    let mut pair_warnings = Vec::new();
+    let pair = analyse_pair(
+        base.hierarchy,
+        new.hierarchy,
+        "binaries",
+        &pair_options,
+        &mut pair_warnings,
+    );
     let pair_name = format!("{} vs {}", new.name, base.name);
-    let ratio = hn.mean() / hb.mean();
-    let fieller = match (mean_ci(hb, confidence), mean_ci(hn, confidence)) {
-        (Ok(b), Ok(n)) => ratio_ci(&b, &n).bounds().map(interval),
-        _ => {
-            warnings.push(format!(
-                "{pair_name}: no Fieller interval: each variant needs at least two binaries"
-            ));
-            None
-        }
-    };
-    let matched = matched_units(hb, hn);
-    let (mb, mn) = if matched.len() >= 2 {
-        let (ib, in_): (Vec<usize>, Vec<usize>) = matched.iter().copied().unzip();
-        (hb.select_top(&ib), hn.select_top(&in_))
-    } else {
-        if !matched.is_empty() || hb.top_ids().len() >= 2 {
-            warnings.push(format!(
-                "{pair_name}: fewer than two seeds in common, so no paired interval, share \
-                 of faster seeds or interaction test"
-            ));
-        }
-        (None, None)
-    };
-    let (base_means, new_means) = match (&mb, &mn) {
-        (Some(b), Some(n)) => (b.top_means(), n.top_means()),
-        _ => (Vec::new(), Vec::new()),
-    };
-    let binaries: Vec<BinaryMeans> = match &mb {
-        Some(b) => b
-            .top_ids()
-            .iter()
-            .zip(base_means.iter().zip(&new_means))
-            .map(|(id, (&base, &new))| BinaryMeans {
-                binary: id.clone(),
-                base,
-                new,
-            })
-            .collect(),
-        None => Vec::new(),
-    };
-    let paired = (!base_means.is_empty())
-        .then(|| paired_ratio(&base_means, &new_means, confidence).ok())
-        .flatten()
-        .map(|p| RatioJson {
-            ratio: p.estimate,
-            ci: p.bounds().map(interval),
-        });
-    let share_faster = (!base_means.is_empty())
-        .then(|| {
-            let pairs = || base_means.iter().zip(&new_means);
-            let k = pairs().filter(|(b, n)| n < b).count();
-            let slower = pairs().filter(|(b, n)| n > b).count();
-            wilson_ci(k as u64, base_means.len() as u64, confidence, false)
-                .ok()
-                .map(|w| ShareFaster {
-                    k,
-                    n: base_means.len(),
-                    slower,
-                    lower: w.low,
-                    upper: w.high,
-                })
-        })
-        .flatten();
-    let interaction = match (&mb, &mn) {
-        (Some(b), Some(n)) => {
-            let cells: Vec<Vec<Vec<f64>>> = [b, n]
-                .iter()
-                .map(|h| (0..h.top_ids().len()).map(|k| h.child_means(k)).collect())
-                .collect();
-            match two_way_mixed(&cells) {
-                Ok(t) => t
-                    .interaction
-                    .filter(|i| i.f.is_finite() && i.p_value.is_finite())
-                    .map(FTestJson::from),
-                Err(e) => {
-                    warnings.push(format!("{pair_name}: no interaction test: {e}"));
-                    None
-                }
-            }
-        }
-        _ => None,
-    };
-    let bootstrap = options
-        .bootstrap
-        .and_then(|boot| {
-            let mut rng = SeededRng::new(boot.seed, "variants-bootstrap");
-            match (&mb, &mn) {
-                (Some(b), Some(n)) => {
-                    bootstrap::paired_ratio_ci(b, n, confidence, boot.resamples, &mut rng)
-                        .ok()
-                        .map(|c| (c, true))
-                }
-                _ if hb.top_ids().len() >= 2 && hn.top_ids().len() >= 2 => {
-                    bootstrap::ratio_ci(hb, hn, confidence, boot.resamples, &mut rng)
-                        .ok()
-                        .map(|c| (c, false))
-                }
-                _ => None,
-            }
-        })
-        .filter(|(c, _)| c.low.is_finite() && c.high.is_finite())
-        .map(|(c, paired): (BootstrapCi, bool)| BootstrapJson {
-            ci: Interval {
-                lower: c.low,
-                upper: c.high,
-            },
-            resamples: c.resamples,
-            paired,
-        });
-    let constant = |h: &Hierarchy| h.values().iter().all(|v| *v == h.values()[0]);
-    let tie = constant(hb) && constant(hn) && hb.values()[0] == hn.values()[0];
-    let (basis, effect) = match paired {
-        _ if tie => (
-            Basis::Fieller,
-            Effect::classify(1.0, Some((1.0, 1.0)), th, better, worse),
-        ),
-        Some(p) => (
-            Basis::Paired,
-            Effect::classify(p.ratio, p.ci.map(|c| (c.lower, c.upper)), th, better, worse),
-        ),
-        None => (
-            Basis::Fieller,
-            Effect::classify(
-                ratio,
-                fieller.map(|c| (c.lower, c.upper)),
-                th,
-                better,
-                worse,
-            ),
-        ),
-    };
-    let slower_beyond_threshold = effect.slower_beyond(options.fail_if_slower);
+    warnings.extend(pair_warnings.iter().map(|w| format!("{pair_name}: {w}")));
     let text = sentence(
         base.name,
         new.name,
-        &effect,
-        share_faster.as_ref(),
-        interaction.as_ref(),
+        &pair.effect,
+        pair.share_faster.as_ref(),
+        pair.interaction.as_ref(),
         options,
     );
     PairComparison {
@@ -493,17 +248,7 @@ fn compare_pair(
         metric: metric.to_string(),
         base: base.name.to_string(),
         new: new.name.to_string(),
-        ratio,
-        ci: fieller,
-        paired,
-        bootstrap,
-        share_faster,
-        interaction,
-        binaries,
-        basis,
-        verdict: effect.verdict.word(better, worse),
-        effect,
-        slower_beyond_threshold,
+        pair,
         text,
     }
 }
@@ -784,9 +529,9 @@ mod tests {
         let a = compare_variants("lua", "wall", &v, &options()).unwrap();
         let c = &a.comparisons[0];
         assert_eq!((c.base.as_str(), c.new.as_str()), ("O2", "O3"));
-        assert_eq!(c.basis, Basis::Paired);
-        assert_eq!(c.verdict, "faster");
-        let share = c.share_faster.unwrap();
+        assert_eq!(c.pair.basis, Basis::Paired);
+        assert_eq!(c.pair.verdict, "faster");
+        let share = c.pair.share_faster.unwrap();
         assert_eq!((share.k, share.n), (30, 30));
         assert!(
             c.text.starts_with("O3 is 4.1 % faster than O2 (95 % CI: "),
@@ -796,9 +541,9 @@ mod tests {
         assert!(c.text.contains("faster on 30 of 30 layouts"), "{}", c.text);
         // The layout effect (±5 %) is shared, so the paired interval is far narrower than
         // eq. 5's; all three intervals hold the ratio.
-        let p = c.paired.unwrap().ci.unwrap();
-        let f = c.ci.unwrap();
-        let b = c.bootstrap.unwrap();
+        let p = c.pair.paired.unwrap().ci.unwrap();
+        let f = c.pair.ci.unwrap();
+        let b = c.pair.bootstrap.unwrap();
         assert!(b.paired);
         for ci in [p, f, b.ci] {
             assert!(ci.lower < 0.959 && 0.959 < ci.upper, "{ci:?}");
@@ -816,7 +561,12 @@ mod tests {
         let v = named([("O2", &o2), ("O3", &o3)]);
         let a = compare_variants("lua", "wall", &v, &options()).unwrap();
         let c = &a.comparisons[0];
-        assert_eq!(c.effect.verdict, EffectVerdict::Negligible, "{}", c.text);
+        assert_eq!(
+            c.pair.effect.verdict,
+            EffectVerdict::Negligible,
+            "{}",
+            c.text
+        );
         assert!(c.text.starts_with("O3 is 0.3"), "{}", c.text);
         assert!(
             c.text
@@ -834,7 +584,7 @@ mod tests {
         let v = named([("O2", &o2), ("O3", &o3)]);
         let a = compare_variants("lua", "wall", &v, &options()).unwrap();
         let c = &a.comparisons[0];
-        let i = c.interaction.unwrap();
+        let i = c.pair.interaction.unwrap();
         assert!(i.p_value < 1e-6, "{i:?}");
         assert_eq!(i.df, (29, 240));
         assert!(
@@ -844,7 +594,7 @@ mod tests {
             c.text
         );
         // Some seeds are slower: the share is below 30.
-        assert!(c.share_faster.unwrap().k < 30);
+        assert!(c.pair.share_faster.unwrap().k < 30);
     }
 
     #[test]
@@ -857,12 +607,12 @@ mod tests {
         o.fail_if_slower = Some(0.05);
         let a = compare_variants("p", "wall", &v, &o).unwrap();
         assert_eq!(a.base, "old");
-        assert_eq!(a.comparisons[0].verdict, "slower");
+        assert_eq!(a.comparisons[0].pair.verdict, "slower");
         // A slower variant is counted by the layouts on which it is slower.
         let text = &a.comparisons[0].text;
         assert!(text.contains("slower on 10 of 10 layouts"), "{text}");
         assert!(!text.contains("faster on"), "{text}");
-        assert_eq!(a.comparisons[0].share_faster.unwrap().slower, 10);
+        assert_eq!(a.comparisons[0].pair.share_faster.unwrap().slower, 10);
         assert!(a.fails());
         o.fail_if_slower = Some(0.2);
         assert!(!compare_variants("p", "wall", &v, &o).unwrap().fails());
@@ -880,17 +630,21 @@ mod tests {
         let v = named([("a", &a), ("b", &b)]);
         let r = compare_variants("p", "wall", &v, &options()).unwrap();
         let c = &r.comparisons[0];
-        assert_eq!(c.basis, Basis::Fieller);
-        assert!(c.paired.is_none() && c.share_faster.is_none() && c.interaction.is_none());
-        assert!(!c.bootstrap.unwrap().paired);
+        assert_eq!(c.pair.basis, Basis::Fieller);
+        assert!(
+            c.pair.paired.is_none()
+                && c.pair.share_faster.is_none()
+                && c.pair.interaction.is_none()
+        );
+        assert!(!c.pair.bootstrap.unwrap().paired);
         assert!(r
             .warnings
             .iter()
-            .any(|w| w.contains("fewer than two seeds in common")));
+            .any(|w| w.contains("fewer than two binaries in common")));
         // The same layouts under other seeds' names: the ratio is 1 exactly.
-        assert!((c.ratio - 1.0).abs() < 1e-3);
-        assert_ne!(c.verdict, "faster");
-        assert_ne!(c.verdict, "slower");
+        assert!((c.pair.ratio - 1.0).abs() < 1e-3);
+        assert_ne!(c.pair.verdict, "faster");
+        assert_ne!(c.pair.verdict, "slower");
     }
 
     #[test]

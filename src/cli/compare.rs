@@ -1,9 +1,10 @@
 //! `layoutrand compare`: is the new system faster than the base, and by how much?
 //!
-//! Both modes go through the engine ([`layoutrand::analysis::compare`]): the ratio of means
-//! `new/base` with Fieller's interval (Kalibera & Jones 2013 eq. 5), classified as faster,
-//! slower, detectable but negligible (`--negligible`), a tie or inconclusive, plus Welch,
-//! matched pairs, Mann–Whitney and an optional bootstrap.
+//! Both modes go through the engine ([`layoutrand::analysis::compare`], whose pair analysis
+//! `report` shares for variants): the ratio of means `new/base` with the paired-by-id
+//! interval when at least two top-level ids match, else Fieller's interval (Kalibera & Jones
+//! 2013 eq. 5), classified as faster, slower, detectable but negligible (`--negligible`), a
+//! tie or inconclusive, plus Welch, matched pairs, Mann–Whitney and an optional bootstrap.
 //!
 //! CSV mode: two files of nested measurements with the same `--levels` and `--value`.
 //! Directory mode: two experiment directories, every program and metric they share, plus
@@ -16,11 +17,13 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 
 use layoutrand::analysis::compare::{compare, CompareOptions, Comparison};
+use layoutrand::analysis::effect::Interval;
+use layoutrand::analysis::pair::Basis;
 use layoutrand::analysis::single::Dataset;
 use layoutrand::measurements::{load_measurements, CsvSpec};
 use layoutrand::stats::hierarchy::plural;
 
-use super::analyze::{bootstrap_line, fmt_confidence, fmt_p, fmt_sig};
+use super::analyze::{fmt_confidence, fmt_p, fmt_sig};
 use super::common::{
     BootstrapArgs, CsvColumnsArgs, FormatArgs, GateArgs, MetricFilterArgs, OutputFormat,
     VerdictArgs,
@@ -120,8 +123,8 @@ fn run_csv(
     } else {
         print!("{}", render_text(&cmp, &levels[0]));
     }
-    let tripped: Vec<String> = if cmp.slower_beyond_threshold {
-        vec![format!("{}: {}", cmp.value, cmp.effect.words)]
+    let tripped: Vec<String> = if cmp.pair.slower_beyond_threshold {
+        vec![format!("{}: {}", cmp.value, cmp.pair.effect.words)]
     } else {
         Vec::new()
     };
@@ -130,6 +133,51 @@ fn run_csv(
 
 fn fmt_ratio(x: f64) -> String {
     format!("{x:.4}")
+}
+
+/// The ratio lines: the interval the verdict rests on first, then eq. 5 when it is not the
+/// basis, then the bootstrap.
+fn ratio_lines(out: &mut String, c: &Comparison, top_name: &str, pct: &str) {
+    let p = &c.pair;
+    let interval = |ci: Option<Interval>| {
+        ci.map_or(format!("{pct} CI unbounded"), |ci| {
+            format!("{pct} CI {} … {}", fmt_ratio(ci.lower), fmt_ratio(ci.upper))
+        })
+    };
+    if p.basis == Basis::Paired {
+        let _ = writeln!(
+            out,
+            "new/base    {}  ({}, paired by {top_name}: {} pairs; the verdict's interval)",
+            fmt_ratio(p.effect.ratio),
+            interval(p.effect.ci),
+            p.binaries.len()
+        );
+    }
+    let _ = writeln!(
+        out,
+        "new/base    {}  ({}, Fieller / Kalibera & Jones eq. 5, independent sides{})",
+        fmt_ratio(p.ratio),
+        interval(p.ci),
+        if p.basis == Basis::Fieller {
+            "; the verdict's interval"
+        } else {
+            ""
+        }
+    );
+    if let Some(b) = &p.bootstrap {
+        let _ = writeln!(
+            out,
+            "bootstrap   {} … {}  ({pct} percentile, {} hierarchical resamples{})",
+            fmt_ratio(b.ci.lower),
+            fmt_ratio(b.ci.upper),
+            b.resamples,
+            if b.paired {
+                ", pairs drawn jointly"
+            } else {
+                ""
+            }
+        );
+    }
 }
 
 /// Renders the comparison for people.
@@ -153,27 +201,7 @@ pub fn render_text(c: &Comparison, top_name: &str) -> String {
     let _ = writeln!(out);
     let _ = writeln!(out, "{}", c.summary);
     let _ = writeln!(out);
-    match c.effect.ci {
-        Some(ci) => {
-            let _ = writeln!(
-                out,
-                "new/base    {}  ({pct} CI {} … {}, Fieller / Kalibera & Jones eq. 5)",
-                fmt_ratio(c.effect.ratio),
-                fmt_ratio(ci.lower),
-                fmt_ratio(ci.upper)
-            );
-        }
-        None => {
-            let _ = writeln!(
-                out,
-                "new/base    {}  ({pct} CI unbounded, Fieller)",
-                fmt_ratio(c.effect.ratio)
-            );
-        }
-    }
-    if let Some(b) = &c.bootstrap {
-        let _ = writeln!(out, "{}", bootstrap_line(b, &pct, fmt_ratio));
-    }
+    ratio_lines(&mut out, c, top_name, &pct);
     if let Some(w) = &c.welch {
         let _ = writeln!(
             out,
@@ -185,7 +213,7 @@ pub fn render_text(c: &Comparison, top_name: &str) -> String {
             fmt_p(w.p)
         );
     }
-    if let Some(p) = &c.paired {
+    if let Some(p) = &c.paired_difference {
         let _ = writeln!(
             out,
             "paired      by {top_name} ({} pairs): new − base = {} ({pct} CI {} … {}, Georges et al. §5.2)",

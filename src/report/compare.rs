@@ -1,8 +1,10 @@
 //! `layoutrand compare BASE_DIR NEW_DIR`: is the new version faster, over random code
-//! layouts? Per program and metric: the ratio of the means with Fieller's interval
-//! (Kalibera & Jones 2013 eq. 5), matched pairs by seed when both experiments used the same
-//! seeds (Georges et al. 2008 §5.2), and Welch's test on the binaries' means. Across several
-//! programs: Touati et al.'s weighted overall gain and the share of programs sped up.
+//! layouts? Per program and metric: the one pair analysis that `report` uses for variants
+//! ([`crate::analysis::pair`]): the ratio of the means paired by seed when the experiments
+//! share at least two seeds, Fieller's interval (Kalibera & Jones 2013 eq. 5) otherwise, plus
+//! the difference of the matched pairs (Georges et al. 2008 §5.2) and Welch's test on the
+//! binaries' means. Across several programs: Touati et al.'s weighted overall gain and the
+//! share of programs sped up.
 
 use std::fmt::Write;
 
@@ -12,6 +14,7 @@ use serde::Serialize;
 use crate::analysis::compare::{
     compare as engine_compare, CompareOptions, Comparison as EngineComparison,
 };
+use crate::analysis::pair::Basis;
 use crate::analysis::single::{BootstrapOptions, Dataset};
 use crate::analysis::vocabulary::Thresholds;
 use crate::stats::suite::{overall_gain, time_weights, wilson_ci, ProgramTimes};
@@ -147,13 +150,13 @@ pub fn gate_failed(c: &Comparison) -> bool {
 pub fn gate_trips(c: &Comparison) -> Vec<String> {
     c.programs
         .iter()
-        .filter(|p| p.comparison.slower_beyond_threshold)
+        .filter(|p| p.comparison.pair.slower_beyond_threshold)
         .map(|p| {
             format!(
                 "{} {}: {}",
                 program_label(&p.program, p.variant.as_deref()),
                 p.metric,
-                p.comparison.effect.words
+                p.comparison.pair.effect.words
             )
         })
         .collect()
@@ -283,12 +286,12 @@ pub fn compare_series(
     let n = dataset(new, "new")?;
     let c = engine_compare(&b, &n, &options)?;
     let confidence = options.thresholds.confidence;
-    let paired_relative_ci = c.paired.as_ref().map(|p| Interval {
+    let paired_relative_ci = c.paired_difference.as_ref().map(|p| Interval {
         lower: p.low / c.base.mean,
         upper: p.high / c.base.mean,
     });
     let mut text = c.summary.clone();
-    if let (Some(p), Some(rel)) = (&c.paired, paired_relative_ci) {
+    if let (Some(p), Some(rel)) = (&c.paired_difference, paired_relative_ci) {
         let _ = write!(
             text,
             " Matched by seed ({} pairs): the difference is {} to {} of the base mean ({} CI).",
@@ -332,7 +335,7 @@ fn overall(metric: &str, programs: &[&ProgramComparison], confidence: f64) -> Ov
     let n = programs.len();
     let sped_up = programs
         .iter()
-        .filter(|p| p.comparison.effect.ci.is_some_and(|c| c.upper < 1.0))
+        .filter(|p| p.comparison.pair.effect.ci.is_some_and(|c| c.upper < 1.0))
         .count();
     let sped_up_ci = wilson_ci(sped_up as u64, n as u64, confidence, false)
         .ok()
@@ -422,6 +425,15 @@ pub fn render_text(c: &Comparison) -> String {
             let _ = writeln!(out, "  {label}{shown} over {} binaries", s.top_units);
         }
         let _ = writeln!(out, "  {}", p.text);
+        // Paired, the verdict's interval is in the sentence; eq. 5 is shown beside it, as in
+        // the CSV mode, to show how much the pairing gained.
+        if let (Basis::Paired, Some(ci)) = (p.comparison.pair.basis, p.comparison.pair.ci) {
+            let _ = writeln!(
+                out,
+                "  eq. 5 (Fieller, independent sides): new/base {:.4} … {:.4}",
+                ci.lower, ci.upper
+            );
+        }
         // The warnings below may advise these two: show them (JSON has them too).
         if let Some(words) = p.comparison.bootstrap_words() {
             let _ = writeln!(out, "  bootstrap: {words}");

@@ -59,11 +59,11 @@ pub fn render_gated_report(
     let tripped = report
         .comparisons
         .iter()
-        .filter(|c| c.slower_beyond_threshold)
+        .filter(|c| c.pair.slower_beyond_threshold)
         .map(|c| {
             format!(
                 "{} {}: {} against {}: {}",
-                c.program, c.metric, c.new, c.base, c.effect.words
+                c.program, c.metric, c.new, c.base, c.pair.effect.words
             )
         })
         .collect();

@@ -17,6 +17,8 @@ use serde_json::json;
 pub struct Design {
     pub programs: Vec<String>,
     pub seeds: u64,
+    /// The first seed: the binaries are seed-`first_seed` … seed-`first_seed + seeds − 1`.
+    pub first_seed: u64,
     pub executions: u32,
     pub iterations: u32,
     pub warmup: u32,
@@ -39,6 +41,7 @@ impl Design {
         Design {
             programs: vec!["demo".into()],
             seeds,
+            first_seed: 1,
             executions,
             iterations,
             warmup: 0,
@@ -61,13 +64,18 @@ impl Design {
         }
     }
 
+    /// The seeds of the randomised binaries, in order.
+    pub fn seed_range(&self) -> std::ops::Range<u64> {
+        self.first_seed..self.first_seed + self.seeds
+    }
+
     /// Binary labels with their seeds: baseline first (if any), then seed-1 … seed-N.
     pub fn labels(&self) -> Vec<(String, Option<u64>)> {
         let mut v: Vec<(String, Option<u64>)> = Vec::new();
         if self.baseline {
             v.push(("baseline".into(), None));
         }
-        v.extend((1..=self.seeds).map(|s| (format!("seed-{s}"), Some(s))));
+        v.extend(self.seed_range().map(|s| (format!("seed-{s}"), Some(s))));
         v
     }
 }
@@ -122,7 +130,7 @@ fn manifest_json(design: &Design, prefix: &str) -> serde_json::Value {
         "recorded_build_seconds": 1.0,
         "relink_seconds": 0.5,
         "baseline": binary(None),
-        "seeds": (1..=design.seeds).map(|s| binary(Some(s))).collect::<Vec<_>>(),
+        "seeds": design.seed_range().map(|s| binary(Some(s))).collect::<Vec<_>>(),
     })
 }
 

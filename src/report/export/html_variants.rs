@@ -44,7 +44,7 @@ pub fn variants_section(out: &mut String, report: &Report) -> std::fmt::Result {
             escape(&c.metric),
             escape(&c.new),
             escape(&c.base),
-            effect_class(c.effect.verdict),
+            effect_class(c.pair.effect.verdict),
             escape(&capitalised(&c.text))
         )?;
         // The first line repeats the verdict above; the others give the intervals.

@@ -122,22 +122,22 @@ pub fn comparison_lines(c: &PairComparison, confidence: f64) -> Vec<String> {
         "  ratio {}/{} = {:.4}; eq. 5 (Fieller) {level} CI {}",
         c.new,
         c.base,
-        c.ratio,
-        ratio_interval(c.ci)
+        c.pair.ratio,
+        ratio_interval(c.pair.ci)
     );
-    if let Some(p) = &c.paired {
+    if let Some(p) = &c.pair.paired {
         detail.push_str(&format!(
             "; paired by seed {:.4} ({})",
             p.ratio,
             ratio_interval(p.ci)
         ));
     }
-    if let Some(b) = &c.bootstrap {
+    if let Some(b) = &c.pair.bootstrap {
         detail.push_str(&format!("; bootstrap {}", ratio_interval(Some(b.ci))));
     }
     lines.push(detail);
     let mut more = Vec::new();
-    if let Some(s) = &c.share_faster {
+    if let Some(s) = &c.pair.share_faster {
         more.push(format!(
             "{} of {} layouts favour {} (Wilson {level} CI {} to {})",
             s.k,
@@ -157,7 +157,7 @@ pub fn comparison_lines(c: &PairComparison, confidence: f64) -> Vec<String> {
 /// The variant × binary interaction test of a comparison, e.g. `variant × binary
 /// interaction F(9, 40) = 0.70, p = 0.7`; `None` when it was not computable.
 pub fn interaction_line(c: &PairComparison) -> Option<String> {
-    c.interaction.as_ref().map(|i| {
+    c.pair.interaction.as_ref().map(|i| {
         format!(
             "variant × binary interaction F({}, {}) = {:.2}, {}",
             i.df.0,

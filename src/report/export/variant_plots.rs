@@ -52,20 +52,20 @@ fn interval_rows(c: &PairComparison) -> Vec<IntervalRow> {
     };
     let mut rows = vec![row(
         "eq. 5 (Fieller)",
-        c.ratio,
-        c.ci,
-        c.basis == Basis::Fieller,
+        c.pair.ratio,
+        c.pair.ci,
+        c.pair.basis == Basis::Fieller,
     )];
-    if let Some(p) = &c.paired {
+    if let Some(p) = &c.pair.paired {
         rows.push(row(
             "paired by seed",
             p.ratio,
             p.ci,
-            c.basis == Basis::Paired,
+            c.pair.basis == Basis::Paired,
         ));
     }
-    if let Some(b) = &c.bootstrap {
-        rows.push(row("bootstrap", c.ratio, Some(b.ci), false));
+    if let Some(b) = &c.pair.bootstrap {
+        rows.push(row("bootstrap", c.pair.ratio, Some(b.ci), false));
     }
     rows
 }
@@ -73,6 +73,7 @@ fn interval_rows(c: &PairComparison) -> Vec<IntervalRow> {
 /// The three plots of comparison `c` of `report`.
 pub fn comparison_plots(report: &Report, c: &PairComparison) -> ComparisonPlots {
     let typical = c
+        .pair
         .binaries
         .iter()
         .map(|b| b.base)
@@ -85,6 +86,7 @@ pub fn comparison_plots(report: &Report, c: &PairComparison) -> ComparisonPlots 
         format!("{} ({unit})", c.metric)
     };
     let pairs: Vec<Pair> = c
+        .pair
         .binaries
         .iter()
         .map(|b| Pair {
