@@ -251,3 +251,91 @@ fn compare_without_seeds_in_common_falls_back_to_eq5_and_says_so() {
         "{warnings}"
     );
 }
+
+/// Bencher Metric Format (`report --format bmf`, issue 24): every benchmark → measure →
+/// `{value, lower_value?, upper_value?}` as Bencher's published JSON schema requires (an
+/// object of objects of objects, `value` a required number, the bounds optional numbers), and
+/// the numbers are the JSON report's: the mean and its interval, the layout variation, the
+/// default layout's shift and the variant against the base on the verdict's interval.
+#[test]
+fn the_bencher_metric_format_carries_the_reports_numbers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let both = subdir(&tmp, "both");
+    variants_experiment(&both);
+    let report = layoutrand(&["report", "--format", "json"], &[&both]);
+    let bmf = layoutrand(&["report", "--format", "bmf"], &[&both]);
+    // The schema (https://bencher.dev/bmf.json, draft-07), checked by hand: no other shape.
+    let benchmarks = bmf.as_object().expect("an object of benchmarks");
+    assert!(!benchmarks.is_empty());
+    for (name, measures) in benchmarks {
+        assert!(!name.is_empty() && name.len() <= 1024, "{name}");
+        for (slug, metric) in measures.as_object().expect("an object of measures") {
+            assert!(!slug.is_empty() && slug.len() <= 64, "{slug}");
+            let m = metric.as_object().expect("a metric object");
+            assert!(m["value"].is_f64(), "{name} {slug}: {metric}");
+            for (key, v) in m {
+                assert!(
+                    ["value", "lower_value", "upper_value"].contains(&key.as_str()) && v.is_f64(),
+                    "{name} {slug}: {key} = {v}"
+                );
+            }
+            if let (Some(l), Some(u)) = (m.get("lower_value"), m.get("upper_value")) {
+                let (l, u, v) = (
+                    l.as_f64().unwrap(),
+                    u.as_f64().unwrap(),
+                    m["value"].as_f64().unwrap(),
+                );
+                assert!(l <= v && v <= u, "{name} {slug}: {metric}");
+            }
+        }
+    }
+    let close = |a: &Value, b: f64| {
+        a.as_f64()
+            .is_some_and(|a| (a - b).abs() <= 1e-9 * b.abs().max(1e-300))
+    };
+    for s in report["series"].as_array().unwrap() {
+        let name = format!(
+            "{} [{}]",
+            s["program"].as_str().unwrap(),
+            s["variant"].as_str().unwrap()
+        );
+        let metric = s["metric"].as_str().unwrap().replace('_', "-");
+        let b = &bmf[&name];
+        assert!(
+            close(&b[&metric]["value"], s["mean"].as_f64().unwrap()),
+            "{name} {metric}"
+        );
+        assert!(
+            close(&b[&metric]["lower_value"], s["ci"]["lower"].as_f64().unwrap()),
+            "{name} {metric}: {bmf}"
+        );
+        assert!(
+            close(&b[&metric]["upper_value"], s["ci"]["upper"].as_f64().unwrap()),
+            "{name} {metric}: {bmf}"
+        );
+        let variation = s["sensitivity"]["layout_variation"].as_f64().unwrap();
+        assert!(
+            close(
+                &b[&format!("{metric}-layout-variation-percent")]["value"],
+                100.0 * variation
+            ),
+            "{name} {metric}: {bmf}"
+        );
+    }
+    let c = &report["comparisons"][0];
+    let ratio = c["effect"]["ratio"].as_f64().unwrap();
+    let new = format!("{} [O2]", c["program"].as_str().unwrap());
+    let measure = &bmf[&new][&format!(
+        "{}-vs-o1-percent",
+        c["metric"].as_str().unwrap().replace('_', "-")
+    )];
+    assert!(
+        close(&measure["value"], 100.0 * (ratio - 1.0)),
+        "{measure} {c}"
+    );
+    let lower = c["effect"]["ci"]["lower"].as_f64().unwrap();
+    assert!(
+        close(&measure["lower_value"], 100.0 * (lower - 1.0)),
+        "{measure} {c}"
+    );
+}

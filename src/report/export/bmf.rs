@@ -12,7 +12,10 @@
 //!   relative standard deviation when there is one — the layout sensitivity as a number a
 //!   dashboard can plot;
 //! - `METRIC-default-layout-shift-percent`: the default layout's mean relative to the mean over
-//!   random layouts, minus 1, in %, with its Fieller interval.
+//!   random layouts, minus 1, in %, with its Fieller interval;
+//! - with variants, under each non-base variant's benchmark, `METRIC-vs-BASE-percent`: its
+//!   mean relative to the base variant's, minus 1, in %, with the interval the report's
+//!   verdict rests on (paired by seed when the seeds match) — negative is lower (faster).
 //!
 //! Measure slugs are the metric's name in kebab case (Bencher's slugs: at most 64 characters);
 //! values are in the series' unit (docs/report.md). Nothing is computed here: every number is
@@ -45,6 +48,14 @@ pub struct BmfMetric {
 }
 
 impl BmfMetric {
+    /// JSON has no NaN or infinity.
+    fn is_finite(&self) -> bool {
+        [Some(self.value), self.lower_value, self.upper_value]
+            .into_iter()
+            .flatten()
+            .all(f64::is_finite)
+    }
+
     fn new(value: f64, interval: Option<Interval>, scale: impl Fn(f64) -> f64) -> BmfMetric {
         BmfMetric {
             value: scale(value),
@@ -95,12 +106,7 @@ fn series_measures(s: &SeriesReport) -> Vec<(String, BmfMetric)> {
             BmfMetric::new(ratio, s.shift.ci, |x| percent(x - 1.0)),
         ));
     }
-    out.retain(|(_, m)| {
-        [Some(m.value), m.lower_value, m.upper_value]
-            .into_iter()
-            .flatten()
-            .all(f64::is_finite)
-    });
+    out.retain(|(_, m)| m.is_finite());
     out
 }
 
@@ -112,6 +118,20 @@ pub fn bmf(report: &Report) -> Bmf {
             .entry(benchmark_name(&s.program, s.variant.as_deref()))
             .or_default();
         measures.extend(series_measures(s));
+    }
+    for c in &report.comparisons {
+        let effect = &c.pair.effect;
+        let metric = BmfMetric::new(effect.ratio, effect.ci, |x| (x - 1.0) * 100.0);
+        if metric.is_finite() {
+            let slug = format!(
+                "{}-vs-{}-percent",
+                measure_slug(&c.metric),
+                measure_slug(&c.base)
+            );
+            out.entry(benchmark_name(&c.program, Some(&c.new)))
+                .or_default()
+                .insert(slug, metric);
+        }
     }
     out
 }
