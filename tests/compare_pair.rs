@@ -306,11 +306,17 @@ fn the_bencher_metric_format_carries_the_reports_numbers() {
             "{name} {metric}"
         );
         assert!(
-            close(&b[&metric]["lower_value"], s["ci"]["lower"].as_f64().unwrap()),
+            close(
+                &b[&metric]["lower_value"],
+                s["ci"]["lower"].as_f64().unwrap()
+            ),
             "{name} {metric}: {bmf}"
         );
         assert!(
-            close(&b[&metric]["upper_value"], s["ci"]["upper"].as_f64().unwrap()),
+            close(
+                &b[&metric]["upper_value"],
+                s["ci"]["upper"].as_f64().unwrap()
+            ),
             "{name} {metric}: {bmf}"
         );
         let variation = s["sensitivity"]["layout_variation"].as_f64().unwrap();
@@ -337,5 +343,47 @@ fn the_bencher_metric_format_carries_the_reports_numbers() {
     assert!(
         close(&measure["lower_value"], 100.0 * (lower - 1.0)),
         "{measure} {c}"
+    );
+}
+
+/// `report --format summary` (issue 24): a few lines of Markdown that lead with the
+/// answers — the comparison's verdict and effect words first, then a row per series — in the
+/// JSON report's words.
+#[test]
+fn the_summary_leads_with_the_reports_answers_in_a_few_lines() {
+    let tmp = tempfile::tempdir().unwrap();
+    let both = subdir(&tmp, "both");
+    variants_experiment(&both);
+    let report = layoutrand(&["report", "--format", "json"], &[&both]);
+    let out = assert_cmd::Command::cargo_bin("layoutrand")
+        .unwrap()
+        .args(["report", "--format", "summary"])
+        .arg(&both)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.lines().count() <= 40, "{text}");
+    let c = &report["comparisons"][0];
+    let first_row = text
+        .lines()
+        .find(|l| l.starts_with("| ") && !l.starts_with("| variant"))
+        .unwrap();
+    for word in [
+        c["verdict"].as_str().unwrap(),
+        c["effect"]["words"].as_str().unwrap(),
+        c["base"].as_str().unwrap(),
+    ] {
+        assert!(first_row.contains(word), "{word} not in {first_row}");
+    }
+    let series = report["series"].as_array().unwrap();
+    let rows = text
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.contains(" [O"))
+        .count();
+    assert_eq!(
+        rows,
+        series.len() + report["comparisons"].as_array().unwrap().len(),
+        "{text}"
     );
 }

@@ -14,6 +14,7 @@ pub mod html_machines;
 pub mod html_variants;
 pub mod json;
 pub mod markdown;
+pub mod summary;
 pub mod svg;
 pub mod svg_variants;
 pub mod tables;
@@ -41,6 +42,8 @@ pub enum Format {
     Html,
     /// Bencher Metric Format JSON, for `bencher run --adapter json`.
     Bmf,
+    /// The answers in a few lines of Markdown (a CI job's summary, a PR comment).
+    Summary,
 }
 
 /// The exporter of `format`.
@@ -52,5 +55,6 @@ pub fn exporter(format: Format) -> Box<dyn Exporter> {
         Format::Csv => Box::new(csv::CsvExporter),
         Format::Html => Box::new(html::HtmlExporter),
         Format::Bmf => Box::new(bmf::BmfExporter),
+        Format::Summary => Box::new(summary::SummaryExporter),
     }
 }
