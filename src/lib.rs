@@ -35,6 +35,7 @@ pub mod experiment;
 pub mod files;
 pub mod layout;
 pub mod measurements;
+pub mod progress;
 pub mod report;
 pub mod run;
 pub mod seeded;

@@ -40,8 +40,8 @@ pub struct BuildOptions {
     pub jobs: usize,
     /// Show the build command's output as it runs.
     pub echo_build: bool,
-    /// Show a progress bar for the relinks.
-    pub progress: bool,
+    /// How to show the relinks' progress.
+    pub progress: crate::progress::ProgressDisplay,
     /// One full build per binary in a copy of the tree (`--rebuild`) instead of relinks.
     pub rebuild: bool,
     /// More than [`super::projection::MANY_SEEDS`] seeds are wanted (`--allow-many-seeds`).
@@ -261,13 +261,19 @@ pub(crate) fn relink_seeds(
     baseline: &binaries::Baseline,
     seeds: &[u64],
     out_dir: &Path,
-    progress: bool,
+    progress: crate::progress::ProgressDisplay,
     manifest: &Manifest,
 ) -> Vec<BinarySet> {
     let _signals = interrupt::catch();
-    let bar = progress_bar(progress, (programs.len() * seeds.len()) as u64);
+    let bar = crate::progress::Progress::new(
+        progress,
+        "links",
+        (programs.len() * seeds.len()) as u64,
+        0,
+        "relinking {bar:40} {pos}/{len} links ({elapsed}, eta {eta})",
+    );
     let so_far = Mutex::new((manifest.clone(), Instant::now()));
-    let tick = || bar.inc(1);
+    let tick = || bar.inc();
     let done = |v: &BinarySet| {
         let Ok(mut guard) = so_far.lock() else { return };
         let (m, last) = &mut *guard;
@@ -289,7 +295,7 @@ pub(crate) fn relink_seeds(
             &interrupt::interrupted,
         )
     });
-    bar.finish_and_clear();
+    bar.finish();
     built
 }
 
@@ -524,19 +530,6 @@ pub(crate) fn program_name(output: &Path) -> String {
         }
         _ => name,
     }
-}
-
-pub(super) fn progress_bar(show: bool, len: u64) -> indicatif::ProgressBar {
-    if !show {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::new(len);
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "relinking {bar:40} {pos}/{len} links ({elapsed}, eta {eta})",
-    ) {
-        bar.set_style(style);
-    }
-    bar
 }
 
 /// Whether every seed built and every recorded program has a baseline (a program whose LTO

@@ -183,7 +183,7 @@ pub fn run(args: Args) -> Result<i32> {
         },
         jobs,
         echo_build: !args.quiet,
-        progress: true,
+        progress: layoutrand::progress::ProgressDisplay::for_stderr(),
         rebuild: args.rebuild,
         allow_many_seeds: args.allow_many_seeds,
         pad: args.pad,

@@ -1,6 +1,5 @@
 //! `layoutrand run`: run the built binaries in the three-level design and store the results.
 
-use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -107,7 +106,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         schedule_seed: args.schedule_seed,
         resume: args.resume,
         command: args.command,
-        progress: std::io::stderr().is_terminal(),
+        progress: layoutrand::progress::ProgressDisplay::for_stderr(),
         jobs: args.jobs,
         force_parallel: args.force_parallel,
         cpus,

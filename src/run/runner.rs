@@ -195,7 +195,13 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
         .collect();
     let skipped = schedule.len() - todo.len();
 
-    let bar = progress_bar(req.progress, schedule.len() as u64, skipped as u64);
+    let bar = crate::progress::Progress::new(
+        req.progress,
+        "executions",
+        schedule.len() as u64,
+        skipped as u64,
+        "{bar:30} {pos}/{len} executions  {elapsed_precise} elapsed, ETA {eta}",
+    );
     let started = Instant::now();
     let contexts: Vec<ExecutionContext> = (0..jobs)
         .map(|worker| {
@@ -236,7 +242,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
             }
             writer.append(&records.records)?;
             committed += 1;
-            bar.inc(1);
+            bar.inc();
             match records.status {
                 ExecutionStatus::Ok => any_metric_ok = true,
                 ExecutionStatus::Metric if !any_metric_ok => {
@@ -278,7 +284,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
             executed: executed as u64,
         })])?;
     }
-    bar.finish_and_clear();
+    bar.finish();
     let mut summary = Summarizer::new(super::metric::primary_name_of_spec(&header.metric));
     scan_results(out, |e, mine| summary.add(e, &mine))?;
     let summary = summary.finish();
@@ -291,24 +297,6 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
         summary,
         warnings,
     })
-}
-
-fn progress_bar(enabled: bool, total: u64, done: u64) -> indicatif::ProgressBar {
-    if !enabled {
-        return indicatif::ProgressBar::hidden();
-    }
-    let bar = indicatif::ProgressBar::with_draw_target(
-        Some(total),
-        indicatif::ProgressDrawTarget::stderr(),
-    );
-    if let Ok(style) = indicatif::ProgressStyle::with_template(
-        "{bar:30} {pos}/{len} executions  {elapsed_precise} elapsed, ETA {eta}",
-    ) {
-        bar.set_style(style);
-    }
-    bar.set_position(done);
-    bar.reset_eta();
-    bar
 }
 
 /// The binaries of the manifest that a resumed run has not planned yet. The manifest may only

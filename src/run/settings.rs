@@ -50,8 +50,8 @@ pub struct RunRequest {
     pub resume: bool,
     /// The benchmark command (may be empty on resume).
     pub command: Vec<String>,
-    /// Draw a progress bar (it hides itself when stderr is not a terminal).
-    pub progress: bool,
+    /// How to show the executions' progress.
+    pub progress: crate::progress::ProgressDisplay,
     /// Executions at once (`--jobs`); `None`: the number of cores for a deterministic
     /// metric, 1 otherwise. Not part of the experiment: a resumed run may change it.
     pub jobs: Option<usize>,

@@ -1,0 +1,215 @@
+//! Progress of a long stage (`run`'s executions, `build`'s relinks): a bar on a terminal, and
+//! lines in a log. A run whose stderr goes to a file (a CI job, `nohup`, a Slurm log) must
+//! not be silent for minutes: there it prints a line at each tenth of the work and at least
+//! every [`LINE_EVERY`], with what is done, the time spent and an estimate of what is left.
+
+use std::io::IsTerminal;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{channel, RecvTimeoutError, Sender};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How often a log gets a progress line at least.
+pub const LINE_EVERY: Duration = Duration::from_secs(30);
+
+/// How progress is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ProgressDisplay {
+    /// A bar redrawn in place (stderr is a terminal).
+    Bar,
+    /// Lines, each tenth of the work and every [`LINE_EVERY`] (stderr is a file or a pipe).
+    Lines,
+    /// Nothing (library callers, tests).
+    #[default]
+    Hidden,
+}
+
+impl ProgressDisplay {
+    /// A bar on a terminal, lines otherwise.
+    pub fn for_stderr() -> ProgressDisplay {
+        if std::io::stderr().is_terminal() {
+            ProgressDisplay::Bar
+        } else {
+            ProgressDisplay::Lines
+        }
+    }
+}
+
+/// What the lines count.
+struct Counter {
+    /// `executions`, `links`.
+    unit: &'static str,
+    total: u64,
+    done: AtomicU64,
+    /// Done before this invocation (a resumed run): not part of the rate.
+    done_before: u64,
+    started: Instant,
+    /// The last tenth of the work a line was printed for.
+    tenth: AtomicU64,
+}
+
+impl Counter {
+    /// `layoutrand: 120 of 840 executions (14 %), 3m 5s so far, about 15m 20s left`.
+    fn line(&self) -> String {
+        let done = self.done.load(Ordering::SeqCst).min(self.total);
+        let elapsed = self.started.elapsed();
+        let share = if self.total == 0 {
+            1.0
+        } else {
+            done as f64 / self.total as f64
+        };
+        let mut line = format!(
+            "layoutrand: {done} of {} {} ({:.0} %), {} so far",
+            self.total,
+            self.unit,
+            100.0 * share,
+            whole_seconds(elapsed)
+        );
+        let now = done.saturating_sub(self.done_before);
+        if now > 0 && done < self.total {
+            let left = elapsed.as_secs_f64() / now as f64 * (self.total - done) as f64;
+            line.push_str(&format!(
+                ", about {} left",
+                whole_seconds(Duration::from_secs_f64(left.min(1e9)))
+            ));
+        }
+        line
+    }
+}
+
+fn whole_seconds(d: Duration) -> humantime::FormattedDuration {
+    humantime::format_duration(Duration::from_secs(d.as_secs()))
+}
+
+/// The lines' clock: prints every [`LINE_EVERY`] until dropped.
+struct Ticker {
+    stop: Sender<()>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Drop for Ticker {
+    fn drop(&mut self) {
+        let _ = self.stop.send(());
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A stage's progress; [`Progress::inc`] may be called from several threads.
+pub struct Progress {
+    bar: indicatif::ProgressBar,
+    lines: Option<(Arc<Counter>, Ticker)>,
+}
+
+impl Progress {
+    /// Progress of `total` things (`unit`: `executions`, `links`), `done` of them already.
+    /// `template` is the bar's indicatif template.
+    pub fn new(
+        display: ProgressDisplay,
+        unit: &'static str,
+        total: u64,
+        done: u64,
+        template: &str,
+    ) -> Progress {
+        let bar = if display == ProgressDisplay::Bar {
+            let bar = indicatif::ProgressBar::with_draw_target(
+                Some(total),
+                indicatif::ProgressDrawTarget::stderr(),
+            );
+            if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
+                bar.set_style(style);
+            }
+            bar.set_position(done);
+            bar.reset_eta();
+            bar
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        let lines = (display == ProgressDisplay::Lines).then(|| {
+            let counter = Arc::new(Counter {
+                unit,
+                total,
+                done: AtomicU64::new(done),
+                done_before: done,
+                started: Instant::now(),
+                tenth: AtomicU64::new(tenth(done, total)),
+            });
+            let (stop, stopped) = channel::<()>();
+            let ticking = Arc::clone(&counter);
+            let thread = std::thread::spawn(move || {
+                while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(LINE_EVERY) {
+                    crate::diagnostic!("{}", ticking.line());
+                }
+            });
+            let ticker = Ticker {
+                stop,
+                thread: Some(thread),
+            };
+            (counter, ticker)
+        });
+        Progress { bar, lines }
+    }
+
+    /// One more thing done.
+    pub fn inc(&self) {
+        self.bar.inc(1);
+        if let Some((counter, _)) = &self.lines {
+            let done = counter.done.fetch_add(1, Ordering::SeqCst) + 1;
+            let now = tenth(done, counter.total);
+            if counter.tenth.fetch_max(now, Ordering::SeqCst) < now {
+                crate::diagnostic!("{}", counter.line());
+            }
+        }
+    }
+
+    /// The stage ended: the bar is cleared (the caller says what was done).
+    pub fn finish(self) {
+        self.bar.finish_and_clear();
+    }
+
+    /// The stage stopped early: the bar stays as it was.
+    pub fn abandon(self) {
+        self.bar.abandon();
+    }
+}
+
+/// Which tenth of the work `done` of `total` reaches.
+fn tenth(done: u64, total: u64) -> u64 {
+    if total == 0 {
+        10
+    } else {
+        done.min(total) * 10 / total
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_say_done_total_share_time_and_what_is_left() {
+        let c = Counter {
+            unit: "executions",
+            total: 840,
+            done: AtomicU64::new(120),
+            done_before: 20,
+            started: Instant::now() - Duration::from_secs(100),
+            tenth: AtomicU64::new(1),
+        };
+        let line = c.line();
+        // 100 executions in 100 s, 720 to go: about 12 minutes.
+        assert!(
+            line.starts_with("layoutrand: 120 of 840 executions (14 %), 1m 40s so far, about 12m"),
+            "{line}"
+        );
+        c.done.store(840, Ordering::SeqCst);
+        assert!(!c.line().contains("left"), "{}", c.line());
+        assert_eq!(tenth(0, 840), 0);
+        assert_eq!(tenth(84, 840), 1);
+        assert_eq!(tenth(839, 840), 9);
+        assert_eq!(tenth(900, 840), 10);
+        assert_eq!(tenth(0, 0), 10);
+    }
+}
