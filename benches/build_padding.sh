@@ -21,6 +21,10 @@
 # 64.75 s / 18.50 s (CPU ratio 1.058 of the medians, 1.058 per round; wall 1.264 / 1.271);
 # module 61.66 s / 18.07 s (CPU 1.034 / 1.034; wall 1.203 / 1.206). Relinks (baseline + 10
 # seeds, wall): none 3.67 s, module 3.55 s: padding only costs what a shuffle costs.
+# Again with REPS=3 SEEDS=30 (load 8.4 before): plain 24.63 s wall / 16.08 s CPU; none
+# 20.86 s / 17.67 s (CPU 1.099 / 1.099 per round, at the target; wall 0.847, the load
+# drifting between labels); module 23.99 s / 18.02 s (CPU 1.121 / 1.147; wall 0.974 /
+# 0.984). Relinks (baseline + 30 seeds, wall): none 3.36 s, module 3.00 s.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/benches/build_common.sh"
