@@ -236,7 +236,12 @@ fn bad_pad_values_and_link_granularity_are_refused() {
         ("-1", "module", "\"-1\" is not a number of bytes"),
         ("abc", "module", "\"abc\" is not a number of bytes"),
         ("99999", "module", "99999 bytes is more than 4096"),
-        ("256", "link", "--pad needs --granularity module or global"),
+        (
+            "256",
+            "link",
+            "--pad needs --granularity module, global or none",
+        ),
+        ("0", "none", "--granularity none needs --pad MAX"),
     ] {
         let out = build(
             &dir,

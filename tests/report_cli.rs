@@ -60,6 +60,10 @@ fn the_set_up_line_says_whether_functions_were_padded() {
     );
     let text = stdout(plain.path(), &[]);
     assert!(text.contains("relink mode);"), "{text}");
+    assert!(
+        text.contains("4 seeds (module granularity, bfd linker"),
+        "{text}"
+    );
     assert!(!text.contains("padding"), "{text}");
     let json: serde_json::Value =
         serde_json::from_str(&stdout(plain.path(), &["--format", "json"])).unwrap();
@@ -79,6 +83,30 @@ fn the_set_up_line_says_whether_functions_were_padded() {
     let json: serde_json::Value =
         serde_json::from_str(&stdout(padded.path(), &["--format", "json"])).unwrap();
     assert_eq!(json["setup"]["pad"], 256);
+}
+
+/// Issue 23: a padding-only build (`--granularity none`) is named as such, since its seeds
+/// estimate another quantity (the build as shipped, jittered) than shuffles do.
+#[test]
+fn the_set_up_line_names_a_padding_only_estimand() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut design = Design::new(4, 2, 3);
+    design.pad = 256;
+    design.granularity = "none";
+    write_dir(tmp.path(), &design, &mut |_, seed, e, i, _| {
+        1.0e6 + seed.unwrap_or(0) as f64 * 10.0 + f64::from(e + i)
+    });
+    let want = "4 seeds (padding only, order kept, bfd linker, relink mode, seeded padding of up \
+                to 256 bytes before each function);";
+    for format in ["text", "markdown", "html"] {
+        let out = stdout(tmp.path(), &["--format", format]);
+        assert!(out.contains(want), "{format}: {out}");
+        assert!(!out.contains("none granularity"), "{format}: {out}");
+    }
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(tmp.path(), &["--format", "json"])).unwrap();
+    assert_eq!(json["setup"]["granularity"], "none");
+    assert_eq!(json["setup"]["estimand"], "padding only, order kept");
 }
 
 #[test]

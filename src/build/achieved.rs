@@ -61,7 +61,8 @@ pub fn inspect(program: &Program, granularity: Granularity) -> Result<Achieved> 
         .filter(|(_, m)| *m == Module::OneSection)
         .map(|(n, _)| n.as_str())
         .collect();
-    if granularity != Granularity::Link && !whole.is_empty() {
+    let reorders = matches!(granularity, Granularity::Module | Granularity::Global);
+    if reorders && !whole.is_empty() {
         let shown: Vec<&str> = whole.iter().take(8).copied().collect();
         bail!(
             "program {}: {} module(s) were compiled without one section per function, so their \
@@ -85,8 +86,18 @@ pub fn inspect(program: &Program, granularity: Granularity) -> Result<Achieved> 
         .iter()
         .filter(|(_, m)| matches!(m, Module::PerFunction(n) if *n >= 2))
         .count();
-    let functions_move = granularity != Granularity::Link && shuffled > 0;
+    let functions_move = reorders && shuffled > 0;
     let words = match (objects >= 2, functions_move) {
+        // Padding goes in front of every code section, one-section modules' included.
+        _ if granularity == Granularity::None => {
+            let with_code = modules
+                .iter()
+                .filter(|(_, m)| {
+                    matches!(m, Module::PerFunction(n) if *n >= 1) || *m == Module::OneSection
+                })
+                .count();
+            format!("order kept; padding before the code of {with_code} of {objects} modules")
+        }
         (true, true) => format!(
             "objects moved; functions moved within {shuffled} of {objects} modules{}",
             if granularity == Granularity::Global {

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, Context, Result};
 use rayon::prelude::*;
 
+use super::linker::Mechanism;
 use super::replay::Program;
 use crate::files::manifest::{binary_label, sha256_of_file, Binary, BinarySet, BuildStatus};
 use crate::layout::binary::{self, Function};
@@ -205,6 +206,10 @@ pub fn describe_program(
         baseline,
         link_seconds,
     )?;
+    if program.mechanism == Mechanism::Padded {
+        // Every seed keeps the baseline's order: its layout is where its functions start.
+        b.fingerprint = crate::layout::placement(functions);
+    }
     if program.is_library() {
         b.soname = dynamic::soname(path)?;
         link_soname(path, b.soname.as_deref())?;

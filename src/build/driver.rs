@@ -64,6 +64,12 @@ pub const MAX_PAD: u64 = 4096;
 /// `--rebuild`, whose live relinks do not pad).
 pub fn check_pad(opts: &BuildOptions) -> Result<()> {
     let pad = opts.pad.unwrap_or(0);
+    if pad == 0 && opts.granularity == Granularity::None {
+        bail!(
+            "--granularity none needs --pad MAX (e.g. --pad 256): it keeps the build's order, so \
+             the seeded padding is all that varies between seeds"
+        );
+    }
     if pad == 0 {
         return Ok(());
     }
@@ -72,7 +78,7 @@ pub fn check_pad(opts: &BuildOptions) -> Result<()> {
     }
     if opts.granularity == Granularity::Link {
         bail!(
-            "--pad needs --granularity module or global: `link` moves whole modules (and accepts \
+            "--pad needs --granularity module, global or none: `link` moves whole modules (and accepts \
              modules whose functions share one section), so padding could not go before each \
              function"
         );

@@ -82,20 +82,25 @@ pub enum Mechanism {
     /// relinked like [`Mechanism::MergedGlobal`]: the code, internalisation and inlining are
     /// exactly the plain LTO build's.
     LtoKept,
+    /// `--granularity none`: the objects merged as for [`Mechanism::MergedModule`], but every
+    /// binary keeps the baseline's module, member and function order; a seed only puts its
+    /// padding (`build --pad`) in front of the code sections (LLVM lld's
+    /// `--randomize-section-padding`). Under LTO, the LTO code is padded the same way.
+    Padded,
 }
 
 impl Mechanism {
     /// Picks the mechanism. `lto`: the link generates code (`-flto`).
     pub fn choose(granularity: Granularity, lto: bool) -> Mechanism {
-        if lto {
-            // Modules do not survive LTO: every granularity is the global order of the code
-            // the LTO code generator produced once (Kalibera & Jones' LTO case).
-            return Mechanism::LtoOnce;
-        }
-        match granularity {
-            Granularity::Link => Mechanism::MergedLink,
-            Granularity::Module => Mechanism::MergedModule,
-            Granularity::Global => Mechanism::MergedGlobal,
+        match (granularity, lto) {
+            // Nothing moves, so LTO code is padded like any other (see `Program::new`).
+            (Granularity::None, _) => Mechanism::Padded,
+            // Modules do not survive LTO: every other granularity is the global order of the
+            // code the LTO code generator produced once (Kalibera & Jones' LTO case).
+            (_, true) => Mechanism::LtoOnce,
+            (Granularity::Link, false) => Mechanism::MergedLink,
+            (Granularity::Module, false) => Mechanism::MergedModule,
+            (Granularity::Global, false) => Mechanism::MergedGlobal,
         }
     }
 
@@ -121,6 +126,11 @@ impl Mechanism {
                  function) and merged once by ld.bfd -r; per seed, its section table permuted: \
                  its functions in one random order; {members}; then {l}"
             ),
+            Mechanism::Padded => format!(
+                "objects merged once by ld.bfd -r in the recorded order (resolution pinned); per \
+                 seed, seeded padding in front of each function, every order kept (modules, \
+                 archive members, functions); then {l}"
+            ),
             Mechanism::LtoOnce => format!(
                 "-flto: code generated once more into one object with a section per function \
                  (-r: the link's own code could not be kept, globals not internalised); \
@@ -139,6 +149,7 @@ impl Mechanism {
                 | Mechanism::MergedGlobal
                 | Mechanism::LtoOnce
                 | Mechanism::LtoKept
+                | Mechanism::Padded
         )
     }
 }
@@ -170,5 +181,14 @@ mod tests {
             assert_eq!(Mechanism::choose(g, true), Mechanism::LtoOnce);
         }
         assert!(Mechanism::LtoOnce.is_merged());
+        // Padding only keeps the order whether or not the link generates code.
+        assert_eq!(
+            Mechanism::choose(Granularity::None, false),
+            Mechanism::Padded
+        );
+        assert_eq!(
+            Mechanism::choose(Granularity::None, true),
+            Mechanism::Padded
+        );
     }
 }

@@ -50,6 +50,7 @@ impl LiveSettings {
                     Granularity::Link => "link",
                     Granularity::Module => "module",
                     Granularity::Global => "global",
+                    Granularity::None => "none",
                 }
                 .to_string(),
             ),

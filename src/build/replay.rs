@@ -92,7 +92,7 @@ impl Program {
         let mut mechanism = Mechanism::choose(granularity, lto);
         let record = if lto {
             let (record, code) = lto_once::generate(link, record_dir, &name)?;
-            if let lto_once::LtoCode::Kept(_) = code {
+            if let (lto_once::LtoCode::Kept(_), Mechanism::LtoOnce) = (code, mechanism) {
                 mechanism = Mechanism::LtoKept;
             }
             record
@@ -208,7 +208,9 @@ impl Program {
         // programs of few modules do not give seeds identical to the baseline.
         let mut module_order = objects.clone();
         let mut member_orders: Vec<Vec<usize>> = counts.iter().map(|&n| (0..n).collect()).collect();
-        if let Some(seed) = seed {
+        // Padding only: every binary keeps the recorded module and member orders.
+        let ordered = self.mechanism != Mechanism::Padded;
+        if let Some(seed) = seed.filter(|_| ordered) {
             let mut object_rng = self.rng(seed, "link-order");
             let mut member_rngs: Vec<SeededRng> = (0..archives.len())
                 .map(|k| self.rng(seed, &format!("archive-members:{k}")))
@@ -493,7 +495,8 @@ impl Program {
         archive::write_reordered_with(path, out, order, &mut |k, bytes| {
             let mut rng = self.rng(seed, &format!("member-order:{i}:{k}"));
             let mut padding = self.rng(seed, &format!("padding:{i}:{k}"));
-            reorder_object(bytes, &mut rng, (self.pad, &mut padding))
+            let shuffle = (self.mechanism != Mechanism::Padded).then_some(&mut rng);
+            reorder_object(bytes, shuffle, (self.pad, &mut padding))
         })
         .with_context(|| format!("archive {}", self.record.inputs[i].written))
     }
@@ -615,26 +618,39 @@ pub(crate) fn tool_command(record: &LinkRecord, program: &Path) -> Command {
     cmd
 }
 
-/// The object `bytes` with its movable sections shuffled within groups (its section table
-/// permuted) and, when `pad.0 > 0`, padded from the stream `pad.1` (one draw per movable
-/// section, in section-table order); `None` when there is nothing to change (fewer than two
-/// movable sections and no padding) or it is not a relocatable ELF object.
+/// The object `bytes` with its movable sections shuffled within groups from `shuffle` (its
+/// section table permuted; `None`: kept in their order, for padding only) and, when
+/// `pad.0 > 0`, padded from the stream `pad.1` (one draw per movable section, in
+/// section-table order); `None` when there is nothing to change (fewer than two movable
+/// sections or no shuffle, and no padding) or it is not a relocatable ELF object.
 fn reorder_object(
     bytes: &[u8],
-    rng: &mut SeededRng,
+    shuffle: Option<&mut SeededRng>,
     pad: (u64, &mut SeededRng),
 ) -> Result<Option<Vec<u8>>> {
     let Ok(sections) = object_file::text_sections_from_bytes(bytes) else {
         return Ok(None);
     };
-    let shuffled = reorder::shuffle_within_groups(&sections, rng);
+    let moves = shuffle.is_some();
+    let shuffled = match shuffle {
+        Some(rng) => reorder::shuffle_within_groups(&sections, rng),
+        None => sections
+            .into_iter()
+            .filter(|s| s.is_reorderable())
+            .collect(),
+    };
     let mut movable: Vec<(usize, u64)> = shuffled.iter().map(|s| (s.index, s.align)).collect();
     movable.sort_unstable();
     let padding = reorder::draw_padding(&movable, pad.0, pad.1);
-    if shuffled.len() < 2 && padding.is_empty() {
+    if (shuffled.len() < 2 || !moves) && padding.is_empty() {
         return Ok(None);
     }
-    let order: Vec<usize> = shuffled.iter().map(|s| s.index).collect();
+    // Without a shuffle the sections keep their places (`movable` is in table order).
+    let order: Vec<usize> = if moves {
+        shuffled.iter().map(|s| s.index).collect()
+    } else {
+        movable.iter().map(|&(index, _)| index).collect()
+    };
     reorder::reorder_sections(bytes, &order, &padding).map(Some)
 }
 

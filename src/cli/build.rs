@@ -30,7 +30,8 @@ pub struct Args {
     #[arg(long, default_value = layoutrand::analysis::vocabulary::DEFAULT_DIR)]
     pub out: PathBuf,
     /// What to randomise: link order, plus function order within modules, or one global
-    /// function order [default: module; with --extend, the recorded one].
+    /// function order; `none` keeps the build's order and varies only the padding (needs
+    /// --pad) [default: module; with --extend, the recorded one].
     #[arg(long, value_enum)]
     pub granularity: Option<GranularityArg>,
     /// Linker for the relinks (`auto`: the one each link of the build used).
@@ -50,7 +51,8 @@ pub struct Args {
     pub extend: bool,
     /// Put a seeded amount of filler, 0 to MAX bytes (a multiple of each function's
     /// alignment), before every function of each seed, so the seeds also sample cache-line
-    /// and page offsets [default: 0, none; at most 4096; not with --granularity link].
+    /// and page offsets [default: 0, none; at most 4096; not with --granularity link;
+    /// required with --granularity none].
     #[arg(long, value_name = "MAX", value_parser = parse_pad, allow_negative_numbers = true)]
     pub pad: Option<u64>,
     /// Relink only these recorded programs (names as in the manifest), comma-separated
@@ -96,6 +98,8 @@ pub enum GranularityArg {
     Module,
     /// All functions in one random order.
     Global,
+    /// Nothing reordered: the build's order kept, only the padding (--pad) varies.
+    None,
 }
 
 /// `--linker` values.
@@ -167,6 +171,7 @@ pub fn run(args: Args) -> Result<i32> {
         GranularityArg::Link => Granularity::Link,
         GranularityArg::Module => Granularity::Module,
         GranularityArg::Global => Granularity::Global,
+        GranularityArg::None => Granularity::None,
     });
     let opts = BuildOptions {
         command,

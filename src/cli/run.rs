@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use layoutrand::exit::{interrupted_by, Exit};
+use layoutrand::run::cache_model::CacheModel;
 use layoutrand::run::metric::primary_name_of_spec;
 use layoutrand::run::reaper::Interrupted;
 use layoutrand::run::runner::run_experiment;
@@ -81,9 +82,19 @@ pub struct Args {
     /// all of them, with --jobs N one CPU per parallel execution.
     #[arg(long)]
     pub cpus: Option<String>,
+    /// With --metric cachegrind: the caches to simulate, as I1=SIZE,ASSOC,LINE, D1=... and
+    /// LL=... (bytes, ways, bytes; comma-separated; a cache left out keeps the default)
+    /// [default: I1=32768,8,64,D1=32768,8,64,LL=8388608,16,64, whatever the host's caches].
+    #[arg(long = "cache-sim", value_name = "MODEL", value_parser = parse_cache_sim)]
+    pub cache_sim: Option<CacheModel>,
     /// The benchmark command, with {bin} (or {bin:NAME}) where the binary goes.
     #[arg(last = true)]
     pub command: Vec<String>,
+}
+
+/// `--cache-sim`, through the one parser ([`CacheModel::parse`]).
+fn parse_cache_sim(text: &str) -> Result<CacheModel, String> {
+    CacheModel::parse(text).map_err(|e| format!("{e:#}"))
 }
 
 /// Runs `layoutrand run`.
@@ -110,6 +121,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         jobs: args.jobs,
         force_parallel: args.force_parallel,
         cpus,
+        cache_sim: args.cache_sim,
     };
     if args.slurm {
         let opts = SlurmOptions {

@@ -67,7 +67,7 @@ pub struct BuildConfig {
     /// Number of randomised binaries (the top level) of the initial experiment, or the
     /// starting count of a real one.
     pub seeds: Option<u32>,
-    /// `link`, `module` or `global`.
+    /// `link`, `module`, `global` or `none` (padding only: needs `pad`).
     pub granularity: Option<String>,
     /// `auto`, `bfd`, `gold`, `lld` or `mold`.
     pub linker: Option<String>,
@@ -210,8 +210,14 @@ impl ExperimentConfig {
             parse_percent(p).with_context(|| format!("[target] precision = {p:?}"))?;
         }
         if let Some(g) = &self.build.granularity {
-            if !["link", "module", "global"].contains(&g.as_str()) {
-                bail!("[build] granularity = {g:?}: expected link, module or global");
+            if !["link", "module", "global", "none"].contains(&g.as_str()) {
+                bail!("[build] granularity = {g:?}: expected link, module, global or none");
+            }
+            if g == "none" && self.build.pad.unwrap_or(0) == 0 {
+                bail!(
+                    "[build] granularity = \"none\" keeps the build's order: it needs pad = MAX \
+                     (e.g. pad = 256), the seeded padding being all that varies"
+                );
             }
         }
         if let Some(pad) = self.build.pad {
@@ -450,6 +456,31 @@ mod tests {
         one_value.run.iterations = Some(1);
         one_value.run.warmup = Some(1);
         assert!(one_value.validate_limits().is_ok());
+    }
+
+    /// Issue 23: `granularity = "none"` (padding only) is accepted with a `pad`, refused
+    /// without one (nothing would vary), and an unknown granularity is named.
+    #[test]
+    fn granularity_none_needs_pad() {
+        let with = |g: &str, pad: Option<u64>| {
+            let mut c = ExperimentConfig::default();
+            c.build.command = vec!["make".into()];
+            c.run.command = vec!["{bin}".into()];
+            c.build.granularity = Some(g.into());
+            c.build.pad = pad;
+            c.validate().map_err(|e| format!("{e:#}"))
+        };
+        assert!(with("none", Some(256)).is_ok());
+        assert!(with("module", None).is_ok());
+        let err = with("none", None).unwrap_err();
+        assert!(err.contains("needs pad"), "{err}");
+        let err = with("none", Some(0)).unwrap_err();
+        assert!(err.contains("needs pad"), "{err}");
+        let err = with("nothing", Some(256)).unwrap_err();
+        assert!(
+            err.contains("\"nothing\"") && err.contains("or none"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -30,7 +30,8 @@ pub enum BuildMode {
 }
 
 /// What is randomised (Kalibera & Jones 2013 §8: link order, or function order within or
-/// across modules).
+/// across modules; or, as lld's `--randomize-section-padding`, only the padding in front of
+/// functions, the build's order kept).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "lowercase")]
 pub enum Granularity {
@@ -41,6 +42,23 @@ pub enum Granularity {
     Module,
     /// All functions of the program in one random order (as under LTO).
     Global,
+    /// Nothing reordered: the build's link and function order kept, only the seeded padding
+    /// of `build --pad` (required) varies. The estimand is the program as shipped with its
+    /// functions' addresses jittered, not any layout its code could have.
+    None,
+}
+
+impl Granularity {
+    /// The estimand in words, as reports name it: `"module granularity"`, or for
+    /// [`Granularity::None`] `"padding only, order kept"`.
+    pub fn estimand(self) -> &'static str {
+        match self {
+            Granularity::Link => "link granularity",
+            Granularity::Module => "module granularity",
+            Granularity::Global => "global granularity",
+            Granularity::None => "padding only, order kept",
+        }
+    }
 }
 
 /// The whole manifest.

@@ -112,6 +112,14 @@ pub struct Header {
     /// The host's state (load, frequency scaling, SMT) when the run started.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub conditions: Option<HostConditions>,
+    /// `--metric cachegrind`: the cache model simulated (passed to valgrind explicitly).
+    /// Absent for other metrics and in cachegrind stores written before it was recorded
+    /// (those simulated valgrind's model of their host, which is unknown).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_model: Option<crate::run::cache_model::CacheModel>,
+    /// `--metric cachegrind`: the first line of `valgrind --version` when the run began.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valgrind_version: Option<String>,
 }
 
 /// What we could learn about the machine.

@@ -12,8 +12,22 @@ use super::binary::Function;
 /// file, length-prefixed file), so no two different ordered lists hash the same input.
 /// Equal orders give equal fingerprints; any permutation of distinct functions changes it.
 pub fn fingerprint(functions: &[Function]) -> String {
+    hash(functions, b"layoutrand function order v1\0", false)
+}
+
+/// BLAKE3 of the functions' identities in the given order and of their start addresses: the
+/// layout identity of `build --granularity none`, where every seed keeps the baseline's
+/// order (so [`fingerprint`] would call every seed the baseline) and only the padding in
+/// front of functions, hence their addresses, varies. Same encoding as [`fingerprint`] with
+/// each address appended (8 bytes, little-endian) and a domain tag of its own, so the two
+/// never collide.
+pub fn placement(functions: &[Function]) -> String {
+    hash(functions, b"layoutrand function placement v1\0", true)
+}
+
+fn hash(functions: &[Function], tag: &[u8], addresses: bool) -> String {
     let mut hasher = blake3::Hasher::new();
-    hasher.update(b"layoutrand function order v1\0");
+    hasher.update(tag);
     for function in functions {
         let id = &function.id;
         hasher.update(&(id.name.len() as u64).to_le_bytes());
@@ -27,6 +41,9 @@ pub fn fingerprint(functions: &[Function]) -> String {
             None => {
                 hasher.update(&[0]);
             }
+        }
+        if addresses {
+            hasher.update(&function.address.to_le_bytes());
         }
     }
     hasher.finalize().to_hex().to_string()
@@ -58,6 +75,17 @@ mod tests {
         assert_eq!(fingerprint(&a), fingerprint(&b));
         assert_ne!(fingerprint(&a), fingerprint(&c));
         assert_eq!(fingerprint(&a).len(), 64);
+    }
+
+    #[test]
+    fn placement_sees_addresses_and_order_and_differs_from_the_order_hash() {
+        let a = [f("x", None, 0x1000), f("y", None, 0x1010)];
+        let b = [f("x", None, 0x1000), f("y", None, 0x1040)];
+        let c = [f("y", None, 0x1000), f("x", None, 0x1010)];
+        assert_eq!(placement(&a), placement(&a.clone()));
+        assert_ne!(placement(&a), placement(&b));
+        assert_ne!(placement(&a), placement(&c));
+        assert_ne!(placement(&a), fingerprint(&a));
     }
 
     #[test]

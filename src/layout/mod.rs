@@ -23,4 +23,4 @@ pub mod offsets;
 pub mod reorder;
 pub mod same_code;
 
-pub use fingerprint::fingerprint;
+pub use fingerprint::{fingerprint, placement};

@@ -96,6 +96,7 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
             command: h.command.clone(),
             metric: h.metric.clone(),
             granularity: serde_plain(&m.granularity),
+            estimand: m.granularity.estimand().to_string(),
             linker: m.linker.clone(),
             achieved: m
                 .programs

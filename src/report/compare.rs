@@ -243,8 +243,27 @@ pub fn compare(
             .iter()
             .map(|w| format!("base: {w}"))
             .chain(new.warnings.iter().map(|w| format!("new: {w}")))
+            .chain(cachegrind_warnings(base, new))
             .collect(),
     })
+}
+
+/// When both stores are cachegrind runs: whether they simulated the same caches with the
+/// same valgrind (see [`crate::run::cache_model::model_differences`]); counts from two
+/// models are not comparable however the layouts compare.
+fn cachegrind_warnings(base: &Experiment, new: &Experiment) -> Vec<String> {
+    let (b, n) = (&base.header, &new.header);
+    if b.metric != "cachegrind" || n.metric != "cachegrind" {
+        return Vec::new();
+    }
+    crate::run::cache_model::model_differences(
+        (
+            "base",
+            b.cache_model.as_ref(),
+            b.valgrind_version.as_deref(),
+        ),
+        ("new", n.cache_model.as_ref(), n.valgrind_version.as_deref()),
+    )
 }
 
 /// The randomised binaries of `series` as an engine data set whose top-level units are

@@ -64,8 +64,12 @@ pub struct Setup {
     pub command: Vec<String>,
     /// The metric specification given to `run`.
     pub metric: String,
-    /// What was randomised: `link`, `module` or `global`.
+    /// What was randomised: `link`, `module`, `global` or `none` (padding only).
     pub granularity: String,
+    /// The same as the reports' set-up line names it: `module granularity`, or for `none`
+    /// `padding only, order kept` (the seeds are the build's layout jittered by padding, not
+    /// shuffles of its code).
+    pub estimand: String,
     /// The linker of the relinks.
     pub linker: String,
     /// What each program's seeds could move (the manifest's `programs[].achieved`), as

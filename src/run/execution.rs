@@ -85,7 +85,7 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
         let _ = std::fs::remove_dir_all(cg_dir);
         std::fs::create_dir_all(cg_dir)
             .with_context(|| format!("cannot create {}", cg_dir.display()))?;
-        argv = cachegrind_argv(cg_dir, &argv);
+        argv = cachegrind_argv(cg_dir, settings.cache_model.as_ref(), &argv);
     }
     let mut env = ctx.base_env.to_vec();
     let mut wrong_library = None;

@@ -10,6 +10,8 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use regex::Regex;
 
+use super::cache_model::CacheModel;
+
 /// The `--metric` choice.
 #[derive(Debug, Clone)]
 pub enum MetricSpec {
@@ -170,8 +172,14 @@ fn reported_value(pattern: &Regex, caps: &regex::Captures) -> Result<(f64, Strin
 }
 
 /// The valgrind command line that wraps `argv` and writes one cachegrind file per process
-/// into `out_dir` (children are traced so a wrapper script's work counts too).
-pub fn cachegrind_argv(out_dir: &Path, argv: &[std::ffi::OsString]) -> Vec<std::ffi::OsString> {
+/// into `out_dir` (children are traced so a wrapper script's work counts too), simulating
+/// `model` (`None`: valgrind's own model of the host, only for resuming runs recorded
+/// before models were pinned, see [`super::cache_model`]).
+pub fn cachegrind_argv(
+    out_dir: &Path,
+    model: Option<&CacheModel>,
+    argv: &[std::ffi::OsString],
+) -> Vec<std::ffi::OsString> {
     let mut v: Vec<std::ffi::OsString> = vec![
         "valgrind".into(),
         "--tool=cachegrind".into(),
@@ -184,6 +192,9 @@ pub fn cachegrind_argv(out_dir: &Path, argv: &[std::ffi::OsString]) -> Vec<std::
         )
         .into(),
     ];
+    if let Some(model) = model {
+        v.extend(model.valgrind_args().map(Into::into));
+    }
     v.extend(argv.iter().cloned());
     v
 }

@@ -11,6 +11,7 @@
 //! end-of-run table; [`export`] turns a store into the CSV `layoutrand analyze` reads.
 
 pub mod budget;
+pub mod cache_model;
 pub mod command;
 pub mod cpus;
 pub mod environment;

@@ -93,6 +93,13 @@ pub fn prepare_run(
             h.variants.join(", ")
         );
     }
+    if req.cache_sim.is_some() && !matches!(metric, MetricSpec::Cachegrind) {
+        bail!(
+            "--cache-sim sets cachegrind's cache model: it needs --metric cachegrind (this run \
+             measures {})",
+            settings.metric
+        );
+    }
     if matches!(metric, MetricSpec::Cachegrind) && which("valgrind").is_none() {
         bail!("--metric cachegrind needs valgrind on PATH (apt-get install valgrind)");
     }
@@ -162,6 +169,10 @@ impl PreparedRun {
             environment: base_env.iter().map(|(k, v)| format!("{k}={v}")).collect(),
             pad_variable: Some(PAD_VARIABLE.to_string()),
             conditions: Some(detect_conditions()),
+            cache_model: settings.cache_model,
+            valgrind_version: matches!(self.metric, MetricSpec::Cachegrind)
+                .then(super::cache_model::valgrind_version)
+                .flatten(),
         }
     }
 }

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Result};
 
+use super::cache_model::CacheModel;
 use super::store::Header;
 
 /// Default exclusive upper bound of the environment padding (one page).
@@ -59,6 +60,9 @@ pub struct RunRequest {
     pub force_parallel: bool,
     /// Pin executions to these CPUs (`--cpus`).
     pub cpus: Option<Vec<usize>>,
+    /// `--cache-sim`: the cache model cachegrind simulates (`None`: the default model, or
+    /// on `--resume` the recorded one).
+    pub cache_sim: Option<CacheModel>,
 }
 
 /// The settings actually used.
@@ -82,6 +86,11 @@ pub struct RunSettings {
     pub schedule_seed: u64,
     /// The benchmark command.
     pub command: Vec<String>,
+    /// The cache model passed to cachegrind: `Some` for `--metric cachegrind` (the given
+    /// `--cache-sim` or [`CacheModel::DEFAULT`]), `None` for other metrics and when resuming
+    /// a cachegrind run recorded before models were pinned (valgrind's host model then, as
+    /// the run began).
+    pub cache_model: Option<CacheModel>,
 }
 
 /// A seed for runs that did not give one: the clock's nanoseconds (it is recorded in the
@@ -131,12 +140,15 @@ impl RunSettings {
 /// refusing any given setting that differs from that header.
 pub fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<RunSettings> {
     let Some(h) = previous else {
+        let metric = req.metric.clone().unwrap_or_else(|| "wall".to_string());
         return Ok(RunSettings {
+            cache_model: (metric == "cachegrind")
+                .then(|| req.cache_sim.unwrap_or(CacheModel::DEFAULT)),
             programs: req.programs.clone(),
             executions: req.executions.unwrap_or(DEFAULT_EXECUTIONS),
             iterations: req.iterations,
             warmup: req.warmup.unwrap_or(0),
-            metric: req.metric.clone().unwrap_or_else(|| "wall".to_string()),
+            metric,
             env_pad_max: req.env_pad_max.unwrap_or(DEFAULT_ENV_PAD),
             timeout: req.timeout,
             schedule_seed: req.schedule_seed.unwrap_or_else(fresh_seed),
@@ -159,6 +171,16 @@ pub fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<RunSetting
         ("--warmup", number(req.warmup, h.warmup)),
         ("--metric", (req.metric.clone(), h.metric.clone())),
         ("--env-pad", number(req.env_pad_max, h.env_pad_max)),
+        (
+            "--cache-sim",
+            (
+                req.cache_sim.map(|m| m.to_string()),
+                h.cache_model.map_or_else(
+                    || "valgrind's model of the host, not recorded".into(),
+                    |m| m.to_string(),
+                ),
+            ),
+        ),
         (
             "--timeout",
             (
@@ -212,5 +234,6 @@ pub fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<RunSetting
             .transpose()?,
         schedule_seed: h.schedule_seed,
         command: h.command.clone(),
+        cache_model: h.cache_model,
     })
 }

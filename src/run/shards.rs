@@ -153,6 +153,15 @@ mod tests {
         serde_json::from_str(r#"{"schema":2,"tool_version":"0","command":["{bin}"],"programs":["p"],"binaries":["baseline","seed-1"],"metric":"wall","executions":4,"iterations":1,"warmup":0,"env_pad_max":4096,"schedule_seed":7,"timeout_seconds":null,"aslr_disabled":true,"host":{"cpu_model":null,"kernel":null,"cores":null,"governor":null,"hostname":null},"started_unix":0.0}"#).unwrap()
     }
 
+    /// A header written before cache models were recorded still loads, without one.
+    #[test]
+    fn a_header_without_a_cache_model_loads() {
+        let h = header();
+        assert_eq!((h.cache_model, h.valgrind_version.as_deref()), (None, None));
+        let text = serde_json::to_string(&h).unwrap();
+        assert!(!text.contains("cache_model") && !text.contains("valgrind_version"));
+    }
+
     fn execution(binary: &str, execution: u32, index: u64, value: f64) -> Vec<Record> {
         vec![
             Record::Measurement(fixtures::measurement(binary, execution, 0, value)),

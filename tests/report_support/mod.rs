@@ -32,6 +32,8 @@ pub struct Design {
     pub failed_in: Vec<(String, u32)>,
     /// `build --pad MAX` recorded in the manifest (0: none).
     pub pad: u64,
+    /// `build --granularity` recorded in the manifest.
+    pub granularity: &'static str,
     /// The metrics (indices into `metrics`) the variants' factors apply to; `None`: all.
     pub variant_factor_metrics: Option<Vec<usize>>,
 }
@@ -51,6 +53,7 @@ impl Design {
             variants: Vec::new(),
             failed_in: Vec::new(),
             pad: 0,
+            granularity: "module",
             variant_factor_metrics: None,
         }
     }
@@ -123,7 +126,7 @@ fn manifest_json(design: &Design, prefix: &str) -> serde_json::Value {
         "build_command": ["make"],
         "build_dir": "/tmp/x",
         "mode": "relink",
-        "granularity": "module",
+        "granularity": design.granularity,
         "pad": design.pad,
         "linker": "bfd",
         "mechanism": "synthetic",

@@ -13,9 +13,9 @@ pub const LEVEL_HEADERS: [&str; 5] = ["level", "repetitions", "S²", "T²", "t =
 pub fn setup_line(report: &Report) -> String {
     let s = &report.setup;
     format!(
-        "{} seeds ({} granularity, {} linker, {} mode{}{}); {} execution(s) × {} iteration(s) planned per binary, {} warmup iteration(s) discarded; metric `{}`; ASLR {}{}.",
+        "{} seeds ({}, {} linker, {} mode{}{}); {} execution(s) × {} iteration(s) planned per binary, {} warmup iteration(s) discarded; metric `{}`; ASLR {}{}.",
         s.seeds_built,
-        s.granularity,
+        s.estimand,
         s.linker,
         s.mode,
         if s.pad > 0 {

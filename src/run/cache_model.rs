@@ -1,0 +1,273 @@
+//! The cache model cachegrind simulates (`run --metric cachegrind [--cache-sim ...]`).
+//!
+//! Left to itself, valgrind takes the geometry of the host's caches (with adjustments: on a
+//! VM it took an L3 as a 256 MiB direct-mapped last level), so two hosts simulate two
+//! different machines and their counts cannot be compared. `run` therefore always passes a
+//! geometry explicitly, [`CacheModel::DEFAULT`] unless `--cache-sim` names another, and
+//! records it with valgrind's version in the store's header; `compare` warns when two stores
+//! differ in either (docs/run.md).
+
+use std::fmt;
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+/// One simulated cache: total size, associativity and line size, in bytes and ways.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheGeometry {
+    /// Total size in bytes.
+    pub size: u64,
+    /// Ways per set.
+    pub assoc: u64,
+    /// Line size in bytes.
+    pub line: u64,
+}
+
+/// The three caches cachegrind simulates: first-level instruction and data, and the last
+/// level (unified).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CacheModel {
+    /// `--I1`.
+    #[serde(rename = "I1")]
+    pub i1: CacheGeometry,
+    /// `--D1`.
+    #[serde(rename = "D1")]
+    pub d1: CacheGeometry,
+    /// `--LL`.
+    #[serde(rename = "LL")]
+    pub ll: CacheGeometry,
+}
+
+/// valgrind refuses lines shorter than this (an instruction could straddle three lines).
+const MIN_LINE: u64 = 16;
+/// The largest cache accepted: 4 GiB, far above any real last level.
+const MAX_SIZE: u64 = 1 << 32;
+
+impl CacheGeometry {
+    const fn new(size: u64, assoc: u64, line: u64) -> CacheGeometry {
+        CacheGeometry { size, assoc, line }
+    }
+
+    /// Checks what valgrind's cachegrind requires of a cache (its `check_cache`): a line
+    /// size that is a power of two of at least 16 bytes, and a number of sets
+    /// (size / (assoc × line)) that is a whole power of two. `name` is the cache's option
+    /// name for the message.
+    fn check(&self, name: &str) -> Result<()> {
+        let CacheGeometry { size, assoc, line } = *self;
+        if size == 0 || assoc == 0 || size > MAX_SIZE {
+            bail!("{name}={self}: size and associativity must be positive, the size at most 4 GiB");
+        }
+        if !line.is_power_of_two() || line < MIN_LINE {
+            bail!(
+                "{name}={self}: the line size must be a power of two of at least {MIN_LINE} bytes"
+            );
+        }
+        let set_bytes = assoc.saturating_mul(line);
+        if size % set_bytes != 0 || !(size / set_bytes).is_power_of_two() {
+            bail!(
+                "{name}={self}: size / (associativity × line) must be a power of two (the \
+                 number of sets), as valgrind requires"
+            );
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for CacheGeometry {
+    /// `size,assoc,line`, as valgrind's `--I1=` takes it.
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "{},{},{}", self.size, self.assoc, self.line)
+    }
+}
+
+impl CacheModel {
+    /// The default model: I1 and D1 of 32 KiB, 8-way, 64-byte lines (a common x86-64 first
+    /// level) and an 8 MiB 16-way last level with 64-byte lines (8192 sets).
+    pub const DEFAULT: CacheModel = CacheModel {
+        i1: CacheGeometry::new(32 * 1024, 8, 64),
+        d1: CacheGeometry::new(32 * 1024, 8, 64),
+        ll: CacheGeometry::new(8 * 1024 * 1024, 16, 64),
+    };
+
+    /// Parses `--cache-sim`: `I1=SIZE,ASSOC,LINE`, `D1=...`, `LL=...`, comma-separated, in
+    /// any order, each at most once; a cache left out keeps [`CacheModel::DEFAULT`]'s
+    /// geometry. E.g. `I1=1024,2,64` or `I1=32768,8,64,D1=32768,8,64,LL=8388608,16,64`.
+    pub fn parse(text: &str) -> Result<CacheModel> {
+        let mut model = CacheModel::DEFAULT;
+        let mut seen: Vec<&str> = Vec::new();
+        let mut tokens = text.split(',').map(str::trim);
+        while let Some(token) = tokens.next() {
+            let Some((name, size)) = token.split_once('=') else {
+                bail!("--cache-sim {text:?}: expected I1=SIZE,ASSOC,LINE, D1=... or LL=..., got {token:?}");
+            };
+            let slot = match name {
+                "I1" => &mut model.i1,
+                "D1" => &mut model.d1,
+                "LL" => &mut model.ll,
+                _ => bail!("--cache-sim {text:?}: unknown cache {name:?} (I1, D1 or LL)"),
+            };
+            if seen.contains(&name) {
+                bail!("--cache-sim {text:?}: {name} is given twice");
+            }
+            seen.push(name);
+            let number = |what: &str, t: Option<&str>| -> Result<u64> {
+                let t =
+                    t.with_context(|| format!("--cache-sim {text:?}: {name} lacks its {what}"))?;
+                t.parse::<u64>().with_context(|| {
+                    format!("--cache-sim {text:?}: {name}'s {what} {t:?} is not a whole number")
+                })
+            };
+            *slot = CacheGeometry {
+                size: number("size", Some(size))?,
+                assoc: number("associativity", tokens.next())?,
+                line: number("line size", tokens.next())?,
+            };
+        }
+        model
+            .check()
+            .with_context(|| format!("--cache-sim {text:?}"))?;
+        Ok(model)
+    }
+
+    /// Checks the three caches against valgrind's requirements (see [`CacheGeometry`]).
+    pub fn check(&self) -> Result<()> {
+        self.i1.check("I1")?;
+        self.d1.check("D1")?;
+        self.ll.check("LL")
+    }
+
+    /// valgrind's options for this model: `--I1=...`, `--D1=...`, `--LL=...`.
+    pub fn valgrind_args(&self) -> [String; 3] {
+        [
+            format!("--I1={}", self.i1),
+            format!("--D1={}", self.d1),
+            format!("--LL={}", self.ll),
+        ]
+    }
+}
+
+impl fmt::Display for CacheModel {
+    /// `I1=...,D1=...,LL=...`, which [`CacheModel::parse`] reads back.
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        write!(f, "I1={},D1={},LL={}", self.i1, self.d1, self.ll)
+    }
+}
+
+/// The first line of `valgrind --version` (e.g. `valgrind-3.19.0`); `None` when valgrind
+/// cannot be run.
+pub fn valgrind_version() -> Option<String> {
+    let out = std::process::Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().next()?.trim();
+    (out.status.success() && !line.is_empty()).then(|| line.to_string())
+}
+
+/// What differs between the cachegrind set-ups of two stores (`a` and `b` name them), each
+/// given as its model (`None`: written before models were recorded, i.e. valgrind's own
+/// host-derived model) and valgrind version: one sentence per difference, empty when they
+/// agree. Counts from two models are counts of two simulated machines.
+pub fn model_differences(
+    (a, model_a, version_a): (&str, Option<&CacheModel>, Option<&str>),
+    (b, model_b, version_b): (&str, Option<&CacheModel>, Option<&str>),
+) -> Vec<String> {
+    let show_model = |m: Option<&CacheModel>| match m {
+        Some(m) => m.to_string(),
+        None => "not recorded (valgrind's model of the host it ran on)".to_string(),
+    };
+    let show_version = |v: Option<&str>| v.unwrap_or("not recorded").to_string();
+    let mut out = Vec::new();
+    if model_a != model_b || model_a.is_none() {
+        out.push(format!(
+            "the two stores' cachegrind cache models {}: {a} {}, {b} {}; their counts may \
+             come from two different simulated machines",
+            if model_a == model_b {
+                "are unknown"
+            } else {
+                "differ"
+            },
+            show_model(model_a),
+            show_model(model_b)
+        ));
+    }
+    if version_a != version_b || version_a.is_none() {
+        out.push(format!(
+            "the two stores' valgrind versions {}: {a} {}, {b} {}",
+            if version_a == version_b {
+                "are unknown"
+            } else {
+                "differ"
+            },
+            show_version(version_a),
+            show_version(version_b)
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_is_valid_and_reads_back() {
+        CacheModel::DEFAULT.check().unwrap();
+        let text = CacheModel::DEFAULT.to_string();
+        assert_eq!(text, "I1=32768,8,64,D1=32768,8,64,LL=8388608,16,64");
+        assert_eq!(CacheModel::parse(&text).unwrap(), CacheModel::DEFAULT);
+        assert_eq!(
+            CacheModel::DEFAULT.valgrind_args(),
+            ["--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64"]
+        );
+    }
+
+    #[test]
+    fn a_partial_model_keeps_the_default_for_the_rest() {
+        let m = CacheModel::parse("LL=4194304,16,64, I1=1024,2,64").unwrap();
+        assert_eq!(m.i1, CacheGeometry::new(1024, 2, 64));
+        assert_eq!(m.d1, CacheModel::DEFAULT.d1);
+        assert_eq!(m.ll, CacheGeometry::new(4 << 20, 16, 64));
+    }
+
+    #[test]
+    fn what_valgrind_refuses_is_refused_with_the_reason() {
+        for (text, reason) in [
+            ("I1=32768,8", "lacks its line size"),
+            ("I1=32768,8,48", "power of two of at least 16"),
+            ("I1=32768,8,8", "power of two of at least 16"),
+            // 12 MiB / (16 × 64) = 12288 sets: not a power of two (a real 12 MiB L3).
+            ("LL=12582912,16,64", "must be a power of two"),
+            ("LL=8388608,0,64", "must be positive"),
+            ("D1=x,8,64", "\"x\" is not a whole number"),
+            ("L2=32768,8,64", "unknown cache \"L2\""),
+            ("I1=1024,2,64,I1=1024,2,64", "I1 is given twice"),
+            ("32768,8,64", "expected I1=SIZE"),
+        ] {
+            let err = format!("{:#}", CacheModel::parse(text).unwrap_err());
+            assert!(err.contains(reason), "{text}: {err}");
+        }
+    }
+
+    #[test]
+    fn differences_are_named_and_unknown_models_are_not_taken_as_equal() {
+        let tiny = CacheModel::parse("I1=1024,2,64").unwrap();
+        let d = Some(&CacheModel::DEFAULT);
+        let v = Some("valgrind-3.19.0");
+        assert!(model_differences(("A", d, v), ("B", d, v)).is_empty());
+        let w = model_differences(("A", d, v), ("B", Some(&tiny), v));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(
+            w[0].contains("differ") && w[0].contains("I1=1024,2,64"),
+            "{w:?}"
+        );
+        let w = model_differences(("A", d, v), ("B", d, Some("valgrind-3.22.0")));
+        assert_eq!(w.len(), 1, "{w:?}");
+        assert!(w[0].contains("valgrind-3.22.0"), "{w:?}");
+        // Two old stores: nothing says they simulated the same machine.
+        let w = model_differences(("A", None, None), ("B", None, None));
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(w[0].contains("are unknown"), "{w:?}");
+    }
+}
