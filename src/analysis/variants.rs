@@ -13,11 +13,15 @@
 //!   since eq. 5 is then needlessly wide (conservative); otherwise on eq. 5;
 //! - a hierarchical bootstrap interval of the ratio, pairs drawn jointly when matched;
 //! - the share of seeds on which new is faster, with Wilson's interval (Touati et al.);
-//! - the variant × binary interaction of the two-way mixed ANOVA: does the speedup itself
-//!   depend on the layout?
+//! - the variant × layout interaction on the ratio scale, with the scheduler's blocks as
+//!   the error stratum ([`super::interaction`]): does the ratio itself depend on the layout,
+//!   and by how much?
 //!
-//! With more than two variants, the ANOVA over the variants and Tukey's HSD simultaneous
-//! intervals for every pair (Georges et al. 2008 §4.1). Verdicts use the one vocabulary
+//! With more than two variants, the `k − 1` comparisons against the base are Bonferroni-
+//! adjusted ([`crate::stats::bonferroni`]): every statistic of a pair is computed at
+//! confidence `1 − α/(k − 1)`, so that the verdicts and the `--fail-if-slower` gate of the
+//! family hold together at `1 − α`; and the ANOVA over the variants and Tukey's HSD
+//! simultaneous intervals for every pair (Georges et al. 2008 §4.1). Verdicts use the one vocabulary
 //! ([`super::effect`]): never "faster" when the interval includes no change or lies within
 //! the relevance threshold. Every statistic the data make undefined is left out with the
 //! reason in `warnings`; nothing here panics.
@@ -29,6 +33,7 @@ use serde::Serialize;
 
 use crate::seeded::SeededRng;
 use crate::stats::anova::random_effects;
+use crate::stats::bonferroni::bonferroni_confidence;
 use crate::stats::bootstrap::{self, BootstrapCi};
 use crate::stats::fieller::ratio_ci;
 use crate::stats::hierarchy::Hierarchy;
@@ -39,7 +44,8 @@ use crate::stats::tukey::tukey_hsd;
 use crate::stats::twoway::{two_way_mixed, FTest};
 
 use super::effect::{Effect, EffectVerdict, Interval};
-use super::numfmt::{change_parts, p_value, percent};
+use super::interaction::{pair_interaction, InteractionJson};
+use super::numfmt::{change_parts, level, percent};
 use super::single::BootstrapOptions;
 use super::vocabulary::{check_bootstrap, Thresholds};
 
@@ -173,8 +179,9 @@ pub struct PairComparison {
     pub bootstrap: Option<BootstrapJson>,
     /// Seeds on which new is faster (null without matched seeds).
     pub share_faster: Option<ShareFaster>,
-    /// Variant × binary interaction (null without two matched seeds and equal replicates).
-    pub interaction: Option<FTestJson>,
+    /// Variant × layout interaction on the ratio scale, blocks as the error term (null
+    /// without two matched seeds of at least two rounds each).
+    pub interaction: Option<InteractionJson>,
     /// The matched binaries' means under each variant, in the base's order (empty without
     /// two matched seeds): the data of the paired-by-seed interval, the share of faster
     /// seeds and the interaction test.
@@ -190,6 +197,22 @@ pub struct PairComparison {
     pub slower_beyond_threshold: bool,
     /// The answer in one sentence.
     pub text: String,
+    /// With more than two variants, how the comparisons against the base are held together
+    /// (null with two variants: the intervals are at the report's confidence).
+    pub adjustment: Option<Adjustment>,
+}
+
+/// The multiplicity adjustment of the comparisons against the base (k > 2 variants).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Adjustment {
+    /// Always "bonferroni".
+    pub method: &'static str,
+    /// The number of comparisons against the base, `k − 1`.
+    pub comparisons: usize,
+    /// The confidence the family holds at together (the report's).
+    pub family_confidence: f64,
+    /// The confidence of each of the pair's intervals and tests, `1 − α/(k − 1)`.
+    pub confidence: f64,
 }
 
 /// One pair of Tukey's family.
@@ -292,9 +315,24 @@ pub fn compare_variants(
     let ordered: Vec<VariantData> = order.iter().map(|&i| variants[i]).collect();
     let base = ordered[0];
     let mut warnings = Vec::new();
+    let adjustment = adjustment_for(options, ordered.len() - 1)?;
+    let pair_options = match adjustment {
+        Some(a) => VariantOptions {
+            thresholds: Thresholds::new(a.confidence, options.thresholds.negligible)?,
+            ..options.clone()
+        },
+        None => options.clone(),
+    };
     let comparisons = ordered[1..]
         .iter()
-        .map(|new| compare_pair(program, metric, base, *new, options, &mut warnings))
+        .map(|new| {
+            let mut c = compare_pair(program, metric, base, *new, &pair_options, &mut warnings);
+            if let Some(a) = adjustment {
+                c.text.push_str(&adjusted_words(&a, base.name));
+                c.adjustment = Some(a);
+            }
+            c
+        })
         .collect();
     let multiple = if ordered.len() > 2 {
         tukey_family(&ordered, options, &mut warnings)
@@ -310,6 +348,31 @@ pub fn compare_variants(
         multiple,
         warnings,
     })
+}
+
+/// The Bonferroni adjustment of `comparisons` comparisons against the base: none for one.
+fn adjustment_for(options: &VariantOptions, comparisons: usize) -> Result<Option<Adjustment>> {
+    if comparisons < 2 {
+        return Ok(None);
+    }
+    let family_confidence = options.thresholds.confidence;
+    Ok(Some(Adjustment {
+        method: "bonferroni",
+        comparisons,
+        family_confidence,
+        confidence: bonferroni_confidence(family_confidence, comparisons)?,
+    }))
+}
+
+/// The sentence's last clause for an adjusted comparison.
+fn adjusted_words(a: &Adjustment, base: &str) -> String {
+    format!(
+        " (Bonferroni: each of the {} comparisons with {base} at {}, so that together they \
+         hold at {})",
+        a.comparisons,
+        level(a.confidence),
+        level(a.family_confidence)
+    )
 }
 
 /// Indices of the top-level ids that both hierarchies hold, in `a`'s order: (in a, in b).
@@ -412,22 +475,13 @@ fn compare_pair(
         })
         .flatten();
     let interaction = match (&mb, &mn) {
-        (Some(b), Some(n)) => {
-            let cells: Vec<Vec<Vec<f64>>> = [b, n]
-                .iter()
-                .map(|h| (0..h.top_ids().len()).map(|k| h.child_means(k)).collect())
-                .collect();
-            match two_way_mixed(&cells) {
-                Ok(t) => t
-                    .interaction
-                    .filter(|i| i.f.is_finite() && i.p_value.is_finite())
-                    .map(FTestJson::from),
-                Err(e) => {
-                    warnings.push(format!("{pair_name}: no interaction test: {e}"));
-                    None
-                }
+        (Some(b), Some(n)) => match pair_interaction(b, n, th) {
+            Ok(i) => Some(i),
+            Err(e) => {
+                warnings.push(format!("{pair_name}: no interaction test: {e}"));
+                None
             }
-        }
+        },
         _ => None,
     };
     let bootstrap = options
@@ -505,17 +559,19 @@ fn compare_pair(
         effect,
         slower_beyond_threshold,
         text,
+        adjustment: None,
     }
 }
 
 /// "O3 is 4.1 % faster than O2 (95 % CI: 2.9 % to 5.3 % faster), faster on 28 of 30
-/// layouts; the speedup varies with the layout (interaction p = 0.003)".
+/// layouts; the ratio varies with the layout by 2.1 % (standard deviation across layouts,
+/// 95 % CI: 1.2 % to 3.5 %; interaction p = 0.003)".
 fn sentence(
     base: &str,
     new: &str,
     effect: &Effect,
     share: Option<&ShareFaster>,
-    interaction: Option<&FTestJson>,
+    interaction: Option<&InteractionJson>,
     options: &VariantOptions,
 ) -> String {
     let th = &options.thresholds;
@@ -568,22 +624,8 @@ fn sentence(
         }
     }
     if let Some(i) = interaction {
-        let what = if options.is_time {
-            "the speedup"
-        } else {
-            "the difference"
-        };
-        if i.p_value < th.alpha() {
-            text.push_str(&format!(
-                "; {what} varies with the layout (interaction {})",
-                p_value(i.p_value)
-            ));
-        } else {
-            text.push_str(&format!(
-                "; no evidence that {what} varies with the layout (interaction {})",
-                p_value(i.p_value)
-            ));
-        }
+        text.push_str("; ");
+        text.push_str(&i.text);
     }
     text
 }
@@ -734,6 +776,7 @@ fn tukey_family(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::vocabulary::Verdict;
 
     /// `seeds` binaries × 5 executions × 4 iterations: `mean · (1 + layout(s)) ·
     /// (1 + speedup_spread · wobble(s))` plus execution noise; layouts shared across variants
@@ -804,7 +847,19 @@ mod tests {
             assert!(ci.lower < 0.959 && 0.959 < ci.upper, "{ci:?}");
         }
         assert!(f.upper - f.lower > 5.0 * (p.upper - p.lower));
-        assert!(a.multiple.is_none() && !a.fails());
+        assert!(a.multiple.is_none() && !a.fails() && c.adjustment.is_none());
+        // The layouts differ by ±5 % but the speedup is the same on each: on the ratio scale
+        // the interaction is at most a negligible spread (the raw-scale test called this
+        // "the speedup varies with the layout").
+        let i = c.interaction.as_ref().unwrap();
+        assert_eq!(i.verdict, Verdict::Negligible, "{}", c.text);
+        assert!(i.spread_ci.upper < 0.01, "{i:?}");
+        assert!(
+            c.text
+                .contains("; the ratio does not vary with the layout by more than a negligible "),
+            "{}",
+            c.text
+        );
     }
 
     #[test]
@@ -834,17 +889,50 @@ mod tests {
         let v = named([("O2", &o2), ("O3", &o3)]);
         let a = compare_variants("lua", "wall", &v, &options()).unwrap();
         let c = &a.comparisons[0];
-        let i = c.interaction.unwrap();
-        assert!(i.p_value < 1e-6, "{i:?}");
-        assert_eq!(i.df, (29, 240));
+        let i = c.interaction.as_ref().unwrap();
+        assert!(i.p_value.unwrap() < 1e-6, "{i:?}");
+        // 30 seeds, 5 rounds (blocks) each: (30 − 1, 30 · 4) df.
+        assert_eq!(i.df, (29, 120));
+        assert_eq!(i.verdict, Verdict::Detected);
+        // The speedup's own spread: the sd of ln(1 + 0.06 cos(2.9 s)) over the 30 seeds.
+        let logs: Vec<f64> = (0..30)
+            .map(|s| (0.06 * (s as f64 * 2.9).cos()).ln_1p())
+            .collect();
+        let truth = crate::stats::sample::variance(&logs).sqrt().exp_m1();
         assert!(
-            c.text
-                .contains("the speedup varies with the layout (interaction p < 0.0001)"),
+            i.spread_ci.lower < truth && truth < i.spread_ci.upper,
+            "{truth} {i:?}"
+        );
+        assert!((i.spread - truth).abs() < 0.005, "{truth} {i:?}");
+        assert!(
+            c.text.contains(&format!(
+                "; the ratio varies with the layout by {} (standard deviation across layouts, \
+                 95 % CI: ",
+                percent(i.spread, 2)
+            )),
             "{}",
             c.text
         );
         // Some seeds are slower: the share is below 30.
         assert!(c.share_faster.unwrap().k < 30);
+    }
+
+    #[test]
+    fn a_slowdown_that_depends_on_the_layout_is_worded_as_the_ratio() {
+        // The issue: "the speedup varies" was printed for slowdowns. The ratio varies.
+        let o2 = variant(100.0, 0..30, 0.0);
+        let o1 = variant(110.0, 0..30, 0.06);
+        let v = named([("O2", &o2), ("O1", &o1)]);
+        let c = &compare_variants("lua", "wall", &v, &options())
+            .unwrap()
+            .comparisons[0];
+        assert_eq!(c.verdict, "slower");
+        assert!(
+            c.text.contains("; the ratio varies with the layout by "),
+            "{}",
+            c.text
+        );
+        assert!(!c.text.contains("speedup"), "{}", c.text);
     }
 
     #[test]
@@ -920,6 +1008,34 @@ mod tests {
             ]
         );
         assert!(m.anova.p_value < 1e-6);
+        // The two comparisons against the base hold together at 95 %: each at 97.5 %.
+        for c in &a.comparisons {
+            let adj = c.adjustment.unwrap();
+            assert_eq!((adj.method, adj.comparisons), ("bonferroni", 2));
+            assert!((adj.confidence - 0.975).abs() < 1e-12, "{adj:?}");
+            assert!(
+                c.text.ends_with(
+                    " (Bonferroni: each of the 2 comparisons with O1 at 97.5 %, so that \
+                     together they hold at 95 %)"
+                ),
+                "{}",
+                c.text
+            );
+            if c.verdict != "tie" {
+                assert!(c.text.contains("(97.5 % CI: "), "{}", c.text);
+            }
+        }
+        // The adjusted interval of O3 against O1 is wider than the same pair's alone, so
+        // the verdict and the gate rest on the wider one.
+        let alone =
+            compare_variants("p", "wall", &named([("O1", &x), ("O3", &z)]), &options()).unwrap();
+        let narrow = alone.comparisons[0].paired.unwrap().ci.unwrap();
+        let wide = a.comparisons[1].paired.unwrap().ci.unwrap();
+        assert!(
+            wide.lower < narrow.lower && narrow.upper < wide.upper,
+            "{wide:?} {narrow:?}"
+        );
+        assert!(alone.comparisons[0].adjustment.is_none());
     }
 
     #[test]
