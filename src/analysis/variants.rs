@@ -21,10 +21,10 @@
 //! adjusted ([`crate::stats::bonferroni`]): every statistic of a pair is computed at
 //! confidence `1 − α/(k − 1)`, so that the verdicts and the `--fail-if-slower` gate of the
 //! family hold together at `1 − α`; and the ANOVA over the variants and Tukey's HSD
-//! simultaneous intervals for every pair (Georges et al. 2008 §4.1). Verdicts use the one vocabulary
-//! ([`super::effect`]): never "faster" when the interval includes no change or lies within
-//! the relevance threshold. Every statistic the data make undefined is left out with the
-//! reason in `warnings`; nothing here panics.
+//! simultaneous intervals for every pair (Georges et al. 2008 §4.1). Verdicts use the one
+//! vocabulary ([`super::effect`]): never "faster" when the interval includes no change or
+//! lies within the relevance threshold. Every statistic the data make undefined is left out
+//! with the reason in `warnings`; nothing here panics.
 
 use std::collections::HashMap;
 

@@ -258,6 +258,7 @@ mod tests {
             }
         }
         let coverage = covered as f64 / runs as f64;
+        eprintln!("MLS spread interval coverage: {covered} of {runs}");
         assert!((0.935..=0.98).contains(&coverage), "coverage {coverage}");
     }
 
