@@ -177,11 +177,7 @@ impl Progress {
 
 /// Which tenth of the work `done` of `total` reaches.
 fn tenth(done: u64, total: u64) -> u64 {
-    if total == 0 {
-        10
-    } else {
-        done.min(total) * 10 / total
-    }
+    (done.min(total) * 10).checked_div(total).unwrap_or(10)
 }
 
 #[cfg(test)]

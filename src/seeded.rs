@@ -59,6 +59,16 @@ impl SeededRng {
         (self.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
 
+    /// A standard normal deviate by the Box–Muller transform (Box & Muller 1958), from two
+    /// uniform draws (the sine partner is dropped, so each call costs two draws): what the
+    /// seeded simulations of the statistics use.
+    pub fn normal(&mut self) -> f64 {
+        // 1 − u is in (0, 1], so the logarithm is finite.
+        let u1 = 1.0 - self.unit_f64();
+        let u2 = self.unit_f64();
+        (-2.0 * u1.ln()).sqrt() * (2.0 * std::f64::consts::PI * u2).cos()
+    }
+
     /// Shuffles `items` in place with the Durstenfeld form of Fisher–Yates: for i from the
     /// last index down to 1, swap item i with item `below(i + 1)`.
     pub fn shuffle<T>(&mut self, items: &mut [T]) {

@@ -17,8 +17,8 @@
 //! Eq. 5 is computed in both cases (`ci`): with matched seeds it is conservative (too wide),
 //! and shown beside the paired interval. Beside them: a seeded hierarchical bootstrap of the
 //! ratio (pairs drawn jointly when matched), the share of matched units on which new is
-//! faster with Wilson's interval (Touati et al.), and the variant × unit interaction of the
-//! two-way mixed ANOVA. Every statistic the data make undefined is left out with the reason
+//! faster with Wilson's interval (Touati et al.), and the variant × unit interaction on the
+//! ratio scale with the blocks as error ([`super::interaction`]). Every statistic the data make undefined is left out with the reason
 //! in `warnings`; nothing here panics.
 
 use std::collections::HashMap;
@@ -32,9 +32,10 @@ use crate::stats::hierarchy::Hierarchy;
 use crate::stats::multilevel::mean_ci;
 use crate::stats::paired_ratio::paired_ratio;
 use crate::stats::suite::wilson_ci;
-use crate::stats::twoway::{two_way_mixed, FTest};
+use crate::stats::twoway::FTest;
 
 use super::effect::{Effect, Interval};
+use super::interaction::{pair_interaction, InteractionJson};
 use super::single::BootstrapOptions;
 use super::vocabulary::Thresholds;
 
@@ -156,8 +157,9 @@ pub struct PairAnalysis {
     pub bootstrap: Option<BootstrapJson>,
     /// Seeds on which new is faster (null without matched seeds).
     pub share_faster: Option<ShareFaster>,
-    /// Variant × binary interaction (null without two matched seeds and equal replicates).
-    pub interaction: Option<FTestJson>,
+    /// Variant × layout interaction on the ratio scale, blocks as the error term (null
+    /// without two matched seeds of at least two rounds each).
+    pub interaction: Option<InteractionJson>,
     /// The matched binaries' means on each side, in the base's order (empty without two
     /// matched seeds): the data of the paired-by-seed interval, the share of faster seeds
     /// and the interaction test.
@@ -212,7 +214,7 @@ pub fn analyse_pair(
             ci: p.bounds().map(interval),
         });
     let share_faster = share_faster(&base_means, &new_means, th.confidence);
-    let interaction = matched.as_ref().and_then(|m| interaction(m, warnings));
+    let interaction = matched.as_ref().and_then(|m| interaction(m, th, warnings));
     let bootstrap = bootstrap_interval(base, new, matched.as_ref(), options);
     let (basis, effect) = if is_tie(base, new) {
         (
@@ -339,18 +341,15 @@ fn share_faster(base: &[f64], new: &[f64], confidence: f64) -> Option<ShareFaste
     })
 }
 
-/// The variant × unit interaction of the two-way mixed ANOVA on the matched units, the
-/// executions' means as replicates.
-fn interaction(m: &Matched, warnings: &mut Vec<String>) -> Option<FTestJson> {
-    let cells: Vec<Vec<Vec<f64>>> = [&m.base, &m.new]
-        .iter()
-        .map(|h| (0..h.top_ids().len()).map(|k| h.child_means(k)).collect())
-        .collect();
-    match two_way_mixed(&cells) {
-        Ok(t) => t
-            .interaction
-            .filter(|i| i.f.is_finite() && i.p_value.is_finite())
-            .map(FTestJson::from),
+/// The variant × unit interaction on the ratio scale, the executions as rounds (blocks):
+/// [`super::interaction::pair_interaction`].
+fn interaction(
+    m: &Matched,
+    thresholds: &Thresholds,
+    warnings: &mut Vec<String>,
+) -> Option<InteractionJson> {
+    match pair_interaction(&m.base, &m.new, thresholds) {
+        Ok(i) => Some(i),
         Err(e) => {
             warnings.push(format!("no interaction test: {e}"));
             None

@@ -104,6 +104,36 @@ pub fn confidence_arg(text: &str) -> std::result::Result<f64, String> {
     })
 }
 
+/// Plain answer of a test, the same words in every report: `detected`, `negligible`,
+/// `not_detected`, `undetermined` ("cannot tell").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// The effect is statistically significant at the report's confidence level.
+    Detected,
+    /// The effect's whole interval lies within the relevance threshold (`--negligible`):
+    /// detectable but negligible. (The variants' interaction also uses it when the effect is
+    /// not significant but its interval rules out a relevant one.)
+    Negligible,
+    /// No significant effect was found.
+    NotDetected,
+    /// The data cannot answer (too few units, no variance estimate, or too little power to
+    /// find an effect beyond the relevance threshold).
+    Undetermined,
+}
+
+impl Verdict {
+    /// The verdict as its JSON name (`not_detected`), what every rendering prints.
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Detected => "detected",
+            Verdict::Negligible => "negligible",
+            Verdict::NotDetected => "not_detected",
+            Verdict::Undetermined => "undetermined",
+        }
+    }
+}
+
 /// The thresholds of every test and verdict, all derived from two user choices.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Thresholds {

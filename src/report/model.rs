@@ -184,20 +184,8 @@ pub struct BaselineSummary {
     pub ci_note: Option<String>,
 }
 
-/// Plain answer of a test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Verdict {
-    /// The effect is statistically significant at the report's confidence level.
-    Detected,
-    /// The effect is statistically significant, but its whole interval lies within the
-    /// relevance threshold (`--negligible`): detectable but negligible.
-    Negligible,
-    /// No significant effect was found.
-    NotDetected,
-    /// The data cannot answer (too few units, no variance estimate).
-    Undetermined,
-}
+/// Plain answer of a test: the one vocabulary of [`crate::analysis::vocabulary`].
+pub use crate::analysis::vocabulary::Verdict;
 
 /// Binary-level variance: random-effects one-way ANOVA with binaries as groups and
 /// execution means as observations.

@@ -15,16 +15,19 @@
 //! Comparing variants of one program (issue 11): [`paired_ratio`] (Fieller's interval for
 //! seeds matched across variants), [`bootstrap::paired_ratio_ci`], [`suite::wilson_ci`] (the share
 //! of seeds on which new is faster), [`twoway`] (variant × binary mixed ANOVA: does the speedup
-//! depend on the layout?), and for k > 2 variants [`tukey`] with its own
+//! depend on the layout?), [`interaction`] (the same question on the ratio scale with the
+//! scheduler's blocks as the error stratum, and the spread's magnitude), and for k > 2 [`bonferroni`] (the comparisons against the base held together) and variants [`tukey`] with its own
 //! [`studentized_range`] distribution (Georges et al. 2008 §4.1).
 
 pub mod anova;
 pub mod autocorr;
+pub mod bonferroni;
 pub mod bootstrap;
 pub mod changepoint;
 pub mod error;
 pub mod fieller;
 pub mod hierarchy;
+pub mod interaction;
 pub mod machines;
 pub mod mann_whitney;
 pub mod mde;

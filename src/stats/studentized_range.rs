@@ -169,6 +169,27 @@ pub fn studentized_range_cdf(q: f64, k: usize, df: f64) -> f64 {
 /// `√2·t_{1−α/(k(k−1))}` over the `k(k−1)/2` pairs (an upper bound), then refined by the
 /// Illinois variant of regula falsi to 1e-10 relative.
 pub fn studentized_range_quantile(p: f64, k: usize, df: f64) -> Result<f64, StatsError> {
+    // Each quantile costs a dozen double integrals, and a report (or a simulation) asks for
+    // the same (p, k, df) again and again: remember the answers (a handful of designs).
+    type Key = (u64, usize, u64);
+    static MEMO: OnceLock<std::sync::Mutex<std::collections::HashMap<Key, f64>>> = OnceLock::new();
+    let key = (p.to_bits(), k, df.to_bits());
+    let memo = MEMO.get_or_init(Default::default);
+    if let Some(q) = memo.lock().ok().and_then(|m| m.get(&key).copied()) {
+        return Ok(q);
+    }
+    let q = quantile_uncached(p, k, df)?;
+    if let Ok(mut m) = memo.lock() {
+        if m.len() >= 1024 {
+            m.clear();
+        }
+        m.insert(key, q);
+    }
+    Ok(q)
+}
+
+/// [`studentized_range_quantile`] computed afresh.
+fn quantile_uncached(p: f64, k: usize, df: f64) -> Result<f64, StatsError> {
     check_confidence(p)?;
     if k < 2 || df.is_nan() || df <= 0.0 {
         return Err(StatsError::Domain(format!(

@@ -7,8 +7,10 @@
 //! interaction random, and `k` the replicates (executions, each summarised by its mean).
 //! With `a` variants, `b` binaries and `n` replicates per cell:
 //!
-//! - interaction: `F = MS_AB / MS_E` on `((a−1)(b−1), ab(n−1))` df — "the speedup varies
-//!   with the layout";
+//! - interaction: `F = MS_AB / MS_E` on `((a−1)(b−1), ab(n−1))` df — does the difference
+//!   vary with the layout? (On the scale of the data and against the replicates: the
+//!   report asks it of the ratio, against the scheduler's blocks, with
+//!   [`super::interaction`]);
 //! - variant: `F = MS_A / MS_AB` on `(a−1, (a−1)(b−1))` df — the layouts are random, so the
 //!   variant's effect is judged against how much it varies from layout to layout, not
 //!   against the execution noise;

@@ -54,13 +54,13 @@ pub fn variants_section(out: &mut String, report: &Report) -> std::fmt::Result {
         }
         writeln!(out, "</ul>")?;
         let plots = comparison_plots(report, c);
-        let interaction = interaction_line(c).map_or_else(
-            || "Variant × binary interaction: not computable (it needs at least two seeds in common and equal replicates).".to_string(),
+        let interaction = interaction_line(c, report.confidence).map_or_else(
+            || "Variant × binary interaction: not computable (it needs at least two seeds in common, each with at least two rounds).".to_string(),
             |l| capitalised(&l),
         );
         writeln!(
             out,
-            "<div class=\"plots\" id=\"comparison-plots-{k}\">{}{}<figure>{}<figcaption id=\"interaction-{k}\" class=\"note\">{}. Parallel lines would mean that the change does not depend on the layout.</figcaption></figure></div>",
+            "<div class=\"plots\" id=\"comparison-plots-{k}\">{}{}<figure>{}<figcaption id=\"interaction-{k}\" class=\"note\">{}. The test is on the ratio: a change of the same ratio on every layout draws lines whose gap grows with the layout's mean, not parallel ones.</figcaption></figure></div>",
             plots.paired,
             plots.intervals,
             plots.interaction,

@@ -2,7 +2,9 @@
 //! three say exactly the same thing.
 
 use crate::analysis::effect::Interval;
-use crate::analysis::numfmt::{compact, estimate, level, p_value, percent, quantity, sig};
+use crate::analysis::numfmt::{
+    compact, estimate, level, p_value, percent, percent_bounds, quantity, sig,
+};
 use crate::analysis::variants::PairComparison;
 use crate::report::model::{MultipleComparison, Report, SeriesReport};
 
@@ -64,10 +66,19 @@ pub fn stopping_line(report: &Report) -> Option<String> {
 
 /// The confidence-level statement every format starts with.
 pub fn confidence_line(report: &Report) -> String {
-    format!(
+    let mut line = format!(
         "Every interval is a two-sided {} confidence interval.",
         level(report.confidence)
-    )
+    );
+    if let Some(a) = report.comparisons.iter().find_map(|c| c.adjustment) {
+        line.push_str(&format!(
+            " With more than two variants, the comparisons against the base are \
+             Bonferroni-adjusted: each at {}, so that together they hold at {}.",
+            level(a.confidence),
+            level(a.family_confidence)
+        ));
+    }
+    line
 }
 
 /// Title of a series, e.g. `demo — wall (ns)`.
@@ -116,7 +127,7 @@ pub fn ratio_interval(ci: Option<Interval>) -> String {
 /// eq. 5, paired and bootstrap intervals, then the share of layouts favouring the new
 /// variant and the interaction test when computed.
 pub fn comparison_lines(c: &PairComparison, confidence: f64) -> Vec<String> {
-    let level = level(confidence);
+    let level = level(pair_confidence(c, confidence));
     let mut lines = vec![format!("{} {}: {}", c.program, c.metric, c.text)];
     let mut detail = format!(
         "  ratio {}/{} = {:.4}; eq. 5 (Fieller) {level} CI {}",
@@ -147,23 +158,35 @@ pub fn comparison_lines(c: &PairComparison, confidence: f64) -> Vec<String> {
             percent(s.upper, 0)
         ));
     }
-    more.extend(interaction_line(c));
+    more.extend(interaction_line(c, confidence));
     if !more.is_empty() {
         lines.push(format!("  {}", more.join("; ")));
     }
     lines
 }
 
-/// The variant × binary interaction test of a comparison, e.g. `variant × binary
-/// interaction F(9, 40) = 0.70, p = 0.7`; `None` when it was not computable.
-pub fn interaction_line(c: &PairComparison) -> Option<String> {
+/// The confidence of a comparison's intervals: the report's, or the Bonferroni-adjusted one
+/// with more than two variants.
+pub fn pair_confidence(c: &PairComparison, confidence: f64) -> f64 {
+    c.adjustment.map_or(confidence, |a| a.confidence)
+}
+
+/// The variant × layout interaction of a comparison, e.g. `variant × binary interaction
+/// F(9, 40) = 0.70, p = 0.7 (ratio scale, blocks as error): spread 0.40 % (95 % CI 0.00 % to
+/// 1.1 %), not_detected`; `None` when it was not computable.
+pub fn interaction_line(c: &PairComparison, confidence: f64) -> Option<String> {
     c.pair.interaction.as_ref().map(|i| {
+        let (lo, hi) = percent_bounds(i.spread_ci.lower, i.spread_ci.upper, 2);
         format!(
-            "variant × binary interaction F({}, {}) = {:.2}, {}",
+            "variant × binary interaction F({}, {}) = {}, {} (ratio scale, blocks as error): \
+             spread {} ({} CI {lo} to {hi}), {}",
             i.df.0,
             i.df.1,
-            i.f,
-            p_value(i.p_value)
+            i.f.map_or_else(|| "n/a".to_string(), |f| format!("{f:.2}")),
+            i.p_value.map_or_else(|| "p n/a".to_string(), p_value),
+            percent(i.spread, 2),
+            level(pair_confidence(c, confidence)),
+            i.verdict.word()
         )
     })
 }

@@ -107,7 +107,7 @@ pub fn comparison_plots(report: &Report, c: &PairComparison) -> ComparisonPlots 
             "Ratio {}/{}: {} intervals (bold: the verdict's)",
             c.new,
             c.base,
-            level(report.confidence)
+            level(super::tables::pair_confidence(c, report.confidence))
         ),
         &format!(
             "{}/{} (dashed line: no change; band: within ± the negligible threshold)",
