@@ -145,7 +145,7 @@ pub fn gate_failed(c: &Comparison) -> bool {
     !gate_trips(c).is_empty()
 }
 
-/// The comparisons that fail the CI gate, each named with its effect ("program [variant]
+/// The comparisons that fail the CI gate, each named with its effect ("program \[variant\]
 /// metric: effect"), so that the failure says what is slower.
 pub fn gate_trips(c: &Comparison) -> Vec<String> {
     c.programs

@@ -7,7 +7,7 @@
 //! A placeholder stands for exactly its value, whatever bytes the path holds (a space, a
 //! quote, `$(...)`, a glob): in an ordinary argument it is substituted verbatim (no shell
 //! reads it), and in the script of a shell (`sh -c SCRIPT`, see [`script_position`]) it is
-//! quoted for the place it sits in ([`quote_for_shell`]), so the shell reads one word with
+//! quoted for the place it sits in (`quote_for_shell`), so the shell reads one word with
 //! the path's bytes and executes nothing of it.
 
 use std::collections::BTreeMap;

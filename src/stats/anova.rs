@@ -4,7 +4,7 @@
 //! e.g. a randomised layout) and `e_ij ~ N(0, σ_e²)`. The F-test of `σ_a² = 0` is the
 //! classical one-way ANOVA F (Georges et al. 2007 §3.3 use it to compare alternatives; the
 //! random-effects reading and the variance components follow Searle, Casella & McCulloch,
-//! "Variance Components", §3.5–3.6, which Kalibera & Jones cite as [26] and [19]).
+//! "Variance Components", §3.5–3.6, which Kalibera & Jones cite as \[26\] and \[19\]).
 
 use serde::Serialize;
 use statrs::distribution::{ContinuousCDF, FisherSnedecor};

@@ -1,5 +1,5 @@
 //! Which data each plot of one variant comparison shows: the matched binaries' means that
-//! the engine analysed ([`PairComparison::binaries`]), never a re-computation here, and the
+//! the engine analysed (`PairComparison::pair.binaries`), never a re-computation here, and the
 //! pair's intervals in the text report's words ([`super::tables::ratio_interval`]).
 
 use super::svg_variants::{
