@@ -339,7 +339,7 @@ fn exported_csv_is_what_analyze_reads() {
         .success();
     let text = String::from_utf8_lossy(&text.get_output().stdout).to_string();
     assert!(
-        text.contains("Hierarchical bootstrap (500 resamples)"),
+        text.contains("Studentized bootstrap over binaries (500 resamples)"),
         "{text}"
     );
     let top = analysis["levels"].as_array().unwrap().last().unwrap();

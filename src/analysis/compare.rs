@@ -6,8 +6,8 @@
 //! eq. 5), classified by [`super::effect`] (detected, negligible, tie, …). Beside it: Welch's
 //! test on the top-level means (Welch 1947), the matched-pair interval when both sides have
 //! the same top-level ids, e.g. the same layout seeds (Georges et al. 2008 §5.2), the
-//! Mann–Whitney test on the top-level means, and an optional hierarchical bootstrap of the
-//! ratio. Every statistic that the data make undefined is left out with the reason in
+//! Mann–Whitney test on the top-level means, and an optional studentized bootstrap of the
+//! ratio over top-level units. Every statistic that the data make undefined is left out with the reason in
 //! `warnings`; nothing here panics.
 
 use std::collections::HashMap;
@@ -28,7 +28,7 @@ use crate::stats::welch::welch;
 
 use super::effect::{Effect, EffectVerdict};
 use super::numfmt::{p_value, percent};
-use super::single::{BootstrapOptions, Dataset, CLT_UNITS};
+use super::single::{warn_about_bootstrap, BootstrapOptions, Dataset, CLT_UNITS};
 use super::vocabulary::{check_bootstrap, Thresholds, MIN_TOP_LEVEL_UNITS};
 
 /// Version of the JSON schema of [`Comparison`] (docs/formats.md).
@@ -41,7 +41,7 @@ pub struct CompareOptions {
     pub thresholds: Thresholds,
     /// Whether the values are times (lower is "faster") or other costs (lower is "lower").
     pub is_time: bool,
-    /// Hierarchical bootstrap of the ratio.
+    /// Studentized bootstrap of the ratio (resampling each side's top-level units).
     pub bootstrap: Option<BootstrapOptions>,
     /// Gate: flag the comparison when the whole interval says slower (higher) by more than
     /// this share.
@@ -139,11 +139,11 @@ impl Comparison {
     }
 
     /// The bootstrap interval of new/base in words, e.g. "new/base 0.6350 … 1.0140 (95 %
-    /// percentile, 10000 hierarchical resamples)", when `--bootstrap` asked for it.
+    /// studentized, 10000 resamples of the binaries)", when `--bootstrap` asked for it.
     pub fn bootstrap_words(&self) -> Option<String> {
         self.bootstrap.as_ref().map(|b| {
             format!(
-                "new/base {:.4} … {:.4} ({} percentile, {} hierarchical resamples)",
+                "new/base {:.4} … {:.4} ({} studentized, {} resamples of the binaries)",
                 b.low,
                 b.high,
                 super::numfmt::level(b.confidence),
@@ -249,10 +249,20 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
         {
             warnings.push(format!(
                 "the {top_name} means of {} do not look normal (Shapiro–Wilk, {}) and there \
-                 are fewer than {CLT_UNITS}: check the bootstrap interval (--bootstrap 10000) \
-                 and the Mann–Whitney test",
+                 are fewer than {CLT_UNITS}: {}",
                 s.source,
-                p_value(sw.p)
+                p_value(sw.p),
+                if s.top_units >= bootstrap::ADVISABLE_UNITS {
+                    "check the bootstrap interval (--bootstrap 10000) and the Mann–Whitney test"
+                        .to_string()
+                } else {
+                    format!(
+                        "check the Mann–Whitney test and add {units}; with fewer than {} the \
+                         bootstrap interval is not advisable (it covers less than its \
+                         confidence level)",
+                        bootstrap::ADVISABLE_UNITS
+                    )
+                }
             ));
         }
         if s.top_units < MIN_TOP_LEVEL_UNITS {
@@ -263,25 +273,19 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
             ));
         }
     }
-    let bootstrap = match options.bootstrap {
-        Some(o) if b.top_units >= 2 && n.top_units >= 2 => {
-            let mut rng = SeededRng::new(o.seed, "compare-bootstrap");
-            Some(bootstrap::ratio_ci(
-                &base.hierarchy,
-                &new.hierarchy,
-                confidence,
-                o.resamples,
-                &mut rng,
-            )?)
-        }
-        Some(_) => {
-            warnings.push(format!(
-                "no bootstrap interval: it resamples the {units}, and a side has only one"
-            ));
-            None
-        }
-        None => None,
-    };
+    let bootstrap = options.bootstrap.and_then(|o| {
+        let mut rng = SeededRng::new(o.seed, "compare-bootstrap");
+        let ci = bootstrap::ratio_ci(
+            &base.hierarchy,
+            &new.hierarchy,
+            confidence,
+            o.resamples,
+            &mut rng,
+        );
+        let fewest = b.top_units.min(n.top_units);
+        warn_about_bootstrap(&ci, fewest, top_name, &mut warnings);
+        ci.ok()
+    });
     let slower_beyond_threshold = effect.slower_beyond(options.fail_if_slower);
     let verdict = effect.verdict.word(better, worse);
     let mut summary = match effect.verdict {

@@ -11,7 +11,7 @@
 //! - the paired-by-seed ratio interval ([`crate::stats::paired_ratio`]), which removes the
 //!   layout effect a pair shares: **the verdict rests on it when at least two seeds match**,
 //!   since eq. 5 is then needlessly wide (conservative); otherwise on eq. 5;
-//! - a hierarchical bootstrap interval of the ratio, pairs drawn jointly when matched;
+//! - a studentized bootstrap interval of the ratio over seeds, pairs drawn jointly when matched;
 //! - the share of seeds on which new is faster, with Wilson's interval (Touati et al.);
 //! - the variant × binary interaction of the two-way mixed ANOVA: does the speedup itself
 //!   depend on the layout?
@@ -43,7 +43,7 @@ use super::numfmt::{change_parts, p_value, percent};
 use super::single::BootstrapOptions;
 use super::vocabulary::{check_bootstrap, Thresholds};
 
-/// Bootstrap resamples when the caller asks for none in particular: the percentile
+/// Bootstrap resamples when the caller asks for none in particular: the bootstrap
 /// interval's Monte Carlo error at 2 000 resamples is a few per cent of its width (Efron &
 /// Tibshirani 1993 §19.3), enough beside two analytic intervals.
 pub const DEFAULT_VARIANT_RESAMPLES: usize = 2000;
@@ -86,7 +86,7 @@ pub struct RatioJson {
 /// The bootstrap interval of the ratio.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct BootstrapJson {
-    /// Percentile interval.
+    /// Studentized bootstrap interval (stats::bootstrap).
     pub ci: Interval,
     /// Resamples drawn.
     pub resamples: usize,
@@ -449,6 +449,20 @@ fn compare_pair(
             }
         })
         .filter(|(c, _)| c.low.is_finite() && c.high.is_finite())
+        .inspect(|(_, paired)| {
+            // The seeds resampled: the matched ones, or the fewer side's.
+            let units = match (&mb, *paired) {
+                (Some(b), true) => b.top_ids().len(),
+                _ => hb.top_ids().len().min(hn.top_ids().len()),
+            };
+            if units < bootstrap::ADVISABLE_UNITS {
+                warnings.push(format!(
+                    "{pair_name}: the bootstrap interval resamples only {units} seeds: not \
+                     advisable below {}, where it covers less than its confidence level",
+                    bootstrap::ADVISABLE_UNITS
+                ));
+            }
+        })
         .map(|(c, paired): (BootstrapCi, bool)| BootstrapJson {
             ci: Interval {
                 lower: c.low,

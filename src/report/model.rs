@@ -131,9 +131,9 @@ pub struct SeriesReport {
     /// reaches zero or below for a positive quantity, or kept but wider than ± 50 % of the
     /// mean ([`crate::analysis::single::MAX_INFORMATIVE_RELATIVE_HALF_WIDTH`]).
     pub interval_note: Option<String>,
-    /// Hierarchical percentile bootstrap interval of the mean (`report --bootstrap N`),
-    /// resampling binaries, then executions within them, then iterations (Kalibera & Jones
-    /// §10 suggest it when the binaries' means are far from normal).
+    /// Studentized bootstrap interval of the mean (`report --bootstrap N`), resampling the
+    /// binaries (Kalibera & Jones §10 suggest a bootstrap when the binaries' means are far
+    /// from normal; [`crate::stats::bootstrap`] for the method and its coverage).
     pub bootstrap: Option<crate::stats::bootstrap::BootstrapCi>,
     /// The default-layout binary on its own.
     pub baseline: Option<BaselineSummary>,
