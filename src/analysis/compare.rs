@@ -28,7 +28,7 @@ use crate::stats::welch::welch;
 
 use super::effect::{Effect, EffectVerdict};
 use super::numfmt::{p_value, percent};
-use super::single::{warn_about_bootstrap, BootstrapOptions, Dataset, CLT_UNITS};
+use super::single::{bootstrap_warning, BootstrapOptions, Dataset, CLT_UNITS};
 use super::vocabulary::{check_bootstrap, Thresholds, MIN_TOP_LEVEL_UNITS};
 
 /// Version of the JSON schema of [`Comparison`] (docs/formats.md).
@@ -283,7 +283,7 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
             &mut rng,
         );
         let fewest = b.top_units.min(n.top_units);
-        warn_about_bootstrap(&ci, fewest, top_name, &mut warnings);
+        warnings.extend(bootstrap_warning(&ci, fewest, top_name));
         ci.ok()
     });
     let slower_beyond_threshold = effect.slower_beyond(options.fail_if_slower);

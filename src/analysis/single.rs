@@ -178,6 +178,9 @@ pub struct Analysis {
     pub anova: Option<RandomEffectsAnova>,
     /// Studentized bootstrap CI when asked for.
     pub bootstrap: Option<BootstrapCi>,
+    /// Why the bootstrap interval asked for is missing, or why it is not advisable (too few
+    /// top-level units); also among `warnings`. Null when none was asked for or all is well.
+    pub bootstrap_note: Option<String>,
     /// Rows left out before the analysis (e.g. the default-layout baseline of an export).
     pub excluded: Vec<String>,
     /// Things the reader must know before trusting the numbers, including why a statistic
@@ -380,10 +383,12 @@ pub fn analyze(
     } else {
         None
     };
+    let mut bootstrap_note = None;
     let bootstrap = bootstrap.and_then(|b| {
         let mut rng = SeededRng::new(b.seed, "analyze-bootstrap");
         let ci = bootstrap::mean_ci(h, confidence, b.resamples, &mut rng);
-        warn_about_bootstrap(&ci, top_units, top_name, &mut warnings);
+        bootstrap_note = bootstrap_warning(&ci, top_units, top_name);
+        warnings.extend(bootstrap_note.clone());
         ci.ok()
     });
     Ok(Analysis {
@@ -398,6 +403,7 @@ pub fn analyze(
         normality,
         anova,
         bootstrap,
+        bootstrap_note,
         excluded: Vec::new(),
         warnings,
     })
@@ -422,23 +428,22 @@ pub(crate) fn bootstrap_advice(units: usize, top_name: &str) -> String {
     }
 }
 
-/// The warnings of a requested bootstrap interval: why there is none, or that it rests on
-/// fewer top-level units than it needs to cover.
-pub(crate) fn warn_about_bootstrap(
+/// The warning of a requested bootstrap interval: why there is none, or that it rests on
+/// fewer top-level units than it needs to cover; `None` when all is well.
+pub(crate) fn bootstrap_warning(
     ci: &Result<BootstrapCi, crate::stats::StatsError>,
     units: usize,
     top_name: &str,
-    warnings: &mut Vec<String>,
-) {
+) -> Option<String> {
     match ci {
-        Err(e) => warnings.push(format!("no bootstrap interval: {e}")),
-        Ok(_) if units < bootstrap::ADVISABLE_UNITS => warnings.push(format!(
+        Err(e) => Some(format!("no bootstrap interval: {e}")),
+        Ok(_) if units < bootstrap::ADVISABLE_UNITS => Some(format!(
             "the bootstrap interval resamples only {units} {}: not advisable below {}, where \
              it covers less than its confidence level",
             plural(top_name),
             bootstrap::ADVISABLE_UNITS
         )),
-        Ok(_) => {}
+        Ok(_) => None,
     }
 }
 

@@ -417,6 +417,7 @@ pub fn analyse_series(
         }),
         relative_half_width: ci.map(|c| c.relative_half_width()),
         interval_note,
+        bootstrap_note: engine.as_ref().and_then(|a| a.bootstrap_note.clone()),
         bootstrap: engine.and_then(|a| a.bootstrap),
         baseline,
         sensitivity,

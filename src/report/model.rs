@@ -135,6 +135,9 @@ pub struct SeriesReport {
     /// binaries (Kalibera & Jones §10 suggest a bootstrap when the binaries' means are far
     /// from normal; [`crate::stats::bootstrap`] for the method and its coverage).
     pub bootstrap: Option<crate::stats::bootstrap::BootstrapCi>,
+    /// Why the bootstrap interval asked for is missing (e.g. too few binaries to bound it),
+    /// or why it is not advisable (fewer than 5 binaries): the engine's words.
+    pub bootstrap_note: Option<String>,
     /// The default-layout binary on its own.
     pub baseline: Option<BaselineSummary>,
     /// Is the program layout-sensitive? (variance between binaries)

@@ -220,6 +220,9 @@ pub fn mean_line(s: &SeriesReport, confidence: f64) -> String {
             quantity(b.high, &s.unit)
         ));
     }
+    if let Some(note) = &s.bootstrap_note {
+        line.push_str(&format!(" Bootstrap: {note}."));
+    }
     line
 }
 
