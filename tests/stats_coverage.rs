@@ -363,16 +363,37 @@ fn studentized_bootstrap_coverage_at_5_10_20_binaries() {
     for binaries in [3, 4, 5, 10, 20] {
         let (mean, ratio, failed) = bootstrap_coverage(binaries, experiments, 999);
         let (skewed, t_skewed) = skewed_mean_coverage(binaries, experiments, 999);
+        let unpaired = unpaired_ratio_coverage(binaries, experiments, 999);
         println!(
             "binaries {binaries:>2}: experiments {experiments}, 999 resamples, coverage of \
              the mean {:.2} %, of the paired ratio {:.2} %, intervals not formed {failed}; \
-             lognormal binaries: bootstrap {:.2} %, t interval {:.2} %",
+             lognormal binaries: bootstrap {:.2} %, t interval {:.2} %; unpaired ratio {:.2} %",
             100.0 * mean,
             100.0 * ratio,
             100.0 * skewed,
-            100.0 * t_skewed
+            100.0 * t_skewed,
+            100.0 * unpaired
         );
     }
+}
+
+/// Coverage of the ratio of two independent experiments' means (no matched seeds, as in
+/// `compare` of two stores) by the bootstrap resampling each side's binaries; an interval
+/// that cannot be formed counts as a miss.
+fn unpaired_ratio_coverage(binaries: usize, experiments: usize, resamples: usize) -> f64 {
+    use layoutrand::stats::bootstrap::ratio_ci;
+    let mut g = Gaussian::new(binaries as u64, "coverage-unpaired");
+    let mut rng = SeededRng::new(binaries as u64, "coverage-unpaired-resamples");
+    let truth = 48.0 / 50.0;
+    let covered = (0..experiments)
+        .filter(|_| {
+            let base = experiment(&mut g, 50.0, [2.0, 1.0, 0.5], [2, 3, binaries]);
+            let new = experiment(&mut g, 48.0, [1.5, 1.0, 0.5], [2, 3, binaries]);
+            ratio_ci(&base, &new, 0.95, resamples, &mut rng)
+                .is_ok_and(|c| c.low <= truth && truth <= c.high)
+        })
+        .count();
+    covered as f64 / experiments as f64
 }
 
 /// Coverage of the mean by the bootstrap and by eq. 4's t interval when the binaries'

@@ -7,8 +7,8 @@
 //! test on the top-level means (Welch 1947), the matched-pair interval when both sides have
 //! the same top-level ids, e.g. the same layout seeds (Georges et al. 2008 §5.2), the
 //! Mann–Whitney test on the top-level means, and an optional studentized bootstrap of the
-//! ratio over top-level units. Every statistic that the data make undefined is left out with the reason in
-//! `warnings`; nothing here panics.
+//! ratio over top-level units. Every statistic that the data make undefined is left out
+//! with the reason in `warnings`; nothing here panics.
 
 use std::collections::HashMap;
 
@@ -258,8 +258,8 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
                 } else {
                     format!(
                         "check the Mann–Whitney test and add {units}; with fewer than {} the \
-                         bootstrap interval is not advisable (it covers less than its \
-                         confidence level)",
+                         bootstrap interval is not advisable (too few distinct resamples for \
+                         its coverage to be trusted)",
                         bootstrap::ADVISABLE_UNITS
                     )
                 }

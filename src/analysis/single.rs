@@ -421,7 +421,7 @@ pub(crate) fn bootstrap_advice(units: usize, top_name: &str) -> String {
     } else {
         format!(
             "add more {}: with fewer than {} the bootstrap interval is not advisable either \
-             (it covers less than its confidence level)",
+             (too few distinct resamples for its coverage to be trusted)",
             plural(top_name),
             bootstrap::ADVISABLE_UNITS
         )
@@ -429,7 +429,9 @@ pub(crate) fn bootstrap_advice(units: usize, top_name: &str) -> String {
 }
 
 /// The warning of a requested bootstrap interval: why there is none, or that it rests on
-/// fewer top-level units than it needs to cover; `None` when all is well.
+/// too few top-level units to be trusted (with 4 its resamples take 35 distinct values and
+/// its simulated coverage depends on the data's shape, docs/statistics.md); `None` when all
+/// is well.
 pub(crate) fn bootstrap_warning(
     ci: &Result<BootstrapCi, crate::stats::StatsError>,
     units: usize,
@@ -438,8 +440,8 @@ pub(crate) fn bootstrap_warning(
     match ci {
         Err(e) => Some(format!("no bootstrap interval: {e}")),
         Ok(_) if units < bootstrap::ADVISABLE_UNITS => Some(format!(
-            "the bootstrap interval resamples only {units} {}: not advisable below {}, where \
-             it covers less than its confidence level",
+            "the bootstrap interval resamples only {units} {}: not advisable below {} (too \
+             few distinct resamples for its coverage to be trusted)",
             plural(top_name),
             bootstrap::ADVISABLE_UNITS
         )),

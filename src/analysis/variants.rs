@@ -458,7 +458,8 @@ fn compare_pair(
             if units < bootstrap::ADVISABLE_UNITS {
                 warnings.push(format!(
                     "{pair_name}: the bootstrap interval resamples only {units} seeds: not \
-                     advisable below {}, where it covers less than its confidence level",
+                     advisable below {} (too few distinct resamples for its coverage to be \
+                     trusted)",
                     bootstrap::ADVISABLE_UNITS
                 ));
             }
