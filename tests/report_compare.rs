@@ -244,7 +244,7 @@ fn variants_are_compared_by_name_and_gated_alike() {
     assert_eq!(passed.status.code(), Some(0), "{passed:?}");
 }
 
-/// `compare DIR DIR` in text shows the hierarchical bootstrap interval asked for with
+/// `compare DIR DIR` in text shows the studentized bootstrap interval asked for with
 /// `--bootstrap` and the Mann–Whitney test, as the CSV mode does and as its own warnings
 /// advise ("check the bootstrap interval … and the Mann–Whitney test"); before, both were
 /// in the JSON only and `--bootstrap` changed nothing in the text.
@@ -273,7 +273,7 @@ fn directory_text_shows_bootstrap_and_mann_whitney() {
     let p = &v["programs"][0];
     // The same numbers as the JSON's, in the text.
     let bootstrap = format!(
-        "  bootstrap: new/base {:.4} … {:.4} (95 % percentile, 2000 hierarchical resamples, \
+        "  bootstrap: new/base {:.4} … {:.4} (95 % studentized, 2000 resamples of the binaries, \
          pairs drawn jointly)",
         p["bootstrap"]["ci"]["lower"].as_f64().unwrap(),
         p["bootstrap"]["ci"]["upper"].as_f64().unwrap()

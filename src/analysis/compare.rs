@@ -14,6 +14,7 @@
 use anyhow::Result;
 use serde::Serialize;
 
+use crate::stats::bootstrap;
 use crate::stats::hierarchy::plural;
 use crate::stats::mann_whitney::{mann_whitney, MannWhitney};
 use crate::stats::multilevel::mean_ci;
@@ -123,11 +124,11 @@ impl Comparison {
     }
 
     /// The bootstrap interval of new/base in words, e.g. "new/base 0.6350 … 1.0140 (95 %
-    /// percentile, 10000 hierarchical resamples)", when `--bootstrap` asked for it.
+    /// studentized, 10000 resamples of the binaries)", when `--bootstrap` asked for it.
     pub fn bootstrap_words(&self) -> Option<String> {
         self.pair.bootstrap.as_ref().map(|b| {
             format!(
-                "new/base {:.4} … {:.4} ({} percentile, {} hierarchical resamples{})",
+                "new/base {:.4} … {:.4} ({} studentized, {} resamples of the binaries{})",
                 b.ci.lower,
                 b.ci.upper,
                 super::numfmt::level(self.confidence),
@@ -268,10 +269,20 @@ fn side_warnings(
         {
             warnings.push(format!(
                 "the {top_name} means of {} do not look normal (Shapiro–Wilk, {}) and there \
-                 are fewer than {CLT_UNITS}: check the bootstrap interval (--bootstrap 10000) \
-                 and the Mann–Whitney test",
+                 are fewer than {CLT_UNITS}: {}",
                 s.source,
-                p_value(sw.p)
+                p_value(sw.p),
+                if s.top_units >= bootstrap::ADVISABLE_UNITS {
+                    "check the bootstrap interval (--bootstrap 10000) and the Mann–Whitney test"
+                        .to_string()
+                } else {
+                    format!(
+                        "check the Mann–Whitney test and add {units}; with fewer than {} the \
+                         bootstrap interval is not advisable (too few distinct resamples for \
+                         its coverage to be trusted)",
+                        bootstrap::ADVISABLE_UNITS
+                    )
+                }
             ));
         }
         if s.top_units < MIN_TOP_LEVEL_UNITS {

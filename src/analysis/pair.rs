@@ -36,7 +36,7 @@ use crate::stats::twoway::FTest;
 
 use super::effect::{Effect, Interval};
 use super::interaction::{pair_interaction, InteractionJson};
-use super::single::BootstrapOptions;
+use super::single::{bootstrap_warning, BootstrapOptions};
 use super::vocabulary::Thresholds;
 
 /// What to compute for a pair.
@@ -77,7 +77,7 @@ pub struct RatioJson {
 /// The bootstrap interval of the ratio.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct BootstrapJson {
-    /// Percentile interval.
+    /// Studentized bootstrap interval over the binaries (`stats::bootstrap`).
     pub ci: Interval,
     /// Resamples drawn.
     pub resamples: usize,
@@ -215,7 +215,7 @@ pub fn analyse_pair(
         });
     let share_faster = share_faster(&base_means, &new_means, th.confidence);
     let interaction = matched.as_ref().and_then(|m| interaction(m, th, warnings));
-    let bootstrap = bootstrap_interval(base, new, matched.as_ref(), options);
+    let bootstrap = bootstrap_interval(base, new, matched.as_ref(), options, units, warnings);
     let (basis, effect) = if is_tie(base, new) {
         (
             Basis::Fieller,
@@ -364,24 +364,29 @@ fn bootstrap_interval(
     new: &Hierarchy,
     matched: Option<&Matched>,
     options: &PairOptions,
+    units_word: &str,
+    warnings: &mut Vec<String>,
 ) -> Option<BootstrapJson> {
     let boot = options.bootstrap?;
     let confidence = options.thresholds.confidence;
     // The stream keeps the name of its first user, the variants report, so that the
     // report's bootstrap intervals did not change when the analysis moved here.
     let mut rng = SeededRng::new(boot.seed, "variants-bootstrap");
-    let (c, paired): (BootstrapCi, bool) = match matched {
+    // The units resampled: the matched ones jointly, or each side's own.
+    let (ci, count, paired) = match matched {
         Some(m) => (
-            bootstrap::paired_ratio_ci(&m.base, &m.new, confidence, boot.resamples, &mut rng)
-                .ok()?,
+            bootstrap::paired_ratio_ci(&m.base, &m.new, confidence, boot.resamples, &mut rng),
+            m.base.top_ids().len(),
             true,
         ),
-        None if base.top_ids().len() >= 2 && new.top_ids().len() >= 2 => (
-            bootstrap::ratio_ci(base, new, confidence, boot.resamples, &mut rng).ok()?,
+        None => (
+            bootstrap::ratio_ci(base, new, confidence, boot.resamples, &mut rng),
+            base.top_ids().len().min(new.top_ids().len()),
             false,
         ),
-        None => return None,
     };
+    warnings.extend(bootstrap_warning(&ci, count, units_word));
+    let c: BootstrapCi = ci.ok()?;
     (c.low.is_finite() && c.high.is_finite()).then_some(BootstrapJson {
         ci: Interval {
             lower: c.low,

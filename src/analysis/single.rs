@@ -1,7 +1,7 @@
 //! The analysis of one hierarchy of measurements: per level the variance estimators of
 //! Kalibera & Jones 2013 (eq. 1–2), the optimal repetition counts when costs are known
 //! (eq. 3), the interval of the mean (eq. 4), Shapiro–Wilk on the top-level means, the
-//! between-unit ANOVA, an optional hierarchical bootstrap, and the warnings a careful
+//! between-unit ANOVA, an optional studentized bootstrap over top-level units, and the warnings a careful
 //! statistician would give. Every statistic is either computed or left out with the reason
 //! in `warnings`; no input makes this panic.
 
@@ -93,7 +93,7 @@ pub struct Dataset {
     pub hierarchy: Hierarchy,
 }
 
-/// Hierarchical bootstrap settings.
+/// Bootstrap settings (studentized, over top-level units).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BootstrapOptions {
     /// Number of resamples (bounded by [`super::vocabulary::MAX_BOOTSTRAP_RESAMPLES`]).
@@ -176,8 +176,11 @@ pub struct Analysis {
     /// One-way random-effects ANOVA between top-level units, on the means of their
     /// children (null for one level or a single child per unit).
     pub anova: Option<RandomEffectsAnova>,
-    /// Hierarchical percentile bootstrap CI when asked for.
+    /// Studentized bootstrap CI when asked for.
     pub bootstrap: Option<BootstrapCi>,
+    /// Why the bootstrap interval asked for is missing, or why it is not advisable (too few
+    /// top-level units); also among `warnings`. Null when none was asked for or all is well.
+    pub bootstrap_note: Option<String>,
     /// Rows left out before the analysis (e.g. the default-layout baseline of an export).
     pub excluded: Vec<String>,
     /// Things the reader must know before trusting the numbers, including why a statistic
@@ -366,10 +369,9 @@ pub fn analyze(
         if nw.p < thresholds.alpha() && top_units < CLT_UNITS {
             warnings.push(format!(
                 "the {top_units} {top_name} means do not look normal (Shapiro–Wilk, {}) and \
-                 there are fewer than {CLT_UNITS}: the t interval may be off; prefer the \
-                 bootstrap interval (--bootstrap 10000) or add more {}",
+                 there are fewer than {CLT_UNITS}: the t interval may be off; {}",
                 p_value(nw.p),
-                plural(top_name)
+                bootstrap_advice(top_units, top_name)
             ));
         }
     }
@@ -381,20 +383,14 @@ pub fn analyze(
     } else {
         None
     };
-    let bootstrap = match bootstrap {
-        Some(b) if top_units >= 2 => {
-            let mut rng = SeededRng::new(b.seed, "analyze-bootstrap");
-            Some(bootstrap::mean_ci(h, confidence, b.resamples, &mut rng)?)
-        }
-        Some(_) => {
-            warnings.push(format!(
-                "no bootstrap interval: it resamples the {}, and there is only one",
-                plural(top_name)
-            ));
-            None
-        }
-        None => None,
-    };
+    let mut bootstrap_note = None;
+    let bootstrap = bootstrap.and_then(|b| {
+        let mut rng = SeededRng::new(b.seed, "analyze-bootstrap");
+        let ci = bootstrap::mean_ci(h, confidence, b.resamples, &mut rng);
+        bootstrap_note = bootstrap_warning(&ci, top_units, &plural(top_name));
+        warnings.extend(bootstrap_note.clone());
+        ci.ok()
+    });
     Ok(Analysis {
         schema: ANALYSIS_SCHEMA,
         value: data.value.clone(),
@@ -407,9 +403,49 @@ pub fn analyze(
         normality,
         anova,
         bootstrap,
+        bootstrap_note,
         excluded: Vec::new(),
         warnings,
     })
+}
+
+/// What to do about a doubtful t interval with `units` top-level units: the bootstrap when
+/// there are enough of them for it to cover ([`bootstrap::ADVISABLE_UNITS`]), else only more
+/// units.
+pub(crate) fn bootstrap_advice(units: usize, top_name: &str) -> String {
+    if units >= bootstrap::ADVISABLE_UNITS {
+        format!(
+            "prefer the bootstrap interval (--bootstrap 10000) or add more {}",
+            plural(top_name)
+        )
+    } else {
+        format!(
+            "add more {}: with fewer than {} the bootstrap interval is not advisable either \
+             (too few distinct resamples for its coverage to be trusted)",
+            plural(top_name),
+            bootstrap::ADVISABLE_UNITS
+        )
+    }
+}
+
+/// The warning of a requested bootstrap interval: why there is none, or that it rests on
+/// too few top-level units to be trusted (with 4 its resamples take 35 distinct values and
+/// its simulated coverage depends on the data's shape, docs/statistics.md); `None` when all
+/// is well.
+pub(crate) fn bootstrap_warning(
+    ci: &Result<BootstrapCi, crate::stats::StatsError>,
+    units: usize,
+    units_word: &str,
+) -> Option<String> {
+    match ci {
+        Err(e) => Some(format!("no bootstrap interval: {e}")),
+        Ok(_) if units < bootstrap::ADVISABLE_UNITS => Some(format!(
+            "the bootstrap interval resamples only {units} {units_word}: not advisable below {} \
+             (too few distinct resamples for its coverage to be trusted)",
+            bootstrap::ADVISABLE_UNITS
+        )),
+        Ok(_) => None,
+    }
 }
 
 /// For each top-level unit, the means of its children (the level below the top).

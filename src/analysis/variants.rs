@@ -11,7 +11,7 @@
 //! - the paired-by-seed ratio interval ([`crate::stats::paired_ratio`]), which removes the
 //!   layout effect a pair shares: **the verdict rests on it when at least two seeds match**,
 //!   since eq. 5 is then needlessly wide (conservative); otherwise on eq. 5;
-//! - a hierarchical bootstrap interval of the ratio, pairs drawn jointly when matched;
+//! - a studentized bootstrap interval of the ratio over seeds, pairs drawn jointly when matched;
 //! - the share of seeds on which new is faster, with Wilson's interval (Touati et al.);
 //! - the variant × layout interaction on the ratio scale, with the scheduler's blocks as
 //!   the error stratum ([`super::interaction`]): does the ratio itself depend on the layout,
@@ -45,7 +45,7 @@ pub use super::pair::{Basis, BinaryMeans, BootstrapJson, FTestJson, RatioJson, S
 use super::single::BootstrapOptions;
 use super::vocabulary::{check_bootstrap, Thresholds};
 
-/// Bootstrap resamples when the caller asks for none in particular: the percentile
+/// Bootstrap resamples when the caller asks for none in particular: the bootstrap
 /// interval's Monte Carlo error at 2 000 resamples is a few per cent of its width (Efron &
 /// Tibshirani 1993 §19.3), enough beside two analytic intervals.
 pub const DEFAULT_VARIANT_RESAMPLES: usize = 2000;

@@ -23,7 +23,7 @@ pub const MIN_TOP_LEVEL_UNITS: usize = 5;
 pub const DEFAULT_NEGLIGIBLE: f64 = 0.01;
 
 /// The most bootstrap resamples accepted. Each resample keeps one `f64`, so this bounds the
-/// bootstrap's memory at 80 MB; the percentile interval's Monte Carlo error is already far
+/// bootstrap's memory at 80 MB; the bootstrap interval's Monte Carlo error is already far
 /// below the interval's own width at 10⁴ resamples (Efron & Tibshirani 1993 §19.3).
 pub const MAX_BOOTSTRAP_RESAMPLES: usize = 10_000_000;
 

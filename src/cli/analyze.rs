@@ -209,7 +209,7 @@ pub(crate) fn table(rows: &[Vec<String>]) -> String {
 /// The bootstrap line of the text of `analyze` and `compare`, the bounds written by `fmt`.
 pub(crate) fn bootstrap_line(b: &BootstrapCi, pct: &str, fmt: fn(f64) -> String) -> String {
     format!(
-        "bootstrap   {} … {}  ({pct} percentile, {} hierarchical resamples)",
+        "bootstrap   {} … {}  ({pct} studentized, {} resamples of the top-level units)",
         fmt(b.low),
         fmt(b.high),
         b.resamples

@@ -30,11 +30,11 @@ impl VerdictArgs {
     }
 }
 
-/// `--bootstrap N --seed S`: the hierarchical percentile bootstrap.
+/// `--bootstrap N --seed S`: the studentized bootstrap over top-level units.
 #[derive(Debug, Clone, clap::Args)]
 pub struct BootstrapArgs {
-    /// Also compute a hierarchical percentile bootstrap interval with this many resamples
-    /// (100 to 10^7; 10000 is typical).
+    /// Also compute a studentized bootstrap interval (resampling the top-level units) with
+    /// this many resamples (100 to 10^7; 10000 is typical).
     #[arg(long, value_name = "N")]
     pub bootstrap: Option<usize>,
     /// Seed of the bootstrap resampling (needs --bootstrap).

@@ -30,7 +30,7 @@ pub struct AnalysisOptions {
     /// Flag every variant whose whole ratio interval is slower than its base by more than
     /// this share (`report --fail-if-slower`).
     pub fail_if_slower: Option<f64>,
-    /// A hierarchical bootstrap interval of every series' mean, and the resamples of the
+    /// A studentized bootstrap interval of every series' mean, and the resamples of the
     /// variant comparisons' bootstrap (which otherwise use
     /// [`crate::analysis::variants::DEFAULT_VARIANT_RESAMPLES`] with seed 1).
     pub bootstrap: Option<BootstrapOptions>,
@@ -418,6 +418,7 @@ pub fn analyse_series(
         }),
         relative_half_width: ci.map(|c| c.relative_half_width()),
         interval_note,
+        bootstrap_note: engine.as_ref().and_then(|a| a.bootstrap_note.clone()),
         bootstrap: engine.and_then(|a| a.bootstrap),
         baseline,
         sensitivity,

@@ -135,10 +135,13 @@ pub struct SeriesReport {
     /// reaches zero or below for a positive quantity, or kept but wider than ± 50 % of the
     /// mean ([`crate::analysis::single::MAX_INFORMATIVE_RELATIVE_HALF_WIDTH`]).
     pub interval_note: Option<String>,
-    /// Hierarchical percentile bootstrap interval of the mean (`report --bootstrap N`),
-    /// resampling binaries, then executions within them, then iterations (Kalibera & Jones
-    /// §10 suggest it when the binaries' means are far from normal).
+    /// Studentized bootstrap interval of the mean (`report --bootstrap N`), resampling the
+    /// binaries (Kalibera & Jones §10 suggest a bootstrap when the binaries' means are far
+    /// from normal; [`crate::stats::bootstrap`] for the method and its coverage).
     pub bootstrap: Option<crate::stats::bootstrap::BootstrapCi>,
+    /// Why the bootstrap interval asked for is missing (e.g. too few binaries to bound it),
+    /// or why it is not advisable (fewer than 5 binaries): the engine's words.
+    pub bootstrap_note: Option<String>,
     /// The default-layout binary on its own.
     pub baseline: Option<BaselineSummary>,
     /// Is the program layout-sensitive? (variance between binaries)

@@ -7,10 +7,11 @@
 //! summaries the rest of `shared/papers` asks for: [`welch`] (Pilot eq. 6–8, Touati et al.),
 //! [`paired`] (Georges et al. 2008 §5.2), [`anova`] (one-way random effects),
 //! [`shapiro_wilk`] (Royston's AS R94), the non-parametric fallbacks [`bootstrap`]
-//! (hierarchical percentile) and [`mann_whitney`], the run-sequence tools [`autocorr`]
-//! (ACF, Ljung–Box, Pilot's subsession merge) and [`changepoint`] (PELT, a suggested
-//! warmup), and Touati et al.'s suite summaries in [`suite`]; [`tdist`] supplies t quantiles
-//! accurate at any degrees of freedom and [`sample`] the one-sample basics.
+//! (studentized, resampling the top level) and [`mann_whitney`], the run-sequence tools
+//! [`autocorr`] (ACF, Ljung–Box, Pilot's subsession merge) and [`changepoint`] (PELT, a
+//! suggested warmup), and Touati et al.'s suite summaries in [`suite`]; [`tdist`] supplies t
+//! quantiles accurate at any degrees of freedom, [`noncentral_t`] (Lenth's AS 243) the exact
+//! power behind [`mde`], and [`sample`] the one-sample basics.
 //!
 //! Comparing variants of one program (issue 11): [`paired_ratio`] (Fieller's interval for
 //! seeds matched across variants), [`bootstrap::paired_ratio_ci`], [`suite::wilson_ci`] (the share
@@ -32,6 +33,7 @@ pub mod machines;
 pub mod mann_whitney;
 pub mod mde;
 pub mod multilevel;
+pub mod noncentral_t;
 pub mod paired;
 pub mod paired_ratio;
 pub mod planning;

@@ -14,7 +14,7 @@
 use serde::Serialize;
 
 use super::error::{at_least, check_confidence, StatsError};
-use super::studentized_range::{studentized_range_cdf, studentized_range_quantile};
+use super::studentized_range::{studentized_range_quantile, studentized_range_sf};
 
 /// The simultaneous interval of one pair.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -73,7 +73,9 @@ pub fn tukey_hsd(
     let mut pairs = tukey_intervals(means, ms_error, n, q_critical);
     for pair in &mut pairs {
         pair.p_value = if se > 0.0 {
-            1.0 - studentized_range_cdf(pair.difference.abs() / se, k, df)
+            // The survival function itself: 1 − cdf would round every small p to the
+            // cdf's last digits (all pairs at 8.12e-12 on one real report).
+            studentized_range_sf(pair.difference.abs() / se, k, df)
         } else if pair.difference == 0.0 {
             1.0
         } else {
@@ -195,9 +197,30 @@ mod tests {
             // Ours is j − i: scipy's interval of i − j, negated and swapped.
             assert!((pair.lower + high).abs() < 1e-8, "{pair:?}");
             assert!((pair.upper + low).abs() < 1e-8, "{pair:?}");
-            // p = 1 − cdf: compared absolutely (both integrate numerically to ~1e-11).
-            assert!((pair.p_value - p).abs() < 1e-9, "{pair:?} vs {p}");
+            // scipy's p is studentized_range.sf, as ours: 1e-6 relative.
+            assert!(((pair.p_value - p) / p).abs() < 1e-6, "{pair:?} vs {p}");
         }
+    }
+
+    #[test]
+    fn small_p_values_stay_distinct() {
+        // Means 0, 6, 6.75 with MS_error 1 on 60 df, n 4 (se 0.5): q = 12, 13.5 and 1.5.
+        // python3 -c "from scipy.stats import studentized_range as sr
+        // print(repr(sr.sf(1.5, 3, 60.0)))"   (scipy 1.17.1) prints 0.5420055838190907;
+        // for q = 12 and 13.5 scipy's quadrature is off by 4e-4 and 2 % (2.1930679e-11,
+        // 3.6903813e-13), so those are the 20-digit mpmath quadrature of
+        // studentized_range::tests (2.19225763226275e-11, 3.61105665073336e-13).
+        let t = tukey_hsd(&[0.0, 6.0, 6.75], 1.0, 60.0, 4.0, 0.95).unwrap();
+        let want = [
+            2.19225763226275e-11,
+            3.61105665073336e-13,
+            0.5420055838190907,
+        ];
+        for (pair, p) in t.pairs.iter().zip(want) {
+            assert!(((pair.p_value - p) / p).abs() < 1e-6, "{pair:?} vs {p}");
+        }
+        // Distinct, as 1 − cdf could not make them.
+        assert!(t.pairs[1].p_value < t.pairs[0].p_value / 10.0);
     }
 
     #[test]

@@ -237,11 +237,14 @@ pub fn mean_line(s: &SeriesReport, confidence: f64) -> String {
     let mut line = mean_interval_line(s, confidence);
     if let Some(b) = &s.bootstrap {
         line.push_str(&format!(
-            " Hierarchical bootstrap ({} resamples): {} to {}.",
+            " Studentized bootstrap over binaries ({} resamples): {} to {}.",
             b.resamples,
             quantity(b.low, &s.unit),
             quantity(b.high, &s.unit)
         ));
+    }
+    if let Some(note) = &s.bootstrap_note {
+        line.push_str(&format!(" Bootstrap: {note}."));
     }
     line
 }
@@ -349,8 +352,10 @@ pub fn diagnostic_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
             n.n,
             sig(n.w, 3),
             p_value(n.p_value),
-            if n.p_value < 1.0 - confidence {
+            if n.p_value < 1.0 - confidence && n.n >= crate::stats::bootstrap::ADVISABLE_UNITS {
                 " — not normal; with few binaries the t interval may be off: prefer more binaries or the bootstrap interval (report --bootstrap 10000)"
+            } else if n.p_value < 1.0 - confidence {
+                " — not normal; with so few binaries the t interval may be off and the bootstrap interval is not advisable either: add binaries"
             } else {
                 " — no evidence against normality"
             }
