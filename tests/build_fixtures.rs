@@ -35,6 +35,16 @@ fn matrix(fixture_name: &str, program: &str, granularity: &str, linkers: &[&str]
             stdout.contains("distinct"),
             "{what}: no summary table:\n{stdout}"
         );
+        // The legend sits right under the table's rows, before the timing line.
+        let lines: Vec<&str> = stdout.lines().collect();
+        let at = |p: &dyn Fn(&str) -> bool| lines.iter().position(|l| p(l));
+        let header = at(&|l| l.starts_with("program "));
+        let legend = at(&|l| l == layoutrand::build::summary::LEGEND.trim_end());
+        let timing = at(&|l| l.starts_with("relinked baseline"));
+        assert!(
+            matches!((header, legend, timing), (Some(h), Some(l), Some(t)) if h < l && l + 1 == t),
+            "{what}: legend misplaced:\n{stdout}"
+        );
     }
 }
 

@@ -8,7 +8,8 @@ use std::path::Path;
 use assert_cmd::Command;
 use layoutrand::run::store::ExecutionStatus;
 use report_support::{
-    report_stdout as stdout, write_dir, write_dir_with_status, Design, ThreeLevel,
+    report_stdout as stdout, store_on_machines, write_dir, write_dir_with_status, Design,
+    ThreeLevel,
 };
 
 fn layoutrand() -> Command {
@@ -460,4 +461,101 @@ fn a_binary_that_failed_in_every_execution_is_named() {
         text.contains("Failed executions: 3 of 18 (non-zero exit 3,"),
         "{text}"
     );
+}
+
+#[test]
+fn report_output_file_holds_what_stdout_would_and_nothing_is_printed() {
+    let tmp = tempfile::tempdir().unwrap();
+    sensitive_dir(tmp.path());
+    for (flag, format) in [("-o", "text"), ("--output", "json"), ("-o", "csv")] {
+        let file = tmp.path().join(format!("report.{format}"));
+        let out = layoutrand()
+            .arg("report")
+            .arg(tmp.path())
+            .args(["--format", format, flag])
+            .arg(&file)
+            .assert()
+            .success();
+        assert!(out.get_output().stdout.is_empty(), "{flag} {format}");
+        let written = std::fs::read_to_string(&file).unwrap();
+        assert_eq!(
+            written,
+            stdout(tmp.path(), &["--format", format]),
+            "{format}"
+        );
+    }
+    // A file that cannot be written is an error, and no stray temporary file is left.
+    let missing = tmp.path().join("no-such-dir").join("r.txt");
+    let out = layoutrand()
+        .arg("report")
+        .arg(tmp.path())
+        .arg("-o")
+        .arg(&missing)
+        .assert()
+        .failure();
+    assert!(out.get_output().stdout.is_empty());
+    assert!(!missing.parent().unwrap().exists());
+}
+
+/// `export` of a store whose executions record their machine (a Slurm run's): each row
+/// names the machine of its execution, in CSV (an extra last column) and JSON.
+#[test]
+fn export_carries_each_executions_machine_when_the_store_has_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Executions 0–1 on n1, 2–3 on n2 (4 executions × 5 iterations per binary).
+    store_on_machines(tmp.path(), &|e| if e < 2 { "n1" } else { "n2" }, 0.0);
+    let out = layoutrand()
+        .arg("export")
+        .arg(tmp.path())
+        .assert()
+        .success();
+    let csv = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next().unwrap(),
+        "program,binary,layout,execution,iteration,value,machine"
+    );
+    let mut rows = 0;
+    for line in lines {
+        let f: Vec<&str> = line.split(',').collect();
+        let execution: u32 = f[3].parse().unwrap();
+        assert_eq!(f[6], if execution < 2 { "n1" } else { "n2" }, "{line}");
+        rows += 1;
+    }
+    // 8 seeds + baseline, 4 executions of 5 iterations.
+    assert_eq!(rows, 9 * 4 * 5);
+    let out = layoutrand()
+        .arg("export")
+        .arg(tmp.path())
+        .args(["--format", "json"])
+        .assert()
+        .success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let rows = json.as_array().unwrap();
+    assert_eq!(rows.len(), 9 * 4 * 5);
+    for r in rows {
+        let e = r["execution"].as_u64().unwrap();
+        assert_eq!(r["machine"], if e < 2 { "n1" } else { "n2" }, "{r}");
+    }
+    // A local store (no machine recorded) keeps its columns: what `analyze` reads.
+    let local = tempfile::tempdir().unwrap();
+    sensitive_dir(local.path());
+    let out = layoutrand()
+        .arg("export")
+        .arg(local.path())
+        .assert()
+        .success();
+    let csv = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert_eq!(
+        csv.lines().next().unwrap(),
+        "program,binary,layout,execution,iteration,value"
+    );
+    let out = layoutrand()
+        .arg("export")
+        .arg(local.path())
+        .args(["--format", "json"])
+        .assert()
+        .success();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert!(json[0].get("machine").is_none(), "{}", json[0]);
 }

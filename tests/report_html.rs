@@ -8,12 +8,8 @@ mod report_support;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use layoutrand::files::results::Machine;
 use layoutrand::report::export::svg::escape;
-use layoutrand::run::store::{Record, StoreWriter};
-use report_support::{
-    all_ok, manifest, records, report_stdout as report, write_dir, Design, ThreeLevel,
-};
+use report_support::{report_stdout as report, store_on_machines, write_dir, Design, ThreeLevel};
 
 fn chromium() -> PathBuf {
     [
@@ -177,32 +173,6 @@ fn html_report_renders_in_headless_chromium_without_errors() {
     let png = std::fs::read(&shot).unwrap();
     assert!(png.len() > 20_000, "screenshot of {} bytes", png.len());
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
-}
-
-/// A synthetic store whose executions record the machine `machine(execution)` (as a Slurm
-/// run's shards do: one round of executions per task), the values of machine `n2` raised by
-/// `n2_offset` (a share of the mean).
-fn store_on_machines(dir: &Path, machine: &dyn Fn(u32) -> &'static str, n2_offset: f64) {
-    let design = Design::new(8, 4, 5);
-    let mut gen = ThreeLevel::new(5, 2e6, 0.02, 0.003, 0.01, 0.0);
-    let mut value = |_: &str, seed, e, _, _| {
-        let raise = if machine(e) == "n2" { n2_offset } else { 0.0 };
-        gen.value(seed, e) * (1.0 + raise)
-    };
-    manifest(&design).save(dir).unwrap();
-    let mut w = StoreWriter::open(dir).unwrap();
-    for mut batch in records(&design, &mut value, &all_ok) {
-        for rec in &mut batch {
-            if let Record::Execution(e) = rec {
-                e.machine = Some(Machine {
-                    node: Some(machine(e.execution).to_string()),
-                    hostname: Some("host".into()),
-                    ..Machine::default()
-                });
-            }
-        }
-        w.append(&batch).unwrap();
-    }
 }
 
 /// The text report's rows of its Machines section: (machine, executions, mean, offset),

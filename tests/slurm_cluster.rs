@@ -556,6 +556,26 @@ fn local_and_slurm_reports_agree(cluster: &Cluster, work: &Path, node_dir: &str)
         rows
     };
     let (le, se) = (export(local_s), export(slurm_s));
+    // The Slurm store records each execution's machine, a last column the local one lacks.
+    let (mut se, machines): (Vec<String>, BTreeSet<String>) = se
+        .iter()
+        .map(|row| {
+            let (rest, machine) = row.rsplit_once(',').unwrap();
+            (rest.to_string(), machine.to_string())
+        })
+        .unzip();
+    se.sort();
+    assert!(machines.contains("machine"), "{machines:?}");
+    assert!(
+        machines
+            .iter()
+            .all(|m| ["machine", "n1", "n2"].contains(&m.as_str())),
+        "{machines:?}"
+    );
+    // The local store has none: its export keeps the columns `analyze` reads.
+    assert!(le
+        .iter()
+        .all(|r| !r.ends_with(",machine") && !r.ends_with(",n1") && !r.ends_with(",n2")));
     assert_eq!(
         le.len(),
         1 + 4 * 4 * 3,

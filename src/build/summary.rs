@@ -10,6 +10,14 @@ use crate::files::manifest::{BuildStatus, Manifest};
 /// Per program: seeds built, their distinct fingerprints, Kendall distances, shares moved.
 type ProgramTally<'a> = (usize, BTreeSet<&'a str>, Vec<f64>, Vec<f64>);
 
+/// The line under the table that says what its two distance columns measure (a newcomer
+/// cannot guess; issue 24). About 0.5 is the expected Kendall distance of a uniformly random
+/// order; orders kept by the linker (gcc's hot/unlikely groups, `link` granularity's
+/// functions within a module) pull it lower.
+pub const LEGEND: &str = "legend: mean Kendall = share of function pairs ordered unlike in \
+the baseline (0 same order, about 0.5 random, 1 reversed); mean moved = share of functions at \
+a new address (0 to 100 %); both averaged over the seeds built\n";
+
 /// The summary as text.
 pub fn render(m: &Manifest) -> String {
     let mut out = String::new();
@@ -50,6 +58,7 @@ pub fn render(m: &Manifest) -> String {
             mean(moved).map_or("-".into(), |x| format!("{:.1} %", 100.0 * x)),
         );
     }
+    out.push_str(LEGEND);
     let _ = writeln!(
         out,
         "relinked baseline + {} seeds in {:.2} s; the recorded build took {:.2} s (ratio {:.2})",

@@ -10,7 +10,8 @@ pub struct Args {
     /// Experiment directory holding results.jsonl.
     #[arg(default_value = layoutrand::analysis::vocabulary::DEFAULT_DIR)]
     pub dir: PathBuf,
-    /// csv (program,[variant,]binary,layout,execution,iteration,value[,warmup]) or json.
+    /// csv (program,[variant,]binary,layout,execution,iteration,value[,warmup][,machine]) or
+    /// json; `machine` (the Slurm node) only when the store records one per execution.
     #[arg(long, value_enum, default_value_t = ExportFormat::Csv)]
     pub format: ExportFormat,
     /// Metric to export (e.g. wall, cpu, max_rss, reported, Ir, estimated_cycles) [default: the

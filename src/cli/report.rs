@@ -21,6 +21,10 @@ pub struct Args {
     pub gate: super::common::GateArgs,
     #[command(flatten)]
     pub bootstrap: super::common::BootstrapArgs,
+    /// Write the report to this file (atomically: a reader never sees half of it) instead
+    /// of stdout; the exit code is the same.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
 }
 
 /// Runs `layoutrand report`.
@@ -32,6 +36,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     };
     let (text, slower) =
         render_gated_report(&args.dir, args.format, &options, &args.metric.metrics)?;
-    super::common::write_stdout(&text)?;
+    match &args.output {
+        Some(path) => layoutrand::files::write_atomically(path, text.as_bytes())?,
+        None => super::common::write_stdout(&text)?,
+    }
     Ok(args.gate.exit_code("report", &slower))
 }

@@ -10,12 +10,13 @@ use serde::Serialize;
 
 use super::metric::primary_name_in_store;
 use super::store::scan_results;
+use crate::files::results::Machine;
 
 /// Output format of an export.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExportFormat {
     /// Header line `program,binary,layout,execution,iteration,value` (`program,variant,…`
-    /// with variants; + `warmup` with warmups).
+    /// with variants; + `warmup` with warmups; + `machine` when executions record one).
     Csv,
     /// An array of objects with the CSV's columns plus `metric`, `unit`, `warmup`.
     Json,
@@ -48,6 +49,11 @@ pub struct ExportRow {
     pub unit: String,
     /// Warmup flag.
     pub warmup: bool,
+    /// The machine that ran the execution ([`Machine::label`]: the Slurm node, else the host
+    /// name), when the store records one per execution (Slurm runs); absent otherwise (and
+    /// then the CSV has no `machine` column, so `analyze` inputs keep their columns).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
 }
 
 /// Exports the store in `dir` to `out` in two streaming passes ([`scan_results`]): the first
@@ -63,7 +69,9 @@ pub fn export_store(
 ) -> Result<Vec<String>> {
     let mut metrics = std::collections::BTreeSet::new();
     let mut with_variant = false;
-    let survey = scan_results(dir, |_, measurements| {
+    let mut with_machine = false;
+    let survey = scan_results(dir, |execution, measurements| {
+        with_machine |= execution.machine.is_some();
         for m in measurements {
             with_variant |= m.variant.is_some();
             if !metrics.contains(&m.metric) {
@@ -93,17 +101,23 @@ pub fn export_store(
             }
         );
     }
-    let mut writer = RowWriter::new(format, with_variant, include_warmup, out)?;
+    let columns = Columns {
+        variant: with_variant,
+        warmup: include_warmup,
+        machine: with_machine,
+    };
+    let mut writer = RowWriter::new(format, columns, out)?;
     let mut failed = None;
-    scan_results(dir, |_, measurements| {
+    scan_results(dir, |execution, measurements| {
         if failed.is_some() {
             return;
         }
+        let machine = execution.machine.as_ref().map(Machine::label);
         for m in measurements {
             if m.metric != metric || (m.warmup && !include_warmup) {
                 continue;
             }
-            if let Err(e) = writer.write(&row(m)) {
+            if let Err(e) = writer.write(&row(m, machine.clone())) {
                 failed = Some(e);
                 return;
             }
@@ -116,7 +130,7 @@ pub fn export_store(
     Ok(survey.warnings)
 }
 
-fn row(m: crate::run::store::Measurement) -> ExportRow {
+fn row(m: crate::run::store::Measurement, machine: Option<String>) -> ExportRow {
     ExportRow {
         layout: if m.binary == crate::files::manifest::BASELINE_LABEL {
             crate::measurements::DEFAULT_LAYOUT
@@ -132,7 +146,19 @@ fn row(m: crate::run::store::Measurement) -> ExportRow {
         metric: m.metric,
         unit: m.unit,
         warmup: m.warmup,
+        machine,
     }
+}
+
+/// The optional CSV columns, each present only when the store needs it.
+#[derive(Debug, Clone, Copy)]
+struct Columns {
+    /// `variant`, after `program`: the store has variants.
+    variant: bool,
+    /// `warmup`, after `value`: warmup iterations are exported.
+    warmup: bool,
+    /// `machine`, last: some execution records its machine.
+    machine: bool,
 }
 
 /// Writes rows one at a time in either format.
@@ -140,8 +166,7 @@ enum RowWriter<'a> {
     Csv {
         // Boxed: the writer's buffer would make every `Json` row writer as large.
         csv: Box<csv::Writer<&'a mut dyn Write>>,
-        with_variant: bool,
-        with_warmup: bool,
+        columns: Columns,
     },
     Json {
         out: &'a mut dyn Write,
@@ -150,12 +175,7 @@ enum RowWriter<'a> {
 }
 
 impl<'a> RowWriter<'a> {
-    fn new(
-        format: ExportFormat,
-        with_variant: bool,
-        with_warmup: bool,
-        out: &'a mut dyn Write,
-    ) -> Result<Self> {
+    fn new(format: ExportFormat, columns: Columns, out: &'a mut dyn Write) -> Result<Self> {
         Ok(match format {
             ExportFormat::Csv => {
                 let mut csv = csv::Writer::from_writer(out);
@@ -167,17 +187,19 @@ impl<'a> RowWriter<'a> {
                     "iteration",
                     "value",
                 ];
-                if with_variant {
+                if columns.variant {
                     head.insert(1, "variant");
                 }
-                if with_warmup {
+                if columns.warmup {
                     head.push("warmup");
+                }
+                if columns.machine {
+                    head.push("machine");
                 }
                 csv.write_record(&head)?;
                 RowWriter::Csv {
                     csv: Box::new(csv),
-                    with_variant,
-                    with_warmup,
+                    columns,
                 }
             }
             ExportFormat::Json => {
@@ -189,11 +211,7 @@ impl<'a> RowWriter<'a> {
 
     fn write(&mut self, r: &ExportRow) -> Result<()> {
         match self {
-            RowWriter::Csv {
-                csv,
-                with_variant,
-                with_warmup,
-            } => {
+            RowWriter::Csv { csv, columns } => {
                 let mut rec = vec![
                     r.program.clone(),
                     r.binary.clone(),
@@ -202,11 +220,16 @@ impl<'a> RowWriter<'a> {
                     r.iteration.to_string(),
                     r.value.to_string(),
                 ];
-                if *with_variant {
+                if columns.variant {
                     rec.insert(1, r.variant.clone().unwrap_or_default());
                 }
-                if *with_warmup {
+                if columns.warmup {
                     rec.push(r.warmup.to_string());
+                }
+                if columns.machine {
+                    // An execution without one in a store where others have one (a local
+                    // run resumed by Slurm): an empty cell, not a guessed name.
+                    rec.push(r.machine.clone().unwrap_or_default());
                 }
                 csv.write_record(&rec)?;
             }

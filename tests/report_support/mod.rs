@@ -373,3 +373,29 @@ impl ThreeLevel {
         self.mean * (1.0 + b + e + i)
     }
 }
+
+/// A synthetic store whose executions record the machine `machine(execution)` (as a Slurm
+/// run's shards do: one round of executions per task), the values of machine `n2` raised by
+/// `n2_offset` (a share of the mean).
+pub fn store_on_machines(dir: &Path, machine: &dyn Fn(u32) -> &'static str, n2_offset: f64) {
+    let design = Design::new(8, 4, 5);
+    let mut gen = ThreeLevel::new(5, 2e6, 0.02, 0.003, 0.01, 0.0);
+    let mut value = |_: &str, seed, e, _, _| {
+        let raise = if machine(e) == "n2" { n2_offset } else { 0.0 };
+        gen.value(seed, e) * (1.0 + raise)
+    };
+    manifest(&design).save(dir).unwrap();
+    let mut w = StoreWriter::open(dir).unwrap();
+    for mut batch in records(&design, &mut value, &all_ok) {
+        for rec in &mut batch {
+            if let Record::Execution(e) = rec {
+                e.machine = Some(layoutrand::files::results::Machine {
+                    node: Some(machine(e.execution).to_string()),
+                    hostname: Some("host".into()),
+                    ..Default::default()
+                });
+            }
+        }
+        w.append(&batch).unwrap();
+    }
+}
