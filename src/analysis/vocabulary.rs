@@ -13,6 +13,11 @@ use serde::Serialize;
 /// `layoutrand build …; layoutrand run …; layoutrand report` works from one place.
 pub const DEFAULT_DIR: &str = "layoutrand-out";
 
+/// How every report names what only `manifest.json` records (the build's granularity,
+/// linker, mode, padding, link times) when the directory holds only `results.jsonl`: the
+/// store cannot tell, so the report says so rather than guess (JSON: `null`).
+pub const UNKNOWN_WITHOUT_MANIFEST: &str = "unknown (no manifest.json)";
+
 /// The fewest top-level units (randomised binaries) from which an interval's width is
 /// trusted. Kalibera & Jones 2013 §11 (Tables 6 and 7) never show counts below 5, "as they
 /// could hardly be used to get the variance estimate right".

@@ -7,7 +7,8 @@ use layoutrand::report::{render_gated_report, Format};
 /// Arguments of `layoutrand report`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The experiment directory (with manifest.json and results.jsonl).
+    /// The experiment directory (results.jsonl, and manifest.json when there: without it
+    /// what only the build knows is reported as unknown).
     #[arg(default_value = layoutrand::analysis::vocabulary::DEFAULT_DIR)]
     pub dir: PathBuf,
     /// Output format.

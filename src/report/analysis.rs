@@ -56,7 +56,7 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
         crate::analysis::vocabulary::check_bootstrap(b.resamples)?;
     }
     let confidence = thresholds.confidence;
-    let m = &experiment.manifest;
+    let m = experiment.manifest.as_ref();
     let h = &experiment.header;
     let series = experiment
         .series
@@ -95,26 +95,13 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
         setup: Setup {
             command: h.command.clone(),
             metric: h.metric.clone(),
-            granularity: serde_plain(&m.granularity),
-            estimand: m.granularity.estimand().to_string(),
-            linker: m.linker.clone(),
-            achieved: m
-                .programs
-                .iter()
-                .filter_map(|p| {
-                    let words = &p.achieved.as_ref()?.words;
-                    // Libraries are named as such: their code moves too, inside the programs'
-                    // processes.
-                    Some(if p.library {
-                        format!("library {}: {words}", p.name)
-                    } else {
-                        format!("{}: {words}", p.name)
-                    })
-                })
-                .collect(),
-            mode: serde_plain(&m.mode),
-            pad: m.pad,
-            seeds_built: m.seeds.len(),
+            granularity: m.map(|m| serde_plain(&m.granularity)),
+            estimand: m.map(|m| m.granularity.estimand().to_string()),
+            linker: m.map(|m| m.linker.clone()),
+            achieved: m.map(achieved),
+            mode: m.map(|m| serde_plain(&m.mode)),
+            pad: m.map(|m| m.pad),
+            seeds_built: m.map(|m| m.seeds.len()),
             executions_planned: h.executions,
             iterations_planned: h.iterations,
             warmup_discarded: h.warmup,
@@ -153,6 +140,23 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
         comparisons,
         multiple,
     })
+}
+
+/// What each program's seeds could move, in words (`NAME: words`), as the manifest records it.
+fn achieved(m: &crate::files::manifest::Manifest) -> Vec<String> {
+    m.programs
+        .iter()
+        .filter_map(|p| {
+            let words = &p.achieved.as_ref()?.words;
+            // Libraries are named as such: their code moves too, inside the programs'
+            // processes.
+            Some(if p.library {
+                format!("library {}: {words}", p.name)
+            } else {
+                format!("{}: {words}", p.name)
+            })
+        })
+        .collect()
 }
 
 /// The variants of each program and metric compared in the one engine

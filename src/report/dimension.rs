@@ -281,7 +281,7 @@ pub fn dimension_series(
                 Ok((MIN_COST_SECONDS, format!("{src}, floored")))
             }
             None => bail!(
-                "{what}: the cost of one {name} is unknown (the manifest has no link time); give it with --costs {name}=TIME"
+                "{what}: the cost of one {name} is unknown (no link time: the manifest has none, or there is no manifest.json); give it with --costs {name}=TIME"
             ),
         }
     };

@@ -8,12 +8,19 @@
 //! [`crate::report::balance`]) and say, in a warning, which binaries and executions were
 //! short and what was left out. Refusing would throw away hours of measurements for one
 //! missing execution; silently averaging unbalanced data would bias the estimators.
+//!
+//! The store describes itself (its header names the programs, binaries, variants, metric and
+//! planned counts; its records carry every value), so a directory holding only
+//! `results.jsonl` (copied off a cluster, or from a CI artefact) is still analysed. What only
+//! the manifest knows (how the binaries were built, their link times) is then `None`, and a
+//! warning says so: it is never guessed.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
+use crate::analysis::vocabulary::UNKNOWN_WITHOUT_MANIFEST;
 use crate::files::manifest::{BuildMode, Manifest, MANIFEST_FILE};
 use crate::files::stopping::{GrowthLog, STOPPING_FILE};
 use crate::run::store::{
@@ -31,8 +38,9 @@ pub use crate::files::manifest::BASELINE_LABEL;
 pub struct Experiment {
     /// The output directory.
     pub dir: PathBuf,
-    /// Its manifest.
-    pub manifest: Manifest,
+    /// Its manifest; `None` when the directory holds only the store (see [`load`]), so the
+    /// build's description and the link times are unknown.
+    pub manifest: Option<Manifest>,
     /// The store's header.
     pub header: Header,
     /// One data set per program, metric and variant, sorted by program, then metric (the
@@ -205,34 +213,41 @@ impl FailureCounts {
     }
 }
 
-/// Loads `dir/manifest.json` and `dir/results.jsonl` into an [`Experiment`].
+/// Loads `dir/manifest.json` and `dir/results.jsonl` into an [`Experiment`], or the store
+/// alone when `dir` has no manifest (with a warning naming what is therefore unknown).
 ///
 /// The store is read in one streaming pass ([`scan_results`]): each committed execution's
 /// measurements go straight into the per-series tables, so memory holds the values (about
 /// 50 bytes each) and never the store's records.
 ///
-/// Errors, each naming the file: no manifest, no store, a store without header, a store
-/// written by another schema (the reader refuses newer ones) or another tool version whose
-/// schema is not ours, a store with no committed execution, a store in which every execution
-/// failed, a store for programs the manifest does not know.
+/// Errors, each naming the file: neither manifest nor store, no store, a store without
+/// header, a store written by another schema (the reader refuses newer ones) or another tool
+/// version whose schema is not ours, a store with no committed execution, a store in which
+/// every execution failed, a store for programs the manifest (or, without one, the store's
+/// header) does not name.
 pub fn load(dir: &Path) -> Result<Experiment> {
     if !dir.is_dir() {
         bail!("{} is not a directory", dir.display());
     }
-    if !dir.join(MANIFEST_FILE).exists() {
+    let has_manifest = dir.join(MANIFEST_FILE).exists();
+    if !has_manifest && !has_results(dir) {
         bail!(
             "{} has no {MANIFEST_FILE}: it is not a layoutrand experiment directory (run `layoutrand build` there first, or pass the directory it wrote)",
             dir.display()
         );
     }
-    let manifest = Manifest::load(dir)?;
+    let manifest = if has_manifest {
+        Some(Manifest::load(dir)?)
+    } else {
+        None
+    };
     if !has_results(dir) {
         bail!(
             "{} has no {RESULTS_FILE}: nothing has been measured yet (run `layoutrand run` first)",
             dir.display()
         );
     }
-    let mut tables = Tables::new(dir, &manifest);
+    let mut tables = Tables::new(dir, manifest.as_ref());
     let results = scan_results(dir, |execution, measurements| {
         tables.add_execution(execution, measurements)
     })?;
@@ -241,8 +256,18 @@ pub fn load(dir: &Path) -> Result<Experiment> {
 
 /// Builds an [`Experiment`] from an already-read manifest and store (the part of [`load`]
 /// that does no I/O; `dir` is used in messages only).
-pub fn from_parts(dir: &Path, manifest: Manifest, mut results: Results) -> Result<Experiment> {
-    let mut tables = Tables::new(dir, &manifest);
+pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Experiment> {
+    from_store_parts(dir, Some(manifest), results)
+}
+
+/// [`from_parts`] with the manifest optional: `None` builds the experiment from the store
+/// alone, as [`load`] does for a directory without `manifest.json`.
+pub fn from_store_parts(
+    dir: &Path,
+    manifest: Option<Manifest>,
+    mut results: Results,
+) -> Result<Experiment> {
+    let mut tables = Tables::new(dir, manifest.as_ref());
     let status_of: BTreeMap<crate::files::results::ExecutionKey, &Execution> =
         results.executions.iter().map(|e| (e.key(), e)).collect();
     let mut per_execution: BTreeMap<crate::files::results::ExecutionKey, Vec<Measurement>> =
@@ -268,21 +293,24 @@ type SeriesKey = (String, String, Option<String>);
 struct Tables {
     store: PathBuf,
     manifest_file: PathBuf,
-    known_programs: std::collections::BTreeSet<String>,
+    /// The programs of the manifest; `None` without one (then the store's header is the
+    /// reference, checked in [`Tables::finish`] once the header has been read).
+    known_programs: Option<std::collections::BTreeSet<String>>,
     raw: BTreeMap<SeriesKey, BTreeMap<String, RawBinary>>,
     units: BTreeMap<(String, String), String>,
     error: Option<anyhow::Error>,
 }
 
 impl Tables {
-    fn new(dir: &Path, manifest: &Manifest) -> Tables {
+    fn new(dir: &Path, manifest: Option<&Manifest>) -> Tables {
         Tables {
             store: dir.join(RESULTS_FILE),
             manifest_file: dir.join(MANIFEST_FILE),
-            known_programs: manifest
-                .binary_sets()
-                .flat_map(|v| v.binaries.iter().map(|b| b.name.clone()))
-                .collect(),
+            known_programs: manifest.map(|m| {
+                m.binary_sets()
+                    .flat_map(|v| v.binaries.iter().map(|b| b.name.clone()))
+                    .collect()
+            }),
             raw: BTreeMap::new(),
             units: BTreeMap::new(),
             error: None,
@@ -304,7 +332,11 @@ impl Tables {
 
     fn add(&mut self, exec: &Execution, m: Measurement) -> Result<()> {
         let store = self.store.display();
-        if !self.known_programs.contains(&m.program) {
+        if self
+            .known_programs
+            .as_ref()
+            .is_some_and(|known| !known.contains(&m.program))
+        {
             bail!(
                 "{store}: program `{}` (binary {}, execution {}) is not in {}",
                 m.program,
@@ -369,7 +401,12 @@ impl Tables {
     }
 
     /// Checks the store as a whole and turns the tables into balanced series.
-    fn finish(self, dir: &Path, manifest: Manifest, results: Results) -> Result<Experiment> {
+    fn finish(
+        self,
+        dir: &Path,
+        manifest: Option<Manifest>,
+        results: Results,
+    ) -> Result<Experiment> {
         let store = self.store;
         let finishes = results.finishes.clone();
         let Some(header) = results.header.clone() else {
@@ -395,11 +432,19 @@ impl Tables {
             );
         }
         let mut warnings = results.warnings.clone();
-        if header.tool_version != manifest.tool_version {
-            warnings.push(format!(
+        match &manifest {
+            Some(m) if header.tool_version != m.tool_version => warnings.push(format!(
                 "the manifest was written by layoutrand {} and the store by layoutrand {}",
-                manifest.tool_version, header.tool_version
-            ));
+                m.tool_version, header.tool_version
+            )),
+            Some(_) => {}
+            None => warnings.push(format!(
+                "{} has no {MANIFEST_FILE}: this report is built from {RESULTS_FILE} alone, so \
+                 what only the manifest records is {UNKNOWN_WITHOUT_MANIFEST}: the seeds built, \
+                 granularity, linker, build mode, padding, what the seeds achieved, and the build \
+                 and link times (the cost of a binary for `dimension`)",
+                dir.display()
+            )),
         }
         if results.executions.is_empty() {
             bail!(
@@ -430,6 +475,9 @@ impl Tables {
         }
         if let Some(e) = self.error {
             return Err(e);
+        }
+        if manifest.is_none() {
+            programs_in_header(&store, &header, self.raw.keys().map(|(p, _, _)| p))?;
         }
         if self.raw.is_empty() {
             bail!(
@@ -494,7 +542,7 @@ impl Tables {
                 }
                 None => None,
             };
-            let binary_cost_seconds = binary_cost(&manifest, &program);
+            let binary_cost_seconds = manifest.as_ref().and_then(|m| binary_cost(m, &program));
             series.push(Series {
                 program,
                 variant,
@@ -541,6 +589,23 @@ impl Tables {
             primary_metric: primary.to_string(),
             metrics_named: false,
         })
+    }
+}
+
+/// Without a manifest the store's header is the list of programs: a measurement of a program
+/// it does not name is a store that contradicts itself, refused as the manifest check would.
+fn programs_in_header<'a>(
+    store: &Path,
+    header: &Header,
+    mut programs: impl Iterator<Item = &'a String>,
+) -> Result<()> {
+    match programs.find(|p| !header.programs.contains(p)) {
+        Some(p) => bail!(
+            "{}: program `{p}` is measured but not among the header's programs ({})",
+            store.display(),
+            header.programs.join(", ")
+        ),
+        None => Ok(()),
     }
 }
 

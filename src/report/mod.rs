@@ -1,8 +1,8 @@
 //! Answers from an experiment: `report`, `dimension` and `compare`, in text, Markdown, JSON,
 //! CSV and HTML.
 //!
-//! The flow: [`experiment::load`] reads the manifest and store into balanced data sets (one
-//! per program and metric); [`analysis::analyse`] turns them into a [`model::Report`] using
+//! The flow: [`experiment::load`] reads the manifest (when there) and store into balanced
+//! data sets (one per program and metric); [`analysis::analyse`] turns them into a [`model::Report`] using
 //! the pure statistics of [`crate::stats`]; an [`export::Exporter`] renders it.
 //! [`dimension`] and [`compare`] build their own answers from the same experiment model.
 

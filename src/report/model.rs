@@ -58,30 +58,36 @@ pub struct MultipleComparison {
 }
 
 /// How the experiment was set up (from the manifest and the store header).
+///
+/// The fields that only the manifest records are `Option`s: `None` (JSON `null`) when the
+/// directory has no `manifest.json` and the report was built from the store alone.
 #[derive(Debug, Clone, Serialize)]
 pub struct Setup {
     /// The benchmark command with `{bin}` unexpanded.
     pub command: Vec<String>,
     /// The metric specification given to `run`.
     pub metric: String,
-    /// What was randomised: `link`, `module`, `global` or `none` (padding only).
-    pub granularity: String,
+    /// What was randomised: `link`, `module`, `global` or `none` (padding only); `None`
+    /// without a manifest.
+    pub granularity: Option<String>,
     /// The same as the reports' set-up line names it: `module granularity`, or for `none`
     /// `padding only, order kept` (the seeds are the build's layout jittered by padding, not
-    /// shuffles of its code).
-    pub estimand: String,
-    /// The linker of the relinks.
-    pub linker: String,
+    /// shuffles of its code); `None` without a manifest.
+    pub estimand: Option<String>,
+    /// The linker of the relinks; `None` without a manifest.
+    pub linker: Option<String>,
     /// What each program's seeds could move (the manifest's `programs[].achieved`), as
-    /// `NAME: words`, in the manifest's order; empty for `--rebuild` and older manifests.
-    #[serde(default)]
-    pub achieved: Vec<String>,
-    /// `relink` or `rebuild`.
-    pub mode: String,
-    /// `build --pad MAX`: the most filler bytes a seed put before each function (0: none).
-    pub pad: u64,
-    /// Seeds in the manifest (built or failed).
-    pub seeds_built: usize,
+    /// `NAME: words`, in the manifest's order; empty for `--rebuild` and older manifests;
+    /// `None` without a manifest.
+    pub achieved: Option<Vec<String>>,
+    /// `relink` or `rebuild`; `None` without a manifest.
+    pub mode: Option<String>,
+    /// `build --pad MAX`: the most filler bytes a seed put before each function (0: none);
+    /// `None` without a manifest.
+    pub pad: Option<u64>,
+    /// Seeds in the manifest (built or failed); `None` without a manifest (the store names
+    /// only the binaries that were run, not the seeds whose build failed).
+    pub seeds_built: Option<usize>,
     /// Planned executions per binary.
     pub executions_planned: u32,
     /// Planned iterations per execution (including warmup).

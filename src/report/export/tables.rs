@@ -6,7 +6,8 @@ use crate::analysis::numfmt::{
     compact, estimate, level, p_value, percent, percent_bounds, quantity, sig,
 };
 use crate::analysis::variants::PairComparison;
-use crate::report::model::{MultipleComparison, Report, SeriesReport};
+use crate::analysis::vocabulary::UNKNOWN_WITHOUT_MANIFEST;
+use crate::report::model::{MultipleComparison, Report, SeriesReport, Setup};
 
 /// Column headers of the levels table.
 pub const LEVEL_HEADERS: [&str; 5] = ["level", "repetitions", "S²", "T²", "t = √T²/mean"];
@@ -15,21 +16,10 @@ pub const LEVEL_HEADERS: [&str; 5] = ["level", "repetitions", "S²", "T²", "t =
 pub fn setup_line(report: &Report) -> String {
     let s = &report.setup;
     format!(
-        "{} seeds ({}, {} linker, {} mode{}{}); {} execution(s) × {} iteration(s) planned per binary, {} warmup iteration(s) discarded; metric `{}`; ASLR {}{}.",
-        s.seeds_built,
-        s.estimand,
-        s.linker,
-        s.mode,
-        if s.pad > 0 {
-            format!(", seeded padding of up to {} bytes before each function", s.pad)
-        } else {
-            String::new()
-        },
-        if s.achieved.is_empty() {
-            String::new()
-        } else {
-            format!("; achieved: {}", s.achieved.join(" | "))
-        },
+        "{}; {} execution(s) × {} iteration(s) planned per binary, {} warmup iteration(s) discarded; metric `{}`; ASLR {}{}.",
+        build_part(s).unwrap_or_else(|| format!(
+            "seeds built, granularity, linker, build mode and padding {UNKNOWN_WITHOUT_MANIFEST}"
+        )),
         s.executions_planned,
         s.iterations_planned,
         s.warmup_discarded,
@@ -40,6 +30,30 @@ pub fn setup_line(report: &Report) -> String {
             .map(|c| format!("; CPU {c}"))
             .unwrap_or_default()
     )
+}
+
+/// How the seeds were built (`4 seeds (module granularity, bfd linker, relink mode)` and what
+/// they achieved), when the manifest said; `None` for a report from the store alone.
+fn build_part(s: &Setup) -> Option<String> {
+    let pad = s.pad?;
+    let achieved = s.achieved.as_ref()?;
+    Some(format!(
+        "{} seeds ({}, {} linker, {} mode{}{})",
+        s.seeds_built?,
+        s.estimand.as_deref()?,
+        s.linker.as_deref()?,
+        s.mode.as_deref()?,
+        if pad > 0 {
+            format!(", seeded padding of up to {pad} bytes before each function")
+        } else {
+            String::new()
+        },
+        if achieved.is_empty() {
+            String::new()
+        } else {
+            format!("; achieved: {}", achieved.join(" | "))
+        },
+    ))
 }
 
 /// How the number of binaries was decided, when the experiment grew it on-line: the rule,
