@@ -45,9 +45,11 @@ pub fn median(xs: &[f64]) -> f64 {
 /// Sample quantile of sorted data by linear interpolation between order statistics
 /// (Hyndman & Fan 1996, definition 7; R's and NumPy's default). Used to draw box plots.
 ///
-/// `sorted` must be non-empty and ascending; `p` in `[0, 1]`.
+/// `sorted` ascending; `p` in `[0, 1]`. NaN for no data.
 pub fn quantile(sorted: &[f64], p: f64) -> f64 {
-    assert!(!sorted.is_empty(), "quantile of no data");
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
     let h = (sorted.len() - 1) as f64 * p.clamp(0.0, 1.0);
     let lo = h.floor() as usize;
     let hi = h.ceil() as usize;

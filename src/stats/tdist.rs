@@ -14,13 +14,13 @@ use statrs::distribution::{Continuous, ContinuousCDF, Normal, StudentsT};
 /// Quantile `t_{p, df}` of Student's t distribution: the `x` with `P(T ≤ x) = p`.
 ///
 /// `df` may be fractional (Welch–Satterthwaite) or infinite (the standard normal).
-/// Accurate to about 1e-12 relative for `0 < p < 1` and any `df > 0`.
-///
-/// # Panics
-/// If `p` is outside `(0, 1)` or `df` is not positive.
+/// Accurate to about 1e-12 relative for `0 < p < 1` and any `df > 0`; NaN outside that
+/// domain (`p` not in `(0, 1)`, `df` not positive, either NaN), which every interval built
+/// on it then carries: the callers leave a NaN interval out with its reason, never panic.
 pub fn t_quantile(p: f64, df: f64) -> f64 {
-    assert!(p > 0.0 && p < 1.0, "t_quantile: p = {p} is outside (0, 1)");
-    assert!(df > 0.0, "t_quantile: df = {df} is not positive");
+    if !(p > 0.0 && p < 1.0 && df > 0.0) {
+        return f64::NAN;
+    }
     if p == 0.5 {
         return 0.0;
     }
@@ -65,12 +65,12 @@ pub fn t_quantile(p: f64, df: f64) -> f64 {
     }
 }
 
-/// The two-sided critical value `t_{1−α/2, df}` for a `confidence = 1 − α` interval.
+/// The two-sided critical value `t_{1−α/2, df}` for a `confidence = 1 − α` interval; NaN
+/// when `confidence` is not in `(0, 1)` or `df` is not positive (see [`t_quantile`]).
 pub fn two_sided_critical(confidence: f64, df: f64) -> f64 {
-    assert!(
-        confidence > 0.0 && confidence < 1.0,
-        "confidence {confidence} is outside (0, 1)"
-    );
+    if !(confidence > 0.0 && confidence < 1.0) {
+        return f64::NAN;
+    }
     t_quantile(1.0 - (1.0 - confidence) / 2.0, df)
 }
 
@@ -125,6 +125,33 @@ fn standard_normal() -> Normal {
 #[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
+
+    /// Issue 22: no input reaches a panic. Outside their domain the distribution functions
+    /// give NaN, which the callers leave out with a reason.
+    #[test]
+    fn out_of_domain_arguments_give_nan_not_a_panic() {
+        for (p, df) in [
+            (0.0, 5.0),
+            (1.0, 5.0),
+            (1.5, 5.0),
+            (f64::NAN, 5.0),
+            (0.9, 0.0),
+            (0.9, -1.0),
+            (0.9, f64::NAN),
+        ] {
+            assert!(t_quantile(p, df).is_nan(), "t_quantile({p}, {df})");
+        }
+        assert!(two_sided_critical(1.2, 5.0).is_nan());
+        assert!(two_sided_critical(0.95, 0.0).is_nan());
+        use crate::stats::studentized_range::{studentized_range_cdf, studentized_range_sf};
+        assert!(studentized_range_cdf(2.0, 1, 10.0).is_nan());
+        assert!(studentized_range_sf(2.0, 3, 0.0).is_nan());
+        assert!(studentized_range_sf(f64::NAN, 3, 10.0).is_nan());
+        assert!(crate::stats::sample::quantile(&[], 0.5).is_nan());
+        // In the domain, the ordinary values: python3 -c "from scipy.stats import t;
+        // print(repr(t.ppf(0.975, 10)))" gives 2.228138851986274.
+        assert!((two_sided_critical(0.95, 10.0) - 2.228_138_851_986_274).abs() < 1e-9);
+    }
 
     fn rel(a: f64, b: f64) -> f64 {
         ((a - b) / b).abs()
