@@ -69,6 +69,12 @@ fn a_process_that_called_setsid_dies_with_its_execution() {
         !alive(escaped),
         "the setsid'd process {escaped} outlived its execution"
     );
+    // The store says so: the execution left one process behind, which was killed.
+    let r = read_results(d.path()).unwrap();
+    let left: Vec<u32> = r.executions.iter().map(|e| e.abandoned).collect();
+    assert_eq!(left, [1], "{:?}", r.executions);
+    let line = std::fs::read_to_string(d.path().join("results.jsonl")).unwrap();
+    assert!(line.contains("\"abandoned\":1"), "{line}");
 }
 
 #[test]

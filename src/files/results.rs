@@ -207,6 +207,15 @@ pub struct Execution {
     /// header's host).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub machine: Option<Machine>,
+    /// Processes the execution left running when its leader ended, outside its process
+    /// group (abandoned children re-parented to the runner, `setsid()` escapees), which the
+    /// runner killed after it: a benchmark that leaves work behind. Absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub abandoned: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// The machine and scheduler context of one execution (recorded by Slurm runs, so the
@@ -450,6 +459,7 @@ pub(crate) mod fixtures {
             signal: None,
             output_tail: None,
             machine: None,
+            abandoned: 0,
         }
     }
 }

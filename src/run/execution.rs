@@ -118,6 +118,7 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
             wall_ns: 0,
             cpu_ns: 0,
             max_rss_kib: 0,
+            abandoned: 0,
         },
         None => run_process(&spec),
     };
@@ -200,6 +201,7 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
         },
         output_tail: stored_tail,
         machine: None,
+        abandoned: outcome.abandoned,
     }));
     Ok(OneExecution {
         records,

@@ -66,6 +66,8 @@ pub struct ProcessOutcome {
     pub cpu_ns: u64,
     /// Peak resident set size, in KiB.
     pub max_rss_kib: u64,
+    /// Processes it left outside its group that were killed after it (see `reaper`).
+    pub abandoned: u32,
 }
 
 /// Starts `spec`, waits for it (killing its group on timeout), and returns the outcome.
@@ -78,6 +80,7 @@ pub fn run_process(spec: &ProcessSpec) -> ProcessOutcome {
         wall_ns: 0,
         cpu_ns: 0,
         max_rss_kib: 0,
+        abandoned: 0,
     };
     let Some((program, args)) = spec.argv.split_first() else {
         return failed("empty command".into());
@@ -139,7 +142,7 @@ pub fn run_process(spec: &ProcessSpec) -> ProcessOutcome {
     // Stragglers of the group (a shell's background jobs, a driver's workers) die now, and
     // so does anything the execution abandoned (re-parented to us, the subreaper).
     let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
-    reaper::kill_orphans();
+    let abandoned = reaper::kill_orphans();
     let end = match waited {
         Waited::TimedOut => ProcessEnd::TimedOut,
         Waited::Interrupted(signal) => ProcessEnd::Interrupted(signal),
@@ -159,6 +162,7 @@ pub fn run_process(spec: &ProcessSpec) -> ProcessOutcome {
         wall_ns,
         cpu_ns: tv_ns(usage.ru_utime) + tv_ns(usage.ru_stime),
         max_rss_kib: usage.ru_maxrss.max(0) as u64,
+        abandoned: u32::try_from(abandoned).unwrap_or(u32::MAX),
     }
 }
 

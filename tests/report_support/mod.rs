@@ -233,6 +233,7 @@ pub fn records(
                     output_tail: (st != ExecutionStatus::Ok)
                         .then(|| "synthetic failure".to_string()),
                     machine: None,
+                    abandoned: 0,
                 }));
                 index += 1;
                 out.push(recs);
