@@ -152,31 +152,34 @@ pub fn range_sf(w: f64, k: usize) -> f64 {
 /// `P(Q ≤ q)` for the studentized range of `k ≥ 2` means with `df > 0` degrees of freedom
 /// (`f64::INFINITY` for a known variance); NaN outside that domain, never a panic.
 pub fn studentized_range_cdf(q: f64, k: usize, df: f64) -> f64 {
-    if k < 2 || df.is_nan() || df <= 0.0 || q.is_nan() {
-        return f64::NAN;
-    }
-    if q <= 0.0 {
-        return 0.0;
-    }
-    if df > LARGE_DF {
-        return range_cdf(q, k);
-    }
-    over_s(q, df, |w| range_cdf(w, k))
+    over_estimated_variance(q, k, df, 0.0, range_cdf)
 }
 
 /// `P(Q > q)`, the survival function, integrated directly from [`range_sf`] (not
 /// `1 − cdf`), so that Tukey p-values far below 1e-9 stay meaningful.
 pub fn studentized_range_sf(q: f64, k: usize, df: f64) -> f64 {
+    over_estimated_variance(q, k, df, 1.0, range_sf)
+}
+
+/// `range` (the known-variance cdf or sf of `k` means) integrated over the distribution of
+/// `s` with `df` degrees of freedom; `at_zero` for `q ≤ 0`, NaN outside the domain.
+fn over_estimated_variance(
+    q: f64,
+    k: usize,
+    df: f64,
+    at_zero: f64,
+    range: fn(f64, usize) -> f64,
+) -> f64 {
     if k < 2 || df.is_nan() || df <= 0.0 || q.is_nan() {
         return f64::NAN;
     }
     if q <= 0.0 {
-        return 1.0;
+        return at_zero;
     }
     if df > LARGE_DF {
-        return range_sf(q, k);
+        return range(q, k);
     }
-    over_s(q, df, |w| range_sf(w, k))
+    over_s(q, df, |w| range(w, k))
 }
 
 /// `∫ f_S(s) · law(q s) ds` over the range where `f_S` lives, normalised on the same grid
