@@ -1,7 +1,8 @@
 //! Progress of a long stage (`run`'s executions, `build`'s relinks): a bar on a terminal, and
 //! lines in a log. A run whose stderr goes to a file (a CI job, `nohup`, a Slurm log) must
 //! not be silent for minutes: there it prints a line at each tenth of the work and at least
-//! every [`LINE_EVERY`], with what is done, the time spent and an estimate of what is left.
+//! every [`LINE_EVERY`], with what is done, the time spent and an estimate of what is left —
+//! once the stage has run [`QUIET_START`]: a stage done in a moment needs no progress.
 
 use std::io::IsTerminal;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -12,6 +13,9 @@ use std::time::{Duration, Instant};
 
 /// How often a log gets a progress line at least.
 pub const LINE_EVERY: Duration = Duration::from_secs(30);
+
+/// How long a stage runs before its tenths are logged.
+pub const QUIET_START: Duration = Duration::from_secs(3);
 
 /// How progress is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -69,10 +73,12 @@ impl Counter {
         let now = done.saturating_sub(self.done_before);
         if now > 0 && done < self.total {
             let left = elapsed.as_secs_f64() / now as f64 * (self.total - done) as f64;
-            line.push_str(&format!(
-                ", about {} left",
-                whole_seconds(Duration::from_secs_f64(left.min(1e9)))
-            ));
+            if left >= 1.0 {
+                line.push_str(&format!(
+                    ", about {} left",
+                    whole_seconds(Duration::from_secs_f64(left.min(1e9)))
+                ));
+            }
         }
         line
     }
@@ -158,7 +164,9 @@ impl Progress {
         if let Some((counter, _)) = &self.lines {
             let done = counter.done.fetch_add(1, Ordering::SeqCst) + 1;
             let now = tenth(done, counter.total);
-            if counter.tenth.fetch_max(now, Ordering::SeqCst) < now {
+            if counter.tenth.fetch_max(now, Ordering::SeqCst) < now
+                && counter.started.elapsed() >= QUIET_START
+            {
                 crate::diagnostic!("{}", counter.line());
             }
         }

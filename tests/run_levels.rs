@@ -406,32 +406,51 @@ fn programs_select_what_bin_stands_for_and_named_placeholders_reach_the_others()
     assert_eq!(r.executions.len(), 4);
 }
 
-/// Issue 24, item 4: with stderr in a log (not a terminal) the run is not silent: a line at
-/// each tenth of the executions, with the count, the share and the time.
+/// Issue 24, item 4: with stderr in a log (not a terminal) a run that lasts is not silent: a
+/// line at each tenth of the executions once it has run 3 s, with the count, the share and
+/// the time (a stage done in a moment prints none).
 #[test]
 fn a_run_logged_to_a_file_says_its_progress_each_tenth() {
     let d = tempfile::tempdir().unwrap();
     same_binary_experiment(d.path(), "faulty", "faulty.c", 4);
-    let out = run_in(d.path())
+    let progress_lines = |stderr: &str| -> Vec<String> {
+        stderr
+            .lines()
+            .filter(|l| l.contains(" of 10 executions ("))
+            .map(str::to_string)
+            .collect()
+    };
+    let quick = run_in(d.path())
         .args(["--executions", "2", "--", "{bin}", "ok"])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{out:?}");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let lines: Vec<&str> = stderr
-        .lines()
-        .filter(|l| l.contains(" of 10 executions ("))
-        .collect();
-    // Baseline + 4 seeds, 2 executions each: one line per execution, each a tenth.
-    assert_eq!(lines.len(), 10, "{stderr}");
+    assert!(quick.status.success(), "{quick:?}");
+    let stderr = String::from_utf8_lossy(&quick.stderr);
+    assert!(progress_lines(&stderr).is_empty(), "{stderr}");
+    // 10 executions of 0.5 s: past 3 s, each tenth gets its line.
+    std::fs::remove_file(d.path().join("results.jsonl")).unwrap();
+    let slow = run_in(d.path())
+        .args([
+            "--executions",
+            "2",
+            "--",
+            "sh",
+            "-c",
+            "sleep 0.5; \"$0\" ok",
+            "{bin}",
+        ])
+        .output()
+        .unwrap();
+    assert!(slow.status.success(), "{slow:?}");
+    let stderr = String::from_utf8_lossy(&slow.stderr);
+    let lines = progress_lines(&stderr);
+    assert!(!lines.is_empty(), "{stderr}");
     assert!(
-        lines[0].starts_with("layoutrand: 1 of 10 executions (10 %), ")
-            && lines[0].contains("so far, about "),
-        "{stderr}"
-    );
-    assert!(
-        lines[9].starts_with("layoutrand: 10 of 10 executions (100 %), ")
-            && !lines[9].contains("left"),
+        lines
+            .last()
+            .unwrap()
+            .starts_with("layoutrand: 10 of 10 executions (100 %), ")
+            && lines.iter().all(|l| l.contains(" so far")),
         "{stderr}"
     );
 }
