@@ -110,8 +110,18 @@ pub fn condition_warnings(
                     )
                 })
                 .collect();
+            // The 1-minute average lags: high with nothing else running at any sample, it may
+            // be earlier work fading, so the sentence says what is known, not more.
+            let none_seen = loads.iter().all(|(_, l)| l.other_running == 0);
+            let consequence = if none_seen {
+                "No other process was running at those moments, so the average may still carry \
+                 earlier work; if other tasks ran in between, they shared the cores and time \
+                 measurements carry their noise"
+            } else {
+                "Other tasks shared the cores, so time measurements carry their noise"
+            };
             warnings.push(format!(
-                "The host was loaded: 1-minute load average up to {:.2} on {cores} core(s) (above {:.0} %, half the cores; {}). Other tasks shared the cores, so time measurements carry their noise; prefer a quiet machine, `--cpus` on an idle core, or a deterministic metric (--metric cachegrind).",
+                "The host was loaded: 1-minute load average up to {:.2} on {cores} core(s) (above {:.0} %, half the cores; {}). {consequence}; prefer a quiet machine, `--cpus` on an idle core, or a deterministic metric (--metric cachegrind).",
                 worst.average[0],
                 100.0 * LOADED_SHARE,
                 samples.join(", ")
@@ -187,7 +197,24 @@ mod tests {
         );
         assert_eq!(w.len(), 1);
         assert!(
-            w[0].contains("3.50 on 2 core(s)") && w[0].contains("after 3.50"),
+            w[0].contains("3.50 on 2 core(s)")
+                && w[0].contains("after 3.50")
+                && w[0].contains("Other tasks shared the cores"),
+            "{w:?}"
+        );
+        // A lagging average with nothing else running at either sample: not stated as fact.
+        let idle = |one: f64| Load {
+            other_running: 0,
+            ..load(one)
+        };
+        let w = condition_warnings(
+            &quiet,
+            &[("before", idle(1.2)), ("after", idle(1.1))],
+            Some(2),
+        );
+        assert!(
+            w[0].contains("No other process was running at those moments")
+                && !w[0].contains("Other tasks shared the cores"),
             "{w:?}"
         );
         let scaling = HostConditions {
