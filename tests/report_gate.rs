@@ -7,7 +7,7 @@ mod report_support;
 use std::path::Path;
 use std::process::Output;
 
-use report_support::{write_dir, Design, Normal};
+use report_support::{layoutrand, write_dir, Design, Normal};
 
 /// An experiment measuring `wall` (asked for) and `max_rss` (recorded on the way), with
 /// layout and noise, and variants O1 and O2 when `o2` is given: O2's values of the metrics
@@ -29,15 +29,6 @@ fn experiment(dir: &Path, o2: Option<(f64, Vec<usize>)>, factor: [f64; 2], noise
         let size = [1e7, 5e3][m];
         size * factor[m] * (1.0 + layout + 0.003 * noise.draw())
     });
-}
-
-fn layoutrand(args: &[&str], dirs: &[&Path]) -> Output {
-    assert_cmd::Command::cargo_bin("layoutrand")
-        .unwrap()
-        .args(args)
-        .args(dirs)
-        .output()
-        .unwrap()
 }
 
 fn stderr(out: &Output) -> String {

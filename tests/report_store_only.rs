@@ -11,7 +11,7 @@ use std::process::Output;
 use layoutrand::analysis::compare::CompareOptions;
 use layoutrand::analysis::vocabulary::{Thresholds, UNKNOWN_WITHOUT_MANIFEST};
 use layoutrand::report::compare::compare_directories;
-use report_support::{write_dir, Design, Normal, ThreeLevel};
+use report_support::{layoutrand, write_dir, Design, Normal, ThreeLevel};
 use serde_json::Value;
 
 /// The setup fields only the manifest records (null without it).
@@ -40,15 +40,6 @@ fn rich_dir(dir: &Path) {
     write_dir(dir, &design, &mut |_, seed, e, _, m| {
         gen.value(seed, e) * [1.0, 1e-3][m]
     });
-}
-
-fn layoutrand(args: &[&str], dirs: &[&Path]) -> Output {
-    assert_cmd::Command::cargo_bin("layoutrand")
-        .unwrap()
-        .args(args)
-        .args(dirs)
-        .output()
-        .unwrap()
 }
 
 fn stdout(out: &Output) -> String {

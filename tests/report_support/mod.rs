@@ -400,3 +400,13 @@ pub fn store_on_machines(dir: &Path, machine: &dyn Fn(u32) -> &'static str, n2_o
         w.append(&batch).unwrap();
     }
 }
+
+/// `layoutrand ARGS DIRS…`, its output captured (exit status, stdout, stderr).
+pub fn layoutrand(args: &[&str], dirs: &[&std::path::Path]) -> std::process::Output {
+    assert_cmd::Command::cargo_bin("layoutrand")
+        .unwrap()
+        .args(args)
+        .args(dirs)
+        .output()
+        .unwrap()
+}
