@@ -123,6 +123,8 @@ pub fn wait_until_ended(dir: &Path, poll: Duration, report_every: Duration) -> R
     let ids: Vec<String> = read_jobs(dir)?.into_iter().map(|j| j.job).collect();
     let started = Instant::now();
     let (mut last_report, mut last_check) = (started, started);
+    // The statuses read when the data was found complete, so they are not read again.
+    let mut complete = None;
     loop {
         let active: Vec<TaskState> = squeue(&ids)?
             .into_iter()
@@ -139,6 +141,7 @@ pub fn wait_until_ended(dir: &Path, poll: Duration, report_every: Duration) -> R
             let troubled = troubled_nodes();
             if statuses.iter().all(|s| s.done >= s.planned as usize) {
                 crate::diagnostic!("{}", still_listed(&active, &troubled));
+                complete = Some(statuses);
                 break;
             }
             if report_due {
@@ -151,7 +154,10 @@ pub fn wait_until_ended(dir: &Path, poll: Duration, report_every: Duration) -> R
         }
         std::thread::sleep(poll);
     }
-    let statuses = shard_statuses(dir)?;
+    let statuses = match complete {
+        Some(statuses) => statuses,
+        None => shard_statuses(dir)?,
+    };
     let incomplete = statuses
         .iter()
         .filter(|s| s.done < s.planned as usize)
