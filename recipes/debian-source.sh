@@ -4,6 +4,10 @@
 # and apt is pointed there (docs/design.md, "Real programs").
 #
 #   recipes/debian-source.sh [--skip-patches] PACKAGE DEST
+#   recipes/debian-source.sh --probe DEST
+#
+# --probe only checks that the archive's source index can be fetched (exit 0, or 3 when it
+# cannot be reached); scripts/test.sh uses it to decide whether the network tests can run.
 #
 # --skip-patches unpacks the upstream source without Debian's patches (whose build-system
 # changes, e.g. libtool or shared-library links, are not what a benchmark wants).
@@ -11,6 +15,8 @@
 # reached (the tests that need it then fail: they are ignored unless asked for).
 set -euo pipefail
 unpack_opts=()
+probe=0
+if [ "${1:-}" = "--probe" ]; then probe=1; shift; set -- probe "${1:-}"; fi
 if [ "${1:-}" = "--skip-patches" ]; then unpack_opts+=(--skip-patches); shift; fi
 pkg=${1:?usage: debian-source.sh PACKAGE DEST}
 dest=${2:?usage: debian-source.sh PACKAGE DEST}
@@ -39,6 +45,7 @@ if ! apt-get "${apt_opts[@]}" update -qq >"$aptdir/update.log" 2>&1; then
   echo "debian-source.sh: cannot reach the Debian archive (see $aptdir/update.log)" >&2
   exit 3
 fi
+[ "$probe" = 1 ] && exit 0
 cd "$dest"
 if ! apt-get "${apt_opts[@]}" source -qq --download-only "$pkg" >"$aptdir/source.log" 2>&1; then
   if grep -qiE 'unable to (find|locate)' "$aptdir/source.log"; then
