@@ -165,3 +165,39 @@ fn degenerate_variant_stores_give_well_formed_html() {
         assert!(!svgs(between(&html, "<section id=\"variants\">", "</section>")).is_empty());
     }
 }
+
+#[test]
+fn the_page_opens_with_the_answers_and_contents_that_link_to_every_section() {
+    let tmp = tempfile::tempdir().unwrap();
+    store(tmp.path(), 6, &[("O2", 1.0), ("O3", 0.9)], false);
+    let html = report(tmp.path(), &["--format", "html"]);
+    // The variant answer is the summary's first bullet and the first section after the
+    // contents, before any single series.
+    let summary = between(&html, "<section id=\"summary\">", "</section>");
+    let first = between(summary, "<li>", "</li>");
+    assert!(first.contains("O3 against O2"), "{first}");
+    let variants = html.find("<section id=\"variants\">").unwrap();
+    let contents = html.find("<nav id=\"contents\">").unwrap();
+    let series = html.find("<section id=\"series-0\"").unwrap();
+    assert!(contents < variants && variants < series);
+    // Every link of the contents leads to an element of the page, and every series is
+    // listed.
+    let nav = between(&html, "<nav id=\"contents\">", "</nav>");
+    let links: Vec<&str> = Regex::new("href=\"#([^\"]+)\"")
+        .unwrap()
+        .captures_iter(nav)
+        .map(|c| c.get(1).unwrap().as_str())
+        .collect();
+    assert!(links.contains(&"variants"), "{nav}");
+    let series_count = html.matches("<section id=\"series-").count();
+    assert!(series_count >= 2);
+    for i in 0..series_count {
+        assert!(links.contains(&format!("series-{i}").as_str()), "{nav}");
+    }
+    for id in links {
+        assert!(
+            html.contains(&format!("id=\"{id}\"")),
+            "#{id} leads nowhere"
+        );
+    }
+}

@@ -107,6 +107,7 @@ pub fn series_plots(series: &Series, report: &SeriesReport) -> SeriesPlots {
     let in_schedule: Vec<f64> = executions.iter().map(|(_, m)| *m).collect();
     let schedule = run_sequence(
         "Execution means in run order (drift?)",
+        "execution, in run order",
         &label,
         &in_schedule,
         0,
@@ -149,7 +150,7 @@ pub fn series_plots(series: &Series, report: &SeriesReport) -> SeriesPlots {
             } else {
                 c.title
             };
-            run_sequence(&title, &label, &c.values, c.warmup, &c.marks)
+            run_sequence(&title, "iteration", &label, &c.values, c.warmup, &c.marks)
         })
         .collect();
 

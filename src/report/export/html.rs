@@ -11,7 +11,7 @@ use super::html_variants::variants_section;
 use super::svg::escape;
 use super::tables::{
     baseline_line, confidence_line, diagnostic_lines, level_rows, mean_line, series_title,
-    setup_line, stopping_line, LEVEL_HEADERS,
+    setup_line, stopping_line, LEVEL_HEADERS, VARIANTS_TITLE,
 };
 use super::Exporter;
 use crate::report::experiment::Experiment;
@@ -43,6 +43,7 @@ svg .cp{stroke:#c0392b;stroke-dasharray:4 3}svg .band{fill:#9aa5b4;fill-opacity:
 svg .acf{stroke:#2f6db5;stroke-width:3}svg .bar{fill:#2f6db5}
 .note{color:#5b6676;font-size:.92em}ul{padding-left:1.3em}
 .warning{color:#8a3b00;font-weight:600}
+nav#contents{background:#f5f7fa;padding:.5em 1em;border-radius:4px;font-size:.92em}nav#contents ul{margin:.3em 0}
 figure{margin:0}figcaption{max-width:520px}
 svg .seedline{fill:none;stroke:#9aa5b4;stroke-width:1.2}svg .seedline.lower{stroke:#3f8f5a}svg .seedline.higher{stroke:#c0392b}
 svg .vline{fill:none;stroke-width:1.5}svg .legend{font-weight:600;stroke:none}
@@ -90,6 +91,48 @@ pub(super) fn table<R: AsRef<[String]>>(
     writeln!(out, "</table>")
 }
 
+/// The table of contents: the variants, each series with its sections, the machines and
+/// the warnings, in the order the page shows them.
+fn contents(out: &mut String, report: &Report) -> std::fmt::Result {
+    writeln!(out, "<nav id=\"contents\"><strong>Contents</strong><ul>")?;
+    if !report.comparisons.is_empty() || !report.multiple.is_empty() {
+        writeln!(
+            out,
+            "<li><a href=\"#variants\">{}</a></li>",
+            escape(VARIANTS_TITLE)
+        )?;
+    }
+    for (i, s) in report.series.iter().enumerate() {
+        write!(
+            out,
+            "<li><a href=\"#series-{i}\">{}</a>: ",
+            escape(&series_title(s))
+        )?;
+        let links: Vec<String> = SERIES_SECTIONS
+            .iter()
+            .map(|(id, name)| format!("<a href=\"#{id}-{i}\">{name}</a>"))
+            .collect();
+        writeln!(out, "{}</li>", links.join(" · "))?;
+    }
+    if !report.machines.is_empty() {
+        writeln!(out, "<li><a href=\"#machines\">Machines</a></li>")?;
+    }
+    if !report.warnings.is_empty() {
+        writeln!(out, "<li><a href=\"#warnings\">Warnings</a></li>")?;
+    }
+    writeln!(out, "</ul></nav>")
+}
+
+/// The sections every series has (its plots only when its data were found), as the
+/// contents link them: anchor prefix and name, in page order.
+const SERIES_SECTIONS: [(&str, &str); 5] = [
+    ("levels", "levels"),
+    ("sensitivity", "sensitivity"),
+    ("shift", "shift"),
+    ("default-layout", "default layout"),
+    ("diagnostics", "diagnostics"),
+];
+
 impl Exporter for HtmlExporter {
     fn export(&self, report: &Report, experiment: &Experiment) -> Result<String> {
         let mut out = String::new();
@@ -108,10 +151,28 @@ impl Exporter for HtmlExporter {
             "<section id=\"summary\"><p><strong>{}</strong></p><ul>",
             escape(&confidence_line(report))
         )?;
+        // The variant answers first: they are what a variants experiment asks.
+        for c in &report.comparisons {
+            writeln!(
+                out,
+                "<li><strong>{} {}, {} against {}:</strong> {}</li>",
+                escape(&c.program),
+                escape(&c.metric),
+                escape(&c.new),
+                escape(&c.base),
+                escape(&capitalised(&c.text))
+            )?;
+        }
         for s in &report.series {
-            writeln!(out, "<li>{}</li>", escape(&s.summary))?;
+            writeln!(
+                out,
+                "<li><strong>{}:</strong> {}</li>",
+                escape(&series_title(s)),
+                escape(&s.summary)
+            )?;
         }
         writeln!(out, "</ul></section>")?;
+        contents(&mut out, report)?;
         writeln!(
             out,
             "<section id=\"setup\"><p><strong>Set-up.</strong> {}</p>{}</section>",
@@ -121,6 +182,7 @@ impl Exporter for HtmlExporter {
                 .unwrap_or_default()
         )?;
 
+        variants_section(&mut out, report)?;
         for (i, s) in report.series.iter().enumerate() {
             let data = experiment
                 .series
@@ -204,7 +266,6 @@ impl Exporter for HtmlExporter {
             }
             writeln!(out, "</ul></section>")?;
         }
-        variants_section(&mut out, report)?;
         machines_section(&mut out, &report.machines)?;
         if !report.warnings.is_empty() {
             writeln!(out, "<section id=\"warnings\"><h2>Warnings</h2><ul>")?;

@@ -30,7 +30,7 @@ pub fn paired_plot(title: &str, y_label: &str, base: &str, new: &str, pairs: &[P
         .flat_map(|p| [p.base, p.new])
         .filter(|v| v.is_finite())
         .collect();
-    let f = Frame::new(360.0, 260.0, (-0.3, 1.3), range(values.iter()));
+    let mut f = Frame::new(360.0, 260.0, (-0.3, 1.3), range(values.iter()));
     let mut out = String::new();
     f.open(&mut out, title, "variant", y_label);
     for (x, name, cls) in [(0.0, base, "tick basetick"), (1.0, new, "tick")] {
@@ -212,7 +212,7 @@ pub fn interaction_plot(
         .filter(|v| v.is_finite())
         .collect();
     let width = (120.0 + 22.0 * layouts.len() as f64).clamp(420.0, 1100.0);
-    let f = Frame::new(
+    let mut f = Frame::new(
         width,
         260.0,
         (0.0, layouts.len().saturating_sub(1).max(1) as f64),
