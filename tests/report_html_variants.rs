@@ -81,7 +81,7 @@ fn three_variants_section_matches_the_text_report() {
     ));
     for v in ["O2", "O3", "O1"] {
         assert!(
-            html.contains(&format!("<h2>demo [{v}] — wall (ns)</h2>")),
+            html.contains(&format!("<h2>demo [{v}] — wall (ms)</h2>")),
             "series of {v}"
         );
     }

@@ -3,7 +3,7 @@
 
 use crate::analysis::effect::Interval;
 use crate::analysis::numfmt::{
-    compact, estimate, level, p_value, percent, percent_bounds, quantity, sig,
+    compact, estimate, level, p_value, percent, percent_bounds, quantity, scale_for, sig,
 };
 use crate::analysis::variants::PairComparison;
 use crate::analysis::vocabulary::UNKNOWN_WITHOUT_MANIFEST;
@@ -95,13 +95,28 @@ pub fn confidence_line(report: &Report) -> String {
     line
 }
 
-/// Title of a series, e.g. `demo — wall (ns)`.
+/// Title of a series, e.g. `demo — wall (ms)`: the unit is the one its numbers are printed
+/// in (chosen for its mean by [`display_unit`]), not necessarily the store's.
 pub fn series_title(s: &SeriesReport) -> String {
     format!(
         "{} — {} ({})",
         crate::report::series::program_label(&s.program, s.variant.as_deref()),
         s.metric,
-        s.unit
+        display_unit(s).1
+    )
+}
+
+/// The factor that turns the series' values into the unit its numbers are printed in, and
+/// that unit's name (`count` for plain counts).
+pub fn display_unit(s: &SeriesReport) -> (f64, String) {
+    let (factor, unit) = scale_for(&s.unit, s.mean);
+    (
+        factor,
+        if unit.is_empty() {
+            s.unit.clone()
+        } else {
+            unit
+        },
     )
 }
 
@@ -305,12 +320,20 @@ pub fn baseline_line(s: &SeriesReport, confidence: f64) -> Option<String> {
     })
 }
 
-/// Rows of the levels table, lowest level first.
+/// Rows of the levels table, lowest level first: variances in the square of the unit the
+/// title names, and a T² that is zero but for rounding (below 1e-9 of the largest S²)
+/// printed as 0, not as `-4.55e-13`.
 pub fn level_rows(s: &SeriesReport) -> Vec<[String; 5]> {
-    let unit2 = if s.unit == "count" {
+    let (factor, unit) = display_unit(s);
+    let unit2 = if unit == "count" {
         String::new()
     } else {
-        format!(" {}²", s.unit)
+        format!(" {unit}²")
+    };
+    let largest = s.levels.iter().map(|l| l.s2.abs()).fold(0.0, f64::max);
+    let shown = |v: f64| {
+        let v = if v.abs() <= 1e-9 * largest { 0.0 } else { v };
+        format!("{}{unit2}", compact(v / (factor * factor), 3))
     };
     s.levels
         .iter()
@@ -318,8 +341,8 @@ pub fn level_rows(s: &SeriesReport) -> Vec<[String; 5]> {
             [
                 l.name.clone(),
                 l.repetitions.to_string(),
-                format!("{}{unit2}", compact(l.s2, 3)),
-                format!("{}{unit2}", compact(l.t2, 3)),
+                shown(l.s2),
+                shown(l.t2),
                 l.relative_variation
                     .map_or_else(|| "— (T² ≤ 0)".to_string(), |t| percent(t, 2)),
             ]
