@@ -236,7 +236,7 @@ fn an_ordinary_default_layout_is_called_unusual_in_at_most_five_percent() {
 /// question is still answered from the random layouts' spread.
 #[test]
 fn one_baseline_execution_is_undetermined_never_iterations_as_replicates() {
-    use layoutrand::run::store::{ExecutionStatus, Record, Results};
+    use layoutrand::files::store::{ExecutionStatus, Record, Results};
     let design = Design::new(10, 3, 5);
     let mut gen = ThreeLevel::new(31, 1e6, 0.02, 0.01, 0.005, 0.0);
     let status = |_: &str, seed: Option<u64>, execution: u32| {

@@ -301,9 +301,9 @@ fn compare_names_binaries_that_never_ran() {
         &mut |_, seed, _, _, _| 1e7 * (1.0 + 0.01 * seed.unwrap() as f64),
         &|_, seed, _| {
             if seed == Some(4) {
-                layoutrand::run::store::ExecutionStatus::Exit
+                layoutrand::files::store::ExecutionStatus::Exit
             } else {
-                layoutrand::run::store::ExecutionStatus::Ok
+                layoutrand::files::store::ExecutionStatus::Ok
             }
         },
     );

@@ -14,10 +14,10 @@ use super::subprocess::{run_stage, run_stage_allowing, run_user_command};
 use crate::analysis::vocabulary::{Thresholds, DEFAULT_NEGLIGIBLE};
 use crate::exit::Exit;
 use crate::files::manifest::{BuildStatus, Manifest, MANIFEST_FILE};
+use crate::files::store::RESULTS_FILE;
 use crate::report::dimension::DEFAULT_TARGETS;
 use crate::report::{render_report, Format};
 use crate::run::command::CommandTemplate;
-use crate::run::store::RESULTS_FILE;
 
 /// Which of Kalibera & Jones' two experiments to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -543,7 +543,7 @@ fn run(
 /// in the store.
 fn run_is_complete(out: &Path, plan: &Plan) -> Result<bool> {
     let manifest = Manifest::load(out)?;
-    let results = crate::run::store::read_results(out)?;
+    let results = crate::files::store::read_results(out)?;
     let programs = results
         .header
         .as_ref()

@@ -1,7 +1,7 @@
 //! The records of `DIR/results.jsonl`, the store of an experiment's measurements.
 //!
 //! Only the format lives here (what one line holds, its schema number, the file name); the
-//! crash-safe reading and appending belong to the run stage (`run::store`). The schema is
+//! crash-safe reading and appending are [`crate::files::store`]. The schema is
 //! documented in `docs/formats.md`; change it only additively, and bump [`RESULTS_SCHEMA`]
 //! when a reader could misread an old file.
 

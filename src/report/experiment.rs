@@ -23,7 +23,7 @@ use anyhow::{bail, Context, Result};
 use crate::analysis::vocabulary::UNKNOWN_WITHOUT_MANIFEST;
 use crate::files::manifest::{BuildMode, Manifest, MANIFEST_FILE};
 use crate::files::stopping::{GrowthLog, STOPPING_FILE};
-use crate::run::store::{
+use crate::files::store::{
     has_results, scan_results, Execution, ExecutionStatus, Header, Measurement, Results,
     RESULTS_FILE,
 };
@@ -92,8 +92,8 @@ pub fn variant_groups(series: &[Series]) -> Vec<Vec<usize>> {
 /// layouts only is itself a finding (a bug that depends on addresses), which a count of failed
 /// executions hides; a failure on every binary is no layout effect but the command (a wrong
 /// `{bin}`, a missing input), so its stored output is shown, once.
-fn binaries_that_never_ran(executions: &[crate::run::store::Execution]) -> Vec<String> {
-    type Execution = crate::run::store::Execution;
+fn binaries_that_never_ran(executions: &[crate::files::store::Execution]) -> Vec<String> {
+    type Execution = crate::files::store::Execution;
     // Per program (and variant), per binary in order of appearance: successes, failures.
     type PerBinary<'a> = Vec<(&'a str, usize, Vec<&'a Execution>)>;
     let mut per_program: BTreeMap<(&str, Option<&str>), PerBinary> = BTreeMap::new();
@@ -421,14 +421,14 @@ impl Tables {
                 store.display()
             );
         };
-        if !(1..=crate::run::store::RESULTS_SCHEMA).contains(&header.schema) {
+        if !(1..=crate::files::store::RESULTS_SCHEMA).contains(&header.schema) {
             bail!(
                 "{} was written with results schema {} by layoutrand {}; this layoutrand ({}) reads schemas 1 to {}",
                 store.display(),
                 header.schema,
                 header.tool_version,
                 env!("CARGO_PKG_VERSION"),
-                crate::run::store::RESULTS_SCHEMA
+                crate::files::store::RESULTS_SCHEMA
             );
         }
         let mut warnings = results.warnings.clone();

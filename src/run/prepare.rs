@@ -14,9 +14,9 @@ use super::metric::MetricSpec;
 use super::preflight::which;
 use super::schedule::{build_schedule, Slot};
 use super::settings::{resolve, RunRequest, RunSettings};
-use super::store::{Header, RESULTS_SCHEMA};
 use super::targets::{plan_targets, Target};
 use crate::files::manifest::Manifest;
+use crate::files::store::{Header, RESULTS_SCHEMA};
 
 /// A run's plan: what every execution of it shares.
 pub struct PreparedRun {
@@ -49,7 +49,7 @@ pub fn prepare_run(
             "--resume: {} holds no run to resume (no {} with a header): start the run with its \
              benchmark command after `--`",
             out.display(),
-            super::store::RESULTS_FILE
+            crate::files::store::RESULTS_FILE
         );
     }
     let mut settings = resolve(req, previous)?;
