@@ -6,8 +6,8 @@ mod report_support;
 use std::path::Path;
 
 use layoutrand::analysis::compare::CompareOptions;
+use layoutrand::analysis::report::compare::{compare_directories, gate_failed};
 use layoutrand::analysis::vocabulary::Thresholds;
-use layoutrand::report::compare::{compare_directories, gate_failed};
 use report_support::{write_dir, Design, Normal};
 
 /// An experiment whose binary `seed` has the layout effect drawn from stream `seed` (so two

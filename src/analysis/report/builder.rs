@@ -430,8 +430,10 @@ pub fn analyse_series(
         default_layout,
         diagnostics,
         summary: String::new(),
+        plots: None,
     };
     report.summary = summary(&report, thresholds, &[]);
+    report.plots = Some(super::plots::series_plots(series, &report));
     report
 }
 

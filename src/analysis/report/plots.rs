@@ -1,12 +1,13 @@
-//! The plots of the HTML report for one data set: which data each plot shows, and the
-//! randomly reordered twins that make Kalibera & Jones' manual inspection (§6.1) easy —
-//! a lag or ACF plot is read by comparing it with the same data in random order.
+//! The data of the HTML report's plots for one data set: which values each plot shows, the
+//! boxes' quartiles, the autocorrelations, and the randomly reordered twins that make
+//! Kalibera & Jones' manual inspection (§6.1) easy — a lag or ACF plot is read by comparing
+//! it with the same data in random order. [`crate::report::plots`] draws them.
 
 use crate::seeded::SeededRng;
 use crate::stats::autocorr::acf;
+use crate::stats::sample::quantile;
 
 use super::experiment::{BinaryData, Series};
-use super::export::svg::{acf_plot, bars, lag_plot, run_sequence, strip_plot, StripGroup};
 use super::model::SeriesReport;
 use crate::analysis::numfmt::scale_for;
 
@@ -19,23 +20,96 @@ pub const LAGS: [usize; 4] = [1, 2, 3, 4];
 /// Lags of the ACF plots.
 pub const ACF_LAGS: usize = 20;
 
-/// The plots of one data set, as SVG strings grouped by section.
+/// A box of a box plot: whiskers at the extremes, the box from the first to the third
+/// quartile, a line at the median.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BoxSummary {
+    /// Smallest value.
+    pub low: f64,
+    /// First quartile.
+    pub q1: f64,
+    /// Median.
+    pub median: f64,
+    /// Third quartile.
+    pub q3: f64,
+    /// Largest value.
+    pub high: f64,
+}
+
+impl BoxSummary {
+    /// The box of `values` (quartiles as [`crate::stats::sample::quantile`] defines them);
+    /// none for no values.
+    pub fn of(values: &[f64]) -> Option<BoxSummary> {
+        let mut v = values.to_vec();
+        v.sort_by(f64::total_cmp);
+        Some(BoxSummary {
+            low: *v.first()?,
+            q1: quantile(&v, 0.25),
+            median: quantile(&v, 0.5),
+            q3: quantile(&v, 0.75),
+            high: *v.last()?,
+        })
+    }
+}
+
+/// One group of a strip/box plot.
+#[derive(Debug, Clone)]
+pub struct StripGroup {
+    /// Label under the group.
+    pub label: String,
+    /// Points drawn as dots (e.g. execution means).
+    pub points: Vec<f64>,
+    /// The box of the values it summarises (e.g. all live iterations); none without values.
+    pub box_summary: Option<BoxSummary>,
+    /// Draw this group as the baseline.
+    pub highlight: bool,
+}
+
+/// One execution's iterations in run order.
+#[derive(Debug, Clone, Default)]
+pub struct RunSequence {
+    /// Title of the plot.
+    pub title: String,
+    /// Every iteration, warmup first.
+    pub values: Vec<f64>,
+    /// Iterations discarded as warmup (shaded).
+    pub warmup: usize,
+    /// Where changepoint detection suggests the warmup should end.
+    pub marks: Vec<usize>,
+}
+
+/// Values against their lagged selves and their autocorrelations, each beside the same
+/// values randomly reordered.
+#[derive(Debug, Clone, Default)]
+pub struct Dependence {
+    /// What the values are, in words.
+    pub subject: String,
+    /// The values in run order.
+    pub values: Vec<f64>,
+    /// The same values, randomly reordered (seeded).
+    pub reordered: Vec<f64>,
+    /// The lags of the lag plots (those shorter than the data).
+    pub lags: Vec<usize>,
+    /// Autocorrelations from lag 1 of the values and of the reordered twin, with the ±bound
+    /// expected of independent noise; none below 4 values.
+    pub acf: Option<(Vec<f64>, Vec<f64>, f64)>,
+}
+
+/// The plots of one data set, as data, every value in the scaled unit of `label`.
 #[derive(Debug, Clone, Default)]
 pub struct SeriesPlots {
+    /// The axis label of the measured values (`metric (unit)`).
+    pub label: String,
     /// Strip/box plot of every binary, the baseline marked.
-    pub binaries: String,
-    /// Variance-component bars (T² per level).
-    pub variance: String,
+    pub binaries: Vec<StripGroup>,
+    /// Variance components (T² per level), each with its label.
+    pub variance: Vec<(String, f64)>,
     /// Execution means in schedule order (drift across the experiment).
-    pub schedule: String,
-    /// Run-sequence plots of the iterations of selected executions.
-    pub run_sequences: Vec<String>,
-    /// What the lag and ACF plots show, in words.
-    pub dependence_subject: String,
-    /// Lag plots of the data and of the same data randomly reordered, pairwise.
-    pub lags: Vec<(String, String)>,
-    /// ACF of the data and of the same data randomly reordered.
-    pub acf: Option<(String, String)>,
+    pub schedule: Vec<f64>,
+    /// Run sequences of the iterations of selected executions.
+    pub run_sequences: Vec<RunSequence>,
+    /// What the lag and ACF plots show.
+    pub dependence: Dependence,
 }
 
 /// Autocorrelations from lag 1 on; none for a constant sequence (NaN).
@@ -43,16 +117,7 @@ fn lagged(acf: Vec<f64>) -> Vec<f64> {
     acf.into_iter().skip(1).filter(|r| r.is_finite()).collect()
 }
 
-/// One execution's run-sequence plot, before drawing.
-struct RunSequence {
-    flagged: bool,
-    title: String,
-    values: Vec<f64>,
-    warmup: usize,
-    marks: Vec<usize>,
-}
-
-/// Builds the plots of `series` (whose analysis is `report`).
+/// The data of the plots of `series` (whose analysis is `report`).
 pub fn series_plots(series: &Series, report: &SeriesReport) -> SeriesPlots {
     let typical = if report.mean.is_finite() {
         report.mean
@@ -61,36 +126,37 @@ pub fn series_plots(series: &Series, report: &SeriesReport) -> SeriesPlots {
     };
     let (factor, unit) = scale_for(&series.unit, typical);
     let scaled = |v: &[f64]| v.iter().map(|x| x / factor).collect::<Vec<f64>>();
-    let label = format!("{} ({unit})", series.metric);
-
     let group = |b: &BinaryData, highlight: bool| StripGroup {
         label: b.seed.map_or_else(|| "base".to_string(), |s| s.to_string()),
         points: scaled(&b.execution_means()),
-        box_values: scaled(
+        box_summary: BoxSummary::of(&scaled(
             &b.executions
                 .iter()
-                .flat_map(|e| e.live.clone())
+                .flat_map(|e| e.live.iter().copied())
                 .collect::<Vec<_>>(),
-        ),
+        )),
         highlight,
     };
-    let mut groups: Vec<StripGroup> = series.baseline.iter().map(|b| group(b, true)).collect();
-    groups.extend(series.seeds.iter().map(|b| group(b, false)));
-    let binaries = strip_plot(
-        "Boxes: iterations; dots: execution means; orange: baseline",
-        &label,
-        &groups,
-    );
+    let mut binaries: Vec<StripGroup> = series.baseline.iter().map(|b| group(b, true)).collect();
+    binaries.extend(series.seeds.iter().map(|b| group(b, false)));
+    let variance = report
+        .levels
+        .iter()
+        .map(|l| (format!("{} (r = {})", l.name, l.repetitions), l.t2))
+        .collect();
+    let schedule = in_schedule(series, factor);
+    SeriesPlots {
+        label: format!("{} ({unit})", series.metric),
+        binaries,
+        variance,
+        run_sequences: run_sequences(series, report, factor),
+        dependence: dependence(series, &schedule, factor),
+        schedule,
+    }
+}
 
-    let variance = bars(
-        "Share of the variance by level (T², Kalibera & Jones eq. 2)",
-        &report
-            .levels
-            .iter()
-            .map(|l| (format!("{} (r = {})", l.name, l.repetitions), l.t2))
-            .collect::<Vec<_>>(),
-    );
-
+/// Every execution's mean, scaled by `factor`, in schedule order.
+fn in_schedule(series: &Series, factor: f64) -> Vec<f64> {
     let mut executions: Vec<(u64, f64)> = series
         .seeds
         .iter()
@@ -104,96 +170,90 @@ pub fn series_plots(series: &Series, report: &SeriesReport) -> SeriesPlots {
         })
         .collect();
     executions.sort_by_key(|(i, _)| *i);
-    let in_schedule: Vec<f64> = executions.iter().map(|(_, m)| *m).collect();
-    let schedule = run_sequence(
-        "Execution means in run order (drift?)",
-        &label,
-        &in_schedule,
-        0,
-        &[],
-    );
+    executions.iter().map(|(_, m)| *m).collect()
+}
 
-    let flagged = |binary: &str, execution: u32| {
+/// At most [`MAX_RUN_SEQUENCES`] executions' iterations, those whose changepoint suggests a
+/// longer warmup first; none with one iteration per execution. Only the chosen executions'
+/// values are copied.
+fn run_sequences(series: &Series, report: &SeriesReport, factor: f64) -> Vec<RunSequence> {
+    if series.iterations_per_execution() < 2 {
+        return Vec::new();
+    }
+    let suggestion = |binary: &str, execution: u32| {
         report
             .diagnostics
             .warmup_suggestions
             .iter()
             .find(|w| w.binary == binary && w.execution == execution)
     };
-    let mut candidates: Vec<RunSequence> = Vec::new();
-    if series.iterations_per_execution() >= 2 {
-        for b in series.baseline.iter().chain(series.seeds.iter()) {
-            for e in &b.executions {
-                let all: Vec<f64> = e.warmup.iter().chain(e.live.iter()).copied().collect();
-                let suggestion = flagged(&b.binary, e.execution);
-                let marks: Vec<usize> = suggestion
-                    .map(|w| w.changepoints.clone())
-                    .unwrap_or_default();
-                candidates.push(RunSequence {
-                    flagged: suggestion.is_some_and(|w| w.exceeds_discard),
-                    title: format!("{} execution {}", b.binary, e.execution),
-                    values: scaled(&all),
-                    warmup: e.warmup.len(),
-                    marks,
-                });
-            }
+    let mut candidates: Vec<(bool, &BinaryData, usize)> = Vec::new();
+    for b in series.baseline.iter().chain(series.seeds.iter()) {
+        for (k, e) in b.executions.iter().enumerate() {
+            let flagged = suggestion(&b.binary, e.execution).is_some_and(|w| w.exceeds_discard);
+            candidates.push((flagged, b, k));
         }
     }
-    candidates.sort_by_key(|c| !c.flagged);
-    let run_sequences = candidates
+    candidates.sort_by_key(|c| !c.0);
+    candidates
         .into_iter()
         .take(MAX_RUN_SEQUENCES)
-        .map(|c| {
-            let title = if c.flagged {
-                format!("{} — changepoint suggests a longer warmup", c.title)
-            } else {
-                c.title
-            };
-            run_sequence(&title, &label, &c.values, c.warmup, &c.marks)
+        .map(|(flagged, b, k)| {
+            let e = &b.executions[k];
+            let title = format!("{} execution {}", b.binary, e.execution);
+            RunSequence {
+                title: if flagged {
+                    format!("{title} — changepoint suggests a longer warmup")
+                } else {
+                    title
+                },
+                values: e
+                    .warmup
+                    .iter()
+                    .chain(e.live.iter())
+                    .map(|x| x / factor)
+                    .collect(),
+                warmup: e.warmup.len(),
+                marks: suggestion(&b.binary, e.execution)
+                    .map(|w| w.changepoints.clone())
+                    .unwrap_or_default(),
+            }
         })
-        .collect();
+        .collect()
+}
 
-    // Lag and ACF plots: the iterations of the first seed's first execution when
-    // executions are long enough, else the execution means in schedule order.
-    let (subject, data) = match series.seeds.first().and_then(|b| b.executions.first()) {
+/// The subject of the lag and ACF plots: the iterations of the first seed's first execution
+/// when executions are long enough, else the execution means in schedule order; with its
+/// seeded random reordering and both autocorrelation functions.
+fn dependence(series: &Series, in_schedule: &[f64], factor: f64) -> Dependence {
+    let (subject, values) = match series.seeds.first().and_then(|b| b.executions.first()) {
         Some(e) if e.live.len() >= 10 => (
             format!(
                 "the live iterations of {} execution {}",
                 series.seeds[0].binary, e.execution
             ),
-            scaled(&e.live),
+            e.live.iter().map(|x| x / factor).collect::<Vec<f64>>(),
         ),
         _ => (
             "the execution means in schedule order".to_string(),
-            in_schedule.clone(),
+            in_schedule.to_vec(),
         ),
     };
-    let mut shuffled = data.clone();
-    SeededRng::new(0, "report-dependence-plots").shuffle(&mut shuffled);
-    let lags = LAGS
-        .iter()
-        .filter(|&&h| h < data.len())
-        .map(|&h| {
-            (
-                lag_plot(&format!("lag {h}"), &data, h),
-                lag_plot(&format!("lag {h}, reordered"), &shuffled, h),
-            )
-        })
-        .collect();
-    let acf_pair = (data.len() >= 4).then(|| {
-        let max_lag = ACF_LAGS.min(data.len() - 1);
-        let bound = 1.96 / (data.len() as f64).sqrt();
+    let mut reordered = values.clone();
+    SeededRng::new(0, "report-dependence-plots").shuffle(&mut reordered);
+    let lags = LAGS.iter().copied().filter(|&h| h < values.len()).collect();
+    let acf_pair = (values.len() >= 4).then(|| {
+        let max_lag = ACF_LAGS.min(values.len() - 1);
         (
-            acf_plot("ACF", &lagged(acf(&data, max_lag)), bound),
-            acf_plot("ACF, reordered", &lagged(acf(&shuffled, max_lag)), bound),
+            lagged(acf(&values, max_lag)),
+            lagged(acf(&reordered, max_lag)),
+            1.96 / (values.len() as f64).sqrt(),
         )
     });
-    SeriesPlots {
-        binaries,
-        variance,
-        schedule,
-        run_sequences,
-        dependence_subject: subject,
+    Dependence {
+        subject,
+        values,
+        reordered,
         lags,
         acf: acf_pair,
     }
