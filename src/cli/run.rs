@@ -4,8 +4,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use layoutrand::exit::{interrupted_by, Exit};
+use layoutrand::files::cache_model::CacheModel;
 use layoutrand::files::store::{read_results, scan_results};
-use layoutrand::run::cache_model::CacheModel;
 use layoutrand::run::metric::primary_name_of_spec;
 use layoutrand::run::reaper::Interrupted;
 use layoutrand::run::runner::run_experiment;

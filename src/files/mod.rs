@@ -5,10 +5,12 @@
 //! [`manifest`] that `run` reads, `run` appends the [`results`] records that `report` reads,
 //! and none of those stages needs to import another to know a file's layout. The [`store`]
 //! (`results.jsonl` or a Slurm run's shard stores) is read here with its crash-safe writer,
-//! so that `analysis` reads measurements without importing `run`. The logic around a file
+//! so that `analysis` reads measurements without importing `run`; so is the
+//! [`cache_model`] a cachegrind store's header records. The logic around a file
 //! (building, running, the statistics) stays in its stage.
 
 pub mod atomic;
+pub mod cache_model;
 pub mod confined;
 pub mod manifest;
 pub mod results;

@@ -116,7 +116,7 @@ pub struct Header {
     /// Absent for other metrics and in cachegrind stores written before it was recorded
     /// (those simulated valgrind's model of their host, which is unknown).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_model: Option<crate::run::cache_model::CacheModel>,
+    pub cache_model: Option<crate::files::cache_model::CacheModel>,
     /// `--metric cachegrind`: the first line of `valgrind --version` when the run began.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub valgrind_version: Option<String>,

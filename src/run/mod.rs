@@ -11,7 +11,6 @@
 //! end-of-run table; [`export`] turns a store into the CSV `layoutrand analyze` reads.
 
 pub mod budget;
-pub mod cache_model;
 pub mod command;
 pub mod cpus;
 pub mod environment;

@@ -171,8 +171,20 @@ impl PreparedRun {
             conditions: Some(detect_conditions()),
             cache_model: settings.cache_model,
             valgrind_version: matches!(self.metric, MetricSpec::Cachegrind)
-                .then(super::cache_model::valgrind_version)
+                .then(valgrind_version)
                 .flatten(),
         }
     }
+}
+
+/// The first line of `valgrind --version` (e.g. `valgrind-3.19.0`); `None` when valgrind
+/// cannot be run.
+pub fn valgrind_version() -> Option<String> {
+    let out = std::process::Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().next()?.trim();
+    (out.status.success() && !line.is_empty()).then(|| line.to_string())
 }

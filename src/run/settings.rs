@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use anyhow::{bail, Result};
 
-use super::cache_model::CacheModel;
+use crate::files::cache_model::CacheModel;
 use crate::files::store::Header;
 
 /// Default exclusive upper bound of the environment padding (one page).

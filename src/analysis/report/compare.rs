@@ -216,14 +216,14 @@ pub fn compare(
 }
 
 /// When both stores are cachegrind runs: whether they simulated the same caches with the
-/// same valgrind (see [`crate::run::cache_model::model_differences`]); counts from two
+/// same valgrind (see [`crate::files::cache_model::model_differences`]); counts from two
 /// models are not comparable however the layouts compare.
 fn cachegrind_warnings(base: &Experiment, new: &Experiment) -> Vec<String> {
     let (b, n) = (&base.header, &new.header);
     if b.metric != "cachegrind" || n.metric != "cachegrind" {
         return Vec::new();
     }
-    crate::run::cache_model::model_differences(
+    crate::files::cache_model::model_differences(
         (
             "base",
             b.cache_model.as_ref(),

@@ -3,7 +3,8 @@
 //! The flow: [`experiment::load`] reads the manifest (when there) and store into balanced
 //! data sets (one per program and metric, [`series`], [`balance`]); [`builder::analyse`]
 //! turns them into a [`model::Report`] — per level ([`crate::stats`]), [`sensitivity`],
-//! [`shift`], [`diagnostics`], [`machines`] and the data each plot shows ([`plots`]).
+//! [`shift`], [`diagnostics`], [`machines`] and the data each plot shows ([`plots`] fills
+//! [`plot_data`]).
 //! [`dimension`] and [`compare`] build their own answers from the same experiment model.
 //! Everything here is a number or a sentence about numbers; [`crate::report`] renders it.
 
@@ -15,6 +16,7 @@ pub mod dimension;
 pub mod experiment;
 pub mod machines;
 pub mod model;
+pub mod plot_data;
 pub mod plots;
 pub mod sensitivity;
 pub mod series;

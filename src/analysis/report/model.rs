@@ -164,7 +164,7 @@ pub struct SeriesReport {
     /// summaries, and `export` the measurements); none when the series was not analysed
     /// from an experiment's measurements.
     #[serde(skip)]
-    pub plots: Option<super::plots::SeriesPlots>,
+    pub plots: Option<super::plot_data::SeriesPlots>,
 }
 
 /// One level of the hierarchy (KJ eq. 1–2).

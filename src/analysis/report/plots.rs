@@ -1,14 +1,15 @@
 //! The data of the HTML report's plots for one data set: which values each plot shows, the
 //! boxes' quartiles, the autocorrelations, and the randomly reordered twins that make
 //! Kalibera & Jones' manual inspection (§6.1) easy — a lag or ACF plot is read by comparing
-//! it with the same data in random order. [`crate::report::plots`] draws them.
+//! it with the same data in random order, into the types of [`super::plot_data`]; the HTML
+//! exporter draws them.
 
 use crate::seeded::SeededRng;
 use crate::stats::autocorr::acf;
-use crate::stats::sample::quantile;
 
 use super::experiment::{BinaryData, Series};
 use super::model::SeriesReport;
+use super::plot_data::{BoxSummary, Dependence, RunSequence, SeriesPlots, StripGroup};
 use crate::analysis::numfmt::scale_for;
 
 /// Per-execution run-sequence plots shown at most (flagged executions come first).
@@ -19,98 +20,6 @@ pub const LAGS: [usize; 4] = [1, 2, 3, 4];
 
 /// Lags of the ACF plots.
 pub const ACF_LAGS: usize = 20;
-
-/// A box of a box plot: whiskers at the extremes, the box from the first to the third
-/// quartile, a line at the median.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BoxSummary {
-    /// Smallest value.
-    pub low: f64,
-    /// First quartile.
-    pub q1: f64,
-    /// Median.
-    pub median: f64,
-    /// Third quartile.
-    pub q3: f64,
-    /// Largest value.
-    pub high: f64,
-}
-
-impl BoxSummary {
-    /// The box of `values` (quartiles as [`crate::stats::sample::quantile`] defines them);
-    /// none for no values.
-    pub fn of(values: &[f64]) -> Option<BoxSummary> {
-        let mut v = values.to_vec();
-        v.sort_by(f64::total_cmp);
-        Some(BoxSummary {
-            low: *v.first()?,
-            q1: quantile(&v, 0.25),
-            median: quantile(&v, 0.5),
-            q3: quantile(&v, 0.75),
-            high: *v.last()?,
-        })
-    }
-}
-
-/// One group of a strip/box plot.
-#[derive(Debug, Clone)]
-pub struct StripGroup {
-    /// Label under the group.
-    pub label: String,
-    /// Points drawn as dots (e.g. execution means).
-    pub points: Vec<f64>,
-    /// The box of the values it summarises (e.g. all live iterations); none without values.
-    pub box_summary: Option<BoxSummary>,
-    /// Draw this group as the baseline.
-    pub highlight: bool,
-}
-
-/// One execution's iterations in run order.
-#[derive(Debug, Clone, Default)]
-pub struct RunSequence {
-    /// Title of the plot.
-    pub title: String,
-    /// Every iteration, warmup first.
-    pub values: Vec<f64>,
-    /// Iterations discarded as warmup (shaded).
-    pub warmup: usize,
-    /// Where changepoint detection suggests the warmup should end.
-    pub marks: Vec<usize>,
-}
-
-/// Values against their lagged selves and their autocorrelations, each beside the same
-/// values randomly reordered.
-#[derive(Debug, Clone, Default)]
-pub struct Dependence {
-    /// What the values are, in words.
-    pub subject: String,
-    /// The values in run order.
-    pub values: Vec<f64>,
-    /// The same values, randomly reordered (seeded).
-    pub reordered: Vec<f64>,
-    /// The lags of the lag plots (those shorter than the data).
-    pub lags: Vec<usize>,
-    /// Autocorrelations from lag 1 of the values and of the reordered twin, with the ±bound
-    /// expected of independent noise; none below 4 values.
-    pub acf: Option<(Vec<f64>, Vec<f64>, f64)>,
-}
-
-/// The plots of one data set, as data, every value in the scaled unit of `label`.
-#[derive(Debug, Clone, Default)]
-pub struct SeriesPlots {
-    /// The axis label of the measured values (`metric (unit)`).
-    pub label: String,
-    /// Strip/box plot of every binary, the baseline marked.
-    pub binaries: Vec<StripGroup>,
-    /// Variance components (T² per level), each with its label.
-    pub variance: Vec<(String, f64)>,
-    /// Execution means in schedule order (drift across the experiment).
-    pub schedule: Vec<f64>,
-    /// Run sequences of the iterations of selected executions.
-    pub run_sequences: Vec<RunSequence>,
-    /// What the lag and ACF plots show.
-    pub dependence: Dependence,
-}
 
 /// Autocorrelations from lag 1 on; none for a constant sequence (NaN).
 fn lagged(acf: Vec<f64>) -> Vec<f64> {

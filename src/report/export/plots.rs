@@ -2,7 +2,7 @@
 //! [`crate::analysis::report::plots`] chose (values, quartiles, autocorrelations, the
 //! reordered twins).
 
-use crate::analysis::report::plots::SeriesPlots;
+use crate::analysis::report::plot_data::SeriesPlots;
 
 use super::svg::{acf_plot, bars, lag_plot, run_sequence, strip_plot};
 

@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use crate::analysis::numfmt::sig;
-use crate::analysis::report::plots::{BoxSummary, StripGroup};
+use crate::analysis::report::plot_data::{BoxSummary, StripGroup};
 
 /// Escapes text for HTML and SVG.
 pub fn escape(s: &str) -> String {
