@@ -5,16 +5,20 @@
 //! * [`wrap`] — the cc/ld shim that records one ordinary build;
 //! * [`layout`] — ELF reading: function order, fingerprints, distances, reordering primitives;
 //! * [`build`] — replays the recorded links once per seed, verifies, writes the manifest;
-//! * [`run`] — the three-level executor (binaries × executions × iterations) and its store;
+//! * [`run`] — the three-level executor (binaries × executions × iterations);
+//! * [`files`] — the files an experiment keeps, among them the store of measurements;
 //! * [`stats`] — pure statistics (Kalibera & Jones 2013, Georges et al. 2007, Touati et al.);
-//! * [`report`] — text, Markdown, JSON, CSV and HTML answers from an experiment.
+//! * [`analysis`] — the one engine that computes every answer: `analyze` on a CSV, and
+//!   `report`, `dimension` and `compare` on an experiment directory ([`analysis::report`]);
+//! * [`report`] — renders those answers as text, Markdown, JSON, CSV and HTML, computing
+//!   nothing.
 //!
 //! [`doctor`] says whether a machine is fit for an experiment (checks and a calibration of
 //! its noise), from the run and stats stages' own code.
 //!
 //! [`files`] holds the formats of the files an experiment directory keeps (manifest, results
-//! store records) and the atomic write they share, below every stage so that no stage imports
-//! another for a file's layout. [`seeded`] holds the reproducible random streams every stage draws from.
+//! store records, the store's reader and crash-safe writer) and the atomic write they share,
+//! below every stage so that no stage imports another for a file's layout. [`seeded`] holds the reproducible random streams every stage draws from.
 
 /// `eprintln!` that never panics. Messages on stderr are diagnostics: when stderr cannot be
 /// written (a full disk behind `2>log`, a closed descriptor) a run, a build through the shim

@@ -10,10 +10,10 @@ use std::path::Path;
 use proptest::prelude::*;
 
 use layoutrand::analysis::compare::{compare, CompareOptions};
+use layoutrand::analysis::report::dimension::{dimension, CostOverrides};
+use layoutrand::analysis::report::experiment::{from_parts, Experiment};
 use layoutrand::analysis::single::{analyze, BootstrapOptions, Dataset};
 use layoutrand::analysis::vocabulary::Thresholds;
-use layoutrand::report::dimension::{dimension, CostOverrides};
-use layoutrand::report::experiment::{from_parts, Experiment};
 use layoutrand::report::{analysis::analyse, export::exporter, Format};
 use layoutrand::stats::hierarchy::Hierarchy;
 use report_support::{manifest, results, Design};
@@ -104,8 +104,8 @@ proptest! {
         }
         let _ = dimension(&ea, CostOverrides::default(), &[0.01, 0.5], 0.95);
         let options = CompareOptions { thresholds: th, is_time: true, bootstrap: None, fail_if_slower: Some(0.0) };
-        if let Ok(c) = layoutrand::report::compare::compare(&ea, &eb, &options) {
-            let _ = layoutrand::report::compare::render_text(&c);
+        if let Ok(c) = layoutrand::analysis::report::compare::compare(&ea, &eb, &options) {
+            let _ = layoutrand::report::render_compare::render_text(&c);
         }
     }
 }

@@ -34,8 +34,8 @@ use std::path::{Path, PathBuf};
 
 use build_support::{assert_success, build, fetch_debian_source, layout_distance, run_in};
 use layoutrand::files::manifest::{BinarySet, BuildStatus, Granularity, Manifest};
+use layoutrand::files::store::read_results;
 use layoutrand::layout::same_code::COMPARED;
-use layoutrand::run::store::read_results;
 
 /// The programs of the build: manifest name and path in the CMake build directory.
 const PROGRAMS: [(&str, &str); 7] = [

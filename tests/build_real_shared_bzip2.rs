@@ -16,7 +16,7 @@ mod build_support;
 
 use build_support::{assert_success, build, bzip2_check, fetch_debian_source};
 use layoutrand::files::manifest::{BuildStatus, Manifest};
-use layoutrand::run::store::{read_results, ExecutionStatus};
+use layoutrand::files::store::{read_results, ExecutionStatus};
 
 #[test]
 #[ignore = "needs the Debian archive (network); run by .ci/run, or: LAYOUTRAND_TEST_ALL=1 bash scripts/test.sh"]

@@ -18,7 +18,7 @@ use std::process::Command;
 
 use build_support::{assert_success, build, fixture, have};
 use layoutrand::files::manifest::{Binary, BuildStatus, Manifest};
-use layoutrand::run::store::{read_results, ExecutionStatus};
+use layoutrand::files::store::{read_results, ExecutionStatus};
 
 const LINKERS: [&str; 4] = ["bfd", "gold", "lld", "mold"];
 const LIBRARY: &str = "libkernels.so.1.2";

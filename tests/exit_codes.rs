@@ -129,7 +129,7 @@ fn a_full_disk_behind_stdout_or_stderr_is_no_panic() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(Exit::Complete.code()));
-    let stored = layoutrand::run::store::read_results(d.path()).unwrap();
+    let stored = layoutrand::files::store::read_results(d.path()).unwrap();
     assert_eq!(
         stored.executions.len(),
         3 * 2,

@@ -29,7 +29,7 @@ fn cachegrind_experiment_detects_binary_level_variance() {
     assert!(output.status.success(), "{}", describe(&output));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("all 6 binaries pass the check"), "{stderr}");
-    let results = layoutrand::run::store::read_results(&out).unwrap();
+    let results = layoutrand::files::store::read_results(&out).unwrap();
     let jobs: Vec<u32> = results.finishes.iter().map(|f| f.jobs).collect();
     assert_eq!(
         jobs,
@@ -142,7 +142,7 @@ fn real_experiment_uses_dimensioned_counts_and_records_its_stopping_rule() {
     // Executions add almost no variance under cachegrind: eq. 3 says one per binary, but
     // the dimensioning never advises fewer than 2, the least with which the report can
     // test layout sensitivity (binaries against their executions).
-    let results = layoutrand::run::store::read_results(&real).unwrap();
+    let results = layoutrand::files::store::read_results(&real).unwrap();
     assert_eq!(results.header.as_ref().unwrap().executions, 2);
     assert_eq!(
         results.executions.len(),

@@ -11,7 +11,7 @@ use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 use experiment_support::*;
-use layoutrand::run::store::{read_results, ExecutionStatus, RESULTS_FILE};
+use layoutrand::files::store::{read_results, ExecutionStatus, RESULTS_FILE};
 
 const SEEDS: usize = 3;
 const EXECUTIONS: usize = 5;

@@ -109,7 +109,7 @@ fn variants_in_the_experiment_file_are_built_run_interleaved_and_compared() {
             "{stderr}"
         );
     }
-    let results = layoutrand::run::store::read_results(&out).unwrap();
+    let results = layoutrand::files::store::read_results(&out).unwrap();
     assert_eq!(
         results.executions.len(),
         2 * 3 * 2,

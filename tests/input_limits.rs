@@ -4,7 +4,7 @@
 
 mod run_support;
 
-use layoutrand::run::store::{read_results, RESULTS_FILE};
+use layoutrand::files::store::{read_results, RESULTS_FILE};
 use predicates::str::contains;
 use run_support::*;
 

@@ -6,14 +6,17 @@ mod report_support;
 
 use std::path::Path;
 
+use layoutrand::analysis::report::builder::analyse;
+use layoutrand::analysis::report::dimension::{dimension, CostOverrides};
+use layoutrand::analysis::report::experiment::from_parts;
+use layoutrand::analysis::report::model::Verdict;
 use layoutrand::analysis::vocabulary::Thresholds;
-use layoutrand::report::analysis::analyse;
-use layoutrand::report::dimension::{dimension, CostOverrides};
-use layoutrand::report::experiment::from_parts;
-use layoutrand::report::model::Verdict;
 use report_support::{manifest, results, Design, ThreeLevel};
 
-fn experiment(design: &Design, gen: &mut ThreeLevel) -> layoutrand::report::experiment::Experiment {
+fn experiment(
+    design: &Design,
+    gen: &mut ThreeLevel,
+) -> layoutrand::analysis::report::experiment::Experiment {
     let r = results(design, &mut |_, seed, execution, _, _| {
         gen.value(seed, execution)
     });
@@ -27,7 +30,7 @@ const KALIBERA: [[[f64; 3]; 2]; 2] = [
     [[0.2, 1.0, 1.5], [1.0, 2.0, 3.0]],
 ];
 
-fn kalibera_experiment() -> layoutrand::report::experiment::Experiment {
+fn kalibera_experiment() -> layoutrand::analysis::report::experiment::Experiment {
     let mut design = Design::new(2, 2, 3);
     design.baseline = false;
     let r = results(&design, &mut |_, seed, e, i, _| {
@@ -60,7 +63,8 @@ fn levels_match_libkalibera_oracle() {
     assert!(s.ci.is_none());
     assert!(s.interval_note.as_ref().unwrap().contains("below zero"));
     let (h, _) =
-        layoutrand::report::analysis::seed_hierarchy(&kalibera_experiment().series[0]).unwrap();
+        layoutrand::analysis::report::builder::seed_hierarchy(&kalibera_experiment().series[0])
+            .unwrap();
     let ci = layoutrand::stats::multilevel::mean_ci(&h, 0.95).unwrap();
     assert!((ci.low - -6.939447).abs() < 1e-5, "{ci:?}");
     // t_i = √T²/mean.
@@ -236,7 +240,7 @@ fn an_ordinary_default_layout_is_called_unusual_in_at_most_five_percent() {
 /// question is still answered from the random layouts' spread.
 #[test]
 fn one_baseline_execution_is_undetermined_never_iterations_as_replicates() {
-    use layoutrand::run::store::{ExecutionStatus, Record, Results};
+    use layoutrand::files::store::{ExecutionStatus, Record, Results};
     let design = Design::new(10, 3, 5);
     let mut gen = ThreeLevel::new(31, 1e6, 0.02, 0.01, 0.005, 0.0);
     let status = |_: &str, seed: Option<u64>, execution: u32| {

@@ -6,7 +6,7 @@ mod report_support;
 use std::path::Path;
 
 use assert_cmd::Command;
-use layoutrand::run::store::ExecutionStatus;
+use layoutrand::files::store::ExecutionStatus;
 use report_support::{
     report_stdout as stdout, store_on_machines, write_dir, write_dir_with_status, Design,
     ThreeLevel,

@@ -6,8 +6,8 @@ mod report_support;
 use std::path::Path;
 
 use layoutrand::analysis::compare::CompareOptions;
+use layoutrand::analysis::report::compare::{compare_directories, gate_failed};
 use layoutrand::analysis::vocabulary::Thresholds;
-use layoutrand::report::compare::{compare_directories, gate_failed};
 use report_support::{write_dir, Design, Normal};
 
 /// An experiment whose binary `seed` has the layout effect drawn from stream `seed` (so two
@@ -301,9 +301,9 @@ fn compare_names_binaries_that_never_ran() {
         &mut |_, seed, _, _, _| 1e7 * (1.0 + 0.01 * seed.unwrap() as f64),
         &|_, seed, _| {
             if seed == Some(4) {
-                layoutrand::run::store::ExecutionStatus::Exit
+                layoutrand::files::store::ExecutionStatus::Exit
             } else {
-                layoutrand::run::store::ExecutionStatus::Ok
+                layoutrand::files::store::ExecutionStatus::Ok
             }
         },
     );

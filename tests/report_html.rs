@@ -253,7 +253,7 @@ fn html_report_has_the_machine_section_of_the_text_report() {
         .expect("the machine warning");
     assert!(section.contains(&format!("Warning: {}", escape(warning))));
     assert!(html.contains(&format!("<li>{}</li>", escape(warning))));
-    let treatment = layoutrand::report::machines::INTERVAL_TREATMENT;
+    let treatment = layoutrand::analysis::report::machines::INTERVAL_TREATMENT;
     assert!(text.contains(treatment));
     assert!(section.contains(&format!(
         "<p id=\"machines-interval\">{}</p>",

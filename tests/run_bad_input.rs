@@ -3,7 +3,7 @@
 
 mod run_support;
 
-use layoutrand::run::store::{read_results, ExecutionStatus, RESULTS_FILE};
+use layoutrand::files::store::{read_results, ExecutionStatus, RESULTS_FILE};
 use predicates::str::contains;
 use run_support::*;
 

@@ -7,8 +7,8 @@ mod run_support;
 
 use std::path::Path;
 
-use layoutrand::run::cache_model::CacheModel;
-use layoutrand::run::store::{read_results, ExecutionStatus};
+use layoutrand::files::cache_model::CacheModel;
+use layoutrand::files::store::{read_results, ExecutionStatus};
 use run_support::*;
 
 /// Two layouts of the cachegrind fixture (link orders a,b and b,a) as baseline and seeds

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use layoutrand::run::store::{read_results, Execution};
+use layoutrand::files::store::{read_results, Execution};
 use layoutrand::seeded::SeededRng;
 use run_support::*;
 
@@ -243,7 +243,7 @@ fn resume_from_another_directory_runs_in_the_recorded_one() {
     let failed: Vec<_> = r
         .executions
         .iter()
-        .filter(|e| e.status != layoutrand::run::store::ExecutionStatus::Ok)
+        .filter(|e| e.status != layoutrand::files::store::ExecutionStatus::Ok)
         .map(|e| (e.binary.clone(), e.execution, e.output_tail.clone()))
         .collect();
     assert!(failed.is_empty(), "resumed executions failed: {failed:?}");

@@ -5,7 +5,7 @@ mod run_support;
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use layoutrand::run::store::{read_results, ExecutionStatus};
+use layoutrand::files::store::{read_results, ExecutionStatus};
 use run_support::*;
 
 #[test]

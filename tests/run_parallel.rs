@@ -6,8 +6,8 @@ mod run_support;
 
 use std::path::Path;
 
+use layoutrand::files::store::{read_results, ExecutionStatus, Record};
 use layoutrand::run::metric::read_cachegrind_totals;
-use layoutrand::run::store::{read_results, ExecutionStatus, Record};
 use run_support::*;
 
 /// The two-layout experiment of the cachegrind fixture (link orders a,b and b,a) with a

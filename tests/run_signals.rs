@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use layoutrand::run::store::read_results;
+use layoutrand::files::store::read_results;
 use run_support::*;
 
 /// True while `pid` runs (a zombie awaiting its reaper counts as gone).
@@ -173,7 +173,7 @@ fn a_benchmark_killed_by_the_same_sigterm_just_before_the_runner_is_not_a_failur
     assert!(
         r.executions
             .iter()
-            .all(|e| e.status == layoutrand::run::store::ExecutionStatus::Ok),
+            .all(|e| e.status == layoutrand::files::store::ExecutionStatus::Ok),
         "{:?}",
         r.executions
     );

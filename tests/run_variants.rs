@@ -10,7 +10,7 @@ use std::path::Path;
 
 use build_support::{assert_success, build, fixture};
 use layoutrand::files::manifest::Manifest;
-use layoutrand::run::store::read_results;
+use layoutrand::files::store::read_results;
 
 const EXECUTIONS: u32 = 3;
 

@@ -8,7 +8,7 @@ use std::path::{Component, Path};
 
 use layoutrand::experiment::config::ExperimentConfig;
 use layoutrand::files::manifest::Manifest;
-use layoutrand::run::store::parse_results;
+use layoutrand::files::store::parse_results;
 use proptest::prelude::*;
 
 /// Names and paths a hostile manifest might hold, mixed with ordinary ones.

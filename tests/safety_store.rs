@@ -6,7 +6,7 @@ mod run_support;
 
 use std::path::Path;
 
-use layoutrand::run::store::{read_results, RESULTS_FILE};
+use layoutrand::files::store::{read_results, RESULTS_FILE};
 use predicates::prelude::*;
 use predicates::str::contains;
 use run_support::*;

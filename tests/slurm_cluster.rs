@@ -11,8 +11,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use layoutrand::run::shards::{shard_dir, shard_stores};
-use layoutrand::run::store::{read_results, ExecutionStatus, Results};
+use layoutrand::files::store::shards::{shard_dir, shard_stores};
+use layoutrand::files::store::{read_results, ExecutionStatus, Results};
 use run_support::{experiment, fixture, gcc, layoutrand, same_binary_experiment, TestBinarySet};
 use slurm_support::Cluster;
 

@@ -3,19 +3,24 @@
 //!
 //! Input: [`single::Dataset`] — a balanced hierarchy of measurements with named levels,
 //! read from a CSV ([`crate::measurements`]) or from an experiment's store
-//! ([`crate::report::experiment`]) — and [`vocabulary::Thresholds`] derived from
+//! ([`report::experiment`]) — and [`vocabulary::Thresholds`] derived from
 //! `--confidence` and `--negligible`. Output: typed results ([`single::Analysis`],
 //! [`pair::PairAnalysis`], [`compare::Comparison`], [`effect::Effect`]) whose JSON schemas are
 //! versioned and documented in docs/formats.md. The CLI only parses arguments and renders these.
 //!
-//! Data flow: [`crate::stats`] (pure statistics) → `analysis` (what to compute, thresholds,
-//! words) → [`crate::report`] (experiment reports and their renderings).
+//! [`report`] holds the answers about a whole experiment directory (`report`, `dimension`,
+//! `compare`): loading the store, every number and sentence of the report model, and the
+//! data of its plots.
+//!
+//! Data flow: [`crate::files`] (the store) and [`crate::stats`] (pure statistics) →
+//! `analysis` (what to compute, thresholds, words) → [`crate::report`] (renderings only).
 
 pub mod compare;
 pub mod effect;
 pub mod interaction;
 pub mod numfmt;
 pub mod pair;
+pub mod report;
 pub mod single;
 pub mod variants;
 pub mod vocabulary;

@@ -244,12 +244,76 @@ pub fn analyze(
     if let Some(b) = bootstrap {
         check_bootstrap(b.resamples)?;
     }
+    let mut warnings = Vec::new();
+    let levels = level_rows(h, names, costs_highest_first, &mut warnings)?;
+    let top_name = &names[0];
+    let top_units = h.repetitions()[levels.len() - 1];
+    let mean = Some(h.mean()).filter(|m| m.is_finite());
+    if mean.is_none() {
+        warnings.push(
+            "the mean is not computable: the values exceed the range of double precision"
+                .to_string(),
+        );
+    }
+    let (ci, ci_note) = mean_interval(h, confidence, (top_units, top_name), &mut warnings);
+    if (2..MIN_TOP_LEVEL_UNITS).contains(&top_units) {
+        warnings.push(format!(
+            "only {top_units} {}: the interval rests on {} degree{} of freedom and is very \
+             wide; Kalibera & Jones use at least {MIN_TOP_LEVEL_UNITS} at the top level",
+            plural(top_name),
+            top_units - 1,
+            if top_units == 2 { "" } else { "s" }
+        ));
+    }
+    let normality = normality_of_top_means(h, thresholds, (top_units, top_name), &mut warnings);
+    let n_levels = levels.len();
+    let anova = if n_levels >= 2 && h.repetitions()[n_levels - 2] >= 2 {
+        let groups = child_means_per_top_unit(h);
+        random_effects(&groups)
+            .ok()
+            .filter(|a| a.f.is_finite() && a.p.is_finite())
+    } else {
+        None
+    };
+    let mut bootstrap_note = None;
+    let bootstrap = bootstrap.and_then(|b| {
+        let mut rng = SeededRng::new(b.seed, "analyze-bootstrap");
+        let ci = bootstrap::mean_ci(h, confidence, b.resamples, &mut rng);
+        bootstrap_note = bootstrap_warning(&ci, top_units, &plural(top_name));
+        warnings.extend(bootstrap_note.clone());
+        ci.ok()
+    });
+    Ok(Analysis {
+        schema: ANALYSIS_SCHEMA,
+        value: data.value.clone(),
+        n: h.len(),
+        mean,
+        confidence,
+        ci,
+        ci_note,
+        levels,
+        normality,
+        anova,
+        bootstrap,
+        bootstrap_note,
+        excluded: Vec::new(),
+        warnings,
+    })
+}
+
+/// The levels, lowest first: Kalibera & Jones' S² and T² (eq. 1–2) and, with costs, the
+/// optimal repetitions (eq. 3); the warnings about them (an overflowing spread, a T² ≤ 0, a
+/// level repeated once) added to `warnings`.
+fn level_rows(
+    h: &Hierarchy,
+    names: &[String],
+    costs_highest_first: Option<&[f64]>,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<LevelJson>> {
     let estimates = level_variances(h);
-    let n_levels = estimates.len();
     let lowest_first_names: Vec<&String> = names.iter().rev().collect();
     let costs: Option<Vec<f64>> = costs_highest_first.map(|c| c.iter().rev().copied().collect());
     let finite = |x: Option<f64>| x.filter(|v| v.is_finite());
-    let mut warnings = Vec::new();
     if estimates
         .iter()
         .any(|e| e.s2.is_some_and(|v| !v.is_finite()))
@@ -283,8 +347,6 @@ pub fn analyze(
             }
         })
         .collect();
-    let top_name = &names[0];
-    let top_units = h.repetitions()[n_levels - 1];
     for (i, l) in levels.iter().enumerate().skip(1) {
         if let Some(t2) = l.t2.filter(|t| *t <= 0.0) {
             warnings.push(format!(
@@ -297,30 +359,34 @@ pub fn analyze(
             ));
         }
     }
-    if h.repetitions().contains(&1) && n_levels > 1 {
+    if h.repetitions().contains(&1) && levels.len() > 1 {
         warnings.push(
             "a level has a single repetition, so its variance cannot be separated from the \
              level above"
                 .to_string(),
         );
     }
-    let mean = Some(h.mean()).filter(|m| m.is_finite());
-    if mean.is_none() {
-        warnings.push(
-            "the mean is not computable: the values exceed the range of double precision"
-                .to_string(),
-        );
-    }
+    Ok(levels)
+}
+
+/// Kalibera & Jones' interval of the mean (eq. 4), withheld when [`interval_use`] says so,
+/// with the note that says why there is none or how to read it; the note (or why no
+/// interval is possible) also added to `warnings`.
+fn mean_interval(
+    h: &Hierarchy,
+    confidence: f64,
+    (top_units, top_name): (usize, &str),
+    warnings: &mut Vec<String>,
+) -> (Option<CiJson>, Option<String>) {
     let positive = h.values().iter().all(|v| *v > 0.0);
-    let mut ci_note = None;
-    let ci = match mean_ci(h, confidence) {
+    match mean_ci(h, confidence) {
         Ok(ci) if ci.low.is_finite() && ci.high.is_finite() => {
             let judged = interval_use(ci.mean, ci.half_width, positive, &plural(top_name));
-            ci_note = judged.note().map(str::to_string);
+            let ci_note = judged.note().map(str::to_string);
             if let Some(note) = &ci_note {
                 warnings.push(format!("the confidence interval: {note}"));
             }
-            Some(CiJson {
+            let ci = Some(CiJson {
                 low: ci.low,
                 high: ci.high,
                 half_width: ci.half_width,
@@ -328,35 +394,35 @@ pub fn analyze(
                 df: ci.df,
                 method: "kalibera-jones eq. 4",
             })
-            .filter(|_| !matches!(judged, IntervalUse::Withheld(_)))
+            .filter(|_| !matches!(judged, IntervalUse::Withheld(_)));
+            (ci, ci_note)
         }
         Ok(_) => {
             let note = "the confidence interval is not computable: the spread of the values \
                         exceeds the range of double precision (values near ±1.8e308); rescale \
                         the values (e.g. another unit)";
             warnings.push(note.to_string());
-            ci_note = Some(note.to_string());
-            None
+            (None, Some(note.to_string()))
         }
         Err(_) => {
             warnings.push(format!(
                 "only {top_units} {top_name} unit: no confidence interval is possible; \
                  repeat the top level at least twice ({MIN_TOP_LEVEL_UNITS} or more recommended)"
             ));
-            None
+            (None, None)
         }
-    };
-    if (2..MIN_TOP_LEVEL_UNITS).contains(&top_units) {
-        warnings.push(format!(
-            "only {top_units} {}: the interval rests on {} degree{} of freedom and is very \
-             wide; Kalibera & Jones use at least {MIN_TOP_LEVEL_UNITS} at the top level",
-            plural(top_name),
-            top_units - 1,
-            if top_units == 2 { "" } else { "s" }
-        ));
     }
-    let top_means = h.top_means();
-    let normality = shapiro_wilk(&top_means)
+}
+
+/// Shapiro–Wilk of the top-level units' means, with a warning in `warnings` when they do
+/// not look normal and are too few for the central limit theorem.
+fn normality_of_top_means(
+    h: &Hierarchy,
+    thresholds: &Thresholds,
+    (top_units, top_name): (usize, &str),
+    warnings: &mut Vec<String>,
+) -> Option<NormalityJson> {
+    let normality = shapiro_wilk(&h.top_means())
         .ok()
         .filter(|sw| sw.w.is_finite() && sw.p.is_finite())
         .map(|sw| NormalityJson {
@@ -375,38 +441,7 @@ pub fn analyze(
             ));
         }
     }
-    let anova = if n_levels >= 2 && h.repetitions()[n_levels - 2] >= 2 {
-        let groups = child_means_per_top_unit(h);
-        random_effects(&groups)
-            .ok()
-            .filter(|a| a.f.is_finite() && a.p.is_finite())
-    } else {
-        None
-    };
-    let mut bootstrap_note = None;
-    let bootstrap = bootstrap.and_then(|b| {
-        let mut rng = SeededRng::new(b.seed, "analyze-bootstrap");
-        let ci = bootstrap::mean_ci(h, confidence, b.resamples, &mut rng);
-        bootstrap_note = bootstrap_warning(&ci, top_units, &plural(top_name));
-        warnings.extend(bootstrap_note.clone());
-        ci.ok()
-    });
-    Ok(Analysis {
-        schema: ANALYSIS_SCHEMA,
-        value: data.value.clone(),
-        n: h.len(),
-        mean,
-        confidence,
-        ci,
-        ci_note,
-        levels,
-        normality,
-        anova,
-        bootstrap,
-        bootstrap_note,
-        excluded: Vec::new(),
-        warnings,
-    })
+    normality
 }
 
 /// What to do about a doubtful t interval with `units` top-level units: the bootstrap when

@@ -379,7 +379,7 @@ pub(crate) fn finish(
 /// replace: those must never be silently paired with other files.
 pub(crate) fn clear_previous_output(out_dir: &Path) -> Result<()> {
     let results = out_dir.join(crate::files::results::RESULTS_FILE);
-    if crate::run::store::has_results(out_dir) {
+    if crate::files::store::has_results(out_dir) {
         bail!(
             "{} holds measurements of the binaries a new build would replace: use another --out, \
              add seeds with --extend, or remove the measurements first",

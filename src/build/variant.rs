@@ -60,7 +60,7 @@ pub fn build(opts: &BuildOptions, name: &str) -> Result<BuildOutcome> {
     std::fs::create_dir_all(&opts.out_dir)
         .with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
     let top_dir = opts.out_dir.canonicalize()?;
-    if crate::run::store::has_results(&top_dir) {
+    if crate::files::store::has_results(&top_dir) {
         bail!(
             "{} holds measurements: a variant built now would not be in them; build the \
              variants first, or use another --out",

@@ -8,7 +8,7 @@
 //!
 //! CSV mode: two files of nested measurements with the same `--levels` and `--value`.
 //! Directory mode: two experiment directories, every program and metric they share, plus
-//! Touati et al.'s summary across programs ([`layoutrand::report::compare`]).
+//! Touati et al.'s summary across programs ([`layoutrand::analysis::report::compare`]).
 //! `--fail-if-slower` gates CI in both modes (exit 1).
 
 use std::fmt::Write as _;
@@ -61,7 +61,7 @@ pub fn run(args: Args) -> Result<i32> {
             if !args.columns.levels.is_empty() || args.columns.value.is_some() {
                 bail!("--levels and --value apply to CSV files, not experiment directories (their levels are binary, execution, iteration)");
             }
-            let (text, failed) = layoutrand::report::compare::run_directories(
+            let (text, failed) = layoutrand::report::render_compare::run_directories(
                 &args.base,
                 &args.new,
                 &args.metric.metrics,

@@ -3,8 +3,9 @@
 
 use std::path::PathBuf;
 
-use layoutrand::report::dimension::{dimension, parse_costs, parse_targets, render_text};
-use layoutrand::report::experiment::load_with_context;
+use layoutrand::analysis::report::dimension::{dimension, parse_costs, parse_targets};
+use layoutrand::analysis::report::experiment::load_with_context;
+use layoutrand::report::render_dimension::render_text;
 
 /// Arguments of `layoutrand dimension`.
 #[derive(Debug, clap::Args)]
@@ -16,7 +17,7 @@ pub struct Args {
     #[arg(long)]
     pub costs: Option<String>,
     /// Target relative half-widths of the confidence interval (`1%` or `0.01`, comma-separated).
-    #[arg(long, default_value = layoutrand::report::dimension::DEFAULT_TARGETS_TEXT)]
+    #[arg(long, default_value = layoutrand::analysis::report::dimension::DEFAULT_TARGETS_TEXT)]
     pub target: String,
     #[command(flatten)]
     pub confidence: super::common::ConfidenceArgs,

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use layoutrand::run::store::repair_store;
+use layoutrand::files::store::repair_store;
 
 /// Arguments of `layoutrand repair`.
 #[derive(Debug, clap::Args)]
@@ -19,7 +19,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         None => println!(
             "layoutrand repair: {} is valid ({} lines): nothing to repair",
             args.dir
-                .join(layoutrand::run::store::RESULTS_FILE)
+                .join(layoutrand::files::store::RESULTS_FILE)
                 .display(),
             repair.lines
         ),

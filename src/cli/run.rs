@@ -4,14 +4,14 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use layoutrand::exit::{interrupted_by, Exit};
-use layoutrand::run::cache_model::CacheModel;
+use layoutrand::files::cache_model::CacheModel;
+use layoutrand::files::store::{read_results, scan_results};
 use layoutrand::run::metric::primary_name_of_spec;
 use layoutrand::run::reaper::Interrupted;
 use layoutrand::run::runner::run_experiment;
 use layoutrand::run::settings::RunRequest;
 use layoutrand::run::slurm::status::{render_status, wait_until_ended, WAIT_REPORT_EVERY};
 use layoutrand::run::slurm::submit::{submit, SlurmOptions};
-use layoutrand::run::store::{read_results, scan_results};
 use layoutrand::run::summary::{summarize, BinarySummary};
 
 /// Arguments of `layoutrand run`.

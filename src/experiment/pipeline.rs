@@ -11,13 +11,13 @@ use anyhow::{bail, Context, Result};
 use super::config::{parse_percent, ExperimentConfig};
 use super::growth::{fmt_share, Growth, GrowthLog};
 use super::subprocess::{run_stage, run_stage_allowing, run_user_command};
+use crate::analysis::report::dimension::DEFAULT_TARGETS;
 use crate::analysis::vocabulary::{Thresholds, DEFAULT_NEGLIGIBLE};
 use crate::exit::Exit;
 use crate::files::manifest::{BuildStatus, Manifest, MANIFEST_FILE};
-use crate::report::dimension::DEFAULT_TARGETS;
+use crate::files::store::RESULTS_FILE;
 use crate::report::{render_report, Format};
 use crate::run::command::CommandTemplate;
-use crate::run::store::RESULTS_FILE;
 
 /// Which of Kalibera & Jones' two experiments to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,7 +129,7 @@ pub fn run_experiment(
             targets.push(parse_percent(p)?);
         }
         let d = dimensioning(config, &out, &targets)?;
-        print!("{}", crate::report::dimension::render_text(&d));
+        print!("{}", crate::report::render_dimension::render_text(&d));
     }
     crate::diagnostic!(
         "layoutrand experiment: done in {:.1} s; results in {}",
@@ -543,7 +543,7 @@ fn run(
 /// in the store.
 fn run_is_complete(out: &Path, plan: &Plan) -> Result<bool> {
     let manifest = Manifest::load(out)?;
-    let results = crate::run::store::read_results(out)?;
+    let results = crate::files::store::read_results(out)?;
     let programs = results
         .header
         .as_ref()
@@ -562,8 +562,8 @@ fn run_is_complete(out: &Path, plan: &Plan) -> Result<bool> {
 /// The relative half-width of the CI of the primary metric's mean, from the JSON report
 /// (the first program's, or the one `[run] programs` names first).
 fn current_precision(config: &ExperimentConfig, plan: &Plan, out: &Path) -> Result<Option<f64>> {
-    let experiment = crate::report::experiment::load_with_context(out)?;
-    let report = crate::report::analysis::analyse(&experiment, &thresholds(config)?)?;
+    let experiment = crate::analysis::report::experiment::load_with_context(out)?;
+    let report = crate::analysis::report::builder::analyse(&experiment, &thresholds(config)?)?;
     let metric = crate::run::metric::primary_name_of_spec(&plan.metric);
     let series = report.series.iter().find(|s| {
         s.metric == metric && config.run.programs.first().is_none_or(|p| &s.program == p)
@@ -587,11 +587,11 @@ fn dimensioning(
     config: &ExperimentConfig,
     dir: &Path,
     targets: &[f64],
-) -> Result<crate::report::dimension::DimensionReport> {
-    let experiment = crate::report::experiment::load_with_context(dir)?;
-    crate::report::dimension::dimension(
+) -> Result<crate::analysis::report::dimension::DimensionReport> {
+    let experiment = crate::analysis::report::experiment::load_with_context(dir)?;
+    crate::analysis::report::dimension::dimension(
         &experiment,
-        crate::report::dimension::CostOverrides::default(),
+        crate::analysis::report::dimension::CostOverrides::default(),
         targets,
         confidence(config),
     )

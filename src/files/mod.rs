@@ -3,13 +3,18 @@
 //!
 //! Every stage reads or writes these files, so they live below all of them: `build` writes the
 //! [`manifest`] that `run` reads, `run` appends the [`results`] records that `report` reads,
-//! and none of those stages needs to import another to know a file's layout. The logic around
-//! a file (building, the crash-safe store writer, the statistics) stays in its stage.
+//! and none of those stages needs to import another to know a file's layout. The [`store`]
+//! (`results.jsonl` or a Slurm run's shard stores) is read here with its crash-safe writer,
+//! so that `analysis` reads measurements without importing `run`; so is the
+//! [`cache_model`] a cachegrind store's header records. The logic around a file
+//! (building, running, the statistics) stays in its stage.
 
 pub mod atomic;
+pub mod cache_model;
 pub mod confined;
 pub mod manifest;
 pub mod results;
 pub mod stopping;
+pub mod store;
 
 pub use atomic::{write_atomically, write_atomically_with};

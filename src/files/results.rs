@@ -1,7 +1,7 @@
 //! The records of `DIR/results.jsonl`, the store of an experiment's measurements.
 //!
 //! Only the format lives here (what one line holds, its schema number, the file name); the
-//! crash-safe reading and appending belong to the run stage (`run::store`). The schema is
+//! crash-safe reading and appending are [`crate::files::store`]. The schema is
 //! documented in `docs/formats.md`; change it only additively, and bump [`RESULTS_SCHEMA`]
 //! when a reader could misread an old file.
 
@@ -116,7 +116,7 @@ pub struct Header {
     /// Absent for other metrics and in cachegrind stores written before it was recorded
     /// (those simulated valgrind's model of their host, which is unknown).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cache_model: Option<crate::run::cache_model::CacheModel>,
+    pub cache_model: Option<crate::files::cache_model::CacheModel>,
     /// `--metric cachegrind`: the first line of `valgrind --version` when the run began.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub valgrind_version: Option<String>,

@@ -1,29 +1,24 @@
-//! Answers from an experiment: `report`, `dimension` and `compare`, in text, Markdown, JSON,
-//! CSV and HTML.
+//! Renderings of the answers about an experiment: `report`, `dimension` and `compare`, in
+//! text, Markdown, JSON, CSV and HTML.
 //!
-//! The flow: [`experiment::load`] reads the manifest (when there) and store into balanced
-//! data sets (one per program and metric); [`analysis::analyse`] turns them into a [`model::Report`] using
-//! the pure statistics of [`crate::stats`]; an [`export::Exporter`] renders it.
-//! [`dimension`] and [`compare`] build their own answers from the same experiment model.
+//! The numbers and their sentences come from [`crate::analysis::report`] (the experiment
+//! loaded, analysed into a [`crate::analysis::report::model::Report`], the plotted data
+//! chosen); an [`export::Exporter`] renders a report (the HTML one draws the plots' data with
+//! [`export::plots`]), [`render_compare`] and [`render_dimension`] render those answers,
+//! [`render_machines`] the Machines section of the text reports. Nothing here computes a number.
 
-pub mod analysis;
-pub mod balance;
 pub mod columns;
-pub mod compare;
-pub mod diagnostics;
-pub mod dimension;
-pub mod experiment;
 pub mod export;
-pub mod machines;
-pub mod model;
-pub mod plots;
-pub mod sensitivity;
-pub mod series;
-pub mod shift;
+pub mod render_compare;
+pub mod render_dimension;
+pub mod render_machines;
 
 use std::path::Path;
 
 use anyhow::Result;
+
+use crate::analysis::report::builder::AnalysisOptions;
+use crate::analysis::report::{analyse_directory, gate_trips};
 
 pub use export::Format;
 
@@ -36,7 +31,7 @@ pub fn render_report(
     thresholds: &crate::analysis::vocabulary::Thresholds,
     metrics: &[String],
 ) -> Result<String> {
-    let options = analysis::AnalysisOptions {
+    let options = AnalysisOptions {
         thresholds: *thresholds,
         ..Default::default()
     };
@@ -50,25 +45,12 @@ pub fn render_report(
 pub fn render_gated_report(
     dir: &Path,
     format: Format,
-    options: &analysis::AnalysisOptions,
+    options: &AnalysisOptions,
     metrics: &[String],
 ) -> Result<(String, Vec<String>)> {
-    let mut experiment = experiment::load_with_context(dir)?;
-    experiment.retain_metrics(metrics)?;
-    let report = analysis::analyse_with(&experiment, options)?;
-    let tripped = report
-        .comparisons
-        .iter()
-        .filter(|c| c.pair.slower_beyond_threshold)
-        .map(|c| {
-            format!(
-                "{} {}: {} against {}: {}",
-                c.program, c.metric, c.new, c.base, c.pair.effect.words
-            )
-        })
-        .collect();
+    let (report, experiment) = analyse_directory(dir, options, metrics)?;
     Ok((
         export::exporter(format).export(&report, &experiment)?,
-        tripped,
+        gate_trips(&report),
     ))
 }

@@ -14,9 +14,9 @@ use super::metric::{cachegrind_argv, extract_reported, read_cachegrind_totals, M
 use super::process::{file_tail, run_process, ProcessEnd, ProcessOutcome, ProcessSpec};
 use super::schedule::Slot;
 use super::settings::RunSettings;
-use super::store::{Execution, ExecutionStatus, Measurement, Record};
 use super::targets::Target;
 use crate::files::manifest::sha256_of_file;
+use crate::files::store::{Execution, ExecutionStatus, Measurement, Record};
 
 /// Lines of output kept in failure records and error messages.
 const TAIL_LINES: usize = 20;

@@ -9,8 +9,8 @@ use anyhow::{bail, Result};
 use serde::Serialize;
 
 use super::metric::primary_name_in_store;
-use super::store::scan_results;
 use crate::files::results::Machine;
+use crate::files::store::scan_results;
 
 /// Output format of an export.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -84,11 +84,11 @@ pub fn export_store(
         (None, Some(h)) => primary_name_in_store(&h.metric, |m| metrics.contains(m)).to_string(),
         (None, None) if survey.executions.is_empty() => bail!(
             "{} is empty: no execution has been recorded yet (run `layoutrand run`)",
-            dir.join(super::store::RESULTS_FILE).display()
+            dir.join(crate::files::store::RESULTS_FILE).display()
         ),
         (None, None) => bail!(
             "{} has executions but no header record: it was not written by layoutrand run",
-            dir.join(super::store::RESULTS_FILE).display()
+            dir.join(crate::files::store::RESULTS_FILE).display()
         ),
     };
     if !metrics.contains(&metric) {
@@ -130,7 +130,7 @@ pub fn export_store(
     Ok(survey.warnings)
 }
 
-fn row(m: crate::run::store::Measurement, machine: Option<String>) -> ExportRow {
+fn row(m: crate::files::store::Measurement, machine: Option<String>) -> ExportRow {
     ExportRow {
         layout: if m.binary == crate::files::manifest::BASELINE_LABEL {
             crate::measurements::DEFAULT_LAYOUT

@@ -7,7 +7,7 @@
 
 pub use crate::files::results::{Finish, HostConditions, Load};
 
-use super::store::HostInfo;
+use crate::files::store::HostInfo;
 
 /// Reads what is readable about this machine; missing facts stay `None`.
 pub fn detect_host() -> HostInfo {

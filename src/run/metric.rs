@@ -10,7 +10,7 @@ use std::path::Path;
 use anyhow::{bail, Context, Result};
 use regex::Regex;
 
-use super::cache_model::CacheModel;
+use crate::files::cache_model::CacheModel;
 
 /// The `--metric` choice.
 #[derive(Debug, Clone)]

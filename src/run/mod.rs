@@ -7,11 +7,10 @@
 //! variable, one binary path, each seed's own shared [`libraries`], ASLR off) through [`process`] (with [`reaper`]: nothing a
 //! benchmark starts outlives it, and SIGINT/SIGTERM stop the run cleanly), reading the
 //! [`metric`] and
-//! committing each execution to the [`store`] before the next starts. [`summary`] gives the
+//! committing each execution to the store ([`crate::files::store`]) before the next starts. [`summary`] gives the
 //! end-of-run table; [`export`] turns a store into the CSV `layoutrand analyze` reads.
 
 pub mod budget;
-pub mod cache_model;
 pub mod command;
 pub mod cpus;
 pub mod environment;
@@ -29,9 +28,7 @@ pub mod reaper;
 pub mod runner;
 pub mod schedule;
 pub mod settings;
-pub mod shards;
 pub mod slurm;
-pub mod store;
 pub mod summary;
 pub mod targets;
 pub mod watchdog;

@@ -14,9 +14,9 @@ use super::metric::MetricSpec;
 use super::preflight::which;
 use super::schedule::{build_schedule, Slot};
 use super::settings::{resolve, RunRequest, RunSettings};
-use super::store::{Header, RESULTS_SCHEMA};
 use super::targets::{plan_targets, Target};
 use crate::files::manifest::Manifest;
+use crate::files::store::{Header, RESULTS_SCHEMA};
 
 /// A run's plan: what every execution of it shares.
 pub struct PreparedRun {
@@ -49,7 +49,7 @@ pub fn prepare_run(
             "--resume: {} holds no run to resume (no {} with a header): start the run with its \
              benchmark command after `--`",
             out.display(),
-            super::store::RESULTS_FILE
+            crate::files::store::RESULTS_FILE
         );
     }
     let mut settings = resolve(req, previous)?;
@@ -171,8 +171,20 @@ impl PreparedRun {
             conditions: Some(detect_conditions()),
             cache_model: settings.cache_model,
             valgrind_version: matches!(self.metric, MetricSpec::Cachegrind)
-                .then(super::cache_model::valgrind_version)
+                .then(valgrind_version)
                 .flatten(),
         }
     }
+}
+
+/// The first line of `valgrind --version` (e.g. `valgrind-3.19.0`); `None` when valgrind
+/// cannot be run.
+pub fn valgrind_version() -> Option<String> {
+    let out = std::process::Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let line = text.lines().next()?.trim();
+    (out.status.success() && !line.is_empty()).then(|| line.to_string())
 }

@@ -17,10 +17,12 @@ use super::prepare::{prepare_run, PreparedRun};
 use super::reaper::{self, Interrupted};
 use super::schedule::Slot;
 use super::settings::RunRequest;
-use super::store::{scan_results, ExecutionStatus, Extension, Record, StoreWriter, RESULTS_FILE};
 use super::summary::{BinarySummary, Summarizer};
 use crate::files::manifest::Manifest;
 use crate::files::results::Header;
+use crate::files::store::{
+    scan_results, ExecutionStatus, Extension, Record, StoreWriter, RESULTS_FILE,
+};
 
 /// What a finished (or budget-stopped) run did.
 #[derive(Debug, Clone)]

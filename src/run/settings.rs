@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use anyhow::{bail, Result};
 
-use super::cache_model::CacheModel;
-use super::store::Header;
+use crate::files::cache_model::CacheModel;
+use crate::files::store::Header;
 
 /// Default exclusive upper bound of the environment padding (one page).
 pub const DEFAULT_ENV_PAD: u32 = 4096;

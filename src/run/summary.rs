@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use super::store::{Execution, ExecutionStatus, Measurement, Results};
+use crate::files::store::{Execution, ExecutionStatus, Measurement, Results};
 
 /// One binary's line of the summary.
 #[derive(Debug, Clone, PartialEq)]

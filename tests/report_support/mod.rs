@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use layoutrand::files::manifest::Manifest;
-use layoutrand::run::store::{
+use layoutrand::files::store::{
     Execution, ExecutionStatus, Header, Measurement, Record, Results, StoreWriter,
 };
 use layoutrand::seeded::SeededRng;

@@ -27,8 +27,8 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::Exporter;
-use crate::report::experiment::Experiment;
-use crate::report::model::{Interval, Report, SeriesReport};
+use crate::analysis::report::experiment::Experiment;
+use crate::analysis::report::model::{Interval, Report, SeriesReport};
 
 /// BMF JSON.
 #[derive(Debug, Clone, Copy)]

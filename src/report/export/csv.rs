@@ -3,8 +3,8 @@
 use anyhow::Result;
 
 use super::Exporter;
-use crate::report::experiment::Experiment;
-use crate::report::model::{Report, Verdict};
+use crate::analysis::report::experiment::Experiment;
+use crate::analysis::report::model::{Report, Verdict};
 
 /// CSV.
 #[derive(Debug, Clone, Copy)]

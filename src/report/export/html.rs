@@ -7,16 +7,17 @@ use std::fmt::Write;
 use anyhow::Result;
 
 use super::html_machines::machines_section;
+use super::html_parts::{capitalised, table, verdict_class};
 use super::html_variants::variants_section;
+use super::plots::draw;
 use super::svg::escape;
 use super::tables::{
     baseline_line, confidence_line, diagnostic_lines, level_rows, mean_line, series_title,
     setup_line, stopping_line, LEVEL_HEADERS, VARIANTS_TITLE,
 };
 use super::Exporter;
-use crate::report::experiment::Experiment;
-use crate::report::model::{Report, Verdict};
-use crate::report::plots::series_plots;
+use crate::analysis::report::experiment::Experiment;
+use crate::analysis::report::model::{Report, Verdict};
 
 /// HTML with inline SVG.
 #[derive(Debug, Clone, Copy)]
@@ -50,46 +51,6 @@ svg .vline{fill:none;stroke-width:1.5}svg .legend{font-weight:600;stroke:none}
 svg .ci{stroke:#2f6db5;stroke-width:2;fill:none}svg .ci.strong{stroke:#1d2430;stroke-width:3}svg .strong{font-weight:700}
 svg .nochange{stroke:#1d2430;stroke-dasharray:3 3}
 "#;
-
-/// `text` with its first letter in upper case (the verdicts stand alone in their box).
-pub(super) fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|c| c.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
-}
-
-/// The CSS class of a verdict box (one place for the colours every section uses).
-pub(super) fn verdict_class(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Detected => "verdict detected",
-        Verdict::Negligible => "verdict negligible",
-        Verdict::NotDetected => "verdict not_detected",
-        Verdict::Undetermined => "verdict",
-    }
-}
-
-/// A table: a header row of `headers`, then `rows`, every cell escaped.
-pub(super) fn table<R: AsRef<[String]>>(
-    out: &mut String,
-    headers: &[&str],
-    rows: &[R],
-) -> std::fmt::Result {
-    out.push_str("<table><tr>");
-    for h in headers {
-        write!(out, "<th>{}</th>", escape(h))?;
-    }
-    writeln!(out, "</tr>")?;
-    for row in rows {
-        out.push_str("<tr>");
-        for cell in row.as_ref() {
-            write!(out, "<td>{}</td>", escape(cell))?;
-        }
-        writeln!(out, "</tr>")?;
-    }
-    writeln!(out, "</table>")
-}
 
 /// The table of contents: the variants, each series with its sections, the machines and
 /// the warnings, in the order the page shows them.
@@ -134,7 +95,7 @@ const SERIES_SECTIONS: [(&str, &str); 5] = [
 ];
 
 impl Exporter for HtmlExporter {
-    fn export(&self, report: &Report, experiment: &Experiment) -> Result<String> {
+    fn export(&self, report: &Report, _experiment: &Experiment) -> Result<String> {
         let mut out = String::new();
         writeln!(
             out,
@@ -184,10 +145,6 @@ impl Exporter for HtmlExporter {
 
         variants_section(&mut out, report)?;
         for (i, s) in report.series.iter().enumerate() {
-            let data = experiment
-                .series
-                .iter()
-                .find(|d| d.program == s.program && d.metric == s.metric && d.variant == s.variant);
             writeln!(
                 out,
                 "<section id=\"series-{i}\" class=\"series\"><h2>{}</h2>",
@@ -225,8 +182,8 @@ impl Exporter for HtmlExporter {
                 verdict_class(s.default_layout.verdict),
                 escape(&capitalised(&s.default_layout.text))
             )?;
-            if let Some(data) = data {
-                let plots = series_plots(data, s);
+            if let Some(data) = &s.plots {
+                let plots = draw(data);
                 writeln!(
                     out,
                     "<h3 id=\"binaries-{i}\">Binaries</h3><div class=\"plots\">{}</div>",

@@ -1,13 +1,13 @@
 //! The HTML report's Machines section (Slurm runs): the same model
-//! ([`crate::report::machines::MachineSeries`]) and the same sentences, headers and rows as
+//! ([`crate::analysis::report::machines::MachineSeries`]) and the same sentences, headers and rows as
 //! the text and Markdown section, as a verdict box and a table per series.
 
 use std::fmt::Write;
 
-use super::html::{capitalised, table, verdict_class};
+use super::html_parts::{capitalised, table, verdict_class};
 use super::svg::escape;
-use crate::report::machines::{MachineSeries, HEADERS, INTERVAL_TREATMENT, TITLE};
-use crate::report::model::Verdict;
+use crate::analysis::report::machines::{MachineSeries, HEADERS, INTERVAL_TREATMENT, TITLE};
+use crate::analysis::report::model::Verdict;
 
 /// The box class of a series' finding: detected (machines differ), not detected, or
 /// undetermined (one machine, too few executions).

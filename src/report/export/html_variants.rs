@@ -6,14 +6,14 @@
 
 use std::fmt::Write;
 
-use super::html::{capitalised, table, verdict_class};
+use super::html_parts::{capitalised, table, verdict_class};
 use super::svg::escape;
 use super::tables::{
     comparison_lines, interaction_line, tukey_rows, tukey_title, TUKEY_HEADERS, VARIANTS_TITLE,
 };
 use super::variant_plots::comparison_plots;
 use crate::analysis::effect::EffectVerdict;
-use crate::report::model::{Report, Verdict};
+use crate::analysis::report::model::{Report, Verdict};
 
 /// The box class of a comparison's verdict, as for the single-series verdicts: orange for
 /// a relevant change, grey for negligible, green for no relevant change.

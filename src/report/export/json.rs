@@ -1,11 +1,11 @@
 //! JSON with the schema documented in docs/report.md (the serde form of
-//! [`crate::report::model::Report`]).
+//! [`crate::analysis::report::model::Report`]).
 
 use anyhow::Result;
 
 use super::Exporter;
-use crate::report::experiment::Experiment;
-use crate::report::model::Report;
+use crate::analysis::report::experiment::Experiment;
+use crate::analysis::report::model::Report;
 
 /// Pretty-printed JSON.
 #[derive(Debug, Clone, Copy)]

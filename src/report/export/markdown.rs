@@ -9,8 +9,8 @@ use super::tables::{
     setup_line, stopping_line, variant_lines, LEVEL_HEADERS,
 };
 use super::Exporter;
-use crate::report::experiment::Experiment;
-use crate::report::model::Report;
+use crate::analysis::report::experiment::Experiment;
+use crate::analysis::report::model::Report;
 
 /// Markdown.
 #[derive(Debug, Clone, Copy)]
@@ -57,7 +57,7 @@ impl Exporter for MarkdownExporter {
             }
             writeln!(out, "```")?;
         }
-        let machines = crate::report::machines::render_text(&report.machines);
+        let machines = crate::report::render_machines::render_text(&report.machines);
         if !machines.is_empty() {
             writeln!(out, "\n## Machines\n\n```text{machines}```")?;
         }

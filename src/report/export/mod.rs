@@ -4,16 +4,18 @@
 
 use anyhow::Result;
 
-use super::experiment::Experiment;
-use super::model::Report;
+use crate::analysis::report::experiment::Experiment;
+use crate::analysis::report::model::Report;
 
 pub mod bmf;
 pub mod csv;
 pub mod html;
 pub mod html_machines;
+pub mod html_parts;
 pub mod html_variants;
 pub mod json;
 pub mod markdown;
+pub mod plots;
 pub mod summary;
 pub mod svg;
 pub mod svg_variants;

@@ -10,9 +10,9 @@ use anyhow::Result;
 
 use super::Exporter;
 use crate::analysis::numfmt::{estimate, percent};
-use crate::report::experiment::Experiment;
-use crate::report::model::{Report, SeriesReport, Verdict};
-use crate::report::series::program_label;
+use crate::analysis::report::experiment::Experiment;
+use crate::analysis::report::model::{Report, SeriesReport, Verdict};
+use crate::analysis::report::series::program_label;
 
 /// The short Markdown summary.
 #[derive(Debug, Clone, Copy)]

@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use crate::analysis::numfmt::sig;
-use crate::stats::sample::quantile;
+use crate::analysis::report::plot_data::{BoxSummary, StripGroup};
 
 /// Escapes text for HTML and SVG.
 pub fn escape(s: &str) -> String {
@@ -227,26 +227,18 @@ pub(super) fn range<'a>(values: impl Iterator<Item = &'a f64>) -> (f64, f64) {
     })
 }
 
-/// One group of a strip/box plot.
-#[derive(Debug, Clone)]
-pub struct StripGroup {
-    /// Label under the group.
-    pub label: String,
-    /// Points drawn as dots (e.g. execution means).
-    pub points: Vec<f64>,
-    /// Values the box summarises (e.g. all live iterations).
-    pub box_values: Vec<f64>,
-    /// Draw this group as the baseline.
-    pub highlight: bool,
-}
-
 /// Per-group box (quartiles, whiskers at min/max) with the points jittered over it; the
 /// highlighted group is drawn in the baseline colour and a dashed line marks its median
 /// across the whole plot.
 pub fn strip_plot(title: &str, y_label: &str, groups: &[StripGroup]) -> String {
+    let extremes: Vec<f64> = groups
+        .iter()
+        .flat_map(|g| g.box_summary.iter().flat_map(|b| [b.low, b.high]))
+        .collect();
     let all = groups
         .iter()
-        .flat_map(|g| g.points.iter().chain(g.box_values.iter()));
+        .flat_map(|g| g.points.iter())
+        .chain(extremes.iter());
     let width = (90.0 + 18.0 * groups.len() as f64).clamp(480.0, 1100.0);
     let mut f = Frame::new(width, 260.0, (-0.5, groups.len() as f64 - 0.5), range(all));
     let mut out = String::new();
@@ -256,11 +248,14 @@ pub fn strip_plot(title: &str, y_label: &str, groups: &[StripGroup]) -> String {
     for (i, g) in groups.iter().enumerate() {
         let cls = if g.highlight { "base" } else { "pt" };
         let cx = f.px(i as f64);
-        if !g.box_values.is_empty() {
-            let mut v = g.box_values.clone();
-            v.sort_by(f64::total_cmp);
-            let (q1, q2, q3) = (quantile(&v, 0.25), quantile(&v, 0.5), quantile(&v, 0.75));
-            let (lo, hi) = (v[0], v[v.len() - 1]);
+        if let Some(BoxSummary {
+            low: lo,
+            q1,
+            median: q2,
+            q3,
+            high: hi,
+        }) = g.box_summary
+        {
             let _ = write!(
                 out,
                 r#"<path class="whisker {cls}" d="M{cx:.1},{:.1}V{:.1}"/><rect class="box {cls}" x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}"/><path class="median" d="M{:.1},{:.1}H{:.1}"/>"#,
@@ -493,7 +488,7 @@ mod tests {
             &[StripGroup {
                 label: "x".into(),
                 points: vec![1.0],
-                box_values: vec![1.0],
+                box_summary: BoxSummary::of(&[1.0]),
                 highlight: true,
             }],
         );

@@ -5,9 +5,9 @@ use crate::analysis::effect::Interval;
 use crate::analysis::numfmt::{
     compact, estimate, level, p_value, percent, percent_bounds, quantity, scale_for, sig,
 };
+use crate::analysis::report::model::{MultipleComparison, Report, SeriesReport, Setup};
 use crate::analysis::variants::PairComparison;
 use crate::analysis::vocabulary::UNKNOWN_WITHOUT_MANIFEST;
-use crate::report::model::{MultipleComparison, Report, SeriesReport, Setup};
 
 /// Column headers of the levels table.
 pub const LEVEL_HEADERS: [&str; 5] = ["level", "repetitions", "S²", "T²", "t = √T²/mean"];
@@ -100,7 +100,7 @@ pub fn confidence_line(report: &Report) -> String {
 pub fn series_title(s: &SeriesReport) -> String {
     format!(
         "{} — {} ({})",
-        crate::report::series::program_label(&s.program, s.variant.as_deref()),
+        crate::analysis::report::series::program_label(&s.program, s.variant.as_deref()),
         s.metric,
         display_unit(s).1
     )
@@ -389,13 +389,7 @@ pub fn diagnostic_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
             n.n,
             sig(n.w, 3),
             p_value(n.p_value),
-            if n.p_value < 1.0 - confidence && n.n >= crate::stats::bootstrap::ADVISABLE_UNITS {
-                " — not normal; with few binaries the t interval may be off: prefer more binaries or the bootstrap interval (report --bootstrap 10000)"
-            } else if n.p_value < 1.0 - confidence {
-                " — not normal; with so few binaries the t interval may be off and the bootstrap interval is not advisable either: add binaries"
-            } else {
-                " — no evidence against normality"
-            }
+            n.advice(confidence)
         )),
         None => lines.push("Normality of the binaries' means: not tested (needs at least 3 binaries; not needed from 30 on).".into()),
     }
@@ -443,7 +437,7 @@ pub fn drift_line(s: &SeriesReport, confidence: f64) -> String {
     let Some(d) = &s.diagnostics.drift else {
         return format!(
             "Drift between executions: not tested (needs at least {} executions in run order and at least 2 per binary, to take each binary's own mean out).",
-            crate::report::diagnostics::MIN_EXECUTIONS_FOR_DRIFT
+            crate::analysis::report::diagnostics::MIN_EXECUTIONS_FOR_DRIFT
         );
     };
     let (lower, higher) = if s.is_time {

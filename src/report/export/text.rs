@@ -9,8 +9,8 @@ use super::tables::{
     setup_line, stopping_line, variant_lines, LEVEL_HEADERS, VARIANTS_TITLE,
 };
 use super::Exporter;
-use crate::report::experiment::Experiment;
-use crate::report::model::Report;
+use crate::analysis::report::experiment::Experiment;
+use crate::analysis::report::model::Report;
 
 /// Plain text.
 #[derive(Debug, Clone, Copy)]
@@ -56,7 +56,9 @@ impl Exporter for TextExporter {
                 writeln!(out, "  {line}")?;
             }
         }
-        out.push_str(&crate::report::machines::render_text(&report.machines));
+        out.push_str(&crate::report::render_machines::render_text(
+            &report.machines,
+        ));
         if !report.warnings.is_empty() {
             writeln!(out, "\nWarnings:")?;
             for w in &report.warnings {

@@ -8,8 +8,8 @@ use super::svg_variants::{
 use super::tables::ratio_interval;
 use crate::analysis::effect::Interval;
 use crate::analysis::numfmt::{level, scale_for};
+use crate::analysis::report::model::Report;
 use crate::analysis::variants::{Basis, PairComparison};
-use crate::report::model::Report;
 
 /// The plots of one comparison, as SVG strings.
 #[derive(Debug, Clone)]

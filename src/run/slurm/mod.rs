@@ -2,7 +2,7 @@
 //!
 //! The build stays on one machine; the executions spread over nodes. The submitter computes
 //! the same seeded interleaved schedule as a local run, cuts it into shards (see
-//! [`crate::run::shards`]), writes the [`plan`] and an `sbatch` array [`script`] into the
+//! [`crate::files::store::shards`]), writes the [`plan`] and an `sbatch` array [`script`] into the
 //! experiment directory and [`submit`]s it. Each array [`task`] runs one shard with the
 //! local runner's building blocks into its own shard store, recording the machine of every
 //! execution. [`status`] reads progress from the shard stores and task states from

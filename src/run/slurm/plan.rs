@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::files::store::shards::{shard_dir, shard_of};
+use crate::files::store::{read_results, Header, RESULTS_FILE};
 use crate::files::write_atomically;
 use crate::run::schedule::{build_schedule, Slot};
-use crate::run::shards::{shard_dir, shard_of};
-use crate::run::store::{read_results, Header, RESULTS_FILE};
 
 /// Folder of the Slurm files inside an experiment directory.
 pub const SLURM_DIR: &str = "slurm";

@@ -13,13 +13,13 @@ use super::plan::{
 use super::queue::{sbatch, squeue};
 use super::script::job_script;
 use crate::files::manifest::Manifest;
+use crate::files::store::shards::{shard_stores, SHARDS_DIR};
+use crate::files::store::RESULTS_FILE;
 use crate::files::write_atomically;
 use crate::run::environment::clean_environment;
 use crate::run::execution::unix_now;
 use crate::run::prepare::prepare_run;
 use crate::run::settings::RunRequest;
-use crate::run::shards::{shard_stores, SHARDS_DIR};
-use crate::run::store::RESULTS_FILE;
 
 /// The Slurm options of `layoutrand run --slurm`.
 #[derive(Debug, Clone, Default)]

@@ -10,6 +10,8 @@ use anyhow::{bail, Context, Result};
 
 use super::plan::{slurm_path, SlurmPlan, MARKER_FILE};
 use crate::files::manifest::Manifest;
+use crate::files::store::shards::shard_dir;
+use crate::files::store::{read_results, Record, StoreWriter, RESULTS_FILE};
 use crate::run::environment::{probe_aslr_off, STAGING_DIR};
 use crate::run::execution::{run_one, unix_now, ExecutionContext};
 use crate::run::host::{detect_conditions, detect_host};
@@ -18,8 +20,6 @@ use crate::run::preflight::check_writable;
 use crate::run::prepare::prepare_run;
 use crate::run::reaper;
 use crate::run::settings::RunRequest;
-use crate::run::shards::shard_dir;
-use crate::run::store::{read_results, Record, StoreWriter, RESULTS_FILE};
 
 /// What a task did.
 #[derive(Debug, Clone)]

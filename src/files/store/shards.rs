@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 
-use super::store::{read_results, Execution, Header, Measurement, Results, RESULTS_FILE};
+use super::file::{read_file, Results};
+use crate::files::results::{Execution, Header, Measurement, RESULTS_FILE};
 
 /// Folder of the shard stores inside an experiment directory.
 pub const SHARDS_DIR: &str = "shards";
@@ -77,7 +78,7 @@ pub fn read_sharded(dir: &Path) -> Result<Results> {
     let mut seen: HashSet<crate::files::results::ExecutionKey> = HashSet::new();
     let mut dropped: HashSet<crate::files::results::ExecutionKey> = HashSet::new();
     for (k, shard) in shard_stores(dir)? {
-        let r = read_results(&shard)?;
+        let r = read_file(&shard)?;
         merged.warnings.extend(r.warnings);
         match (&merged.header, r.header) {
             (None, h) => merged.header = h,
@@ -125,7 +126,7 @@ pub fn read_sharded(dir: &Path) -> Result<Results> {
 }
 
 /// [`read_sharded`], handing each execution with its measurements to `on_commit` as
-/// [`super::store::scan_results`] does; the result keeps no measurements.
+/// `crate::files::store::scan_results` does; the result keeps no measurements.
 pub fn scan_sharded(
     dir: &Path,
     mut on_commit: impl FnMut(&Execution, Vec<Measurement>),
@@ -145,9 +146,10 @@ pub fn scan_sharded(
 
 #[cfg(test)]
 mod tests {
+    use super::super::file::StoreWriter;
     use super::*;
     use crate::files::results::fixtures;
-    use crate::run::store::{Record, StoreWriter};
+    use crate::files::results::Record;
 
     fn header() -> Header {
         serde_json::from_str(r#"{"schema":2,"tool_version":"0","command":["{bin}"],"programs":["p"],"binaries":["baseline","seed-1"],"metric":"wall","executions":4,"iterations":1,"warmup":0,"env_pad_max":4096,"schedule_seed":7,"timeout_seconds":null,"aslr_disabled":true,"host":{"cpu_model":null,"kernel":null,"cores":null,"governor":null,"hostname":null},"started_unix":0.0}"#).unwrap()
@@ -210,7 +212,7 @@ mod tests {
                 w.append(&r).unwrap();
             }
         }
-        let r = read_results(d.path()).unwrap();
+        let r = read_sharded(d.path()).unwrap();
         assert_eq!(r.header.unwrap().schedule_seed, 7);
         let order: Vec<(String, u32)> = r
             .executions
@@ -247,7 +249,7 @@ mod tests {
                 .append(&[Record::Header(h)])
                 .unwrap();
         }
-        let err = read_results(d.path()).unwrap_err().to_string();
+        let err = read_sharded(d.path()).unwrap_err().to_string();
         assert!(err.contains("another experiment"), "{err}");
     }
 }

@@ -296,17 +296,7 @@ pub fn analyse_series(
     bootstrap: Option<BootstrapOptions>,
 ) -> SeriesReport {
     let confidence = thresholds.confidence;
-    let engine = seed_hierarchy(series).and_then(|(hierarchy, names)| {
-        let dataset = Dataset {
-            source: format!("{} {}", series.program, series.metric),
-            value: series.metric.clone(),
-            levels: names.iter().rev().map(|n| n.to_string()).collect(),
-            hierarchy,
-        };
-        // The only errors are bad options, checked by the caller: no analysis then.
-        analyze(&dataset, thresholds, None, bootstrap).ok()
-    });
-    let interval_note = engine.as_ref().and_then(|a| a.ci_note.clone());
+    let engine = engine_analysis(series, thresholds, bootstrap);
     let (levels, mean, ci) = match &engine {
         Some(a) => {
             let mean = a.mean.unwrap_or(f64::NAN);
@@ -329,29 +319,10 @@ pub fn analyse_series(
         .baseline
         .as_ref()
         .and_then(|b| baseline_interval(b, confidence));
-    let baseline = series.baseline.as_ref().map(|b| {
-        let judged = baseline_ci.as_ref().map(|c| {
-            interval_use(
-                c.mean,
-                c.half_width,
-                all_positive(std::slice::from_ref(b)),
-                "executions",
-            )
-        });
-        BaselineSummary {
-            executions: b.executions.len(),
-            iterations: b.iterations(),
-            mean: b.mean(),
-            ci: baseline_ci
-                .as_ref()
-                .filter(|_| !matches!(judged, Some(IntervalUse::Withheld(_))))
-                .map(|c| Interval {
-                    lower: c.low,
-                    upper: c.high,
-                }),
-            ci_note: judged.as_ref().and_then(|j| j.note().map(str::to_string)),
-        }
-    });
+    let baseline = series
+        .baseline
+        .as_ref()
+        .map(|b| baseline_summary(b, baseline_ci.as_ref()));
     let sensitivity = sensitivity(series, &levels, mean, thresholds);
     let shift = shift(series, ci.as_ref(), baseline_ci.as_ref(), thresholds);
     let default_layout = super::shift::default_layout(series, thresholds);
@@ -367,6 +338,87 @@ pub fn analyse_series(
             w: n.w,
             p_value: n.p,
         });
+    add_design_notes(&mut diagnostics, series, &sensitivity, confidence);
+    let mut report = SeriesReport {
+        program: series.program.clone(),
+        variant: series.variant.clone(),
+        metric: series.metric.clone(),
+        unit: series.unit.clone(),
+        is_time: series.is_time(),
+        levels,
+        mean,
+        ci: ci.map(|c| Interval {
+            lower: c.low,
+            upper: c.high,
+        }),
+        relative_half_width: ci.map(|c| c.relative_half_width()),
+        interval_note: engine.as_ref().and_then(|a| a.ci_note.clone()),
+        bootstrap_note: engine.as_ref().and_then(|a| a.bootstrap_note.clone()),
+        bootstrap: engine.and_then(|a| a.bootstrap),
+        baseline,
+        sensitivity,
+        shift,
+        default_layout,
+        diagnostics,
+        summary: String::new(),
+        plots: None,
+    };
+    report.summary = summary(&report, thresholds, &[]);
+    report.plots = Some(super::plots::series_plots(series, &report));
+    report
+}
+
+/// The engine's analysis of the randomised binaries of `series`; none without usable data.
+fn engine_analysis(
+    series: &Series,
+    thresholds: &Thresholds,
+    bootstrap: Option<BootstrapOptions>,
+) -> Option<crate::analysis::single::Analysis> {
+    seed_hierarchy(series).and_then(|(hierarchy, names)| {
+        let dataset = Dataset {
+            source: format!("{} {}", series.program, series.metric),
+            value: series.metric.clone(),
+            levels: names.iter().rev().map(|n| n.to_string()).collect(),
+            hierarchy,
+        };
+        // The only errors are bad options, checked by the caller: no analysis then.
+        analyze(&dataset, thresholds, None, bootstrap).ok()
+    })
+}
+
+/// The default-layout binary's mean with its interval over executions, the interval left out
+/// when [`interval_use`] withholds it.
+fn baseline_summary(b: &BinaryData, ci: Option<&MeanInterval>) -> BaselineSummary {
+    let judged = ci.map(|c| {
+        interval_use(
+            c.mean,
+            c.half_width,
+            all_positive(std::slice::from_ref(b)),
+            "executions",
+        )
+    });
+    BaselineSummary {
+        executions: b.executions.len(),
+        iterations: b.iterations(),
+        mean: b.mean(),
+        ci: ci
+            .filter(|_| !matches!(judged, Some(IntervalUse::Withheld(_))))
+            .map(|c| Interval {
+                lower: c.low,
+                upper: c.high,
+            }),
+        ci_note: judged.as_ref().and_then(|j| j.note().map(str::to_string)),
+    }
+}
+
+/// The notes on the design: too few binaries, the effect the executions' noise hides (or a
+/// deterministic metric), no baseline run.
+fn add_design_notes(
+    diagnostics: &mut super::model::Diagnostics,
+    series: &Series,
+    sensitivity: &super::model::Sensitivity,
+    confidence: f64,
+) {
     if series.seeds.len() < MIN_TOP_LEVEL_UNITS {
         diagnostics.notes.insert(
             0,
@@ -408,31 +460,6 @@ pub fn analyse_series(
             .notes
             .push("The default-layout binary (baseline) was not run, so no layout shift can be estimated.".into());
     }
-    let mut report = SeriesReport {
-        program: series.program.clone(),
-        variant: series.variant.clone(),
-        metric: series.metric.clone(),
-        unit: series.unit.clone(),
-        is_time: series.is_time(),
-        levels,
-        mean,
-        ci: ci.map(|c| Interval {
-            lower: c.low,
-            upper: c.high,
-        }),
-        relative_half_width: ci.map(|c| c.relative_half_width()),
-        interval_note,
-        bootstrap_note: engine.as_ref().and_then(|a| a.bootstrap_note.clone()),
-        bootstrap: engine.and_then(|a| a.bootstrap),
-        baseline,
-        sensitivity,
-        shift,
-        default_layout,
-        diagnostics,
-        summary: String::new(),
-    };
-    report.summary = summary(&report, thresholds, &[]);
-    report
 }
 
 /// Whether every live value of `binaries` is positive (a time, a count): then no interval

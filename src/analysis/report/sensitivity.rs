@@ -49,15 +49,7 @@ pub fn sensitivity(
         })
         .filter(|i| i.lower.is_finite() && i.upper.is_finite());
     let by_execution = series.executions_per_binary() >= 2;
-    let groups: Vec<Vec<f64>> = if by_execution {
-        series.seeds.iter().map(|b| b.execution_means()).collect()
-    } else {
-        series
-            .seeds
-            .iter()
-            .map(|b| b.executions.iter().flat_map(|e| e.live.clone()).collect())
-            .collect()
-    };
+    let groups = anova_groups(series, by_execution);
     let undetermined = |why: String| Sensitivity {
         verdict: Verdict::Undetermined,
         f: None,
@@ -109,7 +101,72 @@ pub fn sensitivity(
             ..undetermined(String::new())
         };
     }
-    let f_text = if anova.f.is_finite() {
+    let words = Words {
+        within_unit,
+        f_text: f_words(&anova),
+        variation: variation_words(cv_across_binaries, cv_across_executions, layout_variation),
+        caveat: if by_execution {
+            ""
+        } else {
+            " Caution: with one execution per binary, differences between processes are counted as layout effects; run at least 2 executions per binary to separate them."
+        },
+        share: format!(
+            "the layout accounts for an estimated {} of the variance of one {}'s mean (intraclass correlation)",
+            percent(anova.icc.max(0.0), 2),
+            if by_execution { "execution" } else { "iteration" }
+        ),
+    };
+    // The layout variation the F-test finds with 80 % power: σ_a = sqrt(ρ · MSW), relative.
+    let detectable_variation = crate::stats::anova::detectable_variance_ratio(
+        groups.len(),
+        groups[0].len(),
+        alpha,
+        crate::stats::mde::DEFAULT_POWER,
+    )
+    .map(|rho| (rho * anova.ms_within).sqrt() / mean.abs())
+    .filter(|v| v.is_finite());
+    let evidence = Evidence {
+        p: anova.p,
+        binaries: groups.len(),
+        per_binary: groups[0].len(),
+        negligible: cv_across_binaries_ci.filter(|i| i.upper <= thresholds.negligible),
+        detectable_variation,
+    };
+    let (verdict, text) = verdict_words(&evidence, &words, thresholds);
+    Sensitivity {
+        verdict,
+        f: anova.f.is_finite().then_some(anova.f),
+        df: Some((anova.df_between as f64, anova.df_within as f64)),
+        p_value: Some(anova.p),
+        icc: Some(anova.icc),
+        variance_components: Some((anova.var_between, anova.var_within)),
+        cv_across_binaries,
+        cv_across_binaries_ci,
+        cv_across_executions,
+        layout_variation,
+        detectable_variation,
+        text,
+    }
+}
+
+/// The randomised binaries' observations for the ANOVA: their execution means, or with one
+/// execution per binary their live iterations.
+fn anova_groups(series: &Series, by_execution: bool) -> Vec<Vec<f64>> {
+    if by_execution {
+        series.seeds.iter().map(|b| b.execution_means()).collect()
+    } else {
+        series
+            .seeds
+            .iter()
+            .map(|b| b.executions.iter().flat_map(|e| e.live.clone()).collect())
+            .collect()
+    }
+}
+
+/// The F test in words, `F(df1, df2) = f, p = …`, or `∞` when executions of one binary gave
+/// identical values while binaries differ.
+fn f_words(anova: &crate::stats::anova::RandomEffectsAnova) -> String {
+    if anova.f.is_finite() {
         format!(
             "F({}, {}) = {}, {}",
             anova.df_between,
@@ -124,7 +181,16 @@ pub fn sensitivity(
             anova.df_within,
             p_value(anova.p)
         )
-    };
+    }
+}
+
+/// How much the binaries' means vary against the executions of one binary, and the
+/// layout's own share, as a sentence (empty when unknown).
+fn variation_words(
+    cv_across_binaries: Option<f64>,
+    cv_across_executions: Option<f64>,
+    layout_variation: Option<f64>,
+) -> String {
     let layout_only = layout_variation
         .map(|v| {
             format!(
@@ -133,7 +199,7 @@ pub fn sensitivity(
             )
         })
         .unwrap_or_default();
-    let variation = match (cv_across_binaries, cv_across_executions) {
+    match (cv_across_binaries, cv_across_executions) {
         (Some(b), Some(e)) => format!(
             " The binaries' means vary by {} (relative standard deviation, execution noise included) against {} between executions of one binary (Kalibera & Jones Fig. 2){layout_only}.",
             percent(b, 2),
@@ -144,34 +210,53 @@ pub fn sensitivity(
             percent(b, 2)
         ),
         _ => String::new(),
-    };
-    let caveat = if by_execution {
-        String::new()
-    } else {
-        " Caution: with one execution per binary, differences between processes are counted as layout effects; run at least 2 executions per binary to separate them.".to_string()
-    };
-    let share = format!(
-        "the layout accounts for an estimated {} of the variance of one {}'s mean (intraclass correlation)",
-        percent(anova.icc.max(0.0), 2),
-        if by_execution { "execution" } else { "iteration" }
-    );
-    let negligible = cv_across_binaries_ci.filter(|i| i.upper <= thresholds.negligible);
-    // The layout variation the F-test finds with 80 % power: σ_a = sqrt(ρ · MSW), relative.
-    let detectable_variation = crate::stats::anova::detectable_variance_ratio(
-        groups.len(),
-        groups[0].len(),
-        alpha,
-        crate::stats::mde::DEFAULT_POWER,
-    )
-    .map(|rho| (rho * anova.ms_within).sqrt() / mean.abs())
-    .filter(|v| v.is_finite());
-    let underpowered = detectable_variation.filter(|d| *d > thresholds.negligible);
-    let (verdict, text) = if let (true, Some(ci)) = (anova.p < alpha, negligible) {
+    }
+}
+
+/// The parts of every verdict's sentence.
+struct Words {
+    within_unit: &'static str,
+    f_text: String,
+    variation: String,
+    caveat: &'static str,
+    share: String,
+}
+
+/// What the verdict rests on.
+struct Evidence {
+    /// The F test's p-value.
+    p: f64,
+    /// Randomised binaries, and observations per binary.
+    binaries: usize,
+    per_binary: usize,
+    /// The interval of the binaries' relative standard deviation, when within the threshold.
+    negligible: Option<Interval>,
+    /// The layout variation the F test finds with 80 % power, relative to the mean.
+    detectable_variation: Option<f64>,
+}
+
+/// The verdict and its sentence: negligible (detected, but the whole interval within the
+/// threshold), detected, cannot tell (nothing below the threshold was detectable), or not
+/// detected.
+fn verdict_words(e: &Evidence, words: &Words, thresholds: &Thresholds) -> (Verdict, String) {
+    let Words {
+        within_unit,
+        f_text,
+        variation,
+        caveat,
+        share,
+    } = words;
+    let confidence = thresholds.confidence;
+    let alpha = thresholds.alpha();
+    let underpowered = e
+        .detectable_variation
+        .filter(|d| *d > thresholds.negligible);
+    if let (true, Some(ci)) = (e.p < alpha, e.negligible) {
         (
             Verdict::Negligible,
             format!(
                 "detectable but negligible: the {} randomised binaries differ more than their {within_unit} explain ({f_text}, tested at {}), but their means vary by at most {} ({} CI of the relative standard deviation: {} to {}), within the relevance threshold of {}; a single layout would misstate this metric by less than that.{variation}{caveat}",
-                groups.len(),
+                e.binaries,
                 level(confidence),
                 percent(ci.upper, 2),
                 level(confidence),
@@ -180,12 +265,12 @@ pub fn sensitivity(
                 percent(thresholds.negligible, 2)
             ),
         )
-    } else if anova.p < alpha {
+    } else if e.p < alpha {
         (
             Verdict::Detected,
             format!(
                 "layout-sensitive: the {} randomised binaries differ more than their {within_unit} explain ({f_text}, tested at {}); {share}. Results from a single layout would misstate this program's performance.{variation}{caveat}",
-                groups.len(),
+                e.binaries,
                 level(confidence)
             ),
         )
@@ -195,9 +280,9 @@ pub fn sensitivity(
             format!(
                 "cannot tell (nothing below {} was detectable with these counts): the {} randomised binaries differ no more than their {within_unit} explain ({f_text}, tested at {}), but with {} {within_unit} per binary the F-test finds, with 80 % power, only a layout effect whose standard deviation is at least {} of the mean, above the {} worth finding (--negligible); {share}.{variation}{caveat}",
                 percent(d, 2),
-                groups.len(),
+                e.binaries,
                 level(confidence),
-                groups[0].len(),
+                e.per_binary,
                 percent(d, 2),
                 percent(thresholds.negligible, 2)
             ),
@@ -207,25 +292,11 @@ pub fn sensitivity(
             Verdict::NotDetected,
             format!(
                 "no layout sensitivity detected: the {} randomised binaries differ no more than their {within_unit} explain ({f_text}, tested at {}), and the F-test would have found, with 80 % power, a layout effect of {} (standard deviation relative to the mean), within the {} worth finding (--negligible); {share}.{variation}{caveat}",
-                groups.len(),
+                e.binaries,
                 level(confidence),
-                detectable_variation.map_or("an unknown size".into(), |d| percent(d, 2)),
+                e.detectable_variation.map_or("an unknown size".into(), |d| percent(d, 2)),
                 percent(thresholds.negligible, 2)
             ),
         )
-    };
-    Sensitivity {
-        verdict,
-        f: anova.f.is_finite().then_some(anova.f),
-        df: Some((anova.df_between as f64, anova.df_within as f64)),
-        p_value: Some(anova.p),
-        icc: Some(anova.icc),
-        variance_components: Some((anova.var_between, anova.var_within)),
-        cv_across_binaries,
-        cv_across_binaries_ci,
-        cv_across_executions,
-        layout_variation,
-        detectable_variation,
-        text,
     }
 }

@@ -153,18 +153,6 @@ impl fmt::Display for CacheModel {
     }
 }
 
-/// The first line of `valgrind --version` (e.g. `valgrind-3.19.0`); `None` when valgrind
-/// cannot be run.
-pub fn valgrind_version() -> Option<String> {
-    let out = std::process::Command::new("valgrind")
-        .arg("--version")
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    let line = text.lines().next()?.trim();
-    (out.status.success() && !line.is_empty()).then(|| line.to_string())
-}
-
 /// What differs between the cachegrind set-ups of two stores (`a` and `b` name them), each
 /// given as its model (`None`: written before models were recorded, i.e. valgrind's own
 /// host-derived model) and valgrind version: one sentence per difference, empty when they

@@ -1,4 +1,5 @@
-//! `DIR/results.jsonl`: the append-only, crash-safe store of an experiment's measurements.
+//! One store file, `results.jsonl`: the append-only, crash-safe record of an experiment's
+//! measurements — its reader, its writer and its repair.
 //!
 //! One JSON record per line. The first line is a [`Header`]. Each execution appends its
 //! [`Measurement`]s and then one [`Execution`] record that *commits* them, in a single
@@ -6,7 +7,9 @@
 //! measurements whose execution record is present, so a crash (power loss, `kill -9`) can
 //! at worst lose the execution that was being written, never corrupt or half-include one.
 //! A torn last line is detected and dropped with a warning. The schema is documented in
-//! `docs/formats.md`.
+//! `docs/formats.md`. This module knows one file only; a Slurm run's shard stores are
+//! merged by the sibling module `shards`, and `crate::files::store::read_results` reads
+//! either.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
@@ -14,9 +17,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-pub use crate::files::results::{
-    Execution, ExecutionStatus, Extension, Finish, Header, HostInfo, Measurement, Record,
-    RESULTS_FILE, RESULTS_SCHEMA,
+use crate::files::results::{
+    Execution, ExecutionStatus, Extension, Finish, Header, Measurement, Record, RESULTS_FILE,
+    RESULTS_SCHEMA,
 };
 
 /// Everything a reader gets back from a store.
@@ -51,42 +54,24 @@ impl Results {
     }
 }
 
-/// Reads `dir/results.jsonl`, keeping every committed measurement in memory.
-///
-/// A malformed line in the middle of the file is an error naming file and line. A malformed
-/// *last* line is the trace of an interrupted write: it is dropped with a warning. So are
-/// measurements not followed by their execution record. A `null` value (how layoutrand 0.1
-/// stored `nan` or `inf` output) turns its execution into a metric failure, with a warning.
-///
-/// A directory without `results.jsonl` but with shard stores (a Slurm run) reads as one
-/// store: see [`super::shards::read_sharded`].
-pub fn read_results(dir: &Path) -> Result<Results> {
+/// Reads the one store file `dir/results.jsonl`, keeping every committed measurement in
+/// memory (see `crate::files::store::read_results` for the rules).
+pub fn read_file(dir: &Path) -> Result<Results> {
     let mut measurements = Vec::new();
-    let mut results = scan_results(dir, |_, mine| measurements.extend(mine))?;
+    let mut results = scan_file(dir, |_, mine| measurements.extend(mine))?;
     results.measurements = measurements;
     Ok(results)
 }
 
-/// Reads `dir/results.jsonl` in one streaming pass, as [`read_results`] does, but hands each
-/// committed execution with its measurements to `on_commit` instead of keeping the
-/// measurements: memory stays bounded by one execution's measurements whatever the store's
-/// size (a resumed run needs only the execution records). The returned [`Results`] has no
-/// measurements. Shard stores (a Slurm run) are merged first, then handed over the same way.
-pub fn scan_results(
+/// Reads the one store file `dir/results.jsonl` in one streaming pass, handing each committed
+/// execution with its measurements to `on_commit` (see `crate::files::store::scan_results`).
+pub fn scan_file(
     dir: &Path,
     on_commit: impl FnMut(&Execution, Vec<Measurement>),
 ) -> Result<Results> {
-    if super::shards::is_sharded(dir) {
-        return super::shards::scan_sharded(dir, on_commit);
-    }
     let path = dir.join(RESULTS_FILE);
     let file = File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
     scan(BufReader::with_capacity(1 << 16, file), &path, on_commit)
-}
-
-/// True when `dir` holds measurements: a store, or the shard stores of a Slurm run.
-pub fn has_results(dir: &Path) -> bool {
-    dir.join(RESULTS_FILE).exists() || super::shards::is_sharded(dir)
 }
 
 /// Parses the bytes of a store; `path` is used in messages only.
@@ -97,7 +82,7 @@ pub fn parse_results(bytes: &[u8], path: &Path) -> Result<Results> {
     Ok(results)
 }
 
-/// The reader behind [`scan_results`] and [`parse_results`]: one line at a time.
+/// The reader behind [`scan_file`] and [`parse_results`]: one line at a time.
 fn scan(
     mut reader: impl BufRead,
     path: &Path,
@@ -512,7 +497,7 @@ mod tests {
         let mut f = OpenOptions::new().append(true).open(&path).unwrap();
         f.write_all(b"{\"record\":\"measure").unwrap();
         drop(f);
-        let r = read_results(dir.path()).unwrap();
+        let r = read_file(dir.path()).unwrap();
         assert_eq!(r.measurements.len(), 2);
         assert_eq!(r.executions.len(), 1);
         assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
@@ -521,7 +506,7 @@ mod tests {
         // Re-opening repairs the torn line; appending then works.
         let mut w = StoreWriter::open(dir.path()).unwrap();
         w.append(&[m("seed-1", 0, 0, 4.0), e("seed-1", 0)]).unwrap();
-        let r = read_results(dir.path()).unwrap();
+        let r = read_file(dir.path()).unwrap();
         assert_eq!(r.executions.len(), 2);
         assert_eq!(r.measurements.last().unwrap().value, 4.0);
     }
@@ -613,7 +598,7 @@ mod tests {
         w.append(&[m("seed-1", 0, 0, 3.0), e("seed-1", 0)]).unwrap();
         let text = std::fs::read_to_string(dir.path().join(RESULTS_FILE)).unwrap();
         assert!(!text.contains("9.0"), "{text}");
-        let r = read_results(dir.path()).unwrap();
+        let r = read_file(dir.path()).unwrap();
         assert!(r.warnings.is_empty(), "{:?}", r.warnings);
         assert_eq!(r.measurements.len(), 2);
     }

@@ -113,7 +113,7 @@ pub fn balance(what: &str, binaries: Vec<BinaryData>) -> (Vec<BinaryData>, Vec<S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::series::ExecutionData;
+    use crate::analysis::report::series::ExecutionData;
 
     fn binary(binary: &str, iterations: &[usize]) -> BinaryData {
         BinaryData {

@@ -14,16 +14,14 @@ use serde::Serialize;
 use crate::analysis::compare::{
     compare as engine_compare, CompareOptions, Comparison as EngineComparison,
 };
-use crate::analysis::pair::Basis;
-use crate::analysis::single::{BootstrapOptions, Dataset};
-use crate::analysis::vocabulary::Thresholds;
+use crate::analysis::single::Dataset;
 use crate::stats::suite::{overall_gain, time_weights, wilson_ci, ProgramTimes};
 
-use super::analysis::seed_hierarchy;
+use super::builder::seed_hierarchy;
 use super::experiment::{Experiment, Series};
 use super::model::Interval;
 use super::series::program_label;
-use crate::analysis::numfmt::{estimate, level, p_value, percent, quantity};
+use crate::analysis::numfmt::{level, p_value, percent};
 
 /// The comparison of two experiments.
 #[derive(Debug, Clone, Serialize)]
@@ -105,37 +103,6 @@ pub fn compare_directories(
     b.retain_metrics(metrics)?;
     n.retain_metrics(metrics)?;
     compare(&b, &n, options)
-}
-
-/// `layoutrand compare BASE_DIR NEW_DIR`: the rendered comparison (text, or JSON when
-/// `json`) and the comparisons that fail the gate ([`gate_trips`]). `fail_if_slower` is a share (0.02
-/// for 2 %).
-pub fn run_directories(
-    base: &std::path::Path,
-    new: &std::path::Path,
-    metrics: &[String],
-    thresholds: &Thresholds,
-    bootstrap: Option<BootstrapOptions>,
-    fail_if_slower: Option<f64>,
-    json: bool,
-) -> Result<(String, Vec<String>)> {
-    let c = compare_directories(
-        base,
-        new,
-        metrics,
-        &CompareOptions {
-            thresholds: *thresholds,
-            is_time: true,
-            bootstrap,
-            fail_if_slower,
-        },
-    )?;
-    let text = if json {
-        serde_json::to_string_pretty(&c)? + "\n"
-    } else {
-        render_text(&c)
-    };
-    Ok((text, gate_trips(&c)))
 }
 
 /// The CI gate: whether some program's (and variant's) whole ratio interval says slower
@@ -249,14 +216,14 @@ pub fn compare(
 }
 
 /// When both stores are cachegrind runs: whether they simulated the same caches with the
-/// same valgrind (see [`crate::run::cache_model::model_differences`]); counts from two
+/// same valgrind (see [`crate::files::cache_model::model_differences`]); counts from two
 /// models are not comparable however the layouts compare.
 fn cachegrind_warnings(base: &Experiment, new: &Experiment) -> Vec<String> {
     let (b, n) = (&base.header, &new.header);
     if b.metric != "cachegrind" || n.metric != "cachegrind" {
         return Vec::new();
     }
-    crate::run::cache_model::model_differences(
+    crate::files::cache_model::model_differences(
         (
             "base",
             b.cache_model.as_ref(),
@@ -413,68 +380,4 @@ fn overall(metric: &str, programs: &[&ProgramComparison], confidence: f64) -> Ov
         gain,
         text,
     }
-}
-
-/// The comparison as plain text.
-pub fn render_text(c: &Comparison) -> String {
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "Comparison over random code layouts: base {} against new {}.\nEvery interval is a two-sided {} confidence interval.",
-        c.base,
-        c.new,
-        level(c.confidence)
-    );
-    for p in &c.programs {
-        let _ = writeln!(
-            out,
-            "\n{} — {} ({})",
-            program_label(&p.program, p.variant.as_deref()),
-            p.metric,
-            p.unit
-        );
-        for (label, s) in [
-            ("base: ", &p.comparison.base),
-            ("new:  ", &p.comparison.new),
-        ] {
-            let shown = match &s.ci {
-                Some(ci) => estimate(s.mean, ci.low, ci.high, &p.unit, c.confidence),
-                None => format!("{} (no interval)", quantity(s.mean, &p.unit)),
-            };
-            let _ = writeln!(out, "  {label}{shown} over {} binaries", s.top_units);
-        }
-        let _ = writeln!(out, "  {}", p.text);
-        // Paired, the verdict's interval is in the sentence; eq. 5 is shown beside it, as in
-        // the CSV mode, to show how much the pairing gained.
-        if let (Basis::Paired, Some(ci)) = (p.comparison.pair.basis, p.comparison.pair.ci) {
-            let _ = writeln!(
-                out,
-                "  eq. 5 (Fieller, independent sides): new/base {:.4} … {:.4}",
-                ci.lower, ci.upper
-            );
-        }
-        // The warnings below may advise these two: show them (JSON has them too).
-        if let Some(words) = p.comparison.bootstrap_words() {
-            let _ = writeln!(out, "  bootstrap: {words}");
-        }
-        if let Some(words) = p.comparison.mann_whitney_words("binary") {
-            let _ = writeln!(out, "  Mann–Whitney {words}");
-        }
-        for w in &p.comparison.warnings {
-            let _ = writeln!(out, "  warning: {w}");
-        }
-    }
-    for o in &c.overall {
-        let _ = writeln!(out, "\nAcross programs ({}): {}", o.metric, o.text);
-    }
-    for u in &c.unmatched {
-        let _ = writeln!(out, "\nnot compared: {u}");
-    }
-    if !c.warnings.is_empty() {
-        let _ = writeln!(out, "\nWarnings:");
-        for w in &c.warnings {
-            let _ = writeln!(out, "  - {w}");
-        }
-    }
-    out
 }

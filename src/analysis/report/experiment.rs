@@ -5,7 +5,7 @@
 //! has the same number of executions and every execution the same number of live
 //! iterations. A run that was interrupted, or whose executions partly failed, is not
 //! balanced. We *trim* rather than refuse: we keep the largest balanced part (see
-//! [`crate::report::balance`]) and say, in a warning, which binaries and executions were
+//! [`crate::analysis::report::balance`]) and say, in a warning, which binaries and executions were
 //! short and what was left out. Refusing would throw away hours of measurements for one
 //! missing execution; silently averaging unbalanced data would bias the estimators.
 //!
@@ -23,7 +23,7 @@ use anyhow::{bail, Context, Result};
 use crate::analysis::vocabulary::UNKNOWN_WITHOUT_MANIFEST;
 use crate::files::manifest::{BuildMode, Manifest, MANIFEST_FILE};
 use crate::files::stopping::{GrowthLog, STOPPING_FILE};
-use crate::run::store::{
+use crate::files::store::{
     has_results, scan_results, Execution, ExecutionStatus, Header, Measurement, Results,
     RESULTS_FILE,
 };
@@ -92,8 +92,8 @@ pub fn variant_groups(series: &[Series]) -> Vec<Vec<usize>> {
 /// layouts only is itself a finding (a bug that depends on addresses), which a count of failed
 /// executions hides; a failure on every binary is no layout effect but the command (a wrong
 /// `{bin}`, a missing input), so its stored output is shown, once.
-fn binaries_that_never_ran(executions: &[crate::run::store::Execution]) -> Vec<String> {
-    type Execution = crate::run::store::Execution;
+fn binaries_that_never_ran(executions: &[crate::files::store::Execution]) -> Vec<String> {
+    type Execution = crate::files::store::Execution;
     // Per program (and variant), per binary in order of appearance: successes, failures.
     type PerBinary<'a> = Vec<(&'a str, usize, Vec<&'a Execution>)>;
     let mut per_program: BTreeMap<(&str, Option<&str>), PerBinary> = BTreeMap::new();
@@ -408,71 +408,17 @@ impl Tables {
         results: Results,
     ) -> Result<Experiment> {
         let store = self.store;
-        let finishes = results.finishes.clone();
-        let Some(header) = results.header.clone() else {
-            if results.executions.is_empty() {
-                bail!(
-                    "{} is empty: no execution has been recorded yet (run `layoutrand run`)",
-                    store.display()
-                );
-            }
-            bail!(
-                "{} has no header record: it was not written by layoutrand run",
-                store.display()
-            );
-        };
-        if !(1..=crate::run::store::RESULTS_SCHEMA).contains(&header.schema) {
-            bail!(
-                "{} was written with results schema {} by layoutrand {}; this layoutrand ({}) reads schemas 1 to {}",
-                store.display(),
-                header.schema,
-                header.tool_version,
-                env!("CARGO_PKG_VERSION"),
-                crate::run::store::RESULTS_SCHEMA
-            );
-        }
+        let header = checked_header(&store, &results)?;
         let mut warnings = results.warnings.clone();
-        match &manifest {
-            Some(m) if header.tool_version != m.tool_version => warnings.push(format!(
-                "the manifest was written by layoutrand {} and the store by layoutrand {}",
-                m.tool_version, header.tool_version
-            )),
-            Some(_) => {}
-            None => warnings.push(format!(
-                "{} has no {MANIFEST_FILE}: this report is built from {RESULTS_FILE} alone, so \
-                 what only the manifest records is {UNKNOWN_WITHOUT_MANIFEST}: the seeds built, \
-                 granularity, linker, build mode, padding, what the seeds achieved, and the build \
-                 and link times (the cost of a binary for `dimension`)",
-                dir.display()
-            )),
-        }
+        warnings.extend(manifest_warning(dir, &header, manifest.as_ref()));
         if results.executions.is_empty() {
             bail!(
                 "{} has no completed execution yet: nothing to report",
                 store.display()
             );
         }
-        let mut failures: BTreeMap<(String, Option<String>), FailureCounts> = BTreeMap::new();
-        for e in &results.executions {
-            failures
-                .entry((e.program.clone(), e.variant.clone()))
-                .or_default()
-                .count(e.status);
-        }
+        let failures = failure_counts(&store, &results.executions)?;
         warnings.extend(binaries_that_never_ran(&results.executions));
-        if failures.values().all(|f| f.ok == 0) {
-            let total: usize = failures.values().map(FailureCounts::failed).sum();
-            let example = results
-                .executions
-                .iter()
-                .find_map(|e| e.output_tail.as_deref())
-                .map(|t| format!("; the last output of one of them:\n{}", t.trim_end()))
-                .unwrap_or_default();
-            bail!(
-                "{}: all {total} execution(s) failed, so there is nothing to analyse{example}",
-                store.display()
-            );
-        }
         if let Some(e) = self.error {
             return Err(e);
         }
@@ -485,63 +431,11 @@ impl Tables {
                 store.display()
             );
         }
-        let units = self.units;
-        // Series of one program and metric in variant build order.
-        let variant_rank = |v: &Option<String>| {
-            v.as_ref()
-                .and_then(|v| header.variants.iter().position(|n| n == v))
-                .unwrap_or(0)
-        };
-        let mut raw: Vec<(SeriesKey, BTreeMap<String, RawBinary>)> = self.raw.into_iter().collect();
-        raw.sort_by(|((pa, ma, va), _), ((pb, mb, vb), _)| {
-            (pa, ma, variant_rank(va)).cmp(&(pb, mb, variant_rank(vb)))
-        });
         let mut series = Vec::new();
-        for ((program, metric, variant), binaries) in raw {
-            let unit = units[&(program.clone(), metric.clone())].clone();
-            let what = match &variant {
-                Some(v) => format!("{program} ({v}) {metric}"),
-                None => format!("{program} {metric}"),
-            };
-            let mut seeds = Vec::new();
-            let mut baseline = None;
-            for (binary, rb) in binaries {
-                let data = BinaryData {
-                    seed: rb.seed,
-                    executions: rb
-                        .executions
-                        .into_iter()
-                        .map(|(index, re)| {
-                            let (warmup, live): (Vec<_>, Vec<_>) =
-                                re.values.into_values().partition(|(_, w)| *w);
-                            ExecutionData {
-                                execution: index,
-                                schedule_index: re.schedule_index,
-                                wall_ns: re.wall_ns,
-                                warmup: warmup.into_iter().map(|(v, _)| v).collect(),
-                                live: live.into_iter().map(|(v, _)| v).collect(),
-                            }
-                        })
-                        .collect(),
-                    binary: binary.clone(),
-                };
-                if binary == BASELINE_LABEL {
-                    baseline = Some(data);
-                } else {
-                    seeds.push(data);
-                }
-            }
-            seeds.sort_by_key(|b| b.seed);
-            let (seeds, mut notes) = balance(&what, seeds);
-            warnings.append(&mut notes);
-            let baseline = match baseline {
-                Some(b) => {
-                    let (mut bal, mut notes) = balance(&format!("{what} (baseline)"), vec![b]);
-                    warnings.append(&mut notes);
-                    bal.pop()
-                }
-                None => None,
-            };
+        for ((program, metric, variant), binaries) in in_variant_order(self.raw, &header) {
+            let unit = self.units[&(program.clone(), metric.clone())].clone();
+            let (seeds, baseline) =
+                balanced_binaries(&program, &metric, &variant, binaries, &mut warnings);
             let binary_cost_seconds = manifest.as_ref().and_then(|m| binary_cost(m, &program));
             series.push(Series {
                 program,
@@ -554,7 +448,6 @@ impl Tables {
                 binary_cost_seconds,
             });
         }
-
         // The metric the run was asked for first, then the others it recorded on the way.
         let primary = crate::run::metric::primary_name_in_store(&header.metric, |m| {
             series.iter().any(|s| s.metric == m)
@@ -566,30 +459,173 @@ impl Tables {
                 &b.metric,
             ))
         });
-
-        let growth = read_growth_log(dir)?;
-        let machines = results
-            .executions
-            .iter()
-            .filter_map(|e| {
-                let m = e.machine.as_ref()?;
-                Some((e.key(), m.label()))
-            })
-            .collect();
         Ok(Experiment {
             dir: dir.to_path_buf(),
             manifest,
-            header,
             series,
             failures,
             warnings,
-            growth,
-            machines,
-            finishes,
+            growth: read_growth_log(dir)?,
+            machines: results
+                .executions
+                .iter()
+                .filter_map(|e| Some((e.key(), e.machine.as_ref()?.label())))
+                .collect(),
+            finishes: results.finishes,
             primary_metric: primary.to_string(),
             metrics_named: false,
+            header,
         })
     }
+}
+
+/// The store's header, refused when missing (an empty store, or one not written by
+/// `layoutrand run`) or of a schema newer than this layoutrand reads.
+fn checked_header(store: &Path, results: &Results) -> Result<Header> {
+    let Some(header) = results.header.clone() else {
+        if results.executions.is_empty() {
+            bail!(
+                "{} is empty: no execution has been recorded yet (run `layoutrand run`)",
+                store.display()
+            );
+        }
+        bail!(
+            "{} has no header record: it was not written by layoutrand run",
+            store.display()
+        );
+    };
+    if !(1..=crate::files::store::RESULTS_SCHEMA).contains(&header.schema) {
+        bail!(
+            "{} was written with results schema {} by layoutrand {}; this layoutrand ({}) reads schemas 1 to {}",
+            store.display(),
+            header.schema,
+            header.tool_version,
+            env!("CARGO_PKG_VERSION"),
+            crate::files::store::RESULTS_SCHEMA
+        );
+    }
+    Ok(header)
+}
+
+/// The warning about the manifest: written by another layoutrand than the store, or absent
+/// (then what only it records is unknown).
+fn manifest_warning(dir: &Path, header: &Header, manifest: Option<&Manifest>) -> Option<String> {
+    match manifest {
+        Some(m) if header.tool_version != m.tool_version => Some(format!(
+            "the manifest was written by layoutrand {} and the store by layoutrand {}",
+            m.tool_version, header.tool_version
+        )),
+        Some(_) => None,
+        None => Some(format!(
+            "{} has no {MANIFEST_FILE}: this report is built from {RESULTS_FILE} alone, so \
+             what only the manifest records is {UNKNOWN_WITHOUT_MANIFEST}: the seeds built, \
+             granularity, linker, build mode, padding, what the seeds achieved, and the build \
+             and link times (the cost of a binary for `dimension`)",
+            dir.display()
+        )),
+    }
+}
+
+/// The executions' statuses per program and variant; an error when every execution failed
+/// (with the last output of one of them).
+fn failure_counts(
+    store: &Path,
+    executions: &[Execution],
+) -> Result<BTreeMap<(String, Option<String>), FailureCounts>> {
+    let mut failures: BTreeMap<(String, Option<String>), FailureCounts> = BTreeMap::new();
+    for e in executions {
+        failures
+            .entry((e.program.clone(), e.variant.clone()))
+            .or_default()
+            .count(e.status);
+    }
+    if failures.values().all(|f| f.ok == 0) {
+        let total: usize = failures.values().map(FailureCounts::failed).sum();
+        let example = executions
+            .iter()
+            .find_map(|e| e.output_tail.as_deref())
+            .map(|t| format!("; the last output of one of them:\n{}", t.trim_end()))
+            .unwrap_or_default();
+        bail!(
+            "{}: all {total} execution(s) failed, so there is nothing to analyse{example}",
+            store.display()
+        );
+    }
+    Ok(failures)
+}
+
+/// The tables of each program, metric and variant, the variants in build order.
+fn in_variant_order(
+    raw: BTreeMap<SeriesKey, BTreeMap<String, RawBinary>>,
+    header: &Header,
+) -> Vec<(SeriesKey, BTreeMap<String, RawBinary>)> {
+    let variant_rank = |v: &Option<String>| {
+        v.as_ref()
+            .and_then(|v| header.variants.iter().position(|n| n == v))
+            .unwrap_or(0)
+    };
+    let mut raw: Vec<(SeriesKey, BTreeMap<String, RawBinary>)> = raw.into_iter().collect();
+    raw.sort_by(|((pa, ma, va), _), ((pb, mb, vb), _)| {
+        (pa, ma, variant_rank(va)).cmp(&(pb, mb, variant_rank(vb)))
+    });
+    raw
+}
+
+/// One binary's executions, warmup and live iterations apart.
+fn binary_data(binary: String, rb: RawBinary) -> BinaryData {
+    BinaryData {
+        seed: rb.seed,
+        executions: rb
+            .executions
+            .into_iter()
+            .map(|(index, re)| {
+                let (warmup, live): (Vec<_>, Vec<_>) =
+                    re.values.into_values().partition(|(_, w)| *w);
+                ExecutionData {
+                    execution: index,
+                    schedule_index: re.schedule_index,
+                    wall_ns: re.wall_ns,
+                    warmup: warmup.into_iter().map(|(v, _)| v).collect(),
+                    live: live.into_iter().map(|(v, _)| v).collect(),
+                }
+            })
+            .collect(),
+        binary,
+    }
+}
+
+/// The randomised binaries by seed and the baseline of one series, each balanced
+/// ([`balance`]), what balancing left out added to `warnings`.
+fn balanced_binaries(
+    program: &str,
+    metric: &str,
+    variant: &Option<String>,
+    binaries: BTreeMap<String, RawBinary>,
+    warnings: &mut Vec<String>,
+) -> (Vec<BinaryData>, Option<BinaryData>) {
+    let what = match variant {
+        Some(v) => format!("{program} ({v}) {metric}"),
+        None => format!("{program} {metric}"),
+    };
+    let mut seeds = Vec::new();
+    let mut baseline = None;
+    for (binary, rb) in binaries {
+        let data = binary_data(binary, rb);
+        if data.binary == BASELINE_LABEL {
+            baseline = Some(data);
+        } else {
+            seeds.push(data);
+        }
+    }
+    seeds.sort_by_key(|b| b.seed);
+    let (seeds, mut notes) = balance(&what, seeds);
+    warnings.append(&mut notes);
+    let baseline = baseline.and_then(|b| {
+        let (mut bal, mut notes) = balance(&format!("{what} (baseline)"), vec![b]);
+        warnings.append(&mut notes);
+        bal.pop()
+    });
+    (seeds, baseline)
 }
 
 /// Without a manifest the store's header is the list of programs: a measurement of a program

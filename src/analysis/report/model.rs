@@ -160,6 +160,11 @@ pub struct SeriesReport {
     pub diagnostics: Diagnostics,
     /// One-paragraph answer in words.
     pub summary: String,
+    /// The data the HTML report plots (not in the JSON: the JSON carries the measurements'
+    /// summaries, and `export` the measurements); none when the series was not analysed
+    /// from an experiment's measurements.
+    #[serde(skip)]
+    pub plots: Option<super::plot_data::SeriesPlots>,
 }
 
 /// One level of the hierarchy (KJ eq. 1–2).
@@ -348,6 +353,23 @@ pub struct Normality {
     pub w: f64,
     /// p-value.
     pub p_value: f64,
+}
+
+impl Normality {
+    /// What the test means for the report's intervals at `confidence`, as the end of a
+    /// sentence: no evidence against normality, or not normal with the advice that fits the
+    /// number of binaries (the bootstrap only from [`crate::stats::bootstrap::ADVISABLE_UNITS`]
+    /// on).
+    pub fn advice(&self, confidence: f64) -> &'static str {
+        let rejected = self.p_value < 1.0 - confidence;
+        if rejected && self.n >= crate::stats::bootstrap::ADVISABLE_UNITS {
+            " — not normal; with few binaries the t interval may be off: prefer more binaries or the bootstrap interval (report --bootstrap 10000)"
+        } else if rejected {
+            " — not normal; with so few binaries the t interval may be off and the bootstrap interval is not advisable either: add binaries"
+        } else {
+            " — no evidence against normality"
+        }
+    }
 }
 
 /// Ljung–Box on each execution's live iterations.

@@ -1,0 +1,61 @@
+//! The answers about an experiment directory: `report`, `dimension` and `compare`, as data.
+//!
+//! The flow: [`experiment::load`] reads the manifest (when there) and store into balanced
+//! data sets (one per program and metric, [`series`], [`balance`]); [`builder::analyse`]
+//! turns them into a [`model::Report`] — per level ([`crate::stats`]), [`sensitivity`],
+//! [`shift`], [`diagnostics`], [`machines`] and the data each plot shows ([`plots`] fills
+//! [`plot_data`]).
+//! [`dimension`] and [`compare`] build their own answers from the same experiment model.
+//! Everything here is a number or a sentence about numbers; [`crate::report`] renders it.
+
+pub mod balance;
+pub mod builder;
+pub mod compare;
+pub mod diagnostics;
+pub mod dimension;
+pub mod experiment;
+pub mod machines;
+pub mod model;
+pub mod plot_data;
+pub mod plots;
+pub mod sensitivity;
+pub mod series;
+pub mod shift;
+
+use std::path::Path;
+
+use anyhow::Result;
+
+use builder::AnalysisOptions;
+use experiment::Experiment;
+use model::Report;
+
+/// Loads the experiment in `dir`, keeps the given metrics (all when empty) and analyses it
+/// with `options`: the data `layoutrand report DIR` renders, with the experiment it came from.
+pub fn analyse_directory(
+    dir: &Path,
+    options: &AnalysisOptions,
+    metrics: &[String],
+) -> Result<(Report, Experiment)> {
+    let mut experiment = experiment::load_with_context(dir)?;
+    experiment.retain_metrics(metrics)?;
+    let report = builder::analyse_with(&experiment, options)?;
+    Ok((report, experiment))
+}
+
+/// The comparisons of `report` whose whole ratio interval says a variant is slower than its
+/// base by more than `--fail-if-slower` ("program metric: new against base: effect"; empty
+/// when the gate passes).
+pub fn gate_trips(report: &Report) -> Vec<String> {
+    report
+        .comparisons
+        .iter()
+        .filter(|c| c.pair.slower_beyond_threshold)
+        .map(|c| {
+            format!(
+                "{} {}: {} against {}: {}",
+                c.program, c.metric, c.new, c.base, c.pair.effect.words
+            )
+        })
+        .collect()
+}

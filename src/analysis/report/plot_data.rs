@@ -1,0 +1,97 @@
+//! The data of the HTML report's plots, as the report model carries them: values in the
+//! plotted unit, the boxes' quartiles, the autocorrelations and their reordered twins.
+//! [`super::plots`] fills them from an experiment; a leaf, so that the model can hold them.
+
+use crate::stats::sample::quantile;
+
+/// A box of a box plot: whiskers at the extremes, the box from the first to the third
+/// quartile, a line at the median.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BoxSummary {
+    /// Smallest value.
+    pub low: f64,
+    /// First quartile.
+    pub q1: f64,
+    /// Median.
+    pub median: f64,
+    /// Third quartile.
+    pub q3: f64,
+    /// Largest value.
+    pub high: f64,
+}
+
+impl BoxSummary {
+    /// The box of `values` (quartiles as [`crate::stats::sample::quantile`] defines them);
+    /// none for no values.
+    pub fn of(values: &[f64]) -> Option<BoxSummary> {
+        let mut v = values.to_vec();
+        v.sort_by(f64::total_cmp);
+        Some(BoxSummary {
+            low: *v.first()?,
+            q1: quantile(&v, 0.25),
+            median: quantile(&v, 0.5),
+            q3: quantile(&v, 0.75),
+            high: *v.last()?,
+        })
+    }
+}
+
+/// One group of a strip/box plot.
+#[derive(Debug, Clone)]
+pub struct StripGroup {
+    /// Label under the group.
+    pub label: String,
+    /// Points drawn as dots (e.g. execution means).
+    pub points: Vec<f64>,
+    /// The box of the values it summarises (e.g. all live iterations); none without values.
+    pub box_summary: Option<BoxSummary>,
+    /// Draw this group as the baseline.
+    pub highlight: bool,
+}
+
+/// One execution's iterations in run order.
+#[derive(Debug, Clone, Default)]
+pub struct RunSequence {
+    /// Title of the plot.
+    pub title: String,
+    /// Every iteration, warmup first.
+    pub values: Vec<f64>,
+    /// Iterations discarded as warmup (shaded).
+    pub warmup: usize,
+    /// Where changepoint detection suggests the warmup should end.
+    pub marks: Vec<usize>,
+}
+
+/// Values against their lagged selves and their autocorrelations, each beside the same
+/// values randomly reordered.
+#[derive(Debug, Clone, Default)]
+pub struct Dependence {
+    /// What the values are, in words.
+    pub subject: String,
+    /// The values in run order.
+    pub values: Vec<f64>,
+    /// The same values, randomly reordered (seeded).
+    pub reordered: Vec<f64>,
+    /// The lags of the lag plots (those shorter than the data).
+    pub lags: Vec<usize>,
+    /// Autocorrelations from lag 1 of the values and of the reordered twin, with the ±bound
+    /// expected of independent noise; none below 4 values.
+    pub acf: Option<(Vec<f64>, Vec<f64>, f64)>,
+}
+
+/// The plots of one data set, as data, every value in the scaled unit of `label`.
+#[derive(Debug, Clone, Default)]
+pub struct SeriesPlots {
+    /// The axis label of the measured values (`metric (unit)`).
+    pub label: String,
+    /// Strip/box plot of every binary, the baseline marked.
+    pub binaries: Vec<StripGroup>,
+    /// Variance components (T² per level), each with its label.
+    pub variance: Vec<(String, f64)>,
+    /// Execution means in schedule order (drift across the experiment).
+    pub schedule: Vec<f64>,
+    /// Run sequences of the iterations of selected executions.
+    pub run_sequences: Vec<RunSequence>,
+    /// What the lag and ACF plots show.
+    pub dependence: Dependence,
+}

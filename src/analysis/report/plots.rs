@@ -1,0 +1,169 @@
+//! The data of the HTML report's plots for one data set: which values each plot shows, the
+//! boxes' quartiles, the autocorrelations, and the randomly reordered twins that make
+//! Kalibera & Jones' manual inspection (§6.1) easy — a lag or ACF plot is read by comparing
+//! it with the same data in random order, into the types of [`super::plot_data`]; the HTML
+//! exporter draws them.
+
+use crate::seeded::SeededRng;
+use crate::stats::autocorr::acf;
+
+use super::experiment::{BinaryData, Series};
+use super::model::SeriesReport;
+use super::plot_data::{BoxSummary, Dependence, RunSequence, SeriesPlots, StripGroup};
+use crate::analysis::numfmt::scale_for;
+
+/// Per-execution run-sequence plots shown at most (flagged executions come first).
+pub const MAX_RUN_SEQUENCES: usize = 12;
+
+/// Lags of the lag plots (Kalibera & Jones §6.1 check lags 1–4).
+pub const LAGS: [usize; 4] = [1, 2, 3, 4];
+
+/// Lags of the ACF plots.
+pub const ACF_LAGS: usize = 20;
+
+/// Autocorrelations from lag 1 on; none for a constant sequence (NaN).
+fn lagged(acf: Vec<f64>) -> Vec<f64> {
+    acf.into_iter().skip(1).filter(|r| r.is_finite()).collect()
+}
+
+/// The data of the plots of `series` (whose analysis is `report`).
+pub fn series_plots(series: &Series, report: &SeriesReport) -> SeriesPlots {
+    let typical = if report.mean.is_finite() {
+        report.mean
+    } else {
+        1.0
+    };
+    let (factor, unit) = scale_for(&series.unit, typical);
+    let scaled = |v: &[f64]| v.iter().map(|x| x / factor).collect::<Vec<f64>>();
+    let group = |b: &BinaryData, highlight: bool| StripGroup {
+        label: b.seed.map_or_else(|| "base".to_string(), |s| s.to_string()),
+        points: scaled(&b.execution_means()),
+        box_summary: BoxSummary::of(&scaled(
+            &b.executions
+                .iter()
+                .flat_map(|e| e.live.iter().copied())
+                .collect::<Vec<_>>(),
+        )),
+        highlight,
+    };
+    let mut binaries: Vec<StripGroup> = series.baseline.iter().map(|b| group(b, true)).collect();
+    binaries.extend(series.seeds.iter().map(|b| group(b, false)));
+    let variance = report
+        .levels
+        .iter()
+        .map(|l| (format!("{} (r = {})", l.name, l.repetitions), l.t2))
+        .collect();
+    let schedule = in_schedule(series, factor);
+    SeriesPlots {
+        label: format!("{} ({unit})", series.metric),
+        binaries,
+        variance,
+        run_sequences: run_sequences(series, report, factor),
+        dependence: dependence(series, &schedule, factor),
+        schedule,
+    }
+}
+
+/// Every execution's mean, scaled by `factor`, in schedule order.
+fn in_schedule(series: &Series, factor: f64) -> Vec<f64> {
+    let mut executions: Vec<(u64, f64)> = series
+        .seeds
+        .iter()
+        .chain(series.baseline.iter())
+        .flat_map(|b| {
+            b.executions
+                .iter()
+                .zip(b.execution_means())
+                .map(|(e, m)| (e.schedule_index, m / factor))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    executions.sort_by_key(|(i, _)| *i);
+    executions.iter().map(|(_, m)| *m).collect()
+}
+
+/// At most [`MAX_RUN_SEQUENCES`] executions' iterations, those whose changepoint suggests a
+/// longer warmup first; none with one iteration per execution. Only the chosen executions'
+/// values are copied.
+fn run_sequences(series: &Series, report: &SeriesReport, factor: f64) -> Vec<RunSequence> {
+    if series.iterations_per_execution() < 2 {
+        return Vec::new();
+    }
+    let suggestion = |binary: &str, execution: u32| {
+        report
+            .diagnostics
+            .warmup_suggestions
+            .iter()
+            .find(|w| w.binary == binary && w.execution == execution)
+    };
+    let mut candidates: Vec<(bool, &BinaryData, usize)> = Vec::new();
+    for b in series.baseline.iter().chain(series.seeds.iter()) {
+        for (k, e) in b.executions.iter().enumerate() {
+            let flagged = suggestion(&b.binary, e.execution).is_some_and(|w| w.exceeds_discard);
+            candidates.push((flagged, b, k));
+        }
+    }
+    candidates.sort_by_key(|c| !c.0);
+    candidates
+        .into_iter()
+        .take(MAX_RUN_SEQUENCES)
+        .map(|(flagged, b, k)| {
+            let e = &b.executions[k];
+            let title = format!("{} execution {}", b.binary, e.execution);
+            RunSequence {
+                title: if flagged {
+                    format!("{title} — changepoint suggests a longer warmup")
+                } else {
+                    title
+                },
+                values: e
+                    .warmup
+                    .iter()
+                    .chain(e.live.iter())
+                    .map(|x| x / factor)
+                    .collect(),
+                warmup: e.warmup.len(),
+                marks: suggestion(&b.binary, e.execution)
+                    .map(|w| w.changepoints.clone())
+                    .unwrap_or_default(),
+            }
+        })
+        .collect()
+}
+
+/// The subject of the lag and ACF plots: the iterations of the first seed's first execution
+/// when executions are long enough, else the execution means in schedule order; with its
+/// seeded random reordering and both autocorrelation functions.
+fn dependence(series: &Series, in_schedule: &[f64], factor: f64) -> Dependence {
+    let (subject, values) = match series.seeds.first().and_then(|b| b.executions.first()) {
+        Some(e) if e.live.len() >= 10 => (
+            format!(
+                "the live iterations of {} execution {}",
+                series.seeds[0].binary, e.execution
+            ),
+            e.live.iter().map(|x| x / factor).collect::<Vec<f64>>(),
+        ),
+        _ => (
+            "the execution means in schedule order".to_string(),
+            in_schedule.to_vec(),
+        ),
+    };
+    let mut reordered = values.clone();
+    SeededRng::new(0, "report-dependence-plots").shuffle(&mut reordered);
+    let lags = LAGS.iter().copied().filter(|&h| h < values.len()).collect();
+    let acf_pair = (values.len() >= 4).then(|| {
+        let max_lag = ACF_LAGS.min(values.len() - 1);
+        (
+            lagged(acf(&values, max_lag)),
+            lagged(acf(&reordered, max_lag)),
+            1.96 / (values.len() as f64).sqrt(),
+        )
+    });
+    Dependence {
+        subject,
+        values,
+        reordered,
+        lags,
+        acf: acf_pair,
+    }
+}

@@ -1,0 +1,73 @@
+//! The HTML report's plots of one data set drawn as SVG, from the data
+//! [`crate::analysis::report::plots`] chose (values, quartiles, autocorrelations, the
+//! reordered twins).
+
+use crate::analysis::report::plot_data::SeriesPlots;
+
+use super::svg::{acf_plot, bars, lag_plot, run_sequence, strip_plot};
+
+/// The plots of one data set, as SVG strings grouped by section.
+#[derive(Debug, Clone, Default)]
+pub struct DrawnPlots {
+    /// Strip/box plot of every binary, the baseline marked.
+    pub binaries: String,
+    /// Variance-component bars (T² per level).
+    pub variance: String,
+    /// Execution means in schedule order (drift across the experiment).
+    pub schedule: String,
+    /// Run-sequence plots of the iterations of selected executions.
+    pub run_sequences: Vec<String>,
+    /// What the lag and ACF plots show, in words.
+    pub dependence_subject: String,
+    /// Lag plots of the data and of the same data randomly reordered, pairwise.
+    pub lags: Vec<(String, String)>,
+    /// ACF of the data and of the same data randomly reordered.
+    pub acf: Option<(String, String)>,
+}
+
+/// Draws the plots of `plots`.
+pub fn draw(plots: &SeriesPlots) -> DrawnPlots {
+    let label = &plots.label;
+    let d = &plots.dependence;
+    DrawnPlots {
+        binaries: strip_plot(
+            "Boxes: iterations; dots: execution means; orange: baseline",
+            label,
+            &plots.binaries,
+        ),
+        variance: bars(
+            "Share of the variance by level (T², Kalibera & Jones eq. 2)",
+            &plots.variance,
+        ),
+        schedule: run_sequence(
+            "Execution means in run order (drift?)",
+            "execution, in run order",
+            label,
+            &plots.schedule,
+            0,
+            &[],
+        ),
+        run_sequences: plots
+            .run_sequences
+            .iter()
+            .map(|r| run_sequence(&r.title, "iteration", label, &r.values, r.warmup, &r.marks))
+            .collect(),
+        dependence_subject: d.subject.clone(),
+        lags: d
+            .lags
+            .iter()
+            .map(|&h| {
+                (
+                    lag_plot(&format!("lag {h}"), &d.values, h),
+                    lag_plot(&format!("lag {h}, reordered"), &d.reordered, h),
+                )
+            })
+            .collect(),
+        acf: d.acf.as_ref().map(|(real, reordered, bound)| {
+            (
+                acf_plot("ACF", real, *bound),
+                acf_plot("ACF, reordered", reordered, *bound),
+            )
+        }),
+    }
+}

@@ -1,0 +1,96 @@
+//! `layoutrand dimension` rendered: the dimensioning of [`crate::analysis::report::dimension`]
+//! as plain text (Kalibera & Jones 2013 Tables 6 and 7).
+
+use std::fmt::Write;
+
+use crate::analysis::numfmt::{level, percent, quantity, sig};
+use crate::analysis::report::dimension::{
+    DimensionReport, MAX_TOP_REPETITIONS, MIN_TOP_REPETITIONS,
+};
+use crate::analysis::report::series::program_label;
+
+/// A duration in words: `850 ms`, `12.5 s`, `3.2 min`, `4.1 h`.
+pub fn duration(seconds: f64) -> String {
+    if seconds < 1.0 {
+        quantity(seconds * 1e9, "ns")
+    } else if seconds < 120.0 {
+        format!("{} s", sig(seconds, 3))
+    } else if seconds < 7200.0 {
+        format!("{} min", sig(seconds / 60.0, 3))
+    } else {
+        format!("{} h", sig(seconds / 3600.0, 3))
+    }
+}
+
+/// The dimensioning as plain text (Table 6/7 style).
+pub fn render_text(d: &DimensionReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Dimensioning (Kalibera & Jones 2013 §9): repetitions for a {} confidence interval of the given relative half-width.",
+        level(d.confidence)
+    );
+    for s in &d.series {
+        let _ = writeln!(
+            out,
+            "\n{} — {} ({}), initial mean {}",
+            program_label(&s.program, s.variant.as_deref()),
+            s.metric,
+            s.unit,
+            quantity(s.mean, &s.unit)
+        );
+        let _ = writeln!(
+            out,
+            "  {:<10} {:>9} {:>12} {:>11}  {:>9}  cost source",
+            "level", "initial r", "t = √T²/Ȳ", "cost", "optimal r"
+        );
+        for l in &s.levels {
+            let _ = writeln!(
+                out,
+                "  {:<10} {:>9} {:>12} {:>11}  {:>9}  {}",
+                l.name,
+                l.initial_repetitions,
+                l.relative_variation
+                    .map_or_else(|| "≤ 0".to_string(), |t| percent(t, 2)),
+                duration(l.cost_seconds),
+                l.optimal
+                    .map_or_else(|| "(top)".to_string(), |r| r.to_string()),
+                l.cost_source
+            );
+            if let Some(a) = &l.advice {
+                let _ = writeln!(out, "  {:<10} note: {a}", "");
+            }
+        }
+        let top = match s.levels.last().map_or("binary", |l| l.name.as_str()) {
+            "binary" => "binaries",
+            "execution" => "executions",
+            _ => "iterations",
+        };
+        let _ = writeln!(
+            out,
+            "\n  {:<12} {:>10}  expected experiment time",
+            "half-width", top
+        );
+        for r in &s.rows {
+            let _ = writeln!(
+                out,
+                "  {:<12} {:>10}  {}",
+                percent(r.target, 2),
+                r.top_repetitions
+                    .map_or_else(|| "∞".to_string(), |n| n.to_string()),
+                r.expected_seconds.map_or_else(
+                    || format!("more than {MAX_TOP_REPETITIONS} {top} needed"),
+                    duration
+                )
+            );
+        }
+        for n in &s.notes {
+            let _ = writeln!(out, "  note: {n}");
+        }
+    }
+    let _ = writeln!(
+        out,
+        "\nNever fewer than {MIN_TOP_REPETITIONS} top-level repetitions: fewer cannot estimate the interval's own width (KJ §11)."
+    );
+    out
+}
