@@ -1,11 +1,13 @@
-//! Child processes that do not outlive layoutrand: a build command, a benchmark, a pipeline
-//! stage. If layoutrand is killed outright (kill -9, the power button of a terminal), the
-//! kernel sends each of them SIGKILL instead of leaving it to run on unobserved under init.
+//! Child processes: the programs they run, found on PATH ([`which`]), and lives that do not
+//! outlast layoutrand's. A build command, a benchmark or a pipeline stage gets SIGKILL from
+//! the kernel when layoutrand is killed outright (kill -9, a closed terminal) instead of
+//! running on unobserved under init.
 //!
 //! Below every stage (build, run and experiment all start children), so that none imports
 //! another for it.
 
 use std::os::unix::process::CommandExt;
+use std::path::PathBuf;
 use std::process::Command;
 
 use nix::sys::prctl::set_pdeathsig;
@@ -25,6 +27,15 @@ pub fn kill_with_parent(cmd: &mut Command) {
     unsafe {
         cmd.pre_exec(die_with_parent);
     }
+}
+
+/// The first `program` on `PATH`.
+pub fn which(program: &str) -> Option<PathBuf> {
+    std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join(program))
+            .find(|p| p.is_file())
+    })
 }
 
 #[cfg(test)]
