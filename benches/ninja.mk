@@ -1,6 +1,6 @@
 # An upstream-style Makefile for ninja's own program (the build.ninja that configure.py
 # writes, without its browse and test targets): libninja.a + ninja.cc. Used by
-# benches/build_ninja.sh and tests/build_real_ninja.rs on Debian's ninja-build source;
+# benches/build_ninja.sh and tests/build/real_ninja.rs on Debian's ninja-build source;
 # LTO=1 builds with gcc -flto; LTO=thin with clang++ -flto=thin, llvm-ar and lld.
 CXXFLAGS ?= -O2 -DNDEBUG -fno-exceptions -fno-rtti -Wno-deprecated
 ifeq ($(LTO),1)

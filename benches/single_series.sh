@@ -13,7 +13,7 @@ shift || true
 binaries=${*:-5 10 20}
 for b in $binaries; do
   LAYOUTRAND_SIM_RUNS=$runs LAYOUTRAND_SIM_BINARIES=$b \
-    cargo test --release --quiet --test report_analysis \
-      an_ordinary_default_layout_is_called_unusual -- --nocapture 2>&1 |
+    cargo test --release --quiet --test report \
+      analysis::an_ordinary_default_layout_is_called_unusual -- --nocapture 2>&1 |
     grep '^ordinary default'
 done

@@ -2,7 +2,7 @@
 # Installs what layoutrand's tests and demo need on a Debian machine, if missing:
 # compilers and linkers (gcc, gfortran, clang, bfd, gold, lld, mold), valgrind (the cachegrind metric),
 # dpkg-dev (apt-get source, for the real-program recipes), cmake (the libjpeg-turbo test), chromium (HTML report test),
-# slurm-wlm and munge (the emulated Slurm cluster of tests/slurm_cluster.rs).
+# slurm-wlm and munge (the emulated Slurm cluster of tests/run/slurm_cluster.rs).
 # Idempotent; needs root (or sudo) only when something is missing.
 set -euo pipefail
 
@@ -16,14 +16,14 @@ have ld.gold    || need+=(binutils-gold)
 have ld.lld     || need+=(lld)
 have mold       || need+=(mold)
 have clang      || need+=(clang)
-# The Fortran fixture of tests/build_languages.rs.
+# The Fortran fixture of tests/build/languages.rs.
 have gfortran   || need+=(gfortran)
 have valgrind   || need+=(valgrind)
 have dpkg-source || need+=(dpkg-dev)
-# tests/build_real_libjpeg_turbo.rs configures libjpeg-turbo with CMake.
+# tests/build/real_libjpeg_turbo.rs configures libjpeg-turbo with CMake.
 have cmake      || need+=(cmake)
 have chromium   || need+=(chromium)
-# The Slurm test (tests/slurm_cluster.rs) starts a two-node cluster of these as root.
+# The Slurm test (tests/run/slurm_cluster.rs) starts a two-node cluster of these as root.
 have slurmctld  || need+=(slurm-wlm)
 have munged     || need+=(munge)
 

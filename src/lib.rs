@@ -33,6 +33,7 @@ macro_rules! diagnostic {
 
 pub mod analysis;
 pub mod build;
+pub mod child;
 pub mod doctor;
 pub mod exit;
 pub mod experiment;

@@ -2,104 +2,26 @@
 //! the baseline and the seeds, write the manifest.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Mutex;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use super::linker::Linker;
-use super::projection::Projection;
+use super::options::clear_previous_output;
+use super::programs::{chosen_links, failed_programs, programs_isolated};
+use super::projection::projection_of;
 use super::replay::Program;
 use super::{achieved, binaries, interrupt, isolate, recorded_build, toolchain};
 use crate::files::manifest::{
-    BinarySet, BuildMode, BuildStatus, Granularity, Manifest, ProgramSummary, MANIFEST_FILE,
-    MANIFEST_SCHEMA,
+    BinarySet, BuildMode, BuildStatus, Manifest, MANIFEST_FILE, MANIFEST_SCHEMA,
 };
-use crate::wrap::record::LinkRecord;
 
-/// Directory (inside the output directory) of the recording.
-pub const RECORD_DIR: &str = ".record";
-
-/// What `layoutrand build` was asked to do.
-#[derive(Debug, Clone)]
-pub struct BuildOptions {
-    /// The build command.
-    pub command: Vec<String>,
-    /// Where the build command runs.
-    pub build_dir: PathBuf,
-    /// The output directory.
-    pub out_dir: PathBuf,
-    /// Seeds to build.
-    pub seeds: Vec<u64>,
-    /// What is randomised.
-    pub granularity: Granularity,
-    /// `None`: each program with the linker its build used.
-    pub linker: Option<Linker>,
-    /// Worker threads for the relinks.
-    pub jobs: usize,
-    /// Show the build command's output as it runs.
-    pub echo_build: bool,
-    /// How to show the relinks' progress.
-    pub progress: crate::progress::ProgressDisplay,
-    /// One full build per binary in a copy of the tree (`--rebuild`) instead of relinks.
-    pub rebuild: bool,
-    /// More than [`super::projection::MANY_SEEDS`] seeds are wanted (`--allow-many-seeds`).
-    pub allow_many_seeds: bool,
-    /// `--pad MAX`: the most filler bytes a seed puts in front of each function (`None`:
-    /// not given, i.e. 0, or for `--extend` the recorded setting).
-    pub pad: Option<u64>,
-    /// `--programs`: relink only these recorded programs (by name); `None`: every program
-    /// except the build's own tools ([`is_build_tool`]).
-    pub programs: Option<Vec<String>>,
-}
-
-/// The most `--pad` accepts: a page. Each function's padding adds to that of the functions
-/// before it, so a page already lets every function's page offset vary.
-pub const MAX_PAD: u64 = 4096;
-
-/// Checks `--pad` against the other options: at most [`MAX_PAD`], and only where seeds put
-/// each function in a section of its own table entry (`module`, `global`; not `link`, which
-/// moves whole modules and accepts modules whose functions share one section, nor
-/// `--rebuild`, whose live relinks do not pad).
-pub fn check_pad(opts: &BuildOptions) -> Result<()> {
-    let pad = opts.pad.unwrap_or(0);
-    if pad == 0 && opts.granularity == Granularity::None {
-        bail!(
-            "--granularity none needs --pad MAX (e.g. --pad 256): it keeps the build's order, so \
-             the seeded padding is all that varies between seeds"
-        );
-    }
-    if pad == 0 {
-        return Ok(());
-    }
-    if pad > MAX_PAD {
-        bail!("--pad {pad}: at most {MAX_PAD} bytes (a page) per function");
-    }
-    if opts.granularity == Granularity::Link {
-        bail!(
-            "--pad needs --granularity module, global or none: `link` moves whole modules (and accepts \
-             modules whose functions share one section), so padding could not go before each \
-             function"
-        );
-    }
-    if opts.rebuild {
-        bail!("--pad is not available with --rebuild (its live relinks do not pad): leave out one of them");
-    }
-    Ok(())
-}
-
-/// The result: the manifest (also saved) and any shim errors worth a warning.
-#[derive(Debug)]
-pub struct BuildOutcome {
-    /// The manifest as written.
-    pub manifest: Manifest,
-    /// Internal errors of the shim during the recorded build.
-    pub shim_errors: Vec<String>,
-    /// Lines for the user after the summary: per program, in what its baseline differs from
-    /// the binary the build made ([`super::as_built`]), and the build tools left out.
-    pub notes: Vec<String>,
-}
+// The options and the answer of a build, where the command line and the other stages have
+// always found them; they live in a module of their own that `rebuild` and `live` share
+// without importing this one.
+pub use super::options::{check_pad, BuildOptions, BuildOutcome, MAX_PAD, RECORD_DIR};
+pub use super::programs::is_build_tool;
 
 /// Records the build, relinks baseline and seeds, verifies them, writes the manifest.
 pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
@@ -241,23 +163,6 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     })
 }
 
-/// The cost of `seeds` more binaries like `baseline` (its links' seconds and binaries' bytes).
-pub(crate) fn projection_of(
-    baseline: &BinarySet,
-    out_dir: &Path,
-    seeds: usize,
-    jobs: usize,
-) -> Projection {
-    let seconds: f64 = baseline.binaries.iter().map(|b| b.link_seconds).sum();
-    let bytes: u64 = baseline
-        .binaries
-        .iter()
-        .filter_map(|b| std::fs::metadata(out_dir.join(&b.path)).ok())
-        .map(|m| m.len())
-        .sum();
-    Projection::new(seeds, seconds, bytes, jobs)
-}
-
 /// Relinks `seeds` in `pool` with a progress bar, saving `manifest` with the seeds finished so
 /// far (at most twice a second: each save rewrites the whole file) until all are done or
 /// SIGINT/SIGTERM arrives. Returns the seeds built (provisional, see [`isolate::finalize`]).
@@ -373,171 +278,6 @@ pub(crate) fn finish(
     Ok(())
 }
 
-/// Removes what an earlier run left in the output directory (its manifest first, so that a
-/// failure now never leaves an old manifest describing new files).
-/// Refuses when the directory holds measurements (`results.jsonl`) of the binaries it would
-/// replace: those must never be silently paired with other files.
-pub(crate) fn clear_previous_output(out_dir: &Path) -> Result<()> {
-    let results = out_dir.join(crate::files::results::RESULTS_FILE);
-    if crate::files::store::has_results(out_dir) {
-        bail!(
-            "{} holds measurements of the binaries a new build would replace: use another --out, \
-             add seeds with --extend, or remove the measurements first",
-            results.display()
-        );
-    }
-    let manifest = out_dir.join(MANIFEST_FILE);
-    if manifest.exists() {
-        std::fs::remove_file(&manifest)?;
-    }
-    for entry in std::fs::read_dir(out_dir)? {
-        let entry = entry?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if name == "baseline" || name.starts_with("seed-") || name == binaries::WORK_DIR {
-            std::fs::remove_dir_all(entry.path())?;
-        }
-    }
-    Ok(())
-}
-
-/// Whether a program is a tool the build runs itself rather than one of its products: a
-/// cargo build script (`build_script_build-<hash>`, hard-linked as `build-script-build`).
-pub fn is_build_tool(name: &str) -> bool {
-    name.starts_with("build_script_build") || name.starts_with("build-script-build")
-}
-
-/// The recorded links to relink: those `--programs` names (an unknown name is an error
-/// listing the recorded ones), or every one but the build's own tools; with notes naming
-/// what was left out.
-fn chosen_links(
-    links: &[LinkRecord],
-    opts: &BuildOptions,
-) -> Result<(Vec<LinkRecord>, Vec<String>)> {
-    let names: Vec<String> = links.iter().map(|l| program_name(&l.output)).collect();
-    let mut notes = Vec::new();
-    let chosen: Vec<LinkRecord> = match &opts.programs {
-        Some(wanted) => {
-            for w in wanted {
-                if !names.contains(w) {
-                    bail!(
-                        "--programs: no recorded program is named {w:?} (the build linked: {})",
-                        names.join(", ")
-                    );
-                }
-            }
-            links
-                .iter()
-                .zip(&names)
-                .filter(|(_, n)| wanted.contains(n))
-                .map(|(l, _)| l.clone())
-                .collect()
-        }
-        None => {
-            let mut kept = Vec::new();
-            for (l, n) in links.iter().zip(&names) {
-                if is_build_tool(n) {
-                    notes.push(format!(
-                        "note: {n} is a tool the build runs (a cargo build script), not one of \
-                         its programs: not relinked (name it in --programs to relink it)"
-                    ));
-                } else {
-                    kept.push(l.clone());
-                }
-            }
-            kept
-        }
-    };
-    Ok((chosen, notes))
-}
-
-/// One [`Program`] per recorded link, with unique names and a mechanism each. Any program
-/// that cannot be prepared is fatal.
-pub(crate) fn programs(
-    links: &[LinkRecord],
-    record_dir: &Path,
-    opts: &BuildOptions,
-) -> Result<Vec<Program>> {
-    let (programs, failed) = programs_isolated(links, record_dir, opts)?;
-    if let Some((_, err)) = failed.into_iter().next() {
-        return Err(err);
-    }
-    Ok(programs)
-}
-
-/// A program that could not be relinked: its name and the error.
-pub(crate) type FailedProgram = (String, anyhow::Error);
-
-/// One [`Program`] per recorded link that could be prepared, sorted by name, and per link
-/// that could not (its LTO code generation failed), its name and error.
-pub(crate) fn programs_isolated(
-    links: &[LinkRecord],
-    record_dir: &Path,
-    opts: &BuildOptions,
-) -> Result<(Vec<Program>, Vec<FailedProgram>)> {
-    let mut by_name: BTreeMap<String, usize> = BTreeMap::new();
-    for link in links {
-        *by_name.entry(program_name(&link.output)).or_insert(0) += 1;
-    }
-    let mut programs = Vec::new();
-    let mut failed = Vec::new();
-    for link in links {
-        let mut name = program_name(&link.output);
-        if by_name[&name] > 1 {
-            // Same file name in several directories: qualify by the path below the build.
-            let rel = link
-                .output
-                .strip_prefix(&opts.build_dir)
-                .unwrap_or(&link.output);
-            name = rel
-                .display()
-                .to_string()
-                .trim_start_matches('/')
-                .replace('/', "_");
-        }
-        let linker = opts.linker.unwrap_or_else(|| Linker::of_record(link));
-        match Program::new(name.clone(), link, linker, opts.granularity, record_dir) {
-            Ok(mut program) => {
-                program.pad = opts.pad.unwrap_or(0);
-                programs.push(program);
-            }
-            Err(err) => failed.push((name, err)),
-        }
-    }
-    programs.sort_by(|a, b| a.name.cmp(&b.name));
-    if programs.windows(2).any(|w| w[0].name == w[1].name) {
-        bail!("two recorded links produce programs of the same name");
-    }
-    failed.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok((programs, failed))
-}
-
-/// The program's name for a link output: its file name, without the hash cargo appends to
-/// the outputs it writes under a `deps/` directory (`target/release/deps/rustdemo-a0c100fb32566e19`
-/// is `rustdemo`, the name of the copy cargo then makes as `target/release/rustdemo`).
-pub(crate) fn program_name(output: &Path) -> String {
-    let name = output
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "a.out".to_string());
-    let in_deps = output
-        .parent()
-        .and_then(Path::file_name)
-        .is_some_and(|d| d == "deps");
-    match name.rsplit_once('-') {
-        Some((stem, hash))
-            if in_deps
-                && !stem.is_empty()
-                && hash.len() == 16
-                && hash
-                    .bytes()
-                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) =>
-        {
-            stem.to_string()
-        }
-        _ => name,
-    }
-}
-
 /// Whether every seed built and every recorded program has a baseline (a program whose LTO
 /// code generation or baseline link failed is in the manifest's `programs` without one).
 pub fn all_ok(manifest: &Manifest) -> bool {
@@ -546,52 +286,4 @@ pub fn all_ok(manifest: &Manifest) -> bool {
             .programs
             .iter()
             .all(|p| manifest.baseline.find(&p.name).is_some())
-}
-
-/// The manifest entries of programs that could not be relinked (`(name, error)`): left out,
-/// with the compiler's or linker's message as the reason.
-fn failed_programs(failed: Vec<FailedProgram>) -> Vec<ProgramSummary> {
-    failed
-        .into_iter()
-        .map(|(name, err)| ProgramSummary {
-            name,
-            library: false,
-            excluded: Some(format!("it could not be relinked: {err:#}")),
-            distinct_layouts: 0,
-            coinciding: Vec::new(),
-            achieved: None,
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::program_name;
-    use std::path::Path;
-
-    #[test]
-    fn cargo_hashes_are_stripped_under_deps_only() {
-        let name = |p: &str| program_name(Path::new(p));
-        assert_eq!(
-            name("/w/target/release/deps/rustdemo-a0c100fb32566e19"),
-            "rustdemo"
-        );
-        assert_eq!(
-            name("target/debug/deps/my-tool-0123456789abcdef"),
-            "my-tool"
-        );
-        // Not cargo's pattern: kept as written.
-        assert_eq!(name("/w/target/release/rustdemo"), "rustdemo");
-        assert_eq!(
-            name("/w/build/prog-a0c100fb32566e19"),
-            "prog-a0c100fb32566e19"
-        );
-        assert_eq!(name("/w/deps/prog-a0c100fb3256"), "prog-a0c100fb3256");
-        assert_eq!(
-            name("/w/deps/prog-A0C100FB32566E19"),
-            "prog-A0C100FB32566E19"
-        );
-        assert_eq!(name("/w/deps/-a0c100fb32566e19"), "-a0c100fb32566e19");
-        assert_eq!(name("/w/src/demo"), "demo");
-    }
 }

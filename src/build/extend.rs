@@ -10,9 +10,9 @@ use std::time::Instant;
 use anyhow::{bail, Context, Result};
 
 use super::binaries::{self, Baseline};
-use super::driver::{
-    finish, programs_isolated, relink_seeds, BuildOptions, BuildOutcome, RECORD_DIR,
-};
+use super::driver::{finish, relink_seeds};
+use super::options::{BuildOptions, BuildOutcome, RECORD_DIR};
+use super::programs::programs_isolated;
 use crate::files::manifest::{BuildMode, Granularity, Manifest, MANIFEST_FILE};
 use crate::layout::binary;
 use crate::wrap::record;
@@ -122,7 +122,7 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
         .filter(|s| !built.contains(s))
         .collect();
     if !new_seeds.is_empty() {
-        super::driver::projection_of(&manifest.baseline, &out_dir, new_seeds.len(), opts.jobs)
+        super::projection::projection_of(&manifest.baseline, &out_dir, new_seeds.len(), opts.jobs)
             .check(opts.allow_many_seeds)?;
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(opts.jobs.max(1))

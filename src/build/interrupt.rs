@@ -5,7 +5,8 @@
 
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
-use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
+use nix::sys::signal::{killpg, sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
+use nix::unistd::Pid;
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 /// The signal that arrived, or 0.
@@ -19,8 +20,8 @@ extern "C" fn on_signal(signal: libc::c_int) {
     SIGNAL.store(signal, Ordering::SeqCst);
     let group = GROUP.load(Ordering::SeqCst);
     if group > 0 {
-        // SAFETY: kill(2) is async-signal-safe; a negative pid names the group.
-        unsafe { libc::kill(-group, libc::SIGKILL) };
+        // killpg(2) is kill(2) on the negated group id: async-signal-safe.
+        let _ = killpg(Pid::from_raw(group), Signal::SIGKILL);
     }
 }
 
@@ -30,8 +31,7 @@ extern "C" fn on_signal(signal: libc::c_int) {
 pub fn guard_group(group: i32) -> GroupGuard {
     GROUP.store(group, Ordering::SeqCst);
     if interrupted() && group > 0 {
-        // SAFETY: as in the handler.
-        unsafe { libc::kill(-group, libc::SIGKILL) };
+        let _ = killpg(Pid::from_raw(group), Signal::SIGKILL);
     }
     GroupGuard
 }

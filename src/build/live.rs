@@ -120,7 +120,7 @@ pub fn relink_in_place(
     record_dir: &Path,
 ) -> Result<()> {
     let linker = settings.linker.unwrap_or_else(|| Linker::of_record(link));
-    let name = super::driver::program_name(&link.output);
+    let name = super::programs::program_name(&link.output);
     let program = Program::new(name, link, linker, settings.granularity, record_dir)?;
     let work = record_dir.join("live").join(format!(
         "{}-{}",

@@ -216,7 +216,7 @@ fn run_step(
     let staged = object.with_extension("o.tmp");
     args.push("-o".into());
     args.push(staged.display().to_string());
-    let output = super::replay::tool_command(link, &link.real_tool)
+    let output = super::link_command::tool_command(link, &link.real_tool)
         .args(&args)
         .output()
         .with_context(|| format!("cannot run {}", link.real_tool.display()))?;

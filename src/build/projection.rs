@@ -1,7 +1,11 @@
 //! Big builds: above [`MANY_SEEDS`] seeds `build` wants `--allow-many-seeds`, and it says
 //! what the seeds will cost, projected from the baseline just linked (time and disk).
 
+use std::path::Path;
+
 use anyhow::{bail, Result};
+
+use crate::files::manifest::BinarySet;
 
 /// The number of seeds above which `build` asks for `--allow-many-seeds`.
 pub const MANY_SEEDS: usize = 1000;
@@ -88,6 +92,23 @@ impl Projection {
         crate::diagnostic!("layoutrand: {}", self.describe());
         Ok(())
     }
+}
+
+/// The cost of `seeds` more binaries like `baseline` (its links' seconds and binaries' bytes).
+pub fn projection_of(
+    baseline: &BinarySet,
+    out_dir: &Path,
+    seeds: usize,
+    jobs: usize,
+) -> Projection {
+    let seconds: f64 = baseline.binaries.iter().map(|b| b.link_seconds).sum();
+    let bytes: u64 = baseline
+        .binaries
+        .iter()
+        .filter_map(|b| std::fs::metadata(out_dir.join(&b.path)).ok())
+        .map(|m| m.len())
+        .sum();
+    Projection::new(seeds, seconds, bytes, jobs)
 }
 
 #[cfg(test)]

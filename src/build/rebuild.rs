@@ -8,8 +8,9 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use super::driver::{clear_previous_output, programs, BuildOptions, BuildOutcome};
 use super::live::{LiveSettings, LIVE_FAILURES_LOG};
+use super::options::{clear_previous_output, BuildOptions, BuildOutcome};
+use super::programs::programs;
 use super::{binaries, recorded_build, toolchain};
 use crate::files::manifest::{
     binary_label, BinarySet, BuildMode, BuildStatus, Manifest, MANIFEST_SCHEMA,
@@ -35,7 +36,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         programs: baseline_programs,
         shim_errors,
     } = baseline;
-    let bytes = super::driver::projection_of(&baseline_set, &out_dir, 1, 1).bytes;
+    let bytes = super::projection::projection_of(&baseline_set, &out_dir, 1, 1).bytes;
     super::projection::Projection::new(opts.seeds.len(), baseline_seconds, bytes, 1)
         .check(opts.allow_many_seeds)?;
     let mut seeds = Vec::new();

@@ -3,8 +3,11 @@
 //! shown and the tail kept for the error message.
 
 use std::collections::VecDeque;
+use std::ffi::OsString;
 use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -55,61 +58,26 @@ pub fn run(
     let start = Instant::now();
     // SIGINT/SIGTERM kill the build's whole process group (see `interrupt::guard_group`).
     let _signals = super::interrupt::catch();
-    let mut expression = duct::cmd(&command[0], &command[1..]).dir(cwd);
-    for (k, v) in extra_env {
-        expression = expression.env(k, v);
-    }
-    let reader = expression
-        .env("PATH", &shim_path)
-        .env(wrap::ENV_REAL_PATH, &real_path)
-        .env(wrap::ENV_SHIM_DIR, &shim_dir)
-        .env(wrap::ENV_RECORD_DIR, record_dir)
+    let mut env: Vec<(OsString, OsString)> = extra_env
+        .iter()
+        .map(|(k, v)| (k.into(), v.into()))
+        .collect();
+    env.extend([
+        ("PATH".into(), shim_path),
+        (wrap::ENV_REAL_PATH.into(), real_path),
+        (wrap::ENV_SHIM_DIR.into(), shim_dir.into_os_string()),
+        (
+            wrap::ENV_RECORD_DIR.into(),
+            record_dir.as_os_str().to_owned(),
+        ),
         // ccache would answer compiles from its cache without calling the shim.
-        .env("CCACHE_DISABLE", "1")
-        .env_remove(wrap::ENV_NESTED)
-        .stderr_to_stdout()
-        .stdin_null()
-        .unchecked()
-        .before_spawn(|cmd| {
-            use std::os::unix::process::CommandExt;
-            cmd.process_group(0);
-            // SAFETY: prctl(2) is async-signal-safe and allocates nothing. If layoutrand is
-            // killed outright (kill -9), the build command dies with it.
-            unsafe {
-                cmd.pre_exec(|| {
-                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    Ok(())
-                });
-            }
-            Ok(())
-        })
-        .reader()
+        ("CCACHE_DISABLE".into(), "1".into()),
+    ]);
+    let (mut child, output) = spawn(command, cwd, &env)
         .with_context(|| format!("cannot start the build command `{}`", command.join(" ")))?;
-    let _group = super::interrupt::guard_group(
-        reader
-            .pids()
-            .first()
-            .map_or(0, |&pid| i32::try_from(pid).unwrap_or(0)),
-    );
-    let mut tail: VecDeque<String> = VecDeque::with_capacity(TAIL_LINES);
-    let mut lines = BufReader::new(&reader);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        if lines.read_until(b'\n', &mut line)? == 0 {
-            break;
-        }
-        let text = String::from_utf8_lossy(&line).trim_end().to_string();
-        if echo {
-            crate::diagnostic!("{text}");
-        }
-        if tail.len() == TAIL_LINES {
-            tail.pop_front();
-        }
-        tail.push_back(text);
-    }
+    let _group = super::interrupt::guard_group(i32::try_from(child.id()).unwrap_or(0));
+    let tail = read_output(output, echo)?;
+    let status = child.wait().context("waiting for the build command")?;
     if let Some(signal) = super::interrupt::signal() {
         return Err(super::interrupt::BuildInterrupted {
             signal,
@@ -123,16 +91,13 @@ pub fn run(
         }
         .into());
     }
-    let output = reader
-        .try_wait()?
-        .context("the build command's output ended but it did not exit")?;
     let seconds = start.elapsed().as_secs_f64();
-    if !output.status.success() {
-        let status = match output.status.code() {
+    if !status.success() {
+        let status = match status.code() {
             Some(code) => format!("exit status {code}"),
             None => {
                 use std::os::unix::process::ExitStatusExt;
-                format!("signal {}", output.status.signal().unwrap_or(0))
+                format!("signal {}", status.signal().unwrap_or(0))
             }
         };
         let quoted: Vec<String> = tail.iter().map(|l| format!("  | {l}")).collect();
@@ -189,6 +154,54 @@ pub fn run(
         seconds,
         shim_errors,
     })
+}
+
+/// Starts the build command in `cwd`, in its own process group, killed with layoutrand, its
+/// stdin empty and its stdout and stderr one pipe (their lines interleave as on a terminal).
+/// Returns the child and the pipe's reading end.
+fn spawn(
+    command: &[String],
+    cwd: &Path,
+    env: &[(OsString, OsString)],
+) -> Result<(Child, std::fs::File)> {
+    let (reading, writing) = nix::unistd::pipe()?;
+    let mut cmd = Command::new(&command[0]);
+    cmd.args(&command[1..])
+        .current_dir(cwd)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .env_remove(wrap::ENV_NESTED)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(writing.try_clone()?))
+        .stderr(Stdio::from(writing))
+        .process_group(0);
+    crate::child::kill_with_parent(&mut cmd);
+    let child = cmd.spawn()?;
+    // `cmd` holds the writing end: dropped here, the pipe ends when the build's processes
+    // have all closed it.
+    drop(cmd);
+    Ok((child, reading.into()))
+}
+
+/// Reads the build's output to its end, showing it as it comes when `echo`; returns its last
+/// [`TAIL_LINES`] lines.
+fn read_output(output: std::fs::File, echo: bool) -> Result<VecDeque<String>> {
+    let mut tail: VecDeque<String> = VecDeque::with_capacity(TAIL_LINES);
+    let mut lines = BufReader::new(output);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if lines.read_until(b'\n', &mut line)? == 0 {
+            return Ok(tail);
+        }
+        let text = String::from_utf8_lossy(&line).trim_end().to_string();
+        if echo {
+            crate::diagnostic!("{text}");
+        }
+        if tail.len() == TAIL_LINES {
+            tail.pop_front();
+        }
+        tail.push_back(text);
+    }
 }
 
 /// Why nothing can be relinked: what the shim saw instead, and the likely cause.

@@ -7,11 +7,11 @@
 //! `archive-members:demo:0`, ...), so a seed means the same layout of a program forever.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::Instant;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{bail, Context, Result};
 
+use super::link_command::{command_for, link_args, separating_argument, tool_command, which};
 use super::linker::{Linker, Mechanism};
 use super::lto_once;
 use crate::files::manifest::Granularity;
@@ -19,7 +19,7 @@ use crate::layout::archive;
 use crate::layout::object_file::{self, TextGroup, TextSection};
 use crate::layout::reorder::{self, MergedEntry};
 use crate::seeded::SeededRng;
-use crate::wrap::record::{self, InputKind, LinkRecord, LinkTool, RecordedInput};
+use crate::wrap::record::{self, InputKind, LinkRecord};
 
 /// Subdirectory of the record directory holding each program's objects merged once.
 pub const MERGED_DIR: &str = "merged";
@@ -157,8 +157,8 @@ impl Program {
         // Every mechanism is merged: the baseline goes through it with the identity order.
         self.merge(seed, &mut paths, &mut object_order, work)?;
 
-        let args = self.link_args(&paths, &object_order, out);
-        let (program, args) = self.command_for(args)?;
+        let args = link_args(&self.record, self.linker, &paths, &object_order, out);
+        let (program, args) = command_for(&self.record, self.linker, args)?;
         let output = tool_command(&self.record, &program)
             .args(&args)
             .output()
@@ -296,7 +296,7 @@ impl Program {
             merged: None,
         };
         if !objects.is_empty() {
-            if let Some(arg) = self.separating_argument() {
+            if let Some(arg) = separating_argument(&self.record) {
                 bail!(
                     "program {}: its objects are separated on the link line by `{arg}`; merging \
                      them would change which archive members and libraries resolve their \
@@ -449,38 +449,6 @@ impl Program {
         }
     }
 
-    /// The first argument between the first and the last object on the recorded link line
-    /// that is not itself an object and whose place matters to symbol resolution (an
-    /// archive, a library, a linker option, any other input file).
-    fn separating_argument(&self) -> Option<String> {
-        let r = &self.record;
-        let objects: Vec<&RecordedInput> = r
-            .inputs
-            .iter()
-            .filter(|i| i.kind == InputKind::Object)
-            .collect();
-        let (first, last) = (objects.first()?, objects.last()?);
-        let in_object = |k: usize| {
-            objects
-                .iter()
-                .any(|o| (o.span.start..o.span.start + o.span.len).contains(&k))
-        };
-        let in_output = |k: usize| {
-            r.output_span
-                .is_some_and(|s| (s.start..s.start + s.len).contains(&k))
-        };
-        let driver = r.tool == LinkTool::Driver;
-        (first.span.start..last.span.start)
-            .filter(|&k| !in_object(k) && !in_output(k))
-            .map(|k| &r.args[k])
-            .find(|a| {
-                let positional_option =
-                    a.starts_with("-l") || a.starts_with("-Wl,") || a.starts_with("-Xlinker");
-                !(driver && a.starts_with('-') && !positional_option)
-            })
-            .cloned()
-    }
-
     /// Writes `out`: the archive at `path` (recorded input `i`) with its members in `order`,
     /// each member's functions in a random order (its section table permuted, see
     /// [`reorder::reorder_sections`]: no linker runs).
@@ -539,83 +507,6 @@ impl Program {
             .with_context(|| format!("storing {}", merged.display()))?;
         Ok(merged)
     }
-
-    /// The new command line: recorded arguments with the output, the inputs (objects in
-    /// `object_order`, all at the first object's place) and the linker replaced.
-    fn link_args(&self, paths: &[PathBuf], object_order: &[usize], out: &Path) -> Vec<String> {
-        let r = &self.record;
-        let driver = r.tool == LinkTool::Driver;
-        let mut starts = std::collections::HashMap::new();
-        for (i, input) in r.inputs.iter().enumerate() {
-            starts.insert(input.span.start, i);
-        }
-        let first_object = r.inputs.iter().position(|i| i.kind == InputKind::Object);
-        let mut args = Vec::new();
-        let mut k = 0;
-        while k < r.args.len() {
-            if let Some(span) = r.output_span.filter(|s| s.start == k) {
-                args.push("-o".to_string());
-                args.push(out.display().to_string());
-                k += span.len;
-                continue;
-            }
-            if let Some(&i) = starts.get(&k) {
-                let input = &r.inputs[i];
-                match input.kind {
-                    InputKind::Object if Some(i) == first_object => {
-                        args.extend(object_order.iter().map(|&j| paths[j].display().to_string()));
-                    }
-                    InputKind::Object => {}
-                    InputKind::Archive => args.push(paths[i].display().to_string()),
-                }
-                k += input.span.len;
-                continue;
-            }
-            let a = &r.args[k];
-            if driver && (a.starts_with("-fuse-ld=") || a.starts_with("--ld-path=")) {
-                k += 1;
-                continue;
-            }
-            args.push(a.clone());
-            k += 1;
-        }
-        if r.output_span.is_none() {
-            args.push("-o".to_string());
-            args.push(out.display().to_string());
-        }
-        if driver {
-            args.push(format!("-fuse-ld={}", self.linker.name()));
-        }
-        args
-    }
-
-    /// The program to run: the recorded driver, or for a direct linker call the chosen
-    /// linker.
-    fn command_for(&self, args: Vec<String>) -> Result<(PathBuf, Vec<String>)> {
-        match self.record.tool {
-            LinkTool::Driver => Ok((self.record.real_tool.clone(), args)),
-            LinkTool::Linker => Ok((which(&self.linker.program())?, args)),
-        }
-    }
-}
-
-/// `program` set up to run as the recorded link ran: in its directory, with its recorded
-/// environment and without the shim's variables (a relink is never recorded again).
-pub(crate) fn tool_command(record: &LinkRecord, program: &Path) -> Command {
-    let mut cmd = Command::new(program);
-    cmd.current_dir(&record.cwd);
-    for var in [
-        crate::wrap::ENV_RECORD_DIR,
-        crate::wrap::ENV_REAL_PATH,
-        crate::wrap::ENV_SHIM_DIR,
-        crate::wrap::ENV_NESTED,
-    ] {
-        cmd.env_remove(var);
-    }
-    for (k, v) in &record.env {
-        cmd.env(k, v);
-    }
-    cmd
 }
 
 /// The object `bytes` with its movable sections shuffled within groups from `shuffle` (its
@@ -803,10 +694,4 @@ pub fn archive_member_bytes(path: &Path) -> Result<Vec<(String, Vec<u8>)>> {
         members.push((name, bytes.to_vec()));
     }
     Ok(members)
-}
-
-/// Finds `program` on PATH ([`crate::run::preflight::which`]), or says it is not installed.
-pub fn which(program: &str) -> Result<PathBuf> {
-    crate::run::preflight::which(program)
-        .ok_or_else(|| anyhow!("`{program}` is not installed (not found on PATH)"))
 }

@@ -4,7 +4,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::replay::{which, Program};
+use super::link_command::which;
+use super::replay::Program;
 
 /// Tool name → first line of its `--version`.
 pub fn versions(programs: &[Program]) -> BTreeMap<String, String> {

@@ -12,7 +12,7 @@ pub struct Args {
     pub dir: PathBuf,
     /// csv (program,[variant,]binary,layout,execution,iteration,value[,warmup][,machine]) or
     /// json; `machine` (the Slurm node) only when the store records one per execution.
-    #[arg(long, value_enum, default_value_t = ExportFormat::Csv)]
+    #[arg(long, default_value_t = ExportFormat::Csv, value_parser = parse_format)]
     pub format: ExportFormat,
     /// Metric to export (e.g. wall, cpu, max_rss, reported, Ir, estimated_cycles) [default: the
     /// run's --metric].
@@ -24,6 +24,11 @@ pub struct Args {
     /// Write to this file instead of stdout.
     #[arg(long, short)]
     pub output: Option<PathBuf>,
+}
+
+/// `--format`: the library's [`ExportFormat`] names (the library does not depend on clap).
+fn parse_format(text: &str) -> Result<ExportFormat, String> {
+    text.parse().map_err(|e| format!("{e}"))
 }
 
 /// Runs `layoutrand export`.

@@ -8,7 +8,6 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -80,8 +79,11 @@ extern "C" fn forward(signal: libc::c_int) {
     FORWARDED.store(signal, Ordering::SeqCst);
     let pid = STAGE.load(Ordering::SeqCst);
     if pid > 0 {
-        // SAFETY: kill(2) is async-signal-safe.
-        unsafe { libc::kill(pid, signal) };
+        // kill(2) is async-signal-safe; the handler is only installed for SIGINT and SIGTERM,
+        // so the conversion cannot fail.
+        if let Ok(signal) = nix::sys::signal::Signal::try_from(signal) {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal);
+        }
     }
 }
 
@@ -140,7 +142,7 @@ pub fn run_user_command<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(
         .envs(env)
         .current_dir(cwd)
         .stdin(Stdio::null());
-    die_with_parent(&mut cmd);
+    crate::child::kill_with_parent(&mut cmd);
     let output = cmd
         .output()
         .with_context(|| format!("cannot start {program:?} in {}", cwd.display()))?;
@@ -152,7 +154,7 @@ pub fn run_user_command<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(
 fn stage_command(args: &[OsString], cwd: &Path) -> Command {
     let mut cmd = Command::new(own_executable());
     cmd.args(args).current_dir(cwd).stdin(Stdio::null());
-    die_with_parent(&mut cmd);
+    crate::child::kill_with_parent(&mut cmd);
     cmd
 }
 
@@ -169,19 +171,6 @@ fn own_executable() -> std::path::PathBuf {
             }
         }
         Err(_) => "layoutrand".into(),
-    }
-}
-
-/// Makes the child receive SIGKILL when this process dies, however it dies.
-fn die_with_parent(cmd: &mut Command) {
-    // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
-    unsafe {
-        cmd.pre_exec(|| {
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
     }
 }
 

@@ -9,15 +9,13 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use nix::sys::personality::{self, Persona};
 
 /// Name of the padding variable; its value is `env_pad` bytes of `x`.
 pub const PAD_VARIABLE: &str = "LAYOUTRAND_PAD";
 
 /// Directory inside the output directory where binaries are staged and outputs captured.
 pub const STAGING_DIR: &str = ".run";
-
-/// `ADDR_NO_RANDOMIZE` from `<linux/personality.h>`.
-const ADDR_NO_RANDOMIZE: u64 = 0x0040000;
 
 /// The fixed environment every benchmark process gets (besides the padding variable):
 /// the runner's `PATH` and `HOME` (so commands resolve as the user expects, and stay fixed for
@@ -97,16 +95,8 @@ pub fn stage_binary(source: &Path, fixed: &Path) -> Result<()> {
 ///
 /// Meant for `pre_exec`: it makes one system call and allocates nothing.
 pub fn disable_aslr_in_this_process() -> std::io::Result<()> {
-    // SAFETY: personality(2) with a query argument and then with a flag set has no memory
-    // effects; it only changes the persona applied at the next execve.
-    let current = unsafe { libc::personality(0xffff_ffff) };
-    if current == -1 {
-        return Err(std::io::Error::last_os_error());
-    }
-    let wanted = (current as u64 | ADDR_NO_RANDOMIZE) as libc::c_ulong;
-    if unsafe { libc::personality(wanted) } == -1 {
-        return Err(std::io::Error::last_os_error());
-    }
+    let current = personality::get()?;
+    personality::set(current | Persona::ADDR_NO_RANDOMIZE)?;
     Ok(())
 }
 
@@ -134,7 +124,7 @@ pub fn probe_aslr_off() -> std::result::Result<(), String> {
     let text = String::from_utf8_lossy(&out.stdout);
     let persona = u64::from_str_radix(text.trim(), 16)
         .map_err(|_| format!("cannot read the probe's /proc/self/personality ({text:?})"))?;
-    if persona & ADDR_NO_RANDOMIZE == 0 {
+    if persona & Persona::ADDR_NO_RANDOMIZE.bits() as u64 == 0 {
         return Err(format!(
             "the host ignored personality(ADDR_NO_RANDOMIZE) (persona {persona:#x})"
         ));

@@ -12,14 +12,36 @@ use super::metric::primary_name_in_store;
 use crate::files::results::Machine;
 use crate::files::store::scan_results;
 
-/// Output format of an export.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+/// Output format of an export, named on the command line `csv` or `json` (read with
+/// [`FromStr`](std::str::FromStr), written with [`Display`](std::fmt::Display)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExportFormat {
     /// Header line `program,binary,layout,execution,iteration,value` (`program,variant,…`
     /// with variants; + `warmup` with warmups; + `machine` when executions record one).
     Csv,
     /// An array of objects with the CSV's columns plus `metric`, `unit`, `warmup`.
     Json,
+}
+
+impl std::fmt::Display for ExportFormat {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ExportFormat::Csv => "csv",
+            ExportFormat::Json => "json",
+        })
+    }
+}
+
+impl std::str::FromStr for ExportFormat {
+    type Err = anyhow::Error;
+
+    fn from_str(text: &str) -> Result<Self> {
+        match text {
+            "csv" => Ok(ExportFormat::Csv),
+            "json" => Ok(ExportFormat::Json),
+            _ => bail!("unknown export format {text:?}: csv or json"),
+        }
+    }
 }
 
 /// One exported row.
@@ -251,5 +273,23 @@ impl<'a> RowWriter<'a> {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ExportFormat;
+
+    #[test]
+    fn format_names_read_back_as_written_and_others_are_refused() {
+        for format in [ExportFormat::Csv, ExportFormat::Json] {
+            assert_eq!(format.to_string().parse::<ExportFormat>().unwrap(), format);
+        }
+        assert_eq!(ExportFormat::Csv.to_string(), "csv");
+        let err = "xml".parse::<ExportFormat>().unwrap_err().to_string();
+        assert!(
+            err.contains("\"xml\"") && err.contains("csv or json"),
+            "{err}"
+        );
     }
 }

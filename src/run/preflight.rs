@@ -1,7 +1,7 @@
 //! Checks made before the first execution, so a run never fails half-way for a reason that
 //! was knowable at the start.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{bail, Context, Result};
 
@@ -50,11 +50,4 @@ pub fn check_writable(out: &Path, staging: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The first `program` on `PATH`.
-pub fn which(program: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join(program))
-            .find(|p| p.is_file())
-    })
-}
+pub use crate::child::which;

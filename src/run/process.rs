@@ -1,7 +1,7 @@
 //! Starting one benchmark process and waiting for it: own process group, optional timeout
 //! that kills the whole group, resource usage from `wait4`.
 //!
-//! duct's and std's `kill` reach only the direct child; a benchmark started through a shell
+//! std's `kill` reaches only the direct child; a benchmark started through a shell
 //! or a driver leaves its real work running. So the child leads a new process group and
 //! the timeout (and the clean-up after a normal exit) signals the group. Output goes to
 //! files, not pipes, so no reader threads are needed and a straggler holding the pipe can
@@ -9,12 +9,15 @@
 
 use std::ffi::OsString;
 use std::fs::File;
+use std::os::fd::{AsFd, FromRawFd, OwnedFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use nix::poll::{poll, PollFd, PollFlags};
 use nix::sys::signal::{killpg, Signal};
+use nix::sys::wait::{waitid, Id, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 
 use super::environment::disable_aslr_in_this_process;
@@ -110,9 +113,7 @@ pub fn run_process(spec: &ProcessSpec) -> ProcessOutcome {
         cmd.pre_exec(move || {
             // If the runner is killed (kill -9, power button), the benchmark dies with it
             // instead of running on unobserved; `--resume` reruns that execution.
-            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) == -1 {
-                return Err(std::io::Error::last_os_error());
-            }
+            crate::child::die_with_parent()?;
             if disable_aslr {
                 disable_aslr_in_this_process()?;
             }
@@ -220,10 +221,13 @@ fn wait_until_exit(pid: libc::pid_t, limit: Option<Duration>) -> Waited {
             _ => None,
         }
     };
-    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1.
+    // SAFETY: pidfd_open takes a pid and flags and returns a new descriptor or -1; nix has
+    // no wrapper for it.
     let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as libc::c_int;
     if fd >= 0 {
-        let waited = loop {
+        // SAFETY: a descriptor just opened, owned by nothing else; closed when `fd` drops.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        return loop {
             if let Some(w) = check() {
                 break w;
             }
@@ -231,34 +235,19 @@ fn wait_until_exit(pid: libc::pid_t, limit: Option<Duration>) -> Waited {
                 d.saturating_duration_since(Instant::now())
                     .min(INTERRUPT_CHECK)
             });
-            let mut pfd = libc::pollfd {
-                fd,
-                events: libc::POLLIN,
-                revents: 0,
-            };
-            let ms = (left.as_millis() as libc::c_int).max(1);
-            // SAFETY: one valid pollfd.
-            if unsafe { libc::poll(&mut pfd, 1, ms) } > 0 {
+            let ms = u16::try_from(left.as_millis().max(1)).unwrap_or(u16::MAX);
+            let mut pfd = [PollFd::new(fd.as_fd(), PollFlags::POLLIN)];
+            if poll(&mut pfd, ms).is_ok_and(|ready| ready > 0) {
                 break Waited::Exited;
             }
         };
-        // SAFETY: we own fd.
-        unsafe { libc::close(fd) };
-        return waited;
     }
+    let flags = WaitPidFlag::WEXITED | WaitPidFlag::WNOHANG | WaitPidFlag::WNOWAIT;
     loop {
-        // SAFETY: siginfo is plain old data.
-        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-        let r = unsafe {
-            libc::waitid(
-                libc::P_PID,
-                pid as libc::id_t,
-                &mut info,
-                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
-            )
-        };
-        if r == 0 && unsafe { info.si_pid() } == pid {
-            return Waited::Exited;
+        match waitid(Id::Pid(Pid::from_raw(pid)), flags) {
+            Ok(WaitStatus::StillAlive) | Err(nix::errno::Errno::EINTR) => {}
+            // Exited, killed, or gone (ECHILD: reaped elsewhere): nothing to wait for.
+            _ => return Waited::Exited,
         }
         if let Some(w) = check() {
             return w;

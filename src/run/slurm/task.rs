@@ -7,6 +7,7 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use nix::fcntl::{Flock, FlockArg};
 
 use super::plan::{slurm_path, SlurmPlan, MARKER_FILE};
 use crate::files::manifest::Manifest;
@@ -168,8 +169,7 @@ fn interrupted(shard: u32, signal: i32, report: &ShardReport, dir: &Path) -> any
 }
 
 /// Takes the node-local folder's lock, waiting (and saying so) while another task holds it.
-fn lock_node_folder(local: &Path, here: &str) -> Result<std::fs::File> {
-    use std::os::fd::AsRawFd;
+fn lock_node_folder(local: &Path, here: &str) -> Result<Flock<std::fs::File>> {
     let path = local.with_extension("lock");
     let file = std::fs::OpenOptions::new()
         .create(true)
@@ -177,20 +177,15 @@ fn lock_node_folder(local: &Path, here: &str) -> Result<std::fs::File> {
         .write(true)
         .open(&path)
         .with_context(|| format!("cannot open {}", path.display()))?;
-    // SAFETY: flock on a descriptor we own; the lock lives as long as `file`.
-    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-        crate::diagnostic!(
-            "layoutrand: node {here}: another task of this experiment uses {} on this host; waiting for it",
-            local.display()
-        );
-        // SAFETY: as above, blocking this time.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            bail!(
-                "cannot lock {}: {}",
-                path.display(),
-                std::io::Error::last_os_error()
-            );
-        }
-    }
-    Ok(file)
+    // The lock lives as long as the returned guard (it unlocks on drop, as closing would).
+    let file = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {
+        Ok(locked) => return Ok(locked),
+        Err((file, _)) => file,
+    };
+    crate::diagnostic!(
+        "layoutrand: node {here}: another task of this experiment uses {} on this host; waiting for it",
+        local.display()
+    );
+    Flock::lock(file, FlockArg::LockExclusive)
+        .map_err(|(_, errno)| anyhow::anyhow!("cannot lock {}: {errno}", path.display()))
 }

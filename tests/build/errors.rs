@@ -1,0 +1,198 @@
+//! `layoutrand build` on bad input: a failing build command, a relink that fails for one
+//! seed only, builds that link nothing, and a CMake tree that bypasses the shim.
+
+use crate::build_support;
+
+use build_support::{assert_success, build, fixture, run};
+use layoutrand::files::manifest::{BuildStatus, Manifest};
+
+#[test]
+fn a_failing_build_reports_its_status_and_output_tail_and_writes_no_manifest() {
+    let (_tmp, dir) = fixture("multimodule");
+    // A first, good build leaves a manifest that must not survive a failed one.
+    assert_success(
+        &build(&dir, &["--seeds", "1", "--out", "out"], &["make"]),
+        "good build",
+    );
+    assert!(dir.join("out/manifest.json").exists());
+    let script = "echo compiling step one; echo 'fatal: the compiler broke' >&2; exit 3";
+    let out = build(
+        &dir,
+        &["--seeds", "2", "--out", "out"],
+        &["sh", "-c", script],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("exit status 3"), "{stderr}");
+    assert!(stderr.contains("fatal: the compiler broke"), "{stderr}");
+    assert!(stderr.contains("compiling step one"), "{stderr}");
+    assert!(
+        !dir.join("out/manifest.json").exists(),
+        "a stale manifest was left"
+    );
+    assert!(
+        !dir.join("out/baseline").exists(),
+        "stale binaries were left"
+    );
+}
+
+#[test]
+fn a_relink_failing_for_one_seed_marks_that_seed_failed_and_the_others_complete() {
+    let (_tmp, dir) = fixture("archive");
+    // After the real build, block seed 2's output path with a directory: the linker cannot
+    // write its output there and says so; the other seeds are unaffected.
+    let script = "make && mkdir -p out/seed-2/calc/blocker";
+    let out = build(
+        &dir,
+        &["--seeds", "3", "--out", "out"],
+        &["sh", "-c", script],
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("1 seed(s) failed"), "{stdout}");
+    let m = Manifest::load(&dir.join("out")).unwrap();
+    let failed: Vec<_> = m
+        .seeds
+        .iter()
+        .filter(|v| v.status == BuildStatus::Failed)
+        .collect();
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0].seed, Some(2));
+    let error = failed[0].error.as_deref().unwrap();
+    assert!(error.contains("relinking calc failed"), "{error}");
+    assert!(
+        error.contains("ld") && error.contains("calc"),
+        "the linker's message: {error}"
+    );
+    assert!(failed[0].binaries.is_empty());
+    let expected = run(&dir.join("out/baseline/calc"));
+    for v in m.seeds.iter().filter(|v| v.status == BuildStatus::Ok) {
+        assert_eq!(run(&dir.join("out").join(&v.binaries[0].path)), expected);
+    }
+    assert!(
+        !dir.join("out/seed-2").exists(),
+        "the failed seed's files were left behind"
+    );
+}
+
+#[test]
+fn a_corrupt_recorded_object_fails_the_baseline_with_the_reason() {
+    let (_tmp, dir) = fixture("multimodule");
+    // Corrupt every recorded object right after the build (the record lives in out/.record).
+    let script = "make && for f in out/.record/blobs/*.o; do printf 'garbage' > \"$f\"; done";
+    let out = build(
+        &dir,
+        &["--seeds", "2", "--out", "out"],
+        &["sh", "-c", script],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("baseline of multimodule"), "{stderr}");
+    // The merge step reads each module's sections before any linker runs.
+    assert!(stderr.contains("not an ELF object"), "{stderr}");
+    assert!(!dir.join("out/manifest.json").exists());
+}
+
+#[test]
+fn a_build_that_only_archives_says_so() {
+    let (_tmp, dir) = fixture("archive");
+    let out = build(
+        &dir,
+        &["--seeds", "2", "--out", "out"],
+        &["make", "libcalc.a"],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no final link"), "{stderr}");
+    assert!(stderr.contains("6 × compile"), "{stderr}");
+    assert!(stderr.contains("1 × ar"), "{stderr}");
+    assert!(stderr.contains("static library"), "{stderr}");
+}
+
+#[test]
+fn an_up_to_date_build_says_nothing_was_seen() {
+    let (_tmp, dir) = fixture("multimodule");
+    assert!(std::process::Command::new("make")
+        .current_dir(&dir)
+        .output()
+        .unwrap()
+        .status
+        .success());
+    let out = build(&dir, &["--seeds", "2", "--out", "out"], &["make"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("saw no compiler, linker or ar call"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("make clean"), "{stderr}");
+}
+
+/// An up-to-date tree whose Makefile links a feature probe on every run (as zstd's does):
+/// the shim sees a link but no compile, and the message says the tree was already built.
+#[test]
+fn an_up_to_date_build_that_still_links_probes_says_it_compiled_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("probe.c"), "int main(void) { return 0; }\n").unwrap();
+    let compiled = std::process::Command::new("cc")
+        .current_dir(dir)
+        .args(["-c", "probe.c", "-o", "probe.o"])
+        .status()
+        .unwrap();
+    assert!(compiled.success());
+    std::fs::write(
+        dir.join("Makefile"),
+        "all:\n\tcc probe.o -o have_probe && rm -f have_probe\n",
+    )
+    .unwrap();
+    let out = build(dir, &["--seeds", "2", "--out", "out"], &["make"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no final link"), "{stderr}");
+    assert!(stderr.contains("1 × link"), "{stderr}");
+    assert!(
+        stderr.contains("compiled nothing: was it already built? Run `make clean` first"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_cmake_tree_with_absolute_compiler_paths_gets_the_launcher_hint() {
+    let (_tmp, dir) = fixture("multimodule");
+    std::fs::write(
+        dir.join("CMakeCache.txt"),
+        "CMAKE_C_COMPILER:FILEPATH=/usr/bin/cc\nCMAKE_CXX_COMPILER:FILEPATH=/usr/bin/c++\n",
+    )
+    .unwrap();
+    // The build calls the compiler by absolute path, as CMake's makefiles do.
+    let script = "/usr/bin/cc -O2 -c main.c -o main.o";
+    let out = build(
+        &dir,
+        &["--seeds", "2", "--out", "out"],
+        &["sh", "-c", script],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("CMAKE_C_COMPILER_LAUNCHER=layoutrand-launch"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("/usr/bin/cc"), "{stderr}");
+}
+
+#[test]
+fn bad_options_are_refused() {
+    let (_tmp, dir) = fixture("multimodule");
+    let out = build(&dir, &["--seeds", "2", "--granularity", "wild"], &["make"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("wild"));
+    let out = build(&dir, &["--seeds", "2", "--jobs", "0"], &["make"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--jobs"));
+}

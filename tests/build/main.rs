@@ -1,0 +1,33 @@
+//! Integration tests of `layoutrand build`: relinking real and fixture programs with every
+//! linker and mechanism, LTO, shared libraries, isolation, signals, and the Debian programs
+//! (network, ignored by default).
+//!
+//! One test crate per area (each crate links the library once, which keeps the test build
+//! short); each module was its own test crate before, and its tests keep their names under
+//! the module's (`cargo test --release --test build MODULE::`).
+
+#[path = "../support/build.rs"]
+mod build_support;
+#[path = "../support/experiment.rs"]
+mod experiment_support;
+
+mod errors;
+mod extend;
+mod fixtures;
+mod granularity;
+mod harmless;
+mod isolation;
+mod languages;
+mod lto;
+mod mechanism;
+mod order_kept;
+mod pad;
+mod probes;
+mod real_bzip2;
+mod real_gzip;
+mod real_libjpeg_turbo;
+mod real_ninja;
+mod real_shared_bzip2;
+mod rebuild;
+mod shared;
+mod signals;

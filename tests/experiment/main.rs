@@ -1,0 +1,17 @@
+//! Integration tests of `layoutrand experiment` end to end (demo, recipes, resume, variants),
+//! the wrapper shims and `doctor`.
+//!
+//! One test crate per area (each crate links the library once, which keeps the test build
+//! short); each module was its own test crate before, and its tests keep their names under
+//! the module's (`cargo test --release --test experiment MODULE::`).
+
+#[path = "../support/experiment.rs"]
+mod experiment_support;
+
+mod demo;
+mod doctor;
+mod recipes;
+mod resume;
+mod variants;
+mod wrap_launcher_script;
+mod wrap_shim;

@@ -1,0 +1,91 @@
+//! The report's host conditions: a loaded host is warned about with its figures (and a
+//! quiet one is not), and every report says what the noise cost (minimum detectable effect).
+
+use crate::report_support;
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use report_support::{write_dir, Design, ThreeLevel};
+
+/// A synthetic wall-time experiment whose header records `load` (1-minute average) on 2
+/// cores at the start and whose run ended with `load_after`.
+fn experiment_with_load(dir: &Path, load: f64, load_after: f64) {
+    let design = Design::new(8, 3, 1);
+    let mut gen = ThreeLevel::new(5, 2.5e6, 0.03, 0.002, 0.04, 0.0);
+    write_dir(dir, &design, &mut |_, seed, e, _, _| gen.value(seed, e));
+    let path = dir.join("results.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let (first, rest) = text.split_once('\n').unwrap();
+    let mut header: serde_json::Value = serde_json::from_str(first).unwrap();
+    header["host"]["cores"] = 2.into();
+    header["conditions"] = serde_json::json!({
+        "load": {"average": [load, load, load], "other_running": 4},
+        "governors": [], "boost": null, "smt": false
+    });
+    let finish = serde_json::json!({
+        "record": "finish", "started_unix": 0.0, "ended_unix": 1.0,
+        "load_before": {"average": [load, load, load], "other_running": 4},
+        "load_after": {"average": [load_after, load_after, load_after], "other_running": 6},
+        "jobs": 1, "executed": 9
+    });
+    std::fs::write(&path, format!("{header}\n{rest}{finish}\n")).unwrap();
+}
+
+fn report(dir: &Path) -> String {
+    let out = Command::cargo_bin("layoutrand")
+        .unwrap()
+        .arg("report")
+        .arg(dir)
+        .assert()
+        .success();
+    String::from_utf8(out.get_output().stdout.clone()).unwrap()
+}
+
+#[test]
+fn a_loaded_host_is_warned_about_with_its_figures() {
+    let loaded = tempfile::tempdir().unwrap();
+    experiment_with_load(loaded.path(), 0.5, 6.25);
+    let text = report(loaded.path());
+    assert!(
+        text.contains("The host was loaded: 1-minute load average up to 6.25 on 2 core(s)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("after 6.25 with 6 other running process(es)"),
+        "{text}"
+    );
+    // Issue 21: the verdicts on a time from a loaded host are qualified in the summary,
+    // not stated as fact.
+    let in_short = |text: &str| {
+        text.lines()
+            .find(|l| l.starts_with("In short:"))
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        in_short(&text).contains("measured on a loaded or unsteady host"),
+        "{text}"
+    );
+
+    let quiet = tempfile::tempdir().unwrap();
+    experiment_with_load(quiet.path(), 0.3, 0.9);
+    let text = report(quiet.path());
+    assert!(!text.contains("The host was loaded"), "{text}");
+    assert!(!in_short(&text).contains("loaded"), "{text}");
+}
+
+#[test]
+fn every_report_says_what_the_noise_cost() {
+    let d = tempfile::tempdir().unwrap();
+    experiment_with_load(d.path(), 0.3, 0.3);
+    let text = report(d.path());
+    let line = text
+        .lines()
+        .find(|l| l.contains("Noise: with executions varying by"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        line.contains("cannot be detected with these counts") && line.contains("3 executions"),
+        "{line}"
+    );
+}

@@ -1,0 +1,278 @@
+//! The HTML report in headless Chromium: it renders (a non-empty screenshot), its sections
+//! are in the DOM, and nothing goes wrong on the page — no script error, no failed or
+//! attempted network load (a Content-Security-Policy that forbids every fetch is added to
+//! a copy of the page, and violations are written into the DOM).
+
+use crate::report_support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use layoutrand::report::export::svg::escape;
+use report_support::{report_stdout as report, store_on_machines, write_dir, Design, ThreeLevel};
+
+fn chromium() -> PathBuf {
+    [
+        "/usr/bin/chromium",
+        "/usr/bin/chromium-browser",
+        "/usr/bin/google-chrome",
+    ]
+    .iter()
+    .map(PathBuf::from)
+    .find(|p| p.exists())
+    .expect("Chromium is needed for this test (scripts/setup.sh installs it)")
+}
+
+/// Catches errors and CSP violations into attributes of <html>, which --dump-dom shows.
+const PROBE: &str = r#"<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'">
+<script>
+(function(){var r=document.documentElement;function note(k,m){r.setAttribute(k,(r.getAttribute(k)||'')+m+' | ');}
+window.addEventListener('error',function(e){note('data-page-errors',e.message||('failed to load '+(e.target&&(e.target.src||e.target.href))));},true);
+document.addEventListener('securitypolicyviolation',function(e){note('data-csp-violations',e.blockedURI+' '+e.violatedDirective);});
+var ce=console.error;console.error=function(){note('data-console-errors',Array.prototype.join.call(arguments,' '));ce.apply(console,arguments);};
+r.setAttribute('data-probe','ready');})();
+</script>"#;
+
+fn headless(profile: &Path) -> Command {
+    let mut c = Command::new(chromium());
+    c.args([
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--no-first-run",
+        "--enable-logging=stderr",
+        "--v=0",
+    ])
+    .arg(format!("--user-data-dir={}", profile.display()));
+    c
+}
+
+#[test]
+fn html_report_renders_in_headless_chromium_without_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("exp");
+    std::fs::create_dir(&dir).unwrap();
+    let mut design = Design::new(10, 2, 12);
+    design.warmup = 2;
+    let mut gen = ThreeLevel::new(3, 4e6, 0.02, 0.003, 0.01, -0.03);
+    write_dir(&dir, &design, &mut |_, seed, e, i, _| {
+        gen.value(seed, e) * if i < 3 { 1.25 } else { 1.0 }
+    });
+    let out = assert_cmd::Command::cargo_bin("layoutrand")
+        .unwrap()
+        .args(["report", "--format", "html"])
+        .arg(&dir)
+        .assert()
+        .success();
+    let html = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(!html.contains("<script"), "the report itself has no script");
+    assert!(
+        !html.contains("id=\"machines\""),
+        "no machine section without recorded machines"
+    );
+    for forbidden in ["https://", "src=\"http", "href=\"http", "@import", "url("] {
+        assert!(
+            !html.contains(forbidden),
+            "no external resource: found {forbidden}"
+        );
+    }
+
+    let page = tmp.path().join("report.html");
+    std::fs::write(&page, html.replacen("<head>", &format!("<head>{PROBE}"), 1)).unwrap();
+    let url = format!("file://{}", page.display());
+
+    let dom = headless(&tmp.path().join("profile1"))
+        .arg("--dump-dom")
+        .arg(&url)
+        .output()
+        .unwrap();
+    assert!(
+        dom.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dom.stderr)
+    );
+    let dom_text = String::from_utf8_lossy(&dom.stdout);
+    // The probe writes into the attributes of <html>: look at that tag only (the script's
+    // own text names the attributes too).
+    let start = dom_text.find("<html").expect("an <html> element");
+    let html_tag = &dom_text[start..start + dom_text[start..].find('>').unwrap()];
+    assert!(
+        html_tag.contains("data-probe=\"ready\""),
+        "the probe ran: {html_tag}"
+    );
+    for attr in [
+        "data-page-errors",
+        "data-csp-violations",
+        "data-console-errors",
+    ] {
+        assert!(!html_tag.contains(attr), "{html_tag}");
+    }
+    for id in [
+        "summary",
+        "setup",
+        "series-0",
+        "levels-0",
+        "sensitivity-0",
+        "shift-0",
+        "binaries-0",
+        "variance-0",
+        "runseq-0",
+        "lags-0",
+        "acf-0",
+        "diagnostics-0",
+    ] {
+        assert!(
+            dom_text.contains(&format!("id=\"{id}\"")),
+            "section {id} missing"
+        );
+    }
+    // Four lag pairs and one ACF pair, each real beside reordered.
+    assert!(dom_text.contains("lag 4, reordered") && dom_text.contains("ACF, reordered"));
+    let stderr = String::from_utf8_lossy(&dom.stderr);
+    assert!(!stderr.contains("Uncaught"), "{stderr}");
+
+    // Control: the probe does catch a page that tries to fetch something.
+    let control = tmp.path().join("control.html");
+    std::fs::write(
+        &control,
+        html.replacen("<head>", &format!("<head>{PROBE}"), 1)
+            .replacen(
+                "</body>",
+                "<img src=\"https://example.invalid/x.png\"></body>",
+                1,
+            ),
+    )
+    .unwrap();
+    let dom = headless(&tmp.path().join("profile3"))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", control.display()))
+        .output()
+        .unwrap();
+    let control_dom = String::from_utf8_lossy(&dom.stdout);
+    let start = control_dom.find("<html").unwrap();
+    let tag = &control_dom[start..start + control_dom[start..].find('>').unwrap()];
+    assert!(
+        tag.contains("data-csp-violations"),
+        "the probe missed a fetch: {tag}"
+    );
+
+    let shot = tmp.path().join("shot.png");
+    let run = headless(&tmp.path().join("profile2"))
+        .arg("--window-size=1200,2400")
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(&url)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let png = std::fs::read(&shot).unwrap();
+    assert!(png.len() > 20_000, "screenshot of {} bytes", png.len());
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+}
+
+/// The text report's rows of its Machines section: (machine, executions, mean, offset),
+/// read back from the aligned text.
+fn text_machine_rows(text: &str) -> Vec<[String; 4]> {
+    let section = &text[text.find("Machines (").expect("a Machines section")..];
+    section
+        .lines()
+        .filter(|l| l.starts_with("  ") && l.contains(" executions  mean "))
+        .map(|l| {
+            let (head, rest) = l.split_once(" executions  mean ").unwrap();
+            let (mean, offset) = rest.split_once(" offset ").unwrap();
+            let mut words = head.split_whitespace();
+            let machine = words.next().unwrap().to_string();
+            let executions = words.next().unwrap().to_string();
+            [
+                machine,
+                executions,
+                mean.trim().to_string(),
+                offset.trim().to_string(),
+            ]
+        })
+        .collect()
+}
+
+#[test]
+fn html_report_has_the_machine_section_of_the_text_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Rounds 0–1 on n1, rounds 2–3 on n2, and n2 5 % slower: the machines differ.
+    let dir = tmp.path().join("two");
+    std::fs::create_dir(&dir).unwrap();
+    store_on_machines(&dir, &|e| if e < 2 { "n1" } else { "n2" }, 0.05);
+    let html = report(&dir, &["--format", "html"]);
+    let text = report(&dir, &[]);
+    let json: serde_json::Value =
+        serde_json::from_str(&report(&dir, &["--format", "json"])).unwrap();
+    let m = &json["machines"][0];
+    assert_eq!(m["differ"], true, "{m}");
+    for id in [
+        "machines",
+        "machines-0",
+        "machines-warning-0",
+        "machines-interval",
+    ] {
+        assert!(html.contains(&format!("id=\"{id}\"")), "{id} missing");
+    }
+    let section = &html[html.find("<section id=\"machines\">").unwrap()..];
+    let section = &section[..section.find("</section>").unwrap()];
+    assert!(section.contains("<h2>Machines (executions spread over Slurm nodes)</h2>"));
+    assert!(section.contains("<div class=\"verdict detected\">Machines account for "));
+    assert!(
+        section.contains("they differ detectably.</div>"),
+        "{section}"
+    );
+    // The same rows as the text report, in a table (9 binaries × 2 rounds per machine).
+    let rows = text_machine_rows(&text);
+    assert_eq!(rows.len(), 2, "{text}");
+    assert_eq!((rows[0][0].as_str(), rows[0][1].as_str()), ("n1", "18"));
+    assert_eq!((rows[1][0].as_str(), rows[1][1].as_str()), ("n2", "18"));
+    assert!(section.contains("<th>machine</th><th>executions</th><th>mean</th><th>offset</th>"));
+    for row in &rows {
+        let cells: String = row.iter().map(|c| format!("<td>{c}</td>")).collect();
+        assert!(section.contains(&cells), "{cells} missing from {section}");
+    }
+    // The share of variance, the warning and the interval's treatment, as in the text.
+    let finding = m["text"].as_str().unwrap();
+    assert!(
+        finding.contains("of the execution-level variance"),
+        "{finding}"
+    );
+    assert!(text.contains(finding) && section.contains(&escape(&finding[1..])));
+    let warning = json["warnings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w.as_str().unwrap())
+        .find(|w| w.starts_with("demo wall: the machines differ detectably"))
+        .expect("the machine warning");
+    assert!(section.contains(&format!("Warning: {}", escape(warning))));
+    assert!(html.contains(&format!("<li>{}</li>", escape(warning))));
+    let treatment = layoutrand::analysis::report::machines::INTERVAL_TREATMENT;
+    assert!(text.contains(treatment));
+    assert!(section.contains(&format!(
+        "<p id=\"machines-interval\">{}</p>",
+        escape(treatment)
+    )));
+    assert!(!html.contains("NaN"));
+
+    // One machine: the section says so, without a verdict or a warning.
+    let one = tmp.path().join("one");
+    std::fs::create_dir(&one).unwrap();
+    store_on_machines(&one, &|_| "n1", 0.0);
+    let html = report(&one, &["--format", "html"]);
+    assert!(html.contains(
+        "<div class=\"verdict\">One machine ran every execution: no machine effect to estimate.</div>"
+    ));
+    assert!(html.contains("<td>n1</td><td>36</td>"));
+    assert!(!html.contains("machines-warning"));
+    assert!(
+        html.contains("<td>-</td>"),
+        "no offset without two machines"
+    );
+}

@@ -1,0 +1,203 @@
+//! The HTML report's Variants section on synthetic variant stores: it shows what the text
+//! report says (the same interval bounds, the same interaction test, Tukey's family), one
+//! line per seed in the paired plot, well-formed SVG, and no NaN or infinity — also on
+//! degenerate data (one seed, constant values).
+
+use crate::report_support;
+
+use regex::Regex;
+use report_support::{report_stdout as report, write_dir, Design, ThreeLevel};
+
+/// A store of `seeds` seeds × 3 executions × 5 iterations of `demo` under `variants`
+/// (name, factor on every value), with a layout effect shared by the variants.
+fn store(dir: &std::path::Path, seeds: u64, variants: &[(&str, f64)], constant: bool) {
+    let mut design = Design::new(seeds, 3, 5);
+    design.variants = variants.iter().map(|(n, f)| (n.to_string(), *f)).collect();
+    let mut gen = ThreeLevel::new(7, 4e6, 0.03, 0.004, 0.01, 0.0);
+    write_dir(dir, &design, &mut |_, seed, e, _, _| {
+        if constant {
+            4e6
+        } else {
+            gen.value(seed, e)
+        }
+    });
+}
+
+/// Every `<svg>…</svg>` of `html`, each checked to parse as XML.
+fn svgs(html: &str) -> Vec<&str> {
+    let found: Vec<&str> = html
+        .match_indices("<svg")
+        .map(|(at, _)| {
+            let rest = &html[at..];
+            &rest[..rest.find("</svg>").expect("a closed svg") + "</svg>".len()]
+        })
+        .collect();
+    for svg in &found {
+        roxmltree::Document::parse(svg).unwrap_or_else(|e| panic!("{e}: {svg}"));
+    }
+    found
+}
+
+/// `html` from `start` to the next `end` (exclusive).
+fn between<'a>(html: &'a str, start: &str, end: &str) -> &'a str {
+    let from = html
+        .find(start)
+        .unwrap_or_else(|| panic!("{start} missing"));
+    let rest = &html[from..];
+    &rest[..rest.find(end).unwrap_or(rest.len())]
+}
+
+fn no_nan_or_infinity(html: &str) {
+    let bad = Regex::new(r"NaN|\binf\b|\binfinity\b").unwrap();
+    assert!(!bad.is_match(html), "{:?}", bad.find(html));
+}
+
+/// Every `a to b` of `s`, as numbers.
+fn bounds(s: &str) -> Vec<(f64, f64)> {
+    Regex::new(r"(-?[0-9.]+) to (-?[0-9.]+)")
+        .unwrap()
+        .captures_iter(s)
+        .map(|c| (c[1].parse().unwrap(), c[2].parse().unwrap()))
+        .collect()
+}
+
+#[test]
+fn three_variants_section_matches_the_text_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let seeds = 6;
+    store(
+        tmp.path(),
+        seeds,
+        &[("O2", 1.0), ("O3", 0.9), ("O1", 1.2)],
+        false,
+    );
+    let html = report(tmp.path(), &["--format", "html"]);
+    let text = report(tmp.path(), &[]);
+    assert!(!text.contains("p = p ="), "{text}");
+    no_nan_or_infinity(&html);
+    svgs(&html);
+    assert!(html.contains(
+        "<section id=\"variants\"><h2>Variants (is the new variant faster whatever the layout?)</h2>"
+    ));
+    for v in ["O2", "O3", "O1"] {
+        assert!(
+            html.contains(&format!("<h2>demo [{v}] — wall (ms)</h2>")),
+            "series of {v}"
+        );
+    }
+    let text_lines: Vec<&str> = text.lines().map(str::trim).collect();
+    let ci_title = Regex::new(r#"<path class="ci[^"]*" d="[^"]*"><title>([^<]*)</title>"#).unwrap();
+    for (k, new) in ["O3", "O1"].iter().enumerate() {
+        let part = between(&html, &format!("<h3 id=\"comparison-{k}\">"), "</figure>");
+        assert!(part.contains(&format!("demo wall: {new} against O2</h3>")));
+        // Paired plot: one line per seed.
+        let paired = between(part, "<svg", "</svg>");
+        assert_eq!(
+            paired.matches("<path class=\"seedline").count(),
+            seeds as usize
+        );
+        // Ratio intervals: the bounds the text prints, in its order (eq. 5, paired,
+        // bootstrap), on the bars and at their right.
+        let detail = text_lines
+            .iter()
+            .find(|l| l.starts_with(&format!("ratio {new}/O2 = ")))
+            .expect("the ratio line in the text");
+        let expected = bounds(detail);
+        assert_eq!(expected.len(), 3, "{detail}");
+        let forest = between(part, "Ratio ", "</svg>");
+        let titles: Vec<(f64, f64)> = ci_title
+            .captures_iter(forest)
+            .flat_map(|c| bounds(&c[1]))
+            .collect();
+        assert_eq!(titles, expected, "{forest}");
+        assert_eq!(forest.matches("class=\"nochange\"").count(), 1);
+        assert_eq!(forest.matches("class=\"band\"").count(), 1, "the 1 % band");
+        // The band is labelled as the text report says it (before: "within ± 0.0100").
+        assert!(forest.contains("negligible: within ± 1.0 %"), "{forest}");
+        assert_eq!(
+            forest.matches("class=\"ci strong\"").count(),
+            1,
+            "the basis"
+        );
+        // Interaction plot: one line per variant, and the text's F test beside it.
+        let interaction = &part[part.rfind("<svg").unwrap()..];
+        assert_eq!(interaction.matches("class=\"vline").count(), 2);
+        let f_test = text_lines
+            .iter()
+            .find(|l| l.contains(&format!("favour {new}")))
+            .and_then(|l| {
+                l.split("; ")
+                    .find(|p| p.starts_with("variant × binary interaction F("))
+            })
+            .expect("the interaction test in the text");
+        let caption = between(
+            &html,
+            &format!("<figcaption id=\"interaction-{k}\""),
+            "</figcaption>",
+        );
+        assert!(caption.contains(&f_test[1..]), "{caption} lacks {f_test}");
+    }
+    // Tukey's table: k(k−1)/2 = 3 rows, each the text's pair with its interval.
+    let tukey = between(&html, "<div id=\"tukey-0\">", "</div>");
+    assert_eq!(tukey.matches("<tr>").count(), 1 + 3, "{tukey}");
+    for line in text_lines.iter().filter(|l| l.contains("simultaneous CI")) {
+        let pair = &line[..line.find(':').unwrap()];
+        let (lo, hi) = bounds(line)[0];
+        assert!(
+            tukey.contains(&format!("<td>{pair}</td>"))
+                && tukey.contains(&format!("simultaneous CI {lo:.4} to {hi:.4}</td>")),
+            "{line} not in {tukey}"
+        );
+    }
+    assert_eq!(text.matches("simultaneous CI").count(), 3);
+}
+
+/// One seed per variant (no interval, no pairs to speak of) and constant values (a tie):
+/// the section is still there, with well-formed plots and no NaN or infinity.
+#[test]
+fn degenerate_variant_stores_give_well_formed_html() {
+    for (seeds, constant) in [(1, false), (2, true), (3, true)] {
+        let tmp = tempfile::tempdir().unwrap();
+        store(tmp.path(), seeds, &[("A", 1.0), ("B", 1.0)], constant);
+        let html = report(tmp.path(), &["--format", "html"]);
+        no_nan_or_infinity(&html);
+        assert!(html.contains("<section id=\"variants\">"), "{seeds} seeds");
+        assert!(!svgs(between(&html, "<section id=\"variants\">", "</section>")).is_empty());
+    }
+}
+
+#[test]
+fn the_page_opens_with_the_answers_and_contents_that_link_to_every_section() {
+    let tmp = tempfile::tempdir().unwrap();
+    store(tmp.path(), 6, &[("O2", 1.0), ("O3", 0.9)], false);
+    let html = report(tmp.path(), &["--format", "html"]);
+    // The variant answer is the summary's first bullet and the first section after the
+    // contents, before any single series.
+    let summary = between(&html, "<section id=\"summary\">", "</section>");
+    let first = between(summary, "<li>", "</li>");
+    assert!(first.contains("O3 against O2"), "{first}");
+    let variants = html.find("<section id=\"variants\">").unwrap();
+    let contents = html.find("<nav id=\"contents\">").unwrap();
+    let series = html.find("<section id=\"series-0\"").unwrap();
+    assert!(contents < variants && variants < series);
+    // Every link of the contents leads to an element of the page, and every series is
+    // listed.
+    let nav = between(&html, "<nav id=\"contents\">", "</nav>");
+    let links: Vec<&str> = Regex::new("href=\"#([^\"]+)\"")
+        .unwrap()
+        .captures_iter(nav)
+        .map(|c| c.get(1).unwrap().as_str())
+        .collect();
+    assert!(links.contains(&"variants"), "{nav}");
+    let series_count = html.matches("<section id=\"series-").count();
+    assert!(series_count >= 2);
+    for i in 0..series_count {
+        assert!(links.contains(&format!("series-{i}").as_str()), "{nav}");
+    }
+    for id in links {
+        assert!(
+            html.contains(&format!("id=\"{id}\"")),
+            "#{id} leads nowhere"
+        );
+    }
+}

@@ -1,0 +1,25 @@
+//! Integration tests of `layoutrand report`, `compare` and `analyze`: the analysis of stores
+//! and CSV files, the gate, HTML.
+//!
+//! One test crate per area (each crate links the library once, which keeps the test build
+//! short); each module was its own test crate before, and its tests keep their names under
+//! the module's (`cargo test --release --test report MODULE::`).
+
+#[path = "../support/csv.rs"]
+mod csv_support;
+#[path = "../support/report.rs"]
+mod report_support;
+
+mod analysis;
+mod analysis_degenerate;
+mod analysis_no_panic;
+mod cli;
+mod cli_analyze;
+mod compare;
+mod compare_pair;
+mod gate;
+mod host;
+mod html;
+mod html_variants;
+mod overflow;
+mod store_only;

@@ -1,0 +1,214 @@
+//! Issue 22, item 4: every count, duration and seed range is checked before anything is
+//! allocated or written. Each case below used to panic, abort, exhaust memory, wrap around,
+//! or write a store header before failing (so that the next plain `run` was refused).
+
+use crate::run_support;
+
+use layoutrand::files::store::{read_results, RESULTS_FILE};
+use predicates::str::contains;
+use run_support::*;
+
+/// Exit status of an input error (clap's own, and every error layoutrand reports).
+const INPUT_ERROR: i32 = 2;
+
+#[test]
+fn run_refuses_bad_counts_and_durations_before_writing_anything() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 1);
+    let not_a_cpu = (nix::sched::CpuSet::count() - 1).to_string();
+    let cases: &[(&[&str], &str)] = &[
+        (&["--executions", "4000000000"], "at most 100000 executions"),
+        (&["--timeout", "1e30"], "longer than the most accepted"),
+        (&["--timeout", "1e19"], "longer than the most accepted"),
+        (&["--timeout", "0"], "must be positive"),
+        (&["--timeout=-3"], "must be a positive number"),
+        (
+            &["--budget", "99999999999999999999h"],
+            "longer than the most",
+        ),
+        (&["--budget", "0"], "must be positive"),
+        (&["--budget", "0s"], "must be positive"),
+        (&["--cpus", &not_a_cpu], "not online or not allowed"),
+        (&["--env-pad", "4000000000"], "at most 65536 bytes"),
+        (
+            &["--iterations", "4000000000"],
+            "at most 1000000 iterations",
+        ),
+    ];
+    for (flags, message) in cases {
+        let out = run_in(d.path())
+            .args(*flags)
+            .args(["--metric", r"regex:value (\d+)"])
+            .args(["--", "{bin}", "ok"])
+            .timeout(std::time::Duration::from_secs(30))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(INPUT_ERROR), "{flags:?}: {stderr}");
+        assert!(stderr.contains(message), "{flags:?}: {stderr}");
+        assert!(!stderr.contains("panicked"), "{flags:?}: {stderr}");
+        assert!(
+            !d.path().join(RESULTS_FILE).exists(),
+            "{flags:?} wrote a store before failing"
+        );
+    }
+    // So the next plain run starts as if nothing had happened.
+    run_in(d.path())
+        .args(["--executions", "1", "--timeout", "30s", "--", "{bin}", "ok"])
+        .assert()
+        .success();
+    assert_eq!(read_results(d.path()).unwrap().executions.len(), 2);
+}
+
+/// Plain seconds (what `--timeout` always took) and humantime durations mean the same, and
+/// the store records the timeout in seconds.
+#[test]
+fn timeouts_take_plain_seconds_or_durations() {
+    for (given, seconds) in [("2.5", 2.5), ("1m 30s", 90.0), ("500ms", 0.5)] {
+        let d = tempfile::tempdir().unwrap();
+        same_binary_experiment(d.path(), "faulty", "faulty.c", 0);
+        run_in(d.path())
+            .args(["--executions", "1", "--timeout", given, "--", "{bin}", "ok"])
+            .assert()
+            .success();
+        let header = read_results(d.path()).unwrap().header.unwrap();
+        assert_eq!(header.timeout_seconds, Some(seconds), "{given}");
+    }
+}
+
+/// A schedule too large to plan is refused with the product named, not allocated.
+#[test]
+fn an_oversized_schedule_is_refused_before_it_is_planned() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 19);
+    run_in(d.path())
+        .args(["--executions", "100000", "--", "{bin}", "ok"])
+        .timeout(std::time::Duration::from_secs(30))
+        .assert()
+        .code(INPUT_ERROR)
+        .stderr(contains("20 binaries × 100000 executions"))
+        .stderr(contains("1000000 executions one run may plan"));
+    assert!(!d.path().join(RESULTS_FILE).exists());
+}
+
+/// A store header is data: a crafted `timeout_seconds` is refused on `--resume`, not a
+/// worker-thread panic.
+#[test]
+fn a_resumed_header_with_an_absurd_timeout_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 0);
+    run_in(d.path())
+        .args(["--executions", "1", "--timeout", "10", "--", "{bin}", "ok"])
+        .assert()
+        .success();
+    let store = d.path().join(RESULTS_FILE);
+    let text = std::fs::read_to_string(&store).unwrap();
+    let crafted = text.replacen("\"timeout_seconds\":10.0", "\"timeout_seconds\":1e30", 1);
+    assert_ne!(crafted, text, "the header holds timeout_seconds");
+    std::fs::write(&store, &crafted).unwrap();
+    let out = layoutrand()
+        .args(["run", "--resume", "--out"])
+        .arg(d.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(INPUT_ERROR), "{stderr}");
+    assert!(stderr.contains("timeout_seconds"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&store).unwrap(), crafted);
+}
+
+/// `build` checks its seed range before it runs the build command (here one that would
+/// leave a marker).
+#[test]
+fn build_refuses_seed_ranges_before_running_the_build() {
+    let d = tempfile::tempdir().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["--seeds", "4294967296"], "at most 100000 seeds"),
+        (
+            &["--seeds", "4294967296", "--allow-many-seeds"],
+            "even with --allow-many-seeds",
+        ),
+        (
+            &["--seed-base", "18446744073709551615", "--seeds", "3"],
+            "--seed-base 18446744073709551615 --seeds 3",
+        ),
+        (&["--seeds", "2", "--jobs", "100000000"], "--jobs"),
+    ];
+    for (flags, message) in cases {
+        let out = layoutrand()
+            .current_dir(d.path())
+            .arg("build")
+            .args(*flags)
+            .args(["--out", "out", "--", "touch", "built"])
+            .timeout(std::time::Duration::from_secs(30))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(INPUT_ERROR), "{flags:?}: {stderr}");
+        assert!(stderr.contains(message), "{flags:?}: {stderr}");
+        assert!(!d.path().join("built").exists(), "{flags:?} ran the build");
+        assert!(!d.path().join("out").exists(), "{flags:?} created --out");
+    }
+}
+
+#[test]
+fn analyze_refuses_an_absurd_cost_without_panicking() {
+    let d = tempfile::tempdir().unwrap();
+    let csv = d.path().join("m.csv");
+    std::fs::write(&csv, "binary,execution,value\na,1,1\na,2,2\nb,1,3\nb,2,4\n").unwrap();
+    layoutrand()
+        .args([
+            "analyze",
+            "--levels",
+            "binary,execution",
+            "--value",
+            "value",
+        ])
+        .args(["--costs", "binary=99999999999999999999h"])
+        .arg(&csv)
+        .assert()
+        .code(INPUT_ERROR)
+        .stderr(contains("--costs"))
+        .stderr(contains("longer than the most accepted"));
+}
+
+/// An experiment file's counts, metric and timeout are checked before its build stage runs
+/// (its build command would leave a marker).
+#[test]
+fn experiment_file_values_are_checked_before_the_build() {
+    let cases = [
+        ("[run]\nexecutions = 0\n", "[run] executions = 0"),
+        ("[run]\nmetric = \"regex:([0-9\"\n", "[run] metric"),
+        ("[run]\ntimeout = 1e30\n", "[run] timeout"),
+        ("[build]\nseeds = 4000000000\n", "[build] seeds"),
+    ];
+    for (extra, message) in cases {
+        let d = tempfile::tempdir().unwrap();
+        let file = d.path().join("experiment.toml");
+        let (build, rest) = match extra.strip_prefix("[build]\n") {
+            Some(keys) => (keys, String::new()),
+            None => ("", extra.to_string()),
+        };
+        let text = format!(
+            "[build]\ncommand = [\"touch\", \"built\"]\n{build}\n{}\n",
+            if rest.is_empty() {
+                "[run]\ncommand = [\"{bin}\"]\n".to_string()
+            } else {
+                rest.replacen("[run]\n", "[run]\ncommand = [\"{bin}\"]\n", 1)
+            }
+        );
+        std::fs::write(&file, text).unwrap();
+        let out = layoutrand()
+            .current_dir(d.path())
+            .arg("experiment")
+            .arg(&file)
+            .args(["--out", "out"])
+            .timeout(std::time::Duration::from_secs(30))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(INPUT_ERROR), "{extra}: {stderr}");
+        assert!(stderr.contains(message), "{extra}: {stderr}");
+        assert!(!d.path().join("built").exists(), "{extra}: the build ran");
+    }
+}

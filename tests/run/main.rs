@@ -1,0 +1,26 @@
+//! Integration tests of `layoutrand run`: levels, parallel runs, resume after a kill, signals,
+//! cache model, exit codes, input limits, the Slurm cluster (root, ignored by default).
+//!
+//! One test crate per area (each crate links the library once, which keeps the test build
+//! short); each module was its own test crate before, and its tests keep their names under
+//! the module's (`cargo test --release --test run MODULE::`).
+
+#[path = "../support/build.rs"]
+mod build_support;
+#[path = "../support/run.rs"]
+mod run_support;
+#[path = "../support/slurm.rs"]
+mod slurm_support;
+
+mod bad_input;
+mod cache_model;
+mod exit_codes;
+mod input_limits;
+mod kill_resume;
+mod layout_effects;
+mod levels;
+mod parallel;
+mod real_build;
+mod signals;
+mod slurm_cluster;
+mod variants;

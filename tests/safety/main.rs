@@ -1,0 +1,15 @@
+//! Integration tests of Hostile input: parsers, paths and stores that must be refused or
+//! handled without harm.
+//!
+//! One test crate per area (each crate links the library once, which keeps the test build
+//! short); each module was its own test crate before, and its tests keep their names under
+//! the module's (`cargo test --release --test safety MODULE::`).
+
+#[path = "../support/build.rs"]
+mod build_support;
+#[path = "../support/run.rs"]
+mod run_support;
+
+mod parsers;
+mod paths;
+mod store;

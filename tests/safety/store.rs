@@ -1,0 +1,173 @@
+//! Store edges: every reader agrees on what a valid store is, a damaged line gets a precise
+//! message and `layoutrand repair` keeps the valid records without losing the original, and
+//! empty or missing stores say what is wrong.
+
+use crate::run_support;
+
+use std::path::Path;
+
+use layoutrand::files::store::{read_results, RESULTS_FILE};
+use predicates::prelude::*;
+use predicates::str::contains;
+use run_support::*;
+
+/// An experiment of the `faulty` fixture, baseline + 2 seeds × 2 executions, measured.
+fn measured(dir: &Path) -> Vec<u8> {
+    same_binary_experiment(dir, "faulty", "faulty.c", 2);
+    run_in(dir)
+        .args(["--executions", "2", "--", "{bin}", "ok"])
+        .assert()
+        .success();
+    std::fs::read(dir.join(RESULTS_FILE)).unwrap()
+}
+
+fn lines(bytes: &[u8]) -> Vec<String> {
+    String::from_utf8(bytes.to_vec())
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn export(dir: &Path) -> assert_cmd::assert::Assert {
+    layoutrand().arg("export").arg(dir).assert()
+}
+
+#[test]
+fn a_duplicated_execution_is_refused_by_every_reader_with_one_message_and_repaired() {
+    let d = tempfile::tempdir().unwrap();
+    let original = measured(d.path());
+    let mut text = lines(&original);
+    // The last execution's measurements and record appended again, as a careless `cat`
+    // of two copies would.
+    let last_exec = text
+        .iter()
+        .rposition(|l| l.contains("\"record\":\"execution\""))
+        .unwrap();
+    let first_of_batch = (0..last_exec)
+        .rev()
+        .take_while(|&i| text[i].contains("\"record\":\"measurement\""))
+        .last()
+        .unwrap_or(last_exec);
+    let copy: Vec<String> = text[first_of_batch..=last_exec].to_vec();
+    text.extend(copy);
+    let doubled = text.join("\n") + "\n";
+    std::fs::write(d.path().join(RESULTS_FILE), &doubled).unwrap();
+
+    export(d.path())
+        .failure()
+        .stderr(contains("recorded twice"))
+        .stderr(contains("layoutrand repair"));
+    layoutrand()
+        .arg("report")
+        .arg(d.path())
+        .assert()
+        .failure()
+        .stderr(contains("recorded twice"));
+    run_in(d.path())
+        .args(["--resume"])
+        .assert()
+        .failure()
+        .stderr(contains("recorded twice"));
+
+    layoutrand()
+        .arg("repair")
+        .arg(d.path())
+        .assert()
+        .success()
+        .stdout(contains("recorded a second time"));
+    assert_eq!(
+        std::fs::read(d.path().join(RESULTS_FILE)).unwrap(),
+        original,
+        "the repair keeps exactly the first copy"
+    );
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("results.jsonl.damaged-1")).unwrap(),
+        doubled,
+        "the damaged original is kept"
+    );
+    export(d.path()).success();
+}
+
+#[test]
+fn a_bad_middle_line_names_file_and_line_and_repair_keeps_every_valid_record() {
+    let d = tempfile::tempdir().unwrap();
+    let original = measured(d.path());
+    let text = lines(&original);
+    let executions = read_results(d.path()).unwrap().executions.len();
+    // Damage the record of the second execution (line 3 or later: a measurement or an
+    // execution record in the middle of the file).
+    let bad_index = text
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.contains("\"record\":\"execution\""))
+        .nth(1)
+        .unwrap()
+        .0;
+    let mut damaged = text.clone();
+    damaged[bad_index] = "{\"record\":\"execution\",\"progr".to_string();
+    let damaged = damaged.join("\n") + "\n";
+    std::fs::write(d.path().join(RESULTS_FILE), &damaged).unwrap();
+
+    let at = format!("{RESULTS_FILE}:{}:", bad_index + 1);
+    export(d.path())
+        .failure()
+        .stderr(contains(at.as_str()))
+        .stderr(contains("layoutrand repair"));
+    layoutrand()
+        .arg("report")
+        .arg(d.path())
+        .assert()
+        .failure()
+        .stderr(contains(at.as_str()));
+
+    layoutrand()
+        .arg("repair")
+        .arg(d.path())
+        .assert()
+        .success()
+        .stdout(contains(at.as_str()))
+        .stdout(contains("damaged-1"));
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("results.jsonl.damaged-1")).unwrap(),
+        damaged
+    );
+    let repaired = read_results(d.path()).unwrap();
+    assert_eq!(
+        repaired.executions.len(),
+        executions - 1,
+        "only the damaged one is lost"
+    );
+    // A resume runs the lost execution again; the store is then complete.
+    run_in(d.path()).args(["--resume"]).assert().success();
+    assert_eq!(read_results(d.path()).unwrap().executions.len(), executions);
+    // A valid store is left alone.
+    layoutrand()
+        .arg("repair")
+        .arg(d.path())
+        .assert()
+        .success()
+        .stdout(contains("nothing to repair"));
+    assert!(!d.path().join("results.jsonl.damaged-2").exists());
+}
+
+#[test]
+fn empty_and_missing_stores_say_what_is_wrong() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 1);
+    run_in(d.path())
+        .args(["--resume"])
+        .assert()
+        .failure()
+        .stderr(contains("holds no run to resume"));
+    std::fs::write(d.path().join(RESULTS_FILE), "").unwrap();
+    run_in(d.path())
+        .args(["--resume"])
+        .assert()
+        .failure()
+        .stderr(contains("holds no run to resume"));
+    export(d.path())
+        .failure()
+        .stderr(contains("is empty"))
+        .stderr(predicates::str::contains("--metric").not());
+}

@@ -1,0 +1,10 @@
+//! Integration tests of The statistics by seeded simulation and property tests (coverage, size,
+//! power).
+//!
+//! One test crate per area (each crate links the library once, which keeps the test build
+//! short); each module was its own test crate before, and its tests keep their names under
+//! the module's (`cargo test --release --test stats MODULE::`).
+
+mod coverage;
+mod properties;
+mod variants_interaction;
