@@ -64,6 +64,18 @@ impl EffectVerdict {
     }
 }
 
+/// Writes a word of [`EffectVerdict::word`] as JSON writes it: snake case, no spaces
+/// ("no significant difference" is the verdict `inconclusive`), so that the `direction` of
+/// a comparison is `faster`/`slower` (times) or `lower`/`higher`, else the verdict's word.
+pub fn wire_word<S: serde::Serializer>(word: &&'static str, s: S) -> Result<S::Ok, S::Error> {
+    let inconclusive = EffectVerdict::Inconclusive.word("", "");
+    s.serialize_str(if *word == inconclusive {
+        "inconclusive"
+    } else {
+        word
+    })
+}
+
 /// A ratio effect with its interval, its verdict and its words.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Effect {

@@ -203,7 +203,14 @@ impl<'a> RowWriter<'a> {
                 }
             }
             ExportFormat::Json => {
-                out.write_all(b"[")?;
+                // One object with the output's schema and version, like every JSON output
+                // (docs/formats.md), the rows streamed into its `measurements` array.
+                write!(
+                    out,
+                    "{{\"schema\": {}, \"tool_version\": \"{}\", \"measurements\": [",
+                    crate::analysis::vocabulary::OUTPUT_SCHEMA,
+                    env!("CARGO_PKG_VERSION")
+                )?;
                 RowWriter::Json { out, first: true }
             }
         })
@@ -246,7 +253,7 @@ impl<'a> RowWriter<'a> {
         match self {
             RowWriter::Csv { mut csv, .. } => csv.flush()?,
             RowWriter::Json { out, first } => {
-                out.write_all(if first { b"]\n" } else { b"\n]\n" })?;
+                out.write_all(if first { b"]}\n" } else { b"\n]}\n" })?;
                 out.flush()?;
             }
         }
