@@ -533,7 +533,8 @@ fn export_carries_each_executions_machine_when_the_store_has_one() {
         .assert()
         .success();
     let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    let rows = json.as_array().unwrap();
+    assert_eq!(json["schema"], 3);
+    let rows = json["measurements"].as_array().unwrap();
     assert_eq!(rows.len(), 9 * 4 * 5);
     for r in rows {
         let e = r["execution"].as_u64().unwrap();
@@ -559,5 +560,7 @@ fn export_carries_each_executions_machine_when_the_store_has_one() {
         .assert()
         .success();
     let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    assert!(json[0].get("machine").is_none(), "{}", json[0]);
+    let first = &json["measurements"][0];
+    assert!(first.is_object(), "{json}");
+    assert!(first.get("machine").is_none(), "{first}");
 }

@@ -84,7 +84,8 @@ fn iterations_land_with_the_right_indices_and_warmup_marks() {
         .args(["--include-warmup", "--format", "json"])
         .assert()
         .success();
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let rows = json["measurements"].as_array().unwrap();
     assert_eq!(rows.len(), 45);
     assert_eq!(rows.iter().filter(|r| r["warmup"] == true).count(), 18);
 }

@@ -18,7 +18,8 @@ pub enum ExportFormat {
     /// Header line `program,binary,layout,execution,iteration,value` (`program,variant,…`
     /// with variants; + `warmup` with warmups; + `machine` when executions record one).
     Csv,
-    /// An array of objects with the CSV's columns plus `metric`, `unit`, `warmup`.
+    /// One object (`schema`, `tool_version`, `measurements`): the rows as objects with the
+    /// CSV's columns plus `metric`, `unit`, `warmup`.
     Json,
 }
 
