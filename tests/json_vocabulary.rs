@@ -80,14 +80,15 @@ fn run_json(args: &[&str]) -> Value {
     })
 }
 
-/// A store of two programs with `variants` (name, factor; O2's execution 1 failing) or none,
-/// `factor` on every value; seed-3 of program `b` fails in every execution so the report
-/// lists failures.
-fn store(dir: &Path, variants: &[(&str, f64)], factor: f64) {
+/// A store of two programs with `variants` (name, factor) or none, `factor` on every value.
+/// With `failing`, seed-3 of program `b` fails in every execution and variant O2's
+/// execution 1 fails, so the report lists failures; without, the variants are balanced, so
+/// that three of them get Tukey's family (`multiple`).
+fn store(dir: &Path, variants: &[(&str, f64)], factor: f64, failing: bool) {
     let mut design = Design::new(6, 3, 4);
     design.programs = vec!["a".into(), "b".into()];
     design.variants = variants.iter().map(|(n, f)| (n.to_string(), *f)).collect();
-    if !variants.is_empty() {
+    if failing && !variants.is_empty() {
         design.failed_in = vec![("O2".into(), 1)];
     }
     let mut gen = ThreeLevel::new(11, 2e6, 0.02, 0.004, 0.01, 0.01);
@@ -96,7 +97,7 @@ fn store(dir: &Path, variants: &[(&str, f64)], factor: f64) {
         &design,
         &mut |_, seed, e, _, _| factor * gen.value(seed, e),
         &|program, seed, _| {
-            if program == "b" && seed == Some(3) {
+            if failing && program == "b" && seed == Some(3) {
                 layoutrand::run::store::ExecutionStatus::Exit
             } else {
                 layoutrand::run::store::ExecutionStatus::Ok
@@ -144,14 +145,11 @@ fn every_command_speaks_the_one_json_vocabulary() {
         dir("new"),
         dir("machines"),
     );
-    store(Path::new(&var), &[("O1", 1.0), ("O2", 1.08)], 1.0);
-    store(
-        Path::new(&three),
-        &[("O1", 1.0), ("O2", 1.08), ("O3", 0.97)],
-        1.0,
-    );
-    store(Path::new(&base), &[], 1.0);
-    store(Path::new(&new), &[], 1.03);
+    store(Path::new(&var), &[("O1", 1.0), ("O2", 1.08)], 1.0, true);
+    let three_variants = [("O1", 1.0), ("O2", 1.08), ("O3", 0.97)];
+    store(Path::new(&three), &three_variants, 1.0, false);
+    store(Path::new(&base), &[], 1.0, true);
+    store(Path::new(&new), &[], 1.03, true);
     // Two machines, the second 2 % slower: the report's machine component.
     store_on_machines(
         Path::new(&machines),
@@ -226,7 +224,13 @@ fn every_command_speaks_the_one_json_vocabulary() {
     ];
     let mut found = Vec::new();
     for (name, args) in &runs {
-        check(name, &run_json(args), &mut found);
+        let json = run_json(args);
+        if *name == "report three variants" {
+            // The walk must see Tukey's pairs, whose verdict was a second vocabulary's.
+            let pairs = &json["multiple"][0]["pairs"];
+            assert!(pairs.as_array().is_some_and(|p| !p.is_empty()), "{json:#}");
+        }
+        check(name, &json, &mut found);
     }
     assert!(
         found.is_empty(),
@@ -242,7 +246,7 @@ fn every_command_speaks_the_one_json_vocabulary() {
 #[test]
 fn report_failures_are_keyed_by_ids() {
     let tmp = tempfile::tempdir().unwrap();
-    store(tmp.path(), &[("O1", 1.0), ("O2", 1.08)], 1.0);
+    store(tmp.path(), &[("O1", 1.0), ("O2", 1.08)], 1.0, true);
     let json = run_json(&["report", tmp.path().to_str().unwrap(), "--format", "json"]);
     let failures = json["failures"]
         .as_array()
