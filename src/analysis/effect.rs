@@ -203,6 +203,43 @@ impl Effect {
 mod tests {
     use super::*;
 
+    /// A comparison's `direction` is one snake-case word: the metric's word for a detected
+    /// effect, else the verdict's own serde name (never "no significant difference").
+    #[test]
+    fn directions_are_snake_case_words() {
+        #[derive(Serialize)]
+        struct W {
+            #[serde(serialize_with = "wire_word")]
+            w: &'static str,
+        }
+        let all = [
+            EffectVerdict::Lower,
+            EffectVerdict::Higher,
+            EffectVerdict::Negligible,
+        ]
+        .into_iter()
+        .chain([EffectVerdict::Equivalent, EffectVerdict::Inconclusive])
+        .chain([EffectVerdict::Tie, EffectVerdict::Unbounded]);
+        for v in all {
+            for (better, worse) in [("faster", "slower"), ("lower", "higher")] {
+                let json = serde_json::to_value(W {
+                    w: v.word(better, worse),
+                })
+                .unwrap();
+                let want = match v {
+                    EffectVerdict::Lower => better.to_string(),
+                    EffectVerdict::Higher => worse.to_string(),
+                    _ => serde_json::to_value(v)
+                        .unwrap()
+                        .as_str()
+                        .unwrap()
+                        .to_string(),
+                };
+                assert_eq!(json["w"], want.as_str(), "{v:?}");
+            }
+        }
+    }
+
     fn th() -> Thresholds {
         Thresholds::default()
     }
