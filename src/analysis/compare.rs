@@ -32,7 +32,7 @@ use super::vocabulary::{check_bootstrap, Thresholds, MIN_TOP_LEVEL_UNITS};
 /// Version of the JSON schema of [`Comparison`] (docs/formats.md). 3: the pair analysis
 /// shared with `report` (`paired` became the paired ratio, the difference moved to
 /// `paired_difference`; `bootstrap` took the pair's shape; `effect` rests on `basis`).
-pub const COMPARISON_SCHEMA: u32 = 3;
+pub const COMPARISON_SCHEMA: u32 = super::vocabulary::OUTPUT_SCHEMA;
 
 /// What to compute: the pair analysis's options (the same for every caller).
 pub use super::pair::PairOptions as CompareOptions;
@@ -43,6 +43,7 @@ pub struct Side {
     /// Where the data came from.
     pub source: String,
     /// Number of measurements.
+    #[serde(rename = "measurements")]
     pub n: usize,
     /// Number of top-level units.
     pub top_units: usize,
@@ -62,12 +63,15 @@ pub struct WelchJson {
     /// Welch–Satterthwaite degrees of freedom.
     pub df: f64,
     /// Two-sided p-value.
+    #[serde(rename = "p_value")]
     pub p: f64,
     /// `mean(new) − mean(base)` of the top-level means.
     pub difference: f64,
     /// Lower end of the two-sided interval of the difference.
+    #[serde(rename = "lower")]
     pub low: f64,
     /// Upper end.
+    #[serde(rename = "upper")]
     pub high: f64,
 }
 
@@ -77,6 +81,8 @@ pub struct WelchJson {
 pub struct Comparison {
     /// [`COMPARISON_SCHEMA`].
     pub schema: u32,
+    /// The layoutrand version that wrote the output.
+    pub tool_version: &'static str,
     /// The compared quantity.
     pub value: String,
     /// Confidence level of every interval.
@@ -209,6 +215,7 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
     let summary = summary(&pair, top_name, &units, options);
     Ok(Comparison {
         schema: COMPARISON_SCHEMA,
+        tool_version: env!("CARGO_PKG_VERSION"),
         value: base.value.clone(),
         confidence,
         negligible: th.negligible,

@@ -64,6 +64,18 @@ impl EffectVerdict {
     }
 }
 
+/// Writes a word of [`EffectVerdict::word`] as JSON writes it: snake case, no spaces
+/// ("no significant difference" is the verdict `inconclusive`), so that the `direction` of
+/// a comparison is `faster`/`slower` (times) or `lower`/`higher`, else the verdict's word.
+pub fn wire_word<S: serde::Serializer>(word: &&'static str, s: S) -> Result<S::Ok, S::Error> {
+    let inconclusive = EffectVerdict::Inconclusive.word("", "");
+    s.serialize_str(if *word == inconclusive {
+        "inconclusive"
+    } else {
+        word
+    })
+}
+
 /// A ratio effect with its interval, its verdict and its words.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Effect {
@@ -190,6 +202,43 @@ impl Effect {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A comparison's `direction` is one snake-case word: the metric's word for a detected
+    /// effect, else the verdict's own serde name (never "no significant difference").
+    #[test]
+    fn directions_are_snake_case_words() {
+        #[derive(Serialize)]
+        struct W {
+            #[serde(serialize_with = "wire_word")]
+            w: &'static str,
+        }
+        let all = [
+            EffectVerdict::Lower,
+            EffectVerdict::Higher,
+            EffectVerdict::Negligible,
+        ]
+        .into_iter()
+        .chain([EffectVerdict::Equivalent, EffectVerdict::Inconclusive])
+        .chain([EffectVerdict::Tie, EffectVerdict::Unbounded]);
+        for v in all {
+            for (better, worse) in [("faster", "slower"), ("lower", "higher")] {
+                let json = serde_json::to_value(W {
+                    w: v.word(better, worse),
+                })
+                .unwrap();
+                let want = match v {
+                    EffectVerdict::Lower => better.to_string(),
+                    EffectVerdict::Higher => worse.to_string(),
+                    _ => serde_json::to_value(v)
+                        .unwrap()
+                        .as_str()
+                        .unwrap()
+                        .to_string(),
+                };
+                assert_eq!(json["w"], want.as_str(), "{v:?}");
+            }
+        }
+    }
 
     fn th() -> Thresholds {
         Thresholds::default()

@@ -32,6 +32,7 @@ pub struct InteractionJson {
     /// The F statistic (`null` when infinite or undefined: no noise between blocks).
     pub f: Option<f64>,
     /// Numerator and denominator degrees of freedom, `(b − 1, b(n − 1))`.
+    #[serde(flatten, serialize_with = "crate::stats::wire::df_pair")]
     pub df: (usize, usize),
     /// Its p-value (`null` when undefined: every block gave the same ratio).
     pub p_value: Option<f64>,

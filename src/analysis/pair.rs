@@ -77,8 +77,12 @@ pub struct RatioJson {
 /// The bootstrap interval of the ratio.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct BootstrapJson {
-    /// Studentized bootstrap interval over the binaries (`stats::bootstrap`).
+    /// Studentized bootstrap interval over the binaries (`stats::bootstrap`), its bounds
+    /// written beside `resamples` as in every bootstrap object (docs/formats.md).
+    #[serde(flatten)]
     pub ci: Interval,
+    /// The interval's confidence level.
+    pub confidence: f64,
     /// Resamples drawn.
     pub resamples: usize,
     /// Whether pairs were drawn jointly by seed.
@@ -91,6 +95,7 @@ pub struct ShareFaster {
     /// Seeds on which new's mean is below base's.
     pub k: usize,
     /// Seeds compared.
+    #[serde(rename = "compared")]
     pub n: usize,
     /// Seeds on which new's mean is above base's (`n - k - slower` seeds tie).
     pub slower: usize,
@@ -106,6 +111,7 @@ pub struct FTestJson {
     /// The F statistic.
     pub f: f64,
     /// Numerator and denominator degrees of freedom.
+    #[serde(flatten, serialize_with = "crate::stats::wire::df_pair")]
     pub df: (usize, usize),
     /// Its p-value.
     pub p_value: f64,
@@ -169,7 +175,9 @@ pub struct PairAnalysis {
     /// The effect classified at the thresholds, on the basis's interval.
     pub effect: Effect,
     /// One word: "faster", "slower", "negligible", "equivalent", "no significant
-    /// difference", "tie", "unbounded" ("lower"/"higher" for non-times).
+    /// difference", "tie", "unbounded" ("lower"/"higher" for non-times). JSON: `direction`,
+    /// snake case (`inconclusive`); the verdict is `effect.verdict`.
+    #[serde(rename = "direction", serialize_with = "super::effect::wire_word")]
     pub verdict: &'static str,
     /// The whole interval says slower than `--fail-if-slower` allows.
     pub slower_beyond_threshold: bool,
@@ -392,6 +400,7 @@ fn bootstrap_interval(
             lower: c.low,
             upper: c.high,
         },
+        confidence: c.confidence,
         resamples: c.resamples,
         paired,
     })

@@ -19,7 +19,7 @@ use super::numfmt::{compact, p_value};
 use super::vocabulary::{check_bootstrap, Thresholds, MIN_TOP_LEVEL_UNITS};
 
 /// Version of the JSON schema of [`Analysis`] (docs/formats.md).
-pub const ANALYSIS_SCHEMA: u32 = 2;
+pub const ANALYSIS_SCHEMA: u32 = super::vocabulary::OUTPUT_SCHEMA;
 
 /// Below this many top-level units a non-normal sample makes the t interval doubtful
 /// (the usual central-limit rule of thumb, Georges et al. 2007 §3.2.1).
@@ -106,9 +106,13 @@ pub struct BootstrapOptions {
 #[derive(Debug, Clone, Serialize)]
 pub struct CiJson {
     /// Lower end.
+    #[serde(rename = "lower")]
     pub low: f64,
     /// Upper end.
+    #[serde(rename = "upper")]
     pub high: f64,
+    /// The interval's confidence level.
+    pub confidence: f64,
     /// `t · sqrt(S_n² / r_n)`.
     pub half_width: f64,
     /// `half_width / |mean|`.
@@ -146,6 +150,7 @@ pub struct NormalityJson {
     /// W.
     pub w: f64,
     /// p-value.
+    #[serde(rename = "p_value")]
     pub p: f64,
     /// Number of top-level means tested.
     pub n: usize,
@@ -156,9 +161,12 @@ pub struct NormalityJson {
 pub struct Analysis {
     /// [`ANALYSIS_SCHEMA`].
     pub schema: u32,
+    /// The layoutrand version that wrote the output.
+    pub tool_version: &'static str,
     /// The analysed column.
     pub value: String,
     /// Number of measurements.
+    #[serde(rename = "measurements")]
     pub n: usize,
     /// Grand mean (null when it is not finite).
     pub mean: Option<f64>,
@@ -285,6 +293,7 @@ pub fn analyze(
     });
     Ok(Analysis {
         schema: ANALYSIS_SCHEMA,
+        tool_version: env!("CARGO_PKG_VERSION"),
         value: data.value.clone(),
         n: h.len(),
         mean,
@@ -389,6 +398,7 @@ fn mean_interval(
             let ci = Some(CiJson {
                 low: ci.low,
                 high: ci.high,
+                confidence: ci.confidence,
                 half_width: ci.half_width,
                 relative_half_width: ci.relative_half_width(),
                 df: ci.df,

@@ -129,8 +129,13 @@ pub struct TukeyPairJson {
     pub ratio_ci: Interval,
     /// Tukey's adjusted p-value.
     pub p_value: f64,
-    /// The pair's verdict at the thresholds.
+    /// The pair's verdict at the thresholds in words ("faster", "no significant
+    /// difference", …). JSON: `direction`, snake case, beside the `verdict`.
+    #[serde(rename = "direction", serialize_with = "super::effect::wire_word")]
     pub verdict: &'static str,
+    /// The pair's verdict (JSON `verdict`): the one effect vocabulary.
+    #[serde(rename = "verdict")]
+    pub effect_verdict: EffectVerdict,
 }
 
 /// Tukey's HSD over all variants (k > 2).
@@ -514,6 +519,7 @@ fn tukey_family(
                 ratio_ci,
                 p_value: p.p_value,
                 verdict: effect.verdict.word(better, worse),
+                effect_verdict: effect.verdict,
             }
         })
         .collect();

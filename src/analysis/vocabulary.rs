@@ -6,8 +6,10 @@
 //! everywhere and a verdict is "detected" at the same level in `analyze`, `report` and
 //! `compare`.
 
+use std::collections::BTreeMap;
+
 use anyhow::{bail, Result};
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 /// The experiment directory every subcommand uses when none is given, so that
 /// `layoutrand build …; layoutrand run …; layoutrand report` works from one place.
@@ -107,6 +109,63 @@ pub fn confidence_arg(text: &str) -> std::result::Result<f64, String> {
     parse_share(text, false).map_err(|_| {
         format!("--confidence {text} must be strictly between 0 and 1 (e.g. 0.95 or 95%)")
     })
+}
+
+/// The `schema` at the top of every JSON output of layoutrand (`report`, `analyze`,
+/// `compare`, `dimension`, `layout`, `doctor`, `export`): one number for one vocabulary
+/// (docs/formats.md). 3: interval bounds are `lower`/`upper` everywhere, p-values `p_value`,
+/// two degrees of freedom `df_numerator`/`df_denominator`, every `verdict` a word of
+/// [`VERDICT_WORDS`]. The files layoutrand reads back (manifest, store, plan) keep their own.
+pub const OUTPUT_SCHEMA: u32 = 3;
+
+/// Every word a `verdict` field takes in layoutrand's JSON, per kind of question:
+/// [`Verdict`] (is there an effect?), [`super::effect::EffectVerdict`] (which way does a
+/// ratio go?) and the doctor's fitness ([`crate::doctor::Verdict`]). Snake case, no spaces.
+/// EffectVerdict's `negligible` is Verdict's word, listed once.
+pub const VERDICT_WORDS: [&str; 13] = [
+    "detected",
+    "negligible",
+    "not_detected",
+    "undetermined",
+    "lower",
+    "higher",
+    "equivalent",
+    "inconclusive",
+    "tie",
+    "unbounded",
+    "fit",
+    "deterministic_only",
+    "not_fit",
+];
+
+/// One entry of a per-program list in JSON: the ids, the display label kept as a field,
+/// then the entry's own fields.
+#[derive(Serialize)]
+struct ByProgram<'a, T> {
+    program: &'a str,
+    variant: Option<&'a str>,
+    /// `program`, or `program [variant]`: how the text report names it.
+    label: String,
+    #[serde(flatten)]
+    entry: &'a T,
+}
+
+/// Writes a map keyed by (program, variant) as a list of objects carrying `program`,
+/// `variant` (null without variants) and `label`, so that a reader matches entries by ids
+/// rather than by parsing a display label such as `demo [O3]`.
+pub fn by_program_and_variant<T: Serialize, S: Serializer>(
+    map: &BTreeMap<(String, Option<String>), T>,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    s.collect_seq(map.iter().map(|((program, variant), entry)| ByProgram {
+        program,
+        variant: variant.as_deref(),
+        label: match variant {
+            Some(v) => format!("{program} [{v}]"),
+            None => program.clone(),
+        },
+        entry,
+    }))
 }
 
 /// Plain answer of a test, the same words in every report: `detected`, `negligible`,
@@ -217,6 +276,42 @@ mod tests {
         assert_eq!(confidence_arg("95%").unwrap(), 0.95);
         assert_eq!(confidence_arg("0.9").unwrap(), 0.9);
         assert!(confidence_arg("1").is_err());
+    }
+
+    /// Every variant of every verdict enum serialises to a word of [`VERDICT_WORDS`], and
+    /// every word is some variant's: the list is the enums' vocabulary, no more, no less.
+    #[test]
+    fn verdict_words_are_the_enums_words() {
+        use super::super::effect::EffectVerdict as E;
+        use crate::doctor::Verdict as D;
+        let word = |v: serde_json::Value| v.as_str().unwrap().to_string();
+        let mut words: Vec<String> = [
+            Verdict::Detected,
+            Verdict::Negligible,
+            Verdict::NotDetected,
+            Verdict::Undetermined,
+        ]
+        .into_iter()
+        .map(|v| word(serde_json::to_value(v).unwrap()))
+        .collect();
+        words.extend(
+            [E::Lower, E::Higher, E::Negligible, E::Equivalent]
+                .into_iter()
+                .chain([E::Inconclusive, E::Tie, E::Unbounded])
+                .map(|v| word(serde_json::to_value(v).unwrap())),
+        );
+        words.extend(
+            [D::Fit, D::DeterministicOnly, D::NotFit]
+                .into_iter()
+                .map(|v| word(serde_json::to_value(v).unwrap())),
+        );
+        for w in &words {
+            assert!(VERDICT_WORDS.contains(&w.as_str()), "{w}");
+            assert!(!w.contains(' '), "{w}");
+        }
+        for w in VERDICT_WORDS {
+            assert!(words.iter().any(|x| x == w), "{w} is no variant's word");
+        }
     }
 
     #[test]

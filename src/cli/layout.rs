@@ -30,12 +30,13 @@ pub struct Args {
 }
 
 /// Version of `layout --format json` (both forms); changes when a reader could misread it.
-const LAYOUT_SCHEMA: u32 = 1;
+const LAYOUT_SCHEMA: u32 = layoutrand::analysis::vocabulary::OUTPUT_SCHEMA;
 
 /// A binary's layout as printed in JSON.
 #[derive(Debug, Serialize)]
 struct LayoutReport<'a> {
     schema: u32,
+    tool_version: &'static str,
     path: &'a std::path::Path,
     fingerprint: String,
     functions: &'a [Function],
@@ -45,6 +46,7 @@ struct LayoutReport<'a> {
 #[derive(Debug, Serialize)]
 struct DistanceReport<'a> {
     schema: u32,
+    tool_version: &'static str,
     base: &'a std::path::Path,
     other: &'a std::path::Path,
     base_fingerprint: String,
@@ -69,6 +71,7 @@ fn show_one(path: &std::path::Path, format: Format) -> Result<i32> {
         Format::Json => {
             let report = LayoutReport {
                 schema: LAYOUT_SCHEMA,
+                tool_version: env!("CARGO_PKG_VERSION"),
                 path,
                 fingerprint,
                 functions: &functions,
@@ -101,6 +104,7 @@ fn show_two(base: &std::path::Path, other: &std::path::Path, format: Format) -> 
     let comparison = layout::distance::compare(&base_functions, &other_functions);
     let report = DistanceReport {
         schema: LAYOUT_SCHEMA,
+        tool_version: env!("CARGO_PKG_VERSION"),
         base,
         other,
         base_fingerprint: layout::fingerprint(&base_functions),

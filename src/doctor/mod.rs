@@ -27,7 +27,7 @@ use calibration::{calibrate, Calibration, CalibrationPlan};
 use checks::{Check, Scope, Status};
 
 /// Version of the JSON form of [`DoctorReport`] (docs/formats.md).
-pub const DOCTOR_SCHEMA: u32 = 1;
+pub const DOCTOR_SCHEMA: u32 = crate::analysis::vocabulary::OUTPUT_SCHEMA;
 
 /// A 1 % difference between two binaries should be detectable with at most this many
 /// executions per binary for time measurements to count as fit: Kalibera & Jones (2013 §9.1)
@@ -102,6 +102,8 @@ impl Verdict {
 pub struct DoctorReport {
     /// [`DOCTOR_SCHEMA`].
     pub schema: u32,
+    /// The layoutrand version that wrote the output.
+    pub tool_version: &'static str,
     /// What the machine is.
     pub host: HostInfo,
     /// Its state now.
@@ -165,6 +167,7 @@ pub fn examine(options: &DoctorOptions) -> Result<DoctorReport> {
     let verdict = verdict(&all);
     Ok(DoctorReport {
         schema: DOCTOR_SCHEMA,
+        tool_version: env!("CARGO_PKG_VERSION"),
         host,
         conditions,
         checks: all,

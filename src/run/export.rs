@@ -19,7 +19,8 @@ pub enum ExportFormat {
     /// Header line `program,binary,layout,execution,iteration,value` (`program,variant,…`
     /// with variants; + `warmup` with warmups; + `machine` when executions record one).
     Csv,
-    /// An array of objects with the CSV's columns plus `metric`, `unit`, `warmup`.
+    /// One object (`schema`, `tool_version`, `measurements`): the rows as objects with the
+    /// CSV's columns plus `metric`, `unit`, `warmup`.
     Json,
 }
 
@@ -225,7 +226,14 @@ impl<'a> RowWriter<'a> {
                 }
             }
             ExportFormat::Json => {
-                out.write_all(b"[")?;
+                // One object with the output's schema and version, like every JSON output
+                // (docs/formats.md), the rows streamed into its `measurements` array.
+                write!(
+                    out,
+                    "{{\"schema\": {}, \"tool_version\": \"{}\", \"measurements\": [",
+                    crate::analysis::vocabulary::OUTPUT_SCHEMA,
+                    env!("CARGO_PKG_VERSION")
+                )?;
                 RowWriter::Json { out, first: true }
             }
         })
@@ -268,7 +276,7 @@ impl<'a> RowWriter<'a> {
         match self {
             RowWriter::Csv { mut csv, .. } => csv.flush()?,
             RowWriter::Json { out, first } => {
-                out.write_all(if first { b"]\n" } else { b"\n]\n" })?;
+                out.write_all(if first { b"]}\n" } else { b"\n]}\n" })?;
                 out.flush()?;
             }
         }

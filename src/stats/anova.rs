@@ -17,6 +17,7 @@ pub struct RandomEffectsAnova {
     /// Number of groups `k`.
     pub groups: usize,
     /// Total observations `N`.
+    #[serde(rename = "observations")]
     pub n: usize,
     /// Mean square between groups, `Σ n_i (ȳ_i − ȳ)² / (k − 1)`.
     pub ms_between: f64,
@@ -25,10 +26,13 @@ pub struct RandomEffectsAnova {
     /// `F = MSB / MSW` on (`k − 1`, `N − k`) degrees of freedom.
     pub f: f64,
     /// Numerator degrees of freedom `k − 1`.
+    #[serde(rename = "df_numerator")]
     pub df_between: usize,
     /// Denominator degrees of freedom `N − k`.
+    #[serde(rename = "df_denominator")]
     pub df_within: usize,
     /// `P(F_{k−1, N−k} ≥ f)`: small means the groups differ (σ_a² > 0).
+    #[serde(rename = "p_value")]
     pub p: f64,
     /// `n₀ = (N − Σn_i²/N)/(k − 1)`: the group size (equal to it for balanced data).
     pub n0: f64,

@@ -45,6 +45,7 @@ pub struct LjungBox {
     /// Degrees of freedom `h − fitted`.
     pub df: usize,
     /// `P(χ²_df ≥ Q)`: small means the sequence is autocorrelated.
+    #[serde(rename = "p_value")]
     pub p: f64,
 }
 
@@ -115,6 +116,7 @@ pub struct GroupedLag1 {
     /// Lag-1 autocorrelation of the sequence, each value less its group's mean.
     pub r1: f64,
     /// One-sided permutation p-value of `r1` (positive autocorrelation: drift).
+    #[serde(rename = "p_value")]
     pub p: f64,
     /// Permutations drawn.
     pub permutations: usize,

@@ -43,8 +43,10 @@ pub struct BootstrapCi {
     /// The statistic on the original data.
     pub estimate: f64,
     /// Lower bound: `θ̂ − t*_(1−α/2)·se` mapped back from the working scale.
+    #[serde(rename = "lower")]
     pub low: f64,
     /// Upper bound: `θ̂ − t*_(α/2)·se` mapped back.
+    #[serde(rename = "upper")]
     pub high: f64,
     /// Number of resamples.
     pub resamples: usize,

@@ -18,8 +18,10 @@ pub enum RatioInterval {
     /// `low ≤ Ȳ'/Ȳ ≤ high`.
     Bounded {
         /// Lower end.
+        #[serde(rename = "lower")]
         low: f64,
         /// Upper end.
+        #[serde(rename = "upper")]
         high: f64,
     },
     /// The base's interval contains zero: the ratio is not bounded at this confidence.

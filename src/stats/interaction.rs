@@ -42,6 +42,7 @@ pub struct LogRatioInteraction {
     /// `τ̂`, the standard deviation of the per-layout log-ratios net of block noise.
     pub spread: f64,
     /// The MLS interval of `τ` (two-sided at the confidence asked), both ends ≥ 0.
+    #[serde(serialize_with = "super::wire::interval_pair")]
     pub spread_ci: (f64, f64),
     /// The block noise `√MS_within`: the standard deviation of one block's log-ratio.
     pub block_noise: f64,

@@ -31,6 +31,7 @@ pub struct MachineComponent {
     /// Binaries `B`.
     pub binaries: usize,
     /// Executions `N`.
+    #[serde(rename = "executions")]
     pub n: usize,
     /// Per machine, in input order of first appearance: executions and the mean offset of
     /// its executions from their binaries' means (`r̄_m`).
@@ -42,8 +43,10 @@ pub struct MachineComponent {
     /// `F = MS_machine / MS_error`.
     pub f: f64,
     /// Degrees of freedom `(M − 1, N − B − M + 1)`.
+    #[serde(flatten, serialize_with = "super::wire::df_pair")]
     pub df: (usize, usize),
     /// `P(F ≥ f)` under `σ_m² = 0`.
+    #[serde(rename = "p_value")]
     pub p: f64,
     /// `σ_m² = (MS_machine − MS_error)/n₀` (may be negative: no detectable machine
     /// variance).

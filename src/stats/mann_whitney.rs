@@ -31,6 +31,7 @@ pub struct MannWhitney {
     /// `U_a / (n_a n_b)`: estimate of `P(a > b) + P(a = b)/2` (0.5 = no shift).
     pub prob_superiority: f64,
     /// Two-sided p-value.
+    #[serde(rename = "p_value")]
     pub p: f64,
     /// Which distribution gave `p`.
     pub method: PMethod,

@@ -47,5 +47,6 @@ mod test_support;
 pub mod tukey;
 pub mod twoway;
 pub mod welch;
+pub mod wire;
 
 pub use error::StatsError;

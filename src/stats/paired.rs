@@ -16,10 +16,13 @@ pub struct PairedDifference {
     /// `d̄`, the mean of `after − before`.
     pub mean_difference: f64,
     /// Lower end of the interval for the expected difference.
+    #[serde(rename = "lower")]
     pub low: f64,
     /// Upper end.
+    #[serde(rename = "upper")]
     pub high: f64,
     /// Number of pairs.
+    #[serde(rename = "pairs")]
     pub n: usize,
     /// `1 − α`.
     pub confidence: f64,

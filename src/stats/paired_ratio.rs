@@ -36,6 +36,7 @@ pub struct PairedRatio {
     /// The set of ratios a paired t-test does not reject.
     pub interval: RatioInterval,
     /// Number of pairs.
+    #[serde(rename = "pairs")]
     pub n: usize,
     /// Pearson correlation of the paired means (NaN when one side is constant): how much of
     /// the layout effect the two variants share.

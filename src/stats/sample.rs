@@ -62,8 +62,10 @@ pub struct MeanInterval {
     /// The point estimate.
     pub mean: f64,
     /// Lower end.
+    #[serde(rename = "lower")]
     pub low: f64,
     /// Upper end.
+    #[serde(rename = "upper")]
     pub high: f64,
     /// `t_{1−α/2, df} · sqrt(s² / r)`.
     pub half_width: f64,
@@ -130,8 +132,10 @@ pub struct PredictionInterval {
     /// The centre (the sample mean).
     pub centre: f64,
     /// Lower end.
+    #[serde(rename = "lower")]
     pub low: f64,
     /// Upper end.
+    #[serde(rename = "upper")]
     pub high: f64,
     /// Standard deviation of `new − centre`: `sqrt(var_new + s²/n)`.
     pub sd: f64,

@@ -20,6 +20,7 @@ pub struct ShapiroWilk {
     /// W in (0, 1]; close to 1 for normal-looking data.
     pub w: f64,
     /// P-value of the hypothesis "the data are normal"; small means "not normal".
+    #[serde(rename = "p_value")]
     pub p: f64,
     /// Sample size.
     pub n: usize,

@@ -63,8 +63,10 @@ pub struct ProportionCi {
     /// `C = successes / n`.
     pub proportion: f64,
     /// Lower end.
+    #[serde(rename = "lower")]
     pub low: f64,
     /// Upper end.
+    #[serde(rename = "upper")]
     pub high: f64,
     /// `1 − α`.
     pub confidence: f64,

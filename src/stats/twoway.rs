@@ -30,6 +30,7 @@ pub struct FTest {
     /// The F statistic.
     pub f: f64,
     /// Numerator and denominator degrees of freedom.
+    #[serde(flatten, serialize_with = "super::wire::df_pair")]
     pub df: (usize, usize),
     /// `P(F ≥ f)`.
     pub p_value: f64,

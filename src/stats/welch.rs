@@ -45,6 +45,7 @@ pub struct WelchTest {
     /// Pilot eq. 7 (Welch–Satterthwaite, not floored).
     pub df: f64,
     /// Pilot eq. 8: two-sided p-value.
+    #[serde(rename = "p_value")]
     pub p: f64,
 }
 

@@ -581,11 +581,12 @@ fn failure_counts_are_split_per_variant() {
     let experiment = from_parts(Path::new("synthetic"), manifest(&design), r).unwrap();
     let report = analyse(&experiment, &Thresholds::default()).unwrap();
     // 5 binaries (baseline, 4 seeds): O2's execution 1 fails on each.
-    assert_eq!(report.failures["demo [O1]"].ok, 15, "{:?}", report.failures);
-    assert_eq!(report.failures["demo [O1]"].exit, 0);
-    assert_eq!(report.failures["demo [O2]"].ok, 10);
-    assert_eq!(report.failures["demo [O2]"].exit, 5);
-    assert!(!report.failures.contains_key("demo"));
+    let key = |v: &str| ("demo".to_string(), Some(v.to_string()));
+    assert_eq!(report.failures[&key("O1")].ok, 15, "{:?}", report.failures);
+    assert_eq!(report.failures[&key("O1")].exit, 0);
+    assert_eq!(report.failures[&key("O2")].ok, 10);
+    assert_eq!(report.failures[&key("O2")].exit, 5);
+    assert!(!report.failures.contains_key(&("demo".to_string(), None)));
     for s in &report.series {
         let expected = if s.variant.as_deref() == Some("O2") {
             5

@@ -33,7 +33,8 @@ fn compare_of_two_zero_variance_sides_answers_instead_of_panicking() {
     let (code, out, err) = run(&json);
     assert_eq!(code, 0, "{err}");
     let v: Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["verdict"], "slower");
+    assert_eq!(v["direction"], "slower");
+    assert_eq!(v["effect"]["verdict"], "higher");
     assert!(v["welch"].is_null());
 }
 

@@ -116,7 +116,7 @@ fn json_csv_and_markdown_carry_the_same_numbers() {
     sensitive_dir(tmp.path());
     let json: serde_json::Value =
         serde_json::from_str(&stdout(tmp.path(), &["--format", "json"])).unwrap();
-    assert_eq!(json["schema"], 2);
+    assert_eq!(json["schema"], 3);
     assert_eq!(json["confidence"], 0.95);
     let s = &json["series"][0];
     assert_eq!(s["program"], "demo");
@@ -218,7 +218,9 @@ fn interrupted_run_is_trimmed_to_its_balanced_part_with_a_warning() {
     let warnings = json["warnings"].to_string();
     assert!(warnings.contains("seed-4 (2 of 3)"), "{warnings}");
     assert_eq!(json["series"][0]["levels"][2]["repetitions"], 5);
-    assert_eq!(json["failures"]["demo"]["signal"], 1);
+    assert_eq!(json["failures"][0]["program"], "demo");
+    assert_eq!(json["failures"][0]["label"], "demo");
+    assert_eq!(json["failures"][0]["signal"], 1);
     let text = stdout(tmp.path(), &[]);
     assert!(text.contains("Failed executions: 1 of"), "{text}");
 }
@@ -349,7 +351,7 @@ fn dimension_prints_a_table_per_target_and_rejects_bad_flags() {
         .assert()
         .success();
     let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    assert_eq!(json["schema"], 1);
+    assert_eq!(json["schema"], 3);
     assert_eq!(json["series"][0]["variant"], serde_json::Value::Null);
     let levels = json["series"][0]["levels"].as_array().unwrap();
     assert_eq!(levels[2]["cost_seconds"], 2.0);
@@ -532,7 +534,8 @@ fn export_carries_each_executions_machine_when_the_store_has_one() {
         .assert()
         .success();
     let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    let rows = json.as_array().unwrap();
+    assert_eq!(json["schema"], 3);
+    let rows = json["measurements"].as_array().unwrap();
     assert_eq!(rows.len(), 9 * 4 * 5);
     for r in rows {
         let e = r["execution"].as_u64().unwrap();
@@ -558,5 +561,7 @@ fn export_carries_each_executions_machine_when_the_store_has_one() {
         .assert()
         .success();
     let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    assert!(json[0].get("machine").is_none(), "{}", json[0]);
+    let first = &json["measurements"][0];
+    assert!(first.is_object(), "{json}");
+    assert!(first.get("machine").is_none(), "{first}");
 }

@@ -48,7 +48,7 @@ fn analyze_json_on_the_libkalibera_vector() {
             "json",
         ],
     ));
-    assert_eq!(v["n"], 12);
+    assert_eq!(v["measurements"], 12);
     assert_eq!(v["confidence"], 0.95);
     assert!(close(&v["mean"], 26.0 / 12.0, 1e-14));
     let levels = v["levels"].as_array().unwrap();
@@ -86,12 +86,12 @@ fn analyze_json_on_the_libkalibera_vector() {
 #[test]
 fn analyze_json_normality_on_the_binary_means() {
     let v = json(&analyze_base(&["--format", "json"]));
-    assert_eq!(v["n"], 500);
+    assert_eq!(v["measurements"], 500);
     // R: b <- read.csv("base.csv"); shapiro.test(tapply(b$time, b$binary, mean))
     // -> W = 0.98290149044295894, p = 0.97878953181560124
     assert_eq!(v["normality"]["test"], "shapiro-wilk");
     assert!(close(&v["normality"]["w"], 0.98290149044295894, 1e-10));
-    assert!(close(&v["normality"]["p"], 0.97878953181560124, 1e-8));
+    assert!(close(&v["normality"]["p_value"], 0.97878953181560124, 1e-8));
     assert!(close(&v["mean"], 10.035154958, 1e-12));
     // Without --costs there are no optimal counts.
     for l in v["levels"].as_array().unwrap() {
@@ -132,8 +132,8 @@ fn analyze_one_level_plain_sample() {
         "t",
         &["--confidence", "0.9", "--format", "json"],
     ));
-    assert!(close(&v["ci"]["low"], 1.5111568740863572, 1e-10));
-    assert!(close(&v["ci"]["high"], 2.578843125913642, 1e-10));
+    assert!(close(&v["ci"]["lower"], 1.5111568740863572, 1e-10));
+    assert!(close(&v["ci"]["upper"], 2.578843125913642, 1e-10));
     // docs/design.md / R: shapiro.test(T1) W = 0.986190408160782, p = 0.964734206740106
     assert!(close(&v["normality"]["w"], 0.986190408160782, 1e-10));
     assert_eq!(v["levels"].as_array().unwrap().len(), 1);
@@ -192,27 +192,27 @@ fn compare_json_contract() {
         "the verdict's interval is the paired one"
     );
     assert_eq!(v["binaries"].as_array().unwrap().len(), 10);
-    assert_eq!(v["share_faster"]["n"], 10);
+    assert_eq!(v["share_faster"]["compared"], 10);
     assert_eq!(r["verdict"], "lower");
     // scipy: ttest_ind(new_means, base_means, equal_var=False)
     // -> t = -5.083108769430032, df = 17.542578085494394, p = 8.380646854070457e-05
     assert!(close(&v["welch"]["t"], -5.083108769430032, 1e-10));
     assert!(close(&v["welch"]["df"], 17.542578085494394, 1e-10));
-    assert!(close(&v["welch"]["p"], 8.380646854070457e-05, 1e-8));
+    assert!(close(&v["welch"]["p_value"], 8.380646854070457e-05, 1e-8));
     // scipy: d = new_means − base_means by binary; t.interval(0.95, 9, d.mean(), sem(d))
     // -> mean -0.5353179320000004, (-0.6105742993808521, -0.4600615646191489)
     let p = &v["paired_difference"];
-    assert_eq!(p["n"], 10);
+    assert_eq!(p["pairs"], 10);
     assert!(close(&p["mean_difference"], -0.5353179320000004, 1e-10));
-    assert!(close(&p["low"], -0.6105742993808521, 1e-10));
-    assert!(close(&p["high"], -0.4600615646191489, 1e-10));
-    assert_eq!(v["verdict"], "faster");
+    assert!(close(&p["lower"], -0.6105742993808521, 1e-10));
+    assert!(close(&p["upper"], -0.4600615646191489, 1e-10));
+    assert_eq!(v["direction"], "faster");
     // scipy: mannwhitneyu(new_means, base_means, method="exact") -> U = 4,
     // p = 0.00012990105869362836
     assert_eq!(v["mann_whitney"]["u"], 4.0);
     assert_eq!(v["mann_whitney"]["method"], "exact");
     assert!(close(
-        &v["mann_whitney"]["p"],
+        &v["mann_whitney"]["p_value"],
         0.00012990105869362836,
         1e-10
     ));
@@ -249,7 +249,8 @@ fn compare_without_common_ids_has_no_pairs() {
     ));
     assert!(v["paired"].is_null() && v["paired_difference"].is_null());
     assert_eq!(v["basis"], "fieller");
-    assert_eq!(v["verdict"], "no significant difference");
+    assert_eq!(v["direction"], "inconclusive");
+    assert_eq!(v["effect"]["verdict"], "inconclusive");
     assert!(close(&v["effect"]["ratio"], 11.5 / 11.0, 1e-14));
 }
 
@@ -263,10 +264,10 @@ fn compare_says_unbounded_when_the_base_interval_holds_zero() {
     let mut with_json = args.to_vec();
     with_json.extend(["--format", "json"]);
     let v = json(&with_json);
-    assert_eq!(v["verdict"], "unbounded");
+    assert_eq!(v["direction"], "unbounded");
     assert!(v["effect"]["ci"].is_null());
     assert_eq!(v["effect"]["verdict"], "unbounded");
-    assert_eq!(v["paired_difference"]["n"], 3);
+    assert_eq!(v["paired_difference"]["pairs"], 3);
     // The paired interval is unbounded too: t(0.975, 2)²/3·var(base means) = 6.2 > 2².
     assert!(v["paired"]["ci"].is_null());
     layoutrand()

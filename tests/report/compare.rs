@@ -275,8 +275,8 @@ fn directory_text_shows_bootstrap_and_mann_whitney() {
     let bootstrap = format!(
         "  bootstrap: new/base {:.4} … {:.4} (95 % studentized, 2000 resamples of the binaries, \
          pairs drawn jointly)",
-        p["bootstrap"]["ci"]["lower"].as_f64().unwrap(),
-        p["bootstrap"]["ci"]["upper"].as_f64().unwrap()
+        p["bootstrap"]["lower"].as_f64().unwrap(),
+        p["bootstrap"]["upper"].as_f64().unwrap()
     );
     assert!(text.contains(&bootstrap), "{bootstrap} not in: {text}");
     let mw = format!(

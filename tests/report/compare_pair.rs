@@ -28,7 +28,7 @@ const SHARED: [&str; 11] = [
     "binaries",
     "basis",
     "effect",
-    "verdict",
+    "direction",
     "slower_beyond_threshold",
 ];
 
@@ -142,7 +142,7 @@ fn report_and_compare_give_one_answer_for_the_same_builds() {
     }
     // And the answer is the paired one: 4 % faster, within an interval narrower than eq. 5's.
     assert_eq!(c["basis"], "paired");
-    assert_eq!(c["verdict"], "faster");
+    assert_eq!(c["direction"], "faster");
     assert_eq!(c["binaries"].as_array().unwrap().len(), SEEDS as usize);
     let (lo, hi) = (
         c["effect"]["ci"]["lower"].as_f64().unwrap(),
@@ -370,7 +370,7 @@ fn the_summary_leads_with_the_reports_answers_in_a_few_lines() {
         .find(|l| l.starts_with("| ") && !l.starts_with("| variant"))
         .unwrap();
     for word in [
-        c["verdict"].as_str().unwrap(),
+        c["direction"].as_str().unwrap(),
         c["effect"]["words"].as_str().unwrap(),
         c["base"].as_str().unwrap(),
     ] {

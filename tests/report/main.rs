@@ -21,5 +21,6 @@ mod gate;
 mod host;
 mod html;
 mod html_variants;
+mod json_vocabulary;
 mod overflow;
 mod store_only;

@@ -84,7 +84,8 @@ fn iterations_land_with_the_right_indices_and_warmup_marks() {
         .args(["--include-warmup", "--format", "json"])
         .assert()
         .success();
-    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let rows = json["measurements"].as_array().unwrap();
     assert_eq!(rows.len(), 45);
     assert_eq!(rows.iter().filter(|r| r["warmup"] == true).count(), 18);
 }
@@ -311,8 +312,8 @@ fn exported_csv_is_what_analyze_reads() {
         let (a, r) = (a.as_f64().unwrap(), r.as_f64().unwrap());
         assert!((a - r).abs() <= 1e-9 * r.abs(), "analyze {a} vs report {r}");
     };
-    close(&analysis["ci"]["low"], &series["ci"]["lower"]);
-    close(&analysis["ci"]["high"], &series["ci"]["upper"]);
+    close(&analysis["ci"]["lower"], &series["ci"]["lower"]);
+    close(&analysis["ci"]["upper"], &series["ci"]["upper"]);
     for (a, r) in analysis["levels"]
         .as_array()
         .unwrap()
@@ -348,7 +349,7 @@ fn exported_csv_is_what_analyze_reads() {
     let top = analysis["levels"].as_array().unwrap().last().unwrap();
     assert_eq!(top["name"], "binary");
     assert_eq!(top["repetitions"], 3);
-    assert_eq!(analysis["n"], 3 * 3 * 3);
+    assert_eq!(analysis["measurements"], 3 * 3 * 3);
     assert_eq!(analysis["excluded"].as_array().unwrap().len(), 1);
 }
 

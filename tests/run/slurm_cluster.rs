@@ -520,7 +520,7 @@ fn local_and_slurm_reports_agree(cluster: &Cluster, work: &Path, node_dir: &str)
         assert!(row["offset"].as_f64().is_some_and(f64::is_finite), "{row}");
     }
     let m = &machines[0];
-    let p = m["component"]["p"]
+    let p = m["component"]["p_value"]
         .as_f64()
         .expect("a machine component with two machines");
     assert_eq!(m["differ"], p < 0.05, "{m}");

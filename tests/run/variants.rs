@@ -231,7 +231,7 @@ fn the_report_compares_variants_and_fail_if_slower_gates() {
     let json = report(&["--format", "json"]);
     assert_success(&json, "report --format json");
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
-    assert_eq!(v["schema"], 2);
+    assert_eq!(v["schema"], 3);
     let series = v["series"].as_array().unwrap();
     let metric = series[0]["metric"].as_str().unwrap();
     let variants: Vec<&str> = series
@@ -250,7 +250,7 @@ fn the_report_compares_variants_and_fail_if_slower_gates() {
     let ratio = c["ratio"].as_f64().unwrap();
     assert!((1.1..1.3).contains(&ratio), "{c}");
     assert!(c["paired"]["ci"]["lower"].as_f64().unwrap() > 1.05, "{c}");
-    assert_eq!(c["share_faster"]["n"], 5, "{c}");
+    assert_eq!(c["share_faster"]["compared"], 5, "{c}");
     assert_eq!(c["share_faster"]["k"], 0, "{c}");
     assert!(v["multiple"].as_array().unwrap().is_empty());
 

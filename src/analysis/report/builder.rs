@@ -125,16 +125,7 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
             host_warnings: host_warnings.clone(),
         },
         series,
-        failures: experiment
-            .failures
-            .iter()
-            .map(|((program, variant), f)| {
-                (
-                    super::series::program_label(program, variant.as_deref()),
-                    *f,
-                )
-            })
-            .collect(),
+        failures: experiment.failures.clone(),
         warnings,
         machines,
         comparisons,

@@ -26,6 +26,10 @@ use crate::analysis::numfmt::{level, p_value, percent};
 /// The comparison of two experiments.
 #[derive(Debug, Clone, Serialize)]
 pub struct Comparison {
+    /// The output's schema, [`crate::analysis::vocabulary::OUTPUT_SCHEMA`].
+    pub schema: u32,
+    /// The layoutrand version that wrote the output.
+    pub tool_version: &'static str,
     /// The base experiment's directory.
     pub base: String,
     /// The new experiment's directory.
@@ -199,6 +203,8 @@ pub fn compare(
         })
         .collect();
     Ok(Comparison {
+        schema: crate::analysis::vocabulary::OUTPUT_SCHEMA,
+        tool_version: env!("CARGO_PKG_VERSION"),
         base: base.dir.display().to_string(),
         new: new.dir.display().to_string(),
         confidence,

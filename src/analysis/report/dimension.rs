@@ -79,13 +79,15 @@ pub fn parse_targets(text: &str) -> Result<Vec<f64>> {
 }
 
 /// Version of `dimension --format json`; changes when a reader could misread it.
-pub const DIMENSION_SCHEMA: u32 = 1;
+pub const DIMENSION_SCHEMA: u32 = crate::analysis::vocabulary::OUTPUT_SCHEMA;
 
 /// The dimensioning of every data set of an experiment.
 #[derive(Debug, Clone, Serialize)]
 pub struct DimensionReport {
     /// [`DIMENSION_SCHEMA`].
     pub schema: u32,
+    /// The layoutrand version that wrote the output.
+    pub tool_version: &'static str,
     /// Confidence level of the intervals the targets refer to.
     pub confidence: f64,
     /// Target relative half-widths (shares, e.g. 0.01).
@@ -163,6 +165,7 @@ pub fn dimension(
         .collect::<Result<Vec<_>>>()?;
     Ok(DimensionReport {
         schema: DIMENSION_SCHEMA,
+        tool_version: env!("CARGO_PKG_VERSION"),
         confidence,
         targets: targets.to_vec(),
         series,

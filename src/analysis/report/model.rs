@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::experiment::FailureCounts;
 
 /// Version of the JSON report format.
-pub const REPORT_SCHEMA: u32 = 2;
+pub const REPORT_SCHEMA: u32 = crate::analysis::vocabulary::OUTPUT_SCHEMA;
 
 /// The whole report of one experiment directory.
 #[derive(Debug, Clone, Serialize)]
@@ -30,9 +30,10 @@ pub struct Report {
     pub setup: Setup,
     /// One analysis per program and metric.
     pub series: Vec<SeriesReport>,
-    /// How the executions ended, by program, or by `program [variant]` in an experiment
-    /// with variants (each variant counted apart).
-    pub failures: BTreeMap<String, FailureCounts>,
+    /// How the executions ended, by program and variant (each variant counted apart);
+    /// written as a list of objects keyed by `program` and `variant`.
+    #[serde(serialize_with = "crate::analysis::vocabulary::by_program_and_variant")]
+    pub failures: BTreeMap<(String, Option<String>), FailureCounts>,
     /// Problems found while reading and balancing the data.
     pub warnings: Vec<String>,
     /// The machine as a factor, per program and metric (Slurm runs only).
@@ -210,6 +211,7 @@ pub struct Sensitivity {
     /// F statistic (mean square between binaries over mean square within).
     pub f: Option<f64>,
     /// Degrees of freedom between and within binaries.
+    #[serde(flatten, serialize_with = "crate::stats::wire::df_pair_opt")]
     pub df: Option<(f64, f64)>,
     /// p-value of the F-test.
     pub p_value: Option<f64>,
