@@ -7,7 +7,7 @@
 //! `archive-members:demo:0`, ...), so a seed means the same layout of a program forever.
 //!
 //! Two seams: what every binary of a program shares, merged once (its objects by one
-//! `ld -r`, see [`merged`]), and the command line of each relink
+//! `ld -r`, in the private `merged` module), and the command line of each relink
 //! ([`super::link_command`]); this module draws each seed's orders and runs the link.
 
 use std::path::{Path, PathBuf};
