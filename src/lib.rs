@@ -18,7 +18,10 @@
 //!
 //! [`files`] holds the formats of the files an experiment directory keeps (manifest, results
 //! store records, the store's reader and crash-safe writer) and the atomic write they share,
-//! below every stage so that no stage imports another for a file's layout. [`seeded`] holds the reproducible random streams every stage draws from.
+//! below every stage so that no stage imports another for a file's layout. [`seeded`] holds
+//! the reproducible random streams every stage draws from. [`child`] starts nothing itself:
+//! it finds programs on PATH and ties a child's life to layoutrand's, for every stage that
+//! starts one.
 
 /// `eprintln!` that never panics. Messages on stderr are diagnostics: when stderr cannot be
 /// written (a full disk behind `2>log`, a closed descriptor) a run, a build through the shim

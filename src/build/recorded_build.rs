@@ -5,9 +5,9 @@
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader};
-use std::os::unix::process::CommandExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -47,32 +47,10 @@ pub fn run(
         std::fs::remove_dir_all(record_dir)
             .with_context(|| format!("removing the old record {}", record_dir.display()))?;
     }
-    let shim_dir = record_dir.join("shims");
-    let exe = std::env::current_exe().context("finding the layoutrand executable")?;
-    wrap::install_shims(&shim_dir, &exe)?;
-    let real_path = std::env::var_os("PATH").unwrap_or_default();
-    let mut path_entries: Vec<PathBuf> = vec![shim_dir.clone()];
-    path_entries.extend(std::env::split_paths(&real_path));
-    let shim_path = std::env::join_paths(path_entries)?;
-
+    let env = shim_environment(record_dir, extra_env)?;
     let start = Instant::now();
     // SIGINT/SIGTERM kill the build's whole process group (see `interrupt::guard_group`).
     let _signals = super::interrupt::catch();
-    let mut env: Vec<(OsString, OsString)> = extra_env
-        .iter()
-        .map(|(k, v)| (k.into(), v.into()))
-        .collect();
-    env.extend([
-        ("PATH".into(), shim_path),
-        (wrap::ENV_REAL_PATH.into(), real_path),
-        (wrap::ENV_SHIM_DIR.into(), shim_dir.into_os_string()),
-        (
-            wrap::ENV_RECORD_DIR.into(),
-            record_dir.as_os_str().to_owned(),
-        ),
-        // ccache would answer compiles from its cache without calling the shim.
-        ("CCACHE_DISABLE".into(), "1".into()),
-    ]);
     let (mut child, output) = spawn(command, cwd, &env)
         .with_context(|| format!("cannot start the build command `{}`", command.join(" ")))?;
     let _group = super::interrupt::guard_group(i32::try_from(child.id()).unwrap_or(0));
@@ -93,21 +71,74 @@ pub fn run(
     }
     let seconds = start.elapsed().as_secs_f64();
     if !status.success() {
-        let status = match status.code() {
-            Some(code) => format!("exit status {code}"),
-            None => {
-                use std::os::unix::process::ExitStatusExt;
-                format!("signal {}", status.signal().unwrap_or(0))
-            }
-        };
-        let quoted: Vec<String> = tail.iter().map(|l| format!("  | {l}")).collect();
+        return Err(failure(command, status, &tail));
+    }
+    let links = program_links(record_dir)?;
+    let shim_errors: Vec<String> = std::fs::read_to_string(record_dir.join(record::ERRORS_LOG))
+        .map(|t| t.lines().map(str::to_string).collect())
+        .unwrap_or_default();
+    if links.is_empty() {
         bail!(
-            "the build command `{}` failed ({status}); no binaries were produced. Last lines of its output:\n{}",
-            command.join(" "),
-            quoted.join("\n")
+            "{}",
+            no_link_message(command, cwd, record_dir, &shim_errors)
         );
     }
-    let mut links = record::read_records(record_dir)?;
+    Ok(RecordedBuild {
+        links,
+        seconds,
+        shim_errors,
+    })
+}
+
+/// The build's environment (besides what it inherits): the shims first on PATH, where the
+/// shim finds the real tools and writes its record, and `extra_env`. Installs the shims.
+fn shim_environment(
+    record_dir: &Path,
+    extra_env: &[(String, String)],
+) -> Result<Vec<(OsString, OsString)>> {
+    let shim_dir = record_dir.join("shims");
+    let exe = std::env::current_exe().context("finding the layoutrand executable")?;
+    wrap::install_shims(&shim_dir, &exe)?;
+    let real_path = std::env::var_os("PATH").unwrap_or_default();
+    let mut path_entries: Vec<PathBuf> = vec![shim_dir.clone()];
+    path_entries.extend(std::env::split_paths(&real_path));
+    let shim_path = std::env::join_paths(path_entries)?;
+    let mut env: Vec<(OsString, OsString)> = extra_env
+        .iter()
+        .map(|(k, v)| (k.into(), v.into()))
+        .collect();
+    env.extend([
+        ("PATH".into(), shim_path),
+        (wrap::ENV_REAL_PATH.into(), real_path),
+        (wrap::ENV_SHIM_DIR.into(), shim_dir.into_os_string()),
+        (
+            wrap::ENV_RECORD_DIR.into(),
+            record_dir.as_os_str().to_owned(),
+        ),
+        // ccache would answer compiles from its cache without calling the shim.
+        ("CCACHE_DISABLE".into(), "1".into()),
+    ]);
+    Ok(env)
+}
+
+/// The error of a failed build command: its status and the last lines of its output.
+fn failure(command: &[String], status: ExitStatus, tail: &VecDeque<String>) -> anyhow::Error {
+    let status = match status.code() {
+        Some(code) => format!("exit status {code}"),
+        None => format!("signal {}", status.signal().unwrap_or(0)),
+    };
+    let quoted: Vec<String> = tail.iter().map(|l| format!("  | {l}")).collect();
+    anyhow::anyhow!(
+        "the build command `{}` failed ({status}); no binaries were produced. Last lines of its output:\n{}",
+        command.join(" "),
+        quoted.join("\n")
+    )
+}
+
+/// The recorded links of programs, probes (links whose output the build deleted again) left
+/// out; a note names the probes, and another the compile-and-link calls that ran unchanged.
+fn program_links(record_dir: &Path) -> Result<Vec<record::LinkRecord>> {
+    let links = record::read_records(record_dir)?;
     // A link whose output the build deleted again was a probe (zstd's Makefile links
     // `have_zlib` and friends to test for libraries, then removes them): not a program.
     // Only a regular file the link wrote is a program (never a device or a link to one).
@@ -128,7 +159,6 @@ pub fn run(
             names.join(", ")
         );
     }
-    links = kept;
     let side = record::seen_outputs(record_dir, "side-output-link");
     if !side.is_empty() {
         crate::diagnostic!(
@@ -140,20 +170,7 @@ pub fn run(
             side.join(", ")
         );
     }
-    let shim_errors: Vec<String> = std::fs::read_to_string(record_dir.join(record::ERRORS_LOG))
-        .map(|t| t.lines().map(str::to_string).collect())
-        .unwrap_or_default();
-    if links.is_empty() {
-        bail!(
-            "{}",
-            no_link_message(command, cwd, record_dir, &shim_errors)
-        );
-    }
-    Ok(RecordedBuild {
-        links,
-        seconds,
-        shim_errors,
-    })
+    Ok(kept)
 }
 
 /// Starts the build command in `cwd`, in its own process group, killed with layoutrand, its

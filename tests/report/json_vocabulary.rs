@@ -98,9 +98,9 @@ fn store(dir: &Path, variants: &[(&str, f64)], factor: f64, failing: bool) {
         &mut |_, seed, e, _, _| factor * gen.value(seed, e),
         &|program, seed, _| {
             if failing && program == "b" && seed == Some(3) {
-                layoutrand::run::store::ExecutionStatus::Exit
+                layoutrand::files::store::ExecutionStatus::Exit
             } else {
-                layoutrand::run::store::ExecutionStatus::Ok
+                layoutrand::files::store::ExecutionStatus::Ok
             }
         },
     );
