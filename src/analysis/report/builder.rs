@@ -315,7 +315,13 @@ pub fn analyse_series(
         .as_ref()
         .map(|b| baseline_summary(b, baseline_ci.as_ref()));
     let sensitivity = sensitivity(series, &levels, mean, thresholds);
-    let shift = shift(series, ci.as_ref(), baseline_ci.as_ref(), thresholds);
+    let interval_note = engine.as_ref().and_then(|a| a.ci_note.clone());
+    let shift = shift(
+        series,
+        (ci.as_ref(), interval_note.as_deref()),
+        baseline_ci.as_ref(),
+        thresholds,
+    );
     let default_layout = super::shift::default_layout(series, thresholds);
     let mut diagnostics = diagnose(series, failures, confidence);
     // Shapiro–Wilk of the binaries' means: the engine's, shown below the size from which the
@@ -343,7 +349,7 @@ pub fn analyse_series(
             upper: c.high,
         }),
         relative_half_width: ci.map(|c| c.relative_half_width()),
-        interval_note: engine.as_ref().and_then(|a| a.ci_note.clone()),
+        interval_note,
         bootstrap_note: engine.as_ref().and_then(|a| a.bootstrap_note.clone()),
         bootstrap: engine.and_then(|a| a.bootstrap),
         baseline,

@@ -95,3 +95,21 @@ pub struct SeriesPlots {
     /// What the lag and ACF plots show.
     pub dependence: Dependence,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Quartiles by Hyndman & Fan's definition 7, the input unsorted; reference:
+    /// `python3 -c "import numpy as np; print(np.quantile([4,1,3,2],[0.25,0.5,0.75]))"`
+    /// → `[1.75 2.5 3.25]`.
+    #[test]
+    fn a_box_has_numpys_quartiles_and_the_extremes() {
+        let b = BoxSummary::of(&[4.0, 1.0, 3.0, 2.0]).unwrap();
+        assert_eq!(
+            (b.low, b.q1, b.median, b.q3, b.high),
+            (1.0, 1.75, 2.5, 3.25, 4.0)
+        );
+        assert_eq!(BoxSummary::of(&[]), None);
+    }
+}

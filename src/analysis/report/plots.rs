@@ -167,3 +167,75 @@ fn dependence(series: &Series, in_schedule: &[f64], factor: f64) -> Dependence {
         acf: acf_pair,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::report::series::ExecutionData;
+
+    fn series(live: Vec<f64>) -> Series {
+        Series {
+            program: "p".into(),
+            variant: None,
+            metric: "wall".into(),
+            unit: "ns".into(),
+            seeds: vec![BinaryData {
+                seed: Some(1),
+                binary: "seed-1".into(),
+                executions: vec![ExecutionData {
+                    execution: 0,
+                    schedule_index: 0,
+                    wall_ns: 0,
+                    warmup: Vec::new(),
+                    live,
+                }],
+            }],
+            baseline: None,
+            warmup_discarded: 0,
+            binary_cost_seconds: None,
+        }
+    }
+
+    /// The dependence plots' data: the iterations of a long execution, a seeded reordering
+    /// of the same values, the lags shorter than the data, and both ACFs from lag 1 to
+    /// min(20, n − 1) with the ±1.96/√n band.
+    #[test]
+    fn the_reordered_twin_is_a_permutation_with_the_same_band() {
+        let values: Vec<f64> = (0..12).map(|i| f64::from(i * i % 7) + 1.0).collect();
+        let s = series(values.clone());
+        let d = dependence(&s, &[], 1.0);
+        assert!(
+            d.subject.contains("live iterations of seed-1"),
+            "{}",
+            d.subject
+        );
+        assert_eq!(d.values, values);
+        assert_ne!(
+            d.reordered, values,
+            "a seeded shuffle of 12 distinct-enough values"
+        );
+        let sorted = |v: &[f64]| {
+            let mut v = v.to_vec();
+            v.sort_by(f64::total_cmp);
+            v
+        };
+        assert_eq!(sorted(&d.reordered), sorted(&values));
+        assert_eq!(d.lags, [1, 2, 3, 4]);
+        let (real, reordered, bound) = d.acf.unwrap();
+        assert_eq!((real.len(), reordered.len()), (11, 11));
+        assert!((bound - 1.96 / 12f64.sqrt()).abs() < 1e-15);
+        // Seeded: the same data give the same twin.
+        assert_eq!(dependence(&s, &[], 1.0).reordered, d.reordered);
+    }
+
+    /// Short executions: the execution means in schedule order instead, no ACF below 4.
+    #[test]
+    fn short_executions_fall_back_to_the_schedule() {
+        let s = series(vec![1.0, 2.0]);
+        let d = dependence(&s, &[5.0, 6.0, 7.0], 1.0);
+        assert_eq!(d.subject, "the execution means in schedule order");
+        assert_eq!(d.values, [5.0, 6.0, 7.0]);
+        assert_eq!(d.lags, [1, 2]);
+        assert!(d.acf.is_none());
+    }
+}

@@ -41,9 +41,11 @@ fn rank_words(baseline: f64, seed_means: &[f64]) -> String {
 }
 
 /// The shift analysis from the two intervals (both at `thresholds.confidence`).
+/// `random_note` says why the random layouts' mean has no interval when the engine said why
+/// (an overflowing spread, an interval withheld); without one, there were too few binaries.
 pub fn shift(
     series: &Series,
-    random: Option<&MeanInterval>,
+    (random, random_note): (Option<&MeanInterval>, Option<&str>),
     baseline: Option<&MeanInterval>,
     thresholds: &Thresholds,
 ) -> Shift {
@@ -61,9 +63,10 @@ pub fn shift(
         );
     };
     let Some(random) = random else {
-        return undetermined(
-            "cannot tell: fewer than 2 randomised binaries, so the random layouts' mean has no interval.".into(),
-        );
+        return undetermined(match random_note {
+            Some(note) => format!("cannot tell: the random layouts' mean has no interval: {note}."),
+            None => "cannot tell: fewer than 2 randomised binaries, so the random layouts' mean has no interval.".into(),
+        });
     };
     let Some(base) = baseline else {
         return undetermined(format!(

@@ -1,6 +1,7 @@
 //! One exporter per output format behind one trait, in the manner of hyperfine's
-//! `src/export`: each turns the same [`Report`] (and, for plots, the [`Experiment`] it was
-//! computed from) into a string.
+//! `src/export`: each turns the same [`Report`] into a string. The report carries everything
+//! drawn, the plots' data included; the [`Experiment`] it was computed from is passed too but
+//! no exporter reads it any more (it stays in the signature so that callers did not change).
 
 use anyhow::Result;
 

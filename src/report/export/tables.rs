@@ -281,6 +281,11 @@ pub fn mean_line(s: &SeriesReport, confidence: f64) -> String {
 fn mean_interval_line(s: &SeriesReport, confidence: f64) -> String {
     let binaries = s.levels.last().map_or(0, |l| l.repetitions);
     match (s.ci, s.relative_half_width, &s.interval_note) {
+        // No level estimated (the variances overflow): no count of binaries to show.
+        (None, _, Some(note)) if s.levels.is_empty() => format!(
+            "Mean over random layouts: {} (KJ eq. 4), {note}.",
+            quantity(s.mean, &s.unit),
+        ),
         (None, _, Some(note)) => format!(
             "Mean over random layouts: {} ({binaries} binaries, KJ eq. 4), {note}.",
             quantity(s.mean, &s.unit),
