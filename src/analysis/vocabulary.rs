@@ -111,12 +111,7 @@ pub fn confidence_arg(text: &str) -> std::result::Result<f64, String> {
     })
 }
 
-/// The `schema` at the top of every JSON output of layoutrand (`report`, `analyze`,
-/// `compare`, `dimension`, `layout`, `doctor`, `export`): one number for one vocabulary
-/// (docs/formats.md). 3: interval bounds are `lower`/`upper` everywhere, p-values `p_value`,
-/// two degrees of freedom `df_numerator`/`df_denominator`, every `verdict` a word of
-/// [`VERDICT_WORDS`]. The files layoutrand reads back (manifest, store, plan) keep their own.
-pub const OUTPUT_SCHEMA: u32 = 3;
+pub use crate::files::OUTPUT_SCHEMA;
 
 /// Every word a `verdict` field takes in layoutrand's JSON, per kind of question:
 /// [`Verdict`] (is there an effect?), [`super::effect::EffectVerdict`] (which way does a

@@ -231,7 +231,7 @@ impl<'a> RowWriter<'a> {
                 write!(
                     out,
                     "{{\"schema\": {}, \"tool_version\": \"{}\", \"measurements\": [",
-                    crate::analysis::vocabulary::OUTPUT_SCHEMA,
+                    crate::files::OUTPUT_SCHEMA,
                     env!("CARGO_PKG_VERSION")
                 )?;
                 RowWriter::Json { out, first: true }
