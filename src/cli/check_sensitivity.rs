@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use layoutrand::experiment::config::{BuildConfig, RunConfig};
 use layoutrand::experiment::{run_experiment, ExperimentConfig, Mode};
+use layoutrand::flags::build::GranularityArg;
 
 /// Arguments of `layoutrand check-sensitivity`.
 #[derive(Debug, clap::Args)]
@@ -24,15 +25,16 @@ pub struct Args {
     /// Iterations per execution (with a regex metric).
     #[arg(long)]
     pub iterations: Option<u32>,
-    /// link, module or global.
-    #[arg(long, default_value = "module")]
-    pub granularity: String,
+    /// What to randomise (as `build --granularity`).
+    #[arg(long, value_enum, default_value_t = GranularityArg::Module)]
+    pub granularity: GranularityArg,
     /// Output directory.
     #[arg(long, default_value = "layoutrand-out/sensitivity")]
     pub out: PathBuf,
-    /// Per-execution timeout in seconds.
-    #[arg(long, default_value_t = 300.0)]
-    pub timeout: f64,
+    /// Kill an execution after this long (as `run --timeout`: e.g. 90s, 5m; a bare number is
+    /// seconds).
+    #[arg(long, value_name = "DURATION", default_value = "300s", value_parser = layoutrand::units::duration_arg)]
+    pub timeout: std::time::Duration,
     /// `-- BUILD COMMAND... -- RUN COMMAND...` (the run command uses {bin}).
     #[arg(last = true, required = true, allow_hyphen_values = true)]
     pub commands: Vec<String>,
@@ -55,7 +57,7 @@ pub fn run(args: Args) -> Result<i32> {
             metric: Some(args.metric),
             executions: Some(args.executions),
             iterations: args.iterations,
-            timeout: Some(args.timeout),
+            timeout: Some(args.timeout.as_secs_f64()),
             ..RunConfig::default()
         },
         ..ExperimentConfig::default()

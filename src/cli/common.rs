@@ -148,42 +148,7 @@ impl GateArgs {
     }
 }
 
-/// `--executions`, `--iterations`, `--warmup` and `--metric`: the lower levels of the design
-/// and what is measured, for `run` and for `experiment` (whose run stage passes them on).
-#[derive(Debug, Clone, clap::Args)]
-pub struct DesignArgs {
-    /// Executions (processes) per binary [default: 10; experiment: 5 with --initial, else 3].
-    #[arg(long)]
-    pub executions: Option<u32>,
-    /// Iterations each execution must report (with --metric regex:...); `{iterations}` in
-    /// the command is replaced by it.
-    #[arg(long)]
-    pub iterations: Option<u32>,
-    /// Iterations at the start of each execution kept in the store but marked as warmup
-    /// (left out of the statistics).
-    #[arg(long)]
-    pub warmup: Option<u32>,
-    /// wall | cpu | cachegrind | regex:PATTERN (one capture per iteration from stdout)
-    /// [default: wall].
-    #[arg(long)]
-    pub metric: Option<String>,
-}
-
-/// `--timeout D` and `--budget D`: the limits of one execution and of the whole run, for
-/// `run` and `experiment`. Both take plain seconds or a duration such as `90s`, `10m` or
-/// `1h30m`, at most [`layoutrand::units::MAX_DURATION`] (one parser:
-/// [`layoutrand::units::parse_duration`]).
-#[derive(Debug, Clone, clap::Args)]
-pub struct LimitArgs {
-    /// Kill an execution's whole process group after this long (seconds, or e.g. 500ms,
-    /// 2m; at most a year).
-    #[arg(long, value_name = "DURATION", value_parser = layoutrand::units::duration_arg)]
-    pub timeout: Option<std::time::Duration>,
-    /// Stop cleanly between executions after this long (e.g. 90s, 10m, 1h30m; at most a
-    /// year); the same command (run: with --resume) continues. A run stopped so exits 4.
-    #[arg(long, value_name = "DURATION", value_parser = layoutrand::units::duration_arg)]
-    pub budget: Option<std::time::Duration>,
-}
+pub use layoutrand::flags::{DesignArgs, LimitArgs};
 
 /// Writes a command's whole answer to standard output; a failure (a full disk behind `>`)
 /// is an error that says where the answer was going.
