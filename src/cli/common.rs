@@ -30,24 +30,37 @@ impl VerdictArgs {
     }
 }
 
-/// `--bootstrap N --seed S`: the studentized bootstrap over top-level units.
+/// `--bootstrap N --bootstrap-seed S`: the studentized bootstrap over top-level units.
 #[derive(Debug, Clone, clap::Args)]
 pub struct BootstrapArgs {
     /// Also compute a studentized bootstrap interval (resampling the top-level units) with
     /// this many resamples (100 to 10^7; 10000 is typical).
     #[arg(long, value_name = "N")]
     pub bootstrap: Option<usize>,
-    /// Seed of the bootstrap resampling (needs --bootstrap).
-    #[arg(long, requires = "bootstrap")]
+    /// Seed of the bootstrap resampling (needs --bootstrap) [default: 1]. Not the layout
+    /// seeds of `build --seed-base`, nor the schedule's `run --schedule-seed`.
+    #[arg(long = "bootstrap-seed", value_name = "S", requires = "bootstrap")]
+    pub bootstrap_seed: Option<u64>,
+    /// Deprecated spelling of --bootstrap-seed (warns on stderr).
+    #[arg(
+        long = "seed",
+        hide = true,
+        requires = "bootstrap",
+        conflicts_with = "bootstrap_seed"
+    )]
     pub seed: Option<u64>,
 }
 
 impl BootstrapArgs {
-    /// The options, when a bootstrap was asked for.
+    /// The options, when a bootstrap was asked for (warning once when the seed was given by
+    /// its deprecated spelling).
     pub fn options(&self) -> Option<BootstrapOptions> {
+        if self.seed.is_some() {
+            layoutrand::flags::warn_deprecated("--seed", "--bootstrap-seed");
+        }
         self.bootstrap.map(|resamples| BootstrapOptions {
             resamples,
-            seed: self.seed.unwrap_or(1),
+            seed: self.bootstrap_seed.or(self.seed).unwrap_or(1),
         })
     }
 }
@@ -72,8 +85,10 @@ pub struct FormatArgs {
 /// `--levels` and `--value`: what to read from a CSV of measurements.
 #[derive(Debug, Clone, clap::Args)]
 pub struct CsvColumnsArgs {
-    /// Columns identifying the unit at each level, highest level first
-    /// (e.g. `binary,execution,iteration`). One column gives a plain sample.
+    /// Columns identifying the unit at each level, highest level first, as a path from the
+    /// top (e.g. `binary,execution,iteration`); one column gives a plain sample. (The JSON
+    /// output's `levels` list runs the other way, lowest first, as Kalibera & Jones number
+    /// their levels.)
     #[arg(long, value_delimiter = ',')]
     pub levels: Vec<String>,
     /// The numeric column to analyse.
@@ -106,8 +121,10 @@ impl CsvColumnsArgs {
 /// and so which the CI gate judges.
 #[derive(Debug, Clone, clap::Args)]
 pub struct MetricFilterArgs {
-    /// Analyse only this metric (repeatable; e.g. `I1_misses`, `max_rss`). Default: every
-    /// metric recorded, the one asked of `run` first. `--fail-if-slower` judges the metrics
+    /// Analyse only this recorded metric: a name in the store (repeatable; e.g. `wall`,
+    /// `I1_misses`, `max_rss`), not what `run --metric` measures (`cachegrind`,
+    /// `regex:...`), nor in CSV mode a column (that is `--value`). Default: every metric
+    /// recorded, the one asked of `run` first. `--fail-if-slower` judges the metrics
     /// named here, and without any only the one asked of `run` (`wall`, `cpu`,
     /// `estimated_cycles`, the reported value).
     #[arg(long = "metric", value_name = "NAME")]

@@ -30,7 +30,8 @@ pub struct DesignArgs {
     #[arg(long)]
     pub warmup: Option<u32>,
     /// What to measure: wall | cpu | cachegrind | regex:PATTERN (one capture per iteration
-    /// from stdout) [default: wall].
+    /// from stdout) [default: wall]. (`report`, `compare` and `export` take `--metric NAME`
+    /// instead: which of the metrics this recorded to read.)
     #[arg(long)]
     pub metric: Option<String>,
 }
