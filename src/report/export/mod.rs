@@ -7,12 +7,15 @@ use anyhow::Result;
 use super::experiment::Experiment;
 use super::model::Report;
 
+pub mod analyze_text;
 pub mod bmf;
+pub mod compare_text;
 pub mod csv;
 pub mod html;
 pub mod html_machines;
 pub mod html_variants;
 pub mod json;
+pub mod layout_text;
 pub mod markdown;
 pub mod summary;
 pub mod svg;
