@@ -220,43 +220,12 @@ fn run_slurm(req: &RunRequest, opts: &SlurmOptions, wait: bool) -> anyhow::Resul
     Ok(Exit::Complete.code())
 }
 
-/// The end-of-run table: one line per binary.
+/// The end-of-run table, as the library renders it.
 fn print_summary(summary: &[BinarySummary]) {
-    for s in summary {
-        let cv = if s.cv.is_nan() {
-            "-".to_string()
-        } else {
-            format!("{:.2}%", 100.0 * s.cv)
-        };
-        let binary = match &s.variant {
-            Some(v) => format!("{v} {}", s.binary),
-            None => s.binary.clone(),
-        };
-        println!(
-            "{:<16} {:<12} n={:<4} mean={:<14} {:<6} CV={:<8} failures={}",
-            s.program,
-            binary,
-            s.executions_ok,
-            significant(s.mean),
-            s.unit,
-            cv,
-            s.failures
-        );
-    }
-}
-
-/// `x` with six significant digits, without exponent for everyday magnitudes.
-fn significant(x: f64) -> String {
-    if !x.is_finite() {
-        return "-".to_string();
-    }
-    let digits = if x == 0.0 {
-        0
-    } else {
-        x.abs().log10().floor() as i32
-    };
-    let decimals = (5 - digits).clamp(0, 9) as usize;
-    format!("{x:.decimals$}")
+    print!(
+        "{}",
+        layoutrand::report::export::run_summary::render_run_summary(summary)
+    );
 }
 
 /// Starts the executions' watchdog (`layoutrand::run::watchdog`): after a kill -9 of this

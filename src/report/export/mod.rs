@@ -17,6 +17,7 @@ pub mod html_variants;
 pub mod json;
 pub mod layout_text;
 pub mod markdown;
+pub mod run_summary;
 pub mod summary;
 pub mod svg;
 pub mod svg_variants;
