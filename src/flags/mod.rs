@@ -18,7 +18,8 @@ pub mod run;
 /// and what is measured, for `run` and for `experiment` (whose run stage passes them on).
 #[derive(Debug, Clone, Default, PartialEq, clap::Args)]
 pub struct DesignArgs {
-    /// Executions (processes) per binary [default: 10; experiment: 5 with --initial, else 3].
+    /// Executions (processes) per binary [default: run 10; experiment 5 with --initial, else
+    /// 3; check-sensitivity 3].
     #[arg(long)]
     pub executions: Option<u32>,
     /// Iterations each execution must report (with --metric regex:...); `{iterations}` in
