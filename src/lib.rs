@@ -41,6 +41,7 @@ pub mod doctor;
 pub mod exit;
 pub mod experiment;
 pub mod files;
+pub mod flags;
 pub mod layout;
 pub mod measurements;
 pub mod progress;

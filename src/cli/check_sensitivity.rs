@@ -6,37 +6,38 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use layoutrand::experiment::config::{BuildConfig, RunConfig};
 use layoutrand::experiment::{run_experiment, ExperimentConfig, Mode};
+use layoutrand::flags::build::GranularityArg;
+use layoutrand::flags::{DesignArgs, LimitArgs};
 
-/// Arguments of `layoutrand check-sensitivity`.
+/// Arguments of `layoutrand check-sensitivity`: the flags of `experiment`, defined once in
+/// [`layoutrand::flags`], with defaults for a quick answer.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Example:\n  layoutrand check-sensitivity -- make -j2 -- '{bin}' input.txt")]
+#[command(
+    after_help = "Defaults: 10 seeds × 3 executions of wall time, each execution killed after                         300s.\n\nExample:\n  layoutrand check-sensitivity -- make -j2 -- '{bin}' input.txt"
+)]
 pub struct Args {
     /// Randomised binaries to build (each one relink).
     #[arg(long, default_value_t = 10)]
     pub seeds: u32,
-    /// Executions per binary.
-    #[arg(long, default_value_t = 3)]
-    pub executions: u32,
-    /// wall, cpu, cachegrind or regex:PATTERN (cachegrind: deterministic simulated cache
-    /// misses, for noisy machines).
-    #[arg(long, default_value = "wall")]
-    pub metric: String,
-    /// Iterations per execution (with a regex metric).
-    #[arg(long)]
-    pub iterations: Option<u32>,
-    /// link, module or global.
-    #[arg(long, default_value = "module")]
-    pub granularity: String,
+    #[command(flatten)]
+    pub design: DesignArgs,
+    /// What to randomise (as `build --granularity`).
+    #[arg(long, value_enum, default_value_t = GranularityArg::Module)]
+    pub granularity: GranularityArg,
     /// Output directory.
     #[arg(long, default_value = "layoutrand-out/sensitivity")]
     pub out: PathBuf,
-    /// Per-execution timeout in seconds.
-    #[arg(long, default_value_t = 300.0)]
-    pub timeout: f64,
+    #[command(flatten)]
+    pub limits: LimitArgs,
     /// `-- BUILD COMMAND... -- RUN COMMAND...` (the run command uses {bin}).
     #[arg(last = true, required = true, allow_hyphen_values = true)]
     pub commands: Vec<String>,
 }
+
+/// The executions per binary and the timeout of one execution when not given: a check
+/// sized to finish in minutes.
+const EXECUTIONS: u32 = 3;
+const TIMEOUT: std::time::Duration = std::time::Duration::from_secs(300);
 
 /// Runs `layoutrand check-sensitivity`.
 pub fn run(args: Args) -> Result<i32> {
@@ -52,15 +53,16 @@ pub fn run(args: Args) -> Result<i32> {
         },
         run: RunConfig {
             command: run,
-            metric: Some(args.metric),
-            executions: Some(args.executions),
-            iterations: args.iterations,
-            timeout: Some(args.timeout),
+            metric: Some(args.design.metric.unwrap_or_else(|| "wall".into())),
+            executions: Some(args.design.executions.unwrap_or(EXECUTIONS)),
+            iterations: args.design.iterations,
+            warmup: args.design.warmup,
+            timeout: Some(args.limits.timeout.unwrap_or(TIMEOUT).as_secs_f64()),
             ..RunConfig::default()
         },
         ..ExperimentConfig::default()
     };
-    run_experiment(&config, Mode::Real, None, None)
+    run_experiment(&config, Mode::Real, args.limits.budget, None)
 }
 
 /// Splits `BUILD... -- RUN...` at the first `--`.

@@ -30,24 +30,37 @@ impl VerdictArgs {
     }
 }
 
-/// `--bootstrap N --seed S`: the studentized bootstrap over top-level units.
+/// `--bootstrap N --bootstrap-seed S`: the studentized bootstrap over top-level units.
 #[derive(Debug, Clone, clap::Args)]
 pub struct BootstrapArgs {
     /// Also compute a studentized bootstrap interval (resampling the top-level units) with
     /// this many resamples (100 to 10^7; 10000 is typical).
     #[arg(long, value_name = "N")]
     pub bootstrap: Option<usize>,
-    /// Seed of the bootstrap resampling (needs --bootstrap).
-    #[arg(long, requires = "bootstrap")]
+    /// Seed of the bootstrap resampling (needs --bootstrap) [default: 1]. Not the layout
+    /// seeds of `build --seed-base`, nor the schedule's `run --schedule-seed`.
+    #[arg(long = "bootstrap-seed", value_name = "S", requires = "bootstrap")]
+    pub bootstrap_seed: Option<u64>,
+    /// Deprecated spelling of --bootstrap-seed (warns on stderr).
+    #[arg(
+        long = "seed",
+        hide = true,
+        requires = "bootstrap",
+        conflicts_with = "bootstrap_seed"
+    )]
     pub seed: Option<u64>,
 }
 
 impl BootstrapArgs {
-    /// The options, when a bootstrap was asked for.
+    /// The options, when a bootstrap was asked for (warning once when the seed was given by
+    /// its deprecated spelling).
     pub fn options(&self) -> Option<BootstrapOptions> {
+        if self.seed.is_some() {
+            layoutrand::flags::warn_deprecated("--seed", "--bootstrap-seed");
+        }
         self.bootstrap.map(|resamples| BootstrapOptions {
             resamples,
-            seed: self.seed.unwrap_or(1),
+            seed: self.bootstrap_seed.or(self.seed).unwrap_or(1),
         })
     }
 }
@@ -72,8 +85,10 @@ pub struct FormatArgs {
 /// `--levels` and `--value`: what to read from a CSV of measurements.
 #[derive(Debug, Clone, clap::Args)]
 pub struct CsvColumnsArgs {
-    /// Columns identifying the unit at each level, highest level first
-    /// (e.g. `binary,execution,iteration`). One column gives a plain sample.
+    /// Columns identifying the unit at each level, highest level first, as a path from the
+    /// top (e.g. `binary,execution,iteration`); one column gives a plain sample. (The JSON
+    /// output's `levels` list runs the other way, lowest first, as Kalibera & Jones number
+    /// their levels.)
     #[arg(long, value_delimiter = ',')]
     pub levels: Vec<String>,
     /// The numeric column to analyse.
@@ -106,8 +121,10 @@ impl CsvColumnsArgs {
 /// and so which the CI gate judges.
 #[derive(Debug, Clone, clap::Args)]
 pub struct MetricFilterArgs {
-    /// Analyse only this metric (repeatable; e.g. `I1_misses`, `max_rss`). Default: every
-    /// metric recorded, the one asked of `run` first. `--fail-if-slower` judges the metrics
+    /// Analyse only this recorded metric: a name in the store (repeatable; e.g. `wall`,
+    /// `I1_misses`, `max_rss`), not what `run --metric` measures (`cachegrind`,
+    /// `regex:...`), nor in CSV mode a column (that is `--value`). Default: every metric
+    /// recorded, the one asked of `run` first. `--fail-if-slower` judges the metrics
     /// named here, and without any only the one asked of `run` (`wall`, `cpu`,
     /// `estimated_cycles`, the reported value).
     #[arg(long = "metric", value_name = "NAME")]
@@ -148,42 +165,7 @@ impl GateArgs {
     }
 }
 
-/// `--executions`, `--iterations`, `--warmup` and `--metric`: the lower levels of the design
-/// and what is measured, for `run` and for `experiment` (whose run stage passes them on).
-#[derive(Debug, Clone, clap::Args)]
-pub struct DesignArgs {
-    /// Executions (processes) per binary [default: 10; experiment: 5 with --initial, else 3].
-    #[arg(long)]
-    pub executions: Option<u32>,
-    /// Iterations each execution must report (with --metric regex:...); `{iterations}` in
-    /// the command is replaced by it.
-    #[arg(long)]
-    pub iterations: Option<u32>,
-    /// Iterations at the start of each execution kept in the store but marked as warmup
-    /// (left out of the statistics).
-    #[arg(long)]
-    pub warmup: Option<u32>,
-    /// wall | cpu | cachegrind | regex:PATTERN (one capture per iteration from stdout)
-    /// [default: wall].
-    #[arg(long)]
-    pub metric: Option<String>,
-}
-
-/// `--timeout D` and `--budget D`: the limits of one execution and of the whole run, for
-/// `run` and `experiment`. Both take plain seconds or a duration such as `90s`, `10m` or
-/// `1h30m`, at most [`layoutrand::units::MAX_DURATION`] (one parser:
-/// [`layoutrand::units::parse_duration`]).
-#[derive(Debug, Clone, clap::Args)]
-pub struct LimitArgs {
-    /// Kill an execution's whole process group after this long (seconds, or e.g. 500ms,
-    /// 2m; at most a year).
-    #[arg(long, value_name = "DURATION", value_parser = layoutrand::units::duration_arg)]
-    pub timeout: Option<std::time::Duration>,
-    /// Stop cleanly between executions after this long (e.g. 90s, 10m, 1h30m; at most a
-    /// year); the same command (run: with --resume) continues. A run stopped so exits 4.
-    #[arg(long, value_name = "DURATION", value_parser = layoutrand::units::duration_arg)]
-    pub budget: Option<std::time::Duration>,
-}
+pub use layoutrand::flags::{DesignArgs, LimitArgs};
 
 /// Writes a command's whole answer to standard output; a failure (a full disk behind `>`)
 /// is an error that says where the answer was going.

@@ -4,7 +4,6 @@
 
 use std::time::Duration;
 
-use layoutrand::analysis::vocabulary::share_arg;
 use layoutrand::doctor::calibration::{run_fixed_loop, CalibrationPlan};
 use layoutrand::doctor::render::render_text;
 use layoutrand::doctor::{examine, DoctorOptions};
@@ -20,7 +19,7 @@ pub struct Args {
     #[arg(long, default_value_t = 6)]
     pub iterations: usize,
     /// The precision the counts are for (`1%` or `0.01`).
-    #[arg(long, value_name = "PCT", default_value = "1%", value_parser = share_arg)]
+    #[arg(long, value_name = "PCT", default_value = "1%", value_parser = layoutrand::flags::target_arg)]
     pub target: f64,
     /// Skip the calibration (the checks only; the noise stays unknown).
     #[arg(long = "no-calibration")]

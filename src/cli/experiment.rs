@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use layoutrand::experiment::subprocess::StageInterrupted;
 use layoutrand::experiment::{run_experiment, ExperimentConfig, Mode};
+use layoutrand::flags::build::{GranularityArg, LinkerArg};
 
 /// Arguments of `layoutrand experiment`. Every flag overrides the same key of the file.
 #[derive(Debug, clap::Args)]
@@ -29,20 +30,21 @@ pub struct Args {
     /// Number of randomised binaries.
     #[arg(long)]
     pub seeds: Option<u32>,
-    /// link, module or global.
-    #[arg(long)]
-    pub granularity: Option<String>,
-    /// auto, bfd, gold, lld or mold.
-    #[arg(long)]
-    pub linker: Option<String>,
+    /// What to randomise (as `build --granularity`).
+    #[arg(long, value_enum)]
+    pub granularity: Option<GranularityArg>,
+    /// Linker for the relinks (as `build --linker`).
+    #[arg(long, value_enum)]
+    pub linker: Option<LinkerArg>,
     #[command(flatten)]
     pub design: super::common::DesignArgs,
-    /// Executions at once (run --jobs; deterministic metrics such as cachegrind only).
-    #[arg(long)]
+    /// Executions at once (as `run --jobs`: 1 to 1024; deterministic metrics such as
+    /// cachegrind only).
+    #[arg(long, value_parser = layoutrand::flags::jobs_arg)]
     pub jobs: Option<usize>,
-    /// Target relative half-width of the CI, e.g. 1%.
-    #[arg(long)]
-    pub target: Option<String>,
+    /// Target relative half-width of the CI (`1%` or `0.01`).
+    #[arg(long, value_name = "PCT", value_parser = layoutrand::flags::target_arg)]
+    pub target: Option<f64>,
     #[command(flatten)]
     pub limits: super::common::LimitArgs,
     /// Build command, as one shell-quoted string (e.g. "make -j2").
@@ -97,7 +99,10 @@ pub fn run(args: Args) -> Result<i32> {
         .map(|t| t.as_secs_f64())
         .or(config.run.timeout);
     config.run.jobs = args.jobs.or(config.run.jobs);
-    config.target.precision = args.target.or(config.target.precision);
+    config.target.precision = args
+        .target
+        .map(|t| t.to_string())
+        .or(config.target.precision);
     config.target.max_binaries = args.max_binaries.or(config.target.max_binaries);
     let mode = if args.initial {
         Mode::Initial

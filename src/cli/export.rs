@@ -14,8 +14,9 @@ pub struct Args {
     /// json; `machine` (the Slurm node) only when the store records one per execution.
     #[arg(long, default_value_t = ExportFormat::Csv, value_parser = parse_format)]
     pub format: ExportFormat,
-    /// Metric to export (e.g. wall, cpu, max_rss, reported, Ir, estimated_cycles) [default: the
-    /// run's --metric].
+    /// Recorded metric to export: a name in the store (e.g. wall, cpu, max_rss, reported, Ir,
+    /// estimated_cycles), not a `run --metric` spec [default: the one `run --metric` asked
+    /// for].
     #[arg(long)]
     pub metric: Option<String>,
     /// Also export warmup iterations (CSV gains a `warmup` column).

@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Result};
-use serde::Serialize;
 
-use layoutrand::layout::{self, binary::Function, distance::Comparison};
+use layoutrand::layout::shown::{DistanceReport, LayoutReport};
+use layoutrand::report::export::layout_text::{render_distance, render_layout};
 
 /// Output formats of `layoutrand layout`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -29,113 +29,28 @@ pub struct Args {
     pub format: Format,
 }
 
-/// Version of `layout --format json` (both forms); changes when a reader could misread it.
-const LAYOUT_SCHEMA: u32 = layoutrand::analysis::vocabulary::OUTPUT_SCHEMA;
-
-/// A binary's layout as printed in JSON.
-#[derive(Debug, Serialize)]
-struct LayoutReport<'a> {
-    schema: u32,
-    tool_version: &'static str,
-    path: &'a std::path::Path,
-    fingerprint: String,
-    functions: &'a [Function],
-}
-
-/// Two binaries' distances as printed in JSON.
-#[derive(Debug, Serialize)]
-struct DistanceReport<'a> {
-    schema: u32,
-    tool_version: &'static str,
-    base: &'a std::path::Path,
-    other: &'a std::path::Path,
-    base_fingerprint: String,
-    other_fingerprint: String,
-    #[serde(flatten)]
-    comparison: Comparison,
-}
-
 /// Runs `layoutrand layout`.
 pub fn run(args: Args) -> Result<i32> {
-    match args.binaries.as_slice() {
-        [binary] => show_one(binary, args.format),
-        [base, other] => show_two(base, other, args.format),
-        _ => bail!("give one binary or two"),
-    }
-}
-
-fn show_one(path: &std::path::Path, format: Format) -> Result<i32> {
-    let functions = layout::binary::functions(path)?;
-    let fingerprint = layout::fingerprint(&functions);
-    match format {
-        Format::Json => {
-            let report = LayoutReport {
-                schema: LAYOUT_SCHEMA,
-                tool_version: env!("CARGO_PKG_VERSION"),
-                path,
-                fingerprint,
-                functions: &functions,
-            };
-            println!("{}", serde_json::to_string_pretty(&report)?);
-        }
-        Format::Text => {
-            println!("binary       {}", path.display());
-            println!("fingerprint  {fingerprint}");
-            println!("functions    {}", functions.len());
-            println!();
-            println!("{:<18}  {:>8}  name, demangled  (file)", "address", "size");
-            for f in &functions {
-                let file = f
-                    .file
-                    .as_deref()
-                    .map(|s| format!("  ({s})"))
-                    .unwrap_or_default();
-                let name = layout::demangle::demangle(&f.name);
-                println!("{:#018x}  {:>8}  {name}{file}", f.address, f.size);
+    let json = args.format == Format::Json;
+    let text = match args.binaries.as_slice() {
+        [binary] => {
+            let report = LayoutReport::of(binary)?;
+            if json {
+                serde_json::to_string_pretty(&report)? + "\n"
+            } else {
+                render_layout(&report)
             }
         }
-    }
-    Ok(0)
-}
-
-fn show_two(base: &std::path::Path, other: &std::path::Path, format: Format) -> Result<i32> {
-    let base_functions = layout::binary::functions(base)?;
-    let other_functions = layout::binary::functions(other)?;
-    let comparison = layout::distance::compare(&base_functions, &other_functions);
-    let report = DistanceReport {
-        schema: LAYOUT_SCHEMA,
-        tool_version: env!("CARGO_PKG_VERSION"),
-        base,
-        other,
-        base_fingerprint: layout::fingerprint(&base_functions),
-        other_fingerprint: layout::fingerprint(&other_functions),
-        comparison,
-    };
-    match format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&report)?),
-        Format::Text => {
-            let d = &report.comparison.distance;
-            println!(
-                "base                   {} ({})",
-                base.display(),
-                report.base_fingerprint
-            );
-            println!(
-                "other                  {} ({})",
-                other.display(),
-                report.other_fingerprint
-            );
-            println!(
-                "functions              {} common, {} only in base, {} only in other",
-                report.comparison.common,
-                report.comparison.only_in_base,
-                report.comparison.only_in_other
-            );
-            println!("kendall_tau            {:.6}", d.kendall_tau);
-            println!("share_moved            {:.6}", d.share_moved);
-            println!("share_mod64_changed    {:.6}", d.share_mod64_changed);
-            println!("share_mod4096_changed  {:.6}", d.share_mod4096_changed);
+        [base, other] => {
+            let report = DistanceReport::between(base, other)?;
+            if json {
+                serde_json::to_string_pretty(&report)? + "\n"
+            } else {
+                render_distance(&report)
+            }
         }
-    }
+        _ => bail!("give one binary or two"),
+    };
+    print!("{text}");
     Ok(0)
 }

@@ -90,3 +90,46 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use layoutrand::flags::build::{BuildArgs, GranularityArg};
+    use layoutrand::flags::run::RunArgs;
+
+    fn parse(argv: Vec<std::ffi::OsString>) -> Command {
+        let full = std::iter::once("layoutrand".into()).chain(argv.clone());
+        match Cli::try_parse_from(full) {
+            Ok(cli) => cli.command,
+            Err(e) => panic!("{argv:?}: {e}"),
+        }
+    }
+
+    /// Issue 25: the experiment's stages are written by `to_argv` and parsed by this very
+    /// command line (subcommand name included), back to the same arguments.
+    #[test]
+    fn stage_argv_parses_back_through_the_real_command_line() {
+        let build = BuildArgs {
+            seeds: Some(4),
+            extend: true,
+            granularity: Some(GranularityArg::Link),
+            pad: Some(64),
+            command: vec!["make".into(), "-j2".into()],
+            ..BuildArgs::default()
+        };
+        match parse(build.to_argv()) {
+            Command::Build(parsed) => assert_eq!(parsed, build),
+            other => panic!("{other:?}"),
+        }
+        let run = RunArgs {
+            resume: true,
+            jobs: Some(2),
+            command: vec!["{bin}".into(), "-q".into()],
+            ..RunArgs::default()
+        };
+        match parse(run.to_argv()) {
+            Command::Run(parsed) => assert_eq!(parsed, run),
+            other => panic!("{other:?}"),
+        }
+    }
+}

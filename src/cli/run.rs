@@ -1,10 +1,9 @@
 //! `layoutrand run`: run the built binaries in the three-level design and store the results.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use layoutrand::exit::{interrupted_by, Exit};
-use layoutrand::files::cache_model::CacheModel;
 use layoutrand::files::store::{read_results, scan_results};
 use layoutrand::run::metric::primary_name_of_spec;
 use layoutrand::run::reaper::Interrupted;
@@ -14,88 +13,7 @@ use layoutrand::run::slurm::status::{render_status, wait_until_ended, WAIT_REPOR
 use layoutrand::run::slurm::submit::{submit, SlurmOptions};
 use layoutrand::run::summary::{summarize, BinarySummary};
 
-/// Arguments of `layoutrand run`.
-#[derive(Debug, clap::Args)]
-pub struct Args {
-    /// Experiment directory: holds manifest.json from `layoutrand build`, receives
-    /// results.jsonl.
-    #[arg(long, default_value = layoutrand::analysis::vocabulary::DEFAULT_DIR)]
-    pub out: PathBuf,
-    /// Programs (binary names in the manifest) that `{bin}` stands for, comma-separated
-    /// [default: all].
-    #[arg(long, value_delimiter = ',')]
-    pub programs: Option<Vec<String>>,
-    #[command(flatten)]
-    pub design: super::common::DesignArgs,
-    /// Exclusive upper bound in bytes of the environment padding (a multiple of 16 is
-    /// drawn per execution) [default: 4096].
-    #[arg(long = "env-pad")]
-    pub env_pad: Option<u32>,
-    #[command(flatten)]
-    pub limits: super::common::LimitArgs,
-    /// Seed of the interleaved schedule and of the paddings [default: from the clock,
-    /// recorded].
-    #[arg(long = "schedule-seed")]
-    pub schedule_seed: Option<u64>,
-    /// Continue the interrupted run in --out, skipping committed executions (with --slurm:
-    /// resubmit only the shards that are incomplete).
-    #[arg(long)]
-    pub resume: bool,
-    /// Run the executions on a Slurm cluster: shards of the schedule as one `sbatch` array
-    /// job, one exclusive node per task (see docs/slurm.md). --out must be on storage every
-    /// node sees.
-    #[arg(long)]
-    pub slurm: bool,
-    /// With --slurm: the Slurm partition.
-    #[arg(long, requires = "slurm")]
-    pub partition: Option<String>,
-    /// With --slurm: at most this many tasks (nodes) at once.
-    #[arg(long = "max-nodes", requires = "slurm")]
-    pub max_nodes: Option<u32>,
-    /// With --slurm: one more `sbatch` option (e.g. --slurm-arg=--time=02:00:00);
-    /// repeatable.
-    #[arg(long = "slurm-arg", requires = "slurm", allow_hyphen_values = true)]
-    pub slurm_arg: Vec<String>,
-    /// With --slurm: number of shards (array tasks), each a block of rounds of the schedule
-    /// [default: --executions, one round each].
-    #[arg(long, requires = "slurm")]
-    pub shards: Option<u32>,
-    /// With --slurm: node-local folder for the fixed binary path [default: /tmp/layoutrand].
-    #[arg(long = "node-dir", requires = "slurm")]
-    pub node_dir: Option<PathBuf>,
-    /// With --slurm: block until every task ended; exit 4 when some shard is incomplete.
-    #[arg(long, requires = "slurm")]
-    pub wait: bool,
-    /// With --slurm: write the plan and the job script, submit nothing.
-    #[arg(long = "dry-run", requires = "slurm")]
-    pub dry_run: bool,
-    /// Executions at once. Only for deterministic metrics (cachegrind), whose values do not
-    /// depend on what else runs; the store is the one a serial run writes [default: the
-    /// number of cores with --metric cachegrind, else 1].
-    #[arg(long)]
-    pub jobs: Option<usize>,
-    /// Allow --jobs above 1 with a time metric (wall, cpu, regex), whose values then include
-    /// the parallel executions' contention.
-    #[arg(long = "force-parallel")]
-    pub force_parallel: bool,
-    /// Pin executions to these CPUs (e.g. 1 or 0,2-3; sched_setaffinity): with --jobs 1 to
-    /// all of them, with --jobs N one CPU per parallel execution.
-    #[arg(long)]
-    pub cpus: Option<String>,
-    /// With --metric cachegrind: the caches to simulate, as I1=SIZE,ASSOC,LINE, D1=... and
-    /// LL=... (bytes, ways, bytes; comma-separated; a cache left out keeps the default)
-    /// [default: I1=32768,8,64,D1=32768,8,64,LL=8388608,16,64, whatever the host's caches].
-    #[arg(long = "cache-sim", value_name = "MODEL", value_parser = parse_cache_sim)]
-    pub cache_sim: Option<CacheModel>,
-    /// The benchmark command, with {bin} (or {bin:NAME}) where the binary goes.
-    #[arg(last = true)]
-    pub command: Vec<String>,
-}
-
-/// `--cache-sim`, through the one parser ([`CacheModel::parse`]).
-fn parse_cache_sim(text: &str) -> Result<CacheModel, String> {
-    CacheModel::parse(text).map_err(|e| format!("{e:#}"))
-}
+pub use layoutrand::flags::run::RunArgs as Args;
 
 /// Runs `layoutrand run`.
 pub fn run(args: Args) -> anyhow::Result<i32> {
@@ -123,16 +41,16 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         cpus,
         cache_sim: args.cache_sim,
     };
-    if args.slurm {
+    if args.slurm.slurm {
         let opts = SlurmOptions {
-            partition: args.partition,
-            max_nodes: args.max_nodes,
-            slurm_args: args.slurm_arg,
-            shards: args.shards,
-            node_dir: args.node_dir,
-            dry_run: args.dry_run,
+            partition: args.slurm.partition,
+            max_nodes: args.slurm.max_nodes,
+            slurm_args: args.slurm.slurm_arg,
+            shards: args.slurm.shards,
+            node_dir: args.slurm.node_dir,
+            dry_run: args.slurm.dry_run,
         };
-        return run_slurm(&req, &opts, args.wait);
+        return run_slurm(&req, &opts, args.slurm.wait);
     }
     start_watchdog()?;
     let report = match run_experiment(&req) {
@@ -302,43 +220,12 @@ fn run_slurm(req: &RunRequest, opts: &SlurmOptions, wait: bool) -> anyhow::Resul
     Ok(Exit::Complete.code())
 }
 
-/// The end-of-run table: one line per binary.
+/// The end-of-run table, as the library renders it.
 fn print_summary(summary: &[BinarySummary]) {
-    for s in summary {
-        let cv = if s.cv.is_nan() {
-            "-".to_string()
-        } else {
-            format!("{:.2}%", 100.0 * s.cv)
-        };
-        let binary = match &s.variant {
-            Some(v) => format!("{v} {}", s.binary),
-            None => s.binary.clone(),
-        };
-        println!(
-            "{:<16} {:<12} n={:<4} mean={:<14} {:<6} CV={:<8} failures={}",
-            s.program,
-            binary,
-            s.executions_ok,
-            significant(s.mean),
-            s.unit,
-            cv,
-            s.failures
-        );
-    }
-}
-
-/// `x` with six significant digits, without exponent for everyday magnitudes.
-fn significant(x: f64) -> String {
-    if !x.is_finite() {
-        return "-".to_string();
-    }
-    let digits = if x == 0.0 {
-        0
-    } else {
-        x.abs().log10().floor() as i32
-    };
-    let decimals = (5 - digits).clamp(0, 9) as usize;
-    format!("{x:.decimals$}")
+    print!(
+        "{}",
+        layoutrand::report::export::run_summary::render_run_summary(summary)
+    );
 }
 
 /// Starts the executions' watchdog (`layoutrand::run::watchdog`): after a kill -9 of this

@@ -6,7 +6,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
+
+use crate::flags::build::{GranularityArg, LinkerArg};
 
 /// A whole experiment, as read from TOML (all sections optional until validated).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -67,10 +69,11 @@ pub struct BuildConfig {
     /// Number of randomised binaries (the top level) of the initial experiment, or the
     /// starting count of a real one.
     pub seeds: Option<u32>,
-    /// `link`, `module`, `global` or `none` (padding only: needs `pad`).
-    pub granularity: Option<String>,
-    /// `auto`, `bfd`, `gold`, `lld` or `mold`.
-    pub linker: Option<String>,
+    /// `link`, `module`, `global` or `none` (padding only: needs `pad`): `build
+    /// --granularity`'s own type and spelling.
+    pub granularity: Option<GranularityArg>,
+    /// `auto`, `bfd`, `gold`, `lld` or `mold`: `build --linker`'s own type and spelling.
+    pub linker: Option<LinkerArg>,
     /// `build --pad`: the most filler bytes before each function (0 or absent: none).
     pub pad: Option<u64>,
 }
@@ -114,7 +117,9 @@ pub struct RunConfig {
     pub iterations: Option<u32>,
     /// Warmup iterations dropped at the start of each execution.
     pub warmup: Option<u32>,
-    /// Per-execution timeout in seconds.
+    /// Per-execution timeout in seconds: a number (`90`, `2.5`) or, as `run --timeout`
+    /// takes it, a duration (`"90s"`, `"2m"`).
+    #[serde(deserialize_with = "seconds_or_duration")]
     pub timeout: Option<f64>,
     /// Executions at once (`layoutrand run --jobs`): only for a deterministic metric
     /// (cachegrind), whose values do not depend on what else runs; absent: the runner's
@@ -209,11 +214,8 @@ impl ExperimentConfig {
         if let Some(p) = &self.target.precision {
             parse_percent(p).with_context(|| format!("[target] precision = {p:?}"))?;
         }
-        if let Some(g) = &self.build.granularity {
-            if !["link", "module", "global", "none"].contains(&g.as_str()) {
-                bail!("[build] granularity = {g:?}: expected link, module, global or none");
-            }
-            if g == "none" && self.build.pad.unwrap_or(0) == 0 {
+        if let Some(g) = self.build.granularity {
+            if g == GranularityArg::None && self.build.pad.unwrap_or(0) == 0 {
                 bail!(
                     "[build] granularity = \"none\" keeps the build's order: it needs pad = MAX \
                      (e.g. pad = 256), the seeded padding being all that varies"
@@ -397,6 +399,24 @@ impl ExperimentConfig {
 
 pub use crate::analysis::vocabulary::parse_percent;
 
+/// `[run] timeout`: a number of seconds, or a duration string read by the one duration
+/// parser ([`crate::units::parse_duration`]), as `--timeout` reads it.
+fn seconds_or_duration<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Seconds {
+        Number(f64),
+        Text(String),
+    }
+    match Option::<Seconds>::deserialize(d)? {
+        None => Ok(None),
+        Some(Seconds::Number(s)) => Ok(Some(s)),
+        Some(Seconds::Text(t)) => crate::units::parse_duration(&t)
+            .map(|d| Some(d.as_secs_f64()))
+            .map_err(|e| serde::de::Error::custom(format!("{e:#}"))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -459,28 +479,65 @@ mod tests {
     }
 
     /// Issue 23: `granularity = "none"` (padding only) is accepted with a `pad`, refused
-    /// without one (nothing would vary), and an unknown granularity is named.
+    /// without one (nothing would vary).
     #[test]
     fn granularity_none_needs_pad() {
-        let with = |g: &str, pad: Option<u64>| {
+        let with = |g: GranularityArg, pad: Option<u64>| {
             let mut c = ExperimentConfig::default();
             c.build.command = vec!["make".into()];
             c.run.command = vec!["{bin}".into()];
-            c.build.granularity = Some(g.into());
+            c.build.granularity = Some(g);
             c.build.pad = pad;
             c.validate().map_err(|e| format!("{e:#}"))
         };
-        assert!(with("none", Some(256)).is_ok());
-        assert!(with("module", None).is_ok());
-        let err = with("none", None).unwrap_err();
+        assert!(with(GranularityArg::None, Some(256)).is_ok());
+        assert!(with(GranularityArg::Module, None).is_ok());
+        let err = with(GranularityArg::None, None).unwrap_err();
         assert!(err.contains("needs pad"), "{err}");
-        let err = with("none", Some(0)).unwrap_err();
+        let err = with(GranularityArg::None, Some(0)).unwrap_err();
         assert!(err.contains("needs pad"), "{err}");
-        let err = with("nothing", Some(256)).unwrap_err();
-        assert!(
-            err.contains("\"nothing\"") && err.contains("or none"),
-            "{err}"
+    }
+
+    fn load_text(text: &str) -> Result<ExperimentConfig> {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("e.toml");
+        std::fs::write(&p, text).unwrap();
+        ExperimentConfig::load(&p)
+    }
+
+    /// Issue 25: `granularity` and `linker` are read into `build`'s own enums, spelled as
+    /// on the command line; a bad value is refused at load time naming the key and every
+    /// allowed value.
+    #[test]
+    fn enumerated_keys_take_the_command_lines_spellings() {
+        let c = load_text("[build]\ngranularity = \"global\"\nlinker = \"lld\"\n").unwrap();
+        assert_eq!(c.build.granularity, Some(GranularityArg::Global));
+        assert_eq!(c.build.linker, Some(LinkerArg::Lld));
+        let err = format!(
+            "{:#}",
+            load_text("[build]\ngranularity = \"nothing\"\n").unwrap_err()
         );
+        for word in ["granularity", "nothing", "link", "module", "global", "none"] {
+            assert!(err.contains(word), "{word}: {err}");
+        }
+        let err = format!("{:#}", load_text("[build]\nlinker = \"ld\"\n").unwrap_err());
+        for word in ["linker", "auto", "bfd", "gold", "lld", "mold"] {
+            assert!(err.contains(word), "{word}: {err}");
+        }
+    }
+
+    /// Issue 25: `[run] timeout` takes a number of seconds or a duration, as `--timeout`.
+    #[test]
+    fn timeout_takes_seconds_or_a_duration() {
+        let seconds =
+            |t: &str| load_text(&format!("[run]\ntimeout = {t}\n")).map(|c| c.run.timeout);
+        assert_eq!(seconds("90").unwrap(), Some(90.0));
+        assert_eq!(seconds("2.5").unwrap(), Some(2.5));
+        assert_eq!(seconds("\"90s\"").unwrap(), Some(90.0));
+        assert_eq!(seconds("\"1m30s\"").unwrap(), Some(90.0));
+        assert_eq!(seconds("\"500ms\"").unwrap(), Some(0.5));
+        let err = format!("{:#}", seconds("\"soon\"").unwrap_err());
+        assert!(err.contains("timeout") && err.contains("soon"), "{err}");
     }
 
     #[test]

@@ -16,6 +16,9 @@ use crate::analysis::vocabulary::{Thresholds, DEFAULT_NEGLIGIBLE};
 use crate::exit::Exit;
 use crate::files::manifest::{BuildStatus, Manifest, MANIFEST_FILE};
 use crate::files::store::RESULTS_FILE;
+use crate::flags::build::{BuildArgs, LinkerArg};
+use crate::flags::run::RunArgs;
+use crate::flags::{DesignArgs, LimitArgs};
 use crate::report::{render_report, Format};
 use crate::run::command::CommandTemplate;
 
@@ -394,24 +397,15 @@ fn build(config: &ExperimentConfig, seeds: u32, out: &Path, workdir: &Path) -> R
             return Ok(());
         }
     }
-    let mut args = os(&["build", "--seeds", &seeds.to_string(), "--out"]);
-    args.push(out.into());
-    if existing.is_some() {
+    let args = BuildArgs {
+        seeds: Some(u64::from(seeds)),
+        out: out.to_path_buf(),
         // New seeds are relinked from the recording; the built ones stay as they are.
-        args.push("--extend".into());
-    }
-    if let Some(g) = &config.build.granularity {
-        args.extend(os(&["--granularity", g]));
-    }
-    if let Some(l) = &config.build.linker {
-        args.extend(os(&["--linker", l]));
-    }
-    if let Some(p) = config.build.pad {
-        args.extend(os(&["--pad", &p.to_string()]));
-    }
-    args.push("--".into());
-    args.extend(config.build.command.iter().map(OsString::from));
-    run_stage("build", &args, workdir, &BTreeMap::new())
+        extend: existing.is_some(),
+        command: config.build.command.clone(),
+        ..stage_build_args(config)
+    };
+    run_stage("build", &args.to_argv(), workdir, &BTreeMap::new())
 }
 
 /// Runs the check command against every successfully built binary of every variant; fails
@@ -498,44 +492,47 @@ fn run(
     workdir: &Path,
     budget: Option<Duration>,
 ) -> Result<bool> {
-    let mut args = os(&["run", "--executions", &plan.executions.to_string()]);
-    args.extend(os(&["--metric", &plan.metric]));
-    if let Some(i) = plan.iterations {
-        args.extend(os(&["--iterations", &i.to_string()]));
-        if let Some(w) = plan.warmup {
-            args.extend(os(&["--warmup", &w.to_string()]));
+    let (iterations, warmup) = match plan.iterations {
+        Some(i) => (Some(i), plan.warmup),
+        None => {
+            if config.run.iterations.unwrap_or(1) > 1 || config.run.warmup.unwrap_or(0) > 0 {
+                crate::diagnostic!(
+                    "layoutrand experiment: note: metric {} gives one value per execution; the iterations and warmup settings apply to program-reported (regex:) metrics only and are ignored",
+                    plan.metric
+                );
+            }
+            (None, None)
         }
-    } else if config.run.iterations.unwrap_or(1) > 1 || config.run.warmup.unwrap_or(0) > 0 {
-        crate::diagnostic!(
-            "layoutrand experiment: note: metric {} gives one value per execution; the iterations and warmup settings apply to program-reported (regex:) metrics only and are ignored",
-            plan.metric
-        );
-    }
-    args.push("--out".into());
-    args.push(out.into());
-    if !config.run.programs.is_empty() {
-        args.extend(os(&["--programs", &config.run.programs.join(",")]));
-    }
-    if let Some(t) = config.run.timeout {
-        args.extend(os(&["--timeout", &t.to_string()]));
-    }
-    if let Some(j) = config.run.jobs {
-        args.extend(os(&["--jobs", &j.to_string()]));
-    }
-    if let Some(b) = budget {
-        // humantime's own notation, which the run stage's parser reads back exactly.
-        args.extend(os(&[
-            "--budget",
-            &humantime::format_duration(b).to_string(),
-        ]));
-    }
-    if out.join(RESULTS_FILE).exists() {
-        args.push("--resume".into());
-    }
-    args.push("--".into());
-    args.extend(config.run.command.iter().map(OsString::from));
+    };
+    let timeout = config
+        .run
+        .timeout
+        .map(crate::units::duration_from_seconds)
+        .transpose()
+        .context("[run] timeout")?;
+    let args = RunArgs {
+        out: out.to_path_buf(),
+        programs: (!config.run.programs.is_empty()).then(|| config.run.programs.clone()),
+        design: DesignArgs {
+            executions: Some(plan.executions),
+            iterations,
+            warmup,
+            metric: Some(plan.metric.clone()),
+        },
+        limits: LimitArgs { timeout, budget },
+        jobs: config.run.jobs,
+        resume: out.join(RESULTS_FILE).exists(),
+        command: config.run.command.clone(),
+        ..RunArgs::default()
+    };
     let stopped = Exit::StoppedEarly.code();
-    let code = run_stage_allowing("run", &args, workdir, &BTreeMap::new(), &[stopped])?;
+    let code = run_stage_allowing(
+        "run",
+        &args.to_argv(),
+        workdir,
+        &BTreeMap::new(),
+        &[stopped],
+    )?;
     Ok(code != stopped && run_is_complete(out, plan)?)
 }
 
@@ -618,8 +615,15 @@ fn report(config: &ExperimentConfig, plan: &Plan, out: &Path) -> Result<()> {
     Ok(())
 }
 
-fn os(items: &[&str]) -> Vec<OsString> {
-    items.iter().map(OsString::from).collect()
+/// The build stage's flags that the experiment file sets (`[build]` granularity, linker and
+/// pad), the same for every build of the experiment and of each of its variants.
+pub(super) fn stage_build_args(config: &ExperimentConfig) -> BuildArgs {
+    BuildArgs {
+        granularity: config.build.granularity,
+        linker: config.build.linker.unwrap_or(LinkerArg::Auto),
+        pad: config.build.pad,
+        ..BuildArgs::default()
+    }
 }
 
 fn absolute(cwd: &Path, p: &Path) -> PathBuf {

@@ -5,6 +5,13 @@
 //! interrupted resumes simply by running each stage again in its resumable form. Children die
 //! with the experiment (`PR_SET_PDEATHSIG`), so a killed experiment never leaves a runner
 //! writing to the store behind its back.
+//!
+//! They stay processes rather than library calls because each stage owns process-wide state:
+//! the build stage's SIGINT/SIGTERM handling and the environment of a variant's build (set
+//! for the child only), the run stage's reaper and its watchdog process (which kills the
+//! executions after a `kill -9` of that runner), and each stage's exit status. Their argv is
+//! not written by hand: it comes from the very structs the stages parse
+//! ([`crate::flags::build::BuildArgs::to_argv`], [`crate::flags::run::RunArgs::to_argv`]).
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;

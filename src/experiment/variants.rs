@@ -4,7 +4,6 @@
 //! needs nothing more: `layoutrand run` reads the variants from the manifest and interleaves
 //! them block by block in one schedule.
 
-use std::ffi::OsString;
 use std::path::Path;
 
 use anyhow::{bail, Result};
@@ -12,6 +11,7 @@ use anyhow::{bail, Result};
 use super::config::{ExperimentConfig, VariantConfig};
 use super::subprocess::{run_stage, run_user_command};
 use crate::files::manifest::{Manifest, MANIFEST_FILE};
+use crate::flags::build::BuildArgs;
 
 /// Builds every variant of `config` that `out` does not already hold with `seeds` seeds;
 /// `build_dir` is the experiment's build directory (the default working directory).
@@ -120,25 +120,13 @@ fn build_one(
             );
         }
     }
-    let mut args: Vec<OsString> = ["build", "--variant", &variant.name, "--out"]
-        .iter()
-        .map(OsString::from)
-        .collect();
-    args.push(out.into());
-    if !out.join(MANIFEST_FILE).exists() {
+    let args = BuildArgs {
+        variant: Some(variant.name.clone()),
+        out: out.to_path_buf(),
         // The first variant fixes the seeds; later ones take them from the manifest.
-        args.extend(["--seeds".into(), seeds.to_string().into()]);
-    }
-    if let Some(g) = &config.build.granularity {
-        args.extend(["--granularity".into(), g.into()]);
-    }
-    if let Some(l) = &config.build.linker {
-        args.extend(["--linker".into(), l.into()]);
-    }
-    if let Some(p) = config.build.pad {
-        args.extend(["--pad".into(), p.to_string().into()]);
-    }
-    args.push("--".into());
-    args.extend(variant.command.iter().map(OsString::from));
-    run_stage("build", &args, &dir, &variant.env)
+        seeds: (!out.join(MANIFEST_FILE).exists()).then_some(u64::from(seeds)),
+        command: variant.command.clone(),
+        ..super::pipeline::stage_build_args(config)
+    };
+    run_stage("build", &args.to_argv(), &dir, &variant.env)
 }

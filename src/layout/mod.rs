@@ -22,5 +22,6 @@ pub mod object_file;
 pub mod offsets;
 pub mod reorder;
 pub mod same_code;
+pub mod shown;
 
 pub use fingerprint::{fingerprint, placement};

@@ -385,3 +385,34 @@ fn bad_flags_are_named() {
         "--levels names the column \"binary\" twice",
     );
 }
+
+/// Issue 25: `--seed` (the bootstrap's seed, named beside `--seed-base` and
+/// `--schedule-seed`) is now `--bootstrap-seed`; the old spelling still works, means the same
+/// and says on stderr that it is deprecated, and the new one says nothing.
+#[test]
+fn deprecated_seed_flag_warns_and_means_bootstrap_seed() {
+    let run = |flag: &str| {
+        let out = layoutrand()
+            .args(analyze_base(&[
+                "--bootstrap",
+                "200",
+                flag,
+                "3",
+                "--format",
+                "json",
+            ]))
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{flag}: {out:?}");
+        let stdout: Value = serde_json::from_slice(&out.stdout).unwrap();
+        (stdout, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let (old, old_err) = run("--seed");
+    let (new, new_err) = run("--bootstrap-seed");
+    assert_eq!(old, new);
+    assert!(
+        old_err.contains("--seed is deprecated; use --bootstrap-seed"),
+        "{old_err}"
+    );
+    assert!(!new_err.contains("deprecated"), "{new_err}");
+}

@@ -1,0 +1,281 @@
+//! The flags of `layoutrand build`, parsed by the command line and written back as argv by
+//! the experiment pipeline's build stage.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use super::Argv;
+use crate::build::linker::Linker;
+use crate::files::manifest::Granularity;
+
+/// Arguments of `layoutrand build`.
+#[derive(Debug, Clone, PartialEq, clap::Args)]
+pub struct BuildArgs {
+    /// Number of seeds (randomised binaries) to build besides the baseline [default: 10; with
+    /// --variant, the seeds of the variants already built].
+    #[arg(long)]
+    pub seeds: Option<u64>,
+    /// First seed; the seeds are S, S+1, ..., S+N-1 [default: 1].
+    #[arg(long)]
+    pub seed_base: Option<u64>,
+    /// Build this variant (a version of the program: other flags, compiler or sources) of an
+    /// experiment comparing several, into OUT/NAME; the variants share their seeds.
+    #[arg(long, value_name = "NAME", conflicts_with = "extend")]
+    pub variant: Option<String>,
+    /// Output directory (binaries and manifest.json).
+    #[arg(long, default_value = crate::analysis::vocabulary::DEFAULT_DIR)]
+    pub out: PathBuf,
+    /// What to randomise: link order, plus function order within modules, or one global
+    /// function order; `none` keeps the build's order and varies only the padding (needs
+    /// --pad) [default: module; with --extend, the recorded one].
+    #[arg(long, value_enum)]
+    pub granularity: Option<GranularityArg>,
+    /// Linker for the relinks (`auto`: the one each link of the build used).
+    #[arg(long, value_enum, default_value_t = LinkerArg::Auto)]
+    pub linker: LinkerArg,
+    /// Relinks at once (each a thread; 1 to 1024) [default: the number of CPUs].
+    #[arg(long, value_parser = super::jobs_arg)]
+    pub jobs: Option<usize>,
+    /// Build each seed by a full rebuild in a copy of the tree (for builds whose links cannot
+    /// be replayed).
+    #[arg(long)]
+    pub rebuild: bool,
+    /// Add seeds to the build already in --out, relinked from its recording (the build
+    /// command is not run again and may be left out; the baseline and the seeds already built
+    /// stay as they are). `--seeds N` is then the total number of seeds wanted.
+    #[arg(long, conflicts_with = "rebuild")]
+    pub extend: bool,
+    /// Put a seeded amount of filler, 0 to MAX bytes (a multiple of each function's
+    /// alignment), before every function of each seed, so the seeds also sample cache-line
+    /// and page offsets [default: 0, none; at most 4096; not with --granularity link;
+    /// required with --granularity none].
+    #[arg(long, value_name = "MAX", value_parser = parse_pad, allow_negative_numbers = true)]
+    pub pad: Option<u64>,
+    /// Relink only these recorded programs (names as in the manifest), comma-separated
+    /// [default: every program the build linked except its own tools, such as cargo build
+    /// scripts].
+    #[arg(long, value_delimiter = ',')]
+    pub programs: Option<Vec<String>>,
+    /// Allow more than 1000 seeds (the build prints the projected time and disk first).
+    #[arg(long)]
+    pub allow_many_seeds: bool,
+    /// Do not show the build command's output.
+    #[arg(long, short)]
+    pub quiet: bool,
+    /// The build command, after `--` (e.g. `-- make -j2`); with --extend, the recorded one
+    /// when left out.
+    #[arg(
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        required_unless_present = "extend"
+    )]
+    pub command: Vec<String>,
+}
+
+impl Default for BuildArgs {
+    /// What `layoutrand build` with no flags means (the command left empty).
+    fn default() -> Self {
+        BuildArgs {
+            seeds: None,
+            seed_base: None,
+            variant: None,
+            out: PathBuf::from(crate::analysis::vocabulary::DEFAULT_DIR),
+            granularity: None,
+            linker: LinkerArg::Auto,
+            jobs: None,
+            rebuild: false,
+            extend: false,
+            pad: None,
+            programs: None,
+            allow_many_seeds: false,
+            quiet: false,
+            command: Vec::new(),
+        }
+    }
+}
+
+impl BuildArgs {
+    /// The subcommand that parses these arguments.
+    pub const SUBCOMMAND: &'static str = "build";
+
+    /// `build ARGS...`: the argv that `layoutrand` parses back into `self` (every field is
+    /// destructured, so a new flag does not compile until it is written here too).
+    pub fn to_argv(&self) -> Vec<OsString> {
+        let BuildArgs {
+            seeds,
+            seed_base,
+            variant,
+            out,
+            granularity,
+            linker,
+            jobs,
+            rebuild,
+            extend,
+            pad,
+            programs,
+            allow_many_seeds,
+            quiet,
+            command,
+        } = self;
+        let mut argv = Argv::default();
+        argv.0.push(Self::SUBCOMMAND.into());
+        argv.value("--seeds", seeds);
+        argv.value("--seed-base", seed_base);
+        argv.value("--variant", variant);
+        argv.path("--out", out);
+        argv.choice("--granularity", *granularity);
+        argv.choice("--linker", Some(*linker));
+        argv.value("--jobs", jobs);
+        argv.flag("--rebuild", *rebuild);
+        argv.flag("--extend", *extend);
+        argv.value("--pad", pad);
+        argv.list("--programs", programs);
+        argv.flag("--allow-many-seeds", *allow_many_seeds);
+        argv.flag("--quiet", *quiet);
+        argv.trailing(command);
+        argv.0
+    }
+}
+
+/// `--pad`: bytes, at most [`crate::build::driver::MAX_PAD`].
+fn parse_pad(text: &str) -> anyhow::Result<u64> {
+    let bytes = crate::units::parse_bytes(text)?;
+    if bytes > crate::build::driver::MAX_PAD {
+        anyhow::bail!(
+            "{bytes} bytes is more than {} (a page)",
+            crate::build::driver::MAX_PAD
+        );
+    }
+    Ok(bytes)
+}
+
+/// `--granularity` values, and `[build] granularity` of an experiment file (same spelling).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GranularityArg {
+    /// Permute objects and archive members.
+    Link,
+    /// Link order plus a random function order inside each module.
+    Module,
+    /// All functions in one random order.
+    Global,
+    /// Nothing reordered: the build's order kept, only the padding (--pad) varies.
+    None,
+}
+
+impl From<GranularityArg> for Granularity {
+    fn from(g: GranularityArg) -> Granularity {
+        match g {
+            GranularityArg::Link => Granularity::Link,
+            GranularityArg::Module => Granularity::Module,
+            GranularityArg::Global => Granularity::Global,
+            GranularityArg::None => Granularity::None,
+        }
+    }
+}
+
+/// `--linker` values, and `[build] linker` of an experiment file (same spelling).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LinkerArg {
+    /// The linker the recorded build used.
+    Auto,
+    /// GNU ld.
+    Bfd,
+    /// GNU gold.
+    Gold,
+    /// LLVM lld.
+    Lld,
+    /// mold.
+    Mold,
+}
+
+impl LinkerArg {
+    /// The linker to force, or `None` for `auto`.
+    pub fn linker(self) -> Option<Linker> {
+        match self {
+            LinkerArg::Auto => None,
+            LinkerArg::Bfd => Some(Linker::Bfd),
+            LinkerArg::Gold => Some(Linker::Gold),
+            LinkerArg::Lld => Some(Linker::Lld),
+            LinkerArg::Mold => Some(Linker::Mold),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    /// The subcommand as the command line declares it (`Command::Build(BuildArgs)`).
+    #[derive(Debug, Parser)]
+    enum Stage {
+        Build(BuildArgs),
+    }
+
+    fn round_trip(args: &BuildArgs) -> BuildArgs {
+        let argv = std::iter::once(OsString::from("layoutrand")).chain(args.to_argv());
+        match Stage::try_parse_from(argv) {
+            Ok(Stage::Build(parsed)) => parsed,
+            Err(e) => panic!("{:?} does not parse back: {e}", args.to_argv()),
+        }
+    }
+
+    #[test]
+    fn build_args_survive_to_argv_and_back() {
+        let everything = BuildArgs {
+            seeds: Some(12),
+            seed_base: Some(7),
+            variant: Some("o3".into()),
+            out: PathBuf::from("/tmp/x y"),
+            granularity: Some(GranularityArg::Global),
+            linker: LinkerArg::Lld,
+            jobs: Some(3),
+            rebuild: true,
+            extend: false,
+            pad: Some(256),
+            programs: Some(vec!["a".into(), "b".into()]),
+            allow_many_seeds: true,
+            quiet: true,
+            command: vec![
+                "make".into(),
+                "-j2".into(),
+                "--".into(),
+                "CFLAGS=-O3".into(),
+            ],
+        };
+        assert_eq!(round_trip(&everything), everything);
+        let extend = BuildArgs {
+            extend: true,
+            seeds: Some(20),
+            granularity: Some(GranularityArg::None),
+            ..BuildArgs::default()
+        };
+        assert_eq!(round_trip(&extend), extend);
+        let plain = BuildArgs {
+            command: vec!["make".into()],
+            ..BuildArgs::default()
+        };
+        assert_eq!(round_trip(&plain), plain);
+    }
+
+    #[test]
+    fn enum_spellings_are_the_same_in_toml_and_on_the_command_line() {
+        use clap::ValueEnum;
+        for g in GranularityArg::value_variants() {
+            let cli = g.to_possible_value().unwrap().get_name().to_string();
+            let toml_value: GranularityArg =
+                serde_json::from_value(serde_json::Value::String(cli.clone())).unwrap();
+            assert_eq!(toml_value, *g, "{cli}");
+        }
+        for l in LinkerArg::value_variants() {
+            let cli = l.to_possible_value().unwrap().get_name().to_string();
+            let toml_value: LinkerArg =
+                serde_json::from_value(serde_json::Value::String(cli.clone())).unwrap();
+            assert_eq!(toml_value, *l, "{cli}");
+        }
+    }
+}

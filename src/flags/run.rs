@@ -1,0 +1,252 @@
+//! The flags of `layoutrand run`, parsed by the command line and written back as argv by the
+//! experiment pipeline's run stage.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use super::{Argv, DesignArgs, LimitArgs};
+use crate::files::cache_model::CacheModel;
+
+/// Arguments of `layoutrand run`.
+#[derive(Debug, Clone, PartialEq, clap::Args)]
+pub struct RunArgs {
+    /// Experiment directory: holds manifest.json from `layoutrand build`, receives
+    /// results.jsonl.
+    #[arg(long, default_value = crate::analysis::vocabulary::DEFAULT_DIR)]
+    pub out: PathBuf,
+    /// Programs (binary names in the manifest) that `{bin}` stands for, comma-separated
+    /// [default: all].
+    #[arg(long, value_delimiter = ',')]
+    pub programs: Option<Vec<String>>,
+    #[command(flatten)]
+    pub design: DesignArgs,
+    /// Exclusive upper bound in bytes of the environment padding (a multiple of 16 is
+    /// drawn per execution) [default: 4096].
+    #[arg(long = "env-pad")]
+    pub env_pad: Option<u32>,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+    /// Seed of the interleaved schedule and of the paddings [default: from the clock,
+    /// recorded].
+    #[arg(long = "schedule-seed")]
+    pub schedule_seed: Option<u64>,
+    /// Continue the interrupted run in --out, skipping committed executions (with --slurm:
+    /// resubmit only the shards that are incomplete).
+    #[arg(long)]
+    pub resume: bool,
+    #[command(flatten)]
+    pub slurm: SlurmArgs,
+    /// Executions at once (1 to 1024). Only for deterministic metrics (cachegrind), whose
+    /// values do not depend on what else runs; the store is the one a serial run writes
+    /// [default: the number of cores with --metric cachegrind, else 1].
+    #[arg(long, value_parser = super::jobs_arg)]
+    pub jobs: Option<usize>,
+    /// Allow --jobs above 1 with a time metric (wall, cpu, regex), whose values then include
+    /// the parallel executions' contention.
+    #[arg(long = "force-parallel")]
+    pub force_parallel: bool,
+    /// Pin executions to these CPUs (e.g. 1 or 0,2-3; sched_setaffinity): with --jobs 1 to
+    /// all of them, with --jobs N one CPU per parallel execution.
+    #[arg(long)]
+    pub cpus: Option<String>,
+    /// With --metric cachegrind: the caches to simulate, as I1=SIZE,ASSOC,LINE, D1=... and
+    /// LL=... (bytes, ways, bytes; comma-separated; a cache left out keeps the default)
+    /// [default: I1=32768,8,64,D1=32768,8,64,LL=8388608,16,64, whatever the host's caches].
+    #[arg(long = "cache-sim", value_name = "MODEL", value_parser = parse_cache_sim)]
+    pub cache_sim: Option<CacheModel>,
+    /// The benchmark command, with {bin} (or {bin:NAME}) where the binary goes.
+    #[arg(last = true)]
+    pub command: Vec<String>,
+}
+
+/// The `--slurm` flags of `layoutrand run`.
+#[derive(Debug, Clone, Default, PartialEq, clap::Args)]
+pub struct SlurmArgs {
+    /// Run the executions on a Slurm cluster: shards of the schedule as one `sbatch` array
+    /// job, one exclusive node per task (see docs/slurm.md). --out must be on storage every
+    /// node sees.
+    #[arg(long)]
+    pub slurm: bool,
+    /// With --slurm: the Slurm partition.
+    #[arg(long, requires = "slurm")]
+    pub partition: Option<String>,
+    /// With --slurm: at most this many tasks (nodes) at once.
+    #[arg(long = "max-nodes", requires = "slurm")]
+    pub max_nodes: Option<u32>,
+    /// With --slurm: one more `sbatch` option (e.g. --slurm-arg=--time=02:00:00);
+    /// repeatable.
+    #[arg(long = "slurm-arg", requires = "slurm", allow_hyphen_values = true)]
+    pub slurm_arg: Vec<String>,
+    /// With --slurm: number of shards (array tasks), each a block of rounds of the schedule
+    /// [default: --executions, one round each].
+    #[arg(long, requires = "slurm")]
+    pub shards: Option<u32>,
+    /// With --slurm: node-local folder for the fixed binary path [default: /tmp/layoutrand].
+    #[arg(long = "node-dir", requires = "slurm")]
+    pub node_dir: Option<PathBuf>,
+    /// With --slurm: block until every task ended; exit 4 when some shard is incomplete.
+    #[arg(long, requires = "slurm")]
+    pub wait: bool,
+    /// With --slurm: write the plan and the job script, submit nothing.
+    #[arg(long = "dry-run", requires = "slurm")]
+    pub dry_run: bool,
+}
+
+impl Default for RunArgs {
+    /// What `layoutrand run` with no flags means (the command left empty).
+    fn default() -> Self {
+        RunArgs {
+            out: PathBuf::from(crate::analysis::vocabulary::DEFAULT_DIR),
+            programs: None,
+            design: DesignArgs::default(),
+            env_pad: None,
+            limits: LimitArgs::default(),
+            schedule_seed: None,
+            resume: false,
+            slurm: SlurmArgs::default(),
+            jobs: None,
+            force_parallel: false,
+            cpus: None,
+            cache_sim: None,
+            command: Vec::new(),
+        }
+    }
+}
+
+impl RunArgs {
+    /// The subcommand that parses these arguments.
+    pub const SUBCOMMAND: &'static str = "run";
+
+    /// `run ARGS...`: the argv that `layoutrand` parses back into `self` (every field is
+    /// destructured, so a new flag does not compile until it is written here too).
+    pub fn to_argv(&self) -> Vec<OsString> {
+        let RunArgs {
+            out,
+            programs,
+            design,
+            env_pad,
+            limits,
+            schedule_seed,
+            resume,
+            slurm,
+            jobs,
+            force_parallel,
+            cpus,
+            cache_sim,
+            command,
+        } = self;
+        let mut argv = Argv::default();
+        argv.0.push(Self::SUBCOMMAND.into());
+        argv.path("--out", out);
+        argv.list("--programs", programs);
+        design.push_argv(&mut argv);
+        argv.value("--env-pad", env_pad);
+        limits.push_argv(&mut argv);
+        argv.value("--schedule-seed", schedule_seed);
+        argv.flag("--resume", *resume);
+        slurm.push_argv(&mut argv);
+        argv.value("--jobs", jobs);
+        argv.flag("--force-parallel", *force_parallel);
+        argv.value("--cpus", cpus);
+        argv.value("--cache-sim", cache_sim);
+        argv.trailing(command);
+        argv.0
+    }
+}
+
+impl SlurmArgs {
+    fn push_argv(&self, argv: &mut Argv) {
+        let SlurmArgs {
+            slurm,
+            partition,
+            max_nodes,
+            slurm_arg,
+            shards,
+            node_dir,
+            wait,
+            dry_run,
+        } = self;
+        argv.flag("--slurm", *slurm);
+        argv.value("--partition", partition);
+        argv.value("--max-nodes", max_nodes);
+        for a in slurm_arg {
+            argv.attached("--slurm-arg", a);
+        }
+        argv.value("--shards", shards);
+        if let Some(dir) = node_dir {
+            argv.path("--node-dir", dir);
+        }
+        argv.flag("--wait", *wait);
+        argv.flag("--dry-run", *dry_run);
+    }
+}
+
+/// `--cache-sim`, through the one parser ([`CacheModel::parse`]).
+fn parse_cache_sim(text: &str) -> Result<CacheModel, String> {
+    CacheModel::parse(text).map_err(|e| format!("{e:#}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+    use std::time::Duration;
+
+    /// The subcommand as the command line declares it (`Command::Run(RunArgs)`).
+    #[derive(Debug, Parser)]
+    enum Stage {
+        Run(RunArgs),
+    }
+
+    fn round_trip(args: &RunArgs) -> RunArgs {
+        let argv = std::iter::once(OsString::from("layoutrand")).chain(args.to_argv());
+        match Stage::try_parse_from(argv) {
+            Ok(Stage::Run(parsed)) => parsed,
+            Err(e) => panic!("{:?} does not parse back: {e}", args.to_argv()),
+        }
+    }
+
+    #[test]
+    fn run_args_survive_to_argv_and_back() {
+        let local = RunArgs {
+            out: PathBuf::from("out dir"),
+            programs: Some(vec!["gzip".into()]),
+            design: DesignArgs {
+                executions: Some(4),
+                iterations: Some(10),
+                warmup: Some(2),
+                metric: Some("regex:time=(\\S+) -x".into()),
+            },
+            env_pad: Some(512),
+            limits: LimitArgs {
+                timeout: Some(Duration::from_millis(2500)),
+                budget: Some(Duration::from_secs(5400)),
+            },
+            schedule_seed: Some(42),
+            resume: true,
+            slurm: SlurmArgs::default(),
+            jobs: Some(2),
+            force_parallel: true,
+            cpus: Some("0,2-3".into()),
+            cache_sim: Some(CacheModel::parse("I1=16384,4,64").unwrap()),
+            command: vec!["{bin}".into(), "-d".into(), "--".into()],
+        };
+        assert_eq!(round_trip(&local), local);
+        let slurm = RunArgs {
+            slurm: SlurmArgs {
+                slurm: true,
+                partition: Some("short".into()),
+                max_nodes: Some(3),
+                slurm_arg: vec!["--time=02:00:00".into(), "-N1".into()],
+                shards: Some(6),
+                node_dir: Some(PathBuf::from("/scratch/x")),
+                wait: true,
+                dry_run: true,
+            },
+            command: vec!["{bin}".into()],
+            ..RunArgs::default()
+        };
+        assert_eq!(round_trip(&slurm), slurm);
+        assert_eq!(round_trip(&RunArgs::default()), RunArgs::default());
+    }
+}

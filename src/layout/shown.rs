@@ -1,0 +1,79 @@
+//! What `layoutrand layout` shows of one binary or of two: the typed documents behind its
+//! JSON (schema [`LAYOUT_SCHEMA`], documented in docs/formats.md) and its text.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::binary::Function;
+use super::distance::Comparison;
+
+/// Version of `layout --format json` (both forms): the one output schema of every command.
+pub const LAYOUT_SCHEMA: u32 = crate::files::OUTPUT_SCHEMA;
+
+/// A binary's layout: its functions in address order and their fingerprint.
+#[derive(Debug, Clone, Serialize)]
+pub struct LayoutReport {
+    /// [`LAYOUT_SCHEMA`].
+    pub schema: u32,
+    /// The layoutrand version that wrote the document.
+    pub tool_version: &'static str,
+    /// The binary.
+    pub path: PathBuf,
+    /// [`super::fingerprint`] of the functions.
+    pub fingerprint: String,
+    /// The functions, by address.
+    pub functions: Vec<Function>,
+}
+
+/// Two binaries' distances (the first is the base).
+#[derive(Debug, Clone, Serialize)]
+pub struct DistanceReport {
+    /// [`LAYOUT_SCHEMA`].
+    pub schema: u32,
+    /// The layoutrand version that wrote the document.
+    pub tool_version: &'static str,
+    /// The base binary.
+    pub base: PathBuf,
+    /// The binary compared with it.
+    pub other: PathBuf,
+    /// The base's fingerprint.
+    pub base_fingerprint: String,
+    /// The other's fingerprint.
+    pub other_fingerprint: String,
+    /// The distances and the counts behind them (flattened into the document).
+    #[serde(flatten)]
+    pub comparison: Comparison,
+}
+
+impl LayoutReport {
+    /// Reads `path`'s functions (it must keep its .symtab).
+    pub fn of(path: &Path) -> Result<LayoutReport> {
+        let functions = super::binary::functions(path)?;
+        Ok(LayoutReport {
+            schema: LAYOUT_SCHEMA,
+            tool_version: env!("CARGO_PKG_VERSION"),
+            path: path.to_path_buf(),
+            fingerprint: super::fingerprint(&functions),
+            functions,
+        })
+    }
+}
+
+impl DistanceReport {
+    /// Reads both binaries and measures the distances from `base` to `other`.
+    pub fn between(base: &Path, other: &Path) -> Result<DistanceReport> {
+        let base_functions = super::binary::functions(base)?;
+        let other_functions = super::binary::functions(other)?;
+        Ok(DistanceReport {
+            schema: LAYOUT_SCHEMA,
+            tool_version: env!("CARGO_PKG_VERSION"),
+            base: base.to_path_buf(),
+            other: other.to_path_buf(),
+            base_fingerprint: super::fingerprint(&base_functions),
+            other_fingerprint: super::fingerprint(&other_functions),
+            comparison: super::distance::compare(&base_functions, &other_functions),
+        })
+    }
+}
