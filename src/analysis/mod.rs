@@ -16,6 +16,7 @@ pub mod effect;
 pub mod interaction;
 pub mod numfmt;
 pub mod pair;
+pub mod sequential;
 pub mod single;
 pub mod variants;
 pub mod vocabulary;
