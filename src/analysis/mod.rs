@@ -17,6 +17,7 @@ pub mod interaction;
 pub mod numfmt;
 pub mod pair;
 pub mod sequential;
+pub mod sequential_report;
 pub mod single;
 pub mod variants;
 pub mod vocabulary;

@@ -160,6 +160,10 @@ pub struct SeriesReport {
     pub diagnostics: Diagnostics,
     /// One-paragraph answer in words.
     pub summary: String,
+    /// `report --sequential`: the binaries replayed in seed order with a confidence
+    /// sequence (docs/report.md); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sequential: Option<crate::analysis::sequential::Sequential>,
 }
 
 /// One level of the hierarchy (KJ eq. 1–2).

@@ -14,6 +14,7 @@ pub mod html_machines;
 pub mod html_variants;
 pub mod json;
 pub mod markdown;
+pub mod sequential;
 pub mod summary;
 pub mod svg;
 pub mod svg_variants;

@@ -56,6 +56,14 @@ impl Exporter for TextExporter {
                 writeln!(out, "  {line}")?;
             }
         }
+        let sequential = super::sequential::sequential_lines(report);
+        if !sequential.is_empty() {
+            let title = super::sequential::SEQUENTIAL_TITLE;
+            writeln!(out, "\n{title}:\n  {}", super::sequential::sequential_note(report))?;
+            for line in sequential {
+                writeln!(out, "  - {line}")?;
+            }
+        }
         out.push_str(&crate::report::machines::render_text(&report.machines));
         if !report.warnings.is_empty() {
             writeln!(out, "\nWarnings:")?;
