@@ -65,8 +65,7 @@ fn series_stop_at_the_target_or_the_cap() {
     assert!(q["at_stop"]["relative_half_width"].as_f64().unwrap() <= 0.2);
     assert!(q["stopped_at"].as_u64().unwrap() < 12);
     // Without --sequential the field is absent.
-    let plain: Value =
-        serde_json::from_str(&report(dir.path(), &["--format", "json"])).unwrap();
+    let plain: Value = serde_json::from_str(&report(dir.path(), &["--format", "json"])).unwrap();
     assert!(plain["series"][0].get("sequential").is_none());
 }
 
@@ -79,7 +78,9 @@ fn text_and_html_show_the_section() {
     assert!(text.contains("fast against base: stopped at"), "{text}");
     assert!(text.contains("confidence sequence: "), "{text}");
     let html = report(dir.path(), &["--sequential", "--format", "html"]);
-    let at = html.find("<section id=\"sequential\">").expect("the section");
+    let at = html
+        .find("<section id=\"sequential\">")
+        .expect("the section");
     let svg = &html[at..];
     let svg = &svg[svg.find("<svg").unwrap()..];
     let svg = &svg[..svg.find("</svg>").unwrap() + 6];

@@ -15,7 +15,7 @@
 //! geometric mean of the binaries' means; for a pair of variants, the geometric mean of the
 //! per-seed ratios `new / base` (seeds matched, as in the paired analysis).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::effect::{Effect, EffectVerdict, Interval};
 use super::numfmt::{change_parts, level, percent};
@@ -56,7 +56,7 @@ pub enum Reason {
 }
 
 /// The confidence sequence at one look.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Look {
     /// Binaries seen.
     pub binaries: usize,

@@ -43,10 +43,7 @@ pub fn attach(report: &mut Report, experiment: &Experiment, rule: &Rule) {
             Ok(s) => out.sequential = Some(s),
             Err(e) => warnings.push(format!(
                 "{} {}: no sequential analysis: {e}",
-                crate::report::series::program_label(
-                    &series.program,
-                    series.variant.as_deref()
-                ),
+                crate::report::series::program_label(&series.program, series.variant.as_deref()),
                 series.metric
             )),
         }
@@ -54,7 +51,9 @@ pub fn attach(report: &mut Report, experiment: &Experiment, rule: &Rule) {
     for c in &mut report.comparisons {
         let find = |variant: &str| {
             experiment.series.iter().find(|s| {
-                s.program == c.program && s.metric == c.metric && s.variant.as_deref() == Some(variant)
+                s.program == c.program
+                    && s.metric == c.metric
+                    && s.variant.as_deref() == Some(variant)
             })
         };
         let (Some(base), Some(new)) = (find(&c.base), find(&c.new)) else {

@@ -15,7 +15,7 @@ use crate::analysis::vocabulary::{Thresholds, DEFAULT_NEGLIGIBLE};
 use crate::exit::Exit;
 use crate::files::manifest::{BuildStatus, Manifest, MANIFEST_FILE};
 use crate::report::dimension::DEFAULT_TARGETS;
-use crate::report::{render_report, Format};
+use crate::report::Format;
 use crate::run::command::CommandTemplate;
 use crate::run::store::RESULTS_FILE;
 
@@ -102,13 +102,15 @@ pub fn run_experiment(
         let (Some(growth), Some(log)) = (&plan.growth, growth_log.as_mut()) else {
             break;
         };
-        let precision = current_precision(config, &plan, &out)?;
-        match log.next_count(growth, binaries, precision) {
+        let watched = watched_sequences(config, &plan, &out, growth.target)?;
+        match log.next_count(growth, binaries, &watched) {
             Some(next) => {
                 crate::diagnostic!(
-                    "layoutrand experiment: relative half-width {} with {binaries} binaries, target {:.2} %: growing to {next} binaries",
-                    fmt_share(precision),
-                    growth.target * 100.0
+                    "layoutrand experiment: confidence sequence's relative half-width {} with {binaries} binaries (looked at after each from {}), target {:.2} %{}: growing to {next} binaries",
+                    fmt_share(log.rounds.last().and_then(|r| r.relative_half_width)),
+                    crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS,
+                    growth.target * 100.0,
+                    if config.variants.is_empty() { "" } else { ", or a verdict for every comparison" }
                 );
                 binaries = next;
             }
@@ -561,14 +563,41 @@ fn run_is_complete(out: &Path, plan: &Plan) -> Result<bool> {
 
 /// The relative half-width of the CI of the primary metric's mean, from the JSON report
 /// (the first program's, or the one `[run] programs` names first).
-fn current_precision(config: &ExperimentConfig, plan: &Plan, out: &Path) -> Result<Option<f64>> {
+/// The confidence sequences the growth rule watches (`report --sequential` on the data so
+/// far): the first program's series of the run's metric, or, with variants, each of its
+/// comparisons against the base. Empty when none can be computed yet.
+fn watched_sequences(
+    config: &ExperimentConfig,
+    plan: &Plan,
+    out: &Path,
+    target: f64,
+) -> Result<Vec<crate::analysis::sequential::Sequential>> {
     let experiment = crate::report::experiment::load_with_context(out)?;
-    let report = crate::report::analysis::analyse(&experiment, &thresholds(config)?)?;
+    let options = crate::report::analysis::AnalysisOptions {
+        thresholds: thresholds(config)?,
+        sequential: Some(target),
+        ..Default::default()
+    };
+    let report = crate::report::analysis::analyse_with(&experiment, &options)?;
     let metric = crate::run::metric::primary_name_of_spec(&plan.metric);
-    let series = report.series.iter().find(|s| {
-        s.metric == metric && config.run.programs.first().is_none_or(|p| &s.program == p)
-    });
-    Ok(series.and_then(|s| s.relative_half_width))
+    let ours = |program: &str, m: &str| {
+        m == metric && config.run.programs.first().is_none_or(|p| program == p)
+    };
+    let found: Vec<_> = if config.variants.is_empty() {
+        let series = report.series.iter().find(|s| ours(&s.program, &s.metric));
+        series
+            .and_then(|s| s.sequential.clone())
+            .into_iter()
+            .collect()
+    } else {
+        report
+            .comparisons
+            .iter()
+            .filter(|c| ours(&c.program, &c.metric))
+            .filter_map(|c| c.sequential.clone())
+            .collect()
+    };
+    Ok(found)
 }
 
 /// The experiment's `[target] confidence` (0.95 by default).
@@ -600,13 +629,22 @@ fn dimensioning(
 /// Writes the HTML and JSON reports (every metric) and prints the text report of the
 /// experiment's own metric (the others are one `layoutrand report OUT` away).
 fn report(config: &ExperimentConfig, plan: &Plan, out: &Path) -> Result<()> {
-    let thresholds = thresholds(config)?;
+    // A grown experiment is reported with the sequences its rule watched: their intervals
+    // are the ones valid at the look where it stopped.
+    let options = crate::report::analysis::AnalysisOptions {
+        thresholds: thresholds(config)?,
+        sequential: plan.growth.as_ref().map(|g| g.target),
+        ..Default::default()
+    };
+    let render = |format, metrics: &[String]| {
+        crate::report::render_gated_report(out, format, &options, metrics).map(|(t, _)| t)
+    };
     for (format, file) in [(Format::Html, "report.html"), (Format::Json, "report.json")] {
-        let text = render_report(out, format, &thresholds, &[])?;
+        let text = render(format, &[])?;
         crate::files::write_atomically(&out.join(file), text.as_bytes())?;
     }
     let primary = crate::run::metric::primary_name_of_spec(&plan.metric);
-    let text = render_report(out, Format::Text, &thresholds, &[primary.to_string()])?;
+    let text = render(Format::Text, &[primary.to_string()])?;
     print!("{text}");
     crate::diagnostic!(
         "layoutrand experiment: wrote {} and {} (every metric; the text above shows {primary}, \

@@ -46,7 +46,12 @@ pub struct SequenceInterval {
 /// (Waudby-Smith et al. 2024 §2.4, with their `ρ²` the inverse of ours).
 pub fn mixing_for(planned: usize, confidence: f64) -> Result<f64, StatsError> {
     check_confidence(confidence)?;
-    at_least("the confidence sequence's tuning", "planned units", 1, planned)?;
+    at_least(
+        "the confidence sequence's tuning",
+        "planned units",
+        1,
+        planned,
+    )?;
     let log_alpha = (1.0 - confidence).ln();
     Ok(planned as f64 / (-2.0 * log_alpha + (1.0 - 2.0 * log_alpha).ln()))
 }
@@ -81,7 +86,12 @@ pub fn sequence(
     planned: usize,
 ) -> Result<Vec<SequenceInterval>, StatsError> {
     let rho = mixing_for(planned, confidence)?;
-    at_least("Lai's confidence sequence", "units", first.max(2), values.len())?;
+    at_least(
+        "Lai's confidence sequence",
+        "units",
+        first.max(2),
+        values.len(),
+    )?;
     if values.iter().any(|v| !v.is_finite()) {
         return Err(StatsError::Domain(
             "a confidence sequence needs finite values".into(),

@@ -45,7 +45,9 @@ pub fn sequence_plot(title: &str, y_label: &str, q: &Sequential, reference: Opti
     let bounded: Vec<_> = q
         .sequence
         .iter()
-        .filter_map(|l| l.ci.map(|c| (l.binaries as f64, l.estimate, c.lower, c.upper)))
+        .filter_map(|l| {
+            l.ci.map(|c| (l.binaries as f64, l.estimate, c.lower, c.upper))
+        })
         .collect();
     let mut out = String::new();
     let Some(first) = bounded.first() else {

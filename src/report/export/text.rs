@@ -59,7 +59,11 @@ impl Exporter for TextExporter {
         let sequential = super::sequential::sequential_lines(report);
         if !sequential.is_empty() {
             let title = super::sequential::SEQUENTIAL_TITLE;
-            writeln!(out, "\n{title}:\n  {}", super::sequential::sequential_note(report))?;
+            writeln!(
+                out,
+                "\n{title}:\n  {}",
+                super::sequential::sequential_note(report)
+            )?;
             for line in sequential {
                 writeln!(out, "  - {line}")?;
             }
