@@ -275,10 +275,13 @@ fn sentence(
         ),
         (None, _) => format!("cannot tell: the {cs} is not yet bounded"),
     };
+    let looks_taken = match index + 1 {
+        1 => "1 look".to_string(),
+        n => format!("{n} looks"),
+    };
     format!(
-        "stopped at {} of {} binaries ({} looks): {why}; {answer}",
+        "stopped at {} of {} binaries ({looks_taken}): {why}; {answer}",
         at.binaries,
         looks.last().map_or(0, |l| l.binaries),
-        index + 1
     )
 }

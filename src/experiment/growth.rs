@@ -65,7 +65,18 @@ impl GrowthLog {
                     "verdict_reached"
                 }
             });
-        let width = if watched.is_empty() { None } else { width };
+        if watched.is_empty() {
+            return self.next_count_from(rule, binaries, None, stopped);
+        }
+        if width.is_none() && stopped.is_none() && binaries < rule.max_binaries {
+            // Computable but not yet bounded: the boundary needs a binary or two more than
+            // the minimum (about 6 at 95 %), so grow by one instead of giving up.
+            self.rounds.push(Round {
+                binaries,
+                relative_half_width: None,
+            });
+            return Some(binaries + 1);
+        }
         self.next_count_from(rule, binaries, width, stopped)
     }
 
@@ -218,9 +229,15 @@ mod tests {
         let s = replay_mean(&means, &seq_rule).unwrap();
         assert_eq!(s.reason, Reason::TargetReached);
         let mut log = GrowthLog::new(&rule(), 12);
-        assert_eq!(log.next_count(&rule(), 12, &[s.clone()]), None);
+        assert_eq!(log.next_count(&rule(), 12, std::slice::from_ref(&s)), None);
         assert_eq!(log.outcome.as_deref(), Some("target_met"));
         assert_eq!(log.looks.len(), 8);
+        // At 5 binaries the 95 % sequence is not yet bounded: grow by one, do not stop.
+        let s = replay_mean(&means[..5], &seq_rule).unwrap();
+        assert!(s.at_stop.ci.is_none());
+        let mut log = GrowthLog::new(&rule(), 5);
+        assert_eq!(log.next_count(&rule(), 5, &[s]), Some(6));
+        assert!(log.outcome.is_none());
         // The same data with the rule unmet (a 0.01 % target) grows.
         let tight = Rule {
             target: 0.0001,

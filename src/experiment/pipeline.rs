@@ -300,7 +300,7 @@ impl Plan {
         );
         if let Some(g) = &self.growth {
             crate::diagnostic!(
-                "layoutrand experiment: the top level grows until the {:.0} % CI's relative half-width is at most {:.2} %, up to {} binaries",
+                "layoutrand experiment: the top level grows until the {:.0} % confidence sequence (valid at every look, one after each binary from 5) has a relative half-width of at most {:.2} % or every comparison has a verdict, up to {} binaries",
                 g.confidence * 100.0,
                 g.target * 100.0,
                 g.max_binaries

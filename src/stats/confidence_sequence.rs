@@ -62,7 +62,7 @@ pub fn mixing_for(planned: usize, confidence: f64) -> Result<f64, StatsError> {
 pub fn half_width(t: usize, q: f64, confidence: f64, rho: f64) -> Result<Option<f64>, StatsError> {
     check_confidence(confidence)?;
     at_least("Lai's confidence sequence", "units", 2, t)?;
-    if !(rho > 0.0 && rho.is_finite()) || !(q >= 0.0 && q.is_finite()) {
+    if !(rho > 0.0 && rho.is_finite() && q >= 0.0 && q.is_finite()) {
         return Err(StatsError::Domain(format!(
             "Lai's confidence sequence needs a positive mixing parameter and a finite sum of squares (got ρ = {rho}, Q = {q})"
         )));
