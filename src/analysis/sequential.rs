@@ -18,7 +18,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::effect::{Effect, EffectVerdict, Interval};
-use super::numfmt::{change_parts, level, percent};
+use super::numfmt::{change_parts, level, percent, sig};
 use super::vocabulary::{Thresholds, MIN_TOP_LEVEL_UNITS};
 use crate::stats::confidence_sequence::{sequence, SequenceInterval};
 use crate::stats::StatsError;
@@ -269,8 +269,11 @@ fn sentence(
                 c.effect.verdict.word(c.better, c.worse)
             )
         }
-        (Some(_), None) => format!(
-            "relative half-width ± {} ({cs} of the geometric mean of the binaries' means)",
+        (Some(ci), None) => format!(
+            "geometric mean of the binaries' means {} ({cs}: {} to {}, ± {})",
+            sig(at.estimate, 6),
+            sig(ci.lower, 6),
+            sig(ci.upper, 6),
             percent(at.relative_half_width.unwrap_or(f64::NAN), 2)
         ),
         (None, _) => format!("cannot tell: the {cs} is not yet bounded"),

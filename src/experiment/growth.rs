@@ -53,10 +53,14 @@ impl GrowthLog {
         if let Some(first) = watched.first() {
             self.looks = first.sequence.clone();
         }
+        // The widest at the last look; `None` when nothing is watched or one is unbounded.
         let width = watched
             .iter()
             .map(|s| s.sequence.last().and_then(|l| l.relative_half_width))
-            .try_fold(0.0f64, |w, h| h.map(|h| w.max(h)));
+            .try_fold(None, |w: Option<f64>, h| {
+                h.map(|h| Some(w.map_or(h, |w| w.max(h))))
+            })
+            .flatten();
         let stopped = (!watched.is_empty() && watched.iter().all(|s| s.reason != Reason::Cap))
             .then(|| {
                 if watched.iter().all(|s| s.reason == Reason::TargetReached) {
@@ -65,10 +69,8 @@ impl GrowthLog {
                     "verdict_reached"
                 }
             });
-        if watched.is_empty() {
-            return self.next_count_from(rule, binaries, None, stopped);
-        }
-        if width.is_none() && stopped.is_none() && binaries < rule.max_binaries {
+        let unbounded = !watched.is_empty() && width.is_none();
+        if unbounded && stopped.is_none() && binaries < rule.max_binaries {
             // Computable but not yet bounded: the boundary needs a binary or two more than
             // the minimum (about 6 at 95 %), so grow by one instead of giving up.
             self.rounds.push(Round {
@@ -83,8 +85,9 @@ impl GrowthLog {
     /// [`GrowthLog::next_count`] on its summary: the widest relative half-width at the last
     /// look and the outcome when the rule is met.
     ///
-    /// The next count projects the width's `1/√n` shrinkage: `⌈n · (h/τ)²⌉`, at least one
-    /// more binary, at most the maximum.
+    /// The next count is where the sequence's boundary, with the spread seen so far, is
+    /// projected to reach the target ([`projected`]): at least one more binary, at most the
+    /// maximum.
     pub fn next_count_from(
         &mut self,
         rule: &Growth,
@@ -113,13 +116,7 @@ impl GrowthLog {
         let Some(h) = width else {
             return stop(self, "not_computable");
         };
-        let projected = (binaries as f64 * (h / rule.target).powi(2)).ceil();
-        let next = if projected.is_finite() {
-            projected.min(rule.max_binaries as f64) as u32
-        } else {
-            rule.max_binaries
-        };
-        Some(next.max(binaries + 1).min(rule.max_binaries))
+        Some(projected(rule, binaries, h))
     }
 
     /// One sentence on how the experiment stopped.
@@ -154,6 +151,25 @@ impl GrowthLog {
     }
 }
 
+/// The count the sequence is projected to need, from its widest relative half-width `h`
+/// with `binaries` (the relative half-width on the log scale is `sinh` of the half-width):
+/// at least one more binary, the maximum when even that is projected short.
+fn projected(rule: &Growth, binaries: u32, h: f64) -> u32 {
+    let max = rule.max_binaries as usize;
+    let need = crate::stats::confidence_sequence::units_for(
+        h.asinh(),
+        binaries as usize,
+        rule.target.asinh(),
+        rule.confidence,
+        crate::analysis::sequential::PLANNED_BINARIES,
+        max,
+    );
+    match need {
+        Ok(Some(n)) => n as u32,
+        _ => rule.max_binaries,
+    }
+}
+
 /// A share as a percentage with two decimals, or "not computable".
 pub fn fmt_share(share: Option<f64>) -> String {
     match share {
@@ -176,15 +192,18 @@ mod tests {
     }
 
     #[test]
-    fn projects_the_inverse_square_root_law() {
+    fn projects_from_the_sequences_boundary() {
+        // Reference: the same projection in numpy (Lai's boundary, ρ = 20/(−2 ln α +
+        // ln(1 − 2 ln α)), sum of squares scaled by (m − 1)/(n − 1), widths as asinh of the
+        // relative half-widths): from 10 binaries at 2 % the ± 1 % target needs 25; at
+        // 1.1 % it needs 11 (the boundary narrows faster than 1/√n early on, where the
+        // 1/√n law asked for 40 and 13).
         let mut log = GrowthLog::new(&rule(), 10);
-        // Twice the target with 10 binaries: 1/√n says 40 are needed.
-        assert_eq!(log.next_count_from(&rule(), 10, Some(0.02), None), Some(40));
-        // 1.1 × the target: ⌈10 · 1.21⌉ = 13.
+        assert_eq!(log.next_count_from(&rule(), 10, Some(0.02), None), Some(25));
         let mut log = GrowthLog::new(&rule(), 10);
         assert_eq!(
             log.next_count_from(&rule(), 10, Some(0.011), None),
-            Some(13)
+            Some(11)
         );
     }
 

@@ -77,6 +77,41 @@ pub fn half_width(t: usize, q: f64, confidence: f64, rho: f64) -> Result<Option<
     Ok(Some((k * q / (tf * (tf - k))).sqrt()))
 }
 
+/// The fewest units, above `n` and at most `max`, with which the sequence's half-width is
+/// projected to reach `target`, from its half-width `now` after `n` units: the sum of
+/// squares is scaled by `(m − 1)/(n − 1)` (the same spread) and [`half_width`] evaluated at
+/// each `m`. `None` when not even `max` units are projected to reach it. Unlike the fixed
+/// interval's `1/√n` law this follows the boundary's own shape, which narrows much faster
+/// than `1/√n` over its first few units.
+pub fn units_for(
+    now: f64,
+    n: usize,
+    target: f64,
+    confidence: f64,
+    planned: usize,
+    max: usize,
+) -> Result<Option<usize>, StatsError> {
+    let rho = mixing_for(planned, confidence)?;
+    at_least("the projection of a confidence sequence", "units", 2, n)?;
+    let tf = n as f64;
+    let ln_c = 2.0 / tf * ((1.0 - confidence).ln() + 0.5 * (rho / (tf + rho)).ln());
+    let k = -ln_c.exp_m1() * (tf + rho);
+    if !(now.is_finite() && now >= 0.0 && tf > k) {
+        return Err(StatsError::Domain(format!(
+            "no finite half-width {now} after {n} units to project from"
+        )));
+    }
+    // Invert h = √(kQ / (t(t − k))) for the sum of squares Q.
+    let q = now * now * tf * (tf - k) / k;
+    for m in n + 1..=max {
+        let scaled = q * (m as f64 - 1.0) / (tf - 1.0);
+        if half_width(m, scaled, confidence, rho)?.is_some_and(|h| h <= target) {
+            return Ok(Some(m));
+        }
+    }
+    Ok(None)
+}
+
 /// The confidence sequence at every look from `first` units to all of `values` (in the
 /// order the units arrived), for the mean of i.i.d. normal units, tuned to `planned` units.
 pub fn sequence(
@@ -164,6 +199,24 @@ mod tests {
         // scipy.stats.t.ppf(0.975, 9) = 2.2621571627982; t.ppf(0.975, 39) = 2.0226909200367.
         assert!(w10 > 2.2621571627982 && w40 > 2.0226909200367);
         assert!(w40 < w10 && w40 < 3.3, "{w10} {w40}");
+    }
+
+    #[test]
+    fn projection_inverts_the_half_width() {
+        // Units with sum of squares 0.01·(n − 1): the half-width after 30 is what the
+        // projection from 10 must find as the first count reaching it.
+        let rho = mixing_for(20, 0.95).unwrap();
+        let h = |n: usize| {
+            half_width(n, 0.01 * (n as f64 - 1.0), 0.95, rho)
+                .unwrap()
+                .unwrap()
+        };
+        assert_eq!(
+            units_for(h(10), 10, h(30), 0.95, 20, 100).unwrap(),
+            Some(30)
+        );
+        assert_eq!(units_for(h(10), 10, h(30), 0.95, 20, 29).unwrap(), None);
+        assert!(units_for(f64::NAN, 10, 0.1, 0.95, 20, 100).is_err());
     }
 
     #[test]
