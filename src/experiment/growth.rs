@@ -30,7 +30,7 @@ impl GrowthLog {
             rounds: Vec::new(),
             outcome: None,
             caveat: format!(
-                "The number of randomised binaries was not fixed in advance: binaries were added in rounds, with a look after each binary from the {MIN_BINARIES}th, until the {level} confidence sequence's relative half-width was at most {:.2} % or every comparison had a verdict (at most {} binaries). The sequence holds at every look at once, so the look at which the experiment stopped (optional stopping) keeps its {level} level; the report's fixed-sample intervals (Kalibera & Jones eq. 4) beside it do not have that guarantee under such a stop and are approximate.",
+                "The number of randomised binaries was not fixed in advance: binaries were added in rounds, with a look after each binary from the {MIN_BINARIES}th, until the {level} confidence sequence's relative half-width was at most {:.2} % (at most {} binaries). The sequence holds at every look at once, so the look at which the experiment stopped (optional stopping) keeps its {level} level; the report's fixed-sample intervals (Kalibera & Jones eq. 4) beside it do not have that guarantee under such a stop and are approximate.",
                 rule.target * 100.0,
                 rule.max_binaries,
                 level = crate::analysis::numfmt::level(rule.confidence),

@@ -106,11 +106,10 @@ pub fn run_experiment(
         match log.next_count(growth, binaries, &watched) {
             Some(next) => {
                 crate::diagnostic!(
-                    "layoutrand experiment: confidence sequence's relative half-width {} with {binaries} binaries (looked at after each from {}), target {:.2} %{}: growing to {next} binaries",
+                    "layoutrand experiment: confidence sequence's relative half-width {} with {binaries} binaries (looked at after each from {}), target {:.2} %: growing to {next} binaries",
                     fmt_share(log.rounds.last().and_then(|r| r.relative_half_width)),
                     crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS,
                     growth.target * 100.0,
-                    if config.variants.is_empty() { "" } else { ", or a verdict for every comparison" }
                 );
                 binaries = next;
             }
@@ -300,7 +299,7 @@ impl Plan {
         );
         if let Some(g) = &self.growth {
             crate::diagnostic!(
-                "layoutrand experiment: the top level grows until the {:.0} % confidence sequence (valid at every look, one after each binary from 5) has a relative half-width of at most {:.2} % or every comparison has a verdict, up to {} binaries",
+                "layoutrand experiment: the top level grows until the {:.0} % confidence sequence (valid at every look, one after each binary from 5) has a relative half-width of at most {:.2} %, up to {} binaries",
                 g.confidence * 100.0,
                 g.target * 100.0,
                 g.max_binaries
@@ -563,9 +562,10 @@ fn run_is_complete(out: &Path, plan: &Plan) -> Result<bool> {
 
 /// The relative half-width of the CI of the primary metric's mean, from the JSON report
 /// (the first program's, or the one `[run] programs` names first).
-/// The confidence sequences the growth rule watches (`report --sequential` on the data so
-/// far): the first program's series of the run's metric, or, with variants, each of its
-/// comparisons against the base. Empty when none can be computed yet.
+/// The confidence sequence the growth rule watches (`report --sequential` on the data so
+/// far): the first program's series of the run's metric. Empty when it cannot be computed
+/// yet. (Growth is refused with `[[variant]]`, so no comparison is watched here; the rule
+/// of [`GrowthLog::next_count`] would stop on their verdicts too.)
 fn watched_sequences(
     config: &ExperimentConfig,
     plan: &Plan,
@@ -580,24 +580,13 @@ fn watched_sequences(
     };
     let report = crate::report::analysis::analyse_with(&experiment, &options)?;
     let metric = crate::run::metric::primary_name_of_spec(&plan.metric);
-    let ours = |program: &str, m: &str| {
-        m == metric && config.run.programs.first().is_none_or(|p| program == p)
-    };
-    let found: Vec<_> = if config.variants.is_empty() {
-        let series = report.series.iter().find(|s| ours(&s.program, &s.metric));
-        series
-            .and_then(|s| s.sequential.clone())
-            .into_iter()
-            .collect()
-    } else {
-        report
-            .comparisons
-            .iter()
-            .filter(|c| ours(&c.program, &c.metric))
-            .filter_map(|c| c.sequential.clone())
-            .collect()
-    };
-    Ok(found)
+    let series = report.series.iter().find(|s| {
+        s.metric == metric && config.run.programs.first().is_none_or(|p| &s.program == p)
+    });
+    Ok(series
+        .and_then(|s| s.sequential.clone())
+        .into_iter()
+        .collect())
 }
 
 /// The experiment's `[target] confidence` (0.95 by default).
