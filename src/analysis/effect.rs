@@ -7,13 +7,13 @@
 //! matter, and is called "detectable but negligible" (the equivalence reasoning of
 //! Schuirmann's two one-sided tests, 1987: an interval inside the margin shows equivalence).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::numfmt::{change, level, percent};
 use super::vocabulary::Thresholds;
 
 /// A closed interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Interval {
     /// Lower end.
     pub lower: f64,

@@ -96,6 +96,10 @@ pub struct PairComparison {
     /// With more than two variants, how the comparisons against the base are held together
     /// (null with two variants: the intervals are at the report's confidence).
     pub adjustment: Option<Adjustment>,
+    /// `report --sequential`: the matched seeds replayed in seed order with a confidence
+    /// sequence of the per-seed ratio (docs/report.md); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sequential: Option<super::sequential::Sequential>,
 }
 
 /// The multiplicity adjustment of the comparisons against the base (k > 2 variants).
@@ -318,6 +322,7 @@ fn compare_pair(
         pair,
         text,
         adjustment: None,
+        sequential: None,
     }
 }
 

@@ -22,6 +22,15 @@ pub struct Args {
     pub gate: super::common::GateArgs,
     #[command(flatten)]
     pub bootstrap: super::common::BootstrapArgs,
+    /// Replay the binaries in seed order and look after each (from 5) with a confidence
+    /// sequence, valid at every look: each series stops when its relative half-width reaches
+    /// `--target`, each comparison also when it is faster, slower or equivalent within
+    /// `--negligible`; the JSON's `sequential` objects and a section of the text (docs/report.md).
+    #[arg(long)]
+    pub sequential: bool,
+    /// The relative half-width at which `--sequential` stops (a percentage, e.g. 1% or 0.01).
+    #[arg(long, requires = "sequential", value_parser = target_arg)]
+    pub target: Option<f64>,
     /// Write the report to this file (atomically: a reader never sees half of it) instead
     /// of stdout; the exit code is the same.
     #[arg(long, short)]
@@ -34,6 +43,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         thresholds: args.verdict.thresholds()?,
         fail_if_slower: args.gate.fail_if_slower,
         bootstrap: args.bootstrap.options(),
+        sequential: args.sequential.then(|| {
+            args.target
+                .unwrap_or(layoutrand::analysis::sequential::DEFAULT_TARGET)
+        }),
     };
     let (text, slower) =
         render_gated_report(&args.dir, args.format, &options, &args.metric.metrics)?;
@@ -42,4 +55,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         None => super::common::write_stdout(&text)?,
     }
     Ok(args.gate.exit_code("report", &slower))
+}
+
+/// clap value parser for `--target`: a strictly positive share, by the project's one percent
+/// parser.
+fn target_arg(text: &str) -> Result<f64, String> {
+    layoutrand::analysis::vocabulary::parse_percent(text).map_err(|e| format!("--target: {e:#}"))
 }

@@ -19,7 +19,7 @@ use crate::files::store::RESULTS_FILE;
 use crate::flags::build::{BuildArgs, LinkerArg};
 use crate::flags::run::RunArgs;
 use crate::flags::{DesignArgs, LimitArgs};
-use crate::report::{render_report, Format};
+use crate::report::Format;
 use crate::run::command::CommandTemplate;
 
 /// Which of Kalibera & Jones' two experiments to run.
@@ -105,13 +105,14 @@ pub fn run_experiment(
         let (Some(growth), Some(log)) = (&plan.growth, growth_log.as_mut()) else {
             break;
         };
-        let precision = current_precision(config, &plan, &out)?;
-        match log.next_count(growth, binaries, precision) {
+        let watched = watched_sequences(config, &plan, &out, growth.target)?;
+        match log.next_count(growth, binaries, &watched) {
             Some(next) => {
                 crate::diagnostic!(
-                    "layoutrand experiment: relative half-width {} with {binaries} binaries, target {:.2} %: growing to {next} binaries",
-                    fmt_share(precision),
-                    growth.target * 100.0
+                    "layoutrand experiment: confidence sequence's relative half-width {} with {binaries} binaries (looked at after each from {}), target {:.2} %: growing to {next} binaries",
+                    fmt_share(log.rounds.last().and_then(|r| r.relative_half_width)),
+                    crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS,
+                    growth.target * 100.0,
                 );
                 binaries = next;
             }
@@ -301,7 +302,7 @@ impl Plan {
         );
         if let Some(g) = &self.growth {
             crate::diagnostic!(
-                "layoutrand experiment: the top level grows until the {:.0} % CI's relative half-width is at most {:.2} %, up to {} binaries",
+                "layoutrand experiment: the top level grows until the {:.0} % confidence sequence (valid at every look, one after each binary from 5) has a relative half-width of at most {:.2} %, up to {} binaries",
                 g.confidence * 100.0,
                 g.target * 100.0,
                 g.max_binaries
@@ -558,14 +559,31 @@ fn run_is_complete(out: &Path, plan: &Plan) -> Result<bool> {
 
 /// The relative half-width of the CI of the primary metric's mean, from the JSON report
 /// (the first program's, or the one `[run] programs` names first).
-fn current_precision(config: &ExperimentConfig, plan: &Plan, out: &Path) -> Result<Option<f64>> {
+/// The confidence sequence the growth rule watches (`report --sequential` on the data so
+/// far): the first program's series of the run's metric. Empty when it cannot be computed
+/// yet. (Growth is refused with `[[variant]]`, so no comparison is watched here; the rule
+/// of [`GrowthLog::next_count`] would stop on their verdicts too.)
+fn watched_sequences(
+    config: &ExperimentConfig,
+    plan: &Plan,
+    out: &Path,
+    target: f64,
+) -> Result<Vec<crate::analysis::sequential::Sequential>> {
     let experiment = crate::analysis::report::experiment::load_with_context(out)?;
-    let report = crate::analysis::report::builder::analyse(&experiment, &thresholds(config)?)?;
+    let options = crate::analysis::report::builder::AnalysisOptions {
+        thresholds: thresholds(config)?,
+        sequential: Some(target),
+        ..Default::default()
+    };
+    let report = crate::analysis::report::builder::analyse_with(&experiment, &options)?;
     let metric = crate::run::metric::primary_name_of_spec(&plan.metric);
     let series = report.series.iter().find(|s| {
         s.metric == metric && config.run.programs.first().is_none_or(|p| &s.program == p)
     });
-    Ok(series.and_then(|s| s.relative_half_width))
+    Ok(series
+        .and_then(|s| s.sequential.clone())
+        .into_iter()
+        .collect())
 }
 
 /// The experiment's `[target] confidence` (0.95 by default).
@@ -597,13 +615,22 @@ fn dimensioning(
 /// Writes the HTML and JSON reports (every metric) and prints the text report of the
 /// experiment's own metric (the others are one `layoutrand report OUT` away).
 fn report(config: &ExperimentConfig, plan: &Plan, out: &Path) -> Result<()> {
-    let thresholds = thresholds(config)?;
+    // A grown experiment is reported with the sequences its rule watched: their intervals
+    // are the ones valid at the look where it stopped.
+    let options = crate::analysis::report::builder::AnalysisOptions {
+        thresholds: thresholds(config)?,
+        sequential: plan.growth.as_ref().map(|g| g.target),
+        ..Default::default()
+    };
+    let render = |format, metrics: &[String]| {
+        crate::report::render_gated_report(out, format, &options, metrics).map(|(t, _)| t)
+    };
     for (format, file) in [(Format::Html, "report.html"), (Format::Json, "report.json")] {
-        let text = render_report(out, format, &thresholds, &[])?;
+        let text = render(format, &[])?;
         crate::files::write_atomically(&out.join(file), text.as_bytes())?;
     }
     let primary = crate::run::metric::primary_name_of_spec(&plan.metric);
-    let text = render_report(out, Format::Text, &thresholds, &[primary.to_string()])?;
+    let text = render(Format::Text, &[primary.to_string()])?;
     print!("{text}");
     crate::diagnostic!(
         "layoutrand experiment: wrote {} and {} (every metric; the text above shows {primary}, \

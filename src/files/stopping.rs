@@ -23,12 +23,13 @@ pub struct Growth {
     pub metric: String,
 }
 
-/// One round: the binaries measured and the width reached with them.
+/// One round: the binaries measured and the width of the confidence sequence with them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Round {
     /// Randomised binaries measured so far.
     pub binaries: u32,
-    /// Relative half-width of the CI after this round (`None`: not computable).
+    /// Relative half-width of the watched confidence sequence after this round (the widest
+    /// when several comparisons are watched; `None`: not computable).
     pub relative_half_width: Option<f64>,
 }
 
@@ -41,10 +42,20 @@ pub struct GrowthLog {
     pub start_binaries: u32,
     /// Every round, in order.
     pub rounds: Vec<Round>,
-    /// `target_met`, `max_reached` or `not_computable`, once stopped.
+    /// `target_met`, `verdict_reached`, `max_reached` or `not_computable`, once stopped.
     pub outcome: Option<String>,
-    /// What optional stopping means for the interval.
+    /// What the stopping rule means for the intervals: with a confidence sequence, that
+    /// they hold at every look (older logs: the caveat that optional stopping lowered the
+    /// fixed interval's coverage).
     pub caveat: String,
+    /// The confidence sequence watched (`lai_t_mixture`); `None` in logs written before
+    /// the rule was sequential.
+    #[serde(default)]
+    pub method: Option<String>,
+    /// The watched sequence at every look (one after each binary from the minimum) over
+    /// the binaries measured so far.
+    #[serde(default)]
+    pub looks: Vec<crate::analysis::sequential::Look>,
 }
 
 impl GrowthLog {

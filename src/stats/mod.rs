@@ -19,12 +19,16 @@
 //! depend on the layout?), [`interaction`] (the same question on the ratio scale with the
 //! scheduler's blocks as the error stratum, and the spread's magnitude), and for k > 2 [`bonferroni`] (the comparisons against the base held together) and variants [`tukey`] with its own
 //! [`studentized_range`] distribution (Georges et al. 2008 §4.1).
+//!
+//! Looking after every binary (issue 27): [`confidence_sequence`] (Lai's t-mixture, valid at
+//! every look at once).
 
 pub mod anova;
 pub mod autocorr;
 pub mod bonferroni;
 pub mod bootstrap;
 pub mod changepoint;
+pub mod confidence_sequence;
 pub mod error;
 pub mod fieller;
 pub mod hierarchy;

@@ -23,4 +23,5 @@ mod html;
 mod html_variants;
 mod json_vocabulary;
 mod overflow;
+mod sequential;
 mod store_only;

@@ -7,4 +7,5 @@
 
 mod coverage;
 mod properties;
+mod sequential_calibration;
 mod variants_interaction;

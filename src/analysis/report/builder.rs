@@ -34,6 +34,9 @@ pub struct AnalysisOptions {
     /// variant comparisons' bootstrap (which otherwise use
     /// [`crate::analysis::variants::DEFAULT_VARIANT_RESAMPLES`] with seed 1).
     pub bootstrap: Option<BootstrapOptions>,
+    /// `report --sequential [--target P]`: replay the binaries with a confidence sequence,
+    /// stopping at this relative half-width (or a comparison's verdict).
+    pub sequential: Option<f64>,
 }
 
 /// Analyses every program and metric of `experiment` at `thresholds`.
@@ -86,7 +89,7 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
     let (comparisons, multiple) =
         compare_variant_groups(experiment, thresholds, options, &mut warnings)?;
     warnings.extend(super::machines::machine_warnings(&machines));
-    Ok(Report {
+    let mut report = Report {
         schema: super::model::REPORT_SCHEMA,
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         directory: experiment.dir.display().to_string(),
@@ -130,7 +133,16 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
         machines,
         comparisons,
         multiple,
-    })
+    };
+    if let Some(target) = options.sequential {
+        let rule = crate::analysis::sequential::Rule {
+            thresholds: *thresholds,
+            target,
+            planned: crate::analysis::sequential::PLANNED_BINARIES,
+        };
+        crate::analysis::sequential_report::attach(&mut report, experiment, &rule);
+    }
+    Ok(report)
 }
 
 /// What each program's seeds could move, in words (`NAME: words`), as the manifest records it.
@@ -358,6 +370,7 @@ pub fn analyse_series(
         default_layout,
         diagnostics,
         summary: String::new(),
+        sequential: None,
         plots: None,
     };
     report.summary = summary(&report, thresholds, &[]);

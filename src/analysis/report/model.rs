@@ -166,6 +166,10 @@ pub struct SeriesReport {
     /// from an experiment's measurements.
     #[serde(skip)]
     pub plots: Option<super::plot_data::SeriesPlots>,
+    /// `report --sequential`: the binaries replayed in seed order with a confidence
+    /// sequence (docs/report.md); absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sequential: Option<crate::analysis::sequential::Sequential>,
 }
 
 /// One level of the hierarchy (KJ eq. 1–2).

@@ -223,6 +223,7 @@ impl Exporter for HtmlExporter {
             }
             writeln!(out, "</ul></section>")?;
         }
+        super::sequential::sequential_section(&mut out, report)?;
         machines_section(&mut out, &report.machines)?;
         if !report.warnings.is_empty() {
             writeln!(out, "<section id=\"warnings\"><h2>Warnings</h2><ul>")?;

@@ -21,6 +21,7 @@ pub mod layout_text;
 pub mod markdown;
 pub mod plots;
 pub mod run_summary;
+pub mod sequential;
 pub mod summary;
 pub mod svg;
 pub mod svg_variants;

@@ -56,9 +56,19 @@ impl Exporter for TextExporter {
                 writeln!(out, "  {line}")?;
             }
         }
-        out.push_str(&crate::report::render_machines::render_text(
-            &report.machines,
-        ));
+        let sequential = super::sequential::sequential_lines(report);
+        if !sequential.is_empty() {
+            let title = super::sequential::SEQUENTIAL_TITLE;
+            writeln!(
+                out,
+                "\n{title}:\n  {}",
+                super::sequential::sequential_note(report)
+            )?;
+            for line in sequential {
+                writeln!(out, "  - {line}")?;
+            }
+        }
+        out.push_str(&crate::report::render_machines::render_text(&report.machines));
         if !report.warnings.is_empty() {
             writeln!(out, "\nWarnings:")?;
             for w in &report.warnings {

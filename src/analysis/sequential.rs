@@ -1,0 +1,290 @@
+//! Anytime-valid sequential experiments (issue 27): replay the randomised binaries in seed
+//! order, look after each one from [`MIN_TOP_LEVEL_UNITS`], and stop when the interval is
+//! as narrow as asked, when a comparison reaches a verdict, or when the binaries run out.
+//!
+//! Looking after every binary and stopping on what one sees is optional stopping: a
+//! fixed-sample t interval then misses far more often than its level says (the calibration
+//! in tests/sequential_calibration.rs measures it). The intervals here are a confidence
+//! sequence ([`crate::stats::confidence_sequence`], Lai's t-mixture): at the level asked
+//! they hold at every look at once, so the look at which one stops is as valid as any.
+//!
+//! The unit is the binary (seed): executions and iterations per binary are fixed
+//! beforehand, so the binaries' means are i.i.d. (Kalibera & Jones 2013 §9.3). Means of
+//! times and counts are positive, and so are ratios, so the sequence is computed on the log
+//! scale and exponentiated, which keeps every bound positive: for one series it bounds the
+//! geometric mean of the binaries' means; for a pair of variants, the geometric mean of the
+//! per-seed ratios `new / base` (seeds matched, as in the paired analysis).
+
+use serde::{Deserialize, Serialize};
+
+use super::effect::{Effect, EffectVerdict, Interval};
+use super::numfmt::{change_parts, level, percent, sig};
+use super::vocabulary::{Thresholds, MIN_TOP_LEVEL_UNITS};
+use crate::stats::confidence_sequence::{sequence, SequenceInterval};
+use crate::stats::StatsError;
+
+/// The number of binaries at which the sequence is tuned to be tightest (its mixing
+/// parameter, [`crate::stats::confidence_sequence::mixing_for`]): the 20 of Kalibera &
+/// Jones' initial experiment (§9.1). The width changes little for stops from 10 to 60.
+pub const PLANNED_BINARIES: usize = 20;
+
+/// The relative half-width at which `report --sequential` stops a series when no
+/// `--target` is given.
+pub const DEFAULT_TARGET: f64 = 0.01;
+
+/// The stopping rule, fixed before the first look.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rule {
+    /// Confidence of the sequence and the relevance threshold of the verdicts.
+    pub thresholds: Thresholds,
+    /// Stop once the relative half-width is at most this share.
+    pub target: f64,
+    /// The binaries the sequence is tuned for.
+    pub planned: usize,
+}
+
+/// Why the replay stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// The relative half-width reached the target.
+    TargetReached,
+    /// A comparison's sequence is wholly faster, slower, or within ± negligible.
+    Verdict,
+    /// Every binary was used without meeting the rule.
+    Cap,
+}
+
+/// The confidence sequence at one look.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Look {
+    /// Binaries seen.
+    pub binaries: usize,
+    /// The geometric mean (of the binaries' means, or of the per-seed ratios).
+    pub estimate: f64,
+    /// The confidence sequence's interval; `None` while it is not yet finite.
+    pub ci: Option<Interval>,
+    /// `(upper − lower) / (2 · estimate)`.
+    pub relative_half_width: Option<f64>,
+}
+
+/// The sequential answer for one series or one comparison.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Sequential {
+    /// Always "lai_t_mixture" (the confidence sequence of [`crate::stats::confidence_sequence`]).
+    pub method: &'static str,
+    /// Confidence of the sequence (time-uniform).
+    pub confidence: f64,
+    /// The target relative half-width.
+    pub target: f64,
+    /// The binaries the sequence is tuned for.
+    pub planned_binaries: usize,
+    /// Binaries used when it stopped.
+    pub stopped_at: usize,
+    /// Binaries available (the cap).
+    pub available: usize,
+    /// Looks taken up to the stop (one after each binary from the minimum).
+    pub looks: usize,
+    /// The look at the stop.
+    pub at_stop: Look,
+    /// Comparisons only: the sequence's interval classified at the thresholds.
+    pub effect: Option<Effect>,
+    /// Comparisons only: the effect's one word ("faster", "slower", "negligible",
+    /// "equivalent", "no significant difference", "unbounded").
+    pub verdict: Option<&'static str>,
+    /// Why it stopped.
+    pub reason: Reason,
+    /// The outcome in one sentence.
+    pub text: String,
+    /// The sequence at every look over all the binaries available, also after the stop
+    /// (valid there too): what the plots draw.
+    pub sequence: Vec<Look>,
+}
+
+/// Replays the binaries' means of one series (in seed order).
+pub fn replay_mean(means: &[f64], rule: &Rule) -> Result<Sequential, StatsError> {
+    let logs = logs_of_positive(means, "the binaries' means")?;
+    let looks = looks(&logs, rule)?;
+    let stop = looks
+        .iter()
+        .position(|l| l.relative_half_width.is_some_and(|h| h <= rule.target));
+    let (index, reason) = match stop {
+        Some(i) => (i, Reason::TargetReached),
+        None => (looks.len() - 1, Reason::Cap),
+    };
+    Ok(finish(looks, index, reason, None, rule))
+}
+
+/// Replays the per-seed ratios `new[s] / base[s]` of matched seeds (in seed order);
+/// `better`/`worse` name a ratio below/above 1 ("faster"/"slower" for times).
+pub fn replay_ratio(
+    base: &[f64],
+    new: &[f64],
+    rule: &Rule,
+    better: &'static str,
+    worse: &'static str,
+) -> Result<Sequential, StatsError> {
+    if base.len() != new.len() {
+        return Err(StatsError::Domain(format!(
+            "matched seeds need equal counts, got {} and {}",
+            base.len(),
+            new.len()
+        )));
+    }
+    let ratios: Vec<f64> = base.iter().zip(new).map(|(b, n)| n / b).collect();
+    let logs = logs_of_positive(&ratios, "the per-seed ratios")?;
+    let looks = looks(&logs, rule)?;
+    let classify = |l: &Look| {
+        let bounds = l.ci.map(|c| (c.lower, c.upper));
+        Effect::classify(l.estimate, bounds, &rule.thresholds, better, worse)
+    };
+    // A verdict stops the replay; so does the target, since a sequence that narrow will
+    // not reach one soon.
+    let stop = looks.iter().position(|l| {
+        decisive(classify(l).verdict) || l.relative_half_width.is_some_and(|h| h <= rule.target)
+    });
+    let (index, reason) = match stop {
+        Some(i) if decisive(classify(&looks[i]).verdict) => (i, Reason::Verdict),
+        Some(i) => (i, Reason::TargetReached),
+        None => (looks.len() - 1, Reason::Cap),
+    };
+    let classified = Classified {
+        effect: classify(&looks[index]),
+        better,
+        worse,
+    };
+    Ok(finish(looks, index, reason, Some(classified), rule))
+}
+
+/// Whether a comparison's verdict ends the experiment: faster, slower, or within
+/// ± negligible (detected but negligible, or equivalent in the sense of two one-sided tests).
+fn decisive(verdict: EffectVerdict) -> bool {
+    matches!(
+        verdict,
+        EffectVerdict::Lower
+            | EffectVerdict::Higher
+            | EffectVerdict::Negligible
+            | EffectVerdict::Equivalent
+    )
+}
+
+/// Logs of positive values; a value at or below zero has no log and makes the geometric
+/// mean meaningless, so it refuses rather than drop it.
+fn logs_of_positive(values: &[f64], what: &str) -> Result<Vec<f64>, StatsError> {
+    if let Some(v) = values.iter().find(|v| !(**v > 0.0 && v.is_finite())) {
+        return Err(StatsError::Degenerate(format!(
+            "{what} must be positive for the sequence on the log scale (one is {v})"
+        )));
+    }
+    Ok(values.iter().map(|v| v.ln()).collect())
+}
+
+/// The sequence at every look from [`MIN_TOP_LEVEL_UNITS`], back on the original scale.
+fn looks(logs: &[f64], rule: &Rule) -> Result<Vec<Look>, StatsError> {
+    let cs = sequence(
+        logs,
+        MIN_TOP_LEVEL_UNITS,
+        rule.thresholds.confidence,
+        rule.planned,
+    )?;
+    Ok(cs.iter().map(look).collect())
+}
+
+fn look(s: &SequenceInterval) -> Look {
+    let estimate = s.mean.exp();
+    let ci = s.bounds.map(|(lo, hi)| Interval {
+        lower: lo.exp(),
+        upper: hi.exp(),
+    });
+    Look {
+        binaries: s.n,
+        estimate,
+        ci,
+        relative_half_width: ci.map(|c| (c.upper - c.lower) / (2.0 * estimate)),
+    }
+}
+
+/// The classification of a comparison's look and the words of its directions.
+struct Classified {
+    effect: Effect,
+    better: &'static str,
+    worse: &'static str,
+}
+
+fn finish(
+    looks: Vec<Look>,
+    index: usize,
+    reason: Reason,
+    classified: Option<Classified>,
+    rule: &Rule,
+) -> Sequential {
+    let at_stop = looks[index];
+    let text = sentence(&looks, index, reason, classified.as_ref(), rule);
+    Sequential {
+        method: "lai_t_mixture",
+        confidence: rule.thresholds.confidence,
+        target: rule.target,
+        planned_binaries: rule.planned,
+        stopped_at: at_stop.binaries,
+        available: looks.last().map_or(0, |l| l.binaries),
+        looks: index + 1,
+        at_stop,
+        verdict: classified
+            .as_ref()
+            .map(|c| c.effect.verdict.word(c.better, c.worse)),
+        effect: classified.map(|c| c.effect),
+        reason,
+        text,
+        sequence: looks,
+    }
+}
+
+/// "stopped at 12 of 30 binaries (8 looks): a verdict was reached: faster, 3.1 % faster
+/// (95 % confidence sequence: 1.2 % to 5.0 % faster)".
+fn sentence(
+    looks: &[Look],
+    index: usize,
+    reason: Reason,
+    classified: Option<&Classified>,
+    rule: &Rule,
+) -> String {
+    let at = &looks[index];
+    let why = match reason {
+        Reason::TargetReached => format!(
+            "the relative half-width reached the target of ± {}",
+            percent(rule.target, 2)
+        ),
+        Reason::Verdict => "a verdict was reached".to_string(),
+        Reason::Cap => "every binary was used without reaching the target or a verdict".into(),
+    };
+    let cs = format!("{} confidence sequence", level(rule.thresholds.confidence));
+    let answer = match (at.ci, classified) {
+        (Some(ci), Some(c)) => {
+            let (head, bounds) =
+                change_parts(c.effect.ratio, ci.lower, ci.upper, 1.0, c.better, c.worse);
+            // change_parts names its interval "… CI: bounds"; this one is a sequence.
+            let bounds = bounds.split_once(": ").map_or(bounds.as_str(), |(_, b)| b);
+            format!(
+                "{}: {head} ({cs}: {bounds})",
+                c.effect.verdict.word(c.better, c.worse)
+            )
+        }
+        (Some(ci), None) => format!(
+            "geometric mean of the binaries' means {} ({cs}: {} to {}, ± {})",
+            sig(at.estimate, 6),
+            sig(ci.lower, 6),
+            sig(ci.upper, 6),
+            percent(at.relative_half_width.unwrap_or(f64::NAN), 2)
+        ),
+        (None, _) => format!("cannot tell: the {cs} is not yet bounded"),
+    };
+    let looks_taken = match index + 1 {
+        1 => "1 look".to_string(),
+        n => format!("{n} looks"),
+    };
+    format!(
+        "stopped at {} of {} binaries ({looks_taken}): {why}; {answer}",
+        at.binaries,
+        looks.last().map_or(0, |l| l.binaries),
+    )
+}

@@ -1,0 +1,150 @@
+//! Rendering of `report --sequential` (the numbers come from
+//! [`crate::analysis::sequential`]): a few lines for the text report and a plot of the
+//! confidence sequence narrowing with the binaries, the stopping point marked, for HTML.
+
+use std::fmt::Write;
+
+use super::svg::{escape, range, Frame};
+use crate::analysis::numfmt::level;
+use crate::analysis::sequential::Sequential;
+use crate::analysis::report::model::Report;
+
+/// The heading of the section.
+pub const SEQUENTIAL_TITLE: &str = "Sequential (confidence sequences, valid at every look)";
+
+/// One line per series and per comparison with a sequential answer; empty without
+/// `--sequential`.
+pub fn sequential_lines(report: &Report) -> Vec<String> {
+    let series = report.series.iter().filter_map(|s| {
+        let q = s.sequential.as_ref()?;
+        let name = crate::analysis::report::series::program_label(&s.program, s.variant.as_deref());
+        Some(format!("{name} {}: {}", s.metric, q.text))
+    });
+    let pairs = report.comparisons.iter().filter_map(|c| {
+        let q = c.sequential.as_ref()?;
+        Some(format!(
+            "{} {}: {} against {}: {}",
+            c.program, c.metric, c.new, c.base, q.text
+        ))
+    });
+    series.chain(pairs).collect()
+}
+
+/// What a reader must know to read the lines: the level holds at every look at once.
+pub fn sequential_note(report: &Report) -> String {
+    format!(
+        "Each binary was looked at in seed order from the fifth; the {} confidence sequence holds at every look at once, so stopping when it first looks good keeps its level (a fixed interval would not). Means are geometric (of the binaries' means, or of the per-seed ratios).",
+        level(report.confidence)
+    )
+}
+
+/// The sequence's interval against the binaries seen: a band from lower to upper, the
+/// estimate as a line, the stop as a vertical line; for a ratio (`reference` = 1) a dashed
+/// line at no change.
+pub fn sequence_plot(title: &str, y_label: &str, q: &Sequential, reference: Option<f64>) -> String {
+    let bounded: Vec<_> = q
+        .sequence
+        .iter()
+        .filter_map(|l| {
+            l.ci.map(|c| (l.binaries as f64, l.estimate, c.lower, c.upper))
+        })
+        .collect();
+    let mut out = String::new();
+    let Some(first) = bounded.first() else {
+        return out;
+    };
+    let ys: Vec<f64> = bounded
+        .iter()
+        .flat_map(|b| [b.2, b.3])
+        .chain(reference)
+        .collect();
+    let last = bounded.last().map_or(first.0, |b| b.0);
+    let mut f = Frame::new(460.0, 240.0, (first.0, last), range(ys.iter()));
+    f.open(&mut out, title, "binaries seen", y_label);
+    let upper: Vec<String> = bounded
+        .iter()
+        .map(|b| format!("{:.1},{:.1}", f.px(b.0), f.py(b.3)))
+        .collect();
+    let lower: Vec<String> = bounded
+        .iter()
+        .rev()
+        .map(|b| format!("{:.1},{:.1}", f.px(b.0), f.py(b.2)))
+        .collect();
+    let _ = write!(
+        out,
+        r#"<polygon class="band" points="{} {}"/>"#,
+        upper.join(" "),
+        lower.join(" ")
+    );
+    let estimate: Vec<String> = bounded
+        .iter()
+        .map(|b| format!("{:.1},{:.1}", f.px(b.0), f.py(b.1)))
+        .collect();
+    let _ = write!(
+        out,
+        r#"<polyline class="line" points="{}"/>"#,
+        estimate.join(" ")
+    );
+    if let Some(r) = reference {
+        let _ = write!(
+            out,
+            r#"<path class="nochange" d="M{:.1},{:.1}H{:.1}"/>"#,
+            f.left,
+            f.py(r),
+            f.width - f.right
+        );
+    }
+    let x = f.px(q.stopped_at as f64);
+    let _ = write!(
+        out,
+        r#"<path class="cp" d="M{x:.1},{:.1}V{:.1}"/><text x="{:.1}" y="{:.1}" class="tick">stopped at {}</text>"#,
+        f.top,
+        f.height - f.bottom,
+        x + 3.0,
+        f.top + 10.0,
+        q.stopped_at
+    );
+    // The frame draws no x ticks: the first and last looks name the axis's ends.
+    for (b, anchor) in [(first.0, "start"), (last, "end")] {
+        let _ = write!(
+            out,
+            r#"<text x="{:.1}" y="{:.1}" class="tick" text-anchor="{anchor}">{b}</text>"#,
+            f.px(b),
+            f.height - f.bottom + 11.0
+        );
+    }
+    out.push_str("</svg>");
+    out
+}
+
+/// The HTML section: the lines, the note, and one plot per series and comparison.
+pub fn sequential_section(out: &mut String, report: &Report) -> std::fmt::Result {
+    let lines = sequential_lines(report);
+    if lines.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "<section id=\"sequential\"><h2>{}</h2><p class=\"note\">{}</p><ul>",
+        escape(SEQUENTIAL_TITLE),
+        escape(&sequential_note(report))
+    )?;
+    for l in &lines {
+        writeln!(out, "<li>{}</li>", escape(l))?;
+    }
+    writeln!(out, "</ul><div class=\"plots\">")?;
+    for s in &report.series {
+        if let Some(q) = &s.sequential {
+            let name = crate::analysis::report::series::program_label(&s.program, s.variant.as_deref());
+            let title = format!("{name} {}: mean as binaries are added", s.metric);
+            out.push_str(&sequence_plot(&title, &s.unit, q, None));
+        }
+    }
+    for c in &report.comparisons {
+        if let Some(q) = &c.sequential {
+            let title = format!("{} {}: {} / {}", c.program, c.metric, c.new, c.base);
+            out.push_str(&sequence_plot(&title, "ratio", q, Some(1.0)));
+        }
+    }
+    writeln!(out, "</div></section>")
+}

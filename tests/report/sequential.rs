@@ -1,0 +1,111 @@
+//! `report --sequential [--target P]` on synthetic stores with known answers: where each
+//! series and comparison stops, why, with which interval, and how every format shows it.
+
+use crate::report_support;
+
+use report_support::{report_stdout as report, write_dir, Design, ThreeLevel};
+use serde_json::Value;
+
+/// `seeds` seeds × 3 executions × 5 iterations of `demo` under `variants` (name, factor on
+/// every value), a 3 % layout effect shared by the variants of one seed.
+fn store(dir: &std::path::Path, seeds: u64, variants: &[(&str, f64)]) {
+    let mut design = Design::new(seeds, 3, 5);
+    design.variants = variants.iter().map(|(n, f)| (n.to_string(), *f)).collect();
+    let mut gen = ThreeLevel::new(7, 4e6, 0.03, 0.004, 0.01, 0.0);
+    write_dir(dir, &design, &mut |_, seed, e, _, _| gen.value(seed, e));
+}
+
+fn json(dir: &std::path::Path, args: &[&str]) -> Value {
+    let mut all = vec!["--format", "json", "--sequential"];
+    all.extend_from_slice(args);
+    serde_json::from_str(&report(dir, &all)).unwrap()
+}
+
+#[test]
+fn a_five_percent_speedup_stops_early_with_its_verdict() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path(), 30, &[("base", 1.0), ("fast", 0.95)]);
+    let r = json(dir.path(), &[]);
+    let q = &r["comparisons"][0]["sequential"];
+    assert_eq!(q["reason"], "verdict", "{q}");
+    assert_eq!(q["verdict"], "faster");
+    assert_eq!(q["effect"]["verdict"], "lower");
+    let stopped = q["stopped_at"].as_u64().unwrap();
+    assert!((5..30).contains(&stopped), "{stopped}");
+    assert_eq!(q["looks"].as_u64().unwrap(), stopped - 4);
+    assert_eq!(q["available"], 30);
+    let ci = &q["at_stop"]["ci"];
+    let (lo, hi) = (ci["lower"].as_f64().unwrap(), ci["upper"].as_f64().unwrap());
+    assert!(0.0 < lo && lo < 0.95 && 0.95 < hi && hi < 1.0, "{ci}");
+    // A look after every binary from the fifth, each positive, narrowing overall.
+    let seq = q["sequence"].as_array().unwrap();
+    assert_eq!(seq.len(), 26);
+    assert_eq!(seq[0]["binaries"], 5);
+    for l in seq.iter().filter(|l| !l["ci"].is_null()) {
+        assert!(l["ci"]["lower"].as_f64().unwrap() > 0.0);
+    }
+    let width = |l: &Value| l["relative_half_width"].as_f64().unwrap();
+    assert!(width(&seq[25]) < width(&seq[stopped as usize - 5]));
+}
+
+#[test]
+fn series_stop_at_the_target_or_the_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path(), 12, &[]);
+    // 3 % layout spread: ± 1 % needs far more than 12 binaries, ± 20 % is met early.
+    let r = json(dir.path(), &[]);
+    let q = &r["series"][0]["sequential"];
+    assert_eq!(q["reason"], "cap", "{q}");
+    assert_eq!(q["stopped_at"], 12);
+    assert_eq!(q["target"], 0.01);
+    assert!(q["verdict"].is_null());
+    let r = json(dir.path(), &["--target", "20%"]);
+    let q = &r["series"][0]["sequential"];
+    assert_eq!(q["reason"], "target_reached", "{q}");
+    assert!(q["at_stop"]["relative_half_width"].as_f64().unwrap() <= 0.2);
+    assert!(q["stopped_at"].as_u64().unwrap() < 12);
+    // Without --sequential the field is absent.
+    let plain: Value = serde_json::from_str(&report(dir.path(), &["--format", "json"])).unwrap();
+    assert!(plain["series"][0].get("sequential").is_none());
+}
+
+#[test]
+fn text_and_html_show_the_section() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path(), 10, &[("base", 1.0), ("fast", 0.95)]);
+    let text = report(dir.path(), &["--sequential"]);
+    assert!(text.contains("Sequential (confidence sequences"), "{text}");
+    assert!(text.contains("fast against base: stopped at"), "{text}");
+    assert!(text.contains("confidence sequence: "), "{text}");
+    let html = report(dir.path(), &["--sequential", "--format", "html"]);
+    let at = html
+        .find("<section id=\"sequential\">")
+        .expect("the section");
+    let svg = &html[at..];
+    let svg = &svg[svg.find("<svg").unwrap()..];
+    let svg = &svg[..svg.find("</svg>").unwrap() + 6];
+    roxmltree::Document::parse(svg).unwrap();
+    assert!(svg.contains("stopped at"), "{svg}");
+}
+
+#[test]
+fn target_takes_the_one_percent_parser_and_needs_sequential() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path(), 6, &[]);
+    let run = |args: &[&str]| {
+        assert_cmd::Command::cargo_bin("layoutrand")
+            .unwrap()
+            .arg("report")
+            .arg(dir.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = run(&["--target", "1%"]);
+    assert!(!out.status.success());
+    let out = run(&["--sequential", "--target", "2"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("did you mean 2%"), "{err}");
+    assert!(run(&["--sequential", "--target", "0.02"]).status.success());
+}

@@ -1,0 +1,233 @@
+//! Calibration of the sequential rule (src/analysis/sequential.rs) by seeded simulation of
+//! the three-level design: binaries (a layout effect each) × executions × iterations, with a
+//! look after every binary from 5. Each figure is counted per simulated experiment.
+//!
+//! The fast tests run a few hundred experiments; `benches/sequential.sh` runs the
+//! `#[ignore]`d `calibration_figures` with many more and prints the figures that
+//! docs/statistics.md quotes.
+
+use layoutrand::analysis::sequential::{replay_mean, replay_ratio, Reason, Rule, PLANNED_BINARIES};
+use layoutrand::analysis::vocabulary::{Thresholds, MIN_TOP_LEVEL_UNITS};
+use layoutrand::seeded::SeededRng;
+use layoutrand::stats::sample::mean_interval;
+
+/// Executions per binary and iterations per execution, fixed beforehand.
+const EXECUTIONS: usize = 3;
+const ITERATIONS: usize = 5;
+/// Relative noise of one execution and of one iteration (log scale).
+const EXECUTION_NOISE: f64 = 0.01;
+const ITERATION_NOISE: f64 = 0.01;
+
+/// One binary's mean over its executions and iterations: `μ · exp(layout + e + i)`.
+fn binary_mean(rng: &mut SeededRng, mu: f64, layout: f64) -> f64 {
+    let mut sum = 0.0;
+    for _ in 0..EXECUTIONS {
+        let e = EXECUTION_NOISE * rng.normal();
+        for _ in 0..ITERATIONS {
+            sum += mu * (layout + e + ITERATION_NOISE * rng.normal()).exp();
+        }
+    }
+    sum / (EXECUTIONS * ITERATIONS) as f64
+}
+
+/// `n` binaries' means of one program whose layouts spread by `spread` (log-scale sd).
+fn series(rng: &mut SeededRng, n: usize, spread: f64) -> Vec<f64> {
+    (0..n)
+        .map(|_| {
+            let layout = spread * rng.normal();
+            binary_mean(rng, 100.0, layout)
+        })
+        .collect()
+}
+
+/// `n` matched seeds of a base and a new variant whose true ratio is `ratio`: each variant
+/// has its own layout effect of sd `spread`, correlated 0.5 between the variants of one
+/// seed (they share most of their code), so the per-seed log ratio spreads by `spread`.
+fn pair(rng: &mut SeededRng, n: usize, spread: f64, ratio: f64) -> (Vec<f64>, Vec<f64>) {
+    let (mut base, mut new) = (Vec::new(), Vec::new());
+    for _ in 0..n {
+        let shared = rng.normal();
+        let own = rng.normal();
+        let lb = spread * shared;
+        let ln = spread * (0.5 * shared + 0.75f64.sqrt() * own);
+        base.push(binary_mean(rng, 100.0, lb));
+        new.push(binary_mean(rng, 100.0 * ratio, ln));
+    }
+    (base, new)
+}
+
+/// The expected log of a binary's mean less `ln μ` and the layout: the noise's share,
+/// `E[log(mean of exp(noise))]`, by a seeded Monte Carlo of 100 000 binaries (its standard
+/// error, about 3·10⁻⁵, is far below any interval here).
+fn noise_offset() -> f64 {
+    let mut rng = SeededRng::new(1, "sequential: noise offset");
+    let n = 100_000;
+    (0..n)
+        .map(|_| binary_mean(&mut rng, 1.0, 0.0).ln())
+        .sum::<f64>()
+        / n as f64
+}
+
+fn rule(target: f64) -> Rule {
+    Rule {
+        thresholds: Thresholds::default(),
+        target,
+        planned: PLANNED_BINARIES,
+    }
+}
+
+/// Share of `experiments` series of `n` binaries whose sequence holds the true geometric
+/// mean at every look from 5 to `n`, and the same share for the fixed t interval of the
+/// binaries' log means checked at every look (what peeking at fixed intervals gives).
+fn coverage(seed: u64, experiments: usize, n: usize) -> (f64, f64) {
+    let truth = 100f64.ln() + noise_offset();
+    let mut rng = SeededRng::new(seed, "sequential: coverage");
+    let (mut cs_held, mut fixed_held) = (0, 0);
+    for _ in 0..experiments {
+        let means = series(&mut rng, n, 0.03);
+        let s = replay_mean(&means, &rule(0.0001)).unwrap();
+        cs_held += s.sequence.iter().all(|l| {
+            l.ci.is_none_or(|c| c.lower.ln() < truth && truth < c.upper.ln())
+        }) as usize;
+        let logs: Vec<f64> = means.iter().map(|m| m.ln()).collect();
+        fixed_held += (MIN_TOP_LEVEL_UNITS..=n).all(|k| {
+            let ci = mean_interval(&logs[..k], 0.95).unwrap();
+            ci.low < truth && truth < ci.high
+        }) as usize;
+    }
+    let share = |k: usize| k as f64 / experiments as f64;
+    (share(cs_held), share(fixed_held))
+}
+
+/// Of `experiments` pairs with true ratio `ratio`: the share stopped with a verdict of
+/// faster (ratio < 1) or slower, the share whose sequence excluded 1 at any look, and the
+/// mean stopping point.
+fn comparisons(seed: u64, experiments: usize, ratio: f64, cap: usize) -> (f64, f64, f64) {
+    let mut rng = SeededRng::new(seed, "sequential: comparisons");
+    let (mut different, mut ever, mut stops) = (0, 0, 0);
+    for _ in 0..experiments {
+        let (base, new) = pair(&mut rng, cap, 0.03, ratio);
+        let s = replay_ratio(&base, &new, &rule(0.01), "faster", "slower").unwrap();
+        different += matches!(s.verdict, Some("faster" | "slower")) as usize;
+        ever += s
+            .sequence
+            .iter()
+            .any(|l| l.ci.is_some_and(|c| c.lower > 1.0 || c.upper < 1.0)) as usize;
+        stops += s.stopped_at;
+    }
+    let e = experiments as f64;
+    (different as f64 / e, ever as f64 / e, stops as f64 / e)
+}
+
+/// Mean stopping point for a ± `target` series, and two fixed designs for the same target:
+/// the planning count (the fewest `n` with `t_{n−1} σ / √n ≤ target` for the true spread
+/// `σ` of the binaries' log means), and the fewest `n` whose t interval meets the target in
+/// ≥ 90 % of the simulated experiments (the sequence meets it whenever it stops before the
+/// cap, so this is the fixed design with a comparable assurance).
+fn stopping(seed: u64, experiments: usize, target: f64, cap: usize) -> (f64, usize, usize) {
+    let mut rng = SeededRng::new(seed, "sequential: stopping");
+    let all: Vec<Vec<f64>> = (0..experiments)
+        .map(|_| series(&mut rng, cap, 0.03).iter().map(|m| m.ln()).collect())
+        .collect();
+    let mean_stop = all
+        .iter()
+        .map(|logs| {
+            let means: Vec<f64> = logs.iter().map(|l| l.exp()).collect();
+            replay_mean(&means, &rule(target)).unwrap().stopped_at as f64
+        })
+        .sum::<f64>()
+        / experiments as f64;
+    let per_binary_noise = (EXECUTION_NOISE.powi(2) / EXECUTIONS as f64
+        + ITERATION_NOISE.powi(2) / (EXECUTIONS * ITERATIONS) as f64)
+        .sqrt();
+    let sigma = (0.03f64.powi(2) + per_binary_noise.powi(2)).sqrt();
+    let planning = (2..cap)
+        .find(|&n| {
+            let t = layoutrand::stats::tdist::two_sided_critical(0.95, n as f64 - 1.0);
+            t * sigma / (n as f64).sqrt() <= target
+        })
+        .unwrap();
+    let assured = (2..cap)
+        .find(|&n| {
+            let met = all
+                .iter()
+                .filter(|logs| mean_interval(&logs[..n], 0.95).unwrap().half_width <= target)
+                .count();
+            met * 10 >= experiments * 9
+        })
+        .unwrap_or(cap);
+    (mean_stop, planning, assured)
+}
+
+#[test]
+fn time_uniform_coverage_holds_where_peeking_at_fixed_intervals_fails() {
+    let (cs, fixed) = coverage(27, 300, 40);
+    assert!(cs >= 0.94, "sequence held at every look in {cs}");
+    // The fixed 95 % t interval checked after each of 36 looks misses far more than 5 %.
+    assert!(fixed < 0.85, "fixed interval held at every look in {fixed}");
+}
+
+#[test]
+fn a_against_a_is_rarely_called_different() {
+    let (different, ever, _) = comparisons(28, 300, 1.0, 40);
+    assert!(different <= 0.05, "called different in {different}");
+    assert!(ever <= 0.05, "excluded 1 at some look in {ever}");
+}
+
+#[test]
+fn a_true_three_percent_speedup_is_found_early() {
+    let (faster, _, mean_stop) = comparisons(29, 200, 0.97, 40);
+    assert!(faster >= 0.90, "found faster in {faster}");
+    assert!(mean_stop <= 20.0, "stopped on average at {mean_stop}");
+}
+
+#[test]
+fn the_price_of_looking_at_every_binary() {
+    let (mean_stop, planning, assured) = stopping(30, 200, 0.015, 120);
+    // Measured: about 2.2× the planning count, under 2× the fixed design that meets the
+    // target as reliably as the sequence does.
+    assert!(
+        mean_stop <= 2.0 * assured as f64,
+        "{mean_stop} vs {assured}"
+    );
+    assert!(
+        mean_stop <= 2.5 * planning as f64,
+        "{mean_stop} vs {planning}"
+    );
+    assert!(
+        mean_stop > planning as f64,
+        "no free lunch: {mean_stop} vs {planning}"
+    );
+}
+
+#[test]
+fn every_look_is_recorded_and_the_reason_is_the_target() {
+    let mut rng = SeededRng::new(31, "sequential: one");
+    let means = series(&mut rng, 60, 0.03);
+    let s = replay_mean(&means, &rule(0.02)).unwrap();
+    assert_eq!(s.reason, Reason::TargetReached);
+    assert_eq!(s.sequence.len(), 60 - MIN_TOP_LEVEL_UNITS + 1);
+    assert_eq!(s.looks, s.stopped_at - MIN_TOP_LEVEL_UNITS + 1);
+    assert!(s.at_stop.relative_half_width.unwrap() <= 0.02);
+    let before = &s.sequence[s.looks - 2];
+    assert!(before.relative_half_width.is_none_or(|h| h > 0.02));
+}
+
+/// `benches/sequential.sh`: the figures of docs/statistics.md, with
+/// `SEQUENTIAL_EXPERIMENTS` experiments each (default 4000).
+#[test]
+#[ignore]
+fn calibration_figures() {
+    let n: usize = std::env::var("SEQUENTIAL_EXPERIMENTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4000);
+    let (cs, fixed) = coverage(127, n, 40);
+    println!("coverage at every look 5..40 (seed 127, {n} experiments): confidence sequence {cs:.4}, fixed t interval {fixed:.4}");
+    let (different, ever, stop) = comparisons(128, n, 1.0, 40);
+    println!("A == A, cap 40 (seed 128, {n}): called different {different:.4}, excluded 1 at some look {ever:.4}, mean stop {stop:.2}");
+    let (faster, _, stop) = comparisons(129, n, 0.97, 40);
+    println!("true 3 % speedup, 3 % spread, cap 40 (seed 129, {n}): found faster {faster:.4}, mean stop {stop:.2}");
+    let (stop, planning, assured) = stopping(130, n / 4, 0.015, 120);
+    println!("± 1.5 % target, cap 120 (seed 130, {}): mean stop {stop:.2}, planning fixed n {planning}, fixed n meeting it in 90 % {assured}", n / 4);
+}
