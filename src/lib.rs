@@ -32,6 +32,7 @@ pub mod build;
 pub mod doctor;
 pub mod exit;
 pub mod experiment;
+pub mod explain;
 pub mod files;
 pub mod layout;
 pub mod measurements;

@@ -26,6 +26,7 @@ pub mod bonferroni;
 pub mod bootstrap;
 pub mod changepoint;
 pub mod error;
+pub mod fdr;
 pub mod fieller;
 pub mod hierarchy;
 pub mod interaction;

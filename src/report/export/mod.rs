@@ -9,6 +9,7 @@ use super::model::Report;
 
 pub mod bmf;
 pub mod csv;
+pub mod explain;
 pub mod html;
 pub mod html_machines;
 pub mod html_variants;
