@@ -6,9 +6,9 @@
 #   benches/explain.sh          # SEEDS=10 by default
 #
 # Each program is built with SEEDS seeds (demo: module granularity, as its experiment.toml;
-# fixture: --granularity none --pad 64), run as its experiment runs it, then explained; the
-# wall times of `run` and `explain` and their ratio are printed. `explain --confirm` (the
-# confirmation relinks) is not implemented yet, so only the screening is timed.
+# fixture: --granularity none --pad 64), run as its experiment runs it, then explained with
+# and without --confirm; the wall times of `run`, `explain` and `explain --confirm` and their
+# ratios to the run are printed.
 #
 # Measured: see the report of the commit that added it and docs/explain.md.
 set -euo pipefail
@@ -42,7 +42,11 @@ bench() {
   local run_s=$elapsed
   timed explain "$bin" explain out
   awk -v e="$elapsed" -v r="$run_s" 'BEGIN { printf "  explain / run = %.3f\n", e / r }'
-  sed -n 's/^\(hot functions: [0-9]*\).*/  \1/p; s/^\(screened: [0-9]* (function, feature) pairs\).*/  \1/p; s/^verdict: \([a-z_]*\).*/  verdict \1/p' "$work/explain.out"
+  cp "$work/explain.out" "$work/screen.out"
+  timed confirm "$bin" explain --confirm out
+  awk -v e="$elapsed" -v r="$run_s" 'BEGIN { printf "  explain --confirm / run = %.3f\n", e / r }'
+  grep -c '^   confirmed by' "$work/confirm.out" | sed 's/^/  confirmed culprits: /' || true
+  sed -n 's/^\(hot functions: [0-9]*\).*/  \1/p; s/^\(screened: [0-9]* (function, feature) pairs\).*/  \1/p; s/^verdict: \([a-z_]*\).*/  verdict \1/p' "$work/screen.out"
 }
 
 build_args=(--granularity module)

@@ -12,8 +12,8 @@ use build_support::{assert_success, build};
 
 /// Builds fixtures/explain with `make SENSITIVE=s` (20 seeds, the build's order kept, up to
 /// 64 bytes of padding before each function), runs every binary once with the work it
-/// prints as the metric, and returns `explain --format json`'s answer.
-fn explain_fixture(sensitive: u8) -> (tempfile::TempDir, serde_json::Value) {
+/// prints as the metric, and returns `explain --format json EXTRA`'s answer.
+fn explain_fixture(sensitive: u8, extra: &[&str]) -> (tempfile::TempDir, serde_json::Value) {
     let (tmp, dir) = fixture_explain();
     let make = format!("SENSITIVE={sensitive}");
     let args = [
@@ -43,6 +43,7 @@ fn explain_fixture(sensitive: u8) -> (tempfile::TempDir, serde_json::Value) {
     assert_success(&run, "run");
     let json = layoutrand(&dir)
         .args(["explain", "--format", "json", "--seed", "7"])
+        .args(extra)
         .arg(&out)
         .output()
         .unwrap();
@@ -70,9 +71,12 @@ fn layoutrand(dir: &Path) -> std::process::Command {
     cmd
 }
 
+/// Screening and confirmation: `spin` named first, and confirmed by relinks moving it alone
+/// (+50 % exactly, by construction); any other function named (a neighbour whose padding
+/// moves with spin's) is not confirmed, since moving it alone changes nothing.
 #[test]
-fn the_function_whose_placement_matters_is_named_first() {
-    let (_tmp, e) = explain_fixture(1);
+fn the_function_whose_placement_matters_is_named_first_and_confirmed() {
+    let (tmp, e) = explain_fixture(1, &["--confirm", "--confirm-seeds", "6"]);
     assert_eq!(e["program"], "placed");
     assert_eq!(e["verdict"], "detected", "{e:#}");
     let hot: Vec<&str> = e["hot"]
@@ -99,11 +103,35 @@ fn the_function_whose_placement_matters_is_named_first() {
         "{first:#}"
     );
     assert!(first["q"].as_f64().unwrap() <= 0.05, "{first:#}");
+    let confirmed = &first["confirmation"];
+    assert_eq!(confirmed["confirmed"], true, "{first:#}");
+    assert_eq!(confirmed["verdict"], "detected", "{first:#}");
+    assert_eq!(confirmed["relinks"], 6, "{first:#}");
+    assert!(
+        (confirmed["ratio"].as_f64().unwrap() - 1.5).abs() < 1e-9,
+        "{first:#}"
+    );
+    let ci = &confirmed["ci"];
+    assert!(ci["lower"].as_f64().unwrap() > 1.0, "{first:#}");
+    for c in e["culprits"].as_array().unwrap() {
+        if c["function"] != "spin" && !c["confirmation"].is_null() {
+            assert_eq!(c["confirmation"]["confirmed"], false, "{c:#}");
+        }
+    }
+    // Everything the confirmation wrote is under DIR/explain/.
+    let dir = confirmed["dir"].as_str().unwrap();
+    assert!(dir.starts_with("explain/"), "{dir}");
+    let store = tmp
+        .path()
+        .join("explain/out")
+        .join(dir)
+        .join("results.jsonl");
+    assert!(store.is_file(), "{}", store.display());
 }
 
 #[test]
 fn the_null_twin_has_no_culprit() {
-    let (_tmp, e) = explain_fixture(0);
+    let (_tmp, e) = explain_fixture(0, &["--confirm"]);
     assert_eq!(e["culprits"].as_array().unwrap().len(), 0, "{e:#}");
     assert_eq!(e["verdict"], "not_detected", "{e:#}");
     assert!(e["tests"].as_u64().unwrap() > 0, "{e:#}");

@@ -15,6 +15,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::effect::Interval;
 use super::vocabulary::Verdict;
 use crate::explain::hotness::HotFunction;
 use crate::layout::binary::Function;
@@ -73,6 +74,34 @@ pub struct Suspect {
     pub q: f64,
     /// `detected` when `q` is at most the false discovery rate, else `not_detected`.
     pub verdict: Verdict,
+    /// The targeted relinks' answer (`explain --confirm`); `None` when not confirmed.
+    pub confirmation: Option<Confirmation>,
+}
+
+/// The confirmation of one suspect.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Confirmation {
+    /// The function moved.
+    pub function: String,
+    /// The feature flipped.
+    pub feature: Feature,
+    /// Seeds relinked (pairs measured).
+    pub relinks: usize,
+    /// The bytes of padding put in front of the function, per seed (in seed order).
+    pub bytes: Vec<u64>,
+    /// Mean with the higher feature value over mean with the lower, paired by seed.
+    pub ratio: f64,
+    /// Its interval (paired Fieller); `None` when unbounded or not computable.
+    pub ci: Option<Interval>,
+    /// The engine's verdict on the ratio (the pair analysis at 95 % and a 1 % relevance
+    /// threshold): `detected` (a relevant change), `negligible` (detected, within ± 1 %),
+    /// `not_detected` (no relevant change: the interval within ± 1 %, or a tie) or
+    /// `undetermined` (cannot tell: the interval reaches beyond ± 1 % and includes 1).
+    pub verdict: Verdict,
+    /// Whether the relinks confirm the screening: detected, in the screening's direction.
+    pub confirmed: bool,
+    /// The directory of the relinks, their manifest and store (relative to the experiment).
+    pub dir: String,
 }
 
 /// The screening's answer for one program and metric.
@@ -271,6 +300,7 @@ fn test_one(
         p: t.p,
         q: 1.0,
         verdict: Verdict::NotDetected,
+        confirmation: None,
     })
 }
 

@@ -40,6 +40,13 @@ pub struct Args {
     /// run's simulated I1, else 32768,8,64].
     #[arg(long, value_name = "SIZE,ASSOC,LINE")]
     pub icache: Option<String>,
+    /// Confirm the strongest suspects (at most 3): relink seeds with only the suspect
+    /// moved, run them against their controls, and give the causal ratio.
+    #[arg(long)]
+    pub confirm: bool,
+    /// With --confirm: the number of seeds relinked per suspect (pairs measured).
+    #[arg(long, default_value_t = 10)]
+    pub confirm_seeds: usize,
 }
 
 /// Runs `layoutrand explain`.
@@ -56,6 +63,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         permutations: args.permutations,
         seed: args.seed,
         cache,
+        confirm_seeds: if args.confirm { args.confirm_seeds } else { 0 },
     };
     let e = explain(&args.dir, &options)?;
     let text = match args.format {

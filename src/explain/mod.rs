@@ -5,6 +5,7 @@
 //! landed, and hand the binaries' means and placements to the screening of
 //! [`crate::analysis::explain`]. Everything written goes under `DIR/explain/`.
 
+pub mod confirm;
 pub mod hotness;
 
 use std::collections::BTreeMap;
@@ -41,6 +42,9 @@ pub struct ExplainOptions {
     /// The instruction cache of the set features; `None`: the run's I1 (cachegrind runs) or
     /// the default model's.
     pub cache: Option<crate::run::cache_model::CacheGeometry>,
+    /// `--confirm`: relink and measure the strongest suspects on this many seeds (0: no
+    /// confirmation).
+    pub confirm_seeds: usize,
 }
 
 /// `explain`'s answer, as `--format json` writes it.
@@ -112,8 +116,18 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
         seed: options.seed,
         cache,
     };
-    let screening = screen(&units, &hot, &screen_options)
+    let mut screening = screen(&units, &hot, &screen_options)
         .with_context(|| format!("cannot screen {program}'s {} binaries", units.len()))?;
+    if options.confirm_seeds > 0 {
+        let seeded: Vec<(u64, &LayoutUnit)> = series
+            .seeds
+            .iter()
+            .zip(&units)
+            .filter_map(|(b, u)| b.seed.map(|s| (s, u)))
+            .take(options.confirm_seeds)
+            .collect();
+        confirm_culprits(&exp, &program, &seeded, &mut screening, &cache)?;
+    }
     Ok(Explanation {
         schema: EXPLAIN_SCHEMA,
         program,
@@ -132,6 +146,33 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
         screening,
         warnings: exp.warnings.clone(),
     })
+}
+
+/// Confirms the strongest culprits ([`confirm::suspects`]) and files each answer with its
+/// culprit.
+fn confirm_culprits(
+    exp: &Experiment,
+    program: &str,
+    seeded: &[(u64, &LayoutUnit)],
+    screening: &mut Screening,
+    cache: &ICache,
+) -> Result<()> {
+    let chosen: Vec<(String, crate::layout::features::Feature)> =
+        confirm::suspects(&screening.culprits)
+            .into_iter()
+            .map(|s| (s.function.clone(), s.feature))
+            .collect();
+    for (k, (function, feature)) in chosen.into_iter().enumerate() {
+        let culprit = screening
+            .culprits
+            .iter_mut()
+            .find(|c| c.function == function && c.feature == feature)
+            .expect("a suspect is a culprit");
+        let answer = confirm::confirm(exp, program, seeded, culprit, cache, k)
+            .with_context(|| format!("confirming {function}"))?;
+        culprit.confirmation = Some(answer);
+    }
+    Ok(())
 }
 
 /// The primary metric's series of `program` (the first program when `None`); variants are

@@ -2,8 +2,8 @@
 //! Every number comes from [`crate::explain::Explanation`]; nothing is computed here but
 //! the words.
 
-use crate::analysis::explain::Suspect;
-use crate::analysis::numfmt::{p_value, percent, sig};
+use crate::analysis::explain::{Confirmation, Suspect};
+use crate::analysis::numfmt::{p_value, percent, percent_bounds, sig};
 use crate::analysis::vocabulary::Verdict;
 use crate::explain::Explanation;
 use crate::layout::demangle::demangle;
@@ -64,13 +64,27 @@ pub fn text(e: &Explanation) -> String {
     }
     out += &verdict_line(e);
     for (i, c) in s.culprits.iter().enumerate() {
-        out += &format!("{}. {}\n   fix: {}\n", i + 1, finding(e, c), fix(c));
+        out += &format!("{}. {}\n", i + 1, finding(e, c));
+        if let Some(k) = &c.confirmation {
+            out += &format!("   {}\n", confirmation(e, k));
+        }
+        match &c.confirmation {
+            Some(k) if !k.confirmed => {
+                out += &format!(
+                    "   fix: none for {} itself: moving it alone did not change {} by a \
+                     relevant amount, so its association came with another placement\n",
+                    demangle(&c.function),
+                    e.metric
+                )
+            }
+            _ => out += &format!("   fix: {}\n", fix(c)),
+        }
     }
     if s.culprits.is_empty() {
         if let Some(c) = s.closest.first() {
             out += &format!("strongest pair, not a discovery: {}\n", finding(e, c));
         }
-    } else {
+    } else if s.culprits.iter().all(|c| c.confirmation.is_none()) {
         out += "these are associations in the randomised layouts: a function that moves with \
                 the suspect would show the same; `--confirm` relinks with only the suspect \
                 moved to tell them apart\n";
@@ -173,6 +187,40 @@ fn offset_name(f: Feature, line: u64) -> String {
         Feature::OffsetMod32 => "mod 32".into(),
         _ => format!("mod {line}"),
     }
+}
+
+/// "confirmed by 10 targeted relinks: 50.0 % higher with the feature (95 % CI …)".
+fn confirmation(e: &Explanation, k: &Confirmation) -> String {
+    let words = if k.confirmed {
+        "confirmed"
+    } else {
+        "not confirmed"
+    };
+    let interval = match &k.ci {
+        Some(ci) => {
+            let (lo, hi) = percent_bounds(ci.lower - 1.0, ci.upper - 1.0, 2);
+            format!("95 % CI of the change {lo} to {hi}")
+        }
+        None => "no bounded interval".to_string(),
+    };
+    format!(
+        "{words} by {} targeted relinks (only {} and the code after it moved, by {} to {} \
+         bytes; paired with the seeds as built): with the feature higher, {} changes by {} ({interval}; verdict {}; \
+         in {})",
+        k.relinks,
+        demangle(&k.function),
+        k.bytes.iter().min().copied().unwrap_or(0),
+        k.bytes.iter().max().copied().unwrap_or(0),
+        e.metric,
+        signed_percent(k.ratio - 1.0),
+        k.verdict.word(),
+        k.dir
+    )
+}
+
+fn signed_percent(x: f64) -> String {
+    let sign = if x > 0.0 { "+" } else { "" };
+    format!("{sign}{}", percent(x, 2))
 }
 
 /// What to do about a culprit.
