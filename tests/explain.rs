@@ -121,12 +121,24 @@ fn the_function_whose_placement_matters_is_named_first_and_confirmed() {
     // Everything the confirmation wrote is under DIR/explain/.
     let dir = confirmed["dir"].as_str().unwrap();
     assert!(dir.starts_with("explain/"), "{dir}");
-    let store = tmp
-        .path()
-        .join("explain/out")
-        .join(dir)
-        .join("results.jsonl");
+    let out = tmp.path().join("explain/out");
+    let store = out.join(dir).join("results.jsonl");
     assert!(store.is_file(), "{}", store.display());
+    // The text a performance engineer reads names the same finding, with its magnitude.
+    let text = layoutrand(tmp.path())
+        .arg("explain")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert_success(&text, "explain (text)");
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains(
+            "1. spin: binaries where it starts in the upper half of a 64-byte line have 50.0 % \
+             higher reported"
+        ),
+        "{text}"
+    );
 }
 
 #[test]

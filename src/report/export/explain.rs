@@ -63,22 +63,37 @@ pub fn text(e: &Explanation) -> String {
         );
     }
     out += &verdict_line(e);
-    for (i, c) in s.culprits.iter().enumerate() {
-        out += &format!("{}. {}\n", i + 1, finding(e, c));
-        if let Some(k) = &c.confirmation {
-            out += &format!("   {}\n", confirmation(e, k));
-        }
-        match &c.confirmation {
-            Some(k) if !k.confirmed => {
-                out += &format!(
-                    "   fix: none for {} itself: moving it alone did not change {} by a \
-                     relevant amount, so its association came with another placement\n",
-                    demangle(&c.function),
-                    e.metric
-                )
-            }
-            _ => out += &format!("   fix: {}\n", fix(c)),
-        }
+    for (i, c) in s.culprits.iter().take(SHOWN).enumerate() {
+        out += &culprit_lines(e, i + 1, c);
+    }
+    if s.culprits.len() > SHOWN {
+        let functions: std::collections::BTreeSet<&str> =
+            s.culprits.iter().map(|c| c.function.as_str()).collect();
+        let many = if functions.len() > 5 {
+            ": many functions at once point to an effect of the layout as a whole (the number \
+             of lines the hot code spans, its set pressure) more than of one function"
+        } else {
+            ""
+        };
+        out += &format!(
+            "… and {} more culprits ({} in all, on {} functions; all in --format json){many}\n",
+            s.culprits.len() - SHOWN,
+            s.culprits.len(),
+            functions.len()
+        );
+    }
+    let confirmations: Vec<&Confirmation> = s
+        .culprits
+        .iter()
+        .filter_map(|c| c.confirmation.as_ref())
+        .collect();
+    if !confirmations.is_empty() && confirmations.iter().all(|k| !k.confirmed) {
+        out += &format!(
+            "no suspect confirmed: moving each of the {} strongest alone did not change {} by \
+             a relevant amount\n",
+            confirmations.len(),
+            e.metric
+        );
     }
     if s.culprits.is_empty() {
         if let Some(c) = s.closest.first() {
@@ -91,6 +106,36 @@ pub fn text(e: &Explanation) -> String {
     }
     for w in &e.warnings {
         out += &format!("warning: {w}\n");
+    }
+    out
+}
+
+/// The culprits the text lists (the JSON lists all).
+const SHOWN: usize = 10;
+
+/// One culprit: the finding, its confirmation, and the fix that follows.
+fn culprit_lines(e: &Explanation, rank: usize, c: &Suspect) -> String {
+    let mut out = format!("{rank}. {}\n", finding(e, c));
+    if let Some(k) = &c.confirmation {
+        out += &format!("   {}\n", confirmation(e, k));
+    }
+    // A function's confirmation (made on its strongest feature) speaks for all its features.
+    let confirmed = e
+        .screening
+        .culprits
+        .iter()
+        .filter(|x| x.function == c.function)
+        .find_map(|x| x.confirmation.as_ref());
+    match confirmed {
+        Some(k) if !k.confirmed => {
+            out += &format!(
+                "   fix: none for {} itself: moving it alone did not change {} by a relevant \
+                 amount, so its association came with another placement\n",
+                demangle(&c.function),
+                e.metric
+            )
+        }
+        _ => out += &format!("   fix: {}\n", fix(c)),
     }
     out
 }
@@ -153,8 +198,8 @@ fn finding(e: &Explanation, c: &Suspect) -> String {
             "its start offset {} (from {} to {} among the binaries) goes with, from the lowest to \
              the highest on the least-squares line,",
             offset_name(c.feature, e.cache.line),
-            sig(lo, 3),
-            sig(hi, 3)
+            whole(lo),
+            whole(hi)
         ),
         Feature::Windows32 | Feature::Lines => format!(
             "the number of {} it spans (from {} to {}) goes with, from the fewest to the most on \
@@ -164,8 +209,8 @@ fn finding(e: &Explanation, c: &Suspect) -> String {
             } else {
                 "32-byte windows".to_string()
             },
-            sig(lo, 3),
-            sig(hi, 3)
+            whole(lo),
+            whole(hi)
         ),
     };
     format!(
@@ -179,6 +224,11 @@ fn finding(e: &Explanation, c: &Suspect) -> String {
         percent(c.share, 2),
         percent(c.ir_share, 2)
     )
+}
+
+/// A feature value: offsets and counts are whole numbers.
+fn whole(x: f64) -> String {
+    format!("{x:.0}")
 }
 
 fn offset_name(f: Feature, line: u64) -> String {
