@@ -40,6 +40,7 @@ pub mod child;
 pub mod doctor;
 pub mod exit;
 pub mod experiment;
+pub mod explain;
 pub mod files;
 pub mod flags;
 pub mod layout;

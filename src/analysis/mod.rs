@@ -17,6 +17,7 @@
 
 pub mod compare;
 pub mod effect;
+pub mod explain;
 pub mod interaction;
 pub mod numfmt;
 pub mod pair;

@@ -11,6 +11,7 @@ pub mod compare;
 pub mod dimension;
 pub mod doctor;
 pub mod experiment;
+pub mod explain;
 pub mod export;
 pub mod layout;
 pub mod repair;
@@ -49,6 +50,8 @@ pub enum Command {
     Repair(repair::Args),
     /// Build, run and report in one resumable command.
     Experiment(experiment::Args),
+    /// Why is this program layout-sensitive? The hot functions whose placement goes with it.
+    Explain(explain::Args),
     /// Is this program layout-sensitive on this machine? A quick answer.
     CheckSensitivity(check_sensitivity::Args),
     /// Progress of a Slurm run (`run --slurm`): executions per shard, task states.
@@ -79,6 +82,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Export(a) => export::run(a),
         Command::Repair(a) => repair::run(a),
         Command::Experiment(a) => experiment::run(a),
+        Command::Explain(a) => explain::run(a),
         Command::CheckSensitivity(a) => check_sensitivity::run(a),
         Command::Status(a) => status::run(a),
         Command::Doctor(a) => doctor::run(a),

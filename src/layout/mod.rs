@@ -17,6 +17,7 @@ pub mod binary;
 pub mod demangle;
 pub mod distance;
 pub mod dynamic;
+pub mod features;
 mod fingerprint;
 pub mod object_file;
 pub mod offsets;

@@ -30,6 +30,7 @@ pub mod bootstrap;
 pub mod changepoint;
 pub mod confidence_sequence;
 pub mod error;
+pub mod fdr;
 pub mod fieller;
 pub mod hierarchy;
 pub mod interaction;

@@ -12,6 +12,7 @@ mod build_support;
 mod experiment_support;
 
 mod errors;
+mod explain;
 mod extend;
 mod fixtures;
 mod granularity;

@@ -113,7 +113,7 @@ impl Program {
                     let pad = padding.as_mut().map(|rng| (self.pad, rng));
                     merged
                         .object
-                        .write_order(&entries, pad, &reordered)
+                        .write_order(&entries, pad, self.pad_before.as_ref(), &reordered)
                         .with_context(|| format!("program {}", self.name))?;
                     reordered
                 }
@@ -431,11 +431,13 @@ impl MergedObject {
     /// table permuted. Every section placed by the script must be listed. `pad`: `(MAX,
     /// stream)` for `build --pad`, one draw per script-placed section in identity order (so
     /// padding never changes the order; the COMDAT sections kept in their groups are not
-    /// padded).
+    /// padded). `before`: `(function, bytes)` more in front of that function's section
+    /// (see [`Program::pad_before`]).
     fn write_order(
         &self,
         entries: &[MergedEntry],
         pad: Option<(u64, &mut SeededRng)>,
+        before: Option<&(String, u64)>,
         out: &Path,
     ) -> Result<()> {
         let mut order = Vec::with_capacity(self.identity_ranks.len());
@@ -479,7 +481,46 @@ impl MergedObject {
         };
         let data = std::fs::read(&self.path)
             .with_context(|| format!("reading {}", self.path.display()))?;
+        let padding = match before {
+            Some((function, bytes)) => self.pad_one(&data, padding, function, *bytes)?,
+            None => padding,
+        };
         let bytes = reorder::reorder_sections(&data, &order, &padding)?;
         std::fs::write(out, bytes).with_context(|| format!("writing {}", out.display()))
+    }
+
+    /// `padding` with `bytes` more in front of the script-placed section holding `function`
+    /// (which must keep its alignment: `bytes` a multiple of it).
+    fn pad_one(
+        &self,
+        data: &[u8],
+        mut padding: Vec<(usize, u64)>,
+        function: &str,
+        bytes: u64,
+    ) -> Result<Vec<(usize, u64)>> {
+        let file = object::File::parse(data)
+            .with_context(|| format!("reading the merged object {}", self.path.display()))?;
+        let index = object::Object::symbols(&file)
+            .find(|s| {
+                object::ObjectSymbol::kind(s) == object::SymbolKind::Text
+                    && object::ObjectSymbol::name(s) == Ok(function)
+            })
+            .and_then(|s| object::ObjectSymbol::section_index(&s))
+            .map(|i| i.0)
+            .with_context(|| format!("no function {function} in the program's own objects"))?;
+        let align = self
+            .index_of_rank
+            .iter()
+            .find(|(_, &i)| i == index)
+            .map(|(rank, _)| self.align_of_rank[rank])
+            .with_context(|| format!("{function}'s section is not placed by the order"))?;
+        if bytes % align.max(1) != 0 {
+            bail!("{function}: {bytes} bytes would break its section's {align}-byte alignment");
+        }
+        match padding.iter_mut().find(|(i, _)| *i == index) {
+            Some(slot) => slot.1 += bytes,
+            None => padding.push((index, bytes)),
+        }
+        Ok(padding)
     }
 }

@@ -45,6 +45,10 @@ pub struct Program {
     /// `build --pad MAX`: seeds put up to this many bytes of filler in front of each moved
     /// code section (0: none; the baseline never gets any).
     pub pad: u64,
+    /// `layoutrand explain --confirm`: this many more filler bytes in front of the code
+    /// section of this function (by symbol name) in a seed's merged object, on top of the
+    /// seed's own padding, so that only it and the code after it move (`None`: none).
+    pub pad_before: Option<(String, u64)>,
     /// What every binary of the program shares (its modules' sections, the merged object
     /// and its index), made by the first link and reused by the others: a seed's own work is
     /// then its permutation, its final link and its checks.
@@ -87,6 +91,7 @@ impl Program {
             mechanism,
             record_dir: record_dir.to_path_buf(),
             pad: 0,
+            pad_before: None,
             prepared: Default::default(),
         })
     }

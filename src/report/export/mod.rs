@@ -12,6 +12,7 @@ pub mod analyze_text;
 pub mod bmf;
 pub mod compare_text;
 pub mod csv;
+pub mod explain;
 pub mod html;
 pub mod html_machines;
 pub mod html_parts;

@@ -1,0 +1,193 @@
+//! Which functions matter: one run of the default-layout binary under cachegrind, its
+//! instructions executed (`Ir`, independent of the layout) and first-level instruction cache
+//! misses (`I1mr`, a second signal) per function.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+
+use crate::files::cache_model::CacheModel;
+
+/// The hot-function rule: the fewest functions, hottest first, whose instructions cover
+/// [`COVER`] of the program's own instructions, and at most [`MAX_HOT`] of them.
+pub const COVER: f64 = 0.99;
+/// The most hot functions screened (each adds one test per feature).
+pub const MAX_HOT: usize = 50;
+
+/// One function's counts in the profiled run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HotFunction {
+    /// The symbol name (as in `.symtab`, mangled).
+    pub name: String,
+    /// Instructions executed in it.
+    pub ir: f64,
+    /// Its share of the instructions executed in the program's own functions.
+    pub ir_share: f64,
+    /// First-level instruction cache misses in it (the simulated I1 of the profile).
+    pub i1_misses: f64,
+}
+
+/// Per-function `(Ir, I1mr)` totals of a cachegrind output file (`fn=` blocks summed over
+/// files and lines; a cost line lists the `events:` in order, trailing zeros may be left
+/// out). Names are as valgrind prints them with `--demangle=no`.
+pub fn parse_per_function(text: &str) -> Result<BTreeMap<String, (f64, f64)>> {
+    let mut columns: Option<(usize, usize)> = None;
+    let mut current: Option<String> = None;
+    let mut totals: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("events:") {
+            let names: Vec<&str> = rest.split_whitespace().collect();
+            let at = |n: &str| names.iter().position(|x| *x == n);
+            match (at("Ir"), at("I1mr")) {
+                (Some(ir), Some(i1)) => columns = Some((ir, i1)),
+                _ => bail!("the cachegrind output lacks Ir or I1mr (was --cache-sim=yes given?)"),
+            }
+        } else if let Some(name) = line.strip_prefix("fn=") {
+            current = Some(name.to_string());
+        } else if line.starts_with(|c: char| c.is_ascii_digit()) {
+            let (Some((ir, i1)), Some(name)) = (columns, current.as_ref()) else {
+                continue;
+            };
+            let counts: Vec<f64> = line
+                .split_whitespace()
+                .skip(1)
+                .map(|t| t.parse::<f64>())
+                .collect::<std::result::Result<_, _>>()
+                .with_context(|| format!("a cost line is not numeric: {line:?}"))?;
+            let slot = totals.entry(name.clone()).or_default();
+            slot.0 += counts.get(ir).copied().unwrap_or(0.0);
+            slot.1 += counts.get(i1).copied().unwrap_or(0.0);
+        }
+    }
+    if columns.is_none() {
+        bail!("not a cachegrind output file (no events: line)");
+    }
+    Ok(totals)
+}
+
+/// The hot functions among `own` (the names of the program's own functions): the counts of
+/// `profile` restricted to them (a library's code is not relinked, so it cannot be a
+/// culprit), hottest first, cut by the rule of [`COVER`] and [`MAX_HOT`].
+pub fn select_hot(
+    profile: &BTreeMap<String, (f64, f64)>,
+    own: &std::collections::BTreeSet<String>,
+) -> Vec<HotFunction> {
+    let mut mine: Vec<(&String, f64, f64)> = profile
+        .iter()
+        .filter(|(name, (ir, _))| own.contains(name.as_str()) && *ir > 0.0)
+        .map(|(n, (ir, i1))| (n, *ir, *i1))
+        .collect();
+    let total: f64 = mine.iter().map(|m| m.1).sum();
+    // Hottest first; the name breaks ties so the selection is deterministic.
+    mine.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let mut covered = 0.0;
+    let mut hot = Vec::new();
+    for (name, ir, i1) in mine {
+        if hot.len() >= MAX_HOT || covered >= COVER * total {
+            break;
+        }
+        covered += ir;
+        hot.push(HotFunction {
+            name: name.clone(),
+            ir,
+            ir_share: ir / total,
+            i1_misses: i1,
+        });
+    }
+    hot
+}
+
+/// Runs `argv` (the benchmark command with the baseline binary in place of `{bin}`) once
+/// under cachegrind simulating `model`, in `cwd` with `env` (the run's fixed environment),
+/// with its output files in `scratch`, and returns the per-function counts summed over every
+/// process it started.
+pub fn profile(
+    argv: &[OsString],
+    model: &CacheModel,
+    cwd: Option<&Path>,
+    env: &[(String, String)],
+    scratch: &Path,
+) -> Result<BTreeMap<String, (f64, f64)>> {
+    let mut v = crate::run::metric::cachegrind_argv(scratch, Some(model), argv);
+    // Symbol names as in .symtab, so they match the binary's functions (C++ included).
+    v.insert(1, "--demangle=no".into());
+    let mut cmd = std::process::Command::new(&v[0]);
+    cmd.args(&v[1..]);
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
+    cmd.envs(env.iter().map(|(k, val)| (k, val)));
+    let out = cmd
+        .output()
+        .context("cannot start valgrind (is it installed?) for the hotness profile")?;
+    if !out.status.success() {
+        bail!(
+            "the profile run under cachegrind failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr).trim_end()
+        );
+    }
+    let mut totals: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    for entry in std::fs::read_dir(scratch)? {
+        let path = entry?.path();
+        let is_out = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("cachegrind.out."));
+        if !is_out {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let one = parse_per_function(&text).with_context(|| path.display().to_string())?;
+        for (name, (ir, i1)) in one {
+            let slot = totals.entry(name).or_default();
+            slot.0 += ir;
+            slot.1 += i1;
+        }
+    }
+    if totals.is_empty() {
+        bail!(
+            "valgrind wrote no cachegrind output in {}",
+            scratch.display()
+        );
+    }
+    Ok(totals)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_are_summed_per_function() {
+        let text = "desc: I1 cache: 32768 B\ncmd: x\nevents: Ir I1mr ILmr\nfl=a.c\nfn=f\n\
+                    1 10 2 1\n2 5\nfl=b.c\nfn=g\n3 7 1 0\nfn=f\n4 1 1 0\nsummary: 23 4 1\n";
+        let t = parse_per_function(text).unwrap();
+        assert_eq!(t["f"], (16.0, 3.0));
+        assert_eq!(t["g"], (7.0, 1.0));
+        assert!(parse_per_function("fn=f\n1 2\n").is_err());
+    }
+
+    #[test]
+    fn hot_rule_covers_99_percent_of_own_instructions() {
+        // Own instructions: a 900, b 95, c 4, d 1 (1000): a + b = 99.5 % ≥ 99 %, so two.
+        let p: BTreeMap<String, (f64, f64)> = [
+            ("a", 900.0),
+            ("b", 95.0),
+            ("c", 4.0),
+            ("d", 1.0),
+            ("libc_thing", 5000.0),
+        ]
+        .into_iter()
+        .map(|(n, ir)| (n.to_string(), (ir, 1.0)))
+        .collect();
+        let own = ["a", "b", "c", "d"].map(String::from).into_iter().collect();
+        let hot = select_hot(&p, &own);
+        let names: Vec<&str> = hot.iter().map(|h| h.name.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert!((hot[0].ir_share - 0.9).abs() < 1e-12);
+    }
+}

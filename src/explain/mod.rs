@@ -1,0 +1,254 @@
+//! `layoutrand explain DIR`: why is this program layout-sensitive? (issue 26)
+//!
+//! The orchestration: load the experiment, profile the default-layout binary once under
+//! cachegrind for the hot functions ([`hotness`]), read every seed's ELF for where they
+//! landed, and hand the binaries' means and placements to the screening of
+//! [`crate::analysis::explain`]. Everything written goes under `DIR/explain/`.
+
+pub mod confirm;
+pub mod hotness;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use serde::Serialize;
+
+use crate::analysis::explain::{screen, LayoutUnit, ScreenOptions, Screening};
+use crate::layout::binary;
+use crate::layout::features::ICache;
+use crate::analysis::report::experiment::{load, Experiment, Series};
+use crate::files::cache_model::CacheModel;
+
+use hotness::HotFunction;
+
+/// Version of the JSON written by `explain --format json`.
+pub const EXPLAIN_SCHEMA: u32 = 1;
+
+/// The sub-directory of the experiment directory `explain` writes into.
+pub const EXPLAIN_DIR: &str = "explain";
+
+/// What the user chose.
+#[derive(Debug, Clone)]
+pub struct ExplainOptions {
+    /// The program to explain; `None`: the first the store names.
+    pub program: Option<String>,
+    /// False discovery rate of the screening.
+    pub fdr: f64,
+    /// Permutations per test (raised when too few for the number of tests).
+    pub permutations: usize,
+    /// Seed of the permutations.
+    pub seed: u64,
+    /// The instruction cache of the set features; `None`: the run's I1 (cachegrind runs) or
+    /// the default model's.
+    pub cache: Option<crate::files::cache_model::CacheGeometry>,
+    /// `--confirm`: relink and measure the strongest suspects on this many seeds (0: no
+    /// confirmation).
+    pub confirm_seeds: usize,
+}
+
+/// `explain`'s answer, as `--format json` writes it.
+#[derive(Debug, Clone, Serialize)]
+pub struct Explanation {
+    /// [`EXPLAIN_SCHEMA`].
+    pub schema: u32,
+    /// The program explained.
+    pub program: String,
+    /// The metric screened (the run's primary one) and its unit.
+    pub metric: String,
+    /// Unit of the metric.
+    pub unit: String,
+    /// The rule that chose the hot functions, in words.
+    pub hot_rule: String,
+    /// The hot functions, hottest first.
+    pub hot: Vec<HotFunction>,
+    /// The instruction cache of the set features.
+    pub cache: ICache,
+    /// Share of the metric's variance that lies between binaries (the layout's share, the
+    /// one-way random-effects intraclass correlation); `None` when it cannot be estimated
+    /// (one value per binary, or no variance at all).
+    pub layout_share: Option<f64>,
+    /// The screening (its fields, `culprits` among them, at the top level of the JSON).
+    #[serde(flatten)]
+    pub screening: Screening,
+    /// Problems met, in words.
+    pub warnings: Vec<String>,
+}
+
+/// Explains the experiment in `dir`.
+pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
+    let exp = load(dir)?;
+    let series = pick_series(&exp, options.program.as_deref())?;
+    let manifest = exp.manifest.as_ref().with_context(|| {
+        format!(
+            "{} has no manifest.json: explain reads the binaries the build made, which only \
+             the manifest names",
+            dir.display()
+        )
+    })?;
+    let program = series.program.clone();
+    let path_of = |seed: Option<u64>| -> Result<PathBuf> {
+        let set = manifest
+            .binary_sets()
+            .find(|s| s.seed == seed)
+            .with_context(|| format!("the manifest has no binary {seed:?}"))?;
+        let b = set
+            .find(&program)
+            .with_context(|| format!("{}: no program {program}", set.label()))?;
+        Ok(dir.join(&b.path))
+    };
+    let baseline = path_of(None)?;
+    let hot = hot_functions(dir, &exp, manifest, &baseline)?;
+    let mut units = Vec::new();
+    for b in &series.seeds {
+        let path = path_of(b.seed)?;
+        units.push(LayoutUnit {
+            binary: b.binary.clone(),
+            mean: b.mean(),
+            functions: binary::functions(&path)?,
+        });
+    }
+    let model = exp.header.cache_model.unwrap_or(CacheModel::DEFAULT);
+    let cache = ICache::from_geometry(&options.cache.unwrap_or(model.i1));
+    let screen_options = ScreenOptions {
+        fdr: options.fdr,
+        permutations: options.permutations,
+        seed: options.seed,
+        cache,
+    };
+    let mut screening = screen(&units, &hot, &screen_options)
+        .with_context(|| format!("cannot screen {program}'s {} binaries", units.len()))?;
+    if options.confirm_seeds > 0 {
+        let seeded: Vec<(u64, &LayoutUnit)> = series
+            .seeds
+            .iter()
+            .zip(&units)
+            .filter_map(|(b, u)| b.seed.map(|s| (s, u)))
+            .take(options.confirm_seeds)
+            .collect();
+        confirm_culprits(&exp, &program, &seeded, &mut screening, &cache)?;
+    }
+    Ok(Explanation {
+        schema: EXPLAIN_SCHEMA,
+        program,
+        metric: series.metric.clone(),
+        unit: series.unit.clone(),
+        hot_rule: format!(
+            "the hottest of the program's own functions by instructions executed in one \
+             run of the default layout under cachegrind, until they cover {:.0} % of those \
+             instructions, at most {}",
+            hotness::COVER * 100.0,
+            hotness::MAX_HOT
+        ),
+        hot,
+        cache,
+        layout_share: layout_share(series),
+        screening,
+        warnings: exp.warnings.clone(),
+    })
+}
+
+/// Confirms the strongest culprits ([`confirm::suspects`]) and files each answer with its
+/// culprit.
+fn confirm_culprits(
+    exp: &Experiment,
+    program: &str,
+    seeded: &[(u64, &LayoutUnit)],
+    screening: &mut Screening,
+    cache: &ICache,
+) -> Result<()> {
+    let chosen: Vec<(String, crate::layout::features::Feature)> =
+        confirm::suspects(&screening.culprits)
+            .into_iter()
+            .map(|s| (s.function.clone(), s.feature))
+            .collect();
+    for (k, (function, feature)) in chosen.into_iter().enumerate() {
+        let culprit = screening
+            .culprits
+            .iter_mut()
+            .find(|c| c.function == function && c.feature == feature)
+            .expect("a suspect is a culprit");
+        let answer = confirm::confirm(exp, program, seeded, culprit, cache, k)
+            .with_context(|| format!("confirming {function}"))?;
+        culprit.confirmation = Some(answer);
+    }
+    Ok(())
+}
+
+/// The primary metric's series of `program` (the first program when `None`); variants are
+/// not screened yet.
+fn pick_series<'a>(exp: &'a Experiment, program: Option<&str>) -> Result<&'a Series> {
+    let wanted = |s: &&Series| {
+        s.metric == exp.primary_metric
+            && s.variant.is_none()
+            && program.is_none_or(|p| s.program == p)
+    };
+    match exp.series.iter().find(wanted) {
+        Some(s) => Ok(s),
+        None => bail!(
+            "no measurements of {} with metric {} without variants to explain (programs: {})",
+            program.unwrap_or("any program"),
+            exp.primary_metric,
+            exp.header.programs.join(", ")
+        ),
+    }
+}
+
+/// One run of the baseline under cachegrind, with the run's own command, working directory
+/// and environment, and the hot functions it shows.
+fn hot_functions(
+    dir: &Path,
+    exp: &Experiment,
+    manifest: &crate::files::manifest::Manifest,
+    baseline: &Path,
+) -> Result<Vec<HotFunction>> {
+    let template = crate::run::command::CommandTemplate::parse(&exp.header.command)?;
+    let named: BTreeMap<String, PathBuf> = manifest
+        .baseline
+        .all()
+        .map(|b| (b.name.clone(), dir.join(&b.path)))
+        .collect();
+    let iterations = (exp.header.iterations > 0).then_some(exp.header.iterations);
+    let argv = template.expand(Some(&baseline.to_path_buf()), &named, iterations);
+    let scratch = dir.join(EXPLAIN_DIR).join("profile");
+    if scratch.exists() {
+        std::fs::remove_dir_all(&scratch)
+            .with_context(|| format!("cannot clear {}", scratch.display()))?;
+    }
+    std::fs::create_dir_all(&scratch)
+        .with_context(|| format!("cannot create {}", scratch.display()))?;
+    let env: Vec<(String, String)> = exp
+        .header
+        .environment
+        .iter()
+        .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.into(), v.into())))
+        .collect();
+    let model = exp.header.cache_model.unwrap_or(CacheModel::DEFAULT);
+    let cwd = exp.header.cwd.as_ref().map(PathBuf::from);
+    let profile = hotness::profile(&argv, &model, cwd.as_deref(), &env, &scratch)?;
+    let own = binary::functions(baseline)?
+        .into_iter()
+        .map(|f| f.name)
+        .collect();
+    let hot = hotness::select_hot(&profile, &own);
+    if hot.is_empty() {
+        bail!(
+            "the profile run of {} executed none of its own functions",
+            baseline.display()
+        );
+    }
+    Ok(hot)
+}
+
+/// The between-binary share of the variance (one-way random-effects ANOVA over all live
+/// values, binaries as groups), when estimable and in [0, 1] after truncating a negative
+/// estimate at 0.
+fn layout_share(series: &Series) -> Option<f64> {
+    let groups: Vec<Vec<f64>> = series
+        .seeds
+        .iter()
+        .map(|b| b.executions.iter().flat_map(|e| e.live.clone()).collect())
+        .collect();
+    let a = crate::stats::anova::random_effects(&groups).ok()?;
+    a.icc.is_finite().then(|| a.icc.clamp(0.0, 1.0))
+}

@@ -1,0 +1,294 @@
+//! `layoutrand explain`'s renderings: the text a performance engineer acts on, and JSON.
+//! Every number comes from [`crate::explain::Explanation`]; nothing is computed here but
+//! the words.
+
+use crate::analysis::explain::{Confirmation, Suspect};
+use crate::analysis::numfmt::{p_value, percent, percent_bounds, sig};
+use crate::analysis::vocabulary::Verdict;
+use crate::explain::Explanation;
+use crate::layout::demangle::demangle;
+use crate::layout::features::Feature;
+
+/// The explanation as pretty JSON (schema [`crate::explain::EXPLAIN_SCHEMA`]).
+pub fn json(e: &Explanation) -> anyhow::Result<String> {
+    Ok(serde_json::to_string_pretty(e)? + "\n")
+}
+
+/// The explanation as text.
+pub fn text(e: &Explanation) -> String {
+    let s = &e.screening;
+    let unit = if e.unit.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", e.unit)
+    };
+    let mut out = format!(
+        "layoutrand explain: {}, metric {}{unit}, {} randomised binaries\n",
+        e.program, e.metric, s.binaries
+    );
+    let hot: Vec<String> = e
+        .hot
+        .iter()
+        .take(5)
+        .map(|h| format!("{} {}", demangle(&h.name), percent(h.ir_share, 2)))
+        .collect();
+    let more = e.hot.len().saturating_sub(5);
+    out += &format!(
+        "hot functions: {} ({}{}); rule: {}\n",
+        e.hot.len(),
+        hot.join(", "),
+        if more > 0 {
+            format!(", {more} more")
+        } else {
+            String::new()
+        },
+        e.hot_rule
+    );
+    if let Some(share) = e.layout_share {
+        out += &format!(
+            "between binaries (the layout): {} of the metric's variance\n",
+            percent(share, 2)
+        );
+    }
+    out += &format!(
+        "screened: {} (function, feature) pairs against the binaries' means ({} left out: \
+         the feature took one value in every binary), {} permutations each, Benjamini–Hochberg \
+         at a false discovery rate of 5 %\n",
+        s.tests, s.constant, s.permutations
+    );
+    if !s.unmatched.is_empty() {
+        out += &format!(
+            "not screened (no unique symbol of that name in every binary): {}\n",
+            s.unmatched.join(", ")
+        );
+    }
+    out += &verdict_line(e);
+    for (i, c) in s.culprits.iter().take(SHOWN).enumerate() {
+        out += &culprit_lines(e, i + 1, c);
+    }
+    if s.culprits.len() > SHOWN {
+        let functions: std::collections::BTreeSet<&str> =
+            s.culprits.iter().map(|c| c.function.as_str()).collect();
+        let many = if functions.len() > 5 {
+            ": many functions at once point to an effect of the layout as a whole (the number \
+             of lines the hot code spans, its set pressure) more than of one function"
+        } else {
+            ""
+        };
+        out += &format!(
+            "… and {} more culprits ({} in all, on {} functions; all in --format json){many}\n",
+            s.culprits.len() - SHOWN,
+            s.culprits.len(),
+            functions.len()
+        );
+    }
+    let confirmations: Vec<&Confirmation> = s
+        .culprits
+        .iter()
+        .filter_map(|c| c.confirmation.as_ref())
+        .collect();
+    if !confirmations.is_empty() && confirmations.iter().all(|k| !k.confirmed) {
+        out += &format!(
+            "no suspect confirmed: moving each of the {} strongest alone did not change {} by \
+             a relevant amount\n",
+            confirmations.len(),
+            e.metric
+        );
+    }
+    if s.culprits.is_empty() {
+        if let Some(c) = s.closest.first() {
+            out += &format!("strongest pair, not a discovery: {}\n", finding(e, c));
+        }
+    } else if s.culprits.iter().all(|c| c.confirmation.is_none()) {
+        out += "these are associations in the randomised layouts: a function that moves with \
+                the suspect would show the same; `--confirm` relinks with only the suspect \
+                moved to tell them apart\n";
+    }
+    for w in &e.warnings {
+        out += &format!("warning: {w}\n");
+    }
+    out
+}
+
+/// The culprits the text lists (the JSON lists all).
+const SHOWN: usize = 10;
+
+/// One culprit: the finding, its confirmation, and the fix that follows.
+fn culprit_lines(e: &Explanation, rank: usize, c: &Suspect) -> String {
+    let mut out = format!("{rank}. {}\n", finding(e, c));
+    if let Some(k) = &c.confirmation {
+        out += &format!("   {}\n", confirmation(e, k));
+    }
+    // A function's confirmation (made on its strongest feature) speaks for all its features.
+    let confirmed = e
+        .screening
+        .culprits
+        .iter()
+        .filter(|x| x.function == c.function)
+        .find_map(|x| x.confirmation.as_ref());
+    match confirmed {
+        Some(k) if !k.confirmed => {
+            out += &format!(
+                "   fix: none for {} itself: moving it alone did not change {} by a relevant \
+                 amount, so its association came with another placement\n",
+                demangle(&c.function),
+                e.metric
+            )
+        }
+        _ => out += &format!("   fix: {}\n", fix(c)),
+    }
+    out
+}
+
+fn verdict_line(e: &Explanation) -> String {
+    let s = &e.screening;
+    match s.verdict {
+        Verdict::Detected => format!(
+            "verdict: {} — {} culprit(s) named at a false discovery rate of 5 %\n",
+            Verdict::Detected.word(),
+            s.culprits.len()
+        ),
+        Verdict::NotDetected if !s.means_vary => {
+            format!(
+                "verdict: {} — the binaries' means do not vary with the layout: nothing to explain\n",
+                Verdict::NotDetected.word()
+            )
+        }
+        Verdict::NotDetected => format!(
+            "verdict: {} — no placement feature of a hot function goes with the means at a \
+             false discovery rate of 5 % ({} binaries; an effect confined to data layout, \
+             branch predictor aliasing or cold code is not looked at)\n",
+            Verdict::NotDetected.word(),
+            s.binaries
+        ),
+        _ => match s.binaries_needed {
+            Some(n) if n > s.binaries => format!(
+                "verdict: {} (cannot tell) — with {} tests even a perfect association needs at \
+                 least {n} binaries to be discovered; this experiment has {}: build and run \
+                 more seeds\n",
+                Verdict::Undetermined.word(),
+                s.tests,
+                s.binaries
+            ),
+            _ => format!(
+                "verdict: {} (cannot tell) — no feature varied across the binaries\n",
+                Verdict::Undetermined.word()
+            ),
+        },
+    }
+}
+
+/// "`f`: binaries where it starts in the upper half of a 64-byte line have 9.8 % higher
+/// wall (q = …)".
+fn finding(e: &Explanation, c: &Suspect) -> String {
+    let direction = if c.effect >= 0.0 { "higher" } else { "lower" };
+    let (lo, hi) = c.feature_range;
+    let what = match c.feature {
+        Feature::UpperHalfLine => format!(
+            "binaries where it starts in the upper half of a {}-byte line have",
+            e.cache.line
+        ),
+        Feature::CrossesPage => "binaries where it crosses a 4 KiB page boundary have".into(),
+        Feature::OverfullSet => format!(
+            "binaries where one of its lines falls in an L1i set holding more than {} hot \
+             lines have",
+            e.cache.ways
+        ),
+        Feature::OffsetMod16 | Feature::OffsetMod32 | Feature::OffsetModLine => format!(
+            "its start offset {} (from {} to {} among the binaries) goes with, from the lowest to \
+             the highest on the least-squares line,",
+            offset_name(c.feature, e.cache.line),
+            whole(lo),
+            whole(hi)
+        ),
+        Feature::Windows32 | Feature::Lines => format!(
+            "the number of {} it spans (from {} to {}) goes with, from the fewest to the most on \
+             the least-squares line,",
+            if c.feature == Feature::Lines {
+                format!("{}-byte lines", e.cache.line)
+            } else {
+                "32-byte windows".to_string()
+            },
+            whole(lo),
+            whole(hi)
+        ),
+    };
+    format!(
+        "{}: {what} {} {direction} {} (q = {}, {}; explains {} of the variance between the \
+         binaries' means; {} of the instructions)",
+        demangle(&c.function),
+        percent(c.effect.abs(), 2),
+        e.metric,
+        sig(c.q, 2),
+        p_value(c.p),
+        percent(c.share, 2),
+        percent(c.ir_share, 2)
+    )
+}
+
+/// A feature value: offsets and counts are whole numbers.
+fn whole(x: f64) -> String {
+    format!("{x:.0}")
+}
+
+fn offset_name(f: Feature, line: u64) -> String {
+    match f {
+        Feature::OffsetMod16 => "mod 16".into(),
+        Feature::OffsetMod32 => "mod 32".into(),
+        _ => format!("mod {line}"),
+    }
+}
+
+/// "confirmed by 10 targeted relinks: 50.0 % higher with the feature (95 % CI …)".
+fn confirmation(e: &Explanation, k: &Confirmation) -> String {
+    let words = if k.confirmed {
+        "confirmed"
+    } else {
+        "not confirmed"
+    };
+    let interval = match &k.ci {
+        Some(ci) => {
+            let (lo, hi) = percent_bounds(ci.lower - 1.0, ci.upper - 1.0, 2);
+            format!("95 % CI of the change {lo} to {hi}")
+        }
+        None => "no bounded interval".to_string(),
+    };
+    format!(
+        "{words} by {} targeted relinks (only {} and the code after it moved, by {} to {} \
+         bytes; paired with the seeds as built): with the feature higher, {} changes by {} ({interval}; verdict {}; \
+         in {})",
+        k.relinks,
+        demangle(&k.function),
+        k.bytes.iter().min().copied().unwrap_or(0),
+        k.bytes.iter().max().copied().unwrap_or(0),
+        e.metric,
+        signed_percent(k.ratio - 1.0),
+        k.verdict.word(),
+        k.dir
+    )
+}
+
+fn signed_percent(x: f64) -> String {
+    let sign = if x > 0.0 { "+" } else { "" };
+    format!("{sign}{}", percent(x, 2))
+}
+
+/// What to do about a culprit.
+fn fix(c: &Suspect) -> String {
+    let name = demangle(&c.function);
+    match c.feature {
+        Feature::CrossesPage => format!(
+            "keep {name} within one page: align it (__attribute__((aligned(64))) or more), or \
+             an order file (lld/gold --symbol-ordering-file, gold --section-ordering-file) \
+             placing it with the other hot functions"
+        ),
+        Feature::OverfullSet => "an order file (lld/gold --symbol-ordering-file) placing the hot \
+             functions next to each other, so their lines spread over the cache's sets"
+            .to_string(),
+        _ => format!(
+            "align {name} (__attribute__((aligned(64))) on it, or -falign-functions=64 for \
+             every function) so that its placement is the same in every layout, then keep \
+             the alignment the faster binaries had"
+        ),
+    }
+}
