@@ -17,7 +17,7 @@ use super::tables::{
 };
 use super::Exporter;
 use crate::analysis::report::experiment::Experiment;
-use crate::analysis::report::model::{Report, Verdict};
+use crate::analysis::report::model::{Report, SeriesReport, Verdict};
 
 /// HTML with inline SVG.
 #[derive(Debug, Clone, Copy)]
@@ -145,83 +145,7 @@ impl Exporter for HtmlExporter {
 
         variants_section(&mut out, report)?;
         for (i, s) in report.series.iter().enumerate() {
-            writeln!(
-                out,
-                "<section id=\"series-{i}\" class=\"series\"><h2>{}</h2>",
-                escape(&series_title(s))
-            )?;
-            writeln!(out, "<p>{}</p>", escape(&mean_line(s, report.confidence)))?;
-            if let Some(b) = baseline_line(s, report.confidence) {
-                writeln!(out, "<p>{}</p>", escape(&b))?;
-            }
-            writeln!(
-                out,
-                "<h3 id=\"levels-{i}\">Variation by level (Kalibera &amp; Jones eq. 1–2)</h3>"
-            )?;
-            table(&mut out, &LEVEL_HEADERS, &level_rows(s))?;
-            writeln!(
-                out,
-                "<h3 id=\"sensitivity-{i}\">Layout sensitivity</h3><div class=\"{}\">{}</div>",
-                verdict_class(s.sensitivity.verdict),
-                escape(&capitalised(&s.sensitivity.text))
-            )?;
-            writeln!(
-                out,
-                "<h3 id=\"shift-{i}\">Layout shift (default layout against the mean over random layouts)</h3><div class=\"{}\">{}</div>",
-                // A shift from the mean over layouts is true of any single layout when
-                // layouts matter: no alarm colour; the default layout's box below has it.
-                verdict_class(match s.shift.verdict {
-                    Verdict::Detected => Verdict::Undetermined,
-                    v => v,
-                }),
-                escape(&capitalised(&s.shift.text))
-            )?;
-            writeln!(
-                out,
-                "<h3 id=\"default-layout-{i}\">Default layout (unusual among random layouts?)</h3><div class=\"{}\">{}</div>",
-                verdict_class(s.default_layout.verdict),
-                escape(&capitalised(&s.default_layout.text))
-            )?;
-            if let Some(data) = &s.plots {
-                let plots = draw(data);
-                writeln!(
-                    out,
-                    "<h3 id=\"binaries-{i}\">Binaries</h3><div class=\"plots\">{}</div>",
-                    plots.binaries
-                )?;
-                writeln!(
-                    out,
-                    "<h3 id=\"variance-{i}\">Variance components</h3><div class=\"plots\">{}</div>",
-                    plots.variance
-                )?;
-                writeln!(
-                    out,
-                    "<h3 id=\"runseq-{i}\">Run sequences</h3><p class=\"note\">Grey band: discarded warmup; red dashed line: where changepoint detection suggests the warmup should end.</p><div class=\"plots\">{}",
-                    plots.schedule
-                )?;
-                for p in &plots.run_sequences {
-                    out.push_str(p);
-                }
-                writeln!(out, "</div>")?;
-                writeln!(
-                    out,
-                    "<h3 id=\"dependence-{i}\">Dependence: lag and ACF plots</h3><p class=\"note\">Of {}, each beside the same values in random order (Kalibera &amp; Jones §6.1): a pattern that the reordered twin lacks means the values depend on their predecessors. Dashed ACF bands: ±1.96/√n.</p><div class=\"plots\" id=\"lags-{i}\">",
-                    escape(&plots.dependence_subject)
-                )?;
-                for (real, shuffled) in &plots.lags {
-                    write!(out, "<div class=\"pair\">{real}{shuffled}</div>")?;
-                }
-                writeln!(out, "</div><div class=\"plots\" id=\"acf-{i}\">")?;
-                if let Some((real, shuffled)) = &plots.acf {
-                    write!(out, "<div class=\"pair\">{real}{shuffled}</div>")?;
-                }
-                writeln!(out, "</div>")?;
-            }
-            writeln!(out, "<h3 id=\"diagnostics-{i}\">Diagnostics</h3><ul>")?;
-            for line in diagnostic_lines(s, report.confidence) {
-                writeln!(out, "<li>{}</li>", escape(&line))?;
-            }
-            writeln!(out, "</ul></section>")?;
+            series_section(&mut out, i, s, report.confidence)?;
         }
         super::sequential::sequential_section(&mut out, report)?;
         machines_section(&mut out, &report.machines)?;
@@ -235,4 +159,92 @@ impl Exporter for HtmlExporter {
         writeln!(out, "</body></html>")?;
         Ok(out)
     }
+}
+
+/// `<section id="series-I">`: one program and metric's numbers, verdicts, plots and
+/// diagnostics.
+fn series_section(
+    out: &mut String,
+    i: usize,
+    s: &SeriesReport,
+    confidence: f64,
+) -> std::fmt::Result {
+    writeln!(
+        out,
+        "<section id=\"series-{i}\" class=\"series\"><h2>{}</h2>",
+        escape(&series_title(s))
+    )?;
+    writeln!(out, "<p>{}</p>", escape(&mean_line(s, confidence)))?;
+    if let Some(b) = baseline_line(s, confidence) {
+        writeln!(out, "<p>{}</p>", escape(&b))?;
+    }
+    writeln!(
+        out,
+        "<h3 id=\"levels-{i}\">Variation by level (Kalibera &amp; Jones eq. 1–2)</h3>"
+    )?;
+    table(out, &LEVEL_HEADERS, &level_rows(s))?;
+    writeln!(
+        out,
+        "<h3 id=\"sensitivity-{i}\">Layout sensitivity</h3><div class=\"{}\">{}</div>",
+        verdict_class(s.sensitivity.verdict),
+        escape(&capitalised(&s.sensitivity.text))
+    )?;
+    writeln!(
+            out,
+            "<h3 id=\"shift-{i}\">Layout shift (default layout against the mean over random layouts)</h3><div class=\"{}\">{}</div>",
+            // A shift from the mean over layouts is true of any single layout when
+            // layouts matter: no alarm colour; the default layout's box below has it.
+            verdict_class(match s.shift.verdict {
+                Verdict::Detected => Verdict::Undetermined,
+                v => v,
+            }),
+            escape(&capitalised(&s.shift.text))
+        )?;
+    writeln!(
+            out,
+            "<h3 id=\"default-layout-{i}\">Default layout (unusual among random layouts?)</h3><div class=\"{}\">{}</div>",
+            verdict_class(s.default_layout.verdict),
+            escape(&capitalised(&s.default_layout.text))
+        )?;
+    if let Some(data) = &s.plots {
+        let plots = draw(data);
+        writeln!(
+            out,
+            "<h3 id=\"binaries-{i}\">Binaries</h3><div class=\"plots\">{}</div>",
+            plots.binaries
+        )?;
+        writeln!(
+            out,
+            "<h3 id=\"variance-{i}\">Variance components</h3><div class=\"plots\">{}</div>",
+            plots.variance
+        )?;
+        writeln!(
+                out,
+                "<h3 id=\"runseq-{i}\">Run sequences</h3><p class=\"note\">Grey band: discarded warmup; red dashed line: where changepoint detection suggests the warmup should end.</p><div class=\"plots\">{}",
+                plots.schedule
+            )?;
+        for p in &plots.run_sequences {
+            out.push_str(p);
+        }
+        writeln!(out, "</div>")?;
+        writeln!(
+                out,
+                "<h3 id=\"dependence-{i}\">Dependence: lag and ACF plots</h3><p class=\"note\">Of {}, each beside the same values in random order (Kalibera &amp; Jones §6.1): a pattern that the reordered twin lacks means the values depend on their predecessors. Dashed ACF bands: ±1.96/√n.</p><div class=\"plots\" id=\"lags-{i}\">",
+                escape(&plots.dependence_subject)
+            )?;
+        for (real, shuffled) in &plots.lags {
+            write!(out, "<div class=\"pair\">{real}{shuffled}</div>")?;
+        }
+        writeln!(out, "</div><div class=\"plots\" id=\"acf-{i}\">")?;
+        if let Some((real, shuffled)) = &plots.acf {
+            write!(out, "<div class=\"pair\">{real}{shuffled}</div>")?;
+        }
+        writeln!(out, "</div>")?;
+    }
+    writeln!(out, "<h3 id=\"diagnostics-{i}\">Diagnostics</h3><ul>")?;
+    for line in diagnostic_lines(s, confidence) {
+        writeln!(out, "<li>{}</li>", escape(&line))?;
+    }
+    writeln!(out, "</ul></section>")?;
+    Ok(())
 }
