@@ -43,7 +43,10 @@ pub fn attach(report: &mut Report, experiment: &Experiment, rule: &Rule) {
             Ok(s) => out.sequential = Some(s),
             Err(e) => warnings.push(format!(
                 "{} {}: no sequential analysis: {e}",
-                crate::analysis::report::series::program_label(&series.program, series.variant.as_deref()),
+                crate::analysis::report::series::program_label(
+                    &series.program,
+                    series.variant.as_deref()
+                ),
                 series.metric
             )),
         }

@@ -20,12 +20,12 @@ use anyhow::{bail, Context, Result};
 use crate::analysis::effect::Interval;
 use crate::analysis::explain::{Confirmation, LayoutUnit, Suspect};
 use crate::analysis::pair::{analyse_pair, PairOptions};
+use crate::analysis::report::experiment::Experiment;
 use crate::analysis::vocabulary::{Thresholds, Verdict};
 use crate::build::replay::Program;
 use crate::files::manifest::{Binary, BinarySet, BuildStatus, Manifest, VariantBuild};
 use crate::layout::binary::{self, Function};
 use crate::layout::features::{self, ICache};
-use crate::analysis::report::experiment::Experiment;
 
 /// At most this many suspects are confirmed (the strongest, one feature per function).
 pub const MAX_SUSPECTS: usize = 3;

@@ -15,10 +15,10 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
 use crate::analysis::explain::{screen, LayoutUnit, ScreenOptions, Screening};
-use crate::layout::binary;
-use crate::layout::features::ICache;
 use crate::analysis::report::experiment::{load, Experiment, Series};
 use crate::files::cache_model::CacheModel;
+use crate::layout::binary;
+use crate::layout::features::ICache;
 
 use hotness::HotFunction;
 

@@ -6,8 +6,8 @@ use std::fmt::Write;
 
 use super::svg::{escape, range, Frame};
 use crate::analysis::numfmt::level;
-use crate::analysis::sequential::Sequential;
 use crate::analysis::report::model::Report;
+use crate::analysis::sequential::Sequential;
 
 /// The heading of the section.
 pub const SEQUENTIAL_TITLE: &str = "Sequential (confidence sequences, valid at every look)";
@@ -135,7 +135,8 @@ pub fn sequential_section(out: &mut String, report: &Report) -> std::fmt::Result
     writeln!(out, "</ul><div class=\"plots\">")?;
     for s in &report.series {
         if let Some(q) = &s.sequential {
-            let name = crate::analysis::report::series::program_label(&s.program, s.variant.as_deref());
+            let name =
+                crate::analysis::report::series::program_label(&s.program, s.variant.as_deref());
             let title = format!("{name} {}: mean as binaries are added", s.metric);
             out.push_str(&sequence_plot(&title, &s.unit, q, None));
         }

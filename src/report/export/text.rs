@@ -68,7 +68,9 @@ impl Exporter for TextExporter {
                 writeln!(out, "  - {line}")?;
             }
         }
-        out.push_str(&crate::report::render_machines::render_text(&report.machines));
+        out.push_str(&crate::report::render_machines::render_text(
+            &report.machines,
+        ));
         if !report.warnings.is_empty() {
             writeln!(out, "\nWarnings:")?;
             for w in &report.warnings {
