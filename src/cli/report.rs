@@ -12,7 +12,7 @@ pub struct Args {
     #[arg(default_value = layoutrand::analysis::vocabulary::DEFAULT_DIR)]
     pub dir: PathBuf,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(long, default_value_t = Format::Text, value_parser = report_format())]
     pub format: Format,
     #[command(flatten)]
     pub verdict: super::common::VerdictArgs,
@@ -61,4 +61,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
 /// parser.
 fn target_arg(text: &str) -> Result<f64, String> {
     layoutrand::analysis::vocabulary::parse_percent(text).map_err(|e| format!("--target: {e:#}"))
+}
+
+/// `--format`: the library's [`Format`] names, listed in `--help` (the library does not
+/// depend on clap).
+pub(crate) fn report_format() -> impl clap::builder::TypedValueParser<Value = Format> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(Format::NAMES)
+        .map(|name| name.parse::<Format>().unwrap_or(Format::Text))
 }

@@ -232,7 +232,10 @@ fn calibration_figures() {
     // The figures docs/sequential.md quotes, held at this size too (the bounds leave room for
     // the binomial error of the default 4000 experiments and of smaller runs).
     assert!(cs >= 0.94, "time-uniform coverage {cs}");
-    assert!(fixed < 0.9, "peeking at fixed intervals should miss often: {fixed}");
+    assert!(
+        fixed < 0.9,
+        "peeking at fixed intervals should miss often: {fixed}"
+    );
     assert!(different <= 0.05, "A == A called different {different}");
     assert!(
         faster >= 0.9 && faster_stop <= 20.0,

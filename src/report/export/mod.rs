@@ -36,8 +36,9 @@ pub trait Exporter {
     fn export(&self, report: &Report, experiment: &Experiment) -> Result<String>;
 }
 
-/// The output formats of `layoutrand report`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+/// The output formats of `layoutrand report` (the library does not depend on clap: the CLI
+/// offers [`Format::NAMES`] and parses them with [`std::str::FromStr`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
     /// Plain text for a terminal.
     Text,
@@ -55,6 +56,51 @@ pub enum Format {
     Summary,
 }
 
+impl Format {
+    /// Every format, in the order `--help` lists them.
+    pub const ALL: [Format; 7] = [
+        Format::Text,
+        Format::Markdown,
+        Format::Json,
+        Format::Csv,
+        Format::Html,
+        Format::Bmf,
+        Format::Summary,
+    ];
+    /// Their names on the command line, in the order of [`Format::ALL`].
+    pub const NAMES: [&'static str; 7] =
+        ["text", "markdown", "json", "csv", "html", "bmf", "summary"];
+
+    /// The format's name on the command line.
+    pub fn name(self) -> &'static str {
+        let at = Format::ALL.iter().position(|f| *f == self).unwrap_or(0);
+        Format::NAMES[at]
+    }
+}
+
+impl std::fmt::Display for Format {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for Format {
+    type Err = anyhow::Error;
+
+    fn from_str(text: &str) -> Result<Format> {
+        Format::NAMES
+            .iter()
+            .position(|n| *n == text)
+            .map(|at| Format::ALL[at])
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "unknown report format `{text}` (one of: {})",
+                    Format::NAMES.join(", ")
+                )
+            })
+    }
+}
+
 /// The exporter of `format`.
 pub fn exporter(format: Format) -> Box<dyn Exporter> {
     match format {
@@ -65,5 +111,20 @@ pub fn exporter(format: Format) -> Box<dyn Exporter> {
         Format::Html => Box::new(html::HtmlExporter),
         Format::Bmf => Box::new(bmf::BmfExporter),
         Format::Summary => Box::new(summary::SummaryExporter),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_format_reads_back_from_its_name_and_an_unknown_one_is_named() {
+        for f in Format::ALL {
+            assert_eq!(f.name().parse::<Format>().unwrap(), f);
+            assert_eq!(f.to_string(), f.name());
+        }
+        let e = "xml".parse::<Format>().unwrap_err().to_string();
+        assert!(e.contains("`xml`") && e.contains("summary"), "{e}");
     }
 }
