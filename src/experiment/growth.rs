@@ -86,7 +86,7 @@ impl GrowthLog {
     /// look and the outcome when the rule is met.
     ///
     /// The next count is where the sequence's boundary, with the spread seen so far, is
-    /// projected to reach the target ([`projected`]): at least one more binary, at most the
+    /// projected to reach the target (`projected`): at least one more binary, at most the
     /// maximum.
     pub fn next_count_from(
         &mut self,

@@ -174,7 +174,7 @@ fn reported_value(pattern: &Regex, caps: &regex::Captures) -> Result<(f64, Strin
 /// The valgrind command line that wraps `argv` and writes one cachegrind file per process
 /// into `out_dir` (children are traced so a wrapper script's work counts too), simulating
 /// `model` (`None`: valgrind's own model of the host, only for resuming runs recorded
-/// before models were pinned, see [`super::cache_model`]).
+/// before models were pinned, see [`crate::files::cache_model`]).
 pub fn cachegrind_argv(
     out_dir: &Path,
     model: Option<&CacheModel>,

@@ -1,5 +1,5 @@
 //! An experiment's store of measurements, as every command reads it: one `results.jsonl`
-//! ([`file`]: reader, crash-safe writer, repair) or, after a Slurm run, one store per shard
+//! ([`mod@file`]: reader, crash-safe writer, repair) or, after a Slurm run, one store per shard
 //! ([`shards`]) merged into the same [`Results`]. `report`, `export`, `dimension`, `compare`
 //! and `run --resume` call [`read_results`] or [`scan_results`] and need not know which.
 //!
