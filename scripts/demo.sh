@@ -33,6 +33,8 @@ echo
 echo "== The layout verdict =="
 echo "By time (ms per iteration, which other tasks on the host disturb):"
 grep '^In short:' "$work/time-report.txt" | sed 's/^/  /'
+echo "Which of cachegrind's counters says what (the one answer across them):"
+"$layoutrand" report "$work/out-cachegrind" | grep '^Across metrics:' | sed 's/^Across metrics: /  /'
 echo "By cachegrind's estimated cycles (simulated caches: deterministic, immune to the host's load):"
 grep '^In short:' "$work/cachegrind-report.txt" | sed 's/^/  /'
 echo "By cachegrind's instruction-cache misses (where the layout acts):"

@@ -408,11 +408,13 @@ fn mean_interval(
             (ci, ci_note)
         }
         Ok(_) => {
-            let note = "the confidence interval is not computable: the spread of the values \
-                        exceeds the range of double precision (values near ±1.8e308); rescale \
-                        the values (e.g. another unit)";
-            warnings.push(note.to_string());
-            (None, Some(note.to_string()))
+            let note = format!(
+                "the confidence interval is not computable: {}; rescale the values (e.g. another \
+                 unit)",
+                super::vocabulary::OVERFLOW_REASON
+            );
+            warnings.push(note.clone());
+            (None, Some(note))
         }
         Err(_) => {
             warnings.push(format!(

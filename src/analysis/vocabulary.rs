@@ -25,6 +25,11 @@ pub const UNKNOWN_WITHOUT_MANIFEST: &str = "unknown (no manifest.json)";
 /// could hardly be used to get the variance estimate right".
 pub const MIN_TOP_LEVEL_UNITS: usize = 5;
 
+/// Why a statistic of finite values is not computable: their spread (a sum of squares)
+/// overflows f64. One wording for every command that says it (`analyze`, `report`).
+pub const OVERFLOW_REASON: &str =
+    "the spread of the values exceeds the range of double precision (values near ±1.8e308)";
+
 /// Default relevance threshold: an effect whose whole interval lies within ± 1 % is
 /// "detectable but negligible".
 pub const DEFAULT_NEGLIGIBLE: f64 = 0.01;

@@ -194,6 +194,49 @@ fn each_metric_is_reported_separately() {
         err.contains("--metric I1_misses: not recorded") && err.contains("max_rss, wall"),
         "{err}"
     );
+    // One answer across the metrics, the metric the run measured first, each verdict with
+    // its magnitude: the layout moves wall time (1 % from seed to seed), and max_rss too.
+    let across = text
+        .lines()
+        .find(|l| l.starts_with("Across metrics: "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        across.starts_with("Across metrics: demo, layout sensitivity by metric: by wall (the metric the run measured), layout-sensitive (varies by "),
+        "{across}"
+    );
+    assert!(across.contains("max_rss"), "{across}");
+    // One metric only: its "In short" is the answer.
+    let one = stdout(tmp.path(), &["--metric", "wall"]);
+    assert!(!one.contains("Across metrics"), "{one}");
+}
+
+#[test]
+fn a_counter_recorded_under_two_names_is_reported_once() {
+    // cachegrind's I1mr is I1_misses by definition: one series, found by either name.
+    let tmp = tempfile::tempdir().unwrap();
+    let mut design = Design::new(6, 2, 1);
+    design.metrics = vec![
+        ("I1_misses".into(), "count".into()),
+        ("I1mr".into(), "count".into()),
+    ];
+    write_dir(tmp.path(), &design, &mut |_, seed, e, _, _| {
+        1000.0 + 50.0 * seed.unwrap_or(0) as f64 + e as f64
+    });
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(tmp.path(), &["--format", "json"])).unwrap();
+    let metrics: Vec<&str> = json["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["metric"].as_str().unwrap())
+        .collect();
+    assert_eq!(metrics, ["I1_misses"]);
+    let by_raw = stdout(tmp.path(), &["--metric", "I1mr"]);
+    assert!(by_raw.contains("demo — I1_misses (count)"), "{by_raw}");
+    assert!(
+        by_raw.contains("L1 instruction-cache misses (I1_misses)"),
+        "{by_raw}"
+    );
 }
 
 #[test]

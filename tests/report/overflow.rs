@@ -70,9 +70,17 @@ fn report_names_the_overflow_as_analyze_does() {
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     let s = &v["series"][0];
     assert!(s["ci"].is_null(), "{s}");
+    // The default layout is not "an ordinary layout" among layouts whose spread cannot be
+    // computed (it printed a prediction interval "0 ns to ∞ s"), and no drift is made of
+    // the arithmetic's noise (it printed "88.9 % faster").
+    assert_eq!(s["default_layout"]["verdict"], "undetermined", "{s}");
+    assert!(s["diagnostics"]["drift"].is_null(), "{s}");
+    assert!(!words.contains("∞"), "{words}");
     for field in [
         &s["interval_note"],
         &s["sensitivity"]["text"],
+        &s["default_layout"]["text"],
+        &s["diagnostics"]["drift_not_tested"],
         &s["summary"],
     ] {
         let field = field.as_str().unwrap();

@@ -127,6 +127,7 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
                 .unwrap_or(1),
             host_warnings: host_warnings.clone(),
         },
+        across_metrics: super::answers::across_metrics(&series),
         series,
         failures: experiment.failures.clone(),
         warnings,
@@ -516,8 +517,31 @@ fn metric_words(metric: &str) -> String {
         "cpu" => "CPU time".into(),
         "max_rss" => "peak resident memory (max_rss)".into(),
         crate::run::metric::REPORTED => "reported value".into(),
-        other => other.into(),
+        other => match cachegrind_words(other) {
+            Some(words) => format!("{words} ({other})"),
+            None => other.into(),
+        },
     }
+}
+
+/// Cachegrind's counters in words (valgrind's event names, and the sums layoutrand derives
+/// from them: docs/run.md).
+fn cachegrind_words(event: &str) -> Option<&'static str> {
+    Some(match event {
+        "estimated_cycles" => "estimated cycles",
+        "Ir" => "instructions executed",
+        "Dr" => "data reads",
+        "Dw" => "data writes",
+        "I1mr" | "I1_misses" => "L1 instruction-cache misses",
+        "D1mr" => "L1 data-cache read misses",
+        "D1mw" => "L1 data-cache write misses",
+        "D1_misses" => "L1 data-cache misses",
+        "ILmr" => "last-level cache misses on instruction fetches",
+        "DLmr" => "last-level cache misses on data reads",
+        "DLmw" => "last-level cache misses on data writes",
+        "LL_misses" => "last-level cache misses",
+        _ => return None,
+    })
 }
 
 /// One paragraph answering "how fast, how sure, does the layout matter, is the default
@@ -678,6 +702,10 @@ mod tests {
         assert_eq!(metric_words("cpu"), "CPU time");
         assert_eq!(metric_words("max_rss"), "peak resident memory (max_rss)");
         assert_eq!(metric_words(crate::run::metric::REPORTED), "reported value");
-        assert_eq!(metric_words("I1_misses"), "I1_misses");
+        assert_eq!(
+            metric_words("I1_misses"),
+            "L1 instruction-cache misses (I1_misses)"
+        );
+        assert_eq!(metric_words("my_counter"), "my_counter");
     }
 }

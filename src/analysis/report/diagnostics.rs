@@ -41,7 +41,7 @@ pub const DRIFT_PERMUTATIONS: usize = 999;
 /// [`MIN_EXECUTIONS_FOR_DRIFT`] executions or with one execution per binary (no binary's
 /// own level to take out).
 pub fn drift(series: &Series) -> Option<Drift> {
-    if series.executions_per_binary() < 2 {
+    if series.executions_per_binary() < 2 || drift_overflows(series) {
         return None;
     }
     let grand = mean(&series.seeds.iter().map(|b| b.mean()).collect::<Vec<_>>());
@@ -95,6 +95,32 @@ pub fn drift(series: &Series) -> Option<Drift> {
         p_value: test.p,
         halves_change,
     })
+}
+
+/// Whether the executions' means spread beyond f64 (one value near 1e308): their halves'
+/// change and autocorrelation would then be arithmetic noise, not a drift.
+fn drift_overflows(series: &Series) -> bool {
+    let means: Vec<f64> = series
+        .seeds
+        .iter()
+        .chain(series.baseline.iter())
+        .flat_map(|b| b.execution_means())
+        .collect();
+    !crate::stats::sample::variance(&means).is_finite()
+}
+
+/// Why drift was not tested, when [`drift`] gives nothing.
+fn drift_not_tested(series: &Series) -> String {
+    if drift_overflows(series) {
+        format!(
+            "not tested: {}.",
+            crate::analysis::vocabulary::OVERFLOW_REASON
+        )
+    } else {
+        format!(
+            "not tested (needs at least {MIN_EXECUTIONS_FOR_DRIFT} executions in run order and at least 2 per binary, to take each binary's own mean out)."
+        )
+    }
 }
 
 /// Diagnoses `series` (seeds and baseline) at `confidence`.
@@ -162,13 +188,15 @@ pub fn diagnose(series: &Series, failures: FailureCounts, confidence: f64) -> Di
                 .into(),
         );
     }
+    let found_drift = drift(series);
     Diagnostics {
         warmup_discarded: series.warmup_discarded,
         warmup_suggestions,
         // Filled in from the one engine by the caller (`analyse_series`).
         normality: None,
         independence,
-        drift: drift(series),
+        drift_not_tested: found_drift.is_none().then(|| drift_not_tested(series)),
+        drift: found_drift,
         failures,
         notes,
         minimum_detectable_effect: None,

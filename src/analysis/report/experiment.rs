@@ -448,6 +448,7 @@ impl Tables {
                 binary_cost_seconds,
             });
         }
+        drop_duplicate_metrics(&mut series);
         // The metric the run was asked for first, then the others it recorded on the way.
         let primary = crate::run::metric::primary_name_in_store(&header.metric, |m| {
             series.iter().any(|s| s.metric == m)
@@ -657,6 +658,36 @@ fn read_growth_log(dir: &Path) -> Result<Option<GrowthLog>> {
     }
 }
 
+/// Metrics a store records twice under two names, as (raw, derived): cachegrind's `I1mr`
+/// is `I1_misses` by definition (`run::metric::read_cachegrind_totals`), so the report
+/// shows it once, by its derived name.
+const DUPLICATE_METRICS: [(&str, &str); 1] = [("I1mr", "I1_misses")];
+
+/// The name `metric` is reported under.
+fn same_metric_as(metric: &str) -> &str {
+    DUPLICATE_METRICS
+        .iter()
+        .find(|(raw, _)| *raw == metric)
+        .map_or(metric, |(_, derived)| derived)
+}
+
+/// Drops a raw counter's series when its program also has the derived one.
+fn drop_duplicate_metrics(series: &mut Vec<Series>) {
+    let has = |series: &[Series], s: &Series, metric: &str| {
+        series
+            .iter()
+            .any(|o| o.program == s.program && o.variant == s.variant && o.metric == metric)
+    };
+    let keep: Vec<bool> = series
+        .iter()
+        .map(|s| {
+            same_metric_as(&s.metric) == s.metric || !has(series, s, same_metric_as(&s.metric))
+        })
+        .collect();
+    let mut flags = keep.into_iter();
+    series.retain(|_| flags.next().unwrap_or(true));
+}
+
 impl Experiment {
     /// Keeps only the data sets of the named metrics; an error lists the metrics available
     /// when one of `metrics` was not recorded.
@@ -664,6 +695,11 @@ impl Experiment {
         if metrics.is_empty() {
             return Ok(());
         }
+        // A raw counter reported under its derived name is asked for by that name.
+        let metrics: Vec<String> = metrics
+            .iter()
+            .map(|m| same_metric_as(m).to_string())
+            .collect();
         let available: std::collections::BTreeSet<&str> =
             self.series.iter().map(|s| s.metric.as_str()).collect();
         if let Some(missing) = metrics.iter().find(|m| !available.contains(m.as_str())) {

@@ -8,6 +8,7 @@
 //! [`dimension`] and [`compare`] build their own answers from the same experiment model.
 //! Everything here is a number or a sentence about numbers; [`crate::report`] renders it.
 
+pub mod answers;
 pub mod balance;
 pub mod builder;
 pub mod compare;

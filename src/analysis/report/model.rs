@@ -30,6 +30,9 @@ pub struct Report {
     pub setup: Setup,
     /// One analysis per program and metric.
     pub series: Vec<SeriesReport>,
+    /// Per program (and variant) with more than one metric, its layout verdicts side by
+    /// side, the metric the run measured first ([`super::answers::across_metrics`]).
+    pub across_metrics: Vec<String>,
     /// How the executions ended, by program and variant (each variant counted apart);
     /// written as a list of objects keyed by `program` and `variant`.
     #[serde(serialize_with = "crate::analysis::vocabulary::by_program_and_variant")]
@@ -324,6 +327,8 @@ pub struct Diagnostics {
     /// Drift between executions in run order; `None` when not testable (the reason is in
     /// the text).
     pub drift: Option<Drift>,
+    /// Why drift was not tested, when it was not (null when it was).
+    pub drift_not_tested: Option<String>,
     /// Executions that failed, by kind.
     pub failures: FailureCounts,
     /// Notes in words, most important first.

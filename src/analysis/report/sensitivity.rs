@@ -87,9 +87,10 @@ pub fn sensitivity(
     };
     if anova.f.is_nan() && !(anova.ms_between.is_finite() && anova.ms_within.is_finite()) {
         // The same check as `analyze`'s: not "no variation" but too much for f64.
-        return undetermined(
-            "cannot tell: the spread of the values exceeds the range of double precision (values near ±1.8e308), so the variances are not computable; rescale the values (e.g. another unit).".into(),
-        );
+        return undetermined(format!(
+            "cannot tell: {}, so the variances are not computable; rescale the values (e.g. another unit).",
+            crate::analysis::vocabulary::OVERFLOW_REASON
+        ));
     }
     if anova.f.is_nan() {
         return Sensitivity {

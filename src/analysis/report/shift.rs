@@ -183,6 +183,13 @@ pub fn default_layout(series: &Series, thresholds: &Thresholds) -> DefaultLayout
             "cannot tell: {n} randomised binary with data; the spread of layouts needs at least 2 (better 20–30)."
         ));
     }
+    if !variance(&seed_means).is_finite() {
+        // Not an ordinary layout among layouts whose spread cannot be computed.
+        return undetermined(format!(
+            "cannot tell: {}, so the random layouts' spread is not computable; rescale the values (e.g. another unit).",
+            crate::analysis::vocabulary::OVERFLOW_REASON
+        ));
+    }
     let base_mean = b.mean();
     let exec_means: Vec<Vec<f64>> = series.seeds.iter().map(|s| s.execution_means()).collect();
     let log_scale = base_mean > 0.0

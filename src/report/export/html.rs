@@ -112,6 +112,13 @@ impl Exporter for HtmlExporter {
             "<section id=\"summary\"><p><strong>{}</strong></p><ul>",
             escape(&confidence_line(report))
         )?;
+        for line in &report.across_metrics {
+            writeln!(
+                out,
+                "<li><strong>Across metrics:</strong> {}</li>",
+                escape(line)
+            )?;
+        }
         // The variant answers first: they are what a variants experiment asks.
         for c in &report.comparisons {
             writeln!(

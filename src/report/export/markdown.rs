@@ -25,6 +25,9 @@ impl Exporter for MarkdownExporter {
         if let Some(line) = stopping_line(report) {
             writeln!(out, "\n{line}")?;
         }
+        for line in &report.across_metrics {
+            writeln!(out, "\n**Across metrics:** {line}")?;
+        }
         for s in &report.series {
             writeln!(out, "\n## {}\n", series_title(s))?;
             writeln!(out, "{}", mean_line(s, report.confidence))?;

@@ -441,8 +441,11 @@ pub fn diagnostic_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
 pub fn drift_line(s: &SeriesReport, confidence: f64) -> String {
     let Some(d) = &s.diagnostics.drift else {
         return format!(
-            "Drift between executions: not tested (needs at least {} executions in run order and at least 2 per binary, to take each binary's own mean out).",
-            crate::analysis::report::diagnostics::MIN_EXECUTIONS_FOR_DRIFT
+            "Drift between executions: {}",
+            s.diagnostics
+                .drift_not_tested
+                .as_deref()
+                .unwrap_or("not tested.")
         );
     };
     let (lower, higher) = if s.is_time {

@@ -25,6 +25,9 @@ impl Exporter for TextExporter {
         if let Some(line) = stopping_line(report) {
             writeln!(out, "{line}")?;
         }
+        for line in &report.across_metrics {
+            writeln!(out, "Across metrics: {line}")?;
+        }
         for s in &report.series {
             let title = series_title(s);
             writeln!(out, "\n{title}\n{}", "=".repeat(title.chars().count()))?;
