@@ -65,7 +65,7 @@ impl BootstrapArgs {
     }
 }
 
-/// `--format text|json` of `analyze`, `compare` and `dimension`.
+/// `--format text|json` of `analyze`, `compare`, `dimension`, `doctor`, `explain` and `layout`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum OutputFormat {
     /// Aligned text for people.

@@ -5,14 +5,7 @@ use std::path::PathBuf;
 use layoutrand::explain::{explain, ExplainOptions};
 use layoutrand::report::export::explain as render;
 
-/// Output format of `explain`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// Plain text.
-    Text,
-    /// JSON (the `culprits` array and the screening's counts).
-    Json,
-}
+use super::common::OutputFormat as Format;
 
 /// Arguments of `layoutrand explain`.
 #[derive(Debug, clap::Args)]

@@ -8,14 +8,7 @@ use anyhow::{bail, Result};
 use layoutrand::layout::shown::{DistanceReport, LayoutReport};
 use layoutrand::report::export::layout_text::{render_distance, render_layout};
 
-/// Output formats of `layoutrand layout`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum Format {
-    /// Aligned columns for people.
-    Text,
-    /// One JSON document for programs.
-    Json,
-}
+use super::common::OutputFormat as Format;
 
 /// Arguments of `layoutrand layout`.
 #[derive(Debug, clap::Args)]
