@@ -47,6 +47,20 @@ pub enum EffectVerdict {
 }
 
 impl EffectVerdict {
+    /// The answer to "is there an effect?" in the vocabulary of the other questions
+    /// (sensitivity, shift): a relevant change is `detected`, a negligible one `negligible`,
+    /// an equivalence or a tie `not_detected`, no answer `undetermined`. One mapping for the
+    /// HTML report's boxes and `explain`'s confirmations.
+    pub fn detection(self) -> super::vocabulary::Verdict {
+        use super::vocabulary::Verdict;
+        match self {
+            EffectVerdict::Lower | EffectVerdict::Higher => Verdict::Detected,
+            EffectVerdict::Negligible => Verdict::Negligible,
+            EffectVerdict::Equivalent | EffectVerdict::Tie => Verdict::NotDetected,
+            EffectVerdict::Inconclusive | EffectVerdict::Unbounded => Verdict::Undetermined,
+        }
+    }
+
     /// The verdict in one word or phrase, the same in every subcommand: `better`/`worse`
     /// ("faster"/"slower" for times, "lower"/"higher" otherwise) for detected, relevant
     /// effects, then "negligible", "equivalent", "no significant difference", "tie",

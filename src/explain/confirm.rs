@@ -351,15 +351,7 @@ fn analyse(out: &Path) -> Result<(f64, Option<Interval>, Verdict)> {
         fail_if_slower: None,
     };
     let pair = analyse_pair(&low, &high, "binaries", &options, &mut Vec::new());
-    use crate::analysis::effect::EffectVerdict as E;
-    let verdict = match pair.effect.verdict {
-        E::Lower | E::Higher => Verdict::Detected,
-        // As the variants' comparisons are classed in the HTML report.
-        E::Negligible => Verdict::Negligible,
-        E::Equivalent | E::Tie => Verdict::NotDetected,
-        E::Inconclusive | E::Unbounded => Verdict::Undetermined,
-    };
-    Ok((pair.effect.ratio, pair.effect.ci, verdict))
+    Ok((pair.effect.ratio, pair.effect.ci, pair.effect.verdict.detection()))
 }
 
 #[cfg(test)]

@@ -13,17 +13,12 @@ use super::tables::{
 };
 use super::variant_plots::comparison_plots;
 use crate::analysis::effect::EffectVerdict;
-use crate::analysis::report::model::{Report, Verdict};
+use crate::analysis::report::model::Report;
 
 /// The box class of a comparison's verdict, as for the single-series verdicts: orange for
 /// a relevant change, grey for negligible, green for no relevant change.
 fn effect_class(v: EffectVerdict) -> &'static str {
-    verdict_class(match v {
-        EffectVerdict::Lower | EffectVerdict::Higher => Verdict::Detected,
-        EffectVerdict::Negligible => Verdict::Negligible,
-        EffectVerdict::Equivalent | EffectVerdict::Tie => Verdict::NotDetected,
-        EffectVerdict::Inconclusive | EffectVerdict::Unbounded => Verdict::Undetermined,
-    })
+    verdict_class(v.detection())
 }
 
 /// `<section id="variants">`, or nothing without comparisons.
