@@ -351,7 +351,11 @@ fn analyse(out: &Path) -> Result<(f64, Option<Interval>, Verdict)> {
         fail_if_slower: None,
     };
     let pair = analyse_pair(&low, &high, "binaries", &options, &mut Vec::new());
-    Ok((pair.effect.ratio, pair.effect.ci, pair.effect.verdict.detection()))
+    Ok((
+        pair.effect.ratio,
+        pair.effect.ci,
+        pair.effect.verdict.detection(),
+    ))
 }
 
 #[cfg(test)]
