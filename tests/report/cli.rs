@@ -173,6 +173,21 @@ fn each_metric_is_reported_separately() {
         .collect();
     // The metric asked of `run` (the header's) first, then the others.
     assert_eq!(names, [("wall", "ns"), ("max_rss", "KiB")]);
+    // Every binary summarised as hyperfine exports a command: seed 3's wall values are
+    // 1e6 + 3e4 + {0, 100} (two executions of one iteration).
+    let binaries = series[0]["binaries"].as_array().unwrap();
+    assert_eq!(binaries.len(), 7, "the baseline and 6 seeds");
+    assert_eq!(binaries[0]["binary"], "baseline");
+    let seed3 = binaries.iter().find(|b| b["seed"] == 3).unwrap();
+    assert_eq!(seed3["executions"], 2);
+    assert_eq!(seed3["values"], 2);
+    assert_eq!(seed3["min"].as_f64().unwrap(), 1_030_000.0);
+    assert_eq!(seed3["max"].as_f64().unwrap(), 1_030_100.0);
+    assert_eq!(seed3["median"].as_f64().unwrap(), 1_030_050.0);
+    assert_eq!(seed3["mean"].as_f64().unwrap(), 1_030_050.0);
+    // sd of {0, 100}: 100/√2.
+    let sd = seed3["stddev"].as_f64().unwrap();
+    assert!((sd - 100.0 / 2f64.sqrt()).abs() < 1e-6, "{sd}");
     let text = stdout(tmp.path(), &[]);
     assert!(
         text.contains("demo — max_rss (KiB)") && text.contains("demo — wall (ms)"),

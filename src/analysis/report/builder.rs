@@ -366,6 +366,7 @@ pub fn analyse_series(
         bootstrap_note: engine.as_ref().and_then(|a| a.bootstrap_note.clone()),
         bootstrap: engine.and_then(|a| a.bootstrap),
         baseline,
+        binaries: binary_statistics(series),
         sensitivity,
         shift,
         default_layout,
@@ -542,6 +543,40 @@ fn cachegrind_words(event: &str) -> Option<&'static str> {
         "LL_misses" => "last-level cache misses",
         _ => return None,
     })
+}
+
+/// Every binary of `series` summarised, the baseline first, then the seeds in seed order.
+fn binary_statistics(series: &Series) -> Vec<super::model::BinaryStatistics> {
+    use crate::stats::sample::{median, variance};
+    series
+        .baseline
+        .iter()
+        .chain(series.seeds.iter())
+        .map(|b| {
+            let values: Vec<f64> = b
+                .executions
+                .iter()
+                .flat_map(|e| e.live.iter().copied())
+                .collect();
+            let (min, max) = values
+                .iter()
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| {
+                    (lo.min(v), hi.max(v))
+                });
+            super::model::BinaryStatistics {
+                binary: b.binary.clone(),
+                seed: b.seed,
+                executions: b.executions.len(),
+                values: values.len(),
+                mean: crate::stats::sample::mean(&values),
+                median: median(&values),
+                min,
+                max,
+                stddev: Some(variance(&values).sqrt())
+                    .filter(|s| values.len() >= 2 && s.is_finite()),
+            }
+        })
+        .collect()
 }
 
 /// One paragraph answering "how fast, how sure, does the layout matter, is the default

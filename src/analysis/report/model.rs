@@ -154,6 +154,9 @@ pub struct SeriesReport {
     pub bootstrap_note: Option<String>,
     /// The default-layout binary on its own.
     pub baseline: Option<BaselineSummary>,
+    /// Every binary's live values summarised (the baseline first, then the seeds in seed
+    /// order), as hyperfine exports each command: for plots and dashboards of one's own.
+    pub binaries: Vec<BinaryStatistics>,
     /// Is the program layout-sensitive? (variance between binaries)
     pub sensitivity: Sensitivity,
     /// Does the default layout's mean differ from the mean over random layouts?
@@ -245,6 +248,29 @@ pub struct Sensitivity {
     pub detectable_variation: Option<f64>,
     /// The answer in words.
     pub text: String,
+}
+
+/// One binary's live values (every iteration of every execution kept after warmup).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BinaryStatistics {
+    /// `baseline` or `seed-N`.
+    pub binary: String,
+    /// The layout seed (null for the baseline).
+    pub seed: Option<u64>,
+    /// Executions measured.
+    pub executions: usize,
+    /// Live values summarised.
+    pub values: usize,
+    /// Their mean, in the series' unit (as every value below).
+    pub mean: f64,
+    /// Median (numpy's default interpolation for even counts).
+    pub median: f64,
+    /// Smallest value.
+    pub min: f64,
+    /// Largest value.
+    pub max: f64,
+    /// Sample standard deviation (n − 1; null below 2 values).
+    pub stddev: Option<f64>,
 }
 
 /// Consistent layout-induced shift: the baseline's mean against the randomised binaries'.
