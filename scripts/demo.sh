@@ -8,7 +8,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 bash scripts/setup.sh
+echo "demo: compiling layoutrand (cargo build --release; the first build on a fresh clone takes several minutes, later ones seconds)"
+build_start=$SECONDS
 cargo build --release --locked --quiet
+echo "demo: layoutrand compiled in $((SECONDS - build_start)) s"
 layoutrand="$root/target/release/layoutrand"
 work="$root/target/demo"
 rm -rf "$work"
