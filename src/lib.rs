@@ -48,6 +48,7 @@ pub mod measurements;
 pub mod progress;
 pub mod report;
 pub mod run;
+pub mod schema;
 pub mod seeded;
 pub mod stats;
 pub mod units;

@@ -7,19 +7,14 @@
 //! matter, and is called "detectable but negligible" (the equivalence reasoning of
 //! Schuirmann's two one-sided tests, 1987: an interval inside the margin shows equivalence).
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::numfmt::{change, level, percent};
 use super::vocabulary::Thresholds;
 
-/// A closed interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Interval {
-    /// Lower end.
-    pub lower: f64,
-    /// Upper end.
-    pub upper: f64,
-}
+/// The one interval type of every answer (defined with the statistics, below the files that
+/// record intervals).
+pub use crate::stats::interval::Interval;
 
 /// The answer about one ratio effect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -17,12 +17,24 @@ use serde::Serialize;
 
 use super::effect::Interval;
 use super::vocabulary::Verdict;
-use crate::explain::hotness::HotFunction;
 use crate::layout::binary::Function;
 use crate::layout::features::{self, Feature, ICache, FEATURES};
 use crate::seeded::SeededRng;
 use crate::stats::fdr::{benjamini_hochberg, permutation_correlation, units_needed};
 use crate::stats::StatsError;
+
+/// One function's counts in the profiled run.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct HotFunction {
+    /// The symbol name (as in `.symtab`, mangled).
+    pub name: String,
+    /// Instructions executed in it.
+    pub ir: f64,
+    /// Its share of the instructions executed in the program's own functions.
+    pub ir_share: f64,
+    /// First-level instruction cache misses in it (the simulated I1 of the profile).
+    pub i1_misses: f64,
+}
 
 /// The screening's choices.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

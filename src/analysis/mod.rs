@@ -23,7 +23,6 @@ pub mod numfmt;
 pub mod pair;
 pub mod report;
 pub mod sequential;
-pub mod sequential_report;
 pub mod single;
 pub mod variants;
 pub mod vocabulary;

@@ -15,7 +15,7 @@
 //! geometric mean of the binaries' means; for a pair of variants, the geometric mean of the
 //! per-seed ratios `new / base` (seeds matched, as in the paired analysis).
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::effect::{Effect, EffectVerdict, Interval};
 use super::numfmt::{change_parts, level, percent, sig};
@@ -55,18 +55,8 @@ pub enum Reason {
     Cap,
 }
 
-/// The confidence sequence at one look.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Look {
-    /// Binaries seen.
-    pub binaries: usize,
-    /// The geometric mean (of the binaries' means, or of the per-seed ratios).
-    pub estimate: f64,
-    /// The confidence sequence's interval; `None` while it is not yet finite.
-    pub ci: Option<Interval>,
-    /// `(upper − lower) / (2 · estimate)`.
-    pub relative_half_width: Option<f64>,
-}
+/// The confidence sequence at one look (defined with the stopping log that records looks).
+pub use crate::files::stopping::Look;
 
 /// The sequential answer for one series or one comparison.
 #[derive(Debug, Clone, PartialEq, Serialize)]

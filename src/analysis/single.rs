@@ -10,8 +10,12 @@ use serde::Serialize;
 
 use crate::seeded::SeededRng;
 use crate::stats::anova::{random_effects, RandomEffectsAnova};
-use crate::stats::bootstrap::{self, BootstrapCi};
-use crate::stats::hierarchy::{plural, Hierarchy};
+use crate::stats::bootstrap;
+/// The bootstrap interval as the analysis carries it (renderers name it from here).
+pub use crate::stats::bootstrap::BootstrapCi;
+/// A level's name in the plural (`binary` → `binaries`), for every sentence that counts units.
+pub use crate::stats::hierarchy::plural;
+use crate::stats::hierarchy::Hierarchy;
 use crate::stats::multilevel::{level_variances, mean_ci, optimal_repetitions, OptimalCount};
 use crate::stats::shapiro_wilk::shapiro_wilk;
 

@@ -417,6 +417,22 @@ fn seconds_or_duration<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D
     }
 }
 
+impl ExperimentConfig {
+    /// The build stage's flags that the experiment file sets (`[build]` granularity, linker
+    /// and pad), the same for every build of the experiment and of each of its variants.
+    pub(super) fn stage_build_args(&self) -> crate::flags::build::BuildArgs {
+        crate::flags::build::BuildArgs {
+            granularity: self.build.granularity,
+            linker: self
+                .build
+                .linker
+                .unwrap_or(crate::flags::build::LinkerArg::Auto),
+            pad: self.build.pad,
+            ..crate::flags::build::BuildArgs::default()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

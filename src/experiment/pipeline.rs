@@ -16,7 +16,7 @@ use crate::analysis::vocabulary::{Thresholds, DEFAULT_NEGLIGIBLE};
 use crate::exit::Exit;
 use crate::files::manifest::{BuildStatus, Manifest, MANIFEST_FILE};
 use crate::files::store::RESULTS_FILE;
-use crate::flags::build::{BuildArgs, LinkerArg};
+use crate::flags::build::BuildArgs;
 use crate::flags::run::RunArgs;
 use crate::flags::{DesignArgs, LimitArgs};
 use crate::report::Format;
@@ -404,7 +404,7 @@ fn build(config: &ExperimentConfig, seeds: u32, out: &Path, workdir: &Path) -> R
         // New seeds are relinked from the recording; the built ones stay as they are.
         extend: existing.is_some(),
         command: config.build.command.clone(),
-        ..stage_build_args(config)
+        ..config.stage_build_args()
     };
     run_stage("build", &args.to_argv(), workdir, &BTreeMap::new())
 }
@@ -640,17 +640,6 @@ fn report(config: &ExperimentConfig, plan: &Plan, out: &Path) -> Result<()> {
         out.display()
     );
     Ok(())
-}
-
-/// The build stage's flags that the experiment file sets (`[build]` granularity, linker and
-/// pad), the same for every build of the experiment and of each of its variants.
-pub(super) fn stage_build_args(config: &ExperimentConfig) -> BuildArgs {
-    BuildArgs {
-        granularity: config.build.granularity,
-        linker: config.build.linker.unwrap_or(LinkerArg::Auto),
-        pad: config.build.pad,
-        ..BuildArgs::default()
-    }
 }
 
 fn absolute(cwd: &Path, p: &Path) -> PathBuf {

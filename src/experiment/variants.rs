@@ -126,7 +126,7 @@ fn build_one(
         // The first variant fixes the seeds; later ones take them from the manifest.
         seeds: (!out.join(MANIFEST_FILE).exists()).then_some(u64::from(seeds)),
         command: variant.command.clone(),
-        ..super::pipeline::stage_build_args(config)
+        ..config.stage_build_args()
     };
     run_stage("build", &args.to_argv(), &dir, &variant.env)
 }

@@ -7,7 +7,6 @@ use std::ffi::OsString;
 use std::path::Path;
 
 use anyhow::{bail, Context, Result};
-use serde::Serialize;
 
 use crate::files::cache_model::CacheModel;
 
@@ -17,18 +16,8 @@ pub const COVER: f64 = 0.99;
 /// The most hot functions screened (each adds one test per feature).
 pub const MAX_HOT: usize = 50;
 
-/// One function's counts in the profiled run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct HotFunction {
-    /// The symbol name (as in `.symtab`, mangled).
-    pub name: String,
-    /// Instructions executed in it.
-    pub ir: f64,
-    /// Its share of the instructions executed in the program's own functions.
-    pub ir_share: f64,
-    /// First-level instruction cache misses in it (the simulated I1 of the profile).
-    pub i1_misses: f64,
-}
+/// Defined with the screening that ranks by it (analysis sits below this orchestration).
+pub use crate::analysis::explain::HotFunction;
 
 /// Per-function `(Ir, I1mr)` totals of a cachegrind output file (`fn=` blocks summed over
 /// files and lines; a cost line lists the `events:` in order, trailing zeros may be left

@@ -12,16 +12,9 @@ use std::fmt;
 use anyhow::{bail, Context, Result};
 use serde::{Deserialize, Serialize};
 
-/// One simulated cache: total size, associativity and line size, in bytes and ways.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CacheGeometry {
-    /// Total size in bytes.
-    pub size: u64,
-    /// Ways per set.
-    pub assoc: u64,
-    /// Line size in bytes.
-    pub line: u64,
-}
+/// Defined with the layout features that map code onto its sets; its parsing and the
+/// model of three caches live here.
+pub use crate::layout::cache_geometry::CacheGeometry;
 
 /// The three caches cachegrind simulates: first-level instruction and data, and the last
 /// level (unified).

@@ -19,10 +19,4 @@ pub mod store;
 
 pub use atomic::{write_atomically, write_atomically_with};
 
-/// The `schema` at the top of every JSON output of layoutrand (`report`, `analyze`,
-/// `compare`, `dimension`, `layout`, `doctor`, `export`): one number for one vocabulary
-/// (docs/formats.md). 3: interval bounds are `lower`/`upper` everywhere, p-values `p_value`,
-/// two degrees of freedom `df_numerator`/`df_denominator`, every `verdict` a word of
-/// `analysis::vocabulary::VERDICT_WORDS`. The files layoutrand reads back (manifest, store,
-/// plan) keep their own. Here, below every stage, because `run`'s `export` writes it too.
-pub const OUTPUT_SCHEMA: u32 = 3;
+pub use crate::schema::OUTPUT_SCHEMA;

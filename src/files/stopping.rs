@@ -55,7 +55,7 @@ pub struct GrowthLog {
     /// The watched sequence at every look (one after each binary from the minimum) over
     /// the binaries measured so far.
     #[serde(default)]
-    pub looks: Vec<crate::analysis::sequential::Look>,
+    pub looks: Vec<Look>,
 }
 
 impl GrowthLog {
@@ -64,4 +64,17 @@ impl GrowthLog {
         let text = serde_json::to_string_pretty(self)?;
         super::write_atomically(&out.join(STOPPING_FILE), text.as_bytes())
     }
+}
+
+/// The confidence sequence at one look.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Look {
+    /// Binaries seen.
+    pub binaries: usize,
+    /// The geometric mean (of the binaries' means, or of the per-seed ratios).
+    pub estimate: f64,
+    /// The confidence sequence's interval; `None` while it is not yet finite.
+    pub ci: Option<crate::stats::interval::Interval>,
+    /// `(upper − lower) / (2 · estimate)`.
+    pub relative_half_width: Option<f64>,
 }

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::binary::Function;
-use crate::files::cache_model::CacheGeometry;
+use super::cache_geometry::CacheGeometry;
 
 /// Bytes of a page (x86-64 and AArch64 base pages).
 pub const PAGE: u64 = 4096;

@@ -14,6 +14,7 @@
 
 pub mod archive;
 pub mod binary;
+pub mod cache_geometry;
 pub mod demangle;
 pub mod distance;
 pub mod dynamic;

@@ -10,7 +10,7 @@ use super::binary::Function;
 use super::distance::Comparison;
 
 /// Version of `layout --format json` (both forms): the one output schema of every command.
-pub const LAYOUT_SCHEMA: u32 = crate::files::OUTPUT_SCHEMA;
+pub const LAYOUT_SCHEMA: u32 = crate::schema::OUTPUT_SCHEMA;
 
 /// A binary's layout: its functions in address order and their fingerprint.
 #[derive(Debug, Clone, Serialize)]

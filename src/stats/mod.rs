@@ -34,6 +34,7 @@ pub mod fdr;
 pub mod fieller;
 pub mod hierarchy;
 pub mod interaction;
+pub mod interval;
 pub mod machines;
 pub mod mann_whitney;
 pub mod mde;

@@ -141,7 +141,7 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
             target,
             planned: crate::analysis::sequential::PLANNED_BINARIES,
         };
-        crate::analysis::sequential_report::attach(&mut report, experiment, &rule);
+        super::sequential::attach(&mut report, experiment, &rule);
     }
     Ok(report)
 }

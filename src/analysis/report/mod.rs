@@ -20,6 +20,7 @@ pub mod model;
 pub mod plot_data;
 pub mod plots;
 pub mod sensitivity;
+pub mod sequential;
 pub mod series;
 pub mod shift;
 

@@ -5,9 +5,9 @@
 use std::fmt::Write as _;
 
 use crate::analysis::numfmt::{compact, level, p_value};
+use crate::analysis::single::plural;
+use crate::analysis::single::BootstrapCi;
 use crate::analysis::single::{Analysis, LevelJson};
-use crate::stats::bootstrap::BootstrapCi;
-use crate::stats::hierarchy::plural;
 
 /// `layoutrand analyze`'s text: the design, the table of levels (Kalibera & Jones eq. 1–3),
 /// the mean with its interval (eq. 4), then the bootstrap, normality, ANOVA, what was left

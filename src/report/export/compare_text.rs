@@ -8,7 +8,7 @@ use crate::analysis::compare::Comparison;
 use crate::analysis::effect::Interval;
 use crate::analysis::numfmt::{level, p_value};
 use crate::analysis::pair::Basis;
-use crate::stats::hierarchy::plural;
+use crate::analysis::single::plural;
 
 /// A ratio new/base to four decimals (a tenth of a basis point of change), the same for
 /// every ratio and bound so that they line up and read against 1.

@@ -3,10 +3,10 @@
 //! replayed in the series' seed order (the order `build --extend` adds them); executions
 //! and iterations per binary are as run (balanced, fixed beforehand).
 
-use super::sequential::{replay_mean, replay_ratio, Rule, Sequential};
 use crate::analysis::report::experiment::Experiment;
 use crate::analysis::report::model::Report;
 use crate::analysis::report::series::Series;
+use crate::analysis::sequential::{replay_mean, replay_ratio, Rule, Sequential};
 use crate::stats::StatsError;
 
 /// Replays one series' binaries' means.
