@@ -67,7 +67,7 @@ pub fn build(opts: &BuildOptions, name: &str) -> Result<BuildOutcome> {
             top_dir.display()
         );
     }
-    let mut variants = if top_dir.join(MANIFEST_FILE).exists() {
+    let variants = if top_dir.join(MANIFEST_FILE).exists() {
         Manifest::load(&top_dir)?.variants
     } else {
         Vec::new()
@@ -91,6 +91,61 @@ pub fn build(opts: &BuildOptions, name: &str) -> Result<BuildOutcome> {
         pad,
         ..opts.clone()
     })?;
+    enter(&top_dir, variants, name, outcome)
+}
+
+/// Adds the seeds of `opts.seeds` that variant `name` lacks, relinked from its recording in
+/// `opts.out_dir/name` (`build --variant NAME --extend`: how an experiment with variants
+/// grows its top level on-line). Every variant must be extended with the same seeds before
+/// the next run, so that each new seed forms a pair; the runner's resume measures only the
+/// seeds built by every variant. The seeds already built must be the first of `opts.seeds`.
+pub fn extend(
+    opts: &BuildOptions,
+    name: &str,
+    asked_granularity: Option<crate::files::manifest::Granularity>,
+) -> Result<BuildOutcome> {
+    check_name(name)?;
+    let top_dir = opts
+        .out_dir
+        .canonicalize()
+        .with_context(|| format!("--extend: cannot find {}", opts.out_dir.display()))?;
+    let variants = Manifest::load(&top_dir)?.variants;
+    let Some(built) = variants.iter().find(|v| v.name == name) else {
+        bail!(
+            "--extend: {} has no variant {name} to extend; build it first with --variant {name} \
+             and without --extend",
+            top_dir.display()
+        );
+    };
+    let have: Vec<u64> = built.build.seeds.iter().filter_map(|s| s.seed).collect();
+    if !opts.seeds.starts_with(&have) {
+        bail!(
+            "--extend: variant {name} has seeds {have:?}; the seeds asked ({} from {}) must begin \
+             with them, so that the variants' seeds stay paired",
+            opts.seeds.len(),
+            opts.seeds.first().map_or(0, |s| *s)
+        );
+    }
+    let outcome = super::extend::extend(
+        &BuildOptions {
+            out_dir: top_dir.join(name),
+            ..opts.clone()
+        },
+        asked_granularity,
+    )?;
+    enter(&top_dir, variants, name, outcome)
+}
+
+/// Enters `outcome` (variant `name`'s own build in `top_dir/name`) in the top manifest of
+/// `top_dir` beside `variants` (replacing an earlier entry of the same name), and returns it
+/// as the outcome: its summary and exit status must be about what was just built, not the
+/// top manifest (whose fields are the first variant's).
+fn enter(
+    top_dir: &Path,
+    mut variants: Vec<VariantBuild>,
+    name: &str,
+    outcome: BuildOutcome,
+) -> Result<BuildOutcome> {
     let entry = VariantBuild {
         name: name.to_string(),
         build: relative_to(&outcome.manifest, Path::new(name)),
@@ -101,9 +156,7 @@ pub fn build(opts: &BuildOptions, name: &str) -> Result<BuildOutcome> {
     }
     let first = variants[0].build.clone();
     let manifest = Manifest { variants, ..first };
-    manifest.save(&top_dir)?;
-    // The outcome is this variant's build, not the top manifest (whose fields are the first
-    // variant's): its summary and exit status must be about what was just built.
+    manifest.save(top_dir)?;
     Ok(BuildOutcome {
         manifest: entry_build(&manifest, name),
         shim_errors: outcome.shim_errors,

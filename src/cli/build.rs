@@ -23,6 +23,10 @@ fn seeds(args: &Args) -> Result<Vec<u64>> {
     let Some(name) = &args.variant else {
         return asked();
     };
+    if args.extend {
+        // The total wanted; the variant's own seeds must begin it (checked when extending).
+        return asked();
+    }
     layoutrand::build::variant::check_name(name).context("--variant")?;
     let Some(shared) = layoutrand::build::variant::shared_seeds(&args.out)? else {
         return asked();
@@ -73,7 +77,9 @@ pub fn run(args: Args) -> Result<i32> {
         pad: args.pad,
         programs: args.programs.clone(),
     };
-    let built = if let Some(name) = &args.variant {
+    let built = if let (Some(name), true) = (&args.variant, args.extend) {
+        layoutrand::build::variant::extend(&opts, name, granularity)
+    } else if let Some(name) = &args.variant {
         layoutrand::build::variant::build(&opts, name)
     } else if args.extend {
         layoutrand::build::extend::extend(&opts, granularity)

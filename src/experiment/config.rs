@@ -268,7 +268,7 @@ impl ExperimentConfig {
     }
 
     /// Checks the `[[variant]]` tables: at least two, valid and distinct names, a command
-    /// each, and no `[build] command` or on-line growth beside them.
+    /// each, and no `[build] command` beside them.
     fn validate_variants(&self) -> Result<()> {
         if !self.build.command.is_empty() {
             bail!(
@@ -282,12 +282,6 @@ impl ExperimentConfig {
                 "a single [[variant]] ({:?}) compares nothing: add another, or build the program \
                  with [build] command",
                 self.variants[0].name
-            );
-        }
-        if self.target.max_binaries.is_some() {
-            bail!(
-                "[target] max_binaries (growing the top level on-line) is not supported with \
-                 [[variant]]: fix the count with [build] seeds"
             );
         }
         let mut seen = BTreeSet::new();
@@ -694,14 +688,12 @@ mod tests {
             e.contains("[build] command") && e.contains("both set"),
             "{e}"
         );
-        let e = err(
+        // Growing on-line is allowed with variants: each round extends every variant.
+        variants_file(
             "[target]\nmax_binaries = 9",
             "name = \"b\"\ncommand = [\"make\"]",
-        );
-        assert!(
-            e.contains("max_binaries") && e.contains("[[variant]]"),
-            "{e}"
-        );
+        )
+        .unwrap();
         let mut one = variants_file("", "name = \"b\"\ncommand = [\"make\"]").unwrap();
         one.variants.pop();
         let e = format!("{:#}", one.validate().unwrap_err());

@@ -13,7 +13,7 @@
 //! projected from the current width, and looking after every binary inside a round costs
 //! no validity. `OUT/stopping.json` records the rule, every round and every look.
 
-pub use crate::files::stopping::{Growth, GrowthLog, Round, STOPPING_FILE};
+pub use crate::files::stopping::{Growth, GrowthLog, Round, Watched, STOPPING_FILE};
 
 use crate::analysis::sequential::{Reason, Sequential};
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
@@ -30,14 +30,40 @@ impl GrowthLog {
             rounds: Vec::new(),
             outcome: None,
             caveat: format!(
-                "The number of randomised binaries was not fixed in advance: binaries were added in rounds, with a look after each binary from the {MIN_BINARIES}th, until the {level} confidence sequence's relative half-width was at most {:.2} % (at most {} binaries). The sequence holds at every look at once, so the look at which the experiment stopped (optional stopping) keeps its {level} level; the report's fixed-sample intervals (Kalibera & Jones eq. 4) beside it do not have that guarantee under such a stop and are approximate.",
+                "The number of randomised binaries was not fixed in advance: binaries were added in rounds, with a look after each binary from the {MIN_BINARIES}th, until the {level} confidence sequence's relative half-width was at most {:.2} % or, comparing variants, every comparison's sequence reached a verdict (at most {} binaries). The sequence holds at every look at once, so the look at which the experiment stopped (optional stopping) keeps its {level} level; the report's fixed-sample intervals (Kalibera & Jones eq. 4) beside it do not have that guarantee under such a stop and are approximate.",
                 rule.target * 100.0,
                 rule.max_binaries,
                 level = crate::analysis::numfmt::level(rule.confidence),
             ),
             method: Some("lai_t_mixture".into()),
             looks: Vec::new(),
+            watched: Vec::new(),
+            stopped_by: None,
         }
+    }
+
+    /// Records every watched sequence, labelled, as the rule sees it after this round (the
+    /// same replay `report --sequential` gives), and which one ended the experiment when
+    /// every one met its rule: the last to meet it.
+    pub fn record(&mut self, watched: &[(String, Sequential)]) {
+        self.watched = watched
+            .iter()
+            .map(|(label, s)| Watched {
+                label: label.clone(),
+                confidence: s.confidence,
+                reason: reason_word(s.reason).to_string(),
+                stopped_at: s.stopped_at,
+                verdict: s.verdict.map(str::to_string),
+                at_stop: s.at_stop,
+                text: s.text.clone(),
+                looks: s.sequence.clone(),
+            })
+            .collect();
+        let all_met = !watched.is_empty() && watched.iter().all(|(_, s)| s.reason != Reason::Cap);
+        self.stopped_by = all_met
+            .then(|| watched.iter().max_by_key(|(_, s)| s.stopped_at))
+            .flatten()
+            .map(|(label, _)| label.clone());
     }
 
     /// Records the round just measured from the watched sequences (the series of the
@@ -133,13 +159,15 @@ impl GrowthLog {
         };
         match self.outcome.as_deref() {
             Some("target_met") => format!(
-                "target precision met: the {what} reached {:.2} % with at most {n} binaries after {} round(s) (now {width})",
+                "target precision met: the {what} reached {:.2} % with at most {n} binaries after {} round(s) (now {width}){}",
                 self.rule.target * 100.0,
-                self.rounds.len()
+                self.rounds.len(),
+                self.stopped_by_sentence()
             ),
             Some("verdict_reached") => format!(
-                "every comparison reached a verdict (faster, slower, or equivalent within the relevance threshold) with at most {n} binaries after {} round(s)",
-                self.rounds.len()
+                "every comparison met its rule (a verdict: faster, slower, or equivalent within the relevance threshold; or the target precision) with at most {n} binaries after {} round(s){}",
+                self.rounds.len(),
+                self.stopped_by_sentence()
             ),
             Some("max_reached") => format!(
                 "target precision NOT met: {what} {width} with the maximum of {n} binaries (target {:.2} %)",
@@ -148,6 +176,31 @@ impl GrowthLog {
             Some(_) => format!("stopped: the interval is not computable with {n} binaries"),
             None => format!("growing: {n} binaries so far, {what} {width}"),
         }
+    }
+}
+
+impl GrowthLog {
+    /// "; it was stopped by O3 against O2 (prog wall): stopped at 6 of 9 binaries …", the
+    /// watched sequence that met its rule last; empty when none did.
+    fn stopped_by_sentence(&self) -> String {
+        let Some(label) = &self.stopped_by else {
+            return String::new();
+        };
+        let text = self
+            .watched
+            .iter()
+            .find(|w| &w.label == label)
+            .map_or("", |w| w.text.as_str());
+        format!("; the last to meet it was {label}: {text}")
+    }
+}
+
+/// The JSON word of a replay's [`Reason`] (as `report --sequential` writes it).
+fn reason_word(reason: Reason) -> &'static str {
+    match reason {
+        Reason::TargetReached => "target_reached",
+        Reason::Verdict => "verdict",
+        Reason::Cap => "cap",
     }
 }
 

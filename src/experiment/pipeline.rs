@@ -106,7 +106,9 @@ pub fn run_experiment(
             break;
         };
         let watched = watched_sequences(config, &plan, &out, growth.target)?;
-        match log.next_count(growth, binaries, &watched) {
+        log.record(&watched);
+        let sequences: Vec<_> = watched.into_iter().map(|(_, s)| s).collect();
+        match log.next_count(growth, binaries, &sequences) {
             Some(next) => {
                 crate::diagnostic!(
                     "layoutrand experiment: confidence sequence's relative half-width {} with {binaries} binaries (looked at after each from {}), target {:.2} %: growing to {next} binaries",
@@ -557,18 +559,18 @@ fn run_is_complete(out: &Path, plan: &Plan) -> Result<bool> {
     Ok(results.executions.len() >= expected)
 }
 
-/// The relative half-width of the CI of the primary metric's mean, from the JSON report
-/// (the first program's, or the one `[run] programs` names first).
-/// The confidence sequence the growth rule watches (`report --sequential` on the data so
-/// far): the first program's series of the run's metric. Empty when it cannot be computed
-/// yet. (Growth is refused with `[[variant]]`, so no comparison is watched here; the rule
-/// of [`GrowthLog::next_count`] would stop on their verdicts too.)
+/// The confidence sequences the growth rule watches (`report --sequential` on the data so
+/// far, the same replay), labelled: without variants, the first program's series of the
+/// run's metric (or the one `[run] programs` names first); with `[[variant]]`, each
+/// comparison of that metric against the base (Bonferroni-adjusted with more than two
+/// variants), which stops on a verdict as well as on the target. Empty when none can be
+/// computed yet.
 fn watched_sequences(
     config: &ExperimentConfig,
     plan: &Plan,
     out: &Path,
     target: f64,
-) -> Result<Vec<crate::analysis::sequential::Sequential>> {
+) -> Result<Vec<(String, crate::analysis::sequential::Sequential)>> {
     let experiment = crate::analysis::report::experiment::load_with_context(out)?;
     let options = crate::analysis::report::builder::AnalysisOptions {
         thresholds: thresholds(config)?,
@@ -577,11 +579,37 @@ fn watched_sequences(
     };
     let report = crate::analysis::report::builder::analyse_with(&experiment, &options)?;
     let metric = crate::run::metric::primary_name_of_spec(&plan.metric);
-    let series = report.series.iter().find(|s| {
-        s.metric == metric && config.run.programs.first().is_none_or(|p| &s.program == p)
-    });
+    let program_ok = |p: &String| config.run.programs.first().is_none_or(|first| p == first);
+    if !config.variants.is_empty() {
+        // The first program the comparisons name, so one program is watched as without
+        // variants.
+        let first = report
+            .comparisons
+            .iter()
+            .find(|c| c.metric == metric && program_ok(&c.program))
+            .map(|c| c.program.clone());
+        // A comparison whose sequence cannot be computed yet leaves nothing watched rather
+        // than letting the others stop the experiment without it.
+        let watched: Option<Vec<_>> = report
+            .comparisons
+            .iter()
+            .filter(|c| c.metric == metric && Some(&c.program) == first.as_ref())
+            .map(|c| {
+                let label = format!("{} against {} ({} {})", c.new, c.base, c.program, c.metric);
+                c.sequential.clone().map(|s| (label, s))
+            })
+            .collect();
+        return Ok(watched.unwrap_or_default());
+    }
+    let series = report
+        .series
+        .iter()
+        .find(|s| s.metric == metric && program_ok(&s.program));
     Ok(series
-        .and_then(|s| s.sequential.clone())
+        .and_then(|s| {
+            let label = format!("{} {}", s.program, s.metric);
+            s.sequential.clone().map(|q| (label, q))
+        })
         .into_iter()
         .collect())
 }

@@ -2,7 +2,8 @@
 //! built with `layoutrand build --variant NAME` into `OUT/NAME/`, the first fixing the seeds
 //! that every later one reuses (so seed `s` of each variant forms a pair). The run stage then
 //! needs nothing more: `layoutrand run` reads the variants from the manifest and interleaves
-//! them block by block in one schedule.
+//! them block by block in one schedule. An experiment that grows on-line extends every
+//! variant with the same new seeds each round (`build --variant NAME --extend`).
 
 use std::path::Path;
 
@@ -51,16 +52,38 @@ pub(super) fn build_variants(
                 );
                 continue;
             }
-            bail!(
-                "variant {} in {} has {have} seeds, fewer than the {seeds} asked for: variants \
-                 share their seeds and cannot be extended; use another output directory",
-                variant.name,
-                out.display()
-            );
+            extend_one(config, variant, seeds, out, build_dir)?;
+            continue;
         }
         build_one(config, variant, seeds, out, build_dir)?;
     }
     Ok(())
+}
+
+/// Adds seeds to `variant` up to `seeds` (`layoutrand build --variant NAME --extend`): relinked
+/// from its recording, so neither its prepare commands nor its build command run again. The
+/// experiment extends every variant with the same seeds in one round, keeping them paired.
+fn extend_one(
+    config: &ExperimentConfig,
+    variant: &VariantConfig,
+    seeds: u32,
+    out: &Path,
+    build_dir: &Path,
+) -> Result<()> {
+    crate::diagnostic!(
+        "\n== layoutrand experiment: extend variant {} to {seeds} randomised binaries ==",
+        variant.name
+    );
+    let args = BuildArgs {
+        variant: Some(variant.name.clone()),
+        out: out.to_path_buf(),
+        seeds: Some(u64::from(seeds)),
+        extend: true,
+        command: variant.command.clone(),
+        ..config.stage_build_args()
+    };
+    let dir = config.variant_dir(variant, build_dir);
+    run_stage("build", &args.to_argv(), &dir, &variant.env)
 }
 
 /// Fails when the manifest in `out` is not a build of `config`'s variants: a build without

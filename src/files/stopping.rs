@@ -53,8 +53,41 @@ pub struct GrowthLog {
     #[serde(default)]
     pub method: Option<String>,
     /// The watched sequence at every look (one after each binary from the minimum) over
-    /// the binaries measured so far.
+    /// the binaries measured so far (the first of `watched`).
     #[serde(default)]
+    pub looks: Vec<Look>,
+    /// Every watched sequence after the last round (the series of the run's metric, or each
+    /// comparison of the variants): every look and why it stopped or did not.
+    #[serde(default)]
+    pub watched: Vec<Watched>,
+    /// The label of the watched sequence whose stop ended the experiment (the last to meet
+    /// its rule); `None` while growing or when the maximum ended it.
+    #[serde(default)]
+    pub stopped_by: Option<String>,
+}
+
+/// One watched confidence sequence as the stopping rule saw it after the last round.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Watched {
+    /// What it is: "PROGRAM METRIC" for a series, "NEW against BASE (PROGRAM METRIC)" for a
+    /// comparison of variants.
+    pub label: String,
+    /// Confidence of the sequence (Bonferroni-adjusted for a comparison among more than two
+    /// variants).
+    pub confidence: f64,
+    /// `target_reached`, `verdict` or `cap` (the replay's reason; `cap`: its rule is not met
+    /// at any look yet).
+    pub reason: String,
+    /// Binaries at the look where its rule was met (the last look when `cap`).
+    pub stopped_at: usize,
+    /// Comparisons only: the verdict at that look ("faster", "slower", "lower", "higher",
+    /// "negligible", "equivalent", "no significant difference", "unbounded").
+    pub verdict: Option<String>,
+    /// The look where its rule was met.
+    pub at_stop: Look,
+    /// The outcome in one sentence (the same as `report --sequential` gives).
+    pub text: String,
+    /// The sequence at every look over the binaries measured.
     pub looks: Vec<Look>,
 }
 

@@ -21,8 +21,9 @@ pub struct BuildArgs {
     #[arg(long)]
     pub seed_base: Option<u64>,
     /// Build this variant (a version of the program: other flags, compiler or sources) of an
-    /// experiment comparing several, into OUT/NAME; the variants share their seeds.
-    #[arg(long, value_name = "NAME", conflicts_with = "extend")]
+    /// experiment comparing several, into OUT/NAME; the variants share their seeds (with
+    /// --extend: add seeds to that variant, each variant in turn, to keep them paired).
+    #[arg(long, value_name = "NAME")]
     pub variant: Option<String>,
     /// Output directory (binaries and manifest.json).
     #[arg(long, default_value = crate::analysis::vocabulary::DEFAULT_DIR)]

@@ -12,6 +12,7 @@ mod demo;
 mod doctor;
 mod recipes;
 mod resume;
+mod sequential_variants;
 mod variants;
 mod wrap_launcher_script;
 mod wrap_shim;
