@@ -21,6 +21,7 @@ use super::effect::{Effect, EffectVerdict, Interval};
 use super::numfmt::{change_parts, level, percent, sig};
 use super::vocabulary::{Thresholds, MIN_TOP_LEVEL_UNITS};
 use crate::stats::confidence_sequence::{sequence, SequenceInterval};
+use crate::stats::repeated_t;
 use crate::stats::StatsError;
 
 /// The number of binaries at which the sequence is tuned to be tightest (its mixing
@@ -39,9 +40,30 @@ pub struct Rule {
     pub thresholds: Thresholds,
     /// Stop once the relative half-width is at most this share.
     pub target: f64,
-    /// The binaries the sequence is tuned for.
+    /// The binaries the sequence is tuned for (Lai's mixture only).
     pub planned: usize,
+    /// The most binaries there will ever be, fixed before the first look (an experiment's
+    /// `max_binaries`): the looks are then Pocock-type repeated t intervals over
+    /// [`MIN_TOP_LEVEL_UNITS`]`..=horizon` ([`crate::stats::repeated_t`]), which spend the
+    /// whole error rate on those looks and are narrower; `None`: no horizon, Lai's mixture,
+    /// valid for any number of looks.
+    pub horizon: Option<usize>,
 }
+
+impl Rule {
+    /// The method's name in the JSON (`method`).
+    pub fn method(&self) -> &'static str {
+        match self.horizon {
+            Some(_) => REPEATED_T,
+            None => LAI_T_MIXTURE,
+        }
+    }
+}
+
+/// `method` of Lai's t-mixture confidence sequence.
+pub const LAI_T_MIXTURE: &str = "lai_t_mixture";
+/// `method` of the repeated t intervals over a horizon fixed in advance.
+pub const REPEATED_T: &str = "repeated_t";
 
 /// Why the replay stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -61,8 +83,13 @@ pub use crate::files::stopping::Look;
 /// The sequential answer for one series or one comparison.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Sequential {
-    /// Always "lai_t_mixture" (the confidence sequence of [`crate::stats::confidence_sequence`]).
+    /// "lai_t_mixture" (the confidence sequence of [`crate::stats::confidence_sequence`],
+    /// valid for any number of looks) or "repeated_t" (repeated t intervals over a horizon
+    /// fixed in advance, [`crate::stats::repeated_t`]).
     pub method: &'static str,
+    /// The horizon of the repeated t intervals (the most binaries); absent for Lai's mixture.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub horizon: Option<usize>,
     /// Confidence of the sequence (time-uniform).
     pub confidence: f64,
     /// The target relative half-width.
@@ -171,12 +198,11 @@ fn logs_of_positive(values: &[f64], what: &str) -> Result<Vec<f64>, StatsError> 
 
 /// The sequence at every look from [`MIN_TOP_LEVEL_UNITS`], back on the original scale.
 fn looks(logs: &[f64], rule: &Rule) -> Result<Vec<Look>, StatsError> {
-    let cs = sequence(
-        logs,
-        MIN_TOP_LEVEL_UNITS,
-        rule.thresholds.confidence,
-        rule.planned,
-    )?;
+    let confidence = rule.thresholds.confidence;
+    let cs = match rule.horizon {
+        Some(last) => repeated_t::sequence(logs, MIN_TOP_LEVEL_UNITS, last, confidence)?,
+        None => sequence(logs, MIN_TOP_LEVEL_UNITS, confidence, rule.planned)?,
+    };
     Ok(cs.iter().map(look).collect())
 }
 
@@ -211,7 +237,8 @@ fn finish(
     let at_stop = looks[index];
     let text = sentence(&looks, index, reason, classified.as_ref(), rule);
     Sequential {
-        method: "lai_t_mixture",
+        method: rule.method(),
+        horizon: rule.horizon,
         confidence: rule.thresholds.confidence,
         target: rule.target,
         planned_binaries: rule.planned,
@@ -247,7 +274,13 @@ fn sentence(
         Reason::Verdict => "a verdict was reached".to_string(),
         Reason::Cap => "every binary was used without reaching the target or a verdict".into(),
     };
-    let cs = format!("{} confidence sequence", level(rule.thresholds.confidence));
+    let cs = match rule.horizon {
+        Some(last) => format!(
+            "{} repeated confidence interval (looks {MIN_TOP_LEVEL_UNITS} to {last})",
+            level(rule.thresholds.confidence)
+        ),
+        None => format!("{} confidence sequence", level(rule.thresholds.confidence)),
+    };
     let answer = match (at.ci, classified) {
         (Some(ci), Some(c)) => {
             let (head, bounds) =

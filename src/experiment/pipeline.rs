@@ -79,6 +79,10 @@ pub fn run_experiment(
         .growth
         .as_ref()
         .map(|g| GrowthLog::new(g, plan.binaries));
+    if let Some(log) = &growth_log {
+        // Before the first analysis: the replay takes its horizon (the maximum) from it.
+        log.save(&out)?;
+    }
     loop {
         if config.variants.is_empty() {
             stage_header(&format!(

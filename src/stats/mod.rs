@@ -21,7 +21,8 @@
 //! [`studentized_range`] distribution (Georges et al. 2008 §4.1).
 //!
 //! Looking after every binary (issue 27): [`confidence_sequence`] (Lai's t-mixture, valid at
-//! every look at once).
+//! every look at once) and [`repeated_t`] (Pocock-type repeated t intervals, valid at every
+//! look of a horizon fixed in advance).
 
 pub mod anova;
 pub mod autocorr;
@@ -43,6 +44,7 @@ pub mod noncentral_t;
 pub mod paired;
 pub mod paired_ratio;
 pub mod planning;
+pub mod repeated_t;
 pub mod sample;
 pub mod shapiro_wilk;
 pub mod studentized_range;

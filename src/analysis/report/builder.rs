@@ -140,6 +140,7 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
             thresholds: *thresholds,
             target,
             planned: crate::analysis::sequential::PLANNED_BINARIES,
+            horizon: super::sequential::horizon(experiment),
         };
         super::sequential::attach(&mut report, experiment, &rule);
     }

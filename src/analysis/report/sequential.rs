@@ -9,6 +9,17 @@ use crate::analysis::report::series::Series;
 use crate::analysis::sequential::{replay_mean, replay_ratio, Rule, Sequential};
 use crate::stats::StatsError;
 
+/// The horizon of the looks: the maximum of binaries that `experiment` fixed before it
+/// started, when it grew on-line with repeated t intervals (`stopping.json`, method
+/// "repeated_t"), so that the replay gives the numbers its stopping rule saw; otherwise none
+/// (Lai's mixture, valid for any number of looks: a store whose size was not planned for
+/// looking, or grown by an older rule).
+pub fn horizon(experiment: &Experiment) -> Option<usize> {
+    let log = experiment.growth.as_ref()?;
+    (log.method.as_deref() == Some(crate::analysis::sequential::REPEATED_T))
+        .then_some(log.rule.max_binaries as usize)
+}
+
 /// Replays one series' binaries' means.
 pub fn for_series(series: &Series, rule: &Rule) -> Result<Sequential, StatsError> {
     let means: Vec<f64> = series.seeds.iter().map(|b| b.mean()).collect();
