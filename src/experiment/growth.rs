@@ -1,4 +1,4 @@
-//! Growing the top level of a real experiment on-line until the confidence sequence is as
+//! Growing the top level of a real experiment on-line until the sequential interval is as
 //! narrow as asked or the comparisons reach their verdicts, with the stopping rule recorded.
 //!
 //! Kalibera & Jones §9.3: the optimal counts of the lower levels do not depend on the number
@@ -6,8 +6,9 @@
 //! when a fixed-sample interval first looks narrow enough is *optional stopping*, which
 //! lowers its coverage (simulated in tests/sequential_calibration.rs: a 95 % t interval
 //! checked after every binary from 5 to 40 held at every look in 74 % of experiments). The
-//! rule therefore watches a confidence sequence ([`crate::analysis::sequential`]), which
-//! holds at every look at once: the binaries are replayed in seed order with a look after
+//! rule therefore watches repeated t intervals over the looks up to the maximum
+//! ([`crate::analysis::sequential`], [`crate::stats::repeated_t`]), which hold at every one
+//! of those looks at once: the binaries are replayed in seed order with a look after
 //! each from 5, and the experiment stops once a look meets the rule, or at a maximum fixed
 //! before the experiment. Rounds only batch the building and running: their size is
 //! projected from the current width, and looking after every binary inside a round costs
@@ -163,7 +164,9 @@ impl GrowthLog {
         let width = last
             .and_then(|r| r.relative_half_width)
             .map_or("not computable".to_string(), |h| fmt_share(Some(h)));
-        let what = if self.method.is_some() {
+        let what = if self.method.as_deref() == Some(REPEATED_T) {
+            "repeated interval's relative half-width"
+        } else if self.method.is_some() {
             "confidence sequence's relative half-width"
         } else {
             "relative half-width"

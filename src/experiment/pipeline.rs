@@ -115,7 +115,7 @@ pub fn run_experiment(
         match log.next_count(growth, binaries, &sequences) {
             Some(next) => {
                 crate::diagnostic!(
-                    "layoutrand experiment: confidence sequence's relative half-width {} with {binaries} binaries (looked at after each from {}), target {:.2} %: growing to {next} binaries",
+                    "layoutrand experiment: repeated interval's relative half-width {} with {binaries} binaries (the widest watched; looked at after each from {}), target {:.2} %: growing to {next} binaries",
                     fmt_share(log.rounds.last().and_then(|r| r.relative_half_width)),
                     crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS,
                     growth.target * 100.0,
@@ -308,7 +308,7 @@ impl Plan {
         );
         if let Some(g) = &self.growth {
             crate::diagnostic!(
-                "layoutrand experiment: the top level grows until the {:.0} % confidence sequence (valid at every look, one after each binary from 5) has a relative half-width of at most {:.2} %, up to {} binaries",
+                "layoutrand experiment: the top level grows until the {:.0} % repeated t interval (valid at every look, one after each binary from 5 to the maximum) has a relative half-width of at most {:.2} % or, comparing variants, every comparison reaches a verdict, up to {} binaries",
                 g.confidence * 100.0,
                 g.target * 100.0,
                 g.max_binaries

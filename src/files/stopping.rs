@@ -23,12 +23,12 @@ pub struct Growth {
     pub metric: String,
 }
 
-/// One round: the binaries measured and the width of the confidence sequence with them.
+/// One round: the binaries measured and the width of the watched interval with them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Round {
     /// Randomised binaries measured so far.
     pub binaries: u32,
-    /// Relative half-width of the watched confidence sequence after this round (the widest
+    /// Relative half-width of the watched sequential interval after this round (the widest
     /// when several comparisons are watched; `None`: not computable).
     pub relative_half_width: Option<f64>,
 }
@@ -44,11 +44,12 @@ pub struct GrowthLog {
     pub rounds: Vec<Round>,
     /// `target_met`, `verdict_reached`, `max_reached` or `not_computable`, once stopped.
     pub outcome: Option<String>,
-    /// What the stopping rule means for the intervals: with a confidence sequence, that
+    /// What the stopping rule means for the intervals: with a sequential interval, that
     /// they hold at every look (older logs: the caveat that optional stopping lowered the
     /// fixed interval's coverage).
     pub caveat: String,
-    /// The confidence sequence watched (`lai_t_mixture`); `None` in logs written before
+    /// The sequential interval watched: `repeated_t` (repeated t intervals over looks 5 to
+    /// `max_binaries`), `lai_t_mixture` in logs of an earlier version; `None` in logs written before
     /// the rule was sequential.
     #[serde(default)]
     pub method: Option<String>,
@@ -66,7 +67,7 @@ pub struct GrowthLog {
     pub stopped_by: Option<String>,
 }
 
-/// One watched confidence sequence as the stopping rule saw it after the last round.
+/// One watched sequential interval as the stopping rule saw it after the last round.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Watched {
     /// What it is: "PROGRAM METRIC" for a series, "NEW against BASE (PROGRAM METRIC)" for a
@@ -99,14 +100,14 @@ impl GrowthLog {
     }
 }
 
-/// The confidence sequence at one look.
+/// The sequential interval (confidence sequence or repeated t interval) at one look.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Look {
     /// Binaries seen.
     pub binaries: usize,
     /// The geometric mean (of the binaries' means, or of the per-seed ratios).
     pub estimate: f64,
-    /// The confidence sequence's interval; `None` while it is not yet finite.
+    /// The interval; `None` while it is not yet finite.
     pub ci: Option<crate::stats::interval::Interval>,
     /// `(upper − lower) / (2 · estimate)`.
     pub relative_half_width: Option<f64>,

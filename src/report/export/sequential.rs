@@ -10,7 +10,7 @@ use crate::analysis::report::model::Report;
 use crate::analysis::sequential::Sequential;
 
 /// The heading of the section.
-pub const SEQUENTIAL_TITLE: &str = "Sequential (confidence sequences, valid at every look)";
+pub const SEQUENTIAL_TITLE: &str = "Sequential (intervals valid at every look)";
 
 /// One line per series and per comparison with a sequential answer; empty without
 /// `--sequential`.
@@ -32,9 +32,25 @@ pub fn sequential_lines(report: &Report) -> Vec<String> {
 
 /// What a reader must know to read the lines: the level holds at every look at once.
 pub fn sequential_note(report: &Report) -> String {
+    // The horizon is the experiment's (one per report): any sequential answer carries it.
+    let horizon = report
+        .series
+        .iter()
+        .filter_map(|s| s.sequential.as_ref())
+        .chain(report.comparisons.iter().filter_map(|c| c.sequential.as_ref()))
+        .find_map(|q| q.horizon);
+    let family = match horizon {
+        Some(h) => format!(
+            "{} repeated t intervals (over looks 5 to the maximum of {h} binaries fixed in advance) hold at every one of those looks at once",
+            level(report.confidence)
+        ),
+        None => format!(
+            "{} confidence sequence holds at every look at once",
+            level(report.confidence)
+        ),
+    };
     format!(
-        "Each binary was looked at in seed order from the fifth; the {} confidence sequence holds at every look at once, so stopping when it first looks good keeps its level (a fixed interval would not). Means are geometric (of the binaries' means, or of the per-seed ratios).",
-        level(report.confidence)
+        "Each binary was looked at in seed order from the fifth; the {family}, so stopping when it first looks good keeps its level (a fixed interval would not). Means are geometric (of the binaries' means, or of the per-seed ratios)."
     )
 }
 
