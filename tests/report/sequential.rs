@@ -74,7 +74,15 @@ fn text_and_html_show_the_section() {
     let dir = tempfile::tempdir().unwrap();
     store(dir.path(), 10, &[("base", 1.0), ("fast", 0.95)]);
     let text = report(dir.path(), &["--sequential"]);
-    assert!(text.contains("Sequential (confidence sequences"), "{text}");
+    assert!(
+        text.contains("Sequential (intervals valid at every look)"),
+        "{text}"
+    );
+    // A store not grown with a maximum: Lai's sequence, valid for any number of looks.
+    assert!(
+        text.contains("confidence sequence holds at every look at once"),
+        "{text}"
+    );
     assert!(text.contains("fast against base: stopped at"), "{text}");
     assert!(text.contains("confidence sequence: "), "{text}");
     let html = report(dir.path(), &["--sequential", "--format", "html"]);

@@ -37,7 +37,12 @@ pub fn sequential_note(report: &Report) -> String {
         .series
         .iter()
         .filter_map(|s| s.sequential.as_ref())
-        .chain(report.comparisons.iter().filter_map(|c| c.sequential.as_ref()))
+        .chain(
+            report
+                .comparisons
+                .iter()
+                .filter_map(|c| c.sequential.as_ref()),
+        )
         .find_map(|q| q.horizon);
     let family = match horizon {
         Some(h) => format!(
