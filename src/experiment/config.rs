@@ -329,7 +329,8 @@ impl ExperimentConfig {
     /// Checks every count, duration and pattern of the file (and of the flags that
     /// overrode its keys) against the bounds `build` and `run` apply, so that a bad value
     /// stops the experiment before its build stage instead of after it: seeds and
-    /// `max_binaries` (at most [`crate::build::projection::MAX_SEEDS`]), executions (1 to
+    /// `max_binaries` (at most [`crate::build::projection::MAX_SEEDS`]; `max_binaries` at
+    /// most [`crate::stats::repeated_t::MAX_HORIZON`]), executions (1 to
     /// [`crate::run::settings::MAX_EXECUTIONS`]), iterations and warmup (at most
     /// [`crate::run::settings::MAX_ITERATIONS`], leaving an iteration to measure), the
     /// metric (a valid regular expression), the timeout (a positive duration of at most
@@ -344,6 +345,13 @@ impl ExperimentConfig {
             if let Some(n) = count.filter(|&n| n as usize > MAX_SEEDS) {
                 bail!("{key} = {n}: at most {MAX_SEEDS} randomised binaries");
             }
+        }
+        // The repeated intervals of the growth are calibrated up to this horizon.
+        let horizon = crate::stats::repeated_t::MAX_HORIZON;
+        if let Some(n) = self.target.max_binaries.filter(|&n| n as usize > horizon) {
+            bail!(
+                "[target] max_binaries = {n}: the sequential rule's repeated intervals are valid up to {horizon} binaries"
+            );
         }
         if let Some(e) = self.run.executions {
             if e == 0 || e > MAX_EXECUTIONS {
@@ -466,6 +474,10 @@ mod tests {
             "[run] warmup",
         );
         refused(&|c| c.build.seeds = Some(u32::MAX), "[build] seeds");
+        refused(
+            &|c| c.target.max_binaries = Some(1001),
+            "[target] max_binaries = 1001",
+        );
         refused(
             &|c| {
                 c.build.seeds = Some(1000);

@@ -184,8 +184,9 @@ impl GrowthLog {
                 self.stopped_by_sentence()
             ),
             Some("max_reached") => format!(
-                "target precision NOT met: {what} {width} with the maximum of {n} binaries (target {:.2} %)",
-                self.rule.target * 100.0
+                "target precision NOT met: {what} {width} with the maximum of {n} binaries (target {:.2} %){}",
+                self.rule.target * 100.0,
+                self.undecided_sentence()
             ),
             Some(_) => format!("stopped: the interval is not computable with {n} binaries"),
             None => format!("growing: {n} binaries so far, {what} {width}"),
@@ -194,8 +195,8 @@ impl GrowthLog {
 }
 
 impl GrowthLog {
-    /// "; it was stopped by O3 against O2 (prog wall): stopped at 6 of 9 binaries …", the
-    /// watched sequence that met its rule last; empty when none did.
+    /// "; the last to meet it was O3 against O2 (prog wall): stopped at 6 of 9 binaries …",
+    /// the watched sequence that met its rule last; empty when none did.
     fn stopped_by_sentence(&self) -> String {
         let Some(label) = &self.stopped_by else {
             return String::new();
@@ -206,6 +207,17 @@ impl GrowthLog {
             .find(|w| &w.label == label)
             .map_or("", |w| w.text.as_str());
         format!("; the last to meet it was {label}: {text}")
+    }
+
+    /// At the maximum, what each comparison that reached no verdict says there ("; O3
+    /// against O2 (prog wall): stopped at 30 of 30 binaries …: no significant difference
+    /// …"); empty for a series, whose width the sentence already gives.
+    fn undecided_sentence(&self) -> String {
+        self.watched
+            .iter()
+            .filter(|w| w.verdict.is_some() && w.reason == reason_word(Reason::Cap))
+            .map(|w| format!("; {}: {}", w.label, w.text))
+            .collect()
     }
 }
 

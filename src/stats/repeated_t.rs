@@ -36,6 +36,9 @@ pub const PATHS: usize = 20_000;
 /// The most looks' horizon calibrated (the simulation holds `PATHS × last` statistics).
 pub const MAX_HORIZON: usize = 1000;
 
+/// Calibrated levels by (first look, last look, confidence's bits).
+type Levels = HashMap<(usize, usize, u64), f64>;
+
 /// The nominal per-look level `α′` for looks `first..=last` at family `confidence`
 /// (memoised: the same arguments always give the same value).
 pub fn nominal_level(first: usize, last: usize, confidence: f64) -> Result<f64, StatsError> {
@@ -50,7 +53,7 @@ pub fn nominal_level(first: usize, last: usize, confidence: f64) -> Result<f64, 
     if first == last {
         return Ok(alpha);
     }
-    static CACHE: OnceLock<Mutex<HashMap<(usize, usize, u64), f64>>> = OnceLock::new();
+    static CACHE: OnceLock<Mutex<Levels>> = OnceLock::new();
     let key = (first, last, confidence.to_bits());
     let cache = CACHE.get_or_init(Default::default);
     if let Some(a) = cache.lock().ok().and_then(|c| c.get(&key).copied()) {
