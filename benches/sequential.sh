@@ -1,9 +1,9 @@
 #!/bin/sh
-# Calibration of the sequential rule (analysis::sequential, Lai's t-mixture confidence
-# sequence) by seeded simulation of the three-level design: time-uniform coverage against
-# peeking at fixed t intervals, A == A, a true 3 % speedup, and the mean stopping point for
-# a ± 1.5 % target against fixed designs. Seeded, so the figures are reproducible;
-# docs/statistics.md quotes them.
+# Calibration of the sequential rules (analysis::sequential: repeated t intervals over a
+# horizon fixed in advance, and Lai's t-mixture confidence sequence) by seeded simulation of
+# the three-level design: coverage at every look against peeking at fixed t intervals,
+# A == A, a true 3 % speedup, and the mean stopping point for a ± 1.5 % target against fixed
+# designs. Seeded, so the figures are reproducible; docs/sequential.md quotes them.
 # Usage: benches/sequential.sh [experiments per figure, default 4000]
 set -eu
 cd "$(dirname "$0")/.."
