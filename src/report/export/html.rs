@@ -23,7 +23,7 @@ use crate::analysis::report::model::{Report, SeriesReport, Verdict};
 #[derive(Debug, Clone, Copy)]
 pub struct HtmlExporter;
 
-const STYLE: &str = r#"
+pub(super) const STYLE: &str = r#"
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d2430;max-width:1150px;margin:1.5em auto;padding:0 1em;background:#fff}
 h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.25em;border-bottom:2px solid #d5dbe5;padding-bottom:.2em;margin-top:2em}
 h3{font-size:1.05em;margin:1.4em 0 .4em}
@@ -74,6 +74,9 @@ fn contents(out: &mut String, report: &Report) -> std::fmt::Result {
             .map(|(id, name)| format!("<a href=\"#{id}-{i}\">{name}</a>"))
             .collect();
         writeln!(out, "{}</li>", links.join(" · "))?;
+    }
+    if report.explanation.is_some() {
+        writeln!(out, "<li><a href=\"#explain\">Explain</a></li>")?;
     }
     if !report.machines.is_empty() {
         writeln!(out, "<li><a href=\"#machines\">Machines</a></li>")?;
@@ -155,6 +158,9 @@ impl Exporter for HtmlExporter {
             series_section(&mut out, i, s, report.confidence)?;
         }
         super::sequential::sequential_section(&mut out, report)?;
+        if let Some(e) = &report.explanation {
+            super::explain_html::section(&mut out, e);
+        }
         machines_section(&mut out, &report.machines)?;
         if !report.warnings.is_empty() {
             writeln!(out, "<section id=\"warnings\"><h2>Warnings</h2><ul>")?;
