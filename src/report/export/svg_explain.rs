@@ -10,8 +10,9 @@ use crate::analysis::explain_plot::FeaturePlot;
 use crate::analysis::numfmt::sig;
 
 /// The scatter of `plot` titled `title`. Points of a 0/1 feature (or of few offsets) would
-/// hide each other: they are spread sideways by their rank, less than half the gap between
-/// two x values, so each binary stays countable.
+/// hide each other: those at one x value are spread sideways by their rank among them,
+/// over less than a third of the gap between two x values, so each binary stays countable
+/// and next to its value.
 pub fn feature_scatter(title: &str, plot: &FeaturePlot) -> String {
     let xs = plot
         .points
@@ -24,6 +25,9 @@ pub fn feature_scatter(title: &str, plot: &FeaturePlot) -> String {
         )
         .chain(plot.levels.iter().copied());
     let (xlo, xhi) = range_of(xs);
+    // Room for the spread at both ends, inside the axes.
+    let gap = gap(plot);
+    let (xlo, xhi) = (xlo - 0.2 * gap, xhi + 0.2 * gap);
     let ys: Vec<f64> = plot
         .points
         .iter()
@@ -41,10 +45,10 @@ pub fn feature_scatter(title: &str, plot: &FeaturePlot) -> String {
     let mut out = String::new();
     f.open(&mut out, title, &plot.x_label, &plot.y_label);
     x_ticks(&mut out, &f, plot);
-    let spread = 0.3 * gap(plot) * (f.px(1.0) - f.px(0.0)).abs();
-    let n = plot.points.len().max(2) as f64 - 1.0;
+    let spread = 0.3 * gap * (f.px(1.0) - f.px(0.0)).abs();
+    let values: Vec<f64> = plot.points.iter().map(|p| p.value).collect();
     for (i, p) in plot.points.iter().enumerate() {
-        let cx = f.px(p.value) + (i as f64 / n - 0.5) * spread;
+        let cx = f.px(p.value) + sideways(&values, i) * spread;
         if let Some(ci) = p.ci {
             let _ = write!(
                 out,
@@ -62,9 +66,12 @@ pub fn feature_scatter(title: &str, plot: &FeaturePlot) -> String {
             b = escape(&p.binary)
         );
     }
-    for p in &plot.pairs {
-        let (x0, y0) = (f.px(p.control.value), f.py(p.control.mean));
-        let (x1, y1) = (f.px(p.moved.value), f.py(p.moved.mean));
+    let controls: Vec<f64> = plot.pairs.iter().map(|p| p.control.value).collect();
+    let moved: Vec<f64> = plot.pairs.iter().map(|p| p.moved.value).collect();
+    for (i, p) in plot.pairs.iter().enumerate() {
+        let x0 = f.px(p.control.value) + sideways(&controls, i) * spread;
+        let x1 = f.px(p.moved.value) + sideways(&moved, i) * spread;
+        let (y0, y1) = (f.py(p.control.mean), f.py(p.moved.mean));
         let _ = write!(
             out,
             r#"<path class="seedline" d="M{x0:.1},{y0:.1}L{x1:.1},{y1:.1}"/><rect class="pt" data-confirm="control" data-seed="{s}" x="{:.1}" y="{:.1}" width="6" height="6"><title>seed {s} as built</title></rect><rect class="base" data-confirm="moved" data-seed="{s}" x="{:.1}" y="{:.1}" width="6" height="6"><title>seed {s} with only {} moved</title></rect>"#,
@@ -78,6 +85,17 @@ pub fn feature_scatter(title: &str, plot: &FeaturePlot) -> String {
     }
     out.push_str("</svg>");
     out
+}
+
+/// Where `values[i]` goes sideways, from −0.5 to 0.5: by its rank among the values equal
+/// to it (0 when alone).
+fn sideways(values: &[f64], i: usize) -> f64 {
+    let same = values.iter().filter(|v| **v == values[i]).count();
+    if same < 2 {
+        return 0.0;
+    }
+    let rank = values[..i].iter().filter(|v| **v == values[i]).count();
+    rank as f64 / (same - 1) as f64 - 0.5
 }
 
 /// The x range of the values (one unit wide around a single value).
@@ -187,6 +205,13 @@ mod tests {
             svg.contains(">upper half</text>") && svg.contains(">work, mean per binary</text>")
         );
         assert!(!svg.contains("NaN") && !svg.contains("inf"));
+    }
+
+    #[test]
+    fn points_spread_only_among_equal_values() {
+        let v = [0.0, 1.0, 0.0, 0.0, 5.0];
+        let at: Vec<f64> = (0..v.len()).map(|i| sideways(&v, i)).collect();
+        assert_eq!(at, vec![-0.5, 0.0, 0.0, 0.5, 0.0]);
     }
 
     #[test]
