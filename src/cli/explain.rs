@@ -75,7 +75,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let text = match args.format {
         Format::Text => render::text(&e),
         Format::Json => render::json(&e)?,
-        Format::Html => render::html(&e),
+        Format::Html => layoutrand::report::export::explain_html::html(&e),
     };
     match &args.output {
         Some(path) => layoutrand::files::write_atomically(path, text.as_bytes())?,

@@ -9,8 +9,6 @@ use crate::analysis::vocabulary::Verdict;
 use crate::layout::demangle::demangle;
 use crate::layout::features::Feature;
 
-pub use super::explain_html::html;
-
 /// The explanation as pretty JSON (schema [`crate::analysis::explain::EXPLAIN_SCHEMA`]).
 pub fn json(e: &Explanation) -> anyhow::Result<String> {
     Ok(serde_json::to_string_pretty(e)? + "\n")

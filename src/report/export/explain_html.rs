@@ -6,8 +6,7 @@
 use std::fmt::Write;
 
 use super::explain::{confirmation, finding, signed_percent, verdict_line, SHOWN};
-use super::html::STYLE;
-use super::html_parts::{capitalised, table, verdict_class};
+use super::html_parts::{capitalised, table, verdict_class, STYLE};
 use super::svg::escape;
 use super::svg_explain::feature_scatter;
 use crate::analysis::explain::{Explanation, Suspect};
