@@ -634,6 +634,47 @@ mod tests {
         assert_eq!(s.unmatched, vec!["absent".to_string(), "cold".to_string()]);
     }
 
+    /// The set pressure's partners: with 2 sets of 1 way, `a` (set 0) shares its overfull
+    /// set with `b` in both binaries and with `c` in one; `d` never.
+    #[test]
+    fn set_partners_are_the_functions_sharing_the_overfull_set() {
+        let cache = ICache {
+            line: 64,
+            sets: 2,
+            ways: 1,
+        };
+        let binaries = [
+            vec![
+                Function::named("a", 0x000, 64),
+                Function::named("b", 0x080, 64),
+                Function::named("c", 0x100, 64),
+                Function::named("d", 0x040, 64),
+            ],
+            vec![
+                Function::named("a", 0x000, 64),
+                Function::named("b", 0x100, 64),
+                Function::named("c", 0x0c0, 64),
+                Function::named("d", 0x140, 64),
+            ],
+        ];
+        let hot = hot(&["a", "b", "c", "d"]);
+        let kept: Vec<&HotFunction> = hot.iter().collect();
+        let found: Vec<BTreeMap<&str, &Function>> = binaries
+            .iter()
+            .map(|fs| fs.iter().map(|f| (f.name.as_str(), f)).collect())
+            .collect();
+        let pressure: Vec<BTreeMap<u64, u64>> = binaries
+            .iter()
+            .map(|fs| features::hot_lines_per_set(&fs.iter().collect::<Vec<_>>(), &cache))
+            .collect();
+        // Binary 1: set 0 holds a, b, c (3 lines), set 1 d; binary 2: set 0 a, b (2 lines),
+        // set 1 c, d (2 lines): a shares with b twice, with c once, with d never.
+        assert_eq!(
+            set_partners(&found, &pressure, &kept, "a", &cache),
+            vec!["b".to_string(), "c".to_string()]
+        );
+    }
+
     /// Seeded simulation with one true culprit, counted per experiment: 40 experiments of
     /// 20 binaries, 5 hot functions at independent random 16-byte offsets; the mean is 100
     /// plus 2 (two noise sds) when `f0` starts in the upper half of its line. A discovery on
