@@ -17,6 +17,9 @@
 #   --confirm 2.29 s (9.96 x the run, which is one execution per binary of a 20 ms
 #   program: the cachegrind profile, 10 relinks and 20 executions dominate), 1 culprit
 #   confirmed.
+#   Again after the HTML, the stored answer and the plots' data (load 9-10), SEEDS=20: demo
+#   run 19.55 s, explain 13.66 s, --confirm 12.78 s; fixture run 0.19 s, explain 0.59 s,
+#   --confirm 1.71 s, 1 culprit confirmed: no cost of its own within the machine's noise.
 #   SEEDS=10: both verdicts undetermined (too few binaries for 287 and 14 tests), demo
 #   explain 0.78 of the run.
 set -euo pipefail

@@ -13,9 +13,10 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::effect::Interval;
+use super::explain_plot::{self, ConfirmPair, FeaturePlot, FixFacts};
 use super::vocabulary::Verdict;
 use crate::layout::binary::Function;
 use crate::layout::features::{self, Feature, ICache, FEATURES};
@@ -24,7 +25,7 @@ use crate::stats::fdr::{benjamini_hochberg, permutation_correlation, units_neede
 use crate::stats::StatsError;
 
 /// One function's counts in the profiled run.
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct HotFunction {
     /// The symbol name (as in `.symtab`, mangled).
     pub name: String,
@@ -57,12 +58,14 @@ pub struct LayoutUnit {
     pub binary: String,
     /// Mean of the metric over its live iterations.
     pub mean: f64,
+    /// The 95 % interval of that mean over the binary's executions; `None` with one.
+    pub ci: Option<Interval>,
     /// Its functions (from its ELF).
     pub functions: Vec<Function>,
 }
 
 /// One (function, feature) pair tested.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Suspect {
     /// The function's symbol name.
     pub function: String,
@@ -88,10 +91,12 @@ pub struct Suspect {
     pub verdict: Verdict,
     /// The targeted relinks' answer (`explain --confirm`); `None` when not confirmed.
     pub confirmation: Option<Confirmation>,
+    /// The fix that follows, in words (culprits only; `None` for the other pairs).
+    pub suggestion: Option<String>,
 }
 
 /// The confirmation of one suspect.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Confirmation {
     /// The function moved.
     pub function: String,
@@ -114,10 +119,12 @@ pub struct Confirmation {
     pub confirmed: bool,
     /// The directory of the relinks, their manifest and store (relative to the experiment).
     pub dir: String,
+    /// Per seed: the feature value and mean of the seed as built and of its relink.
+    pub pairs: Vec<ConfirmPair>,
 }
 
 /// The screening's answer for one program and metric.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Screening {
     /// Binaries (randomised layouts) screened.
     pub binaries: usize,
@@ -170,7 +177,13 @@ pub fn screen(
     let mut suspects = Vec::with_capacity(tests);
     if varies(&response) {
         for c in &tested {
-            suspects.push(test_one(c, &response, permutations, options.seed)?);
+            suspects.push(test_one(
+                c,
+                &response,
+                permutations,
+                options.seed,
+                &options.cache,
+            )?);
         }
     }
     let p: Vec<f64> = suspects.iter().map(|s| s.p).collect();
@@ -188,9 +201,12 @@ pub fn screen(
             .then(b.effect.abs().total_cmp(&a.effect.abs()))
             .then(b.ir_share.total_cmp(&a.ir_share))
     });
-    let (culprits, rest): (Vec<Suspect>, Vec<Suspect>) = suspects
+    let (culprits, mut rest): (Vec<Suspect>, Vec<Suspect>) = suspects
         .into_iter()
         .partition(|s| s.verdict == Verdict::Detected);
+    for s in &mut rest {
+        s.suggestion = None;
+    }
     let verdict = match (culprits.is_empty(), needed) {
         (false, _) => Verdict::Detected,
         (true, Some(n)) if units.len() >= n && varies(&response) => Verdict::NotDetected,
@@ -218,6 +234,10 @@ struct Column {
     feature: Feature,
     ir_share: f64,
     values: Vec<f64>,
+    /// The feature's value were the function aligned to a line (in the first binary).
+    aligned: f64,
+    /// For the set pressure: the hot functions most often sharing its overfull sets.
+    partners: Vec<String>,
 }
 
 /// The features of every hot function found under one name in every binary, one column per
@@ -261,21 +281,74 @@ fn feature_columns(
         .collect();
     let mut columns = Vec::new();
     for h in &kept {
+        let partners = set_partners(&found, &pressure, &kept, &h.name, cache);
         for feature in FEATURES {
             let values = found
                 .iter()
                 .zip(&pressure)
                 .map(|(mine, p)| features::value(feature, mine[h.name.as_str()], cache, p))
                 .collect();
+            let aligned = match (found.first(), pressure.first()) {
+                (Some(mine), Some(p)) => {
+                    let f = mine[h.name.as_str()];
+                    let at = Function {
+                        address: f.address.div_ceil(cache.line) * cache.line,
+                        ..f.clone()
+                    };
+                    features::value(feature, &at, cache, p)
+                }
+                _ => f64::NAN,
+            };
             columns.push(Column {
                 function: h.name.clone(),
                 feature,
                 ir_share: h.ir_share,
                 values,
+                aligned,
+                partners: if feature == Feature::OverfullSet {
+                    partners.clone()
+                } else {
+                    Vec::new()
+                },
             });
         }
     }
     (columns, unmatched.into_iter().collect())
+}
+
+/// The hot functions (at most 3, most often first) whose lines share one of `name`'s
+/// overfull sets, counted over the binaries: whom an order file should keep apart from it.
+fn set_partners(
+    found: &[BTreeMap<&str, &Function>],
+    pressure: &[BTreeMap<u64, u64>],
+    kept: &[&HotFunction],
+    name: &str,
+    cache: &ICache,
+) -> Vec<String> {
+    let mut count: BTreeMap<&str, usize> = BTreeMap::new();
+    for (mine, p) in found.iter().zip(pressure) {
+        let f = mine[name];
+        let full: Vec<u64> = features::sets_of(f.address, f.size, cache)
+            .into_iter()
+            .filter(|s| p.get(s).copied().unwrap_or(0) > cache.ways)
+            .collect();
+        for g in kept.iter().filter(|g| g.name != name) {
+            let at = mine[g.name.as_str()];
+            if features::sets_of(at.address, at.size, cache)
+                .iter()
+                .any(|s| full.contains(s))
+            {
+                *count.entry(g.name.as_str()).or_default() += 1;
+            }
+        }
+    }
+    let mut ranked: Vec<(&str, usize)> = count.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    ranked
+        .into_iter()
+        .take(3)
+        .map(|(n, _)| n.to_string())
+        .collect()
 }
 
 fn varies(values: &[f64]) -> bool {
@@ -289,6 +362,7 @@ fn test_one(
     response: &[f64],
     permutations: usize,
     seed: u64,
+    cache: &ICache,
 ) -> Result<Suspect, StatsError> {
     let purpose = format!("explain:{}:{}", c.function, c.feature.name());
     let mut rng = SeededRng::new(seed, &purpose);
@@ -301,11 +375,21 @@ fn test_one(
         });
     let (intercept, slope) = least_squares(&c.values, response);
     let at_lo = intercept + slope * lo;
+    let effect = slope * (hi - lo) / at_lo;
+    let suggestion = explain_plot::suggestion(&FixFacts {
+        function: &c.function,
+        feature: c.feature,
+        effect,
+        range: (lo, hi),
+        aligned: c.aligned,
+        partners: &c.partners,
+        cache,
+    });
     Ok(Suspect {
         function: c.function.clone(),
         feature: c.feature,
         ir_share: c.ir_share,
-        effect: slope * (hi - lo) / at_lo,
+        effect,
         feature_range: (lo, hi),
         r: t.r,
         share: t.r * t.r,
@@ -313,6 +397,7 @@ fn test_one(
         q: 1.0,
         verdict: Verdict::NotDetected,
         confirmation: None,
+        suggestion: Some(suggestion),
     })
 }
 
@@ -324,6 +409,121 @@ fn least_squares(x: &[f64], y: &[f64]) -> (f64, f64) {
     let sxx: f64 = x.iter().map(|a| (a - mx) * (a - mx)).sum();
     let slope = sxy / sxx;
     (my - slope * mx, slope)
+}
+
+/// The sub-directory of the experiment directory `explain` writes into.
+pub const EXPLAIN_DIR: &str = "explain";
+
+/// The file in [`EXPLAIN_DIR`] holding the last explanation (its JSON), which
+/// `report --format html` shows.
+pub const STORED: &str = "explanation.json";
+
+/// The culprits plotted (the text lists as many).
+pub const PLOTTED: usize = 10;
+
+/// Version of the JSON written by `explain --format json`.
+pub const EXPLAIN_SCHEMA: u32 = 1;
+
+/// `explain`'s answer, as `--format json` writes it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Explanation {
+    /// [`EXPLAIN_SCHEMA`].
+    pub schema: u32,
+    /// The program explained.
+    pub program: String,
+    /// The metric screened (the run's primary one) and its unit.
+    pub metric: String,
+    /// Unit of the metric.
+    pub unit: String,
+    /// The rule that chose the hot functions, in words.
+    pub hot_rule: String,
+    /// The hot functions, hottest first.
+    pub hot: Vec<HotFunction>,
+    /// The instruction cache of the set features.
+    pub cache: ICache,
+    /// Share of the metric's variance that lies between binaries (the layout's share, the
+    /// one-way random-effects intraclass correlation); `None` when it cannot be estimated
+    /// (one value per binary, or no variance at all).
+    pub layout_share: Option<f64>,
+    /// The screening (its fields, `culprits` among them, at the top level of the JSON).
+    #[serde(flatten)]
+    pub screening: Screening,
+    /// The plots of the first culprits (as many as the text lists), in their order.
+    #[serde(default)]
+    pub plots: Vec<FeaturePlot>,
+    /// Problems met, in words.
+    pub warnings: Vec<String>,
+}
+
+/// The explanation `explain` last stored in `dir` ([`EXPLAIN_DIR`]/[`STORED`]); `None`
+/// when there is none.
+pub fn stored(dir: &std::path::Path) -> anyhow::Result<Option<Explanation>> {
+    use anyhow::Context;
+    let path = dir.join(EXPLAIN_DIR).join(STORED);
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let e: Explanation = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not an explanation of this version", path.display()))?;
+    Ok(Some(e))
+}
+
+/// The plots of the first `shown` culprits of `screening` (computed from `units` as it
+/// screened them), the means shown in `display` (factor, unit name).
+pub fn culprit_plots(
+    units: &[LayoutUnit],
+    hot: &[HotFunction],
+    screening: &Screening,
+    cache: &ICache,
+    metric: &str,
+    display: (f64, &str),
+    shown: usize,
+) -> Vec<FeaturePlot> {
+    let (columns, _) = feature_columns(units, hot, cache);
+    screening
+        .culprits
+        .iter()
+        .take(shown)
+        .filter_map(|c| {
+            let column = columns
+                .iter()
+                .find(|k| k.function == c.function && k.feature == c.feature)?;
+            let binaries: Vec<(&str, f64, f64, Option<Interval>)> = units
+                .iter()
+                .zip(&column.values)
+                .map(|(u, &v)| (u.binary.as_str(), v, u.mean, u.ci))
+                .collect();
+            let pairs = c.confirmation.as_ref().map_or(&[][..], |k| &k.pairs[..]);
+            Some(explain_plot::feature_plot(
+                &c.function,
+                c.feature,
+                cache,
+                &binaries,
+                pairs,
+                metric,
+                display,
+            ))
+        })
+        .collect()
+}
+
+/// After `--confirm`: every culprit of a function that the relinks moved alone without a
+/// relevant change gets no fix of its own (its association came with another placement).
+pub fn revise_suggestions(screening: &mut Screening, metric: &str) {
+    let unconfirmed: std::collections::BTreeSet<String> = screening
+        .culprits
+        .iter()
+        .filter_map(|c| c.confirmation.as_ref())
+        .filter(|k| !k.confirmed)
+        .map(|k| k.function.clone())
+        .collect();
+    for c in &mut screening.culprits {
+        if unconfirmed.contains(&c.function) {
+            c.suggestion = Some(explain_plot::unconfirmed(&c.function, metric));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -368,6 +568,7 @@ mod tests {
                 LayoutUnit {
                     binary: format!("seed-{i}"),
                     mean,
+                    ci: None,
                     functions: vec![
                         Function::named("hot", a, 40),
                         Function::named("cold", b, 40),
@@ -433,6 +634,47 @@ mod tests {
         assert_eq!(s.unmatched, vec!["absent".to_string(), "cold".to_string()]);
     }
 
+    /// The set pressure's partners: with 2 sets of 1 way, `a` (set 0) shares its overfull
+    /// set with `b` in both binaries and with `c` in one; `d` never.
+    #[test]
+    fn set_partners_are_the_functions_sharing_the_overfull_set() {
+        let cache = ICache {
+            line: 64,
+            sets: 2,
+            ways: 1,
+        };
+        let binaries = [
+            vec![
+                Function::named("a", 0x000, 64),
+                Function::named("b", 0x080, 64),
+                Function::named("c", 0x100, 64),
+                Function::named("d", 0x040, 64),
+            ],
+            vec![
+                Function::named("a", 0x000, 64),
+                Function::named("b", 0x100, 64),
+                Function::named("c", 0x0c0, 64),
+                Function::named("d", 0x140, 64),
+            ],
+        ];
+        let hot = hot(&["a", "b", "c", "d"]);
+        let kept: Vec<&HotFunction> = hot.iter().collect();
+        let found: Vec<BTreeMap<&str, &Function>> = binaries
+            .iter()
+            .map(|fs| fs.iter().map(|f| (f.name.as_str(), f)).collect())
+            .collect();
+        let pressure: Vec<BTreeMap<u64, u64>> = binaries
+            .iter()
+            .map(|fs| features::hot_lines_per_set(&fs.iter().collect::<Vec<_>>(), &cache))
+            .collect();
+        // Binary 1: set 0 holds a, b, c (3 lines), set 1 d; binary 2: set 0 a, b (2 lines),
+        // set 1 c, d (2 lines): a shares with b twice, with c once, with d never.
+        assert_eq!(
+            set_partners(&found, &pressure, &kept, "a", &cache),
+            vec!["b".to_string(), "c".to_string()]
+        );
+    }
+
     /// Seeded simulation with one true culprit, counted per experiment: 40 experiments of
     /// 20 binaries, 5 hot functions at independent random 16-byte offsets; the mean is 100
     /// plus 2 (two noise sds) when `f0` starts in the upper half of its line. A discovery on
@@ -461,6 +703,7 @@ mod tests {
                     LayoutUnit {
                         binary: format!("seed-{i}"),
                         mean: 100.0 + step + rng.normal(),
+                        ci: None,
                         functions,
                     }
                 })
@@ -503,6 +746,7 @@ mod tests {
                 .map(|i| LayoutUnit {
                     binary: format!("seed-{i}"),
                     mean: 100.0 + rng.normal(),
+                    ci: None,
                     functions: (0..5)
                         .map(|k| {
                             let at = 0x1000 * (k as u64 + 1) + 16 * rng.below(16);

@@ -170,7 +170,7 @@ pub fn by_program_and_variant<T: Serialize, S: Serializer>(
 
 /// Plain answer of a test, the same words in every report: `detected`, `negligible`,
 /// `not_detected`, `undetermined` ("cannot tell").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// The effect is statistically significant at the report's confidence level.

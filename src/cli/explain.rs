@@ -5,7 +5,16 @@ use std::path::PathBuf;
 use layoutrand::explain::{explain, ExplainOptions};
 use layoutrand::report::export::explain as render;
 
-use super::common::OutputFormat as Format;
+/// `explain --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Aligned text for people.
+    Text,
+    /// One JSON object (docs/explain.md).
+    Json,
+    /// One self-contained HTML page with a plot per culprit.
+    Html,
+}
 
 /// Arguments of `layoutrand explain`.
 #[derive(Debug, clap::Args)]
@@ -40,6 +49,10 @@ pub struct Args {
     /// With --confirm: the number of seeds relinked per suspect (pairs measured).
     #[arg(long, default_value_t = 10)]
     pub confirm_seeds: usize,
+    /// Write the answer to this file (atomically: a reader never sees half of it) instead
+    /// of stdout.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
 }
 
 /// Runs `layoutrand explain`.
@@ -62,7 +75,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let text = match args.format {
         Format::Text => render::text(&e),
         Format::Json => render::json(&e)?,
+        Format::Html => layoutrand::report::export::explain_html::html(&e),
     };
-    super::common::write_stdout(&text)?;
+    match &args.output {
+        Some(path) => layoutrand::files::write_atomically(path, text.as_bytes())?,
+        None => super::common::write_stdout(&text)?,
+    }
     Ok(0)
 }

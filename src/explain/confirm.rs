@@ -19,6 +19,7 @@ use anyhow::{bail, Context, Result};
 
 use crate::analysis::effect::Interval;
 use crate::analysis::explain::{Confirmation, LayoutUnit, Suspect};
+use crate::analysis::explain_plot::{ConfirmPair, PlacedMean};
 use crate::analysis::pair::{analyse_pair, PairOptions};
 use crate::analysis::report::experiment::Experiment;
 use crate::analysis::vocabulary::{Thresholds, Verdict};
@@ -64,6 +65,8 @@ pub fn confirm(
     let relinker = program_of(&exp.dir, manifest, program)?;
     let mut sides: BTreeMap<&str, Vec<BinarySet>> = BTreeMap::new();
     let mut bytes = Vec::new();
+    // Per seed: the feature as built and moved, and whether the control is the high side.
+    let mut placed = Vec::new();
     for (seed, unit) in units {
         let f = unique(&unit.functions, &suspect.function)?;
         let pad = flipping_pad(suspect.feature, f, &unit.functions, cache).with_context(|| {
@@ -73,7 +76,7 @@ pub fn confirm(
                 f.name
             )
         })?;
-        let control = seed_binary(&exp.dir, manifest, *seed, program)?;
+        let (control, libraries) = seed_binary(&exp.dir, manifest, *seed, program)?;
         let moved = out.join(format!("moved/seed-{seed}/{program}"));
         let mut one = relinker.clone();
         one.pad_before = Some((f.name.clone(), pad));
@@ -87,25 +90,44 @@ pub fn confirm(
             address: f.address + pad,
             ..f.clone()
         };
-        let (low, high) = if value(&shifted) > value(f) {
-            (control, moved)
-        } else {
+        let control_high = value(&shifted) <= value(f);
+        placed.push((*seed, value(f), value(&shifted), control_high));
+        let (low, high) = if control_high {
             (moved, control)
+        } else {
+            (control, moved)
         };
-        sides
-            .entry("low")
-            .or_default()
-            .push(binary_set(&out, Some(*seed), program, &low)?);
-        sides
-            .entry("high")
-            .or_default()
-            .push(binary_set(&out, Some(*seed), program, &high)?);
+        for (side, path) in [("low", &low), ("high", &high)] {
+            let set = binary_set(&out, Some(*seed), program, path, &libraries)?;
+            sides.entry(side).or_default().push(set);
+        }
         bytes.push(pad);
     }
     let _ = std::fs::remove_dir_all(out.join("work"));
     write_manifest(&exp.dir, &out, manifest, program, sides)?;
     run(exp, &out)?;
-    let (ratio, ci, verdict) = analyse(&out)?;
+    let (ratio, ci, verdict, means) = analyse(&out)?;
+    let pairs = placed
+        .iter()
+        .filter_map(|&(seed, before, after, control_high)| {
+            let (c, m) = if control_high {
+                ("high", "low")
+            } else {
+                ("low", "high")
+            };
+            Some(ConfirmPair {
+                seed,
+                control: PlacedMean {
+                    value: before,
+                    mean: *means.get(&(c, seed))?,
+                },
+                moved: PlacedMean {
+                    value: after,
+                    mean: *means.get(&(m, seed))?,
+                },
+            })
+        })
+        .collect();
     let confirmed = verdict == Verdict::Detected && (ratio > 1.0) == (suspect.effect > 0.0);
     Ok(Confirmation {
         function: suspect.function.clone(),
@@ -117,6 +139,7 @@ pub fn confirm(
         verdict,
         confirmed,
         dir: rel.display().to_string(),
+        pairs,
     })
 }
 
@@ -204,33 +227,69 @@ fn program_of(dir: &Path, manifest: &Manifest, program: &str) -> Result<Program>
         .with_context(|| format!("the recording has no link of {program}"))
 }
 
-fn seed_binary(dir: &Path, manifest: &Manifest, seed: u64, program: &str) -> Result<PathBuf> {
+/// The seed's program and the shared libraries of the build it loads (as the manifest
+/// names them, paths made absolute): both sides of a pair load the seed's own.
+fn seed_binary(
+    dir: &Path,
+    manifest: &Manifest,
+    seed: u64,
+    program: &str,
+) -> Result<(PathBuf, Vec<Binary>)> {
     let set = manifest
         .seeds
         .iter()
         .find(|s| s.seed == Some(seed))
         .with_context(|| format!("the manifest has no seed {seed}"))?;
-    if !set.libraries.is_empty() {
-        bail!("confirmation of programs that load the build's own libraries is not supported");
-    }
     let b = set
         .find(program)
         .with_context(|| format!("seed {seed} has no {program}"))?;
-    Ok(dir.join(&b.path))
+    Ok((dir.join(&b.path), absolute(dir, &set.libraries)))
 }
 
-/// One seed's binary set for the confirmation's manifest (its file copied in, so that the
-/// confirmation directory holds everything it measured).
-fn binary_set(out: &Path, seed: Option<u64>, program: &str, path: &Path) -> Result<BinarySet> {
+/// `libraries` with their paths joined to `dir`.
+fn absolute(dir: &Path, libraries: &[Binary]) -> Vec<Binary> {
+    libraries
+        .iter()
+        .map(|l| Binary {
+            path: dir.join(&l.path),
+            ..l.clone()
+        })
+        .collect()
+}
+
+/// One seed's binary set for the confirmation's manifest (its file and the libraries it
+/// loads copied in, so that the confirmation directory holds everything it measured and
+/// `run` stages the seed's libraries for both sides as it does for every seed).
+fn binary_set(
+    out: &Path,
+    seed: Option<u64>,
+    program: &str,
+    path: &Path,
+    libraries: &[Binary],
+) -> Result<BinarySet> {
+    let label = crate::files::manifest::binary_label(seed);
     let local = if path.starts_with(out) {
         path.to_path_buf()
     } else {
-        let label = crate::files::manifest::binary_label(seed);
         let to = out.join(format!("kept/{label}/{program}"));
         std::fs::create_dir_all(to.parent().expect("a file in a directory"))?;
         std::fs::copy(path, &to).with_context(|| format!("copying {}", path.display()))?;
         to
     };
+    let mut kept = Vec::new();
+    for lib in libraries {
+        let name = lib.path.file_name().context("a library file")?;
+        let to = out.join(format!("kept/{label}/lib")).join(name);
+        if !to.exists() {
+            std::fs::create_dir_all(to.parent().expect("a file in a directory"))?;
+            std::fs::copy(&lib.path, &to)
+                .with_context(|| format!("copying {}", lib.path.display()))?;
+        }
+        kept.push(Binary {
+            path: to.strip_prefix(out)?.to_path_buf(),
+            ..lib.clone()
+        });
+    }
     let functions = binary::functions(&local)?;
     Ok(BinarySet {
         seed,
@@ -248,7 +307,7 @@ fn binary_set(out: &Path, seed: Option<u64>, program: &str, path: &Path) -> Resu
             code: None,
             offsets: None,
         }],
-        libraries: Vec::new(),
+        libraries: kept,
     })
 }
 
@@ -262,7 +321,8 @@ fn write_manifest(
     mut sides: BTreeMap<&str, Vec<BinarySet>>,
 ) -> Result<()> {
     let base = manifest.baseline.find(program).context("no baseline")?;
-    let baseline = binary_set(out, None, program, &dir.join(&base.path))?;
+    let libraries = absolute(dir, &manifest.baseline.libraries);
+    let baseline = binary_set(out, None, program, &dir.join(&base.path), &libraries)?;
     let variant = |name: &str, seeds: Vec<BinarySet>| VariantBuild {
         name: name.to_string(),
         build: Manifest {
@@ -328,10 +388,30 @@ fn run(exp: &Experiment, out: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Each side's mean per seed, by (`low`/`high`, seed).
+type SideMeans = BTreeMap<(&'static str, u64), f64>;
+
 /// The pair analysis of `high` against `low`, paired by seed, with the report's default
-/// thresholds: the ratio, its interval and the verdict in the project's words.
-fn analyse(out: &Path) -> Result<(f64, Option<Interval>, Verdict)> {
+/// thresholds: the ratio, its interval and the verdict in the project's words; and every
+/// binary's mean.
+fn analyse(out: &Path) -> Result<(f64, Option<Interval>, Verdict, SideMeans)> {
     let exp = crate::analysis::report::experiment::load(out)?;
+    let mut means = SideMeans::new();
+    for s in &exp.series {
+        let side = match s.variant.as_deref() {
+            Some("low") => "low",
+            Some("high") => "high",
+            _ => continue,
+        };
+        if s.metric != exp.primary_metric {
+            continue;
+        }
+        for b in &s.seeds {
+            if let Some(seed) = b.seed {
+                means.insert((side, seed), b.mean());
+            }
+        }
+    }
     let side = |name: &str| -> Result<crate::stats::hierarchy::Hierarchy> {
         let s = exp
             .series
@@ -355,6 +435,7 @@ fn analyse(out: &Path) -> Result<(f64, Option<Interval>, Verdict)> {
         pair.effect.ratio,
         pair.effect.ci,
         pair.effect.verdict.detection(),
+        means,
     ))
 }
 

@@ -12,9 +12,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
-use serde::Serialize;
 
-use crate::analysis::explain::{screen, LayoutUnit, ScreenOptions, Screening};
+use crate::analysis::effect::Interval;
+use crate::analysis::explain::{culprit_plots, screen, LayoutUnit, ScreenOptions, Screening};
 use crate::analysis::report::experiment::{load, Experiment, Series};
 use crate::files::cache_model::CacheModel;
 use crate::layout::binary;
@@ -22,11 +22,7 @@ use crate::layout::features::ICache;
 
 use hotness::HotFunction;
 
-/// Version of the JSON written by `explain --format json`.
-pub const EXPLAIN_SCHEMA: u32 = 1;
-
-/// The sub-directory of the experiment directory `explain` writes into.
-pub const EXPLAIN_DIR: &str = "explain";
+pub use crate::analysis::explain::{Explanation, EXPLAIN_DIR, EXPLAIN_SCHEMA, PLOTTED};
 
 /// What the user chose.
 #[derive(Debug, Clone)]
@@ -45,34 +41,6 @@ pub struct ExplainOptions {
     /// `--confirm`: relink and measure the strongest suspects on this many seeds (0: no
     /// confirmation).
     pub confirm_seeds: usize,
-}
-
-/// `explain`'s answer, as `--format json` writes it.
-#[derive(Debug, Clone, Serialize)]
-pub struct Explanation {
-    /// [`EXPLAIN_SCHEMA`].
-    pub schema: u32,
-    /// The program explained.
-    pub program: String,
-    /// The metric screened (the run's primary one) and its unit.
-    pub metric: String,
-    /// Unit of the metric.
-    pub unit: String,
-    /// The rule that chose the hot functions, in words.
-    pub hot_rule: String,
-    /// The hot functions, hottest first.
-    pub hot: Vec<HotFunction>,
-    /// The instruction cache of the set features.
-    pub cache: ICache,
-    /// Share of the metric's variance that lies between binaries (the layout's share, the
-    /// one-way random-effects intraclass correlation); `None` when it cannot be estimated
-    /// (one value per binary, or no variance at all).
-    pub layout_share: Option<f64>,
-    /// The screening (its fields, `culprits` among them, at the top level of the JSON).
-    #[serde(flatten)]
-    pub screening: Screening,
-    /// Problems met, in words.
-    pub warnings: Vec<String>,
 }
 
 /// Explains the experiment in `dir`.
@@ -105,6 +73,7 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
         units.push(LayoutUnit {
             binary: b.binary.clone(),
             mean: b.mean(),
+            ci: execution_interval(b),
             functions: binary::functions(&path)?,
         });
     }
@@ -127,8 +96,21 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
             .take(options.confirm_seeds)
             .collect();
         confirm_culprits(&exp, &program, &seeded, &mut screening, &cache)?;
+        crate::analysis::explain::revise_suggestions(&mut screening, &series.metric);
     }
-    Ok(Explanation {
+    let typical = units.iter().map(|u| u.mean).sum::<f64>() / units.len() as f64;
+    // The unit the report prints such values in (ms for 3e6 ns); scale_for divides by it.
+    let (divisor, shown_unit) = crate::analysis::numfmt::scale_for(&series.unit, typical);
+    let plots = culprit_plots(
+        &units,
+        &hot,
+        &screening,
+        &cache,
+        &series.metric,
+        (1.0 / divisor, &shown_unit),
+        PLOTTED,
+    );
+    let e = Explanation {
         schema: EXPLAIN_SCHEMA,
         program,
         metric: series.metric.clone(),
@@ -144,7 +126,28 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
         cache,
         layout_share: layout_share(series),
         screening,
+        plots,
         warnings: exp.warnings.clone(),
+    };
+    store(dir, &e)?;
+    Ok(e)
+}
+
+/// Keeps the answer in `DIR/explain/` for `report --format html`.
+fn store(dir: &Path, e: &Explanation) -> Result<()> {
+    let path = dir.join(EXPLAIN_DIR).join(crate::analysis::explain::STORED);
+    std::fs::create_dir_all(path.parent().expect("a file in a directory"))?;
+    crate::files::write_atomically(&path, serde_json::to_string_pretty(e)?.as_bytes())
+}
+
+/// The 95 % t interval of a binary's mean over its executions' means (K&J eq. 4 at the
+/// execution level); `None` with fewer than two executions.
+fn execution_interval(b: &crate::analysis::report::series::BinaryData) -> Option<Interval> {
+    let means = b.execution_means();
+    let ci = crate::stats::sample::mean_interval(&means, 0.95).ok()?;
+    (ci.low.is_finite() && ci.high.is_finite()).then_some(Interval {
+        lower: ci.low,
+        upper: ci.high,
     })
 }
 
@@ -217,12 +220,18 @@ fn hot_functions(
     }
     std::fs::create_dir_all(&scratch)
         .with_context(|| format!("cannot create {}", scratch.display()))?;
-    let env: Vec<(String, String)> = exp
+    let mut env: Vec<(String, String)> = exp
         .header
         .environment
         .iter()
         .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.into(), v.into())))
         .collect();
+    if let Some(path) = stage_baseline_libraries(dir, manifest, &scratch)? {
+        env.push((
+            crate::run::libraries::LIBRARY_PATH_VARIABLE.to_string(),
+            path,
+        ));
+    }
     let model = exp.header.cache_model.unwrap_or(CacheModel::DEFAULT);
     let cwd = exp.header.cwd.as_ref().map(PathBuf::from);
     let profile = hotness::profile(&argv, &model, cwd.as_deref(), &env, &scratch)?;
@@ -238,6 +247,30 @@ fn hot_functions(
         );
     }
     Ok(hot)
+}
+
+/// Stages the baseline's own shared libraries (if the build made any) in `scratch/lib`, as
+/// `run` stages each binary's, and returns the loader path that finds them.
+fn stage_baseline_libraries(
+    dir: &Path,
+    manifest: &crate::files::manifest::Manifest,
+    scratch: &Path,
+) -> Result<Option<String>> {
+    let set = &manifest.baseline;
+    if set.libraries.is_empty() {
+        return Ok(None);
+    }
+    let libraries: BTreeMap<String, (PathBuf, String)> = set
+        .libraries
+        .iter()
+        .map(|l| {
+            let loaded_as = l.soname.clone().unwrap_or_else(|| l.name.clone());
+            (loaded_as, (dir.join(&l.path), l.sha256.clone()))
+        })
+        .collect();
+    let lib = crate::run::libraries::staged_library_dir(scratch);
+    crate::run::libraries::stage_libraries(&libraries, &lib, &set.label())?;
+    Ok(Some(lib.display().to_string()))
 }
 
 /// The between-binary share of the variance (one-way random-effects ANOVA over all live

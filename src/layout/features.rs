@@ -12,7 +12,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::binary::Function;
 use super::cache_geometry::CacheGeometry;
@@ -25,7 +25,7 @@ pub const WINDOW: u64 = 32;
 /// The instruction cache the set features are computed for: line size, number of sets and
 /// ways (by default the I1 of [`crate::files::cache_model::CacheModel::DEFAULT`]: 32 KiB, 8-way,
 /// 64-byte lines, so 64 sets).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ICache {
     /// Line size in bytes (a power of two).
     pub line: u64,
@@ -47,7 +47,7 @@ impl ICache {
 }
 
 /// One placement feature of one function.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Feature {
     /// 1 when the function starts in the upper half of a cache line, else 0.

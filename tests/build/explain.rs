@@ -14,8 +14,19 @@ use build_support::{assert_success, build};
 /// 64 bytes of padding before each function), runs every binary once with the work it
 /// prints as the metric, and returns `explain --format json EXTRA`'s answer.
 fn explain_fixture(sensitive: u8, extra: &[&str]) -> (tempfile::TempDir, serde_json::Value) {
+    explain_linked(sensitive, "objects", extra)
+}
+
+/// [`explain_fixture`] with `make LINK=link` (`objects`, `archive`: work.o from a static
+/// archive, `shared`: also a shared library of the build loaded at run time).
+fn explain_linked(
+    sensitive: u8,
+    link: &str,
+    extra: &[&str],
+) -> (tempfile::TempDir, serde_json::Value) {
     let (tmp, dir) = fixture_explain();
     let make = format!("SENSITIVE={sensitive}");
+    let link = format!("LINK={link}");
     let args = [
         "--seeds",
         "20",
@@ -26,7 +37,7 @@ fn explain_fixture(sensitive: u8, extra: &[&str]) -> (tempfile::TempDir, serde_j
         "--out",
         "out",
     ];
-    assert_success(&build(&dir, &args, &["make", &make]), "build");
+    assert_success(&build(&dir, &args, &["make", &make, &link]), "build");
     let out = dir.join("out");
     let run = layoutrand(&dir)
         .args(["run", "--out", "out", "--executions", "1", "--env-pad", "0"])
@@ -138,6 +149,124 @@ fn the_function_whose_placement_matters_is_named_first_and_confirmed() {
              higher reported"
         ),
         "{text}"
+    );
+    // The fix follows from the feature: spin aligned to the line starts at offset 0, the
+    // placement of the binaries with the lower work.
+    let fix = first["suggestion"].as_str().unwrap();
+    assert!(
+        fix.starts_with("align spin to 64 bytes (__attribute__((aligned(64)))")
+            && fix.ends_with("the binaries with the lower means in every layout"),
+        "{fix}"
+    );
+    assert!(text.contains(&format!("   fix: {fix}")), "{text}");
+    html_of_the_fixture(tmp.path(), &out, &e);
+}
+
+/// `explain --format html -o FILE` (the same answer, stored for `report --format html`):
+/// the culprit's name, its fix, one circle per binary and a square per confirmation side,
+/// the axis labels; the explain section is well-formed XML and the report shows it too.
+fn html_of_the_fixture(tmp: &Path, out: &Path, e: &serde_json::Value) {
+    let page = tmp.join("explain.html");
+    let html = layoutrand(tmp)
+        .args(["explain", "--format", "html", "--seed", "7"])
+        .args(["--confirm", "--confirm-seeds", "6", "-o"])
+        .arg(&page)
+        .arg(out)
+        .output()
+        .unwrap();
+    assert_success(&html, "explain --format html");
+    let html = std::fs::read_to_string(&page).unwrap();
+    let section = explain_section(&html);
+    roxmltree::Document::parse(section).unwrap_or_else(|err| panic!("{err}: {section}"));
+    assert!(section.contains("<td>spin</td>"), "{section}");
+    assert!(section.contains("align spin to 64 bytes"), "{section}");
+    let binaries = e["binaries"].as_u64().unwrap() as usize;
+    assert_eq!(binaries, 20);
+    // The first figure is spin's upper-half plot: one circle per binary, 6 pairs.
+    let figure = &section[section.find("<figure data-function=\"spin\"").unwrap()..];
+    let figure = &figure[..figure.find("</figure>").unwrap()];
+    assert_eq!(
+        figure.matches("<circle class=\"pt\" data-binary=").count(),
+        binaries
+    );
+    assert_eq!(figure.matches("data-confirm=\"moved\"").count(), 6);
+    assert_eq!(figure.matches("data-confirm=\"control\"").count(), 6);
+    assert!(
+        figure.contains(">starts in the upper half of a 64-byte line (0 no, 1 yes)</text>")
+            && figure.contains(">reported, mean per binary</text>"),
+        "{figure}"
+    );
+    for bad in ["NaN", "inf<", "<script"] {
+        assert!(!html.contains(bad), "{bad}");
+    }
+    // The report of the directory shows the stored explanation in its own section.
+    let report = layoutrand(tmp)
+        .args(["report", "--format", "html"])
+        .arg(out)
+        .output()
+        .unwrap();
+    assert_success(&report, "report --format html");
+    let report = String::from_utf8(report.stdout).unwrap();
+    let in_report = explain_section(&report);
+    roxmltree::Document::parse(in_report).unwrap();
+    assert!(in_report.contains("<td>spin</td>") && report.contains("href=\"#explain\""));
+}
+
+/// The `<section id="explain">…</section>` of a page.
+fn explain_section(html: &str) -> &str {
+    let start = html
+        .find("<section id=\"explain\">")
+        .expect("an explain section");
+    let end = start + html[start..].find("</section>").unwrap() + "</section>".len();
+    &html[start..end]
+}
+
+/// `--confirm` moves a function that comes from a static archive's member (the relink pads
+/// its section inside the rebuilt archive) and confirms it like one of the program's own.
+#[test]
+fn a_function_from_a_static_archive_is_confirmed() {
+    let (_tmp, e) = explain_linked(1, "archive", &["--confirm", "--confirm-seeds", "4"]);
+    confirmed_spin(&e, 4);
+}
+
+/// A program loading the build's own shared library (no rpath: only `LD_LIBRARY_PATH` finds
+/// it) is profiled and confirmed with each seed's library staged, as `run` does.
+#[test]
+fn a_program_loading_the_builds_shared_library_is_confirmed() {
+    let (tmp, e) = explain_linked(1, "shared", &["--confirm", "--confirm-seeds", "4"]);
+    confirmed_spin(&e, 4);
+    let dir = e["culprits"][0]["confirmation"]["dir"].as_str().unwrap();
+    let manifest = tmp
+        .path()
+        .join("explain/out")
+        .join(dir)
+        .join("manifest.json");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(manifest).unwrap()).unwrap();
+    let high = &manifest["variants"][1]["build"]["seeds"][0];
+    let library = high["libraries"][0]["path"].as_str().unwrap_or_default();
+    assert!(library.ends_with("libnoise.so"), "{high:#}");
+}
+
+/// spin named first on its upper-half feature and confirmed by `relinks` pairs, ratio 1.5.
+fn confirmed_spin(e: &serde_json::Value, relinks: u64) {
+    let first = &e["culprits"][0];
+    assert_eq!(
+        (first["function"].as_str(), first["feature"].as_str()),
+        (Some("spin"), Some("upper_half_line")),
+        "{e:#}"
+    );
+    let k = &first["confirmation"];
+    assert_eq!(k["relinks"], relinks, "{first:#}");
+    assert_eq!(k["confirmed"], true, "{first:#}");
+    assert!(
+        (k["ratio"].as_f64().unwrap() - 1.5).abs() < 1e-9,
+        "{first:#}"
+    );
+    assert_eq!(
+        k["pairs"].as_array().unwrap().len() as u64,
+        relinks,
+        "{first:#}"
     );
 }
 

@@ -89,6 +89,12 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
     let (comparisons, multiple) =
         compare_variant_groups(experiment, thresholds, options, &mut warnings)?;
     warnings.extend(super::machines::machine_warnings(&machines));
+    // The last `explain` of this directory, which the HTML report shows; a file this
+    // version cannot read costs its section, not the report.
+    let explanation = crate::analysis::explain::stored(&experiment.dir).unwrap_or_else(|e| {
+        warnings.push(format!("{e:#}: the explain section is left out"));
+        None
+    });
     let mut report = Report {
         schema: super::model::REPORT_SCHEMA,
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -134,6 +140,7 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
         machines,
         comparisons,
         multiple,
+        explanation,
     };
     if let Some(target) = options.sequential {
         let rule = crate::analysis::sequential::Rule {

@@ -47,6 +47,11 @@ pub struct Report {
     pub comparisons: Vec<crate::analysis::variants::PairComparison>,
     /// Tukey's HSD over every pair, per program and metric with more than two variants.
     pub multiple: Vec<MultipleComparison>,
+    /// The answer `layoutrand explain` last stored in the directory (`explain/`), which the
+    /// HTML report shows as a section of its own; not part of the JSON report (explain's
+    /// own JSON has it).
+    #[serde(skip)]
+    pub explanation: Option<crate::analysis::explain::Explanation>,
 }
 
 /// Tukey's HSD family of one program and metric.

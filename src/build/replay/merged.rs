@@ -94,6 +94,8 @@ impl Program {
                 }
             }
         }
+        // Whether `pad_before`'s function was found in the merged object.
+        let mut padded_merged = false;
         if let Some(merged) = &prepared.merged {
             let entries = match seed {
                 None => merged.baseline.clone(),
@@ -111,7 +113,7 @@ impl Program {
                     let reordered = work.join("merged.o");
                     let mut padding = seed.map(|s| self.rng(s, "padding"));
                     let pad = padding.as_mut().map(|rng| (self.pad, rng));
-                    merged
+                    padded_merged = merged
                         .object
                         .write_order(&entries, pad, self.pad_before.as_ref(), &reordered)
                         .with_context(|| format!("program {}", self.name))?;
@@ -123,16 +125,28 @@ impl Program {
         let Some(seed) = seed else {
             return Ok(());
         };
+        let mut in_archive = false;
         for ((k, &i), order) in archives.iter().enumerate().zip(&member_orders) {
             let rebuilt = work.join(format!("archive-{k}.a"));
             if self.mechanism == Mechanism::MergedLink {
                 archive::write_reordered(&paths[i], &rebuilt, order)?;
             } else {
-                self.reorder_archive(seed, i, &paths[i], order, &rebuilt)?;
+                in_archive |= self.reorder_archive(seed, i, &paths[i], order, &rebuilt)?;
             }
             paths[i] = rebuilt;
         }
-        Ok(())
+        match &self.pad_before {
+            Some((function, _)) if !in_archive && !padded_merged => bail!(
+                "no function {function} in the program's own objects or its static archives' \
+                 members{}",
+                if self.mechanism == Mechanism::MergedLink && !archives.is_empty() {
+                    " (at link granularity archive members are not padded)"
+                } else {
+                    ""
+                }
+            ),
+            _ => Ok(()),
+        }
     }
 
     /// The seed-independent part of [`Program::merge`] (made by the first binary to ask,
@@ -439,7 +453,7 @@ impl MergedObject {
         pad: Option<(u64, &mut SeededRng)>,
         before: Option<&(String, u64)>,
         out: &Path,
-    ) -> Result<()> {
+    ) -> Result<bool> {
         let mut order = Vec::with_capacity(self.identity_ranks.len());
         let mut placed = std::collections::HashSet::new();
         let mut ranked = 0;
@@ -481,33 +495,29 @@ impl MergedObject {
         };
         let data = std::fs::read(&self.path)
             .with_context(|| format!("reading {}", self.path.display()))?;
-        let padding = match before {
+        let (padding, found) = match before {
             Some((function, bytes)) => self.pad_one(&data, padding, function, *bytes)?,
-            None => padding,
+            None => (padding, false),
         };
         let bytes = reorder::reorder_sections(&data, &order, &padding)?;
-        std::fs::write(out, bytes).with_context(|| format!("writing {}", out.display()))
+        std::fs::write(out, bytes).with_context(|| format!("writing {}", out.display()))?;
+        Ok(found)
     }
 
     /// `padding` with `bytes` more in front of the script-placed section holding `function`
-    /// (which must keep its alignment: `bytes` a multiple of it).
+    /// (which must keep its alignment: `bytes` a multiple of it), and `true`; `padding` as
+    /// it is and `false` when the program's own objects do not define `function` (it may
+    /// come from an archive member, padded apart).
     fn pad_one(
         &self,
         data: &[u8],
         mut padding: Vec<(usize, u64)>,
         function: &str,
         bytes: u64,
-    ) -> Result<Vec<(usize, u64)>> {
-        let file = object::File::parse(data)
-            .with_context(|| format!("reading the merged object {}", self.path.display()))?;
-        let index = object::Object::symbols(&file)
-            .find(|s| {
-                object::ObjectSymbol::kind(s) == object::SymbolKind::Text
-                    && object::ObjectSymbol::name(s) == Ok(function)
-            })
-            .and_then(|s| object::ObjectSymbol::section_index(&s))
-            .map(|i| i.0)
-            .with_context(|| format!("no function {function} in the program's own objects"))?;
+    ) -> Result<(Vec<(usize, u64)>, bool)> {
+        let Some(index) = super::text_symbol_section(data, function) else {
+            return Ok((padding, false));
+        };
         let align = self
             .index_of_rank
             .iter()
@@ -521,6 +531,6 @@ impl MergedObject {
             Some(slot) => slot.1 += bytes,
             None => padding.push((index, bytes)),
         }
-        Ok(padding)
+        Ok((padding, true))
     }
 }

@@ -179,14 +179,22 @@ impl Program {
         path: &Path,
         order: &[usize],
         out: &Path,
-    ) -> Result<()> {
+    ) -> Result<bool> {
+        let mut padded_before = false;
         archive::write_reordered_with(path, out, order, &mut |k, bytes| {
             let mut rng = self.rng(seed, &format!("member-order:{i}:{k}"));
             let mut padding = self.rng(seed, &format!("padding:{i}:{k}"));
             let shuffle = (self.mechanism != Mechanism::Padded).then_some(&mut rng);
-            reorder_object(bytes, shuffle, (self.pad, &mut padding))
+            // `explain --confirm` on a function of this member: its section gets more.
+            let before = self
+                .pad_before
+                .as_ref()
+                .and_then(|(f, b)| text_symbol_section(bytes, f).map(|index| (index, *b)));
+            padded_before |= before.is_some();
+            reorder_object(bytes, shuffle, (self.pad, &mut padding), before)
         })
-        .with_context(|| format!("archive {}", self.record.inputs[i].written))
+        .with_context(|| format!("archive {}", self.record.inputs[i].written))?;
+        Ok(padded_before)
     }
 }
 
@@ -199,6 +207,7 @@ fn reorder_object(
     bytes: &[u8],
     shuffle: Option<&mut SeededRng>,
     pad: (u64, &mut SeededRng),
+    before: Option<(usize, u64)>,
 ) -> Result<Option<Vec<u8>>> {
     let Ok(sections) = object_file::text_sections_from_bytes(bytes) else {
         return Ok(None);
@@ -213,7 +222,21 @@ fn reorder_object(
     };
     let mut movable: Vec<(usize, u64)> = shuffled.iter().map(|s| (s.index, s.align)).collect();
     movable.sort_unstable();
-    let padding = reorder::draw_padding(&movable, pad.0, pad.1);
+    let mut padding = reorder::draw_padding(&movable, pad.0, pad.1);
+    if let Some((index, bytes)) = before {
+        let align = movable
+            .iter()
+            .find(|(i, _)| *i == index)
+            .map(|(_, a)| *a)
+            .context("the function's section in its archive member is not movable")?;
+        if bytes % align.max(1) != 0 {
+            bail!("{bytes} bytes would break its section's {align}-byte alignment");
+        }
+        match padding.iter_mut().find(|(i, _)| *i == index) {
+            Some(slot) => slot.1 += bytes,
+            None => padding.push((index, bytes)),
+        }
+    }
     if (shuffled.len() < 2 || !moves) && padding.is_empty() {
         return Ok(None);
     }
@@ -224,6 +247,17 @@ fn reorder_object(
         movable.iter().map(|&(index, _)| index).collect()
     };
     reorder::reorder_sections(bytes, &order, &padding).map(Some)
+}
+
+/// The index of the section defining the function (text symbol) `name` in the object
+/// `data`; `None` when it defines none (or is not an object).
+pub(crate) fn text_symbol_section(data: &[u8], name: &str) -> Option<usize> {
+    use object::{Object, ObjectSymbol};
+    let file = object::File::parse(data).ok()?;
+    let found = file.symbols().find(|s| {
+        s.kind() == object::SymbolKind::Text && s.name() == Ok(name) && s.is_definition()
+    })?;
+    found.section_index().map(|i| i.0)
 }
 
 /// The members of a static archive with their bytes, in archive order.

@@ -1,15 +1,15 @@
 //! `layoutrand explain`'s renderings: the text a performance engineer acts on, and JSON.
-//! Every number comes from [`crate::explain::Explanation`]; nothing is computed here but
+//! Every number comes from [`crate::analysis::explain::Explanation`]; nothing is computed here but
 //! the words.
 
+use crate::analysis::explain::Explanation;
 use crate::analysis::explain::{Confirmation, Suspect};
 use crate::analysis::numfmt::{p_value, percent, percent_bounds, sig};
 use crate::analysis::vocabulary::Verdict;
-use crate::explain::Explanation;
 use crate::layout::demangle::demangle;
 use crate::layout::features::Feature;
 
-/// The explanation as pretty JSON (schema [`crate::explain::EXPLAIN_SCHEMA`]).
+/// The explanation as pretty JSON (schema [`crate::analysis::explain::EXPLAIN_SCHEMA`]).
 pub fn json(e: &Explanation) -> anyhow::Result<String> {
     Ok(serde_json::to_string_pretty(e)? + "\n")
 }
@@ -111,7 +111,7 @@ pub fn text(e: &Explanation) -> String {
 }
 
 /// The culprits the text lists (the JSON lists all).
-const SHOWN: usize = 10;
+pub(super) const SHOWN: usize = crate::analysis::explain::PLOTTED;
 
 /// One culprit: the finding, its confirmation, and the fix that follows.
 fn culprit_lines(e: &Explanation, rank: usize, c: &Suspect) -> String {
@@ -119,28 +119,14 @@ fn culprit_lines(e: &Explanation, rank: usize, c: &Suspect) -> String {
     if let Some(k) = &c.confirmation {
         out += &format!("   {}\n", confirmation(e, k));
     }
-    // A function's confirmation (made on its strongest feature) speaks for all its features.
-    let confirmed = e
-        .screening
-        .culprits
-        .iter()
-        .filter(|x| x.function == c.function)
-        .find_map(|x| x.confirmation.as_ref());
-    match confirmed {
-        Some(k) if !k.confirmed => {
-            out += &format!(
-                "   fix: none for {} itself: moving it alone did not change {} by a relevant \
-                 amount, so its association came with another placement\n",
-                demangle(&c.function),
-                e.metric
-            )
-        }
-        _ => out += &format!("   fix: {}\n", fix(c)),
+    if let Some(fix) = &c.suggestion {
+        out += &format!("   fix: {fix}\n");
     }
     out
 }
 
-fn verdict_line(e: &Explanation) -> String {
+/// The verdict in one line (`verdict: detected — …`).
+pub(super) fn verdict_line(e: &Explanation) -> String {
     let s = &e.screening;
     match s.verdict {
         Verdict::Detected => format!(
@@ -180,7 +166,7 @@ fn verdict_line(e: &Explanation) -> String {
 
 /// "`f`: binaries where it starts in the upper half of a 64-byte line have 9.8 % higher
 /// wall (q = …)".
-fn finding(e: &Explanation, c: &Suspect) -> String {
+pub(super) fn finding(e: &Explanation, c: &Suspect) -> String {
     let direction = if c.effect >= 0.0 { "higher" } else { "lower" };
     let (lo, hi) = c.feature_range;
     let what = match c.feature {
@@ -240,7 +226,7 @@ fn offset_name(f: Feature, line: u64) -> String {
 }
 
 /// "confirmed by 10 targeted relinks: 50.0 % higher with the feature (95 % CI …)".
-fn confirmation(e: &Explanation, k: &Confirmation) -> String {
+pub(super) fn confirmation(e: &Explanation, k: &Confirmation) -> String {
     let words = if k.confirmed {
         "confirmed"
     } else {
@@ -268,27 +254,7 @@ fn confirmation(e: &Explanation, k: &Confirmation) -> String {
     )
 }
 
-fn signed_percent(x: f64) -> String {
+pub(super) fn signed_percent(x: f64) -> String {
     let sign = if x > 0.0 { "+" } else { "" };
     format!("{sign}{}", percent(x, 2))
-}
-
-/// What to do about a culprit.
-fn fix(c: &Suspect) -> String {
-    let name = demangle(&c.function);
-    match c.feature {
-        Feature::CrossesPage => format!(
-            "keep {name} within one page: align it (__attribute__((aligned(64))) or more), or \
-             an order file (lld/gold --symbol-ordering-file, gold --section-ordering-file) \
-             placing it with the other hot functions"
-        ),
-        Feature::OverfullSet => "an order file (lld/gold --symbol-ordering-file) placing the hot \
-             functions next to each other, so their lines spread over the cache's sets"
-            .to_string(),
-        _ => format!(
-            "align {name} (__attribute__((aligned(64))) on it, or -falign-functions=64 for \
-             every function) so that its placement is the same in every layout, then keep \
-             the alignment the faster binaries had"
-        ),
-    }
 }

@@ -1,0 +1,154 @@
+//! `explain --format html` and the explain section of `report --format html`: the answer
+//! first (the culprits' table: finding, confirmation and fix), then one plot per culprit of
+//! the binaries' means against its feature. Every number comes from the
+//! [`Explanation`]; the sentences are the text rendering's.
+
+use std::fmt::Write;
+
+use super::explain::{confirmation, finding, signed_percent, verdict_line, SHOWN};
+use super::html_parts::{capitalised, table, verdict_class, STYLE};
+use super::svg::escape;
+use super::svg_explain::feature_scatter;
+use crate::analysis::explain::{Explanation, Suspect};
+use crate::analysis::explain_plot::x_label;
+use crate::analysis::numfmt::{percent, sig};
+use crate::layout::demangle::demangle;
+
+/// The explanation as one self-contained HTML page (no script, nothing fetched).
+pub fn html(e: &Explanation) -> String {
+    let mut out = format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>layoutrand explain — {}</title><style>{STYLE}</style></head><body>\n<h1>layoutrand explain</h1>\n",
+        escape(&e.program)
+    );
+    section(&mut out, e);
+    out.push_str("</body></html>\n");
+    out
+}
+
+/// The headers of the culprits' table.
+const HEADERS: [&str; 8] = [
+    "#",
+    "function",
+    "feature",
+    "effect (lowest to highest feature value)",
+    "share of the between-binary variance",
+    "q",
+    "confirmation",
+    "fix",
+];
+
+/// `<section id="explain">`: the verdict, the culprits' table, their findings in words and
+/// their plots. Well-formed XML on its own (the tests parse it).
+pub fn section(out: &mut String, e: &Explanation) {
+    let s = &e.screening;
+    let _ = writeln!(
+        out,
+        "<section id=\"explain\"><h2>Explain: which hot function's placement goes with the layout effect</h2>\n<p class=\"note\">{}, metric {}, {} randomised binaries; {} (function, feature) pairs screened, {} permutations each, Benjamini–Hochberg at a false discovery rate of 5 %.</p>",
+        escape(&e.program),
+        escape(&e.metric),
+        s.binaries,
+        s.tests,
+        s.permutations
+    );
+    let _ = writeln!(
+        out,
+        "<div class=\"{}\">{}</div>",
+        verdict_class(s.verdict),
+        escape(&capitalised(verdict_line(e).trim_end()))
+    );
+    if !s.culprits.is_empty() {
+        let rows: Vec<Vec<String>> = s
+            .culprits
+            .iter()
+            .take(SHOWN)
+            .enumerate()
+            .map(|(i, c)| row(e, i + 1, c))
+            .collect();
+        let _ = table(out, &HEADERS, &rows);
+        let _ = writeln!(out, "<ol id=\"explain-findings\">");
+        for c in s.culprits.iter().take(SHOWN) {
+            let mut item = escape(&finding(e, c));
+            if let Some(k) = &c.confirmation {
+                item += &format!("<br/>{}", escape(&confirmation(e, k)));
+            }
+            let _ = writeln!(out, "<li>{item}</li>");
+        }
+        let _ = writeln!(out, "</ol>");
+        if s.culprits.len() > SHOWN {
+            let _ = writeln!(
+                out,
+                "<p class=\"note\">… and {} more culprits (all in explain --format json).</p>",
+                s.culprits.len() - SHOWN
+            );
+        }
+    }
+    plots(out, e);
+    for w in &e.warnings {
+        let _ = writeln!(out, "<p class=\"warning\">{}</p>", escape(w));
+    }
+    let _ = writeln!(out, "</section>");
+}
+
+/// One culprit's row of the table.
+fn row(e: &Explanation, rank: usize, c: &Suspect) -> Vec<String> {
+    let confirmed = match &c.confirmation {
+        Some(k) => {
+            let ci = match &k.ci {
+                Some(ci) => format!("{} to {}", sig(ci.lower, 4), sig(ci.upper, 4)),
+                None => "unbounded".to_string(),
+            };
+            format!(
+                "ratio {} (95 % CI {ci}), {}: {}",
+                sig(k.ratio, 4),
+                k.verdict.word(),
+                if k.confirmed {
+                    "confirmed"
+                } else {
+                    "not confirmed"
+                }
+            )
+        }
+        None => "not run".to_string(),
+    };
+    vec![
+        rank.to_string(),
+        demangle(&c.function),
+        x_label(c.feature, &e.cache),
+        signed_percent(c.effect),
+        percent(c.share, 2),
+        sig(c.q, 2),
+        confirmed,
+        c.suggestion.clone().unwrap_or_default(),
+    ]
+}
+
+/// One figure per plotted culprit.
+fn plots(out: &mut String, e: &Explanation) {
+    if e.plots.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "<h3 id=\"explain-plots\">The binaries' means against each culprit's feature</h3><p class=\"note\">One circle per binary (its mean, with the 95 % interval over its executions when it has several); squares: the confirmation's pairs, the seed as built (blue) and its relink with only the function moved (orange), joined by a line.</p><div class=\"plots\">"
+    );
+    for p in &e.plots {
+        let title = format!(
+            "{}: {}",
+            demangle(&p.function),
+            x_label(p.feature, &e.cache)
+        );
+        let _ = writeln!(
+            out,
+            "<figure data-function=\"{}\">{}<figcaption class=\"note\">{} binaries{}</figcaption></figure>",
+            escape(&p.function),
+            feature_scatter(&title, p),
+            p.points.len(),
+            if p.pairs.is_empty() {
+                String::new()
+            } else {
+                format!("; {} confirmation pairs", p.pairs.len())
+            }
+        );
+    }
+    let _ = writeln!(out, "</div>");
+}
