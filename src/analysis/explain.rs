@@ -58,7 +58,8 @@ pub struct LayoutUnit {
     pub binary: String,
     /// Mean of the metric over its live iterations.
     pub mean: f64,
-    /// The 95 % interval of that mean over the binary's executions; `None` with one.
+    /// The 95 % interval of that mean over the binary's executions (on the log scale for a
+    /// positive metric, so it stays positive); `None` with one.
     pub ci: Option<Interval>,
     /// Its functions (from its ELF).
     pub functions: Vec<Function>,

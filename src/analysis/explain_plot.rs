@@ -19,7 +19,8 @@ pub struct FeaturePoint {
     /// The binary's mean, in the plot's unit (y).
     pub mean: f64,
     /// The 95 % t interval of the mean over the binary's executions (K&J eq. 4 at the
-    /// execution level), in the plot's unit; `None` with a single execution.
+    /// execution level; on the log scale for a positive metric, so it stays positive), in
+    /// the plot's unit; `None` with a single execution.
     pub ci: Option<Interval>,
 }
 

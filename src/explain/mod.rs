@@ -144,11 +144,21 @@ fn store(dir: &Path, e: &Explanation) -> Result<()> {
 /// execution level); `None` with fewer than two executions.
 fn execution_interval(b: &crate::analysis::report::series::BinaryData) -> Option<Interval> {
     let means = b.execution_means();
-    let ci = crate::stats::sample::mean_interval(&means, 0.95).ok()?;
-    (ci.low.is_finite() && ci.high.is_finite()).then_some(Interval {
-        lower: ci.low,
-        upper: ci.high,
-    })
+    // A positive metric's interval is taken on the log scale and mapped back, so that it
+    // stays above zero with few, noisy executions (a plain t interval would not).
+    let positive = means.iter().all(|&m| m > 0.0);
+    let scaled: Vec<f64> = if positive {
+        means.iter().map(|m| m.ln()).collect()
+    } else {
+        means
+    };
+    let ci = crate::stats::sample::mean_interval(&scaled, 0.95).ok()?;
+    let (lower, upper) = if positive {
+        (ci.low.exp(), ci.high.exp())
+    } else {
+        (ci.low, ci.high)
+    };
+    (lower.is_finite() && upper.is_finite()).then_some(Interval { lower, upper })
 }
 
 /// Confirms the strongest culprits ([`confirm::suspects`]) and files each answer with its
