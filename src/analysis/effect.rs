@@ -119,7 +119,8 @@ impl Effect {
                 ci: None,
                 verdict: EffectVerdict::Unbounded,
                 words: format!(
-                    "ratio {ratio:.4}, cannot tell how precisely: its {} interval reaches {} (at or below zero, impossible for a ratio of positive quantities)",
+                    "ratio {}, cannot tell how precisely: its {} interval reaches {} (at or below zero, impossible for a ratio of positive quantities)",
+                    super::numfmt::ratio(ratio),
                     level(confidence),
                     super::numfmt::sig(low, 3)
                 ),
@@ -132,7 +133,8 @@ impl Effect {
                 verdict: EffectVerdict::Unbounded,
                 words: if ratio.is_finite() {
                     format!(
-                        "ratio {ratio:.4}, with no bounded {} interval",
+                        "ratio {}, with no bounded {} interval",
+                        super::numfmt::ratio(ratio),
                         level(confidence)
                     )
                 } else {
