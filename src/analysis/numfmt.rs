@@ -81,9 +81,10 @@ pub fn ratio_bounds(lower: f64, upper: f64) -> (String, String) {
     distinct(lower, upper, 4, fixed)
 }
 
-/// A test statistic (F, t, W) with three significant digits, grouped: `21.6`, `13,801`.
+/// A test statistic (F, t, W) to three significant digits, grouped: `21.6`, `13,800`,
+/// `12,900,000` (an F of 12904450.3 is not known to its last digits).
 pub fn statistic(x: f64) -> String {
-    sig(x, 3)
+    sig(round_sig(x, 3), 3)
 }
 
 /// Number of decimals that shows `x` to `digits` significant digits (0 for large `x`).
@@ -427,7 +428,8 @@ mod tests {
             ratio_bounds(0.99992, 0.99994),
             ("0.99992".into(), "0.99994".into())
         );
-        assert_eq!(statistic(13_800.59), "13,801");
+        assert_eq!(statistic(13_800.59), "13,800");
+        assert_eq!(statistic(12_904_450.3), "12,900,000");
         assert_eq!(statistic(0.85), "0.850");
     }
 
