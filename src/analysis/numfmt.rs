@@ -253,12 +253,6 @@ fn distinct(
     }
 }
 
-/// The bounds of an interval of a quantity, both in the unit chosen for the larger bound,
-/// with enough significant digits that they print differently.
-pub fn quantity_bounds(lower: f64, upper: f64, unit: &str) -> (String, String) {
-    Scale::for_values(unit, lower.abs().max(upper.abs())).bounds(lower, upper)
-}
-
 /// An estimate with its confidence interval, rounded to the interval's precision (two
 /// significant digits of the half-width), e.g. `12.34 ms (95 % CI 12.10 to 12.58 ms)`.
 pub fn estimate(mean: f64, lower: f64, upper: f64, unit: &str, confidence: f64) -> String {
@@ -484,7 +478,7 @@ mod tests {
         let (a, b) = percent_bounds(0.03412, 0.03418, 2);
         assert_ne!(a, b);
         assert_eq!((a.as_str(), b.as_str()), ("3.41 %", "3.42 %"));
-        let (a, b) = quantity_bounds(1.234_51e9, 1.234_53e9, "ns");
+        let (a, b) = Scale::for_values("ns", 1.2345e9).bounds(1.234_51e9, 1.234_53e9);
         assert_eq!((a.as_str(), b.as_str()), ("1.23451 s", "1.23453 s"));
         // Equal bounds stay equal (a tie), at the usual digits.
         assert_eq!(percent_bounds(0.02, 0.02, 2).0, "2.0 %");

@@ -15,6 +15,7 @@
 
 pub use crate::files::stopping::{Growth, GrowthLog, Round, STOPPING_FILE};
 
+use crate::analysis::numfmt::percent;
 use crate::analysis::sequential::{Reason, Sequential};
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
 
@@ -30,8 +31,8 @@ impl GrowthLog {
             rounds: Vec::new(),
             outcome: None,
             caveat: format!(
-                "The number of randomised binaries was not fixed in advance: binaries were added in rounds, with a look after each binary from the {MIN_BINARIES}th, until the {level} confidence sequence's relative half-width was at most {:.2} % (at most {} binaries). The sequence holds at every look at once, so the look at which the experiment stopped (optional stopping) keeps its {level} level; the report's fixed-sample intervals (Kalibera & Jones eq. 4) beside it do not have that guarantee under such a stop and are approximate.",
-                rule.target * 100.0,
+                "The number of randomised binaries was not fixed in advance: binaries were added in rounds, with a look after each binary from the {MIN_BINARIES}th, until the {level} confidence sequence's relative half-width was at most {} (at most {} binaries). The sequence holds at every look at once, so the look at which the experiment stopped (optional stopping) keeps its {level} level; the report's fixed-sample intervals (Kalibera & Jones eq. 4) beside it do not have that guarantee under such a stop and are approximate.",
+                percent(rule.target, 3),
                 rule.max_binaries,
                 level = crate::analysis::numfmt::level(rule.confidence),
             ),
@@ -133,8 +134,8 @@ impl GrowthLog {
         };
         match self.outcome.as_deref() {
             Some("target_met") => format!(
-                "target precision met: the {what} reached {:.2} % with at most {n} binaries after {} round(s) (now {width})",
-                self.rule.target * 100.0,
+                "target precision met: the {what} reached {} with at most {n} binaries after {} round(s) (now {width})",
+                percent(self.rule.target, 3),
                 self.rounds.len()
             ),
             Some("verdict_reached") => format!(
@@ -142,8 +143,8 @@ impl GrowthLog {
                 self.rounds.len()
             ),
             Some("max_reached") => format!(
-                "target precision NOT met: {what} {width} with the maximum of {n} binaries (target {:.2} %)",
-                self.rule.target * 100.0
+                "target precision NOT met: {what} {width} with the maximum of {n} binaries (target {})",
+                percent(self.rule.target, 3)
             ),
             Some(_) => format!("stopped: the interval is not computable with {n} binaries"),
             None => format!("growing: {n} binaries so far, {what} {width}"),
@@ -170,12 +171,10 @@ fn projected(rule: &Growth, binaries: u32, h: f64) -> u32 {
     }
 }
 
-/// A share as a percentage with two decimals, or "not computable".
+/// A share as a percentage with three significant digits (the project's one formatter),
+/// or "not computable".
 pub fn fmt_share(share: Option<f64>) -> String {
-    match share {
-        Some(h) => format!("{:.2} %", h * 100.0),
-        None => "not computable".to_string(),
-    }
+    share.map_or_else(|| "not computable".to_string(), |h| percent(h, 3))
 }
 
 #[cfg(test)]
