@@ -118,8 +118,8 @@ impl Comparison {
     pub fn mann_whitney_words(&self, top_name: &str) -> Option<String> {
         self.mann_whitney.map(|mw| {
             format!(
-                "on the {top_name} means: P(new > base) = {:.3}, {} ({})",
-                mw.prob_superiority,
+                "on the {top_name} means: P(new > base) = {}, {} ({})",
+                super::numfmt::fixed(mw.prob_superiority, 3),
                 p_value(mw.p),
                 match mw.method {
                     crate::stats::mann_whitney::PMethod::Exact => "exact",
@@ -133,10 +133,9 @@ impl Comparison {
     /// studentized, 10000 resamples of the binaries)", when `--bootstrap` asked for it.
     pub fn bootstrap_words(&self) -> Option<String> {
         self.pair.bootstrap.as_ref().map(|b| {
+            let (lower, upper) = super::numfmt::ratio_bounds(b.ci.lower, b.ci.upper);
             format!(
-                "new/base {:.4} … {:.4} ({} studentized, {} resamples of the binaries{})",
-                b.ci.lower,
-                b.ci.upper,
+                "new/base {lower} … {upper} ({} studentized, {} resamples of the binaries{})",
                 super::numfmt::level(self.confidence),
                 b.resamples,
                 if b.paired {

@@ -77,12 +77,17 @@ impl EffectVerdict {
 /// ("no significant difference" is the verdict `inconclusive`), so that the `direction` of
 /// a comparison is `faster`/`slower` (times) or `lower`/`higher`, else the verdict's word.
 pub fn wire_word<S: serde::Serializer>(word: &&'static str, s: S) -> Result<S::Ok, S::Error> {
-    let inconclusive = EffectVerdict::Inconclusive.word("", "");
-    s.serialize_str(if *word == inconclusive {
+    s.serialize_str(wire(word))
+}
+
+/// A word of [`EffectVerdict::word`] as the machine formats (JSON, CSV) write it; see
+/// [`wire_word`].
+pub fn wire(word: &'static str) -> &'static str {
+    if word == EffectVerdict::Inconclusive.word("", "") {
         "inconclusive"
     } else {
         word
-    })
+    }
 }
 
 /// A ratio effect with its interval, its verdict and its words.
@@ -119,7 +124,8 @@ impl Effect {
                 ci: None,
                 verdict: EffectVerdict::Unbounded,
                 words: format!(
-                    "ratio {ratio:.4}, cannot tell how precisely: its {} interval reaches {} (at or below zero, impossible for a ratio of positive quantities)",
+                    "ratio {}, cannot tell how precisely: its {} interval reaches {} (at or below zero, impossible for a ratio of positive quantities)",
+                    super::numfmt::ratio(ratio),
                     level(confidence),
                     super::numfmt::sig(low, 3)
                 ),
@@ -132,7 +138,8 @@ impl Effect {
                 verdict: EffectVerdict::Unbounded,
                 words: if ratio.is_finite() {
                     format!(
-                        "ratio {ratio:.4}, with no bounded {} interval",
+                        "ratio {}, with no bounded {} interval",
+                        super::numfmt::ratio(ratio),
                         level(confidence)
                     )
                 } else {

@@ -1,8 +1,17 @@
-//! Numbers as a careful statistician writes them: a sensible number of significant digits,
-//! units scaled to a readable size, estimates rounded to the precision their interval
-//! supports, p-values that never read "0".
+//! Numbers as a careful statistician writes them, and the one place in the project where a
+//! number becomes text for a reader (text, Markdown, HTML; JSON and CSV keep raw numbers):
+//! a sensible number of significant digits, digits grouped by threes with a comma
+//! (`106,456,002`), no exponent (`1.26e12`), units scaled to a readable size and shared by a
+//! heading and the values under it, estimates rounded to the precision their interval
+//! supports, p-values in one style (`p = 0.0022`, `p < 0.0001`), percentages in one style
+//! (`10.7 %`), interval bounds that print differently when they differ.
 
-/// `x` with `digits` significant digits, without an exponent for ordinary magnitudes.
+/// Magnitudes (powers of ten) written in plain digits; beyond them (never a measured
+/// quantity: an overflow or a degenerate statistic) an exponent is the honest form.
+const PLAIN_MAGNITUDES: std::ops::RangeInclusive<i32> = -12..=18;
+
+/// `x` with `digits` significant digits in plain, grouped digits (`12,346`, `0.0031`): every
+/// digit before the decimal point is shown, so a large number is never rounded to zeros.
 pub fn sig(x: f64, digits: usize) -> String {
     if !x.is_finite() {
         return if x.is_nan() {
@@ -17,22 +26,65 @@ pub fn sig(x: f64, digits: usize) -> String {
         return "0".into();
     }
     let magnitude = x.abs().log10().floor() as i32;
-    if !(-4..=9).contains(&magnitude) {
+    if !PLAIN_MAGNITUDES.contains(&magnitude) {
         return format!("{:.*e}", digits.saturating_sub(1), x);
     }
-    let decimals = (digits as i32 - 1 - magnitude).max(0) as usize;
-    format!("{x:.decimals$}")
+    fixed(x, decimals_for(x, digits))
 }
 
-/// `x` with `digits` significant digits, in exponent form (`2.29e9`) when it is large or
-/// small enough that plain digits would be hard to read (variances in ns², say).
-pub fn compact(x: f64, digits: usize) -> String {
-    let a = x.abs();
-    if x != 0.0 && a.is_finite() && !(1e-3..1e6).contains(&a) {
-        format!("{:.*e}", digits.saturating_sub(1), x)
-    } else {
-        sig(x, digits)
+/// `x` with exactly `decimals` decimals, its integer part grouped by threes with commas.
+pub fn fixed(x: f64, decimals: usize) -> String {
+    group_digits(&format!("{x:.decimals$}"))
+}
+
+/// Commas between groups of three digits of the integer part of a plain decimal number
+/// (`-106456002.25` → `-106,456,002.25`); the sign and the fraction are kept as they are.
+fn group_digits(text: &str) -> String {
+    let (sign, rest) = match text.strip_prefix('-') {
+        Some(r) => ("-", r),
+        None => ("", text),
+    };
+    let (int, frac) = rest.split_at(rest.find('.').unwrap_or(rest.len()));
+    if !int.bytes().all(|b| b.is_ascii_digit()) {
+        return text.to_string();
     }
+    let mut grouped = String::with_capacity(int.len() + int.len() / 3);
+    for (i, c) in int.chars().enumerate() {
+        if i > 0 && (int.len() - i) % 3 == 0 {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    format!("{sign}{grouped}{frac}")
+}
+
+/// `x` rounded to `digits` significant digits, also left of the decimal point (a variance
+/// of a count is known to 3 digits, not to its 13: `1,260,000,000,000`).
+fn round_sig(x: f64, digits: usize) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let magnitude = x.abs().log10().floor() as i32;
+    let unit = 10f64.powi(magnitude + 1 - digits as i32);
+    (x / unit).round() * unit
+}
+
+/// A ratio of two means (new/base), to four decimals (a hundredth of a percent of change)
+/// so that every ratio and bound lines up and reads against 1.
+pub fn ratio(x: f64) -> String {
+    fixed(x, 4)
+}
+
+/// The bounds of a ratio's interval as [`ratio`] writes them, with more decimals when
+/// needed for them to print differently (`0.99994 to 0.99996`, never `0.9999 to 0.9999`).
+pub fn ratio_bounds(lower: f64, upper: f64) -> (String, String) {
+    distinct(lower, upper, 4, fixed)
+}
+
+/// A test statistic (F, t, W) to three significant digits, grouped: `21.6`, `13,800`,
+/// `12,900,000` (an F of 12904450.3 is not known to its last digits).
+pub fn statistic(x: f64) -> String {
+    sig(round_sig(x, 3), 3)
 }
 
 /// Number of decimals that shows `x` to `digits` significant digits (0 for large `x`).
@@ -47,45 +99,136 @@ fn decimals_for(x: f64, digits: usize) -> usize {
 /// A time in nanoseconds (or another unit) scaled to a readable unit: returns the factor to
 /// divide by and the unit's name. Non-time units are left as they are.
 pub fn scale_for(unit: &str, typical: f64) -> (f64, String) {
-    // A plain count (cachegrind misses) needs no unit after the number.
-    if unit == "count" {
-        return (1.0, String::new());
-    }
-    let Some(ns_per) = crate::units::seconds_per(unit).map(|s| s * 1e9) else {
-        return (1.0, unit.to_string());
-    };
-    let ns = typical.abs() * ns_per;
-    let (factor, name) = if ns >= 1e9 {
-        (1e9, "s")
-    } else if ns >= 1e6 {
-        (1e6, "ms")
-    } else if ns >= 1e3 {
-        (1e3, "µs")
-    } else {
-        (1.0, "ns")
-    };
-    (factor / ns_per, name.to_string())
+    let s = Scale::for_values(unit, typical);
+    (s.factor, s.name)
 }
 
-/// `value` in `unit`, scaled and with 4 significant digits, e.g. `12.35 ms` or `8794334 count`.
+/// The unit numbers are printed in, chosen once from a typical value (a series' mean) so
+/// that a heading and every value under it agree: `wall (s)` over `7.23 s`, never over
+/// `980 ms`. Variances are printed in its square.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scale {
+    /// Values in the stored unit are divided by it.
+    pub factor: f64,
+    /// The printed unit's name; empty for a plain count.
+    pub name: String,
+}
+
+impl Scale {
+    /// The readable unit for values of about `typical` in `unit`: times scaled to ns, µs,
+    /// ms or s; other units kept; plain counts unitless.
+    pub fn for_values(unit: &str, typical: f64) -> Scale {
+        // A plain count (cachegrind misses) needs no unit after the number.
+        if unit == "count" {
+            return Scale {
+                factor: 1.0,
+                name: String::new(),
+            };
+        }
+        let Some(ns_per) = crate::units::seconds_per(unit).map(|s| s * 1e9) else {
+            return Scale {
+                factor: 1.0,
+                name: unit.to_string(),
+            };
+        };
+        let ns = typical.abs() * ns_per;
+        let (factor, name) = if ns >= 1e9 {
+            (1e9, "s")
+        } else if ns >= 1e6 {
+            (1e6, "ms")
+        } else if ns >= 1e3 {
+            (1e3, "µs")
+        } else {
+            (1.0, "ns")
+        };
+        Scale {
+            factor: factor / ns_per,
+            name: name.to_string(),
+        }
+    }
+
+    /// ` ms`, or nothing for a count.
+    fn suffix(&self) -> String {
+        if self.name.is_empty() {
+            String::new()
+        } else {
+            format!(" {}", self.name)
+        }
+    }
+
+    /// `value` in this unit with `digits` significant digits (every integer digit of a
+    /// whole number kept: `106,456,002`), e.g. `12.35 ms`.
+    pub fn quantity_digits(&self, value: f64, digits: usize) -> String {
+        let v = value / self.factor;
+        let text = if v.abs() >= 1e4 && v.fract() == 0.0 && v.abs() < 1e15 {
+            fixed(v, 0)
+        } else {
+            sig(v, digits)
+        };
+        format!("{text}{}", self.suffix())
+    }
+
+    /// `value` in this unit with 4 significant digits.
+    pub fn quantity(&self, value: f64) -> String {
+        self.quantity_digits(value, 4)
+    }
+
+    /// The bounds of an interval in this unit, with enough significant digits that they
+    /// print differently.
+    pub fn bounds(&self, lower: f64, upper: f64) -> (String, String) {
+        distinct(lower, upper, 4, |x, d| self.quantity_digits(x, d))
+    }
+
+    /// A variance (in the stored unit squared) in the square of this unit, 3 significant
+    /// digits, no exponent: `0.00436 s²`, `1,258,273,645,123` for a count. A value within
+    /// `noise` of zero (rounding of a difference of large sums) is printed as 0, never as
+    /// `-4.55e-13 KiB²`.
+    pub fn variance(&self, v: f64, noise: f64) -> String {
+        let v = if v.abs() <= noise { 0.0 } else { v };
+        let unit2 = if self.name.is_empty() {
+            String::new()
+        } else {
+            format!(" {}²", self.name)
+        };
+        format!(
+            "{}{unit2}",
+            sig(round_sig(v / (self.factor * self.factor), 3), 3)
+        )
+    }
+
+    /// An estimate with its confidence interval, in this unit and rounded to the interval's
+    /// precision (two significant digits of the half-width), e.g. `12.34 ms (95 % CI 12.10
+    /// to 12.58 ms)`.
+    pub fn estimate(&self, mean: f64, lower: f64, upper: f64, confidence: f64) -> String {
+        let f = self.factor;
+        let half = ((upper - lower) / 2.0 / f).abs();
+        let mut decimals = if half > 0.0 {
+            decimals_for(half, 2)
+        } else {
+            decimals_for(mean / f, 6)
+        };
+        // Bounds that differ print differently.
+        while lower != upper
+            && fixed(lower / f, decimals) == fixed(upper / f, decimals)
+            && decimals < 12
+        {
+            decimals += 1;
+        }
+        let u = self.suffix();
+        format!(
+            "{}{u} ({} CI {} to {}{u})",
+            fixed(mean / f, decimals),
+            level(confidence),
+            fixed(lower / f, decimals),
+            fixed(upper / f, decimals),
+        )
+    }
+}
+
+/// `value` in `unit`, scaled and with 4 significant digits, e.g. `12.35 ms` or `8,794,334`
+/// (a count).
 pub fn quantity(value: f64, unit: &str) -> String {
-    quantity_digits(value, unit, 4)
-}
-
-/// [`quantity`] with `digits` significant digits.
-fn quantity_digits(value: f64, unit: &str, digits: usize) -> String {
-    let (f, u) = scale_for(unit, value);
-    let v = value / f;
-    let text = if v.abs() >= 1e4 && v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{v:.0}")
-    } else {
-        sig(v, digits)
-    };
-    if u.is_empty() {
-        text
-    } else {
-        format!("{text} {u}")
-    }
+    Scale::for_values(unit, value).quantity(value)
 }
 
 /// The most digits [`distinct`] adds to tell two bounds apart.
@@ -110,35 +253,10 @@ fn distinct(
     }
 }
 
-/// The bounds of an interval of a quantity, as [`quantity`] writes them, with enough
-/// significant digits that they print differently.
-pub fn quantity_bounds(lower: f64, upper: f64, unit: &str) -> (String, String) {
-    distinct(lower, upper, 4, |x, d| quantity_digits(x, unit, d))
-}
-
 /// An estimate with its confidence interval, rounded to the interval's precision (two
 /// significant digits of the half-width), e.g. `12.34 ms (95 % CI 12.10 to 12.58 ms)`.
 pub fn estimate(mean: f64, lower: f64, upper: f64, unit: &str, confidence: f64) -> String {
-    let (f, u) = scale_for(unit, mean);
-    let half = ((upper - lower) / 2.0 / f).abs();
-    let decimals = if half > 0.0 {
-        decimals_for(half, 2)
-    } else {
-        decimals_for(mean / f, 6)
-    };
-    let unit_suffix = if u.is_empty() {
-        String::new()
-    } else {
-        format!(" {u}")
-    };
-    format!(
-        "{:.d$}{unit_suffix} ({} CI {:.d$} to {:.d$}{unit_suffix})",
-        mean / f,
-        level(confidence),
-        lower / f,
-        upper / f,
-        d = decimals
-    )
+    Scale::for_values(unit, mean).estimate(mean, lower, upper, confidence)
 }
 
 /// A share as a percentage with about `digits` significant digits, e.g. `3.3 %`.
@@ -160,7 +278,7 @@ fn percent_extra(share: f64, digits: usize, extra: usize) -> String {
     } else {
         decimals_for(p, digits).clamp(1, 4)
     } + extra;
-    format!("{p:.d$} %")
+    format!("{} %", fixed(p, d))
 }
 
 /// Two shares as [`percent`] writes them, with more decimals when needed for them to print
@@ -263,24 +381,62 @@ mod tests {
     fn significant_digits() {
         assert_eq!(sig(1.23456, 3), "1.23");
         assert_eq!(sig(0.0031416, 2), "0.0031");
-        assert_eq!(sig(12345.6, 3), "12346");
+        assert_eq!(sig(12345.6, 3), "12,346");
+        assert_eq!(sig(-106_456_002.0, 4), "-106,456,002");
+        assert_eq!(sig(999.96, 3), "1,000");
         assert_eq!(sig(f64::INFINITY, 3), "∞");
         assert_eq!(sig(0.0, 3), "0");
     }
 
     #[test]
-    fn compact_uses_exponents_for_extremes() {
-        assert_eq!(compact(2_286_534_738.0, 3), "2.29e9");
-        assert_eq!(compact(-0.000_123, 2), "-1.2e-4");
-        assert_eq!(compact(123.456, 3), "123");
+    fn no_exponent_for_any_measured_magnitude() {
+        // Issue 24: "1.26e12" in a table of variances, "5.70e-4 s²".
+        assert_eq!(sig(1.258_273_645_123e12, 3), "1,258,273,645,123");
+        assert_eq!(sig(-0.000_123, 2), "-0.00012");
+        assert_eq!(sig(5.7e-4, 3), "0.000570");
+        assert_eq!(sig(1e-300, 2), "1.0e-300");
+        assert_eq!(fixed(1234.5, 1), "1,234.5");
+        assert_eq!(fixed(-999.0, 0), "-999");
+        assert_eq!(fixed(-1000.0, 0), "-1,000");
+    }
+
+    #[test]
+    fn variances_in_the_heading_unit_squared_and_noise_as_zero() {
+        let s = Scale::for_values("ns", 7.2e9);
+        assert_eq!(s.variance(4.36e15, 0.0), "0.00436 s²");
+        assert_eq!(s.variance(-4.55e-13, 1e-9), "0 s²");
+        let count = Scale::for_values("count", 1e8);
+        assert_eq!(
+            count.variance(1_256_866_835_066.0, 0.0),
+            "1,260,000,000,000"
+        );
+        assert_eq!(count.variance(57_389_106_218.0, 0.0), "57,400,000,000");
+        // The values under a heading in seconds stay in seconds.
+        assert_eq!(s.quantity(9.8e8), "0.9800 s");
+    }
+
+    #[test]
+    fn ratios_and_their_bounds() {
+        assert_eq!(ratio(0.89854), "0.8985");
+        assert_eq!(
+            ratio_bounds(0.99992, 0.99994),
+            ("0.99992".into(), "0.99994".into())
+        );
+        assert_eq!(statistic(13_800.59), "13,800");
+        assert_eq!(statistic(12_904_450.3), "12,900,000");
+        assert_eq!(statistic(0.85), "0.850");
     }
 
     #[test]
     fn times_are_scaled() {
         assert_eq!(quantity(12_345_678.0, "ns"), "12.35 ms");
         assert_eq!(quantity(1.5e9, "ns"), "1.500 s");
-        assert_eq!(quantity(8_794_334.0, "count"), "8794334");
-        assert_eq!(quantity(2048.0, "KiB"), "2048 KiB");
+        assert_eq!(quantity(8_794_334.0, "count"), "8,794,334");
+        assert_eq!(quantity(2048.0, "KiB"), "2,048 KiB");
+        assert_eq!(
+            estimate(2_091_470.4, 2_056_245.0, 2_126_695.0, "KiB", 0.95),
+            "2,091,470 KiB (95 % CI 2,056,245 to 2,126,695 KiB)"
+        );
     }
 
     #[test]
@@ -322,7 +478,7 @@ mod tests {
         let (a, b) = percent_bounds(0.03412, 0.03418, 2);
         assert_ne!(a, b);
         assert_eq!((a.as_str(), b.as_str()), ("3.41 %", "3.42 %"));
-        let (a, b) = quantity_bounds(1.234_51e9, 1.234_53e9, "ns");
+        let (a, b) = Scale::for_values("ns", 1.2345e9).bounds(1.234_51e9, 1.234_53e9);
         assert_eq!((a.as_str(), b.as_str()), ("1.23451 s", "1.23453 s"));
         // Equal bounds stay equal (a tie), at the usual digits.
         assert_eq!(percent_bounds(0.02, 0.02, 2).0, "2.0 %");

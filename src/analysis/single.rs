@@ -19,7 +19,7 @@ use crate::stats::hierarchy::Hierarchy;
 use crate::stats::multilevel::{level_variances, mean_ci, optimal_repetitions, OptimalCount};
 use crate::stats::shapiro_wilk::shapiro_wilk;
 
-use super::numfmt::{compact, p_value};
+use super::numfmt::{p_value, sig};
 use super::vocabulary::{check_bootstrap, Thresholds, MIN_TOP_LEVEL_UNITS};
 
 /// Version of the JSON schema of [`Analysis`] (docs/formats.md).
@@ -366,7 +366,7 @@ fn level_rows(
                 "T² of level \"{}\" is {} (≤ 0): the {} add no measurable variance beyond what \
                  the {} already show; repeat them less (Kalibera & Jones §9.2)",
                 l.name,
-                compact(t2, 4),
+                sig(t2, 4),
                 plural(&l.name),
                 plural(&levels[i - 1].name),
             ));

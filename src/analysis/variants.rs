@@ -372,9 +372,9 @@ fn sentence(
             format!("{new} and {base} tie: every measurement has the same value")
         }
         _ => format!(
-            "{new} against {base}: ratio {:.4}, with no bounded interval (the base's mean is \
+            "{new} against {base}: ratio {}, with no bounded interval (the base's mean is \
              not distinguishable from zero); measure more binaries",
-            effect.ratio
+            super::numfmt::ratio(effect.ratio)
         ),
     };
     if let Some(s) = share {

@@ -16,6 +16,7 @@
 
 pub use crate::files::stopping::{Growth, GrowthLog, Round, Watched, STOPPING_FILE};
 
+use crate::analysis::numfmt::percent;
 use crate::analysis::sequential::{Reason, Sequential, REPEATED_T};
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
 
@@ -31,8 +32,8 @@ impl GrowthLog {
             rounds: Vec::new(),
             outcome: None,
             caveat: format!(
-                "The number of randomised binaries was not fixed in advance: binaries were added in rounds, with a look after each binary from the {MIN_BINARIES}th, until the {level} repeated confidence interval's relative half-width was at most {:.2} % or, comparing variants, every comparison's interval reached a verdict (at most {} binaries, fixed in advance). The repeated intervals (Pocock's boundary with Student's t, one level for every look from the {MIN_BINARIES}th to the maximum) hold at every one of those looks at once, so the look at which the experiment stopped (optional stopping) keeps its {level} level; the report's fixed-sample intervals (Kalibera & Jones eq. 4) beside it do not have that guarantee under such a stop and are approximate.",
-                rule.target * 100.0,
+                "The number of randomised binaries was not fixed in advance: binaries were added in rounds, with a look after each binary from the {MIN_BINARIES}th, until the {level} repeated confidence interval's relative half-width was at most {} or, comparing variants, every comparison's interval reached a verdict (at most {} binaries, fixed in advance). The repeated intervals (Pocock's boundary with Student's t, one level for every look from the {MIN_BINARIES}th to the maximum) hold at every one of those looks at once, so the look at which the experiment stopped (optional stopping) keeps its {level} level; the report's fixed-sample intervals (Kalibera & Jones eq. 4) beside it do not have that guarantee under such a stop and are approximate.",
+                percent(rule.target, 3),
                 rule.max_binaries,
                 level = crate::analysis::numfmt::level(rule.confidence),
             ),
@@ -173,8 +174,8 @@ impl GrowthLog {
         };
         match self.outcome.as_deref() {
             Some("target_met") => format!(
-                "target precision met: the {what} reached {:.2} % with at most {n} binaries after {} round(s) (now {width}){}",
-                self.rule.target * 100.0,
+                "target precision met: the {what} reached {} with at most {n} binaries after {} round(s) (now {width}){}",
+                percent(self.rule.target, 3),
                 self.rounds.len(),
                 self.stopped_by_sentence()
             ),
@@ -184,8 +185,8 @@ impl GrowthLog {
                 self.stopped_by_sentence()
             ),
             Some("max_reached") => format!(
-                "target precision NOT met: {what} {width} with the maximum of {n} binaries (target {:.2} %){}",
-                self.rule.target * 100.0,
+                "target precision NOT met: {what} {width} with the maximum of {n} binaries (target {}){}",
+                percent(self.rule.target, 3),
                 self.undecided_sentence()
             ),
             Some(_) => format!("stopped: the interval is not computable with {n} binaries"),
@@ -263,12 +264,10 @@ fn toward_verdict(rule: &Growth, binaries: u32, s: &Sequential) -> Option<u32> {
     Some(projected_to(rule, binaries, h, goal))
 }
 
-/// A share as a percentage with two decimals, or "not computable".
+/// A share as a percentage with three significant digits (the project's one formatter),
+/// or "not computable".
 pub fn fmt_share(share: Option<f64>) -> String {
-    match share {
-        Some(h) => format!("{:.2} %", h * 100.0),
-        None => "not computable".to_string(),
-    }
+    share.map_or_else(|| "not computable".to_string(), |h| percent(h, 3))
 }
 
 #[cfg(test)]

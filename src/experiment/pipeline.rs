@@ -115,10 +115,10 @@ pub fn run_experiment(
         match log.next_count(growth, binaries, &sequences) {
             Some(next) => {
                 crate::diagnostic!(
-                    "layoutrand experiment: repeated interval's relative half-width {} with {binaries} binaries (the widest watched; looked at after each from {}), target {:.2} %: growing to {next} binaries",
+                    "layoutrand experiment: repeated interval's relative half-width {} with {binaries} binaries (the widest watched; looked at after each from {}), target {}: growing to {next} binaries",
                     fmt_share(log.rounds.last().and_then(|r| r.relative_half_width)),
                     crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS,
-                    growth.target * 100.0,
+                    fmt_share(Some(growth.target)),
                 );
                 binaries = next;
             }
@@ -284,8 +284,8 @@ impl Plan {
                     self.binaries = u32::try_from(n).unwrap_or(u32::MAX).max(REAL_SEEDS)
                 }
                 None => crate::diagnostic!(
-                    "layoutrand experiment: warning: the initial experiment says {:.2} % is not reachable with up to 1000 binaries; starting with {} and growing up to the maximum",
-                    t * 100.0,
+                    "layoutrand experiment: warning: the initial experiment says {} is not reachable with up to 1000 binaries; starting with {} and growing up to the maximum",
+                    fmt_share(Some(t)),
                     self.binaries
                 ),
             }
@@ -308,9 +308,9 @@ impl Plan {
         );
         if let Some(g) = &self.growth {
             crate::diagnostic!(
-                "layoutrand experiment: the top level grows until the {:.0} % repeated t interval (valid at every look, one after each binary from 5 to the maximum) has a relative half-width of at most {:.2} % or, comparing variants, every comparison reaches a verdict, up to {} binaries",
-                g.confidence * 100.0,
-                g.target * 100.0,
+                "layoutrand experiment: the top level grows until the {} repeated t interval (valid at every look, one after each binary from 5 to the maximum) has a relative half-width of at most {} or, comparing variants, every comparison reaches a verdict, up to {} binaries",
+                crate::analysis::numfmt::level(g.confidence),
+                fmt_share(Some(g.target)),
                 g.max_binaries
             );
         }

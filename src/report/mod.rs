@@ -12,6 +12,7 @@ pub mod export;
 pub mod render_compare;
 pub mod render_dimension;
 pub mod render_machines;
+pub mod title;
 
 use std::path::Path;
 

@@ -6,12 +6,12 @@ use std::fmt::Write;
 use anyhow::Result;
 
 use crate::analysis::compare::CompareOptions;
-use crate::analysis::numfmt::{estimate, level, quantity};
+use crate::analysis::numfmt::{level, ratio_bounds, Scale};
 use crate::analysis::pair::Basis;
 use crate::analysis::report::compare::{compare_directories, gate_trips, Comparison};
-use crate::analysis::report::series::program_label;
 use crate::analysis::single::BootstrapOptions;
 use crate::analysis::vocabulary::Thresholds;
+use crate::report::title::section_title;
 
 /// `layoutrand compare BASE_DIR NEW_DIR`: the rendered comparison (text, or JSON when
 /// `json`) and the comparisons that fail the gate ([`gate_trips`]). `fail_if_slower` is a share (0.02
@@ -55,20 +55,20 @@ pub fn render_text(c: &Comparison) -> String {
         level(c.confidence)
     );
     for p in &c.programs {
+        // Both sides in one unit, the title's, chosen for the base's mean.
+        let scale = Scale::for_values(&p.unit, p.comparison.base.mean);
         let _ = writeln!(
             out,
-            "\n{} — {} ({})",
-            program_label(&p.program, p.variant.as_deref()),
-            p.metric,
-            p.unit
+            "\n{}",
+            section_title(&p.program, p.variant.as_deref(), &p.metric, &p.unit, &scale)
         );
         for (label, s) in [
             ("base: ", &p.comparison.base),
             ("new:  ", &p.comparison.new),
         ] {
             let shown = match &s.ci {
-                Some(ci) => estimate(s.mean, ci.low, ci.high, &p.unit, c.confidence),
-                None => format!("{} (no interval)", quantity(s.mean, &p.unit)),
+                Some(ci) => scale.estimate(s.mean, ci.low, ci.high, c.confidence),
+                None => format!("{} (no interval)", scale.quantity(s.mean)),
             };
             let _ = writeln!(out, "  {label}{shown} over {} binaries", s.top_units);
         }
@@ -76,10 +76,10 @@ pub fn render_text(c: &Comparison) -> String {
         // Paired, the verdict's interval is in the sentence; eq. 5 is shown beside it, as in
         // the CSV mode, to show how much the pairing gained.
         if let (Basis::Paired, Some(ci)) = (p.comparison.pair.basis, p.comparison.pair.ci) {
+            let (lower, upper) = ratio_bounds(ci.lower, ci.upper);
             let _ = writeln!(
                 out,
-                "  eq. 5 (Fieller, independent sides): new/base {:.4} … {:.4}",
-                ci.lower, ci.upper
+                "  eq. 5 (Fieller, independent sides): new/base {lower} … {upper}"
             );
         }
         // The warnings below may advise these two: show them (JSON has them too).

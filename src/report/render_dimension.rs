@@ -3,11 +3,11 @@
 
 use std::fmt::Write;
 
-use crate::analysis::numfmt::{level, percent, quantity, sig};
+use crate::analysis::numfmt::{level, percent, quantity, sig, Scale};
 use crate::analysis::report::dimension::{
     DimensionReport, MAX_TOP_REPETITIONS, MIN_TOP_REPETITIONS,
 };
-use crate::analysis::report::series::program_label;
+use crate::report::title::section_title;
 
 /// A duration in words: `850 ms`, `12.5 s`, `3.2 min`, `4.1 h`.
 pub fn duration(seconds: f64) -> String {
@@ -31,13 +31,12 @@ pub fn render_text(d: &DimensionReport) -> String {
         level(d.confidence)
     );
     for s in &d.series {
+        let scale = Scale::for_values(&s.unit, s.mean);
         let _ = writeln!(
             out,
-            "\n{} — {} ({}), initial mean {}",
-            program_label(&s.program, s.variant.as_deref()),
-            s.metric,
-            s.unit,
-            quantity(s.mean, &s.unit)
+            "\n{}, initial mean {}",
+            section_title(&s.program, s.variant.as_deref(), &s.metric, &s.unit, &scale),
+            scale.quantity(s.mean)
         );
         let _ = writeln!(
             out,

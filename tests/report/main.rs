@@ -22,6 +22,7 @@ mod host;
 mod html;
 mod html_variants;
 mod json_vocabulary;
+mod number_format;
 mod overflow;
 mod sequential;
 mod store_only;

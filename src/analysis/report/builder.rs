@@ -16,7 +16,7 @@ use super::model::{
 };
 use super::sensitivity::sensitivity;
 use super::shift::shift;
-use crate::analysis::numfmt::{change_parts, level, p_value, percent, quantity, quantity_bounds};
+use crate::analysis::numfmt::{change_parts, level, p_value, percent, Scale};
 use crate::analysis::single::{analyze, interval_use, BootstrapOptions, Dataset, IntervalUse};
 use crate::analysis::variants::{
     compare_variants, PairComparison, VariantData, VariantOptions, DEFAULT_VARIANT_RESAMPLES,
@@ -594,23 +594,25 @@ fn summary(r: &SeriesReport, thresholds: &Thresholds, host_warnings: &[String]) 
     let confidence = thresholds.confidence;
     let mut parts = Vec::new();
     let what = format!("the {} of {}", metric_words(&r.metric), r.program);
+    // Every number of the section in the unit its title names (chosen for the mean).
+    let scale = Scale::for_values(&r.unit, r.mean);
     match (r.ci, r.relative_half_width, &r.interval_note) {
         (_, _, Some(note)) => parts.push(format!(
             "Over random code layouts, {what} averages {}, but {note}.",
-            quantity(r.mean, &r.unit)
+            scale.quantity(r.mean)
         )),
         (Some(ci), Some(rel), None) => {
-            let (lo, hi) = quantity_bounds(ci.lower, ci.upper, &r.unit);
+            let (lo, hi) = scale.bounds(ci.lower, ci.upper);
             parts.push(format!(
                 "Over random code layouts, {what} is {} ± {} ({} CI: {lo} to {hi}).",
-                quantity(r.mean, &r.unit),
+                scale.quantity(r.mean),
                 percent(rel, 2),
                 level(confidence),
             ))
         }
         _ => parts.push(format!(
             "Over random code layouts, {what} averages {}, with too few binaries for an interval.",
-            quantity(r.mean, &r.unit)
+            scale.quantity(r.mean)
         )),
     }
     if r.is_time && !host_warnings.is_empty() {
@@ -702,7 +704,7 @@ fn default_layout_sentence(r: &SeriesReport, thresholds: &Thresholds) -> Option<
     let interval = d
         .prediction_interval
         .map(|pi| {
-            let (lo, hi) = quantity_bounds(pi.lower, pi.upper, &r.unit);
+            let (lo, hi) = Scale::for_values(&r.unit, r.mean).bounds(pi.lower, pi.upper);
             format!(
                 "the {} prediction interval of one random layout's mean ({lo} to {hi}{percentile})",
                 level(pi.confidence)

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::experiment::Experiment;
-use crate::analysis::numfmt::{p_value, percent, quantity};
+use crate::analysis::numfmt::{p_value, percent, Scale};
 use crate::stats::machines::{machine_component, MachineComponent};
 
 /// How the top-level interval treats machines, in words (the same for every series).
@@ -115,9 +115,9 @@ pub fn machine_sections(experiment: &Experiment, confidence: f64) -> Vec<Machine
                 }
                 None => "too few executions per machine to estimate a machine effect".to_string(),
                 Some(c) => format!(
-                    "machines account for {} of the execution-level variance (random effect, F = {:.2} on {} and {} df, {}): they {}",
+                    "machines account for {} of the execution-level variance (random effect, F = {} on {} and {} df, {}): they {}",
                     percent(c.share, 2),
-                    c.f,
+                    crate::analysis::numfmt::statistic(c.f),
                     c.df.0,
                     c.df.1,
                     p_value(c.p),
@@ -159,15 +159,22 @@ impl MachineSeries {
     /// The table rows under [`HEADERS`]: machine, executions, mean, offset (`-` when not
     /// estimated).
     pub fn rows(&self) -> Vec<[String; 4]> {
+        // One unit for the whole table, chosen for the largest mean.
+        let typical = self
+            .machines
+            .iter()
+            .map(|m| m.mean.abs())
+            .fold(0.0, f64::max);
+        let scale = Scale::for_values(&self.unit, typical);
         self.machines
             .iter()
             .map(|m| {
                 [
                     m.machine.clone(),
                     m.executions.to_string(),
-                    quantity(m.mean, &self.unit),
+                    scale.quantity(m.mean),
                     if m.offset.is_finite() {
-                        quantity(m.offset, &self.unit)
+                        scale.quantity(m.offset)
                     } else {
                         "-".to_string()
                     },

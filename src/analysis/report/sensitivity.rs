@@ -4,7 +4,7 @@
 
 use super::experiment::Series;
 use super::model::{Interval, Level, Sensitivity, Verdict};
-use crate::analysis::numfmt::{compact, level, p_value, percent};
+use crate::analysis::numfmt::{level, p_value, percent, statistic};
 use crate::analysis::vocabulary::Thresholds;
 use crate::stats::sample::sd_interval;
 
@@ -172,7 +172,7 @@ fn f_words(anova: &crate::stats::anova::RandomEffectsAnova) -> String {
             "F({}, {}) = {}, {}",
             anova.df_between,
             anova.df_within,
-            compact(anova.f, 3),
+            statistic(anova.f),
             p_value(anova.p)
         )
     } else {

@@ -12,7 +12,7 @@
 //!    "biased" are said only when the default falls outside it.
 
 use crate::analysis::effect::{Effect, EffectVerdict};
-use crate::analysis::numfmt::{level, p_value, percent, quantity_bounds};
+use crate::analysis::numfmt::{level, p_value, percent, ratio as fmt_ratio, Scale};
 use crate::analysis::vocabulary::Thresholds;
 use crate::stats::fieller::ratio_ci;
 use crate::stats::sample::{mean, prediction_interval, variance, MeanInterval};
@@ -118,23 +118,23 @@ pub fn shift(
         EffectVerdict::Lower | EffectVerdict::Higher => (
             Verdict::Detected,
             format!(
-                "the default layout differs from the mean over random layouts: it is {words}{what} than the average random layout (ratio {:.4}, Fieller interval). This is true of any single layout when layouts matter; whether the default is unusual among layouts is answered under Default layout.{rank}{one_execution}",
-                ratio.estimate
+                "the default layout differs from the mean over random layouts: it is {words}{what} than the average random layout (ratio {}, Fieller interval). This is true of any single layout when layouts matter; whether the default is unusual among layouts is answered under Default layout.{rank}{one_execution}",
+                fmt_ratio(ratio.estimate)
             ),
         ),
         EffectVerdict::Negligible => (
             Verdict::Negligible,
             format!(
-                "a negligible shift: the default layout is {words}{what} than the average random layout (ratio {:.4}, Fieller interval); {}.{rank}{one_execution}",
-                ratio.estimate,
+                "a negligible shift: the default layout is {words}{what} than the average random layout (ratio {}, Fieller interval); {}.{rank}{one_execution}",
+                fmt_ratio(ratio.estimate),
                 effect.qualifier(thresholds)
             ),
         ),
         EffectVerdict::Equivalent | EffectVerdict::Inconclusive => (
             Verdict::NotDetected,
             format!(
-                "no consistent shift: the default layout is {words}{what} than the average random layout (ratio {:.4}, Fieller interval), an interval that includes no difference.{rank}{one_execution}",
-                ratio.estimate
+                "no consistent shift: the default layout is {words}{what} than the average random layout (ratio {}, Fieller interval), an interval that includes no difference.{rank}{one_execution}",
+                fmt_ratio(ratio.estimate)
             ),
         ),
     };
@@ -234,7 +234,9 @@ pub fn default_layout(series: &Series, thresholds: &Thresholds) -> DefaultLayout
         upper: from_scale(pi.high),
         confidence,
     };
-    let (lo, hi) = quantity_bounds(interval.lower, interval.upper, &series.unit);
+    // In the unit of the series' title, chosen for its mean (the mean of the binaries' means).
+    let (lo, hi) =
+        Scale::for_values(&series.unit, mean(&seed_means)).bounds(interval.lower, interval.upper);
     let scale = if log_scale { ", on the log scale" } else { "" };
     let place = format!(
         "its mean lies {} the {} prediction interval of one random layout's mean ({lo} to {hi}, from {n} random layouts{scale}; {p}); {} of the random layouts' means are below it",

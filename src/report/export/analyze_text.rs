@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::numfmt::{compact, level, p_value};
+use crate::analysis::numfmt::{fixed, level, p_value, sig, statistic};
 use crate::analysis::single::plural;
 use crate::analysis::single::BootstrapCi;
 use crate::analysis::single::{Analysis, LevelJson};
@@ -130,23 +130,23 @@ fn test_lines(out: &mut String, a: &Analysis, top: &LevelJson) {
     if let Some(nw) = &a.normality {
         let _ = writeln!(
             out,
-            "normality   Shapiro–Wilk on the {} {} means: W = {:.4}, {}",
+            "normality   Shapiro–Wilk on the {} {} means: W = {}, {}",
             nw.n,
             top.name,
-            nw.w,
+            statistic(nw.w),
             p_value(nw.p)
         );
     }
     if let Some(an) = &a.anova {
         let _ = writeln!(
             out,
-            "ANOVA       between {}: F({}, {}) = {}, {}; intraclass correlation {:.3}",
+            "ANOVA       between {}: F({}, {}) = {}, {}; intraclass correlation {}",
             plural(&top.name),
             an.df_between,
             an.df_within,
-            fmt_sig(an.f),
+            statistic(an.f),
             p_value(an.p),
-            an.icc
+            fixed(an.icc, 3)
         );
     }
 }
@@ -166,8 +166,7 @@ fn bootstrap_line(b: &BootstrapCi, pct: &str) -> String {
     )
 }
 
-/// A statistic with 4 significant digits, in exponent form when very large or small
-/// (variances in ns²).
+/// A statistic with 4 significant digits, grouped and without exponent (variances in ns²).
 pub(super) fn fmt_sig(x: f64) -> String {
-    compact(x, 4)
+    sig(x, 4)
 }

@@ -6,15 +6,9 @@ use std::fmt::Write as _;
 use super::analyze_text::fmt_sig;
 use crate::analysis::compare::Comparison;
 use crate::analysis::effect::Interval;
-use crate::analysis::numfmt::{level, p_value};
+use crate::analysis::numfmt::{level, p_value, ratio as fmt_ratio, ratio_bounds, sig, statistic};
 use crate::analysis::pair::Basis;
 use crate::analysis::single::plural;
-
-/// A ratio new/base to four decimals (a tenth of a basis point of change), the same for
-/// every ratio and bound so that they line up and read against 1.
-fn fmt_ratio(x: f64) -> String {
-    format!("{x:.4}")
-}
 
 /// The ratio lines: the interval the verdict rests on first, then eq. 5 when it is not the
 /// basis, then the bootstrap.
@@ -22,7 +16,8 @@ fn ratio_lines(out: &mut String, c: &Comparison, top_name: &str, pct: &str) {
     let p = &c.pair;
     let interval = |ci: Option<Interval>| {
         ci.map_or(format!("{pct} CI unbounded"), |ci| {
-            format!("{pct} CI {} … {}", fmt_ratio(ci.lower), fmt_ratio(ci.upper))
+            let (lower, upper) = ratio_bounds(ci.lower, ci.upper);
+            format!("{pct} CI {lower} … {upper}")
         })
     };
     if p.basis == Basis::Paired {
@@ -46,11 +41,10 @@ fn ratio_lines(out: &mut String, c: &Comparison, top_name: &str, pct: &str) {
         }
     );
     if let Some(b) = &p.bootstrap {
+        let (lower, upper) = ratio_bounds(b.ci.lower, b.ci.upper);
         let _ = writeln!(
             out,
-            "bootstrap   {} … {}  ({pct} percentile, {} hierarchical resamples{})",
-            fmt_ratio(b.ci.lower),
-            fmt_ratio(b.ci.upper),
+            "bootstrap   {lower} … {upper}  ({pct} percentile, {} hierarchical resamples{})",
             b.resamples,
             if b.paired {
                 ", pairs drawn jointly"
@@ -88,11 +82,11 @@ pub fn render_comparison(c: &Comparison, top_name: &str) -> String {
     if let Some(w) = &c.welch {
         let _ = writeln!(
             out,
-            "Welch       on the {} means: new − base = {}, t = {:.3}, df = {:.1}, {}",
+            "Welch       on the {} means: new − base = {}, t = {}, df = {}, {}",
             top_name,
             fmt_sig(w.difference),
-            w.t,
-            w.df,
+            statistic(w.t),
+            sig(w.df, 3),
             p_value(w.p)
         );
     }

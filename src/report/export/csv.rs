@@ -1,10 +1,16 @@
-//! One CSV row per program and metric, flat columns, empty cells for "not computable".
+//! One CSV row per program and metric (`kind` `series`), then one per comparison of
+//! variants (`comparison`: each variant against the base; `tukey_pair`: each pair of
+//! Tukey's family): flat columns, raw numbers, empty cells for "not computable" or "not
+//! applicable to this kind of row".
 
 use anyhow::Result;
 
+use super::tables::pair_confidence;
 use super::Exporter;
+use crate::analysis::effect::{wire, EffectVerdict, Interval};
 use crate::analysis::report::experiment::Experiment;
-use crate::analysis::report::model::{Report, Verdict};
+use crate::analysis::report::model::{MultipleComparison, Report, SeriesReport, Verdict};
+use crate::analysis::variants::PairComparison;
 
 /// CSV.
 #[derive(Debug, Clone, Copy)]
@@ -13,8 +19,9 @@ pub struct CsvExporter;
 /// The columns, in order.
 /// `variant` and the bootstrap columns come last so that readers of the first 22 columns
 /// (reports before variants and `--bootstrap`) keep working; the default layout's verdict
-/// and prediction interval were added after them.
-pub const COLUMNS: [&str; 28] = [
+/// and prediction interval were added after them, the comparisons' columns (from `kind`
+/// on) after those.
+pub const COLUMNS: [&str; 36] = [
     "program",
     "metric",
     "unit",
@@ -43,6 +50,14 @@ pub const COLUMNS: [&str; 28] = [
     "default_layout",
     "default_layout_pi_lower",
     "default_layout_pi_upper",
+    "kind",
+    "base",
+    "ratio",
+    "ratio_lower",
+    "ratio_upper",
+    "p_value",
+    "verdict",
+    "direction",
 ];
 
 fn opt(x: Option<f64>) -> String {
@@ -58,45 +73,176 @@ fn verdict(v: Verdict) -> &'static str {
     }
 }
 
+/// An effect's verdict as JSON writes it (`lower`, `inconclusive`, …).
+fn effect_verdict(v: EffectVerdict) -> Result<String> {
+    Ok(serde_json::to_value(v)?
+        .as_str()
+        .unwrap_or_default()
+        .to_string())
+}
+
+/// A row from named cells: every column not named is empty.
+fn row(cells: &[(&str, String)]) -> Vec<String> {
+    COLUMNS
+        .iter()
+        .map(|c| {
+            cells
+                .iter()
+                .find(|(name, _)| name == c)
+                .map_or_else(String::new, |(_, v)| v.clone())
+        })
+        .collect()
+}
+
+/// The row of one series (program, variant and metric).
+fn series_row(s: &SeriesReport, confidence: f64) -> Vec<String> {
+    let level = |name: &str| s.levels.iter().find(|l| l.name == name);
+    let reps = |name: &str| level(name).map_or(1, |l| l.repetitions).to_string();
+    let t = |name: &str| opt(level(name).and_then(|l| l.relative_variation));
+    row(&[
+        ("program", s.program.clone()),
+        ("metric", s.metric.clone()),
+        ("unit", s.unit.clone()),
+        ("confidence", format!("{confidence}")),
+        ("binaries", reps("binary")),
+        ("executions", reps("execution")),
+        ("iterations", reps("iteration")),
+        ("mean", format!("{}", s.mean)),
+        ("ci_lower", opt(s.ci.map(|c| c.lower))),
+        ("ci_upper", opt(s.ci.map(|c| c.upper))),
+        ("relative_half_width", opt(s.relative_half_width)),
+        ("t_iteration", t("iteration")),
+        ("t_execution", t("execution")),
+        ("t_binary", t("binary")),
+        ("anova_f", opt(s.sensitivity.f)),
+        ("anova_p", opt(s.sensitivity.p_value)),
+        ("icc", opt(s.sensitivity.icc)),
+        ("sensitivity", verdict(s.sensitivity.verdict).to_string()),
+        ("shift_ratio", opt(s.shift.ratio)),
+        ("shift_ci_lower", opt(s.shift.ci.map(|c| c.lower))),
+        ("shift_ci_upper", opt(s.shift.ci.map(|c| c.upper))),
+        ("shift", verdict(s.shift.verdict).to_string()),
+        ("variant", s.variant.clone().unwrap_or_default()),
+        ("bootstrap_lower", opt(s.bootstrap.as_ref().map(|b| b.low))),
+        ("bootstrap_upper", opt(s.bootstrap.as_ref().map(|b| b.high))),
+        (
+            "default_layout",
+            verdict(s.default_layout.verdict).to_string(),
+        ),
+        (
+            "default_layout_pi_lower",
+            opt(s.default_layout.prediction_interval.map(|p| p.lower)),
+        ),
+        (
+            "default_layout_pi_upper",
+            opt(s.default_layout.prediction_interval.map(|p| p.upper)),
+        ),
+        ("kind", "series".to_string()),
+    ])
+}
+
+/// The cells every comparison row has: what is compared, the ratio new/base with its
+/// interval at `confidence`, and the verdict in both of JSON's words.
+struct ComparisonCells<'a> {
+    kind: &'static str,
+    program: &'a str,
+    metric: &'a str,
+    new: &'a str,
+    base: &'a str,
+    ratio: f64,
+    ci: Option<Interval>,
+    confidence: f64,
+    p_value: Option<f64>,
+    verdict: EffectVerdict,
+    direction: &'static str,
+}
+
+impl ComparisonCells<'_> {
+    fn row(&self, unit: &str) -> Result<Vec<String>> {
+        Ok(row(&[
+            ("program", self.program.to_string()),
+            ("metric", self.metric.to_string()),
+            ("unit", unit.to_string()),
+            ("confidence", format!("{}", self.confidence)),
+            ("variant", self.new.to_string()),
+            ("kind", self.kind.to_string()),
+            ("base", self.base.to_string()),
+            ("ratio", format!("{}", self.ratio)),
+            ("ratio_lower", opt(self.ci.map(|c| c.lower))),
+            ("ratio_upper", opt(self.ci.map(|c| c.upper))),
+            ("p_value", opt(self.p_value)),
+            ("verdict", effect_verdict(self.verdict)?),
+            ("direction", wire(self.direction).to_string()),
+        ]))
+    }
+}
+
+/// A variant against the base: the ratio and interval the verdict rests on (JSON `effect`),
+/// at the pair's confidence (Bonferroni-adjusted with more than two variants); no p-value
+/// (the verdict is the interval's).
+fn comparison_cells(c: &PairComparison, confidence: f64) -> ComparisonCells<'_> {
+    ComparisonCells {
+        kind: "comparison",
+        program: &c.program,
+        metric: &c.metric,
+        new: &c.new,
+        base: &c.base,
+        ratio: c.pair.effect.ratio,
+        ci: c.pair.effect.ci,
+        confidence: pair_confidence(c, confidence),
+        p_value: None,
+        verdict: c.pair.effect.verdict,
+        direction: c.pair.verdict,
+    }
+}
+
+/// Every pair of Tukey's family: its ratio, simultaneous interval (at the report's
+/// confidence, for the family) and adjusted p-value.
+fn tukey_cells(m: &MultipleComparison, confidence: f64) -> Vec<ComparisonCells<'_>> {
+    m.family
+        .pairs
+        .iter()
+        .map(|p| ComparisonCells {
+            kind: "tukey_pair",
+            program: &m.program,
+            metric: &m.metric,
+            new: &p.new,
+            base: &p.base,
+            ratio: p.ratio,
+            ci: Some(p.ratio_ci),
+            confidence,
+            p_value: Some(p.p_value),
+            verdict: p.effect_verdict,
+            direction: p.verdict,
+        })
+        .collect()
+}
+
 impl Exporter for CsvExporter {
     fn export(&self, report: &Report, _experiment: &Experiment) -> Result<String> {
         let mut w = ::csv::Writer::from_writer(Vec::new());
         w.write_record(COLUMNS)?;
         for s in &report.series {
-            let level = |name: &str| s.levels.iter().find(|l| l.name == name);
-            let reps = |name: &str| level(name).map_or(1, |l| l.repetitions).to_string();
-            let t = |name: &str| opt(level(name).and_then(|l| l.relative_variation));
-            let row = [
-                s.program.clone(),
-                s.metric.clone(),
-                s.unit.clone(),
-                format!("{}", report.confidence),
-                reps("binary"),
-                reps("execution"),
-                reps("iteration"),
-                format!("{}", s.mean),
-                opt(s.ci.map(|c| c.lower)),
-                opt(s.ci.map(|c| c.upper)),
-                opt(s.relative_half_width),
-                t("iteration"),
-                t("execution"),
-                t("binary"),
-                opt(s.sensitivity.f),
-                opt(s.sensitivity.p_value),
-                opt(s.sensitivity.icc),
-                verdict(s.sensitivity.verdict).to_string(),
-                opt(s.shift.ratio),
-                opt(s.shift.ci.map(|c| c.lower)),
-                opt(s.shift.ci.map(|c| c.upper)),
-                verdict(s.shift.verdict).to_string(),
-                s.variant.clone().unwrap_or_default(),
-                opt(s.bootstrap.as_ref().map(|b| b.low)),
-                opt(s.bootstrap.as_ref().map(|b| b.high)),
-                verdict(s.default_layout.verdict).to_string(),
-                opt(s.default_layout.prediction_interval.map(|p| p.lower)),
-                opt(s.default_layout.prediction_interval.map(|p| p.upper)),
-            ];
-            w.write_record(&row)?;
+            w.write_record(series_row(s, report.confidence))?;
+        }
+        let cells = report
+            .comparisons
+            .iter()
+            .map(|c| comparison_cells(c, report.confidence))
+            .chain(
+                report
+                    .multiple
+                    .iter()
+                    .flat_map(|m| tukey_cells(m, report.confidence)),
+            );
+        for c in cells {
+            // The unit of the metric compared, from its series (all variants share it).
+            let unit = report
+                .series
+                .iter()
+                .find(|s| s.program == c.program && s.metric == c.metric)
+                .map_or("", |s| s.unit.as_str());
+            w.write_record(c.row(unit)?)?;
         }
         Ok(String::from_utf8(w.into_inner()?)?)
     }

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::numfmt::sig;
+use crate::analysis::numfmt::{percent, Scale};
 use crate::run::summary::BinarySummary;
 
 /// One line per binary (the variant's name before the binary's, with variants); `-` for a
@@ -12,14 +12,15 @@ pub fn render_run_summary(summary: &[BinarySummary]) -> String {
     let mut out = String::new();
     for s in summary {
         let cv = if s.cv.is_finite() {
-            format!("{:.2}%", 100.0 * s.cv)
+            percent(s.cv, 3)
         } else {
             "-".to_string()
         };
+        // Six significant digits in a readable unit (`7.24410 s`, never `7244099917 ns`).
         let mean = if s.mean.is_finite() {
-            sig(s.mean, 6)
+            Scale::for_values(&s.unit, s.mean).quantity_digits(s.mean, 6)
         } else {
-            "-".to_string()
+            format!("- {}", s.unit)
         };
         let binary = match &s.variant {
             Some(v) => format!("{v} {}", s.binary),
@@ -27,8 +28,8 @@ pub fn render_run_summary(summary: &[BinarySummary]) -> String {
         };
         let _ = writeln!(
             out,
-            "{:<16} {:<12} n={:<4} mean={:<14} {:<6} CV={:<8} failures={}",
-            s.program, binary, s.executions_ok, mean, s.unit, cv, s.failures
+            "{:<16} {:<12} n={:<4} mean={:<17} CV={:<8} failures={}",
+            s.program, binary, s.executions_ok, mean, cv, s.failures
         );
     }
     out
@@ -60,8 +61,13 @@ mod tests {
         ]);
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 2);
-        assert!(lines[0].starts_with("gzip             seed-3       n=5    mean=12345.7"));
-        assert!(lines[0].contains("CV=1.23%") && lines[0].ends_with("failures=1"));
+        assert!(lines[0].starts_with("gzip             seed-3       n=5    mean=12.3457 µs "));
+        assert!(lines[0].contains("CV=1.23 %") && lines[0].ends_with("failures=1"));
+        let large = render_run_summary(&[binary(7_244_099_917.0, 0.1074, None)]);
+        assert!(
+            large.contains("mean=7.24410 s ") && large.contains("CV=10.7 %"),
+            "{large}"
+        );
         assert!(lines[1].contains("O3 seed-3") && lines[1].contains("mean=- "));
         assert!(lines[1].contains("CV=-"), "{}", lines[1]);
     }

@@ -79,84 +79,114 @@ pub struct IntervalRow {
     pub basis: bool,
 }
 
-/// Ratio intervals as horizontal bars on one ratio axis, with the no-change line at 1 and
-/// the negligible band `1 ± negligible` shaded: an interval inside the band is a negligible
-/// change, one crossing the line no detected change.
-pub fn ratio_intervals(
-    title: &str,
-    x_label: &str,
-    rows: &[IntervalRow],
-    negligible: f64,
-) -> String {
-    let mut ends = vec![1.0 - negligible, 1.0 + negligible];
-    for r in rows {
-        ends.push(r.estimate);
-        if let Some((lo, hi)) = r.ci {
-            ends.extend([lo, hi]);
+/// Where a ratio-interval plot draws: the ratio range shown, the margins and the height of
+/// a row (one interval each).
+struct RatioFrame {
+    lo: f64,
+    hi: f64,
+    width: f64,
+    left: f64,
+    right: f64,
+    top: f64,
+    row: f64,
+    rows: usize,
+}
+
+impl RatioFrame {
+    /// A frame showing every estimate and finite bound of `rows` and the band `1 ±
+    /// negligible`.
+    fn new(rows: &[IntervalRow], negligible: f64) -> RatioFrame {
+        let mut ends = vec![1.0 - negligible, 1.0 + negligible];
+        for r in rows {
+            ends.push(r.estimate);
+            if let Some((lo, hi)) = r.ci {
+                ends.extend([lo, hi]);
+            }
+        }
+        ends.retain(|v| v.is_finite());
+        let (lo, hi) = widen(range(ends.iter()));
+        RatioFrame {
+            lo,
+            hi,
+            width: 620.0,
+            left: 150.0,
+            right: 140.0,
+            top: 26.0,
+            row: 26.0,
+            rows: rows.len(),
         }
     }
-    ends.retain(|v| v.is_finite());
-    let (lo, hi) = widen(range(ends.iter()));
-    let (width, left, right, top, row) = (620.0, 150.0, 140.0, 26.0, 26.0);
-    let height = top + row * rows.len() as f64 + 40.0;
-    let bottom_axis = top + row * rows.len() as f64 + 4.0;
-    let px = |x: f64| left + (x - lo) / (hi - lo) * (width - left - right);
-    let mut out = String::new();
-    let _ = write!(
-        out,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img"><title>{t}</title><text x="4" y="14" class="ttl">{t}</text>"#,
-        t = escape(title)
-    );
-    let band = (
-        px((1.0 - negligible).max(lo)),
-        px((1.0 + negligible).min(hi)),
-    );
-    if negligible > 0.0 {
+
+    /// The x coordinate of ratio `x`.
+    fn px(&self, x: f64) -> f64 {
+        self.left + (x - self.lo) / (self.hi - self.lo) * (self.width - self.left - self.right)
+    }
+
+    /// The y of the ratio axis, below the last row.
+    fn bottom_axis(&self) -> f64 {
+        self.top + self.row * self.rows as f64 + 4.0
+    }
+
+    fn height(&self) -> f64 {
+        self.top + self.row * self.rows as f64 + 40.0
+    }
+
+    /// The negligible band, the no-change line at 1, the axis with its ticks and label.
+    fn axis(&self, out: &mut String, negligible: f64, x_label: &str) {
+        let (top, left, bottom_axis) = (self.top, self.left, self.bottom_axis());
+        if negligible > 0.0 {
+            let band = (
+                self.px((1.0 - negligible).max(self.lo)),
+                self.px((1.0 + negligible).min(self.hi)),
+            );
+            let _ = write!(
+                out,
+                r#"<rect class="band" x="{:.1}" y="{top:.1}" width="{:.1}" height="{:.1}"><title>negligible: within ± {}</title></rect>"#,
+                band.0,
+                (band.1 - band.0).max(0.0),
+                bottom_axis - top,
+                percent(negligible, 2)
+            );
+        }
         let _ = write!(
             out,
-            r#"<rect class="band" x="{:.1}" y="{top:.1}" width="{:.1}" height="{:.1}"><title>negligible: within ± {}</title></rect>"#,
-            band.0,
-            (band.1 - band.0).max(0.0),
-            bottom_axis - top,
-            percent(negligible, 2)
+            r#"<path class="nochange" d="M{x:.1},{top:.1}V{bottom_axis:.1}"/><path class="axis" d="M{left:.1},{bottom_axis:.1}H{:.1}"/>"#,
+            self.width - self.right,
+            x = self.px(1.0)
         );
-    }
-    let _ = write!(
-        out,
-        r#"<path class="nochange" d="M{x:.1},{top:.1}V{bottom_axis:.1}"/><path class="axis" d="M{left:.1},{bottom_axis:.1}H{:.1}"/>"#,
-        width - right,
-        x = px(1.0)
-    );
-    for i in 0..=4 {
-        let v = lo + (hi - lo) * i as f64 / 4.0;
+        for i in 0..=4 {
+            let v = self.lo + (self.hi - self.lo) * i as f64 / 4.0;
+            let _ = write!(
+                out,
+                r#"<text x="{:.1}" y="{:.1}" class="tick" text-anchor="middle">{}</text>"#,
+                self.px(v),
+                bottom_axis + 12.0,
+                sig(v, 4)
+            );
+        }
         let _ = write!(
             out,
-            r#"<text x="{:.1}" y="{:.1}" class="tick" text-anchor="middle">{}</text>"#,
-            px(v),
-            bottom_axis + 12.0,
-            sig(v, 4)
+            r#"<text x="{:.1}" y="{:.1}" class="lbl" text-anchor="middle">{}</text>"#,
+            (left + self.width - self.right) / 2.0,
+            self.height() - 6.0,
+            escape(x_label)
         );
     }
-    let _ = write!(
-        out,
-        r#"<text x="{:.1}" y="{:.1}" class="lbl" text-anchor="middle">{}</text>"#,
-        (left + width - right) / 2.0,
-        height - 6.0,
-        escape(x_label)
-    );
-    for (i, r) in rows.iter().enumerate() {
-        let y = top + row * i as f64 + row / 2.0;
+
+    /// Row `i`: its label, its bar (none when unbounded: the text at the right says so), the
+    /// interval as the text report prints it, and the estimate.
+    fn interval_row(&self, out: &mut String, i: usize, r: &IntervalRow) {
+        let y = self.top + self.row * i as f64 + self.row / 2.0;
         let weight = if r.basis { " strong" } else { "" };
         let _ = write!(
             out,
             r#"<text x="{:.1}" y="{:.1}" class="lbl{weight}" text-anchor="end">{}</text>"#,
-            left - 6.0,
+            self.left - 6.0,
             y + 4.0,
             escape(&r.label)
         );
-        // An unbounded interval draws no bar: the text at the right says "unbounded".
         if let Some((a, b)) = r.ci.filter(|(a, b)| a.is_finite() && b.is_finite()) {
-            let (xa, xb) = (px(a), px(b));
+            let (xa, xb) = (self.px(a), self.px(b));
             let _ = write!(
                 out,
                 r#"<path class="ci{weight}" d="M{xa:.1},{y:.1}H{xb:.1}M{xa:.1},{:.1}V{:.1}M{xb:.1},{:.1}V{:.1}"><title>{}</title></path>"#,
@@ -170,7 +200,7 @@ pub fn ratio_intervals(
         let _ = write!(
             out,
             r#"<text x="{:.1}" y="{:.1}" class="lbl civalue{weight}">{}</text>"#,
-            width - right + 8.0,
+            self.width - self.right + 8.0,
             y + 4.0,
             escape(&r.ci_text)
         );
@@ -178,9 +208,32 @@ pub fn ratio_intervals(
             let _ = write!(
                 out,
                 r#"<circle class="pt" cx="{:.1}" cy="{y:.1}" r="3"/>"#,
-                px(r.estimate)
+                self.px(r.estimate)
             );
         }
+    }
+}
+
+/// Ratio intervals as horizontal bars on one ratio axis, with the no-change line at 1 and
+/// the negligible band `1 ± negligible` shaded: an interval inside the band is a negligible
+/// change, one crossing the line no detected change.
+pub fn ratio_intervals(
+    title: &str,
+    x_label: &str,
+    rows: &[IntervalRow],
+    negligible: f64,
+) -> String {
+    let frame = RatioFrame::new(rows, negligible);
+    let (width, height) = (frame.width, frame.height());
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img"><title>{t}</title><text x="4" y="14" class="ttl">{t}</text>"#,
+        t = escape(title)
+    );
+    frame.axis(&mut out, negligible, x_label);
+    for (i, r) in rows.iter().enumerate() {
+        frame.interval_row(&mut out, i, r);
     }
     out.push_str("</svg>");
     out

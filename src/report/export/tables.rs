@@ -3,7 +3,7 @@
 
 use crate::analysis::effect::Interval;
 use crate::analysis::numfmt::{
-    compact, estimate, level, p_value, percent, percent_bounds, quantity, scale_for, sig,
+    level, p_value, percent, percent_bounds, ratio, ratio_bounds, sig, statistic, Scale,
 };
 use crate::analysis::report::model::{MultipleComparison, Report, SeriesReport, Setup};
 use crate::analysis::variants::PairComparison;
@@ -96,28 +96,21 @@ pub fn confidence_line(report: &Report) -> String {
 }
 
 /// Title of a series, e.g. `demo — wall (ms)`: the unit is the one its numbers are printed
-/// in (chosen for its mean by [`display_unit`]), not necessarily the store's.
+/// in (chosen for its mean by [`display_scale`]), not necessarily the store's.
 pub fn series_title(s: &SeriesReport) -> String {
-    format!(
-        "{} — {} ({})",
-        crate::analysis::report::series::program_label(&s.program, s.variant.as_deref()),
-        s.metric,
-        display_unit(s).1
+    crate::report::title::section_title(
+        &s.program,
+        s.variant.as_deref(),
+        &s.metric,
+        &s.unit,
+        &display_scale(s),
     )
 }
 
-/// The factor that turns the series' values into the unit its numbers are printed in, and
-/// that unit's name (`count` for plain counts).
-pub fn display_unit(s: &SeriesReport) -> (f64, String) {
-    let (factor, unit) = scale_for(&s.unit, s.mean);
-    (
-        factor,
-        if unit.is_empty() {
-            s.unit.clone()
-        } else {
-            unit
-        },
-    )
+/// The unit every number of a series' section is printed in, chosen once for its mean so
+/// that the title and the values agree.
+pub fn display_scale(s: &SeriesReport) -> Scale {
+    Scale::for_values(&s.unit, s.mean)
 }
 
 /// The heading of the variant comparisons (text and HTML).
@@ -146,7 +139,8 @@ pub fn variant_lines(report: &Report) -> Vec<String> {
 pub fn ratio_interval(ci: Option<Interval>) -> String {
     match ci {
         Some(ci) if ci.lower.is_finite() && ci.upper.is_finite() => {
-            format!("{:.4} to {:.4}", ci.lower, ci.upper)
+            let (lower, upper) = ratio_bounds(ci.lower, ci.upper);
+            format!("{lower} to {upper}")
         }
         _ => "unbounded".to_string(),
     }
@@ -159,16 +153,16 @@ pub fn comparison_lines(c: &PairComparison, confidence: f64) -> Vec<String> {
     let level = level(pair_confidence(c, confidence));
     let mut lines = vec![format!("{} {}: {}", c.program, c.metric, c.text)];
     let mut detail = format!(
-        "  ratio {}/{} = {:.4}; eq. 5 (Fieller) {level} CI {}",
+        "  ratio {}/{} = {}; eq. 5 (Fieller) {level} CI {}",
         c.new,
         c.base,
-        c.pair.ratio,
+        ratio(c.pair.ratio),
         ratio_interval(c.pair.ci)
     );
     if let Some(p) = &c.pair.paired {
         detail.push_str(&format!(
-            "; paired by seed {:.4} ({})",
-            p.ratio,
+            "; paired by seed {} ({})",
+            ratio(p.ratio),
             ratio_interval(p.ci)
         ));
     }
@@ -211,7 +205,7 @@ pub fn interaction_line(c: &PairComparison, confidence: f64) -> Option<String> {
              spread {} ({} CI {lo} to {hi}), {}",
             i.df.0,
             i.df.1,
-            i.f.map_or_else(|| "n/a".to_string(), |f| format!("{f:.2}")),
+            i.f.map_or_else(|| "n/a".to_string(), statistic),
             i.p_value.map_or_else(|| "p n/a".to_string(), p_value),
             percent(i.spread, 2),
             level(pair_confidence(c, confidence)),
@@ -224,13 +218,13 @@ pub fn interaction_line(c: &PairComparison, confidence: f64) -> Option<String> {
 /// 4.20, p = 0.03):`.
 pub fn tukey_title(m: &MultipleComparison) -> String {
     format!(
-        "{} {}: Tukey HSD over {} pairs (ANOVA F({}, {}) = {:.2}, {}):",
+        "{} {}: Tukey HSD over {} pairs (ANOVA F({}, {}) = {}, {}):",
         m.program,
         m.metric,
         m.family.pairs.len(),
         m.family.anova.df.0,
         m.family.anova.df.1,
-        m.family.anova.f,
+        statistic(m.family.anova.f),
         p_value(m.family.anova.p_value)
     )
 }
@@ -248,7 +242,7 @@ pub fn tukey_rows(m: &MultipleComparison, confidence: f64) -> Vec<[String; 5]> {
         .map(|pair| {
             [
                 format!("{} vs {}", pair.new, pair.base),
-                format!("{:.4}", pair.ratio),
+                ratio(pair.ratio),
                 format!(
                     "{level} simultaneous CI {}",
                     ratio_interval(Some(pair.ratio_ci))
@@ -265,11 +259,10 @@ pub fn tukey_rows(m: &MultipleComparison, confidence: f64) -> Vec<[String; 5]> {
 pub fn mean_line(s: &SeriesReport, confidence: f64) -> String {
     let mut line = mean_interval_line(s, confidence);
     if let Some(b) = &s.bootstrap {
+        let (low, high) = display_scale(s).bounds(b.low, b.high);
         line.push_str(&format!(
-            " Studentized bootstrap over binaries ({} resamples): {} to {}.",
+            " Studentized bootstrap over binaries ({} resamples): {low} to {high}.",
             b.resamples,
-            quantity(b.low, &s.unit),
-            quantity(b.high, &s.unit)
         ));
     }
     if let Some(note) = &s.bootstrap_note {
@@ -279,27 +272,28 @@ pub fn mean_line(s: &SeriesReport, confidence: f64) -> String {
 }
 
 fn mean_interval_line(s: &SeriesReport, confidence: f64) -> String {
+    let scale = display_scale(s);
     let binaries = s.levels.last().map_or(0, |l| l.repetitions);
     match (s.ci, s.relative_half_width, &s.interval_note) {
         // No level estimated (the variances overflow): no count of binaries to show.
         (None, _, Some(note)) if s.levels.is_empty() => format!(
             "Mean over random layouts: {} (KJ eq. 4), {note}.",
-            quantity(s.mean, &s.unit),
+            scale.quantity(s.mean),
         ),
         (None, _, Some(note)) => format!(
             "Mean over random layouts: {} ({binaries} binaries, KJ eq. 4), {note}.",
-            quantity(s.mean, &s.unit),
+            scale.quantity(s.mean),
         ),
         (Some(ci), Some(rel), note) => format!(
             "Mean over random layouts: {}; relative half-width {} ({} binaries, KJ eq. 4){}.",
-            estimate(s.mean, ci.lower, ci.upper, &s.unit, confidence),
+            scale.estimate(s.mean, ci.lower, ci.upper, confidence),
             percent(rel, 2),
             binaries,
             note.as_ref().map(|n| format!(": {n}")).unwrap_or_default()
         ),
         _ => format!(
             "Mean over random layouts: {} (no interval: fewer than 2 randomised binaries).",
-            quantity(s.mean, &s.unit)
+            scale.quantity(s.mean)
         ),
     }
 }
@@ -307,16 +301,17 @@ fn mean_interval_line(s: &SeriesReport, confidence: f64) -> String {
 /// The baseline's own mean, if it was run.
 pub fn baseline_line(s: &SeriesReport, confidence: f64) -> Option<String> {
     let b = s.baseline.as_ref()?;
+    let scale = display_scale(s);
     Some(match b.ci {
         Some(ci) => format!(
             "Default layout (baseline): {} over {} execution(s) of {} iteration(s).",
-            estimate(b.mean, ci.lower, ci.upper, &s.unit, confidence),
+            scale.estimate(b.mean, ci.lower, ci.upper, confidence),
             b.executions,
             b.iterations
         ),
         None => format!(
             "Default layout (baseline): {} from {} execution(s) ({}).",
-            quantity(b.mean, &s.unit),
+            scale.quantity(b.mean),
             b.executions,
             b.ci_note
                 .clone()
@@ -329,17 +324,9 @@ pub fn baseline_line(s: &SeriesReport, confidence: f64) -> Option<String> {
 /// title names, and a T² that is zero but for rounding (below 1e-9 of the largest S²)
 /// printed as 0, not as `-4.55e-13`.
 pub fn level_rows(s: &SeriesReport) -> Vec<[String; 5]> {
-    let (factor, unit) = display_unit(s);
-    let unit2 = if unit == "count" {
-        String::new()
-    } else {
-        format!(" {unit}²")
-    };
+    let scale = display_scale(s);
     let largest = s.levels.iter().map(|l| l.s2.abs()).fold(0.0, f64::max);
-    let shown = |v: f64| {
-        let v = if v.abs() <= 1e-9 * largest { 0.0 } else { v };
-        format!("{}{unit2}", compact(v / (factor * factor), 3))
-    };
+    let shown = |v: f64| scale.variance(v, 1e-9 * largest);
     s.levels
         .iter()
         .map(|l| {

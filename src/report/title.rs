@@ -1,0 +1,49 @@
+//! The one title of a section about a program's metric (`report`, `compare`, `dimension`):
+//! `demo [O3] — wall (ms)`, its unit the one the section's numbers are printed in.
+
+use crate::analysis::numfmt::Scale;
+use crate::analysis::report::series::program_label;
+
+/// The unit a heading names for values printed in `scale`: the scaled unit (`ms` for a time
+/// stored in ns), or the stored one (`count`) for plain counts, which print without a unit.
+pub fn heading_unit(stored: &str, scale: &Scale) -> String {
+    if scale.name.is_empty() {
+        stored.to_string()
+    } else {
+        scale.name.clone()
+    }
+}
+
+/// `program [variant] — metric (unit)`, the unit that of `scale` (see [`heading_unit`]).
+pub fn section_title(
+    program: &str,
+    variant: Option<&str>,
+    metric: &str,
+    stored_unit: &str,
+    scale: &Scale,
+) -> String {
+    format!(
+        "{} — {metric} ({})",
+        program_label(program, variant),
+        heading_unit(stored_unit, scale)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_title_names_the_unit_of_the_values() {
+        let s = Scale::for_values("ns", 7.2e9);
+        assert_eq!(
+            section_title("demo", None, "wall", "ns", &s),
+            "demo — wall (s)"
+        );
+        let c = Scale::for_values("count", 1e8);
+        assert_eq!(
+            section_title("demo", Some("O3"), "instructions", "count", &c),
+            "demo [O3] — instructions (count)"
+        );
+    }
+}
