@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 
 use super::command::CommandTemplate;
 use super::settings::RunSettings;
-use crate::files::manifest::{BuildStatus, Manifest};
+use crate::files::manifest::{BinarySet, BuildStatus, Manifest};
 
 /// One binary under test: program name and binary label (`baseline`, `seed-N`).
 pub struct Target {
@@ -142,25 +142,7 @@ fn plan_one(
         .map(|b| b.name.clone())
         .collect();
     let excluded = manifest.excluded_programs();
-    let programs: Vec<String> = if template.uses_bin {
-        match &settings.programs {
-            Some(p) => p.clone(),
-            // A program left out of the seeds (nothing to randomise) runs only when named.
-            None => all
-                .iter()
-                .filter(|n| !excluded.contains(&n.as_str()))
-                .cloned()
-                .collect(),
-        }
-    } else {
-        let label = template.named.join("+");
-        if let Some(p) = &settings.programs {
-            if p != &vec![label.clone()] {
-                bail!("--programs picks what {{bin}} stands for, but the command has only {{bin:NAME}} placeholders");
-            }
-        }
-        vec![label]
-    };
+    let programs = programs_under_test(&all, &excluded, template, settings)?;
     if programs.is_empty() {
         bail!("the manifest in {} lists no programs", out.display());
     }
@@ -190,39 +172,7 @@ fn plan_one(
                 // Named although left out: only its baseline exists.
                 continue;
             }
-            let mut binaries = BTreeMap::new();
-            let mut sha256 = BTreeMap::new();
-            for name in &needed {
-                let b = set
-                    .binaries
-                    .iter()
-                    .find(|b| &b.name == name)
-                    .with_context(|| {
-                        format!(
-                            "{}/manifest.json: {} has no binary {name:?}",
-                            out.display(),
-                            set.label()
-                        )
-                    })?;
-                let path = binary_inside(out, &b.path, "binary", name, &set.label())?;
-                binaries.insert(name.clone(), path);
-                sha256.insert(name.clone(), b.sha256.clone());
-            }
-            let mut libraries = BTreeMap::new();
-            for lib in &set.libraries {
-                let path = binary_inside(out, &lib.path, "library", &lib.name, &set.label())?;
-                let loaded_as = lib.soname.clone().unwrap_or_else(|| lib.name.clone());
-                libraries.insert(loaded_as, (path, lib.sha256.clone()));
-            }
-            targets.push(Target {
-                program: program.clone(),
-                variant: None,
-                binary: set.label(),
-                seed: set.seed,
-                binaries,
-                sha256,
-                libraries,
-            });
+            targets.push(target_of(set, program, &needed, out)?);
         }
     }
     if targets.is_empty() {
@@ -232,6 +182,75 @@ fn plan_one(
         );
     }
     Ok((programs, targets))
+}
+
+/// The programs `{bin}` stands for: those named with `--programs`, else every program of
+/// the baseline (`all`) not left out of the seeds (`excluded`); without `{bin}` in the
+/// command, one program named after its `{bin:NAME}` placeholders.
+fn programs_under_test(
+    all: &[String],
+    excluded: &[&str],
+    template: &CommandTemplate,
+    settings: &RunSettings,
+) -> Result<Vec<String>> {
+    Ok(if template.uses_bin {
+        match &settings.programs {
+            Some(p) => p.clone(),
+            // A program left out of the seeds (nothing to randomise) runs only when named.
+            None => all
+                .iter()
+                .filter(|n| !excluded.contains(&n.as_str()))
+                .cloned()
+                .collect(),
+        }
+    } else {
+        let label = template.named.join("+");
+        if let Some(p) = &settings.programs {
+            if p != &vec![label.clone()] {
+                bail!("--programs picks what {{bin}} stands for, but the command has only {{bin:NAME}} placeholders");
+            }
+        }
+        vec![label]
+    })
+}
+
+/// The target of `program` with the binary set `set` (no variant yet): its binaries
+/// `needed` (paths inside `out` and SHA-256, by program name) and its libraries (path and
+/// SHA-256, by the name they load by).
+fn target_of(set: &BinarySet, program: &str, needed: &[String], out: &Path) -> Result<Target> {
+    let mut binaries = BTreeMap::new();
+    let mut sha256 = BTreeMap::new();
+    for name in needed {
+        let b = set
+            .binaries
+            .iter()
+            .find(|b| &b.name == name)
+            .with_context(|| {
+                format!(
+                    "{}/manifest.json: {} has no binary {name:?}",
+                    out.display(),
+                    set.label()
+                )
+            })?;
+        let path = binary_inside(out, &b.path, "binary", name, &set.label())?;
+        binaries.insert(name.clone(), path);
+        sha256.insert(name.clone(), b.sha256.clone());
+    }
+    let mut libraries = BTreeMap::new();
+    for lib in &set.libraries {
+        let path = binary_inside(out, &lib.path, "library", &lib.name, &set.label())?;
+        let loaded_as = lib.soname.clone().unwrap_or_else(|| lib.name.clone());
+        libraries.insert(loaded_as, (path, lib.sha256.clone()));
+    }
+    Ok(Target {
+        program: program.to_string(),
+        variant: None,
+        binary: set.label(),
+        seed: set.seed,
+        binaries,
+        sha256,
+        libraries,
+    })
 }
 
 /// The file of the `kind` (binary, library) `name` of the binary `label`, at `rel` in the
