@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Lists the Rust functions longer than N lines (default 80), longest first.
 
-Usage: scripts/long_functions.py [N] [DIR...]   (DIR defaults to src)
+Usage: scripts/long_functions.py [N] [DIR or FILE...]   (defaults: 80 and src)
 
 Good enough for this codebase, not a parser: a `fn` item starts at a line whose code begins
 with `fn` (after `pub`, `pub(crate)`, `const`, `async`, `unsafe`), and ends where the braces
@@ -92,12 +92,12 @@ def main():
     limit = int(args.pop(0)) if args and args[0].isdigit() else 80
     roots = args or ["src"]
     rows = []
+    paths = [r for r in roots if os.path.isfile(r)]
     for root in roots:
         for dirpath, _, files in os.walk(root):
-            for name in files:
-                if name.endswith(".rs"):
-                    path = os.path.join(dirpath, name)
-                    rows += [(n, path, s, c) for (n, s, c) in functions(path) if c > limit]
+            paths += [os.path.join(dirpath, f) for f in files if f.endswith(".rs")]
+    for path in paths:
+        rows += [(n, path, s, c) for (n, s, c) in functions(path) if c > limit]
     for name, path, start, count in sorted(rows, key=lambda r: (-r[3], r[1], r[2])):
         print(f"{count:5}  {path}:{start}  {name}")
 
