@@ -52,7 +52,7 @@ pub fn plan_targets(
     template: &CommandTemplate,
     settings: &RunSettings,
 ) -> Result<(Vec<String>, Vec<Target>)> {
-    let mut planned = Vec::new();
+    let mut planned: Vec<Planned> = Vec::new();
     for (name, build) in manifest.variant_builds() {
         let (programs, mut targets) = plan_one(build, out, template, settings)?;
         for t in &mut targets {
@@ -76,37 +76,7 @@ pub fn plan_targets(
             );
         }
     }
-    // The labels in the first variant's order that every (variant, program) has.
-    let labels: Vec<String> = planned[0]
-        .2
-        .iter()
-        .filter(|t| t.program == programs[0])
-        .map(|t| t.binary.clone())
-        .filter(|label| {
-            planned.iter().all(|(_, _, targets)| {
-                programs.iter().all(|p| {
-                    targets
-                        .iter()
-                        .any(|t| &t.program == p && &t.binary == label)
-                })
-            })
-        })
-        .collect();
-    for (name, _, targets) in &planned {
-        let mut dropped: Vec<&str> = targets
-            .iter()
-            .filter(|t| !labels.contains(&t.binary))
-            .map(|t| t.binary.as_str())
-            .collect();
-        dropped.dedup();
-        if !dropped.is_empty() {
-            crate::diagnostic!(
-                "layoutrand: warning: variant {}: {} not run: not built by every variant, so without a pair",
-                name.unwrap_or_default(),
-                dropped.join(", ")
-            );
-        }
-    }
+    let labels = paired_labels(&planned, &programs);
     let mut by_key: BTreeMap<(usize, String, String), Target> = BTreeMap::new();
     for (v, (_, _, targets)) in planned.into_iter().enumerate() {
         for t in targets {
@@ -127,6 +97,45 @@ pub fn plan_targets(
     }
     Ok((programs, grid))
 }
+
+/// The binary labels, in the first variant's order, that every variant built for every
+/// program of `programs`; the others are named in a warning (without a pair they are not run).
+fn paired_labels(planned: &[Planned], programs: &[String]) -> Vec<String> {
+    let labels: Vec<String> = planned[0]
+        .2
+        .iter()
+        .filter(|t| t.program == programs[0])
+        .map(|t| t.binary.clone())
+        .filter(|label| {
+            planned.iter().all(|(_, _, targets)| {
+                programs.iter().all(|p| {
+                    targets
+                        .iter()
+                        .any(|t| &t.program == p && &t.binary == label)
+                })
+            })
+        })
+        .collect();
+    for (name, _, targets) in planned {
+        let mut dropped: Vec<&str> = targets
+            .iter()
+            .filter(|t| !labels.contains(&t.binary))
+            .map(|t| t.binary.as_str())
+            .collect();
+        dropped.dedup();
+        if !dropped.is_empty() {
+            crate::diagnostic!(
+                "layoutrand: warning: variant {}: {} not run: not built by every variant, so without a pair",
+                name.unwrap_or_default(),
+                dropped.join(", ")
+            );
+        }
+    }
+    labels
+}
+
+/// One variant's name (`None` without variants), programs and targets.
+type Planned<'m> = (Option<&'m str>, Vec<String>, Vec<Target>);
 
 /// [`plan_targets`] for one build (one variant).
 fn plan_one(
