@@ -83,6 +83,74 @@ pub fn read_measurements<R: std::io::Read>(
     if headers.is_empty() || (headers.len() == 1 && headers[0].is_empty()) {
         bail!("{name} is empty: expected a CSV header naming the columns");
     }
+    let Columns {
+        levels: level_cols,
+        value: value_col,
+        layout: layout_col,
+    } = columns(&headers, name, spec)?;
+    let mut default_layout_rows = 0;
+
+    let mut builder = HierarchyBuilder::new(spec.levels)?;
+    let mut record = csv::ByteRecord::new();
+    loop {
+        let more = reader
+            .read_byte_record(&mut record)
+            .with_context(|| format!("{name}: malformed CSV"))?;
+        if !more {
+            break;
+        }
+        let line = record.position().map_or(0, |p| p.line());
+        let field = |col: usize, what: &str| -> Result<&str> {
+            let raw = record
+                .get(col)
+                .with_context(|| format!("{name}:{line}: the row has no {what} field"))?;
+            std::str::from_utf8(raw)
+                .with_context(|| format!("{name}:{line}: the {what} field is not UTF-8"))
+        };
+        if let Some(col) = layout_col {
+            if record.get(col) == Some(DEFAULT_LAYOUT.as_bytes()) {
+                default_layout_rows += 1;
+                continue;
+            }
+        }
+        let value = parse_value(field(value_col, spec.value)?, name, line, spec)?;
+        // A stack array for the usual few levels: no allocation per row.
+        let mut small: [&str; 8] = [""; 8];
+        let mut large: Vec<&str> = Vec::new();
+        let ids: &mut [&str] = if level_cols.len() <= small.len() {
+            &mut small[..level_cols.len()]
+        } else {
+            large.resize(level_cols.len(), "");
+            &mut large
+        };
+        for ((slot, &col), level) in ids.iter_mut().zip(&level_cols).zip(spec.levels) {
+            *slot = field(col, level)?;
+        }
+        builder
+            .push(ids, value)
+            .with_context(|| format!("{name}:{line}"))?;
+    }
+    let hierarchy = builder
+        .finish()
+        .with_context(|| format!("{name}: the measurements are not balanced nested data"))?;
+    Ok(Loaded {
+        hierarchy,
+        default_layout_rows,
+    })
+}
+
+/// The columns of a CSV file that [`read_measurements`] reads, by index.
+struct Columns {
+    /// One per level, in `spec.levels` order.
+    levels: Vec<usize>,
+    value: usize,
+    /// The [`LAYOUT_COLUMN`] when it is not a level (its default rows are left out).
+    layout: Option<usize>,
+}
+
+/// Finds the columns `spec` names in `headers` (of the file `name`): a missing one is an
+/// error listing the header.
+fn columns(headers: &csv::ByteRecord, name: &str, spec: &CsvSpec<'_>) -> Result<Columns> {
     let column = |wanted: &str, role: &str| -> Result<usize> {
         headers
             .iter()
@@ -109,74 +177,35 @@ pub fn read_measurements<R: std::io::Read>(
     } else {
         headers.iter().position(|h| h == LAYOUT_COLUMN.as_bytes())
     };
-    let mut default_layout_rows = 0;
-
-    let mut builder = HierarchyBuilder::new(spec.levels)?;
-    let mut record = csv::ByteRecord::new();
-    loop {
-        let more = reader
-            .read_byte_record(&mut record)
-            .with_context(|| format!("{name}: malformed CSV"))?;
-        if !more {
-            break;
-        }
-        let line = record.position().map_or(0, |p| p.line());
-        let field = |col: usize, what: &str| -> Result<&str> {
-            let raw = record
-                .get(col)
-                .with_context(|| format!("{name}:{line}: the row has no {what} field"))?;
-            std::str::from_utf8(raw)
-                .with_context(|| format!("{name}:{line}: the {what} field is not UTF-8"))
-        };
-        if let Some(col) = layout_col {
-            if record.get(col) == Some(DEFAULT_LAYOUT.as_bytes()) {
-                default_layout_rows += 1;
-                continue;
-            }
-        }
-        let text = field(value_col, spec.value)?;
-        let value: f64 = text.parse().map_err(|_| {
-            anyhow::anyhow!(
-                "{name}:{line}: value \"{text}\" in column \"{}\" is not a number",
-                spec.value
-            )
-        })?;
-        if !value.is_finite() {
-            bail!(
-                "{name}:{line}: value \"{text}\" in column \"{}\" is not a finite number",
-                spec.value
-            );
-        }
-        if spec.require_positive && value <= 0.0 {
-            bail!(
-                "{name}:{line}: value {text} in column \"{}\" is not positive; a ratio of \
-                 means needs positive measurements (times)",
-                spec.value
-            );
-        }
-        // A stack array for the usual few levels: no allocation per row.
-        let mut small: [&str; 8] = [""; 8];
-        let mut large: Vec<&str> = Vec::new();
-        let ids: &mut [&str] = if level_cols.len() <= small.len() {
-            &mut small[..level_cols.len()]
-        } else {
-            large.resize(level_cols.len(), "");
-            &mut large
-        };
-        for ((slot, &col), level) in ids.iter_mut().zip(&level_cols).zip(spec.levels) {
-            *slot = field(col, level)?;
-        }
-        builder
-            .push(ids, value)
-            .with_context(|| format!("{name}:{line}"))?;
-    }
-    let hierarchy = builder
-        .finish()
-        .with_context(|| format!("{name}: the measurements are not balanced nested data"))?;
-    Ok(Loaded {
-        hierarchy,
-        default_layout_rows,
+    Ok(Columns {
+        levels: level_cols,
+        value: value_col,
+        layout: layout_col,
     })
+}
+
+/// The value `text` of line `line` of `name`: a finite number, positive when `spec` needs it.
+fn parse_value(text: &str, name: &str, line: u64, spec: &CsvSpec<'_>) -> Result<f64> {
+    let value: f64 = text.parse().map_err(|_| {
+        anyhow::anyhow!(
+            "{name}:{line}: value \"{text}\" in column \"{}\" is not a number",
+            spec.value
+        )
+    })?;
+    if !value.is_finite() {
+        bail!(
+            "{name}:{line}: value \"{text}\" in column \"{}\" is not a finite number",
+            spec.value
+        );
+    }
+    if spec.require_positive && value <= 0.0 {
+        bail!(
+            "{name}:{line}: value {text} in column \"{}\" is not positive; a ratio of \
+             means needs positive measurements (times)",
+            spec.value
+        );
+    }
+    Ok(value)
 }
 
 #[cfg(test)]

@@ -32,7 +32,7 @@ use serde::Serialize;
 use crate::stats::anova::random_effects;
 use crate::stats::bonferroni::bonferroni_confidence;
 use crate::stats::hierarchy::Hierarchy;
-use crate::stats::tukey::tukey_hsd;
+use crate::stats::tukey::{tukey_hsd, TukeyPair};
 use crate::stats::twoway::two_way_mixed;
 
 use super::effect::{Effect, EffectVerdict, Interval};
@@ -408,132 +408,162 @@ fn tukey_family(
         ("lower", "higher")
     };
     // Seeds common to every variant, in the base's order.
-    let index_of = |h: &Hierarchy, id: &str| h.top_ids().iter().position(|x| x == id);
     let shared: Vec<&String> = variants[0]
         .hierarchy
         .top_ids()
         .iter()
-        .filter(|id| variants.iter().all(|v| index_of(v.hierarchy, id).is_some()))
+        .filter(|id| {
+            variants
+                .iter()
+                .all(|v| seed_index(v.hierarchy, id).is_some())
+        })
         .collect();
-    let (means, ms, df, n, anova, error_term) = if shared.len() >= 2 {
-        let selected: Vec<Hierarchy> = variants
-            .iter()
-            .map(|v| {
-                let idx: Vec<usize> = shared
-                    .iter()
-                    .filter_map(|id| index_of(v.hierarchy, id))
-                    .collect();
-                v.hierarchy.select_top(&idx).expect("shared ids exist")
-            })
-            .collect();
-        let cells: Vec<Vec<Vec<f64>>> = selected
-            .iter()
-            .map(|h| (0..shared.len()).map(|k| h.child_means(k)).collect())
-            .collect();
-        let t = match two_way_mixed(&cells) {
-            Ok(t) => t,
-            Err(e) => {
-                warnings.push(format!("no Tukey HSD: {e}"));
-                return None;
-            }
-        };
-        let per_mean = (t.binaries * t.replicates) as f64;
-        let means: Vec<f64> = cells
-            .iter()
-            .map(|row| row.iter().flatten().sum::<f64>() / per_mean)
-            .collect();
-        let df = ((t.variants - 1) * (t.binaries - 1)) as f64;
-        (
-            means,
-            t.ms_interaction,
-            df,
-            per_mean,
-            FTestJson::from(t.variant),
-            "interaction",
-        )
+    let error = if shared.len() >= 2 {
+        on_shared_seeds(variants, &shared)
     } else {
-        let groups: Vec<Vec<f64>> = variants.iter().map(|v| v.hierarchy.top_means()).collect();
-        if groups.iter().any(|g| g.len() != groups[0].len()) {
-            warnings.push(
-                "no Tukey HSD: the variants share fewer than two seeds and have different \
-                 numbers of binaries"
-                    .to_string(),
-            );
-            return None;
-        }
-        let a = match random_effects(&groups) {
-            Ok(a) => a,
-            Err(e) => {
-                warnings.push(format!("no Tukey HSD: {e}"));
-                return None;
-            }
-        };
-        let means = groups
-            .iter()
-            .map(|g| crate::stats::sample::mean(g))
-            .collect();
-        (
-            means,
-            a.ms_within,
-            a.df_within as f64,
-            groups[0].len() as f64,
-            FTestJson {
-                f: a.f,
-                df: (a.df_between, a.df_within),
-                p_value: a.p,
-            },
-            "within",
-        )
+        on_binary_means(variants)
     };
-    let hsd = match tukey_hsd(&means, ms, df, n, th.confidence) {
-        Ok(h) => h,
-        Err(e) => {
-            warnings.push(format!("no Tukey HSD: {e}"));
+    let tested = error.and_then(|e| {
+        tukey_hsd(&e.means, e.ms, e.df, e.n, th.confidence)
+            .map(|hsd| (e, hsd))
+            .map_err(|x| x.to_string())
+    });
+    let (e, hsd) = match tested {
+        Ok(t) => t,
+        Err(why) => {
+            warnings.push(format!("no Tukey HSD: {why}"));
             return None;
         }
     };
     let pairs = hsd
         .pairs
         .iter()
-        .map(|p| {
-            let m = means[p.i];
-            let ratio_ci = Interval {
-                lower: 1.0 + p.lower / m,
-                upper: 1.0 + p.upper / m,
-            };
-            let ratio = 1.0 + p.difference / m;
-            let effect = Effect::classify(
-                ratio,
-                Some((
-                    ratio_ci.lower.min(ratio_ci.upper),
-                    ratio_ci.upper.max(ratio_ci.lower),
-                )),
-                th,
-                better,
-                worse,
-            );
-            TukeyPairJson {
-                base: variants[p.i].name.to_string(),
-                new: variants[p.j].name.to_string(),
-                difference: p.difference,
-                ci: Interval {
-                    lower: p.lower,
-                    upper: p.upper,
-                },
-                ratio,
-                ratio_ci,
-                p_value: p.p_value,
-                verdict: effect.verdict.word(better, worse),
-                effect_verdict: effect.verdict,
-            }
-        })
+        .map(|p| tukey_pair(p, e.means[p.i], variants, th, (better, worse)))
         .collect();
     Some(Multiple {
         method: "tukey_hsd",
-        anova,
-        error_term,
+        anova: e.anova,
+        error_term: e.error_term,
         q_critical: hsd.q_critical,
         pairs,
+    })
+}
+
+/// One pair of Tukey's HSD in the report's terms: the difference and its interval, as a
+/// ratio to the base variant's mean `m` too, with the verdict in `words` (better, worse).
+fn tukey_pair(
+    p: &TukeyPair,
+    m: f64,
+    variants: &[VariantData],
+    th: &Thresholds,
+    words: (&'static str, &'static str),
+) -> TukeyPairJson {
+    let (better, worse) = words;
+    let ratio_ci = Interval {
+        lower: 1.0 + p.lower / m,
+        upper: 1.0 + p.upper / m,
+    };
+    let ratio = 1.0 + p.difference / m;
+    let effect = Effect::classify(
+        ratio,
+        Some((
+            ratio_ci.lower.min(ratio_ci.upper),
+            ratio_ci.upper.max(ratio_ci.lower),
+        )),
+        th,
+        better,
+        worse,
+    );
+    TukeyPairJson {
+        base: variants[p.i].name.to_string(),
+        new: variants[p.j].name.to_string(),
+        difference: p.difference,
+        ci: Interval {
+            lower: p.lower,
+            upper: p.upper,
+        },
+        ratio,
+        ratio_ci,
+        p_value: p.p_value,
+        verdict: effect.verdict.word(better, worse),
+        effect_verdict: effect.verdict,
+    }
+}
+
+/// The position of seed `id` among the binaries of `h`.
+fn seed_index(h: &Hierarchy, id: &str) -> Option<usize> {
+    h.top_ids().iter().position(|x| x == id)
+}
+
+/// What Tukey's HSD compares: the variants' means, the error mean square with its degrees of
+/// freedom, the observations per mean, and the ANOVA that gave the error term.
+struct TukeyError {
+    means: Vec<f64>,
+    ms: f64,
+    df: f64,
+    n: f64,
+    anova: FTestJson,
+    error_term: &'static str,
+}
+
+/// The error term of the two-way mixed ANOVA on the `shared` seeds: their interaction.
+fn on_shared_seeds(variants: &[VariantData], shared: &[&String]) -> Result<TukeyError, String> {
+    let selected: Vec<Hierarchy> = variants
+        .iter()
+        .map(|v| {
+            let idx: Vec<usize> = shared
+                .iter()
+                .filter_map(|id| seed_index(v.hierarchy, id))
+                .collect();
+            v.hierarchy.select_top(&idx).expect("shared ids exist")
+        })
+        .collect();
+    let cells: Vec<Vec<Vec<f64>>> = selected
+        .iter()
+        .map(|h| (0..shared.len()).map(|k| h.child_means(k)).collect())
+        .collect();
+    let t = two_way_mixed(&cells).map_err(|e| e.to_string())?;
+    let per_mean = (t.binaries * t.replicates) as f64;
+    let means: Vec<f64> = cells
+        .iter()
+        .map(|row| row.iter().flatten().sum::<f64>() / per_mean)
+        .collect();
+    Ok(TukeyError {
+        means,
+        ms: t.ms_interaction,
+        df: ((t.variants - 1) * (t.binaries - 1)) as f64,
+        n: per_mean,
+        anova: FTestJson::from(t.variant),
+        error_term: "interaction",
+    })
+}
+
+/// The error term of the one-way ANOVA on the binaries' means: the within mean square (as
+/// many binaries in every variant needed).
+fn on_binary_means(variants: &[VariantData]) -> Result<TukeyError, String> {
+    let groups: Vec<Vec<f64>> = variants.iter().map(|v| v.hierarchy.top_means()).collect();
+    if groups.iter().any(|g| g.len() != groups[0].len()) {
+        return Err(
+            "the variants share fewer than two seeds and have different \
+             numbers of binaries"
+                .to_string(),
+        );
+    }
+    let a = random_effects(&groups).map_err(|e| e.to_string())?;
+    Ok(TukeyError {
+        means: groups
+            .iter()
+            .map(|g| crate::stats::sample::mean(g))
+            .collect(),
+        ms: a.ms_within,
+        df: a.df_within as f64,
+        n: groups[0].len() as f64,
+        anova: FTestJson {
+            f: a.f,
+            df: (a.df_between, a.df_within),
+            p_value: a.p,
+        },
+        error_term: "within",
     })
 }
 

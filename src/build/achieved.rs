@@ -35,27 +35,7 @@ pub fn inspect(program: &Program, granularity: Granularity) -> Result<Achieved> 
     } else {
         granularity
     };
-    let mut modules: Vec<(String, Module)> = Vec::new();
-    for input in &program.record.inputs {
-        let blob = program
-            .record_dir
-            .join(crate::wrap::record::BLOBS_DIR)
-            .join(&input.blob);
-        match input.kind {
-            InputKind::Object => {
-                let data = std::fs::read(&blob)?;
-                modules.push((input.written.clone(), classify(&data)));
-            }
-            InputKind::Archive => {
-                for (member, data) in archive::members_with_data(&blob)? {
-                    modules.push((
-                        format!("{}({})", input.written, member.name),
-                        classify(&data),
-                    ));
-                }
-            }
-        }
-    }
+    let modules = modules_of(program)?;
     let whole: Vec<&str> = modules
         .iter()
         .filter(|(_, m)| *m == Module::OneSection)
@@ -87,7 +67,57 @@ pub fn inspect(program: &Program, granularity: Granularity) -> Result<Achieved> 
         .filter(|(_, m)| matches!(m, Module::PerFunction(n) if *n >= 2))
         .count();
     let functions_move = reorders && shuffled > 0;
-    let words = match (objects >= 2, functions_move) {
+    let words = achieved_words(&modules, granularity, shuffled, functions_move);
+    let words = match lto {
+        Some(Mechanism::LtoKept) => format!("the LTO link's own code, {words}"),
+        Some(_) => format!("LTO code generated once more (-r, not internalised), {words}"),
+        None => words,
+    };
+    Ok(Achieved {
+        objects,
+        modules_with_function_order: if functions_move { shuffled } else { 0 },
+        modules_one_section: whole.len(),
+        words,
+    })
+}
+
+/// Each recorded object and archive member of `program` (named as the link wrote it, a
+/// member as `archive(member)`) with what its code allows.
+fn modules_of(program: &Program) -> Result<Vec<(String, Module)>> {
+    let mut modules: Vec<(String, Module)> = Vec::new();
+    for input in &program.record.inputs {
+        let blob = program
+            .record_dir
+            .join(crate::wrap::record::BLOBS_DIR)
+            .join(&input.blob);
+        match input.kind {
+            InputKind::Object => {
+                let data = std::fs::read(&blob)?;
+                modules.push((input.written.clone(), classify(&data)));
+            }
+            InputKind::Archive => {
+                for (member, data) in archive::members_with_data(&blob)? {
+                    modules.push((
+                        format!("{}({})", input.written, member.name),
+                        classify(&data),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(modules)
+}
+
+/// What the layout moves in words: objects and functions (`shuffled` modules of `modules`
+/// have two or more functions to move, which move when `functions_move`), or only padding.
+fn achieved_words(
+    modules: &[(String, Module)],
+    granularity: Granularity,
+    shuffled: usize,
+    functions_move: bool,
+) -> String {
+    let objects = modules.len();
+    match (objects >= 2, functions_move) {
         // Padding goes in front of every code section, one-section modules' included.
         _ if granularity == Granularity::None => {
             let with_code = modules
@@ -109,18 +139,7 @@ pub fn inspect(program: &Program, granularity: Granularity) -> Result<Achieved> 
         (true, false) => format!("objects moved ({objects}); functions not moved"),
         (false, true) => format!("functions moved within {shuffled} of {objects} modules"),
         (false, false) => "nothing to move".to_string(),
-    };
-    let words = match lto {
-        Some(Mechanism::LtoKept) => format!("the LTO link's own code, {words}"),
-        Some(_) => format!("LTO code generated once more (-r, not internalised), {words}"),
-        None => words,
-    };
-    Ok(Achieved {
-        objects,
-        modules_with_function_order: if functions_move { shuffled } else { 0 },
-        modules_one_section: whole.len(),
-        words,
-    })
+    }
 }
 
 fn classify(data: &[u8]) -> Module {

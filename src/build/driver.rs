@@ -2,7 +2,7 @@
 //! the baseline and the seeds, write the manifest.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -30,18 +30,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     if opts.rebuild {
         return super::rebuild::build(opts);
     }
-    std::fs::create_dir_all(&opts.out_dir)
-        .with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
-    let out_dir = opts.out_dir.canonicalize()?;
-    clear_previous_output(&out_dir)?;
-    let record_dir = out_dir.join(RECORD_DIR);
-    let recorded = recorded_build::run(
-        &opts.command,
-        &opts.build_dir,
-        &record_dir,
-        opts.echo_build,
-        &[],
-    )?;
+    let (out_dir, record_dir, recorded) = record_build(opts)?;
 
     // The relink time counts from here: preparing a program may generate LTO code (the
     // fallback of lto_once), and the summary's time line accounts for every step.
@@ -57,24 +46,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         .build()?;
     let (built, baseline_failed) =
         pool.install(|| binaries::build_baseline_isolated(&programs, &out_dir));
-    let mut baseline_errors: BTreeMap<usize, anyhow::Error> = baseline_failed.into_iter().collect();
-    let mut kept = Vec::new();
-    let mut kept_built = Vec::new();
-    for (p, (program, b)) in programs.into_iter().zip(built).enumerate() {
-        match b {
-            Some(b) => {
-                kept.push(program);
-                kept_built.push(b);
-            }
-            None => {
-                let err = baseline_errors
-                    .remove(&p)
-                    .unwrap_or_else(|| anyhow::anyhow!("its baseline did not link"));
-                failed.push((program.name.clone(), err));
-            }
-        }
-    }
-    let programs = kept;
+    let (programs, kept_built) = with_baseline(programs, built, baseline_failed, &mut failed);
     let failed = failed_programs(failed);
     if programs.is_empty() {
         let reasons: Vec<String> = failed
@@ -83,51 +55,12 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
             .collect();
         bail!("no program could be relinked:\n  {}", reasons.join("\n  "));
     }
-    notes.extend(
-        programs
-            .iter()
-            .zip(&kept_built)
-            .filter_map(|(program, (_, functions))| {
-                let what = if program.is_library() {
-                    "library"
-                } else {
-                    "program"
-                };
-                super::as_built::note(&program.record.output, functions)
-                    .map(|n| format!("baseline vs as built: {what} {}: {n}", program.name))
-            }),
-    );
+    notes.extend(as_built_notes(&programs, &kept_built));
     let baseline = binaries::baseline_of(&programs, kept_built);
     projection_of(&baseline.set, &out_dir, opts.seeds.len(), opts.jobs)
         .check(opts.allow_many_seeds)?;
-
-    let linkers: BTreeSet<&str> = programs.iter().map(|p| p.linker.name()).collect();
-    let mechanisms: BTreeSet<String> = programs
-        .iter()
-        .map(|p| p.mechanism.describe(p.linker))
-        .collect();
-    let mut manifest = Manifest {
-        schema: MANIFEST_SCHEMA,
-        tool_version: env!("CARGO_PKG_VERSION").to_string(),
-        toolchain: toolchain::versions(&programs),
-        build_command: opts.command.clone(),
-        build_dir: opts.build_dir.clone(),
-        mode: BuildMode::Relink,
-        granularity: opts.granularity,
-        pad: opts.pad.unwrap_or(0),
-        linker: if linkers.len() == 1 {
-            linkers.iter().next().expect("one").to_string()
-        } else {
-            "mixed".to_string()
-        },
-        mechanism: mechanisms.into_iter().collect::<Vec<_>>().join("; "),
-        recorded_build_seconds: recorded.seconds,
-        relink_seconds: relink_start.elapsed().as_secs_f64(),
-        baseline: baseline.set.clone(),
-        seeds: Vec::new(),
-        programs: Vec::new(),
-        variants: Vec::new(),
-    };
+    let mut manifest = relink_manifest(opts, &programs, &baseline, recorded.seconds);
+    manifest.relink_seconds = relink_start.elapsed().as_secs_f64();
     // The baseline alone first: an interrupted build keeps what it finished.
     manifest.save(&out_dir)?;
     let seeds = relink_seeds(
@@ -161,6 +94,107 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         shim_errors: recorded.shim_errors,
         notes,
     })
+}
+
+/// Runs the build command of `opts` under the recording wrappers, in an output directory
+/// cleared of an earlier build's files; returns that directory (absolute), the recording's
+/// directory and what was recorded.
+fn record_build(opts: &BuildOptions) -> Result<(PathBuf, PathBuf, recorded_build::RecordedBuild)> {
+    std::fs::create_dir_all(&opts.out_dir)
+        .with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
+    let out_dir = opts.out_dir.canonicalize()?;
+    clear_previous_output(&out_dir)?;
+    let record_dir = out_dir.join(RECORD_DIR);
+    let recorded = recorded_build::run(
+        &opts.command,
+        &opts.build_dir,
+        &record_dir,
+        opts.echo_build,
+        &[],
+    )?;
+    Ok((out_dir, record_dir, recorded))
+}
+
+/// The programs whose baseline linked, with it; each other one joins `failed` with its
+/// baseline's error (a program without a baseline cannot have seeds).
+fn with_baseline(
+    programs: Vec<Program>,
+    built: Vec<Option<binaries::BaselineProgram>>,
+    baseline_failed: Vec<(usize, anyhow::Error)>,
+    failed: &mut Vec<super::programs::FailedProgram>,
+) -> (Vec<Program>, Vec<binaries::BaselineProgram>) {
+    let mut baseline_errors: BTreeMap<usize, anyhow::Error> = baseline_failed.into_iter().collect();
+    let mut kept = Vec::new();
+    let mut kept_built = Vec::new();
+    for (p, (program, b)) in programs.into_iter().zip(built).enumerate() {
+        match b {
+            Some(b) => {
+                kept.push(program);
+                kept_built.push(b);
+            }
+            None => {
+                let err = baseline_errors
+                    .remove(&p)
+                    .unwrap_or_else(|| anyhow::anyhow!("its baseline did not link"));
+                failed.push((program.name.clone(), err));
+            }
+        }
+    }
+    (kept, kept_built)
+}
+
+/// How each program's baseline differs from the build's own output, as notes.
+fn as_built_notes(programs: &[Program], built: &[binaries::BaselineProgram]) -> Vec<String> {
+    programs
+        .iter()
+        .zip(built)
+        .filter_map(|(program, (_, functions))| {
+            let what = if program.is_library() {
+                "library"
+            } else {
+                "program"
+            };
+            super::as_built::note(&program.record.output, functions)
+                .map(|n| format!("baseline vs as built: {what} {}: {n}", program.name))
+        })
+        .collect()
+}
+
+/// The manifest of a relink build holding only its baseline so far (its relink time is the
+/// caller's to set).
+fn relink_manifest(
+    opts: &BuildOptions,
+    programs: &[Program],
+    baseline: &binaries::Baseline,
+    recorded_build_seconds: f64,
+) -> Manifest {
+    let linkers: BTreeSet<&str> = programs.iter().map(|p| p.linker.name()).collect();
+    let mechanisms: BTreeSet<String> = programs
+        .iter()
+        .map(|p| p.mechanism.describe(p.linker))
+        .collect();
+    Manifest {
+        schema: MANIFEST_SCHEMA,
+        tool_version: env!("CARGO_PKG_VERSION").to_string(),
+        toolchain: toolchain::versions(programs),
+        build_command: opts.command.clone(),
+        build_dir: opts.build_dir.clone(),
+        mode: BuildMode::Relink,
+        granularity: opts.granularity,
+        pad: opts.pad.unwrap_or(0),
+        linker: if linkers.len() == 1 {
+            linkers.iter().next().expect("one").to_string()
+        } else {
+            "mixed".to_string()
+        },
+        mechanism: mechanisms.into_iter().collect::<Vec<_>>().join("; "),
+        recorded_build_seconds,
+        relink_seconds: 0.0,
+        baseline: baseline.set.clone(),
+        seeds: Vec::new(),
+        programs: Vec::new(),
+        variants: Vec::new(),
+    }
 }
 
 /// Relinks `seeds` in `pool` with a progress bar, saving `manifest` with the seeds finished so

@@ -5,6 +5,7 @@
 //! added). A seed relinked later is byte-identical to the same seed built at once.
 
 use std::collections::BTreeSet;
+use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -13,6 +14,7 @@ use super::binaries::{self, Baseline};
 use super::driver::{finish, relink_seeds};
 use super::options::{BuildOptions, BuildOutcome, RECORD_DIR};
 use super::programs::programs_isolated;
+use super::replay::Program;
 use crate::files::manifest::{BuildMode, Granularity, Manifest, MANIFEST_FILE};
 use crate::layout::binary;
 use crate::wrap::record;
@@ -28,64 +30,14 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
         .with_context(|| format!("--extend: cannot find {}", opts.out_dir.display()))?;
     let mut manifest = Manifest::load(&out_dir)?;
     let manifest_path = out_dir.join(MANIFEST_FILE);
-    if manifest.mode != BuildMode::Relink {
-        bail!(
-            "--extend: {} was built in rebuild mode; only relink builds can be extended",
-            manifest_path.display()
-        );
-    }
-    if !opts.command.is_empty() && manifest.build_command != opts.command {
-        bail!(
-            "--extend: {} was built with `{}`, not `{}`",
-            manifest_path.display(),
-            manifest.build_command.join(" "),
-            opts.command.join(" ")
-        );
-    }
-    if let Some(asked) = asked_granularity.filter(|&g| g != manifest.granularity) {
-        bail!(
-            "--extend: {} was built with granularity {:?}; extending it with {asked:?} would mix two \
-             experiments (leave out --granularity to keep the recorded one)",
-            manifest_path.display(),
-            manifest.granularity,
-        );
-    }
-    if let Some(pad) = opts.pad.filter(|&p| p != manifest.pad) {
-        bail!(
-            "--extend: {} was built with --pad {}; extending it with --pad {pad} would mix two \
-             experiments (leave out --pad to keep the recorded setting)",
-            manifest_path.display(),
-            manifest.pad
-        );
-    }
+    check_extensible(&manifest, &manifest_path, opts, asked_granularity)?;
     let opts = &BuildOptions {
         pad: Some(manifest.pad),
         granularity: manifest.granularity,
         command: manifest.build_command.clone(),
         ..opts.clone()
     };
-    let record_dir = out_dir.join(RECORD_DIR);
-    let links = record::read_records(&record_dir).with_context(|| {
-        format!(
-            "--extend: cannot read the recording in {}",
-            record_dir.display()
-        )
-    })?;
-    if links.is_empty() {
-        bail!("--extend: {} holds no recorded link", record_dir.display());
-    }
-    // Programs left out of the seeds stay out: their seeds would equal the baseline again.
-    // So do those without a baseline (build tools, `--programs`, a failed relink).
-    let excluded = manifest.excluded_programs();
-    let in_baseline = |name: &str| manifest.baseline.find(name).is_some();
-    let (programs, failed) = programs_isolated(&links, &record_dir, opts)?;
-    if let Some((_, err)) = failed.into_iter().find(|(name, _)| in_baseline(name)) {
-        return Err(err);
-    }
-    let programs: Vec<_> = programs
-        .into_iter()
-        .filter(|p| in_baseline(&p.name) && !excluded.contains(&p.name.as_str()))
-        .collect();
+    let programs = programs_to_extend(&manifest, opts, &out_dir)?;
     if let Some(linker) = opts.linker {
         if manifest.linker != linker.name() {
             bail!(
@@ -97,22 +49,7 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
         }
     }
 
-    // The seeds are compared with the baseline binaries as built, not relinked ones.
-    let mut functions = Vec::with_capacity(programs.len());
-    for program in &programs {
-        let built = manifest.baseline.find(&program.name).with_context(|| {
-            format!(
-                "--extend: the baseline in {} has no program {}",
-                manifest_path.display(),
-                program.name
-            )
-        })?;
-        functions.push(binary::functions(&out_dir.join(&built.path))?);
-    }
-    let baseline = Baseline {
-        set: manifest.baseline.clone(),
-        functions,
-    };
+    let baseline = baseline_as_built(&manifest, &manifest_path, &programs, &out_dir)?;
 
     let built: BTreeSet<u64> = manifest.seeds.iter().filter_map(|v| v.seed).collect();
     let new_seeds: Vec<u64> = opts
@@ -154,4 +91,100 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
         shim_errors: Vec::new(),
         notes: Vec::new(),
     })
+}
+
+/// Refuses to extend a build `opts` would make differently: a rebuild-mode one, or one of
+/// another build command, granularity or padding (two experiments mixed in one manifest).
+fn check_extensible(
+    manifest: &Manifest,
+    manifest_path: &Path,
+    opts: &BuildOptions,
+    asked_granularity: Option<Granularity>,
+) -> Result<()> {
+    if manifest.mode != BuildMode::Relink {
+        bail!(
+            "--extend: {} was built in rebuild mode; only relink builds can be extended",
+            manifest_path.display()
+        );
+    }
+    if !opts.command.is_empty() && manifest.build_command != opts.command {
+        bail!(
+            "--extend: {} was built with `{}`, not `{}`",
+            manifest_path.display(),
+            manifest.build_command.join(" "),
+            opts.command.join(" ")
+        );
+    }
+    if let Some(asked) = asked_granularity.filter(|&g| g != manifest.granularity) {
+        bail!(
+            "--extend: {} was built with granularity {:?}; extending it with {asked:?} would mix two \
+             experiments (leave out --granularity to keep the recorded one)",
+            manifest_path.display(),
+            manifest.granularity,
+        );
+    }
+    if let Some(pad) = opts.pad.filter(|&p| p != manifest.pad) {
+        bail!(
+            "--extend: {} was built with --pad {}; extending it with --pad {pad} would mix two \
+             experiments (leave out --pad to keep the recorded setting)",
+            manifest_path.display(),
+            manifest.pad
+        );
+    }
+    Ok(())
+}
+
+/// The baseline the new seeds are compared with: the binaries as built, not relinked ones.
+fn baseline_as_built(
+    manifest: &Manifest,
+    manifest_path: &Path,
+    programs: &[Program],
+    out_dir: &Path,
+) -> Result<Baseline> {
+    let mut functions = Vec::with_capacity(programs.len());
+    for program in programs {
+        let built = manifest.baseline.find(&program.name).with_context(|| {
+            format!(
+                "--extend: the baseline in {} has no program {}",
+                manifest_path.display(),
+                program.name
+            )
+        })?;
+        functions.push(binary::functions(&out_dir.join(&built.path))?);
+    }
+    Ok(Baseline {
+        set: manifest.baseline.clone(),
+        functions,
+    })
+}
+
+/// The programs of the recording in `out_dir` that get new seeds: those in the baseline and
+/// not left out of the seeds (a failure to prepare one of them is the error).
+fn programs_to_extend(
+    manifest: &Manifest,
+    opts: &BuildOptions,
+    out_dir: &Path,
+) -> Result<Vec<Program>> {
+    let record_dir = out_dir.join(RECORD_DIR);
+    let links = record::read_records(&record_dir).with_context(|| {
+        format!(
+            "--extend: cannot read the recording in {}",
+            record_dir.display()
+        )
+    })?;
+    if links.is_empty() {
+        bail!("--extend: {} holds no recorded link", record_dir.display());
+    }
+    // Programs left out of the seeds stay out: their seeds would equal the baseline again.
+    // So do those without a baseline (build tools, `--programs`, a failed relink).
+    let excluded = manifest.excluded_programs();
+    let in_baseline = |name: &str| manifest.baseline.find(name).is_some();
+    let (programs, failed) = programs_isolated(&links, &record_dir, opts)?;
+    if let Some((_, err)) = failed.into_iter().find(|(name, _)| in_baseline(name)) {
+        return Err(err);
+    }
+    Ok(programs
+        .into_iter()
+        .filter(|p| in_baseline(&p.name) && !excluded.contains(&p.name.as_str()))
+        .collect())
 }

@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use crate::files::manifest::{BinarySet, BuildStatus, ProgramSummary};
+use crate::files::manifest::{Binary, BinarySet, BuildStatus, ProgramSummary};
 
 /// The final seeds and the per-program summaries.
 #[derive(Debug)]
@@ -47,65 +47,88 @@ pub fn finalize(
             programs.push(old.clone());
             continue;
         }
-        let built: Vec<(String, &str)> = seeds
-            .iter()
-            .filter_map(|v| {
-                let b = v.find(name)?;
-                Some((v.label(), b.fingerprint.as_str()))
-            })
-            .collect();
-        let randomised = built.iter().any(|(_, fp)| *fp != base.fingerprint);
-        let excluded = if seeds.is_empty() || randomised {
-            None
-        } else if built.is_empty() {
-            let first = seeds
-                .iter()
-                .filter_map(|v| v.error.as_deref())
-                .find(|e| e.contains(&format!("program {name}:")))
-                .unwrap_or("no seed built it");
-            Some(format!("its link failed in every seed ({first})"))
-        } else {
-            Some(format!(
-                "its layout equals the baseline's in every seed ({} of {}): the mechanism ({}) \
-                 has nothing to move (one function; or one object, with one function or under \
-                 `--granularity link`){}",
-                built.len(),
-                seeds.len(),
-                mechanism(name),
-                if library {
-                    "; each seed keeps its copy, which its programs load"
-                } else {
-                    ""
-                }
-            ))
-        };
-        let distinct: BTreeSet<&str> = built.iter().map(|(_, fp)| *fp).collect();
-        let coinciding = if excluded.is_some() {
-            Vec::new()
-        } else {
-            let mut groups: BTreeMap<&str, Vec<String>> = BTreeMap::new();
-            groups
-                .entry(base.fingerprint.as_str())
-                .or_default()
-                .push(baseline.label());
-            for (label, fp) in &built {
-                groups.entry(fp).or_default().push(label.clone());
-            }
-            let mut groups: Vec<Vec<String>> =
-                groups.into_values().filter(|g| g.len() > 1).collect();
-            groups.sort_by_key(|g| seed_of(&g[0]));
-            groups
-        };
-        programs.push(ProgramSummary {
-            name: name.to_string(),
-            library,
-            excluded,
-            distinct_layouts: distinct.len(),
-            coinciding,
-            achieved: None,
-        });
+        programs.push(summary(baseline, base, library, &seeds, mechanism));
     }
+    drop_left_out(baseline, &mut seeds, &programs, out_dir);
+    Finalized { seeds, programs }
+}
 
+/// The summary of program (or library) `base` of `baseline` over the provisional `seeds`:
+/// left out when no seed moved it, its distinct layouts, and the seeds that coincide.
+fn summary(
+    baseline: &BinarySet,
+    base: &Binary,
+    library: bool,
+    seeds: &[BinarySet],
+    mechanism: &dyn Fn(&str) -> String,
+) -> ProgramSummary {
+    let name = base.name.as_str();
+    let built: Vec<(String, &str)> = seeds
+        .iter()
+        .filter_map(|v| {
+            let b = v.find(name)?;
+            Some((v.label(), b.fingerprint.as_str()))
+        })
+        .collect();
+    let randomised = built.iter().any(|(_, fp)| *fp != base.fingerprint);
+    let excluded = if seeds.is_empty() || randomised {
+        None
+    } else if built.is_empty() {
+        let first = seeds
+            .iter()
+            .filter_map(|v| v.error.as_deref())
+            .find(|e| e.contains(&format!("program {name}:")))
+            .unwrap_or("no seed built it");
+        Some(format!("its link failed in every seed ({first})"))
+    } else {
+        Some(format!(
+            "its layout equals the baseline's in every seed ({} of {}): the mechanism ({}) \
+             has nothing to move (one function; or one object, with one function or under \
+             `--granularity link`){}",
+            built.len(),
+            seeds.len(),
+            mechanism(name),
+            if library {
+                "; each seed keeps its copy, which its programs load"
+            } else {
+                ""
+            }
+        ))
+    };
+    let distinct: BTreeSet<&str> = built.iter().map(|(_, fp)| *fp).collect();
+    let coinciding = if excluded.is_some() {
+        Vec::new()
+    } else {
+        let mut groups: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        groups
+            .entry(base.fingerprint.as_str())
+            .or_default()
+            .push(baseline.label());
+        for (label, fp) in &built {
+            groups.entry(fp).or_default().push(label.clone());
+        }
+        let mut groups: Vec<Vec<String>> = groups.into_values().filter(|g| g.len() > 1).collect();
+        groups.sort_by_key(|g| seed_of(&g[0]));
+        groups
+    };
+    ProgramSummary {
+        name: name.to_string(),
+        library,
+        excluded,
+        distinct_layouts: distinct.len(),
+        coinciding,
+        achieved: None,
+    }
+}
+
+/// Removes from `seeds` (and from `out_dir`) the binaries of the programs `programs` leaves
+/// out, and fails (and removes) each seed that lacks a program kept.
+fn drop_left_out(
+    baseline: &BinarySet,
+    seeds: &mut [BinarySet],
+    programs: &[ProgramSummary],
+    out_dir: &Path,
+) {
     // A library is never left out: the seed's programs load the seed's copy (a library that
     // failed in every seed fails those seeds below).
     let left_out: BTreeSet<&str> = programs
@@ -118,7 +141,7 @@ pub fn finalize(
         .map(|b| b.name.as_str())
         .filter(|n| !left_out.contains(n))
         .collect();
-    for v in &mut seeds {
+    for v in seeds {
         for b in v
             .binaries
             .iter()
@@ -139,7 +162,6 @@ pub fn finalize(
             v.libraries.clear();
         }
     }
-    Finalized { seeds, programs }
 }
 
 /// The seed of a label, for ordering (`baseline` first).

@@ -41,28 +41,13 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         .check(opts.allow_many_seeds)?;
     let mut seeds = Vec::new();
     for &seed in &opts.seeds {
-        let label = binary_label(Some(seed));
-        let result = build_binary_set(
+        let baseline = (&baseline_set, baseline_functions.as_slice());
+        seeds.push(build_seed(
             opts,
-            &build_dir,
-            &out_dir,
-            &work,
-            Some(seed),
-            Some((&baseline_set, &baseline_functions)),
-        );
-        seeds.push(match result {
-            Ok(built) => built.set,
-            Err(err) => {
-                let _ = std::fs::remove_dir_all(out_dir.join(&label));
-                BinarySet {
-                    seed: Some(seed),
-                    status: BuildStatus::Failed,
-                    error: Some(format!("{err:#}")),
-                    binaries: Vec::new(),
-                    libraries: Vec::new(),
-                }
-            }
-        });
+            (&build_dir, &out_dir, &work),
+            seed,
+            baseline,
+        ));
     }
     let total = start.elapsed().as_secs_f64();
     let mechanism = |name: &str| {
@@ -85,24 +70,8 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         mode: BuildMode::Rebuild,
         granularity: opts.granularity,
         pad: 0,
-        linker: {
-            let mut names: Vec<&str> = baseline_programs.iter().map(|p| p.linker.name()).collect();
-            names.dedup();
-            if names.len() == 1 {
-                names[0].to_string()
-            } else {
-                "mixed".to_string()
-            }
-        },
-        mechanism: {
-            let mut m: Vec<String> = baseline_programs
-                .iter()
-                .map(|p| format!("full rebuild per seed; {}", p.mechanism.describe(p.linker)))
-                .collect();
-            m.sort();
-            m.dedup();
-            m.join("; ")
-        },
+        linker: linker_of(&baseline_programs),
+        mechanism: mechanism_of(&baseline_programs),
         recorded_build_seconds: baseline_seconds,
         relink_seconds: total - baseline_seconds,
         baseline: baseline_set,
@@ -116,6 +85,55 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         shim_errors,
         notes: Vec::new(),
     })
+}
+
+/// Builds seed `seed` (in the directories `dirs`: build, output, work) and verifies it
+/// against `baseline` (its set and functions); a seed that fails is a failed set, its files
+/// removed.
+fn build_seed(
+    opts: &BuildOptions,
+    dirs: (&Path, &Path, &Path),
+    seed: u64,
+    baseline: (&BinarySet, &[Vec<Function>]),
+) -> BinarySet {
+    let (build_dir, out_dir, work) = dirs;
+    let label = binary_label(Some(seed));
+    let result = build_binary_set(opts, build_dir, out_dir, work, Some(seed), Some(baseline));
+    match result {
+        Ok(built) => built.set,
+        Err(err) => {
+            let _ = std::fs::remove_dir_all(out_dir.join(&label));
+            BinarySet {
+                seed: Some(seed),
+                status: BuildStatus::Failed,
+                error: Some(format!("{err:#}")),
+                binaries: Vec::new(),
+                libraries: Vec::new(),
+            }
+        }
+    }
+}
+
+/// The manifest's linker: the programs' one, or `mixed`.
+fn linker_of(programs: &[super::replay::Program]) -> String {
+    let mut names: Vec<&str> = programs.iter().map(|p| p.linker.name()).collect();
+    names.dedup();
+    if names.len() == 1 {
+        names[0].to_string()
+    } else {
+        "mixed".to_string()
+    }
+}
+
+/// The manifest's mechanism: each distinct one of the programs, after the rebuild's.
+fn mechanism_of(programs: &[super::replay::Program]) -> String {
+    let mut m: Vec<String> = programs
+        .iter()
+        .map(|p| format!("full rebuild per seed; {}", p.mechanism.describe(p.linker)))
+        .collect();
+    m.sort();
+    m.dedup();
+    m.join("; ")
 }
 
 struct Built {
@@ -133,7 +151,7 @@ fn build_binary_set(
     out_dir: &Path,
     work: &Path,
     seed: Option<u64>,
-    baseline: Option<(&BinarySet, &Vec<Vec<Function>>)>,
+    baseline: Option<(&BinarySet, &[Vec<Function>])>,
 ) -> Result<Built> {
     let label = binary_label(seed);
     let tree = work.join(&label).join("tree");

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use crate::files::manifest::{BuildStatus, Manifest};
+use crate::files::manifest::{BuildStatus, Manifest, ProgramSummary};
 
 /// Per program: seeds built, their distinct fingerprints, Kendall distances, shares moved.
 type ProgramTally<'a> = (usize, BTreeSet<&'a str>, Vec<f64>, Vec<f64>);
@@ -21,21 +21,7 @@ a new address (0 to 100 %); both averaged over the seeds built\n";
 /// The summary as text.
 pub fn render(m: &Manifest) -> String {
     let mut out = String::new();
-    let mut per_program: BTreeMap<&str, ProgramTally> = BTreeMap::new();
-    for b in m.baseline.all() {
-        per_program.entry(&b.name).or_default();
-    }
-    for v in m.seeds.iter().filter(|v| v.status == BuildStatus::Ok) {
-        for b in v.all() {
-            let e = per_program.entry(&b.name).or_default();
-            e.0 += 1;
-            e.1.insert(&b.fingerprint);
-            if let Some(d) = &b.distance {
-                e.2.push(d.kendall_tau);
-                e.3.push(d.share_moved);
-            }
-        }
-    }
+    let per_program = tally(m);
     let width = per_program
         .keys()
         .map(|k| k.len())
@@ -72,41 +58,7 @@ pub fn render(m: &Manifest) -> String {
         out.push_str(&padding_lines(m));
     }
     for p in &m.programs {
-        let what = if p.library { "library" } else { "program" };
-        if let (Some(a), None) = (&p.achieved, &p.excluded) {
-            let _ = writeln!(out, "achieved: {what} {}: {}", p.name, a.words);
-        }
-        if m.baseline.find(&p.name).is_none() {
-            let _ = writeln!(
-                out,
-                "error: {what} {} is not in the seeds nor the baseline: {}",
-                p.name,
-                p.excluded.as_deref().unwrap_or("it could not be relinked")
-            );
-        } else if let (Some(reason), true) = (&p.excluded, p.library) {
-            let _ = writeln!(out, "note: library {} is not randomised: {reason}", p.name);
-        } else if let Some(reason) = &p.excluded {
-            let _ = writeln!(
-                out,
-                "note: program {} is left out of the seeds (its baseline is kept; `run` skips it \
-                 unless named): {reason}",
-                p.name
-            );
-        } else if !p.coinciding.is_empty() {
-            let groups: Vec<String> = p.coinciding.iter().take(5).map(|g| g.join(" = ")).collect();
-            let more = p.coinciding.len().saturating_sub(5);
-            let _ = writeln!(
-                out,
-                "note: {what} {}: coinciding layouts: {}{}",
-                p.name,
-                groups.join("; "),
-                if more > 0 {
-                    format!(" (and {more} more groups, see the manifest)")
-                } else {
-                    String::new()
-                }
-            );
-        }
+        program_notes(&mut out, m, p);
     }
     let failed: Vec<_> = m
         .seeds
@@ -125,6 +77,67 @@ pub fn render(m: &Manifest) -> String {
         }
     }
     out
+}
+
+/// Per program of `m` (every program of the baseline, in name order): its tally over the
+/// seeds built.
+fn tally(m: &Manifest) -> BTreeMap<&str, ProgramTally<'_>> {
+    let mut per_program: BTreeMap<&str, ProgramTally> = BTreeMap::new();
+    for b in m.baseline.all() {
+        per_program.entry(&b.name).or_default();
+    }
+    for v in m.seeds.iter().filter(|v| v.status == BuildStatus::Ok) {
+        for b in v.all() {
+            let e = per_program.entry(&b.name).or_default();
+            e.0 += 1;
+            e.1.insert(&b.fingerprint);
+            if let Some(d) = &b.distance {
+                e.2.push(d.kendall_tau);
+                e.3.push(d.share_moved);
+            }
+        }
+    }
+    per_program
+}
+
+/// The lines about program `p` of `m` (appended to `out`): what its randomisation achieved,
+/// why it is left out or not randomised, or which of its seeds coincide.
+fn program_notes(out: &mut String, m: &Manifest, p: &ProgramSummary) {
+    let what = if p.library { "library" } else { "program" };
+    if let (Some(a), None) = (&p.achieved, &p.excluded) {
+        let _ = writeln!(out, "achieved: {what} {}: {}", p.name, a.words);
+    }
+    if m.baseline.find(&p.name).is_none() {
+        let _ = writeln!(
+            out,
+            "error: {what} {} is not in the seeds nor the baseline: {}",
+            p.name,
+            p.excluded.as_deref().unwrap_or("it could not be relinked")
+        );
+    } else if let (Some(reason), true) = (&p.excluded, p.library) {
+        let _ = writeln!(out, "note: library {} is not randomised: {reason}", p.name);
+    } else if let Some(reason) = &p.excluded {
+        let _ = writeln!(
+            out,
+            "note: program {} is left out of the seeds (its baseline is kept; `run` skips it \
+             unless named): {reason}",
+            p.name
+        );
+    } else if !p.coinciding.is_empty() {
+        let groups: Vec<String> = p.coinciding.iter().take(5).map(|g| g.join(" = ")).collect();
+        let more = p.coinciding.len().saturating_sub(5);
+        let _ = writeln!(
+            out,
+            "note: {what} {}: coinciding layouts: {}{}",
+            p.name,
+            groups.join("; "),
+            if more > 0 {
+                format!(" (and {more} more groups, see the manifest)")
+            } else {
+                String::new()
+            }
+        );
+    }
 }
 
 /// `build --pad`: per program, the spread of its function starts over cache-line and page

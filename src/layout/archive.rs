@@ -245,20 +245,7 @@ fn padded(len: u64) -> u64 {
 /// The archive bytes: `parsed`'s names and index, member `i` holding `contents[i]`, members
 /// in `order`.
 fn encode(parsed: &Parsed<'_>, contents: &[&[u8]], order: &[usize]) -> Vec<u8> {
-    // Long-name table: names that do not fit "name/" in 16 bytes, or contain a slash or
-    // space (which the short form cannot represent).
-    let mut long_names = Vec::new();
-    let mut on_disk_name = Vec::with_capacity(order.len());
-    for &i in order {
-        let name = &parsed.members[i].name;
-        if name.len() <= 15 && !name.contains('/') && !name.contains(' ') {
-            on_disk_name.push(format!("{name}/"));
-        } else {
-            on_disk_name.push(format!("/{}", long_names.len()));
-            long_names.extend_from_slice(name.as_bytes());
-            long_names.extend_from_slice(b"/\n");
-        }
-    }
+    let (on_disk_name, long_names) = member_names(parsed, order);
     // The index lists symbols in the new member order.
     let mut new_position = vec![0usize; order.len()];
     for (k, &i) in order.iter().enumerate() {
@@ -305,26 +292,12 @@ fn encode(parsed: &Parsed<'_>, contents: &[&[u8]], order: &[usize]) -> Vec<u8> {
     let mut out = Vec::with_capacity(at as usize);
     out.extend_from_slice(MAGIC);
     if parsed.has_index {
-        let size = index_size(word);
-        out.extend(header(if word == 8 { "/SYM64/" } else { "/" }, "0", size));
-        let put = |out: &mut Vec<u8>, v: u64| {
-            if word == 8 {
-                out.extend_from_slice(&v.to_be_bytes());
-            } else {
-                out.extend_from_slice(&(v as u32).to_be_bytes());
-            }
-        };
-        put(&mut out, entries.len() as u64);
-        for &(position, _) in &entries {
-            put(&mut out, member_offsets[position]);
-        }
-        for &(_, name) in &entries {
-            out.extend_from_slice(name);
-            out.push(0);
-        }
-        if size & 1 == 1 {
-            out.push(0);
-        }
+        write_index(
+            &mut out,
+            &entries,
+            &member_offsets,
+            (word, index_size(word)),
+        );
     }
     if !long_names.is_empty() {
         out.extend(header("//", "", long_names.len() as u64));
@@ -343,6 +316,54 @@ fn encode(parsed: &Parsed<'_>, contents: &[&[u8]], order: &[usize]) -> Vec<u8> {
         }
     }
     out
+}
+
+/// The name of each member of `order` as its header writes it (`name/`, or `/OFFSET` into
+/// the long-name table), and that table: names that do not fit "name/" in 16 bytes, or
+/// contain a slash or space (which the short form cannot represent).
+fn member_names(parsed: &Parsed<'_>, order: &[usize]) -> (Vec<String>, Vec<u8>) {
+    let mut long_names = Vec::new();
+    let mut on_disk_name = Vec::with_capacity(order.len());
+    for &i in order {
+        let name = &parsed.members[i].name;
+        if name.len() <= 15 && !name.contains('/') && !name.contains(' ') {
+            on_disk_name.push(format!("{name}/"));
+        } else {
+            on_disk_name.push(format!("/{}", long_names.len()));
+            long_names.extend_from_slice(name.as_bytes());
+            long_names.extend_from_slice(b"/\n");
+        }
+    }
+    (on_disk_name, long_names)
+}
+
+/// Appends the symbol index: the (member position, symbol name) `entries` with the members'
+/// offsets `member_offsets`, in words of `word` bytes (`size` bytes in all, then padding).
+fn write_index(
+    out: &mut Vec<u8>,
+    entries: &[(usize, &[u8])],
+    member_offsets: &[u64],
+    (word, size): (u64, u64),
+) {
+    out.extend(header(if word == 8 { "/SYM64/" } else { "/" }, "0", size));
+    let put = |out: &mut Vec<u8>, v: u64| {
+        if word == 8 {
+            out.extend_from_slice(&v.to_be_bytes());
+        } else {
+            out.extend_from_slice(&(v as u32).to_be_bytes());
+        }
+    };
+    put(out, entries.len() as u64);
+    for &(position, _) in entries {
+        put(out, member_offsets[position]);
+    }
+    for &(_, name) in entries {
+        out.extend_from_slice(name);
+        out.push(0);
+    }
+    if size & 1 == 1 {
+        out.push(0);
+    }
 }
 
 #[cfg(test)]

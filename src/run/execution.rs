@@ -59,58 +59,48 @@ pub struct OneExecution {
     pub interrupted: Option<i32>,
 }
 
+/// Runs one execution of one binary and returns its outcome as store records: the seam
+/// between the runner's schedule and the processes (the runner's tests put a scripted
+/// executor here; [`ExecutionContext`] is the real one).
+pub trait Executor: Sync {
+    /// Runs execution `slot` of `target` in the run's fixed environment plus the padding
+    /// variable of `slot.env_pad` bytes (see [`execution_environment`]), and returns its
+    /// records (not yet written): measurements and the execution record with its status
+    /// (ok, exit, signal, timeout, spawn, metric). `Err` only for problems of the runner
+    /// itself; every way the benchmark can fail is an execution record.
+    fn execute(&self, slot: &Slot, target: &Target) -> Result<OneExecution>;
+}
+
+impl Executor for ExecutionContext<'_> {
+    fn execute(&self, slot: &Slot, target: &Target) -> Result<OneExecution> {
+        run_one(self, slot, target)
+    }
+}
+
+/// The environment of one execution: the run's fixed variables, the loader's path to the
+/// seed's own libraries when it has some, and last the padding variable whose value is
+/// `env_pad` bytes long. Only the padding differs between executions of one run, so the
+/// environment's size (and with it the initial stack's placement) varies by exactly the
+/// scheduled padding.
+pub fn execution_environment(
+    base_env: &[(String, String)],
+    library_dir: Option<&Path>,
+    env_pad: u32,
+) -> Vec<(String, String)> {
+    let mut env = base_env.to_vec();
+    if let Some(dir) = library_dir {
+        env.push((LIBRARY_PATH_VARIABLE.to_string(), dir.display().to_string()));
+    }
+    env.push((PAD_VARIABLE.to_string(), padding_value(env_pad)));
+    env
+}
+
 /// Runs the execution `slot` of `target` and returns its records (not yet written).
 ///
 /// `Err` only for problems of the runner itself (staging the binary); every way the
 /// benchmark can fail is an execution record.
 pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<OneExecution> {
-    let ExecutionContext {
-        template,
-        metric,
-        settings,
-        ..
-    } = *ctx;
-    let staging = ctx.staging.as_path();
-    let cg_dir = ctx.cachegrind_dir.as_path();
-    let mut fixed = BTreeMap::new();
-    for (name, source) in &target.binaries {
-        let path = staged_binary_path(staging, name);
-        stage_binary(source, &path)?;
-        check_sha256(source, &path, &target.sha256[name], &target.binary)?;
-        fixed.insert(name.clone(), path);
-    }
-    let bin = template.uses_bin.then(|| &fixed[&target.program]);
-    let mut argv = template.expand(bin, &fixed, settings.iterations);
-    if let MetricSpec::Cachegrind = metric {
-        let _ = std::fs::remove_dir_all(cg_dir);
-        std::fs::create_dir_all(cg_dir)
-            .with_context(|| format!("cannot create {}", cg_dir.display()))?;
-        argv = cachegrind_argv(cg_dir, settings.cache_model.as_ref(), &argv);
-    }
-    let mut env = ctx.base_env.to_vec();
-    let mut wrong_library = None;
-    if !target.libraries.is_empty() {
-        // The seed's own libraries, and proof from the loader that they are what loads.
-        let dir = staged_library_dir(staging);
-        stage_libraries(&target.libraries, &dir, &target.binary)?;
-        env.push((LIBRARY_PATH_VARIABLE.to_string(), dir.display().to_string()));
-        for path in fixed.values() {
-            wrong_library = libraries::wrong_library(path, &target.libraries, &dir, &env)?;
-            if wrong_library.is_some() {
-                break;
-            }
-        }
-    }
-    env.push((PAD_VARIABLE.to_string(), padding_value(slot.env_pad)));
-    let spec = ProcessSpec {
-        argv,
-        env,
-        cwd: ctx.cwd.to_path_buf(),
-        stdout: staging.join("stdout"),
-        stderr: staging.join("stderr"),
-        disable_aslr: ctx.aslr_disabled,
-        timeout: settings.timeout,
-    };
+    let (spec, wrong_library) = process_spec(ctx, slot, target)?;
     let start_unix = unix_now();
     let outcome = match wrong_library {
         Some(why) => ProcessOutcome {
@@ -131,55 +121,164 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
             interrupted: Some(signal),
         });
     }
-    let measurement = |metric: &str, iteration: u32, warmup: bool, value: f64, unit: &str| {
-        Record::Measurement(Measurement {
-            program: target.program.clone(),
-            binary: target.binary.clone(),
-            variant: target.variant.clone(),
-            seed: target.seed,
-            execution: slot.execution,
-            iteration,
-            warmup,
-            metric: metric.to_string(),
-            value,
-            unit: unit.to_string(),
-        })
-    };
-    let mut records = Vec::new();
-    let mut problem = None;
-    let stderr_tail = || file_tail(&spec.stderr, TAIL_LINES);
-    // Metric failures show the output the metric was read from.
-    let metric_source_tail = || match metric {
-        MetricSpec::Cachegrind => stderr_tail(),
-        _ => file_tail(&spec.stdout, TAIL_LINES),
-    };
-    let mut shown_tail = String::new();
-    let (status, stored_tail) = match &outcome.end {
-        ProcessEnd::Exited(0) => {
-            match collect_metrics(metric, settings, &spec.stdout, cg_dir, &outcome) {
-                Ok(values) => {
-                    for (name, iteration, warmup, value, unit) in values {
-                        records.push(measurement(&name, iteration, warmup, value, &unit));
-                    }
-                    (ExecutionStatus::Ok, None)
-                }
-                Err(e) => {
-                    shown_tail = metric_source_tail();
-                    problem = Some(format!("{e:#}"));
-                    (
-                        ExecutionStatus::Metric,
-                        Some(format!("{e:#}\n{shown_tail}")),
-                    )
-                }
+    Ok(outcome_records(
+        ctx, slot, target, &spec, &outcome, start_unix,
+    ))
+}
+
+/// The process of execution `slot`: the binaries staged at their fixed paths (checked
+/// against the manifest), the command expanded (under cachegrind if that is the metric) and
+/// the environment; with, when the seed's libraries are not what the loader would load,
+/// why (the execution then fails to spawn rather than measure other libraries).
+fn process_spec(
+    ctx: &ExecutionContext,
+    slot: &Slot,
+    target: &Target,
+) -> Result<(ProcessSpec, Option<String>)> {
+    let staging = ctx.staging.as_path();
+    let cg_dir = ctx.cachegrind_dir.as_path();
+    let mut fixed = BTreeMap::new();
+    for (name, source) in &target.binaries {
+        let path = staged_binary_path(staging, name);
+        stage_binary(source, &path)?;
+        check_sha256(source, &path, &target.sha256[name], &target.binary)?;
+        fixed.insert(name.clone(), path);
+    }
+    let bin = ctx.template.uses_bin.then(|| &fixed[&target.program]);
+    let mut argv = ctx.template.expand(bin, &fixed, ctx.settings.iterations);
+    if let MetricSpec::Cachegrind = ctx.metric {
+        let _ = std::fs::remove_dir_all(cg_dir);
+        std::fs::create_dir_all(cg_dir)
+            .with_context(|| format!("cannot create {}", cg_dir.display()))?;
+        argv = cachegrind_argv(cg_dir, ctx.settings.cache_model.as_ref(), &argv);
+    }
+    let mut wrong_library = None;
+    let library_dir = (!target.libraries.is_empty()).then(|| staged_library_dir(staging));
+    let env = execution_environment(ctx.base_env, library_dir.as_deref(), slot.env_pad);
+    if let Some(dir) = &library_dir {
+        // The seed's own libraries, and proof from the loader that they are what loads.
+        stage_libraries(&target.libraries, dir, &target.binary)?;
+        // Asked with the environment before the padding, as it always was.
+        let loader_env = &env[..env.len() - 1];
+        for path in fixed.values() {
+            wrong_library = libraries::wrong_library(path, &target.libraries, dir, loader_env)?;
+            if wrong_library.is_some() {
+                break;
             }
         }
+    }
+    let spec = ProcessSpec {
+        argv,
+        env,
+        cwd: ctx.cwd.to_path_buf(),
+        stdout: staging.join("stdout"),
+        stderr: staging.join("stderr"),
+        disable_aslr: ctx.aslr_disabled,
+        timeout: ctx.settings.timeout,
+    };
+    Ok((spec, wrong_library))
+}
+
+/// The records of an execution that ended (not interrupted) with `outcome`: its measurements
+/// when it exited 0 and its metric could be read, and its execution record.
+fn outcome_records(
+    ctx: &ExecutionContext,
+    slot: &Slot,
+    target: &Target,
+    spec: &ProcessSpec,
+    outcome: &ProcessOutcome,
+    start_unix: f64,
+) -> OneExecution {
+    let mut records = Vec::new();
+    let mut problem = None;
+    let mut shown_tail = String::new();
+    let stderr_tail = || file_tail(&spec.stderr, TAIL_LINES);
+    let (status, stored_tail) = match &outcome.end {
+        ProcessEnd::Exited(0) => match collect_metrics(
+            ctx.metric,
+            ctx.settings,
+            &spec.stdout,
+            &ctx.cachegrind_dir,
+            outcome,
+        ) {
+            Ok(values) => {
+                for (name, iteration, warmup, value, unit) in values {
+                    records.push(measurement(
+                        target, slot, &name, iteration, warmup, value, unit,
+                    ));
+                }
+                (ExecutionStatus::Ok, None)
+            }
+            Err(e) => {
+                // Metric failures show the output the metric was read from.
+                shown_tail = match ctx.metric {
+                    MetricSpec::Cachegrind => stderr_tail(),
+                    _ => file_tail(&spec.stdout, TAIL_LINES),
+                };
+                problem = Some(format!("{e:#}"));
+                (
+                    ExecutionStatus::Metric,
+                    Some(format!("{e:#}\n{shown_tail}")),
+                )
+            }
+        },
         ProcessEnd::Exited(_) => (ExecutionStatus::Exit, Some(stderr_tail())),
         ProcessEnd::Signaled(_) => (ExecutionStatus::Signal, Some(stderr_tail())),
         ProcessEnd::TimedOut => (ExecutionStatus::Timeout, Some(stderr_tail())),
         ProcessEnd::SpawnFailed(msg) => (ExecutionStatus::Spawn, Some(msg.clone())),
-        ProcessEnd::Interrupted(_) => (ExecutionStatus::Signal, None), // returned above
+        ProcessEnd::Interrupted(_) => (ExecutionStatus::Signal, None), // returned before
     };
-    records.push(Record::Execution(Execution {
+    records.push(Record::Execution(execution_record(
+        target,
+        slot,
+        outcome,
+        status,
+        stored_tail,
+        start_unix,
+    )));
+    OneExecution {
+        records,
+        status,
+        problem,
+        tail: shown_tail,
+        interrupted: None,
+    }
+}
+
+/// One measured value of execution `slot` of `target`.
+fn measurement(
+    target: &Target,
+    slot: &Slot,
+    metric: &str,
+    iteration: u32,
+    warmup: bool,
+    value: f64,
+    unit: String,
+) -> Record {
+    Record::Measurement(Measurement {
+        program: target.program.clone(),
+        binary: target.binary.clone(),
+        variant: target.variant.clone(),
+        seed: target.seed,
+        execution: slot.execution,
+        iteration,
+        warmup,
+        metric: metric.to_string(),
+        value,
+        unit,
+    })
+}
+
+/// The execution record closing execution `slot` of `target`.
+fn execution_record(
+    target: &Target,
+    slot: &Slot,
+    outcome: &ProcessOutcome,
+    status: ExecutionStatus,
+    output_tail: Option<String>,
+    start_unix: f64,
+) -> Execution {
+    Execution {
         program: target.program.clone(),
         binary: target.binary.clone(),
         variant: target.variant.clone(),
@@ -199,17 +298,10 @@ pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<O
             ProcessEnd::TimedOut => Some(libc::SIGKILL),
             _ => None,
         },
-        output_tail: stored_tail,
+        output_tail,
         machine: None,
         abandoned: outcome.abandoned,
-    }));
-    Ok(OneExecution {
-        records,
-        status,
-        problem,
-        tail: shown_tail,
-        interrupted: None,
-    })
+    }
 }
 
 /// Refuses to run a staged binary whose SHA-256 is not the manifest's: a file replaced after
@@ -311,4 +403,30 @@ pub fn unix_now() -> f64 {
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or(Duration::ZERO)
         .as_secs_f64()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_environment_differs_between_executions_only_by_the_padding() {
+        let base = vec![("PATH".to_string(), "/bin".to_string())];
+        let dir = Path::new("/o/.run/lib");
+        let small = execution_environment(&base, Some(dir), 16);
+        let large = execution_environment(&base, Some(dir), 4080);
+        let bytes = |env: &[(String, String)]| -> usize {
+            env.iter().map(|(k, v)| k.len() + v.len() + 2).sum()
+        };
+        assert_eq!(bytes(&large) - bytes(&small), 4080 - 16);
+        // The fixed variables, then the loader's path, then the padding last.
+        let names: Vec<&str> = small.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(names, ["PATH", LIBRARY_PATH_VARIABLE, PAD_VARIABLE]);
+        assert_eq!(small[2].1.len(), 16);
+        let without = execution_environment(&base, None, 0);
+        assert_eq!(
+            without,
+            [base[0].clone(), (PAD_VARIABLE.into(), String::new())]
+        );
+    }
 }

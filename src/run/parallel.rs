@@ -15,7 +15,7 @@ use std::sync::mpsc;
 use anyhow::{bail, Result};
 
 use super::cpus::pin_this_thread;
-use super::execution::{run_one, ExecutionContext, OneExecution};
+use super::execution::{Executor, OneExecution};
 use super::metric::MetricSpec;
 use super::schedule::Slot;
 use super::targets::Target;
@@ -56,14 +56,14 @@ pub fn default_jobs(metric: &MetricSpec) -> usize {
     }
 }
 
-/// Runs `slots` in order with one worker per entry of `contexts`, worker `k` pinned to
+/// Runs `slots` in order with one worker per entry of `executors`, worker `k` pinned to
 /// `cpus[k]` when given, and hands each finished execution to `commit` in slot order.
 ///
 /// A worker takes the next slot only while `may_start()` holds (the budget) and nothing has
 /// failed; an error of `commit` or of the runner stops it (executions already under way
 /// still finish, uncommitted) and is returned. Returns the number of executions committed.
-pub fn run_slots<'t>(
-    contexts: &[ExecutionContext],
+pub fn run_slots<'t, E: Executor>(
+    executors: &[E],
     cpus: &[Option<Vec<usize>>],
     slots: &[&Slot],
     target_of: &(dyn Fn(&Slot) -> &'t Target + Sync),
@@ -74,7 +74,7 @@ pub fn run_slots<'t>(
     let stop = AtomicBool::new(false);
     let (tx, rx) = mpsc::channel::<(usize, Result<OneExecution>)>();
     std::thread::scope(|scope| {
-        for (k, ctx) in contexts.iter().enumerate() {
+        for (k, executor) in executors.iter().enumerate() {
             let tx = tx.clone();
             let (next, stop) = (&next, &stop);
             let pin = cpus.get(k).cloned().flatten();
@@ -92,7 +92,7 @@ pub fn run_slots<'t>(
                     }
                     let i = next.fetch_add(1, Ordering::SeqCst);
                     let Some(slot) = slots.get(i) else { return };
-                    let outcome = run_one(ctx, slot, target_of(slot));
+                    let outcome = executor.execute(slot, target_of(slot));
                     if tx.send((i, outcome)).is_err() {
                         return;
                     }

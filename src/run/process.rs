@@ -85,7 +85,7 @@ pub fn run_process(spec: &ProcessSpec) -> ProcessOutcome {
         max_rss_kib: 0,
         abandoned: 0,
     };
-    let Some((program, args)) = spec.argv.split_first() else {
+    let Some(program) = spec.argv.first() else {
         return failed("empty command".into());
     };
     // Created afresh, never through a symbolic link planted in the staging directory.
@@ -97,29 +97,7 @@ pub fn run_process(spec: &ProcessSpec) -> ProcessOutcome {
         (Ok(o), Ok(e)) => (o, e),
         (Err(e), _) | (_, Err(e)) => return failed(e),
     };
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .env_clear()
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .current_dir(&spec.cwd)
-        .stdin(Stdio::null())
-        .stdout(stdout)
-        .stderr(stderr)
-        .process_group(0);
-    let disable_aslr = spec.disable_aslr;
-    // SAFETY: the closure only makes the prctl(2) and personality(2) system calls, which are
-    // async-signal-safe, and allocates nothing.
-    unsafe {
-        cmd.pre_exec(move || {
-            // If the runner is killed (kill -9, power button), the benchmark dies with it
-            // instead of running on unobserved; `--resume` reruns that execution.
-            crate::child::die_with_parent()?;
-            if disable_aslr {
-                disable_aslr_in_this_process()?;
-            }
-            Ok(())
-        });
-    }
+    let mut cmd = command(spec, stdout, stderr);
     let start = Instant::now();
     let spawning = reaper::spawn_guard();
     let child = match cmd.spawn() {
@@ -144,7 +122,51 @@ pub fn run_process(spec: &ProcessSpec) -> ProcessOutcome {
     // so does anything the execution abandoned (re-parented to us, the subreaper).
     let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
     let abandoned = reaper::kill_orphans();
-    let end = match waited {
+    let end = process_end(waited, status);
+    let tv_ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000;
+    ProcessOutcome {
+        end,
+        wall_ns,
+        cpu_ns: tv_ns(usage.ru_utime) + tv_ns(usage.ru_stime),
+        max_rss_kib: usage.ru_maxrss.max(0) as u64,
+        abandoned: u32::try_from(abandoned).unwrap_or(u32::MAX),
+    }
+}
+
+/// The command of `spec` (whose argv is not empty), in its own process group, with exactly
+/// its environment, its output to `stdout` and `stderr`; it dies with the runner, and runs
+/// with ASLR off when `spec` says so.
+fn command(spec: &ProcessSpec, stdout: std::fs::File, stderr: std::fs::File) -> Command {
+    let (program, args) = spec.argv.split_first().expect("checked not empty");
+    let mut cmd = Command::new(program);
+    cmd.args(args)
+        .env_clear()
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(&spec.cwd)
+        .stdin(Stdio::null())
+        .stdout(stdout)
+        .stderr(stderr)
+        .process_group(0);
+    let disable_aslr = spec.disable_aslr;
+    // SAFETY: the closure only makes the prctl(2) and personality(2) system calls, which are
+    // async-signal-safe, and allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            // If the runner is killed (kill -9, power button), the benchmark dies with it
+            // instead of running on unobserved; `--resume` reruns that execution.
+            crate::child::die_with_parent()?;
+            if disable_aslr {
+                disable_aslr_in_this_process()?;
+            }
+            Ok(())
+        });
+    }
+    cmd
+}
+
+/// How a process that was waited for (`waited`, with its wait status `status`) ended.
+fn process_end(waited: Waited, status: libc::c_int) -> ProcessEnd {
+    match waited {
         Waited::TimedOut => ProcessEnd::TimedOut,
         Waited::Interrupted(signal) => ProcessEnd::Interrupted(signal),
         Waited::Exited if libc::WIFEXITED(status) => ProcessEnd::Exited(libc::WEXITSTATUS(status)),
@@ -156,14 +178,6 @@ pub fn run_process(spec: &ProcessSpec) -> ProcessOutcome {
             }
         }
         Waited::Exited => ProcessEnd::Exited(-1),
-    };
-    let tv_ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1000;
-    ProcessOutcome {
-        end,
-        wall_ns,
-        cpu_ns: tv_ns(usage.ru_utime) + tv_ns(usage.ru_stime),
-        max_rss_kib: usage.ru_maxrss.max(0) as u64,
-        abandoned: u32::try_from(abandoned).unwrap_or(u32::MAX),
     }
 }
 

@@ -3,25 +3,26 @@
 //! budget; the summary at the end.
 
 use std::collections::HashSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
 use super::cpus::assign_cpus;
 use super::environment::{clean_environment, probe_aslr_off, worker_staging_dir, STAGING_DIR};
-use super::execution::{unix_now, ExecutionContext};
-use super::host::{current_load, Finish};
+use super::execution::{unix_now, ExecutionContext, Executor, OneExecution};
+use super::host::{current_load, Finish, Load};
 use super::preflight::check_writable;
 use super::prepare::{prepare_run, PreparedRun};
 use super::reaper::{self, Interrupted};
 use super::schedule::Slot;
 use super::settings::RunRequest;
 use super::summary::{BinarySummary, Summarizer};
+use super::targets::Target;
 use crate::files::manifest::Manifest;
-use crate::files::results::Header;
+use crate::files::results::{ExecutionKey, Header};
 use crate::files::store::{
-    scan_results, ExecutionStatus, Extension, Record, StoreWriter, RESULTS_FILE,
+    scan_results, ExecutionStatus, Extension, Record, Results, StoreWriter, RESULTS_FILE,
 };
 
 /// What a finished (or budget-stopped) run did.
@@ -74,52 +75,159 @@ fn working_directory(previous: Option<&Header>) -> Result<(PathBuf, Vec<(String,
     Ok((cwd, env))
 }
 
-/// Runs (or resumes) the experiment described by `req`.
+/// Runs (or resumes) the experiment described by `req`: the run is opened (plan and the
+/// store's previous executions), started (checks, header), resumed (only the executions the
+/// store lacks), walked one execution at a time, and finished (summary).
 pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
+    let mut opened = open_run(req)?;
+    let mut started = start_run(req, &mut opened)?;
+    let prepared = &opened.prepared;
+    let out = opened.out.as_path();
+    let schedule = prepared.schedule();
+    let target_of = |s: &Slot| prepared.target(s);
+    let mut resume = resume_from(opened.previous.as_ref(), &schedule, &target_of);
+    let bar = crate::progress::Progress::new(
+        req.progress,
+        "executions",
+        schedule.len() as u64,
+        resume.skipped as u64,
+        "{bar:30} {pos}/{len} executions  {elapsed_precise} elapsed, ETA {eta}",
+    );
+    let clock = Instant::now();
+    let contexts: Vec<ExecutionContext> = (0..started.jobs)
+        .map(|worker| {
+            let staging = worker_staging_dir(out, worker);
+            ExecutionContext {
+                template: &prepared.template,
+                metric: &prepared.metric,
+                settings: &prepared.settings,
+                out_dir: out,
+                cachegrind_dir: staging.join("cachegrind"),
+                staging,
+                cwd: &started.cwd,
+                base_env: &started.base_env,
+                aslr_disabled: started.aslr_disabled,
+            }
+        })
+        .collect();
+    let may_start = || {
+        reaper::interrupted().is_none() && req.budget.is_none_or(|budget| clock.elapsed() < budget)
+    };
+    let walk = Walk {
+        executors: &contexts,
+        cpus: &started.worker_cpus,
+        target_of: &target_of,
+        may_start: &may_start,
+        out: &req.out_dir,
+    };
+    let walked = walk_schedule(&walk, &mut started.writer, &mut resume, &bar);
+    let executed = match walked.and_then(|n| interruption(&resume, n, &req.out_dir).map(|()| n)) {
+        Ok(n) => n,
+        Err(e) => {
+            bar.abandon();
+            return Err(e);
+        }
+    };
+    bar.finish();
+    let summary = finish_run(req, out, &mut started, executed)?;
+    Ok(RunReport {
+        executed,
+        skipped: resume.skipped,
+        remaining: resume.todo.len() - executed,
+        aslr_disabled: started.aslr_disabled,
+        schedule_seed: started.header.schedule_seed,
+        summary,
+        warnings: opened.warnings,
+    })
+}
+
+/// What is known before anything runs: the output directory (absolute, so the fixed binary
+/// path means the same wherever the command `cd`s to), the store's previous contents (a run
+/// being resumed, always with a header), the plan, and the binaries a resume adds.
+struct OpenedRun {
+    out: PathBuf,
+    manifest: Manifest,
+    previous: Option<Results>,
+    prepared: PreparedRun,
+    added_binaries: Vec<String>,
+    warnings: Vec<String>,
+}
+
+/// Opens the run of `req`: loads the manifest and the previous store and prepares the plan.
+fn open_run(req: &RunRequest) -> Result<OpenedRun> {
     let manifest = Manifest::load(&req.out_dir)?;
-    // Absolute, so the fixed binary path means the same wherever the command `cd`s to.
-    let out_abs = req
+    let out = req
         .out_dir
         .canonicalize()
         .with_context(|| format!("cannot resolve {}", req.out_dir.display()))?;
-    let out = &out_abs;
     let mut warnings = Vec::new();
-
-    let store_path = out.join(RESULTS_FILE);
-    let previous = if store_path.exists() {
-        // Only the execution records matter here: stream past the measurements.
-        let r = scan_results(out, |_, _| {})?;
-        match (&r.header, req.resume) {
-            (Some(_), false) => bail!(
-                "{} already holds results: pass --resume to continue that run, or choose another --out",
-                store_path.display()
-            ),
-            (None, _) if !r.executions.is_empty() => {
-                bail!("{} has records but no header", store_path.display())
-            }
-            _ => {}
-        }
-        warnings.extend(r.warnings.iter().cloned());
-        r.header.is_some().then_some(r)
-    } else {
-        None
-    };
+    let previous = previous_store(&out, req.resume, &mut warnings)?;
     let prepared = prepare_run(
         req,
         previous.as_ref().and_then(|r| r.header.as_ref()),
         &manifest,
-        out,
+        &out,
     )?;
-    let added_binaries = match previous.as_ref().filter(|r| r.header.is_some()) {
+    let added_binaries = match &previous {
         Some(r) => binaries_added_since(&r.planned_binaries(), &prepared.binary_labels)?,
         None => Vec::new(),
     };
+    Ok(OpenedRun {
+        out,
+        manifest,
+        previous,
+        prepared,
+        added_binaries,
+        warnings,
+    })
+}
+
+/// The execution records of the run stored in `out` (`None` when there is none), refused
+/// unless `resume`; its read warnings go to `warnings`.
+fn previous_store(out: &Path, resume: bool, warnings: &mut Vec<String>) -> Result<Option<Results>> {
+    let store_path = out.join(RESULTS_FILE);
+    if !store_path.exists() {
+        return Ok(None);
+    }
+    // Only the execution records matter here: stream past the measurements.
+    let r = scan_results(out, |_, _| {})?;
+    match (&r.header, resume) {
+        (Some(_), false) => bail!(
+            "{} already holds results: pass --resume to continue that run, or choose another --out",
+            store_path.display()
+        ),
+        (None, _) if !r.executions.is_empty() => {
+            bail!("{} has records but no header", store_path.display())
+        }
+        _ => {}
+    }
+    warnings.extend(r.warnings.iter().cloned());
+    Ok(r.header.is_some().then_some(r))
+}
+
+/// The conditions of this invocation, settled before its first execution.
+struct StartedRun {
+    jobs: usize,
+    worker_cpus: Vec<Option<Vec<usize>>>,
+    aslr_disabled: bool,
+    cwd: PathBuf,
+    base_env: Vec<(String, String)>,
+    writer: StoreWriter,
+    /// The store's header: the one written now, or the resumed run's.
+    header: Header,
+    invocation_started: f64,
+    load_before: Option<Load>,
+}
+
+/// Starts the opened run: everything that can fail before the first execution fails here
+/// (parallelism, CPUs, writable staging, working directory); then the store is opened, its
+/// header (new run) or extension (a resume adding binaries) written. Warnings (ASLR on, or
+/// changed since the interrupted part) go to `opened.warnings`.
+fn start_run(req: &RunRequest, opened: &mut OpenedRun) -> Result<StartedRun> {
     let PreparedRun {
-        settings,
-        metric,
-        template,
-        ..
-    } = &prepared;
+        settings, metric, ..
+    } = &opened.prepared;
+    let out = opened.out.as_path();
     let jobs = req
         .jobs
         .unwrap_or_else(|| super::parallel::default_jobs(metric));
@@ -127,15 +235,50 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
     let worker_cpus = assign_cpus(req.cpus.as_deref(), jobs)?;
     let invocation_started = unix_now();
     let load_before = current_load();
-
-    // Everything that can fail before the first execution fails here.
-    let staging = out.join(STAGING_DIR);
-    check_writable(out, &staging)?;
+    check_writable(out, &out.join(STAGING_DIR))?;
     for worker in 1..jobs {
-        let dir = worker_staging_dir(out, worker);
-        check_writable(out, &dir)?;
+        check_writable(out, &worker_staging_dir(out, worker))?;
     }
-    let aslr_disabled = match probe_aslr_off() {
+    let aslr_disabled = aslr_off(&mut opened.warnings);
+    let previous_header = opened.previous.as_ref().and_then(|r| r.header.clone());
+    let (cwd, base_env) = working_directory(previous_header.as_ref())?;
+    let mut writer = StoreWriter::open(out)?;
+    reaper::install()?;
+    let header = match previous_header {
+        Some(h) => h,
+        None => {
+            let h = opened
+                .prepared
+                .header(&opened.manifest, aslr_disabled, &cwd, &base_env);
+            writer.append(&[Record::Header(h.clone())])?;
+            h
+        }
+    };
+    extend_store(&mut writer, &opened.added_binaries)?;
+    if header.aslr_disabled != aslr_disabled {
+        let w = format!(
+            "the interrupted run had aslr_disabled={} but now it is {}: executions of the two parts are not comparable",
+            header.aslr_disabled, aslr_disabled
+        );
+        crate::diagnostic!("layoutrand: warning: {w}");
+        opened.warnings.push(w);
+    }
+    Ok(StartedRun {
+        jobs,
+        worker_cpus,
+        aslr_disabled,
+        cwd,
+        base_env,
+        writer,
+        header,
+        invocation_started,
+        load_before,
+    })
+}
+
+/// Whether ASLR is off for the benchmark processes; if not, says why in `warnings`.
+fn aslr_off(warnings: &mut Vec<String>) -> bool {
+    match probe_aslr_off() {
         Ok(()) => true,
         Err(why) => {
             let w = format!(
@@ -145,160 +288,174 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
             warnings.push(w);
             false
         }
-    };
-    let (cwd, base_env) = working_directory(previous.as_ref().and_then(|r| r.header.as_ref()))?;
-
-    let mut writer = StoreWriter::open(out)?;
-    reaper::install()?;
-    let header = match previous.as_ref().and_then(|r| r.header.clone()) {
-        Some(h) => h,
-        None => {
-            let h = prepared.header(&manifest, aslr_disabled, &cwd, &base_env);
-            writer.append(&[Record::Header(h.clone())])?;
-            h
-        }
-    };
-    if !added_binaries.is_empty() {
-        crate::diagnostic!(
-            "layoutrand: extending the run with {} new binaries from the manifest ({})",
-            added_binaries.len(),
-            added_binaries.join(", ")
-        );
-        writer.append(&[Record::Extension(Extension {
-            binaries: added_binaries.clone(),
-            added_unix: unix_now(),
-        })])?;
     }
-    if header.aslr_disabled != aslr_disabled {
-        let w = format!(
-            "the interrupted run had aslr_disabled={} but now it is {}: executions of the two parts are not comparable",
-            header.aslr_disabled, aslr_disabled
-        );
-        crate::diagnostic!("layoutrand: warning: {w}");
-        warnings.push(w);
-    }
+}
 
-    let done: HashSet<crate::files::results::ExecutionKey> = previous
-        .as_ref()
+/// Records that a resumed run grew by `added` binaries (none: nothing is written).
+fn extend_store(writer: &mut StoreWriter, added: &[String]) -> Result<()> {
+    if added.is_empty() {
+        return Ok(());
+    }
+    crate::diagnostic!(
+        "layoutrand: extending the run with {} new binaries from the manifest ({})",
+        added.len(),
+        added.join(", ")
+    );
+    writer.append(&[Record::Extension(Extension {
+        binaries: added.to_vec(),
+        added_unix: unix_now(),
+    })])
+}
+
+/// What is left of a schedule after what the store already holds.
+struct Resume<'s> {
+    /// The slots to run, in schedule order.
+    todo: Vec<&'s Slot>,
+    /// Slots of the schedule whose execution the store holds.
+    skipped: usize,
+    /// Whether some stored execution read its metric: from then on a metric failure is an
+    /// execution's, not the run's (see [`record_execution`]).
+    any_metric_ok: bool,
+}
+
+/// The slots of `schedule` whose execution `previous` (the store of the run being resumed)
+/// does not hold; the schedule is recomputed from the same seed, so a slot is identified by
+/// its target's key and execution number.
+fn resume_from<'s, 't>(
+    previous: Option<&Results>,
+    schedule: &'s [Slot],
+    target_of: &dyn Fn(&Slot) -> &'t Target,
+) -> Resume<'s> {
+    let done: HashSet<ExecutionKey> = previous
         .map(|r| r.executions.iter().map(|e| e.key()).collect())
         .unwrap_or_default();
-    let mut any_metric_ok = previous
-        .as_ref()
-        .is_some_and(|r| r.executions.iter().any(|e| e.status == ExecutionStatus::Ok));
-
-    let schedule = prepared.schedule();
-    let target_of = |s: &Slot| prepared.target(s);
     let todo: Vec<&Slot> = schedule
         .iter()
-        .filter(|s| {
-            let t = target_of(s);
-            !done.contains(&t.key(s.execution))
-        })
+        .filter(|s| !done.contains(&target_of(s).key(s.execution)))
         .collect();
-    let skipped = schedule.len() - todo.len();
+    Resume {
+        skipped: schedule.len() - todo.len(),
+        todo,
+        any_metric_ok: previous
+            .is_some_and(|r| r.executions.iter().any(|e| e.status == ExecutionStatus::Ok)),
+    }
+}
 
-    let bar = crate::progress::Progress::new(
-        req.progress,
-        "executions",
-        schedule.len() as u64,
-        skipped as u64,
-        "{bar:30} {pos}/{len} executions  {elapsed_precise} elapsed, ETA {eta}",
-    );
-    let started = Instant::now();
-    let contexts: Vec<ExecutionContext> = (0..jobs)
-        .map(|worker| {
-            let staging = worker_staging_dir(out, worker);
-            ExecutionContext {
-                template,
-                metric,
-                settings,
-                out_dir: out,
-                cachegrind_dir: staging.join("cachegrind"),
-                staging,
-                cwd: &cwd,
-                base_env: &base_env,
-                aslr_disabled,
-            }
-        })
-        .collect();
-    let interrupted = |executed: usize, signal: i32| Interrupted {
-        signal,
-        kept: skipped + executed,
-        run_now: executed,
-        out: req.out_dir.clone(),
-    };
-    let may_start = || {
-        reaper::interrupted().is_none()
-            && req.budget.is_none_or(|budget| started.elapsed() < budget)
-    };
+/// How the schedule is walked: one executor per worker (pinned to `cpus`), the target of
+/// each slot, and whether another execution may start (no signal, budget left).
+struct Walk<'w, 't, E: Executor> {
+    executors: &'w [E],
+    cpus: &'w [Option<Vec<usize>>],
+    target_of: &'w (dyn Fn(&Slot) -> &'t Target + Sync),
+    may_start: &'w (dyn Fn() -> bool + Sync),
+    /// The output directory as the user named it, for the interruption's message.
+    out: &'w Path,
+}
+
+/// Runs the slots of `resume.todo` with `walk`, committing each execution to `writer` in
+/// schedule order before the next is committed; returns how many were committed. Stops with
+/// [`Interrupted`] when a signal interrupted an execution (which is not committed).
+fn walk_schedule<E: Executor>(
+    walk: &Walk<E>,
+    writer: &mut StoreWriter,
+    resume: &mut Resume,
+    bar: &crate::progress::Progress,
+) -> Result<usize> {
+    let skipped = resume.skipped;
     let mut committed = 0;
+    let mut any_metric_ok = resume.any_metric_ok;
     let walked = super::parallel::run_slots(
-        &contexts,
-        &worker_cpus,
-        &todo,
-        &target_of,
-        &may_start,
-        |slot, records| {
-            if let Some(signal) = records.interrupted {
-                return Err(interrupted(committed, signal).into());
+        walk.executors,
+        walk.cpus,
+        &resume.todo,
+        walk.target_of,
+        walk.may_start,
+        |slot, one| {
+            if let Some(signal) = one.interrupted {
+                return Err(interrupted(skipped, committed, signal, walk.out).into());
             }
-            writer.append(&records.records)?;
+            record_execution(writer, one, &mut any_metric_ok, || {
+                let target = (walk.target_of)(slot);
+                format!(
+                    "execution {} of {} {}",
+                    slot.execution, target.program, target.binary
+                )
+            })?;
             committed += 1;
             bar.inc();
-            match records.status {
-                ExecutionStatus::Ok => any_metric_ok = true,
-                ExecutionStatus::Metric if !any_metric_ok => {
-                    let target = target_of(slot);
-                    bail!(
-                        "{} (execution {} of {} {}); the output ends with:\n{}",
-                        records.problem.unwrap_or_default(),
-                        slot.execution,
-                        target.program,
-                        target.binary,
-                        records.tail
-                    );
-                }
-                _ => {}
-            }
             Ok(())
         },
     );
-    let executed = match walked {
-        Ok(n) => n,
-        Err(e) => {
-            bar.abandon();
-            return Err(e);
-        }
-    };
-    if let Some(signal) = reaper::interrupted() {
-        bar.abandon();
-        return Err(interrupted(executed, signal).into());
+    resume.any_metric_ok = any_metric_ok;
+    walked
+}
+
+/// Commits one execution's records. A metric failure before any execution of the run read
+/// its metric stops the run (the metric is most likely wrong for this program: running on
+/// would only record failures), naming the execution (`which`) and its output's tail;
+/// every other failure (exit, signal, timeout, spawn) is recorded and the run goes on.
+fn record_execution(
+    writer: &mut StoreWriter,
+    one: OneExecution,
+    any_metric_ok: &mut bool,
+    which: impl FnOnce() -> String,
+) -> Result<()> {
+    writer.append(&one.records)?;
+    match one.status {
+        ExecutionStatus::Ok => *any_metric_ok = true,
+        ExecutionStatus::Metric if !*any_metric_ok => bail!(
+            "{} ({}); the output ends with:\n{}",
+            one.problem.unwrap_or_default(),
+            which(),
+            one.tail
+        ),
+        _ => {}
     }
-    // An invocation that ran nothing (a complete run resumed) leaves the store untouched.
+    Ok(())
+}
+
+/// The error of a run stopped by a signal: `skipped` executions were already stored,
+/// `executed` run by this invocation.
+fn interrupted(skipped: usize, executed: usize, signal: i32, out: &Path) -> Interrupted {
+    Interrupted {
+        signal,
+        kept: skipped + executed,
+        run_now: executed,
+        out: out.to_path_buf(),
+    }
+}
+
+/// A signal that arrived while no execution ran (between two, or after the last) stops the
+/// run too, with the same error as one that interrupted an execution.
+fn interruption(resume: &Resume, executed: usize, out: &Path) -> Result<()> {
+    match reaper::interrupted() {
+        Some(signal) => Err(interrupted(resume.skipped, executed, signal, out).into()),
+        None => Ok(()),
+    }
+}
+
+/// Ends the invocation: its finish record (none when it ran nothing: a complete run resumed
+/// leaves the store untouched) and the summary of the whole store.
+fn finish_run(
+    req: &RunRequest,
+    out: &Path,
+    started: &mut StartedRun,
+    executed: usize,
+) -> Result<Vec<BinarySummary>> {
     if executed > 0 {
-        writer.append(&[Record::Finish(Finish {
-            started_unix: invocation_started,
+        started.writer.append(&[Record::Finish(Finish {
+            started_unix: started.invocation_started,
             ended_unix: unix_now(),
-            load_before,
+            load_before: started.load_before,
             load_after: current_load(),
-            jobs: jobs as u32,
+            jobs: started.jobs as u32,
             cpus: req.cpus.clone(),
             executed: executed as u64,
         })])?;
     }
-    bar.finish();
-    let mut summary = Summarizer::new(super::metric::primary_name_of_spec(&header.metric));
+    let mut summary = Summarizer::new(super::metric::primary_name_of_spec(&started.header.metric));
     scan_results(out, |e, mine| summary.add(e, &mine))?;
-    let summary = summary.finish();
-    Ok(RunReport {
-        executed,
-        skipped,
-        remaining: todo.len() - executed,
-        aslr_disabled,
-        schedule_seed: header.schedule_seed,
-        summary,
-        warnings,
-    })
+    Ok(summary.finish())
 }
 
 /// The binaries of the manifest that a resumed run has not planned yet. The manifest may only
@@ -339,5 +496,342 @@ mod extension_tests {
         assert!(err.contains("rebuilt"), "{err}");
         let shrunk = labels(&["baseline", "seed-1"]);
         assert!(binaries_added_since(&planned, &shrunk).is_err());
+    }
+}
+
+/// The runner's steps with a scripted executor: no compiler, no process, a real store.
+#[cfg(test)]
+mod walk_tests {
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::sync::Mutex;
+
+    use super::*;
+    use crate::files::results::fixtures;
+    use crate::files::store::Measurement;
+    use crate::run::environment::PAD_VARIABLE;
+    use crate::run::execution::execution_environment;
+    use crate::run::schedule::build_schedule;
+
+    /// How a scripted execution ends.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Script {
+        Ok,
+        /// Killed by SIGSEGV.
+        Crash,
+        /// Ran past its timeout and was killed.
+        Hang,
+        /// Exited 1.
+        Fail,
+        /// Exited 0 but its metric could not be read.
+        NoMetric,
+        /// SIGINT arrived while it ran.
+        Interrupt,
+    }
+
+    const BASE_ENV: [(&str, &str); 2] = [("PATH", "/usr/bin:/bin"), ("LANG", "C")];
+
+    /// Answers each (binary, execution) as `script` says (`Ok` when unlisted; every call from
+    /// the `interrupt_from`-th on is interrupted) and logs each call's slot with the size in
+    /// bytes of the environment the execution would get (`NAME=value\0` per variable).
+    struct Scripted {
+        script: BTreeMap<(usize, u32), Script>,
+        interrupt_from: usize,
+        calls: Mutex<Vec<(Slot, usize)>>,
+    }
+
+    impl Scripted {
+        fn new(script: &[((usize, u32), Script)]) -> Scripted {
+            Scripted {
+                script: script.iter().cloned().collect(),
+                interrupt_from: usize::MAX,
+                calls: Mutex::new(Vec::new()),
+            }
+        }
+
+        fn slots(&self) -> Vec<Slot> {
+            self.calls
+                .lock()
+                .unwrap()
+                .iter()
+                .map(|c| c.0.clone())
+                .collect()
+        }
+    }
+
+    impl Executor for Scripted {
+        fn execute(&self, slot: &Slot, target: &Target) -> Result<OneExecution> {
+            let base: Vec<(String, String)> = BASE_ENV
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect();
+            let env = execution_environment(&base, None, slot.env_pad);
+            let bytes = env.iter().map(|(k, v)| k.len() + v.len() + 2).sum();
+            let mut calls = self.calls.lock().unwrap();
+            let script = if calls.len() >= self.interrupt_from {
+                Script::Interrupt
+            } else {
+                let listed = self.script.get(&(slot.binary, slot.execution));
+                listed.copied().unwrap_or(Script::Ok)
+            };
+            calls.push((slot.clone(), bytes));
+            Ok(scripted(slot, target, script))
+        }
+    }
+
+    /// The records an execution ending as `script` says produces; an ok one measures
+    /// 1000 + its schedule index.
+    fn scripted(slot: &Slot, target: &Target, script: Script) -> OneExecution {
+        let mut e = fixtures::execution(&target.binary, slot.execution, slot.schedule_index);
+        e.env_pad = slot.env_pad;
+        let (status, exit_code, signal) = match script {
+            Script::Ok | Script::Interrupt => (ExecutionStatus::Ok, Some(0), None),
+            Script::Crash => (ExecutionStatus::Signal, None, Some(libc::SIGSEGV)),
+            Script::Hang => (ExecutionStatus::Timeout, None, Some(libc::SIGKILL)),
+            Script::Fail => (ExecutionStatus::Exit, Some(1), None),
+            Script::NoMetric => (ExecutionStatus::Metric, Some(0), None),
+        };
+        (e.status, e.exit_code, e.signal) = (status, exit_code, signal);
+        let value = 1000.0 + slot.schedule_index as f64;
+        let m: Measurement = fixtures::measurement(&target.binary, slot.execution, 0, value);
+        let mut records = Vec::new();
+        if status == ExecutionStatus::Ok {
+            records.push(Record::Measurement(m));
+        }
+        records.push(Record::Execution(e));
+        OneExecution {
+            records,
+            status,
+            problem: (status == ExecutionStatus::Metric).then(|| "no number".to_string()),
+            tail: "the output".into(),
+            interrupted: (script == Script::Interrupt).then_some(libc::SIGINT),
+        }
+    }
+
+    fn targets(binaries: usize) -> Vec<Target> {
+        (0..binaries)
+            .map(|b| Target {
+                program: "p".into(),
+                variant: None,
+                binary: if b == 0 {
+                    "baseline".into()
+                } else {
+                    format!("seed-{b}")
+                },
+                seed: (b > 0).then_some(b as u64),
+                binaries: BTreeMap::new(),
+                sha256: BTreeMap::new(),
+                libraries: BTreeMap::new(),
+            })
+            .collect()
+    }
+
+    /// A store in `dir` holding only a header.
+    fn new_store(dir: &Path, targets: &[Target]) -> StoreWriter {
+        let mut h: Header = serde_json::from_str(r#"{"schema":2,"tool_version":"0","command":["{bin}"],"programs":["p"],"binaries":[],"metric":"wall","executions":4,"iterations":1,"warmup":0,"env_pad_max":4096,"schedule_seed":7,"timeout_seconds":null,"aslr_disabled":true,"host":{"cpu_model":null,"kernel":null,"cores":null,"governor":null,"hostname":null},"started_unix":0.0}"#).unwrap();
+        h.binaries = targets.iter().map(|t| t.binary.clone()).collect();
+        let mut w = StoreWriter::open(dir).unwrap();
+        w.append(&[Record::Header(h)]).unwrap();
+        w
+    }
+
+    /// Resumes the store of `dir` (its previous executions read back) and walks what is left
+    /// of `schedule` with `executors`; returns the walk's result and how many were skipped.
+    fn resume_and_walk(
+        dir: &Path,
+        targets: &[Target],
+        schedule: &[Slot],
+        executors: &[Scripted],
+    ) -> (Result<usize>, usize) {
+        let previous = scan_results(dir, |_, _| {}).unwrap();
+        let target_of = |s: &Slot| &targets[s.binary];
+        let mut resume = resume_from(Some(&previous), schedule, &target_of);
+        let mut writer = StoreWriter::open(dir).unwrap();
+        let cpus = vec![None; executors.len()];
+        let walk = Walk {
+            executors,
+            cpus: &cpus,
+            target_of: &target_of,
+            may_start: &|| true,
+            out: dir,
+        };
+        let bar = crate::progress::Progress::new(Default::default(), "executions", 0, 0, "");
+        let walked = walk_schedule(&walk, &mut writer, &mut resume, &bar);
+        (walked, resume.skipped)
+    }
+
+    /// (binary, execution, status) of every stored execution, in file order.
+    fn stored(dir: &Path) -> Vec<(String, u32, ExecutionStatus)> {
+        let r = scan_results(dir, |_, _| {}).unwrap();
+        let e = r.executions.iter();
+        e.map(|e| (e.binary.clone(), e.execution, e.status))
+            .collect()
+    }
+
+    fn walked_schedule(seed: u64, jobs: usize) -> (Vec<Slot>, Vec<Slot>, Vec<u64>) {
+        let d = tempfile::tempdir().unwrap();
+        let t = targets(3);
+        new_store(d.path(), &t);
+        let schedule = build_schedule(1, 1, 3, 4, seed, 4096);
+        let executors: Vec<Scripted> = (0..jobs).map(|_| Scripted::new(&[])).collect();
+        let (walked, skipped) = resume_and_walk(d.path(), &t, &schedule, &executors);
+        assert_eq!((walked.unwrap(), skipped), (12, 0));
+        let mut calls: Vec<Slot> = executors.iter().flat_map(|e| e.slots()).collect();
+        calls.sort_by_key(|s| s.schedule_index);
+        let r = scan_results(d.path(), |_, _| {}).unwrap();
+        let order = r.executions.iter().map(|e| e.schedule_index).collect();
+        (schedule, calls, order)
+    }
+
+    #[test]
+    fn the_seeded_interleaved_schedule_is_run_whole_and_stored_in_order() {
+        let (schedule, calls, order) = walked_schedule(11, 1);
+        // One worker runs the schedule as planned: every (binary, execution) once, each
+        // binary's executions numbered in order, binaries interleaved.
+        assert_eq!(calls, schedule);
+        let pairs: BTreeSet<(usize, u32)> = calls.iter().map(|s| (s.binary, s.execution)).collect();
+        assert_eq!(pairs.len(), 12);
+        assert!(
+            calls
+                .windows(2)
+                .filter(|w| w[0].binary != w[1].binary)
+                .count()
+                >= 4
+        );
+        assert_eq!(order, (0..12).collect::<Vec<u64>>());
+        // The same seed walks the same order; another seed another one.
+        assert_eq!(walked_schedule(11, 1).1, calls);
+        assert_ne!(walked_schedule(12, 1).1, calls);
+        // Two workers run every slot once and the store is still in schedule order.
+        let (schedule, calls, order) = walked_schedule(11, 2);
+        assert_eq!(calls, schedule);
+        assert_eq!(order, (0..12).collect::<Vec<u64>>());
+    }
+
+    #[test]
+    fn a_resumed_run_runs_only_the_missing_executions_and_none_twice() {
+        let d = tempfile::tempdir().unwrap();
+        let t = targets(3);
+        new_store(d.path(), &t);
+        let schedule = build_schedule(1, 1, 3, 4, 5, 4096);
+        let mut first = Scripted::new(&[]);
+        first.interrupt_from = 5;
+        let (walked, _) = resume_and_walk(d.path(), &t, &schedule, std::slice::from_ref(&first));
+        let err = walked.unwrap_err();
+        let stop = err.downcast_ref::<Interrupted>().expect("an interruption");
+        assert_eq!((stop.signal, stop.kept, stop.run_now), (libc::SIGINT, 5, 5));
+        assert_eq!(stored(d.path()).len(), 5);
+        // The resume runs exactly the 7 slots the store lacks, in schedule order.
+        let second = Scripted::new(&[]);
+        let (walked, skipped) =
+            resume_and_walk(d.path(), &t, &schedule, std::slice::from_ref(&second));
+        assert_eq!((walked.unwrap(), skipped), (7, 5));
+        assert_eq!(second.slots(), schedule[5..]);
+        let all = stored(d.path());
+        let keys: BTreeSet<(String, u32)> = all.iter().map(|s| (s.0.clone(), s.1)).collect();
+        assert_eq!((all.len(), keys.len()), (12, 12));
+        // A complete run resumed runs nothing.
+        let third = Scripted::new(&[]);
+        let (walked, skipped) =
+            resume_and_walk(d.path(), &t, &schedule, std::slice::from_ref(&third));
+        assert_eq!((walked.unwrap(), skipped), (0, 12));
+        assert!(third.slots().is_empty());
+    }
+
+    #[test]
+    fn crashing_hanging_and_failing_executions_are_recorded_and_the_rest_run() {
+        let d = tempfile::tempdir().unwrap();
+        let t = targets(3);
+        new_store(d.path(), &t);
+        let schedule = build_schedule(1, 1, 3, 4, 3, 4096);
+        let script = [
+            ((1, 0), Script::Crash),
+            ((2, 1), Script::Hang),
+            ((0, 2), Script::Fail),
+            ((0, 3), Script::NoMetric),
+        ];
+        // The first slot reads its metric, so the later metric failure is the execution's.
+        assert!(!script.iter().any(|(k, _)| *k == (schedule[0].binary, 0)));
+        let ex = Scripted::new(&script);
+        let (walked, _) = resume_and_walk(d.path(), &t, &schedule, std::slice::from_ref(&ex));
+        assert_eq!(walked.unwrap(), 12);
+        let all = stored(d.path());
+        assert_eq!(all.len(), 12);
+        let label = |b: usize| t[b].binary.clone();
+        for ((b, e), s) in script {
+            let want = match s {
+                Script::Crash => ExecutionStatus::Signal,
+                Script::Hang => ExecutionStatus::Timeout,
+                Script::Fail => ExecutionStatus::Exit,
+                _ => ExecutionStatus::Metric,
+            };
+            assert!(all.contains(&(label(b), e, want)), "{b} {e} {s:?}");
+        }
+        let ok = all.iter().filter(|s| s.2 == ExecutionStatus::Ok).count();
+        assert_eq!(ok, 8);
+        let measured = read_values(d.path());
+        assert_eq!(measured.len(), 8);
+    }
+
+    #[test]
+    fn a_metric_failure_before_any_metric_was_read_stops_the_run() {
+        let d = tempfile::tempdir().unwrap();
+        let t = targets(2);
+        new_store(d.path(), &t);
+        let schedule = build_schedule(1, 1, 2, 3, 3, 4096);
+        let first = (schedule[0].binary, 0);
+        let ex = Scripted::new(&[(first, Script::NoMetric)]);
+        let (walked, _) = resume_and_walk(d.path(), &t, &schedule, std::slice::from_ref(&ex));
+        let err = walked.unwrap_err().to_string();
+        let named = format!("no number (execution 0 of p {})", t[first.0].binary);
+        assert!(err.contains(&named) && err.ends_with("the output"), "{err}");
+        // The failure itself is stored, nothing after it (a worker may have started the
+        // next slots already: their outcomes are dropped).
+        assert_eq!(stored(d.path()).len(), 1);
+    }
+
+    #[test]
+    fn each_execution_gets_its_scheduled_padding_and_a_resume_the_same_one() {
+        let d = tempfile::tempdir().unwrap();
+        let t = targets(2);
+        new_store(d.path(), &t);
+        let schedule = build_schedule(1, 1, 2, 40, 9, 4096);
+        let mut first = Scripted::new(&[]);
+        first.interrupt_from = 30;
+        let (walked, _) = resume_and_walk(d.path(), &t, &schedule, std::slice::from_ref(&first));
+        assert!(walked.is_err());
+        let second = Scripted::new(&[]);
+        let (walked, _) = resume_and_walk(d.path(), &t, &schedule, std::slice::from_ref(&second));
+        assert_eq!(walked.unwrap(), 50);
+        let fixed: usize = BASE_ENV
+            .iter()
+            .map(|(k, v)| k.len() + v.len() + 2)
+            .sum::<usize>()
+            + PAD_VARIABLE.len()
+            + 2;
+        let calls: Vec<(Slot, usize)> = [&first, &second]
+            .iter()
+            .flat_map(|e| e.calls.lock().unwrap().clone())
+            .collect();
+        // Only the padding changes the environment's size, by the slot's scheduled bytes.
+        for (slot, bytes) in &calls {
+            assert_eq!(*bytes - fixed, slot.env_pad as usize, "{slot:?}");
+            assert!(slot.env_pad % 16 == 0 && slot.env_pad < 4096);
+        }
+        let sizes: BTreeSet<usize> = calls.iter().map(|c| c.1).collect();
+        // 80 draws from 256 sizes: about 68 distinct ones expected.
+        assert!(sizes.len() > 40, "{} sizes", sizes.len());
+        // The interrupted execution is run again by the resume, with the same padding, and
+        // the store records each execution's scheduled padding.
+        assert_eq!(first.slots()[30], schedule[30]);
+        assert_eq!(second.slots()[0], schedule[30]);
+        let r = scan_results(d.path(), |_, _| {}).unwrap();
+        let pads: Vec<u32> = r.executions.iter().map(|e| e.env_pad).collect();
+        let planned: Vec<u32> = schedule.iter().map(|s| s.env_pad).collect();
+        assert_eq!(pads, planned);
+    }
+
+    fn read_values(dir: &Path) -> Vec<f64> {
+        let r = crate::files::store::read_results(dir).unwrap();
+        r.measurements.iter().map(|m| m.value).collect()
     }
 }

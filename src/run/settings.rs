@@ -136,25 +136,9 @@ impl RunSettings {
     }
 }
 
-/// Completes `req` with defaults (fresh run) or with the header of the run being resumed,
-/// refusing any given setting that differs from that header.
-pub fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<RunSettings> {
-    let Some(h) = previous else {
-        let metric = req.metric.clone().unwrap_or_else(|| "wall".to_string());
-        return Ok(RunSettings {
-            cache_model: (metric == "cachegrind")
-                .then(|| req.cache_sim.unwrap_or(CacheModel::DEFAULT)),
-            programs: req.programs.clone(),
-            executions: req.executions.unwrap_or(DEFAULT_EXECUTIONS),
-            iterations: req.iterations,
-            warmup: req.warmup.unwrap_or(0),
-            metric,
-            env_pad_max: req.env_pad_max.unwrap_or(DEFAULT_ENV_PAD),
-            timeout: req.timeout,
-            schedule_seed: req.schedule_seed.unwrap_or_else(fresh_seed),
-            command: req.command.clone(),
-        });
-    };
+/// Each setting of `req` that differs from the header `h` of the run being resumed, as
+/// `FLAG GIVEN (the interrupted run used STORED)`.
+fn conflicts_with(req: &RunRequest, h: &Header) -> Vec<String> {
     // Each setting as (flag, given, stored), in the order the message lists them.
     let number =
         |given: Option<u32>, stored: u32| (given.map(|v| v.to_string()), stored.to_string());
@@ -205,13 +189,35 @@ pub fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<RunSetting
             ),
         ),
     ];
-    let conflicts: Vec<String> = settings
+    settings
         .into_iter()
         .filter_map(|(flag, (given, stored))| {
             let g = given?;
             (g != stored).then(|| format!("{flag} {g} (the interrupted run used {stored})"))
         })
-        .collect();
+        .collect()
+}
+
+/// Completes `req` with defaults (fresh run) or with the header of the run being resumed,
+/// refusing any given setting that differs from that header.
+pub fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<RunSettings> {
+    let Some(h) = previous else {
+        let metric = req.metric.clone().unwrap_or_else(|| "wall".to_string());
+        return Ok(RunSettings {
+            cache_model: (metric == "cachegrind")
+                .then(|| req.cache_sim.unwrap_or(CacheModel::DEFAULT)),
+            programs: req.programs.clone(),
+            executions: req.executions.unwrap_or(DEFAULT_EXECUTIONS),
+            iterations: req.iterations,
+            warmup: req.warmup.unwrap_or(0),
+            metric,
+            env_pad_max: req.env_pad_max.unwrap_or(DEFAULT_ENV_PAD),
+            timeout: req.timeout,
+            schedule_seed: req.schedule_seed.unwrap_or_else(fresh_seed),
+            command: req.command.clone(),
+        });
+    };
+    let conflicts = conflicts_with(req, h);
     if !conflicts.is_empty() {
         bail!(
             "--resume: these settings differ from the run being resumed, so it would not be the same experiment:\n  {}\nleave them out to reuse the recorded ones, or write to another --out directory",

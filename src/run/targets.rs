@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 
 use super::command::CommandTemplate;
 use super::settings::RunSettings;
-use crate::files::manifest::{BuildStatus, Manifest};
+use crate::files::manifest::{BinarySet, BuildStatus, Manifest};
 
 /// One binary under test: program name and binary label (`baseline`, `seed-N`).
 pub struct Target {
@@ -52,7 +52,7 @@ pub fn plan_targets(
     template: &CommandTemplate,
     settings: &RunSettings,
 ) -> Result<(Vec<String>, Vec<Target>)> {
-    let mut planned = Vec::new();
+    let mut planned: Vec<Planned> = Vec::new();
     for (name, build) in manifest.variant_builds() {
         let (programs, mut targets) = plan_one(build, out, template, settings)?;
         for t in &mut targets {
@@ -76,37 +76,7 @@ pub fn plan_targets(
             );
         }
     }
-    // The labels in the first variant's order that every (variant, program) has.
-    let labels: Vec<String> = planned[0]
-        .2
-        .iter()
-        .filter(|t| t.program == programs[0])
-        .map(|t| t.binary.clone())
-        .filter(|label| {
-            planned.iter().all(|(_, _, targets)| {
-                programs.iter().all(|p| {
-                    targets
-                        .iter()
-                        .any(|t| &t.program == p && &t.binary == label)
-                })
-            })
-        })
-        .collect();
-    for (name, _, targets) in &planned {
-        let mut dropped: Vec<&str> = targets
-            .iter()
-            .filter(|t| !labels.contains(&t.binary))
-            .map(|t| t.binary.as_str())
-            .collect();
-        dropped.dedup();
-        if !dropped.is_empty() {
-            crate::diagnostic!(
-                "layoutrand: warning: variant {}: {} not run: not built by every variant, so without a pair",
-                name.unwrap_or_default(),
-                dropped.join(", ")
-            );
-        }
-    }
+    let labels = paired_labels(&planned, &programs);
     let mut by_key: BTreeMap<(usize, String, String), Target> = BTreeMap::new();
     for (v, (_, _, targets)) in planned.into_iter().enumerate() {
         for t in targets {
@@ -128,6 +98,45 @@ pub fn plan_targets(
     Ok((programs, grid))
 }
 
+/// The binary labels, in the first variant's order, that every variant built for every
+/// program of `programs`; the others are named in a warning (without a pair they are not run).
+fn paired_labels(planned: &[Planned], programs: &[String]) -> Vec<String> {
+    let labels: Vec<String> = planned[0]
+        .2
+        .iter()
+        .filter(|t| t.program == programs[0])
+        .map(|t| t.binary.clone())
+        .filter(|label| {
+            planned.iter().all(|(_, _, targets)| {
+                programs.iter().all(|p| {
+                    targets
+                        .iter()
+                        .any(|t| &t.program == p && &t.binary == label)
+                })
+            })
+        })
+        .collect();
+    for (name, _, targets) in planned {
+        let mut dropped: Vec<&str> = targets
+            .iter()
+            .filter(|t| !labels.contains(&t.binary))
+            .map(|t| t.binary.as_str())
+            .collect();
+        dropped.dedup();
+        if !dropped.is_empty() {
+            crate::diagnostic!(
+                "layoutrand: warning: variant {}: {} not run: not built by every variant, so without a pair",
+                name.unwrap_or_default(),
+                dropped.join(", ")
+            );
+        }
+    }
+    labels
+}
+
+/// One variant's name (`None` without variants), programs and targets.
+type Planned<'m> = (Option<&'m str>, Vec<String>, Vec<Target>);
+
 /// [`plan_targets`] for one build (one variant).
 fn plan_one(
     manifest: &Manifest,
@@ -142,25 +151,7 @@ fn plan_one(
         .map(|b| b.name.clone())
         .collect();
     let excluded = manifest.excluded_programs();
-    let programs: Vec<String> = if template.uses_bin {
-        match &settings.programs {
-            Some(p) => p.clone(),
-            // A program left out of the seeds (nothing to randomise) runs only when named.
-            None => all
-                .iter()
-                .filter(|n| !excluded.contains(&n.as_str()))
-                .cloned()
-                .collect(),
-        }
-    } else {
-        let label = template.named.join("+");
-        if let Some(p) = &settings.programs {
-            if p != &vec![label.clone()] {
-                bail!("--programs picks what {{bin}} stands for, but the command has only {{bin:NAME}} placeholders");
-            }
-        }
-        vec![label]
-    };
+    let programs = programs_under_test(&all, &excluded, template, settings)?;
     if programs.is_empty() {
         bail!("the manifest in {} lists no programs", out.display());
     }
@@ -190,39 +181,7 @@ fn plan_one(
                 // Named although left out: only its baseline exists.
                 continue;
             }
-            let mut binaries = BTreeMap::new();
-            let mut sha256 = BTreeMap::new();
-            for name in &needed {
-                let b = set
-                    .binaries
-                    .iter()
-                    .find(|b| &b.name == name)
-                    .with_context(|| {
-                        format!(
-                            "{}/manifest.json: {} has no binary {name:?}",
-                            out.display(),
-                            set.label()
-                        )
-                    })?;
-                let path = binary_inside(out, &b.path, "binary", name, &set.label())?;
-                binaries.insert(name.clone(), path);
-                sha256.insert(name.clone(), b.sha256.clone());
-            }
-            let mut libraries = BTreeMap::new();
-            for lib in &set.libraries {
-                let path = binary_inside(out, &lib.path, "library", &lib.name, &set.label())?;
-                let loaded_as = lib.soname.clone().unwrap_or_else(|| lib.name.clone());
-                libraries.insert(loaded_as, (path, lib.sha256.clone()));
-            }
-            targets.push(Target {
-                program: program.clone(),
-                variant: None,
-                binary: set.label(),
-                seed: set.seed,
-                binaries,
-                sha256,
-                libraries,
-            });
+            targets.push(target_of(set, program, &needed, out)?);
         }
     }
     if targets.is_empty() {
@@ -232,6 +191,75 @@ fn plan_one(
         );
     }
     Ok((programs, targets))
+}
+
+/// The programs `{bin}` stands for: those named with `--programs`, else every program of
+/// the baseline (`all`) not left out of the seeds (`excluded`); without `{bin}` in the
+/// command, one program named after its `{bin:NAME}` placeholders.
+fn programs_under_test(
+    all: &[String],
+    excluded: &[&str],
+    template: &CommandTemplate,
+    settings: &RunSettings,
+) -> Result<Vec<String>> {
+    Ok(if template.uses_bin {
+        match &settings.programs {
+            Some(p) => p.clone(),
+            // A program left out of the seeds (nothing to randomise) runs only when named.
+            None => all
+                .iter()
+                .filter(|n| !excluded.contains(&n.as_str()))
+                .cloned()
+                .collect(),
+        }
+    } else {
+        let label = template.named.join("+");
+        if let Some(p) = &settings.programs {
+            if p != &vec![label.clone()] {
+                bail!("--programs picks what {{bin}} stands for, but the command has only {{bin:NAME}} placeholders");
+            }
+        }
+        vec![label]
+    })
+}
+
+/// The target of `program` with the binary set `set` (no variant yet): its binaries
+/// `needed` (paths inside `out` and SHA-256, by program name) and its libraries (path and
+/// SHA-256, by the name they load by).
+fn target_of(set: &BinarySet, program: &str, needed: &[String], out: &Path) -> Result<Target> {
+    let mut binaries = BTreeMap::new();
+    let mut sha256 = BTreeMap::new();
+    for name in needed {
+        let b = set
+            .binaries
+            .iter()
+            .find(|b| &b.name == name)
+            .with_context(|| {
+                format!(
+                    "{}/manifest.json: {} has no binary {name:?}",
+                    out.display(),
+                    set.label()
+                )
+            })?;
+        let path = binary_inside(out, &b.path, "binary", name, &set.label())?;
+        binaries.insert(name.clone(), path);
+        sha256.insert(name.clone(), b.sha256.clone());
+    }
+    let mut libraries = BTreeMap::new();
+    for lib in &set.libraries {
+        let path = binary_inside(out, &lib.path, "library", &lib.name, &set.label())?;
+        let loaded_as = lib.soname.clone().unwrap_or_else(|| lib.name.clone());
+        libraries.insert(loaded_as, (path, lib.sha256.clone()));
+    }
+    Ok(Target {
+        program: program.to_string(),
+        variant: None,
+        binary: set.label(),
+        seed: set.seed,
+        binaries,
+        sha256,
+        libraries,
+    })
 }
 
 /// The file of the `kind` (binary, library) `name` of the binary `label`, at `rel` in the

@@ -62,22 +62,9 @@ pub struct MachineComponent {
 /// 0; `value` an execution's mean). Needs two machines and more executions than
 /// `B + M − 1`.
 pub fn machine_component(data: &[(usize, usize, f64)]) -> Result<MachineComponent, StatsError> {
-    let binaries = data.iter().map(|d| d.0 + 1).max().unwrap_or(0);
-    let machines = data.iter().map(|d| d.1 + 1).max().unwrap_or(0);
-    at_least("machine component", "machines", 2, machines)?;
+    let (binaries, machines) = dimensions(data)?;
     let n = data.len();
     let fitted = binaries + machines - 1;
-    at_least(
-        "machine component",
-        "executions (more than binaries + machines − 1)",
-        fitted + 1,
-        n,
-    )?;
-    if data.iter().any(|d| !d.2.is_finite()) {
-        return Err(StatsError::Domain(
-            "machine component: a non-finite value".into(),
-        ));
-    }
     let mut sum_b = vec![0.0; binaries];
     let mut n_b = vec![0usize; binaries];
     for &(b, _, y) in data {
@@ -103,38 +90,8 @@ pub fn machine_component(data: &[(usize, usize, f64)]) -> Result<MachineComponen
     let rss_binaries: f64 = resid.iter().map(|(_, r)| r * r).sum();
     // RSS(B + M): backfitting from the machines' means of the within-binary residuals (the
     // exact answer when the design is orthogonal, after one step).
-    let mut machine_effect: Vec<f64> = sum_m.iter().zip(&n_m).map(|(s, c)| s / *c as f64).collect();
-    let mut binary_effect = vec![0.0; binaries];
-    let mut previous = f64::INFINITY;
-    for _ in 0..10_000 {
-        let mut sum = vec![0.0; binaries];
-        for &(b, m, y) in data {
-            sum[b] += y - machine_effect[m];
-        }
-        for b in 0..binaries {
-            binary_effect[b] = sum[b] / n_b[b] as f64;
-        }
-        let mut sum = vec![0.0; machines];
-        for &(b, m, y) in data {
-            sum[m] += y - binary_effect[b];
-        }
-        for m in 0..machines {
-            machine_effect[m] = sum[m] / n_m[m] as f64;
-        }
-        let rss: f64 = data
-            .iter()
-            .map(|&(b, m, y)| {
-                let e = y - binary_effect[b] - machine_effect[m];
-                e * e
-            })
-            .sum();
-        let converged = previous - rss <= 1e-15 * rss_binaries.max(f64::MIN_POSITIVE);
-        previous = rss;
-        if converged {
-            break;
-        }
-    }
-    let ss_error = previous;
+    let start: Vec<f64> = sum_m.iter().zip(&n_m).map(|(s, c)| s / *c as f64).collect();
+    let (ss_error, machine_effect) = backfit(data, (&n_b, &n_m), start, rss_binaries);
     let ss_machine = (rss_binaries - ss_error).max(0.0);
     // Offsets: the machine effects centred on the executions' weighted mean.
     let centre = machine_effect
@@ -171,6 +128,73 @@ pub fn machine_component(data: &[(usize, usize, f64)]) -> Result<MachineComponen
             0.0
         },
     })
+}
+
+/// The numbers of binaries and machines of `data`, refused with fewer than two machines, too
+/// few executions for the fit, or a non-finite value.
+fn dimensions(data: &[(usize, usize, f64)]) -> Result<(usize, usize), StatsError> {
+    let binaries = data.iter().map(|d| d.0 + 1).max().unwrap_or(0);
+    let machines = data.iter().map(|d| d.1 + 1).max().unwrap_or(0);
+    at_least("machine component", "machines", 2, machines)?;
+    let n = data.len();
+    let fitted = binaries + machines - 1;
+    at_least(
+        "machine component",
+        "executions (more than binaries + machines − 1)",
+        fitted + 1,
+        n,
+    )?;
+    if data.iter().any(|d| !d.2.is_finite()) {
+        return Err(StatsError::Domain(
+            "machine component: a non-finite value".into(),
+        ));
+    }
+    Ok((binaries, machines))
+}
+
+/// The additive fit `y = binary effect + machine effect` of `data` by backfitting (Hastie &
+/// Tibshirani's alternating means), from the machine effects `machine_effect`, until the
+/// residual sum of squares stops falling (relative to `rss_binaries`, the binaries-only fit)
+/// or after 10 000 rounds. `counts` are the executions per binary and per machine (none 0).
+/// Returns the residual sum of squares and the machine effects.
+fn backfit(
+    data: &[(usize, usize, f64)],
+    counts: (&[usize], &[usize]),
+    mut machine_effect: Vec<f64>,
+    rss_binaries: f64,
+) -> (f64, Vec<f64>) {
+    let (n_b, n_m) = counts;
+    let mut binary_effect = vec![0.0; n_b.len()];
+    let mut previous = f64::INFINITY;
+    for _ in 0..10_000 {
+        let mut sum = vec![0.0; n_b.len()];
+        for &(b, m, y) in data {
+            sum[b] += y - machine_effect[m];
+        }
+        for (effect, (s, c)) in binary_effect.iter_mut().zip(sum.iter().zip(n_b)) {
+            *effect = s / *c as f64;
+        }
+        let mut sum = vec![0.0; n_m.len()];
+        for &(b, m, y) in data {
+            sum[m] += y - binary_effect[b];
+        }
+        for (effect, (s, c)) in machine_effect.iter_mut().zip(sum.iter().zip(n_m)) {
+            *effect = s / *c as f64;
+        }
+        let rss: f64 = data
+            .iter()
+            .map(|&(b, m, y)| {
+                let e = y - binary_effect[b] - machine_effect[m];
+                e * e
+            })
+            .sum();
+        let converged = previous - rss <= 1e-15 * rss_binaries.max(f64::MIN_POSITIVE);
+        previous = rss;
+        if converged {
+            break;
+        }
+    }
+    (previous, machine_effect)
 }
 
 #[cfg(test)]

@@ -66,35 +66,7 @@ pub struct TwoWayMixed {
 /// Needs at least two variants and two binaries and the same number (≥ 1) of replicates in
 /// every cell.
 pub fn two_way_mixed<C: AsRef<[f64]>>(cells: &[Vec<C>]) -> Result<TwoWayMixed, StatsError> {
-    let a = cells.len();
-    let b = cells.first().map_or(0, Vec::len);
-    at_least(
-        "the two-way ANOVA",
-        "variants and binaries (each)",
-        2,
-        a.min(b),
-    )?;
-    let n = cells[0][0].as_ref().len();
-    for row in cells {
-        if row.len() != b || row.iter().any(|c| c.as_ref().len() != n) {
-            return Err(StatsError::Domain(
-                "the two-way ANOVA needs every variant on the same binaries with the same \
-                 number of replicates"
-                    .into(),
-            ));
-        }
-    }
-    if n == 0
-        || cells
-            .iter()
-            .flatten()
-            .flat_map(|c| c.as_ref())
-            .any(|v| !v.is_finite())
-    {
-        return Err(StatsError::Domain(
-            "the two-way ANOVA needs finite replicates in every cell".into(),
-        ));
-    }
+    let (a, b, n) = balanced_shape(cells)?;
     let cell_means: Vec<Vec<f64>> = cells
         .iter()
         .map(|row| row.iter().map(|c| mean(c.as_ref())).collect())
@@ -147,6 +119,42 @@ pub fn two_way_mixed<C: AsRef<[f64]>>(cells: &[Vec<C>]) -> Result<TwoWayMixed, S
         binary: ms_e.map(|e| test(ms_b, e, df_b, df_e)),
         interaction: ms_e.map(|e| test(ms_ab, e, df_ab, df_e)),
     })
+}
+
+/// The shape of `cells` (variants, binaries, replicates per cell), refused unless there are
+/// at least two variants and two binaries, every cell has the same number (≥ 1) of
+/// replicates, and every replicate is finite.
+fn balanced_shape<C: AsRef<[f64]>>(cells: &[Vec<C>]) -> Result<(usize, usize, usize), StatsError> {
+    let a = cells.len();
+    let b = cells.first().map_or(0, Vec::len);
+    at_least(
+        "the two-way ANOVA",
+        "variants and binaries (each)",
+        2,
+        a.min(b),
+    )?;
+    let n = cells[0][0].as_ref().len();
+    for row in cells {
+        if row.len() != b || row.iter().any(|c| c.as_ref().len() != n) {
+            return Err(StatsError::Domain(
+                "the two-way ANOVA needs every variant on the same binaries with the same \
+                 number of replicates"
+                    .into(),
+            ));
+        }
+    }
+    if n == 0
+        || cells
+            .iter()
+            .flatten()
+            .flat_map(|c| c.as_ref())
+            .any(|v| !v.is_finite())
+    {
+        return Err(StatsError::Domain(
+            "the two-way ANOVA needs finite replicates in every cell".into(),
+        ));
+    }
+    Ok((a, b, n))
 }
 
 // Reference values are pasted exactly as statsmodels/scipy printed them.

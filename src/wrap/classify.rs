@@ -296,51 +296,13 @@ fn empty(kind: CallKind) -> Classified {
 
 fn classify_driver(args: &[String]) -> Classified {
     let mut c = empty(CallKind::Link);
-    let (mut compile_only, mut assemble_only, mut preprocess) = (false, false, false);
-    let (mut deps_only, mut deps_side, mut syntax_only, mut info) = (false, false, false, false);
-    let (mut shared, mut relocatable) = (false, false);
+    let mut flags = DriverFlags::default();
     let mut forced_language: Option<Option<Language>> = None;
     let mut i = 0;
     while i < args.len() {
         let a = args[i].as_str();
         let next = args.get(i + 1).map(String::as_str);
-        match a {
-            "-c" => compile_only = true,
-            "-S" => assemble_only = true,
-            "-E" => preprocess = true,
-            "-M" | "-MM" => deps_only = true,
-            "-MD" | "-MMD" => deps_side = true,
-            "-fsyntax-only" => syntax_only = true,
-            "-shared" => shared = true,
-            "-r" | "-relocatable" | "-Wl,-r" | "-Wl,--relocatable" => relocatable = true,
-            "-static" => c.static_link = true,
-            "-flto" | "-flto=auto" | "-flto=thin" | "-flto=full" | "-flto=jobserver" => {
-                c.lto = true
-            }
-            "-fno-lto" => c.lto = false,
-            "-ffunction-sections" => c.function_sections = true,
-            "-fno-function-sections" => c.function_sections = false,
-            "--version" | "-dumpversion" | "-dumpfullversion" | "-dumpmachine" | "-dumpspecs"
-            | "--help" | "-###" | "-qversion" => info = true,
-            "-" => {
-                // stdin as input: nothing the shim can do with it.
-                c.kind = CallKind::Info;
-                info = true;
-            }
-            _ => {}
-        }
-        if a.starts_with("-flto=") && a[6..].chars().all(|ch| ch.is_ascii_digit()) {
-            c.lto = true;
-        }
-        if a.starts_with("-print-") || a.starts_with("--print-") || a.starts_with("--help=") {
-            info = true;
-        }
-        if let Some(v) = a.strip_prefix("-fuse-ld=") {
-            c.fuse_ld = Some(v.to_string());
-        }
-        if let Some(v) = a.strip_prefix("--ld-path=") {
-            c.fuse_ld = Some(v.to_string());
-        }
+        flags.note(a, &mut c);
         if let Some(taken) = take_output_or_library(&mut c, i, a, next, false) {
             i += taken;
             continue;
@@ -382,32 +344,94 @@ fn classify_driver(args: &[String]) -> Classified {
         }
         i += 1;
     }
-    c.kind = if c.output.as_ref().is_some_and(|(_, p)| p == "-") {
-        CallKind::StdoutOutput
-    } else if info {
-        // `-###`, `--help`, `--version`, `-print-*` print and stop (or only show what would
-        // run), whatever the inputs: never recorded, never run twice.
-        CallKind::Info
-    } else if preprocess {
-        CallKind::Preprocess
-    } else if deps_only && !deps_side {
-        CallKind::DependencyOnly
-    } else if syntax_only {
-        CallKind::SyntaxOnly
-    } else if compile_only || assemble_only {
-        CallKind::Compile
-    } else if c.sources.is_empty()
-        && !c
-            .link_inputs
-            .iter()
-            .any(|i| matches!(i, LinkInputArg::File { .. }))
-    {
-        // No input files at all (`gcc -v`, `gcc -lm`): nothing to link.
-        CallKind::Info
-    } else {
-        link_kind(relocatable, shared)
-    };
+    c.kind = flags.kind(&c);
     c
+}
+
+/// What the options of a compiler driver call say it does, gathered one argument at a time.
+#[derive(Default)]
+struct DriverFlags {
+    compile_only: bool,
+    assemble_only: bool,
+    preprocess: bool,
+    deps_only: bool,
+    deps_side: bool,
+    syntax_only: bool,
+    info: bool,
+    shared: bool,
+    relocatable: bool,
+}
+
+impl DriverFlags {
+    /// Notes what the argument `a` says, here or (LTO, static, function sections, linker) in `c`.
+    fn note(&mut self, a: &str, c: &mut Classified) {
+        match a {
+            "-c" => self.compile_only = true,
+            "-S" => self.assemble_only = true,
+            "-E" => self.preprocess = true,
+            "-M" | "-MM" => self.deps_only = true,
+            "-MD" | "-MMD" => self.deps_side = true,
+            "-fsyntax-only" => self.syntax_only = true,
+            "-shared" => self.shared = true,
+            "-r" | "-relocatable" | "-Wl,-r" | "-Wl,--relocatable" => self.relocatable = true,
+            "-static" => c.static_link = true,
+            "-flto" | "-flto=auto" | "-flto=thin" | "-flto=full" | "-flto=jobserver" => {
+                c.lto = true
+            }
+            "-fno-lto" => c.lto = false,
+            "-ffunction-sections" => c.function_sections = true,
+            "-fno-function-sections" => c.function_sections = false,
+            "--version" | "-dumpversion" | "-dumpfullversion" | "-dumpmachine" | "-dumpspecs"
+            | "--help" | "-###" | "-qversion" => self.info = true,
+            "-" => {
+                // stdin as input: nothing the shim can do with it.
+                c.kind = CallKind::Info;
+                self.info = true;
+            }
+            _ => {}
+        }
+        if a.starts_with("-flto=") && a[6..].chars().all(|ch| ch.is_ascii_digit()) {
+            c.lto = true;
+        }
+        if a.starts_with("-print-") || a.starts_with("--print-") || a.starts_with("--help=") {
+            self.info = true;
+        }
+        if let Some(v) = a.strip_prefix("-fuse-ld=") {
+            c.fuse_ld = Some(v.to_string());
+        }
+        if let Some(v) = a.strip_prefix("--ld-path=") {
+            c.fuse_ld = Some(v.to_string());
+        }
+    }
+
+    /// The kind of the call with these options and the inputs and output of `c`.
+    fn kind(&self, c: &Classified) -> CallKind {
+        if c.output.as_ref().is_some_and(|(_, p)| p == "-") {
+            CallKind::StdoutOutput
+        } else if self.info {
+            // `-###`, `--help`, `--version`, `-print-*` print and stop (or only show what
+            // would run), whatever the inputs: never recorded, never run twice.
+            CallKind::Info
+        } else if self.preprocess {
+            CallKind::Preprocess
+        } else if self.deps_only && !self.deps_side {
+            CallKind::DependencyOnly
+        } else if self.syntax_only {
+            CallKind::SyntaxOnly
+        } else if self.compile_only || self.assemble_only {
+            CallKind::Compile
+        } else if c.sources.is_empty()
+            && !c
+                .link_inputs
+                .iter()
+                .any(|i| matches!(i, LinkInputArg::File { .. }))
+        {
+            // No input files at all (`gcc -v`, `gcc -lm`): nothing to link.
+            CallKind::Info
+        } else {
+            link_kind(self.relocatable, self.shared)
+        }
+    }
 }
 
 fn classify_linker(args: &[String]) -> Classified {

@@ -4,6 +4,7 @@
 //! The rule above all: never break a build. Any internal error is written to the record
 //! directory's `errors.log` and the real tool runs with the original arguments.
 
+use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -256,61 +257,17 @@ fn record_link(
     if let Some(keep) = &keep {
         run_args.extend(keep.args.iter().map(OsString::from));
     }
-    let start = Instant::now();
-    let status = real_command(real, &run_args, ctx)
-        .env(ENV_NESTED, "1")
-        .status()
-        .with_context(|| format!("running {}", real.display()));
-    let seconds = start.elapsed().as_secs_f64();
-    for object in &split_objects {
-        let _ = std::fs::remove_file(object);
-    }
-    let lto_objects = match (&keep, &status) {
-        (Some(keep), Ok(s)) if s.success() => keep.store(record_dir),
-        _ => Vec::new(),
+    let (status, seconds) = run_link(ctx, real, &run_args, &split_objects);
+    let lto_objects = match &keep {
+        Some(keep) => keep.finish(record_dir, &status),
+        None => Vec::new(),
     };
-    if let Some(keep) = &keep {
-        let _ = std::fs::remove_dir_all(&keep.dir);
-        // The common parent goes too once no other link is using it.
-        if let Some(parent) = keep.dir.parent() {
-            let _ = std::fs::remove_dir(parent);
-        }
-    }
     let code = exit_code(status?);
     let shared = c.kind == CallKind::SharedLink;
-    ctx.log_seen(
-        match (code == 0, shared) {
-            (true, false) => "link",
-            (true, true) => "shared-link",
-            (false, _) => "failed-link",
-        },
-        tool_name,
-        &output.display().to_string(),
-    );
-    if code != 0 {
+    if !linked(ctx, tool_name, code, shared, &output) {
         return Ok(Plan::Done(code));
     }
-    if !is_regular_file(&output) {
-        // The link wrote no regular file there (the path became a device or a link
-        // meanwhile): nothing the build could relink.
-        ctx.log_seen(
-            "non-regular-output",
-            tool_name,
-            &output.display().to_string(),
-        );
-        return Ok(Plan::Done(code));
-    }
-    let env = record::RECORDED_ENV
-        .iter()
-        .filter_map(|name| {
-            let value = if *name == "PATH" {
-                Some(ctx.real_path.clone())
-            } else {
-                std::env::var_os(name)
-            };
-            Some((name.to_string(), value?.to_string_lossy().into_owned()))
-        })
-        .collect();
+    let env = recorded_env(ctx);
     let link = LinkRecord {
         tool: match kind {
             ToolKind::Driver => LinkTool::Driver,
@@ -331,15 +288,85 @@ fn record_link(
         seconds,
         started_unix_nanos,
     };
-    if let Err(err) = record::write_record(record_dir, &link) {
+    save_link(ctx, record_dir, &link);
+    Ok(Plan::Done(code))
+}
+
+/// Runs the real link (`real` with `run_args`, not shimmed again) and removes the objects
+/// compiled for it separately (`split_objects`); returns its status and its seconds.
+fn run_link(
+    ctx: &ShimEnv,
+    real: &Path,
+    run_args: &[OsString],
+    split_objects: &[PathBuf],
+) -> (Result<std::process::ExitStatus>, f64) {
+    let start = Instant::now();
+    let status = real_command(real, run_args, ctx)
+        .env(ENV_NESTED, "1")
+        .status()
+        .with_context(|| format!("running {}", real.display()));
+    let seconds = start.elapsed().as_secs_f64();
+    for object in split_objects {
+        let _ = std::fs::remove_file(object);
+    }
+    (status, seconds)
+}
+
+/// Writes the record of `link`, then relinks it at once when the build is live; a record
+/// that cannot be written is logged (the user's build goes on).
+fn save_link(ctx: &ShimEnv, record_dir: &Path, link: &LinkRecord) {
+    if let Err(err) = record::write_record(record_dir, link) {
         ctx.log_error(
             &format!("recording the link of {}", link.output.display()),
             &err,
         );
-        return Ok(Plan::Done(code));
+        return;
     }
-    live_relink(ctx, record_dir, &link);
-    Ok(Plan::Done(code))
+    live_relink(ctx, record_dir, link);
+}
+
+/// Whether the link (of `tool_name`, a shared one when `shared`) that ended with `code`
+/// left a regular file at `output` to record; logs what it was either way.
+fn linked(ctx: &ShimEnv, tool_name: &str, code: i32, shared: bool, output: &Path) -> bool {
+    ctx.log_seen(
+        match (code == 0, shared) {
+            (true, false) => "link",
+            (true, true) => "shared-link",
+            (false, _) => "failed-link",
+        },
+        tool_name,
+        &output.display().to_string(),
+    );
+    if code != 0 {
+        return false;
+    }
+    if !is_regular_file(output) {
+        // The link wrote no regular file there (the path became a device or a link
+        // meanwhile): nothing the build could relink.
+        ctx.log_seen(
+            "non-regular-output",
+            tool_name,
+            &output.display().to_string(),
+        );
+        return false;
+    }
+    true
+}
+
+/// The environment variables a link is recorded with ([`record::RECORDED_ENV`]), `PATH`
+/// being the real tools' one rather than the shims'.
+fn recorded_env(ctx: &ShimEnv) -> BTreeMap<String, String> {
+    record::RECORDED_ENV
+        .iter()
+        .filter_map(|name| {
+            let value = if *name == "PATH" {
+                Some(ctx.real_path.clone())
+            } else {
+                std::env::var_os(name)
+            };
+            Some((name.to_string(), value?.to_string_lossy().into_owned()))
+        })
+        .collect()
 }
 
 /// Where one LTO link keeps the code it generates, and the options that ask for it.
@@ -373,6 +400,21 @@ impl LtoKeep {
             clang,
             output_name,
         })
+    }
+
+    /// After the link (`status`): the LTO code it generated, stored in the recording when
+    /// it succeeded (see [`LtoKeep::store`]); its directory is removed either way, and the
+    /// common parent too once no other link is using it.
+    fn finish(&self, record_dir: &Path, status: &Result<std::process::ExitStatus>) -> Vec<String> {
+        let objects = match status {
+            Ok(s) if s.success() => self.store(record_dir),
+            _ => Vec::new(),
+        };
+        let _ = std::fs::remove_dir_all(&self.dir);
+        if let Some(parent) = self.dir.parent() {
+            let _ = std::fs::remove_dir(parent);
+        }
+        objects
     }
 
     /// Stores the objects the link kept as blobs, in partition order (none found: empty, and

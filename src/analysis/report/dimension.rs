@@ -6,7 +6,7 @@
 use anyhow::{bail, Context, Result};
 use serde::Serialize;
 
-use crate::stats::multilevel::{level_variances, optimal_repetitions, OptimalCount};
+use crate::stats::multilevel::{level_variances, optimal_repetitions, LevelEstimate, OptimalCount};
 
 use super::builder::seed_hierarchy;
 use super::experiment::{Experiment, Series};
@@ -244,6 +244,88 @@ pub fn dimension_series(
     }
     let mean = h.mean();
     let estimates = level_variances(&h);
+    let mut notes = initial_notes(s);
+    let costs = level_costs(s, &names, overrides, &what, &mut notes)?;
+    let cost_values: Vec<f64> = costs.iter().map(|(c, _)| *c).collect();
+    let optimal = optimal_repetitions(&estimates, &cost_values)
+        .map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
+
+    let t2: Vec<f64> = estimates.iter().map(|e| e.t2.unwrap_or(0.0)).collect();
+    let mut lower_counts = Vec::new();
+    let mut levels = Vec::new();
+    for (i, (e, name)) in estimates.iter().zip(&names).enumerate() {
+        let (advice, chosen) = chosen_count(e, optimal.get(i), name);
+        if let Some(c) = chosen {
+            lower_counts.push(c as usize);
+        }
+        let t2_here = e.t2.unwrap_or(f64::NAN);
+        levels.push(LevelDimension {
+            name: name.to_string(),
+            initial_repetitions: e.repetitions,
+            t2: t2_here,
+            relative_variation: (t2_here > 0.0).then(|| t2_here.sqrt() / mean.abs()),
+            cost_seconds: costs[i].0,
+            cost_source: costs[i].1.clone(),
+            optimal: chosen.filter(|_| i + 1 < names.len()),
+            advice,
+        });
+    }
+    let rows = target_rows(&t2, &lower_counts, &cost_values, mean, targets, confidence);
+    Ok(SeriesDimension {
+        program: s.program.clone(),
+        variant: s.variant.clone(),
+        metric: s.metric.clone(),
+        unit: s.unit.clone(),
+        mean,
+        levels,
+        rows,
+        notes,
+    })
+}
+
+/// The top-level count each precision of `targets` needs, and its expected time, with the
+/// lower levels at `lower_counts` (their T² estimates `t2` and costs `costs`).
+fn target_rows(
+    t2: &[f64],
+    lower_counts: &[usize],
+    costs: &[f64],
+    mean: f64,
+    targets: &[f64],
+    confidence: f64,
+) -> Vec<TargetRow> {
+    let top_variance = expected_top_variance(t2, lower_counts);
+    // Seconds per top-level unit: c_n + r_{n−1}(c_{n−1} + r_{n−2}(…)).
+    let mut unit_seconds = 0.0;
+    for (i, c) in costs.iter().enumerate() {
+        unit_seconds = c + if i == 0 {
+            0.0
+        } else {
+            lower_counts[i - 1] as f64 * unit_seconds
+        };
+    }
+    targets
+        .iter()
+        .map(|&target| {
+            let r = top_repetitions_for_precision(
+                top_variance,
+                mean,
+                target,
+                confidence,
+                MIN_TOP_REPETITIONS,
+                MAX_TOP_REPETITIONS,
+            );
+            TargetRow {
+                target,
+                top_repetitions: r,
+                expected_seconds: r.map(|r| r as f64 * unit_seconds),
+            }
+        })
+        .collect()
+}
+
+/// What the initial experiment's shape leaves undimensioned (one iteration per execution,
+/// one execution per binary), as notes.
+fn initial_notes(s: &Series) -> Vec<String> {
     let mut notes = Vec::new();
     if s.iterations_per_execution() == 1 {
         notes.push(
@@ -257,7 +339,19 @@ pub fn dimension_series(
                 .to_string(),
         );
     }
+    notes
+}
 
+/// The cost in seconds of one repetition of each level of `names` and where it comes from:
+/// given with `--costs`, else measured (floored at [`MIN_COST_SECONDS`], with a note); an
+/// unknown binary cost is an error naming `what`.
+fn level_costs(
+    s: &Series,
+    names: &[&str],
+    overrides: CostOverrides,
+    what: &str,
+    notes: &mut Vec<String>,
+) -> Result<Vec<(f64, String)>> {
     let (c_iter, src_iter, c_exec, src_exec) = measured_costs(s, names.contains(&"iteration"));
     let mut cost = |name: &str| -> Result<(f64, String)> {
         let (given, measured) = match name {
@@ -286,96 +380,45 @@ pub fn dimension_series(
             ),
         }
     };
-    let costs: Vec<(f64, String)> = names.iter().map(|n| cost(n)).collect::<Result<_>>()?;
-    let cost_values: Vec<f64> = costs.iter().map(|(c, _)| *c).collect();
-    let optimal = optimal_repetitions(&estimates, &cost_values)
-        .map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
+    names.iter().map(|n| cost(n)).collect()
+}
 
-    let t2: Vec<f64> = estimates.iter().map(|e| e.t2.unwrap_or(0.0)).collect();
-    let mut lower_counts = Vec::new();
-    let mut levels = Vec::new();
-    for (i, (e, name)) in estimates.iter().zip(&names).enumerate() {
-        let (advice, chosen) = match optimal.get(i) {
-            Some(OptimalCount::Count { repetitions }) => (None, Some(*repetitions)),
-            Some(other) => {
-                let keep = other.repetitions().unwrap_or(e.repetitions as u64);
-                let extra = if other.repetitions().is_none() {
-                    format!("; keeping the initial experiment's {}", e.repetitions)
-                } else {
-                    String::new()
-                };
-                (
-                    other.explanation().map(|x| format!("{x}{extra}")),
-                    Some(keep),
-                )
-            }
-            None => (None, None),
-        };
-        // Eq. 3 optimises the interval of the mean alone, and may say 1 execution; `report`
-        // then cannot test layout sensitivity, so never advise fewer than 2.
-        let (advice, chosen) = match chosen {
-            Some(c) if *name == "execution" && c < MIN_EXECUTIONS_FOR_SENSITIVITY => (
-                Some(format!(
-                    "{}raised from {c} to {MIN_EXECUTIONS_FOR_SENSITIVITY}: with one execution per binary `report` cannot test layout sensitivity (it compares the binaries against executions of one binary); the interval of the mean alone would need {c}",
-                    advice.map(|a| format!("{a}; ")).unwrap_or_default()
-                )),
-                Some(MIN_EXECUTIONS_FOR_SENSITIVITY),
-            ),
-            other => (advice, other),
-        };
-        if let Some(c) = chosen {
-            lower_counts.push(c as usize);
+/// The count advised for level `name` (estimated as `e`) from eq. 3's `optimal`, with advice
+/// when it is not eq. 3's own count; never fewer than [`MIN_EXECUTIONS_FOR_SENSITIVITY`]
+/// executions.
+fn chosen_count(
+    e: &LevelEstimate,
+    optimal: Option<&OptimalCount>,
+    name: &str,
+) -> (Option<String>, Option<u64>) {
+    let (advice, chosen) = match optimal {
+        Some(OptimalCount::Count { repetitions }) => (None, Some(*repetitions)),
+        Some(other) => {
+            let keep = other.repetitions().unwrap_or(e.repetitions as u64);
+            let extra = if other.repetitions().is_none() {
+                format!("; keeping the initial experiment's {}", e.repetitions)
+            } else {
+                String::new()
+            };
+            (
+                other.explanation().map(|x| format!("{x}{extra}")),
+                Some(keep),
+            )
         }
-        let t2_here = e.t2.unwrap_or(f64::NAN);
-        levels.push(LevelDimension {
-            name: name.to_string(),
-            initial_repetitions: e.repetitions,
-            t2: t2_here,
-            relative_variation: (t2_here > 0.0).then(|| t2_here.sqrt() / mean.abs()),
-            cost_seconds: costs[i].0,
-            cost_source: costs[i].1.clone(),
-            optimal: chosen.filter(|_| i + 1 < names.len()),
-            advice,
-        });
+        None => (None, None),
+    };
+    // Eq. 3 optimises the interval of the mean alone, and may say 1 execution; `report`
+    // then cannot test layout sensitivity, so never advise fewer than 2.
+    match chosen {
+        Some(c) if name == "execution" && c < MIN_EXECUTIONS_FOR_SENSITIVITY => (
+            Some(format!(
+                "{}raised from {c} to {MIN_EXECUTIONS_FOR_SENSITIVITY}: with one execution per binary `report` cannot test layout sensitivity (it compares the binaries against executions of one binary); the interval of the mean alone would need {c}",
+                advice.map(|a| format!("{a}; ")).unwrap_or_default()
+            )),
+            Some(MIN_EXECUTIONS_FOR_SENSITIVITY),
+        ),
+        other => (advice, other),
     }
-    let top_variance = expected_top_variance(&t2, &lower_counts);
-    // Seconds per top-level unit: c_n + r_{n−1}(c_{n−1} + r_{n−2}(…)).
-    let mut unit_seconds = 0.0;
-    for (i, c) in cost_values.iter().enumerate() {
-        unit_seconds = c + if i == 0 {
-            0.0
-        } else {
-            lower_counts[i - 1] as f64 * unit_seconds
-        };
-    }
-    let rows = targets
-        .iter()
-        .map(|&target| {
-            let r = top_repetitions_for_precision(
-                top_variance,
-                mean,
-                target,
-                confidence,
-                MIN_TOP_REPETITIONS,
-                MAX_TOP_REPETITIONS,
-            );
-            TargetRow {
-                target,
-                top_repetitions: r,
-                expected_seconds: r.map(|r| r as f64 * unit_seconds),
-            }
-        })
-        .collect();
-    Ok(SeriesDimension {
-        program: s.program.clone(),
-        variant: s.variant.clone(),
-        metric: s.metric.clone(),
-        unit: s.unit.clone(),
-        mean,
-        levels,
-        rows,
-        notes,
-    })
 }
 
 #[cfg(test)]

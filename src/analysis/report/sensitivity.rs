@@ -24,46 +24,13 @@ pub fn sensitivity(
     mean: f64,
     thresholds: &Thresholds,
 ) -> Sensitivity {
-    let confidence = thresholds.confidence;
-    let alpha = thresholds.alpha();
-    let cv = |name: &str| {
-        levels
-            .iter()
-            .find(|l| l.name == name)
-            .map(|l| l.s2.max(0.0).sqrt() / mean.abs())
+    let described = described(series, levels, mean, thresholds.confidence);
+    let undetermined = |why: String| Sensitivity {
+        text: why,
+        ..described.clone()
     };
-    let cv_across_binaries = cv("binary");
-    let cv_across_executions = cv("execution");
-    // The layout's own share: T² of the binary level (eq. 2) floored at 0.
-    let layout_variation = levels
-        .iter()
-        .find(|l| l.name == "binary")
-        .map(|l| l.t2.max(0.0).sqrt() / mean.abs())
-        .filter(|v| v.is_finite());
-    let binary_means: Vec<f64> = series.seeds.iter().map(|b| b.mean()).collect();
-    let cv_across_binaries_ci = sd_interval(&binary_means, confidence)
-        .ok()
-        .map(|(low, high)| Interval {
-            lower: low / mean.abs(),
-            upper: high / mean.abs(),
-        })
-        .filter(|i| i.lower.is_finite() && i.upper.is_finite());
     let by_execution = series.executions_per_binary() >= 2;
     let groups = anova_groups(series, by_execution);
-    let undetermined = |why: String| Sensitivity {
-        verdict: Verdict::Undetermined,
-        f: None,
-        df: None,
-        p_value: None,
-        icc: None,
-        variance_components: None,
-        cv_across_binaries,
-        cv_across_binaries_ci,
-        cv_across_executions,
-        layout_variation,
-        detectable_variation: None,
-        text: why,
-    };
     if groups.len() < 2 {
         return undetermined(format!(
             "cannot tell: {} randomised binary with data; at least 2 (better 30) are needed.",
@@ -76,11 +43,6 @@ pub fn sensitivity(
                 .into(),
         );
     }
-    let within_unit = if by_execution {
-        "executions"
-    } else {
-        "iterations"
-    };
     let anova = match crate::stats::anova::random_effects(&groups) {
         Ok(a) => a,
         Err(e) => return undetermined(format!("cannot tell: {e}.")),
@@ -99,54 +61,127 @@ pub fn sensitivity(
                 "no layout sensitivity: every {} of every binary gave the same value, so neither the layout nor anything else varied this metric.",
                 if by_execution { "execution" } else { "iteration" }
             ),
-            ..undetermined(String::new())
+            ..described
         };
     }
-    let words = Words {
-        within_unit,
-        f_text: f_words(&anova),
-        variation: variation_words(cv_across_binaries, cv_across_executions, layout_variation),
-        caveat: if by_execution {
-            ""
-        } else {
-            " Caution: with one execution per binary, differences between processes are counted as layout effects; run at least 2 executions per binary to separate them."
-        },
-        share: format!(
-            "the layout accounts for an estimated {} of the variance of one {}'s mean (intraclass correlation)",
-            percent(anova.icc.max(0.0), 2),
-            if by_execution { "execution" } else { "iteration" }
-        ),
-    };
-    // The layout variation the F-test finds with 80 % power: σ_a = sqrt(ρ · MSW), relative.
-    let detectable_variation = crate::stats::anova::detectable_variance_ratio(
-        groups.len(),
-        groups[0].len(),
-        alpha,
-        crate::stats::mde::DEFAULT_POWER,
-    )
-    .map(|rho| (rho * anova.ms_within).sqrt() / mean.abs())
-    .filter(|v| v.is_finite());
-    let evidence = Evidence {
-        p: anova.p,
+    let tested = Tested {
+        anova: &anova,
         binaries: groups.len(),
         per_binary: groups[0].len(),
-        negligible: cv_across_binaries_ci.filter(|i| i.upper <= thresholds.negligible),
-        detectable_variation,
+        by_execution,
+        mean,
     };
-    let (verdict, text) = verdict_words(&evidence, &words, thresholds);
+    tested.verdict(described, thresholds)
+}
+
+/// What is described without a test: the variation across binaries (with its interval), across
+/// executions and the layout's own share, the verdict "cannot tell" and no text yet.
+fn described(series: &Series, levels: &[Level], mean: f64, confidence: f64) -> Sensitivity {
+    let cv = |name: &str| {
+        levels
+            .iter()
+            .find(|l| l.name == name)
+            .map(|l| l.s2.max(0.0).sqrt() / mean.abs())
+    };
+    // The layout's own share: T² of the binary level (eq. 2) floored at 0.
+    let layout_variation = levels
+        .iter()
+        .find(|l| l.name == "binary")
+        .map(|l| l.t2.max(0.0).sqrt() / mean.abs())
+        .filter(|v| v.is_finite());
+    let binary_means: Vec<f64> = series.seeds.iter().map(|b| b.mean()).collect();
+    let cv_across_binaries_ci = sd_interval(&binary_means, confidence)
+        .ok()
+        .map(|(low, high)| Interval {
+            lower: low / mean.abs(),
+            upper: high / mean.abs(),
+        })
+        .filter(|i| i.lower.is_finite() && i.upper.is_finite());
     Sensitivity {
-        verdict,
-        f: anova.f.is_finite().then_some(anova.f),
-        df: Some((anova.df_between as f64, anova.df_within as f64)),
-        p_value: Some(anova.p),
-        icc: Some(anova.icc),
-        variance_components: Some((anova.var_between, anova.var_within)),
-        cv_across_binaries,
+        verdict: Verdict::Undetermined,
+        f: None,
+        df: None,
+        p_value: None,
+        icc: None,
+        variance_components: None,
+        cv_across_binaries: cv("binary"),
         cv_across_binaries_ci,
-        cv_across_executions,
+        cv_across_executions: cv("execution"),
         layout_variation,
-        detectable_variation,
-        text,
+        detectable_variation: None,
+        text: String::new(),
+    }
+}
+
+/// A computable F test of the binaries' observations.
+struct Tested<'a> {
+    anova: &'a crate::stats::anova::RandomEffectsAnova,
+    /// Groups (randomised binaries) and observations per group.
+    binaries: usize,
+    per_binary: usize,
+    /// Whether the observations are execution means (else iterations of one execution).
+    by_execution: bool,
+    mean: f64,
+}
+
+impl Tested<'_> {
+    /// `described` completed with the test, its verdict and its words.
+    fn verdict(&self, described: Sensitivity, thresholds: &Thresholds) -> Sensitivity {
+        let anova = self.anova;
+        let by_execution = self.by_execution;
+        let words = Words {
+            within_unit: if by_execution {
+                "executions"
+            } else {
+                "iterations"
+            },
+            f_text: f_words(anova),
+            variation: variation_words(
+                described.cv_across_binaries,
+                described.cv_across_executions,
+                described.layout_variation,
+            ),
+            caveat: if by_execution {
+                ""
+            } else {
+                " Caution: with one execution per binary, differences between processes are counted as layout effects; run at least 2 executions per binary to separate them."
+            },
+            share: format!(
+                "the layout accounts for an estimated {} of the variance of one {}'s mean (intraclass correlation)",
+                percent(anova.icc.max(0.0), 2),
+                if by_execution { "execution" } else { "iteration" }
+            ),
+        };
+        // The layout variation the F-test finds with 80 % power: σ_a = sqrt(ρ · MSW), relative.
+        let detectable_variation = crate::stats::anova::detectable_variance_ratio(
+            self.binaries,
+            self.per_binary,
+            thresholds.alpha(),
+            crate::stats::mde::DEFAULT_POWER,
+        )
+        .map(|rho| (rho * anova.ms_within).sqrt() / self.mean.abs())
+        .filter(|v| v.is_finite());
+        let evidence = Evidence {
+            p: anova.p,
+            binaries: self.binaries,
+            per_binary: self.per_binary,
+            negligible: described
+                .cv_across_binaries_ci
+                .filter(|i| i.upper <= thresholds.negligible),
+            detectable_variation,
+        };
+        let (verdict, text) = verdict_words(&evidence, &words, thresholds);
+        Sensitivity {
+            verdict,
+            f: anova.f.is_finite().then_some(anova.f),
+            df: Some((anova.df_between as f64, anova.df_within as f64)),
+            p_value: Some(anova.p),
+            icc: Some(anova.icc),
+            variance_components: Some((anova.var_between, anova.var_within)),
+            detectable_variation,
+            text,
+            ..described
+        }
     }
 }
 

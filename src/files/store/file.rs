@@ -88,13 +88,12 @@ fn scan(
     path: &Path,
     mut on_commit: impl FnMut(&Execution, Vec<Measurement>),
 ) -> Result<Results> {
-    let mut results = Results::default();
-    let mut pending: Vec<Measurement> = Vec::new();
-    // The line of each committed execution: one recorded twice makes the store invalid for
-    // every reader (report, export, compare, resume), not only for those that would notice
-    // its values twice.
-    let mut committed_at: std::collections::HashMap<crate::files::results::ExecutionKey, usize> =
-        std::collections::HashMap::new();
+    let mut scan = Scan {
+        path,
+        results: Results::default(),
+        pending: Vec::new(),
+        committed_at: std::collections::HashMap::new(),
+    };
     let mut line = Vec::new();
     let mut lineno = 0;
     loop {
@@ -116,116 +115,153 @@ fn scan(
         if body.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let record: Record = match serde_json::from_slice(body) {
-            Ok(r) => r,
+        let Some(record) = scan.parse(body, complete, lineno)? else {
+            break;
+        };
+        match record {
+            Record::Header(h) => scan.header(h, lineno)?,
+            Record::Measurement(m) => scan.measurement(m, lineno),
+            Record::Extension(x) => scan.results.extensions.push(x),
+            Record::Finish(f) => scan.results.finishes.push(f),
+            Record::Execution(e) => scan.execution(e, lineno, &mut on_commit)?,
+        }
+    }
+    if !scan.pending.is_empty() {
+        scan.results.warnings.push(format!(
+            "{}: {} measurement(s) of an execution that never finished were dropped",
+            path.display(),
+            scan.pending.len()
+        ));
+    }
+    Ok(scan.results)
+}
+
+/// The state of [`scan`] between lines.
+struct Scan<'p> {
+    path: &'p Path,
+    results: Results,
+    /// Measurements read since the last execution record.
+    pending: Vec<Measurement>,
+    /// The line of each committed execution: one recorded twice makes the store invalid for
+    /// every reader (report, export, compare, resume), not only for those that would notice
+    /// its values twice.
+    committed_at: std::collections::HashMap<crate::files::results::ExecutionKey, usize>,
+}
+
+impl Scan<'_> {
+    /// The record on line `lineno`; `None` for a torn last line (an interrupted write: the
+    /// reading stops there, with a warning), an error for a malformed complete one.
+    fn parse(&mut self, body: &[u8], complete: bool, lineno: usize) -> Result<Option<Record>> {
+        match serde_json::from_slice(body) {
+            Ok(r) => Ok(Some(r)),
             Err(e) if !complete => {
-                results.warnings.push(format!(
+                self.results.warnings.push(format!(
                     "{}:{lineno}: dropped a torn last line (an interrupted write): {e}",
-                    path.display()
+                    self.path.display()
                 ));
-                break;
+                Ok(None)
             }
             Err(e) => bail!(
                 "{}:{lineno}: not a layoutrand result record: {e}; `layoutrand repair {}` keeps \
                  every valid record in a new store and moves this file aside",
-                path.display(),
-                store_dir_of(path)
+                self.path.display(),
+                store_dir_of(self.path)
             ),
-        };
-        match record {
-            Record::Header(h) => {
-                if h.schema > RESULTS_SCHEMA {
-                    bail!(
-                        "{} was written with results schema {} by layoutrand {}; this layoutrand ({}) reads up to schema {}",
-                        path.display(),
-                        h.schema,
-                        h.tool_version,
-                        env!("CARGO_PKG_VERSION"),
-                        RESULTS_SCHEMA
-                    );
-                }
-                if results.header.is_some() {
-                    bail!("{}:{lineno}: a second header record", path.display());
-                }
-                results.header = Some(h);
-            }
-            Record::Measurement(m) => {
-                // An execution's batch is contiguous and always starts with the same (iteration,
-                // metric). A measurement of another execution, or the batch's first key again,
-                // means the pending ones were left uncommitted by a crash and their execution
-                // was run again: drop them.
-                let stale = pending.first().is_some_and(|p| {
-                    p.key_ref() != m.key_ref()
-                        || (p.iteration, p.metric.as_str()) == (m.iteration, m.metric.as_str())
-                });
-                if stale {
-                    results.warnings.push(format!(
-                        "{}:{lineno}: {} uncommitted measurement(s) of an interrupted execution were dropped",
-                        path.display(),
-                        pending.len()
-                    ));
-                    pending.clear();
-                }
-                pending.push(m);
-            }
-            Record::Extension(x) => results.extensions.push(x),
-            Record::Finish(f) => results.finishes.push(f),
-            Record::Execution(mut e) => {
-                if let Some(first) = committed_at.insert(e.key(), lineno) {
-                    bail!(
-                        "{}:{lineno}: execution {} of {} {}{} is recorded twice (first on line \
-                         {first}): the store was edited or concatenated; `layoutrand repair {}` \
-                         keeps the first and moves this file aside",
-                        path.display(),
-                        e.execution,
-                        e.program,
-                        e.binary,
-                        e.variant
-                            .as_deref()
-                            .map(|v| format!(" ({v})"))
-                            .unwrap_or_default(),
-                        store_dir_of(path)
-                    );
-                }
-                let (mine, others): (Vec<_>, Vec<_>) = std::mem::take(&mut pending)
-                    .into_iter()
-                    .partition(|m| m.key_ref() == e.key_ref());
-                if !others.is_empty() {
-                    results.warnings.push(format!(
-                        "{}:{lineno}: {} measurement(s) without their execution record were dropped",
-                        path.display(),
-                        others.len()
-                    ));
-                }
-                if mine.iter().any(|m| !m.value.is_finite()) {
-                    results.warnings.push(format!(
-                        "{}:{lineno}: execution {} of {} {} holds a null value (how layoutrand 0.1 stored `nan` or `inf` output): counted as a metric failure, its values left out",
-                        path.display(),
-                        e.execution,
-                        e.program,
-                        e.binary
-                    ));
-                    e.status = ExecutionStatus::Metric;
-                    e.output_tail = Some(
-                        "a measured value was not finite (stored as null by an older layoutrand)"
-                            .to_string(),
-                    );
-                    on_commit(&e, Vec::new());
-                } else {
-                    on_commit(&e, mine);
-                }
-                results.executions.push(e);
-            }
         }
     }
-    if !pending.is_empty() {
-        results.warnings.push(format!(
-            "{}: {} measurement(s) of an execution that never finished were dropped",
-            path.display(),
-            pending.len()
-        ));
+
+    /// The header, refused when of a newer schema or a second one.
+    fn header(&mut self, h: Header, lineno: usize) -> Result<()> {
+        if h.schema > RESULTS_SCHEMA {
+            bail!(
+                "{} was written with results schema {} by layoutrand {}; this layoutrand ({}) reads up to schema {}",
+                self.path.display(),
+                h.schema,
+                h.tool_version,
+                env!("CARGO_PKG_VERSION"),
+                RESULTS_SCHEMA
+            );
+        }
+        if self.results.header.is_some() {
+            bail!("{}:{lineno}: a second header record", self.path.display());
+        }
+        self.results.header = Some(h);
+        Ok(())
     }
-    Ok(results)
+
+    /// A measurement, pending until its execution record commits it.
+    fn measurement(&mut self, m: Measurement, lineno: usize) {
+        // An execution's batch is contiguous and always starts with the same (iteration,
+        // metric). A measurement of another execution, or the batch's first key again,
+        // means the pending ones were left uncommitted by a crash and their execution
+        // was run again: drop them.
+        let stale = self.pending.first().is_some_and(|p| {
+            p.key_ref() != m.key_ref()
+                || (p.iteration, p.metric.as_str()) == (m.iteration, m.metric.as_str())
+        });
+        if stale {
+            self.results.warnings.push(format!(
+                "{}:{lineno}: {} uncommitted measurement(s) of an interrupted execution were dropped",
+                self.path.display(),
+                self.pending.len()
+            ));
+            self.pending.clear();
+        }
+        self.pending.push(m);
+    }
+
+    /// An execution record: commits its pending measurements (handed to `on_commit`), unless
+    /// it is recorded twice (an error).
+    fn execution(
+        &mut self,
+        mut e: Execution,
+        lineno: usize,
+        on_commit: &mut impl FnMut(&Execution, Vec<Measurement>),
+    ) -> Result<()> {
+        let path = self.path.display();
+        if let Some(first) = self.committed_at.insert(e.key(), lineno) {
+            bail!(
+                "{path}:{lineno}: execution {} of {} {}{} is recorded twice (first on line \
+                 {first}): the store was edited or concatenated; `layoutrand repair {}` \
+                 keeps the first and moves this file aside",
+                e.execution,
+                e.program,
+                e.binary,
+                e.variant
+                    .as_deref()
+                    .map(|v| format!(" ({v})"))
+                    .unwrap_or_default(),
+                store_dir_of(self.path)
+            );
+        }
+        let (mine, others): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending)
+            .into_iter()
+            .partition(|m| m.key_ref() == e.key_ref());
+        if !others.is_empty() {
+            self.results.warnings.push(format!(
+                "{path}:{lineno}: {} measurement(s) without their execution record were dropped",
+                others.len()
+            ));
+        }
+        if mine.iter().any(|m| !m.value.is_finite()) {
+            self.results.warnings.push(format!(
+                "{path}:{lineno}: execution {} of {} {} holds a null value (how layoutrand 0.1 stored `nan` or `inf` output): counted as a metric failure, its values left out",
+                e.execution,
+                e.program,
+                e.binary
+            ));
+            e.status = ExecutionStatus::Metric;
+            e.output_tail = Some(
+                "a measured value was not finite (stored as null by an older layoutrand)"
+                    .to_string(),
+            );
+            on_commit(&e, Vec::new());
+        } else {
+            on_commit(&e, mine);
+        }
+        self.results.executions.push(e);
+        Ok(())
+    }
 }
 
 /// The directory of the store file `path`, for the repair hint in messages.
@@ -258,12 +294,52 @@ pub struct Repair {
 /// --resume` runs that execution again. Holds the store's lock, like a writer.
 pub fn repair_store(dir: &Path) -> Result<Repair> {
     let path = dir.join(RESULTS_FILE);
-    let meta = std::fs::symlink_metadata(&path)
+    let _lock = lock_for_repair(&path)?;
+    let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let (lines, kept, dropped) = valid_lines(&bytes, &path);
+    if dropped.is_empty() {
+        return Ok(Repair {
+            lines,
+            kept: kept.len(),
+            dropped,
+            moved_to: None,
+        });
+    }
+    let aside = (1..)
+        .map(|n| dir.join(format!("{RESULTS_FILE}.damaged-{n}")))
+        .find(|p| std::fs::symlink_metadata(p).is_err())
+        .expect("a free name");
+    // The original is kept under a new name (a hard link: both names exist until the
+    // repaired store replaces the old one atomically).
+    std::fs::hard_link(&path, &aside)
+        .or_else(|_| std::fs::copy(&path, &aside).map(|_| ()))
+        .with_context(|| format!("cannot keep the damaged store as {}", aside.display()))?;
+    crate::files::write_atomically_with(&path, |w| {
+        for line in &kept {
+            w.write_all(line)?;
+        }
+        Ok(())
+    })?;
+    // The repaired store must read as a valid one.
+    parse_results(&std::fs::read(&path)?, &path)
+        .with_context(|| format!("the repaired {} does not read (a bug)", path.display()))?;
+    Ok(Repair {
+        lines,
+        kept: kept.len(),
+        dropped,
+        moved_to: Some(aside),
+    })
+}
+
+/// The store file `path` opened and locked as a writer locks it, so no run appends while it
+/// is repaired; refused when it is not a regular file or a run holds the lock.
+fn lock_for_repair(path: &Path) -> Result<File> {
+    let meta = std::fs::symlink_metadata(path)
         .with_context(|| format!("cannot read {}", path.display()))?;
     if !meta.is_file() {
         bail!("{} is not a regular file: not repaired", path.display());
     }
-    let lock = File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    let lock = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
     use std::os::fd::AsRawFd;
     // SAFETY: flock on a file descriptor we own; the lock lives as long as `lock`.
     if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
@@ -272,7 +348,12 @@ pub fn repair_store(dir: &Path) -> Result<Repair> {
             path.display()
         );
     }
-    let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(lock)
+}
+
+/// The lines of the damaged store `bytes` (read from `path`): how many, those kept (in
+/// order), and each one left out with why (see [`repair_store`]).
+fn valid_lines<'b>(bytes: &'b [u8], path: &Path) -> (usize, Vec<&'b [u8]>, Vec<String>) {
     let mut kept: Vec<&[u8]> = Vec::new();
     let mut dropped = Vec::new();
     let mut seen: std::collections::HashSet<crate::files::results::ExecutionKey> =
@@ -335,38 +416,7 @@ pub fn repair_store(dir: &Path) -> Result<Repair> {
         }
         kept.push(line);
     }
-    if dropped.is_empty() {
-        return Ok(Repair {
-            lines,
-            kept: kept.len(),
-            dropped,
-            moved_to: None,
-        });
-    }
-    let aside = (1..)
-        .map(|n| dir.join(format!("{RESULTS_FILE}.damaged-{n}")))
-        .find(|p| std::fs::symlink_metadata(p).is_err())
-        .expect("a free name");
-    // The original is kept under a new name (a hard link: both names exist until the
-    // repaired store replaces the old one atomically).
-    std::fs::hard_link(&path, &aside)
-        .or_else(|_| std::fs::copy(&path, &aside).map(|_| ()))
-        .with_context(|| format!("cannot keep the damaged store as {}", aside.display()))?;
-    crate::files::write_atomically_with(&path, |w| {
-        for line in &kept {
-            w.write_all(line)?;
-        }
-        Ok(())
-    })?;
-    // The repaired store must read as a valid one.
-    parse_results(&std::fs::read(&path)?, &path)
-        .with_context(|| format!("the repaired {} does not read (a bug)", path.display()))?;
-    Ok(Repair {
-        lines,
-        kept: kept.len(),
-        dropped,
-        moved_to: Some(aside),
-    })
+    (lines, kept, dropped)
 }
 
 /// Appends records to a store, one execution at a time.

@@ -274,6 +274,32 @@ impl<'a> Elf<'a> {
             data: self.data.to_vec(),
             big: self.big,
         };
+        let pad = self.padding_of(padding)?;
+        let padded = pad.iter().any(|&p| p > 0);
+        let renumber = |old: u32| -> u32 {
+            if old > 0 && (old as usize) < n {
+                new_index[old as usize]
+            } else {
+                old
+            }
+        };
+        let symbol_shift = self.rewrite_symbols(&mut out, &renumber, &pad)?;
+        if padded {
+            self.shift_relocations(&mut out, &pad, &symbol_shift)?;
+        }
+        self.renumber_groups(&mut out, &renumber)?;
+        let headers = if padded {
+            self.append_padded(&mut out, &pad)?
+        } else {
+            self.sections.clone()
+        };
+        self.write_header_table(&mut out, new_order, &headers, &renumber, padded)?;
+        Ok(out.data)
+    }
+
+    /// The padding of each section (by old index) from `padding`; only code can be padded.
+    fn padding_of(&self, padding: &Padding) -> Result<Vec<u64>> {
+        let n = self.sections.len();
         let mut pad = vec![0u64; n];
         for &(i, bytes) in padding {
             ensure!(i > 0 && i < n, "padded section {i} is out of range");
@@ -283,16 +309,19 @@ impl<'a> Elf<'a> {
             );
             pad[i] = bytes;
         }
-        let padded = pad.iter().any(|&p| p > 0);
-        let renumber = |old: u32| -> u32 {
-            if old > 0 && (old as usize) < n {
-                new_index[old as usize]
-            } else {
-                old
-            }
-        };
+        Ok(pad)
+    }
 
-        // Symbols: section indices (and, with padding, values) of every symbol table.
+    /// Renumbers the section index of every symbol of every symbol table (and, with `pad`,
+    /// moves the value of those in padded sections). Returns per symbol table (by index)
+    /// each symbol's shift and whether it is a section symbol, for the relocations.
+    fn rewrite_symbols(
+        &self,
+        out: &mut Writer,
+        renumber: &dyn Fn(u32) -> u32,
+        pad: &[u64],
+    ) -> Result<HashMap<usize, Vec<(u64, bool)>>> {
+        let n = self.sections.len();
         let mut symbol_shift: HashMap<usize, Vec<(u64, bool)>> = HashMap::new();
         for (t, table) in self.sections.iter().enumerate() {
             if table.kind != SHT_SYMTAB {
@@ -352,64 +381,73 @@ impl<'a> Elf<'a> {
             }
             symbol_shift.insert(t, shifts);
         }
+        Ok(symbol_shift)
+    }
 
-        // Relocations: with padding, offsets into padded sections and addends against
-        // their section symbols.
-        if padded {
-            for s in &self.sections {
-                if !matches!(s.kind, SHT_RELA | SHT_REL) {
+    /// With padding: moves the offsets of relocations into padded sections and the addends
+    /// of those against a padded section's symbol.
+    fn shift_relocations(
+        &self,
+        out: &mut Writer,
+        pad: &[u64],
+        symbol_shift: &HashMap<usize, Vec<(u64, bool)>>,
+    ) -> Result<()> {
+        for s in &self.sections {
+            if !matches!(s.kind, SHT_RELA | SHT_REL) {
+                continue;
+            }
+            let target_shift = pad.get(s.info as usize).copied().unwrap_or(0);
+            let shifts = symbol_shift
+                .get(&(s.link as usize))
+                .context("a relocation section without its symbol table")?;
+            let range = self.contents(s)?;
+            let entsize = usize::try_from(s.entsize)?;
+            let rela = s.kind == SHT_RELA;
+            ensure!(
+                entsize
+                    == match (self.is64, rela) {
+                        (true, true) => 24,
+                        (true, false) => 16,
+                        (false, true) => 12,
+                        (false, false) => 8,
+                    },
+                "unexpected relocation entry size {entsize}"
+            );
+            for k in 0..range.len() / entsize {
+                let at = range.start + k * entsize;
+                let word = if self.is64 { 8 } else { 4 };
+                let info = self.word(at + word)?;
+                let symbol = if self.is64 { info >> 32 } else { info >> 8 } as usize;
+                let (sym_shift, is_section_symbol) =
+                    shifts.get(symbol).copied().unwrap_or((0, false));
+                let addend_shift = if is_section_symbol { sym_shift } else { 0 };
+                if target_shift == 0 && addend_shift == 0 {
                     continue;
                 }
-                let target_shift = pad.get(s.info as usize).copied().unwrap_or(0);
-                let shifts = symbol_shift
-                    .get(&(s.link as usize))
-                    .context("a relocation section without its symbol table")?;
-                let range = self.contents(s)?;
-                let entsize = usize::try_from(s.entsize)?;
-                let rela = s.kind == SHT_RELA;
                 ensure!(
-                    entsize
-                        == match (self.is64, rela) {
-                            (true, true) => 24,
-                            (true, false) => 16,
-                            (false, true) => 12,
-                            (false, false) => 8,
-                        },
-                    "unexpected relocation entry size {entsize}"
+                    rela,
+                    "padding needs RELA relocations; this object uses REL (i386 or 32-bit Arm)"
                 );
-                for k in 0..range.len() / entsize {
-                    let at = range.start + k * entsize;
-                    let word = if self.is64 { 8 } else { 4 };
-                    let info = self.word(at + word)?;
-                    let symbol = if self.is64 { info >> 32 } else { info >> 8 } as usize;
-                    let (sym_shift, is_section_symbol) =
-                        shifts.get(symbol).copied().unwrap_or((0, false));
-                    let addend_shift = if is_section_symbol { sym_shift } else { 0 };
-                    if target_shift == 0 && addend_shift == 0 {
-                        continue;
-                    }
-                    ensure!(
-                        rela,
-                        "padding needs RELA relocations; this object uses REL (i386 or 32-bit Arm)"
-                    );
-                    if target_shift > 0 {
-                        let offset = self.word(at)?;
-                        out.put_word(self.is64, at, offset + target_shift);
-                    }
-                    if addend_shift > 0 {
-                        let addend = self.word(at + 2 * word)?;
-                        let shifted = if self.is64 {
-                            addend.wrapping_add(addend_shift)
-                        } else {
-                            u64::from((addend as u32).wrapping_add(addend_shift as u32))
-                        };
-                        out.put_word(self.is64, at + 2 * word, shifted);
-                    }
+                if target_shift > 0 {
+                    let offset = self.word(at)?;
+                    out.put_word(self.is64, at, offset + target_shift);
+                }
+                if addend_shift > 0 {
+                    let addend = self.word(at + 2 * word)?;
+                    let shifted = if self.is64 {
+                        addend.wrapping_add(addend_shift)
+                    } else {
+                        u64::from((addend as u32).wrapping_add(addend_shift as u32))
+                    };
+                    out.put_word(self.is64, at + 2 * word, shifted);
                 }
             }
         }
+        Ok(())
+    }
 
-        // Group member lists.
+    /// Renumbers the member lists of section groups.
+    fn renumber_groups(&self, out: &mut Writer, renumber: &dyn Fn(u32) -> u32) -> Result<()> {
         for s in &self.sections {
             if s.kind != SHT_GROUP {
                 continue;
@@ -420,31 +458,46 @@ impl<'a> Elf<'a> {
                 out.put_u32(at, renumber(old));
             }
         }
+        Ok(())
+    }
 
-        // Padded sections' new contents, appended.
+    /// Appends the padded sections' new contents (the padding, then the old bytes) and
+    /// returns the section headers with their new offsets and sizes.
+    fn append_padded(&self, out: &mut Writer, pad: &[u64]) -> Result<Vec<Section>> {
         let mut headers: Vec<Section> = self.sections.clone();
-        if padded {
-            let fill = if matches!(self.machine, EM_386 | EM_X86_64) {
-                0xcc
-            } else {
-                0
-            };
-            for (i, &bytes) in pad.iter().enumerate() {
-                if bytes == 0 {
-                    continue;
-                }
-                let s = &self.sections[i];
-                let range = self.contents(s)?;
-                let align = usize::try_from(s.align.max(1))?;
-                let start = out.data.len().div_ceil(align) * align;
-                out.data.resize(start, 0);
-                out.data.resize(start + usize::try_from(bytes)?, fill);
-                out.data.extend_from_slice(&self.data[range]);
-                headers[i].offset = start as u64;
-                headers[i].size = s.size + bytes;
+        let fill = if matches!(self.machine, EM_386 | EM_X86_64) {
+            0xcc
+        } else {
+            0
+        };
+        for (i, &bytes) in pad.iter().enumerate() {
+            if bytes == 0 {
+                continue;
             }
+            let s = &self.sections[i];
+            let range = self.contents(s)?;
+            let align = usize::try_from(s.align.max(1))?;
+            let start = out.data.len().div_ceil(align) * align;
+            out.data.resize(start, 0);
+            out.data.resize(start + usize::try_from(bytes)?, fill);
+            out.data.extend_from_slice(&self.data[range]);
+            headers[i].offset = start as u64;
+            headers[i].size = s.size + bytes;
         }
+        Ok(headers)
+    }
 
+    /// Writes the section header table in `new_order`, renumbered (appended when `padded`,
+    /// in place otherwise), and points the file header at it.
+    fn write_header_table(
+        &self,
+        out: &mut Writer,
+        new_order: &[usize],
+        headers: &[Section],
+        renumber: &dyn Fn(u32) -> u32,
+        padded: bool,
+    ) -> Result<()> {
+        let n = self.sections.len();
         let (shoff_at, shstrndx_at) = if self.is64 {
             (0x28, 0x3e)
         } else {
@@ -501,7 +554,7 @@ impl<'a> Elf<'a> {
             );
             out.put_u16(shstrndx_at, new as u16);
         }
-        Ok(out.data)
+        Ok(())
     }
 }
 

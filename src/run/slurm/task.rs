@@ -12,13 +12,13 @@ use nix::fcntl::{Flock, FlockArg};
 use super::plan::{slurm_path, SlurmPlan, MARKER_FILE};
 use crate::files::manifest::Manifest;
 use crate::files::store::shards::shard_dir;
-use crate::files::store::{read_results, Record, StoreWriter, RESULTS_FILE};
+use crate::files::store::{read_results, Record, Results, StoreWriter, RESULTS_FILE};
 use crate::run::environment::{probe_aslr_off, STAGING_DIR};
 use crate::run::execution::{run_one, unix_now, ExecutionContext};
 use crate::run::host::{detect_conditions, detect_host};
 use crate::run::machine::{detect_machine, Machine};
 use crate::run::preflight::check_writable;
-use crate::run::prepare::prepare_run;
+use crate::run::prepare::{prepare_run, PreparedRun};
 use crate::run::reaper;
 use crate::run::settings::RunRequest;
 
@@ -39,42 +39,8 @@ pub struct ShardReport {
 pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
     let machine = detect_machine();
     let here = machine.label();
-    let marker = slurm_path(dir, MARKER_FILE);
-    match std::fs::read_to_string(&marker) {
-        Ok(t) if t.trim() == token => {}
-        Ok(t) => bail!(
-            "{} on node {here} holds token {:?}, not {token:?}: the directory changed since this job was submitted (another submission); this task does nothing",
-            marker.display(),
-            t.trim()
-        ),
-        Err(e) => bail!(
-            "node {here} cannot read {} ({e}): the experiment directory must be on storage every node sees (a shared file system), at the same path",
-            marker.display()
-        ),
-    }
-    let Some(plan) = SlurmPlan::load(dir)? else {
-        bail!("{} has no Slurm plan", dir.display());
-    };
-    if shard >= plan.shards {
-        bail!(
-            "shard {shard} does not exist: the run has {} shards",
-            plan.shards
-        );
-    }
-    let manifest = Manifest::load(dir)?;
-    let req = RunRequest {
-        out_dir: dir.to_path_buf(),
-        resume: true,
-        ..RunRequest::default()
-    };
-    let prepared = prepare_run(&req, Some(&plan.header), &manifest, dir)?;
-    if prepared.binary_labels != plan.header.binaries {
-        bail!(
-            "the manifest in {} no longer lists the planned binaries ({}): the binaries were rebuilt after submission",
-            dir.display(),
-            plan.header.binaries.join(",")
-        );
-    }
+    check_marker(dir, token, &here)?;
+    let (plan, prepared) = planned_shard(dir, shard)?;
     if let Err(why) = probe_aslr_off() {
         bail!("node {here} cannot run benchmarks with ASLR off ({why}); the plan requires it of every node");
     }
@@ -90,19 +56,7 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
     check_writable(&local, &staging)?;
 
     let sdir = shard_dir(dir, shard);
-    std::fs::create_dir_all(&sdir).with_context(|| format!("cannot create {}", sdir.display()))?;
-    let mut writer = StoreWriter::open(&sdir)?;
-    let previous = read_results(&sdir)?;
-    for w in &previous.warnings {
-        crate::diagnostic!("layoutrand: warning: {w}");
-    }
-    if previous.header.is_none() {
-        let mut h = plan.header.clone();
-        h.started_unix = unix_now();
-        h.host = detect_host();
-        h.conditions = Some(detect_conditions());
-        writer.append(&[Record::Header(h)])?;
-    }
+    let (mut writer, previous) = open_shard_store(&sdir, &plan)?;
     let done: HashSet<crate::files::results::ExecutionKey> =
         previous.executions.iter().map(|e| e.key()).collect();
 
@@ -156,6 +110,72 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
         sdir.join(RESULTS_FILE).display()
     );
     Ok(report)
+}
+
+/// Refuses to run unless the marker in `dir` holds `token`: the directory is the
+/// submitter's, seen through shared storage from node `here`.
+fn check_marker(dir: &Path, token: &str, here: &str) -> Result<()> {
+    let marker = slurm_path(dir, MARKER_FILE);
+    match std::fs::read_to_string(&marker) {
+        Ok(t) if t.trim() == token => Ok(()),
+        Ok(t) => bail!(
+            "{} on node {here} holds token {:?}, not {token:?}: the directory changed since this job was submitted (another submission); this task does nothing",
+            marker.display(),
+            t.trim()
+        ),
+        Err(e) => bail!(
+            "node {here} cannot read {} ({e}): the experiment directory must be on storage every node sees (a shared file system), at the same path",
+            marker.display()
+        ),
+    }
+}
+
+/// The Slurm plan of `dir` and the run it prepares, checked to have shard `shard` and the
+/// binaries planned at submission.
+fn planned_shard(dir: &Path, shard: u32) -> Result<(SlurmPlan, PreparedRun)> {
+    let Some(plan) = SlurmPlan::load(dir)? else {
+        bail!("{} has no Slurm plan", dir.display());
+    };
+    if shard >= plan.shards {
+        bail!(
+            "shard {shard} does not exist: the run has {} shards",
+            plan.shards
+        );
+    }
+    let manifest = Manifest::load(dir)?;
+    let req = RunRequest {
+        out_dir: dir.to_path_buf(),
+        resume: true,
+        ..RunRequest::default()
+    };
+    let prepared = prepare_run(&req, Some(&plan.header), &manifest, dir)?;
+    if prepared.binary_labels != plan.header.binaries {
+        bail!(
+            "the manifest in {} no longer lists the planned binaries ({}): the binaries were rebuilt after submission",
+            dir.display(),
+            plan.header.binaries.join(",")
+        );
+    }
+    Ok((plan, prepared))
+}
+
+/// The shard's store in `sdir`, opened for appending (with the plan's header, stamped with
+/// this node and time, when new), and what it already holds.
+fn open_shard_store(sdir: &Path, plan: &SlurmPlan) -> Result<(StoreWriter, Results)> {
+    std::fs::create_dir_all(sdir).with_context(|| format!("cannot create {}", sdir.display()))?;
+    let mut writer = StoreWriter::open(sdir)?;
+    let previous = read_results(sdir)?;
+    for w in &previous.warnings {
+        crate::diagnostic!("layoutrand: warning: {w}");
+    }
+    if previous.header.is_none() {
+        let mut h = plan.header.clone();
+        h.started_unix = unix_now();
+        h.host = detect_host();
+        h.conditions = Some(detect_conditions());
+        writer.append(&[Record::Header(h)])?;
+    }
+    Ok((writer, previous))
 }
 
 /// The error of a task stopped by a signal: what its shard kept, and how to continue.
