@@ -523,6 +523,25 @@ mod tests {
         Record::Measurement(measurement(binary, execution, iteration, value))
     }
 
+    #[test]
+    fn stored_values_read_back_bit_for_bit() {
+        // 1.1927248224440479 is the shortest text of its double; serde_json's default parser
+        // read it one ULP off (as 1.192724822444048), which the `float_roundtrip` feature
+        // fixes: a value read from a store must be the value measured.
+        let x = 1.1927248224440479_f64;
+        let text = serde_json::to_string(&x).unwrap();
+        assert_eq!(
+            serde_json::from_str::<f64>(&text).unwrap().to_bits(),
+            x.to_bits()
+        );
+        let r = m("seed-1", 0, 0, x);
+        let line = serde_json::to_string(&r).unwrap();
+        match serde_json::from_str::<Record>(&line).unwrap() {
+            Record::Measurement(back) => assert_eq!(back.value.to_bits(), x.to_bits()),
+            other => panic!("read back as {other:?}"),
+        }
+    }
+
     fn e(binary: &str, execution: u32) -> Record {
         Record::Execution(Execution {
             env_pad: 16,
