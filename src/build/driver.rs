@@ -83,21 +83,8 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
             .collect();
         bail!("no program could be relinked:\n  {}", reasons.join("\n  "));
     }
-    notes.extend(
-        programs
-            .iter()
-            .zip(&kept_built)
-            .filter_map(|(program, (_, functions))| {
-                let what = if program.is_library() {
-                    "library"
-                } else {
-                    "program"
-                };
-                super::as_built::note(&program.record.output, functions)
-                    .map(|n| format!("baseline vs as built: {what} {}: {n}", program.name))
-            }),
-    );
     let baseline = binaries::baseline_of(&programs, kept_built);
+    let as_built = kept_as_built(&programs, &baseline, &out_dir, &mut notes);
     projection_of(&baseline.set, &out_dir, opts.seeds.len(), opts.jobs)
         .check(opts.allow_many_seeds)?;
 
@@ -125,6 +112,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         relink_seconds: relink_start.elapsed().as_secs_f64(),
         baseline: baseline.set.clone(),
         seeds: Vec::new(),
+        as_built,
         programs: Vec::new(),
         variants: Vec::new(),
     };
@@ -161,6 +149,41 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         shim_errors: recorded.shim_errors,
         notes,
     })
+}
+
+/// The build's own binaries kept as the `as-built` layout ([`super::as_built::keep`]), with
+/// a note per program on how the baseline differs from them, or one saying why they were
+/// not kept.
+fn kept_as_built(
+    programs: &[super::replay::Program],
+    baseline: &binaries::Baseline,
+    out_dir: &Path,
+    notes: &mut Vec<String>,
+) -> Option<BinarySet> {
+    match super::as_built::keep(programs, baseline, out_dir) {
+        Ok(set) => {
+            notes.extend(programs.iter().filter_map(|program| {
+                let what = if program.is_library() {
+                    "library"
+                } else {
+                    "program"
+                };
+                let words = set.find(&program.name)?.versus_baseline.as_deref()?;
+                Some(format!(
+                    "baseline vs as built: {what} {}: {words}",
+                    program.name
+                ))
+            }));
+            Some(set)
+        }
+        Err(why) => {
+            notes.push(format!(
+                "as built: not kept, so not measured ({why}); the baseline is the relinked \
+                 default layout only"
+            ));
+            None
+        }
+    }
 }
 
 /// Relinks `seeds` in `pool` with a progress bar, saving `manifest` with the seeds finished so

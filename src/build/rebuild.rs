@@ -56,6 +56,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
                 let _ = std::fs::remove_dir_all(out_dir.join(&label));
                 BinarySet {
                     seed: Some(seed),
+                    kind: None,
                     status: BuildStatus::Failed,
                     error: Some(format!("{err:#}")),
                     binaries: Vec::new(),
@@ -107,6 +108,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         relink_seconds: total - baseline_seconds,
         baseline: baseline_set,
         seeds: finalized.seeds,
+        as_built: None,
         programs: finalized.programs,
         variants: Vec::new(),
     };
@@ -163,6 +165,7 @@ fn build_binary_set(
     let programs = programs(&recorded.links, &record_dir, &tree_opts)?;
     let mut set = BinarySet {
         seed,
+        kind: None,
         status: BuildStatus::Ok,
         error: None,
         binaries: Vec::new(),

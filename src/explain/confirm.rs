@@ -234,6 +234,7 @@ fn binary_set(out: &Path, seed: Option<u64>, program: &str, path: &Path) -> Resu
     let functions = binary::functions(&local)?;
     Ok(BinarySet {
         seed,
+        kind: None,
         status: BuildStatus::Ok,
         error: None,
         binaries: vec![Binary {
@@ -247,6 +248,7 @@ fn binary_set(out: &Path, seed: Option<u64>, program: &str, path: &Path) -> Resu
             soname: None,
             code: None,
             offsets: None,
+            versus_baseline: None,
         }],
         libraries: Vec::new(),
     })
@@ -268,6 +270,7 @@ fn write_manifest(
         build: Manifest {
             baseline: baseline.clone(),
             seeds,
+            as_built: None,
             programs: Vec::new(),
             variants: Vec::new(),
             ..manifest.clone()
@@ -280,6 +283,7 @@ fn write_manifest(
     let top = Manifest {
         baseline: variants[0].build.baseline.clone(),
         seeds: variants[0].build.seeds.clone(),
+        as_built: None,
         programs: Vec::new(),
         variants,
         ..manifest.clone()

@@ -69,10 +69,12 @@ pub fn experiment(dir: &Path, sets: &[TestBinarySet]) -> Manifest {
                 soname: None,
                 code: None,
                 offsets: None,
+                versus_baseline: None,
             });
         }
         built.push(BinarySet {
             seed: *seed,
+            kind: None,
             status: BuildStatus::Ok,
             error: None,
             binaries: bins,
@@ -95,6 +97,7 @@ pub fn experiment(dir: &Path, sets: &[TestBinarySet]) -> Manifest {
         relink_seconds: 0.0,
         baseline: sets_iter.next().expect("a baseline"),
         seeds: sets_iter.collect(),
+        as_built: None,
         programs: Vec::new(),
         variants: Vec::new(),
     };
