@@ -76,6 +76,7 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
     // Warnings about the host's state come first in every series' diagnostics.
     let host_warnings = host_warnings(experiment);
     let mut series = series;
+    super::as_built::attach_versus_baseline(&mut series, m);
     for s in &mut series {
         for (i, w) in host_warnings.iter().enumerate() {
             s.diagnostics.notes.insert(i, w.clone());
@@ -336,6 +337,8 @@ pub fn analyse_series(
         thresholds,
     );
     let default_layout = super::shift::default_layout(series, thresholds);
+    let as_built =
+        super::as_built::as_built(series, (ci.as_ref(), interval_note.as_deref()), thresholds);
     let mut diagnostics = diagnose(series, failures, confidence);
     // Shapiro–Wilk of the binaries' means: the engine's, shown below the size from which the
     // central limit theorem makes the t interval robust.
@@ -370,6 +373,7 @@ pub fn analyse_series(
         sensitivity,
         shift,
         default_layout,
+        as_built,
         diagnostics,
         summary: String::new(),
         sequential: None,
@@ -400,7 +404,7 @@ fn engine_analysis(
 
 /// The default-layout binary's mean with its interval over executions, the interval left out
 /// when [`interval_use`] withholds it.
-fn baseline_summary(b: &BinaryData, ci: Option<&MeanInterval>) -> BaselineSummary {
+pub(super) fn baseline_summary(b: &BinaryData, ci: Option<&MeanInterval>) -> BaselineSummary {
     let judged = ci.map(|c| {
         interval_use(
             c.mean,
@@ -545,12 +549,14 @@ fn cachegrind_words(event: &str) -> Option<&'static str> {
     })
 }
 
-/// Every binary of `series` summarised, the baseline first, then the seeds in seed order.
+/// Every binary of `series` summarised, the baseline first, then the as-built binary, then
+/// the seeds in seed order.
 fn binary_statistics(series: &Series) -> Vec<super::model::BinaryStatistics> {
     use crate::stats::sample::{median, variance};
     series
         .baseline
         .iter()
+        .chain(series.as_built.iter())
         .chain(series.seeds.iter())
         .map(|b| {
             let values: Vec<f64> = b
@@ -655,6 +661,7 @@ fn summary(r: &SeriesReport, thresholds: &Thresholds, host_warnings: &[String]) 
         _ => parts.push("Layout sensitivity cannot be tested with these data.".into()),
     }
     parts.extend(default_layout_sentence(r, thresholds));
+    parts.extend(r.as_built.as_ref().map(|a| a.text.clone()));
     parts.join(" ")
 }
 
