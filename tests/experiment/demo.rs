@@ -146,8 +146,8 @@ fn real_experiment_uses_dimensioned_counts_and_records_its_stopping_rule() {
     assert_eq!(results.header.as_ref().unwrap().executions, 2);
     assert_eq!(
         results.executions.len(),
-        16,
-        "baseline + 7 seeds, two executions each"
+        18,
+        "baseline + as built + 7 seeds, two executions each"
     );
     if rounds.len() > 1 {
         assert!(

@@ -112,8 +112,8 @@ fn variants_in_the_experiment_file_are_built_run_interleaved_and_compared() {
     let results = layoutrand::files::store::read_results(&out).unwrap();
     assert_eq!(
         results.executions.len(),
-        2 * 3 * 2,
-        "2 variants × 3 binaries × 2"
+        2 * 4 * 2,
+        "2 variants × 4 binaries (baseline, as built, 2 seeds) × 2"
     );
 }
 

@@ -96,3 +96,136 @@ pub fn attach_versus_baseline(series: &mut [SeriesReport], manifest: Option<&Man
             .and_then(|bin| bin.versus_baseline.clone());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::report::builder::analyse_series;
+    use crate::analysis::report::series::{BinaryData, ExecutionData};
+    use crate::seeded::SeededRng;
+
+    /// A binary of `executions` one-value executions around `mean` (relative noise 1 %).
+    fn binary(label: &str, seed: Option<u64>, mean: f64, rng: &mut SeededRng) -> BinaryData {
+        BinaryData {
+            binary: label.into(),
+            seed,
+            executions: (0..3)
+                .map(|e| ExecutionData {
+                    execution: e,
+                    schedule_index: 0,
+                    wall_ns: 0,
+                    warmup: Vec::new(),
+                    live: vec![mean * (1.0 + 0.01 * rng.normal())],
+                })
+                .collect(),
+        }
+    }
+
+    /// 10 random layouts whose means vary by 3 % around 1000 ns, a baseline, and an
+    /// as-built binary at `as_built` times the layouts' centre (`None`: one more layout).
+    fn series(rng: &mut SeededRng, as_built: Option<f64>) -> Series {
+        let mut layout = |rng: &mut SeededRng| 1000.0 * (1.0 + 0.03 * rng.normal());
+        let seeds = (1..=10)
+            .map(|s| {
+                let m = layout(rng);
+                binary(&format!("seed-{s}"), Some(s), m, rng)
+            })
+            .collect();
+        let base = layout(rng);
+        let own = as_built.map_or_else(|| layout(rng), |f| 1000.0 * f);
+        Series {
+            program: "p".into(),
+            variant: None,
+            metric: "wall".into(),
+            unit: "ns".into(),
+            seeds,
+            baseline: Some(binary("baseline", None, base, rng)),
+            as_built: Some(binary(AS_BUILT_LABEL, None, own, rng)),
+            warmup_discarded: 0,
+            binary_cost_seconds: None,
+        }
+    }
+
+    /// With the baseline's data, the as-built answer is the default layout's (the same
+    /// functions ask the same questions); the random layouts' sample is the seeds alone.
+    #[test]
+    fn on_the_baselines_data_it_answers_as_the_default_layout() {
+        let mut rng = SeededRng::new(7, "as-built-same");
+        let mut s = series(&mut rng, None);
+        let mut same = s.baseline.clone().unwrap();
+        same.binary = AS_BUILT_LABEL.into();
+        s.as_built = Some(same);
+        let t = Thresholds::default();
+        let r = analyse_series(&s, Default::default(), &t, None);
+        let a = r.as_built.as_ref().unwrap();
+        let d = &r.default_layout;
+        assert_eq!(a.placement.verdict, d.verdict);
+        assert_eq!(a.placement.percentile, d.percentile);
+        assert_eq!(a.placement.p_value, d.p_value);
+        assert_eq!(a.placement.difference, d.difference);
+        assert_eq!(a.shift.ratio, r.shift.ratio);
+        assert_eq!(a.shift.ci, r.shift.ci);
+        let without = Series {
+            as_built: None,
+            ..s.clone()
+        };
+        let w = analyse_series(&without, Default::default(), &t, None);
+        assert!(w.as_built.is_none());
+        assert_eq!(
+            r.mean, w.mean,
+            "the as-built binary is not in the layouts' mean"
+        );
+        let binary_level = r.levels.iter().find(|l| l.name == "binary").unwrap();
+        assert_eq!(binary_level.repetitions, 10);
+    }
+
+    /// 12 % faster than the layouts' centre (4 of their standard deviations): unusual,
+    /// below every layout, and the shift's interval lies wholly on the faster side.
+    #[test]
+    fn far_below_the_layouts_it_is_unusual() {
+        let mut rng = SeededRng::new(11, "as-built-fast");
+        let s = series(&mut rng, Some(0.88));
+        let r = analyse_series(&s, Default::default(), &Thresholds::default(), None);
+        let a = r.as_built.unwrap();
+        assert_eq!(
+            a.placement.verdict,
+            Verdict::Detected,
+            "{}",
+            a.placement.text
+        );
+        assert_eq!(a.placement.percentile, Some(0.0));
+        let ci = a.shift.ci.unwrap();
+        assert!(ci.upper < 1.0, "{ci:?}");
+        assert!(
+            a.text.starts_with(
+                "The binary your build made (as built) is unusual among random layouts, so \
+                 results on it alone are biased: 0.0 % of the random layouts' means are below its; it is "
+            ),
+            "{}",
+            a.text
+        );
+        assert!(a
+            .text
+            .contains("faster than the mean over random layouts (95 % CI: "));
+    }
+
+    /// Seeded simulation: an as-built binary that is one more random layout is called
+    /// unusual (detected or negligibly so) in about 1 − confidence = 5 % of 1000
+    /// experiments (binomial standard error 0.7 %).
+    #[test]
+    fn one_more_layout_is_called_unusual_in_about_five_percent() {
+        let mut rng = SeededRng::new(2013, "as-built-size");
+        let t = Thresholds::default();
+        let runs = 1000;
+        let unusual = (0..runs)
+            .filter(|_| {
+                let s = series(&mut rng, None);
+                let p = placement_of(&s, &Fixed::as_built(&s), &t);
+                matches!(p.verdict, Verdict::Detected | Verdict::Negligible)
+            })
+            .count();
+        let rate = unusual as f64 / runs as f64;
+        eprintln!("as-built called unusual in {unusual} of {runs} experiments");
+        assert!((0.03..=0.07).contains(&rate), "{unusual} of {runs}");
+    }
+}
