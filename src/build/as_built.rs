@@ -24,8 +24,9 @@ use crate::layout::{distance, same_code};
 /// link's output) to `out_dir/as-built/NAME`, read-only, and describes it as the baseline
 /// is described (SHA-256, fingerprint, functions) with, against the baseline's functions,
 /// the same-code check, the distance and [`compare`]'s words. `Err` says why there is no
-/// as-built set (a program's own binary gone or without symbols): the set is all programs
-/// or none, since a command may run several of them together.
+/// as-built set (a program's own binary gone, or stripped so that its functions cannot be
+/// compared): the set is all programs or none, since a command may run several of them
+/// together.
 pub fn keep(
     programs: &[Program],
     baseline: &Baseline,
@@ -43,7 +44,7 @@ pub fn keep(
         let own = &program.record.output;
         let functions = binary::functions(own).map_err(|e| {
             format!(
-                "{}: the build's own binary {} is not readable after the build ({e:#})",
+                "{}: the build's own binary {} cannot be checked against the baseline ({e:#})",
                 program.name,
                 own.display()
             )
