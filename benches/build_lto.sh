@@ -45,3 +45,5 @@ row plainthin plainthin "" "clang -flto=thin: plain build"
 row seedsthin plainthin 1.2 "clang -flto=thin: build --seeds $seeds"
 printf '  relink seconds (baseline + %s seeds, wall): gcc %s, clang thin %s\n' "$seeds" \
   "$(relink_seconds "$work/out1")" "$(relink_seconds "$work/outthin")"
+printf '  last round'"'"'s time line: gcc %s; clang thin %s\n' "$(time_line "$work/out1")" \
+  "$(time_line "$work/outthin")"

@@ -25,6 +25,7 @@ pub use super::programs::is_build_tool;
 
 /// Records the build, relinks baseline and seeds, verifies them, writes the manifest.
 pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
+    let start = Instant::now();
     check_pad(opts)?;
     crate::layout::reorder::check_output_dir(&std::path::absolute(&opts.out_dir)?)?;
     if opts.rebuild {
@@ -110,6 +111,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         mechanism: mechanisms.into_iter().collect::<Vec<_>>().join("; "),
         recorded_build_seconds: recorded.seconds,
         relink_seconds: relink_start.elapsed().as_secs_f64(),
+        total_seconds: None,
         baseline: baseline.set.clone(),
         seeds: Vec::new(),
         as_built,
@@ -139,10 +141,10 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     );
     // Programs that could not be relinked at all are named in the manifest whatever else
     // happened, so that `all_ok` (the exit status) and the summary say so.
-    if !failed.is_empty() {
-        manifest.programs.extend(failed);
-        manifest.save(&out_dir)?;
-    }
+    manifest.programs.extend(failed);
+    // The whole build's wall time, the last save included but for its own few milliseconds.
+    manifest.total_seconds = Some(start.elapsed().as_secs_f64());
+    manifest.save(&out_dir)?;
     finished?;
     Ok(BuildOutcome {
         manifest,

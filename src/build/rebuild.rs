@@ -106,6 +106,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         },
         recorded_build_seconds: baseline_seconds,
         relink_seconds: total - baseline_seconds,
+        total_seconds: None,
         baseline: baseline_set,
         seeds: finalized.seeds,
         as_built: None,

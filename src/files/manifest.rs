@@ -90,6 +90,13 @@ pub struct Manifest {
     pub recorded_build_seconds: f64,
     /// Wall time of all relinks (baseline and seeds), in seconds.
     pub relink_seconds: f64,
+    /// Wall time of the whole `build`, in seconds, from its start to the manifest written:
+    /// the recorded build, the relinks and every other step (clearing the output directory,
+    /// checking the seeds' layouts, writing the manifest), so that the summary's time line
+    /// accounts for all of it. Absent in older manifests, for `--rebuild`, and after
+    /// `--extend` (whose own relinks are added to `relink_seconds`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_seconds: Option<f64>,
     /// The default-layout build made from the same recording.
     pub baseline: BinarySet,
     /// One entry per seed, in seed order.

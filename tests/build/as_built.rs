@@ -64,6 +64,21 @@ fn the_builds_own_binary_is_kept_hashed_and_compared_with_the_baseline() {
     assert!(m.seeds.iter().all(|s| s.seed.is_some() && s.kind.is_none()));
     let labels: Vec<String> = m.binary_sets().map(|s| s.label()).collect();
     assert_eq!(labels, ["baseline", "as-built", "seed-1", "seed-2"]);
+    // The time line accounts for every step (copying the as-built binary is part of the
+    // relinks' time): the whole build is at least the recorded build plus the relinks, and
+    // the summary gives the rest.
+    let total = m.total_seconds.expect("the whole build's time");
+    assert!(
+        total >= m.recorded_build_seconds + m.relink_seconds,
+        "{total} < {} + {}",
+        m.recorded_build_seconds,
+        m.relink_seconds
+    );
+    let rest = total - m.recorded_build_seconds - m.relink_seconds;
+    assert!(
+        stdout.contains(&format!("the whole build took {total:.2} s: the recorded build {:.2} s, the relinks {:.2} s, the other steps (clearing the output directory, checking the seeds' layouts, writing the manifest) {rest:.2} s", m.recorded_build_seconds, m.relink_seconds)),
+        "{stdout}"
+    );
 }
 
 /// A build that strips its own binary after linking it: the baseline and seeds are relinked

@@ -95,6 +95,7 @@ pub fn experiment(dir: &Path, sets: &[TestBinarySet]) -> Manifest {
         mechanism: "test fixture".into(),
         recorded_build_seconds: 0.0,
         relink_seconds: 0.0,
+        total_seconds: None,
         baseline: sets_iter.next().expect("a baseline"),
         seeds: sets_iter.collect(),
         as_built: None,
