@@ -9,10 +9,9 @@ use crate::analysis::vocabulary::Thresholds;
 use crate::files::manifest::{Manifest, AS_BUILT_LABEL};
 use crate::stats::sample::MeanInterval;
 
-use super::builder::{baseline_interval, baseline_summary};
 use super::model::{AsBuilt, SeriesReport, Verdict};
 use super::series::Series;
-use super::shift::{placement_of, shift_of, Fixed};
+use super::shift::{baseline_interval, baseline_summary, placement_of, shift_of, Fixed};
 
 /// The as-built answer of `series`, `None` when it has no as-built data. `random` is the
 /// random layouts' mean interval with the engine's note when it has none.
@@ -124,7 +123,7 @@ mod tests {
     /// 10 random layouts whose means vary by 3 % around 1000 ns, a baseline, and an
     /// as-built binary at `as_built` times the layouts' centre (`None`: one more layout).
     fn series(rng: &mut SeededRng, as_built: Option<f64>) -> Series {
-        let mut layout = |rng: &mut SeededRng| 1000.0 * (1.0 + 0.03 * rng.normal());
+        let layout = |rng: &mut SeededRng| 1000.0 * (1.0 + 0.03 * rng.normal());
         let seeds = (1..=10)
             .map(|s| {
                 let m = layout(rng);

@@ -5,19 +5,18 @@
 
 use crate::analysis::vocabulary::{Thresholds, MIN_TOP_LEVEL_UNITS};
 use crate::stats::hierarchy::Hierarchy;
-use crate::stats::sample::{mean_interval, MeanInterval};
+use crate::stats::sample::MeanInterval;
 
 use super::diagnostics::diagnose;
 use super::experiment::variant_groups;
-use super::experiment::{BinaryData, Experiment, Series};
+use super::experiment::{Experiment, Series};
 use super::model::Verdict;
-use super::model::{
-    BaselineSummary, Interval, Level, MultipleComparison, Report, SeriesReport, Setup,
-};
+use super::model::{Interval, Level, MultipleComparison, Report, SeriesReport, Setup};
 use super::sensitivity::sensitivity;
-use super::shift::shift;
+pub use super::shift::{all_positive, baseline_interval};
+use super::shift::{baseline_summary, shift};
 use crate::analysis::numfmt::{change_parts, level, p_value, percent, quantity, quantity_bounds};
-use crate::analysis::single::{analyze, interval_use, BootstrapOptions, Dataset, IntervalUse};
+use crate::analysis::single::{analyze, BootstrapOptions, Dataset};
 use crate::analysis::variants::{
     compare_variants, PairComparison, VariantData, VariantOptions, DEFAULT_VARIANT_RESAMPLES,
 };
@@ -402,31 +401,6 @@ fn engine_analysis(
     })
 }
 
-/// The default-layout binary's mean with its interval over executions, the interval left out
-/// when [`interval_use`] withholds it.
-pub(super) fn baseline_summary(b: &BinaryData, ci: Option<&MeanInterval>) -> BaselineSummary {
-    let judged = ci.map(|c| {
-        interval_use(
-            c.mean,
-            c.half_width,
-            all_positive(std::slice::from_ref(b)),
-            "executions",
-        )
-    });
-    BaselineSummary {
-        executions: b.executions.len(),
-        iterations: b.iterations(),
-        mean: b.mean(),
-        ci: ci
-            .filter(|_| !matches!(judged, Some(IntervalUse::Withheld(_))))
-            .map(|c| Interval {
-                lower: c.low,
-                upper: c.high,
-            }),
-        ci_note: judged.as_ref().and_then(|j| j.note().map(str::to_string)),
-    }
-}
-
 /// The notes on the design: too few binaries, the effect the executions' noise hides (or a
 /// deterministic metric), no baseline run.
 fn add_design_notes(
@@ -476,25 +450,6 @@ fn add_design_notes(
             .notes
             .push("The default-layout binary (baseline) was not run, so no layout shift can be estimated.".into());
     }
-}
-
-/// Whether every live value of `binaries` is positive (a time, a count): then no interval
-/// of their mean may reach zero.
-pub fn all_positive(binaries: &[BinaryData]) -> bool {
-    binaries
-        .iter()
-        .flat_map(|b| b.executions.iter().flat_map(|e| e.live.iter()))
-        .all(|v| *v > 0.0)
-}
-
-/// The baseline binary's interval over its execution means; `None` with one execution:
-/// its iterations are no replicates of the execution-to-execution variation (taking them
-/// as such is pseudo-replication, and made a shift "detected" in 8.8 % of experiments
-/// without one).
-pub fn baseline_interval(b: &BinaryData, confidence: f64) -> Option<MeanInterval> {
-    (b.executions.len() >= 2)
-        .then(|| mean_interval(&b.execution_means(), confidence).ok())
-        .flatten()
 }
 
 fn levels_of(levels: &[crate::analysis::single::LevelJson], mean: f64) -> Vec<Level> {
