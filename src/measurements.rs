@@ -240,4 +240,18 @@ mod tests {
             "m.csv: the measurements are not balanced nested data: b 1 appears more than once"
         ));
     }
+
+    /// `export`'s two fixed layouts are left out of the random layouts and counted apart,
+    /// so `analyze` of an export gives `report`'s mean over the seeds alone.
+    #[test]
+    fn the_fixed_layouts_rows_are_left_out_and_counted() {
+        let csv = "binary,layout,execution,value\n\
+                   baseline,default,0,100\nas-built,as_built,0,200\nas-built,as_built,1,200\n\
+                   seed-1,random,0,2\nseed-1,random,1,4\nseed-2,random,0,6\nseed-2,random,1,8\n";
+        let l = levels(&["binary", "execution"]);
+        let loaded = read_measurements(csv.as_bytes(), "e.csv", &spec(&l, "value")).unwrap();
+        assert_eq!((loaded.default_layout_rows, loaded.as_built_rows), (1, 2));
+        assert_eq!(loaded.hierarchy.top_ids(), ["seed-1", "seed-2"]);
+        assert_eq!(loaded.hierarchy.top_means(), vec![3.0, 7.0]);
+    }
 }
