@@ -69,6 +69,15 @@ shim_make() {
 relink_seconds() {
   python3 -c 'import json,sys; print(round(json.load(open(sys.argv[1]))["relink_seconds"], 2))' "$1/manifest.json"
 }
+# time_line OUT: the last build's time line from OUT's manifest: whole build, recorded build,
+# relinks, and the other steps (the rest).
+time_line() {
+  python3 -c 'import json,sys
+m = json.load(open(sys.argv[1]))
+t, r, l = m.get("total_seconds"), m["recorded_build_seconds"], m["relink_seconds"]
+print("whole %s s = recorded build %.2f s + relinks %.2f s + other steps %s s" % (
+    "?" if t is None else "%.2f" % t, r, l, "?" if t is None else "%.2f" % (t - r - l)))' "$1/manifest.json"
+}
 # round_ratio LABEL BASE KIND: the median over the rounds of LABEL's time over BASE's in the
 # same round (KIND times: wall, cpus: CPU). Paired by round, it cancels a load that drifts
 # between rounds, which the ratio of the two medians does not.

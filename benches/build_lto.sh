@@ -22,6 +22,16 @@
 # 1.071, wall 0.915 / 0.966. Relinks (baseline + 30 seeds, wall): gcc 11.9 s, clang 5.6 s,
 # so the wall excess of the gcc row beyond its relinks is the load (the plain build's wall
 # time ranged 87-135 s over the rounds); run it again on a quiet machine for the wall target.
+#
+# Measured 2026-11-25 (as-built copy and the time line in; 2-core VM shared with five other
+# sessions, load 7-8 throughout), REPS=2: gcc plain 55.1 s wall / 19.2 s CPU, 30 seeds 59.0 s
+# / 21.3 s: wall 1.071 (median per round 1.078), CPU 1.109; clang thin plain 54.4 s / 17.8 s,
+# 30 seeds 68.9 s / 20.5 s: wall 1.267 (per round 1.451), CPU 1.150. A REPS=1 run just
+# before: gcc wall 1.069 / CPU 1.045, clang thin 1.405 / 1.117. The last round's time line:
+# gcc 83.7 s = recorded build 74.0 + relinks 9.4 + other steps 0.2; clang thin 65.6 s =
+# 61.4 + 4.0 + 0.2. The other steps (checks, manifest) are negligible and the relinks run
+# on --jobs threads; the wall beyond them is the recorded build's, whose time under this load
+# varied more between rounds (55-74 s for gcc) than any difference a ratio could show.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/benches/build_common.sh"
@@ -45,3 +55,5 @@ row plainthin plainthin "" "clang -flto=thin: plain build"
 row seedsthin plainthin 1.2 "clang -flto=thin: build --seeds $seeds"
 printf '  relink seconds (baseline + %s seeds, wall): gcc %s, clang thin %s\n' "$seeds" \
   "$(relink_seconds "$work/out1")" "$(relink_seconds "$work/outthin")"
+printf '  last round'"'"'s time line: gcc %s; clang thin %s\n' "$(time_line "$work/out1")" \
+  "$(time_line "$work/outthin")"

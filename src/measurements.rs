@@ -24,13 +24,17 @@ pub struct CsvSpec<'a> {
 }
 
 /// The column `layoutrand export` writes to mark each row's code layout: `random` for a
-/// randomised binary, `default` for the baseline built with the linker's own order. Rows
-/// marked `default` are left out of an analysis of random layouts, as `report` leaves out
-/// the baseline, so that `export` → `analyze` gives `report`'s mean.
+/// randomised binary, `default` for the baseline built with the linker's own order,
+/// `as_built` for the binary the user's build made. Rows marked `default` or `as_built`
+/// are left out of an analysis of random layouts, as `report` leaves out these fixed
+/// layouts, so that `export` → `analyze` gives `report`'s mean.
 pub const LAYOUT_COLUMN: &str = "layout";
 
 /// The value of [`LAYOUT_COLUMN`] that marks the default-layout baseline.
 pub const DEFAULT_LAYOUT: &str = "default";
+
+/// The value of [`LAYOUT_COLUMN`] that marks the binary the user's build made (`as-built`).
+pub const AS_BUILT_LAYOUT: &str = "as_built";
 
 /// A hierarchy read from a CSV and what was left out of it.
 #[derive(Debug, Clone)]
@@ -39,6 +43,8 @@ pub struct Loaded {
     pub hierarchy: Hierarchy,
     /// Rows marked as the default-layout baseline ([`LAYOUT_COLUMN`]) and left out.
     pub default_layout_rows: usize,
+    /// Rows marked as the build's own binary ([`AS_BUILT_LAYOUT`]) and left out.
+    pub as_built_rows: usize,
 }
 
 /// Reads `path` into a balanced hierarchy as described by `spec`.
@@ -63,7 +69,8 @@ pub fn read_hierarchy<R: std::io::Read>(
 }
 
 /// Reads CSV text from `input` (named `name` in messages), leaving out rows whose
-/// [`LAYOUT_COLUMN`] is [`DEFAULT_LAYOUT`] unless that column is one of the levels.
+/// [`LAYOUT_COLUMN`] is [`DEFAULT_LAYOUT`] or [`AS_BUILT_LAYOUT`] unless that column is one
+/// of the levels.
 pub fn read_measurements<R: std::io::Read>(
     input: R,
     name: &str,
@@ -89,6 +96,7 @@ pub fn read_measurements<R: std::io::Read>(
         layout: layout_col,
     } = columns(&headers, name, spec)?;
     let mut default_layout_rows = 0;
+    let mut as_built_rows = 0;
 
     let mut builder = HierarchyBuilder::new(spec.levels)?;
     let mut record = csv::ByteRecord::new();
@@ -108,9 +116,16 @@ pub fn read_measurements<R: std::io::Read>(
                 .with_context(|| format!("{name}:{line}: the {what} field is not UTF-8"))
         };
         if let Some(col) = layout_col {
-            if record.get(col) == Some(DEFAULT_LAYOUT.as_bytes()) {
-                default_layout_rows += 1;
-                continue;
+            match record.get(col) {
+                Some(v) if v == DEFAULT_LAYOUT.as_bytes() => {
+                    default_layout_rows += 1;
+                    continue;
+                }
+                Some(v) if v == AS_BUILT_LAYOUT.as_bytes() => {
+                    as_built_rows += 1;
+                    continue;
+                }
+                _ => {}
             }
         }
         let value = parse_value(field(value_col, spec.value)?, name, line, spec)?;
@@ -136,6 +151,7 @@ pub fn read_measurements<R: std::io::Read>(
     Ok(Loaded {
         hierarchy,
         default_layout_rows,
+        as_built_rows,
     })
 }
 
@@ -252,5 +268,19 @@ mod tests {
         assert!(err("b,t\n1,2\n1,3\n").contains(
             "m.csv: the measurements are not balanced nested data: b 1 appears more than once"
         ));
+    }
+
+    /// `export`'s two fixed layouts are left out of the random layouts and counted apart,
+    /// so `analyze` of an export gives `report`'s mean over the seeds alone.
+    #[test]
+    fn the_fixed_layouts_rows_are_left_out_and_counted() {
+        let csv = "binary,layout,execution,value\n\
+                   baseline,default,0,100\nas-built,as_built,0,200\nas-built,as_built,1,200\n\
+                   seed-1,random,0,2\nseed-1,random,1,4\nseed-2,random,0,6\nseed-2,random,1,8\n";
+        let l = levels(&["binary", "execution"]);
+        let loaded = read_measurements(csv.as_bytes(), "e.csv", &spec(&l, "value")).unwrap();
+        assert_eq!((loaded.default_layout_rows, loaded.as_built_rows), (1, 2));
+        assert_eq!(loaded.hierarchy.top_ids(), ["seed-1", "seed-2"]);
+        assert_eq!(loaded.hierarchy.top_means(), vec![3.0, 7.0]);
     }
 }

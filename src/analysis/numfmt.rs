@@ -373,6 +373,16 @@ fn amount(ratio: f64, extra: usize) -> String {
     }
 }
 
+/// `text` with its first letter in upper case (a sentence that starts with a verdict's
+/// words, which are lower case where they stand inside a sentence).
+pub fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,17 +5,76 @@
 //! are merged by `ld -r` and the final linker pads the merged sections differently). The
 //! summary says which, per program, so that nobody takes the baseline for the shipped binary
 //! when it is not.
+//!
+//! [`keep`] also copies the build's own binaries into the experiment directory as a fixed
+//! layout of their own (label `as-built`), which `run` measures beside the baseline and the
+//! report places among the random layouts as it places the baseline.
 
 use std::collections::BTreeMap;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
+use super::binaries::{describe_program, Baseline};
+use super::replay::Program;
+use crate::files::manifest::{BinarySet, BuildStatus, SetKind, AS_BUILT_LABEL};
 use crate::layout::binary::{self, Function};
+use crate::layout::{distance, same_code};
 
-/// The baseline compared with the build's own binary at `own` (`None`: that file is gone or
-/// is not a binary with symbols, e.g. the build stripped or removed it).
-pub fn note(own: &Path, baseline: &[Function]) -> Option<String> {
-    let own = binary::functions(own).ok()?;
-    Some(compare(&own, baseline))
+/// Copies every program's (and library's) binary as the user's build made it (the recorded
+/// link's output) to `out_dir/as-built/NAME`, read-only, and describes it as the baseline
+/// is described (SHA-256, fingerprint, functions) with, against the baseline's functions,
+/// the same-code check, the distance and [`compare`]'s words. `Err` says why there is no
+/// as-built set (a program's own binary gone, or stripped so that its functions cannot be
+/// compared): the set is all programs or none, since a command may run several of them
+/// together.
+pub fn keep(
+    programs: &[Program],
+    baseline: &Baseline,
+    out_dir: &Path,
+) -> Result<BinarySet, String> {
+    let mut set = BinarySet {
+        seed: None,
+        kind: Some(SetKind::AsBuilt),
+        status: BuildStatus::Ok,
+        error: None,
+        binaries: Vec::new(),
+        libraries: Vec::new(),
+    };
+    for (program, base) in programs.iter().zip(&baseline.functions) {
+        let own = &program.record.output;
+        let functions = binary::functions(own).map_err(|e| {
+            format!(
+                "{}: the build's own binary {} cannot be checked against the baseline ({e:#})",
+                program.name,
+                own.display()
+            )
+        })?;
+        let dest = out_dir.join(AS_BUILT_LABEL).join(&program.name);
+        let copied = copy_read_only(own, &dest)
+            .and_then(|()| describe_program(out_dir, program, &dest, &functions, None, 0.0));
+        let mut b = copied.map_err(|e| format!("{}: {e:#}", program.name))?;
+        // Unlike a seed's, a difference in code is stated, not refused: this is the user's
+        // binary whatever it holds.
+        b.code = same_code::check(base, &functions).ok();
+        b.distance = Some(distance::between(base, &functions));
+        b.versus_baseline = Some(compare(&functions, base));
+        set.add(b, program.is_library());
+    }
+    Ok(set)
+}
+
+/// Copies `from` to `to` (replacing a previous copy) and makes it read-only (r-x): the
+/// manifest's hash then keeps describing it.
+fn copy_read_only(from: &Path, to: &Path) -> anyhow::Result<()> {
+    use anyhow::Context;
+    std::fs::create_dir_all(to.parent().expect("a file in a directory"))?;
+    if to.exists() {
+        std::fs::remove_file(to)?;
+    }
+    std::fs::copy(from, to)
+        .with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
+    std::fs::set_permissions(to, std::fs::Permissions::from_mode(0o555))?;
+    Ok(())
 }
 
 /// The comparison in words: functions (name and size), their order, their addresses.

@@ -70,6 +70,7 @@ pub fn build_baseline_isolated(
 pub fn baseline_of(programs: &[Program], built: Vec<BaselineProgram>) -> Baseline {
     let mut set = BinarySet {
         seed: None,
+        kind: None,
         status: BuildStatus::Ok,
         error: None,
         binaries: Vec::new(),
@@ -120,6 +121,7 @@ pub fn build_seeds(
             let (set, errors) = build_seed(programs, baseline, seed, out_dir, &label, tick);
             let set = BinarySet {
                 seed: Some(seed),
+                kind: None,
                 status: if errors.is_empty() {
                     BuildStatus::Ok
                 } else {
@@ -151,6 +153,7 @@ fn build_seed(
 ) -> (BinarySet, Vec<String>) {
     let mut set = BinarySet {
         seed: Some(seed),
+        kind: None,
         status: BuildStatus::Ok,
         error: None,
         binaries: Vec::new(),
@@ -264,5 +267,6 @@ pub fn describe(
         soname: None,
         code,
         offsets: Some(offsets::spread(functions)),
+        versus_baseline: None,
     })
 }

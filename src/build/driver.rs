@@ -25,6 +25,7 @@ pub use super::programs::is_build_tool;
 
 /// Records the build, relinks baseline and seeds, verifies them, writes the manifest.
 pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
+    let start = Instant::now();
     check_pad(opts)?;
     crate::layout::reorder::check_output_dir(&std::path::absolute(&opts.out_dir)?)?;
     if opts.rebuild {
@@ -55,11 +56,11 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
             .collect();
         bail!("no program could be relinked:\n  {}", reasons.join("\n  "));
     }
-    notes.extend(as_built_notes(&programs, &kept_built));
     let baseline = binaries::baseline_of(&programs, kept_built);
+    let as_built = kept_as_built(&programs, &baseline, &out_dir, &mut notes);
     projection_of(&baseline.set, &out_dir, opts.seeds.len(), opts.jobs)
         .check(opts.allow_many_seeds)?;
-    let mut manifest = relink_manifest(opts, &programs, &baseline, recorded.seconds);
+    let mut manifest = relink_manifest(opts, &programs, &baseline, recorded.seconds, as_built);
     manifest.relink_seconds = relink_start.elapsed().as_secs_f64();
     // The baseline alone first: an interrupted build keeps what it finished.
     manifest.save(&out_dir)?;
@@ -84,10 +85,10 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     );
     // Programs that could not be relinked at all are named in the manifest whatever else
     // happened, so that `all_ok` (the exit status) and the summary say so.
-    if !failed.is_empty() {
-        manifest.programs.extend(failed);
-        manifest.save(&out_dir)?;
-    }
+    manifest.programs.extend(failed);
+    // The whole build's wall time, the last save included but for its own few milliseconds.
+    manifest.total_seconds = Some(start.elapsed().as_secs_f64());
+    manifest.save(&out_dir)?;
     finished?;
     Ok(BuildOutcome {
         manifest,
@@ -143,23 +144,6 @@ fn with_baseline(
     (kept, kept_built)
 }
 
-/// How each program's baseline differs from the build's own output, as notes.
-fn as_built_notes(programs: &[Program], built: &[binaries::BaselineProgram]) -> Vec<String> {
-    programs
-        .iter()
-        .zip(built)
-        .filter_map(|(program, (_, functions))| {
-            let what = if program.is_library() {
-                "library"
-            } else {
-                "program"
-            };
-            super::as_built::note(&program.record.output, functions)
-                .map(|n| format!("baseline vs as built: {what} {}: {n}", program.name))
-        })
-        .collect()
-}
-
 /// The manifest of a relink build holding only its baseline so far (its relink time is the
 /// caller's to set).
 fn relink_manifest(
@@ -167,6 +151,7 @@ fn relink_manifest(
     programs: &[Program],
     baseline: &binaries::Baseline,
     recorded_build_seconds: f64,
+    as_built: Option<BinarySet>,
 ) -> Manifest {
     let linkers: BTreeSet<&str> = programs.iter().map(|p| p.linker.name()).collect();
     let mechanisms: BTreeSet<String> = programs
@@ -190,10 +175,47 @@ fn relink_manifest(
         mechanism: mechanisms.into_iter().collect::<Vec<_>>().join("; "),
         recorded_build_seconds,
         relink_seconds: 0.0,
+        total_seconds: None,
         baseline: baseline.set.clone(),
         seeds: Vec::new(),
+        as_built,
         programs: Vec::new(),
         variants: Vec::new(),
+    }
+}
+
+/// The build's own binaries kept as the `as-built` layout ([`super::as_built::keep`]), with
+/// a note per program on how the baseline differs from them, or one saying why they were
+/// not kept.
+fn kept_as_built(
+    programs: &[super::replay::Program],
+    baseline: &binaries::Baseline,
+    out_dir: &Path,
+    notes: &mut Vec<String>,
+) -> Option<BinarySet> {
+    match super::as_built::keep(programs, baseline, out_dir) {
+        Ok(set) => {
+            notes.extend(programs.iter().filter_map(|program| {
+                let what = if program.is_library() {
+                    "library"
+                } else {
+                    "program"
+                };
+                let words = set.find(&program.name)?.versus_baseline.as_deref()?;
+                Some(format!(
+                    "baseline vs as built: {what} {}: {words}",
+                    program.name
+                ))
+            }));
+            Some(set)
+        }
+        Err(why) => {
+            notes.push(format!(
+                "as built: not kept, so not measured ({why}); the baseline is the relinked \
+                 default layout only"
+            ));
+            None
+        }
     }
 }
 

@@ -76,6 +76,8 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
         );
         let _ = std::fs::remove_dir_all(out_dir.join(binaries::WORK_DIR));
         manifest.relink_seconds += start.elapsed().as_secs_f64();
+        // The first build's whole time no longer describes this manifest.
+        manifest.total_seconds = None;
         let earlier = std::mem::take(&mut manifest.seeds);
         finish(
             &mut manifest,

@@ -186,6 +186,7 @@ mod tests {
             soname: None,
             code: None,
             offsets: None,
+            versus_baseline: None,
         }
     }
 
@@ -193,6 +194,7 @@ mod tests {
         let label = crate::files::manifest::binary_label(seed);
         BinarySet {
             seed,
+            kind: None,
             status: if error.is_some() {
                 BuildStatus::Failed
             } else {

@@ -113,7 +113,11 @@ pub fn clear_previous_output(out_dir: &Path) -> Result<()> {
     for entry in std::fs::read_dir(out_dir)? {
         let entry = entry?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        if name == "baseline" || name.starts_with("seed-") || name == binaries::WORK_DIR {
+        if name == "baseline"
+            || name == crate::files::manifest::AS_BUILT_LABEL
+            || name.starts_with("seed-")
+            || name == binaries::WORK_DIR
+        {
             std::fs::remove_dir_all(entry.path())?;
         }
     }

@@ -74,8 +74,10 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         mechanism: mechanism_of(&baseline_programs),
         recorded_build_seconds: baseline_seconds,
         relink_seconds: total - baseline_seconds,
+        total_seconds: None,
         baseline: baseline_set,
         seeds: finalized.seeds,
+        as_built: None,
         programs: finalized.programs,
         variants: Vec::new(),
     };
@@ -105,6 +107,7 @@ fn build_seed(
             let _ = std::fs::remove_dir_all(out_dir.join(&label));
             BinarySet {
                 seed: Some(seed),
+                kind: None,
                 status: BuildStatus::Failed,
                 error: Some(format!("{err:#}")),
                 binaries: Vec::new(),
@@ -181,6 +184,7 @@ fn build_binary_set(
     let programs = programs(&recorded.links, &record_dir, &tree_opts)?;
     let mut set = BinarySet {
         seed,
+        kind: None,
         status: BuildStatus::Ok,
         error: None,
         binaries: Vec::new(),

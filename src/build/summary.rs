@@ -53,6 +53,18 @@ pub fn render(m: &Manifest) -> String {
         m.recorded_build_seconds,
         m.relink_seconds / m.recorded_build_seconds.max(1e-9)
     );
+    if let Some(total) = m.total_seconds {
+        let rest = total - m.relink_seconds - m.recorded_build_seconds;
+        let _ = writeln!(
+            out,
+            "the whole build took {total:.2} s: the recorded build {:.2} s, the relinks {:.2} s, \
+             the other steps (clearing the output directory, checking the seeds' layouts, \
+             writing the manifest) {:.2} s",
+            m.recorded_build_seconds,
+            m.relink_seconds,
+            rest.max(0.0)
+        );
+    }
     let _ = writeln!(out, "mechanism: {}", m.mechanism);
     if m.pad > 0 {
         out.push_str(&padding_lines(m));

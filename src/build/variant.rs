@@ -12,7 +12,14 @@ use super::driver::{self, BuildOptions, BuildOutcome};
 use crate::files::manifest::{Manifest, VariantBuild, MANIFEST_FILE};
 
 /// Names a variant cannot take: they are files or folders of the experiment directory.
-const RESERVED: &[&str] = &["baseline", "shards", "slurm", "source", "reports"];
+const RESERVED: &[&str] = &[
+    "baseline",
+    crate::files::manifest::AS_BUILT_LABEL,
+    "shards",
+    "slurm",
+    "source",
+    "reports",
+];
 
 /// Checks a variant name: letters, digits, `-`, `_`, `.`, `+`; not starting with `.` or `-`;
 /// not `seed-N` nor a name the experiment directory uses.
@@ -176,7 +183,10 @@ fn entry_build(m: &Manifest, name: &str) -> Manifest {
 /// `m` with every binary path under `prefix`.
 fn relative_to(m: &Manifest, prefix: &Path) -> Manifest {
     let mut m = m.clone();
-    for set in std::iter::once(&mut m.baseline).chain(m.seeds.iter_mut()) {
+    let sets = std::iter::once(&mut m.baseline)
+        .chain(m.as_built.iter_mut())
+        .chain(m.seeds.iter_mut());
+    for set in sets {
         for b in &mut set.binaries {
             b.path = prefix.join(&b.path);
         }

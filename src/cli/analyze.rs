@@ -71,6 +71,13 @@ pub fn run(args: Args) -> Result<i32> {
             loaded.default_layout_rows
         ));
     }
+    if loaded.as_built_rows > 0 {
+        analysis.excluded.push(format!(
+            "{} rows of the build's own binary (column \"layout\" = \"as_built\"), a fixed \
+             layout that `report` also keeps out of the random layouts",
+            loaded.as_built_rows
+        ));
+    }
     match args.format.format {
         OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&analysis)?),
         OutputFormat::Text => print!("{}", render_analysis(&analysis, &data.source)),

@@ -293,6 +293,7 @@ fn binary_set(
     let functions = binary::functions(&local)?;
     Ok(BinarySet {
         seed,
+        kind: None,
         status: BuildStatus::Ok,
         error: None,
         binaries: vec![Binary {
@@ -306,6 +307,7 @@ fn binary_set(
             soname: None,
             code: None,
             offsets: None,
+            versus_baseline: None,
         }],
         libraries: kept,
     })
@@ -328,6 +330,7 @@ fn write_manifest(
         build: Manifest {
             baseline: baseline.clone(),
             seeds,
+            as_built: None,
             programs: Vec::new(),
             variants: Vec::new(),
             ..manifest.clone()
@@ -340,6 +343,7 @@ fn write_manifest(
     let top = Manifest {
         baseline: variants[0].build.baseline.clone(),
         seeds: variants[0].build.seeds.clone(),
+        as_built: None,
         programs: Vec::new(),
         variants,
         ..manifest.clone()

@@ -90,10 +90,23 @@ pub struct Manifest {
     pub recorded_build_seconds: f64,
     /// Wall time of all relinks (baseline and seeds), in seconds.
     pub relink_seconds: f64,
+    /// Wall time of the whole `build`, in seconds, from its start to the manifest written:
+    /// the recorded build, the relinks and every other step (clearing the output directory,
+    /// checking the seeds' layouts, writing the manifest), so that the summary's time line
+    /// accounts for all of it. Absent in older manifests, for `--rebuild`, and after
+    /// `--extend` (whose own relinks are added to `relink_seconds`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_seconds: Option<f64>,
     /// The default-layout build made from the same recording.
     pub baseline: BinarySet,
     /// One entry per seed, in seed order.
     pub seeds: Vec<BinarySet>,
+    /// A copy of each program's binary as the user's build made it (kind
+    /// [`SetKind::AsBuilt`], label `as-built`): a fixed layout measured beside the baseline,
+    /// never one of the random layouts. Absent in manifests written before it, for
+    /// `--rebuild`, and when a program's own binary was gone or unreadable after the build.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub as_built: Option<BinarySet>,
     /// Per program (in name order): whether it is randomised or left out, how many distinct
     /// layouts its seeds have, which seeds coincide, and what moved. Empty in manifests
     /// written before it existed, and in a build interrupted before its seeds were checked.
@@ -170,11 +183,15 @@ impl Manifest {
     }
 }
 
-/// The baseline or one seed.
+/// The baseline, one seed, or the build's own binaries.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BinarySet {
-    /// The seed, or `None` for the baseline.
+    /// The seed, or `None` for the baseline (and the as-built set).
     pub seed: Option<u64>,
+    /// Which fixed layout a set without a seed is: absent for the baseline and the seeds
+    /// (the seed says which), `as_built` for [`Manifest::as_built`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<SetKind>,
     /// `ok`, or `failed` with [`BinarySet::error`] saying why.
     pub status: BuildStatus,
     /// The linker's (or verifier's) message when the binary failed.
@@ -187,6 +204,15 @@ pub struct BinarySet {
     /// written before libraries were relinked).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub libraries: Vec<Binary>,
+}
+
+/// A set of binaries that is neither the baseline nor a seed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SetKind {
+    /// The user's build's own binaries, copied as they were made (the order and addresses
+    /// the build's linker chose, which the relinked baseline need not keep).
+    AsBuilt,
 }
 
 /// Whether a binary was built.
@@ -229,6 +255,10 @@ pub struct Binary {
     /// `build --pad`); absent in manifests written before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offsets: Option<OffsetSpread>,
+    /// For an as-built binary: in what the baseline differs from it, in words (functions,
+    /// their order, their addresses; see `build::as_built`); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub versus_baseline: Option<String>,
 }
 
 /// The SHA-256 of a file, in lowercase hex: [`Binary::sha256`]. `build` records it and `run`
@@ -268,15 +298,28 @@ impl BinarySet {
         }
     }
 
-    /// The label used in result stores and reports: `baseline` or `seed-N`.
+    /// The label used in result stores and reports: `baseline`, `seed-N` or `as-built`.
     pub fn label(&self) -> String {
-        binary_label(self.seed)
+        match self.kind {
+            Some(SetKind::AsBuilt) => AS_BUILT_LABEL.to_string(),
+            None => binary_label(self.seed),
+        }
     }
 }
 
 /// The label of the default-layout binary (built with the linker's own order) in result
 /// stores, exports and reports.
 pub const BASELINE_LABEL: &str = "baseline";
+
+/// The label of the build's own binary ([`Manifest::as_built`]) in result stores, exports
+/// and reports; also the name of its directory in the output directory.
+pub const AS_BUILT_LABEL: &str = "as-built";
+
+/// Whether `label` names a fixed layout (the baseline or the as-built binary), which is
+/// never pooled with the random layouts.
+pub fn is_fixed_layout(label: &str) -> bool {
+    label == BASELINE_LABEL || label == AS_BUILT_LABEL
+}
 
 /// `baseline` for `None`, `seed-N` for `Some(N)`.
 pub fn binary_label(seed: Option<u64>) -> String {
@@ -361,8 +404,10 @@ impl Manifest {
         }
     }
 
-    /// The baseline followed by every seed, in that order.
+    /// The baseline, the as-built set when there is one, then every seed, in that order.
     pub fn binary_sets(&self) -> impl Iterator<Item = &BinarySet> {
-        std::iter::once(&self.baseline).chain(self.seeds.iter())
+        std::iter::once(&self.baseline)
+            .chain(self.as_built.iter())
+            .chain(self.seeds.iter())
     }
 }

@@ -1,7 +1,7 @@
 //! `layoutrand export`: a store's measurements as CSV or JSON, in the shape
 //! `layoutrand analyze FILE.csv --levels binary,execution,iteration --value value` reads.
-//! The `layout` column marks the default-layout baseline, which `analyze` leaves out as
-//! `report` does.
+//! The `layout` column marks the default-layout baseline and the build's own binary, which
+//! `analyze` leaves out as `report` does.
 
 use std::io::Write;
 
@@ -54,11 +54,11 @@ pub struct ExportRow {
     /// `variant` column).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
-    /// Binary label (`baseline`, `seed-N`): the binary level.
+    /// Binary label (`baseline`, `as-built`, `seed-N`): the binary level.
     pub binary: String,
-    /// `default` for the default-layout baseline, `random` for a randomised binary
-    /// ([`crate::measurements::LAYOUT_COLUMN`]): `analyze` leaves the baseline out, as
-    /// `report` does.
+    /// `default` for the default-layout baseline, `as_built` for the build's own binary,
+    /// `random` for a randomised binary ([`crate::measurements::LAYOUT_COLUMN`]): `analyze`
+    /// leaves the first two out, as `report` does.
     pub layout: &'static str,
     /// Execution index.
     pub execution: u32,
@@ -155,10 +155,10 @@ pub fn export_store(
 
 fn row(m: crate::files::store::Measurement, machine: Option<String>) -> ExportRow {
     ExportRow {
-        layout: if m.binary == crate::files::manifest::BASELINE_LABEL {
-            crate::measurements::DEFAULT_LAYOUT
-        } else {
-            "random"
+        layout: match m.binary.as_str() {
+            crate::files::manifest::BASELINE_LABEL => crate::measurements::DEFAULT_LAYOUT,
+            crate::files::manifest::AS_BUILT_LABEL => crate::measurements::AS_BUILT_LAYOUT,
+            _ => "random",
         },
         program: m.program,
         variant: m.variant,

@@ -11,6 +11,7 @@ mod build_support;
 #[path = "../support/experiment.rs"]
 mod experiment_support;
 
+mod as_built;
 mod errors;
 mod explain;
 mod extend;

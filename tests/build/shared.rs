@@ -184,7 +184,8 @@ fn run_loads_each_seeds_own_library() {
     assert_success(&run, "run");
     let m = Manifest::load(&out).unwrap();
     let r = read_results(&out).unwrap();
-    assert_eq!(r.executions.len(), 6);
+    // Baseline, as built (the build's own program and library) and 2 seeds, 2 executions each.
+    assert_eq!(r.executions.len(), 8);
     assert!(
         r.executions.iter().all(|e| e.status == ExecutionStatus::Ok),
         "{:?}",
@@ -234,7 +235,8 @@ fn an_rpath_to_the_build_tree_fails_the_binary_precisely() {
         .output()
         .unwrap();
     let r = read_results(&dir.join("out")).unwrap();
-    assert_eq!(r.executions.len(), 2, "{run:?}");
+    // The baseline, the build's own binary and the seed: each refused.
+    assert_eq!(r.executions.len(), 3, "{run:?}");
     let wanted = format!("would load {SONAME} from {}", dir.join(SONAME).display());
     for e in &r.executions {
         assert_eq!(e.status, ExecutionStatus::Spawn, "{e:?}");

@@ -63,8 +63,8 @@ fn variants_in_the_experiment_file_are_built_run_interleaved_and_compared() {
     assert!(output.status.success(), "{}", describe(&output));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("all 6 binaries pass the check"),
-        "both variants' baseline and 2 seeds are checked:\n{stderr}"
+        stderr.contains("all 8 binaries pass the check"),
+        "both variants' baseline, as-built binary and 2 seeds are checked:\n{stderr}"
     );
 
     let m = Manifest::load(&out).unwrap();
@@ -112,8 +112,8 @@ fn variants_in_the_experiment_file_are_built_run_interleaved_and_compared() {
     let results = layoutrand::files::store::read_results(&out).unwrap();
     assert_eq!(
         results.executions.len(),
-        2 * 3 * 2,
-        "2 variants × 3 binaries × 2"
+        2 * 4 * 2,
+        "2 variants × 4 binaries (baseline, as built, 2 seeds) × 2"
     );
 }
 

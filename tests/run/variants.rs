@@ -87,8 +87,8 @@ fn two_variants_share_seeds_and_run_interleaved_block_by_block() {
     assert_eq!(r.header.as_ref().unwrap().variants, ["O1", "O2"]);
     let mut executions = r.executions.clone();
     executions.sort_by_key(|e| e.schedule_index);
-    // 4 binaries (baseline, seeds 1–3) × 3 rounds = 12 blocks of 2 executions.
-    assert_eq!(executions.len(), 24);
+    // 5 binaries (baseline, as built, seeds 1–3) × 3 rounds = 15 blocks of 2 executions.
+    assert_eq!(executions.len(), 30);
     let mut orders = BTreeSet::new();
     let mut blocks = BTreeSet::new();
     for block in executions.chunks(2) {
@@ -140,7 +140,7 @@ fn two_variants_share_seeds_and_run_interleaved_block_by_block() {
     });
     assert_eq!(
         per_variant,
-        BTreeMap::from([("O1".to_string(), 12), ("O2".to_string(), 12)])
+        BTreeMap::from([("O1".to_string(), 15), ("O2".to_string(), 15)])
     );
 
     // Resume: cut the store after 9 executions (mid-block), then resume.
@@ -162,10 +162,10 @@ fn two_variants_share_seeds_and_run_interleaved_block_by_block() {
     assert_success(&run(&dir, &["--resume"]), "run --resume");
     let r = read_results(&out).unwrap();
     let keys: BTreeSet<_> = r.executions.iter().map(|e| e.key()).collect();
-    assert_eq!(keys.len(), 24, "every execution once after the resume");
-    assert_eq!(r.executions.len(), 24);
+    assert_eq!(keys.len(), 30, "every execution once after the resume");
+    assert_eq!(r.executions.len(), 30);
     let indices: BTreeSet<u64> = r.executions.iter().map(|e| e.schedule_index).collect();
-    assert_eq!(indices, (0..24).collect());
+    assert_eq!(indices, (0..30).collect());
 
     // The report reads the variant store (one series per variant).
     let report = assert_cmd::Command::cargo_bin("layoutrand")
@@ -196,7 +196,7 @@ fn the_report_compares_variants_and_fail_if_slower_gates() {
         .binary_sets()
         .map(|set| set.binaries[0].sha256.clone())
         .collect();
-    assert_eq!(o1.len(), 6, "baseline and 5 seeds");
+    assert_eq!(o1.len(), 7, "baseline, as built and 5 seeds");
     // The noise is a fixed pseudo-random sequence (an LCG over a counter file kept beside the
     // experiment), so the test sees the same values on every run: /dev/urandom made it fail
     // about once in 25 runs.

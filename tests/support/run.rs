@@ -69,10 +69,12 @@ pub fn experiment(dir: &Path, sets: &[TestBinarySet]) -> Manifest {
                 soname: None,
                 code: None,
                 offsets: None,
+                versus_baseline: None,
             });
         }
         built.push(BinarySet {
             seed: *seed,
+            kind: None,
             status: BuildStatus::Ok,
             error: None,
             binaries: bins,
@@ -93,8 +95,10 @@ pub fn experiment(dir: &Path, sets: &[TestBinarySet]) -> Manifest {
         mechanism: "test fixture".into(),
         recorded_build_seconds: 0.0,
         relink_seconds: 0.0,
+        total_seconds: None,
         baseline: sets_iter.next().expect("a baseline"),
         seeds: sets_iter.collect(),
+        as_built: None,
         programs: Vec::new(),
         variants: Vec::new(),
     };

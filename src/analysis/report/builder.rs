@@ -5,19 +5,18 @@
 
 use crate::analysis::vocabulary::{Thresholds, MIN_TOP_LEVEL_UNITS};
 use crate::stats::hierarchy::Hierarchy;
-use crate::stats::sample::{mean_interval, MeanInterval};
+use crate::stats::sample::MeanInterval;
 
 use super::diagnostics::diagnose;
 use super::experiment::variant_groups;
-use super::experiment::{BinaryData, Experiment, Series};
+use super::experiment::{Experiment, Series};
 use super::model::Verdict;
-use super::model::{
-    BaselineSummary, Interval, Level, MultipleComparison, Report, SeriesReport, Setup,
-};
+use super::model::{Interval, Level, MultipleComparison, Report, SeriesReport, Setup};
 use super::sensitivity::sensitivity;
-use super::shift::shift;
+pub use super::shift::{all_positive, baseline_interval};
+use super::shift::{baseline_summary, shift};
 use crate::analysis::numfmt::{change_parts, level, p_value, percent, Scale};
-use crate::analysis::single::{analyze, interval_use, BootstrapOptions, Dataset, IntervalUse};
+use crate::analysis::single::{analyze, BootstrapOptions, Dataset};
 use crate::analysis::variants::{
     compare_variants, PairComparison, VariantData, VariantOptions, DEFAULT_VARIANT_RESAMPLES,
 };
@@ -76,6 +75,7 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
     // Warnings about the host's state come first in every series' diagnostics.
     let host_warnings = host_warnings(experiment);
     let mut series = series;
+    super::as_built::attach_versus_baseline(&mut series, m);
     for s in &mut series {
         for (i, w) in host_warnings.iter().enumerate() {
             s.diagnostics.notes.insert(i, w.clone());
@@ -344,6 +344,8 @@ pub fn analyse_series(
         thresholds,
     );
     let default_layout = super::shift::default_layout(series, thresholds);
+    let as_built =
+        super::as_built::as_built(series, (ci.as_ref(), interval_note.as_deref()), thresholds);
     let mut diagnostics = diagnose(series, failures, confidence);
     // Shapiro–Wilk of the binaries' means: the engine's, shown below the size from which the
     // central limit theorem makes the t interval robust.
@@ -378,6 +380,7 @@ pub fn analyse_series(
         sensitivity,
         shift,
         default_layout,
+        as_built,
         diagnostics,
         summary: String::new(),
         sequential: None,
@@ -404,31 +407,6 @@ fn engine_analysis(
         // The only errors are bad options, checked by the caller: no analysis then.
         analyze(&dataset, thresholds, None, bootstrap).ok()
     })
-}
-
-/// The default-layout binary's mean with its interval over executions, the interval left out
-/// when [`interval_use`] withholds it.
-fn baseline_summary(b: &BinaryData, ci: Option<&MeanInterval>) -> BaselineSummary {
-    let judged = ci.map(|c| {
-        interval_use(
-            c.mean,
-            c.half_width,
-            all_positive(std::slice::from_ref(b)),
-            "executions",
-        )
-    });
-    BaselineSummary {
-        executions: b.executions.len(),
-        iterations: b.iterations(),
-        mean: b.mean(),
-        ci: ci
-            .filter(|_| !matches!(judged, Some(IntervalUse::Withheld(_))))
-            .map(|c| Interval {
-                lower: c.low,
-                upper: c.high,
-            }),
-        ci_note: judged.as_ref().and_then(|j| j.note().map(str::to_string)),
-    }
 }
 
 /// The notes on the design: too few binaries, the effect the executions' noise hides (or a
@@ -480,25 +458,6 @@ fn add_design_notes(
             .notes
             .push("The default-layout binary (baseline) was not run, so no layout shift can be estimated.".into());
     }
-}
-
-/// Whether every live value of `binaries` is positive (a time, a count): then no interval
-/// of their mean may reach zero.
-pub fn all_positive(binaries: &[BinaryData]) -> bool {
-    binaries
-        .iter()
-        .flat_map(|b| b.executions.iter().flat_map(|e| e.live.iter()))
-        .all(|v| *v > 0.0)
-}
-
-/// The baseline binary's interval over its execution means; `None` with one execution:
-/// its iterations are no replicates of the execution-to-execution variation (taking them
-/// as such is pseudo-replication, and made a shift "detected" in 8.8 % of experiments
-/// without one).
-pub fn baseline_interval(b: &BinaryData, confidence: f64) -> Option<MeanInterval> {
-    (b.executions.len() >= 2)
-        .then(|| mean_interval(&b.execution_means(), confidence).ok())
-        .flatten()
 }
 
 fn levels_of(levels: &[crate::analysis::single::LevelJson], mean: f64) -> Vec<Level> {
@@ -553,12 +512,14 @@ fn cachegrind_words(event: &str) -> Option<&'static str> {
     })
 }
 
-/// Every binary of `series` summarised, the baseline first, then the seeds in seed order.
+/// Every binary of `series` summarised, the baseline first, then the as-built binary, then
+/// the seeds in seed order.
 fn binary_statistics(series: &Series) -> Vec<super::model::BinaryStatistics> {
     use crate::stats::sample::{median, variance};
     series
         .baseline
         .iter()
+        .chain(series.as_built.iter())
         .chain(series.seeds.iter())
         .map(|b| {
             let values: Vec<f64> = b
@@ -665,6 +626,7 @@ fn summary(r: &SeriesReport, thresholds: &Thresholds, host_warnings: &[String]) 
         _ => parts.push("Layout sensitivity cannot be tested with these data.".into()),
     }
     parts.extend(default_layout_sentence(r, thresholds));
+    parts.extend(r.as_built.as_ref().map(|a| a.text.clone()));
     parts.join(" ")
 }
 

@@ -31,7 +31,7 @@ use crate::files::store::{
 use super::balance::balance;
 
 pub use super::series::{BinaryData, ExecutionData, Series};
-pub use crate::files::manifest::BASELINE_LABEL;
+pub use crate::files::manifest::{AS_BUILT_LABEL, BASELINE_LABEL};
 
 /// One finished (or running) experiment, ready for analysis.
 #[derive(Debug, Clone)]
@@ -434,7 +434,7 @@ impl Tables {
         let mut series = Vec::new();
         for ((program, metric, variant), binaries) in in_variant_order(self.raw, &header) {
             let unit = self.units[&(program.clone(), metric.clone())].clone();
-            let (seeds, baseline) =
+            let (seeds, [baseline, as_built]) =
                 balanced_binaries(&program, &metric, &variant, binaries, &mut warnings);
             let binary_cost_seconds = manifest.as_ref().and_then(|m| binary_cost(m, &program));
             series.push(Series {
@@ -444,6 +444,7 @@ impl Tables {
                 unit,
                 seeds,
                 baseline,
+                as_built,
                 warmup_discarded: header.warmup,
                 binary_cost_seconds,
             });
@@ -595,38 +596,42 @@ fn binary_data(binary: String, rb: RawBinary) -> BinaryData {
     }
 }
 
-/// The randomised binaries by seed and the baseline of one series, each balanced
-/// ([`balance`]), what balancing left out added to `warnings`.
+/// The randomised binaries by seed and the two fixed layouts (baseline, as built) of one
+/// series, each balanced ([`balance`]), what balancing left out added to `warnings`. The
+/// fixed layouts are balanced on their own: they are never part of the random layouts'
+/// sample.
 fn balanced_binaries(
     program: &str,
     metric: &str,
     variant: &Option<String>,
     binaries: BTreeMap<String, RawBinary>,
     warnings: &mut Vec<String>,
-) -> (Vec<BinaryData>, Option<BinaryData>) {
+) -> (Vec<BinaryData>, [Option<BinaryData>; 2]) {
     let what = match variant {
         Some(v) => format!("{program} ({v}) {metric}"),
         None => format!("{program} {metric}"),
     };
     let mut seeds = Vec::new();
-    let mut baseline = None;
+    let mut fixed = [None, None];
     for (binary, rb) in binaries {
         let data = binary_data(binary, rb);
-        if data.binary == BASELINE_LABEL {
-            baseline = Some(data);
-        } else {
-            seeds.push(data);
+        match data.binary.as_str() {
+            BASELINE_LABEL => fixed[0] = Some(data),
+            AS_BUILT_LABEL => fixed[1] = Some(data),
+            _ => seeds.push(data),
         }
     }
     seeds.sort_by_key(|b| b.seed);
     let (seeds, mut notes) = balance(&what, seeds);
     warnings.append(&mut notes);
-    let baseline = baseline.and_then(|b| {
-        let (mut bal, mut notes) = balance(&format!("{what} (baseline)"), vec![b]);
-        warnings.append(&mut notes);
-        bal.pop()
+    let fixed = fixed.map(|one| {
+        one.and_then(|b| {
+            let (mut bal, mut notes) = balance(&format!("{what} ({})", b.binary), vec![b]);
+            warnings.append(&mut notes);
+            bal.pop()
+        })
     });
-    (seeds, baseline)
+    (seeds, fixed)
 }
 
 /// Without a manifest the store's header is the list of programs: a measurement of a program

@@ -3,12 +3,13 @@
 //! The flow: [`experiment::load`] reads the manifest (when there) and store into balanced
 //! data sets (one per program and metric, [`series`], [`balance`]); [`builder::analyse`]
 //! turns them into a [`model::Report`] — per level ([`crate::stats`]), [`sensitivity`],
-//! [`shift`], [`diagnostics`], [`machines`] and the data each plot shows ([`plots`] fills
+//! [`shift`] (and [`as_built`], the build's own binary), [`diagnostics`], [`machines`] and the data each plot shows ([`plots`] fills
 //! [`plot_data`]).
 //! [`dimension`] and [`compare`] build their own answers from the same experiment model.
 //! Everything here is a number or a sentence about numbers; [`crate::report`] renders it.
 
 pub mod answers;
+pub mod as_built;
 pub mod balance;
 pub mod builder;
 pub mod compare;

@@ -168,6 +168,10 @@ pub struct SeriesReport {
     pub shift: Shift,
     /// Is the default layout unusual among random layouts? (prediction interval)
     pub default_layout: DefaultLayout,
+    /// The binary the user's build made, answered as the default layout is; absent when the
+    /// build kept none or it was not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub as_built: Option<AsBuilt>,
     /// Checks of the assumptions behind the numbers above.
     pub diagnostics: Diagnostics,
     /// One-paragraph answer in words.
@@ -212,6 +216,26 @@ pub struct BaselineSummary {
     pub ci: Option<Interval>,
     /// Why `ci` is `None` although there are several executions.
     pub ci_note: Option<String>,
+}
+
+/// The binary the user's build made (`as-built`), a fixed layout beside the baseline: its
+/// own mean, its shift from the random layouts' mean and its place among them (the same
+/// two questions as [`Shift`] and [`DefaultLayout`] for the baseline). Never part of the
+/// random layouts' sample.
+#[derive(Debug, Clone, Serialize)]
+pub struct AsBuilt {
+    /// Its mean with its interval over executions.
+    pub binary: BaselineSummary,
+    /// Its mean over the random layouts' mean, with Fieller's interval (`baseline_rank`:
+    /// the share of random layouts whose mean is below its).
+    pub shift: Shift,
+    /// Its place among the random layouts (percentile, prediction interval, verdict).
+    pub placement: DefaultLayout,
+    /// In what the baseline differs from it, as `build` found (functions, order,
+    /// addresses); absent without a manifest.
+    pub versus_baseline: Option<String>,
+    /// The answer in words.
+    pub text: String,
 }
 
 /// Plain answer of a test: the one vocabulary of [`crate::analysis::vocabulary`].

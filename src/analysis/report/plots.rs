@@ -191,6 +191,7 @@ mod tests {
                 }],
             }],
             baseline: None,
+            as_built: None,
             warmup_discarded: 0,
             binary_cost_seconds: None,
         }

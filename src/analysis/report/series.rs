@@ -20,6 +20,9 @@ pub struct Series {
     pub seeds: Vec<BinaryData>,
     /// The default-layout binary, balanced on its own, if it was run.
     pub baseline: Option<BinaryData>,
+    /// The binary the user's build made (`as-built`), balanced on its own, if it was run: a
+    /// fixed layout like the baseline, never among [`Series::seeds`].
+    pub as_built: Option<BinaryData>,
     /// Warmup iterations discarded at the start of each execution (from the store header).
     pub warmup_discarded: u32,
     /// Seconds to link one binary of this program (mean over the seeds' links in relink
@@ -30,9 +33,9 @@ pub struct Series {
 /// One binary (a seed or the baseline) and its executions.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BinaryData {
-    /// `baseline` or `seed-N`.
+    /// `baseline`, `as-built` or `seed-N`.
     pub binary: String,
-    /// The seed, `None` for the baseline.
+    /// The seed, `None` for the baseline and the as-built binary.
     pub seed: Option<u64>,
     /// Executions, in execution-index order.
     pub executions: Vec<ExecutionData>,

@@ -10,43 +10,125 @@
 //! 2. *Default layout*: is the default layout unusual among random layouts? A prediction
 //!    interval of one more random layout's mean ([`default_layout`]); "unusual" and
 //!    "biased" are said only when the default falls outside it.
+//!
+//! The binary the user's build made (`as-built`) is a fixed layout too, answered by the same
+//! two questions ([`Fixed::as_built`]); like the baseline it is never one of the random
+//! layouts whose spread and mean it is compared with.
 
 use crate::analysis::effect::{Effect, EffectVerdict};
-use crate::analysis::numfmt::{level, p_value, percent, ratio as fmt_ratio, Scale};
+use crate::analysis::numfmt::{capitalised, level, p_value, percent, ratio as fmt_ratio, Scale};
 use crate::analysis::vocabulary::Thresholds;
 use crate::stats::fieller::ratio_ci;
-use crate::stats::sample::{mean, prediction_interval, variance, MeanInterval};
+use crate::stats::sample::{
+    mean, mean_interval, prediction_interval, variance, MeanInterval, PredictionInterval,
+};
 
 use super::experiment::Series;
-use super::model::{DefaultLayout, PredictionIntervalJson, Shift, Verdict};
+use super::model::{
+    BaselineSummary, DefaultLayout, Interval, PredictionIntervalJson, Shift, Verdict,
+};
+use super::series::BinaryData;
+use crate::analysis::single::{interval_use, IntervalUse};
 
-/// Where the baseline's mean lies among the random layouts' means, in words; equal means
-/// are counted as ties, not as "below".
-fn rank_words(baseline: f64, seed_means: &[f64]) -> String {
+/// A fixed layout measured beside the random ones, with the words the answers name it by.
+pub struct Fixed<'a> {
+    /// Its balanced data; `None` when it was not run.
+    pub data: Option<&'a BinaryData>,
+    /// As the answers name it: "the default layout".
+    pub name: &'static str,
+    /// As a binary: "the baseline".
+    pub binary: &'static str,
+    /// Short, in "whether the default is unusual".
+    pub short: &'static str,
+    /// The report's section that places it among the layouts.
+    pub section: &'static str,
+    /// The whole answer when it was not run.
+    pub not_run: &'static str,
+}
+
+impl<'a> Fixed<'a> {
+    /// The default-layout baseline of `series`.
+    pub fn baseline(series: &'a Series) -> Fixed<'a> {
+        Fixed {
+            data: series.baseline.as_ref(),
+            name: "the default layout",
+            binary: "the baseline",
+            short: "the default",
+            section: "Default layout",
+            not_run: "cannot tell: the default-layout binary (baseline) was not run.",
+        }
+    }
+
+    /// The binary the user's build made (`as-built`) of `series`.
+    pub fn as_built(series: &'a Series) -> Fixed<'a> {
+        Fixed {
+            data: series.as_built.as_ref(),
+            name: "the binary your build made",
+            binary: "the as-built binary",
+            short: "it",
+            section: "As built",
+            not_run: "cannot tell: the binary your build made (as-built) was not run.",
+        }
+    }
+}
+
+/// Where the fixed layout's mean lies among the random layouts' means, in words; equal
+/// means are counted as ties, not as "below".
+fn rank_words(fixed: &Fixed, value: f64, seed_means: &[f64]) -> String {
     let n = seed_means.len();
-    let below = seed_means.iter().filter(|&&m| m < baseline).count();
-    let equal = seed_means.iter().filter(|&&m| m == baseline).count();
+    let below = seed_means.iter().filter(|&&m| m < value).count();
+    let equal = seed_means.iter().filter(|&&m| m == value).count();
     let above = n - below - equal;
+    let who = format!("{}'s mean", capitalised(fixed.name));
     match (below, equal, above) {
         (0, e, 0) if e == n => {
-            format!(" The default layout's mean equals those of all {n} random layouts (a tie).")
+            format!(" {who} equals those of all {n} random layouts (a tie).")
         }
-        (0, 0, _) => format!(" The default layout's mean is below those of all {n} random layouts."),
-        (_, 0, 0) => format!(" The default layout's mean is above those of all {n} random layouts."),
-        (b, 0, _) => format!(" The default layout's mean is above that of {b} of the {n} random layouts."),
+        (0, 0, _) => format!(" {who} is below those of all {n} random layouts."),
+        (_, 0, 0) => format!(" {who} is above those of all {n} random layouts."),
+        (b, 0, _) => format!(" {who} is above that of {b} of the {n} random layouts."),
         (b, e, _) => format!(
-            " The default layout's mean is above that of {b} and equal to that of {e} of the {n} random layouts."
+            " {who} is above that of {b} and equal to that of {e} of the {n} random layouts."
         ),
     }
 }
 
-/// The shift analysis from the two intervals (both at `thresholds.confidence`).
-/// `random_note` says why the random layouts' mean has no interval when the engine said why
-/// (an overflowing spread, an interval withheld); without one, there were too few binaries.
+/// `("faster", "slower")` for a time, `("lower", "higher")` otherwise.
+fn directions(series: &Series) -> (&'static str, &'static str) {
+    if series.is_time() {
+        ("faster", "slower")
+    } else {
+        ("lower", "higher")
+    }
+}
+
+/// The shift analysis of the default layout from the two intervals (both at
+/// `thresholds.confidence`); see [`shift_of`].
 pub fn shift(
     series: &Series,
-    (random, random_note): (Option<&MeanInterval>, Option<&str>),
+    random: (Option<&MeanInterval>, Option<&str>),
     baseline: Option<&MeanInterval>,
+    thresholds: &Thresholds,
+) -> Shift {
+    shift_of(
+        series,
+        &Fixed::baseline(series),
+        random,
+        baseline,
+        thresholds,
+    )
+}
+
+/// The shift of `fixed`: its mean over the random layouts' mean with Fieller's interval
+/// (Kalibera & Jones 2013 eq. 5) from the random layouts' interval (eq. 4 over binaries)
+/// and `fixed_ci`, its own over executions. `random_note` says why the random layouts'
+/// mean has no interval when the engine said why (an overflowing spread, an interval
+/// withheld); without one, there were too few binaries.
+pub fn shift_of(
+    series: &Series,
+    fixed: &Fixed,
+    (random, random_note): (Option<&MeanInterval>, Option<&str>),
+    fixed_ci: Option<&MeanInterval>,
     thresholds: &Thresholds,
 ) -> Shift {
     let undetermined = |text: String| Shift {
@@ -57,10 +139,8 @@ pub fn shift(
         effect: None,
         text,
     };
-    let Some(b) = series.baseline.as_ref() else {
-        return undetermined(
-            "cannot tell: the default-layout binary (baseline) was not run.".into(),
-        );
+    let Some(b) = fixed.data else {
+        return undetermined(fixed.not_run.into());
     };
     let Some(random) = random else {
         return undetermined(match random_note {
@@ -68,101 +148,108 @@ pub fn shift(
             None => "cannot tell: fewer than 2 randomised binaries, so the random layouts' mean has no interval.".into(),
         });
     };
-    let Some(base) = baseline else {
+    let Some(base) = fixed_ci else {
         return undetermined(format!(
-            "cannot tell: the baseline ran in {} execution(s), so its mean has no interval (its iterations are no replicates of its executions); run it at least twice.",
+            "cannot tell: {} ran in {} execution(s), so its mean has no interval (its iterations are no replicates of its executions); run it at least twice.",
+            fixed.binary,
             b.executions.len()
         ));
     };
     let seed_means: Vec<f64> = series.seeds.iter().map(|s| s.mean()).collect();
     let below = seed_means.iter().filter(|&&m| m < base.mean).count();
-    let baseline_rank = below as f64 / seed_means.len() as f64;
     let ratio = ratio_ci(random, base);
-    let (better, worse) = if series.is_time() {
-        ("faster", "slower")
-    } else {
-        ("lower", "higher")
-    };
-    let one_execution = "";
-    let rank = rank_words(base.mean, &seed_means);
-    let all_equal = {
-        let mut values = series
-            .seeds
-            .iter()
-            .chain(std::iter::once(b))
-            .flat_map(|s| s.executions.iter().flat_map(|e| e.live.iter()));
-        let first = values.next().copied();
-        first.is_some_and(|f| values.all(|v| *v == f))
-    };
-    let bounds = if all_equal {
+    let (better, worse) = directions(series);
+    let bounds = if all_equal(series, b) {
         Some((1.0, 1.0))
     } else {
         ratio.bounds()
     };
     let effect = Effect::classify(ratio.estimate, bounds, thresholds, better, worse);
+    let rank = rank_words(fixed, base.mean, &seed_means);
+    let (verdict, text) = shift_words(series, fixed, &effect, thresholds, &rank);
+    Shift {
+        verdict,
+        ratio: Some(ratio.estimate),
+        ci: effect.ci,
+        baseline_rank: Some(below as f64 / seed_means.len() as f64),
+        effect: Some(effect),
+        text,
+    }
+}
+
+/// Whether every live value of the random layouts and of `fixed` is the same.
+fn all_equal(series: &Series, fixed: &BinaryData) -> bool {
+    let mut values = series
+        .seeds
+        .iter()
+        .chain(std::iter::once(fixed))
+        .flat_map(|s| s.executions.iter().flat_map(|e| e.live.iter()));
+    let first = values.next().copied();
+    first.is_some_and(|f| values.all(|v| *v == f))
+}
+
+/// The shift's verdict and words from its classified `effect`; `rank` ends every text.
+fn shift_words(
+    series: &Series,
+    fixed: &Fixed,
+    effect: &Effect,
+    thresholds: &Thresholds,
+    rank: &str,
+) -> (Verdict, String) {
     let what = if series.is_time() {
         ""
     } else {
         " in this metric"
     };
-    let words = &effect.words;
-    let (verdict, text) = match effect.verdict {
+    let (name, words, ratio) = (fixed.name, &effect.words, fmt_ratio(effect.ratio));
+    match effect.verdict {
         EffectVerdict::Unbounded => (
             Verdict::Undetermined,
-            format!("cannot tell: {words} (Fieller).{rank}{one_execution}"),
+            format!("cannot tell: {words} (Fieller).{rank}"),
         ),
         EffectVerdict::Tie => (
             Verdict::NotDetected,
-            format!("no shift: every measurement of the default layout and of the random layouts has the same value.{rank}"),
+            format!("no shift: every measurement of {name} and of the random layouts has the same value.{rank}"),
         ),
         EffectVerdict::Lower | EffectVerdict::Higher => (
             Verdict::Detected,
             format!(
-                "the default layout differs from the mean over random layouts: it is {words}{what} than the average random layout (ratio {}, Fieller interval). This is true of any single layout when layouts matter; whether the default is unusual among layouts is answered under Default layout.{rank}{one_execution}",
-                fmt_ratio(ratio.estimate)
+                "{name} differs from the mean over random layouts: it is {words}{what} than the average random layout (ratio {ratio}, Fieller interval). This is true of any single layout when layouts matter; whether {} is unusual among layouts is answered under {}.{rank}",
+                fixed.short, fixed.section
             ),
         ),
         EffectVerdict::Negligible => (
             Verdict::Negligible,
             format!(
-                "a negligible shift: the default layout is {words}{what} than the average random layout (ratio {}, Fieller interval); {}.{rank}{one_execution}",
-                fmt_ratio(ratio.estimate),
+                "a negligible shift: {name} is {words}{what} than the average random layout (ratio {ratio}, Fieller interval); {}.{rank}",
                 effect.qualifier(thresholds)
             ),
         ),
         EffectVerdict::Equivalent | EffectVerdict::Inconclusive => (
             Verdict::NotDetected,
             format!(
-                "no consistent shift: the default layout is {words}{what} than the average random layout (ratio {}, Fieller interval), an interval that includes no difference.{rank}{one_execution}",
-                fmt_ratio(ratio.estimate)
+                "no consistent shift: {name} is {words}{what} than the average random layout (ratio {ratio}, Fieller interval), an interval that includes no difference.{rank}"
             ),
         ),
-    };
-    Shift {
-        verdict,
-        ratio: Some(ratio.estimate),
-        ci: effect.ci,
-        baseline_rank: Some(baseline_rank),
-        effect: Some(effect),
-        text,
     }
 }
 
-/// "Is the default layout unusual among random layouts?"
+/// "Is the default layout unusual among random layouts?": [`placement_of`] the baseline.
+pub fn default_layout(series: &Series, thresholds: &Thresholds) -> DefaultLayout {
+    placement_of(series, &Fixed::baseline(series), thresholds)
+}
+
+/// "Is `fixed` unusual among random layouts?"
 ///
 /// The random layouts' means are a sample of the distribution of one layout's mean; the
-/// default layout is unusual when its mean falls outside the prediction interval of one more
+/// fixed layout is unusual when its mean falls outside the prediction interval of one more
 /// draw (Hahn & Meeker 1991 §4.7), `x̄ ± t_{1−α/2, n−1} · sqrt(v_new + s²/n)`. It is computed
 /// on the log scale (x = ln of a binary's mean), so that its bounds stay positive and a
 /// layout 20 % slower weighs as one 1/1.2 faster, whenever every mean is positive; on the raw
-/// scale otherwise. `v_new` is the variance of the default's own mean: `s²` when it ran as
-/// many executions as each random layout (the textbook interval `x̄ ± t·s·sqrt(1 + 1/n)`),
-/// else the layout component `max(0, s² − w/r)` plus `w/r_b`, with `w` the pooled variance of
-/// the (log) execution means within a binary, `r` and `r_b` the executions per random
-/// binary and of the default. On a default that is one more random layout it says "unusual"
-/// in 1 − confidence of experiments (tested by simulation).
-pub fn default_layout(series: &Series, thresholds: &Thresholds) -> DefaultLayout {
-    let confidence = thresholds.confidence;
+/// scale otherwise. `v_new` is the variance of the fixed layout's own mean ([`new_variance`]).
+/// On a fixed layout that is one more random layout it says "unusual" in 1 − confidence of
+/// experiments (tested by simulation).
+pub fn placement_of(series: &Series, fixed: &Fixed, thresholds: &Thresholds) -> DefaultLayout {
     let undetermined = |text: String| DefaultLayout {
         verdict: Verdict::Undetermined,
         percentile: None,
@@ -171,10 +258,8 @@ pub fn default_layout(series: &Series, thresholds: &Thresholds) -> DefaultLayout
         difference: None,
         text,
     };
-    let Some(b) = series.baseline.as_ref() else {
-        return undetermined(
-            "cannot tell: the default-layout binary (baseline) was not run.".into(),
-        );
+    let Some(b) = fixed.data else {
+        return undetermined(fixed.not_run.into());
     };
     let seed_means: Vec<f64> = series.seeds.iter().map(|s| s.mean()).collect();
     let n = seed_means.len();
@@ -198,23 +283,12 @@ pub fn default_layout(series: &Series, thresholds: &Thresholds) -> DefaultLayout
     let to_scale = |x: f64| if log_scale { x.ln() } else { x };
     let from_scale = |x: f64| if log_scale { x.exp() } else { x };
     let xs: Vec<f64> = seed_means.iter().map(|m| to_scale(*m)).collect();
-    let s2 = variance(&xs);
-    let r = series.executions_per_binary();
-    let r_b = b.executions.len();
-    let var_new = if r == r_b || r < 2 {
-        // Same design as the random binaries (or no within-binary variance to adjust with:
-        // then s², which holds one execution's noise, at most overstates a default with more).
-        s2
-    } else {
-        let pooled_within = mean(
-            &exec_means
-                .iter()
-                .map(|e| variance(&e.iter().map(|m| to_scale(*m)).collect::<Vec<_>>()))
-                .collect::<Vec<_>>(),
-        );
-        (s2 - pooled_within / r as f64).max(0.0) + pooled_within / r_b as f64
-    };
-    let pi = match prediction_interval(&xs, var_new, confidence) {
+    let scaled: Vec<Vec<f64>> = exec_means
+        .iter()
+        .map(|e| e.iter().map(|m| to_scale(*m)).collect())
+        .collect();
+    let var_new = new_variance(&xs, &scaled, b.executions.len());
+    let pi = match prediction_interval(&xs, var_new, thresholds.confidence) {
         Ok(pi) if pi.low.is_finite() && pi.high.is_finite() => pi,
         _ => {
             return undetermined(
@@ -222,36 +296,78 @@ pub fn default_layout(series: &Series, thresholds: &Thresholds) -> DefaultLayout
             )
         }
     };
-    let x_b = to_scale(base_mean);
     let below = seed_means.iter().filter(|m| **m < base_mean).count() as f64;
     let ties = seed_means.iter().filter(|m| **m == base_mean).count() as f64;
-    let percentile = (below + ties / 2.0) / n as f64;
-    let centre = from_scale(pi.centre);
-    let difference = base_mean / centre - 1.0;
-    let p = pi.p_value(x_b);
-    let interval = PredictionIntervalJson {
-        lower: from_scale(pi.low),
-        upper: from_scale(pi.high),
-        confidence,
+    let x_b = to_scale(base_mean);
+    let placed = Placed {
+        percentile: (below + ties / 2.0) / n as f64,
+        difference: base_mean / from_scale(pi.centre) - 1.0,
+        p: pi.p_value(x_b),
+        outside: pi.excludes(x_b),
+        interval: PredictionIntervalJson {
+            lower: from_scale(pi.low),
+            upper: from_scale(pi.high),
+            confidence: thresholds.confidence,
+        },
     };
+    placement_words(series, fixed, &pi, log_scale, placed, thresholds)
+}
+
+/// The variance of the fixed layout's own (scaled) mean: `s²` of the random layouts' means
+/// `xs` when it ran as many executions as each random layout (the textbook interval
+/// `x̄ ± t·s·sqrt(1 + 1/n)`), else the layout component `max(0, s² − w/r)` plus `w/r_b`, with
+/// `w` the pooled variance of the (scaled) execution means within a binary, `r` and `r_b`
+/// the executions per random binary and of the fixed layout.
+fn new_variance(xs: &[f64], exec_means: &[Vec<f64>], r_b: usize) -> f64 {
+    let s2 = variance(xs);
+    let r = exec_means.first().map_or(0, Vec::len);
+    if r == r_b || r < 2 {
+        // Same design as the random binaries (or no within-binary variance to adjust with:
+        // then s², which holds one execution's noise, at most overstates a fixed layout
+        // with more).
+        return s2;
+    }
+    let pooled_within = mean(&exec_means.iter().map(|e| variance(e)).collect::<Vec<_>>());
+    (s2 - pooled_within / r as f64).max(0.0) + pooled_within / r_b as f64
+}
+
+/// Where the fixed layout lies, as [`placement_words`] states it.
+struct Placed {
+    percentile: f64,
+    difference: f64,
+    p: f64,
+    outside: bool,
+    interval: PredictionIntervalJson,
+}
+
+/// The placement's verdict and words: outside the prediction interval is "unusual" (or
+/// negligibly so within `± --negligible` of the centre), inside "an ordinary layout".
+fn placement_words(
+    series: &Series,
+    fixed: &Fixed,
+    pi: &PredictionInterval,
+    log_scale: bool,
+    placed: Placed,
+    thresholds: &Thresholds,
+) -> DefaultLayout {
+    let n = series.seeds.len();
+    let interval = placed.interval;
     // In the unit of the series' title, chosen for its mean (the mean of the binaries' means).
+    let seed_means: Vec<f64> = series.seeds.iter().map(|s| s.mean()).collect();
     let (lo, hi) =
         Scale::for_values(&series.unit, mean(&seed_means)).bounds(interval.lower, interval.upper);
     let scale = if log_scale { ", on the log scale" } else { "" };
     let place = format!(
         "its mean lies {} the {} prediction interval of one random layout's mean ({lo} to {hi}, from {n} random layouts{scale}; {p}); {} of the random layouts' means are below it",
-        if pi.excludes(x_b) { "outside" } else { "within" },
-        level(confidence),
-        percent(percentile, 2),
-        p = p_value(p),
+        if placed.outside { "outside" } else { "within" },
+        level(pi.confidence),
+        percent(placed.percentile, 2),
+        p = p_value(placed.p),
     );
-    let (better, worse) = if series.is_time() {
-        ("faster", "slower")
-    } else {
-        ("lower", "higher")
-    };
+    let (better, worse) = directions(series);
+    let difference = placed.difference;
     let direction = if difference < 0.0 { better } else { worse };
-    let (verdict, text) = if !pi.excludes(x_b) {
+    let (verdict, text) = if !placed.outside {
         (
             Verdict::NotDetected,
             format!("an ordinary layout: {place}. Results on it are as representative as those of any one random layout."),
@@ -269,17 +385,62 @@ pub fn default_layout(series: &Series, thresholds: &Thresholds) -> DefaultLayout
         (
             Verdict::Detected,
             format!(
-                "unusual among random layouts: {place}; it is {} {direction} than their centre, so results on the default layout alone are biased.",
-                percent(difference.abs(), 2)
+                "unusual among random layouts: {place}; it is {} {direction} than their centre, so results on {} alone are biased.",
+                percent(difference.abs(), 2),
+                fixed.name
             ),
         )
     };
     DefaultLayout {
         verdict,
-        percentile: Some(percentile),
+        percentile: Some(placed.percentile),
         prediction_interval: Some(interval),
-        p_value: Some(p),
+        p_value: Some(placed.p),
         difference: Some(difference),
         text,
+    }
+}
+
+/// Whether every live value of `binaries` is positive (a time, a count): then no interval
+/// of their mean may reach zero.
+pub fn all_positive(binaries: &[BinaryData]) -> bool {
+    binaries
+        .iter()
+        .flat_map(|b| b.executions.iter().flat_map(|e| e.live.iter()))
+        .all(|v| *v > 0.0)
+}
+
+/// The baseline binary's interval over its execution means; `None` with one execution:
+/// its iterations are no replicates of the execution-to-execution variation (taking them
+/// as such is pseudo-replication, and made a shift "detected" in 8.8 % of experiments
+/// without one).
+pub fn baseline_interval(b: &BinaryData, confidence: f64) -> Option<MeanInterval> {
+    (b.executions.len() >= 2)
+        .then(|| mean_interval(&b.execution_means(), confidence).ok())
+        .flatten()
+}
+
+/// The default-layout binary's mean with its interval over executions, the interval left out
+/// when [`interval_use`] withholds it.
+pub fn baseline_summary(b: &BinaryData, ci: Option<&MeanInterval>) -> BaselineSummary {
+    let judged = ci.map(|c| {
+        interval_use(
+            c.mean,
+            c.half_width,
+            all_positive(std::slice::from_ref(b)),
+            "executions",
+        )
+    });
+    BaselineSummary {
+        executions: b.executions.len(),
+        iterations: b.iterations(),
+        mean: b.mean(),
+        ci: ci
+            .filter(|_| !matches!(judged, Some(IntervalUse::Withheld(_))))
+            .map(|c| Interval {
+                lower: c.low,
+                upper: c.high,
+            }),
+        ci_note: judged.as_ref().and_then(|j| j.note().map(str::to_string)),
     }
 }

@@ -12,8 +12,8 @@ use super::html_variants::variants_section;
 use super::plots::draw;
 use super::svg::escape;
 use super::tables::{
-    baseline_line, confidence_line, diagnostic_lines, level_rows, mean_line, series_title,
-    setup_line, stopping_line, LEVEL_HEADERS, VARIANTS_TITLE,
+    as_built_lines, baseline_line, confidence_line, diagnostic_lines, level_rows, mean_line,
+    series_title, setup_line, stopping_line, LEVEL_HEADERS, VARIANTS_TITLE,
 };
 use super::Exporter;
 use crate::analysis::report::experiment::Experiment;
@@ -190,6 +190,7 @@ fn series_section(
             verdict_class(s.default_layout.verdict),
             escape(&capitalised(&s.default_layout.text))
         )?;
+    as_built_section(out, i, s, confidence)?;
     if let Some(data) = &s.plots {
         let plots = draw(data);
         writeln!(
@@ -230,5 +231,28 @@ fn series_section(
         writeln!(out, "<li>{}</li>", escape(&line))?;
     }
     writeln!(out, "</ul></section>")?;
+    Ok(())
+}
+
+/// The binary the user's build made, when it was run: its answer in a verdict box (the
+/// colour of its place among the random layouts), then its lines as the text report has them.
+fn as_built_section(
+    out: &mut String,
+    i: usize,
+    s: &SeriesReport,
+    confidence: f64,
+) -> std::fmt::Result {
+    let Some(a) = &s.as_built else {
+        return Ok(());
+    };
+    writeln!(
+        out,
+        "<h3 id=\"as-built-{i}\">As built (the binary your build made, among random layouts)</h3><div class=\"{}\">{}</div>",
+        verdict_class(a.placement.verdict),
+        escape(&a.text)
+    )?;
+    for line in as_built_lines(s, confidence) {
+        writeln!(out, "<p>{}</p>", escape(&line))?;
+    }
     Ok(())
 }

@@ -8,13 +8,7 @@ use super::svg::escape;
 use crate::analysis::report::model::Verdict;
 
 /// `text` with its first letter in upper case (the verdicts stand alone in their box).
-pub fn capitalised(text: &str) -> String {
-    let mut chars = text.chars();
-    chars
-        .next()
-        .map(|c| c.to_uppercase().chain(chars).collect())
-        .unwrap_or_default()
-}
+pub use crate::analysis::numfmt::capitalised;
 
 /// The CSS class of a verdict box (one place for the colours every section uses).
 pub fn verdict_class(v: Verdict) -> &'static str {

@@ -5,8 +5,8 @@ use std::fmt::Write;
 use anyhow::Result;
 
 use super::tables::{
-    baseline_line, confidence_line, diagnostic_lines, level_rows, mean_line, series_title,
-    setup_line, stopping_line, variant_lines, LEVEL_HEADERS,
+    as_built_lines, baseline_line, confidence_line, diagnostic_lines, level_rows, mean_line,
+    series_title, setup_line, stopping_line, variant_lines, LEVEL_HEADERS,
 };
 use super::Exporter;
 use crate::analysis::report::experiment::Experiment;
@@ -46,6 +46,9 @@ impl Exporter for MarkdownExporter {
                 "**Default layout among random layouts:** {}\n",
                 s.default_layout.text
             )?;
+            for line in as_built_lines(s, report.confidence) {
+                writeln!(out, "{line}\n")?;
+            }
             writeln!(out, "### Diagnostics\n")?;
             for line in diagnostic_lines(s, report.confidence) {
                 writeln!(out, "- {line}")?;

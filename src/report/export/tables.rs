@@ -3,9 +3,12 @@
 
 use crate::analysis::effect::Interval;
 use crate::analysis::numfmt::{
-    level, p_value, percent, percent_bounds, ratio, ratio_bounds, sig, statistic, Scale,
+    capitalised, level, p_value, percent, percent_bounds, ratio, ratio_bounds, sig, statistic,
+    Scale,
 };
-use crate::analysis::report::model::{MultipleComparison, Report, SeriesReport, Setup};
+use crate::analysis::report::model::{
+    BaselineSummary, MultipleComparison, Report, SeriesReport, Setup,
+};
 use crate::analysis::variants::PairComparison;
 use crate::analysis::vocabulary::UNKNOWN_WITHOUT_MANIFEST;
 
@@ -301,23 +304,60 @@ fn mean_interval_line(s: &SeriesReport, confidence: f64) -> String {
 /// The baseline's own mean, if it was run.
 pub fn baseline_line(s: &SeriesReport, confidence: f64) -> Option<String> {
     let b = s.baseline.as_ref()?;
-    let scale = display_scale(s);
-    Some(match b.ci {
+    Some(fixed_line(
+        "Default layout (baseline)",
+        b,
+        &display_scale(s),
+        confidence,
+    ))
+}
+
+/// A fixed layout's own mean (`what`: how the line names it) with its interval over
+/// executions, or why it has none, in `scale` (the section title's unit).
+fn fixed_line(what: &str, b: &BaselineSummary, scale: &Scale, confidence: f64) -> String {
+    match b.ci {
         Some(ci) => format!(
-            "Default layout (baseline): {} over {} execution(s) of {} iteration(s).",
+            "{what}: {} over {} execution(s) of {} iteration(s).",
             scale.estimate(b.mean, ci.lower, ci.upper, confidence),
             b.executions,
             b.iterations
         ),
         None => format!(
-            "Default layout (baseline): {} from {} execution(s) ({}).",
+            "{what}: {} from {} execution(s) ({}).",
             scale.quantity(b.mean),
             b.executions,
             b.ci_note
                 .clone()
                 .unwrap_or_else(|| "no interval: one execution".into())
         ),
-    })
+    }
+}
+
+/// The lines on the binary the user's build made, if it was run: its mean, its shift from
+/// the random layouts' mean, its place among them and how the baseline differs from it.
+pub fn as_built_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
+    let Some(a) = s.as_built.as_ref() else {
+        return Vec::new();
+    };
+    let mut lines = vec![
+        fixed_line(
+            "As built (the binary your build made)",
+            &a.binary,
+            &display_scale(s),
+            confidence,
+        ),
+        format!("As built, shift: {}", capitalised(&a.shift.text)),
+        format!(
+            "As built among random layouts: {}",
+            capitalised(&a.placement.text)
+        ),
+    ];
+    lines.extend(
+        a.versus_baseline
+            .as_ref()
+            .map(|v| format!("Baseline vs as built: {v}.")),
+    );
+    lines
 }
 
 /// Rows of the levels table, lowest level first: variances in the square of the unit the

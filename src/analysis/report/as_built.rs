@@ -1,0 +1,230 @@
+//! The binary the user's build made (`as-built`) placed among the random layouts: the two
+//! questions [`super::shift`] answers for the default layout (its shift from the random
+//! layouts' mean, Kalibera & Jones 2013 eq. 5; its place among them, a prediction interval),
+//! asked of the build's own binary, with what `build` found the baseline differs from it in.
+//! It is a fixed layout: never pooled into the random layouts' sample.
+
+use crate::analysis::numfmt::{change_parts, percent};
+use crate::analysis::vocabulary::Thresholds;
+use crate::files::manifest::{Manifest, AS_BUILT_LABEL};
+use crate::stats::sample::MeanInterval;
+
+use super::model::{AsBuilt, SeriesReport, Verdict};
+use super::series::Series;
+use super::shift::{baseline_interval, baseline_summary, placement_of, shift_of, Fixed};
+
+/// The as-built answer of `series`, `None` when it has no as-built data. `random` is the
+/// random layouts' mean interval with the engine's note when it has none.
+pub fn as_built(
+    series: &Series,
+    random: (Option<&MeanInterval>, Option<&str>),
+    thresholds: &Thresholds,
+) -> Option<AsBuilt> {
+    let b = series.as_built.as_ref()?;
+    let ci = baseline_interval(b, thresholds.confidence);
+    let fixed = Fixed::as_built(series);
+    let mut answer = AsBuilt {
+        binary: baseline_summary(b, ci.as_ref()),
+        shift: shift_of(series, &fixed, random, ci.as_ref(), thresholds),
+        placement: placement_of(series, &fixed, thresholds),
+        versus_baseline: None,
+        text: String::new(),
+    };
+    answer.text = sentence(&answer, series.is_time(), thresholds);
+    Some(answer)
+}
+
+/// The answer in one sentence: where its mean lies among the random layouts' means, how far
+/// from their mean (with the Fieller interval), and the verdict of the placement.
+fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> String {
+    let (better, worse) = if is_time {
+        ("faster", "slower")
+    } else {
+        ("lower", "higher")
+    };
+    let p = &a.placement;
+    let Some(percentile) = p.percentile else {
+        return format!("The binary your build made (as built): {}", p.text);
+    };
+    let shift = match (a.shift.ratio, a.shift.ci) {
+        (Some(ratio), Some(ci)) => {
+            let (how, interval) = change_parts(
+                ratio,
+                ci.lower,
+                ci.upper,
+                thresholds.confidence,
+                better,
+                worse,
+            );
+            format!("it is {how} than the mean over random layouts ({interval})")
+        }
+        _ => format!(
+            "its distance from the mean over random layouts: {}",
+            a.shift.text
+        ),
+    };
+    let verdict = match p.verdict {
+        Verdict::Detected => "unusual among random layouts, so results on it alone are biased",
+        Verdict::Negligible => "unusual, but negligibly so",
+        Verdict::NotDetected => "an ordinary layout",
+        Verdict::Undetermined => "cannot tell whether it is unusual",
+    };
+    format!(
+        "The binary your build made (as built) is {verdict}: {} of the random layouts' means are below its; {shift}.",
+        percent(percentile, 2)
+    )
+}
+
+/// Fills each series' [`AsBuilt::versus_baseline`] from the manifest (the variant's build for
+/// a variant's series).
+pub fn attach_versus_baseline(series: &mut [SeriesReport], manifest: Option<&Manifest>) {
+    let Some(m) = manifest else { return };
+    for s in series {
+        let Some(a) = s.as_built.as_mut() else {
+            continue;
+        };
+        let build = m
+            .variant_builds()
+            .into_iter()
+            .find(|(name, _)| *name == s.variant.as_deref())
+            .map(|(_, b)| b);
+        a.versus_baseline = build
+            .and_then(|b| b.as_built.as_ref())
+            .filter(|set| set.label() == AS_BUILT_LABEL)
+            .and_then(|set| set.find(&s.program))
+            .and_then(|bin| bin.versus_baseline.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::report::builder::analyse_series;
+    use crate::analysis::report::series::{BinaryData, ExecutionData};
+    use crate::seeded::SeededRng;
+
+    /// A binary of `executions` one-value executions around `mean` (relative noise 1 %).
+    fn binary(label: &str, seed: Option<u64>, mean: f64, rng: &mut SeededRng) -> BinaryData {
+        BinaryData {
+            binary: label.into(),
+            seed,
+            executions: (0..3)
+                .map(|e| ExecutionData {
+                    execution: e,
+                    schedule_index: 0,
+                    wall_ns: 0,
+                    warmup: Vec::new(),
+                    live: vec![mean * (1.0 + 0.01 * rng.normal())],
+                })
+                .collect(),
+        }
+    }
+
+    /// 10 random layouts whose means vary by 3 % around 1000 ns, a baseline, and an
+    /// as-built binary at `as_built` times the layouts' centre (`None`: one more layout).
+    fn series(rng: &mut SeededRng, as_built: Option<f64>) -> Series {
+        let layout = |rng: &mut SeededRng| 1000.0 * (1.0 + 0.03 * rng.normal());
+        let seeds = (1..=10)
+            .map(|s| {
+                let m = layout(rng);
+                binary(&format!("seed-{s}"), Some(s), m, rng)
+            })
+            .collect();
+        let base = layout(rng);
+        let own = as_built.map_or_else(|| layout(rng), |f| 1000.0 * f);
+        Series {
+            program: "p".into(),
+            variant: None,
+            metric: "wall".into(),
+            unit: "ns".into(),
+            seeds,
+            baseline: Some(binary("baseline", None, base, rng)),
+            as_built: Some(binary(AS_BUILT_LABEL, None, own, rng)),
+            warmup_discarded: 0,
+            binary_cost_seconds: None,
+        }
+    }
+
+    /// With the baseline's data, the as-built answer is the default layout's (the same
+    /// functions ask the same questions); the random layouts' sample is the seeds alone.
+    #[test]
+    fn on_the_baselines_data_it_answers_as_the_default_layout() {
+        let mut rng = SeededRng::new(7, "as-built-same");
+        let mut s = series(&mut rng, None);
+        let mut same = s.baseline.clone().unwrap();
+        same.binary = AS_BUILT_LABEL.into();
+        s.as_built = Some(same);
+        let t = Thresholds::default();
+        let r = analyse_series(&s, Default::default(), &t, None);
+        let a = r.as_built.as_ref().unwrap();
+        let d = &r.default_layout;
+        assert_eq!(a.placement.verdict, d.verdict);
+        assert_eq!(a.placement.percentile, d.percentile);
+        assert_eq!(a.placement.p_value, d.p_value);
+        assert_eq!(a.placement.difference, d.difference);
+        assert_eq!(a.shift.ratio, r.shift.ratio);
+        assert_eq!(a.shift.ci, r.shift.ci);
+        let without = Series {
+            as_built: None,
+            ..s.clone()
+        };
+        let w = analyse_series(&without, Default::default(), &t, None);
+        assert!(w.as_built.is_none());
+        assert_eq!(
+            r.mean, w.mean,
+            "the as-built binary is not in the layouts' mean"
+        );
+        let binary_level = r.levels.iter().find(|l| l.name == "binary").unwrap();
+        assert_eq!(binary_level.repetitions, 10);
+    }
+
+    /// 12 % faster than the layouts' centre (4 of their standard deviations): unusual,
+    /// below every layout, and the shift's interval lies wholly on the faster side.
+    #[test]
+    fn far_below_the_layouts_it_is_unusual() {
+        let mut rng = SeededRng::new(11, "as-built-fast");
+        let s = series(&mut rng, Some(0.88));
+        let r = analyse_series(&s, Default::default(), &Thresholds::default(), None);
+        let a = r.as_built.unwrap();
+        assert_eq!(
+            a.placement.verdict,
+            Verdict::Detected,
+            "{}",
+            a.placement.text
+        );
+        assert_eq!(a.placement.percentile, Some(0.0));
+        let ci = a.shift.ci.unwrap();
+        assert!(ci.upper < 1.0, "{ci:?}");
+        assert!(
+            a.text.starts_with(
+                "The binary your build made (as built) is unusual among random layouts, so \
+                 results on it alone are biased: 0.0 % of the random layouts' means are below its; it is "
+            ),
+            "{}",
+            a.text
+        );
+        assert!(a
+            .text
+            .contains("faster than the mean over random layouts (95 % CI: "));
+    }
+
+    /// Seeded simulation: an as-built binary that is one more random layout is called
+    /// unusual (detected or negligibly so) in about 1 − confidence = 5 % of 1000
+    /// experiments (binomial standard error 0.7 %).
+    #[test]
+    fn one_more_layout_is_called_unusual_in_about_five_percent() {
+        let mut rng = SeededRng::new(2013, "as-built-size");
+        let t = Thresholds::default();
+        let runs = 1000;
+        let unusual = (0..runs)
+            .filter(|_| {
+                let s = series(&mut rng, None);
+                let p = placement_of(&s, &Fixed::as_built(&s), &t);
+                matches!(p.verdict, Verdict::Detected | Verdict::Negligible)
+            })
+            .count();
+        let rate = unusual as f64 / runs as f64;
+        eprintln!("as-built called unusual in {unusual} of {runs} experiments");
+        assert!((0.03..=0.07).contains(&rate), "{unusual} of {runs}");
+    }
+}

@@ -1,0 +1,107 @@
+//! The binary the user's build made is kept as the fixed layout `as-built`: a read-only copy
+//! of the recorded link's output in the experiment directory, hashed in the manifest like
+//! every binary, checked against the baseline (same functions, or the difference stated),
+//! and never one of the seeds. A build that strips its own binary keeps none (its functions
+//! cannot be checked) and says so.
+
+use crate::build_support;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use build_support::{assert_success, build, fixture};
+use layoutrand::files::manifest::{sha256_of_file, Manifest, SetKind};
+
+#[test]
+fn the_builds_own_binary_is_kept_hashed_and_compared_with_the_baseline() {
+    let (_tmp, src) = fixture("multimodule");
+    let o = build(
+        &src,
+        &["--seeds", "2", "--linker", "bfd", "--out", "out"],
+        &["make"],
+    );
+    assert_success(&o, "build");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let out = src.join("out");
+    let m = Manifest::load(&out).unwrap();
+    let set = m.as_built.as_ref().expect("the as-built set is recorded");
+    assert_eq!((set.kind, set.seed), (Some(SetKind::AsBuilt), None));
+    assert_eq!(set.label(), "as-built");
+    let own = set.find("multimodule").expect("its program");
+    assert_eq!(own.path, Path::new("as-built/multimodule"));
+    let copy = out.join(&own.path);
+    // The user's bytes, hashed as the manifest says, and read-only.
+    assert_eq!(
+        std::fs::read(&copy).unwrap(),
+        std::fs::read(src.join("multimodule")).unwrap()
+    );
+    assert_eq!(own.sha256, sha256_of_file(&copy).unwrap());
+    let mode = std::fs::metadata(&copy).unwrap().permissions().mode();
+    assert_eq!(mode & 0o222, 0, "writable copy: {mode:o}");
+    // The ELF check against the baseline: the same functions (same code), and with bfd the
+    // same order and addresses, in words in the manifest and in the build's summary.
+    let base = m.baseline.find("multimodule").unwrap();
+    assert_eq!(own.functions, base.functions);
+    let code = own.code.as_ref().expect("same code as the baseline");
+    assert_eq!(code.functions, base.functions, "{code:?}");
+    let words = own
+        .versus_baseline
+        .as_deref()
+        .expect("the difference stated");
+    let same = format!(
+        "the build's own binary's layout: same {} functions, order and addresses",
+        base.functions
+    );
+    assert_eq!(words, same);
+    assert!(
+        stdout.contains(&format!(
+            "baseline vs as built: program multimodule: {same}"
+        )),
+        "{stdout}"
+    );
+    // Never a seed: the seeds are the 2 asked for; the run's sets list it after the baseline.
+    assert_eq!(m.seeds.len(), 2);
+    assert!(m.seeds.iter().all(|s| s.seed.is_some() && s.kind.is_none()));
+    let labels: Vec<String> = m.binary_sets().map(|s| s.label()).collect();
+    assert_eq!(labels, ["baseline", "as-built", "seed-1", "seed-2"]);
+    // The time line accounts for every step (copying the as-built binary is part of the
+    // relinks' time): the whole build is at least the recorded build plus the relinks, and
+    // the summary gives the rest.
+    let total = m.total_seconds.expect("the whole build's time");
+    assert!(
+        total >= m.recorded_build_seconds + m.relink_seconds,
+        "{total} < {} + {}",
+        m.recorded_build_seconds,
+        m.relink_seconds
+    );
+    let rest = total - m.recorded_build_seconds - m.relink_seconds;
+    assert!(
+        stdout.contains(&format!("the whole build took {total:.2} s: the recorded build {:.2} s, the relinks {:.2} s, the other steps (clearing the output directory, checking the seeds' layouts, writing the manifest) {rest:.2} s", m.recorded_build_seconds, m.relink_seconds)),
+        "{stdout}"
+    );
+}
+
+/// A build that strips its own binary after linking it: the baseline and seeds are relinked
+/// from the recording as usual, no as-built set is recorded and the summary says why.
+#[test]
+fn a_stripped_own_binary_is_not_kept_and_the_summary_says_why() {
+    let (_tmp, src) = fixture("multimodule");
+    let o = build(
+        &src,
+        &["--seeds", "1", "--out", "out"],
+        &["sh", "-c", "make && strip multimodule"],
+    );
+    assert_success(&o, "build");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let m = Manifest::load(&src.join("out")).unwrap();
+    assert!(m.as_built.is_none(), "{:?}", m.as_built);
+    assert!(m.baseline.find("multimodule").is_some());
+    assert!(
+        stdout.contains("as built: not kept, so not measured (multimodule: the build's own binary"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("it was stripped"), "{stdout}");
+    // A manifest without the field (as older builds wrote) reads as one without as-built.
+    let text = std::fs::read_to_string(src.join("out/manifest.json")).unwrap();
+    assert!(!text.contains("as_built"), "{text}");
+}
