@@ -180,14 +180,14 @@ fn entry_build(m: &Manifest, name: &str) -> Manifest {
         .expect("the variant was just entered")
 }
 
-/// `m` with every binary path under `prefix`.
+/// `m` with every binary path, programs' and shared libraries' alike, under `prefix`.
 fn relative_to(m: &Manifest, prefix: &Path) -> Manifest {
     let mut m = m.clone();
     let sets = std::iter::once(&mut m.baseline)
         .chain(m.as_built.iter_mut())
         .chain(m.seeds.iter_mut());
     for set in sets {
-        for b in &mut set.binaries {
+        for b in set.binaries.iter_mut().chain(set.libraries.iter_mut()) {
             b.path = prefix.join(&b.path);
         }
     }

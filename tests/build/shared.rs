@@ -209,6 +209,50 @@ fn run_loads_each_seeds_own_library() {
     );
 }
 
+/// Variants of a program with its own shared library: the top manifest names each
+/// variant's libraries under that variant's directory (as it names its programs), so `run`
+/// loads every variant's own library and every execution succeeds.
+#[test]
+fn variants_run_with_their_own_shared_libraries() {
+    let (_tmp, dir) = fixture("shared");
+    for (name, flags, extra) in [("O1", "-O1", &["--seeds", "2"][..]), ("O2", "-O2", &[][..])] {
+        let script = format!("make clean >/dev/null && make CFLAGS='{flags}'");
+        let mut args = vec!["--out", "out", "--variant", name];
+        args.extend_from_slice(extra);
+        assert_success(&build(&dir, &args, &["sh", "-c", &script]), name);
+    }
+    let out = dir.join("out");
+    let m = Manifest::load(&out).unwrap();
+    for v in &m.variants {
+        for set in v.build.binary_sets() {
+            let lib = library(set);
+            assert!(
+                lib.path.starts_with(&v.name) && out.join(&lib.path).is_file(),
+                "{} {}: library at {}",
+                v.name,
+                set.label(),
+                lib.path.display()
+            );
+        }
+    }
+    let run = assert_cmd::Command::cargo_bin("layoutrand")
+        .unwrap()
+        .current_dir(&dir)
+        .args(["run", "--out", "out", "--executions", "1", "--env-pad", "0"])
+        .args(["--metric", "regex:kn_sum offset (?P<value>[0-9]+)"])
+        .args(["--schedule-seed", "1", "--", "{bin}"])
+        .output()
+        .unwrap();
+    assert_success(&run, "run");
+    let r = read_results(&out).unwrap();
+    assert!(!r.executions.is_empty());
+    assert!(
+        r.executions.iter().all(|e| e.status == ExecutionStatus::Ok),
+        "{:?}",
+        r.executions
+    );
+}
+
 /// An RPATH (DT_RPATH, searched before LD_LIBRARY_PATH) pointing at the build tree would
 /// load the build's own library in every binary: the run refuses each execution and says
 /// which library would come from where.
