@@ -65,70 +65,13 @@ pub fn run_experiment(
         initial_dir.map(|d| absolute(&cwd, d)).as_deref(),
     )?;
     plan.announce();
-    if let Some((base, others)) = config.variants.split_first() {
-        let others: Vec<&str> = others.iter().map(|v| v.name.as_str()).collect();
+    announce_variants(config);
+    if !run_rounds(config, &plan, &out, &workdir, budget)? {
         crate::diagnostic!(
-            "layoutrand experiment: variants {} (base) and {}, built with the same seeds and run in one interleaved schedule",
-            base.name,
-            others.join(", ")
+            "layoutrand experiment: the budget ran out; run the same command again to continue (exit status {})",
+            Exit::StoppedEarly.code()
         );
-    }
-
-    let mut binaries = plan.binaries;
-    let mut growth_log = plan
-        .growth
-        .as_ref()
-        .map(|g| GrowthLog::new(g, plan.binaries));
-    if let Some(log) = &growth_log {
-        // Before the first analysis: the replay takes its horizon (the maximum) from it.
-        log.save(&out)?;
-    }
-    loop {
-        if config.variants.is_empty() {
-            stage_header(&format!(
-                "build {binaries} randomised binaries in {}",
-                workdir.display()
-            ));
-            build(config, binaries, &out, &workdir)?;
-        } else {
-            super::variants::build_variants(config, binaries, &out, &workdir)?;
-        }
-        if let Some(check) = &config.check {
-            stage_header("check every binary");
-            check_binaries(&check.command, &out, &workdir)?;
-        }
-        stage_header("run");
-        let finished = run(config, &plan, &out, &workdir, budget)?;
-        if !finished {
-            crate::diagnostic!(
-                "layoutrand experiment: the budget ran out; run the same command again to continue (exit status {})",
-                Exit::StoppedEarly.code()
-            );
-            return Ok(Exit::StoppedEarly.code());
-        }
-        let (Some(growth), Some(log)) = (&plan.growth, growth_log.as_mut()) else {
-            break;
-        };
-        let watched = watched_sequences(config, &plan, &out, growth.target)?;
-        log.record(&watched);
-        let sequences: Vec<_> = watched.into_iter().map(|(_, s)| s).collect();
-        match log.next_count(growth, binaries, &sequences) {
-            Some(next) => {
-                crate::diagnostic!(
-                    "layoutrand experiment: repeated interval's relative half-width {} with {binaries} binaries (the widest watched; looked at after each from {}), target {}: growing to {next} binaries",
-                    fmt_share(log.rounds.last().and_then(|r| r.relative_half_width)),
-                    crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS,
-                    fmt_share(Some(growth.target)),
-                );
-                binaries = next;
-            }
-            None => break,
-        }
-        log.save(&out)?;
-    }
-    if let Some(log) = &growth_log {
-        log.save(&out)?;
-        crate::diagnostic!("layoutrand experiment: {}", log.outcome_sentence());
+        return Ok(Exit::StoppedEarly.code());
     }
     stage_header("report");
     report(config, &plan, &out)?;
@@ -147,6 +90,108 @@ pub fn run_experiment(
         out.display()
     );
     Ok(Exit::Complete.code())
+}
+
+/// Says which variants are compared (nothing without variants).
+fn announce_variants(config: &ExperimentConfig) {
+    if let Some((base, others)) = config.variants.split_first() {
+        let others: Vec<&str> = others.iter().map(|v| v.name.as_str()).collect();
+        crate::diagnostic!(
+            "layoutrand experiment: variants {} (base) and {}, built with the same seeds and run in one interleaved schedule",
+            base.name,
+            others.join(", ")
+        );
+    }
+}
+
+/// Builds, checks and runs round after round, growing the number of binaries while the
+/// growth rule (if any) asks for more; false when the budget ran out first.
+fn run_rounds(
+    config: &ExperimentConfig,
+    plan: &Plan,
+    out: &Path,
+    workdir: &Path,
+    budget: Option<Duration>,
+) -> Result<bool> {
+    let mut binaries = plan.binaries;
+    let mut growth_log = plan
+        .growth
+        .as_ref()
+        .map(|g| GrowthLog::new(g, plan.binaries));
+    if let Some(log) = &growth_log {
+        // Before the first analysis: the replay takes its horizon (the maximum) from it.
+        log.save(out)?;
+    }
+    loop {
+        if !run_round(config, plan, binaries, out, workdir, budget)? {
+            return Ok(false);
+        }
+        let (Some(growth), Some(log)) = (&plan.growth, growth_log.as_mut()) else {
+            break;
+        };
+        match grown_count(config, plan, growth, log, binaries, out)? {
+            Some(next) => binaries = next,
+            None => break,
+        }
+        log.save(out)?;
+    }
+    if let Some(log) = &growth_log {
+        log.save(out)?;
+        crate::diagnostic!("layoutrand experiment: {}", log.outcome_sentence());
+    }
+    Ok(true)
+}
+
+/// One round: builds the first `binaries` binaries (those already built are kept),
+/// checks them when asked, and runs them; false when the budget ran out.
+fn run_round(
+    config: &ExperimentConfig,
+    plan: &Plan,
+    binaries: u32,
+    out: &Path,
+    workdir: &Path,
+    budget: Option<Duration>,
+) -> Result<bool> {
+    if config.variants.is_empty() {
+        stage_header(&format!(
+            "build {binaries} randomised binaries in {}",
+            workdir.display()
+        ));
+        build(config, binaries, out, workdir)?;
+    } else {
+        super::variants::build_variants(config, binaries, out, workdir)?;
+    }
+    if let Some(check) = &config.check {
+        stage_header("check every binary");
+        check_binaries(&check.command, out, workdir)?;
+    }
+    stage_header("run");
+    run(config, plan, out, workdir, budget)
+}
+
+/// After a round of `binaries`: records the watched sequences in `log` and returns the
+/// number of binaries to grow to, or `None` when the growth rule says stop.
+fn grown_count(
+    config: &ExperimentConfig,
+    plan: &Plan,
+    growth: &Growth,
+    log: &mut GrowthLog,
+    binaries: u32,
+    out: &Path,
+) -> Result<Option<u32>> {
+    let watched = watched_sequences(config, plan, out, growth.target)?;
+    log.record(&watched);
+    let sequences: Vec<_> = watched.into_iter().map(|(_, s)| s).collect();
+    let next = log.next_count(growth, binaries, &sequences);
+    if let Some(next) = next {
+        crate::diagnostic!(
+            "layoutrand experiment: repeated interval's relative half-width {} with {binaries} binaries (the widest watched; looked at after each from {}), target {}: growing to {next} binaries",
+            fmt_share(log.rounds.last().and_then(|r| r.relative_half_width)),
+            crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS,
+            fmt_share(Some(growth.target)),
+        );
+    }
+    Ok(next)
 }
 
 /// The repetition counts an experiment uses.

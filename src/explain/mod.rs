@@ -55,28 +55,9 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
         )
     })?;
     let program = series.program.clone();
-    let path_of = |seed: Option<u64>| -> Result<PathBuf> {
-        let set = manifest
-            .binary_sets()
-            .find(|s| s.seed == seed)
-            .with_context(|| format!("the manifest has no binary {seed:?}"))?;
-        let b = set
-            .find(&program)
-            .with_context(|| format!("{}: no program {program}", set.label()))?;
-        Ok(dir.join(&b.path))
-    };
-    let baseline = path_of(None)?;
+    let baseline = binary_path(dir, manifest, &program, None)?;
     let hot = hot_functions(dir, &exp, manifest, &baseline)?;
-    let mut units = Vec::new();
-    for b in &series.seeds {
-        let path = path_of(b.seed)?;
-        units.push(LayoutUnit {
-            binary: b.binary.clone(),
-            mean: b.mean(),
-            ci: execution_interval(b),
-            functions: binary::functions(&path)?,
-        });
-    }
+    let units = layout_units(dir, manifest, series)?;
     let model = exp.header.cache_model.unwrap_or(CacheModel::DEFAULT);
     let cache = ICache::from_geometry(&options.cache.unwrap_or(model.i1));
     let screen_options = ScreenOptions {
@@ -98,30 +79,13 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
         confirm_culprits(&exp, &program, &seeded, &mut screening, &cache)?;
         crate::analysis::explain::revise_suggestions(&mut screening, &series.metric);
     }
-    let typical = units.iter().map(|u| u.mean).sum::<f64>() / units.len() as f64;
-    // The unit the report prints such values in (ms for 3e6 ns); scale_for divides by it.
-    let (divisor, shown_unit) = crate::analysis::numfmt::scale_for(&series.unit, typical);
-    let plots = culprit_plots(
-        &units,
-        &hot,
-        &screening,
-        &cache,
-        &series.metric,
-        (1.0 / divisor, &shown_unit),
-        PLOTTED,
-    );
+    let plots = plots(&units, &hot, &screening, &cache, series);
     let e = Explanation {
         schema: EXPLAIN_SCHEMA,
         program,
         metric: series.metric.clone(),
         unit: series.unit.clone(),
-        hot_rule: format!(
-            "the hottest of the program's own functions by instructions executed in one \
-             run of the default layout under cachegrind, until they cover {:.0} % of those \
-             instructions, at most {}",
-            hotness::COVER * 100.0,
-            hotness::MAX_HOT
-        ),
+        hot_rule: hot_rule(),
         hot,
         cache,
         layout_share: layout_share(series),
@@ -131,6 +95,77 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
     };
     store(dir, &e)?;
     Ok(e)
+}
+
+/// The path of `program`'s binary of seed `seed` (`None`: the default layout), as the
+/// manifest names it.
+fn binary_path(
+    dir: &Path,
+    manifest: &crate::files::manifest::Manifest,
+    program: &str,
+    seed: Option<u64>,
+) -> Result<PathBuf> {
+    let set = manifest
+        .binary_sets()
+        .find(|s| s.seed == seed)
+        .with_context(|| format!("the manifest has no binary {seed:?}"))?;
+    let b = set
+        .find(program)
+        .with_context(|| format!("{}: no program {program}", set.label()))?;
+    Ok(dir.join(&b.path))
+}
+
+/// Each seed's binary of `series` as the screening sees it: its mean, the interval of
+/// that mean, and where its functions landed.
+fn layout_units(
+    dir: &Path,
+    manifest: &crate::files::manifest::Manifest,
+    series: &Series,
+) -> Result<Vec<LayoutUnit>> {
+    let mut units = Vec::new();
+    for b in &series.seeds {
+        let path = binary_path(dir, manifest, &series.program, b.seed)?;
+        units.push(LayoutUnit {
+            binary: b.binary.clone(),
+            mean: b.mean(),
+            ci: execution_interval(b),
+            functions: binary::functions(&path)?,
+        });
+    }
+    Ok(units)
+}
+
+/// The plots of the strongest culprits, in the unit the report prints the metric in.
+fn plots(
+    units: &[LayoutUnit],
+    hot: &[HotFunction],
+    screening: &Screening,
+    cache: &ICache,
+    series: &Series,
+) -> Vec<crate::analysis::explain_plot::FeaturePlot> {
+    let typical = units.iter().map(|u| u.mean).sum::<f64>() / units.len() as f64;
+    // The unit the report prints such values in (ms for 3e6 ns); scale_for divides by it.
+    let (divisor, shown_unit) = crate::analysis::numfmt::scale_for(&series.unit, typical);
+    culprit_plots(
+        units,
+        hot,
+        screening,
+        cache,
+        &series.metric,
+        (1.0 / divisor, &shown_unit),
+        PLOTTED,
+    )
+}
+
+/// How the hot functions were chosen, in words.
+fn hot_rule() -> String {
+    format!(
+        "the hottest of the program's own functions by instructions executed in one \
+         run of the default layout under cachegrind, until they cover {:.0} % of those \
+         instructions, at most {}",
+        hotness::COVER * 100.0,
+        hotness::MAX_HOT
+    )
 }
 
 /// Keeps the answer in `DIR/explain/` for `report --format html`.

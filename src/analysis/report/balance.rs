@@ -19,7 +19,23 @@ use super::series::BinaryData;
 /// are left out.
 pub fn balance(what: &str, binaries: Vec<BinaryData>) -> (Vec<BinaryData>, Vec<String>) {
     let mut notes = Vec::new();
-    let mut binaries: Vec<BinaryData> = binaries
+    let mut binaries = with_live_executions(what, binaries, &mut notes);
+    if binaries.is_empty() {
+        return (binaries, notes);
+    }
+    balance_executions(what, &mut binaries, &mut notes);
+    balance_iterations(what, &mut binaries, &mut notes);
+    (binaries, notes)
+}
+
+/// Leaves out the executions without a live iteration, then the binaries left with no
+/// execution, noting each binary that lost executions.
+fn with_live_executions(
+    what: &str,
+    binaries: Vec<BinaryData>,
+    notes: &mut Vec<String>,
+) -> Vec<BinaryData> {
+    binaries
         .into_iter()
         .map(|mut b| {
             let before = b.executions.len();
@@ -34,11 +50,13 @@ pub fn balance(what: &str, binaries: Vec<BinaryData>) -> (Vec<BinaryData>, Vec<S
             b
         })
         .filter(|b| !b.executions.is_empty())
-        .collect();
-    if binaries.is_empty() {
-        return (binaries, notes);
-    }
+        .collect()
+}
 
+/// Rule 1: keeps the binaries with at least `k` executions, their first `k` (`k` keeping
+/// the most executions in total), noting the binaries left out and those cut short.
+/// `binaries` must not be empty.
+fn balance_executions(what: &str, binaries: &mut Vec<BinaryData>, notes: &mut Vec<String>) {
     let mut counts: Vec<usize> = binaries.iter().map(|b| b.executions.len()).collect();
     counts.sort_unstable();
     counts.dedup();
@@ -72,17 +90,21 @@ pub fn balance(what: &str, binaries: Vec<BinaryData>) -> (Vec<BinaryData>, Vec<S
         ));
     }
     binaries.retain(|b| b.executions.len() >= k);
-    for b in &mut binaries {
+    for b in binaries.iter_mut() {
         b.executions.truncate(k);
     }
+}
 
+/// Rule 2: keeps the first live iterations of each execution, as many as the shortest
+/// has, noting the executions cut short. `binaries` must have executions.
+fn balance_iterations(what: &str, binaries: &mut [BinaryData], notes: &mut Vec<String>) {
     let m = binaries
         .iter()
         .flat_map(|b| b.executions.iter().map(|e| e.live.len()))
         .min()
         .expect("non-empty executions");
     let mut trimmed = Vec::new();
-    for b in &mut binaries {
+    for b in binaries.iter_mut() {
         for e in &mut b.executions {
             if e.live.len() > m {
                 trimmed.push(format!(
@@ -107,7 +129,6 @@ pub fn balance(what: &str, binaries: Vec<BinaryData>) -> (Vec<BinaryData>, Vec<S
             shown.join(", ")
         ));
     }
-    (binaries, notes)
 }
 
 #[cfg(test)]

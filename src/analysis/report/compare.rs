@@ -140,50 +140,7 @@ pub fn compare(
     options: &CompareOptions,
 ) -> Result<Comparison> {
     let confidence = options.thresholds.confidence;
-    let mut programs = Vec::new();
-    let mut unmatched = Vec::new();
-    let same = |a: &Series, b: &Series| {
-        a.program == b.program && a.metric == b.metric && a.variant == b.variant
-    };
-    for b in &base.series {
-        match new.series.iter().find(|n| same(b, n)) {
-            Some(n) => {
-                if n.unit != b.unit {
-                    bail!(
-                        "{} {}: measured in `{}` in {} but in `{}` in {}",
-                        b.program,
-                        b.metric,
-                        b.unit,
-                        base.dir.display(),
-                        n.unit,
-                        new.dir.display()
-                    );
-                }
-                // The gate judges the base run's primary metric, or the metrics named.
-                let gate = CompareOptions {
-                    fail_if_slower: options.fail_if_slower.filter(|_| base.gates(&b.metric)),
-                    ..*options
-                };
-                programs.push(compare_series(b, n, &gate)?);
-            }
-            None => unmatched.push(format!(
-                "{} {} only in {}",
-                program_label(&b.program, b.variant.as_deref()),
-                b.metric,
-                base.dir.display()
-            )),
-        }
-    }
-    for n in &new.series {
-        if !base.series.iter().any(|b| same(b, n)) {
-            unmatched.push(format!(
-                "{} {} only in {}",
-                program_label(&n.program, n.variant.as_deref()),
-                n.metric,
-                new.dir.display()
-            ));
-        }
-    }
+    let (programs, unmatched) = matched_series(base, new, options)?;
     if programs.is_empty() {
         bail!(
             "{} and {} have no program and metric in common",
@@ -191,17 +148,7 @@ pub fn compare(
             new.dir.display()
         );
     }
-    let mut metrics: Vec<&str> = programs.iter().map(|p| p.metric.as_str()).collect();
-    metrics.sort_unstable();
-    metrics.dedup();
-    let overall = metrics
-        .into_iter()
-        .filter_map(|m| {
-            let of_metric: Vec<&ProgramComparison> =
-                programs.iter().filter(|p| p.metric == m).collect();
-            (of_metric.len() >= 2).then(|| overall(m, &of_metric, confidence))
-        })
-        .collect();
+    let overall = overall_by_metric(&programs, confidence);
     Ok(Comparison {
         schema: crate::analysis::vocabulary::OUTPUT_SCHEMA,
         tool_version: env!("CARGO_PKG_VERSION"),
@@ -219,6 +166,86 @@ pub fn compare(
             .chain(cachegrind_warnings(base, new))
             .collect(),
     })
+}
+
+/// Whether two series are the same program, metric and variant (so comparable).
+fn same_series(a: &Series, b: &Series) -> bool {
+    a.program == b.program && a.metric == b.metric && a.variant == b.variant
+}
+
+/// The comparisons of the series both experiments have (in the base's order), and a line
+/// for each series only one of them has.
+fn matched_series(
+    base: &Experiment,
+    new: &Experiment,
+    options: &CompareOptions,
+) -> Result<(Vec<ProgramComparison>, Vec<String>)> {
+    let mut programs = Vec::new();
+    let mut unmatched = Vec::new();
+    let only_in = |s: &Series, e: &Experiment| {
+        format!(
+            "{} {} only in {}",
+            program_label(&s.program, s.variant.as_deref()),
+            s.metric,
+            e.dir.display()
+        )
+    };
+    for b in &base.series {
+        match new.series.iter().find(|n| same_series(b, n)) {
+            Some(n) => programs.push(compare_matched(base, new, b, n, options)?),
+            None => unmatched.push(only_in(b, base)),
+        }
+    }
+    for n in &new.series {
+        if !base.series.iter().any(|b| same_series(b, n)) {
+            unmatched.push(only_in(n, new));
+        }
+    }
+    Ok((programs, unmatched))
+}
+
+/// Compares base series `b` with the new experiment's same series `n`: refused when their
+/// units differ (the numbers would not be comparable).
+fn compare_matched(
+    base: &Experiment,
+    new: &Experiment,
+    b: &Series,
+    n: &Series,
+    options: &CompareOptions,
+) -> Result<ProgramComparison> {
+    if n.unit != b.unit {
+        bail!(
+            "{} {}: measured in `{}` in {} but in `{}` in {}",
+            b.program,
+            b.metric,
+            b.unit,
+            base.dir.display(),
+            n.unit,
+            new.dir.display()
+        );
+    }
+    // The gate judges the base run's primary metric, or the metrics named.
+    let gate = CompareOptions {
+        fail_if_slower: options.fail_if_slower.filter(|_| base.gates(&b.metric)),
+        ..*options
+    };
+    compare_series(b, n, &gate)
+}
+
+/// The overall comparison of each metric that two or more programs share (in the
+/// metrics' sorted order).
+fn overall_by_metric(programs: &[ProgramComparison], confidence: f64) -> Vec<Overall> {
+    let mut metrics: Vec<&str> = programs.iter().map(|p| p.metric.as_str()).collect();
+    metrics.sort_unstable();
+    metrics.dedup();
+    metrics
+        .into_iter()
+        .filter_map(|m| {
+            let of_metric: Vec<&ProgramComparison> =
+                programs.iter().filter(|p| p.metric == m).collect();
+            (of_metric.len() >= 2).then(|| overall(m, &of_metric, confidence))
+        })
+        .collect()
 }
 
 /// When both stores are cachegrind runs: whether they simulated the same caches with the

@@ -5,6 +5,7 @@
 use serde::Serialize;
 
 use super::experiment::Experiment;
+use super::series::Series;
 use crate::analysis::numfmt::{p_value, percent, Scale};
 use crate::stats::machines::{machine_component, MachineComponent};
 
@@ -67,79 +68,104 @@ pub fn machine_sections(experiment: &Experiment, confidence: f64) -> Vec<Machine
     experiment
         .series
         .iter()
-        .map(|s| {
-            let mut data = Vec::new();
-            let binaries = s.baseline.iter().chain(s.seeds.iter());
-            for (b, bin) in binaries.enumerate() {
-                for e in &bin.executions {
-                    let key = (
-                        s.program.clone(),
-                        s.variant.clone(),
-                        bin.binary.clone(),
-                        e.execution,
-                    );
-                    let (Some(name), false) = (experiment.machines.get(&key), e.live.is_empty())
-                    else {
-                        continue;
-                    };
-                    let m = names.iter().position(|n| *n == name).expect("listed");
-                    let y = e.live.iter().sum::<f64>() / e.live.len() as f64;
-                    data.push((b, m, y));
-                }
-            }
-            // Machine indices must be dense for the estimator: renumber those present.
-            let mut present: Vec<usize> = data.iter().map(|d| d.1).collect();
-            present.sort();
-            present.dedup();
-            for d in &mut data {
-                d.1 = present.iter().position(|&m| m == d.1).expect("present");
-            }
-            let component = machine_component(&data).ok();
-            let machines: Vec<MachineRow> = present
-                .iter()
-                .enumerate()
-                .map(|(i, &m)| {
-                    let ys: Vec<f64> = data.iter().filter(|d| d.1 == i).map(|d| d.2).collect();
-                    MachineRow {
-                        machine: names[m].clone(),
-                        executions: ys.len(),
-                        mean: ys.iter().sum::<f64>() / ys.len() as f64,
-                        offset: component.as_ref().map_or(f64::NAN, |c| c.offsets[i].1),
-                    }
-                })
-                .collect();
-            let differ = component.as_ref().is_some_and(|c| c.p < 1.0 - confidence);
-            let text = match &component {
-                None if machines.len() < 2 => {
-                    "one machine ran every execution: no machine effect to estimate".to_string()
-                }
-                None => "too few executions per machine to estimate a machine effect".to_string(),
-                Some(c) => format!(
-                    "machines account for {} of the execution-level variance (random effect, F = {} on {} and {} df, {}): they {}",
-                    percent(c.share, 2),
-                    crate::analysis::numfmt::statistic(c.f),
-                    c.df.0,
-                    c.df.1,
-                    p_value(c.p),
-                    if differ {
-                        "differ detectably"
-                    } else {
-                        "do not differ detectably"
-                    }
-                ),
-            };
-            MachineSeries {
-                program: s.program.clone(),
-                variant: s.variant.clone(),
-                metric: s.metric.clone(),
-                unit: s.unit.clone(),
-                machines,
-                component,
-                differ,
-                text,
+        .map(|s| machine_series(experiment, s, &names, confidence))
+        .collect()
+}
+
+/// The machine analysis of series `s` (`names`: every machine of the experiment, sorted).
+fn machine_series(
+    experiment: &Experiment,
+    s: &Series,
+    names: &[&String],
+    confidence: f64,
+) -> MachineSeries {
+    let (data, present) = execution_means(experiment, s, names);
+    let component = machine_component(&data).ok();
+    let machines: Vec<MachineRow> = present
+        .iter()
+        .enumerate()
+        .map(|(i, &m)| {
+            let ys: Vec<f64> = data.iter().filter(|d| d.1 == i).map(|d| d.2).collect();
+            MachineRow {
+                machine: names[m].clone(),
+                executions: ys.len(),
+                mean: ys.iter().sum::<f64>() / ys.len() as f64,
+                offset: component.as_ref().map_or(f64::NAN, |c| c.offsets[i].1),
             }
         })
-        .collect()
+        .collect();
+    let differ = component.as_ref().is_some_and(|c| c.p < 1.0 - confidence);
+    let text = finding(component.as_ref(), machines.len(), differ);
+    MachineSeries {
+        program: s.program.clone(),
+        variant: s.variant.clone(),
+        metric: s.metric.clone(),
+        unit: s.unit.clone(),
+        machines,
+        component,
+        differ,
+        text,
+    }
+}
+
+/// Each execution of `s` that has a machine and a live iteration, as (binary, machine,
+/// mean of its live iterations), machines numbered densely; and for each such number its
+/// index in `names`.
+fn execution_means(
+    experiment: &Experiment,
+    s: &Series,
+    names: &[&String],
+) -> (Vec<(usize, usize, f64)>, Vec<usize>) {
+    let mut data = Vec::new();
+    let binaries = s.baseline.iter().chain(s.seeds.iter());
+    for (b, bin) in binaries.enumerate() {
+        for e in &bin.executions {
+            let key = (
+                s.program.clone(),
+                s.variant.clone(),
+                bin.binary.clone(),
+                e.execution,
+            );
+            let (Some(name), false) = (experiment.machines.get(&key), e.live.is_empty()) else {
+                continue;
+            };
+            let m = names.iter().position(|n| *n == name).expect("listed");
+            let y = e.live.iter().sum::<f64>() / e.live.len() as f64;
+            data.push((b, m, y));
+        }
+    }
+    // Machine indices must be dense for the estimator: renumber those present.
+    let mut present: Vec<usize> = data.iter().map(|d| d.1).collect();
+    present.sort();
+    present.dedup();
+    for d in &mut data {
+        d.1 = present.iter().position(|&m| m == d.1).expect("present");
+    }
+    (data, present)
+}
+
+/// The finding in words: the machines' share of the execution-level variance and whether
+/// they `differ`, or why it could not be estimated (`machines`: how many ran executions).
+fn finding(component: Option<&MachineComponent>, machines: usize, differ: bool) -> String {
+    match component {
+        None if machines < 2 => {
+            "one machine ran every execution: no machine effect to estimate".to_string()
+        }
+        None => "too few executions per machine to estimate a machine effect".to_string(),
+        Some(c) => format!(
+            "machines account for {} of the execution-level variance (random effect, F = {} on {} and {} df, {}): they {}",
+            percent(c.share, 2),
+            crate::analysis::numfmt::statistic(c.f),
+            c.df.0,
+            c.df.1,
+            p_value(c.p),
+            if differ {
+                "differ detectably"
+            } else {
+                "do not differ detectably"
+            }
+        ),
+    }
 }
 
 impl MachineSeries {

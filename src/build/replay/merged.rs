@@ -63,70 +63,116 @@ impl Program {
             .filter(|&i| inputs[i].kind == InputKind::Archive)
             .collect();
         let prepared = self.prepared(paths, &objects, &archives)?;
-        let counts = &prepared.member_counts;
-        // Module order and member orders. A seed draws again (from the same streams, so
-        // still determined by the seed) while both equal the recorded order, so that
-        // programs of few modules do not give seeds identical to the baseline.
-        let mut module_order = objects.clone();
-        let mut member_orders: Vec<Vec<usize>> = counts.iter().map(|&n| (0..n).collect()).collect();
-        // Padding only: every binary keeps the recorded module and member orders.
-        let ordered = self.mechanism != Mechanism::Padded;
-        if let Some(seed) = seed.filter(|_| ordered) {
-            let mut object_rng = self.rng(seed, "link-order");
-            let mut member_rngs: Vec<SeededRng> = (0..archives.len())
-                .map(|k| self.rng(seed, &format!("archive-members:{k}")))
-                .collect();
-            let movable = objects.len() > 1 || counts.iter().any(|&c| c > 1);
-            loop {
-                module_order = objects.clone();
-                object_rng.shuffle(&mut module_order);
-                member_orders = member_rngs
-                    .iter_mut()
-                    .zip(counts)
-                    .map(|(rng, &n)| rng.permutation(n))
-                    .collect();
-                let identity = module_order == objects
-                    && member_orders
-                        .iter()
-                        .all(|o| o.iter().enumerate().all(|(a, &b)| a == b));
-                if !identity || !movable {
-                    break;
-                }
-            }
-        }
+        let (module_order, member_orders) =
+            self.draw_orders(seed, &objects, &prepared.member_counts);
         // Whether `pad_before`'s function was found in the merged object.
         let mut padded_merged = false;
         if let Some(merged) = &prepared.merged {
-            let entries = match seed {
-                None => merged.baseline.clone(),
-                Some(_) => {
-                    let modules: Vec<(usize, Vec<TextSection>)> = module_order
-                        .iter()
-                        .map(|&i| (i, merged.ordered_of[&i].clone()))
-                        .collect();
-                    Some(self.merged_entries(seed, paths, &modules))
-                }
-            };
-            paths[objects[0]] = match entries {
-                None => merged.path.clone(),
-                Some(entries) => {
-                    let reordered = work.join("merged.o");
-                    let mut padding = seed.map(|s| self.rng(s, "padding"));
-                    let pad = padding.as_mut().map(|rng| (self.pad, rng));
-                    padded_merged = merged
-                        .object
-                        .write_order(&entries, pad, self.pad_before.as_ref(), &reordered)
-                        .with_context(|| format!("program {}", self.name))?;
-                    reordered
-                }
-            };
+            let first = objects[0];
+            padded_merged = self.place_merged(merged, seed, &module_order, first, paths, work)?;
             *object_order = vec![objects[0]];
         }
         let Some(seed) = seed else {
             return Ok(());
         };
+        let in_archive = self.reorder_archives(seed, &archives, &member_orders, paths, work)?;
+        self.check_padded(in_archive || padded_merged, !archives.is_empty())
+    }
+
+    /// The binary's module order (of `objects`) and member order of each archive (of
+    /// `counts` members): the recorded orders for the baseline or padding only, else drawn
+    /// from the seed.
+    fn draw_orders(
+        &self,
+        seed: Option<u64>,
+        objects: &[usize],
+        counts: &[usize],
+    ) -> (Vec<usize>, Vec<Vec<usize>>) {
+        let mut module_order = objects.to_vec();
+        let mut member_orders: Vec<Vec<usize>> = counts.iter().map(|&n| (0..n).collect()).collect();
+        // Padding only: every binary keeps the recorded module and member orders.
+        let ordered = self.mechanism != Mechanism::Padded;
+        let Some(seed) = seed.filter(|_| ordered) else {
+            return (module_order, member_orders);
+        };
+        let mut object_rng = self.rng(seed, "link-order");
+        let mut member_rngs: Vec<SeededRng> = (0..counts.len())
+            .map(|k| self.rng(seed, &format!("archive-members:{k}")))
+            .collect();
+        let movable = objects.len() > 1 || counts.iter().any(|&c| c > 1);
+        // A seed draws again (from the same streams, so still determined by the seed)
+        // while both equal the recorded order, so that programs of few modules do not give
+        // seeds identical to the baseline.
+        loop {
+            module_order = objects.to_vec();
+            object_rng.shuffle(&mut module_order);
+            member_orders = member_rngs
+                .iter_mut()
+                .zip(counts)
+                .map(|(rng, &n)| rng.permutation(n))
+                .collect();
+            let identity = module_order == objects
+                && member_orders
+                    .iter()
+                    .all(|o| o.iter().enumerate().all(|(a, &b)| a == b));
+            if !identity || !movable {
+                return (module_order, member_orders);
+            }
+        }
+    }
+
+    /// Puts the merged object, in the binary's module order, at the first object's place
+    /// (`first`) in `paths` (the object as `ld -r` wrote it when that is already the order); returns
+    /// whether `pad_before`'s function was found in it.
+    fn place_merged(
+        &self,
+        merged: &MergedModules,
+        seed: Option<u64>,
+        module_order: &[usize],
+        first: usize,
+        paths: &mut [PathBuf],
+        work: &Path,
+    ) -> Result<bool> {
+        let entries = match seed {
+            None => merged.baseline.clone(),
+            Some(_) => {
+                let modules: Vec<(usize, Vec<TextSection>)> = module_order
+                    .iter()
+                    .map(|&i| (i, merged.ordered_of[&i].clone()))
+                    .collect();
+                Some(self.merged_entries(seed, paths, &modules))
+            }
+        };
+        let mut padded_merged = false;
+        paths[first] = match entries {
+            None => merged.path.clone(),
+            Some(entries) => {
+                let reordered = work.join("merged.o");
+                let mut padding = seed.map(|s| self.rng(s, "padding"));
+                let pad = padding.as_mut().map(|rng| (self.pad, rng));
+                padded_merged = merged
+                    .object
+                    .write_order(&entries, pad, self.pad_before.as_ref(), &reordered)
+                    .with_context(|| format!("program {}", self.name))?;
+                reordered
+            }
+        };
+        Ok(padded_merged)
+    }
+
+    /// Replaces each archive in `paths` by a copy with its members in the binary's order
+    /// (and, below `link` granularity, each member's code reordered); returns whether
+    /// `pad_before`'s function was found in a member.
+    fn reorder_archives(
+        &self,
+        seed: u64,
+        archives: &[usize],
+        member_orders: &[Vec<usize>],
+        paths: &mut [PathBuf],
+        work: &Path,
+    ) -> Result<bool> {
         let mut in_archive = false;
-        for ((k, &i), order) in archives.iter().enumerate().zip(&member_orders) {
+        for ((k, &i), order) in archives.iter().enumerate().zip(member_orders) {
             let rebuilt = work.join(format!("archive-{k}.a"));
             if self.mechanism == Mechanism::MergedLink {
                 archive::write_reordered(&paths[i], &rebuilt, order)?;
@@ -135,11 +181,17 @@ impl Program {
             }
             paths[i] = rebuilt;
         }
+        Ok(in_archive)
+    }
+
+    /// Fails when `pad_before` names a function that was found nowhere (`found`): padding
+    /// it silently would leave every binary unpadded.
+    fn check_padded(&self, found: bool, has_archives: bool) -> Result<()> {
         match &self.pad_before {
-            Some((function, _)) if !in_archive && !padded_merged => bail!(
+            Some((function, _)) if !found => bail!(
                 "no function {function} in the program's own objects or its static archives' \
                  members{}",
-                if self.mechanism == Mechanism::MergedLink && !archives.is_empty() {
+                if self.mechanism == Mechanism::MergedLink && has_archives {
                     " (at link granularity archive members are not padded)"
                 } else {
                     ""
@@ -161,79 +213,104 @@ impl Program {
         if let Some(prepared) = self.prepared.get() {
             return Ok(prepared.clone());
         }
-        let inputs = &self.record.inputs;
         let mut member_counts = Vec::new();
         for &i in archives {
             member_counts.push(archive::members(&paths[i])?.len());
         }
-        let mut prepared = Prepared {
-            member_counts,
-            merged: None,
+        let merged = if objects.is_empty() {
+            None
+        } else {
+            Some(self.merge_modules(paths, objects, archives)?)
         };
-        if !objects.is_empty() {
-            if let Some(arg) = separating_argument(&self.record) {
-                bail!(
-                    "program {}: its objects are separated on the link line by `{arg}`; merging \
-                     them would change which archive members and libraries resolve their \
-                     symbols (put the objects together on the link line)",
-                    self.name
-                );
-            }
-            let dissolve = self.comdats_can_move(paths, objects, archives)?;
-            let mut sections_of = std::collections::HashMap::new();
-            for &i in objects {
-                let mut sections = object_file::text_sections(&paths[i])
-                    .with_context(|| format!("module {}", inputs[i].written))?;
-                if dissolve {
-                    // Their groups become ordinary sections: C++ inline and template
-                    // functions move like the others.
-                    for s in &mut sections {
-                        s.comdat = false;
-                    }
-                }
-                sections_of.insert(i, sections);
-            }
-            // The order's view of the sections: COMDAT sections that `ld -r` keeps in their
-            // groups (not placed by its script, see `comdats_can_move`) are still ordered by
-            // the permuted section table, which keeps their groups whole, so they take their
-            // place in the baseline (the plain build's order) and move in the seeds.
-            let ordered_of: std::collections::HashMap<usize, Vec<TextSection>> = sections_of
-                .iter()
-                .map(|(&i, sections)| {
-                    let mut sections = sections.clone();
-                    for s in &mut sections {
-                        s.comdat = false;
-                    }
-                    (i, sections)
-                })
-                .collect();
-            let in_order = |of: &std::collections::HashMap<usize, Vec<TextSection>>| {
-                objects
-                    .iter()
-                    .map(|&i| (i, of[&i].clone()))
-                    .collect::<Vec<_>>()
-            };
-            let identity = self.merged_entries(None, paths, &in_order(&sections_of));
-            let files: Vec<PathBuf> = objects.iter().map(|&i| paths[i].clone()).collect();
-            let merged = self
-                .merged_once(&files, &identity, dissolve)
-                .with_context(|| format!("program {}", self.name))?;
-            let object = MergedObject::read(&merged, &identity)
-                .with_context(|| format!("program {}", self.name))?;
-            let ordered_identity = self.merged_entries(None, paths, &in_order(&ordered_of));
-            prepared.merged = Some(MergedModules {
-                ordered_of,
-                // Every section placed by the script: the merged object is the baseline.
-                baseline: (ordered_identity.len() != identity.len()).then_some(ordered_identity),
-                path: merged,
-                object,
-            });
-        }
+        let prepared = Prepared {
+            member_counts,
+            merged,
+        };
         // Binaries linked in parallel may each have prepared it; they agree, one is kept.
         Ok(self
             .prepared
             .get_or_init(|| std::sync::Arc::new(prepared))
             .clone())
+    }
+
+    /// Merges the program's objects once by `ld -r` and indexes the merged object's code
+    /// sections, with the order each binary's is drawn from (part of [`Program::prepared`]).
+    fn merge_modules(
+        &self,
+        paths: &[PathBuf],
+        objects: &[usize],
+        archives: &[usize],
+    ) -> Result<MergedModules> {
+        if let Some(arg) = separating_argument(&self.record) {
+            bail!(
+                "program {}: its objects are separated on the link line by `{arg}`; merging \
+                 them would change which archive members and libraries resolve their \
+                 symbols (put the objects together on the link line)",
+                self.name
+            );
+        }
+        let dissolve = self.comdats_can_move(paths, objects, archives)?;
+        let sections_of = self.modules_text_sections(paths, objects, dissolve)?;
+        // The order's view of the sections: COMDAT sections that `ld -r` keeps in their
+        // groups (not placed by its script, see `comdats_can_move`) are still ordered by
+        // the permuted section table, which keeps their groups whole, so they take their
+        // place in the baseline (the plain build's order) and move in the seeds.
+        let ordered_of: std::collections::HashMap<usize, Vec<TextSection>> = sections_of
+            .iter()
+            .map(|(&i, sections)| {
+                let mut sections = sections.clone();
+                for s in &mut sections {
+                    s.comdat = false;
+                }
+                (i, sections)
+            })
+            .collect();
+        let in_order = |of: &std::collections::HashMap<usize, Vec<TextSection>>| {
+            objects
+                .iter()
+                .map(|&i| (i, of[&i].clone()))
+                .collect::<Vec<_>>()
+        };
+        let identity = self.merged_entries(None, paths, &in_order(&sections_of));
+        let files: Vec<PathBuf> = objects.iter().map(|&i| paths[i].clone()).collect();
+        let merged = self
+            .merged_once(&files, &identity, dissolve)
+            .with_context(|| format!("program {}", self.name))?;
+        let object = MergedObject::read(&merged, &identity)
+            .with_context(|| format!("program {}", self.name))?;
+        let ordered_identity = self.merged_entries(None, paths, &in_order(&ordered_of));
+        Ok(MergedModules {
+            ordered_of,
+            // Every section placed by the script: the merged object is the baseline.
+            baseline: (ordered_identity.len() != identity.len()).then_some(ordered_identity),
+            path: merged,
+            object,
+        })
+    }
+
+    /// Each object's code sections (by recorded input index); with `dissolve`, COMDAT
+    /// sections are marked ordinary.
+    fn modules_text_sections(
+        &self,
+        paths: &[PathBuf],
+        objects: &[usize],
+        dissolve: bool,
+    ) -> Result<std::collections::HashMap<usize, Vec<TextSection>>> {
+        let inputs = &self.record.inputs;
+        let mut sections_of = std::collections::HashMap::new();
+        for &i in objects {
+            let mut sections = object_file::text_sections(&paths[i])
+                .with_context(|| format!("module {}", inputs[i].written))?;
+            if dissolve {
+                // Their groups become ordinary sections: C++ inline and template
+                // functions move like the others.
+                for s in &mut sections {
+                    s.comdat = false;
+                }
+            }
+            sections_of.insert(i, sections);
+        }
+        Ok(sections_of)
     }
 
     /// Whether the objects' COMDAT groups may be dissolved after `ld -r` de-duplicated them

@@ -14,8 +14,22 @@ pub fn json(e: &Explanation) -> anyhow::Result<String> {
     Ok(serde_json::to_string_pretty(e)? + "\n")
 }
 
-/// The explanation as text.
+/// The explanation as text: what was screened, the verdict, the culprits, what they
+/// mean, and the warnings.
 pub fn text(e: &Explanation) -> String {
+    let mut out = screening_lines(e);
+    out += &verdict_line(e);
+    out += &culprits_lines(e);
+    out += &reading_lines(e);
+    for w in &e.warnings {
+        out += &format!("warning: {w}\n");
+    }
+    out
+}
+
+/// The heading: the program and metric, the hot functions, the layout's share of the
+/// variance, and what was screened (and what could not be).
+fn screening_lines(e: &Explanation) -> String {
     let s = &e.screening;
     let unit = if e.unit.is_empty() {
         String::new()
@@ -62,7 +76,13 @@ pub fn text(e: &Explanation) -> String {
             s.unmatched.join(", ")
         );
     }
-    out += &verdict_line(e);
+    out
+}
+
+/// The first [`SHOWN`] culprits, then how many more (and on how many functions).
+fn culprits_lines(e: &Explanation) -> String {
+    let s = &e.screening;
+    let mut out = String::new();
     for (i, c) in s.culprits.iter().take(SHOWN).enumerate() {
         out += &culprit_lines(e, i + 1, c);
     }
@@ -82,6 +102,14 @@ pub fn text(e: &Explanation) -> String {
             functions.len()
         );
     }
+    out
+}
+
+/// How to read the culprits: none confirmed, the strongest pair when nothing was
+/// discovered, or that unconfirmed culprits are associations.
+fn reading_lines(e: &Explanation) -> String {
+    let s = &e.screening;
+    let mut out = String::new();
     let confirmations: Vec<&Confirmation> = s
         .culprits
         .iter()
@@ -103,9 +131,6 @@ pub fn text(e: &Explanation) -> String {
         out += "these are associations in the randomised layouts: a function that moves with \
                 the suspect would show the same; `--confirm` relinks with only the suspect \
                 moved to tell them apart\n";
-    }
-    for w in &e.warnings {
-        out += &format!("warning: {w}\n");
     }
     out
 }
