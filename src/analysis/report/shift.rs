@@ -246,7 +246,7 @@ pub fn default_layout(series: &Series, thresholds: &Thresholds) -> DefaultLayout
 /// draw (Hahn & Meeker 1991 §4.7), `x̄ ± t_{1−α/2, n−1} · sqrt(v_new + s²/n)`. It is computed
 /// on the log scale (x = ln of a binary's mean), so that its bounds stay positive and a
 /// layout 20 % slower weighs as one 1/1.2 faster, whenever every mean is positive; on the raw
-/// scale otherwise. `v_new` is the variance of the fixed layout's own mean ([`new_variance`]).
+/// scale otherwise. `v_new` is the variance of the fixed layout's own mean (`new_variance`).
 /// On a fixed layout that is one more random layout it says "unusual" in 1 − confidence of
 /// experiments (tested by simulation).
 pub fn placement_of(series: &Series, fixed: &Fixed, thresholds: &Thresholds) -> DefaultLayout {

@@ -1,7 +1,7 @@
 //! The inline-SVG plot of an `explain` culprit: each binary's mean against the culprit's
 //! feature, with its interval, and the confirmation's pairs (the seed as built and its
 //! relink with only the suspect moved) joined by a line. Drawn with the report's
-//! [`Frame`]; styling from the page's CSS.
+//! `Frame`; styling from the page's CSS.
 
 use std::fmt::Write;
 
