@@ -65,69 +65,26 @@ pub fn confirm(
     let relinker = program_of(&exp.dir, manifest, program)?;
     let mut sides: BTreeMap<&str, Vec<BinarySet>> = BTreeMap::new();
     let mut bytes = Vec::new();
-    // Per seed: the feature as built and moved, and whether the control is the high side.
     let mut placed = Vec::new();
     for (seed, unit) in units {
-        let f = unique(&unit.functions, &suspect.function)?;
-        let pad = flipping_pad(suspect.feature, f, &unit.functions, cache).with_context(|| {
-            format!(
-                "no padding of up to 4 KiB changes {} of {}",
-                suspect.feature.name(),
-                f.name
-            )
-        })?;
-        let (control, libraries) = seed_binary(&exp.dir, manifest, *seed, program)?;
-        let moved = out.join(format!("moved/seed-{seed}/{program}"));
-        let mut one = relinker.clone();
-        one.pad_before = Some((f.name.clone(), pad));
-        one.link(Some(*seed), &moved, &out.join("work"))
-            .with_context(|| format!("relinking seed {seed} with {} moved", f.name))?;
-        check_only_moved(&unit.functions, &binary::functions(&moved)?, f, pad)
-            .with_context(|| format!("seed {seed}: {}", moved.display()))?;
-        let p = BTreeMap::new();
-        let value = |at: &Function| features::value(suspect.feature, at, cache, &p);
-        let shifted = Function {
-            address: f.address + pad,
-            ..f.clone()
+        let at = Relink {
+            exp,
+            manifest,
+            relinker: &relinker,
+            out: &out,
+            program,
         };
-        let control_high = value(&shifted) <= value(f);
-        placed.push((*seed, value(f), value(&shifted), control_high));
-        let (low, high) = if control_high {
-            (moved, control)
-        } else {
-            (control, moved)
-        };
-        for (side, path) in [("low", &low), ("high", &high)] {
-            let set = binary_set(&out, Some(*seed), program, path, &libraries)?;
-            sides.entry(side).or_default().push(set);
-        }
-        bytes.push(pad);
+        let (one, [low, high]) = at.moved_pair(*seed, unit, suspect, cache)?;
+        sides.entry("low").or_default().push(low);
+        sides.entry("high").or_default().push(high);
+        bytes.push(one.pad);
+        placed.push(one);
     }
     let _ = std::fs::remove_dir_all(out.join("work"));
     write_manifest(&exp.dir, &out, manifest, program, sides)?;
     run(exp, &out)?;
     let (ratio, ci, verdict, means) = analyse(&out)?;
-    let pairs = placed
-        .iter()
-        .filter_map(|&(seed, before, after, control_high)| {
-            let (c, m) = if control_high {
-                ("high", "low")
-            } else {
-                ("low", "high")
-            };
-            Some(ConfirmPair {
-                seed,
-                control: PlacedMean {
-                    value: before,
-                    mean: *means.get(&(c, seed))?,
-                },
-                moved: PlacedMean {
-                    value: after,
-                    mean: *means.get(&(m, seed))?,
-                },
-            })
-        })
-        .collect();
+    let pairs = confirm_pairs(&placed, &means);
     let confirmed = verdict == Verdict::Detected && (ratio > 1.0) == (suspect.effect > 0.0);
     Ok(Confirmation {
         function: suspect.function.clone(),
@@ -141,6 +98,103 @@ pub fn confirm(
         dir: rel.display().to_string(),
         pairs,
     })
+}
+
+/// One seed's relink with the suspect moved: the feature's value before and after, whether
+/// the control (the seed as built) is the high side of the feature, and the padding.
+struct Placed {
+    seed: u64,
+    before: f64,
+    after: f64,
+    control_high: bool,
+    pad: u64,
+}
+
+/// Where a confirmation relinks: the experiment, its manifest, the recorded program and the
+/// confirmation's directory.
+struct Relink<'a> {
+    exp: &'a Experiment,
+    manifest: &'a Manifest,
+    relinker: &'a Program,
+    out: &'a Path,
+    program: &'a str,
+}
+
+impl Relink<'_> {
+    /// Relinks `seed` with only the suspect's function padded so that its feature flips,
+    /// checks from the ELF that nothing else moved, and returns the placement with the
+    /// pair's two binary sets (the low side of the feature, then the high side).
+    fn moved_pair(
+        &self,
+        seed: u64,
+        unit: &LayoutUnit,
+        suspect: &Suspect,
+        cache: &ICache,
+    ) -> Result<(Placed, [BinarySet; 2])> {
+        let f = unique(&unit.functions, &suspect.function)?;
+        let pad = flipping_pad(suspect.feature, f, &unit.functions, cache).with_context(|| {
+            format!(
+                "no padding of up to 4 KiB changes {} of {}",
+                suspect.feature.name(),
+                f.name
+            )
+        })?;
+        let (control, libraries) = seed_binary(&self.exp.dir, self.manifest, seed, self.program)?;
+        let moved = self.out.join(format!("moved/seed-{seed}/{}", self.program));
+        let mut one = self.relinker.clone();
+        one.pad_before = Some((f.name.clone(), pad));
+        one.link(Some(seed), &moved, &self.out.join("work"))
+            .with_context(|| format!("relinking seed {seed} with {} moved", f.name))?;
+        check_only_moved(&unit.functions, &binary::functions(&moved)?, f, pad)
+            .with_context(|| format!("seed {seed}: {}", moved.display()))?;
+        let p = BTreeMap::new();
+        let value = |at: &Function| features::value(suspect.feature, at, cache, &p);
+        let shifted = Function {
+            address: f.address + pad,
+            ..f.clone()
+        };
+        let control_high = value(&shifted) <= value(f);
+        let (low, high) = if control_high {
+            (moved, control)
+        } else {
+            (control, moved)
+        };
+        let set = |path: &Path| binary_set(self.out, Some(seed), self.program, path, &libraries);
+        let placed = Placed {
+            seed,
+            before: value(f),
+            after: value(&shifted),
+            control_high,
+            pad,
+        };
+        Ok((placed, [set(&low)?, set(&high)?]))
+    }
+}
+
+/// The control and moved means of each relinked seed, by side (`means` keyed by side and
+/// seed); a seed missing from the analysis is left out.
+fn confirm_pairs(placed: &[Placed], means: &BTreeMap<(&str, u64), f64>) -> Vec<ConfirmPair> {
+    placed
+        .iter()
+        .filter_map(|p| {
+            let (c, m) = if p.control_high {
+                ("high", "low")
+            } else {
+                ("low", "high")
+            };
+            Some(ConfirmPair {
+                seed: p.seed,
+                control: PlacedMean {
+                    value: p.before,
+                    mean: *means.get(&(c, p.seed))?,
+                },
+                moved: PlacedMean {
+                    value: p.after,
+                    mean: *means.get(&(m, p.seed))?,
+                },
+            })
+        })
+        .collect()
 }
 
 fn unique<'a>(functions: &'a [Function], name: &str) -> Result<&'a Function> {

@@ -58,32 +58,8 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
         crate::analysis::vocabulary::check_bootstrap(b.resamples)?;
     }
     let confidence = thresholds.confidence;
-    let m = experiment.manifest.as_ref();
-    let h = &experiment.header;
-    let series = experiment
-        .series
-        .iter()
-        .map(|s| {
-            let failures = experiment
-                .failures
-                .get(&(s.program.clone(), s.variant.clone()))
-                .copied()
-                .unwrap_or_default();
-            analyse_series(s, failures, thresholds, options.bootstrap)
-        })
-        .collect::<Vec<_>>();
-    // Warnings about the host's state come first in every series' diagnostics.
     let host_warnings = host_warnings(experiment);
-    let mut series = series;
-    super::as_built::attach_versus_baseline(&mut series, m);
-    for s in &mut series {
-        for (i, w) in host_warnings.iter().enumerate() {
-            s.diagnostics.notes.insert(i, w.clone());
-        }
-        if s.is_time && !host_warnings.is_empty() {
-            s.summary = summary(s, thresholds, &host_warnings);
-        }
-    }
+    let series = analysed_series(experiment, thresholds, options, &host_warnings);
     let machines = super::machines::machine_sections(experiment, confidence);
     let mut warnings = experiment.warnings.clone();
     let (comparisons, multiple) =
@@ -101,38 +77,7 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
         directory: experiment.dir.display().to_string(),
         confidence,
         negligible: thresholds.negligible,
-        setup: Setup {
-            command: h.command.clone(),
-            metric: h.metric.clone(),
-            granularity: m.map(|m| serde_plain(&m.granularity)),
-            estimand: m.map(|m| m.granularity.estimand().to_string()),
-            linker: m.map(|m| m.linker.clone()),
-            achieved: m.map(achieved),
-            mode: m.map(|m| serde_plain(&m.mode)),
-            pad: m.map(|m| m.pad),
-            seeds_built: m.map(|m| m.seeds.len()),
-            executions_planned: h.executions,
-            iterations_planned: h.iterations,
-            warmup_discarded: h.warmup,
-            aslr_disabled: h.aslr_disabled,
-            cpu_model: h.host.cpu_model.clone(),
-            stopping: experiment.growth.clone(),
-            cores: h.host.cores,
-            conditions: h.conditions.clone(),
-            load_after: experiment
-                .finishes
-                .iter()
-                .rev()
-                .find_map(|f| f.load_after)
-                .map(|l| l.average[0]),
-            jobs: experiment
-                .finishes
-                .iter()
-                .map(|f| f.jobs)
-                .max()
-                .unwrap_or(1),
-            host_warnings: host_warnings.clone(),
-        },
+        setup: setup(experiment, host_warnings),
         across_metrics: super::answers::across_metrics(&series),
         series,
         failures: experiment.failures.clone(),
@@ -152,6 +97,78 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
         super::sequential::attach(&mut report, experiment, &rule);
     }
     Ok(report)
+}
+
+/// Every series analysed, each with its failures, the as-built binary's difference from the
+/// baseline and, first in its diagnostics, the warnings about the host's state (which also
+/// qualify a time series' summary).
+fn analysed_series(
+    experiment: &Experiment,
+    thresholds: &Thresholds,
+    options: &AnalysisOptions,
+    host_warnings: &[String],
+) -> Vec<SeriesReport> {
+    let mut series: Vec<SeriesReport> = experiment
+        .series
+        .iter()
+        .map(|s| {
+            let failures = experiment
+                .failures
+                .get(&(s.program.clone(), s.variant.clone()))
+                .copied()
+                .unwrap_or_default();
+            analyse_series(s, failures, thresholds, options.bootstrap)
+        })
+        .collect();
+    super::as_built::attach_versus_baseline(&mut series, experiment.manifest.as_ref());
+    for s in &mut series {
+        for (i, w) in host_warnings.iter().enumerate() {
+            s.diagnostics.notes.insert(i, w.clone());
+        }
+        if s.is_time && !host_warnings.is_empty() {
+            s.summary = summary(s, thresholds, host_warnings);
+        }
+    }
+    series
+}
+
+/// The report's set-up: what was built (from the manifest, when there is one) and how it
+/// was run (from the store's header and its finish records).
+fn setup(experiment: &Experiment, host_warnings: Vec<String>) -> Setup {
+    let m = experiment.manifest.as_ref();
+    let h = &experiment.header;
+    Setup {
+        command: h.command.clone(),
+        metric: h.metric.clone(),
+        granularity: m.map(|m| serde_plain(&m.granularity)),
+        estimand: m.map(|m| m.granularity.estimand().to_string()),
+        linker: m.map(|m| m.linker.clone()),
+        achieved: m.map(achieved),
+        mode: m.map(|m| serde_plain(&m.mode)),
+        pad: m.map(|m| m.pad),
+        seeds_built: m.map(|m| m.seeds.len()),
+        executions_planned: h.executions,
+        iterations_planned: h.iterations,
+        warmup_discarded: h.warmup,
+        aslr_disabled: h.aslr_disabled,
+        cpu_model: h.host.cpu_model.clone(),
+        stopping: experiment.growth.clone(),
+        cores: h.host.cores,
+        conditions: h.conditions.clone(),
+        load_after: experiment
+            .finishes
+            .iter()
+            .rev()
+            .find_map(|f| f.load_after)
+            .map(|l| l.average[0]),
+        jobs: experiment
+            .finishes
+            .iter()
+            .map(|f| f.jobs)
+            .max()
+            .unwrap_or(1),
+        host_warnings,
+    }
 }
 
 /// What each program's seeds could move, in words (`NAME: words`), as the manifest records it.
