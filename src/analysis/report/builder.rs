@@ -326,24 +326,7 @@ pub fn analyse_series(
 ) -> SeriesReport {
     let confidence = thresholds.confidence;
     let engine = engine_analysis(series, thresholds, bootstrap);
-    let (levels, mean, ci) = match &engine {
-        Some(a) => {
-            let mean = a.mean.unwrap_or(f64::NAN);
-            (
-                levels_of(&a.levels, mean),
-                mean,
-                a.ci.as_ref().map(|c| MeanInterval {
-                    mean,
-                    low: c.low,
-                    high: c.high,
-                    half_width: c.half_width,
-                    df: c.df,
-                    confidence,
-                }),
-            )
-        }
-        None => (Vec::new(), f64::NAN, None),
-    };
+    let (levels, mean, ci) = levels_and_mean(engine.as_ref(), confidence);
     let baseline_ci = series
         .baseline
         .as_ref()
@@ -364,17 +347,7 @@ pub fn analyse_series(
     let as_built =
         super::as_built::as_built(series, (ci.as_ref(), interval_note.as_deref()), thresholds);
     let mut diagnostics = diagnose(series, failures, confidence);
-    // Shapiro–Wilk of the binaries' means: the engine's, shown below the size from which the
-    // central limit theorem makes the t interval robust.
-    diagnostics.normality = engine
-        .as_ref()
-        .and_then(|a| a.normality.as_ref())
-        .filter(|n| n.n < super::diagnostics::NORMALITY_BELOW)
-        .map(|n| super::model::Normality {
-            n: n.n,
-            w: n.w,
-            p_value: n.p,
-        });
+    diagnostics.normality = shown_normality(engine.as_ref());
     add_design_notes(&mut diagnostics, series, &sensitivity, confidence);
     let mut report = SeriesReport {
         program: series.program.clone(),
@@ -406,6 +379,42 @@ pub fn analyse_series(
     report.summary = summary(&report, thresholds, &[]);
     report.plots = Some(super::plots::series_plots(series, &report));
     report
+}
+
+/// The levels table, the mean over layouts and its interval from the engine's analysis
+/// (`NaN` and nothing without one).
+fn levels_and_mean(
+    engine: Option<&crate::analysis::single::Analysis>,
+    confidence: f64,
+) -> (Vec<Level>, f64, Option<MeanInterval>) {
+    let Some(a) = engine else {
+        return (Vec::new(), f64::NAN, None);
+    };
+    let mean = a.mean.unwrap_or(f64::NAN);
+    let ci = a.ci.as_ref().map(|c| MeanInterval {
+        mean,
+        low: c.low,
+        high: c.high,
+        half_width: c.half_width,
+        df: c.df,
+        confidence,
+    });
+    (levels_of(&a.levels, mean), mean, ci)
+}
+
+/// Shapiro–Wilk of the binaries' means: the engine's, shown below the size from which the
+/// central limit theorem makes the t interval robust.
+fn shown_normality(
+    engine: Option<&crate::analysis::single::Analysis>,
+) -> Option<super::model::Normality> {
+    engine
+        .and_then(|a| a.normality.as_ref())
+        .filter(|n| n.n < super::diagnostics::NORMALITY_BELOW)
+        .map(|n| super::model::Normality {
+            n: n.n,
+            w: n.w,
+            p_value: n.p,
+        })
 }
 
 /// The engine's analysis of the randomised binaries of `series`; none without usable data.
