@@ -16,7 +16,7 @@
 //! layouts whose spread and mean it is compared with.
 
 use crate::analysis::effect::{Effect, EffectVerdict};
-use crate::analysis::numfmt::{capitalised, level, p_value, percent, ratio as fmt_ratio, Scale};
+use crate::analysis::numfmt::{level, p_value, percent, ratio as fmt_ratio, Scale};
 use crate::analysis::vocabulary::Thresholds;
 use crate::stats::fieller::ratio_ci;
 use crate::stats::sample::{
@@ -38,6 +38,8 @@ pub struct Fixed<'a> {
     pub name: &'static str,
     /// As a binary: "the baseline".
     pub binary: &'static str,
+    /// Its mean, starting a sentence: "The default layout's mean".
+    pub mean_words: &'static str,
     /// Short, in "whether the default is unusual".
     pub short: &'static str,
     /// The report's section that places it among the layouts.
@@ -53,6 +55,7 @@ impl<'a> Fixed<'a> {
             data: series.baseline.as_ref(),
             name: "the default layout",
             binary: "the baseline",
+            mean_words: "The default layout's mean",
             short: "the default",
             section: "Default layout",
             not_run: "cannot tell: the default-layout binary (baseline) was not run.",
@@ -65,6 +68,7 @@ impl<'a> Fixed<'a> {
             data: series.as_built.as_ref(),
             name: "the binary your build made",
             binary: "the as-built binary",
+            mean_words: "The mean of the binary your build made",
             short: "it",
             section: "As built",
             not_run: "cannot tell: the binary your build made (as-built) was not run.",
@@ -79,7 +83,7 @@ fn rank_words(fixed: &Fixed, value: f64, seed_means: &[f64]) -> String {
     let below = seed_means.iter().filter(|&&m| m < value).count();
     let equal = seed_means.iter().filter(|&&m| m == value).count();
     let above = n - below - equal;
-    let who = format!("{}'s mean", capitalised(fixed.name));
+    let who = fixed.mean_words;
     match (below, equal, above) {
         (0, e, 0) if e == n => {
             format!(" {who} equals those of all {n} random layouts (a tie).")
