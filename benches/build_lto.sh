@@ -32,6 +32,15 @@
 # 61.4 + 4.0 + 0.2. The other steps (checks, manifest) are negligible and the relinks run
 # on --jobs threads; the wall beyond them is the recorded build's, whose time under this load
 # varied more between rounds (55-74 s for gcc) than any difference a ratio could show.
+#
+# Measured 2026-11-27 on the same 2-core VM, quiet (load 0.1-2, nothing else running), gcc 12,
+# clang/lld 14. REPS=2: gcc plain 16.68 s wall / 30.86 s CPU, 30 seeds 17.06 s / 32.08 s:
+# wall 1.023, CPU 1.039; clang thin plain 14.37 s / 26.73 s, 30 seeds 15.16 s / 28.30 s: wall
+# 1.055, CPU 1.059. REPS=3 right after: gcc wall 1.144 (per round 1.093), CPU 1.126 (1.091);
+# clang thin wall 1.111 (1.066), CPU 1.090 (1.090). Relinks (baseline + 30 seeds): gcc
+# 2.0-2.2 s, clang 1.5-1.7 s; time line of a last round: gcc 16.96 s = recorded build 14.89 +
+# relinks 2.04 + other steps 0.03. The target holds for both toolchains in wall and CPU; the
+# ratios above 1.2 of the earlier runs were the load of the shared machine.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 . "$root/benches/build_common.sh"
