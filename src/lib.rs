@@ -16,6 +16,11 @@
 //! [`doctor`] says whether a machine is fit for an experiment (checks and a calibration of
 //! its noise), from the run and stats stages' own code.
 //!
+//! [`flags`] defines the flags of `build` and `run` once, as typed structs that the
+//! [`experiment`] pipeline fills for its stages; clap's parser is derived on them only with
+//! the `cli` feature, which the command line (`src/main.rs`, `src/cli/`) requires: the library
+//! itself builds without clap.
+//!
 //! [`files`] holds the formats of the files an experiment directory keeps (manifest, results
 //! store records, the store's reader and crash-safe writer) and the atomic write they share,
 //! below every stage so that no stage imports another for a file's layout. [`seeded`] holds

@@ -11,66 +11,70 @@ use crate::build::linker::Linker;
 use crate::files::manifest::Granularity;
 
 /// Arguments of `layoutrand build`.
-#[derive(Debug, Clone, PartialEq, clap::Args)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct BuildArgs {
     /// Number of seeds (randomised binaries) to build besides the baseline [default: 10; with
     /// --variant, the seeds of the variants already built].
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub seeds: Option<u64>,
     /// First seed; the seeds are S, S+1, ..., S+N-1 [default: 1].
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub seed_base: Option<u64>,
     /// Build this variant (a version of the program: other flags, compiler or sources) of an
     /// experiment comparing several, into OUT/NAME; the variants share their seeds (with
     /// --extend: add seeds to that variant, each variant in turn, to keep them paired).
-    #[arg(long, value_name = "NAME")]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "NAME"))]
     pub variant: Option<String>,
     /// Output directory (binaries and manifest.json).
-    #[arg(long, default_value = crate::analysis::vocabulary::DEFAULT_DIR)]
+    #[cfg_attr(feature = "cli", arg(long, default_value = crate::analysis::vocabulary::DEFAULT_DIR))]
     pub out: PathBuf,
     /// What to randomise: link order, plus function order within modules, or one global
     /// function order; `none` keeps the build's order and varies only the padding (needs
     /// --pad) [default: module; with --extend, the recorded one].
-    #[arg(long, value_enum)]
+    #[cfg_attr(feature = "cli", arg(long, value_enum))]
     pub granularity: Option<GranularityArg>,
     /// Linker for the relinks (`auto`: the one each link of the build used).
-    #[arg(long, value_enum, default_value_t = LinkerArg::Auto)]
+    #[cfg_attr(feature = "cli", arg(long, value_enum, default_value_t = LinkerArg::Auto))]
     pub linker: LinkerArg,
     /// Relinks at once (each a thread; 1 to 1024) [default: the number of CPUs].
-    #[arg(long, value_parser = super::jobs_arg)]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = super::jobs_arg))]
     pub jobs: Option<usize>,
     /// Build each seed by a full rebuild in a copy of the tree (for builds whose links cannot
     /// be replayed).
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub rebuild: bool,
     /// Add seeds to the build already in --out, relinked from its recording (the build
     /// command is not run again and may be left out; the baseline and the seeds already built
     /// stay as they are). `--seeds N` is then the total number of seeds wanted.
-    #[arg(long, conflicts_with = "rebuild")]
+    #[cfg_attr(feature = "cli", arg(long, conflicts_with = "rebuild"))]
     pub extend: bool,
     /// Put a seeded amount of filler, 0 to MAX bytes (a multiple of each function's
     /// alignment), before every function of each seed, so the seeds also sample cache-line
     /// and page offsets [default: 0, none; at most 4096; not with --granularity link;
     /// required with --granularity none].
-    #[arg(long, value_name = "MAX", value_parser = parse_pad, allow_negative_numbers = true)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "MAX", value_parser = pad_arg, allow_negative_numbers = true))]
     pub pad: Option<u64>,
     /// Relink only these recorded programs (names as in the manifest), comma-separated
     /// [default: every program the build linked except its own tools, such as cargo build
     /// scripts].
-    #[arg(long, value_delimiter = ',')]
+    #[cfg_attr(feature = "cli", arg(long, value_delimiter = ','))]
     pub programs: Option<Vec<String>>,
     /// Allow more than 1000 seeds (the build prints the projected time and disk first).
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub allow_many_seeds: bool,
     /// Do not show the build command's output.
-    #[arg(long, short)]
+    #[cfg_attr(feature = "cli", arg(long, short))]
     pub quiet: bool,
     /// The build command, after `--` (e.g. `-- make -j2`); with --extend, the recorded one
     /// when left out.
-    #[arg(
-        trailing_var_arg = true,
-        allow_hyphen_values = true,
-        required_unless_present = "extend"
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            required_unless_present = "extend"
+        )
     )]
     pub command: Vec<String>,
 }
@@ -140,8 +144,8 @@ impl BuildArgs {
     }
 }
 
-/// `--pad`: bytes, at most [`crate::build::driver::MAX_PAD`].
-fn parse_pad(text: &str) -> anyhow::Result<u64> {
+/// The parser of `--pad MAX`: bytes, at most [`crate::build::driver::MAX_PAD`].
+pub fn pad_arg(text: &str) -> anyhow::Result<u64> {
     let bytes = crate::units::parse_bytes(text)?;
     if bytes > crate::build::driver::MAX_PAD {
         anyhow::bail!(
@@ -153,7 +157,8 @@ fn parse_pad(text: &str) -> anyhow::Result<u64> {
 }
 
 /// `--granularity` values, and `[build] granularity` of an experiment file (same spelling).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum GranularityArg {
     /// Permute objects and archive members.
@@ -178,7 +183,8 @@ impl From<GranularityArg> for Granularity {
 }
 
 /// `--linker` values, and `[build] linker` of an experiment file (same spelling).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum LinkerArg {
     /// The linker the recorded build used.
@@ -206,7 +212,8 @@ impl LinkerArg {
     }
 }
 
-#[cfg(test)]
+/// Round trips through clap's parser, so only with the command line (feature `cli`).
+#[cfg(all(test, feature = "cli"))]
 mod tests {
     use super::*;
     use clap::Parser;

@@ -7,6 +7,10 @@
 //! [`run::RunArgs::to_argv`]): a renamed or retyped flag then fails to compile, or fails the
 //! round-trip unit tests `parse(to_argv(x)) == x`, instead of failing an experiment at run
 //! time.
+//!
+//! The library does not need clap: without the `cli` feature these are plain typed structs
+//! (the pipeline fills them and writes them as argv, `Argv` spelling enumerated values as
+//! serde does); with it, which the command line requires, they also derive clap's parser.
 
 use std::ffi::OsString;
 use std::time::Duration;
@@ -16,24 +20,25 @@ pub mod run;
 
 /// `--executions`, `--iterations`, `--warmup` and `--metric`: the lower levels of the design
 /// and what is measured, for `run` and for `experiment` (whose run stage passes them on).
-#[derive(Debug, Clone, Default, PartialEq, clap::Args)]
+#[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct DesignArgs {
     /// Executions (processes) per binary [default: run 10; experiment 5 with --initial, else
     /// 3; check-sensitivity 3].
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub executions: Option<u32>,
     /// Iterations each execution must report (with --metric regex:...); `{iterations}` in
     /// the command is replaced by it.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub iterations: Option<u32>,
     /// Iterations at the start of each execution kept in the store but marked as warmup
     /// (left out of the statistics).
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub warmup: Option<u32>,
     /// What to measure: wall | cpu | cachegrind | regex:PATTERN (one capture per iteration
     /// from stdout) [default: wall]. (`report`, `compare` and `export` take `--metric NAME`
     /// instead: which of the metrics this recorded to read.)
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub metric: Option<String>,
 }
 
@@ -41,16 +46,17 @@ pub struct DesignArgs {
 /// `run` and `experiment`. Both take plain seconds or a duration such as `90s`, `10m` or
 /// `1h30m`, at most [`crate::units::MAX_DURATION`] (one parser:
 /// [`crate::units::parse_duration`]).
-#[derive(Debug, Clone, Default, PartialEq, clap::Args)]
+#[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct LimitArgs {
     /// Kill an execution's whole process group after this long (e.g. 90s, 500ms, 2m; a bare
     /// number is seconds; at most a year).
-    #[arg(long, value_name = "DURATION", value_parser = crate::units::duration_arg)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "DURATION", value_parser = crate::units::duration_arg))]
     pub timeout: Option<Duration>,
     /// Stop cleanly between executions after this long (e.g. 90s, 10m, 1h30m; a bare number
     /// is seconds; at most a year); the same command (run: with --resume) continues. A run
     /// stopped so exits 4.
-    #[arg(long, value_name = "DURATION", value_parser = crate::units::duration_arg)]
+    #[cfg_attr(feature = "cli", arg(long, value_name = "DURATION", value_parser = crate::units::duration_arg))]
     pub budget: Option<Duration>,
 }
 
@@ -136,9 +142,15 @@ impl Argv {
         self.value(name, &values.as_ref().map(|v| v.join(",")));
     }
 
-    fn choice<T: clap::ValueEnum>(&mut self, name: &str, value: Option<T>) {
-        let spelled = value.and_then(|v| v.to_possible_value());
-        self.value(name, &spelled.map(|p| p.get_name().to_string()));
+    /// An enumerated value, spelled as serde writes it: the experiment file's spelling,
+    /// which is also the command line's (`enum_spellings_are_the_same_in_toml_and_on_the_
+    /// command_line`), so the library needs no parser to write it.
+    fn choice<T: serde::Serialize>(&mut self, name: &str, value: Option<T>) {
+        let spelled = value.and_then(|v| match serde_json::to_value(v) {
+            Ok(serde_json::Value::String(word)) => Some(word),
+            _ => None,
+        });
+        self.value(name, &spelled);
     }
 
     /// Humantime's notation, which [`crate::units::parse_duration`] reads back exactly.

@@ -8,87 +8,92 @@ use super::{Argv, DesignArgs, LimitArgs};
 use crate::files::cache_model::CacheModel;
 
 /// Arguments of `layoutrand run`.
-#[derive(Debug, Clone, PartialEq, clap::Args)]
+#[derive(Debug, Clone, PartialEq)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct RunArgs {
     /// Experiment directory: holds manifest.json from `layoutrand build`, receives
     /// results.jsonl.
-    #[arg(long, default_value = crate::analysis::vocabulary::DEFAULT_DIR)]
+    #[cfg_attr(feature = "cli", arg(long, default_value = crate::analysis::vocabulary::DEFAULT_DIR))]
     pub out: PathBuf,
     /// Programs (binary names in the manifest) that `{bin}` stands for, comma-separated
     /// [default: all].
-    #[arg(long, value_delimiter = ',')]
+    #[cfg_attr(feature = "cli", arg(long, value_delimiter = ','))]
     pub programs: Option<Vec<String>>,
-    #[command(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
     pub design: DesignArgs,
     /// Exclusive upper bound in bytes of the environment padding (a multiple of 16 is
     /// drawn per execution) [default: 4096].
-    #[arg(long = "env-pad")]
+    #[cfg_attr(feature = "cli", arg(long = "env-pad"))]
     pub env_pad: Option<u32>,
-    #[command(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
     pub limits: LimitArgs,
     /// Seed of the interleaved schedule and of the paddings [default: from the clock,
     /// recorded].
-    #[arg(long = "schedule-seed")]
+    #[cfg_attr(feature = "cli", arg(long = "schedule-seed"))]
     pub schedule_seed: Option<u64>,
     /// Continue the interrupted run in --out, skipping committed executions (with --slurm:
     /// resubmit only the shards that are incomplete).
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub resume: bool,
-    #[command(flatten)]
+    #[cfg_attr(feature = "cli", command(flatten))]
     pub slurm: SlurmArgs,
     /// Executions at once (1 to 1024). Only for deterministic metrics (cachegrind), whose
     /// values do not depend on what else runs; the store is the one a serial run writes
     /// [default: the number of cores with --metric cachegrind, else 1].
-    #[arg(long, value_parser = super::jobs_arg)]
+    #[cfg_attr(feature = "cli", arg(long, value_parser = super::jobs_arg))]
     pub jobs: Option<usize>,
     /// Allow --jobs above 1 with a time metric (wall, cpu, regex), whose values then include
     /// the parallel executions' contention.
-    #[arg(long = "force-parallel")]
+    #[cfg_attr(feature = "cli", arg(long = "force-parallel"))]
     pub force_parallel: bool,
     /// Pin executions to these CPUs (e.g. 1 or 0,2-3; sched_setaffinity): with --jobs 1 to
     /// all of them, with --jobs N one CPU per parallel execution.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub cpus: Option<String>,
     /// With --metric cachegrind: the caches to simulate, as I1=SIZE,ASSOC,LINE, D1=... and
     /// LL=... (bytes, ways, bytes; comma-separated; a cache left out keeps the default)
     /// [default: I1=32768,8,64,D1=32768,8,64,LL=8388608,16,64, whatever the host's caches].
-    #[arg(long = "cache-sim", value_name = "MODEL", value_parser = parse_cache_sim)]
+    #[cfg_attr(feature = "cli", arg(long = "cache-sim", value_name = "MODEL", value_parser = cache_sim_arg))]
     pub cache_sim: Option<CacheModel>,
     /// The benchmark command, with {bin} (or {bin:NAME}) where the binary goes.
-    #[arg(last = true)]
+    #[cfg_attr(feature = "cli", arg(last = true))]
     pub command: Vec<String>,
 }
 
 /// The `--slurm` flags of `layoutrand run`.
-#[derive(Debug, Clone, Default, PartialEq, clap::Args)]
+#[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
 pub struct SlurmArgs {
     /// Run the executions on a Slurm cluster: shards of the schedule as one `sbatch` array
     /// job, one exclusive node per task (see docs/slurm.md). --out must be on storage every
     /// node sees.
-    #[arg(long)]
+    #[cfg_attr(feature = "cli", arg(long))]
     pub slurm: bool,
     /// With --slurm: the Slurm partition.
-    #[arg(long, requires = "slurm")]
+    #[cfg_attr(feature = "cli", arg(long, requires = "slurm"))]
     pub partition: Option<String>,
     /// With --slurm: at most this many tasks (nodes) at once.
-    #[arg(long = "max-nodes", requires = "slurm")]
+    #[cfg_attr(feature = "cli", arg(long = "max-nodes", requires = "slurm"))]
     pub max_nodes: Option<u32>,
     /// With --slurm: one more `sbatch` option (e.g. --slurm-arg=--time=02:00:00);
     /// repeatable.
-    #[arg(long = "slurm-arg", requires = "slurm", allow_hyphen_values = true)]
+    #[cfg_attr(
+        feature = "cli",
+        arg(long = "slurm-arg", requires = "slurm", allow_hyphen_values = true)
+    )]
     pub slurm_arg: Vec<String>,
     /// With --slurm: number of shards (array tasks), each a block of rounds of the schedule
     /// [default: --executions, one round each].
-    #[arg(long, requires = "slurm")]
+    #[cfg_attr(feature = "cli", arg(long, requires = "slurm"))]
     pub shards: Option<u32>,
     /// With --slurm: node-local folder for the fixed binary path [default: /tmp/layoutrand].
-    #[arg(long = "node-dir", requires = "slurm")]
+    #[cfg_attr(feature = "cli", arg(long = "node-dir", requires = "slurm"))]
     pub node_dir: Option<PathBuf>,
     /// With --slurm: block until every task ended; exit 4 when some shard is incomplete.
-    #[arg(long, requires = "slurm")]
+    #[cfg_attr(feature = "cli", arg(long, requires = "slurm"))]
     pub wait: bool,
     /// With --slurm: write the plan and the job script, submit nothing.
-    #[arg(long = "dry-run", requires = "slurm")]
+    #[cfg_attr(feature = "cli", arg(long = "dry-run", requires = "slurm"))]
     pub dry_run: bool,
 }
 
@@ -181,12 +186,13 @@ impl SlurmArgs {
     }
 }
 
-/// `--cache-sim`, through the one parser ([`CacheModel::parse`]).
-fn parse_cache_sim(text: &str) -> Result<CacheModel, String> {
+/// The parser of `--cache-sim MODEL`, through the one parser ([`CacheModel::parse`]).
+pub fn cache_sim_arg(text: &str) -> Result<CacheModel, String> {
     CacheModel::parse(text).map_err(|e| format!("{e:#}"))
 }
 
-#[cfg(test)]
+/// Round trips through clap's parser, so only with the command line (feature `cli`).
+#[cfg(all(test, feature = "cli"))]
 mod tests {
     use super::*;
     use clap::Parser;
