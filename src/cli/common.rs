@@ -1,8 +1,34 @@
 //! Flag groups shared by the subcommands, so one notion has one flag, one parser and one
 //! default everywhere (percentages via [`layoutrand::analysis::vocabulary`]).
 
+use std::path::PathBuf;
+
 use layoutrand::analysis::single::BootstrapOptions;
 use layoutrand::analysis::vocabulary::{confidence_arg, share_arg, Thresholds};
+
+/// The experiment directory of a command that reads one (`report`, `dimension`, `export`,
+/// `explain`, `status`, `repair`): a positional `DIR`, or `--out DIR`, the flag the commands
+/// that write one (`build`, `run`, `experiment`) name it by, so that the same `--out` works in
+/// every command.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ExperimentDirArgs {
+    /// The experiment directory (what `build` and `run` wrote) [default: layoutrand-out].
+    #[arg(value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// The experiment directory, as `build`, `run` and `experiment` take it: the same as DIR.
+    #[arg(long = "out", value_name = "DIR", conflicts_with = "dir")]
+    out: Option<PathBuf>,
+}
+
+impl ExperimentDirArgs {
+    /// The directory given, by either spelling, or the default one.
+    pub fn path(&self) -> PathBuf {
+        self.dir
+            .clone()
+            .or_else(|| self.out.clone())
+            .unwrap_or_else(|| PathBuf::from(layoutrand::analysis::vocabulary::DEFAULT_DIR))
+    }
+}
 
 /// `--confidence`: the level of every interval; tests reject at `1 − confidence`.
 #[derive(Debug, Clone, clap::Args)]

@@ -1,8 +1,6 @@
 //! `layoutrand dimension [DIR]`: optimal repetition counts for a target precision
 //! (Kalibera & Jones 2013 §9, Tables 6 and 7).
 
-use std::path::PathBuf;
-
 use layoutrand::analysis::report::dimension::{dimension, parse_costs, parse_targets};
 use layoutrand::analysis::report::experiment::load_with_context;
 use layoutrand::report::render_dimension::render_text;
@@ -10,9 +8,8 @@ use layoutrand::report::render_dimension::render_text;
 /// Arguments of `layoutrand dimension`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The initial experiment's directory.
-    #[arg(default_value = layoutrand::analysis::vocabulary::DEFAULT_DIR)]
-    pub dir: PathBuf,
+    #[command(flatten)]
+    pub dir: super::common::ExperimentDirArgs,
     /// Costs overriding the measured ones, e.g. `iteration=0.5s,execution=2s,binary=20ms`.
     #[arg(long)]
     pub costs: Option<String>,
@@ -32,7 +29,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let costs = parse_costs(args.costs.as_deref().unwrap_or(""))?;
     let targets = parse_targets(&args.target)?;
-    let experiment = load_with_context(&args.dir)?;
+    let experiment = load_with_context(&args.dir.path())?;
     let d = dimension(&experiment, costs, &targets, args.confidence.confidence)?;
     let text = if args.json || args.format.format == super::common::OutputFormat::Json {
         serde_json::to_string_pretty(&d)? + "\n"

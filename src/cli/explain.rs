@@ -19,10 +19,8 @@ pub enum Format {
 /// Arguments of `layoutrand explain`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The experiment directory (manifest.json and results.jsonl); explain writes only
-    /// into its `explain/` sub-directory.
-    #[arg(default_value = layoutrand::analysis::vocabulary::DEFAULT_DIR)]
-    pub dir: PathBuf,
+    #[command(flatten)]
+    pub dir: super::common::ExperimentDirArgs,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     pub format: Format,
@@ -35,9 +33,13 @@ pub struct Args {
     /// Random permutations per test (raised to 10 × tests / FDR when below).
     #[arg(long, default_value_t = 9999)]
     pub permutations: usize,
-    /// Seed of the permutation tests.
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
+    /// Seed of the permutation tests [default: 1]. Not the layout seeds of `build
+    /// --seed-base`, nor the bootstrap's `--bootstrap-seed`.
+    #[arg(long = "permutation-seed", value_name = "S")]
+    pub permutation_seed: Option<u64>,
+    /// Deprecated spelling of --permutation-seed (warns on stderr).
+    #[arg(long = "seed", hide = true, conflicts_with = "permutation_seed")]
+    pub seed: Option<u64>,
     /// The instruction cache of the set features, SIZE,ASSOC,LINE in bytes [default: the
     /// run's simulated I1, else 32768,8,64].
     #[arg(long, value_name = "SIZE,ASSOC,LINE")]
@@ -55,6 +57,14 @@ pub struct Args {
     pub output: Option<PathBuf>,
 }
 
+/// The permutation tests' seed, by either spelling (warning on the deprecated one).
+fn permutation_seed(args: &Args) -> u64 {
+    if args.seed.is_some() {
+        layoutrand::flags::warn_deprecated("--seed", "--permutation-seed");
+    }
+    args.permutation_seed.or(args.seed).unwrap_or(1)
+}
+
 /// Runs `layoutrand explain`.
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let cache = match &args.icache {
@@ -67,11 +77,11 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         program: args.program.clone(),
         fdr: args.fdr,
         permutations: args.permutations,
-        seed: args.seed,
+        seed: permutation_seed(&args),
         cache,
         confirm_seeds: if args.confirm { args.confirm_seeds } else { 0 },
     };
-    let e = explain(&args.dir, &options)?;
+    let e = explain(&args.dir.path(), &options)?;
     let text = match args.format {
         Format::Text => render::text(&e),
         Format::Json => render::json(&e)?,
@@ -82,4 +92,34 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         None => super::common::write_stdout(&text)?,
     }
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Debug, Parser)]
+    struct Explain {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn seed_of(argv: &[&str]) -> u64 {
+        let parsed =
+            Explain::try_parse_from(std::iter::once("explain").chain(argv.iter().copied()));
+        permutation_seed(&parsed.unwrap_or_else(|e| panic!("{argv:?}: {e}")).args)
+    }
+
+    /// `--permutation-seed` names the permutation tests' seed; `--seed`, its old spelling,
+    /// still means it; both at once are refused.
+    #[test]
+    fn the_permutation_seed_by_its_name_and_its_old_spelling() {
+        assert_eq!(seed_of(&[]), 1);
+        assert_eq!(seed_of(&["--permutation-seed", "7"]), 7);
+        assert_eq!(seed_of(&["--seed", "8"]), 8);
+        assert!(
+            Explain::try_parse_from(["explain", "--seed", "1", "--permutation-seed", "2"]).is_err()
+        );
+    }
 }

@@ -7,9 +7,8 @@ use layoutrand::run::export::{export_store, ExportFormat};
 /// Arguments of `layoutrand export`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Experiment directory holding results.jsonl.
-    #[arg(default_value = layoutrand::analysis::vocabulary::DEFAULT_DIR)]
-    pub dir: PathBuf,
+    #[command(flatten)]
+    pub dir: super::common::ExperimentDirArgs,
     /// csv (program,[variant,]binary,layout,execution,iteration,value[,warmup][,machine]) or
     /// json; `machine` (the Slurm node) only when the store records one per execution.
     #[arg(long, default_value_t = ExportFormat::Csv, value_parser = parse_format)]
@@ -36,7 +35,7 @@ fn parse_format(text: &str) -> Result<ExportFormat, String> {
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let export = |out: &mut dyn std::io::Write| {
         export_store(
-            &args.dir,
+            &args.dir.path(),
             args.metric.as_deref(),
             args.include_warmup,
             args.format,

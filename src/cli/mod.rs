@@ -35,8 +35,13 @@ pub enum Command {
     /// Run the built binaries: binaries × executions × iterations, interleaved.
     Run(run::Args),
     /// Statistics of an experiment directory: variance per level, CI, layout shift.
+    ///
+    /// Reads DIR/results.jsonl, and DIR/manifest.json when there: without it what only the
+    /// build knows is reported as unknown.
     Report(report::Args),
     /// Optimal repetition counts for a target precision (Kalibera & Jones §9).
+    ///
+    /// DIR is the initial experiment's directory.
     Dimension(dimension::Args),
     /// Compare two experiments (or two CSV files): ratio of means with a Fieller CI.
     Compare(compare::Args),
@@ -45,16 +50,24 @@ pub enum Command {
     /// Show a binary's function order and fingerprint, or the distance between two.
     Layout(layout::Args),
     /// Write an experiment's measurements as CSV or JSON.
+    ///
+    /// Reads DIR/results.jsonl.
     Export(export::Args),
     /// Make a damaged results.jsonl readable: keep every valid record, move the original aside.
+    ///
+    /// Repairs DIR/results.jsonl; a valid store is left as it is.
     Repair(repair::Args),
     /// Build, run and report in one resumable command.
     Experiment(experiment::Args),
     /// Why is this program layout-sensitive? The hot functions whose placement goes with it.
+    ///
+    /// Reads DIR/manifest.json and DIR/results.jsonl; writes only into DIR/explain/.
     Explain(explain::Args),
     /// Is this program layout-sensitive on this machine? A quick answer.
     CheckSensitivity(check_sensitivity::Args),
     /// Progress of a Slurm run (`run --slurm`): executions per shard, task states.
+    ///
+    /// DIR is the experiment directory of the `run --slurm`.
     Status(status::Args),
     /// Is this machine fit for a layout experiment? Checks and a short noise calibration.
     Doctor(doctor::Args),
@@ -134,6 +147,46 @@ mod tests {
         match parse(run.to_argv()) {
             Command::Run(parsed) => assert_eq!(parsed, run),
             other => panic!("{other:?}"),
+        }
+    }
+
+    /// The directory of every command that reads an experiment, however it is named.
+    fn experiment_dir(command: Command) -> std::path::PathBuf {
+        match command {
+            Command::Report(a) => a.dir.path(),
+            Command::Dimension(a) => a.dir.path(),
+            Command::Export(a) => a.dir.path(),
+            Command::Explain(a) => a.dir.path(),
+            Command::Status(a) => a.dir.path(),
+            Command::Repair(a) => a.dir.path(),
+            other => panic!("not a command that reads an experiment: {other:?}"),
+        }
+    }
+
+    /// Issue 25: `--out DIR` names the experiment directory in every command that takes
+    /// one, as the positional `DIR` does in those that read it; giving both is an error.
+    #[test]
+    fn every_reading_command_takes_the_directory_as_dir_or_as_out() {
+        let words = |w: &[&str]| w.iter().map(|s| s.into()).collect::<Vec<_>>();
+        for sub in [
+            "report",
+            "dimension",
+            "export",
+            "explain",
+            "status",
+            "repair",
+        ] {
+            let positional = experiment_dir(parse(words(&[sub, "exp"])));
+            let flag = experiment_dir(parse(words(&[sub, "--out", "exp"])));
+            assert_eq!(positional, std::path::PathBuf::from("exp"), "{sub}");
+            assert_eq!(flag, positional, "{sub}");
+            let default = experiment_dir(parse(words(&[sub])));
+            assert_eq!(default, std::path::PathBuf::from("layoutrand-out"), "{sub}");
+            let both = Cli::try_parse_from(["layoutrand", sub, "a", "--out", "b"]);
+            assert!(
+                both.is_err(),
+                "{sub}: DIR and --out together must be refused"
+            );
         }
     }
 }

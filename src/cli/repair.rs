@@ -1,26 +1,23 @@
 //! `layoutrand repair`: a damaged store made readable again, losing nothing.
 
-use std::path::PathBuf;
-
 use layoutrand::files::store::repair_store;
 
 /// Arguments of `layoutrand repair`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// Experiment directory whose results.jsonl is damaged.
-    pub dir: PathBuf,
+    #[command(flatten)]
+    pub dir: super::common::ExperimentDirArgs,
 }
 
 /// Runs `layoutrand repair`: keeps every valid record of `DIR/results.jsonl` in a new store
 /// and moves the damaged original to `results.jsonl.damaged-N`.
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let repair = repair_store(&args.dir)?;
+    let dir = args.dir.path();
+    let repair = repair_store(&dir)?;
     match &repair.moved_to {
         None => println!(
             "layoutrand repair: {} is valid ({} lines): nothing to repair",
-            args.dir
-                .join(layoutrand::files::store::RESULTS_FILE)
-                .display(),
+            dir.join(layoutrand::files::store::RESULTS_FILE).display(),
             repair.lines
         ),
         Some(aside) => {
@@ -33,7 +30,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 repair.kept,
                 repair.lines,
                 aside.display(),
-                args.dir.display()
+                dir.display()
             );
         }
     }

@@ -7,10 +7,8 @@ use layoutrand::report::{render_gated_report, Format};
 /// Arguments of `layoutrand report`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
-    /// The experiment directory (results.jsonl, and manifest.json when there: without it
-    /// what only the build knows is reported as unknown).
-    #[arg(default_value = layoutrand::analysis::vocabulary::DEFAULT_DIR)]
-    pub dir: PathBuf,
+    #[command(flatten)]
+    pub dir: super::common::ExperimentDirArgs,
     /// Output format.
     #[arg(long, default_value_t = Format::Text, value_parser = report_format())]
     pub format: Format,
@@ -48,8 +46,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                 .unwrap_or(layoutrand::analysis::sequential::DEFAULT_TARGET)
         }),
     };
-    let (text, slower) =
-        render_gated_report(&args.dir, args.format, &options, &args.metric.metrics)?;
+    let (text, slower) = render_gated_report(
+        &args.dir.path(),
+        args.format,
+        &options,
+        &args.metric.metrics,
+    )?;
     match &args.output {
         Some(path) => layoutrand::files::write_atomically(path, text.as_bytes())?,
         None => super::common::write_stdout(&text)?,

@@ -53,7 +53,7 @@ fn explain_linked(
         .unwrap();
     assert_success(&run, "run");
     let json = layoutrand(&dir)
-        .args(["explain", "--format", "json", "--seed", "7"])
+        .args(["explain", "--format", "json", "--permutation-seed", "7"])
         .args(extra)
         .arg(&out)
         .output()
@@ -168,7 +168,7 @@ fn the_function_whose_placement_matters_is_named_first_and_confirmed() {
 fn html_of_the_fixture(tmp: &Path, out: &Path, e: &serde_json::Value) {
     let page = tmp.join("explain.html");
     let html = layoutrand(tmp)
-        .args(["explain", "--format", "html", "--seed", "7"])
+        .args(["explain", "--format", "html", "--permutation-seed", "7"])
         .args(["--confirm", "--confirm-seeds", "6", "-o"])
         .arg(&page)
         .arg(out)
