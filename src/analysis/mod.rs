@@ -23,6 +23,7 @@ pub mod interaction;
 pub mod numfmt;
 pub mod pair;
 pub mod report;
+pub mod run_summary;
 pub mod sequential;
 pub mod single;
 pub mod variants;

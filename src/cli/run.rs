@@ -11,7 +11,7 @@ use layoutrand::run::runner::run_experiment;
 use layoutrand::run::settings::RunRequest;
 use layoutrand::run::slurm::status::{render_status, wait_until_ended, WAIT_REPORT_EVERY};
 use layoutrand::run::slurm::submit::{submit, SlurmOptions};
-use layoutrand::run::summary::{summarize, BinarySummary};
+use layoutrand::analysis::run_summary::{summarize, summarize_store, BinarySummary};
 
 pub use layoutrand::flags::run::RunArgs as Args;
 
@@ -77,8 +77,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     for w in &report.warnings {
         layoutrand::diagnostic!("layoutrand: warning: {w}");
     }
-    print_summary(&report.summary);
-    if let Some(exit) = programs_that_never_ran(&args.out, &report.summary)? {
+    let summary = summarize_store(&args.out, &report.primary_metric)?;
+    print_summary(&summary);
+    if let Some(exit) = programs_that_never_ran(&args.out, &summary)? {
         return Ok(exit.code());
     }
     if report.remaining > 0 {

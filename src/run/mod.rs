@@ -29,6 +29,5 @@ pub mod runner;
 pub mod schedule;
 pub mod settings;
 pub mod slurm;
-pub mod summary;
 pub mod targets;
 pub mod watchdog;

@@ -17,7 +17,6 @@ use super::prepare::{prepare_run, PreparedRun};
 use super::reaper::{self, Interrupted};
 use super::schedule::Slot;
 use super::settings::RunRequest;
-use super::summary::{BinarySummary, Summarizer};
 use super::targets::Target;
 use crate::files::manifest::Manifest;
 use crate::files::results::{ExecutionKey, Header};
@@ -38,8 +37,9 @@ pub struct RunReport {
     pub aslr_disabled: bool,
     /// The schedule seed used.
     pub schedule_seed: u64,
-    /// Per binary: n, mean, CV, failures, over the whole store.
-    pub summary: Vec<BinarySummary>,
+    /// The primary metric's name (what `--metric` measured), which the end-of-run summary
+    /// (`analysis::run_summary`) shows.
+    pub primary_metric: String,
     /// Warnings for the user (ASLR, store repairs).
     pub warnings: Vec<String>,
 }
@@ -129,14 +129,14 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
         }
     };
     bar.finish();
-    let summary = finish_run(req, out, &mut started, executed)?;
+    finish_run(req, &mut started, executed)?;
     Ok(RunReport {
         executed,
         skipped: resume.skipped,
         remaining: resume.todo.len() - executed,
         aslr_disabled: started.aslr_disabled,
         schedule_seed: started.header.schedule_seed,
-        summary,
+        primary_metric: super::metric::primary_name_of_spec(&started.header.metric).to_string(),
         warnings: opened.warnings,
     })
 }
@@ -435,13 +435,8 @@ fn interruption(resume: &Resume, executed: usize, out: &Path) -> Result<()> {
 }
 
 /// Ends the invocation: its finish record (none when it ran nothing: a complete run resumed
-/// leaves the store untouched) and the summary of the whole store.
-fn finish_run(
-    req: &RunRequest,
-    out: &Path,
-    started: &mut StartedRun,
-    executed: usize,
-) -> Result<Vec<BinarySummary>> {
+/// leaves the store untouched).
+fn finish_run(req: &RunRequest, started: &mut StartedRun, executed: usize) -> Result<()> {
     if executed > 0 {
         started.writer.append(&[Record::Finish(Finish {
             started_unix: started.invocation_started,
@@ -453,9 +448,7 @@ fn finish_run(
             executed: executed as u64,
         })])?;
     }
-    let mut summary = Summarizer::new(super::metric::primary_name_of_spec(&started.header.metric));
-    scan_results(out, |e, mine| summary.add(e, &mine))?;
-    Ok(summary.finish())
+    Ok(())
 }
 
 /// The binaries of the manifest that a resumed run has not planned yet. The manifest may only

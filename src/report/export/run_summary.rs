@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use crate::analysis::numfmt::{percent, Scale};
-use crate::run::summary::BinarySummary;
+use crate::analysis::run_summary::BinarySummary;
 
 /// One line per binary (the variant's name before the binary's, with variants); `-` for a
 /// mean or CV that cannot be computed (no successful execution, or a single one).

@@ -2,11 +2,16 @@
 //! coefficient of variation of the primary metric, and how many executions failed.
 //!
 //! This is a quick look, not the analysis (that is `layoutrand report`): values are pooled
-//! over executions and iterations, warmup iterations left out.
+//! over executions and iterations, warmup iterations left out. It is computed here, not by
+//! the runner, so that every number a command prints comes from the analysis engine and
+//! the renderer (`report::export::run_summary`) reads no stage's types.
 
 use std::collections::HashMap;
+use std::path::Path;
 
-use crate::files::store::{Execution, ExecutionStatus, Measurement, Results};
+use anyhow::Result;
+
+use crate::files::store::{scan_results, Execution, ExecutionStatus, Measurement, Results};
 
 /// One binary's line of the summary.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,6 +50,14 @@ pub fn summarize(results: &Results, metric: &str) -> Vec<BinarySummary> {
         summary.add(e, &mine);
     }
     summary.finish()
+}
+
+/// The summary of the store in `dir`, read one committed execution at a time (memory bounded
+/// by the number of binaries, whatever the store's size): what `run` prints at its end.
+pub fn summarize_store(dir: &Path, metric: &str) -> Result<Vec<BinarySummary>> {
+    let mut summary = Summarizer::new(metric);
+    scan_results(dir, |e, mine| summary.add(e, &mine))?;
+    Ok(summary.finish())
 }
 
 /// The summary built one committed execution at a time (see `store::scan_results`), in
