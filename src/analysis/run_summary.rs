@@ -60,6 +60,64 @@ pub fn summarize_store(dir: &Path, metric: &str) -> Result<Vec<BinarySummary>> {
     Ok(summary.finish())
 }
 
+/// The programs (with variants: program and variant) of which no execution of any binary
+/// succeeded although some failed, one message each, with the stored output of one of its
+/// failed executions (read from the store in `dir`); empty when every program ran
+/// somewhere. `run` exits with `ProgramFailed` when there is one.
+pub fn programs_that_never_ran(dir: &Path, summary: &[BinarySummary]) -> Result<Vec<String>> {
+    type Program = (String, Option<String>);
+    let mut per_program: Vec<(Program, usize, usize, usize)> = Vec::new();
+    for s in summary {
+        let key = (s.program.clone(), s.variant.clone());
+        match per_program.iter_mut().find(|(k, ..)| *k == key) {
+            Some((_, ok, failed, binaries)) => {
+                *ok += s.executions_ok;
+                *failed += s.failures;
+                *binaries += 1;
+            }
+            None => per_program.push((key, s.executions_ok, s.failures, 1)),
+        }
+    }
+    let never: Vec<&(Program, usize, usize, usize)> = per_program
+        .iter()
+        .filter(|(_, ok, failed, _)| *ok == 0 && *failed > 0)
+        .collect();
+    if never.is_empty() {
+        return Ok(Vec::new());
+    }
+    // One stored output per failed program: the first failed execution that kept one.
+    let mut outputs: Vec<(Program, String)> = Vec::new();
+    scan_results(dir, |e, _| {
+        let key = (e.program.clone(), e.variant.clone());
+        if let Some(tail) = e.output_tail.as_deref().filter(|t| !t.trim().is_empty()) {
+            if never.iter().any(|(k, ..)| *k == key) && !outputs.iter().any(|(k, _)| *k == key) {
+                outputs.push((key, tail.trim_end().to_string()));
+            }
+        }
+    })?;
+    let store = dir.join(crate::files::results::RESULTS_FILE);
+    let mut messages = Vec::new();
+    for ((program, variant), _, failed, binaries) in &never {
+        let label = match variant {
+            Some(v) => format!("{program} [{v}]"),
+            None => program.clone(),
+        };
+        let output = outputs
+            .iter()
+            .find(|(k, _)| k.0 == *program && k.1 == *variant)
+            .map(|(_, t)| {
+                let quoted: Vec<String> = t.lines().map(|l| format!("  | {l}")).collect();
+                format!("; the output of one of them:\n{}", quoted.join("\n"))
+            })
+            .unwrap_or_default();
+        messages.push(format!(
+            "{label}: all {failed} execution(s) of its {binaries} binaries failed, so there is nothing of it to analyse (a wrong {{bin}} or input? see `output_tail` in {}){output}",
+            store.display()
+        ));
+    }
+    Ok(messages)
+}
+
 /// The summary built one committed execution at a time (see `store::scan_results`), in
 /// memory bounded by the number of binaries: mean and variance by Welford's update.
 #[derive(Debug, Clone)]

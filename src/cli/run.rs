@@ -3,15 +3,17 @@
 use std::path::Path;
 use std::time::Duration;
 
+use layoutrand::analysis::run_summary::{
+    programs_that_never_ran, summarize, summarize_store, BinarySummary,
+};
 use layoutrand::exit::{interrupted_by, Exit};
-use layoutrand::files::store::{read_results, scan_results};
+use layoutrand::files::store::read_results;
 use layoutrand::run::metric::primary_name_of_spec;
 use layoutrand::run::reaper::Interrupted;
 use layoutrand::run::runner::run_experiment;
 use layoutrand::run::settings::RunRequest;
 use layoutrand::run::slurm::status::{render_status, wait_until_ended, WAIT_REPORT_EVERY};
 use layoutrand::run::slurm::submit::{submit, SlurmOptions};
-use layoutrand::analysis::run_summary::{summarize, summarize_store, BinarySummary};
 
 pub use layoutrand::flags::run::RunArgs as Args;
 
@@ -79,7 +81,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     }
     let summary = summarize_store(&args.out, &report.primary_metric)?;
     print_summary(&summary);
-    if let Some(exit) = programs_that_never_ran(&args.out, &summary)? {
+    if let Some(exit) = failed_programs(&args.out, &summary)? {
         return Ok(exit.code());
     }
     if report.remaining > 0 {
@@ -94,61 +96,14 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     Ok(Exit::Complete.code())
 }
 
-/// The programs (with variants: program and variant) of which no execution of any binary
-/// succeeded although some failed: each is named once, with the stored output of one of its
-/// failed executions, and the run's status is [`Exit::ProgramFailed`]. `None` when every
-/// program ran somewhere.
-fn programs_that_never_ran(dir: &Path, summary: &[BinarySummary]) -> anyhow::Result<Option<Exit>> {
-    type Program = (String, Option<String>);
-    let mut per_program: Vec<(Program, usize, usize, usize)> = Vec::new();
-    for s in summary {
-        let key = (s.program.clone(), s.variant.clone());
-        match per_program.iter_mut().find(|(k, ..)| *k == key) {
-            Some((_, ok, failed, binaries)) => {
-                *ok += s.executions_ok;
-                *failed += s.failures;
-                *binaries += 1;
-            }
-            None => per_program.push((key, s.executions_ok, s.failures, 1)),
-        }
+/// Says on stderr which programs never ran ([`programs_that_never_ran`]), each with the
+/// output of one of its failed executions: the run then exits [`Exit::ProgramFailed`].
+fn failed_programs(dir: &Path, summary: &[BinarySummary]) -> anyhow::Result<Option<Exit>> {
+    let failures = programs_that_never_ran(dir, summary)?;
+    for message in &failures {
+        layoutrand::diagnostic!("layoutrand: error: {message}");
     }
-    let never: Vec<&(Program, usize, usize, usize)> = per_program
-        .iter()
-        .filter(|(_, ok, failed, _)| *ok == 0 && *failed > 0)
-        .collect();
-    if never.is_empty() {
-        return Ok(None);
-    }
-    // One stored output per failed program: the first failed execution that kept one.
-    let mut outputs: Vec<(Program, String)> = Vec::new();
-    scan_results(dir, |e, _| {
-        let key = (e.program.clone(), e.variant.clone());
-        if let Some(tail) = e.output_tail.as_deref().filter(|t| !t.trim().is_empty()) {
-            if never.iter().any(|(k, ..)| *k == key) && !outputs.iter().any(|(k, _)| *k == key) {
-                outputs.push((key, tail.trim_end().to_string()));
-            }
-        }
-    })?;
-    let store = dir.join(layoutrand::files::results::RESULTS_FILE);
-    for ((program, variant), _, failed, binaries) in &never {
-        let label = match variant {
-            Some(v) => format!("{program} [{v}]"),
-            None => program.clone(),
-        };
-        let output = outputs
-            .iter()
-            .find(|(k, _)| k.0 == *program && k.1 == *variant)
-            .map(|(_, t)| {
-                let quoted: Vec<String> = t.lines().map(|l| format!("  | {l}")).collect();
-                format!("; the output of one of them:\n{}", quoted.join("\n"))
-            })
-            .unwrap_or_default();
-        layoutrand::diagnostic!(
-            "layoutrand: error: {label}: all {failed} execution(s) of its {binaries} binaries failed, so there is nothing of it to analyse (a wrong {{bin}} or input? see `output_tail` in {}){output}",
-            store.display()
-        );
-    }
-    Ok(Some(Exit::ProgramFailed))
+    Ok((!failures.is_empty()).then_some(Exit::ProgramFailed))
 }
 
 /// `layoutrand run --slurm`: submit, and with `--wait` block until every task ended.
@@ -200,7 +155,7 @@ fn run_slurm(req: &RunRequest, opts: &SlurmOptions, wait: bool) -> anyhow::Resul
     if let Some(h) = &results.header {
         let summary = summarize(&results, primary_name_of_spec(&h.metric));
         print_summary(&summary);
-        if let Some(exit) = programs_that_never_ran(dir, &summary)? {
+        if let Some(exit) = failed_programs(dir, &summary)? {
             return Ok(exit.code());
         }
     }
