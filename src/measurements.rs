@@ -83,18 +83,7 @@ pub fn read_measurements<R: std::io::Read>(
         .has_headers(true)
         .trim(csv::Trim::All)
         .from_reader(input);
-    let headers = reader
-        .byte_headers()
-        .with_context(|| format!("{name}: cannot read the CSV header"))?
-        .clone();
-    if headers.is_empty() || (headers.len() == 1 && headers[0].is_empty()) {
-        bail!("{name} is empty: expected a CSV header naming the columns");
-    }
-    let Columns {
-        levels: level_cols,
-        value: value_col,
-        layout: layout_col,
-    } = columns(&headers, name, spec)?;
+    let columns = header_columns(&mut reader, name, spec)?;
     let mut default_layout_rows = 0;
     let mut as_built_rows = 0;
 
@@ -107,15 +96,7 @@ pub fn read_measurements<R: std::io::Read>(
         if !more {
             break;
         }
-        let line = record.position().map_or(0, |p| p.line());
-        let field = |col: usize, what: &str| -> Result<&str> {
-            let raw = record
-                .get(col)
-                .with_context(|| format!("{name}:{line}: the row has no {what} field"))?;
-            std::str::from_utf8(raw)
-                .with_context(|| format!("{name}:{line}: the {what} field is not UTF-8"))
-        };
-        if let Some(col) = layout_col {
+        if let Some(col) = columns.layout {
             match record.get(col) {
                 Some(v) if v == DEFAULT_LAYOUT.as_bytes() => {
                     default_layout_rows += 1;
@@ -128,22 +109,7 @@ pub fn read_measurements<R: std::io::Read>(
                 _ => {}
             }
         }
-        let value = parse_value(field(value_col, spec.value)?, name, line, spec)?;
-        // A stack array for the usual few levels: no allocation per row.
-        let mut small: [&str; 8] = [""; 8];
-        let mut large: Vec<&str> = Vec::new();
-        let ids: &mut [&str] = if level_cols.len() <= small.len() {
-            &mut small[..level_cols.len()]
-        } else {
-            large.resize(level_cols.len(), "");
-            &mut large
-        };
-        for ((slot, &col), level) in ids.iter_mut().zip(&level_cols).zip(spec.levels) {
-            *slot = field(col, level)?;
-        }
-        builder
-            .push(ids, value)
-            .with_context(|| format!("{name}:{line}"))?;
+        push_row(&mut builder, &record, &columns, name, spec)?;
     }
     let hierarchy = builder
         .finish()
@@ -153,6 +119,57 @@ pub fn read_measurements<R: std::io::Read>(
         default_layout_rows,
         as_built_rows,
     })
+}
+
+/// Reads the header of the CSV file `name` and finds the columns `spec` names in it.
+fn header_columns<R: std::io::Read>(
+    reader: &mut csv::Reader<R>,
+    name: &str,
+    spec: &CsvSpec<'_>,
+) -> Result<Columns> {
+    let headers = reader
+        .byte_headers()
+        .with_context(|| format!("{name}: cannot read the CSV header"))?;
+    if headers.is_empty() || (headers.len() == 1 && headers[0].is_empty()) {
+        bail!("{name} is empty: expected a CSV header naming the columns");
+    }
+    columns(headers, name, spec)
+}
+
+/// Adds the row `record` of the file `name` to `builder`: its value and its unit's id at
+/// each level, from `columns`.
+fn push_row(
+    builder: &mut HierarchyBuilder,
+    record: &csv::ByteRecord,
+    columns: &Columns,
+    name: &str,
+    spec: &CsvSpec<'_>,
+) -> Result<()> {
+    let line = record.position().map_or(0, |p| p.line());
+    let field = |col: usize, what: &str| -> Result<&str> {
+        let raw = record
+            .get(col)
+            .with_context(|| format!("{name}:{line}: the row has no {what} field"))?;
+        std::str::from_utf8(raw)
+            .with_context(|| format!("{name}:{line}: the {what} field is not UTF-8"))
+    };
+    let value = parse_value(field(columns.value, spec.value)?, name, line, spec)?;
+    // A stack array for the usual few levels: no allocation per row.
+    let mut small: [&str; 8] = [""; 8];
+    let mut large: Vec<&str> = Vec::new();
+    let level_cols = &columns.levels;
+    let ids: &mut [&str] = if level_cols.len() <= small.len() {
+        &mut small[..level_cols.len()]
+    } else {
+        large.resize(level_cols.len(), "");
+        &mut large
+    };
+    for ((slot, &col), level) in ids.iter_mut().zip(level_cols).zip(spec.levels) {
+        *slot = field(col, level)?;
+    }
+    builder
+        .push(ids, value)
+        .with_context(|| format!("{name}:{line}"))
 }
 
 /// The columns of a CSV file that [`read_measurements`] reads, by index.

@@ -96,6 +96,15 @@ fn decimals_for(x: f64, digits: usize) -> usize {
     (digits as i32 - 1 - magnitude).max(0) as usize
 }
 
+/// Number of decimals that shows `x` to at most `digits` significant digits without trailing
+/// zeros: `2036.0` → 0, `2036.5` → 1, `1.234567` (6 digits) → 5.
+fn natural_decimals(x: f64, digits: usize) -> usize {
+    let decimals = decimals_for(x, digits);
+    let text = format!("{x:.decimals$}");
+    let zeros = text.len() - text.trim_end_matches('0').len();
+    decimals - zeros.min(decimals)
+}
+
 /// A time in nanoseconds (or another unit) scaled to a readable unit: returns the factor to
 /// divide by and the unit's name. Non-time units are left as they are.
 pub fn scale_for(unit: &str, typical: f64) -> (f64, String) {
@@ -204,6 +213,11 @@ impl Scale {
         let half = ((upper - lower) / 2.0 / f).abs();
         let mut decimals = if half > 0.0 {
             decimals_for(half, 2)
+        } else if lower == mean {
+            // A zero-width interval at the value (a max_rss that never varied) supports no
+            // rounding: the value as it is, without decimals it does not have (`2,036`, not
+            // `2,036.00`).
+            natural_decimals(mean / f, 6)
         } else {
             decimals_for(mean / f, 6)
         };
@@ -453,6 +467,29 @@ mod tests {
     fn estimate_is_rounded_to_its_interval() {
         let s = estimate(12_345_678.0, 12_100_000.0, 12_590_000.0, "ns", 0.95);
         assert_eq!(s, "12.35 ms (95 % CI 12.10 to 12.59 ms)");
+    }
+
+    #[test]
+    fn a_zero_width_interval_prints_the_value_at_its_own_precision() {
+        // A max_rss that never varied read "2,036.00 KiB (95 % CI 2,036.00 to 2,036.00 KiB)":
+        // no interval asks for decimals the value does not have.
+        assert_eq!(
+            estimate(2036.0, 2036.0, 2036.0, "KiB", 0.95),
+            "2,036 KiB (95 % CI 2,036 to 2,036 KiB)"
+        );
+        assert_eq!(
+            estimate(2036.5, 2036.5, 2036.5, "KiB", 0.95),
+            "2,036.5 KiB (95 % CI 2,036.5 to 2,036.5 KiB)"
+        );
+        assert_eq!(
+            estimate(1_500_000.0, 1_500_000.0, 1_500_000.0, "ns", 0.95),
+            "1.5 ms (95 % CI 1.5 to 1.5 ms)"
+        );
+        // At most six significant digits, as before.
+        assert_eq!(
+            estimate(1_234_567.0, 1_234_567.0, 1_234_567.0, "ns", 0.95),
+            "1.23457 ms (95 % CI 1.23457 to 1.23457 ms)"
+        );
     }
 
     #[test]

@@ -11,6 +11,8 @@ use anyhow::{bail, Context, Result};
 use super::live::{LiveSettings, LIVE_FAILURES_LOG};
 use super::options::{clear_previous_output, BuildOptions, BuildOutcome};
 use super::programs::programs;
+use super::recorded_build::RecordedBuild;
+use super::replay::Program;
 use super::{binaries, recorded_build, toolchain};
 use crate::files::manifest::{
     binary_label, BinarySet, BuildMode, BuildStatus, Manifest, MANIFEST_SCHEMA,
@@ -118,7 +120,7 @@ fn build_seed(
 }
 
 /// The manifest's linker: the programs' one, or `mixed`.
-fn linker_of(programs: &[super::replay::Program]) -> String {
+fn linker_of(programs: &[Program]) -> String {
     let mut names: Vec<&str> = programs.iter().map(|p| p.linker.name()).collect();
     names.dedup();
     if names.len() == 1 {
@@ -129,7 +131,7 @@ fn linker_of(programs: &[super::replay::Program]) -> String {
 }
 
 /// The manifest's mechanism: each distinct one of the programs, after the rebuild's.
-fn mechanism_of(programs: &[super::replay::Program]) -> String {
+fn mechanism_of(programs: &[Program]) -> String {
     let mut m: Vec<String> = programs
         .iter()
         .map(|p| format!("full rebuild per seed; {}", p.mechanism.describe(p.linker)))
@@ -142,7 +144,7 @@ fn mechanism_of(programs: &[super::replay::Program]) -> String {
 struct Built {
     set: BinarySet,
     functions: Vec<Vec<Function>>,
-    programs: Vec<super::replay::Program>,
+    programs: Vec<Program>,
     shim_errors: Vec<String>,
 }
 
@@ -160,19 +162,36 @@ fn build_binary_set(
     let tree = work.join(&label).join("tree");
     copy_tree(build_dir, &tree, out_dir)?;
     let record_dir = work.join(&label).join("record");
+    let (recorded, programs) = live_build(opts, &tree, &record_dir, seed, &label)?;
+    let (set, functions) = collect_programs(&programs, out_dir, &label, seed, baseline)?;
+    let _ = std::fs::remove_dir_all(work.join(&label));
+    Ok(Built {
+        set,
+        functions,
+        programs,
+        shim_errors: recorded.shim_errors,
+    })
+}
+
+/// Runs the build command in the copied `tree` with every final link randomised for `seed`
+/// as it happens, recording into `record_dir`; the build of `label` fails if any live relink
+/// failed. Returns the recorded build and its programs.
+fn live_build(
+    opts: &BuildOptions,
+    tree: &Path,
+    record_dir: &Path,
+    seed: Option<u64>,
+    label: &str,
+) -> Result<(RecordedBuild, Vec<Program>)> {
     let settings = LiveSettings {
         seed,
         granularity: opts.granularity,
         linker: opts.linker,
     };
-    let tree_opts = BuildOptions {
-        build_dir: tree.clone(),
-        ..opts.clone()
-    };
     let recorded = recorded_build::run(
         &opts.command,
-        &tree,
-        &record_dir,
+        tree,
+        record_dir,
         opts.echo_build,
         &settings.env(),
     )?;
@@ -181,7 +200,24 @@ fn build_binary_set(
             bail!("{label}: {}", failures.trim().replace('\n', "; "));
         }
     }
-    let programs = programs(&recorded.links, &record_dir, &tree_opts)?;
+    let tree_opts = BuildOptions {
+        build_dir: tree.to_path_buf(),
+        ..opts.clone()
+    };
+    let programs = programs(&recorded.links, record_dir, &tree_opts)?;
+    Ok((recorded, programs))
+}
+
+/// Copies each of `programs`' outputs to `out_dir/<label>/` and describes it (compared with
+/// the baseline's functions when given), as the set of `seed`; also returns each binary's
+/// functions, in the order of `set.all()`: programs, then libraries.
+fn collect_programs(
+    programs: &[Program],
+    out_dir: &Path,
+    label: &str,
+    seed: Option<u64>,
+    baseline: Option<(&BinarySet, &[Vec<Function>])>,
+) -> Result<(BinarySet, Vec<Vec<Function>>)> {
     let mut set = BinarySet {
         seed,
         kind: None,
@@ -190,25 +226,16 @@ fn build_binary_set(
         binaries: Vec::new(),
         libraries: Vec::new(),
     };
-    // In the order of `set.all()`: programs, then libraries.
     let (mut functions, mut library_functions) = (Vec::new(), Vec::new());
-    for program in &programs {
-        let dest = out_dir.join(&label).join(&program.name);
+    for program in programs {
+        let dest = out_dir.join(label).join(&program.name);
         std::fs::create_dir_all(dest.parent().expect("inside out_dir"))?;
         std::fs::copy(&program.record.output, &dest).with_context(|| {
             format!("copying {} from the build", program.record.output.display())
         })?;
         let fns = binary::functions(&dest)?;
         let base = match baseline {
-            Some((set, base_functions)) => {
-                let index = set
-                    .all()
-                    .position(|b| b.name == program.name)
-                    .with_context(|| {
-                        format!("program {} is not in the baseline build", program.name)
-                    })?;
-                Some(&base_functions[index])
-            }
+            Some(baseline) => Some(baseline_functions(baseline, &program.name)?),
             None => None,
         };
         let b = binaries::describe_program(
@@ -216,7 +243,7 @@ fn build_binary_set(
             program,
             &dest,
             &fns,
-            base.map(|f| f.as_slice()),
+            base,
             program.record.seconds,
         )?;
         set.add(b, program.is_library());
@@ -227,13 +254,21 @@ fn build_binary_set(
         }
     }
     functions.extend(library_functions);
-    let _ = std::fs::remove_dir_all(work.join(&label));
-    Ok(Built {
-        set,
-        functions,
-        programs,
-        shim_errors: recorded.shim_errors,
-    })
+    Ok((set, functions))
+}
+
+/// The functions of the baseline's binary `name` (`baseline`: its set and, in the order of
+/// `set.all()`, each binary's functions).
+fn baseline_functions<'a>(
+    baseline: (&BinarySet, &'a [Vec<Function>]),
+    name: &str,
+) -> Result<&'a [Function]> {
+    let (set, functions) = baseline;
+    let index = set
+        .all()
+        .position(|b| b.name == name)
+        .with_context(|| format!("program {name} is not in the baseline build"))?;
+    Ok(&functions[index])
 }
 
 /// Copies the tree `src` to `dst` (files with their permissions, symbolic links as links),

@@ -201,3 +201,29 @@ fn the_page_opens_with_the_answers_and_contents_that_link_to_every_section() {
         );
     }
 }
+
+/// The variants' plots are drawn in the unit of the base variant's section (its title and
+/// every number of its text), not in one chosen from the plotted values: before, the unit came
+/// from the first seed's mean, so a base averaging 1.04 ms whose first seeds ran in 0.99 ms
+/// was plotted in µs beside a section in ms.
+#[test]
+fn variant_plots_are_in_the_unit_of_the_base_variants_section() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut design = Design::new(4, 3, 5);
+    design.variants = vec![("O2".to_string(), 1.0), ("O3".to_string(), 0.98)];
+    // Every binary but seed-4 below a millisecond; the mean over layouts above one.
+    write_dir(tmp.path(), &design, &mut |_, seed, e, i, _| {
+        let mean = if seed == Some(4) { 1.2e6 } else { 0.99e6 };
+        mean * (1.0 + 1e-4 * f64::from(e * 5 + i))
+    });
+    let html = report(tmp.path(), &["--format", "html"]);
+    assert!(html.contains("<h2>demo [O2] — wall (ms)</h2>"), "{html}");
+    let plots = between(
+        &html,
+        "<div class=\"plots\" id=\"comparison-plots-0\">",
+        "</figure>",
+    );
+    assert_eq!(svgs(plots).len(), 3, "{plots}");
+    assert!(plots.contains("wall (ms)"), "{plots}");
+    assert!(!plots.contains("µs"), "{plots}");
+}

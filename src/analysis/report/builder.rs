@@ -15,7 +15,7 @@ use super::model::{Interval, Level, MultipleComparison, Report, SeriesReport, Se
 use super::sensitivity::sensitivity;
 pub use super::shift::{all_positive, baseline_interval};
 use super::shift::{baseline_summary, shift};
-use crate::analysis::numfmt::{change_parts, level, p_value, percent, Scale};
+use crate::analysis::numfmt::{change_parts, level, p_value, percent};
 use crate::analysis::single::{analyze, BootstrapOptions, Dataset};
 use crate::analysis::variants::{
     compare_variants, PairComparison, VariantData, VariantOptions, DEFAULT_VARIANT_RESAMPLES,
@@ -582,7 +582,7 @@ fn summary(r: &SeriesReport, thresholds: &Thresholds, host_warnings: &[String]) 
     let mut parts = Vec::new();
     let what = format!("the {} of {}", metric_words(&r.metric), r.program);
     // Every number of the section in the unit its title names (chosen for the mean).
-    let scale = Scale::for_values(&r.unit, r.mean);
+    let scale = r.scale();
     match (r.ci, r.relative_half_width, &r.interval_note) {
         (_, _, Some(note)) => parts.push(format!(
             "Over random code layouts, {what} averages {}, but {note}.",
@@ -692,7 +692,7 @@ fn default_layout_sentence(r: &SeriesReport, thresholds: &Thresholds) -> Option<
     let interval = d
         .prediction_interval
         .map(|pi| {
-            let (lo, hi) = Scale::for_values(&r.unit, r.mean).bounds(pi.lower, pi.upper);
+            let (lo, hi) = r.scale().bounds(pi.lower, pi.upper);
             format!(
                 "the {} prediction interval of one random layout's mean ({lo} to {hi}{percentile})",
                 level(pi.confidence)

@@ -92,90 +92,121 @@ pub fn variant_groups(series: &[Series]) -> Vec<Vec<usize>> {
 /// layouts only is itself a finding (a bug that depends on addresses), which a count of failed
 /// executions hides; a failure on every binary is no layout effect but the command (a wrong
 /// `{bin}`, a missing input), so its stored output is shown, once.
-fn binaries_that_never_ran(executions: &[crate::files::store::Execution]) -> Vec<String> {
-    type Execution = crate::files::store::Execution;
-    // Per program (and variant), per binary in order of appearance: successes, failures.
-    type PerBinary<'a> = Vec<(&'a str, usize, Vec<&'a Execution>)>;
-    let mut per_program: BTreeMap<(&str, Option<&str>), PerBinary> = BTreeMap::new();
+fn binaries_that_never_ran(executions: &[Execution]) -> Vec<String> {
+    outcomes_by_binary(executions)
+        .into_iter()
+        .filter_map(|((program, variant), binaries)| {
+            let label = super::series::program_label(program, variant);
+            never_ran_warning(&label, &binaries)
+        })
+        .collect()
+}
+
+/// How the executions of one binary ended: how many succeeded, and those that failed.
+struct BinaryOutcomes<'a> {
+    binary: &'a str,
+    succeeded: usize,
+    failed: Vec<&'a Execution>,
+}
+
+impl BinaryOutcomes<'_> {
+    /// Whether the binary was run and no execution of it succeeded.
+    fn never_ran(&self) -> bool {
+        self.succeeded == 0 && !self.failed.is_empty()
+    }
+}
+
+/// The outcomes of `executions` per program (and variant), per binary in order of appearance.
+fn outcomes_by_binary(
+    executions: &[Execution],
+) -> BTreeMap<(&str, Option<&str>), Vec<BinaryOutcomes<'_>>> {
+    let mut per_program: BTreeMap<(&str, Option<&str>), Vec<BinaryOutcomes>> = BTreeMap::new();
     for e in executions {
         let binaries = per_program
             .entry((&e.program, e.variant.as_deref()))
             .or_default();
-        let i = match binaries.iter().position(|(b, _, _)| *b == e.binary) {
+        let i = match binaries.iter().position(|b| b.binary == e.binary) {
             Some(i) => i,
             None => {
-                binaries.push((&e.binary, 0, Vec::new()));
+                binaries.push(BinaryOutcomes {
+                    binary: &e.binary,
+                    succeeded: 0,
+                    failed: Vec::new(),
+                });
                 binaries.len() - 1
             }
         };
         match e.status {
-            ExecutionStatus::Ok => binaries[i].1 += 1,
-            _ => binaries[i].2.push(e),
+            ExecutionStatus::Ok => binaries[i].succeeded += 1,
+            _ => binaries[i].failed.push(e),
         }
     }
-    let how = |failed: &[&Execution]| {
-        failed
-            .iter()
-            .map(|e| match (e.status, e.exit_code, e.signal) {
-                (ExecutionStatus::Exit, Some(code), _) => format!("exit status {code}"),
-                (ExecutionStatus::Signal, _, Some(sig)) => format!("signal {sig}"),
-                (status, _, _) => format!("{status:?}").to_lowercase(),
-            })
-            .collect::<std::collections::BTreeSet<_>>()
-            .into_iter()
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let mut warnings = Vec::new();
-    for ((program, variant), binaries) in per_program {
-        let label = super::series::program_label(program, variant);
-        let never: Vec<&(&str, usize, Vec<&Execution>)> = binaries
-            .iter()
-            .filter(|(_, ok, failed)| *ok == 0 && !failed.is_empty())
-            .collect();
-        let failed: Vec<&Execution> = never.iter().flat_map(|(_, _, f)| f.clone()).collect();
-        match never.as_slice() {
-            [] => {}
-            [(binary, _, f)] if binaries.len() > 1 => warnings.push(format!(
-                "{label} {binary}: every execution failed ({} of {}; {}), so it is left out and \
-                 the analysis covers only the binaries that ran; a failure on some layouts \
-                 only depends on the layout: worth a look before trusting the rest",
-                f.len(),
-                f.len(),
-                how(f)
-            )),
-            _ if never.len() == binaries.len() => {
-                let output = failed
-                    .iter()
-                    .find_map(|e| e.output_tail.as_deref())
-                    .map(|t| format!("; the output of one of them:\n{}", t.trim_end()))
-                    .unwrap_or_default();
-                warnings.push(format!(
-                    "{label}: every execution of every binary failed ({} executions of {} \
-                     binaries; {}): not a layout effect but the command as run (a wrong {{bin}} \
-                     or input?), and the program is left out{output}",
-                    failed.len(),
-                    binaries.len(),
-                    how(&failed)
-                ));
-            }
-            _ => {
-                let names: Vec<&str> = never.iter().map(|(b, _, _)| *b).collect();
-                warnings.push(format!(
-                    "{label}: every execution failed on {} of {} binaries ({}; {} executions; \
-                     {}), so they are left out and the analysis covers only the binaries that \
-                     ran; a failure on some layouts only depends on the layout: worth a look \
-                     before trusting the rest",
-                    never.len(),
-                    binaries.len(),
-                    names.join(", "),
-                    failed.len(),
-                    how(&failed)
-                ));
-            }
+    per_program
+}
+
+/// The warning for the program `label` whose binaries had `binaries` outcomes, when some of
+/// them never ran: one binary among several, every binary (the command, with one stored
+/// output), or several binaries.
+fn never_ran_warning(label: &str, binaries: &[BinaryOutcomes]) -> Option<String> {
+    let never: Vec<&BinaryOutcomes> = binaries.iter().filter(|b| b.never_ran()).collect();
+    let failed: Vec<&Execution> = never.iter().flat_map(|b| b.failed.clone()).collect();
+    match never.as_slice() {
+        [] => None,
+        [b] if binaries.len() > 1 => Some(format!(
+            "{label} {}: every execution failed ({} of {}; {}), so it is left out and \
+             the analysis covers only the binaries that ran; a failure on some layouts \
+             only depends on the layout: worth a look before trusting the rest",
+            b.binary,
+            b.failed.len(),
+            b.failed.len(),
+            failure_kinds(&b.failed)
+        )),
+        _ if never.len() == binaries.len() => {
+            let output = failed
+                .iter()
+                .find_map(|e| e.output_tail.as_deref())
+                .map(|t| format!("; the output of one of them:\n{}", t.trim_end()))
+                .unwrap_or_default();
+            Some(format!(
+                "{label}: every execution of every binary failed ({} executions of {} \
+                 binaries; {}): not a layout effect but the command as run (a wrong {{bin}} \
+                 or input?), and the program is left out{output}",
+                failed.len(),
+                binaries.len(),
+                failure_kinds(&failed)
+            ))
+        }
+        _ => {
+            let names: Vec<&str> = never.iter().map(|b| b.binary).collect();
+            Some(format!(
+                "{label}: every execution failed on {} of {} binaries ({}; {} executions; \
+                 {}), so they are left out and the analysis covers only the binaries that \
+                 ran; a failure on some layouts only depends on the layout: worth a look \
+                 before trusting the rest",
+                never.len(),
+                binaries.len(),
+                names.join(", "),
+                failed.len(),
+                failure_kinds(&failed)
+            ))
         }
     }
-    warnings
+}
+
+/// How the `failed` executions ended, each distinct way once, sorted by its words:
+/// `exit status 1, signal 11, timeout`.
+fn failure_kinds(failed: &[&Execution]) -> String {
+    failed
+        .iter()
+        .map(|e| match (e.status, e.exit_code, e.signal) {
+            (ExecutionStatus::Exit, Some(code), _) => format!("exit status {code}"),
+            (ExecutionStatus::Signal, _, Some(sig)) => format!("signal {sig}"),
+            (status, _, _) => format!("{status:?}").to_lowercase(),
+        })
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// How many executions of one program ended in each way other than `ok`.

@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::experiment::FailureCounts;
+use crate::analysis::numfmt::Scale;
 
 /// Version of the JSON report format.
 pub const REPORT_SCHEMA: u32 = crate::analysis::vocabulary::OUTPUT_SCHEMA;
@@ -185,6 +186,15 @@ pub struct SeriesReport {
     /// sequence (docs/report.md); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sequential: Option<crate::analysis::sequential::Sequential>,
+}
+
+impl SeriesReport {
+    /// The unit every number of this series' section is printed and plotted in, chosen once
+    /// for its mean so that its title, its text and its plots agree (`1.02 ms` is never
+    /// plotted in µs because some binaries ran faster than a millisecond).
+    pub fn scale(&self) -> Scale {
+        Scale::for_values(&self.unit, self.mean)
+    }
 }
 
 /// One level of the hierarchy (KJ eq. 1–2).

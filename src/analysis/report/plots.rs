@@ -10,7 +10,7 @@ use crate::stats::autocorr::acf;
 use super::experiment::{BinaryData, Series};
 use super::model::SeriesReport;
 use super::plot_data::{BoxSummary, Dependence, RunSequence, SeriesPlots, StripGroup};
-use crate::analysis::numfmt::scale_for;
+use crate::analysis::numfmt::Scale;
 
 /// Per-execution run-sequence plots shown at most (flagged executions come first).
 pub const MAX_RUN_SEQUENCES: usize = 12;
@@ -28,12 +28,8 @@ fn lagged(acf: Vec<f64>) -> Vec<f64> {
 
 /// The data of the plots of `series` (whose analysis is `report`).
 pub fn series_plots(series: &Series, report: &SeriesReport) -> SeriesPlots {
-    let typical = if report.mean.is_finite() {
-        report.mean
-    } else {
-        1.0
-    };
-    let (factor, unit) = scale_for(&series.unit, typical);
+    // The section's unit (its title and text), not one chosen from the plotted values.
+    let Scale { factor, name: unit } = report.scale();
     let scaled = |v: &[f64]| v.iter().map(|x| x / factor).collect::<Vec<f64>>();
     let group = |b: &BinaryData, highlight: bool| StripGroup {
         label: b.seed.map_or_else(|| "base".to_string(), |s| s.to_string()),

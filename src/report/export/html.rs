@@ -18,6 +18,7 @@ use super::tables::{
 use super::Exporter;
 use crate::analysis::report::experiment::Experiment;
 use crate::analysis::report::model::{Report, SeriesReport, Verdict};
+use crate::analysis::report::plot_data::SeriesPlots;
 
 /// HTML with inline SVG.
 #[derive(Debug, Clone, Copy)]
@@ -167,6 +168,21 @@ fn series_section(
         "<h3 id=\"levels-{i}\">Variation by level (Kalibera &amp; Jones eq. 1–2)</h3>"
     )?;
     table(out, &LEVEL_HEADERS, &level_rows(s))?;
+    verdict_sections(out, i, s)?;
+    as_built_section(out, i, s, confidence)?;
+    if let Some(data) = &s.plots {
+        plots_section(out, i, data)?;
+    }
+    writeln!(out, "<h3 id=\"diagnostics-{i}\">Diagnostics</h3><ul>")?;
+    for line in diagnostic_lines(s, confidence) {
+        writeln!(out, "<li>{}</li>", escape(&line))?;
+    }
+    writeln!(out, "</ul></section>")?;
+    Ok(())
+}
+
+/// The series' three verdict boxes: layout sensitivity, layout shift and the default layout.
+fn verdict_sections(out: &mut String, i: usize, s: &SeriesReport) -> std::fmt::Result {
     writeln!(
         out,
         "<h3 id=\"sensitivity-{i}\">Layout sensitivity</h3><div class=\"{}\">{}</div>",
@@ -174,63 +190,61 @@ fn series_section(
         escape(&capitalised(&s.sensitivity.text))
     )?;
     writeln!(
-            out,
-            "<h3 id=\"shift-{i}\">Layout shift (default layout against the mean over random layouts)</h3><div class=\"{}\">{}</div>",
-            // A shift from the mean over layouts is true of any single layout when
-            // layouts matter: no alarm colour; the default layout's box below has it.
-            verdict_class(match s.shift.verdict {
-                Verdict::Detected => Verdict::Undetermined,
-                v => v,
-            }),
-            escape(&capitalised(&s.shift.text))
-        )?;
+        out,
+        "<h3 id=\"shift-{i}\">Layout shift (default layout against the mean over random layouts)</h3><div class=\"{}\">{}</div>",
+        // A shift from the mean over layouts is true of any single layout when
+        // layouts matter: no alarm colour; the default layout's box below has it.
+        verdict_class(match s.shift.verdict {
+            Verdict::Detected => Verdict::Undetermined,
+            v => v,
+        }),
+        escape(&capitalised(&s.shift.text))
+    )?;
     writeln!(
-            out,
-            "<h3 id=\"default-layout-{i}\">Default layout (unusual among random layouts?)</h3><div class=\"{}\">{}</div>",
-            verdict_class(s.default_layout.verdict),
-            escape(&capitalised(&s.default_layout.text))
-        )?;
-    as_built_section(out, i, s, confidence)?;
-    if let Some(data) = &s.plots {
-        let plots = draw(data);
-        writeln!(
-            out,
-            "<h3 id=\"binaries-{i}\">Binaries</h3><div class=\"plots\">{}</div>",
-            plots.binaries
-        )?;
-        writeln!(
-            out,
-            "<h3 id=\"variance-{i}\">Variance components</h3><div class=\"plots\">{}</div>",
-            plots.variance
-        )?;
-        writeln!(
-                out,
-                "<h3 id=\"runseq-{i}\">Run sequences</h3><p class=\"note\">Grey band: discarded warmup; red dashed line: where changepoint detection suggests the warmup should end.</p><div class=\"plots\">{}",
-                plots.schedule
-            )?;
-        for p in &plots.run_sequences {
-            out.push_str(p);
-        }
-        writeln!(out, "</div>")?;
-        writeln!(
-                out,
-                "<h3 id=\"dependence-{i}\">Dependence: lag and ACF plots</h3><p class=\"note\">Of {}, each beside the same values in random order (Kalibera &amp; Jones §6.1): a pattern that the reordered twin lacks means the values depend on their predecessors. Dashed ACF bands: ±1.96/√n.</p><div class=\"plots\" id=\"lags-{i}\">",
-                escape(&plots.dependence_subject)
-            )?;
-        for (real, shuffled) in &plots.lags {
-            write!(out, "<div class=\"pair\">{real}{shuffled}</div>")?;
-        }
-        writeln!(out, "</div><div class=\"plots\" id=\"acf-{i}\">")?;
-        if let Some((real, shuffled)) = &plots.acf {
-            write!(out, "<div class=\"pair\">{real}{shuffled}</div>")?;
-        }
-        writeln!(out, "</div>")?;
+        out,
+        "<h3 id=\"default-layout-{i}\">Default layout (unusual among random layouts?)</h3><div class=\"{}\">{}</div>",
+        verdict_class(s.default_layout.verdict),
+        escape(&capitalised(&s.default_layout.text))
+    )?;
+    Ok(())
+}
+
+/// The series' plots: binaries, variance components, run sequences, and the lag and ACF
+/// plots of its dependence check.
+fn plots_section(out: &mut String, i: usize, data: &SeriesPlots) -> std::fmt::Result {
+    let plots = draw(data);
+    writeln!(
+        out,
+        "<h3 id=\"binaries-{i}\">Binaries</h3><div class=\"plots\">{}</div>",
+        plots.binaries
+    )?;
+    writeln!(
+        out,
+        "<h3 id=\"variance-{i}\">Variance components</h3><div class=\"plots\">{}</div>",
+        plots.variance
+    )?;
+    writeln!(
+        out,
+        "<h3 id=\"runseq-{i}\">Run sequences</h3><p class=\"note\">Grey band: discarded warmup; red dashed line: where changepoint detection suggests the warmup should end.</p><div class=\"plots\">{}",
+        plots.schedule
+    )?;
+    for p in &plots.run_sequences {
+        out.push_str(p);
     }
-    writeln!(out, "<h3 id=\"diagnostics-{i}\">Diagnostics</h3><ul>")?;
-    for line in diagnostic_lines(s, confidence) {
-        writeln!(out, "<li>{}</li>", escape(&line))?;
+    writeln!(out, "</div>")?;
+    writeln!(
+        out,
+        "<h3 id=\"dependence-{i}\">Dependence: lag and ACF plots</h3><p class=\"note\">Of {}, each beside the same values in random order (Kalibera &amp; Jones §6.1): a pattern that the reordered twin lacks means the values depend on their predecessors. Dashed ACF bands: ±1.96/√n.</p><div class=\"plots\" id=\"lags-{i}\">",
+        escape(&plots.dependence_subject)
+    )?;
+    for (real, shuffled) in &plots.lags {
+        write!(out, "<div class=\"pair\">{real}{shuffled}</div>")?;
     }
-    writeln!(out, "</ul></section>")?;
+    writeln!(out, "</div><div class=\"plots\" id=\"acf-{i}\">")?;
+    if let Some((real, shuffled)) = &plots.acf {
+        write!(out, "<div class=\"pair\">{real}{shuffled}</div>")?;
+    }
+    writeln!(out, "</div>")?;
     Ok(())
 }
 

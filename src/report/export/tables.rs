@@ -99,21 +99,15 @@ pub fn confidence_line(report: &Report) -> String {
 }
 
 /// Title of a series, e.g. `demo — wall (ms)`: the unit is the one its numbers are printed
-/// in (chosen for its mean by [`display_scale`]), not necessarily the store's.
+/// in (chosen for its mean by [`SeriesReport::scale`]), not necessarily the store's.
 pub fn series_title(s: &SeriesReport) -> String {
     crate::report::title::section_title(
         &s.program,
         s.variant.as_deref(),
         &s.metric,
         &s.unit,
-        &display_scale(s),
+        &s.scale(),
     )
-}
-
-/// The unit every number of a series' section is printed in, chosen once for its mean so
-/// that the title and the values agree.
-pub fn display_scale(s: &SeriesReport) -> Scale {
-    Scale::for_values(&s.unit, s.mean)
 }
 
 /// The heading of the variant comparisons (text and HTML).
@@ -262,7 +256,7 @@ pub fn tukey_rows(m: &MultipleComparison, confidence: f64) -> Vec<[String; 5]> {
 pub fn mean_line(s: &SeriesReport, confidence: f64) -> String {
     let mut line = mean_interval_line(s, confidence);
     if let Some(b) = &s.bootstrap {
-        let (low, high) = display_scale(s).bounds(b.low, b.high);
+        let (low, high) = s.scale().bounds(b.low, b.high);
         line.push_str(&format!(
             " Studentized bootstrap over binaries ({} resamples): {low} to {high}.",
             b.resamples,
@@ -275,7 +269,7 @@ pub fn mean_line(s: &SeriesReport, confidence: f64) -> String {
 }
 
 fn mean_interval_line(s: &SeriesReport, confidence: f64) -> String {
-    let scale = display_scale(s);
+    let scale = s.scale();
     let binaries = s.levels.last().map_or(0, |l| l.repetitions);
     match (s.ci, s.relative_half_width, &s.interval_note) {
         // No level estimated (the variances overflow): no count of binaries to show.
@@ -307,7 +301,7 @@ pub fn baseline_line(s: &SeriesReport, confidence: f64) -> Option<String> {
     Some(fixed_line(
         "Default layout (baseline)",
         b,
-        &display_scale(s),
+        &s.scale(),
         confidence,
     ))
 }
@@ -343,7 +337,7 @@ pub fn as_built_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
         fixed_line(
             "As built (the binary your build made)",
             &a.binary,
-            &display_scale(s),
+            &s.scale(),
             confidence,
         ),
         format!("As built, shift: {}", capitalised(&a.shift.text)),
@@ -364,7 +358,7 @@ pub fn as_built_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
 /// title names, and a T² that is zero but for rounding (below 1e-9 of the largest S²)
 /// printed as 0, not as `-4.55e-13`.
 pub fn level_rows(s: &SeriesReport) -> Vec<[String; 5]> {
-    let scale = display_scale(s);
+    let scale = s.scale();
     let largest = s.levels.iter().map(|l| l.s2.abs()).fold(0.0, f64::max);
     let shown = |v: f64| scale.variance(v, 1e-9 * largest);
     s.levels

@@ -7,8 +7,8 @@ use super::svg_variants::{
 };
 use super::tables::ratio_interval;
 use crate::analysis::effect::Interval;
-use crate::analysis::numfmt::{level, scale_for};
-use crate::analysis::report::model::Report;
+use crate::analysis::numfmt::{level, Scale};
+use crate::analysis::report::model::{Report, SeriesReport};
 use crate::analysis::variants::{Basis, PairComparison};
 
 /// The plots of one comparison, as SVG strings.
@@ -27,17 +27,13 @@ fn short_label(binary: &str) -> String {
     binary.strip_prefix("seed-").unwrap_or(binary).to_string()
 }
 
-/// The unit of `c`'s series, from the base variant's series of the report.
-fn unit_of<'a>(report: &'a Report, c: &PairComparison) -> &'a str {
-    report
-        .series
-        .iter()
-        .find(|s| {
-            s.program == c.program
-                && s.metric == c.metric
-                && s.variant.as_deref() == Some(c.base.as_str())
-        })
-        .map_or("", |s| s.unit.as_str())
+/// The series of `c`'s base variant in the report: its section's unit is the plots'.
+fn base_series<'a>(report: &'a Report, c: &PairComparison) -> Option<&'a SeriesReport> {
+    report.series.iter().find(|s| {
+        s.program == c.program
+            && s.metric == c.metric
+            && s.variant.as_deref() == Some(c.base.as_str())
+    })
 }
 
 /// The rows of the ratio-interval plot: eq. 5, paired by seed and bootstrap, whichever the
@@ -72,14 +68,10 @@ fn interval_rows(c: &PairComparison) -> Vec<IntervalRow> {
 
 /// The three plots of comparison `c` of `report`.
 pub fn comparison_plots(report: &Report, c: &PairComparison) -> ComparisonPlots {
-    let typical = c
-        .pair
-        .binaries
-        .iter()
-        .map(|b| b.base)
-        .find(|v| v.is_finite() && *v != 0.0)
-        .unwrap_or(1.0);
-    let (factor, unit) = scale_for(unit_of(report, c), typical);
+    // The unit of the base variant's section (its title and text), not one chosen from the
+    // plotted values; values as they are without that section.
+    let Scale { factor, name: unit } =
+        base_series(report, c).map_or_else(|| Scale::for_values("", 1.0), SeriesReport::scale);
     let y_label = if unit.is_empty() {
         c.metric.clone()
     } else {
