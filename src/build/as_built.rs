@@ -8,28 +8,32 @@
 //!
 //! [`keep`] also copies the build's own binaries into the experiment directory as a fixed
 //! layout of their own (label `as-built`), which `run` measures beside the baseline and the
-//! report places among the random layouts as it places the baseline.
+//! report places among the random layouts as it places the baseline. In relink mode a
+//! program's own binary is the recorded link's output in the user's tree; under
+//! `--rebuild` it is the copy the shim keeps of the baseline build's link output before the
+//! live relink replaces it ([`super::live`]): either way, what the user's link wrote.
 
 use std::collections::BTreeMap;
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use super::binaries::{describe_program, Baseline};
+use super::binaries::describe_program;
 use super::replay::Program;
 use crate::files::manifest::{BinarySet, BuildStatus, SetKind, AS_BUILT_LABEL};
 use crate::layout::binary::{self, Function};
 use crate::layout::{distance, same_code};
 
-/// Copies every program's (and library's) binary as the user's build made it (the recorded
-/// link's output) to `out_dir/as-built/NAME`, read-only, and describes it as the baseline
-/// is described (SHA-256, fingerprint, functions) with, against the baseline's functions,
-/// the same-code check, the distance and [`compare`]'s words. `Err` says why there is no
-/// as-built set (a program's own binary gone, or stripped so that its functions cannot be
-/// compared): the set is all programs or none, since a command may run several of them
-/// together.
+/// Copies every program's (and library's) binary as the user's build made it (`own`, one
+/// path per program) to `out_dir/as-built/NAME`, read-only, and describes it as the baseline
+/// is described (SHA-256, fingerprint, functions) with, against the baseline's functions
+/// (`baseline`, one list per program in the order of `programs`), the same-code check, the
+/// distance and [`compare`]'s words. `Err` says why there is no as-built set (a program's
+/// own binary gone, or stripped so that its functions cannot be compared): the set is all
+/// programs or none, since a command may run several of them together.
 pub fn keep(
     programs: &[Program],
-    baseline: &Baseline,
+    own: &[PathBuf],
+    baseline: &[Vec<Function>],
     out_dir: &Path,
 ) -> Result<BinarySet, String> {
     let mut set = BinarySet {
@@ -40,8 +44,7 @@ pub fn keep(
         binaries: Vec::new(),
         libraries: Vec::new(),
     };
-    for (program, base) in programs.iter().zip(&baseline.functions) {
-        let own = &program.record.output;
+    for ((program, own), base) in programs.iter().zip(own).zip(baseline) {
         let functions = binary::functions(own).map_err(|e| {
             format!(
                 "{}: the build's own binary {} cannot be checked against the baseline ({e:#})",
@@ -61,6 +64,42 @@ pub fn keep(
         set.add(b, program.is_library());
     }
     Ok(set)
+}
+
+/// The build's own binaries kept as the `as-built` layout ([`keep`]'s arguments), with a
+/// note per program on how the baseline differs from them, or one saying why they were not
+/// kept.
+pub fn kept(
+    programs: &[Program],
+    own: &[PathBuf],
+    baseline: &[Vec<Function>],
+    out_dir: &Path,
+    notes: &mut Vec<String>,
+) -> Option<BinarySet> {
+    match keep(programs, own, baseline, out_dir) {
+        Ok(set) => {
+            notes.extend(programs.iter().filter_map(|program| {
+                let what = if program.is_library() {
+                    "library"
+                } else {
+                    "program"
+                };
+                let words = set.find(&program.name)?.versus_baseline.as_deref()?;
+                Some(format!(
+                    "baseline vs as built: {what} {}: {words}",
+                    program.name
+                ))
+            }));
+            Some(set)
+        }
+        Err(why) => {
+            notes.push(format!(
+                "as built: not kept, so not measured ({why}); the baseline is the relinked \
+                 default layout only"
+            ));
+            None
+        }
+    }
 }
 
 /// Copies `from` to `to` (replacing a previous copy) and makes it read-only (r-x): the

@@ -12,7 +12,7 @@ use super::options::clear_previous_output;
 use super::programs::{chosen_links, failed_programs, programs_isolated};
 use super::projection::projection_of;
 use super::replay::Program;
-use super::{achieved, binaries, interrupt, isolate, recorded_build, toolchain};
+use super::{achieved, as_built, binaries, interrupt, isolate, recorded_build, toolchain};
 use crate::files::manifest::{
     BinarySet, BuildMode, BuildStatus, Manifest, MANIFEST_FILE, MANIFEST_SCHEMA,
 };
@@ -57,7 +57,9 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         bail!("no program could be relinked:\n  {}", reasons.join("\n  "));
     }
     let baseline = binaries::baseline_of(&programs, kept_built);
-    let as_built = kept_as_built(&programs, &baseline, &out_dir, &mut notes);
+    // The user's own binaries: each recorded link's output, left in the tree by the build.
+    let own: Vec<PathBuf> = programs.iter().map(|p| p.record.output.clone()).collect();
+    let as_built = as_built::kept(&programs, &own, &baseline.functions, &out_dir, &mut notes);
     projection_of(&baseline.set, &out_dir, opts.seeds.len(), opts.jobs)
         .check(opts.allow_many_seeds)?;
     let mut manifest = relink_manifest(opts, &programs, &baseline, recorded.seconds, as_built);
@@ -181,41 +183,6 @@ fn relink_manifest(
         as_built,
         programs: Vec::new(),
         variants: Vec::new(),
-    }
-}
-
-/// The build's own binaries kept as the `as-built` layout ([`super::as_built::keep`]), with
-/// a note per program on how the baseline differs from them, or one saying why they were
-/// not kept.
-fn kept_as_built(
-    programs: &[super::replay::Program],
-    baseline: &binaries::Baseline,
-    out_dir: &Path,
-    notes: &mut Vec<String>,
-) -> Option<BinarySet> {
-    match super::as_built::keep(programs, baseline, out_dir) {
-        Ok(set) => {
-            notes.extend(programs.iter().filter_map(|program| {
-                let what = if program.is_library() {
-                    "library"
-                } else {
-                    "program"
-                };
-                let words = set.find(&program.name)?.versus_baseline.as_deref()?;
-                Some(format!(
-                    "baseline vs as built: {what} {}: {words}",
-                    program.name
-                ))
-            }));
-            Some(set)
-        }
-        Err(why) => {
-            notes.push(format!(
-                "as built: not kept, so not measured ({why}); the baseline is the relinked \
-                 default layout only"
-            ));
-            None
-        }
     }
 }
 

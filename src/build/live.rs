@@ -3,11 +3,13 @@
 //! (its own tests run on it) and the tree needs no replay afterwards.
 //!
 //! The settings travel in the environment of the build; the shim calls [`relink_in_place`]
-//! right after it recorded a link. A failure is written to [`LIVE_FAILURES_LOG`] (the build
+//! right after it recorded a link. In the baseline's build it first keeps a copy of the
+//! link's own output ([`own_output_copy`]): the binary the user's build made, kept as the
+//! `as-built` layout ([`super::as_built`]). A failure is written to [`LIVE_FAILURES_LOG`] (the build
 //! goes on with the ordinary link: the shim never breaks a build) and the driver marks the
 //! binary failed.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
@@ -24,6 +26,9 @@ pub const ENV_LIVE_GRANULARITY: &str = "LAYOUTRAND_LIVE_GRANULARITY";
 pub const ENV_LIVE_LINKER: &str = "LAYOUTRAND_LIVE_LINKER";
 /// Log (in the record directory) of live relinks that failed: `output<TAB>message` lines.
 pub const LIVE_FAILURES_LOG: &str = "live-failures.log";
+/// Directory (in the record directory) of the baseline's links' own outputs
+/// ([`own_output_copy`]).
+pub const OWN_OUTPUTS_DIR: &str = "own-outputs";
 
 /// The live settings for one binary.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -113,12 +118,16 @@ pub fn after_link(link: &LinkRecord, record_dir: &Path) -> Result<()> {
     result
 }
 
-/// Relinks the just-recorded `link` for the binary, replacing its output.
+/// Relinks the just-recorded `link` for the binary, replacing its output; for the baseline,
+/// keeps a copy of the output the link itself wrote first ([`own_output_copy`]).
 pub fn relink_in_place(
     settings: &LiveSettings,
     link: &LinkRecord,
     record_dir: &Path,
 ) -> Result<()> {
+    if settings.seed.is_none() {
+        keep_own_output(link, record_dir);
+    }
     let linker = settings.linker.unwrap_or_else(|| Linker::of_record(link));
     let name = super::programs::program_name(&link.output);
     let program = Program::new(name, link, linker, settings.granularity, record_dir)?;
@@ -132,6 +141,30 @@ pub fn relink_in_place(
     replace_output(&relinked, &link.output)?;
     let _ = std::fs::remove_dir_all(&work);
     Ok(())
+}
+
+/// Where the baseline's build keeps the output `link` itself wrote, before its live relink
+/// replaces it: in the record directory, by the link's start and the output's file name (a
+/// later link of the same output has its own copy, as it has its own record).
+pub fn own_output_copy(record_dir: &Path, link: &LinkRecord) -> PathBuf {
+    let name = link
+        .output
+        .file_name()
+        .map_or_else(|| "a.out".into(), |n| n.to_string_lossy());
+    record_dir
+        .join(OWN_OUTPUTS_DIR)
+        .join(format!("{}-{name}", link.started_unix_nanos))
+}
+
+/// Copies the output `link` wrote to [`own_output_copy`]. A copy that fails only costs the
+/// as-built layout (its absence is stated when the set is kept, as for a binary gone from a
+/// relink build's tree), never the baseline: nothing is reported here.
+fn keep_own_output(link: &LinkRecord, record_dir: &Path) {
+    let copy = own_output_copy(record_dir, link);
+    if let Some(dir) = copy.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    let _ = std::fs::copy(&link.output, &copy);
 }
 
 /// Puts `relinked` in place of `output`, which must be a regular file (the link's own

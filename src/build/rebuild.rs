@@ -1,19 +1,20 @@
 //! `layoutrand build --rebuild`: one full build per binary (baseline and each seed), each in
 //! its own copy of the source tree, with every final link randomised as it happens
 //! ([`super::live`]). Slower than relinking, but the build's own later steps (tests, packaging)
-//! see the randomised programs, and nothing has to be replayed after the build.
+//! see the randomised programs, and nothing has to be replayed after the build. The
+//! baseline's build also keeps what its links wrote before their live relinks, the binaries
+//! the user's build made, as the `as-built` layout (as a relink build keeps its recorded
+//! links' outputs, [`super::as_built`]).
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use super::live::{LiveSettings, LIVE_FAILURES_LOG};
+use super::live::{own_output_copy, LiveSettings, LIVE_FAILURES_LOG};
 use super::options::{clear_previous_output, BuildOptions, BuildOutcome};
 use super::programs::programs;
-use super::recorded_build::RecordedBuild;
-use super::replay::Program;
-use super::{binaries, recorded_build, toolchain};
+use super::{as_built, binaries, recorded_build, toolchain};
 use crate::files::manifest::{
     binary_label, BinarySet, BuildMode, BuildStatus, Manifest, MANIFEST_SCHEMA,
 };
@@ -37,6 +38,8 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         functions: baseline_functions,
         programs: baseline_programs,
         shim_errors,
+        as_built,
+        notes,
     } = baseline;
     let bytes = super::projection::projection_of(&baseline_set, &out_dir, 1, 1).bytes;
     super::projection::Projection::new(opts.seeds.len(), baseline_seconds, bytes, 1)
@@ -79,7 +82,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         total_seconds: None,
         baseline: baseline_set,
         seeds: finalized.seeds,
-        as_built: None,
+        as_built,
         programs: finalized.programs,
         variants: Vec::new(),
     };
@@ -87,7 +90,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     Ok(BuildOutcome {
         manifest,
         shim_errors,
-        notes: Vec::new(),
+        notes,
     })
 }
 
@@ -120,7 +123,7 @@ fn build_seed(
 }
 
 /// The manifest's linker: the programs' one, or `mixed`.
-fn linker_of(programs: &[Program]) -> String {
+fn linker_of(programs: &[super::replay::Program]) -> String {
     let mut names: Vec<&str> = programs.iter().map(|p| p.linker.name()).collect();
     names.dedup();
     if names.len() == 1 {
@@ -131,7 +134,7 @@ fn linker_of(programs: &[Program]) -> String {
 }
 
 /// The manifest's mechanism: each distinct one of the programs, after the rebuild's.
-fn mechanism_of(programs: &[Program]) -> String {
+fn mechanism_of(programs: &[super::replay::Program]) -> String {
     let mut m: Vec<String> = programs
         .iter()
         .map(|p| format!("full rebuild per seed; {}", p.mechanism.describe(p.linker)))
@@ -143,13 +146,22 @@ fn mechanism_of(programs: &[Program]) -> String {
 
 struct Built {
     set: BinarySet,
+    /// One function list per binary, in the order of `set.all()` (programs, then libraries).
     functions: Vec<Vec<Function>>,
-    programs: Vec<Program>,
+    programs: Vec<super::replay::Program>,
     shim_errors: Vec<String>,
+    /// The baseline's build only: its links' own outputs kept as the `as-built` layout
+    /// (`None` when they could not be; a seed's build keeps none).
+    as_built: Option<BinarySet>,
+    /// What to say of the as-built layout (how the baseline differs from it, or why it was
+    /// not kept).
+    notes: Vec<String>,
 }
 
 /// One full build in a fresh copy of the tree; the programs' outputs are copied to
-/// `out_dir/<label>/` and verified (against the baseline when given).
+/// `out_dir/<label>/` and verified (against the baseline when given). The baseline's build
+/// (seed `None`) also keeps the outputs its links wrote themselves as the `as-built`
+/// layout.
 fn build_binary_set(
     opts: &BuildOptions,
     build_dir: &Path,
@@ -159,39 +171,60 @@ fn build_binary_set(
     baseline: Option<(&BinarySet, &[Vec<Function>])>,
 ) -> Result<Built> {
     let label = binary_label(seed);
-    let tree = work.join(&label).join("tree");
-    copy_tree(build_dir, &tree, out_dir)?;
-    let record_dir = work.join(&label).join("record");
-    let (recorded, programs) = live_build(opts, &tree, &record_dir, seed, &label)?;
-    let (set, functions) = collect_programs(&programs, out_dir, &label, seed, baseline)?;
+    let (programs, record_dir, shim_errors) = full_build(opts, build_dir, out_dir, work, seed)?;
+    let (set, per_program) = collect_outputs(&programs, out_dir, seed, baseline)?;
+    let mut notes = Vec::new();
+    let as_built = seed.is_none().then(|| {
+        let own: Vec<_> = programs
+            .iter()
+            .map(|p| own_output_copy(&record_dir, &p.record))
+            .collect();
+        as_built::kept(&programs, &own, &per_program, out_dir, &mut notes)
+    });
+    // The functions in the order of the set's binaries: programs, then libraries.
+    let (mut functions, library_functions): (Vec<_>, Vec<_>) = programs
+        .iter()
+        .zip(per_program)
+        .partition(|(program, _)| !program.is_library());
+    functions.extend(library_functions);
     let _ = std::fs::remove_dir_all(work.join(&label));
     Ok(Built {
         set,
-        functions,
+        functions: functions.into_iter().map(|(_, f)| f).collect(),
         programs,
-        shim_errors: recorded.shim_errors,
+        shim_errors,
+        as_built: as_built.flatten(),
+        notes,
     })
 }
 
-/// Runs the build command in the copied `tree` with every final link randomised for `seed`
-/// as it happens, recording into `record_dir`; the build of `label` fails if any live relink
-/// failed. Returns the recorded build and its programs.
-fn live_build(
+/// Runs the build command in a fresh copy of the tree (`work/<label>/tree`) with the live
+/// relink for seed `seed` (`None`: the baseline); returns its programs, its record
+/// directory and the shim's errors. A live relink that failed fails the build.
+fn full_build(
     opts: &BuildOptions,
-    tree: &Path,
-    record_dir: &Path,
+    build_dir: &Path,
+    out_dir: &Path,
+    work: &Path,
     seed: Option<u64>,
-    label: &str,
-) -> Result<(RecordedBuild, Vec<Program>)> {
+) -> Result<(Vec<super::replay::Program>, PathBuf, Vec<String>)> {
+    let label = binary_label(seed);
+    let tree = work.join(&label).join("tree");
+    copy_tree(build_dir, &tree, out_dir)?;
+    let record_dir = work.join(&label).join("record");
     let settings = LiveSettings {
         seed,
         granularity: opts.granularity,
         linker: opts.linker,
     };
+    let tree_opts = BuildOptions {
+        build_dir: tree.clone(),
+        ..opts.clone()
+    };
     let recorded = recorded_build::run(
         &opts.command,
-        tree,
-        record_dir,
+        &tree,
+        &record_dir,
         opts.echo_build,
         &settings.env(),
     )?;
@@ -200,24 +233,20 @@ fn live_build(
             bail!("{label}: {}", failures.trim().replace('\n', "; "));
         }
     }
-    let tree_opts = BuildOptions {
-        build_dir: tree.to_path_buf(),
-        ..opts.clone()
-    };
-    let programs = programs(&recorded.links, record_dir, &tree_opts)?;
-    Ok((recorded, programs))
+    let programs = programs(&recorded.links, &record_dir, &tree_opts)?;
+    Ok((programs, record_dir, recorded.shim_errors))
 }
 
-/// Copies each of `programs`' outputs to `out_dir/<label>/` and describes it (compared with
-/// the baseline's functions when given), as the set of `seed`; also returns each binary's
-/// functions, in the order of `set.all()`: programs, then libraries.
-fn collect_programs(
-    programs: &[Program],
+/// Copies each program's output (as the build left it: relinked for seed `seed`, `None`
+/// the baseline) to `out_dir/<label>/` and describes it, against the baseline's functions
+/// when given; returns the set and each program's functions, in the order of `programs`.
+fn collect_outputs(
+    programs: &[super::replay::Program],
     out_dir: &Path,
-    label: &str,
     seed: Option<u64>,
     baseline: Option<(&BinarySet, &[Vec<Function>])>,
 ) -> Result<(BinarySet, Vec<Vec<Function>>)> {
+    let label = binary_label(seed);
     let mut set = BinarySet {
         seed,
         kind: None,
@@ -226,16 +255,24 @@ fn collect_programs(
         binaries: Vec::new(),
         libraries: Vec::new(),
     };
-    let (mut functions, mut library_functions) = (Vec::new(), Vec::new());
+    let mut per_program = Vec::new();
     for program in programs {
-        let dest = out_dir.join(label).join(&program.name);
+        let dest = out_dir.join(&label).join(&program.name);
         std::fs::create_dir_all(dest.parent().expect("inside out_dir"))?;
         std::fs::copy(&program.record.output, &dest).with_context(|| {
             format!("copying {} from the build", program.record.output.display())
         })?;
         let fns = binary::functions(&dest)?;
         let base = match baseline {
-            Some(baseline) => Some(baseline_functions(baseline, &program.name)?),
+            Some((set, base_functions)) => {
+                let index = set
+                    .all()
+                    .position(|b| b.name == program.name)
+                    .with_context(|| {
+                        format!("program {} is not in the baseline build", program.name)
+                    })?;
+                Some(&base_functions[index])
+            }
             None => None,
         };
         let b = binaries::describe_program(
@@ -243,32 +280,13 @@ fn collect_programs(
             program,
             &dest,
             &fns,
-            base,
+            base.map(|f| f.as_slice()),
             program.record.seconds,
         )?;
         set.add(b, program.is_library());
-        if program.is_library() {
-            library_functions.push(fns);
-        } else {
-            functions.push(fns);
-        }
+        per_program.push(fns);
     }
-    functions.extend(library_functions);
-    Ok((set, functions))
-}
-
-/// The functions of the baseline's binary `name` (`baseline`: its set and, in the order of
-/// `set.all()`, each binary's functions).
-fn baseline_functions<'a>(
-    baseline: (&BinarySet, &'a [Vec<Function>]),
-    name: &str,
-) -> Result<&'a [Function]> {
-    let (set, functions) = baseline;
-    let index = set
-        .all()
-        .position(|b| b.name == name)
-        .with_context(|| format!("program {name} is not in the baseline build"))?;
-    Ok(&functions[index])
+    Ok((set, per_program))
 }
 
 /// Copies the tree `src` to `dst` (files with their permissions, symbolic links as links),

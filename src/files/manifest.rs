@@ -103,8 +103,10 @@ pub struct Manifest {
     pub seeds: Vec<BinarySet>,
     /// A copy of each program's binary as the user's build made it (kind
     /// [`SetKind::AsBuilt`], label `as-built`): a fixed layout measured beside the baseline,
-    /// never one of the random layouts. Absent in manifests written before it, for
-    /// `--rebuild`, and when a program's own binary was gone or unreadable after the build.
+    /// never one of the random layouts (under `--rebuild`, what the baseline build's links
+    /// wrote before their live relinks). Absent in manifests written before it (and in
+    /// `--rebuild` manifests before it was kept there too), and when a program's own binary
+    /// was gone or unreadable after the build.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub as_built: Option<BinarySet>,
     /// Per program (in name order): whether it is randomised or left out, how many distinct

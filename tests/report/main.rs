@@ -13,6 +13,7 @@ mod report_support;
 mod analysis;
 mod analysis_degenerate;
 mod analysis_no_panic;
+mod as_built;
 mod cli;
 mod cli_analyze;
 mod compare;

@@ -24,6 +24,10 @@ pub struct Design {
     pub warmup: u32,
     pub metrics: Vec<(String, String)>,
     pub baseline: bool,
+    /// The build's own binary (`as-built`, after the baseline), its values the baseline's
+    /// (as the value function gives them for seed `None`) times this factor; `None`: the
+    /// build kept none.
+    pub as_built: Option<f64>,
     pub link_seconds: f64,
     /// Variants (`build --variant`): name and a factor on every value of that variant;
     /// empty: an experiment without variants.
@@ -49,6 +53,7 @@ impl Design {
             warmup: 0,
             metrics: vec![("wall".into(), "ns".into())],
             baseline: true,
+            as_built: None,
             link_seconds: 0.02,
             variants: Vec::new(),
             failed_in: Vec::new(),
@@ -72,11 +77,15 @@ impl Design {
         self.first_seed..self.first_seed + self.seeds
     }
 
-    /// Binary labels with their seeds: baseline first (if any), then seed-1 … seed-N.
+    /// Binary labels with their seeds: baseline first (if any), then as-built (if any), then
+    /// seed-1 … seed-N.
     pub fn labels(&self) -> Vec<(String, Option<u64>)> {
         let mut v: Vec<(String, Option<u64>)> = Vec::new();
         if self.baseline {
             v.push(("baseline".into(), None));
+        }
+        if self.as_built.is_some() {
+            v.push(("as-built".into(), None));
         }
         v.extend(self.seed_range().map(|s| (format!("seed-{s}"), Some(s))));
         v
@@ -95,31 +104,37 @@ pub fn manifest(design: &Design) -> Manifest {
             .collect();
         value["baseline"] = value["variants"][0]["build"]["baseline"].clone();
         value["seeds"] = value["variants"][0]["build"]["seeds"].clone();
+        if design.as_built.is_some() {
+            value["as_built"] = value["variants"][0]["build"]["as_built"].clone();
+        }
     }
     serde_json::from_value(value).expect("synthetic manifest")
 }
 
 /// The manifest of one build as JSON, every binary path under `prefix`.
 fn manifest_json(design: &Design, prefix: &str) -> serde_json::Value {
-    let binaries = |seed: Option<u64>| -> Vec<serde_json::Value> {
+    // The directory of a set: its label.
+    let binaries = |label: &str| -> Vec<serde_json::Value> {
         design
             .programs
             .iter()
             .map(|p| {
                 json!({
                     "name": p,
-                    "path": format!("{prefix}{}/{}", seed.map_or("baseline".to_string(), |s| format!("seed-{s}")), p),
+                    "path": format!("{prefix}{label}/{p}"),
                     "sha256": "00",
-                    "fingerprint": format!("fp-{seed:?}"),
+                    "fingerprint": format!("fp-{label}"),
                     "functions": 10,
                     "link_seconds": design.link_seconds,
                 })
             })
             .collect()
     };
-    let binary =
-        |seed: Option<u64>| json!({"seed": seed, "status": "ok", "binaries": binaries(seed)});
-    json!({
+    let binary = |seed: Option<u64>| {
+        let label = seed.map_or("baseline".to_string(), |s| format!("seed-{s}"));
+        json!({"seed": seed, "status": "ok", "binaries": binaries(&label)})
+    };
+    let mut value = json!({
         "schema": 1,
         "tool_version": env!("CARGO_PKG_VERSION"),
         "toolchain": {},
@@ -134,7 +149,12 @@ fn manifest_json(design: &Design, prefix: &str) -> serde_json::Value {
         "relink_seconds": 0.5,
         "baseline": binary(None),
         "seeds": design.seed_range().map(|s| binary(Some(s))).collect::<Vec<_>>(),
-    })
+    });
+    if design.as_built.is_some() {
+        value["as_built"] = json!({"seed": null, "kind": "as_built", "status": "ok",
+                                   "binaries": binaries("as-built")});
+    }
+    value
 }
 
 /// A store header for `design`.
@@ -183,7 +203,12 @@ pub fn records(
                     .into_iter()
                     .map(move |v| (l.clone(), v))
             }) {
-                let factor = variant.as_ref().map_or(1.0, |(_, f)| *f);
+                let own = if binary == "as-built" {
+                    design.as_built.unwrap_or(1.0)
+                } else {
+                    1.0
+                };
+                let factor = own * variant.as_ref().map_or(1.0, |(_, f)| *f);
                 let factor_of = |m: usize| match &design.variant_factor_metrics {
                     Some(metrics) if !metrics.contains(&m) => 1.0,
                     _ => factor,

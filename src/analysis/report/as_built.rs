@@ -58,9 +58,10 @@ fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> String {
             );
             format!("it is {how} than the mean over random layouts ({interval})")
         }
+        // The shift's own sentences end with a full stop; this sentence adds its own.
         _ => format!(
             "its distance from the mean over random layouts: {}",
-            a.shift.text
+            a.shift.text.trim_end_matches('.')
         ),
     };
     let verdict = match p.verdict {
@@ -206,6 +207,28 @@ mod tests {
         assert!(a
             .text
             .contains("faster than the mean over random layouts (95 % CI: "));
+    }
+
+    /// Without a bounded shift interval the sentence quotes the shift's words, whose own
+    /// full stop is not doubled by the sentence's.
+    #[test]
+    fn an_unbounded_shift_is_quoted_with_one_full_stop() {
+        let mut rng = SeededRng::new(11, "as-built-unbounded");
+        let s = series(&mut rng, Some(0.88));
+        let t = Thresholds::default();
+        let mut a = analyse_series(&s, Default::default(), &t, None)
+            .as_built
+            .unwrap();
+        a.shift.ci = None;
+        a.shift.text = "Cannot tell: ratio 0.8245 (Fieller). The mean is below all 3.".into();
+        let text = sentence(&a, true, &t);
+        assert!(
+            text.ends_with(
+                "its distance from the mean over random layouts: Cannot tell: ratio 0.8245 \
+                 (Fieller). The mean is below all 3."
+            ),
+            "{text}"
+        );
     }
 
     /// Seeded simulation: an as-built binary that is one more random layout is called

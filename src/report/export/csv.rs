@@ -9,7 +9,7 @@ use super::tables::pair_confidence;
 use super::Exporter;
 use crate::analysis::effect::{wire, EffectVerdict, Interval};
 use crate::analysis::report::experiment::Experiment;
-use crate::analysis::report::model::{MultipleComparison, Report, SeriesReport, Verdict};
+use crate::analysis::report::model::{AsBuilt, MultipleComparison, Report, SeriesReport, Verdict};
 use crate::analysis::variants::PairComparison;
 
 /// CSV.
@@ -20,8 +20,9 @@ pub struct CsvExporter;
 /// `variant` and the bootstrap columns come last so that readers of the first 22 columns
 /// (reports before variants and `--bootstrap`) keep working; the default layout's verdict
 /// and prediction interval were added after them, the comparisons' columns (from `kind`
-/// on) after those.
-pub const COLUMNS: [&str; 36] = [
+/// to `direction`) after those, and the as-built binary's answer (from `as_built_mean` on)
+/// after those: every column keeps the place it had.
+pub const COLUMNS: [&str; 46] = [
     "program",
     "metric",
     "unit",
@@ -58,6 +59,16 @@ pub const COLUMNS: [&str; 36] = [
     "p_value",
     "verdict",
     "direction",
+    "as_built_mean",
+    "as_built_ci_lower",
+    "as_built_ci_upper",
+    "as_built_shift_ratio",
+    "as_built_shift_ci_lower",
+    "as_built_shift_ci_upper",
+    "as_built_shift",
+    "as_built_layout",
+    "as_built_layout_pi_lower",
+    "as_built_layout_pi_upper",
 ];
 
 fn opt(x: Option<f64>) -> String {
@@ -94,12 +105,34 @@ fn row(cells: &[(&str, String)]) -> Vec<String> {
         .collect()
 }
 
+/// The cells of the binary the user's build made (JSON `as_built`): its mean with its
+/// interval, its shift from the random layouts' mean and its place among them, named as the
+/// series' own (`mean`, `ci_*`) and the default layout's (`shift*`, `default_layout*`) are;
+/// the intervals at the row's `confidence`. A series without one (the build kept no
+/// as-built binary, or it was not run) leaves these columns empty.
+fn as_built_cells(a: &AsBuilt) -> [(&'static str, String); 10] {
+    let pi = a.placement.prediction_interval;
+    [
+        ("as_built_mean", format!("{}", a.binary.mean)),
+        ("as_built_ci_lower", opt(a.binary.ci.map(|c| c.lower))),
+        ("as_built_ci_upper", opt(a.binary.ci.map(|c| c.upper))),
+        ("as_built_shift_ratio", opt(a.shift.ratio)),
+        ("as_built_shift_ci_lower", opt(a.shift.ci.map(|c| c.lower))),
+        ("as_built_shift_ci_upper", opt(a.shift.ci.map(|c| c.upper))),
+        ("as_built_shift", verdict(a.shift.verdict).to_string()),
+        ("as_built_layout", verdict(a.placement.verdict).to_string()),
+        ("as_built_layout_pi_lower", opt(pi.map(|p| p.lower))),
+        ("as_built_layout_pi_upper", opt(pi.map(|p| p.upper))),
+    ]
+}
+
 /// The row of one series (program, variant and metric).
 fn series_row(s: &SeriesReport, confidence: f64) -> Vec<String> {
     let level = |name: &str| s.levels.iter().find(|l| l.name == name);
     let reps = |name: &str| level(name).map_or(1, |l| l.repetitions).to_string();
     let t = |name: &str| opt(level(name).and_then(|l| l.relative_variation));
-    row(&[
+    let as_built = s.as_built.as_ref().map(as_built_cells);
+    let cells = [
         ("program", s.program.clone()),
         ("metric", s.metric.clone()),
         ("unit", s.unit.clone()),
@@ -138,7 +171,8 @@ fn series_row(s: &SeriesReport, confidence: f64) -> Vec<String> {
             opt(s.default_layout.prediction_interval.map(|p| p.upper)),
         ),
         ("kind", "series".to_string()),
-    ])
+    ];
+    row(&[&cells[..], as_built.as_ref().map_or(&[][..], |a| &a[..])].concat())
 }
 
 /// The cells every comparison row has: what is compared, the ratio new/base with its
