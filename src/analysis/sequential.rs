@@ -18,7 +18,7 @@
 use serde::Serialize;
 
 use super::effect::{Effect, EffectVerdict, Interval};
-use super::numfmt::{change_parts, level, percent, sig};
+use super::numfmt::{change_parts, level, percent, Scale};
 use super::vocabulary::{Thresholds, MIN_TOP_LEVEL_UNITS};
 use crate::stats::confidence_sequence::{sequence, SequenceInterval};
 use crate::stats::repeated_t;
@@ -118,8 +118,9 @@ pub struct Sequential {
     pub sequence: Vec<Look>,
 }
 
-/// Replays the binaries' means of one series (in seed order).
-pub fn replay_mean(means: &[f64], rule: &Rule) -> Result<Sequential, StatsError> {
+/// Replays the binaries' means of one series (in seed order); `scale` is the unit its
+/// sentence gives them in (the series' section's, [`crate::analysis::report::model::SeriesReport::scale`]).
+pub fn replay_mean(means: &[f64], rule: &Rule, scale: &Scale) -> Result<Sequential, StatsError> {
     let logs = logs_of_positive(means, "the binaries' means")?;
     let looks = looks(&logs, rule)?;
     let stop = looks
@@ -129,7 +130,7 @@ pub fn replay_mean(means: &[f64], rule: &Rule) -> Result<Sequential, StatsError>
         Some(i) => (i, Reason::TargetReached),
         None => (looks.len() - 1, Reason::Cap),
     };
-    Ok(finish(looks, index, reason, None, rule))
+    Ok(finish(looks, index, reason, Outcome::Mean(scale), rule))
 }
 
 /// Replays the per-seed ratios `new[s] / base[s]` of matched seeds (in seed order);
@@ -170,7 +171,13 @@ pub fn replay_ratio(
         better,
         worse,
     };
-    Ok(finish(looks, index, reason, Some(classified), rule))
+    Ok(finish(
+        looks,
+        index,
+        reason,
+        Outcome::Ratio(classified),
+        rule,
+    ))
 }
 
 /// Whether a comparison's verdict ends the experiment: faster, slower, or within
@@ -227,15 +234,25 @@ struct Classified {
     worse: &'static str,
 }
 
+/// What a replay answers: a series' mean, in its unit, or a ratio with its verdict.
+enum Outcome<'a> {
+    Mean(&'a Scale),
+    Ratio(Classified),
+}
+
 fn finish(
     looks: Vec<Look>,
     index: usize,
     reason: Reason,
-    classified: Option<Classified>,
+    outcome: Outcome,
     rule: &Rule,
 ) -> Sequential {
     let at_stop = looks[index];
-    let text = sentence(&looks, index, reason, classified.as_ref(), rule);
+    let text = sentence(&looks, index, reason, &outcome, rule);
+    let classified = match outcome {
+        Outcome::Ratio(c) => Some(c),
+        Outcome::Mean(_) => None,
+    };
     Sequential {
         method: rule.method(),
         horizon: rule.horizon,
@@ -262,7 +279,7 @@ fn sentence(
     looks: &[Look],
     index: usize,
     reason: Reason,
-    classified: Option<&Classified>,
+    outcome: &Outcome,
     rule: &Rule,
 ) -> String {
     let at = &looks[index];
@@ -281,8 +298,8 @@ fn sentence(
         ),
         None => format!("{} confidence sequence", level(rule.thresholds.confidence)),
     };
-    let answer = match (at.ci, classified) {
-        (Some(ci), Some(c)) => {
+    let answer = match (at.ci, outcome) {
+        (Some(ci), Outcome::Ratio(c)) => {
             let (head, bounds) =
                 change_parts(c.effect.ratio, ci.lower, ci.upper, 1.0, c.better, c.worse);
             // change_parts names its interval "… CI: bounds"; this one is a sequence.
@@ -292,13 +309,17 @@ fn sentence(
                 c.effect.verdict.word(c.better, c.worse)
             )
         }
-        (Some(ci), None) => format!(
-            "geometric mean of the binaries' means {} ({cs}: {} to {}, ± {})",
-            sig(at.estimate, 6),
-            sig(ci.lower, 6),
-            sig(ci.upper, 6),
-            percent(at.relative_half_width.unwrap_or(f64::NAN), 2)
-        ),
+        (Some(ci), Outcome::Mean(scale)) => {
+            let (lower, upper) = scale.bounds(ci.lower, ci.upper);
+            let half = at
+                .relative_half_width
+                .map(|h| format!(", ± {}", percent(h, 2)))
+                .unwrap_or_default();
+            format!(
+                "geometric mean of the binaries' means {} ({cs}: {lower} to {upper}{half})",
+                scale.quantity_digits(at.estimate, 6),
+            )
+        }
         (None, _) => format!("cannot tell: the {cs} is not yet bounded"),
     };
     let looks_taken = match index + 1 {
@@ -310,4 +331,48 @@ fn sentence(
         at.binaries,
         looks.last().map_or(0, |l| l.binaries),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A series' sentence gives its mean and interval in the unit of its section, never as
+    /// a bare number in the stored unit ("1,020,000" for 1.02 ms stored in ns).
+    #[test]
+    fn a_series_sentence_carries_its_unit() {
+        let means: Vec<f64> = (0..12)
+            .map(|i| 1.02e6 * (1.0 + 0.003 * (i as f64 * 1.7).sin()))
+            .collect();
+        let rule = Rule {
+            thresholds: Default::default(),
+            target: 0.01,
+            planned: PLANNED_BINARIES,
+            horizon: None,
+        };
+        let scale = Scale::for_values("ns", 1.02e6);
+        let s = replay_mean(&means, &rule, &scale).unwrap();
+        assert_eq!(s.reason, Reason::TargetReached, "{}", s.text);
+        let ci = s.at_stop.ci.unwrap();
+        let (lower, upper) = scale.bounds(ci.lower, ci.upper);
+        assert!(
+            lower.ends_with(" ms") && upper.ends_with(" ms"),
+            "{lower} {upper}"
+        );
+        let expected = format!(
+            "geometric mean of the binaries' means {} (",
+            scale.quantity_digits(s.at_stop.estimate, 6)
+        );
+        assert!(s.text.contains(&expected), "{}", s.text);
+        assert!(
+            s.text.contains(&format!(": {lower} to {upper}, ± ")),
+            "{}",
+            s.text
+        );
+        assert!(
+            s.text.contains(" ms") && !s.text.contains("1,0"),
+            "{}",
+            s.text
+        );
+    }
 }

@@ -7,8 +7,9 @@
 //! variable, one binary path, each seed's own shared [`libraries`], ASLR off) through [`process`] (with [`reaper`]: nothing a
 //! benchmark starts outlives it, and SIGINT/SIGTERM stop the run cleanly), reading the
 //! [`metric`] and
-//! committing each execution to the store ([`crate::files::store`]) before the next starts. [`summary`] gives the
-//! end-of-run table; [`export`] turns a store into the CSV `layoutrand analyze` reads.
+//! committing each execution to the store ([`crate::files::store`]) before the next starts
+//! (the end-of-run table is the analysis engine's, [`crate::analysis::run_summary`]);
+//! [`export`] turns a store into the CSV `layoutrand analyze` reads.
 
 pub mod budget;
 pub mod command;

@@ -11,6 +11,11 @@ use layoutrand::analysis::vocabulary::{Thresholds, MIN_TOP_LEVEL_UNITS};
 use layoutrand::seeded::SeededRng;
 use layoutrand::stats::sample::mean_interval;
 
+/// The unit the sentences give simulated means in (they are plain numbers).
+fn unitless() -> layoutrand::analysis::numfmt::Scale {
+    layoutrand::analysis::numfmt::Scale::for_values("count", 1.0)
+}
+
 /// Executions per binary and iterations per execution, fixed beforehand.
 const EXECUTIONS: usize = 3;
 const ITERATIONS: usize = 5;
@@ -88,7 +93,7 @@ fn coverage(seed: u64, experiments: usize, n: usize, horizon: Option<usize>) -> 
     let (mut cs_held, mut fixed_held) = (0, 0);
     for _ in 0..experiments {
         let means = series(&mut rng, n, 0.03);
-        let s = replay_mean(&means, &rule(0.0001, horizon)).unwrap();
+        let s = replay_mean(&means, &rule(0.0001, horizon), &unitless()).unwrap();
         cs_held += s.sequence.iter().all(|l| {
             l.ci.is_none_or(|c| c.lower.ln() < truth && truth < c.upper.ln())
         }) as usize;
@@ -148,7 +153,7 @@ fn stopping(
         .iter()
         .map(|logs| {
             let means: Vec<f64> = logs.iter().map(|l| l.exp()).collect();
-            replay_mean(&means, &rule(target, horizon))
+            replay_mean(&means, &rule(target, horizon), &unitless())
                 .unwrap()
                 .stopped_at as f64
         })
@@ -240,7 +245,7 @@ fn every_look_is_recorded_and_the_reason_is_the_target() {
     let mut rng = SeededRng::new(31, "sequential: one");
     let means = series(&mut rng, 60, 0.03);
     for horizon in [None, Some(60)] {
-        let s = replay_mean(&means, &rule(0.02, horizon)).unwrap();
+        let s = replay_mean(&means, &rule(0.02, horizon), &unitless()).unwrap();
         assert_eq!(s.reason, Reason::TargetReached);
         assert_eq!(s.sequence.len(), 60 - MIN_TOP_LEVEL_UNITS + 1);
         assert_eq!(s.looks, s.stopped_at - MIN_TOP_LEVEL_UNITS + 1);

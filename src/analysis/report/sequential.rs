@@ -20,10 +20,14 @@ pub fn horizon(experiment: &Experiment) -> Option<usize> {
         .then_some(log.rule.max_binaries as usize)
 }
 
-/// Replays one series' binaries' means.
-pub fn for_series(series: &Series, rule: &Rule) -> Result<Sequential, StatsError> {
+/// Replays one series' binaries' means, said in `scale` (its section's unit).
+pub fn for_series(
+    series: &Series,
+    rule: &Rule,
+    scale: &crate::analysis::numfmt::Scale,
+) -> Result<Sequential, StatsError> {
     let means: Vec<f64> = series.seeds.iter().map(|b| b.mean()).collect();
-    replay_mean(&means, rule)
+    replay_mean(&means, rule, scale)
 }
 
 /// Replays the per-seed ratios of `new` over `base`, seeds matched by number, in the base's
@@ -50,7 +54,7 @@ pub fn for_pair(base: &Series, new: &Series, rule: &Rule) -> Result<Sequential, 
 pub fn attach(report: &mut Report, experiment: &Experiment, rule: &Rule) {
     let mut warnings = Vec::new();
     for (out, series) in report.series.iter_mut().zip(&experiment.series) {
-        match for_series(series, rule) {
+        match for_series(series, rule, &out.scale()) {
             Ok(s) => out.sequential = Some(s),
             Err(e) => warnings.push(format!(
                 "{} {}: no sequential analysis: {e}",
