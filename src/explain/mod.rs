@@ -45,6 +45,11 @@ pub struct ExplainOptions {
 
 /// Explains the experiment in `dir`.
 pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
+    // The profile and confirmation runs start the binaries in the run's own working
+    // directory, where a DIR relative to this one (the default `layoutrand-out`) means
+    // something else.
+    let dir = &std::path::absolute(dir)
+        .with_context(|| format!("the absolute path of {}", dir.display()))?;
     let exp = load(dir)?;
     let series = pick_series(&exp, options.program.as_deref())?;
     let manifest = exp.manifest.as_ref().with_context(|| {

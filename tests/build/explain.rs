@@ -52,10 +52,15 @@ fn explain_linked(
         .output()
         .unwrap();
     assert_success(&run, "run");
-    let json = layoutrand(&dir)
+    // From another directory than the run's, with a relative DIR (as `layoutrand explain`
+    // with its default `layoutrand-out` is): the profile run must still find the binaries.
+    let parent = dir.parent().unwrap();
+    let relative = out.strip_prefix(parent).unwrap();
+    let json = layoutrand(parent)
         .args(["explain", "--format", "json", "--permutation-seed", "7"])
         .args(extra)
-        .arg(&out)
+        .arg("--out")
+        .arg(relative)
         .output()
         .unwrap();
     assert_success(&json, "explain");
