@@ -49,9 +49,9 @@ pub fn render_gated_report(
     options: &AnalysisOptions,
     metrics: &[String],
 ) -> Result<(String, Vec<String>)> {
-    let (report, experiment) = analyse_directory(dir, options, metrics)?;
+    let report = analyse_directory(dir, options, metrics)?;
     Ok((
-        export::exporter(format).export(&report, &experiment)?,
+        export::exporter(format).export(&report)?,
         gate_trips(&report),
     ))
 }

@@ -101,7 +101,7 @@ proptest! {
         let eb = experiment(&reps, &runner_values);
         let report = analyse(&ea, &th).unwrap();
         for format in [Format::Text, Format::Markdown, Format::Json, Format::Csv, Format::Html] {
-            exporter(format).export(&report, &ea).unwrap();
+            exporter(format).export(&report).unwrap();
         }
         let _ = dimension(&ea, CostOverrides::default(), &[0.01, 0.5], 0.95);
         let options = CompareOptions { thresholds: th, is_time: true, bootstrap: None, fail_if_slower: Some(0.0) };

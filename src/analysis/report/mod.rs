@@ -30,20 +30,18 @@ use std::path::Path;
 use anyhow::Result;
 
 use builder::AnalysisOptions;
-use experiment::Experiment;
 use model::Report;
 
 /// Loads the experiment in `dir`, keeps the given metrics (all when empty) and analyses it
-/// with `options`: the data `layoutrand report DIR` renders, with the experiment it came from.
+/// with `options`: the data `layoutrand report DIR` renders (everything drawn included).
 pub fn analyse_directory(
     dir: &Path,
     options: &AnalysisOptions,
     metrics: &[String],
-) -> Result<(Report, Experiment)> {
+) -> Result<Report> {
     let mut experiment = experiment::load_with_context(dir)?;
     experiment.retain_metrics(metrics)?;
-    let report = builder::analyse_with(&experiment, options)?;
-    Ok((report, experiment))
+    builder::analyse_with(&experiment, options)
 }
 
 /// The comparisons of `report` whose whole ratio interval says a variant is slower than its

@@ -27,7 +27,6 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::Exporter;
-use crate::analysis::report::experiment::Experiment;
 use crate::analysis::report::model::{Interval, Report, SeriesReport};
 
 /// BMF JSON.
@@ -137,7 +136,7 @@ pub fn bmf(report: &Report) -> Bmf {
 }
 
 impl Exporter for BmfExporter {
-    fn export(&self, report: &Report, _experiment: &Experiment) -> Result<String> {
+    fn export(&self, report: &Report) -> Result<String> {
         let mut s = serde_json::to_string_pretty(&bmf(report))?;
         s.push('\n');
         Ok(s)

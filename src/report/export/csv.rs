@@ -8,7 +8,6 @@ use anyhow::Result;
 use super::tables::pair_confidence;
 use super::Exporter;
 use crate::analysis::effect::{wire, EffectVerdict, Interval};
-use crate::analysis::report::experiment::Experiment;
 use crate::analysis::report::model::{AsBuilt, MultipleComparison, Report, SeriesReport, Verdict};
 use crate::analysis::variants::PairComparison;
 
@@ -253,7 +252,7 @@ fn tukey_cells(m: &MultipleComparison, confidence: f64) -> Vec<ComparisonCells<'
 }
 
 impl Exporter for CsvExporter {
-    fn export(&self, report: &Report, _experiment: &Experiment) -> Result<String> {
+    fn export(&self, report: &Report) -> Result<String> {
         let mut w = ::csv::Writer::from_writer(Vec::new());
         w.write_record(COLUMNS)?;
         for s in &report.series {

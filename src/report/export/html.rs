@@ -16,7 +16,6 @@ use super::tables::{
     series_title, setup_line, stopping_line, LEVEL_HEADERS, VARIANTS_TITLE,
 };
 use super::Exporter;
-use crate::analysis::report::experiment::Experiment;
 use crate::analysis::report::model::{Report, SeriesReport, Verdict};
 use crate::analysis::report::plot_data::SeriesPlots;
 
@@ -70,7 +69,7 @@ const SERIES_SECTIONS: [(&str, &str); 5] = [
 ];
 
 impl Exporter for HtmlExporter {
-    fn export(&self, report: &Report, _experiment: &Experiment) -> Result<String> {
+    fn export(&self, report: &Report) -> Result<String> {
         let mut out = String::new();
         writeln!(
             out,

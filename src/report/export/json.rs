@@ -4,7 +4,6 @@
 use anyhow::Result;
 
 use super::Exporter;
-use crate::analysis::report::experiment::Experiment;
 use crate::analysis::report::model::Report;
 
 /// Pretty-printed JSON.
@@ -12,7 +11,7 @@ use crate::analysis::report::model::Report;
 pub struct JsonExporter;
 
 impl Exporter for JsonExporter {
-    fn export(&self, report: &Report, _experiment: &Experiment) -> Result<String> {
+    fn export(&self, report: &Report) -> Result<String> {
         let mut s = serde_json::to_string_pretty(report)?;
         s.push('\n');
         Ok(s)

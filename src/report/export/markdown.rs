@@ -9,7 +9,6 @@ use super::tables::{
     series_title, setup_line, stopping_line, variant_lines, LEVEL_HEADERS,
 };
 use super::Exporter;
-use crate::analysis::report::experiment::Experiment;
 use crate::analysis::report::model::Report;
 
 /// Markdown.
@@ -17,7 +16,7 @@ use crate::analysis::report::model::Report;
 pub struct MarkdownExporter;
 
 impl Exporter for MarkdownExporter {
-    fn export(&self, report: &Report, _experiment: &Experiment) -> Result<String> {
+    fn export(&self, report: &Report) -> Result<String> {
         let mut out = String::new();
         writeln!(out, "# layoutrand report of `{}`\n", report.directory)?;
         writeln!(out, "{}\n", confidence_line(report))?;

@@ -1,11 +1,9 @@
 //! One exporter per output format behind one trait, in the manner of hyperfine's
 //! `src/export`: each turns the same [`Report`] into a string. The report carries everything
-//! drawn, the plots' data included; the [`Experiment`] it was computed from is passed too but
-//! no exporter reads it any more (it stays in the signature so that callers did not change).
+//! drawn, the plots' data included, so an exporter reads nothing else.
 
 use anyhow::Result;
 
-use crate::analysis::report::experiment::Experiment;
 use crate::analysis::report::model::Report;
 
 pub mod analyze_text;
@@ -35,7 +33,7 @@ pub mod variant_plots;
 /// Renders a report in one format.
 pub trait Exporter {
     /// The whole document.
-    fn export(&self, report: &Report, experiment: &Experiment) -> Result<String>;
+    fn export(&self, report: &Report) -> Result<String>;
 }
 
 /// The output formats of `layoutrand report` (the library does not depend on clap: the CLI

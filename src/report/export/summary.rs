@@ -10,7 +10,6 @@ use anyhow::Result;
 
 use super::Exporter;
 use crate::analysis::numfmt::{estimate, percent};
-use crate::analysis::report::experiment::Experiment;
 use crate::analysis::report::model::{Report, SeriesReport, Verdict};
 use crate::analysis::report::series::program_label;
 
@@ -81,7 +80,7 @@ fn rows(out: &mut String, rows: &[String]) -> std::fmt::Result {
 }
 
 impl Exporter for SummaryExporter {
-    fn export(&self, report: &Report, _experiment: &Experiment) -> Result<String> {
+    fn export(&self, report: &Report) -> Result<String> {
         let mut out = String::new();
         writeln!(out, "### layoutrand: `{}`\n", report.directory)?;
         if !report.comparisons.is_empty() {

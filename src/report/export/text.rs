@@ -9,7 +9,6 @@ use super::tables::{
     series_title, setup_line, stopping_line, variant_lines, LEVEL_HEADERS, VARIANTS_TITLE,
 };
 use super::Exporter;
-use crate::analysis::report::experiment::Experiment;
 use crate::analysis::report::model::Report;
 
 /// Plain text.
@@ -17,7 +16,7 @@ use crate::analysis::report::model::Report;
 pub struct TextExporter;
 
 impl Exporter for TextExporter {
-    fn export(&self, report: &Report, _experiment: &Experiment) -> Result<String> {
+    fn export(&self, report: &Report) -> Result<String> {
         let mut out = String::new();
         writeln!(out, "layoutrand report of {}", report.directory)?;
         writeln!(out, "{}", confidence_line(report))?;
