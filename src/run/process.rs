@@ -148,13 +148,18 @@ fn command(spec: &ProcessSpec, stdout: std::fs::File, stderr: std::fs::File) -> 
         .stderr(stderr)
         .process_group(0);
     let disable_aslr = spec.disable_aslr;
-    // SAFETY: the closure only makes the prctl(2) and personality(2) system calls, which are
-    // async-signal-safe, and allocates nothing.
+    let watchdog = super::watchdog::socket_fd();
+    // SAFETY: the closure only makes the prctl(2), getpid(2), send(2) and personality(2)
+    // system calls, which are async-signal-safe, and allocates nothing.
     unsafe {
         cmd.pre_exec(move || {
             // If the runner is killed (kill -9, power button), the benchmark dies with it
             // instead of running on unobserved; `--resume` reruns that execution.
             crate::child::die_with_parent()?;
+            // ... and so does what it starts: the watchdog knows the group before it runs.
+            if let Some(fd) = watchdog {
+                super::watchdog::announce_this_process(fd);
+            }
             if disable_aslr {
                 disable_aslr_in_this_process()?;
             }

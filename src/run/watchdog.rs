@@ -7,7 +7,8 @@
 //! for the next run. So the runner starts one small helper process, the watchdog (this same
 //! executable, `layoutrand execution-watchdog`, in a process group of its own so that a
 //! terminal's Ctrl-C does not reach it), and tells it over a socket which process groups its
-//! executions lead: `+PGID` when one starts, `-PGID` when it was reaped. When the socket
+//! executions lead: `+PGID` when one starts (said by the new leader itself, before it execs
+//! the benchmark, and again by the runner), `-PGID` when it was reaped. When the socket
 //! closes — the runner exited, however it died: the kernel closes a dead process's sockets —
 //! the watchdog SIGKILLs every group still announced, then exits. A runner that ends normally
 //! has announced every group's end, so the watchdog kills nothing.
@@ -17,7 +18,7 @@
 //! kill -9 they are re-parented to init and no longer known as the execution's.
 
 use std::io::{BufRead, BufReader, Read};
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
@@ -80,6 +81,49 @@ pub fn pid() -> Option<i32> {
         .map(|c| c.pid)
 }
 
+/// The runner's end of the watchdog's socket, once started: an execution's leader announces
+/// itself on it before it execs ([`announce_this_process`]).
+pub fn socket_fd() -> Option<RawFd> {
+    CONNECTION
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .as_ref()
+        .map(|c| c.socket.as_raw_fd())
+}
+
+/// Announces the calling process as the leader of a running execution (`+PID`) on the
+/// watchdog's socket `fd`: meant for `pre_exec`, in the new leader after its `setpgid`, so
+/// that the watchdog knows the group before the benchmark's first instruction. The runner's
+/// own announcement comes after `spawn` returns; a runner killed in between (a loaded
+/// machine can hold it there while the benchmark already starts children) would otherwise
+/// leave the group unknown and its children running. Async-signal-safe: a getpid(2) and a
+/// send(2) of a line formatted on the stack; best effort, as [`announce`].
+pub fn announce_this_process(fd: RawFd) {
+    let mut line = [0u8; 16];
+    let n = running_line(nix::unistd::getpid().as_raw(), &mut line);
+    let _ = send(fd, &line[..n], MsgFlags::MSG_NOSIGNAL);
+}
+
+/// Writes `+PID\n` into `buf` without allocating; returns its length.
+fn running_line(pid: i32, buf: &mut [u8; 16]) -> usize {
+    let mut digits = [0u8; 10];
+    let (mut value, mut count) = (pid.unsigned_abs(), 0);
+    loop {
+        digits[count] = b'0' + (value % 10) as u8;
+        value /= 10;
+        count += 1;
+        if value == 0 {
+            break;
+        }
+    }
+    buf[0] = b'+';
+    for i in 0..count {
+        buf[1 + i] = digits[count - 1 - i];
+    }
+    buf[1 + count] = b'\n';
+    count + 2
+}
+
 /// Tells the watchdog that the execution leading process group `pgid` started (`true`) or
 /// was reaped (`false`). Best effort: a watchdog that is gone costs the guarantee, never the
 /// run (MSG_NOSIGNAL: no SIGPIPE).
@@ -139,5 +183,19 @@ mod tests {
         let input = "+100\n+200\n-100\n+300\ngarbage\n+1\n+-5\n-\n+200\n";
         assert_eq!(running_groups(input.as_bytes()), [200, 300]);
         assert!(running_groups("+7\n-7\n".as_bytes()).is_empty());
+    }
+
+    #[test]
+    fn a_leader_announces_itself_as_the_runner_would() {
+        for pid in [2, 10, 4_194_304, i32::MAX] {
+            let mut buf = [0u8; 16];
+            let n = running_line(pid, &mut buf);
+            assert_eq!(&buf[..n], format!("+{pid}\n").as_bytes());
+        }
+        // On a socket, what the watchdog reads: this process as a running group.
+        let (ours, theirs) = UnixStream::pair().unwrap();
+        announce_this_process(ours.as_raw_fd());
+        drop(ours);
+        assert_eq!(running_groups(theirs), [std::process::id() as i32]);
     }
 }
