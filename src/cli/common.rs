@@ -81,14 +81,19 @@ impl BootstrapArgs {
     /// The options, when a bootstrap was asked for (warning once when the seed was given by
     /// its deprecated spelling).
     pub fn options(&self) -> Option<BootstrapOptions> {
-        if self.seed.is_some() {
-            layoutrand::flags::warn_deprecated("--seed", "--bootstrap-seed");
-        }
-        self.bootstrap.map(|resamples| BootstrapOptions {
-            resamples,
-            seed: self.bootstrap_seed.or(self.seed).unwrap_or(1),
-        })
+        let seed = seed_by_either_spelling(self.bootstrap_seed, self.seed, "--bootstrap-seed");
+        self.bootstrap
+            .map(|resamples| BootstrapOptions { resamples, seed })
     }
+}
+
+/// A seed given by its own flag (`name`) or by `--seed`, the deprecated spelling `report` and
+/// `explain` once had (warning on stderr when it was used); 1 when neither was given.
+pub fn seed_by_either_spelling(named: Option<u64>, deprecated: Option<u64>, name: &str) -> u64 {
+    if deprecated.is_some() {
+        layoutrand::flags::warn_deprecated("--seed", name);
+    }
+    named.or(deprecated).unwrap_or(1)
 }
 
 /// `--format text|json` of `analyze`, `compare`, `dimension`, `doctor`, `explain` and `layout`.

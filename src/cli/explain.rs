@@ -59,10 +59,7 @@ pub struct Args {
 
 /// The permutation tests' seed, by either spelling (warning on the deprecated one).
 fn permutation_seed(args: &Args) -> u64 {
-    if args.seed.is_some() {
-        layoutrand::flags::warn_deprecated("--seed", "--permutation-seed");
-    }
-    args.permutation_seed.or(args.seed).unwrap_or(1)
+    super::common::seed_by_either_spelling(args.permutation_seed, args.seed, "--permutation-seed")
 }
 
 /// Runs `layoutrand explain`.
