@@ -51,6 +51,10 @@ struct Counter {
     started: Instant,
     /// The last tenth of the work a line was printed for.
     tenth: AtomicU64,
+    /// When the last line was printed, in milliseconds after `started`: the clock's line
+    /// waits [`LINE_EVERY`] after *any* line, so a tenth's line is not followed seconds later
+    /// by the same count again ("15 of 36 … 1m 58s" then "15 of 36 … 2m").
+    last_line_ms: AtomicU64,
 }
 
 impl Counter {
@@ -81,6 +85,20 @@ impl Counter {
             }
         }
         line
+    }
+
+    /// Prints [`Counter::line`] and notes when.
+    fn print_line(&self) {
+        self.last_line_ms
+            .store(self.started.elapsed().as_millis() as u64, Ordering::SeqCst);
+        crate::diagnostic!("{}", self.line());
+    }
+
+    /// How long the clock waits from now for its next line: [`LINE_EVERY`] after the last
+    /// line (or the start), zero when that moment has passed.
+    fn until_next_tick(&self) -> Duration {
+        let last = Duration::from_millis(self.last_line_ms.load(Ordering::SeqCst));
+        (last + LINE_EVERY).saturating_sub(self.started.elapsed())
     }
 }
 
@@ -141,12 +159,17 @@ impl Progress {
                 done_before: done,
                 started: Instant::now(),
                 tenth: AtomicU64::new(tenth(done, total)),
+                last_line_ms: AtomicU64::new(0),
             });
             let (stop, stopped) = channel::<()>();
             let ticking = Arc::clone(&counter);
             let thread = std::thread::spawn(move || {
-                while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(LINE_EVERY) {
-                    crate::diagnostic!("{}", ticking.line());
+                while let Err(RecvTimeoutError::Timeout) =
+                    stopped.recv_timeout(ticking.until_next_tick())
+                {
+                    if ticking.until_next_tick().is_zero() {
+                        ticking.print_line();
+                    }
                 }
             });
             let ticker = Ticker {
@@ -167,7 +190,7 @@ impl Progress {
             if counter.tenth.fetch_max(now, Ordering::SeqCst) < now
                 && counter.started.elapsed() >= QUIET_START
             {
-                crate::diagnostic!("{}", counter.line());
+                counter.print_line();
             }
         }
     }
@@ -201,6 +224,7 @@ mod tests {
             done_before: 20,
             started: Instant::now() - Duration::from_secs(100),
             tenth: AtomicU64::new(1),
+            last_line_ms: AtomicU64::new(0),
         };
         let line = c.line();
         // 100 executions in 100 s, 720 to go: about 12 minutes.
@@ -215,5 +239,28 @@ mod tests {
         assert_eq!(tenth(839, 840), 9);
         assert_eq!(tenth(900, 840), 10);
         assert_eq!(tenth(0, 0), 10);
+    }
+
+    /// Issue 36: a tenth's line at 1m 58s was followed by the clock's line at 2m with the
+    /// same count. The clock now waits a whole [`LINE_EVERY`] after any line.
+    #[test]
+    fn the_clock_waits_after_any_line() {
+        let c = Counter {
+            unit: "executions",
+            total: 36,
+            done: AtomicU64::new(15),
+            done_before: 0,
+            started: Instant::now() - Duration::from_secs(118),
+            tenth: AtomicU64::new(4),
+            last_line_ms: AtomicU64::new(0),
+        };
+        // No line for 118 s: the clock is due.
+        assert!(c.until_next_tick().is_zero());
+        c.last_line_ms.store(118_000, Ordering::SeqCst);
+        let wait = c.until_next_tick();
+        assert!(
+            wait > LINE_EVERY - Duration::from_secs(2) && wait <= LINE_EVERY,
+            "{wait:?}"
+        );
     }
 }

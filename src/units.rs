@@ -47,7 +47,7 @@ pub fn parse_duration(text: &str) -> Result<Duration> {
     if t.is_empty() {
         bail!("empty duration");
     }
-    let duration = if let Ok(seconds) = t.parse::<f64>() {
+    let duration = if let Some(seconds) = decimal_seconds(t) {
         if !(seconds.is_finite() && seconds >= 0.0) {
             bail!("duration {text:?} must be a positive number of seconds");
         }
@@ -55,6 +55,8 @@ pub fn parse_duration(text: &str) -> Result<Duration> {
         Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX)
     } else {
         humantime::parse_duration(t).map_err(|e| match e {
+            // humantime reports a fraction with more digits than it keeps as an overflow too,
+            // but those are read by `decimal_seconds` before it is asked.
             humantime::DurationError::NumberOverflow => anyhow::anyhow!(
                 "duration {text:?} is longer than the most accepted, {}",
                 humantime::format_duration(MAX_DURATION)
@@ -72,6 +74,26 @@ pub fn parse_duration(text: &str) -> Result<Duration> {
         );
     }
     Ok(duration)
+}
+
+/// A plain number of seconds (`2.5`), or one decimal number followed by one time unit of
+/// [`TIME_UNITS`] or `min`/`sec` (`0.6355019997s`, `1.5ms`), in seconds. `humantime` keeps at
+/// most nine decimals and calls a longer fraction an overflow, so a cost printed to full
+/// precision (ten decimals) would be refused as "too long"; these forms are read here instead.
+fn decimal_seconds(text: &str) -> Option<f64> {
+    if let Ok(seconds) = text.parse::<f64>() {
+        return Some(seconds);
+    }
+    let split = text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .filter(|&i| i > 0)?;
+    let (number, unit) = text.split_at(split);
+    let factor = match unit.trim() {
+        "min" => 60.0,
+        "sec" => 1.0,
+        unit => seconds_per(unit)?,
+    };
+    number.parse::<f64>().ok().map(|n| n * factor)
 }
 
 /// [`parse_duration`] as a clap value parser (`--timeout`, `--budget`).
@@ -149,6 +171,15 @@ mod tests {
             Duration::from_secs(5400)
         );
         assert_eq!(parse_duration(" 30 ").unwrap(), Duration::from_secs(30));
+        // Issue 36: a cost printed to ten decimals was refused as "longer than 1year".
+        let precise = parse_duration("0.6355019997s").unwrap().as_secs_f64();
+        assert!((precise - 0.6355019997).abs() < 1e-9, "{precise}");
+        assert_eq!(
+            parse_duration("1.5ms").unwrap(),
+            Duration::from_micros(1500)
+        );
+        assert_eq!(parse_duration("2min").unwrap(), Duration::from_secs(120));
+        assert_eq!(parse_duration("3 m").unwrap(), Duration::from_secs(180));
         assert!(parse_duration("10x").is_err());
         assert!(parse_duration("m").is_err());
         assert!(parse_duration("5m3").is_err());

@@ -383,6 +383,22 @@ fn level_costs(
     names.iter().map(|n| cost(n)).collect()
 }
 
+/// The advice when the level above `name` adds no variance of its own (eq. 3 has no
+/// optimum). Eq. 3 alone would say "repeat here, drop repetition above", but the table of
+/// top-level counts keeps `kept` repetitions here and counts the top level; the advice says
+/// what the table does and what it trades, so the two do not contradict each other (issue 36:
+/// "drop repetition above" was printed beside a table asking 625 binaries).
+fn no_variance_above(name: &str, kept: usize) -> String {
+    let (here, above) = match name {
+        "iteration" => ("iterations", "executions"),
+        "execution" => ("executions", "binaries"),
+        _ => ("repetitions at this level", "units of the level above"),
+    };
+    format!(
+        "the {above} add no measurable variance of their own (T² ≤ 0 above, or negligible beside this level's), so eq. 3 has no optimum: only the total number of {here} counts. The table keeps the initial experiment's {kept} {here} per unit above and counts the {above}; the same total spread over fewer {above} with more {here} each would be as precise if that T² ≤ 0 holds, but it is estimated from the initial experiment alone, and more {above} also cover more layouts"
+    )
+}
+
 /// The count advised for level `name` (estimated as `e`) from eq. 3's `optimal`, with advice
 /// when it is not eq. 3's own count; never fewer than [`MIN_EXECUTIONS_FOR_SENSITIVITY`]
 /// executions.
@@ -393,6 +409,10 @@ fn chosen_count(
 ) -> (Option<String>, Option<u64>) {
     let (advice, chosen) = match optimal {
         Some(OptimalCount::Count { repetitions }) => (None, Some(*repetitions)),
+        Some(OptimalCount::NoVarianceAbove) => (
+            Some(no_variance_above(name, e.repetitions)),
+            Some(e.repetitions as u64),
+        ),
         Some(other) => {
             let keep = other.repetitions().unwrap_or(e.repetitions as u64);
             let extra = if other.repetitions().is_none() {
@@ -435,5 +455,26 @@ mod tests {
                 "{parsed:?} vs {DEFAULT_TARGETS:?}"
             );
         }
+    }
+
+    /// Issue 36: with no binary-level variance, the advice said "drop repetition above"
+    /// beside a table that asked hundreds of binaries. The count kept is the initial one and
+    /// the advice says the table counts binaries.
+    #[test]
+    fn no_variance_above_keeps_the_count_the_table_uses() {
+        let e = LevelEstimate {
+            repetitions: 3,
+            s2: Some(1.0),
+            t2: Some(1.0),
+        };
+        let (advice, chosen) = chosen_count(&e, Some(&OptimalCount::NoVarianceAbove), "execution");
+        assert_eq!(chosen, Some(3));
+        let advice = advice.unwrap();
+        assert!(!advice.contains("drop repetition"), "{advice}");
+        assert!(
+            advice.contains("keeps the initial experiment's 3 executions"),
+            "{advice}"
+        );
+        assert!(advice.contains("counts the binaries"), "{advice}");
     }
 }
