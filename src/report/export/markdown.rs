@@ -5,8 +5,9 @@ use std::fmt::Write;
 use anyhow::Result;
 
 use super::tables::{
-    as_built_lines, baseline_line, confidence_line, diagnostic_lines, level_rows, mean_line,
-    series_title, setup_line, stopping_line, variant_lines, LEVEL_HEADERS,
+    as_built_lines, baseline_line, confidence_line, diagnostic_lines, lead_variant_lines,
+    level_rows, mean_line, series_title, setup_line, stopping_line, variant_lines, LEVEL_HEADERS,
+    VARIANTS_LEAD_TITLE,
 };
 use super::Exporter;
 use crate::analysis::report::model::Report;
@@ -26,6 +27,13 @@ impl Exporter for MarkdownExporter {
         }
         for line in &report.across_metrics {
             writeln!(out, "\n**Across metrics:** {line}")?;
+        }
+        let lead = lead_variant_lines(report);
+        if !lead.is_empty() {
+            writeln!(out, "\n## {VARIANTS_LEAD_TITLE}\n")?;
+            for line in lead {
+                writeln!(out, "- {line}")?;
+            }
         }
         for s in &report.series {
             writeln!(out, "\n## {}\n", series_title(s))?;

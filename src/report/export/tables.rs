@@ -131,6 +131,37 @@ pub fn variant_lines(report: &Report) -> Vec<String> {
     lines
 }
 
+/// The heading of the variants' answers that open a report (text and Markdown).
+pub const VARIANTS_LEAD_TITLE: &str = "In short, the variants";
+
+/// The variants' answers a report opens with: each comparison's sentence on the metric its
+/// program's run measured first (the metric of its program's first series), since a user
+/// who built variants came with "is B faster than A?" (issue 36: a variants report gave
+/// that answer last, after every metric's analysis). Empty without variants.
+pub fn lead_variant_lines(report: &Report) -> Vec<String> {
+    let first_metric = |program: &str| {
+        report
+            .series
+            .iter()
+            .find(|s| s.program == program)
+            .map(|s| s.metric.as_str())
+    };
+    let lead: Vec<String> = report
+        .comparisons
+        .iter()
+        .filter(|c| first_metric(&c.program) == Some(c.metric.as_str()))
+        .map(|c| format!("{} {}: {}", c.program, c.metric, c.text))
+        .collect();
+    let rest = report.comparisons.len() - lead.len();
+    let mut lines = lead;
+    if rest > 0 && !lines.is_empty() {
+        lines.push(format!(
+            "(the comparisons of the other {rest} metric(s), and the intervals behind each, close the report)"
+        ));
+    }
+    lines
+}
+
 /// A ratio interval as the variant lines print it: `0.9512 to 0.9734`, or `unbounded`
 /// (also for an infinite or undefined end, which no reader should have to parse).
 pub fn ratio_interval(ci: Option<Interval>) -> String {
