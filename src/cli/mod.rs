@@ -13,6 +13,7 @@ pub mod doctor;
 pub mod experiment;
 pub mod explain;
 pub mod export;
+pub mod generate;
 pub mod layout;
 pub mod repair;
 pub mod report;
@@ -71,6 +72,8 @@ pub enum Command {
     Status(status::Args),
     /// Is this machine fit for a layout experiment? Checks and a short noise calibration.
     Doctor(doctor::Args),
+    /// Man pages and shell completions, made from this command line's own definitions.
+    Generate(generate::Args),
     /// The doctor's calibration loop (run by `doctor` in its own processes).
     #[command(hide = true)]
     CalibrationLoop(doctor::LoopArgs),
@@ -99,6 +102,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::CheckSensitivity(a) => check_sensitivity::run(a),
         Command::Status(a) => status::run(a),
         Command::Doctor(a) => doctor::run(a),
+        Command::Generate(a) => generate::run(a),
         Command::CalibrationLoop(a) => doctor::run_loop(a),
         Command::RunShard(a) => run_shard::run(a),
         Command::ExecutionWatchdog => {
@@ -187,6 +191,48 @@ mod tests {
                 both.is_err(),
                 "{sub}: DIR and --out together must be refused"
             );
+        }
+    }
+
+    /// Issue 37: the man pages come from the clap definitions: one page per visible command,
+    /// each naming every flag of that command; the completion scripts name every command.
+    #[test]
+    fn man_pages_and_completions_cover_every_command_and_flag() {
+        let dir = tempfile::tempdir().unwrap();
+        let written = generate::write_man_pages(dir.path()).unwrap();
+        let command = {
+            use clap::CommandFactory;
+            let mut c = Cli::command();
+            c.build();
+            c
+        };
+        let visible: Vec<_> = generate::documented(&command).collect();
+        assert!(visible.len() >= 15, "{} commands", visible.len());
+        assert_eq!(written.len(), visible.len() + 1);
+        for sub in visible {
+            let page = dir.path().join(format!("layoutrand-{}.1", sub.get_name()));
+            let text = std::fs::read_to_string(&page).unwrap();
+            for arg in sub.get_arguments().filter(|a| !a.is_hide_set()) {
+                if let Some(long) = arg.get_long() {
+                    // roff escapes each '-' of a flag as '\-'.
+                    let escaped = format!("\\-\\-{}", long.replace('-', "\\-"));
+                    assert!(
+                        text.contains(&escaped),
+                        "{}: --{long} missing from its man page",
+                        sub.get_name()
+                    );
+                }
+            }
+        }
+        let mut bash = Vec::new();
+        let mut c = {
+            use clap::CommandFactory;
+            Cli::command()
+        };
+        clap_complete::generate(clap_complete::Shell::Bash, &mut c, "layoutrand", &mut bash);
+        let bash = String::from_utf8(bash).unwrap();
+        for sub in ["build", "run", "report", "explain", "generate"] {
+            assert!(bash.contains(sub), "{sub} missing from the bash completion");
         }
     }
 }

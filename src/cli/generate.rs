@@ -1,0 +1,89 @@
+//! `layoutrand generate`: the man pages and shell completions, made from the same clap
+//! definitions that parse the command line (ripgrep's `--generate`), so they cannot drift from
+//! the flags. `scripts/install.sh` runs it after `cargo install`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use clap::CommandFactory;
+
+/// Arguments of `layoutrand generate`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(subcommand)]
+    pub what: What,
+}
+
+/// What to generate.
+#[derive(Debug, clap::Subcommand)]
+pub enum What {
+    /// Man pages: layoutrand.1 and one layoutrand-COMMAND.1 per command, written into DIR.
+    Man {
+        /// The directory to write them into (e.g. ~/.local/share/man/man1); created if missing.
+        dir: PathBuf,
+    },
+    /// A shell completion script, on standard output.
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
+}
+
+/// Runs `layoutrand generate`.
+pub fn run(args: Args) -> Result<i32> {
+    match args.what {
+        What::Man { dir } => {
+            let written = write_man_pages(&dir)?;
+            layoutrand::diagnostic!(
+                "layoutrand generate: {} man page(s) written into {}",
+                written.len(),
+                dir.display()
+            );
+            Ok(0)
+        }
+        What::Completions { shell } => {
+            let mut command = super::Cli::command();
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut command, "layoutrand", &mut out);
+            use std::io::Write;
+            std::io::stdout()
+                .lock()
+                .write_all(&out)
+                .context("cannot write the completion script to standard output")?;
+            Ok(0)
+        }
+    }
+}
+
+/// Writes `layoutrand.1` and a page per visible subcommand (`layoutrand-build.1`, …) into
+/// `dir`; returns the paths written.
+pub fn write_man_pages(dir: &Path) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let mut command = super::Cli::command();
+    command.build();
+    let mut written = Vec::new();
+    let mut page = |command: &clap::Command, name: &str| -> Result<()> {
+        let mut roff = Vec::new();
+        clap_mangen::Man::new(command.clone())
+            .title(name.to_uppercase())
+            .render(&mut roff)?;
+        let path = dir.join(format!("{name}.1"));
+        layoutrand::files::atomic::write_atomically(&path, &roff)?;
+        written.push(path);
+        Ok(())
+    };
+    page(&command, "layoutrand")?;
+    for sub in documented(&command) {
+        let name = format!("layoutrand-{}", sub.get_name());
+        let sub = sub.clone().display_name(name.clone());
+        page(&sub, &name)?;
+    }
+    Ok(written)
+}
+
+/// The subcommands that get a man page: the visible ones, less clap's own `help`.
+pub fn documented(command: &clap::Command) -> impl Iterator<Item = &clap::Command> {
+    command
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set() && s.get_name() != "help")
+}
