@@ -19,6 +19,7 @@ mod cli_analyze;
 mod compare;
 mod compare_pair;
 mod gate;
+mod glance;
 mod host;
 mod html;
 mod html_variants;

@@ -81,6 +81,8 @@ impl Exporter for HtmlExporter {
             "<h1>layoutrand report</h1><p class=\"note\">{}</p>",
             escape(&report.directory)
         )?;
+        glance_section(&mut out, report)?;
+        contents(&mut out, report)?;
         writeln!(
             out,
             "<section id=\"summary\"><p><strong>{}</strong></p><ul>",
@@ -114,7 +116,6 @@ impl Exporter for HtmlExporter {
             )?;
         }
         writeln!(out, "</ul></section>")?;
-        contents(&mut out, report)?;
         writeln!(
             out,
             "<section id=\"setup\"><p><strong>Set-up.</strong> {}</p>{}</section>",
@@ -143,6 +144,29 @@ impl Exporter for HtmlExporter {
         writeln!(out, "</body></html>")?;
         Ok(out)
     }
+}
+
+/// `<section id="glance">`: the glance table (and the variants' rows) and figure that open
+/// the report, before its contents and paragraphs.
+fn glance_section(out: &mut String, report: &Report) -> std::fmt::Result {
+    use super::glance::{
+        glance_comparisons, glance_figure, glance_rows, COMPARISON_HEADERS, GLANCE_HEADERS,
+        GLANCE_TITLE,
+    };
+    let rows = glance_rows(report);
+    if rows.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "<section id=\"glance\"><h2>{GLANCE_TITLE}</h2>")?;
+    table(out, &GLANCE_HEADERS, &rows)?;
+    let comparisons = glance_comparisons(report);
+    if !comparisons.is_empty() {
+        table(out, &COMPARISON_HEADERS, &comparisons)?;
+    }
+    if let Some(svg) = glance_figure(report) {
+        writeln!(out, "<figure>{svg}</figure>")?;
+    }
+    writeln!(out, "</section>")
 }
 
 /// `<section id="series-I">`: one program and metric's numbers, verdicts, plots and

@@ -46,7 +46,7 @@ pub const STYLE: &str = r#"
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d2430;max-width:1150px;margin:1.5em auto;padding:0 1em;background:#fff}
 h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.25em;border-bottom:2px solid #d5dbe5;padding-bottom:.2em;margin-top:2em}
 h3{font-size:1.05em;margin:1.4em 0 .4em}
-table{border-collapse:collapse;margin:.5em 0}th,td{padding:.25em .8em;border-bottom:1px solid #e2e6ee}
+table{border-collapse:collapse;margin:.5em 0}#glance td,#glance th{text-align:left}th,td{padding:.25em .8em;border-bottom:1px solid #e2e6ee}
 td{text-align:right;font-variant-numeric:tabular-nums}td:first-child,th:first-child{text-align:left}
 .verdict{padding:.6em .9em;border-left:5px solid #9aa5b4;background:#f5f7fa;margin:.6em 0}
 .detected{border-color:#d9822b;background:#fdf4ea}.not_detected{border-color:#3f8f5a;background:#eef7f1}

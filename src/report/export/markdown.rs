@@ -25,6 +25,7 @@ impl Exporter for MarkdownExporter {
         if let Some(line) = stopping_line(report) {
             writeln!(out, "\n{line}")?;
         }
+        glance_markdown(&mut out, report)?;
         for line in &report.across_metrics {
             writeln!(out, "\n**Across metrics:** {line}")?;
         }
@@ -82,4 +83,44 @@ impl Exporter for MarkdownExporter {
         }
         Ok(out)
     }
+}
+
+/// The glance as Markdown tables (nothing without a series).
+fn glance_markdown(out: &mut String, report: &Report) -> std::fmt::Result {
+    use super::glance::{
+        glance_comparisons, glance_rows, COMPARISON_HEADERS, GLANCE_HEADERS, GLANCE_TITLE,
+    };
+    let rows = glance_rows(report);
+    if rows.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "\n## {GLANCE_TITLE}\n")?;
+    writeln!(
+        out,
+        "| {} |\n|:---|:---|:---|:---|",
+        GLANCE_HEADERS.join(" | ")
+    )?;
+    for row in rows {
+        writeln!(
+            out,
+            "| {} |",
+            row.map(|c| c.replace('|', "\\|")).join(" | ")
+        )?;
+    }
+    let comparisons = glance_comparisons(report);
+    if !comparisons.is_empty() {
+        writeln!(
+            out,
+            "\n| {} |\n|:---|:---|:---|",
+            COMPARISON_HEADERS.join(" | ")
+        )?;
+        for row in comparisons {
+            writeln!(
+                out,
+                "| {} |",
+                row.map(|c| c.replace('|', "\\|")).join(" | ")
+            )?;
+        }
+    }
+    Ok(())
 }

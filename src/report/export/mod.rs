@@ -12,6 +12,7 @@ pub mod compare_text;
 pub mod csv;
 pub mod explain;
 pub mod explain_html;
+pub mod glance;
 pub mod html;
 pub mod html_machines;
 pub mod html_parts;

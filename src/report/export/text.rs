@@ -25,6 +25,10 @@ impl Exporter for TextExporter {
         if let Some(line) = stopping_line(report) {
             writeln!(out, "{line}")?;
         }
+        let glance = super::glance::glance_text(report, "  ");
+        if !glance.is_empty() {
+            writeln!(out, "\n{}:\n{glance}", super::glance::GLANCE_TITLE)?;
+        }
         for line in &report.across_metrics {
             writeln!(out, "Across metrics: {line}")?;
         }

@@ -1,0 +1,315 @@
+//! The report at a glance (issue 37): one table — per program and metric, the layout
+//! sensitivity with its magnitude, the default layout and the as-built binary among the
+//! random layouts, and each variant against the base — and one figure, each randomised
+//! binary's mean relative to the mean over layouts, per metric. Text, Markdown and HTML open
+//! with them; the paragraphs follow for those who read.
+
+use crate::analysis::effect::{Effect, EffectVerdict};
+use crate::analysis::numfmt::percent;
+use crate::analysis::report::model::{DefaultLayout, Report, SeriesReport, Verdict};
+use crate::analysis::report::plot_data::StripGroup;
+
+/// The glance table's header.
+pub const GLANCE_HEADERS: [&str; 4] = [
+    "program and metric",
+    "layout sensitivity",
+    "default layout",
+    "as built",
+];
+
+/// The heading of the glance (text, Markdown, HTML).
+pub const GLANCE_TITLE: &str = "At a glance";
+
+/// One row per series: its name, then the three answers, each a verdict with its magnitude.
+pub fn glance_rows(report: &Report) -> Vec<[String; 4]> {
+    report
+        .series
+        .iter()
+        .map(|s| {
+            [
+                series_name(s),
+                sensitivity_cell(s),
+                placement_cell(Some(&s.default_layout)),
+                s.as_built
+                    .as_ref()
+                    .map_or_else(|| "—".to_string(), |a| placement_cell(Some(&a.placement))),
+            ]
+        })
+        .collect()
+}
+
+/// One row per comparison of variants: `B vs A`, the metric, the verdict with the change and
+/// its interval.
+pub fn glance_comparisons(report: &Report) -> Vec<[String; 3]> {
+    report
+        .comparisons
+        .iter()
+        .map(|c| {
+            let time = report
+                .series
+                .iter()
+                .find(|s| s.program == c.program && s.metric == c.metric)
+                .is_some_and(|s| s.is_time);
+            [
+                format!("{} vs {}", c.new, c.base),
+                format!("{} {}", c.program, c.metric),
+                effect_cell(&c.pair.effect, time),
+            ]
+        })
+        .collect()
+}
+
+/// `demo wall`, `demo [O3] wall`.
+fn series_name(s: &SeriesReport) -> String {
+    match &s.variant {
+        Some(v) => format!("{} [{v}] {}", s.program, s.metric),
+        None => format!("{} {}", s.program, s.metric),
+    }
+}
+
+/// The layout sensitivity as a verdict with its magnitude: how much a layout moves the mean
+/// (the layout's own share), the bound within which it is negligible, or what would have been
+/// detected.
+fn sensitivity_cell(s: &SeriesReport) -> String {
+    let sens = &s.sensitivity;
+    match sens.verdict {
+        Verdict::Detected => match sens.layout_variation.or(sens.cv_across_binaries) {
+            Some(v) => format!("sensitive: ± {} per layout", percent(v, 2)),
+            None => "sensitive".to_string(),
+        },
+        Verdict::Negligible => match sens.cv_across_binaries_ci {
+            Some(ci) => format!("negligible: at most {}", percent(ci.upper, 2)),
+            None => "negligible".to_string(),
+        },
+        Verdict::NotDetected => match sens.detectable_variation {
+            Some(d) => {
+                let d = percent(d, 2);
+                let bound = if d.starts_with('<') {
+                    d
+                } else {
+                    format!("≥ {d}")
+                };
+                format!("not detected ({bound} would show)")
+            }
+            None => "not detected".to_string(),
+        },
+        Verdict::Undetermined => "cannot tell".to_string(),
+    }
+}
+
+/// A binary's place among the random layouts: unusual or ordinary with its difference from
+/// their centre.
+fn placement_cell(d: Option<&DefaultLayout>) -> String {
+    let Some(d) = d else {
+        return "—".to_string();
+    };
+    let difference = d.difference.map(signed_percent);
+    let with = |word: &str| match &difference {
+        Some(x) => format!("{word} ({x})"),
+        None => word.to_string(),
+    };
+    match d.verdict {
+        Verdict::Detected => with("unusual"),
+        Verdict::Negligible => with("unusual but negligible"),
+        Verdict::NotDetected => with("ordinary"),
+        Verdict::Undetermined => "cannot tell".to_string(),
+    }
+}
+
+/// A comparison's verdict with its change and interval: `slower: +3.1 % (+1.2 % to +5.0 %)`.
+fn effect_cell(e: &Effect, time: bool) -> String {
+    let (better, worse) = if time {
+        ("faster", "slower")
+    } else {
+        ("lower", "higher")
+    };
+    let word = match e.verdict {
+        EffectVerdict::Inconclusive => "cannot tell",
+        v => v.word(better, worse),
+    };
+    let change = signed_percent(e.ratio - 1.0);
+    match e.ci {
+        Some(ci) if ci.lower.is_finite() && ci.upper.is_finite() => format!(
+            "{word}: {change} ({} to {})",
+            signed_percent(ci.lower - 1.0),
+            signed_percent(ci.upper - 1.0)
+        ),
+        _ => format!("{word}: {change} (no interval)"),
+    }
+}
+
+/// `+1.2 %`, `−0.31 %`; a share too small to print (`< 0.0001 %`) gets no sign.
+fn signed_percent(share: f64) -> String {
+    let magnitude = percent(share.abs(), 2);
+    if magnitude.starts_with('<') {
+        magnitude
+    } else if share < 0.0 {
+        format!("−{magnitude}")
+    } else {
+        format!("+{magnitude}")
+    }
+}
+
+/// The glance as plain-text tables (words left-aligned), each line indented by `indent`; empty
+/// without a series.
+pub fn glance_text(report: &Report, indent: &str) -> String {
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let series = glance_rows(report);
+    if series.is_empty() {
+        return String::new();
+    }
+    rows.push(GLANCE_HEADERS.iter().map(|h| h.to_string()).collect());
+    rows.extend(series.into_iter().map(Vec::from));
+    let mut out = left_aligned(&rows, indent);
+    let comparisons = glance_comparisons(report);
+    if !comparisons.is_empty() {
+        let mut rows: Vec<Vec<String>> =
+            vec![COMPARISON_HEADERS.iter().map(|h| h.to_string()).collect()];
+        rows.extend(comparisons.into_iter().map(Vec::from));
+        out.push('\n');
+        out.push_str(&left_aligned(&rows, indent));
+    }
+    out
+}
+
+/// The header of the variants' rows of the glance.
+pub const COMPARISON_HEADERS: [&str; 3] = ["variants", "program and metric", "new against base"];
+
+/// Columns of words, each padded to its widest cell, separated by three spaces.
+fn left_aligned(rows: &[Vec<String>], indent: &str) -> String {
+    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..columns)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|cell| cell.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let cells: Vec<String> = row
+            .iter()
+            .enumerate()
+            .map(|(c, cell)| {
+                if c + 1 == row.len() {
+                    cell.clone()
+                } else {
+                    format!("{cell}{}", " ".repeat(widths[c] - cell.chars().count()))
+                }
+            })
+            .collect();
+        out.push_str(indent);
+        out.push_str(&cells.join("   "));
+        out.push('\n');
+    }
+    out
+}
+
+/// The glance figure's data: per series, each randomised binary's mean relative to the mean
+/// over layouts, in per cent (the default layout is drawn apart in each series' own plot).
+pub fn glance_groups(report: &Report) -> Vec<StripGroup> {
+    report
+        .series
+        .iter()
+        .filter(|s| s.mean.is_finite() && s.mean != 0.0)
+        .map(|s| StripGroup {
+            label: series_name(s),
+            points: s
+                .binaries
+                .iter()
+                .filter(|b| b.seed.is_some())
+                .map(|b| 100.0 * (b.mean / s.mean - 1.0))
+                .filter(|p| p.is_finite())
+                .collect(),
+            box_summary: None,
+            highlight: false,
+        })
+        .collect()
+}
+
+/// The glance figure as SVG: one row per series (its name on the left), a dot per
+/// randomised binary at its mean's distance from the mean over layouts, in per cent, and a
+/// line at zero; rows rather than columns, so that long series names stay readable however
+/// many metrics there are. `None` without a series or a finite point.
+pub fn glance_figure(report: &Report) -> Option<String> {
+    use super::svg::{escape, nice_ticks, tick_label};
+    use std::fmt::Write;
+    let groups = glance_groups(report);
+    let all: Vec<f64> = groups
+        .iter()
+        .flat_map(|g| g.points.iter().copied())
+        .collect();
+    if all.is_empty() {
+        return None;
+    }
+    let (lo, hi) = all
+        .iter()
+        .fold((0.0f64, 0.0f64), |(lo, hi), &p| (lo.min(p), hi.max(p)));
+    let pad = ((hi - lo) * 0.05).max(0.01);
+    let (ticks, step) = nice_ticks(lo - pad, hi + pad);
+    let (x0, x1) = (
+        ticks.first().copied().unwrap_or(lo).min(lo - pad),
+        ticks.last().copied().unwrap_or(hi).max(hi + pad),
+    );
+    const ROW: f64 = 16.0;
+    const TOP: f64 = 30.0;
+    const BOTTOM: f64 = 34.0;
+    const PLOT: f64 = 440.0;
+    let longest = groups
+        .iter()
+        .map(|g| g.label.chars().count())
+        .max()
+        .unwrap_or(1);
+    let left = (12.0 + 6.2 * longest as f64).min(340.0);
+    let width = left + PLOT + 16.0;
+    let height = TOP + ROW * groups.len() as f64 + BOTTOM;
+    let px = |x: f64| left + (x - x0) / (x1 - x0) * PLOT;
+    let title = "Each randomised binary's mean against the mean over layouts";
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" role="img"><title>{t}</title><text x="4" y="14" class="ttl">{t}</text>"#,
+        t = escape(title)
+    );
+    let bottom = height - BOTTOM;
+    for v in &ticks {
+        let x = px(*v);
+        let _ = write!(
+            out,
+            r#"<path class="grid" d="M{x:.1},{TOP:.1}V{bottom:.1}"/><text x="{x:.1}" y="{:.1}" class="tick" text-anchor="middle">{}</text>"#,
+            bottom + 11.0,
+            tick_label(*v, step)
+        );
+    }
+    let zero = px(0.0);
+    let _ = write!(
+        out,
+        r#"<path class="baseline-line" d="M{zero:.1},{TOP:.1}V{bottom:.1}"/>"#
+    );
+    for (i, g) in groups.iter().enumerate() {
+        let y = TOP + ROW * (i as f64 + 0.5);
+        let _ = write!(
+            out,
+            r#"<text x="{:.1}" y="{:.1}" class="tick" text-anchor="end">{}</text>"#,
+            left - 6.0,
+            y + 3.0,
+            escape(&g.label)
+        );
+        for p in &g.points {
+            let _ = write!(
+                out,
+                r#"<circle class="pt" cx="{:.1}" cy="{y:.1}" r="2.5"/>"#,
+                px(*p)
+            );
+        }
+    }
+    let _ = write!(
+        out,
+        r#"<text x="{:.1}" y="{:.1}" class="lbl" text-anchor="middle">% from the mean over random layouts (0: the mean)</text></svg>"#,
+        left + PLOT / 2.0,
+        height - 6.0
+    );
+    Some(out)
+}
