@@ -168,10 +168,6 @@ fn every_command_speaks_the_one_json_vocabulary() {
             [&["report", &var], &json[..], &boot[..]].concat(),
         ),
         (
-            "report variants sequential",
-            [&["report", &var], &json[..], &["--sequential"][..]].concat(),
-        ),
-        (
             "report three variants",
             [&["report", &three], &json[..]].concat(),
         ),
