@@ -25,8 +25,11 @@ use crate::stats::repeated_t;
 use crate::stats::StatsError;
 
 /// The number of binaries at which the sequence is tuned to be tightest (its mixing
-/// parameter, [`crate::stats::confidence_sequence::mixing_for`]): the 20 of Kalibera &
-/// Jones' initial experiment (§9.1). The width changes little for stops from 10 to 60.
+/// parameter, [`crate::stats::confidence_sequence::mixing_for`]) when nothing better is
+/// known: the 20 of Kalibera & Jones' initial experiment (§9.1). `report --sequential`
+/// tunes it to the store's size instead
+/// ([`crate::analysis::report::sequential::tuned_to_store`]); growth logs of the version
+/// that watched Lai's mixture were tuned here.
 pub const PLANNED_BINARIES: usize = 20;
 
 /// The relative half-width at which `report --sequential` stops a series when no
@@ -98,8 +101,12 @@ pub struct Sequential {
     pub planned_binaries: usize,
     /// Binaries used when it stopped.
     pub stopped_at: usize,
-    /// Binaries available (the cap).
+    /// Binaries available (the cap): with a horizon, at most the horizon.
     pub available: usize,
+    /// Binaries measured past the horizon (repeated t only): outside the plan fixed before
+    /// the first look, so not looked at (the looks up to the horizon stay valid); 0 when
+    /// every binary is inside the plan.
+    pub beyond_horizon: usize,
     /// Looks taken up to the stop (one after each binary from the minimum).
     pub looks: usize,
     /// The look at the stop.
@@ -130,7 +137,14 @@ pub fn replay_mean(means: &[f64], rule: &Rule, scale: &Scale) -> Result<Sequenti
         Some(i) => (i, Reason::TargetReached),
         None => (looks.len() - 1, Reason::Cap),
     };
-    Ok(finish(looks, index, reason, Outcome::Mean(scale), rule))
+    Ok(finish(
+        looks,
+        logs.len(),
+        index,
+        reason,
+        Outcome::Mean(scale),
+        rule,
+    ))
 }
 
 /// Replays the per-seed ratios `new[s] / base[s]` of matched seeds (in seed order);
@@ -173,6 +187,7 @@ pub fn replay_ratio(
     };
     Ok(finish(
         looks,
+        logs.len(),
         index,
         reason,
         Outcome::Ratio(classified),
@@ -204,10 +219,15 @@ fn logs_of_positive(values: &[f64], what: &str) -> Result<Vec<f64>, StatsError> 
 }
 
 /// The sequence at every look from [`MIN_TOP_LEVEL_UNITS`], back on the original scale.
+/// With a horizon, binaries past it are outside the plan: the looks stop at the horizon
+/// (they stay valid there), and [`Sequential::beyond_horizon`] counts the rest.
 fn looks(logs: &[f64], rule: &Rule) -> Result<Vec<Look>, StatsError> {
     let confidence = rule.thresholds.confidence;
     let cs = match rule.horizon {
-        Some(last) => repeated_t::sequence(logs, MIN_TOP_LEVEL_UNITS, last, confidence)?,
+        Some(last) => {
+            let planned = &logs[..logs.len().min(last)];
+            repeated_t::sequence(planned, MIN_TOP_LEVEL_UNITS, last, confidence)?
+        }
         None => sequence(logs, MIN_TOP_LEVEL_UNITS, confidence, rule.planned)?,
     };
     Ok(cs.iter().map(look).collect())
@@ -240,15 +260,29 @@ enum Outcome<'a> {
     Ratio(Classified),
 }
 
+/// The answer at look `index` of `looks`, over `measured` binaries (more than the looks
+/// cover when some are past the horizon).
 fn finish(
     looks: Vec<Look>,
+    measured: usize,
     index: usize,
     reason: Reason,
     outcome: Outcome,
     rule: &Rule,
 ) -> Sequential {
     let at_stop = looks[index];
-    let text = sentence(&looks, index, reason, &outcome, rule);
+    let available = looks.last().map_or(0, |l| l.binaries);
+    let beyond_horizon = measured.saturating_sub(available);
+    let mut text = sentence(&looks, index, reason, &outcome, rule);
+    if let (Some(last), 1..) = (rule.horizon, beyond_horizon) {
+        let later = match beyond_horizon {
+            1 => "1 later binary is".to_string(),
+            n => format!("{n} later binaries are"),
+        };
+        text.push_str(&format!(
+            "; {later} outside the plan (past the maximum of {last} fixed before the first look) and not in the sequence"
+        ));
+    }
     let classified = match outcome {
         Outcome::Ratio(c) => Some(c),
         Outcome::Mean(_) => None,
@@ -260,7 +294,8 @@ fn finish(
         target: rule.target,
         planned_binaries: rule.planned,
         stopped_at: at_stop.binaries,
-        available: looks.last().map_or(0, |l| l.binaries),
+        available,
+        beyond_horizon,
         looks: index + 1,
         at_stop,
         verdict: classified

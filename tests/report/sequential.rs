@@ -117,3 +117,65 @@ fn target_takes_the_one_percent_parser_and_needs_sequential() {
     assert!(err.contains("did you mean 2%"), "{err}");
     assert!(run(&["--sequential", "--target", "0.02"]).status.success());
 }
+
+/// Writes `OUT/stopping.json` as `experiment` does for a rule watching `method` with a
+/// maximum of `max_binaries` (the fields the report reads; the rounds do not matter).
+fn stopping_log(dir: &std::path::Path, method: &str, max_binaries: u32) {
+    let log = serde_json::json!({
+        "rule": {"target": 0.01, "confidence": 0.95, "max_binaries": max_binaries, "metric": "wall"},
+        "start_binaries": 5,
+        "rounds": [{"binaries": max_binaries, "relative_half_width": 0.02}],
+        "outcome": "max_reached",
+        "caveat": "",
+        "method": method,
+    });
+    std::fs::write(dir.join("stopping.json"), log.to_string()).unwrap();
+}
+
+#[test]
+fn a_store_without_a_horizon_tunes_the_sequence_to_its_size() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path(), 30, &[("base", 1.0), ("fast", 0.99)]);
+    let r = json(dir.path(), &[]);
+    for q in [
+        &r["series"][0]["sequential"],
+        &r["comparisons"][0]["sequential"],
+    ] {
+        assert_eq!(q["method"], "lai_t_mixture", "{q}");
+        assert_eq!(q["planned_binaries"], 30, "{q}");
+    }
+    // A store grown by the earlier rule that watched Lai's mixture tuned at 20 binaries is
+    // replayed as that rule saw it.
+    stopping_log(dir.path(), "lai_t_mixture", 30);
+    let r = json(dir.path(), &[]);
+    assert_eq!(r["series"][0]["sequential"]["planned_binaries"], 20);
+}
+
+#[test]
+fn a_store_grown_past_its_maximum_keeps_the_looks_up_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path(), 30, &[]);
+    stopping_log(dir.path(), "repeated_t", 20);
+    let r = json(dir.path(), &["--target", "0.1%"]);
+    let q = &r["series"][0]["sequential"];
+    assert_eq!(q["method"], "repeated_t", "{q} {}", r["warnings"]);
+    assert_eq!(q["horizon"], 20);
+    assert_eq!(q["available"], 20);
+    assert_eq!(q["beyond_horizon"], 10);
+    assert_eq!(q["reason"], "cap");
+    // Every look up to the maximum, each bounded (repeated t intervals are from the first).
+    let seq = q["sequence"].as_array().unwrap();
+    assert_eq!(seq.len(), 16);
+    assert_eq!(seq.last().unwrap()["binaries"], 20);
+    assert!(seq.iter().all(|l| l["ci"]["lower"].as_f64().unwrap() > 0.0));
+    let text = q["text"].as_str().unwrap();
+    assert!(
+        text.contains("10 later binaries are outside the plan (past the maximum of 20"),
+        "{text}"
+    );
+    // Within the maximum nothing is outside the plan.
+    stopping_log(dir.path(), "repeated_t", 30);
+    let q = &json(dir.path(), &[])["series"][0]["sequential"];
+    assert_eq!(q["beyond_horizon"], 0, "{q}");
+    assert!(!q["text"].as_str().unwrap().contains("outside the plan"));
+}

@@ -37,9 +37,64 @@ fn binary_mean(rng: &mut SeededRng, mu: f64, layout: f64) -> f64 {
 
 /// `n` binaries' means of one program whose layouts spread by `spread` (log-scale sd).
 fn series(rng: &mut SeededRng, n: usize, spread: f64) -> Vec<f64> {
+    series_of(rng, n, &Layouts::normal(spread))
+}
+
+/// The law of the layout effects (log scale): normal with sd `spread`, plus, in a share
+/// `slow` of the layouts, a slowdown by the factor `1 + slower` (a few unlucky layouts: the
+/// skewed case the repeated t intervals' normal calibration does not cover).
+#[derive(Clone, Copy, Debug)]
+struct Layouts {
+    spread: f64,
+    slow: f64,
+    slower: f64,
+}
+
+impl Layouts {
+    fn normal(spread: f64) -> Layouts {
+        Layouts {
+            spread,
+            slow: 0.0,
+            slower: 0.0,
+        }
+    }
+
+    /// 2 % normal spread, 15 % of layouts 8 % slower (issue 36, item 6).
+    const SKEWED: Layouts = Layouts {
+        spread: 0.02,
+        slow: 0.15,
+        slower: 0.08,
+    };
+
+    /// Heavier: 3 % normal spread, 5 % of layouts 20 % slower.
+    const HEAVIER: Layouts = Layouts {
+        spread: 0.03,
+        slow: 0.05,
+        slower: 0.20,
+    };
+
+    /// One layout's effect; normal layouts draw no jump, so their streams are those of the
+    /// figures measured before the skewed shapes.
+    fn draw(&self, rng: &mut SeededRng) -> f64 {
+        let jump = if self.slow > 0.0 && rng.unit_f64() < self.slow {
+            self.slower.ln_1p()
+        } else {
+            0.0
+        };
+        self.spread * rng.normal() + jump
+    }
+
+    /// The layout effects' mean on the log scale.
+    fn mean(&self) -> f64 {
+        self.slow * self.slower.ln_1p()
+    }
+}
+
+/// `n` binaries' means of one program whose layout effects follow `layouts`.
+fn series_of(rng: &mut SeededRng, n: usize, layouts: &Layouts) -> Vec<f64> {
     (0..n)
         .map(|_| {
-            let layout = spread * rng.normal();
+            let layout = layouts.draw(rng);
             binary_mean(rng, 100.0, layout)
         })
         .collect()
@@ -76,10 +131,15 @@ fn noise_offset() -> f64 {
 /// The rule with a ± `target` precision: Lai's mixture (`horizon` `None`) or the repeated t
 /// intervals over looks 5 to `horizon` (the experiment's maximum, fixed in advance).
 fn rule(target: f64, horizon: Option<usize>) -> Rule {
+    tuned_rule(target, horizon, PLANNED_BINARIES)
+}
+
+/// [`rule`] with Lai's mixture tuned to `planned` binaries.
+fn tuned_rule(target: f64, horizon: Option<usize>, planned: usize) -> Rule {
     Rule {
         thresholds: Thresholds::default(),
         target,
-        planned: PLANNED_BINARIES,
+        planned,
         horizon,
     }
 }
@@ -88,11 +148,22 @@ fn rule(target: f64, horizon: Option<usize>) -> Rule {
 /// mean at every look from 5 to `n`, and the same share for the fixed t interval of the
 /// binaries' log means checked at every look (what peeking at fixed intervals gives).
 fn coverage(seed: u64, experiments: usize, n: usize, horizon: Option<usize>) -> (f64, f64) {
-    let truth = 100f64.ln() + noise_offset();
+    coverage_of(seed, experiments, n, horizon, &Layouts::normal(0.03))
+}
+
+/// [`coverage`] with layout effects following `layouts`.
+fn coverage_of(
+    seed: u64,
+    experiments: usize,
+    n: usize,
+    horizon: Option<usize>,
+    layouts: &Layouts,
+) -> (f64, f64) {
+    let truth = 100f64.ln() + layouts.mean() + noise_offset();
     let mut rng = SeededRng::new(seed, "sequential: coverage");
     let (mut cs_held, mut fixed_held) = (0, 0);
     for _ in 0..experiments {
-        let means = series(&mut rng, n, 0.03);
+        let means = series_of(&mut rng, n, layouts);
         let s = replay_mean(&means, &rule(0.0001, horizon), &unitless()).unwrap();
         cs_held += s.sequence.iter().all(|l| {
             l.ci.is_none_or(|c| c.lower.ln() < truth && truth < c.upper.ln())
@@ -145,6 +216,18 @@ fn stopping(
     cap: usize,
     horizon: Option<usize>,
 ) -> (f64, usize, usize) {
+    stopping_tuned(seed, experiments, target, cap, horizon, PLANNED_BINARIES)
+}
+
+/// [`stopping`] with Lai's mixture tuned to `planned` binaries.
+fn stopping_tuned(
+    seed: u64,
+    experiments: usize,
+    target: f64,
+    cap: usize,
+    horizon: Option<usize>,
+    planned: usize,
+) -> (f64, usize, usize) {
     let mut rng = SeededRng::new(seed, "sequential: stopping");
     let all: Vec<Vec<f64>> = (0..experiments)
         .map(|_| series(&mut rng, cap, 0.03).iter().map(|m| m.ln()).collect())
@@ -153,7 +236,7 @@ fn stopping(
         .iter()
         .map(|logs| {
             let means: Vec<f64> = logs.iter().map(|l| l.exp()).collect();
-            replay_mean(&means, &rule(target, horizon), &unitless())
+            replay_mean(&means, &tuned_rule(target, horizon, planned), &unitless())
                 .unwrap()
                 .stopped_at as f64
         })
@@ -179,6 +262,37 @@ fn stopping(
         })
         .unwrap_or(cap);
     (mean_stop, planning, assured)
+}
+
+/// Stores whose size was chosen by peeking: binaries added until the fixed 95 % t interval
+/// of their log means first reaches ± `target` (or `cap`), then replayed with Lai's mixture
+/// tuned to that size (what `report --sequential` does) and tuned to 20 binaries. Returns the
+/// share of stores whose sequence holds the true geometric mean at every look for each
+/// tuning, and the mean store size.
+fn peeked_stores(seed: u64, experiments: usize, target: f64, cap: usize) -> (f64, f64, f64) {
+    let truth = 100f64.ln() + noise_offset();
+    let mut rng = SeededRng::new(seed, "sequential: peeked stores");
+    let (mut tuned_held, mut fixed_held, mut sizes) = (0, 0, 0);
+    let held = |s: layoutrand::analysis::sequential::Sequential| {
+        s.sequence.iter().all(|l| {
+            l.ci.is_none_or(|c| c.lower.ln() < truth && truth < c.upper.ln())
+        }) as usize
+    };
+    for _ in 0..experiments {
+        let means = series(&mut rng, cap, 0.03);
+        let logs: Vec<f64> = means.iter().map(|m| m.ln()).collect();
+        let size = (MIN_TOP_LEVEL_UNITS..=cap)
+            .find(|&n| mean_interval(&logs[..n], 0.95).unwrap().half_width <= target.asinh())
+            .unwrap_or(cap);
+        let store = &means[..size];
+        let replay =
+            |planned| replay_mean(store, &tuned_rule(0.0001, None, planned), &unitless()).unwrap();
+        tuned_held += held(replay(size));
+        fixed_held += held(replay(PLANNED_BINARIES));
+        sizes += size;
+    }
+    let share = |k: usize| k as f64 / experiments as f64;
+    (share(tuned_held), share(fixed_held), share(sizes))
 }
 
 /// Both rules: Lai's mixture (no horizon) and the repeated t intervals over looks 5 to 40.
@@ -241,6 +355,38 @@ fn the_price_of_looking_at_every_binary() {
 }
 
 #[test]
+fn skewed_layouts_reach_past_the_normal_calibration_of_the_repeated_intervals() {
+    // A known limit (docs/sequential.md, "Skewed layouts"): the repeated t intervals'
+    // per-look level is calibrated on normal binary means; with 15 % of layouts 8 % slower
+    // they miss at some look more often than the nominal 5 % (8.7 % at 4000 experiments),
+    // while Lai's mixture, with its unspent allowance, still holds. Counted per experiment.
+    let (repeated, _) = coverage_of(32, 1000, 40, Some(40), &Layouts::SKEWED);
+    let (lai, _) = coverage_of(32, 1000, 40, None, &Layouts::SKEWED);
+    assert!(lai >= 0.94, "Lai's mixture held at every look in {lai}");
+    assert!(
+        repeated < 0.94 && repeated < lai,
+        "repeated t held at every look in {repeated} (Lai {lai})"
+    );
+}
+
+#[test]
+fn a_store_tuned_to_its_size_stops_sooner_and_still_covers() {
+    // Lai's mixture tuned to the store's 120 binaries against 20, on the same stores: the
+    // ± 1 % target is reached sooner (`calibration_figures`, 1000 stores: 89.5 binaries
+    // against 94.5, 5 % sooner).
+    let (at_20, ..) = stopping_tuned(33, 200, 0.01, 120, None, PLANNED_BINARIES);
+    let (at_store, ..) = stopping_tuned(33, 200, 0.01, 120, None, 120);
+    assert!(at_store < 0.98 * at_20, "{at_store} against {at_20}");
+    // A store whose size was chosen by peeking at fixed intervals (until ± 1.5 %), replayed
+    // tuned to that size: the tuning then depends on the data, and coverage still holds.
+    let (tuned, at_twenty, size) = peeked_stores(34, 300, 0.015, 120);
+    assert!(
+        tuned >= 0.94,
+        "held in {tuned} (tuned at 20: {at_twenty}), size {size}"
+    );
+}
+
+#[test]
 fn every_look_is_recorded_and_the_reason_is_the_target() {
     let mut rng = SeededRng::new(31, "sequential: one");
     let means = series(&mut rng, 60, 0.03);
@@ -299,6 +445,8 @@ fn calibration_figures() {
         "± 1.5 % target, cap 60 (seed 130, {}): mean stop repeated t (looks 5..60) {repeated60:.2}",
         n / 4
     );
+    layout_shapes(n);
+    store_tuning(n);
     let (cover120, _) = coverage(131, n / 4, 120, Some(120));
     println!(
         "repeated t, looks 5..120: coverage at every look (seed 131, {}): {cover120:.4}",
@@ -322,4 +470,38 @@ fn calibration_figures() {
 /// The mean stopping point as a multiple of a fixed design's binaries.
 fn stop_ratio(stop: f64, fixed: usize) -> f64 {
     stop / fixed as f64
+}
+
+/// Time-uniform coverage (looks 5..40) of both rules for normal, skewed and heavier layout
+/// effects (docs/sequential.md, "Skewed layouts").
+fn layout_shapes(n: usize) {
+    let shapes = [
+        ("normal 3 %", Layouts::normal(0.03)),
+        ("skewed: 2 % + 15 % of layouts 8 % slower", Layouts::SKEWED),
+        (
+            "heavier: 3 % + 5 % of layouts 20 % slower",
+            Layouts::HEAVIER,
+        ),
+    ];
+    for (name, layouts) in shapes {
+        let (repeated, _) = coverage_of(132, n, 40, Some(40), &layouts);
+        let (lai, _) = coverage_of(132, n, 40, None, &layouts);
+        println!("{name}: coverage at every look 5..40 (seed 132, {n}): repeated t {repeated:.4}, Lai {lai:.4}");
+    }
+}
+
+/// Lai's mixture tuned to the store's size against 20 binaries: the mean stop at ± 1 % with
+/// 120 binaries, and the coverage of stores whose size was chosen by peeking.
+fn store_tuning(n: usize) {
+    let (at_20, planning, assured) = stopping_tuned(133, n / 4, 0.01, 120, None, PLANNED_BINARIES);
+    let (at_store, ..) = stopping_tuned(133, n / 4, 0.01, 120, None, 120);
+    let (repeated, ..) = stopping_tuned(133, n / 4, 0.01, 120, Some(120), 120);
+    println!("± 1 % target, cap 120 (seed 133, {}): mean stop Lai tuned at 20 {at_20:.2}, tuned at 120 {at_store:.2}, repeated t {repeated:.2}; planning fixed n {planning}, fixed n meeting it in 90 % {assured}", n / 4);
+    let (tuned, twenty, size) = peeked_stores(134, n, 0.015, 120);
+    println!("stores sized by peeking at ± 1.5 % (seed 134, {n}): mean size {size:.1}; Lai tuned to the size held at every look in {tuned:.4}, tuned at 20 {twenty:.4}");
+    assert!(
+        at_store < at_20,
+        "tuned to the store {at_store} against {at_20}"
+    );
+    assert!(tuned >= 0.94, "stores sized by peeking: {tuned}");
 }
