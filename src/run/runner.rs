@@ -503,7 +503,7 @@ mod walk_tests {
     use crate::files::store::Measurement;
     use crate::run::environment::PAD_VARIABLE;
     use crate::run::execution::execution_environment;
-    use crate::run::schedule::build_schedule;
+    use crate::run::schedule::{build_schedule, ScheduleDesign};
 
     /// How a scripted execution ends.
     #[derive(Clone, Copy, Debug, PartialEq)]
@@ -664,7 +664,7 @@ mod walk_tests {
         let d = tempfile::tempdir().unwrap();
         let t = targets(3);
         new_store(d.path(), &t);
-        let schedule = build_schedule(1, 1, 3, 4, seed, 4096);
+        let schedule = build_schedule(ScheduleDesign::Rounds, 1, 1, 3, 4, seed, 4096);
         let executors: Vec<Scripted> = (0..jobs).map(|_| Scripted::new(&[])).collect();
         let (walked, skipped) = resume_and_walk(d.path(), &t, &schedule, &executors);
         assert_eq!((walked.unwrap(), skipped), (12, 0));
@@ -705,7 +705,7 @@ mod walk_tests {
         let d = tempfile::tempdir().unwrap();
         let t = targets(3);
         new_store(d.path(), &t);
-        let schedule = build_schedule(1, 1, 3, 4, 5, 4096);
+        let schedule = build_schedule(ScheduleDesign::Rounds, 1, 1, 3, 4, 5, 4096);
         let mut first = Scripted::new(&[]);
         first.interrupt_from = 5;
         let (walked, _) = resume_and_walk(d.path(), &t, &schedule, std::slice::from_ref(&first));
@@ -735,7 +735,7 @@ mod walk_tests {
         let d = tempfile::tempdir().unwrap();
         let t = targets(3);
         new_store(d.path(), &t);
-        let schedule = build_schedule(1, 1, 3, 4, 3, 4096);
+        let schedule = build_schedule(ScheduleDesign::Rounds, 1, 1, 3, 4, 3, 4096);
         let script = [
             ((1, 0), Script::Crash),
             ((2, 1), Script::Hang),
@@ -770,7 +770,7 @@ mod walk_tests {
         let d = tempfile::tempdir().unwrap();
         let t = targets(2);
         new_store(d.path(), &t);
-        let schedule = build_schedule(1, 1, 2, 3, 3, 4096);
+        let schedule = build_schedule(ScheduleDesign::Rounds, 1, 1, 2, 3, 3, 4096);
         let first = (schedule[0].binary, 0);
         let ex = Scripted::new(&[(first, Script::NoMetric)]);
         let (walked, _) = resume_and_walk(d.path(), &t, &schedule, std::slice::from_ref(&ex));
@@ -787,7 +787,7 @@ mod walk_tests {
         let d = tempfile::tempdir().unwrap();
         let t = targets(2);
         new_store(d.path(), &t);
-        let schedule = build_schedule(1, 1, 2, 40, 9, 4096);
+        let schedule = build_schedule(ScheduleDesign::Rounds, 1, 1, 2, 40, 9, 4096);
         let mut first = Scripted::new(&[]);
         first.interrupt_from = 30;
         let (walked, _) = resume_and_walk(d.path(), &t, &schedule, std::slice::from_ref(&first));

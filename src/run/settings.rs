@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::{bail, Result};
 
 use crate::files::cache_model::CacheModel;
+use crate::files::results::ScheduleDesign;
 use crate::files::store::Header;
 
 /// Default exclusive upper bound of the environment padding (one page).
@@ -84,6 +85,8 @@ pub struct RunSettings {
     pub timeout: Option<Duration>,
     /// Seed of the schedule and paddings.
     pub schedule_seed: u64,
+    /// How the schedule is planned: rounds for a new run, the recorded design on `--resume`.
+    pub schedule_design: ScheduleDesign,
     /// The benchmark command.
     pub command: Vec<String>,
     /// The cache model passed to cachegrind: `Some` for `--metric cachegrind` (the given
@@ -214,6 +217,7 @@ pub fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<RunSetting
             env_pad_max: req.env_pad_max.unwrap_or(DEFAULT_ENV_PAD),
             timeout: req.timeout,
             schedule_seed: req.schedule_seed.unwrap_or_else(fresh_seed),
+            schedule_design: ScheduleDesign::Rounds,
             command: req.command.clone(),
         });
     };
@@ -239,7 +243,37 @@ pub fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<RunSetting
             })
             .transpose()?,
         schedule_seed: h.schedule_seed,
+        schedule_design: h.schedule_design,
         command: h.command.clone(),
         cache_model: h.cache_model,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A header as layoutrand wrote it before the schedule design was recorded.
+    const OLD_HEADER: &str = r#"{"schema":2,"tool_version":"0","command":["{bin}"],"programs":["p"],"binaries":["baseline","seed-1"],"metric":"wall","executions":4,"iterations":1,"warmup":0,"env_pad_max":4096,"schedule_seed":7,"timeout_seconds":null,"aslr_disabled":true,"host":{"cpu_model":null,"kernel":null,"cores":null,"governor":null,"hostname":null},"started_unix":0.0}"#;
+
+    #[test]
+    fn a_new_run_plans_rounds_and_a_resumed_old_store_its_free_schedule() {
+        let fresh = resolve(&RunRequest::default(), None).unwrap();
+        assert_eq!(fresh.schedule_design, ScheduleDesign::Rounds);
+        let old: Header = serde_json::from_str(OLD_HEADER).unwrap();
+        assert_eq!(old.schedule_design, ScheduleDesign::Free);
+        let resumed = resolve(&RunRequest::default(), Some(&old)).unwrap();
+        assert_eq!(resumed.schedule_design, ScheduleDesign::Free);
+        let mut new = old.clone();
+        new.schedule_design = ScheduleDesign::Rounds;
+        let line = serde_json::to_string(&new).unwrap();
+        assert!(line.contains(r#""schedule_design":"rounds""#), "{line}");
+        let back: Header = serde_json::from_str(&line).unwrap();
+        assert_eq!(
+            resolve(&RunRequest::default(), Some(&back))
+                .unwrap()
+                .schedule_design,
+            ScheduleDesign::Rounds
+        );
+    }
 }
