@@ -52,6 +52,10 @@ pub struct Extension {
     /// Labels of the binaries added (`seed-N`); `variants` in schema 1.
     #[serde(alias = "variants")]
     pub binaries: Vec<String>,
+    /// Execution rounds added to every binary (`run --resume --extend-executions K`); the
+    /// header's `executions` plus every extension's are the run's planned executions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executions: Option<u32>,
     /// When they were added, seconds since the Unix epoch.
     pub added_unix: f64,
 }

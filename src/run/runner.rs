@@ -162,12 +162,8 @@ fn open_run(req: &RunRequest) -> Result<OpenedRun> {
         .with_context(|| format!("cannot resolve {}", req.out_dir.display()))?;
     let mut warnings = Vec::new();
     let previous = previous_store(&out, req.resume, &mut warnings)?;
-    let prepared = prepare_run(
-        req,
-        previous.as_ref().and_then(|r| r.header.as_ref()),
-        &manifest,
-        &out,
-    )?;
+    let planned = previous.as_ref().map(planned_header).transpose()?.flatten();
+    let prepared = prepare_run(req, planned.as_ref(), &manifest, &out)?;
     let added_binaries = match &previous {
         Some(r) => binaries_added_since(&r.planned_binaries(), &prepared.binary_labels)?,
         None => Vec::new(),
@@ -180,6 +176,21 @@ fn open_run(req: &RunRequest) -> Result<OpenedRun> {
         added_binaries,
         warnings,
     })
+}
+
+/// The header of the stored run `r` with its planned executions per binary: its own plus the
+/// rounds its extensions added (`--extend-executions`), which a resume must plan again.
+fn planned_header(r: &Results) -> Result<Option<Header>> {
+    let Some(h) = r.header.as_ref() else {
+        return Ok(None);
+    };
+    let Some(executions) = r.planned_executions() else {
+        bail!("the store's header and extensions plan more than 2^32 executions per binary");
+    };
+    Ok(Some(Header {
+        executions,
+        ..h.clone()
+    }))
 }
 
 /// The execution records of the run stored in `out` (`None` when there is none), refused
@@ -254,7 +265,7 @@ fn start_run(req: &RunRequest, opened: &mut OpenedRun) -> Result<StartedRun> {
             h
         }
     };
-    extend_store(&mut writer, &opened.added_binaries)?;
+    extend_store(&mut writer, &opened.added_binaries, req.extend_executions)?;
     if header.aslr_disabled != aslr_disabled {
         let w = format!(
             "the interrupted run had aslr_disabled={} but now it is {}: executions of the two parts are not comparable",
@@ -291,18 +302,27 @@ fn aslr_off(warnings: &mut Vec<String>) -> bool {
     }
 }
 
-/// Records that a resumed run grew by `added` binaries (none: nothing is written).
-fn extend_store(writer: &mut StoreWriter, added: &[String]) -> Result<()> {
-    if added.is_empty() {
+/// Records that a resumed run grew by `added` binaries and by `rounds` execution rounds
+/// (neither: nothing is written).
+fn extend_store(writer: &mut StoreWriter, added: &[String], rounds: Option<u32>) -> Result<()> {
+    if added.is_empty() && rounds.is_none() {
         return Ok(());
     }
-    crate::diagnostic!(
-        "layoutrand: extending the run with {} new binaries from the manifest ({})",
-        added.len(),
-        added.join(", ")
-    );
+    if !added.is_empty() {
+        crate::diagnostic!(
+            "layoutrand: extending the run with {} new binaries from the manifest ({})",
+            added.len(),
+            added.join(", ")
+        );
+    }
+    if let Some(k) = rounds {
+        crate::diagnostic!(
+            "layoutrand: extending the run by {k} execution round(s), every binary once in each"
+        );
+    }
     writer.append(&[Record::Extension(Extension {
         binaries: added.to_vec(),
+        executions: rounds,
         added_unix: unix_now(),
     })])
 }

@@ -402,4 +402,14 @@ mod tests {
                 .collect();
         assert_eq!(s, GOLDEN_SEED_11);
     }
+
+    #[test]
+    fn more_rounds_keep_the_first_rounds_as_they_were() {
+        // `run --resume --extend-executions K` replans E + K rounds: the first E must be the
+        // stored ones, paddings and variant orders included, for the resume to skip them.
+        let short = build_schedule(ScheduleDesign::Rounds, 2, 2, 3, 3, 5, 4096);
+        let long = build_schedule(ScheduleDesign::Rounds, 2, 2, 3, 5, 5, 4096);
+        assert_eq!(long.len(), short.len() * 5 / 3);
+        assert_eq!(&long[..short.len()], &short[..]);
+    }
 }

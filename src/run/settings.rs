@@ -50,6 +50,8 @@ pub struct RunRequest {
     pub schedule_seed: Option<u64>,
     /// Continue the store in `out_dir`.
     pub resume: bool,
+    /// With `resume`: execution rounds to add to a rounds store (`--extend-executions`).
+    pub extend_executions: Option<u32>,
     /// The benchmark command (may be empty on resume).
     pub command: Vec<String>,
     /// How to show the executions' progress.
@@ -201,10 +203,36 @@ fn conflicts_with(req: &RunRequest, h: &Header) -> Vec<String> {
         .collect()
 }
 
+/// The executions per binary of the resumed run `h` grown by `extend` rounds: refused for a
+/// free schedule (its executions of one binary are not rounds, so added ones would not be
+/// balanced blocks) and beyond [`MAX_EXECUTIONS`].
+fn extended_executions(h: &Header, extend: Option<u32>) -> Result<u32> {
+    let Some(k) = extend else {
+        return Ok(h.executions);
+    };
+    if k == 0 {
+        bail!("--extend-executions must be at least 1");
+    }
+    if h.schedule_design != ScheduleDesign::Rounds {
+        bail!(
+            "--extend-executions: this run's schedule is free (planned before rounds), so added              executions would not run in balanced rounds with the others; start a new run              (`layoutrand run --out OTHER_DIR`) to re-measure interleaved"
+        );
+    }
+    match h.executions.checked_add(k) {
+        Some(n) if n <= MAX_EXECUTIONS => Ok(n),
+        _ => bail!(
+            "--extend-executions {k}: the run would have more than {MAX_EXECUTIONS} executions per binary"
+        ),
+    }
+}
+
 /// Completes `req` with defaults (fresh run) or with the header of the run being resumed,
 /// refusing any given setting that differs from that header.
 pub fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<RunSettings> {
     let Some(h) = previous else {
+        if req.extend_executions.is_some() {
+            bail!("--extend-executions adds rounds to a stored run: it needs --resume and a store in --out");
+        }
         let metric = req.metric.clone().unwrap_or_else(|| "wall".to_string());
         return Ok(RunSettings {
             cache_model: (metric == "cachegrind")
@@ -230,7 +258,7 @@ pub fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<RunSetting
     }
     Ok(RunSettings {
         programs: Some(h.programs.clone()),
-        executions: h.executions,
+        executions: extended_executions(h, req.extend_executions)?,
         iterations: (h.iterations > 0 && h.metric.starts_with("regex:")).then_some(h.iterations),
         warmup: h.warmup,
         metric: h.metric.clone(),
@@ -275,5 +303,22 @@ mod tests {
                 .schedule_design,
             ScheduleDesign::Rounds
         );
+    }
+
+    #[test]
+    fn extend_executions_adds_rounds_to_a_rounds_store_only() {
+        let extend = |k| RunRequest {
+            extend_executions: Some(k),
+            ..RunRequest::default()
+        };
+        let mut h: Header = serde_json::from_str(OLD_HEADER).unwrap();
+        let err = resolve(&extend(2), Some(&h)).unwrap_err().to_string();
+        assert!(err.contains("free") && err.contains("new run"), "{err}");
+        h.schedule_design = ScheduleDesign::Rounds;
+        assert_eq!(resolve(&extend(2), Some(&h)).unwrap().executions, 6);
+        assert!(resolve(&extend(0), Some(&h)).is_err());
+        assert!(resolve(&extend(MAX_EXECUTIONS), Some(&h)).is_err());
+        let err = resolve(&extend(2), None).unwrap_err().to_string();
+        assert!(err.contains("--resume"), "{err}");
     }
 }

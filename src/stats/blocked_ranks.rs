@@ -101,6 +101,20 @@ pub fn blocked_rank_test(
     permutations: usize,
     rng: &mut SeededRng,
 ) -> Result<BlockedRankTest, StatsError> {
+    blocked_rank_test_of(table, permutations, rng, &|t: &[Vec<f64>]| t.to_vec())
+}
+
+/// [`blocked_rank_test`] of the table `screen` makes of `table` (e.g. outlying cells
+/// replaced by a robust fit): the ranks are those of `screen(table)`, and every permutation
+/// permutes the raw values within blocks and screens again, so the p-value stays the
+/// randomisation p-value of the whole procedure (valid for any `screen` that keeps the
+/// table's shape).
+pub fn blocked_rank_test_of(
+    table: &[Vec<f64>],
+    permutations: usize,
+    rng: &mut SeededRng,
+    screen: &dyn Fn(&[Vec<f64>]) -> Vec<Vec<f64>>,
+) -> Result<BlockedRankTest, StatsError> {
     let k = table.len();
     at_least("blocked rank test", "treatments", 2, k)?;
     let b = table[0].len();
@@ -115,10 +129,8 @@ pub fn blocked_rank_test(
             "blocked rank test: a value is not finite".into(),
         ));
     }
-    let ranks: Vec<Vec<f64>> = (0..b)
-        .map(|block| mid_ranks(&table.iter().map(|row| row[block]).collect::<Vec<_>>()))
-        .collect();
-    let chi2 = friedman_chi2(&ranks);
+    let statistic = |t: &[Vec<f64>]| friedman_chi2(&block_ranks(&screen(t)));
+    let chi2 = statistic(table);
     let (bf, kf) = (b as f64, k as f64);
     let df = (k - 1, (k - 1) * (b - 1));
     let denominator = bf * (kf - 1.0) - chi2;
@@ -132,15 +144,22 @@ pub fn blocked_rank_test(
     } else {
         0.0
     };
-    let mut shuffled = ranks.clone();
+    // Blocks as columns, so that a permutation shuffles one vector per block.
+    let mut columns: Vec<Vec<f64>> = (0..b)
+        .map(|block| table.iter().map(|row| row[block]).collect())
+        .collect();
+    let mut permuted = table.to_vec();
     let mut as_large = 0usize;
     // A permuted statistic equal to the observed one up to rounding counts as large.
     let tolerance = 1e-9 * chi2.abs().max(1.0);
     for _ in 0..permutations {
-        for block in shuffled.iter_mut() {
-            rng.shuffle(block);
+        for (block, column) in columns.iter_mut().enumerate() {
+            rng.shuffle(column);
+            for (row, v) in permuted.iter_mut().zip(column.iter()) {
+                row[block] = *v;
+            }
         }
-        if friedman_chi2(&shuffled) >= chi2 - tolerance {
+        if statistic(&permuted) >= chi2 - tolerance {
             as_large += 1;
         }
     }
@@ -152,6 +171,14 @@ pub fn blocked_rank_test(
         p: (1 + as_large) as f64 / (1 + permutations) as f64,
         permutations,
     })
+}
+
+/// The within-block mid-ranks of `table[treatment][block]`, per block.
+fn block_ranks(table: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let b = table.first().map_or(0, Vec::len);
+    (0..b)
+        .map(|block| mid_ranks(&table.iter().map(|row| row[block]).collect::<Vec<_>>()))
+        .collect()
 }
 
 #[cfg(test)]

@@ -83,6 +83,17 @@ pub fn outlying_cells(residuals: &[Vec<f64>], cut: f64, most: usize) -> Vec<Outl
     cells
 }
 
+/// `table` with each of its [`outlying_cells`] (`cut`, `most`; rows and columns polished)
+/// replaced by the polish's fit there (its value less its residual).
+pub fn outlying_cells_fitted(table: &[Vec<f64>], cut: f64, most: usize) -> Vec<Vec<f64>> {
+    let residuals = median_polish_residuals(table, true);
+    let mut fitted = table.to_vec();
+    for c in outlying_cells(&residuals, cut, most) {
+        fitted[c.row][c.column] -= c.residual;
+    }
+    fitted
+}
+
 /// How many robust standard deviations `values[j]` sits from the median of the others:
 /// `(values[j] − median(others)) / (MAD_TO_SD · MAD(others))`; infinite (signed) when the
 /// others do not spread and `values[j]` differs, NaN with fewer than 2 others.
@@ -132,6 +143,26 @@ mod tests {
                 assert!((x - expected).abs() < 1e-12, "({i}, {j}) = {x}");
             }
         }
+    }
+
+    #[test]
+    fn an_outlying_cell_is_replaced_by_the_additive_fit() {
+        let mut t: Vec<Vec<f64>> = (0..6)
+            .map(|r| {
+                (0..3)
+                    .map(|c| r as f64 + 0.1 * c as f64 + 0.001 * ((r * 3 + c) % 5) as f64)
+                    .collect()
+            })
+            .collect();
+        let clean = t.clone();
+        t[2][1] += 1.0;
+        let fitted = outlying_cells_fitted(&t, 5.0, 3);
+        for (row, (f, c)) in fitted.iter().zip(&clean).enumerate() {
+            for (column, (a, b)) in f.iter().zip(c).enumerate() {
+                assert!((a - b).abs() < 0.01, "({row}, {column}): {a} against {b}");
+            }
+        }
+        assert_eq!(outlying_cells_fitted(&clean, 5.0, 3), clean);
     }
 
     #[test]

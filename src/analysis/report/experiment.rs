@@ -440,6 +440,11 @@ impl Tables {
     ) -> Result<Experiment> {
         let store = self.store;
         let header = checked_header(&store, &results)?;
+        // Rounds added by `run --resume --extend-executions` are planned executions too.
+        let header = Header {
+            executions: results.planned_executions().unwrap_or(header.executions),
+            ..header
+        };
         let mut warnings = results.warnings.clone();
         warnings.extend(manifest_warning(dir, &header, manifest.as_ref()));
         if results.executions.is_empty() {
