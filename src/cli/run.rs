@@ -36,6 +36,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         budget: args.limits.budget,
         schedule_seed: args.schedule_seed,
         resume: args.resume,
+        extend_executions: args.extend_executions,
         command: args.command,
         progress: layoutrand::progress::ProgressDisplay::for_stderr(),
         jobs: args.jobs,

@@ -52,6 +52,10 @@ pub struct Extension {
     /// Labels of the binaries added (`seed-N`); `variants` in schema 1.
     #[serde(alias = "variants")]
     pub binaries: Vec<String>,
+    /// Execution rounds added to every binary (`run --resume --extend-executions K`); the
+    /// header's `executions` plus every extension's are the run's planned executions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executions: Option<u32>,
     /// When they were added, seconds since the Unix epoch.
     pub added_unix: f64,
 }
@@ -88,6 +92,12 @@ pub struct Header {
     pub env_pad_max: u32,
     /// Seed of the execution schedule and of the padding sizes.
     pub schedule_seed: u64,
+    /// How the schedule was planned from the seed: `rounds` (each execution round runs every
+    /// (program, binary) block once, in its own random order) since the field exists; a
+    /// store without it was planned `free` (all slots shuffled at once), and a resume replans
+    /// it so.
+    #[serde(default)]
+    pub schedule_design: ScheduleDesign,
     /// Per-execution timeout in seconds, if any.
     pub timeout_seconds: Option<f64>,
     /// Whether ASLR was disabled for the benchmark processes.
@@ -120,6 +130,20 @@ pub struct Header {
     /// `--metric cachegrind`: the first line of `valgrind --version` when the run began.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub valgrind_version: Option<String>,
+}
+
+/// How a run's schedule places the executions (docs/run.md, "Schedule").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScheduleDesign {
+    /// Every (program, binary, execution) block of the run shuffled at once: one binary's
+    /// executions may run back to back. Stores written before the header recorded a design.
+    #[default]
+    Free,
+    /// Randomised complete blocks: execution round `k` runs every (program, binary) block
+    /// once, in a fresh random order, and holds execution `k` of every binary. Round `k`
+    /// is then a block of the analysis.
+    Rounds,
 }
 
 /// What we could learn about the machine.

@@ -35,6 +35,19 @@ pub struct RunArgs {
     /// resubmit only the shards that are incomplete).
     #[cfg_attr(feature = "cli", arg(long))]
     pub resume: bool,
+    /// With --resume: add K more execution rounds, each running every binary once in its own
+    /// random order (a rounds store only), e.g. to re-measure a binary the report says a
+    /// verdict rests on, interleaved with the others; resumable like any run.
+    #[cfg_attr(
+        feature = "cli",
+        arg(
+            long = "extend-executions",
+            value_name = "K",
+            requires = "resume",
+            conflicts_with = "slurm"
+        )
+    )]
+    pub extend_executions: Option<u32>,
     #[cfg_attr(feature = "cli", command(flatten))]
     pub slurm: SlurmArgs,
     /// Executions at once (1 to 1024). Only for deterministic metrics (cachegrind), whose
@@ -108,6 +121,7 @@ impl Default for RunArgs {
             limits: LimitArgs::default(),
             schedule_seed: None,
             resume: false,
+            extend_executions: None,
             slurm: SlurmArgs::default(),
             jobs: None,
             force_parallel: false,
@@ -133,6 +147,7 @@ impl RunArgs {
             limits,
             schedule_seed,
             resume,
+            extend_executions,
             slurm,
             jobs,
             force_parallel,
@@ -149,6 +164,7 @@ impl RunArgs {
         limits.push_argv(&mut argv);
         argv.value("--schedule-seed", schedule_seed);
         argv.flag("--resume", *resume);
+        argv.value("--extend-executions", extend_executions);
         slurm.push_argv(&mut argv);
         argv.value("--jobs", jobs);
         argv.flag("--force-parallel", *force_parallel);
@@ -230,6 +246,7 @@ mod tests {
             },
             schedule_seed: Some(42),
             resume: true,
+            extend_executions: Some(3),
             slurm: SlurmArgs::default(),
             jobs: Some(2),
             force_parallel: true,

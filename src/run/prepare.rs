@@ -125,6 +125,7 @@ impl PreparedRun {
     /// The whole schedule of this run (see [`build_schedule`]).
     pub fn schedule(&self) -> Vec<Slot> {
         build_schedule(
+            self.settings.schedule_design,
             self.programs.len(),
             self.variants.len().max(1),
             self.binary_labels.len(),
@@ -160,6 +161,7 @@ impl PreparedRun {
             warmup: settings.warmup,
             env_pad_max: settings.env_pad_max,
             schedule_seed: settings.schedule_seed,
+            schedule_design: settings.schedule_design,
             timeout_seconds: settings.timeout.map(|t| t.as_secs_f64()),
             aslr_disabled,
             host: detect_host(),

@@ -162,12 +162,8 @@ fn open_run(req: &RunRequest) -> Result<OpenedRun> {
         .with_context(|| format!("cannot resolve {}", req.out_dir.display()))?;
     let mut warnings = Vec::new();
     let previous = previous_store(&out, req.resume, &mut warnings)?;
-    let prepared = prepare_run(
-        req,
-        previous.as_ref().and_then(|r| r.header.as_ref()),
-        &manifest,
-        &out,
-    )?;
+    let planned = previous.as_ref().map(planned_header).transpose()?.flatten();
+    let prepared = prepare_run(req, planned.as_ref(), &manifest, &out)?;
     let added_binaries = match &previous {
         Some(r) => binaries_added_since(&r.planned_binaries(), &prepared.binary_labels)?,
         None => Vec::new(),
@@ -180,6 +176,21 @@ fn open_run(req: &RunRequest) -> Result<OpenedRun> {
         added_binaries,
         warnings,
     })
+}
+
+/// The header of the stored run `r` with its planned executions per binary: its own plus the
+/// rounds its extensions added (`--extend-executions`), which a resume must plan again.
+fn planned_header(r: &Results) -> Result<Option<Header>> {
+    let Some(h) = r.header.as_ref() else {
+        return Ok(None);
+    };
+    let Some(executions) = r.planned_executions() else {
+        bail!("the store's header and extensions plan more than 2^32 executions per binary");
+    };
+    Ok(Some(Header {
+        executions,
+        ..h.clone()
+    }))
 }
 
 /// The execution records of the run stored in `out` (`None` when there is none), refused
@@ -254,7 +265,7 @@ fn start_run(req: &RunRequest, opened: &mut OpenedRun) -> Result<StartedRun> {
             h
         }
     };
-    extend_store(&mut writer, &opened.added_binaries)?;
+    extend_store(&mut writer, &opened.added_binaries, req.extend_executions)?;
     if header.aslr_disabled != aslr_disabled {
         let w = format!(
             "the interrupted run had aslr_disabled={} but now it is {}: executions of the two parts are not comparable",
@@ -291,18 +302,27 @@ fn aslr_off(warnings: &mut Vec<String>) -> bool {
     }
 }
 
-/// Records that a resumed run grew by `added` binaries (none: nothing is written).
-fn extend_store(writer: &mut StoreWriter, added: &[String]) -> Result<()> {
-    if added.is_empty() {
+/// Records that a resumed run grew by `added` binaries and by `rounds` execution rounds
+/// (neither: nothing is written).
+fn extend_store(writer: &mut StoreWriter, added: &[String], rounds: Option<u32>) -> Result<()> {
+    if added.is_empty() && rounds.is_none() {
         return Ok(());
     }
-    crate::diagnostic!(
-        "layoutrand: extending the run with {} new binaries from the manifest ({})",
-        added.len(),
-        added.join(", ")
-    );
+    if !added.is_empty() {
+        crate::diagnostic!(
+            "layoutrand: extending the run with {} new binaries from the manifest ({})",
+            added.len(),
+            added.join(", ")
+        );
+    }
+    if let Some(k) = rounds {
+        crate::diagnostic!(
+            "layoutrand: extending the run by {k} execution round(s), every binary once in each"
+        );
+    }
     writer.append(&[Record::Extension(Extension {
         binaries: added.to_vec(),
+        executions: rounds,
         added_unix: unix_now(),
     })])
 }
@@ -503,7 +523,7 @@ mod walk_tests {
     use crate::files::store::Measurement;
     use crate::run::environment::PAD_VARIABLE;
     use crate::run::execution::execution_environment;
-    use crate::run::schedule::build_schedule;
+    use crate::run::schedule::{build_schedule, ScheduleDesign};
 
     /// How a scripted execution ends.
     #[derive(Clone, Copy, Debug, PartialEq)]
@@ -664,7 +684,7 @@ mod walk_tests {
         let d = tempfile::tempdir().unwrap();
         let t = targets(3);
         new_store(d.path(), &t);
-        let schedule = build_schedule(1, 1, 3, 4, seed, 4096);
+        let schedule = build_schedule(ScheduleDesign::Rounds, 1, 1, 3, 4, seed, 4096);
         let executors: Vec<Scripted> = (0..jobs).map(|_| Scripted::new(&[])).collect();
         let (walked, skipped) = resume_and_walk(d.path(), &t, &schedule, &executors);
         assert_eq!((walked.unwrap(), skipped), (12, 0));
@@ -705,7 +725,7 @@ mod walk_tests {
         let d = tempfile::tempdir().unwrap();
         let t = targets(3);
         new_store(d.path(), &t);
-        let schedule = build_schedule(1, 1, 3, 4, 5, 4096);
+        let schedule = build_schedule(ScheduleDesign::Rounds, 1, 1, 3, 4, 5, 4096);
         let mut first = Scripted::new(&[]);
         first.interrupt_from = 5;
         let (walked, _) = resume_and_walk(d.path(), &t, &schedule, std::slice::from_ref(&first));
@@ -735,7 +755,7 @@ mod walk_tests {
         let d = tempfile::tempdir().unwrap();
         let t = targets(3);
         new_store(d.path(), &t);
-        let schedule = build_schedule(1, 1, 3, 4, 3, 4096);
+        let schedule = build_schedule(ScheduleDesign::Rounds, 1, 1, 3, 4, 3, 4096);
         let script = [
             ((1, 0), Script::Crash),
             ((2, 1), Script::Hang),
@@ -770,7 +790,7 @@ mod walk_tests {
         let d = tempfile::tempdir().unwrap();
         let t = targets(2);
         new_store(d.path(), &t);
-        let schedule = build_schedule(1, 1, 2, 3, 3, 4096);
+        let schedule = build_schedule(ScheduleDesign::Rounds, 1, 1, 2, 3, 3, 4096);
         let first = (schedule[0].binary, 0);
         let ex = Scripted::new(&[(first, Script::NoMetric)]);
         let (walked, _) = resume_and_walk(d.path(), &t, &schedule, std::slice::from_ref(&ex));
@@ -787,7 +807,7 @@ mod walk_tests {
         let d = tempfile::tempdir().unwrap();
         let t = targets(2);
         new_store(d.path(), &t);
-        let schedule = build_schedule(1, 1, 2, 40, 9, 4096);
+        let schedule = build_schedule(ScheduleDesign::Rounds, 1, 1, 2, 40, 9, 4096);
         let mut first = Scripted::new(&[]);
         first.interrupt_from = 30;
         let (walked, _) = resume_and_walk(d.path(), &t, &schedule, std::slice::from_ref(&first));

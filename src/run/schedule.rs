@@ -1,19 +1,25 @@
 //! The interleaved execution schedule and the per-execution environment padding.
 //!
 //! Kalibera & Jones: running one binary's executions back to back turns machine drift
-//! (thermal state, other tenants, page cache) into fake binary-level variance. So every
-//! (binary, execution) pair of the whole experiment is placed in one seeded random order.
+//! (thermal state, other tenants, page cache) into fake binary-level variance. So the
+//! executions are placed in a seeded random order: since the header records a
+//! [`ScheduleDesign`], in rounds (randomised complete blocks: round `k` runs execution `k` of
+//! every binary once, in its own random order), so that a load burst hits a binary's
+//! executions in different rounds at most and the analysis can block on rounds; before
+//! that, every (binary, execution) pair of the whole experiment in one order (`free`), which
+//! a resumed old store still follows.
 //! The padding size of each execution is drawn from its own stream of the same seed, so a
 //! resumed run recomputes exactly the same schedule and paddings and can skip what is done.
 //!
 //! With variants (versions of the program compared in one experiment), the shuffled unit is
 //! a block (program, binary, execution round) that runs every variant's binary of that seed
 //! back to back, in an order drawn per block from its own stream: drift then hits all
-//! variants alike, and no variant always runs first. With one variant the schedule is the
-//! one it always was.
+//! variants alike, and no variant always runs first. With one variant the free schedule is
+//! the one it always was.
 
 use anyhow::{bail, Result};
 
+pub use crate::files::results::ScheduleDesign;
 use crate::seeded::SeededRng;
 
 /// Purpose string of the schedule's random stream.
@@ -88,16 +94,21 @@ pub struct Slot {
     pub env_pad: u32,
 }
 
-/// The complete schedule for `programs × binaries × executions` blocks, shuffled with
-/// `SeededRng::new(seed, "schedule")`, each block holding its `variants` executions (one per
-/// variant, in an order drawn per block, in schedule order, from
+/// The complete schedule for `programs × binaries × executions` blocks, as `design` places
+/// them with `SeededRng::new(seed, "schedule")`, each block holding its `variants` executions
+/// (one per variant, in an order drawn per block, in schedule order, from
 /// `SeededRng::new(seed, "variant-order")`; no draw with one variant), with paddings drawn
 /// in schedule order from `SeededRng::new(seed, "env-pad")` as `16 * below(env_pad_max / 16)`
 /// (0 when `env_pad_max < 16`).
 ///
-/// Within one binary the execution indices still increase along the schedule, so execution
-/// `k` of a binary is always its `k`-th run; the variants of one block share it.
+/// [`ScheduleDesign::Free`] shuffles all blocks at once (Fisher–Yates); within one binary the
+/// execution indices increase along the schedule, so execution `k` of a binary is its `k`-th
+/// run. [`ScheduleDesign::Rounds`] lays out `executions` rounds one after the other, round
+/// `k` holding execution `k` of every (program, binary) once, in an order shuffled per round
+/// (the rounds' shuffles take the schedule stream in turn). The variants of one block share
+/// its execution index.
 pub fn build_schedule(
+    design: ScheduleDesign,
     programs: usize,
     variants: usize,
     binaries: usize,
@@ -105,31 +116,26 @@ pub fn build_schedule(
     seed: u64,
     env_pad_max: u32,
 ) -> Vec<Slot> {
-    // One entry per block, identified only by its binary; execution numbers are handed
-    // out afterwards in schedule order.
-    let mut blocks: Vec<(usize, usize)> = Vec::new();
-    for p in 0..programs {
-        for b in 0..binaries {
-            for _ in 0..executions {
-                blocks.push((p, b));
-            }
-        }
-    }
-    SeededRng::new(seed, SCHEDULE_PURPOSE).shuffle(&mut blocks);
+    let blocks = match design {
+        ScheduleDesign::Free => free_blocks(programs, binaries, executions, seed),
+        ScheduleDesign::Rounds => round_blocks(programs, binaries, executions, seed),
+    };
     let steps = u64::from(env_pad_max / PAD_STEP);
     let mut pad_rng = SeededRng::new(seed, ENV_PAD_PURPOSE);
     let mut order_rng = SeededRng::new(seed, VARIANT_ORDER_PURPOSE);
-    let mut next_execution = vec![vec![0u32; binaries]; programs];
     let mut slots = Vec::with_capacity(blocks.len() * variants);
-    for (p, b) in blocks {
-        let execution = next_execution[p][b];
-        next_execution[p][b] += 1;
+    for Block {
+        program,
+        binary,
+        execution,
+    } in blocks
+    {
         let order = if variants > 1 {
             order_rng.permutation(variants)
         } else {
             vec![0]
         };
-        for v in order {
+        for variant in order {
             let env_pad = if steps == 0 {
                 0
             } else {
@@ -137,15 +143,68 @@ pub fn build_schedule(
             };
             slots.push(Slot {
                 schedule_index: slots.len() as u64,
-                program: p,
-                variant: v,
-                binary: b,
+                program,
+                variant,
+                binary,
                 execution,
                 env_pad,
             });
         }
     }
     slots
+}
+
+/// One (program, binary, execution) block of the schedule: the executions of every variant.
+struct Block {
+    program: usize,
+    binary: usize,
+    execution: u32,
+}
+
+/// The free design's blocks: all shuffled at once, execution numbers handed out afterwards
+/// in schedule order.
+fn free_blocks(programs: usize, binaries: usize, executions: u32, seed: u64) -> Vec<Block> {
+    let mut pairs: Vec<(usize, usize)> = Vec::new();
+    for p in 0..programs {
+        for b in 0..binaries {
+            for _ in 0..executions {
+                pairs.push((p, b));
+            }
+        }
+    }
+    SeededRng::new(seed, SCHEDULE_PURPOSE).shuffle(&mut pairs);
+    let mut next_execution = vec![vec![0u32; binaries]; programs];
+    pairs
+        .into_iter()
+        .map(|(program, binary)| {
+            let execution = next_execution[program][binary];
+            next_execution[program][binary] += 1;
+            Block {
+                program,
+                binary,
+                execution,
+            }
+        })
+        .collect()
+}
+
+/// The rounds design's blocks: round `k` is every (program, binary) once with execution `k`,
+/// in an order shuffled per round.
+fn round_blocks(programs: usize, binaries: usize, executions: u32, seed: u64) -> Vec<Block> {
+    let mut rng = SeededRng::new(seed, SCHEDULE_PURPOSE);
+    let mut blocks = Vec::with_capacity(programs * binaries * executions as usize);
+    for execution in 0..executions {
+        let mut round: Vec<(usize, usize)> = (0..programs)
+            .flat_map(|p| (0..binaries).map(move |b| (p, b)))
+            .collect();
+        rng.shuffle(&mut round);
+        blocks.extend(round.into_iter().map(|(program, binary)| Block {
+            program,
+            binary,
+            execution,
+        }));
+    }
+    blocks
 }
 
 #[cfg(test)]
@@ -169,7 +228,7 @@ mod tests {
 
     #[test]
     fn every_pair_once_with_increasing_execution_numbers() {
-        let s = build_schedule(2, 1, 3, 5, 11, 4096);
+        let s = build_schedule(ScheduleDesign::Free, 2, 1, 3, 5, 11, 4096);
         assert_eq!(s.len(), 30);
         for p in 0..2 {
             for v in 0..3 {
@@ -190,12 +249,12 @@ mod tests {
     #[test]
     fn same_seed_same_schedule_other_seed_other_schedule() {
         assert_eq!(
-            build_schedule(1, 1, 4, 6, 3, 4096),
-            build_schedule(1, 1, 4, 6, 3, 4096)
+            build_schedule(ScheduleDesign::Free, 1, 1, 4, 6, 3, 4096),
+            build_schedule(ScheduleDesign::Free, 1, 1, 4, 6, 3, 4096)
         );
         assert_ne!(
-            build_schedule(1, 1, 4, 6, 3, 4096),
-            build_schedule(1, 1, 4, 6, 4, 4096)
+            build_schedule(ScheduleDesign::Free, 1, 1, 4, 6, 3, 4096),
+            build_schedule(ScheduleDesign::Free, 1, 1, 4, 6, 4, 4096)
         );
     }
 
@@ -204,7 +263,7 @@ mod tests {
         // 4 binaries × 10 executions: a run of one binary's executions all in one block has
         // probability 4 · 10! · 31! / 40! ≈ 1e-8 per binary. Check the schedule switches binary
         // often: the expected number of switches in a random arrangement is 39 · 30/39 = 30.
-        let s = build_schedule(1, 1, 4, 10, 5, 4096);
+        let s = build_schedule(ScheduleDesign::Free, 1, 1, 4, 10, 5, 4096);
         let switches = s.windows(2).filter(|w| w[0].binary != w[1].binary).count();
         assert!(switches >= 20, "only {switches} switches");
         for v in 0..4 {
@@ -218,16 +277,16 @@ mod tests {
 
     #[test]
     fn paddings_are_multiples_of_16_below_the_maximum_and_vary() {
-        let s = build_schedule(1, 1, 2, 100, 9, 4096);
+        let s = build_schedule(ScheduleDesign::Free, 1, 1, 2, 100, 9, 4096);
         let pads: std::collections::BTreeSet<u32> = s.iter().map(|x| x.env_pad).collect();
         assert!(pads.iter().all(|p| p % 16 == 0 && *p < 4096));
         // 200 draws from 256 values: expect ~138 distinct ones.
         assert!(pads.len() > 100, "{} distinct paddings", pads.len());
-        assert!(build_schedule(1, 1, 1, 5, 9, 15)
+        assert!(build_schedule(ScheduleDesign::Free, 1, 1, 1, 5, 9, 15)
             .iter()
             .all(|x| x.env_pad == 0));
         // A maximum that is not a multiple of 16 is still an exclusive bound.
-        assert!(build_schedule(1, 1, 1, 200, 9, 40)
+        assert!(build_schedule(ScheduleDesign::Free, 1, 1, 1, 200, 9, 40)
             .iter()
             .all(|x| x.env_pad <= 32));
     }
@@ -246,17 +305,18 @@ mod tests {
             (1, 2, 1, 1328),
             (0, 1, 0, 3152),
         ];
-        let s: Vec<(usize, usize, u32, u32)> = build_schedule(2, 1, 3, 5, 11, 4096)
-            .iter()
-            .take(6)
-            .map(|x| (x.program, x.binary, x.execution, x.env_pad))
-            .collect();
+        let s: Vec<(usize, usize, u32, u32)> =
+            build_schedule(ScheduleDesign::Free, 2, 1, 3, 5, 11, 4096)
+                .iter()
+                .take(6)
+                .map(|x| (x.program, x.binary, x.execution, x.env_pad))
+                .collect();
         assert_eq!(s, GOLDEN_SEED_11);
     }
 
     #[test]
     fn every_block_runs_all_variants_back_to_back_in_varying_orders() {
-        let s = build_schedule(2, 3, 4, 5, 7, 4096);
+        let s = build_schedule(ScheduleDesign::Free, 2, 3, 4, 5, 7, 4096);
         assert_eq!(s.len(), 2 * 3 * 4 * 5);
         let mut orders = std::collections::BTreeSet::new();
         for block in s.chunks(3) {
@@ -271,5 +331,85 @@ mod tests {
         }
         // 40 blocks, 6 orders: all 6 appear unless the order ignored its stream.
         assert_eq!(orders.len(), 6);
+    }
+
+    #[test]
+    fn every_round_holds_each_block_once_in_its_own_order() {
+        let (programs, binaries, executions) = (2, 5, 4);
+        let s = build_schedule(
+            ScheduleDesign::Rounds,
+            programs,
+            1,
+            binaries,
+            executions,
+            3,
+            4096,
+        );
+        assert_eq!(s.len(), programs * binaries * executions as usize);
+        let per_round = programs * binaries;
+        let mut orders = std::collections::BTreeSet::new();
+        for (k, round) in s.chunks(per_round).enumerate() {
+            assert!(round.iter().all(|x| x.execution == k as u32), "round {k}");
+            let mut blocks: Vec<(usize, usize)> =
+                round.iter().map(|x| (x.program, x.binary)).collect();
+            orders.insert(blocks.clone());
+            blocks.sort();
+            blocks.dedup();
+            assert_eq!(blocks.len(), per_round, "round {k} misses a block");
+        }
+        // 4 rounds of 10 blocks: the same order twice has probability below 6/10!.
+        assert_eq!(orders.len(), executions as usize);
+        assert!(s
+            .iter()
+            .enumerate()
+            .all(|(i, x)| x.schedule_index == i as u64));
+    }
+
+    #[test]
+    fn rounds_keep_each_block_of_variants_together() {
+        let s = build_schedule(ScheduleDesign::Rounds, 1, 3, 4, 2, 7, 4096);
+        for (i, block) in s.chunks(3).enumerate() {
+            assert!(block
+                .iter()
+                .all(|x| (x.binary, x.execution) == (block[0].binary, block[0].execution)));
+            assert_eq!(block[0].execution, (i / 4) as u32);
+            let mut vs: Vec<usize> = block.iter().map(|x| x.variant).collect();
+            vs.sort();
+            assert_eq!(vs, [0, 1, 2]);
+        }
+    }
+
+    #[test]
+    fn the_rounds_schedule_of_seed_11() {
+        // Golden: the first two rounds of seed 11 (program, binary, execution, pad), printed by
+        // this code when the rounds design was introduced; a change here replans every resumed
+        // rounds store, so it must not change.
+        const GOLDEN_SEED_11: [(usize, usize, u32, u32); 8] = [
+            (0, 1, 0, 2272),
+            (0, 0, 0, 800),
+            (1, 1, 0, 1024),
+            (1, 0, 0, 1760),
+            (0, 0, 1, 1328),
+            (0, 1, 1, 3152),
+            (1, 1, 1, 288),
+            (1, 0, 1, 2208),
+        ];
+        let s: Vec<(usize, usize, u32, u32)> =
+            build_schedule(ScheduleDesign::Rounds, 2, 1, 2, 3, 11, 4096)
+                .iter()
+                .take(8)
+                .map(|x| (x.program, x.binary, x.execution, x.env_pad))
+                .collect();
+        assert_eq!(s, GOLDEN_SEED_11);
+    }
+
+    #[test]
+    fn more_rounds_keep_the_first_rounds_as_they_were() {
+        // `run --resume --extend-executions K` replans E + K rounds: the first E must be the
+        // stored ones, paddings and variant orders included, for the resume to skip them.
+        let short = build_schedule(ScheduleDesign::Rounds, 2, 2, 3, 3, 5, 4096);
+        let long = build_schedule(ScheduleDesign::Rounds, 2, 2, 3, 5, 5, 4096);
+        assert_eq!(long.len(), short.len() * 5 / 3);
+        assert_eq!(&long[..short.len()], &short[..]);
     }
 }

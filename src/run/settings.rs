@@ -10,6 +10,7 @@ use std::time::Duration;
 use anyhow::{bail, Result};
 
 use crate::files::cache_model::CacheModel;
+use crate::files::results::ScheduleDesign;
 use crate::files::store::Header;
 
 /// Default exclusive upper bound of the environment padding (one page).
@@ -49,6 +50,8 @@ pub struct RunRequest {
     pub schedule_seed: Option<u64>,
     /// Continue the store in `out_dir`.
     pub resume: bool,
+    /// With `resume`: execution rounds to add to a rounds store (`--extend-executions`).
+    pub extend_executions: Option<u32>,
     /// The benchmark command (may be empty on resume).
     pub command: Vec<String>,
     /// How to show the executions' progress.
@@ -84,6 +87,8 @@ pub struct RunSettings {
     pub timeout: Option<Duration>,
     /// Seed of the schedule and paddings.
     pub schedule_seed: u64,
+    /// How the schedule is planned: rounds for a new run, the recorded design on `--resume`.
+    pub schedule_design: ScheduleDesign,
     /// The benchmark command.
     pub command: Vec<String>,
     /// The cache model passed to cachegrind: `Some` for `--metric cachegrind` (the given
@@ -198,10 +203,36 @@ fn conflicts_with(req: &RunRequest, h: &Header) -> Vec<String> {
         .collect()
 }
 
+/// The executions per binary of the resumed run `h` grown by `extend` rounds: refused for a
+/// free schedule (its executions of one binary are not rounds, so added ones would not be
+/// balanced blocks) and beyond [`MAX_EXECUTIONS`].
+fn extended_executions(h: &Header, extend: Option<u32>) -> Result<u32> {
+    let Some(k) = extend else {
+        return Ok(h.executions);
+    };
+    if k == 0 {
+        bail!("--extend-executions must be at least 1");
+    }
+    if h.schedule_design != ScheduleDesign::Rounds {
+        bail!(
+            "--extend-executions: this run's schedule is free (planned before rounds), so added              executions would not run in balanced rounds with the others; start a new run              (`layoutrand run --out OTHER_DIR`) to re-measure interleaved"
+        );
+    }
+    match h.executions.checked_add(k) {
+        Some(n) if n <= MAX_EXECUTIONS => Ok(n),
+        _ => bail!(
+            "--extend-executions {k}: the run would have more than {MAX_EXECUTIONS} executions per binary"
+        ),
+    }
+}
+
 /// Completes `req` with defaults (fresh run) or with the header of the run being resumed,
 /// refusing any given setting that differs from that header.
 pub fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<RunSettings> {
     let Some(h) = previous else {
+        if req.extend_executions.is_some() {
+            bail!("--extend-executions adds rounds to a stored run: it needs --resume and a store in --out");
+        }
         let metric = req.metric.clone().unwrap_or_else(|| "wall".to_string());
         return Ok(RunSettings {
             cache_model: (metric == "cachegrind")
@@ -214,6 +245,7 @@ pub fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<RunSetting
             env_pad_max: req.env_pad_max.unwrap_or(DEFAULT_ENV_PAD),
             timeout: req.timeout,
             schedule_seed: req.schedule_seed.unwrap_or_else(fresh_seed),
+            schedule_design: ScheduleDesign::Rounds,
             command: req.command.clone(),
         });
     };
@@ -226,7 +258,7 @@ pub fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<RunSetting
     }
     Ok(RunSettings {
         programs: Some(h.programs.clone()),
-        executions: h.executions,
+        executions: extended_executions(h, req.extend_executions)?,
         iterations: (h.iterations > 0 && h.metric.starts_with("regex:")).then_some(h.iterations),
         warmup: h.warmup,
         metric: h.metric.clone(),
@@ -239,7 +271,54 @@ pub fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<RunSetting
             })
             .transpose()?,
         schedule_seed: h.schedule_seed,
+        schedule_design: h.schedule_design,
         command: h.command.clone(),
         cache_model: h.cache_model,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A header as layoutrand wrote it before the schedule design was recorded.
+    const OLD_HEADER: &str = r#"{"schema":2,"tool_version":"0","command":["{bin}"],"programs":["p"],"binaries":["baseline","seed-1"],"metric":"wall","executions":4,"iterations":1,"warmup":0,"env_pad_max":4096,"schedule_seed":7,"timeout_seconds":null,"aslr_disabled":true,"host":{"cpu_model":null,"kernel":null,"cores":null,"governor":null,"hostname":null},"started_unix":0.0}"#;
+
+    #[test]
+    fn a_new_run_plans_rounds_and_a_resumed_old_store_its_free_schedule() {
+        let fresh = resolve(&RunRequest::default(), None).unwrap();
+        assert_eq!(fresh.schedule_design, ScheduleDesign::Rounds);
+        let old: Header = serde_json::from_str(OLD_HEADER).unwrap();
+        assert_eq!(old.schedule_design, ScheduleDesign::Free);
+        let resumed = resolve(&RunRequest::default(), Some(&old)).unwrap();
+        assert_eq!(resumed.schedule_design, ScheduleDesign::Free);
+        let mut new = old.clone();
+        new.schedule_design = ScheduleDesign::Rounds;
+        let line = serde_json::to_string(&new).unwrap();
+        assert!(line.contains(r#""schedule_design":"rounds""#), "{line}");
+        let back: Header = serde_json::from_str(&line).unwrap();
+        assert_eq!(
+            resolve(&RunRequest::default(), Some(&back))
+                .unwrap()
+                .schedule_design,
+            ScheduleDesign::Rounds
+        );
+    }
+
+    #[test]
+    fn extend_executions_adds_rounds_to_a_rounds_store_only() {
+        let extend = |k| RunRequest {
+            extend_executions: Some(k),
+            ..RunRequest::default()
+        };
+        let mut h: Header = serde_json::from_str(OLD_HEADER).unwrap();
+        let err = resolve(&extend(2), Some(&h)).unwrap_err().to_string();
+        assert!(err.contains("free") && err.contains("new run"), "{err}");
+        h.schedule_design = ScheduleDesign::Rounds;
+        assert_eq!(resolve(&extend(2), Some(&h)).unwrap().executions, 6);
+        assert!(resolve(&extend(0), Some(&h)).is_err());
+        assert!(resolve(&extend(MAX_EXECUTIONS), Some(&h)).is_err());
+        let err = resolve(&extend(2), None).unwrap_err().to_string();
+        assert!(err.contains("--resume"), "{err}");
+    }
 }

@@ -26,6 +26,7 @@
 
 pub mod anova;
 pub mod autocorr;
+pub mod blocked_ranks;
 pub mod bonferroni;
 pub mod bootstrap;
 pub mod changepoint;
@@ -39,6 +40,7 @@ pub mod interval;
 pub mod machines;
 pub mod mann_whitney;
 pub mod mde;
+pub mod median_polish;
 pub mod multilevel;
 pub mod noncentral_t;
 pub mod paired;

@@ -65,6 +65,39 @@ fn check(name: &str, json: &Value, out: &mut Vec<String>) {
     violations(json, name, out);
 }
 
+/// The words of `sensitivity.test` (issue 36).
+const SENSITIVITY_TESTS: [&str; 3] = ["one_way_f", "blocked_ranks", "iteration_f"];
+
+/// Every series' `sensitivity` of a report carries issue 36's fields: `test` (a word of
+/// [`SENSITIVITY_TESTS`] or null), `permutations`, `set_aside` (a list of binary, seed,
+/// execution, deviation) and `rests_on`.
+fn sensitivity_fields(name: &str, json: &Value, out: &mut Vec<String>) {
+    for (i, series) in json["series"].as_array().into_iter().flatten().enumerate() {
+        let s = &series["sensitivity"];
+        let path = format!("{name}.series[{i}].sensitivity");
+        let test_ok = s["test"].is_null()
+            || s["test"]
+                .as_str()
+                .is_some_and(|t| SENSITIVITY_TESTS.contains(&t));
+        if !test_ok || s.get("test").is_none() {
+            out.push(format!("{path}: test {} is not a known test", s["test"]));
+        }
+        for key in ["permutations", "rests_on"] {
+            if s.get(key).is_none() {
+                out.push(format!("{path}: no `{key}`"));
+            }
+        }
+        let set_aside_ok = s["set_aside"].as_array().is_some_and(|a| {
+            a.iter().all(|x| {
+                x["binary"].is_string() && x["execution"].is_u64() && x["deviation"].is_number()
+            })
+        });
+        if !set_aside_ok {
+            out.push(format!("{path}: `set_aside` is not a list of executions"));
+        }
+    }
+}
+
 /// `layoutrand ARGS…`'s standard output as JSON (the command may exit non-zero, as `doctor`
 /// does on a noisy machine, but must print JSON).
 fn run_json(args: &[&str]) -> Value {
@@ -231,6 +264,9 @@ fn every_command_speaks_the_one_json_vocabulary() {
             assert!(pairs.as_array().is_some_and(|p| !p.is_empty()), "{json:#}");
         }
         check(name, &json, &mut found);
+        if name.starts_with("report") {
+            sensitivity_fields(name, &json, &mut found);
+        }
     }
     assert!(
         found.is_empty(),

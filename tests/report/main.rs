@@ -14,6 +14,7 @@ mod analysis;
 mod analysis_degenerate;
 mod analysis_no_panic;
 mod as_built;
+mod burst;
 mod cli;
 mod cli_analyze;
 mod compare;

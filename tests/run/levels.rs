@@ -471,3 +471,79 @@ fn a_run_logged_to_a_file_says_its_progress_each_tenth() {
         "{stderr}"
     );
 }
+
+/// Issue 36: a new run is planned in rounds and says so; the report blocks on them.
+#[test]
+fn a_run_plans_rounds_records_the_design_and_the_report_blocks_on_rounds() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 4);
+    run_in(d.path())
+        .args(["--executions", "3", "--schedule-seed", "8"])
+        .args(["--", "{bin}", "ok"])
+        .assert()
+        .success();
+    let r = read_results(d.path()).unwrap();
+    let h = r.header.as_ref().unwrap();
+    assert_eq!(
+        h.schedule_design,
+        layoutrand::files::results::ScheduleDesign::Rounds
+    );
+    let mut by_index = r.executions.clone();
+    by_index.sort_by_key(|e| e.schedule_index);
+    // 5 binaries (baseline and 4 seeds) × 3 rounds: round k is execution k of each, once.
+    assert_eq!(by_index.len(), 15);
+    for (k, round) in by_index.chunks(5).enumerate() {
+        let binaries: BTreeSet<&str> = round.iter().map(|e| e.binary.as_str()).collect();
+        assert_eq!(binaries.len(), 5, "round {k}: {round:?}");
+        assert!(round.iter().all(|e| e.execution == k as u32), "round {k}");
+    }
+    let out = layoutrand()
+        .args(["report", "--format", "json"])
+        .arg(d.path())
+        .assert()
+        .success();
+    let report: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let sensitivity = &report["series"][0]["sensitivity"];
+    assert_eq!(sensitivity["test"], "blocked_ranks", "{sensitivity}");
+    assert_eq!(sensitivity["permutations"], 1999, "{sensitivity}");
+    assert_eq!(
+        sensitivity["df_numerator"].as_f64(),
+        Some(3.0),
+        "{sensitivity}"
+    );
+    assert_eq!(
+        sensitivity["df_denominator"].as_f64(),
+        Some(6.0),
+        "{sensitivity}"
+    );
+    // Two more rounds, resumable and balanced: every binary once in each, after the first 15.
+    run_in(d.path())
+        .args(["--resume", "--extend-executions", "2"])
+        .assert()
+        .success();
+    let r = read_results(d.path()).unwrap();
+    assert_eq!(r.planned_executions(), Some(5));
+    assert_eq!(r.extensions.len(), 1);
+    assert!(r.extensions[0].binaries.is_empty());
+    let mut by_index = r.executions.clone();
+    by_index.sort_by_key(|e| e.schedule_index);
+    assert_eq!(by_index.len(), 25);
+    for (k, round) in by_index.chunks(5).enumerate() {
+        let binaries: BTreeSet<&str> = round.iter().map(|e| e.binary.as_str()).collect();
+        assert_eq!(binaries.len(), 5, "round {k}: {round:?}");
+        assert!(round.iter().all(|e| e.execution == k as u32), "round {k}");
+    }
+    let out = layoutrand()
+        .args(["report", "--format", "json"])
+        .arg(d.path())
+        .assert()
+        .success();
+    let report: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let sensitivity = &report["series"][0]["sensitivity"];
+    assert_eq!(sensitivity["test"], "blocked_ranks", "{sensitivity}");
+    assert_eq!(
+        sensitivity["df_denominator"].as_f64(),
+        Some(12.0),
+        "{sensitivity}"
+    );
+}

@@ -5,6 +5,7 @@
 //! short); each module was its own test crate before, and its tests keep their names under
 //! the module's (`cargo test --release --test stats MODULE::`).
 
+mod burst_simulation;
 mod coverage;
 mod properties;
 mod sequential_calibration;

@@ -142,6 +142,7 @@ mod tests {
             baseline: Some(binary("baseline", None, base, rng)),
             as_built: Some(binary(AS_BUILT_LABEL, None, own, rng)),
             warmup_discarded: 0,
+            rounds: false,
             binary_cost_seconds: None,
         }
     }

@@ -440,6 +440,11 @@ impl Tables {
     ) -> Result<Experiment> {
         let store = self.store;
         let header = checked_header(&store, &results)?;
+        // Rounds added by `run --resume --extend-executions` are planned executions too.
+        let header = Header {
+            executions: results.planned_executions().unwrap_or(header.executions),
+            ..header
+        };
         let mut warnings = results.warnings.clone();
         warnings.extend(manifest_warning(dir, &header, manifest.as_ref()));
         if results.executions.is_empty() {
@@ -462,6 +467,10 @@ impl Tables {
                 store.display()
             );
         }
+        // Round k = execution k is a randomised complete block only if the rounds schedule
+        // planned every binary from the start: binaries added later ran their rounds apart.
+        let rounds = header.schedule_design == crate::files::results::ScheduleDesign::Rounds
+            && results.extensions.iter().all(|e| e.binaries.is_empty());
         let mut series = Vec::new();
         for ((program, metric, variant), binaries) in in_variant_order(self.raw, &header) {
             let unit = self.units[&(program.clone(), metric.clone())].clone();
@@ -477,6 +486,7 @@ impl Tables {
                 baseline,
                 as_built,
                 warmup_discarded: header.warmup,
+                rounds,
                 binary_cost_seconds,
             });
         }

@@ -20,6 +20,7 @@ pub mod machines;
 pub mod model;
 pub mod plot_data;
 pub mod plots;
+pub mod screening;
 pub mod sensitivity;
 pub mod sequential;
 pub mod series;

@@ -285,8 +285,62 @@ pub struct Sensitivity {
     /// ([`crate::stats::anova::detectable_variance_ratio`]). When no sensitivity is detected
     /// and this exceeds `--negligible`, the verdict is `undetermined` ("cannot tell").
     pub detectable_variation: Option<f64>,
+    /// Which test gave `f`, `df` and `p_value` (null when none ran).
+    pub test: Option<SensitivityTest>,
+    /// `blocked_ranks`: the within-round permutations behind `p_value`.
+    pub permutations: Option<usize>,
+    /// Executions set aside as outlying (a load burst, a one-off): the variation figures and
+    /// the one-way F test rest on the others; the blocked rank test keeps them (a rank bounds
+    /// what one execution can do).
+    pub set_aside: Vec<SetAsideExecution>,
+    /// The binary a "layout-sensitive" verdict rested on: without it the test no longer
+    /// finds the binaries differ, and it stands apart from the others. The verdict is then
+    /// `undetermined`.
+    pub rests_on: Option<RestsOn>,
     /// The answer in words.
     pub text: String,
+}
+
+/// The test of the layout-sensitivity verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SensitivityTest {
+    /// One-way random-effects F test of the binaries' execution means (free schedules, or
+    /// rounds that are not complete blocks).
+    OneWayF,
+    /// Friedman's test blocked on execution rounds (Iman–Davenport's F of the within-round
+    /// ranks), its p-value from within-round permutations (rounds schedules).
+    BlockedRanks,
+    /// One-way F test of the iterations of one execution per binary.
+    IterationF,
+}
+
+/// One execution set aside as outlying.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SetAsideExecution {
+    /// `seed-N`.
+    pub binary: String,
+    /// Its layout seed.
+    pub seed: Option<u64>,
+    /// The execution (and, on a rounds schedule, its round).
+    pub execution: u32,
+    /// Its mean relative to the robust additive fit, minus 1 (0.25: 25 % above).
+    pub deviation: f64,
+}
+
+/// The binary a verdict rested on.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RestsOn {
+    /// `seed-N`.
+    pub binary: String,
+    /// Its layout seed.
+    pub seed: Option<u64>,
+    /// Its mean relative to the median of the other binaries' means, minus 1.
+    pub deviation: f64,
+    /// How many robust standard deviations of the other binaries' means it sits away.
+    pub robust_distance: f64,
+    /// The test's p-value without it.
+    pub p_value_without: f64,
 }
 
 /// One binary's live values (every iteration of every execution kept after warmup).

@@ -189,6 +189,7 @@ mod tests {
             baseline: None,
             as_built: None,
             warmup_discarded: 0,
+            rounds: false,
             binary_cost_seconds: None,
         }
     }

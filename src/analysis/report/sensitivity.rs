@@ -3,7 +3,10 @@
 //! against variation over executions; a random-effects one-way ANOVA makes it a test.)
 
 use super::experiment::Series;
-use super::model::{Interval, Level, Sensitivity, Verdict};
+use super::model::{Interval, Level, Sensitivity, SensitivityTest, Verdict};
+use super::screening::{
+    rests_on, screen, set_aside_executions, ExecutionTable, LayoutTest, Screened,
+};
 use crate::analysis::numfmt::{level, p_value, percent, statistic};
 use crate::analysis::vocabulary::Thresholds;
 use crate::stats::sample::sd_interval;
@@ -43,9 +46,17 @@ pub fn sensitivity(
                 .into(),
         );
     }
-    let anova = match crate::stats::anova::random_effects(&groups) {
-        Ok(a) => a,
-        Err(e) => return undetermined(format!("cannot tell: {e}.")),
+    let (anova, screened) = if by_execution {
+        let table = ExecutionTable::of(series);
+        match screen(&table) {
+            Ok(s) => (s.anova.clone(), Some((table, s))),
+            Err(e) => return undetermined(format!("cannot tell: {e}.")),
+        }
+    } else {
+        match crate::stats::anova::random_effects(&groups) {
+            Ok(a) => (a, None),
+            Err(e) => return undetermined(format!("cannot tell: {e}.")),
+        }
     };
     if anova.f.is_nan() && !(anova.ms_between.is_finite() && anova.ms_within.is_finite()) {
         // The same check as `analyze`'s: not "no variation" but too much for f64.
@@ -54,7 +65,11 @@ pub fn sensitivity(
             crate::analysis::vocabulary::OVERFLOW_REASON
         ));
     }
-    if anova.f.is_nan() {
+    if anova.f.is_nan()
+        && screened
+            .as_ref()
+            .is_none_or(|(_, s)| s.set_aside.is_empty())
+    {
         return Sensitivity {
             verdict: Verdict::NotDetected,
             text: format!(
@@ -64,14 +79,74 @@ pub fn sensitivity(
             ..described
         };
     }
+    let test = screened.as_ref().map_or(
+        LayoutTest {
+            kind: SensitivityTest::IterationF,
+            f: anova.f,
+            df: (anova.df_between, anova.df_within),
+            p: anova.p,
+            permutations: None,
+        },
+        |(_, s)| s.test,
+    );
+    let described = match &screened {
+        Some((table, s)) => robust_magnitudes(described, series, table, s, mean, thresholds),
+        None => described,
+    };
     let tested = Tested {
         anova: &anova,
+        test,
         binaries: groups.len(),
         per_binary: groups[0].len(),
         by_execution,
         mean,
     };
     tested.verdict(described, thresholds)
+}
+
+/// `described` with the screening's findings: the executions set aside, the variation
+/// figures of the kept executions when some were set aside, and the binary a rejection
+/// rests on.
+fn robust_magnitudes(
+    described: Sensitivity,
+    series: &Series,
+    table: &ExecutionTable,
+    screened: &Screened,
+    mean: f64,
+    thresholds: &Thresholds,
+) -> Sensitivity {
+    let rests_on = (screened.test.p < thresholds.alpha())
+        .then(|| rests_on(series, table, screened, thresholds.alpha()))
+        .flatten();
+    let set_aside = set_aside_executions(series, table, screened);
+    if set_aside.is_empty() {
+        return Sensitivity {
+            rests_on,
+            ..described
+        };
+    }
+    let relative = |v: f64| Some(v / mean.abs()).filter(|v| v.is_finite());
+    let binary_means: Vec<f64> = screened
+        .kept
+        .iter()
+        .map(|k| crate::stats::sample::mean(k))
+        .collect();
+    let a = &screened.anova;
+    Sensitivity {
+        cv_across_binaries: relative(crate::stats::sample::variance(&binary_means).sqrt()),
+        cv_across_binaries_ci: sd_interval(&binary_means, thresholds.confidence)
+            .ok()
+            .map(|(low, high)| Interval {
+                lower: low / mean.abs(),
+                upper: high / mean.abs(),
+            })
+            .filter(|i| i.lower.is_finite() && i.upper.is_finite()),
+        cv_across_executions: relative(a.var_within.max(0.0).sqrt()),
+        layout_variation: relative(a.var_between.max(0.0).sqrt()),
+        set_aside,
+        rests_on,
+        ..described
+    }
 }
 
 /// What is described without a test: the variation across binaries (with its interval), across
@@ -109,13 +184,20 @@ fn described(series: &Series, levels: &[Level], mean: f64, confidence: f64) -> S
         cv_across_executions: cv("execution"),
         layout_variation,
         detectable_variation: None,
+        test: None,
+        permutations: None,
+        set_aside: Vec::new(),
+        rests_on: None,
         text: String::new(),
     }
 }
 
 /// A computable F test of the binaries' observations.
 struct Tested<'a> {
+    /// The one-way ANOVA of the (kept) observations: variance components and power.
     anova: &'a crate::stats::anova::RandomEffectsAnova,
+    /// The test the verdict rests on.
+    test: LayoutTest,
     /// Groups (randomised binaries) and observations per group.
     binaries: usize,
     per_binary: usize,
@@ -135,7 +217,7 @@ impl Tested<'_> {
             } else {
                 "iterations"
             },
-            f_text: f_words(anova),
+            f_text: f_words(anova, &self.test),
             variation: variation_words(
                 described.cv_across_binaries,
                 described.cv_across_executions,
@@ -162,7 +244,7 @@ impl Tested<'_> {
         .map(|rho| (rho * anova.ms_within).sqrt() / self.mean.abs())
         .filter(|v| v.is_finite());
         let evidence = Evidence {
-            p: anova.p,
+            p: self.test.p,
             binaries: self.binaries,
             per_binary: self.per_binary,
             negligible: described
@@ -170,12 +252,22 @@ impl Tested<'_> {
                 .filter(|i| i.upper <= thresholds.negligible),
             detectable_variation,
         };
-        let (verdict, text) = verdict_words(&evidence, &words, thresholds);
+        let (verdict, text) = match &described.rests_on {
+            Some(r) if self.test.p < thresholds.alpha() => (
+                Verdict::Undetermined,
+                rests_on_words(r, &words, self.binaries),
+            ),
+            _ => verdict_words(&evidence, &words, thresholds),
+        };
+        let text = format!("{text}{}", set_aside_words(&described.set_aside));
+        let test = self.test;
         Sensitivity {
             verdict,
-            f: anova.f.is_finite().then_some(anova.f),
-            df: Some((anova.df_between as f64, anova.df_within as f64)),
-            p_value: Some(anova.p),
+            f: test.f.is_finite().then_some(test.f),
+            df: Some((test.df.0 as f64, test.df.1 as f64)),
+            p_value: Some(test.p),
+            test: Some(test.kind),
+            permutations: test.permutations,
             icc: Some(anova.icc),
             variance_components: Some((anova.var_between, anova.var_within)),
             detectable_variation,
@@ -199,9 +291,24 @@ fn anova_groups(series: &Series, by_execution: bool) -> Vec<Vec<f64>> {
     }
 }
 
-/// The F test in words, `F(df1, df2) = f, p = …`, or `∞` when executions of one binary gave
-/// identical values while binaries differ.
-fn f_words(anova: &crate::stats::anova::RandomEffectsAnova) -> String {
+/// The test in words: `F(df1, df2) = f, p = …` (with `∞` when executions of one binary gave
+/// identical values while binaries differ), and for the blocked rank test what it ranks and
+/// where its p-value comes from.
+fn f_words(anova: &crate::stats::anova::RandomEffectsAnova, test: &LayoutTest) -> String {
+    if let (SensitivityTest::BlockedRanks, Some(n)) = (test.kind, test.permutations) {
+        let f = if test.f.is_finite() {
+            statistic(test.f)
+        } else {
+            "∞".to_string()
+        };
+        return format!(
+            "Friedman's test blocked on execution rounds: F({}, {}) = {f} on the binaries' ranks within each round, {} from {} within-round permutations",
+            test.df.0,
+            test.df.1,
+            p_value(test.p),
+            crate::analysis::numfmt::sig(n as f64, n.to_string().len())
+        );
+    }
     if anova.f.is_finite() {
         format!(
             "F({}, {}) = {}, {}",
@@ -218,6 +325,44 @@ fn f_words(anova: &crate::stats::anova::RandomEffectsAnova) -> String {
             p_value(anova.p)
         )
     }
+}
+
+/// "Cannot tell": the rejection rests on one binary `r` standing apart; names it, how far it
+/// sits, and how to re-measure it interleaved with the others.
+fn rests_on_words(r: &super::model::RestsOn, words: &Words, binaries: usize) -> String {
+    format!(
+        "cannot tell: the {binaries} randomised binaries differ more than their {} explain ({}), but that rests on one binary, {}, whose mean sits {} from the median of the others ({} robust standard deviations of their means); without it they do not differ ({}). One slow or fast episode of the machine can do that as well as a layout: re-measure it interleaved with the others (`layoutrand run --resume --extend-executions K --out DIR` adds K rounds in which every binary runs once) before trusting a verdict.{}",
+        words.within_unit,
+        words.f_text,
+        r.binary,
+        signed_percent(r.deviation),
+        statistic(r.robust_distance.abs()),
+        p_value(r.p_value_without),
+        words.variation
+    )
+}
+
+/// The executions set aside, as a sentence (empty when none).
+fn set_aside_words(set_aside: &[super::model::SetAsideExecution]) -> String {
+    if set_aside.is_empty() {
+        return String::new();
+    }
+    let listed: Vec<String> = set_aside
+        .iter()
+        .map(|s| {
+            format!(
+                "{} execution {} ({})",
+                s.binary,
+                s.execution,
+                signed_percent(s.deviation)
+            )
+        })
+        .collect();
+    format!(
+        " Set aside as outlying ({} robust standard deviations or more from the binaries' and rounds' robust fit; the variation figures rest on the other executions): {}.",
+        statistic(super::screening::SET_ASIDE_CUT),
+        listed.join(", ")
+    )
 }
 
 /// How much the binaries' means vary against the executions of one binary, and the
@@ -334,5 +479,14 @@ fn verdict_words(e: &Evidence, words: &Words, thresholds: &Thresholds) -> (Verdi
                 percent(thresholds.negligible, 2)
             ),
         )
+    }
+}
+
+/// A relative deviation with its sign: `+27 %`, `−12 %`.
+fn signed_percent(share: f64) -> String {
+    if share >= 0.0 {
+        format!("+{}", percent(share, 2))
+    } else {
+        percent(share, 2)
     }
 }

@@ -25,6 +25,10 @@ pub struct Series {
     pub as_built: Option<BinaryData>,
     /// Warmup iterations discarded at the start of each execution (from the store header).
     pub warmup_discarded: u32,
+    /// Whether execution `k` of every seed binary ran in round `k` of a rounds schedule
+    /// (randomised complete blocks the analysis may block on): the store's header says
+    /// `schedule_design: rounds` and no binaries were added after the run began.
+    pub rounds: bool,
     /// Seconds to link one binary of this program (mean over the seeds' links in relink
     /// mode; the recorded full build in rebuild mode), when the manifest says.
     pub binary_cost_seconds: Option<f64>,

@@ -40,6 +40,15 @@ pub struct Results {
 }
 
 impl Results {
+    /// The run's planned executions per binary: the header's, plus every extension's rounds.
+    pub fn planned_executions(&self) -> Option<u32> {
+        let h = self.header.as_ref()?;
+        self.extensions
+            .iter()
+            .filter_map(|e| e.executions)
+            .try_fold(h.executions, u32::checked_add)
+    }
+
     /// The run's planned binaries: the header's, then those of every extension.
     pub fn planned_binaries(&self) -> Vec<String> {
         let mut all: Vec<String> = self

@@ -35,9 +35,15 @@ fn sensitivity_words(s: &SeriesReport) -> String {
         ),
         Verdict::Negligible => "detectable but negligible".to_string(),
         Verdict::NotDetected => "not detected".to_string(),
-        Verdict::Undetermined => match s.sensitivity.detectable_variation {
-            Some(d) => format!("cannot tell (nothing below {} detectable)", percent(d, 2)),
-            None => "cannot tell".to_string(),
+        Verdict::Undetermined => match (&s.sensitivity.rests_on, s.sensitivity.detectable_variation) {
+            (Some(r), _) => format!(
+                "cannot tell: rests on one binary, {} ({}{} from the others; re-measure it with `run --resume --extend-executions K`)",
+                r.binary,
+                if r.deviation >= 0.0 { "+" } else { "" },
+                percent(r.deviation, 2)
+            ),
+            (None, Some(d)) => format!("cannot tell (nothing below {} detectable)", percent(d, 2)),
+            (None, None) => "cannot tell".to_string(),
         },
     }
 }

@@ -105,6 +105,7 @@ impl SlurmPlan {
     pub fn schedule(&self) -> Vec<Slot> {
         let h = &self.header;
         build_schedule(
+            h.schedule_design,
             h.programs.len(),
             h.variants.len().max(1),
             h.binaries.len(),
