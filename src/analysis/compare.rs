@@ -25,8 +25,8 @@ use crate::stats::welch::welch;
 
 use super::effect::EffectVerdict;
 use super::numfmt::{p_value, percent};
-use super::pair::{analyse_pair, Basis, PairAnalysis};
-use super::single::{Dataset, CLT_UNITS};
+use super::pair::{analyse_pair, Basis, Check, CheckTest, PairAnalysis};
+use super::single::{interval_use, Dataset, IntervalUse, CLT_UNITS};
 use super::vocabulary::{check_bootstrap, Thresholds, MIN_TOP_LEVEL_UNITS};
 
 /// Version of the JSON schema of [`Comparison`] (docs/formats.md). 3: the pair analysis
@@ -49,8 +49,12 @@ pub struct Side {
     pub top_units: usize,
     /// Grand mean.
     pub mean: f64,
-    /// Kalibera & Jones eq. 4 interval (null with one top-level unit).
+    /// Kalibera & Jones eq. 4 interval (null with one top-level unit, or when it would
+    /// reach zero or below for positive values: see `ci_note`).
     pub ci: Option<MeanInterval>,
+    /// Why `ci` is null although there are several top-level units: the one rule's reason
+    /// ([`super::positive`], the same words as `analyze`'s `ci_note`).
+    pub ci_note: Option<String>,
     /// Shapiro–Wilk on the top-level unit means (null below 3 units or constant means).
     pub normality: Option<ShapiroWilk>,
 }
@@ -148,16 +152,28 @@ impl Comparison {
     }
 }
 
-fn side(d: &Dataset, confidence: f64) -> Side {
+/// One side: its mean with the eq. 4 interval judged as `analyze` judges it
+/// ([`interval_use`]: withheld when it would reach zero or below for positive values).
+fn side(d: &Dataset, confidence: f64, units: &str) -> Side {
     let h = &d.hierarchy;
+    let positive = h.values().iter().all(|v| *v > 0.0);
+    let ci = mean_ci(h, confidence)
+        .ok()
+        .filter(|c| c.low.is_finite() && c.high.is_finite());
+    let withheld =
+        ci.as_ref().and_then(
+            |c| match interval_use(c.mean, c.half_width, positive, units) {
+                IntervalUse::Withheld(why) => Some(why),
+                _ => None,
+            },
+        );
     Side {
         source: d.source.clone(),
         n: h.len(),
         top_units: *h.repetitions().last().expect("a level"),
         mean: h.mean(),
-        ci: mean_ci(h, confidence)
-            .ok()
-            .filter(|c| c.low.is_finite() && c.high.is_finite()),
+        ci: ci.filter(|_| withheld.is_none()),
+        ci_note: withheld,
         normality: shapiro_wilk(&h.top_means())
             .ok()
             .filter(|s| s.w.is_finite() && s.p.is_finite()),
@@ -173,8 +189,8 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
     }
     let top_name = base.levels.first().map_or("unit", String::as_str);
     let units = plural(top_name);
-    let b = side(base, confidence);
-    let n = side(new, confidence);
+    let b = side(base, confidence, &units);
+    let n = side(new, confidence, &units);
     let mut warnings = Vec::new();
     let pair = analyse_pair(
         &base.hierarchy,
@@ -183,7 +199,12 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
         options,
         &mut warnings,
     );
-    if options.bootstrap.is_some() && pair.bootstrap.is_none() {
+    let fewest_units = base
+        .hierarchy
+        .top_ids()
+        .len()
+        .min(new.hierarchy.top_ids().len());
+    if options.bootstrap.is_some() && pair.bootstrap.is_none() && fewest_units < 2 {
         warnings.push(format!(
             "no bootstrap interval: it resamples the {units}, and a side has fewer than two"
         ));
@@ -211,7 +232,14 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
         .ok()
         .filter(|m| m.p.is_finite());
     side_warnings(&[&b, &n], top_name, &units, th, &mut warnings);
-    let summary = summary(&pair, top_name, &units, options);
+    let mut pair = pair;
+    pair.checks.extend(test_checks(
+        &pair,
+        welch.as_ref(),
+        mann_whitney.as_ref(),
+        th.alpha(),
+    ));
+    let summary = summary(&pair, (&b, &n), top_name, &units, options);
     Ok(Comparison {
         schema: COMPARISON_SCHEMA,
         tool_version: env!("CARGO_PKG_VERSION"),
@@ -227,6 +255,24 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
         summary,
         warnings,
     })
+}
+
+/// The tests on the top-level means that check the verdict (Welch, Mann–Whitney), each with
+/// whether it finds a difference at level `alpha` and whether that agrees; none for a tie or
+/// an unbounded verdict ([`super::pair::Check`]).
+fn test_checks(
+    pair: &PairAnalysis,
+    welch: Option<&WelchJson>,
+    mann_whitney: Option<&MannWhitney>,
+    alpha: f64,
+) -> Vec<Check> {
+    [
+        (CheckTest::Welch, welch.map(|w| w.p < alpha)),
+        (CheckTest::MannWhitney, mann_whitney.map(|m| m.p < alpha)),
+    ]
+    .into_iter()
+    .filter_map(|(test, detects)| pair.check(test, detects?))
+    .collect()
 }
 
 /// Welch's test on the top-level means, `new − base` (none for a tie, where it is
@@ -301,8 +347,26 @@ fn side_warnings(
     }
 }
 
+/// Which sides' own intervals are withheld, as the end of a clause ("; the new side's own
+/// interval would reach below zero"), empty when neither is: what makes a ratio's interval
+/// unbounded, said of the side it is true of.
+fn withheld_sides((base, new): (&Side, &Side)) -> String {
+    match (base.ci_note.is_some(), new.ci_note.is_some()) {
+        (true, true) => "; each side's own interval would reach below zero".to_string(),
+        (true, false) => "; the base's own interval would reach below zero".to_string(),
+        (false, true) => "; the new side's own interval would reach below zero".to_string(),
+        (false, false) => String::new(),
+    }
+}
+
 /// The one-sentence answer, naming the interval the verdict rests on.
-fn summary(pair: &PairAnalysis, top_name: &str, units: &str, options: &CompareOptions) -> String {
+fn summary(
+    pair: &PairAnalysis,
+    sides: (&Side, &Side),
+    top_name: &str,
+    units: &str,
+    options: &CompareOptions,
+) -> String {
     let effect = &pair.effect;
     let basis = match pair.basis {
         Basis::Paired => format!("paired by {top_name}, {} pairs", pair.binaries.len()),
@@ -326,8 +390,9 @@ fn summary(pair: &PairAnalysis, top_name: &str, units: &str, options: &CompareOp
             "a tie: every measurement of both sides has the same value.".to_string()
         }
         EffectVerdict::Unbounded => format!(
-            "cannot tell: {} (the base's interval includes zero or is missing); measure more {units}.",
-            effect.words
+            "cannot tell: {} ({basis}{}); measure more {units}.",
+            effect.words,
+            withheld_sides(sides)
         ),
     };
     if pair.slower_beyond_threshold {

@@ -116,19 +116,18 @@ impl Effect {
     ) -> Effect {
         let confidence = thresholds.confidence;
         // A positive ratio is one of positive quantities (times, counts): an interval that
-        // reaches zero or below says the data cannot bound it, and is not printed.
-        let reaches_zero = |l: f64| ratio > 0.0 && l <= 0.0;
-        if let Some((low, _)) = bounds.filter(|(l, _)| reaches_zero(*l)) {
+        // reaches zero or below says the data cannot bound it, and is not printed (the one
+        // rule, [`super::positive::positive_interval`]).
+        let withheld = bounds
+            .filter(|_| ratio > 0.0)
+            .and_then(|(l, h)| super::positive::positive_interval(l, h).err())
+            .filter(|w| *w == super::positive::Withheld::BelowZero);
+        if let Some(w) = withheld {
             return Effect {
                 ratio,
                 ci: None,
                 verdict: EffectVerdict::Unbounded,
-                words: format!(
-                    "ratio {}, cannot tell how precisely: its {} interval reaches {} (at or below zero, impossible for a ratio of positive quantities)",
-                    super::numfmt::ratio(ratio),
-                    level(confidence),
-                    super::numfmt::sig(low, 3)
-                ),
+                words: format!("ratio {}, {}", super::numfmt::ratio(ratio), w.reason()),
             };
         }
         let Some((low, high)) = bounds.filter(|(l, h)| l.is_finite() && h.is_finite()) else {

@@ -22,6 +22,7 @@ pub mod explain_plot;
 pub mod interaction;
 pub mod numfmt;
 pub mod pair;
+pub mod positive;
 pub mod report;
 pub mod run_summary;
 pub mod sequential;

@@ -34,8 +34,9 @@ use crate::stats::paired_ratio::paired_ratio;
 use crate::stats::suite::wilson_ci;
 use crate::stats::twoway::FTest;
 
-use super::effect::{Effect, Interval};
+use super::effect::{Effect, EffectVerdict, Interval};
 use super::interaction::{pair_interaction, InteractionJson};
+use super::positive::{positive_bounds, positive_interval};
 use super::single::{bootstrap_warning, BootstrapOptions};
 use super::vocabulary::Thresholds;
 
@@ -149,6 +150,44 @@ pub enum Basis {
     Fieller,
 }
 
+/// A side analysis of a pair: it does not decide the verdict (the pair's `basis`
+/// does) but checks it, by another method or another assumption.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckTest {
+    /// Fieller's interval for independent sides (eq. 5), a check when the verdict is paired.
+    Fieller,
+    /// Welch's test on the top-level means (independent sides).
+    Welch,
+    /// The Mann–Whitney test on the top-level means (independent sides, no normality).
+    MannWhitney,
+    /// The hierarchical bootstrap interval of the ratio (no normality; pairs drawn jointly
+    /// when matched).
+    Bootstrap,
+}
+
+impl CheckTest {
+    /// Whether the check treats the sides as independent samples (ignores a pairing).
+    pub fn independent(self, bootstrap_paired: bool) -> bool {
+        match self {
+            CheckTest::Fieller | CheckTest::Welch | CheckTest::MannWhitney => true,
+            CheckTest::Bootstrap => !bootstrap_paired,
+        }
+    }
+}
+
+/// One check of the verdict: whether it finds a difference at the comparison's level, and
+/// whether that agrees with the verdict's interval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Check {
+    /// The check.
+    pub test: CheckTest,
+    /// It finds a difference (its interval excludes 1, or its p-value is below 1 − confidence).
+    pub detects: bool,
+    /// `detects` equals whether the verdict's interval finds one.
+    pub agrees: bool,
+}
+
 /// The analysis of one pair: `new` against `base`. Its JSON is the same object in `compare`
 /// (CSV and directories) and in `report`'s variant comparisons.
 #[derive(Debug, Clone, Serialize)]
@@ -181,6 +220,67 @@ pub struct PairAnalysis {
     pub verdict: &'static str,
     /// The whole interval says slower than `--fail-if-slower` allows.
     pub slower_beyond_threshold: bool,
+    /// Whether `--fail-if-slower` judged this pair (given, and on a gated metric).
+    pub gated: bool,
+    /// The side analyses as checks of the verdict: eq. 5 when the verdict is paired, the
+    /// bootstrap, and in `compare` Welch's and the Mann–Whitney test; what each finds and
+    /// whether it agrees (empty for a tie or an unbounded verdict).
+    pub checks: Vec<Check>,
+}
+
+impl PairAnalysis {
+    /// The check `test` that `detects` a difference or not, judged against the verdict;
+    /// `None` for a tie or an unbounded verdict (nothing to agree with).
+    pub fn check(&self, test: CheckTest, detects: bool) -> Option<Check> {
+        (!matches!(
+            self.effect.verdict,
+            EffectVerdict::Tie | EffectVerdict::Unbounded
+        ))
+        .then(|| Check {
+            test,
+            detects,
+            agrees: detects == self.effect.detected(),
+        })
+    }
+
+    /// The interval checks of the verdict: eq. 5 when the verdict is paired, the bootstrap.
+    fn interval_checks(&self) -> Vec<Check> {
+        let excludes_one = |c: &Interval| c.lower > 1.0 || c.upper < 1.0;
+        let fieller = self.ci.filter(|_| self.basis == Basis::Paired);
+        [
+            (CheckTest::Fieller, fieller.map(|c| excludes_one(&c))),
+            (
+                CheckTest::Bootstrap,
+                self.bootstrap.map(|b| excludes_one(&b.ci)),
+            ),
+        ]
+        .into_iter()
+        .filter_map(|(test, detects)| self.check(test, detects?))
+        .collect()
+    }
+}
+
+/// One pair as the CI gate (`--fail-if-slower`) judged it: what was compared, with its
+/// effect in words, and whether it failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GateJudgement {
+    /// `program [variant] metric: effect`, or as the command names its pairs.
+    pub label: String,
+    /// The whole interval says slower than the gate allows.
+    pub failed: bool,
+    /// The pair has a bounded interval: without one the gate passes because it cannot tell.
+    pub bounded: bool,
+}
+
+impl GateJudgement {
+    /// The judgement of `pair`, named `label`.
+    pub fn of(pair: &PairAnalysis, label: String) -> GateJudgement {
+        GateJudgement {
+            label,
+            failed: pair.slower_beyond_threshold,
+            bounded: pair.effect.ci.is_some(),
+        }
+    }
 }
 
 /// The two sides restricted to the top-level units both hold (in the base's order).
@@ -201,8 +301,8 @@ pub fn analyse_pair(
     let th = &options.thresholds;
     let (better, worse) = options.directions();
     let ratio = new.mean() / base.mean();
-    let fieller = match (mean_ci(base, th.confidence), mean_ci(new, th.confidence)) {
-        (Ok(b), Ok(n)) => ratio_ci(&b, &n).bounds().map(interval),
+    let fieller_bounds = match (mean_ci(base, th.confidence), mean_ci(new, th.confidence)) {
+        (Ok(b), Ok(n)) => ratio_ci(&b, &n).bounds(),
         _ => {
             warnings.push(format!(
                 "no Fieller interval (eq. 5): each side needs at least two {units}"
@@ -210,17 +310,19 @@ pub fn analyse_pair(
             None
         }
     };
+    let fieller = withhold_below_zero(fieller_bounds, "Fieller interval (eq. 5)", units, warnings);
     let matched = match_units(base, new, units, warnings);
     let binaries = matched.as_ref().map_or_else(Vec::new, binary_means);
     let (base_means, new_means): (Vec<f64>, Vec<f64>) =
         binaries.iter().map(|b| (b.base, b.new)).unzip();
-    let paired = (!base_means.is_empty())
+    let paired_raw = (!base_means.is_empty())
         .then(|| paired_ratio(&base_means, &new_means, th.confidence).ok())
         .flatten()
-        .map(|p| RatioJson {
-            ratio: p.estimate,
-            ci: p.bounds().map(interval),
-        });
+        .map(|p| (p.estimate, p.bounds()));
+    let paired = paired_raw.map(|(ratio, bounds)| RatioJson {
+        ratio,
+        ci: bounds.and_then(positive_bounds),
+    });
     let share_faster = share_faster(&base_means, &new_means, th.confidence);
     let interaction = matched.as_ref().and_then(|m| interaction(m, th, warnings));
     let bootstrap = bootstrap_interval(base, new, matched.as_ref(), options, units, warnings);
@@ -229,19 +331,20 @@ pub fn analyse_pair(
             Basis::Fieller,
             Effect::classify(1.0, Some((1.0, 1.0)), th, better, worse),
         )
-    } else if let Some(p) = paired {
+    } else if let Some((paired_ratio, bounds)) = paired_raw {
+        // The unfiltered bounds: the effect withholds them by the same rule, with the reason
+        // in its words.
         (
             Basis::Paired,
-            Effect::classify(p.ratio, p.ci.map(|c| (c.lower, c.upper)), th, better, worse),
+            Effect::classify(paired_ratio, bounds, th, better, worse),
         )
     } else {
-        let bounds = fieller.map(|c| (c.lower, c.upper));
         (
             Basis::Fieller,
-            Effect::classify(ratio, bounds, th, better, worse),
+            Effect::classify(ratio, fieller_bounds, th, better, worse),
         )
     };
-    PairAnalysis {
+    let mut analysis = PairAnalysis {
         ratio,
         ci: fieller,
         paired,
@@ -252,12 +355,30 @@ pub fn analyse_pair(
         basis,
         verdict: effect.verdict.word(better, worse),
         slower_beyond_threshold: effect.slower_beyond(options.fail_if_slower),
+        gated: options.fail_if_slower.is_some(),
         effect,
-    }
+        checks: Vec::new(),
+    };
+    analysis.checks = analysis.interval_checks();
+    analysis
 }
 
-fn interval((lower, upper): (f64, f64)) -> Interval {
-    Interval { lower, upper }
+/// An interval of the ratio by the one rule ([`positive_bounds`]); a warning naming `what`
+/// with the rule's reason when bounds reaching zero or below are withheld.
+fn withhold_below_zero(
+    bounds: Option<(f64, f64)>,
+    what: &str,
+    units: &str,
+    warnings: &mut Vec<String>,
+) -> Option<Interval> {
+    let (lower, upper) = bounds?;
+    match positive_interval(lower, upper) {
+        Ok(i) => Some(i),
+        Err(w) => {
+            warnings.push(format!("no {what}: {}", w.reason_with_units(units)));
+            None
+        }
+    }
 }
 
 /// Both sides are the same constant: a tie, whatever the intervals say (they are empty).
@@ -395,11 +516,14 @@ fn bootstrap_interval(
     };
     warnings.extend(bootstrap_warning(&ci, count, units_word));
     let c: BootstrapCi = ci.ok()?;
-    (c.low.is_finite() && c.high.is_finite()).then_some(BootstrapJson {
-        ci: Interval {
-            lower: c.low,
-            upper: c.high,
-        },
+    let ci = withhold_below_zero(
+        Some((c.low, c.high)),
+        "bootstrap interval",
+        units_word,
+        warnings,
+    )?;
+    Some(BootstrapJson {
+        ci,
         confidence: c.confidence,
         resamples: c.resamples,
         paired,

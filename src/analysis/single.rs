@@ -20,6 +20,7 @@ use crate::stats::multilevel::{level_variances, mean_ci, optimal_repetitions, Op
 use crate::stats::shapiro_wilk::shapiro_wilk;
 
 use super::numfmt::{p_value, sig};
+use super::positive::positive_interval;
 use super::vocabulary::{check_bootstrap, Thresholds, MIN_TOP_LEVEL_UNITS};
 
 /// Version of the JSON schema of [`Analysis`] (docs/formats.md).
@@ -60,15 +61,14 @@ impl IntervalUse {
 ///
 /// The t interval (Kalibera & Jones eq. 4) is symmetric, so for a positive quantity it can
 /// reach below zero when the units vary by as much as their mean; such an interval is
-/// withheld rather than printed with an impossible lower end ("95 % CI -48 to 107 s"). An
+/// withheld ([`positive_interval`], the one rule) rather than printed with an impossible
+/// lower end ("95 % CI -48 to 107 s"). An
 /// interval wider than ± 50 % is kept but called uninformative.
 pub fn interval_use(mean: f64, half_width: f64, positive: bool, units: &str) -> IntervalUse {
     let relative = half_width / mean.abs();
-    if positive && mean - half_width <= 0.0 {
-        IntervalUse::Withheld(format!(
-            "cannot tell how precisely: the t interval's half-width is {} of the mean, so it would reach below zero, impossible for a quantity whose every value is positive; more {units} would narrow it",
-            super::numfmt::percent(relative, 2)
-        ))
+    let judged = positive_interval(mean - half_width, mean + half_width);
+    if let (true, Err(withheld)) = (positive, judged) {
+        IntervalUse::Withheld(withheld.reason_with_units(units))
     } else if relative > MAX_INFORMATIVE_RELATIVE_HALF_WIDTH {
         IntervalUse::TooWide(format!(
             "cannot tell precisely: the interval is wider than ± {} of the mean (± {}); more {units} would narrow it",

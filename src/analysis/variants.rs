@@ -33,6 +33,8 @@ use crate::stats::anova::random_effects;
 use crate::stats::bonferroni::bonferroni_confidence;
 use crate::stats::hierarchy::Hierarchy;
 use crate::stats::tukey::{tukey_hsd, TukeyPair};
+
+use super::positive::positive_interval;
 use crate::stats::twoway::two_way_mixed;
 
 use super::effect::{Effect, EffectVerdict, Interval};
@@ -129,8 +131,11 @@ pub struct TukeyPairJson {
     /// `1 + difference / mean(base)`: the interval as a ratio, taking the base's mean as
     /// fixed (an approximation that ignores the base mean's own error).
     pub ratio: f64,
-    /// The ratio's simultaneous interval.
-    pub ratio_ci: Interval,
+    /// The ratio's simultaneous interval; null when it would reach zero or below
+    /// ([`crate::analysis::positive`], the reason in `ratio_ci_note`).
+    pub ratio_ci: Option<Interval>,
+    /// Why `ratio_ci` is null, when it is.
+    pub ratio_ci_note: Option<String>,
     /// Tukey's adjusted p-value.
     pub p_value: f64,
     /// The pair's verdict at the thresholds in words ("faster", "no significant
@@ -371,10 +376,11 @@ fn sentence(
         (EffectVerdict::Tie, _) => {
             format!("{new} and {base} tie: every measurement has the same value")
         }
+        // The effect's own words say why there is no interval (unbounded, or reaching
+        // below zero), without blaming a side it may not be true of.
         _ => format!(
-            "{new} against {base}: ratio {}, with no bounded interval (the base's mean is \
-             not distinguishable from zero); measure more binaries",
-            super::numfmt::ratio(effect.ratio)
+            "{new} against {base}: cannot tell: {}; measure more binaries",
+            effect.words
         ),
     };
     if let Some(s) = share {
@@ -459,21 +465,11 @@ fn tukey_pair(
     words: (&'static str, &'static str),
 ) -> TukeyPairJson {
     let (better, worse) = words;
-    let ratio_ci = Interval {
-        lower: 1.0 + p.lower / m,
-        upper: 1.0 + p.upper / m,
-    };
+    let (a, b) = (1.0 + p.lower / m, 1.0 + p.upper / m);
+    let ratio_bounds = (a.min(b), a.max(b));
     let ratio = 1.0 + p.difference / m;
-    let effect = Effect::classify(
-        ratio,
-        Some((
-            ratio_ci.lower.min(ratio_ci.upper),
-            ratio_ci.upper.max(ratio_ci.lower),
-        )),
-        th,
-        better,
-        worse,
-    );
+    let effect = Effect::classify(ratio, Some(ratio_bounds), th, better, worse);
+    let judged = positive_interval(ratio_bounds.0, ratio_bounds.1);
     TukeyPairJson {
         base: variants[p.i].name.to_string(),
         new: variants[p.j].name.to_string(),
@@ -483,7 +479,8 @@ fn tukey_pair(
             upper: p.upper,
         },
         ratio,
-        ratio_ci,
+        ratio_ci: judged.ok(),
+        ratio_ci_note: judged.err().map(|w| w.reason().to_string()),
         p_value: p.p_value,
         verdict: effect.verdict.word(better, worse),
         effect_verdict: effect.verdict,

@@ -25,6 +25,11 @@ pub const UNKNOWN_WITHOUT_MANIFEST: &str = "unknown (no manifest.json)";
 /// could hardly be used to get the variance estimate right".
 pub const MIN_TOP_LEVEL_UNITS: usize = 5;
 
+/// Why `--fail-if-slower` judged nothing: the gate compares variants (`build --variant`) in
+/// `report`, on the metric asked of `run` or those named by `--metric`; one wording for the
+/// commands that gate.
+pub const GATE_JUDGED_NOTHING: &str = "there is no comparison on a gated metric to judge: report compares variants (an experiment built with `build --variant`, each against the first built), and the gate judges the metric asked of `run` or those named by --metric; to compare two experiments use `layoutrand compare BASE_DIR NEW_DIR --fail-if-slower PCT`";
+
 /// Why a statistic of finite values is not computable: their spread (a sum of squares)
 /// overflows f64. One wording for every command that says it (`analyze`, `report`).
 pub const OVERFLOW_REASON: &str =

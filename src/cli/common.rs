@@ -176,26 +176,50 @@ pub struct GateArgs {
 }
 
 impl GateArgs {
-    /// The exit code for the comparisons that fail the gate (`tripped`, each named with its
-    /// effect): 1, saying so on stderr as `layoutrand COMMAND: FAIL: …` with one line per
-    /// comparison, so that the reader knows what is slower; 0 when there is none.
-    pub fn exit_code(&self, command: &str, tripped: &[String]) -> i32 {
-        if tripped.is_empty() {
+    /// The exit code for the comparisons the gate judged: 1 when one failed, 0 otherwise.
+    /// With a gate, stderr says what it judged, one line per comparison
+    /// (`layoutrand COMMAND: --fail-if-slower 1 %: pass: …`), then for a failure the
+    /// summary `layoutrand COMMAND: FAIL: …` with one line per failed comparison; a gate
+    /// with nothing to judge says so rather than passing silently.
+    pub fn exit_code(&self, command: &str, judged: &[GateJudgement]) -> i32 {
+        let Some(share) = self.fail_if_slower else {
+            return 0;
+        };
+        let threshold = layoutrand::analysis::numfmt::percent(share, 1);
+        if judged.is_empty() {
+            layoutrand::diagnostic!(
+                "layoutrand {command}: --fail-if-slower {threshold} judged nothing: {}",
+                layoutrand::analysis::vocabulary::GATE_JUDGED_NOTHING
+            );
+        }
+        for j in judged {
+            layoutrand::diagnostic!(
+                "layoutrand {command}: --fail-if-slower {threshold}: {}: {}",
+                match (j.failed, j.bounded) {
+                    (true, _) => "fail",
+                    (false, true) => "pass",
+                    (false, false) => "pass (cannot tell: no bounded interval to judge)",
+                },
+                j.label
+            );
+        }
+        let failed: Vec<&GateJudgement> = judged.iter().filter(|j| j.failed).collect();
+        if failed.is_empty() {
             return 0;
         }
         layoutrand::diagnostic!(
             "layoutrand {command}: FAIL: {} comparison(s) say a new version is slower than its \
-             base by more than --fail-if-slower {} (the whole interval):",
-            tripped.len(),
-            layoutrand::analysis::numfmt::percent(self.fail_if_slower.unwrap_or(0.0), 1)
+             base by more than --fail-if-slower {threshold} (the whole interval):",
+            failed.len()
         );
-        for t in tripped {
-            layoutrand::diagnostic!("  {t}");
+        for t in failed {
+            layoutrand::diagnostic!("  {}", t.label);
         }
         layoutrand::exit::Exit::GateFailed.code()
     }
 }
 
+use layoutrand::analysis::pair::GateJudgement;
 pub use layoutrand::flags::{DesignArgs, LimitArgs};
 
 /// Writes a command's whole answer to standard output; a failure (a full disk behind `>`)

@@ -16,6 +16,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 
 use layoutrand::analysis::compare::{compare, CompareOptions};
+use layoutrand::analysis::pair::GateJudgement;
 use layoutrand::analysis::single::Dataset;
 use layoutrand::measurements::{load_measurements, CsvSpec};
 use layoutrand::report::export::compare_text::render_comparison;
@@ -119,10 +120,16 @@ fn run_csv(
     } else {
         print!("{}", render_comparison(&cmp, &levels[0]));
     }
-    let tripped: Vec<String> = if cmp.pair.slower_beyond_threshold {
-        vec![format!("{}: {}", cmp.value, cmp.pair.effect.words)]
-    } else {
-        Vec::new()
-    };
-    Ok(args.gate.exit_code("compare", &tripped))
+    let judged: Vec<GateJudgement> = cmp
+        .pair
+        .gated
+        .then(|| {
+            GateJudgement::of(
+                &cmp.pair,
+                format!("{}: {}", cmp.value, cmp.pair.effect.words),
+            )
+        })
+        .into_iter()
+        .collect();
+    Ok(args.gate.exit_code("compare", &judged))
 }

@@ -7,6 +7,7 @@
 //! [`export::plots`]), [`render_compare`] and [`render_dimension`] render those answers,
 //! [`render_machines`] the Machines section of the text reports. Nothing here computes a number.
 
+pub mod checks;
 pub mod columns;
 pub mod export;
 pub mod render_compare;
@@ -18,8 +19,9 @@ use std::path::Path;
 
 use anyhow::Result;
 
+use crate::analysis::pair::GateJudgement;
 use crate::analysis::report::builder::AnalysisOptions;
-use crate::analysis::report::{analyse_directory, gate_trips};
+use crate::analysis::report::{analyse_directory, gate_judgements};
 
 pub use export::Format;
 
@@ -40,18 +42,17 @@ pub fn render_report(
 }
 
 /// [`render_report`] with every option of `report` (`--fail-if-slower`, `--bootstrap`):
-/// also names each comparison whose whole ratio interval says a variant is slower than its
-/// base by more than `options.fail_if_slower` ("program metric: new against base: effect";
-/// empty when the gate passes).
+/// also each comparison the gate judged, failed when its whole ratio interval says a variant
+/// is slower than its base by more than `options.fail_if_slower` ([`gate_judgements`]).
 pub fn render_gated_report(
     dir: &Path,
     format: Format,
     options: &AnalysisOptions,
     metrics: &[String],
-) -> Result<(String, Vec<String>)> {
+) -> Result<(String, Vec<GateJudgement>)> {
     let report = analyse_directory(dir, options, metrics)?;
     Ok((
         export::exporter(format).export(&report)?,
-        gate_trips(&report),
+        gate_judgements(&report),
     ))
 }

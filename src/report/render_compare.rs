@@ -6,15 +6,19 @@ use std::fmt::Write;
 use anyhow::Result;
 
 use crate::analysis::compare::CompareOptions;
-use crate::analysis::numfmt::{level, ratio_bounds, Scale};
+use crate::analysis::effect::EffectVerdict;
+use crate::analysis::numfmt::{level, p_value, ratio_bounds, sig, Scale};
 use crate::analysis::pair::Basis;
-use crate::analysis::report::compare::{compare_directories, gate_trips, Comparison};
+use crate::analysis::report::compare::{
+    compare_directories, gate_judgements, signed_percent, Comparison, ProgramComparison,
+};
 use crate::analysis::single::BootstrapOptions;
 use crate::analysis::vocabulary::Thresholds;
+use crate::report::checks::{basis_sentence, disagreement};
 use crate::report::title::section_title;
 
 /// `layoutrand compare BASE_DIR NEW_DIR`: the rendered comparison (text, or JSON when
-/// `json`) and the comparisons that fail the gate ([`gate_trips`]). `fail_if_slower` is a share (0.02
+/// `json`) and the comparisons the gate judged ([`gate_judgements`]). `fail_if_slower` is a share (0.02
 /// for 2 %).
 pub fn run_directories(
     base: &std::path::Path,
@@ -24,7 +28,7 @@ pub fn run_directories(
     bootstrap: Option<BootstrapOptions>,
     fail_if_slower: Option<f64>,
     json: bool,
-) -> Result<(String, Vec<String>)> {
+) -> Result<(String, Vec<crate::analysis::pair::GateJudgement>)> {
     let c = compare_directories(
         base,
         new,
@@ -41,7 +45,52 @@ pub fn run_directories(
     } else {
         render_text(&c)
     };
-    Ok((text, gate_trips(&c)))
+    Ok((text, gate_judgements(&c)))
+}
+
+/// The checks of one comparison's verdict, indented under it: eq. 5 when the verdict is
+/// paired (it shows how much the pairing gained), the matched difference, Welch's test, the
+/// bootstrap and Mann–Whitney (the warnings may advise these two), then what a disagreement
+/// means.
+fn checks(out: &mut String, p: &ProgramComparison, confidence: f64) {
+    let c = &p.comparison;
+    let mut lines = Vec::new();
+    if let (Basis::Paired, Some(ci)) = (c.pair.basis, c.pair.ci) {
+        let (lower, upper) = ratio_bounds(ci.lower, ci.upper);
+        lines.push(format!(
+            "eq. 5 (Fieller, independent sides): new/base {lower} … {upper}"
+        ));
+    }
+    if let (Some(d), Some(rel)) = (&c.paired_difference, p.paired_relative_ci) {
+        lines.push(format!(
+            "matched by seed ({} pairs): the difference is {} to {} of the base mean ({} CI)",
+            d.n,
+            signed_percent(rel.lower),
+            signed_percent(rel.upper),
+            level(confidence)
+        ));
+    }
+    if let Some(w) = &c.welch {
+        lines.push(format!(
+            "Welch's test on the binaries' means: {} ({} df)",
+            p_value(w.p),
+            sig(w.df, 3)
+        ));
+    }
+    if let Some(words) = c.bootstrap_words() {
+        lines.push(format!("bootstrap: {words}"));
+    }
+    if let Some(words) = c.mann_whitney_words("binary") {
+        lines.push(format!("Mann–Whitney {words}"));
+    }
+    lines.extend(disagreement(&c.pair));
+    if lines.is_empty() {
+        return;
+    }
+    let _ = writeln!(out, "  checks (they do not decide the verdict):");
+    for l in lines {
+        let _ = writeln!(out, "    {l}");
+    }
 }
 
 /// The comparison as plain text.
@@ -66,29 +115,18 @@ pub fn render_text(c: &Comparison) -> String {
             ("base: ", &p.comparison.base),
             ("new:  ", &p.comparison.new),
         ] {
-            let shown = match &s.ci {
-                Some(ci) => scale.estimate(s.mean, ci.low, ci.high, c.confidence),
-                None => format!("{} (no interval)", scale.quantity(s.mean)),
+            let shown = match (&s.ci, &s.ci_note) {
+                (Some(ci), _) => scale.estimate(s.mean, ci.low, ci.high, c.confidence),
+                (None, Some(note)) => format!("{} (no interval: {note})", scale.quantity(s.mean)),
+                (None, None) => format!("{} (no interval)", scale.quantity(s.mean)),
             };
             let _ = writeln!(out, "  {label}{shown} over {} binaries", s.top_units);
         }
         let _ = writeln!(out, "  {}", p.text);
-        // Paired, the verdict's interval is in the sentence; eq. 5 is shown beside it, as in
-        // the CSV mode, to show how much the pairing gained.
-        if let (Basis::Paired, Some(ci)) = (p.comparison.pair.basis, p.comparison.pair.ci) {
-            let (lower, upper) = ratio_bounds(ci.lower, ci.upper);
-            let _ = writeln!(
-                out,
-                "  eq. 5 (Fieller, independent sides): new/base {lower} … {upper}"
-            );
+        if p.comparison.pair.effect.verdict != EffectVerdict::Tie {
+            let _ = writeln!(out, "  {}.", basis_sentence(&p.comparison.pair, "binary"));
         }
-        // The warnings below may advise these two: show them (JSON has them too).
-        if let Some(words) = p.comparison.bootstrap_words() {
-            let _ = writeln!(out, "  bootstrap: {words}");
-        }
-        if let Some(words) = p.comparison.mann_whitney_words("binary") {
-            let _ = writeln!(out, "  Mann–Whitney {words}");
-        }
+        checks(&mut out, p, c.confidence);
         for w in &p.comparison.warnings {
             let _ = writeln!(out, "  warning: {w}");
         }

@@ -135,12 +135,18 @@ fn studentized(
     if original.se == 0.0 {
         return Ok((original.theta, original.theta));
     }
+    // A replicate of identical units has a standard error of zero, or a rounding residue
+    // (1e-16 of the working scale's magnitude) that would pass as a finite, huge t: below
+    // this share of the original's it counts as zero.
+    let no_spread = original.se * ROUNDING_SHARE;
     let mut t: Vec<f64> = (0..resamples)
         .map(|_| {
             let r = replicate();
             let diff = r.theta - original.theta;
             if diff == 0.0 {
                 0.0
+            } else if r.se <= no_spread {
+                diff.signum() * f64::INFINITY
             } else {
                 diff / r.se
             }
@@ -170,22 +176,36 @@ fn studentized(
     }
 }
 
-/// The interval from working-scale bounds: exponentiated when the pivot was on the log scale.
+/// A replicate's standard error below this share of the original's is a rounding residue of
+/// a draw without spread (see [`studentized`]).
+const ROUNDING_SHARE: f64 = 1e-9;
+
+/// The interval from working-scale bounds: exponentiated when the pivot was on the log scale;
+/// an error when the way back overflows (a log-scale bound beyond ±709 is no interval of a
+/// time: "0 to ∞").
 fn finish(
     estimate: f64,
     bounds: (f64, f64),
     log: bool,
     resamples: usize,
     confidence: f64,
-) -> BootstrapCi {
+) -> Result<BootstrapCi, StatsError> {
     let back = |x: f64| if log { x.exp() } else { x };
-    BootstrapCi {
+    let (low, high) = (back(bounds.0), back(bounds.1));
+    if !(low.is_finite() && high.is_finite()) || (log && low <= 0.0) {
+        return Err(StatsError::Degenerate(format!(
+            "the {} % studentized bootstrap interval is unbounded: resamples with almost no \
+             spread reach its tails",
+            100.0 * confidence
+        )));
+    }
+    Ok(BootstrapCi {
         estimate,
-        low: back(bounds.0),
-        high: back(bounds.1),
+        low,
+        high,
         resamples,
         confidence,
-    }
+    })
 }
 
 /// Checks `x` has at least two units and, for a ratio, only positive means (times).
@@ -215,7 +235,7 @@ pub fn mean_ci(
     let bounds = studentized(mean_pivot(&units, log), resamples, confidence, || {
         mean_pivot(&draw(&units, rng), log)
     })?;
-    Ok(finish(h.mean(), bounds, log, resamples, confidence))
+    finish(h.mean(), bounds, log, resamples, confidence)
 }
 
 /// Studentized bootstrap CI of `mean(new) / mean(base)` for unmatched data: each side's
@@ -237,13 +257,13 @@ pub fn ratio_ci(
         let rb = draw(&b, rng);
         ratio_pivot(&rb, &draw(&n, rng))
     })?;
-    Ok(finish(
+    finish(
         new.mean() / base.mean(),
         bounds,
         true,
         resamples,
         confidence,
-    ))
+    )
 }
 
 /// Studentized bootstrap CI of `mean(new) / mean(base)` for data matched by top-level unit
@@ -275,13 +295,13 @@ pub fn paired_ratio_ci(
     let bounds = studentized(paired_pivot(&pairs), resamples, confidence, || {
         paired_pivot(&draw(&pairs, rng))
     })?;
-    Ok(finish(
+    finish(
         new.mean() / base.mean(),
         bounds,
         true,
         resamples,
         confidence,
-    ))
+    )
 }
 
 #[cfg(test)]

@@ -416,3 +416,52 @@ fn deprecated_seed_flag_warns_and_means_bootstrap_seed() {
     );
     assert!(!new_err.contains("deprecated"), "{new_err}");
 }
+
+/// compare's headline says which analysis decides and shows the others as checks of it; when
+/// the checks that ignore the pairing disagree, one sentence says what it means (issue 36,
+/// item 2). The new side's binary means move against the base's (seed s: 10 + 0.3 z_s and
+/// 10.35 − 0.3 z_s), so the paired interval is wider than the independent tests.
+/// scipy 1.17 on the binary means: ttest_rel(new, base) -> p = 0.1325445524607257;
+/// ttest_ind(new, base, equal_var=False) -> p = 0.03107472551593818;
+/// mannwhitneyu(new, base) -> p = 0.04515456962427901.
+#[test]
+fn compare_says_which_analysis_decides_and_what_the_checks_disagreeing_mean() {
+    let z = [-1.5, -1.0, -0.6, -0.3, 0.0, 0.2, 0.5, 0.8, 1.1, 1.6];
+    let csv = |mean: &dyn Fn(f64) -> f64| {
+        let mut text = "binary,execution,value\n".to_string();
+        for (s, z) in z.iter().enumerate() {
+            for (e, jitter) in [-0.001, 0.001].iter().enumerate() {
+                text.push_str(&format!("seed-{s},{e},{}\n", mean(*z) + jitter));
+            }
+        }
+        temp_csv(&text)
+    };
+    let base = csv(&|z| 10.0 + 0.3 * z);
+    let new = csv(&|z| 10.35 - 0.3 * z);
+    let args = compare_args(arg(&base), arg(&new), "binary,execution", "value", &[]);
+    let mut json_args = args.clone();
+    json_args.extend(["--format", "json"]);
+    let v = json(&json_args);
+    assert_eq!(v["basis"], "paired");
+    assert_eq!(v["effect"]["verdict"], "inconclusive", "{}", v["effect"]);
+    assert!(close(&v["welch"]["p_value"], 0.03107472551593818, 1e-9));
+    let checks = v["checks"].as_array().unwrap();
+    let welch = checks.iter().find(|c| c["test"] == "welch").unwrap();
+    assert_eq!(welch["detects"], true);
+    assert_eq!(welch["agrees"], false);
+    assert!(checks.iter().any(|c| c["test"] == "fieller"), "{checks:?}");
+
+    let out = layoutrand().args(&args).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let at = |needle: &str| {
+        text.find(needle)
+            .unwrap_or_else(|| panic!("{needle:?} not in {text}"))
+    };
+    // The verdict, then what decides it and why, then the checks, the disagreement last.
+    let verdict = at("no significant difference");
+    let decided = at("decided by the interval paired by binary (10 pairs): the binaries match");
+    let checks = at("checks (they do not decide the verdict):");
+    let welch = at("  Welch ");
+    let meaning = at("which ignore the pairing, find a difference the paired interval does not");
+    assert!(verdict < decided && decided < checks && checks < welch && welch < meaning);
+}

@@ -237,11 +237,42 @@ fn variants_are_compared_by_name_and_gated_alike() {
         stderr.contains("layoutrand compare: FAIL") && stderr.contains("--fail-if-slower 5"),
         "{stderr}"
     );
-    // It names what is slower (the O2 variant's wall time), and only that.
+    // It names what is slower (the O2 variant's wall time), and only that; the gate's line
+    // for each variant says which passed and which failed.
     assert!(stderr.contains("  demo [O2] wall: "), "{stderr}");
-    assert!(!stderr.contains("demo [O1]"), "{stderr}");
+    assert!(!stderr.contains("  demo [O1]"), "{stderr}");
+    assert!(stderr.contains("5.0 %: pass: demo [O1] wall: "), "{stderr}");
+    assert!(stderr.contains("5.0 %: fail: demo [O2] wall: "), "{stderr}");
     let passed = cli("50%");
     assert_eq!(passed.status.code(), Some(0), "{passed:?}");
+    let stderr = String::from_utf8_lossy(&passed.stderr);
+    assert!(
+        stderr.contains("50.0 %: pass: demo [O2] wall: "),
+        "{stderr}"
+    );
+}
+
+/// `compare A B` where only A holds variants: nothing matches (compare pairs variants by
+/// name), and the error says so, naming the variants and what to do; it said "no program
+/// and metric in common" (issue 36, item 3).
+#[test]
+fn compare_says_why_variants_on_one_side_match_nothing() {
+    let (_tmp, base, new) = dirs();
+    variant_experiment(&base, 1.0, 1);
+    experiment(&new, 10, 1.0, 2);
+    let out = report_support::layoutrand(&["compare"], &[&base, &new]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("holds variants (O1, O2) and") && stderr.contains("has none"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("variant of the same name"), "{stderr}");
+    assert!(stderr.contains("layoutrand report DIR"), "{stderr}");
+    assert!(
+        !stderr.contains("no program and metric in common"),
+        "{stderr}"
+    );
 }
 
 /// `compare DIR DIR` in text shows the studentized bootstrap interval asked for with

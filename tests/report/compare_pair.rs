@@ -87,7 +87,7 @@ fn layoutrand(args: &[&str], paths: &[&Path]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-fn subdir(tmp: &tempfile::TempDir, name: &str) -> PathBuf {
+pub(crate) fn subdir(tmp: &tempfile::TempDir, name: &str) -> PathBuf {
     let d = tmp.path().join(name);
     std::fs::create_dir(&d).unwrap();
     d
@@ -320,13 +320,34 @@ fn the_bencher_metric_format_carries_the_reports_numbers() {
             "{name} {metric}: {bmf}"
         );
         let variation = s["sensitivity"]["layout_variation"].as_f64().unwrap();
+        let layout = &b[&format!("{metric}-layout-variation-percent")];
         assert!(
-            close(
-                &b[&format!("{metric}-layout-variation-percent")]["value"],
-                100.0 * variation
-            ),
+            close(&layout["value"], 100.0 * variation),
             "{name} {metric}: {bmf}"
         );
+        // The layout's own share has no interval: the chi-square interval is the binaries'
+        // spread's, written with its own value (issue 36, item 4: value 0.0 sat below
+        // bounds 8.17–21.68).
+        assert!(
+            layout.get("lower_value").is_none(),
+            "{name} {metric}: {layout}"
+        );
+        let spread = &b[&format!("{metric}-binary-spread-percent")];
+        let sens = &s["sensitivity"];
+        assert!(
+            close(
+                &spread["value"],
+                100.0 * sens["cv_across_binaries"].as_f64().unwrap()
+            ),
+            "{name} {metric}: {spread}"
+        );
+        for (bound, key) in [("lower_value", "lower"), ("upper_value", "upper")] {
+            let want = sens["cv_across_binaries_ci"][key].as_f64().unwrap();
+            assert!(
+                close(&spread[bound], 100.0 * want),
+                "{name} {metric}: {spread}"
+            );
+        }
     }
     let c = &report["comparisons"][0];
     let ratio = c["effect"]["ratio"].as_f64().unwrap();

@@ -146,3 +146,38 @@ fn compare_refuses_metric_on_csv_files() {
         stderr(&out)
     );
 }
+
+/// `report --fail-if-slower` says what it judged: a pass line per variant and gated metric
+/// when the gate passes, and that it judged nothing on an experiment without variants; it
+/// exited 0 saying nothing in both cases (issue 36, item 3).
+#[test]
+fn report_gate_says_what_it_passed_and_when_it_judged_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let same = tmp.path().join("same");
+    std::fs::create_dir(&same).unwrap();
+    experiment(&same, Some((1.0, vec![0, 1])), [1.0, 1.0], 5);
+    let out = layoutrand(&["report", "--fail-if-slower", "5%"], &[&same]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let err = stderr(&out);
+    assert!(
+        err.contains("layoutrand report: --fail-if-slower 5.0 %: pass: demo wall: O2 against O1: "),
+        "{err}"
+    );
+    // One line per judged comparison: the time only (max_rss is not gated).
+    assert_eq!(err.matches(": pass: ").count(), 1, "{err}");
+    assert!(!err.contains("FAIL"), "{err}");
+
+    let plain = tmp.path().join("plain");
+    std::fs::create_dir(&plain).unwrap();
+    experiment(&plain, None, [1.0, 1.0], 6);
+    let out = layoutrand(&["report", "--fail-if-slower", "5%"], &[&plain]);
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let err = stderr(&out);
+    assert!(
+        err.contains("--fail-if-slower 5.0 % judged nothing") && err.contains("build --variant"),
+        "{err}"
+    );
+    // Without the flag, nothing about a gate.
+    let out = layoutrand(&["report"], &[&plain]);
+    assert!(!stderr(&out).contains("fail-if-slower"), "{out:?}");
+}

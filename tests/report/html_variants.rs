@@ -96,14 +96,27 @@ fn three_variants_section_matches_the_text_report() {
             paired.matches("<path class=\"seedline").count(),
             seeds as usize
         );
-        // Ratio intervals: the bounds the text prints, in its order (eq. 5, paired,
-        // bootstrap), on the bars and at their right.
-        let detail = text_lines
+        // Ratio intervals: the bounds the text prints, on the bars and at their right, in the
+        // plot's order (eq. 5, paired, bootstrap): the text gives the paired one on its
+        // "decided by" line, eq. 5 and the bootstrap on the checks line below it.
+        let decided = text_lines
             .iter()
-            .find(|l| l.starts_with(&format!("ratio {new}/O2 = ")))
-            .expect("the ratio line in the text");
-        let expected = bounds(detail);
-        assert_eq!(expected.len(), 3, "{detail}");
+            .position(|l| l.starts_with("decided by") && l.contains(&format!(": {new}/O2 = ")))
+            .expect("the line of the verdict's interval in the text");
+        let paired = bounds(text_lines[decided]);
+        let checks = bounds(text_lines[decided + 1]);
+        assert!(
+            text_lines[decided + 1].starts_with("checks (they do not decide): eq. 5"),
+            "{}",
+            text_lines[decided + 1]
+        );
+        assert_eq!(
+            (paired.len(), checks.len()),
+            (1, 2),
+            "{}",
+            text_lines[decided + 1]
+        );
+        let expected = vec![checks[0], paired[0], checks[1]];
         let forest = between(part, "Ratio ", "</svg>");
         let titles: Vec<(f64, f64)> = ci_title
             .captures_iter(forest)

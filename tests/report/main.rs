@@ -25,6 +25,7 @@ mod host;
 mod html;
 mod html_variants;
 mod json_vocabulary;
+mod no_impossible_interval;
 mod number_format;
 mod overflow;
 mod sequential;

@@ -21,7 +21,7 @@ use super::builder::seed_hierarchy;
 use super::experiment::{Experiment, Series};
 use super::model::Interval;
 use super::series::program_label;
-use crate::analysis::numfmt::{level, p_value, percent};
+use crate::analysis::numfmt::{level, percent};
 
 /// The comparison of two experiments.
 #[derive(Debug, Clone, Serialize)]
@@ -113,21 +113,25 @@ pub fn compare_directories(
 /// (higher) by more than the `--fail-if-slower` threshold, on a gated metric
 /// ([`Experiment::gates`](super::experiment::Experiment::gates)).
 pub fn gate_failed(c: &Comparison) -> bool {
-    !gate_trips(c).is_empty()
+    gate_judgements(c).iter().any(|j| j.failed)
 }
 
-/// The comparisons that fail the CI gate, each named with its effect ("program \[variant\]
-/// metric: effect"), so that the failure says what is slower.
-pub fn gate_trips(c: &Comparison) -> Vec<String> {
+/// The comparisons the CI gate judged, each named with its effect ("program \[variant\]
+/// metric: effect") and whether it failed, so that the gate says what it judged and what is
+/// slower.
+pub fn gate_judgements(c: &Comparison) -> Vec<crate::analysis::pair::GateJudgement> {
     c.programs
         .iter()
-        .filter(|p| p.comparison.pair.slower_beyond_threshold)
+        .filter(|p| p.comparison.pair.gated)
         .map(|p| {
-            format!(
-                "{} {}: {}",
-                program_label(&p.program, p.variant.as_deref()),
-                p.metric,
-                p.comparison.pair.effect.words
+            crate::analysis::pair::GateJudgement::of(
+                &p.comparison.pair,
+                format!(
+                    "{} {}: {}",
+                    program_label(&p.program, p.variant.as_deref()),
+                    p.metric,
+                    p.comparison.pair.effect.words
+                ),
             )
         })
         .collect()
@@ -142,11 +146,7 @@ pub fn compare(
     let confidence = options.thresholds.confidence;
     let (programs, unmatched) = matched_series(base, new, options)?;
     if programs.is_empty() {
-        bail!(
-            "{} and {} have no program and metric in common",
-            base.dir.display(),
-            new.dir.display()
-        );
+        bail!("{}", nothing_in_common(base, new));
     }
     let overall = overall_by_metric(&programs, confidence);
     Ok(Comparison {
@@ -166,6 +166,68 @@ pub fn compare(
             .chain(cachegrind_warnings(base, new))
             .collect(),
     })
+}
+
+/// Why two experiments have no series in common, and what to do: variants on one side only
+/// (compare pairs each variant with the variant of the same name), variants of other names,
+/// or no program and metric in common.
+fn nothing_in_common(base: &Experiment, new: &Experiment) -> String {
+    let variants = |e: &Experiment| -> Vec<String> {
+        let mut v: Vec<String> = Vec::new();
+        for name in e.series.iter().filter_map(|s| s.variant.clone()) {
+            if !v.contains(&name) {
+                v.push(name);
+            }
+        }
+        v
+    };
+    let (b, n) = (variants(base), variants(new));
+    let (bd, nd) = (base.dir.display(), new.dir.display());
+    let pairs_by_name = "compare pairs each variant (build --variant) with the variant of the \
+                         same name in the other experiment";
+    match (b.is_empty(), n.is_empty()) {
+        (false, true) | (true, false) => {
+            let (with, names, without) = if n.is_empty() {
+                (&bd, b.join(", "), &nd)
+            } else {
+                (&nd, n.join(", "), &bd)
+            };
+            format!(
+                "{with} holds variants ({names}) and {without} has none, and {pairs_by_name}: \
+                 nothing matches. To compare versions, build them as variants of one \
+                 experiment and run `layoutrand report DIR` (each variant against the first \
+                 built; --fail-if-slower gates it), or build the other experiment with the \
+                 same variant names"
+            )
+        }
+        (false, false) if !b.iter().any(|v| n.contains(v)) => format!(
+            "{bd} holds variants ({}) and {nd} variants ({}), and {pairs_by_name}: no name is \
+             shared; rebuild one with the other's variant names",
+            b.join(", "),
+            n.join(", ")
+        ),
+        _ => format!(
+            "{bd} and {nd} have no program and metric in common (programs {} against {}); \
+             compare needs the same program measured by the same metric in both",
+            names_of(base, |s| &s.program),
+            names_of(new, |s| &s.program)
+        ),
+    }
+}
+
+/// The distinct values of one field of an experiment's series, joined: `demo, gzip`.
+fn names_of(e: &Experiment, field: impl Fn(&Series) -> &String) -> String {
+    let mut names: Vec<&String> = Vec::new();
+    for s in &e.series {
+        if !names.contains(&field(s)) {
+            names.push(field(s));
+        }
+    }
+    names
+        .iter()
+        .map(|n| n.as_str())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Whether two series are the same program, metric and variant (so comparable).
@@ -304,30 +366,13 @@ pub fn compare_series(
     let b = dataset(base, "base")?;
     let n = dataset(new, "new")?;
     let c = engine_compare(&b, &n, &options)?;
-    let confidence = options.thresholds.confidence;
     let paired_relative_ci = c.paired_difference.as_ref().map(|p| Interval {
         lower: p.low / c.base.mean,
         upper: p.high / c.base.mean,
     });
-    let mut text = c.summary.clone();
-    if let (Some(p), Some(rel)) = (&c.paired_difference, paired_relative_ci) {
-        let _ = write!(
-            text,
-            " Matched by seed ({} pairs): the difference is {} to {} of the base mean ({} CI).",
-            p.n,
-            signed_percent(rel.lower),
-            signed_percent(rel.upper),
-            level(confidence)
-        );
-    }
-    if let Some(w) = &c.welch {
-        let _ = write!(
-            text,
-            " Welch's test on the binaries' means: {} ({} df).",
-            p_value(w.p),
-            crate::analysis::numfmt::sig(w.df, 3)
-        );
-    }
+    // The verdict alone: the matched difference and Welch's test are checks of it, which
+    // the renderings show apart (issue 36: not peers of the verdict).
+    let text = c.summary.clone();
     Ok(ProgramComparison {
         program: base.program.clone(),
         variant: base.variant.clone(),
@@ -340,7 +385,8 @@ pub fn compare_series(
     })
 }
 
-fn signed_percent(share: f64) -> String {
+/// A share with its sign: `+1.2 %`, `−0.3 %`.
+pub fn signed_percent(share: f64) -> String {
     if share < 0.0 {
         format!("−{}", percent(-share, 2))
     } else {

@@ -45,18 +45,22 @@ pub fn analyse_directory(
     builder::analyse_with(&experiment, options)
 }
 
-/// The comparisons of `report` whose whole ratio interval says a variant is slower than its
-/// base by more than `--fail-if-slower` ("program metric: new against base: effect"; empty
-/// when the gate passes).
-pub fn gate_trips(report: &Report) -> Vec<String> {
+/// The comparisons of `report` that the CI gate judged (`--fail-if-slower` given, on a gated
+/// metric), each named ("program metric: new against base: effect") with whether it failed:
+/// the whole ratio interval says the variant is slower than its base by more than the gate
+/// allows. Empty without a gate, or when it had nothing to judge (no variants).
+pub fn gate_judgements(report: &Report) -> Vec<crate::analysis::pair::GateJudgement> {
     report
         .comparisons
         .iter()
-        .filter(|c| c.pair.slower_beyond_threshold)
+        .filter(|c| c.pair.gated)
         .map(|c| {
-            format!(
-                "{} {}: {} against {}: {}",
-                c.program, c.metric, c.new, c.base, c.pair.effect.words
+            crate::analysis::pair::GateJudgement::of(
+                &c.pair,
+                format!(
+                    "{} {}: {} against {}: {}",
+                    c.program, c.metric, c.new, c.base, c.pair.effect.words
+                ),
             )
         })
         .collect()

@@ -8,9 +8,11 @@
 //! - `METRIC`: the mean over random layouts, with its confidence interval (KJ eq. 4; the
 //!   bounds left out when the report withholds the interval);
 //! - `METRIC-layout-variation-percent`: how much the mean varies from one layout to another
-//!   (the layout's own relative standard deviation, in %), with the interval of the binaries'
-//!   relative standard deviation when there is one — the layout sensitivity as a number a
-//!   dashboard can plot;
+//!   (the layout's own relative standard deviation, in %: Kalibera & Jones eq. 2 at the
+//!   binary level, floored at 0), without bounds (none is computed for it) — the layout
+//!   sensitivity as a number a dashboard can plot;
+//! - `METRIC-binary-spread-percent`: the relative standard deviation of the binaries' means
+//!   (in %, execution noise included), with its chi-square interval;
 //! - `METRIC-default-layout-shift-percent`: the default layout's mean relative to the mean over
 //!   random layouts, minus 1, in %, with its Fieller interval;
 //! - with variants, under each non-base variant's benchmark, `METRIC-vs-BASE-percent`: its
@@ -93,10 +95,19 @@ fn series_measures(s: &SeriesReport) -> Vec<(String, BmfMetric)> {
     let metric = measure_slug(&s.metric);
     let percent = |x: f64| x * 100.0;
     let mut out = vec![(metric.clone(), BmfMetric::new(s.mean, s.ci, |x| x))];
+    // The layout's own share has no interval of its own: the chi-square interval is of the
+    // binaries' spread, execution noise included, a larger quantity. Each is written with
+    // its own value, so that every measure's value lies within its bounds.
     if let Some(variation) = s.sensitivity.layout_variation {
         out.push((
             format!("{metric}-layout-variation-percent"),
-            BmfMetric::new(variation, s.sensitivity.cv_across_binaries_ci, percent),
+            BmfMetric::new(variation, None, percent),
+        ));
+    }
+    if let Some(spread) = s.sensitivity.cv_across_binaries {
+        out.push((
+            format!("{metric}-binary-spread-percent"),
+            BmfMetric::new(spread, s.sensitivity.cv_across_binaries_ci, percent),
         ));
     }
     if let Some(ratio) = s.shift.ratio {

@@ -5,13 +5,15 @@ use std::fmt::Write as _;
 
 use super::analyze_text::fmt_sig;
 use crate::analysis::compare::Comparison;
+use crate::analysis::effect::EffectVerdict;
 use crate::analysis::effect::Interval;
 use crate::analysis::numfmt::{level, p_value, ratio as fmt_ratio, ratio_bounds, sig, statistic};
 use crate::analysis::pair::Basis;
 use crate::analysis::single::plural;
+use crate::report::checks::{basis_sentence, disagreement};
 
-/// The ratio lines: the interval the verdict rests on first, then eq. 5 when it is not the
-/// basis, then the bootstrap.
+/// The verdict's ratio line, then the checks: eq. 5 when it is not the basis, the
+/// bootstrap.
 fn ratio_lines(out: &mut String, c: &Comparison, top_name: &str, pct: &str) {
     let p = &c.pair;
     let interval = |ci: Option<Interval>| {
@@ -20,6 +22,11 @@ fn ratio_lines(out: &mut String, c: &Comparison, top_name: &str, pct: &str) {
             format!("{pct} CI {lower} … {upper}")
         })
     };
+    let fieller = format!(
+        "new/base    {}  ({}, Fieller / Kalibera & Jones eq. 5, independent sides",
+        fmt_ratio(p.ratio),
+        interval(p.ci)
+    );
     if p.basis == Basis::Paired {
         let _ = writeln!(
             out,
@@ -28,23 +35,19 @@ fn ratio_lines(out: &mut String, c: &Comparison, top_name: &str, pct: &str) {
             interval(p.effect.ci),
             p.binaries.len()
         );
+    } else {
+        let _ = writeln!(out, "{fieller}; the verdict's interval)");
     }
-    let _ = writeln!(
-        out,
-        "new/base    {}  ({}, Fieller / Kalibera & Jones eq. 5, independent sides{})",
-        fmt_ratio(p.ratio),
-        interval(p.ci),
-        if p.basis == Basis::Fieller {
-            "; the verdict's interval"
-        } else {
-            ""
-        }
-    );
+    let _ = writeln!(out);
+    let _ = writeln!(out, "checks (they do not decide the verdict):");
+    if p.basis == Basis::Paired {
+        let _ = writeln!(out, "  {fieller})");
+    }
     if let Some(b) = &p.bootstrap {
         let (lower, upper) = ratio_bounds(b.ci.lower, b.ci.upper);
         let _ = writeln!(
             out,
-            "bootstrap   {lower} … {upper}  ({pct} percentile, {} hierarchical resamples{})",
+            "  bootstrap   {lower} … {upper}  ({pct} studentized, {} hierarchical resamples{})",
             b.resamples,
             if b.paired {
                 ", pairs drawn jointly"
@@ -62,9 +65,11 @@ pub fn render_comparison(c: &Comparison, top_name: &str) -> String {
     let mut out = String::new();
     let pct = level(c.confidence);
     for (label, s) in [("base", &c.base), ("new", &c.new)] {
-        let ci = s.ci.as_ref().map_or("no interval".to_string(), |ci| {
-            format!("{pct} CI {} … {}", fmt_sig(ci.low), fmt_sig(ci.high))
-        });
+        let ci = match (&s.ci, &s.ci_note) {
+            (Some(ci), _) => format!("{pct} CI {} … {}", fmt_sig(ci.low), fmt_sig(ci.high)),
+            (None, Some(note)) => format!("no {pct} CI: {note}"),
+            (None, None) => "no interval".to_string(),
+        };
         let _ = writeln!(
             out,
             "{label:<5}{}: mean {} ({ci}), {} {}, {} measurements",
@@ -77,12 +82,15 @@ pub fn render_comparison(c: &Comparison, top_name: &str) -> String {
     }
     let _ = writeln!(out);
     let _ = writeln!(out, "{}", c.summary);
+    if c.pair.effect.verdict != EffectVerdict::Tie {
+        let _ = writeln!(out, "{}.", basis_sentence(&c.pair, top_name));
+    }
     let _ = writeln!(out);
     ratio_lines(&mut out, c, top_name, &pct);
     if let Some(w) = &c.welch {
         let _ = writeln!(
             out,
-            "Welch       on the {} means: new − base = {}, t = {}, df = {}, {}",
+            "  Welch       on the {} means: new − base = {}, t = {}, df = {}, {}",
             top_name,
             fmt_sig(w.difference),
             statistic(w.t),
@@ -93,7 +101,7 @@ pub fn render_comparison(c: &Comparison, top_name: &str) -> String {
     if let Some(p) = &c.paired_difference {
         let _ = writeln!(
             out,
-            "paired      by {top_name} ({} pairs): new − base = {} ({pct} CI {} … {}, Georges et al. §5.2)",
+            "  paired      by {top_name} ({} pairs): new − base = {} ({pct} CI {} … {}, Georges et al. §5.2)",
             p.n,
             fmt_sig(p.mean_difference),
             fmt_sig(p.low),
@@ -101,7 +109,10 @@ pub fn render_comparison(c: &Comparison, top_name: &str) -> String {
         );
     }
     if let Some(words) = c.mann_whitney_words(top_name) {
-        let _ = writeln!(out, "Mann–Whitney {words}");
+        let _ = writeln!(out, "  Mann–Whitney {words}");
+    }
+    if let Some(sentence) = disagreement(&c.pair) {
+        let _ = writeln!(out, "  {sentence}");
     }
     if !c.warnings.is_empty() {
         let _ = writeln!(out);

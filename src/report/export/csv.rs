@@ -242,7 +242,7 @@ fn tukey_cells(m: &MultipleComparison, confidence: f64) -> Vec<ComparisonCells<'
             new: &p.new,
             base: &p.base,
             ratio: p.ratio,
-            ci: Some(p.ratio_ci),
+            ci: p.ratio_ci,
             confidence,
             p_value: Some(p.p_value),
             verdict: p.effect_verdict,

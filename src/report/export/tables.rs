@@ -1,16 +1,19 @@
 //! The sentences and table rows that the text, Markdown and HTML exporters share, so the
 //! three say exactly the same thing.
 
+use crate::analysis::effect::EffectVerdict;
 use crate::analysis::effect::Interval;
 use crate::analysis::numfmt::{
     capitalised, level, p_value, percent, percent_bounds, ratio, ratio_bounds, sig, statistic,
     Scale,
 };
+use crate::analysis::pair::Basis;
 use crate::analysis::report::model::{
     BaselineSummary, MultipleComparison, Report, SeriesReport, Setup,
 };
 use crate::analysis::variants::PairComparison;
 use crate::analysis::vocabulary::UNKNOWN_WITHOUT_MANIFEST;
+use crate::report::checks::{basis_sentence, disagreement};
 
 /// Column headers of the levels table.
 pub const LEVEL_HEADERS: [&str; 5] = ["level", "repetitions", "S²", "T²", "t = √T²/mean"];
@@ -180,24 +183,43 @@ pub fn ratio_interval(ci: Option<Interval>) -> String {
 pub fn comparison_lines(c: &PairComparison, confidence: f64) -> Vec<String> {
     let level = level(pair_confidence(c, confidence));
     let mut lines = vec![format!("{} {}: {}", c.program, c.metric, c.text)];
-    let mut detail = format!(
-        "  ratio {}/{} = {}; eq. 5 (Fieller) {level} CI {}",
-        c.new,
-        c.base,
-        ratio(c.pair.ratio),
-        ratio_interval(c.pair.ci)
-    );
-    if let Some(p) = &c.pair.paired {
-        detail.push_str(&format!(
-            "; paired by seed {} ({})",
-            ratio(p.ratio),
-            ratio_interval(p.ci)
+    // What decides, with the ratio and interval it rests on; the others as checks of it.
+    let basis = c.pair.paired.filter(|_| c.pair.basis == Basis::Paired);
+    let (decided_ratio, decided_ci) = match basis {
+        Some(p) => (p.ratio, p.ci),
+        None => (c.pair.ratio, c.pair.ci),
+    };
+    if c.pair.effect.verdict != EffectVerdict::Tie {
+        lines.push(format!(
+            "  {}: {}/{} = {} ({level} CI {})",
+            basis_sentence(&c.pair, "seed"),
+            c.new,
+            c.base,
+            ratio(decided_ratio),
+            ratio_interval(decided_ci)
+        ));
+    }
+    let mut checks = Vec::new();
+    if basis.is_some() {
+        checks.push(format!(
+            "eq. 5 (Fieller, independent sides) {} ({level} CI {})",
+            ratio(c.pair.ratio),
+            ratio_interval(c.pair.ci)
         ));
     }
     if let Some(b) = &c.pair.bootstrap {
-        detail.push_str(&format!("; bootstrap {}", ratio_interval(Some(b.ci))));
+        checks.push(format!(
+            "bootstrap {level} CI {}",
+            ratio_interval(Some(b.ci))
+        ));
     }
-    lines.push(detail);
+    if !checks.is_empty() {
+        let mut line = format!("  checks (they do not decide): {}", checks.join("; "));
+        if let Some(sentence) = disagreement(&c.pair) {
+            line.push_str(&format!(". {sentence}"));
+        }
+        lines.push(line);
+    }
     let mut more = Vec::new();
     if let Some(s) = &c.pair.share_faster {
         more.push(format!(
@@ -271,10 +293,10 @@ pub fn tukey_rows(m: &MultipleComparison, confidence: f64) -> Vec<[String; 5]> {
             [
                 format!("{} vs {}", pair.new, pair.base),
                 ratio(pair.ratio),
-                format!(
-                    "{level} simultaneous CI {}",
-                    ratio_interval(Some(pair.ratio_ci))
-                ),
+                match (&pair.ratio_ci, &pair.ratio_ci_note) {
+                    (None, Some(note)) => format!("no {level} simultaneous CI: {note}"),
+                    (ci, _) => format!("{level} simultaneous CI {}", ratio_interval(*ci)),
+                },
                 p_value(pair.p_value),
                 pair.verdict.to_string(),
             ]
