@@ -148,6 +148,32 @@ pub fn units_needed(tests: usize, q: f64) -> Result<usize, StatsError> {
     }
 }
 
+/// [`units_needed`] at an uneven split: the fewest units with which a perfect association
+/// of a 0/1 feature holding `share` of the units on its smaller side (0 < share ≤ 1/2) can
+/// reach a Benjamini–Hochberg discovery at rate `q` among `tests` tests. With k = ⌈share ·
+/// n⌉ units on that side, the best exact permutation p-value is 1 / C(n, k) (the one
+/// arrangement putting exactly those units highest; 2 / C(n, n/2) at an even split, whose
+/// mirror arrangement is as extreme). A 3-of-20 split needs more units than halves do.
+/// Errors: `q` outside (0, 1), no test, or `share` outside (0, 1/2].
+pub fn units_needed_at_split(tests: usize, q: f64, share: f64) -> Result<usize, StatsError> {
+    if !(share > 0.0 && share <= 0.5) {
+        return Err(StatsError::Domain(format!(
+            "units needed at a split: the smaller side's share must be in (0, 1/2] (got {share})"
+        )));
+    }
+    let halves = units_needed(tests, q)?;
+    let bar = q / tests as f64;
+    let mut n = 2usize;
+    loop {
+        let k = ((share * n as f64).ceil() as usize).clamp(1, n / 2);
+        let best = if 2 * k == n { 2.0 } else { 1.0 } / binomial(n, k);
+        if best <= bar || n >= halves.max(2) * 64 {
+            return Ok(n.max(halves));
+        }
+        n += 1;
+    }
+}
+
 fn binomial(n: usize, k: usize) -> f64 {
     (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
 }
@@ -155,6 +181,23 @@ fn binomial(n: usize, k: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Closed forms: at halves it is `units_needed`; 3 of 20 (0.15) among 277 tests at 5 %
+    /// (bar 1.805e-4): C(n, ⌈0.15 n⌉) must reach 5540: n = 20 gives C(20, 3) = 1140, n = 21
+    /// C(21, 4) = 5985 ≥ 5540 — but never fewer than at halves (16 for 277 tests).
+    #[test]
+    fn units_needed_at_an_uneven_split() {
+        assert_eq!(
+            units_needed_at_split(24, 0.05, 0.5).unwrap(),
+            units_needed(24, 0.05).unwrap()
+        );
+        assert_eq!(units_needed(277, 0.05).unwrap(), 16);
+        assert_eq!(units_needed_at_split(277, 0.05, 0.15).unwrap(), 21);
+        // One in 20: C(n, ⌈n/20⌉) = n for n ≤ 20, so n ≥ 5540 / ... grows until k = 2.
+        assert!(units_needed_at_split(277, 0.05, 0.05).unwrap() > 21);
+        assert!(units_needed_at_split(10, 0.05, 0.0).is_err());
+        assert!(units_needed_at_split(10, 0.05, 0.6).is_err());
+    }
 
     #[test]
     fn bh_matches_r_p_adjust() {
