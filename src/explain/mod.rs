@@ -65,13 +65,7 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
             eprintln!("explain: {line}");
         }
     };
-    let manifest = exp.manifest.as_ref().with_context(|| {
-        format!(
-            "{} has no manifest.json: explain reads the binaries the build made, which only \
-             the manifest names",
-            dir.display()
-        )
-    })?;
+    let manifest = manifest_of(&exp)?;
     let program = series.program.clone();
     let baseline = binary_path(dir, manifest, &program, None)?;
     say(format!(
@@ -113,20 +107,9 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
             cache: &cache,
         };
         confirm_culprits(&screened, &mut screening, &say)?;
-        crate::analysis::explain::revise_suggestions(&mut screening, &series.metric);
     }
-    // The unit the report prints such values in (ms for 3e6 ns); scale_for divides by it.
-    let typical = units.iter().map(|u| u.mean).sum::<f64>() / units.len() as f64;
-    let (divisor, shown_unit) = crate::analysis::numfmt::scale_for(&series.unit, typical);
-    let plots = culprit_plots(
-        &units,
-        &hot,
-        &screening,
-        &cache,
-        &series.metric,
-        (1.0 / divisor, &shown_unit),
-        PLOTTED,
-    );
+    crate::analysis::explain::revise_suggestions(&mut screening, &series.metric);
+    let (plots, shown_unit) = plots(&units, &hot, &screening, &cache, series);
     let e = Explanation {
         schema: EXPLAIN_SCHEMA,
         program,
@@ -181,6 +164,41 @@ fn layout_units(
         });
     }
     Ok(units)
+}
+
+/// The experiment's manifest, which names the binaries explain reads.
+fn manifest_of(exp: &Experiment) -> Result<&crate::files::manifest::Manifest> {
+    exp.manifest.as_ref().with_context(|| {
+        format!(
+            "{} has no manifest.json: explain reads the binaries the build made, which only \
+             the manifest names",
+            exp.dir.display()
+        )
+    })
+}
+
+/// The plots of the strongest culprits in the unit the report prints the metric in, and
+/// that unit.
+fn plots(
+    units: &[LayoutUnit],
+    hot: &[HotFunction],
+    screening: &Screening,
+    cache: &ICache,
+    series: &Series,
+) -> (Vec<crate::analysis::explain_plot::FeaturePlot>, String) {
+    // The unit the report prints such values in (ms for 3e6 ns); scale_for divides by it.
+    let typical = units.iter().map(|u| u.mean).sum::<f64>() / units.len() as f64;
+    let (divisor, shown_unit) = crate::analysis::numfmt::scale_for(&series.unit, typical);
+    let plots = culprit_plots(
+        units,
+        hot,
+        screening,
+        cache,
+        &series.metric,
+        (1.0 / divisor, &shown_unit),
+        PLOTTED,
+    );
+    (plots, shown_unit)
 }
 
 /// How the hot functions were chosen, in words.

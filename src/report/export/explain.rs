@@ -137,8 +137,12 @@ fn finding_lines(e: &Explanation, rank: usize, f: &Finding) -> String {
         .iter()
         .find(|c| c.confirmation.as_ref().is_some_and(|k| k.confirmed))
         .unwrap_or(leader);
-    if let Some(fix) = &fixed.suggestion {
-        out += &format!("   fix: {fix}\n");
+    match &fixed.suggestion {
+        Some(fix) => out += &format!("   fix: {fix}\n"),
+        None => {
+            out += "   fix: none before a confirmation (an association: `--confirm` moves each \
+                    member alone to tell whether its placement matters)\n"
+        }
     }
     out
 }
