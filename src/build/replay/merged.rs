@@ -462,6 +462,10 @@ struct MergedObject {
     align_of_rank: std::collections::BTreeMap<usize, u64>,
 }
 
+/// Filler per section, `(section index, bytes)`, as [`reorder::reorder_sections_padded`]
+/// takes it in front of and behind sections.
+type PaddingList = Vec<(usize, u64)>;
+
 /// The distinct (object, section) pairs of `list`, at their first place.
 fn distinct_sections(list: &[MergedEntry]) -> Vec<(PathBuf, String)> {
     let mut seen = std::collections::HashSet::new();
@@ -590,7 +594,7 @@ impl MergedObject {
         data: &[u8],
         mut padding: Vec<(usize, u64)>,
         moved: &super::MoveAlone,
-    ) -> Result<(Vec<(usize, u64)>, Vec<(usize, u64)>, bool)> {
+    ) -> Result<(PaddingList, PaddingList, bool)> {
         let (function, bytes) = (moved.function.as_str(), moved.before);
         let Some(index) = super::text_symbol_section(data, function) else {
             return Ok((padding, Vec::new(), false));

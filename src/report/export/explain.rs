@@ -120,11 +120,14 @@ fn finding_lines(e: &Explanation, rank: usize, f: &Finding) -> String {
     let mut out = format!("{rank}. {}\n", finding(e, leader));
     if members.len() > 1 {
         out += &format!(
-            "   stands for {} pairs on {} function(s) whose placements move together in these \
-             binaries (|r| ≥ {} with the first), which the screening cannot tell apart: {}\n",
+            "   stands for {} pairs on {} function(s) that say what the first says (their \
+             placements move with its, |r| ≥ {}, or their association with the means is no \
+             longer significant at {} once its placement is held fixed), which the screening \
+             cannot tell apart: {}\n",
             members.len(),
             f.functions.len(),
             crate::analysis::explain::TOGETHER,
+            percent(crate::analysis::explain::EXPLAINED_ALPHA, 2),
             member_list(&members)
         );
     }
@@ -137,8 +140,16 @@ fn finding_lines(e: &Explanation, rank: usize, f: &Finding) -> String {
         .iter()
         .find(|c| c.confirmation.as_ref().is_some_and(|k| k.confirmed))
         .unwrap_or(leader);
+    let confirmed_any = culprits.iter().any(|c| c.confirmation.is_some());
     match &fixed.suggestion {
         Some(fix) => out += &format!("   fix: {fix}\n"),
+        None if confirmed_any => {
+            out += &format!(
+                "   fix: none before a confirmation (an association; --confirm moved only the \
+                 {} functions named first)\n",
+                culprits.iter().filter(|c| c.confirmation.is_some()).count()
+            )
+        }
         None => {
             out += "   fix: none before a confirmation (an association: `--confirm` moves each \
                     member alone to tell whether its placement matters)\n"
