@@ -27,6 +27,13 @@ pub struct Args {
     /// The program to explain [default: the first measured].
     #[arg(long)]
     pub program: Option<String>,
+    /// The recorded metric to explain: a name in the store (e.g. `I1_misses` of a
+    /// cachegrind run) [default: the one asked of `run`].
+    #[arg(long, value_name = "NAME")]
+    pub metric: Option<String>,
+    /// `--confidence` and `--negligible` of the confirmation's verdict (as `report`'s).
+    #[command(flatten)]
+    pub verdict: super::common::VerdictArgs,
     /// False discovery rate of the screening (Benjamini–Hochberg), e.g. 5% or 0.05.
     #[arg(long, default_value = "5%", value_parser = layoutrand::analysis::vocabulary::share_arg)]
     pub fdr: f64,
@@ -72,6 +79,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     };
     let options = ExplainOptions {
         program: args.program.clone(),
+        metric: args.metric.clone(),
+        thresholds: args.verdict.thresholds()?,
+        progress: true,
         fdr: args.fdr,
         permutations: args.permutations,
         seed: permutation_seed(&args),

@@ -3,14 +3,18 @@
 //!
 //! For each suspect (function F, feature X) and each of the first seeds: the seed's binary
 //! as built (control) and the same seed relinked from the recorded build with B more bytes
-//! in front of F's section only ([`crate::build::replay::Program::pad_before`]), B the
-//! smallest multiple of 16 that changes X for F. The ELF check: every function before F at
-//! its old address, F moved by exactly B, the same functions in the same order and sizes.
+//! in front of F's section ([`crate::build::replay::MoveAlone`]), B the smallest multiple
+//! of 16 that changes X for F, and `P − B` bytes behind that section's code, P the cache's
+//! set period (sets × line size, at least a page). So F's section moves by B and all the
+//! code after it by P, which changes no placement feature of that code: every offset within
+//! a line, window or page and every cache set stays the same. (Padding in front of F alone
+//! would move a neighbour after F in lock-step with it, and confirm the suspect for the
+//! neighbour's effect.) The ELF check: the same functions in the same order and sizes, the
+//! functions before F's section where they were, F and the functions sharing its section
+//! moved by B, all after by P, and no other hot function's placement feature changed.
 //! Of each pair, the binary with the higher X goes to variant `high`, the other to `low`;
 //! both run interleaved through the normal runner into `DIR/explain/confirm-K/`, and the one
 //! pair analysis (paired by seed, Fieller) gives the ratio high / low with its interval.
-//! Whether F's padding also moved the code after it is decided by each seed's X, a coin
-//! flip independent of the seed's other placements, so that shift averages out of the ratio.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -18,40 +22,73 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use crate::analysis::effect::Interval;
-use crate::analysis::explain::{Confirmation, LayoutUnit, Suspect};
+use crate::analysis::explain::{Confirmation, LayoutUnit, Screening, Suspect};
 use crate::analysis::explain_plot::{ConfirmPair, PlacedMean};
 use crate::analysis::pair::{analyse_pair, PairOptions};
 use crate::analysis::report::experiment::Experiment;
 use crate::analysis::vocabulary::{Thresholds, Verdict};
-use crate::build::replay::Program;
+use crate::build::replay::{MoveAlone, Program};
 use crate::files::manifest::{Binary, BinarySet, BuildStatus, Manifest, VariantBuild};
 use crate::layout::binary::{self, Function};
-use crate::layout::features::{self, ICache};
+use crate::layout::features::{self, Feature, HotPlacement, ICache, FEATURES};
 
 /// At most this many suspects are confirmed (the strongest, one feature per function).
 pub const MAX_SUSPECTS: usize = 3;
 
-/// The suspects to confirm: the strongest culprits, one (its strongest feature) per
-/// function, at most [`MAX_SUSPECTS`].
-pub fn suspects(culprits: &[Suspect]) -> Vec<&Suspect> {
+/// The suspects to confirm: the functions of the strongest findings, each finding's
+/// members in turn (so that functions whose placements move together are moved apart and
+/// each confirmed on its own), one pair (its strongest feature) per function, at most
+/// [`MAX_SUSPECTS`].
+pub fn suspects(screening: &Screening) -> Vec<&Suspect> {
     let mut seen = std::collections::BTreeSet::new();
-    culprits
+    screening
+        .findings
         .iter()
+        .flat_map(|f| f.members.iter())
+        .filter_map(|&i| screening.culprits.get(i))
         .filter(|c| seen.insert(c.function.as_str()))
         .take(MAX_SUSPECTS)
         .collect()
 }
 
-/// Confirms `suspect` on the first `seeds` of `units` (the screened binaries of
-/// `program`), in `DIR/explain/confirm-K` with `K` = `index`.
-pub fn confirm(
-    exp: &Experiment,
-    program: &str,
-    units: &[(u64, &LayoutUnit)],
-    suspect: &Suspect,
-    cache: &ICache,
-    index: usize,
-) -> Result<Confirmation> {
+/// What a confirmation is given: the experiment, the program, its screened binaries by
+/// seed (the first are relinked), the hot functions' names (whose placement the features
+/// read) and the cache.
+pub struct Screened<'a> {
+    /// The experiment.
+    pub exp: &'a Experiment,
+    /// The program explained.
+    pub program: &'a str,
+    /// The metric explained (a name in the store).
+    pub metric: &'a str,
+    /// The pair analysis's confidence and relevance threshold.
+    pub thresholds: Thresholds,
+    /// The seeds to relink and their binaries as screened.
+    pub units: &'a [(u64, &'a LayoutUnit)],
+    /// The hot functions' names.
+    pub hot: &'a [String],
+    /// The cache of the set features.
+    pub cache: &'a ICache,
+}
+
+/// The bytes the code after a moved function's section moves by: the cache's set period
+/// (sets × line size: a line at the same offset and in the same set), at least a page (the
+/// same offset within its page). Powers of two, so the larger is a multiple of the other.
+pub fn set_period(cache: &ICache) -> u64 {
+    (cache.sets * cache.line).max(features::PAGE)
+}
+
+/// Confirms `suspect` on the binaries of `screened`, in `DIR/explain/confirm-K` with `K` =
+/// `index`.
+pub fn confirm(screened: &Screened, suspect: &Suspect, index: usize) -> Result<Confirmation> {
+    let Screened {
+        exp,
+        program,
+        units,
+        hot,
+        cache,
+        ..
+    } = *screened;
     let manifest = exp
         .manifest
         .as_ref()
@@ -66,6 +103,7 @@ pub fn confirm(
     let mut sides: BTreeMap<&str, Vec<BinarySet>> = BTreeMap::new();
     let mut bytes = Vec::new();
     let mut placed = Vec::new();
+    let mut moved_with = std::collections::BTreeSet::new();
     for (seed, unit) in units {
         let at = Relink {
             exp,
@@ -73,8 +111,11 @@ pub fn confirm(
             relinker: &relinker,
             out: &out,
             program,
+            hot,
+            cache,
         };
-        let (one, [low, high]) = at.moved_pair(*seed, unit, suspect, cache)?;
+        let (one, [low, high]) = at.moved_pair(*seed, unit, suspect)?;
+        moved_with.extend(one.moved_with.iter().cloned());
         sides.entry("low").or_default().push(low);
         sides.entry("high").or_default().push(high);
         bytes.push(one.pad);
@@ -83,7 +124,7 @@ pub fn confirm(
     let _ = std::fs::remove_dir_all(out.join("work"));
     write_manifest(&exp.dir, &out, manifest, program, sides)?;
     run(exp, &out)?;
-    let (ratio, ci, verdict, means) = analyse(&out)?;
+    let (ratio, ci, verdict, means) = analyse(&out, screened.metric, screened.thresholds)?;
     let pairs = confirm_pairs(&placed, &means);
     let confirmed = verdict == Verdict::Detected && (ratio > 1.0) == (suspect.effect > 0.0);
     Ok(Confirmation {
@@ -91,6 +132,8 @@ pub fn confirm(
         feature: suspect.feature,
         relinks: units.len(),
         bytes,
+        code_after_moved: set_period(cache),
+        moved_with: moved_with.into_iter().collect(),
         ratio,
         ci,
         verdict,
@@ -101,71 +144,93 @@ pub fn confirm(
 }
 
 /// One seed's relink with the suspect moved: the feature's value before and after, whether
-/// the control (the seed as built) is the high side of the feature, and the padding.
+/// the control (the seed as built) is the high side of the feature, the padding, and the
+/// hot functions that share the suspect's section (moved with it).
 struct Placed {
     seed: u64,
     before: f64,
     after: f64,
     control_high: bool,
     pad: u64,
+    moved_with: Vec<String>,
 }
 
-/// Where a confirmation relinks: the experiment, its manifest, the recorded program and the
-/// confirmation's directory.
+/// Where a confirmation relinks: the experiment, its manifest, the recorded program, the
+/// confirmation's directory, the hot functions and the cache.
 struct Relink<'a> {
     exp: &'a Experiment,
     manifest: &'a Manifest,
     relinker: &'a Program,
     out: &'a Path,
     program: &'a str,
+    hot: &'a [String],
+    cache: &'a ICache,
 }
 
 impl Relink<'_> {
-    /// Relinks `seed` with only the suspect's function padded so that its feature flips,
-    /// checks from the ELF that nothing else moved, and returns the placement with the
-    /// pair's two binary sets (the low side of the feature, then the high side).
+    /// Relinks `seed` with only the suspect's section moved so that its feature flips,
+    /// checks from the ELF that nothing else changed placement, and returns the placement
+    /// with the pair's two binary sets (the low side of the feature, then the high side).
     fn moved_pair(
         &self,
         seed: u64,
         unit: &LayoutUnit,
         suspect: &Suspect,
-        cache: &ICache,
     ) -> Result<(Placed, [BinarySet; 2])> {
+        let hot = || self.hot.iter().map(String::as_str);
         let f = unique(&unit.functions, &suspect.function)?;
-        let pad = flipping_pad(suspect.feature, f, &unit.functions, cache).with_context(|| {
+        let as_built = HotPlacement::of_binary(&unit.functions, hot(), self.cache);
+        let pad = flipping_pad(suspect.feature, &as_built, &f.name).with_context(|| {
             format!(
                 "no padding of up to 4 KiB changes {} of {}",
                 suspect.feature.name(),
                 f.name
             )
         })?;
+        let period = set_period(self.cache);
         let (control, libraries) = seed_binary(&self.exp.dir, self.manifest, seed, self.program)?;
         let moved = self.out.join(format!("moved/seed-{seed}/{}", self.program));
         let mut one = self.relinker.clone();
-        one.pad_before = Some((f.name.clone(), pad));
+        one.pad_before = Some(MoveAlone {
+            function: f.name.clone(),
+            before: pad,
+            behind: period - pad,
+        });
         one.link(Some(seed), &moved, &self.out.join("work"))
             .with_context(|| format!("relinking seed {seed} with {} moved", f.name))?;
-        check_only_moved(&unit.functions, &binary::functions(&moved)?, f, pad)
+        let relinked = binary::functions(&moved)?;
+        let with = check_moved_alone(&unit.functions, &relinked, f, pad, period)
             .with_context(|| format!("seed {seed}: {}", moved.display()))?;
-        let p = BTreeMap::new();
-        let value = |at: &Function| features::value(suspect.feature, at, cache, &p);
-        let shifted = Function {
-            address: f.address + pad,
-            ..f.clone()
-        };
-        let control_high = value(&shifted) <= value(f);
+        let after = HotPlacement::of_binary(&relinked, hot(), self.cache);
+        check_features_kept(&as_built, &after, &f.name, &with)
+            .with_context(|| format!("seed {seed}: {}", moved.display()))?;
+        let value = |p: &HotPlacement| p.value(suspect.feature, &f.name).unwrap_or(f64::NAN);
+        let (before_value, after_value) = (value(&as_built), value(&after));
+        if before_value == after_value || before_value.is_nan() || after_value.is_nan() {
+            bail!(
+                "seed {seed}: moving {} by {pad} bytes left its {} at {before_value}",
+                f.name,
+                suspect.feature.name()
+            );
+        }
+        let control_high = after_value < before_value;
         let (low, high) = if control_high {
             (moved, control)
         } else {
             (control, moved)
         };
         let set = |path: &Path| binary_set(self.out, Some(seed), self.program, path, &libraries);
+        let moved_with: Vec<String> = hot()
+            .filter(|h| with.iter().any(|w| w == h))
+            .map(String::from)
+            .collect();
         let placed = Placed {
             seed,
-            before: value(f),
-            after: value(&shifted),
+            before: before_value,
+            after: after_value,
             control_high,
             pad,
+            moved_with,
         };
         Ok((placed, [set(&low)?, set(&high)?]))
     }
@@ -205,49 +270,94 @@ fn unique<'a>(functions: &'a [Function], name: &str) -> Result<&'a Function> {
     }
 }
 
-/// The smallest multiple of 16 bytes (at most a page) that changes `feature` of `f` when
-/// `f` moves by it (the set pressure taken from the binary as it is).
-fn flipping_pad(
-    feature: features::Feature,
-    f: &Function,
-    all: &[Function],
-    cache: &ICache,
-) -> Option<u64> {
-    let refs: Vec<&Function> = all.iter().collect();
-    let pressure = features::hot_lines_per_set(&refs, cache);
-    let now = features::value(feature, f, cache, &pressure);
-    (1..=features::PAGE / 16).map(|k| 16 * k).find(|&b| {
-        let moved = Function {
-            address: f.address + b,
-            ..f.clone()
-        };
-        features::value(feature, &moved, cache, &pressure) != now
-    })
+/// The smallest multiple of 16 bytes (at most a page) that changes `feature` of the hot
+/// function `name` of `placed` when it moves by it (the set pressure counting its lines in
+/// their new sets).
+fn flipping_pad(feature: Feature, placed: &HotPlacement, name: &str) -> Option<u64> {
+    let f = placed.function(name)?;
+    let now = placed.value(feature, name)?;
+    (1..=features::PAGE / 16)
+        .map(|k| 16 * k)
+        .find(|&b| placed.with_moved(name, f.address + b).value(feature, name) != Some(now))
 }
 
-/// The ELF check of a targeted relink: the same functions in the same order and sizes,
-/// every one before `f` at its old address, `f` moved by exactly `pad`.
-fn check_only_moved(before: &[Function], after: &[Function], f: &Function, pad: u64) -> Result<()> {
+/// The ELF check of a targeted relink: the same functions in the same order and sizes;
+/// those before `f`'s section where they were, `f` and the functions sharing its section
+/// (a run of neighbours around it) moved by exactly `pad`, every one after them by
+/// `period`. Returns the names of the functions that moved with `f`.
+fn check_moved_alone(
+    before: &[Function],
+    after: &[Function],
+    f: &Function,
+    pad: u64,
+    period: u64,
+) -> Result<Vec<String>> {
     let ids = |v: &[Function]| v.iter().map(|g| (g.id.clone(), g.size)).collect::<Vec<_>>();
     if ids(before) != ids(after) {
         bail!("the relink changed the functions, their order or sizes");
     }
-    for (a, b) in before.iter().zip(after) {
-        if a.address < f.address && a.address != b.address {
-            bail!(
-                "{} before {} moved ({:#x} to {:#x})",
+    let mut pairs: Vec<(&Function, &Function)> = before.iter().zip(after).collect();
+    pairs.sort_by_key(|(a, _)| a.address);
+    // 0: not moved (before the section), 1: moved with f by `pad`, 2: after it, by `period`.
+    let mut stage = 0;
+    let mut with = Vec::new();
+    for (a, b) in pairs {
+        let shift = b.address.wrapping_sub(a.address);
+        let here = match shift {
+            0 if stage == 0 => 0,
+            s if s == pad && stage <= 1 => 1,
+            s if s == period && stage >= 1 => 2,
+            _ => bail!(
+                "{} moved from {:#x} to {:#x}: not by 0 before {}, {pad} with it or {period} \
+                 after it",
                 a.name,
-                f.name,
                 a.address,
-                b.address
-            );
-        }
-        if a.id == f.id && b.address != a.address + pad {
+                b.address,
+                f.name
+            ),
+        };
+        if a.id == f.id && here != 1 {
             bail!(
                 "{} moved to {:#x}, not by {pad} bytes from {:#x}",
                 f.name,
                 b.address,
                 a.address
+            );
+        }
+        if here == 1 && a.id != f.id {
+            with.push(a.name.clone());
+        }
+        stage = here;
+    }
+    if stage == 0 {
+        bail!("{} did not move", f.name);
+    }
+    Ok(with)
+}
+
+/// That no hot function but `moved` and those moved with it (`with`, its section's) changed
+/// a placement feature, the set pressure aside (which the moved lines change for the
+/// functions sharing their sets: that is the suspect's own effect).
+fn check_features_kept(
+    before: &HotPlacement,
+    after: &HotPlacement,
+    moved: &str,
+    with: &[String],
+) -> Result<()> {
+    let changed =
+        |name: &str, feature: Feature| before.value(feature, name) != after.value(feature, name);
+    for name in before.names() {
+        if name == moved || with.iter().any(|w| w == name) {
+            continue;
+        }
+        if let Some(feature) = FEATURES
+            .into_iter()
+            .filter(|&x| x != Feature::OverfullSet)
+            .find(|&x| changed(name, x))
+        {
+            bail!(
+                "the hot function {name} changed its {} although only {moved} was moved",
+                feature.name()
             );
         }
     }
@@ -449,10 +559,14 @@ fn run(exp: &Experiment, out: &Path) -> Result<()> {
 /// Each side's mean per seed, by (`low`/`high`, seed).
 type SideMeans = BTreeMap<(&'static str, u64), f64>;
 
-/// The pair analysis of `high` against `low`, paired by seed, with the report's default
-/// thresholds: the ratio, its interval and the verdict in the project's words; and every
-/// binary's mean.
-fn analyse(out: &Path) -> Result<(f64, Option<Interval>, Verdict, SideMeans)> {
+/// The pair analysis of `high` against `low` on `metric`, paired by seed, with
+/// `thresholds` (`--confidence`, `--negligible`): the ratio, its interval and the verdict
+/// in the project's words; and every binary's mean.
+fn analyse(
+    out: &Path,
+    metric: &str,
+    thresholds: Thresholds,
+) -> Result<(f64, Option<Interval>, Verdict, SideMeans)> {
     let exp = crate::analysis::report::experiment::load(out)?;
     let mut means = SideMeans::new();
     for s in &exp.series {
@@ -461,7 +575,7 @@ fn analyse(out: &Path) -> Result<(f64, Option<Interval>, Verdict, SideMeans)> {
             Some("high") => "high",
             _ => continue,
         };
-        if s.metric != exp.primary_metric {
+        if s.metric != metric {
             continue;
         }
         for b in &s.seeds {
@@ -474,7 +588,7 @@ fn analyse(out: &Path) -> Result<(f64, Option<Interval>, Verdict, SideMeans)> {
         let s = exp
             .series
             .iter()
-            .find(|s| s.metric == exp.primary_metric && s.variant.as_deref() == Some(name))
+            .find(|s| s.metric == metric && s.variant.as_deref() == Some(name))
             .with_context(|| format!("no measurements of variant {name} in {}", out.display()))?;
         let (h, _) = crate::analysis::report::builder::seed_hierarchy(s)
             .with_context(|| format!("variant {name}: no usable binary"))?;
@@ -483,7 +597,7 @@ fn analyse(out: &Path) -> Result<(f64, Option<Interval>, Verdict, SideMeans)> {
     };
     let (low, high) = (side("low")?, side("high")?);
     let options = PairOptions {
-        thresholds: Thresholds::default(),
+        thresholds,
         is_time: false,
         bootstrap: None,
         fail_if_slower: None,
@@ -510,57 +624,131 @@ mod tests {
         }
     }
 
+    fn alone(f: &Function) -> HotPlacement {
+        HotPlacement::new([f], &cache())
+    }
+
     #[test]
     fn the_smallest_padding_that_flips_the_feature() {
-        let all = |f: &Function| vec![f.clone()];
         // At 16 into its line: 16 more bytes reach 32, the upper half.
         let f = Function::named("f", 0x1010, 40);
         assert_eq!(
-            flipping_pad(Feature::UpperHalfLine, &f, &all(&f), &cache()),
+            flipping_pad(Feature::UpperHalfLine, &alone(&f), "f"),
             Some(16)
         );
         // At 48: 16 more wrap to 0, the lower half.
         let g = Function::named("g", 0x1030, 40);
         assert_eq!(
-            flipping_pad(Feature::UpperHalfLine, &g, &all(&g), &cache()),
+            flipping_pad(Feature::UpperHalfLine, &alone(&g), "g"),
             Some(16)
         );
         // At 0 with 100 bytes (lines 0x1000..0x1063, 2 lines): 16 bytes still span 2 lines
         // (0x1010..0x1073); 32 bytes reach 0x1083, a third line.
         let h = Function::named("h", 0x1000, 100);
-        assert_eq!(
-            flipping_pad(Feature::Lines, &h, &all(&h), &cache()),
-            Some(32)
-        );
+        assert_eq!(flipping_pad(Feature::Lines, &alone(&h), "h"), Some(32));
         // Offset mod 16 of a 16-aligned function never changes by multiples of 16.
-        assert_eq!(
-            flipping_pad(Feature::OffsetMod16, &h, &all(&h), &cache()),
-            None
-        );
+        assert_eq!(flipping_pad(Feature::OffsetMod16, &alone(&h), "h"), None);
+    }
+
+    /// The set pressure is read from every hot function's lines (the confirmation read it
+    /// from an empty map, so both sides of a pair read 0): in a 4-set, 1-way cache `a`
+    /// shares set 0 with `b` (overfull); 16 to 48 more bytes leave one of its lines there,
+    /// 64 take it to set 1 alone.
+    #[test]
+    fn the_set_pressure_flips_when_the_suspect_leaves_its_crowded_set() {
+        let c = ICache {
+            line: 64,
+            sets: 4,
+            ways: 1,
+        };
+        let a = Function::named("a", 0x000, 64); // set 0
+        let b = Function::named("b", 0x100, 64); // set 0: a's set is overfull
+        let d = Function::named("d", 0x0c0, 64); // set 3
+        let placed = HotPlacement::new([&a, &b, &d], &c);
+        assert_eq!(placed.value(Feature::OverfullSet, "a"), Some(1.0));
+        // 16..48 bytes: a still has a line in set 0 (it spans 2 lines); 64: sets 1 only.
+        assert_eq!(flipping_pad(Feature::OverfullSet, &placed, "a"), Some(64));
     }
 
     #[test]
-    fn only_the_function_and_what_follows_may_move() {
+    fn only_the_section_moves_and_the_code_after_it_by_the_period() {
         let before = vec![
             Function::named("a", 0x1000, 16),
             Function::named("f", 0x1010, 16),
-            Function::named("b", 0x1020, 16),
-        ];
-        let f = before[1].clone();
-        let good = vec![
-            Function::named("a", 0x1000, 16),
-            Function::named("f", 0x1030, 16),
+            Function::named("g", 0x1020, 16),
             Function::named("b", 0x1040, 16),
         ];
-        assert!(check_only_moved(&before, &good, &f, 32).is_ok());
+        let f = before[1].clone();
+        let at = |addresses: [u64; 4]| -> Vec<Function> {
+            before
+                .iter()
+                .zip(addresses)
+                .map(|(x, address)| Function {
+                    address,
+                    ..x.clone()
+                })
+                .collect()
+        };
+        // f alone by 32, the rest after it by the period.
+        let good = at([0x1000, 0x1030, 0x2020, 0x2040]);
+        assert_eq!(
+            check_moved_alone(&before, &good, &f, 32, 0x1000).unwrap(),
+            Vec::<String>::new()
+        );
+        // g shares f's section: it moved with f, and is named.
+        let shared = at([0x1000, 0x1030, 0x1040, 0x2040]);
+        assert_eq!(
+            check_moved_alone(&before, &shared, &f, 32, 0x1000).unwrap(),
+            vec!["g".to_string()]
+        );
+        // The code after f moved with it (padding in front only): all of it named as moved
+        // with f (the ELF cannot tell a section's end), so the answer is theirs too.
+        let lockstep = at([0x1000, 0x1030, 0x1040, 0x1060]);
+        assert_eq!(
+            check_moved_alone(&before, &lockstep, &f, 32, 0x1000).unwrap(),
+            vec!["g".to_string(), "b".to_string()]
+        );
+        // Moved by the period before the run moved with f: refused.
+        let torn = at([0x1000, 0x1030, 0x2020, 0x1060]);
+        assert!(check_moved_alone(&before, &torn, &f, 32, 0x1000).is_err());
         // Moved by another amount.
-        assert!(check_only_moved(&before, &good, &f, 16).is_err());
+        assert!(check_moved_alone(&before, &good, &f, 16, 0x1000).is_err());
         // A function before it moved too.
-        let mut bad = good.clone();
-        bad[0].address = 0x1008;
-        assert!(check_only_moved(&before, &bad, &f, 32).is_err());
+        let bad = at([0x1008, 0x1030, 0x2020, 0x2040]);
+        assert!(check_moved_alone(&before, &bad, &f, 32, 0x1000).is_err());
         // The order changed.
-        let swapped = vec![good[0].clone(), good[2].clone(), good[1].clone()];
-        assert!(check_only_moved(&before, &swapped, &f, 32).is_err());
+        let swapped = vec![
+            good[0].clone(),
+            good[2].clone(),
+            good[1].clone(),
+            good[3].clone(),
+        ];
+        assert!(check_moved_alone(&before, &swapped, &f, 32, 0x1000).is_err());
+    }
+
+    #[test]
+    fn a_hot_neighbours_feature_may_not_change() {
+        let c = cache();
+        let f = Function::named("f", 0x1000, 16);
+        let g = Function::named("g", 0x1010, 16);
+        let before = HotPlacement::new([&f, &g], &c);
+        let kept = HotPlacement::new(
+            [
+                &Function::named("f", 0x1020, 16),
+                &Function::named("g", 0x2010, 16),
+            ],
+            &c,
+        );
+        assert!(check_features_kept(&before, &kept, "f", &[]).is_ok());
+        let dragged = HotPlacement::new(
+            [
+                &Function::named("f", 0x1020, 16),
+                &Function::named("g", 0x1030, 16),
+            ],
+            &c,
+        );
+        assert!(check_features_kept(&before, &dragged, "f", &[]).is_err());
+        assert!(check_features_kept(&before, &dragged, "f", &["g".into()]).is_ok());
+        assert_eq!(set_period(&c), 4096);
     }
 }

@@ -29,6 +29,13 @@ pub use crate::analysis::explain::{Explanation, EXPLAIN_DIR, EXPLAIN_SCHEMA, PLO
 pub struct ExplainOptions {
     /// The program to explain; `None`: the first the store names.
     pub program: Option<String>,
+    /// The recorded metric to explain; `None`: the run's primary metric.
+    pub metric: Option<String>,
+    /// The confirmation's confidence and relevance threshold (`--negligible`).
+    pub thresholds: crate::analysis::vocabulary::Thresholds,
+    /// Whether to print a line on stderr as each stage starts (profile, screening, each
+    /// confirmation), which can take minutes each.
+    pub progress: bool,
     /// False discovery rate of the screening.
     pub fdr: f64,
     /// Permutations per test (raised when too few for the number of tests).
@@ -51,16 +58,19 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
     let dir = &std::path::absolute(dir)
         .with_context(|| format!("the absolute path of {}", dir.display()))?;
     let exp = load(dir)?;
-    let series = pick_series(&exp, options.program.as_deref())?;
-    let manifest = exp.manifest.as_ref().with_context(|| {
-        format!(
-            "{} has no manifest.json: explain reads the binaries the build made, which only \
-             the manifest names",
-            dir.display()
-        )
-    })?;
+    let metric = options.metric.as_deref().unwrap_or(&exp.primary_metric);
+    let series = pick_series(&exp, options.program.as_deref(), metric)?;
+    let say = |line: String| {
+        if options.progress {
+            eprintln!("explain: {line}");
+        }
+    };
+    let manifest = manifest_of(&exp)?;
     let program = series.program.clone();
     let baseline = binary_path(dir, manifest, &program, None)?;
+    say(format!(
+        "profiling {program}'s default layout once under cachegrind for its hot functions"
+    ));
     let hot = hot_functions(dir, &exp, manifest, &baseline)?;
     let units = layout_units(dir, manifest, series)?;
     let model = exp.header.cache_model.unwrap_or(CacheModel::DEFAULT);
@@ -71,6 +81,11 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
         seed: options.seed,
         cache,
     };
+    say(format!(
+        "screening {} hot functions' placements in {} binaries against {metric}",
+        hot.len(),
+        units.len()
+    ));
     let mut screening = screen(&units, &hot, &screen_options)
         .with_context(|| format!("cannot screen {program}'s {} binaries", units.len()))?;
     if options.confirm_seeds > 0 {
@@ -81,22 +96,33 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
             .filter_map(|(b, u)| b.seed.map(|s| (s, u)))
             .take(options.confirm_seeds)
             .collect();
-        confirm_culprits(&exp, &program, &seeded, &mut screening, &cache)?;
-        crate::analysis::explain::revise_suggestions(&mut screening, &series.metric);
+        let hot_names: Vec<String> = hot.iter().map(|h| h.name.clone()).collect();
+        let screened = confirm::Screened {
+            exp: &exp,
+            program: &program,
+            metric,
+            thresholds: options.thresholds,
+            units: &seeded,
+            hot: &hot_names,
+            cache: &cache,
+        };
+        confirm_culprits(&screened, &mut screening, &say)?;
     }
-    let plots = plots(&units, &hot, &screening, &cache, series);
+    crate::analysis::explain::revise_suggestions(&mut screening, &series.metric);
+    let (plots, shown_unit) = plots(&units, &hot, &screening, &cache, series);
     let e = Explanation {
         schema: EXPLAIN_SCHEMA,
         program,
         metric: series.metric.clone(),
         unit: series.unit.clone(),
+        shown_unit,
         hot_rule: hot_rule(),
         hot,
         cache,
         layout_share: layout_share(series),
         screening,
         plots,
-        warnings: exp.warnings.clone(),
+        warnings: [exp.warnings.clone(), cache_mismatch(&exp, options)].concat(),
     };
     store(dir, &e)?;
     Ok(e)
@@ -140,18 +166,30 @@ fn layout_units(
     Ok(units)
 }
 
-/// The plots of the strongest culprits, in the unit the report prints the metric in.
+/// The experiment's manifest, which names the binaries explain reads.
+fn manifest_of(exp: &Experiment) -> Result<&crate::files::manifest::Manifest> {
+    exp.manifest.as_ref().with_context(|| {
+        format!(
+            "{} has no manifest.json: explain reads the binaries the build made, which only \
+             the manifest names",
+            exp.dir.display()
+        )
+    })
+}
+
+/// The plots of the strongest culprits in the unit the report prints the metric in, and
+/// that unit.
 fn plots(
     units: &[LayoutUnit],
     hot: &[HotFunction],
     screening: &Screening,
     cache: &ICache,
     series: &Series,
-) -> Vec<crate::analysis::explain_plot::FeaturePlot> {
-    let typical = units.iter().map(|u| u.mean).sum::<f64>() / units.len() as f64;
+) -> (Vec<crate::analysis::explain_plot::FeaturePlot>, String) {
     // The unit the report prints such values in (ms for 3e6 ns); scale_for divides by it.
+    let typical = units.iter().map(|u| u.mean).sum::<f64>() / units.len() as f64;
     let (divisor, shown_unit) = crate::analysis::numfmt::scale_for(&series.unit, typical);
-    culprit_plots(
+    let plots = culprit_plots(
         units,
         hot,
         screening,
@@ -159,7 +197,8 @@ fn plots(
         &series.metric,
         (1.0 / divisor, &shown_unit),
         PLOTTED,
-    )
+    );
+    (plots, shown_unit)
 }
 
 /// How the hot functions were chosen, in words.
@@ -204,46 +243,73 @@ fn execution_interval(b: &crate::analysis::report::series::BinaryData) -> Option
 /// Confirms the strongest culprits ([`confirm::suspects`]) and files each answer with its
 /// culprit.
 fn confirm_culprits(
-    exp: &Experiment,
-    program: &str,
-    seeded: &[(u64, &LayoutUnit)],
+    screened: &confirm::Screened,
     screening: &mut Screening,
-    cache: &ICache,
+    say: &dyn Fn(String),
 ) -> Result<()> {
-    let chosen: Vec<(String, crate::layout::features::Feature)> =
-        confirm::suspects(&screening.culprits)
-            .into_iter()
-            .map(|s| (s.function.clone(), s.feature))
-            .collect();
+    let chosen: Vec<(String, crate::layout::features::Feature)> = confirm::suspects(screening)
+        .into_iter()
+        .map(|s| (s.function.clone(), s.feature))
+        .collect();
+    let n = chosen.len();
     for (k, (function, feature)) in chosen.into_iter().enumerate() {
+        say(format!(
+            "confirming {function} ({} of {n}): {} relinks with it moved alone, then the run \
+             of both sides",
+            k + 1,
+            screened.units.len()
+        ));
         let culprit = screening
             .culprits
             .iter_mut()
             .find(|c| c.function == function && c.feature == feature)
             .expect("a suspect is a culprit");
-        let answer = confirm::confirm(exp, program, seeded, culprit, cache, k)
+        let answer = confirm::confirm(screened, culprit, k)
             .with_context(|| format!("confirming {function}"))?;
         culprit.confirmation = Some(answer);
     }
     Ok(())
 }
 
-/// The primary metric's series of `program` (the first program when `None`); variants are
-/// not screened yet.
-fn pick_series<'a>(exp: &'a Experiment, program: Option<&str>) -> Result<&'a Series> {
+/// The series of `metric` of `program` (the first program when `None`) without a variant.
+/// Variants are refused with the reason: the confirmation relinks one recorded build, and a
+/// variant's binaries come from a build of their own.
+fn pick_series<'a>(exp: &'a Experiment, program: Option<&str>, metric: &str) -> Result<&'a Series> {
     let wanted = |s: &&Series| {
-        s.metric == exp.primary_metric
-            && s.variant.is_none()
-            && program.is_none_or(|p| s.program == p)
+        s.metric == metric && s.variant.is_none() && program.is_none_or(|p| s.program == p)
     };
     match exp.series.iter().find(wanted) {
         Some(s) => Ok(s),
-        None => bail!(
-            "no measurements of {} with metric {} without variants to explain (programs: {})",
-            program.unwrap_or("any program"),
-            exp.primary_metric,
-            exp.header.programs.join(", ")
+        None if exp.series.iter().any(|s| s.variant.is_some()) => bail!(
+            "{} holds variants: explain screens one build's randomised binaries (and --confirm \
+             relinks that build), not a variant's; explain a variant from an experiment \
+             directory of its own",
+            exp.dir.display()
         ),
+        None => {
+            let metrics: std::collections::BTreeSet<&str> =
+                exp.series.iter().map(|s| s.metric.as_str()).collect();
+            bail!(
+                "no measurements of {} with metric {metric} to explain (programs: {}; metrics: \
+                 {})",
+                program.unwrap_or("any program"),
+                exp.header.programs.join(", "),
+                metrics.into_iter().collect::<Vec<_>>().join(", ")
+            )
+        }
+    }
+}
+
+/// A warning when `--icache` differs from the I1 the run simulated: the set features then
+/// describe another cache than the one that produced the metric.
+fn cache_mismatch(exp: &Experiment, options: &ExplainOptions) -> Vec<String> {
+    match (options.cache, exp.header.cache_model) {
+        (Some(asked), Some(model)) if asked != model.i1 => vec![format!(
+            "--icache {},{},{} is not the I1 the run simulated ({},{},{}): the set features \
+             describe another cache than the one behind the metric",
+            asked.size, asked.assoc, asked.line, model.i1.size, model.i1.assoc, model.i1.line
+        )],
+        _ => Vec::new(),
     }
 }
 

@@ -121,7 +121,10 @@ pub fn sets_of(address: u64, size: u64, cache: &ICache) -> Vec<u64> {
 
 /// Hot lines per cache set: every line of every function in `hot` counted in its set (a line
 /// shared by two hot functions counts once).
-pub fn hot_lines_per_set(hot: &[&Function], cache: &ICache) -> BTreeMap<u64, u64> {
+fn hot_lines_per_set<'a>(
+    hot: impl IntoIterator<Item = &'a Function>,
+    cache: &ICache,
+) -> BTreeMap<u64, u64> {
     let mut lines = std::collections::BTreeSet::new();
     for f in hot {
         let first = f.address / cache.line;
@@ -135,9 +138,95 @@ pub fn hot_lines_per_set(hot: &[&Function], cache: &ICache) -> BTreeMap<u64, u64
     per_set
 }
 
+/// Where one binary's hot functions sit: what every feature of each of them is computed
+/// from. The one definition of the features, shared by the screening (each seed's binary)
+/// and the confirmation (a seed as built and its relink, read from their ELF files), so
+/// that both read the same value for the same placement; the set pressure in particular
+/// needs every hot function's lines, not the function's alone.
+#[derive(Debug, Clone)]
+pub struct HotPlacement {
+    cache: ICache,
+    functions: BTreeMap<String, Function>,
+    pressure: BTreeMap<u64, u64>,
+}
+
+impl HotPlacement {
+    /// The placement of `hot` (one binary's hot functions, each name once) in `cache`.
+    pub fn new<'a>(hot: impl IntoIterator<Item = &'a Function>, cache: &ICache) -> HotPlacement {
+        let functions: BTreeMap<String, Function> = hot
+            .into_iter()
+            .map(|f| (f.name.clone(), f.clone()))
+            .collect();
+        let pressure = hot_lines_per_set(functions.values(), cache);
+        HotPlacement {
+            cache: *cache,
+            functions,
+            pressure,
+        }
+    }
+
+    /// The hot functions of `all` (a binary's functions) named in `hot`, each found under
+    /// a unique name; the names missing or repeated are left out.
+    pub fn of_binary<'a>(
+        all: &[Function],
+        hot: impl IntoIterator<Item = &'a str>,
+        cache: &ICache,
+    ) -> HotPlacement {
+        let mut by_name: BTreeMap<&str, Vec<&Function>> = BTreeMap::new();
+        for f in all {
+            by_name.entry(f.name.as_str()).or_default().push(f);
+        }
+        let found = hot
+            .into_iter()
+            .filter_map(|h| match by_name.get(h).map(Vec::as_slice) {
+                Some([f]) => Some(*f),
+                _ => None,
+            });
+        HotPlacement::new(found, cache)
+    }
+
+    /// The hot functions' names.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.functions.keys().map(String::as_str)
+    }
+
+    /// The function `name` as placed; `None` when it is not one of the hot functions.
+    pub fn function(&self, name: &str) -> Option<&Function> {
+        self.functions.get(name)
+    }
+
+    /// The value of `feature` for the hot function `name`; `None` when it is not one.
+    pub fn value(&self, feature: Feature, name: &str) -> Option<f64> {
+        let f = self.functions.get(name)?;
+        Some(value(feature, f, &self.cache, &self.pressure))
+    }
+
+    /// The same placement with the hot function `name` at `address` instead (its lines
+    /// counted in their new sets), everything else where it was.
+    pub fn with_moved(&self, name: &str, address: u64) -> HotPlacement {
+        let moved = self.functions.values().map(|f| {
+            if f.name == name {
+                Function {
+                    address,
+                    ..f.clone()
+                }
+            } else {
+                f.clone()
+            }
+        });
+        let moved: Vec<Function> = moved.collect();
+        HotPlacement::new(&moved, &self.cache)
+    }
+
+    /// Whether `set` holds more hot lines than the cache has ways.
+    pub fn overfull(&self, set: u64) -> bool {
+        self.pressure.get(&set).copied().unwrap_or(0) > self.cache.ways
+    }
+}
+
 /// The value of `feature` for function `f` of a binary whose hot lines per set are
 /// `pressure` (from [`hot_lines_per_set`]).
-pub fn value(feature: Feature, f: &Function, cache: &ICache, pressure: &BTreeMap<u64, u64>) -> f64 {
+fn value(feature: Feature, f: &Function, cache: &ICache, pressure: &BTreeMap<u64, u64>) -> f64 {
     let bit = |b: bool| if b { 1.0 } else { 0.0 };
     match feature {
         Feature::UpperHalfLine => bit(f.address % cache.line >= cache.line / 2),
@@ -207,10 +296,36 @@ mod tests {
         let b = Function::named("b", 128, 10); // line 2 → set 0
         let d = Function::named("d", 64, 8); // line 1 → set 1
         let e = Function::named("e", 72, 8); // line 1 again: not a second line
-        let p = hot_lines_per_set(&[&a, &b, &d, &e], &c);
+        let p = hot_lines_per_set([&a, &b, &d, &e], &c);
         assert_eq!(p, BTreeMap::from([(0, 2), (1, 1)]));
         assert_eq!(value(Feature::OverfullSet, &a, &c, &p), 1.0);
         assert_eq!(value(Feature::OverfullSet, &d, &c, &p), 0.0);
         assert_eq!(sets_of(120, 20, &c), vec![1, 0]);
+    }
+
+    /// The set pressure is a property of the whole placement: the same function reads 1 in
+    /// an overfull set and 0 once moved out of it (or once its partner has), whoever asks.
+    #[test]
+    fn set_pressure_follows_every_hot_function_moved() {
+        let c = ICache {
+            line: 64,
+            sets: 2,
+            ways: 1,
+        };
+        let all = vec![
+            Function::named("a", 0, 64),
+            Function::named("b", 128, 64),
+            Function::named("cold", 64, 64),
+        ];
+        let p = HotPlacement::of_binary(&all, ["a", "b"], &c);
+        assert_eq!(p.value(Feature::OverfullSet, "a"), Some(1.0));
+        assert_eq!(p.value(Feature::OverfullSet, "b"), Some(1.0));
+        assert_eq!(p.value(Feature::OverfullSet, "cold"), None);
+        // a moved to line 3 (set 1): both sets hold one hot line.
+        let moved = p.with_moved("a", 192);
+        assert_eq!(moved.value(Feature::OverfullSet, "a"), Some(0.0));
+        assert_eq!(moved.value(Feature::OverfullSet, "b"), Some(0.0));
+        assert_eq!(moved.value(Feature::UpperHalfLine, "a"), Some(0.0));
+        assert!(p.overfull(0) && !moved.overfull(0));
     }
 }

@@ -148,6 +148,62 @@ pub fn units_needed(tests: usize, q: f64) -> Result<usize, StatsError> {
     }
 }
 
+/// The partial correlation of `x` and `y` given `z`, and its two-sided p-value: r_xy·z =
+/// (r_xy − r_xz r_yz) / √((1 − r_xz²)(1 − r_yz²)), tested with t = r √(n − 3) / √(1 − r²)
+/// on n − 3 degrees of freedom (Fisher 1924; Cohen, Cohen, West & Aiken 2003, §3.3).
+/// Errors: fewer than 4 values, unequal lengths, a sample that does not vary, or `x` or
+/// `y` a perfect linear function of `z` (nothing left to correlate).
+pub fn partial_correlation(x: &[f64], y: &[f64], z: &[f64]) -> Result<(f64, f64), StatsError> {
+    crate::stats::error::at_least("a partial correlation", "values", 4, x.len())?;
+    if y.len() != x.len() || z.len() != x.len() {
+        return Err(StatsError::Domain(
+            "a partial correlation needs samples of equal length".into(),
+        ));
+    }
+    let (rxy, rxz, ryz) = (pearson(x, y)?, pearson(x, z)?, pearson(y, z)?);
+    let denominator = ((1.0 - rxz * rxz) * (1.0 - ryz * ryz)).sqrt();
+    if denominator <= 1e-12 {
+        return Err(StatsError::Degenerate(
+            "a sample is a linear function of the one held fixed".into(),
+        ));
+    }
+    let r = ((rxy - rxz * ryz) / denominator).clamp(-1.0, 1.0);
+    let df = x.len() as f64 - 3.0;
+    let p = if r.abs() >= 1.0 {
+        0.0
+    } else {
+        let t = r.abs() * df.sqrt() / (1.0 - r * r).sqrt();
+        2.0 * (1.0 - crate::stats::tdist::t_cdf(t, df))
+    };
+    Ok((r, p.clamp(0.0, 1.0)))
+}
+
+/// [`units_needed`] at an uneven split: the fewest units with which a perfect association
+/// of a 0/1 feature holding `share` of the units on its smaller side (0 < share ≤ 1/2) can
+/// reach a Benjamini–Hochberg discovery at rate `q` among `tests` tests. With k = ⌈share ·
+/// n⌉ units on that side, the best exact permutation p-value is 1 / C(n, k) (the one
+/// arrangement putting exactly those units highest; 2 / C(n, n/2) at an even split, whose
+/// mirror arrangement is as extreme). A 3-of-20 split needs more units than halves do.
+/// Errors: `q` outside (0, 1), no test, or `share` outside (0, 1/2].
+pub fn units_needed_at_split(tests: usize, q: f64, share: f64) -> Result<usize, StatsError> {
+    if !(share > 0.0 && share <= 0.5) {
+        return Err(StatsError::Domain(format!(
+            "units needed at a split: the smaller side's share must be in (0, 1/2] (got {share})"
+        )));
+    }
+    let halves = units_needed(tests, q)?;
+    let bar = q / tests as f64;
+    let mut n = 2usize;
+    loop {
+        let k = ((share * n as f64).ceil() as usize).clamp(1, n / 2);
+        let best = if 2 * k == n { 2.0 } else { 1.0 } / binomial(n, k);
+        if best <= bar || n >= halves.max(2) * 64 {
+            return Ok(n.max(halves));
+        }
+        n += 1;
+    }
+}
+
 fn binomial(n: usize, k: usize) -> f64 {
     (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
 }
@@ -155,6 +211,42 @@ fn binomial(n: usize, k: usize) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Against R's ppcor::pcor.test, reproduced with scipy (R is not installed here):
+    /// python3 -c "import numpy as np, scipy.stats as st
+    ///   x=[1,2,3,4,5,6,7,8]; y=[2,1,4,3,6,5,8,9]; z=[1,1,2,2,3,3,5,4]
+    ///   rx=np.polyfit(z,x,1); ry=np.polyfit(z,y,1)
+    ///   ex=np.array(x)-np.polyval(rx,z); ey=np.array(y)-np.polyval(ry,z)
+    ///   r=np.corrcoef(ex,ey)[0,1]; t=r*np.sqrt(5)/np.sqrt(1-r*r)
+    ///   print(r, 2*st.t.sf(abs(t),5))"
+    #[test]
+    fn partial_correlation_matches_the_residual_correlation() {
+        let x = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0];
+        let y = [2.0, 1.0, 4.0, 3.0, 6.0, 5.0, 8.0, 9.0];
+        let z = [1.0, 1.0, 2.0, 2.0, 3.0, 3.0, 5.0, 4.0];
+        let (r, p) = partial_correlation(&x, &y, &z).unwrap();
+        assert!((r - 0.428746462856272).abs() < 1e-9, "{r}");
+        assert!((p - 0.3371491779905248).abs() < 1e-6, "{p}");
+        assert!(partial_correlation(&x, &y, &x).is_err());
+        assert!(partial_correlation(&x[..3], &y[..3], &z[..3]).is_err());
+    }
+
+    /// Closed forms: at halves it is `units_needed`; 3 of 20 (0.15) among 277 tests at 5 %
+    /// (bar 1.805e-4): C(n, ⌈0.15 n⌉) must reach 5540: n = 20 gives C(20, 3) = 1140, n = 21
+    /// C(21, 4) = 5985 ≥ 5540 — but never fewer than at halves (16 for 277 tests).
+    #[test]
+    fn units_needed_at_an_uneven_split() {
+        assert_eq!(
+            units_needed_at_split(24, 0.05, 0.5).unwrap(),
+            units_needed(24, 0.05).unwrap()
+        );
+        assert_eq!(units_needed(277, 0.05).unwrap(), 16);
+        assert_eq!(units_needed_at_split(277, 0.05, 0.15).unwrap(), 21);
+        // One in 20: C(n, ⌈n/20⌉) = n for n ≤ 20, so n ≥ 5540 / ... grows until k = 2.
+        assert!(units_needed_at_split(277, 0.05, 0.05).unwrap() > 21);
+        assert!(units_needed_at_split(10, 0.05, 0.0).is_err());
+        assert!(units_needed_at_split(10, 0.05, 0.6).is_err());
+    }
 
     #[test]
     fn bh_matches_r_p_adjust() {

@@ -187,8 +187,8 @@ impl Program {
     /// Fails when `pad_before` names a function that was found nowhere (`found`): padding
     /// it silently would leave every binary unpadded.
     fn check_padded(&self, found: bool, has_archives: bool) -> Result<()> {
-        match &self.pad_before {
-            Some((function, _)) if !found => bail!(
+        match self.pad_before.as_ref().map(|m| &m.function) {
+            Some(function) if !found => bail!(
                 "no function {function} in the program's own objects or its static archives' \
                  members{}",
                 if self.mechanism == Mechanism::MergedLink && has_archives {
@@ -462,6 +462,10 @@ struct MergedObject {
     align_of_rank: std::collections::BTreeMap<usize, u64>,
 }
 
+/// Filler per section, `(section index, bytes)`, as [`reorder::reorder_sections_padded`]
+/// takes it in front of and behind sections.
+type PaddingList = Vec<(usize, u64)>;
+
 /// The distinct (object, section) pairs of `list`, at their first place.
 fn distinct_sections(list: &[MergedEntry]) -> Vec<(PathBuf, String)> {
     let mut seen = std::collections::HashSet::new();
@@ -523,12 +527,12 @@ impl MergedObject {
     /// stream)` for `build --pad`, one draw per script-placed section in identity order (so
     /// padding never changes the order; the COMDAT sections kept in their groups are not
     /// padded). `before`: `(function, bytes)` more in front of that function's section
-    /// (see [`Program::pad_before`]).
+    /// and behind it (see [`Program::pad_before`]).
     fn write_order(
         &self,
         entries: &[MergedEntry],
         pad: Option<(u64, &mut SeededRng)>,
-        before: Option<&(String, u64)>,
+        before: Option<&super::MoveAlone>,
         out: &Path,
     ) -> Result<bool> {
         let mut order = Vec::with_capacity(self.identity_ranks.len());
@@ -572,28 +576,28 @@ impl MergedObject {
         };
         let data = std::fs::read(&self.path)
             .with_context(|| format!("reading {}", self.path.display()))?;
-        let (padding, found) = match before {
-            Some((function, bytes)) => self.pad_one(&data, padding, function, *bytes)?,
-            None => (padding, false),
+        let (padding, behind, found) = match before {
+            Some(moved) => self.pad_one(&data, padding, moved)?,
+            None => (padding, Vec::new(), false),
         };
-        let bytes = reorder::reorder_sections(&data, &order, &padding)?;
+        let bytes = reorder::reorder_sections_padded(&data, &order, &padding, &behind)?;
         std::fs::write(out, bytes).with_context(|| format!("writing {}", out.display()))?;
         Ok(found)
     }
 
-    /// `padding` with `bytes` more in front of the script-placed section holding `function`
-    /// (which must keep its alignment: `bytes` a multiple of it), and `true`; `padding` as
-    /// it is and `false` when the program's own objects do not define `function` (it may
-    /// come from an archive member, padded apart).
+    /// `padding` with `moved.before` more in front of the script-placed section holding
+    /// `moved.function` (which must keep its alignment: a multiple of it), the filler behind
+    /// it, and `true`; `padding` as it is and `false` when the program's own objects do not
+    /// define the function (it may come from an archive member, padded apart).
     fn pad_one(
         &self,
         data: &[u8],
         mut padding: Vec<(usize, u64)>,
-        function: &str,
-        bytes: u64,
-    ) -> Result<(Vec<(usize, u64)>, bool)> {
+        moved: &super::MoveAlone,
+    ) -> Result<(PaddingList, PaddingList, bool)> {
+        let (function, bytes) = (moved.function.as_str(), moved.before);
         let Some(index) = super::text_symbol_section(data, function) else {
-            return Ok((padding, false));
+            return Ok((padding, Vec::new(), false));
         };
         let align = self
             .index_of_rank
@@ -608,6 +612,6 @@ impl MergedObject {
             Some(slot) => slot.1 += bytes,
             None => padding.push((index, bytes)),
         }
-        Ok((padding, true))
+        Ok((padding, vec![(index, moved.behind)], true))
     }
 }

@@ -45,14 +45,28 @@ pub struct Program {
     /// `build --pad MAX`: seeds put up to this many bytes of filler in front of each moved
     /// code section (0: none; the baseline never gets any).
     pub pad: u64,
-    /// `layoutrand explain --confirm`: this many more filler bytes in front of the code
-    /// section of this function (by symbol name) in a seed's merged object, on top of the
-    /// seed's own padding, so that only it and the code after it move (`None`: none).
-    pub pad_before: Option<(String, u64)>,
+    /// `layoutrand explain --confirm`: the code section of one function moved alone in a
+    /// seed's relink (`None`: none).
+    pub pad_before: Option<MoveAlone>,
     /// What every binary of the program shares (its modules' sections, the merged object
     /// and its index), made by the first link and reused by the others: a seed's own work is
     /// then its permutation, its final link and its checks.
     prepared: std::sync::OnceLock<std::sync::Arc<Prepared>>,
+}
+
+/// `explain --confirm`'s move of one function (by symbol name): `before` more filler bytes
+/// in front of the code section defining it, on top of the seed's own padding, and
+/// `behind` bytes after that section's code, so that the code after the section moves by
+/// `before + behind` (a whole period of the cache's sets: every placement feature of that
+/// code unchanged) while the section itself moves by `before`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MoveAlone {
+    /// The function's symbol name.
+    pub function: String,
+    /// Filler bytes in front of its section (a multiple of the section's alignment).
+    pub before: u64,
+    /// Filler bytes behind its section's code.
+    pub behind: u64,
 }
 
 /// A finished link.
@@ -186,10 +200,9 @@ impl Program {
             let mut padding = self.rng(seed, &format!("padding:{i}:{k}"));
             let shuffle = (self.mechanism != Mechanism::Padded).then_some(&mut rng);
             // `explain --confirm` on a function of this member: its section gets more.
-            let before = self
-                .pad_before
-                .as_ref()
-                .and_then(|(f, b)| text_symbol_section(bytes, f).map(|index| (index, *b)));
+            let before = self.pad_before.as_ref().and_then(|m| {
+                text_symbol_section(bytes, &m.function).map(|index| (index, m.before, m.behind))
+            });
             padded_before |= before.is_some();
             reorder_object(bytes, shuffle, (self.pad, &mut padding), before)
         })
@@ -201,13 +214,14 @@ impl Program {
 /// The object `bytes` with its movable sections shuffled within groups from `shuffle` (its
 /// section table permuted; `None`: kept in their order, for padding only) and, when
 /// `pad.0 > 0`, padded from the stream `pad.1` (one draw per movable section, in
-/// section-table order); `None` when there is nothing to change (fewer than two movable
-/// sections or no shuffle, and no padding) or it is not a relocatable ELF object.
+/// section-table order), and `before` (section index, filler in front of it, filler behind
+/// it) moved alone ([`MoveAlone`]); `None` when there is nothing to change (fewer than two
+/// movable sections or no shuffle, and no padding) or it is not a relocatable ELF object.
 fn reorder_object(
     bytes: &[u8],
     shuffle: Option<&mut SeededRng>,
     pad: (u64, &mut SeededRng),
-    before: Option<(usize, u64)>,
+    before: Option<(usize, u64, u64)>,
 ) -> Result<Option<Vec<u8>>> {
     let Ok(sections) = object_file::text_sections_from_bytes(bytes) else {
         return Ok(None);
@@ -223,7 +237,8 @@ fn reorder_object(
     let mut movable: Vec<(usize, u64)> = shuffled.iter().map(|s| (s.index, s.align)).collect();
     movable.sort_unstable();
     let mut padding = reorder::draw_padding(&movable, pad.0, pad.1);
-    if let Some((index, bytes)) = before {
+    let mut behind = Vec::new();
+    if let Some((index, bytes, tail)) = before {
         let align = movable
             .iter()
             .find(|(i, _)| *i == index)
@@ -236,8 +251,9 @@ fn reorder_object(
             Some(slot) => slot.1 += bytes,
             None => padding.push((index, bytes)),
         }
+        behind.push((index, tail));
     }
-    if (shuffled.len() < 2 || !moves) && padding.is_empty() {
+    if (shuffled.len() < 2 || !moves) && padding.is_empty() && behind.is_empty() {
         return Ok(None);
     }
     // Without a shuffle the sections keep their places (`movable` is in table order).
@@ -246,7 +262,7 @@ fn reorder_object(
     } else {
         movable.iter().map(|&(index, _)| index).collect()
     };
-    reorder::reorder_sections(bytes, &order, &padding).map(Some)
+    reorder::reorder_sections_padded(bytes, &order, &padding, &behind).map(Some)
 }
 
 /// The index of the section defining the function (text symbol) `name` in the object

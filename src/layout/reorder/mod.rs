@@ -25,5 +25,5 @@ pub use merged::{merge_objects, merged_script, MergedEntry};
 pub use padding::draw_padding;
 pub use relocatable::{relocatable_reorder, relocatable_script};
 pub use script::check_output_dir;
-pub use section_table::{reorder_sections, Padding};
+pub use section_table::{reorder_sections, reorder_sections_padded, Padding};
 pub use shuffle::{shuffle_global, shuffle_within_groups};

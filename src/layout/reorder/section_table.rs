@@ -55,6 +55,21 @@ pub type Padding = [(usize, u64)];
 /// an index out of range or listed twice, a relocation, symbol or group section in
 /// `order`, padding of a `REL` object or of a section without contents.
 pub fn reorder_sections(data: &[u8], order: &[usize], padding: &Padding) -> Result<Vec<u8>> {
+    reorder_sections_padded(data, order, padding, &[])
+}
+
+/// [`reorder_sections`] with filler `behind` some code sections as well (`(section index,
+/// bytes)`, at most one entry per section): the section grows at its end, so its own
+/// contents keep their offsets and only what the linker places after it moves, by the
+/// section's whole growth. `explain --confirm` moves one section by the filler in front of
+/// it and takes the bytes back behind it up to a whole period of the cache's sets, so that
+/// the code after it keeps every placement feature (see [`crate::explain::confirm`]).
+pub fn reorder_sections_padded(
+    data: &[u8],
+    order: &[usize],
+    padding: &Padding,
+    behind: &Padding,
+) -> Result<Vec<u8>> {
     let elf = Elf::parse(data)?;
     let n = elf.sections.len();
     let moved: BTreeSet<usize> = order.iter().copied().collect();
@@ -97,7 +112,7 @@ pub fn reorder_sections(data: &[u8], order: &[usize], padding: &Padding) -> Resu
     for (new, &old) in new_order.iter().enumerate() {
         new_index[old] = u32::try_from(new).context("too many sections")?;
     }
-    elf.rewrite(&new_order, &new_index, padding)
+    elf.rewrite(&new_order, &new_index, padding, behind)
 }
 
 /// One section header, decoded.
@@ -268,6 +283,7 @@ impl<'a> Elf<'a> {
         new_order: &[usize],
         new_index: &[u32],
         padding: &Padding,
+        behind: &Padding,
     ) -> Result<Vec<u8>> {
         let n = self.sections.len();
         let mut out = Writer {
@@ -275,7 +291,8 @@ impl<'a> Elf<'a> {
             big: self.big,
         };
         let pad = self.padding_of(padding)?;
-        let padded = pad.iter().any(|&p| p > 0);
+        let tail = self.padding_of(behind)?;
+        let padded = pad.iter().chain(&tail).any(|&p| p > 0);
         let renumber = |old: u32| -> u32 {
             if old > 0 && (old as usize) < n {
                 new_index[old as usize]
@@ -289,7 +306,7 @@ impl<'a> Elf<'a> {
         }
         self.renumber_groups(&mut out, &renumber)?;
         let headers = if padded {
-            self.append_padded(&mut out, &pad)?
+            self.append_padded(&mut out, &pad, &tail)?
         } else {
             self.sections.clone()
         };
@@ -461,17 +478,17 @@ impl<'a> Elf<'a> {
         Ok(())
     }
 
-    /// Appends the padded sections' new contents (the padding, then the old bytes) and
-    /// returns the section headers with their new offsets and sizes.
-    fn append_padded(&self, out: &mut Writer, pad: &[u64]) -> Result<Vec<Section>> {
+    /// Appends the padded sections' new contents (the padding `pad`, the old bytes, the
+    /// filler `tail`) and returns the section headers with their new offsets and sizes.
+    fn append_padded(&self, out: &mut Writer, pad: &[u64], tail: &[u64]) -> Result<Vec<Section>> {
         let mut headers: Vec<Section> = self.sections.clone();
         let fill = if matches!(self.machine, EM_386 | EM_X86_64) {
             0xcc
         } else {
             0
         };
-        for (i, &bytes) in pad.iter().enumerate() {
-            if bytes == 0 {
+        for (i, (&bytes, &behind)) in pad.iter().zip(tail).enumerate() {
+            if bytes == 0 && behind == 0 {
                 continue;
             }
             let s = &self.sections[i];
@@ -481,8 +498,10 @@ impl<'a> Elf<'a> {
             out.data.resize(start, 0);
             out.data.resize(start + usize::try_from(bytes)?, fill);
             out.data.extend_from_slice(&self.data[range]);
+            let end = out.data.len() + usize::try_from(behind)?;
+            out.data.resize(end, fill);
             headers[i].offset = start as u64;
-            headers[i].size = s.size + bytes;
+            headers[i].size = s.size + bytes + behind;
         }
         Ok(headers)
     }

@@ -3,7 +3,7 @@
 //! the words.
 
 use crate::analysis::explain::Explanation;
-use crate::analysis::explain::{Confirmation, Suspect};
+use crate::analysis::explain::{Confirmation, Finding, Suspect};
 use crate::analysis::numfmt::{p_value, percent, percent_bounds, sig};
 use crate::analysis::vocabulary::Verdict;
 use crate::layout::demangle::demangle;
@@ -31,10 +31,11 @@ pub fn text(e: &Explanation) -> String {
 /// variance, and what was screened (and what could not be).
 fn screening_lines(e: &Explanation) -> String {
     let s = &e.screening;
-    let unit = if e.unit.is_empty() {
+    // In the unit `report` prints the metric in (`s`, not the store's `ns`).
+    let unit = if e.shown_unit.is_empty() {
         String::new()
     } else {
-        format!(" ({})", e.unit)
+        format!(" ({})", e.shown_unit)
     };
     let mut out = format!(
         "layoutrand explain: {}, metric {}{unit}, {} randomised binaries\n",
@@ -79,16 +80,17 @@ fn screening_lines(e: &Explanation) -> String {
     out
 }
 
-/// The first [`SHOWN`] culprits, then how many more (and on how many functions).
+/// The first [`SHOWN`] findings, then how many more (and on how many functions).
 fn culprits_lines(e: &Explanation) -> String {
     let s = &e.screening;
     let mut out = String::new();
-    for (i, c) in s.culprits.iter().take(SHOWN).enumerate() {
-        out += &culprit_lines(e, i + 1, c);
+    for (i, f) in s.findings.iter().take(SHOWN).enumerate() {
+        out += &finding_lines(e, i + 1, f);
     }
-    if s.culprits.len() > SHOWN {
+    if s.findings.len() > SHOWN {
         let functions: std::collections::BTreeSet<&str> =
             s.culprits.iter().map(|c| c.function.as_str()).collect();
+        let shown: usize = s.findings.iter().take(SHOWN).map(|f| f.members.len()).sum();
         let many = if functions.len() > 5 {
             ": many functions at once point to an effect of the layout as a whole (the number \
              of lines the hot code spans, its set pressure) more than of one function"
@@ -96,13 +98,87 @@ fn culprits_lines(e: &Explanation) -> String {
             ""
         };
         out += &format!(
-            "… and {} more culprits ({} in all, on {} functions; all in --format json){many}\n",
-            s.culprits.len() - SHOWN,
+            "… and {} more findings ({} pairs; {} culprit pairs in all, on {} functions; all in \
+             --format json){many}\n",
+            s.findings.len() - SHOWN,
+            s.culprits.len() - shown,
             s.culprits.len(),
             functions.len()
         );
     }
     out
+}
+
+/// One finding: its leader's association, the pairs it stands for, each member's
+/// confirmation, and the fix of the member confirmed (else the leader's).
+fn finding_lines(e: &Explanation, rank: usize, f: &Finding) -> String {
+    let culprits = &e.screening.culprits;
+    let members: Vec<&Suspect> = f.members.iter().filter_map(|&i| culprits.get(i)).collect();
+    let Some(leader) = members.first() else {
+        return String::new();
+    };
+    let mut out = format!("{rank}. {}\n", finding(e, leader));
+    if members.len() > 1 {
+        out += &format!(
+            "   stands for {} pairs on {} function(s) that say what the first says (their \
+             placements move with its, |r| ≥ {}, or their association with the means is no \
+             longer significant at {} once its placement is held fixed), which the screening \
+             cannot tell apart: {}\n",
+            members.len(),
+            f.functions.len(),
+            crate::analysis::explain::TOGETHER,
+            percent(crate::analysis::explain::EXPLAINED_ALPHA, 2),
+            member_list(&members)
+        );
+    }
+    for c in &members {
+        if let Some(k) = &c.confirmation {
+            out += &format!("   {}\n", confirmation(e, k));
+        }
+    }
+    let fixed = members
+        .iter()
+        .find(|c| c.confirmation.as_ref().is_some_and(|k| k.confirmed))
+        .unwrap_or(leader);
+    let confirmed_any = culprits.iter().any(|c| c.confirmation.is_some());
+    match &fixed.suggestion {
+        Some(fix) => out += &format!("   fix: {fix}\n"),
+        None if confirmed_any => {
+            out += &format!(
+                "   fix: none before a confirmation (an association; --confirm moved only the \
+                 {} functions named first)\n",
+                culprits.iter().filter(|c| c.confirmation.is_some()).count()
+            )
+        }
+        None => {
+            out += "   fix: none before a confirmation (an association: `--confirm` moves each \
+                    member alone to tell whether its placement matters)\n"
+        }
+    }
+    out
+}
+
+/// "spin (upper_half_line, offset_mod_line), fold (lines)": the members by function, in
+/// order.
+fn member_list(members: &[&Suspect]) -> String {
+    let mut by_function: Vec<(&str, Vec<&str>)> = Vec::new();
+    for c in members {
+        match by_function.iter_mut().find(|(f, _)| *f == c.function) {
+            Some((_, features)) => features.push(c.feature.name()),
+            None => by_function.push((&c.function, vec![c.feature.name()])),
+        }
+    }
+    let shown: Vec<String> = by_function
+        .iter()
+        .take(8)
+        .map(|(f, features)| format!("{} ({})", demangle(f), features.join(", ")))
+        .collect();
+    let more = by_function.len().saturating_sub(8);
+    if more > 0 {
+        format!("{}, and {more} more functions", shown.join(", "))
+    } else {
+        shown.join(", ")
+    }
 }
 
 /// How to read the culprits: none confirmed, the strongest pair when nothing was
@@ -138,25 +214,15 @@ fn reading_lines(e: &Explanation) -> String {
 /// The culprits the text lists (the JSON lists all).
 pub(super) const SHOWN: usize = crate::analysis::explain::PLOTTED;
 
-/// One culprit: the finding, its confirmation, and the fix that follows.
-fn culprit_lines(e: &Explanation, rank: usize, c: &Suspect) -> String {
-    let mut out = format!("{rank}. {}\n", finding(e, c));
-    if let Some(k) = &c.confirmation {
-        out += &format!("   {}\n", confirmation(e, k));
-    }
-    if let Some(fix) = &c.suggestion {
-        out += &format!("   fix: {fix}\n");
-    }
-    out
-}
-
 /// The verdict in one line (`verdict: detected — …`).
 pub(super) fn verdict_line(e: &Explanation) -> String {
     let s = &e.screening;
     match s.verdict {
         Verdict::Detected => format!(
-            "verdict: {} — {} culprit(s) named at a false discovery rate of 5 %\n",
+            "verdict: {} — {} finding(s) named at a false discovery rate of 5 % ({} culprit \
+             (function, feature) pairs)\n",
             Verdict::Detected.word(),
+            s.findings.len(),
             s.culprits.len()
         ),
         Verdict::NotDetected if !s.means_vary => {
@@ -172,8 +238,23 @@ pub(super) fn verdict_line(e: &Explanation) -> String {
             Verdict::NotDetected.word(),
             s.binaries
         ),
-        _ => match s.binaries_needed {
-            Some(n) if n > s.binaries => format!(
+        _ => match (&s.split, s.binaries_needed) {
+            (Some(split), _) if split.binaries_needed > s.binaries => format!(
+                "verdict: {} (cannot tell) — the strongest 0/1 pair ({}, {}) splits the \
+                 binaries {} to {}; at that split even a perfect association needs at least \
+                 {} binaries to be discovered among {} tests; this experiment has {}: build \
+                 and run more seeds\n",
+                Verdict::Undetermined.word(),
+                demangle(&split.function),
+                split.feature.name(),
+                split.smaller_side,
+                s.binaries - split.smaller_side,
+                split.binaries_needed,
+                s.tests,
+                s.binaries
+            ),
+            _ => match s.binaries_needed {
+                Some(n) if n > s.binaries => format!(
                 "verdict: {} (cannot tell) — with {} tests even a perfect association needs at \
                  least {n} binaries to be discovered; this experiment has {}: build and run \
                  more seeds\n",
@@ -181,10 +262,11 @@ pub(super) fn verdict_line(e: &Explanation) -> String {
                 s.tests,
                 s.binaries
             ),
-            _ => format!(
-                "verdict: {} (cannot tell) — no feature varied across the binaries\n",
-                Verdict::Undetermined.word()
-            ),
+                _ => format!(
+                    "verdict: {} (cannot tell) — no feature varied across the binaries\n",
+                    Verdict::Undetermined.word()
+                ),
+            },
         },
     }
 }
@@ -264,12 +346,30 @@ pub(super) fn confirmation(e: &Explanation, k: &Confirmation) -> String {
         }
         None => "no bounded interval".to_string(),
     };
+    let moved = if k.moved_with.is_empty() {
+        demangle(&k.function)
+    } else {
+        let with: Vec<String> = k.moved_with.iter().map(|f| demangle(f)).collect();
+        format!(
+            "{} (with {}, in its section: theirs too)",
+            demangle(&k.function),
+            with.join(", ")
+        )
+    };
+    let after = if k.code_after_moved > 0 {
+        format!(
+            "; the code after it by {} bytes, which keeps its placement",
+            k.code_after_moved
+        )
+    } else {
+        String::new()
+    };
     format!(
-        "{words} by {} targeted relinks (only {} and the code after it moved, by {} to {} \
-         bytes; paired with the seeds as built): with the feature higher, {} changes by {} ({interval}; verdict {}; \
-         in {})",
+        "{words} by {} targeted relinks of {} (moved alone by {} to {} bytes{after}; paired \
+         with the seeds as built): with the feature higher, {} changes by {} ({interval}; \
+         verdict {}; in {})",
         k.relinks,
-        demangle(&k.function),
+        moved,
         k.bytes.iter().min().copied().unwrap_or(0),
         k.bytes.iter().max().copied().unwrap_or(0),
         e.metric,
