@@ -178,7 +178,18 @@ fn build_seed(
         tick();
         match result {
             Ok(b) => set.add(b, program.is_library()),
-            Err(e) => errors.push(format!("program {}: {e:#}", program.name)),
+            Err(e) => {
+                let others: Vec<&str> = programs
+                    .iter()
+                    .filter(|o| o.name != program.name)
+                    .map(|o| o.name.as_str())
+                    .collect();
+                errors.push(format!(
+                    "program {}: {e:#}{}",
+                    program.name,
+                    super::programs::leave_out_hint(&others)
+                ));
+            }
         }
     }
     (set, errors)
