@@ -187,12 +187,24 @@ fn build_seed(
                 errors.push(format!(
                     "program {}: {e:#}{}",
                     program.name,
-                    super::programs::leave_out_hint(&others)
+                    leave_out_hint(&others)
                 ));
             }
         }
     }
     (set, errors)
+}
+
+/// How to build without a program that cannot be relinked: `--programs` naming the others
+/// (empty when there are none to name).
+pub(crate) fn leave_out_hint(others: &[&str]) -> String {
+    if others.is_empty() {
+        return String::new();
+    }
+    format!(
+        " (to leave it out, build with `--programs {}`)",
+        others.join(",")
+    )
 }
 
 /// Where program `p` of a binary goes, and its scratch directory.

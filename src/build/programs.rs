@@ -282,25 +282,13 @@ pub(crate) fn failed_programs(
             library: false,
             excluded: Some(format!(
                 "it could not be relinked: {err:#}{}",
-                leave_out_hint(&others)
+                super::binaries::leave_out_hint(&others)
             )),
             distinct_layouts: 0,
             coinciding: Vec::new(),
             achieved: None,
         })
         .collect()
-}
-
-/// How to build without a program that cannot be relinked: `--programs` naming the others
-/// (empty when there are none to name).
-pub(crate) fn leave_out_hint(others: &[&str]) -> String {
-    if others.is_empty() {
-        return String::new();
-    }
-    format!(
-        " (to leave it out, build with `--programs {}`)",
-        others.join(",")
-    )
 }
 
 #[cfg(test)]

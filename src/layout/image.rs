@@ -16,9 +16,16 @@ use super::binary::Function;
 /// A linked binary in memory, with its allocated sections.
 pub struct Image {
     data: Vec<u8>,
-    /// `(name, address, size, file range)` of each allocated section; no file range for a
-    /// section without contents (`.bss`).
-    sections: Vec<(String, u64, u64, Option<(u64, u64)>)>,
+    sections: Vec<Section>,
+}
+
+/// One allocated section of an [`Image`].
+struct Section {
+    name: String,
+    address: u64,
+    size: u64,
+    /// `(offset, size)` in the file; `None` for a section without contents (`.bss`).
+    file_range: Option<(u64, u64)>,
 }
 
 /// An allocated section whose size differs between two binaries, or that only one has.
@@ -64,7 +71,12 @@ impl Image {
                         | object::SectionKind::UninitializedTls => None,
                         _ => s.file_range(),
                     };
-                    (name, s.address(), s.size(), range)
+                    Section {
+                        name,
+                        address: s.address(),
+                        size: s.size(),
+                        file_range: range,
+                    }
                 })
                 .collect()
         };
@@ -74,8 +86,8 @@ impl Image {
     /// Each allocated section's size by name (sections of one name added up).
     pub fn section_sizes(&self) -> BTreeMap<&str, u64> {
         let mut sizes = BTreeMap::new();
-        for (name, _, size, _) in &self.sections {
-            *sizes.entry(name.as_str()).or_insert(0) += size;
+        for section in &self.sections {
+            *sizes.entry(section.name.as_str()).or_insert(0) += section.size;
         }
         sizes
     }
@@ -90,15 +102,14 @@ impl Image {
     /// Where in the file the `size` bytes at `address` are, when a section with contents
     /// holds them all.
     pub fn file_offset(&self, address: u64, size: u64) -> Option<u64> {
-        let (_, start, _, range) = self.sections.iter().find(|(_, start, len, range)| {
-            range.is_some()
-                && *start <= address
-                && address
-                    .checked_add(size)
-                    .is_some_and(|end| end <= start.saturating_add(*len))
+        let end = address.checked_add(size)?;
+        let section = self.sections.iter().find(|s| {
+            s.file_range.is_some()
+                && s.address <= address
+                && end <= s.address.saturating_add(s.size)
         })?;
-        let (offset, file_size) = (*range)?;
-        let skip = address - start;
+        let (offset, file_size) = section.file_range?;
+        let skip = address - section.address;
         (skip.checked_add(size)? <= file_size).then_some(offset + skip)
     }
 }
