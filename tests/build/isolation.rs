@@ -288,6 +288,30 @@ fn test_programs_are_left_out_unless_nothing_else_is_linked() {
     let m = Manifest::load(Path::new(&out)).unwrap();
     assert_eq!(names(&m), ["multimodule"], "{stdout}");
     assert!(m.seeds.iter().all(|v| v.binaries.len() == 1), "{stdout}");
+    // Measuring a test program left out: run says why it is missing and how to get it.
+    let o = assert_cmd::Command::cargo_bin("layoutrand")
+        .unwrap()
+        .current_dir(&src)
+        .args([
+            "run",
+            "--out",
+            &out,
+            "--executions",
+            "1",
+            "--",
+            "{bin:db_test}",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success()
+            && stderr.contains("no program named \"db_test\"")
+            && stderr.contains(
+                "by default, its test programs: to measure db_test, build again with `--programs`"
+            ),
+        "{o:?}"
+    );
     assert!(
         stdout.contains(
             "note: 2 test programs (by their names: db_test, test-util) not relinked, so each \
