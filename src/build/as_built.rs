@@ -19,8 +19,9 @@ use std::path::{Path, PathBuf};
 
 use super::binaries::describe_program;
 use super::replay::Program;
-use crate::files::manifest::{BinarySet, BuildStatus, SetKind, AS_BUILT_LABEL};
+use crate::files::manifest::{binary_label, BinarySet, BuildStatus, SetKind, AS_BUILT_LABEL};
 use crate::layout::binary::{self, Function};
+use crate::layout::image::{self, Image};
 use crate::layout::{distance, same_code};
 
 /// Copies every program's (and library's) binary as the user's build made it (`own`, one
@@ -60,7 +61,10 @@ pub fn keep(
         // binary whatever it holds.
         b.code = same_code::check(base, &functions).ok();
         b.distance = Some(distance::between(base, &functions));
-        b.versus_baseline = Some(compare(&functions, base));
+        let base_path = out_dir.join(binary_label(None)).join(&program.name);
+        let words =
+            compare(&functions, base) + &beyond_functions(own, &functions, &base_path, base);
+        b.versus_baseline = Some(words);
         set.add(b, program.is_library());
     }
     Ok(set)
@@ -179,6 +183,75 @@ pub fn compare(own: &[Function], baseline: &[Function]) -> String {
          differs)",
         own.len()
     )
+}
+
+/// What differs beyond the function list (the words to append to [`compare`]'s): the sizes
+/// of the allocated sections, and, when every function is at the same address in both, the
+/// bytes of each function (those that differ only in no-op padding counted apart).
+/// `"; the same section sizes and code bytes"` when nothing does.
+fn beyond_functions(
+    own: &Path,
+    own_functions: &[Function],
+    base: &Path,
+    base_functions: &[Function],
+) -> String {
+    let (own_image, base_image) = match (Image::read(own), Image::read(base)) {
+        (Ok(a), Ok(b)) => (a, b),
+        (Err(e), _) | (_, Err(e)) => {
+            return format!("; sections and code bytes not compared ({e:#})");
+        }
+    };
+    let sections = image::section_differences(&base_image, &own_image);
+    let same_places = own_functions.len() == base_functions.len()
+        && own_functions
+            .iter()
+            .zip(base_functions)
+            .all(|(a, b)| a.address == b.address && a.size == b.size);
+    let code = same_places
+        .then(|| image::code_differences(&base_image, base_functions, &own_image, own_functions));
+    let mut words = String::new();
+    if !sections.is_empty() {
+        words.push_str("; sections: ");
+        words.push_str(&section_words(&sections));
+    }
+    if let Some(code) = code.filter(|c| c.differ > 0) {
+        words.push_str(&format!(
+            "; the bytes of {} of {} functions differ",
+            code.differ, code.compared
+        ));
+        if code.only_nops > 0 {
+            words.push_str(&format!(
+                " ({} of them only in no-op padding)",
+                code.only_nops
+            ));
+        }
+    }
+    if words.is_empty() {
+        return match code {
+            Some(_) => "; the same section sizes and code bytes".to_string(),
+            None => "; the same section sizes".to_string(),
+        };
+    }
+    words
+}
+
+/// `the baseline's .rodata 76 bytes smaller, .foo only in the build's`: each section
+/// difference, the baseline's size against the build's.
+fn section_words(differences: &[image::SectionDifference]) -> String {
+    let words: Vec<String> = differences
+        .iter()
+        .map(|d| match (d.first, d.second) {
+            (Some(base), Some(own)) if base < own => {
+                format!("the baseline's {} {} bytes smaller", d.name, own - base)
+            }
+            (Some(base), Some(own)) => {
+                format!("the baseline's {} {} bytes larger", d.name, base - own)
+            }
+            (Some(_), None) => format!("{} only in the baseline", d.name),
+            _ => format!("{} only in the build's", d.name),
+        })
+        .collect();
+    words.join(", ")
 }
 
 #[cfg(test)]

@@ -178,10 +178,33 @@ fn build_seed(
         tick();
         match result {
             Ok(b) => set.add(b, program.is_library()),
-            Err(e) => errors.push(format!("program {}: {e:#}", program.name)),
+            Err(e) => {
+                let others: Vec<&str> = programs
+                    .iter()
+                    .filter(|o| o.name != program.name)
+                    .map(|o| o.name.as_str())
+                    .collect();
+                errors.push(format!(
+                    "program {}: {e:#}{}",
+                    program.name,
+                    leave_out_hint(&others)
+                ));
+            }
         }
     }
     (set, errors)
+}
+
+/// How to build without a program that cannot be relinked: `--programs` naming the others
+/// (empty when there are none to name).
+pub(crate) fn leave_out_hint(others: &[&str]) -> String {
+    if others.is_empty() {
+        return String::new();
+    }
+    format!(
+        " (to leave it out, build with `--programs {}`)",
+        others.join(",")
+    )
 }
 
 /// Where program `p` of a binary goes, and its scratch directory.

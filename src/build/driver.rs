@@ -48,7 +48,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     let (built, baseline_failed) =
         pool.install(|| binaries::build_baseline_isolated(&programs, &out_dir));
     let (programs, kept_built) = with_baseline(programs, built, baseline_failed, &mut failed);
-    let failed = failed_programs(failed);
+    let failed = failed_programs(failed, &programs);
     if programs.is_empty() {
         let reasons: Vec<String> = failed
             .iter()

@@ -41,8 +41,9 @@ pub struct BuildOptions {
     /// `--pad MAX`: the most filler bytes a seed puts in front of each function (`None`:
     /// not given, i.e. 0, or for `--extend` the recorded setting).
     pub pad: Option<u64>,
-    /// `--programs`: relink only these recorded programs (by name); `None`: every program
-    /// except the build's own tools ([`super::programs::is_build_tool`]).
+    /// `--programs`: relink only these recorded programs (by name; `all`: every one);
+    /// `None`: every program except the build's own tools and, when others remain, its
+    /// tests (see [`super::programs`]).
     pub programs: Option<Vec<String>>,
 }
 

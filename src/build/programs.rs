@@ -13,54 +13,170 @@ use super::replay::Program;
 use crate::files::manifest::ProgramSummary;
 use crate::wrap::record::LinkRecord;
 
+/// A tool the build links to run it itself, not one of its products: never relinked unless
+/// `--programs` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuildTool {
+    /// A cargo build script (`build_script_build-<hash>`): run by cargo during the build.
+    BuildScript,
+    /// A Rust proc-macro library: loaded by rustc during the build.
+    ProcMacro,
+}
+
+impl BuildTool {
+    /// What the tool is, in words.
+    fn what(self) -> &'static str {
+        match self {
+            BuildTool::BuildScript => "a cargo build script",
+            BuildTool::ProcMacro => "a Rust proc-macro library, loaded by rustc",
+        }
+    }
+}
+
 /// Whether a program is a tool the build runs itself rather than one of its products: a
 /// cargo build script (`build_script_build-<hash>`, hard-linked as `build-script-build`).
 pub fn is_build_tool(name: &str) -> bool {
     name.starts_with("build_script_build") || name.starts_with("build-script-build")
 }
 
-/// The recorded links to relink: those `--programs` names (an unknown name is an error
-/// listing the recorded ones), or every one but the build's own tools; with notes naming
-/// what was left out.
+/// Whether the shared library `path` is a Rust proc macro: rustc finds a proc macro's
+/// derives through the symbol `__rustc_proc_macro_decls_<hash>__`, which it exports from
+/// the library (and which no other kind of crate has). False when it cannot be read.
+pub fn is_proc_macro(path: &Path) -> bool {
+    use object::{Object, ObjectSymbol};
+    let Ok(data) = std::fs::read(path) else {
+        return false;
+    };
+    let Ok(file) = object::File::parse(&*data) else {
+        return false;
+    };
+    file.dynamic_symbols().chain(file.symbols()).any(|s| {
+        s.name()
+            .is_ok_and(|n| n.starts_with("__rustc_proc_macro_decls_"))
+    })
+}
+
+/// Whether the name is a test program's by the usual conventions (`db_test`, `c-tests`,
+/// `test_utils`, `foo_unittest`): such programs check the build, they are rarely what is
+/// measured.
+pub fn is_test_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let stem = lower.strip_suffix(".exe").unwrap_or(&lower);
+    ["test", "tests", "unittest", "unittests"].iter().any(|t| {
+        stem == *t
+            || stem
+                .strip_suffix(t)
+                .is_some_and(|s| s.ends_with(['_', '-']))
+            || stem
+                .strip_prefix(t)
+                .is_some_and(|s| s.starts_with(['_', '-']))
+    })
+}
+
+/// Why the recorded link `link` of program `name` is a build tool, if it is one.
+fn build_tool(name: &str, link: &LinkRecord) -> Option<BuildTool> {
+    if is_build_tool(name) {
+        Some(BuildTool::BuildScript)
+    } else if link.shared && is_proc_macro(&link.output) {
+        Some(BuildTool::ProcMacro)
+    } else {
+        None
+    }
+}
+
+/// `--programs all`: every recorded link, the build's tools and tests included.
+pub const ALL_PROGRAMS: &str = "all";
+
+/// The recorded links to relink, with notes for the user: those `--programs` names (an
+/// unknown name is an error listing the recorded ones; `all` is every one), or by default
+/// every program and library but the build's own tools (cargo build scripts, Rust proc
+/// macros) and, when the build linked other programs too, its test programs. The notes
+/// name what was left out and how to relink it.
 pub(crate) fn chosen_links(
     links: &[LinkRecord],
     opts: &BuildOptions,
 ) -> Result<(Vec<LinkRecord>, Vec<String>)> {
     let names: Vec<String> = links.iter().map(|l| program_name(&l.output)).collect();
-    let mut notes = Vec::new();
-    let chosen: Vec<LinkRecord> = match &opts.programs {
-        Some(wanted) => {
-            for w in wanted {
-                if !names.contains(w) {
-                    bail!(
-                        "--programs: no recorded program is named {w:?} (the build linked: {})",
-                        names.join(", ")
-                    );
-                }
+    if let Some(wanted) = &opts.programs {
+        if wanted.iter().any(|w| w == ALL_PROGRAMS) {
+            return Ok((links.to_vec(), Vec::new()));
+        }
+        for w in wanted {
+            if !names.contains(w) {
+                bail!(
+                    "--programs: no recorded program is named {w:?} (the build linked: {}; \
+                     `--programs {ALL_PROGRAMS}` relinks every one)",
+                    names.join(", ")
+                );
             }
-            links
+        }
+        let chosen: Vec<LinkRecord> = links
+            .iter()
+            .zip(&names)
+            .filter(|(_, n)| wanted.contains(n))
+            .map(|(l, _)| l.clone())
+            .collect();
+        let mut notes = Vec::new();
+        if chosen.len() < links.len() {
+            let others: Vec<&str> = names
                 .iter()
-                .zip(&names)
-                .filter(|(_, n)| wanted.contains(n))
-                .map(|(l, _)| l.clone())
-                .collect()
+                .filter(|n| !wanted.contains(n))
+                .map(String::as_str)
+                .collect();
+            notes.push(format!(
+                "note: relinked the {} of the {} programs the build linked that --programs \
+                 names; not relinked: {} (add them to --programs, or `--programs \
+                 {ALL_PROGRAMS}`, to measure them)",
+                chosen.len(),
+                links.len(),
+                others.join(", ")
+            ));
         }
-        None => {
-            let mut kept = Vec::new();
-            for (l, n) in links.iter().zip(&names) {
-                if is_build_tool(n) {
-                    notes.push(format!(
-                        "note: {n} is a tool the build runs (a cargo build script), not one of \
-                         its programs: not relinked (name it in --programs to relink it)"
-                    ));
-                } else {
-                    kept.push(l.clone());
-                }
-            }
-            kept
+        return Ok((chosen, notes));
+    }
+    Ok(default_links(links, &names))
+}
+
+/// [`chosen_links`] without `--programs`.
+fn default_links(links: &[LinkRecord], names: &[String]) -> (Vec<LinkRecord>, Vec<String>) {
+    let tools: Vec<Option<BuildTool>> = links
+        .iter()
+        .zip(names)
+        .map(|(l, n)| build_tool(n, l))
+        .collect();
+    let is_test = |i: usize| !links[i].shared && is_test_name(&names[i]);
+    // Tests are left out only when something else remains to measure.
+    let others = (0..links.len()).any(|i| tools[i].is_none() && !links[i].shared && !is_test(i));
+    let mut notes = Vec::new();
+    let mut kept = Vec::new();
+    let mut tests = Vec::new();
+    for (i, link) in links.iter().enumerate() {
+        let name = &names[i];
+        if let Some(tool) = tools[i] {
+            notes.push(format!(
+                "note: {name} is a tool the build runs ({}), not one of its programs: not \
+                 relinked (name it in --programs to relink it)",
+                tool.what()
+            ));
+        } else if others && is_test(i) {
+            tests.push(name.as_str());
+        } else {
+            kept.push(link.clone());
         }
-    };
-    Ok((chosen, notes))
+    }
+    if !tests.is_empty() {
+        let kept_names: Vec<String> = kept.iter().map(|l| program_name(&l.output)).collect();
+        notes.push(format!(
+            "note: {} test programs (by their names: {}) not relinked, so each seed relinks \
+             only {}; to measure a test program too, build with `--programs {},NAME` (or \
+             `--programs {ALL_PROGRAMS}` for every program the build linked)",
+            tests.len(),
+            tests.join(", "),
+            kept_names.join(", "),
+            kept_names.join(","),
+        ));
+    }
+    (kept, notes)
 }
 
 /// One [`Program`] per recorded link, with unique names and a mechanism each. Any program
@@ -152,14 +268,22 @@ pub(crate) fn program_name(output: &Path) -> String {
 }
 
 /// The manifest entries of programs that could not be relinked (`(name, error)`): left out,
-/// with the compiler's or linker's message as the reason.
-pub(crate) fn failed_programs(failed: Vec<FailedProgram>) -> Vec<ProgramSummary> {
+/// with the compiler's or linker's message as the reason and how to leave the program out
+/// of the build (`relinked`: the programs that did relink).
+pub(crate) fn failed_programs(
+    failed: Vec<FailedProgram>,
+    relinked: &[Program],
+) -> Vec<ProgramSummary> {
+    let others: Vec<&str> = relinked.iter().map(|p| p.name.as_str()).collect();
     failed
         .into_iter()
         .map(|(name, err)| ProgramSummary {
             name,
             library: false,
-            excluded: Some(format!("it could not be relinked: {err:#}")),
+            excluded: Some(format!(
+                "it could not be relinked: {err:#}{}",
+                super::binaries::leave_out_hint(&others)
+            )),
             distinct_layouts: 0,
             coinciding: Vec::new(),
             achieved: None,
@@ -169,7 +293,7 @@ pub(crate) fn failed_programs(failed: Vec<FailedProgram>) -> Vec<ProgramSummary>
 
 #[cfg(test)]
 mod tests {
-    use super::program_name;
+    use super::{is_test_name, program_name};
     use std::path::Path;
 
     #[test]
@@ -196,5 +320,32 @@ mod tests {
         );
         assert_eq!(name("/w/deps/-a0c100fb32566e19"), "-a0c100fb32566e19");
         assert_eq!(name("/w/src/demo"), "demo");
+    }
+
+    #[test]
+    fn test_programs_are_known_by_their_names() {
+        for name in [
+            "db_test",
+            "c-test",
+            "leveldb_tests",
+            "test_util",
+            "test",
+            "Tests",
+            "foo_unittest",
+            "env_posix_test",
+        ] {
+            assert!(is_test_name(name), "{name}");
+        }
+        for name in [
+            "db_bench",
+            "testament",
+            "contest",
+            "latest",
+            "attestation",
+            "ninja",
+            "canon_perftest",
+        ] {
+            assert!(!is_test_name(name), "{name}");
+        }
     }
 }

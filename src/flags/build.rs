@@ -55,9 +55,10 @@ pub struct BuildArgs {
     /// required with --granularity none].
     #[cfg_attr(feature = "cli", arg(long, value_name = "MAX", value_parser = pad_arg, allow_negative_numbers = true))]
     pub pad: Option<u64>,
-    /// Relink only these recorded programs (names as in the manifest), comma-separated
-    /// [default: every program the build linked except its own tools, such as cargo build
-    /// scripts].
+    /// Relink only these recorded programs (names as in the manifest), comma-separated;
+    /// `all`: every program the build linked [default: every program and library but the
+    /// build's own tools (cargo build scripts, Rust proc macros) and, when it linked other
+    /// programs too, its test programs (by name: `*_test`, `test_*`, ...)].
     #[cfg_attr(feature = "cli", arg(long, value_delimiter = ','))]
     pub programs: Option<Vec<String>>,
     /// Allow more than 1000 seeds (the build prints the projected time and disk first).

@@ -10,6 +10,7 @@
 //! * [`same_code`]: the invariant that a seed holds the baseline's code, only elsewhere;
 //! * [`offsets`]: how many cache-line and page offsets a binary's functions start at;
 //! * [`dynamic`]: a library's soname and an executable's loader;
+//! * [`image`]: a binary's allocated sections and function bytes, to say what else differs;
 //! * [`demangle`]: C++ and Rust names made readable for display.
 
 pub mod archive;
@@ -20,6 +21,7 @@ pub mod distance;
 pub mod dynamic;
 pub mod features;
 mod fingerprint;
+pub mod image;
 pub mod object_file;
 pub mod offsets;
 pub mod reorder;

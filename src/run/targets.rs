@@ -165,7 +165,10 @@ fn plan_one(
     for name in &needed {
         if !all.contains(name) {
             bail!(
-                "no program named {name:?} in {}/manifest.json (it has: {})",
+                "no program named {name:?} in {}/manifest.json (it has: {}; `build` relinks \
+                 neither the build's tools nor, by default, its test programs: to measure \
+                 {name}, build again with `--programs` naming it beside the programs and \
+                 libraries to relink, or `--programs all`)",
                 out.display(),
                 all.join(", ")
             );

@@ -49,7 +49,8 @@ fn the_builds_own_binary_is_kept_hashed_and_compared_with_the_baseline() {
         .as_deref()
         .expect("the difference stated");
     let same = format!(
-        "the build's own binary's layout: same {} functions, order and addresses",
+        "the build's own binary's layout: same {} functions, order and addresses; the same \
+         section sizes and code bytes",
         base.functions
     );
     assert_eq!(words, same);
@@ -104,4 +105,109 @@ fn a_stripped_own_binary_is_not_kept_and_the_summary_says_why() {
     // A manifest without the field (as older builds wrote) reads as one without as-built.
     let text = std::fs::read_to_string(src.join("out/manifest.json")).unwrap();
     assert!(!text.contains("as_built"), "{text}");
+}
+
+/// The x86 no-op sequences the comparison recognises, as the test plants them.
+const NOPS: [&[u8]; 4] = [
+    &[0x0f, 0x1f, 0x44, 0, 0],
+    &[0x0f, 0x1f, 0x40, 0],
+    &[0x0f, 0x1f, 0x00],
+    &[0x66, 0x90],
+];
+
+/// The build's own binary after the build changed it, as a post-link step may: the line
+/// comparing it with the baseline says what differs beyond the same functions, order and
+/// addresses. One function's no-op instruction replaced by one-byte nops, another
+/// function's first byte changed: "the bytes of 2 of N functions differ (1 of them only in
+/// no-op padding)"; an allocated section added by objcopy: "sections: .lrtest only in the
+/// build's".
+#[test]
+fn what_differs_beyond_the_functions_places_is_said() {
+    use layoutrand::layout::binary;
+    use layoutrand::layout::image::Image;
+    let (_tmp, src) = fixture("multimodule");
+    // Labels aligned: the functions have no-op padding inside them.
+    let make = "make 'CFLAGS=-O2 -g -falign-labels=16'";
+    let o = build(
+        &src,
+        &["--seeds", "1", "--linker", "bfd", "--out", "out"],
+        &["sh", "-c", make],
+    );
+    assert_success(&o, "build");
+    // The plain build is deterministic: patch a copy of its binary, which the next build's
+    // command puts in place of its own link's output.
+    let own = src.join("multimodule");
+    let image = Image::read(&own).unwrap();
+    let functions = binary::functions(&own).unwrap();
+    let mut bytes = std::fs::read(&own).unwrap();
+    let mut padded = None;
+    for (k, f) in functions.iter().enumerate() {
+        let code = image.bytes_at(f.address, f.size).unwrap_or(&[]);
+        let found = (1..code.len()).find_map(|i| {
+            NOPS.iter()
+                .find(|n| code[i..].starts_with(n))
+                .map(|n| (i, n.len()))
+        });
+        if let Some((i, len)) = found {
+            let at = image.file_offset(f.address, f.size).unwrap() as usize + i;
+            bytes[at..at + len].fill(0x90);
+            padded = Some(k);
+            break;
+        }
+    }
+    let padded = padded.expect("a function with a multi-byte no-op inside");
+    let changed = functions
+        .iter()
+        .enumerate()
+        .find(|(k, f)| {
+            *k != padded
+                && image
+                    .bytes_at(f.address, f.size)
+                    .is_some_and(|c| c[0] == 0xf3 || (0x40..0x60).contains(&c[0]))
+        })
+        .map(|(_, f)| f)
+        .expect("a function starting with endbr64 or a REX/push byte");
+    let at = image.file_offset(changed.address, changed.size).unwrap() as usize;
+    bytes[at] ^= 0x01;
+    std::fs::write(src.join("patched"), &bytes).unwrap();
+    let o = build(
+        &src,
+        &["--seeds", "1", "--linker", "bfd", "--out", "out"],
+        &[
+            "sh",
+            "-c",
+            &format!("make clean >/dev/null && {make} && cp patched multimodule"),
+        ],
+    );
+    assert_success(&o, "build with a patched binary");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let n = functions.len();
+    assert!(
+        stdout.contains(&format!(
+            "baseline vs as built: program multimodule: the build's own binary's layout: same \
+             {n} functions, order and addresses; the bytes of 2 of {n} functions differ (1 of \
+             them only in no-op padding)\n"
+        )),
+        "{stdout}"
+    );
+
+    let o = build(
+        &src,
+        &["--seeds", "1", "--linker", "bfd", "--out", "out"],
+        &[
+            "sh",
+            "-c",
+            "make clean >/dev/null && make && objcopy --add-section .lrtest=Makefile \
+             --set-section-flags .lrtest=alloc,readonly multimodule",
+        ],
+    );
+    assert_success(&o, "build with a section added");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "program multimodule: the build's own binary's layout: same {n} functions, order \
+             and addresses; sections: .lrtest only in the build's\n"
+        )),
+        "{stdout}"
+    );
 }

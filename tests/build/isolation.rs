@@ -262,3 +262,100 @@ fn build_scripts_are_not_programs_unless_named() {
         "{stderr}"
     );
 }
+
+/// Test programs (by their names) are not relinked by default when the build linked other
+/// programs too, and the summary names them and says how to relink them; `--programs all`
+/// relinks every program; a build whose only program is a test relinks it.
+#[test]
+fn test_programs_are_left_out_unless_nothing_else_is_linked() {
+    let (_tmp, src) = fixture("multimodule");
+    let out = out_of(&src);
+    let objs = "main.o m1.o m2.o m3.o m4.o m5.o m6.o m7.o";
+    let with_tests = format!(
+        "make clean >/dev/null && make && cc -O2 -g -o db_test {objs} && \
+         cc -O2 -g -o test-util {objs}"
+    );
+    let names = |m: &Manifest| -> Vec<String> {
+        m.baseline.binaries.iter().map(|b| b.name.clone()).collect()
+    };
+    let o = build(
+        &src,
+        &["--seeds", "2", "--out", &out],
+        &["sh", "-c", &with_tests],
+    );
+    assert_success(&o, "build with test programs");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    let m = Manifest::load(Path::new(&out)).unwrap();
+    assert_eq!(names(&m), ["multimodule"], "{stdout}");
+    assert!(m.seeds.iter().all(|v| v.binaries.len() == 1), "{stdout}");
+    // Measuring a test program left out: run says why it is missing and how to get it.
+    let o = assert_cmd::Command::cargo_bin("layoutrand")
+        .unwrap()
+        .current_dir(&src)
+        .args([
+            "run",
+            "--out",
+            &out,
+            "--executions",
+            "1",
+            "--",
+            "{bin:db_test}",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success()
+            && stderr.contains("no program named \"db_test\"")
+            && stderr.contains(
+                "by default, its test programs: to measure db_test, build again with `--programs`"
+            ),
+        "{o:?}"
+    );
+    assert!(
+        stdout.contains(
+            "note: 2 test programs (by their names: db_test, test-util) not relinked, so each \
+             seed relinks only multimodule; to measure a test program too, build with \
+             `--programs multimodule,NAME` (or `--programs all`"
+        ),
+        "{stdout}"
+    );
+
+    let o = build(
+        &src,
+        &["--seeds", "2", "--out", &out, "--programs", "all"],
+        &["sh", "-c", &with_tests],
+    );
+    assert_success(&o, "build --programs all");
+    let m = Manifest::load(Path::new(&out)).unwrap();
+    assert_eq!(names(&m), ["db_test", "multimodule", "test-util"]);
+    assert!(m.seeds.iter().all(|v| v.binaries.len() == 3));
+
+    let o = build(
+        &src,
+        &["--seeds", "2", "--out", &out, "--programs", "db_test"],
+        &["sh", "-c", &with_tests],
+    );
+    assert_success(&o, "build --programs db_test");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        names(&Manifest::load(Path::new(&out)).unwrap()),
+        ["db_test"]
+    );
+    assert!(
+        stdout.contains("not relinked: multimodule, test-util (add them to --programs"),
+        "{stdout}"
+    );
+
+    let only_a_test = format!("make clean >/dev/null && make {objs} && cc -O2 -o unit_test {objs}");
+    let o = build(
+        &src,
+        &["--seeds", "2", "--out", &out],
+        &["sh", "-c", &only_a_test],
+    );
+    assert_success(&o, "build of a test program alone");
+    assert_eq!(
+        names(&Manifest::load(Path::new(&out)).unwrap()),
+        ["unit_test"]
+    );
+}

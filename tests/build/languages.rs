@@ -237,3 +237,46 @@ fn cargo_seed_is_byte_reproducible() {
         std::fs::remove_dir_all(dir.join("target")).unwrap()
     });
 }
+
+/// A crate with a proc macro of its own (a path dependency, `fixtures/build/procmacro`):
+/// rustc links the proc macro as a shared library that it loads itself, a tool of the build,
+/// which is not relinked (a note names it) while the program is, and every seed prints what
+/// cargo's build prints. Named with `--programs all`, the proc macro's relink fails (rustc
+/// deleted the version script its link used) and the message says how to leave it out.
+#[test]
+fn cargo_proc_macro_is_a_tool_of_the_build() {
+    let (_tmp, dir) = fixture("procmacro");
+    let command = [&CARGO_BUILD[..], &["--offline"]].concat();
+    let out = build(&dir, &["--seeds", "2", "--out", "out"], &command);
+    assert_success(&out, "cargo with a proc macro");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let m = Manifest::load(&dir.join("out")).unwrap();
+    let names: Vec<&str> = m.programs.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["pmdemo"], "{stdout}");
+    assert!(
+        stdout.lines().any(|l| l.starts_with("note: libdescribe-")
+            && l.contains(
+                ".so is a tool the build runs (a Rust proc-macro library, loaded by rustc)"
+            )),
+        "{stdout}"
+    );
+    let plain = run(&dir.join("target/release/pmdemo"));
+    assert!(plain.ends_with("Sample Kind\n"), "{plain}");
+    for seed in ["seed-1", "seed-2"] {
+        assert_eq!(run(&dir.join("out").join(seed).join("pmdemo")), plain);
+    }
+
+    std::fs::remove_dir_all(dir.join("target")).unwrap();
+    let out = build(
+        &dir,
+        &["--seeds", "1", "--out", "out-all", "--programs", "all"],
+        &command,
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("could not be relinked")
+            && stdout.contains("(to leave it out, build with `--programs pmdemo`)"),
+        "{stdout}"
+    );
+}

@@ -239,3 +239,30 @@ fn which(program: &str) -> std::path::PathBuf {
         .find(|p| p.is_file())
         .unwrap_or_else(|| panic!("{program} is not on PATH"))
 }
+
+/// Objects compiled with `-flto` but linked without it: the linker generated their code
+/// itself and kept nothing, so a relink would measure another program than the build's; the
+/// program is refused with the fix (exit 2: it was the only one).
+#[test]
+fn objects_holding_ir_linked_without_flto_are_refused_with_the_fix() {
+    let (_tmp, dir) = fixture("lto");
+    let objs = "main.o t1.o t2.o t3.o t4.o t5.o t6.o";
+    let command = format!("make {objs} && gcc -O2 -o ltoprog {objs}");
+    let out = build(
+        &dir,
+        &["--seeds", "2", "--out", "out"],
+        &["sh", "-c", &command],
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(
+        stderr.contains("no program could be relinked")
+            && stderr.contains(
+                "program ltoprog: its objects hold LTO IR (compiled with -flto) but its link \
+                 has no -flto"
+            )
+            && stderr.contains("e.g. `make LDFLAGS=-flto`"),
+        "{stderr}"
+    );
+    assert!(!dir.join("out/baseline/ltoprog").exists());
+}

@@ -33,3 +33,4 @@ mod real_shared_bzip2;
 mod rebuild;
 mod shared;
 mod signals;
+mod spec_cpu;
