@@ -177,6 +177,7 @@ fn programs_to_extend(
     if links.is_empty() {
         bail!("--extend: {} holds no recorded link", record_dir.display());
     }
+    record::check_blobs(&record_dir, &links).context("--extend")?;
     // Programs left out of the seeds stay out: their seeds would equal the baseline again.
     // So do those without a baseline (build tools, `--programs`, a failed relink).
     let excluded = manifest.excluded_programs();

@@ -41,6 +41,22 @@ fn seeds(args: &Args) -> Result<Vec<u64>> {
     Ok(shared)
 }
 
+/// `--extend` relinks with the recorded tools, arguments, cwd and environment: only from a
+/// recording of the user's own (see `layoutrand trust`).
+fn require_own_recording(args: &Args) -> Result<()> {
+    let uses = super::trust::Uses {
+        manifest: true,
+        links: true,
+        ..Default::default()
+    };
+    super::trust::require_own(&args.out, "build --extend", uses, args.trust)?;
+    if let Some(name) = &args.variant {
+        layoutrand::build::variant::check_name(name).context("--variant")?;
+        super::trust::require_own(&args.out.join(name), "build --extend", uses, args.trust)?;
+    }
+    Ok(())
+}
+
 fn describe_seeds(seeds: &[u64]) -> String {
     match (seeds.first(), seeds.last()) {
         (Some(a), Some(b)) => format!("{a} to {b} ({} seeds)", seeds.len()),
@@ -77,6 +93,9 @@ pub fn run(args: Args) -> Result<i32> {
         pad: args.pad,
         programs: args.programs.clone(),
     };
+    if args.extend {
+        require_own_recording(&args)?;
+    }
     let built = if let (Some(name), true) = (&args.variant, args.extend) {
         layoutrand::build::variant::extend(&opts, name, granularity)
     } else if let Some(name) = &args.variant {

@@ -51,6 +51,11 @@ pub struct Args {
     /// With --confirm: the number of seeds relinked per suspect (pairs measured).
     #[arg(long, default_value_t = 10)]
     pub confirm_seeds: usize,
+    /// With --confirm: relink and run from a directory that is not your own (received,
+    /// edited, or written before layoutrand signed its directories), and adopt it; see
+    /// `layoutrand trust`.
+    #[arg(long, requires = "confirm")]
+    pub trust: bool,
     /// Write the answer to this file (atomically: a reader never sees half of it) instead
     /// of stdout.
     #[arg(long, short)]
@@ -78,6 +83,20 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         cache,
         confirm_seeds: if args.confirm { args.confirm_seeds } else { 0 },
     };
+    if args.confirm {
+        // --confirm relinks from the recording and runs the store header's command.
+        super::trust::require_own(
+            &args.dir.path(),
+            "explain --confirm",
+            super::trust::Uses {
+                manifest: true,
+                header: true,
+                links: true,
+                plan: false,
+            },
+            args.trust,
+        )?;
+    }
     let e = explain(&args.dir.path(), &options)?;
     let text = match args.format {
         Format::Text => render::text(&e),

@@ -19,6 +19,7 @@ pub mod report;
 pub mod run;
 pub mod run_shard;
 pub mod status;
+pub mod trust;
 
 /// Benchmark native programs without being fooled by code layout.
 #[derive(Debug, Parser)]
@@ -71,6 +72,12 @@ pub enum Command {
     Status(status::Args),
     /// Is this machine fit for a layout experiment? Checks and a short noise calibration.
     Doctor(doctor::Args),
+    /// Adopt an experiment directory as your own: show what it would make layoutrand run
+    /// (recorded links, the run's command and environment, the Slurm plan), then sign it.
+    ///
+    /// Resume, extend, Slurm resume and explain --confirm refuse a directory that is not
+    /// your own (received, edited, or written before layoutrand signed its directories).
+    Trust(trust::Args),
     /// The doctor's calibration loop (run by `doctor` in its own processes).
     #[command(hide = true)]
     CalibrationLoop(doctor::LoopArgs),
@@ -99,6 +106,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::CheckSensitivity(a) => check_sensitivity::run(a),
         Command::Status(a) => status::run(a),
         Command::Doctor(a) => doctor::run(a),
+        Command::Trust(a) => trust::run(a),
         Command::CalibrationLoop(a) => doctor::run_loop(a),
         Command::RunShard(a) => run_shard::run(a),
         Command::ExecutionWatchdog => {

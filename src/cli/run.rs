@@ -43,6 +43,22 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         cpus,
         cache_sim: args.cache_sim,
     };
+    if args.resume {
+        // A resume reruns what the store header (or the Slurm plan) holds: only a directory
+        // of the user's own (see `layoutrand trust`).
+        let uses = super::trust::Uses {
+            manifest: true,
+            header: !args.slurm.slurm,
+            plan: args.slurm.slurm,
+            links: false,
+        };
+        let what = if args.slurm.slurm {
+            "run --slurm --resume"
+        } else {
+            "run --resume"
+        };
+        super::trust::require_own(&args.out, what, uses, args.trust)?;
+    }
     if args.slurm.slurm {
         let opts = SlurmOptions {
             partition: args.slurm.partition,

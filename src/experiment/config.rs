@@ -44,6 +44,10 @@ pub struct ExperimentConfig {
     /// The directory this file was read from (not a TOML key).
     #[serde(skip)]
     pub base_dir: PathBuf,
+    /// `experiment --trust`: the stages may resume and extend an output directory that is
+    /// not this user's own. Never a TOML key: a received experiment file cannot grant it.
+    #[serde(skip)]
+    pub trust: bool,
 }
 
 /// `[source]`: fetch the program's source before building.

@@ -454,6 +454,7 @@ fn build(config: &ExperimentConfig, seeds: u32, out: &Path, workdir: &Path) -> R
         out: out.to_path_buf(),
         // New seeds are relinked from the recording; the built ones stay as they are.
         extend: existing.is_some(),
+        trust: existing.is_some() && config.trust,
         command: config.build.command.clone(),
         ..config.stage_build_args()
     };
@@ -574,6 +575,7 @@ fn run(
         limits: LimitArgs { timeout, budget },
         jobs: config.run.jobs,
         resume: out.join(RESULTS_FILE).exists(),
+        trust: out.join(RESULTS_FILE).exists() && config.trust,
         command: config.run.command.clone(),
         ..RunArgs::default()
     };

@@ -387,10 +387,17 @@ impl Manifest {
     }
 
     /// Writes the manifest atomically (temporary file, fsync, rename), so a reader never sees
-    /// half a manifest.
+    /// half a manifest, and signs it as this user's ([`crate::files::trust`]).
     pub fn save(&self, dir: &Path) -> Result<()> {
         let text = serde_json::to_string_pretty(self)?;
-        crate::files::write_atomically(&dir.join(MANIFEST_FILE), text.as_bytes())
+        let path = dir.join(MANIFEST_FILE);
+        crate::files::write_atomically(&path, text.as_bytes())?;
+        crate::files::trust::sign_or_warn(
+            &path,
+            crate::files::trust::Kind::Manifest,
+            text.as_bytes(),
+        );
+        Ok(())
     }
 
     /// Each variant's build with its name, in build order; for a build without variants,

@@ -16,6 +16,7 @@ pub mod manifest;
 pub mod results;
 pub mod stopping;
 pub mod store;
+pub mod trust;
 
 pub use atomic::{write_atomically, write_atomically_with};
 

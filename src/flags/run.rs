@@ -35,6 +35,11 @@ pub struct RunArgs {
     /// resubmit only the shards that are incomplete).
     #[cfg_attr(feature = "cli", arg(long))]
     pub resume: bool,
+    /// With --resume: rerun the command, cwd and environment of a store (or Slurm plan) that
+    /// is not this user's own (received, edited, or written before layoutrand signed its
+    /// directories), and adopt it; see `layoutrand trust`.
+    #[cfg_attr(feature = "cli", arg(long, requires = "resume"))]
+    pub trust: bool,
     #[cfg_attr(feature = "cli", command(flatten))]
     pub slurm: SlurmArgs,
     /// Executions at once (1 to 1024). Only for deterministic metrics (cachegrind), whose
@@ -108,6 +113,7 @@ impl Default for RunArgs {
             limits: LimitArgs::default(),
             schedule_seed: None,
             resume: false,
+            trust: false,
             slurm: SlurmArgs::default(),
             jobs: None,
             force_parallel: false,
@@ -133,6 +139,7 @@ impl RunArgs {
             limits,
             schedule_seed,
             resume,
+            trust,
             slurm,
             jobs,
             force_parallel,
@@ -149,6 +156,7 @@ impl RunArgs {
         limits.push_argv(&mut argv);
         argv.value("--schedule-seed", schedule_seed);
         argv.flag("--resume", *resume);
+        argv.flag("--trust", *trust);
         slurm.push_argv(&mut argv);
         argv.value("--jobs", jobs);
         argv.flag("--force-parallel", *force_parallel);

@@ -250,7 +250,7 @@ fn start_run(req: &RunRequest, opened: &mut OpenedRun) -> Result<StartedRun> {
             let h = opened
                 .prepared
                 .header(&opened.manifest, aslr_disabled, &cwd, &base_env);
-            writer.append(&[Record::Header(h.clone())])?;
+            writer.append_header(h.clone())?;
             h
         }
     };

@@ -461,6 +461,27 @@ impl StoreWriter {
         Ok(StoreWriter { file, path })
     }
 
+    /// Writes the store's header (its first line) and signs it as this user's
+    /// ([`crate::files::trust`]): a resumed run reruns the command, cwd and environment it
+    /// holds only while that MAC verifies.
+    pub fn append_header(&mut self, header: Header) -> Result<()> {
+        let line = serde_json::to_vec(&Record::Header(header))?;
+        self.append_line(&line)?;
+        crate::files::trust::sign_or_warn(
+            &self.path,
+            crate::files::trust::Kind::StoreHeader,
+            &line,
+        );
+        Ok(())
+    }
+
+    fn append_line(&mut self, line: &[u8]) -> Result<()> {
+        let mut buf = Vec::with_capacity(line.len() + 1);
+        buf.extend_from_slice(line);
+        buf.push(b'\n');
+        self.write_durably(&buf)
+    }
+
     /// Writes `records` with one `write` and makes them durable with `fsync` before
     /// returning.
     pub fn append(&mut self, records: &[Record]) -> Result<()> {
@@ -469,8 +490,12 @@ impl StoreWriter {
             serde_json::to_writer(&mut buf, r)?;
             buf.push(b'\n');
         }
+        self.write_durably(&buf)
+    }
+
+    fn write_durably(&mut self, buf: &[u8]) -> Result<()> {
         self.file
-            .write_all(&buf)
+            .write_all(buf)
             .with_context(|| format!("cannot write to {}", self.path.display()))?;
         self.file
             .sync_data()

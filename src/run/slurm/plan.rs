@@ -92,13 +92,14 @@ impl SlurmPlan {
         Ok(Some(plan))
     }
 
-    /// Writes the plan atomically.
+    /// Writes the plan atomically and signs it as this user's ([`crate::files::trust`]).
     pub fn save(&self, dir: &Path) -> Result<()> {
         std::fs::create_dir_all(dir.join(SLURM_DIR))?;
-        write_atomically(
-            &slurm_path(dir, PLAN_FILE),
-            &serde_json::to_vec_pretty(self)?,
-        )
+        let path = slurm_path(dir, PLAN_FILE);
+        let bytes = serde_json::to_vec_pretty(self)?;
+        write_atomically(&path, &bytes)?;
+        crate::files::trust::sign_or_warn(&path, crate::files::trust::Kind::SlurmPlan, &bytes);
+        Ok(())
     }
 
     /// The whole schedule, as a local run with these settings would walk it.

@@ -173,7 +173,7 @@ fn open_shard_store(sdir: &Path, plan: &SlurmPlan) -> Result<(StoreWriter, Resul
         h.started_unix = unix_now();
         h.host = detect_host();
         h.conditions = Some(detect_conditions());
-        writer.append(&[Record::Header(h)])?;
+        writer.append_header(h)?;
     }
     Ok((writer, previous))
 }
