@@ -284,11 +284,19 @@ pub fn read_signed_part(file: &Path, kind: Kind) -> Result<Vec<u8>> {
 /// link and without blocking (a FIFO would stall the reader forever).
 pub fn open_regular(path: &Path) -> Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
+    let opened = std::fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
+        .open(path);
+    let file = match opened {
+        Ok(f) => f,
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => bail!(
+            "{} is a symbolic link: refused (layoutrand reads an experiment directory's own \
+             files only, never through a link; replace the link by the file itself)",
+            path.display()
+        ),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
     let meta = file
         .metadata()
         .with_context(|| format!("cannot inspect {}", path.display()))?;
