@@ -45,9 +45,10 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     };
     if args.resume {
         // A resume reruns what the store header (or the Slurm plan) holds: only a directory
-        // of the user's own (see `layoutrand trust`).
+        // of the user's own (see `layoutrand trust`). The manifest's binaries are what any
+        // run of the directory runs, resumed or not.
         let uses = super::trust::Uses {
-            manifest: true,
+            manifest: false,
             header: !args.slurm.slurm,
             plan: args.slurm.slurm,
             links: false,

@@ -23,7 +23,6 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     // The node runs what the plan holds: only a plan this user's layoutrand wrote (the
     // submitter signed or adopted it; the nodes share the user's key through the home).
     let uses = super::trust::Uses {
-        manifest: true,
         plan: true,
         ..Default::default()
     };

@@ -349,6 +349,12 @@ impl ExperimentConfig {
             if let Some(n) = count.filter(|&n| n as usize > MAX_SEEDS) {
                 bail!("{key} = {n}: at most {MAX_SEEDS} randomised binaries");
             }
+            if count == Some(0) {
+                bail!(
+                    "{key} = 0: with no randomised binary the experiment can never answer \
+                     (at least 1, and 10 or more for a useful interval)"
+                );
+            }
         }
         // The repeated intervals of the growth are calibrated up to this horizon.
         let horizon = crate::stats::repeated_t::MAX_HORIZON;

@@ -413,7 +413,9 @@ fn fetch_source(config: &ExperimentConfig, out: &Path, cwd: &Path) -> Result<Pat
                 );
             }
         }
-        std::fs::write(&prepared, "")?;
+        // Created afresh, never through a planted (perhaps dangling) link.
+        crate::files::confined::create_fresh_file(&prepared)
+            .with_context(|| format!("cannot create {}", prepared.display()))?;
     }
     Ok(workdir)
 }

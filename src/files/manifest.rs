@@ -331,11 +331,21 @@ pub fn binary_label(seed: Option<u64>) -> String {
     }
 }
 
+/// The text of `path`, read only when it is a regular file (a FIFO would stall the reader).
+fn read_regular(path: &Path) -> Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    crate::files::trust::open_regular(path)?
+        .read_to_string(&mut text)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(text)
+}
+
 impl Manifest {
     /// Reads and checks `dir/manifest.json`.
     pub fn load(dir: &Path) -> Result<Manifest> {
         let path = dir.join(MANIFEST_FILE);
-        let text = std::fs::read_to_string(&path).with_context(|| {
+        let text = read_regular(&path).with_context(|| {
             format!(
                 "cannot read {} (run `layoutrand build` first, or pass the directory it wrote)",
                 path.display()
@@ -380,6 +390,20 @@ impl Manifest {
                 check_relative(&b.path, "the path").with_context(at)?;
                 if let Some(soname) = &b.soname {
                     check_component(soname, "the soname").with_context(at)?;
+                }
+            }
+        }
+        // Checked after the paths, whose refusals say more.
+        for set in self.binary_sets() {
+            let mut names = std::collections::BTreeSet::new();
+            for b in set.all() {
+                if !names.insert(b.name.as_str()) {
+                    bail!(
+                        "{}: binary {:?} is listed twice: a run would record each of its \
+                         executions twice",
+                        set.label(),
+                        b.name
+                    );
                 }
             }
         }

@@ -252,6 +252,7 @@ mod tests {
             jobs: Some(3),
             rebuild: true,
             extend: false,
+            trust: false,
             pad: Some(256),
             programs: Some(vec!["a".into(), "b".into()]),
             allow_many_seeds: true,
@@ -266,6 +267,7 @@ mod tests {
         assert_eq!(round_trip(&everything), everything);
         let extend = BuildArgs {
             extend: true,
+            trust: true,
             seeds: Some(20),
             granularity: Some(GranularityArg::None),
             ..BuildArgs::default()

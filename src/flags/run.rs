@@ -238,6 +238,7 @@ mod tests {
             },
             schedule_seed: Some(42),
             resume: true,
+            trust: true,
             slurm: SlurmArgs::default(),
             jobs: Some(2),
             force_parallel: true,

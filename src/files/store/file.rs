@@ -70,7 +70,8 @@ pub fn scan_file(
     on_commit: impl FnMut(&Execution, Vec<Measurement>),
 ) -> Result<Results> {
     let path = dir.join(RESULTS_FILE);
-    let file = File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    // A FIFO or a device in place of the store would stall or flood the reader.
+    let file = crate::files::trust::open_regular(&path)?;
     scan(BufReader::with_capacity(1 << 16, file), &path, on_commit)
 }
 
@@ -296,6 +297,7 @@ pub fn repair_store(dir: &Path) -> Result<Repair> {
     let path = dir.join(RESULTS_FILE);
     let _lock = lock_for_repair(&path)?;
     let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    refuse_newer_schema(&bytes, &path)?;
     let (lines, kept, dropped) = valid_lines(&bytes, &path);
     if dropped.is_empty() {
         return Ok(Repair {
@@ -329,6 +331,33 @@ pub fn repair_store(dir: &Path) -> Result<Repair> {
         dropped,
         moved_to: Some(aside),
     })
+}
+
+/// Refuses to repair a store whose header is of a newer schema than this layoutrand reads:
+/// every line of it would look malformed here, and the repair would drop its header.
+fn refuse_newer_schema(bytes: &[u8], path: &Path) -> Result<()> {
+    /// The two fields of a header line that decide.
+    #[derive(serde::Deserialize)]
+    struct Head {
+        record: String,
+        schema: Option<u64>,
+    }
+    let first = bytes
+        .split(|b| *b == b'\n')
+        .find(|l| !l.iter().all(u8::is_ascii_whitespace));
+    if let Some(Ok(head)) = first.map(serde_json::from_slice::<Head>) {
+        if head.record == "header" && head.schema.is_some_and(|s| s > u64::from(RESULTS_SCHEMA)) {
+            bail!(
+                "{} is a store of schema {} but this layoutrand ({}) reads up to {}: not \
+                 repaired (upgrade layoutrand)",
+                path.display(),
+                head.schema.unwrap_or_default(),
+                env!("CARGO_PKG_VERSION"),
+                RESULTS_SCHEMA
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The store file `path` opened and locked as a writer locks it, so no run appends while it

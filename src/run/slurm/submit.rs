@@ -66,6 +66,8 @@ pub fn submit(req: &RunRequest, opts: &SlurmOptions) -> Result<Submission> {
         .out_dir
         .canonicalize()
         .with_context(|| format!("cannot resolve {}", req.out_dir.display()))?;
+    // The submission writes slurm/ (plan, script, jobs, logs) and shards/: no planted link.
+    crate::files::confined::refuse_links_in(&dir, &["slurm", "shards"])?;
     let manifest = Manifest::load(&dir)?;
     if dir.join(RESULTS_FILE).exists() {
         bail!(
@@ -100,6 +102,8 @@ pub fn submit(req: &RunRequest, opts: &SlurmOptions) -> Result<Submission> {
         // A fresh plan; an earlier dry run's plan is replaced, since nothing ran from it.
         _ => new_plan(req, opts, &manifest, &dir)?,
     };
+    plan.check()
+        .context("--partition, --slurm-arg or --node-dir")?;
     plan.save(&dir)?;
     write_atomically(&slurm_path(&dir, MARKER_FILE), plan.token.as_bytes())?;
     std::fs::create_dir_all(slurm_path(&dir, LOGS_DIR))?;
