@@ -41,6 +41,27 @@ fn seeds(args: &Args) -> Result<Vec<u64>> {
     Ok(shared)
 }
 
+/// The build, or the seeds added to one (`--extend`, from the user's own recording only),
+/// of the whole program or of one variant.
+fn build_or_extend(
+    args: &Args,
+    opts: &BuildOptions,
+    granularity: Option<Granularity>,
+) -> Result<layoutrand::build::driver::BuildOutcome> {
+    if args.extend {
+        require_own_recording(args)?;
+    }
+    if let (Some(name), true) = (&args.variant, args.extend) {
+        layoutrand::build::variant::extend(opts, name, granularity)
+    } else if let Some(name) = &args.variant {
+        layoutrand::build::variant::build(opts, name)
+    } else if args.extend {
+        layoutrand::build::extend::extend(opts, granularity)
+    } else {
+        driver::build(opts)
+    }
+}
+
 /// `--extend` relinks with the recorded tools, arguments, cwd and environment: only from a
 /// recording of the user's own (see `layoutrand trust`).
 fn require_own_recording(args: &Args) -> Result<()> {
@@ -93,19 +114,7 @@ pub fn run(args: Args) -> Result<i32> {
         pad: args.pad,
         programs: args.programs.clone(),
     };
-    if args.extend {
-        require_own_recording(&args)?;
-    }
-    let built = if let (Some(name), true) = (&args.variant, args.extend) {
-        layoutrand::build::variant::extend(&opts, name, granularity)
-    } else if let Some(name) = &args.variant {
-        layoutrand::build::variant::build(&opts, name)
-    } else if args.extend {
-        layoutrand::build::extend::extend(&opts, granularity)
-    } else {
-        driver::build(&opts)
-    };
-    let outcome = match built {
+    let outcome = match build_or_extend(&args, &opts, granularity) {
         Ok(outcome) => outcome,
         Err(err) => match err.downcast_ref::<BuildInterrupted>() {
             Some(stop) => {

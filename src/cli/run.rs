@@ -44,21 +44,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         cache_sim: args.cache_sim,
     };
     if args.resume {
-        // A resume reruns what the store header (or the Slurm plan) holds: only a directory
-        // of the user's own (see `layoutrand trust`). The manifest's binaries are what any
-        // run of the directory runs, resumed or not.
-        let uses = super::trust::Uses {
-            manifest: false,
-            header: !args.slurm.slurm,
-            plan: args.slurm.slurm,
-            links: false,
-        };
-        let what = if args.slurm.slurm {
-            "run --slurm --resume"
-        } else {
-            "run --resume"
-        };
-        super::trust::require_own(&args.out, what, uses, args.trust)?;
+        require_own_run(&args)?;
     }
     if args.slurm.slurm {
         let opts = SlurmOptions {
@@ -111,6 +97,24 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         return Ok(Exit::StoppedEarly.code());
     }
     Ok(Exit::Complete.code())
+}
+
+/// A resume reruns what the store header (or the Slurm plan) holds: only from a directory of
+/// the user's own (see `layoutrand trust`). The manifest's binaries are what any run of the
+/// directory runs, resumed or not.
+fn require_own_run(args: &Args) -> anyhow::Result<()> {
+    let uses = super::trust::Uses {
+        manifest: false,
+        header: !args.slurm.slurm,
+        plan: args.slurm.slurm,
+        links: false,
+    };
+    let what = if args.slurm.slurm {
+        "run --slurm --resume"
+    } else {
+        "run --resume"
+    };
+    super::trust::require_own(&args.out, what, uses, args.trust)
 }
 
 /// Says on stderr which programs never ran ([`programs_that_never_ran`]), each with the

@@ -415,13 +415,13 @@ impl Manifest {
     pub fn save(&self, dir: &Path) -> Result<()> {
         let text = serde_json::to_string_pretty(self)?;
         let path = dir.join(MANIFEST_FILE);
-        crate::files::write_atomically(&path, text.as_bytes())?;
+        // Signed first: a crash between the two writes leaves the old or the new one verifying.
         crate::files::trust::sign_or_warn(
             &path,
             crate::files::trust::Kind::Manifest,
             text.as_bytes(),
         );
-        Ok(())
+        crate::files::write_atomically(&path, text.as_bytes())
     }
 
     /// Each variant's build with its name, in build order; for a build without variants,

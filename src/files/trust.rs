@@ -198,11 +198,29 @@ pub fn mac_path(file: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-/// Writes `file.mac` for `bytes`, the content just written to `file` as a `kind`.
+/// Writes `file.mac` for `bytes`, the content `file` holds or is about to hold as a `kind`.
+///
+/// Writers sign *before* they write, and the MAC file keeps the previous MAC on its second
+/// line: a crash (kill -9, power loss) between the two writes leaves either content
+/// verifying, so the user's own directory never turns received by accident. (The previous
+/// content was the user's too; see the module on copies.)
 pub fn sign(file: &Path, kind: Kind, bytes: &[u8]) -> Result<()> {
     let key = key()?;
-    crate::files::write_atomically(&mac_path(file), mac(&key, kind, bytes).as_bytes())
+    let mut text = mac(&key, kind, bytes);
+    text.push('\n');
+    if let Ok(old) = read_small(&mac_path(file), MAC_FILE_LIMIT) {
+        if let Some(previous) = String::from_utf8_lossy(&old).lines().next() {
+            if previous.trim() != text.trim() {
+                text.push_str(previous.trim());
+                text.push('\n');
+            }
+        }
+    }
+    crate::files::write_atomically(&mac_path(file), text.as_bytes())
 }
+
+/// The longest MAC file read: two MACs and their newlines.
+const MAC_FILE_LIMIT: u64 = 256;
 
 /// [`sign`], as a writer that must not fail for it: a failure (no home, a read-only
 /// configuration directory) is a warning, and the file then counts as received later.
@@ -224,7 +242,7 @@ pub fn sign_file(file: &Path, kind: Kind) -> Result<()> {
 
 /// Checks `bytes`, the content of `file` as a `kind`, against `file.mac`.
 pub fn verify(file: &Path, kind: Kind, bytes: &[u8]) -> Result<Verdict> {
-    let recorded = match read_small(&mac_path(file), 256) {
+    let recorded = match read_small(&mac_path(file), MAC_FILE_LIMIT) {
         Ok(r) => r,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Verdict::Unsigned),
         // A MAC that is a FIFO, a device or too long is no MAC of layoutrand's.
@@ -233,11 +251,12 @@ pub fn verify(file: &Path, kind: Kind, bytes: &[u8]) -> Result<Verdict> {
     let key = key()?;
     let expected = mac(&key, kind, bytes);
     let recorded = String::from_utf8_lossy(&recorded);
+    let expected = blake3::Hash::from_hex(&expected)?;
     // Compared as hashes: blake3's Hash equality is constant-time.
-    let same = blake3::Hash::from_hex(recorded.trim())
-        .ok()
-        .zip(blake3::Hash::from_hex(&expected).ok())
-        .is_some_and(|(a, b)| a == b);
+    let same = recorded
+        .lines()
+        .filter_map(|l| blake3::Hash::from_hex(l.trim()).ok())
+        .any(|h| h == expected);
     Ok(if same {
         Verdict::Own
     } else {
@@ -330,6 +349,32 @@ fn read_small(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mac_file_keeps_the_previous_content_verifying() {
+        let d = tempfile::tempdir().unwrap();
+        let file = d.path().join("manifest.json");
+        // The key of this test process: a temporary one (every test of the process may use it).
+        std::env::set_var(KEY_ENV, d.path().join("key"));
+        std::fs::write(&file, "old").unwrap();
+        sign(&file, Kind::Manifest, b"old").unwrap();
+        // Signed before the write: a crash here leaves the old content verifying...
+        sign(&file, Kind::Manifest, b"new").unwrap();
+        assert_eq!(verify_file(&file, Kind::Manifest).unwrap(), Verdict::Own);
+        // ...and the new one after it.
+        std::fs::write(&file, "new").unwrap();
+        assert_eq!(verify_file(&file, Kind::Manifest).unwrap(), Verdict::Own);
+        std::fs::write(&file, "edited").unwrap();
+        assert_eq!(
+            verify_file(&file, Kind::Manifest).unwrap(),
+            Verdict::Mismatch
+        );
+        std::fs::remove_file(mac_path(&file)).unwrap();
+        assert_eq!(
+            verify_file(&file, Kind::Manifest).unwrap(),
+            Verdict::Unsigned
+        );
+    }
 
     #[test]
     fn macs_bind_key_kind_and_bytes() {

@@ -495,13 +495,13 @@ impl StoreWriter {
     /// holds only while that MAC verifies.
     pub fn append_header(&mut self, header: Header) -> Result<()> {
         let line = serde_json::to_vec(&Record::Header(header))?;
-        self.append_line(&line)?;
+        // Signed first: a crash after the header is written leaves it verifying.
         crate::files::trust::sign_or_warn(
             &self.path,
             crate::files::trust::Kind::StoreHeader,
             &line,
         );
-        Ok(())
+        self.append_line(&line)
     }
 
     fn append_line(&mut self, line: &[u8]) -> Result<()> {

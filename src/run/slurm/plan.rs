@@ -131,9 +131,9 @@ impl SlurmPlan {
         std::fs::create_dir_all(dir.join(SLURM_DIR))?;
         let path = slurm_path(dir, PLAN_FILE);
         let bytes = serde_json::to_vec_pretty(self)?;
-        write_atomically(&path, &bytes)?;
+        // Signed first: a crash between the two writes leaves the old or the new one verifying.
         crate::files::trust::sign_or_warn(&path, crate::files::trust::Kind::SlurmPlan, &bytes);
-        Ok(())
+        write_atomically(&path, &bytes)
     }
 
     /// The whole schedule, as a local run with these settings would walk it.
