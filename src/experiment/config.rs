@@ -484,6 +484,8 @@ mod tests {
             "[run] warmup",
         );
         refused(&|c| c.build.seeds = Some(u32::MAX), "[build] seeds");
+        // Issue 34, attack 15: no randomised binary can never answer.
+        refused(&|c| c.build.seeds = Some(0), "[build] seeds = 0");
         refused(
             &|c| c.target.max_binaries = Some(1001),
             "[target] max_binaries = 1001",

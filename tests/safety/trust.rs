@@ -382,3 +382,24 @@ fn a_partition_with_a_newline_is_refused_at_submission() {
         .stderr(contains("control character"));
     assert!(!d.path().join("slurm/job.sbatch").exists());
 }
+
+/// Attack 13: `repair` of a store of a newer schema refuses and leaves it whole (it used to
+/// drop its header, after which nothing could read it).
+#[test]
+fn repair_refuses_a_store_of_a_newer_schema() {
+    let d = tempfile::tempdir().unwrap();
+    own_run(d.path());
+    let store = d.path().join(RESULTS_FILE);
+    let text = std::fs::read_to_string(&store).unwrap();
+    let newer = text.replacen("\"schema\":2", "\"schema\":99", 1) + "{\"record\":\"future\"}\n";
+    assert_ne!(newer, text);
+    std::fs::write(&store, &newer).unwrap();
+    layoutrand()
+        .arg("repair")
+        .arg(d.path())
+        .assert()
+        .failure()
+        .stderr(contains("schema 99"))
+        .stderr(contains("not repaired"));
+    assert_eq!(std::fs::read_to_string(&store).unwrap(), newer);
+}
