@@ -19,6 +19,9 @@ pub use layoutrand::flags::run::RunArgs as Args;
 
 /// Runs `layoutrand run`.
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    if args.resume {
+        require_own_run(&args)?;
+    }
     let cpus = args
         .cpus
         .as_deref()
@@ -43,9 +46,6 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         cpus,
         cache_sim: args.cache_sim,
     };
-    if args.resume {
-        require_own_run(&args)?;
-    }
     if args.slurm.slurm {
         let opts = SlurmOptions {
             partition: args.slurm.partition,
