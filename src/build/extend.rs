@@ -28,6 +28,8 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
         .out_dir
         .canonicalize()
         .with_context(|| format!("--extend: cannot find {}", opts.out_dir.display()))?;
+    // The relinks write seed-N/, .work/ and .record/merged/: none may be a planted link.
+    crate::files::confined::refuse_links_in(&out_dir, &["", RECORD_DIR])?;
     let mut manifest = Manifest::load(&out_dir)?;
     let manifest_path = out_dir.join(MANIFEST_FILE);
     check_extensible(&manifest, &manifest_path, opts, asked_granularity)?;
@@ -177,6 +179,7 @@ fn programs_to_extend(
     if links.is_empty() {
         bail!("--extend: {} holds no recorded link", record_dir.display());
     }
+    record::check_blobs(&record_dir, &links).context("--extend")?;
     // Programs left out of the seeds stay out: their seeds would equal the baseline again.
     // So do those without a baseline (build tools, `--programs`, a failed relink).
     let excluded = manifest.excluded_programs();

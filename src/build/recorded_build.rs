@@ -74,6 +74,8 @@ pub fn run(
         return Err(failure(command, status, &tail));
     }
     let links = program_links(record_dir)?;
+    // What this build recorded is the user's own: a later `--extend` relinks from it.
+    record::sign_records(record_dir);
     let shim_errors: Vec<String> = std::fs::read_to_string(record_dir.join(record::ERRORS_LOG))
         .map(|t| t.lines().map(str::to_string).collect())
         .unwrap_or_default();

@@ -41,6 +41,43 @@ fn seeds(args: &Args) -> Result<Vec<u64>> {
     Ok(shared)
 }
 
+/// The build, or the seeds added to one (`--extend`, from the user's own recording only),
+/// of the whole program or of one variant.
+fn build_or_extend(
+    args: &Args,
+    opts: &BuildOptions,
+    granularity: Option<Granularity>,
+) -> Result<layoutrand::build::driver::BuildOutcome> {
+    if args.extend {
+        require_own_recording(args)?;
+    }
+    if let (Some(name), true) = (&args.variant, args.extend) {
+        layoutrand::build::variant::extend(opts, name, granularity)
+    } else if let Some(name) = &args.variant {
+        layoutrand::build::variant::build(opts, name)
+    } else if args.extend {
+        layoutrand::build::extend::extend(opts, granularity)
+    } else {
+        driver::build(opts)
+    }
+}
+
+/// `--extend` relinks with the recorded tools, arguments, cwd and environment: only from a
+/// recording of the user's own (see `layoutrand trust`).
+fn require_own_recording(args: &Args) -> Result<()> {
+    let uses = super::trust::Uses {
+        manifest: true,
+        links: true,
+        ..Default::default()
+    };
+    super::trust::require_own(&args.out, "build --extend", uses, args.trust)?;
+    if let Some(name) = &args.variant {
+        layoutrand::build::variant::check_name(name).context("--variant")?;
+        super::trust::require_own(&args.out.join(name), "build --extend", uses, args.trust)?;
+    }
+    Ok(())
+}
+
 fn describe_seeds(seeds: &[u64]) -> String {
     match (seeds.first(), seeds.last()) {
         (Some(a), Some(b)) => format!("{a} to {b} ({} seeds)", seeds.len()),
@@ -77,16 +114,7 @@ pub fn run(args: Args) -> Result<i32> {
         pad: args.pad,
         programs: args.programs.clone(),
     };
-    let built = if let (Some(name), true) = (&args.variant, args.extend) {
-        layoutrand::build::variant::extend(&opts, name, granularity)
-    } else if let Some(name) = &args.variant {
-        layoutrand::build::variant::build(&opts, name)
-    } else if args.extend {
-        layoutrand::build::extend::extend(&opts, granularity)
-    } else {
-        driver::build(&opts)
-    };
-    let outcome = match built {
+    let outcome = match build_or_extend(&args, &opts, granularity) {
         Ok(outcome) => outcome,
         Err(err) => match err.downcast_ref::<BuildInterrupted>() {
             Some(stop) => {

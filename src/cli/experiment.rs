@@ -56,6 +56,10 @@ pub struct Args {
     /// Check command with {bin} that every binary must pass, as one shell-quoted string.
     #[arg(long = "check-cmd")]
     pub check_cmd: Option<String>,
+    /// Resume and extend an output directory that is not your own (received, edited, or
+    /// written before layoutrand signed its directories), and adopt it; see `layoutrand trust`.
+    #[arg(long)]
+    pub trust: bool,
 }
 
 /// Runs `layoutrand experiment`.
@@ -67,6 +71,7 @@ pub fn run(args: Args) -> Result<i32> {
     let words = |flag: &str, s: &str| -> Result<Vec<String>> {
         shell_words::split(s).with_context(|| format!("{flag} {s:?}: unbalanced quotes"))
     };
+    config.trust = args.trust;
     if let Some(s) = &args.build_cmd {
         config.build.command = words("--build-cmd", s)?;
     }

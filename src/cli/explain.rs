@@ -58,6 +58,11 @@ pub struct Args {
     /// With --confirm: the number of seeds relinked per suspect (pairs measured).
     #[arg(long, default_value_t = 10)]
     pub confirm_seeds: usize,
+    /// Run the profile (the run's command under cachegrind) and, with --confirm, relink
+    /// from a directory that is not your own (received, edited, or written before
+    /// layoutrand signed its directories), and adopt it; see `layoutrand trust`.
+    #[arg(long)]
+    pub trust: bool,
     /// Write the answer to this file (atomically: a reader never sees half of it) instead
     /// of stdout.
     #[arg(long, short)]
@@ -88,6 +93,23 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         cache,
         confirm_seeds: if args.confirm { args.confirm_seeds } else { 0 },
     };
+    // The hotness profile runs the store header's command (in its cwd, with its
+    // environment); --confirm also relinks from the recording.
+    super::trust::require_own(
+        &args.dir.path(),
+        if args.confirm {
+            "explain --confirm"
+        } else {
+            "explain (its profile runs the run's command)"
+        },
+        super::trust::Uses {
+            manifest: args.confirm,
+            header: true,
+            links: args.confirm,
+            plan: false,
+        },
+        args.trust,
+    )?;
     let e = explain(&args.dir.path(), &options)?;
     let text = match args.format {
         Format::Text => render::text(&e),
@@ -95,7 +117,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         Format::Html => layoutrand::report::export::explain_html::html(&e),
     };
     match &args.output {
-        Some(path) => layoutrand::files::write_atomically(path, text.as_bytes())?,
+        Some(path) => {
+            layoutrand::files::output::write_output(path, &args.dir.path(), text.as_bytes())?
+        }
         None => super::common::write_stdout(&text)?,
     }
     Ok(0)

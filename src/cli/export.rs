@@ -45,7 +45,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let warnings = match &args.output {
         Some(path) => {
             let mut warnings = Vec::new();
-            layoutrand::files::write_atomically_with(path, |out| {
+            layoutrand::files::output::write_output_with(path, &args.dir.path(), |out| {
                 warnings = export(out)?;
                 Ok(())
             })?;

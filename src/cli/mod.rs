@@ -20,6 +20,7 @@ pub mod report;
 pub mod run;
 pub mod run_shard;
 pub mod status;
+pub mod trust;
 
 /// Benchmark native programs without being fooled by code layout.
 #[derive(Debug, Parser)]
@@ -74,6 +75,12 @@ pub enum Command {
     Doctor(doctor::Args),
     /// Man pages and shell completions, made from this command line's own definitions.
     Generate(generate::Args),
+    /// Adopt an experiment directory as your own: show what it would make layoutrand run
+    /// (recorded links, the run's command and environment, the Slurm plan), then sign it.
+    ///
+    /// Resume, extend, Slurm resume and explain --confirm refuse a directory that is not
+    /// your own (received, edited, or written before layoutrand signed its directories).
+    Trust(trust::Args),
     /// The doctor's calibration loop (run by `doctor` in its own processes).
     #[command(hide = true)]
     CalibrationLoop(doctor::LoopArgs),
@@ -103,6 +110,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Command::Status(a) => status::run(a),
         Command::Doctor(a) => doctor::run(a),
         Command::Generate(a) => generate::run(a),
+        Command::Trust(a) => trust::run(a),
         Command::CalibrationLoop(a) => doctor::run_loop(a),
         Command::RunShard(a) => run_shard::run(a),
         Command::ExecutionWatchdog => {

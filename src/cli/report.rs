@@ -53,7 +53,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         &args.metric.metrics,
     )?;
     match &args.output {
-        Some(path) => layoutrand::files::write_atomically(path, text.as_bytes())?,
+        Some(path) => {
+            layoutrand::files::output::write_output(path, &args.dir.path(), text.as_bytes())?
+        }
         None => super::common::write_stdout(&text)?,
     }
     Ok(args.gate.exit_code("report", &slower))

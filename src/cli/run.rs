@@ -19,6 +19,9 @@ pub use layoutrand::flags::run::RunArgs as Args;
 
 /// Runs `layoutrand run`.
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    if args.resume {
+        require_own_run(&args)?;
+    }
     let cpus = args
         .cpus
         .as_deref()
@@ -95,6 +98,24 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         return Ok(Exit::StoppedEarly.code());
     }
     Ok(Exit::Complete.code())
+}
+
+/// A resume reruns what the store header (or the Slurm plan) holds: only from a directory of
+/// the user's own (see `layoutrand trust`). The manifest's binaries are what any run of the
+/// directory runs, resumed or not.
+fn require_own_run(args: &Args) -> anyhow::Result<()> {
+    let uses = super::trust::Uses {
+        manifest: false,
+        header: !args.slurm.slurm,
+        plan: args.slurm.slurm,
+        links: false,
+    };
+    let what = if args.slurm.slurm {
+        "run --slurm --resume"
+    } else {
+        "run --resume"
+    };
+    super::trust::require_own(&args.out, what, uses, args.trust)
 }
 
 /// Says on stderr which programs never ran ([`programs_that_never_ran`]), each with the

@@ -20,6 +20,13 @@ pub struct Args {
 
 /// Runs `layoutrand run-shard`.
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    // The node runs what the plan holds: only a plan this user's layoutrand wrote (the
+    // submitter signed or adopted it; the nodes share the user's key through the home).
+    let uses = super::trust::Uses {
+        plan: true,
+        ..Default::default()
+    };
+    super::trust::require_own(&args.out, "run-shard", uses, false)?;
     super::run::start_watchdog()?;
     run_shard(&args.out, args.shard, &args.token)?;
     Ok(0)

@@ -44,6 +44,10 @@ pub struct ExperimentConfig {
     /// The directory this file was read from (not a TOML key).
     #[serde(skip)]
     pub base_dir: PathBuf,
+    /// `experiment --trust`: the stages may resume and extend an output directory that is
+    /// not this user's own. Never a TOML key: a received experiment file cannot grant it.
+    #[serde(skip)]
+    pub trust: bool,
 }
 
 /// `[source]`: fetch the program's source before building.
@@ -345,6 +349,12 @@ impl ExperimentConfig {
             if let Some(n) = count.filter(|&n| n as usize > MAX_SEEDS) {
                 bail!("{key} = {n}: at most {MAX_SEEDS} randomised binaries");
             }
+            if count == Some(0) {
+                bail!(
+                    "{key} = 0: with no randomised binary the experiment can never answer \
+                     (at least 1, and 10 or more for a useful interval)"
+                );
+            }
         }
         // The repeated intervals of the growth are calibrated up to this horizon.
         let horizon = crate::stats::repeated_t::MAX_HORIZON;
@@ -474,6 +484,8 @@ mod tests {
             "[run] warmup",
         );
         refused(&|c| c.build.seeds = Some(u32::MAX), "[build] seeds");
+        // Issue 34, attack 15: no randomised binary can never answer.
+        refused(&|c| c.build.seeds = Some(0), "[build] seeds = 0");
         refused(
             &|c| c.target.max_binaries = Some(1001),
             "[target] max_binaries = 1001",

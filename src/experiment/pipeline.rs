@@ -413,7 +413,9 @@ fn fetch_source(config: &ExperimentConfig, out: &Path, cwd: &Path) -> Result<Pat
                 );
             }
         }
-        std::fs::write(&prepared, "")?;
+        // Created afresh, never through a planted (perhaps dangling) link.
+        crate::files::confined::create_fresh_file(&prepared)
+            .with_context(|| format!("cannot create {}", prepared.display()))?;
     }
     Ok(workdir)
 }
@@ -454,6 +456,7 @@ fn build(config: &ExperimentConfig, seeds: u32, out: &Path, workdir: &Path) -> R
         out: out.to_path_buf(),
         // New seeds are relinked from the recording; the built ones stay as they are.
         extend: existing.is_some(),
+        trust: existing.is_some() && config.trust,
         command: config.build.command.clone(),
         ..config.stage_build_args()
     };
@@ -574,6 +577,7 @@ fn run(
         limits: LimitArgs { timeout, budget },
         jobs: config.run.jobs,
         resume: out.join(RESULTS_FILE).exists(),
+        trust: out.join(RESULTS_FILE).exists() && config.trust,
         command: config.run.command.clone(),
         ..RunArgs::default()
     };

@@ -79,6 +79,7 @@ fn extend_one(
         out: out.to_path_buf(),
         seeds: Some(u64::from(seeds)),
         extend: true,
+        trust: config.trust,
         command: variant.command.clone(),
         ..config.stage_build_args()
     };

@@ -369,6 +369,7 @@ fn program_of(dir: &Path, manifest: &Manifest, program: &str) -> Result<Program>
     let record_dir = dir.join(crate::build::driver::RECORD_DIR);
     let links = crate::wrap::record::read_records(&record_dir)
         .with_context(|| format!("cannot read the recorded build in {}", record_dir.display()))?;
+    crate::wrap::record::check_blobs(&record_dir, &links)?;
     let opts = crate::build::driver::BuildOptions {
         command: manifest.build_command.clone(),
         build_dir: manifest.build_dir.clone(),

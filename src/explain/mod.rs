@@ -57,6 +57,8 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
     // something else.
     let dir = &std::path::absolute(dir)
         .with_context(|| format!("the absolute path of {}", dir.display()))?;
+    // It writes DIR/explain/ (clearing its profile folder): no planted link may lead out.
+    crate::files::confined::refuse_links_in(dir, &["", EXPLAIN_DIR])?;
     let exp = load(dir)?;
     let metric = options.metric.as_deref().unwrap_or(&exp.primary_metric);
     let series = pick_series(&exp, options.program.as_deref(), metric)?;
@@ -342,6 +344,7 @@ fn hot_functions(
         .iter()
         .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.into(), v.into())))
         .collect();
+    crate::run::environment::check_recorded_environment(&env)?;
     if let Some(path) = stage_baseline_libraries(dir, manifest, &scratch)? {
         env.push((
             crate::run::libraries::LIBRARY_PATH_VARIABLE.to_string(),

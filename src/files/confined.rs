@@ -153,6 +153,49 @@ pub fn ensure_real_dir(base: &Path, dir: &Path) -> Result<()> {
     Ok(())
 }
 
+/// Refuses a symbolic link planted where a command is about to write: each of `subdirs`
+/// of `dir` (`""` for `dir` itself) must not be a link, nor may any entry directly in it. A
+/// planted `seed-N`, `.work`, `.record/merged`, `slurm`, `shards` or `explain` link would
+/// otherwise send a relink's, a submission's or an explanation's writes (and its deletions)
+/// outside the directory. Missing subdirectories are fine.
+pub fn refuse_links_in(dir: &Path, subdirs: &[&str]) -> Result<()> {
+    for sub in subdirs {
+        let at = if sub.is_empty() {
+            dir.to_path_buf()
+        } else {
+            dir.join(sub)
+        };
+        let meta = match std::fs::symlink_metadata(&at) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(e).with_context(|| format!("cannot inspect {}", at.display())),
+        };
+        if meta.file_type().is_symlink() && !sub.is_empty() {
+            bail!(planted(&at));
+        }
+        if !meta.is_dir() {
+            continue;
+        }
+        for entry in
+            std::fs::read_dir(&at).with_context(|| format!("cannot list {}", at.display()))?
+        {
+            let entry = entry?;
+            if entry.file_type()?.is_symlink() {
+                bail!(planted(&entry.path()));
+            }
+        }
+    }
+    Ok(())
+}
+
+fn planted(at: &Path) -> String {
+    format!(
+        "{} is a symbolic link: layoutrand writes there and refuses to follow a link out of \
+         the experiment directory (remove it; layoutrand recreates what it needs)",
+        at.display()
+    )
+}
+
 /// Creates `path` as a new, empty file for writing, removing whatever was there first
 /// (a file, or a symbolic link, which is removed and not followed: its target is left
 /// untouched). The file is opened with `O_EXCL | O_NOFOLLOW`.

@@ -331,11 +331,21 @@ pub fn binary_label(seed: Option<u64>) -> String {
     }
 }
 
+/// The text of `path`, read only when it is a regular file (a FIFO would stall the reader).
+fn read_regular(path: &Path) -> Result<String> {
+    use std::io::Read;
+    let mut text = String::new();
+    crate::files::trust::open_regular(path)?
+        .read_to_string(&mut text)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(text)
+}
+
 impl Manifest {
     /// Reads and checks `dir/manifest.json`.
     pub fn load(dir: &Path) -> Result<Manifest> {
         let path = dir.join(MANIFEST_FILE);
-        let text = std::fs::read_to_string(&path).with_context(|| {
+        let text = read_regular(&path).with_context(|| {
             format!(
                 "cannot read {} (run `layoutrand build` first, or pass the directory it wrote)",
                 path.display()
@@ -383,14 +393,35 @@ impl Manifest {
                 }
             }
         }
+        // Checked after the paths, whose refusals say more.
+        for set in self.binary_sets() {
+            let mut names = std::collections::BTreeSet::new();
+            for b in set.all() {
+                if !names.insert(b.name.as_str()) {
+                    bail!(
+                        "{}: binary {:?} is listed twice: a run would record each of its \
+                         executions twice",
+                        set.label(),
+                        b.name
+                    );
+                }
+            }
+        }
         Ok(())
     }
 
     /// Writes the manifest atomically (temporary file, fsync, rename), so a reader never sees
-    /// half a manifest.
+    /// half a manifest, and signs it as this user's ([`crate::files::trust`]).
     pub fn save(&self, dir: &Path) -> Result<()> {
         let text = serde_json::to_string_pretty(self)?;
-        crate::files::write_atomically(&dir.join(MANIFEST_FILE), text.as_bytes())
+        let path = dir.join(MANIFEST_FILE);
+        // Signed first: a crash between the two writes leaves the old or the new one verifying.
+        crate::files::trust::sign_or_warn(
+            &path,
+            crate::files::trust::Kind::Manifest,
+            text.as_bytes(),
+        );
+        crate::files::write_atomically(&path, text.as_bytes())
     }
 
     /// Each variant's build with its name, in build order; for a build without variants,

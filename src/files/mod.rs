@@ -13,9 +13,11 @@ pub mod atomic;
 pub mod cache_model;
 pub mod confined;
 pub mod manifest;
+pub mod output;
 pub mod results;
 pub mod stopping;
 pub mod store;
+pub mod trust;
 
 pub use atomic::{write_atomically, write_atomically_with};
 

@@ -49,6 +49,11 @@ pub struct BuildArgs {
     /// stay as they are). `--seeds N` is then the total number of seeds wanted.
     #[cfg_attr(feature = "cli", arg(long, conflicts_with = "rebuild"))]
     pub extend: bool,
+    /// With --extend: relink from a recording that is not this user's own (received, edited,
+    /// or written before layoutrand signed its directories), and adopt it; see `layoutrand
+    /// trust`.
+    #[cfg_attr(feature = "cli", arg(long, requires = "extend"))]
+    pub trust: bool,
     /// Put a seeded amount of filler, 0 to MAX bytes (a multiple of each function's
     /// alignment), before every function of each seed, so the seeds also sample cache-line
     /// and page offsets [default: 0, none; at most 4096; not with --granularity link;
@@ -93,6 +98,7 @@ impl Default for BuildArgs {
             jobs: None,
             rebuild: false,
             extend: false,
+            trust: false,
             pad: None,
             programs: None,
             allow_many_seeds: false,
@@ -119,6 +125,7 @@ impl BuildArgs {
             jobs,
             rebuild,
             extend,
+            trust,
             pad,
             programs,
             allow_many_seeds,
@@ -136,6 +143,7 @@ impl BuildArgs {
         argv.value("--jobs", jobs);
         argv.flag("--rebuild", *rebuild);
         argv.flag("--extend", *extend);
+        argv.flag("--trust", *trust);
         argv.value("--pad", pad);
         argv.list("--programs", programs);
         argv.flag("--allow-many-seeds", *allow_many_seeds);
@@ -245,6 +253,7 @@ mod tests {
             jobs: Some(3),
             rebuild: true,
             extend: false,
+            trust: false,
             pad: Some(256),
             programs: Some(vec!["a".into(), "b".into()]),
             allow_many_seeds: true,
@@ -259,6 +268,7 @@ mod tests {
         assert_eq!(round_trip(&everything), everything);
         let extend = BuildArgs {
             extend: true,
+            trust: true,
             seeds: Some(20),
             granularity: Some(GranularityArg::None),
             ..BuildArgs::default()

@@ -48,6 +48,11 @@ pub struct RunArgs {
         )
     )]
     pub extend_executions: Option<u32>,
+    /// With --resume: rerun the command, cwd and environment of a store (or Slurm plan) that
+    /// is not this user's own (received, edited, or written before layoutrand signed its
+    /// directories), and adopt it; see `layoutrand trust`.
+    #[cfg_attr(feature = "cli", arg(long, requires = "resume"))]
+    pub trust: bool,
     #[cfg_attr(feature = "cli", command(flatten))]
     pub slurm: SlurmArgs,
     /// Executions at once (1 to 1024). Only for deterministic metrics (cachegrind), whose
@@ -122,6 +127,7 @@ impl Default for RunArgs {
             schedule_seed: None,
             resume: false,
             extend_executions: None,
+            trust: false,
             slurm: SlurmArgs::default(),
             jobs: None,
             force_parallel: false,
@@ -148,6 +154,7 @@ impl RunArgs {
             schedule_seed,
             resume,
             extend_executions,
+            trust,
             slurm,
             jobs,
             force_parallel,
@@ -165,6 +172,7 @@ impl RunArgs {
         argv.value("--schedule-seed", schedule_seed);
         argv.flag("--resume", *resume);
         argv.value("--extend-executions", extend_executions);
+        argv.flag("--trust", *trust);
         slurm.push_argv(&mut argv);
         argv.value("--jobs", jobs);
         argv.flag("--force-parallel", *force_parallel);
@@ -247,6 +255,7 @@ mod tests {
             schedule_seed: Some(42),
             resume: true,
             extend_executions: Some(3),
+            trust: true,
             slurm: SlurmArgs::default(),
             jobs: Some(2),
             force_parallel: true,

@@ -46,21 +46,38 @@ pub fn script_position<S: AsRef<str>>(args: &[S]) -> Option<usize> {
     };
     let shell = args.iter().position(|a| is_shell(a.as_ref()))?;
     let mut i = shell + 1;
+    let mut script_follows = false;
+    // The shell's options, up to its first operand: with `-c` (alone or in a cluster) that
+    // operand is the script. Long options (bash's `--noprofile`, `--rcfile FILE`) and `--`
+    // (the end of the options) come before it too; missing any of them left a placeholder
+    // unquoted in the script (issue 34, attack 8).
     while let Some(a) = args.get(i).map(AsRef::as_ref) {
-        let option = (a.starts_with('-') || a.starts_with('+')) && a.len() > 1 && a != "--";
-        if !option || a.starts_with("--") {
-            return None; // a script file, or long options we do not interpret
+        if a == "--" {
+            i += 1;
+            break;
+        }
+        let option = (a.starts_with('-') || a.starts_with('+')) && a.len() > 1;
+        if !option {
+            break;
+        }
+        if a.starts_with("--") {
+            i += if matches!(a, "--rcfile" | "--init-file") {
+                2
+            } else {
+                1
+            };
+            continue;
         }
         if matches!(a, "-o" | "+o" | "-O" | "+O") {
             i += 2; // an option with its argument
             continue;
         }
         if a.starts_with('-') && a[1..].contains('c') {
-            return (i + 1 < args.len()).then_some(i + 1);
+            script_follows = true;
         }
         i += 1;
     }
-    None
+    (script_follows && i < args.len()).then_some(i)
 }
 
 /// Where a position of a shell script is: outside quotes, inside '…' or inside "…".
@@ -353,6 +370,18 @@ mod tests {
         assert_eq!(script_position(&["sh", "script.sh", "-c"]), None);
         assert_eq!(script_position(&["{bin}", "-c", "x"]), None);
         assert_eq!(script_position(&["sh", "-c"]), None);
+        // Issue 34, attack 8: long options and `--` before the script.
+        assert_eq!(
+            script_position(&["bash", "--noprofile", "--norc", "-c", "s"]),
+            Some(4)
+        );
+        assert_eq!(script_position(&["sh", "-c", "--", "s"]), Some(3));
+        assert_eq!(script_position(&["bash", "-c", "-e", "s", "x"]), Some(3));
+        assert_eq!(
+            script_position(&["bash", "--rcfile", "f", "-c", "s"]),
+            Some(4)
+        );
+        assert_eq!(script_position(&["sh", "--", "-c", "s"]), None);
     }
 
     #[test]

@@ -33,6 +33,31 @@ pub fn clean_environment(cwd: &Path) -> Vec<(String, String)> {
     env
 }
 
+/// The names [`clean_environment`] sets: the only ones a recorded environment may hold.
+pub const FIXED_VARIABLES: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "PWD"];
+
+/// Checks an environment read back from a store header or a Slurm plan: only the
+/// [`FIXED_VARIABLES`], each once. Anything else (an added `LD_PRELOAD=`) was never written
+/// by layoutrand and would be loaded by every execution.
+pub fn check_recorded_environment(pairs: &[(String, String)]) -> Result<()> {
+    let mut seen = std::collections::BTreeSet::new();
+    for (name, _) in pairs {
+        if !FIXED_VARIABLES.contains(&name.as_str()) {
+            anyhow::bail!(
+                "the recorded environment sets {name:?}, which layoutrand never records (only \
+                 {}): refused, the file was edited",
+                FIXED_VARIABLES.join(", ")
+            );
+        }
+        if !seen.insert(name.as_str()) {
+            anyhow::bail!(
+                "the recorded environment sets {name:?} twice: refused, the file was edited"
+            );
+        }
+    }
+    Ok(())
+}
+
 /// The padding variable's value for a padding of `bytes` bytes.
 pub fn padding_value(bytes: u32) -> String {
     "x".repeat(bytes as usize)

@@ -70,7 +70,9 @@ fn working_directory(previous: Option<&Header>) -> Result<(PathBuf, Vec<(String,
     let env = if header.environment.is_empty() {
         clean_environment(&cwd)
     } else {
-        header.environment_pairs()
+        let pairs = header.environment_pairs();
+        crate::run::environment::check_recorded_environment(&pairs)?;
+        pairs
     };
     Ok((cwd, env))
 }
@@ -261,7 +263,7 @@ fn start_run(req: &RunRequest, opened: &mut OpenedRun) -> Result<StartedRun> {
             let h = opened
                 .prepared
                 .header(&opened.manifest, aslr_disabled, &cwd, &base_env);
-            writer.append(&[Record::Header(h.clone())])?;
+            writer.append_header(h.clone())?;
             h
         }
     };

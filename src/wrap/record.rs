@@ -205,6 +205,78 @@ pub fn append_line(record_dir: &Path, log: &str, line: &str) {
     }
 }
 
+/// Signs every link record of `record_dir` as this user's ([`crate::files::trust`]): called
+/// once the recorded build is over, on the records it just wrote.
+pub fn sign_records(record_dir: &Path) {
+    let links = record_dir.join(LINKS_DIR);
+    let Ok(files) = link_record_paths(&links) else {
+        return;
+    };
+    for path in files {
+        match crate::files::trust::read_signed_part(&path, crate::files::trust::Kind::LinkRecord) {
+            Ok(bytes) => crate::files::trust::sign_or_warn(
+                &path,
+                crate::files::trust::Kind::LinkRecord,
+                &bytes,
+            ),
+            Err(e) => eprintln!("layoutrand: warning: cannot sign {}: {e:#}", path.display()),
+        }
+    }
+}
+
+/// Every link record file of `record_dir` with the record it holds, sorted by file name:
+/// what a relink from this recording would run.
+pub fn record_files(record_dir: &Path) -> Result<Vec<(PathBuf, LinkRecord)>> {
+    let links = record_dir.join(LINKS_DIR);
+    if !links.is_dir() {
+        return Ok(Vec::new());
+    }
+    let mut files = link_record_files(&links)?;
+    files.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok(files)
+}
+
+/// Checks that every blob the records name holds the content its name (a BLAKE3 hash) says:
+/// a recorded object edited after the recording (one code byte changed is still a valid ELF)
+/// is refused rather than relinked as the user's code.
+pub fn check_blobs(record_dir: &Path, records: &[LinkRecord]) -> Result<()> {
+    let blobs = record_dir.join(BLOBS_DIR);
+    let names = records.iter().flat_map(|r| {
+        r.inputs
+            .iter()
+            .map(|i| i.blob.as_str())
+            .chain(r.lto_objects.iter().map(String::as_str))
+    });
+    let mut checked = std::collections::BTreeSet::new();
+    for name in names {
+        if !checked.insert(name) {
+            continue;
+        }
+        crate::files::confined::check_component(name, "recorded blob name")?;
+        let stem = name.split('.').next().unwrap_or("");
+        let expected = blake3::Hash::from_hex(stem).map_err(|_| {
+            anyhow::anyhow!(
+                "recorded blob {name:?} is not named by its BLAKE3 hash: the recording was \
+                 edited, refused"
+            )
+        })?;
+        let path = blobs.join(name);
+        let mut file = crate::files::trust::open_regular(&path)?;
+        let mut hasher = blake3::Hasher::new();
+        std::io::copy(&mut file, &mut hasher)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        if hasher.finalize() != expected {
+            anyhow::bail!(
+                "recorded object {} no longer holds the content its name records (it was \
+                 changed after the recording): refused, layoutrand relinks only what the build \
+                 recorded; record the build again (`layoutrand build`)",
+                path.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Reads every link record, oldest first; for links that wrote the same output, only the
 /// last one is kept (a program relinked during the build is replayed once, as it ended up).
 pub fn read_records(record_dir: &Path) -> Result<Vec<LinkRecord>> {
@@ -250,16 +322,26 @@ pub fn discard_output(record_dir: &Path, output: &Path) -> Result<()> {
 /// Every `*.json` link record in `links`, with its path, in directory order.
 fn link_record_files(links: &Path) -> Result<Vec<(PathBuf, LinkRecord)>> {
     let mut records = Vec::new();
+    for path in link_record_paths(links)? {
+        let bytes =
+            crate::files::trust::read_signed_part(&path, crate::files::trust::Kind::LinkRecord)?;
+        let record: LinkRecord = serde_json::from_slice(&bytes)
+            .with_context(|| format!("{} is not a link record", path.display()))?;
+        records.push((path, record));
+    }
+    Ok(records)
+}
+
+/// The paths of the `*.json` files in `links`, in directory order.
+fn link_record_paths(links: &Path) -> Result<Vec<PathBuf>> {
+    let mut paths = Vec::new();
     for entry in std::fs::read_dir(links)? {
         let path = entry?.path();
         if path.extension().is_some_and(|e| e == "json") {
-            let text = std::fs::read_to_string(&path)?;
-            let record: LinkRecord = serde_json::from_str(&text)
-                .with_context(|| format!("{} is not a link record", path.display()))?;
-            records.push((path, record));
+            paths.push(path);
         }
     }
-    Ok(records)
+    Ok(paths)
 }
 
 /// The outputs (third field) of the `seen.log` lines of `kind`, in order.

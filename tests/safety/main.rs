@@ -13,3 +13,4 @@ mod run_support;
 mod parsers;
 mod paths;
 mod store;
+mod trust;

@@ -79,7 +79,8 @@ pub fn scan_file(
     on_commit: impl FnMut(&Execution, Vec<Measurement>),
 ) -> Result<Results> {
     let path = dir.join(RESULTS_FILE);
-    let file = File::open(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    // A FIFO or a device in place of the store would stall or flood the reader.
+    let file = crate::files::trust::open_regular(&path)?;
     scan(BufReader::with_capacity(1 << 16, file), &path, on_commit)
 }
 
@@ -305,6 +306,7 @@ pub fn repair_store(dir: &Path) -> Result<Repair> {
     let path = dir.join(RESULTS_FILE);
     let _lock = lock_for_repair(&path)?;
     let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
+    refuse_newer_schema(&bytes, &path)?;
     let (lines, kept, dropped) = valid_lines(&bytes, &path);
     if dropped.is_empty() {
         return Ok(Repair {
@@ -338,6 +340,33 @@ pub fn repair_store(dir: &Path) -> Result<Repair> {
         dropped,
         moved_to: Some(aside),
     })
+}
+
+/// Refuses to repair a store whose header is of a newer schema than this layoutrand reads:
+/// every line of it would look malformed here, and the repair would drop its header.
+fn refuse_newer_schema(bytes: &[u8], path: &Path) -> Result<()> {
+    /// The two fields of a header line that decide.
+    #[derive(serde::Deserialize)]
+    struct Head {
+        record: String,
+        schema: Option<u64>,
+    }
+    let first = bytes
+        .split(|b| *b == b'\n')
+        .find(|l| !l.iter().all(u8::is_ascii_whitespace));
+    if let Some(Ok(head)) = first.map(serde_json::from_slice::<Head>) {
+        if head.record == "header" && head.schema.is_some_and(|s| s > u64::from(RESULTS_SCHEMA)) {
+            bail!(
+                "{} is a store of schema {} but this layoutrand ({}) reads up to {}: not \
+                 repaired (upgrade layoutrand)",
+                path.display(),
+                head.schema.unwrap_or_default(),
+                env!("CARGO_PKG_VERSION"),
+                RESULTS_SCHEMA
+            );
+        }
+    }
+    Ok(())
 }
 
 /// The store file `path` opened and locked as a writer locks it, so no run appends while it
@@ -470,6 +499,27 @@ impl StoreWriter {
         Ok(StoreWriter { file, path })
     }
 
+    /// Writes the store's header (its first line) and signs it as this user's
+    /// ([`crate::files::trust`]): a resumed run reruns the command, cwd and environment it
+    /// holds only while that MAC verifies.
+    pub fn append_header(&mut self, header: Header) -> Result<()> {
+        let line = serde_json::to_vec(&Record::Header(header))?;
+        // Signed first: a crash after the header is written leaves it verifying.
+        crate::files::trust::sign_or_warn(
+            &self.path,
+            crate::files::trust::Kind::StoreHeader,
+            &line,
+        );
+        self.append_line(&line)
+    }
+
+    fn append_line(&mut self, line: &[u8]) -> Result<()> {
+        let mut buf = Vec::with_capacity(line.len() + 1);
+        buf.extend_from_slice(line);
+        buf.push(b'\n');
+        self.write_durably(&buf)
+    }
+
     /// Writes `records` with one `write` and makes them durable with `fsync` before
     /// returning.
     pub fn append(&mut self, records: &[Record]) -> Result<()> {
@@ -478,8 +528,12 @@ impl StoreWriter {
             serde_json::to_writer(&mut buf, r)?;
             buf.push(b'\n');
         }
+        self.write_durably(&buf)
+    }
+
+    fn write_durably(&mut self, buf: &[u8]) -> Result<()> {
         self.file
-            .write_all(&buf)
+            .write_all(buf)
             .with_context(|| format!("cannot write to {}", self.path.display()))?;
         self.file
             .sync_data()

@@ -89,16 +89,51 @@ impl SlurmPlan {
                 plan.schema
             );
         }
+        plan.check()
+            .with_context(|| format!("{} is refused", path.display()))?;
         Ok(Some(plan))
     }
 
-    /// Writes the plan atomically.
+    /// Checks the fields the job script and the nodes use as they stand: the token names a
+    /// node-local folder (one plain name of letters, digits, `-` and `_`), the node folder and
+    /// the program are absolute, and nothing that reaches the job script holds a control
+    /// character (a newline in `partition` would add a line to the script).
+    pub fn check(&self) -> Result<()> {
+        let plain = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+        if self.token.is_empty() || !self.token.chars().all(plain) {
+            bail!("its token {:?} is not a plain name", self.token);
+        }
+        for (what, path) in [
+            ("node_dir", &self.node_dir),
+            ("layoutrand", &self.layoutrand),
+        ] {
+            let text = path.to_string_lossy();
+            if !path.is_absolute() || text.chars().any(char::is_control) {
+                bail!("its {what} {text:?} is not an absolute path without control characters");
+            }
+            if path
+                .components()
+                .any(|c| c == std::path::Component::ParentDir)
+            {
+                bail!("its {what} {text:?} contains `..`");
+            }
+        }
+        for text in self.partition.iter().chain(&self.slurm_args) {
+            if text.chars().any(char::is_control) {
+                bail!("{text:?} holds a control character (it would add a line to the job script)");
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the plan atomically and signs it as this user's ([`crate::files::trust`]).
     pub fn save(&self, dir: &Path) -> Result<()> {
         std::fs::create_dir_all(dir.join(SLURM_DIR))?;
-        write_atomically(
-            &slurm_path(dir, PLAN_FILE),
-            &serde_json::to_vec_pretty(self)?,
-        )
+        let path = slurm_path(dir, PLAN_FILE);
+        let bytes = serde_json::to_vec_pretty(self)?;
+        // Signed first: a crash between the two writes leaves the old or the new one verifying.
+        crate::files::trust::sign_or_warn(&path, crate::files::trust::Kind::SlurmPlan, &bytes);
+        write_atomically(&path, &bytes)
     }
 
     /// The whole schedule, as a local run with these settings would walk it.

@@ -62,10 +62,7 @@ pub fn submit(req: &RunRequest, opts: &SlurmOptions) -> Result<Submission> {
     if req.jobs.is_some_and(|j| j > 1) || req.cpus.is_some() {
         bail!("--jobs and --cpus do not apply to --slurm: each task runs its shard one execution at a time on a node of its own");
     }
-    let dir = req
-        .out_dir
-        .canonicalize()
-        .with_context(|| format!("cannot resolve {}", req.out_dir.display()))?;
+    let dir = experiment_dir(req)?;
     let manifest = Manifest::load(&dir)?;
     if dir.join(RESULTS_FILE).exists() {
         bail!(
@@ -100,6 +97,8 @@ pub fn submit(req: &RunRequest, opts: &SlurmOptions) -> Result<Submission> {
         // A fresh plan; an earlier dry run's plan is replaced, since nothing ran from it.
         _ => new_plan(req, opts, &manifest, &dir)?,
     };
+    plan.check()
+        .context("--partition, --slurm-arg or --node-dir")?;
     plan.save(&dir)?;
     write_atomically(&slurm_path(&dir, MARKER_FILE), plan.token.as_bytes())?;
     std::fs::create_dir_all(slurm_path(&dir, LOGS_DIR))?;
@@ -234,6 +233,17 @@ fn changed_binaries(planned: &[String], current: &[String]) -> String {
             planned.join(",")
         )
     }
+}
+
+/// The experiment directory of `req`, absolute; refused when a link is planted where the
+/// submission writes (slurm/: plan, script, jobs, logs; shards/).
+fn experiment_dir(req: &RunRequest) -> Result<PathBuf> {
+    let dir = req
+        .out_dir
+        .canonicalize()
+        .with_context(|| format!("cannot resolve {}", req.out_dir.display()))?;
+    crate::files::confined::refuse_links_in(&dir, &["slurm", "shards"])?;
+    Ok(dir)
 }
 
 /// 16 hex digits that differ between submissions: clock, process id and address-space

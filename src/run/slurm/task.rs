@@ -39,6 +39,7 @@ pub struct ShardReport {
 pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
     let machine = detect_machine();
     let here = machine.label();
+    crate::files::confined::refuse_links_in(dir, &["slurm", "shards"])?;
     check_marker(dir, token, &here)?;
     let (plan, prepared) = planned_shard(dir, shard)?;
     if let Err(why) = probe_aslr_off() {
@@ -63,6 +64,7 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
     let h = &plan.header;
     let cwd = PathBuf::from(h.cwd.clone().unwrap_or_else(|| dir.display().to_string()));
     let base_env = h.environment_pairs();
+    crate::run::environment::check_recorded_environment(&base_env)?;
     let ctx = ExecutionContext {
         template: &prepared.template,
         metric: &prepared.metric,
@@ -173,7 +175,7 @@ fn open_shard_store(sdir: &Path, plan: &SlurmPlan) -> Result<(StoreWriter, Resul
         h.started_unix = unix_now();
         h.host = detect_host();
         h.conditions = Some(detect_conditions());
-        writer.append(&[Record::Header(h)])?;
+        writer.append_header(h)?;
     }
     Ok((writer, previous))
 }

@@ -1,0 +1,286 @@
+//! Own versus received, at the commands: the check every command that would run, relink or
+//! submit from an experiment directory makes first, and `layoutrand trust DIR`, which shows
+//! what the directory would make layoutrand run and adopts it.
+//!
+//! The MACs themselves are [`layoutrand::files::trust`]'s. A directory whose parts verify is
+//! the user's own and nothing changes; anything else is refused with what would run, and
+//! proceeds only with `--trust` (which adopts it, so its Slurm tasks and later resumes verify).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Result};
+use layoutrand::files::manifest::{Manifest, MANIFEST_FILE};
+use layoutrand::files::results::Record;
+use layoutrand::files::store::RESULTS_FILE;
+use layoutrand::files::trust::{read_signed_part, verify, Kind, Verdict};
+use layoutrand::run::slurm::plan::{slurm_path, SlurmPlan, PLAN_FILE};
+use layoutrand::wrap::record::LinkRecord;
+
+/// Arguments of `layoutrand trust`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    #[command(flatten)]
+    pub dir: super::common::ExperimentDirArgs,
+}
+
+/// Which of a directory's executable parts a command uses.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Uses {
+    /// `manifest.json` (the binaries' hashes, the build command).
+    pub manifest: bool,
+    /// The store's header (the run's command, cwd, environment).
+    pub header: bool,
+    /// The recorded links (tools, arguments, cwd, environment, objects).
+    pub links: bool,
+    /// The Slurm plan (program, partition, token, node folder, command).
+    pub plan: bool,
+}
+
+impl Uses {
+    /// Every part.
+    pub const ALL: Uses = Uses {
+        manifest: true,
+        header: true,
+        links: true,
+        plan: true,
+    };
+}
+
+/// One executable part of a directory, checked.
+struct Part {
+    path: PathBuf,
+    kind: Kind,
+    verdict: Verdict,
+    /// What layoutrand would run from it, one line each, every string escaped.
+    shows: Vec<String>,
+}
+
+/// Refuses `action` on `dir` unless every part it `uses` is this user's own, or `trust` is
+/// given: then the parts are adopted (signed with the user's key) and the action goes on.
+pub fn require_own(dir: &Path, action: &str, uses: Uses, trust: bool) -> Result<()> {
+    let parts = parts_of(dir, uses)?;
+    let strangers: Vec<&Part> = parts.iter().filter(|p| p.verdict != Verdict::Own).collect();
+    if strangers.is_empty() {
+        return Ok(());
+    }
+    if trust {
+        eprintln!(
+            "layoutrand: --trust: adopting {} as your own; it will run:",
+            dir.display()
+        );
+        eprint!("{}", what_would_run(&parts));
+        return adopt(&parts);
+    }
+    bail!(
+        "{action} refused: {} is not your own experiment directory (its files were not all \
+         written by your layoutrand):\n{}it would run:\n{}if that is what you mean to run, \
+         adopt the directory with `layoutrand trust {}` (or pass --trust to this command); \
+         the report commands read it as it is",
+        dir.display(),
+        verdicts(&strangers),
+        what_would_run(&parts),
+        shell_words::quote(&dir.display().to_string())
+    )
+}
+
+/// Runs `layoutrand trust DIR`: prints what the directory would make layoutrand run and
+/// adopts it.
+pub fn run(args: Args) -> Result<i32> {
+    let dir = args.dir.path();
+    if !dir.join(MANIFEST_FILE).exists() && !dir.join(RESULTS_FILE).exists() {
+        bail!(
+            "{} holds no manifest.json or results.jsonl: not a layoutrand experiment directory",
+            dir.display()
+        );
+    }
+    let parts = parts_of(&dir, Uses::ALL)?;
+    let strangers: Vec<&Part> = parts.iter().filter(|p| p.verdict != Verdict::Own).collect();
+    print!("{}", what_would_run(&parts));
+    if strangers.is_empty() {
+        println!("layoutrand trust: {} is already your own", dir.display());
+        return Ok(0);
+    }
+    print!("{}", verdicts(&strangers));
+    adopt(&parts)?;
+    println!(
+        "layoutrand trust: {} is now your own: resume, extend, Slurm resume and explain \
+         --confirm run what is listed above",
+        dir.display()
+    );
+    Ok(0)
+}
+
+fn adopt(parts: &[Part]) -> Result<()> {
+    for p in parts {
+        let bytes = read_signed_part(&p.path, p.kind)?;
+        layoutrand::files::trust::sign(&p.path, p.kind, &bytes)?;
+    }
+    Ok(())
+}
+
+fn verdicts(strangers: &[&Part]) -> String {
+    let mut out = String::new();
+    for p in strangers {
+        let why = match p.verdict {
+            Verdict::Unsigned => {
+                "has no MAC: written by someone else, or by a layoutrand older than its MACs"
+            }
+            Verdict::Mismatch => {
+                "does not match its MAC: edited since, or signed by another user's key"
+            }
+            Verdict::Own => continue,
+        };
+        out.push_str(&format!("  {} {why}\n", shown(&p.path)));
+    }
+    out
+}
+
+fn what_would_run(parts: &[Part]) -> String {
+    let mut out = String::new();
+    for p in parts {
+        for line in &p.shows {
+            out.push_str(&format!("  {}: {line}\n", shown(&p.path)));
+        }
+    }
+    out
+}
+
+/// A path from the directory, printable.
+fn shown(path: &Path) -> String {
+    let s = path.display().to_string();
+    if s.chars().any(char::is_control) {
+        format!("{s:?}")
+    } else {
+        s
+    }
+}
+
+/// The parts of `dir` that `uses` names and that exist, checked.
+fn parts_of(dir: &Path, uses: Uses) -> Result<Vec<Part>> {
+    let mut parts = Vec::new();
+    if uses.manifest {
+        parts.extend(part(
+            &dir.join(MANIFEST_FILE),
+            Kind::Manifest,
+            manifest_shows,
+        )?);
+    }
+    if uses.header {
+        parts.extend(part(
+            &dir.join(RESULTS_FILE),
+            Kind::StoreHeader,
+            header_shows,
+        )?);
+    }
+    if uses.plan {
+        parts.extend(part(
+            &slurm_path(dir, PLAN_FILE),
+            Kind::SlurmPlan,
+            plan_shows,
+        )?);
+    }
+    if uses.links {
+        let links = dir
+            .join(layoutrand::build::driver::RECORD_DIR)
+            .join(layoutrand::wrap::record::LINKS_DIR);
+        if let Ok(entries) = std::fs::read_dir(&links) {
+            let mut paths: Vec<PathBuf> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|e| e == "json"))
+                .collect();
+            paths.sort();
+            for path in paths {
+                parts.extend(part(&path, Kind::LinkRecord, link_shows)?);
+            }
+        }
+    }
+    Ok(parts)
+}
+
+fn part(path: &Path, kind: Kind, shows: fn(&[u8]) -> Vec<String>) -> Result<Option<Part>> {
+    match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        _ => {}
+    }
+    let bytes = read_signed_part(path, kind)?;
+    if kind == Kind::StoreHeader && bytes.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(Part {
+        path: path.to_path_buf(),
+        kind,
+        verdict: verify(path, kind, &bytes)?,
+        shows: shows(&bytes),
+    }))
+}
+
+fn unreadable(e: impl std::fmt::Display) -> Vec<String> {
+    vec![format!("(not readable as layoutrand wrote it: {e})")]
+}
+
+fn manifest_shows(bytes: &[u8]) -> Vec<String> {
+    match serde_json::from_slice::<Manifest>(bytes) {
+        Ok(m) => vec![
+            format!(
+                "the binaries it lists ({} sets), after checking their SHA-256",
+                m.binary_sets().count()
+            ),
+            format!(
+                "the build command it records: {:?} in {:?}",
+                m.build_command, m.build_dir
+            ),
+        ],
+        Err(e) => unreadable(e),
+    }
+}
+
+fn header_shows(bytes: &[u8]) -> Vec<String> {
+    match serde_json::from_slice::<Record>(bytes) {
+        Ok(Record::Header(h)) => vec![format!(
+            "command {:?} in {:?} with environment {:?}",
+            h.command,
+            h.cwd
+                .as_deref()
+                .unwrap_or("(the directory run is started in)"),
+            h.environment
+        )],
+        Ok(_) => unreadable("its first line is not a header"),
+        Err(e) => unreadable(e),
+    }
+}
+
+fn plan_shows(bytes: &[u8]) -> Vec<String> {
+    match serde_json::from_slice::<SlurmPlan>(bytes) {
+        Ok(p) => vec![
+            format!(
+                "sbatch of {:?} on every node, partition {:?}, options {:?}, token {:?}, node \
+                 folder {:?}",
+                p.layoutrand, p.partition, p.slurm_args, p.token, p.node_dir
+            ),
+            format!(
+                "command {:?} in {:?} with environment {:?}",
+                p.header.command,
+                p.header
+                    .cwd
+                    .as_deref()
+                    .unwrap_or("(the directory run is started in)"),
+                p.header.environment
+            ),
+        ],
+        Err(e) => unreadable(e),
+    }
+}
+
+fn link_shows(bytes: &[u8]) -> Vec<String> {
+    match serde_json::from_slice::<LinkRecord>(bytes) {
+        Ok(l) => vec![format!(
+            "{:?} {:?} in {:?} with environment {:?} ({} recorded objects)",
+            l.real_tool,
+            l.args,
+            l.cwd,
+            l.env,
+            l.inputs.len()
+        )],
+        Err(e) => unreadable(e),
+    }
+}
