@@ -85,6 +85,7 @@ fn off_style(text: &str) -> Vec<String> {
 fn unit_mismatches(text: &str) -> (usize, Vec<String>) {
     let title = Regex::new(r"^#*\s*(\S.*) — (\w+) \(([^)]+)\)$").unwrap();
     let quantity = Regex::new(r"\d (ns|µs|ms|s|min|h|KiB|MiB|GiB)(²)?\b").unwrap();
+    let titled = Regex::new(r"^\S.* — \w+ \(([^)]+)\):").unwrap();
     let (mut titles, mut bad) = (std::collections::BTreeSet::new(), Vec::new());
     let mut unit: Option<String> = None;
     for line in text.lines().map(str::trim) {
@@ -95,6 +96,11 @@ fn unit_mismatches(text: &str) -> (usize, Vec<String>) {
         }
         if line.starts_with("Variants (") || line.starts_with("Machines") {
             unit = None;
+        }
+        // A line led by its own title ("demo — wall (s): Over random layouts …", the HTML
+        // summary's items, which follow the contents) is in that title's unit.
+        if let Some(c) = titled.captures(line) {
+            unit = Some(c[1].to_string());
         }
         let Some(u) = &unit else { continue };
         for c in quantity.captures_iter(line) {
