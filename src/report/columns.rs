@@ -3,16 +3,7 @@
 /// Formats `rows` as aligned columns, each line indented by `indent`, columns separated by
 /// `gap`. Rows may have different lengths; missing cells are empty.
 pub fn aligned<R: AsRef<[String]>>(rows: &[R], indent: &str, gap: &str) -> String {
-    let columns = rows.iter().map(|r| r.as_ref().len()).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..columns)
-        .map(|c| {
-            rows.iter()
-                .filter_map(|r| r.as_ref().get(c))
-                .map(|cell| cell.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
+    let widths = widths(rows);
     let mut out = String::new();
     for row in rows {
         out.push_str(indent);
@@ -32,9 +23,57 @@ pub fn aligned<R: AsRef<[String]>>(rows: &[R], indent: &str, gap: &str) -> Strin
     out
 }
 
+/// Formats `rows` of words as columns all left-aligned (the last cell of a row unpadded),
+/// each line indented by `indent`, columns separated by `gap`.
+pub fn left_aligned<R: AsRef<[String]>>(rows: &[R], indent: &str, gap: &str) -> String {
+    let widths = widths(rows);
+    let mut out = String::new();
+    for row in rows {
+        let row = row.as_ref();
+        out.push_str(indent);
+        for (c, cell) in row.iter().enumerate() {
+            if c > 0 {
+                out.push_str(gap);
+            }
+            out.push_str(cell);
+            if c + 1 < row.len() {
+                out.push_str(&" ".repeat(widths[c] - cell.chars().count()));
+            }
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The widest cell of each column, in characters.
+fn widths<R: AsRef<[String]>>(rows: &[R]) -> Vec<usize> {
+    let columns = rows.iter().map(|r| r.as_ref().len()).max().unwrap_or(0);
+    (0..columns)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.as_ref().get(c))
+                .map(|cell| cell.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::aligned;
+    use super::{aligned, left_aligned};
+
+    #[test]
+    fn words_left_aligned_last_cell_unpadded() {
+        let rows = vec![
+            vec!["a".to_string(), "long".to_string(), "x".to_string()],
+            vec!["bbb".to_string(), "s".to_string(), "yy".to_string()],
+        ];
+        assert_eq!(
+            left_aligned(&rows, " ", "  "),
+            " a    long  x\n bbb  s     yy\n"
+        );
+    }
 
     #[test]
     fn first_column_left_others_right_ragged_rows_allowed() {

@@ -160,52 +160,20 @@ pub fn glance_text(report: &Report, indent: &str) -> String {
     }
     rows.push(GLANCE_HEADERS.iter().map(|h| h.to_string()).collect());
     rows.extend(series.into_iter().map(Vec::from));
-    let mut out = left_aligned(&rows, indent);
+    let mut out = crate::report::columns::left_aligned(&rows, indent, "   ");
     let comparisons = glance_comparisons(report);
     if !comparisons.is_empty() {
         let mut rows: Vec<Vec<String>> =
             vec![COMPARISON_HEADERS.iter().map(|h| h.to_string()).collect()];
         rows.extend(comparisons.into_iter().map(Vec::from));
         out.push('\n');
-        out.push_str(&left_aligned(&rows, indent));
+        out.push_str(&crate::report::columns::left_aligned(&rows, indent, "   "));
     }
     out
 }
 
 /// The header of the variants' rows of the glance.
 pub const COMPARISON_HEADERS: [&str; 3] = ["variants", "program and metric", "new against base"];
-
-/// Columns of words, each padded to its widest cell, separated by three spaces.
-fn left_aligned(rows: &[Vec<String>], indent: &str) -> String {
-    let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..columns)
-        .map(|c| {
-            rows.iter()
-                .filter_map(|r| r.get(c))
-                .map(|cell| cell.chars().count())
-                .max()
-                .unwrap_or(0)
-        })
-        .collect();
-    let mut out = String::new();
-    for row in rows {
-        let cells: Vec<String> = row
-            .iter()
-            .enumerate()
-            .map(|(c, cell)| {
-                if c + 1 == row.len() {
-                    cell.clone()
-                } else {
-                    format!("{cell}{}", " ".repeat(widths[c] - cell.chars().count()))
-                }
-            })
-            .collect();
-        out.push_str(indent);
-        out.push_str(&cells.join("   "));
-        out.push('\n');
-    }
-    out
-}
 
 /// The glance figure's data: per series, each randomised binary's mean relative to the mean
 /// over layouts, in per cent (the default layout is drawn apart in each series' own plot).
