@@ -56,10 +56,17 @@ pub struct OutlyingCell {
 }
 
 /// The cells of `residuals` whose absolute value exceeds `cut` times the residuals' scale
-/// (`MAD_TO_SD ×` the median absolute residual), largest first, at most `most` of them.
+/// (`MAD_TO_SD ×` the median absolute residual, leaving out residuals of exactly 0: a cell
+/// the fit passes through, such as the median of a row of three, says nothing of the spread
+/// and would shrink the scale), largest first, at most `most` of them.
 /// None when the scale is 0 or not finite (no spread to judge against) or `most` is 0.
 pub fn outlying_cells(residuals: &[Vec<f64>], cut: f64, most: usize) -> Vec<OutlyingCell> {
-    let absolute: Vec<f64> = residuals.iter().flatten().map(|x| x.abs()).collect();
+    let absolute: Vec<f64> = residuals
+        .iter()
+        .flatten()
+        .map(|x| x.abs())
+        .filter(|x| *x != 0.0)
+        .collect();
     let scale = MAD_TO_SD * median(&absolute);
     if !(scale.is_finite() && scale > 0.0) {
         return Vec::new();
@@ -173,7 +180,7 @@ mod tests {
 
     #[test]
     fn outlying_cells_are_bounded_largest_first_and_need_a_scale() {
-        // Residuals 0, ±1 around, two wild ones: scale = 1.4826 · median|r| = 1.4826.
+        // Residuals ±1 around (zeros left out), two wild ones: scale = 1.4826 · 1.
         let r = vec![
             vec![1.0, -1.0, 0.0, 1.0],
             vec![-1.0, 20.0, 1.0, 0.0],

@@ -46,17 +46,18 @@ pub fn sensitivity(
                 .into(),
         );
     }
-    let (anova, screened) = if by_execution {
+    let anova = match crate::stats::anova::random_effects(&groups) {
+        Ok(a) => a,
+        Err(e) => return undetermined(format!("cannot tell: {e}.")),
+    };
+    let screened = if by_execution {
         let table = ExecutionTable::of(series);
         match screen(&table) {
-            Ok(s) => (s.anova.clone(), Some((table, s))),
+            Ok(s) => Some((table, s)),
             Err(e) => return undetermined(format!("cannot tell: {e}.")),
         }
     } else {
-        match crate::stats::anova::random_effects(&groups) {
-            Ok(a) => (a, None),
-            Err(e) => return undetermined(format!("cannot tell: {e}.")),
-        }
+        None
     };
     if anova.f.is_nan() && !(anova.ms_between.is_finite() && anova.ms_within.is_finite()) {
         // The same check as `analyze`'s: not "no variation" but too much for f64.
