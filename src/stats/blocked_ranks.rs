@@ -93,6 +93,9 @@ fn tie_sum(ranks: &[f64]) -> f64 {
     total
 }
 
+/// A table's screening before ranking: a table of the same shape.
+pub type Screen = dyn Fn(&[Vec<f64>]) -> Vec<Vec<f64>>;
+
 /// The blocked rank test of `table[treatment][block]` (every cell present and finite; at
 /// least 2 treatments and 2 blocks), its p-value from `permutations` within-block
 /// permutations drawn with `rng` (the caller's seed makes the p-value reproducible).
@@ -113,7 +116,7 @@ pub fn blocked_rank_test_of(
     table: &[Vec<f64>],
     permutations: usize,
     rng: &mut SeededRng,
-    screen: &dyn Fn(&[Vec<f64>]) -> Vec<Vec<f64>>,
+    screen: &Screen,
 ) -> Result<BlockedRankTest, StatsError> {
     let k = table.len();
     at_least("blocked rank test", "treatments", 2, k)?;

@@ -491,19 +491,8 @@ fn a_run_plans_rounds_records_the_design_and_the_report_blocks_on_rounds() {
     let mut by_index = r.executions.clone();
     by_index.sort_by_key(|e| e.schedule_index);
     // 5 binaries (baseline and 4 seeds) × 3 rounds: round k is execution k of each, once.
-    assert_eq!(by_index.len(), 15);
-    for (k, round) in by_index.chunks(5).enumerate() {
-        let binaries: BTreeSet<&str> = round.iter().map(|e| e.binary.as_str()).collect();
-        assert_eq!(binaries.len(), 5, "round {k}: {round:?}");
-        assert!(round.iter().all(|e| e.execution == k as u32), "round {k}");
-    }
-    let out = layoutrand()
-        .args(["report", "--format", "json"])
-        .arg(d.path())
-        .assert()
-        .success();
-    let report: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    let sensitivity = &report["series"][0]["sensitivity"];
+    assert_rounds(&by_index, 3);
+    let sensitivity = report_sensitivity(d.path());
     assert_eq!(sensitivity["test"], "blocked_ranks", "{sensitivity}");
     assert_eq!(sensitivity["permutations"], 1999, "{sensitivity}");
     assert_eq!(
@@ -527,23 +516,34 @@ fn a_run_plans_rounds_records_the_design_and_the_report_blocks_on_rounds() {
     assert!(r.extensions[0].binaries.is_empty());
     let mut by_index = r.executions.clone();
     by_index.sort_by_key(|e| e.schedule_index);
-    assert_eq!(by_index.len(), 25);
-    for (k, round) in by_index.chunks(5).enumerate() {
-        let binaries: BTreeSet<&str> = round.iter().map(|e| e.binary.as_str()).collect();
-        assert_eq!(binaries.len(), 5, "round {k}: {round:?}");
-        assert!(round.iter().all(|e| e.execution == k as u32), "round {k}");
-    }
-    let out = layoutrand()
-        .args(["report", "--format", "json"])
-        .arg(d.path())
-        .assert()
-        .success();
-    let report: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    let sensitivity = &report["series"][0]["sensitivity"];
+    assert_rounds(&by_index, 5);
+    let sensitivity = report_sensitivity(d.path());
     assert_eq!(sensitivity["test"], "blocked_ranks", "{sensitivity}");
     assert_eq!(
         sensitivity["df_denominator"].as_f64(),
         Some(12.0),
         "{sensitivity}"
     );
+}
+
+/// `executions` in schedule order are `rounds` rounds of the 5 binaries, round k holding
+/// execution k of each once.
+fn assert_rounds(executions: &[layoutrand::files::store::Execution], rounds: usize) {
+    assert_eq!(executions.len(), 5 * rounds);
+    for (k, round) in executions.chunks(5).enumerate() {
+        let binaries: BTreeSet<&str> = round.iter().map(|e| e.binary.as_str()).collect();
+        assert_eq!(binaries.len(), 5, "round {k}: {round:?}");
+        assert!(round.iter().all(|e| e.execution == k as u32), "round {k}");
+    }
+}
+
+/// The first series' `sensitivity` of `layoutrand report DIR --format json`.
+fn report_sensitivity(dir: &std::path::Path) -> serde_json::Value {
+    let out = layoutrand()
+        .args(["report", "--format", "json"])
+        .arg(dir)
+        .assert()
+        .success();
+    let report: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    report["series"][0]["sensitivity"].clone()
 }

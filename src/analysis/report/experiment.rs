@@ -439,12 +439,7 @@ impl Tables {
         results: Results,
     ) -> Result<Experiment> {
         let store = self.store;
-        let header = checked_header(&store, &results)?;
-        // Rounds added by `run --resume --extend-executions` are planned executions too.
-        let header = Header {
-            executions: results.planned_executions().unwrap_or(header.executions),
-            ..header
-        };
+        let (header, rounds) = planned(checked_header(&store, &results)?, &results);
         let mut warnings = results.warnings.clone();
         warnings.extend(manifest_warning(dir, &header, manifest.as_ref()));
         if results.executions.is_empty() {
@@ -467,10 +462,6 @@ impl Tables {
                 store.display()
             );
         }
-        // Round k = execution k is a randomised complete block only if the rounds schedule
-        // planned every binary from the start: binaries added later ran their rounds apart.
-        let rounds = header.schedule_design == crate::files::results::ScheduleDesign::Rounds
-            && results.extensions.iter().all(|e| e.binaries.is_empty());
         let mut series = Vec::new();
         for ((program, metric, variant), binaries) in in_variant_order(self.raw, &header) {
             let unit = self.units[&(program.clone(), metric.clone())].clone();
@@ -804,4 +795,18 @@ struct RawExecution {
 /// Context for errors about a directory given on the command line.
 pub fn load_with_context(dir: &Path) -> Result<Experiment> {
     load(dir).with_context(|| format!("cannot analyse the experiment in {}", dir.display()))
+}
+
+/// `header` with the run's planned executions (rounds added by `run --resume
+/// --extend-executions` count too), and whether round `k` = execution `k` is a randomised
+/// complete block: only if the rounds schedule planned every binary from the start (binaries
+/// added later ran their rounds apart).
+fn planned(header: Header, results: &Results) -> (Header, bool) {
+    let rounds = header.schedule_design == crate::files::results::ScheduleDesign::Rounds
+        && results.extensions.iter().all(|e| e.binaries.is_empty());
+    let header = Header {
+        executions: results.planned_executions().unwrap_or(header.executions),
+        ..header
+    };
+    (header, rounds)
 }

@@ -46,17 +46,13 @@ pub fn sensitivity(
                 .into(),
         );
     }
-    let (anova, screened) = if by_execution {
-        let table = ExecutionTable::of(series);
-        match screen(&table) {
-            Ok(s) => (s.anova.clone(), Some((table, s))),
-            Err(e) => return undetermined(format!("cannot tell: {e}.")),
-        }
-    } else {
-        match crate::stats::anova::random_effects(&groups) {
-            Ok(a) => (a, None),
-            Err(e) => return undetermined(format!("cannot tell: {e}.")),
-        }
+    let anova = match crate::stats::anova::random_effects(&groups) {
+        Ok(a) => a,
+        Err(e) => return undetermined(format!("cannot tell: {e}.")),
+    };
+    let screened = match screened(series, by_execution) {
+        Ok(s) => s,
+        Err(e) => return undetermined(format!("cannot tell: {e}.")),
     };
     if anova.f.is_nan() && !(anova.ms_between.is_finite() && anova.ms_within.is_finite()) {
         // The same check as `analyze`'s: not "no variation" but too much for f64.
@@ -102,6 +98,19 @@ pub fn sensitivity(
         mean,
     };
     tested.verdict(described, thresholds)
+}
+
+/// The execution table of `series` and its screening (none without executions to screen).
+fn screened(
+    series: &Series,
+    by_execution: bool,
+) -> Result<Option<(ExecutionTable, Screened)>, crate::stats::error::StatsError> {
+    if !by_execution {
+        return Ok(None);
+    }
+    let table = ExecutionTable::of(series);
+    let s = screen(&table)?;
+    Ok(Some((table, s)))
 }
 
 /// `described` with the screening's findings: the executions set aside, the variation
