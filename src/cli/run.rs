@@ -22,31 +22,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     if args.resume {
         require_own_run(&args)?;
     }
-    let cpus = args
-        .cpus
-        .as_deref()
-        .map(layoutrand::run::cpus::parse_cpu_list)
-        .transpose()?;
-    let req = RunRequest {
-        out_dir: args.out.clone(),
-        programs: args.programs,
-        executions: args.design.executions,
-        iterations: args.design.iterations,
-        warmup: args.design.warmup,
-        metric: args.design.metric,
-        env_pad_max: args.env_pad,
-        timeout: args.limits.timeout,
-        budget: args.limits.budget,
-        schedule_seed: args.schedule_seed,
-        resume: args.resume,
-        extend_executions: args.extend_executions,
-        command: args.command,
-        progress: layoutrand::progress::ProgressDisplay::for_stderr(),
-        jobs: args.jobs,
-        force_parallel: args.force_parallel,
-        cpus,
-        cache_sim: args.cache_sim,
-    };
+    let req = request(&args)?;
     if args.slurm.slurm {
         let opts = SlurmOptions {
             partition: args.slurm.partition,
@@ -98,6 +74,35 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         return Ok(Exit::StoppedEarly.code());
     }
     Ok(Exit::Complete.code())
+}
+
+/// The run the flags ask for.
+fn request(args: &Args) -> anyhow::Result<RunRequest> {
+    let cpus = args
+        .cpus
+        .as_deref()
+        .map(layoutrand::run::cpus::parse_cpu_list)
+        .transpose()?;
+    Ok(RunRequest {
+        out_dir: args.out.clone(),
+        programs: args.programs.clone(),
+        executions: args.design.executions,
+        iterations: args.design.iterations,
+        warmup: args.design.warmup,
+        metric: args.design.metric.clone(),
+        env_pad_max: args.env_pad,
+        timeout: args.limits.timeout,
+        budget: args.limits.budget,
+        schedule_seed: args.schedule_seed,
+        resume: args.resume,
+        extend_executions: args.extend_executions,
+        command: args.command.clone(),
+        progress: layoutrand::progress::ProgressDisplay::for_stderr(),
+        jobs: args.jobs,
+        force_parallel: args.force_parallel,
+        cpus,
+        cache_sim: args.cache_sim,
+    })
 }
 
 /// A resume reruns what the store header (or the Slurm plan) holds: only from a directory of
