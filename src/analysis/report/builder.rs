@@ -609,9 +609,14 @@ fn summary(r: &SeriesReport, thresholds: &Thresholds, host_warnings: &[String]) 
         );
     }
     let sens = &r.sensitivity;
+    // The test the verdict rests on, by the name the sentence gives it.
+    let test = match sens.test {
+        Some(super::model::SensitivityTest::BlockedRanks) => "rank test within rounds",
+        _ => "F-test",
+    };
     match (sens.verdict, sens.p_value) {
         (Verdict::Detected, Some(p)) => parts.push(format!(
-            "It is layout-sensitive (F-test, {}){}.",
+            "It is layout-sensitive ({test}, {}){}.",
             p_value(p),
             sens.layout_variation
                 .map(|v| format!(
@@ -621,7 +626,7 @@ fn summary(r: &SeriesReport, thresholds: &Thresholds, host_warnings: &[String]) 
                 .unwrap_or_default()
         )),
         (Verdict::NotDetected, Some(p)) => parts.push(format!(
-            "No layout sensitivity was detected (F-test, {}){}.",
+            "No layout sensitivity was detected ({test}, {}){}.",
             p_value(p),
             sens.detectable_variation
                 .map(|d| format!(
@@ -632,14 +637,14 @@ fn summary(r: &SeriesReport, thresholds: &Thresholds, host_warnings: &[String]) 
         )),
         (Verdict::Undetermined, Some(p)) if sens.detectable_variation.is_some() => {
             parts.push(format!(
-                "Cannot tell whether it is layout-sensitive (nothing below {} was detectable with these counts): no layout effect was detected (F-test, {}), but one worth finding is {} or more (--negligible).",
+                "Cannot tell whether it is layout-sensitive (nothing below {} was detectable with these counts): no layout effect was detected ({test}, {}), but one worth finding is {} or more (--negligible).",
                 percent(sens.detectable_variation.unwrap_or(f64::NAN), 2),
                 p_value(p),
                 percent(thresholds.negligible, 2)
             ))
         }
         (Verdict::Negligible, Some(p)) => parts.push(format!(
-            "Its layout sensitivity is detectable but negligible (F-test, {}){}.",
+            "Its layout sensitivity is detectable but negligible ({test}, {}){}.",
             p_value(p),
             sens.cv_across_binaries_ci
                 .map(|ci| format!(
