@@ -27,7 +27,7 @@ impl Exporter for TextExporter {
         }
         let glance = super::glance::glance_text(report, "  ");
         if !glance.is_empty() {
-            writeln!(out, "\n{}:\n{glance}", super::glance::GLANCE_TITLE)?;
+            write!(out, "\n{}:\n{glance}", super::glance::GLANCE_TITLE)?;
         }
         for line in &report.across_metrics {
             writeln!(out, "Across metrics: {line}")?;
