@@ -278,6 +278,19 @@ pub fn percent(share: f64, digits: usize) -> String {
     percent_extra(share, digits, 0)
 }
 
+/// A share with its sign, `+1.2 %`, `−0.31 %` (a true minus sign); a share too small to print
+/// (`< 0.0001 %`) gets no sign.
+pub fn signed_percent(share: f64) -> String {
+    let magnitude = percent(share.abs(), 2);
+    if magnitude.starts_with('<') {
+        magnitude
+    } else if share < 0.0 {
+        format!("−{magnitude}")
+    } else {
+        format!("+{magnitude}")
+    }
+}
+
 /// [`percent`] with `extra` more decimals than it would show.
 fn percent_extra(share: f64, digits: usize, extra: usize) -> String {
     if !share.is_finite() {

@@ -68,4 +68,15 @@ fn one_binary_in_a_burst_is_named_not_taken_for_a_layout_effect() {
     );
     let summary = report_stdout(d.path(), &["--format", "summary"]);
     assert!(summary.contains("seed-4"), "{summary}");
+    // "In short" says the test rejected because of that binary; it said "no layout effect
+    // was detected" beside a rejecting p-value.
+    let in_short = json["series"][0]["summary"].as_str().unwrap();
+    assert!(
+        in_short.contains("only because of seed-4") && in_short.contains("--extend-executions"),
+        "{in_short}"
+    );
+    assert!(
+        !in_short.contains("no layout effect was detected"),
+        "{in_short}"
+    );
 }

@@ -608,14 +608,32 @@ fn summary(r: &SeriesReport, thresholds: &Thresholds, host_warnings: &[String]) 
                 .into(),
         );
     }
-    let sens = &r.sensitivity;
+    parts.push(sensitivity_sentence(&r.sensitivity, thresholds));
+    parts.extend(default_layout_sentence(r, thresholds));
+    parts.extend(r.as_built.as_ref().map(|a| a.text.clone()));
+    parts.join(" ")
+}
+
+/// The summary's sentence on the layout sensitivity, naming the test the verdict rests on;
+/// a rejection that one binary carries is said as such (its verdict is "cannot tell" although
+/// the test rejects, so "no layout effect was detected" would be false).
+fn sensitivity_sentence(sens: &super::model::Sensitivity, thresholds: &Thresholds) -> String {
+    if let (Verdict::Undetermined, Some(r)) = (sens.verdict, &sens.rests_on) {
+        return format!(
+            "Cannot tell whether it is layout-sensitive: the binaries differ ({}), but only because of {}, whose mean sits {} from the others' and without which they do not ({}); re-measure it interleaved with the others (`layoutrand run --resume --extend-executions K`).",
+            sens.p_value.map_or_else(|| "p unknown".to_string(), p_value),
+            r.binary,
+            crate::analysis::numfmt::signed_percent(r.deviation),
+            p_value(r.p_value_without)
+        );
+    }
     // The test the verdict rests on, by the name the sentence gives it.
     let test = match sens.test {
         Some(super::model::SensitivityTest::BlockedRanks) => "rank test within rounds",
         _ => "F-test",
     };
     match (sens.verdict, sens.p_value) {
-        (Verdict::Detected, Some(p)) => parts.push(format!(
+        (Verdict::Detected, Some(p)) => Some(format!(
             "It is layout-sensitive ({test}, {}){}.",
             p_value(p),
             sens.layout_variation
@@ -625,7 +643,7 @@ fn summary(r: &SeriesReport, thresholds: &Thresholds, host_warnings: &[String]) 
                 ))
                 .unwrap_or_default()
         )),
-        (Verdict::NotDetected, Some(p)) => parts.push(format!(
+        (Verdict::NotDetected, Some(p)) => Some(format!(
             "No layout sensitivity was detected ({test}, {}){}.",
             p_value(p),
             sens.detectable_variation
@@ -636,14 +654,14 @@ fn summary(r: &SeriesReport, thresholds: &Thresholds, host_warnings: &[String]) 
                 .unwrap_or_default()
         )),
         (Verdict::Undetermined, Some(p)) if sens.detectable_variation.is_some() => {
-            parts.push(format!(
+            Some(format!(
                 "Cannot tell whether it is layout-sensitive (nothing below {} was detectable with these counts): no layout effect was detected ({test}, {}), but one worth finding is {} or more (--negligible).",
                 percent(sens.detectable_variation.unwrap_or(f64::NAN), 2),
                 p_value(p),
                 percent(thresholds.negligible, 2)
             ))
         }
-        (Verdict::Negligible, Some(p)) => parts.push(format!(
+        (Verdict::Negligible, Some(p)) => Some(format!(
             "Its layout sensitivity is detectable but negligible ({test}, {}){}.",
             p_value(p),
             sens.cv_across_binaries_ci
@@ -653,12 +671,10 @@ fn summary(r: &SeriesReport, thresholds: &Thresholds, host_warnings: &[String]) 
                 ))
                 .unwrap_or_default()
         )),
-        (Verdict::NotDetected, None) => parts.push("Its values did not vary at all.".into()),
-        _ => parts.push("Layout sensitivity cannot be tested with these data.".into()),
+        (Verdict::NotDetected, None) => Some("Its values did not vary at all.".into()),
+        _ => None,
     }
-    parts.extend(default_layout_sentence(r, thresholds));
-    parts.extend(r.as_built.as_ref().map(|a| a.text.clone()));
-    parts.join(" ")
+    .unwrap_or_else(|| "Layout sensitivity cannot be tested with these data.".into())
 }
 
 /// The summary's sentence on the default layout: unusual (outside the prediction interval

@@ -385,14 +385,7 @@ pub fn compare_series(
     })
 }
 
-/// A share with its sign: `+1.2 %`, `−0.3 %`.
-pub fn signed_percent(share: f64) -> String {
-    if share < 0.0 {
-        format!("−{}", percent(-share, 2))
-    } else {
-        format!("+{}", percent(share, 2))
-    }
-}
+pub use crate::analysis::numfmt::signed_percent;
 
 /// Across the programs of one metric: how many sped up (with Wilson's interval, Touati
 /// et al. §4) and the overall gain G (Touati et al. §3, time-proportional weights).

@@ -7,7 +7,7 @@ use super::model::{Interval, Level, Sensitivity, SensitivityTest, Verdict};
 use super::screening::{
     rests_on, screen, set_aside_executions, ExecutionTable, LayoutTest, Screened,
 };
-use crate::analysis::numfmt::{level, p_value, percent, statistic};
+use crate::analysis::numfmt::{level, p_value, percent, signed_percent, statistic};
 use crate::analysis::vocabulary::Thresholds;
 use crate::stats::sample::sd_interval;
 
@@ -488,14 +488,5 @@ fn verdict_words(e: &Evidence, words: &Words, thresholds: &Thresholds) -> (Verdi
                 percent(thresholds.negligible, 2)
             ),
         )
-    }
-}
-
-/// A relative deviation with its sign: `+27 %`, `−12 %`.
-fn signed_percent(share: f64) -> String {
-    if share >= 0.0 {
-        format!("+{}", percent(share, 2))
-    } else {
-        percent(share, 2)
     }
 }

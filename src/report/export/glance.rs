@@ -5,7 +5,7 @@
 //! with them; the paragraphs follow for those who read.
 
 use crate::analysis::effect::{Effect, EffectVerdict};
-use crate::analysis::numfmt::percent;
+use crate::analysis::numfmt::{percent, signed_percent};
 use crate::analysis::report::model::{DefaultLayout, Report, SeriesReport, Verdict};
 use crate::analysis::report::plot_data::StripGroup;
 
@@ -135,18 +135,6 @@ fn effect_cell(e: &Effect, time: bool) -> String {
             signed_percent(ci.upper - 1.0)
         ),
         _ => format!("{word}: {change} (no interval)"),
-    }
-}
-
-/// `+1.2 %`, `−0.31 %`; a share too small to print (`< 0.0001 %`) gets no sign.
-fn signed_percent(share: f64) -> String {
-    let magnitude = percent(share.abs(), 2);
-    if magnitude.starts_with('<') {
-        magnitude
-    } else if share < 0.0 {
-        format!("−{magnitude}")
-    } else {
-        format!("+{magnitude}")
     }
 }
 
