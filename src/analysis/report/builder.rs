@@ -633,7 +633,7 @@ fn sensitivity_sentence(sens: &super::model::Sensitivity, thresholds: &Threshold
         _ => "F-test",
     };
     match (sens.verdict, sens.p_value) {
-        (Verdict::Detected, Some(p)) => Some(format!(
+        (Verdict::Detected, Some(p)) => format!(
             "It is layout-sensitive ({test}, {}){}.",
             p_value(p),
             sens.layout_variation
@@ -642,8 +642,8 @@ fn sensitivity_sentence(sens: &super::model::Sensitivity, thresholds: &Threshold
                     percent(v, 2)
                 ))
                 .unwrap_or_default()
-        )),
-        (Verdict::NotDetected, Some(p)) => Some(format!(
+        ),
+        (Verdict::NotDetected, Some(p)) => format!(
             "No layout sensitivity was detected ({test}, {}){}.",
             p_value(p),
             sens.detectable_variation
@@ -652,16 +652,16 @@ fn sensitivity_sentence(sens: &super::model::Sensitivity, thresholds: &Threshold
                     percent(d, 2)
                 ))
                 .unwrap_or_default()
-        )),
+        ),
         (Verdict::Undetermined, Some(p)) if sens.detectable_variation.is_some() => {
-            Some(format!(
+            format!(
                 "Cannot tell whether it is layout-sensitive (nothing below {} was detectable with these counts): no layout effect was detected ({test}, {}), but one worth finding is {} or more (--negligible).",
                 percent(sens.detectable_variation.unwrap_or(f64::NAN), 2),
                 p_value(p),
                 percent(thresholds.negligible, 2)
-            ))
+            )
         }
-        (Verdict::Negligible, Some(p)) => Some(format!(
+        (Verdict::Negligible, Some(p)) => format!(
             "Its layout sensitivity is detectable but negligible ({test}, {}){}.",
             p_value(p),
             sens.cv_across_binaries_ci
@@ -670,11 +670,10 @@ fn sensitivity_sentence(sens: &super::model::Sensitivity, thresholds: &Threshold
                     percent(ci.upper, 2)
                 ))
                 .unwrap_or_default()
-        )),
-        (Verdict::NotDetected, None) => Some("Its values did not vary at all.".into()),
-        _ => None,
+        ),
+        (Verdict::NotDetected, None) => "Its values did not vary at all.".into(),
+        _ => "Layout sensitivity cannot be tested with these data.".into(),
     }
-    .unwrap_or_else(|| "Layout sensitivity cannot be tested with these data.".into())
 }
 
 /// The summary's sentence on the default layout: unusual (outside the prediction interval
