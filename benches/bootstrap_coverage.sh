@@ -6,5 +6,5 @@
 # Usage: benches/bootstrap_coverage.sh [experiments per size, default 10000]
 set -eu
 cd "$(dirname "$0")/.."
-BOOTSTRAP_EXPERIMENTS="${1:-10000}" exec cargo test --release --locked --test stats \
-    coverage::studentized_bootstrap_coverage_at_5_10_20_binaries -- --ignored --nocapture
+BOOTSTRAP_EXPERIMENTS="${1:-10000}" exec cargo test --release --locked --test figures \
+    studentized_bootstrap_coverage_at_5_10_20_binaries -- --exact --nocapture

@@ -8,4 +8,4 @@
 set -eu
 cd "$(dirname "$0")/.."
 BURST_EXPERIMENTS="${1:-2000}" exec cargo test --release --locked \
-    --test stats burst_simulation::burst_rate_figures -- --ignored --nocapture
+    --test figures burst_rate_figures -- --exact --nocapture

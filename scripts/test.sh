@@ -2,7 +2,8 @@
 # The test command: set up the machine, then run the whole test suite.
 #
 # Tests that need the network (Debian's archive, for the real-program recipes) or root (a
-# tmpfs mount), and two slow simulations, are #[ignore]d by default, each with its reason.
+# tmpfs mount) are #[ignore]d by default, each with its reason. The rate-establishing
+# simulations (minutes each) are not tests of the suite: tests/figures, run by benches/.
 # They run when the machine can run them: as root with the archive reachable (checked
 # here), or when LAYOUTRAND_TEST_ALL=1 asks for them (.ci/run sets it: CI has both; they then
 # fail, rather than pass silently, where the machine lacks what they need).

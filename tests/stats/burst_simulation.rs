@@ -8,7 +8,8 @@
 //! means drawn with a 3 % relative standard deviation) in at least 80 %.
 //!
 //! The suite runs a small seeded version whose bounds can still fail; benches/burst.sh runs
-//! [`burst_rate_figures`] with many experiments (the figures in docs/statistics.md).
+//! `burst_rate_figures` (tests/figures, outside the suite) with many experiments (the figures
+//! in docs/statistics.md).
 
 use layoutrand::analysis::report::model::Verdict;
 use layoutrand::analysis::report::sensitivity::sensitivity;
@@ -77,19 +78,19 @@ fn simulated(rng: &mut SeededRng, layout_sd: f64, design: ScheduleDesign) -> Ser
 
 /// Whether the report's analysis calls the series layout-sensitive (a rejection: detected,
 /// or detectable but negligible).
-fn claimed(series: &Series) -> bool {
+pub(crate) fn claimed(series: &Series) -> bool {
     let s = sensitivity(series, &[], 1000.0, &Thresholds::default());
     matches!(s.verdict, Verdict::Detected | Verdict::Negligible)
 }
 
 /// What the analysis before issue 36 did: the one-way F test of all execution means.
-fn claimed_by_the_plain_f_test(series: &Series) -> bool {
+pub(crate) fn claimed_by_the_plain_f_test(series: &Series) -> bool {
     let groups: Vec<Vec<f64>> = series.seeds.iter().map(|b| b.execution_means()).collect();
     random_effects(&groups).is_ok_and(|a| a.p < 0.05)
 }
 
 /// The share of `experiments` seeded experiments that `claim` calls layout-sensitive.
-fn rate(
+pub(crate) fn rate(
     experiments: usize,
     seed: u64,
     layout_sd: f64,
@@ -114,34 +115,18 @@ fn bursts_do_not_become_layout_verdicts_and_a_3_percent_effect_is_found() {
     assert!(power >= 0.80, "power {power}");
 }
 
-/// Rate-establishing run: `BURST_EXPERIMENTS` experiments per figure (default 2000), printed.
-/// `benches/burst.sh` runs it.
+/// The simulation has teeth: its bursts swamp the analysis the issue started from (the
+/// one-way F test of all executions, free schedule; 18.6 % power at 3 % in the bench's 2 000
+/// experiments). 300 experiments: the bound is about 7 standard errors above that rate and
+/// far below the 80 % the report's analysis must reach on the same kind of data.
 #[test]
-#[ignore = "rate-establishing simulation: benches/burst.sh"]
-fn burst_rate_figures() {
-    let n: usize = std::env::var("BURST_EXPERIMENTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2000);
-    for (name, design, claim) in [
-        (
-            "report (rounds, blocked ranks)",
-            ScheduleDesign::Rounds,
-            claimed as fn(&Series) -> bool,
-        ),
-        ("report (free schedule)", ScheduleDesign::Free, claimed),
-        (
-            "plain F test (free schedule, before issue 36)",
-            ScheduleDesign::Free,
-            claimed_by_the_plain_f_test,
-        ),
-    ] {
-        let null = rate(n, 11, 0.0, design, claim);
-        let power = rate(n, 12, 0.03, design, claim);
-        println!(
-            "{name}: layout-sensitive with no layout effect {:.1} %, with a 3 % effect {:.1} % ({n} experiments each)",
-            100.0 * null,
-            100.0 * power
-        );
-    }
+fn the_bursts_swamp_the_plain_f_test() {
+    let power = rate(
+        300,
+        3,
+        0.03,
+        ScheduleDesign::Free,
+        claimed_by_the_plain_f_test,
+    );
+    assert!(power <= 0.35, "plain F power under bursts {power}");
 }

@@ -13,20 +13,20 @@ use layoutrand::stats::hierarchy::Hierarchy;
 use layoutrand::stats::multilevel::{level_variances, mean_ci};
 
 /// Standard normal deviates by Box–Muller on the seeded stream.
-struct Gaussian {
+pub(crate) struct Gaussian {
     rng: SeededRng,
     spare: Option<f64>,
 }
 
 impl Gaussian {
-    fn new(seed: u64, purpose: &str) -> Self {
+    pub(crate) fn new(seed: u64, purpose: &str) -> Self {
         Gaussian {
             rng: SeededRng::new(seed, purpose),
             spare: None,
         }
     }
 
-    fn next(&mut self) -> f64 {
+    pub(crate) fn next(&mut self) -> f64 {
         if let Some(z) = self.spare.take() {
             return z;
         }
@@ -42,7 +42,7 @@ impl Gaussian {
 
 /// One experiment: `mu + b + e + i` with sds `sd` = (binary, execution, iteration) and
 /// repetitions `reps` = (iterations, executions, binaries), lowest first.
-fn experiment(g: &mut Gaussian, mu: f64, sd: [f64; 3], reps: [usize; 3]) -> Hierarchy {
+pub(crate) fn experiment(g: &mut Gaussian, mu: f64, sd: [f64; 3], reps: [usize; 3]) -> Hierarchy {
     let [r1, r2, r3] = reps;
     let mut values = Vec::with_capacity(r1 * r2 * r3);
     for _ in 0..r3 {
@@ -385,7 +385,7 @@ fn identical_variants_are_called_no_different_at_least_95_percent_of_the_time() 
 /// one series (`experiment`, normal effects, binary sd 2 against 1 and 0.5 below) and the
 /// ratio of a matched pair (`matched_pair`, a shared layout effect). Returns the two shares
 /// and the count of intervals that could not be formed (counted as misses).
-fn bootstrap_coverage(binaries: usize, experiments: usize, resamples: usize) -> (f64, f64, usize) {
+pub(crate) fn bootstrap_coverage(binaries: usize, experiments: usize, resamples: usize) -> (f64, f64, usize) {
     use layoutrand::stats::bootstrap::{mean_ci, paired_ratio_ci};
     let mut g = Gaussian::new(binaries as u64, "coverage-bootstrap");
     let mut rng = SeededRng::new(binaries as u64, "coverage-bootstrap-resamples");
@@ -422,82 +422,4 @@ fn studentized_bootstrap_covers_95_percent_with_ten_binaries() {
         (0.935..=0.965).contains(&ratio),
         "paired ratio coverage {ratio}"
     );
-}
-
-/// The larger figures quoted in docs/statistics.md: run by benches/bootstrap_coverage.sh.
-#[test]
-#[ignore = "slow: run by benches/bootstrap_coverage.sh"]
-fn studentized_bootstrap_coverage_at_5_10_20_binaries() {
-    let experiments = std::env::var("BOOTSTRAP_EXPERIMENTS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(10_000);
-    for binaries in [3, 4, 5, 10, 20] {
-        let (mean, ratio, failed) = bootstrap_coverage(binaries, experiments, 999);
-        let (skewed, t_skewed) = skewed_mean_coverage(binaries, experiments, 999);
-        let unpaired = unpaired_ratio_coverage(binaries, experiments, 999);
-        println!(
-            "binaries {binaries:>2}: experiments {experiments}, 999 resamples, coverage of \
-             the mean {:.2} %, of the paired ratio {:.2} %, intervals not formed {failed}; \
-             lognormal binaries: bootstrap {:.2} %, t interval {:.2} %; unpaired ratio {:.2} %",
-            100.0 * mean,
-            100.0 * ratio,
-            100.0 * skewed,
-            100.0 * t_skewed,
-            100.0 * unpaired
-        );
-    }
-}
-
-/// Coverage of the ratio of two independent experiments' means (no matched seeds, as in
-/// `compare` of two stores) by the bootstrap resampling each side's binaries; an interval
-/// that cannot be formed counts as a miss.
-fn unpaired_ratio_coverage(binaries: usize, experiments: usize, resamples: usize) -> f64 {
-    use layoutrand::stats::bootstrap::ratio_ci;
-    let mut g = Gaussian::new(binaries as u64, "coverage-unpaired");
-    let mut rng = SeededRng::new(binaries as u64, "coverage-unpaired-resamples");
-    let truth = 48.0 / 50.0;
-    let covered = (0..experiments)
-        .filter(|_| {
-            let base = experiment(&mut g, 50.0, [2.0, 1.0, 0.5], [2, 3, binaries]);
-            let new = experiment(&mut g, 48.0, [1.5, 1.0, 0.5], [2, 3, binaries]);
-            ratio_ci(&base, &new, 0.95, resamples, &mut rng)
-                .is_ok_and(|c| c.low <= truth && truth <= c.high)
-        })
-        .count();
-    covered as f64 / experiments as f64
-}
-
-/// Coverage of the mean by the bootstrap and by eq. 4's t interval when the binaries'
-/// effect is lognormal (`100·exp(0.5 Z)`, skewness 1.75; true mean `100·e^{0.125}`), with
-/// normal execution and iteration noise: the case in which the report suggests the bootstrap.
-fn skewed_mean_coverage(binaries: usize, experiments: usize, resamples: usize) -> (f64, f64) {
-    use layoutrand::stats::bootstrap::mean_ci as boot_mean_ci;
-    let mut g = Gaussian::new(binaries as u64, "coverage-skewed");
-    let mut rng = SeededRng::new(binaries as u64, "coverage-skewed-resamples");
-    let truth = 100.0 * 0.125f64.exp();
-    let (mut boot, mut t) = (0, 0);
-    for _ in 0..experiments {
-        let mut values = Vec::new();
-        for _ in 0..binaries {
-            let b = 100.0 * (0.5 * g.next()).exp();
-            for _ in 0..3 {
-                let e = b + g.next();
-                values.extend((0..2).map(|_| e + 0.5 * g.next()));
-            }
-        }
-        let h = Hierarchy::from_nested(values, vec![2, 3, binaries]).unwrap();
-        if boot_mean_ci(&h, 0.95, resamples, &mut rng)
-            .is_ok_and(|c| c.low <= truth && truth <= c.high)
-        {
-            boot += 1;
-        }
-        if mean_ci(&h, 0.95).is_ok_and(|c| c.low <= truth && truth <= c.high) {
-            t += 1;
-        }
-    }
-    (
-        boot as f64 / experiments as f64,
-        t as f64 / experiments as f64,
-    )
 }

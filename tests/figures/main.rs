@@ -1,0 +1,145 @@
+//! Rate-establishing simulations: the figures docs/ quotes (false-claim rates, power and
+//! coverage over thousands of seeded experiments each), printed, with the bounds the docs
+//! state asserted. They take minutes, so they are not part of the test suite: this crate has
+//! `test = false` in Cargo.toml (`cargo test` neither builds nor runs it), and each figure is
+//! run by its script in benches/ (`benches/burst.sh`, `benches/bootstrap_coverage.sh`,
+//! `benches/variants_interaction.sh`), which names it. The suite keeps a small seeded version
+//! of each in tests/stats, whose bounds can still fail.
+//!
+//! The simulators are tests/stats' own modules, included here by path (one simulator per
+//! question, not a copy); their small tests come along and run here only when no figure is
+//! named.
+
+#[path = "../stats/burst_simulation.rs"]
+mod burst_simulation;
+#[path = "../stats/coverage.rs"]
+mod coverage;
+#[path = "../stats/variants_interaction.rs"]
+mod variants_interaction;
+
+use layoutrand::analysis::report::series::Series;
+use layoutrand::run::schedule::ScheduleDesign;
+use layoutrand::seeded::SeededRng;
+use layoutrand::stats::hierarchy::Hierarchy;
+use layoutrand::stats::multilevel::mean_ci;
+
+/// Rate-establishing run: `BURST_EXPERIMENTS` experiments per figure (default 2000), printed.
+/// `benches/burst.sh` runs it.
+#[test]
+fn burst_rate_figures() {
+    let n: usize = std::env::var("BURST_EXPERIMENTS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(2000);
+    for (name, design, claim) in [
+        (
+            "report (rounds, blocked ranks)",
+            ScheduleDesign::Rounds,
+            burst_simulation::claimed as fn(&Series) -> bool,
+        ),
+        ("report (free schedule)", ScheduleDesign::Free, burst_simulation::claimed),
+        (
+            "plain F test (free schedule, before issue 36)",
+            ScheduleDesign::Free,
+            burst_simulation::claimed_by_the_plain_f_test,
+        ),
+    ] {
+        let null = burst_simulation::rate(n, 11, 0.0, design, claim);
+        let power = burst_simulation::rate(n, 12, 0.03, design, claim);
+        println!(
+            "{name}: layout-sensitive with no layout effect {:.1} %, with a 3 % effect {:.1} % ({n} experiments each)",
+            100.0 * null,
+            100.0 * power
+        );
+    }
+}
+
+#[test]
+/// About 2 000 Tukey families: minutes. `benches/variants_interaction.sh`.
+fn three_identical_variants_family_wise_error_at_scale() {
+    // 2 000 experiments: sd of the count at 5 % is 9.7, so 5 % + 3 sd is 129.
+    let (claimed, tripped, unadjusted) = variants_interaction::three_identical(2000);
+    eprintln!("three identical variants, 2000 experiments: claims {claimed}, gate {tripped}, unadjusted claims {unadjusted}");
+    assert!(claimed <= 129 && tripped <= 129, "{claimed} {tripped}");
+    assert!(
+        claimed >= 40,
+        "not far more conservative than 5 %: {claimed}"
+    );
+}
+
+/// The larger figures quoted in docs/statistics.md: run by benches/bootstrap_coverage.sh.
+#[test]
+fn studentized_bootstrap_coverage_at_5_10_20_binaries() {
+    let experiments = std::env::var("BOOTSTRAP_EXPERIMENTS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10_000);
+    for binaries in [3, 4, 5, 10, 20] {
+        let (mean, ratio, failed) = coverage::bootstrap_coverage(binaries, experiments, 999);
+        let (skewed, t_skewed) = skewed_mean_coverage(binaries, experiments, 999);
+        let unpaired = unpaired_ratio_coverage(binaries, experiments, 999);
+        println!(
+            "binaries {binaries:>2}: experiments {experiments}, 999 resamples, coverage of \
+             the mean {:.2} %, of the paired ratio {:.2} %, intervals not formed {failed}; \
+             lognormal binaries: bootstrap {:.2} %, t interval {:.2} %; unpaired ratio {:.2} %",
+            100.0 * mean,
+            100.0 * ratio,
+            100.0 * skewed,
+            100.0 * t_skewed,
+            100.0 * unpaired
+        );
+    }
+}
+
+/// Coverage of the ratio of two independent experiments' means (no matched seeds, as in
+/// `compare` of two stores) by the bootstrap resampling each side's binaries; an interval
+/// that cannot be formed counts as a miss.
+fn unpaired_ratio_coverage(binaries: usize, experiments: usize, resamples: usize) -> f64 {
+    use layoutrand::stats::bootstrap::ratio_ci;
+    let mut g = coverage::Gaussian::new(binaries as u64, "coverage-unpaired");
+    let mut rng = SeededRng::new(binaries as u64, "coverage-unpaired-resamples");
+    let truth = 48.0 / 50.0;
+    let covered = (0..experiments)
+        .filter(|_| {
+            let base = coverage::experiment(&mut g, 50.0, [2.0, 1.0, 0.5], [2, 3, binaries]);
+            let new = coverage::experiment(&mut g, 48.0, [1.5, 1.0, 0.5], [2, 3, binaries]);
+            ratio_ci(&base, &new, 0.95, resamples, &mut rng)
+                .is_ok_and(|c| c.low <= truth && truth <= c.high)
+        })
+        .count();
+    covered as f64 / experiments as f64
+}
+
+/// Coverage of the mean by the bootstrap and by eq. 4's t interval when the binaries'
+/// effect is lognormal (`100·exp(0.5 Z)`, skewness 1.75; true mean `100·e^{0.125}`), with
+/// normal execution and iteration noise: the case in which the report suggests the bootstrap.
+fn skewed_mean_coverage(binaries: usize, experiments: usize, resamples: usize) -> (f64, f64) {
+    use layoutrand::stats::bootstrap::mean_ci as boot_mean_ci;
+    let mut g = coverage::Gaussian::new(binaries as u64, "coverage-skewed");
+    let mut rng = SeededRng::new(binaries as u64, "coverage-skewed-resamples");
+    let truth = 100.0 * 0.125f64.exp();
+    let (mut boot, mut t) = (0, 0);
+    for _ in 0..experiments {
+        let mut values = Vec::new();
+        for _ in 0..binaries {
+            let b = 100.0 * (0.5 * g.next()).exp();
+            for _ in 0..3 {
+                let e = b + g.next();
+                values.extend((0..2).map(|_| e + 0.5 * g.next()));
+            }
+        }
+        let h = Hierarchy::from_nested(values, vec![2, 3, binaries]).unwrap();
+        if boot_mean_ci(&h, 0.95, resamples, &mut rng)
+            .is_ok_and(|c| c.low <= truth && truth <= c.high)
+        {
+            boot += 1;
+        }
+        if mean_ci(&h, 0.95).is_ok_and(|c| c.low <= truth && truth <= c.high) {
+            t += 1;
+        }
+    }
+    (
+        boot as f64 / experiments as f64,
+        t as f64 / experiments as f64,
+    )
+}
