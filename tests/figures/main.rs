@@ -37,7 +37,11 @@ fn burst_rate_figures() {
             ScheduleDesign::Rounds,
             burst_simulation::claimed as fn(&Series) -> bool,
         ),
-        ("report (free schedule)", ScheduleDesign::Free, burst_simulation::claimed),
+        (
+            "report (free schedule)",
+            ScheduleDesign::Free,
+            burst_simulation::claimed,
+        ),
         (
             "plain F test (free schedule, before issue 36)",
             ScheduleDesign::Free,

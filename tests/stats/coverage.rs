@@ -385,7 +385,11 @@ fn identical_variants_are_called_no_different_at_least_95_percent_of_the_time() 
 /// one series (`experiment`, normal effects, binary sd 2 against 1 and 0.5 below) and the
 /// ratio of a matched pair (`matched_pair`, a shared layout effect). Returns the two shares
 /// and the count of intervals that could not be formed (counted as misses).
-pub(crate) fn bootstrap_coverage(binaries: usize, experiments: usize, resamples: usize) -> (f64, f64, usize) {
+pub(crate) fn bootstrap_coverage(
+    binaries: usize,
+    experiments: usize,
+    resamples: usize,
+) -> (f64, f64, usize) {
     use layoutrand::stats::bootstrap::{mean_ci, paired_ratio_ci};
     let mut g = Gaussian::new(binaries as u64, "coverage-bootstrap");
     let mut rng = SeededRng::new(binaries as u64, "coverage-bootstrap-resamples");
