@@ -26,7 +26,8 @@
 //! below every stage so that no stage imports another for a file's layout. [`seeded`] holds
 //! the reproducible random streams every stage draws from. [`child`] starts nothing itself:
 //! it finds programs on PATH and ties a child's life to layoutrand's, for every stage that
-//! starts one.
+//! starts one. [`signals`] is what SIGINT and SIGTERM do in every stage (caught, forwarded,
+//! restored) and the one error of a stage they stopped.
 
 /// `eprintln!` that never panics. Messages on stderr are diagnostics: when stderr cannot be
 /// written (a full disk behind `2>log`, a closed descriptor) a run, a build through the shim
@@ -55,6 +56,7 @@ pub mod report;
 pub mod run;
 pub mod schema;
 pub mod seeded;
+pub mod signals;
 pub mod stats;
 pub mod units;
 pub mod wrap;

@@ -12,10 +12,9 @@ use super::options::clear_previous_output;
 use super::programs::{chosen_links, failed_programs, programs_isolated};
 use super::projection::projection_of;
 use super::replay::Program;
-use super::{achieved, as_built, binaries, interrupt, isolate, recorded_build, toolchain};
-use crate::files::manifest::{
-    BinarySet, BuildMode, BuildStatus, Manifest, MANIFEST_FILE, MANIFEST_SCHEMA,
-};
+use super::{achieved, as_built, binaries, isolate, recorded_build, toolchain};
+use crate::files::manifest::{BinarySet, BuildMode, BuildStatus, Manifest, MANIFEST_SCHEMA};
+use crate::signals::{self, Interrupted, Kept, Waits};
 
 // The options and the answer of a build, where the command line and the other stages have
 // always found them; they live in a module of their own that `rebuild` and `live` share
@@ -198,7 +197,10 @@ pub(crate) fn relink_seeds(
     progress: crate::progress::ProgressDisplay,
     manifest: &Manifest,
 ) -> Vec<BinarySet> {
-    let _signals = interrupt::catch();
+    // SIGINT/SIGTERM stop the relinks between seeds; the finished ones are kept. (sigaction
+    // cannot fail for these two signals; were it to, a signal would end the process as
+    // without layoutrand, the manifest saved so far intact.)
+    let _signals = signals::catch(Waits::Restart).ok();
     let bar = crate::progress::Progress::new(
         progress,
         "links",
@@ -226,7 +228,7 @@ pub(crate) fn relink_seeds(
             out_dir,
             &tick,
             &done,
-            &interrupt::interrupted,
+            &signals::is_caught,
         )
     });
     bar.finish();
@@ -270,18 +272,15 @@ pub(crate) fn finish(
     }
     manifest.save(out_dir)?;
     if built < wanted {
-        let message = format!(
-            "interrupted after {built} of {wanted} seeds; {} keeps the finished ones: continue \
-             with `layoutrand build --extend --seeds {wanted} --out {}`",
-            out_dir.join(MANIFEST_FILE).display(),
-            out_dir.display()
-        );
-        match interrupt::signal() {
+        let kept = Kept::Seeds {
+            built,
+            wanted,
+            out: out_dir.to_path_buf(),
+        };
+        match signals::caught() {
             // The status of a signal (128 + N), with the same sentence.
-            Some(signal) => {
-                return Err(interrupt::BuildInterrupted { signal, message }.into());
-            }
-            None => bail!("{message}"),
+            Some(signal) => return Err(Interrupted { signal, kept }.into()),
+            None => bail!("{kept}"),
         }
     }
     let excluded = manifest.excluded_programs();

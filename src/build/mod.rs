@@ -16,7 +16,7 @@
 //! * [`achieved`]: what each program's seeds can move (refusing objects without
 //!   per-function sections under `module`/`global`);
 //! * [`isolate`]: programs that cannot be randomised left out, distinct layouts counted;
-//! * [`projection`]: the cost of many seeds; [`interrupt`]: SIGINT/SIGTERM keep finished seeds;
+//! * [`projection`]: the cost of many seeds (SIGINT/SIGTERM keep finished seeds: crate::signals);
 //! * [`summary`]: the closing table; [`toolchain`]: versions for the manifest.
 
 pub mod achieved;
@@ -24,7 +24,6 @@ pub mod as_built;
 pub mod binaries;
 pub mod driver;
 pub mod extend;
-pub mod interrupt;
 pub mod isolate;
 pub mod link_command;
 pub mod linker;

@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
+use crate::signals::{self, Forward, Interrupted, Kept, Waits};
 use crate::wrap::{self, record};
 
 /// Lines of the build's output quoted when it fails.
@@ -49,25 +50,19 @@ pub fn run(
     }
     let env = shim_environment(record_dir, extra_env)?;
     let start = Instant::now();
-    // SIGINT/SIGTERM kill the build's whole process group (see `interrupt::guard_group`).
-    let _signals = super::interrupt::catch();
+    // SIGINT/SIGTERM kill the build's whole process group (see `signals::Forward`).
+    let _signals = signals::catch(Waits::Restart).context("catching SIGINT and SIGTERM")?;
     let (mut child, output) = spawn(command, cwd, &env)
         .with_context(|| format!("cannot start the build command `{}`", command.join(" ")))?;
-    let _group = super::interrupt::guard_group(i32::try_from(child.id()).unwrap_or(0));
+    let _group = signals::forward_to(Forward::KillGroup(child.id()));
     let tail = read_output(output, echo)?;
     let status = child.wait().context("waiting for the build command")?;
-    if let Some(signal) = super::interrupt::signal() {
-        return Err(super::interrupt::BuildInterrupted {
-            signal,
-            message: format!(
-                "the build command `{}` and its whole process group were killed; nothing was \
-                 kept (its partial record in {} is discarded by the next build): run the same \
-                 `layoutrand build` again (after `make clean` if its tree may be half-built)",
-                command.join(" "),
-                record_dir.display()
-            ),
-        }
-        .into());
+    if let Some(signal) = signals::caught() {
+        let kept = Kept::NoRecord {
+            command: command.join(" "),
+            record: record_dir.to_path_buf(),
+        };
+        return Err(Interrupted { signal, kept }.into());
     }
     let seconds = start.elapsed().as_secs_f64();
     if !status.success() {

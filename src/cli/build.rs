@@ -4,7 +4,6 @@
 use anyhow::{bail, Context, Result};
 
 use layoutrand::build::driver::{self, BuildOptions};
-use layoutrand::build::interrupt::BuildInterrupted;
 use layoutrand::build::summary;
 use layoutrand::exit::Exit;
 use layoutrand::files::manifest::Granularity;
@@ -116,13 +115,7 @@ pub fn run(args: Args) -> Result<i32> {
     };
     let outcome = match build_or_extend(&args, &opts, granularity) {
         Ok(outcome) => outcome,
-        Err(err) => match err.downcast_ref::<BuildInterrupted>() {
-            Some(stop) => {
-                layoutrand::diagnostic!("layoutrand: {stop}");
-                return Ok(layoutrand::exit::interrupted_by(stop.signal));
-            }
-            None => return Err(err),
-        },
+        Err(err) => return super::common::exit_if_interrupted(err, "layoutrand"),
     };
     for e in &outcome.shim_errors {
         layoutrand::diagnostic!(

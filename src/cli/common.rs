@@ -231,3 +231,16 @@ pub fn write_stdout(text: &str) -> anyhow::Result<()> {
         .and_then(|()| out.flush())
         .map_err(|e| anyhow::anyhow!("cannot write to standard output: {e}"))
 }
+
+/// The exit status of a command that a signal stopped after keeping what it had finished
+/// ([`Interrupted`](layoutrand::signals::Interrupted): 128 + signal), said on stderr as
+/// `{command}: {what was kept}`; any other error is returned as it is.
+pub fn exit_if_interrupted(err: anyhow::Error, command: &str) -> anyhow::Result<i32> {
+    match err.downcast_ref::<layoutrand::signals::Interrupted>() {
+        Some(stop) => {
+            layoutrand::diagnostic!("{command}: {stop}");
+            Ok(layoutrand::exit::interrupted_by(stop.signal))
+        }
+        None => Err(err),
+    }
+}

@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use layoutrand::experiment::subprocess::StageInterrupted;
 use layoutrand::experiment::{run_experiment, ExperimentConfig, Mode};
 use layoutrand::flags::build::{GranularityArg, LinkerArg};
 
@@ -114,11 +113,6 @@ pub fn run(args: Args) -> Result<i32> {
     } else {
         Mode::Real
     };
-    match run_experiment(&config, mode, args.limits.budget, args.from.as_deref()) {
-        Err(err) => match err.downcast_ref::<StageInterrupted>() {
-            Some(stop) => Ok(layoutrand::exit::interrupted_by(stop.signal)),
-            None => Err(err),
-        },
-        done => done,
-    }
+    run_experiment(&config, mode, args.limits.budget, args.from.as_deref())
+        .or_else(|err| super::common::exit_if_interrupted(err, "layoutrand experiment"))
 }

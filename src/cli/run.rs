@@ -6,10 +6,9 @@ use std::time::Duration;
 use layoutrand::analysis::run_summary::{
     programs_that_never_ran, summarize, summarize_store, BinarySummary,
 };
-use layoutrand::exit::{interrupted_by, Exit};
+use layoutrand::exit::Exit;
 use layoutrand::files::store::read_results;
 use layoutrand::run::metric::primary_name_of_spec;
-use layoutrand::run::reaper::Interrupted;
 use layoutrand::run::runner::run_experiment;
 use layoutrand::run::settings::RunRequest;
 use layoutrand::run::slurm::status::{render_status, wait_until_ended, WAIT_REPORT_EVERY};
@@ -37,13 +36,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     start_watchdog()?;
     let report = match run_experiment(&req) {
         Ok(report) => report,
-        Err(err) => match err.downcast_ref::<Interrupted>() {
-            Some(stop) => {
-                layoutrand::diagnostic!("layoutrand: {stop}");
-                return Ok(interrupted_by(stop.signal));
-            }
-            None => return Err(err),
-        },
+        Err(err) => return super::common::exit_if_interrupted(err, "layoutrand"),
     };
     layoutrand::diagnostic!(
         "layoutrand: {} execution(s) run, {} already done, schedule seed {}{}",

@@ -20,6 +20,8 @@ use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 
+use crate::signals::{self, Forward, Interrupted, Kept, Waits};
+
 /// Runs `layoutrand ARGS...` in `cwd` with `env` added to the environment, inheriting stdout
 /// and stderr; fails with the stage's name and exit status when it does not exit 0.
 pub fn run_stage(
@@ -47,17 +49,17 @@ pub fn run_stage_allowing(
     // SIGINT/SIGTERM to the experiment reach the stage, which stops cleanly (kills its own
     // build or benchmark, keeps what it finished) and says so; the experiment then says how
     // to resume.
-    let forwarding = forward_signals_to(child.id());
+    let caught = signals::catch(Waits::Restart).context("catching SIGINT and SIGTERM")?;
+    let forwarding = signals::forward_to(Forward::Resend(child.id()));
     let status = child.wait();
     drop(forwarding);
+    drop(caught);
     let status = status.with_context(|| format!("waiting for `layoutrand {stage}`"))?;
-    if let Some(signal) = forwarded_signal() {
-        let name = nix::sys::signal::Signal::try_from(signal).map_or("a signal", |s| s.as_str());
-        crate::diagnostic!(
-            "layoutrand experiment: interrupted by {name} during the {stage} stage; what the \
-             stages finished is kept: run the same command again to continue"
-        );
-        return Err(StageInterrupted { signal }.into());
+    if let Some(signal) = signals::caught() {
+        let kept = Kept::Stages {
+            stage: stage.to_string(),
+        };
+        return Err(Interrupted { signal, kept }.into());
     }
     match status.code() {
         Some(code) if code == 0 || allowed.contains(&code) => Ok(code),
@@ -65,74 +67,6 @@ pub fn run_stage_allowing(
             "`layoutrand {stage}` failed ({status}); command: layoutrand {}",
             display_args(args)
         ),
-    }
-}
-
-/// The experiment was stopped by SIGINT or SIGTERM (forwarded to its running stage); the
-/// command line exits with 128 + signal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
-#[error("interrupted by signal {signal}")]
-pub struct StageInterrupted {
-    /// The signal.
-    pub signal: i32,
-}
-
-/// The running stage's pid, or 0; and the signal forwarded to it, or 0.
-static STAGE: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
-static FORWARDED: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
-
-extern "C" fn forward(signal: libc::c_int) {
-    use std::sync::atomic::Ordering;
-    FORWARDED.store(signal, Ordering::SeqCst);
-    let pid = STAGE.load(Ordering::SeqCst);
-    if pid > 0 {
-        // kill(2) is async-signal-safe; the handler is only installed for SIGINT and SIGTERM,
-        // so the conversion cannot fail.
-        if let Ok(signal) = nix::sys::signal::Signal::try_from(signal) {
-            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), signal);
-        }
-    }
-}
-
-/// Restores the previous handlers on drop.
-struct Forwarding(Vec<(nix::sys::signal::Signal, nix::sys::signal::SigAction)>);
-
-impl Drop for Forwarding {
-    fn drop(&mut self) {
-        STAGE.store(0, std::sync::atomic::Ordering::SeqCst);
-        for (signal, old) in &self.0 {
-            // SAFETY: restores the handler installed before.
-            let _ = unsafe { nix::sys::signal::sigaction(*signal, old) };
-        }
-    }
-}
-
-fn forward_signals_to(pid: u32) -> Forwarding {
-    use nix::sys::signal::{sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
-    FORWARDED.store(0, std::sync::atomic::Ordering::SeqCst);
-    STAGE.store(
-        i32::try_from(pid).unwrap_or(0),
-        std::sync::atomic::Ordering::SeqCst,
-    );
-    let action = SigAction::new(
-        SigHandler::Handler(forward),
-        SaFlags::SA_RESTART,
-        SigSet::empty(),
-    );
-    let mut previous = Vec::new();
-    for signal in [Signal::SIGINT, Signal::SIGTERM] {
-        // SAFETY: the handler only touches atomics and calls kill(2).
-        if let Ok(old) = unsafe { sigaction(signal, &action) } {
-            previous.push((signal, old));
-        }
-    }
-    Forwarding(previous)
-}
-
-fn forwarded_signal() -> Option<i32> {
-    match FORWARDED.load(std::sync::atomic::Ordering::SeqCst) {
-        0 => None,
-        s => Some(s),
     }
 }
 

@@ -232,7 +232,7 @@ const STOP_SIGNAL_GRACE: Duration = Duration::from_secs(1);
 fn wait_until_exit(pid: libc::pid_t, limit: Option<Duration>) -> Waited {
     let deadline = limit.map(|l| Instant::now() + l);
     let check = || {
-        if let Some(signal) = reaper::interrupted() {
+        if let Some(signal) = crate::signals::caught() {
             return Some(Waited::Interrupted(signal));
         }
         match deadline {

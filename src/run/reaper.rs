@@ -4,19 +4,18 @@
 //! benchmark started and abandoned is re-parented to the runner instead of to init, even one
 //! that left the benchmark's process group and session with `setsid()` (which a group kill
 //! never reaches). After each execution, [`kill_orphans`] kills and reaps those. SIGINT and
-//! SIGTERM only set a flag ([`interrupted`]); the process module then kills the running
+//! SIGTERM only set a flag ([`crate::signals::caught`]); the process module then kills the running
 //! benchmark's whole tree and the runner stops between executions, saying what it kept.
 
 use std::collections::HashSet;
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use anyhow::{Context, Result};
-use nix::sys::signal::{kill, sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
+use nix::sys::signal::{kill, Signal};
 use nix::unistd::Pid;
 
-/// The signal that interrupted the run, or 0.
-static INTERRUPT: AtomicI32 = AtomicI32::new(0);
+use crate::signals::Waits;
 
 /// Whether [`install`] ran: only then are orphans ours to kill (a test harness's other
 /// children are not).
@@ -25,33 +24,16 @@ static INSTALLED: AtomicBool = AtomicBool::new(false);
 /// Leaders of the executions running now: never orphans, whatever their parent.
 static RUNNING: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
-extern "C" fn note_signal(signal: libc::c_int) {
-    INTERRUPT.store(signal, Ordering::SeqCst);
-}
-
-/// Makes this process the reaper of its descendants' orphans and turns SIGINT and SIGTERM
-/// into a flag. Without `SA_RESTART`, a blocked `wait4` or `poll` returns `EINTR` at once.
+/// Makes this process the reaper of its descendants' orphans and catches SIGINT and SIGTERM
+/// for the rest of the process ([`crate::signals`]), without `SA_RESTART`: a blocked `wait4`
+/// or `poll` returns `EINTR` at once.
 pub fn install() -> Result<()> {
     nix::sys::prctl::set_child_subreaper(true).context("prctl(PR_SET_CHILD_SUBREAPER)")?;
-    let action = SigAction::new(
-        SigHandler::Handler(note_signal),
-        SaFlags::empty(),
-        SigSet::empty(),
-    );
-    for signal in [Signal::SIGINT, Signal::SIGTERM] {
-        // SAFETY: the handler only stores into an atomic, which is async-signal-safe.
-        unsafe { sigaction(signal, &action) }.with_context(|| format!("sigaction({signal})"))?;
-    }
+    crate::signals::catch(Waits::Interrupt)
+        .context("catching SIGINT and SIGTERM")?
+        .for_the_process();
     INSTALLED.store(true, Ordering::SeqCst);
     Ok(())
-}
-
-/// The signal (SIGINT or SIGTERM) that asked the run to stop, if any.
-pub fn interrupted() -> Option<i32> {
-    match INTERRUPT.load(Ordering::SeqCst) {
-        0 => None,
-        s => Some(s),
-    }
 }
 
 /// When a benchmark died of `signal` and that is SIGINT or SIGTERM, waits up to `grace` for
@@ -64,7 +46,7 @@ pub fn interrupt_alongside(signal: i32, grace: std::time::Duration) -> Option<i3
     }
     let deadline = std::time::Instant::now() + grace;
     loop {
-        if let Some(ours) = interrupted() {
+        if let Some(ours) = crate::signals::caught() {
             return Some(ours);
         }
         if std::time::Instant::now() >= deadline {
@@ -189,33 +171,3 @@ pub fn kill_orphans() -> usize {
     }
     killed
 }
-
-/// The run stopped on SIGINT or SIGTERM, after killing the benchmark's whole tree: what it
-/// kept. The command line turns it into exit status 128 + signal.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Interrupted {
-    /// The signal.
-    pub signal: i32,
-    /// Executions committed in the store (by this invocation and before).
-    pub kept: usize,
-    /// Of those, the ones this invocation ran.
-    pub run_now: usize,
-    /// The output directory.
-    pub out: std::path::PathBuf,
-}
-
-impl std::fmt::Display for Interrupted {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let name = Signal::try_from(self.signal).map_or("a signal", |s| s.as_str());
-        write!(
-            f,
-            "interrupted by {name}: the running benchmark and every process it started were killed, its execution discarded; {} execution(s) kept in {} ({} run now); continue with `layoutrand run --resume --out {}`",
-            self.kept,
-            self.out.join(crate::files::results::RESULTS_FILE).display(),
-            self.run_now,
-            self.out.display()
-        )
-    }
-}
-
-impl std::error::Error for Interrupted {}

@@ -14,7 +14,7 @@ use super::execution::{unix_now, ExecutionContext, Executor, OneExecution};
 use super::host::{current_load, Finish, Load};
 use super::preflight::check_writable;
 use super::prepare::{prepare_run, PreparedRun};
-use super::reaper::{self, Interrupted};
+use super::reaper;
 use super::schedule::Slot;
 use super::settings::RunRequest;
 use super::targets::Target;
@@ -23,6 +23,7 @@ use crate::files::results::{ExecutionKey, Header};
 use crate::files::store::{
     scan_results, ExecutionStatus, Extension, Record, Results, StoreWriter, RESULTS_FILE,
 };
+use crate::signals::{self, Interrupted, Kept};
 
 /// What a finished (or budget-stopped) run did.
 #[derive(Debug, Clone)]
@@ -112,9 +113,8 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
             }
         })
         .collect();
-    let may_start = || {
-        reaper::interrupted().is_none() && req.budget.is_none_or(|budget| clock.elapsed() < budget)
-    };
+    let may_start =
+        || signals::caught().is_none() && req.budget.is_none_or(|budget| clock.elapsed() < budget);
     let walk = Walk {
         executors: &contexts,
         cpus: &started.worker_cpus,
@@ -441,16 +441,18 @@ fn record_execution(
 fn interrupted(skipped: usize, executed: usize, signal: i32, out: &Path) -> Interrupted {
     Interrupted {
         signal,
-        kept: skipped + executed,
-        run_now: executed,
-        out: out.to_path_buf(),
+        kept: Kept::Executions {
+            kept: skipped + executed,
+            run_now: executed,
+            out: out.to_path_buf(),
+        },
     }
 }
 
 /// A signal that arrived while no execution ran (between two, or after the last) stops the
 /// run too, with the same error as one that interrupted an execution.
 fn interruption(resume: &Resume, executed: usize, out: &Path) -> Result<()> {
-    match reaper::interrupted() {
+    match signals::caught() {
         Some(signal) => Err(interrupted(resume.skipped, executed, signal, out).into()),
         None => Ok(()),
     }
@@ -733,7 +735,10 @@ mod walk_tests {
         let (walked, _) = resume_and_walk(d.path(), &t, &schedule, std::slice::from_ref(&first));
         let err = walked.unwrap_err();
         let stop = err.downcast_ref::<Interrupted>().expect("an interruption");
-        assert_eq!((stop.signal, stop.kept, stop.run_now), (libc::SIGINT, 5, 5));
+        let Kept::Executions { kept, run_now, .. } = stop.kept else {
+            panic!("the run's interruption keeps executions: {stop:?}")
+        };
+        assert_eq!((stop.signal, kept, run_now), (libc::SIGINT, 5, 5));
         assert_eq!(stored(d.path()).len(), 5);
         // The resume runs exactly the 7 slots the store lacks, in schedule order.
         let second = Scripted::new(&[]);

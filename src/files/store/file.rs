@@ -16,6 +16,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use nix::fcntl::{Flock, FlockArg};
 
 use crate::files::results::{
     Execution, ExecutionStatus, Extension, Finish, Header, Measurement, Record, RESULTS_FILE,
@@ -371,22 +372,26 @@ fn refuse_newer_schema(bytes: &[u8], path: &Path) -> Result<()> {
 
 /// The store file `path` opened and locked as a writer locks it, so no run appends while it
 /// is repaired; refused when it is not a regular file or a run holds the lock.
-fn lock_for_repair(path: &Path) -> Result<File> {
+fn lock_for_repair(path: &Path) -> Result<Flock<File>> {
     let meta = std::fs::symlink_metadata(path)
         .with_context(|| format!("cannot read {}", path.display()))?;
     if !meta.is_file() {
         bail!("{} is not a regular file: not repaired", path.display());
     }
-    let lock = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    use std::os::fd::AsRawFd;
-    // SAFETY: flock on a file descriptor we own; the lock lives as long as `lock`.
-    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-        bail!(
+    let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    lock_exclusive(file).map_err(|_| {
+        anyhow::anyhow!(
             "another layoutrand run is writing to {}: stop it before repairing the store",
             path.display()
-        );
-    }
-    Ok(lock)
+        )
+    })
+}
+
+/// The store's lock: flock(2), exclusive, without waiting; held while the guard lives (a
+/// crashed holder's lock goes with its descriptor). `Err` gives the file back when another
+/// process holds it.
+fn lock_exclusive(file: File) -> std::result::Result<Flock<File>, File> {
+    Flock::lock(file, FlockArg::LockExclusiveNonblock).map_err(|(file, _)| file)
 }
 
 /// The lines of the damaged store `bytes` (read from `path`): how many, those kept (in
@@ -460,7 +465,7 @@ fn valid_lines<'b>(bytes: &'b [u8], path: &Path) -> (usize, Vec<&'b [u8]>, Vec<S
 /// Appends records to a store, one execution at a time.
 #[derive(Debug)]
 pub struct StoreWriter {
-    file: File,
+    file: Flock<File>,
     path: PathBuf,
 }
 
@@ -478,14 +483,12 @@ impl StoreWriter {
         let file = crate::files::confined::open_append_no_follow(&path, "the store")?;
         // One writer per store, and the lock comes before any repair: two runners appending
         // to one store would each run the executions the other has not committed yet.
-        use std::os::fd::AsRawFd;
-        // SAFETY: flock on a file descriptor we own; the lock lives as long as `file`.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-            bail!(
+        let file = lock_exclusive(file).map_err(|_| {
+            anyhow::anyhow!(
                 "another layoutrand run is writing to {} (it holds the store's lock): wait for it to finish or stop it, then resume",
                 path.display()
-            );
-        }
+            )
+        })?;
         let reader = File::open(&path)
             .map(|f| BufReader::with_capacity(1 << 16, f))
             .with_context(|| format!("cannot read {} to check it", path.display()))?;

@@ -90,7 +90,7 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
             report.skipped += 1;
             continue;
         }
-        if let Some(signal) = reaper::interrupted() {
+        if let Some(signal) = crate::signals::caught() {
             return Err(interrupted(shard, signal, &report, dir));
         }
         let mut one = run_one(&ctx, &slot, target)?;

@@ -1,0 +1,299 @@
+//! SIGINT and SIGTERM, for every stage: caught, forwarded, restored, and one error.
+//!
+//! No stage of layoutrand dies of SIGINT or SIGTERM in the middle of a write. While a
+//! [`Caught`] lives, either signal only records itself ([`caught`]); the stage looks at that
+//! flag at its safe points (between seeds, between executions, after its child exits), keeps
+//! what it finished, and ends with [`Interrupted`], which the command line turns into the
+//! shell's status 128 + signal ([`crate::exit::interrupted_by`]). What the signal must reach
+//! at once is named by [`forward_to`]:
+//!
+//! - the build stage's recorded build command: its whole process group is SIGKILLed, so no
+//!   `make` runs on as an orphan writing into the record ([`Forward::KillGroup`]);
+//! - an experiment's running stage (a child process of the same executable): it gets the
+//!   same signal and stops cleanly itself ([`Forward::Resend`]);
+//! - the run stage's benchmark: killed, with its whole tree, by `run::process` when it sees
+//!   the flag; the run catches with [`Waits::Interrupt`] so that a blocked `wait4` or `poll`
+//!   returns `EINTR` at once instead of restarting.
+//!
+//! One module, so that the three stages cannot drift apart in what a signal does, and one
+//! error type, so that the command line has one place that recognises an interruption.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+use nix::sys::signal::{kill, killpg, sigaction, SaFlags, SigAction, SigHandler, SigSet, Signal};
+use nix::unistd::Pid;
+
+/// The signal caught since [`catch`], or 0.
+static CAUGHT: AtomicI32 = AtomicI32::new(0);
+/// Where a caught signal goes at once: a pid (positive), a process group (negative), or
+/// nowhere (0).
+static FORWARD: AtomicI32 = AtomicI32::new(0);
+
+/// The signals a stage stops on.
+const STOPPING: [Signal; 2] = [Signal::SIGINT, Signal::SIGTERM];
+
+extern "C" fn on_signal(signal: libc::c_int) {
+    // Only atomics and kill(2): async-signal-safe.
+    CAUGHT.store(signal, Ordering::SeqCst);
+    forward_now(FORWARD.load(Ordering::SeqCst), signal);
+}
+
+/// Sends `signal` where `target` says (see [`FORWARD`]); kill(2) is async-signal-safe.
+fn forward_now(target: i32, signal: libc::c_int) {
+    if target > 0 {
+        if let Ok(signal) = Signal::try_from(signal) {
+            let _ = kill(Pid::from_raw(target), signal);
+        }
+    } else if target < 0 {
+        let _ = killpg(Pid::from_raw(-target), Signal::SIGKILL);
+    }
+}
+
+/// What a blocking system call does when a caught signal arrives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Waits {
+    /// It is restarted (`SA_RESTART`): the stage looks at the flag when the call returns.
+    Restart,
+    /// It fails with `EINTR` at once: the run stage, whose waits must end when it is asked
+    /// to stop.
+    Interrupt,
+}
+
+/// While alive, SIGINT and SIGTERM are caught ([`caught`]) instead of ending the process; the
+/// previous handlers come back on drop (or never, after [`Caught::for_the_process`]).
+#[must_use = "the handlers are restored when this is dropped"]
+pub struct Caught {
+    previous: Vec<(Signal, SigAction)>,
+}
+
+/// Installs the handlers, forgetting any signal caught before.
+pub fn catch(waits: Waits) -> nix::Result<Caught> {
+    CAUGHT.store(0, Ordering::SeqCst);
+    let flags = match waits {
+        Waits::Restart => SaFlags::SA_RESTART,
+        Waits::Interrupt => SaFlags::empty(),
+    };
+    let action = SigAction::new(SigHandler::Handler(on_signal), flags, SigSet::empty());
+    let mut caught = Caught {
+        previous: Vec::new(),
+    };
+    for signal in STOPPING {
+        // SAFETY: the handler only stores to atomics and calls kill(2), both
+        // async-signal-safe.
+        let old = unsafe { sigaction(signal, &action) }?;
+        caught.previous.push((signal, old));
+    }
+    Ok(caught)
+}
+
+impl Caught {
+    /// Keeps the handlers for the rest of the process (the run stage: it is the process's
+    /// whole life).
+    pub fn for_the_process(self) {
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for Caught {
+    fn drop(&mut self) {
+        for (signal, old) in &self.previous {
+            // SAFETY: restores the handler that was installed before.
+            let _ = unsafe { sigaction(*signal, old) };
+        }
+    }
+}
+
+/// The signal (SIGINT or SIGTERM) caught since [`catch`], if any.
+pub fn caught() -> Option<i32> {
+    match CAUGHT.load(Ordering::SeqCst) {
+        0 => None,
+        s => Some(s),
+    }
+}
+
+/// Whether a signal was caught since [`catch`] (for callers that take a `fn() -> bool`).
+pub fn is_caught() -> bool {
+    caught().is_some()
+}
+
+/// Where a caught signal must go at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Forward {
+    /// SIGKILL to this process group (the recorded build command, which leads it).
+    KillGroup(u32),
+    /// The same signal to this process (an experiment's running stage).
+    Resend(u32),
+}
+
+/// While the returned value lives, a caught signal also goes where `target` says; a signal
+/// caught before the target was known goes there now.
+#[must_use = "forwarding stops when this is dropped"]
+pub fn forward_to(target: Forward) -> Forwarding {
+    let encoded = match target {
+        Forward::KillGroup(group) => i32::try_from(group).map_or(0, |g| -g),
+        Forward::Resend(pid) => i32::try_from(pid).unwrap_or(0),
+    };
+    FORWARD.store(encoded, Ordering::SeqCst);
+    if let Some(signal) = caught() {
+        forward_now(encoded, signal);
+    }
+    Forwarding
+}
+
+/// Stops [`forward_to`]'s forwarding on drop (the target has been reaped).
+pub struct Forwarding;
+
+impl Drop for Forwarding {
+    fn drop(&mut self) {
+        FORWARD.store(0, Ordering::SeqCst);
+    }
+}
+
+/// A stage stopped by SIGINT or SIGTERM after keeping what it had finished; the command line
+/// exits with 128 + signal.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Interrupted {
+    /// The signal.
+    pub signal: i32,
+    /// What was kept, and how to continue.
+    pub kept: Kept,
+}
+
+/// What an interrupted stage kept.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Kept {
+    /// The recorded build: nothing (its partial record is discarded by the next build).
+    NoRecord {
+        /// The build command, as typed.
+        command: String,
+        /// The record directory.
+        record: PathBuf,
+    },
+    /// The relinks: the finished seeds, in the manifest.
+    Seeds {
+        /// Seeds finished.
+        built: usize,
+        /// Seeds asked for.
+        wanted: usize,
+        /// The output directory.
+        out: PathBuf,
+    },
+    /// The runs: the committed executions, in the store.
+    Executions {
+        /// Executions committed in the store (by this invocation and before).
+        kept: usize,
+        /// Of those, the ones this invocation ran.
+        run_now: usize,
+        /// The output directory.
+        out: PathBuf,
+    },
+    /// An experiment's stages: what each finished (its stage said what).
+    Stages {
+        /// The stage that was running.
+        stage: String,
+    },
+}
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = Signal::try_from(self.signal).map_or("a signal", |s| s.as_str());
+        let separator = match self.kept {
+            Kept::Stages { .. } => " ",
+            _ => ": ",
+        };
+        write!(f, "interrupted by {name}{separator}{}", self.kept)
+    }
+}
+
+impl std::fmt::Display for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Kept::NoRecord { command, record } => write!(
+                f,
+                "the build command `{command}` and its whole process group were killed; \
+                 nothing was kept (its partial record in {} is discarded by the next build): \
+                 run the same `layoutrand build` again (after `make clean` if its tree may be \
+                 half-built)",
+                record.display()
+            ),
+            Kept::Seeds { built, wanted, out } => write!(
+                f,
+                "interrupted after {built} of {wanted} seeds; {} keeps the finished ones: \
+                 continue with `layoutrand build --extend --seeds {wanted} --out {}`",
+                out.join(crate::files::manifest::MANIFEST_FILE).display(),
+                out.display()
+            ),
+            Kept::Executions { kept, run_now, out } => write!(
+                f,
+                "the running benchmark and every process it started were killed, its \
+                 execution discarded; {kept} execution(s) kept in {} ({run_now} run now); \
+                 continue with `layoutrand run --resume --out {}`",
+                out.join(crate::files::results::RESULTS_FILE).display(),
+                out.display()
+            ),
+            Kept::Stages { stage } => write!(
+                f,
+                "during the {stage} stage; what the stages finished is kept: run the same \
+                 command again to continue"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The handler records the signal and forwards it; dropping restores the old handler
+    /// (the default, which would end the test process: so SIGTERM is raised only while
+    /// caught).
+    #[test]
+    fn a_caught_signal_is_recorded_and_the_handler_restored() {
+        let before = unsafe {
+            sigaction(
+                Signal::SIGTERM,
+                &SigAction::new(SigHandler::SigIgn, SaFlags::empty(), SigSet::empty()),
+            )
+        }
+        .unwrap();
+        {
+            let caught_now = catch(Waits::Restart).unwrap();
+            assert_eq!(caught(), None);
+            nix::sys::signal::raise(Signal::SIGTERM).unwrap();
+            assert_eq!(caught(), Some(libc::SIGTERM));
+            assert!(is_caught());
+            drop(caught_now);
+        }
+        let now = unsafe { sigaction(Signal::SIGTERM, &before) }.unwrap();
+        assert_eq!(
+            now.handler(),
+            SigHandler::SigIgn,
+            "the handler before catch is back"
+        );
+    }
+
+    #[test]
+    fn the_message_says_what_was_kept_and_how_to_continue() {
+        let stop = Interrupted {
+            signal: libc::SIGINT,
+            kept: Kept::Executions {
+                kept: 5,
+                run_now: 2,
+                out: PathBuf::from("out"),
+            },
+        };
+        let text = stop.to_string();
+        assert!(text.starts_with("interrupted by SIGINT: "), "{text}");
+        assert!(
+            text.contains("5 execution(s) kept in out/results.jsonl (2 run now)"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("`layoutrand run --resume --out out`"),
+            "{text}"
+        );
+    }
+}
