@@ -669,6 +669,15 @@ mod tests {
         }
     }
 
+    /// A 4-set, 1-way cache of 64-byte lines (set period 256 bytes).
+    fn four_sets_one_way() -> ICache {
+        ICache {
+            line: 64,
+            sets: 4,
+            ways: 1,
+        }
+    }
+
     fn alone(f: &Function) -> HotPlacement {
         HotPlacement::new([f], &cache())
     }
@@ -707,11 +716,7 @@ mod tests {
     /// 64 take it to set 1 alone.
     #[test]
     fn the_set_pressure_flips_when_the_suspect_leaves_its_crowded_set() {
-        let c = ICache {
-            line: 64,
-            sets: 4,
-            ways: 1,
-        };
+        let c = four_sets_one_way();
         let a = Function::named("a", 0x000, 64); // set 0
         let b = Function::named("b", 0x100, 64); // set 0: a's set is overfull
         let d = Function::named("d", 0x0c0, 64); // set 3
@@ -731,11 +736,7 @@ mod tests {
     /// (which would count once and read 0 at every padding).
     #[test]
     fn the_code_after_the_suspect_moves_on_by_the_period_in_the_hypothesis() {
-        let c = ICache {
-            line: 64,
-            sets: 4,
-            ways: 1,
-        };
+        let c = four_sets_one_way();
         let suspect = Function::named("c", 0x0c0, 16); // set 3
         let a = Function::named("a", 0x100, 64); // set 0
         let b = Function::named("b", 0x200, 64); // set 0: overfull

@@ -93,13 +93,7 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
     let mut screening = screen(&units, &hot, &screen_options)
         .with_context(|| format!("cannot screen {program}'s {} binaries", units.len()))?;
     if options.confirm_seeds > 0 {
-        let seeded: Vec<(u64, &LayoutUnit)> = series
-            .seeds
-            .iter()
-            .zip(&units)
-            .filter_map(|(b, u)| b.seed.map(|s| (s, u)))
-            .take(options.confirm_seeds)
-            .collect();
+        let seeded = first_seeds(series, &units, options.confirm_seeds);
         let hot_names: Vec<String> = hot.iter().map(|h| h.name.clone()).collect();
         let screened = confirm::Screened {
             exp: &exp,
@@ -132,6 +126,22 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
     };
     store(dir, &e)?;
     Ok(e)
+}
+
+/// The first `n` randomised binaries of `series` with their seeds (those a confirmation
+/// relinks).
+fn first_seeds<'a>(
+    series: &Series,
+    units: &'a [LayoutUnit],
+    n: usize,
+) -> Vec<(u64, &'a LayoutUnit)> {
+    series
+        .seeds
+        .iter()
+        .zip(units)
+        .filter_map(|(b, u)| b.seed.map(|s| (s, u)))
+        .take(n)
+        .collect()
 }
 
 /// The path of `program`'s binary of seed `seed` (`None`: the default layout), as the
