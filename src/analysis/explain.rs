@@ -19,7 +19,7 @@ use super::effect::Interval;
 use super::explain_plot::{self, ConfirmPair, FeaturePlot, FixFacts};
 use super::vocabulary::Verdict;
 use crate::layout::binary::Function;
-use crate::layout::features::{self, Feature, HotPlacement, ICache, FEATURES};
+use crate::layout::features::{self, Feature, HotPlacement, ICache, SharedHot, FEATURES};
 use crate::seeded::SeededRng;
 use crate::stats::fdr::{
     benjamini_hochberg, permutation_correlation, units_needed, units_needed_at_split,
@@ -40,7 +40,7 @@ pub struct HotFunction {
 }
 
 /// The screening's choices.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ScreenOptions {
     /// The false discovery rate (Benjamini–Hochberg's `q`).
     pub fdr: f64,
@@ -51,6 +51,8 @@ pub struct ScreenOptions {
     pub seed: u64,
     /// The instruction cache of the set features.
     pub cache: ICache,
+    /// The shared libraries' hot code, counted in the set pressure beside the program's.
+    pub shared: Vec<SharedHot>,
 }
 
 /// One binary as the screening sees it: its label, mean and functions.
@@ -225,7 +227,7 @@ pub fn screen(
     options: &ScreenOptions,
 ) -> Result<Screening, StatsError> {
     crate::stats::error::at_least("the explain screening", "binaries", 3, units.len())?;
-    let (columns, unmatched) = feature_columns(units, hot, &options.cache);
+    let (columns, unmatched) = feature_columns(units, hot, &options.cache, &options.shared);
     let response: Vec<f64> = units.iter().map(|u| u.mean).collect();
     let tested: Vec<&Column> = columns.iter().filter(|c| varies(&c.values)).collect();
     let constant = columns.len() - tested.len();
@@ -431,6 +433,7 @@ fn feature_columns(
     units: &[LayoutUnit],
     hot: &[HotFunction],
     cache: &ICache,
+    shared: &[SharedHot],
 ) -> (Vec<Column>, Vec<String>) {
     let mut unmatched = std::collections::BTreeSet::new();
     for u in units {
@@ -449,7 +452,10 @@ fn feature_columns(
     // Per binary: where the hot functions found in every binary sit.
     let placements: Vec<HotPlacement> = units
         .iter()
-        .map(|u| HotPlacement::of_binary(&u.functions, kept.iter().map(|h| h.name.as_str()), cache))
+        .map(|u| {
+            HotPlacement::of_binary(&u.functions, kept.iter().map(|h| h.name.as_str()), cache)
+                .beside(shared)
+        })
         .collect();
     let mut columns = Vec::new();
     for h in &kept {
@@ -614,6 +620,11 @@ pub struct Explanation {
     pub hot: Vec<HotFunction>,
     /// The instruction cache of the set features.
     pub cache: ICache,
+    /// The shared libraries' hot functions counted in the set pressure (fixed in every
+    /// layout; empty when the program runs none, or none as hot as its coldest hot
+    /// function).
+    #[serde(default)]
+    pub shared_hot: Vec<SharedHot>,
     /// Share of the metric's variance that lies between binaries (the layout's share, the
     /// one-way random-effects intraclass correlation); `None` when it cannot be estimated
     /// (one value per binary, or no variance at all).
@@ -649,12 +660,12 @@ pub fn culprit_plots(
     units: &[LayoutUnit],
     hot: &[HotFunction],
     screening: &Screening,
-    cache: &ICache,
+    (cache, shared): (&ICache, &[SharedHot]),
     metric: &str,
     display: (f64, &str),
     shown: usize,
 ) -> Vec<FeaturePlot> {
-    let (columns, _) = feature_columns(units, hot, cache);
+    let (columns, _) = feature_columns(units, hot, cache, shared);
     screening
         .culprits
         .iter()
@@ -719,6 +730,7 @@ mod tests {
                 sets: 64,
                 ways: 8,
             },
+            shared: Vec::new(),
         }
     }
 

@@ -30,7 +30,7 @@ use crate::analysis::vocabulary::{Thresholds, Verdict};
 use crate::build::replay::{MoveAlone, Program};
 use crate::files::manifest::{Binary, BinarySet, BuildStatus, Manifest, VariantBuild};
 use crate::layout::binary::{self, Function};
-use crate::layout::features::{self, Feature, HotPlacement, ICache, FEATURES};
+use crate::layout::features::{self, Feature, HotPlacement, ICache, SharedHot, FEATURES};
 
 /// At most this many suspects are confirmed (the strongest, one feature per function).
 pub const MAX_SUSPECTS: usize = 3;
@@ -69,6 +69,8 @@ pub struct Screened<'a> {
     pub hot: &'a [String],
     /// The cache of the set features.
     pub cache: &'a ICache,
+    /// The shared libraries' hot code, counted in the set pressure as the screening does.
+    pub shared: &'a [SharedHot],
 }
 
 /// The bytes the code after a moved function's section moves by: the cache's set period
@@ -87,6 +89,7 @@ pub fn confirm(screened: &Screened, suspect: &Suspect, index: usize) -> Result<C
         units,
         hot,
         cache,
+        shared,
         ..
     } = *screened;
     let manifest = exp
@@ -104,6 +107,7 @@ pub fn confirm(screened: &Screened, suspect: &Suspect, index: usize) -> Result<C
     let mut bytes = Vec::new();
     let mut placed = Vec::new();
     let mut moved_with = std::collections::BTreeSet::new();
+    let steps = alignment_step(units, &suspect.function);
     for (seed, unit) in units {
         let at = Relink {
             exp,
@@ -113,6 +117,8 @@ pub fn confirm(screened: &Screened, suspect: &Suspect, index: usize) -> Result<C
             program,
             hot,
             cache,
+            shared,
+            steps,
         };
         let (one, [low, high]) = at.moved_pair(*seed, unit, suspect)?;
         moved_with.extend(one.moved_with.iter().cloned());
@@ -165,6 +171,9 @@ struct Relink<'a> {
     program: &'a str,
     hot: &'a [String],
     cache: &'a ICache,
+    shared: &'a [SharedHot],
+    /// The suspect's padding steps ([`alignment_step`]).
+    steps: u64,
 }
 
 impl Relink<'_> {
@@ -179,15 +188,18 @@ impl Relink<'_> {
     ) -> Result<(Placed, [BinarySet; 2])> {
         let hot = || self.hot.iter().map(String::as_str);
         let f = unique(&unit.functions, &suspect.function)?;
-        let as_built = HotPlacement::of_binary(&unit.functions, hot(), self.cache);
-        let pad = flipping_pad(suspect.feature, &as_built, &f.name).with_context(|| {
-            format!(
-                "no padding of up to 4 KiB changes {} of {}",
-                suspect.feature.name(),
-                f.name
-            )
-        })?;
+        let as_built =
+            HotPlacement::of_binary(&unit.functions, hot(), self.cache).beside(self.shared);
         let period = set_period(self.cache);
+        let step = self.steps;
+        let pad =
+            flipping_pad(suspect.feature, &as_built, &f.name, step, period).with_context(|| {
+                format!(
+                    "no padding of up to 4 KiB changes {} of {}",
+                    suspect.feature.name(),
+                    f.name
+                )
+            })?;
         let (control, libraries) = seed_binary(&self.exp.dir, self.manifest, seed, self.program)?;
         let moved = self.out.join(format!("moved/seed-{seed}/{}", self.program));
         let mut one = self.relinker.clone();
@@ -201,7 +213,7 @@ impl Relink<'_> {
         let relinked = binary::functions(&moved)?;
         let with = check_moved_alone(&unit.functions, &relinked, f, pad, period)
             .with_context(|| format!("seed {seed}: {}", moved.display()))?;
-        let after = HotPlacement::of_binary(&relinked, hot(), self.cache);
+        let after = HotPlacement::of_binary(&relinked, hot(), self.cache).beside(self.shared);
         check_features_kept(&as_built, &after, &f.name, &with)
             .with_context(|| format!("seed {seed}: {}", moved.display()))?;
         let value = |p: &HotPlacement| p.value(suspect.feature, &f.name).unwrap_or(f64::NAN);
@@ -270,15 +282,47 @@ fn unique<'a>(functions: &'a [Function], name: &str) -> Result<&'a Function> {
     }
 }
 
-/// The smallest multiple of 16 bytes (at most a page) that changes `feature` of the hot
-/// function `name` of `placed` when it moves by it (the set pressure counting its lines in
-/// their new sets).
-fn flipping_pad(feature: Feature, placed: &HotPlacement, name: &str) -> Option<u64> {
-    let f = placed.function(name)?;
+/// The smallest multiple of `step` bytes (at most a page) that changes `feature` of the
+/// hot function `name` of `placed` when it moves by it and the hot code after it by
+/// `period`, as the relink moves them (the set pressure counting its lines in their new
+/// sets; the code after it keeps its sets, and is not taken for the suspect's company when
+/// the suspect reaches the addresses it had).
+fn flipping_pad(
+    feature: Feature,
+    placed: &HotPlacement,
+    name: &str,
+    step: u64,
+    period: u64,
+) -> Option<u64> {
     let now = placed.value(feature, name)?;
-    (1..=features::PAGE / 16)
-        .map(|k| 16 * k)
-        .find(|&b| placed.with_moved(name, f.address + b).value(feature, name) != Some(now))
+    (1..=features::PAGE / step).map(|k| step * k).find(|&b| {
+        placed
+            .with_moved_alone(name, b, period)
+            .value(feature, name)
+            != Some(now)
+    })
+}
+
+/// The padding steps that keep `name`'s section aligned, as the binaries show it: the
+/// largest power of two (16 to a page) dividing every difference between its addresses in
+/// `units`. A section aligned to A bytes starts at a multiple of A in every layout, so
+/// this is a multiple of A (a coarser one only when every layout happens to agree more).
+fn alignment_step(units: &[(u64, &LayoutUnit)], name: &str) -> u64 {
+    let addresses: Vec<u64> = units
+        .iter()
+        .filter_map(|(_, u)| u.functions.iter().find(|f| f.name == name))
+        .map(|f| f.address)
+        .collect();
+    let first = addresses.first().copied().unwrap_or(0);
+    let mut step = 16;
+    while step < features::PAGE
+        && addresses
+            .iter()
+            .all(|a| a.abs_diff(first) % (2 * step) == 0)
+    {
+        step *= 2;
+    }
+    step
 }
 
 /// The ELF check of a targeted relink: the same functions in the same order and sizes;
@@ -625,6 +669,15 @@ mod tests {
         }
     }
 
+    /// A 4-set, 1-way cache of 64-byte lines (set period 256 bytes).
+    fn four_sets_one_way() -> ICache {
+        ICache {
+            line: 64,
+            sets: 4,
+            ways: 1,
+        }
+    }
+
     fn alone(f: &Function) -> HotPlacement {
         HotPlacement::new([f], &cache())
     }
@@ -634,21 +687,27 @@ mod tests {
         // At 16 into its line: 16 more bytes reach 32, the upper half.
         let f = Function::named("f", 0x1010, 40);
         assert_eq!(
-            flipping_pad(Feature::UpperHalfLine, &alone(&f), "f"),
+            flipping_pad(Feature::UpperHalfLine, &alone(&f), "f", 16, 4096),
             Some(16)
         );
         // At 48: 16 more wrap to 0, the lower half.
         let g = Function::named("g", 0x1030, 40);
         assert_eq!(
-            flipping_pad(Feature::UpperHalfLine, &alone(&g), "g"),
+            flipping_pad(Feature::UpperHalfLine, &alone(&g), "g", 16, 4096),
             Some(16)
         );
         // At 0 with 100 bytes (lines 0x1000..0x1063, 2 lines): 16 bytes still span 2 lines
         // (0x1010..0x1073); 32 bytes reach 0x1083, a third line.
         let h = Function::named("h", 0x1000, 100);
-        assert_eq!(flipping_pad(Feature::Lines, &alone(&h), "h"), Some(32));
+        assert_eq!(
+            flipping_pad(Feature::Lines, &alone(&h), "h", 16, 4096),
+            Some(32)
+        );
         // Offset mod 16 of a 16-aligned function never changes by multiples of 16.
-        assert_eq!(flipping_pad(Feature::OffsetMod16, &alone(&h), "h"), None);
+        assert_eq!(
+            flipping_pad(Feature::OffsetMod16, &alone(&h), "h", 16, 4096),
+            None
+        );
     }
 
     /// The set pressure is read from every hot function's lines (the confirmation read it
@@ -657,18 +716,62 @@ mod tests {
     /// 64 take it to set 1 alone.
     #[test]
     fn the_set_pressure_flips_when_the_suspect_leaves_its_crowded_set() {
-        let c = ICache {
-            line: 64,
-            sets: 4,
-            ways: 1,
-        };
+        let c = four_sets_one_way();
         let a = Function::named("a", 0x000, 64); // set 0
         let b = Function::named("b", 0x100, 64); // set 0: a's set is overfull
         let d = Function::named("d", 0x0c0, 64); // set 3
         let placed = HotPlacement::new([&a, &b, &d], &c);
         assert_eq!(placed.value(Feature::OverfullSet, "a"), Some(1.0));
         // 16..48 bytes: a still has a line in set 0 (it spans 2 lines); 64: sets 1 only.
-        assert_eq!(flipping_pad(Feature::OverfullSet, &placed, "a"), Some(64));
+        assert_eq!(
+            flipping_pad(Feature::OverfullSet, &placed, "a", 16, 256),
+            Some(64)
+        );
+    }
+
+    /// The case of fixtures/explain_set's seed 6: the suspect sits just before its crowded
+    /// partners (in a 4-set, 1-way cache: `c` alone in set 3, `a` in set 0 with `b`). Moved
+    /// by 64 bytes it reaches the address `a` had; but the relink moves `a` and `b` on by the
+    /// period, so `c` joins them in set 0 (overfull), rather than sharing `a`'s old line
+    /// (which would count once and read 0 at every padding).
+    #[test]
+    fn the_code_after_the_suspect_moves_on_by_the_period_in_the_hypothesis() {
+        let c = four_sets_one_way();
+        let suspect = Function::named("c", 0x0c0, 16); // set 3
+        let a = Function::named("a", 0x100, 64); // set 0
+        let b = Function::named("b", 0x200, 64); // set 0: overfull
+        let placed = HotPlacement::new([&suspect, &a, &b], &c);
+        assert_eq!(placed.value(Feature::OverfullSet, "c"), Some(0.0));
+        assert_eq!(
+            flipping_pad(Feature::OverfullSet, &placed, "c", 16, 256),
+            Some(64)
+        );
+        let moved = placed.with_moved_alone("c", 64, 256);
+        assert_eq!(moved.function("a").map(|f| f.address), Some(0x200));
+        assert_eq!(moved.value(Feature::OverfullSet, "c"), Some(1.0));
+    }
+
+    /// A section aligned to 64 bytes may only be padded by multiples of 64: the binaries'
+    /// addresses of its function differ by multiples of 64 (and here of nothing larger).
+    #[test]
+    fn the_padding_step_is_the_alignment_the_binaries_show() {
+        let unit = |address: u64| LayoutUnit {
+            binary: String::new(),
+            mean: 0.0,
+            ci: None,
+            functions: vec![Function::named("f", address, 16)],
+        };
+        let (a, b, c) = (unit(0x1040), unit(0x10c0), unit(0x1200));
+        let units = [(1, &a), (2, &b), (3, &c)];
+        assert_eq!(alignment_step(&units, "f"), 64);
+        let (d, e) = (unit(0x1010), unit(0x1020));
+        assert_eq!(alignment_step(&[(1, &d), (2, &e)], "f"), 16);
+        // At 64-byte steps from 48 into a line, the upper half never changes.
+        let f = Function::named("f", 0x1030, 8);
+        assert_eq!(
+            flipping_pad(Feature::UpperHalfLine, &alone(&f), "f", 64, 4096),
+            None
+        );
     }
 
     #[test]

@@ -4,11 +4,13 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
 use crate::files::cache_model::CacheModel;
+use crate::layout::binary::Function;
+use crate::layout::features::SharedHot;
 
 /// The hot-function rule: the fewest functions, hottest first, whose instructions cover
 /// [`COVER`] of the program's own instructions, and at most [`MAX_HOT`] of them.
@@ -89,20 +91,165 @@ pub fn select_hot(
     hot
 }
 
+/// An object valgrind read symbols from in a process of the profiled program: a shared
+/// library it loaded, and the separate debug file valgrind took its names from (when one
+/// was found and valid).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoadedObject {
+    /// The object's path.
+    pub path: PathBuf,
+    /// Its debug file (`/usr/lib/debug/.build-id/…`), whose `.symtab` names what valgrind
+    /// names.
+    pub debug: Option<PathBuf>,
+}
+
+/// The shared libraries the processes running `program` loaded, from valgrind's `-v`
+/// log (`--PID-- Reading syms from PATH`, then `Considering DEBUG ..` and `.. build-id is
+/// valid`): every object a process read after `program`, except valgrind's own (under a
+/// `valgrind` directory), each once.
+pub fn loaded_objects(log: &str, program: &Path) -> Vec<LoadedObject> {
+    let same = |p: &Path| {
+        let canon = |q: &Path| std::fs::canonicalize(q).unwrap_or_else(|_| q.to_path_buf());
+        canon(p) == canon(program)
+    };
+    let mut per_pid: BTreeMap<&str, Vec<LoadedObject>> = BTreeMap::new();
+    let mut considering: BTreeMap<&str, PathBuf> = BTreeMap::new();
+    for line in log.lines() {
+        let Some((pid, rest)) = line.strip_prefix("--").and_then(|l| l.split_once("-- ")) else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        if let Some(path) = rest.strip_prefix("Reading syms from ") {
+            per_pid.entry(pid).or_default().push(LoadedObject {
+                path: PathBuf::from(path.trim_end()),
+                debug: None,
+            });
+        } else if let Some(path) = rest.strip_prefix("Considering ") {
+            let path = path.trim_end().trim_end_matches("..").trim_end();
+            considering.insert(pid, PathBuf::from(path));
+        } else if rest.starts_with(".. ") && rest.ends_with("is valid") {
+            let candidate = considering.remove(pid);
+            if let Some(last) = per_pid.get_mut(pid).and_then(|v| v.last_mut()) {
+                last.debug = candidate;
+            }
+        }
+    }
+    let mut found: Vec<LoadedObject> = Vec::new();
+    for objects in per_pid.values() {
+        // A process that exec'd the program (a shell's `exec`) keeps its pid: its objects
+        // after the program's are the program's.
+        let Some(at) = objects.iter().position(|o| same(&o.path)) else {
+            continue;
+        };
+        for o in &objects[at + 1..] {
+            let valgrinds = o.path.components().any(|c| c.as_os_str() == "valgrind");
+            if !valgrinds && !found.iter().any(|f| f.path == o.path) {
+                found.push(o.clone());
+            }
+        }
+    }
+    found
+}
+
+/// The hot code of the shared libraries in `objects`: the functions of `profile` that are
+/// not the program's own (`own`), executed at least `min_ir` instructions (the coldest hot
+/// function's count, so that both sides are cut by one bar), hottest first, at most
+/// [`MAX_HOT`], each placed at its address in the first object whose symbol table (its
+/// debug file's, else its own) names it once. Also the objects whose symbols could not be
+/// read, in words.
+pub fn shared_hot(
+    profile: &BTreeMap<String, (f64, f64)>,
+    own: &std::collections::BTreeSet<String>,
+    objects: &[LoadedObject],
+    min_ir: f64,
+) -> (Vec<SharedHot>, Vec<String>) {
+    let mut warnings = Vec::new();
+    let mut tables: Vec<(&LoadedObject, BTreeMap<String, Option<Function>>)> = Vec::new();
+    for o in objects {
+        let read = o.debug.as_deref().unwrap_or(&o.path);
+        match crate::layout::binary::functions(read) {
+            Ok(functions) => {
+                let mut by_name: BTreeMap<String, Option<Function>> = BTreeMap::new();
+                for f in functions {
+                    by_name
+                        .entry(f.name.clone())
+                        .and_modify(|slot| *slot = None)
+                        .or_insert(Some(f));
+                }
+                tables.push((o, by_name));
+            }
+            Err(e) => warnings.push(format!(
+                "{}: no symbol table to place its code by ({e:#}); its code is not counted \
+                 in the set pressure",
+                o.path.display()
+            )),
+        }
+    }
+    let mut candidates: Vec<(&String, f64)> = profile
+        .iter()
+        .filter(|(name, (ir, _))| !own.contains(name.as_str()) && *ir >= min_ir && *ir > 0.0)
+        .map(|(name, (ir, _))| (name, *ir))
+        .collect();
+    candidates.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let mut hot = Vec::new();
+    for (name, ir) in candidates {
+        if hot.len() >= MAX_HOT {
+            break;
+        }
+        let placed = tables.iter().find_map(|(o, table)| match table.get(name) {
+            Some(Some(f)) => Some((o, f)),
+            _ => None,
+        });
+        if let Some((o, f)) = placed {
+            hot.push(SharedHot {
+                name: name.clone(),
+                object: o.path.display().to_string(),
+                address: f.address,
+                size: f.size,
+                ir,
+            });
+        }
+    }
+    (hot, warnings)
+}
+
+/// The stderr of a profile run without valgrind's own `-v` lines (`--PID-- …`,
+/// `==PID== …`): what the program said.
+fn program_messages(stderr: &str) -> String {
+    let valgrinds = |l: &str| {
+        (l.starts_with("--") || l.starts_with("=="))
+            && l[2..].starts_with(|c: char| c.is_ascii_digit())
+    };
+    let kept: Vec<&str> = stderr.lines().filter(|l| !valgrinds(l)).collect();
+    kept.join("\n").trim_end().to_string()
+}
+
+/// What one profile run shows: per-function `(Ir, I1mr)` totals summed over every process
+/// it started, and valgrind's log (`-v`), which names the objects each process loaded.
+pub struct Profile {
+    /// Per-function totals.
+    pub functions: BTreeMap<String, (f64, f64)>,
+    /// valgrind's messages.
+    pub log: String,
+}
+
 /// Runs `argv` (the benchmark command with the baseline binary in place of `{bin}`) once
 /// under cachegrind simulating `model`, in `cwd` with `env` (the run's fixed environment),
 /// with its output files in `scratch`, and returns the per-function counts summed over every
-/// process it started.
+/// process it started and valgrind's log.
 pub fn profile(
     argv: &[OsString],
     model: &CacheModel,
     cwd: Option<&Path>,
     env: &[(String, String)],
     scratch: &Path,
-) -> Result<BTreeMap<String, (f64, f64)>> {
+) -> Result<Profile> {
     let mut v = crate::run::metric::cachegrind_argv(scratch, Some(model), argv);
-    // Symbol names as in .symtab, so they match the binary's functions (C++ included).
+    // Symbol names as in .symtab, so they match the binary's functions (C++ included);
+    // -v names the objects each process loads (the shared libraries' code).
     v.insert(1, "--demangle=no".into());
+    v.retain(|a| a != "--quiet");
+    v.insert(1, "-v".into());
     let mut cmd = std::process::Command::new(&v[0]);
     cmd.args(&v[1..]);
     if let Some(dir) = cwd {
@@ -116,7 +263,7 @@ pub fn profile(
         bail!(
             "the profile run under cachegrind failed ({}): {}",
             out.status,
-            String::from_utf8_lossy(&out.stderr).trim_end()
+            program_messages(&String::from_utf8_lossy(&out.stderr))
         );
     }
     let mut totals: BTreeMap<String, (f64, f64)> = BTreeMap::new();
@@ -143,7 +290,10 @@ pub fn profile(
             scratch.display()
         );
     }
-    Ok(totals)
+    Ok(Profile {
+        functions: totals,
+        log: String::from_utf8_lossy(&out.stderr).into_owned(),
+    })
 }
 
 #[cfg(test)]
@@ -158,6 +308,38 @@ mod tests {
         assert_eq!(t["f"], (16.0, 3.0));
         assert_eq!(t["g"], (7.0, 1.0));
         assert!(parse_per_function("fn=f\n1 2\n").is_err());
+    }
+
+    /// The objects of the process that ran the program, with the debug file valgrind
+    /// validated; valgrind's own preload and another process's objects left out.
+    #[test]
+    fn loaded_objects_are_read_from_valgrinds_log() {
+        let log = "--10-- Reading syms from /bin/sh\n\
+                   --10-- Reading syms from /lib/libc.so.6\n\
+                   --11-- Reading syms from /nonexistent/prog\n\
+                   --11-- Reading syms from /lib/ld-linux.so.2\n\
+                   --11--   Considering /usr/lib/debug/.build-id/7e/bc.debug ..\n\
+                   --11--   .. build-id is valid\n\
+                   --11-- Reading syms from /usr/libexec/valgrind/vgpreload_core.so\n\
+                   --11--    object doesn't have a symbol table\n\
+                   --11-- Reading syms from /lib/libm.so.6\n\
+                   --11--   Considering /usr/lib/debug/.build-id/d6/e6.debug ..\n\
+                   --11--   .. CRC mismatch (computed 1 wanted 2)\n\
+                   ==11== I   refs: 1\n";
+        let found = loaded_objects(log, Path::new("/nonexistent/prog"));
+        assert_eq!(
+            found,
+            vec![
+                LoadedObject {
+                    path: "/lib/ld-linux.so.2".into(),
+                    debug: Some("/usr/lib/debug/.build-id/7e/bc.debug".into()),
+                },
+                LoadedObject {
+                    path: "/lib/libm.so.6".into(),
+                    debug: None,
+                },
+            ]
+        );
     }
 
     #[test]

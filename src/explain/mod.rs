@@ -18,7 +18,7 @@ use crate::analysis::explain::{culprit_plots, screen, LayoutUnit, ScreenOptions,
 use crate::analysis::report::experiment::{load, Experiment, Series};
 use crate::files::cache_model::CacheModel;
 use crate::layout::binary;
-use crate::layout::features::ICache;
+use crate::layout::features::{ICache, SharedHot};
 
 use hotness::HotFunction;
 
@@ -73,15 +73,17 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
     say(format!(
         "profiling {program}'s default layout once under cachegrind for its hot functions"
     ));
-    let hot = hot_functions(dir, &exp, manifest, &baseline)?;
+    let (hot, shared, mut notes) = hot_functions(dir, &exp, manifest, &baseline)?;
     let units = layout_units(dir, manifest, series)?;
     let model = exp.header.cache_model.unwrap_or(CacheModel::DEFAULT);
     let cache = ICache::from_geometry(&options.cache.unwrap_or(model.i1));
+    notes.extend(shared_period_warning(&shared, &cache));
     let screen_options = ScreenOptions {
         fdr: options.fdr,
         permutations: options.permutations,
         seed: options.seed,
         cache,
+        shared: shared.clone(),
     };
     say(format!(
         "screening {} hot functions' placements in {} binaries against {metric}",
@@ -91,13 +93,7 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
     let mut screening = screen(&units, &hot, &screen_options)
         .with_context(|| format!("cannot screen {program}'s {} binaries", units.len()))?;
     if options.confirm_seeds > 0 {
-        let seeded: Vec<(u64, &LayoutUnit)> = series
-            .seeds
-            .iter()
-            .zip(&units)
-            .filter_map(|(b, u)| b.seed.map(|s| (s, u)))
-            .take(options.confirm_seeds)
-            .collect();
+        let seeded = first_seeds(series, &units, options.confirm_seeds);
         let hot_names: Vec<String> = hot.iter().map(|h| h.name.clone()).collect();
         let screened = confirm::Screened {
             exp: &exp,
@@ -107,11 +103,12 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
             units: &seeded,
             hot: &hot_names,
             cache: &cache,
+            shared: &shared,
         };
         confirm_culprits(&screened, &mut screening, &say)?;
     }
     crate::analysis::explain::revise_suggestions(&mut screening, &series.metric);
-    let (plots, shown_unit) = plots(&units, &hot, &screening, &cache, series);
+    let (plots, shown_unit) = plots(&units, &hot, &screening, (&cache, &shared), series);
     let e = Explanation {
         schema: EXPLAIN_SCHEMA,
         program,
@@ -121,13 +118,30 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
         hot_rule: hot_rule(),
         hot,
         cache,
+        shared_hot: shared,
         layout_share: layout_share(series),
         screening,
         plots,
-        warnings: [exp.warnings.clone(), cache_mismatch(&exp, options)].concat(),
+        warnings: [exp.warnings.clone(), cache_mismatch(&exp, options), notes].concat(),
     };
     store(dir, &e)?;
     Ok(e)
+}
+
+/// The first `n` randomised binaries of `series` with their seeds (those a confirmation
+/// relinks).
+fn first_seeds<'a>(
+    series: &Series,
+    units: &'a [LayoutUnit],
+    n: usize,
+) -> Vec<(u64, &'a LayoutUnit)> {
+    series
+        .seeds
+        .iter()
+        .zip(units)
+        .filter_map(|(b, u)| b.seed.map(|s| (s, u)))
+        .take(n)
+        .collect()
 }
 
 /// The path of `program`'s binary of seed `seed` (`None`: the default layout), as the
@@ -185,7 +199,7 @@ fn plots(
     units: &[LayoutUnit],
     hot: &[HotFunction],
     screening: &Screening,
-    cache: &ICache,
+    cache: (&ICache, &[SharedHot]),
     series: &Series,
 ) -> (Vec<crate::analysis::explain_plot::FeaturePlot>, String) {
     // The unit the report prints such values in (ms for 3e6 ns); scale_for divides by it.
@@ -315,14 +329,29 @@ fn cache_mismatch(exp: &Experiment, options: &ExplainOptions) -> Vec<String> {
     }
 }
 
+/// A warning when the shared libraries' hot code is counted in a cache whose set period
+/// exceeds a page: a library's sets then depend on its load address, which explain takes
+/// as a page-aligned 0.
+fn shared_period_warning(shared: &[SharedHot], cache: &ICache) -> Option<String> {
+    let period = cache.sets * cache.line;
+    (!shared.is_empty() && period > crate::layout::features::PAGE).then(|| {
+        format!(
+            "the cache's set period ({period} bytes) exceeds a page: the shared libraries' \
+             hot code is counted in the sets its addresses within the library give, which \
+             its load address may shift"
+        )
+    })
+}
+
 /// One run of the baseline under cachegrind, with the run's own command, working directory
-/// and environment, and the hot functions it shows.
+/// and environment: the hot functions it shows, the shared libraries' hot code beside them,
+/// and what could not be read of it.
 fn hot_functions(
     dir: &Path,
     exp: &Experiment,
     manifest: &crate::files::manifest::Manifest,
     baseline: &Path,
-) -> Result<Vec<HotFunction>> {
+) -> Result<(Vec<HotFunction>, Vec<SharedHot>, Vec<String>)> {
     let template = crate::run::command::CommandTemplate::parse(&exp.header.command)?;
     let named: BTreeMap<String, PathBuf> = manifest
         .baseline
@@ -358,14 +387,16 @@ fn hot_functions(
         .into_iter()
         .map(|f| f.name)
         .collect();
-    let hot = hotness::select_hot(&profile, &own);
-    if hot.is_empty() {
+    let hot = hotness::select_hot(&profile.functions, &own);
+    let Some(coldest) = hot.last().map(|h| h.ir) else {
         bail!(
             "the profile run of {} executed none of its own functions",
             baseline.display()
         );
-    }
-    Ok(hot)
+    };
+    let objects = hotness::loaded_objects(&profile.log, baseline);
+    let (shared, notes) = hotness::shared_hot(&profile.functions, &own, &objects, coldest);
+    Ok((hot, shared, notes))
 }
 
 /// Stages the baseline's own shared libraries (if the build made any) in `scratch/lib`, as

@@ -52,13 +52,17 @@ impl ICache {
 pub enum Feature {
     /// 1 when the function starts in the upper half of a cache line, else 0.
     UpperHalfLine,
-    /// The start address modulo 16.
+    /// The start address modulo 16 (`offset_mod_16`; stored as `offset_mod16` before).
+    #[serde(rename = "offset_mod_16", alias = "offset_mod16")]
     OffsetMod16,
-    /// The start address modulo 32.
+    /// The start address modulo 32 (`offset_mod_32`; stored as `offset_mod32` before).
+    #[serde(rename = "offset_mod_32", alias = "offset_mod32")]
     OffsetMod32,
     /// The start address modulo the line size.
     OffsetModLine,
-    /// How many 32-byte windows the function's bytes span.
+    /// How many 32-byte windows the function's bytes span (`windows_32`, as
+    /// [`Feature::name`]; stored answers written as `windows32` are still read).
+    #[serde(rename = "windows_32", alias = "windows32")]
     Windows32,
     /// How many cache lines the function's bytes span.
     Lines,
@@ -138,6 +142,41 @@ fn hot_lines_per_set<'a>(
     per_set
 }
 
+/// A hot function of a shared library the program loads: code that shares the
+/// instruction cache with the program's hot functions without being relinked, so at the
+/// same place in every layout. Its address is its place in the library's own address
+/// space; a library loads at a page-aligned address, so its cache sets are those the
+/// process runs with when the cache's set period (sets × line) is at most a page (with
+/// ASLR off, as `run` runs, the base is also the same in every run).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SharedHot {
+    /// The symbol name, as the profile names it.
+    pub name: String,
+    /// The library's path.
+    pub object: String,
+    /// Its address in the library.
+    pub address: u64,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Instructions executed in it in the profile run.
+    pub ir: f64,
+}
+
+/// Hot lines of shared libraries per cache set (a line of one library counted once).
+fn shared_lines_per_set(shared: &[SharedHot], cache: &ICache) -> BTreeMap<u64, u64> {
+    let mut lines = std::collections::BTreeSet::new();
+    for f in shared {
+        let first = f.address / cache.line;
+        let last = (f.address + f.size.max(1) - 1) / cache.line;
+        lines.extend((first..=last).map(|l| (f.object.as_str(), l)));
+    }
+    let mut per_set = BTreeMap::new();
+    for (_, l) in lines {
+        *per_set.entry(l % cache.sets).or_insert(0) += 1;
+    }
+    per_set
+}
+
 /// Where one binary's hot functions sit: what every feature of each of them is computed
 /// from. The one definition of the features, shared by the screening (each seed's binary)
 /// and the confirmation (a seed as built and its relink, read from their ELF files), so
@@ -147,6 +186,8 @@ fn hot_lines_per_set<'a>(
 pub struct HotPlacement {
     cache: ICache,
     functions: BTreeMap<String, Function>,
+    /// The shared libraries' hot lines per set ([`HotPlacement::beside`]).
+    beside: BTreeMap<u64, u64>,
     pressure: BTreeMap<u64, u64>,
 }
 
@@ -161,8 +202,26 @@ impl HotPlacement {
         HotPlacement {
             cache: *cache,
             functions,
+            beside: BTreeMap::new(),
             pressure,
         }
+    }
+
+    /// The same placement with the hot code of shared libraries (`shared`, fixed in every
+    /// layout) counted in the set pressure beside the program's hot functions.
+    pub fn beside(self, shared: &[SharedHot]) -> HotPlacement {
+        let beside = shared_lines_per_set(shared, &self.cache);
+        self.with_beside(beside)
+    }
+
+    fn with_beside(mut self, beside: BTreeMap<u64, u64>) -> HotPlacement {
+        let mut pressure = hot_lines_per_set(self.functions.values(), &self.cache);
+        for (set, n) in &beside {
+            *pressure.entry(*set).or_insert(0) += n;
+        }
+        self.beside = beside;
+        self.pressure = pressure;
+        self
     }
 
     /// The hot functions of `all` (a binary's functions) named in `hot`, each found under
@@ -215,7 +274,34 @@ impl HotPlacement {
             }
         });
         let moved: Vec<Function> = moved.collect();
-        HotPlacement::new(&moved, &self.cache)
+        HotPlacement::new(&moved, &self.cache).with_beside(self.beside.clone())
+    }
+
+    /// The placement a targeted relink makes (`explain --confirm`): the hot function `name`
+    /// moved by `pad` bytes, every hot function after it by `behind` (the set period, which
+    /// keeps their sets), those before it where they were. A function sharing the suspect's
+    /// section moves by `pad` in the relink, not `behind`: the ELF check of the relink
+    /// judges what really moved.
+    pub fn with_moved_alone(&self, name: &str, pad: u64, behind: u64) -> HotPlacement {
+        let Some(start) = self.functions.get(name).map(|f| f.address) else {
+            return self.clone();
+        };
+        let moved: Vec<Function> = self
+            .functions
+            .values()
+            .map(|f| {
+                let by = match f.address.cmp(&start) {
+                    std::cmp::Ordering::Less => 0,
+                    std::cmp::Ordering::Equal => pad,
+                    std::cmp::Ordering::Greater => behind,
+                };
+                Function {
+                    address: f.address + by,
+                    ..f.clone()
+                }
+            })
+            .collect();
+        HotPlacement::new(&moved, &self.cache).with_beside(self.beside.clone())
     }
 
     /// Whether `set` holds more hot lines than the cache has ways.
@@ -246,6 +332,62 @@ fn value(feature: Feature, f: &Function, cache: &ICache, pressure: &BTreeMap<u64
 mod tests {
     use super::*;
     use crate::files::cache_model::CacheModel;
+
+    /// A library's hot lines count in the set pressure: `a` alone in set 0 of a 2-set,
+    /// 1-way cache is overfull once a library function's line falls there too, at any
+    /// placement of `a` in that set, and a line of the same library counted twice is one.
+    #[test]
+    fn shared_library_lines_count_in_the_set_pressure() {
+        let c = ICache {
+            line: 64,
+            sets: 2,
+            ways: 1,
+        };
+        let all = vec![Function::named("a", 0, 64)];
+        let lib = |name: &str, address: u64| SharedHot {
+            name: name.into(),
+            object: "/lib/libc.so.6".into(),
+            address,
+            size: 16,
+            ir: 1.0,
+        };
+        let alone = HotPlacement::of_binary(&all, ["a"], &c);
+        assert_eq!(alone.value(Feature::OverfullSet, "a"), Some(0.0));
+        let shared = [lib("memcpy", 0x1000), lib("memset", 0x1010)]; // one line, set 0
+        let crowded = HotPlacement::of_binary(&all, ["a"], &c).beside(&shared);
+        assert_eq!(crowded.value(Feature::OverfullSet, "a"), Some(1.0));
+        // Moved to set 1, a is alone again; the library's line stays in set 0.
+        let moved = crowded.with_moved("a", 64);
+        assert_eq!(moved.value(Feature::OverfullSet, "a"), Some(0.0));
+        assert!(!moved.overfull(0));
+        assert!(crowded.with_moved_alone("a", 128, 128).overfull(0));
+        let other = [
+            lib("memcpy", 0x1000),
+            SharedHot {
+                object: "/lib/libm.so.6".into(),
+                ..lib("sin", 0x1000)
+            },
+        ];
+        assert_eq!(shared_lines_per_set(&other, &c), BTreeMap::from([(0, 2)]));
+    }
+
+    /// One spelling per feature: the JSON's is the name the text and docs use.
+    #[test]
+    fn json_spells_every_feature_as_its_name() {
+        for f in FEATURES {
+            let json = serde_json::to_string(&f).unwrap();
+            assert_eq!(json, format!("\"{}\"", f.name()));
+            assert_eq!(serde_json::from_str::<Feature>(&json).unwrap(), f);
+        }
+        for (old, f) in [
+            ("windows32", Feature::Windows32),
+            ("offset_mod16", Feature::OffsetMod16),
+            ("offset_mod32", Feature::OffsetMod32),
+        ] {
+            let read: Feature = serde_json::from_str(&format!("\"{old}\"")).unwrap();
+            assert_eq!(read, f);
+        }
+    }
 
     #[test]
     fn default_geometry_has_64_sets() {

@@ -59,6 +59,9 @@ fn screening_lines(e: &Explanation) -> String {
         },
         e.hot_rule
     );
+    if !e.shared_hot.is_empty() {
+        out += &shared_line(&e.shared_hot);
+    }
     if let Some(share) = e.layout_share {
         out += &format!(
             "between binaries (the layout): {} of the metric's variance\n",
@@ -382,4 +385,37 @@ pub(super) fn confirmation(e: &Explanation, k: &Confirmation) -> String {
 pub(super) fn signed_percent(x: f64) -> String {
     let sign = if x > 0.0 { "+" } else { "" };
     format!("{sign}{}", percent(x, 2))
+}
+
+/// The shared libraries' hot code the set pressure counts: "set pressure also counts 12 hot
+/// functions of 2 shared libraries (at the same place in every layout): __vfprintf_internal
+/// (libc.so.6), …".
+fn shared_line(shared: &[crate::layout::features::SharedHot]) -> String {
+    let objects: std::collections::BTreeSet<&str> =
+        shared.iter().map(|f| f.object.as_str()).collect();
+    let named: Vec<String> = shared
+        .iter()
+        .take(5)
+        .map(|f| {
+            let file = std::path::Path::new(&f.object)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| f.object.clone());
+            format!("{} ({file})", demangle(&f.name))
+        })
+        .collect();
+    let more = shared.len().saturating_sub(5);
+    format!(
+        "set pressure also counts {} hot function(s) of {} shared librar{} (at the same place \
+         in every layout): {}{}\n",
+        shared.len(),
+        objects.len(),
+        if objects.len() == 1 { "y" } else { "ies" },
+        named.join(", "),
+        if more > 0 {
+            format!(", {more} more")
+        } else {
+            String::new()
+        }
+    )
 }
