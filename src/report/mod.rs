@@ -9,6 +9,7 @@
 
 pub mod checks;
 pub mod columns;
+pub mod document;
 pub mod export;
 pub mod render_compare;
 pub mod render_dimension;
