@@ -143,3 +143,81 @@ pub struct Document {
     pub title_level: u8,
     pub blocks: Vec<Block>,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A part holding a paragraph group, a topic with a table of numbers and a bulleted
+    /// list, then a second paragraph group.
+    fn sample() -> Document {
+        Document {
+            title: Text::plain("report of ").then(Span::Code("out".into())),
+            title_level: 1,
+            blocks: vec![
+                Block::Paragraphs(vec!["Every interval is 95 %.".into()]),
+                Block::Section {
+                    title: "demo — wall (ms)".into(),
+                    kind: SectionKind::Part,
+                    blocks: vec![
+                        Block::Paragraphs(vec!["Mean: 4.0 ms.".into()]),
+                        Block::Section {
+                            title: "Levels".into(),
+                            kind: SectionKind::Topic,
+                            blocks: vec![Block::Table(Table::numbers(
+                                &["level", "S²"],
+                                &[["binary".to_string(), "12.5".to_string()]],
+                            ))],
+                        },
+                        Block::Section {
+                            title: "Diagnostics".into(),
+                            kind: SectionKind::Topic,
+                            blocks: vec![Block::List {
+                                bullets: true,
+                                items: vec!["no drift | none".into()],
+                            }],
+                        },
+                        Block::Paragraphs(vec![Text::labelled("In short", "sensitive")]),
+                    ],
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn text_underlines_parts_indents_topics_and_right_aligns_numbers() {
+        assert_eq!(
+            text::render(&sample()),
+            "report of out\nEvery interval is 95 %.\n\ndemo — wall (ms)\n================\n\
+             Mean: 4.0 ms.\n\nLevels:\n  level     S²\n  binary  12.5\n\nDiagnostics:\n  \
+             - no drift | none\n\nIn short: sensitive\n"
+        );
+    }
+
+    #[test]
+    fn markdown_nests_headings_aligns_number_columns_and_escapes_pipes_in_cells_only() {
+        assert_eq!(
+            markdown::render(&sample()),
+            "# report of `out`\n\nEvery interval is 95 %.\n\n## demo — wall (ms)\n\n\
+             Mean: 4.0 ms.\n\n### Levels\n\n| level | S² |\n|:---|---:|\n| binary | 12.5 |\n\n\
+             ### Diagnostics\n\n- no drift | none\n\n**In short:** sensitive\n"
+        );
+    }
+
+    #[test]
+    fn a_table_of_words_is_left_aligned_three_spaces_apart() {
+        let doc = Document {
+            title: "t".into(),
+            title_level: 3,
+            blocks: vec![Block::Table(Table::words(
+                &["a", "bb"],
+                &[["long".to_string(), "x|y".to_string()]],
+            ))],
+        };
+        assert_eq!(text::render(&doc), "t\na      bb\nlong   x|y\n");
+        assert_eq!(
+            markdown::render(&doc),
+            "### t\n\n| a | bb |\n|:---|:---|\n| long | x\\|y |\n"
+        );
+    }
+}
