@@ -5,10 +5,13 @@
 //! loaded, analysed into a [`crate::analysis::report::model::Report`], the plotted data
 //! chosen); an [`export::Exporter`] renders a report (the HTML one draws the plots' data with
 //! [`export::plots`]), [`render_compare`] and [`render_dimension`] render those answers,
-//! [`render_machines`] the Machines section of the text reports. Nothing here computes a number.
+//! [`render_machines`] the Machines section of the text reports. The text, Markdown and
+//! summary reports are [`document::Document`]s rendered by its backends. Nothing here
+//! computes a number.
 
 pub mod checks;
 pub mod columns;
+pub mod document;
 pub mod export;
 pub mod render_compare;
 pub mod render_dimension;

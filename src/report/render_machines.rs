@@ -1,24 +1,24 @@
-//! The Machines section (Slurm runs) as plain text, also used as a block by the Markdown
-//! exporter: the sentences and rows of [`crate::analysis::report::machines`].
+//! The Machines section (Slurm runs) as lines of plain text, the body of the section the
+//! text and Markdown reports give it: the sentences and rows of
+//! [`crate::analysis::report::machines`].
 
-use crate::analysis::report::machines::{MachineSeries, INTERVAL_TREATMENT, TITLE};
+use crate::analysis::report::machines::{MachineSeries, INTERVAL_TREATMENT};
 
-/// The section as plain text (also used, as a block, by the Markdown exporter).
-pub fn render_text(sections: &[MachineSeries]) -> String {
+/// Per series its sentence and a line per machine, then how the interval treats machines;
+/// empty when the store records no machines.
+pub fn lines(sections: &[MachineSeries]) -> Vec<String> {
     if sections.is_empty() {
-        return String::new();
+        return Vec::new();
     }
-    let mut out = format!("\n{TITLE}\n{}\n", "=".repeat(TITLE.chars().count()));
+    let mut out = Vec::new();
     for s in sections {
-        out.push_str(&s.sentence());
-        out.push('\n');
+        out.push(s.sentence());
         for [machine, executions, mean, offset] in s.rows() {
-            out.push_str(&format!(
-                "  {machine:<16} {executions:>5} executions  mean {mean:<14} offset {offset}\n"
+            out.push(format!(
+                "  {machine:<16} {executions:>5} executions  mean {mean:<14} offset {offset}"
             ));
         }
     }
-    out.push_str(INTERVAL_TREATMENT);
-    out.push('\n');
+    out.push(INTERVAL_TREATMENT.to_string());
     out
 }

@@ -32,14 +32,10 @@ fn text_report_states_confidence_units_and_verdicts() {
     let tmp = tempfile::tempdir().unwrap();
     sensitive_dir(tmp.path());
     let text = stdout(tmp.path(), &[]);
-    assert!(
-        text.contains("two-sided 95 % confidence interval"),
-        "{text}"
-    );
-    assert!(text.contains("ms (95 % CI"), "{text}");
+    // The wording of the confidence line, the intervals and the levels table: the snapshots
+    // (tests/report/snapshot.rs); here the verdicts and the level carried through.
     assert!(text.contains("layout-sensitive"), "{text}");
     assert!(text.contains("faster"), "{text}");
-    assert!(text.contains("iteration") && text.contains("execution") && text.contains("binary"));
     assert!(!text.contains('σ'), "no ± σ anywhere: {text}");
     assert!(!text.contains("NaN") && !text.contains("inf"), "{text}");
 
@@ -60,11 +56,7 @@ fn the_set_up_line_says_whether_functions_were_padded() {
         &mut |_, seed, e, i, _| 1.0e6 + seed.unwrap_or(0) as f64 * 10.0 + f64::from(e + i),
     );
     let text = stdout(plain.path(), &[]);
-    assert!(text.contains("relink mode);"), "{text}");
-    assert!(
-        text.contains("4 seeds (module granularity, bfd linker"),
-        "{text}"
-    );
+    // The set-up line's wording is in the snapshots; here: no padding claimed.
     assert!(!text.contains("padding"), "{text}");
     let json: serde_json::Value =
         serde_json::from_str(&stdout(plain.path(), &["--format", "json"])).unwrap();
@@ -144,7 +136,6 @@ fn json_csv_and_markdown_carry_the_same_numbers() {
     assert_eq!(&rows[0][col("binaries")], "12");
 
     let md = stdout(tmp.path(), &["--format", "markdown"]);
-    assert!(md.contains("| level | repetitions |"), "{md}");
     // The title names the unit its numbers are printed in (the store holds ns).
     assert!(md.contains("## demo — wall (ms)"), "{md}");
 }

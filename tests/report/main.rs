@@ -29,4 +29,5 @@ mod no_impossible_interval;
 mod number_format;
 mod overflow;
 mod sequential;
+mod snapshot;
 mod store_only;

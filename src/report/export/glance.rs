@@ -138,28 +138,6 @@ fn effect_cell(e: &Effect, time: bool) -> String {
     }
 }
 
-/// The glance as plain-text tables (words left-aligned), each line indented by `indent`; empty
-/// without a series.
-pub fn glance_text(report: &Report, indent: &str) -> String {
-    let mut rows: Vec<Vec<String>> = Vec::new();
-    let series = glance_rows(report);
-    if series.is_empty() {
-        return String::new();
-    }
-    rows.push(GLANCE_HEADERS.iter().map(|h| h.to_string()).collect());
-    rows.extend(series.into_iter().map(Vec::from));
-    let mut out = crate::report::columns::left_aligned(&rows, indent, "   ");
-    let comparisons = glance_comparisons(report);
-    if !comparisons.is_empty() {
-        let mut rows: Vec<Vec<String>> =
-            vec![COMPARISON_HEADERS.iter().map(|h| h.to_string()).collect()];
-        rows.extend(comparisons.into_iter().map(Vec::from));
-        out.push('\n');
-        out.push_str(&crate::report::columns::left_aligned(&rows, indent, "   "));
-    }
-    out
-}
-
 /// The header of the variants' rows of the glance.
 pub const COMPARISON_HEADERS: [&str; 3] = ["variants", "program and metric", "new against base"];
 

@@ -21,6 +21,7 @@ pub mod json;
 pub mod layout_text;
 pub mod markdown;
 pub mod plots;
+pub mod report_document;
 pub mod run_summary;
 pub mod sequential;
 pub mod summary;

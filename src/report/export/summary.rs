@@ -2,9 +2,8 @@
 //! (`>> $GITHUB_STEP_SUMMARY`) or a pull-request comment. It leads with a table of answers —
 //! one row per comparison of variants, then one per program and metric — each with its
 //! verdict, effect and interval, and points to the full report for the rest. Every word and
-//! number is the report's (the one engine); nothing is computed here.
-
-use std::fmt::Write;
+//! number is the report's (the one engine); nothing is computed here. The summary is a
+//! document of its own, rendered by the Markdown backend ([`crate::report::document`]).
 
 use anyhow::Result;
 
@@ -12,6 +11,7 @@ use super::Exporter;
 use crate::analysis::numfmt::{estimate, percent};
 use crate::analysis::report::model::{Report, SeriesReport, Verdict};
 use crate::analysis::report::series::program_label;
+use crate::report::document::{Block, CellKind, Document, Span, Table, Text};
 
 /// The short Markdown summary.
 #[derive(Debug, Clone, Copy)]
@@ -19,11 +19,6 @@ pub struct SummaryExporter;
 
 /// Rows of a table at most; the rest is counted and left to the full report.
 const MAX_ROWS: usize = 15;
-
-/// A table cell: `|` would end the cell.
-fn cell(text: &str) -> String {
-    text.replace('|', "\\|")
-}
 
 /// The layout-sensitivity answer in a few words, with its magnitude.
 fn sensitivity_words(s: &SeriesReport) -> String {
@@ -70,78 +65,99 @@ fn mean_words(s: &SeriesReport, confidence: f64) -> String {
     }
 }
 
-/// Writes a table's rows, at most [`MAX_ROWS`], and how many were left out.
-fn rows(out: &mut String, rows: &[String]) -> std::fmt::Result {
-    for r in rows.iter().take(MAX_ROWS) {
-        writeln!(out, "{r}")?;
+/// A table of `rows` at most [`MAX_ROWS`] long, and how many rows were left out.
+fn table(headers: &[&str], rows: Vec<Vec<Text>>) -> Vec<Block> {
+    let left = rows.len().saturating_sub(MAX_ROWS);
+    let mut blocks = vec![Block::Table(Table {
+        headers: headers.iter().map(|h| h.to_string()).collect(),
+        kinds: vec![CellKind::Words; headers.len()],
+        rows: rows.into_iter().take(MAX_ROWS).collect(),
+    })];
+    if left > 0 {
+        blocks.push(Block::Paragraphs(vec![Text::plain(format!(
+            "… and {left} more rows in the full report."
+        ))]));
     }
-    if rows.len() > MAX_ROWS {
-        writeln!(
-            out,
-            "\n… and {} more rows in the full report.",
-            rows.len() - MAX_ROWS
-        )?;
+    blocks
+}
+
+/// The summary as a document: a row per comparison of variants, a row per program and
+/// metric, the host's warning, and how to read it.
+pub fn build(report: &Report) -> Document {
+    let mut blocks = Vec::new();
+    if !report.comparisons.is_empty() {
+        let rows = report
+            .comparisons
+            .iter()
+            .map(|c| {
+                vec![
+                    Text::plain(format!(
+                        "{} vs {}",
+                        program_label(&c.program, Some(&c.new)),
+                        c.base
+                    )),
+                    Text::plain(c.metric.clone()),
+                    Text(vec![Span::Strong(c.pair.verdict.to_string())]),
+                    Text::plain(c.pair.effect.words.clone()),
+                ]
+            })
+            .collect();
+        blocks.extend(table(
+            &["variant", "metric", "answer", "effect (interval)"],
+            rows,
+        ));
     }
-    Ok(())
+    let rows = report
+        .series
+        .iter()
+        .map(|s| {
+            vec![
+                Text::plain(program_label(&s.program, s.variant.as_deref())),
+                Text::plain(s.metric.clone()),
+                Text::plain(mean_words(s, report.confidence)),
+                Text::plain(sensitivity_words(s)),
+                Text::plain(default_layout_words(s)),
+            ]
+        })
+        .collect();
+    blocks.extend(table(
+        &[
+            "program",
+            "metric",
+            "mean over random layouts",
+            "layout sensitivity",
+            "default layout",
+        ],
+        rows,
+    ));
+    let mut closing = Vec::new();
+    if !report.setup.host_warnings.is_empty() {
+        closing.push(Text::plain(
+            "⚠ Measured on a loaded or unsteady host: time verdicts may reflect the host.",
+        ));
+    }
+    closing.push(
+        Text::plain(format!(
+            "{} intervals; effects within ±{} count as negligible. The full report: ",
+            crate::analysis::numfmt::level(report.confidence),
+            percent(report.negligible, 2),
+        ))
+        .then(Span::Code(format!(
+            "layoutrand report {}",
+            report.directory
+        )))
+        .then(Span::Plain(".".to_string())),
+    );
+    blocks.push(Block::Paragraphs(closing));
+    Document {
+        title: Text::plain("layoutrand: ").then(Span::Code(report.directory.clone())),
+        title_level: 3,
+        blocks,
+    }
 }
 
 impl Exporter for SummaryExporter {
     fn export(&self, report: &Report) -> Result<String> {
-        let mut out = String::new();
-        writeln!(out, "### layoutrand: `{}`\n", report.directory)?;
-        if !report.comparisons.is_empty() {
-            writeln!(out, "| variant | metric | answer | effect (interval) |")?;
-            writeln!(out, "|:---|:---|:---|:---|")?;
-            let lines: Vec<String> = report
-                .comparisons
-                .iter()
-                .map(|c| {
-                    format!(
-                        "| {} vs {} | {} | **{}** | {} |",
-                        cell(&program_label(&c.program, Some(&c.new))),
-                        cell(&c.base),
-                        cell(&c.metric),
-                        c.pair.verdict,
-                        cell(&c.pair.effect.words)
-                    )
-                })
-                .collect();
-            rows(&mut out, &lines)?;
-            writeln!(out)?;
-        }
-        writeln!(
-            out,
-            "| program | metric | mean over random layouts | layout sensitivity | default layout |"
-        )?;
-        writeln!(out, "|:---|:---|:---|:---|:---|")?;
-        let lines: Vec<String> = report
-            .series
-            .iter()
-            .map(|s| {
-                format!(
-                    "| {} | {} | {} | {} | {} |",
-                    cell(&program_label(&s.program, s.variant.as_deref())),
-                    cell(&s.metric),
-                    cell(&mean_words(s, report.confidence)),
-                    cell(&sensitivity_words(s)),
-                    default_layout_words(s)
-                )
-            })
-            .collect();
-        rows(&mut out, &lines)?;
-        if !report.setup.host_warnings.is_empty() {
-            writeln!(
-                out,
-                "\n⚠ Measured on a loaded or unsteady host: time verdicts may reflect the host."
-            )?;
-        }
-        writeln!(
-            out,
-            "\n{} intervals; effects within ±{} count as negligible. The full report: `layoutrand report {}`.",
-            crate::analysis::numfmt::level(report.confidence),
-            percent(report.negligible, 2),
-            report.directory
-        )?;
-        Ok(out)
+        Ok(crate::report::document::markdown::render(&build(report)))
     }
 }

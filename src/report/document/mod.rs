@@ -1,0 +1,223 @@
+//! One document model for the reports (issue 37): a report is built once as a [`Document`] —
+//! paragraphs, sections, tables of typed cells, lists, preformatted blocks, figures — by one
+//! builder per report kind (under [`crate::report::export`]), and rendered by the backends
+//! here: [`text`] for a terminal and [`markdown`] (also the CI summary's). A builder says what
+//! the report holds and in which order; a backend says only how each kind of block looks, so
+//! the formats cannot drift apart.
+//!
+//! A leaf: nothing here reads the analysis model or formats a number.
+
+pub mod markdown;
+pub mod text;
+
+/// A run of words with one style.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Span {
+    /// Words as they are.
+    Plain(String),
+    /// Words that stand out (a label, a verdict): bold where the format has it.
+    Strong(String),
+    /// A name to type or copy (a directory, a command): code where the format has it.
+    Code(String),
+}
+
+/// A sentence or line: spans in order.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Text(pub Vec<Span>);
+
+impl Text {
+    /// Plain words.
+    pub fn plain(words: impl Into<String>) -> Text {
+        Text(vec![Span::Plain(words.into())])
+    }
+
+    /// `label` standing out, then `words`: `**Across metrics:** …`.
+    pub fn labelled(label: &str, words: impl Into<String>) -> Text {
+        Text(vec![
+            Span::Strong(format!("{label}:")),
+            Span::Plain(format!(" {}", words.into())),
+        ])
+    }
+
+    /// Appends a span.
+    pub fn then(mut self, span: Span) -> Text {
+        self.0.push(span);
+        self
+    }
+}
+
+impl From<&str> for Text {
+    fn from(words: &str) -> Text {
+        Text::plain(words)
+    }
+}
+
+impl From<String> for Text {
+    fn from(words: String) -> Text {
+        Text::plain(words)
+    }
+}
+
+/// What a table cell holds, which decides how it is aligned: words to the left, numbers (a
+/// quantity with its unit, a count, a share) to the right.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CellKind {
+    /// Words, or a number with words around it (`sensitive: ± 3.1 % per layout`).
+    Words,
+    /// A number, with its unit if it has one.
+    Number,
+}
+
+/// A table: a header row and rows of cells; each column's kind is that of its header cell's
+/// column (`kinds`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Table {
+    pub headers: Vec<String>,
+    pub kinds: Vec<CellKind>,
+    pub rows: Vec<Vec<Text>>,
+}
+
+impl Table {
+    /// A table of words (every column left-aligned).
+    pub fn words<R: AsRef<[String]>>(headers: &[&str], rows: &[R]) -> Table {
+        Table::new(headers, vec![CellKind::Words; headers.len()], rows)
+    }
+
+    /// A table whose first column names the row and whose others are numbers.
+    pub fn numbers<R: AsRef<[String]>>(headers: &[&str], rows: &[R]) -> Table {
+        let mut kinds = vec![CellKind::Number; headers.len()];
+        if let Some(first) = kinds.first_mut() {
+            *first = CellKind::Words;
+        }
+        Table::new(headers, kinds, rows)
+    }
+
+    fn new<R: AsRef<[String]>>(headers: &[&str], kinds: Vec<CellKind>, rows: &[R]) -> Table {
+        Table {
+            headers: headers.iter().map(|h| h.to_string()).collect(),
+            kinds,
+            rows: rows
+                .iter()
+                .map(|r| r.as_ref().iter().map(|c| Text::plain(c.clone())).collect())
+                .collect(),
+        }
+    }
+}
+
+/// How a section stands in the document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SectionKind {
+    /// A part of the report (one program and metric, the machines): underlined in text,
+    /// its body at the margin.
+    Part,
+    /// A topic (the glance, the diagnostics, the warnings): `Title:` in text with its body
+    /// indented under it.
+    Topic,
+}
+
+/// A block of the document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Block {
+    /// Sentences that belong together, one paragraph each (in text, consecutive lines).
+    Paragraphs(Vec<Text>),
+    /// A titled section and its blocks.
+    Section {
+        title: String,
+        kind: SectionKind,
+        blocks: Vec<Block>,
+    },
+    /// A table.
+    Table(Table),
+    /// Items, each marked as an item of a list (`bullets`) or as a line of its own.
+    List { bullets: bool, items: Vec<Text> },
+    /// Lines whose own indentation carries meaning (sub-lines of a comparison): kept as they
+    /// are, in a code block where the format has one.
+    Preformatted(Vec<String>),
+}
+
+/// A whole report: its title, at `title_level` (1 for a report, smaller headings for a
+/// summary pasted into another page), and its blocks in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Document {
+    pub title: Text,
+    pub title_level: u8,
+    pub blocks: Vec<Block>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A part holding a paragraph group, a topic with a table of numbers and a bulleted
+    /// list, then a second paragraph group.
+    fn sample() -> Document {
+        Document {
+            title: Text::plain("report of ").then(Span::Code("out".into())),
+            title_level: 1,
+            blocks: vec![
+                Block::Paragraphs(vec!["Every interval is 95 %.".into()]),
+                Block::Section {
+                    title: "demo — wall (ms)".into(),
+                    kind: SectionKind::Part,
+                    blocks: vec![
+                        Block::Paragraphs(vec!["Mean: 4.0 ms.".into()]),
+                        Block::Section {
+                            title: "Levels".into(),
+                            kind: SectionKind::Topic,
+                            blocks: vec![Block::Table(Table::numbers(
+                                &["level", "S²"],
+                                &[["binary".to_string(), "12.5".to_string()]],
+                            ))],
+                        },
+                        Block::Section {
+                            title: "Diagnostics".into(),
+                            kind: SectionKind::Topic,
+                            blocks: vec![Block::List {
+                                bullets: true,
+                                items: vec!["no drift | none".into()],
+                            }],
+                        },
+                        Block::Paragraphs(vec![Text::labelled("In short", "sensitive")]),
+                    ],
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn text_underlines_parts_indents_topics_and_right_aligns_numbers() {
+        assert_eq!(
+            text::render(&sample()),
+            "report of out\nEvery interval is 95 %.\n\ndemo — wall (ms)\n================\n\
+             Mean: 4.0 ms.\n\nLevels:\n  level     S²\n  binary  12.5\n\nDiagnostics:\n  \
+             - no drift | none\n\nIn short: sensitive\n"
+        );
+    }
+
+    #[test]
+    fn markdown_nests_headings_aligns_number_columns_and_escapes_pipes_in_cells_only() {
+        assert_eq!(
+            markdown::render(&sample()),
+            "# report of `out`\n\nEvery interval is 95 %.\n\n## demo — wall (ms)\n\n\
+             Mean: 4.0 ms.\n\n### Levels\n\n| level | S² |\n|:---|---:|\n| binary | 12.5 |\n\n\
+             ### Diagnostics\n\n- no drift | none\n\n**In short:** sensitive\n"
+        );
+    }
+
+    #[test]
+    fn a_table_of_words_is_left_aligned_three_spaces_apart() {
+        let doc = Document {
+            title: "t".into(),
+            title_level: 3,
+            blocks: vec![Block::Table(Table::words(
+                &["a", "bb"],
+                &[["long".to_string(), "x|y".to_string()]],
+            ))],
+        };
+        assert_eq!(text::render(&doc), "t\na      bb\nlong   x|y\n");
+        assert_eq!(
+            markdown::render(&doc),
+            "### t\n\n| a | bb |\n|:---|:---|\n| long | x\\|y |\n"
+        );
+    }
+}
