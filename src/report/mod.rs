@@ -6,8 +6,8 @@
 //! chosen); an [`export::Exporter`] renders a report (the HTML one draws the plots' data with
 //! [`export::plots`]), [`render_compare`] and [`render_dimension`] render those answers,
 //! [`render_machines`] the Machines section of the text reports. The text, Markdown and
-//! summary reports are [`document::Document`]s rendered by its backends. Nothing here
-//! computes a number.
+//! summary reports are [`document::Document`]s rendered by its backends; [`words`] builds
+//! the sentences from the model's numbers and enums. Nothing here computes a number.
 
 pub mod checks;
 pub mod columns;
@@ -17,6 +17,7 @@ pub mod render_compare;
 pub mod render_dimension;
 pub mod render_machines;
 pub mod title;
+pub mod words;
 
 use std::path::Path;
 
@@ -53,9 +54,21 @@ pub fn render_gated_report(
     options: &AnalysisOptions,
     metrics: &[String],
 ) -> Result<(String, Vec<GateJudgement>)> {
-    let report = analyse_directory(dir, options, metrics)?;
+    let mut report = analyse_directory(dir, options, metrics)?;
+    words::fill(&mut report);
     Ok((
         export::exporter(format).export(&report)?,
         gate_judgements(&report),
     ))
+}
+
+/// The analysis of `experiment` at `thresholds` with its sentences written ([`words::fill`]):
+/// the report every exporter renders, for callers that hold an experiment already.
+pub fn analyse(
+    experiment: &crate::analysis::report::experiment::Experiment,
+    thresholds: &crate::analysis::vocabulary::Thresholds,
+) -> Result<crate::analysis::report::model::Report> {
+    let mut report = crate::analysis::report::builder::analyse(experiment, thresholds)?;
+    words::fill(&mut report);
+    Ok(report)
 }

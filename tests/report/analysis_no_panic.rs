@@ -10,11 +10,11 @@ use std::path::Path;
 use proptest::prelude::*;
 
 use layoutrand::analysis::compare::{compare, CompareOptions};
-use layoutrand::analysis::report::builder::analyse;
 use layoutrand::analysis::report::dimension::{dimension, CostOverrides};
 use layoutrand::analysis::report::experiment::{from_parts, Experiment};
 use layoutrand::analysis::single::{analyze, BootstrapOptions, Dataset};
 use layoutrand::analysis::vocabulary::Thresholds;
+use layoutrand::report::analyse;
 use layoutrand::report::{export::exporter, Format};
 use layoutrand::stats::hierarchy::Hierarchy;
 use report_support::{manifest, results, Design};

@@ -6,7 +6,10 @@
 //! [`shift`] (and [`as_built`], the build's own binary), [`diagnostics`], [`machines`] and the data each plot shows ([`plots`] fills
 //! [`plot_data`]).
 //! [`dimension`] and [`compare`] build their own answers from the same experiment model.
-//! Everything here is a number or a sentence about numbers; [`crate::report`] renders it.
+//! Everything here is a number, an enum or (still, for the questions not yet moved) a
+//! sentence about numbers; the sensitivity verdict carries its grounds
+//! ([`model::SensitivityGrounds`]) and `crate::report::words` makes the sentences;
+//! [`crate::report`] renders it.
 
 pub mod answers;
 pub mod as_built;

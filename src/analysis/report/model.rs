@@ -297,8 +297,100 @@ pub struct Sensitivity {
     /// finds the binaries differ, and it stands apart from the others. The verdict is then
     /// `undetermined`.
     pub rests_on: Option<RestsOn>,
-    /// The answer in words.
+    /// What the verdict rests on, for its words (not on the wire: `text` is).
+    #[serde(skip)]
+    pub grounds: SensitivityGrounds,
+    /// The answer in words: empty until [`crate::report::words::fill`] builds it from
+    /// `grounds` and the figures above.
     pub text: String,
+}
+
+/// What a [`Sensitivity`] verdict rests on: why no test could run, or the test's figures
+/// and outcome. The sentence is built from it in `crate::report::words::sensitivity`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum SensitivityGrounds {
+    /// Nothing analysed: no words.
+    #[default]
+    Unanalysed,
+    /// Cannot tell: fewer than 2 randomised binaries with data.
+    TooFewBinaries {
+        /// Randomised binaries with data.
+        with_data: usize,
+    },
+    /// Cannot tell: one execution per binary with one live iteration, so no within-binary
+    /// variation.
+    SingleObservation,
+    /// Cannot tell: the ANOVA or the screening refused the data.
+    NotComputable(crate::stats::error::StatsError),
+    /// Cannot tell: the spread exceeds the range of `f64`.
+    Overflow,
+    /// Not detected: every observation (execution mean, or iteration with one execution
+    /// per binary) of every binary gave the same value.
+    Constant {
+        /// Whether the observations are execution means (else iterations).
+        by_execution: bool,
+    },
+    /// A test ran.
+    Tested(TestedGrounds),
+}
+
+/// The figures of a layout test that its sentence quotes beyond [`Sensitivity`]'s own.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestedGrounds {
+    /// How the verdict came out of the test.
+    pub outcome: SensitivityOutcome,
+    /// Whether the observations are execution means (else iterations of one execution).
+    pub by_execution: bool,
+    /// Randomised binaries tested.
+    pub binaries: usize,
+    /// Observations per binary.
+    pub per_binary: usize,
+    /// The one-way ANOVA of every observation: F (infinite when the executions of one
+    /// binary gave identical values while binaries differ), degrees of freedom and p.
+    pub anova_f: f64,
+    pub anova_df: (usize, usize),
+    pub anova_p: f64,
+    /// The statistic and degrees of freedom of the test the verdict rests on (`f` and `df`
+    /// of [`Sensitivity`] as computed: F may be infinite).
+    pub test_f: f64,
+    pub test_df: (usize, usize),
+}
+
+/// How a tested layout verdict came out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SensitivityOutcome {
+    /// Cannot tell: the rejection rests on one binary ([`Sensitivity::rests_on`]).
+    RestsOnOne,
+    /// Detected, the whole interval of the binaries' relative standard deviation within
+    /// the relevance threshold.
+    Negligible {
+        /// That interval.
+        ci: Interval,
+    },
+    /// Detected.
+    Detected,
+    /// Not rejected, but the smallest effect the test finds with 80 % power exceeds the
+    /// relevance threshold: cannot tell.
+    Underpowered {
+        /// That smallest detectable variation, relative to the mean.
+        detectable: f64,
+    },
+    /// Not rejected, and the test would have found an effect worth finding.
+    NotDetected,
+}
+
+impl SensitivityOutcome {
+    /// The verdict this outcome gives.
+    pub fn verdict(self) -> Verdict {
+        match self {
+            SensitivityOutcome::RestsOnOne | SensitivityOutcome::Underpowered { .. } => {
+                Verdict::Undetermined
+            }
+            SensitivityOutcome::Negligible { .. } => Verdict::Negligible,
+            SensitivityOutcome::Detected => Verdict::Detected,
+            SensitivityOutcome::NotDetected => Verdict::NotDetected,
+        }
+    }
 }
 
 /// The test of the layout-sensitivity verdict.

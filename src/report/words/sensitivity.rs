@@ -1,0 +1,365 @@
+//! "Is this program layout-sensitive?" in words: the verdict of
+//! [`crate::analysis::report::sensitivity`] with the figures it rests on.
+
+use crate::analysis::numfmt::{level, p_value, percent, sig, signed_percent, statistic};
+use crate::analysis::report::model::{
+    RestsOn, Sensitivity, SensitivityGrounds, SensitivityOutcome, SensitivityTest,
+    SetAsideExecution, TestedGrounds,
+};
+use crate::analysis::report::screening::SET_ASIDE_CUT;
+use crate::analysis::vocabulary::{Thresholds, OVERFLOW_REASON};
+
+/// The sentence of `s`, at `thresholds` (the ones the verdict was reached at).
+pub fn sentence(s: &Sensitivity, thresholds: &Thresholds) -> String {
+    match &s.grounds {
+        SensitivityGrounds::Unanalysed => String::new(),
+        SensitivityGrounds::TooFewBinaries { with_data } => format!(
+            "cannot tell: {with_data} randomised binary with data; at least 2 (better 30) are needed."
+        ),
+        SensitivityGrounds::SingleObservation => "cannot tell: each binary ran once with one live iteration, so there is no within-binary variation to compare the binaries against; run at least 2 executions per binary.".into(),
+        SensitivityGrounds::NotComputable(e) => format!("cannot tell: {e}."),
+        SensitivityGrounds::Overflow => format!(
+            "cannot tell: {OVERFLOW_REASON}, so the variances are not computable; rescale the values (e.g. another unit)."
+        ),
+        SensitivityGrounds::Constant { by_execution } => format!(
+            "no layout sensitivity: every {} of every binary gave the same value, so neither the layout nor anything else varied this metric.",
+            if *by_execution { "execution" } else { "iteration" }
+        ),
+        SensitivityGrounds::Tested(t) => {
+            let words = Words::of(s, t);
+            let text = match (t.outcome, &s.rests_on) {
+                (SensitivityOutcome::RestsOnOne, Some(r)) => rests_on_words(r, &words, t.binaries),
+                _ => verdict_words(s, t, &words, thresholds),
+            };
+            format!("{text}{}", set_aside_words(&s.set_aside))
+        }
+    }
+}
+
+/// The parts of every tested verdict's sentence.
+struct Words {
+    within_unit: &'static str,
+    f_text: String,
+    variation: String,
+    caveat: &'static str,
+    share: String,
+}
+
+impl Words {
+    fn of(s: &Sensitivity, t: &TestedGrounds) -> Words {
+        Words {
+            within_unit: if t.by_execution {
+                "executions"
+            } else {
+                "iterations"
+            },
+            f_text: f_words(s, t),
+            variation: variation_words(
+                s.cv_across_binaries,
+                s.cv_across_executions,
+                s.layout_variation,
+            ),
+            caveat: if t.by_execution {
+                ""
+            } else {
+                " Caution: with one execution per binary, differences between processes are counted as layout effects; run at least 2 executions per binary to separate them."
+            },
+            share: format!(
+                "the layout accounts for an estimated {} of the variance of one {}'s mean (intraclass correlation)",
+                percent(s.icc.unwrap_or(f64::NAN).max(0.0), 2),
+                if t.by_execution { "execution" } else { "iteration" }
+            ),
+        }
+    }
+}
+
+/// The test in words: `F(df1, df2) = f, p = …` (with `∞` when executions of one binary gave
+/// identical values while binaries differ), and for the blocked rank test what it ranks and
+/// where its p-value comes from.
+fn f_words(s: &Sensitivity, t: &TestedGrounds) -> String {
+    let test_p = s.p_value.unwrap_or(f64::NAN);
+    if let (Some(SensitivityTest::BlockedRanks), Some(n)) = (s.test, s.permutations) {
+        let f = if t.test_f.is_finite() {
+            statistic(t.test_f)
+        } else {
+            "∞".to_string()
+        };
+        return format!(
+            "Friedman's test blocked on execution rounds: F({}, {}) = {f} on the binaries' ranks within each round, {} from {} within-round permutations",
+            t.test_df.0,
+            t.test_df.1,
+            p_value(test_p),
+            sig(n as f64, n.to_string().len())
+        );
+    }
+    if t.anova_f.is_finite() {
+        format!(
+            "F({}, {}) = {}, {}",
+            t.anova_df.0,
+            t.anova_df.1,
+            statistic(t.anova_f),
+            p_value(t.anova_p)
+        )
+    } else {
+        format!(
+            "executions of one binary gave identical values while binaries differ, F({}, {}) = ∞, {}",
+            t.anova_df.0,
+            t.anova_df.1,
+            p_value(t.anova_p)
+        )
+    }
+}
+
+/// "Cannot tell": the rejection rests on one binary `r` standing apart; names it, how far it
+/// sits, and how to re-measure it interleaved with the others.
+fn rests_on_words(r: &RestsOn, words: &Words, binaries: usize) -> String {
+    format!(
+        "cannot tell: the {binaries} randomised binaries differ more than their {} explain ({}), but that rests on one binary, {}, whose mean sits {} from the median of the others ({} robust standard deviations of their means); without it they do not differ ({}). One slow or fast episode of the machine can do that as well as a layout: re-measure it interleaved with the others (`layoutrand run --resume --extend-executions K --out DIR` adds K rounds in which every binary runs once) before trusting a verdict.{}",
+        words.within_unit,
+        words.f_text,
+        r.binary,
+        signed_percent(r.deviation),
+        statistic(r.robust_distance.abs()),
+        p_value(r.p_value_without),
+        words.variation
+    )
+}
+
+/// The executions set aside, as a sentence (empty when none).
+fn set_aside_words(set_aside: &[SetAsideExecution]) -> String {
+    if set_aside.is_empty() {
+        return String::new();
+    }
+    let listed: Vec<String> = set_aside
+        .iter()
+        .map(|s| {
+            format!(
+                "{} execution {} ({})",
+                s.binary,
+                s.execution,
+                signed_percent(s.deviation)
+            )
+        })
+        .collect();
+    format!(
+        " Set aside as outlying ({} robust standard deviations or more from the binaries' and rounds' robust fit; the variation figures rest on the other executions): {}.",
+        statistic(SET_ASIDE_CUT),
+        listed.join(", ")
+    )
+}
+
+/// How much the binaries' means vary against the executions of one binary, and the
+/// layout's own share, as a sentence (empty when unknown).
+fn variation_words(
+    cv_across_binaries: Option<f64>,
+    cv_across_executions: Option<f64>,
+    layout_variation: Option<f64>,
+) -> String {
+    let layout_only = layout_variation
+        .map(|v| {
+            format!(
+                "; the layout's own share (T² of the binary level) is {}",
+                percent(v, 2)
+            )
+        })
+        .unwrap_or_default();
+    match (cv_across_binaries, cv_across_executions) {
+        (Some(b), Some(e)) => format!(
+            " The binaries' means vary by {} (relative standard deviation, execution noise included) against {} between executions of one binary (Kalibera & Jones Fig. 2){layout_only}.",
+            percent(b, 2),
+            percent(e, 2)
+        ),
+        (Some(b), None) => format!(
+            " The binaries' means vary by {} (relative standard deviation).",
+            percent(b, 2)
+        ),
+        _ => String::new(),
+    }
+}
+
+/// The sentence of a test's outcome: negligible, detected, cannot tell (nothing below the
+/// threshold was detectable), or not detected.
+fn verdict_words(
+    s: &Sensitivity,
+    t: &TestedGrounds,
+    words: &Words,
+    thresholds: &Thresholds,
+) -> String {
+    let Words {
+        within_unit,
+        f_text,
+        variation,
+        caveat,
+        share,
+    } = words;
+    let confidence = thresholds.confidence;
+    let binaries = t.binaries;
+    match t.outcome {
+        SensitivityOutcome::Negligible { ci } => format!(
+            "detectable but negligible: the {binaries} randomised binaries differ more than their {within_unit} explain ({f_text}, tested at {}), but their means vary by at most {} ({} CI of the relative standard deviation: {} to {}), within the relevance threshold of {}; a single layout would misstate this metric by less than that.{variation}{caveat}",
+            level(confidence),
+            percent(ci.upper, 2),
+            level(confidence),
+            percent(ci.lower, 2),
+            percent(ci.upper, 2),
+            percent(thresholds.negligible, 2)
+        ),
+        // A rejection resting on one binary is worded by `rests_on_words`; without the
+        // binary (never so from the analysis) it reads as a detection.
+        SensitivityOutcome::Detected | SensitivityOutcome::RestsOnOne => format!(
+            "layout-sensitive: the {binaries} randomised binaries differ more than their {within_unit} explain ({f_text}, tested at {}); {share}. Results from a single layout would misstate this program's performance.{variation}{caveat}",
+            level(confidence)
+        ),
+        SensitivityOutcome::Underpowered { detectable } => format!(
+            "cannot tell (nothing below {} was detectable with these counts): the {binaries} randomised binaries differ no more than their {within_unit} explain ({f_text}, tested at {}), but with {} {within_unit} per binary the F-test finds, with 80 % power, only a layout effect whose standard deviation is at least {} of the mean, above the {} worth finding (--negligible); {share}.{variation}{caveat}",
+            percent(detectable, 2),
+            level(confidence),
+            t.per_binary,
+            percent(detectable, 2),
+            percent(thresholds.negligible, 2)
+        ),
+        SensitivityOutcome::NotDetected => format!(
+            "no layout sensitivity detected: the {binaries} randomised binaries differ no more than their {within_unit} explain ({f_text}, tested at {}), and the F-test would have found, with 80 % power, a layout effect of {} (standard deviation relative to the mean), within the {} worth finding (--negligible); {share}.{variation}{caveat}",
+            level(confidence),
+            s.detectable_variation.map_or("an unknown size".into(), |d| percent(d, 2)),
+            percent(thresholds.negligible, 2)
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::report::model::{Interval, Verdict};
+
+    /// A sensitivity with only `grounds` and the figures every tested sentence quotes.
+    fn with(grounds: SensitivityGrounds) -> Sensitivity {
+        Sensitivity {
+            verdict: Verdict::Undetermined,
+            f: None,
+            df: None,
+            p_value: Some(0.00001),
+            icc: Some(0.9),
+            variance_components: None,
+            cv_across_binaries: None,
+            cv_across_binaries_ci: None,
+            cv_across_executions: None,
+            layout_variation: None,
+            detectable_variation: None,
+            test: Some(SensitivityTest::OneWayF),
+            permutations: None,
+            set_aside: Vec::new(),
+            rests_on: None,
+            grounds,
+            text: String::new(),
+        }
+    }
+
+    fn tested(outcome: SensitivityOutcome, by_execution: bool, anova_f: f64) -> TestedGrounds {
+        TestedGrounds {
+            outcome,
+            by_execution,
+            binaries: 20,
+            per_binary: 3,
+            anova_f,
+            anova_df: (19, 40),
+            anova_p: 0.00001,
+            test_f: anova_f,
+            test_df: (19, 40),
+        }
+    }
+
+    #[test]
+    fn untested_grounds_are_worded_with_their_numbers() {
+        let th = Thresholds::default();
+        let sentence_of = |g| sentence(&with(g), &th);
+        assert_eq!(sentence_of(SensitivityGrounds::Unanalysed), "");
+        assert_eq!(
+            sentence_of(SensitivityGrounds::TooFewBinaries { with_data: 1 }),
+            "cannot tell: 1 randomised binary with data; at least 2 (better 30) are needed."
+        );
+        assert_eq!(
+            sentence_of(SensitivityGrounds::Constant { by_execution: false }),
+            "no layout sensitivity: every iteration of every binary gave the same value, so neither the layout nor anything else varied this metric."
+        );
+        assert!(sentence_of(SensitivityGrounds::Overflow).contains("range of double precision"));
+    }
+
+    #[test]
+    fn a_detection_names_the_test_and_its_level() {
+        let g = SensitivityGrounds::Tested(tested(SensitivityOutcome::Detected, true, 9.234));
+        let text = sentence(&with(g), &Thresholds::default());
+        assert!(
+            text.starts_with("layout-sensitive: the 20 randomised binaries differ more than their executions explain (F(19, 40) = 9.23, p < 0.0001, tested at 95 %); the layout accounts for an estimated 90"),
+            "{text}"
+        );
+        assert!(!text.contains("Caution"), "{text}");
+    }
+
+    #[test]
+    fn identical_executions_read_as_an_infinite_f_and_iterations_carry_the_caveat() {
+        let g =
+            SensitivityGrounds::Tested(tested(SensitivityOutcome::Detected, false, f64::INFINITY));
+        let text = sentence(&with(g), &Thresholds::default());
+        assert!(
+            text.contains("differ more than their iterations explain (executions of one binary gave identical values while binaries differ, F(19, 40) = ∞, p < 0.0001"),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("run at least 2 executions per binary to separate them."),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_negligible_detection_does_not_say_a_layout_misstates_the_program() {
+        let ci = Interval {
+            lower: 0.001,
+            upper: 0.004,
+        };
+        let g =
+            SensitivityGrounds::Tested(tested(SensitivityOutcome::Negligible { ci }, true, 9.234));
+        let text = sentence(&with(g), &Thresholds::default());
+        assert!(
+            text.starts_with("detectable but negligible: the 20 randomised binaries"),
+            "{text}"
+        );
+        assert!(!text.contains("misstate this program"), "{text}");
+    }
+
+    #[test]
+    fn a_rejection_resting_on_one_binary_names_it_and_the_p_without_it() {
+        let mut s = with(SensitivityGrounds::Tested(tested(
+            SensitivityOutcome::RestsOnOne,
+            true,
+            9.234,
+        )));
+        s.rests_on = Some(RestsOn {
+            binary: "seed-4".into(),
+            seed: Some(4),
+            deviation: 0.12,
+            robust_distance: 40.0,
+            p_value_without: 0.43,
+        });
+        s.set_aside = vec![SetAsideExecution {
+            binary: "seed-3".into(),
+            seed: Some(3),
+            execution: 2,
+            deviation: 0.25,
+        }];
+        let text = sentence(&s, &Thresholds::default());
+        assert!(
+            text.starts_with("cannot tell: the 20 randomised binaries"),
+            "{text}"
+        );
+        assert!(text.contains("rests on one binary, seed-4,"), "{text}");
+        assert!(
+            text.contains("without it they do not differ (p = 0.43)"),
+            "{text}"
+        );
+        assert!(
+            text.contains("Set aside as outlying") && text.contains("seed-3 execution 2 ("),
+            "{text}"
+        );
+    }
+}
