@@ -58,21 +58,7 @@ def lai_half_width(ns, q, planned=20, alpha=0.05):
 
 def level(shapes, n, paths=20000):
     """The per-look level at which the worst of `shapes` misses at some look in 5 %."""
-    rng = np.random.default_rng(1989)
-    tstats = []
-    for shape in shapes:
-        x, truth = draw(rng, shape, paths, n)
-        ns, m, _, sd = running(x)
-        tstats.append(np.abs(m - truth) / (sd / np.sqrt(ns)))
-    lo, hi = 0.05 / (n - FIRST + 1) / 10, 0.05
-    for _ in range(30):
-        mid = (lo + hi) / 2
-        crit = stats.t.ppf(1 - mid / 2, ns - 1)
-        if max((t > crit).any(1).mean() for t in tstats) > 0.05:
-            hi = mid
-        else:
-            lo = mid
-    return lo
+    return level_from(shapes, FIRST, n, paths)
 
 
 def skewness(x, ns):
