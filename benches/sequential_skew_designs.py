@@ -10,7 +10,15 @@ critical value, a per-look level calibrated on the worst shape (widening), and (
 --bootstrap, slow) a per-look, per-side level calibrated on paths resampled from the
 observed centred binaries.
 
-Usage: python3 benches/sequential_skew_designs.py [--bootstrap]
+Issue 36.6, second round (--designs): (a) a later first look (5, 8, 10, 12, 15) with the
+per-look level calibrated on the worst shape; (b, with --hall, slow: about 9 minutes) the
+skewness-corrected t of Hall 1992 ("On the removal of skewness by transformation", J. R.
+Statist. Soc. B 54; the first-order term is Johnson 1978's) per look, its level calibrated on
+the normal shape and on the worst shape; (c) Lai's t-mixture tuned to the horizon, with the
+Ville level alpha' calibrated on the worst shape (the 95 % quantile of each path's largest
+log mixture martingale at the true mean, alpha' = min(0.05, exp(-worst quantile))).
+
+Usage: python3 benches/sequential_skew_designs.py [--bootstrap] [--designs] [--hall]
 """
 import sys
 
@@ -50,21 +58,7 @@ def lai_half_width(ns, q, planned=20, alpha=0.05):
 
 def level(shapes, n, paths=20000):
     """The per-look level at which the worst of `shapes` misses at some look in 5 %."""
-    rng = np.random.default_rng(1989)
-    tstats = []
-    for shape in shapes:
-        x, truth = draw(rng, shape, paths, n)
-        ns, m, _, sd = running(x)
-        tstats.append(np.abs(m - truth) / (sd / np.sqrt(ns)))
-    lo, hi = 0.05 / (n - FIRST + 1) / 10, 0.05
-    for _ in range(30):
-        mid = (lo + hi) / 2
-        crit = stats.t.ppf(1 - mid / 2, ns - 1)
-        if max((t > crit).any(1).mean() for t in tstats) > 0.05:
-            hi = mid
-        else:
-            lo = mid
-    return lo
+    return level_from(shapes, FIRST, n, paths)
 
 
 def skewness(x, ns):
@@ -149,5 +143,157 @@ def bootstrap(normal_level, experiments=400, paths=400):
     print(f"skewed, bootstrap-calibrated per look ({experiments} experiments x {paths} paths): coverage {1 - missed / experiments:.4f}")
 
 
+def level_from(shapes, first, n, paths=20000, seed=1989):
+    """`level` with looks from `first`."""
+    rng = np.random.default_rng(seed)
+    tstats = []
+    for shape in shapes:
+        x, truth = draw(rng, shape, paths, n)
+        ns, m, _, sd = running_from(x, first)
+        tstats.append(np.abs(m - truth) / (sd / np.sqrt(ns)))
+    lo, hi = 0.05 / (n - first + 1) / 20, 0.05
+    for _ in range(30):
+        mid = (lo + hi) / 2
+        crit = stats.t.ppf(1 - mid / 2, ns - 1)
+        if max((t > crit).any(1).mean() for t in tstats) > 0.05:
+            hi = mid
+        else:
+            lo = mid
+    return lo
+
+
+def running_from(x, first):
+    ns = np.arange(first, x.shape[1] + 1)
+    cs, cq = np.cumsum(x, 1)[:, ns - 1], np.cumsum(x * x, 1)[:, ns - 1]
+    m, q = cs / ns, cq - cs * cs / ns
+    return ns, m, q, np.sqrt(np.maximum(q, 0) / (ns - 1))
+
+
+def stop_at(h, first, cap, target=0.01):
+    met = np.sinh(h) <= target
+    return np.where(met.any(1), met.argmax(1) + first, cap).mean()
+
+
+def later_first_look():
+    """(a) No stop before `first` binaries, the per-look level calibrated on the worst shape."""
+    for first in (5, 8, 10, 12, 15):
+        worst, worst120 = level_from(list(SHAPES), first, N), level_from(list(SHAPES), first, 120)
+        normal120 = level_from(["normal"], first, 120)
+        rng, cov = np.random.default_rng(5), {}
+        for shape in SHAPES:
+            x, truth = draw(rng, shape, 8000, N)
+            ns, m, q, sd = running_from(x, first)
+            h = stats.t.ppf(1 - worst / 2, ns - 1) * sd / np.sqrt(ns)
+            cov[shape] = 1 - (np.abs(m - truth) > h).any(1).mean()
+        x, _ = draw(rng, "normal", 3000, 120)
+        ns, m, q, sd = running_from(x, first)
+        stop = lambda a: stop_at(stats.t.ppf(1 - a / 2, ns - 1) * sd / np.sqrt(ns), first, 120)
+        print(
+            f"(a) first look {first}: worst-shape level {worst:.5f} (5..{N}), {worst120:.5f} (..120); "
+            f"coverage (8000) " + ", ".join(f"{k} {v:.4f}" for k, v in cov.items())
+            + f"; ± 1 % cap 120 (3000): mean stop {stop(worst120):.1f} (normal level: {stop(normal120):.1f})"
+        )
+
+
+def skewness_from(x, first):
+    out = []
+    for k in range(first, x.shape[1] + 1):
+        d = x[:, :k] - x[:, :k].mean(1, keepdims=True)
+        out.append((d**3).mean(1) / np.maximum((d**2).mean(1), 1e-300) ** 1.5)
+    return np.array(out).T
+
+
+def hall_bounds(m, sd, ns, g, c):
+    """Inverts Hall's g(T) = T + g T^2/(3 sqrt n) + g^2 T^3/(27 n) + g/(6 sqrt n), monotone,
+    for T = (mean - mu)/(sd/sqrt n): mu in mean - se g^-1([-c, c])."""
+    se, rn = sd / np.sqrt(ns), np.sqrt(ns)
+    gg = np.where(np.abs(g) < 1e-9, 1e-9, g)
+    inverse = lambda y: 3 * rn / gg * (np.cbrt(1 + gg / rn * (y - gg / (6 * rn))) - 1)
+    return m - se * inverse(c), m - se * inverse(-c)
+
+
+def calibrated(miss_rate, lo=1e-5, hi=0.05):
+    for _ in range(25):
+        mid = np.sqrt(lo * hi)
+        if miss_rate(mid) > 0.05:
+            hi = mid
+        else:
+            lo = mid
+    return lo
+
+
+def hall():
+    """(b) Hall's skewness-corrected t at every look (looks 5..40 and 5..120)."""
+    first = FIRST
+    for n, experiments in ((N, 8000), (120, 4000)):
+        rng = np.random.default_rng(1989)
+        data = {s: draw(rng, s, experiments, n) for s in SHAPES}
+        prepared = {}
+        for s, (x, truth) in data.items():
+            ns, m, _, sd = running_from(x, first)
+            prepared[s] = (ns, m, sd, skewness_from(x, first), truth)
+
+        def miss(s, a):
+            ns, m, sd, g, truth = prepared[s]
+            lo, hi = hall_bounds(m, sd, ns, g, stats.t.ppf(1 - a / 2, ns - 1))
+            return ((lo > truth) | (hi < truth)).any(1).mean()
+
+        worst = calibrated(lambda a: max(miss(s, a) for s in SHAPES))
+        normal = calibrated(lambda a: miss("normal", a))
+        cov = ", ".join(f"{s} {1 - miss(s, normal):.4f}" for s in SHAPES)
+        line = f"(b) Hall's t, looks 5..{n}: worst-shape level {worst:.5f}; at the normal level {normal:.5f}: coverage {cov}"
+        if n == 120:
+            x, _ = draw(np.random.default_rng(5), "normal", 3000, 120)
+            ns, m, _, sd = running_from(x, first)
+            lo, hi = hall_bounds(m, sd, ns, skewness_from(x, first), stats.t.ppf(1 - worst / 2, ns - 1))
+            line += f"; ± 1 % cap 120 (3000) at the worst-shape level: mean stop {stop_at((hi - lo) / 2, first, 120):.1f}"
+        print(line)
+
+
+def max_log_mixture(x, truth, first, rho):
+    """Each path's largest log M_t(truth) of Lai's t-mixture over looks first..n."""
+    y = x - truth
+    t = np.arange(1, x.shape[1] + 1, dtype=float)
+    s, v = np.cumsum(y, 1), np.cumsum(y * y, 1)
+    log_m = 0.5 * np.log(rho / (t + rho)) - t / 2 * np.log1p(-s * s / ((t + rho) * v))
+    return log_m[:, first - 1 :].max(1)
+
+
+def lai_calibrated():
+    """(c) Lai's t-mixture tuned to `planned`, at the Ville level calibrated on the worst shape."""
+    la = -2 * np.log(0.05)
+    for last, planned in ((N, N), (120, 120), (1000, 120)):
+        rho = planned / (la + np.log(1 + la))
+        rng, paths = np.random.default_rng(1989), 20000 if last < 1000 else 4000
+        quantiles = [np.quantile(max_log_mixture(*draw(rng, s, paths, last), FIRST, rho), 0.95) for s in SHAPES]
+        a = min(0.05, np.exp(-max(quantiles)))
+        rng, cov, n = np.random.default_rng(5), {}, min(last, 120)
+        for shape in SHAPES:
+            x, truth = draw(rng, shape, 8000, n)
+            ns, m, q, _ = running_from(x, FIRST)
+            cov[shape] = 1 - (np.abs(m - truth) > lai_half_width_rho(ns, q, rho, a)).any(1).mean()
+        line = f"(c) Lai calibrated, looks 5..{last}, tuned at {planned}: level {a:.5f}; coverage to {n} (8000) " + ", ".join(f"{k} {v:.4f}" for k, v in cov.items())
+        if n == 120:
+            x, _ = draw(rng, "normal", 3000, 120)
+            ns, m, q, _ = running_from(x, FIRST)
+            for target in (0.01, 0.015):
+                line += f"; ± {target:.1%} cap 120 (3000): mean stop {stop_at(lai_half_width_rho(ns, q, rho, a), FIRST, 120, target):.1f} (uncalibrated {stop_at(lai_half_width_rho(ns, q, rho, 0.05), FIRST, 120, target):.1f})"
+        print(line)
+
+
+def lai_half_width_rho(ns, q, rho, alpha):
+    t = ns.astype(float)
+    k = -np.expm1(2 / t * (np.log(alpha) + 0.5 * np.log(rho / (t + rho)))) * (t + rho)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(t > k, np.sqrt(k * q / (t * (t - k))), np.inf)
+
+
 if __name__ == "__main__":
-    main()
+    if "--designs" in sys.argv or "--hall" in sys.argv:
+        if "--designs" in sys.argv:
+            later_first_look()
+            lai_calibrated()
+        if "--hall" in sys.argv:
+            hall()
+    else:
+        main()

@@ -17,7 +17,7 @@
 
 use serde::Serialize;
 
-use super::effect::{Effect, EffectVerdict, Interval};
+use super::effect::{wire, Effect, EffectVerdict, Interval};
 use super::numfmt::{change_parts, level, percent, Scale};
 use super::vocabulary::{Thresholds, MIN_TOP_LEVEL_UNITS};
 use crate::stats::confidence_sequence::{sequence, SequenceInterval};
@@ -113,9 +113,15 @@ pub struct Sequential {
     pub at_stop: Look,
     /// Comparisons only: the sequence's interval classified at the thresholds.
     pub effect: Option<Effect>,
-    /// Comparisons only: the effect's one word ("faster", "slower", "negligible",
-    /// "equivalent", "no significant difference", "unbounded").
-    pub verdict: Option<&'static str>,
+    /// Comparisons only: the effect's verdict at the stop, in the one ratio vocabulary
+    /// (`lower`, `higher`, `negligible`, `equivalent`, `inconclusive`, `unbounded`): the
+    /// same as `effect.verdict`, as a pair's `verdict` is.
+    pub verdict: Option<EffectVerdict>,
+    /// Comparisons only: the verdict in the words of the metric ("faster"/"slower" for
+    /// times, "lower"/"higher" otherwise, else the verdict's word). JSON: snake case
+    /// (`inconclusive`), as a pair's `direction`.
+    #[serde(serialize_with = "wire_direction")]
+    pub direction: Option<&'static str>,
     /// Why it stopped.
     pub reason: Reason,
     /// The outcome in one sentence.
@@ -298,13 +304,25 @@ fn finish(
         beyond_horizon,
         looks: index + 1,
         at_stop,
-        verdict: classified
+        verdict: classified.as_ref().map(|c| c.effect.verdict),
+        direction: classified
             .as_ref()
             .map(|c| c.effect.verdict.word(c.better, c.worse)),
         effect: classified.map(|c| c.effect),
         reason,
         text,
         sequence: looks,
+    }
+}
+
+/// Writes a [`Sequential::direction`] as the machine formats do ([`wire`]).
+fn wire_direction<S: serde::Serializer>(
+    direction: &Option<&'static str>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match direction {
+        Some(word) => s.serialize_str(wire(word)),
+        None => s.serialize_none(),
     }
 }
 

@@ -16,6 +16,7 @@
 
 pub use crate::files::stopping::{Growth, GrowthLog, Round, Watched, STOPPING_FILE};
 
+use crate::analysis::effect::wire;
 use crate::analysis::numfmt::percent;
 use crate::analysis::sequential::{Reason, Sequential, REPEATED_T};
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
@@ -55,7 +56,12 @@ impl GrowthLog {
                 confidence: s.confidence,
                 reason: reason_word(s.reason).to_string(),
                 stopped_at: s.stopped_at,
-                verdict: s.verdict.map(str::to_string),
+                verdict: s.verdict.and_then(|v| {
+                    serde_json::to_value(v)
+                        .ok()
+                        .and_then(|j| j.as_str().map(str::to_string))
+                }),
+                direction: s.direction.map(|d| wire(d).to_string()),
                 at_stop: s.at_stop,
                 text: s.text.clone(),
                 looks: s.sequence.clone(),

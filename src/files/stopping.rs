@@ -81,9 +81,14 @@ pub struct Watched {
     pub reason: String,
     /// Binaries at the look where its rule was met (the last look when `cap`).
     pub stopped_at: usize,
-    /// Comparisons only: the verdict at that look ("faster", "slower", "lower", "higher",
-    /// "negligible", "equivalent", "no significant difference", "unbounded").
+    /// Comparisons only: the verdict at that look in the one ratio vocabulary (`lower`,
+    /// `higher`, `negligible`, `equivalent`, `inconclusive`, `unbounded`; logs written
+    /// before it held the direction's words here: "faster", "no significant difference").
     pub verdict: Option<String>,
+    /// Comparisons only: the verdict in the metric's words, snake case (`faster`, `slower`,
+    /// `lower`, `higher`, …, `inconclusive`); absent from older logs.
+    #[serde(default)]
+    pub direction: Option<String>,
     /// The look where its rule was met.
     pub at_stop: Look,
     /// The outcome in one sentence (the same as `report --sequential` gives).

@@ -27,7 +27,9 @@
 //! to 40; tests/stats/sequential_calibration.rs) — mostly at looks where the slow layouts
 //! are under-represented, which the units seen cannot show. Resampling the units seen,
 //! switching to Lai's sequence on a skewness test, and a level calibrated on skewed shapes
-//! were measured and not adopted (docs/sequential.md, "Skewed layouts").
+//! were measured and not adopted (docs/sequential.md, "Skewed layouts"); the cheapest design
+//! that covers them is Lai's mixture at a calibrated level
+//! ([`super::confidence_sequence::skew_calibrated_sequence`]), not yet the stopping rule's.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};

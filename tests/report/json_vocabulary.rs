@@ -2,7 +2,7 @@
 //! synthetic stores and the CSV fixtures, is walked object by object. No interval bound is
 //! named `low`/`high`/`ci_lower`/`ci_upper`, no p-value `p`; every `lower` has its `upper`;
 //! `df` is one number (two degrees of freedom are `df_numerator`/`df_denominator`); every
-//! `verdict` is a word of the one verdict vocabulary; the top level carries `schema` 3 and
+//! `verdict` is a word of the one verdict vocabulary (or null: no verdict); the top level carries `schema` 3 and
 //! `tool_version`. Main before schema 3 failed every one of these rules somewhere.
 
 use crate::report_support;
@@ -30,7 +30,8 @@ fn violations(value: &Value, path: &str, out: &mut Vec<String>) {
             if let Some(df) = map.get("df").filter(|d| !(d.is_number() || d.is_null())) {
                 out.push(format!("{path}: `df` is {df}, not one number"));
             }
-            if let Some(verdict) = map.get("verdict") {
+            // A null verdict is an object with no verdict (a series' `sequential`).
+            if let Some(verdict) = map.get("verdict").filter(|v| !v.is_null()) {
                 let known = verdict.as_str().is_some_and(|w| VERDICT_WORDS.contains(&w));
                 if !known {
                     out.push(format!(
@@ -210,6 +211,14 @@ fn every_command_speaks_the_one_json_vocabulary() {
         ),
         ("report", [&["report", &base], &json[..]].concat()),
         (
+            "report sequential",
+            [&["report", &base], &json[..], &["--sequential"][..]].concat(),
+        ),
+        (
+            "report variants sequential",
+            [&["report", &var], &json[..], &["--sequential"][..]].concat(),
+        ),
+        (
             "report bootstrap",
             [&["report", &base], &json[..], &boot[..]].concat(),
         ),
@@ -262,6 +271,15 @@ fn every_command_speaks_the_one_json_vocabulary() {
             // The walk must see Tukey's pairs, whose verdict was a second vocabulary's.
             let pairs = &json["multiple"][0]["pairs"];
             assert!(pairs.as_array().is_some_and(|p| !p.is_empty()), "{json:#}");
+        }
+        if name.ends_with("sequential") {
+            // The walk must see the sequential objects, whose verdict was a second
+            // vocabulary's ("faster", "no significant difference").
+            let seq = match *name {
+                "report sequential" => &json["series"][0]["sequential"],
+                _ => &json["comparisons"][0]["sequential"],
+            };
+            assert!(seq.is_object(), "{name}: {json:#}");
         }
         check(name, &json, &mut found);
         if name.starts_with("report") {

@@ -28,8 +28,10 @@ fn a_five_percent_speedup_stops_early_with_its_verdict() {
     let r = json(dir.path(), &[]);
     let q = &r["comparisons"][0]["sequential"];
     assert_eq!(q["reason"], "verdict", "{q}");
-    assert_eq!(q["verdict"], "faster");
-    assert_eq!(q["effect"]["verdict"], "lower");
+    // One vocabulary: the verdict is the effect's word, the metric's word is the direction.
+    assert_eq!(q["verdict"], "lower");
+    assert_eq!(q["verdict"], q["effect"]["verdict"]);
+    assert_eq!(q["direction"], "faster");
     let stopped = q["stopped_at"].as_u64().unwrap();
     assert!((5..30).contains(&stopped), "{stopped}");
     assert_eq!(q["looks"].as_u64().unwrap(), stopped - 4);
@@ -58,7 +60,7 @@ fn series_stop_at_the_target_or_the_cap() {
     assert_eq!(q["reason"], "cap", "{q}");
     assert_eq!(q["stopped_at"], 12);
     assert_eq!(q["target"], 0.01);
-    assert!(q["verdict"].is_null());
+    assert!(q["verdict"].is_null() && q["direction"].is_null());
     let r = json(dir.path(), &["--target", "20%"]);
     let q = &r["series"][0]["sequential"];
     assert_eq!(q["reason"], "target_reached", "{q}");

@@ -193,7 +193,7 @@ fn comparisons(
     for _ in 0..experiments {
         let (base, new) = pair(&mut rng, cap, 0.03, ratio);
         let s = replay_ratio(&base, &new, &rule(0.01, horizon), "faster", "slower").unwrap();
-        different += matches!(s.verdict, Some("faster" | "slower")) as usize;
+        different += matches!(s.direction, Some("faster" | "slower")) as usize;
         ever += s
             .sequence
             .iter()
