@@ -51,8 +51,12 @@ pub fn render_gated_report(
     metrics: &[String],
 ) -> Result<(String, Vec<GateJudgement>)> {
     let report = analyse_directory(dir, options, metrics)?;
-    Ok((
-        export::exporter(format).export(&report)?,
-        gate_judgements(&report),
-    ))
+    let text = export::exporter(format).export(&report)?;
+    // JSON escapes its own control characters (and `\x` is no JSON escape); every other
+    // format is read on a terminal or in a browser.
+    let text = match format {
+        Format::Json | Format::Bmf => text,
+        _ => crate::printable::for_terminal(&text).into_owned(),
+    };
+    Ok((text, gate_judgements(&report)))
 }

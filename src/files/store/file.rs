@@ -195,6 +195,12 @@ impl Scan<'_> {
         if self.results.header.is_some() {
             bail!("{}:{lineno}: a second header record", self.path.display());
         }
+        if let Err(why) = h.check_names() {
+            bail!(
+                "{}:{lineno}: the header is refused: {why}",
+                self.path.display()
+            );
+        }
         self.results.header = Some(h);
         Ok(())
     }
@@ -229,6 +235,22 @@ impl Scan<'_> {
         on_commit: &mut impl FnMut(&Execution, Vec<Measurement>),
     ) -> Result<()> {
         let path = self.path.display();
+        if [
+            Some(e.program.as_str()),
+            Some(e.binary.as_str()),
+            e.variant.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .any(crate::printable::has_control)
+        {
+            bail!(
+                "{path}:{lineno}: an execution record of {:?} {:?} is refused: a name holds a \
+                 control character or a newline",
+                e.program,
+                e.binary
+            );
+        }
         if let Some(first) = self.committed_at.insert(e.key(), lineno) {
             bail!(
                 "{path}:{lineno}: execution {} of {} {}{} is recorded twice (first on line \
