@@ -132,3 +132,67 @@ fn duplicate_names_in_a_header_or_a_manifest_are_refused_at_the_reader() {
         .failure()
         .stderr(contains("variant \"v\" is listed twice"));
 }
+
+/// Attack 13: `repair` leaves a store of a newer schema as it is (refused, header kept); and
+/// of an execution one of whose measurement lines is damaged, it keeps nothing, so every
+/// metric of the repaired store has the same count and `run --resume` runs it again.
+#[test]
+fn repair_refuses_a_newer_schema_and_drops_a_damaged_execution_whole() {
+    let d = tempfile::tempdir().unwrap();
+    let original = measured(d.path());
+    let executions = layoutrand::files::store::read_results(d.path())
+        .unwrap()
+        .executions
+        .len();
+
+    edit_header(d.path(), |h| h["schema"] = 99.into());
+    let newer = std::fs::read(d.path().join(RESULTS_FILE)).unwrap();
+    layoutrand()
+        .arg("repair")
+        .arg(d.path())
+        .assert()
+        .failure()
+        .stderr(contains("schema 99"));
+    assert_eq!(std::fs::read(d.path().join(RESULTS_FILE)).unwrap(), newer);
+    std::fs::write(d.path().join(RESULTS_FILE), &original).unwrap();
+
+    // The second measurement line of the second execution's batch, damaged.
+    let mut text = lines(&original);
+    let second_exec = text
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.contains("\"record\":\"execution\""))
+        .nth(1)
+        .unwrap()
+        .0;
+    let batch_start = (0..second_exec)
+        .rev()
+        .take_while(|&i| text[i].contains("\"record\":\"measurement\""))
+        .last()
+        .unwrap();
+    assert!(second_exec - batch_start >= 2, "a batch of several metrics");
+    text[batch_start + 1] = "{\"record\":\"measurement\",\"prog".to_string();
+    std::fs::write(d.path().join(RESULTS_FILE), text.join("\n") + "\n").unwrap();
+    layoutrand()
+        .arg("repair")
+        .arg(d.path())
+        .assert()
+        .success()
+        .stdout(contains("left out whole"));
+    let counts = |dir: &Path| {
+        let r = layoutrand::files::store::read_results(dir).unwrap();
+        let mut per_metric = std::collections::BTreeMap::<String, usize>::new();
+        for m in &r.measurements {
+            *per_metric.entry(m.metric.clone()).or_default() += 1;
+        }
+        (r.executions.len(), per_metric)
+    };
+    let (kept, per_metric) = counts(d.path());
+    assert_eq!(kept, executions - 1, "the damaged execution goes whole");
+    let first = *per_metric.values().next().unwrap();
+    assert!(per_metric.values().all(|&n| n == first), "{per_metric:?}");
+    run_in(d.path()).args(["--resume"]).assert().success();
+    let (after, per_metric) = counts(d.path());
+    assert_eq!(after, executions, "the resume ran it again");
+    assert!(per_metric.values().all(|&n| n == after), "{per_metric:?}");
+}

@@ -412,13 +412,22 @@ fn lock_for_repair(path: &Path) -> Result<File> {
 }
 
 /// The lines of the damaged store `bytes` (read from `path`): how many, those kept (in
-/// order), and each one left out with why (see [`repair_store`]).
+/// order), and each one left out with why (see [`repair_store`]). The first execution record
+/// after a malformed line is left out with its measurements (unless measurements of another
+/// execution come just before the damage, whose line it then was): the damaged line may have
+/// been one of them, and an execution kept without it would have fewer values of one metric than
+/// of the others (and `run --resume`, which runs only what has no record, would never
+/// complete it).
 fn valid_lines<'b>(bytes: &'b [u8], path: &Path) -> (usize, Vec<&'b [u8]>, Vec<String>) {
     let mut kept: Vec<&[u8]> = Vec::new();
     let mut dropped = Vec::new();
     let mut seen: std::collections::HashSet<crate::files::results::ExecutionKey> =
         std::collections::HashSet::new();
     let mut header_seen = false;
+    // A malformed line since the last execution record, with the key of the measurement
+    // before it (if any): the line may have been one of the next execution's measurements,
+    // and that execution then goes whole (see `valid_lines`' doc).
+    let mut damaged_after: Option<Option<crate::files::results::ExecutionKey>> = None;
     // Measurements waiting for their execution record: (index in `kept`, key).
     let mut pending: Vec<(usize, crate::files::results::ExecutionKey)> = Vec::new();
     let mut lines = 0;
@@ -439,6 +448,9 @@ fn valid_lines<'b>(bytes: &'b [u8], path: &Path) -> (usize, Vec<&'b [u8]>, Vec<S
             Ok(r) => r,
             Err(e) => {
                 drop_line(format!("not a layoutrand result record: {e}"));
+                if damaged_after.is_none() {
+                    damaged_after = Some(pending.last().map(|(_, k)| k.clone()));
+                }
                 continue;
             }
         };
@@ -457,6 +469,28 @@ fn valid_lines<'b>(bytes: &'b [u8], path: &Path) -> (usize, Vec<&'b [u8]>, Vec<S
                     .map(|(at, _)| *at)
                     .collect();
                 pending.clear();
+                // Measurements of another execution just before the damage: the damaged
+                // line was theirs (their execution record, or one of them), not this one's.
+                let damaged_mine = match damaged_after.take() {
+                    None => false,
+                    Some(Some(before)) => before == key,
+                    Some(None) => true,
+                };
+                if damaged_mine {
+                    drop_line(format!(
+                        "execution {} of {} {} left out whole ({} measurement(s) with it): a \
+                         damaged line before it may have been one of its measurements, and \
+                         `run --resume` runs it again",
+                        e.execution,
+                        e.program,
+                        e.binary,
+                        mine.len()
+                    ));
+                    for at in mine.into_iter().rev() {
+                        kept.remove(at);
+                    }
+                    continue;
+                }
                 if !seen.insert(key) {
                     drop_line(format!(
                         "execution {} of {} {} recorded a second time ({} measurement(s) with it)",
