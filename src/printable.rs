@@ -49,6 +49,18 @@ pub fn has_control(text: &str) -> bool {
         .any(|c| c == '\n' || c == '\t' || needs_escape(c))
 }
 
+/// How many characters of a string from a file or a program's output a message quotes.
+pub const QUOTED_CHARS: usize = 80;
+
+/// `text` quoted (`{:?}`) for a message, its first [`QUOTED_CHARS`] characters only, with
+/// its length in bytes when it was longer: no message echoes unbounded input.
+pub fn quoted_start(text: &str) -> String {
+    match text.char_indices().nth(QUOTED_CHARS) {
+        None => format!("{text:?}"),
+        Some((end, _)) => format!("{:?}… ({} bytes)", &text[..end], text.len()),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -66,5 +78,11 @@ mod tests {
         assert_eq!(for_terminal("x\u{202e}y"), "x\\u{202e}y");
         assert_eq!(for_terminal("grüße ✓"), "grüße ✓");
         assert!(has_control("a\nb") && has_control("a\u{1b}") && !has_control("a b"));
+        assert_eq!(quoted_start("12x"), "\"12x\"");
+        let long = "7".repeat(1000);
+        assert_eq!(
+            quoted_start(&long),
+            format!("{:?}… (1000 bytes)", "7".repeat(QUOTED_CHARS))
+        );
     }
 }

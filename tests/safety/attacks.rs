@@ -196,3 +196,36 @@ fn repair_refuses_a_newer_schema_and_drops_a_damaged_execution_whole() {
     assert_eq!(after, executions, "the resume ran it again");
     assert!(per_metric.values().all(|&n| n == after), "{per_metric:?}");
 }
+
+/// Attack 11: one line of 4 MB under a `regex:` metric (whose capture would be 4 MB of
+/// digits) is read in bounded pieces and refused by its length; neither the failure record
+/// in the store nor the message on stderr echoes it.
+#[test]
+fn a_huge_output_line_under_a_regex_metric_is_neither_stored_nor_echoed() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 1);
+    let out = run_in(d.path())
+        .args(["--executions", "1", "--metric", "regex:(7+)", "--"])
+        .args([
+            "sh",
+            "-c",
+            "{bin} ok >/dev/null; head -c 4000000 /dev/zero | tr '\\0' 7; echo",
+        ])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("longer than 1024 KiB"),
+        "{}",
+        &stderr[..stderr.len().min(2000)]
+    );
+    assert!(
+        out.stderr.len() < 64 * 1024,
+        "{} bytes on stderr",
+        out.stderr.len()
+    );
+    let store = std::fs::metadata(d.path().join(RESULTS_FILE))
+        .unwrap()
+        .len();
+    assert!(store < 64 * 1024, "a store of {store} bytes");
+}
