@@ -469,37 +469,16 @@ fn valid_lines<'b>(bytes: &'b [u8], path: &Path) -> (usize, Vec<&'b [u8]>, Vec<S
                     .map(|(at, _)| *at)
                     .collect();
                 pending.clear();
-                // Measurements of another execution just before the damage: the damaged
-                // line was theirs (their execution record, or one of them), not this one's.
-                let damaged_mine = match damaged_after.take() {
-                    None => false,
-                    Some(Some(before)) => before == key,
-                    Some(None) => true,
-                };
-                if damaged_mine {
+                let left_out = why_left_out(damaged_after.take(), key, &mut seen);
+                if let Some((what, why)) = left_out {
                     drop_line(format!(
-                        "execution {} of {} {} left out whole ({} measurement(s) with it): a \
-                         damaged line before it may have been one of its measurements, and \
-                         `run --resume` runs it again",
+                        "execution {} of {} {} {what} ({} measurement(s) with it){why}",
                         e.execution,
                         e.program,
                         e.binary,
                         mine.len()
                     ));
-                    for at in mine.into_iter().rev() {
-                        kept.remove(at);
-                    }
-                    continue;
-                }
-                if !seen.insert(key) {
-                    drop_line(format!(
-                        "execution {} of {} {} recorded a second time ({} measurement(s) with it)",
-                        e.execution,
-                        e.program,
-                        e.binary,
-                        mine.len()
-                    ));
-                    // Its measurements go too: the first copy is the one kept.
+                    // Its measurements go too (of a second copy, the first is the one kept).
                     for at in mine.into_iter().rev() {
                         kept.remove(at);
                     }
@@ -511,6 +490,31 @@ fn valid_lines<'b>(bytes: &'b [u8], path: &Path) -> (usize, Vec<&'b [u8]>, Vec<S
         kept.push(line);
     }
     (lines, kept, dropped)
+}
+
+/// Why [`valid_lines`] leaves out the execution of `key` (what, then why), if it does: a
+/// damaged line came after the last execution record (`damaged_after`, with the key of the
+/// measurement just before it) and may have been one of its measurements, or it is a second
+/// copy (`seen` holds the keys of those kept).
+fn why_left_out(
+    damaged_after: Option<Option<crate::files::results::ExecutionKey>>,
+    key: crate::files::results::ExecutionKey,
+    seen: &mut std::collections::HashSet<crate::files::results::ExecutionKey>,
+) -> Option<(&'static str, &'static str)> {
+    // Measurements of another execution just before the damage: the damaged line was theirs
+    // (their execution record, or one of them), not this one's.
+    let damaged_mine = damaged_after.is_some_and(|before| before.is_none_or(|b| b == key));
+    if damaged_mine {
+        Some((
+            "left out whole",
+            ": a damaged line before it may have been one of its measurements, and `run \
+             --resume` runs it again",
+        ))
+    } else if !seen.insert(key) {
+        Some(("recorded a second time", ""))
+    } else {
+        None
+    }
 }
 
 /// Appends records to a store, one execution at a time.
