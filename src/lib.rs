@@ -36,7 +36,13 @@
 macro_rules! diagnostic {
     ($($arg:tt)*) => {{
         use ::std::io::Write as _;
-        let _ = ::std::writeln!(::std::io::stderr(), $($arg)*);
+        // What it says may quote a file of an experiment directory: made printable.
+        let text = ::std::format!($($arg)*);
+        let _ = ::std::writeln!(
+            ::std::io::stderr(),
+            "{}",
+            $crate::printable::for_terminal(&text)
+        );
     }};
 }
 
@@ -51,6 +57,7 @@ pub mod files;
 pub mod flags;
 pub mod layout;
 pub mod measurements;
+pub mod printable;
 pub mod progress;
 pub mod report;
 pub mod run;

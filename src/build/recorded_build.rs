@@ -209,7 +209,10 @@ fn read_output(output: std::fs::File, echo: bool) -> Result<VecDeque<String>> {
         }
         let text = String::from_utf8_lossy(&line).trim_end().to_string();
         if echo {
-            crate::diagnostic!("{text}");
+            // The user's own build, echoed as it wrote it (colours included): not a file of
+            // an experiment directory, so not made printable as diagnostics are.
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "{text}");
         }
         if tail.len() == TAIL_LINES {
             tail.pop_front();

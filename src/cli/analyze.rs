@@ -80,7 +80,10 @@ pub fn run(args: Args) -> Result<i32> {
     }
     match args.format.format {
         OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&analysis)?),
-        OutputFormat::Text => print!("{}", render_analysis(&analysis, &data.source)),
+        OutputFormat::Text => print!(
+            "{}",
+            layoutrand::printable::for_terminal(&render_analysis(&analysis, &data.source))
+        ),
     }
     Ok(0)
 }

@@ -132,7 +132,10 @@ pub fn run(args: Args) -> Result<i32> {
             names.join(", ")
         );
     }
-    print!("{}", summary::render(&outcome.manifest));
+    print!(
+        "{}",
+        layoutrand::printable::for_terminal(&summary::render(&outcome.manifest))
+    );
     for note in &outcome.notes {
         println!("{note}");
     }

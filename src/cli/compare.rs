@@ -118,7 +118,10 @@ fn run_csv(
     if json {
         println!("{}", serde_json::to_string_pretty(&cmp)?);
     } else {
-        print!("{}", render_comparison(&cmp, &levels[0]));
+        print!(
+            "{}",
+            layoutrand::printable::for_terminal(&render_comparison(&cmp, &levels[0]))
+        );
     }
     let judged: Vec<GateJudgement> = cmp
         .pair

@@ -34,7 +34,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let text = if args.json || args.format.format == super::common::OutputFormat::Json {
         serde_json::to_string_pretty(&d)? + "\n"
     } else {
-        render_text(&d)
+        layoutrand::printable::for_terminal(&render_text(&d)).into_owned()
     };
     super::common::write_stdout(&text)?;
     Ok(0)

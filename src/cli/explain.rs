@@ -112,9 +112,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     )?;
     let e = explain(&args.dir.path(), &options)?;
     let text = match args.format {
-        Format::Text => render::text(&e),
+        Format::Text => layoutrand::printable::for_terminal(&render::text(&e)).into_owned(),
         Format::Json => render::json(&e)?,
-        Format::Html => layoutrand::report::export::explain_html::html(&e),
+        Format::Html => {
+            let html = layoutrand::report::export::explain_html::html(&e);
+            layoutrand::printable::for_terminal(&html).into_owned()
+        }
     };
     match &args.output {
         Some(path) => {

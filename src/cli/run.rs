@@ -198,10 +198,8 @@ fn run_slurm(req: &RunRequest, opts: &SlurmOptions, wait: bool) -> anyhow::Resul
 
 /// The end-of-run table, as the library renders it.
 fn print_summary(summary: &[BinarySummary]) {
-    print!(
-        "{}",
-        layoutrand::report::export::run_summary::render_run_summary(summary)
-    );
+    let text = layoutrand::report::export::run_summary::render_run_summary(summary);
+    print!("{}", layoutrand::printable::for_terminal(&text));
 }
 
 /// Starts the executions' watchdog (`layoutrand::run::watchdog`): after a kill -9 of this

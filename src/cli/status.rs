@@ -12,6 +12,9 @@ pub struct Args {
 /// Runs `layoutrand status`.
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let statuses = shard_statuses(&args.dir.path())?;
-    print!("{}", render_status(&statuses));
+    print!(
+        "{}",
+        layoutrand::printable::for_terminal(&render_status(&statuses))
+    );
     Ok(0)
 }

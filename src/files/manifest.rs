@@ -331,6 +331,18 @@ pub fn binary_label(seed: Option<u64>) -> String {
     }
 }
 
+/// Refuses a name that holds a control character or a newline: names are printed one per
+/// table cell and CSV field, and a terminal would act on an escape sequence.
+fn check_printable(name: &str, what: &str) -> Result<()> {
+    if crate::printable::has_control(name) {
+        bail!(
+            "{what} {name:?} holds a control character or a newline: names are printed one \
+             per table cell and CSV field"
+        );
+    }
+    Ok(())
+}
+
 /// The text of `path`, read only when it is a regular file (a FIFO would stall the reader).
 fn read_regular(path: &Path) -> Result<String> {
     use std::io::Read;
@@ -375,8 +387,17 @@ impl Manifest {
     /// experiment directory.
     pub fn check_paths(&self) -> Result<()> {
         use crate::files::confined::{check_component, check_relative};
+        let mut variant_names = std::collections::BTreeSet::new();
         for variant in &self.variants {
             check_component(&variant.name, "variant name")?;
+            check_printable(&variant.name, "variant name")?;
+            if !variant_names.insert(variant.name.as_str()) {
+                bail!(
+                    "variant {:?} is listed twice: both would be built into and run from one \
+                     directory",
+                    variant.name
+                );
+            }
             variant
                 .build
                 .check_paths()
@@ -387,6 +408,7 @@ impl Manifest {
             for b in set.all() {
                 let at = || format!("{label}: binary {:?}", b.name);
                 check_component(&b.name, "the name").with_context(at)?;
+                check_printable(&b.name, "the name").with_context(at)?;
                 check_relative(&b.path, "the path").with_context(at)?;
                 if let Some(soname) = &b.soname {
                     check_component(soname, "the soname").with_context(at)?;

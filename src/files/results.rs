@@ -350,6 +350,35 @@ impl Header {
             .collect()
     }
 
+    /// Checks the names the header lists (programs, binaries, variants): none holds a
+    /// control character or a newline (each is printed in one table cell and one CSV field,
+    /// and a terminal would act on an escape sequence), and none is listed twice (a run
+    /// would record each of its executions twice, then refuse its own store).
+    pub fn check_names(&self) -> Result<(), String> {
+        for (what, names) in [
+            ("program", &self.programs),
+            ("binary", &self.binaries),
+            ("variant", &self.variants),
+        ] {
+            let mut seen = std::collections::BTreeSet::new();
+            for name in names {
+                if crate::printable::has_control(name) {
+                    return Err(format!(
+                        "the {what} name {name:?} holds a control character or a newline \
+                         (names are printed one per table cell and CSV field)"
+                    ));
+                }
+                if !seen.insert(name.as_str()) {
+                    return Err(format!(
+                        "the {what} {name:?} is listed twice (a run would record each of its \
+                         executions twice)"
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// The header as schema 2 reads: a schema-1 header's `variants` are binary labels.
     pub fn upgraded(mut self) -> Header {
         if self.schema < SCHEMA_WITH_BINARY && self.binaries.is_empty() {

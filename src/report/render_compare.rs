@@ -43,7 +43,7 @@ pub fn run_directories(
     let text = if json {
         serde_json::to_string_pretty(&c)? + "\n"
     } else {
-        render_text(&c)
+        crate::printable::for_terminal(&render_text(&c)).into_owned()
     };
     Ok((text, gate_judgements(&c)))
 }

@@ -127,14 +127,24 @@ pub fn extract_reported(pattern: &Regex, stdout: impl BufRead) -> Result<Vec<(f6
     let mut values = Vec::new();
     let mut stdout = stdout;
     let mut line = Vec::new();
+    let mut lineno = 0u64;
     loop {
         line.clear();
-        if stdout
+        // Bounded: a program printing one line of a gigabyte must not take a gigabyte here.
+        if std::io::Read::take(&mut stdout, MAX_REPORTED_LINE as u64 + 1)
             .read_until(b'\n', &mut line)
             .context("cannot read the program's output")?
             == 0
         {
             break;
+        }
+        lineno += 1;
+        if line.len() > MAX_REPORTED_LINE {
+            bail!(
+                "line {lineno} of the program's output is longer than {} KiB: --metric \
+                 regex reads lines up to that length (a match lies within one line)",
+                MAX_REPORTED_LINE / 1024
+            );
         }
         let text = String::from_utf8_lossy(&line);
         for caps in pattern.captures_iter(&text) {
@@ -143,6 +153,10 @@ pub fn extract_reported(pattern: &Regex, stdout: impl BufRead) -> Result<Vec<(f6
     }
     Ok(values)
 }
+
+/// The longest line of a program's output `--metric regex:` reads (1 MiB): the memory a
+/// reported metric takes stays bounded whatever the program prints.
+pub const MAX_REPORTED_LINE: usize = 1 << 20;
 
 /// The value and unit of one match of `pattern`.
 fn reported_value(pattern: &Regex, caps: &regex::Captures) -> Result<(f64, String)> {
@@ -154,13 +168,15 @@ fn reported_value(pattern: &Regex, caps: &regex::Captures) -> Result<(f64, Strin
     let text = m.as_str().trim();
     let value: f64 = text.parse().with_context(|| {
         format!(
-            "the capture {text:?} of --metric regex:{} is not a number",
+            "the capture {} of --metric regex:{} is not a number",
+            crate::printable::quoted_start(text),
             pattern.as_str()
         )
     })?;
     if !value.is_finite() {
         bail!(
-            "the capture {text:?} of --metric regex:{} is not finite (it reads as {value}): only finite numbers can be measurements",
+            "the capture {} of --metric regex:{} is not finite (it reads as {value}): only finite numbers can be measurements",
+            crate::printable::quoted_start(text),
             pattern.as_str()
         );
     }

@@ -10,6 +10,7 @@ mod build_support;
 #[path = "../support/run.rs"]
 mod run_support;
 
+mod attacks;
 mod parsers;
 mod paths;
 mod store;

@@ -12,7 +12,7 @@ use predicates::str::contains;
 use run_support::*;
 
 /// An experiment of the `faulty` fixture, baseline + 2 seeds × 2 executions, measured.
-fn measured(dir: &Path) -> Vec<u8> {
+pub(crate) fn measured(dir: &Path) -> Vec<u8> {
     same_binary_experiment(dir, "faulty", "faulty.c", 2);
     run_in(dir)
         .args(["--executions", "2", "--", "{bin}", "ok"])
@@ -21,7 +21,7 @@ fn measured(dir: &Path) -> Vec<u8> {
     std::fs::read(dir.join(RESULTS_FILE)).unwrap()
 }
 
-fn lines(bytes: &[u8]) -> Vec<String> {
+pub(crate) fn lines(bytes: &[u8]) -> Vec<String> {
     String::from_utf8(bytes.to_vec())
         .unwrap()
         .lines()

@@ -196,6 +196,12 @@ impl Scan<'_> {
         if self.results.header.is_some() {
             bail!("{}:{lineno}: a second header record", self.path.display());
         }
+        if let Err(why) = h.check_names() {
+            bail!(
+                "{}:{lineno}: the header is refused: {why}",
+                self.path.display()
+            );
+        }
         self.results.header = Some(h);
         Ok(())
     }
@@ -230,6 +236,22 @@ impl Scan<'_> {
         on_commit: &mut impl FnMut(&Execution, Vec<Measurement>),
     ) -> Result<()> {
         let path = self.path.display();
+        if [
+            Some(e.program.as_str()),
+            Some(e.binary.as_str()),
+            e.variant.as_deref(),
+        ]
+        .into_iter()
+        .flatten()
+        .any(crate::printable::has_control)
+        {
+            bail!(
+                "{path}:{lineno}: an execution record of {:?} {:?} is refused: a name holds a \
+                 control character or a newline",
+                e.program,
+                e.binary
+            );
+        }
         if let Some(first) = self.committed_at.insert(e.key(), lineno) {
             bail!(
                 "{path}:{lineno}: execution {} of {} {}{} is recorded twice (first on line \
@@ -395,13 +417,22 @@ fn lock_exclusive(file: File) -> std::result::Result<Flock<File>, File> {
 }
 
 /// The lines of the damaged store `bytes` (read from `path`): how many, those kept (in
-/// order), and each one left out with why (see [`repair_store`]).
+/// order), and each one left out with why (see [`repair_store`]). The first execution record
+/// after a malformed line is left out with its measurements (unless measurements of another
+/// execution come just before the damage, whose line it then was): the damaged line may have
+/// been one of them, and an execution kept without it would have fewer values of one metric than
+/// of the others (and `run --resume`, which runs only what has no record, would never
+/// complete it).
 fn valid_lines<'b>(bytes: &'b [u8], path: &Path) -> (usize, Vec<&'b [u8]>, Vec<String>) {
     let mut kept: Vec<&[u8]> = Vec::new();
     let mut dropped = Vec::new();
     let mut seen: std::collections::HashSet<crate::files::results::ExecutionKey> =
         std::collections::HashSet::new();
     let mut header_seen = false;
+    // A malformed line since the last execution record, with the key of the measurement
+    // before it (if any): the line may have been one of the next execution's measurements,
+    // and that execution then goes whole (see `valid_lines`' doc).
+    let mut damaged_after: Option<Option<crate::files::results::ExecutionKey>> = None;
     // Measurements waiting for their execution record: (index in `kept`, key).
     let mut pending: Vec<(usize, crate::files::results::ExecutionKey)> = Vec::new();
     let mut lines = 0;
@@ -422,6 +453,9 @@ fn valid_lines<'b>(bytes: &'b [u8], path: &Path) -> (usize, Vec<&'b [u8]>, Vec<S
             Ok(r) => r,
             Err(e) => {
                 drop_line(format!("not a layoutrand result record: {e}"));
+                if damaged_after.is_none() {
+                    damaged_after = Some(pending.last().map(|(_, k)| k.clone()));
+                }
                 continue;
             }
         };
@@ -440,15 +474,16 @@ fn valid_lines<'b>(bytes: &'b [u8], path: &Path) -> (usize, Vec<&'b [u8]>, Vec<S
                     .map(|(at, _)| *at)
                     .collect();
                 pending.clear();
-                if !seen.insert(key) {
+                let left_out = why_left_out(damaged_after.take(), key, &mut seen);
+                if let Some((what, why)) = left_out {
                     drop_line(format!(
-                        "execution {} of {} {} recorded a second time ({} measurement(s) with it)",
+                        "execution {} of {} {} {what} ({} measurement(s) with it){why}",
                         e.execution,
                         e.program,
                         e.binary,
                         mine.len()
                     ));
-                    // Its measurements go too: the first copy is the one kept.
+                    // Its measurements go too (of a second copy, the first is the one kept).
                     for at in mine.into_iter().rev() {
                         kept.remove(at);
                     }
@@ -460,6 +495,31 @@ fn valid_lines<'b>(bytes: &'b [u8], path: &Path) -> (usize, Vec<&'b [u8]>, Vec<S
         kept.push(line);
     }
     (lines, kept, dropped)
+}
+
+/// Why [`valid_lines`] leaves out the execution of `key` (what, then why), if it does: a
+/// damaged line came after the last execution record (`damaged_after`, with the key of the
+/// measurement just before it) and may have been one of its measurements, or it is a second
+/// copy (`seen` holds the keys of those kept).
+fn why_left_out(
+    damaged_after: Option<Option<crate::files::results::ExecutionKey>>,
+    key: crate::files::results::ExecutionKey,
+    seen: &mut std::collections::HashSet<crate::files::results::ExecutionKey>,
+) -> Option<(&'static str, &'static str)> {
+    // Measurements of another execution just before the damage: the damaged line was theirs
+    // (their execution record, or one of them), not this one's.
+    let damaged_mine = damaged_after.is_some_and(|before| before.is_none_or(|b| b == key));
+    if damaged_mine {
+        Some((
+            "left out whole",
+            ": a damaged line before it may have been one of its measurements, and `run \
+             --resume` runs it again",
+        ))
+    } else if !seen.insert(key) {
+        Some(("recorded a second time", ""))
+    } else {
+        None
+    }
 }
 
 /// Appends records to a store, one execution at a time.

@@ -118,6 +118,7 @@ impl SlurmPlan {
                 bail!("its {what} {text:?} contains `..`");
             }
         }
+        self.header.check_names().map_err(anyhow::Error::msg)?;
         for text in self.partition.iter().chain(&self.slurm_args) {
             if text.chars().any(char::is_control) {
                 bail!("{text:?} holds a control character (it would add a line to the job script)");
