@@ -56,7 +56,7 @@ fn mode_for(path: &Path) -> u32 {
 /// The process's umask, read from `/proc/self/status` (Linux 4.7 and later) without
 /// changing it (`umask(2)` can only be read by setting it, which races with other threads);
 /// 022 when it cannot be read.
-fn process_umask() -> u32 {
+pub(crate) fn process_umask() -> u32 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|status| {

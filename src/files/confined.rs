@@ -17,6 +17,9 @@
 //! another process racing to swap files while it runs (which needs write access to the
 //! directory, and so could change the binaries themselves).
 
+mod dir;
+pub use dir::{Entry, ExperimentDir};
+
 use std::fs::{File, OpenOptions};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Component, Path, PathBuf};
