@@ -14,3 +14,4 @@ mod parsers;
 mod paths;
 mod store;
 mod trust;
+mod writer;

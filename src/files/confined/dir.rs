@@ -266,6 +266,17 @@ impl ExperimentDir {
         }
     }
 
+    /// Removes the directory `rel` when it is empty; `Ok(false)` when it is missing or not
+    /// empty (another writer still uses it).
+    pub fn remove_empty_dir(&self, rel: impl AsRef<Path>) -> Result<bool> {
+        let rel = rel.as_ref();
+        if self.entry(rel)? != Entry::Dir {
+            return Ok(false);
+        }
+        let (parent, leaf) = self.parent_of(rel, false)?;
+        Ok(nix::unistd::unlinkat(Some(parent.as_raw_fd()), leaf, UnlinkatFlags::RemoveDir).is_ok())
+    }
+
     /// Removes the directory `rel` with everything in it, without following a link: the
     /// tree is walked through directory descriptors and each entry removed with `unlinkat`
     /// (a link inside is removed, its target untouched). `rel` itself being a link is
@@ -287,17 +298,54 @@ impl ExperimentDir {
     }
 
     /// Copies the file at `from` (anywhere: it is read, not written) to `rel`, created
-    /// afresh (see [`ExperimentDir::create_fresh`]), with mode `mode`.
-    pub fn copy_in(&self, from: &Path, rel: impl AsRef<Path>, mode: u32) -> Result<()> {
+    /// afresh (see [`ExperimentDir::create_fresh`]), with mode `mode` (`None`: `from`'s, as
+    /// `std::fs::copy` does).
+    pub fn copy_in(&self, from: &Path, rel: impl AsRef<Path>, mode: Option<u32>) -> Result<()> {
         let rel = rel.as_ref();
         let mut src =
             File::open(from).with_context(|| format!("cannot read {}", from.display()))?;
+        let mode = match mode {
+            Some(m) => m,
+            None => src.metadata()?.permissions().mode() & 0o7777,
+        };
         let mut dst = self.create_fresh(rel)?;
         std::io::copy(&mut src, &mut dst).with_context(|| {
             format!("copying {} to {}", from.display(), self.join(rel).display())
         })?;
         dst.set_permissions(std::fs::Permissions::from_mode(mode))
             .with_context(|| self.cannot("set the mode of", rel))
+    }
+
+    /// Makes `rel` a hard link to the file `from` (`linkat` without following a link at
+    /// `from`), replacing a file or link there; where a hard link cannot be made (another
+    /// file system), a copy.
+    pub fn link_or_copy_in(&self, from: &Path, rel: impl AsRef<Path>) -> Result<()> {
+        let rel = rel.as_ref();
+        self.remove_file(rel)?;
+        let (parent, leaf) = self.parent_of(rel, true)?;
+        let linked = nix::unistd::linkat(
+            None,
+            from.as_os_str(),
+            Some(parent.as_raw_fd()),
+            leaf,
+            nix::fcntl::AtFlags::empty(),
+        );
+        match linked {
+            Ok(()) => Ok(()),
+            Err(_) => self.copy_in(from, rel, None),
+        }
+    }
+
+    /// `path` relative to this directory; `path` must lie lexically below it (the callers
+    /// build their paths from it: anything else is a bug).
+    pub fn rel<'a>(&self, path: &'a Path) -> Result<&'a Path> {
+        path.strip_prefix(&self.path).with_context(|| {
+            format!(
+                "{} is not inside {} (a bug: the paths written are built from it)",
+                path.display(),
+                self.path.display()
+            )
+        })
     }
 
     /// Creates the symbolic link `rel` pointing at `target` (a link is written, never
@@ -404,6 +452,34 @@ impl ExperimentDir {
     fn cannot(&self, verb: &str, rel: &Path) -> String {
         format!("cannot {verb} {}", self.join(rel).display())
     }
+}
+
+/// The directory holding `path`, for a write whose directory is known to be real (made or
+/// checked by [`ExperimentDir::create_dir_all`] on the way down from the experiment
+/// directory), and `path`'s file name: the last component is still written without following
+/// a link or replacing a special file.
+pub fn parent_of(path: &Path) -> Result<(ExperimentDir, &Path)> {
+    let name = path
+        .file_name()
+        .with_context(|| format!("{} is not a file name", path.display()))?;
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    Ok((ExperimentDir::open(parent)?, Path::new(name)))
+}
+
+/// Like [`parent_of`], for a file whose directory may be missing: that directory (one plain
+/// name in a directory known to be real, such as a staging directory's `bin`) is created, or
+/// refused when it is a link or not a directory.
+pub fn make_parent_of(path: &Path) -> Result<(ExperimentDir, &Path)> {
+    let parent = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .with_context(|| format!("{} has no directory", path.display()))?;
+    let (grand, dir_name) = parent_of(parent)?;
+    let name = path.file_name().expect("parent_of checked a file name");
+    Ok((grand.sub(dir_name)?, Path::new(name)))
 }
 
 /// Whether the error says a component was missing (a walk without creating).
@@ -586,7 +662,8 @@ mod tests {
             check(dir.remove_file(target).map(drop));
             check(dir.remove_dir_all(target).map(drop));
             check(dir.rename(target, "elsewhere"));
-            check(dir.copy_in(&outside.path().join("victim"), target, 0o644));
+            check(dir.copy_in(&outside.path().join("victim"), target, Some(0o644)));
+            check(dir.link_or_copy_in(&outside.path().join("victim"), target));
             check(dir.symlink(Path::new("/etc/passwd"), target));
             check(dir.sub(target).map(drop));
             assert_untouched(outside.path());

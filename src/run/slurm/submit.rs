@@ -15,7 +15,6 @@ use super::script::job_script;
 use crate::files::manifest::Manifest;
 use crate::files::store::shards::{shard_stores, SHARDS_DIR};
 use crate::files::store::RESULTS_FILE;
-use crate::files::write_atomically;
 use crate::run::environment::clean_environment;
 use crate::run::execution::unix_now;
 use crate::run::prepare::prepare_run;
@@ -100,9 +99,13 @@ pub fn submit(req: &RunRequest, opts: &SlurmOptions) -> Result<Submission> {
     plan.check()
         .context("--partition, --slurm-arg or --node-dir")?;
     plan.save(&dir)?;
-    write_atomically(&slurm_path(&dir, MARKER_FILE), plan.token.as_bytes())?;
-    std::fs::create_dir_all(slurm_path(&dir, LOGS_DIR))?;
-    std::fs::create_dir_all(dir.join(SHARDS_DIR))?;
+    let root = crate::files::confined::ExperimentDir::open(&dir)?;
+    root.write_atomic(
+        root.rel(&slurm_path(&dir, MARKER_FILE))?,
+        plan.token.as_bytes(),
+    )?;
+    root.create_dir_all(root.rel(&slurm_path(&dir, LOGS_DIR))?)?;
+    root.create_dir_all(SHARDS_DIR)?;
 
     let missing = plan.incomplete_shards(&dir)?;
     let script = slurm_path(&dir, SCRIPT_FILE);
@@ -116,7 +119,10 @@ pub fn submit(req: &RunRequest, opts: &SlurmOptions) -> Result<Submission> {
     if missing.is_empty() {
         return Ok(submission);
     }
-    write_atomically(&script, job_script(&dir, &plan, &missing)?.as_bytes())?;
+    root.write_atomic(
+        root.rel(&script)?,
+        job_script(&dir, &plan, &missing)?.as_bytes(),
+    )?;
     if opts.dry_run {
         return Ok(submission);
     }
