@@ -36,7 +36,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ("files/trust.rs", "OpenOptions::new(", "reads of the key and of signed parts (O_NOFOLLOW | O_NONBLOCK), not writes"),
     ("files/trust.rs", "DirBuilder::new(", "the user's key folder (~/.config/layoutrand), outside any experiment directory"),
     ("files/trust.rs", "tempfile::", "the user's key, created beside its final name outside any experiment directory"),
-    ("files/trust.rs", "fs::set_permissions(", "the user's key: mode 0600"),
     ("files/trust.rs", "persist_noclobber(", "the user's key: linked into place without replacing anything"),
     ("layout/reorder/relocatable.rs", "tempfile::", "a fresh (O_EXCL, unpredictable) name in the relink's work folder, made by the confined writer"),
     ("layout/reorder/relocatable.rs", ".persist(", "renames over the object's name in the work folder (a rename replaces a link, never follows it)"),
