@@ -24,24 +24,10 @@ pub fn write_atomically_with(
     dir.write_atomic_with(name, fill)
 }
 
-/// The process's umask, read from `/proc/self/status` (Linux 4.7 and later) without
-/// changing it (`umask(2)` can only be read by setting it, which races with other threads);
-/// 022 when it cannot be read.
-pub(crate) fn process_umask() -> u32 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|status| {
-            status
-                .lines()
-                .find_map(|l| l.strip_prefix("Umask:"))
-                .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
-        })
-        .unwrap_or(0o022)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::files::confined::process_umask;
     use std::os::unix::fs::PermissionsExt;
 
     #[test]

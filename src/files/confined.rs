@@ -18,7 +18,7 @@
 //! directory, and so could change the binaries themselves).
 
 mod dir;
-pub use dir::{make_parent_of, parent_of, Entry, ExperimentDir};
+pub use dir::{make_parent_of, parent_of, process_umask, Entry, ExperimentDir};
 
 use std::fs::File;
 use std::path::{Component, Path, PathBuf};

@@ -124,9 +124,17 @@ pub fn write_reordered_with(
         .map(|(m, r)| r.as_deref().unwrap_or(m.data))
         .collect();
     let bytes = encode(&parsed, &contents, order);
-    let (dir, name) = crate::files::confined::parent_of(dst)?;
-    dir.write_atomic(name, &bytes)
-        .with_context(|| format!("cannot write archive {}", dst.display()))
+    let dir = dst
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)
+        .with_context(|| format!("cannot create a temporary file in {}", dir.display()))?;
+    std::io::Write::write_all(&mut tmp, &bytes)
+        .with_context(|| format!("cannot write {}", tmp.path().display()))?;
+    tmp.persist(dst)
+        .with_context(|| format!("cannot write archive {}", dst.display()))?;
+    Ok(())
 }
 
 fn check_permutation(order: &[usize], n: usize) -> Result<()> {

@@ -147,7 +147,7 @@ impl ExperimentDir {
                 Entry::Link => bail!(self.link_message(rel)),
                 _ => bail!(self.special_message(rel)),
             },
-            Err(_) => 0o666 & !crate::files::atomic::process_umask(),
+            Err(_) => 0o666 & !process_umask(),
         };
         let tmp = temporary_name(leaf);
         let file = open_at(
@@ -452,6 +452,21 @@ impl ExperimentDir {
     fn cannot(&self, verb: &str, rel: &Path) -> String {
         format!("cannot {verb} {}", self.join(rel).display())
     }
+}
+
+/// The process's umask, read from `/proc/self/status` (Linux 4.7 and later) without
+/// changing it (`umask(2)` can only be read by setting it, which races with other threads);
+/// 022 when it cannot be read.
+pub fn process_umask() -> u32 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("Umask:"))
+                .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
+        })
+        .unwrap_or(0o022)
 }
 
 /// The directory holding `path`, for a write whose directory is known to be real (made or

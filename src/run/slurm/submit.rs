@@ -99,13 +99,7 @@ pub fn submit(req: &RunRequest, opts: &SlurmOptions) -> Result<Submission> {
     plan.check()
         .context("--partition, --slurm-arg or --node-dir")?;
     plan.save(&dir)?;
-    let root = crate::files::confined::ExperimentDir::open(&dir)?;
-    root.write_atomic(
-        root.rel(&slurm_path(&dir, MARKER_FILE))?,
-        plan.token.as_bytes(),
-    )?;
-    root.create_dir_all(root.rel(&slurm_path(&dir, LOGS_DIR))?)?;
-    root.create_dir_all(SHARDS_DIR)?;
+    let root = slurm_folders(&dir, &plan.token)?;
 
     let missing = plan.incomplete_shards(&dir)?;
     let script = slurm_path(&dir, SCRIPT_FILE);
@@ -137,6 +131,16 @@ pub fn submit(req: &RunRequest, opts: &SlurmOptions) -> Result<Submission> {
     )?;
     submission.job = Some(job);
     Ok(submission)
+}
+
+/// Writes the Slurm marker and makes the logs and shards folders, through the confined
+/// writer (a planted `slurm` or `shards` link is refused); returns that writer.
+fn slurm_folders(dir: &Path, token: &str) -> Result<crate::files::confined::ExperimentDir> {
+    let root = crate::files::confined::ExperimentDir::open(dir)?;
+    root.write_atomic(root.rel(&slurm_path(dir, MARKER_FILE))?, token.as_bytes())?;
+    root.create_dir_all(root.rel(&slurm_path(dir, LOGS_DIR))?)?;
+    root.create_dir_all(SHARDS_DIR)?;
+    Ok(root)
 }
 
 /// A new plan: the run's settings resolved and checked as for a local run.
