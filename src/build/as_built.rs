@@ -109,7 +109,7 @@ pub fn kept(
 /// manifest's hash then keeps describing it.
 fn copy_read_only(from: &Path, to: &Path) -> anyhow::Result<()> {
     use anyhow::Context;
-    let (dir, name) = crate::files::confined::parent_of(to)?;
+    let (dir, name) = crate::files::confined::make_parent_of(to)?;
     dir.copy_in(from, name, Some(0o555))
         .with_context(|| format!("copying {} to {}", from.display(), to.display()))
 }
