@@ -14,7 +14,6 @@
 //! live relink replaces it ([`super::live`]): either way, what the user's link wrote.
 
 use std::collections::BTreeMap;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use super::binaries::describe_program;
@@ -110,14 +109,9 @@ pub fn kept(
 /// manifest's hash then keeps describing it.
 fn copy_read_only(from: &Path, to: &Path) -> anyhow::Result<()> {
     use anyhow::Context;
-    std::fs::create_dir_all(to.parent().expect("a file in a directory"))?;
-    if to.exists() {
-        std::fs::remove_file(to)?;
-    }
-    std::fs::copy(from, to)
-        .with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
-    std::fs::set_permissions(to, std::fs::Permissions::from_mode(0o555))?;
-    Ok(())
+    let (dir, name) = crate::files::confined::make_parent_of(to)?;
+    dir.copy_in(from, name, Some(0o555))
+        .with_context(|| format!("copying {} to {}", from.display(), to.display()))
 }
 
 /// The comparison in words: functions (name and size), their order, their addresses.

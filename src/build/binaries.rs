@@ -44,7 +44,7 @@ pub fn build_baseline_isolated(
                 .link(None, &path, &work)
                 .with_context(|| format!("baseline of {}", program.name))?;
             let functions = binary::functions(&path)?;
-            let _ = std::fs::remove_dir_all(&work);
+            let _ = remove_below(out_dir, &work);
             Ok((
                 describe_program(out_dir, program, &path, &functions, None, linked.seconds)?,
                 functions,
@@ -132,7 +132,7 @@ pub fn build_seeds(
             };
             if stop() && set.status == BuildStatus::Failed {
                 // Most likely the interruption itself killed a linker: not a result.
-                let _ = std::fs::remove_dir_all(out_dir.join(&label));
+                let _ = remove_below(out_dir, &out_dir.join(&label));
                 return None;
             }
             done(&set);
@@ -174,7 +174,7 @@ fn build_seed(
                 linked.seconds,
             )
         })();
-        let _ = std::fs::remove_dir_all(&work);
+        let _ = remove_below(out_dir, &work);
         tick();
         match result {
             Ok(b) => set.add(b, program.is_library()),
@@ -243,22 +243,32 @@ pub fn describe_program(
     Ok(b)
 }
 
+/// Removes the directory `path` below `out_dir` (the work area, a failed seed's binaries)
+/// through the confined writer: a link planted there is refused, never followed.
+pub fn remove_below(out_dir: &Path, path: &Path) -> Result<bool> {
+    let dir = crate::files::confined::ExperimentDir::open(out_dir)?;
+    dir.remove_dir_all(dir.rel(path)?)
+}
+
 /// Beside a library whose soname is not its file name (`libz.so.1` for `libz.so.1.3`), a
 /// symbolic link by the soname, as the build tree has: `LD_LIBRARY_PATH=DIR/seed-N` then
 /// makes that seed's programs load that seed's library outside `layoutrand run` too.
 fn link_soname(path: &Path, soname: Option<&str>) -> Result<()> {
-    let (Some(soname), Some(file), Some(dir)) = (soname, path.file_name(), path.parent()) else {
+    let (Some(soname), Some(file), Some(_)) = (soname, path.file_name(), path.parent()) else {
         return Ok(());
     };
     if soname == file.to_string_lossy() || soname.contains('/') {
         return Ok(());
     }
-    let link = dir.join(soname);
-    if std::fs::symlink_metadata(&link).is_ok() {
-        std::fs::remove_file(&link).with_context(|| format!("replacing {}", link.display()))?;
-    }
-    std::os::unix::fs::symlink(file, &link)
-        .with_context(|| format!("linking {} to {}", link.display(), path.display()))
+    // The seed's directory was made by the confined writer (the relink's output's parent).
+    let (dir, _) = crate::files::confined::parent_of(path)?;
+    dir.symlink(Path::new(file), soname).with_context(|| {
+        format!(
+            "linking {} to {}",
+            dir.join(soname).display(),
+            path.display()
+        )
+    })
 }
 
 /// The manifest entry of the binary `path` of program `name`, verified against the baseline's

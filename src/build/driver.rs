@@ -75,7 +75,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         &manifest,
     );
     manifest.relink_seconds = relink_start.elapsed().as_secs_f64();
-    let _ = std::fs::remove_dir_all(out_dir.join(binaries::WORK_DIR));
+    let _ = binaries::remove_below(&out_dir, &out_dir.join(binaries::WORK_DIR));
     let finished = finish(
         &mut manifest,
         &programs,
@@ -102,7 +102,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
 /// cleared of an earlier build's files; returns that directory (absolute), the recording's
 /// directory and what was recorded.
 fn record_build(opts: &BuildOptions) -> Result<(PathBuf, PathBuf, recorded_build::RecordedBuild)> {
-    std::fs::create_dir_all(&opts.out_dir)
+    crate::files::confined::ExperimentDir::create(&opts.out_dir)
         .with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
     let out_dir = opts.out_dir.canonicalize()?;
     clear_previous_output(&out_dir)?;

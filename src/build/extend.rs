@@ -76,7 +76,7 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
             opts.progress,
             &manifest,
         );
-        let _ = std::fs::remove_dir_all(out_dir.join(binaries::WORK_DIR));
+        let _ = binaries::remove_below(&out_dir, &out_dir.join(binaries::WORK_DIR));
         manifest.relink_seconds += start.elapsed().as_secs_f64();
         // The first build's whole time no longer describes this manifest.
         manifest.total_seconds = None;

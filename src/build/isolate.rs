@@ -147,7 +147,9 @@ fn drop_left_out(
             .iter()
             .filter(|b| left_out.contains(b.name.as_str()))
         {
-            let _ = std::fs::remove_file(out_dir.join(&b.path));
+            if let Ok(dir) = crate::files::confined::ExperimentDir::open(out_dir) {
+                let _ = dir.remove_file(&b.path);
+            }
         }
         v.binaries.retain(|b| !left_out.contains(b.name.as_str()));
         let complete = kept.iter().all(|n| v.find(n).is_some());
@@ -157,7 +159,7 @@ fn drop_left_out(
         } else {
             v.status = BuildStatus::Failed;
             // Nothing of a failed seed is left to be mistaken for a result.
-            let _ = std::fs::remove_dir_all(out_dir.join(v.label()));
+            let _ = super::binaries::remove_below(out_dir, &out_dir.join(v.label()));
             v.binaries.clear();
             v.libraries.clear();
         }

@@ -139,7 +139,9 @@ pub fn relink_in_place(
     let relinked = work.join("out").join(&program.name);
     program.link(settings.seed, &relinked, &work.join("tmp"))?;
     replace_output(&relinked, &link.output)?;
-    let _ = std::fs::remove_dir_all(&work);
+    if let Ok(root) = crate::files::confined::ExperimentDir::open(record_dir) {
+        let _ = root.remove_dir_all(root.rel(&work)?);
+    }
     Ok(())
 }
 
@@ -161,10 +163,11 @@ pub fn own_output_copy(record_dir: &Path, link: &LinkRecord) -> PathBuf {
 /// relink build's tree), never the baseline: nothing is reported here.
 fn keep_own_output(link: &LinkRecord, record_dir: &Path) {
     let copy = own_output_copy(record_dir, link);
-    if let Some(dir) = copy.parent() {
-        let _ = std::fs::create_dir_all(dir);
+    if let Ok(root) = crate::files::confined::ExperimentDir::open(record_dir) {
+        if let Ok(rel) = root.rel(&copy) {
+            let _ = root.copy_in(&link.output, rel, None);
+        }
     }
-    let _ = std::fs::copy(&link.output, &copy);
 }
 
 /// Puts `relinked` in place of `output`, which must be a regular file (the link's own

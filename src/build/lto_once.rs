@@ -101,7 +101,7 @@ pub fn generate(link: &LinkRecord, record_dir: &Path, name: &str) -> Result<(Lin
     )
     .to_hex();
     let dir = record_dir.join(LTO_DIR);
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    crate::files::confined::ExperimentDir::open(record_dir)?.create_dir_all(LTO_DIR)?;
     let object = dir.join(format!("{}-{}.o", name.replace('/', "_"), &key[..16]));
     if !object.is_file() {
         if let Err(err) = run_step(link, &in_step, &blob, &object, name, &[]) {
@@ -221,7 +221,9 @@ fn run_step(
         .output()
         .with_context(|| format!("cannot run {}", link.real_tool.display()))?;
     if !output.status.success() {
-        let _ = std::fs::remove_file(&staged);
+        if let Ok((dir, name)) = crate::files::confined::parent_of(&staged) {
+            let _ = dir.remove_file(name);
+        }
         let stderr = String::from_utf8_lossy(&output.stderr);
         let tail: Vec<&str> = stderr.lines().take(12).collect();
         bail!(
@@ -231,7 +233,9 @@ fn run_step(
             tail.join("\n    ")
         );
     }
-    std::fs::rename(&staged, object)
+    let (dir, name) = crate::files::confined::parent_of(object)?;
+    let staged_name = staged.file_name().expect("a file name");
+    dir.rename(staged_name, name)
         .with_context(|| format!("storing the LTO object {}", object.display()))
 }
 

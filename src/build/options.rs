@@ -107,10 +107,8 @@ pub fn clear_previous_output(out_dir: &Path) -> Result<()> {
             results.display()
         );
     }
-    let manifest = out_dir.join(MANIFEST_FILE);
-    if manifest.exists() {
-        std::fs::remove_file(&manifest)?;
-    }
+    let dir = crate::files::confined::ExperimentDir::open(out_dir)?;
+    dir.remove_file(MANIFEST_FILE)?;
     for entry in std::fs::read_dir(out_dir)? {
         let entry = entry?;
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -119,7 +117,7 @@ pub fn clear_previous_output(out_dir: &Path) -> Result<()> {
             || name.starts_with("seed-")
             || name == binaries::WORK_DIR
         {
-            std::fs::remove_dir_all(entry.path())?;
+            dir.remove_dir_all(&name)?;
         }
     }
     Ok(())

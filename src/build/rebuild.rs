@@ -22,7 +22,7 @@ use crate::layout::binary::{self, Function};
 
 /// Runs the baseline build and one build per seed, verifies, writes the manifest.
 pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
-    std::fs::create_dir_all(&opts.out_dir)
+    crate::files::confined::ExperimentDir::create(&opts.out_dir)
         .with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
     let out_dir = opts.out_dir.canonicalize()?;
     let build_dir = opts.build_dir.canonicalize()?;
@@ -64,7 +64,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     // A seed equal to the baseline is no error by itself: a program whose every seed is
     // equal is left out (see isolate).
     let finalized = super::isolate::finalize(&baseline_set, seeds, &mechanism, &[], &out_dir);
-    let _ = std::fs::remove_dir_all(out_dir.join(binaries::WORK_DIR));
+    let _ = binaries::remove_below(&out_dir, &out_dir.join(binaries::WORK_DIR));
 
     let manifest = Manifest {
         schema: MANIFEST_SCHEMA,
@@ -109,7 +109,7 @@ fn build_seed(
     match result {
         Ok(built) => built.set,
         Err(err) => {
-            let _ = std::fs::remove_dir_all(out_dir.join(&label));
+            let _ = binaries::remove_below(out_dir, &out_dir.join(&label));
             BinarySet {
                 seed: Some(seed),
                 kind: None,
@@ -187,7 +187,7 @@ fn build_binary_set(
         .zip(per_program)
         .partition(|(program, _)| !program.is_library());
     functions.extend(library_functions);
-    let _ = std::fs::remove_dir_all(work.join(&label));
+    let _ = binaries::remove_below(out_dir, &work.join(&label));
     Ok(Built {
         set,
         functions: functions.into_iter().map(|(_, f)| f).collect(),
@@ -210,7 +210,8 @@ fn full_build(
 ) -> Result<(Vec<super::replay::Program>, PathBuf, Vec<String>)> {
     let label = binary_label(seed);
     let tree = work.join(&label).join("tree");
-    copy_tree(build_dir, &tree, out_dir)?;
+    let root = crate::files::confined::ExperimentDir::open(out_dir)?;
+    copy_tree(build_dir, &root, root.rel(&tree)?, out_dir)?;
     let record_dir = work.join(&label).join("record");
     let settings = LiveSettings {
         seed,
@@ -256,12 +257,13 @@ fn collect_outputs(
         libraries: Vec::new(),
     };
     let mut per_program = Vec::new();
+    let out = crate::files::confined::ExperimentDir::open(out_dir)?;
     for program in programs {
         let dest = out_dir.join(&label).join(&program.name);
-        std::fs::create_dir_all(dest.parent().expect("inside out_dir"))?;
-        std::fs::copy(&program.record.output, &dest).with_context(|| {
-            format!("copying {} from the build", program.record.output.display())
-        })?;
+        out.copy_in(&program.record.output, out.rel(&dest)?, None)
+            .with_context(|| {
+                format!("copying {} from the build", program.record.output.display())
+            })?;
         let fns = binary::functions(&dest)?;
         let base = match baseline {
             Some((set, base_functions)) => {
@@ -289,14 +291,18 @@ fn collect_outputs(
     Ok((set, per_program))
 }
 
-/// Copies the tree `src` to `dst` (files with their permissions, symbolic links as links),
-/// leaving out `skip` (the output directory, often inside the tree) and anything that is not
+/// Copies the tree `src` to `dst` below `root` (files with their permissions, symbolic links
+/// as links, written through the confined writer), leaving out `skip` (the output directory, often inside the tree) and anything that is not
 /// a regular file, a directory or a link (devices, FIFOs, sockets: reading a FIFO would hang,
 /// and a copy of a device would be a regular file).
-pub fn copy_tree(src: &Path, dst: &Path, skip: &Path) -> Result<()> {
-    if dst.exists() {
-        std::fs::remove_dir_all(dst)?;
-    }
+pub fn copy_tree(
+    src: &Path,
+    root: &crate::files::confined::ExperimentDir,
+    dst: &Path,
+    skip: &Path,
+) -> Result<()> {
+    root.remove_dir_all(dst)?;
+    root.create_dir_all(dst)?;
     let walker = walkdir::WalkDir::new(src)
         .follow_links(false)
         .into_iter()
@@ -306,13 +312,16 @@ pub fn copy_tree(src: &Path, dst: &Path, skip: &Path) -> Result<()> {
         let rel = entry.path().strip_prefix(src).expect("below src");
         let to: PathBuf = dst.join(rel);
         let kind = entry.file_type();
+        if rel.as_os_str().is_empty() {
+            continue;
+        }
         if kind.is_dir() {
-            std::fs::create_dir_all(&to)?;
+            root.create_dir_all(&to)?;
         } else if kind.is_symlink() {
             let target = std::fs::read_link(entry.path())?;
-            std::os::unix::fs::symlink(target, &to)?;
+            root.symlink(&target, &to)?;
         } else if kind.is_file() {
-            std::fs::copy(entry.path(), &to)
+            root.copy_in(entry.path(), &to, None)
                 .with_context(|| format!("copying {}", entry.path().display()))?;
         }
     }

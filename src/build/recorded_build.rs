@@ -44,8 +44,9 @@ pub fn run(
             "no build command given: put it after `--`, e.g. `layoutrand build --seeds 5 -- make`"
         );
     }
-    if record_dir.exists() {
-        std::fs::remove_dir_all(record_dir)
+    if let (Some(parent), Some(name)) = (record_dir.parent(), record_dir.file_name()) {
+        crate::files::confined::ExperimentDir::open(parent)
+            .and_then(|dir| dir.remove_dir_all(name))
             .with_context(|| format!("removing the old record {}", record_dir.display()))?;
     }
     let env = shim_environment(record_dir, extra_env)?;

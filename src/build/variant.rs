@@ -64,7 +64,7 @@ pub fn shared_seeds(out_dir: &Path) -> Result<Option<Vec<u64>>> {
 /// this variant's build (binary paths relative to `opts.out_dir`).
 pub fn build(opts: &BuildOptions, name: &str) -> Result<BuildOutcome> {
     check_name(name)?;
-    std::fs::create_dir_all(&opts.out_dir)
+    crate::files::confined::ExperimentDir::create(&opts.out_dir)
         .with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
     let top_dir = opts.out_dir.canonicalize()?;
     if crate::files::store::has_results(&top_dir) {

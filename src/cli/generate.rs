@@ -58,7 +58,7 @@ pub fn run(args: Args) -> Result<i32> {
 /// Writes `layoutrand.1` and a page per visible subcommand (`layoutrand-build.1`, …) into
 /// `dir`; returns the paths written.
 pub fn write_man_pages(dir: &Path) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    layoutrand::files::confined::ExperimentDir::create(dir)?;
     let mut command = super::Cli::command();
     command.build();
     let mut written = Vec::new();

@@ -56,7 +56,7 @@ pub fn run_experiment(
     let started = Instant::now();
     let cwd = std::env::current_dir()?;
     let out = absolute(&cwd, &config.out_dir());
-    std::fs::create_dir_all(&out)
+    crate::files::confined::ExperimentDir::create(&out)
         .with_context(|| format!("cannot create the output directory {}", out.display()))?;
     let workdir = fetch_source(config, &out, &cwd)?;
     let plan = Plan::resolve(
@@ -393,7 +393,8 @@ fn fetch_source(config: &ExperimentConfig, out: &Path, cwd: &Path) -> Result<Pat
             if !ok {
                 bail!("fetching Debian source package {package} failed:\n{output}");
             }
-            std::fs::write(&marker, package)?;
+            let (dir, name) = crate::files::confined::parent_of(&marker)?;
+            dir.write_atomic(name, package.as_bytes())?;
         }
         root = unpacked;
     }
@@ -426,9 +427,11 @@ const DEBIAN_SOURCE_SCRIPT: &str = include_str!("../../recipes/debian-source.sh"
 
 /// Writes the compiled-in fetcher into `dir` and returns its path.
 fn write_debian_source_script(dir: &Path) -> Result<PathBuf> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let path = dir.join(".layoutrand-debian-source.sh");
-    crate::files::atomic::write_atomically(&path, DEBIAN_SOURCE_SCRIPT.as_bytes())?;
+    crate::files::confined::ExperimentDir::open(dir)?.write_atomic(
+        ".layoutrand-debian-source.sh",
+        DEBIAN_SOURCE_SCRIPT.as_bytes(),
+    )?;
     Ok(path)
 }
 

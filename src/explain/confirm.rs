@@ -98,10 +98,10 @@ pub fn confirm(screened: &Screened, suspect: &Suspect, index: usize) -> Result<C
         .context("confirmation needs manifest.json")?;
     let rel = PathBuf::from(super::EXPLAIN_DIR).join(format!("confirm-{index}"));
     let out = exp.dir.join(&rel);
-    if out.exists() {
-        std::fs::remove_dir_all(&out).with_context(|| format!("cannot clear {}", out.display()))?;
-    }
-    std::fs::create_dir_all(&out)?;
+    let root = crate::files::confined::ExperimentDir::open(&exp.dir)?;
+    root.remove_dir_all(&rel)
+        .with_context(|| format!("cannot clear {}", out.display()))?;
+    root.create_dir_all(&rel)?;
     let relinker = program_of(&exp.dir, manifest, program)?;
     let mut sides: BTreeMap<&str, Vec<BinarySet>> = BTreeMap::new();
     let mut bytes = Vec::new();
@@ -127,7 +127,7 @@ pub fn confirm(screened: &Screened, suspect: &Suspect, index: usize) -> Result<C
         bytes.push(one.pad);
         placed.push(one);
     }
-    let _ = std::fs::remove_dir_all(out.join("work"));
+    let _ = root.remove_dir_all(rel.join("work"));
     write_manifest(&exp.dir, &out, manifest, program, sides)?;
     run(exp, &out)?;
     let (ratio, ci, verdict, means) = analyse(&out, screened.metric, screened.thresholds)?;
@@ -481,8 +481,9 @@ fn binary_set(
         path.to_path_buf()
     } else {
         let to = out.join(format!("kept/{label}/{program}"));
-        std::fs::create_dir_all(to.parent().expect("a file in a directory"))?;
-        std::fs::copy(path, &to).with_context(|| format!("copying {}", path.display()))?;
+        let root = crate::files::confined::ExperimentDir::open(out)?;
+        root.copy_in(path, root.rel(&to)?, None)
+            .with_context(|| format!("copying {}", path.display()))?;
         to
     };
     let mut kept = Vec::new();
@@ -490,8 +491,8 @@ fn binary_set(
         let name = lib.path.file_name().context("a library file")?;
         let to = out.join(format!("kept/{label}/lib")).join(name);
         if !to.exists() {
-            std::fs::create_dir_all(to.parent().expect("a file in a directory"))?;
-            std::fs::copy(&lib.path, &to)
+            let root = crate::files::confined::ExperimentDir::open(out)?;
+            root.copy_in(&lib.path, root.rel(&to)?, None)
                 .with_context(|| format!("copying {}", lib.path.display()))?;
         }
         kept.push(Binary {

@@ -230,9 +230,9 @@ fn hot_rule() -> String {
 
 /// Keeps the answer in `DIR/explain/` for `report --format html`.
 fn store(dir: &Path, e: &Explanation) -> Result<()> {
-    let path = dir.join(EXPLAIN_DIR).join(crate::analysis::explain::STORED);
-    std::fs::create_dir_all(path.parent().expect("a file in a directory"))?;
-    crate::files::write_atomically(&path, serde_json::to_string_pretty(e)?.as_bytes())
+    let rel = Path::new(EXPLAIN_DIR).join(crate::analysis::explain::STORED);
+    crate::files::confined::ExperimentDir::open(dir)?
+        .write_atomic(rel, serde_json::to_string_pretty(e)?.as_bytes())
 }
 
 /// The 95 % t interval of a binary's mean over its executions' means (K&J eq. 4 at the
@@ -360,12 +360,12 @@ fn hot_functions(
         .collect();
     let iterations = (exp.header.iterations > 0).then_some(exp.header.iterations);
     let argv = template.expand(Some(&baseline.to_path_buf()), &named, iterations);
-    let scratch = dir.join(EXPLAIN_DIR).join("profile");
-    if scratch.exists() {
-        std::fs::remove_dir_all(&scratch)
-            .with_context(|| format!("cannot clear {}", scratch.display()))?;
-    }
-    std::fs::create_dir_all(&scratch)
+    let scratch_rel = Path::new(EXPLAIN_DIR).join("profile");
+    let scratch = dir.join(&scratch_rel);
+    let root = crate::files::confined::ExperimentDir::open(dir)?;
+    root.remove_dir_all(&scratch_rel)
+        .with_context(|| format!("cannot clear {}", scratch.display()))?;
+    root.create_dir_all(&scratch_rel)
         .with_context(|| format!("cannot create {}", scratch.display()))?;
     let mut env: Vec<(String, String)> = exp
         .header

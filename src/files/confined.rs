@@ -17,8 +17,10 @@
 //! another process racing to swap files while it runs (which needs write access to the
 //! directory, and so could change the binaries themselves).
 
-use std::fs::{File, OpenOptions};
-use std::os::unix::fs::OpenOptionsExt;
+mod dir;
+pub use dir::{make_parent_of, parent_of, process_umask, Entry, ExperimentDir};
+
+use std::fs::File;
 use std::path::{Component, Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
@@ -104,53 +106,8 @@ pub fn resolve_inside(dir: &Path, rel: &Path, what: &str) -> Result<PathBuf> {
 /// a received experiment directory would redirect the runner's writes elsewhere); missing
 /// ones are created. `base` itself is the user's choice and may be a link.
 pub fn ensure_real_dir(base: &Path, dir: &Path) -> Result<()> {
-    let rel = dir.strip_prefix(base).with_context(|| {
-        format!(
-            "{} is not inside {} (a bug: staging paths are built from it)",
-            dir.display(),
-            base.display()
-        )
-    })?;
-    let mut at = base.to_path_buf();
-    for c in rel.components() {
-        let Component::Normal(part) = c else {
-            bail!(
-                "{} is not a plain path below {}",
-                dir.display(),
-                base.display()
-            );
-        };
-        at.push(part);
-        match std::fs::symlink_metadata(&at) {
-            Ok(m) if m.file_type().is_symlink() => bail!(
-                "{} is a symbolic link: layoutrand writes there and refuses to follow it out of \
-                 the experiment directory (remove it; layoutrand recreates the directory)",
-                at.display()
-            ),
-            Ok(m) if !m.is_dir() => bail!(
-                "{} is not a directory: layoutrand needs it as one (remove it)",
-                at.display()
-            ),
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                match std::fs::create_dir(&at) {
-                    Ok(()) => {}
-                    // Another worker created it meanwhile: check it again below.
-                    Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-                        let m = std::fs::symlink_metadata(&at)?;
-                        if !m.is_dir() {
-                            bail!("{} is not a directory", at.display());
-                        }
-                    }
-                    Err(e) => {
-                        return Err(e).with_context(|| format!("cannot create {}", at.display()))
-                    }
-                }
-            }
-            Err(e) => return Err(e).with_context(|| format!("cannot inspect {}", at.display())),
-        }
-    }
-    Ok(())
+    let root = ExperimentDir::open(base)?;
+    root.create_dir_all(root.rel(dir)?)
 }
 
 /// Refuses a symbolic link planted where a command is about to write: each of `subdirs`
@@ -199,48 +156,17 @@ fn planted(at: &Path) -> String {
 /// Creates `path` as a new, empty file for writing, removing whatever was there first
 /// (a file, or a symbolic link, which is removed and not followed: its target is left
 /// untouched). The file is opened with `O_EXCL | O_NOFOLLOW`.
-pub fn create_fresh_file(path: &Path) -> std::io::Result<File> {
-    match std::fs::remove_file(path) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e),
-    }
-    OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .mode(0o644)
-        .open(path)
+pub fn create_fresh_file(path: &Path) -> Result<File> {
+    let (dir, name) = parent_of(path)?;
+    dir.create_fresh(name)
 }
 
 /// Opens `path` for appending (creating it when missing) and reading, without following a
 /// symbolic link: a store that is a link is refused, whatever it points to, and so is
 /// anything but a regular file. `what` names the file in messages.
 pub fn open_append_no_follow(path: &Path, what: &str) -> Result<File> {
-    let opened = OpenOptions::new()
-        .create(true)
-        .append(true)
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC | libc::O_NONBLOCK)
-        .open(path);
-    let file = match opened {
-        Ok(f) => f,
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => bail!(
-            "{what} {} is a symbolic link: refused (layoutrand appends only to a regular file \
-             inside the experiment directory; replace the link by the file itself)",
-            path.display()
-        ),
-        Err(e) => {
-            return Err(e).with_context(|| format!("cannot open {} for appending", path.display()))
-        }
-    };
-    let meta = file
-        .metadata()
-        .with_context(|| format!("cannot inspect {}", path.display()))?;
-    if !meta.is_file() {
-        bail!("{what} {} is not a regular file: refused", path.display());
-    }
-    Ok(file)
+    let (dir, name) = parent_of(path)?;
+    dir.open_append(name, what)
 }
 
 #[cfg(test)]

@@ -27,9 +27,18 @@ pub fn write_output_with(
     fill: impl FnOnce(&mut dyn Write) -> Result<()>,
 ) -> Result<()> {
     refuse_own_file(path, experiment)?;
+    if let Some(target) = linked_target(path) {
+        // `/dev/stdout` (a link to `/proc/self/fd/1`) and other links into /dev or /proc are
+        // written into, appending (the shell's `>` left the file empty, `>>` keeps it); a
+        // link of the user's to a regular file has its target replaced.
+        if target.starts_with("/dev") || target.starts_with("/proc") {
+            return write_into(path, true, fill);
+        }
+        return write_output_with(&target, experiment, fill);
+    }
     match std::fs::metadata(path) {
         Ok(m) if m.file_type().is_fifo() || m.file_type().is_char_device() => {
-            write_into(path, fill)
+            write_into(path, false, fill)
         }
         Ok(m) if !m.is_file() => bail!(
             "-o {}: not a regular file, a FIFO or a character device: refused",
@@ -44,11 +53,25 @@ pub fn write_output(path: &Path, experiment: &Path, bytes: &[u8]) -> Result<()> 
     write_output_with(path, experiment, |w| Ok(w.write_all(bytes)?))
 }
 
-/// Writes into an existing FIFO or device, opened for writing without truncating or
-/// replacing it.
-fn write_into(path: &Path, fill: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+/// Where the symbolic link `path` leads, when it is one (and leads somewhere).
+fn linked_target(path: &Path) -> Option<std::path::PathBuf> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    if !meta.file_type().is_symlink() {
+        return None;
+    }
+    path.canonicalize().ok()
+}
+
+/// Writes into an existing FIFO or device (or, `append`, the file behind `/dev/stdout`),
+/// opened for writing without truncating or replacing it.
+fn write_into(
+    path: &Path,
+    append: bool,
+    fill: impl FnOnce(&mut dyn Write) -> Result<()>,
+) -> Result<()> {
     let file = std::fs::OpenOptions::new()
         .write(true)
+        .append(append)
         .open(path)
         .with_context(|| format!("cannot open {} for writing", path.display()))?;
     let mut out = std::io::BufWriter::new(file);

@@ -100,20 +100,11 @@ pub fn stage_binary(source: &Path, fixed: &Path) -> Result<()> {
             return Ok(());
         }
     }
-    if let Some(parent) = fixed.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("cannot create {}", parent.display()))?;
-    }
-    match std::fs::remove_file(fixed) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e).with_context(|| format!("cannot remove {}", fixed.display())),
-    }
-    if std::fs::hard_link(source, fixed).is_err() {
-        std::fs::copy(source, fixed)
-            .with_context(|| format!("cannot copy {} to {}", source.display(), fixed.display()))?;
-    }
-    Ok(())
+    // The staging directory is checked real before any execution (preflight); its `bin`
+    // or `lib` is made here without following a link.
+    let (dir, name) = crate::files::confined::make_parent_of(fixed)?;
+    dir.link_or_copy_in(source, name)
+        .with_context(|| format!("cannot stage {} as {}", source.display(), fixed.display()))
 }
 
 /// Sets `personality(ADDR_NO_RANDOMIZE)` on the calling process (what `setarch -R` does).

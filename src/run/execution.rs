@@ -147,8 +147,10 @@ fn process_spec(
     let bin = ctx.template.uses_bin.then(|| &fixed[&target.program]);
     let mut argv = ctx.template.expand(bin, &fixed, ctx.settings.iterations);
     if let MetricSpec::Cachegrind = ctx.metric {
-        let _ = std::fs::remove_dir_all(cg_dir);
-        std::fs::create_dir_all(cg_dir)
+        let (staging, name) = crate::files::confined::parent_of(cg_dir)?;
+        staging.remove_dir_all(name)?;
+        staging
+            .create_dir_all(name)
             .with_context(|| format!("cannot create {}", cg_dir.display()))?;
         argv = cachegrind_argv(cg_dir, ctx.settings.cache_model.as_ref(), &argv);
     }

@@ -37,12 +37,16 @@ pub fn stage_libraries(
     dir: &Path,
     binary: &str,
 ) -> Result<()> {
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let (staging, lib) = crate::files::confined::parent_of(dir)?;
+    let lib_dir = staging
+        .sub(lib)
+        .with_context(|| format!("cannot create {}", dir.display()))?;
     for entry in std::fs::read_dir(dir)? {
         let entry = entry?;
         let name = entry.file_name().to_string_lossy().into_owned();
         if !libraries.contains_key(&name) {
-            std::fs::remove_file(entry.path())
+            lib_dir
+                .remove_file(entry.file_name())
                 .with_context(|| format!("cannot remove {}", entry.path().display()))?;
         }
     }

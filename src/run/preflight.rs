@@ -15,7 +15,7 @@ const MIN_FREE_BYTES: u64 = 1 << 20;
 pub fn check_writable(out: &Path, staging: &Path) -> Result<()> {
     use crate::files::confined::{create_fresh_file, ensure_real_dir};
     use std::io::Write;
-    std::fs::create_dir_all(out)
+    crate::files::confined::ExperimentDir::create(out)
         .with_context(|| format!("cannot create {} (is it writable?)", out.display()))?;
     ensure_real_dir(out, staging).with_context(|| {
         format!(
@@ -34,10 +34,10 @@ pub fn check_writable(out: &Path, staging: &Path) -> Result<()> {
     create_fresh_file(&probe)
         .and_then(|mut f| {
             f.write_all(&vec![0u8; 64 * 1024])?;
-            f.sync_all()
+            Ok(f.sync_all()?)
         })
         .with_context(|| format!("cannot write to {} (is the disk full?)", out.display()))?;
-    let _ = std::fs::remove_file(&probe);
+    let _ = crate::files::confined::ExperimentDir::open(staging)?.remove_file("write-probe");
     if let Ok(st) = nix::sys::statvfs::statvfs(out) {
         let free = st.blocks_available() * st.fragment_size();
         if free < MIN_FREE_BYTES {

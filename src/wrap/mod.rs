@@ -107,11 +107,11 @@ fn launch(mut args: Vec<OsString>, after_link: AfterLink) -> i32 {
 /// Fills `dir` with the shim links (every name of [`SHIM_NAMES`] and [`LAUNCHER_NAME`])
 /// pointing at `exe`.
 pub fn install_shims(dir: &Path, exe: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir)?;
+    let shims = crate::files::confined::ExperimentDir::create(dir)?;
     for name in SHIM_NAMES.iter().chain(std::iter::once(&LAUNCHER_NAME)) {
-        let link = dir.join(name);
-        std::os::unix::fs::symlink(exe, &link)
-            .with_context(|| format!("creating the shim link {}", link.display()))?;
+        shims
+            .symlink(exe, name)
+            .with_context(|| format!("creating the shim link {}", dir.join(name).display()))?;
     }
     Ok(())
 }

@@ -133,14 +133,11 @@ pub fn store_blob(record_dir: &Path, file: &Path, kind: InputKind) -> Result<Str
         InputKind::Archive => "a",
     };
     let name = format!("{}.{ext}", blake3::hash(&bytes).to_hex());
-    let blobs = record_dir.join(BLOBS_DIR);
-    let dest = blobs.join(&name);
-    if !dest.exists() {
-        std::fs::create_dir_all(&blobs)?;
-        let mut tmp = tempfile::NamedTempFile::new_in(&blobs)?;
-        tmp.write_all(&bytes)?;
-        tmp.persist(&dest)
-            .with_context(|| format!("storing {}", dest.display()))?;
+    let rel = Path::new(BLOBS_DIR).join(&name);
+    let root = crate::files::confined::ExperimentDir::open(record_dir)?;
+    if root.entry(&rel)? == crate::files::confined::Entry::Missing {
+        root.write_atomic(&rel, &bytes)
+            .with_context(|| format!("storing {}", record_dir.join(&rel).display()))?;
     }
     Ok(name)
 }
@@ -176,18 +173,15 @@ pub fn input_kind(file: &Path) -> Option<InputKind> {
 
 /// Writes `record` as a new file in `record_dir/links/`.
 pub fn write_record(record_dir: &Path, record: &LinkRecord) -> Result<PathBuf> {
-    let links = record_dir.join(LINKS_DIR);
-    std::fs::create_dir_all(&links)?;
-    let path = links.join(format!(
+    let rel = Path::new(LINKS_DIR).join(format!(
         "{}-{}.json",
         record.started_unix_nanos,
         std::process::id()
     ));
-    let mut tmp = tempfile::NamedTempFile::new_in(&links)?;
-    serde_json::to_writer_pretty(&mut tmp, record)?;
-    tmp.persist(&path)
-        .with_context(|| format!("writing {}", path.display()))?;
-    Ok(path)
+    let root = crate::files::confined::ExperimentDir::open(record_dir)?;
+    root.write_atomic(&rel, &serde_json::to_vec_pretty(record)?)
+        .with_context(|| format!("writing {}", root.join(&rel).display()))?;
+    Ok(root.join(&rel))
 }
 
 /// Appends one line to a log in the record directory with a single write (lines of
@@ -195,12 +189,9 @@ pub fn write_record(record_dir: &Path, record: &LinkRecord) -> Result<PathBuf> {
 pub fn append_line(record_dir: &Path, log: &str, line: &str) {
     let mut text = line.replace('\n', " ");
     text.push('\n');
-    let _ = std::fs::create_dir_all(record_dir);
-    if let Ok(mut f) = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(record_dir.join(log))
-    {
+    let opened = crate::files::confined::ExperimentDir::create(record_dir)
+        .and_then(|root| root.open_append(log, "the recording's log"));
+    if let Ok(mut f) = opened {
         let _ = f.write_all(text.as_bytes());
     }
 }
@@ -307,13 +298,16 @@ pub fn read_records(record_dir: &Path) -> Result<Vec<LinkRecord>> {
 /// that output itself, so it was a configure-style probe, not a program the build produced.
 pub fn discard_output(record_dir: &Path, output: &Path) -> Result<()> {
     let links = record_dir.join(LINKS_DIR);
-    let discarded = record_dir.join(DISCARDED_DIR);
-    std::fs::create_dir_all(&discarded)?;
+    let root = crate::files::confined::ExperimentDir::open(record_dir)?;
+    root.create_dir_all(DISCARDED_DIR)?;
     for (path, record) in link_record_files(&links)? {
         if record.output == output {
             let name = path.file_name().expect("a file name");
-            std::fs::rename(&path, discarded.join(name))
-                .with_context(|| format!("moving {} aside", path.display()))?;
+            root.rename(
+                Path::new(LINKS_DIR).join(name),
+                Path::new(DISCARDED_DIR).join(name),
+            )
+            .with_context(|| format!("moving {} aside", path.display()))?;
         }
     }
     Ok(())

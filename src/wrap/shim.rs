@@ -307,7 +307,9 @@ fn run_link(
         .with_context(|| format!("running {}", real.display()));
     let seconds = start.elapsed().as_secs_f64();
     for object in split_objects {
-        let _ = std::fs::remove_file(object);
+        if let Ok((dir, name)) = crate::files::confined::parent_of(object) {
+            let _ = dir.remove_file(name);
+        }
     }
     (status, seconds)
 }
@@ -389,11 +391,13 @@ impl LtoKeep {
     ) -> Option<LtoKeep> {
         let clang = super::lto_keep::is_clang(real);
         let output_name = output.file_name()?.to_string_lossy().into_owned();
-        let dir = record_dir
-            .join(super::lto_keep::TEMPS_DIR)
-            .join(format!("{nanos}-{}", std::process::id()));
+        let rel =
+            Path::new(super::lto_keep::TEMPS_DIR).join(format!("{nanos}-{}", std::process::id()));
+        let dir = record_dir.join(&rel);
         let args = super::lto_keep::keep_args(clang, args, &dir, &output_name)?;
-        std::fs::create_dir_all(&dir).ok()?;
+        crate::files::confined::ExperimentDir::open(record_dir)
+            .and_then(|root| root.create_dir_all(&rel))
+            .ok()?;
         Some(LtoKeep {
             dir,
             args,
@@ -410,9 +414,11 @@ impl LtoKeep {
             Ok(s) if s.success() => self.store(record_dir),
             _ => Vec::new(),
         };
-        let _ = std::fs::remove_dir_all(&self.dir);
-        if let Some(parent) = self.dir.parent() {
-            let _ = std::fs::remove_dir(parent);
+        if let Ok(root) = crate::files::confined::ExperimentDir::open(record_dir) {
+            if let Ok(rel) = root.rel(&self.dir) {
+                let _ = root.remove_dir_all(rel);
+                let _ = root.remove_empty_dir(super::lto_keep::TEMPS_DIR);
+            }
         }
         objects
     }
@@ -491,7 +497,7 @@ fn split_compile(
         .map(|(a, _)| a)
         .collect();
     let dir = record_dir.join("split");
-    std::fs::create_dir_all(&dir)?;
+    crate::files::confined::ExperimentDir::open(record_dir)?.create_dir_all("split")?;
     let mut objects = Vec::new();
     for (n, source) in c.sources.iter().enumerate() {
         let stem = Path::new(&source.path)

@@ -15,3 +15,4 @@ mod parsers;
 mod paths;
 mod store;
 mod trust;
+mod writer;

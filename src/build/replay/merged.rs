@@ -415,7 +415,8 @@ impl Program {
         let key =
             blake3::hash(serde_json::to_string(&(files, dissolve, &script))?.as_bytes()).to_hex();
         let dir = self.record_dir.join(MERGED_DIR);
-        std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+        let root = crate::files::confined::ExperimentDir::open(&self.record_dir)?;
+        root.create_dir_all(MERGED_DIR)?;
         let merged = dir.join(format!("{}-{}.o", self.name.replace('/', "_"), &key[..16]));
         if merged.is_file() {
             return Ok(merged);
@@ -435,7 +436,7 @@ impl Program {
             &staged,
             &which("ld.bfd")?,
         )?;
-        std::fs::rename(&staged, &merged)
+        root.rename(root.rel(&staged)?, root.rel(&merged)?)
             .with_context(|| format!("storing {}", merged.display()))?;
         Ok(merged)
     }
@@ -581,7 +582,10 @@ impl MergedObject {
             None => (padding, Vec::new(), false),
         };
         let bytes = reorder::reorder_sections_padded(&data, &order, &padding, &behind)?;
-        std::fs::write(out, bytes).with_context(|| format!("writing {}", out.display()))?;
+        let (dir, name) = crate::files::confined::parent_of(out)?;
+        dir.create_fresh(name)
+            .and_then(|mut f| Ok(std::io::Write::write_all(&mut f, &bytes)?))
+            .with_context(|| format!("writing {}", out.display()))?;
         Ok(found)
     }
 

@@ -146,14 +146,18 @@ impl Program {
     /// `work` (emptied first) for intermediate files.
     pub fn link(&self, seed: Option<u64>, out: &Path, work: &Path) -> Result<Linked> {
         let start = Instant::now();
-        if work.exists() {
-            std::fs::remove_dir_all(work)?;
+        // `out` and `work` lie in the experiment directory that holds the recording: made
+        // through the confined writer, so a planted seed-N or .work link is refused.
+        let root = crate::files::confined::ExperimentDir::open(
+            self.record_dir.parent().unwrap_or(Path::new(".")),
+        )?;
+        let (out_rel, work_rel) = (root.rel(out)?, root.rel(work)?);
+        root.remove_dir_all(work_rel)?;
+        root.create_dir_all(work_rel)?;
+        if let Some(dir) = out_rel.parent() {
+            root.create_dir_all(dir)?;
         }
-        std::fs::create_dir_all(work)?;
-        if let Some(dir) = out.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        let _ = std::fs::remove_file(out);
+        root.remove_file(out_rel)?;
 
         let inputs = &self.record.inputs;
         for input in inputs {
@@ -183,7 +187,7 @@ impl Program {
             .output()
             .with_context(|| format!("cannot run {}", program.display()))?;
         if !output.status.success() {
-            let _ = std::fs::remove_file(out);
+            let _ = root.remove_file(out_rel);
             let stderr = String::from_utf8_lossy(&output.stderr);
             let tail: Vec<&str> = stderr.lines().rev().take(12).collect();
             let tail: Vec<&str> = tail.into_iter().rev().collect();

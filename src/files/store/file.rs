@@ -345,8 +345,8 @@ pub fn repair_store(dir: &Path) -> Result<Repair> {
         .expect("a free name");
     // The original is kept under a new name (a hard link: both names exist until the
     // repaired store replaces the old one atomically).
-    std::fs::hard_link(&path, &aside)
-        .or_else(|_| std::fs::copy(&path, &aside).map(|_| ()))
+    let root = crate::files::confined::ExperimentDir::open(dir)?;
+    root.link_or_copy_in(&path, root.rel(&aside)?)
         .with_context(|| format!("cannot keep the damaged store as {}", aside.display()))?;
     crate::files::write_atomically_with(&path, |w| {
         for line in &kept {

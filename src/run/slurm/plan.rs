@@ -9,7 +9,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::files::store::shards::{shard_dir, shard_of};
 use crate::files::store::{read_results, Header, RESULTS_FILE};
-use crate::files::write_atomically;
 use crate::run::schedule::{build_schedule, Slot};
 
 /// Folder of the Slurm files inside an experiment directory.
@@ -129,12 +128,13 @@ impl SlurmPlan {
 
     /// Writes the plan atomically and signs it as this user's ([`crate::files::trust`]).
     pub fn save(&self, dir: &Path) -> Result<()> {
-        std::fs::create_dir_all(dir.join(SLURM_DIR))?;
+        let root = crate::files::confined::ExperimentDir::open(dir)?;
+        root.create_dir_all(SLURM_DIR)?;
         let path = slurm_path(dir, PLAN_FILE);
         let bytes = serde_json::to_vec_pretty(self)?;
         // Signed first: a crash between the two writes leaves the old or the new one verifying.
         crate::files::trust::sign_or_warn(&path, crate::files::trust::Kind::SlurmPlan, &bytes);
-        write_atomically(&path, &bytes)
+        root.write_atomic(root.rel(&path)?, &bytes)
     }
 
     /// The whole schedule, as a local run with these settings would walk it.
@@ -213,11 +213,8 @@ pub fn read_jobs(dir: &Path) -> Result<Vec<SubmittedJob>> {
 pub fn append_job(dir: &Path, job: &SubmittedJob) -> Result<()> {
     use std::io::Write;
     let path = slurm_path(dir, JOBS_FILE);
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .with_context(|| format!("cannot open {}", path.display()))?;
+    let root = crate::files::confined::ExperimentDir::open(dir)?;
+    let mut f = root.open_append(root.rel(&path)?, "the Slurm job list")?;
     let mut line = serde_json::to_vec(job)?;
     line.push(b'\n');
     f.write_all(&line)?;

@@ -15,7 +15,6 @@ use super::script::job_script;
 use crate::files::manifest::Manifest;
 use crate::files::store::shards::{shard_stores, SHARDS_DIR};
 use crate::files::store::RESULTS_FILE;
-use crate::files::write_atomically;
 use crate::run::environment::clean_environment;
 use crate::run::execution::unix_now;
 use crate::run::prepare::prepare_run;
@@ -100,9 +99,7 @@ pub fn submit(req: &RunRequest, opts: &SlurmOptions) -> Result<Submission> {
     plan.check()
         .context("--partition, --slurm-arg or --node-dir")?;
     plan.save(&dir)?;
-    write_atomically(&slurm_path(&dir, MARKER_FILE), plan.token.as_bytes())?;
-    std::fs::create_dir_all(slurm_path(&dir, LOGS_DIR))?;
-    std::fs::create_dir_all(dir.join(SHARDS_DIR))?;
+    let root = slurm_folders(&dir, &plan.token)?;
 
     let missing = plan.incomplete_shards(&dir)?;
     let script = slurm_path(&dir, SCRIPT_FILE);
@@ -116,7 +113,10 @@ pub fn submit(req: &RunRequest, opts: &SlurmOptions) -> Result<Submission> {
     if missing.is_empty() {
         return Ok(submission);
     }
-    write_atomically(&script, job_script(&dir, &plan, &missing)?.as_bytes())?;
+    root.write_atomic(
+        root.rel(&script)?,
+        job_script(&dir, &plan, &missing)?.as_bytes(),
+    )?;
     if opts.dry_run {
         return Ok(submission);
     }
@@ -131,6 +131,16 @@ pub fn submit(req: &RunRequest, opts: &SlurmOptions) -> Result<Submission> {
     )?;
     submission.job = Some(job);
     Ok(submission)
+}
+
+/// Writes the Slurm marker and makes the logs and shards folders, through the confined
+/// writer (a planted `slurm` or `shards` link is refused); returns that writer.
+fn slurm_folders(dir: &Path, token: &str) -> Result<crate::files::confined::ExperimentDir> {
+    let root = crate::files::confined::ExperimentDir::open(dir)?;
+    root.write_atomic(root.rel(&slurm_path(dir, MARKER_FILE))?, token.as_bytes())?;
+    root.create_dir_all(root.rel(&slurm_path(dir, LOGS_DIR))?)?;
+    root.create_dir_all(SHARDS_DIR)?;
+    Ok(root)
 }
 
 /// A new plan: the run's settings resolved and checked as for a local run.

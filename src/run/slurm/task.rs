@@ -50,7 +50,9 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
     // emulated cluster, or nodes shared despite --exclusive) would swap binaries under each
     // other's feet: the folder's lock makes them take turns.
     let local = plan.node_dir.join(&plan.token);
-    std::fs::create_dir_all(&local)
+    // The node folder is the plan's (signed) choice; the token one plain name below it.
+    crate::files::confined::ExperimentDir::open(&plan.node_dir)
+        .and_then(|d| d.create_dir_all(&plan.token))
         .with_context(|| format!("cannot create the node-local folder {}", local.display()))?;
     let _local_lock = lock_node_folder(&local, &here)?;
     let staging = local.join(STAGING_DIR);
@@ -164,7 +166,12 @@ fn planned_shard(dir: &Path, shard: u32) -> Result<(SlurmPlan, PreparedRun)> {
 /// The shard's store in `sdir`, opened for appending (with the plan's header, stamped with
 /// this node and time, when new), and what it already holds.
 fn open_shard_store(sdir: &Path, plan: &SlurmPlan) -> Result<(StoreWriter, Results)> {
-    std::fs::create_dir_all(sdir).with_context(|| format!("cannot create {}", sdir.display()))?;
+    // shards/ was checked to be no link on entry; the shard's own folder is made without
+    // following one.
+    let (shards, name) = crate::files::confined::parent_of(sdir)?;
+    shards
+        .create_dir_all(name)
+        .with_context(|| format!("cannot create {}", sdir.display()))?;
     let mut writer = StoreWriter::open(sdir)?;
     let previous = read_results(sdir)?;
     for w in &previous.warnings {
@@ -193,11 +200,9 @@ fn interrupted(shard: u32, signal: i32, report: &ShardReport, dir: &Path) -> any
 /// Takes the node-local folder's lock, waiting (and saying so) while another task holds it.
 fn lock_node_folder(local: &Path, here: &str) -> Result<Flock<std::fs::File>> {
     let path = local.with_extension("lock");
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
+    let (dir, name) = crate::files::confined::parent_of(&path)?;
+    let file = dir
+        .open_append(name, "the node folder's lock")
         .with_context(|| format!("cannot open {}", path.display()))?;
     // The lock lives as long as the returned guard (it unlocks on drop, as closing would).
     let file = match Flock::lock(file, FlockArg::LockExclusiveNonblock) {

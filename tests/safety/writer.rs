@@ -1,0 +1,113 @@
+//! One confined writer (issue 34): every path layoutrand creates, writes, renames or deletes
+//! below an experiment directory goes through `files::confined::ExperimentDir`, which
+//! refuses a symbolic link or a special file at any component. These tests hold that by
+//! construction: a raw write call anywhere else in `src/` fails the first one (unless the
+//! allow-list names why it is not below an experiment directory), and planted links of every
+//! kind the directory holds are refused by the commands with a message naming the path.
+
+use std::path::{Path, PathBuf};
+
+/// The raw calls that create, write, rename or delete a path.
+const RAW_WRITES: &[&str] = &[
+    "fs::write(",
+    "File::create(",
+    "fs::create_dir(",
+    "fs::create_dir_all(",
+    "DirBuilder::new(",
+    "fs::rename(",
+    "fs::remove_file(",
+    "fs::remove_dir(",
+    "fs::remove_dir_all(",
+    "fs::copy(",
+    "fs::hard_link(",
+    "fs::symlink(",
+    "fs::set_permissions(",
+    "OpenOptions::new(",
+    "tempfile::",
+    ".persist(",
+    "persist_noclobber(",
+];
+
+/// (file below src/, raw call, why it may stay raw). Everything else writes through
+/// `ExperimentDir`.
+const ALLOWED: &[(&str, &str, &str)] = &[
+    ("files/confined/dir.rs", "fs::create_dir_all(", "ExperimentDir::create: the user's own choice of directory, links on the way followed as the user's path says"),
+    ("files/output.rs", "OpenOptions::new(", "-o FILE into a FIFO, a character device or /dev/stdout: written into, never replaced (a regular file goes through the confined writer)"),
+    ("files/trust.rs", "OpenOptions::new(", "reads of the key and of signed parts (O_NOFOLLOW | O_NONBLOCK), not writes"),
+    ("files/trust.rs", "DirBuilder::new(", "the user's key folder (~/.config/layoutrand), outside any experiment directory"),
+    ("files/trust.rs", "tempfile::", "the user's key, created beside its final name outside any experiment directory"),
+    ("files/trust.rs", "persist_noclobber(", "the user's key: linked into place without replacing anything"),
+    ("layout/reorder/relocatable.rs", "tempfile::", "a fresh (O_EXCL, unpredictable) name in the relink's work folder, made by the confined writer"),
+    ("layout/reorder/relocatable.rs", ".persist(", "renames over the object's name in the work folder (a rename replaces a link, never follows it)"),
+    ("layout/archive.rs", "tempfile::", "a thin archive in the relink's work folder, made by the confined writer (layout sits below files: no import back); a fresh O_EXCL name"),
+    ("layout/archive.rs", ".persist(", "as above: a rename over the leaf replaces a link, never follows it"),
+    ("layout/reorder/merged.rs", "fs::write(", "merged.ld in the fresh private folder (tempfile's mkdir of an unpredictable name) made that moment in .record/merged"),
+    ("build/replay/merged.rs", "tempfile::", "a fresh private folder (mkdir of an unpredictable name) in .record/merged, made by the confined writer"),
+    ("build/live.rs", "fs::rename(", "the live relink replaces the output in the user's own build tree (the regular file their link just wrote), not in an experiment directory"),
+    ("build/live.rs", "tempfile::", "as above: beside the output in the user's build tree"),
+    ("build/live.rs", "fs::copy(", "as above: beside the output in the user's build tree"),
+    ("build/live.rs", ".persist(", "as above: beside the output in the user's build tree"),
+    ("doctor/mod.rs", "tempfile::", "the doctor's private temporary folder for its calibration runs"),
+];
+
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The file's code without its unit tests (which write their own temporary fixtures).
+fn code_of(text: &str) -> &str {
+    match text.find("#[cfg(test)]\nmod ") {
+        Some(at) => &text[..at],
+        None => text,
+    }
+}
+
+#[test]
+fn no_raw_write_call_outside_the_confined_writer() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    sources(&src, &mut files);
+    let mut found = Vec::new();
+    let mut used = vec![false; ALLOWED.len()];
+    for file in &files {
+        let rel = file
+            .strip_prefix(&src)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let text = std::fs::read_to_string(file).unwrap();
+        for (n, line) in code_of(&text).lines().enumerate() {
+            let code = line.split("//").next().unwrap_or("");
+            for raw in RAW_WRITES.iter().filter(|raw| code.contains(**raw)) {
+                match ALLOWED.iter().position(|(f, r, _)| *f == rel && r == raw) {
+                    Some(i) => used[i] = true,
+                    None => found.push(format!("src/{rel}:{}: {raw} in `{}`", n + 1, line.trim())),
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "raw write calls outside files::confined (write through ExperimentDir, or add the \
+         call to ALLOWED with why it is not below an experiment directory):\n{}",
+        found.join("\n")
+    );
+    // A stale exception is a hole waiting for a new call: each one must still be needed.
+    let stale: Vec<_> = ALLOWED
+        .iter()
+        .zip(&used)
+        .filter(|(_, used)| !**used)
+        .map(|((f, r, _), _)| format!("{f}: {r}"))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "allow-list entries no longer needed: {stale:?}"
+    );
+}
