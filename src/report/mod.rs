@@ -54,15 +54,8 @@ pub fn render_gated_report(
     options: &AnalysisOptions,
     metrics: &[String],
 ) -> Result<(String, Vec<GateJudgement>)> {
-<<<<<<< HEAD
     let mut report = analyse_directory(dir, options, metrics)?;
     words::fill(&mut report);
-    Ok((
-        export::exporter(format).export(&report)?,
-        gate_judgements(&report),
-    ))
-=======
-    let report = analyse_directory(dir, options, metrics)?;
     let text = export::exporter(format).export(&report)?;
     // JSON escapes its own control characters (and `\x` is no JSON escape); every other
     // format is read on a terminal or in a browser.
@@ -71,7 +64,6 @@ pub fn render_gated_report(
         _ => crate::printable::for_terminal(&text).into_owned(),
     };
     Ok((text, gate_judgements(&report)))
->>>>>>> attacks
 }
 
 /// The analysis of `experiment` at `thresholds` with its sentences written ([`words::fill`]):
