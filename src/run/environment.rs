@@ -160,6 +160,8 @@ mod tests {
         std::fs::write(&a, "A").unwrap();
         std::fs::write(&b, "B").unwrap();
         let fixed = fixed_binary_path(dir.path(), "prog");
+        // The staging directory exists before any binary is staged (preflight makes it).
+        std::fs::create_dir(dir.path().join(STAGING_DIR)).unwrap();
         stage_binary(&a, &fixed).unwrap();
         assert_eq!(std::fs::read_to_string(&fixed).unwrap(), "A");
         stage_binary(&b, &fixed).unwrap();
