@@ -134,7 +134,7 @@ pub fn store_blob(record_dir: &Path, file: &Path, kind: InputKind) -> Result<Str
     };
     let name = format!("{}.{ext}", blake3::hash(&bytes).to_hex());
     let rel = Path::new(BLOBS_DIR).join(&name);
-    let root = crate::files::confined::ExperimentDir::open(record_dir)?;
+    let root = crate::files::confined::ExperimentDir::create(record_dir)?;
     if root.entry(&rel)? == crate::files::confined::Entry::Missing {
         root.write_atomic(&rel, &bytes)
             .with_context(|| format!("storing {}", record_dir.join(&rel).display()))?;
@@ -178,7 +178,7 @@ pub fn write_record(record_dir: &Path, record: &LinkRecord) -> Result<PathBuf> {
         record.started_unix_nanos,
         std::process::id()
     ));
-    let root = crate::files::confined::ExperimentDir::open(record_dir)?;
+    let root = crate::files::confined::ExperimentDir::create(record_dir)?;
     root.write_atomic(&rel, &serde_json::to_vec_pretty(record)?)
         .with_context(|| format!("writing {}", root.join(&rel).display()))?;
     Ok(root.join(&rel))
@@ -298,7 +298,7 @@ pub fn read_records(record_dir: &Path) -> Result<Vec<LinkRecord>> {
 /// that output itself, so it was a configure-style probe, not a program the build produced.
 pub fn discard_output(record_dir: &Path, output: &Path) -> Result<()> {
     let links = record_dir.join(LINKS_DIR);
-    let root = crate::files::confined::ExperimentDir::open(record_dir)?;
+    let root = crate::files::confined::ExperimentDir::create(record_dir)?;
     root.create_dir_all(DISCARDED_DIR)?;
     for (path, record) in link_record_files(&links)? {
         if record.output == output {

@@ -395,7 +395,7 @@ impl LtoKeep {
             Path::new(super::lto_keep::TEMPS_DIR).join(format!("{nanos}-{}", std::process::id()));
         let dir = record_dir.join(&rel);
         let args = super::lto_keep::keep_args(clang, args, &dir, &output_name)?;
-        crate::files::confined::ExperimentDir::open(record_dir)
+        crate::files::confined::ExperimentDir::create(record_dir)
             .and_then(|root| root.create_dir_all(&rel))
             .ok()?;
         Some(LtoKeep {
@@ -414,7 +414,7 @@ impl LtoKeep {
             Ok(s) if s.success() => self.store(record_dir),
             _ => Vec::new(),
         };
-        if let Ok(root) = crate::files::confined::ExperimentDir::open(record_dir) {
+        if let Ok(root) = crate::files::confined::ExperimentDir::create(record_dir) {
             if let Ok(rel) = root.rel(&self.dir) {
                 let _ = root.remove_dir_all(rel);
                 let _ = root.remove_empty_dir(super::lto_keep::TEMPS_DIR);
@@ -497,7 +497,7 @@ fn split_compile(
         .map(|(a, _)| a)
         .collect();
     let dir = record_dir.join("split");
-    crate::files::confined::ExperimentDir::open(record_dir)?.create_dir_all("split")?;
+    crate::files::confined::ExperimentDir::create(record_dir)?.create_dir_all("split")?;
     let mut objects = Vec::new();
     for (n, source) in c.sources.iter().enumerate() {
         let stem = Path::new(&source.path)

@@ -157,7 +157,11 @@ impl Program {
         if let Some(dir) = out_rel.parent() {
             root.create_dir_all(dir)?;
         }
-        root.remove_file(out_rel)?;
+        // A directory where the output goes is not ours to delete: the linker refuses it
+        // with its own message, and this seed is marked failed like any failed link.
+        if root.entry(out_rel)? != crate::files::confined::Entry::Dir {
+            root.remove_file(out_rel)?;
+        }
 
         let inputs = &self.record.inputs;
         for input in inputs {

@@ -51,7 +51,7 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
     // other's feet: the folder's lock makes them take turns.
     let local = plan.node_dir.join(&plan.token);
     // The node folder is the plan's (signed) choice; the token one plain name below it.
-    crate::files::confined::ExperimentDir::open(&plan.node_dir)
+    crate::files::confined::ExperimentDir::create(&plan.node_dir)
         .and_then(|d| d.create_dir_all(&plan.token))
         .with_context(|| format!("cannot create the node-local folder {}", local.display()))?;
     let _local_lock = lock_node_folder(&local, &here)?;
@@ -166,9 +166,9 @@ fn planned_shard(dir: &Path, shard: u32) -> Result<(SlurmPlan, PreparedRun)> {
 /// The shard's store in `sdir`, opened for appending (with the plan's header, stamped with
 /// this node and time, when new), and what it already holds.
 fn open_shard_store(sdir: &Path, plan: &SlurmPlan) -> Result<(StoreWriter, Results)> {
-    // shards/ was checked to be no link on entry; the shard's own folder is made without
-    // following one.
-    let (shards, name) = crate::files::confined::parent_of(sdir)?;
+    // shards/ (made here when missing) and the shard's own folder are made without
+    // following a link.
+    let (shards, name) = crate::files::confined::make_parent_of(sdir)?;
     shards
         .create_dir_all(name)
         .with_context(|| format!("cannot create {}", sdir.display()))?;
