@@ -229,3 +229,23 @@ fn a_huge_output_line_under_a_regex_metric_is_neither_stored_nor_echoed() {
         .len();
     assert!(store < 64 * 1024, "a store of {store} bytes");
 }
+
+/// An attack of this round's own: a FIFO in place of the Slurm plan stalled `status` and
+/// `run --slurm --resume` (the plan was the one file of a directory read without the
+/// regular-file check); it is refused at once.
+#[test]
+fn a_fifo_as_the_slurm_plan_stalls_no_reader() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("slurm")).unwrap();
+    let plan = d.path().join("slurm/plan.json");
+    let c = std::ffi::CString::new(plan.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    layoutrand()
+        .arg("status")
+        .arg(d.path())
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .failure()
+        .stderr(contains("not a regular file"));
+}

@@ -74,11 +74,16 @@ impl SlurmPlan {
     /// Reads `DIR/slurm/plan.json`; `None` when there is none.
     pub fn load(dir: &Path) -> Result<Option<SlurmPlan>> {
         let path = slurm_path(dir, PLAN_FILE);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
+        match std::fs::symlink_metadata(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-        };
+            _ => {}
+        }
+        // Opened as every reader of a received directory opens its files: never through a
+        // link, and only a regular file (a FIFO planted here would stall `run --slurm
+        // --resume` and `status` for ever).
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut crate::files::trust::open_regular(&path)?, &mut text)
+            .with_context(|| format!("cannot read {}", path.display()))?;
         let plan: SlurmPlan = serde_json::from_str(&text)
             .with_context(|| format!("{} is not a layoutrand Slurm plan", path.display()))?;
         if plan.schema > PLAN_SCHEMA {
