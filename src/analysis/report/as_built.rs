@@ -28,6 +28,7 @@ pub fn as_built(
         shift: shift_of(series, &fixed, random, ci.as_ref(), thresholds),
         placement: placement_of(series, &fixed, thresholds),
         versus_baseline: None,
+        same_layout_as_baseline: None,
         text: String::new(),
     };
     answer.text = sentence(&answer, series.is_time(), thresholds);
@@ -35,7 +36,8 @@ pub fn as_built(
 }
 
 /// The answer in one sentence: where its mean lies among the random layouts' means, how far
-/// from their mean (with the Fieller interval), and the verdict of the placement.
+/// from their mean (with the Fieller interval), and the verdict of the placement; for a
+/// binary with the baseline's layout, that it is the default layout measured again.
 fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> String {
     let (better, worse) = if is_time {
         ("faster", "slower")
@@ -70,16 +72,29 @@ fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> String {
         Verdict::NotDetected => "an ordinary layout",
         Verdict::Undetermined => "cannot tell whether it is unusual",
     };
+    let below = percent(percentile, 2);
+    if a.same_layout_as_baseline == Some(true) {
+        return format!(
+            "The binary your build made (as built) has the default code layout (the same functions in the same order at the same addresses as the baseline): it is a second measurement of that layout, not a layout of its own (its data sections may still differ; the build's note says how); in this measurement {below} of the random layouts' means are below it, and {shift}."
+        );
+    }
     format!(
-        "The binary your build made (as built) is {verdict}: {} of the random layouts' means are below its; {shift}.",
-        percent(percentile, 2)
+        "The binary your build made (as built) is {verdict}: {below} of the random layouts' means are below its; {shift}."
     )
 }
 
-/// Fills each series' [`AsBuilt::versus_baseline`] from the manifest (the variant's build for
-/// a variant's series).
-pub fn attach_versus_baseline(series: &mut [SeriesReport], manifest: Option<&Manifest>) {
-    let Some(m) = manifest else { return };
+/// Fills each series' [`AsBuilt::versus_baseline`] and [`AsBuilt::same_layout_as_baseline`]
+/// from the manifest (the variant's build for a variant's series). An as-built binary with
+/// the baseline's layout gets the sentence that says so (issue 36, item 11: it was answered
+/// as if it were a layout of its own); `true` when some series' sentence changed (its
+/// summary quotes it).
+pub fn attach_versus_baseline(
+    series: &mut [SeriesReport],
+    manifest: Option<&Manifest>,
+    thresholds: &Thresholds,
+) -> bool {
+    let Some(m) = manifest else { return false };
+    let mut changed = false;
     for s in series {
         let Some(a) = s.as_built.as_mut() else {
             continue;
@@ -89,12 +104,21 @@ pub fn attach_versus_baseline(series: &mut [SeriesReport], manifest: Option<&Man
             .into_iter()
             .find(|(name, _)| *name == s.variant.as_deref())
             .map(|(_, b)| b);
-        a.versus_baseline = build
+        let own = build
             .and_then(|b| b.as_built.as_ref())
             .filter(|set| set.label() == AS_BUILT_LABEL)
-            .and_then(|set| set.find(&s.program))
-            .and_then(|bin| bin.versus_baseline.clone());
+            .and_then(|set| set.find(&s.program));
+        a.versus_baseline = own.and_then(|bin| bin.versus_baseline.clone());
+        let base = build.and_then(|b| b.baseline.find(&s.program));
+        a.same_layout_as_baseline = own
+            .zip(base)
+            .map(|(own, base)| own.fingerprint == base.fingerprint);
+        if a.same_layout_as_baseline == Some(true) {
+            a.text = sentence(a, s.is_time, thresholds);
+            changed = true;
+        }
     }
+    changed
 }
 
 #[cfg(test)]

@@ -120,12 +120,16 @@ fn analysed_series(
             analyse_series(s, failures, thresholds, options.bootstrap)
         })
         .collect();
-    super::as_built::attach_versus_baseline(&mut series, experiment.manifest.as_ref());
+    let as_built_said_again = super::as_built::attach_versus_baseline(
+        &mut series,
+        experiment.manifest.as_ref(),
+        thresholds,
+    );
     for s in &mut series {
         for (i, w) in host_warnings.iter().enumerate() {
             s.diagnostics.notes.insert(i, w.clone());
         }
-        if s.is_time && !host_warnings.is_empty() {
+        if as_built_said_again || (s.is_time && !host_warnings.is_empty()) {
             s.summary = summary(s, thresholds, host_warnings);
         }
     }

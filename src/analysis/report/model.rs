@@ -244,6 +244,11 @@ pub struct AsBuilt {
     /// In what the baseline differs from it, as `build` found (functions, order,
     /// addresses); absent without a manifest.
     pub versus_baseline: Option<String>,
+    /// Whether it has the baseline's layout (the manifest's fingerprints of the two are
+    /// equal: the same functions in the same order at the same addresses): then it is the
+    /// default layout measured a second time, not a layout of its own. Absent without a
+    /// manifest.
+    pub same_layout_as_baseline: Option<bool>,
     /// The answer in words.
     pub text: String,
 }
