@@ -86,15 +86,13 @@ fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> String {
 /// Fills each series' [`AsBuilt::versus_baseline`] and [`AsBuilt::same_layout_as_baseline`]
 /// from the manifest (the variant's build for a variant's series). An as-built binary with
 /// the baseline's layout gets the sentence that says so (issue 36, item 11: it was answered
-/// as if it were a layout of its own); `true` when some series' sentence changed (its
-/// summary quotes it).
+/// as if it were a layout of its own).
 pub fn attach_versus_baseline(
     series: &mut [SeriesReport],
     manifest: Option<&Manifest>,
     thresholds: &Thresholds,
-) -> bool {
-    let Some(m) = manifest else { return false };
-    let mut changed = false;
+) {
+    let Some(m) = manifest else { return };
     for s in series {
         let Some(a) = s.as_built.as_mut() else {
             continue;
@@ -115,10 +113,8 @@ pub fn attach_versus_baseline(
             .map(|(own, base)| own.fingerprint == base.fingerprint);
         if a.same_layout_as_baseline == Some(true) {
             a.text = sentence(a, s.is_time, thresholds);
-            changed = true;
         }
     }
-    changed
 }
 
 #[cfg(test)]

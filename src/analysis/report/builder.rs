@@ -120,16 +120,18 @@ fn analysed_series(
             analyse_series(s, failures, thresholds, options.bootstrap)
         })
         .collect();
-    let as_built_said_again = super::as_built::attach_versus_baseline(
-        &mut series,
-        experiment.manifest.as_ref(),
-        thresholds,
-    );
+    super::as_built::attach_versus_baseline(&mut series, experiment.manifest.as_ref(), thresholds);
     for s in &mut series {
         for (i, w) in host_warnings.iter().enumerate() {
             s.diagnostics.notes.insert(i, w.clone());
         }
-        if as_built_said_again || (s.is_time && !host_warnings.is_empty()) {
+        // The summary quotes the as-built sentence, which the manifest just rewrote for a
+        // binary with the baseline's layout.
+        let as_built_rewritten = s
+            .as_built
+            .as_ref()
+            .is_some_and(|a| a.same_layout_as_baseline == Some(true));
+        if as_built_rewritten || (s.is_time && !host_warnings.is_empty()) {
             s.summary = summary(s, thresholds, host_warnings);
         }
     }
