@@ -30,5 +30,6 @@ pub mod runner;
 pub mod schedule;
 pub mod settings;
 pub mod slurm;
+pub mod spawn;
 pub mod targets;
 pub mod watchdog;

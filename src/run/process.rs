@@ -9,10 +9,8 @@
 
 use std::ffi::OsString;
 use std::fs::File;
-use std::os::fd::{AsFd, FromRawFd, OwnedFd};
-use std::os::unix::process::CommandExt;
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use nix::poll::{poll, PollFd, PollFlags};
@@ -20,7 +18,6 @@ use nix::sys::signal::{killpg, Signal};
 use nix::sys::wait::{waitid, Id, WaitPidFlag, WaitStatus};
 use nix::unistd::Pid;
 
-use super::environment::disable_aslr_in_this_process;
 use super::reaper;
 
 /// What to start.
@@ -97,16 +94,25 @@ pub fn run_process(spec: &ProcessSpec) -> ProcessOutcome {
         (Ok(o), Ok(e)) => (o, e),
         (Err(e), _) | (_, Err(e)) => return failed(e),
     };
-    let mut cmd = command(spec, stdout, stderr);
-    let start = Instant::now();
-    let spawning = reaper::spawn_guard();
-    let child = match cmd.spawn() {
-        Ok(c) => c,
+    let prepared = match super::spawn::Prepared::new(&spec.argv, &spec.env, &spec.cwd) {
+        Ok(p) => p,
         Err(e) => return failed(format!("cannot start {}: {e}", program.to_string_lossy())),
     };
-    let pid = child.id() as libc::pid_t;
-    // From here on we reap the child ourselves with wait4; `child` is never waited on.
-    std::mem::forget(child);
+    let steps = super::spawn::Steps {
+        stdio: [
+            dev_null().as_raw_fd(),
+            stdout.as_raw_fd(),
+            stderr.as_raw_fd(),
+        ],
+        watchdog: super::watchdog::socket_fd(),
+        disable_aslr: spec.disable_aslr,
+    };
+    let start = Instant::now();
+    let spawning = reaper::spawn_guard();
+    let pid = match super::spawn::spawn(&prepared, steps) {
+        Ok(pid) => pid,
+        Err(e) => return failed(format!("cannot start {}: {e}", program.to_string_lossy())),
+    };
     reaper::started(pid);
     drop(spawning);
     let waited = wait_until_exit(pid, spec.timeout);
@@ -133,40 +139,10 @@ pub fn run_process(spec: &ProcessSpec) -> ProcessOutcome {
     }
 }
 
-/// The command of `spec` (whose argv is not empty), in its own process group, with exactly
-/// its environment, its output to `stdout` and `stderr`; it dies with the runner, and runs
-/// with ASLR off when `spec` says so.
-fn command(spec: &ProcessSpec, stdout: std::fs::File, stderr: std::fs::File) -> Command {
-    let (program, args) = spec.argv.split_first().expect("checked not empty");
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .env_clear()
-        .envs(spec.env.iter().map(|(k, v)| (k, v)))
-        .current_dir(&spec.cwd)
-        .stdin(Stdio::null())
-        .stdout(stdout)
-        .stderr(stderr)
-        .process_group(0);
-    let disable_aslr = spec.disable_aslr;
-    let watchdog = super::watchdog::socket_fd();
-    // SAFETY: the closure only makes the prctl(2), getpid(2), send(2) and personality(2)
-    // system calls, which are async-signal-safe, and allocates nothing.
-    unsafe {
-        cmd.pre_exec(move || {
-            // If the runner is killed (kill -9, power button), the benchmark dies with it
-            // instead of running on unobserved; `--resume` reruns that execution.
-            crate::child::die_with_parent()?;
-            // ... and so does what it starts: the watchdog knows the group before it runs.
-            if let Some(fd) = watchdog {
-                super::watchdog::announce_this_process(fd);
-            }
-            if disable_aslr {
-                disable_aslr_in_this_process()?;
-            }
-            Ok(())
-        });
-    }
-    cmd
+/// `/dev/null`, opened once: every execution's standard input.
+fn dev_null() -> &'static File {
+    static NULL: std::sync::OnceLock<File> = std::sync::OnceLock::new();
+    NULL.get_or_init(|| File::open("/dev/null").expect("/dev/null opens on Linux"))
 }
 
 /// How a process that was waited for (`waited`, with its wait status `status`) ended.
