@@ -280,6 +280,60 @@ pub fn sha256_of_file(path: &Path) -> Result<String> {
         .collect())
 }
 
+/// How long before a hash is read a file must have last changed for the hash to be kept.
+pub const SETTLED: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// [`sha256_of_file`], computed again only when the file may have changed: the hash of a
+/// path is kept with the file's identity (device, inode, size, modification and change
+/// times), and reused while that identity is unchanged.
+///
+/// Why: the runner checks a staged binary's hash before every execution, and reading a
+/// program of several MB costs milliseconds each time. Any write to the file, or a
+/// replacement of it, changes its change time (ctime), which no process can set back. The
+/// kernel stamps times from a clock that lags by up to a tick (≤ 10 ms), so a write just
+/// after the read began can carry an earlier ctime: a hash is kept only for a file whose
+/// ctime is at least [`SETTLED`] older than the read began (git's "racy" rule); staging
+/// links the binary afresh at a run's start, so its first executions hash it each time.
+pub fn sha256_of_file_cached(path: &Path) -> Result<String> {
+    use std::collections::HashMap;
+    use std::os::unix::fs::MetadataExt;
+    use std::sync::Mutex;
+    type Identity = (u64, u64, u64, i64, i64, i64, i64);
+    static KNOWN: Mutex<Option<HashMap<PathBuf, (Identity, String)>>> = Mutex::new(None);
+    let identity = |m: &std::fs::Metadata| -> Identity {
+        let (d, i, s) = (m.dev(), m.ino(), m.size());
+        (d, i, s, m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec())
+    };
+    let began = std::time::SystemTime::now();
+    let before = std::fs::metadata(path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if let Some((known, hash)) = KNOWN
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get_or_insert_with(HashMap::new)
+        .get(path)
+    {
+        if *known == identity(&before) {
+            return Ok(hash.clone());
+        }
+    }
+    let hash = sha256_of_file(path)?;
+    // Kept only if the file did not change while it was read and had settled before.
+    let after = std::fs::metadata(path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    let changed = std::time::UNIX_EPOCH
+        + std::time::Duration::new(after.ctime().max(0) as u64, after.ctime_nsec() as u32);
+    let settled = changed + SETTLED <= began;
+    if settled && identity(&after) == identity(&before) {
+        KNOWN
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get_or_insert_with(HashMap::new)
+            .insert(path.to_path_buf(), (identity(&after), hash.clone()));
+    }
+    Ok(hash)
+}
+
 impl BinarySet {
     /// Its programs, then its libraries.
     pub fn all(&self) -> impl Iterator<Item = &Binary> {
@@ -464,5 +518,29 @@ impl Manifest {
         std::iter::once(&self.baseline)
             .chain(self.as_built.iter())
             .chain(self.seeds.iter())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file rewritten in place (same inode, same size) is hashed anew however soon after,
+    /// and a settled file (a system program, changed long ago) gives the plain hash.
+    #[test]
+    fn the_cached_hash_follows_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("binary");
+        std::fs::write(&path, b"first contents").unwrap();
+        let first = sha256_of_file_cached(&path).unwrap();
+        assert_eq!(first, sha256_of_file(&path).unwrap());
+        std::fs::write(&path, b"other contents").unwrap();
+        let second = sha256_of_file_cached(&path).unwrap();
+        assert_ne!(first, second);
+        assert_eq!(second, sha256_of_file(&path).unwrap());
+        let settled = Path::new("/bin/sh");
+        let plain = sha256_of_file(settled).unwrap();
+        assert_eq!(sha256_of_file_cached(settled).unwrap(), plain);
+        assert_eq!(sha256_of_file_cached(settled).unwrap(), plain);
     }
 }

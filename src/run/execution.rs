@@ -15,7 +15,7 @@ use super::process::{file_tail, run_process, ProcessEnd, ProcessOutcome, Process
 use super::schedule::Slot;
 use super::settings::RunSettings;
 use super::targets::Target;
-use crate::files::manifest::sha256_of_file;
+use crate::files::manifest::sha256_of_file_cached;
 use crate::files::store::{Execution, ExecutionStatus, Measurement, Record};
 
 /// Lines of output kept in failure records and error messages.
@@ -310,7 +310,7 @@ fn execution_record(
 /// the build (another seed's copied over it, a rebuild in place) would be measured under the
 /// wrong label. The staged file is hashed, as it is what runs.
 fn check_sha256(source: &Path, staged: &Path, expected: &str, binary: &str) -> Result<()> {
-    let actual = sha256_of_file(staged)?;
+    let actual = sha256_of_file_cached(staged)?;
     if actual != expected {
         bail!(
             "{} is not the binary `layoutrand build` made for {binary}: its sha256 is {actual}, the manifest says {}; it was replaced after the build (rebuild, or restore the file) and is not run under that label",

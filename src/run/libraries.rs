@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use super::environment::stage_binary;
-use crate::files::manifest::sha256_of_file;
+use crate::files::manifest::sha256_of_file_cached;
 use crate::layout::dynamic;
 
 /// The name of the environment variable that points the loader at the staged libraries.
@@ -53,7 +53,7 @@ pub fn stage_libraries(
     for (name, (source, sha256)) in libraries {
         let staged = dir.join(name);
         stage_binary(source, &staged)?;
-        let actual = sha256_of_file(&staged)?;
+        let actual = sha256_of_file_cached(&staged)?;
         if &actual != sha256 {
             bail!(
                 "{} is not the library `layoutrand build` made for {binary}: its sha256 is \

@@ -85,14 +85,9 @@ pub fn run_process(spec: &ProcessSpec) -> ProcessOutcome {
     let Some(program) = spec.argv.first() else {
         return failed("empty command".into());
     };
-    // Created afresh, never through a symbolic link planted in the staging directory.
-    let open = |p: &Path| {
-        crate::files::confined::create_fresh_file(p)
-            .map_err(|e| format!("cannot create {}: {e}", p.display()))
-    };
-    let (stdout, stderr) = match (open(&spec.stdout), open(&spec.stderr)) {
-        (Ok(o), Ok(e)) => (o, e),
-        (Err(e), _) | (_, Err(e)) => return failed(e),
+    let (stdout, stderr) = match output_files(&spec.stdout, &spec.stderr) {
+        Ok(files) => files,
+        Err(e) => return failed(e),
     };
     let prepared = match super::spawn::Prepared::new(&spec.argv, &spec.env, &spec.cwd) {
         Ok(p) => p,
@@ -137,6 +132,21 @@ pub fn run_process(spec: &ProcessSpec) -> ProcessOutcome {
         max_rss_kib: usage.ru_maxrss.max(0) as u64,
         abandoned: u32::try_from(abandoned).unwrap_or(u32::MAX),
     }
+}
+
+/// The files that receive an execution's output, created afresh, never through a symbolic
+/// link planted in the staging directory; their directory is opened once for both.
+fn output_files(stdout: &Path, stderr: &Path) -> Result<(File, File), String> {
+    let cannot = |p: &Path, e: anyhow::Error| format!("cannot create {}: {e}", p.display());
+    let (dir, out_name) =
+        crate::files::confined::parent_of(stdout).map_err(|e| cannot(stdout, e))?;
+    let out = dir.create_fresh(out_name).map_err(|e| cannot(stdout, e))?;
+    let err = match stderr.parent() == stdout.parent() {
+        true => dir.create_fresh(stderr.file_name().unwrap_or_default()),
+        false => crate::files::confined::create_fresh_file(stderr),
+    }
+    .map_err(|e| cannot(stderr, e))?;
+    Ok((out, err))
 }
 
 /// `/dev/null`, opened once: every execution's standard input.

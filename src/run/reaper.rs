@@ -124,19 +124,37 @@ pub fn kill_descendants(root: i32) {
     }
 }
 
-/// This process's children, from each thread's `/proc/self/task/TID/children` (a few small
-/// reads: cheap enough for every execution).
+/// The children of this process's main thread, from `/proc/self/task/PID/children`, which is
+/// opened once and read again from its start (a `/proc` seq file is regenerated on each read
+/// from offset 0): one system call per look.
+///
+/// The orphans are there: the kernel re-parents an orphan to the first live thread of its
+/// subreaper, which is the main thread while the process runs (`find_new_reaper`,
+/// kernel/exit.c). A worker thread's own children are the executions it leads, which are
+/// never orphans.
 fn own_children() -> Vec<i32> {
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+    use std::os::unix::fs::FileExt;
+    static MAIN_THREAD_CHILDREN: std::sync::OnceLock<Option<std::fs::File>> =
+        std::sync::OnceLock::new();
+    let Some(file) = MAIN_THREAD_CHILDREN
+        .get_or_init(|| {
+            std::fs::File::open(format!("/proc/self/task/{}/children", std::process::id())).ok()
+        })
+        .as_ref()
+    else {
         return Vec::new();
     };
-    tasks
-        .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("children")).ok())
-        .flat_map(|text| {
-            text.split_whitespace()
-                .filter_map(|p| p.parse().ok())
-                .collect::<Vec<i32>>()
-        })
+    let mut text = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        match file.read_at(&mut chunk, text.len() as u64) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => text.extend_from_slice(&chunk[..n]),
+        }
+    }
+    String::from_utf8_lossy(&text)
+        .split_whitespace()
+        .filter_map(|p| p.parse().ok())
         .collect()
 }
 

@@ -360,11 +360,16 @@ impl ExperimentDir {
 
     /// The directory holding `rel` (opened without following a link at any component,
     /// created when `create`) and `rel`'s last component.
-    fn parent_of<'a>(&self, rel: &'a Path, create: bool) -> Result<(OwnedFd, &'a OsStr)> {
+    fn parent_of<'a>(&self, rel: &'a Path, create: bool) -> Result<(ParentFd<'_>, &'a OsStr)> {
         super::check_relative(rel, "a path below the experiment directory")?;
         let leaf = rel.file_name().expect("checked: plain components");
         let parent = rel.parent().unwrap_or(Path::new(""));
-        Ok((self.walk(parent, create)?, leaf))
+        if parent.as_os_str().is_empty() {
+            // The directory itself, held open already: no reopening per file (the runner
+            // recreates two output files per execution).
+            return Ok((ParentFd::Root(self.fd.as_fd()), leaf));
+        }
+        Ok((ParentFd::Opened(self.walk(parent, create)?), leaf))
     }
 
     /// Opens the directory `rel` below this one, refusing a symbolic link or a non-directory
@@ -467,6 +472,28 @@ pub fn process_umask() -> u32 {
                 .and_then(|v| u32::from_str_radix(v.trim(), 8).ok())
         })
         .unwrap_or(0o022)
+}
+
+/// The directory a leaf is handled in: the experiment directory's own descriptor, or one
+/// opened below it.
+enum ParentFd<'a> {
+    Root(BorrowedFd<'a>),
+    Opened(OwnedFd),
+}
+
+impl AsFd for ParentFd<'_> {
+    fn as_fd(&self) -> BorrowedFd<'_> {
+        match self {
+            ParentFd::Root(fd) => *fd,
+            ParentFd::Opened(fd) => fd.as_fd(),
+        }
+    }
+}
+
+impl AsRawFd for ParentFd<'_> {
+    fn as_raw_fd(&self) -> RawFd {
+        self.as_fd().as_raw_fd()
+    }
 }
 
 /// The directory holding `path`, for a write whose directory is known to be real (made or
