@@ -302,11 +302,19 @@ pub fn sha256_of_file_cached(path: &Path) -> Result<String> {
     static KNOWN: Mutex<Option<HashMap<PathBuf, (Identity, String)>>> = Mutex::new(None);
     let identity = |m: &std::fs::Metadata| -> Identity {
         let (d, i, s) = (m.dev(), m.ino(), m.size());
-        (d, i, s, m.mtime(), m.mtime_nsec(), m.ctime(), m.ctime_nsec())
+        (
+            d,
+            i,
+            s,
+            m.mtime(),
+            m.mtime_nsec(),
+            m.ctime(),
+            m.ctime_nsec(),
+        )
     };
     let began = std::time::SystemTime::now();
-    let before = std::fs::metadata(path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
+    let before =
+        std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
     if let Some((known, hash)) = KNOWN
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -319,8 +327,8 @@ pub fn sha256_of_file_cached(path: &Path) -> Result<String> {
     }
     let hash = sha256_of_file(path)?;
     // Kept only if the file did not change while it was read and had settled before.
-    let after = std::fs::metadata(path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
+    let after =
+        std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
     let changed = std::time::UNIX_EPOCH
         + std::time::Duration::new(after.ctime().max(0) as u64, after.ctime_nsec() as u32);
     let settled = changed + SETTLED <= began;

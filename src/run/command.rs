@@ -234,14 +234,18 @@ impl CommandTemplate {
         named: &BTreeMap<String, PathBuf>,
         iterations: Option<u32>,
     ) -> Vec<OsString> {
-        let re = Regex::new(r"\{bin(?::([^}]+))?\}|\{iterations\}").expect("valid regex");
+        // Compiled once: expand runs before every execution.
+        static PLACEHOLDERS: std::sync::LazyLock<Regex> = std::sync::LazyLock::new(|| {
+            Regex::new(r"\{bin(?::([^}]+))?\}|\{iterations\}").expect("valid regex")
+        });
+        let re = &*PLACEHOLDERS;
         let script = script_position(&self.args);
         let path = |p: Option<&PathBuf>| p.map(|p| p.as_os_str().to_os_string());
         self.args
             .iter()
             .enumerate()
             .map(|(i, a)| {
-                substitute(a, &re, script == Some(i), |c| {
+                substitute(a, re, script == Some(i), |c| {
                     if c.get(0).is_some_and(|m| m.as_str() == "{iterations}") {
                         return iterations.map(|n| OsString::from(n.to_string()));
                     }

@@ -132,33 +132,13 @@ pub fn spawn(prepared: &Prepared, steps: Steps) -> io::Result<libc::pid_t> {
         runner: std::process::id() as libc::pid_t,
         failed: AtomicI32::new(0),
     };
-    let mut stack = vec![0u8; CHILD_STACK_BYTES];
-    // The stack grows down: the child starts at its 16-byte aligned top.
-    let top = (stack.as_mut_ptr() as usize + CHILD_STACK_BYTES) & !15;
-    // SAFETY: all signals are blocked around the clone, so no handler of the runner ever
-    // runs on the child's stack or with its shared memory (the child resets the handlers
-    // before it unblocks them). CLONE_VFORK suspends this thread until the child execs or
-    // exits, so `plan` and `stack` outlive every use the child makes of them. The child
-    // only makes system calls (see `child_main`).
-    let pid = unsafe {
-        let mut all: libc::sigset_t = std::mem::zeroed();
-        let mut before: libc::sigset_t = std::mem::zeroed();
-        libc::sigfillset(&mut all);
-        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut before);
-        let pid = libc::clone(
-            child_main,
-            top as *mut libc::c_void,
-            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
-            &plan as *const ChildPlan as *mut libc::c_void,
-        );
-        let cloned = io::Error::last_os_error();
-        libc::pthread_sigmask(libc::SIG_SETMASK, &before, std::ptr::null_mut());
-        if pid < 0 {
-            return Err(cloned);
-        }
-        pid
-    };
-    drop(stack);
+    // One stack per runner thread, reused: a fresh one would be zeroed and faulted in
+    // before every execution. The stack grows down: the child starts at its aligned top.
+    thread_local! {
+        static STACK: std::cell::RefCell<Box<[std::mem::MaybeUninit<u8>]>> =
+            std::cell::RefCell::new(Box::new_uninit_slice(CHILD_STACK_BYTES));
+    }
+    let pid = STACK.with(|stack| clone_child(&plan, &mut stack.borrow_mut()))?;
     match plan.failed.load(Ordering::SeqCst) {
         0 => Ok(pid),
         errno => {
@@ -167,6 +147,37 @@ pub fn spawn(prepared: &Prepared, steps: Steps) -> io::Result<libc::pid_t> {
             unsafe { libc::waitpid(pid, &mut status, 0) };
             Err(io::Error::from_raw_os_error(errno))
         }
+    }
+}
+
+/// Clones the child of `plan` on `stack`; returns its pid once it has exec'd or exited.
+fn clone_child(
+    plan: &ChildPlan,
+    stack: &mut [std::mem::MaybeUninit<u8>],
+) -> io::Result<libc::pid_t> {
+    let top = (stack.as_mut_ptr() as usize + stack.len()) & !15;
+    // SAFETY: all signals are blocked around the clone, so no handler of the runner ever
+    // runs on the child's stack or with its shared memory (the child resets the handlers
+    // before it unblocks them). CLONE_VFORK suspends this thread until the child execs or
+    // exits, so `plan` and `stack` outlive every use the child makes of them. The child
+    // only makes system calls (see `child_main`).
+    unsafe {
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        let mut before: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut before);
+        let pid = libc::clone(
+            child_main,
+            top as *mut libc::c_void,
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            plan as *const ChildPlan as *mut libc::c_void,
+        );
+        let cloned = io::Error::last_os_error();
+        libc::pthread_sigmask(libc::SIG_SETMASK, &before, std::ptr::null_mut());
+        if pid < 0 {
+            return Err(cloned);
+        }
+        Ok(pid)
     }
 }
 
