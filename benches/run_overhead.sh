@@ -4,8 +4,10 @@
 # Both are measured as the slope between a short and a long series (so start-up costs —
 # loading the manifest, the ASLR probe, the header — cancel out), each the median of
 # REPEATS tries. The runner's per-execution work is: stage the binary at its fixed path
-# (hard link), check its sha256 against the manifest, build the environment, fork/exec with setpgid + personality + pdeathsig in
-# pre_exec, wait4, one write + fsync of the execution's records. The fsync is the price of
+# (hard link), check its sha256 against the manifest (hashed again only when the file changed),
+# build the environment, start the leader with clone(CLONE_VM|CLONE_VFORK) (setpgid,
+# pdeathsig, the watchdog's announcement, personality before execve: src/run/spawn.rs), wait4,
+# look for orphans, one write + fsync of the execution's records. The fsync is the price of
 # the store's durability, so the store is measured both on DIR's disk and on tmpfs.
 #
 # Usage: benches/run_overhead.sh [SHORT LONG REPEATS]   (default 50 550 5)
