@@ -62,8 +62,10 @@ pub mod progress;
 pub mod report;
 pub mod run;
 pub mod schema;
-pub mod seeded;
+/// The seeded random stream (in the stats crate, which needs it; one stream for all).
+pub use layoutrand_stats::seeded;
 pub mod signals;
-pub mod stats;
+/// Pure statistics: the `layoutrand-stats` crate of this workspace (`stats/`).
+pub use layoutrand_stats as stats;
 pub mod units;
 pub mod wrap;
