@@ -79,8 +79,8 @@ pub fn run(args: Args) -> Result<i32> {
         ));
     }
     match args.format.format {
-        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&analysis)?),
-        OutputFormat::Text => print!(
+        OutputFormat::Json => layoutrand::outln!("{}", serde_json::to_string_pretty(&analysis)?),
+        OutputFormat::Text => layoutrand::out!(
             "{}",
             layoutrand::printable::for_terminal(&render_analysis(&analysis, &data.source))
         ),

@@ -222,15 +222,7 @@ impl GateArgs {
 use layoutrand::analysis::pair::GateJudgement;
 pub use layoutrand::flags::{DesignArgs, LimitArgs};
 
-/// Writes a command's whole answer to standard output; a failure (a full disk behind `>`)
-/// is an error that says where the answer was going.
-pub fn write_stdout(text: &str) -> anyhow::Result<()> {
-    use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .map_err(|e| anyhow::anyhow!("cannot write to standard output: {e}"))
-}
+pub use layoutrand::files::output::write_stdout;
 
 /// The exit status of a command that a signal stopped after keeping what it had finished
 /// ([`Interrupted`](layoutrand::signals::Interrupted): 128 + signal), said on stderr as
