@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use layoutrand::analysis::single::BootstrapOptions;
-use layoutrand::analysis::vocabulary::{confidence_arg, share_arg, Thresholds};
+use layoutrand::analysis::vocabulary::Thresholds;
+use layoutrand::flags::{confidence_arg, share_arg};
 
 /// The experiment directory of a command that reads one (`report`, `dimension`, `export`,
 /// `explain`, `status`, `repair`): a positional `DIR`, or `--out DIR`, the flag the commands
@@ -26,7 +27,7 @@ impl ExperimentDirArgs {
         self.dir
             .clone()
             .or_else(|| self.out.clone())
-            .unwrap_or_else(|| PathBuf::from(layoutrand::analysis::vocabulary::DEFAULT_DIR))
+            .unwrap_or_else(|| PathBuf::from(layoutrand::files::DEFAULT_DIR))
     }
 }
 

@@ -22,3 +22,7 @@ pub mod trust;
 pub use atomic::{write_atomically, write_atomically_with};
 
 pub use crate::schema::OUTPUT_SCHEMA;
+
+/// The experiment directory every subcommand uses when none is given, so that
+/// `layoutrand build …; layoutrand run …; layoutrand report` works from one place.
+pub const DEFAULT_DIR: &str = "layoutrand-out";
