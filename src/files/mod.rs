@@ -13,6 +13,7 @@ pub mod atomic;
 pub mod cache_model;
 pub mod confined;
 pub mod manifest;
+pub mod metric;
 pub mod output;
 pub mod results;
 pub mod stopping;
