@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Independent reference for src/stats/repeated_t.rs: the per-look level alpha' of Pocock's
+"""Independent reference for stats/src/repeated_t.rs: the per-look level alpha' of Pocock's
 repeated t intervals for looks FIRST..LAST at 95 %, by numpy simulation (200 000 standard
 normal paths, seed 7) and bisection, the figure the Rust unit test is checked against.
 Usage: python3 benches/repeated_t_reference.py FIRST LAST"""

@@ -27,7 +27,7 @@ if [ -z "$all" ]; then
   rm -rf "$probe_dir"
 fi
 if [ "$all" = 1 ]; then
-  cargo test --release --locked --no-fail-fast "$@" -- --include-ignored
+  cargo test --release --locked --workspace --no-fail-fast "$@" -- --include-ignored
 else
-  cargo test --release --locked --no-fail-fast "$@"
+  cargo test --release --locked --workspace --no-fail-fast "$@"
 fi

@@ -46,6 +46,30 @@ macro_rules! diagnostic {
     }};
 }
 
+/// `print!` for a command's answer, through [`files::output::write_stdout`]: a failure to
+/// write is returned with `?` (the calling function returns `anyhow::Result`), never a panic.
+#[macro_export]
+macro_rules! out {
+    ($($arg:tt)*) => {
+        $crate::files::output::write_stdout(&::std::format!($($arg)*))?
+    };
+}
+
+/// `println!` for a command's answer: [`out!`] with a newline.
+#[macro_export]
+macro_rules! outln {
+    () => {
+        $crate::files::output::write_stdout("\n")?
+    };
+    ($($arg:tt)*) => {
+        $crate::files::output::write_stdout(&{
+            let mut line = ::std::format!($($arg)*);
+            line.push('\n');
+            line
+        })?
+    };
+}
+
 pub mod analysis;
 pub mod build;
 pub mod child;
@@ -62,8 +86,10 @@ pub mod progress;
 pub mod report;
 pub mod run;
 pub mod schema;
-pub mod seeded;
+/// The seeded random stream (in the stats crate, which needs it; one stream for all).
+pub use layoutrand_stats::seeded;
 pub mod signals;
-pub mod stats;
+/// Pure statistics: the `layoutrand-stats` crate of this workspace (`stats/`).
+pub use layoutrand_stats as stats;
 pub mod units;
 pub mod wrap;

@@ -18,51 +18,20 @@ fn main() -> ExitCode {
         return exit_code(code);
     }
     let args = cli::Cli::parse();
-    silence_output_failure_panics();
-    let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| cli::dispatch(args)));
-    match outcome {
-        Ok(Ok(code)) => exit_code(code),
-        Ok(Err(err)) => {
+    // Standard output goes through one writer that returns its errors
+    // (layoutrand::files::output::write_stdout), so a full disk behind `>` is an error
+    // here, not a panic; tests/safety/output.rs keeps print! out of the code.
+    match cli::dispatch(args) {
+        Ok(code) => exit_code(code),
+        Err(err) => {
             layoutrand::diagnostic!("layoutrand: error: {err:#}");
             exit_code(layoutrand::exit::Exit::InputError.code())
         }
-        Err(payload) => match output_failure(payload.as_ref()) {
-            Some(message) => {
-                layoutrand::diagnostic!("layoutrand: error: {message}");
-                exit_code(layoutrand::exit::Exit::InputError.code())
-            }
-            None => std::panic::resume_unwind(payload),
-        },
     }
 }
 
-/// The message of `println!`'s panic when standard output cannot be written (`>/dev/full`, a
-/// full disk): not a bug of ours but an error of the environment, so it ends the command
-/// with a plain message and status 2 instead of a backtrace. Whatever the command wrote to
-/// its own files (a store, a manifest) was written atomically or record by record and stays
-/// valid.
-fn output_failure(payload: &(dyn std::any::Any + Send)) -> Option<String> {
-    let text = payload
-        .downcast_ref::<String>()
-        .map(String::as_str)
-        .or_else(|| payload.downcast_ref::<&str>().copied())?;
-    text.starts_with("failed printing to")
-        .then(|| format!("{text}; the output was cut short"))
-}
-
-/// Keeps the default panic message and backtrace for real bugs, but not for the output
-/// failures [`output_failure`] turns into an error message.
-fn silence_output_failure_panics() {
-    let default_hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(move |info| {
-        if output_failure(info.payload()).is_none() {
-            default_hook(info);
-        }
-    }));
-}
-
 /// Rust starts programs with SIGPIPE ignored, so a write to a closed pipe
-/// (`layoutrand layout BIN | head`) returns EPIPE and `println!` panics on it. For every
+/// (`layoutrand layout BIN | head`) returns EPIPE, which would be an error message. For every
 /// command at once, do what Unix tools do: die quietly of SIGPIPE when the reader has gone.
 /// (Child processes get the default disposition back from std anyway.)
 fn restore_default_sigpipe() {

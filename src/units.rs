@@ -1,7 +1,8 @@
 //! Time units and durations: the one table of metric time units (the report's scaling of
 //! times, and the question "is this metric a time?"), the one duration parser of the project
 //! (`--budget`, `--timeout`, `--costs`: the `humantime` crate's syntax, or plain seconds, with
-//! one documented maximum); and the one parser of byte counts (`build --pad`).
+//! one documented maximum); the one parser of byte counts (`build --pad`); the one percent
+//! parser (`1%` and `0.01` mean the same everywhere) and the one `--costs` syntax.
 
 use std::time::Duration;
 
@@ -136,9 +137,88 @@ pub fn parse_bytes(text: &str) -> Result<u64> {
         .ok_or_else(|| anyhow::anyhow!("{text:?} is too many bytes"))
 }
 
+/// Parses repetition costs written `LEVEL=TIME,LEVEL=TIME…` (`binary=20s,execution=2s,
+/// iteration=0.5s`; a time takes the units of [`parse_duration`], a bare
+/// number is seconds): the one `--costs` syntax of `analyze` and `dimension`. Returns the
+/// (level, seconds) pairs in the order given; each cost is positive and finite, each level
+/// named once. Which level names are valid is the caller's to check.
+pub fn parse_costs(text: &str) -> Result<Vec<(String, f64)>> {
+    let mut costs: Vec<(String, f64)> = Vec::new();
+    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let Some((name, value)) = part.split_once('=') else {
+            bail!("--costs: `{part}` is not LEVEL=TIME (e.g. execution=2s)");
+        };
+        let name = name.trim();
+        let seconds = parse_duration(value.trim())
+            .map(|d| d.as_secs_f64())
+            .map_err(|e| anyhow::anyhow!("--costs: `{part}`: {e:#}"))?;
+        if costs.iter().any(|(n, _)| n == name) {
+            bail!("--costs names the level `{name}` twice");
+        }
+        costs.push((name.to_string(), seconds));
+    }
+    Ok(costs)
+}
+
+/// Parses a share written as a percentage (`"1%"`, `"0.5 %"`) or as a fraction (`"0.01"`):
+/// both give 0.01. The one percent parser of the project. The value must lie in `[0, 1)`
+/// when `allow_zero`, else in `(0, 1)`.
+pub fn parse_share(text: &str, allow_zero: bool) -> Result<f64> {
+    let t = text.trim();
+    let value = match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
+        None => t.parse::<f64>(),
+    }
+    .map_err(|_| {
+        anyhow::anyhow!(
+            "{text:?} is not a percentage such as 1% or 0.5% (or a fraction such as 0.01)"
+        )
+    })?;
+    let low_ok = if allow_zero {
+        value >= 0.0
+    } else {
+        value > 0.0
+    };
+    if !(low_ok && value < 1.0) {
+        let hint = if !t.ends_with('%') && (1.0..100.0).contains(&value) {
+            format!(" (a bare number is a fraction: did you mean {t}%?)")
+        } else {
+            String::new()
+        };
+        bail!(
+            "{text:?} must be {} 0% and 100%{hint}",
+            if allow_zero {
+                "from"
+            } else {
+                "strictly between"
+            }
+        );
+    }
+    Ok(value)
+}
+
+/// Parses a strictly positive share (`--target`, precision goals).
+pub fn parse_percent(text: &str) -> Result<f64> {
+    parse_share(text, false)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn percent_and_fraction_agree() {
+        assert_eq!(parse_percent("1%").unwrap(), 0.01);
+        assert_eq!(parse_percent("0.01").unwrap(), 0.01);
+        assert_eq!(parse_percent(" 0.5 % ").unwrap(), 0.005);
+        assert_eq!(parse_percent("0.02").unwrap(), 0.02);
+        assert!(parse_percent("150%").is_err());
+        assert!(parse_percent("abc").is_err());
+        assert!(parse_percent("0").is_err());
+        assert_eq!(parse_share("0", true).unwrap(), 0.0);
+        let e = parse_percent("2").unwrap_err().to_string();
+        assert!(e.contains("did you mean 2%"), "{e}");
+    }
 
     #[test]
     fn byte_counts() {

@@ -1,19 +1,16 @@
-//! The words and numbers every subcommand shares: one percent parser, one set of thresholds
-//! derived from `--confidence` and `--negligible`, one default experiment directory, one
-//! minimum number of top-level units, one bound on bootstrap resamples.
+//! The words and numbers every analysis shares: one set of thresholds derived from
+//! `--confidence` and `--negligible`, one minimum number of top-level units, one bound on
+//! bootstrap resamples, the verdicts' words. (The percent, cost and duration parsers are in
+//! [`crate::units`], the command line's value parsers in [`crate::flags`], the default
+//! experiment directory in [`crate::files`].)
 //!
-//! Every subcommand reads its options through these, so `1%` and `0.01` mean the same
-//! everywhere and a verdict is "detected" at the same level in `analyze`, `report` and
-//! `compare`.
+//! Every analysis reads its thresholds through these, so a verdict is "detected" at the same
+//! level in `analyze`, `report` and `compare`.
 
 use std::collections::BTreeMap;
 
 use anyhow::{bail, Result};
 use serde::{Serialize, Serializer};
-
-/// The experiment directory every subcommand uses when none is given, so that
-/// `layoutrand build …; layoutrand run …; layoutrand report` works from one place.
-pub const DEFAULT_DIR: &str = "layoutrand-out";
 
 /// How every report names what only `manifest.json` records (the build's granularity,
 /// linker, mode, padding, link times) when the directory holds only `results.jsonl`: the
@@ -43,83 +40,6 @@ pub const DEFAULT_NEGLIGIBLE: f64 = 0.01;
 /// bootstrap's memory at 80 MB; the bootstrap interval's Monte Carlo error is already far
 /// below the interval's own width at 10⁴ resamples (Efron & Tibshirani 1993 §19.3).
 pub const MAX_BOOTSTRAP_RESAMPLES: usize = 10_000_000;
-
-/// Parses repetition costs written `LEVEL=TIME,LEVEL=TIME…` (`binary=20s,execution=2s,
-/// iteration=0.5s`; a time takes the units of [`crate::units::parse_duration`], a bare
-/// number is seconds): the one `--costs` syntax of `analyze` and `dimension`. Returns the
-/// (level, seconds) pairs in the order given; each cost is positive and finite, each level
-/// named once. Which level names are valid is the caller's to check.
-pub fn parse_costs(text: &str) -> Result<Vec<(String, f64)>> {
-    let mut costs: Vec<(String, f64)> = Vec::new();
-    for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        let Some((name, value)) = part.split_once('=') else {
-            bail!("--costs: `{part}` is not LEVEL=TIME (e.g. execution=2s)");
-        };
-        let name = name.trim();
-        let seconds = crate::units::parse_duration(value.trim())
-            .map(|d| d.as_secs_f64())
-            .map_err(|e| anyhow::anyhow!("--costs: `{part}`: {e:#}"))?;
-        if costs.iter().any(|(n, _)| n == name) {
-            bail!("--costs names the level `{name}` twice");
-        }
-        costs.push((name.to_string(), seconds));
-    }
-    Ok(costs)
-}
-
-/// Parses a share written as a percentage (`"1%"`, `"0.5 %"`) or as a fraction (`"0.01"`):
-/// both give 0.01. The one percent parser of the project. The value must lie in `[0, 1)`
-/// when `allow_zero`, else in `(0, 1)`.
-pub fn parse_share(text: &str, allow_zero: bool) -> Result<f64> {
-    let t = text.trim();
-    let value = match t.strip_suffix('%') {
-        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
-        None => t.parse::<f64>(),
-    }
-    .map_err(|_| {
-        anyhow::anyhow!(
-            "{text:?} is not a percentage such as 1% or 0.5% (or a fraction such as 0.01)"
-        )
-    })?;
-    let low_ok = if allow_zero {
-        value >= 0.0
-    } else {
-        value > 0.0
-    };
-    if !(low_ok && value < 1.0) {
-        let hint = if !t.ends_with('%') && (1.0..100.0).contains(&value) {
-            format!(" (a bare number is a fraction: did you mean {t}%?)")
-        } else {
-            String::new()
-        };
-        bail!(
-            "{text:?} must be {} 0% and 100%{hint}",
-            if allow_zero {
-                "from"
-            } else {
-                "strictly between"
-            }
-        );
-    }
-    Ok(value)
-}
-
-/// Parses a strictly positive share (`--target`, precision goals).
-pub fn parse_percent(text: &str) -> Result<f64> {
-    parse_share(text, false)
-}
-
-/// clap value parser for a share that may be zero (`--negligible 0`, `--fail-if-slower 0`).
-pub fn share_arg(text: &str) -> std::result::Result<f64, String> {
-    parse_share(text, true).map_err(|e| e.to_string())
-}
-
-/// clap value parser for a confidence level: `0.95` or `95%`.
-pub fn confidence_arg(text: &str) -> std::result::Result<f64, String> {
-    parse_share(text, false).map_err(|_| {
-        format!("--confidence {text} must be strictly between 0 and 1 (e.g. 0.95 or 95%)")
-    })
-}
 
 pub use crate::files::OUTPUT_SCHEMA;
 
@@ -261,27 +181,6 @@ pub fn check_bootstrap(resamples: usize) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn percent_and_fraction_agree() {
-        assert_eq!(parse_percent("1%").unwrap(), 0.01);
-        assert_eq!(parse_percent("0.01").unwrap(), 0.01);
-        assert_eq!(parse_percent(" 0.5 % ").unwrap(), 0.005);
-        assert_eq!(parse_percent("0.02").unwrap(), 0.02);
-        assert!(parse_percent("150%").is_err());
-        assert!(parse_percent("abc").is_err());
-        assert!(parse_percent("0").is_err());
-        assert_eq!(parse_share("0", true).unwrap(), 0.0);
-        let e = parse_percent("2").unwrap_err().to_string();
-        assert!(e.contains("did you mean 2%"), "{e}");
-    }
-
-    #[test]
-    fn confidence_as_percent() {
-        assert_eq!(confidence_arg("95%").unwrap(), 0.95);
-        assert_eq!(confidence_arg("0.9").unwrap(), 0.9);
-        assert!(confidence_arg("1").is_err());
-    }
 
     /// Every variant of every verdict enum serialises to a word of [`VERDICT_WORDS`], and
     /// every word is some variant's: the list is the enums' vocabulary, no more, no less.

@@ -11,9 +11,10 @@ use std::path::PathBuf;
 use anyhow::Result;
 
 use layoutrand::analysis::single::{analyze, costs_for_levels, Dataset};
-use layoutrand::analysis::vocabulary::{parse_costs, Thresholds};
+use layoutrand::analysis::vocabulary::Thresholds;
 use layoutrand::measurements::{load_measurements, CsvSpec};
 use layoutrand::report::export::analyze_text::render_analysis;
+use layoutrand::units::parse_costs;
 
 use super::common::{BootstrapArgs, ConfidenceArgs, CsvColumnsArgs, FormatArgs, OutputFormat};
 
@@ -79,8 +80,8 @@ pub fn run(args: Args) -> Result<i32> {
         ));
     }
     match args.format.format {
-        OutputFormat::Json => println!("{}", serde_json::to_string_pretty(&analysis)?),
-        OutputFormat::Text => print!(
+        OutputFormat::Json => layoutrand::outln!("{}", serde_json::to_string_pretty(&analysis)?),
+        OutputFormat::Text => layoutrand::out!(
             "{}",
             layoutrand::printable::for_terminal(&render_analysis(&analysis, &data.source))
         ),

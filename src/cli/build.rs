@@ -125,21 +125,21 @@ pub fn run(args: Args) -> Result<i32> {
     if let Some(name) = &args.variant {
         let all = layoutrand::files::manifest::Manifest::load(&args.out)?;
         let names: Vec<&str> = all.variants.iter().map(|v| v.name.as_str()).collect();
-        println!(
+        layoutrand::outln!(
             "variant: {name} (built into {}; the variants of {} are {}, sharing their seeds)",
             args.out.join(name).display(),
             args.out.display(),
             names.join(", ")
         );
     }
-    print!(
+    layoutrand::out!(
         "{}",
         layoutrand::printable::for_terminal(&summary::render(&outcome.manifest))
     );
     for note in &outcome.notes {
-        println!("{note}");
+        layoutrand::outln!("{note}");
     }
-    println!(
+    layoutrand::outln!(
         "manifest: {}",
         args.out
             .join(layoutrand::files::manifest::MANIFEST_FILE)

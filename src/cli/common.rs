@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use layoutrand::analysis::single::BootstrapOptions;
-use layoutrand::analysis::vocabulary::{confidence_arg, share_arg, Thresholds};
+use layoutrand::analysis::vocabulary::Thresholds;
+use layoutrand::flags::{confidence_arg, share_arg};
 
 /// The experiment directory of a command that reads one (`report`, `dimension`, `export`,
 /// `explain`, `status`, `repair`): a positional `DIR`, or `--out DIR`, the flag the commands
@@ -26,7 +27,7 @@ impl ExperimentDirArgs {
         self.dir
             .clone()
             .or_else(|| self.out.clone())
-            .unwrap_or_else(|| PathBuf::from(layoutrand::analysis::vocabulary::DEFAULT_DIR))
+            .unwrap_or_else(|| PathBuf::from(layoutrand::files::DEFAULT_DIR))
     }
 }
 
@@ -222,15 +223,7 @@ impl GateArgs {
 use layoutrand::analysis::pair::GateJudgement;
 pub use layoutrand::flags::{DesignArgs, LimitArgs};
 
-/// Writes a command's whole answer to standard output; a failure (a full disk behind `>`)
-/// is an error that says where the answer was going.
-pub fn write_stdout(text: &str) -> anyhow::Result<()> {
-    use std::io::Write as _;
-    let mut out = std::io::stdout().lock();
-    out.write_all(text.as_bytes())
-        .and_then(|()| out.flush())
-        .map_err(|e| anyhow::anyhow!("cannot write to standard output: {e}"))
-}
+pub use layoutrand::files::output::write_stdout;
 
 /// The exit status of a command that a signal stopped after keeping what it had finished
 /// ([`Interrupted`](layoutrand::signals::Interrupted): 128 + signal), said on stderr as

@@ -67,7 +67,7 @@ pub fn run(args: Args) -> Result<i32> {
                 args.gate.fail_if_slower,
                 json,
             )?;
-            print!("{text}");
+            layoutrand::out!("{text}");
             Ok(args.gate.exit_code("compare", &failed))
         }
         (false, false) => run_csv(&args, thresholds, json),
@@ -116,9 +116,9 @@ fn run_csv(
         },
     )?;
     if json {
-        println!("{}", serde_json::to_string_pretty(&cmp)?);
+        layoutrand::outln!("{}", serde_json::to_string_pretty(&cmp)?);
     } else {
-        print!(
+        layoutrand::out!(
             "{}",
             layoutrand::printable::for_terminal(&render_comparison(&cmp, &levels[0]))
         );

@@ -35,7 +35,7 @@ pub struct Args {
     #[command(flatten)]
     pub verdict: super::common::VerdictArgs,
     /// False discovery rate of the screening (Benjamini–Hochberg), e.g. 5% or 0.05.
-    #[arg(long, default_value = "5%", value_parser = layoutrand::analysis::vocabulary::share_arg)]
+    #[arg(long, default_value = "5%", value_parser = layoutrand::flags::share_arg)]
     pub fdr: f64,
     /// Random permutations per test (raised to 10 × tests / FDR when below).
     #[arg(long, default_value_t = 9999)]

@@ -44,6 +44,6 @@ pub fn run(args: Args) -> Result<i32> {
         }
         _ => bail!("give one binary or two"),
     };
-    print!("{text}");
+    layoutrand::out!("{text}");
     Ok(0)
 }

@@ -15,16 +15,16 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let dir = args.dir.path();
     let repair = repair_store(&dir)?;
     match &repair.moved_to {
-        None => println!(
+        None => layoutrand::outln!(
             "layoutrand repair: {} is valid ({} lines): nothing to repair",
             dir.join(layoutrand::files::store::RESULTS_FILE).display(),
             repair.lines
         ),
         Some(aside) => {
             for d in &repair.dropped {
-                println!("left out: {d}");
+                layoutrand::outln!("left out: {d}");
             }
-            println!(
+            layoutrand::outln!(
                 "layoutrand repair: kept {} of {} lines; the damaged original is {}; `layoutrand \
                  run --resume --out {}` runs again what was lost",
                 repair.kept,

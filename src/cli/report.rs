@@ -64,7 +64,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
 /// clap value parser for `--target`: a strictly positive share, by the project's one percent
 /// parser.
 fn target_arg(text: &str) -> Result<f64, String> {
-    layoutrand::analysis::vocabulary::parse_percent(text).map_err(|e| format!("--target: {e:#}"))
+    layoutrand::units::parse_percent(text).map_err(|e| format!("--target: {e:#}"))
 }
 
 /// `--format`: the library's [`Format`] names, listed in `--help` (the library does not

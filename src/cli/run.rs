@@ -53,7 +53,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         layoutrand::diagnostic!("layoutrand: warning: {w}");
     }
     let summary = summarize_store(&args.out, &report.primary_metric)?;
-    print_summary(&summary);
+    print_summary(&summary)?;
     if let Some(exit) = failed_programs(&args.out, &summary)? {
         return Ok(exit.code());
     }
@@ -154,7 +154,7 @@ fn run_slurm(req: &RunRequest, opts: &SlurmOptions, wait: bool) -> anyhow::Resul
             return Ok(0);
         }
         Some(job) => {
-            println!("{job}");
+            layoutrand::outln!("{job}");
             layoutrand::diagnostic!(
                 "layoutrand: submitted job {job}: shard(s) {shards} of {} ({}); follow it with `layoutrand status {}`",
                 sub.total_shards,
@@ -174,7 +174,7 @@ fn run_slurm(req: &RunRequest, opts: &SlurmOptions, wait: bool) -> anyhow::Resul
     let results = read_results(dir)?;
     if let Some(h) = &results.header {
         let summary = summarize(&results, primary_name_of_spec(&h.metric));
-        print_summary(&summary);
+        print_summary(&summary)?;
         if let Some(exit) = failed_programs(dir, &summary)? {
             return Ok(exit.code());
         }
@@ -197,9 +197,10 @@ fn run_slurm(req: &RunRequest, opts: &SlurmOptions, wait: bool) -> anyhow::Resul
 }
 
 /// The end-of-run table, as the library renders it.
-fn print_summary(summary: &[BinarySummary]) {
+fn print_summary(summary: &[BinarySummary]) -> anyhow::Result<()> {
     let text = layoutrand::report::export::run_summary::render_run_summary(summary);
-    print!("{}", layoutrand::printable::for_terminal(&text));
+    layoutrand::out!("{}", layoutrand::printable::for_terminal(&text));
+    Ok(())
 }
 
 /// Starts the executions' watchdog (`layoutrand::run::watchdog`): after a kill -9 of this

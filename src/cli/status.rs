@@ -12,7 +12,7 @@ pub struct Args {
 /// Runs `layoutrand status`.
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let statuses = shard_statuses(&args.dir.path())?;
-    print!(
+    layoutrand::out!(
         "{}",
         layoutrand::printable::for_terminal(&render_status(&statuses))
     );

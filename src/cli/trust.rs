@@ -64,11 +64,11 @@ pub fn require_own(dir: &Path, action: &str, uses: Uses, trust: bool) -> Result<
         return Ok(());
     }
     if trust {
-        eprintln!(
-            "layoutrand: --trust: adopting {} as your own; it will run:",
-            dir.display()
+        layoutrand::diagnostic!(
+            "layoutrand: --trust: adopting {} as your own; it will run:\n{}",
+            dir.display(),
+            what_would_run(&parts).trim_end_matches('\n')
         );
-        eprint!("{}", what_would_run(&parts));
         return adopt(&parts);
     }
     bail!(
@@ -95,14 +95,14 @@ pub fn run(args: Args) -> Result<i32> {
     }
     let parts = parts_of(&dir, Uses::ALL)?;
     let strangers: Vec<&Part> = parts.iter().filter(|p| p.verdict != Verdict::Own).collect();
-    print!("{}", what_would_run(&parts));
+    layoutrand::out!("{}", what_would_run(&parts));
     if strangers.is_empty() {
-        println!("layoutrand trust: {} is already your own", dir.display());
+        layoutrand::outln!("layoutrand trust: {} is already your own", dir.display());
         return Ok(0);
     }
-    print!("{}", verdicts(&strangers));
+    layoutrand::out!("{}", verdicts(&strangers));
     adopt(&parts)?;
-    println!(
+    layoutrand::outln!(
         "layoutrand trust: {} is now your own: resume, extend, Slurm resume and explain \
          --confirm run what is listed above",
         dir.display()

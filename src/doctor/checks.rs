@@ -4,10 +4,10 @@
 
 use serde::Serialize;
 
+use crate::analysis::report::host_conditions::LOADED_SHARE;
 use crate::build::toolchain::version_line;
 use crate::files::results::{HostConditions, Load};
 use crate::run::environment::probe_aslr_off;
-use crate::run::host::LOADED_SHARE;
 use crate::run::preflight::which;
 
 /// A check's outcome.

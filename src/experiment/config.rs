@@ -325,8 +325,8 @@ impl ExperimentConfig {
     pub fn out_dir(&self) -> PathBuf {
         match (&self.out, &self.name) {
             (Some(out), _) => out.clone(),
-            (None, Some(name)) => Path::new(crate::analysis::vocabulary::DEFAULT_DIR).join(name),
-            (None, None) => PathBuf::from(crate::analysis::vocabulary::DEFAULT_DIR),
+            (None, Some(name)) => Path::new(crate::files::DEFAULT_DIR).join(name),
+            (None, None) => PathBuf::from(crate::files::DEFAULT_DIR),
         }
     }
 
@@ -409,7 +409,7 @@ impl ExperimentConfig {
     }
 }
 
-pub use crate::analysis::vocabulary::parse_percent;
+pub use crate::units::parse_percent;
 
 /// `[run] timeout`: a number of seconds, or a duration string read by the one duration
 /// parser ([`crate::units::parse_duration`]), as `--timeout` reads it.

@@ -82,7 +82,7 @@ pub fn run_experiment(
             targets.push(parse_percent(p)?);
         }
         let d = dimensioning(config, &out, &targets)?;
-        print!("{}", crate::report::render_dimension::render_text(&d));
+        crate::out!("{}", crate::report::render_dimension::render_text(&d));
     }
     crate::diagnostic!(
         "layoutrand experiment: done in {:.1} s; results in {}",
@@ -715,7 +715,7 @@ fn report(config: &ExperimentConfig, plan: &Plan, out: &Path) -> Result<()> {
     }
     let primary = crate::run::metric::primary_name_of_spec(&plan.metric);
     let text = render(Format::Text, &[primary.to_string()])?;
-    print!("{text}");
+    crate::out!("{text}");
     crate::diagnostic!(
         "layoutrand experiment: wrote {} and {} (every metric; the text above shows {primary}, \
          `layoutrand report {}` shows all)",

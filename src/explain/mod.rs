@@ -64,7 +64,7 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
     let series = pick_series(&exp, options.program.as_deref(), metric)?;
     let say = |line: String| {
         if options.progress {
-            eprintln!("explain: {line}");
+            crate::diagnostic!("explain: {line}");
         }
     };
     let manifest = manifest_of(&exp)?;

@@ -13,6 +13,7 @@ pub mod atomic;
 pub mod cache_model;
 pub mod confined;
 pub mod manifest;
+pub mod metric;
 pub mod output;
 pub mod results;
 pub mod stopping;
@@ -22,3 +23,7 @@ pub mod trust;
 pub use atomic::{write_atomically, write_atomically_with};
 
 pub use crate::schema::OUTPUT_SCHEMA;
+
+/// The experiment directory every subcommand uses when none is given, so that
+/// `layoutrand build …; layoutrand run …; layoutrand report` works from one place.
+pub const DEFAULT_DIR: &str = "layoutrand-out";

@@ -13,6 +13,18 @@ use std::path::{Component, Path};
 
 use anyhow::{bail, Context, Result};
 
+/// Writes a command's answer to standard output: every command's standard output goes
+/// through here (or the `out!`/`outln!` macros, which call it), never through `print!`,
+/// which panics when the output cannot be written. A failure (a full disk behind `>`) is an
+/// error that says where the answer was going; a closed pipe ends the process by SIGPIPE,
+/// as Unix tools do (main.rs restores its default action).
+pub fn write_stdout(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| anyhow::anyhow!("cannot write to standard output: {e}"))
+}
+
 /// The names at the top of an experiment directory that are its own data.
 const OWN_FILES: &[&str] = &[
     crate::files::manifest::MANIFEST_FILE,

@@ -226,7 +226,7 @@ const MAC_FILE_LIMIT: u64 = 256;
 /// configuration directory) is a warning, and the file then counts as received later.
 pub fn sign_or_warn(file: &Path, kind: Kind, bytes: &[u8]) {
     if let Err(e) = sign(file, kind, bytes) {
-        eprintln!(
+        crate::diagnostic!(
             "layoutrand: warning: cannot sign {} ({e:#}): layoutrand will treat it as received \
              (commands that would run from it then need --trust)",
             file.display()

@@ -27,7 +27,7 @@ pub struct BuildArgs {
     #[cfg_attr(feature = "cli", arg(long, value_name = "NAME"))]
     pub variant: Option<String>,
     /// Output directory (binaries and manifest.json).
-    #[cfg_attr(feature = "cli", arg(long, default_value = crate::analysis::vocabulary::DEFAULT_DIR))]
+    #[cfg_attr(feature = "cli", arg(long, default_value = crate::files::DEFAULT_DIR))]
     pub out: PathBuf,
     /// What to randomise: link order, plus function order within modules, or one global
     /// function order; `none` keeps the build's order and varies only the padding (needs
@@ -92,7 +92,7 @@ impl Default for BuildArgs {
             seeds: None,
             seed_base: None,
             variant: None,
-            out: PathBuf::from(crate::analysis::vocabulary::DEFAULT_DIR),
+            out: PathBuf::from(crate::files::DEFAULT_DIR),
             granularity: None,
             linker: LinkerArg::Auto,
             jobs: None,

@@ -97,11 +97,23 @@ pub fn jobs_arg(text: &str) -> Result<usize, String> {
     }
 }
 
+/// clap value parser for a share that may be zero (`--negligible 0`, `--fail-if-slower 0`).
+pub fn share_arg(text: &str) -> std::result::Result<f64, String> {
+    crate::units::parse_share(text, true).map_err(|e| e.to_string())
+}
+
+/// clap value parser for a confidence level: `0.95` or `95%`.
+pub fn confidence_arg(text: &str) -> std::result::Result<f64, String> {
+    crate::units::parse_share(text, false).map_err(|_| {
+        format!("--confidence {text} must be strictly between 0 and 1 (e.g. 0.95 or 95%)")
+    })
+}
+
 /// The one parser of a target precision (`--target` of `experiment`, `doctor` and, one per
 /// comma, `dimension`): the project's percent parser,
-/// [`crate::analysis::vocabulary::parse_percent`] (`1%` or `0.01`).
+/// [`crate::units::parse_percent`] (`1%` or `0.01`).
 pub fn target_arg(text: &str) -> Result<f64, String> {
-    crate::analysis::vocabulary::parse_percent(text).map_err(|e| format!("{e:#}"))
+    crate::units::parse_percent(text).map_err(|e| format!("{e:#}"))
 }
 
 /// Says on stderr that `old` is a deprecated spelling of `new` (which it still means).
@@ -173,6 +185,13 @@ impl Argv {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn confidence_as_percent() {
+        assert_eq!(confidence_arg("95%").unwrap(), 0.95);
+        assert_eq!(confidence_arg("0.9").unwrap(), 0.9);
+        assert!(confidence_arg("1").is_err());
+    }
 
     #[test]
     fn jobs_and_target_parsers_bound_their_values() {

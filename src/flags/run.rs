@@ -13,7 +13,7 @@ use crate::files::cache_model::CacheModel;
 pub struct RunArgs {
     /// Experiment directory: holds manifest.json from `layoutrand build`, receives
     /// results.jsonl.
-    #[cfg_attr(feature = "cli", arg(long, default_value = crate::analysis::vocabulary::DEFAULT_DIR))]
+    #[cfg_attr(feature = "cli", arg(long, default_value = crate::files::DEFAULT_DIR))]
     pub out: PathBuf,
     /// Programs (binary names in the manifest) that `{bin}` stands for, comma-separated
     /// [default: all].
@@ -119,7 +119,7 @@ impl Default for RunArgs {
     /// What `layoutrand run` with no flags means (the command left empty).
     fn default() -> Self {
         RunArgs {
-            out: PathBuf::from(crate::analysis::vocabulary::DEFAULT_DIR),
+            out: PathBuf::from(crate::files::DEFAULT_DIR),
             programs: None,
             design: DesignArgs::default(),
             env_pad: None,

@@ -210,7 +210,9 @@ pub fn sign_records(record_dir: &Path) {
                 crate::files::trust::Kind::LinkRecord,
                 &bytes,
             ),
-            Err(e) => eprintln!("layoutrand: warning: cannot sign {}: {e:#}", path.display()),
+            Err(e) => {
+                crate::diagnostic!("layoutrand: warning: cannot sign {}: {e:#}", path.display())
+            }
         }
     }
 }

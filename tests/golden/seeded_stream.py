@@ -1,4 +1,4 @@
-# Independent reproduction of src/seeded.rs (pip install blake3 cryptography); prints the golden vectors.
+# Independent reproduction of stats/src/seeded.rs (pip install blake3 cryptography); prints the golden vectors.
 import blake3, struct
 from cryptography.hazmat.primitives.ciphers import Cipher, algorithms
 CTX = "layoutrand 2026-11 seeded stream v1"

@@ -50,7 +50,7 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ("doctor/mod.rs", "tempfile::", "the doctor's private temporary folder for its calibration runs"),
 ];
 
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+pub fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.is_dir() {
@@ -61,12 +61,23 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The file's code without its unit tests (which write their own temporary fixtures).
-fn code_of(text: &str) -> &str {
-    match text.find("#[cfg(test)]\nmod ") {
-        Some(at) => &text[..at],
-        None => text,
+/// The file's code without its unit tests (which write their own temporary fixtures): what
+/// comes before the first `#[cfg(test)]` whose item, after any other attributes, is a module.
+pub fn code_of(text: &str) -> &str {
+    let mut from = 0;
+    while let Some(found) = text[from..].find("#[cfg(test)]") {
+        let at = from + found;
+        let item = text[at..]
+            .lines()
+            .skip(1)
+            .map(str::trim_start)
+            .find(|l| !l.starts_with("#["));
+        if item.is_some_and(|l| l.starts_with("mod ")) {
+            return &text[..at];
+        }
+        from = at + 1;
     }
+    text
 }
 
 #[test]

@@ -268,7 +268,7 @@ fn compare_variant_groups(
 fn host_warnings(experiment: &Experiment) -> Vec<String> {
     let h = &experiment.header;
     let deterministic =
-        crate::run::metric::MetricSpec::parse(&h.metric).is_ok_and(|m| m.is_deterministic());
+        crate::files::metric::MetricSpec::parse(&h.metric).is_ok_and(|m| m.is_deterministic());
     let Some(conditions) = h.conditions.as_ref().filter(|_| !deterministic) else {
         return Vec::new();
     };
@@ -281,7 +281,7 @@ fn host_warnings(experiment: &Experiment) -> Vec<String> {
             loads.push(("after", l));
         }
     }
-    crate::run::host::condition_warnings(conditions, &loads, h.host.cores)
+    super::host_conditions::condition_warnings(conditions, &loads, h.host.cores)
 }
 
 /// A unit enum's serde name (`"module"`, `"relink"`).
@@ -516,7 +516,7 @@ fn metric_words(metric: &str) -> String {
         "wall" => "wall time".into(),
         "cpu" => "CPU time".into(),
         "max_rss" => "peak resident memory (max_rss)".into(),
-        crate::run::metric::REPORTED => "reported value".into(),
+        crate::files::metric::REPORTED => "reported value".into(),
         other => match cachegrind_words(other) {
             Some(words) => format!("{words} ({other})"),
             None => other.into(),
@@ -760,7 +760,10 @@ mod tests {
         assert_eq!(metric_words("wall"), "wall time");
         assert_eq!(metric_words("cpu"), "CPU time");
         assert_eq!(metric_words("max_rss"), "peak resident memory (max_rss)");
-        assert_eq!(metric_words(crate::run::metric::REPORTED), "reported value");
+        assert_eq!(
+            metric_words(crate::files::metric::REPORTED),
+            "reported value"
+        );
         assert_eq!(
             metric_words("I1_misses"),
             "L1 instruction-cache misses (I1_misses)"

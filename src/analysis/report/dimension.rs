@@ -50,7 +50,7 @@ pub struct CostOverrides {
 /// bare number is seconds).
 pub fn parse_costs(text: &str) -> Result<CostOverrides> {
     let mut costs = CostOverrides::default();
-    for (name, seconds) in crate::analysis::vocabulary::parse_costs(text)? {
+    for (name, seconds) in crate::units::parse_costs(text)? {
         match name.as_str() {
             "iteration" => costs.iteration = Some(seconds),
             "execution" => costs.execution = Some(seconds),
@@ -68,9 +68,7 @@ pub fn parse_targets(text: &str) -> Result<Vec<f64>> {
         .split(',')
         .map(str::trim)
         .filter(|p| !p.is_empty())
-        .map(|p| {
-            crate::analysis::vocabulary::parse_percent(p).with_context(|| format!("--target {p}"))
-        })
+        .map(|p| crate::units::parse_percent(p).with_context(|| format!("--target {p}")))
         .collect::<Result<_>>()?;
     if targets.is_empty() {
         bail!("--target: no target precision given");

@@ -58,7 +58,7 @@ pub struct Experiment {
     /// runs); empty otherwise.
     pub machines: BTreeMap<crate::files::results::ExecutionKey, String>,
     /// The ends of the `run` invocations (load before and after, parallelism).
-    pub finishes: Vec<crate::run::host::Finish>,
+    pub finishes: Vec<crate::files::results::Finish>,
     /// The metric the run was asked for (`wall`, `estimated_cycles`, `reported`, …), the
     /// one the CI gate judges unless metrics are named (see [`Experiment::gates`]).
     pub primary_metric: String,
@@ -483,7 +483,7 @@ impl Tables {
         }
         drop_duplicate_metrics(&mut series);
         // The metric the run was asked for first, then the others it recorded on the way.
-        let primary = crate::run::metric::primary_name_in_store(&header.metric, |m| {
+        let primary = crate::files::metric::primary_name_in_store(&header.metric, |m| {
             series.iter().any(|s| s.metric == m)
         });
         series.sort_by(|a, b| {

@@ -19,6 +19,7 @@ pub mod compare;
 pub mod diagnostics;
 pub mod dimension;
 pub mod experiment;
+pub mod host_conditions;
 pub mod machines;
 pub mod model;
 pub mod plot_data;

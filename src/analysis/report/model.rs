@@ -114,7 +114,7 @@ pub struct Setup {
     /// Online CPUs of the host.
     pub cores: Option<u32>,
     /// The host's state when the run started (load, governors, boost, SMT).
-    pub conditions: Option<crate::run::host::HostConditions>,
+    pub conditions: Option<crate::files::results::HostConditions>,
     /// The 1-minute load average at the end of the last `run` invocation.
     pub load_after: Option<f64>,
     /// Most executions that ran at once (`run --jobs`).

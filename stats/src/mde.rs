@@ -108,7 +108,7 @@ pub fn count_to_detect(
 mod tests {
     use super::*;
     use crate::seeded::SeededRng;
-    use crate::stats::tdist::two_sided_p;
+    use crate::tdist::two_sided_p;
 
     #[test]
     fn large_samples_reach_the_normal_closed_form_and_lehrs_rule() {

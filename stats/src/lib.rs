@@ -48,6 +48,7 @@ pub mod paired_ratio;
 pub mod planning;
 pub mod repeated_t;
 pub mod sample;
+pub mod seeded;
 pub mod shapiro_wilk;
 pub mod studentized_range;
 pub mod suite;

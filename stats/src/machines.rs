@@ -202,7 +202,7 @@ fn backfit(
 mod tests {
     use super::*;
     use crate::seeded::SeededRng;
-    use crate::stats::test_support::close;
+    use crate::test_support::close;
 
     /// 3 binaries; machine 0 ran 4 executions of each, machine 1 two of each (as when one
     /// node ran two shards and the other one).

@@ -142,7 +142,7 @@ pub fn benchmarks_needed(c: f64, precision: f64, confidence: f64) -> Result<u64,
 #[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
-    use crate::stats::test_support::close;
+    use crate::test_support::close;
 
     #[test]
     fn touati_speedups() {

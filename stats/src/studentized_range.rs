@@ -304,7 +304,7 @@ fn quantile_uncached(p: f64, k: usize, df: f64) -> Result<f64, StatsError> {
 #[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
-    use crate::stats::tdist::t_cdf;
+    use crate::tdist::t_cdf;
 
     // python3 -c "from scipy.stats import studentized_range as sr; print(repr(sr.cdf(q, k, df)))"
     // (scipy 1.17.1; df = np.inf for the infinite case)

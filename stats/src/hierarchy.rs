@@ -11,6 +11,7 @@ use std::collections::HashMap;
 
 /// Why a set of rows does not form balanced nested data.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum HierarchyError {
     /// No level names were given.
     #[error("at least one level is needed")]

@@ -307,7 +307,7 @@ pub fn paired_ratio_ci(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::sample::mean_interval;
+    use crate::sample::mean_interval;
 
     fn sample(n: usize) -> Vec<f64> {
         // Deterministic, roughly symmetric values.
@@ -453,7 +453,7 @@ mod tests {
             .enumerate()
             .map(|(i, v)| 0.95 * v + 2.0 * (i as f64 * 2.1).cos())
             .collect();
-        let f = crate::stats::paired_ratio::paired_ratio(&base, &new, 0.95).unwrap();
+        let f = crate::paired_ratio::paired_ratio(&base, &new, 0.95).unwrap();
         let (flo, fhi) = f.bounds().unwrap();
         let hb = Hierarchy::from_nested(base, vec![200]).unwrap();
         let hn = Hierarchy::from_nested(new, vec![200]).unwrap();

@@ -89,7 +89,7 @@ fn lower_for_nonnegative(t: f64, df: f64, delta: f64) -> Result<f64, StatsError>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::tdist::t_cdf;
+    use crate::tdist::t_cdf;
 
     // python3 -c "from scipy.stats import nct
     // for a in [(2.0,2.0,1.5),(1.0,10.0,-0.5),(-1.5,5.0,1.0),(3.0,30.0,3.5),(0.0,4.0,2.0),

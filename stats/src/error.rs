@@ -2,6 +2,7 @@
 
 /// Why a statistic cannot be computed from the data given.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum StatsError {
     /// Not enough observations (or units) for the method.
     #[error("{method} needs at least {need} {what}, got {got}")]
@@ -25,7 +26,7 @@ pub enum StatsError {
 
 /// The guard every method runs before computing: `Ok` when `got` reaches `need`, else
 /// [`StatsError::TooFew`] naming the method and what it counts.
-pub(crate) fn at_least(
+pub fn at_least(
     method: &'static str,
     what: &'static str,
     need: usize,

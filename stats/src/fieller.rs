@@ -14,6 +14,7 @@ use super::sample::MeanInterval;
 /// The Fieller interval, or the honest admission that it has no finite ends.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum RatioInterval {
     /// `low ≤ Ȳ'/Ȳ ≤ high`.
     Bounded {
@@ -105,7 +106,7 @@ pub fn ratio_half_width_approx(base_mean: f64, e_base: f64, new_mean: f64, e_new
 #[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
-    use crate::stats::test_support::close;
+    use crate::test_support::close;
 
     #[test]
     fn matches_the_quadratic_solved_independently() {

@@ -143,11 +143,11 @@ mod tests {
         }
         assert!(two_sided_critical(1.2, 5.0).is_nan());
         assert!(two_sided_critical(0.95, 0.0).is_nan());
-        use crate::stats::studentized_range::{studentized_range_cdf, studentized_range_sf};
+        use crate::studentized_range::{studentized_range_cdf, studentized_range_sf};
         assert!(studentized_range_cdf(2.0, 1, 10.0).is_nan());
         assert!(studentized_range_sf(2.0, 3, 0.0).is_nan());
         assert!(studentized_range_sf(f64::NAN, 3, 10.0).is_nan());
-        assert!(crate::stats::sample::quantile(&[], 0.5).is_nan());
+        assert!(crate::sample::quantile(&[], 0.5).is_nan());
         // In the domain, the ordinary values: python3 -c "from scipy.stats import t;
         // print(repr(t.ppf(0.975, 10)))" gives 2.228138851986274.
         assert!((two_sided_critical(0.95, 10.0) - 2.228_138_851_986_274).abs() < 1e-9);

@@ -162,7 +162,7 @@ fn balanced_shape<C: AsRef<[f64]>>(cells: &[Vec<C>]) -> Result<(usize, usize, us
 #[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
-    use crate::stats::test_support::close;
+    use crate::test_support::close;
 
     fn cells(a: usize, b: usize, n: usize, f: impl Fn(f64, f64, f64) -> f64) -> Vec<Vec<Vec<f64>>> {
         (0..a)

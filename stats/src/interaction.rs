@@ -2,7 +2,7 @@
 //! log (ratio) scale, tested against the scheduler's blocks.
 //!
 //! The runner executes, for each seed `j` and round `k`, the binary of seed `j` of every
-//! variant back to back (one block; [`crate::run::schedule`]). Machine drift shared by a
+//! variant back to back (one block; the run's schedule, `layoutrand::run::schedule`). Machine drift shared by a
 //! block cancels in the block's log-ratio `d_jk = ln y_new,jk − ln y_base,jk` (each `y` an
 //! execution's mean). The model is `d_jk = δ + g_j + e_jk`: `δ` the common log-ratio, `g_j ~
 //! N(0, τ²)` the layout's own effect on the ratio (the interaction), `e_jk ~ N(0, σ²)` the
@@ -159,7 +159,7 @@ fn mls_bounds(
 mod tests {
     use super::*;
     use crate::seeded::SeededRng;
-    use crate::stats::test_support::close;
+    use crate::test_support::close;
 
     /// Deterministic data: 6 seeds × 4 rounds, a 2× speedup whose size changes with the seed
     /// by `amp` (relative), block noise from the sines.

@@ -137,7 +137,7 @@ mod tests {
         let (low, high) = p.bounds().unwrap();
         for rho in [low, high] {
             let d: Vec<f64> = A.iter().zip(&B).map(|(a, b)| b - rho * a).collect();
-            let ci = crate::stats::sample::mean_interval(&d, 0.95).unwrap();
+            let ci = crate::sample::mean_interval(&d, 0.95).unwrap();
             // One end of the interval of d̄ touches zero.
             assert!(ci.low.abs() < 1e-12 || ci.high.abs() < 1e-12, "{ci:?}");
         }
@@ -157,9 +157,9 @@ mod tests {
         let (lo, hi) = p.bounds().unwrap();
         assert!(lo < 0.9 && 0.9 < hi && hi - lo < 0.002, "{lo} {hi}");
         assert!(p.correlation > 0.99);
-        let mb = crate::stats::sample::mean_interval(&base, 0.95).unwrap();
-        let mn = crate::stats::sample::mean_interval(&new, 0.95).unwrap();
-        let (flo, fhi) = crate::stats::fieller::ratio_ci(&mb, &mn).bounds().unwrap();
+        let mb = crate::sample::mean_interval(&base, 0.95).unwrap();
+        let mn = crate::sample::mean_interval(&new, 0.95).unwrap();
+        let (flo, fhi) = crate::fieller::ratio_ci(&mb, &mn).bounds().unwrap();
         assert!(fhi - flo > 20.0 * (hi - lo));
     }
 

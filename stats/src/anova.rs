@@ -138,7 +138,7 @@ pub fn detectable_variance_ratio(
 #[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
-    use crate::stats::test_support::close;
+    use crate::test_support::close;
 
     #[test]
     fn balanced_matches_scipy_and_r() {

@@ -66,6 +66,7 @@ pub fn level_variances(h: &Hierarchy) -> Vec<LevelEstimate> {
 /// What eq. 3 says about the repetition count of one level below the top.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum OptimalCount {
     /// `r_i = ⌈sqrt(c_{i+1}/c_i · T_i²/T_{i+1}²)⌉`.
     Count {
@@ -183,7 +184,7 @@ pub fn mean_ci(h: &Hierarchy, confidence: f64) -> Result<MeanInterval, StatsErro
 #[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
-    use crate::stats::test_support::close;
+    use crate::test_support::close;
 
     /// libkalibera's public test vector (docs/design.md): {(0,0):[3,4,3], (0,1):[1.2,3.1,3],
     /// (1,0):[0.2,1,1.5], (1,1):[1,2,3]}, printed there to 6 decimals.

@@ -105,7 +105,7 @@ pub fn welch_from_summaries(a: &SampleSummary, b: &SampleSummary) -> Result<Welc
 #[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
-    use crate::stats::test_support::close;
+    use crate::test_support::close;
 
     const T1: [f64; 5] = [2.799, 2.046, 1.259, 1.877, 2.244];
     const T2: [f64; 5] = [1.046, 0.259, 0.877, 1.244, 1.799];

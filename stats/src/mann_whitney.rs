@@ -16,6 +16,8 @@ use super::error::{at_least, StatsError};
 /// How the p-value was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+// Not #[non_exhaustive], unlike the crate's other public enums: the report names the
+// method in words, and a new method must fail to compile there until it has its words.
 pub enum PMethod {
     /// The exact permutation distribution of U (no ties, small samples).
     Exact,
@@ -145,7 +147,7 @@ fn exact_upper_tail(m: usize, n: usize, u: usize) -> f64 {
 #[allow(clippy::approx_constant)]
 mod tests {
     use super::*;
-    use crate::stats::test_support::close;
+    use crate::test_support::close;
 
     #[test]
     fn exact_matches_scipy() {

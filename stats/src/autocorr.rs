@@ -194,7 +194,7 @@ pub fn grouped_lag1_test(
 #[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
-    use crate::stats::test_support::close;
+    use crate::test_support::close;
 
     fn trend(n: usize) -> Vec<f64> {
         (1..=n)

@@ -154,7 +154,7 @@ pub fn units_needed(tests: usize, q: f64) -> Result<usize, StatsError> {
 /// Errors: fewer than 4 values, unequal lengths, a sample that does not vary, or `x` or
 /// `y` a perfect linear function of `z` (nothing left to correlate).
 pub fn partial_correlation(x: &[f64], y: &[f64], z: &[f64]) -> Result<(f64, f64), StatsError> {
-    crate::stats::error::at_least("a partial correlation", "values", 4, x.len())?;
+    crate::error::at_least("a partial correlation", "values", 4, x.len())?;
     if y.len() != x.len() || z.len() != x.len() {
         return Err(StatsError::Domain(
             "a partial correlation needs samples of equal length".into(),
@@ -173,7 +173,7 @@ pub fn partial_correlation(x: &[f64], y: &[f64], z: &[f64]) -> Result<(f64, f64)
         0.0
     } else {
         let t = r.abs() * df.sqrt() / (1.0 - r * r).sqrt();
-        2.0 * (1.0 - crate::stats::tdist::t_cdf(t, df))
+        2.0 * (1.0 - crate::tdist::t_cdf(t, df))
     };
     Ok((r, p.clamp(0.0, 1.0)))
 }
