@@ -21,9 +21,12 @@ pub(super) fn shown(blocks: &[Block]) -> Vec<&Block> {
 }
 
 /// The document as plain text.
+/// An empty title is no title line (a command's answer that has no heading).
 pub fn render(doc: &Document) -> String {
     let mut out = plain(&doc.title);
-    out.push('\n');
+    if !out.is_empty() {
+        out.push('\n');
+    }
     blocks(&mut out, &doc.blocks, "");
     out
 }
