@@ -387,4 +387,17 @@ mod tests {
              ## demo\n\n**Layout sensitivity:** detected\n"
         );
     }
+
+    #[test]
+    fn an_empty_title_is_no_line_in_text() {
+        let doc = Document {
+            title: Text::default(),
+            title_level: 1,
+            blocks: vec![
+                Block::Paragraphs(vec!["a".into()]),
+                Block::Paragraphs(vec!["b".into()]),
+            ],
+        };
+        assert_eq!(text::render(&doc), "a\n\nb\n");
+    }
 }
