@@ -5,8 +5,8 @@
 //! loaded, analysed into a [`crate::analysis::report::model::Report`], the plotted data
 //! chosen); an [`export::Exporter`] renders a report (the HTML one draws the plots' data with
 //! [`export::plots`]), [`render_compare`] and [`render_dimension`] render those answers,
-//! [`render_machines`] the Machines section of the text reports. The text, Markdown and
-//! summary reports are [`document::Document`]s rendered by its backends; [`words`] builds
+//! The text, Markdown, HTML and summary reports are [`document::Document`]s rendered by its
+//! backends; [`words`] builds
 //! the sentences from the model's numbers and enums. Nothing here computes a number.
 
 pub mod checks;
@@ -15,7 +15,6 @@ pub mod document;
 pub mod export;
 pub mod render_compare;
 pub mod render_dimension;
-pub mod render_machines;
 pub mod title;
 pub mod words;
 

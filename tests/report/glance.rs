@@ -98,7 +98,7 @@ fn the_glance_says_what_the_json_says_and_comes_first() {
     let html = report(dir.path(), &["--format", "html"]);
     let glance = html.find("<section id=\"glance\">").unwrap();
     let contents = html.find("<nav id=\"contents\">").unwrap();
-    let summary = html.find("<section id=\"summary\">").unwrap();
+    let summary = html.find("<div id=\"summary\">").unwrap();
     assert!(glance < contents && contents < summary);
     let section = &html[glance..contents];
     let svg = &section[section.find("<svg").unwrap()..section.find("</svg>").unwrap() + 6];

@@ -151,10 +151,15 @@ fn three_variants_section_matches_the_text_report() {
         assert!(caption.contains(&f_test[1..]), "{caption} lacks {f_test}");
     }
     // Tukey's table: k(k−1)/2 = 3 rows, each the text's pair with its interval.
-    let tukey = between(&html, "<div id=\"tukey-0\">", "</div>");
+    let tukey = between(&html, "<h3 id=\"tukey-0\">", "</table>");
     assert_eq!(tukey.matches("<tr>").count(), 1 + 3, "{tukey}");
-    for line in text_lines.iter().filter(|l| l.contains("simultaneous CI")) {
-        let pair = &line[..line.find(':').unwrap()];
+    let rows: Vec<&&str> = text_lines
+        .iter()
+        .filter(|l| l.contains("simultaneous CI") && l.contains(" vs "))
+        .collect();
+    assert_eq!(rows.len(), 3, "{text}");
+    for line in rows {
+        let pair = &line[..line.find("   ").unwrap()];
         let (lo, hi) = bounds(line)[0];
         assert!(
             tukey.contains(&format!("<td>{pair}</td>"))
@@ -162,7 +167,6 @@ fn three_variants_section_matches_the_text_report() {
             "{line} not in {tukey}"
         );
     }
-    assert_eq!(text.matches("simultaneous CI").count(), 3);
 }
 
 /// One seed per variant (no interval, no pairs to speak of) and constant values (a tie):
@@ -184,15 +188,25 @@ fn the_page_opens_with_the_answers_and_contents_that_link_to_every_section() {
     let tmp = tempfile::tempdir().unwrap();
     store(tmp.path(), 6, &[("O2", 1.0), ("O3", 0.9)], false);
     let html = report(tmp.path(), &["--format", "html"]);
-    // The variant answer is the summary's first bullet and the first section after the
-    // contents, before any single series.
-    let summary = between(&html, "<section id=\"summary\">", "</section>");
-    let first = between(summary, "<li>", "</li>");
-    assert!(first.contains("O3 against O2"), "{first}");
+    // The variant answer is the summary's first line, after the contents and before any
+    // single series, as in the text report; the intervals behind it close the report.
+    let summary = between(&html, "<div id=\"summary\">", "</div>");
+    let first = between(summary, "<li>", "</li>").trim_start_matches("<li>");
+    assert!(
+        first.starts_with("demo wall: ") && first.contains("O3"),
+        "{first}"
+    );
+    let text = report(tmp.path(), &[]);
+    let lead = &text[text.find("In short, the variants:").unwrap()..];
+    assert_eq!(
+        lead.lines().nth(1).unwrap().trim(),
+        first.replace("&lt;", "<")
+    );
+    let summary_at = html.find("<div id=\"summary\">").unwrap();
     let variants = html.find("<section id=\"variants\">").unwrap();
     let contents = html.find("<nav id=\"contents\">").unwrap();
     let series = html.find("<section id=\"series-0\"").unwrap();
-    assert!(contents < variants && variants < series);
+    assert!(contents < summary_at && summary_at < series && series < variants);
     // Every link of the contents leads to an element of the page, and every series is
     // listed.
     let nav = between(&html, "<nav id=\"contents\">", "</nav>");

@@ -1,6 +1,7 @@
 //! The Markdown backend (GitHub-flavoured): a [`Document`] as headings, paragraphs, pipe
 //! tables (numbers right-aligned), lists and `text` code blocks, each block set off by one
-//! blank line. The CI summary is a document rendered here too.
+//! blank line. The CI summary is a document rendered here too. What is the page's only is
+//! passed over as in text ([`super::text`]).
 
 use super::{Block, CellKind, Document, Span, Table, Text};
 
@@ -29,7 +30,7 @@ pub fn inline(text: &Text) -> String {
 
 /// `blocks` in order, their sections' headings at `level`.
 fn blocks(out: &mut String, blocks: &[Block], level: usize) {
-    for block in blocks {
+    for block in super::text::shown(blocks) {
         match block {
             Block::Paragraphs(paragraphs) => {
                 for p in paragraphs {
@@ -59,6 +60,8 @@ fn blocks(out: &mut String, blocks: &[Block], level: usize) {
                 }
                 out.push_str("```\n");
             }
+            Block::Verdict(v) => out.push_str(&format!("\n{}\n", inline(&v.line))),
+            Block::Figure(_) | Block::Contents | Block::Group { .. } | Block::Markup { .. } => {}
         }
     }
 }

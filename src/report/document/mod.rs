@@ -1,12 +1,17 @@
 //! One document model for the reports (issue 37): a report is built once as a [`Document`] —
 //! paragraphs, sections, tables of typed cells, lists, preformatted blocks, figures — by one
 //! builder per report kind (under [`crate::report::export`]), and rendered by the backends
-//! here: [`text`] for a terminal and [`markdown`] (also the CI summary's). A builder says what
-//! the report holds and in which order; a backend says only how each kind of block looks, so
-//! the formats cannot drift apart.
+//! here: [`text`] for a terminal, [`markdown`] (also the CI summary's) and [`html`] (one
+//! self-contained page). A builder says what the report holds and in which order; a backend
+//! says only how each kind of block looks, so the formats cannot drift apart.
+//!
+//! Some blocks exist for the page only (figures, the contents, anchors, collapsible groups,
+//! a fragment already in HTML): the text and Markdown backends pass over them and render a
+//! [`Block::Group`]'s blocks in place, so a builder adds them without changing those formats.
 //!
 //! A leaf: nothing here reads the analysis model or formats a number.
 
+pub mod html;
 pub mod markdown;
 pub mod text;
 
@@ -115,16 +120,95 @@ pub enum SectionKind {
     Topic,
 }
 
+/// How a verdict's box looks on the page: the colour of its answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tone {
+    /// Something was found that matters (a detected effect, a difference): orange.
+    Found,
+    /// Something was found too small to matter: grey with its own class.
+    Negligible,
+    /// Nothing that matters was found, and the data could have shown it: green.
+    NotFound,
+    /// The data cannot tell, or the finding is no alarm: grey.
+    Neutral,
+}
+
+/// An answer: the line the text and Markdown reports give it and, on the page, a heading
+/// (an anchor of the contents) over a box coloured by its `tone` holding `boxed`, or the line
+/// as a paragraph when it has no tone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// The anchor of its heading (or of its paragraph, without a heading).
+    pub id: Option<String>,
+    /// The heading over it on the page.
+    pub heading: Option<String>,
+    /// The line as the text and Markdown reports give it (and the page, without a tone).
+    pub line: Text,
+    /// The words in the page's box: the answer standing alone, capitalised.
+    pub boxed: String,
+    /// The box's colour; none for a line of numbers that goes with the answers.
+    pub tone: Option<Tone>,
+}
+
+/// One graphic of a figure: inline SVG made by [`crate::report::export::svg`], which escapes
+/// its own text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Graphic {
+    /// A plot.
+    Svg(String),
+    /// Two plots side by side (a series beside its reordered twin).
+    Pair(String, String),
+    /// A plot with a caption under it (the caption's anchor, its words).
+    Captioned {
+        svg: String,
+        id: String,
+        caption: String,
+    },
+}
+
+/// Plots, on the page only: a heading (with the anchor) when `title` is given, a note in
+/// small print, then the graphics side by side.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Figure {
+    /// The anchor of its heading, or of its row of graphics without a heading.
+    pub id: Option<String>,
+    pub title: Option<String>,
+    pub note: Option<String>,
+    pub graphics: Vec<Graphic>,
+}
+
 /// A block of the document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Block {
     /// Sentences that belong together, one paragraph each (in text, consecutive lines).
     Paragraphs(Vec<Text>),
-    /// A titled section and its blocks.
+    /// A titled section and its blocks; `id` is its anchor on the page (and a line of the
+    /// page's contents).
     Section {
         title: String,
         kind: SectionKind,
+        id: Option<String>,
         blocks: Vec<Block>,
+    },
+    /// An answer (see [`Verdict`]): in text a line that continues the lines around it.
+    Verdict(Verdict),
+    /// Plots (the page only).
+    Figure(Figure),
+    /// The page's table of contents: a line per top-level section with an anchor after it,
+    /// with links to the anchored headings inside (the page only).
+    Contents,
+    /// Blocks that belong together: on the page under an anchor (`id`), folded under a
+    /// summary line when `details` gives one; elsewhere the blocks in place.
+    Group {
+        id: Option<String>,
+        details: Option<String>,
+        blocks: Vec<Block>,
+    },
+    /// A fragment of the page made elsewhere in HTML (escaped by its maker), with its anchor
+    /// and name for the contents (the page only).
+    Markup {
+        contents: Option<(String, String)>,
+        html: String,
     },
     /// A table.
     Table(Table),
@@ -159,11 +243,13 @@ mod tests {
                 Block::Section {
                     title: "demo — wall (ms)".into(),
                     kind: SectionKind::Part,
+                    id: None,
                     blocks: vec![
                         Block::Paragraphs(vec!["Mean: 4.0 ms.".into()]),
                         Block::Section {
                             title: "Levels".into(),
                             kind: SectionKind::Topic,
+                            id: None,
                             blocks: vec![Block::Table(Table::numbers(
                                 &["level", "S²"],
                                 &[["binary".to_string(), "12.5".to_string()]],
@@ -172,6 +258,7 @@ mod tests {
                         Block::Section {
                             title: "Diagnostics".into(),
                             kind: SectionKind::Topic,
+                            id: None,
                             blocks: vec![Block::List {
                                 bullets: true,
                                 items: vec!["no drift | none".into()],
@@ -219,5 +306,98 @@ mod tests {
             markdown::render(&doc),
             "### t\n\n| a | bb |\n|:---|:---|\n| long | x\\|y |\n"
         );
+    }
+
+    /// A page-only document: a glance section, the contents, a folded figure and a verdict.
+    fn page() -> Document {
+        Document {
+            title: Text::plain("report of ").then(Span::Code("a<b".into())),
+            title_level: 1,
+            blocks: vec![
+                Block::Section {
+                    title: "At a glance".into(),
+                    kind: SectionKind::Topic,
+                    id: Some("glance".into()),
+                    blocks: vec![Block::Table(Table::words(
+                        &["metric"],
+                        &[["wall & <cpu>".to_string()]],
+                    ))],
+                },
+                Block::Contents,
+                Block::Section {
+                    title: "demo".into(),
+                    kind: SectionKind::Part,
+                    id: Some("series-0".into()),
+                    blocks: vec![
+                        Block::Verdict(Verdict {
+                            id: Some("sensitivity-0".into()),
+                            heading: Some("Layout sensitivity".into()),
+                            line: Text::labelled("Layout sensitivity", "detected"),
+                            boxed: "Detected".into(),
+                            tone: Some(Tone::Found),
+                        }),
+                        Block::Group {
+                            id: None,
+                            details: Some("Plots".into()),
+                            blocks: vec![Block::Figure(Figure {
+                                id: Some("binaries-0".into()),
+                                title: Some("Binaries".into()),
+                                note: None,
+                                graphics: vec![Graphic::Svg("<svg></svg>".into())],
+                            })],
+                        },
+                    ],
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn the_page_escapes_words_links_anchored_headings_and_keeps_svg_as_drawn() {
+        let html = html::render(&page());
+        assert!(
+            html.contains("<h1>report of <code>a&lt;b</code></h1>"),
+            "{html}"
+        );
+        assert!(html.contains("<td>wall &amp; &lt;cpu&gt;</td>"), "{html}");
+        let nav = &html[html.find("<nav id=\"contents\">").unwrap()..html.find("</nav>").unwrap()];
+        assert_eq!(
+            nav,
+            "<nav id=\"contents\"><strong>Contents</strong><ul>\n<li><a href=\"#series-0\">demo</a>: \
+             <a href=\"#sensitivity-0\">Layout sensitivity</a> · <a href=\"#binaries-0\">Binaries</a></li>\n</ul>"
+        );
+        assert!(html.find("id=\"glance\"").unwrap() < html.find("<nav").unwrap());
+        assert!(html.contains(
+            "<h3 id=\"sensitivity-0\">Layout sensitivity</h3>\n<div class=\"verdict detected\">Detected</div>"
+        ));
+        assert!(html.contains("<details><summary>Plots</summary>\n<h3 id=\"binaries-0\">Binaries</h3>\n<div class=\"plots\"><svg></svg></div>\n</details>"), "{html}");
+        assert!(!html.contains("<script"));
+    }
+
+    #[test]
+    fn text_and_markdown_pass_over_what_is_the_pages_only() {
+        assert_eq!(
+            text::render(&page()),
+            "report of a<b\n\nAt a glance:\n  metric\n  wall & <cpu>\n\ndemo\n====\n\
+             Layout sensitivity: detected\n"
+        );
+        assert_eq!(
+            markdown::render(&page()),
+            "# report of `a<b`\n\n## At a glance\n\n| metric |\n|:---|\n| wall & <cpu> |\n\n\
+             ## demo\n\n**Layout sensitivity:** detected\n"
+        );
+    }
+
+    #[test]
+    fn an_empty_title_is_no_line_in_text() {
+        let doc = Document {
+            title: Text::default(),
+            title_level: 1,
+            blocks: vec![
+                Block::Paragraphs(vec!["a".into()]),
+                Block::Paragraphs(vec!["b".into()]),
+            ],
+        };
+        assert_eq!(text::render(&doc), "a\n\nb\n");
     }
 }

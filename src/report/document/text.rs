@@ -1,13 +1,32 @@
 //! The text backend: a [`Document`] for a terminal. Parts are underlined, topics are
 //! `Title:` lines with their body indented under them, tables are aligned columns (numbers to
-//! the right), and a group of paragraphs is set off by a blank line unless it opens its part.
+//! the right), and a group of paragraphs is set off by a blank line unless it opens its part
+//! or follows a verdict (whose lines it continues). Figures, the contents and HTML fragments
+//! are the page's only; a group's blocks stand in its place.
 
 use super::{Block, CellKind, Document, SectionKind, Span, Table, Text};
 
+/// The blocks a format without a page shows, in order: a group's blocks in its place, and
+/// nothing of figures, contents and HTML fragments. The Markdown backend shares it.
+pub(super) fn shown(blocks: &[Block]) -> Vec<&Block> {
+    let mut out = Vec::new();
+    for block in blocks {
+        match block {
+            Block::Group { blocks, .. } => out.extend(shown(blocks)),
+            Block::Figure(_) | Block::Contents | Block::Markup { .. } => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// The document as plain text.
+/// An empty title is no title line (a command's answer that has no heading).
 pub fn render(doc: &Document) -> String {
     let mut out = plain(&doc.title);
-    out.push('\n');
+    if !out.is_empty() {
+        out.push('\n');
+    }
     blocks(&mut out, &doc.blocks, "");
     out
 }
@@ -24,11 +43,13 @@ pub fn plain(text: &Text) -> String {
 
 /// `blocks` in order, each line indented by `indent`.
 fn blocks(out: &mut String, blocks: &[Block], indent: &str) {
-    for (at, block) in blocks.iter().enumerate() {
+    let blocks = shown(blocks);
+    for (at, block) in blocks.iter().copied().enumerate() {
         let first = at == 0;
+        let previous = at.checked_sub(1).map(|p| blocks[p]);
         match block {
             Block::Paragraphs(paragraphs) => {
-                if !first {
+                if !first && !matches!(previous, Some(Block::Verdict(_))) {
                     out.push('\n');
                 }
                 for p in paragraphs {
@@ -39,6 +60,7 @@ fn blocks(out: &mut String, blocks: &[Block], indent: &str) {
                 title,
                 kind: SectionKind::Part,
                 blocks: body,
+                ..
             } => {
                 out.push_str(&format!(
                     "\n{title}\n{}\n",
@@ -50,6 +72,7 @@ fn blocks(out: &mut String, blocks: &[Block], indent: &str) {
                 title,
                 kind: SectionKind::Topic,
                 blocks: body,
+                ..
             } => {
                 out.push_str(&format!("\n{indent}{title}:\n"));
                 self::blocks(out, body, &format!("{indent}  "));
@@ -71,6 +94,14 @@ fn blocks(out: &mut String, blocks: &[Block], indent: &str) {
                     line(out, indent, l);
                 }
             }
+            Block::Verdict(v) => {
+                // An answer continues the lines before it, but not a section or a table.
+                if matches!(previous, Some(Block::Section { .. } | Block::Table(_))) {
+                    out.push('\n');
+                }
+                line(out, indent, &plain(&v.line));
+            }
+            Block::Figure(_) | Block::Contents | Block::Group { .. } | Block::Markup { .. } => {}
         }
     }
 }

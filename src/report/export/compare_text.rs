@@ -1,7 +1,6 @@
 //! The text of `layoutrand compare` on two CSV files (the engine's [`Comparison`]), written
-//! with the project's number formatter ([`crate::analysis::numfmt`]).
-
-use std::fmt::Write as _;
+//! with the project's number formatter ([`crate::analysis::numfmt`]): one document
+//! ([`crate::report::document`]) through the text backend.
 
 use super::analyze_text::fmt_sig;
 use crate::analysis::compare::Comparison;
@@ -11,115 +10,152 @@ use crate::analysis::numfmt::{level, p_value, ratio as fmt_ratio, ratio_bounds, 
 use crate::analysis::pair::Basis;
 use crate::analysis::single::plural;
 use crate::report::checks::{basis_sentence, disagreement};
+use crate::report::document::{Block, Document, SectionKind, Text};
 
-/// The verdict's ratio line, then the checks: eq. 5 when it is not the basis, the
-/// bootstrap.
-fn ratio_lines(out: &mut String, c: &Comparison, top_name: &str, pct: &str) {
+/// The verdict's ratio line.
+fn ratio_line(c: &Comparison, top_name: &str, pct: &str) -> String {
     let p = &c.pair;
-    let interval = |ci: Option<Interval>| {
-        ci.map_or(format!("{pct} CI unbounded"), |ci| {
-            let (lower, upper) = ratio_bounds(ci.lower, ci.upper);
-            format!("{pct} CI {lower} … {upper}")
-        })
-    };
-    let fieller = format!(
-        "new/base    {}  ({}, Fieller / Kalibera & Jones eq. 5, independent sides",
-        fmt_ratio(p.ratio),
-        interval(p.ci)
-    );
     if p.basis == Basis::Paired {
-        let _ = writeln!(
-            out,
+        format!(
             "new/base    {}  ({}, paired by {top_name}: {} pairs; the verdict's interval)",
             fmt_ratio(p.effect.ratio),
-            interval(p.effect.ci),
+            interval(p.effect.ci, pct),
             p.binaries.len()
-        );
+        )
     } else {
-        let _ = writeln!(out, "{fieller}; the verdict's interval)");
+        format!("{}; the verdict's interval)", fieller(c, pct))
     }
-    let _ = writeln!(out);
-    let _ = writeln!(out, "checks (they do not decide the verdict):");
+}
+
+/// A ratio's interval: `95 % CI 0.95 … 0.97`, or unbounded.
+fn interval(ci: Option<Interval>, pct: &str) -> String {
+    ci.map_or(format!("{pct} CI unbounded"), |ci| {
+        let (lower, upper) = ratio_bounds(ci.lower, ci.upper);
+        format!("{pct} CI {lower} … {upper}")
+    })
+}
+
+/// Fieller's ratio and interval (eq. 5), its parenthesis left open.
+fn fieller(c: &Comparison, pct: &str) -> String {
+    format!(
+        "new/base    {}  ({}, Fieller / Kalibera & Jones eq. 5, independent sides",
+        fmt_ratio(c.pair.ratio),
+        interval(c.pair.ci, pct)
+    )
+}
+
+/// The checks that do not decide: eq. 5 when it is not the basis, the bootstrap, Welch, the
+/// paired difference, Mann–Whitney and where they disagree.
+fn check_lines(c: &Comparison, top_name: &str, pct: &str) -> Vec<String> {
+    let p = &c.pair;
+    let mut lines = Vec::new();
     if p.basis == Basis::Paired {
-        let _ = writeln!(out, "  {fieller})");
+        lines.push(format!("{})", fieller(c, pct)));
     }
     if let Some(b) = &p.bootstrap {
         let (lower, upper) = ratio_bounds(b.ci.lower, b.ci.upper);
-        let _ = writeln!(
-            out,
-            "  bootstrap   {lower} … {upper}  ({pct} studentized, {} hierarchical resamples{})",
+        lines.push(format!(
+            "bootstrap   {lower} … {upper}  ({pct} studentized, {} hierarchical resamples{})",
             b.resamples,
             if b.paired {
                 ", pairs drawn jointly"
             } else {
                 ""
             }
-        );
+        ));
     }
-}
-
-/// `layoutrand compare`'s text in CSV mode: each side's mean and interval, the verdict, the
-/// ratio's intervals, then Welch, the paired difference, Mann–Whitney and the warnings.
-/// `top_name` is the top level's column (e.g. `binary`).
-pub fn render_comparison(c: &Comparison, top_name: &str) -> String {
-    let mut out = String::new();
-    let pct = level(c.confidence);
-    for (label, s) in [("base", &c.base), ("new", &c.new)] {
-        let ci = match (&s.ci, &s.ci_note) {
-            (Some(ci), _) => format!("{pct} CI {} … {}", fmt_sig(ci.low), fmt_sig(ci.high)),
-            (None, Some(note)) => format!("no {pct} CI: {note}"),
-            (None, None) => "no interval".to_string(),
-        };
-        let _ = writeln!(
-            out,
-            "{label:<5}{}: mean {} ({ci}), {} {}, {} measurements",
-            s.source,
-            fmt_sig(s.mean),
-            s.top_units,
-            plural(top_name),
-            s.n
-        );
-    }
-    let _ = writeln!(out);
-    let _ = writeln!(out, "{}", c.summary);
-    if c.pair.effect.verdict != EffectVerdict::Tie {
-        let _ = writeln!(out, "{}.", basis_sentence(&c.pair, top_name));
-    }
-    let _ = writeln!(out);
-    ratio_lines(&mut out, c, top_name, &pct);
     if let Some(w) = &c.welch {
-        let _ = writeln!(
-            out,
-            "  Welch       on the {} means: new − base = {}, t = {}, df = {}, {}",
+        lines.push(format!(
+            "Welch       on the {} means: new − base = {}, t = {}, df = {}, {}",
             top_name,
             fmt_sig(w.difference),
             statistic(w.t),
             sig(w.df, 3),
             p_value(w.p)
-        );
+        ));
     }
-    if let Some(p) = &c.paired_difference {
-        let _ = writeln!(
-            out,
-            "  paired      by {top_name} ({} pairs): new − base = {} ({pct} CI {} … {}, Georges et al. §5.2)",
-            p.n,
-            fmt_sig(p.mean_difference),
-            fmt_sig(p.low),
-            fmt_sig(p.high)
-        );
+    if let Some(d) = &c.paired_difference {
+        lines.push(format!(
+            "paired      by {top_name} ({} pairs): new − base = {} ({pct} CI {} … {}, Georges et al. §5.2)",
+            d.n,
+            fmt_sig(d.mean_difference),
+            fmt_sig(d.low),
+            fmt_sig(d.high)
+        ));
     }
-    if let Some(words) = c.mann_whitney_words(top_name) {
-        let _ = writeln!(out, "  Mann–Whitney {words}");
+    lines.extend(
+        c.mann_whitney_words(top_name)
+            .map(|words| format!("Mann–Whitney {words}")),
+    );
+    lines.extend(disagreement(p));
+    lines
+}
+
+/// Each side's mean and interval, one line per side.
+fn side_lines(c: &Comparison, top_name: &str, pct: &str) -> Vec<Text> {
+    [("base", &c.base), ("new", &c.new)]
+        .into_iter()
+        .map(|(label, s)| {
+            let ci = match (&s.ci, &s.ci_note) {
+                (Some(ci), _) => format!("{pct} CI {} … {}", fmt_sig(ci.low), fmt_sig(ci.high)),
+                (None, Some(note)) => format!("no {pct} CI: {note}"),
+                (None, None) => "no interval".to_string(),
+            };
+            Text::plain(format!(
+                "{label:<5}{}: mean {} ({ci}), {} {}, {} measurements",
+                s.source,
+                fmt_sig(s.mean),
+                s.top_units,
+                plural(top_name),
+                s.n
+            ))
+        })
+        .collect()
+}
+
+/// `layoutrand compare`'s answer in CSV mode as a document (no title: it is a command's
+/// answer): each side's mean and interval, the verdict, the ratio's interval, then the
+/// checks (eq. 5, bootstrap, Welch, the paired difference, Mann–Whitney) and the warnings.
+/// `top_name` is the top level's column (e.g. `binary`).
+pub fn comparison_document(c: &Comparison, top_name: &str) -> Document {
+    let pct = level(c.confidence);
+    let mut verdict = vec![Text::plain(c.summary.clone())];
+    if c.pair.effect.verdict != EffectVerdict::Tie {
+        verdict.push(Text::plain(format!(
+            "{}.",
+            basis_sentence(&c.pair, top_name)
+        )));
     }
-    if let Some(sentence) = disagreement(&c.pair) {
-        let _ = writeln!(out, "  {sentence}");
-    }
+    let mut blocks = vec![
+        Block::Paragraphs(side_lines(c, top_name, &pct)),
+        Block::Paragraphs(verdict),
+        Block::Paragraphs(vec![Text::plain(ratio_line(c, top_name, &pct))]),
+        Block::Section {
+            title: "checks (they do not decide the verdict)".into(),
+            kind: SectionKind::Topic,
+            id: None,
+            blocks: vec![Block::Preformatted(check_lines(c, top_name, &pct))],
+        },
+    ];
     if !c.warnings.is_empty() {
-        let _ = writeln!(out);
-        let _ = writeln!(out, "warnings:");
-        for w in &c.warnings {
-            let _ = writeln!(out, "  - {w}");
-        }
+        blocks.push(Block::Section {
+            title: "warnings".into(),
+            kind: SectionKind::Topic,
+            id: None,
+            blocks: vec![Block::List {
+                bullets: true,
+                items: c.warnings.iter().map(|w| Text::plain(w.as_str())).collect(),
+            }],
+        });
     }
-    out
+    Document {
+        title: Text::default(),
+        title_level: 1,
+        blocks,
+    }
+}
+
+/// `layoutrand compare`'s text in CSV mode: [`comparison_document`] through the text backend.
+pub fn render_comparison(c: &Comparison, top_name: &str) -> String {
+    crate::report::document::text::render(&comparison_document(c, top_name))
 }

@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use super::explain::{confirmation, finding, signed_percent, verdict_line, SHOWN};
-use super::html_parts::{capitalised, table, verdict_class, STYLE};
+use super::html_parts::{capitalised, table, verdict_class};
 use super::svg::escape;
 use super::svg_explain::feature_scatter;
 use crate::analysis::explain::{Explanation, Suspect};
@@ -16,10 +16,9 @@ use crate::layout::demangle::demangle;
 
 /// The explanation as one self-contained HTML page (no script, nothing fetched).
 pub fn html(e: &Explanation) -> String {
-    let mut out = format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>layoutrand explain — {}</title><style>{STYLE}</style></head><body>\n<h1>layoutrand explain</h1>\n",
-        escape(&e.program)
-    );
+    let mut out =
+        crate::report::document::html::head(&format!("layoutrand explain — {}", e.program));
+    out.push_str("<h1>layoutrand explain</h1>\n");
     section(&mut out, e);
     out.push_str("</body></html>\n");
     out

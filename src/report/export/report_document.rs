@@ -1,32 +1,107 @@
 //! The builder of `layoutrand report`'s document: what the report says and in which order,
-//! once for the text and Markdown backends ([`crate::report::document`]). The sentences and
-//! rows are those of [`super::tables`], [`super::glance`] and [`super::sequential`].
+//! once for the text, Markdown and HTML backends ([`crate::report::document`]). The
+//! sentences and rows are those of [`super::tables`], [`super::glance`] and
+//! [`super::sequential`]; the variants, sequential, machines and explain parts are built in
+//! [`super::report_sections`].
 
 use super::glance::{
-    glance_comparisons, glance_rows, COMPARISON_HEADERS, GLANCE_HEADERS, GLANCE_TITLE,
+    glance_comparisons, glance_figure, glance_rows, COMPARISON_HEADERS, GLANCE_HEADERS,
+    GLANCE_TITLE,
 };
+use super::html_parts::tone;
+use super::report_sections::{explain, list, machines, sequential, topic, variants};
 use super::tables::{
     as_built_lines, baseline_line, confidence_line, diagnostic_lines, lead_variant_lines,
-    level_rows, mean_line, series_title, setup_line, stopping_line, variant_lines, LEVEL_HEADERS,
-    VARIANTS_LEAD_TITLE, VARIANTS_TITLE,
+    level_rows, mean_line, series_title, setup_line, stopping_line, LEVEL_HEADERS,
+    VARIANTS_LEAD_TITLE,
 };
-use crate::analysis::report::model::{Report, SeriesReport};
-use crate::report::document::{Block, Document, SectionKind, Span, Table, Text};
+use crate::analysis::numfmt::capitalised;
+use crate::analysis::report::model::{Report, SeriesReport, Verdict};
+use crate::report::document::{
+    Block, Document, Figure, Graphic, SectionKind, Span, Table, Text, Tone,
+};
 
 /// The heading of a series' table of levels.
 pub const LEVELS_TITLE: &str = "Variation by level (Kalibera & Jones eq. 1–2)";
 
-/// The report as a document: the confidence and set-up, the glance, the variants' answers,
-/// a part per series, the variants' intervals, the sequential answers, the machines and the
-/// warnings.
+/// The report as a document: the glance (the page's contents after it), then the
+/// confidence, set-up and answers, a part per series, the variants' intervals, the
+/// sequential answers, the explanation, the machines and the warnings.
 pub fn build(report: &Report) -> Document {
+    let mut blocks: Vec<Block> = glance(report).into_iter().collect();
+    blocks.push(Block::Contents);
+    blocks.push(summary(report));
+    blocks.extend(
+        report
+            .series
+            .iter()
+            .enumerate()
+            .map(|(i, s)| series_part(i, s, report.confidence)),
+    );
+    blocks.extend(variants(report));
+    blocks.extend(sequential(report));
+    blocks.extend(explain(report));
+    blocks.extend(machines(report));
+    if !report.warnings.is_empty() {
+        blocks.push(topic(
+            "Warnings",
+            Some("warnings".into()),
+            vec![list(true, report.warnings.clone())],
+        ));
+    }
+    Document {
+        title: Text::plain("layoutrand report of ").then(Span::Code(report.directory.clone())),
+        title_level: 1,
+        blocks,
+    }
+}
+
+/// An answer with a heading and a box: `label: words` in text, `words` capitalised in the box.
+fn boxed(id: String, label: &str, words: &str, verdict: Tone) -> Block {
+    Block::Verdict(crate::report::document::Verdict {
+        id: Some(id),
+        heading: Some(label.to_string()),
+        line: Text::labelled(label, words),
+        boxed: capitalised(words),
+        tone: Some(verdict),
+    })
+}
+
+/// The glance: a row per series, then a row per comparison of variants, and on the page the
+/// figure of every binary against the mean over layouts; nothing without a series.
+fn glance(report: &Report) -> Option<Block> {
+    let rows = glance_rows(report);
+    if rows.is_empty() {
+        return None;
+    }
+    let mut blocks = vec![Block::Table(Table::words(&GLANCE_HEADERS, &rows))];
+    let comparisons = glance_comparisons(report);
+    if !comparisons.is_empty() {
+        blocks.push(Block::Table(Table::words(
+            &COMPARISON_HEADERS,
+            &comparisons,
+        )));
+    }
+    blocks.extend(glance_figure(report).map(|svg| {
+        Block::Figure(Figure {
+            id: None,
+            title: None,
+            note: None,
+            graphics: vec![Graphic::Svg(svg)],
+        })
+    }));
+    Some(topic(GLANCE_TITLE, Some("glance".into()), blocks))
+}
+
+/// What the report rests on and what it answers first: the confidence and set-up, the
+/// answers across metrics and the variants' answers.
+fn summary(report: &Report) -> Block {
     let mut head = vec![
         Text::plain(confidence_line(report)),
         Text::plain(format!("Set-up: {}", setup_line(report))),
     ];
     head.extend(stopping_line(report).map(Text::plain));
     let mut blocks = vec![Block::Paragraphs(head)];
-    blocks.extend(glance(report));
     if !report.across_metrics.is_empty() {
         blocks.push(Block::Paragraphs(
             report
@@ -38,122 +113,150 @@ pub fn build(report: &Report) -> Document {
     }
     let lead = lead_variant_lines(report);
     if !lead.is_empty() {
-        blocks.push(topic(VARIANTS_LEAD_TITLE, vec![list(false, lead)]));
+        blocks.push(topic(
+            VARIANTS_LEAD_TITLE,
+            Some("variants-lead".into()),
+            vec![list(false, lead)],
+        ));
     }
-    blocks.extend(
-        report
-            .series
-            .iter()
-            .map(|s| series_part(s, report.confidence)),
-    );
-    let variants = variant_lines(report);
-    if !variants.is_empty() {
-        blocks.push(topic(VARIANTS_TITLE, vec![Block::Preformatted(variants)]));
-    }
-    blocks.extend(sequential(report));
-    blocks.extend(machines(report));
-    if !report.warnings.is_empty() {
-        blocks.push(topic("Warnings", vec![list(true, report.warnings.clone())]));
-    }
-    Document {
-        title: Text::plain("layoutrand report of ").then(Span::Code(report.directory.clone())),
-        title_level: 1,
+    Block::Group {
+        id: Some("summary".into()),
+        details: None,
         blocks,
     }
 }
 
-fn topic(title: &str, blocks: Vec<Block>) -> Block {
-    Block::Section {
-        title: title.to_string(),
-        kind: SectionKind::Topic,
-        blocks,
-    }
-}
-
-fn list(bullets: bool, items: Vec<String>) -> Block {
-    Block::List {
-        bullets,
-        items: items.into_iter().map(Text::plain).collect(),
-    }
-}
-
-/// The glance: a row per series, then a row per comparison of variants; nothing without a
-/// series.
-fn glance(report: &Report) -> Option<Block> {
-    let rows = glance_rows(report);
-    if rows.is_empty() {
-        return None;
-    }
-    let mut tables = vec![Block::Table(Table::words(&GLANCE_HEADERS, &rows))];
-    let comparisons = glance_comparisons(report);
-    if !comparisons.is_empty() {
-        tables.push(Block::Table(Table::words(
-            &COMPARISON_HEADERS,
-            &comparisons,
-        )));
-    }
-    Some(topic(GLANCE_TITLE, tables))
-}
-
-/// One program and metric: its mean, the levels, the three verdicts, the as-built binary,
-/// the diagnostics and the answer in short.
-fn series_part(s: &SeriesReport, confidence: f64) -> Block {
+/// One program and metric (the `i`th): its mean, the levels, the three verdicts, the
+/// as-built binary, the plots, the diagnostics and the answer in short.
+fn series_part(i: usize, s: &SeriesReport, confidence: f64) -> Block {
     let mut means = vec![Text::plain(mean_line(s, confidence))];
     means.extend(baseline_line(s, confidence).map(Text::plain));
-    let mut verdicts = vec![
-        Text::labelled("Layout sensitivity", s.sensitivity.text.as_str()),
-        Text::labelled("Layout shift", s.shift.text.as_str()),
-        Text::labelled(
+    let mut blocks = vec![
+        Block::Paragraphs(means),
+        topic(
+            LEVELS_TITLE,
+            Some(format!("levels-{i}")),
+            vec![Block::Table(Table::numbers(&LEVEL_HEADERS, &level_rows(s)))],
+        ),
+        boxed(
+            format!("sensitivity-{i}"),
+            "Layout sensitivity",
+            &s.sensitivity.text,
+            tone(s.sensitivity.verdict),
+        ),
+        // A shift from the mean over layouts is true of any single layout when layouts
+        // matter: no alarm colour; the default layout's box below has it.
+        boxed(
+            format!("shift-{i}"),
+            "Layout shift",
+            &s.shift.text,
+            match s.shift.verdict {
+                Verdict::Detected => Tone::Neutral,
+                v => tone(v),
+            },
+        ),
+        boxed(
+            format!("default-layout-{i}"),
             "Default layout among random layouts",
-            s.default_layout.text.as_str(),
+            &s.default_layout.text,
+            tone(s.default_layout.verdict),
         ),
     ];
-    verdicts.extend(as_built_lines(s, confidence).into_iter().map(Text::plain));
+    blocks.extend(as_built(i, s, confidence));
+    blocks.extend(s.plots.as_ref().map(|data| plots(i, data)));
+    blocks.push(topic(
+        "Diagnostics",
+        Some(format!("diagnostics-{i}")),
+        vec![list(true, diagnostic_lines(s, confidence))],
+    ));
+    blocks.push(Block::Paragraphs(vec![Text::labelled(
+        "In short",
+        s.summary.as_str(),
+    )]));
     Block::Section {
         title: series_title(s),
         kind: SectionKind::Part,
+        id: Some(format!("series-{i}")),
+        blocks,
+    }
+}
+
+/// The binary the user's build made, when it was run: its lines, the one of its place
+/// among the random layouts as an answer whose box holds the as-built sentence.
+fn as_built(i: usize, s: &SeriesReport, confidence: f64) -> Vec<Block> {
+    let Some(a) = &s.as_built else {
+        return Vec::new();
+    };
+    let placement = capitalised(&a.placement.text);
+    let mut blocks = Vec::new();
+    let mut lines = Vec::new();
+    for line in as_built_lines(s, confidence) {
+        if !line.ends_with(&placement) {
+            lines.push(Text::plain(line));
+            continue;
+        }
+        if !lines.is_empty() {
+            blocks.push(Block::Paragraphs(std::mem::take(&mut lines)));
+        }
+        blocks.push(Block::Verdict(crate::report::document::Verdict {
+            id: Some(format!("as-built-{i}")),
+            heading: Some("As built (the binary your build made, among random layouts)".into()),
+            line: Text::plain(line),
+            boxed: capitalised(&a.text),
+            tone: Some(tone(a.placement.verdict)),
+        }));
+    }
+    if !lines.is_empty() {
+        blocks.push(Block::Paragraphs(lines));
+    }
+    blocks
+}
+
+/// The series' plots (the page only): binaries and variance components, then folded the
+/// run sequences and the lag and ACF plots of its dependence check.
+fn plots(i: usize, data: &crate::analysis::report::plot_data::SeriesPlots) -> Block {
+    let drawn = super::plots::draw(data);
+    let figure = |id: String, title: &str, note: Option<String>, graphics| {
+        Block::Figure(Figure {
+            id: Some(id),
+            title: (!title.is_empty()).then(|| title.to_string()),
+            note,
+            graphics,
+        })
+    };
+    let mut sequences = vec![Graphic::Svg(drawn.schedule)];
+    sequences.extend(drawn.run_sequences.into_iter().map(Graphic::Svg));
+    let pair = |(a, b)| Graphic::Pair(a, b);
+    Block::Group {
+        id: None,
+        details: None,
         blocks: vec![
-            Block::Paragraphs(means),
-            topic(
-                LEVELS_TITLE,
-                vec![Block::Table(Table::numbers(&LEVEL_HEADERS, &level_rows(s)))],
+            figure(format!("binaries-{i}"), "Binaries", None, vec![Graphic::Svg(drawn.binaries)]),
+            figure(
+                format!("variance-{i}"),
+                "Variance components",
+                None,
+                vec![Graphic::Svg(drawn.variance)],
             ),
-            Block::Paragraphs(verdicts),
-            topic(
-                "Diagnostics",
-                vec![list(true, diagnostic_lines(s, confidence))],
-            ),
-            Block::Paragraphs(vec![Text::labelled("In short", s.summary.as_str())]),
+            Block::Group {
+                id: None,
+                details: Some("Run sequences and dependence (lag and ACF plots)".into()),
+                blocks: vec![
+                    figure(
+                        format!("runseq-{i}"),
+                        "Run sequences",
+                        Some("Grey band: discarded warmup; red dashed line: where changepoint detection suggests the warmup should end.".into()),
+                        sequences,
+                    ),
+                    figure(
+                        format!("lags-{i}"),
+                        "Dependence: lag and ACF plots",
+                        Some(format!("Of {}, each beside the same values in random order (Kalibera & Jones §6.1): a pattern that the reordered twin lacks means the values depend on their predecessors. Dashed ACF bands: ±1.96/√n.", drawn.dependence_subject)),
+                        drawn.lags.into_iter().map(pair).collect(),
+                    ),
+                    figure(format!("acf-{i}"), "", None, drawn.acf.into_iter().map(pair).collect()),
+                ],
+            },
         ],
     }
-}
-
-/// The sequential answers (`report --sequential`): what the intervals hold, then a line per
-/// series and comparison.
-fn sequential(report: &Report) -> Option<Block> {
-    use super::sequential::{sequential_lines, sequential_note, SEQUENTIAL_TITLE};
-    let lines = sequential_lines(report);
-    if lines.is_empty() {
-        return None;
-    }
-    Some(topic(
-        SEQUENTIAL_TITLE,
-        vec![
-            Block::Paragraphs(vec![Text::plain(sequential_note(report))]),
-            list(true, lines),
-        ],
-    ))
-}
-
-/// The machines of a Slurm run, as the text report has always shown them.
-fn machines(report: &Report) -> Option<Block> {
-    let lines = crate::report::render_machines::lines(&report.machines);
-    if lines.is_empty() {
-        return None;
-    }
-    Some(Block::Section {
-        title: crate::analysis::report::machines::TITLE.to_string(),
-        kind: SectionKind::Part,
-        blocks: vec![Block::Preformatted(lines)],
-    })
 }

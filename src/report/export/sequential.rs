@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::svg::{escape, range, Frame};
+use super::svg::{range, Frame};
 use crate::analysis::numfmt::level;
 use crate::analysis::report::model::Report;
 use crate::analysis::sequential::Sequential;
@@ -136,37 +136,4 @@ pub fn sequence_plot(title: &str, y_label: &str, q: &Sequential, reference: Opti
     }
     out.push_str("</svg>");
     out
-}
-
-/// The HTML section: the lines, the note, and one plot per series and comparison.
-pub fn sequential_section(out: &mut String, report: &Report) -> std::fmt::Result {
-    let lines = sequential_lines(report);
-    if lines.is_empty() {
-        return Ok(());
-    }
-    writeln!(
-        out,
-        "<section id=\"sequential\"><h2>{}</h2><p class=\"note\">{}</p><ul>",
-        escape(SEQUENTIAL_TITLE),
-        escape(&sequential_note(report))
-    )?;
-    for l in &lines {
-        writeln!(out, "<li>{}</li>", escape(l))?;
-    }
-    writeln!(out, "</ul><div class=\"plots\">")?;
-    for s in &report.series {
-        if let Some(q) = &s.sequential {
-            let name =
-                crate::analysis::report::series::program_label(&s.program, s.variant.as_deref());
-            let title = format!("{name} {}: mean as binaries are added", s.metric);
-            out.push_str(&sequence_plot(&title, &s.unit, q, None));
-        }
-    }
-    for c in &report.comparisons {
-        if let Some(q) = &c.sequential {
-            let title = format!("{} {}: {} / {}", c.program, c.metric, c.new, c.base);
-            out.push_str(&sequence_plot(&title, "ratio", q, Some(1.0)));
-        }
-    }
-    writeln!(out, "</div></section>")
 }

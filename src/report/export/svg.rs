@@ -8,13 +8,8 @@ use std::fmt::Write;
 use crate::analysis::numfmt::sig;
 use crate::analysis::report::plot_data::{BoxSummary, StripGroup};
 
-/// Escapes text for HTML and SVG.
-pub fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
+/// Escapes text for HTML and SVG (one escaping for the page and its plots).
+pub use crate::report::document::html::escape;
 
 /// A plotting frame: pixel size, margins and the data ranges mapped onto it.
 #[derive(Debug, Clone, Copy)]
