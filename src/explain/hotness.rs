@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 
 use crate::files::cache_model::CacheModel;
 use crate::layout::binary::Function;
-use crate::layout::features::SharedHot;
+use crate::layout::features::{Phase, SharedHot, HOT_IN_PHASE, PHASE_BLOCKS};
 
 /// The hot-function rule: the fewest functions, hottest first, whose instructions cover
 /// [`COVER`] of the program's own instructions, and at most [`MAX_HOT`] of them.
@@ -294,6 +294,223 @@ pub fn profile(
         functions: totals,
         log: String::from_utf8_lossy(&out.stderr).into_owned(),
     })
+}
+
+/// Per instruction `(object, address)`, the instructions executed (`Ir`) in one callgrind
+/// output file written with `--dump-instr=yes`: self cost only (the inclusive cost line
+/// after a `calls=` line is skipped), the first position column read as the instruction's
+/// address (absolute `0x…`, relative `+N`/`-N`, or `*` for the same), names given once
+/// with their `(id)` and then by it alone. callgrind writes addresses as in the object's
+/// own file, so they are symbol-table addresses for the program and its libraries alike.
+pub fn parse_callgrind_instructions(text: &str) -> Result<BTreeMap<(String, u64), f64>> {
+    let mut ir_column: Option<usize> = None;
+    let mut positions = 1;
+    let mut objects: BTreeMap<String, String> = BTreeMap::new();
+    let mut object = String::new();
+    let mut last = 0u64;
+    let mut after_call = false;
+    let mut counts: BTreeMap<(String, u64), f64> = BTreeMap::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("events:") {
+            let at = rest.split_whitespace().position(|e| e == "Ir");
+            ir_column = Some(at.context("the callgrind output lacks Ir")?);
+        } else if let Some(rest) = line.strip_prefix("positions:") {
+            positions = rest.split_whitespace().count().max(1);
+        } else if let Some(rest) = line
+            .strip_prefix("ob=")
+            .or_else(|| line.strip_prefix("cob="))
+        {
+            let named = compressed_name(rest, &mut objects)?;
+            if line.starts_with("ob=") {
+                object = named;
+            }
+        } else if line.starts_with("calls=") {
+            after_call = true;
+        } else if line.starts_with(|c: char| c.is_ascii_digit() || "+-*".contains(c)) {
+            let mut tokens = line.split_whitespace();
+            let first = tokens.next().unwrap_or_default();
+            last = position(first, last).with_context(|| format!("a cost line: {line:?}"))?;
+            if std::mem::take(&mut after_call) {
+                continue;
+            }
+            let Some(ir_at) = ir_column else { continue };
+            let ir = match tokens.nth(positions - 1 + ir_at) {
+                Some(t) => t
+                    .parse::<f64>()
+                    .with_context(|| format!("a cost line is not numeric: {line:?}"))?,
+                None => 0.0,
+            };
+            if ir > 0.0 {
+                *counts.entry((object.clone(), last)).or_default() += ir;
+            }
+        }
+    }
+    if ir_column.is_none() {
+        bail!("not a callgrind output file (no events: line)");
+    }
+    Ok(counts)
+}
+
+/// A compressed name `(id) name` (defines `id`) or `(id)` (refers to it); a plain name.
+fn compressed_name(rest: &str, names: &mut BTreeMap<String, String>) -> Result<String> {
+    let Some(tail) = rest.strip_prefix('(') else {
+        return Ok(rest.to_string());
+    };
+    let (id, name) = tail
+        .split_once(')')
+        .with_context(|| format!("a malformed compressed name: {rest:?}"))?;
+    let name = name.trim_start();
+    if name.is_empty() {
+        names
+            .get(id)
+            .cloned()
+            .with_context(|| format!("the compressed name ({id}) is used before it is defined"))
+    } else {
+        names.insert(id.to_string(), name.to_string());
+        Ok(name.to_string())
+    }
+}
+
+/// An instruction position of a cost line, given the previous one.
+fn position(token: &str, last: u64) -> Result<u64> {
+    let number = |t: &str| match t.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => t.parse::<u64>(),
+    };
+    Ok(if token == "*" {
+        last
+    } else if let Some(d) = token.strip_prefix('+') {
+        last.checked_add(number(d)?)
+            .context("an address overflows")?
+    } else if let Some(d) = token.strip_prefix('-') {
+        last.checked_sub(number(d)?).context("an address below 0")?
+    } else {
+        number(token)?
+    })
+}
+
+/// The hot code of one stretch of the profile: its instructions executed at least
+/// [`HOT_IN_PHASE`] times, the program's (the object `program`) as offsets in its functions
+/// (`functions`, its symbol table; instructions outside a uniquely named function left
+/// out), the other objects' at their addresses (valgrind's own and unnamed code left out).
+pub fn phase_of(
+    counts: &BTreeMap<(String, u64), f64>,
+    program: &Path,
+    functions: &[Function],
+) -> Phase {
+    let canon = |q: &Path| std::fs::canonicalize(q).unwrap_or_else(|_| q.to_path_buf());
+    let program = canon(program);
+    let mut sorted: Vec<&Function> = functions.iter().filter(|f| f.size > 0).collect();
+    sorted.sort_by_key(|f| f.address);
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for f in functions {
+        *seen.entry(f.name.as_str()).or_default() += 1;
+    }
+    let mut phase = Phase {
+        stretches: 1,
+        ..Phase::default()
+    };
+    let mut is_program: BTreeMap<&str, bool> = BTreeMap::new();
+    for ((object, address), ir) in counts {
+        if *ir < HOT_IN_PHASE {
+            continue;
+        }
+        let own = *is_program
+            .entry(object.as_str())
+            .or_insert_with(|| canon(Path::new(object)) == program);
+        if own {
+            let at = sorted.partition_point(|f| f.address <= *address);
+            let Some(f) = at.checked_sub(1).map(|i| sorted[i]) else {
+                continue;
+            };
+            if *address < f.address + f.size && seen[f.name.as_str()] == 1 {
+                phase.own.push((f.name.clone(), address - f.address, 1));
+            }
+        } else {
+            let path = Path::new(object);
+            let valgrinds = path.components().any(|c| c.as_os_str() == "valgrind");
+            if path.is_absolute() && !valgrinds {
+                phase.shared.push((object.clone(), *address, 1));
+            }
+        }
+    }
+    phase
+}
+
+/// The phases of the callgrind files in `dir` (each file one stretch of one process), the
+/// empty ones left out and repeated ones (a loop running over several stretches) once,
+/// with their number of stretches.
+pub fn read_phases(dir: &Path, program: &Path, functions: &[Function]) -> Result<Vec<Phase>> {
+    let mut phases = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
+        let path = entry?.path();
+        let is_out = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("callgrind.out."));
+        if !is_out {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let counts =
+            parse_callgrind_instructions(&text).with_context(|| path.display().to_string())?;
+        let phase = phase_of(&counts, program, functions);
+        if !phase.own.is_empty() || !phase.shared.is_empty() {
+            phases.push(phase);
+        }
+    }
+    phases.sort();
+    let mut distinct: Vec<Phase> = Vec::new();
+    for phase in phases {
+        match distinct.last_mut() {
+            Some(last) if last.own == phase.own && last.shared == phase.shared => {
+                last.stretches += phase.stretches;
+            }
+            _ => distinct.push(phase),
+        }
+    }
+    Ok(distinct)
+}
+
+/// Runs `argv` once under callgrind (no cache simulation: only which instructions run
+/// when), in `cwd` with `env`, cutting its time line every [`PHASE_BLOCKS`] basic blocks,
+/// with its output files in `scratch`.
+pub fn profile_phases(
+    argv: &[OsString],
+    cwd: Option<&Path>,
+    env: &[(String, String)],
+    scratch: &Path,
+) -> Result<()> {
+    let mut cmd = std::process::Command::new("valgrind");
+    cmd.args([
+        "--tool=callgrind".to_string(),
+        "--dump-instr=yes".to_string(),
+        "--dump-line=no".to_string(),
+        "--cache-sim=no".to_string(),
+        "--trace-children=yes".to_string(),
+        "--quiet".to_string(),
+        format!("--dump-every-bb={PHASE_BLOCKS}"),
+        format!(
+            "--callgrind-out-file={}/callgrind.out.%p",
+            scratch.display()
+        ),
+    ]);
+    cmd.args(argv);
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
+    cmd.envs(env.iter().map(|(k, val)| (k, val)));
+    let out = cmd
+        .output()
+        .context("cannot start valgrind (is it installed?) for the phases profile")?;
+    if !out.status.success() {
+        bail!(
+            "the profile run under callgrind failed ({}): {}",
+            out.status,
+            program_messages(&String::from_utf8_lossy(&out.stderr))
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use crate::analysis::explain::{culprit_plots, screen, LayoutUnit, ScreenOptions,
 use crate::analysis::report::experiment::{load, Experiment, Series};
 use crate::files::cache_model::CacheModel;
 use crate::layout::binary;
-use crate::layout::features::{ICache, SharedHot};
+use crate::layout::features::{ICache, RunningCode, SharedHot};
 
 use hotness::HotFunction;
 
@@ -73,7 +73,8 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
     say(format!(
         "profiling {program}'s default layout once under cachegrind for its hot functions"
     ));
-    let (hot, shared, mut notes) = hot_functions(dir, &exp, manifest, &baseline)?;
+    let (hot, running, mut notes) = hot_functions(dir, &exp, manifest, &baseline, &say)?;
+    let shared = running.shared.clone();
     let units = layout_units(dir, manifest, series)?;
     let model = exp.header.cache_model.unwrap_or(CacheModel::DEFAULT);
     let cache = ICache::from_geometry(&options.cache.unwrap_or(model.i1));
@@ -83,7 +84,7 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
         permutations: options.permutations,
         seed: options.seed,
         cache,
-        shared: shared.clone(),
+        running: running.clone(),
     };
     say(format!(
         "screening {} hot functions' placements in {} binaries against {metric}",
@@ -103,12 +104,12 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
             units: &seeded,
             hot: &hot_names,
             cache: &cache,
-            shared: &shared,
+            running: &running,
         };
         confirm_culprits(&screened, &mut screening, &say)?;
     }
     crate::analysis::explain::revise_suggestions(&mut screening, &series.metric);
-    let (plots, shown_unit) = plots(&units, &hot, &screening, (&cache, &shared), series);
+    let (plots, shown_unit) = plots(&units, &hot, &screening, (&cache, &running), series);
     let e = Explanation {
         schema: EXPLAIN_SCHEMA,
         program,
@@ -119,6 +120,7 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
         hot,
         cache,
         shared_hot: shared,
+        phases: running.phases.len(),
         layout_share: layout_share(series),
         screening,
         plots,
@@ -199,7 +201,7 @@ fn plots(
     units: &[LayoutUnit],
     hot: &[HotFunction],
     screening: &Screening,
-    cache: (&ICache, &[SharedHot]),
+    cache: (&ICache, &RunningCode),
     series: &Series,
 ) -> (Vec<crate::analysis::explain_plot::FeaturePlot>, String) {
     // The unit the report prints such values in (ms for 3e6 ns); scale_for divides by it.
@@ -343,15 +345,17 @@ fn shared_period_warning(shared: &[SharedHot], cache: &ICache) -> Option<String>
     })
 }
 
-/// One run of the baseline under cachegrind, with the run's own command, working directory
-/// and environment: the hot functions it shows, the shared libraries' hot code beside them,
-/// and what could not be read of it.
+/// One run of the baseline under cachegrind and one under callgrind, with the run's own
+/// command, working directory and environment: the hot functions the first shows, the code
+/// running beside them (the shared libraries' hot code, the second's phases), and what
+/// could not be read of it.
 fn hot_functions(
     dir: &Path,
     exp: &Experiment,
     manifest: &crate::files::manifest::Manifest,
     baseline: &Path,
-) -> Result<(Vec<HotFunction>, Vec<SharedHot>, Vec<String>)> {
+    say: &dyn Fn(String),
+) -> Result<(Vec<HotFunction>, RunningCode, Vec<String>)> {
     let template = crate::run::command::CommandTemplate::parse(&exp.header.command)?;
     let named: BTreeMap<String, PathBuf> = manifest
         .baseline
@@ -383,10 +387,8 @@ fn hot_functions(
     let model = exp.header.cache_model.unwrap_or(CacheModel::DEFAULT);
     let cwd = exp.header.cwd.as_ref().map(PathBuf::from);
     let profile = hotness::profile(&argv, &model, cwd.as_deref(), &env, &scratch)?;
-    let own = binary::functions(baseline)?
-        .into_iter()
-        .map(|f| f.name)
-        .collect();
+    let functions = binary::functions(baseline)?;
+    let own = functions.iter().map(|f| f.name.clone()).collect();
     let hot = hotness::select_hot(&profile.functions, &own);
     let Some(coldest) = hot.last().map(|h| h.ir) else {
         bail!(
@@ -396,7 +398,22 @@ fn hot_functions(
     };
     let objects = hotness::loaded_objects(&profile.log, baseline);
     let (shared, notes) = hotness::shared_hot(&profile.functions, &own, &objects, coldest);
-    Ok((hot, shared, notes))
+    say(format!(
+        "profiling it once more under callgrind for the lines that run together \
+         (stretches of {} basic blocks)",
+        crate::layout::features::PHASE_BLOCKS
+    ));
+    let phases_rel = scratch_rel.join("phases");
+    root.create_dir_all(&phases_rel)
+        .with_context(|| format!("cannot create {}", dir.join(&phases_rel).display()))?;
+    let phases_dir = dir.join(&phases_rel);
+    hotness::profile_phases(&argv, cwd.as_deref(), &env, &phases_dir)?;
+    let phases = hotness::read_phases(&phases_dir, baseline, &functions)?;
+    let running = RunningCode {
+        shared,
+        phases: std::sync::Arc::new(phases),
+    };
+    Ok((hot, running, notes))
 }
 
 /// Stages the baseline's own shared libraries (if the build made any) in `scratch/lib`, as

@@ -59,7 +59,9 @@ fn screening_lines(e: &Explanation) -> String {
         },
         e.hot_rule
     );
-    if !e.shared_hot.is_empty() {
+    if e.phases > 0 {
+        out += &phases_line(e.phases);
+    } else if !e.shared_hot.is_empty() {
         out += &shared_line(&e.shared_hot);
     }
     if let Some(share) = e.layout_share {
@@ -385,6 +387,20 @@ pub(super) fn confirmation(e: &Explanation, k: &Confirmation) -> String {
 pub(super) fn signed_percent(x: f64) -> String {
     let sign = if x > 0.0 { "+" } else { "" };
     format!("{sign}{}", percent(x, 2))
+}
+
+/// What the set pressure counts when the profile gave the lines that run together: "set
+/// pressure: the lines of instructions executed at least 300 times within one stretch of
+/// 500000 basic blocks …".
+fn phases_line(phases: usize) -> String {
+    format!(
+        "set pressure: the lines holding an instruction executed at least {} times within one \
+         stretch of {} basic blocks of a callgrind run of the default layout ({phases} \
+         distinct stretch(es)), counted per stretch; the program's follow their functions in \
+         each layout, the shared libraries' stay where they are\n",
+        crate::layout::features::HOT_IN_PHASE,
+        crate::layout::features::PHASE_BLOCKS,
+    )
 }
 
 /// The shared libraries' hot code the set pressure counts: "set pressure also counts 12 hot
