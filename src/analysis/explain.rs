@@ -692,17 +692,17 @@ pub fn culprit_plots(
 /// an association, which moving a function may not change). Called with or without
 /// `--confirm`.
 pub fn revise_suggestions(screening: &mut Screening, metric: &str) {
-    let unconfirmed: std::collections::BTreeSet<String> = screening
+    let unconfirmed: BTreeMap<String, Verdict> = screening
         .culprits
         .iter()
         .filter_map(|c| c.confirmation.as_ref())
         .filter(|k| !k.confirmed)
-        .map(|k| k.function.clone())
+        .map(|k| (k.function.clone(), k.verdict))
         .collect();
     for c in &mut screening.culprits {
         let confirmed = c.confirmation.as_ref().is_some_and(|k| k.confirmed);
-        if unconfirmed.contains(&c.function) {
-            c.suggestion = Some(explain_plot::unconfirmed(&c.function, metric));
+        if let Some(verdict) = unconfirmed.get(&c.function) {
+            c.suggestion = Some(explain_plot::unconfirmed(&c.function, metric, *verdict));
         } else if !confirmed {
             c.suggestion = None;
         }

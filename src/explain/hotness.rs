@@ -559,6 +559,65 @@ mod tests {
         );
     }
 
+    /// callgrind's format as `--dump-instr=yes --dump-line=no` writes it: names defined
+    /// once with their id (also on a `cob=` line) and then used by it, positions absolute,
+    /// relative and `*`, and the inclusive cost line after `calls=` left out (but its
+    /// position still the base of the next relative one).
+    #[test]
+    fn callgrind_instructions_are_read_with_their_objects() {
+        let text = "# callgrind format\nversion: 1\npositions: instr\nevents: Ir Dr\n\
+                    ob=(1) /prog\nfl=(1) ???\nfn=(1) main\n0x1000 5 1\n+4 3\n\
+                    cob=(2) /lib/libc.so.6\ncfn=(2) memcpy\ncalls=2 0x98930\n* 900 40\n\
+                    +2 7\n-6 1\nob=(2)\nfn=(2)\n0x98930 450\ntotals: 466\n";
+        let counts = parse_callgrind_instructions(text).unwrap();
+        let at = |o: &str, a: u64| counts.get(&(o.to_string(), a)).copied();
+        // 0x1000 twice (5 + 1, the second by -6 from 0x1006); 0x1004 3; 0x1006 7.
+        assert_eq!(at("/prog", 0x1000), Some(6.0));
+        assert_eq!(at("/prog", 0x1004), Some(3.0));
+        assert_eq!(at("/prog", 0x1006), Some(7.0));
+        assert_eq!(at("/lib/libc.so.6", 0x98930), Some(450.0));
+        assert_eq!(counts.len(), 4, "{counts:?}");
+        assert!(parse_callgrind_instructions("fn=(1) f\n0x1 2\n").is_err());
+        assert!(parse_callgrind_instructions("events: Ir\nob=(9)\n").is_err());
+    }
+
+    /// A stretch's hot instructions: the program's as offsets in their functions (not in a
+    /// function, or in one whose name is not unique: left out), a library's at its address,
+    /// valgrind's own left out, and those executed fewer than HOT_IN_PHASE times too.
+    #[test]
+    fn a_phase_holds_the_hot_instructions_by_function_and_offset() {
+        let hot = HOT_IN_PHASE;
+        let counts: BTreeMap<(String, u64), f64> = [
+            ("/nonexistent/prog", 0x1010, hot),
+            ("/nonexistent/prog", 0x1020, hot - 1.0),
+            ("/nonexistent/prog", 0x2004, hot),
+            ("/nonexistent/prog", 0x3000, hot),
+            ("/nonexistent/prog", 0x5000, hot),
+            ("/lib/libc.so.6", 0x98930, hot * 10.0),
+            ("/usr/libexec/valgrind/vgpreload_core.so", 0x10, hot),
+            ("???", 0x10, hot),
+        ]
+        .into_iter()
+        .map(|(o, a, ir)| ((o.to_string(), a), ir))
+        .collect();
+        let functions = vec![
+            Function::named("f", 0x1000, 0x100),
+            Function::named("g", 0x2000, 0x10),
+            Function::named("twin", 0x3000, 0x10),
+            Function::named("twin", 0x4000, 0x10),
+        ];
+        let phase = phase_of(&counts, Path::new("/nonexistent/prog"), &functions);
+        assert_eq!(
+            phase.own,
+            vec![("f".to_string(), 0x10, 1), ("g".to_string(), 4, 1)]
+        );
+        assert_eq!(
+            phase.shared,
+            vec![("/lib/libc.so.6".to_string(), 0x98930, 1)]
+        );
+        assert_eq!(phase.stretches, 1);
+    }
+
     #[test]
     fn hot_rule_covers_99_percent_of_own_instructions() {
         // Own instructions: a 900, b 95, c 4, d 1 (1000): a + b = 99.5 % ≥ 99 %, so two.

@@ -532,6 +532,66 @@ mod tests {
         assert_eq!(two.pressure, vec![BTreeMap::from([(0, 3)])]);
     }
 
+    /// With the profile's phases the set pressure counts the lines that ran often in one
+    /// stretch, where each layout puts them: in a 2-set, 1-way cache, `a`'s hot byte at
+    /// offset 100 (its second line) and `b`'s at offset 0 share set 1 only when `b` starts
+    /// there; a set crowded in one stretch alone (`c` with `a`) is not counted, one crowded in
+    /// two stretches (a phase of 2) is; `b`'s cold bytes are never counted.
+    #[test]
+    fn the_set_pressure_of_phases_follows_the_hot_lines() {
+        let c = ICache {
+            line: 64,
+            sets: 2,
+            ways: 1,
+        };
+        let own = |entries: &[(&str, u64)]| -> Vec<(String, u64, u64)> {
+            entries
+                .iter()
+                .map(|(n, o)| (n.to_string(), *o, 1))
+                .collect()
+        };
+        let phases = vec![
+            Phase {
+                own: own(&[("a", 100), ("b", 0)]),
+                shared: Vec::new(),
+                stretches: 2,
+            },
+            Phase {
+                own: own(&[("a", 100), ("c", 0)]),
+                shared: Vec::new(),
+                stretches: 1,
+            },
+        ];
+        let code = RunningCode {
+            shared: Vec::new(),
+            phases: std::sync::Arc::new(phases),
+        };
+        let layout = |b: u64, cc: u64| {
+            vec![
+                Function::named("a", 0, 128),
+                Function::named("b", b, 256),
+                Function::named("c", cc, 64),
+            ]
+        };
+        // b at 0x200 (set 0) with a's hot line in set 1: no conflict; c in set 1 with a,
+        // but in one stretch only.
+        let apart = HotPlacement::running(&layout(0x200, 0x2c0), ["a", "b", "c"], &c, &code);
+        assert_eq!(apart.value(Feature::OverfullSet, "a"), Some(0.0));
+        assert_eq!(apart.value(Feature::OverfullSet, "c"), Some(0.0));
+        // b at 0x240 (set 1): a's hot line and b's share set 1 in two stretches.
+        let crowded = HotPlacement::running(&layout(0x240, 0x300), ["a", "b", "c"], &c, &code);
+        assert_eq!(crowded.value(Feature::OverfullSet, "a"), Some(1.0));
+        assert_eq!(crowded.value(Feature::OverfullSet, "b"), Some(1.0));
+        assert_eq!(crowded.value(Feature::OverfullSet, "c"), Some(0.0));
+        assert_eq!(crowded.set_partners("a"), vec!["b"]);
+        // Moving b alone by one line takes its hot byte out of set 1 (whole functions
+        // would still fill both sets: b spans 4 lines).
+        let moved = crowded.with_moved("b", 0x280);
+        assert_eq!(moved.value(Feature::OverfullSet, "a"), Some(0.0));
+        let whole = HotPlacement::of_binary(&layout(0x280, 0x300), ["a", "b"], &c);
+        assert_eq!(whole.value(Feature::OverfullSet, "a"), Some(1.0));
+    }
+
     /// One spelling per feature: the JSON's is the name the text and docs use.
     #[test]
     fn json_spells_every_feature_as_its_name() {

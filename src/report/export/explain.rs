@@ -197,12 +197,26 @@ fn reading_lines(e: &Explanation) -> String {
         .filter_map(|c| c.confirmation.as_ref())
         .collect();
     if !confirmations.is_empty() && confirmations.iter().all(|k| !k.confirmed) {
-        out += &format!(
-            "no suspect confirmed: moving each of the {} strongest alone did not change {} by \
-             a relevant amount\n",
-            confirmations.len(),
-            e.metric
-        );
+        let open = confirmations
+            .iter()
+            .filter(|k| k.verdict == Verdict::Undetermined)
+            .count();
+        out += &if open == 0 {
+            format!(
+                "no suspect confirmed: moving each of the {} strongest alone did not change {} \
+                 by a relevant amount\n",
+                confirmations.len(),
+                e.metric
+            )
+        } else {
+            format!(
+                "no suspect confirmed: of the {} strongest moved alone, {open} gave no clear \
+                 answer (undetermined) and {} did not change {} by a relevant amount\n",
+                confirmations.len(),
+                confirmations.len() - open,
+                e.metric
+            )
+        };
     }
     if s.culprits.is_empty() {
         if let Some(c) = s.closest.first() {
@@ -341,6 +355,8 @@ fn offset_name(f: Feature, line: u64) -> String {
 pub(super) fn confirmation(e: &Explanation, k: &Confirmation) -> String {
     let words = if k.confirmed {
         "confirmed"
+    } else if k.verdict == Verdict::Undetermined {
+        "neither confirmed nor refuted"
     } else {
         "not confirmed"
     };
@@ -350,6 +366,11 @@ pub(super) fn confirmation(e: &Explanation, k: &Confirmation) -> String {
             format!("95 % CI of the change {lo} to {hi}")
         }
         None => "no bounded interval".to_string(),
+    };
+    let interval = if k.verdict == Verdict::Undetermined && !k.pairs.is_empty() {
+        format!("{interval}; {}", pairs_higher(k))
+    } else {
+        interval
     };
     let moved = if k.moved_with.is_empty() {
         demangle(&k.function)
@@ -381,6 +402,32 @@ pub(super) fn confirmation(e: &Explanation, k: &Confirmation) -> String {
         signed_percent(k.ratio - 1.0),
         k.verdict.word(),
         k.dir
+    )
+}
+
+/// "the side with the feature higher had the higher mean in 8 of 10 pairs, at least twice
+/// the other's in 5": what the pairs of an undetermined confirmation show.
+fn pairs_higher(k: &Confirmation) -> String {
+    let sides = |p: &crate::analysis::explain_plot::ConfirmPair| {
+        if p.control.value > p.moved.value {
+            (p.control.mean, p.moved.mean)
+        } else {
+            (p.moved.mean, p.control.mean)
+        }
+    };
+    let higher = k.pairs.iter().filter(|p| sides(p).0 > sides(p).1).count();
+    let twice = k
+        .pairs
+        .iter()
+        .filter(|p| {
+            let (high, low) = sides(p);
+            high > 2.0 * low || low > 2.0 * high
+        })
+        .count();
+    format!(
+        "the side with the feature higher had the higher mean in {higher} of {} pairs; one \
+         side at least twice the other in {twice}",
+        k.pairs.len()
     )
 }
 
