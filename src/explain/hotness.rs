@@ -224,6 +224,34 @@ fn program_messages(stderr: &str) -> String {
     kept.join("\n").trim_end().to_string()
 }
 
+/// Runs the valgrind command line `v` (its tool `tool`, for the messages) in `cwd` with
+/// `env`, and returns its output; a failure of the run is an error with what the program
+/// said.
+fn run_valgrind(
+    v: &[OsString],
+    cwd: Option<&Path>,
+    env: &[(String, String)],
+    tool: &str,
+) -> Result<std::process::Output> {
+    let mut cmd = std::process::Command::new(&v[0]);
+    cmd.args(&v[1..]);
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
+    cmd.envs(env.iter().map(|(k, val)| (k, val)));
+    let out = cmd.output().with_context(|| {
+        format!("cannot start valgrind (is it installed?) for the {tool} profile")
+    })?;
+    if !out.status.success() {
+        bail!(
+            "the profile run under {tool} failed ({}): {}",
+            out.status,
+            program_messages(&String::from_utf8_lossy(&out.stderr))
+        );
+    }
+    Ok(out)
+}
+
 /// What one profile run shows: per-function `(Ir, I1mr)` totals summed over every process
 /// it started, and valgrind's log (`-v`), which names the objects each process loaded.
 pub struct Profile {
@@ -250,22 +278,7 @@ pub fn profile(
     v.insert(1, "--demangle=no".into());
     v.retain(|a| a != "--quiet");
     v.insert(1, "-v".into());
-    let mut cmd = std::process::Command::new(&v[0]);
-    cmd.args(&v[1..]);
-    if let Some(dir) = cwd {
-        cmd.current_dir(dir);
-    }
-    cmd.envs(env.iter().map(|(k, val)| (k, val)));
-    let out = cmd
-        .output()
-        .context("cannot start valgrind (is it installed?) for the hotness profile")?;
-    if !out.status.success() {
-        bail!(
-            "the profile run under cachegrind failed ({}): {}",
-            out.status,
-            program_messages(&String::from_utf8_lossy(&out.stderr))
-        );
-    }
+    let out = run_valgrind(&v, cwd, env, "cachegrind")?;
     let mut totals: BTreeMap<String, (f64, f64)> = BTreeMap::new();
     for entry in std::fs::read_dir(scratch)? {
         let path = entry?.path();
@@ -481,8 +494,8 @@ pub fn profile_phases(
     env: &[(String, String)],
     scratch: &Path,
 ) -> Result<()> {
-    let mut cmd = std::process::Command::new("valgrind");
-    cmd.args([
+    let mut v: Vec<OsString> = [
+        "valgrind".to_string(),
         "--tool=callgrind".to_string(),
         "--dump-instr=yes".to_string(),
         "--dump-line=no".to_string(),
@@ -494,22 +507,12 @@ pub fn profile_phases(
             "--callgrind-out-file={}/callgrind.out.%p",
             scratch.display()
         ),
-    ]);
-    cmd.args(argv);
-    if let Some(dir) = cwd {
-        cmd.current_dir(dir);
-    }
-    cmd.envs(env.iter().map(|(k, val)| (k, val)));
-    let out = cmd
-        .output()
-        .context("cannot start valgrind (is it installed?) for the phases profile")?;
-    if !out.status.success() {
-        bail!(
-            "the profile run under callgrind failed ({}): {}",
-            out.status,
-            program_messages(&String::from_utf8_lossy(&out.stderr))
-        );
-    }
+    ]
+    .into_iter()
+    .map(OsString::from)
+    .collect();
+    v.extend(argv.iter().cloned());
+    run_valgrind(&v, cwd, env, "callgrind")?;
     Ok(())
 }
 

@@ -73,7 +73,7 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
     say(format!(
         "profiling {program}'s default layout once under cachegrind for its hot functions"
     ));
-    let (hot, running, mut notes) = hot_functions(dir, &exp, manifest, &baseline, &say)?;
+    let (hot, running, left_out, mut notes) = hot_functions(dir, &exp, manifest, &baseline, &say)?;
     let shared = running.shared.clone();
     let units = layout_units(dir, manifest, series)?;
     let model = exp.header.cache_model.unwrap_or(CacheModel::DEFAULT);
@@ -110,7 +110,7 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
     }
     crate::analysis::explain::revise_suggestions(&mut screening, &series.metric);
     let (plots, shown_unit) = plots(&units, &hot, &screening, (&cache, &running), series);
-    let e = Explanation {
+    let mut e = Explanation {
         schema: EXPLAIN_SCHEMA,
         program,
         metric: series.metric.clone(),
@@ -126,6 +126,8 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
         plots,
         warnings: [exp.warnings.clone(), cache_mismatch(&exp, options), notes].concat(),
     };
+    let wider = no_wider_screen(&e, &left_out);
+    e.warnings.extend(wider);
     store(dir, &e)?;
     Ok(e)
 }
@@ -331,6 +333,70 @@ fn cache_mismatch(exp: &Experiment, options: &ExplainOptions) -> Vec<String> {
     }
 }
 
+/// The program's functions that ran but were not screened (outside the hot rule).
+struct Unscreened {
+    /// How many.
+    functions: usize,
+    /// Their share of the program's own instructions.
+    ir_share: f64,
+}
+
+impl Unscreened {
+    /// The functions of `own` that ran in `profile` and are not among `hot`.
+    fn of(
+        profile: &BTreeMap<String, (f64, f64)>,
+        own: &std::collections::BTreeSet<String>,
+        hot: &[HotFunction],
+    ) -> Unscreened {
+        let ran: Vec<f64> = profile
+            .iter()
+            .filter(|(name, (ir, _))| own.contains(name.as_str()) && *ir > 0.0)
+            .map(|(_, (ir, _))| *ir)
+            .collect();
+        let hot_ir: f64 = hot.iter().map(|h| h.ir).sum();
+        let total_ir: f64 = ran.iter().sum();
+        Unscreened {
+            functions: ran.len().saturating_sub(hot.len()),
+            ir_share: if total_ir > 0.0 {
+                (total_ir - hot_ir) / total_ir
+            } else {
+                0.0
+            },
+        }
+    }
+}
+
+/// Why explain does not screen wider when the layout holds most of the variance and no
+/// hot function's placement goes with it: the functions left out run little, and their
+/// tests would raise every pair's bar. `None` unless nothing was found while the layout
+/// holds at least half the variance (or the binaries' means differ, one value each).
+fn no_wider_screen(e: &Explanation, left_out: &Unscreened) -> Option<String> {
+    let s = &e.screening;
+    let layout_holds = match e.layout_share {
+        Some(share) if share >= 0.5 => format!(
+            "the layout holds {} of the metric's variance",
+            crate::analysis::numfmt::percent(share, 2)
+        ),
+        None if s.means_vary => "the binaries' means differ".to_string(),
+        _ => return None,
+    };
+    let nothing = s.verdict == crate::analysis::vocabulary::Verdict::NotDetected;
+    (nothing && left_out.functions > 0).then(|| {
+        format!(
+            "{layout_holds}, yet no placement feature of the {} hot functions goes with it; \
+             not screened wider: the {} other functions of {} that ran execute {} of its \
+             instructions, and their {} more tests would raise the bar of every pair; the \
+             cause may lie where explain does not look (data layout, branch predictor \
+             aliasing, a combination of placements: docs/explain.md)",
+            e.hot.len(),
+            left_out.functions,
+            e.program,
+            crate::analysis::numfmt::percent(left_out.ir_share, 2),
+            left_out.functions * crate::layout::features::FEATURES.len()
+        )
+    })
+}
+
 /// A warning when the shared libraries' hot code is counted in a cache whose set period
 /// exceeds a page: a library's sets then depend on its load address, which explain takes
 /// as a page-aligned 0.
@@ -355,7 +421,7 @@ fn hot_functions(
     manifest: &crate::files::manifest::Manifest,
     baseline: &Path,
     say: &dyn Fn(String),
-) -> Result<(Vec<HotFunction>, RunningCode, Vec<String>)> {
+) -> Result<(Vec<HotFunction>, RunningCode, Unscreened, Vec<String>)> {
     let template = crate::run::command::CommandTemplate::parse(&exp.header.command)?;
     let named: BTreeMap<String, PathBuf> = manifest
         .baseline
@@ -390,6 +456,7 @@ fn hot_functions(
     let functions = binary::functions(baseline)?;
     let own = functions.iter().map(|f| f.name.clone()).collect();
     let hot = hotness::select_hot(&profile.functions, &own);
+    let left_out = Unscreened::of(&profile.functions, &own, &hot);
     let Some(coldest) = hot.last().map(|h| h.ir) else {
         bail!(
             "the profile run of {} executed none of its own functions",
@@ -413,7 +480,7 @@ fn hot_functions(
         shared,
         phases: std::sync::Arc::new(phases),
     };
-    Ok((hot, running, notes))
+    Ok((hot, running, left_out, notes))
 }
 
 /// Stages the baseline's own shared libraries (if the build made any) in `scratch/lib`, as

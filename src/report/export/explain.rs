@@ -116,7 +116,7 @@ fn culprits_lines(e: &Explanation) -> String {
 
 /// One finding: its leader's association, the pairs it stands for, each member's
 /// confirmation, and the fix of the member confirmed (else the leader's).
-fn finding_lines(e: &Explanation, rank: usize, f: &Finding) -> String {
+pub(super) fn finding_lines(e: &Explanation, rank: usize, f: &Finding) -> String {
     let culprits = &e.screening.culprits;
     let members: Vec<&Suspect> = f.members.iter().filter_map(|&i| culprits.get(i)).collect();
     let Some(leader) = members.first() else {
