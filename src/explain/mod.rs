@@ -519,3 +519,48 @@ fn layout_share(series: &Series) -> Option<f64> {
     let a = crate::stats::anova::random_effects(&groups).ok()?;
     a.icc.is_finite().then(|| a.icc.clamp(0.0, 1.0))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::vocabulary::Verdict;
+
+    /// The note instead of a wider screen: only when nothing was found while the layout
+    /// holds at least half the variance (or the means differ, one value per binary), with
+    /// the functions left out, their share and the tests they would add.
+    #[test]
+    fn no_wider_screen_is_said_only_when_the_layout_matters_and_nothing_was_found() {
+        let stored = include_str!("../../tests/report/fixtures/explained/explain/explanation.json");
+        let mut e: Explanation = serde_json::from_str(stored).unwrap();
+        let left_out = Unscreened {
+            functions: 7,
+            ir_share: 0.004,
+        };
+        // Found something: no note.
+        assert_eq!(e.screening.verdict, Verdict::Detected);
+        assert_eq!(no_wider_screen(&e, &left_out), None);
+        e.screening.verdict = Verdict::NotDetected;
+        e.layout_share = Some(0.9);
+        let note = no_wider_screen(&e, &left_out).unwrap();
+        assert!(note.starts_with("the layout holds 90.0 % of"), "{note}");
+        assert!(
+            note.contains("the 7 other functions of placed that ran execute 0.40 %"),
+            "{note}"
+        );
+        assert!(note.contains("their 56 more tests"), "{note}");
+        e.layout_share = Some(0.3);
+        assert_eq!(no_wider_screen(&e, &left_out), None);
+        e.layout_share = None;
+        assert!(no_wider_screen(&e, &left_out)
+            .unwrap()
+            .starts_with("the binaries' means differ"));
+        e.screening.means_vary = false;
+        assert_eq!(no_wider_screen(&e, &left_out), None);
+        let none_left = Unscreened {
+            functions: 0,
+            ir_share: 0.0,
+        };
+        e.layout_share = Some(0.9);
+        assert_eq!(no_wider_screen(&e, &none_left), None);
+    }
+}
