@@ -19,7 +19,7 @@ use super::effect::Interval;
 use super::explain_plot::{self, ConfirmPair, FeaturePlot, FixFacts};
 use super::vocabulary::Verdict;
 use crate::layout::binary::Function;
-use crate::layout::features::{self, Feature, HotPlacement, ICache, SharedHot, FEATURES};
+use crate::layout::features::{Feature, HotPlacement, ICache, RunningCode, SharedHot, FEATURES};
 use crate::seeded::SeededRng;
 use crate::stats::fdr::{
     benjamini_hochberg, permutation_correlation, units_needed, units_needed_at_split,
@@ -51,8 +51,9 @@ pub struct ScreenOptions {
     pub seed: u64,
     /// The instruction cache of the set features.
     pub cache: ICache,
-    /// The shared libraries' hot code, counted in the set pressure beside the program's.
-    pub shared: Vec<SharedHot>,
+    /// The code running beside the hot functions (the shared libraries' hot code, the
+    /// profile's phases), counted in the set pressure.
+    pub running: RunningCode,
 }
 
 /// One binary as the screening sees it: its label, mean and functions.
@@ -227,7 +228,7 @@ pub fn screen(
     options: &ScreenOptions,
 ) -> Result<Screening, StatsError> {
     crate::stats::error::at_least("the explain screening", "binaries", 3, units.len())?;
-    let (columns, unmatched) = feature_columns(units, hot, &options.cache, &options.shared);
+    let (columns, unmatched) = feature_columns(units, hot, &options.cache, &options.running);
     let response: Vec<f64> = units.iter().map(|u| u.mean).collect();
     let tested: Vec<&Column> = columns.iter().filter(|c| varies(&c.values)).collect();
     let constant = columns.len() - tested.len();
@@ -433,7 +434,7 @@ fn feature_columns(
     units: &[LayoutUnit],
     hot: &[HotFunction],
     cache: &ICache,
-    shared: &[SharedHot],
+    running: &RunningCode,
 ) -> (Vec<Column>, Vec<String>) {
     let mut unmatched = std::collections::BTreeSet::new();
     for u in units {
@@ -453,13 +454,17 @@ fn feature_columns(
     let placements: Vec<HotPlacement> = units
         .iter()
         .map(|u| {
-            HotPlacement::of_binary(&u.functions, kept.iter().map(|h| h.name.as_str()), cache)
-                .beside(shared)
+            HotPlacement::running(
+                &u.functions,
+                kept.iter().map(|h| h.name.as_str()),
+                cache,
+                running,
+            )
         })
         .collect();
     let mut columns = Vec::new();
     for h in &kept {
-        let partners = set_partners(&placements, &kept, &h.name, cache);
+        let partners = set_partners(&placements, &h.name);
         // The first binary with the function aligned to a line: the fix's placement.
         let aligned = placements.first().map(|p| {
             let f = p.function(&h.name).expect("found in every binary");
@@ -490,31 +495,14 @@ fn feature_columns(
     (columns, unmatched.into_iter().collect())
 }
 
-/// The hot functions (at most 3, most often first) whose lines share one of `name`'s
-/// overfull sets, counted over the binaries: whom an order file should keep apart from it.
-fn set_partners(
-    placements: &[HotPlacement],
-    kept: &[&HotFunction],
-    name: &str,
-    cache: &ICache,
-) -> Vec<String> {
+/// The hot functions (at most 3, most often first) with a hot line in one of `name`'s
+/// overfull sets (in the same phase), counted over the binaries: whom an order file
+/// should keep apart from it.
+fn set_partners(placements: &[HotPlacement], name: &str) -> Vec<String> {
     let mut count: BTreeMap<&str, usize> = BTreeMap::new();
     for p in placements {
-        let Some(f) = p.function(name) else { continue };
-        let full: Vec<u64> = features::sets_of(f.address, f.size, cache)
-            .into_iter()
-            .filter(|s| p.overfull(*s))
-            .collect();
-        for g in kept.iter().filter(|g| g.name != name) {
-            let Some(at) = p.function(&g.name) else {
-                continue;
-            };
-            if features::sets_of(at.address, at.size, cache)
-                .iter()
-                .any(|s| full.contains(s))
-            {
-                *count.entry(g.name.as_str()).or_default() += 1;
-            }
+        for g in p.set_partners(name) {
+            *count.entry(g).or_default() += 1;
         }
     }
     let mut ranked: Vec<(&str, usize)> = count.into_iter().collect();
@@ -625,6 +613,11 @@ pub struct Explanation {
     /// function).
     #[serde(default)]
     pub shared_hot: Vec<SharedHot>,
+    /// The distinct stretches of the profile's time line whose hot lines the set pressure
+    /// counts (`features::Phase`); 0 when it counted every hot function's lines as running
+    /// together (answers written before phases were read have none).
+    #[serde(default)]
+    pub phases: usize,
     /// Share of the metric's variance that lies between binaries (the layout's share, the
     /// one-way random-effects intraclass correlation); `None` when it cannot be estimated
     /// (one value per binary, or no variance at all).
@@ -660,12 +653,12 @@ pub fn culprit_plots(
     units: &[LayoutUnit],
     hot: &[HotFunction],
     screening: &Screening,
-    (cache, shared): (&ICache, &[SharedHot]),
+    (cache, running): (&ICache, &RunningCode),
     metric: &str,
     display: (f64, &str),
     shown: usize,
 ) -> Vec<FeaturePlot> {
-    let (columns, _) = feature_columns(units, hot, cache, shared);
+    let (columns, _) = feature_columns(units, hot, cache, running);
     screening
         .culprits
         .iter()
@@ -699,17 +692,17 @@ pub fn culprit_plots(
 /// an association, which moving a function may not change). Called with or without
 /// `--confirm`.
 pub fn revise_suggestions(screening: &mut Screening, metric: &str) {
-    let unconfirmed: std::collections::BTreeSet<String> = screening
+    let unconfirmed: BTreeMap<String, Verdict> = screening
         .culprits
         .iter()
         .filter_map(|c| c.confirmation.as_ref())
         .filter(|k| !k.confirmed)
-        .map(|k| k.function.clone())
+        .map(|k| (k.function.clone(), k.verdict))
         .collect();
     for c in &mut screening.culprits {
         let confirmed = c.confirmation.as_ref().is_some_and(|k| k.confirmed);
-        if unconfirmed.contains(&c.function) {
-            c.suggestion = Some(explain_plot::unconfirmed(&c.function, metric));
+        if let Some(verdict) = unconfirmed.get(&c.function) {
+            c.suggestion = Some(explain_plot::unconfirmed(&c.function, metric, *verdict));
         } else if !confirmed {
             c.suggestion = None;
         }
@@ -730,7 +723,7 @@ mod tests {
                 sets: 64,
                 ways: 8,
             },
-            shared: Vec::new(),
+            running: RunningCode::default(),
         }
     }
 
@@ -848,8 +841,6 @@ mod tests {
                 Function::named("d", 0x140, 64),
             ],
         ];
-        let hot = hot(&["a", "b", "c", "d"]);
-        let kept: Vec<&HotFunction> = hot.iter().collect();
         let placements: Vec<HotPlacement> = binaries
             .iter()
             .map(|fs| HotPlacement::new(fs, &cache))
@@ -857,7 +848,7 @@ mod tests {
         // Binary 1: set 0 holds a, b, c (3 lines), set 1 d; binary 2: set 0 a, b (2 lines),
         // set 1 c, d (2 lines): a shares with b twice, with c once, with d never.
         assert_eq!(
-            set_partners(&placements, &kept, "a", &cache),
+            set_partners(&placements, "a"),
             vec!["b".to_string(), "c".to_string()]
         );
     }

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::effect::Interval;
+use super::vocabulary::Verdict;
 use crate::layout::demangle::demangle;
 use crate::layout::features::{Feature, ICache};
 
@@ -218,7 +219,14 @@ fn aligned_outcome(f: &FixFacts) -> String {
 }
 
 /// The fix for a function the confirmation moved alone without a relevant change.
-pub fn unconfirmed(function: &str, metric: &str) -> String {
+pub fn unconfirmed(function: &str, metric: &str, verdict: Verdict) -> String {
+    if verdict == Verdict::Undetermined {
+        return format!(
+            "none yet for {}: moving it alone changed {metric} in some seeds and not in \
+             others, too unevenly for the relinks to tell (more, `--confirm-seeds`, may)",
+            demangle(function)
+        );
+    }
     format!(
         "none for {} itself: moving it alone did not change {metric} by a relevant amount, \
          so its association came with another placement",

@@ -30,7 +30,7 @@ use crate::analysis::vocabulary::{Thresholds, Verdict};
 use crate::build::replay::{MoveAlone, Program};
 use crate::files::manifest::{Binary, BinarySet, BuildStatus, Manifest, VariantBuild};
 use crate::layout::binary::{self, Function};
-use crate::layout::features::{self, Feature, HotPlacement, ICache, SharedHot, FEATURES};
+use crate::layout::features::{self, Feature, HotPlacement, ICache, RunningCode, FEATURES};
 
 /// At most this many suspects are confirmed (the strongest, one feature per function).
 pub const MAX_SUSPECTS: usize = 3;
@@ -69,8 +69,9 @@ pub struct Screened<'a> {
     pub hot: &'a [String],
     /// The cache of the set features.
     pub cache: &'a ICache,
-    /// The shared libraries' hot code, counted in the set pressure as the screening does.
-    pub shared: &'a [SharedHot],
+    /// The code running beside the hot functions, counted in the set pressure as the
+    /// screening does.
+    pub running: &'a RunningCode,
 }
 
 /// The bytes the code after a moved function's section moves by: the cache's set period
@@ -89,7 +90,7 @@ pub fn confirm(screened: &Screened, suspect: &Suspect, index: usize) -> Result<C
         units,
         hot,
         cache,
-        shared,
+        running,
         ..
     } = *screened;
     let manifest = exp
@@ -117,7 +118,7 @@ pub fn confirm(screened: &Screened, suspect: &Suspect, index: usize) -> Result<C
             program,
             hot,
             cache,
-            shared,
+            running,
             steps,
         };
         let (one, [low, high]) = at.moved_pair(*seed, unit, suspect)?;
@@ -171,7 +172,7 @@ struct Relink<'a> {
     program: &'a str,
     hot: &'a [String],
     cache: &'a ICache,
-    shared: &'a [SharedHot],
+    running: &'a RunningCode,
     /// The suspect's padding steps ([`alignment_step`]).
     steps: u64,
 }
@@ -188,8 +189,7 @@ impl Relink<'_> {
     ) -> Result<(Placed, [BinarySet; 2])> {
         let hot = || self.hot.iter().map(String::as_str);
         let f = unique(&unit.functions, &suspect.function)?;
-        let as_built =
-            HotPlacement::of_binary(&unit.functions, hot(), self.cache).beside(self.shared);
+        let as_built = HotPlacement::running(&unit.functions, hot(), self.cache, self.running);
         let period = set_period(self.cache);
         let step = self.steps;
         let pad =
@@ -213,7 +213,7 @@ impl Relink<'_> {
         let relinked = binary::functions(&moved)?;
         let with = check_moved_alone(&unit.functions, &relinked, f, pad, period)
             .with_context(|| format!("seed {seed}: {}", moved.display()))?;
-        let after = HotPlacement::of_binary(&relinked, hot(), self.cache).beside(self.shared);
+        let after = HotPlacement::running(&relinked, hot(), self.cache, self.running);
         check_features_kept(&as_built, &after, &f.name, &with)
             .with_context(|| format!("seed {seed}: {}", moved.display()))?;
         let value = |p: &HotPlacement| p.value(suspect.feature, &f.name).unwrap_or(f64::NAN);

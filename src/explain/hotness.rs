@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 
 use crate::files::cache_model::CacheModel;
 use crate::layout::binary::Function;
-use crate::layout::features::SharedHot;
+use crate::layout::features::{Phase, SharedHot, HOT_IN_PHASE, PHASE_BLOCKS};
 
 /// The hot-function rule: the fewest functions, hottest first, whose instructions cover
 /// [`COVER`] of the program's own instructions, and at most [`MAX_HOT`] of them.
@@ -224,6 +224,34 @@ fn program_messages(stderr: &str) -> String {
     kept.join("\n").trim_end().to_string()
 }
 
+/// Runs the valgrind command line `v` (its tool `tool`, for the messages) in `cwd` with
+/// `env`, and returns its output; a failure of the run is an error with what the program
+/// said.
+fn run_valgrind(
+    v: &[OsString],
+    cwd: Option<&Path>,
+    env: &[(String, String)],
+    tool: &str,
+) -> Result<std::process::Output> {
+    let mut cmd = std::process::Command::new(&v[0]);
+    cmd.args(&v[1..]);
+    if let Some(dir) = cwd {
+        cmd.current_dir(dir);
+    }
+    cmd.envs(env.iter().map(|(k, val)| (k, val)));
+    let out = cmd.output().with_context(|| {
+        format!("cannot start valgrind (is it installed?) for the {tool} profile")
+    })?;
+    if !out.status.success() {
+        bail!(
+            "the profile run under {tool} failed ({}): {}",
+            out.status,
+            program_messages(&String::from_utf8_lossy(&out.stderr))
+        );
+    }
+    Ok(out)
+}
+
 /// What one profile run shows: per-function `(Ir, I1mr)` totals summed over every process
 /// it started, and valgrind's log (`-v`), which names the objects each process loaded.
 pub struct Profile {
@@ -250,22 +278,7 @@ pub fn profile(
     v.insert(1, "--demangle=no".into());
     v.retain(|a| a != "--quiet");
     v.insert(1, "-v".into());
-    let mut cmd = std::process::Command::new(&v[0]);
-    cmd.args(&v[1..]);
-    if let Some(dir) = cwd {
-        cmd.current_dir(dir);
-    }
-    cmd.envs(env.iter().map(|(k, val)| (k, val)));
-    let out = cmd
-        .output()
-        .context("cannot start valgrind (is it installed?) for the hotness profile")?;
-    if !out.status.success() {
-        bail!(
-            "the profile run under cachegrind failed ({}): {}",
-            out.status,
-            program_messages(&String::from_utf8_lossy(&out.stderr))
-        );
-    }
+    let out = run_valgrind(&v, cwd, env, "cachegrind")?;
     let mut totals: BTreeMap<String, (f64, f64)> = BTreeMap::new();
     for entry in std::fs::read_dir(scratch)? {
         let path = entry?.path();
@@ -294,6 +307,213 @@ pub fn profile(
         functions: totals,
         log: String::from_utf8_lossy(&out.stderr).into_owned(),
     })
+}
+
+/// Per instruction `(object, address)`, the instructions executed (`Ir`) in one callgrind
+/// output file written with `--dump-instr=yes`: self cost only (the inclusive cost line
+/// after a `calls=` line is skipped), the first position column read as the instruction's
+/// address (absolute `0x…`, relative `+N`/`-N`, or `*` for the same), names given once
+/// with their `(id)` and then by it alone. callgrind writes addresses as in the object's
+/// own file, so they are symbol-table addresses for the program and its libraries alike.
+pub fn parse_callgrind_instructions(text: &str) -> Result<BTreeMap<(String, u64), f64>> {
+    let mut ir_column: Option<usize> = None;
+    let mut positions = 1;
+    let mut objects: BTreeMap<String, String> = BTreeMap::new();
+    let mut object = String::new();
+    let mut last = 0u64;
+    let mut after_call = false;
+    let mut counts: BTreeMap<(String, u64), f64> = BTreeMap::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("events:") {
+            let at = rest.split_whitespace().position(|e| e == "Ir");
+            ir_column = Some(at.context("the callgrind output lacks Ir")?);
+        } else if let Some(rest) = line.strip_prefix("positions:") {
+            positions = rest.split_whitespace().count().max(1);
+        } else if let Some(rest) = line
+            .strip_prefix("ob=")
+            .or_else(|| line.strip_prefix("cob="))
+        {
+            let named = compressed_name(rest, &mut objects)?;
+            if line.starts_with("ob=") {
+                object = named;
+            }
+        } else if line.starts_with("calls=") {
+            after_call = true;
+        } else if line.starts_with(|c: char| c.is_ascii_digit() || "+-*".contains(c)) {
+            let mut tokens = line.split_whitespace();
+            let first = tokens.next().unwrap_or_default();
+            last = position(first, last).with_context(|| format!("a cost line: {line:?}"))?;
+            if std::mem::take(&mut after_call) {
+                continue;
+            }
+            let Some(ir_at) = ir_column else { continue };
+            let ir = match tokens.nth(positions - 1 + ir_at) {
+                Some(t) => t
+                    .parse::<f64>()
+                    .with_context(|| format!("a cost line is not numeric: {line:?}"))?,
+                None => 0.0,
+            };
+            if ir > 0.0 {
+                *counts.entry((object.clone(), last)).or_default() += ir;
+            }
+        }
+    }
+    if ir_column.is_none() {
+        bail!("not a callgrind output file (no events: line)");
+    }
+    Ok(counts)
+}
+
+/// A compressed name `(id) name` (defines `id`) or `(id)` (refers to it); a plain name.
+fn compressed_name(rest: &str, names: &mut BTreeMap<String, String>) -> Result<String> {
+    let Some(tail) = rest.strip_prefix('(') else {
+        return Ok(rest.to_string());
+    };
+    let (id, name) = tail
+        .split_once(')')
+        .with_context(|| format!("a malformed compressed name: {rest:?}"))?;
+    let name = name.trim_start();
+    if name.is_empty() {
+        names
+            .get(id)
+            .cloned()
+            .with_context(|| format!("the compressed name ({id}) is used before it is defined"))
+    } else {
+        names.insert(id.to_string(), name.to_string());
+        Ok(name.to_string())
+    }
+}
+
+/// An instruction position of a cost line, given the previous one.
+fn position(token: &str, last: u64) -> Result<u64> {
+    let number = |t: &str| match t.strip_prefix("0x") {
+        Some(hex) => u64::from_str_radix(hex, 16),
+        None => t.parse::<u64>(),
+    };
+    Ok(if token == "*" {
+        last
+    } else if let Some(d) = token.strip_prefix('+') {
+        last.checked_add(number(d)?)
+            .context("an address overflows")?
+    } else if let Some(d) = token.strip_prefix('-') {
+        last.checked_sub(number(d)?).context("an address below 0")?
+    } else {
+        number(token)?
+    })
+}
+
+/// The hot code of one stretch of the profile: its instructions executed at least
+/// [`HOT_IN_PHASE`] times, the program's (the object `program`) as offsets in its functions
+/// (`functions`, its symbol table; instructions outside a uniquely named function left
+/// out), the other objects' at their addresses (valgrind's own and unnamed code left out).
+pub fn phase_of(
+    counts: &BTreeMap<(String, u64), f64>,
+    program: &Path,
+    functions: &[Function],
+) -> Phase {
+    let canon = |q: &Path| std::fs::canonicalize(q).unwrap_or_else(|_| q.to_path_buf());
+    let program = canon(program);
+    let mut sorted: Vec<&Function> = functions.iter().filter(|f| f.size > 0).collect();
+    sorted.sort_by_key(|f| f.address);
+    let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
+    for f in functions {
+        *seen.entry(f.name.as_str()).or_default() += 1;
+    }
+    let mut phase = Phase {
+        stretches: 1,
+        ..Phase::default()
+    };
+    let mut is_program: BTreeMap<&str, bool> = BTreeMap::new();
+    for ((object, address), ir) in counts {
+        if *ir < HOT_IN_PHASE {
+            continue;
+        }
+        let own = *is_program
+            .entry(object.as_str())
+            .or_insert_with(|| canon(Path::new(object)) == program);
+        if own {
+            let at = sorted.partition_point(|f| f.address <= *address);
+            let Some(f) = at.checked_sub(1).map(|i| sorted[i]) else {
+                continue;
+            };
+            if *address < f.address + f.size && seen[f.name.as_str()] == 1 {
+                phase.own.push((f.name.clone(), address - f.address, 1));
+            }
+        } else {
+            let path = Path::new(object);
+            let valgrinds = path.components().any(|c| c.as_os_str() == "valgrind");
+            if path.is_absolute() && !valgrinds {
+                phase.shared.push((object.clone(), *address, 1));
+            }
+        }
+    }
+    phase
+}
+
+/// The phases of the callgrind files in `dir` (each file one stretch of one process), the
+/// empty ones left out and repeated ones (a loop running over several stretches) once,
+/// with their number of stretches.
+pub fn read_phases(dir: &Path, program: &Path, functions: &[Function]) -> Result<Vec<Phase>> {
+    let mut phases = Vec::new();
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
+        let path = entry?.path();
+        let is_out = path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("callgrind.out."));
+        if !is_out {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let counts =
+            parse_callgrind_instructions(&text).with_context(|| path.display().to_string())?;
+        let phase = phase_of(&counts, program, functions);
+        if !phase.own.is_empty() || !phase.shared.is_empty() {
+            phases.push(phase);
+        }
+    }
+    phases.sort();
+    let mut distinct: Vec<Phase> = Vec::new();
+    for phase in phases {
+        match distinct.last_mut() {
+            Some(last) if last.own == phase.own && last.shared == phase.shared => {
+                last.stretches += phase.stretches;
+            }
+            _ => distinct.push(phase),
+        }
+    }
+    Ok(distinct)
+}
+
+/// Runs `argv` once under callgrind (no cache simulation: only which instructions run
+/// when), in `cwd` with `env`, cutting its time line every [`PHASE_BLOCKS`] basic blocks,
+/// with its output files in `scratch`.
+pub fn profile_phases(
+    argv: &[OsString],
+    cwd: Option<&Path>,
+    env: &[(String, String)],
+    scratch: &Path,
+) -> Result<()> {
+    let mut v: Vec<OsString> = [
+        "valgrind".to_string(),
+        "--tool=callgrind".to_string(),
+        "--dump-instr=yes".to_string(),
+        "--dump-line=no".to_string(),
+        "--cache-sim=no".to_string(),
+        "--trace-children=yes".to_string(),
+        "--quiet".to_string(),
+        format!("--dump-every-bb={PHASE_BLOCKS}"),
+        format!(
+            "--callgrind-out-file={}/callgrind.out.%p",
+            scratch.display()
+        ),
+    ]
+    .into_iter()
+    .map(OsString::from)
+    .collect();
+    v.extend(argv.iter().cloned());
+    run_valgrind(&v, cwd, env, "callgrind")?;
+    Ok(())
 }
 
 #[cfg(test)]
@@ -340,6 +560,65 @@ mod tests {
                 },
             ]
         );
+    }
+
+    /// callgrind's format as `--dump-instr=yes --dump-line=no` writes it: names defined
+    /// once with their id (also on a `cob=` line) and then used by it, positions absolute,
+    /// relative and `*`, and the inclusive cost line after `calls=` left out (but its
+    /// position still the base of the next relative one).
+    #[test]
+    fn callgrind_instructions_are_read_with_their_objects() {
+        let text = "# callgrind format\nversion: 1\npositions: instr\nevents: Ir Dr\n\
+                    ob=(1) /prog\nfl=(1) ???\nfn=(1) main\n0x1000 5 1\n+4 3\n\
+                    cob=(2) /lib/libc.so.6\ncfn=(2) memcpy\ncalls=2 0x98930\n* 900 40\n\
+                    +2 7\n-6 1\nob=(2)\nfn=(2)\n0x98930 450\ntotals: 466\n";
+        let counts = parse_callgrind_instructions(text).unwrap();
+        let at = |o: &str, a: u64| counts.get(&(o.to_string(), a)).copied();
+        // 0x1000 twice (5 + 1, the second by -6 from 0x1006); 0x1004 3; 0x1006 7.
+        assert_eq!(at("/prog", 0x1000), Some(6.0));
+        assert_eq!(at("/prog", 0x1004), Some(3.0));
+        assert_eq!(at("/prog", 0x1006), Some(7.0));
+        assert_eq!(at("/lib/libc.so.6", 0x98930), Some(450.0));
+        assert_eq!(counts.len(), 4, "{counts:?}");
+        assert!(parse_callgrind_instructions("fn=(1) f\n0x1 2\n").is_err());
+        assert!(parse_callgrind_instructions("events: Ir\nob=(9)\n").is_err());
+    }
+
+    /// A stretch's hot instructions: the program's as offsets in their functions (not in a
+    /// function, or in one whose name is not unique: left out), a library's at its address,
+    /// valgrind's own left out, and those executed fewer than HOT_IN_PHASE times too.
+    #[test]
+    fn a_phase_holds_the_hot_instructions_by_function_and_offset() {
+        let hot = HOT_IN_PHASE;
+        let counts: BTreeMap<(String, u64), f64> = [
+            ("/nonexistent/prog", 0x1010, hot),
+            ("/nonexistent/prog", 0x1020, hot - 1.0),
+            ("/nonexistent/prog", 0x2004, hot),
+            ("/nonexistent/prog", 0x3000, hot),
+            ("/nonexistent/prog", 0x5000, hot),
+            ("/lib/libc.so.6", 0x98930, hot * 10.0),
+            ("/usr/libexec/valgrind/vgpreload_core.so", 0x10, hot),
+            ("???", 0x10, hot),
+        ]
+        .into_iter()
+        .map(|(o, a, ir)| ((o.to_string(), a), ir))
+        .collect();
+        let functions = vec![
+            Function::named("f", 0x1000, 0x100),
+            Function::named("g", 0x2000, 0x10),
+            Function::named("twin", 0x3000, 0x10),
+            Function::named("twin", 0x4000, 0x10),
+        ];
+        let phase = phase_of(&counts, Path::new("/nonexistent/prog"), &functions);
+        assert_eq!(
+            phase.own,
+            vec![("f".to_string(), 0x10, 1), ("g".to_string(), 4, 1)]
+        );
+        assert_eq!(
+            phase.shared,
+            vec![("/lib/libc.so.6".to_string(), 0x98930, 1)]
+        );
+        assert_eq!(phase.stretches, 1);
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::analysis::explain::{culprit_plots, screen, LayoutUnit, ScreenOptions,
 use crate::analysis::report::experiment::{load, Experiment, Series};
 use crate::files::cache_model::CacheModel;
 use crate::layout::binary;
-use crate::layout::features::{ICache, SharedHot};
+use crate::layout::features::{ICache, RunningCode, SharedHot};
 
 use hotness::HotFunction;
 
@@ -73,7 +73,8 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
     say(format!(
         "profiling {program}'s default layout once under cachegrind for its hot functions"
     ));
-    let (hot, shared, mut notes) = hot_functions(dir, &exp, manifest, &baseline)?;
+    let (hot, running, left_out, mut notes) = hot_functions(dir, &exp, manifest, &baseline, &say)?;
+    let shared = running.shared.clone();
     let units = layout_units(dir, manifest, series)?;
     let model = exp.header.cache_model.unwrap_or(CacheModel::DEFAULT);
     let cache = ICache::from_geometry(&options.cache.unwrap_or(model.i1));
@@ -83,7 +84,7 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
         permutations: options.permutations,
         seed: options.seed,
         cache,
-        shared: shared.clone(),
+        running: running.clone(),
     };
     say(format!(
         "screening {} hot functions' placements in {} binaries against {metric}",
@@ -103,13 +104,13 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
             units: &seeded,
             hot: &hot_names,
             cache: &cache,
-            shared: &shared,
+            running: &running,
         };
         confirm_culprits(&screened, &mut screening, &say)?;
     }
     crate::analysis::explain::revise_suggestions(&mut screening, &series.metric);
-    let (plots, shown_unit) = plots(&units, &hot, &screening, (&cache, &shared), series);
-    let e = Explanation {
+    let (plots, shown_unit) = plots(&units, &hot, &screening, (&cache, &running), series);
+    let mut e = Explanation {
         schema: EXPLAIN_SCHEMA,
         program,
         metric: series.metric.clone(),
@@ -119,11 +120,14 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
         hot,
         cache,
         shared_hot: shared,
+        phases: running.phases.len(),
         layout_share: layout_share(series),
         screening,
         plots,
         warnings: [exp.warnings.clone(), cache_mismatch(&exp, options), notes].concat(),
     };
+    let wider = no_wider_screen(&e, &left_out);
+    e.warnings.extend(wider);
     store(dir, &e)?;
     Ok(e)
 }
@@ -199,7 +203,7 @@ fn plots(
     units: &[LayoutUnit],
     hot: &[HotFunction],
     screening: &Screening,
-    cache: (&ICache, &[SharedHot]),
+    cache: (&ICache, &RunningCode),
     series: &Series,
 ) -> (Vec<crate::analysis::explain_plot::FeaturePlot>, String) {
     // The unit the report prints such values in (ms for 3e6 ns); scale_for divides by it.
@@ -329,6 +333,70 @@ fn cache_mismatch(exp: &Experiment, options: &ExplainOptions) -> Vec<String> {
     }
 }
 
+/// The program's functions that ran but were not screened (outside the hot rule).
+struct Unscreened {
+    /// How many.
+    functions: usize,
+    /// Their share of the program's own instructions.
+    ir_share: f64,
+}
+
+impl Unscreened {
+    /// The functions of `own` that ran in `profile` and are not among `hot`.
+    fn of(
+        profile: &BTreeMap<String, (f64, f64)>,
+        own: &std::collections::BTreeSet<String>,
+        hot: &[HotFunction],
+    ) -> Unscreened {
+        let ran: Vec<f64> = profile
+            .iter()
+            .filter(|(name, (ir, _))| own.contains(name.as_str()) && *ir > 0.0)
+            .map(|(_, (ir, _))| *ir)
+            .collect();
+        let hot_ir: f64 = hot.iter().map(|h| h.ir).sum();
+        let total_ir: f64 = ran.iter().sum();
+        Unscreened {
+            functions: ran.len().saturating_sub(hot.len()),
+            ir_share: if total_ir > 0.0 {
+                (total_ir - hot_ir) / total_ir
+            } else {
+                0.0
+            },
+        }
+    }
+}
+
+/// Why explain does not screen wider when the layout holds most of the variance and no
+/// hot function's placement goes with it: the functions left out run little, and their
+/// tests would raise every pair's bar. `None` unless nothing was found while the layout
+/// holds at least half the variance (or the binaries' means differ, one value each).
+fn no_wider_screen(e: &Explanation, left_out: &Unscreened) -> Option<String> {
+    let s = &e.screening;
+    let layout_holds = match e.layout_share {
+        Some(share) if share >= 0.5 => format!(
+            "the layout holds {} of the metric's variance",
+            crate::analysis::numfmt::percent(share, 2)
+        ),
+        None if s.means_vary => "the binaries' means differ".to_string(),
+        _ => return None,
+    };
+    let nothing = s.verdict == crate::analysis::vocabulary::Verdict::NotDetected;
+    (nothing && left_out.functions > 0).then(|| {
+        format!(
+            "{layout_holds}, yet no placement feature of the {} hot functions goes with it; \
+             not screened wider: the {} other functions of {} that ran execute {} of its \
+             instructions, and their {} more tests would raise the bar of every pair; the \
+             cause may lie where explain does not look (data layout, branch predictor \
+             aliasing, a combination of placements: docs/explain.md)",
+            e.hot.len(),
+            left_out.functions,
+            e.program,
+            crate::analysis::numfmt::percent(left_out.ir_share, 2),
+            left_out.functions * crate::layout::features::FEATURES.len()
+        )
+    })
+}
+
 /// A warning when the shared libraries' hot code is counted in a cache whose set period
 /// exceeds a page: a library's sets then depend on its load address, which explain takes
 /// as a page-aligned 0.
@@ -343,15 +411,17 @@ fn shared_period_warning(shared: &[SharedHot], cache: &ICache) -> Option<String>
     })
 }
 
-/// One run of the baseline under cachegrind, with the run's own command, working directory
-/// and environment: the hot functions it shows, the shared libraries' hot code beside them,
-/// and what could not be read of it.
+/// One run of the baseline under cachegrind and one under callgrind, with the run's own
+/// command, working directory and environment: the hot functions the first shows, the code
+/// running beside them (the shared libraries' hot code, the second's phases), and what
+/// could not be read of it.
 fn hot_functions(
     dir: &Path,
     exp: &Experiment,
     manifest: &crate::files::manifest::Manifest,
     baseline: &Path,
-) -> Result<(Vec<HotFunction>, Vec<SharedHot>, Vec<String>)> {
+    say: &dyn Fn(String),
+) -> Result<(Vec<HotFunction>, RunningCode, Unscreened, Vec<String>)> {
     let template = crate::run::command::CommandTemplate::parse(&exp.header.command)?;
     let named: BTreeMap<String, PathBuf> = manifest
         .baseline
@@ -383,11 +453,10 @@ fn hot_functions(
     let model = exp.header.cache_model.unwrap_or(CacheModel::DEFAULT);
     let cwd = exp.header.cwd.as_ref().map(PathBuf::from);
     let profile = hotness::profile(&argv, &model, cwd.as_deref(), &env, &scratch)?;
-    let own = binary::functions(baseline)?
-        .into_iter()
-        .map(|f| f.name)
-        .collect();
+    let functions = binary::functions(baseline)?;
+    let own = functions.iter().map(|f| f.name.clone()).collect();
     let hot = hotness::select_hot(&profile.functions, &own);
+    let left_out = Unscreened::of(&profile.functions, &own, &hot);
     let Some(coldest) = hot.last().map(|h| h.ir) else {
         bail!(
             "the profile run of {} executed none of its own functions",
@@ -396,7 +465,22 @@ fn hot_functions(
     };
     let objects = hotness::loaded_objects(&profile.log, baseline);
     let (shared, notes) = hotness::shared_hot(&profile.functions, &own, &objects, coldest);
-    Ok((hot, shared, notes))
+    say(format!(
+        "profiling it once more under callgrind for the lines that run together \
+         (stretches of {} basic blocks)",
+        crate::layout::features::PHASE_BLOCKS
+    ));
+    let phases_rel = scratch_rel.join("phases");
+    root.create_dir_all(&phases_rel)
+        .with_context(|| format!("cannot create {}", dir.join(&phases_rel).display()))?;
+    let phases_dir = dir.join(&phases_rel);
+    hotness::profile_phases(&argv, cwd.as_deref(), &env, &phases_dir)?;
+    let phases = hotness::read_phases(&phases_dir, baseline, &functions)?;
+    let running = RunningCode {
+        shared,
+        phases: std::sync::Arc::new(phases),
+    };
+    Ok((hot, running, left_out, notes))
 }
 
 /// Stages the baseline's own shared libraries (if the build made any) in `scratch/lib`, as
@@ -434,4 +518,49 @@ fn layout_share(series: &Series) -> Option<f64> {
         .collect();
     let a = crate::stats::anova::random_effects(&groups).ok()?;
     a.icc.is_finite().then(|| a.icc.clamp(0.0, 1.0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::vocabulary::Verdict;
+
+    /// The note instead of a wider screen: only when nothing was found while the layout
+    /// holds at least half the variance (or the means differ, one value per binary), with
+    /// the functions left out, their share and the tests they would add.
+    #[test]
+    fn no_wider_screen_is_said_only_when_the_layout_matters_and_nothing_was_found() {
+        let stored = include_str!("../../tests/report/fixtures/explained/explain/explanation.json");
+        let mut e: Explanation = serde_json::from_str(stored).unwrap();
+        let left_out = Unscreened {
+            functions: 7,
+            ir_share: 0.004,
+        };
+        // Found something: no note.
+        assert_eq!(e.screening.verdict, Verdict::Detected);
+        assert_eq!(no_wider_screen(&e, &left_out), None);
+        e.screening.verdict = Verdict::NotDetected;
+        e.layout_share = Some(0.9);
+        let note = no_wider_screen(&e, &left_out).unwrap();
+        assert!(note.starts_with("the layout holds 90.0 % of"), "{note}");
+        assert!(
+            note.contains("the 7 other functions of placed that ran execute 0.40 %"),
+            "{note}"
+        );
+        assert!(note.contains("their 56 more tests"), "{note}");
+        e.layout_share = Some(0.3);
+        assert_eq!(no_wider_screen(&e, &left_out), None);
+        e.layout_share = None;
+        assert!(no_wider_screen(&e, &left_out)
+            .unwrap()
+            .starts_with("the binaries' means differ"));
+        e.screening.means_vary = false;
+        assert_eq!(no_wider_screen(&e, &left_out), None);
+        let none_left = Unscreened {
+            functions: 0,
+            ir_share: 0.0,
+        };
+        e.layout_share = Some(0.9);
+        assert_eq!(no_wider_screen(&e, &none_left), None);
+    }
 }

@@ -123,23 +123,9 @@ pub fn sets_of(address: u64, size: u64, cache: &ICache) -> Vec<u64> {
     (first..=last).map(|l| l % cache.sets).collect()
 }
 
-/// Hot lines per cache set: every line of every function in `hot` counted in its set (a line
-/// shared by two hot functions counts once).
-fn hot_lines_per_set<'a>(
-    hot: impl IntoIterator<Item = &'a Function>,
-    cache: &ICache,
-) -> BTreeMap<u64, u64> {
-    let mut lines = std::collections::BTreeSet::new();
-    for f in hot {
-        let first = f.address / cache.line;
-        let last = (f.address + f.size.max(1) - 1) / cache.line;
-        lines.extend(first..=last);
-    }
-    let mut per_set = BTreeMap::new();
-    for l in lines {
-        *per_set.entry(l % cache.sets).or_insert(0) += 1;
-    }
-    per_set
+/// The cache lines `[address, address + len)` occupies (len 0 counts as 1 byte).
+fn lines_of(address: u64, len: u64, cache: &ICache) -> std::ops::RangeInclusive<u64> {
+    address / cache.line..=(address + len.max(1) - 1) / cache.line
 }
 
 /// A hot function of a shared library the program loads: code that shares the
@@ -162,66 +148,134 @@ pub struct SharedHot {
     pub ir: f64,
 }
 
-/// Hot lines of shared libraries per cache set (a line of one library counted once).
-fn shared_lines_per_set(shared: &[SharedHot], cache: &ICache) -> BTreeMap<u64, u64> {
-    let mut lines = std::collections::BTreeSet::new();
-    for f in shared {
-        let first = f.address / cache.line;
-        let last = (f.address + f.size.max(1) - 1) / cache.line;
-        lines.extend((first..=last).map(|l| (f.object.as_str(), l)));
-    }
-    let mut per_set = BTreeMap::new();
-    for (_, l) in lines {
-        *per_set.entry(l % cache.sets).or_insert(0) += 1;
-    }
-    per_set
+/// The profile's time line is cut into stretches of this many basic blocks (callgrind's
+/// `--dump-every-bb`): code counted as running together is code executed often within one
+/// stretch (about 2.5 million instructions in an interpreter's loop).
+pub const PHASE_BLOCKS: u64 = 500_000;
+/// An instruction is hot in a stretch when it executed at least this many times in it
+/// (once every 2,500 basic blocks on average): a line it sits in is fetched often enough
+/// there to be evicted and fetched again. Chosen with [`CROWDED_STRETCHES`] on issue 33's
+/// Lua case and `fixtures/explain_set` (docs/explain.md): on Lua, at 500 the thrashed
+/// set's functions are seen crowded in fewer of the slow layouts, at 1,000 in none.
+pub const HOT_IN_PHASE: f64 = 200.0;
+/// A set crowds a function when it holds more hot lines than the cache has ways, one of
+/// them the function's, in at least this many stretches (or in every stretch, when the
+/// profile had fewer): a conflict of one stretch alone is often one of its boundaries (the
+/// loader's code of the program's start and the first rounds of its loop counted as
+/// running together).
+pub const CROWDED_STRETCHES: u64 = 2;
+
+/// Code that ran together: the bytes executed often within one stretch of the profile
+/// run (a phase, `explain`'s hotness profile), the unit the set pressure counts hot lines
+/// in. The program's bytes are offsets in its functions, so they follow each function
+/// wherever a layout puts it; a shared library's stay at their addresses (it is not
+/// relinked).
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Phase {
+    /// The program's hot bytes: (function, offset in it, length).
+    pub own: Vec<(String, u64, u64)>,
+    /// The shared libraries' hot bytes: (library's path, address in it, length).
+    pub shared: Vec<(String, u64, u64)>,
+    /// How many stretches of the profile ran exactly this hot code (a loop runs over
+    /// several).
+    pub stretches: u64,
+}
+
+/// The code the set pressure counts beside the hot functions' placement: the shared
+/// libraries' hot functions, and the phases of the code that ran when the profile gave
+/// them (which then replace whole functions: only the lines that ran often, in the
+/// stretch they ran in, are counted).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RunningCode {
+    /// The shared libraries' hot functions (counted whole when there are no phases).
+    pub shared: Vec<SharedHot>,
+    /// The phases of the profile run; empty when it gave none.
+    #[serde(skip)]
+    pub phases: std::sync::Arc<Vec<Phase>>,
 }
 
 /// Where one binary's hot functions sit: what every feature of each of them is computed
 /// from. The one definition of the features, shared by the screening (each seed's binary)
 /// and the confirmation (a seed as built and its relink, read from their ELF files), so
 /// that both read the same value for the same placement; the set pressure in particular
-/// needs every hot function's lines, not the function's alone.
+/// needs every hot line's place, not the function's alone.
 #[derive(Debug, Clone)]
 pub struct HotPlacement {
     cache: ICache,
+    /// The screened hot functions as placed.
     functions: BTreeMap<String, Function>,
-    /// The shared libraries' hot lines per set ([`HotPlacement::beside`]).
-    beside: BTreeMap<u64, u64>,
-    pressure: BTreeMap<u64, u64>,
+    /// The start of every function the phases name (the hot functions included).
+    placed: BTreeMap<String, u64>,
+    /// The code that runs together; without a profile's phases, one phase of every hot
+    /// function's whole bytes (and the shared libraries' hot functions').
+    phases: std::sync::Arc<Vec<Phase>>,
+    /// Whether `phases` came from the profile (else built from whole functions).
+    profiled: bool,
+    /// Per phase: hot lines per set.
+    pressure: Vec<BTreeMap<u64, u64>>,
+}
+
+/// The functions of `all` found under a unique name.
+fn unique_by_name(all: &[Function]) -> BTreeMap<&str, &Function> {
+    let mut by_name: BTreeMap<&str, Vec<&Function>> = BTreeMap::new();
+    for f in all {
+        by_name.entry(f.name.as_str()).or_default().push(f);
+    }
+    by_name
+        .into_iter()
+        .filter_map(|(n, fs)| match fs.as_slice() {
+            [f] => Some((n, *f)),
+            _ => None,
+        })
+        .collect()
 }
 
 impl HotPlacement {
-    /// The placement of `hot` (one binary's hot functions, each name once) in `cache`.
+    /// The placement of `hot` (one binary's hot functions, each name once) in `cache`, the
+    /// set pressure counting every line of every hot function as running together.
     pub fn new<'a>(hot: impl IntoIterator<Item = &'a Function>, cache: &ICache) -> HotPlacement {
         let functions: BTreeMap<String, Function> = hot
             .into_iter()
             .map(|f| (f.name.clone(), f.clone()))
             .collect();
-        let pressure = hot_lines_per_set(functions.values(), cache);
+        let whole = Phase {
+            own: functions
+                .values()
+                .map(|f| (f.name.clone(), 0, f.size.max(1)))
+                .collect(),
+            shared: Vec::new(),
+            stretches: 1,
+        };
         HotPlacement {
             cache: *cache,
+            placed: functions
+                .iter()
+                .map(|(n, f)| (n.clone(), f.address))
+                .collect(),
             functions,
-            beside: BTreeMap::new(),
-            pressure,
+            phases: std::sync::Arc::new(vec![whole]),
+            profiled: false,
+            pressure: Vec::new(),
         }
+        .recounted()
     }
 
     /// The same placement with the hot code of shared libraries (`shared`, fixed in every
-    /// layout) counted in the set pressure beside the program's hot functions.
-    pub fn beside(self, shared: &[SharedHot]) -> HotPlacement {
-        let beside = shared_lines_per_set(shared, &self.cache);
-        self.with_beside(beside)
-    }
-
-    fn with_beside(mut self, beside: BTreeMap<u64, u64>) -> HotPlacement {
-        let mut pressure = hot_lines_per_set(self.functions.values(), &self.cache);
-        for (set, n) in &beside {
-            *pressure.entry(*set).or_insert(0) += n;
+    /// layout) counted whole in the set pressure beside the program's hot functions (a
+    /// placement with the profile's phases already counts the libraries' lines that ran).
+    pub fn beside(mut self, shared: &[SharedHot]) -> HotPlacement {
+        if self.profiled {
+            return self;
         }
-        self.beside = beside;
-        self.pressure = pressure;
-        self
+        let phases = std::sync::Arc::make_mut(&mut self.phases);
+        for phase in phases.iter_mut() {
+            phase.shared.extend(
+                shared
+                    .iter()
+                    .map(|f| (f.object.clone(), f.address, f.size.max(1))),
+            );
+        }
+        self.recounted()
     }
 
     /// The hot functions of `all` (a binary's functions) named in `hot`, each found under
@@ -231,17 +285,83 @@ impl HotPlacement {
         hot: impl IntoIterator<Item = &'a str>,
         cache: &ICache,
     ) -> HotPlacement {
-        let mut by_name: BTreeMap<&str, Vec<&Function>> = BTreeMap::new();
-        for f in all {
-            by_name.entry(f.name.as_str()).or_default().push(f);
-        }
-        let found = hot
-            .into_iter()
-            .filter_map(|h| match by_name.get(h).map(Vec::as_slice) {
-                Some([f]) => Some(*f),
-                _ => None,
-            });
+        let unique = unique_by_name(all);
+        let found = hot.into_iter().filter_map(|h| unique.get(h).copied());
         HotPlacement::new(found, cache)
+    }
+
+    /// The hot functions of `all` named in `hot` with the code that runs beside them
+    /// (`code`): the profile's phases, each phase's lines where this binary puts their
+    /// functions (a function missing or repeated in `all` is not counted), or without
+    /// phases every hot function's lines and the shared libraries' hot functions.
+    pub fn running<'a>(
+        all: &[Function],
+        hot: impl IntoIterator<Item = &'a str>,
+        cache: &ICache,
+        code: &RunningCode,
+    ) -> HotPlacement {
+        let whole = HotPlacement::of_binary(all, hot, cache);
+        if code.phases.is_empty() {
+            return whole.beside(&code.shared);
+        }
+        let unique = unique_by_name(all);
+        let mut placed = whole.placed.clone();
+        for (name, _, _) in code.phases.iter().flat_map(|p| &p.own) {
+            if let Some(f) = unique.get(name.as_str()) {
+                placed.insert(name.clone(), f.address);
+            }
+        }
+        HotPlacement {
+            placed,
+            phases: code.phases.clone(),
+            profiled: true,
+            ..whole
+        }
+        .recounted()
+    }
+
+    /// The lines of one phase where this placement puts them: the program's (`None`) and
+    /// each library's.
+    fn lines_in<'p>(&self, phase: &'p Phase) -> std::collections::BTreeSet<(Option<&'p str>, u64)> {
+        let mut lines = std::collections::BTreeSet::new();
+        for (name, offset, len) in &phase.own {
+            if let Some(start) = self.placed.get(name) {
+                lines.extend(lines_of(start + offset, *len, &self.cache).map(|l| (None, l)));
+            }
+        }
+        for (object, address, len) in &phase.shared {
+            lines.extend(lines_of(*address, *len, &self.cache).map(|l| (Some(object.as_str()), l)));
+        }
+        lines
+    }
+
+    /// The sets of the function `name`'s hot lines in `phase`.
+    fn sets_in(&self, phase: &Phase, name: &str) -> Vec<u64> {
+        let Some(start) = self.placed.get(name) else {
+            return Vec::new();
+        };
+        phase
+            .own
+            .iter()
+            .filter(|(n, _, _)| n == name)
+            .flat_map(|(_, offset, len)| lines_of(start + offset, *len, &self.cache))
+            .map(|l| l % self.cache.sets)
+            .collect()
+    }
+
+    fn recounted(mut self) -> HotPlacement {
+        self.pressure = self
+            .phases
+            .iter()
+            .map(|phase| {
+                let mut per_set = BTreeMap::new();
+                for (_, l) in self.lines_in(phase) {
+                    *per_set.entry(l % self.cache.sets).or_insert(0) += 1;
+                }
+                per_set
+            })
+            .collect();
+        self
     }
 
     /// The hot functions' names.
@@ -257,28 +377,70 @@ impl HotPlacement {
     /// The value of `feature` for the hot function `name`; `None` when it is not one.
     pub fn value(&self, feature: Feature, name: &str) -> Option<f64> {
         let f = self.functions.get(name)?;
-        Some(value(feature, f, &self.cache, &self.pressure))
+        Some(match feature {
+            Feature::OverfullSet => {
+                if self.overfull_sets_of(name).is_empty() {
+                    0.0
+                } else {
+                    1.0
+                }
+            }
+            _ => value(feature, f, &self.cache),
+        })
+    }
+
+    /// The sets crowding `name`, as (phase, set): per phase, the sets holding one of its
+    /// hot lines and more hot lines than the cache has ways, kept for the sets that do so
+    /// in at least [`CROWDED_STRETCHES`] stretches (every stretch, with fewer).
+    fn overfull_sets_of(&self, name: &str) -> Vec<(usize, u64)> {
+        let mut found = Vec::new();
+        for (i, phase) in self.phases.iter().enumerate() {
+            for s in self.sets_in(phase, name) {
+                if self.pressure[i].get(&s).copied().unwrap_or(0) > self.cache.ways {
+                    found.push((i, s));
+                }
+            }
+        }
+        found.sort_unstable();
+        found.dedup();
+        let mut stretches: BTreeMap<u64, u64> = BTreeMap::new();
+        for (i, s) in &found {
+            *stretches.entry(*s).or_default() += self.phases[*i].stretches;
+        }
+        let total: u64 = self.phases.iter().map(|p| p.stretches).sum();
+        let needed = CROWDED_STRETCHES.min(total).max(1);
+        found.retain(|(_, s)| stretches[s] >= needed);
+        found
+    }
+
+    /// The other hot functions with a hot line in one of `name`'s overfull sets in the same
+    /// phase: whom an order file should keep apart from it.
+    pub fn set_partners(&self, name: &str) -> Vec<&str> {
+        let full = self.overfull_sets_of(name);
+        self.names()
+            .filter(|g| *g != name)
+            .filter(|g| {
+                full.iter()
+                    .any(|(i, s)| self.sets_in(&self.phases[*i], g).contains(s))
+            })
+            .collect()
     }
 
     /// The same placement with the hot function `name` at `address` instead (its lines
     /// counted in their new sets), everything else where it was.
     pub fn with_moved(&self, name: &str, address: u64) -> HotPlacement {
-        let moved = self.functions.values().map(|f| {
-            if f.name == name {
-                Function {
-                    address,
-                    ..f.clone()
-                }
-            } else {
-                f.clone()
-            }
-        });
-        let moved: Vec<Function> = moved.collect();
-        HotPlacement::new(&moved, &self.cache).with_beside(self.beside.clone())
+        let mut moved = self.clone();
+        if let Some(f) = moved.functions.get_mut(name) {
+            f.address = address;
+        }
+        if let Some(at) = moved.placed.get_mut(name) {
+            *at = address;
+        }
+        moved.recounted()
     }
 
     /// The placement a targeted relink makes (`explain --confirm`): the hot function `name`
-    /// moved by `pad` bytes, every hot function after it by `behind` (the set period, which
+    /// moved by `pad` bytes, every function after it by `behind` (the set period, which
     /// keeps their sets), those before it where they were. A function sharing the suspect's
     /// section moves by `pad` in the relink, not `behind`: the ELF check of the relink
     /// judges what really moved.
@@ -286,33 +448,33 @@ impl HotPlacement {
         let Some(start) = self.functions.get(name).map(|f| f.address) else {
             return self.clone();
         };
-        let moved: Vec<Function> = self
-            .functions
-            .values()
-            .map(|f| {
-                let by = match f.address.cmp(&start) {
-                    std::cmp::Ordering::Less => 0,
-                    std::cmp::Ordering::Equal => pad,
-                    std::cmp::Ordering::Greater => behind,
-                };
-                Function {
-                    address: f.address + by,
-                    ..f.clone()
-                }
-            })
-            .collect();
-        HotPlacement::new(&moved, &self.cache).with_beside(self.beside.clone())
+        let by = |address: u64| match address.cmp(&start) {
+            std::cmp::Ordering::Less => 0,
+            std::cmp::Ordering::Equal => pad,
+            std::cmp::Ordering::Greater => behind,
+        };
+        let mut moved = self.clone();
+        for f in moved.functions.values_mut() {
+            f.address += by(f.address);
+        }
+        for at in moved.placed.values_mut() {
+            *at += by(*at);
+        }
+        moved.recounted()
     }
 
-    /// Whether `set` holds more hot lines than the cache has ways.
+    /// Whether `set` holds more hot lines than the cache has ways (in some phase).
     pub fn overfull(&self, set: u64) -> bool {
-        self.pressure.get(&set).copied().unwrap_or(0) > self.cache.ways
+        self.pressure
+            .iter()
+            .any(|p| p.get(&set).copied().unwrap_or(0) > self.cache.ways)
     }
 }
 
-/// The value of `feature` for function `f` of a binary whose hot lines per set are
-/// `pressure` (from [`hot_lines_per_set`]).
-fn value(feature: Feature, f: &Function, cache: &ICache, pressure: &BTreeMap<u64, u64>) -> f64 {
+/// The value of `feature` for function `f` of a binary, for the features read from its
+/// own address and size (the set pressure needs the whole placement:
+/// [`HotPlacement::value`]).
+fn value(feature: Feature, f: &Function, cache: &ICache) -> f64 {
     let bit = |b: bool| if b { 1.0 } else { 0.0 };
     match feature {
         Feature::UpperHalfLine => bit(f.address % cache.line >= cache.line / 2),
@@ -322,9 +484,7 @@ fn value(feature: Feature, f: &Function, cache: &ICache, pressure: &BTreeMap<u64
         Feature::Windows32 => blocks_spanned(f.address, f.size, WINDOW) as f64,
         Feature::Lines => blocks_spanned(f.address, f.size, cache.line) as f64,
         Feature::CrossesPage => bit(blocks_spanned(f.address, f.size, PAGE) > 1),
-        Feature::OverfullSet => bit(sets_of(f.address, f.size, cache)
-            .iter()
-            .any(|s| pressure.get(s).copied().unwrap_or(0) > cache.ways)),
+        Feature::OverfullSet => f64::NAN,
     }
 }
 
@@ -368,7 +528,68 @@ mod tests {
                 ..lib("sin", 0x1000)
             },
         ];
-        assert_eq!(shared_lines_per_set(&other, &c), BTreeMap::from([(0, 2)]));
+        let two = HotPlacement::of_binary(&all, ["a"], &c).beside(&other);
+        assert_eq!(two.pressure, vec![BTreeMap::from([(0, 3)])]);
+    }
+
+    /// With the profile's phases the set pressure counts the lines that ran often in one
+    /// stretch, where each layout puts them: in a 2-set, 1-way cache, `a`'s hot byte at
+    /// offset 100 (its second line) and `b`'s at offset 0 share set 1 only when `b` starts
+    /// there; a set crowded in one stretch alone (`c` with `a`) is not counted, one crowded in
+    /// two stretches (a phase of 2) is; `b`'s cold bytes are never counted.
+    #[test]
+    fn the_set_pressure_of_phases_follows_the_hot_lines() {
+        let c = ICache {
+            line: 64,
+            sets: 2,
+            ways: 1,
+        };
+        let own = |entries: &[(&str, u64)]| -> Vec<(String, u64, u64)> {
+            entries
+                .iter()
+                .map(|(n, o)| (n.to_string(), *o, 1))
+                .collect()
+        };
+        let phases = vec![
+            Phase {
+                own: own(&[("a", 100), ("b", 0)]),
+                shared: Vec::new(),
+                stretches: 2,
+            },
+            Phase {
+                own: own(&[("a", 100), ("c", 0)]),
+                shared: Vec::new(),
+                stretches: 1,
+            },
+        ];
+        let code = RunningCode {
+            shared: Vec::new(),
+            phases: std::sync::Arc::new(phases),
+        };
+        let layout = |b: u64, cc: u64| {
+            vec![
+                Function::named("a", 0, 128),
+                Function::named("b", b, 256),
+                Function::named("c", cc, 64),
+            ]
+        };
+        // b at 0x200 (set 0) with a's hot line in set 1: no conflict; c in set 1 with a,
+        // but in one stretch only.
+        let apart = HotPlacement::running(&layout(0x200, 0x2c0), ["a", "b", "c"], &c, &code);
+        assert_eq!(apart.value(Feature::OverfullSet, "a"), Some(0.0));
+        assert_eq!(apart.value(Feature::OverfullSet, "c"), Some(0.0));
+        // b at 0x240 (set 1): a's hot line and b's share set 1 in two stretches.
+        let crowded = HotPlacement::running(&layout(0x240, 0x300), ["a", "b", "c"], &c, &code);
+        assert_eq!(crowded.value(Feature::OverfullSet, "a"), Some(1.0));
+        assert_eq!(crowded.value(Feature::OverfullSet, "b"), Some(1.0));
+        assert_eq!(crowded.value(Feature::OverfullSet, "c"), Some(0.0));
+        assert_eq!(crowded.set_partners("a"), vec!["b"]);
+        // Moving b alone by one line takes its hot byte out of set 1 (whole functions
+        // would still fill both sets: b spans 4 lines).
+        let moved = crowded.with_moved("b", 0x280);
+        assert_eq!(moved.value(Feature::OverfullSet, "a"), Some(0.0));
+        let whole = HotPlacement::of_binary(&layout(0x280, 0x300), ["a", "b"], &c);
+        assert_eq!(whole.value(Feature::OverfullSet, "a"), Some(1.0));
     }
 
     /// One spelling per feature: the JSON's is the name the text and docs use.
@@ -402,11 +623,10 @@ mod tests {
             sets: 64,
             ways: 8,
         };
-        let none = BTreeMap::new();
         // 0x1030: 48 bytes into its line (upper half), 16 into its 32-byte window; 40 bytes
         // reach 0x1057: windows 0x1020 and 0x1040 (2), lines 0x1000 and 0x1040 (2), one page.
         let f = Function::named("f", 0x1030, 40);
-        let v = |feature| value(feature, &f, &c, &none);
+        let v = |feature| value(feature, &f, &c);
         assert_eq!(v(Feature::UpperHalfLine), 1.0);
         assert_eq!(v(Feature::OffsetMod16), 0.0);
         assert_eq!(v(Feature::OffsetMod32), 16.0);
@@ -416,11 +636,11 @@ mod tests {
         assert_eq!(v(Feature::CrossesPage), 0.0);
         // 0x1ff0 + 32 bytes crosses 0x2000; starts at 48 of its line.
         let g = Function::named("g", 0x1ff0, 32);
-        assert_eq!(value(Feature::CrossesPage, &g, &c, &none), 1.0);
-        assert_eq!(value(Feature::UpperHalfLine, &g, &c, &none), 1.0);
+        assert_eq!(value(Feature::CrossesPage, &g, &c), 1.0);
+        assert_eq!(value(Feature::UpperHalfLine, &g, &c), 1.0);
         // 31 is the lower half, 32 the upper.
         let h = Function::named("h", 0x101f, 1);
-        assert_eq!(value(Feature::UpperHalfLine, &h, &c, &none), 0.0);
+        assert_eq!(value(Feature::UpperHalfLine, &h, &c), 0.0);
         assert_eq!(blocks_spanned(0x1000, 64, 64), 1);
         assert_eq!(blocks_spanned(0x1001, 64, 64), 2);
         assert_eq!(blocks_spanned(0x1000, 0, 64), 1);
@@ -438,10 +658,10 @@ mod tests {
         let b = Function::named("b", 128, 10); // line 2 → set 0
         let d = Function::named("d", 64, 8); // line 1 → set 1
         let e = Function::named("e", 72, 8); // line 1 again: not a second line
-        let p = hot_lines_per_set([&a, &b, &d, &e], &c);
-        assert_eq!(p, BTreeMap::from([(0, 2), (1, 1)]));
-        assert_eq!(value(Feature::OverfullSet, &a, &c, &p), 1.0);
-        assert_eq!(value(Feature::OverfullSet, &d, &c, &p), 0.0);
+        let p = HotPlacement::new([&a, &b, &d, &e], &c);
+        assert_eq!(p.pressure, vec![BTreeMap::from([(0, 2), (1, 1)])]);
+        assert_eq!(p.value(Feature::OverfullSet, "a"), Some(1.0));
+        assert_eq!(p.value(Feature::OverfullSet, "d"), Some(0.0));
         assert_eq!(sets_of(120, 20, &c), vec![1, 0]);
     }
 

@@ -59,7 +59,9 @@ fn screening_lines(e: &Explanation) -> String {
         },
         e.hot_rule
     );
-    if !e.shared_hot.is_empty() {
+    if e.phases > 0 {
+        out += &phases_line(e.phases);
+    } else if !e.shared_hot.is_empty() {
         out += &shared_line(&e.shared_hot);
     }
     if let Some(share) = e.layout_share {
@@ -114,7 +116,7 @@ fn culprits_lines(e: &Explanation) -> String {
 
 /// One finding: its leader's association, the pairs it stands for, each member's
 /// confirmation, and the fix of the member confirmed (else the leader's).
-fn finding_lines(e: &Explanation, rank: usize, f: &Finding) -> String {
+pub(super) fn finding_lines(e: &Explanation, rank: usize, f: &Finding) -> String {
     let culprits = &e.screening.culprits;
     let members: Vec<&Suspect> = f.members.iter().filter_map(|&i| culprits.get(i)).collect();
     let Some(leader) = members.first() else {
@@ -195,12 +197,26 @@ fn reading_lines(e: &Explanation) -> String {
         .filter_map(|c| c.confirmation.as_ref())
         .collect();
     if !confirmations.is_empty() && confirmations.iter().all(|k| !k.confirmed) {
-        out += &format!(
-            "no suspect confirmed: moving each of the {} strongest alone did not change {} by \
-             a relevant amount\n",
-            confirmations.len(),
-            e.metric
-        );
+        let open = confirmations
+            .iter()
+            .filter(|k| k.verdict == Verdict::Undetermined)
+            .count();
+        out += &if open == 0 {
+            format!(
+                "no suspect confirmed: moving each of the {} strongest alone did not change {} \
+                 by a relevant amount\n",
+                confirmations.len(),
+                e.metric
+            )
+        } else {
+            format!(
+                "no suspect confirmed: of the {} strongest moved alone, {open} gave no clear \
+                 answer (undetermined) and {} did not change {} by a relevant amount\n",
+                confirmations.len(),
+                confirmations.len() - open,
+                e.metric
+            )
+        };
     }
     if s.culprits.is_empty() {
         if let Some(c) = s.closest.first() {
@@ -339,6 +355,8 @@ fn offset_name(f: Feature, line: u64) -> String {
 pub(super) fn confirmation(e: &Explanation, k: &Confirmation) -> String {
     let words = if k.confirmed {
         "confirmed"
+    } else if k.verdict == Verdict::Undetermined {
+        "neither confirmed nor refuted"
     } else {
         "not confirmed"
     };
@@ -348,6 +366,11 @@ pub(super) fn confirmation(e: &Explanation, k: &Confirmation) -> String {
             format!("95 % CI of the change {lo} to {hi}")
         }
         None => "no bounded interval".to_string(),
+    };
+    let interval = if k.verdict == Verdict::Undetermined && !k.pairs.is_empty() {
+        format!("{interval}; {}", pairs_higher(k))
+    } else {
+        interval
     };
     let moved = if k.moved_with.is_empty() {
         demangle(&k.function)
@@ -382,9 +405,49 @@ pub(super) fn confirmation(e: &Explanation, k: &Confirmation) -> String {
     )
 }
 
+/// "the side with the feature higher had the higher mean in 8 of 10 pairs, at least twice
+/// the other's in 5": what the pairs of an undetermined confirmation show.
+fn pairs_higher(k: &Confirmation) -> String {
+    let sides = |p: &crate::analysis::explain_plot::ConfirmPair| {
+        if p.control.value > p.moved.value {
+            (p.control.mean, p.moved.mean)
+        } else {
+            (p.moved.mean, p.control.mean)
+        }
+    };
+    let higher = k.pairs.iter().filter(|p| sides(p).0 > sides(p).1).count();
+    let twice = k
+        .pairs
+        .iter()
+        .filter(|p| {
+            let (high, low) = sides(p);
+            high > 2.0 * low || low > 2.0 * high
+        })
+        .count();
+    format!(
+        "the side with the feature higher had the higher mean in {higher} of {} pairs; one \
+         side at least twice the other in {twice}",
+        k.pairs.len()
+    )
+}
+
 pub(super) fn signed_percent(x: f64) -> String {
     let sign = if x > 0.0 { "+" } else { "" };
     format!("{sign}{}", percent(x, 2))
+}
+
+/// What the set pressure counts when the profile gave the lines that run together: "set
+/// pressure: the lines of instructions executed at least 300 times within one stretch of
+/// 500000 basic blocks …".
+fn phases_line(phases: usize) -> String {
+    format!(
+        "set pressure: the lines holding an instruction executed at least {} times within one \
+         stretch of {} basic blocks of a callgrind run of the default layout ({phases} \
+         distinct stretch(es)), counted per stretch; the program's follow their functions in \
+         each layout, the shared libraries' stay where they are\n",
+        crate::layout::features::HOT_IN_PHASE,
+        crate::layout::features::PHASE_BLOCKS,
+    )
 }
 
 /// The shared libraries' hot code the set pressure counts: "set pressure also counts 12 hot

@@ -1,16 +1,16 @@
 //! `explain --format html` and the explain section of `report --format html`: the answer
-//! first (the culprits' table: finding, confirmation and fix), then one plot per culprit of
-//! the binaries' means against its feature. Every number comes from the
+//! first (the culprits' table: finding, confirmation and fix), then one part per finding:
+//! its lines and the plots of its members (the binaries' means against the feature). Every number comes from the
 //! [`Explanation`]; the sentences are the text rendering's.
 
 use std::fmt::Write;
 
-use super::explain::{confirmation, finding, signed_percent, verdict_line, SHOWN};
+use super::explain::{signed_percent, verdict_line, SHOWN};
 use super::html_parts::{capitalised, table, verdict_class};
 use super::svg::escape;
 use super::svg_explain::feature_scatter;
 use crate::analysis::explain::{Explanation, Suspect};
-use crate::analysis::explain_plot::x_label;
+use crate::analysis::explain_plot::{x_label, FeaturePlot};
 use crate::analysis::numfmt::{percent, sig};
 use crate::layout::demangle::demangle;
 
@@ -64,15 +64,7 @@ pub fn section(out: &mut String, e: &Explanation) {
             .map(|(i, c)| row(e, i + 1, c))
             .collect();
         let _ = table(out, &HEADERS, &rows);
-        let _ = writeln!(out, "<ol id=\"explain-findings\">");
-        for c in s.culprits.iter().take(SHOWN) {
-            let mut item = escape(&finding(e, c));
-            if let Some(k) = &c.confirmation {
-                item += &format!("<br/>{}", escape(&confirmation(e, k)));
-            }
-            let _ = writeln!(out, "<li>{item}</li>");
-        }
-        let _ = writeln!(out, "</ol>");
+        findings(out, e);
         if s.culprits.len() > SHOWN {
             let _ = writeln!(
                 out,
@@ -81,7 +73,9 @@ pub fn section(out: &mut String, e: &Explanation) {
             );
         }
     }
-    plots(out, e);
+    let in_findings = |p: &FeaturePlot| shown_members(e).any(|c| plotted(c, p));
+    let rest: Vec<&FeaturePlot> = e.plots.iter().filter(|p| !in_findings(p)).collect();
+    plots(out, e, &rest);
     for w in &e.warnings {
         let _ = writeln!(out, "<p class=\"warning\">{}</p>", escape(w));
     }
@@ -102,6 +96,8 @@ fn row(e: &Explanation, rank: usize, c: &Suspect) -> Vec<String> {
                 k.verdict.word(),
                 if k.confirmed {
                     "confirmed"
+                } else if k.verdict == crate::analysis::vocabulary::Verdict::Undetermined {
+                    "neither confirmed nor refuted"
                 } else {
                     "not confirmed"
                 }
@@ -121,16 +117,81 @@ fn row(e: &Explanation, rank: usize, c: &Suspect) -> Vec<String> {
     ]
 }
 
-/// One figure per plotted culprit.
-fn plots(out: &mut String, e: &Explanation) {
-    if e.plots.is_empty() {
+/// How to read a plot.
+const PLOT_NOTE: &str = "One circle per binary (its mean, with the 95 % interval over its executions when it has several); squares: the confirmation's pairs, the seed as built (blue) and its relink with only the function moved (orange), joined by a line.";
+
+/// The members of the findings shown.
+fn shown_members(e: &Explanation) -> impl Iterator<Item = &Suspect> {
+    let s = &e.screening;
+    s.findings
+        .iter()
+        .take(SHOWN)
+        .flat_map(|f| f.members.iter().filter_map(|&i| s.culprits.get(i)))
+}
+
+/// Whether `p` is the plot of culprit `c`.
+fn plotted(c: &Suspect, p: &FeaturePlot) -> bool {
+    c.function == p.function && c.feature == p.feature
+}
+
+/// One part per finding shown (`<div class="finding">`): its lines as the text gives them
+/// (the leader's association, the pairs it stands for, each confirmation, the fix) and
+/// the plots of its members.
+fn findings(out: &mut String, e: &Explanation) {
+    let s = &e.screening;
+    for (i, f) in s.findings.iter().take(SHOWN).enumerate() {
+        let Some(leader) = f.members.first().and_then(|&m| s.culprits.get(m)) else {
+            continue;
+        };
+        let _ = writeln!(
+            out,
+            "<div class=\"finding\" id=\"explain-finding-{}\"><h3>Finding {}: {}, {}</h3>",
+            i + 1,
+            i + 1,
+            escape(&demangle(&leader.function)),
+            escape(&x_label(leader.feature, &e.cache))
+        );
+        for line in super::explain::finding_lines(e, i + 1, f).lines() {
+            let _ = writeln!(out, "<p>{}</p>", escape(line.trim()));
+        }
+        let members: Vec<&Suspect> = f
+            .members
+            .iter()
+            .filter_map(|&m| s.culprits.get(m))
+            .collect();
+        let own: Vec<&FeaturePlot> = e
+            .plots
+            .iter()
+            .filter(|p| members.iter().any(|c| plotted(c, p)))
+            .collect();
+        if !own.is_empty() {
+            let _ = writeln!(
+                out,
+                "<p class=\"note\">{PLOT_NOTE}</p><div class=\"plots\">"
+            );
+            figures(out, e, &own);
+            let _ = writeln!(out, "</div>");
+        }
+        let _ = writeln!(out, "</div>");
+    }
+}
+
+/// The plots of culprits outside the findings shown.
+fn plots(out: &mut String, e: &Explanation, shown: &[&FeaturePlot]) {
+    if shown.is_empty() {
         return;
     }
     let _ = writeln!(
         out,
-        "<h3 id=\"explain-plots\">The binaries' means against each culprit's feature</h3><p class=\"note\">One circle per binary (its mean, with the 95 % interval over its executions when it has several); squares: the confirmation's pairs, the seed as built (blue) and its relink with only the function moved (orange), joined by a line.</p><div class=\"plots\">"
+        "<h3 id=\"explain-plots\">The binaries' means against each culprit's feature</h3><p class=\"note\">{PLOT_NOTE}</p><div class=\"plots\">"
     );
-    for p in &e.plots {
+    figures(out, e, shown);
+    let _ = writeln!(out, "</div>");
+}
+
+/// One figure per plot.
+fn figures(out: &mut String, e: &Explanation, shown: &[&FeaturePlot]) {
+    for p in shown {
         let title = format!(
             "{}: {}",
             demangle(&p.function),
@@ -149,5 +210,4 @@ fn plots(out: &mut String, e: &Explanation) {
             }
         );
     }
-    let _ = writeln!(out, "</div>");
 }
