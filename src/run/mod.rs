@@ -14,6 +14,7 @@
 pub mod budget;
 pub mod command;
 pub mod cpus;
+pub mod data_layout;
 pub mod environment;
 pub mod execution;
 pub mod export;

@@ -23,6 +23,10 @@
 //! Looking after every binary (issue 27): [`confidence_sequence`] (Lai's t-mixture, valid at
 //! every look at once) and [`repeated_t`] (Pocock-type repeated t intervals, valid at every
 //! look of a horizon fixed in advance).
+//!
+//! Where the variation comes from (issue 35): [`variance_split`] (code seed × data seed
+//! crossed random effects with replication; each component's share with a generalized
+//! confidence interval).
 
 pub mod anova;
 pub mod autocorr;
@@ -57,6 +61,7 @@ pub mod tdist;
 mod test_support;
 pub mod tukey;
 pub mod twoway;
+pub mod variance_split;
 pub mod welch;
 pub mod wire;
 

@@ -3,7 +3,7 @@
 //! state asserted. They take minutes, so they are not part of the test suite: this crate has
 //! `test = false` in Cargo.toml (`cargo test` neither builds nor runs it), and each figure is
 //! run by its script in benches/ (`benches/burst.sh`, `benches/bootstrap_coverage.sh`,
-//! `benches/variants_interaction.sh`), which names it. The suite keeps a small seeded version
+//! `benches/variants_interaction.sh`, `benches/variance_split_coverage.sh`), which names it. The suite keeps a small seeded version
 //! of each in tests/stats, whose bounds can still fail.
 //!
 //! The simulators are tests/stats' own modules, included here by path (one simulator per
@@ -14,6 +14,8 @@
 mod burst_simulation;
 #[path = "../stats/coverage.rs"]
 mod coverage;
+#[path = "../stats/variance_split.rs"]
+mod variance_split;
 #[path = "../stats/variants_interaction.rs"]
 mod variants_interaction;
 
@@ -146,4 +148,49 @@ fn skewed_mean_coverage(binaries: usize, experiments: usize, resamples: usize) -
         boot as f64 / experiments as f64,
         t as f64 / experiments as f64,
     )
+}
+
+/// Coverage and bias of the variance split's share intervals over designs from few seeds to
+/// many, with a component at 0 and one dominating: docs/statistics.md quotes them.
+/// `benches/variance_split_coverage.sh` runs it (`SPLIT_EXPERIMENTS` per design, default
+/// 2000).
+#[test]
+fn variance_split_coverage_figures() {
+    let experiments: usize = std::env::var("SPLIT_EXPERIMENTS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2000);
+    let designs = [
+        (5, 3, 2, [1.0, 2.0, 0.5, 1.5]),
+        (10, 6, 3, [1.0, 2.0, 0.5, 1.5]),
+        (20, 10, 3, [1.0, 2.0, 0.5, 1.5]),
+        (10, 6, 3, [0.0, 3.0, 0.0, 1.0]),
+        (10, 6, 3, [0.2, 0.2, 0.1, 5.0]),
+        (10, 6, 3, [5.0, 0.2, 0.1, 1.0]),
+    ];
+    for (seed, (a, b, n, components)) in designs.into_iter().enumerate() {
+        let design = variance_split::Design {
+            code_seeds: a,
+            data_seeds: b,
+            replicates: n,
+            components,
+        };
+        let figures = variance_split::coverage_and_bias(design, experiments, 100 + seed as u64);
+        let cells: Vec<String> = figures
+            .iter()
+            .zip(design.shares())
+            .map(|((coverage, bias), truth)| {
+                format!(
+                    "{:.2} covered {:.1} %, bias {:+.3}",
+                    truth,
+                    100.0 * coverage,
+                    bias
+                )
+            })
+            .collect();
+        println!(
+            "{a} code × {b} data × {n} executions: code {} | data {} | code×data {} | run {} ({experiments} experiments)",
+            cells[0], cells[1], cells[2], cells[3]
+        );
+    }
 }

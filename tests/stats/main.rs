@@ -9,4 +9,5 @@ mod burst_simulation;
 mod coverage;
 mod properties;
 mod sequential_calibration;
+mod variance_split;
 mod variants_interaction;

@@ -6,6 +6,7 @@
 //! outputs carry the same words. Functions here are pure: model in, `String` out.
 
 pub mod sensitivity;
+pub mod variance_split;
 
 use crate::analysis::report::model::Report;
 use crate::analysis::vocabulary::Thresholds;
