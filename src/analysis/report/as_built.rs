@@ -4,12 +4,11 @@
 //! asked of the build's own binary, with what `build` found the baseline differs from it in.
 //! It is a fixed layout: never pooled into the random layouts' sample.
 
-use crate::analysis::numfmt::{change_parts, percent};
 use crate::analysis::vocabulary::Thresholds;
 use crate::files::manifest::{Manifest, AS_BUILT_LABEL};
 use crate::stats::sample::MeanInterval;
 
-use super::model::{AsBuilt, SeriesReport, Verdict};
+use super::model::{AsBuilt, SeriesReport};
 use super::series::Series;
 use super::shift::{baseline_interval, baseline_summary, placement_of, shift_of, Fixed};
 
@@ -23,75 +22,21 @@ pub fn as_built(
     let b = series.as_built.as_ref()?;
     let ci = baseline_interval(b, thresholds.confidence);
     let fixed = Fixed::as_built(series);
-    let mut answer = AsBuilt {
+    Some(AsBuilt {
         binary: baseline_summary(b, ci.as_ref()),
         shift: shift_of(series, &fixed, random, ci.as_ref(), thresholds),
         placement: placement_of(series, &fixed, thresholds),
         versus_baseline: None,
         same_layout_as_baseline: None,
         text: String::new(),
-    };
-    answer.text = sentence(&answer, series.is_time(), thresholds);
-    Some(answer)
-}
-
-/// The answer in one sentence: where its mean lies among the random layouts' means, how far
-/// from their mean (with the Fieller interval), and the verdict of the placement; for a
-/// binary with the baseline's layout, that it is the default layout measured again.
-fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> String {
-    let (better, worse) = if is_time {
-        ("faster", "slower")
-    } else {
-        ("lower", "higher")
-    };
-    let p = &a.placement;
-    let Some(percentile) = p.percentile else {
-        return format!("The binary your build made (as built): {}", p.text);
-    };
-    let shift = match (a.shift.ratio, a.shift.ci) {
-        (Some(ratio), Some(ci)) => {
-            let (how, interval) = change_parts(
-                ratio,
-                ci.lower,
-                ci.upper,
-                thresholds.confidence,
-                better,
-                worse,
-            );
-            format!("it is {how} than the mean over random layouts ({interval})")
-        }
-        // The shift's own sentences end with a full stop; this sentence adds its own.
-        _ => format!(
-            "its distance from the mean over random layouts: {}",
-            a.shift.text.trim_end_matches('.')
-        ),
-    };
-    let verdict = match p.verdict {
-        Verdict::Detected => "unusual among random layouts, so results on it alone are biased",
-        Verdict::Negligible => "unusual, but negligibly so",
-        Verdict::NotDetected => "an ordinary layout",
-        Verdict::Undetermined => "cannot tell whether it is unusual",
-    };
-    let below = percent(percentile, 2);
-    if a.same_layout_as_baseline == Some(true) {
-        return format!(
-            "The binary your build made (as built) has the default code layout (the same functions in the same order at the same addresses as the baseline): it is a second measurement of that layout, not a layout of its own (its data sections may still differ; the build's note says how); in this measurement {below} of the random layouts' means are below it, and {shift}."
-        );
-    }
-    format!(
-        "The binary your build made (as built) is {verdict}: {below} of the random layouts' means are below its; {shift}."
-    )
+    })
 }
 
 /// Fills each series' [`AsBuilt::versus_baseline`] and [`AsBuilt::same_layout_as_baseline`]
 /// from the manifest (the variant's build for a variant's series). An as-built binary with
-/// the baseline's layout gets the sentence that says so (issue 36, item 11: it was answered
-/// as if it were a layout of its own).
-pub fn attach_versus_baseline(
-    series: &mut [SeriesReport],
-    manifest: Option<&Manifest>,
-    thresholds: &Thresholds,
-) {
+/// the baseline's layout is said to be so in its sentence (issue 36, item 11: it was
+/// answered as if it were a layout of its own).
+pub fn attach_versus_baseline(series: &mut [SeriesReport], manifest: Option<&Manifest>) {
     let Some(m) = manifest else { return };
     for s in series {
         let Some(a) = s.as_built.as_mut() else {
@@ -111,16 +56,14 @@ pub fn attach_versus_baseline(
         a.same_layout_as_baseline = own
             .zip(base)
             .map(|(own, base)| own.fingerprint == base.fingerprint);
-        if a.same_layout_as_baseline == Some(true) {
-            a.text = sentence(a, s.is_time, thresholds);
-        }
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::analysis::report::builder::analyse_series;
+    use crate::analysis::report::model::Verdict;
     use crate::analysis::report::series::{BinaryData, ExecutionData};
     use crate::seeded::SeededRng;
 
@@ -143,7 +86,7 @@ mod tests {
 
     /// 10 random layouts whose means vary by 3 % around 1000 ns, a baseline, and an
     /// as-built binary at `as_built` times the layouts' centre (`None`: one more layout).
-    fn series(rng: &mut SeededRng, as_built: Option<f64>) -> Series {
+    pub(crate) fn series(rng: &mut SeededRng, as_built: Option<f64>) -> Series {
         let layout = |rng: &mut SeededRng| 1000.0 * (1.0 + 0.03 * rng.normal());
         let seeds = (1..=10)
             .map(|s| {
@@ -211,45 +154,12 @@ mod tests {
         assert_eq!(
             a.placement.verdict,
             Verdict::Detected,
-            "{}",
-            a.placement.text
+            "{:?}",
+            a.placement.grounds
         );
         assert_eq!(a.placement.percentile, Some(0.0));
         let ci = a.shift.ci.unwrap();
         assert!(ci.upper < 1.0, "{ci:?}");
-        assert!(
-            a.text.starts_with(
-                "The binary your build made (as built) is unusual among random layouts, so \
-                 results on it alone are biased: 0.0 % of the random layouts' means are below its; it is "
-            ),
-            "{}",
-            a.text
-        );
-        assert!(a
-            .text
-            .contains("faster than the mean over random layouts (95 % CI: "));
-    }
-
-    /// Without a bounded shift interval the sentence quotes the shift's words, whose own
-    /// full stop is not doubled by the sentence's.
-    #[test]
-    fn an_unbounded_shift_is_quoted_with_one_full_stop() {
-        let mut rng = SeededRng::new(11, "as-built-unbounded");
-        let s = series(&mut rng, Some(0.88));
-        let t = Thresholds::default();
-        let mut a = analyse_series(&s, Default::default(), &t, None)
-            .as_built
-            .unwrap();
-        a.shift.ci = None;
-        a.shift.text = "Cannot tell: ratio 0.8245 (Fieller). The mean is below all 3.".into();
-        let text = sentence(&a, true, &t);
-        assert!(
-            text.ends_with(
-                "its distance from the mean over random layouts: Cannot tell: ratio 0.8245 \
-                 (Fieller). The mean is below all 3."
-            ),
-            "{text}"
-        );
     }
 
     /// Seeded simulation: an as-built binary that is one more random layout is called

@@ -10,12 +10,11 @@ use crate::stats::sample::MeanInterval;
 use super::diagnostics::diagnose;
 use super::experiment::variant_groups;
 use super::experiment::{Experiment, Series};
-use super::model::Verdict;
 use super::model::{Interval, Level, MultipleComparison, Report, SeriesReport, Setup};
 use super::sensitivity::sensitivity;
 pub use super::shift::{all_positive, baseline_interval};
 use super::shift::{baseline_summary, shift};
-use crate::analysis::numfmt::{change_parts, level, p_value, percent};
+use crate::analysis::numfmt::percent;
 use crate::analysis::single::{analyze, BootstrapOptions, Dataset};
 use crate::analysis::variants::{
     compare_variants, PairComparison, VariantData, VariantOptions, DEFAULT_VARIANT_RESAMPLES,
@@ -120,19 +119,10 @@ fn analysed_series(
             analyse_series(s, failures, thresholds, options.bootstrap)
         })
         .collect();
-    super::as_built::attach_versus_baseline(&mut series, experiment.manifest.as_ref(), thresholds);
+    super::as_built::attach_versus_baseline(&mut series, experiment.manifest.as_ref());
     for s in &mut series {
         for (i, w) in host_warnings.iter().enumerate() {
             s.diagnostics.notes.insert(i, w.clone());
-        }
-        // The summary quotes the as-built sentence, which the manifest just rewrote for a
-        // binary with the baseline's layout.
-        let as_built_rewritten = s
-            .as_built
-            .as_ref()
-            .is_some_and(|a| a.same_layout_as_baseline == Some(true));
-        if as_built_rewritten || (s.is_time && !host_warnings.is_empty()) {
-            s.summary = summary(s, thresholds, host_warnings);
         }
     }
     series
@@ -382,7 +372,6 @@ pub fn analyse_series(
         sequential: None,
         plots: None,
     };
-    report.summary = summary(&report, thresholds, &[]);
     report.plots = Some(super::plots::series_plots(series, &report));
     report
 }
@@ -508,42 +497,6 @@ fn levels_of(levels: &[crate::analysis::single::LevelJson], mean: f64) -> Vec<Le
         .collect()
 }
 
-/// A metric's name as the subject of a sentence: `wall` and `cpu` are times, `max_rss` the
-/// peak resident memory, `reported` the value the program printed; cachegrind's counts keep
-/// their own names (`I1_misses`).
-fn metric_words(metric: &str) -> String {
-    match metric {
-        "wall" => "wall time".into(),
-        "cpu" => "CPU time".into(),
-        "max_rss" => "peak resident memory (max_rss)".into(),
-        crate::files::metric::REPORTED => "reported value".into(),
-        other => match cachegrind_words(other) {
-            Some(words) => format!("{words} ({other})"),
-            None => other.into(),
-        },
-    }
-}
-
-/// Cachegrind's counters in words (valgrind's event names, and the sums layoutrand derives
-/// from them: docs/run.md).
-fn cachegrind_words(event: &str) -> Option<&'static str> {
-    Some(match event {
-        "estimated_cycles" => "estimated cycles",
-        "Ir" => "instructions executed",
-        "Dr" => "data reads",
-        "Dw" => "data writes",
-        "I1mr" | "I1_misses" => "L1 instruction-cache misses",
-        "D1mr" => "L1 data-cache read misses",
-        "D1mw" => "L1 data-cache write misses",
-        "D1_misses" => "L1 data-cache misses",
-        "ILmr" => "last-level cache misses on instruction fetches",
-        "DLmr" => "last-level cache misses on data reads",
-        "DLmw" => "last-level cache misses on data writes",
-        "LL_misses" => "last-level cache misses",
-        _ => return None,
-    })
-}
-
 /// Every binary of `series` summarised, the baseline first, then the as-built binary, then
 /// the seeds in seed order.
 fn binary_statistics(series: &Series) -> Vec<super::model::BinaryStatistics> {
@@ -578,196 +531,4 @@ fn binary_statistics(series: &Series) -> Vec<super::model::BinaryStatistics> {
             }
         })
         .collect()
-}
-
-/// One paragraph answering "how fast, how sure, does the layout matter, is the default
-/// layout unusual". `host_warnings` (time metrics only) qualify the verdicts: on a loaded or
-/// unsteady host they are not stated as fact.
-fn summary(r: &SeriesReport, thresholds: &Thresholds, host_warnings: &[String]) -> String {
-    let confidence = thresholds.confidence;
-    let mut parts = Vec::new();
-    let what = format!("the {} of {}", metric_words(&r.metric), r.program);
-    // Every number of the section in the unit its title names (chosen for the mean).
-    let scale = r.scale();
-    match (r.ci, r.relative_half_width, &r.interval_note) {
-        (_, _, Some(note)) => parts.push(format!(
-            "Over random code layouts, {what} averages {}, but {note}.",
-            scale.quantity(r.mean)
-        )),
-        (Some(ci), Some(rel), None) => {
-            let (lo, hi) = scale.bounds(ci.lower, ci.upper);
-            parts.push(format!(
-                "Over random code layouts, {what} is {} ± {} ({} CI: {lo} to {hi}).",
-                scale.quantity(r.mean),
-                percent(rel, 2),
-                level(confidence),
-            ))
-        }
-        _ => parts.push(format!(
-            "Over random code layouts, {what} averages {}, with too few binaries for an interval.",
-            scale.quantity(r.mean)
-        )),
-    }
-    if r.is_time && !host_warnings.is_empty() {
-        parts.push(
-            "These times were measured on a loaded or unsteady host (see Diagnostics): the verdicts that follow may reflect the host rather than the layout."
-                .into(),
-        );
-    }
-    parts.push(sensitivity_sentence(&r.sensitivity, thresholds));
-    parts.extend(default_layout_sentence(r, thresholds));
-    parts.extend(r.as_built.as_ref().map(|a| a.text.clone()));
-    parts.join(" ")
-}
-
-/// The summary's sentence on the layout sensitivity, naming the test the verdict rests on;
-/// a rejection that one binary carries is said as such (its verdict is "cannot tell" although
-/// the test rejects, so "no layout effect was detected" would be false).
-fn sensitivity_sentence(sens: &super::model::Sensitivity, thresholds: &Thresholds) -> String {
-    if let (Verdict::Undetermined, Some(r)) = (sens.verdict, &sens.rests_on) {
-        return format!(
-            "Cannot tell whether it is layout-sensitive: the binaries differ ({}), but only because of {}, whose mean sits {} from the others' and without which they do not ({}); re-measure it interleaved with the others (`layoutrand run --resume --extend-executions K`).",
-            sens.p_value.map_or_else(|| "p unknown".to_string(), p_value),
-            r.binary,
-            crate::analysis::numfmt::signed_percent(r.deviation),
-            p_value(r.p_value_without)
-        );
-    }
-    // The test the verdict rests on, by the name the sentence gives it.
-    let test = match sens.test {
-        Some(super::model::SensitivityTest::BlockedRanks) => "rank test within rounds",
-        _ => "F-test",
-    };
-    match (sens.verdict, sens.p_value) {
-        (Verdict::Detected, Some(p)) => format!(
-            "It is layout-sensitive ({test}, {}){}.",
-            p_value(p),
-            sens.layout_variation
-                .map(|v| format!(
-                    ": its mean varies by {} from one layout to another (the layout's own share, execution noise removed)",
-                    percent(v, 2)
-                ))
-                .unwrap_or_default()
-        ),
-        (Verdict::NotDetected, Some(p)) => format!(
-            "No layout sensitivity was detected ({test}, {}){}.",
-            p_value(p),
-            sens.detectable_variation
-                .map(|d| format!(
-                    "; a layout effect of {} or more would have been found with 80 % power",
-                    percent(d, 2)
-                ))
-                .unwrap_or_default()
-        ),
-        (Verdict::Undetermined, Some(p)) if sens.detectable_variation.is_some() => {
-            format!(
-                "Cannot tell whether it is layout-sensitive (nothing below {} was detectable with these counts): no layout effect was detected ({test}, {}), but one worth finding is {} or more (--negligible).",
-                percent(sens.detectable_variation.unwrap_or(f64::NAN), 2),
-                p_value(p),
-                percent(thresholds.negligible, 2)
-            )
-        }
-        (Verdict::Negligible, Some(p)) => format!(
-            "Its layout sensitivity is detectable but negligible ({test}, {}){}.",
-            p_value(p),
-            sens.cv_across_binaries_ci
-                .map(|ci| format!(
-                    ": its mean varies by at most {} from one layout to another",
-                    percent(ci.upper, 2)
-                ))
-                .unwrap_or_default()
-        ),
-        (Verdict::NotDetected, None) => "Its values did not vary at all.".into(),
-        _ => "Layout sensitivity cannot be tested with these data.".into(),
-    }
-}
-
-/// The summary's sentence on the default layout: unusual (outside the prediction interval
-/// of one random layout's mean) or ordinary, and, beside it, the shift from the mean over
-/// layouts when one was detected, worded as what it is.
-fn default_layout_sentence(r: &SeriesReport, thresholds: &Thresholds) -> Option<String> {
-    let confidence = thresholds.confidence;
-    let (better, worse) = if r.is_time {
-        ("faster", "slower")
-    } else {
-        ("lower", "higher")
-    };
-    if let (Verdict::NotDetected, Some(ci)) = (r.shift.verdict, r.shift.ci) {
-        if ci.lower == 1.0 && ci.upper == 1.0 {
-            return Some(
-                "The default layout gives exactly the same values as the random layouts.".into(),
-            );
-        }
-    }
-    let shift = match (r.shift.verdict, r.shift.ratio, r.shift.ci) {
-        (Verdict::Detected | Verdict::Negligible, Some(ratio), Some(ci)) => Some(change_parts(
-            ratio, ci.lower, ci.upper, confidence, better, worse,
-        )),
-        _ => None,
-    };
-    let d = &r.default_layout;
-    let percentile = d
-        .percentile
-        .map(|p| {
-            format!(
-                "; {} of the random layouts' means are below it",
-                percent(p, 2)
-            )
-        })
-        .unwrap_or_default();
-    let interval = d
-        .prediction_interval
-        .map(|pi| {
-            let (lo, hi) = r.scale().bounds(pi.lower, pi.upper);
-            format!(
-                "the {} prediction interval of one random layout's mean ({lo} to {hi}{percentile})",
-                level(pi.confidence)
-            )
-        })
-        .unwrap_or_default();
-    Some(match d.verdict {
-        Verdict::Detected => format!(
-            "The default layout is unusual among random layouts: its mean lies outside {interval}{}, so results on it alone are biased.",
-            shift
-                .map(|(h, i)| format!("; it is {h} than the average random layout ({i})"))
-                .unwrap_or_default()
-        ),
-        Verdict::Negligible => format!(
-            "The default layout lies outside {interval} but within ± {} of the layouts' centre: unusual, but negligibly so.",
-            percent(thresholds.negligible, 2)
-        ),
-        Verdict::NotDetected => format!(
-            "The default layout is an ordinary layout: its mean lies within {interval}.{}",
-            shift
-                .map(|(h, i)| format!(
-                    " It is {h} than the mean over random layouts ({i}), as any single layout differs from it when layouts matter."
-                ))
-                .unwrap_or_default()
-        ),
-        Verdict::Undetermined => format!(
-            "Whether the default layout is unusual among random layouts: {}",
-            d.text
-        ),
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::metric_words;
-
-    #[test]
-    fn metrics_are_named_in_words() {
-        assert_eq!(metric_words("wall"), "wall time");
-        assert_eq!(metric_words("cpu"), "CPU time");
-        assert_eq!(metric_words("max_rss"), "peak resident memory (max_rss)");
-        assert_eq!(
-            metric_words(crate::files::metric::REPORTED),
-            "reported value"
-        );
-        assert_eq!(
-            metric_words("I1_misses"),
-            "L1 instruction-cache misses (I1_misses)"
-        );
-        assert_eq!(metric_words("my_counter"), "my_counter");
-    }
 }

@@ -249,7 +249,7 @@ pub struct AsBuilt {
     /// default layout measured a second time, not a layout of its own. Absent without a
     /// manifest.
     pub same_layout_as_baseline: Option<bool>,
-    /// The answer in words.
+    /// The answer in words: empty until [`crate::report::words::fill`] builds it.
     pub text: String,
 }
 
@@ -477,8 +477,50 @@ pub struct Shift {
     pub baseline_rank: Option<f64>,
     /// The effect (baseline / random layouts) classified at the report's thresholds.
     pub effect: Option<crate::analysis::effect::Effect>,
-    /// The answer in words.
+    /// What the verdict rests on, for its words (not on the wire: `text` is).
+    #[serde(skip)]
+    pub grounds: ShiftGrounds,
+    /// The answer in words: empty until [`crate::report::words::fill`] builds it from
+    /// `grounds` and the figures above.
     pub text: String,
+}
+
+/// Why a shift verdict is what it is, with the numbers its sentence quotes.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum ShiftGrounds {
+    /// Not analysed (a placeholder before the analysis fills it).
+    #[default]
+    Unanalysed,
+    /// The fixed layout's binary was not run.
+    NotRun,
+    /// The random layouts' mean has no interval: `note` says why when the engine did
+    /// (an overflowing spread, an interval withheld); without one, fewer than 2 binaries.
+    NoRandomInterval {
+        /// The engine's reason.
+        note: Option<String>,
+    },
+    /// The fixed layout ran in this many executions (fewer than 2): its mean has no interval.
+    TooFewExecutions {
+        /// Its executions.
+        executions: usize,
+    },
+    /// The ratio was classified ([`Shift::effect`]); `rank` places the fixed layout's mean
+    /// among the random layouts' means.
+    Classified {
+        /// Where its mean lies among the random layouts' means.
+        rank: Rank,
+    },
+}
+
+/// How many of `n` random layouts' means lie below, at and above a fixed layout's mean.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rank {
+    /// Below it.
+    pub below: usize,
+    /// Equal to it.
+    pub equal: usize,
+    /// Random layouts with data.
+    pub n: usize,
 }
 
 /// "Is the default layout unusual among random layouts?": where the default layout's mean
@@ -499,8 +541,41 @@ pub struct DefaultLayout {
     /// The default's mean over the interval's centre (the geometric mean of the random
     /// layouts' means), minus 1.
     pub difference: Option<f64>,
-    /// The answer in words.
+    /// What the verdict rests on, for its words (not on the wire: `text` is).
+    #[serde(skip)]
+    pub grounds: PlacementGrounds,
+    /// The answer in words: empty until [`crate::report::words::fill`] builds it from
+    /// `grounds` and the figures above.
     pub text: String,
+}
+
+/// Why a placement verdict ([`DefaultLayout`]) is what it is, with the numbers its
+/// sentence quotes beyond the placement's own.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum PlacementGrounds {
+    /// Not analysed (a placeholder before the analysis fills it).
+    #[default]
+    Unanalysed,
+    /// The fixed layout's binary was not run.
+    NotRun,
+    /// Fewer than 2 random layouts with data.
+    TooFewBinaries {
+        /// Random layouts with data.
+        n: usize,
+    },
+    /// The random layouts' means overflow: their spread is not computable.
+    Overflow,
+    /// The prediction interval is not finite.
+    NoFiniteInterval,
+    /// Placed by the prediction interval (the verdict says inside or outside).
+    Placed {
+        /// Random layouts the interval comes from.
+        n: usize,
+        /// Whether it was computed on the log scale.
+        log_scale: bool,
+        /// The mean of the random layouts' means, which chooses the unit of the bounds.
+        scale_mean: f64,
+    },
 }
 
 /// A prediction interval as the JSON writes it.

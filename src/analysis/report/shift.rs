@@ -16,36 +16,23 @@
 //! layouts whose spread and mean it is compared with.
 
 use crate::analysis::effect::{Effect, EffectVerdict};
-use crate::analysis::numfmt::{level, p_value, percent, ratio as fmt_ratio, Scale};
 use crate::analysis::vocabulary::Thresholds;
 use crate::stats::fieller::ratio_ci;
-use crate::stats::sample::{
-    mean, mean_interval, prediction_interval, variance, MeanInterval, PredictionInterval,
-};
+use crate::stats::sample::{mean, mean_interval, prediction_interval, variance, MeanInterval};
 
 use super::experiment::Series;
 use super::model::{
-    BaselineSummary, DefaultLayout, Interval, PredictionIntervalJson, Shift, Verdict,
+    BaselineSummary, DefaultLayout, Interval, PlacementGrounds, PredictionIntervalJson, Rank,
+    Shift, ShiftGrounds, Verdict,
 };
 use super::series::BinaryData;
 use crate::analysis::single::{interval_use, IntervalUse};
 
-/// A fixed layout measured beside the random ones, with the words the answers name it by.
+/// A fixed layout measured beside the random ones (the baseline or the as-built binary;
+/// `crate::report::words::shift` names each).
 pub struct Fixed<'a> {
     /// Its balanced data; `None` when it was not run.
     pub data: Option<&'a BinaryData>,
-    /// As the answers name it: "the default layout".
-    pub name: &'static str,
-    /// As a binary: "the baseline".
-    pub binary: &'static str,
-    /// Its mean, starting a sentence: "The default layout's mean".
-    pub mean_words: &'static str,
-    /// Short, in "whether the default is unusual".
-    pub short: &'static str,
-    /// The report's section that places it among the layouts.
-    pub section: &'static str,
-    /// The whole answer when it was not run.
-    pub not_run: &'static str,
 }
 
 impl<'a> Fixed<'a> {
@@ -53,12 +40,6 @@ impl<'a> Fixed<'a> {
     pub fn baseline(series: &'a Series) -> Fixed<'a> {
         Fixed {
             data: series.baseline.as_ref(),
-            name: "the default layout",
-            binary: "the baseline",
-            mean_words: "The default layout's mean",
-            short: "the default",
-            section: "Default layout",
-            not_run: "cannot tell: the default-layout binary (baseline) was not run.",
         }
     }
 
@@ -66,34 +47,17 @@ impl<'a> Fixed<'a> {
     pub fn as_built(series: &'a Series) -> Fixed<'a> {
         Fixed {
             data: series.as_built.as_ref(),
-            name: "the binary your build made",
-            binary: "the as-built binary",
-            mean_words: "The mean of the binary your build made",
-            short: "it",
-            section: "As built",
-            not_run: "cannot tell: the binary your build made (as-built) was not run.",
         }
     }
 }
 
-/// Where the fixed layout's mean lies among the random layouts' means, in words; equal
-/// means are counted as ties, not as "below".
-fn rank_words(fixed: &Fixed, value: f64, seed_means: &[f64]) -> String {
-    let n = seed_means.len();
-    let below = seed_means.iter().filter(|&&m| m < value).count();
-    let equal = seed_means.iter().filter(|&&m| m == value).count();
-    let above = n - below - equal;
-    let who = fixed.mean_words;
-    match (below, equal, above) {
-        (0, e, 0) if e == n => {
-            format!(" {who} equals those of all {n} random layouts (a tie).")
-        }
-        (0, 0, _) => format!(" {who} is below those of all {n} random layouts."),
-        (_, 0, 0) => format!(" {who} is above those of all {n} random layouts."),
-        (b, 0, _) => format!(" {who} is above that of {b} of the {n} random layouts."),
-        (b, e, _) => format!(
-            " {who} is above that of {b} and equal to that of {e} of the {n} random layouts."
-        ),
+/// Where `value` lies among the random layouts' means; equal means are counted as ties,
+/// not as "below".
+fn rank_of(value: f64, seed_means: &[f64]) -> Rank {
+    Rank {
+        below: seed_means.iter().filter(|&&m| m < value).count(),
+        equal: seed_means.iter().filter(|&&m| m == value).count(),
+        n: seed_means.len(),
     }
 }
 
@@ -135,29 +99,27 @@ pub fn shift_of(
     fixed_ci: Option<&MeanInterval>,
     thresholds: &Thresholds,
 ) -> Shift {
-    let undetermined = |text: String| Shift {
+    let undetermined = |grounds: ShiftGrounds| Shift {
         verdict: Verdict::Undetermined,
         ratio: None,
         ci: None,
         baseline_rank: None,
         effect: None,
-        text,
+        grounds,
+        text: String::new(),
     };
     let Some(b) = fixed.data else {
-        return undetermined(fixed.not_run.into());
+        return undetermined(ShiftGrounds::NotRun);
     };
     let Some(random) = random else {
-        return undetermined(match random_note {
-            Some(note) => format!("cannot tell: the random layouts' mean has no interval: {note}."),
-            None => "cannot tell: fewer than 2 randomised binaries, so the random layouts' mean has no interval.".into(),
+        return undetermined(ShiftGrounds::NoRandomInterval {
+            note: random_note.map(str::to_string),
         });
     };
     let Some(base) = fixed_ci else {
-        return undetermined(format!(
-            "cannot tell: {} ran in {} execution(s), so its mean has no interval (its iterations are no replicates of its executions); run it at least twice.",
-            fixed.binary,
-            b.executions.len()
-        ));
+        return undetermined(ShiftGrounds::TooFewExecutions {
+            executions: b.executions.len(),
+        });
     };
     let seed_means: Vec<f64> = series.seeds.iter().map(|s| s.mean()).collect();
     let below = seed_means.iter().filter(|&&m| m < base.mean).count();
@@ -169,15 +131,16 @@ pub fn shift_of(
         ratio.bounds()
     };
     let effect = Effect::classify(ratio.estimate, bounds, thresholds, better, worse);
-    let rank = rank_words(fixed, base.mean, &seed_means);
-    let (verdict, text) = shift_words(series, fixed, &effect, thresholds, &rank);
     Shift {
-        verdict,
+        verdict: shift_verdict(effect.verdict),
         ratio: Some(ratio.estimate),
         ci: effect.ci,
         baseline_rank: Some(below as f64 / seed_means.len() as f64),
         effect: Some(effect),
-        text,
+        grounds: ShiftGrounds::Classified {
+            rank: rank_of(base.mean, &seed_means),
+        },
+        text: String::new(),
     }
 }
 
@@ -192,49 +155,16 @@ fn all_equal(series: &Series, fixed: &BinaryData) -> bool {
     first.is_some_and(|f| values.all(|v| *v == f))
 }
 
-/// The shift's verdict and words from its classified `effect`; `rank` ends every text.
-fn shift_words(
-    series: &Series,
-    fixed: &Fixed,
-    effect: &Effect,
-    thresholds: &Thresholds,
-    rank: &str,
-) -> (Verdict, String) {
-    let what = if series.is_time() {
-        ""
-    } else {
-        " in this metric"
-    };
-    let (name, words, ratio) = (fixed.name, &effect.words, fmt_ratio(effect.ratio));
-    match effect.verdict {
-        EffectVerdict::Unbounded => (
-            Verdict::Undetermined,
-            format!("cannot tell: {words} (Fieller).{rank}"),
-        ),
-        EffectVerdict::Tie => (
-            Verdict::NotDetected,
-            format!("no shift: every measurement of {name} and of the random layouts has the same value.{rank}"),
-        ),
-        EffectVerdict::Lower | EffectVerdict::Higher => (
-            Verdict::Detected,
-            format!(
-                "{name} differs from the mean over random layouts: it is {words}{what} than the average random layout (ratio {ratio}, Fieller interval). This is true of any single layout when layouts matter; whether {} is unusual among layouts is answered under {}.{rank}",
-                fixed.short, fixed.section
-            ),
-        ),
-        EffectVerdict::Negligible => (
-            Verdict::Negligible,
-            format!(
-                "a negligible shift: {name} is {words}{what} than the average random layout (ratio {ratio}, Fieller interval); {}.{rank}",
-                effect.qualifier(thresholds)
-            ),
-        ),
-        EffectVerdict::Equivalent | EffectVerdict::Inconclusive => (
-            Verdict::NotDetected,
-            format!(
-                "no consistent shift: {name} is {words}{what} than the average random layout (ratio {ratio}, Fieller interval), an interval that includes no difference.{rank}"
-            ),
-        ),
+/// The shift's verdict from its classified effect: a difference is detected, a tie or an
+/// interval that includes no difference is not, an unbounded interval cannot tell.
+fn shift_verdict(effect: EffectVerdict) -> Verdict {
+    match effect {
+        EffectVerdict::Unbounded => Verdict::Undetermined,
+        EffectVerdict::Lower | EffectVerdict::Higher => Verdict::Detected,
+        EffectVerdict::Negligible => Verdict::Negligible,
+        EffectVerdict::Tie | EffectVerdict::Equivalent | EffectVerdict::Inconclusive => {
+            Verdict::NotDetected
+        }
     }
 }
 
@@ -254,30 +184,26 @@ pub fn default_layout(series: &Series, thresholds: &Thresholds) -> DefaultLayout
 /// On a fixed layout that is one more random layout it says "unusual" in 1 − confidence of
 /// experiments (tested by simulation).
 pub fn placement_of(series: &Series, fixed: &Fixed, thresholds: &Thresholds) -> DefaultLayout {
-    let undetermined = |text: String| DefaultLayout {
+    let undetermined = |grounds: PlacementGrounds| DefaultLayout {
         verdict: Verdict::Undetermined,
         percentile: None,
         prediction_interval: None,
         p_value: None,
         difference: None,
-        text,
+        grounds,
+        text: String::new(),
     };
     let Some(b) = fixed.data else {
-        return undetermined(fixed.not_run.into());
+        return undetermined(PlacementGrounds::NotRun);
     };
     let seed_means: Vec<f64> = series.seeds.iter().map(|s| s.mean()).collect();
     let n = seed_means.len();
     if n < 2 {
-        return undetermined(format!(
-            "cannot tell: {n} randomised binary with data; the spread of layouts needs at least 2 (better 20–30)."
-        ));
+        return undetermined(PlacementGrounds::TooFewBinaries { n });
     }
     if !variance(&seed_means).is_finite() {
         // Not an ordinary layout among layouts whose spread cannot be computed.
-        return undetermined(format!(
-            "cannot tell: {}, so the random layouts' spread is not computable; rescale the values (e.g. another unit).",
-            crate::analysis::vocabulary::OVERFLOW_REASON
-        ));
+        return undetermined(PlacementGrounds::Overflow);
     }
     let base_mean = b.mean();
     let exec_means: Vec<Vec<f64>> = series.seeds.iter().map(|s| s.execution_means()).collect();
@@ -294,11 +220,7 @@ pub fn placement_of(series: &Series, fixed: &Fixed, thresholds: &Thresholds) -> 
     let var_new = new_variance(&xs, &scaled, b.executions.len());
     let pi = match prediction_interval(&xs, var_new, thresholds.confidence) {
         Ok(pi) if pi.low.is_finite() && pi.high.is_finite() => pi,
-        _ => {
-            return undetermined(
-                "cannot tell: the random layouts' means give no finite prediction interval.".into(),
-            )
-        }
+        _ => return undetermined(PlacementGrounds::NoFiniteInterval),
     };
     let below = seed_means.iter().filter(|m| **m < base_mean).count() as f64;
     let ties = seed_means.iter().filter(|m| **m == base_mean).count() as f64;
@@ -314,7 +236,7 @@ pub fn placement_of(series: &Series, fixed: &Fixed, thresholds: &Thresholds) -> 
             confidence: thresholds.confidence,
         },
     };
-    placement_words(series, fixed, &pi, log_scale, placed, thresholds)
+    placement_verdict(&seed_means, log_scale, placed, thresholds)
 }
 
 /// The variance of the fixed layout's own (scaled) mean: `s²` of the random layouts' means
@@ -335,7 +257,7 @@ fn new_variance(xs: &[f64], exec_means: &[Vec<f64>], r_b: usize) -> f64 {
     (s2 - pooled_within / r as f64).max(0.0) + pooled_within / r_b as f64
 }
 
-/// Where the fixed layout lies, as [`placement_words`] states it.
+/// Where the fixed layout lies, as [`placement_verdict`] judges it.
 struct Placed {
     percentile: f64,
     difference: f64,
@@ -344,64 +266,35 @@ struct Placed {
     interval: PredictionIntervalJson,
 }
 
-/// The placement's verdict and words: outside the prediction interval is "unusual" (or
-/// negligibly so within `± --negligible` of the centre), inside "an ordinary layout".
-fn placement_words(
-    series: &Series,
-    fixed: &Fixed,
-    pi: &PredictionInterval,
+/// The placement's verdict: outside the prediction interval is "unusual" (or negligibly
+/// so within `± --negligible` of the centre), inside "an ordinary layout".
+fn placement_verdict(
+    seed_means: &[f64],
     log_scale: bool,
     placed: Placed,
     thresholds: &Thresholds,
 ) -> DefaultLayout {
-    let n = series.seeds.len();
-    let interval = placed.interval;
-    // In the unit of the series' title, chosen for its mean (the mean of the binaries' means).
-    let seed_means: Vec<f64> = series.seeds.iter().map(|s| s.mean()).collect();
-    let (lo, hi) =
-        Scale::for_values(&series.unit, mean(&seed_means)).bounds(interval.lower, interval.upper);
-    let scale = if log_scale { ", on the log scale" } else { "" };
-    let place = format!(
-        "its mean lies {} the {} prediction interval of one random layout's mean ({lo} to {hi}, from {n} random layouts{scale}; {p}); {} of the random layouts' means are below it",
-        if placed.outside { "outside" } else { "within" },
-        level(pi.confidence),
-        percent(placed.percentile, 2),
-        p = p_value(placed.p),
-    );
-    let (better, worse) = directions(series);
-    let difference = placed.difference;
-    let direction = if difference < 0.0 { better } else { worse };
-    let (verdict, text) = if !placed.outside {
-        (
-            Verdict::NotDetected,
-            format!("an ordinary layout: {place}. Results on it are as representative as those of any one random layout."),
-        )
-    } else if difference.abs() <= thresholds.negligible {
-        (
-            Verdict::Negligible,
-            format!(
-                "unusual but negligibly so: {place}, but it is within ± {} of the layouts' centre ({} {direction}).",
-                percent(thresholds.negligible, 2),
-                percent(difference.abs(), 2)
-            ),
-        )
+    let verdict = if !placed.outside {
+        Verdict::NotDetected
+    } else if placed.difference.abs() <= thresholds.negligible {
+        Verdict::Negligible
     } else {
-        (
-            Verdict::Detected,
-            format!(
-                "unusual among random layouts: {place}; it is {} {direction} than their centre, so results on {} alone are biased.",
-                percent(difference.abs(), 2),
-                fixed.name
-            ),
-        )
+        Verdict::Detected
     };
     DefaultLayout {
         verdict,
         percentile: Some(placed.percentile),
-        prediction_interval: Some(interval),
+        prediction_interval: Some(placed.interval),
         p_value: Some(placed.p),
-        difference: Some(difference),
-        text,
+        difference: Some(placed.difference),
+        grounds: PlacementGrounds::Placed {
+            n: seed_means.len(),
+            log_scale,
+            // The unit of the series' title, chosen for its mean (the mean of the
+            // binaries' means).
+            scale_mean: mean(seed_means),
+        },
+        text: String::new(),
     }
 }
 

@@ -5,7 +5,11 @@
 //! once, after the analysis and before any exporter, so the text, Markdown, HTML and JSON
 //! outputs carry the same words. Functions here are pure: model in, `String` out.
 
+pub mod as_built;
+pub mod default_layout;
 pub mod sensitivity;
+pub mod shift;
+pub mod summary;
 pub mod variance_split;
 
 use crate::analysis::report::model::Report;
@@ -18,7 +22,28 @@ pub fn fill(report: &mut Report) {
         confidence: report.confidence,
         negligible: report.negligible,
     };
+    let host_warnings = &report.setup.host_warnings;
     for series in &mut report.series {
         series.sensitivity.text = sensitivity::sentence(&series.sensitivity, &thresholds);
+        let (unit, is_time) = (series.unit.as_str(), series.is_time);
+        series.shift.text = shift::sentence(&series.shift, &shift::BASELINE, is_time, &thresholds);
+        series.default_layout.text = default_layout::sentence(
+            &series.default_layout,
+            &shift::BASELINE,
+            (unit, is_time),
+            &thresholds,
+        );
+        if let Some(a) = series.as_built.as_mut() {
+            a.shift.text = shift::sentence(&a.shift, &shift::AS_BUILT, is_time, &thresholds);
+            a.placement.text = default_layout::sentence(
+                &a.placement,
+                &shift::AS_BUILT,
+                (unit, is_time),
+                &thresholds,
+            );
+            a.text = as_built::sentence(a, is_time, &thresholds);
+        }
+        // Last: it quotes the answers' sentences.
+        series.summary = summary::summary(series, &thresholds, host_warnings);
     }
 }

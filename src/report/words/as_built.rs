@@ -1,0 +1,108 @@
+//! "Is the binary your build made an ordinary layout?" in words: the as-built binary's
+//! shift and placement ([`crate::analysis::report::as_built`]) in one sentence, after their
+//! own sentences are written ([`super::shift`], [`super::default_layout`]).
+
+use crate::analysis::numfmt::{change_parts, percent};
+use crate::analysis::report::model::{AsBuilt, Verdict};
+use crate::analysis::vocabulary::Thresholds;
+
+use super::shift::directions;
+
+/// The answer in one sentence: where its mean lies among the random layouts' means, how far
+/// from their mean (with the Fieller interval), and the verdict of the placement; for a
+/// binary with the baseline's layout, that it is the default layout measured again. Quotes
+/// `a.shift.text` and `a.placement.text`, so is written after them.
+pub fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> String {
+    let (better, worse) = directions(is_time);
+    let p = &a.placement;
+    let Some(percentile) = p.percentile else {
+        return format!("The binary your build made (as built): {}", p.text);
+    };
+    let shift = match (a.shift.ratio, a.shift.ci) {
+        (Some(ratio), Some(ci)) => {
+            let (how, interval) = change_parts(
+                ratio,
+                ci.lower,
+                ci.upper,
+                thresholds.confidence,
+                better,
+                worse,
+            );
+            format!("it is {how} than the mean over random layouts ({interval})")
+        }
+        // The shift's own sentences end with a full stop; this sentence adds its own.
+        _ => format!(
+            "its distance from the mean over random layouts: {}",
+            a.shift.text.trim_end_matches('.')
+        ),
+    };
+    let verdict = match p.verdict {
+        Verdict::Detected => "unusual among random layouts, so results on it alone are biased",
+        Verdict::Negligible => "unusual, but negligibly so",
+        Verdict::NotDetected => "an ordinary layout",
+        Verdict::Undetermined => "cannot tell whether it is unusual",
+    };
+    let below = percent(percentile, 2);
+    if a.same_layout_as_baseline == Some(true) {
+        return format!(
+            "The binary your build made (as built) has the default code layout (the same functions in the same order at the same addresses as the baseline): it is a second measurement of that layout, not a layout of its own (its data sections may still differ; the build's note says how); in this measurement {below} of the random layouts' means are below it, and {shift}."
+        );
+    }
+    format!(
+        "The binary your build made (as built) is {verdict}: {below} of the random layouts' means are below its; {shift}."
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::report::as_built::tests::series;
+    use crate::analysis::report::builder::analyse_series;
+    use crate::seeded::SeededRng;
+
+    /// 12 % faster than the layouts' centre (4 of their standard deviations): unusual and
+    /// below every layout, said with the interval of its distance on the faster side.
+    #[test]
+    fn far_below_the_layouts_it_is_called_unusual_and_faster() {
+        let mut rng = SeededRng::new(11, "as-built-fast");
+        let s = series(&mut rng, Some(0.88));
+        let t = Thresholds::default();
+        let a = analyse_series(&s, Default::default(), &t, None)
+            .as_built
+            .unwrap();
+        let text = sentence(&a, true, &t);
+        assert!(
+            text.starts_with(
+                "The binary your build made (as built) is unusual among random layouts, so \
+                 results on it alone are biased: 0.0 % of the random layouts' means are below its; it is "
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains("faster than the mean over random layouts (95 % CI: "),
+            "{text}"
+        );
+    }
+
+    /// Without a bounded shift interval the sentence quotes the shift's words, whose own
+    /// full stop is not doubled by the sentence's.
+    #[test]
+    fn an_unbounded_shift_is_quoted_with_one_full_stop() {
+        let mut rng = SeededRng::new(11, "as-built-unbounded");
+        let s = series(&mut rng, Some(0.88));
+        let t = Thresholds::default();
+        let mut a = analyse_series(&s, Default::default(), &t, None)
+            .as_built
+            .unwrap();
+        a.shift.ci = None;
+        a.shift.text = "Cannot tell: ratio 0.8245 (Fieller). The mean is below all 3.".into();
+        let text = sentence(&a, true, &t);
+        assert!(
+            text.ends_with(
+                "its distance from the mean over random layouts: Cannot tell: ratio 0.8245 \
+                 (Fieller). The mean is below all 3."
+            ),
+            "{text}"
+        );
+    }
+}

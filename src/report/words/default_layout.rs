@@ -1,0 +1,137 @@
+//! "Is the default layout unusual among random layouts?" in words: the placement of a fixed
+//! layout (the baseline, or the binary the build made) by the prediction interval of one
+//! random layout's mean ([`crate::analysis::report::shift::placement_of`]).
+
+use crate::analysis::numfmt::{level, p_value, percent, Scale};
+use crate::analysis::report::model::{DefaultLayout, PlacementGrounds, Verdict};
+use crate::analysis::vocabulary::{Thresholds, OVERFLOW_REASON};
+
+use super::shift::{directions, FixedWords};
+
+/// The sentence of the placement `d` of `fixed` in a series of `unit`, a time or not.
+pub fn sentence(
+    d: &DefaultLayout,
+    fixed: &FixedWords,
+    (unit, is_time): (&str, bool),
+    thresholds: &Thresholds,
+) -> String {
+    match d.grounds {
+        PlacementGrounds::Unanalysed => String::new(),
+        PlacementGrounds::NotRun => fixed.not_run.into(),
+        PlacementGrounds::TooFewBinaries { n } => format!(
+            "cannot tell: {n} randomised binary with data; the spread of layouts needs at least 2 (better 20–30)."
+        ),
+        PlacementGrounds::Overflow => format!(
+            "cannot tell: {OVERFLOW_REASON}, so the random layouts' spread is not computable; rescale the values (e.g. another unit)."
+        ),
+        PlacementGrounds::NoFiniteInterval => {
+            "cannot tell: the random layouts' means give no finite prediction interval.".into()
+        }
+        PlacementGrounds::Placed {
+            n,
+            log_scale,
+            scale_mean,
+        } => placed_words(d, fixed, (unit, is_time), (n, log_scale, scale_mean), thresholds),
+    }
+}
+
+/// The words of a placed layout: outside the prediction interval is "unusual" (or
+/// negligibly so within `± --negligible` of the centre), inside "an ordinary layout".
+fn placed_words(
+    d: &DefaultLayout,
+    fixed: &FixedWords,
+    (unit, is_time): (&str, bool),
+    (n, log_scale, scale_mean): (usize, bool, f64),
+    thresholds: &Thresholds,
+) -> String {
+    let (Some(interval), Some(percentile), Some(p), Some(difference)) =
+        (d.prediction_interval, d.percentile, d.p_value, d.difference)
+    else {
+        return String::new();
+    };
+    // In the unit of the series' title, chosen for its mean (the mean of the binaries' means).
+    let (lo, hi) = Scale::for_values(unit, scale_mean).bounds(interval.lower, interval.upper);
+    let scale = if log_scale { ", on the log scale" } else { "" };
+    let outside = d.verdict != Verdict::NotDetected;
+    let place = format!(
+        "its mean lies {} the {} prediction interval of one random layout's mean ({lo} to {hi}, from {n} random layouts{scale}; {p}); {} of the random layouts' means are below it",
+        if outside { "outside" } else { "within" },
+        level(interval.confidence),
+        percent(percentile, 2),
+        p = p_value(p),
+    );
+    let (better, worse) = directions(is_time);
+    let direction = if difference < 0.0 { better } else { worse };
+    match d.verdict {
+        Verdict::NotDetected => format!("an ordinary layout: {place}. Results on it are as representative as those of any one random layout."),
+        Verdict::Negligible => format!(
+            "unusual but negligibly so: {place}, but it is within ± {} of the layouts' centre ({} {direction}).",
+            percent(thresholds.negligible, 2),
+            percent(difference.abs(), 2)
+        ),
+        _ => format!(
+            "unusual among random layouts: {place}; it is {} {direction} than their centre, so results on {} alone are biased.",
+            percent(difference.abs(), 2),
+            fixed.name
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::report::model::PredictionIntervalJson;
+    use crate::report::words::shift::{AS_BUILT, BASELINE};
+
+    fn placed(verdict: Verdict, difference: f64) -> DefaultLayout {
+        DefaultLayout {
+            verdict,
+            percentile: Some(0.0),
+            prediction_interval: Some(PredictionIntervalJson {
+                lower: 950.0,
+                upper: 1050.0,
+                confidence: 0.95,
+            }),
+            p_value: Some(0.001),
+            difference: Some(difference),
+            grounds: PlacementGrounds::Placed {
+                n: 10,
+                log_scale: true,
+                scale_mean: 1000.0,
+            },
+            text: String::new(),
+        }
+    }
+
+    #[test]
+    fn an_unusual_layout_says_how_far_and_which_way_and_names_the_layout() {
+        let text = sentence(
+            &placed(Verdict::Detected, -0.12),
+            &AS_BUILT,
+            ("ns", true),
+            &Thresholds::default(),
+        );
+        assert!(
+            text.starts_with("unusual among random layouts: its mean lies outside the 95 % prediction interval of one random layout's mean ("),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("from 10 random layouts, on the log scale; p = 0.0010); 0.0 % of the random layouts' means are below it; it is 12.0 % faster than their centre, so results on the binary your build made alone are biased."),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_negligibly_unusual_count_is_higher_not_slower() {
+        let text = sentence(
+            &placed(Verdict::Negligible, 0.004),
+            &BASELINE,
+            ("count", false),
+            &Thresholds::default(),
+        );
+        assert!(
+            text.ends_with("but it is within ± 1.0 % of the layouts' centre (0.40 % higher)."),
+            "{text}"
+        );
+    }
+}
