@@ -227,7 +227,10 @@ mod tests {
         assert_eq!(metric_words("wall"), "wall time");
         assert_eq!(metric_words("cpu"), "CPU time");
         assert_eq!(metric_words("max_rss"), "peak resident memory (max_rss)");
-        assert_eq!(metric_words(crate::files::metric::REPORTED), "reported value");
+        assert_eq!(
+            metric_words(crate::files::metric::REPORTED),
+            "reported value"
+        );
         assert_eq!(
             metric_words("I1_misses"),
             "L1 instruction-cache misses (I1_misses)"
