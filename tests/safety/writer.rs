@@ -72,7 +72,14 @@ pub fn code_of(text: &str) -> &str {
             .skip(1)
             .map(str::trim_start)
             .find(|l| !l.starts_with("#["));
-        if item.is_some_and(|l| l.starts_with("mod ")) {
+        let module = |l: &str| {
+            let l = l
+                .strip_prefix("pub(crate) ")
+                .or(l.strip_prefix("pub "))
+                .unwrap_or(l);
+            l.starts_with("mod ")
+        };
+        if item.is_some_and(module) {
             return &text[..at];
         }
         from = at + 1;
