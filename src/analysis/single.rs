@@ -200,7 +200,7 @@ pub struct Analysis {
     pub warnings: Vec<String>,
 }
 
-/// Orders the costs parsed from `--costs LEVEL=TIME,…` ([`super::vocabulary::parse_costs`])
+/// Orders the costs parsed from `--costs LEVEL=TIME,…` ([`crate::units::parse_costs`])
 /// as the levels (highest first), refusing a level that is not one of them and a level left
 /// without a cost (eq. 3 needs every level's).
 pub fn costs_for_levels(costs: &[(String, f64)], levels: &[String]) -> Result<Vec<f64>> {
