@@ -79,7 +79,14 @@ fn cachegrind_experiment_detects_binary_level_variance() {
     assert!(s2_execution.sqrt() / mean < 1e-3, "{i1:#}");
 
     let html = std::fs::read_to_string(out.join("report.html")).unwrap();
-    for id in ["glance", "contents", "summary", "sensitivity-", "shift-", "binaries-"] {
+    for id in [
+        "glance",
+        "contents",
+        "summary",
+        "sensitivity-",
+        "shift-",
+        "binaries-",
+    ] {
         assert!(html.contains(&format!("id=\"{id}")), "section {id} missing");
     }
 }
