@@ -38,7 +38,7 @@ pub const COMPARISON_SCHEMA: u32 = super::vocabulary::OUTPUT_SCHEMA;
 pub use super::pair::PairOptions as CompareOptions;
 
 /// One side of the comparison.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Side {
     /// Where the data came from.
     pub source: String,
@@ -60,7 +60,7 @@ pub struct Side {
 }
 
 /// Welch's test on the top-level unit means, for `new − base`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct WelchJson {
     /// t statistic of `mean(new) − mean(base)`.
     pub t: f64,
@@ -81,7 +81,7 @@ pub struct WelchJson {
 
 /// The comparison of two data sets; its JSON form is `compare --format json` in CSV mode
 /// and one entry of `programs` in directory mode.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Comparison {
     /// [`COMPARISON_SCHEMA`].
     pub schema: u32,

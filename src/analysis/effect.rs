@@ -17,7 +17,7 @@ use super::vocabulary::Thresholds;
 pub use crate::stats::interval::Interval;
 
 /// The answer about one ratio effect.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EffectVerdict {
     /// The whole interval is below 1 by more than the relevance threshold at some point:
@@ -91,7 +91,7 @@ pub fn wire(word: &'static str) -> &'static str {
 }
 
 /// A ratio effect with its interval, its verdict and its words.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Effect {
     /// `new / reference`.
     pub ratio: f64,
@@ -222,7 +222,7 @@ mod tests {
     /// effect, else the verdict's own serde name (never "no significant difference").
     #[test]
     fn directions_are_snake_case_words() {
-        #[derive(Serialize)]
+        #[derive(Serialize, schemars::JsonSchema)]
         struct W {
             #[serde(serialize_with = "wire_word")]
             w: &'static str,

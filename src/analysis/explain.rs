@@ -27,7 +27,7 @@ use crate::stats::fdr::{
 use crate::stats::StatsError;
 
 /// One function's counts in the profiled run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HotFunction {
     /// The symbol name (as in `.symtab`, mangled).
     pub name: String,
@@ -40,7 +40,7 @@ pub struct HotFunction {
 }
 
 /// The screening's choices.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ScreenOptions {
     /// The false discovery rate (Benjamini–Hochberg's `q`).
     pub fdr: f64,
@@ -71,7 +71,7 @@ pub struct LayoutUnit {
 }
 
 /// One (function, feature) pair tested.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Suspect {
     /// The function's symbol name.
     pub function: String,
@@ -102,7 +102,7 @@ pub struct Suspect {
 }
 
 /// The confirmation of one suspect.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Confirmation {
     /// The function moved.
     pub function: String,
@@ -141,7 +141,7 @@ pub struct Confirmation {
 }
 
 /// How the strongest 0/1 pair splits the binaries when nothing was discovered.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Split {
     /// The pair's function.
     pub function: String,
@@ -156,7 +156,7 @@ pub struct Split {
 
 /// Culprits whose feature values move together across the binaries: one association,
 /// which the data cannot split among its members (only moving each alone can).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Finding {
     /// Its members, the strongest (the finding's leader) first, as indices into
     /// `culprits`.
@@ -181,7 +181,7 @@ pub const TOGETHER: f64 = 0.8;
 pub const EXPLAINED_ALPHA: f64 = 0.05;
 
 /// The screening's answer for one program and metric.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Screening {
     /// Binaries (randomised layouts) screened.
     pub binaries: usize,
@@ -588,7 +588,7 @@ pub const PLOTTED: usize = 10;
 pub const EXPLAIN_SCHEMA: u32 = 1;
 
 /// `explain`'s answer, as `--format json` writes it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Explanation {
     /// [`EXPLAIN_SCHEMA`].
     pub schema: u32,

@@ -11,7 +11,7 @@ use crate::layout::demangle::demangle;
 use crate::layout::features::{Feature, ICache};
 
 /// One binary in a culprit's plot.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FeaturePoint {
     /// `seed-N`.
     pub binary: String,
@@ -26,7 +26,7 @@ pub struct FeaturePoint {
 }
 
 /// A culprit's plot: the binaries' means against its feature.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FeaturePlot {
     /// The culprit's function.
     pub function: String,
@@ -47,7 +47,7 @@ pub struct FeaturePlot {
 }
 
 /// One side of a confirmation pair: its feature value and mean (the metric's unit).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PlacedMean {
     /// The suspect's feature value in this binary.
     pub value: f64,
@@ -56,7 +56,7 @@ pub struct PlacedMean {
 }
 
 /// One seed of a confirmation: the seed as built and relinked with only the suspect moved.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ConfirmPair {
     /// The seed.
     pub seed: u64,

@@ -27,12 +27,13 @@ use super::vocabulary::{Thresholds, Verdict};
 pub const DETECTION_POWER: f64 = 0.8;
 
 /// The variant × layout interaction of one comparison as the report shows it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct InteractionJson {
     /// The F statistic (`null` when infinite or undefined: no noise between blocks).
     pub f: Option<f64>,
     /// Numerator and denominator degrees of freedom, `(b − 1, b(n − 1))`.
     #[serde(flatten, serialize_with = "crate::stats::wire::df_pair")]
+    #[schemars(with = "crate::stats::wire::DfPair<usize>")]
     pub df: (usize, usize),
     /// Its p-value (`null` when undefined: every block gave the same ratio).
     pub p_value: Option<f64>,

@@ -67,7 +67,7 @@ impl PairOptions {
 }
 
 /// A ratio with its interval (`None`: unbounded or not computable).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RatioJson {
     /// The ratio `new/base`.
     pub ratio: f64,
@@ -76,7 +76,7 @@ pub struct RatioJson {
 }
 
 /// The bootstrap interval of the ratio.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct BootstrapJson {
     /// Studentized bootstrap interval over the binaries (`stats::bootstrap`), its bounds
     /// written beside `resamples` as in every bootstrap object (docs/formats.md).
@@ -91,7 +91,7 @@ pub struct BootstrapJson {
 }
 
 /// The share of seeds on which new is faster (lower), with Wilson's interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ShareFaster {
     /// Seeds on which new's mean is below base's.
     pub k: usize,
@@ -107,12 +107,13 @@ pub struct ShareFaster {
 }
 
 /// An F-test as the reports show it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct FTestJson {
     /// The F statistic.
     pub f: f64,
     /// Numerator and denominator degrees of freedom.
     #[serde(flatten, serialize_with = "crate::stats::wire::df_pair")]
+    #[schemars(with = "crate::stats::wire::DfPair<usize>")]
     pub df: (usize, usize),
     /// Its p-value.
     pub p_value: f64,
@@ -130,7 +131,7 @@ impl From<FTest> for FTestJson {
 
 /// One matched binary (seed) of a pair: its mean on each side, from the same hierarchies
 /// the pair's statistics use (what the paired and interaction plots draw).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct BinaryMeans {
     /// The binary's label, `seed-N` (the top-level id).
     pub binary: String,
@@ -141,7 +142,7 @@ pub struct BinaryMeans {
 }
 
 /// Which interval the verdict rests on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Basis {
     /// The paired-by-seed interval (at least two seeds matched).
@@ -152,7 +153,7 @@ pub enum Basis {
 
 /// A side analysis of a pair: it does not decide the verdict (the pair's `basis`
 /// does) but checks it, by another method or another assumption.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CheckTest {
     /// Fieller's interval for independent sides (eq. 5), a check when the verdict is paired.
@@ -178,7 +179,7 @@ impl CheckTest {
 
 /// One check of the verdict: whether it finds a difference at the comparison's level, and
 /// whether that agrees with the verdict's interval.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Check {
     /// The check.
     pub test: CheckTest,
@@ -190,7 +191,7 @@ pub struct Check {
 
 /// The analysis of one pair: `new` against `base`. Its JSON is the same object in `compare`
 /// (CSV and directories) and in `report`'s variant comparisons.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct PairAnalysis {
     /// `mean(new) / mean(base)` over all their binaries.
     pub ratio: f64,

@@ -16,7 +16,7 @@ use serde::Serialize;
 use crate::stats::interval::Interval;
 
 /// Why an interval of a positive quantity is not given.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Withheld {
     /// Its lower end is at or below zero, impossible for a positive quantity.

@@ -69,7 +69,7 @@ pub const LAI_T_MIXTURE: &str = "lai_t_mixture";
 pub const REPEATED_T: &str = "repeated_t";
 
 /// Why the replay stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
     /// The relative half-width reached the target.
@@ -84,7 +84,7 @@ pub enum Reason {
 pub use crate::files::stopping::Look;
 
 /// The sequential answer for one series or one comparison.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Sequential {
     /// "lai_t_mixture" (the confidence sequence of [`crate::stats::confidence_sequence`],
     /// valid for any number of looks) or "repeated_t" (repeated t intervals over a horizon

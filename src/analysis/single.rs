@@ -107,7 +107,7 @@ pub struct BootstrapOptions {
 }
 
 /// The confidence interval of the mean.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct CiJson {
     /// Lower end.
     #[serde(rename = "lower")]
@@ -128,7 +128,7 @@ pub struct CiJson {
 }
 
 /// One level's row, lowest level first in [`Analysis::levels`].
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct LevelJson {
     /// The level's name.
     pub name: String,
@@ -147,7 +147,7 @@ pub struct LevelJson {
 }
 
 /// The Shapiro–Wilk check of the top-level means.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct NormalityJson {
     /// Always "shapiro-wilk".
     pub test: &'static str,
@@ -161,7 +161,7 @@ pub struct NormalityJson {
 }
 
 /// Everything `analyze` reports; its JSON form is the `--format json` output.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Analysis {
     /// [`ANALYSIS_SCHEMA`].
     pub schema: u32,

@@ -80,7 +80,7 @@ pub struct VariantOptions {
 
 /// One pair: `new` against `base`: the shared pair analysis ([`super::pair`], the same
 /// object `compare` gives) with the pair's names and sentence.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct PairComparison {
     /// Program.
     pub program: String,
@@ -105,7 +105,7 @@ pub struct PairComparison {
 }
 
 /// The multiplicity adjustment of the comparisons against the base (k > 2 variants).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Adjustment {
     /// Always "bonferroni".
     pub method: &'static str,
@@ -118,7 +118,7 @@ pub struct Adjustment {
 }
 
 /// One pair of Tukey's family.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct TukeyPairJson {
     /// The reference of the difference.
     pub base: String,
@@ -148,7 +148,7 @@ pub struct TukeyPairJson {
 }
 
 /// Tukey's HSD over all variants (k > 2).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Multiple {
     /// Always "tukey_hsd".
     pub method: &'static str,
@@ -164,7 +164,7 @@ pub struct Multiple {
 }
 
 /// The comparison of the variants of one program and metric.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct VariantAnalysis {
     /// Program.
     pub program: String,

@@ -64,15 +64,19 @@ pub const VERDICT_WORDS: [&str; 13] = [
 ];
 
 /// One entry of a per-program list in JSON: the ids, the display label kept as a field,
-/// then the entry's own fields.
-#[derive(Serialize)]
-struct ByProgram<'a, T> {
-    program: &'a str,
-    variant: Option<&'a str>,
+/// then the entry's own fields (what [`by_program_and_variant`] writes, named by its fields'
+/// `#[schemars(with = …)]`).
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct ByProgram<'a, T> {
+    /// The program.
+    pub program: &'a str,
+    /// The variant (null without variants).
+    pub variant: Option<&'a str>,
     /// `program`, or `program [variant]`: how the text report names it.
-    label: String,
+    pub label: String,
+    /// The entry's own fields.
     #[serde(flatten)]
-    entry: &'a T,
+    pub entry: &'a T,
 }
 
 /// Writes a map keyed by (program, variant) as a list of objects carrying `program`,
@@ -95,7 +99,9 @@ pub fn by_program_and_variant<T: Serialize, S: Serializer>(
 
 /// Plain answer of a test, the same words in every report: `detected`, `negligible`,
 /// `not_detected`, `undetermined` ("cannot tell").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// The effect is statistically significant at the report's confidence level.
@@ -124,7 +130,7 @@ impl Verdict {
 }
 
 /// The thresholds of every test and verdict, all derived from two user choices.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Thresholds {
     /// Confidence level of every interval (e.g. 0.95); tests reject at `1 − confidence`.
     pub confidence: f64,

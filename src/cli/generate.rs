@@ -1,4 +1,4 @@
-//! `layoutrand generate`: the man pages and shell completions, made from the same clap
+//! `layoutrand generate`: the man pages, shell completions and JSON Schemas, made from the same clap
 //! definitions that parse the command line (ripgrep's `--generate`), so they cannot drift from
 //! the flags. `scripts/install.sh` runs it after `cargo install`.
 
@@ -22,6 +22,12 @@ pub enum What {
         /// The directory to write them into (e.g. ~/.local/share/man/man1); created if missing.
         dir: PathBuf,
     },
+    /// The JSON Schema of every JSON output and file: one NAME.schema.json per output,
+    /// written into DIR (docs/schemas/ holds them).
+    Schemas {
+        /// The directory to write them into; created if missing.
+        dir: PathBuf,
+    },
     /// A shell completion script, on standard output.
     Completions {
         /// bash, zsh, fish, elvish or powershell.
@@ -36,6 +42,15 @@ pub fn run(args: Args) -> Result<i32> {
             let written = write_man_pages(&dir)?;
             layoutrand::diagnostic!(
                 "layoutrand generate: {} man page(s) written into {}",
+                written.len(),
+                dir.display()
+            );
+            Ok(0)
+        }
+        What::Schemas { dir } => {
+            let written = write_schemas(&dir)?;
+            layoutrand::diagnostic!(
+                "layoutrand generate: {} JSON Schema(s) written into {}",
                 written.len(),
                 dir.display()
             );
@@ -77,6 +92,20 @@ pub fn write_man_pages(dir: &Path) -> Result<Vec<PathBuf>> {
         let name = format!("layoutrand-{}", sub.get_name());
         let sub = sub.clone().display_name(name.clone());
         page(&sub, &name)?;
+    }
+    Ok(written)
+}
+
+/// Writes `NAME.schema.json` for every output of [`super::schemas::all`] into `dir`; returns
+/// the paths written.
+pub fn write_schemas(dir: &Path) -> Result<Vec<PathBuf>> {
+    layoutrand::files::confined::ExperimentDir::create(dir)?;
+    let mut written = Vec::new();
+    for output in super::schemas::all() {
+        let path = dir.join(format!("{}.schema.json", output.name));
+        let text = serde_json::to_string_pretty(&output.schema)? + "\n";
+        layoutrand::files::atomic::write_atomically(&path, text.as_bytes())?;
+        written.push(path);
     }
     Ok(written)
 }

@@ -19,6 +19,7 @@ pub mod repair;
 pub mod report;
 pub mod run;
 pub mod run_shard;
+pub mod schemas;
 pub mod status;
 pub mod trust;
 

@@ -89,7 +89,7 @@ pub struct CalibrationPlan {
 }
 
 /// The measured noise.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Calibration {
     /// Executions measured.
     pub executions: usize,

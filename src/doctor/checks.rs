@@ -11,7 +11,7 @@ use crate::run::environment::probe_aslr_off;
 use crate::run::preflight::which;
 
 /// A check's outcome.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     /// Fine.
@@ -23,7 +23,7 @@ pub enum Status {
 }
 
 /// Which experiments a failed check rules out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Scope {
     /// Every layout experiment (nothing can be built).
@@ -35,7 +35,7 @@ pub enum Scope {
 }
 
 /// One check.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Check {
     /// Short name (`ASLR control`, `linkers`, `load`, …).
     pub name: &'static str,

@@ -53,7 +53,7 @@ pub struct DoctorOptions {
 }
 
 /// The counts a target precision needs with the calibrated noise.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct NoiseCounts {
     /// The precision asked (0.01 for ±1 %).
     pub target: f64,
@@ -74,7 +74,7 @@ pub struct NoiseCounts {
 }
 
 /// The doctor's answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// Fit for every layout experiment, time metrics included (exit 0).
@@ -98,7 +98,7 @@ impl Verdict {
 }
 
 /// Everything the doctor found.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct DoctorReport {
     /// [`DOCTOR_SCHEMA`].
     pub schema: u32,

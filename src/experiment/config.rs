@@ -11,7 +11,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use crate::flags::build::{GranularityArg, LinkerArg};
 
 /// A whole experiment, as read from TOML (all sections optional until validated).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExperimentConfig {
     /// Short name, used for the default output directory.
@@ -51,7 +51,7 @@ pub struct ExperimentConfig {
 }
 
 /// `[source]`: fetch the program's source before building.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct SourceConfig {
     /// A Debian source package, fetched with `recipes/debian-source.sh` into `OUT/source`.
@@ -65,7 +65,7 @@ pub struct SourceConfig {
 }
 
 /// `[build]`: arguments of `layoutrand build`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct BuildConfig {
     /// The build command (argv), e.g. `["make", "-j2"]`.
@@ -83,7 +83,7 @@ pub struct BuildConfig {
 }
 
 /// `[[variant]]`: one version of the program (other flags, compiler or sources).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct VariantConfig {
     /// The variant's name (`build --variant NAME`; its binaries go to `OUT/NAME/`).
@@ -106,7 +106,7 @@ pub struct VariantConfig {
 }
 
 /// `[run]`: arguments of `layoutrand run`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct RunConfig {
     /// The benchmark command with `{bin}` / `{bin:NAME}` placeholders.
@@ -132,7 +132,7 @@ pub struct RunConfig {
 }
 
 /// `[check]`: a command run once per binary that must exit 0 (the program's own test).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CheckConfig {
     /// The check command, with `{bin}` / `{bin:NAME}` placeholders.
@@ -140,7 +140,7 @@ pub struct CheckConfig {
 }
 
 /// `[target]`: when to stop growing the top level.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct TargetConfig {
     /// Target relative half-width of the confidence interval, e.g. `"1%"`.

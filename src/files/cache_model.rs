@@ -18,7 +18,7 @@ pub use crate::layout::cache_geometry::CacheGeometry;
 
 /// The three caches cachegrind simulates: first-level instruction and data, and the last
 /// level (unified).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CacheModel {
     /// `--I1`.
     #[serde(rename = "I1")]

@@ -20,7 +20,7 @@ pub const MANIFEST_SCHEMA: u32 = 1;
 pub const MANIFEST_FILE: &str = "manifest.json";
 
 /// How the seeds' binaries were produced.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum BuildMode {
     /// One recorded build, then each seed relinked from the recorded objects.
@@ -32,7 +32,9 @@ pub enum BuildMode {
 /// What is randomised (Kalibera & Jones 2013 §8: link order, or function order within or
 /// across modules; or, as lld's `--randomize-section-padding`, only the padding in front of
 /// functions, the build's order kept).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Granularity {
     /// Object files on the link line and members of each static archive are permuted.
@@ -62,7 +64,7 @@ impl Granularity {
 }
 
 /// The whole manifest.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Manifest {
     /// [`MANIFEST_SCHEMA`] of the writer.
     pub schema: u32,
@@ -123,7 +125,7 @@ pub struct Manifest {
 }
 
 /// One variant (a version of the program: other flags, compiler or sources) of an experiment.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct VariantBuild {
     /// The name given to `build --variant`.
     pub name: String,
@@ -133,7 +135,7 @@ pub struct VariantBuild {
 }
 
 /// What the seeds of one program achieved.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ProgramSummary {
     /// The program name (as in [`Binary::name`]).
     pub name: String,
@@ -159,7 +161,7 @@ pub struct ProgramSummary {
 
 /// The granularity a program actually gets: how many modules it has and in how many of them
 /// the function order is randomised.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Achieved {
     /// Modules (objects and archive members) of the build linked into the program: with two
     /// or more, the link order moves them.
@@ -186,7 +188,7 @@ impl Manifest {
 }
 
 /// The baseline, one seed, or the build's own binaries.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BinarySet {
     /// The seed, or `None` for the baseline (and the as-built set).
     pub seed: Option<u64>,
@@ -209,7 +211,7 @@ pub struct BinarySet {
 }
 
 /// A set of binaries that is neither the baseline nor a seed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SetKind {
     /// The user's build's own binaries, copied as they were made (the order and addresses
@@ -218,7 +220,7 @@ pub enum SetKind {
 }
 
 /// Whether a binary was built.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum BuildStatus {
     /// All binaries linked and verified.
@@ -228,7 +230,7 @@ pub enum BuildStatus {
 }
 
 /// One linked program of one binary.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Binary {
     /// Program name: the recorded link's output file name (e.g. `demo`).
     pub name: String,

@@ -29,7 +29,7 @@ pub const RESULTS_FILE: &str = "results.jsonl";
 /// One line of the store.
 // The header is large but appears once per file; boxing it would only complicate readers.
 #[allow(clippy::large_enum_variant)]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(tag = "record", rename_all = "snake_case")]
 pub enum Record {
     /// First line: what was run, where, how.
@@ -47,7 +47,7 @@ pub enum Record {
 /// Binaries added to the run after it started: `layoutrand build --extend` appended seeds to
 /// the manifest and `layoutrand run --resume` took them in. The header's `binaries` plus
 /// every extension's, in file order, are the run's planned binaries.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Extension {
     /// Labels of the binaries added (`seed-N`); `variants` in schema 1.
     #[serde(alias = "variants")]
@@ -61,7 +61,7 @@ pub struct Extension {
 }
 
 /// Metadata of the experiment, written once at the top.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Header {
     /// [`RESULTS_SCHEMA`] of the writer.
     pub schema: u32,
@@ -133,7 +133,9 @@ pub struct Header {
 }
 
 /// How a run's schedule places the executions (docs/run.md, "Schedule").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ScheduleDesign {
     /// Every (program, binary, execution) block of the run shuffled at once: one binary's
@@ -147,7 +149,7 @@ pub enum ScheduleDesign {
 }
 
 /// What we could learn about the machine.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub struct HostInfo {
     /// `model name` from /proc/cpuinfo.
     pub cpu_model: Option<String>,
@@ -163,7 +165,7 @@ pub struct HostInfo {
 
 /// One value: metric `metric` of iteration `iteration` of execution `execution` of the
 /// binary `program` built as `binary` (of `variant`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Measurement {
     /// Program (binary name from the manifest).
     pub program: String,
@@ -195,7 +197,7 @@ pub struct Measurement {
 }
 
 /// The end of one execution. Its presence commits the measurements before it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Execution {
     /// Program (binary name from the manifest).
     pub program: String,
@@ -244,7 +246,7 @@ fn is_zero(n: &u32) -> bool {
 
 /// The machine and scheduler context of one execution (recorded by Slurm runs, so the
 /// analysis can treat the machine as a factor).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub struct Machine {
     /// Slurm's name of the node (`SLURMD_NODENAME`); on an emulated cluster several nodes
     /// share one host, so this, not the host name, tells them apart.
@@ -272,7 +274,7 @@ impl Machine {
 }
 
 /// How an execution ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ExecutionStatus {
     /// Exited 0 and every metric was read.
@@ -290,7 +292,7 @@ pub enum ExecutionStatus {
 }
 
 /// The machine's load at one moment.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Load {
     /// Load averages over 1, 5 and 15 minutes (/proc/loadavg).
     pub average: [f64; 3],
@@ -300,7 +302,7 @@ pub struct Load {
 }
 
 /// The state of the host that makes time measurements noisy.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub struct HostConditions {
     /// Load when the run started.
     pub load: Option<Load>,
@@ -315,7 +317,7 @@ pub struct HostConditions {
 }
 
 /// The end of one `run` invocation: how it ran and the load it left.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Finish {
     /// When this invocation started and ended, seconds since the Unix epoch.
     pub started_unix: f64,

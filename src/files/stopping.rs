@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 pub const STOPPING_FILE: &str = "stopping.json";
 
 /// The growth rule, fixed before the experiment starts.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Growth {
     /// Target relative half-width (0.01 for 1 %).
     pub target: f64,
@@ -24,7 +24,7 @@ pub struct Growth {
 }
 
 /// One round: the binaries measured and the width of the watched interval with them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Round {
     /// Randomised binaries measured so far.
     pub binaries: u32,
@@ -34,7 +34,7 @@ pub struct Round {
 }
 
 /// The record of an on-line grown experiment.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GrowthLog {
     /// The rule.
     pub rule: Growth,
@@ -68,7 +68,7 @@ pub struct GrowthLog {
 }
 
 /// One watched sequential interval as the stopping rule saw it after the last round.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Watched {
     /// What it is: "PROGRAM METRIC" for a series, "NEW against BASE (PROGRAM METRIC)" for a
     /// comparison of variants.
@@ -106,7 +106,7 @@ impl GrowthLog {
 }
 
 /// The sequential interval (confidence sequence or repeated t interval) at one look.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Look {
     /// Binaries seen.
     pub binaries: usize,

@@ -166,7 +166,7 @@ pub fn pad_arg(text: &str) -> anyhow::Result<u64> {
 }
 
 /// `--granularity` values, and `[build] granularity` of an experiment file (same spelling).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum GranularityArg {
@@ -192,7 +192,7 @@ impl From<GranularityArg> for Granularity {
 }
 
 /// `--linker` values, and `[build] linker` of an experiment file (same spelling).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum LinkerArg {

@@ -15,7 +15,7 @@ use object::read::archive::ArchiveFile;
 use serde::{Deserialize, Serialize};
 
 /// One member of a static archive.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ArchiveMember {
     /// Position of the member in the archive (0-based), the handle used by
     /// [`write_reordered`]; names may repeat, positions do not.

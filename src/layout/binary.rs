@@ -17,7 +17,9 @@ use serde::{Deserialize, Serialize};
 
 /// What a function is across binaries built from the same recording: its symbol name, plus
 /// its source file when the name alone is ambiguous in the binary.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema,
+)]
 pub struct FunctionId {
     /// The symbol name as in `.symtab` (mangled for C++).
     pub name: String,
@@ -27,7 +29,7 @@ pub struct FunctionId {
 }
 
 /// One function of a linked binary.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Function {
     /// Identity used by [`crate::layout::fingerprint`] and [`crate::layout::distance`].
     pub id: FunctionId,

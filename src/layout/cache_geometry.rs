@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 /// One simulated cache: total size, associativity and line size, in bytes and ways.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CacheGeometry {
     /// Total size in bytes.
     pub size: u64,

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use super::binary::{Function, FunctionId};
 
 /// How far one binary's layout is from another's (normally: from the baseline's).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LayoutDistance {
     /// Normalised Kendall tau distance between the two function orders: the share of
     /// function pairs whose relative order differs (0 = same order, 1 = reversed).
@@ -21,7 +21,7 @@ pub struct LayoutDistance {
 }
 
 /// A comparison of two layouts with the counts behind the shares in [`LayoutDistance`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Comparison {
     /// The distances over the functions common to both layouts.
     pub distance: LayoutDistance,

@@ -25,7 +25,7 @@ pub const WINDOW: u64 = 32;
 /// The instruction cache the set features are computed for: line size, number of sets and
 /// ways (by default the I1 of [`crate::files::cache_model::CacheModel::DEFAULT`]: 32 KiB, 8-way,
 /// 64-byte lines, so 64 sets).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ICache {
     /// Line size in bytes (a power of two).
     pub line: u64,
@@ -47,7 +47,19 @@ impl ICache {
 }
 
 /// One placement feature of one function.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Feature {
     /// 1 when the function starts in the upper half of a cache line, else 0.
@@ -134,7 +146,7 @@ fn lines_of(address: u64, len: u64, cache: &ICache) -> std::ops::RangeInclusive<
 /// space; a library loads at a page-aligned address, so its cache sets are those the
 /// process runs with when the cache's set period (sets × line) is at most a page (with
 /// ASLR off, as `run` runs, the base is also the same in every run).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SharedHot {
     /// The symbol name, as the profile names it.
     pub name: String,
@@ -185,7 +197,7 @@ pub struct Phase {
 /// libraries' hot functions, and the phases of the code that ran when the profile gave
 /// them (which then replace whole functions: only the lines that ran often, in the
 /// stretch they ran in, are counted).
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RunningCode {
     /// The shared libraries' hot functions (counted whole when there are no phases).
     pub shared: Vec<SharedHot>,

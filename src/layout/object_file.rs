@@ -19,7 +19,19 @@ use serde::{Deserialize, Serialize};
 
 /// gcc's code groups, in the order binutils' default script places them inside `.text`
 /// (`ld --verbose`): unlikely, exit, startup, hot, then ordinary code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 pub enum TextGroup {
     /// `.text.unlikely`, `.text.unlikely.*`, `.text.*_unlikely`: cold code, `f.cold` parts.
     Unlikely,
@@ -94,7 +106,7 @@ impl TextGroup {
 }
 
 /// One executable section of a relocatable object.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct TextSection {
     /// Index of the section in the object's section header table.
     pub index: usize,

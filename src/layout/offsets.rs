@@ -10,7 +10,7 @@ use super::binary::Function;
 
 /// The number of distinct start offsets of a binary's functions within a cache line and
 /// within a page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct OffsetSpread {
     /// Distinct values of `address mod 64` over the functions (at most 64; at most 4 when
     /// every function is 16-byte aligned).

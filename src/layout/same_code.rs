@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use super::binary::{Function, FunctionId};
 
 /// What the code check of one binary compared, for the manifest.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CodeCheck {
     /// Functions compared (all functions of the binary).
     pub functions: usize,

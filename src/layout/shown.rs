@@ -13,7 +13,7 @@ use super::distance::Comparison;
 pub const LAYOUT_SCHEMA: u32 = crate::schema::OUTPUT_SCHEMA;
 
 /// A binary's layout: its functions in address order and their fingerprint.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct LayoutReport {
     /// [`LAYOUT_SCHEMA`].
     pub schema: u32,
@@ -28,7 +28,7 @@ pub struct LayoutReport {
 }
 
 /// Two binaries' distances (the first is the base).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct DistanceReport {
     /// [`LAYOUT_SCHEMA`].
     pub schema: u32,

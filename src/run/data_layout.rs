@@ -27,7 +27,7 @@ const STACK_PURPOSE: &str = "data-layout-stack";
 const HEAP_PURPOSE: &str = "data-layout-heap";
 
 /// The data layout one data seed names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DataLayout {
     /// The data seed.
     pub data_seed: u64,

@@ -46,7 +46,7 @@ impl std::str::FromStr for ExportFormat {
 }
 
 /// One exported row.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ExportRow {
     /// Program name.
     pub program: String,

@@ -65,7 +65,9 @@ impl Language {
 }
 
 /// A contiguous run of arguments (start index, length) in the expanded argument list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 pub struct Span {
     /// Index of the first argument.
     pub start: usize,

@@ -47,7 +47,7 @@ pub const RECORDED_ENV: &[&str] = &[
 ];
 
 /// How the link was called.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum LinkTool {
     /// Through a compiler driver (gcc, clang, ...).
@@ -57,7 +57,7 @@ pub enum LinkTool {
 }
 
 /// What an input file is, from its magic bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum InputKind {
     /// A relocatable ELF object (also gcc LTO IR objects), or LLVM bitcode (clang -flto).
@@ -67,7 +67,7 @@ pub enum InputKind {
 }
 
 /// One object or archive of a link, copied into the record directory.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct RecordedInput {
     /// Where it was on the (expanded) command line; replaced by the copy on replay.
     pub span: Span,
@@ -82,7 +82,7 @@ pub struct RecordedInput {
 }
 
 /// One recorded final link.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct LinkRecord {
     /// Driver or linker.
     pub tool: LinkTool,

@@ -12,7 +12,7 @@ use statrs::distribution::{ContinuousCDF, FisherSnedecor};
 use super::error::{at_least, StatsError};
 
 /// Result of the one-way random-effects ANOVA.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RandomEffectsAnova {
     /// Number of groups `k`.
     pub groups: usize,

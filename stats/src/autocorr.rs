@@ -38,7 +38,7 @@ pub fn acf(xs: &[f64], max_lag: usize) -> Vec<f64> {
 }
 
 /// The Ljung–Box test.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct LjungBox {
     /// `Q = n(n + 2) Σ_{k=1}^{h} r_k² / (n − k)`.
     pub q: f64,
@@ -78,7 +78,7 @@ pub fn ljung_box(xs: &[f64], lags: usize, fitted: usize) -> Result<LjungBox, Sta
 }
 
 /// The result of Pilot's subsession merge.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Subsessions {
     /// Batch size: how many adjacent samples are averaged into one.
     pub size: usize,
@@ -111,7 +111,7 @@ pub fn subsession_merge(xs: &[f64], threshold: f64, min_batches: usize) -> Optio
 }
 
 /// A permutation test of drift in a sequence of measurements of several groups.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct GroupedLag1 {
     /// Lag-1 autocorrelation of the sequence, each value less its group's mean.
     pub r1: f64,

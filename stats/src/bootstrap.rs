@@ -38,7 +38,7 @@ use crate::seeded::SeededRng;
 pub const ADVISABLE_UNITS: usize = 5;
 
 /// A studentized bootstrap interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct BootstrapCi {
     /// The statistic on the original data.
     pub estimate: f64,

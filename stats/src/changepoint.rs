@@ -18,7 +18,7 @@ use super::error::{at_least, StatsError};
 use super::sample::median;
 
 /// Changepoints and the warmup they suggest.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct WarmupSuggestion {
     /// Indices where a new segment starts (0-based, increasing).
     pub changepoints: Vec<usize>,

@@ -12,7 +12,7 @@ use serde::Serialize;
 use super::sample::MeanInterval;
 
 /// The Fieller interval, or the honest admission that it has no finite ends.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum RatioInterval {
@@ -30,7 +30,7 @@ pub enum RatioInterval {
 }
 
 /// A ratio estimate `Ȳ'/Ȳ` with its Fieller interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RatioCi {
     /// `Ȳ'/Ȳ` (new mean over base mean).
     pub estimate: f64,

@@ -31,7 +31,7 @@ use super::error::{at_least, StatsError};
 use super::twoway::FTest;
 
 /// The interaction of one pair of variants on the log scale.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct LogRatioInteraction {
     /// Seeds (layouts) `b`.
     pub seeds: usize,
@@ -43,6 +43,7 @@ pub struct LogRatioInteraction {
     pub spread: f64,
     /// The MLS interval of `τ` (two-sided at the confidence asked), both ends ≥ 0.
     #[serde(serialize_with = "super::wire::interval_pair")]
+    #[schemars(with = "super::wire::Bounds")]
     pub spread_ci: (f64, f64),
     /// The block noise `√MS_within`: the standard deviation of one block's log-ratio.
     pub block_noise: f64,

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// A closed interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Interval {
     /// Lower end.
     pub lower: f64,

@@ -24,7 +24,7 @@ use super::error::{at_least, StatsError};
 use serde::Serialize;
 
 /// The machine component of the execution-level variance.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct MachineComponent {
     /// Machines `M`.
     pub machines: usize,
@@ -44,6 +44,7 @@ pub struct MachineComponent {
     pub f: f64,
     /// Degrees of freedom `(M − 1, N − B − M + 1)`.
     #[serde(flatten, serialize_with = "super::wire::df_pair")]
+    #[schemars(with = "super::wire::DfPair<usize>")]
     pub df: (usize, usize),
     /// `P(F ≥ f)` under `σ_m² = 0`.
     #[serde(rename = "p_value")]

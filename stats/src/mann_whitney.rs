@@ -14,7 +14,7 @@ use statrs::distribution::{ContinuousCDF, Normal};
 use super::error::{at_least, StatsError};
 
 /// How the p-value was obtained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 // Not #[non_exhaustive], unlike the crate's other public enums: the report names the
 // method in words, and a new method must fail to compile there until it has its words.
@@ -26,7 +26,7 @@ pub enum PMethod {
 }
 
 /// The test's result.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct MannWhitney {
     /// `U_a = R_a − n_a(n_a + 1)/2`: pairs with `a > b`, ties counting one half.
     pub u: f64,

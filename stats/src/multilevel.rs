@@ -11,7 +11,7 @@ use super::hierarchy::Hierarchy;
 use super::sample::MeanInterval;
 
 /// The estimators of one level.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct LevelEstimate {
     /// `r_i`: repetitions at this level (children per unit of the level above).
     pub repetitions: usize,
@@ -64,7 +64,7 @@ pub fn level_variances(h: &Hierarchy) -> Vec<LevelEstimate> {
 }
 
 /// What eq. 3 says about the repetition count of one level below the top.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum OptimalCount {

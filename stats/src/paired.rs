@@ -11,7 +11,7 @@ use super::error::StatsError;
 use super::sample::{mean_interval, MeanInterval};
 
 /// The matched-pair interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PairedDifference {
     /// `d̄`, the mean of `after − before`.
     pub mean_difference: f64,

@@ -29,7 +29,7 @@ use super::sample::mean;
 use super::tdist::two_sided_critical;
 
 /// The paired ratio `b̄ / ā` with its interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PairedRatio {
     /// `b̄ / ā`: mean of the new per-seed means over mean of the base's.
     pub estimate: f64,

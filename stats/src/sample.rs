@@ -57,7 +57,7 @@ pub fn quantile(sorted: &[f64], p: f64) -> f64 {
 }
 
 /// A two-sided confidence interval for a mean: `mean ± half_width`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct MeanInterval {
     /// The point estimate.
     pub mean: f64,
@@ -127,7 +127,7 @@ pub fn sd_interval(xs: &[f64], confidence: f64) -> Result<(f64, f64), StatsError
 }
 
 /// A two-sided prediction interval for one new draw from the population a sample came from.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PredictionInterval {
     /// The centre (the sample mean).
     pub centre: f64,

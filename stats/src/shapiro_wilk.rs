@@ -15,7 +15,7 @@ use statrs::distribution::{ContinuousCDF, Normal};
 use super::error::{at_least, StatsError};
 
 /// The W statistic and its p-value.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ShapiroWilk {
     /// W in (0, 1]; close to 1 for normal-looking data.
     pub w: f64,

@@ -22,7 +22,7 @@ pub fn median_speedup(old: &[f64], new: &[f64]) -> Result<f64, StatsError> {
 }
 
 /// One program of the suite: its weight and its old and new (median) execution times.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ProgramTimes {
     /// `W(P_j)`, any non-negative number (normalised by [`overall_gain`]).
     pub weight: f64,
@@ -58,7 +58,7 @@ pub fn time_weights(old_times: &[f64]) -> Vec<f64> {
 }
 
 /// A confidence interval for a proportion.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ProportionCi {
     /// `C = successes / n`.
     pub proportion: f64,

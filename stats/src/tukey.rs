@@ -17,7 +17,7 @@ use super::error::{at_least, check_confidence, StatsError};
 use super::studentized_range::{studentized_range_quantile, studentized_range_sf};
 
 /// The simultaneous interval of one pair.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct TukeyPair {
     /// Index of the first mean (the reference of the difference).
     pub i: usize,
@@ -34,7 +34,7 @@ pub struct TukeyPair {
 }
 
 /// Tukey's HSD for every pair.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct TukeyHsd {
     /// `q_{1−α; k, ν}`.
     pub q_critical: f64,

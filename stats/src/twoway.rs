@@ -25,19 +25,20 @@ use super::error::{at_least, StatsError};
 use super::sample::mean;
 
 /// One F-test of the table.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct FTest {
     /// The F statistic.
     pub f: f64,
     /// Numerator and denominator degrees of freedom.
     #[serde(flatten, serialize_with = "super::wire::df_pair")]
+    #[schemars(with = "super::wire::DfPair<usize>")]
     pub df: (usize, usize),
     /// `P(F ≥ f)`.
     pub p_value: f64,
 }
 
 /// The two-way mixed ANOVA table.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct TwoWayMixed {
     /// Variants `a`.
     pub variants: usize,

@@ -42,7 +42,7 @@ use super::sample::{mean, quantile};
 use crate::seeded::SeededRng;
 
 /// A source of variation between executions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Component {
     /// Where the code sits: the code seed (binary).
@@ -66,7 +66,7 @@ impl Component {
 }
 
 /// The ANOVA table of the crossed design.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CrossedMeanSquares {
     /// Code seeds `a`.
     pub code_seeds: usize,
@@ -98,7 +98,7 @@ impl CrossedMeanSquares {
 }
 
 /// One component's part of the variance.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ComponentShare {
     /// Which component.
     pub component: Component,
@@ -111,7 +111,7 @@ pub struct ComponentShare {
 }
 
 /// The split of the variance between executions.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct VarianceSplit {
     /// The ANOVA table it comes from.
     pub mean_squares: CrossedMeanSquares,

@@ -12,7 +12,7 @@ use super::sample::{mean, variance};
 use super::tdist::{t_quantile, two_sided_p};
 
 /// Mean, unbiased variance and size of one sample.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SampleSummary {
     /// Sample mean.
     pub mean: f64,
@@ -34,7 +34,7 @@ impl SampleSummary {
 }
 
 /// Welch's test of `mean_a − mean_b`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct WelchTest {
     /// `x̄_A − x̄_B`.
     pub difference: f64,

@@ -8,11 +8,15 @@ use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 
 /// A test's two degrees of freedom, written as `df_numerator` and `df_denominator` (use with
-/// `#[serde(flatten, serialize_with = "…")]` so they sit beside the statistic).
-#[derive(Serialize)]
-struct DfPair<T> {
-    df_numerator: T,
-    df_denominator: T,
+/// `#[serde(flatten, serialize_with = "…")]` so they sit beside the statistic). The struct is
+/// what is written; a field written by [`df_pair`] names it in `#[schemars(with = …)]` so that
+/// its JSON Schema says so.
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct DfPair<T> {
+    /// The numerator's degrees of freedom.
+    pub df_numerator: T,
+    /// The denominator's degrees of freedom.
+    pub df_denominator: T,
 }
 
 /// Writes `(numerator, denominator)` degrees of freedom as two named fields.
@@ -35,11 +39,14 @@ pub fn df_pair_opt<T: Serialize + Copy, S: Serializer>(
     }
 }
 
-/// An interval kept as `(lower, upper)`, written as the one interval object's bounds.
-#[derive(Serialize)]
-struct Bounds {
-    lower: f64,
-    upper: f64,
+/// An interval kept as `(lower, upper)`, written as the one interval object's bounds (named in
+/// `#[schemars(with = …)]` by the fields [`interval_pair`] writes).
+#[derive(Serialize, schemars::JsonSchema)]
+pub struct Bounds {
+    /// Lower bound.
+    pub lower: f64,
+    /// Upper bound.
+    pub upper: f64,
 }
 
 /// Writes `(lower, upper)` as `{"lower": …, "upper": …}`.
@@ -56,19 +63,22 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    #[derive(Serialize)]
+    #[derive(Serialize, schemars::JsonSchema)]
     struct Test {
         f: f64,
         #[serde(flatten, serialize_with = "df_pair")]
+        #[schemars(with = "DfPair<usize>")]
         df: (usize, usize),
         #[serde(serialize_with = "interval_pair")]
+        #[schemars(with = "Bounds")]
         ci: (f64, f64),
     }
 
-    #[derive(Serialize)]
+    #[derive(Serialize, schemars::JsonSchema)]
     struct Maybe {
         f: f64,
         #[serde(flatten, serialize_with = "df_pair_opt")]
+        #[schemars(with = "Option<DfPair<f64>>")]
         df: Option<(f64, f64)>,
     }
 

@@ -3,9 +3,10 @@
 //! named `low`/`high`/`ci_lower`/`ci_upper`, no p-value `p`; every `lower` has its `upper`;
 //! `df` is one number (two degrees of freedom are `df_numerator`/`df_denominator`); every
 //! `verdict` is a word of the one verdict vocabulary (or null: no verdict); the top level carries `schema` 3 and
-//! `tool_version`. Main before schema 3 failed every one of these rules somewhere.
+//! `tool_version`. Main before schema 3 failed every one of these rules somewhere. Each output
+//! also validates against its JSON Schema (docs/schemas/).
 
-use crate::report_support;
+use crate::{report_support, schemas_support};
 
 use std::path::Path;
 
@@ -164,6 +165,23 @@ fn two_binaries(dir: &Path) -> (String, String) {
     (build("-O0", "v0"), build("-O1", "v1"))
 }
 
+/// The checked-in JSON Schema (docs/schemas/NAME.schema.json) of the run named `name` below.
+fn schema_of(name: &str) -> &'static str {
+    match name.split(' ').next().unwrap_or_default() {
+        "report" => "report",
+        "compare" if name == "compare CSV" => "compare-files",
+        "compare" => "compare-directories",
+        "analyze" => "analyze",
+        "dimension" => "dimension",
+        "layout" if name == "layout two" => "layout-distance",
+        "layout" => "layout",
+        "doctor" => "doctor",
+        "export" => "export",
+        other => panic!("no schema for the run {other:?}"),
+    }
+}
+
+/// Every command's JSON also validates against its checked-in JSON Schema.
 #[test]
 fn every_command_speaks_the_one_json_vocabulary() {
     let tmp = tempfile::tempdir().unwrap();
@@ -282,6 +300,11 @@ fn every_command_speaks_the_one_json_vocabulary() {
             assert!(seq.is_object(), "{name}: {json:#}");
         }
         check(name, &json, &mut found);
+        found.extend(schemas_support::schema_violations(
+            schema_of(name),
+            name,
+            &json,
+        ));
         if name.starts_with("report") {
             sensitivity_fields(name, &json, &mut found);
         }

@@ -9,6 +9,8 @@
 mod csv_support;
 #[path = "../support/report.rs"]
 mod report_support;
+#[path = "../support/schemas.rs"]
+mod schemas_support;
 
 mod analysis;
 mod analysis_degenerate;
@@ -28,6 +30,7 @@ mod json_vocabulary;
 mod no_impossible_interval;
 mod number_format;
 mod overflow;
+mod schemas;
 mod sequential;
 mod snapshot;
 mod store_only;

@@ -24,7 +24,7 @@ use super::series::program_label;
 use crate::analysis::numfmt::{level, percent};
 
 /// The comparison of two experiments.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Comparison {
     /// The output's schema, [`crate::analysis::vocabulary::OUTPUT_SCHEMA`].
     pub schema: u32,
@@ -51,7 +51,7 @@ pub struct Comparison {
 /// The comparison of one program and metric: the engine's [`EngineComparison`] of the two
 /// experiments' randomised binaries, with the program's names and the matched-pair interval
 /// as a share of the base mean.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ProgramComparison {
     /// Program.
     pub program: String,
@@ -76,7 +76,7 @@ pub struct ProgramComparison {
 }
 
 /// Across the programs measured with one metric (Touati et al.).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Overall {
     /// The metric.
     pub metric: String,

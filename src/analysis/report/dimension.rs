@@ -80,7 +80,7 @@ pub fn parse_targets(text: &str) -> Result<Vec<f64>> {
 pub const DIMENSION_SCHEMA: u32 = crate::analysis::vocabulary::OUTPUT_SCHEMA;
 
 /// The dimensioning of every data set of an experiment.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct DimensionReport {
     /// [`DIMENSION_SCHEMA`].
     pub schema: u32,
@@ -95,7 +95,7 @@ pub struct DimensionReport {
 }
 
 /// The dimensioning of one program (variant) and metric.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct SeriesDimension {
     /// Program.
     pub program: String,
@@ -116,7 +116,7 @@ pub struct SeriesDimension {
 }
 
 /// One level's estimates, cost and optimal count.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct LevelDimension {
     /// `iteration`, `execution` or `binary`.
     pub name: String,
@@ -137,7 +137,7 @@ pub struct LevelDimension {
 }
 
 /// Top-level repetitions for one target precision.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct TargetRow {
     /// Target relative half-width (share).
     pub target: f64,

@@ -210,7 +210,7 @@ fn failure_kinds(failed: &[&Execution]) -> String {
 }
 
 /// How many executions of one program ended in each way other than `ok`.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct FailureCounts {
     /// Executions that ended well.
     pub ok: usize,

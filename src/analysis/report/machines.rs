@@ -23,7 +23,7 @@ pub const TITLE: &str = "Machines (executions spread over Slurm nodes)";
 pub const HEADERS: [&str; 4] = ["machine", "executions", "mean", "offset"];
 
 /// The machine analysis of one program, variant and metric.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct MachineSeries {
     /// Program name.
     pub program: String,
@@ -44,7 +44,7 @@ pub struct MachineSeries {
 }
 
 /// One machine's executions of one series.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct MachineRow {
     /// Slurm node name (else host name).
     pub machine: String,

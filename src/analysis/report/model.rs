@@ -14,7 +14,7 @@ use crate::analysis::numfmt::Scale;
 pub const REPORT_SCHEMA: u32 = crate::analysis::vocabulary::OUTPUT_SCHEMA;
 
 /// The whole report of one experiment directory.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Report {
     /// [`REPORT_SCHEMA`].
     pub schema: u32,
@@ -37,6 +37,7 @@ pub struct Report {
     /// How the executions ended, by program and variant (each variant counted apart);
     /// written as a list of objects keyed by `program` and `variant`.
     #[serde(serialize_with = "crate::analysis::vocabulary::by_program_and_variant")]
+    #[schemars(with = "Vec<crate::analysis::vocabulary::ByProgram<'static, FailureCounts>>")]
     pub failures: BTreeMap<(String, Option<String>), FailureCounts>,
     /// Problems found while reading and balancing the data.
     pub warnings: Vec<String>,
@@ -56,7 +57,7 @@ pub struct Report {
 }
 
 /// Tukey's HSD family of one program and metric.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct MultipleComparison {
     /// Program.
     pub program: String,
@@ -71,7 +72,7 @@ pub struct MultipleComparison {
 ///
 /// The fields that only the manifest records are `Option`s: `None` (JSON `null`) when the
 /// directory has no `manifest.json` and the report was built from the store alone.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Setup {
     /// The benchmark command with `{bin}` unexpanded.
     pub command: Vec<String>,
@@ -126,7 +127,7 @@ pub struct Setup {
 pub use crate::analysis::effect::Interval;
 
 /// The analysis of one program and metric.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct SeriesReport {
     /// Program name.
     pub program: String,
@@ -198,7 +199,7 @@ impl SeriesReport {
 }
 
 /// One level of the hierarchy (KJ eq. 1–2).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Level {
     /// `iteration`, `execution` or `binary`.
     pub name: String,
@@ -213,7 +214,7 @@ pub struct Level {
 }
 
 /// The baseline binary's own mean, from its executions.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct BaselineSummary {
     /// Executions of the baseline binary.
     pub executions: usize,
@@ -232,7 +233,7 @@ pub struct BaselineSummary {
 /// own mean, its shift from the random layouts' mean and its place among them (the same
 /// two questions as [`Shift`] and [`DefaultLayout`] for the baseline). Never part of the
 /// random layouts' sample.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct AsBuilt {
     /// Its mean with its interval over executions.
     pub binary: BaselineSummary,
@@ -258,7 +259,7 @@ pub use crate::analysis::vocabulary::Verdict;
 
 /// Binary-level variance: random-effects one-way ANOVA with binaries as groups and
 /// execution means as observations.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Sensitivity {
     /// The answer.
     pub verdict: Verdict,
@@ -266,6 +267,7 @@ pub struct Sensitivity {
     pub f: Option<f64>,
     /// Degrees of freedom between and within binaries.
     #[serde(flatten, serialize_with = "crate::stats::wire::df_pair_opt")]
+    #[schemars(with = "Option<crate::stats::wire::DfPair<f64>>")]
     pub df: Option<(f64, f64)>,
     /// p-value of the F-test.
     pub p_value: Option<f64>,
@@ -399,7 +401,7 @@ impl SensitivityOutcome {
 }
 
 /// The test of the layout-sensitivity verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SensitivityTest {
     /// One-way random-effects F test of the binaries' execution means (free schedules, or
@@ -413,7 +415,7 @@ pub enum SensitivityTest {
 }
 
 /// One execution set aside as outlying.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SetAsideExecution {
     /// `seed-N`.
     pub binary: String,
@@ -426,7 +428,7 @@ pub struct SetAsideExecution {
 }
 
 /// The binary a verdict rested on.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RestsOn {
     /// `seed-N`.
     pub binary: String,
@@ -441,7 +443,7 @@ pub struct RestsOn {
 }
 
 /// One binary's live values (every iteration of every execution kept after warmup).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct BinaryStatistics {
     /// `baseline` or `seed-N`.
     pub binary: String,
@@ -464,7 +466,7 @@ pub struct BinaryStatistics {
 }
 
 /// Consistent layout-induced shift: the baseline's mean against the randomised binaries'.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Shift {
     /// The answer.
     pub verdict: Verdict,
@@ -526,7 +528,7 @@ pub struct Rank {
 /// "Is the default layout unusual among random layouts?": where the default layout's mean
 /// falls in the distribution of one random layout's mean, from a prediction interval on the
 /// log scale (see `src/report/shift.rs`).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct DefaultLayout {
     /// `detected`: the default's mean lies outside the prediction interval (unusual);
     /// `negligible`: outside, but within `± --negligible` of the interval's centre;
@@ -579,7 +581,7 @@ pub enum PlacementGrounds {
 }
 
 /// A prediction interval as the JSON writes it.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, schemars::JsonSchema)]
 pub struct PredictionIntervalJson {
     /// Lower end.
     pub lower: f64,
@@ -591,7 +593,7 @@ pub struct PredictionIntervalJson {
 
 /// Drift between executions: the lag-1 autocorrelation of execution means in run order,
 /// each less its binary's mean, with a one-sided permutation p-value.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Drift {
     /// Executions in the sequence.
     pub executions: usize,
@@ -605,7 +607,7 @@ pub struct Drift {
 }
 
 /// Checks of the assumptions behind the numbers.
-#[derive(Debug, Clone, Serialize, Default)]
+#[derive(Debug, Clone, Serialize, Default, schemars::JsonSchema)]
 pub struct Diagnostics {
     /// Warmup iterations discarded per execution.
     pub warmup_discarded: u32,
@@ -631,7 +633,7 @@ pub struct Diagnostics {
 }
 
 /// A changepoint's suggestion for one execution.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct WarmupSuggestion {
     /// `baseline` or `seed-N`.
     pub binary: String,
@@ -647,7 +649,7 @@ pub struct WarmupSuggestion {
 }
 
 /// Shapiro–Wilk on the top-level means.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Normality {
     /// Number of means tested.
     pub n: usize,
@@ -675,7 +677,7 @@ impl Normality {
 }
 
 /// Ljung–Box on each execution's live iterations.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Independence {
     /// Lags used.
     pub lags: usize,

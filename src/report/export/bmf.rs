@@ -36,7 +36,7 @@ use crate::analysis::report::model::{Interval, Report, SeriesReport};
 pub struct BmfExporter;
 
 /// One measure's metric.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct BmfMetric {
     /// The value.
     pub value: f64,

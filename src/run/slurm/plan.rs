@@ -30,7 +30,7 @@ pub const PLAN_SCHEMA: u32 = 1;
 pub const DEFAULT_NODE_DIR: &str = "/tmp/layoutrand";
 
 /// What every task of a Slurm run shares.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SlurmPlan {
     /// [`PLAN_SCHEMA`] of the writer.
     pub schema: u32,
@@ -55,7 +55,7 @@ pub struct SlurmPlan {
 }
 
 /// One submitted array job.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SubmittedJob {
     /// Slurm's job id of the array.
     pub job: String,

@@ -1,0 +1,91 @@
+//! The JSON Schema of every JSON output and file layoutrand writes, derived (schemars) from the
+//! very types that serde serialises, so a schema cannot drift from its output:
+//! `layoutrand generate schemas DIR` writes them, docs/schemas/ holds them checked in, and
+//! tests/report/schemas.rs fails when the checked-in ones differ from a fresh generation or
+//! when a real output does not validate.
+
+use schemars::{generate::SchemaSettings, JsonSchema, Schema};
+
+/// The export JSON as written (src/run/export.rs streams it row by row): the output's
+/// schema and version, then the rows. Only its schema is derived from this type.
+#[derive(JsonSchema)]
+#[allow(dead_code)]
+struct ExportDocument {
+    /// The JSON outputs' schema version (docs/formats.md).
+    schema: u32,
+    /// The layoutrand version that wrote it.
+    tool_version: String,
+    /// One object per measurement.
+    measurements: Vec<layoutrand::run::export::ExportRow>,
+}
+
+/// One output: its file's stem (`NAME.schema.json`) and its schema (whose description says
+/// what writes it).
+pub struct OutputSchema {
+    /// The stem: `report`, `compare-files`, …
+    pub name: &'static str,
+    /// The schema.
+    pub schema: Schema,
+}
+
+fn output<T: JsonSchema>(name: &'static str, written_by: &'static str) -> OutputSchema {
+    // What serde *writes* (a field skipped when empty is optional), not what it would read.
+    let mut schema = SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator()
+        .into_root_schema_for::<T>();
+    schema.insert("$id".into(), format!("{name}.schema.json").into());
+    schema.insert("description".into(), written_by.into());
+    OutputSchema { name, schema }
+}
+
+/// Every JSON output and file, in the order docs/formats.md lists them.
+pub fn all() -> Vec<OutputSchema> {
+    use layoutrand::analysis;
+    vec![
+        output::<layoutrand::files::manifest::Manifest>(
+            "manifest",
+            "OUT/manifest.json, written by `layoutrand build`",
+        ),
+        output::<layoutrand::files::results::Record>(
+            "results-record",
+            "one line of OUT/results.jsonl, written by `layoutrand run`",
+        ),
+        output::<layoutrand::files::stopping::GrowthLog>(
+            "stopping",
+            "OUT/stopping.json, written by `layoutrand experiment` when it grows the design",
+        ),
+        output::<analysis::single::Analysis>("analyze", "`layoutrand analyze --format json`"),
+        output::<analysis::compare::Comparison>(
+            "compare-files",
+            "`layoutrand compare A.csv B.csv --format json`",
+        ),
+        output::<analysis::report::compare::Comparison>(
+            "compare-directories",
+            "`layoutrand compare BASE_DIR NEW_DIR --format json`",
+        ),
+        output::<analysis::report::model::Report>("report", "`layoutrand report --format json`"),
+        output::<layoutrand::report::export::bmf::Bmf>(
+            "bmf",
+            "`layoutrand report --format bmf` (Bencher Metric Format)",
+        ),
+        output::<analysis::report::dimension::DimensionReport>(
+            "dimension",
+            "`layoutrand dimension --format json`",
+        ),
+        output::<analysis::explain::Explanation>(
+            "explain",
+            "`layoutrand explain --format json` and OUT/explain/explanation.json",
+        ),
+        output::<layoutrand::layout::shown::LayoutReport>(
+            "layout",
+            "`layoutrand layout BINARY --format json`",
+        ),
+        output::<layoutrand::layout::shown::DistanceReport>(
+            "layout-distance",
+            "`layoutrand layout BASE OTHER --format json`",
+        ),
+        output::<layoutrand::doctor::DoctorReport>("doctor", "`layoutrand doctor --format json`"),
+        output::<ExportDocument>("export", "`layoutrand export --format json`"),
+    ]
+}
