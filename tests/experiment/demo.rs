@@ -145,6 +145,21 @@ fn real_experiment_uses_dimensioned_counts_and_records_its_stopping_rule() {
         serde_json::from_str(&std::fs::read_to_string(real.join("stopping.json")).unwrap())
             .unwrap();
     assert_eq!(stopping["outcome"], "max_reached", "{stopping:#}");
+    // The files a real experiment writes validate against their JSON Schemas (docs/schemas/).
+    crate::schemas_support::assert_valid("stopping", "stopping.json", &stopping);
+    let manifest_json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(real.join("manifest.json")).unwrap())
+            .unwrap();
+    crate::schemas_support::assert_valid("manifest", "manifest.json", &manifest_json);
+    let results_text = std::fs::read_to_string(real.join("results.jsonl")).unwrap();
+    for (i, line) in results_text.lines().enumerate() {
+        let record: serde_json::Value = serde_json::from_str(line).unwrap();
+        crate::schemas_support::assert_valid(
+            "results-record",
+            &format!("results.jsonl line {}", i + 1),
+            &record,
+        );
+    }
     let rounds = stopping["rounds"].as_array().unwrap();
     assert_eq!(rounds.last().unwrap()["binaries"], 7, "{stopping:#}");
     let manifest = Manifest::load(&real).unwrap();

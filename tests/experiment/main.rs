@@ -7,6 +7,8 @@
 
 #[path = "../support/experiment.rs"]
 mod experiment_support;
+#[path = "../support/schemas.rs"]
+mod schemas_support;
 
 mod demo;
 mod doctor;

@@ -81,6 +81,10 @@ fn variants_grow_together_and_stop_on_the_comparisons_verdict() {
     let stopping: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("stopping.json")).unwrap()).unwrap();
     assert_eq!(stopping["outcome"], "verdict_reached", "{stopping:#}");
+    crate::schemas_support::assert_valid("stopping", "stopping.json (variants)", &stopping);
+    let manifest: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("manifest.json")).unwrap()).unwrap();
+    crate::schemas_support::assert_valid("manifest", "manifest.json (variants)", &manifest);
     let label = "O2 against O0 (demo estimated_cycles)";
     assert_eq!(stopping["stopped_by"], label, "{stopping:#}");
     let watched = stopping["watched"].as_array().unwrap();
