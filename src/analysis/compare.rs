@@ -14,7 +14,6 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::stats::bootstrap;
 use crate::stats::hierarchy::plural;
 use crate::stats::mann_whitney::{mann_whitney, MannWhitney};
 use crate::stats::multilevel::mean_ci;
@@ -24,8 +23,7 @@ use crate::stats::shapiro_wilk::{shapiro_wilk, ShapiroWilk};
 use crate::stats::welch::welch;
 
 use super::effect::EffectVerdict;
-use super::numfmt::{p_value, percent};
-use super::pair::{analyse_pair, Basis, Check, CheckTest, PairAnalysis};
+use super::pair::{analyse_pair, Check, CheckTest, PairAnalysis};
 use super::single::{interval_use, Dataset, IntervalUse, CLT_UNITS};
 use super::vocabulary::{check_bootstrap, Thresholds, MIN_TOP_LEVEL_UNITS};
 
@@ -109,47 +107,61 @@ pub struct Comparison {
     pub paired_difference: Option<PairedDifference>,
     /// Mann–Whitney U on the top-level means (`u` counts new > base).
     pub mann_whitney: Option<MannWhitney>,
-    /// The one-sentence answer.
+    /// The one-sentence answer: empty until [`crate::report::words::comparison::fill`] builds
+    /// it from the pair's verdict and [`Self::top_name`].
     pub summary: String,
-    /// Things the reader must know, including why a statistic above is null.
+    /// Things the reader must know, including why a statistic above is null: empty until
+    /// [`crate::report::words::comparison::fill`] says each of [`Self::concerns`].
     pub warnings: Vec<String>,
+    /// What the reader must know, as figures (in the order found).
+    #[serde(skip)]
+    pub concerns: Vec<Concern>,
+    /// The name of the top level's unit ("binary"): the words name the units by it.
+    #[serde(skip)]
+    pub top_name: String,
+    /// Whether the quantity is a time (the words say faster/slower, else lower/higher).
+    #[serde(skip)]
+    pub is_time: bool,
+    /// The `--fail-if-slower` threshold (share) the gate judged, if any.
+    #[serde(skip)]
+    pub fail_if_slower: Option<f64>,
 }
 
-impl Comparison {
-    /// The Mann–Whitney test in words, e.g. "on the binary means: P(new > base) = 0.080,
-    /// p = 0.032 (exact)": one wording for every text rendering of a comparison (the
-    /// warnings advise reading it when the means do not look normal).
-    pub fn mann_whitney_words(&self, top_name: &str) -> Option<String> {
-        self.mann_whitney.map(|mw| {
-            format!(
-                "on the {top_name} means: P(new > base) = {}, {} ({})",
-                super::numfmt::fixed(mw.prob_superiority, 3),
-                p_value(mw.p),
-                match mw.method {
-                    crate::stats::mann_whitney::PMethod::Exact => "exact",
-                    crate::stats::mann_whitney::PMethod::Normal => "normal approximation",
-                }
-            )
-        })
-    }
-
-    /// The bootstrap interval of new/base in words, e.g. "new/base 0.6350 … 1.0140 (95 %
-    /// studentized, 10000 resamples of the binaries)", when `--bootstrap` asked for it.
-    pub fn bootstrap_words(&self) -> Option<String> {
-        self.pair.bootstrap.as_ref().map(|b| {
-            let (lower, upper) = super::numfmt::ratio_bounds(b.ci.lower, b.ci.upper);
-            format!(
-                "new/base {lower} … {upper} ({} studentized, {} resamples of the binaries{})",
-                super::numfmt::level(self.confidence),
-                b.resamples,
-                if b.paired {
-                    ", pairs drawn jointly"
-                } else {
-                    ""
-                }
-            )
-        })
-    }
+/// What the reader of a comparison must know, as figures; the words are
+/// `crate::report::words::comparison`'s.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Concern {
+    /// Said by the shared pair analysis ([`super::pair`]), already in words (its own move to
+    /// the words layer is still to come).
+    Said(String),
+    /// `--bootstrap` was asked but a side has fewer than two top-level units.
+    NoBootstrap,
+    /// The designs differ (repetitions per level, lowest first).
+    DesignsDiffer {
+        /// The base's repetitions.
+        base: Vec<usize>,
+        /// The new side's repetitions.
+        new: Vec<usize>,
+    },
+    /// Welch's test is undefined (the statistics' reason).
+    NoWelch(String),
+    /// A side's top-level means fail Shapiro–Wilk at the report's level with fewer than
+    /// [`CLT_UNITS`] units.
+    NotNormal {
+        /// The side's source.
+        source: String,
+        /// Shapiro–Wilk's p-value.
+        p: f64,
+        /// Its top-level units.
+        top_units: usize,
+    },
+    /// A side has fewer than [`MIN_TOP_LEVEL_UNITS`] top-level units.
+    FewUnits {
+        /// The side's source.
+        source: String,
+        /// Its top-level units.
+        top_units: usize,
+    },
 }
 
 /// One side: its mean with the eq. 4 interval judged as `analyze` judges it
@@ -191,28 +203,21 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
     let units = plural(top_name);
     let b = side(base, confidence, &units);
     let n = side(new, confidence, &units);
-    let mut warnings = Vec::new();
-    let pair = analyse_pair(
-        &base.hierarchy,
-        &new.hierarchy,
-        &units,
-        options,
-        &mut warnings,
-    );
+    let mut said = Vec::new();
+    let pair = analyse_pair(&base.hierarchy, &new.hierarchy, &units, options, &mut said);
+    let mut concerns: Vec<Concern> = said.into_iter().map(Concern::Said).collect();
     let fewest_units = base
         .hierarchy
         .top_ids()
         .len()
         .min(new.hierarchy.top_ids().len());
     if options.bootstrap.is_some() && pair.bootstrap.is_none() && fewest_units < 2 {
-        warnings.push(format!(
-            "no bootstrap interval: it resamples the {units}, and a side has fewer than two"
-        ));
+        concerns.push(Concern::NoBootstrap);
     }
     let base_means = base.hierarchy.top_means();
     let new_means = new.hierarchy.top_means();
     let tie = pair.effect.verdict == EffectVerdict::Tie;
-    let welch = welch_extra(&base_means, &new_means, confidence, tie, &mut warnings);
+    let welch = welch_extra(&base_means, &new_means, confidence, tie, &mut concerns);
     let paired_difference = (pair.binaries.len() >= 2)
         .then(|| {
             let (before, after): (Vec<f64>, Vec<f64>) =
@@ -222,16 +227,15 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
         .flatten()
         .filter(|p| p.low.is_finite() && p.high.is_finite());
     if base.hierarchy.repetitions() != new.hierarchy.repetitions() {
-        warnings.push(format!(
-            "the two designs differ (repetitions per level, lowest first: base {:?}, new {:?})",
-            base.hierarchy.repetitions(),
-            new.hierarchy.repetitions()
-        ));
+        concerns.push(Concern::DesignsDiffer {
+            base: base.hierarchy.repetitions().to_vec(),
+            new: new.hierarchy.repetitions().to_vec(),
+        });
     }
     let mann_whitney = mann_whitney(&new_means, &base_means)
         .ok()
         .filter(|m| m.p.is_finite());
-    side_warnings(&[&b, &n], top_name, &units, th, &mut warnings);
+    side_concerns(&[&b, &n], th, &mut concerns);
     let mut pair = pair;
     pair.checks.extend(test_checks(
         &pair,
@@ -239,7 +243,6 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
         mann_whitney.as_ref(),
         th.alpha(),
     ));
-    let summary = summary(&pair, (&b, &n), top_name, &units, options);
     Ok(Comparison {
         schema: COMPARISON_SCHEMA,
         tool_version: env!("CARGO_PKG_VERSION"),
@@ -252,8 +255,12 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
         welch,
         paired_difference,
         mann_whitney,
-        summary,
-        warnings,
+        summary: String::new(),
+        warnings: Vec::new(),
+        concerns,
+        top_name: top_name.to_string(),
+        is_time: options.is_time,
+        fail_if_slower: options.fail_if_slower,
     })
 }
 
@@ -282,7 +289,7 @@ fn welch_extra(
     new_means: &[f64],
     confidence: f64,
     tie: bool,
-    warnings: &mut Vec<String>,
+    concerns: &mut Vec<Concern>,
 ) -> Option<WelchJson> {
     match welch(new_means, base_means) {
         Ok(w) => match w.interval(confidence) {
@@ -298,7 +305,7 @@ fn welch_extra(
         },
         Err(e) => {
             if !tie {
-                warnings.push(format!("no Welch test: {e}"));
+                concerns.push(Concern::NoWelch(e.to_string()));
             }
             None
         }
@@ -307,100 +314,23 @@ fn welch_extra(
 
 /// What each side's own data say about the intervals: non-normal means with few units,
 /// fewer units than Kalibera & Jones use.
-fn side_warnings(
-    sides: &[&Side],
-    top_name: &str,
-    units: &str,
-    th: &Thresholds,
-    warnings: &mut Vec<String>,
-) {
+fn side_concerns(sides: &[&Side], th: &Thresholds, concerns: &mut Vec<Concern>) {
     for s in sides {
         if let Some(sw) = s
             .normality
             .filter(|sw| sw.p < th.alpha() && s.top_units < CLT_UNITS)
         {
-            warnings.push(format!(
-                "the {top_name} means of {} do not look normal (Shapiro–Wilk, {}) and there \
-                 are fewer than {CLT_UNITS}: {}",
-                s.source,
-                p_value(sw.p),
-                if s.top_units >= bootstrap::ADVISABLE_UNITS {
-                    "check the bootstrap interval (--bootstrap 10000) and the Mann–Whitney test"
-                        .to_string()
-                } else {
-                    format!(
-                        "check the Mann–Whitney test and add {units}; with fewer than {} the \
-                         bootstrap interval is not advisable (too few distinct resamples for \
-                         its coverage to be trusted)",
-                        bootstrap::ADVISABLE_UNITS
-                    )
-                }
-            ));
+            concerns.push(Concern::NotNormal {
+                source: s.source.clone(),
+                p: sw.p,
+                top_units: s.top_units,
+            });
         }
         if s.top_units < MIN_TOP_LEVEL_UNITS {
-            warnings.push(format!(
-                "{} has only {} {}: its interval, and so the ratio's, is very wide \
-                 (Kalibera & Jones use at least {MIN_TOP_LEVEL_UNITS})",
-                s.source, s.top_units, units
-            ));
+            concerns.push(Concern::FewUnits {
+                source: s.source.clone(),
+                top_units: s.top_units,
+            });
         }
     }
-}
-
-/// Which sides' own intervals are withheld, as the end of a clause ("; the new side's own
-/// interval would reach below zero"), empty when neither is: what makes a ratio's interval
-/// unbounded, said of the side it is true of.
-fn withheld_sides((base, new): (&Side, &Side)) -> String {
-    match (base.ci_note.is_some(), new.ci_note.is_some()) {
-        (true, true) => "; each side's own interval would reach below zero".to_string(),
-        (true, false) => "; the base's own interval would reach below zero".to_string(),
-        (false, true) => "; the new side's own interval would reach below zero".to_string(),
-        (false, false) => String::new(),
-    }
-}
-
-/// The one-sentence answer, naming the interval the verdict rests on.
-fn summary(
-    pair: &PairAnalysis,
-    sides: (&Side, &Side),
-    top_name: &str,
-    units: &str,
-    options: &CompareOptions,
-) -> String {
-    let effect = &pair.effect;
-    let basis = match pair.basis {
-        Basis::Paired => format!("paired by {top_name}, {} pairs", pair.binaries.len()),
-        Basis::Fieller if pair.binaries.is_empty() => {
-            format!("Fieller interval, independent sides: fewer than two {units} in common")
-        }
-        Basis::Fieller => "Fieller interval".to_string(),
-    };
-    let mut summary = match effect.verdict {
-        EffectVerdict::Lower | EffectVerdict::Higher => {
-            format!("new is {} than base ({basis}).", effect.words)
-        }
-        EffectVerdict::Negligible | EffectVerdict::Equivalent | EffectVerdict::Inconclusive => {
-            format!(
-                "{}: new is {} than base ({basis}).",
-                effect.qualifier(&options.thresholds),
-                effect.words
-            )
-        }
-        EffectVerdict::Tie => {
-            "a tie: every measurement of both sides has the same value.".to_string()
-        }
-        EffectVerdict::Unbounded => format!(
-            "cannot tell: {} ({basis}{}); measure more {units}.",
-            effect.words,
-            withheld_sides(sides)
-        ),
-    };
-    if pair.slower_beyond_threshold {
-        let (_, worse) = options.directions();
-        summary.push_str(&format!(
-            " FAIL: the whole interval is {worse} by more than {}.",
-            percent(options.fail_if_slower.unwrap_or(0.0), 2)
-        ));
-    }
-    summary
 }

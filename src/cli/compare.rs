@@ -15,11 +15,12 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
-use layoutrand::analysis::compare::{compare, CompareOptions};
+use layoutrand::analysis::compare::CompareOptions;
 use layoutrand::analysis::pair::GateJudgement;
 use layoutrand::analysis::single::Dataset;
 use layoutrand::measurements::{load_measurements, CsvSpec};
 use layoutrand::report::export::compare_text::render_comparison;
+use layoutrand::report::render_compare::compare_files;
 
 use super::common::{
     BootstrapArgs, CsvColumnsArgs, FormatArgs, GateArgs, MetricFilterArgs, OutputFormat,
@@ -105,7 +106,7 @@ fn run_csv(
     };
     let base = read(&args.base)?;
     let new = read(&args.new)?;
-    let cmp = compare(
+    let cmp = compare_files(
         &base,
         &new,
         &CompareOptions {

@@ -10,12 +10,42 @@ use crate::analysis::effect::EffectVerdict;
 use crate::analysis::numfmt::{level, p_value, ratio_bounds, sig, Scale};
 use crate::analysis::pair::Basis;
 use crate::analysis::report::compare::{
-    compare_directories, gate_judgements, signed_percent, Comparison, ProgramComparison,
+    gate_judgements, signed_percent, Comparison, ProgramComparison,
 };
 use crate::analysis::single::BootstrapOptions;
 use crate::analysis::vocabulary::Thresholds;
 use crate::report::checks::{basis_sentence, disagreement};
 use crate::report::title::section_title;
+use crate::report::words;
+
+/// Loads and compares the experiments in `base` and `new` (the analysis of
+/// [`crate::analysis::report::compare::compare_directories`]) with its sentences written
+/// ([`words::comparison::fill`]): what every rendering of `compare BASE_DIR NEW_DIR` shows.
+pub fn compare_directories(
+    base: &std::path::Path,
+    new: &std::path::Path,
+    metrics: &[String],
+    options: &CompareOptions,
+) -> Result<Comparison> {
+    let mut c = crate::analysis::report::compare::compare_directories(base, new, metrics, options)?;
+    for p in &mut c.programs {
+        words::comparison::fill(&mut p.comparison);
+        p.text = p.comparison.summary.clone();
+    }
+    Ok(c)
+}
+
+/// Compares two data sets (the analysis of [`crate::analysis::compare::compare`]) with its
+/// sentences written ([`words::comparison::fill`]): what `compare A.csv B.csv` shows.
+pub fn compare_files(
+    base: &crate::analysis::single::Dataset,
+    new: &crate::analysis::single::Dataset,
+    options: &CompareOptions,
+) -> Result<crate::analysis::compare::Comparison> {
+    let mut c = crate::analysis::compare::compare(base, new, options)?;
+    words::comparison::fill(&mut c);
+    Ok(c)
+}
 
 /// `layoutrand compare BASE_DIR NEW_DIR`: the rendered comparison (text, or JSON when
 /// `json`) and the comparisons the gate judged ([`gate_judgements`]). `fail_if_slower` is a share (0.02
@@ -77,10 +107,10 @@ fn checks(out: &mut String, p: &ProgramComparison, confidence: f64) {
             sig(w.df, 3)
         ));
     }
-    if let Some(words) = c.bootstrap_words() {
+    if let Some(words) = words::comparison::bootstrap(c) {
         lines.push(format!("bootstrap: {words}"));
     }
-    if let Some(words) = c.mann_whitney_words("binary") {
+    if let Some(words) = words::comparison::mann_whitney(c, "binary") {
         lines.push(format!("Mann–Whitney {words}"));
     }
     lines.extend(disagreement(&c.pair));

@@ -6,8 +6,9 @@ use crate::report_support;
 use std::path::Path;
 
 use layoutrand::analysis::compare::CompareOptions;
-use layoutrand::analysis::report::compare::{compare_directories, gate_failed};
+use layoutrand::analysis::report::compare::gate_failed;
 use layoutrand::analysis::vocabulary::Thresholds;
+use layoutrand::report::render_compare::compare_directories;
 use report_support::{write_dir, Design, Normal};
 
 /// An experiment whose binary `seed` has the layout effect drawn from stream `seed` (so two

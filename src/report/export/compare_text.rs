@@ -84,7 +84,7 @@ fn check_lines(c: &Comparison, top_name: &str, pct: &str) -> Vec<String> {
         ));
     }
     lines.extend(
-        c.mann_whitney_words(top_name)
+        crate::report::words::comparison::mann_whitney(c, top_name)
             .map(|words| format!("Mann–Whitney {words}")),
     );
     lines.extend(disagreement(p));

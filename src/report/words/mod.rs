@@ -6,6 +6,7 @@
 //! outputs carry the same words. Functions here are pure: model in, `String` out.
 
 pub mod as_built;
+pub mod comparison;
 pub mod default_layout;
 pub mod sensitivity;
 pub mod shift;

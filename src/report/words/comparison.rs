@@ -1,0 +1,155 @@
+//! "Is the new system faster than the base, and by how much?" in words: the one-sentence
+//! answer of a comparison ([`crate::analysis::compare`]), naming the interval the verdict
+//! rests on, its warnings, and the side tests' words every text rendering uses.
+
+use crate::analysis::compare::{Comparison, Concern, Side};
+use crate::analysis::effect::EffectVerdict;
+use crate::analysis::numfmt::{fixed, level, p_value, percent, ratio_bounds};
+use crate::analysis::pair::Basis;
+use crate::analysis::single::CLT_UNITS;
+use crate::analysis::vocabulary::{Thresholds, MIN_TOP_LEVEL_UNITS};
+use crate::stats::bootstrap;
+use crate::stats::hierarchy::plural;
+
+/// Writes the comparison's `summary` and `warnings` from its verdict and concerns.
+pub fn fill(c: &mut Comparison) {
+    c.summary = summary(c);
+    let units = plural(&c.top_name);
+    c.warnings = c
+        .concerns
+        .iter()
+        .map(|concern| warning(concern, &c.top_name, &units))
+        .collect();
+}
+
+/// One concern in words.
+fn warning(concern: &Concern, top_name: &str, units: &str) -> String {
+    match concern {
+        Concern::Said(words) => words.clone(),
+        Concern::NoBootstrap => format!(
+            "no bootstrap interval: it resamples the {units}, and a side has fewer than two"
+        ),
+        Concern::DesignsDiffer { base, new } => format!(
+            "the two designs differ (repetitions per level, lowest first: base {base:?}, new \
+             {new:?})"
+        ),
+        Concern::NoWelch(why) => format!("no Welch test: {why}"),
+        Concern::NotNormal {
+            source,
+            p,
+            top_units,
+        } => format!(
+            "the {top_name} means of {source} do not look normal (Shapiro–Wilk, {}) and there \
+             are fewer than {CLT_UNITS}: {}",
+            p_value(*p),
+            if *top_units >= bootstrap::ADVISABLE_UNITS {
+                "check the bootstrap interval (--bootstrap 10000) and the Mann–Whitney test"
+                    .to_string()
+            } else {
+                format!(
+                    "check the Mann–Whitney test and add {units}; with fewer than {} the \
+                     bootstrap interval is not advisable (too few distinct resamples for its \
+                     coverage to be trusted)",
+                    bootstrap::ADVISABLE_UNITS
+                )
+            }
+        ),
+        Concern::FewUnits { source, top_units } => format!(
+            "{source} has only {top_units} {units}: its interval, and so the ratio's, is very \
+             wide (Kalibera & Jones use at least {MIN_TOP_LEVEL_UNITS})"
+        ),
+    }
+}
+
+/// Which sides' own intervals are withheld, as the end of a clause ("; the new side's own
+/// interval would reach below zero"), empty when neither is: what makes a ratio's interval
+/// unbounded, said of the side it is true of.
+fn withheld_sides(base: &Side, new: &Side) -> &'static str {
+    match (base.ci_note.is_some(), new.ci_note.is_some()) {
+        (true, true) => "; each side's own interval would reach below zero",
+        (true, false) => "; the base's own interval would reach below zero",
+        (false, true) => "; the new side's own interval would reach below zero",
+        (false, false) => "",
+    }
+}
+
+/// The one-sentence answer, naming the interval the verdict rests on.
+pub fn summary(c: &Comparison) -> String {
+    let pair = &c.pair;
+    let effect = &pair.effect;
+    let (top_name, units) = (c.top_name.as_str(), plural(&c.top_name));
+    let basis = match pair.basis {
+        Basis::Paired => format!("paired by {top_name}, {} pairs", pair.binaries.len()),
+        Basis::Fieller if pair.binaries.is_empty() => {
+            format!("Fieller interval, independent sides: fewer than two {units} in common")
+        }
+        Basis::Fieller => "Fieller interval".to_string(),
+    };
+    let thresholds = Thresholds {
+        confidence: c.confidence,
+        negligible: c.negligible,
+    };
+    let mut summary = match effect.verdict {
+        EffectVerdict::Lower | EffectVerdict::Higher => {
+            format!("new is {} than base ({basis}).", effect.words)
+        }
+        EffectVerdict::Negligible | EffectVerdict::Equivalent | EffectVerdict::Inconclusive => {
+            format!(
+                "{}: new is {} than base ({basis}).",
+                effect.qualifier(&thresholds),
+                effect.words
+            )
+        }
+        EffectVerdict::Tie => {
+            "a tie: every measurement of both sides has the same value.".to_string()
+        }
+        EffectVerdict::Unbounded => format!(
+            "cannot tell: {} ({basis}{}); measure more {units}.",
+            effect.words,
+            withheld_sides(&c.base, &c.new)
+        ),
+    };
+    if pair.slower_beyond_threshold {
+        let worse = if c.is_time { "slower" } else { "higher" };
+        summary.push_str(&format!(
+            " FAIL: the whole interval is {worse} by more than {}.",
+            percent(c.fail_if_slower.unwrap_or(0.0), 2)
+        ));
+    }
+    summary
+}
+
+/// The Mann–Whitney test in words, e.g. "on the binary means: P(new > base) = 0.080, p =
+/// 0.032 (exact)": one wording for every text rendering of a comparison (the warnings advise
+/// reading it when the means do not look normal).
+pub fn mann_whitney(c: &Comparison, top_name: &str) -> Option<String> {
+    c.mann_whitney.map(|mw| {
+        format!(
+            "on the {top_name} means: P(new > base) = {}, {} ({})",
+            fixed(mw.prob_superiority, 3),
+            p_value(mw.p),
+            match mw.method {
+                crate::stats::mann_whitney::PMethod::Exact => "exact",
+                crate::stats::mann_whitney::PMethod::Normal => "normal approximation",
+            }
+        )
+    })
+}
+
+/// The bootstrap interval of new/base in words, e.g. "new/base 0.6350 … 1.0140 (95 %
+/// studentized, 10000 resamples of the binaries)", when `--bootstrap` asked for it.
+pub fn bootstrap(c: &Comparison) -> Option<String> {
+    c.pair.bootstrap.as_ref().map(|b| {
+        let (lower, upper) = ratio_bounds(b.ci.lower, b.ci.upper);
+        format!(
+            "new/base {lower} … {upper} ({} studentized, {} resamples of the binaries{})",
+            level(c.confidence),
+            b.resamples,
+            if b.paired {
+                ", pairs drawn jointly"
+            } else {
+                ""
+            }
+        )
+    })
+}
