@@ -111,6 +111,11 @@ fn placement_cell(d: Option<&DefaultLayout>) -> String {
     match d.verdict {
         Verdict::Detected => with("unusual"),
         Verdict::Negligible => with("unusual but negligible"),
+        Verdict::NotDetected
+            if crate::report::words::default_layout::beyond_every_random_layout(d) =>
+        {
+            with(crate::report::words::default_layout::NOT_SHOWN_UNUSUAL)
+        }
         Verdict::NotDetected => with("ordinary"),
         Verdict::Undetermined => "cannot tell".to_string(),
     }

@@ -45,12 +45,7 @@ fn sensitivity_words(s: &SeriesReport) -> String {
 
 /// The default layout's answer in a few words.
 fn default_layout_words(s: &SeriesReport) -> &'static str {
-    match s.default_layout.verdict {
-        Verdict::Detected => "unusual: results on it alone are biased",
-        Verdict::Negligible => "unusual, by a negligible amount",
-        Verdict::NotDetected => "an ordinary layout",
-        Verdict::Undetermined => "cannot tell",
-    }
+    crate::report::words::default_layout::verdict_words(&s.default_layout)
 }
 
 /// The mean over random layouts with its interval, or why there is none.

@@ -39,6 +39,9 @@ pub fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> String {
     let verdict = match p.verdict {
         Verdict::Detected => "unusual among random layouts, so results on it alone are biased",
         Verdict::Negligible => "unusual, but negligibly so",
+        Verdict::NotDetected if super::default_layout::beyond_every_random_layout(p) => {
+            "not shown unusual, but beyond every random layout measured"
+        }
         Verdict::NotDetected => "an ordinary layout",
         Verdict::Undetermined => "cannot tell whether it is unusual",
     };

@@ -35,6 +35,32 @@ pub fn sentence(
     }
 }
 
+/// What a layout the test does not call unusual is called when it lies beyond every random
+/// layout measured ([`beyond_every_random_layout`]): "ordinary" would claim more than the data
+/// say.
+pub const NOT_SHOWN_UNUSUAL: &str = "not shown unusual";
+
+/// Whether the layout's mean lies below (or above) every random layout's mean measured
+/// (percentile 0 or 1): within the prediction interval when the random layouts are few, but
+/// then not "an ordinary layout" either.
+pub fn beyond_every_random_layout(d: &DefaultLayout) -> bool {
+    d.percentile.is_some_and(|p| p <= 0.0 || p >= 1.0)
+}
+
+/// The few words of a placement's verdict ("an ordinary layout", "not shown unusual", …)
+/// for the brief renderings.
+pub fn verdict_words(d: &DefaultLayout) -> &'static str {
+    match d.verdict {
+        Verdict::Detected => "unusual: results on it alone are biased",
+        Verdict::Negligible => "unusual, by a negligible amount",
+        Verdict::NotDetected if beyond_every_random_layout(d) => {
+            "not shown unusual, but beyond every random layout measured"
+        }
+        Verdict::NotDetected => "an ordinary layout",
+        Verdict::Undetermined => "cannot tell",
+    }
+}
+
 /// The words of a placed layout: outside the prediction interval is "unusual" (or
 /// negligibly so within `± --negligible` of the centre), inside "an ordinary layout".
 fn placed_words(
@@ -63,6 +89,9 @@ fn placed_words(
     let (better, worse) = directions(is_time);
     let direction = if difference < 0.0 { better } else { worse };
     match d.verdict {
+        Verdict::NotDetected if beyond_every_random_layout(d) => format!(
+            "{NOT_SHOWN_UNUSUAL}: {place}; it is {direction} than every random layout measured, yet within the prediction interval that {n} random layouts leave; more random layouts would tell whether it is ordinary."
+        ),
         Verdict::NotDetected => format!("an ordinary layout: {place}. Results on it are as representative as those of any one random layout."),
         Verdict::Negligible => format!(
             "unusual but negligibly so: {place}, but it is within ± {} of the layouts' centre ({} {direction}).",
@@ -119,6 +148,34 @@ mod tests {
             text.ends_with("from 10 random layouts, on the log scale; p = 0.0010); 0.0 % of the random layouts' means are below it; it is 12.0 % faster than their centre, so results on the binary your build made alone are biased."),
             "{text}"
         );
+    }
+
+    /// Below every random layout but within the wide prediction interval of a few: "not
+    /// shown unusual", never "an ordinary layout"; inside the random layouts: ordinary.
+    #[test]
+    fn a_layout_beyond_every_random_one_is_not_called_ordinary() {
+        let edge = placed(Verdict::NotDetected, -0.03);
+        let text = sentence(&edge, &BASELINE, ("ns", true), &Thresholds::default());
+        assert!(
+            text.starts_with("not shown unusual: its mean lies within"),
+            "{text}"
+        );
+        assert!(
+            text.contains("it is faster than every random layout measured")
+                && !text.contains("ordinary layout"),
+            "{text}"
+        );
+        assert_eq!(
+            verdict_words(&edge),
+            "not shown unusual, but beyond every random layout measured"
+        );
+        let inside = DefaultLayout {
+            percentile: Some(0.4),
+            ..placed(Verdict::NotDetected, -0.01)
+        };
+        let text = sentence(&inside, &BASELINE, ("ns", true), &Thresholds::default());
+        assert!(text.starts_with("an ordinary layout: "), "{text}");
+        assert_eq!(verdict_words(&inside), "an ordinary layout");
     }
 
     #[test]

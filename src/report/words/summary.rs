@@ -203,6 +203,12 @@ fn default_layout_sentence(r: &SeriesReport, thresholds: &Thresholds) -> Option<
             "The default layout lies outside {interval} but within ± {} of the layouts' centre: unusual, but negligibly so.",
             percent(thresholds.negligible, 2)
         ),
+        Verdict::NotDetected if super::default_layout::beyond_every_random_layout(d) => format!(
+            "The default layout is not shown unusual, but not shown ordinary either: its mean lies within {interval}, yet beyond every random layout measured; more random layouts would tell.{}",
+            shift
+                .map(|(h, i)| format!(" It is {h} than the mean over random layouts ({i})."))
+                .unwrap_or_default()
+        ),
         Verdict::NotDetected => format!(
             "The default layout is an ordinary layout: its mean lies within {interval}.{}",
             shift
