@@ -594,6 +594,10 @@ pub struct Explanation {
     pub schema: u32,
     /// The program explained.
     pub program: String,
+    /// The variant whose binaries were screened (and relinked), in an experiment built
+    /// with `build --variant`; absent without variants.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     /// The metric screened (the run's primary one) and its unit.
     pub metric: String,
     /// Unit of the metric.
@@ -635,8 +639,13 @@ pub struct Explanation {
 /// The explanation `explain` last stored in `dir` ([`EXPLAIN_DIR`]/[`STORED`]); `None`
 /// when there is none.
 pub fn stored(dir: &std::path::Path) -> anyhow::Result<Option<Explanation>> {
+    stored_in(&dir.join(EXPLAIN_DIR))
+}
+
+/// The explanation stored in the folder `at` ([`STORED`]); `None` when there is none.
+pub fn stored_in(at: &std::path::Path) -> anyhow::Result<Option<Explanation>> {
     use anyhow::Context;
-    let path = dir.join(EXPLAIN_DIR).join(STORED);
+    let path = at.join(STORED);
     if !path.is_file() {
         return Ok(None);
     }

@@ -4,6 +4,7 @@
 
 use crate::analysis::explain::Explanation;
 use crate::analysis::explain::{Confirmation, Finding, Suspect};
+use crate::analysis::explain_variants::{AcrossVariants, VariantExplanations, VariantStatus};
 use crate::analysis::numfmt::{p_value, percent, percent_bounds, sig};
 use crate::analysis::vocabulary::Verdict;
 use crate::layout::demangle::demangle;
@@ -12,6 +13,123 @@ use crate::layout::features::Feature;
 /// The explanation as pretty JSON (schema [`crate::analysis::explain::EXPLAIN_SCHEMA`]).
 pub fn json(e: &Explanation) -> anyhow::Result<String> {
     Ok(serde_json::to_string_pretty(e)? + "\n")
+}
+
+/// The explanations of an experiment's variants as pretty JSON (schema
+/// [`crate::analysis::explain_variants::VARIANTS_SCHEMA`]).
+pub fn variants_json(v: &VariantExplanations) -> anyhow::Result<String> {
+    Ok(serde_json::to_string_pretty(v)? + "\n")
+}
+
+/// The explanations of an experiment's variants as text: which variants, each variant's
+/// explanation as [`text`] gives it, then their findings side by side.
+pub fn variants_text(v: &VariantExplanations) -> String {
+    let names: Vec<&str> = v
+        .variants
+        .iter()
+        .filter_map(|e| e.variant.as_deref())
+        .collect();
+    let mut out = format!(
+        "layoutrand explain: {}, metric {}, {} variant(s) ({}), each screened on its own \
+         randomised binaries (and relinked by --confirm from its own recorded build)\n",
+        v.program,
+        v.metric,
+        names.len(),
+        names.join(", ")
+    );
+    for e in &v.variants {
+        out += &format!("\n== variant {} ==\n", e.variant.as_deref().unwrap_or(""));
+        out += &text(e);
+    }
+    out += "\n";
+    out += &across_lines(v);
+    out
+}
+
+/// The variants' findings side by side: each variant's verdict, then every function that
+/// is a finding in some variant with what each variant says of it (those found in
+/// several first).
+pub(super) fn across_lines(v: &VariantExplanations) -> String {
+    let verdicts: Vec<String> = v
+        .variants
+        .iter()
+        .map(|e| {
+            let s = &e.screening;
+            let found = match s.verdict {
+                Verdict::Detected => format!(" ({} finding(s))", s.findings.len()),
+                _ => String::new(),
+            };
+            format!(
+                "{}: {}{found}",
+                e.variant.as_deref().unwrap_or(""),
+                s.verdict.word()
+            )
+        })
+        .collect();
+    let mut out = format!("across the variants: {}\n", verdicts.join("; "));
+    if v.across.is_empty() {
+        out += "no function's placement is a finding in any variant\n";
+        return out;
+    }
+    for row in &v.across {
+        out += &across_row(row);
+    }
+    out += "a finding of one variant only: that variant's metric depends on the function's \
+            placement and the other's was not seen to, so a comparison of the variants on \
+            one layout depends on it through that variant; a finding of several: each \
+            variant's metric depends on its placement in its own binaries (seed s places it \
+            differently in each variant's build)\n";
+    out
+}
+
+/// One function across the variants: `f: a finding of a (finding 1: upper_half_line,
+/// confirmed) and b (…)` or `f: a finding of a only (…); b: screened, not a culprit`.
+fn across_row(row: &AcrossVariants) -> String {
+    let found: Vec<String> = row
+        .found_in()
+        .map(|x| {
+            let features: Vec<&str> = x.features.iter().map(|f| f.name()).collect();
+            let confirmed = match x.confirmed {
+                Some(true) => "confirmed",
+                Some(false) => "not confirmed by moving it alone",
+                None => "no relink moved it",
+            };
+            format!(
+                "{} (finding {}: {}; {confirmed})",
+                x.variant,
+                x.finding.unwrap_or(0),
+                features.join(", ")
+            )
+        })
+        .collect();
+    let others: Vec<String> = row
+        .variants
+        .iter()
+        .filter_map(|x| {
+            let seen = match x.status {
+                VariantStatus::Finding => return None,
+                VariantStatus::Screened => "screened, not a culprit",
+                VariantStatus::NotScreened => {
+                    "not screened (not among its hot functions, or no unique symbol)"
+                }
+            };
+            Some(format!("{}: {seen}", x.variant))
+        })
+        .collect();
+    let name = demangle(&row.function);
+    match found.len() {
+        1 => format!(
+            "{name}: a finding of {} only; {}\n",
+            found[0],
+            others.join("; ")
+        ),
+        _ if others.is_empty() => format!("{name}: a finding of {}\n", found.join(" and ")),
+        _ => format!(
+            "{name}: a finding of {}; {}\n",
+            found.join(" and "),
+            others.join("; ")
+        ),
+    }
 }
 
 /// The explanation as text: what was screened, the verdict, the culprits, what they
