@@ -92,11 +92,14 @@ impl VariantExplanations {
 }
 
 /// The explanations `explain` last stored for the variants `names` of the experiment in
-/// `dir` (each in `explain/NAME/`), side by side; `None` when no variant has one.
-pub fn stored(dir: &std::path::Path, names: &[&str]) -> anyhow::Result<Option<VariantExplanations>> {
+/// `dir` (each in `NAME/explain/`), side by side; `None` when no variant has one.
+pub fn stored(
+    dir: &std::path::Path,
+    names: &[&str],
+) -> anyhow::Result<Option<VariantExplanations>> {
     let mut found = Vec::new();
     for name in names {
-        let in_variant = dir.join(super::explain::EXPLAIN_DIR).join(name);
+        let in_variant = dir.join(name).join(super::explain::EXPLAIN_DIR);
         if let Some(e) = super::explain::stored_in(&in_variant)? {
             found.push(e);
         }
@@ -259,7 +262,7 @@ mod tests {
                 Verdict::NotDetected
             },
             confirmed,
-            dir: "explain/a/confirm-0".to_string(),
+            dir: "a/explain/confirm-0".to_string(),
             pairs: Vec::new(),
         };
         a.screening.culprits[0].confirmation = Some(answer("spin", true));

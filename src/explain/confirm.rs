@@ -64,7 +64,7 @@ pub struct Screened<'a> {
     /// directory, or a variant's `DIR/NAME`.
     pub record_base: &'a Path,
     /// The folder of the experiment directory the confirmations go to (`explain`, or a
-    /// variant's `explain/NAME`).
+    /// variant's `NAME/explain`).
     pub out_rel: &'a Path,
     /// The program explained.
     pub program: &'a str,
@@ -109,7 +109,7 @@ pub fn confirm(screened: &Screened, suspect: &Suspect, index: usize) -> Result<C
     root.remove_dir_all(&rel)
         .with_context(|| format!("cannot clear {}", out.display()))?;
     root.create_dir_all(&rel)?;
-    let relinker = program_of(screened.record_base, manifest, program)?;
+    let relinker = program_of(screened.record_base, &exp.dir, manifest, program)?;
     let mut sides: BTreeMap<&str, Vec<BinarySet>> = BTreeMap::new();
     let mut bytes = Vec::new();
     let mut placed = Vec::new();
@@ -414,9 +414,16 @@ fn check_features_kept(
     Ok(())
 }
 
-/// The program's relinker from the experiment's recording, with the build's settings.
-fn program_of(dir: &Path, manifest: &Manifest, program: &str) -> Result<Program> {
-    let record_dir = dir.join(crate::build::driver::RECORD_DIR);
+/// The program's relinker from the recording in `record_base` (the experiment's, or a
+/// variant's `DIR/NAME`), with the build's settings, writing within the experiment
+/// directory `dir`.
+fn program_of(
+    record_base: &Path,
+    dir: &Path,
+    manifest: &Manifest,
+    program: &str,
+) -> Result<Program> {
+    let record_dir = record_base.join(crate::build::driver::RECORD_DIR);
     let links = crate::wrap::record::read_records(&record_dir)
         .with_context(|| format!("cannot read the recorded build in {}", record_dir.display()))?;
     crate::wrap::record::check_blobs(&record_dir, &links)?;

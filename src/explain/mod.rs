@@ -99,7 +99,9 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Answer> {
             record_base: dir.clone(),
             out_rel: PathBuf::from(EXPLAIN_DIR),
         };
-        return Ok(Answer::One(Box::new(explain_build(&exp, &target, options)?)));
+        return Ok(Answer::One(Box::new(explain_build(
+            &exp, &target, options,
+        )?)));
     }
     let mut explanations = Vec::new();
     for name in variants_asked(manifest, options.variant.as_deref())? {
@@ -109,8 +111,11 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Answer> {
             .find(|v| v.name == name)
             .expect("a variant of the manifest")
             .build;
-        let out_rel = Path::new(EXPLAIN_DIR).join(name);
-        crate::files::confined::refuse_links_in(dir, &[&out_rel.display().to_string()])?;
+        // A variant's directory is a build of its own, whose recording the confirmation
+        // relinks (writing within it): its explain folder is DIR/NAME/explain.
+        let out_rel = Path::new(name).join(EXPLAIN_DIR);
+        let explain_in = format!("{name}/{EXPLAIN_DIR}");
+        crate::files::confined::refuse_links_in(dir, &[name, &explain_in])?;
         let target = Target {
             variant: Some(name),
             manifest: build,
@@ -146,7 +151,11 @@ pub fn variants_asked<'a>(
 
 /// Explains the randomised binaries of `target`'s build: profile its default layout,
 /// screen, confirm (`options.confirm_seeds`), and store the answer in `target.out_rel`.
-fn explain_build(exp: &Experiment, target: &Target, options: &ExplainOptions) -> Result<Explanation> {
+fn explain_build(
+    exp: &Experiment,
+    target: &Target,
+    options: &ExplainOptions,
+) -> Result<Explanation> {
     let dir = &exp.dir;
     let metric = options.metric.as_deref().unwrap_or(&exp.primary_metric);
     let series = pick_series(exp, options.program.as_deref(), metric, target.variant)?;
@@ -328,7 +337,7 @@ fn hot_rule() -> String {
     )
 }
 
-/// Keeps the answer in `DIR/explain/` (a variant's in `DIR/explain/NAME/`) for `report
+/// Keeps the answer in `DIR/explain/` (a variant's in `DIR/NAME/explain/`) for `report
 /// --format html`.
 fn store(dir: &Path, out_rel: &Path, e: &Explanation) -> Result<()> {
     let rel = out_rel.join(crate::analysis::explain::STORED);

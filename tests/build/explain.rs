@@ -411,7 +411,7 @@ fn the_culprit_of_a_crowded_set_is_confirmed_and_its_bystander_refuted() {
 /// built as variant `sensitive` (`make`: the work depends on culprit's placement) and as
 /// variant `flat` (`make SENSITIVE=0`: the same code, the same work in every layout), 20
 /// seeds each with padding only. explain screens each variant's own binaries and confirms
-/// on relinks of each variant's own recorded build (in `explain/NAME/`): culprit is a
+/// on relinks of each variant's own recorded build (in `NAME/explain/`): culprit is a
 /// confirmed finding of `sensitive` (decoy, in lock-step with it, refuted) and no finding of
 /// `flat`, whose means do not vary; the side-by-side rows say so, the text and the HTML name
 /// the variants, and `--variant flat` explains that variant alone.
@@ -476,7 +476,10 @@ fn a_variant_with_the_layout_sensitive_pair_has_the_finding_and_the_other_not() 
     assert_eq!(k["confirmed"], true, "{k:#}");
     assert!((k["ratio"].as_f64().unwrap() - 1.5).abs() < 1e-9, "{k:#}");
     assert!(
-        k["dir"].as_str().unwrap().starts_with("explain/sensitive/confirm-"),
+        k["dir"]
+            .as_str()
+            .unwrap()
+            .starts_with("sensitive/explain/confirm-"),
         "{k:#}"
     );
     assert_eq!(confirmed("decoy")["confirmed"], false, "{sensitive:#}");
@@ -501,7 +504,7 @@ fn a_variant_with_the_layout_sensitive_pair_has_the_finding_and_the_other_not() 
     // Each variant's answer stored apart, and the report's page shows both.
     let out = dir.join("out");
     for name in names {
-        assert!(out.join("explain").join(name).join("explanation.json").is_file());
+        assert!(out.join(name).join("explain/explanation.json").is_file());
     }
     let text = String::from_utf8(explain(&[])).unwrap();
     assert!(text.contains("== variant sensitive =="), "{text}");

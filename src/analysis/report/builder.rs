@@ -76,11 +76,12 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
         .flat_map(|m| m.variants.iter().map(|v| v.name.as_str()))
         .collect();
     let variant_explanations =
-        crate::analysis::explain_variants::stored(&experiment.dir, &variant_names)
-            .unwrap_or_else(|e| {
+        crate::analysis::explain_variants::stored(&experiment.dir, &variant_names).unwrap_or_else(
+            |e| {
                 warnings.push(format!("{e:#}: the explain section is left out"));
                 None
-            });
+            },
+        );
     let mut report = Report {
         schema: super::model::REPORT_SCHEMA,
         tool_version: env!("CARGO_PKG_VERSION").to_string(),

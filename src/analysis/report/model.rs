@@ -54,7 +54,7 @@ pub struct Report {
     #[serde(skip)]
     pub explanation: Option<crate::analysis::explain::Explanation>,
     /// With variants: the answers `layoutrand explain` last stored for them
-    /// (`explain/NAME/`), shown as the explanation is; not part of the JSON report.
+    /// (`NAME/explain/`), shown as the explanation is; not part of the JSON report.
     #[serde(skip)]
     pub variant_explanations: Option<crate::analysis::explain_variants::VariantExplanations>,
 }

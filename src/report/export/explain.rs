@@ -85,7 +85,7 @@ pub(super) fn across_lines(v: &VariantExplanations) -> String {
 /// One function across the variants: `f: a finding of a (finding 1: upper_half_line,
 /// confirmed) and b (…)` or `f: a finding of a only (…); b: screened, not a culprit`.
 fn across_row(row: &AcrossVariants) -> String {
-    let found: Vec<String> = row
+    let found: Vec<(&str, String)> = row
         .found_in()
         .map(|x| {
             let features: Vec<&str> = x.features.iter().map(|f| f.name()).collect();
@@ -94,12 +94,12 @@ fn across_row(row: &AcrossVariants) -> String {
                 Some(false) => "not confirmed by moving it alone",
                 None => "no relink moved it",
             };
-            format!(
-                "{} (finding {}: {}; {confirmed})",
-                x.variant,
+            let detail = format!(
+                "finding {}: {}; {confirmed}",
                 x.finding.unwrap_or(0),
                 features.join(", ")
-            )
+            );
+            (x.variant.as_str(), detail)
         })
         .collect();
     let others: Vec<String> = row
@@ -117,12 +117,17 @@ fn across_row(row: &AcrossVariants) -> String {
         })
         .collect();
     let name = demangle(&row.function);
-    match found.len() {
-        1 => format!(
-            "{name}: a finding of {} only; {}\n",
-            found[0],
+    if let [(variant, detail)] = &found[..] {
+        return format!(
+            "{name}: a finding of {variant} only ({detail}); {}\n",
             others.join("; ")
-        ),
+        );
+    }
+    let found: Vec<String> = found
+        .iter()
+        .map(|(variant, detail)| format!("{variant} ({detail})"))
+        .collect();
+    match found.len() {
         _ if others.is_empty() => format!("{name}: a finding of {}\n", found.join(" and ")),
         _ => format!(
             "{name}: a finding of {}; {}\n",

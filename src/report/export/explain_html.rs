@@ -10,8 +10,8 @@ use super::html_parts::{capitalised, table, verdict_class};
 use super::svg::escape;
 use super::svg_explain::feature_scatter;
 use crate::analysis::explain::{Explanation, Suspect};
-use crate::analysis::explain_variants::VariantExplanations;
 use crate::analysis::explain_plot::{x_label, FeaturePlot};
+use crate::analysis::explain_variants::VariantExplanations;
 use crate::analysis::numfmt::{percent, sig};
 use crate::layout::demangle::demangle;
 
