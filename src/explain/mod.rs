@@ -159,14 +159,7 @@ fn explain_build(
     let dir = &exp.dir;
     let metric = options.metric.as_deref().unwrap_or(&exp.primary_metric);
     let series = pick_series(exp, options.program.as_deref(), metric, target.variant)?;
-    let say = |line: String| {
-        if options.progress {
-            match target.variant {
-                Some(v) => crate::diagnostic!("explain: variant {v}: {line}"),
-                None => crate::diagnostic!("explain: {line}"),
-            }
-        }
-    };
+    let say = progress(options.progress, target.variant);
     let manifest = target.manifest;
     let program = series.program.clone();
     let baseline = binary_path(dir, manifest, &program, None)?;
@@ -235,6 +228,19 @@ fn explain_build(
     e.warnings.extend(wider);
     store(dir, &target.out_rel, &e)?;
     Ok(e)
+}
+
+/// The line on stderr announcing a stage (`explain: …`, `explain: variant NAME: …`), or
+/// nothing without `progress`.
+fn progress(progress: bool, variant: Option<&str>) -> impl Fn(String) + '_ {
+    move |line: String| {
+        if progress {
+            match variant {
+                Some(v) => crate::diagnostic!("explain: variant {v}: {line}"),
+                None => crate::diagnostic!("explain: {line}"),
+            }
+        }
+    }
 }
 
 /// The first `n` randomised binaries of `series` with their seeds (those a confirmation

@@ -196,8 +196,11 @@ fn screening_lines(e: &Explanation) -> String {
     out += &format!(
         "screened: {} (function, feature) pairs against the binaries' means ({} left out: \
          the feature took one value in every binary), {} permutations each, Benjamini–Hochberg \
-         at a false discovery rate of 5 %\n",
-        s.tests, s.constant, s.permutations
+         at a false discovery rate of {}\n",
+        s.tests,
+        s.constant,
+        s.permutations,
+        rate(s.fdr)
     );
     if !s.unmatched.is_empty() {
         out += &format!(
@@ -356,15 +359,27 @@ fn reading_lines(e: &Explanation) -> String {
 /// The culprits the text lists (the JSON lists all).
 pub(super) const SHOWN: usize = crate::analysis::explain::PLOTTED;
 
+/// The screening's false discovery rate as the text gives it: `5 %` (a whole percentage
+/// without decimals), else about two significant digits (`2.5 %`).
+pub(super) fn rate(fdr: f64) -> String {
+    let whole = fdr * 100.0;
+    if (whole - whole.round()).abs() < 1e-9 {
+        format!("{whole:.0} %")
+    } else {
+        percent(fdr, 2)
+    }
+}
+
 /// The verdict in one line (`verdict: detected — …`).
 pub(super) fn verdict_line(e: &Explanation) -> String {
     let s = &e.screening;
     match s.verdict {
         Verdict::Detected => format!(
-            "verdict: {} — {} finding(s) named at a false discovery rate of 5 % ({} culprit \
+            "verdict: {} — {} finding(s) named at a false discovery rate of {} ({} culprit \
              (function, feature) pairs)\n",
             Verdict::Detected.word(),
             s.findings.len(),
+            rate(s.fdr),
             s.culprits.len()
         ),
         Verdict::NotDetected if !s.means_vary => {
@@ -375,9 +390,10 @@ pub(super) fn verdict_line(e: &Explanation) -> String {
         }
         Verdict::NotDetected => format!(
             "verdict: {} — no placement feature of a hot function goes with the means at a \
-             false discovery rate of 5 % ({} binaries; an effect confined to data layout, \
+             false discovery rate of {} ({} binaries; an effect confined to data layout, \
              branch predictor aliasing or cold code is not looked at)\n",
             Verdict::NotDetected.word(),
+            rate(s.fdr),
             s.binaries
         ),
         _ => match (&s.split, s.binaries_needed) {
@@ -513,14 +529,22 @@ pub(super) fn confirmation(e: &Explanation, k: &Confirmation) -> String {
     } else {
         String::new()
     };
+    // "by 16 bytes" when every seed took the same padding, not "by 16 to 16 bytes".
+    let (least, most) = (
+        k.bytes.iter().min().copied().unwrap_or(0),
+        k.bytes.iter().max().copied().unwrap_or(0),
+    );
+    let bytes = if least == most {
+        format!("{least}")
+    } else {
+        format!("{least} to {most}")
+    };
     format!(
-        "{words} by {} targeted relinks of {} (moved alone by {} to {} bytes{after}; paired \
+        "{words} by {} targeted relinks of {} (moved alone by {bytes} bytes{after}; paired \
          with the seeds as built): with the feature higher, {} changes by {} ({interval}; \
          verdict {}; in {})",
         k.relinks,
         moved,
-        k.bytes.iter().min().copied().unwrap_or(0),
-        k.bytes.iter().max().copied().unwrap_or(0),
         e.metric,
         signed_percent(k.ratio - 1.0),
         k.verdict.word(),
@@ -604,4 +628,59 @@ fn shared_line(shared: &[crate::layout::features::SharedHot]) -> String {
             String::new()
         }
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stored explanation of the report's fixture.
+    fn stored() -> Explanation {
+        let json =
+            include_str!("../../../tests/report/fixtures/explained/explain/explanation.json");
+        serde_json::from_str(json).unwrap()
+    }
+
+    /// The text and the HTML give the rate the screening was held at (`--fdr`), not a
+    /// fixed 5 %; an answer stored before the rate was kept reads as the default.
+    #[test]
+    fn the_false_discovery_rate_said_is_the_one_used() {
+        let mut e = stored();
+        assert_eq!(e.screening.fdr, 0.05);
+        assert!(text(&e).contains("at a false discovery rate of 5 % ("));
+        e.screening.fdr = 0.1;
+        let said = text(&e);
+        assert_eq!(
+            said.matches("false discovery rate of 10 %").count(),
+            2,
+            "{said}"
+        );
+        assert!(!said.contains("rate of 5 %"), "{said}");
+        let html = super::super::explain_html::html(&e);
+        assert!(html.contains("false discovery rate of 10 %."), "{html}");
+        assert_eq!(rate(0.025), "2.5 %");
+    }
+
+    /// Every seed padded alike: "by 16 bytes", not "by 16 to 16 bytes".
+    #[test]
+    fn one_padding_for_every_seed_is_said_once() {
+        let e = stored();
+        let mut k = Confirmation {
+            function: "spin".into(),
+            feature: Feature::UpperHalfLine,
+            relinks: 3,
+            bytes: vec![16, 16, 16],
+            code_after_moved: 4096,
+            moved_with: Vec::new(),
+            ratio: 1.5,
+            ci: None,
+            verdict: Verdict::Detected,
+            confirmed: true,
+            dir: "explain/confirm-0".into(),
+            pairs: Vec::new(),
+        };
+        assert!(confirmation(&e, &k).contains("(moved alone by 16 bytes;"));
+        k.bytes = vec![16, 48, 32];
+        assert!(confirmation(&e, &k).contains("(moved alone by 16 to 48 bytes;"));
+    }
 }

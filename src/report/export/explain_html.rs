@@ -17,10 +17,14 @@ use crate::layout::demangle::demangle;
 
 /// The explanation as one self-contained HTML page (no script, nothing fetched).
 pub fn html(e: &Explanation) -> String {
-    let mut out =
-        crate::report::document::html::head(&format!("layoutrand explain — {}", e.program));
+    page(&e.program, |out| section(out, e))
+}
+
+/// A self-contained page of explain about `program`, its body written by `body`.
+fn page(program: &str, body: impl FnOnce(&mut String)) -> String {
+    let mut out = crate::report::document::html::head(&format!("layoutrand explain — {program}"));
     out.push_str("<h1>layoutrand explain</h1>\n");
-    section(&mut out, e);
+    body(&mut out);
     out.push_str("</body></html>\n");
     out
 }
@@ -47,13 +51,14 @@ pub fn section(out: &mut String, e: &Explanation) {
         .map_or(String::new(), |v| format!(" (variant {})", escape(v)));
     let _ = writeln!(
         out,
-        "<section id=\"{}\"><h2>Explain{of_variant}: which hot function's placement goes with the layout effect</h2>\n<p class=\"note\">{}, metric {}, {} randomised binaries; {} (function, feature) pairs screened, {} permutations each, Benjamini–Hochberg at a false discovery rate of 5 %.</p>",
+        "<section id=\"{}\"><h2>Explain{of_variant}: which hot function's placement goes with the layout effect</h2>\n<p class=\"note\">{}, metric {}, {} randomised binaries; {} (function, feature) pairs screened, {} permutations each, Benjamini–Hochberg at a false discovery rate of {}.</p>",
         id_prefix(e),
         escape(&e.program),
         escape(&e.metric),
         s.binaries,
         s.tests,
-        s.permutations
+        s.permutations,
+        super::explain::rate(s.fdr)
     );
     let _ = writeln!(
         out,
@@ -101,12 +106,7 @@ fn id_prefix(e: &Explanation) -> String {
 /// The explanations of an experiment's variants as one self-contained HTML page: what the
 /// variants' findings share, then each variant's section.
 pub fn variants_html(v: &VariantExplanations) -> String {
-    let mut out =
-        crate::report::document::html::head(&format!("layoutrand explain — {}", v.program));
-    out.push_str("<h1>layoutrand explain</h1>\n");
-    variants_sections(&mut out, v);
-    out.push_str("</body></html>\n");
-    out
+    page(&v.program, |out| variants_sections(out, v))
 }
 
 /// `<section id="explain-variants">` (the variants' findings side by side), then each
