@@ -168,6 +168,11 @@ pub struct Finding {
     pub functions: Vec<String>,
 }
 
+/// `explain --fdr`'s default, which answers stored without their rate were screened at.
+fn default_fdr() -> f64 {
+    0.05
+}
+
 /// The |r| between two culprits' feature values across the binaries at which they are one
 /// finding. Upper half of a line and offset mod the line of one function uniformly placed
 /// at 16-byte steps correlate at 0.89; two functions of one module moved together, at 1.
@@ -197,6 +202,10 @@ pub struct Screening {
     pub binaries_needed: Option<usize>,
     /// Permutations per test, as used.
     pub permutations: usize,
+    /// The false discovery rate the family was held at (`--fdr`; answers stored before it
+    /// was kept were read as the default, 5 %).
+    #[serde(default = "default_fdr")]
+    pub fdr: f64,
     /// With no culprit: how the strongest 0/1 pair splits the binaries, and the fewest
     /// binaries with which a perfect association at that split could be discovered (more
     /// than `binaries_needed` when the split is uneven, as when 3 of 20 layouts are slow).
@@ -286,6 +295,7 @@ pub fn screen(
         unmatched,
         binaries_needed: needed,
         permutations,
+        fdr: options.fdr,
         split,
         means_vary: varies(&response),
         verdict,
@@ -594,6 +604,10 @@ pub struct Explanation {
     pub schema: u32,
     /// The program explained.
     pub program: String,
+    /// The variant whose binaries were screened (and relinked), in an experiment built
+    /// with `build --variant`; absent without variants.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     /// The metric screened (the run's primary one) and its unit.
     pub metric: String,
     /// Unit of the metric.
@@ -635,8 +649,13 @@ pub struct Explanation {
 /// The explanation `explain` last stored in `dir` ([`EXPLAIN_DIR`]/[`STORED`]); `None`
 /// when there is none.
 pub fn stored(dir: &std::path::Path) -> anyhow::Result<Option<Explanation>> {
+    stored_in(&dir.join(EXPLAIN_DIR))
+}
+
+/// The explanation stored in the folder `at` ([`STORED`]); `None` when there is none.
+pub fn stored_in(at: &std::path::Path) -> anyhow::Result<Option<Explanation>> {
     use anyhow::Context;
-    let path = dir.join(EXPLAIN_DIR).join(STORED);
+    let path = at.join(STORED);
     if !path.is_file() {
         return Ok(None);
     }

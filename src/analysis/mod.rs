@@ -19,6 +19,7 @@ pub mod compare;
 pub mod effect;
 pub mod explain;
 pub mod explain_plot;
+pub mod explain_variants;
 pub mod interaction;
 pub mod numfmt;
 pub mod pair;

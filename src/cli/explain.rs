@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use layoutrand::explain::{explain, ExplainOptions};
+use layoutrand::explain::{explain, variants_asked, Answer, ExplainOptions};
 use layoutrand::report::export::explain as render;
 
 /// `explain --format`.
@@ -31,6 +31,10 @@ pub struct Args {
     /// cachegrind run) [default: the one asked of `run`].
     #[arg(long, value_name = "NAME")]
     pub metric: Option<String>,
+    /// In an experiment with variants: explain only this variant [default: each variant,
+    /// each on its own binaries].
+    #[arg(long, value_name = "NAME")]
+    pub variant: Option<String>,
     /// `--confidence` and `--negligible` of the confirmation's verdict (as `report`'s).
     #[command(flatten)]
     pub verdict: super::common::VerdictArgs,
@@ -74,6 +78,43 @@ fn permutation_seed(args: &Args) -> u64 {
     super::common::seed_by_either_spelling(args.permutation_seed, args.seed, "--permutation-seed")
 }
 
+/// The hotness profile runs the store header's command (in its cwd, with its environment);
+/// --confirm also relinks from the recording: the experiment's, or each explained
+/// variant's in `DIR/NAME` (as `build --variant NAME --extend` checks it).
+fn require_own(args: &Args) -> anyhow::Result<()> {
+    let dir = args.dir.path();
+    let what = if args.confirm {
+        "explain --confirm"
+    } else {
+        "explain (its profile runs the run's command)"
+    };
+    let uses = super::trust::Uses {
+        manifest: args.confirm,
+        header: true,
+        links: args.confirm,
+        plan: false,
+    };
+    super::trust::require_own(&dir, what, uses, args.trust)?;
+    if !args.confirm {
+        return Ok(());
+    }
+    let manifest = match layoutrand::files::manifest::Manifest::load(&dir) {
+        Ok(m) => m,
+        // explain itself says what is missing.
+        Err(_) => return Ok(()),
+    };
+    let recording = super::trust::Uses {
+        manifest: true,
+        links: true,
+        ..Default::default()
+    };
+    for name in variants_asked(&manifest, args.variant.as_deref())? {
+        layoutrand::build::variant::check_name(name)?;
+        super::trust::require_own(&dir.join(name), what, recording, args.trust)?;
+    }
+    Ok(())
+}
+
 /// Runs `layoutrand explain`.
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let cache = match &args.icache {
@@ -85,6 +126,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let options = ExplainOptions {
         program: args.program.clone(),
         metric: args.metric.clone(),
+        variant: args.variant.clone(),
         thresholds: args.verdict.thresholds()?,
         progress: true,
         fdr: args.fdr,
@@ -93,31 +135,22 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         cache,
         confirm_seeds: if args.confirm { args.confirm_seeds } else { 0 },
     };
-    // The hotness profile runs the store header's command (in its cwd, with its
-    // environment); --confirm also relinks from the recording.
-    super::trust::require_own(
-        &args.dir.path(),
-        if args.confirm {
-            "explain --confirm"
-        } else {
-            "explain (its profile runs the run's command)"
+    require_own(&args)?;
+    let text = match explain(&args.dir.path(), &options)? {
+        Answer::One(e) => match args.format {
+            Format::Text => render::text(&e),
+            Format::Json => render::json(&e)?,
+            Format::Html => layoutrand::report::export::explain_html::html(&e),
         },
-        super::trust::Uses {
-            manifest: args.confirm,
-            header: true,
-            links: args.confirm,
-            plan: false,
+        Answer::Variants(v) => match args.format {
+            Format::Text => render::variants_text(&v),
+            Format::Json => render::variants_json(&v)?,
+            Format::Html => layoutrand::report::export::explain_html::variants_html(&v),
         },
-        args.trust,
-    )?;
-    let e = explain(&args.dir.path(), &options)?;
+    };
     let text = match args.format {
-        Format::Text => layoutrand::printable::for_terminal(&render::text(&e)).into_owned(),
-        Format::Json => render::json(&e)?,
-        Format::Html => {
-            let html = layoutrand::report::export::explain_html::html(&e);
-            layoutrand::printable::for_terminal(&html).into_owned()
-        }
+        Format::Json => text,
+        Format::Text | Format::Html => layoutrand::printable::for_terminal(&text).into_owned(),
     };
     match &args.output {
         Some(path) => {

@@ -64,7 +64,8 @@ pub enum Command {
     Experiment(experiment::Args),
     /// Why is this program layout-sensitive? The hot functions whose placement goes with it.
     ///
-    /// Reads DIR/manifest.json and DIR/results.jsonl; writes only into DIR/explain/.
+    /// Reads DIR/manifest.json and DIR/results.jsonl; writes only into DIR/explain/ (with
+    /// variants, each variant's DIR/NAME/explain/).
     Explain(explain::Args),
     /// Is this program layout-sensitive on this machine? A quick answer.
     CheckSensitivity(check_sensitivity::Args),

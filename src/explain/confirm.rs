@@ -57,6 +57,15 @@ pub fn suspects(screening: &Screening) -> Vec<&Suspect> {
 pub struct Screened<'a> {
     /// The experiment.
     pub exp: &'a Experiment,
+    /// The build screened (the experiment's, or a variant's entry in it): its binaries'
+    /// paths are relative to the experiment directory.
+    pub manifest: &'a Manifest,
+    /// The directory holding that build's recording (`.record`): the experiment
+    /// directory, or a variant's `DIR/NAME`.
+    pub record_base: &'a Path,
+    /// The folder of the experiment directory the confirmations go to (`explain`, or a
+    /// variant's `NAME/explain`).
+    pub out_rel: &'a Path,
     /// The program explained.
     pub program: &'a str,
     /// The metric explained (a name in the store).
@@ -86,6 +95,7 @@ pub fn set_period(cache: &ICache) -> u64 {
 pub fn confirm(screened: &Screened, suspect: &Suspect, index: usize) -> Result<Confirmation> {
     let Screened {
         exp,
+        manifest,
         program,
         units,
         hot,
@@ -93,17 +103,13 @@ pub fn confirm(screened: &Screened, suspect: &Suspect, index: usize) -> Result<C
         running,
         ..
     } = *screened;
-    let manifest = exp
-        .manifest
-        .as_ref()
-        .context("confirmation needs manifest.json")?;
-    let rel = PathBuf::from(super::EXPLAIN_DIR).join(format!("confirm-{index}"));
+    let rel = screened.out_rel.join(format!("confirm-{index}"));
     let out = exp.dir.join(&rel);
     let root = crate::files::confined::ExperimentDir::open(&exp.dir)?;
     root.remove_dir_all(&rel)
         .with_context(|| format!("cannot clear {}", out.display()))?;
     root.create_dir_all(&rel)?;
-    let relinker = program_of(&exp.dir, manifest, program)?;
+    let relinker = program_of(screened.record_base, &exp.dir, manifest, program)?;
     let mut sides: BTreeMap<&str, Vec<BinarySet>> = BTreeMap::new();
     let mut bytes = Vec::new();
     let mut placed = Vec::new();
@@ -408,9 +414,16 @@ fn check_features_kept(
     Ok(())
 }
 
-/// The program's relinker from the experiment's recording, with the build's settings.
-fn program_of(dir: &Path, manifest: &Manifest, program: &str) -> Result<Program> {
-    let record_dir = dir.join(crate::build::driver::RECORD_DIR);
+/// The program's relinker from the recording in `record_base` (the experiment's, or a
+/// variant's `DIR/NAME`), with the build's settings, writing within the experiment
+/// directory `dir`.
+fn program_of(
+    record_base: &Path,
+    dir: &Path,
+    manifest: &Manifest,
+    program: &str,
+) -> Result<Program> {
+    let record_dir = record_base.join(crate::build::driver::RECORD_DIR);
     let links = crate::wrap::record::read_records(&record_dir)
         .with_context(|| format!("cannot read the recorded build in {}", record_dir.display()))?;
     crate::wrap::record::check_blobs(&record_dir, &links)?;

@@ -23,6 +23,7 @@ use crate::layout::features::{ICache, RunningCode, SharedHot};
 use hotness::HotFunction;
 
 pub use crate::analysis::explain::{Explanation, EXPLAIN_DIR, EXPLAIN_SCHEMA, PLOTTED};
+pub use crate::analysis::explain_variants::VariantExplanations;
 
 /// What the user chose.
 #[derive(Debug, Clone)]
@@ -31,6 +32,8 @@ pub struct ExplainOptions {
     pub program: Option<String>,
     /// The recorded metric to explain; `None`: the run's primary metric.
     pub metric: Option<String>,
+    /// With variants: the one variant to explain; `None`: each of them.
+    pub variant: Option<String>,
     /// The confirmation's confidence and relevance threshold (`--negligible`).
     pub thresholds: crate::analysis::vocabulary::Thresholds,
     /// Whether to print a line on stderr as each stage starts (profile, screening, each
@@ -50,8 +53,30 @@ pub struct ExplainOptions {
     pub confirm_seeds: usize,
 }
 
-/// Explains the experiment in `dir`.
-pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
+/// What `explain` answers: one build's explanation, or one per variant of an experiment
+/// built with `build --variant`.
+#[derive(Debug, Clone)]
+pub enum Answer {
+    /// The experiment's one build.
+    One(Box<Explanation>),
+    /// Each variant's binaries explained on their own, set side by side.
+    Variants(VariantExplanations),
+}
+
+/// The build one explanation screens: the variant (none without variants), its manifest
+/// (paths relative to the experiment directory), the directory holding its recording
+/// (`.record`, which `--confirm` relinks from), and the folder of the experiment directory
+/// its profile, relinks and answer go to.
+struct Target<'a> {
+    variant: Option<&'a str>,
+    manifest: &'a crate::files::manifest::Manifest,
+    record_base: PathBuf,
+    out_rel: PathBuf,
+}
+
+/// Explains the experiment in `dir`: its one build, or each of its variants (only
+/// `options.variant`, when given).
+pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Answer> {
     // The profile and confirmation runs start the binaries in the run's own working
     // directory, where a DIR relative to this one (the default `layoutrand-out`) means
     // something else.
@@ -60,20 +85,89 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
     // It writes DIR/explain/ (clearing its profile folder): no planted link may lead out.
     crate::files::confined::refuse_links_in(dir, &["", EXPLAIN_DIR])?;
     let exp = load(dir)?;
-    let metric = options.metric.as_deref().unwrap_or(&exp.primary_metric);
-    let series = pick_series(&exp, options.program.as_deref(), metric)?;
-    let say = |line: String| {
-        if options.progress {
-            crate::diagnostic!("explain: {line}");
-        }
-    };
     let manifest = manifest_of(&exp)?;
+    if manifest.variants.is_empty() {
+        if let Some(name) = &options.variant {
+            bail!(
+                "--variant {name}: {} has no variants (it was built without `build --variant`)",
+                dir.display()
+            );
+        }
+        let target = Target {
+            variant: None,
+            manifest,
+            record_base: dir.clone(),
+            out_rel: PathBuf::from(EXPLAIN_DIR),
+        };
+        return Ok(Answer::One(Box::new(explain_build(
+            &exp, &target, options,
+        )?)));
+    }
+    let mut explanations = Vec::new();
+    for name in variants_asked(manifest, options.variant.as_deref())? {
+        let build = &manifest
+            .variants
+            .iter()
+            .find(|v| v.name == name)
+            .expect("a variant of the manifest")
+            .build;
+        // A variant's directory is a build of its own, whose recording the confirmation
+        // relinks (writing within it): its explain folder is DIR/NAME/explain.
+        let out_rel = Path::new(name).join(EXPLAIN_DIR);
+        let explain_in = format!("{name}/{EXPLAIN_DIR}");
+        crate::files::confined::refuse_links_in(dir, &[name, &explain_in])?;
+        let target = Target {
+            variant: Some(name),
+            manifest: build,
+            record_base: dir.join(name),
+            out_rel,
+        };
+        explanations.push(
+            explain_build(&exp, &target, options)
+                .with_context(|| format!("explaining variant {name}"))?,
+        );
+    }
+    Ok(Answer::Variants(VariantExplanations::of(explanations)))
+}
+
+/// The variants to explain: every variant of `manifest`, in its order, or the one asked
+/// (an error naming the variants when it has no such one).
+pub fn variants_asked<'a>(
+    manifest: &'a crate::files::manifest::Manifest,
+    asked: Option<&str>,
+) -> Result<Vec<&'a str>> {
+    let names: Vec<&str> = manifest.variants.iter().map(|v| v.name.as_str()).collect();
+    match asked {
+        None => Ok(names),
+        Some(name) => match names.iter().find(|n| **n == name) {
+            Some(n) => Ok(vec![*n]),
+            None => bail!(
+                "--variant {name}: the experiment has no such variant (variants: {})",
+                names.join(", ")
+            ),
+        },
+    }
+}
+
+/// Explains the randomised binaries of `target`'s build: profile its default layout,
+/// screen, confirm (`options.confirm_seeds`), and store the answer in `target.out_rel`.
+fn explain_build(
+    exp: &Experiment,
+    target: &Target,
+    options: &ExplainOptions,
+) -> Result<Explanation> {
+    let dir = &exp.dir;
+    let metric = options.metric.as_deref().unwrap_or(&exp.primary_metric);
+    let series = pick_series(exp, options.program.as_deref(), metric, target.variant)?;
+    let say = progress(options.progress, target.variant);
+    let manifest = target.manifest;
     let program = series.program.clone();
     let baseline = binary_path(dir, manifest, &program, None)?;
     say(format!(
         "profiling {program}'s default layout once under cachegrind for its hot functions"
     ));
-    let (hot, running, left_out, mut notes) = hot_functions(dir, &exp, manifest, &baseline, &say)?;
+    let profiled = hot_functions(dir, exp, target, &baseline, &say)?;
+    let (hot, running, left_out, mut notes) = profiled;
     let shared = running.shared.clone();
     let units = layout_units(dir, manifest, series)?;
     let model = exp.header.cache_model.unwrap_or(CacheModel::DEFAULT);
@@ -97,7 +191,10 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
         let seeded = first_seeds(series, &units, options.confirm_seeds);
         let hot_names: Vec<String> = hot.iter().map(|h| h.name.clone()).collect();
         let screened = confirm::Screened {
-            exp: &exp,
+            exp,
+            manifest,
+            record_base: &target.record_base,
+            out_rel: &target.out_rel,
             program: &program,
             metric,
             thresholds: options.thresholds,
@@ -113,6 +210,7 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
     let mut e = Explanation {
         schema: EXPLAIN_SCHEMA,
         program,
+        variant: target.variant.map(String::from),
         metric: series.metric.clone(),
         unit: series.unit.clone(),
         shown_unit,
@@ -124,12 +222,25 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Explanation> {
         layout_share: layout_share(series),
         screening,
         plots,
-        warnings: [exp.warnings.clone(), cache_mismatch(&exp, options), notes].concat(),
+        warnings: [exp.warnings.clone(), cache_mismatch(exp, options), notes].concat(),
     };
     let wider = no_wider_screen(&e, &left_out);
     e.warnings.extend(wider);
-    store(dir, &e)?;
+    store(dir, &target.out_rel, &e)?;
     Ok(e)
+}
+
+/// The line on stderr announcing a stage (`explain: …`, `explain: variant NAME: …`), or
+/// nothing without `progress`.
+fn progress(progress: bool, variant: Option<&str>) -> impl Fn(String) + '_ {
+    move |line: String| {
+        if progress {
+            match variant {
+                Some(v) => crate::diagnostic!("explain: variant {v}: {line}"),
+                None => crate::diagnostic!("explain: {line}"),
+            }
+        }
+    }
 }
 
 /// The first `n` randomised binaries of `series` with their seeds (those a confirmation
@@ -232,9 +343,10 @@ fn hot_rule() -> String {
     )
 }
 
-/// Keeps the answer in `DIR/explain/` for `report --format html`.
-fn store(dir: &Path, e: &Explanation) -> Result<()> {
-    let rel = Path::new(EXPLAIN_DIR).join(crate::analysis::explain::STORED);
+/// Keeps the answer in `DIR/explain/` (a variant's in `DIR/NAME/explain/`) for `report
+/// --format html`.
+fn store(dir: &Path, out_rel: &Path, e: &Explanation) -> Result<()> {
+    let rel = out_rel.join(crate::analysis::explain::STORED);
     crate::files::confined::ExperimentDir::open(dir)?
         .write_atomic(rel, serde_json::to_string_pretty(e)?.as_bytes())
 }
@@ -291,27 +403,28 @@ fn confirm_culprits(
     Ok(())
 }
 
-/// The series of `metric` of `program` (the first program when `None`) without a variant.
-/// Variants are refused with the reason: the confirmation relinks one recorded build, and a
-/// variant's binaries come from a build of their own.
-fn pick_series<'a>(exp: &'a Experiment, program: Option<&str>, metric: &str) -> Result<&'a Series> {
+/// The series of `metric` of `program` (the first program when `None`) of `variant` (none
+/// without variants).
+fn pick_series<'a>(
+    exp: &'a Experiment,
+    program: Option<&str>,
+    metric: &str,
+    variant: Option<&str>,
+) -> Result<&'a Series> {
     let wanted = |s: &&Series| {
-        s.metric == metric && s.variant.is_none() && program.is_none_or(|p| s.program == p)
+        s.metric == metric
+            && s.variant.as_deref() == variant
+            && program.is_none_or(|p| s.program == p)
     };
     match exp.series.iter().find(wanted) {
         Some(s) => Ok(s),
-        None if exp.series.iter().any(|s| s.variant.is_some()) => bail!(
-            "{} holds variants: explain screens one build's randomised binaries (and --confirm \
-             relinks that build), not a variant's; explain a variant from an experiment \
-             directory of its own",
-            exp.dir.display()
-        ),
         None => {
             let metrics: std::collections::BTreeSet<&str> =
                 exp.series.iter().map(|s| s.metric.as_str()).collect();
+            let of_variant = variant.map_or(String::new(), |v| format!(" of variant {v}"));
             bail!(
-                "no measurements of {} with metric {metric} to explain (programs: {}; metrics: \
-                 {})",
+                "no measurements{of_variant} of {} with metric {metric} to explain (programs: \
+                 {}; metrics: {})",
                 program.unwrap_or("any program"),
                 exp.header.programs.join(", "),
                 metrics.into_iter().collect::<Vec<_>>().join(", ")
@@ -418,10 +531,11 @@ fn shared_period_warning(shared: &[SharedHot], cache: &ICache) -> Option<String>
 fn hot_functions(
     dir: &Path,
     exp: &Experiment,
-    manifest: &crate::files::manifest::Manifest,
+    target: &Target,
     baseline: &Path,
     say: &dyn Fn(String),
 ) -> Result<(Vec<HotFunction>, RunningCode, Unscreened, Vec<String>)> {
+    let manifest = target.manifest;
     let template = crate::run::command::CommandTemplate::parse(&exp.header.command)?;
     let named: BTreeMap<String, PathBuf> = manifest
         .baseline
@@ -430,7 +544,7 @@ fn hot_functions(
         .collect();
     let iterations = (exp.header.iterations > 0).then_some(exp.header.iterations);
     let argv = template.expand(Some(&baseline.to_path_buf()), &named, iterations);
-    let scratch_rel = Path::new(EXPLAIN_DIR).join("profile");
+    let scratch_rel = target.out_rel.join("profile");
     let scratch = dir.join(&scratch_rel);
     let root = crate::files::confined::ExperimentDir::open(dir)?;
     root.remove_dir_all(&scratch_rel)

@@ -406,3 +406,137 @@ fn the_culprit_of_a_crowded_set_is_confirmed_and_its_bystander_refuted() {
         "a few misses of about 2,600: {k:#}"
     );
 }
+
+/// An experiment with variants (item 1 of what was left of issue 33): fixtures/explain_pair
+/// built as variant `sensitive` (`make`: the work depends on culprit's placement) and as
+/// variant `flat` (`make SENSITIVE=0`: the same code, the same work in every layout), 20
+/// seeds each with padding only. explain screens each variant's own binaries and confirms
+/// on relinks of each variant's own recorded build (in `NAME/explain/`): culprit is a
+/// confirmed finding of `sensitive` (decoy, in lock-step with it, refuted) and no finding of
+/// `flat`, whose means do not vary; the side-by-side rows say so, the text and the HTML name
+/// the variants, and `--variant flat` explains that variant alone.
+#[test]
+fn a_variant_with_the_layout_sensitive_pair_has_the_finding_and_the_other_not() {
+    let (_tmp, dir) = fixture_copy("explain_pair");
+    for (name, script) in [
+        ("sensitive", "make clean >/dev/null && make"),
+        ("flat", "make clean >/dev/null && make SENSITIVE=0"),
+    ] {
+        let args = [
+            "--out",
+            "out",
+            "--variant",
+            name,
+            "--seeds",
+            "20",
+            "--granularity",
+            "none",
+            "--pad",
+            "16",
+        ];
+        assert_success(&build(&dir, &args, &["sh", "-c", script]), name);
+    }
+    let run = layoutrand(&dir)
+        .args(["run", "--out", "out", "--executions", "1", "--env-pad", "0"])
+        .args(["--schedule-seed", "1", "--metric", r"regex:work (\d+)"])
+        .args(["--", "{bin}"])
+        .output()
+        .unwrap();
+    assert_success(&run, "run");
+    let explain = |extra: &[&str]| {
+        let out = layoutrand(&dir)
+            .args(["explain", "--out", "out", "--permutation-seed", "7"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_success(&out, "explain");
+        out.stdout
+    };
+    let json = explain(&["--format", "json", "--confirm", "--confirm-seeds", "4"]);
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    let variants = v["variants"].as_array().unwrap();
+    let names: Vec<&str> = variants
+        .iter()
+        .map(|e| e["variant"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["sensitive", "flat"], "{v:#}");
+    let (sensitive, flat) = (&variants[0], &variants[1]);
+    assert_eq!(sensitive["verdict"], "detected", "{sensitive:#}");
+    let confirmed = |function: &str| {
+        sensitive["culprits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["function"] == function && !c["confirmation"].is_null())
+            .unwrap_or_else(|| panic!("{function} not confirmed or refuted: {sensitive:#}"))
+            ["confirmation"]
+            .clone()
+    };
+    let k = confirmed("culprit");
+    assert_eq!(k["confirmed"], true, "{k:#}");
+    assert!((k["ratio"].as_f64().unwrap() - 1.5).abs() < 1e-9, "{k:#}");
+    assert!(
+        k["dir"]
+            .as_str()
+            .unwrap()
+            .starts_with("sensitive/explain/confirm-"),
+        "{k:#}"
+    );
+    assert_eq!(confirmed("decoy")["confirmed"], false, "{sensitive:#}");
+    // flat: the same placements, no variation of the metric, no finding.
+    assert_eq!(flat["means_vary"], false, "{flat:#}");
+    assert_eq!(flat["culprits"], serde_json::json!([]), "{flat:#}");
+    assert!(flat["hot"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|h| h["name"] == "culprit"));
+    // Side by side: culprit a confirmed finding of sensitive, screened in flat.
+    let row = v["across"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["function"] == "culprit")
+        .unwrap_or_else(|| panic!("{v:#}"));
+    assert_eq!(row["variants"][0]["status"], "finding", "{row:#}");
+    assert_eq!(row["variants"][0]["confirmed"], true, "{row:#}");
+    assert_eq!(row["variants"][1]["status"], "screened", "{row:#}");
+    // Each variant's answer stored apart, and the report's page shows both.
+    let out = dir.join("out");
+    for name in names {
+        assert!(out.join(name).join("explain/explanation.json").is_file());
+    }
+    let text = String::from_utf8(explain(&[])).unwrap();
+    assert!(text.contains("== variant sensitive =="), "{text}");
+    assert!(
+        text.contains("culprit: a finding of sensitive only (finding 1: upper_half_line"),
+        "{text}"
+    );
+    assert!(text.contains("flat: screened, not a culprit"), "{text}");
+    let report = layoutrand(&dir)
+        .args(["report", "--out", "out", "--format", "html"])
+        .output()
+        .unwrap();
+    assert_success(&report, "report");
+    let html = String::from_utf8(report.stdout).unwrap();
+    for id in ["explain-variants", "explain-sensitive", "explain-flat"] {
+        assert!(html.contains(&format!("<section id=\"{id}\">")), "{id}");
+    }
+    // --variant: that variant alone.
+    let alone: serde_json::Value =
+        serde_json::from_slice(&explain(&["--format", "json", "--variant", "flat"])).unwrap();
+    let names: Vec<&serde_json::Value> = alone["variants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| &e["variant"])
+        .collect();
+    assert_eq!(names, ["flat"], "{alone:#}");
+    let wrong = layoutrand(&dir)
+        .args(["explain", "--out", "out", "--variant", "nosuch"])
+        .output()
+        .unwrap();
+    assert!(!wrong.status.success());
+    let said = String::from_utf8_lossy(&wrong.stderr);
+    assert!(said.contains("variants: sensitive, flat"), "{said}");
+}

@@ -121,3 +121,29 @@ fn a_stored_explanation_in_explains_formats() {
     insta::assert_snapshot!("explain_json", explain::json(&e).unwrap());
     insta::assert_snapshot!("explain_html", explain_html::html(&e));
 }
+
+/// `explain`'s text, JSON and HTML for an experiment with variants, from the stored
+/// explanation: variant `a` is it as stored (spin a finding), variant `b` the same with
+/// nothing found (its screening's culprits, findings and plots emptied, `not_detected`).
+#[test]
+fn stored_explanations_of_two_variants_in_explains_formats() {
+    use layoutrand::analysis::explain_variants::VariantExplanations;
+    use layoutrand::analysis::vocabulary::Verdict;
+    use layoutrand::report::export::{explain, explain_html};
+    let e = layoutrand::analysis::explain::stored(&fixtures().join("explained"))
+        .unwrap()
+        .expect("the fixture stores an explanation");
+    let mut a = e.clone();
+    a.variant = Some("a".to_string());
+    let mut b = e;
+    b.variant = Some("b".to_string());
+    b.screening.culprits.clear();
+    b.screening.findings.clear();
+    b.screening.verdict = Verdict::NotDetected;
+    b.plots.clear();
+    let v = VariantExplanations::of(vec![a, b]);
+    assert_eq!(v.across.len(), 1, "{:?}", v.across);
+    insta::assert_snapshot!("explain_variants_text", explain::variants_text(&v));
+    insta::assert_snapshot!("explain_variants_json", explain::variants_json(&v).unwrap());
+    insta::assert_snapshot!("explain_variants_html", explain_html::variants_html(&v));
+}

@@ -70,6 +70,18 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
         warnings.push(format!("{e:#}: the explain section is left out"));
         None
     });
+    let variant_names: Vec<&str> = experiment
+        .manifest
+        .iter()
+        .flat_map(|m| m.variants.iter().map(|v| v.name.as_str()))
+        .collect();
+    let variant_explanations =
+        crate::analysis::explain_variants::stored(&experiment.dir, &variant_names).unwrap_or_else(
+            |e| {
+                warnings.push(format!("{e:#}: the explain section is left out"));
+                None
+            },
+        );
     let mut report = Report {
         schema: super::model::REPORT_SCHEMA,
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -85,6 +97,7 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
         comparisons,
         multiple,
         explanation,
+        variant_explanations,
     };
     if let Some(target) = options.sequential {
         let rule = crate::analysis::sequential::Rule {

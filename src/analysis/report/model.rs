@@ -54,6 +54,10 @@ pub struct Report {
     /// own JSON has it).
     #[serde(skip)]
     pub explanation: Option<crate::analysis::explain::Explanation>,
+    /// With variants: the answers `layoutrand explain` last stored for them
+    /// (`NAME/explain/`), shown as the explanation is; not part of the JSON report.
+    #[serde(skip)]
+    pub variant_explanations: Option<crate::analysis::explain_variants::VariantExplanations>,
 }
 
 /// Tukey's HSD family of one program and metric.

@@ -4,6 +4,7 @@
 
 use crate::analysis::explain::Explanation;
 use crate::analysis::explain::{Confirmation, Finding, Suspect};
+use crate::analysis::explain_variants::{AcrossVariants, VariantExplanations, VariantStatus};
 use crate::analysis::numfmt::{p_value, percent, percent_bounds, sig};
 use crate::analysis::vocabulary::Verdict;
 use crate::layout::demangle::demangle;
@@ -12,6 +13,128 @@ use crate::layout::features::Feature;
 /// The explanation as pretty JSON (schema [`crate::analysis::explain::EXPLAIN_SCHEMA`]).
 pub fn json(e: &Explanation) -> anyhow::Result<String> {
     Ok(serde_json::to_string_pretty(e)? + "\n")
+}
+
+/// The explanations of an experiment's variants as pretty JSON (schema
+/// [`crate::analysis::explain_variants::VARIANTS_SCHEMA`]).
+pub fn variants_json(v: &VariantExplanations) -> anyhow::Result<String> {
+    Ok(serde_json::to_string_pretty(v)? + "\n")
+}
+
+/// The explanations of an experiment's variants as text: which variants, each variant's
+/// explanation as [`text`] gives it, then their findings side by side.
+pub fn variants_text(v: &VariantExplanations) -> String {
+    let names: Vec<&str> = v
+        .variants
+        .iter()
+        .filter_map(|e| e.variant.as_deref())
+        .collect();
+    let mut out = format!(
+        "layoutrand explain: {}, metric {}, {} variant(s) ({}), each screened on its own \
+         randomised binaries (and relinked by --confirm from its own recorded build)\n",
+        v.program,
+        v.metric,
+        names.len(),
+        names.join(", ")
+    );
+    for e in &v.variants {
+        out += &format!("\n== variant {} ==\n", e.variant.as_deref().unwrap_or(""));
+        out += &text(e);
+    }
+    out += "\n";
+    out += &across_lines(v);
+    out
+}
+
+/// The variants' findings side by side: each variant's verdict, then every function that
+/// is a finding in some variant with what each variant says of it (those found in
+/// several first).
+pub(super) fn across_lines(v: &VariantExplanations) -> String {
+    let verdicts: Vec<String> = v
+        .variants
+        .iter()
+        .map(|e| {
+            let s = &e.screening;
+            let found = match s.verdict {
+                Verdict::Detected => format!(" ({} finding(s))", s.findings.len()),
+                _ => String::new(),
+            };
+            format!(
+                "{}: {}{found}",
+                e.variant.as_deref().unwrap_or(""),
+                s.verdict.word()
+            )
+        })
+        .collect();
+    let mut out = format!("across the variants: {}\n", verdicts.join("; "));
+    if v.across.is_empty() {
+        out += "no function's placement is a finding in any variant\n";
+        return out;
+    }
+    for row in &v.across {
+        out += &across_row(row);
+    }
+    out += "a finding of one variant only: that variant's metric depends on the function's \
+            placement and the other's was not seen to, so a comparison of the variants on \
+            one layout depends on it through that variant; a finding of several: each \
+            variant's metric depends on its placement in its own binaries (seed s places it \
+            differently in each variant's build)\n";
+    out
+}
+
+/// One function across the variants: `f: a finding of a (finding 1: upper_half_line,
+/// confirmed) and b (…)` or `f: a finding of a only (…); b: screened, not a culprit`.
+fn across_row(row: &AcrossVariants) -> String {
+    let found: Vec<(&str, String)> = row
+        .found_in()
+        .map(|x| {
+            let features: Vec<&str> = x.features.iter().map(|f| f.name()).collect();
+            let confirmed = match x.confirmed {
+                Some(true) => "confirmed",
+                Some(false) => "not confirmed by moving it alone",
+                None => "no relink moved it",
+            };
+            let detail = format!(
+                "finding {}: {}; {confirmed}",
+                x.finding.unwrap_or(0),
+                features.join(", ")
+            );
+            (x.variant.as_str(), detail)
+        })
+        .collect();
+    let others: Vec<String> = row
+        .variants
+        .iter()
+        .filter_map(|x| {
+            let seen = match x.status {
+                VariantStatus::Finding => return None,
+                VariantStatus::Screened => "screened, not a culprit",
+                VariantStatus::NotScreened => {
+                    "not screened (not among its hot functions, or no unique symbol)"
+                }
+            };
+            Some(format!("{}: {seen}", x.variant))
+        })
+        .collect();
+    let name = demangle(&row.function);
+    if let [(variant, detail)] = &found[..] {
+        return format!(
+            "{name}: a finding of {variant} only ({detail}); {}\n",
+            others.join("; ")
+        );
+    }
+    let found: Vec<String> = found
+        .iter()
+        .map(|(variant, detail)| format!("{variant} ({detail})"))
+        .collect();
+    match found.len() {
+        _ if others.is_empty() => format!("{name}: a finding of {}\n", found.join(" and ")),
+        _ => format!(
+            "{name}: a finding of {}; {}\n",
+            found.join(" and "),
+            others.join("; ")
+        ),
+    }
 }
 
 /// The explanation as text: what was screened, the verdict, the culprits, what they
@@ -73,8 +196,11 @@ fn screening_lines(e: &Explanation) -> String {
     out += &format!(
         "screened: {} (function, feature) pairs against the binaries' means ({} left out: \
          the feature took one value in every binary), {} permutations each, Benjamini–Hochberg \
-         at a false discovery rate of 5 %\n",
-        s.tests, s.constant, s.permutations
+         at a false discovery rate of {}\n",
+        s.tests,
+        s.constant,
+        s.permutations,
+        rate(s.fdr)
     );
     if !s.unmatched.is_empty() {
         out += &format!(
@@ -233,15 +359,27 @@ fn reading_lines(e: &Explanation) -> String {
 /// The culprits the text lists (the JSON lists all).
 pub(super) const SHOWN: usize = crate::analysis::explain::PLOTTED;
 
+/// The screening's false discovery rate as the text gives it: `5 %` (a whole percentage
+/// without decimals), else about two significant digits (`2.5 %`).
+pub(super) fn rate(fdr: f64) -> String {
+    let whole = fdr * 100.0;
+    if (whole - whole.round()).abs() < 1e-9 {
+        format!("{whole:.0} %")
+    } else {
+        percent(fdr, 2)
+    }
+}
+
 /// The verdict in one line (`verdict: detected — …`).
 pub(super) fn verdict_line(e: &Explanation) -> String {
     let s = &e.screening;
     match s.verdict {
         Verdict::Detected => format!(
-            "verdict: {} — {} finding(s) named at a false discovery rate of 5 % ({} culprit \
+            "verdict: {} — {} finding(s) named at a false discovery rate of {} ({} culprit \
              (function, feature) pairs)\n",
             Verdict::Detected.word(),
             s.findings.len(),
+            rate(s.fdr),
             s.culprits.len()
         ),
         Verdict::NotDetected if !s.means_vary => {
@@ -252,9 +390,10 @@ pub(super) fn verdict_line(e: &Explanation) -> String {
         }
         Verdict::NotDetected => format!(
             "verdict: {} — no placement feature of a hot function goes with the means at a \
-             false discovery rate of 5 % ({} binaries; an effect confined to data layout, \
+             false discovery rate of {} ({} binaries; an effect confined to data layout, \
              branch predictor aliasing or cold code is not looked at)\n",
             Verdict::NotDetected.word(),
+            rate(s.fdr),
             s.binaries
         ),
         _ => match (&s.split, s.binaries_needed) {
@@ -390,14 +529,22 @@ pub(super) fn confirmation(e: &Explanation, k: &Confirmation) -> String {
     } else {
         String::new()
     };
+    // "by 16 bytes" when every seed took the same padding, not "by 16 to 16 bytes".
+    let (least, most) = (
+        k.bytes.iter().min().copied().unwrap_or(0),
+        k.bytes.iter().max().copied().unwrap_or(0),
+    );
+    let bytes = if least == most {
+        format!("{least}")
+    } else {
+        format!("{least} to {most}")
+    };
     format!(
-        "{words} by {} targeted relinks of {} (moved alone by {} to {} bytes{after}; paired \
+        "{words} by {} targeted relinks of {} (moved alone by {bytes} bytes{after}; paired \
          with the seeds as built): with the feature higher, {} changes by {} ({interval}; \
          verdict {}; in {})",
         k.relinks,
         moved,
-        k.bytes.iter().min().copied().unwrap_or(0),
-        k.bytes.iter().max().copied().unwrap_or(0),
         e.metric,
         signed_percent(k.ratio - 1.0),
         k.verdict.word(),
@@ -481,4 +628,59 @@ fn shared_line(shared: &[crate::layout::features::SharedHot]) -> String {
             String::new()
         }
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The stored explanation of the report's fixture.
+    fn stored() -> Explanation {
+        let json =
+            include_str!("../../../tests/report/fixtures/explained/explain/explanation.json");
+        serde_json::from_str(json).unwrap()
+    }
+
+    /// The text and the HTML give the rate the screening was held at (`--fdr`), not a
+    /// fixed 5 %; an answer stored before the rate was kept reads as the default.
+    #[test]
+    fn the_false_discovery_rate_said_is_the_one_used() {
+        let mut e = stored();
+        assert_eq!(e.screening.fdr, 0.05);
+        assert!(text(&e).contains("at a false discovery rate of 5 % ("));
+        e.screening.fdr = 0.1;
+        let said = text(&e);
+        assert_eq!(
+            said.matches("false discovery rate of 10 %").count(),
+            2,
+            "{said}"
+        );
+        assert!(!said.contains("rate of 5 %"), "{said}");
+        let html = super::super::explain_html::html(&e);
+        assert!(html.contains("false discovery rate of 10 %."), "{html}");
+        assert_eq!(rate(0.025), "2.5 %");
+    }
+
+    /// Every seed padded alike: "by 16 bytes", not "by 16 to 16 bytes".
+    #[test]
+    fn one_padding_for_every_seed_is_said_once() {
+        let e = stored();
+        let mut k = Confirmation {
+            function: "spin".into(),
+            feature: Feature::UpperHalfLine,
+            relinks: 3,
+            bytes: vec![16, 16, 16],
+            code_after_moved: 4096,
+            moved_with: Vec::new(),
+            ratio: 1.5,
+            ci: None,
+            verdict: Verdict::Detected,
+            confirmed: true,
+            dir: "explain/confirm-0".into(),
+            pairs: Vec::new(),
+        };
+        assert!(confirmation(&e, &k).contains("(moved alone by 16 bytes;"));
+        k.bytes = vec![16, 48, 32];
+        assert!(confirmation(&e, &k).contains("(moved alone by 16 to 48 bytes;"));
+    }
 }

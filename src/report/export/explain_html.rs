@@ -11,15 +11,20 @@ use super::svg::escape;
 use super::svg_explain::feature_scatter;
 use crate::analysis::explain::{Explanation, Suspect};
 use crate::analysis::explain_plot::{x_label, FeaturePlot};
+use crate::analysis::explain_variants::VariantExplanations;
 use crate::analysis::numfmt::{percent, sig};
 use crate::layout::demangle::demangle;
 
 /// The explanation as one self-contained HTML page (no script, nothing fetched).
 pub fn html(e: &Explanation) -> String {
-    let mut out =
-        crate::report::document::html::head(&format!("layoutrand explain — {}", e.program));
+    page(&e.program, |out| section(out, e))
+}
+
+/// A self-contained page of explain about `program`, its body written by `body`.
+fn page(program: &str, body: impl FnOnce(&mut String)) -> String {
+    let mut out = crate::report::document::html::head(&format!("layoutrand explain — {program}"));
     out.push_str("<h1>layoutrand explain</h1>\n");
-    section(&mut out, e);
+    body(&mut out);
     out.push_str("</body></html>\n");
     out
 }
@@ -40,14 +45,20 @@ const HEADERS: [&str; 8] = [
 /// their plots. Well-formed XML on its own (the tests parse it).
 pub fn section(out: &mut String, e: &Explanation) {
     let s = &e.screening;
+    let of_variant = e
+        .variant
+        .as_ref()
+        .map_or(String::new(), |v| format!(" (variant {})", escape(v)));
     let _ = writeln!(
         out,
-        "<section id=\"explain\"><h2>Explain: which hot function's placement goes with the layout effect</h2>\n<p class=\"note\">{}, metric {}, {} randomised binaries; {} (function, feature) pairs screened, {} permutations each, Benjamini–Hochberg at a false discovery rate of 5 %.</p>",
+        "<section id=\"{}\"><h2>Explain{of_variant}: which hot function's placement goes with the layout effect</h2>\n<p class=\"note\">{}, metric {}, {} randomised binaries; {} (function, feature) pairs screened, {} permutations each, Benjamini–Hochberg at a false discovery rate of {}.</p>",
+        id_prefix(e),
         escape(&e.program),
         escape(&e.metric),
         s.binaries,
         s.tests,
-        s.permutations
+        s.permutations,
+        super::explain::rate(s.fdr)
     );
     let _ = writeln!(
         out,
@@ -80,6 +91,38 @@ pub fn section(out: &mut String, e: &Explanation) {
         let _ = writeln!(out, "<p class=\"warning\">{}</p>", escape(w));
     }
     let _ = writeln!(out, "</section>");
+}
+
+/// The start of the ids of `e`'s section: `explain`, or `explain-NAME` for variant NAME
+/// (a variant's name is letters, digits and `-_.+`, so the id needs no escaping), so that
+/// the sections of several variants on one page keep their ids apart.
+fn id_prefix(e: &Explanation) -> String {
+    match &e.variant {
+        Some(v) => format!("explain-{v}"),
+        None => "explain".to_string(),
+    }
+}
+
+/// The explanations of an experiment's variants as one self-contained HTML page: what the
+/// variants' findings share, then each variant's section.
+pub fn variants_html(v: &VariantExplanations) -> String {
+    page(&v.program, |out| variants_sections(out, v))
+}
+
+/// `<section id="explain-variants">` (the variants' findings side by side), then each
+/// variant's section ([`section`]).
+pub fn variants_sections(out: &mut String, v: &VariantExplanations) {
+    let _ = writeln!(
+        out,
+        "<section id=\"explain-variants\"><h2>Explain: the variants' findings side by side</h2>"
+    );
+    for line in super::explain::across_lines(v).lines() {
+        let _ = writeln!(out, "<p>{}</p>", escape(line.trim()));
+    }
+    let _ = writeln!(out, "</section>");
+    for e in &v.variants {
+        section(out, e);
+    }
 }
 
 /// One culprit's row of the table.
@@ -145,7 +188,8 @@ fn findings(out: &mut String, e: &Explanation) {
         };
         let _ = writeln!(
             out,
-            "<div class=\"finding\" id=\"explain-finding-{}\"><h3>Finding {}: {}, {}</h3>",
+            "<div class=\"finding\" id=\"{}-finding-{}\"><h3>Finding {}: {}, {}</h3>",
+            id_prefix(e),
             i + 1,
             i + 1,
             escape(&demangle(&leader.function)),
@@ -183,7 +227,8 @@ fn plots(out: &mut String, e: &Explanation, shown: &[&FeaturePlot]) {
     }
     let _ = writeln!(
         out,
-        "<h3 id=\"explain-plots\">The binaries' means against each culprit's feature</h3><p class=\"note\">{PLOT_NOTE}</p><div class=\"plots\">"
+        "<h3 id=\"{}-plots\">The binaries' means against each culprit's feature</h3><p class=\"note\">{PLOT_NOTE}</p><div class=\"plots\">",
+        id_prefix(e)
     );
     figures(out, e, shown);
     let _ = writeln!(out, "</div>");

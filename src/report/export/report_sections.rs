@@ -141,9 +141,12 @@ pub fn sequential(report: &Report) -> Option<Block> {
 /// The explanation of an explained experiment: on the page only, as `explain --format html`
 /// draws it (the text report leaves it to `layoutrand explain`).
 pub fn explain(report: &Report) -> Option<Block> {
-    let e = report.explanation.as_ref()?;
     let mut html = String::new();
-    super::explain_html::section(&mut html, e);
+    match (&report.explanation, &report.variant_explanations) {
+        (Some(e), _) => super::explain_html::section(&mut html, e),
+        (None, Some(v)) => super::explain_html::variants_sections(&mut html, v),
+        (None, None) => return None,
+    }
     Some(Block::Markup {
         contents: Some(("explain".into(), "Explain".into())),
         html,
