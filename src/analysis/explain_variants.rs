@@ -14,7 +14,7 @@ use crate::layout::features::Feature;
 pub const VARIANTS_SCHEMA: u32 = 1;
 
 /// `explain`'s answer for an experiment with variants.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct VariantExplanations {
     /// [`VARIANTS_SCHEMA`].
     pub schema: u32,
@@ -31,7 +31,7 @@ pub struct VariantExplanations {
 }
 
 /// One function across the variants' screenings.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AcrossVariants {
     /// The function's symbol name.
     pub function: String,
@@ -49,7 +49,7 @@ impl AcrossVariants {
 }
 
 /// What one variant's screening says of a function.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct InVariant {
     /// The variant's name.
     pub variant: String,
@@ -65,7 +65,7 @@ pub struct InVariant {
 }
 
 /// How a variant's screening saw a function.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum VariantStatus {
     /// A member of one of the variant's findings (a culprit pair).

@@ -77,6 +77,10 @@ pub fn all() -> Vec<OutputSchema> {
             "explain",
             "`layoutrand explain --format json` and OUT/explain/explanation.json",
         ),
+        output::<analysis::explain_variants::VariantExplanations>(
+            "explain-variants",
+            "`layoutrand explain --format json` on an experiment with variants",
+        ),
         output::<layoutrand::layout::shown::LayoutReport>(
             "layout",
             "`layoutrand layout BINARY --format json`",

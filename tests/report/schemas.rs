@@ -74,6 +74,21 @@ fn the_stored_files_of_an_explained_experiment_validate() {
         "explain --format json",
         &serde_json::from_str(&printed).unwrap(),
     );
+    // The same explanation as two variants' (the second with nothing found), as `explain`
+    // prints an experiment with variants.
+    let mut a = stored.clone();
+    a.variant = Some("a".to_string());
+    let mut b = stored;
+    b.variant = Some("b".to_string());
+    b.screening.culprits.clear();
+    b.screening.findings.clear();
+    let variants = layoutrand::analysis::explain_variants::VariantExplanations::of(vec![a, b]);
+    let printed = layoutrand::report::export::explain::variants_json(&variants).unwrap();
+    assert_valid(
+        "explain-variants",
+        "explain --format json (variants)",
+        &serde_json::from_str(&printed).unwrap(),
+    );
     let results = std::fs::read_to_string(dir.join("results.jsonl")).unwrap();
     let mut found = Vec::new();
     for (i, line) in results.lines().enumerate() {
