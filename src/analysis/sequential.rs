@@ -117,9 +117,7 @@ impl Rule {
     fn last_look(&self) -> Option<usize> {
         match (self.method, self.horizon) {
             (_, Some(h)) => Some(h),
-            (Method::LaiCalibrated, None) => {
-                Some(self.planned.max(NO_HORIZON_LOOKS).min(MAX_LOOKS))
-            }
+            (Method::LaiCalibrated, None) => Some(self.planned.clamp(NO_HORIZON_LOOKS, MAX_LOOKS)),
             (_, None) => None,
         }
     }
