@@ -20,21 +20,60 @@ use serde::Serialize;
 use super::effect::{wire, Effect, EffectVerdict, Interval};
 use super::numfmt::{change_parts, level, percent, Scale};
 use super::vocabulary::{Thresholds, MIN_TOP_LEVEL_UNITS};
-use crate::stats::confidence_sequence::{sequence, SequenceInterval};
+use crate::stats::confidence_sequence::{
+    sequence, skew_calibrated_sequence, SequenceInterval, MAX_LOOKS, NO_HORIZON_LOOKS,
+};
 use crate::stats::repeated_t;
 use crate::stats::StatsError;
 
-/// The number of binaries at which the sequence is tuned to be tightest (its mixing
-/// parameter, [`crate::stats::confidence_sequence::mixing_for`]) when nothing better is
-/// known: the 20 of Kalibera & Jones' initial experiment (§9.1). `report --sequential`
-/// tunes it to the store's size instead
-/// ([`crate::analysis::report::sequential::tuned_to_store`]); growth logs of the version
-/// that watched Lai's mixture were tuned here.
+/// The number of binaries at which Lai's mixture was tuned by the first growth rule
+/// (`stopping.json` of method [`Method::LaiTMixture`]), replayed as that rule saw it: the 20
+/// of Kalibera & Jones' initial experiment (§9.1).
 pub const PLANNED_BINARIES: usize = 20;
 
 /// The relative half-width at which `report --sequential` stops a series when no
 /// `--target` is given.
 pub const DEFAULT_TARGET: f64 = 0.01;
+
+/// The family of sequential intervals a replay uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// The engine: Lai's t-mixture tuned to the horizon (or the store's size) at the Ville
+    /// level calibrated on skewed layout shapes
+    /// ([`crate::stats::confidence_sequence::skew_calibrated_sequence`]): it holds at every
+    /// look at once also when a few layouts are much slower, where the repeated t
+    /// intervals' normal calibration does not (docs/sequential.md, "Skewed layouts").
+    LaiCalibrated,
+    /// Pocock-type repeated t intervals over looks up to a horizon
+    /// ([`crate::stats::repeated_t`]): stores grown by the rule before the calibrated one,
+    /// replayed as that rule saw them.
+    RepeatedT,
+    /// Lai's t-mixture at the nominal level tuned at [`PLANNED_BINARIES`]: stores grown by
+    /// the first sequential rule, replayed as it saw them.
+    LaiTMixture,
+}
+
+impl Method {
+    /// The method's name in the JSON (`method`) and in `stopping.json`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::LaiCalibrated => LAI_CALIBRATED,
+            Method::RepeatedT => REPEATED_T,
+            Method::LaiTMixture => LAI_T_MIXTURE,
+        }
+    }
+
+    /// The method named `name` (as [`Method::name`] writes it).
+    pub fn named(name: &str) -> Option<Method> {
+        [
+            Method::LaiCalibrated,
+            Method::RepeatedT,
+            Method::LaiTMixture,
+        ]
+        .into_iter()
+        .find(|m| m.name() == name)
+    }
+}
 
 /// The stopping rule, fixed before the first look.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -43,29 +82,52 @@ pub struct Rule {
     pub thresholds: Thresholds,
     /// Stop once the relative half-width is at most this share.
     pub target: f64,
-    /// The binaries the sequence is tuned for (Lai's mixture only).
+    /// The family of intervals.
+    pub method: Method,
+    /// The binaries Lai's mixture is tuned for when there is no horizon (the store's size,
+    /// or [`PLANNED_BINARIES`] for [`Method::LaiTMixture`]).
     pub planned: usize,
     /// The most binaries there will ever be, fixed before the first look (an experiment's
-    /// `max_binaries`): the looks are then Pocock-type repeated t intervals over
-    /// [`MIN_TOP_LEVEL_UNITS`]`..=horizon` ([`crate::stats::repeated_t`]), which spend the
-    /// whole error rate on those looks and are narrower; `None`: no horizon, Lai's mixture,
-    /// valid for any number of looks.
+    /// `max_binaries`): the looks stop there, the calibrated sequence is tuned and
+    /// calibrated over [`MIN_TOP_LEVEL_UNITS`]`..=horizon` (the repeated t intervals spend
+    /// their whole error rate on those looks). `None`: no horizon; the calibrated sequence
+    /// is then calibrated over looks up to [`NO_HORIZON_LOOKS`] (or the store's size when
+    /// larger), valid for a size chosen by looking up to it.
     pub horizon: Option<usize>,
 }
 
 impl Rule {
     /// The method's name in the JSON (`method`).
     pub fn method(&self) -> &'static str {
-        match self.horizon {
-            Some(_) => REPEATED_T,
-            None => LAI_T_MIXTURE,
+        self.method.name()
+    }
+
+    /// The binaries the mixture is tuned for: the horizon when there is one (calibrated
+    /// sequence), else [`Rule::planned`].
+    pub fn tuned_for(&self) -> usize {
+        match (self.method, self.horizon) {
+            (Method::LaiCalibrated, Some(h)) => h,
+            _ => self.planned,
+        }
+    }
+
+    /// The last look the plan covers: the horizon, or for the calibrated sequence without
+    /// one the last look its level is calibrated for: [`NO_HORIZON_LOOKS`], or the store's
+    /// size when larger (a size no one chooses by looking), at most [`MAX_LOOKS`].
+    fn last_look(&self) -> Option<usize> {
+        match (self.method, self.horizon) {
+            (_, Some(h)) => Some(h),
+            (Method::LaiCalibrated, None) => Some(self.planned.clamp(NO_HORIZON_LOOKS, MAX_LOOKS)),
+            (_, None) => None,
         }
     }
 }
 
-/// `method` of Lai's t-mixture confidence sequence.
+/// `method` of the skew-calibrated Lai t-mixture, the engine of every sequential answer.
+pub const LAI_CALIBRATED: &str = "lai_calibrated";
+/// `method` of Lai's t-mixture at the nominal level (stores grown by the first rule).
 pub const LAI_T_MIXTURE: &str = "lai_t_mixture";
-/// `method` of the repeated t intervals over a horizon fixed in advance.
+/// `method` of the repeated t intervals over a horizon (stores grown by the second rule).
 pub const REPEATED_T: &str = "repeated_t";
 
 /// Why the replay stopped.
@@ -86,11 +148,10 @@ pub use crate::files::stopping::Look;
 /// The sequential answer for one series or one comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Sequential {
-    /// "lai_t_mixture" (the confidence sequence of [`crate::stats::confidence_sequence`],
-    /// valid for any number of looks) or "repeated_t" (repeated t intervals over a horizon
-    /// fixed in advance, [`crate::stats::repeated_t`]).
+    /// [`Method::name`]: "lai_calibrated" (the engine), or for stores grown by an earlier
+    /// rule "repeated_t" or "lai_t_mixture".
     pub method: &'static str,
-    /// The horizon of the repeated t intervals (the most binaries); absent for Lai's mixture.
+    /// The horizon (the most binaries, fixed before the first look); absent without one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub horizon: Option<usize>,
     /// Confidence of the sequence (time-uniform).
@@ -103,9 +164,9 @@ pub struct Sequential {
     pub stopped_at: usize,
     /// Binaries available (the cap): with a horizon, at most the horizon.
     pub available: usize,
-    /// Binaries measured past the horizon (repeated t only): outside the plan fixed before
-    /// the first look, so not looked at (the looks up to the horizon stay valid); 0 when
-    /// every binary is inside the plan.
+    /// Binaries measured past the horizon (or, without one, past the [`MAX_LOOKS`] the
+    /// calibrated level covers at most): outside the plan, so not looked at (the looks up to it stay
+    /// valid); 0 when every binary is inside the plan.
     pub beyond_horizon: usize,
     /// Looks taken up to the stop (one after each binary from the minimum).
     pub looks: usize,
@@ -225,16 +286,25 @@ fn logs_of_positive(values: &[f64], what: &str) -> Result<Vec<f64>, StatsError> 
 }
 
 /// The sequence at every look from [`MIN_TOP_LEVEL_UNITS`], back on the original scale.
-/// With a horizon, binaries past it are outside the plan: the looks stop at the horizon
-/// (they stay valid there), and [`Sequential::beyond_horizon`] counts the rest.
+/// Binaries past the rule's last look are outside the plan: the looks stop there (they
+/// stay valid), and [`Sequential::beyond_horizon`] counts the rest.
 fn looks(logs: &[f64], rule: &Rule) -> Result<Vec<Look>, StatsError> {
     let confidence = rule.thresholds.confidence;
-    let cs = match rule.horizon {
-        Some(last) => {
-            let planned = &logs[..logs.len().min(last)];
-            repeated_t::sequence(planned, MIN_TOP_LEVEL_UNITS, last, confidence)?
+    let planned = &logs[..logs.len().min(rule.last_look().unwrap_or(usize::MAX))];
+    let first = MIN_TOP_LEVEL_UNITS;
+    let cs = match (rule.method, rule.last_look()) {
+        (Method::LaiCalibrated, Some(last)) => {
+            skew_calibrated_sequence(planned, first, last, confidence, rule.tuned_for())?
         }
-        None => sequence(logs, MIN_TOP_LEVEL_UNITS, confidence, rule.planned)?,
+        (Method::RepeatedT, Some(last)) => repeated_t::sequence(planned, first, last, confidence)?,
+        (Method::RepeatedT, None) => {
+            return Err(StatsError::Domain(
+                "repeated t intervals need a horizon fixed before the first look".into(),
+            ))
+        }
+        (Method::LaiTMixture | Method::LaiCalibrated, _) => {
+            sequence(planned, first, confidence, rule.planned)?
+        }
     };
     Ok(cs.iter().map(look).collect())
 }
@@ -280,13 +350,17 @@ fn finish(
     let available = looks.last().map_or(0, |l| l.binaries);
     let beyond_horizon = measured.saturating_sub(available);
     let mut text = sentence(&looks, index, reason, &outcome, rule);
-    if let (Some(last), 1..) = (rule.horizon, beyond_horizon) {
+    if let (Some(last), 1..) = (rule.last_look(), beyond_horizon) {
         let later = match beyond_horizon {
             1 => "1 later binary is".to_string(),
             n => format!("{n} later binaries are"),
         };
+        let plan = match rule.horizon {
+            Some(_) => format!("past the maximum of {last} fixed before the first look"),
+            None => format!("past the {last} looks the sequence's level is calibrated for"),
+        };
         text.push_str(&format!(
-            "; {later} outside the plan (past the maximum of {last} fixed before the first look) and not in the sequence"
+            "; {later} outside the plan ({plan}) and not in the sequence"
         ));
     }
     let classified = match outcome {
@@ -298,7 +372,7 @@ fn finish(
         horizon: rule.horizon,
         confidence: rule.thresholds.confidence,
         target: rule.target,
-        planned_binaries: rule.planned,
+        planned_binaries: rule.tuned_for(),
         stopped_at: at_stop.binaries,
         available,
         beyond_horizon,
@@ -344,12 +418,16 @@ fn sentence(
         Reason::Verdict => "a verdict was reached".to_string(),
         Reason::Cap => "every binary was used without reaching the target or a verdict".into(),
     };
-    let cs = match rule.horizon {
-        Some(last) => format!(
+    let cs = match (rule.method, rule.horizon) {
+        (Method::RepeatedT, Some(last)) => format!(
             "{} repeated confidence interval (looks {MIN_TOP_LEVEL_UNITS} to {last})",
             level(rule.thresholds.confidence)
         ),
-        None => format!("{} confidence sequence", level(rule.thresholds.confidence)),
+        (Method::LaiCalibrated, Some(last)) => format!(
+            "{} confidence sequence (looks {MIN_TOP_LEVEL_UNITS} to {last})",
+            level(rule.thresholds.confidence)
+        ),
+        _ => format!("{} confidence sequence", level(rule.thresholds.confidence)),
     };
     let answer = match (at.ci, outcome) {
         (Some(ci), Outcome::Ratio(c)) => {
@@ -400,7 +478,8 @@ mod tests {
         let rule = Rule {
             thresholds: Default::default(),
             target: 0.01,
-            planned: PLANNED_BINARIES,
+            method: Method::LaiCalibrated,
+            planned: 12,
             horizon: None,
         };
         let scale = Scale::for_values("ns", 1.02e6);

@@ -334,7 +334,7 @@ impl ExperimentConfig {
     /// overrode its keys) against the bounds `build` and `run` apply, so that a bad value
     /// stops the experiment before its build stage instead of after it: seeds and
     /// `max_binaries` (at most [`crate::build::projection::MAX_SEEDS`]; `max_binaries` at
-    /// most [`crate::stats::repeated_t::MAX_HORIZON`]), executions (1 to
+    /// most [`crate::stats::confidence_sequence::MAX_LOOKS`]), executions (1 to
     /// [`crate::run::settings::MAX_EXECUTIONS`]), iterations and warmup (at most
     /// [`crate::run::settings::MAX_ITERATIONS`], leaving an iteration to measure), the
     /// metric (a valid regular expression), the timeout (a positive duration of at most
@@ -356,11 +356,11 @@ impl ExperimentConfig {
                 );
             }
         }
-        // The repeated intervals of the growth are calibrated up to this horizon.
-        let horizon = crate::stats::repeated_t::MAX_HORIZON;
+        // The growth's confidence sequence is calibrated for skewed layouts up to this horizon.
+        let horizon = crate::stats::confidence_sequence::MAX_LOOKS;
         if let Some(n) = self.target.max_binaries.filter(|&n| n as usize > horizon) {
             bail!(
-                "[target] max_binaries = {n}: the sequential rule's repeated intervals are valid up to {horizon} binaries"
+                "[target] max_binaries = {n}: the sequential rule's confidence sequence is calibrated for up to {horizon} binaries"
             );
         }
         if let Some(e) = self.run.executions {

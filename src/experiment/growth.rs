@@ -6,10 +6,11 @@
 //! when a fixed-sample interval first looks narrow enough is *optional stopping*, which
 //! lowers its coverage (simulated in tests/sequential_calibration.rs: a 95 % t interval
 //! checked after every binary from 5 to 40 held at every look in 74 % of experiments). The
-//! rule therefore watches repeated t intervals over the looks up to the maximum
-//! ([`crate::analysis::sequential`], [`crate::stats::repeated_t`]), which hold at every one
-//! of those looks at once: the binaries are replayed in seed order with a look after
-//! each from 5, and the experiment stops once a look meets the rule, or at a maximum fixed
+//! rule therefore watches Lai's t-mixture confidence sequence tuned to the maximum, at a
+//! level calibrated to hold at every look up to it also when a few layouts are much slower
+//! ([`crate::analysis::sequential`],
+//! [`crate::stats::confidence_sequence::skew_calibrated_sequence`]): the binaries are
+//! replayed in seed order with a look after each from 5, and the experiment stops once a look meets the rule, or at a maximum fixed
 //! before the experiment. Rounds only batch the building and running: their size is
 //! projected from the current width, and looking after every binary inside a round costs
 //! no validity. `OUT/stopping.json` records the rule, every round and every look.
@@ -18,7 +19,7 @@ pub use crate::files::stopping::{Growth, GrowthLog, Round, Watched, STOPPING_FIL
 
 use crate::analysis::effect::wire;
 use crate::analysis::numfmt::percent;
-use crate::analysis::sequential::{Reason, Sequential, REPEATED_T};
+use crate::analysis::sequential::{Reason, Sequential, LAI_CALIBRATED, REPEATED_T};
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
 
 /// The fewest randomised binaries the rule stops at ([`MIN_TOP_LEVEL_UNITS`]).
@@ -33,12 +34,12 @@ impl GrowthLog {
             rounds: Vec::new(),
             outcome: None,
             caveat: format!(
-                "The number of randomised binaries was not fixed in advance: binaries were added in rounds, with a look after each binary from the {MIN_BINARIES}th, until the {level} repeated confidence interval's relative half-width was at most {} or, comparing variants, every comparison's interval reached a verdict (at most {} binaries, fixed in advance). The repeated intervals (Pocock's boundary with Student's t, one level for every look from the {MIN_BINARIES}th to the maximum) hold at every one of those looks at once, so the look at which the experiment stopped (optional stopping) keeps its {level} level; the report's fixed-sample intervals (Kalibera & Jones eq. 4) beside it do not have that guarantee under such a stop and are approximate.",
+                "The number of randomised binaries was not fixed in advance: binaries were added in rounds, with a look after each binary from the {MIN_BINARIES}th, until the {level} confidence sequence's relative half-width was at most {} or, comparing variants, every comparison's interval reached a verdict (at most {} binaries, fixed in advance). The confidence sequence (Lai's t-mixture tuned to the maximum, its level calibrated to hold also when a few layouts are much slower) holds at every one of the looks from the {MIN_BINARIES}th to the maximum at once, so the look at which the experiment stopped (optional stopping) keeps its {level} level; the report's fixed-sample intervals (Kalibera & Jones eq. 4) beside it do not have that guarantee under such a stop and are approximate.",
                 percent(rule.target, 3),
                 rule.max_binaries,
                 level = crate::analysis::numfmt::level(rule.confidence),
             ),
-            method: Some(REPEATED_T.into()),
+            method: Some(LAI_CALIBRATED.into()),
             looks: Vec::new(),
             watched: Vec::new(),
             stopped_by: None,
@@ -237,26 +238,31 @@ fn reason_word(reason: Reason) -> &'static str {
     }
 }
 
-/// The count the repeated intervals are projected to need, from their widest relative
+/// The count the watched sequence is projected to need, from its widest relative
 /// half-width `h` with `binaries`, the spread staying as seen (the relative half-width on
-/// the log scale is `sinh` of the half-width):
-/// at least one more binary, the maximum when even that is projected short.
+/// the log scale is `sinh` of the half-width): at least one more binary, the maximum when
+/// even that is projected short.
 fn projected(rule: &Growth, binaries: u32, h: f64) -> u32 {
     projected_to(rule, binaries, h, rule.target)
 }
 
-/// [`projected`] toward the relative half-width `goal`.
+/// [`projected`] toward the relative half-width `goal`: the calibrated sequence the rule
+/// watches (tuned to the maximum, calibrated over looks 5 to it) followed along its own
+/// boundary ([`crate::stats::confidence_sequence::skew_calibrated_units_for`]).
 fn projected_to(rule: &Growth, binaries: u32, h: f64, goal: f64) -> u32 {
-    use crate::stats::repeated_t::{nominal_level, units_for};
+    use crate::stats::confidence_sequence::skew_calibrated_units_for;
     let max = rule.max_binaries as usize;
-    let need = nominal_level(
-        MIN_TOP_LEVEL_UNITS,
-        max.max(MIN_TOP_LEVEL_UNITS),
+    let looks = (MIN_TOP_LEVEL_UNITS, max.max(MIN_TOP_LEVEL_UNITS));
+    let need = skew_calibrated_units_for(
+        h.asinh(),
+        binaries as usize,
+        goal.asinh(),
+        looks,
         rule.confidence,
-    )
-    .ok()
-    .and_then(|a| units_for(h.asinh(), binaries as usize, goal.asinh(), a, max));
-    need.map_or(rule.max_binaries, |n| n as u32)
+        looks.1,
+        max,
+    );
+    need.ok().flatten().map_or(rule.max_binaries, |n| n as u32)
 }
 
 /// For a comparison, the count at which its interval is projected to exclude 1 if the
@@ -291,23 +297,26 @@ mod tests {
 
     #[test]
     fn projects_from_the_sequences_boundary() {
-        // Reference (scipy): the repeated t half-width t_{m−1}(1 − α′/2)·s/√m on the log
-        // scale, s from the half-width now, widths as asinh of the relative half-widths, for
-        // α′ anywhere in 0.0060..0.0071 (the per-look level over looks 5..40, 0.00655 by
-        // benches/repeated_t_reference.py 5 40): from 10 binaries at 1.8 % the ± 1 % target
-        // needs 24; at 1.1 % it needs 12 (the 1/√n law alone asked for 33 and 13).
-        //   python3 -c "import numpy as np; from scipy import stats; a=0.00655; \
-        //     hw=lambda m,sd: stats.t.ppf(1-a/2,m-1)*sd/np.sqrt(m); sd=np.arcsinh(0.018)/hw(10,1); \
-        //     print(next(m for m in range(11,41) if hw(m,sd)<=np.arcsinh(0.01)))"  → 24
+        // Reference (numpy): Lai's t-mixture half-width √(kQ/(t(t − k))) on the log scale,
+        // tuned at the maximum of 40 (ρ = 40 / (−2 ln α + ln(1 − 2 ln α))), Q inverted from
+        // the half-width now after 10 binaries and scaled by (m − 1)/9, widths as asinh of
+        // the relative half-widths. Over looks 5..40 the calibrated level is α = 0.05
+        // itself (the worst shape's quantile is below ln 20); the counts hold for any level
+        // in 0.045..0.05. From 10 binaries at 1.8 % the ± 1 % target needs 16; at 1.4 %, 13.
+        //   python3 -c "import numpy as np; a=-2*np.log(.05); rho=40/(a+np.log(1+a)); \
+        //     al=0.05; K=lambda t: (1-(al*np.sqrt(rho/(t+rho)))**(2/t))*(t+rho); \
+        //     hw=lambda t,q: np.sqrt(K(t)*q/(t*(t-K(t)))); h=np.arcsinh(0.018); \
+        //     q=h*h*10*(10-K(10))/K(10); \
+        //     print(next(m for m in range(11,41) if hw(m,q*(m-1)/9)<=np.arcsinh(0.01)))"  → 16
         let mut log = GrowthLog::new(&rule(), 10);
         assert_eq!(
             log.next_count_from(&rule(), 10, Some(0.018), None),
-            Some(24)
+            Some(16)
         );
         let mut log = GrowthLog::new(&rule(), 10);
         assert_eq!(
-            log.next_count_from(&rule(), 10, Some(0.011), None),
-            Some(12)
+            log.next_count_from(&rule(), 10, Some(0.014), None),
+            Some(13)
         );
     }
 
@@ -334,23 +343,30 @@ mod tests {
             None
         );
         assert_eq!(log.outcome.as_deref(), Some("target_met"));
-        assert!(log
-            .caveat
-            .contains("hold at every one of those looks at once"));
+        assert!(
+            log.caveat.contains("holds at every one of the looks")
+                && log
+                    .caveat
+                    .contains("calibrated to hold also when a few layouts are much slower"),
+            "{}",
+            log.caveat
+        );
     }
 
     #[test]
     fn stops_on_the_sequences_own_rule_and_records_its_looks() {
-        use crate::analysis::sequential::{replay_mean, Rule, PLANNED_BINARIES};
+        use crate::analysis::sequential::{replay_mean, Method, Rule};
         // Binaries' means spread by about ± 0.3 %: a ± 1 % sequence is met within 12.
         let means: Vec<f64> = (0..12)
             .map(|i| 100.0 + 0.3 * (i as f64 * 1.7).sin())
             .collect();
+        // The rule as `experiment` replays it: the calibrated sequence up to the maximum.
         let seq_rule = Rule {
             thresholds: Default::default(),
             target: 0.01,
-            planned: PLANNED_BINARIES,
-            horizon: None,
+            method: Method::LaiCalibrated,
+            planned: 40,
+            horizon: Some(40),
         };
         let count = crate::analysis::numfmt::Scale::for_values("count", 100.0);
         let s = replay_mean(&means, &seq_rule, &count).unwrap();
@@ -378,30 +394,32 @@ mod tests {
 
     #[test]
     fn a_comparison_grows_toward_its_verdict_not_only_the_target() {
-        use crate::analysis::sequential::{replay_ratio, Rule, PLANNED_BINARIES};
-        // Six seeds whose ratio new/base is about 0.93 and spreads by about 7 %: not yet
-        // decisive, the ± 1 % target far away, the exclusion of 1 near.
-        let base = vec![100.0; 6];
-        let new: Vec<f64> = (0..6)
+        use crate::analysis::sequential::{replay_ratio, Method, Rule};
+        // Nine seeds whose ratio new/base is about 0.93 and spreads by about 7 %: bounded
+        // (Lai's sequence is not before about 8 binaries), not yet decisive, the ± 1 %
+        // target far away, the exclusion of 1 near.
+        let base = vec![100.0; 9];
+        let new: Vec<f64> = (0..9)
             .map(|i| 93.0 * (1.0 + 0.1 * (i as f64 * 2.3).sin()))
             .collect();
         let seq_rule = Rule {
             thresholds: Default::default(),
             target: 0.01,
-            planned: PLANNED_BINARIES,
+            method: Method::LaiCalibrated,
+            planned: 40,
             horizon: Some(40),
         };
         let s = replay_ratio(&base, &new, &seq_rule, "faster", "slower").unwrap();
         assert_eq!(s.reason, Reason::Cap, "{}", s.text);
         let width = s.sequence.last().unwrap().relative_half_width;
-        let far = GrowthLog::new(&rule(), 6)
-            .next_count_from(&rule(), 6, width, None)
+        let far = GrowthLog::new(&rule(), 9)
+            .next_count_from(&rule(), 9, width, None)
             .unwrap();
-        let next = GrowthLog::new(&rule(), 6)
-            .next_count(&rule(), 6, std::slice::from_ref(&s))
+        let next = GrowthLog::new(&rule(), 9)
+            .next_count(&rule(), 9, std::slice::from_ref(&s))
             .unwrap();
         assert!(
-            next > 6 && next < far,
+            next > 9 && next < far,
             "{next} against {far} for the target"
         );
     }

@@ -92,6 +92,36 @@ pub fn units_for(
     max: usize,
 ) -> Result<Option<usize>, StatsError> {
     let rho = mixing_for(planned, confidence)?;
+    units_for_with(now, n, target, confidence, rho, max)
+}
+
+/// [`units_for`] for the skew-calibrated sequence ([`skew_calibrated_sequence`] with the
+/// same `first`, `last`, `confidence` and `planned`): the projection of the sequence the
+/// stopping rule watches.
+pub fn skew_calibrated_units_for(
+    now: f64,
+    n: usize,
+    target: f64,
+    looks: (usize, usize),
+    confidence: f64,
+    planned: usize,
+    max: usize,
+) -> Result<Option<usize>, StatsError> {
+    let rho = mixing_for(planned, confidence)?;
+    let level = skew_calibrated_level(looks.0, looks.1, confidence, rho)?;
+    units_for_with(now, n, target, 1.0 - level, rho, max)
+}
+
+/// [`units_for`] at mixing `rho` and Ville level `1 − confidence` given apart.
+fn units_for_with(
+    now: f64,
+    n: usize,
+    target: f64,
+    confidence: f64,
+    rho: f64,
+    max: usize,
+) -> Result<Option<usize>, StatsError> {
+    check_confidence(confidence)?;
     at_least("the projection of a confidence sequence", "units", 2, n)?;
     let tf = n as f64;
     let ln_c = 2.0 / tf * ((1.0 - confidence).ln() + 0.5 * (rho / (tf + rho)).ln());
@@ -194,6 +224,19 @@ pub const SHAPES: [Shape; 3] = [
 /// Standard deviation of a binary's log mean from its own executions and iterations (3 × 5
 /// at 1 % each: `√(0.01²/3 + 0.01²/15)`).
 pub const BINARY_NOISE: f64 = 0.0063;
+
+/// The most looks the skew-calibrated level is calibrated for (the most binaries an
+/// experiment may plan; the simulation holds `CALIBRATION_PATHS × last` steps per shape).
+pub const MAX_LOOKS: usize = 1000;
+
+/// The last look the level is calibrated for, at least, when no horizon was fixed in
+/// advance: a store replayed after the fact may have a size chosen by looking, and the
+/// level holds for every size up to this one only if it is calibrated over all their
+/// looks (a miss at some look up to a size chosen by looking is a miss at some look up to
+/// the largest size). Not [`MAX_LOOKS`]: over 1000 looks the calibration takes seconds
+/// per store size and lowers the level further (0.018 at looks 5..1000 tuned at 30,
+/// against 0.05 at 5..30), for store sizes no one chooses by looking.
+pub const NO_HORIZON_LOOKS: usize = 200;
 
 /// Simulated paths per shape that calibrate [`skew_calibrated_level`].
 pub const CALIBRATION_PATHS: usize = 20_000;

@@ -29,7 +29,9 @@
 //! switching to Lai's sequence on a skewness test, and a level calibrated on skewed shapes
 //! were measured and not adopted (docs/sequential.md, "Skewed layouts"); the cheapest design
 //! that covers them is Lai's mixture at a calibrated level
-//! ([`super::confidence_sequence::skew_calibrated_sequence`]), not yet the stopping rule's.
+//! ([`super::confidence_sequence::skew_calibrated_sequence`]), the engine of the stopping
+//! rule and of `report --sequential` since issue 36.6. These intervals remain for stores
+//! grown with them (`stopping.json` method `repeated_t`), replayed as their rule saw them.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};

@@ -77,9 +77,11 @@ fn text_and_html_show_the_section() {
     store(dir.path(), 10, &[("base", 1.0), ("fast", 0.95)]);
     // The section's title and place: the snapshots; here the sequence without a horizon.
     let text = report(dir.path(), &["--sequential"]);
-    // A store not grown with a maximum: Lai's sequence, valid for any number of looks.
+    // A store not grown with a maximum: the calibrated sequence, no horizon.
     assert!(
-        text.contains("confidence sequence holds at every look at once"),
+        text.contains(
+            "confidence sequence (Lai's t-mixture, its level calibrated to hold also when a few layouts are much slower) holds at every look at once"
+        ),
         "{text}"
     );
     assert!(text.contains("fast against base: stopped at"), "{text}");
@@ -140,14 +142,53 @@ fn a_store_without_a_horizon_tunes_the_sequence_to_its_size() {
         &r["series"][0]["sequential"],
         &r["comparisons"][0]["sequential"],
     ] {
-        assert_eq!(q["method"], "lai_t_mixture", "{q}");
+        assert_eq!(q["method"], "lai_calibrated", "{q}");
         assert_eq!(q["planned_binaries"], 30, "{q}");
+        assert!(q.get("horizon").is_none(), "{q}");
     }
-    // A store grown by the earlier rule that watched Lai's mixture tuned at 20 binaries is
-    // replayed as that rule saw it.
+    // A store grown by the first rule, which watched Lai's mixture tuned at 20 binaries, is
+    // replayed as that rule saw it, and its intervals are narrower than the engine's (the
+    // nominal level against the calibrated one, which is at most the nominal).
+    let engine = r["series"][0]["sequential"].clone();
     stopping_log(dir.path(), "lai_t_mixture", 30);
     let r = json(dir.path(), &[]);
-    assert_eq!(r["series"][0]["sequential"]["planned_binaries"], 20);
+    let old = &r["series"][0]["sequential"];
+    assert_eq!(old["method"], "lai_t_mixture", "{old}");
+    assert_eq!(old["planned_binaries"], 20);
+    assert_ne!(old["sequence"], engine["sequence"]);
+}
+
+#[test]
+fn a_store_grown_by_the_calibrated_rule_replays_up_to_its_maximum() {
+    let dir = tempfile::tempdir().unwrap();
+    store(dir.path(), 30, &[]);
+    stopping_log(dir.path(), "lai_calibrated", 20);
+    let r = json(dir.path(), &["--target", "0.1%"]);
+    let q = &r["series"][0]["sequential"];
+    assert_eq!(q["method"], "lai_calibrated", "{q} {}", r["warnings"]);
+    // Tuned and calibrated at the maximum, the looks up to it, the rest outside the plan.
+    assert_eq!(q["horizon"], 20);
+    assert_eq!(q["planned_binaries"], 20);
+    assert_eq!(q["available"], 20);
+    assert_eq!(q["beyond_horizon"], 10);
+    let seq = q["sequence"].as_array().unwrap();
+    assert_eq!(seq.len(), 16);
+    // Lai's sequence is unbounded at the first looks ("cannot tell"), bounded and positive
+    // by the maximum.
+    assert!(seq[0]["ci"].is_null(), "{}", seq[0]);
+    assert!(seq.last().unwrap()["ci"]["lower"].as_f64().unwrap() > 0.0);
+    let text = q["text"].as_str().unwrap();
+    assert!(
+        text.contains("95 % confidence sequence (looks 5 to 20)")
+            && text.contains("10 later binaries are outside the plan (past the maximum of 20"),
+        "{text}"
+    );
+    // The same store as an old repeated-t store gives other numbers: each replays as
+    // recorded.
+    stopping_log(dir.path(), "repeated_t", 20);
+    let old = &json(dir.path(), &["--target", "0.1%"])["series"][0]["sequential"];
+    assert_eq!(old["method"], "repeated_t");
+    assert_ne!(old["sequence"], q["sequence"]);
 }
 
 #[test]

@@ -58,7 +58,7 @@ fn variants_store(dir: &Path) {
 }
 
 /// 12 seeds × 3 executions × 5 iterations of `demo`, a 3 % layout effect, grown on-line
-/// (`stopping.json` as `experiment` writes it: repeated t intervals up to 12 binaries).
+/// (`stopping.json` as `experiment` writes it: the calibrated sequence up to 12 binaries).
 fn sequential_store(dir: &Path) {
     std::fs::create_dir_all(dir).unwrap();
     let design = Design::new(12, 3, 5);
@@ -73,8 +73,8 @@ fn sequential_store(dir: &Path) {
             {"binaries": 12, "relative_half_width": 0.024}
         ],
         "outcome": "max_reached",
-        "caveat": "repeated t intervals over looks 5 to 12 hold at every look at once.",
-        "method": "repeated_t",
+        "caveat": "the calibrated confidence sequence holds at every look 5 to 12 at once.",
+        "method": "lai_calibrated",
     });
     std::fs::write(dir.join("stopping.json"), log.to_string()).unwrap();
 }

@@ -2,11 +2,17 @@
 //! the three-level design: binaries (a layout effect each) × executions × iterations, with a
 //! look after every binary from 5. Each figure is counted per simulated experiment.
 //!
+//! The engine is Lai's t-mixture at the level calibrated on skewed layout shapes
+//! ([`Method::LaiCalibrated`]); the repeated t intervals and Lai's mixture at the nominal
+//! level are the rules of older stores, replayed as recorded, and measured beside it.
+//!
 //! The fast tests run a few hundred experiments; `calibration_figures` runs 4000 per figure
-//! (about a second in release) and holds the figures docs/sequential.md quotes;
-//! `benches/sequential.sh N` runs it with N and prints them.
+//! and holds the figures docs/sequential.md quotes; `benches/sequential.sh N` runs it with N
+//! and prints them.
 
-use layoutrand::analysis::sequential::{replay_mean, replay_ratio, Reason, Rule, PLANNED_BINARIES};
+use layoutrand::analysis::sequential::{
+    replay_mean, replay_ratio, Method, Reason, Rule, PLANNED_BINARIES,
+};
 use layoutrand::analysis::vocabulary::{Thresholds, MIN_TOP_LEVEL_UNITS};
 use layoutrand::seeded::SeededRng;
 use layoutrand::stats::sample::mean_interval;
@@ -128,27 +134,43 @@ fn noise_offset() -> f64 {
         / n as f64
 }
 
-/// The rule with a ± `target` precision: Lai's mixture (`horizon` `None`) or the repeated t
-/// intervals over looks 5 to `horizon` (the experiment's maximum, fixed in advance).
-fn rule(target: f64, horizon: Option<usize>) -> Rule {
-    tuned_rule(target, horizon, PLANNED_BINARIES)
+/// The family of a rule and its horizon (the experiment's maximum, fixed in advance).
+type Plan = (Method, Option<usize>);
+
+/// The engine as `experiment` runs it, with a maximum of `h`.
+const fn engine(h: usize) -> Plan {
+    (Method::LaiCalibrated, Some(h))
 }
 
-/// [`rule`] with Lai's mixture tuned to `planned` binaries.
-fn tuned_rule(target: f64, horizon: Option<usize>, planned: usize) -> Rule {
+/// The repeated t intervals over looks 5 to `h` (stores of the rule before).
+const fn repeated(h: usize) -> Plan {
+    (Method::RepeatedT, Some(h))
+}
+
+/// Lai's mixture at the nominal level, no horizon (stores of the first rule).
+const NOMINAL_LAI: Plan = (Method::LaiTMixture, None);
+
+/// The rule with a ± `target` precision, tuned at [`PLANNED_BINARIES`] without a horizon.
+fn rule(target: f64, plan: Plan) -> Rule {
+    tuned_rule(target, plan, PLANNED_BINARIES)
+}
+
+/// [`rule`] with the mixture tuned to `planned` binaries when there is no horizon.
+fn tuned_rule(target: f64, plan: Plan, planned: usize) -> Rule {
     Rule {
         thresholds: Thresholds::default(),
         target,
+        method: plan.0,
         planned,
-        horizon,
+        horizon: plan.1,
     }
 }
 
 /// Share of `experiments` series of `n` binaries whose sequence holds the true geometric
 /// mean at every look from 5 to `n`, and the same share for the fixed t interval of the
 /// binaries' log means checked at every look (what peeking at fixed intervals gives).
-fn coverage(seed: u64, experiments: usize, n: usize, horizon: Option<usize>) -> (f64, f64) {
-    coverage_of(seed, experiments, n, horizon, &Layouts::normal(0.03))
+fn coverage(seed: u64, experiments: usize, n: usize, plan: Plan) -> (f64, f64) {
+    coverage_of(seed, experiments, n, plan, &Layouts::normal(0.03))
 }
 
 /// [`coverage`] with layout effects following `layouts`.
@@ -156,7 +178,7 @@ fn coverage_of(
     seed: u64,
     experiments: usize,
     n: usize,
-    horizon: Option<usize>,
+    plan: Plan,
     layouts: &Layouts,
 ) -> (f64, f64) {
     let truth = 100f64.ln() + layouts.mean() + noise_offset();
@@ -164,7 +186,7 @@ fn coverage_of(
     let (mut cs_held, mut fixed_held) = (0, 0);
     for _ in 0..experiments {
         let means = series_of(&mut rng, n, layouts);
-        let s = replay_mean(&means, &rule(0.0001, horizon), &unitless()).unwrap();
+        let s = replay_mean(&means, &rule(0.0001, plan), &unitless()).unwrap();
         cs_held += s.sequence.iter().all(|l| {
             l.ci.is_none_or(|c| c.lower.ln() < truth && truth < c.upper.ln())
         }) as usize;
@@ -186,13 +208,13 @@ fn comparisons(
     experiments: usize,
     ratio: f64,
     cap: usize,
-    horizon: Option<usize>,
+    plan: Plan,
 ) -> (f64, f64, f64) {
     let mut rng = SeededRng::new(seed, "sequential: comparisons");
     let (mut different, mut ever, mut stops) = (0, 0, 0);
     for _ in 0..experiments {
         let (base, new) = pair(&mut rng, cap, 0.03, ratio);
-        let s = replay_ratio(&base, &new, &rule(0.01, horizon), "faster", "slower").unwrap();
+        let s = replay_ratio(&base, &new, &rule(0.01, plan), "faster", "slower").unwrap();
         different += matches!(s.direction, Some("faster" | "slower")) as usize;
         ever += s
             .sequence
@@ -214,9 +236,9 @@ fn stopping(
     experiments: usize,
     target: f64,
     cap: usize,
-    horizon: Option<usize>,
+    plan: Plan,
 ) -> (f64, usize, usize) {
-    stopping_tuned(seed, experiments, target, cap, horizon, PLANNED_BINARIES)
+    stopping_tuned(seed, experiments, target, cap, plan, PLANNED_BINARIES)
 }
 
 /// [`stopping`] with Lai's mixture tuned to `planned` binaries.
@@ -225,7 +247,7 @@ fn stopping_tuned(
     experiments: usize,
     target: f64,
     cap: usize,
-    horizon: Option<usize>,
+    plan: Plan,
     planned: usize,
 ) -> (f64, usize, usize) {
     let mut rng = SeededRng::new(seed, "sequential: stopping");
@@ -236,7 +258,7 @@ fn stopping_tuned(
         .iter()
         .map(|logs| {
             let means: Vec<f64> = logs.iter().map(|l| l.exp()).collect();
-            replay_mean(&means, &tuned_rule(target, horizon, planned), &unitless())
+            replay_mean(&means, &tuned_rule(target, plan, planned), &unitless())
                 .unwrap()
                 .stopped_at as f64
         })
@@ -265,11 +287,17 @@ fn stopping_tuned(
 }
 
 /// Stores whose size was chosen by peeking: binaries added until the fixed 95 % t interval
-/// of their log means first reaches ± `target` (or `cap`), then replayed with Lai's mixture
-/// tuned to that size (what `report --sequential` does) and tuned to 20 binaries. Returns the
-/// share of stores whose sequence holds the true geometric mean at every look for each
-/// tuning, and the mean store size.
-fn peeked_stores(seed: u64, experiments: usize, target: f64, cap: usize) -> (f64, f64, f64) {
+/// of their log means first reaches ± `target` (or `cap`), then replayed with `method` (no
+/// horizon) tuned to that size (what `report --sequential` does) and tuned to 20 binaries.
+/// Returns the share of stores whose sequence holds the true geometric mean at every look
+/// for each tuning, and the mean store size.
+fn peeked_stores(
+    seed: u64,
+    experiments: usize,
+    target: f64,
+    cap: usize,
+    method: Method,
+) -> (f64, f64, f64) {
     let truth = 100f64.ln() + noise_offset();
     let mut rng = SeededRng::new(seed, "sequential: peeked stores");
     let (mut tuned_held, mut fixed_held, mut sizes) = (0, 0, 0);
@@ -285,8 +313,14 @@ fn peeked_stores(seed: u64, experiments: usize, target: f64, cap: usize) -> (f64
             .find(|&n| mean_interval(&logs[..n], 0.95).unwrap().half_width <= target.asinh())
             .unwrap_or(cap);
         let store = &means[..size];
-        let replay =
-            |planned| replay_mean(store, &tuned_rule(0.0001, None, planned), &unitless()).unwrap();
+        let replay = |planned| {
+            replay_mean(
+                store,
+                &tuned_rule(0.0001, (method, None), planned),
+                &unitless(),
+            )
+            .unwrap()
+        };
         tuned_held += held(replay(size));
         fixed_held += held(replay(PLANNED_BINARIES));
         sizes += size;
@@ -295,14 +329,14 @@ fn peeked_stores(seed: u64, experiments: usize, target: f64, cap: usize) -> (f64
     (share(tuned_held), share(fixed_held), share(sizes))
 }
 
-/// Both rules: Lai's mixture (no horizon) and the repeated t intervals over looks 5 to 40.
-const RULES: [Option<usize>; 2] = [None, Some(40)];
+/// The engine and the rule before it, each with a maximum of 40.
+const RULES: [Plan; 2] = [engine(40), repeated(40)];
 
 #[test]
 fn time_uniform_coverage_holds_where_peeking_at_fixed_intervals_fails() {
-    for horizon in RULES {
-        let (cs, fixed) = coverage(27, 300, 40, horizon);
-        assert!(cs >= 0.94, "{horizon:?}: held at every look in {cs}");
+    for plan in RULES {
+        let (cs, fixed) = coverage(27, 300, 40, plan);
+        assert!(cs >= 0.94, "{plan:?}: held at every look in {cs}");
         // The fixed 95 % t interval checked after each of 36 looks misses far more than 5 %.
         assert!(fixed < 0.85, "fixed interval held at every look in {fixed}");
     }
@@ -310,76 +344,85 @@ fn time_uniform_coverage_holds_where_peeking_at_fixed_intervals_fails() {
 
 #[test]
 fn a_against_a_is_rarely_called_different() {
-    for horizon in RULES {
-        let (different, ever, _) = comparisons(28, 300, 1.0, 40, horizon);
+    for plan in RULES {
+        let (different, ever, _) = comparisons(28, 300, 1.0, 40, plan);
         assert!(
             different <= 0.05,
-            "{horizon:?}: called different in {different}"
+            "{plan:?}: called different in {different}"
         );
-        assert!(
-            ever <= 0.05,
-            "{horizon:?}: excluded 1 at some look in {ever}"
-        );
+        assert!(ever <= 0.05, "{plan:?}: excluded 1 at some look in {ever}");
     }
 }
 
 #[test]
 fn a_true_three_percent_speedup_is_found_early() {
-    for horizon in RULES {
-        let (faster, _, mean_stop) = comparisons(29, 200, 0.97, 40, horizon);
-        assert!(faster >= 0.90, "{horizon:?}: found faster in {faster}");
+    for plan in RULES {
+        let (faster, _, mean_stop) = comparisons(29, 200, 0.97, 40, plan);
+        assert!(faster >= 0.90, "{plan:?}: found faster in {faster}");
         assert!(
             mean_stop <= 20.0,
-            "{horizon:?}: stopped on average at {mean_stop}"
+            "{plan:?}: stopped on average at {mean_stop}"
         );
     }
 }
 
 #[test]
 fn the_price_of_looking_at_every_binary() {
-    // Lai's mixture, valid for ever: about 2.2× the planning count, under 2× the fixed
-    // design that meets the target as reliably as the sequence does.
-    let (lai, planning, assured) = stopping(30, 200, 0.015, 120, None);
-    assert!(lai <= 2.0 * assured as f64, "{lai} vs {assured}");
-    assert!(lai > 2.0 * planning as f64, "{lai} vs {planning}");
-    // The repeated t intervals over the looks up to the maximum of 120 stop at least 5 %
-    // sooner (measured at 1000 experiments in `calibration_figures`: 11 % sooner, 1.95× the
-    // planning count; 200 experiments are too few to hold the 2× line itself), and still
-    // no free lunch.
-    let (repeated, ..) = stopping(30, 200, 0.015, 120, Some(120));
-    assert!(repeated < 0.95 * lai, "{repeated} vs {lai}");
+    // The engine with a maximum of 120, ± 1.5 %: below 2× the fixed design that meets the
+    // target as reliably as the sequence does, above 2× the planning count (no free lunch).
+    let (calibrated, planning, assured) = stopping(30, 200, 0.015, 120, engine(120));
     assert!(
-        repeated > planning as f64 && repeated < lai,
-        "{repeated} vs {lai}"
+        calibrated <= 2.0 * assured as f64,
+        "{calibrated} vs {assured}"
+    );
+    assert!(
+        calibrated > 2.0 * planning as f64,
+        "{calibrated} vs {planning}"
+    );
+    // The repeated t intervals of the rule before stop sooner (their normal calibration
+    // spends the whole error rate on the looks, and misses skewed layouts): the engine's
+    // price, 1.15× at ± 1 % in `calibration_figures`.
+    let (repeated, ..) = stopping(30, 200, 0.015, 120, repeated(120));
+    assert!(
+        repeated < calibrated && calibrated < 1.4 * repeated,
+        "{repeated} vs {calibrated}"
     );
 }
 
 #[test]
-fn skewed_layouts_reach_past_the_normal_calibration_of_the_repeated_intervals() {
-    // A known limit (docs/sequential.md, "Skewed layouts"): the repeated t intervals'
-    // per-look level is calibrated on normal binary means; with 15 % of layouts 8 % slower
-    // they miss at some look more often than the nominal 5 % (8.7 % at 4000 experiments),
-    // while Lai's mixture, with its unspent allowance, still holds. Counted per experiment.
-    let (repeated, _) = coverage_of(32, 1000, 40, Some(40), &Layouts::SKEWED);
-    let (lai, _) = coverage_of(32, 1000, 40, None, &Layouts::SKEWED);
-    assert!(lai >= 0.94, "Lai's mixture held at every look in {lai}");
-    assert!(
-        repeated < 0.94 && repeated < lai,
-        "repeated t held at every look in {repeated} (Lai {lai})"
-    );
+fn skewed_layouts_are_covered_by_the_calibrated_engine_not_by_repeated_t() {
+    // The engine's level is calibrated on the worst of normal, skewed (15 % of layouts 8 %
+    // slower) and heavier (5 % of layouts 20 % slower) shapes; the repeated t intervals'
+    // on normal binary means only (8.7 % misses on the skewed shape at 4000 experiments).
+    // Counted per experiment, looks 5..40, fresh seeds (not the calibration's).
+    for layouts in [Layouts::SKEWED, Layouts::HEAVIER] {
+        let (calibrated, _) = coverage_of(32, 1000, 40, engine(40), &layouts);
+        let (old, _) = coverage_of(32, 1000, 40, repeated(40), &layouts);
+        assert!(
+            calibrated >= 0.935,
+            "{layouts:?}: the engine held at every look in {calibrated}"
+        );
+        assert!(
+            old < 0.935 && old < calibrated,
+            "{layouts:?}: repeated t held at every look in {old} (engine {calibrated})"
+        );
+    }
 }
 
 #[test]
 fn a_store_tuned_to_its_size_stops_sooner_and_still_covers() {
-    // Lai's mixture tuned to the store's 120 binaries against 20, on the same stores: the
-    // ± 1 % target is reached sooner (`calibration_figures`, 1000 stores: 89.5 binaries
-    // against 94.5, 5 % sooner).
-    let (at_20, ..) = stopping_tuned(33, 200, 0.01, 120, None, PLANNED_BINARIES);
-    let (at_store, ..) = stopping_tuned(33, 200, 0.01, 120, None, 120);
+    // The engine without a horizon tuned to the store's 120 binaries against 20, on the
+    // same stores: the ± 1 % target is reached sooner.
+    let (at_20, ..) = stopping_tuned(33, 200, 0.01, 120, (Method::LaiCalibrated, None), 20);
+    let (at_store, ..) = stopping_tuned(33, 200, 0.01, 120, (Method::LaiCalibrated, None), 120);
     assert!(at_store < 0.98 * at_20, "{at_store} against {at_20}");
     // A store whose size was chosen by peeking at fixed intervals (until ± 1.5 %), replayed
     // tuned to that size: the tuning then depends on the data, and coverage still holds.
-    let (tuned, at_twenty, size) = peeked_stores(34, 300, 0.015, 120);
+    // Lai's mixture at the nominal level: the engine's level is at most the nominal one,
+    // so its interval contains this one at every look and covers at least as often (the
+    // engine itself is measured in `calibration_figures`: a calibration per store size is
+    // too slow for the suite).
+    let (tuned, at_twenty, size) = peeked_stores(34, 300, 0.015, 120, Method::LaiTMixture);
     assert!(
         tuned >= 0.94,
         "held in {tuned} (tuned at 20: {at_twenty}), size {size}"
@@ -390,8 +433,8 @@ fn a_store_tuned_to_its_size_stops_sooner_and_still_covers() {
 fn every_look_is_recorded_and_the_reason_is_the_target() {
     let mut rng = SeededRng::new(31, "sequential: one");
     let means = series(&mut rng, 60, 0.03);
-    for horizon in [None, Some(60)] {
-        let s = replay_mean(&means, &rule(0.02, horizon), &unitless()).unwrap();
+    for plan in [engine(60), repeated(60), NOMINAL_LAI] {
+        let s = replay_mean(&means, &rule(0.02, plan), &unitless()).unwrap();
         assert_eq!(s.reason, Reason::TargetReached);
         assert_eq!(s.sequence.len(), 60 - MIN_TOP_LEVEL_UNITS + 1);
         assert_eq!(s.looks, s.stopped_at - MIN_TOP_LEVEL_UNITS + 1);
@@ -409,16 +452,17 @@ fn calibration_figures() {
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(4000);
-    for horizon in RULES {
-        let name = match horizon {
-            None => "Lai's mixture".to_string(),
-            Some(h) => format!("repeated t, looks 5..{h}"),
+    for plan in [engine(40), repeated(40), NOMINAL_LAI] {
+        let name = match plan {
+            (Method::LaiCalibrated, _) => "engine (calibrated Lai, looks 5..40)".to_string(),
+            (Method::RepeatedT, _) => "repeated t, looks 5..40".to_string(),
+            _ => "Lai's mixture at the nominal level".to_string(),
         };
-        let (cs, fixed) = coverage(127, n, 40, horizon);
+        let (cs, fixed) = coverage(127, n, 40, plan);
         println!("{name}: coverage at every look 5..40 (seed 127, {n} experiments): {cs:.4}, fixed t interval {fixed:.4}");
-        let (different, ever, same_stop) = comparisons(128, n, 1.0, 40, horizon);
+        let (different, ever, same_stop) = comparisons(128, n, 1.0, 40, plan);
         println!("{name}: A == A, cap 40 (seed 128, {n}): called different {different:.4}, excluded 1 at some look {ever:.4}, mean stop {same_stop:.2}");
-        let (faster, _, faster_stop) = comparisons(129, n, 0.97, 40, horizon);
+        let (faster, _, faster_stop) = comparisons(129, n, 0.97, 40, plan);
         println!("{name}: true 3 % speedup, 3 % spread, cap 40 (seed 129, {n}): found faster {faster:.4}, mean stop {faster_stop:.2}");
         // The figures docs/sequential.md quotes, held at this size too (the bounds leave
         // room for the binomial error of the default 4000 experiments and of smaller runs).
@@ -436,35 +480,27 @@ fn calibration_figures() {
             "{name}: 3 % speedup found {faster}, stop {faster_stop}"
         );
     }
-    let (lai, planning, assured) = stopping(130, n / 4, 0.015, 120, None);
-    let (repeated, ..) = stopping(130, n / 4, 0.015, 120, Some(120));
-    println!("± 1.5 % target, cap 120 (seed 130, {}): mean stop Lai {lai:.2}, repeated t (looks 5..120) {repeated:.2}; planning fixed n {planning}, fixed n meeting it in 90 % {assured}", n / 4);
-    // A maximum nearer the planning count (about 3×) spends the error rate on fewer looks.
-    let (repeated60, ..) = stopping(130, n / 4, 0.015, 60, Some(60));
+    let (calibrated, planning, assured) = stopping(130, n / 4, 0.015, 120, engine(120));
+    let (old, ..) = stopping(130, n / 4, 0.015, 120, repeated(120));
+    println!("± 1.5 % target, cap 120 (seed 130, {}): mean stop engine {calibrated:.2}, repeated t (looks 5..120) {old:.2}; planning fixed n {planning}, fixed n meeting it in 90 % {assured}", n / 4);
+    // A maximum nearer the planning count (about 3×) spreads the calibration over fewer looks.
+    let (calibrated60, ..) = stopping(130, n / 4, 0.015, 60, engine(60));
     println!(
-        "± 1.5 % target, cap 60 (seed 130, {}): mean stop repeated t (looks 5..60) {repeated60:.2}",
+        "± 1.5 % target, cap 60 (seed 130, {}): mean stop engine (looks 5..60) {calibrated60:.2}",
         n / 4
     );
     layout_shapes(n);
     store_tuning(n);
-    let (cover120, _) = coverage(131, n / 4, 120, Some(120));
+    let (cover120, _) = coverage(131, n / 4, 120, engine(120));
     println!(
-        "repeated t, looks 5..120: coverage at every look (seed 131, {}): {cover120:.4}",
+        "engine, looks 5..120: coverage at every look (seed 131, {}): {cover120:.4}",
         n / 4
     );
     assert!(
-        stop_ratio(lai, assured) <= 2.0,
-        "Lai {lai} against {assured}"
+        stop_ratio(calibrated, assured) <= 2.0,
+        "engine {calibrated} against {assured}"
     );
-    assert!(
-        stop_ratio(repeated, planning) < 2.0,
-        "repeated {repeated} against {planning}"
-    );
-    assert!(
-        stop_ratio(repeated60, planning) < 2.0,
-        "repeated {repeated60} against {planning}"
-    );
-    assert!(cover120 >= 0.94, "repeated t over 5..120: {cover120}");
+    assert!(cover120 >= 0.94, "engine over 5..120: {cover120}");
 }
 
 /// The mean stopping point as a multiple of a fixed design's binaries.
@@ -472,8 +508,8 @@ fn stop_ratio(stop: f64, fixed: usize) -> f64 {
     stop / fixed as f64
 }
 
-/// Time-uniform coverage (looks 5..40) of both rules for normal, skewed and heavier layout
-/// effects (docs/sequential.md, "Skewed layouts").
+/// Time-uniform coverage (looks 5..40) of the engine and the older rules for normal,
+/// skewed and heavier layout effects (docs/sequential.md, "Skewed layouts").
 fn layout_shapes(n: usize) {
     let shapes = [
         ("normal 3 %", Layouts::normal(0.03)),
@@ -484,21 +520,26 @@ fn layout_shapes(n: usize) {
         ),
     ];
     for (name, layouts) in shapes {
-        let (repeated, _) = coverage_of(132, n, 40, Some(40), &layouts);
-        let (lai, _) = coverage_of(132, n, 40, None, &layouts);
-        println!("{name}: coverage at every look 5..40 (seed 132, {n}): repeated t {repeated:.4}, Lai {lai:.4}");
+        let (calibrated, _) = coverage_of(132, n, 40, engine(40), &layouts);
+        let (old, _) = coverage_of(132, n, 40, repeated(40), &layouts);
+        let (lai, _) = coverage_of(132, n, 40, NOMINAL_LAI, &layouts);
+        println!("{name}: coverage at every look 5..40 (seed 132, {n}): engine {calibrated:.4}, repeated t {old:.4}, nominal Lai {lai:.4}");
+        assert!(calibrated >= 0.94, "{name}: engine {calibrated}");
     }
 }
 
-/// Lai's mixture tuned to the store's size against 20 binaries: the mean stop at ± 1 % with
-/// 120 binaries, and the coverage of stores whose size was chosen by peeking.
+/// The engine without a horizon tuned to the store's size against 20 binaries, and with
+/// a horizon of 120: the mean stop at ± 1 % with 120 binaries; the coverage of stores whose
+/// size was chosen by peeking.
 fn store_tuning(n: usize) {
-    let (at_20, planning, assured) = stopping_tuned(133, n / 4, 0.01, 120, None, PLANNED_BINARIES);
-    let (at_store, ..) = stopping_tuned(133, n / 4, 0.01, 120, None, 120);
-    let (repeated, ..) = stopping_tuned(133, n / 4, 0.01, 120, Some(120), 120);
-    println!("± 1 % target, cap 120 (seed 133, {}): mean stop Lai tuned at 20 {at_20:.2}, tuned at 120 {at_store:.2}, repeated t {repeated:.2}; planning fixed n {planning}, fixed n meeting it in 90 % {assured}", n / 4);
-    let (tuned, twenty, size) = peeked_stores(134, n, 0.015, 120);
-    println!("stores sized by peeking at ± 1.5 % (seed 134, {n}): mean size {size:.1}; Lai tuned to the size held at every look in {tuned:.4}, tuned at 20 {twenty:.4}");
+    let none = (Method::LaiCalibrated, None);
+    let (at_20, planning, assured) = stopping_tuned(133, n / 4, 0.01, 120, none, 20);
+    let (at_store, ..) = stopping_tuned(133, n / 4, 0.01, 120, none, 120);
+    let (calibrated, ..) = stopping(133, n / 4, 0.01, 120, engine(120));
+    let (old, ..) = stopping(133, n / 4, 0.01, 120, repeated(120));
+    println!("± 1 % target, cap 120 (seed 133, {}): mean stop engine with a maximum of 120 {calibrated:.2}; without a horizon tuned at 20 {at_20:.2}, tuned at 120 {at_store:.2}; repeated t {old:.2}; planning fixed n {planning}, fixed n meeting it in 90 % {assured}", n / 4);
+    let (tuned, twenty, size) = peeked_stores(134, n / 4, 0.015, 120, Method::LaiCalibrated);
+    println!("stores sized by peeking at ± 1.5 % (seed 134, {}): mean size {size:.1}; the engine tuned to the size held at every look in {tuned:.4}, tuned at 20 {twenty:.4}", n / 4);
     assert!(
         at_store < at_20,
         "tuned to the store {at_store} against {at_20}"

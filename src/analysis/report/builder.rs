@@ -100,11 +100,13 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
         variant_explanations,
     };
     if let Some(target) = options.sequential {
+        let (method, horizon) = super::sequential::plan(experiment);
         let rule = crate::analysis::sequential::Rule {
             thresholds: *thresholds,
             target,
+            method,
             planned: crate::analysis::sequential::PLANNED_BINARIES,
-            horizon: super::sequential::horizon(experiment),
+            horizon,
         };
         super::sequential::attach(&mut report, experiment, &rule);
     }

@@ -6,43 +6,45 @@
 use crate::analysis::report::experiment::Experiment;
 use crate::analysis::report::model::Report;
 use crate::analysis::report::series::Series;
-use crate::analysis::sequential::{replay_mean, replay_ratio, Rule, Sequential};
+use crate::analysis::sequential::{replay_mean, replay_ratio, Method, Rule, Sequential};
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
 use crate::stats::StatsError;
 
-/// The horizon of the looks: the maximum of binaries that `experiment` fixed before it
-/// started, when it grew on-line with repeated t intervals (`stopping.json`, method
-/// "repeated_t"), so that the replay gives the numbers its stopping rule saw; otherwise none
-/// (Lai's mixture, valid for any number of looks: a store whose size was not planned for
-/// looking, or grown by an older rule).
-pub fn horizon(experiment: &Experiment) -> Option<usize> {
-    let log = experiment.growth.as_ref()?;
-    (log.method.as_deref() == Some(crate::analysis::sequential::REPEATED_T))
-        .then_some(log.rule.max_binaries as usize)
+/// The method and horizon of the replay, read from the store's `stopping.json`, so that a
+/// store grown on-line replays with the numbers its stopping rule saw: the calibrated
+/// sequence up to the experiment's maximum for a log of method "lai_calibrated", the
+/// repeated t intervals up to it for "repeated_t" (the rule before), Lai's mixture at the
+/// nominal level for "lai_t_mixture" (the first rule). Any other store (no log, or a log
+/// written before the rule was sequential): the calibrated sequence without a horizon.
+pub fn plan(experiment: &Experiment) -> (Method, Option<usize>) {
+    let Some(log) = experiment.growth.as_ref() else {
+        return (Method::LaiCalibrated, None);
+    };
+    let max = log.rule.max_binaries as usize;
+    match log.method.as_deref().and_then(Method::named) {
+        Some(Method::LaiCalibrated) => (Method::LaiCalibrated, Some(max)),
+        Some(Method::RepeatedT) => (Method::RepeatedT, Some(max)),
+        Some(Method::LaiTMixture) => (Method::LaiTMixture, None),
+        None => (Method::LaiCalibrated, None),
+    }
 }
 
-/// Whether Lai's mixture is tuned to the store's size: when there is no horizon and the
-/// store was not grown by a rule that watched Lai's mixture at
-/// [`crate::analysis::sequential::PLANNED_BINARIES`] (a
-/// `stopping.json` of method "lai_t_mixture", whose replay must give the numbers its rule
-/// saw).
+/// Whether the mixture is tuned to the store's size: the calibrated sequence without a
+/// horizon (a store grown by the first rule, which watched Lai's mixture at
+/// [`crate::analysis::sequential::PLANNED_BINARIES`], replays as it saw it).
 ///
 /// Why the store's size: any mixing parameter fixed before the first look gives a valid
 /// sequence (Ville's inequality holds for each), and the size of a store replayed after the
 /// fact is known before the replay's first look; tuned there, the boundary is tightest where
-/// the replay ends instead of at 20 binaries. The repeated t intervals would also need a
-/// horizon, but the store's size is one only if it was fixed before measuring: a store grown
-/// by looking (`build --extend` until the answer looked good) would make that horizon
-/// depend on the data, and the repeated intervals spend all of the error rate on exactly the
-/// looks up to it. Lai's mixture depends on the size only through where it is tightest; a
-/// size chosen by looking makes only that tuning depend on the data, and the seeded
-/// calibration measures the coverage of such stores (tests/stats/sequential_calibration.rs,
-/// docs/sequential.md).
-pub fn tuned_to_store(experiment: &Experiment, rule: &Rule) -> bool {
-    let grown_with_lai = experiment.growth.as_ref().is_some_and(|log| {
-        log.method.as_deref() == Some(crate::analysis::sequential::LAI_T_MIXTURE)
-    });
-    rule.horizon.is_none() && !grown_with_lai
+/// the replay ends. The size is not taken as a horizon for the level's calibration: a store
+/// grown by looking (`build --extend` until the answer looked good) would make the looks
+/// calibrated for depend on the data; the level is calibrated over every look up to
+/// [`crate::stats::confidence_sequence::MAX_LOOKS`] instead, which holds for any size chosen
+/// by looking up to it. The mixing parameter still depends on the size; the seeded
+/// calibration measures the coverage of stores sized by looking
+/// (tests/stats/sequential_calibration.rs, docs/sequential.md).
+pub fn tuned_to_store(rule: &Rule) -> bool {
+    rule.method == Method::LaiCalibrated && rule.horizon.is_none()
 }
 
 /// `rule`, tuned to `binaries` when `to_store` ([`tuned_to_store`]).
@@ -93,7 +95,7 @@ fn matched_means(base: &Series, new: &Series) -> (Vec<f64>, Vec<f64>) {
 /// together with others (Bonferroni, more than two variants) uses its adjusted confidence.
 pub fn attach(report: &mut Report, experiment: &Experiment, rule: &Rule) {
     let mut warnings = Vec::new();
-    let to_store = tuned_to_store(experiment, rule);
+    let to_store = tuned_to_store(rule);
     for (out, series) in report.series.iter_mut().zip(&experiment.series) {
         let rule = tuned(rule, to_store, series.seeds.len());
         match for_series(series, &rule, &out.scale()) {

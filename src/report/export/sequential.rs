@@ -7,7 +7,7 @@ use std::fmt::Write;
 use super::svg::{range, Frame};
 use crate::analysis::numfmt::level;
 use crate::analysis::report::model::Report;
-use crate::analysis::sequential::Sequential;
+use crate::analysis::sequential::{Sequential, LAI_CALIBRATED, REPEATED_T};
 
 /// The heading of the section.
 pub const SEQUENTIAL_TITLE: &str = "Sequential (intervals valid at every look)";
@@ -32,8 +32,9 @@ pub fn sequential_lines(report: &Report) -> Vec<String> {
 
 /// What a reader must know to read the lines: the level holds at every look at once.
 pub fn sequential_note(report: &Report) -> String {
-    // The horizon is the experiment's (one per report): any sequential answer carries it.
-    let horizon = report
+    // The method and horizon are the experiment's (one per report): any sequential answer
+    // carries them.
+    let first = report
         .series
         .iter()
         .filter_map(|s| s.sequential.as_ref())
@@ -43,16 +44,19 @@ pub fn sequential_note(report: &Report) -> String {
                 .iter()
                 .filter_map(|c| c.sequential.as_ref()),
         )
-        .find_map(|q| q.horizon);
-    let family = match horizon {
-        Some(h) => format!(
-            "{} repeated t intervals (over looks 5 to the maximum of {h} binaries fixed in advance) hold at every one of those looks at once",
-            level(report.confidence)
+        .next();
+    let confidence = level(report.confidence);
+    let family = match first.map(|q| (q.method, q.horizon)) {
+        Some((REPEATED_T, Some(h))) => format!(
+            "{confidence} repeated t intervals (over looks 5 to the maximum of {h} binaries fixed in advance) hold at every one of those looks at once"
         ),
-        None => format!(
-            "{} confidence sequence holds at every look at once",
-            level(report.confidence)
+        Some((LAI_CALIBRATED, Some(h))) => format!(
+            "{confidence} confidence sequence (Lai's t-mixture, its level calibrated to hold also when a few layouts are much slower, over looks 5 to the maximum of {h} binaries fixed in advance) holds at every one of those looks at once"
         ),
+        Some((LAI_CALIBRATED, None)) => format!(
+            "{confidence} confidence sequence (Lai's t-mixture, its level calibrated to hold also when a few layouts are much slower) holds at every look at once"
+        ),
+        _ => format!("{confidence} confidence sequence holds at every look at once"),
     };
     format!(
         "Each binary was looked at in seed order from the fifth; the {family}, so stopping when it first looks good keeps its level (a fixed interval would not). Means are geometric (of the binaries' means, or of the per-seed ratios)."
