@@ -2,11 +2,12 @@
 //! say, refused at the reader or made harmless before it reaches a terminal, a store or a
 //! relink.
 
-use crate::run_support;
 use crate::store::{lines, measured};
+use crate::{build_support, run_support};
 
 use std::path::Path;
 
+use layoutrand::files::manifest::{BuildStatus, Manifest};
 use layoutrand::files::store::RESULTS_FILE;
 use predicates::prelude::*;
 use predicates::str::contains;
@@ -248,4 +249,144 @@ fn a_fifo_as_the_slurm_plan_stalls_no_reader() {
         .assert()
         .failure()
         .stderr(contains("not a regular file"));
+}
+
+/// The multimodule fixture built with `seeds` seeds into `out`, a directory of the user's
+/// own; returns the copy's temporary root and its source folder.
+fn multimodule_built(out: &Path, seeds: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let (tmp, src) = build_support::fixture("multimodule");
+    let out_arg = out.to_str().unwrap();
+    build_support::assert_success(
+        &build_support::build(&src, &["--seeds", seeds, "--out", out_arg], &["make"]),
+        "the build",
+    );
+    (tmp, src)
+}
+
+/// `build --extend --seeds N --out OUT` (and `extra`) run in `src`.
+fn extend(src: &Path, out: &Path, seeds: &str, extra: &[&str]) -> std::process::Output {
+    let args = [
+        &["--extend", "--seeds", seeds, "--out", out.to_str().unwrap()],
+        extra,
+    ]
+    .concat();
+    build_support::build(src, &args, &[])
+}
+
+/// Each seed's status and binaries' SHA-256 in `out`'s manifest.
+fn seeds_of(out: &Path) -> Vec<(Option<u64>, BuildStatus, Vec<String>)> {
+    Manifest::load(out)
+        .unwrap()
+        .seeds
+        .iter()
+        .map(|v| {
+            let hashes = v.binaries.iter().map(|b| b.sha256.clone()).collect();
+            (v.seed, v.status, hashes)
+        })
+        .collect()
+}
+
+/// Attack 14, without root: a seed that failed (here recorded as failed, as a full disk
+/// leaves it) is relinked by the next `--extend`, the seeds that built are kept as they
+/// were; before the fix `--extend` reprinted the old error for ever.
+#[test]
+fn extend_relinks_a_failed_seed_and_keeps_the_built_ones() {
+    let root = tempfile::tempdir().unwrap();
+    let out = root.path().join("out");
+    let (_tmp, src) = multimodule_built(&out, "3");
+    let built = seeds_of(&out);
+    let mut manifest = Manifest::load(&out).unwrap();
+    let failed = &mut manifest.seeds[1];
+    failed.status = BuildStatus::Failed;
+    failed.error = Some("program multimodule: No space left on device".into());
+    failed.binaries.clear();
+    std::fs::remove_dir_all(out.join("seed-2")).unwrap();
+    manifest.save(&out).unwrap();
+
+    let retried = extend(&src, &out, "3", &["--trust"]);
+    build_support::assert_success(&retried, "the extension");
+    let stdout = String::from_utf8_lossy(&retried.stdout);
+    assert!(
+        stdout.contains("had failed or lacked a program: 2"),
+        "{stdout}"
+    );
+    assert_eq!(
+        seeds_of(&out),
+        built,
+        "seed 2 as built at once, the others kept"
+    );
+    assert!(out.join("seed-2/multimodule").is_file());
+}
+
+/// Unmounts a test's small tmpfs however the test ends.
+struct Mount(std::path::PathBuf);
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+/// Attack 14 on a real full disk: the seeds relinked on a full file system fail with a
+/// message naming the seed's binary (not the temporary work file the write hit) and how to
+/// retry; once space is freed, `--extend` relinks them and keeps the seeds that built.
+#[test]
+#[ignore = "needs root (mounts a tmpfs); run by .ci/run, or: LAYOUTRAND_TEST_ALL=1 bash scripts/test.sh"]
+fn a_full_disk_fails_seeds_by_what_they_write_and_extend_retries_them() {
+    let d = tempfile::tempdir().unwrap();
+    let mnt = d.path().join("small");
+    std::fs::create_dir(&mnt).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
+        .arg(&mnt)
+        .status()
+        .is_ok_and(|s| s.success());
+    assert!(
+        mounted,
+        "cannot mount a small tmpfs here: run this test as root"
+    );
+    let _guard = Mount(mnt.clone());
+    let out = mnt.join("out");
+    let (_tmp, src) = multimodule_built(&out, "2");
+    let built = seeds_of(&out);
+
+    // Full to the last byte but for 16 KiB: room for the manifest, not for a relink.
+    let spare = mnt.join("spare");
+    std::fs::write(&spare, vec![0u8; 16 * 1024]).unwrap();
+    let mut filler = std::fs::File::create(mnt.join("filler")).unwrap();
+    let block = vec![0u8; 4096];
+    while std::io::Write::write_all(&mut filler, &block).is_ok() {}
+    drop(filler);
+    std::fs::remove_file(&spare).unwrap();
+
+    let full = extend(&src, &out, "4", &[]);
+    // The summary (stdout) lists the failed seeds; the exit status says some failed.
+    let said =
+        String::from_utf8_lossy(&full.stdout).into_owned() + &String::from_utf8_lossy(&full.stderr);
+    assert!(!full.status.success(), "{said}");
+    for seed in [3, 4] {
+        let binary = out.join(format!("seed-{seed}/multimodule"));
+        assert!(
+            said.contains(&format!(
+                "seed {seed}: program multimodule: the disk is full"
+            )),
+            "{said}"
+        );
+        assert!(said.contains(&binary.display().to_string()), "{said}");
+    }
+    assert!(!said.contains(".work/"), "a work file named: {said}");
+    assert!(said.contains("build --extend"), "{said}");
+    assert_eq!(&seeds_of(&out)[..2], &built[..], "the built seeds kept");
+
+    std::fs::remove_file(mnt.join("filler")).unwrap();
+    build_support::assert_success(&extend(&src, &out, "4", &[]), "the retry");
+    let after = seeds_of(&out);
+    assert_eq!(&after[..2], &built[..], "the built seeds untouched");
+    let ok: Vec<_> = after.iter().map(|(s, status, _)| (*s, *status)).collect();
+    assert_eq!(
+        ok,
+        (1..=4)
+            .map(|s| (Some(s), BuildStatus::Ok))
+            .collect::<Vec<_>>()
+    );
 }
