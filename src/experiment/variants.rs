@@ -44,6 +44,11 @@ pub(super) fn build_variants(
                     built.build.build_command
                 );
             }
+            super::pipeline::reuse_only_from(
+                &out.join(&variant.name),
+                &built.build,
+                &config.variant_dir(variant, build_dir),
+            )?;
             let have = built.build.seeds.len();
             if have as u32 >= seeds {
                 crate::diagnostic!(

@@ -390,3 +390,77 @@ fn a_full_disk_fails_seeds_by_what_they_write_and_extend_retries_them() {
             .collect::<Vec<_>>()
     );
 }
+
+/// A copy of the demo's sources (Makefile, C files) in `dir`.
+fn demo_tree(dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo");
+    for entry in std::fs::read_dir(demo).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if name == "Makefile" || name.ends_with(".c") || name.ends_with(".h") {
+            std::fs::copy(&path, dir.join(&name)).unwrap();
+        }
+    }
+}
+
+/// The demo's experiment (one seed, one execution) run in `tree` into `out`.
+fn demo_experiment(tree: &Path, out: &Path) -> assert_cmd::assert::Assert {
+    let toml = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/demo/experiment.toml");
+    layoutrand()
+        .current_dir(tree)
+        .arg("experiment")
+        .arg(toml)
+        .arg("--out")
+        .arg(out)
+        .args(["--seeds", "1", "--executions", "1", "--metric", "wall"])
+        .args(["--run-cmd", "{bin} 3"])
+        .assert()
+}
+
+/// Attack 15: `experiment` reuses the build in its output directory only when it was made
+/// from this source tree: another tree with the same build command is refused (naming
+/// both), and so is this tree once its sources were edited and rebuilt (naming the object
+/// that changed); the store is left as it was. Before the fix both measured the old build.
+#[test]
+fn experiment_reuses_a_build_only_from_its_own_source_tree() {
+    let root = tempfile::tempdir().unwrap();
+    let (a, b, out) = (
+        root.path().join("a"),
+        root.path().join("b"),
+        root.path().join("out"),
+    );
+    demo_tree(&a);
+    demo_experiment(&a, &out).success();
+    // The user's own tree, unchanged: reused as before.
+    demo_experiment(&a, &out).success();
+    let store = std::fs::read(out.join(RESULTS_FILE)).unwrap();
+
+    demo_tree(&b);
+    demo_experiment(&b, &out)
+        .failure()
+        .stderr(contains("was built from the source tree"))
+        .stderr(contains(a.canonicalize().unwrap().display().to_string()))
+        .stderr(contains("its own output directory"));
+
+    // The same tree, a source edited and rebuilt: its objects are not the recorded ones.
+    let main_c = a.join("main.c");
+    let text = std::fs::read_to_string(&main_c).unwrap();
+    let edited = text.replacen(
+        "int main(",
+        "int lr_other(void) { return 7; }\nint main(",
+        1,
+    );
+    assert_ne!(edited, text);
+    std::fs::write(&main_c, edited).unwrap();
+    let made = std::process::Command::new("make")
+        .current_dir(&a)
+        .output()
+        .unwrap();
+    assert!(made.status.success());
+    demo_experiment(&a, &out)
+        .failure()
+        .stderr(contains("built from other sources than"))
+        .stderr(contains("main.o is not the file the build recorded"));
+    assert_eq!(std::fs::read(out.join(RESULTS_FILE)).unwrap(), store);
+}
