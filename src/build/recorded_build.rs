@@ -244,7 +244,12 @@ fn no_link_message(command: &[String], cwd: &Path, record_dir: &Path, errors: &[
                  not a program. Build a program that links it.",
             );
         }
-        if seen.contains_key("probe-link") && !seen.contains_key("link") {
+        if seen.contains_key("not-recorded") {
+            msg.push_str(
+                "\n  The shim could not record some calls (each ran as it was): see its errors \
+                 below.",
+            );
+        } else if seen.contains_key("probe-link") && !seen.contains_key("link") {
             msg.push_str("\n  Only configure probes (conftest) linked: did the build itself run?");
         } else if !seen.contains_key("compile") {
             // An up-to-date tree whose Makefile still links feature probes (zstd's

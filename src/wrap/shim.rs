@@ -107,6 +107,9 @@ pub fn run(
         Ok(Plan::Exec(new_args)) => exec(&real, &new_args, &ctx),
         Ok(Plan::Done(code)) => code,
         Err(err) => {
+            // Seen too, so that a build whose only link was not recorded is not said to
+            // have called no tool at all.
+            ctx.log_seen("not-recorded", tool_name, "");
             ctx.log_error(&format!("{tool_name} {args:?}"), &err);
             exec(&real, &args, &ctx)
         }
@@ -458,6 +461,13 @@ fn split_compile(
     args: &[String],
     c: &Classified,
 ) -> Result<Split> {
+    if c.sources.iter().any(|s| s.path == "-") {
+        bail!(
+            "a compile-and-link call reading its source from standard input: not recorded \
+             (the call ran as it was; compile that source with -c first to have its program \
+             randomised)"
+        );
+    }
     if let Some(s) = c
         .sources
         .iter()

@@ -464,3 +464,54 @@ fn experiment_reuses_a_build_only_from_its_own_source_tree() {
         .stderr(contains("main.o is not the file the build recorded"));
     assert_eq!(std::fs::read(out.join(RESULTS_FILE)).unwrap(), store);
 }
+
+/// Attack 16: an object compiled from standard input (`cc -x c -c - -o m1.o < m1.c`) is
+/// compiled through the shim like any other (one section per function), so the build
+/// relinks it; before the fix the call was taken for a version query and the build was
+/// refused with "not compiled through the shim ... make clean". A compile-and-link from
+/// standard input, which cannot be split, runs as it was (the user's program is built) and
+/// the refusal says why, not that the build called no tool.
+#[test]
+fn a_compile_from_standard_input_is_compiled_through_the_shim() {
+    let (_tmp, src) = build_support::fixture("multimodule");
+    let makefile = src.join("Makefile");
+    let text = std::fs::read_to_string(&makefile).unwrap();
+    let rule = "m1.o: m1.c common.h\n\t$(CC) $(CFLAGS) -x c -c - -o $@ < m1.c\n\n%.o:";
+    std::fs::write(&makefile, text.replacen("%.o:", rule, 1)).unwrap();
+    let out = src.join("out");
+    let built = build_support::build(
+        &src,
+        &["--seeds", "2", "--out", out.to_str().unwrap()],
+        &["make"],
+    );
+    build_support::assert_success(&built, "the build with a compile from stdin");
+    let manifest = Manifest::load(&out).unwrap();
+    assert_eq!(manifest.seeds.len(), 2);
+    let achieved = manifest.programs[0].achieved.as_ref().unwrap();
+    assert_eq!(achieved.objects, 8, "{achieved:?}");
+
+    let one = tempfile::tempdir().unwrap();
+    std::fs::write(
+        one.path().join("p.c"),
+        "int f(int x) { return x + 1; }\nint main(void) { return f(-1); }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        one.path().join("Makefile"),
+        "p: p.c\n\tcc -O2 -x c - -o p < p.c\n",
+    )
+    .unwrap();
+    let refused = build_support::build(one.path(), &["--seeds", "1", "--out", "out"], &["make"]);
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        stderr.contains("reading its source from standard input: not recorded"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("saw no compiler"), "{stderr}");
+    assert!(!stderr.contains("compiled nothing"), "{stderr}");
+    assert!(
+        one.path().join("p").is_file(),
+        "the user's build was broken"
+    );
+}
