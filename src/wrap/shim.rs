@@ -50,7 +50,10 @@ impl ShimEnv {
 
     fn log_error(&self, what: &str, err: &anyhow::Error) {
         if let Some(dir) = &self.record_dir {
-            record::append_line(dir, record::ERRORS_LOG, &format!("{what}: {err:#}"));
+            let line = format!("{what}: {err:#}");
+            if let Err(unwritten) = record::append_line(dir, record::ERRORS_LOG, &line) {
+                self.unusable(&format!("{unwritten:#} (logging: {line})"));
+            }
         }
     }
 
@@ -58,7 +61,32 @@ impl ShimEnv {
         if let Some(dir) = &self.record_dir {
             let cwd = std::env::current_dir().unwrap_or_default();
             let line = format!("{kind}\t{tool}\t{output}\t{}", cwd.display());
-            record::append_line(dir, record::SEEN_LOG, &line);
+            if let Err(unwritten) = record::append_line(dir, record::SEEN_LOG, &line) {
+                self.unusable(&format!("{unwritten:#}"));
+            }
+        }
+    }
+
+    /// The record directory cannot be written (`why`): the call goes on unrecorded, as
+    /// every call does, and the build is told once, by the first shim to create the
+    /// marker `layoutrand build` named (each compile of a build is a process of its own).
+    fn unusable(&self, why: &str) {
+        let Some(marker) = std::env::var_os(super::ENV_SHIM_WARNED) else {
+            return;
+        };
+        let created = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&marker);
+        if let Ok(mut file) = created {
+            let _ = std::io::Write::write_all(&mut file, why.as_bytes());
+            let dir = self.record_dir.as_deref().unwrap_or(Path::new(""));
+            crate::diagnostic!(
+                "layoutrand shim: warning: cannot write the build's record in {} ({why}): the \
+                 build goes on, its calls unchanged and unrecorded from here (said once per \
+                 build)",
+                crate::printable::for_terminal(&dir.display().to_string())
+            );
         }
     }
 }

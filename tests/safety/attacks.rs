@@ -515,3 +515,36 @@ fn a_compile_from_standard_input_is_compiled_through_the_shim() {
         "the user's build was broken"
     );
 }
+
+/// The shim's fallback when the record directory cannot be written (here its logs replaced
+/// by folders and its `links` by a file, by the build command itself): the user's build
+/// goes on and succeeds, the shim warns once for the whole build (not once per compile),
+/// and `build` says the record could not be written, not that no tool was called.
+#[test]
+fn an_unusable_record_directory_is_said_once_and_never_fails_the_build() {
+    let (_tmp, src) = build_support::fixture("multimodule");
+    let record = src.join("out/.record");
+    let sabotage = format!(
+        "rm -rf {r}/links {r}/seen.log {r}/errors.log; mkdir {r}/seen.log {r}/errors.log; \
+         touch {r}/links; make",
+        r = record.display()
+    );
+    let mut cmd = layoutrand();
+    let out = cmd
+        .current_dir(&src)
+        .args(["build", "--seeds", "1", "--out", "out", "--", "sh", "-c"])
+        .arg(&sabotage)
+        .output()
+        .unwrap();
+    let said =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "nothing was recorded: {said}");
+    assert!(src.join("multimodule").is_file(), "the user's build failed");
+    let calls = said.matches("layoutrand shim: warning").count();
+    assert_eq!(calls, 1, "the shim's warning, once for 9 calls: {said}");
+    assert!(
+        said.contains("could not be written during the build"),
+        "{said}"
+    );
+    assert!(!said.contains("saw no compiler"), "{said}");
+}
