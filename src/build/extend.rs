@@ -54,18 +54,7 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
 
     let baseline = baseline_as_built(&manifest, &manifest_path, &programs, &out_dir)?;
 
-    let mut notes = Vec::new();
-    let retried: Vec<String> = new_seeds
-        .iter()
-        .filter(|s| manifest.seeds.iter().any(|v| v.seed == Some(**s)))
-        .map(u64::to_string)
-        .collect();
-    if !retried.is_empty() {
-        notes.push(format!(
-            "relinking again the seeds that had failed or lacked a program: {}",
-            retried.join(", ")
-        ));
-    }
+    let notes = retried_note(&manifest, &new_seeds).into_iter().collect();
     if !new_seeds.is_empty() {
         // Out of the manifest before the relinks, whose saves add them back as they finish
         // (a seed listed twice is refused by every reader).
@@ -105,6 +94,22 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
         manifest,
         shim_errors: Vec::new(),
         notes,
+    })
+}
+
+/// The note naming the seeds of `new_seeds` that the manifest already holds (failed, or
+/// lacking a program taken back), if any.
+fn retried_note(manifest: &Manifest, new_seeds: &[u64]) -> Option<String> {
+    let retried: Vec<String> = new_seeds
+        .iter()
+        .filter(|s| manifest.seeds.iter().any(|v| v.seed == Some(**s)))
+        .map(u64::to_string)
+        .collect();
+    (!retried.is_empty()).then(|| {
+        format!(
+            "relinking again the seeds that had failed or lacked a program: {}",
+            retried.join(", ")
+        )
     })
 }
 

@@ -87,6 +87,23 @@ pub fn check(out: &Path, manifest: &Manifest, tree: &Path) -> Result<SameTree> {
     Ok(same)
 }
 
+/// Refuses a build in `out` made from another source tree than `tree` ([`check`]); says so
+/// when nothing is left in the tree to tell (`experiment`'s reuse of a build).
+pub fn reuse_only_from(out: &Path, manifest: &Manifest, tree: &Path) -> Result<()> {
+    let same = check(out, manifest, tree)?;
+    if same.checked == 0 && same.missing > 0 {
+        crate::diagnostic!(
+            "layoutrand experiment: cannot tell whether {} still holds the sources {} was \
+             built from: none of the {} objects its build recorded is there any more (a `make \
+             clean`?); reusing the build",
+            tree.display(),
+            out.join(MANIFEST_FILE).display(),
+            same.missing
+        );
+    }
+    Ok(())
+}
+
 /// `path` canonical, or as it is when it no longer exists (then it differs from every tree
 /// that does).
 fn canonical(path: &Path) -> PathBuf {

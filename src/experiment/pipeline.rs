@@ -447,7 +447,7 @@ fn build(config: &ExperimentConfig, seeds: u32, out: &Path, workdir: &Path) -> R
                 manifest.build_command
             );
         }
-        reuse_only_from(out, manifest, workdir)?;
+        crate::build::source_tree::reuse_only_from(out, manifest, workdir)?;
         if manifest.seeds.len() as u32 >= seeds {
             crate::diagnostic!(
                 "layoutrand experiment: {} already holds {} seeds; not rebuilding",
@@ -467,23 +467,6 @@ fn build(config: &ExperimentConfig, seeds: u32, out: &Path, workdir: &Path) -> R
         ..config.stage_build_args()
     };
     run_stage("build", &args.to_argv(), workdir, &BTreeMap::new())
-}
-
-/// Refuses a build in `out` made from another source tree than `workdir` (see
-/// [`crate::build::source_tree`]); says so when nothing is left in the tree to tell.
-pub(super) fn reuse_only_from(out: &Path, manifest: &Manifest, workdir: &Path) -> Result<()> {
-    let same = crate::build::source_tree::check(out, manifest, workdir)?;
-    if same.checked == 0 && same.missing > 0 {
-        crate::diagnostic!(
-            "layoutrand experiment: cannot tell whether {} still holds the sources {} was \
-             built from: none of the {} objects its build recorded is there any more (a `make \
-             clean`?); reusing the build",
-            workdir.display(),
-            out.join(MANIFEST_FILE).display(),
-            same.missing
-        );
-    }
-    Ok(())
 }
 
 /// Runs the check command against every successfully built binary of every variant; fails

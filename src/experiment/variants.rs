@@ -44,7 +44,7 @@ pub(super) fn build_variants(
                     built.build.build_command
                 );
             }
-            super::pipeline::reuse_only_from(
+            crate::build::source_tree::reuse_only_from(
                 &out.join(&variant.name),
                 &built.build,
                 &config.variant_dir(variant, build_dir),

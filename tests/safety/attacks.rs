@@ -253,7 +253,10 @@ fn a_fifo_as_the_slurm_plan_stalls_no_reader() {
 
 /// The multimodule fixture built with `seeds` seeds into `out`, a directory of the user's
 /// own; returns the copy's temporary root and its source folder.
-fn multimodule_built(out: &Path, seeds: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+pub(crate) fn multimodule_built(
+    out: &Path,
+    seeds: &str,
+) -> (tempfile::TempDir, std::path::PathBuf) {
     let (tmp, src) = build_support::fixture("multimodule");
     let out_arg = out.to_str().unwrap();
     build_support::assert_success(
@@ -318,15 +321,6 @@ fn extend_relinks_a_failed_seed_and_keeps_the_built_ones() {
     assert!(out.join("seed-2/multimodule").is_file());
 }
 
-/// Unmounts a test's small tmpfs however the test ends.
-struct Mount(std::path::PathBuf);
-
-impl Drop for Mount {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("umount").arg(&self.0).status();
-    }
-}
-
 /// Attack 14 on a real full disk: the seeds relinked on a full file system fail with a
 /// message naming the seed's binary (not the temporary work file the write hit) and how to
 /// retry; once space is freed, `--extend` relinks them and keeps the seeds that built.
@@ -334,18 +328,8 @@ impl Drop for Mount {
 #[ignore = "needs root (mounts a tmpfs); run by .ci/run, or: LAYOUTRAND_TEST_ALL=1 bash scripts/test.sh"]
 fn a_full_disk_fails_seeds_by_what_they_write_and_extend_retries_them() {
     let d = tempfile::tempdir().unwrap();
-    let mnt = d.path().join("small");
-    std::fs::create_dir(&mnt).unwrap();
-    let mounted = std::process::Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
-        .arg(&mnt)
-        .status()
-        .is_ok_and(|s| s.success());
-    assert!(
-        mounted,
-        "cannot mount a small tmpfs here: run this test as root"
-    );
-    let _guard = Mount(mnt.clone());
+    let small = SmallTmpfs::mount(d.path());
+    let mnt = small.0.clone();
     let out = mnt.join("out");
     let (_tmp, src) = multimodule_built(&out, "2");
     let built = seeds_of(&out);

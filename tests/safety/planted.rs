@@ -36,13 +36,10 @@ fn untouched(outside: &Path, before: usize) {
 /// any of them is refused before any relink.
 #[test]
 fn extend_refuses_links_planted_at_its_work_merged_and_manifest_paths() {
-    let (_tmp, src) = build_support::fixture("multimodule");
-    let out = src.join("out");
+    let root = tempfile::tempdir().unwrap();
+    let out = root.path().join("out");
     let out_arg = out.to_str().unwrap();
-    build_support::assert_success(
-        &build_support::build(&src, &["--seeds", "1", "--out", out_arg], &["make"]),
-        "the build",
-    );
+    let (_tmp, src) = crate::attacks::multimodule_built(&out, "1");
     let outside = tempfile::tempdir().unwrap();
     let extend =
         || build_support::build(&src, &["--extend", "--seeds", "2", "--out", out_arg], &[]);
