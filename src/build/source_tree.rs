@@ -31,8 +31,9 @@ pub struct SameTree {
 
 /// Checks that the build whose manifest `manifest` is in `out` (its recording in
 /// `out/.record`, absent for `--rebuild`) was made in `tree`; an error naming both trees, or
-/// the first input whose content changed, and what to do.
-pub fn check(out: &Path, manifest: &Manifest, tree: &Path) -> Result<SameTree> {
+/// the first input whose content changed, and what to do. `objects: false` checks the path
+/// only: variants built one after the other in one tree overwrite each other's objects.
+pub fn check(out: &Path, manifest: &Manifest, tree: &Path, objects: bool) -> Result<SameTree> {
     let recorded = canonical(&manifest.build_dir);
     let here = tree
         .canonicalize()
@@ -50,7 +51,7 @@ pub fn check(out: &Path, manifest: &Manifest, tree: &Path) -> Result<SameTree> {
         );
     }
     let record_dir = out.join(RECORD_DIR);
-    if !record_dir.join(record::LINKS_DIR).exists() {
+    if !objects || !record_dir.join(record::LINKS_DIR).exists() {
         return Ok(SameTree {
             checked: 0,
             missing: 0,
@@ -89,8 +90,8 @@ pub fn check(out: &Path, manifest: &Manifest, tree: &Path) -> Result<SameTree> {
 
 /// Refuses a build in `out` made from another source tree than `tree` ([`check`]); says so
 /// when nothing is left in the tree to tell (`experiment`'s reuse of a build).
-pub fn reuse_only_from(out: &Path, manifest: &Manifest, tree: &Path) -> Result<()> {
-    let same = check(out, manifest, tree)?;
+pub fn reuse_only_from(out: &Path, manifest: &Manifest, tree: &Path, objects: bool) -> Result<()> {
+    let same = check(out, manifest, tree, objects)?;
     if same.checked == 0 && same.missing > 0 {
         crate::diagnostic!(
             "layoutrand experiment: cannot tell whether {} still holds the sources {} was \
