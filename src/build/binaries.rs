@@ -184,6 +184,10 @@ fn build_seed(
                     .filter(|o| o.name != program.name)
                     .map(|o| o.name.as_str())
                     .collect();
+                if crate::files::disk_full::is_disk_full(&e) {
+                    errors.push(disk_full_error(&program.name, &path, out_dir));
+                    continue;
+                }
                 errors.push(format!(
                     "program {}: {e:#}{}",
                     program.name,
@@ -193,6 +197,20 @@ fn build_seed(
         }
     }
     (set, errors)
+}
+
+/// A relink that failed for want of space, said as what it was writing (the seed's binary,
+/// not the temporary or work file the error hit) and how to retry: nothing about the
+/// program is wrong, and leaving it out would be the wrong advice.
+fn disk_full_error(program: &str, binary: &Path, out_dir: &Path) -> String {
+    format!(
+        "program {program}: the disk is full (no space left on the file system of {}, or \
+         the quota is used up) while relinking the seed's binary {} and its work files: free \
+         space there, then `layoutrand build --extend` with the same --seeds relinks the \
+         failed seeds",
+        out_dir.display(),
+        binary.display()
+    )
 }
 
 /// How to build without a program that cannot be relinked: `--programs` naming the others

@@ -15,7 +15,7 @@ use super::driver::{finish, relink_seeds};
 use super::options::{BuildOptions, BuildOutcome, RECORD_DIR};
 use super::programs::programs_isolated;
 use super::replay::Program;
-use crate::files::manifest::{BuildMode, Granularity, Manifest, MANIFEST_FILE};
+use crate::files::manifest::{BuildMode, BuildStatus, Granularity, Manifest, MANIFEST_FILE};
 use crate::layout::binary;
 use crate::wrap::record;
 
@@ -33,6 +33,7 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
     let mut manifest = Manifest::load(&out_dir)?;
     let manifest_path = out_dir.join(MANIFEST_FILE);
     check_extensible(&manifest, &manifest_path, opts, asked_granularity)?;
+    let new_seeds = seeds_to_relink(&mut manifest, &opts.seeds);
     let opts = &BuildOptions {
         pad: Some(manifest.pad),
         granularity: manifest.granularity,
@@ -53,14 +54,13 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
 
     let baseline = baseline_as_built(&manifest, &manifest_path, &programs, &out_dir)?;
 
-    let built: BTreeSet<u64> = manifest.seeds.iter().filter_map(|v| v.seed).collect();
-    let new_seeds: Vec<u64> = opts
-        .seeds
-        .iter()
-        .copied()
-        .filter(|s| !built.contains(s))
-        .collect();
+    let notes = retried_note(&manifest, &new_seeds).into_iter().collect();
     if !new_seeds.is_empty() {
+        // Out of the manifest before the relinks, whose saves add them back as they finish
+        // (a seed listed twice is refused by every reader).
+        manifest
+            .seeds
+            .retain(|v| v.seed.is_none_or(|s| !new_seeds.contains(&s)));
         super::projection::projection_of(&manifest.baseline, &out_dir, new_seeds.len(), opts.jobs)
             .check(opts.allow_many_seeds)?;
         let pool = rayon::ThreadPoolBuilder::new()
@@ -93,8 +93,56 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
     Ok(BuildOutcome {
         manifest,
         shim_errors: Vec::new(),
-        notes: Vec::new(),
+        notes,
     })
+}
+
+/// The note naming the seeds of `new_seeds` that the manifest already holds (failed, or
+/// lacking a program taken back), if any.
+fn retried_note(manifest: &Manifest, new_seeds: &[u64]) -> Option<String> {
+    let retried: Vec<String> = new_seeds
+        .iter()
+        .filter(|s| manifest.seeds.iter().any(|v| v.seed == Some(**s)))
+        .map(u64::to_string)
+        .collect();
+    (!retried.is_empty()).then(|| {
+        format!(
+            "relinking again the seeds that had failed or lacked a program: {}",
+            retried.join(", ")
+        )
+    })
+}
+
+/// The seeds of `wanted` to relink, in `wanted`'s order, then any other seed to relink
+/// whole: those the manifest lacks, those it holds as failed, and every seed lacking a
+/// program that was left out because its link failed in every seed (no layout of it was
+/// ever seen: a full disk fails every link alike). Such a program is taken back in
+/// `manifest` (its reason cleared) so that the relinks include it; left out for another
+/// reason (nothing to move), it stays out.
+fn seeds_to_relink(manifest: &mut Manifest, wanted: &[u64]) -> Vec<u64> {
+    let mut retaken = Vec::new();
+    for p in &mut manifest.programs {
+        if p.excluded.is_some() && !p.library && p.distinct_layouts == 0 {
+            p.excluded = None;
+            retaken.push(p.name.clone());
+        }
+    }
+    let ok: BTreeSet<u64> = manifest
+        .seeds
+        .iter()
+        .filter(|v| v.status == BuildStatus::Ok)
+        .filter_map(|v| v.seed)
+        .collect();
+    let mut seeds: Vec<u64> = wanted.iter().copied().filter(|s| !ok.contains(s)).collect();
+    let lacking = manifest.seeds.iter().filter(|v| {
+        v.status == BuildStatus::Ok && retaken.iter().any(|name| v.find(name).is_none())
+    });
+    for seed in lacking.filter_map(|v| v.seed) {
+        if !seeds.contains(&seed) {
+            seeds.push(seed);
+        }
+    }
+    seeds
 }
 
 /// Refuses to extend a build `opts` would make differently: a rebuild-mode one, or one of

@@ -17,6 +17,8 @@
 //!   per-function sections under `module`/`global`);
 //! * [`isolate`]: programs that cannot be randomised left out, distinct layouts counted;
 //! * [`projection`]: the cost of many seeds (SIGINT/SIGTERM keep finished seeds: crate::signals);
+//! * [`source_tree`]: whether a build was made from a given source tree (`experiment`'s
+//!   reuse of one);
 //! * [`summary`]: the closing table; [`toolchain`]: versions for the manifest.
 
 pub mod achieved;
@@ -35,6 +37,7 @@ pub mod projection;
 pub mod rebuild;
 pub mod recorded_build;
 pub mod replay;
+pub mod source_tree;
 pub mod summary;
 pub mod toolchain;
 pub mod variant;

@@ -49,7 +49,17 @@ pub fn run(
             .and_then(|dir| dir.remove_dir_all(name))
             .with_context(|| format!("removing the old record {}", record_dir.display()))?;
     }
-    let env = shim_environment(record_dir, extra_env)?;
+    // Where the first shim that cannot write the record says so (once for the build).
+    let warned = tempfile::Builder::new()
+        .prefix("layoutrand-shim")
+        .tempdir()
+        .context("creating a temporary folder")?;
+    let marker = warned.path().join("unusable");
+    let mut env = shim_environment(record_dir, extra_env)?;
+    env.push((
+        wrap::ENV_SHIM_WARNED.into(),
+        marker.clone().into_os_string(),
+    ));
     let start = Instant::now();
     // SIGINT/SIGTERM kill the build's whole process group (see `signals::Forward`).
     let _signals = signals::catch(Waits::Restart).context("catching SIGINT and SIGTERM")?;
@@ -72,13 +82,24 @@ pub fn run(
     let links = program_links(record_dir)?;
     // What this build recorded is the user's own: a later `--extend` relinks from it.
     record::sign_records(record_dir);
-    let shim_errors: Vec<String> = std::fs::read_to_string(record_dir.join(record::ERRORS_LOG))
+    let mut shim_errors: Vec<String> = std::fs::read_to_string(record_dir.join(record::ERRORS_LOG))
         .map(|t| t.lines().map(str::to_string).collect())
         .unwrap_or_default();
+    let unusable = std::fs::read_to_string(&marker).ok();
+    if let Some(why) = &unusable {
+        shim_errors.insert(
+            0,
+            format!(
+                "the record directory {} could not be written during the build ({why}): the \
+                 calls from then on ran unchanged and unrecorded",
+                record_dir.display()
+            ),
+        );
+    }
     if links.is_empty() {
         bail!(
             "{}",
-            no_link_message(command, cwd, record_dir, &shim_errors)
+            no_link_message(command, cwd, record_dir, &shim_errors, unusable.is_some())
         );
     }
     Ok(RecordedBuild {
@@ -223,13 +244,26 @@ fn read_output(output: std::fs::File, echo: bool) -> Result<VecDeque<String>> {
 }
 
 /// Why nothing can be relinked: what the shim saw instead, and the likely cause.
-fn no_link_message(command: &[String], cwd: &Path, record_dir: &Path, errors: &[String]) -> String {
+/// `unusable`: the shim could not write the record (what it saw is then unknown).
+fn no_link_message(
+    command: &[String],
+    cwd: &Path,
+    record_dir: &Path,
+    errors: &[String],
+    unusable: bool,
+) -> String {
     let seen = record::seen_summary(record_dir);
     let mut msg = format!(
         "the build command `{}` succeeded but no final link of an executable was recorded",
         command.join(" ")
     );
-    if seen.is_empty() {
+    if unusable {
+        msg.push_str(
+            ".\n  The shim could not write the record (see its errors below): its calls ran \
+             unchanged and unrecorded. Make the output directory writable (free space, remove \
+             what replaced its .record folder) and build again.",
+        );
+    } else if seen.is_empty() {
         msg.push_str(
             ".\n  The shim saw no compiler, linker or ar call at all: the build called its tools by \
              absolute path, or had nothing to do (already built? run `make clean` first).",
@@ -244,7 +278,12 @@ fn no_link_message(command: &[String], cwd: &Path, record_dir: &Path, errors: &[
                  not a program. Build a program that links it.",
             );
         }
-        if seen.contains_key("probe-link") && !seen.contains_key("link") {
+        if seen.contains_key("not-recorded") {
+            msg.push_str(
+                "\n  The shim could not record some calls (each ran as it was): see its errors \
+                 below.",
+            );
+        } else if seen.contains_key("probe-link") && !seen.contains_key("link") {
             msg.push_str("\n  Only configure probes (conftest) linked: did the build itself run?");
         } else if !seen.contains_key("compile") {
             // An up-to-date tree whose Makefile still links feature probes (zstd's

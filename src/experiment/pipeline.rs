@@ -381,6 +381,7 @@ fn fetch_source(config: &ExperimentConfig, out: &Path, cwd: &Path) -> Result<Pat
         let dest = out.join("source");
         let unpacked = dest.join("src");
         let marker = dest.join(".layoutrand-fetched");
+        crate::files::confined::refuse_link_at(&marker)?;
         if !marker.exists() {
             stage_header(&format!("fetch Debian source package {package}"));
             let script = write_debian_source_script(out)?;
@@ -403,6 +404,7 @@ fn fetch_source(config: &ExperimentConfig, out: &Path, cwd: &Path) -> Result<Pat
         None => root,
     };
     let prepared = out.join(".layoutrand-prepared");
+    crate::files::confined::refuse_link_at(&prepared)?;
     if !source.prepare.is_empty() && !prepared.exists() {
         stage_header("prepare");
         for argv in &source.prepare {
@@ -445,6 +447,7 @@ fn build(config: &ExperimentConfig, seeds: u32, out: &Path, workdir: &Path) -> R
                 manifest.build_command
             );
         }
+        crate::build::source_tree::reuse_only_from(out, manifest, workdir, true)?;
         if manifest.seeds.len() as u32 >= seeds {
             crate::diagnostic!(
                 "layoutrand experiment: {} already holds {} seeds; not rebuilding",

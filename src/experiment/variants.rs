@@ -44,6 +44,14 @@ pub(super) fn build_variants(
                     built.build.build_command
                 );
             }
+            // The path only: variants may share one tree, each build overwriting the
+            // objects of the one before.
+            crate::build::source_tree::reuse_only_from(
+                &out.join(&variant.name),
+                &built.build,
+                &config.variant_dir(variant, build_dir),
+                false,
+            )?;
             let have = built.build.seeds.len();
             if have as u32 >= seeds {
                 crate::diagnostic!(

@@ -145,6 +145,18 @@ pub fn refuse_links_in(dir: &Path, subdirs: &[&str]) -> Result<()> {
     Ok(())
 }
 
+/// Refuses a symbolic link at `path` (a marker file layoutrand reads by its existence and
+/// then creates): a link there, dangling or not, would be taken for the marker or replaced
+/// behind the user's back. A missing or regular file is fine.
+pub fn refuse_link_at(path: &Path) -> Result<()> {
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => bail!(planted(path)),
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e).with_context(|| format!("cannot inspect {}", path.display())),
+    }
+}
+
 fn planted(at: &Path) -> String {
     format!(
         "{} is a symbolic link: layoutrand writes there and refuses to follow a link out of \

@@ -323,13 +323,17 @@ fn classify_driver(args: &[String]) -> Classified {
             i += 2;
             continue;
         }
-        if a.starts_with('-') {
+        if a.starts_with('-') && a != "-" {
             i += 1;
             continue;
         }
-        // A non-option: a source or a linker input.
+        // A non-option: a source or a linker input. `-` is a source read from standard
+        // input, in the language `-x` gives (the driver refuses it without one; the shim
+        // leaves that refusal to it): `cc -x c -c - -o b.o` compiles like `cc -c b.c`.
         let language = match forced_language {
             Some(Some(l)) => Some((l, true)),
+            Some(None) if a == "-" => Some((Language::OtherSource, true)),
+            None if a == "-" => Some((Language::OtherSource, false)),
             Some(None) | None => language_of(a).map(|l| (l, false)),
         };
         match language {
@@ -385,11 +389,6 @@ impl DriverFlags {
             "-fno-function-sections" => c.function_sections = false,
             "--version" | "-dumpversion" | "-dumpfullversion" | "-dumpmachine" | "-dumpspecs"
             | "--help" | "-###" | "-qversion" => self.info = true,
-            "-" => {
-                // stdin as input: nothing the shim can do with it.
-                c.kind = CallKind::Info;
-                self.info = true;
-            }
             _ => {}
         }
         if a.starts_with("-flto=") && a[6..].chars().all(|ch| ch.is_ascii_digit()) {
@@ -802,7 +801,8 @@ mod tests {
         assert_eq!(driver("-print-file-name=libc.a").kind, CallKind::Info);
         assert_eq!(driver("").kind, CallKind::Info);
         assert_eq!(driver("-lm").kind, CallKind::Info);
-        assert_eq!(driver("-E -").kind, CallKind::Info);
+        // Standard input is an input (issue 34, attack 16): `-E -` preprocesses it.
+        assert_eq!(driver("-E -").kind, CallKind::Preprocess);
         // With inputs too: these print or only show what would run.
         assert_eq!(driver("-### a.c b.c -o p").kind, CallKind::Info);
         assert_eq!(driver("--help a.c -o p").kind, CallKind::Info);
@@ -810,6 +810,38 @@ mod tests {
         assert_eq!(driver("-print-search-dirs a.o").kind, CallKind::Info);
         // `-v` with inputs is a real (verbose) build.
         assert_eq!(driver("-v a.c -o p").kind, CallKind::Link);
+    }
+
+    /// Attack 16 of issue 34: a compile from standard input was taken for a version query,
+    /// so its object lacked one section per function and the link was refused.
+    #[test]
+    fn standard_input_is_a_source_in_the_language_x_gives() {
+        let c = driver("-O2 -x c -c - -o b.o");
+        assert_eq!(c.kind, CallKind::Compile);
+        assert_eq!(c.output_path(), Some("b.o"));
+        assert_eq!(c.sources.len(), 1);
+        let source = &c.sources[0];
+        assert_eq!(
+            (
+                source.path.as_str(),
+                source.language,
+                source.explicit_language
+            ),
+            ("-", Language::C, true)
+        );
+        assert!(c.has_sectioned_source(), "-ffunction-sections is added");
+        assert_eq!(driver("-xc++ -c -").sources[0].language, Language::Cxx);
+        // Without -x the driver refuses it itself: no language, nothing added.
+        let bare = driver("-c - -o b.o");
+        assert_eq!(bare.kind, CallKind::Compile);
+        assert!(!bare.has_sectioned_source());
+        // A compile-and-link from standard input is a link with that source.
+        let link = driver("-x c - -o prog");
+        assert_eq!(link.kind, CallKind::Link);
+        assert_eq!(link.sources[0].path, "-");
+        // Still information calls, and `-o -` still means standard output.
+        assert_eq!(driver("--version -x c -").kind, CallKind::Info);
+        assert_eq!(driver("-x c -c - -o -").kind, CallKind::StdoutOutput);
     }
 
     #[test]

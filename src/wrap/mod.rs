@@ -32,6 +32,10 @@ pub const ENV_RECORD_DIR: &str = "LAYOUTRAND_RECORD_DIR";
 pub const ENV_REAL_PATH: &str = "LAYOUTRAND_REAL_PATH";
 /// The shim directory itself.
 pub const ENV_SHIM_DIR: &str = "LAYOUTRAND_SHIM_DIR";
+/// A file name in a private folder of `layoutrand build` (outside the experiment
+/// directory): the first shim whose record directory is unusable creates it (`O_EXCL`),
+/// warns once for the whole build and leaves its reason there for `build` to report.
+pub const ENV_SHIM_WARNED: &str = "LAYOUTRAND_SHIM_WARNED";
 /// Set for the tools a recorded link runs (collect2 calling `ld`): those pass through.
 pub const ENV_NESTED: &str = "LAYOUTRAND_NESTED";
 

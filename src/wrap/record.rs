@@ -186,14 +186,13 @@ pub fn write_record(record_dir: &Path, record: &LinkRecord) -> Result<PathBuf> {
 
 /// Appends one line to a log in the record directory with a single write (lines of
 /// concurrent shims never interleave).
-pub fn append_line(record_dir: &Path, log: &str, line: &str) {
+pub fn append_line(record_dir: &Path, log: &str, line: &str) -> Result<()> {
     let mut text = line.replace('\n', " ");
     text.push('\n');
-    let opened = crate::files::confined::ExperimentDir::create(record_dir)
-        .and_then(|root| root.open_append(log, "the recording's log"));
-    if let Ok(mut f) = opened {
-        let _ = f.write_all(text.as_bytes());
-    }
+    let mut f = crate::files::confined::ExperimentDir::create(record_dir)
+        .and_then(|root| root.open_append(log, "the recording's log"))?;
+    f.write_all(text.as_bytes())
+        .with_context(|| format!("cannot write {}", record_dir.join(log).display()))
 }
 
 /// Signs every link record of `record_dir` as this user's ([`crate::files::trust`]): called

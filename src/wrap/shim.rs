@@ -50,7 +50,10 @@ impl ShimEnv {
 
     fn log_error(&self, what: &str, err: &anyhow::Error) {
         if let Some(dir) = &self.record_dir {
-            record::append_line(dir, record::ERRORS_LOG, &format!("{what}: {err:#}"));
+            let line = format!("{what}: {err:#}");
+            if let Err(unwritten) = record::append_line(dir, record::ERRORS_LOG, &line) {
+                self.unusable(&format!("{unwritten:#} (logging: {line})"));
+            }
         }
     }
 
@@ -58,7 +61,32 @@ impl ShimEnv {
         if let Some(dir) = &self.record_dir {
             let cwd = std::env::current_dir().unwrap_or_default();
             let line = format!("{kind}\t{tool}\t{output}\t{}", cwd.display());
-            record::append_line(dir, record::SEEN_LOG, &line);
+            if let Err(unwritten) = record::append_line(dir, record::SEEN_LOG, &line) {
+                self.unusable(&format!("{unwritten:#}"));
+            }
+        }
+    }
+
+    /// The record directory cannot be written (`why`): the call goes on unrecorded, as
+    /// every call does, and the build is told once, by the first shim to create the
+    /// marker `layoutrand build` named (each compile of a build is a process of its own).
+    fn unusable(&self, why: &str) {
+        let Some(marker) = std::env::var_os(super::ENV_SHIM_WARNED) else {
+            return;
+        };
+        let created = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&marker);
+        if let Ok(mut file) = created {
+            let _ = std::io::Write::write_all(&mut file, why.as_bytes());
+            let dir = self.record_dir.as_deref().unwrap_or(Path::new(""));
+            crate::diagnostic!(
+                "layoutrand shim: warning: cannot write the build's record in {} ({why}): the \
+                 build goes on, its calls unchanged and unrecorded from here (said once per \
+                 build)",
+                crate::printable::for_terminal(&dir.display().to_string())
+            );
         }
     }
 }
@@ -107,6 +135,9 @@ pub fn run(
         Ok(Plan::Exec(new_args)) => exec(&real, &new_args, &ctx),
         Ok(Plan::Done(code)) => code,
         Err(err) => {
+            // Seen too, so that a build whose only link was not recorded is not said to
+            // have called no tool at all.
+            ctx.log_seen("not-recorded", tool_name, "");
             ctx.log_error(&format!("{tool_name} {args:?}"), &err);
             exec(&real, &args, &ctx)
         }
@@ -458,6 +489,13 @@ fn split_compile(
     args: &[String],
     c: &Classified,
 ) -> Result<Split> {
+    if c.sources.iter().any(|s| s.path == "-") {
+        bail!(
+            "a compile-and-link call reading its source from standard input: not recorded \
+             (the call ran as it was; compile that source with -c first to have its program \
+             randomised)"
+        );
+    }
     if let Some(s) = c
         .sources
         .iter()

@@ -189,33 +189,12 @@ fn budget_stops_between_executions_and_resume_finishes() {
     assert_eq!(read_results(d.path()).unwrap().executions.len(), 6);
 }
 
-/// Unmounts the small tmpfs of the full-disk test however the test ends.
-struct Mount(std::path::PathBuf);
-
-impl Drop for Mount {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("umount").arg(&self.0).status();
-    }
-}
-
 #[test]
 #[ignore = "needs root (mounts a tmpfs); run by .ci/run, or: LAYOUTRAND_TEST_ALL=1 bash scripts/test.sh"]
 fn a_full_disk_is_refused_before_any_execution() {
     let d = tempfile::tempdir().unwrap();
-    let mnt = d.path().join("small");
-    std::fs::create_dir(&mnt).unwrap();
-    let mounted = std::process::Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
-        .arg(&mnt)
-        .stderr(std::process::Stdio::null())
-        .status()
-        .map(|s| s.success())
-        .unwrap_or(false);
-    assert!(
-        mounted,
-        "cannot mount a small tmpfs here (needs CAP_SYS_ADMIN): run this test as root"
-    );
-    let _guard = Mount(mnt.clone());
+    let small = SmallTmpfs::mount(d.path());
+    let mnt = small.0.clone();
     let exp = mnt.join("exp");
     std::fs::create_dir(&exp).unwrap();
     same_binary_experiment(&exp, "faulty", "faulty.c", 0);

@@ -14,6 +14,7 @@ mod attacks;
 mod output;
 mod parsers;
 mod paths;
+mod planted;
 mod store;
 mod trust;
 mod writer;

@@ -7,6 +7,7 @@
 //! tests never touch the real home.
 
 use crate::build_support;
+use crate::planted::refused_by;
 use crate::run_support;
 
 use std::path::Path;
@@ -196,10 +197,7 @@ fn extend_refuses_an_edited_recording_and_a_changed_object() {
     // Attack 5: a planted seed-3 link is not written through.
     let outside = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(outside.path(), out.join("seed-3")).unwrap();
-    let refused = extend("3", &[]);
-    assert!(!refused.status.success());
-    let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert!(stderr.contains("seed-3 is a symbolic link"), "{stderr}");
+    refused_by(extend("3", &[]), &out.join("seed-3"), "is a symbolic link");
     assert_eq!(std::fs::read_dir(outside.path()).unwrap().count(), 0);
     std::fs::remove_file(out.join("seed-3")).unwrap();
 
@@ -228,11 +226,7 @@ fn extend_refuses_an_edited_recording_and_a_changed_object() {
         &format!("\"{tool}\""),
         &format!("\"{}\"", evil.display()),
     );
-    let refused = extend("3", &[]);
-    assert!(!refused.status.success());
-    let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert!(stderr.contains("build --extend refused"), "{stderr}");
-    assert!(stderr.contains(&evil.display().to_string()), "{stderr}");
+    refused_by(extend("3", &[]), &evil, "build --extend refused");
     assert!(!marker.exists(), "the edited tool ran");
     std::fs::write(&record, &text).unwrap();
 
@@ -246,10 +240,7 @@ fn extend_refuses_an_edited_recording_and_a_changed_object() {
     let last = bytes.len() - 1;
     bytes[last] ^= 1;
     std::fs::write(&blob, &bytes).unwrap();
-    let refused = extend("3", &[]);
-    assert!(!refused.status.success());
-    let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert!(stderr.contains("no longer holds the content"), "{stderr}");
+    refused_by(extend("3", &[]), &blob, "no longer holds the content");
     let manifest = layoutrand::files::manifest::Manifest::load(&out).unwrap();
     assert_eq!(manifest.seeds.len(), 2, "a seed was added");
 }

@@ -131,3 +131,31 @@ pub fn run_in(out: impl AsRef<std::ffi::OsStr>) -> assert_cmd::Command {
     c.args(["run", "--out"]).arg(out);
     c
 }
+
+/// A small tmpfs (2 MiB) mounted at `dir/small` for a full-disk test (needs root), unmounted
+/// however the test ends.
+pub struct SmallTmpfs(pub PathBuf);
+
+impl SmallTmpfs {
+    pub fn mount(dir: &Path) -> SmallTmpfs {
+        let mnt = dir.join("small");
+        std::fs::create_dir(&mnt).unwrap();
+        let mounted = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", "size=2m", "tmpfs"])
+            .arg(&mnt)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(
+            mounted,
+            "cannot mount a small tmpfs here (needs CAP_SYS_ADMIN): run this test as root"
+        );
+        SmallTmpfs(mnt)
+    }
+}
+
+impl Drop for SmallTmpfs {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(&self.0).status();
+    }
+}
