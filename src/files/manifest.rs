@@ -261,6 +261,11 @@ pub struct Binary {
     /// their order, their addresses; see `build::as_built`); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub versus_baseline: Option<String>,
+    /// For an as-built binary: what differs beyond the function list, as figures (the
+    /// sections of other sizes; the functions' bytes by kind of difference), the numbers
+    /// behind the end of `versus_baseline`; absent otherwise and in older manifests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_versus_baseline: Option<crate::layout::image::BytesDifference>,
 }
 
 /// The SHA-256 of a file, in lowercase hex: [`Binary::sha256`]. `build` records it and `run`
