@@ -285,66 +285,13 @@ pub fn sha256_of_file(path: &Path) -> Result<String> {
         .collect())
 }
 
-/// How long before a hash is read a file must have last changed for the hash to be kept.
-pub const SETTLED: std::time::Duration = std::time::Duration::from_millis(100);
+pub use super::hash_cache::SETTLED;
 
-/// [`sha256_of_file`], computed again only when the file may have changed: the hash of a
-/// path is kept with the file's identity (device, inode, size, modification and change
-/// times), and reused while that identity is unchanged.
-///
-/// Why: the runner checks a staged binary's hash before every execution, and reading a
-/// program of several MB costs milliseconds each time. Any write to the file, or a
-/// replacement of it, changes its change time (ctime), which no process can set back. The
-/// kernel stamps times from a clock that lags by up to a tick (≤ 10 ms), so a write just
-/// after the read began can carry an earlier ctime: a hash is kept only for a file whose
-/// ctime is at least [`SETTLED`] older than the read began (git's "racy" rule); staging
-/// links the binary afresh at a run's start, so its first executions hash it each time.
+/// [`sha256_of_file`], computed again only when the file may have changed
+/// ([`super::hash_cache`]: the hash kept with the file's identity, carried across our own
+/// staging).
 pub fn sha256_of_file_cached(path: &Path) -> Result<String> {
-    use std::collections::HashMap;
-    use std::os::unix::fs::MetadataExt;
-    use std::sync::Mutex;
-    type Identity = (u64, u64, u64, i64, i64, i64, i64);
-    static KNOWN: Mutex<Option<HashMap<PathBuf, (Identity, String)>>> = Mutex::new(None);
-    let identity = |m: &std::fs::Metadata| -> Identity {
-        let (d, i, s) = (m.dev(), m.ino(), m.size());
-        (
-            d,
-            i,
-            s,
-            m.mtime(),
-            m.mtime_nsec(),
-            m.ctime(),
-            m.ctime_nsec(),
-        )
-    };
-    let began = std::time::SystemTime::now();
-    let before =
-        std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
-    if let Some((known, hash)) = KNOWN
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get_or_insert_with(HashMap::new)
-        .get(path)
-    {
-        if *known == identity(&before) {
-            return Ok(hash.clone());
-        }
-    }
-    let hash = sha256_of_file(path)?;
-    // Kept only if the file did not change while it was read and had settled before.
-    let after =
-        std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let changed = std::time::UNIX_EPOCH
-        + std::time::Duration::new(after.ctime().max(0) as u64, after.ctime_nsec() as u32);
-    let settled = changed + SETTLED <= began;
-    if settled && identity(&after) == identity(&before) {
-        KNOWN
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get_or_insert_with(HashMap::new)
-            .insert(path.to_path_buf(), (identity(&after), hash.clone()));
-    }
-    Ok(hash)
+    super::hash_cache::sha256(path)
 }
 
 impl BinarySet {
