@@ -64,6 +64,23 @@ fn identity(m: &Metadata) -> Identity {
     )
 }
 
+/// The SHA-256 of a file, in lowercase hex: a manifest binary's `sha256`. `build` records it
+/// and `run` checks it before every execution, so a binary replaced after the build is never
+/// measured under another binary's label.
+pub fn sha256_of_file(path: &Path) -> Result<String> {
+    use sha2::Digest;
+    let mut file =
+        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut hasher = sha2::Sha256::new();
+    std::io::copy(&mut file, &mut hasher)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(hasher
+        .finalize()
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
 fn with_known<T>(f: impl FnOnce(&mut HashMap<FileKey, (Identity, String)>) -> T) -> T {
     let mut known = KNOWN.lock().unwrap_or_else(|e| e.into_inner());
     f(known.get_or_insert_with(HashMap::new))
@@ -79,8 +96,8 @@ fn kept(m: &Metadata) -> Option<String> {
     })
 }
 
-/// [`crate::files::manifest::sha256_of_file`], computed again only when the file may have
-/// changed (the module's rules).
+/// [`sha256_of_file`], computed again only when the file may have changed (the module's
+/// rules).
 pub fn sha256(path: &Path) -> Result<String> {
     let began = std::time::SystemTime::now();
     let before =
@@ -88,7 +105,7 @@ pub fn sha256(path: &Path) -> Result<String> {
     if let Some(hash) = kept(&before) {
         return Ok(hash);
     }
-    let hash = crate::files::manifest::sha256_of_file(path)?;
+    let hash = sha256_of_file(path)?;
     HASHED.with(|n| n.set(n.get() + 1));
     // Kept only if the file did not change while it was read and had settled before.
     let after =

@@ -268,24 +268,7 @@ pub struct Binary {
     pub bytes_versus_baseline: Option<crate::layout::image::BytesDifference>,
 }
 
-/// The SHA-256 of a file, in lowercase hex: [`Binary::sha256`]. `build` records it and `run`
-/// checks it before every execution, so a binary replaced after the build is never measured
-/// under another binary's label.
-pub fn sha256_of_file(path: &Path) -> Result<String> {
-    use sha2::Digest;
-    let mut file =
-        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let mut hasher = sha2::Sha256::new();
-    std::io::copy(&mut file, &mut hasher)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
-}
-
-pub use super::hash_cache::SETTLED;
+pub use super::hash_cache::{sha256_of_file, SETTLED};
 
 /// [`sha256_of_file`], computed again only when the file may have changed
 /// ([`super::hash_cache`]: the hash kept with the file's identity, carried across our own
