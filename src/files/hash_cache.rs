@@ -125,13 +125,14 @@ pub fn sha256(path: &Path) -> Result<String> {
 /// carries the hashes kept for those files across it (the module's rules); then returns
 /// what it returned.
 pub fn own_change<T>(paths: &[&Path], operation: impl FnOnce() -> Result<T>) -> Result<T> {
+    // Read-only, and never through a symbolic link.
     let open = |path: &Path| {
-        use std::os::unix::fs::OpenOptionsExt;
-        std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(path)
-            .ok()
+        use nix::fcntl::OFlag;
+        use std::os::fd::FromRawFd;
+        let flags = OFlag::O_RDONLY | OFlag::O_NOFOLLOW | OFlag::O_NONBLOCK | OFlag::O_CLOEXEC;
+        let fd = nix::fcntl::open(path, flags, nix::sys::stat::Mode::empty()).ok()?;
+        // SAFETY: `open` just returned this descriptor, owned by nothing else.
+        Some(unsafe { File::from_raw_fd(fd) })
     };
     // Each file with a valid kept hash, held open so that it is found again once unlinked.
     let before: Vec<(File, Metadata)> = paths
