@@ -61,9 +61,13 @@ pub fn keep(
         b.code = same_code::check(base, &functions).ok();
         b.distance = Some(distance::between(base, &functions));
         let base_path = out_dir.join(binary_label(None)).join(&program.name);
-        let words =
-            compare(&functions, base) + &beyond_functions(own, &functions, &base_path, base);
-        b.versus_baseline = Some(words);
+        let bytes = beyond_functions(own, &functions, &base_path, base);
+        let clause = match &bytes {
+            Ok(d) => crate::report::words::versus_baseline::clause(d),
+            Err(e) => format!("; sections and code bytes not compared ({e})"),
+        };
+        b.versus_baseline = Some(compare(&functions, base) + &clause);
+        b.bytes_versus_baseline = bytes.ok();
         set.add(b, program.is_library());
     }
     Ok(set)
@@ -179,73 +183,30 @@ pub fn compare(own: &[Function], baseline: &[Function]) -> String {
     )
 }
 
-/// What differs beyond the function list (the words to append to [`compare`]'s): the sizes
-/// of the allocated sections, and, when every function is at the same address in both, the
-/// bytes of each function (those that differ only in no-op padding counted apart).
-/// `"; the same section sizes and code bytes"` when nothing does.
+/// What differs beyond the function list: the sizes of the allocated sections, and, when
+/// every function is at the same address in both, the bytes of each function by kind of
+/// difference; `Err` says why the binaries could not be read.
 fn beyond_functions(
     own: &Path,
     own_functions: &[Function],
     base: &Path,
     base_functions: &[Function],
-) -> String {
+) -> Result<image::BytesDifference, String> {
     let (own_image, base_image) = match (Image::read(own), Image::read(base)) {
         (Ok(a), Ok(b)) => (a, b),
-        (Err(e), _) | (_, Err(e)) => {
-            return format!("; sections and code bytes not compared ({e:#})");
-        }
+        (Err(e), _) | (_, Err(e)) => return Err(format!("{e:#}")),
     };
-    let sections = image::section_differences(&base_image, &own_image);
     let same_places = own_functions.len() == base_functions.len()
         && own_functions
             .iter()
             .zip(base_functions)
             .all(|(a, b)| a.address == b.address && a.size == b.size);
-    let code = same_places
-        .then(|| image::code_differences(&base_image, base_functions, &own_image, own_functions));
-    let mut words = String::new();
-    if !sections.is_empty() {
-        words.push_str("; sections: ");
-        words.push_str(&section_words(&sections));
-    }
-    if let Some(code) = code.filter(|c| c.differ > 0) {
-        words.push_str(&format!(
-            "; the bytes of {} of {} functions differ",
-            code.differ, code.compared
-        ));
-        if code.only_nops > 0 {
-            words.push_str(&format!(
-                " ({} of them only in no-op padding)",
-                code.only_nops
-            ));
-        }
-    }
-    if words.is_empty() {
-        return match code {
-            Some(_) => "; the same section sizes and code bytes".to_string(),
-            None => "; the same section sizes".to_string(),
-        };
-    }
-    words
-}
-
-/// `the baseline's .rodata 76 bytes smaller, .foo only in the build's`: each section
-/// difference, the baseline's size against the build's.
-fn section_words(differences: &[image::SectionDifference]) -> String {
-    let words: Vec<String> = differences
-        .iter()
-        .map(|d| match (d.first, d.second) {
-            (Some(base), Some(own)) if base < own => {
-                format!("the baseline's {} {} bytes smaller", d.name, own - base)
-            }
-            (Some(base), Some(own)) => {
-                format!("the baseline's {} {} bytes larger", d.name, base - own)
-            }
-            (Some(_), None) => format!("{} only in the baseline", d.name),
-            _ => format!("{} only in the build's", d.name),
-        })
-        .collect();
-    words.join(", ")
+    Ok(image::BytesDifference {
+        sections: image::section_differences(&base_image, &own_image),
+        code: same_places.then(|| {
+            image::code_differences(&base_image, base_functions, &own_image, own_functions)
+        }),
+    })
 }
 
 #[cfg(test)]

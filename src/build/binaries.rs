@@ -319,5 +319,6 @@ pub fn describe(
         code,
         offsets: Some(offsets::spread(functions)),
         versus_baseline: None,
+        bytes_versus_baseline: None,
     })
 }

@@ -189,6 +189,7 @@ mod tests {
             code: None,
             offsets: None,
             versus_baseline: None,
+            bytes_versus_baseline: None,
         }
     }
 

@@ -531,6 +531,7 @@ fn binary_set(
             code: None,
             offsets: None,
             versus_baseline: None,
+            bytes_versus_baseline: None,
         }],
         libraries: kept,
     })

@@ -263,85 +263,20 @@ pub struct Binary {
     /// their order, their addresses; see `build::as_built`); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub versus_baseline: Option<String>,
+    /// For an as-built binary: what differs beyond the function list, as figures (the
+    /// sections of other sizes; the functions' bytes by kind of difference), the numbers
+    /// behind the end of `versus_baseline`; absent otherwise and in older manifests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_versus_baseline: Option<crate::layout::image::BytesDifference>,
 }
 
-/// The SHA-256 of a file, in lowercase hex: [`Binary::sha256`]. `build` records it and `run`
-/// checks it before every execution, so a binary replaced after the build is never measured
-/// under another binary's label.
-pub fn sha256_of_file(path: &Path) -> Result<String> {
-    use sha2::Digest;
-    let mut file =
-        std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let mut hasher = sha2::Sha256::new();
-    std::io::copy(&mut file, &mut hasher)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(hasher
-        .finalize()
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect())
-}
+pub use super::hash_cache::{sha256_of_file, SETTLED};
 
-/// How long before a hash is read a file must have last changed for the hash to be kept.
-pub const SETTLED: std::time::Duration = std::time::Duration::from_millis(100);
-
-/// [`sha256_of_file`], computed again only when the file may have changed: the hash of a
-/// path is kept with the file's identity (device, inode, size, modification and change
-/// times), and reused while that identity is unchanged.
-///
-/// Why: the runner checks a staged binary's hash before every execution, and reading a
-/// program of several MB costs milliseconds each time. Any write to the file, or a
-/// replacement of it, changes its change time (ctime), which no process can set back. The
-/// kernel stamps times from a clock that lags by up to a tick (≤ 10 ms), so a write just
-/// after the read began can carry an earlier ctime: a hash is kept only for a file whose
-/// ctime is at least [`SETTLED`] older than the read began (git's "racy" rule); staging
-/// links the binary afresh at a run's start, so its first executions hash it each time.
+/// [`sha256_of_file`], computed again only when the file may have changed
+/// ([`super::hash_cache`]: the hash kept with the file's identity, carried across our own
+/// staging).
 pub fn sha256_of_file_cached(path: &Path) -> Result<String> {
-    use std::collections::HashMap;
-    use std::os::unix::fs::MetadataExt;
-    use std::sync::Mutex;
-    type Identity = (u64, u64, u64, i64, i64, i64, i64);
-    static KNOWN: Mutex<Option<HashMap<PathBuf, (Identity, String)>>> = Mutex::new(None);
-    let identity = |m: &std::fs::Metadata| -> Identity {
-        let (d, i, s) = (m.dev(), m.ino(), m.size());
-        (
-            d,
-            i,
-            s,
-            m.mtime(),
-            m.mtime_nsec(),
-            m.ctime(),
-            m.ctime_nsec(),
-        )
-    };
-    let began = std::time::SystemTime::now();
-    let before =
-        std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
-    if let Some((known, hash)) = KNOWN
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .get_or_insert_with(HashMap::new)
-        .get(path)
-    {
-        if *known == identity(&before) {
-            return Ok(hash.clone());
-        }
-    }
-    let hash = sha256_of_file(path)?;
-    // Kept only if the file did not change while it was read and had settled before.
-    let after =
-        std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let changed = std::time::UNIX_EPOCH
-        + std::time::Duration::new(after.ctime().max(0) as u64, after.ctime_nsec() as u32);
-    let settled = changed + SETTLED <= began;
-    if settled && identity(&after) == identity(&before) {
-        KNOWN
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get_or_insert_with(HashMap::new)
-            .insert(path.to_path_buf(), (identity(&after), hash.clone()));
-    }
-    Ok(hash)
+    super::hash_cache::sha256(path)
 }
 
 impl BinarySet {

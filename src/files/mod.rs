@@ -13,6 +13,7 @@ pub mod atomic;
 pub mod cache_model;
 pub mod confined;
 pub mod disk_full;
+pub mod hash_cache;
 pub mod manifest;
 pub mod metric;
 pub mod output;

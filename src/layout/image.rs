@@ -10,6 +10,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use object::{Object, ObjectSection, SectionFlags};
+use serde::{Deserialize, Serialize};
 
 use super::binary::Function;
 
@@ -28,26 +29,44 @@ struct Section {
     file_range: Option<(u64, u64)>,
 }
 
-/// An allocated section whose size differs between two binaries, or that only one has.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// An allocated section whose size differs between a baseline and the build's own binary,
+/// or that only one has.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SectionDifference {
     /// The section's name (sizes of sections of the same name added up).
     pub name: String,
-    /// Its size in the first binary (`None`: it has none).
-    pub first: Option<u64>,
-    /// Its size in the second binary (`None`: it has none).
-    pub second: Option<u64>,
+    /// Its size in the baseline, in bytes (`None`: it has none).
+    pub baseline: Option<u64>,
+    /// Its size in the build's own binary, in bytes (`None`: it has none).
+    pub as_built: Option<u64>,
 }
 
-/// How many functions of two binaries hold other bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// How many functions of two binaries hold other bytes, by kind of difference.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct CodeDifferences {
     /// Functions compared (pairs of the same name and size).
     pub compared: usize,
     /// Of those, how many hold other bytes.
     pub differ: usize,
     /// Of those that differ, how many differ only in x86 no-op instructions (padding).
-    pub only_nops: usize,
+    pub padding_only: usize,
+    /// Of those that differ, how many differ only in the 4-byte operands of PC-relative
+    /// instructions (see [`only_displacements`]): the same instructions reaching code or data
+    /// laid out elsewhere.
+    pub displacements_only: usize,
+    /// The names of the others: a difference in the instructions themselves.
+    pub other: Vec<String>,
+}
+
+/// What two binaries with the same functions hold otherwise: the allocated sections of
+/// other sizes and, when every function is at the same address in both, their bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct BytesDifference {
+    /// The allocated sections that differ in size or exist in one only, in name order.
+    pub sections: Vec<SectionDifference>,
+    /// The functions' bytes compared (`None`: not every function is at the same address, so
+    /// their bytes were not compared).
+    pub code: Option<CodeDifferences>,
 }
 
 impl Image {
@@ -114,10 +133,10 @@ impl Image {
     }
 }
 
-/// The allocated sections of `first` and `second` that differ in size or exist in one only,
-/// in name order.
-pub fn section_differences(first: &Image, second: &Image) -> Vec<SectionDifference> {
-    let (a, b) = (first.section_sizes(), second.section_sizes());
+/// The allocated sections of `baseline` and `own` (the build's binary) that differ in size
+/// or exist in one only, in name order.
+pub fn section_differences(baseline: &Image, own: &Image) -> Vec<SectionDifference> {
+    let (a, b) = (baseline.section_sizes(), own.section_sizes());
     let mut names: Vec<&str> = a.keys().chain(b.keys()).copied().collect();
     names.sort_unstable();
     names.dedup();
@@ -127,8 +146,8 @@ pub fn section_differences(first: &Image, second: &Image) -> Vec<SectionDifferen
             let (x, y) = (a.get(name).copied(), b.get(name).copied());
             (x != y).then(|| SectionDifference {
                 name: name.to_string(),
-                first: x,
-                second: y,
+                baseline: x,
+                as_built: y,
             })
         })
         .collect()
@@ -152,14 +171,74 @@ pub fn code_differences(
             continue;
         };
         d.compared += 1;
-        if x != y {
-            d.differ += 1;
-            if without_nops(x) == without_nops(y) {
-                d.only_nops += 1;
-            }
+        if x == y {
+            continue;
+        }
+        d.differ += 1;
+        if without_nops(x) == without_nops(y) {
+            d.padding_only += 1;
+        } else if only_displacements(x, y) {
+            d.displacements_only += 1;
+        } else {
+            d.other.push(f.name.clone());
         }
     }
     d
+}
+
+/// Whether `x` and `y` (one function's bytes in two binaries) differ only inside the 4-byte
+/// operands of PC-relative instructions: every differing byte lies in a field that, in both,
+/// follows a `call`/`jmp` rel32 (`e8`, `e9`), a `jcc` rel32 (`0f 80`..`0f 8f`) or a ModRM
+/// byte of RIP-relative addressing (mod 00, r/m 101) after a memory-operand opcode (Intel
+/// SDM vol. 2A, 2.2.1.6 "RIP-Relative Addressing"). A byte-pattern test, not a decoder: an
+/// immediate operand that happens to follow such bytes would be taken for a displacement,
+/// so the test asks the pattern of both sides and at the same place; anything it cannot
+/// place is a difference in code.
+pub fn only_displacements(x: &[u8], y: &[u8]) -> bool {
+    if x.len() != y.len() {
+        return false;
+    }
+    let field_at =
+        |k: usize| k + 4 <= x.len() && displacement_field(x, k) && displacement_field(y, k);
+    let mut covered_to = 0;
+    for i in (0..x.len()).filter(|&i| x[i] != y[i]) {
+        if i < covered_to {
+            continue;
+        }
+        match (i.saturating_sub(3)..=i).find(|&k| k >= covered_to && field_at(k)) {
+            Some(k) => covered_to = k + 4,
+            None => return false,
+        }
+    }
+    true
+}
+
+/// One-byte opcodes that take a ModRM memory operand and are common in compiled code
+/// (`mov`, `lea`, `movslq`, arithmetic, `cmp`, `test`, `xchg`, group 1/2/3/5 forms).
+const MODRM_OPCODES: [u8; 34] = [
+    0x01, 0x03, 0x09, 0x0b, 0x21, 0x23, 0x29, 0x2b, 0x31, 0x33, 0x38, 0x39, 0x3a, 0x3b, 0x63, 0x80,
+    0x81, 0x83, 0x84, 0x85, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8d, 0xc6, 0xc7, 0xd1, 0xf6, 0xf7, 0xfe,
+    0xff, 0x11,
+];
+
+/// Two-byte (`0f xx`) opcodes that take a ModRM memory operand and are common in compiled
+/// code (SSE moves and arithmetic, `movzx`/`movsx`, `imul`, `cmovcc`, `ucomis`).
+const MODRM_OPCODES_0F: [u8; 29] = [
+    0x10, 0x11, 0x12, 0x13, 0x16, 0x17, 0x28, 0x29, 0x2a, 0x2e, 0x2f, 0x51, 0x54, 0x57, 0x58, 0x59,
+    0x5a, 0x5c, 0x5e, 0x6e, 0x6f, 0x7e, 0x7f, 0xaf, 0xb6, 0xb7, 0xbe, 0xbf, 0xd6,
+];
+
+/// Whether the 4 bytes at `k` of `code` are, by the bytes before them, a PC-relative
+/// operand ([`only_displacements`]).
+fn displacement_field(code: &[u8], k: usize) -> bool {
+    let before = |n: usize| k.checked_sub(n).map(|i| code[i]);
+    let rel32 = matches!(before(1), Some(0xe8 | 0xe9))
+        || (before(2) == Some(0x0f) && before(1).is_some_and(|b| b & 0xf0 == 0x80));
+    let rip_modrm = before(1).is_some_and(|m| m & 0xc7 == 0x05);
+    let memory_opcode = before(2).is_some_and(|o| MODRM_OPCODES.contains(&o))
+        || (before(3) == Some(0x0f)
+            && before(2).is_some_and(|o| MODRM_OPCODES_0F.contains(&o) || o & 0xf0 == 0x40));
+    rel32 || (rip_modrm && memory_opcode)
 }
 
 /// The x86 no-op instructions assemblers use for padding (Intel SDM vol. 2B, "NOP": the
@@ -224,5 +303,32 @@ mod tests {
         assert_ne!(without_nops(&c), without_nops(&d));
         // A lone 66 prefix that starts no no-op stays.
         assert_eq!(without_nops(&[0x66, 0x89, 0xc8]), [0x66, 0x89, 0xc8]);
+    }
+
+    #[test]
+    fn displacements_are_told_from_code() {
+        // call rel32; mov 0x...(%rip),%eax; ret — then the same with other targets.
+        let a = [0xe8, 1, 2, 3, 4, 0x8b, 0x05, 0x10, 0, 0, 0, 0xc3];
+        let b = [0xe8, 9, 2, 3, 0, 0x8b, 0x05, 0x20, 0, 0, 0, 0xc3];
+        assert!(only_displacements(&a, &b));
+        // jne rel32 with another target.
+        assert!(only_displacements(
+            &[0x0f, 0x85, 1, 0, 0, 0],
+            &[0x0f, 0x85, 2, 0, 0, 0]
+        ));
+        // add $imm32,%eax (05 imm32) is not RIP-relative: no memory opcode before the 05.
+        assert!(!only_displacements(
+            &[0x90, 0x05, 1, 0, 0, 0],
+            &[0x90, 0x05, 2, 0, 0, 0]
+        ));
+        // Another instruction (ret against int3) is code, as is another length.
+        let c = [0xe8, 1, 2, 3, 4, 0xc3];
+        assert!(!only_displacements(&c, &[0xe8, 1, 2, 3, 4, 0xcc]));
+        assert!(!only_displacements(&c, &c[..5]));
+        // A difference just past the operand is not covered by it.
+        assert!(!only_displacements(
+            &[0xe9, 1, 0, 0, 0, 0x01],
+            &[0xe9, 2, 0, 0, 0, 0x02]
+        ));
     }
 }

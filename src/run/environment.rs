@@ -103,8 +103,15 @@ pub fn stage_binary(source: &Path, fixed: &Path) -> Result<()> {
     // The staging directory is checked real before any execution (preflight); its `bin`
     // or `lib` is made here without following a link.
     let (dir, name) = crate::files::confined::make_parent_of(fixed)?;
-    dir.link_or_copy_in(source, name)
-        .with_context(|| format!("cannot stage {} as {}", source.display(), fixed.display()))
+    // The link and the unlink of the binary it replaces change both files' ctime: the
+    // hashes kept for them are carried across (a copy is a new file, hashed anew).
+    // The source's hash is kept before its first link (built earlier, it has settled): the
+    // check after staging then reads it from the cache.
+    let _ = crate::files::hash_cache::sha256(source);
+    crate::files::hash_cache::own_change(&[source, fixed], || {
+        dir.link_or_copy_in(source, name)
+            .with_context(|| format!("cannot stage {} as {}", source.display(), fixed.display()))
+    })
 }
 
 /// Sets `personality(ADDR_NO_RANDOMIZE)` on the calling process (what `setarch -R` does).
@@ -171,6 +178,50 @@ mod tests {
             "A",
             "source left intact"
         );
+    }
+
+    /// Two binaries staged in turn at one fixed path, as an interleaved run does before each
+    /// execution: once each has been hashed, checking the staged file reads no file again,
+    /// although every staging links one and unlinks the other (both files' ctime changes).
+    /// A binary rewritten after its staging (same size, same inode) is hashed anew and
+    /// found to be another.
+    #[test]
+    fn staging_keeps_the_hashes_and_a_later_change_is_hashed_anew() {
+        use crate::files::hash_cache::files_hashed_by_this_thread as hashed;
+        use crate::files::manifest::{sha256_of_file, sha256_of_file_cached};
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::write(&a, "binary A").unwrap();
+        std::fs::write(&b, "binary B").unwrap();
+        let (hash_a, hash_b) = (sha256_of_file(&a).unwrap(), sha256_of_file(&b).unwrap());
+        std::fs::create_dir(dir.path().join(STAGING_DIR)).unwrap();
+        let fixed = fixed_binary_path(dir.path(), "prog");
+        // As a build's binaries are by the time a run stages them: settled.
+        std::thread::sleep(crate::files::hash_cache::SETTLED * 2);
+        let start = hashed();
+        for (source, hash) in [(&a, &hash_a), (&b, &hash_b)] {
+            stage_binary(source, &fixed).unwrap();
+            assert_eq!(&sha256_of_file_cached(&fixed).unwrap(), hash);
+        }
+        assert_eq!(
+            hashed() - start,
+            2,
+            "each binary read once, at its first staging"
+        );
+        for _ in 0..3 {
+            for (source, hash) in [(&a, &hash_a), (&b, &hash_b)] {
+                stage_binary(source, &fixed).unwrap();
+                assert_eq!(&sha256_of_file_cached(&fixed).unwrap(), hash);
+            }
+        }
+        assert_eq!(hashed() - start, 2, "later stagings read from the cache");
+        stage_binary(&a, &fixed).unwrap();
+        // Rewritten in place by someone else: same inode, same size, other contents.
+        std::fs::write(&fixed, "binary C").unwrap();
+        let now = sha256_of_file_cached(&fixed).unwrap();
+        assert_eq!(hashed() - start, 3, "the changed file is read again");
+        assert_ne!(now, hash_a, "and found to be another binary");
+        assert_eq!(now, sha256_of_file(&a).unwrap());
     }
 
     #[test]

@@ -118,8 +118,8 @@ const NOPS: [&[u8]; 4] = [
 /// The build's own binary after the build changed it, as a post-link step may: the line
 /// comparing it with the baseline says what differs beyond the same functions, order and
 /// addresses. One function's no-op instruction replaced by one-byte nops, another
-/// function's first byte changed: "the bytes of 2 of N functions differ (1 of them only in
-/// no-op padding)"; an allocated section added by objcopy: "sections: .lrtest only in the
+/// function's first byte changed: "the bytes of 2 of N functions differ: 1 only in no-op
+/// padding, 1 in their instructions (NAME)"; an allocated section added by objcopy: "sections: .lrtest only in the
 /// build's".
 #[test]
 fn what_differs_beyond_the_functions_places_is_said() {
@@ -185,8 +185,9 @@ fn what_differs_beyond_the_functions_places_is_said() {
     assert!(
         stdout.contains(&format!(
             "baseline vs as built: program multimodule: the build's own binary's layout: same \
-             {n} functions, order and addresses; the bytes of 2 of {n} functions differ (1 of \
-             them only in no-op padding)\n"
+             {n} functions, order and addresses; the bytes of 2 of {n} functions differ: 1 \
+             only in no-op padding, 1 in their instructions ({})\n",
+            changed.name
         )),
         "{stdout}"
     );
@@ -210,4 +211,70 @@ fn what_differs_beyond_the_functions_places_is_said() {
         )),
         "{stdout}"
     );
+}
+
+/// A program compiled twice from C with only its data laid out otherwise (a larger read-only
+/// table before the variables): its functions keep their addresses and instructions, and
+/// their references to the data move, so every function that differs differs only in
+/// PC-relative displacements; the same program with one instruction changed has that
+/// function named as a difference in its instructions.
+#[test]
+fn a_data_layout_change_differs_only_in_displacements() {
+    use layoutrand::layout::binary;
+    use layoutrand::layout::image::{code_differences, section_differences, Image};
+    let tmp = tempfile::tempdir().unwrap();
+    let compile = |name: &str, table: usize, extra: &str| {
+        let src = tmp.path().join(format!("{name}.c"));
+        std::fs::write(
+            &src,
+            format!(
+                "static volatile int counter;\n\
+                 static const char table[{table}] = {{1, 2, 3}};\n\
+                 __attribute__((noinline)) int look(int i) {{ return table[i & 3] + counter{extra}; }}\n\
+                 int main(int argc, char **argv) {{ (void)argv; counter = argc; return look(argc); }}\n"
+            ),
+        )
+        .unwrap();
+        let out = tmp.path().join(name);
+        let ok = std::process::Command::new("cc")
+            .args(["-O2", "-o"])
+            .arg(&out)
+            .arg(&src)
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "cc {name}");
+        let functions = binary::functions(&out).unwrap();
+        (Image::read(&out).unwrap(), functions)
+    };
+    let (base, base_functions) = compile("small", 16, "");
+    let (moved, moved_functions) = compile("large", 4096, "");
+    let (changed, changed_functions) = compile("changed", 16, " * 3");
+    let places = |fs: &[binary::Function]| -> Vec<(String, u64, u64)> {
+        fs.iter()
+            .map(|f| (f.name.clone(), f.address, f.size))
+            .collect()
+    };
+    assert_eq!(places(&base_functions), places(&moved_functions));
+    let d = code_differences(&base, &base_functions, &moved, &moved_functions);
+    assert_eq!(d.compared, base_functions.len(), "{d:?}");
+    assert!(d.differ >= 2, "look and main reach the data: {d:?}");
+    assert_eq!(d.displacements_only, d.differ, "{d:?}");
+    assert!(d.other.is_empty() && d.padding_only == 0, "{d:?}");
+    let sections = section_differences(&base, &moved);
+    let rodata = sections
+        .iter()
+        .find(|s| s.name == ".rodata")
+        .expect("{sections:?}");
+    // The table grows by 4080 bytes; the section's alignment may round it up a little.
+    let grown = rodata.as_built.unwrap() - rodata.baseline.unwrap();
+    assert!((4080..4080 + 64).contains(&grown), "{sections:?}");
+    if places(&base_functions) == places(&changed_functions) {
+        let d = code_differences(&base, &base_functions, &changed, &changed_functions);
+        assert_eq!(d.other, ["look"], "{d:?}");
+    } else {
+        // Another size moves the functions after it: the comparison pairs by name and size.
+        let look = |fs: &[binary::Function]| fs.iter().find(|f| f.name == "look").unwrap().size;
+        assert_ne!(look(&base_functions), look(&changed_functions));
+    }
 }

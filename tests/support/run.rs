@@ -70,6 +70,7 @@ pub fn experiment(dir: &Path, sets: &[TestBinarySet]) -> Manifest {
                 code: None,
                 offsets: None,
                 versus_baseline: None,
+                bytes_versus_baseline: None,
             });
         }
         built.push(BinarySet {

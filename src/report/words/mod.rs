@@ -12,6 +12,7 @@ pub mod sensitivity;
 pub mod shift;
 pub mod summary;
 pub mod variance_split;
+pub mod versus_baseline;
 
 use crate::analysis::report::model::Report;
 use crate::analysis::vocabulary::Thresholds;

@@ -1,0 +1,129 @@
+//! "What differs between the baseline and the binary your build made, beyond the function
+//! list?" in words: the allocated sections of other sizes and the kinds of byte differences
+//! of the functions ([`crate::layout::image::BytesDifference`], measured by
+//! [`crate::build::as_built`]), as the clause the build appends to its comparison of the
+//! function lists.
+
+use crate::layout::image::{BytesDifference, CodeDifferences, SectionDifference};
+
+/// How many names of functions that differ in code the sentence quotes.
+const NAMES_QUOTED: usize = 8;
+
+/// The clause, starting with `"; "`: the sections, then the functions' bytes by kind;
+/// `"; the same section sizes and code bytes"` when nothing differs (`"; the same section
+/// sizes"` when the bytes were not compared).
+pub fn clause(d: &BytesDifference) -> String {
+    let mut words = String::new();
+    if !d.sections.is_empty() {
+        words.push_str("; sections: ");
+        words.push_str(&sections(&d.sections));
+    }
+    if let Some(code) = d.code.as_ref().filter(|c| c.differ > 0) {
+        words.push_str("; ");
+        words.push_str(&code_words(code));
+    }
+    if words.is_empty() {
+        return match d.code {
+            Some(_) => "; the same section sizes and code bytes".to_string(),
+            None => "; the same section sizes".to_string(),
+        };
+    }
+    words
+}
+
+/// `the baseline's .rodata 76 bytes smaller, .foo only in the build's`: each section
+/// difference, the baseline's size against the build's.
+fn sections(differences: &[SectionDifference]) -> String {
+    let words: Vec<String> = differences
+        .iter()
+        .map(|d| match (d.baseline, d.as_built) {
+            (Some(base), Some(own)) if base < own => {
+                format!("the baseline's {} {} bytes smaller", d.name, own - base)
+            }
+            (Some(base), Some(own)) => {
+                format!("the baseline's {} {} bytes larger", d.name, base - own)
+            }
+            (Some(_), None) => format!("{} only in the baseline", d.name),
+            _ => format!("{} only in the build's", d.name),
+        })
+        .collect();
+    words.join(", ")
+}
+
+/// `the bytes of 4 of 201 functions differ: 3 only in PC-relative displacements (same
+/// instructions, other targets), 1 in their instructions (main)`: each kind with a count.
+fn code_words(code: &CodeDifferences) -> String {
+    let mut kinds = Vec::new();
+    if code.displacements_only > 0 {
+        kinds.push(format!(
+            "{} only in PC-relative displacements (same instructions, other targets)",
+            code.displacements_only
+        ));
+    }
+    if code.padding_only > 0 {
+        kinds.push(format!("{} only in no-op padding", code.padding_only));
+    }
+    if !code.other.is_empty() {
+        let shown: Vec<&str> = code
+            .other
+            .iter()
+            .take(NAMES_QUOTED)
+            .map(String::as_str)
+            .collect();
+        let more = if code.other.len() > shown.len() {
+            ", ..."
+        } else {
+            ""
+        };
+        kinds.push(format!(
+            "{} in their instructions ({}{more})",
+            code.other.len(),
+            shown.join(", ")
+        ));
+    }
+    format!(
+        "the bytes of {} of {} functions differ: {}",
+        code.differ,
+        code.compared,
+        kinds.join(", ")
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_kind_is_counted_and_code_differences_are_named() {
+        let d = BytesDifference {
+            sections: vec![SectionDifference {
+                name: ".rodata".into(),
+                baseline: Some(924),
+                as_built: Some(1000),
+            }],
+            code: Some(CodeDifferences {
+                compared: 201,
+                differ: 4,
+                padding_only: 1,
+                displacements_only: 2,
+                other: vec!["main".into()],
+            }),
+        };
+        assert_eq!(
+            clause(&d),
+            "; sections: the baseline's .rodata 76 bytes smaller; the bytes of 4 of 201 \
+             functions differ: 2 only in PC-relative displacements (same instructions, other \
+             targets), 1 only in no-op padding, 1 in their instructions (main)"
+        );
+        let same = BytesDifference {
+            sections: vec![],
+            code: Some(CodeDifferences {
+                compared: 5,
+                ..Default::default()
+            }),
+        };
+        assert_eq!(clause(&same), "; the same section sizes and code bytes");
+        let unplaced = BytesDifference::default();
+        assert_eq!(clause(&unplaced), "; the same section sizes");
+    }
+}
