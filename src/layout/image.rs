@@ -31,7 +31,7 @@ struct Section {
 
 /// An allocated section whose size differs between a baseline and the build's own binary,
 /// or that only one has.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SectionDifference {
     /// The section's name (sizes of sections of the same name added up).
     pub name: String,
@@ -42,7 +42,7 @@ pub struct SectionDifference {
 }
 
 /// How many functions of two binaries hold other bytes, by kind of difference.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CodeDifferences {
     /// Functions compared (pairs of the same name and size).
     pub compared: usize,
@@ -60,7 +60,7 @@ pub struct CodeDifferences {
 
 /// What two binaries with the same functions hold otherwise: the allocated sections of
 /// other sizes and, when every function is at the same address in both, their bytes.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BytesDifference {
     /// The allocated sections that differ in size or exist in one only, in name order.
     pub sections: Vec<SectionDifference>,
