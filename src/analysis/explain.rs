@@ -101,6 +101,11 @@ pub struct Suspect {
     pub suggestion: Option<String>,
 }
 
+/// The level of a stored confirmation that does not record one.
+fn default_confidence() -> f64 {
+    0.95
+}
+
 /// The confirmation of one suspect.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Confirmation {
@@ -126,6 +131,10 @@ pub struct Confirmation {
     pub ratio: f64,
     /// Its interval (paired Fieller); `None` when unbounded or not computable.
     pub ci: Option<Interval>,
+    /// The confidence level of `ci` and of the verdict (`--confidence`; 0.95 in
+    /// explanations stored before it was recorded, the only level they could have).
+    #[serde(default = "default_confidence")]
+    pub confidence: f64,
     /// The engine's verdict on the ratio (the pair analysis at `--confidence`, 95 %, and
     /// the relevance threshold `--negligible`, 1 %): `detected` (a relevant change),
     /// `negligible` (detected, within the threshold), `not_detected` (no relevant change:

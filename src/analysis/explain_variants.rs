@@ -256,6 +256,7 @@ mod tests {
             moved_with: Vec::new(),
             ratio: if confirmed { 1.5 } else { 1.0 },
             ci: None,
+            confidence: 0.95,
             verdict: if confirmed {
                 Verdict::Detected
             } else {

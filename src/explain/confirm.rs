@@ -149,6 +149,7 @@ pub fn confirm(screened: &Screened, suspect: &Suspect, index: usize) -> Result<C
         moved_with: moved_with.into_iter().collect(),
         ratio,
         ci,
+        confidence: screened.thresholds.confidence,
         verdict,
         confirmed,
         dir: rel.display().to_string(),

@@ -31,9 +31,11 @@ fn doctor_prints_its_verdict_and_a_noise_figure_with_the_matching_exit_code() {
     assert_eq!(calibration["executions"], 3);
     assert_eq!(calibration["live_iterations"], 1);
     let cv = calibration["cv_between_executions"].as_f64().unwrap();
+    // Positive and finite; not small: the suite runs test crates side by side on two cores,
+    // and one execution slowed threefold by a neighbour gives a CV above 1 (CI saw 1.06).
     assert!(
-        cv > 0.0 && cv < 1.0,
-        "executions of a real loop differ a little: {cv}"
+        cv > 0.0 && cv < 5.0,
+        "executions of a real loop differ, by a sane amount: {cv}"
     );
     assert!(
         json["counts"]["executions_to_detect"].is_u64()

@@ -5,7 +5,7 @@
 use crate::analysis::explain::Explanation;
 use crate::analysis::explain::{Confirmation, Finding, Suspect};
 use crate::analysis::explain_variants::{AcrossVariants, VariantExplanations, VariantStatus};
-use crate::analysis::numfmt::{p_value, percent, percent_bounds, sig};
+use crate::analysis::numfmt::{level, p_value, percent, percent_bounds, sig};
 use crate::analysis::vocabulary::Verdict;
 use crate::layout::demangle::demangle;
 use crate::layout::features::Feature;
@@ -490,7 +490,8 @@ fn offset_name(f: Feature, line: u64) -> String {
     }
 }
 
-/// "confirmed by 10 targeted relinks: 50.0 % higher with the feature (95 % CI …)".
+/// "confirmed by 10 targeted relinks: 50.0 % higher with the feature (95 % CI …)", at the
+/// level the confirmation was computed at.
 pub(super) fn confirmation(e: &Explanation, k: &Confirmation) -> String {
     let words = if k.confirmed {
         "confirmed"
@@ -502,7 +503,7 @@ pub(super) fn confirmation(e: &Explanation, k: &Confirmation) -> String {
     let interval = match &k.ci {
         Some(ci) => {
             let (lo, hi) = percent_bounds(ci.lower - 1.0, ci.upper - 1.0, 2);
-            format!("95 % CI of the change {lo} to {hi}")
+            format!("{} CI of the change {lo} to {hi}", level(k.confidence))
         }
         None => "no bounded interval".to_string(),
     };
@@ -674,12 +675,25 @@ mod tests {
             moved_with: Vec::new(),
             ratio: 1.5,
             ci: None,
+            confidence: 0.95,
             verdict: Verdict::Detected,
             confirmed: true,
             dir: "explain/confirm-0".into(),
             pairs: Vec::new(),
         };
         assert!(confirmation(&e, &k).contains("(moved alone by 16 bytes;"));
+        // The interval is said at the level it was computed at (`--confidence 99%`).
+        k.ci = Some(crate::analysis::effect::Interval {
+            lower: 1.2,
+            upper: 1.8,
+        });
+        k.confidence = 0.99;
+        let text = confirmation(&e, &k);
+        assert!(
+            text.contains("99 % CI of the change") && !text.contains("95 %"),
+            "{text}"
+        );
+        k.ci = None;
         k.bytes = vec![16, 48, 32];
         assert!(confirmation(&e, &k).contains("(moved alone by 16 to 48 bytes;"));
     }

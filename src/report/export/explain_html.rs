@@ -134,8 +134,9 @@ fn row(e: &Explanation, rank: usize, c: &Suspect) -> Vec<String> {
                 None => "unbounded".to_string(),
             };
             format!(
-                "ratio {} (95 % CI {ci}), {}: {}",
+                "ratio {} ({} CI {ci}), {}: {}",
                 sig(k.ratio, 4),
+                crate::analysis::numfmt::level(k.confidence),
                 k.verdict.word(),
                 if k.confirmed {
                     "confirmed"
