@@ -195,7 +195,7 @@ fn layout_test(table: &ExecutionTable) -> Result<LayoutTest, StatsError> {
 fn outlying_executions(table: &ExecutionTable) -> Vec<(usize, usize, f64)> {
     let positive = table.values.iter().flatten().all(|v| *v > 0.0);
     let residuals = median_polish_residuals(&log_scale(&table.values), table.blocked);
-    outlying_cells(&residuals, SET_ASIDE_CUT, most_set_aside(table))
+    let cells = outlying_cells(&residuals, SET_ASIDE_CUT, most_set_aside(table))
         .into_iter()
         .map(|c| {
             let deviation = if positive {
@@ -208,6 +208,25 @@ fn outlying_executions(table: &ExecutionTable) -> Vec<(usize, usize, f64)> {
         })
         // Without the log scale a fit of 0 gives no relative deviation: keep the execution.
         .filter(|(_, _, d)| d.is_finite())
+        .collect();
+    none_of_an_emptied_binary(cells, table)
+}
+
+/// What [`outlying_executions`] keeps of `cells`: none of a binary whose every execution
+/// was found outlying. With two executions per binary the robust fit's residuals of a row are
+/// equal and opposite, so both cross the cut together and neither can be told to be the
+/// disturbed one; setting both aside would leave the binary without data (the demo's
+/// deterministic I1 misses did, and the test failed with "a group is empty").
+fn none_of_an_emptied_binary(
+    cells: Vec<(usize, usize, f64)>,
+    table: &ExecutionTable,
+) -> Vec<(usize, usize, f64)> {
+    let emptied: Vec<usize> = (0..table.values.len())
+        .filter(|&row| cells.iter().filter(|c| c.0 == row).count() >= table.values[row].len())
+        .collect();
+    cells
+        .into_iter()
+        .filter(|c| !emptied.contains(&c.0))
         .collect()
 }
 
@@ -304,4 +323,32 @@ fn test_without(table: &ExecutionTable, j: usize) -> Option<f64> {
         blocked: table.blocked,
     };
     layout_test(&smaller).ok().map(|t| t.p)
+}
+
+#[cfg(test)]
+mod empty_binary_tests {
+    use super::*;
+
+    /// A binary whose every execution is outlying keeps them all; other cells stay set aside.
+    #[test]
+    fn no_binary_is_emptied_by_the_screening() {
+        let table = ExecutionTable {
+            values: vec![vec![1.0, 1.0]; 3],
+            executions: vec![vec![0, 1]; 3],
+            blocked: true,
+        };
+        let kept = none_of_an_emptied_binary(vec![(0, 0, 0.5), (0, 1, -0.5), (1, 0, 0.4)], &table);
+        assert_eq!(kept, vec![(1, 0, 0.4)]);
+        // Two rounds, one binary 50 % apart between its executions: the test still runs on
+        // every binary (it failed with "a group is empty").
+        let mut values: Vec<Vec<f64>> = (0..10).map(|b| vec![100.0 + b as f64; 2]).collect();
+        values[3] = vec![100.0, 150.0];
+        let table = ExecutionTable {
+            values,
+            executions: vec![vec![0, 1]; 10],
+            blocked: true,
+        };
+        let screened = screen(&table).expect("no group is empty");
+        assert!(screened.kept.iter().all(|k| !k.is_empty()));
+    }
 }
