@@ -92,6 +92,12 @@ pub struct Header {
     pub env_pad_max: u32,
     /// Seed of the execution schedule and of the padding sizes.
     pub schedule_seed: u64,
+    /// Data seeds per binary (`run --data-seeds`): each (binary, data seed) cell is run
+    /// `executions` times with the data layout the data seed names (see
+    /// [`crate::run::data_layout`]). 1 (and absent) when the data layout is not a factor:
+    /// the padding then varies per execution as it always has.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub data_seeds: u32,
     /// How the schedule was planned from the seed: `rounds` (each execution round runs every
     /// (program, binary) block once, in its own random order) since the field exists; a
     /// store without it was planned `free` (all slots shuffled at once), and a resume replans
@@ -216,6 +222,14 @@ pub struct Execution {
     pub schedule_index: u64,
     /// Size in bytes of the environment padding variable.
     pub env_pad: u32,
+    /// The data seed of the execution's cell (`run --data-seeds` above 1); absent when the
+    /// data layout is not a factor.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_seed: Option<u64>,
+    /// Bytes the heap preload library allocated before `main` (moves the heap's first
+    /// blocks); absent when the heap was not moved (one data seed, or a static binary).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub heap_offset: Option<u32>,
     /// Start time, seconds since the Unix epoch.
     pub start_unix: f64,
     /// Wall time of the whole process, in nanoseconds.
@@ -242,6 +256,14 @@ pub struct Execution {
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 /// The machine and scheduler context of one execution (recorded by Slurm runs, so the
@@ -507,6 +529,8 @@ pub(crate) mod fixtures {
             execution,
             schedule_index,
             env_pad: 0,
+            data_seed: None,
+            heap_offset: None,
             start_unix: 0.0,
             wall_ns: 1,
             status: ExecutionStatus::Ok,

@@ -288,6 +288,8 @@ fn execution_record(
         execution: slot.execution,
         schedule_index: slot.schedule_index,
         env_pad: slot.env_pad,
+        data_seed: None,
+        heap_offset: None,
         start_unix,
         wall_ns: outcome.wall_ns,
         status,

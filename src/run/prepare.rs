@@ -161,6 +161,7 @@ impl PreparedRun {
             warmup: settings.warmup,
             env_pad_max: settings.env_pad_max,
             schedule_seed: settings.schedule_seed,
+            data_seeds: 1,
             schedule_design: settings.schedule_design,
             timeout_seconds: settings.timeout.map(|t| t.as_secs_f64()),
             aslr_disabled,

@@ -250,6 +250,8 @@ pub fn records(
                     execution,
                     schedule_index: index,
                     env_pad: 16,
+                    data_seed: None,
+                    heap_offset: None,
                     start_unix: index as f64,
                     wall_ns: per_iter * u64::from(design.iterations + design.warmup) + 5_000_000,
                     status: st,
