@@ -13,6 +13,11 @@
 //! * [`report`] — renders those answers as text, Markdown, JSON, CSV and HTML, computing
 //!   nothing.
 //!
+//! [`explain`] answers which function's placement makes a layout slow: it profiles the
+//! default-layout binary for its hot functions, reads where each seed placed them, hands the
+//! binaries' means and placements to [`analysis::explain`]'s screening (false discoveries
+//! controlled), and confirms a culprit by relinks that move only that function.
+//!
 //! [`doctor`] says whether a machine is fit for an experiment (checks and a calibration of
 //! its noise), from the run and stats stages' own code.
 //!
