@@ -171,7 +171,7 @@ fn side(d: &Dataset, confidence: f64, units: &str) -> Side {
     let positive = h.values().iter().all(|v| *v > 0.0);
     let ci = mean_ci(h, confidence)
         .ok()
-        .filter(|c| c.low.is_finite() && c.high.is_finite());
+        .filter(|c| c.lower.is_finite() && c.upper.is_finite());
     let withheld =
         ci.as_ref().and_then(
             |c| match interval_use(c.mean, c.half_width, positive, units) {
@@ -225,7 +225,7 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
             paired_difference(&before, &after, confidence).ok()
         })
         .flatten()
-        .filter(|p| p.low.is_finite() && p.high.is_finite());
+        .filter(|p| p.lower.is_finite() && p.upper.is_finite());
     if base.hierarchy.repetitions() != new.hierarchy.repetitions() {
         concerns.push(Concern::DesignsDiffer {
             base: base.hierarchy.repetitions().to_vec(),

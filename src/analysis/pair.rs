@@ -466,8 +466,8 @@ fn share_faster(base: &[f64], new: &[f64], confidence: f64) -> Option<ShareFaste
         k,
         n: base.len(),
         slower,
-        lower: w.low,
-        upper: w.high,
+        lower: w.lower,
+        upper: w.upper,
     })
 }
 
@@ -518,7 +518,7 @@ fn bootstrap_interval(
     warnings.extend(bootstrap_warning(&ci, count, units_word));
     let c: BootstrapCi = ci.ok()?;
     let ci = withhold_below_zero(
-        Some((c.low, c.high)),
+        Some((c.lower, c.upper)),
         "bootstrap interval",
         units_word,
         warnings,

@@ -393,15 +393,15 @@ fn mean_interval(
 ) -> (Option<CiJson>, Option<String>) {
     let positive = h.values().iter().all(|v| *v > 0.0);
     match mean_ci(h, confidence) {
-        Ok(ci) if ci.low.is_finite() && ci.high.is_finite() => {
+        Ok(ci) if ci.lower.is_finite() && ci.upper.is_finite() => {
             let judged = interval_use(ci.mean, ci.half_width, positive, &plural(top_name));
             let ci_note = judged.note().map(str::to_string);
             if let Some(note) = &ci_note {
                 warnings.push(format!("the confidence interval: {note}"));
             }
             let ci = Some(CiJson {
-                low: ci.low,
-                high: ci.high,
+                low: ci.lower,
+                high: ci.upper,
                 confidence: ci.confidence,
                 half_width: ci.half_width,
                 relative_half_width: ci.relative_half_width(),

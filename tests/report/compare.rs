@@ -128,7 +128,7 @@ fn equal_versions_with_partly_different_seeds_are_paired_on_the_common_seeds() {
         layoutrand::analysis::pair::Basis::Paired
     );
     assert_eq!(p.comparison.pair.binaries.len(), 12);
-    assert_eq!(p.comparison.paired_difference.as_ref().unwrap().n, 12);
+    assert_eq!(p.comparison.paired_difference.as_ref().unwrap().pairs, 12);
     assert!(
         p.comparison.warnings.iter().any(|w| w.contains(
             "paired on the 12 binaries both sides hold: 0 of base's 12 and 1 of new's 13"

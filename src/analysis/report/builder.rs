@@ -369,8 +369,8 @@ pub fn analyse_series(
         levels,
         mean,
         ci: ci.map(|c| Interval {
-            lower: c.low,
-            upper: c.high,
+            lower: c.lower,
+            upper: c.upper,
         }),
         relative_half_width: ci.map(|c| c.relative_half_width()),
         interval_note,
@@ -403,8 +403,8 @@ fn levels_and_mean(
     let mean = a.mean.unwrap_or(f64::NAN);
     let ci = a.ci.as_ref().map(|c| MeanInterval {
         mean,
-        low: c.low,
-        high: c.high,
+        lower: c.low,
+        upper: c.high,
         half_width: c.half_width,
         df: c.df,
         confidence,

@@ -160,8 +160,8 @@ fn table(rows: &[Vec<String>]) -> String {
 fn bootstrap_line(b: &BootstrapCi, pct: &str) -> String {
     format!(
         "bootstrap   {} … {}  ({pct} studentized, {} resamples of the top-level units)",
-        fmt_sig(b.low),
-        fmt_sig(b.high),
+        fmt_sig(b.lower),
+        fmt_sig(b.upper),
         b.resamples
     )
 }

@@ -155,8 +155,14 @@ fn series_row(s: &SeriesReport, confidence: f64) -> Vec<String> {
         ("shift_ci_upper", opt(s.shift.ci.map(|c| c.upper))),
         ("shift", verdict(s.shift.verdict).to_string()),
         ("variant", s.variant.clone().unwrap_or_default()),
-        ("bootstrap_lower", opt(s.bootstrap.as_ref().map(|b| b.low))),
-        ("bootstrap_upper", opt(s.bootstrap.as_ref().map(|b| b.high))),
+        (
+            "bootstrap_lower",
+            opt(s.bootstrap.as_ref().map(|b| b.lower)),
+        ),
+        (
+            "bootstrap_upper",
+            opt(s.bootstrap.as_ref().map(|b| b.upper)),
+        ),
         (
             "default_layout",
             verdict(s.default_layout.verdict).to_string(),

@@ -309,7 +309,7 @@ pub fn tukey_rows(m: &MultipleComparison, confidence: f64) -> Vec<[String; 5]> {
 pub fn mean_line(s: &SeriesReport, confidence: f64) -> String {
     let mut line = mean_interval_line(s, confidence);
     if let Some(b) = &s.bootstrap {
-        let (low, high) = s.scale().bounds(b.low, b.high);
+        let (low, high) = s.scale().bounds(b.lower, b.upper);
         line.push_str(&format!(
             " Studentized bootstrap over binaries ({} resamples): {low} to {high}.",
             b.resamples,
