@@ -188,7 +188,7 @@ fn side(d: &Dataset, confidence: f64, units: &str) -> Side {
         ci_note: withheld,
         normality: shapiro_wilk(&h.top_means())
             .ok()
-            .filter(|s| s.w.is_finite() && s.p.is_finite()),
+            .filter(|s| s.w.is_finite() && s.p_value.is_finite()),
     }
 }
 
@@ -234,7 +234,7 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
     }
     let mann_whitney = mann_whitney(&new_means, &base_means)
         .ok()
-        .filter(|m| m.p.is_finite());
+        .filter(|m| m.p_value.is_finite());
     side_concerns(&[&b, &n], th, &mut concerns);
     let mut pair = pair;
     pair.checks.extend(test_checks(
@@ -275,7 +275,10 @@ fn test_checks(
 ) -> Vec<Check> {
     [
         (CheckTest::Welch, welch.map(|w| w.p < alpha)),
-        (CheckTest::MannWhitney, mann_whitney.map(|m| m.p < alpha)),
+        (
+            CheckTest::MannWhitney,
+            mann_whitney.map(|m| m.p_value < alpha),
+        ),
     ]
     .into_iter()
     .filter_map(|(test, detects)| pair.check(test, detects?))
@@ -293,10 +296,10 @@ fn welch_extra(
 ) -> Option<WelchJson> {
     match welch(new_means, base_means) {
         Ok(w) => match w.interval(confidence) {
-            Ok((low, high)) if w.p.is_finite() => Some(WelchJson {
+            Ok((low, high)) if w.p_value.is_finite() => Some(WelchJson {
                 t: w.t,
                 df: w.df,
-                p: w.p,
+                p: w.p_value,
                 difference: w.difference,
                 low,
                 high,
@@ -318,11 +321,11 @@ fn side_concerns(sides: &[&Side], th: &Thresholds, concerns: &mut Vec<Concern>) 
     for s in sides {
         if let Some(sw) = s
             .normality
-            .filter(|sw| sw.p < th.alpha() && s.top_units < CLT_UNITS)
+            .filter(|sw| sw.p_value < th.alpha() && s.top_units < CLT_UNITS)
         {
             concerns.push(Concern::NotNormal {
                 source: s.source.clone(),
-                p: sw.p,
+                p: sw.p_value,
                 top_units: s.top_units,
             });
         }

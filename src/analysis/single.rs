@@ -283,7 +283,7 @@ pub fn analyze(
         let groups = child_means_per_top_unit(h);
         random_effects(&groups)
             .ok()
-            .filter(|a| a.f.is_finite() && a.p.is_finite())
+            .filter(|a| a.f.is_finite() && a.p_value.is_finite())
     } else {
         None
     };
@@ -440,11 +440,11 @@ fn normality_of_top_means(
 ) -> Option<NormalityJson> {
     let normality = shapiro_wilk(&h.top_means())
         .ok()
-        .filter(|sw| sw.w.is_finite() && sw.p.is_finite())
+        .filter(|sw| sw.w.is_finite() && sw.p_value.is_finite())
         .map(|sw| NormalityJson {
             test: "shapiro-wilk",
             w: sw.w,
-            p: sw.p,
+            p: sw.p_value,
             n: sw.n,
         });
     if let Some(nw) = &normality {

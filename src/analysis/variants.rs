@@ -553,12 +553,12 @@ fn on_binary_means(variants: &[VariantData]) -> Result<TukeyError, String> {
             .map(|g| crate::stats::sample::mean(g))
             .collect(),
         ms: a.ms_within,
-        df: a.df_within as f64,
+        df: a.df_denominator as f64,
         n: groups[0].len() as f64,
         anova: FTestJson {
             f: a.f,
-            df: (a.df_between, a.df_within),
-            p_value: a.p,
+            df: (a.df_numerator, a.df_denominator),
+            p_value: a.p_value,
         },
         error_term: "within",
     })

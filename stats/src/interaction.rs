@@ -91,7 +91,7 @@ pub fn log_ratio_interaction(
         .collect();
     let a = random_effects(&diffs)?;
     let n = rounds as f64;
-    let (n1, n2) = (a.df_between, a.df_within);
+    let (n1, n2) = (a.df_numerator, a.df_denominator);
     let (low, high) = mls_bounds(a.ms_between, n1, a.ms_within, n2, 1.0 / n, confidence)?;
     let alpha = 1.0 - confidence;
     Ok(LogRatioInteraction {
@@ -100,7 +100,7 @@ pub fn log_ratio_interaction(
         test: FTest {
             f: a.f,
             df: (n1, n2),
-            p_value: a.p,
+            p_value: a.p_value,
         },
         spread: (a.var_between.max(0.0)).sqrt(),
         spread_ci: (low.sqrt(), high.sqrt()),

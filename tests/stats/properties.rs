@@ -89,7 +89,7 @@ proptest! {
         let b = shapiro_wilk(&moved).unwrap();
         prop_assert!((a.w - b.w).abs() < 1e-9);
         prop_assert!(a.w > 0.0 && a.w <= 1.0 + 1e-12);
-        prop_assert!((0.0..=1.0).contains(&a.p));
+        prop_assert!((0.0..=1.0).contains(&a.p_value));
     }
 
     #[test]
@@ -101,7 +101,7 @@ proptest! {
         prop_assume!(x.std_error > 0.0);
         prop_assert!(close(x.t, -y.t, 1e-12));
         prop_assert!(close(x.df, y.df, 1e-12));
-        prop_assert!(close(x.p, y.p, 1e-12));
+        prop_assert!(close(x.p_value, y.p_value, 1e-12));
     }
 
     #[test]
@@ -126,6 +126,6 @@ proptest! {
     ) {
         let (x, y) = (mann_whitney(&a, &b).unwrap(), mann_whitney(&b, &a).unwrap());
         prop_assert!(close(x.u + y.u, (a.len() * b.len()) as f64, 1e-12));
-        prop_assert!(close(x.p, y.p, 1e-9));
+        prop_assert!(close(x.p_value, y.p_value, 1e-9));
     }
 }

@@ -94,7 +94,9 @@ fn machine_series(
             }
         })
         .collect();
-    let differ = component.as_ref().is_some_and(|c| c.p < 1.0 - confidence);
+    let differ = component
+        .as_ref()
+        .is_some_and(|c| c.p_value < 1.0 - confidence);
     let text = finding(component.as_ref(), machines.len(), differ);
     MachineSeries {
         program: s.program.clone(),
@@ -158,7 +160,7 @@ fn finding(component: Option<&MachineComponent>, machines: usize, differ: bool) 
             crate::analysis::numfmt::statistic(c.f),
             c.df.0,
             c.df.1,
-            p_value(c.p),
+            p_value(c.p_value),
             if differ {
                 "differ detectably"
             } else {

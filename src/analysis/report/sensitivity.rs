@@ -72,8 +72,8 @@ pub fn sensitivity(
         LayoutTest {
             kind: SensitivityTest::IterationF,
             f: anova.f,
-            df: (anova.df_between, anova.df_within),
-            p: anova.p,
+            df: (anova.df_numerator, anova.df_denominator),
+            p: anova.p_value,
             permutations: None,
         },
         |(_, s)| s.test,
@@ -236,8 +236,8 @@ impl Tested<'_> {
             binaries: self.binaries,
             per_binary: self.per_binary,
             anova_f: anova.f,
-            anova_df: (anova.df_between, anova.df_within),
-            anova_p: anova.p,
+            anova_df: (anova.df_numerator, anova.df_denominator),
+            anova_p: anova.p_value,
             test_f: test.f,
             test_df: test.df,
         });

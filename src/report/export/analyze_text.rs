@@ -142,10 +142,10 @@ fn test_lines(out: &mut String, a: &Analysis, top: &LevelJson) {
             out,
             "ANOVA       between {}: F({}, {}) = {}, {}; intraclass correlation {}",
             plural(&top.name),
-            an.df_between,
-            an.df_within,
+            an.df_numerator,
+            an.df_denominator,
             statistic(an.f),
-            p_value(an.p),
+            p_value(an.p_value),
             fixed(an.icc, 3)
         );
     }
