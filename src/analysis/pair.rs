@@ -27,6 +27,7 @@ use serde::Serialize;
 
 use crate::seeded::SeededRng;
 use crate::stats::bootstrap::{self, BootstrapCi};
+use crate::stats::degrees_of_freedom::DegreesOfFreedom;
 use crate::stats::fieller::ratio_ci;
 use crate::stats::hierarchy::Hierarchy;
 use crate::stats::multilevel::mean_ci;
@@ -112,9 +113,8 @@ pub struct FTestJson {
     /// The F statistic.
     pub f: f64,
     /// Numerator and denominator degrees of freedom.
-    #[serde(flatten, serialize_with = "crate::stats::wire::df_pair")]
-    #[schemars(with = "crate::stats::wire::DfPair<usize>")]
-    pub df: (usize, usize),
+    #[serde(flatten)]
+    pub df: DegreesOfFreedom<usize>,
     /// Its p-value.
     pub p_value: f64,
 }

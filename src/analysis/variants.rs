@@ -31,6 +31,7 @@ use serde::Serialize;
 
 use crate::stats::anova::random_effects;
 use crate::stats::bonferroni::bonferroni_confidence;
+use crate::stats::degrees_of_freedom::DegreesOfFreedom;
 use crate::stats::hierarchy::Hierarchy;
 use crate::stats::tukey::{tukey_hsd, TukeyPair};
 
@@ -557,7 +558,10 @@ fn on_binary_means(variants: &[VariantData]) -> Result<TukeyError, String> {
         n: groups[0].len() as f64,
         anova: FTestJson {
             f: a.f,
-            df: (a.df_numerator, a.df_denominator),
+            df: DegreesOfFreedom {
+                df_numerator: a.df_numerator,
+                df_denominator: a.df_denominator,
+            },
             p_value: a.p_value,
         },
         error_term: "within",
@@ -688,7 +692,13 @@ mod tests {
         let i = c.pair.interaction.as_ref().unwrap();
         assert!(i.p_value.unwrap() < 1e-6, "{i:?}");
         // 30 seeds, 5 rounds (blocks) each: (30 − 1, 30 · 4) df.
-        assert_eq!(i.df, (29, 120));
+        assert_eq!(
+            i.df,
+            DegreesOfFreedom {
+                df_numerator: 29,
+                df_denominator: 120
+            }
+        );
         assert_eq!(i.verdict, Verdict::Detected);
         // The speedup's own spread: the sd of ln(1 + 0.06 cos(2.9 s)) over the 30 seeds.
         let logs: Vec<f64> = (0..30)

@@ -20,6 +20,7 @@
 //! (Montgomery, "Design and Analysis of Experiments", §5.3, additive model).
 
 use super::anova::f_upper_tail;
+use super::degrees_of_freedom::DegreesOfFreedom;
 use super::error::{at_least, StatsError};
 use serde::Serialize;
 
@@ -42,9 +43,8 @@ pub struct MachineComponent {
     /// `F = MS_machine / MS_error`.
     pub f: f64,
     /// Degrees of freedom `(M − 1, N − B − M + 1)`.
-    #[serde(flatten, serialize_with = "super::wire::df_pair")]
-    #[schemars(with = "super::wire::DfPair<usize>")]
-    pub df: (usize, usize),
+    #[serde(flatten)]
+    pub df: DegreesOfFreedom<usize>,
     /// `P(F ≥ f)` under `σ_m² = 0`.
     pub p_value: f64,
     /// `σ_m² = (MS_machine − MS_error)/n₀` (may be negative: no detectable machine
@@ -117,7 +117,10 @@ pub fn machine_component(data: &[(usize, usize, f64)]) -> Result<MachineComponen
         ms_machine,
         ms_error,
         f,
-        df,
+        df: DegreesOfFreedom {
+            df_numerator: df.0,
+            df_denominator: df.1,
+        },
         p_value: p,
         var_machine,
         var_error: ms_error,
@@ -229,7 +232,15 @@ mod tests {
         let c = machine_component(&data()).unwrap();
         assert_eq!(
             (c.machines, c.binaries, c.executions, c.df),
-            (2, 3, 18, (1, 14))
+            (
+                2,
+                3,
+                18,
+                DegreesOfFreedom {
+                    df_numerator: 1,
+                    df_denominator: 14
+                }
+            )
         );
         assert!(close(c.f, 46.042674253201106, 1e-10));
         assert!(close(c.p_value, 8.80069403050418e-06, 1e-6));
@@ -328,7 +339,13 @@ mod tests {
             (2, 2, 10.3),
         ];
         let c = machine_component(&d).unwrap();
-        assert_eq!(c.df, (2, 9));
+        assert_eq!(
+            c.df,
+            DegreesOfFreedom {
+                df_numerator: 2,
+                df_denominator: 9
+            }
+        );
         assert!(close(c.ms_machine * 2.0, SS_MACHINE, 1e-9), "{c:?}");
         assert!(close(c.ms_error * 9.0, SS_RESIDUAL, 1e-9), "{c:?}");
         assert!(close(c.f, F_MACHINE, 1e-9), "{c:?}");

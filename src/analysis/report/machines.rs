@@ -158,8 +158,8 @@ fn finding(component: Option<&MachineComponent>, machines: usize, differ: bool) 
             "machines account for {} of the execution-level variance (random effect, F = {} on {} and {} df, {}): they {}",
             percent(c.share, 2),
             crate::analysis::numfmt::statistic(c.f),
-            c.df.0,
-            c.df.1,
+            c.df.df_numerator,
+            c.df.df_denominator,
             p_value(c.p_value),
             if differ {
                 "differ detectably"

@@ -11,6 +11,7 @@ use super::screening::{
     rests_on, screen, set_aside_executions, ExecutionTable, LayoutTest, Screened,
 };
 use crate::analysis::vocabulary::Thresholds;
+use crate::stats::degrees_of_freedom::DegreesOfFreedom;
 use crate::stats::sample::sd_interval;
 
 /// The binary-level variance analysis of `series`.
@@ -244,7 +245,10 @@ impl Tested<'_> {
         Sensitivity {
             verdict: outcome.verdict(),
             f: test.f.is_finite().then_some(test.f),
-            df: Some((test.df.0 as f64, test.df.1 as f64)),
+            df: Some(DegreesOfFreedom {
+                df_numerator: test.df.0 as f64,
+                df_denominator: test.df.1 as f64,
+            }),
             p_value: Some(test.p),
             test: Some(test.kind),
             permutations: test.permutations,

@@ -253,8 +253,8 @@ pub fn interaction_line(c: &PairComparison, confidence: f64) -> Option<String> {
         format!(
             "variant × binary interaction F({}, {}) = {}, {} (ratio scale, blocks as error): \
              spread {} ({} CI {lo} to {hi}), {}",
-            i.df.0,
-            i.df.1,
+            i.df.df_numerator,
+            i.df.df_denominator,
             i.f.map_or_else(|| "n/a".to_string(), statistic),
             i.p_value.map_or_else(|| "p n/a".to_string(), p_value),
             percent(i.spread, 2),
@@ -272,8 +272,8 @@ pub fn tukey_title(m: &MultipleComparison) -> String {
         m.program,
         m.metric,
         m.family.pairs.len(),
-        m.family.anova.df.0,
-        m.family.anova.df.1,
+        m.family.anova.df.df_numerator,
+        m.family.anova.df.df_denominator,
         statistic(m.family.anova.f),
         p_value(m.family.anova.p_value)
     )
