@@ -41,8 +41,7 @@ pub struct Side {
     /// Where the data came from.
     pub source: String,
     /// Number of measurements.
-    #[serde(rename = "measurements")]
-    pub n: usize,
+    pub measurements: usize,
     /// Number of top-level units.
     pub top_units: usize,
     /// Grand mean.
@@ -65,16 +64,13 @@ pub struct WelchJson {
     /// Welch–Satterthwaite degrees of freedom.
     pub df: f64,
     /// Two-sided p-value.
-    #[serde(rename = "p_value")]
-    pub p: f64,
+    pub p_value: f64,
     /// `mean(new) − mean(base)` of the top-level means.
     pub difference: f64,
     /// Lower end of the two-sided interval of the difference.
-    #[serde(rename = "lower")]
-    pub low: f64,
+    pub lower: f64,
     /// Upper end.
-    #[serde(rename = "upper")]
-    pub high: f64,
+    pub upper: f64,
 }
 
 /// The comparison of two data sets; its JSON form is `compare --format json` in CSV mode
@@ -181,7 +177,7 @@ fn side(d: &Dataset, confidence: f64, units: &str) -> Side {
         );
     Side {
         source: d.source.clone(),
-        n: h.len(),
+        measurements: h.len(),
         top_units: *h.repetitions().last().expect("a level"),
         mean: h.mean(),
         ci: ci.filter(|_| withheld.is_none()),
@@ -274,7 +270,7 @@ fn test_checks(
     alpha: f64,
 ) -> Vec<Check> {
     [
-        (CheckTest::Welch, welch.map(|w| w.p < alpha)),
+        (CheckTest::Welch, welch.map(|w| w.p_value < alpha)),
         (
             CheckTest::MannWhitney,
             mann_whitney.map(|m| m.p_value < alpha),
@@ -299,10 +295,10 @@ fn welch_extra(
             Ok((low, high)) if w.p_value.is_finite() => Some(WelchJson {
                 t: w.t,
                 df: w.df,
-                p: w.p_value,
+                p_value: w.p_value,
                 difference: w.difference,
-                low,
-                high,
+                lower: low,
+                upper: high,
             }),
             _ => None,
         },

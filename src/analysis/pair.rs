@@ -97,9 +97,8 @@ pub struct ShareFaster {
     /// Seeds on which new's mean is below base's.
     pub k: usize,
     /// Seeds compared.
-    #[serde(rename = "compared")]
-    pub n: usize,
-    /// Seeds on which new's mean is above base's (`n - k - slower` seeds tie).
+    pub compared: usize,
+    /// Seeds on which new's mean is above base's (`compared - k - slower` seeds tie).
     pub slower: usize,
     /// Lower end of Wilson's interval for the probability.
     pub lower: f64,
@@ -464,7 +463,7 @@ fn share_faster(base: &[f64], new: &[f64], confidence: f64) -> Option<ShareFaste
     let w = wilson_ci(k as u64, base.len() as u64, confidence, false).ok()?;
     Some(ShareFaster {
         k,
-        n: base.len(),
+        compared: base.len(),
         slower,
         lower: w.lower,
         upper: w.upper,

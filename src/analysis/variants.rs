@@ -388,9 +388,12 @@ fn sentence(
         // A slower variant is described by the layouts on which it is slower, not as
         // "faster on 0 of 6 layouts".
         if effect.verdict == EffectVerdict::Higher {
-            text.push_str(&format!(", {worse} on {} of {} layouts", s.slower, s.n));
+            text.push_str(&format!(
+                ", {worse} on {} of {} layouts",
+                s.slower, s.compared
+            ));
         } else {
-            text.push_str(&format!(", {better} on {} of {} layouts", s.k, s.n));
+            text.push_str(&format!(", {better} on {} of {} layouts", s.k, s.compared));
         }
     }
     if let Some(i) = interaction {
@@ -625,7 +628,7 @@ mod tests {
         assert_eq!(c.pair.basis, Basis::Paired);
         assert_eq!(c.pair.verdict, "faster");
         let share = c.pair.share_faster.unwrap();
-        assert_eq!((share.k, share.n), (30, 30));
+        assert_eq!((share.k, share.compared), (30, 30));
         assert!(
             c.text.starts_with("O3 is 4.1 % faster than O2 (95 % CI: "),
             "{}",

@@ -103,7 +103,7 @@ fn checks(out: &mut String, p: &ProgramComparison, confidence: f64) {
     if let Some(w) = &c.welch {
         lines.push(format!(
             "Welch's test on the binaries' means: {} ({} df)",
-            p_value(w.p),
+            p_value(w.p_value),
             sig(w.df, 3)
         ));
     }

@@ -90,7 +90,7 @@ fn faster_new_version_is_reported_with_both_intervals() {
     );
     assert!(paired.upper - paired.lower < (ci.upper - ci.lower) / 3.0);
     assert!(verdict_ci.upper - verdict_ci.lower < (ci.upper - ci.lower) / 3.0);
-    assert!(p.comparison.welch.as_ref().unwrap().p < 0.05);
+    assert!(p.comparison.welch.as_ref().unwrap().p_value < 0.05);
     assert!(!gate_failed(&c));
 }
 

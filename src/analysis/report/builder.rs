@@ -403,8 +403,8 @@ fn levels_and_mean(
     let mean = a.mean.unwrap_or(f64::NAN);
     let ci = a.ci.as_ref().map(|c| MeanInterval {
         mean,
-        lower: c.low,
-        upper: c.high,
+        lower: c.lower,
+        upper: c.upper,
         half_width: c.half_width,
         df: c.df,
         confidence,
@@ -423,7 +423,7 @@ fn shown_normality(
         .map(|n| super::model::Normality {
             n: n.n,
             w: n.w,
-            p_value: n.p,
+            p_value: n.p_value,
         })
 }
 

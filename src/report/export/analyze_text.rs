@@ -24,7 +24,11 @@ pub fn render_analysis(a: &Analysis, file: &str) -> String {
         .rev()
         .map(|l| format!("{} {}", l.repetitions, plural(&l.name)))
         .collect();
-    let _ = writeln!(out, "{file}: \"{}\", {} measurements", a.value, a.n);
+    let _ = writeln!(
+        out,
+        "{file}: \"{}\", {} measurements",
+        a.value, a.measurements
+    );
     let _ = writeln!(out, "design: {}", shape.join(" × "));
     let _ = writeln!(out);
     level_table(&mut out, a, top);
@@ -101,8 +105,8 @@ fn mean_lines(out: &mut String, a: &Analysis, top: &LevelJson, pct: &str) {
                 out,
                 "{:<12}{} … {}  (± {}, ± {} % of the mean)",
                 format!("{pct} CI"),
-                fmt_sig(ci.low),
-                fmt_sig(ci.high),
+                fmt_sig(ci.lower),
+                fmt_sig(ci.upper),
                 fmt_sig(ci.half_width),
                 fmt_sig(100.0 * ci.relative_half_width)
             );
@@ -134,7 +138,7 @@ fn test_lines(out: &mut String, a: &Analysis, top: &LevelJson) {
             nw.n,
             top.name,
             statistic(nw.w),
-            p_value(nw.p)
+            p_value(nw.p_value)
         );
     }
     if let Some(an) = &a.anova {

@@ -71,7 +71,7 @@ fn check_lines(c: &Comparison, top_name: &str, pct: &str) -> Vec<String> {
             fmt_sig(w.difference),
             statistic(w.t),
             sig(w.df, 3),
-            p_value(w.p)
+            p_value(w.p_value)
         ));
     }
     if let Some(d) = &c.paired_difference {
@@ -107,7 +107,7 @@ fn side_lines(c: &Comparison, top_name: &str, pct: &str) -> Vec<Text> {
                 fmt_sig(s.mean),
                 s.top_units,
                 plural(top_name),
-                s.n
+                s.measurements
             ))
         })
         .collect()

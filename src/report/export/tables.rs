@@ -225,7 +225,7 @@ pub fn comparison_lines(c: &PairComparison, confidence: f64) -> Vec<String> {
         more.push(format!(
             "{} of {} layouts favour {} (Wilson {level} CI {} to {})",
             s.k,
-            s.n,
+            s.compared,
             c.new,
             percent(s.lower, 0),
             percent(s.upper, 0)
