@@ -35,7 +35,7 @@ use crate::stats::paired_ratio::paired_ratio;
 use crate::stats::suite::wilson_ci;
 use crate::stats::twoway::FTest;
 
-use super::effect::{Effect, EffectVerdict, Interval};
+use super::effect::{Direction, Effect, EffectVerdict, Interval};
 use super::interaction::{pair_interaction, InteractionJson};
 use super::positive::{positive_bounds, positive_interval};
 use super::single::{bootstrap_warning, BootstrapOptions};
@@ -213,11 +213,12 @@ pub struct PairAnalysis {
     pub basis: Basis,
     /// The effect classified at the thresholds, on the basis's interval.
     pub effect: Effect,
-    /// One word: "faster", "slower", "negligible", "equivalent", "no significant
-    /// difference", "tie", "unbounded" ("lower"/"higher" for non-times). JSON: `direction`,
-    /// snake case (`inconclusive`); the verdict is `effect.verdict`.
-    #[serde(rename = "direction", serialize_with = "super::effect::wire_word")]
-    pub verdict: &'static str,
+    /// One word: faster, slower, negligible, equivalent, inconclusive (no significant
+    /// difference), tie, unbounded (lower/higher for non-times); the verdict is
+    /// `effect.verdict`.
+    // The schema stays a string, as it was before the direction was an enum.
+    #[schemars(with = "String")]
+    pub direction: Direction,
     /// The whole interval says slower than `--fail-if-slower` allows.
     pub slower_beyond_threshold: bool,
     /// Whether `--fail-if-slower` judged this pair (given, and on a gated metric).
@@ -353,7 +354,7 @@ pub fn analyse_pair(
         interaction,
         binaries,
         basis,
-        verdict: effect.verdict.word(better, worse),
+        direction: Direction::of(effect.verdict, options.is_time),
         slower_beyond_threshold: effect.slower_beyond(options.fail_if_slower),
         gated: options.fail_if_slower.is_some(),
         effect,

@@ -6,6 +6,7 @@ use crate::report_support;
 use std::path::Path;
 
 use layoutrand::analysis::compare::CompareOptions;
+use layoutrand::analysis::effect::Direction;
 use layoutrand::analysis::report::compare::gate_failed;
 use layoutrand::analysis::vocabulary::Thresholds;
 use layoutrand::report::render_compare::compare_directories;
@@ -138,7 +139,10 @@ fn equal_versions_with_partly_different_seeds_are_paired_on_the_common_seeds() {
     );
     // Equal versions: never faster or slower.
     assert!(
-        !matches!(p.comparison.pair.verdict, "faster" | "slower"),
+        !matches!(
+            p.comparison.pair.direction,
+            Direction::Faster | Direction::Slower
+        ),
         "{}",
         p.text
     );

@@ -330,6 +330,7 @@ fn identical_variants_are_called_no_different_at_least_95_percent_of_the_time() 
     // relevance threshold most chance detections are "negligible", so we also check the
     // calibration with no threshold: false "faster/slower" at 5 % ± 3 se (0.34 points at
     // 4 000 experiments), i.e. "no difference" in ≥ 93.97 %.
+    use layoutrand::analysis::effect::Direction;
     use layoutrand::analysis::variants::{compare_variants, VariantData, VariantOptions};
     use layoutrand::analysis::vocabulary::Thresholds;
     let mut g = Gaussian::new(13, "identical-variants");
@@ -358,14 +359,14 @@ fn identical_variants_are_called_no_different_at_least_95_percent_of_the_time() 
         let c = &compare_variants("p", "wall", &v, &options)
             .unwrap()
             .comparisons[0];
-        if !matches!(c.pair.verdict, "faster" | "slower") {
+        if !matches!(c.pair.direction, Direction::Faster | Direction::Slower) {
             quiet += 1;
         }
         options.thresholds = strict;
         let c = &compare_variants("p", "wall", &v, &options)
             .unwrap()
             .comparisons[0];
-        if !matches!(c.pair.verdict, "faster" | "slower") {
+        if !matches!(c.pair.direction, Direction::Faster | Direction::Slower) {
             quiet_strict += 1;
         }
     }

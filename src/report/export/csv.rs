@@ -231,7 +231,7 @@ fn comparison_cells(c: &PairComparison, confidence: f64) -> ComparisonCells<'_> 
         confidence: pair_confidence(c, confidence),
         p_value: None,
         verdict: c.pair.effect.verdict,
-        direction: c.pair.verdict,
+        direction: c.pair.direction.word(),
     }
 }
 
@@ -251,8 +251,8 @@ fn tukey_cells(m: &MultipleComparison, confidence: f64) -> Vec<ComparisonCells<'
             ci: p.ratio_ci,
             confidence,
             p_value: Some(p.p_value),
-            verdict: p.effect_verdict,
-            direction: p.verdict,
+            verdict: p.verdict,
+            direction: p.direction.word(),
         })
         .collect()
 }

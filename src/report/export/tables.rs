@@ -298,7 +298,7 @@ pub fn tukey_rows(m: &MultipleComparison, confidence: f64) -> Vec<[String; 5]> {
                     (ci, _) => format!("{level} simultaneous CI {}", ratio_interval(*ci)),
                 },
                 p_value(pair.p_value),
-                pair.verdict.to_string(),
+                pair.direction.word().to_string(),
             ]
         })
         .collect()
