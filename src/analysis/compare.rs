@@ -41,8 +41,7 @@ pub struct Side {
     /// Where the data came from.
     pub source: String,
     /// Number of measurements.
-    #[serde(rename = "measurements")]
-    pub n: usize,
+    pub measurements: usize,
     /// Number of top-level units.
     pub top_units: usize,
     /// Grand mean.
@@ -65,16 +64,13 @@ pub struct WelchJson {
     /// Welch–Satterthwaite degrees of freedom.
     pub df: f64,
     /// Two-sided p-value.
-    #[serde(rename = "p_value")]
-    pub p: f64,
+    pub p_value: f64,
     /// `mean(new) − mean(base)` of the top-level means.
     pub difference: f64,
     /// Lower end of the two-sided interval of the difference.
-    #[serde(rename = "lower")]
-    pub low: f64,
+    pub lower: f64,
     /// Upper end.
-    #[serde(rename = "upper")]
-    pub high: f64,
+    pub upper: f64,
 }
 
 /// The comparison of two data sets; its JSON form is `compare --format json` in CSV mode
@@ -171,7 +167,7 @@ fn side(d: &Dataset, confidence: f64, units: &str) -> Side {
     let positive = h.values().iter().all(|v| *v > 0.0);
     let ci = mean_ci(h, confidence)
         .ok()
-        .filter(|c| c.low.is_finite() && c.high.is_finite());
+        .filter(|c| c.lower.is_finite() && c.upper.is_finite());
     let withheld =
         ci.as_ref().and_then(
             |c| match interval_use(c.mean, c.half_width, positive, units) {
@@ -181,14 +177,14 @@ fn side(d: &Dataset, confidence: f64, units: &str) -> Side {
         );
     Side {
         source: d.source.clone(),
-        n: h.len(),
+        measurements: h.len(),
         top_units: *h.repetitions().last().expect("a level"),
         mean: h.mean(),
         ci: ci.filter(|_| withheld.is_none()),
         ci_note: withheld,
         normality: shapiro_wilk(&h.top_means())
             .ok()
-            .filter(|s| s.w.is_finite() && s.p.is_finite()),
+            .filter(|s| s.w.is_finite() && s.p_value.is_finite()),
     }
 }
 
@@ -225,7 +221,7 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
             paired_difference(&before, &after, confidence).ok()
         })
         .flatten()
-        .filter(|p| p.low.is_finite() && p.high.is_finite());
+        .filter(|p| p.lower.is_finite() && p.upper.is_finite());
     if base.hierarchy.repetitions() != new.hierarchy.repetitions() {
         concerns.push(Concern::DesignsDiffer {
             base: base.hierarchy.repetitions().to_vec(),
@@ -234,7 +230,7 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
     }
     let mann_whitney = mann_whitney(&new_means, &base_means)
         .ok()
-        .filter(|m| m.p.is_finite());
+        .filter(|m| m.p_value.is_finite());
     side_concerns(&[&b, &n], th, &mut concerns);
     let mut pair = pair;
     pair.checks.extend(test_checks(
@@ -274,8 +270,11 @@ fn test_checks(
     alpha: f64,
 ) -> Vec<Check> {
     [
-        (CheckTest::Welch, welch.map(|w| w.p < alpha)),
-        (CheckTest::MannWhitney, mann_whitney.map(|m| m.p < alpha)),
+        (CheckTest::Welch, welch.map(|w| w.p_value < alpha)),
+        (
+            CheckTest::MannWhitney,
+            mann_whitney.map(|m| m.p_value < alpha),
+        ),
     ]
     .into_iter()
     .filter_map(|(test, detects)| pair.check(test, detects?))
@@ -293,13 +292,13 @@ fn welch_extra(
 ) -> Option<WelchJson> {
     match welch(new_means, base_means) {
         Ok(w) => match w.interval(confidence) {
-            Ok((low, high)) if w.p.is_finite() => Some(WelchJson {
+            Ok((low, high)) if w.p_value.is_finite() => Some(WelchJson {
                 t: w.t,
                 df: w.df,
-                p: w.p,
+                p_value: w.p_value,
                 difference: w.difference,
-                low,
-                high,
+                lower: low,
+                upper: high,
             }),
             _ => None,
         },
@@ -318,11 +317,11 @@ fn side_concerns(sides: &[&Side], th: &Thresholds, concerns: &mut Vec<Concern>) 
     for s in sides {
         if let Some(sw) = s
             .normality
-            .filter(|sw| sw.p < th.alpha() && s.top_units < CLT_UNITS)
+            .filter(|sw| sw.p_value < th.alpha() && s.top_units < CLT_UNITS)
         {
             concerns.push(Concern::NotNormal {
                 source: s.source.clone(),
-                p: sw.p,
+                p: sw.p_value,
                 top_units: s.top_units,
             });
         }

@@ -73,15 +73,73 @@ impl EffectVerdict {
     }
 }
 
-/// Writes a word of [`EffectVerdict::word`] as JSON writes it: snake case, no spaces
-/// ("no significant difference" is the verdict `inconclusive`), so that the `direction` of
-/// a comparison is `faster`/`slower` (times) or `lower`/`higher`, else the verdict's word.
-pub fn wire_word<S: serde::Serializer>(word: &&'static str, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(wire(word))
+/// Which way a comparison came out, in one word: the metric's word for a detected, relevant
+/// effect (`faster`/`slower` for times, `lower`/`higher` otherwise), else the verdict's own
+/// (`inconclusive` is "no significant difference" in the text formats: [`Direction::word`]).
+/// JSON's `direction` beside the pair's `verdict`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    /// A time, lower detected.
+    Faster,
+    /// A time, higher detected.
+    Slower,
+    /// Not a time, lower detected.
+    Lower,
+    /// Not a time, higher detected.
+    Higher,
+    /// [`EffectVerdict::Negligible`].
+    Negligible,
+    /// [`EffectVerdict::Equivalent`].
+    Equivalent,
+    /// [`EffectVerdict::Inconclusive`].
+    Inconclusive,
+    /// [`EffectVerdict::Tie`].
+    Tie,
+    /// [`EffectVerdict::Unbounded`].
+    Unbounded,
 }
 
-/// A word of [`EffectVerdict::word`] as the machine formats (JSON, CSV) write it; see
-/// [`wire_word`].
+impl Direction {
+    /// The direction of `verdict` on a metric that is a time (`is_time`) or not.
+    pub fn of(verdict: EffectVerdict, is_time: bool) -> Direction {
+        match (verdict, is_time) {
+            (EffectVerdict::Lower, true) => Direction::Faster,
+            (EffectVerdict::Higher, true) => Direction::Slower,
+            (EffectVerdict::Lower, false) => Direction::Lower,
+            (EffectVerdict::Higher, false) => Direction::Higher,
+            (EffectVerdict::Negligible, _) => Direction::Negligible,
+            (EffectVerdict::Equivalent, _) => Direction::Equivalent,
+            (EffectVerdict::Inconclusive, _) => Direction::Inconclusive,
+            (EffectVerdict::Tie, _) => Direction::Tie,
+            (EffectVerdict::Unbounded, _) => Direction::Unbounded,
+        }
+    }
+
+    /// The word the text formats write: [`EffectVerdict::word`] in the metric's words.
+    pub fn word(self) -> &'static str {
+        let (verdict, is_time) = match self {
+            Direction::Faster => (EffectVerdict::Lower, true),
+            Direction::Slower => (EffectVerdict::Higher, true),
+            Direction::Lower => (EffectVerdict::Lower, false),
+            Direction::Higher => (EffectVerdict::Higher, false),
+            Direction::Negligible => (EffectVerdict::Negligible, true),
+            Direction::Equivalent => (EffectVerdict::Equivalent, true),
+            Direction::Inconclusive => (EffectVerdict::Inconclusive, true),
+            Direction::Tie => (EffectVerdict::Tie, true),
+            Direction::Unbounded => (EffectVerdict::Unbounded, true),
+        };
+        if is_time {
+            verdict.word("faster", "slower")
+        } else {
+            verdict.word("lower", "higher")
+        }
+    }
+}
+
+/// A word of [`EffectVerdict::word`] as the machine formats (JSON, CSV) write it: snake case,
+/// no spaces ("no significant difference" is the verdict `inconclusive`), as
+/// [`Direction`]'s JSON.
 pub fn wire(word: &'static str) -> &'static str {
     if word == EffectVerdict::Inconclusive.word("", "") {
         "inconclusive"
@@ -219,14 +277,10 @@ mod tests {
     use super::*;
 
     /// A comparison's `direction` is one snake-case word: the metric's word for a detected
-    /// effect, else the verdict's own serde name (never "no significant difference").
+    /// effect, else the verdict's own serde name (never "no significant difference"); the
+    /// text's word is the verdict's, and the CSV's (`wire` of the word) is the JSON's.
     #[test]
     fn directions_are_snake_case_words() {
-        #[derive(Serialize, schemars::JsonSchema)]
-        struct W {
-            #[serde(serialize_with = "wire_word")]
-            w: &'static str,
-        }
         let all = [
             EffectVerdict::Lower,
             EffectVerdict::Higher,
@@ -236,11 +290,10 @@ mod tests {
         .chain([EffectVerdict::Equivalent, EffectVerdict::Inconclusive])
         .chain([EffectVerdict::Tie, EffectVerdict::Unbounded]);
         for v in all {
-            for (better, worse) in [("faster", "slower"), ("lower", "higher")] {
-                let json = serde_json::to_value(W {
-                    w: v.word(better, worse),
-                })
-                .unwrap();
+            for (is_time, better, worse) in [(true, "faster", "slower"), (false, "lower", "higher")]
+            {
+                let d = Direction::of(v, is_time);
+                let json = serde_json::to_value(d).unwrap();
                 let want = match v {
                     EffectVerdict::Lower => better.to_string(),
                     EffectVerdict::Higher => worse.to_string(),
@@ -250,7 +303,9 @@ mod tests {
                         .unwrap()
                         .to_string(),
                 };
-                assert_eq!(json["w"], want.as_str(), "{v:?}");
+                assert_eq!(json, want.as_str(), "{v:?}");
+                assert_eq!(d.word(), v.word(better, worse), "{v:?}");
+                assert_eq!(wire(d.word()), want, "{v:?}");
             }
         }
     }

@@ -16,6 +16,7 @@
 
 use serde::Serialize;
 
+use crate::stats::degrees_of_freedom::DegreesOfFreedom;
 use crate::stats::hierarchy::Hierarchy;
 use crate::stats::interaction::{log_ratio_interaction, LogRatioInteraction};
 
@@ -32,9 +33,8 @@ pub struct InteractionJson {
     /// The F statistic (`null` when infinite or undefined: no noise between blocks).
     pub f: Option<f64>,
     /// Numerator and denominator degrees of freedom, `(b − 1, b(n − 1))`.
-    #[serde(flatten, serialize_with = "crate::stats::wire::df_pair")]
-    #[schemars(with = "crate::stats::wire::DfPair<usize>")]
-    pub df: (usize, usize),
+    #[serde(flatten)]
+    pub df: DegreesOfFreedom<usize>,
     /// Its p-value (`null` when undefined: every block gave the same ratio).
     pub p_value: Option<f64>,
     /// Always "log_ratio": the test is on `ln(new) − ln(base)` per block.
@@ -79,8 +79,8 @@ fn judge(i: &LogRatioInteraction, th: &Thresholds) -> InteractionJson {
     let share = |tau: f64| tau.exp_m1();
     let spread = share(i.spread);
     let ci = Interval {
-        lower: share(i.spread_ci.0),
-        upper: share(i.spread_ci.1),
+        lower: share(i.spread_ci.lower),
+        upper: share(i.spread_ci.upper),
     };
     let detectable = i.detectable_spread.map(share);
     let p = Some(i.test.p_value).filter(|p| p.is_finite());
@@ -171,11 +171,17 @@ mod tests {
             rounds: 4,
             test: FTest {
                 f: 2.0,
-                df: (9, 30),
+                df: DegreesOfFreedom {
+                    df_numerator: 9,
+                    df_denominator: 30,
+                },
                 p_value: p,
             },
             spread,
-            spread_ci: ci,
+            spread_ci: Interval {
+                lower: ci.0,
+                upper: ci.1,
+            },
             block_noise: 0.01,
             detectable_spread: Some(detectable),
         }

@@ -27,6 +27,7 @@ use serde::Serialize;
 
 use crate::seeded::SeededRng;
 use crate::stats::bootstrap::{self, BootstrapCi};
+use crate::stats::degrees_of_freedom::DegreesOfFreedom;
 use crate::stats::fieller::ratio_ci;
 use crate::stats::hierarchy::Hierarchy;
 use crate::stats::multilevel::mean_ci;
@@ -34,7 +35,7 @@ use crate::stats::paired_ratio::paired_ratio;
 use crate::stats::suite::wilson_ci;
 use crate::stats::twoway::FTest;
 
-use super::effect::{Effect, EffectVerdict, Interval};
+use super::effect::{Direction, Effect, EffectVerdict, Interval};
 use super::interaction::{pair_interaction, InteractionJson};
 use super::positive::{positive_bounds, positive_interval};
 use super::single::{bootstrap_warning, BootstrapOptions};
@@ -96,9 +97,8 @@ pub struct ShareFaster {
     /// Seeds on which new's mean is below base's.
     pub k: usize,
     /// Seeds compared.
-    #[serde(rename = "compared")]
-    pub n: usize,
-    /// Seeds on which new's mean is above base's (`n - k - slower` seeds tie).
+    pub compared: usize,
+    /// Seeds on which new's mean is above base's (`compared - k - slower` seeds tie).
     pub slower: usize,
     /// Lower end of Wilson's interval for the probability.
     pub lower: f64,
@@ -112,9 +112,8 @@ pub struct FTestJson {
     /// The F statistic.
     pub f: f64,
     /// Numerator and denominator degrees of freedom.
-    #[serde(flatten, serialize_with = "crate::stats::wire::df_pair")]
-    #[schemars(with = "crate::stats::wire::DfPair<usize>")]
-    pub df: (usize, usize),
+    #[serde(flatten)]
+    pub df: DegreesOfFreedom<usize>,
     /// Its p-value.
     pub p_value: f64,
 }
@@ -214,11 +213,12 @@ pub struct PairAnalysis {
     pub basis: Basis,
     /// The effect classified at the thresholds, on the basis's interval.
     pub effect: Effect,
-    /// One word: "faster", "slower", "negligible", "equivalent", "no significant
-    /// difference", "tie", "unbounded" ("lower"/"higher" for non-times). JSON: `direction`,
-    /// snake case (`inconclusive`); the verdict is `effect.verdict`.
-    #[serde(rename = "direction", serialize_with = "super::effect::wire_word")]
-    pub verdict: &'static str,
+    /// One word: faster, slower, negligible, equivalent, inconclusive (no significant
+    /// difference), tie, unbounded (lower/higher for non-times); the verdict is
+    /// `effect.verdict`.
+    // The schema stays a string, as it was before the direction was an enum.
+    #[schemars(with = "String")]
+    pub direction: Direction,
     /// The whole interval says slower than `--fail-if-slower` allows.
     pub slower_beyond_threshold: bool,
     /// Whether `--fail-if-slower` judged this pair (given, and on a gated metric).
@@ -354,7 +354,7 @@ pub fn analyse_pair(
         interaction,
         binaries,
         basis,
-        verdict: effect.verdict.word(better, worse),
+        direction: Direction::of(effect.verdict, options.is_time),
         slower_beyond_threshold: effect.slower_beyond(options.fail_if_slower),
         gated: options.fail_if_slower.is_some(),
         effect,
@@ -464,10 +464,10 @@ fn share_faster(base: &[f64], new: &[f64], confidence: f64) -> Option<ShareFaste
     let w = wilson_ci(k as u64, base.len() as u64, confidence, false).ok()?;
     Some(ShareFaster {
         k,
-        n: base.len(),
+        compared: base.len(),
         slower,
-        lower: w.low,
-        upper: w.high,
+        lower: w.lower,
+        upper: w.upper,
     })
 }
 
@@ -518,7 +518,7 @@ fn bootstrap_interval(
     warnings.extend(bootstrap_warning(&ci, count, units_word));
     let c: BootstrapCi = ci.ok()?;
     let ci = withhold_below_zero(
-        Some((c.low, c.high)),
+        Some((c.lower, c.upper)),
         "bootstrap interval",
         units_word,
         warnings,

@@ -110,11 +110,9 @@ pub struct BootstrapOptions {
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct CiJson {
     /// Lower end.
-    #[serde(rename = "lower")]
-    pub low: f64,
+    pub lower: f64,
     /// Upper end.
-    #[serde(rename = "upper")]
-    pub high: f64,
+    pub upper: f64,
     /// The interval's confidence level.
     pub confidence: f64,
     /// `t · sqrt(S_n² / r_n)`.
@@ -154,8 +152,7 @@ pub struct NormalityJson {
     /// W.
     pub w: f64,
     /// p-value.
-    #[serde(rename = "p_value")]
-    pub p: f64,
+    pub p_value: f64,
     /// Number of top-level means tested.
     pub n: usize,
 }
@@ -170,8 +167,7 @@ pub struct Analysis {
     /// The analysed column.
     pub value: String,
     /// Number of measurements.
-    #[serde(rename = "measurements")]
-    pub n: usize,
+    pub measurements: usize,
     /// Grand mean (null when it is not finite).
     pub mean: Option<f64>,
     /// Confidence level.
@@ -283,7 +279,7 @@ pub fn analyze(
         let groups = child_means_per_top_unit(h);
         random_effects(&groups)
             .ok()
-            .filter(|a| a.f.is_finite() && a.p.is_finite())
+            .filter(|a| a.f.is_finite() && a.p_value.is_finite())
     } else {
         None
     };
@@ -299,7 +295,7 @@ pub fn analyze(
         schema: ANALYSIS_SCHEMA,
         tool_version: env!("CARGO_PKG_VERSION"),
         value: data.value.clone(),
-        n: h.len(),
+        measurements: h.len(),
         mean,
         confidence,
         ci,
@@ -393,15 +389,15 @@ fn mean_interval(
 ) -> (Option<CiJson>, Option<String>) {
     let positive = h.values().iter().all(|v| *v > 0.0);
     match mean_ci(h, confidence) {
-        Ok(ci) if ci.low.is_finite() && ci.high.is_finite() => {
+        Ok(ci) if ci.lower.is_finite() && ci.upper.is_finite() => {
             let judged = interval_use(ci.mean, ci.half_width, positive, &plural(top_name));
             let ci_note = judged.note().map(str::to_string);
             if let Some(note) = &ci_note {
                 warnings.push(format!("the confidence interval: {note}"));
             }
             let ci = Some(CiJson {
-                low: ci.low,
-                high: ci.high,
+                lower: ci.lower,
+                upper: ci.upper,
                 confidence: ci.confidence,
                 half_width: ci.half_width,
                 relative_half_width: ci.relative_half_width(),
@@ -440,19 +436,19 @@ fn normality_of_top_means(
 ) -> Option<NormalityJson> {
     let normality = shapiro_wilk(&h.top_means())
         .ok()
-        .filter(|sw| sw.w.is_finite() && sw.p.is_finite())
+        .filter(|sw| sw.w.is_finite() && sw.p_value.is_finite())
         .map(|sw| NormalityJson {
             test: "shapiro-wilk",
             w: sw.w,
-            p: sw.p,
+            p_value: sw.p_value,
             n: sw.n,
         });
     if let Some(nw) = &normality {
-        if nw.p < thresholds.alpha() && top_units < CLT_UNITS {
+        if nw.p_value < thresholds.alpha() && top_units < CLT_UNITS {
             warnings.push(format!(
                 "the {top_units} {top_name} means do not look normal (Shapiro–Wilk, {}) and \
                  there are fewer than {CLT_UNITS}: the t interval may be off; {}",
-                p_value(nw.p),
+                p_value(nw.p_value),
                 bootstrap_advice(top_units, top_name)
             ));
         }

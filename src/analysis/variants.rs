@@ -31,13 +31,14 @@ use serde::Serialize;
 
 use crate::stats::anova::random_effects;
 use crate::stats::bonferroni::bonferroni_confidence;
+use crate::stats::degrees_of_freedom::DegreesOfFreedom;
 use crate::stats::hierarchy::Hierarchy;
 use crate::stats::tukey::{tukey_hsd, TukeyPair};
 
 use super::positive::positive_interval;
 use crate::stats::twoway::two_way_mixed;
 
-use super::effect::{Effect, EffectVerdict, Interval};
+use super::effect::{Direction, Effect, EffectVerdict, Interval};
 use super::numfmt::{change_parts, level, percent};
 use super::pair::{analyse_pair, PairAnalysis, PairOptions};
 // The pair's types moved to `super::pair`; re-exported so that readers of a variant
@@ -138,13 +139,13 @@ pub struct TukeyPairJson {
     pub ratio_ci_note: Option<String>,
     /// Tukey's adjusted p-value.
     pub p_value: f64,
-    /// The pair's verdict at the thresholds in words ("faster", "no significant
-    /// difference", …). JSON: `direction`, snake case, beside the `verdict`.
-    #[serde(rename = "direction", serialize_with = "super::effect::wire_word")]
-    pub verdict: &'static str,
-    /// The pair's verdict (JSON `verdict`): the one effect vocabulary.
-    #[serde(rename = "verdict")]
-    pub effect_verdict: EffectVerdict,
+    /// The pair's verdict at the thresholds in one word (faster, inconclusive, …), beside the
+    /// `verdict`.
+    // The schema stays a string, as it was before the direction was an enum.
+    #[schemars(with = "String")]
+    pub direction: Direction,
+    /// The pair's verdict: the one effect vocabulary.
+    pub verdict: EffectVerdict,
 }
 
 /// Tukey's HSD over all variants (k > 2).
@@ -387,9 +388,12 @@ fn sentence(
         // A slower variant is described by the layouts on which it is slower, not as
         // "faster on 0 of 6 layouts".
         if effect.verdict == EffectVerdict::Higher {
-            text.push_str(&format!(", {worse} on {} of {} layouts", s.slower, s.n));
+            text.push_str(&format!(
+                ", {worse} on {} of {} layouts",
+                s.slower, s.compared
+            ));
         } else {
-            text.push_str(&format!(", {better} on {} of {} layouts", s.k, s.n));
+            text.push_str(&format!(", {better} on {} of {} layouts", s.k, s.compared));
         }
     }
     if let Some(i) = interaction {
@@ -482,8 +486,9 @@ fn tukey_pair(
         ratio_ci: judged.ok(),
         ratio_ci_note: judged.err().map(|w| w.reason().to_string()),
         p_value: p.p_value,
-        verdict: effect.verdict.word(better, worse),
-        effect_verdict: effect.verdict,
+        // `words` are a time's exactly when the better one is "faster".
+        direction: Direction::of(effect.verdict, better == "faster"),
+        verdict: effect.verdict,
     }
 }
 
@@ -553,12 +558,15 @@ fn on_binary_means(variants: &[VariantData]) -> Result<TukeyError, String> {
             .map(|g| crate::stats::sample::mean(g))
             .collect(),
         ms: a.ms_within,
-        df: a.df_within as f64,
+        df: a.df_denominator as f64,
         n: groups[0].len() as f64,
         anova: FTestJson {
             f: a.f,
-            df: (a.df_between, a.df_within),
-            p_value: a.p,
+            df: DegreesOfFreedom {
+                df_numerator: a.df_numerator,
+                df_denominator: a.df_denominator,
+            },
+            p_value: a.p_value,
         },
         error_term: "within",
     })
@@ -619,9 +627,9 @@ mod tests {
         let c = &a.comparisons[0];
         assert_eq!((c.base.as_str(), c.new.as_str()), ("O2", "O3"));
         assert_eq!(c.pair.basis, Basis::Paired);
-        assert_eq!(c.pair.verdict, "faster");
+        assert_eq!(c.pair.direction, Direction::Faster);
         let share = c.pair.share_faster.unwrap();
-        assert_eq!((share.k, share.n), (30, 30));
+        assert_eq!((share.k, share.compared), (30, 30));
         assert!(
             c.text.starts_with("O3 is 4.1 % faster than O2 (95 % CI: "),
             "{}",
@@ -688,7 +696,13 @@ mod tests {
         let i = c.pair.interaction.as_ref().unwrap();
         assert!(i.p_value.unwrap() < 1e-6, "{i:?}");
         // 30 seeds, 5 rounds (blocks) each: (30 − 1, 30 · 4) df.
-        assert_eq!(i.df, (29, 120));
+        assert_eq!(
+            i.df,
+            DegreesOfFreedom {
+                df_numerator: 29,
+                df_denominator: 120
+            }
+        );
         assert_eq!(i.verdict, Verdict::Detected);
         // The speedup's own spread: the sd of ln(1 + 0.06 cos(2.9 s)) over the 30 seeds.
         let logs: Vec<f64> = (0..30)
@@ -722,7 +736,7 @@ mod tests {
         let c = &compare_variants("lua", "wall", &v, &options())
             .unwrap()
             .comparisons[0];
-        assert_eq!(c.pair.verdict, "slower");
+        assert_eq!(c.pair.direction, Direction::Slower);
         assert!(
             c.text.contains("; the ratio varies with the layout by "),
             "{}",
@@ -741,7 +755,7 @@ mod tests {
         o.fail_if_slower = Some(0.05);
         let a = compare_variants("p", "wall", &v, &o).unwrap();
         assert_eq!(a.base, "old");
-        assert_eq!(a.comparisons[0].pair.verdict, "slower");
+        assert_eq!(a.comparisons[0].pair.direction, Direction::Slower);
         // A slower variant is counted by the layouts on which it is slower.
         let text = &a.comparisons[0].text;
         assert!(text.contains("slower on 10 of 10 layouts"), "{text}");
@@ -777,8 +791,8 @@ mod tests {
             .any(|w| w.contains("fewer than two binaries in common")));
         // The same layouts under other seeds' names: the ratio is 1 exactly.
         assert!((c.pair.ratio - 1.0).abs() < 1e-3);
-        assert_ne!(c.pair.verdict, "faster");
-        assert_ne!(c.pair.verdict, "slower");
+        assert_ne!(c.pair.direction, Direction::Faster);
+        assert_ne!(c.pair.direction, Direction::Slower);
     }
 
     #[test]
@@ -797,7 +811,7 @@ mod tests {
         let names: Vec<(&str, &str, &str)> = m
             .pairs
             .iter()
-            .map(|p| (p.base.as_str(), p.new.as_str(), p.verdict))
+            .map(|p| (p.base.as_str(), p.new.as_str(), p.direction.word()))
             .collect();
         assert_eq!(
             names,
@@ -821,7 +835,7 @@ mod tests {
                 "{}",
                 c.text
             );
-            if c.pair.verdict != "tie" {
+            if c.pair.direction != Direction::Tie {
                 assert!(c.text.contains("(97.5 % CI: "), "{}", c.text);
             }
         }

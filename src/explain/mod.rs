@@ -365,9 +365,9 @@ fn execution_interval(b: &crate::analysis::report::series::BinaryData) -> Option
     };
     let ci = crate::stats::sample::mean_interval(&scaled, 0.95).ok()?;
     let (lower, upper) = if positive {
-        (ci.low.exp(), ci.high.exp())
+        (ci.lower.exp(), ci.upper.exp())
     } else {
-        (ci.low, ci.high)
+        (ci.lower, ci.upper)
     };
     (lower.is_finite() && upper.is_finite()).then_some(Interval { lower, upper })
 }

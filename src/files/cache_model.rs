@@ -19,6 +19,8 @@ pub use crate::layout::cache_geometry::CacheGeometry;
 /// The three caches cachegrind simulates: first-level instruction and data, and the last
 /// level (unified).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+// The wire spells the caches as cachegrind's flags do (`I1`, `D1`, `LL`); Rust fields are
+// snake case, so these three renames stay: they spell one name in each language's case.
 pub struct CacheModel {
     /// `--I1`.
     #[serde(rename = "I1")]

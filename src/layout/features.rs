@@ -61,6 +61,8 @@ impl ICache {
     schemars::JsonSchema,
 )]
 #[serde(rename_all = "snake_case")]
+// snake_case puts no underscore before digits (`offset_mod16`): the three renames below
+// spell the wire's names, and their aliases read the answers stored before.
 pub enum Feature {
     /// 1 when the function starts in the upper half of a cache line, else 0.
     UpperHalfLine,

@@ -94,7 +94,7 @@ fn checks(out: &mut String, p: &ProgramComparison, confidence: f64) {
     if let (Some(d), Some(rel)) = (&c.paired_difference, p.paired_relative_ci) {
         lines.push(format!(
             "matched by seed ({} pairs): the difference is {} to {} of the base mean ({} CI)",
-            d.n,
+            d.pairs,
             signed_percent(rel.lower),
             signed_percent(rel.upper),
             level(confidence)
@@ -103,7 +103,7 @@ fn checks(out: &mut String, p: &ProgramComparison, confidence: f64) {
     if let Some(w) = &c.welch {
         lines.push(format!(
             "Welch's test on the binaries' means: {} ({} df)",
-            p_value(w.p),
+            p_value(w.p_value),
             sig(w.df, 3)
         ));
     }
@@ -146,7 +146,7 @@ pub fn render_text(c: &Comparison) -> String {
             ("new:  ", &p.comparison.new),
         ] {
             let shown = match (&s.ci, &s.ci_note) {
-                (Some(ci), _) => scale.estimate(s.mean, ci.low, ci.high, c.confidence),
+                (Some(ci), _) => scale.estimate(s.mean, ci.lower, ci.upper, c.confidence),
                 (None, Some(note)) => format!("{} (no interval: {note})", scale.quantity(s.mean)),
                 (None, None) => format!("{} (no interval)", scale.quantity(s.mean)),
             };

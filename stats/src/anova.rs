@@ -17,8 +17,7 @@ pub struct RandomEffectsAnova {
     /// Number of groups `k`.
     pub groups: usize,
     /// Total observations `N`.
-    #[serde(rename = "observations")]
-    pub n: usize,
+    pub observations: usize,
     /// Mean square between groups, `Σ n_i (ȳ_i − ȳ)² / (k − 1)`.
     pub ms_between: f64,
     /// Mean square within groups, `ΣΣ (y_ij − ȳ_i)² / (N − k)`.
@@ -26,14 +25,11 @@ pub struct RandomEffectsAnova {
     /// `F = MSB / MSW` on (`k − 1`, `N − k`) degrees of freedom.
     pub f: f64,
     /// Numerator degrees of freedom `k − 1`.
-    #[serde(rename = "df_numerator")]
-    pub df_between: usize,
+    pub df_numerator: usize,
     /// Denominator degrees of freedom `N − k`.
-    #[serde(rename = "df_denominator")]
-    pub df_within: usize,
+    pub df_denominator: usize,
     /// `P(F_{k−1, N−k} ≥ f)`: small means the groups differ (σ_a² > 0).
-    #[serde(rename = "p_value")]
-    pub p: f64,
+    pub p_value: f64,
     /// `n₀ = (N − Σn_i²/N)/(k − 1)`: the group size (equal to it for balanced data).
     pub n0: f64,
     /// ANOVA estimate of `σ_a² = (MSB − MSW)/n₀`; negative estimates are reported as they
@@ -81,13 +77,13 @@ pub fn random_effects<G: AsRef<[f64]>>(groups: &[G]) -> Result<RandomEffectsAnov
     let n0 = (n as f64 - sum_sq_sizes / n as f64) / df_between as f64;
     Ok(RandomEffectsAnova {
         groups: k,
-        n,
+        observations: n,
         ms_between,
         ms_within,
         f,
-        df_between,
-        df_within,
-        p,
+        df_numerator: df_between,
+        df_denominator: df_within,
+        p_value: p,
         n0,
         var_between: (ms_between - ms_within) / n0,
         var_within: ms_within,
@@ -153,12 +149,12 @@ mod tests {
         ];
         let a = random_effects(&g).unwrap();
         assert!(close(a.f, 20.612903225806456, 1e-12));
-        assert!(close(a.p, 5.0122764685574e-05, 1e-8));
+        assert!(close(a.p_value, 5.0122764685574e-05, 1e-8));
         assert!(close(a.ms_between, 0.6656249999999998, 1e-12));
         assert!(close(a.ms_within, 0.032291666666666656, 1e-12));
         assert!(close(a.var_between, 0.1583333333333333, 1e-12));
         assert!(close(a.icc, 0.830601092896175, 1e-12));
-        assert_eq!((a.df_between, a.df_within, a.n0), (3, 12, 4.0));
+        assert_eq!((a.df_numerator, a.df_denominator, a.n0), (3, 12, 4.0));
     }
 
     #[test]
@@ -172,7 +168,7 @@ mod tests {
         ];
         let a = random_effects(&g).unwrap();
         assert!(close(a.f, 35.0186915887851, 1e-12));
-        assert!(close(a.p, 5.6734182896663115e-05, 1e-8));
+        assert!(close(a.p_value, 5.6734182896663115e-05, 1e-8));
         assert!(close(a.n0, 3.9166666666666665, 1e-14));
         assert!(close(a.var_between, 0.2581560283687948, 1e-12));
         assert!(close(a.icc, 0.8967541932702378, 1e-12));
@@ -217,7 +213,7 @@ mod tests {
                     (0..3).map(|_| a + normal()).collect()
                 })
                 .collect();
-            if random_effects(&groups).unwrap().p < 0.05 {
+            if random_effects(&groups).unwrap().p_value < 0.05 {
                 detected += 1;
             }
         }

@@ -45,8 +45,7 @@ pub struct LjungBox {
     /// Degrees of freedom `h − fitted`.
     pub df: usize,
     /// `P(χ²_df ≥ Q)`: small means the sequence is autocorrelated.
-    #[serde(rename = "p_value")]
-    pub p: f64,
+    pub p_value: f64,
 }
 
 /// Ljung–Box test on the first `lags` autocorrelations; `fitted` is the number of model
@@ -74,7 +73,7 @@ pub fn ljung_box(xs: &[f64], lags: usize, fitted: usize) -> Result<LjungBox, Sta
     let p = ChiSquared::new(df as f64)
         .expect("positive degrees of freedom")
         .sf(q);
-    Ok(LjungBox { q, df, p })
+    Ok(LjungBox { q, df, p_value: p })
 }
 
 /// The result of Pilot's subsession merge.
@@ -116,8 +115,7 @@ pub struct GroupedLag1 {
     /// Lag-1 autocorrelation of the sequence, each value less its group's mean.
     pub r1: f64,
     /// One-sided permutation p-value of `r1` (positive autocorrelation: drift).
-    #[serde(rename = "p_value")]
-    pub p: f64,
+    pub p_value: f64,
     /// Permutations drawn.
     pub permutations: usize,
 }
@@ -185,7 +183,7 @@ pub fn grouped_lag1_test(
     }
     Ok(GroupedLag1 {
         r1,
-        p: (1 + at_least) as f64 / (1 + permutations) as f64,
+        p_value: (1 + at_least) as f64 / (1 + permutations) as f64,
         permutations,
     })
 }
@@ -234,17 +232,17 @@ mod tests {
         }
         let lb = ljung_box(&x, 5, 0).unwrap();
         assert!(close(lb.q, 28.491144581372602, 1e-12));
-        assert!(close(lb.p, 2.9173750462296866e-05, 1e-8));
+        assert!(close(lb.p_value, 2.9173750462296866e-05, 1e-8));
         // R: i <- 1:80; x <- sin(i*i*0.37) + cos(i*i*i*0.011)
         // Box.test(x, lag=10, type="Ljung-Box"): 15.58041819197474531, p 0.11228994047666596
         // with fitdf=2: p 0.048794813838544115
         let y = noise(80);
         let lb = ljung_box(&y, 10, 0).unwrap();
         assert!(close(lb.q, 15.58041819197474531, 1e-12));
-        assert!(close(lb.p, 0.11228994047666596, 1e-9));
+        assert!(close(lb.p_value, 0.11228994047666596, 1e-9));
         let lb = ljung_box(&y, 10, 2).unwrap();
         assert_eq!(lb.df, 8);
-        assert!(close(lb.p, 0.048794813838544115, 1e-9));
+        assert!(close(lb.p_value, 0.048794813838544115, 1e-9));
     }
 
     #[test]
@@ -301,7 +299,7 @@ mod tests {
             let values: Vec<f64> = groups.iter().map(|g| *g as f64 + draw()).collect();
             if grouped_lag1_test(&values, &groups, 199, &mut rng)
                 .unwrap()
-                .p
+                .p_value
                 < 0.05
             {
                 alarms += 1;
@@ -316,7 +314,7 @@ mod tests {
             .map(|(i, g)| *g as f64 + draw() + if i >= 17 { 4.0 } else { 0.0 })
             .collect();
         let t = grouped_lag1_test(&values, &groups, 999, &mut rng).unwrap();
-        assert!(t.r1 > 0.3 && t.p < 0.01, "{t:?}");
+        assert!(t.r1 > 0.3 && t.p_value < 0.01, "{t:?}");
         assert!(grouped_lag1_test(&[1.0, 1.0, 1.0], &[0, 0, 0], 9, &mut rng).is_err());
         assert!(grouped_lag1_test(&[1.0, 2.0], &[0, 0], 9, &mut rng).is_err());
     }

@@ -43,11 +43,9 @@ pub struct BootstrapCi {
     /// The statistic on the original data.
     pub estimate: f64,
     /// Lower bound: `θ̂ − t*_(1−α/2)·se` mapped back from the working scale.
-    #[serde(rename = "lower")]
-    pub low: f64,
+    pub lower: f64,
     /// Upper bound: `θ̂ − t*_(α/2)·se` mapped back.
-    #[serde(rename = "upper")]
-    pub high: f64,
+    pub upper: f64,
     /// Number of resamples.
     pub resamples: usize,
     /// `1 − α`.
@@ -201,8 +199,8 @@ fn finish(
     }
     Ok(BootstrapCi {
         estimate,
-        low,
-        high,
+        lower: low,
+        upper: high,
         resamples,
         confidence,
     })
@@ -324,10 +322,10 @@ mod tests {
         let b = mean_ci(&h, 0.95, 4000, &mut rng).unwrap();
         let t = mean_interval(&x, 0.95).unwrap();
         assert_eq!(b.estimate, t.mean);
-        let bw = b.high - b.low;
-        let tw = t.high - t.low;
+        let bw = b.upper - b.lower;
+        let tw = t.upper - t.lower;
         assert!((bw / tw - 1.0).abs() < 0.1, "widths {bw} vs {tw}");
-        assert!(b.low < t.mean && t.mean < b.high);
+        assert!(b.lower < t.mean && t.mean < b.upper);
     }
 
     #[test]
@@ -344,8 +342,8 @@ mod tests {
         let b = Hierarchy::from_nested(noisy, vec![2, 2, 6]).unwrap();
         let ca = mean_ci(&a, 0.95, 999, &mut SeededRng::new(2, "top")).unwrap();
         let cb = mean_ci(&b, 0.95, 999, &mut SeededRng::new(2, "top")).unwrap();
-        assert!((ca.low - cb.low).abs() < 1e-12 && (ca.high - cb.high).abs() < 1e-12);
-        assert!(ca.low < 34.0 / 6.0 && 34.0 / 6.0 < ca.high, "{ca:?}");
+        assert!((ca.lower - cb.lower).abs() < 1e-12 && (ca.upper - cb.upper).abs() < 1e-12);
+        assert!(ca.lower < 34.0 / 6.0 && 34.0 / 6.0 < ca.upper, "{ca:?}");
     }
 
     #[test]
@@ -354,17 +352,17 @@ mod tests {
         // zero, the log-scale bootstrap stays above it.
         let x = [0.1, 0.2, 0.15, 0.12, 50.0, 0.3, 0.11, 0.25, 1.5, 0.4];
         let t = mean_interval(&x, 0.95).unwrap();
-        assert!(t.low < 0.0);
+        assert!(t.lower < 0.0);
         let h = Hierarchy::from_nested(x.to_vec(), vec![10]).unwrap();
         let b = mean_ci(&h, 0.95, 2000, &mut SeededRng::new(3, "pos")).unwrap();
         assert!(
-            b.low > 0.0 && b.low < b.estimate && b.estimate < b.high,
+            b.lower > 0.0 && b.lower < b.estimate && b.estimate < b.upper,
             "{b:?}"
         );
         // Data with a negative unit are handled on the plain scale.
         let y = Hierarchy::from_nested(vec![-1.0, 2.0, 0.5, 1.0, 3.0], vec![5]).unwrap();
         let c = mean_ci(&y, 0.95, 2000, &mut SeededRng::new(3, "neg")).unwrap();
-        assert!(c.low < 1.1 && 1.1 < c.high, "{c:?}");
+        assert!(c.lower < 1.1 && 1.1 < c.upper, "{c:?}");
     }
 
     #[test]
@@ -388,11 +386,11 @@ mod tests {
         let new = Hierarchy::from_nested(scaled, vec![6, 10]).unwrap();
         let r = ratio_ci(&base, &new, 0.95, 1000, &mut SeededRng::new(3, "r")).unwrap();
         assert!((r.estimate - 0.8).abs() < 1e-12);
-        assert!(r.low < 0.8 && 0.8 < r.high);
+        assert!(r.lower < 0.8 && 0.8 < r.upper);
         // Paired, every seed's ratio is exactly 0.8: no spread, a point interval.
         let p = paired_ratio_ci(&base, &new, 0.95, 1000, &mut SeededRng::new(3, "r")).unwrap();
         assert!(
-            (p.low - 0.8).abs() < 1e-12 && (p.high - 0.8).abs() < 1e-12,
+            (p.lower - 0.8).abs() < 1e-12 && (p.upper - 0.8).abs() < 1e-12,
             "{p:?}"
         );
         let negative = Hierarchy::from_nested(vec![-1.0; 60], vec![6, 10]).unwrap();
@@ -412,8 +410,8 @@ mod tests {
         let new = Hierarchy::from_nested(new, vec![12]).unwrap();
         let ab = paired_ratio_ci(&base, &new, 0.95, 999, &mut SeededRng::new(6, "s")).unwrap();
         let ba = paired_ratio_ci(&new, &base, 0.95, 999, &mut SeededRng::new(6, "s")).unwrap();
-        assert!((ab.low * ba.high - 1.0).abs() < 1e-12, "{ab:?} {ba:?}");
-        assert!((ab.high * ba.low - 1.0).abs() < 1e-12, "{ab:?} {ba:?}");
+        assert!((ab.lower * ba.upper - 1.0).abs() < 1e-12, "{ab:?} {ba:?}");
+        assert!((ab.upper * ba.lower - 1.0).abs() < 1e-12, "{ab:?} {ba:?}");
     }
 
     #[test]
@@ -433,9 +431,9 @@ mod tests {
         let new = Hierarchy::from_nested(new, vec![5, 30]).unwrap();
         let paired = paired_ratio_ci(&base, &new, 0.95, 2000, &mut SeededRng::new(4, "p")).unwrap();
         let apart = ratio_ci(&base, &new, 0.95, 2000, &mut SeededRng::new(4, "p")).unwrap();
-        assert!(paired.low < 0.9 && 0.9 < paired.high, "{paired:?}");
-        assert!(paired.high - paired.low < 0.01, "{paired:?}");
-        assert!(apart.high - apart.low > 5.0 * (paired.high - paired.low));
+        assert!(paired.lower < 0.9 && 0.9 < paired.upper, "{paired:?}");
+        assert!(paired.upper - paired.lower < 0.01, "{paired:?}");
+        assert!(apart.upper - apart.lower > 5.0 * (paired.upper - paired.lower));
         // Reproducible from the seed.
         let again = paired_ratio_ci(&base, &new, 0.95, 2000, &mut SeededRng::new(4, "p")).unwrap();
         assert_eq!(paired, again);
@@ -459,7 +457,7 @@ mod tests {
         let hn = Hierarchy::from_nested(new, vec![200]).unwrap();
         let b = paired_ratio_ci(&hb, &hn, 0.95, 4000, &mut SeededRng::new(5, "q")).unwrap();
         assert!(
-            ((b.high - b.low) / (fhi - flo) - 1.0).abs() < 0.1,
+            ((b.upper - b.lower) / (fhi - flo) - 1.0).abs() < 0.1,
             "{b:?} {flo} {fhi}"
         );
         assert!(paired_ratio_ci(&hb, &hb, 0.95, 50, &mut SeededRng::new(5, "q")).is_err());

@@ -16,14 +16,12 @@ use super::sample::MeanInterval;
 #[serde(tag = "kind", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum RatioInterval {
-    /// `low ≤ Ȳ'/Ȳ ≤ high`.
+    /// `lower ≤ Ȳ'/Ȳ ≤ upper`.
     Bounded {
         /// Lower end.
-        #[serde(rename = "lower")]
-        low: f64,
+        lower: f64,
         /// Upper end.
-        #[serde(rename = "upper")]
-        high: f64,
+        upper: f64,
     },
     /// The base's interval contains zero: the ratio is not bounded at this confidence.
     Unbounded,
@@ -44,7 +42,10 @@ impl RatioCi {
     /// `(low, high)` when bounded.
     pub fn bounds(&self) -> Option<(f64, f64)> {
         match self.interval {
-            RatioInterval::Bounded { low, high } => Some((low, high)),
+            RatioInterval::Bounded {
+                lower: low,
+                upper: high,
+            } => Some((low, high)),
             RatioInterval::Unbounded => None,
         }
     }
@@ -65,8 +66,8 @@ pub fn ratio_interval(base_mean: f64, base_h: f64, new_mean: f64, new_h: f64) ->
         - base_h * base_h * new_h * new_h;
     let root = disc.max(0.0).sqrt();
     RatioInterval::Bounded {
-        low: (cross - root) / denom,
-        high: (cross + root) / denom,
+        lower: (cross - root) / denom,
+        upper: (cross + root) / denom,
     }
 }
 
@@ -122,7 +123,11 @@ mod tests {
         assert!(close(high, 1.0191895466902923, 1e-12), "{high}");
         assert!(close(r.estimate, 0.94, 1e-15));
         // A wide, asymmetric case: Y = 2, h = 1.2, Yp = 3, h' = 0.9 (same numpy recipe).
-        let RatioInterval::Bounded { low, high } = ratio_interval(2.0, 1.2, 3.0, 0.9) else {
+        let RatioInterval::Bounded {
+            lower: low,
+            upper: high,
+        } = ratio_interval(2.0, 1.2, 3.0, 0.9)
+        else {
             panic!("bounded expected")
         };
         assert!(close(low, 0.8291723979934206, 1e-12));
@@ -132,7 +137,11 @@ mod tests {
     #[test]
     fn exact_new_mean_gives_the_reciprocal_interval() {
         // With h' = 0 the set is Ȳ'/[Ȳ − h, Ȳ + h] reversed.
-        let RatioInterval::Bounded { low, high } = ratio_interval(4.0, 1.0, 6.0, 0.0) else {
+        let RatioInterval::Bounded {
+            lower: low,
+            upper: high,
+        } = ratio_interval(4.0, 1.0, 6.0, 0.0)
+        else {
             panic!()
         };
         assert!(close(low, 6.0 / 5.0, 1e-15) && close(high, 6.0 / 3.0, 1e-15));
@@ -147,7 +156,11 @@ mod tests {
     #[test]
     fn half_width_relations() {
         let (y, h, yp, hp) = (10.0, 0.7, 9.0, 0.4);
-        let RatioInterval::Bounded { low, high } = ratio_interval(y, h, yp, hp) else {
+        let RatioInterval::Bounded {
+            lower: low,
+            upper: high,
+        } = ratio_interval(y, h, yp, hp)
+        else {
             panic!()
         };
         let exact = ratio_half_width(y, h / y, yp, hp / yp);

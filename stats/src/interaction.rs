@@ -27,7 +27,9 @@ use serde::Serialize;
 use statrs::distribution::{ChiSquared, ContinuousCDF, FisherSnedecor};
 
 use super::anova::{detectable_variance_ratio, random_effects};
+use super::degrees_of_freedom::DegreesOfFreedom;
 use super::error::{at_least, StatsError};
+use super::interval::Interval;
 use super::twoway::FTest;
 
 /// The interaction of one pair of variants on the log scale.
@@ -42,9 +44,7 @@ pub struct LogRatioInteraction {
     /// `τ̂`, the standard deviation of the per-layout log-ratios net of block noise.
     pub spread: f64,
     /// The MLS interval of `τ` (two-sided at the confidence asked), both ends ≥ 0.
-    #[serde(serialize_with = "super::wire::interval_pair")]
-    #[schemars(with = "super::wire::Bounds")]
-    pub spread_ci: (f64, f64),
+    pub spread_ci: Interval,
     /// The block noise `√MS_within`: the standard deviation of one block's log-ratio.
     pub block_noise: f64,
     /// The smallest `τ` the test detects with the power asked (`None` when not defined).
@@ -91,7 +91,7 @@ pub fn log_ratio_interaction(
         .collect();
     let a = random_effects(&diffs)?;
     let n = rounds as f64;
-    let (n1, n2) = (a.df_between, a.df_within);
+    let (n1, n2) = (a.df_numerator, a.df_denominator);
     let (low, high) = mls_bounds(a.ms_between, n1, a.ms_within, n2, 1.0 / n, confidence)?;
     let alpha = 1.0 - confidence;
     Ok(LogRatioInteraction {
@@ -99,11 +99,17 @@ pub fn log_ratio_interaction(
         rounds,
         test: FTest {
             f: a.f,
-            df: (n1, n2),
-            p_value: a.p,
+            df: DegreesOfFreedom {
+                df_numerator: n1,
+                df_denominator: n2,
+            },
+            p_value: a.p_value,
         },
         spread: (a.var_between.max(0.0)).sqrt(),
-        spread_ci: (low.sqrt(), high.sqrt()),
+        spread_ci: Interval {
+            lower: low.sqrt(),
+            upper: high.sqrt(),
+        },
         block_noise: a.ms_within.sqrt(),
         detectable_spread: detectable_variance_ratio(base.len(), rounds, alpha, power)
             .map(|rho| (rho * a.ms_within).sqrt())
@@ -191,12 +197,18 @@ mod tests {
     fn a_layout_dependent_ratio_matches_the_split_plot_anova() {
         let (b, n) = data(0.02);
         let i = log_ratio_interaction(&b, &n, 0.95, 0.8).unwrap();
-        assert_eq!(i.test.df, (5, 18));
+        assert_eq!(
+            i.test.df,
+            DegreesOfFreedom {
+                df_numerator: 5,
+                df_denominator: 18
+            }
+        );
         assert!(close(i.test.f, 14.233206278684154, 1e-9));
         assert!(close(i.test.p_value, 1.0168265241728913e-05, 1e-6));
         assert!(close(i.spread, 0.014506548698808297, 1e-9));
-        assert!(close(i.spread_ci.0, 0.00842556852025718, 1e-7));
-        assert!(close(i.spread_ci.1, 0.03666985136138829, 1e-7));
+        assert!(close(i.spread_ci.lower, 0.00842556852025718, 1e-7));
+        assert!(close(i.spread_ci.upper, 0.03666985136138829, 1e-7));
         assert!(close(
             i.detectable_spread.unwrap(),
             0.008929947417489216,
@@ -210,8 +222,8 @@ mod tests {
         let i = log_ratio_interaction(&b, &n, 0.95, 0.8).unwrap();
         assert!(close(i.test.f, 0.28704707870267765, 1e-9));
         assert!(close(i.test.p_value, 0.9140168796997882, 1e-9));
-        assert_eq!((i.spread, i.spread_ci.0), (0.0, 0.0));
-        assert!(close(i.spread_ci.1, 0.003407659038798063, 1e-7));
+        assert_eq!((i.spread, i.spread_ci.lower), (0.0, 0.0));
+        assert!(close(i.spread_ci.upper, 0.003407659038798063, 1e-7));
     }
 
     #[test]
@@ -252,7 +264,10 @@ mod tests {
                 base.push(b);
                 new.push(n);
             }
-            let (lo, hi) = log_ratio_interaction(&base, &new, 0.95, 0.8)
+            let Interval {
+                lower: lo,
+                upper: hi,
+            } = log_ratio_interaction(&base, &new, 0.95, 0.8)
                 .unwrap()
                 .spread_ci;
             if lo <= tau && tau <= hi {

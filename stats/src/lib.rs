@@ -35,6 +35,7 @@ pub mod bonferroni;
 pub mod bootstrap;
 pub mod changepoint;
 pub mod confidence_sequence;
+pub mod degrees_of_freedom;
 pub mod error;
 pub mod fdr;
 pub mod fieller;
@@ -63,6 +64,5 @@ pub mod tukey;
 pub mod twoway;
 pub mod variance_split;
 pub mod welch;
-pub mod wire;
 
 pub use error::StatsError;

@@ -20,6 +20,7 @@
 //! (Montgomery, "Design and Analysis of Experiments", §5.3, additive model).
 
 use super::anova::f_upper_tail;
+use super::degrees_of_freedom::DegreesOfFreedom;
 use super::error::{at_least, StatsError};
 use serde::Serialize;
 
@@ -31,8 +32,7 @@ pub struct MachineComponent {
     /// Binaries `B`.
     pub binaries: usize,
     /// Executions `N`.
-    #[serde(rename = "executions")]
-    pub n: usize,
+    pub executions: usize,
     /// Per machine, in input order of first appearance: executions and the mean offset of
     /// its executions from their binaries' means (`r̄_m`).
     pub offsets: Vec<(usize, f64)>,
@@ -43,12 +43,10 @@ pub struct MachineComponent {
     /// `F = MS_machine / MS_error`.
     pub f: f64,
     /// Degrees of freedom `(M − 1, N − B − M + 1)`.
-    #[serde(flatten, serialize_with = "super::wire::df_pair")]
-    #[schemars(with = "super::wire::DfPair<usize>")]
-    pub df: (usize, usize),
+    #[serde(flatten)]
+    pub df: DegreesOfFreedom<usize>,
     /// `P(F ≥ f)` under `σ_m² = 0`.
-    #[serde(rename = "p_value")]
-    pub p: f64,
+    pub p_value: f64,
     /// `σ_m² = (MS_machine − MS_error)/n₀` (may be negative: no detectable machine
     /// variance).
     pub var_machine: f64,
@@ -114,13 +112,16 @@ pub fn machine_component(data: &[(usize, usize, f64)]) -> Result<MachineComponen
     Ok(MachineComponent {
         machines,
         binaries,
-        n,
+        executions: n,
         offsets: n_m.into_iter().zip(mean_m).collect(),
         ms_machine,
         ms_error,
         f,
-        df,
-        p,
+        df: DegreesOfFreedom {
+            df_numerator: df.0,
+            df_denominator: df.1,
+        },
+        p_value: p,
         var_machine,
         var_error: ms_error,
         share: if pos + ms_error > 0.0 {
@@ -229,9 +230,20 @@ mod tests {
         //   Residual: sum_sq 0.390556, df 14 -> MSE 0.027896825396825458
         // numpy: n0 = 8.0, (MSM - MSE)/n0 = 0.1570684523809546, share 0.8491780417817603
         let c = machine_component(&data()).unwrap();
-        assert_eq!((c.machines, c.binaries, c.n, c.df), (2, 3, 18, (1, 14)));
+        assert_eq!(
+            (c.machines, c.binaries, c.executions, c.df),
+            (
+                2,
+                3,
+                18,
+                DegreesOfFreedom {
+                    df_numerator: 1,
+                    df_denominator: 14
+                }
+            )
+        );
         assert!(close(c.f, 46.042674253201106, 1e-10));
-        assert!(close(c.p, 8.80069403050418e-06, 1e-6));
+        assert!(close(c.p_value, 8.80069403050418e-06, 1e-6));
         assert!(close(c.ms_machine, 1.2844444444444623, 1e-10));
         assert!(close(c.ms_error, 0.027896825396825458, 1e-10));
         assert!(close(c.var_machine, 0.1570684523809546, 1e-10));
@@ -278,7 +290,7 @@ mod tests {
                 }
             }
             let c = machine_component(&d).unwrap();
-            if c.p < 0.05 {
+            if c.p_value < 0.05 {
                 rejected[usize::from(t >= trials)] += 1;
             }
             if t >= trials {
@@ -327,10 +339,16 @@ mod tests {
             (2, 2, 10.3),
         ];
         let c = machine_component(&d).unwrap();
-        assert_eq!(c.df, (2, 9));
+        assert_eq!(
+            c.df,
+            DegreesOfFreedom {
+                df_numerator: 2,
+                df_denominator: 9
+            }
+        );
         assert!(close(c.ms_machine * 2.0, SS_MACHINE, 1e-9), "{c:?}");
         assert!(close(c.ms_error * 9.0, SS_RESIDUAL, 1e-9), "{c:?}");
         assert!(close(c.f, F_MACHINE, 1e-9), "{c:?}");
-        assert!(close(c.p, P_MACHINE, 1e-6), "{c:?}");
+        assert!(close(c.p_value, P_MACHINE, 1e-6), "{c:?}");
     }
 }

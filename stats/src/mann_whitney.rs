@@ -33,8 +33,7 @@ pub struct MannWhitney {
     /// `U_a / (n_a n_b)`: estimate of `P(a > b) + P(a = b)/2` (0.5 = no shift).
     pub prob_superiority: f64,
     /// Two-sided p-value.
-    #[serde(rename = "p_value")]
-    pub p: f64,
+    pub p_value: f64,
     /// Which distribution gave `p`.
     pub method: PMethod,
 }
@@ -102,7 +101,7 @@ pub fn mann_whitney(a: &[f64], b: &[f64]) -> Result<MannWhitney, StatsError> {
     Ok(MannWhitney {
         u,
         prob_superiority: u / (fa * fb),
-        p,
+        p_value: p,
         method,
     })
 }
@@ -157,7 +156,7 @@ mod tests {
         let r = mann_whitney(&a, &b).unwrap();
         assert_eq!(r.method, PMethod::Exact);
         assert_eq!(r.u, 31.0);
-        assert!(close(r.p, 0.18065268065268064, 1e-12));
+        assert!(close(r.p_value, 0.18065268065268064, 1e-12));
         // 12 × 10, no ties: U = 112, p = 0.0002072231174398357 (exact);
         // method="asymptotic" would give 0.0006842598049474444.
         let x = [
@@ -166,7 +165,7 @@ mod tests {
         let y = [2.7, 2.6, 2.95, 2.8, 2.65, 2.91, 2.75, 2.85, 2.55, 3.0];
         let r = mann_whitney(&x, &y).unwrap();
         assert_eq!(r.u, 112.0);
-        assert!(close(r.p, 0.0002072231174398357, 1e-10));
+        assert!(close(r.p_value, 0.0002072231174398357, 1e-10));
         assert!(close(r.prob_superiority, 112.0 / 120.0, 1e-15));
     }
 
@@ -179,7 +178,7 @@ mod tests {
         let r = mann_whitney(&a, &b).unwrap();
         assert_eq!(r.method, PMethod::Normal);
         assert_eq!(r.u, 58.0);
-        assert!(close(r.p, 0.13291945818531892, 1e-10));
+        assert!(close(r.p_value, 0.13291945818531892, 1e-10));
     }
 
     #[test]
@@ -207,16 +206,16 @@ mod tests {
             assert_eq!(r.method, PMethod::Exact);
             assert_eq!(r.u, u);
             assert!(
-                r.p > 0.0 && ((r.p - p) / p).abs() < 1e-6,
+                r.p_value > 0.0 && ((r.p_value - p) / p).abs() < 1e-6,
                 "{m}×{n}: {} vs {p}",
-                r.p
+                r.p_value
             );
         }
         // The most extreme 50 × 50 ordering: p = 2 / C(100, 50)
         // (python3 -c "from math import comb; print(2/comb(100,50))" prints 1.9823306042836678e-29).
         let a: Vec<f64> = (100..150).map(|i| i as f64).collect();
         let b: Vec<f64> = (0..50).map(|i| i as f64).collect();
-        let p = mann_whitney(&a, &b).unwrap().p;
+        let p = mann_whitney(&a, &b).unwrap().p_value;
         assert!((p / 1.9823306042836678e-29 - 1.0).abs() < 1e-12, "{p}");
     }
 

@@ -287,8 +287,8 @@ mod tests {
         // scipy: m=[(3+4+3+1.2+3.1+3)/6, (0.2+1+1.5+1+2+3)/6];
         // stats.t.interval(0.95, 1, loc=np.mean(m), scale=stats.sem(m))
         // -> (-6.939446727591861, 11.272780060925193)
-        assert!(close(ci.low, -6.939446727591861, 1e-10), "{}", ci.low);
-        assert!(close(ci.high, 11.272780060925193, 1e-10), "{}", ci.high);
+        assert!(close(ci.lower, -6.939446727591861, 1e-10), "{}", ci.lower);
+        assert!(close(ci.upper, 11.272780060925193, 1e-10), "{}", ci.upper);
         assert_eq!(ci.df, 1.0);
     }
 

@@ -16,14 +16,11 @@ pub struct PairedDifference {
     /// `d̄`, the mean of `after − before`.
     pub mean_difference: f64,
     /// Lower end of the interval for the expected difference.
-    #[serde(rename = "lower")]
-    pub low: f64,
+    pub lower: f64,
     /// Upper end.
-    #[serde(rename = "upper")]
-    pub high: f64,
+    pub upper: f64,
     /// Number of pairs.
-    #[serde(rename = "pairs")]
-    pub n: usize,
+    pub pairs: usize,
     /// `1 − α`.
     pub confidence: f64,
 }
@@ -46,9 +43,9 @@ pub fn paired_difference(
     let ci: MeanInterval = mean_interval(&d, confidence)?;
     Ok(PairedDifference {
         mean_difference: ci.mean,
-        low: ci.low,
-        high: ci.high,
-        n: d.len(),
+        lower: ci.lower,
+        upper: ci.upper,
+        pairs: d.len(),
         confidence,
     })
 }
@@ -68,9 +65,9 @@ mod tests {
         let b = [9.1, 9.9, 8.7, 9.5, 9.8, 9.0, 10.1];
         let p = paired_difference(&b, &a, 0.95).unwrap();
         assert!((p.mean_difference - 0.628571428571428670).abs() < 1e-12);
-        assert!((p.low + 0.035590359596491893).abs() < 1e-10);
-        assert!((p.high - 1.292733216739349489).abs() < 1e-10);
-        assert_eq!(p.n, 7);
+        assert!((p.lower + 0.035590359596491893).abs() < 1e-10);
+        assert!((p.upper - 1.292733216739349489).abs() < 1e-10);
+        assert_eq!(p.pairs, 7);
         assert!(paired_difference(&a, &b[..6], 0.95).is_err());
     }
 }

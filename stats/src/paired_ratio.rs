@@ -36,8 +36,7 @@ pub struct PairedRatio {
     /// The set of ratios a paired t-test does not reject.
     pub interval: RatioInterval,
     /// Number of pairs.
-    #[serde(rename = "pairs")]
-    pub n: usize,
+    pub pairs: usize,
     /// Pearson correlation of the paired means (NaN when one side is constant): how much of
     /// the layout effect the two variants share.
     pub correlation: f64,
@@ -49,7 +48,10 @@ impl PairedRatio {
     /// `(low, high)` when bounded.
     pub fn bounds(&self) -> Option<(f64, f64)> {
         match self.interval {
-            RatioInterval::Bounded { low, high } => Some((low, high)),
+            RatioInterval::Bounded {
+                lower: low,
+                upper: high,
+            } => Some((low, high)),
             RatioInterval::Unbounded => None,
         }
     }
@@ -91,8 +93,8 @@ pub fn paired_ratio(base: &[f64], new: &[f64], confidence: f64) -> Result<Paired
         // Mathematically qb² − qa·qc ≥ 0 whenever qa > 0 (the quadratic is ≤ 0 at ρ = b̄/ā).
         let root = (qb * qb - qa * qc).max(0.0).sqrt();
         RatioInterval::Bounded {
-            low: (qb - root) / qa,
-            high: (qb + root) / qa,
+            lower: (qb - root) / qa,
+            upper: (qb + root) / qa,
         }
     } else {
         RatioInterval::Unbounded
@@ -100,7 +102,7 @@ pub fn paired_ratio(base: &[f64], new: &[f64], confidence: f64) -> Result<Paired
     Ok(PairedRatio {
         estimate: b / a,
         interval,
-        n,
+        pairs: n,
         correlation: sab / (saa * sbb).sqrt(),
         confidence,
     })
@@ -125,7 +127,7 @@ mod tests {
         assert!((p.estimate - 0.9568434032059188).abs() < 1e-14);
         assert!((low - 0.9453173868033999).abs() < 1e-12, "{low}");
         assert!((high - 0.9687411474006024).abs() < 1e-12, "{high}");
-        assert_eq!(p.n, 8);
+        assert_eq!(p.pairs, 8);
     }
 
     #[test]
@@ -139,7 +141,7 @@ mod tests {
             let d: Vec<f64> = A.iter().zip(&B).map(|(a, b)| b - rho * a).collect();
             let ci = crate::sample::mean_interval(&d, 0.95).unwrap();
             // One end of the interval of d̄ touches zero.
-            assert!(ci.low.abs() < 1e-12 || ci.high.abs() < 1e-12, "{ci:?}");
+            assert!(ci.lower.abs() < 1e-12 || ci.upper.abs() < 1e-12, "{ci:?}");
         }
     }
 

@@ -62,11 +62,9 @@ pub struct MeanInterval {
     /// The point estimate.
     pub mean: f64,
     /// Lower end.
-    #[serde(rename = "lower")]
-    pub low: f64,
+    pub lower: f64,
     /// Upper end.
-    #[serde(rename = "upper")]
-    pub high: f64,
+    pub upper: f64,
     /// `t_{1−α/2, df} · sqrt(s² / r)`.
     pub half_width: f64,
     /// Degrees of freedom of the t quantile.
@@ -90,8 +88,8 @@ impl MeanInterval {
         let half_width = two_sided_critical(confidence, df) * (s2 / r as f64).sqrt();
         Ok(MeanInterval {
             mean,
-            low: mean - half_width,
-            high: mean + half_width,
+            lower: mean - half_width,
+            upper: mean + half_width,
             half_width,
             df,
             confidence,
@@ -132,11 +130,9 @@ pub struct PredictionInterval {
     /// The centre (the sample mean).
     pub centre: f64,
     /// Lower end.
-    #[serde(rename = "lower")]
-    pub low: f64,
+    pub lower: f64,
     /// Upper end.
-    #[serde(rename = "upper")]
-    pub high: f64,
+    pub upper: f64,
     /// Standard deviation of `new − centre`: `sqrt(var_new + s²/n)`.
     pub sd: f64,
     /// Degrees of freedom of the t quantile.
@@ -160,7 +156,7 @@ impl PredictionInterval {
 
     /// Whether `x` lies outside the interval.
     pub fn excludes(&self, x: f64) -> bool {
-        x < self.low || x > self.high
+        x < self.lower || x > self.upper
     }
 }
 
@@ -188,8 +184,8 @@ pub fn prediction_interval(
     let half = two_sided_critical(confidence, df) * sd;
     Ok(PredictionInterval {
         centre,
-        low: centre - half,
-        high: centre + half,
+        lower: centre - half,
+        upper: centre + half,
         sd,
         df,
         confidence,
@@ -209,8 +205,8 @@ mod tests {
         // -> (1.3497407799692995, 2.7402592200307003)
         let x = [2.799, 2.046, 1.259, 1.877, 2.244];
         let ci = mean_interval(&x, 0.95).unwrap();
-        assert!((ci.low - 1.3497407799692995).abs() < 1e-12);
-        assert!((ci.high - 2.7402592200307003).abs() < 1e-12);
+        assert!((ci.lower - 1.3497407799692995).abs() < 1e-12);
+        assert!((ci.upper - 2.7402592200307003).abs() < 1e-12);
         assert_eq!(ci.df, 4.0);
     }
 
@@ -254,10 +250,10 @@ mod tests {
         // -> 0.341969671959367 3.748030328040633
         let x = [2.799, 2.046, 1.259, 1.877, 2.244];
         let pi = prediction_interval(&x, variance(&x), 0.95).unwrap();
-        assert!((pi.low - 0.341969671959367).abs() < 1e-9, "{pi:?}");
-        assert!((pi.high - 3.748030328040633).abs() < 1e-9, "{pi:?}");
+        assert!((pi.lower - 0.341969671959367).abs() < 1e-9, "{pi:?}");
+        assert!((pi.upper - 3.748030328040633).abs() < 1e-9, "{pi:?}");
         // At its own bound the predictive p-value is 1 − confidence.
-        assert!((pi.p_value(pi.high) - 0.05).abs() < 1e-9);
+        assert!((pi.p_value(pi.upper) - 0.05).abs() < 1e-9);
         assert!(!pi.excludes(2.0) && pi.excludes(3.8));
         assert!(prediction_interval(&x, -1.0, 0.95).is_err());
         assert!(prediction_interval(&x[..1], 1.0, 0.95).is_err());

@@ -20,8 +20,7 @@ pub struct ShapiroWilk {
     /// W in (0, 1]; close to 1 for normal-looking data.
     pub w: f64,
     /// P-value of the hypothesis "the data are normal"; small means "not normal".
-    #[serde(rename = "p_value")]
-    pub p: f64,
+    pub p_value: f64,
     /// Sample size.
     pub n: usize,
 }
@@ -84,7 +83,7 @@ pub fn shapiro_wilk(xs: &[f64]) -> Result<ShapiroWilk, StatsError> {
     let w = 1.0 - w1;
     Ok(ShapiroWilk {
         w,
-        p: p_value(n, w, w1),
+        p_value: p_value(n, w, w1),
         n,
     })
 }
@@ -206,7 +205,7 @@ mod tests {
             for &(n, w, p) in table {
                 let r = shapiro_wilk(&data(n)).unwrap();
                 assert!(rel(r.w, w) < 1e-10, "n={n}: W {} vs {w}", r.w);
-                assert!(rel(r.p, p) < 1e-8, "n={n}: p {} vs {p}", r.p);
+                assert!(rel(r.p_value, p) < 1e-8, "n={n}: p {} vs {p}", r.p_value);
             }
         }
     }
@@ -216,11 +215,11 @@ mod tests {
         // docs/design.md (R 4.2.2): Touati's T1 and 1..11.
         let r = shapiro_wilk(&[2.799, 2.046, 1.259, 1.877, 2.244]).unwrap();
         assert!(rel(r.w, 0.986190408160782) < 1e-12);
-        assert!(rel(r.p, 0.964734206740106) < 1e-10);
+        assert!(rel(r.p_value, 0.964734206740106) < 1e-10);
         let one_to_eleven: Vec<f64> = (1..=11).map(f64::from).collect();
         let r = shapiro_wilk(&one_to_eleven).unwrap();
         assert!(rel(r.w, 0.968391280517045) < 1e-12);
-        assert!(rel(r.p, 0.869842328783786) < 1e-10);
+        assert!(rel(r.p_value, 0.869842328783786) < 1e-10);
     }
 
     #[test]

@@ -63,11 +63,9 @@ pub struct ProportionCi {
     /// `C = successes / n`.
     pub proportion: f64,
     /// Lower end.
-    #[serde(rename = "lower")]
-    pub low: f64,
+    pub lower: f64,
     /// Upper end.
-    #[serde(rename = "upper")]
-    pub high: f64,
+    pub upper: f64,
     /// `1 − α`.
     pub confidence: f64,
     /// Whether the continuity correction was applied.
@@ -110,12 +108,12 @@ pub fn wilson_ci(
     let lower_c = c - yates / nf;
     Ok(ProportionCi {
         proportion: c,
-        low: if lower_c <= 0.0 {
+        lower: if lower_c <= 0.0 {
             0.0
         } else {
             end(lower_c, -1.0)
         },
-        high: if upper_c >= 1.0 {
+        upper: if upper_c >= 1.0 {
             1.0
         } else {
             end(upper_c, 1.0)
@@ -201,8 +199,8 @@ mod tests {
         ];
         for (k, n, c, lo, hi) in cases {
             let w = wilson_ci(k, n, c, false).unwrap();
-            assert!((w.low - lo).abs() < 1e-12, "{k}/{n}: {} vs {lo}", w.low);
-            assert!((w.high - hi).abs() < 1e-12, "{k}/{n}: {} vs {hi}", w.high);
+            assert!((w.lower - lo).abs() < 1e-12, "{k}/{n}: {} vs {lo}", w.lower);
+            assert!((w.upper - hi).abs() < 1e-12, "{k}/{n}: {} vs {hi}", w.upper);
         }
     }
 
@@ -213,16 +211,16 @@ mod tests {
         // 0.41851992055777149 0.70378350502554865; conf.level=0.5 ->
         // 0.48844423786674823 0.64235721462150353.
         let ci = wilson_ci(17, 30, 0.90, true).unwrap();
-        assert!(close(ci.low, 0.40271569854699063, 1e-10));
-        assert!(close(ci.high, 0.71840486794119640, 1e-10));
+        assert!(close(ci.lower, 0.40271569854699063, 1e-10));
+        assert!(close(ci.upper, 0.71840486794119640, 1e-10));
         let ci = wilson_ci(17, 30, 0.90, false).unwrap();
-        assert!(close(ci.low, 0.41851992055777149, 1e-10));
-        assert!(close(ci.high, 0.70378350502554865, 1e-10));
+        assert!(close(ci.lower, 0.41851992055777149, 1e-10));
+        assert!(close(ci.upper, 0.70378350502554865, 1e-10));
         let ci = wilson_ci(17, 30, 0.5, true).unwrap();
-        assert!(close(ci.low, 0.48844423786674823, 1e-10));
-        assert!(close(ci.high, 0.64235721462150353, 1e-10));
+        assert!(close(ci.lower, 0.48844423786674823, 1e-10));
+        assert!(close(ci.upper, 0.64235721462150353, 1e-10));
         let all = wilson_ci(5, 5, 0.95, true).unwrap();
-        assert_eq!(all.high, 1.0);
+        assert_eq!(all.upper, 1.0);
         assert!(wilson_ci(6, 5, 0.95, true).is_err());
     }
 

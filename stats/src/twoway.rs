@@ -21,6 +21,7 @@
 use serde::Serialize;
 
 use super::anova::f_upper_tail;
+use super::degrees_of_freedom::DegreesOfFreedom;
 use super::error::{at_least, StatsError};
 use super::sample::mean;
 
@@ -30,9 +31,8 @@ pub struct FTest {
     /// The F statistic.
     pub f: f64,
     /// Numerator and denominator degrees of freedom.
-    #[serde(flatten, serialize_with = "super::wire::df_pair")]
-    #[schemars(with = "super::wire::DfPair<usize>")]
-    pub df: (usize, usize),
+    #[serde(flatten)]
+    pub df: DegreesOfFreedom<usize>,
     /// `P(F ≥ f)`.
     pub p_value: f64,
 }
@@ -104,7 +104,10 @@ pub fn two_way_mixed<C: AsRef<[f64]>>(cells: &[Vec<C>]) -> Result<TwoWayMixed, S
         let f = num / den;
         FTest {
             f,
-            df: (d1, d2),
+            df: DegreesOfFreedom {
+                df_numerator: d1,
+                df_denominator: d2,
+            },
             p_value: f_upper_tail(f, d1, d2),
         }
     };
@@ -198,11 +201,23 @@ mod tests {
         ));
         assert!(close(t.variant.f, 65.84224514344146, 1e-11));
         assert!(close(t.variant.p_value, 8.275584694629251e-05, 1e-8));
-        assert_eq!(t.variant.df, (2, 6));
+        assert_eq!(
+            t.variant.df,
+            DegreesOfFreedom {
+                df_numerator: 2,
+                df_denominator: 6
+            }
+        );
         let i = t.interaction.unwrap();
         assert!(close(i.f, 0.9089848187879218, 1e-11));
         assert!(close(i.p_value, 0.5051339012335527, 1e-9));
-        assert_eq!(i.df, (6, 24));
+        assert_eq!(
+            i.df,
+            DegreesOfFreedom {
+                df_numerator: 6,
+                df_denominator: 24
+            }
+        );
         let b = t.binary.unwrap();
         assert!(close(b.f, 255.67415079439834, 1e-11));
         assert!(close(b.p_value, 2.4174217105544627e-18, 1e-6));

@@ -44,6 +44,8 @@ use crate::seeded::SeededRng;
 /// A source of variation between executions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
+// Not #[non_exhaustive], like mann_whitney's PMethod: the report names each component in
+// words, and a new component must fail to compile there until it has its words.
 pub enum Component {
     /// Where the code sits: the code seed (binary).
     Code,

@@ -45,8 +45,7 @@ pub struct WelchTest {
     /// Pilot eq. 7 (Welch–Satterthwaite, not floored).
     pub df: f64,
     /// Pilot eq. 8: two-sided p-value.
-    #[serde(rename = "p_value")]
-    pub p: f64,
+    pub p_value: f64,
 }
 
 impl WelchTest {
@@ -96,7 +95,7 @@ pub fn welch_from_summaries(a: &SampleSummary, b: &SampleSummary) -> Result<Welc
         std_error,
         t,
         df,
-        p: two_sided_p(t, df),
+        p_value: two_sided_p(t, df),
     })
 }
 
@@ -124,7 +123,7 @@ mod tests {
         ));
         assert!(close(w.t, 2.823757103704237270, 1e-12));
         assert!(close(w.df, 8.0, 1e-12));
-        assert!(close(w.p, 0.022364118455948136, 1e-9));
+        assert!(close(w.p_value, 0.022364118455948136, 1e-9));
         let (lo, hi) = w.interval(0.95).unwrap();
         assert!(close(lo, 0.18335605701385474, 1e-9));
         assert!(close(hi, 1.81664394298614496, 1e-9));
@@ -142,7 +141,7 @@ mod tests {
         let w = welch(&a, &b).unwrap();
         assert!(close(w.t, 3.6557142245754432608, 1e-12));
         assert!(close(w.df, 12.4283785182687722681, 1e-12));
-        assert!(close(w.p, 0.0031154806833715472, 1e-8));
+        assert!(close(w.p_value, 0.0031154806833715472, 1e-8));
         let (lo, hi) = w.interval(0.95).unwrap();
         assert!(close(lo, 0.28632255147405339, 1e-9));
         assert!(close(hi, 1.12320125804975479, 1e-9));

@@ -66,7 +66,7 @@ fn levels_match_libkalibera_oracle() {
         layoutrand::analysis::report::builder::seed_hierarchy(&kalibera_experiment().series[0])
             .unwrap();
     let ci = layoutrand::stats::multilevel::mean_ci(&h, 0.95).unwrap();
-    assert!((ci.low - -6.939447).abs() < 1e-5, "{ci:?}");
+    assert!((ci.lower - -6.939447).abs() < 1e-5, "{ci:?}");
     // t_i = √T²/mean.
     let t1 = s.levels[0].relative_variation.unwrap();
     assert!((t1 - 0.726667f64.sqrt() / (26.0 / 12.0)).abs() < 1e-5);

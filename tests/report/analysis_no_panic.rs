@@ -75,7 +75,7 @@ proptest! {
         // Degenerate data still get an analysis (with reasons), not an error.
         let full = analyze(&da, &th, Some(&[1.0, 1.0, 1.0]), boot).unwrap();
         prop_assert!(full.mean.is_none_or(f64::is_finite));
-        prop_assert!(full.ci.as_ref().is_none_or(|c| c.low.is_finite() && c.high.is_finite()));
+        prop_assert!(full.ci.as_ref().is_none_or(|c| c.lower.is_finite() && c.upper.is_finite()));
         analyze(&da, &th, None, None).unwrap();
         // The second side: the same design with values of another kind.
         let runner_values: Vec<f64> = a

@@ -6,6 +6,7 @@ use crate::report_support;
 use std::path::Path;
 
 use layoutrand::analysis::compare::CompareOptions;
+use layoutrand::analysis::effect::Direction;
 use layoutrand::analysis::report::compare::gate_failed;
 use layoutrand::analysis::vocabulary::Thresholds;
 use layoutrand::report::render_compare::compare_directories;
@@ -90,7 +91,7 @@ fn faster_new_version_is_reported_with_both_intervals() {
     );
     assert!(paired.upper - paired.lower < (ci.upper - ci.lower) / 3.0);
     assert!(verdict_ci.upper - verdict_ci.lower < (ci.upper - ci.lower) / 3.0);
-    assert!(p.comparison.welch.as_ref().unwrap().p < 0.05);
+    assert!(p.comparison.welch.as_ref().unwrap().p_value < 0.05);
     assert!(!gate_failed(&c));
 }
 
@@ -128,7 +129,7 @@ fn equal_versions_with_partly_different_seeds_are_paired_on_the_common_seeds() {
         layoutrand::analysis::pair::Basis::Paired
     );
     assert_eq!(p.comparison.pair.binaries.len(), 12);
-    assert_eq!(p.comparison.paired_difference.as_ref().unwrap().n, 12);
+    assert_eq!(p.comparison.paired_difference.as_ref().unwrap().pairs, 12);
     assert!(
         p.comparison.warnings.iter().any(|w| w.contains(
             "paired on the 12 binaries both sides hold: 0 of base's 12 and 1 of new's 13"
@@ -138,7 +139,10 @@ fn equal_versions_with_partly_different_seeds_are_paired_on_the_common_seeds() {
     );
     // Equal versions: never faster or slower.
     assert!(
-        !matches!(p.comparison.pair.verdict, "faster" | "slower"),
+        !matches!(
+            p.comparison.pair.direction,
+            Direction::Faster | Direction::Slower
+        ),
         "{}",
         p.text
     );

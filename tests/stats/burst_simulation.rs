@@ -86,7 +86,7 @@ pub(crate) fn claimed(series: &Series) -> bool {
 /// What the analysis before issue 36 did: the one-way F test of all execution means.
 pub(crate) fn claimed_by_the_plain_f_test(series: &Series) -> bool {
     let groups: Vec<Vec<f64>> = series.seeds.iter().map(|b| b.execution_means()).collect();
-    random_effects(&groups).is_ok_and(|a| a.p < 0.05)
+    random_effects(&groups).is_ok_and(|a| a.p_value < 0.05)
 }
 
 /// The share of `experiments` seeded experiments that `claim` calls layout-sensitive.

@@ -68,7 +68,7 @@ fn eq4_interval_covers_the_true_mean_95_percent_of_the_time() {
     for _ in 0..RUNS {
         let h = experiment(&mut g, mu, sd, reps);
         let ci = mean_ci(&h, 0.95).unwrap();
-        if ci.low <= mu && mu <= ci.high {
+        if ci.lower <= mu && mu <= ci.upper {
             covered += 1;
         }
         for (sum, l) in t2_sums.iter_mut().zip(level_variances(&h)) {
@@ -330,6 +330,7 @@ fn identical_variants_are_called_no_different_at_least_95_percent_of_the_time() 
     // relevance threshold most chance detections are "negligible", so we also check the
     // calibration with no threshold: false "faster/slower" at 5 % ± 3 se (0.34 points at
     // 4 000 experiments), i.e. "no difference" in ≥ 93.97 %.
+    use layoutrand::analysis::effect::Direction;
     use layoutrand::analysis::variants::{compare_variants, VariantData, VariantOptions};
     use layoutrand::analysis::vocabulary::Thresholds;
     let mut g = Gaussian::new(13, "identical-variants");
@@ -358,14 +359,14 @@ fn identical_variants_are_called_no_different_at_least_95_percent_of_the_time() 
         let c = &compare_variants("p", "wall", &v, &options)
             .unwrap()
             .comparisons[0];
-        if !matches!(c.pair.verdict, "faster" | "slower") {
+        if !matches!(c.pair.direction, Direction::Faster | Direction::Slower) {
             quiet += 1;
         }
         options.thresholds = strict;
         let c = &compare_variants("p", "wall", &v, &options)
             .unwrap()
             .comparisons[0];
-        if !matches!(c.pair.verdict, "faster" | "slower") {
+        if !matches!(c.pair.direction, Direction::Faster | Direction::Slower) {
             quiet_strict += 1;
         }
     }
@@ -398,13 +399,13 @@ pub(crate) fn bootstrap_coverage(
     for _ in 0..experiments {
         let h = experiment(&mut g, mu, [2.0, 1.0, 0.5], [2, 3, binaries]);
         match mean_ci(&h, 0.95, resamples, &mut rng) {
-            Ok(c) if c.low <= mu && mu <= c.high => mean_hits += 1,
+            Ok(c) if c.lower <= mu && mu <= c.upper => mean_hits += 1,
             Ok(_) => {}
             Err(_) => failed += 1,
         }
         let (base, new) = matched_pair(&mut g, (mu_base, mu_new), binaries, 3, 2);
         match paired_ratio_ci(&base, &new, 0.95, resamples, &mut rng) {
-            Ok(c) if c.low <= mu_new / mu_base && mu_new / mu_base <= c.high => ratio_hits += 1,
+            Ok(c) if c.lower <= mu_new / mu_base && mu_new / mu_base <= c.upper => ratio_hits += 1,
             Ok(_) => {}
             Err(_) => failed += 1,
         }

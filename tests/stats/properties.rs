@@ -42,8 +42,8 @@ proptest! {
             prop_assert!((b.t2.unwrap() - t2).abs() <= 1e-9 * (1.0 + s2));
         }
         let (ca, cb) = (mean_ci(&h, 0.9).unwrap(), mean_ci(&g, 0.9).unwrap());
-        prop_assert!(close(cb.low, shift + scale * ca.low, 1e-9));
-        prop_assert!(close(cb.high, shift + scale * ca.high, 1e-9));
+        prop_assert!(close(cb.lower, shift + scale * ca.lower, 1e-9));
+        prop_assert!(close(cb.upper, shift + scale * ca.upper, 1e-9));
     }
 
     #[test]
@@ -68,7 +68,7 @@ proptest! {
         let base = ratio_interval(y, e * y, yp, ep * yp);
         let scaled = ratio_interval(a * y, a * e * y, b * yp, b * ep * yp);
         match (base, scaled) {
-            (RatioInterval::Bounded { low, high }, RatioInterval::Bounded { low: l2, high: h2 }) => {
+            (RatioInterval::Bounded { lower: low, upper: high }, RatioInterval::Bounded { lower: l2, upper: h2 }) => {
                 prop_assert!(close(l2, b / a * low, 1e-9));
                 prop_assert!(close(h2, b / a * high, 1e-9));
                 // The point estimate lies inside its interval.
@@ -89,7 +89,7 @@ proptest! {
         let b = shapiro_wilk(&moved).unwrap();
         prop_assert!((a.w - b.w).abs() < 1e-9);
         prop_assert!(a.w > 0.0 && a.w <= 1.0 + 1e-12);
-        prop_assert!((0.0..=1.0).contains(&a.p));
+        prop_assert!((0.0..=1.0).contains(&a.p_value));
     }
 
     #[test]
@@ -101,7 +101,7 @@ proptest! {
         prop_assume!(x.std_error > 0.0);
         prop_assert!(close(x.t, -y.t, 1e-12));
         prop_assert!(close(x.df, y.df, 1e-12));
-        prop_assert!(close(x.p, y.p, 1e-12));
+        prop_assert!(close(x.p_value, y.p_value, 1e-12));
     }
 
     #[test]
@@ -126,6 +126,6 @@ proptest! {
     ) {
         let (x, y) = (mann_whitney(&a, &b).unwrap(), mann_whitney(&b, &a).unwrap());
         prop_assert!(close(x.u + y.u, (a.len() * b.len()) as f64, 1e-12));
-        prop_assert!(close(x.p, y.p, 1e-9));
+        prop_assert!(close(x.p_value, y.p_value, 1e-9));
     }
 }

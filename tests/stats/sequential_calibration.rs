@@ -193,7 +193,7 @@ fn coverage_of(
         let logs: Vec<f64> = means.iter().map(|m| m.ln()).collect();
         fixed_held += (MIN_TOP_LEVEL_UNITS..=n).all(|k| {
             let ci = mean_interval(&logs[..k], 0.95).unwrap();
-            ci.low < truth && truth < ci.high
+            ci.lower < truth && truth < ci.upper
         }) as usize;
     }
     let share = |k: usize| k as f64 / experiments as f64;

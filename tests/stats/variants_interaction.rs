@@ -10,6 +10,7 @@
 //! comparisons against the base claim "faster"/"slower" (and the gate trips) in at most 5 %
 //! of experiments. Counts per experiment; every draw from a `SeededRng`.
 
+use layoutrand::analysis::effect::Direction;
 use layoutrand::analysis::variants::{
     compare_variants, VariantAnalysis, VariantData, VariantOptions,
 };
@@ -245,7 +246,7 @@ pub(crate) fn three_identical(runs: usize) -> (usize, usize, usize) {
     let claims = |a: &VariantAnalysis| {
         a.comparisons
             .iter()
-            .any(|c| matches!(c.pair.verdict, "faster" | "slower"))
+            .any(|c| matches!(c.pair.direction, Direction::Faster | Direction::Slower))
     };
     let (mut claimed, mut tripped, mut unadjusted) = (0, 0, 0);
     for _ in 0..runs {

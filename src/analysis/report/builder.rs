@@ -369,8 +369,8 @@ pub fn analyse_series(
         levels,
         mean,
         ci: ci.map(|c| Interval {
-            lower: c.low,
-            upper: c.high,
+            lower: c.lower,
+            upper: c.upper,
         }),
         relative_half_width: ci.map(|c| c.relative_half_width()),
         interval_note,
@@ -403,8 +403,8 @@ fn levels_and_mean(
     let mean = a.mean.unwrap_or(f64::NAN);
     let ci = a.ci.as_ref().map(|c| MeanInterval {
         mean,
-        low: c.low,
-        high: c.high,
+        lower: c.lower,
+        upper: c.upper,
         half_width: c.half_width,
         df: c.df,
         confidence,
@@ -423,7 +423,7 @@ fn shown_normality(
         .map(|n| super::model::Normality {
             n: n.n,
             w: n.w,
-            p_value: n.p,
+            p_value: n.p_value,
         })
 }
 

@@ -367,8 +367,8 @@ pub fn compare_series(
     let n = dataset(new, "new")?;
     let c = engine_compare(&b, &n, &options)?;
     let paired_relative_ci = c.paired_difference.as_ref().map(|p| Interval {
-        lower: p.low / c.base.mean,
-        upper: p.high / c.base.mean,
+        lower: p.lower / c.base.mean,
+        upper: p.upper / c.base.mean,
     });
     Ok(ProgramComparison {
         program: base.program.clone(),
@@ -398,8 +398,8 @@ fn overall(metric: &str, programs: &[&ProgramComparison], confidence: f64) -> Ov
     let sped_up_ci = wilson_ci(sped_up as u64, n as u64, confidence, false)
         .ok()
         .map(|c| Interval {
-            lower: c.low,
-            upper: c.high,
+            lower: c.lower,
+            upper: c.upper,
         });
     let weights = time_weights(
         &programs

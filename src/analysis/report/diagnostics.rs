@@ -92,7 +92,7 @@ pub fn drift(series: &Series) -> Option<Drift> {
     Some(Drift {
         executions: residuals.len(),
         lag1: test.r1,
-        p_value: test.p,
+        p_value: test.p_value,
         halves_change,
     })
 }
@@ -157,7 +157,7 @@ pub fn diagnose(series: &Series, failures: FailureCounts, confidence: f64) -> Di
             for e in &b.executions {
                 if let Ok(lb) = ljung_box(&e.live, lags, 0) {
                     tested += 1;
-                    if lb.p < alpha {
+                    if lb.p_value < alpha {
                         failing.push(format!("{} execution {}", b.binary, e.execution));
                     }
                 }

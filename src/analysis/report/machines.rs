@@ -94,7 +94,9 @@ fn machine_series(
             }
         })
         .collect();
-    let differ = component.as_ref().is_some_and(|c| c.p < 1.0 - confidence);
+    let differ = component
+        .as_ref()
+        .is_some_and(|c| c.p_value < 1.0 - confidence);
     let text = finding(component.as_ref(), machines.len(), differ);
     MachineSeries {
         program: s.program.clone(),
@@ -156,9 +158,9 @@ fn finding(component: Option<&MachineComponent>, machines: usize, differ: bool) 
             "machines account for {} of the execution-level variance (random effect, F = {} on {} and {} df, {}): they {}",
             percent(c.share, 2),
             crate::analysis::numfmt::statistic(c.f),
-            c.df.0,
-            c.df.1,
-            p_value(c.p),
+            c.df.df_numerator,
+            c.df.df_denominator,
+            p_value(c.p_value),
             if differ {
                 "differ detectably"
             } else {

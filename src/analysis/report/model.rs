@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::experiment::FailureCounts;
 use crate::analysis::numfmt::Scale;
+use crate::stats::degrees_of_freedom::DegreesOfFreedom;
 
 /// Version of the JSON report format.
 pub const REPORT_SCHEMA: u32 = crate::analysis::vocabulary::OUTPUT_SCHEMA;
@@ -270,9 +271,8 @@ pub struct Sensitivity {
     /// F statistic (mean square between binaries over mean square within).
     pub f: Option<f64>,
     /// Degrees of freedom between and within binaries.
-    #[serde(flatten, serialize_with = "crate::stats::wire::df_pair_opt")]
-    #[schemars(with = "Option<crate::stats::wire::DfPair<f64>>")]
-    pub df: Option<(f64, f64)>,
+    #[serde(flatten)]
+    pub df: Option<DegreesOfFreedom<f64>>,
     /// p-value of the F-test.
     pub p_value: Option<f64>,
     /// Intraclass correlation: share of the variance of an execution mean due to the binary.

@@ -184,8 +184,8 @@ fn layout_test(table: &ExecutionTable) -> Result<LayoutTest, StatsError> {
     Ok(LayoutTest {
         kind: SensitivityTest::OneWayF,
         f: a.f,
-        df: (a.df_between, a.df_within),
-        p: a.p,
+        df: (a.df_numerator, a.df_denominator),
+        p: a.p_value,
         permutations: None,
     })
 }

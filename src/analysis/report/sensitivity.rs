@@ -11,6 +11,7 @@ use super::screening::{
     rests_on, screen, set_aside_executions, ExecutionTable, LayoutTest, Screened,
 };
 use crate::analysis::vocabulary::Thresholds;
+use crate::stats::degrees_of_freedom::DegreesOfFreedom;
 use crate::stats::sample::sd_interval;
 
 /// The binary-level variance analysis of `series`.
@@ -72,8 +73,8 @@ pub fn sensitivity(
         LayoutTest {
             kind: SensitivityTest::IterationF,
             f: anova.f,
-            df: (anova.df_between, anova.df_within),
-            p: anova.p,
+            df: (anova.df_numerator, anova.df_denominator),
+            p: anova.p_value,
             permutations: None,
         },
         |(_, s)| s.test,
@@ -236,15 +237,18 @@ impl Tested<'_> {
             binaries: self.binaries,
             per_binary: self.per_binary,
             anova_f: anova.f,
-            anova_df: (anova.df_between, anova.df_within),
-            anova_p: anova.p,
+            anova_df: (anova.df_numerator, anova.df_denominator),
+            anova_p: anova.p_value,
             test_f: test.f,
             test_df: test.df,
         });
         Sensitivity {
             verdict: outcome.verdict(),
             f: test.f.is_finite().then_some(test.f),
-            df: Some((test.df.0 as f64, test.df.1 as f64)),
+            df: Some(DegreesOfFreedom {
+                df_numerator: test.df.0 as f64,
+                df_denominator: test.df.1 as f64,
+            }),
             p_value: Some(test.p),
             test: Some(test.kind),
             permutations: test.permutations,

@@ -219,7 +219,7 @@ pub fn placement_of(series: &Series, fixed: &Fixed, thresholds: &Thresholds) -> 
         .collect();
     let var_new = new_variance(&xs, &scaled, b.executions.len());
     let pi = match prediction_interval(&xs, var_new, thresholds.confidence) {
-        Ok(pi) if pi.low.is_finite() && pi.high.is_finite() => pi,
+        Ok(pi) if pi.lower.is_finite() && pi.upper.is_finite() => pi,
         _ => return undetermined(PlacementGrounds::NoFiniteInterval),
     };
     let below = seed_means.iter().filter(|m| **m < base_mean).count() as f64;
@@ -231,8 +231,8 @@ pub fn placement_of(series: &Series, fixed: &Fixed, thresholds: &Thresholds) -> 
         p: pi.p_value(x_b),
         outside: pi.excludes(x_b),
         interval: PredictionIntervalJson {
-            lower: from_scale(pi.low),
-            upper: from_scale(pi.high),
+            lower: from_scale(pi.lower),
+            upper: from_scale(pi.upper),
             confidence: thresholds.confidence,
         },
     };
@@ -335,8 +335,8 @@ pub fn baseline_summary(b: &BinaryData, ci: Option<&MeanInterval>) -> BaselineSu
         ci: ci
             .filter(|_| !matches!(judged, Some(IntervalUse::Withheld(_))))
             .map(|c| Interval {
-                lower: c.low,
-                upper: c.high,
+                lower: c.lower,
+                upper: c.upper,
             }),
         ci_note: judged.as_ref().and_then(|j| j.note().map(str::to_string)),
     }

@@ -24,7 +24,11 @@ pub fn render_analysis(a: &Analysis, file: &str) -> String {
         .rev()
         .map(|l| format!("{} {}", l.repetitions, plural(&l.name)))
         .collect();
-    let _ = writeln!(out, "{file}: \"{}\", {} measurements", a.value, a.n);
+    let _ = writeln!(
+        out,
+        "{file}: \"{}\", {} measurements",
+        a.value, a.measurements
+    );
     let _ = writeln!(out, "design: {}", shape.join(" × "));
     let _ = writeln!(out);
     level_table(&mut out, a, top);
@@ -101,8 +105,8 @@ fn mean_lines(out: &mut String, a: &Analysis, top: &LevelJson, pct: &str) {
                 out,
                 "{:<12}{} … {}  (± {}, ± {} % of the mean)",
                 format!("{pct} CI"),
-                fmt_sig(ci.low),
-                fmt_sig(ci.high),
+                fmt_sig(ci.lower),
+                fmt_sig(ci.upper),
                 fmt_sig(ci.half_width),
                 fmt_sig(100.0 * ci.relative_half_width)
             );
@@ -134,7 +138,7 @@ fn test_lines(out: &mut String, a: &Analysis, top: &LevelJson) {
             nw.n,
             top.name,
             statistic(nw.w),
-            p_value(nw.p)
+            p_value(nw.p_value)
         );
     }
     if let Some(an) = &a.anova {
@@ -142,10 +146,10 @@ fn test_lines(out: &mut String, a: &Analysis, top: &LevelJson) {
             out,
             "ANOVA       between {}: F({}, {}) = {}, {}; intraclass correlation {}",
             plural(&top.name),
-            an.df_between,
-            an.df_within,
+            an.df_numerator,
+            an.df_denominator,
             statistic(an.f),
-            p_value(an.p),
+            p_value(an.p_value),
             fixed(an.icc, 3)
         );
     }
@@ -160,8 +164,8 @@ fn table(rows: &[Vec<String>]) -> String {
 fn bootstrap_line(b: &BootstrapCi, pct: &str) -> String {
     format!(
         "bootstrap   {} … {}  ({pct} studentized, {} resamples of the top-level units)",
-        fmt_sig(b.low),
-        fmt_sig(b.high),
+        fmt_sig(b.lower),
+        fmt_sig(b.upper),
         b.resamples
     )
 }

@@ -71,16 +71,16 @@ fn check_lines(c: &Comparison, top_name: &str, pct: &str) -> Vec<String> {
             fmt_sig(w.difference),
             statistic(w.t),
             sig(w.df, 3),
-            p_value(w.p)
+            p_value(w.p_value)
         ));
     }
     if let Some(d) = &c.paired_difference {
         lines.push(format!(
             "paired      by {top_name} ({} pairs): new − base = {} ({pct} CI {} … {}, Georges et al. §5.2)",
-            d.n,
+            d.pairs,
             fmt_sig(d.mean_difference),
-            fmt_sig(d.low),
-            fmt_sig(d.high)
+            fmt_sig(d.lower),
+            fmt_sig(d.upper)
         ));
     }
     lines.extend(
@@ -97,7 +97,7 @@ fn side_lines(c: &Comparison, top_name: &str, pct: &str) -> Vec<Text> {
         .into_iter()
         .map(|(label, s)| {
             let ci = match (&s.ci, &s.ci_note) {
-                (Some(ci), _) => format!("{pct} CI {} … {}", fmt_sig(ci.low), fmt_sig(ci.high)),
+                (Some(ci), _) => format!("{pct} CI {} … {}", fmt_sig(ci.lower), fmt_sig(ci.upper)),
                 (None, Some(note)) => format!("no {pct} CI: {note}"),
                 (None, None) => "no interval".to_string(),
             };
@@ -107,7 +107,7 @@ fn side_lines(c: &Comparison, top_name: &str, pct: &str) -> Vec<Text> {
                 fmt_sig(s.mean),
                 s.top_units,
                 plural(top_name),
-                s.n
+                s.measurements
             ))
         })
         .collect()

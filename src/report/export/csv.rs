@@ -155,8 +155,14 @@ fn series_row(s: &SeriesReport, confidence: f64) -> Vec<String> {
         ("shift_ci_upper", opt(s.shift.ci.map(|c| c.upper))),
         ("shift", verdict(s.shift.verdict).to_string()),
         ("variant", s.variant.clone().unwrap_or_default()),
-        ("bootstrap_lower", opt(s.bootstrap.as_ref().map(|b| b.low))),
-        ("bootstrap_upper", opt(s.bootstrap.as_ref().map(|b| b.high))),
+        (
+            "bootstrap_lower",
+            opt(s.bootstrap.as_ref().map(|b| b.lower)),
+        ),
+        (
+            "bootstrap_upper",
+            opt(s.bootstrap.as_ref().map(|b| b.upper)),
+        ),
         (
             "default_layout",
             verdict(s.default_layout.verdict).to_string(),
@@ -225,7 +231,7 @@ fn comparison_cells(c: &PairComparison, confidence: f64) -> ComparisonCells<'_> 
         confidence: pair_confidence(c, confidence),
         p_value: None,
         verdict: c.pair.effect.verdict,
-        direction: c.pair.verdict,
+        direction: c.pair.direction.word(),
     }
 }
 
@@ -245,8 +251,8 @@ fn tukey_cells(m: &MultipleComparison, confidence: f64) -> Vec<ComparisonCells<'
             ci: p.ratio_ci,
             confidence,
             p_value: Some(p.p_value),
-            verdict: p.effect_verdict,
-            direction: p.verdict,
+            verdict: p.verdict,
+            direction: p.direction.word(),
         })
         .collect()
 }

@@ -92,7 +92,7 @@ pub fn build(report: &Report) -> Document {
                         c.base
                     )),
                     Text::plain(c.metric.clone()),
-                    Text(vec![Span::Strong(c.pair.verdict.to_string())]),
+                    Text(vec![Span::Strong(c.pair.direction.word().to_string())]),
                     Text::plain(c.pair.effect.words.clone()),
                 ]
             })

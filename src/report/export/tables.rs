@@ -225,7 +225,7 @@ pub fn comparison_lines(c: &PairComparison, confidence: f64) -> Vec<String> {
         more.push(format!(
             "{} of {} layouts favour {} (Wilson {level} CI {} to {})",
             s.k,
-            s.n,
+            s.compared,
             c.new,
             percent(s.lower, 0),
             percent(s.upper, 0)
@@ -253,8 +253,8 @@ pub fn interaction_line(c: &PairComparison, confidence: f64) -> Option<String> {
         format!(
             "variant × binary interaction F({}, {}) = {}, {} (ratio scale, blocks as error): \
              spread {} ({} CI {lo} to {hi}), {}",
-            i.df.0,
-            i.df.1,
+            i.df.df_numerator,
+            i.df.df_denominator,
             i.f.map_or_else(|| "n/a".to_string(), statistic),
             i.p_value.map_or_else(|| "p n/a".to_string(), p_value),
             percent(i.spread, 2),
@@ -272,8 +272,8 @@ pub fn tukey_title(m: &MultipleComparison) -> String {
         m.program,
         m.metric,
         m.family.pairs.len(),
-        m.family.anova.df.0,
-        m.family.anova.df.1,
+        m.family.anova.df.df_numerator,
+        m.family.anova.df.df_denominator,
         statistic(m.family.anova.f),
         p_value(m.family.anova.p_value)
     )
@@ -298,7 +298,7 @@ pub fn tukey_rows(m: &MultipleComparison, confidence: f64) -> Vec<[String; 5]> {
                     (ci, _) => format!("{level} simultaneous CI {}", ratio_interval(*ci)),
                 },
                 p_value(pair.p_value),
-                pair.verdict.to_string(),
+                pair.direction.word().to_string(),
             ]
         })
         .collect()
@@ -309,7 +309,7 @@ pub fn tukey_rows(m: &MultipleComparison, confidence: f64) -> Vec<[String; 5]> {
 pub fn mean_line(s: &SeriesReport, confidence: f64) -> String {
     let mut line = mean_interval_line(s, confidence);
     if let Some(b) = &s.bootstrap {
-        let (low, high) = s.scale().bounds(b.low, b.high);
+        let (low, high) = s.scale().bounds(b.lower, b.upper);
         line.push_str(&format!(
             " Studentized bootstrap over binaries ({} resamples): {low} to {high}.",
             b.resamples,

@@ -127,7 +127,7 @@ pub fn mann_whitney(c: &Comparison, top_name: &str) -> Option<String> {
         format!(
             "on the {top_name} means: P(new > base) = {}, {} ({})",
             fixed(mw.prob_superiority, 3),
-            p_value(mw.p),
+            p_value(mw.p_value),
             match mw.method {
                 crate::stats::mann_whitney::PMethod::Exact => "exact",
                 crate::stats::mann_whitney::PMethod::Normal => "normal approximation",
