@@ -84,6 +84,10 @@ pub struct Manifest {
     /// (0: none, and in manifests written before padding existed).
     #[serde(default)]
     pub pad: u64,
+    /// `build --data-order`: each seed also permutes the program's static data sections
+    /// (absent, i.e. false: only code moves, as in manifests written before it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub data_order: bool,
     /// Linker used for the relinks: `bfd`, `gold`, `lld`, `mold` (or `mixed`).
     pub linker: String,
     /// Ordering mechanism used, in words (e.g. "ld -r -T per object, then bfd").
