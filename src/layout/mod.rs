@@ -5,6 +5,7 @@
 //! * [`binary`]: a linked binary's functions in address order (what a layout *is*);
 //! * [`fingerprint()`]: a hash of that order; [`distance`]: how far two orders are apart;
 //! * [`object_file`]: the code sections of a `.o` and gcc's code groups;
+//! * [`data_sections`]: the static-data sections of a `.o` that `build --data-order` moves;
 //! * [`archive`]: members of a static archive, and a copy with the members reordered;
 //! * [`reorder`]: seeded shuffles, `ld -r` module reordering, the global order script;
 //! * [`same_code`]: the invariant that a seed holds the baseline's code, only elsewhere;
@@ -16,6 +17,7 @@
 pub mod archive;
 pub mod binary;
 pub mod cache_geometry;
+pub mod data_sections;
 pub mod demangle;
 pub mod distance;
 pub mod dynamic;
