@@ -534,6 +534,7 @@ fn binary_set(
             offsets: None,
             versus_baseline: None,
             bytes_versus_baseline: None,
+            data: None,
         }],
         libraries: kept,
     })

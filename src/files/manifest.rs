@@ -272,6 +272,11 @@ pub struct Binary {
     /// behind the end of `versus_baseline`; absent otherwise and in older manifests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes_versus_baseline: Option<crate::layout::image::BytesDifference>,
+    /// For a seed of a `build --data-order` build: what the check that it holds the
+    /// baseline's data objects (same sizes and contents, pointers relocated) and code bytes
+    /// compared, and how many objects moved; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<crate::layout::same_data::DataCheck>,
 }
 
 pub use super::hash_cache::{sha256_of_file, SETTLED};

@@ -118,6 +118,18 @@ impl Image {
             .get(from..from.checked_add(usize::try_from(size).ok()?)?)
     }
 
+    /// The bytes from `address` to the end of the section with contents holding it, at most
+    /// `max` of them.
+    pub fn bytes_from(&self, address: u64, max: u64) -> Option<&[u8]> {
+        let section = self.sections.iter().find(|s| {
+            s.file_range.is_some()
+                && s.address <= address
+                && address < s.address.saturating_add(s.size)
+        })?;
+        let size = (section.address + section.size - address).min(max);
+        self.bytes_at(address, size)
+    }
+
     /// Where in the file the `size` bytes at `address` are, when a section with contents
     /// holds them all.
     pub fn file_offset(&self, address: u64, size: u64) -> Option<u64> {

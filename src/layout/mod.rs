@@ -9,6 +9,7 @@
 //! * [`archive`]: members of a static archive, and a copy with the members reordered;
 //! * [`reorder`]: seeded shuffles, `ld -r` module reordering, the global order script;
 //! * [`same_code`]: the invariant that a seed holds the baseline's code, only elsewhere;
+//! * [`same_data`]: with `build --data-order`, the same data objects and bytes, only elsewhere;
 //! * [`offsets`]: how many cache-line and page offsets a binary's functions start at;
 //! * [`dynamic`]: a library's soname and an executable's loader;
 //! * [`image`]: a binary's allocated sections and function bytes, to say what else differs;
@@ -28,6 +29,7 @@ pub mod object_file;
 pub mod offsets;
 pub mod reorder;
 pub mod same_code;
+pub mod same_data;
 pub mod shown;
 
-pub use fingerprint::{fingerprint, placement};
+pub use fingerprint::{data_order, fingerprint, placement, with_data_order};
