@@ -10,7 +10,7 @@ use super::linker::Mechanism;
 use super::replay::Program;
 use crate::files::manifest::{binary_label, sha256_of_file, Binary, BinarySet, BuildStatus};
 use crate::layout::binary::{self, Function};
-use crate::layout::{distance, dynamic, fingerprint, offsets, same_code};
+use crate::layout::{distance, dynamic, fingerprint, offsets, same_code, same_data};
 
 /// Directory (inside the output directory) for intermediate files of the relinks.
 pub const WORK_DIR: &str = ".work";
@@ -165,14 +165,18 @@ fn build_seed(
         let result = (|| -> Result<Binary> {
             let linked = program.link(Some(seed), &path, &work)?;
             let functions = binary::functions(&path)?;
-            describe_program(
+            let mut b = describe_program(
                 out_dir,
                 program,
                 &path,
                 &functions,
                 Some(&baseline.functions[p]),
                 linked.seconds,
-            )
+            )?;
+            if program.data_order {
+                b.data = Some(check_data(out_dir, baseline, program, &path)?);
+            }
+            Ok(b)
         })();
         let _ = remove_below(out_dir, &work);
         tick();
@@ -197,6 +201,23 @@ fn build_seed(
         }
     }
     (set, errors)
+}
+
+/// The data check of `program`'s seed binary at `path` against its baseline (`build
+/// --data-order`): an error names the object or function that differs.
+fn check_data(
+    out_dir: &Path,
+    baseline: &Baseline,
+    program: &Program,
+    path: &Path,
+) -> Result<same_data::DataCheck> {
+    let base = baseline
+        .set
+        .find(&program.name)
+        .with_context(|| format!("the baseline has no {}", program.name))?;
+    let base = same_data::Placed::read(&out_dir.join(&base.path))?;
+    same_data::check(&base, &same_data::Placed::read(path)?)
+        .map_err(|e| anyhow!("{e:#} (the data order changed more than where the data sits)"))
 }
 
 /// A relink that failed for want of space, said as what it was writing (the seed's binary,
@@ -253,6 +274,12 @@ pub fn describe_program(
     if program.mechanism == Mechanism::Padded {
         // Every seed keeps the baseline's order: its layout is where its functions start.
         b.fingerprint = crate::layout::placement(functions);
+    }
+    if program.data_order {
+        // The layout is the data's order too: seeds of one code order are distinct layouts.
+        let objects = binary::data_objects_from_bytes(&std::fs::read(path)?)
+            .with_context(|| format!("the data objects of {}", path.display()))?;
+        b.fingerprint = crate::layout::with_data_order(&b.fingerprint, &objects);
     }
     if program.is_library() {
         b.soname = dynamic::soname(path)?;
@@ -320,5 +347,6 @@ pub fn describe(
         offsets: Some(offsets::spread(functions)),
         versus_baseline: None,
         bytes_versus_baseline: None,
+        data: None,
     })
 }

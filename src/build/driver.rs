@@ -112,9 +112,17 @@ fn record_build(opts: &BuildOptions) -> Result<(PathBuf, PathBuf, recorded_build
         &opts.build_dir,
         &record_dir,
         opts.echo_build,
-        &[],
+        &data_sections_env(opts.data_order),
     )?;
     Ok((out_dir, record_dir, recorded))
+}
+
+/// The build's environment for `--data-order`: the shim adds `-fdata-sections` to compiles.
+fn data_sections_env(data_order: bool) -> Vec<(String, String)> {
+    match data_order {
+        true => vec![(crate::wrap::ENV_DATA_SECTIONS.to_string(), "1".to_string())],
+        false => Vec::new(),
+    }
 }
 
 /// The programs whose baseline linked, with it; each other one joins `failed` with its
@@ -168,6 +176,7 @@ fn relink_manifest(
         mode: BuildMode::Relink,
         granularity: opts.granularity,
         pad: opts.pad.unwrap_or(0),
+        data_order: opts.data_order,
         linker: if linkers.len() == 1 {
             linkers.iter().next().expect("one").to_string()
         } else {

@@ -36,6 +36,7 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
     let new_seeds = seeds_to_relink(&mut manifest, &opts.seeds);
     let opts = &BuildOptions {
         pad: Some(manifest.pad),
+        data_order: manifest.data_order,
         granularity: manifest.granularity,
         command: manifest.build_command.clone(),
         ..opts.clone()
@@ -181,6 +182,12 @@ fn check_extensible(
              experiments (leave out --pad to keep the recorded setting)",
             manifest_path.display(),
             manifest.pad
+        );
+    }
+    if opts.data_order && !manifest.data_order {
+        bail!(
+            "--extend: {} was built without --data-order; extending it with --data-order would              mix two experiments (its objects were compiled without data sections: build again              with --data-order into another --out)",
+            manifest_path.display()
         );
     }
     Ok(())

@@ -190,6 +190,7 @@ mod tests {
             offsets: None,
             versus_baseline: None,
             bytes_versus_baseline: None,
+            data: None,
         }
     }
 

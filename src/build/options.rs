@@ -41,6 +41,9 @@ pub struct BuildOptions {
     /// `--pad MAX`: the most filler bytes a seed puts in front of each function (`None`:
     /// not given, i.e. 0, or for `--extend` the recorded setting).
     pub pad: Option<u64>,
+    /// `--data-order`: each seed also permutes the program's static data (the shim adds
+    /// `-fdata-sections` to compiles; see [`crate::layout::reorder::DataFamily`]).
+    pub data_order: bool,
     /// `--programs`: relink only these recorded programs (by name; `all`: every one);
     /// `None`: every program except the build's own tools and, when others remain, its
     /// tests (see [`super::programs`]).
@@ -54,8 +57,14 @@ pub const MAX_PAD: u64 = 4096;
 /// Checks `--pad` against the other options: at most [`MAX_PAD`], and only where seeds put
 /// each function in a section of its own table entry (`module`, `global`; not `link`, which
 /// moves whole modules and accepts modules whose functions share one section, nor
-/// `--rebuild`, whose live relinks do not pad).
+/// `--rebuild`, whose live relinks do not pad); `--data-order` not with `--rebuild` either.
 pub fn check_pad(opts: &BuildOptions) -> Result<()> {
+    if opts.rebuild && opts.data_order {
+        bail!(
+            "--data-order is not available with --rebuild (its live relinks do not order data): \
+             leave out one of them"
+        );
+    }
     let pad = opts.pad.unwrap_or(0);
     if pad == 0 && opts.granularity == Granularity::None {
         bail!(

@@ -227,6 +227,7 @@ pub(crate) fn programs_isolated(
         match Program::new(name.clone(), link, linker, opts.granularity, record_dir) {
             Ok(mut program) => {
                 program.pad = opts.pad.unwrap_or(0);
+                program.data_order = opts.data_order;
                 programs.push(program);
             }
             Err(err) => failed.push((name, err)),

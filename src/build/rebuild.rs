@@ -75,6 +75,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         mode: BuildMode::Rebuild,
         granularity: opts.granularity,
         pad: 0,
+        data_order: false,
         linker: linker_of(&baseline_programs),
         mechanism: mechanism_of(&baseline_programs),
         recorded_build_seconds: baseline_seconds,

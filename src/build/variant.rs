@@ -93,9 +93,17 @@ pub fn build(opts: &BuildOptions, name: &str) -> Result<BuildOutcome> {
         },
         None => opts.pad,
     };
+    let first = variants.first().filter(|first| first.name != name);
+    if let Some(first) = first.filter(|f| opts.data_order && !f.build.data_order) {
+        bail!(
+            "variant {} was built without --data-order; every variant orders its data the same              way (leave out --data-order, or build every variant with it)",
+            first.name
+        );
+    }
     let outcome = driver::build(&BuildOptions {
         out_dir: top_dir.join(name),
         pad,
+        data_order: first.map_or(opts.data_order, |f| f.build.data_order),
         ..opts.clone()
     })?;
     enter(&top_dir, variants, name, outcome)

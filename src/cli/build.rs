@@ -111,6 +111,7 @@ pub fn run(args: Args) -> Result<i32> {
         rebuild: args.rebuild,
         allow_many_seeds: args.allow_many_seeds,
         pad: args.pad,
+        data_order: args.data_order,
         programs: args.programs.clone(),
     };
     let outcome = match build_or_extend(&args, &opts, granularity) {

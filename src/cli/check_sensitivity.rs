@@ -50,6 +50,7 @@ pub fn run(args: Args) -> Result<i32> {
             granularity: Some(args.granularity),
             linker: None,
             pad: None,
+            data_order: None,
         },
         run: RunConfig {
             command: run,

@@ -80,6 +80,8 @@ pub struct BuildConfig {
     pub linker: Option<LinkerArg>,
     /// `build --pad`: the most filler bytes before each function (0 or absent: none).
     pub pad: Option<u64>,
+    /// `build --data-order`: each seed also permutes the static data (absent or false: not).
+    pub data_order: Option<bool>,
 }
 
 /// `[[variant]]`: one version of the program (other flags, compiler or sources).
@@ -441,6 +443,7 @@ impl ExperimentConfig {
                 .linker
                 .unwrap_or(crate::flags::build::LinkerArg::Auto),
             pad: self.build.pad,
+            data_order: self.build.data_order.unwrap_or(false),
             programs: self.programs_to_relink(),
             ..crate::flags::build::BuildArgs::default()
         }

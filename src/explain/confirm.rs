@@ -441,6 +441,7 @@ fn program_of(
         rebuild: false,
         allow_many_seeds: false,
         pad: Some(manifest.pad),
+        data_order: manifest.data_order,
         programs: None,
     };
     let (programs, _) = crate::build::programs::programs_isolated(&links, &record_dir, &opts)?;
@@ -533,6 +534,7 @@ fn binary_set(
             offsets: None,
             versus_baseline: None,
             bytes_versus_baseline: None,
+            data: None,
         }],
         libraries: kept,
     })

@@ -84,6 +84,10 @@ pub struct Manifest {
     /// (0: none, and in manifests written before padding existed).
     #[serde(default)]
     pub pad: u64,
+    /// `build --data-order`: each seed also permutes the program's static data sections
+    /// (absent, i.e. false: only code moves, as in manifests written before it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub data_order: bool,
     /// Linker used for the relinks: `bfd`, `gold`, `lld`, `mold` (or `mixed`).
     pub linker: String,
     /// Ordering mechanism used, in words (e.g. "ld -r -T per object, then bfd").
@@ -268,6 +272,11 @@ pub struct Binary {
     /// behind the end of `versus_baseline`; absent otherwise and in older manifests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes_versus_baseline: Option<crate::layout::image::BytesDifference>,
+    /// For a seed of a `build --data-order` build: what the check that it holds the
+    /// baseline's data objects (same sizes and contents, pointers relocated) and code bytes
+    /// compared, and how many objects moved; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<crate::layout::same_data::DataCheck>,
 }
 
 pub use super::hash_cache::{sha256_of_file, SETTLED};

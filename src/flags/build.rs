@@ -60,6 +60,12 @@ pub struct BuildArgs {
     /// required with --granularity none].
     #[cfg_attr(feature = "cli", arg(long, value_name = "MAX", value_parser = pad_arg, allow_negative_numbers = true))]
     pub pad: Option<u64>,
+    /// Also permute each seed's static data (`.data`, `.rodata`, `.bss`, `.data.rel.ro`,
+    /// `.tdata`, `.tbss` input sections, one per object with -fdata-sections, which the
+    /// shim adds to compiles) from a stream of its own, so a seed's code order is the same
+    /// with and without it [default: off; with --extend, the recorded setting].
+    #[cfg_attr(feature = "cli", arg(long))]
+    pub data_order: bool,
     /// Relink only these recorded programs (names as in the manifest), comma-separated;
     /// `all`: every program the build linked [default: every program and library but the
     /// build's own tools (cargo build scripts, Rust proc macros) and, when it linked other
@@ -100,6 +106,7 @@ impl Default for BuildArgs {
             extend: false,
             trust: false,
             pad: None,
+            data_order: false,
             programs: None,
             allow_many_seeds: false,
             quiet: false,
@@ -127,6 +134,7 @@ impl BuildArgs {
             extend,
             trust,
             pad,
+            data_order,
             programs,
             allow_many_seeds,
             quiet,
@@ -145,6 +153,7 @@ impl BuildArgs {
         argv.flag("--extend", *extend);
         argv.flag("--trust", *trust);
         argv.value("--pad", pad);
+        argv.flag("--data-order", *data_order);
         argv.list("--programs", programs);
         argv.flag("--allow-many-seeds", *allow_many_seeds);
         argv.flag("--quiet", *quiet);
@@ -255,6 +264,7 @@ mod tests {
             extend: false,
             trust: false,
             pad: Some(256),
+            data_order: true,
             programs: Some(vec!["a".into(), "b".into()]),
             allow_many_seeds: true,
             quiet: true,

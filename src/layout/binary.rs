@@ -82,13 +82,37 @@ pub fn functions_from_bytes(data: &[u8]) -> Result<Vec<Function>> {
     functions_from(data)
 }
 
+/// A binary's static data objects (`STT_OBJECT` and `STT_TLS` symbols) in ascending address
+/// order, each with the identity, file, address and size a [`Function`] has (the record
+/// every layout comparison takes). Guarantees as for [`functions`] (defined, sized, in a
+/// section, one per address by the same preference, names qualified by their file when
+/// shared); a thread-local's address is its place in the TLS template (`PT_TLS`'s address
+/// plus its offset), where its initial bytes are.
+pub fn data_objects_from_bytes(data: &[u8]) -> Result<Vec<Function>> {
+    symbols_from(data, Wanted::DataObjects)
+}
+
+/// Which symbols a reading lists.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Wanted {
+    Functions,
+    DataObjects,
+}
+
 fn functions_from<'data, R: object::ReadRef<'data>>(data: R) -> Result<Vec<Function>> {
+    symbols_from(data, Wanted::Functions)
+}
+
+fn symbols_from<'data, R: object::ReadRef<'data>>(
+    data: R,
+    wanted: Wanted,
+) -> Result<Vec<Function>> {
     match object::FileKind::parse(data) {
         Ok(object::FileKind::Elf64) => {
-            read_elf::<object::elf::FileHeader64<object::Endianness>, R>(data)
+            read_elf::<object::elf::FileHeader64<object::Endianness>, R>(data, wanted)
         }
         Ok(object::FileKind::Elf32) => {
-            read_elf::<object::elf::FileHeader32<object::Endianness>, R>(data)
+            read_elf::<object::elf::FileHeader32<object::Endianness>, R>(data, wanted)
         }
         Ok(kind) => bail!("not an ELF file (it is {kind:?})"),
         Err(_) => bail!("not an ELF file (unrecognised format)"),
@@ -118,6 +142,7 @@ struct Candidate {
 
 fn read_elf<'data, Elf: FileHeader<Endian = object::Endianness>, R: object::ReadRef<'data>>(
     data: R,
+    wanted: Wanted,
 ) -> Result<Vec<Function>> {
     let elf = ElfFile::<Elf, R>::parse(data).context("malformed ELF file")?;
     if elf.kind() == object::ObjectKind::Relocatable {
@@ -126,6 +151,7 @@ fn read_elf<'data, Elf: FileHeader<Endian = object::Endianness>, R: object::Read
     if elf.symbol_table().is_none() {
         bail!("the binary has no .symtab (it was stripped): link it without -s / strip to verify its layout");
     }
+    let tls_base = tls_address(&elf);
     let mut current_file: Option<String> = None;
     // One candidate per address; BTreeMap keeps address order.
     let mut by_address: BTreeMap<u64, Candidate> = BTreeMap::new();
@@ -135,7 +161,11 @@ fn read_elf<'data, Elf: FileHeader<Endian = object::Endianness>, R: object::Read
             current_file = (!name.is_empty()).then(|| name.to_string());
             continue;
         }
-        if symbol.kind() != SymbolKind::Text || symbol.size() == 0 {
+        let kind_wanted = match wanted {
+            Wanted::Functions => symbol.kind() == SymbolKind::Text,
+            Wanted::DataObjects => matches!(symbol.kind(), SymbolKind::Data | SymbolKind::Tls),
+        };
+        if !kind_wanted || symbol.size() == 0 {
             continue;
         }
         if !matches!(symbol.section(), SymbolSection::Section(_)) {
@@ -149,7 +179,10 @@ fn read_elf<'data, Elf: FileHeader<Endian = object::Endianness>, R: object::Read
         let candidate = Candidate {
             name: name.to_string(),
             file: if local { current_file.clone() } else { None },
-            address: symbol.address(),
+            address: match symbol.kind() {
+                SymbolKind::Tls => tls_base.wrapping_add(symbol.address()),
+                _ => symbol.address(),
+            },
             size: symbol.size(),
             rank: binding_rank(symbol.is_global(), symbol.is_weak()),
         };
@@ -161,6 +194,18 @@ fn read_elf<'data, Elf: FileHeader<Endian = object::Endianness>, R: object::Read
         }
     }
     Ok(with_identities(by_address.into_values().collect()))
+}
+
+/// The address of the binary's TLS template (`PT_TLS`), 0 when it has none.
+fn tls_address<'data, Elf: FileHeader<Endian = object::Endianness>, R: object::ReadRef<'data>>(
+    elf: &ElfFile<'data, Elf, R>,
+) -> u64 {
+    use object::read::elf::ProgramHeader;
+    let endian = elf.endian();
+    elf.elf_program_headers()
+        .iter()
+        .find(|h| h.p_type(endian) == object::elf::PT_TLS)
+        .map_or(0, |h| h.p_vaddr(endian).into())
 }
 
 /// Qualifies names shared by several functions with their file.

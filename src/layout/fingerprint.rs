@@ -25,6 +25,23 @@ pub fn placement(functions: &[Function]) -> String {
     hash(functions, b"layoutrand function placement v1\0", true)
 }
 
+/// BLAKE3 of the data objects' identities in the given (address) order: the encoding of
+/// [`fingerprint`] with a domain tag of its own.
+pub fn data_order(objects: &[Function]) -> String {
+    hash(objects, b"layoutrand data order v1\0", false)
+}
+
+/// The layout identity of a `build --data-order` binary: BLAKE3 of `code` (its
+/// [`fingerprint`] or [`placement`]) and of its data objects' identities in address order
+/// (the encoding of [`fingerprint`], a domain tag of its own), so two seeds with the same
+/// code order and another data order are distinct layouts.
+pub fn with_data_order(code: &str, objects: &[Function]) -> String {
+    let data = data_order(objects);
+    blake3::hash(format!("{code}\0{data}").as_bytes())
+        .to_hex()
+        .to_string()
+}
+
 fn hash(functions: &[Function], tag: &[u8], addresses: bool) -> String {
     let mut hasher = blake3::Hasher::new();
     hasher.update(tag);

@@ -118,6 +118,18 @@ impl Image {
             .get(from..from.checked_add(usize::try_from(size).ok()?)?)
     }
 
+    /// The bytes from `address` to the end of the section with contents holding it, at most
+    /// `max` of them.
+    pub fn bytes_from(&self, address: u64, max: u64) -> Option<&[u8]> {
+        let section = self.sections.iter().find(|s| {
+            s.file_range.is_some()
+                && s.address <= address
+                && address < s.address.saturating_add(s.size)
+        })?;
+        let size = (section.address + section.size - address).min(max);
+        self.bytes_at(address, size)
+    }
+
     /// Where in the file the `size` bytes at `address` are, when a section with contents
     /// holds them all.
     pub fn file_offset(&self, address: u64, size: u64) -> Option<u64> {
@@ -205,7 +217,13 @@ pub fn only_displacements(x: &[u8], y: &[u8]) -> bool {
         if i < covered_to {
             continue;
         }
-        match (i.saturating_sub(3)..=i).find(|&k| k >= covered_to && field_at(k)) {
+        // The latest field start covers furthest: an earlier one can be bytes that only look
+        // like a RIP-relative operand (`add $5,%edi` is `83 c7 05`, and `c7 05` reads as a
+        // ModRM memory form) ending inside the real one.
+        match (i.saturating_sub(3)..=i)
+            .rev()
+            .find(|&k| k >= covered_to && field_at(k))
+        {
             Some(k) => covered_to = k + 4,
             None => return false,
         }
@@ -303,6 +321,19 @@ mod tests {
         assert_ne!(without_nops(&c), without_nops(&d));
         // A lone 66 prefix that starts no no-op stays.
         assert_eq!(without_nops(&[0x66, 0x89, 0xc8]), [0x66, 0x89, 0xc8]);
+    }
+
+    /// gcc's `t5_step` under LTO: `add $5,%edi` (`83 c7 05`) right before `call rel32`; the
+    /// bytes `c7 05` also read as a RIP-relative ModRM form, whose "field" would end one
+    /// byte short of the call's operand. A call elsewhere changes the operand's last bytes.
+    #[test]
+    fn a_call_after_bytes_that_look_rip_relative_is_a_displacement() {
+        let a = [0x83, 0xc7, 0x05, 0xe8, 0x98, 0xfe, 0xff, 0xff, 0xc3];
+        let b = [0x83, 0xc7, 0x05, 0xe8, 0x98, 0x1f, 0x00, 0x00, 0xc3];
+        assert!(only_displacements(&a, &b));
+        let mut c = b;
+        c[8] = 0xc2;
+        assert!(!only_displacements(&a, &c));
     }
 
     #[test]

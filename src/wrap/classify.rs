@@ -137,6 +137,9 @@ pub struct Classified {
     pub static_link: bool,
     /// `-ffunction-sections` already in effect (driver only).
     pub function_sections: bool,
+    /// The last of `-fdata-sections` (`Some(true)`) and `-fno-data-sections` (`Some(false)`)
+    /// given, `None` when neither was (driver only).
+    pub data_sections: Option<bool>,
 }
 
 impl Classified {
@@ -293,6 +296,7 @@ fn empty(kind: CallKind) -> Classified {
         fuse_ld: None,
         static_link: false,
         function_sections: false,
+        data_sections: None,
     }
 }
 
@@ -387,6 +391,8 @@ impl DriverFlags {
             "-fno-lto" => c.lto = false,
             "-ffunction-sections" => c.function_sections = true,
             "-fno-function-sections" => c.function_sections = false,
+            "-fdata-sections" => c.data_sections = Some(true),
+            "-fno-data-sections" => c.data_sections = Some(false),
             "--version" | "-dumpversion" | "-dumpfullversion" | "-dumpmachine" | "-dumpspecs"
             | "--help" | "-###" | "-qversion" => self.info = true,
             _ => {}
@@ -871,6 +877,15 @@ mod tests {
         assert!(!driver("-flto -fno-lto a.o -o p").lto);
         assert!(driver("-ffunction-sections -c a.c").function_sections);
         assert!(!driver("-ffunction-sections -fno-function-sections -c a.c").function_sections);
+        assert_eq!(driver("-c a.c").data_sections, None);
+        assert_eq!(
+            driver("-fno-data-sections -fdata-sections -c a.c").data_sections,
+            Some(true)
+        );
+        assert_eq!(
+            driver("-fdata-sections -fno-data-sections -c a.c").data_sections,
+            Some(false)
+        );
     }
 
     #[test]

@@ -36,6 +36,10 @@ pub const ENV_SHIM_DIR: &str = "LAYOUTRAND_SHIM_DIR";
 /// directory): the first shim whose record directory is unusable creates it (`O_EXCL`),
 /// warns once for the whole build and leaves its reason there for `build` to report.
 pub const ENV_SHIM_WARNED: &str = "LAYOUTRAND_SHIM_WARNED";
+/// Set (to `1`) by `build --data-order`: compiles also get `-fdata-sections` (unless the user's
+/// flags say `-fdata-sections` or `-fno-data-sections` themselves), so that each static
+/// variable and constant is an input section of its own that a seed can move.
+pub const ENV_DATA_SECTIONS: &str = "LAYOUTRAND_DATA_SECTIONS";
 /// Set for the tools a recorded link runs (collect2 calling `ld`): those pass through.
 pub const ENV_NESTED: &str = "LAYOUTRAND_NESTED";
 

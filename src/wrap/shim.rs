@@ -15,7 +15,9 @@ use anyhow::{anyhow, bail, Context, Result};
 
 use super::classify::{self, CallKind, Classified, Language, LinkInputArg, ToolKind};
 use super::record::{self, LinkRecord, LinkTool, RecordedInput};
-use super::{AfterLink, ENV_NESTED, ENV_REAL_PATH, ENV_RECORD_DIR, ENV_SHIM_DIR};
+use super::{
+    AfterLink, ENV_DATA_SECTIONS, ENV_NESTED, ENV_REAL_PATH, ENV_RECORD_DIR, ENV_SHIM_DIR,
+};
 
 /// The shim's view of its environment.
 struct ShimEnv {
@@ -26,6 +28,8 @@ struct ShimEnv {
     real_path: OsString,
     /// Set inside a link the shim itself runs (collect2 calling `ld`): pass through.
     nested: bool,
+    /// `build --data-order`: compiles get `-fdata-sections` too ([`ENV_DATA_SECTIONS`]).
+    data_sections: bool,
     /// Called after each recorded final link.
     after_link: AfterLink,
 }
@@ -44,8 +48,24 @@ impl ShimEnv {
             record_dir: std::env::var_os(ENV_RECORD_DIR).map(PathBuf::from),
             real_path,
             nested: std::env::var_os(ENV_NESTED).is_some(),
+            data_sections: std::env::var_os(ENV_DATA_SECTIONS).is_some_and(|v| v == "1"),
             after_link,
         }
+    }
+
+    /// The options a compile (or an LTO link, which generates code) of `c` gets: one section
+    /// per function unless already asked, and under `build --data-order` one per static
+    /// datum unless the user's flags say either way (a user's `-fno-data-sections` is kept:
+    /// that module's data then moves as one section per kind).
+    fn section_options(&self, c: &Classified) -> Vec<&'static str> {
+        let mut options = Vec::new();
+        if !c.function_sections {
+            options.push("-ffunction-sections");
+        }
+        if self.data_sections && c.data_sections.is_none() {
+            options.push("-fdata-sections");
+        }
+        options
     }
 
     fn log_error(&self, what: &str, err: &anyhow::Error) {
@@ -193,8 +213,8 @@ fn plan(
         CallKind::Compile => {
             ctx.log_seen("compile", tool_name, &output);
             let mut new_args = args.to_vec();
-            if kind == ToolKind::Driver && c.has_sectioned_source() && !c.function_sections {
-                new_args.push("-ffunction-sections".into());
+            if kind == ToolKind::Driver && c.has_sectioned_source() {
+                new_args.extend(ctx.section_options(&c).into_iter().map(OsString::from));
             }
             Ok(Plan::Exec(new_args))
         }
@@ -272,10 +292,13 @@ fn record_link(
             Split::Failed(code) => return Ok(Plan::Done(code)),
         }
     }
-    if kind == ToolKind::Driver && c.lto && !c.function_sections {
-        // Under -flto the code is generated at link time: one section per function there too.
-        run_args.push("-ffunction-sections".into());
-        record_args.push("-ffunction-sections".into());
+    if kind == ToolKind::Driver && c.lto {
+        // Under -flto the code is generated at link time: one section per function (and
+        // datum) there too.
+        for option in ctx.section_options(&c) {
+            run_args.push(option.into());
+            record_args.push(option.into());
+        }
     }
     let inputs = copy_inputs(record_dir, &c, &cwd)?;
     let started_unix_nanos = SystemTime::now().duration_since(UNIX_EPOCH)?.as_nanos();
@@ -549,8 +572,8 @@ fn split_compile(
             .arg(&source.path)
             .arg("-o")
             .arg(&object);
-        if source.language.takes_function_sections() && !c.function_sections {
-            cmd.arg("-ffunction-sections");
+        if source.language.takes_function_sections() {
+            cmd.args(ctx.section_options(c));
         }
         let status = cmd.status()?;
         if !status.success() {

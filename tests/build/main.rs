@@ -12,6 +12,7 @@ mod build_support;
 mod experiment_support;
 
 mod as_built;
+mod data_order;
 mod errors;
 mod explain;
 mod extend;

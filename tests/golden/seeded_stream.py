@@ -24,3 +24,16 @@ r = R(1, "link-order"); print([r.u64() for _ in range(3)])
 print(R(42, "link-order").perm(10)); print(R(7, "schedule").perm(6))
 
 r = R(1, "padding:demo"); print([a * r.below(256 // a + 1) for a in (16, 16, 1, 64, 512)])
+
+# build --data-order: src/layout/reorder/data.rs shuffle_data, stream "data-order:<program>";
+# families by rank (R rodata, D data, B bss), shuffled family by family in the order
+# tdata, tbss, data.rel.ro.local, data.rel.ro, rodata, data, bss.
+def data_order(r, families):
+    out = []
+    for fam in ["tdata", "tbss", "drrl", "drr", "R", "D", "B"]:
+        ranks = [k for k, f in enumerate(families) if f == fam]
+        for i in range(len(ranks) - 1, 0, -1):
+            j = r.below(i + 1); ranks[i], ranks[j] = ranks[j], ranks[i]
+        out += ranks
+    return out
+print(data_order(R(1, "data-order:demo"), ["R", "D", "R", "B", "R", "D", "R", "R", "B", "B"]))

@@ -92,6 +92,7 @@ pub fn experiment(dir: &Path, sets: &[TestBinarySet]) -> Manifest {
         mode: BuildMode::Relink,
         granularity: Granularity::Link,
         pad: 0,
+        data_order: false,
         linker: "bfd".into(),
         mechanism: "test fixture".into(),
         recorded_build_seconds: 0.0,

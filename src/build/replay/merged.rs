@@ -11,8 +11,9 @@ use super::Program;
 use crate::build::link_command::{separating_argument, which};
 use crate::build::linker::Mechanism;
 use crate::layout::archive;
+use crate::layout::data_sections::{self, DataFamily};
 use crate::layout::object_file::{self, TextGroup, TextSection};
-use crate::layout::reorder::{self, MergedEntry};
+use crate::layout::reorder::{self, DataEntry, MergedEntry};
 use crate::seeded::SeededRng;
 use crate::wrap::record::InputKind;
 
@@ -37,6 +38,9 @@ struct MergedModules {
     /// The baseline's order when the merged object as `ld -r` wrote it is not (COMDAT
     /// sections kept in their groups, placed by no script); `None`: the object is the baseline.
     baseline: Option<Vec<MergedEntry>>,
+    /// The static-data sections the merged object's script placed, in their identity order
+    /// (ranks); empty without `build --data-order`.
+    data: Vec<DataEntry>,
     /// The merged object's path.
     path: PathBuf,
     /// Its sections, indexed.
@@ -143,6 +147,15 @@ impl Program {
                 Some(self.merged_entries(seed, paths, &modules))
             }
         };
+        // Its own stream, drawn after the code's: a seed's code order is the same with and
+        // without the data order.
+        let data_order = match seed {
+            Some(seed) if !merged.data.is_empty() => {
+                let families: Vec<DataFamily> = merged.data.iter().map(|e| e.family).collect();
+                reorder::shuffle_data(&families, &mut self.rng(seed, "data-order"))
+            }
+            _ => Vec::new(),
+        };
         let mut padded_merged = false;
         paths[first] = match entries {
             None => merged.path.clone(),
@@ -150,9 +163,13 @@ impl Program {
                 let reordered = work.join("merged.o");
                 let mut padding = seed.map(|s| self.rng(s, "padding"));
                 let pad = padding.as_mut().map(|rng| (self.pad, rng));
+                let order = Order {
+                    code: &entries,
+                    data: &data_order,
+                };
                 padded_merged = merged
                     .object
-                    .write_order(&entries, pad, self.pad_before.as_ref(), &reordered)
+                    .write_order(order, pad, self.pad_before.as_ref(), &reordered)
                     .with_context(|| format!("program {}", self.name))?;
                 reordered
             }
@@ -273,8 +290,12 @@ impl Program {
         };
         let identity = self.merged_entries(None, paths, &in_order(&sections_of));
         let files: Vec<PathBuf> = objects.iter().map(|&i| paths[i].clone()).collect();
+        let data = match self.data_order {
+            true => self.modules_data_sections(paths, objects)?,
+            false => Vec::new(),
+        };
         let merged = self
-            .merged_once(&files, &identity, dissolve)
+            .merged_once(&files, &identity, &data, dissolve)
             .with_context(|| format!("program {}", self.name))?;
         let object = MergedObject::read(&merged, &identity)
             .with_context(|| format!("program {}", self.name))?;
@@ -283,9 +304,30 @@ impl Program {
             ordered_of,
             // Every section placed by the script: the merged object is the baseline.
             baseline: (ordered_identity.len() != identity.len()).then_some(ordered_identity),
+            data: reorder_distinct(&data),
             path: merged,
             object,
         })
+    }
+
+    /// The objects' movable static-data sections (`build --data-order`), object by object in
+    /// the recorded order, each object's in its section-table order: the identity order.
+    fn modules_data_sections(
+        &self,
+        paths: &[PathBuf],
+        objects: &[usize],
+    ) -> Result<Vec<DataEntry>> {
+        let mut entries = Vec::new();
+        for &i in objects {
+            let sections = data_sections::data_sections(&paths[i])
+                .with_context(|| format!("module {}", self.record.inputs[i].written))?;
+            entries.extend(sections.into_iter().map(|s| DataEntry {
+                object: paths[i].clone(),
+                section: s.name,
+                family: s.family,
+            }));
+        }
+        Ok(entries)
     }
 
     /// Each object's code sections (by recorded input index); with `dissolve`, COMDAT
@@ -409,9 +451,10 @@ impl Program {
         &self,
         files: &[PathBuf],
         identity: &[MergedEntry],
+        data: &[DataEntry],
         dissolve: bool,
     ) -> Result<PathBuf> {
-        let script = reorder::merged_script(identity)?;
+        let script = reorder::merged_script(identity, data)?;
         let key =
             blake3::hash(serde_json::to_string(&(files, dissolve, &script))?.as_bytes()).to_hex();
         let dir = self.record_dir.join(MERGED_DIR);
@@ -431,6 +474,7 @@ impl Program {
         reorder::merge_objects(
             files,
             identity,
+            data,
             dissolve,
             &staging.path().join("merged.ld"),
             &staged,
@@ -461,6 +505,21 @@ struct MergedObject {
     index_of_name: std::collections::HashMap<String, Option<usize>>,
     /// The alignment of each script-placed section, by rank (in rank order).
     align_of_rank: std::collections::BTreeMap<usize, u64>,
+    /// The section index of each script-placed data section (`<family>.lrd<k>`), by rank.
+    index_of_data_rank: std::collections::HashMap<usize, usize>,
+}
+
+/// A binary's order of the merged object's sections: its code (entries as the script lists
+/// them) and its static data (ranks of [`MergedModules::data`]; empty: the identity order).
+#[derive(Clone, Copy)]
+struct Order<'a> {
+    code: &'a [MergedEntry],
+    data: &'a [usize],
+}
+
+/// The distinct entries of `data` (the ranks the merged object's script gave them).
+fn reorder_distinct(data: &[DataEntry]) -> Vec<DataEntry> {
+    reorder::distinct_data(data).into_iter().cloned().collect()
 }
 
 /// Filler per section, `(section index, bytes)`, as [`reorder::reorder_sections_padded`]
@@ -490,14 +549,19 @@ impl MergedObject {
         let mut index_of_name: std::collections::HashMap<String, Option<usize>> =
             std::collections::HashMap::new();
         let mut align_of_rank = std::collections::BTreeMap::new();
+        let mut index_of_data_rank = std::collections::HashMap::new();
         let file = object::File::parse(&*data)
             .with_context(|| format!("reading the merged object {}", merged.display()))?;
         for section in object::Object::sections(&file) {
+            let name = object::ObjectSection::name(&section).unwrap_or("");
+            let index = object::ObjectSection::index(&section).0;
+            if let Some((_, rank)) = DataFamily::of_merged(name) {
+                index_of_data_rank.insert(rank, index);
+                continue;
+            }
             if object::ObjectSection::kind(&section) != object::SectionKind::Text {
                 continue; // `.rela.text.lr<k>` travels with its section
             }
-            let name = object::ObjectSection::name(&section).unwrap_or("");
-            let index = object::ObjectSection::index(&section).0;
             match name
                 .rsplit_once(".lr")
                 .and_then(|(_, k)| k.parse::<usize>().ok())
@@ -520,6 +584,7 @@ impl MergedObject {
             index_of_rank,
             index_of_name,
             align_of_rank,
+            index_of_data_rank,
         })
     }
 
@@ -531,7 +596,7 @@ impl MergedObject {
     /// and behind it (see [`Program::pad_before`]).
     fn write_order(
         &self,
-        entries: &[MergedEntry],
+        binary_order: Order,
         pad: Option<(u64, &mut SeededRng)>,
         before: Option<&super::MoveAlone>,
         out: &Path,
@@ -539,7 +604,7 @@ impl MergedObject {
         let mut order = Vec::with_capacity(self.identity_ranks.len());
         let mut placed = std::collections::HashSet::new();
         let mut ranked = 0;
-        for e in distinct_sections(entries) {
+        for e in distinct_sections(binary_order.code) {
             match self.identity_ranks.get(&e) {
                 // No section: a COMDAT copy that `ld -r` discarded for an earlier one.
                 Some(rank) => {
@@ -581,12 +646,48 @@ impl MergedObject {
             Some(moved) => self.pad_one(&data, padding, moved)?,
             None => (padding, Vec::new(), false),
         };
+        let order = self.with_data(order, binary_order.data)?;
         let bytes = reorder::reorder_sections_padded(&data, &order, &padding, &behind)?;
         let (dir, name) = crate::files::confined::parent_of(out)?;
         dir.create_fresh(name)
             .and_then(|mut f| Ok(std::io::Write::write_all(&mut f, &bytes)?))
             .with_context(|| format!("writing {}", out.display()))?;
         Ok(found)
+    }
+
+    /// The section order `code` (indices of code sections, as [`reorder::reorder_sections`]
+    /// takes them) with the data sections of the ranks `data` in that order at the places
+    /// of the data sections: every code section goes to the place it takes without them
+    /// (the slots of code and data are told apart by which sections hold them), so the data
+    /// order never changes the code's. Ranks `ld -r` left without a section (empty) are
+    /// skipped; `data` empty: the code order alone.
+    fn with_data(&self, code: Vec<usize>, data: &[usize]) -> Result<Vec<usize>> {
+        if data.is_empty() {
+            return Ok(code);
+        }
+        let data: Vec<usize> = data
+            .iter()
+            .filter_map(|rank| self.index_of_data_rank.get(rank).copied())
+            .collect();
+        if data.len() != self.index_of_data_rank.len() {
+            bail!(
+                "the data order lists {} sections but the merged object has {}",
+                data.len(),
+                self.index_of_data_rank.len()
+            );
+        }
+        let is_data: std::collections::HashSet<usize> = data.iter().copied().collect();
+        let mut slots: Vec<usize> = code.iter().chain(&data).copied().collect();
+        slots.sort_unstable();
+        let (mut code, mut data) = (code.into_iter(), data.into_iter());
+        slots
+            .into_iter()
+            .map(|slot| match is_data.contains(&slot) {
+                true => data.next(),
+                false => code.next(),
+            })
+            .collect::<Option<Vec<usize>>>()
+            .context("a code section is also a data section")
     }
 
     /// `padding` with `moved.before` more in front of the script-placed section holding

@@ -45,6 +45,9 @@ pub struct Program {
     /// `build --pad MAX`: seeds put up to this many bytes of filler in front of each moved
     /// code section (0: none; the baseline never gets any).
     pub pad: u64,
+    /// `build --data-order`: the program's static data sections are placed by the merged
+    /// object's script too and permuted per seed (stream `data-order:<program>`).
+    pub data_order: bool,
     /// `layoutrand explain --confirm`: the code section of one function moved alone in a
     /// seed's relink (`None`: none).
     pub pad_before: Option<MoveAlone>,
@@ -124,6 +127,7 @@ impl Program {
             mechanism,
             record_dir: record_dir.to_path_buf(),
             pad: 0,
+            data_order: false,
             pad_before: None,
             prepared: Default::default(),
         })

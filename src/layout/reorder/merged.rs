@@ -39,6 +39,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use super::script::{check_section_name, object_pattern};
+use super::DataEntry;
 use crate::layout::object_file::TextGroup;
 
 /// One code section of one object, as a merged order lists it.
@@ -58,7 +59,11 @@ pub struct MergedEntry {
 /// each named `<group's merged name>.lr<k>` with `k` its rank, so it classifies back to its
 /// group ([`TextGroup::of`]); entries of the `Other` group are refused. Errors name the file
 /// or section that a script cannot spell literally.
-pub fn merged_script(entries: &[MergedEntry]) -> Result<String> {
+///
+/// `data`: the static-data sections placed after the code, one output section each
+/// ([`super::data_script_lines`]); empty without `build --data-order`, which leaves the
+/// script as it was.
+pub fn merged_script(entries: &[MergedEntry], data: &[DataEntry]) -> Result<String> {
     let mut script = String::from(
         "/* Written by layoutrand: the program's functions in a chosen order. */\nSECTIONS\n{\n",
     );
@@ -81,12 +86,13 @@ pub fn merged_script(entries: &[MergedEntry]) -> Result<String> {
             .expect("writing to a String");
         k += 1;
     }
+    script.push_str(&super::data_script_lines(data)?);
     script.push_str("}\n");
     Ok(script)
 }
 
 /// Runs `ld -r` (`ld`: ld.bfd) on `objects` in that order with [`merged_script`]'s script
-/// for `entries`, writing `out`; `script_path` receives the script.
+/// for `entries` and `data`, writing `out`; `script_path` receives the script.
 ///
 /// `dissolve_comdats`: the COMDAT groups are de-duplicated (keeping the first copy in
 /// `objects` order) and then become ordinary sections of `out`
@@ -102,12 +108,13 @@ pub fn merged_script(entries: &[MergedEntry]) -> Result<String> {
 pub fn merge_objects(
     objects: &[PathBuf],
     entries: &[MergedEntry],
+    data: &[DataEntry],
     dissolve_comdats: bool,
     script_path: &Path,
     out: &Path,
     ld: &Path,
 ) -> Result<()> {
-    std::fs::write(script_path, merged_script(entries)?)
+    std::fs::write(script_path, merged_script(entries, data)?)
         .with_context(|| format!("cannot write {}", script_path.display()))?;
     let mut command = std::process::Command::new(ld);
     command.arg("-r");
@@ -179,12 +186,15 @@ mod tests {
 
     #[test]
     fn one_output_section_per_entry_named_after_its_group() {
-        let s = merged_script(&[
-            e("b.o", ".text.g"),
-            e("a.o", ".text.unlikely.f"),
-            e("b.o", ".text.g"),
-            e("a.o", ".text.startup.main"),
-        ])
+        let s = merged_script(
+            &[
+                e("b.o", ".text.g"),
+                e("a.o", ".text.unlikely.f"),
+                e("b.o", ".text.g"),
+                e("a.o", ".text.startup.main"),
+            ],
+            &[],
+        )
         .unwrap();
         assert!(s.contains("  .text.lr0 0 : { \"b.o\"(.text.g) }\n"), "{s}");
         assert!(s.contains("  .text.unlikely.lr1 0 : { \"a.o\"(.text.unlikely.f) }\n"));
@@ -197,8 +207,8 @@ mod tests {
 
     #[test]
     fn special_sections_and_unsafe_names_are_refused() {
-        assert!(merged_script(&[e("a.o", ".init")]).is_err());
-        let err = merged_script(&[e("a*.o", ".text.f")]).unwrap_err();
+        assert!(merged_script(&[e("a.o", ".init")], &[]).is_err());
+        let err = merged_script(&[e("a*.o", ".text.f")], &[]).unwrap_err();
         assert!(format!("{err:#}").contains("a*.o"));
     }
 }

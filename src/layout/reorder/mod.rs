@@ -11,9 +11,12 @@
 //!   members are used as they are);
 //! * [`draw_padding`]: seeded filler in front of code sections (`build --pad`), multiples
 //!   of each section's alignment, applied by [`reorder_sections`];
+//! * [`shuffle_data`], [`DataEntry`]: the static data in a seeded order (`build
+//!   --data-order`), placed by the merged object's script and the same table permutation;
 //! * [`relocatable_reorder`]: applies a module's order with `ld -r -T script`, producing an
 //!   object any final linker (bfd, gold, lld, mold) lays out in that order;
 
+mod data;
 mod merged;
 mod padding;
 mod relocatable;
@@ -21,6 +24,7 @@ mod script;
 mod section_table;
 mod shuffle;
 
+pub use data::{data_script_lines, distinct as distinct_data, shuffle_data, DataEntry};
 pub use merged::{merge_objects, merged_script, MergedEntry};
 pub use padding::draw_padding;
 pub use relocatable::{relocatable_reorder, relocatable_script};
