@@ -12,7 +12,9 @@
 # the end); the key that signs them for `run --resume --trust` is a temporary one too.
 #
 # Usage: benches/store_memory.sh [BINARIES EXECUTIONS ITERATIONS LONG_MIB]
-#   BIN=/path/to/another/layoutrand measures that binary instead (the before figures).
+#   BIN=/path/to/another/layoutrand measures that binary instead (the before figures);
+#   KINDS="long-line tiny" measures only those stores; COMMANDS="resume export" only those
+#   commands (of resume, report, export, analyze: report of the valid store takes minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 binaries=${1:-2000}
@@ -32,13 +34,16 @@ measure() { # LABEL CMD...: "LABEL: exit N, wall s, max RSS MB" and the last lin
     shift
     local rc=0
     /usr/bin/time -f '%e %M' -o "$work/time" "$@" >/dev/null 2>"$work/stderr" || rc=$?
-    read -r wall rss <"$work/time"
+    # A failed command's first line says so; the figures are on the last.
+    read -r wall rss < <(tail -n 1 "$work/time")
     echo "$label: exit $rc, wall ${wall} s, max RSS $((rss / 1024)) MB"
     echo "    $(grep -v '^Command exited' "$work/stderr" | tail -n 1 | cut -c1-200)"
 }
 
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) cores"
-for kind in valid long-line nested tiny; do
+commands=${COMMANDS:-resume report export analyze}
+wanted() { [[ " $commands " == *" $1 "* ]]; }
+for kind in ${KINDS:-valid long-line nested tiny}; do
     d=$work/$kind
     case $kind in
     valid) python3 benches/store_memory.py "$d" valid "$binaries" "$executions" "$iterations" ;;
@@ -47,10 +52,10 @@ for kind in valid long-line nested tiny; do
     tiny) python3 benches/store_memory.py "$d" tiny 1000000 ;;
     esac
     echo "== $kind: $(du -m "$d/results.jsonl" | cut -f1) MB, $(wc -l <"$d/results.jsonl") lines"
-    measure "run --resume" "$bin" run --resume --trust --out "$d"
-    measure "report" "$bin" report "$d" --format json
-    measure "export" "$bin" export "$d" -o "$work/$kind.csv"
-    if [ -s "$work/$kind.csv" ]; then
+    if wanted resume; then measure "run --resume" "$bin" run --resume --trust --out "$d"; fi
+    if wanted report; then measure "report" "$bin" report "$d" --format json; fi
+    if wanted export; then measure "export" "$bin" export "$d" -o "$work/$kind.csv"; fi
+    if wanted analyze && [ -s "$work/$kind.csv" ]; then
         measure "analyze of the export" "$bin" analyze "$work/$kind.csv" \
             --levels binary,execution,iteration --value value
     fi
