@@ -11,7 +11,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use crate::files::store::{scan_results, Execution, ExecutionStatus, Measurement, Results};
+use crate::files::store::{scan_commits, Execution, ExecutionStatus, Measurement, Results};
 
 /// One binary's line of the summary.
 #[derive(Debug, Clone, PartialEq)]
@@ -56,7 +56,7 @@ pub fn summarize(results: &Results, metric: &str) -> Vec<BinarySummary> {
 /// by the number of binaries, whatever the store's size): what `run` prints at its end.
 pub fn summarize_store(dir: &Path, metric: &str) -> Result<Vec<BinarySummary>> {
     let mut summary = Summarizer::new(metric);
-    scan_results(dir, |e, mine| summary.add(e, &mine))?;
+    scan_commits(dir, |e, mine| summary.add(e, &mine))?;
     Ok(summary.finish())
 }
 
@@ -87,7 +87,7 @@ pub fn programs_that_never_ran(dir: &Path, summary: &[BinarySummary]) -> Result<
     }
     // One stored output per failed program: the first failed execution that kept one.
     let mut outputs: Vec<(Program, String)> = Vec::new();
-    scan_results(dir, |e, _| {
+    scan_commits(dir, |e, _| {
         let key = (e.program.clone(), e.variant.clone());
         if let Some(tail) = e.output_tail.as_deref().filter(|t| !t.trim().is_empty()) {
             if never.iter().any(|(k, ..)| *k == key) && !outputs.iter().any(|(k, _)| *k == key) {

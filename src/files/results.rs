@@ -26,6 +26,12 @@ pub const SCHEMA_WITH_BINARY: u32 = 2;
 /// File name of the store inside an output directory.
 pub const RESULTS_FILE: &str = "results.jsonl";
 
+/// The most executions a store may hold: one run's schedule (every program, variant, binary
+/// and execution, extensions included) is planned whole and refused above this, so a store
+/// holding more was not written by layoutrand, and its readers refuse it rather than hold
+/// every record of it (issue 34, attack 11).
+pub const MAX_STORED_EXECUTIONS: u64 = 1_000_000;
+
 /// One line of the store.
 // The header is large but appears once per file; boxing it would only complicate readers.
 #[allow(clippy::large_enum_variant)]

@@ -2,7 +2,6 @@
 //! execution at a time, each committed to the store before the next starts; progress and
 //! budget; the summary at the end.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -19,9 +18,10 @@ use super::schedule::Slot;
 use super::settings::RunRequest;
 use super::targets::Target;
 use crate::files::manifest::Manifest;
-use crate::files::results::{ExecutionKey, Header};
+use crate::files::results::Header;
+use crate::files::store::keys::KeyTable;
 use crate::files::store::{
-    scan_results, ExecutionStatus, Extension, Record, Results, StoreWriter, RESULTS_FILE,
+    scan_commits, ExecutionStatus, Extension, Record, Results, StoreWriter, RESULTS_FILE,
 };
 use crate::signals::{self, Interrupted, Kept};
 
@@ -149,7 +149,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
 struct OpenedRun {
     out: PathBuf,
     manifest: Manifest,
-    previous: Option<Results>,
+    previous: Option<PreviousRun>,
     prepared: PreparedRun,
     added_binaries: Vec<String>,
     warnings: Vec<String>,
@@ -164,10 +164,14 @@ fn open_run(req: &RunRequest) -> Result<OpenedRun> {
         .with_context(|| format!("cannot resolve {}", req.out_dir.display()))?;
     let mut warnings = Vec::new();
     let previous = previous_store(&out, req.resume, &mut warnings)?;
-    let planned = previous.as_ref().map(planned_header).transpose()?.flatten();
+    let planned = previous
+        .as_ref()
+        .map(|p| planned_header(&p.results))
+        .transpose()?
+        .flatten();
     let prepared = prepare_run(req, planned.as_ref(), &manifest, &out)?;
     let added_binaries = match &previous {
-        Some(r) => binaries_added_since(&r.planned_binaries(), &prepared.binary_labels)?,
+        Some(p) => binaries_added_since(&p.results.planned_binaries(), &prepared.binary_labels)?,
         None => Vec::new(),
     };
     Ok(OpenedRun {
@@ -195,27 +199,58 @@ fn planned_header(r: &Results) -> Result<Option<Header>> {
     }))
 }
 
-/// The execution records of the run stored in `out` (`None` when there is none), refused
-/// unless `resume`; its read warnings go to `warnings`.
-fn previous_store(out: &Path, resume: bool, warnings: &mut Vec<String>) -> Result<Option<Results>> {
+/// What a resumed run needs of its store: the header and extensions (in `results`, which
+/// holds neither measurements nor execution records), the executions done, and whether one
+/// of them read its metric.
+struct PreviousRun {
+    results: Results,
+    done: KeyTable<()>,
+    any_metric_ok: bool,
+}
+
+impl PreviousRun {
+    /// Reads the store of `dir` one execution at a time, keeping only their keys: memory
+    /// stays bounded by a few tens of bytes per stored execution (issue 34, attack 11).
+    fn read(dir: &Path) -> Result<PreviousRun> {
+        let mut done = KeyTable::default();
+        let mut any_metric_ok = false;
+        let results = scan_commits(dir, |e, _| {
+            done.insert(e.key_ref(), ());
+            any_metric_ok |= e.status == ExecutionStatus::Ok;
+        })?;
+        Ok(PreviousRun {
+            results,
+            done,
+            any_metric_ok,
+        })
+    }
+}
+
+/// The run stored in `out` (`None` when there is none), refused unless `resume`; its read
+/// warnings go to `warnings`.
+fn previous_store(
+    out: &Path,
+    resume: bool,
+    warnings: &mut Vec<String>,
+) -> Result<Option<PreviousRun>> {
     let store_path = out.join(RESULTS_FILE);
     if !store_path.exists() {
         return Ok(None);
     }
-    // Only the execution records matter here: stream past the measurements.
-    let r = scan_results(out, |_, _| {})?;
-    match (&r.header, resume) {
+    // Only which executions are done matters here: stream past the measurements.
+    let previous = PreviousRun::read(out)?;
+    match (&previous.results.header, resume) {
         (Some(_), false) => bail!(
             "{} already holds results: pass --resume to continue that run, or choose another --out",
             store_path.display()
         ),
-        (None, _) if !r.executions.is_empty() => {
+        (None, _) if !previous.done.is_empty() => {
             bail!("{} has records but no header", store_path.display())
         }
         _ => {}
     }
-    warnings.extend(r.warnings.iter().cloned());
-    Ok(r.header.is_some().then_some(r))
+    warnings.extend(previous.results.warnings.iter().cloned());
+    Ok(previous.results.header.is_some().then_some(previous))
 }
 
 /// The conditions of this invocation, settled before its first execution.
@@ -253,7 +288,10 @@ fn start_run(req: &RunRequest, opened: &mut OpenedRun) -> Result<StartedRun> {
         check_writable(out, &worker_staging_dir(out, worker))?;
     }
     let aslr_disabled = aslr_off(&mut opened.warnings);
-    let previous_header = opened.previous.as_ref().and_then(|r| r.header.clone());
+    let previous_header = opened
+        .previous
+        .as_ref()
+        .and_then(|p| p.results.header.clone());
     let (cwd, base_env) = working_directory(previous_header.as_ref())?;
     let mut writer = StoreWriter::open(out)?;
     reaper::install()?;
@@ -344,22 +382,27 @@ struct Resume<'s> {
 /// does not hold; the schedule is recomputed from the same seed, so a slot is identified by
 /// its target's key and execution number.
 fn resume_from<'s, 't>(
-    previous: Option<&Results>,
+    previous: Option<&PreviousRun>,
     schedule: &'s [Slot],
     target_of: &dyn Fn(&Slot) -> &'t Target,
 ) -> Resume<'s> {
-    let done: HashSet<ExecutionKey> = previous
-        .map(|r| r.executions.iter().map(|e| e.key()).collect())
-        .unwrap_or_default();
     let todo: Vec<&Slot> = schedule
         .iter()
-        .filter(|s| !done.contains(&target_of(s).key(s.execution)))
+        .filter(|s| {
+            let t = target_of(s);
+            let key = (
+                t.program.as_str(),
+                t.variant.as_deref(),
+                t.binary.as_str(),
+                s.execution,
+            );
+            !previous.is_some_and(|p| p.done.contains(key))
+        })
         .collect();
     Resume {
         skipped: schedule.len() - todo.len(),
         todo,
-        any_metric_ok: previous
-            .is_some_and(|r| r.executions.iter().any(|e| e.status == ExecutionStatus::Ok)),
+        any_metric_ok: previous.is_some_and(|p| p.any_metric_ok),
     }
 }
 
@@ -524,7 +567,7 @@ mod walk_tests {
 
     use super::*;
     use crate::files::results::fixtures;
-    use crate::files::store::Measurement;
+    use crate::files::store::{scan_results, Measurement};
     use crate::run::environment::PAD_VARIABLE;
     use crate::run::execution::execution_environment;
     use crate::run::schedule::{build_schedule, ScheduleDesign};
@@ -659,7 +702,7 @@ mod walk_tests {
         schedule: &[Slot],
         executors: &[Scripted],
     ) -> (Result<usize>, usize) {
-        let previous = scan_results(dir, |_, _| {}).unwrap();
+        let previous = PreviousRun::read(dir).unwrap();
         let target_of = |s: &Slot| &targets[s.binary];
         let mut resume = resume_from(Some(&previous), schedule, &target_of);
         let mut writer = StoreWriter::open(dir).unwrap();

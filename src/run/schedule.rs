@@ -35,7 +35,7 @@ pub const PAD_STEP: u32 = 16;
 /// The most executions one schedule holds (programs × variants × binaries × executions). The
 /// schedule is planned whole before the first execution (about 48 bytes a slot), and each
 /// execution is a process start: a million is already weeks of running.
-pub const MAX_SCHEDULED_EXECUTIONS: u64 = 1_000_000;
+pub const MAX_SCHEDULED_EXECUTIONS: u64 = crate::files::results::MAX_STORED_EXECUTIONS;
 /// The most measurements a run may plan (scheduled executions × iterations): the report
 /// reads them all into memory.
 pub const MAX_PLANNED_MEASUREMENTS: u64 = 100_000_000;

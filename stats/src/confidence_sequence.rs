@@ -241,17 +241,26 @@ pub const NO_HORIZON_LOOKS: usize = 200;
 /// Simulated paths per shape that calibrate [`skew_calibrated_level`].
 pub const CALIBRATION_PATHS: usize = 20_000;
 
+/// The share of `1 − confidence` the calibration lets each shape miss: the level is set so
+/// that each shape holds in `1 − (1 − confidence) · CALIBRATION_MARGIN` of its paths (95.5 %
+/// at 95 %), not exactly `confidence`. The margin covers the calibration's own Monte Carlo
+/// error (± 0.15 points at [`CALIBRATION_PATHS`]) and the long-tailed maximum's sensitivity
+/// to the seed: at the plain 95 % quantile the heavier shape held 94.3 % over looks 5..40 in
+/// `benches/sequential.sh 4000` (1.9 standard errors below 95 %; 94.96 % in 100 000 numpy
+/// paths of the full three-level design), 95.4 % with the margin (issue 36.6).
+pub const CALIBRATION_MARGIN: f64 = 0.9;
+
 /// Calibrated levels by (first look, last look, confidence's bits, mixing's bits).
 type Levels = std::collections::HashMap<(usize, usize, u64, u64), f64>;
 
 /// The Ville level `α′ ≤ α` at which Lai's t-mixture at mixing `rho` holds the true mean at
-/// every look `first..=last` in at least `confidence` of the paths of each of [`SHAPES`]
-/// (memoised). Ville's inequality gives `α` for normal units only; skewed units (a few
+/// every look `first..=last` in at least `confidence` of the paths of each of [`SHAPES`],
+/// with a margin ([`CALIBRATION_MARGIN`]: 95.5 % of them at 95 %) (memoised). Ville's inequality gives `α` for normal units only; skewed units (a few
 /// slow layouts) can leave it more often (issue 36.6: 93.2 % instead of 95 % for the
 /// heavier shape). Each simulated path (seeded) keeps its largest `ln M_t(μ)` over the looks
 /// at the true mean `μ`; the path misses at level `α′` exactly when that exceeds
-/// `−ln α′`, so `α′ = min(α, exp(−q))` with `q` the largest of the shapes' `confidence`
-/// quantiles. The choice of design against the alternatives (a later first look, Hall's
+/// `−ln α′`, so `α′ = min(α, exp(−q))` with `q` the largest of the shapes'
+/// `1 − α · CALIBRATION_MARGIN` quantiles. The choice of design against the alternatives (a later first look, Hall's
 /// skewness-corrected t, widening the repeated t intervals) is measured in
 /// docs/sequential.md ("Skewed layouts").
 pub fn skew_calibrated_level(
@@ -286,7 +295,8 @@ pub fn skew_calibrated_level(
                 .map(|_| largest_log_mixture(&mut rng, shape, first, last, rho))
                 .collect();
             maxima.sort_by(f64::total_cmp);
-            let at = ((confidence * CALIBRATION_PATHS as f64).ceil() as usize).max(1) - 1;
+            let covered = 1.0 - (1.0 - confidence) * CALIBRATION_MARGIN;
+            let at = ((covered * CALIBRATION_PATHS as f64).ceil() as usize).max(1) - 1;
             maxima[at.min(CALIBRATION_PATHS - 1)]
         })
         .fold(f64::NEG_INFINITY, f64::max);
@@ -446,21 +456,21 @@ mod tests {
     }
     #[test]
     fn skew_calibrated_level_matches_numpy_and_covers_the_heavier_shape() {
-        // numpy reference (20 000 paths per shape, seed 1989): looks 5..120, ρ tuned at 120:
-        //   python3 benches/sequential_skew_designs.py --designs → "(c) … looks 5..120,
-        //   tuned at 120: level 0.04274". The level is the 95 % quantile of a long-tailed
-        //   maximum and moves with the seed: numpy seeds 0..5 of the heavier shape give
-        //   0.0419 to 0.0487 (`max_log_mixture` of that script), so the two simulations
-        //   agree within 0.008, and never above α.
+        // numpy reference (20 000 paths per shape, the 95.5 % quantile of the calibration's
+        // margin): `python3 benches/sequential_margin_reference.py` → looks 5..120 tuned at
+        // 120: level 0.0381, 0.0391, 0.0365, 0.0422, 0.0351, 0.0394 for numpy seeds 0..5
+        // (mean 0.0384). The level is a quantile of a long-tailed maximum and moves with
+        // the seed, so the two simulations agree within 0.008, and never above α.
         let rho = mixing_for(120, 0.95).unwrap();
         let level = skew_calibrated_level(5, 120, 0.95, rho).unwrap();
-        assert!((level - 0.04274).abs() < 0.008 && level <= 0.05, "{level}");
+        assert!((level - 0.0384).abs() < 0.008 && level <= 0.05, "{level}");
         assert!(skew_calibrated_level(5, 4, 0.95, rho).is_err());
         assert!(skew_calibrated_level(1, 40, 0.95, rho).is_err());
         // Fresh seeded paths of the heavier shape (5 % of layouts 20 % slower on 3 %):
-        // the calibrated sequence holds the true mean at every look 5..120 in ≥ 93 % of
-        // 1000 experiments (numpy, 8000: 95.25 %; the normal-calibrated repeated t
-        // intervals: 89 %; 93 % is 2.4 standard errors below 94.7 %).
+        // calibrated to hold in 95.5 % of paths, the sequence holds the true mean at every
+        // look 5..120 in ≥ 94 % of 1000 experiments (2.3 standard errors below 95.5 %;
+        // without the margin numpy measured 95.25 % over 8000, the normal-calibrated
+        // repeated t intervals 89 %).
         let heavier = SHAPES[2];
         let truth = heavier.slow * heavier.slower.ln_1p();
         let mut rng = SeededRng::new(36, "skew-calibrated coverage");
@@ -480,7 +490,7 @@ mod tests {
                 .all(|l| l.bounds.is_none_or(|(lo, hi)| lo < truth && truth < hi))
                 as usize;
         }
-        assert!((930..=975).contains(&held), "held {held} of 1000");
+        assert!((940..=980).contains(&held), "held {held} of 1000");
         assert!(skew_calibrated_sequence(&[0.0; 121], 5, 120, 0.95, 120).is_err());
     }
 }

@@ -398,8 +398,10 @@ fn skewed_layouts_are_covered_by_the_calibrated_engine_not_by_repeated_t() {
     for layouts in [Layouts::SKEWED, Layouts::HEAVIER] {
         let (calibrated, _) = coverage_of(32, 1000, 40, engine(40), &layouts);
         let (old, _) = coverage_of(32, 1000, 40, repeated(40), &layouts);
+        // Calibrated to hold in 95.5 % of paths (a margin over 95 %); 94 % is 2.3 standard
+        // errors of 1000 experiments below that.
         assert!(
-            calibrated >= 0.935,
+            calibrated >= 0.94,
             "{layouts:?}: the engine held at every look in {calibrated}"
         );
         assert!(
@@ -524,7 +526,9 @@ fn layout_shapes(n: usize) {
         let (old, _) = coverage_of(132, n, 40, repeated(40), &layouts);
         let (lai, _) = coverage_of(132, n, 40, NOMINAL_LAI, &layouts);
         println!("{name}: coverage at every look 5..40 (seed 132, {n}): engine {calibrated:.4}, repeated t {old:.4}, nominal Lai {lai:.4}");
-        assert!(calibrated >= 0.94, "{name}: engine {calibrated}");
+        // Calibrated to 95.5 % with the margin: at 4000 experiments 94.5 % is 3 standard
+        // errors below (the heavier shape held 94.3 % at 95 % before the margin).
+        assert!(calibrated >= 0.945, "{name}: engine {calibrated}");
     }
 }
 

@@ -18,9 +18,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use nix::fcntl::{Flock, FlockArg};
 
+use super::keys::KeyTable;
 use crate::files::results::{
-    Execution, ExecutionStatus, Extension, Finish, Header, Measurement, Record, RESULTS_FILE,
-    RESULTS_SCHEMA,
+    Execution, ExecutionStatus, Extension, Finish, Header, Measurement, Record,
+    MAX_STORED_EXECUTIONS, RESULTS_FILE, RESULTS_SCHEMA,
 };
 
 /// Everything a reader gets back from a store.
@@ -64,6 +65,32 @@ impl Results {
     }
 }
 
+/// The longest line a store may hold, in bytes (without its newline). No record layoutrand
+/// writes comes near it (an execution's failure text is at most 4 KiB; the header names
+/// every binary: a million names of 60 bytes, the most a schedule may plan, fit); a longer
+/// line is refused before it is held whole, so a hostile store cannot make a reader hold
+/// gigabytes for one line (issue 34, attack 11).
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+
+/// How [`scan`] reads: its longest line and most executions (the limits are those of
+/// every reader; the unit tests lower them), and whether the returned [`Results`] keeps the
+/// execution records (a reader that needs them only one at a time, as `run --resume` does,
+/// keeps memory bounded by the store's executions' keys alone).
+#[derive(Debug, Clone, Copy)]
+struct ScanOptions {
+    max_line: usize,
+    max_executions: u64,
+    keep_executions: bool,
+}
+
+impl ScanOptions {
+    const KEEP: ScanOptions = ScanOptions {
+        max_line: MAX_LINE_BYTES,
+        max_executions: MAX_STORED_EXECUTIONS,
+        keep_executions: true,
+    };
+}
+
 /// Reads the one store file `dir/results.jsonl`, keeping every committed measurement in
 /// memory (see `crate::files::store::read_results` for the rules).
 pub fn read_file(dir: &Path) -> Result<Results> {
@@ -79,16 +106,44 @@ pub fn scan_file(
     dir: &Path,
     on_commit: impl FnMut(&Execution, Vec<Measurement>),
 ) -> Result<Results> {
+    scan_file_with(dir, ScanOptions::KEEP, on_commit)
+}
+
+/// [`scan_file`], but the returned [`Results`] holds no execution records either: each is
+/// only handed to `on_commit` (see `crate::files::store::scan_commits`).
+pub fn scan_file_commits(
+    dir: &Path,
+    on_commit: impl FnMut(&Execution, Vec<Measurement>),
+) -> Result<Results> {
+    let options = ScanOptions {
+        keep_executions: false,
+        ..ScanOptions::KEEP
+    };
+    scan_file_with(dir, options, on_commit)
+}
+
+fn scan_file_with(
+    dir: &Path,
+    options: ScanOptions,
+    on_commit: impl FnMut(&Execution, Vec<Measurement>),
+) -> Result<Results> {
     let path = dir.join(RESULTS_FILE);
     // A FIFO or a device in place of the store would stall or flood the reader.
     let file = crate::files::trust::open_regular(&path)?;
-    scan(BufReader::with_capacity(1 << 16, file), &path, on_commit)
+    scan(
+        BufReader::with_capacity(1 << 16, file),
+        &path,
+        options,
+        on_commit,
+    )
 }
 
 /// Parses the bytes of a store; `path` is used in messages only.
 pub fn parse_results(bytes: &[u8], path: &Path) -> Result<Results> {
     let mut measurements = Vec::new();
-    let mut results = scan(bytes, path, |_, mine| measurements.extend(mine))?;
+    let mut results = scan(bytes, path, ScanOptions::KEEP, |_, mine| {
+        measurements.extend(mine)
+    })?;
     results.measurements = measurements;
     Ok(results)
 }
@@ -97,25 +152,34 @@ pub fn parse_results(bytes: &[u8], path: &Path) -> Result<Results> {
 fn scan(
     mut reader: impl BufRead,
     path: &Path,
+    options: ScanOptions,
     mut on_commit: impl FnMut(&Execution, Vec<Measurement>),
 ) -> Result<Results> {
     let mut scan = Scan {
         path,
         results: Results::default(),
         pending: Vec::new(),
-        committed_at: std::collections::HashMap::new(),
+        committed_at: KeyTable::default(),
+        options,
     };
     let mut line = Vec::new();
     let mut lineno = 0;
     loop {
-        line.clear();
-        let read = reader
-            .read_until(b'\n', &mut line)
+        let read = read_bounded_line(&mut reader, &mut line, options.max_line)
             .with_context(|| format!("cannot read {}", path.display()))?;
-        if read == 0 {
-            break;
-        }
         lineno += 1;
+        match read {
+            BoundedLine::End => break,
+            BoundedLine::Read => {}
+            BoundedLine::TooLong => bail!(
+                "{}:{lineno}: a line longer than {} is not a layoutrand result record (none \
+                 is that long); the store is left as it is: `layoutrand repair {}` keeps every \
+                 valid record in a new store and moves this file aside",
+                path.display(),
+                size_in_words(options.max_line),
+                store_dir_of(path)
+            ),
+        }
         // A torn write has no final newline.
         let complete = line.last() == Some(&b'\n');
         let body = if complete {
@@ -156,7 +220,9 @@ struct Scan<'p> {
     /// The line of each committed execution: one recorded twice makes the store invalid for
     /// every reader (report, export, compare, resume), not only for those that would notice
     /// its values twice.
-    committed_at: std::collections::HashMap<crate::files::results::ExecutionKey, usize>,
+    committed_at: KeyTable<usize>,
+    /// Its limits, and whether `results.executions` keeps every execution record.
+    options: ScanOptions,
 }
 
 impl Scan<'_> {
@@ -252,7 +318,14 @@ impl Scan<'_> {
                 e.binary
             );
         }
-        if let Some(first) = self.committed_at.insert(e.key(), lineno) {
+        if self.committed_at.len() as u64 >= self.options.max_executions {
+            bail!(
+                "{path}:{lineno}: more than {} executions, the most one run may plan: not a \
+                 store layoutrand wrote",
+                self.options.max_executions
+            );
+        }
+        if let Some(first) = self.committed_at.insert(e.key_ref(), lineno) {
             bail!(
                 "{path}:{lineno}: execution {} of {} {}{} is recorded twice (first on line \
                  {first}): the store was edited or concatenated; `layoutrand repair {}` \
@@ -292,8 +365,66 @@ impl Scan<'_> {
         } else {
             on_commit(&e, mine);
         }
-        self.results.executions.push(e);
+        if self.options.keep_executions {
+            self.results.executions.push(e);
+        }
         Ok(())
+    }
+}
+
+/// What [`read_bounded_line`] found.
+#[derive(Debug, PartialEq)]
+enum BoundedLine {
+    /// The end of the file: no line.
+    End,
+    /// A line, with its newline unless it is the file's torn last one.
+    Read,
+    /// A line longer than the limit: the reader stopped inside it.
+    TooLong,
+}
+
+/// Reads the next line of `reader` into `line` (replacing what it held), unless its body
+/// (without the newline) is longer than `limit` bytes: then stops there, having held at most
+/// `limit` bytes and one buffer of the reader, so an endless line cannot exhaust memory.
+fn read_bounded_line(
+    reader: &mut impl BufRead,
+    line: &mut Vec<u8>,
+    limit: usize,
+) -> std::io::Result<BoundedLine> {
+    line.clear();
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok(if line.is_empty() {
+                BoundedLine::End
+            } else {
+                BoundedLine::Read
+            });
+        }
+        let newline = available.iter().position(|&b| b == b'\n');
+        let take = newline.map_or(available.len(), |at| at + 1);
+        let body = line.len() + take - usize::from(newline.is_some());
+        if body > limit {
+            return Ok(BoundedLine::TooLong);
+        }
+        line.extend_from_slice(&available[..take]);
+        reader.consume(take);
+        if newline.is_some() {
+            return Ok(BoundedLine::Read);
+        }
+    }
+}
+
+/// `bytes` as a message gives a limit: in MiB when whole ones, else in bytes.
+fn size_in_words(bytes: usize) -> String {
+    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+        format!("{} MiB", bytes >> 20)
+    } else {
+        format!("{bytes} bytes")
     }
 }
 
@@ -449,10 +580,21 @@ fn valid_lines<'b>(bytes: &'b [u8], path: &Path) -> (usize, Vec<&'b [u8]>, Vec<S
             drop_line("a torn last line".into());
             continue;
         }
-        let record: Record = match serde_json::from_slice(body) {
+        // Every reader refuses such a line (see `MAX_LINE_BYTES`): kept, the repaired store
+        // would not read.
+        let parsed = if body.len() > MAX_LINE_BYTES {
+            Err(format!(
+                "a line longer than {} (of {} bytes)",
+                size_in_words(MAX_LINE_BYTES),
+                body.len()
+            ))
+        } else {
+            serde_json::from_slice(body).map_err(|e| format!("not a layoutrand result record: {e}"))
+        };
+        let record: Record = match parsed {
             Ok(r) => r,
-            Err(e) => {
-                drop_line(format!("not a layoutrand result record: {e}"));
+            Err(why) => {
+                drop_line(why);
                 if damaged_after.is_none() {
                     damaged_after = Some(pending.last().map(|(_, k)| k.clone()));
                 }
@@ -813,5 +955,129 @@ mod tests {
         let bytes = b"{\"record\":\"execution\"}\n{nonsense}\n";
         let err = parse_results(bytes, Path::new("x/results.jsonl")).unwrap_err();
         assert!(format!("{err:#}").contains("x/results.jsonl:1"), "{err:#}");
+    }
+
+    /// The store's lines with `records` one per line, and the scan of them under `options`.
+    fn scan_records(records: &[Record], options: ScanOptions) -> Result<Results> {
+        let mut text = Vec::new();
+        for r in records {
+            serde_json::to_writer(&mut text, r).unwrap();
+            text.push(b'\n');
+        }
+        scan(&text[..], Path::new("d/results.jsonl"), options, |_, _| {})
+    }
+
+    #[test]
+    fn a_line_is_read_whole_up_to_the_limit_and_refused_past_it() {
+        // A reader of 4-byte buffers, so lines cross buffer boundaries.
+        let text = b"abcdefgh\nabcdefghi\nxy";
+        let mut reader = BufReader::with_capacity(4, &text[..]);
+        let mut line = Vec::new();
+        let limit = 8;
+        assert_eq!(
+            read_bounded_line(&mut reader, &mut line, limit).unwrap(),
+            BoundedLine::Read
+        );
+        assert_eq!(line, b"abcdefgh\n", "a body of exactly the limit is read");
+        assert_eq!(
+            read_bounded_line(&mut reader, &mut line, limit).unwrap(),
+            BoundedLine::TooLong
+        );
+        assert!(line.len() <= limit, "held {} bytes", line.len());
+        // Untouched by the limit: a torn last line, then the end.
+        let mut reader = BufReader::with_capacity(4, &b"ab\nxy"[..]);
+        read_bounded_line(&mut reader, &mut line, limit).unwrap();
+        assert_eq!(
+            read_bounded_line(&mut reader, &mut line, limit).unwrap(),
+            BoundedLine::Read
+        );
+        assert_eq!(line, b"xy");
+        assert_eq!(
+            read_bounded_line(&mut reader, &mut line, limit).unwrap(),
+            BoundedLine::End
+        );
+    }
+
+    #[test]
+    fn an_overlong_line_is_refused_naming_its_line_and_the_limit() {
+        let records = [m("baseline", 0, 0, 1.0), e("baseline", 0)];
+        let longest = records
+            .iter()
+            .map(|r| serde_json::to_vec(r).unwrap().len())
+            .max()
+            .unwrap();
+        let at = |max_line| ScanOptions {
+            max_line,
+            ..ScanOptions::KEEP
+        };
+        assert_eq!(
+            scan_records(&records, at(longest))
+                .unwrap()
+                .executions
+                .len(),
+            1
+        );
+        let err = scan_records(&records, at(longest - 1)).unwrap_err();
+        let line = 1 + records
+            .iter()
+            .position(|r| serde_json::to_vec(r).unwrap().len() == longest)
+            .unwrap();
+        let text = format!("{err:#}");
+        assert!(
+            text.contains(&format!(
+                "d/results.jsonl:{line}: a line longer than {} bytes",
+                longest - 1
+            )) && text.contains("layoutrand repair d"),
+            "{text}"
+        );
+        assert_eq!(size_in_words(MAX_LINE_BYTES), "64 MiB");
+    }
+
+    #[test]
+    fn more_executions_than_a_run_may_plan_are_refused_and_resume_keeps_no_records() {
+        let records: Vec<Record> = (0..4)
+            .flat_map(|i| [m("seed-1", i, 0, 1.0), e("seed-1", i)])
+            .collect();
+        let at = |max_executions| ScanOptions {
+            max_executions,
+            ..ScanOptions::KEEP
+        };
+        assert_eq!(scan_records(&records, at(4)).unwrap().executions.len(), 4);
+        let err = format!("{:#}", scan_records(&records, at(3)).unwrap_err());
+        assert!(
+            err.contains("d/results.jsonl:8: more than 3 executions"),
+            "{err}"
+        );
+        // The lean reading hands every execution over and keeps none.
+        let lean = ScanOptions {
+            keep_executions: false,
+            ..ScanOptions::KEEP
+        };
+        let mut handed = 0;
+        let text: Vec<u8> = records
+            .iter()
+            .flat_map(|r| [serde_json::to_vec(r).unwrap(), b"\n".to_vec()].concat())
+            .collect();
+        let r = scan(&text[..], Path::new("r"), lean, |_, mine| {
+            handed += mine.len()
+        })
+        .unwrap();
+        assert_eq!((handed, r.executions.len()), (4, 0));
+    }
+
+    #[test]
+    fn deeply_nested_brackets_are_refused_without_exhausting_the_stack() {
+        // serde_json stops at 128 levels; 10^6 would overflow the stack of a recursive
+        // parser without that limit.
+        // Inside an object before its tag, where the tagged record buffers what it reads.
+        let text = format!("{{\"x\":{}\n{{}}\n", "[".repeat(1_000_000));
+        let err = format!(
+            "{:#}",
+            parse_results(text.as_bytes(), Path::new("r")).unwrap_err()
+        );
+        assert!(
+            err.contains("r:1: not a layoutrand result record: recursion limit exceeded"),
+            "{err}"
+        );
     }
 }

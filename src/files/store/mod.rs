@@ -7,6 +7,7 @@
 //! imports one module.
 
 pub mod file;
+pub mod keys;
 pub mod shards;
 
 use std::path::Path;
@@ -15,7 +16,7 @@ use anyhow::Result;
 
 pub use crate::files::results::{
     Execution, ExecutionStatus, Extension, Finish, Header, HostInfo, Measurement, Record,
-    RESULTS_FILE, RESULTS_SCHEMA,
+    MAX_STORED_EXECUTIONS, RESULTS_FILE, RESULTS_SCHEMA,
 };
 pub use file::{parse_results, repair_store, Repair, Results, StoreWriter};
 
@@ -48,6 +49,24 @@ pub fn scan_results(
         return shards::scan_sharded(dir, on_commit);
     }
     file::scan_file(dir, on_commit)
+}
+
+/// [`scan_results`], but the returned [`Results`] holds no execution records either: each is
+/// only handed to `on_commit`, so memory is bounded by the keys of the store's executions
+/// (a few tens of bytes each; a store holds at most [`MAX_STORED_EXECUTIONS`]) and one
+/// line (at most [`file::MAX_LINE_BYTES`]): what `run --resume` and the run's closing
+/// summary need. Shard stores (a Slurm run) are merged in memory first, as
+/// [`scan_results`] does.
+pub fn scan_commits(
+    dir: &Path,
+    on_commit: impl FnMut(&Execution, Vec<Measurement>),
+) -> Result<Results> {
+    if shards::is_sharded(dir) {
+        let mut merged = shards::scan_sharded(dir, on_commit)?;
+        merged.executions = Vec::new();
+        return Ok(merged);
+    }
+    file::scan_file_commits(dir, on_commit)
 }
 
 /// True when `dir` holds measurements: a store, or the shard stores of a Slurm run.
