@@ -84,6 +84,7 @@ fn request(args: &Args) -> anyhow::Result<RunRequest> {
         warmup: args.design.warmup,
         metric: args.design.metric.clone(),
         env_pad_max: args.env_pad,
+        data_seeds: args.data_seeds,
         timeout: args.limits.timeout,
         budget: args.limits.budget,
         schedule_seed: args.schedule_seed,

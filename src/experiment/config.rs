@@ -117,8 +117,11 @@ pub struct RunConfig {
     pub programs: Vec<String>,
     /// `wall`, `cpu`, `cachegrind` or `regex:PATTERN`.
     pub metric: Option<String>,
-    /// Executions per binary.
+    /// Executions per binary (with `data_seeds`: per binary and data seed).
     pub executions: Option<u32>,
+    /// Data seeds per binary (`layoutrand run --data-seeds`): each binary runs with this
+    /// many seeded data layouts; absent: 1, the padding drawn per execution.
+    pub data_seeds: Option<u32>,
     /// Iterations per execution (with a `regex:` metric).
     pub iterations: Option<u32>,
     /// Warmup iterations dropped at the start of each execution.
@@ -370,6 +373,12 @@ impl ExperimentConfig {
                 bail!("[run] executions = {e}: expected 1 to {MAX_EXECUTIONS} per binary");
             }
         }
+        if let Some(k) = self.run.data_seeds {
+            let max = crate::run::settings::MAX_DATA_SEEDS;
+            if k == 0 || k > max {
+                bail!("[run] data_seeds = {k}: expected 1 to {max} per binary");
+            }
+        }
         if let Some(i) = self.run.iterations {
             if i == 0 || i > MAX_ITERATIONS {
                 bail!("[run] iterations = {i}: expected 1 to {MAX_ITERATIONS} per execution");
@@ -403,7 +412,10 @@ impl ExperimentConfig {
             1,
             self.variants.len(),
             binaries,
-            self.run.executions.unwrap_or(1),
+            self.run
+                .executions
+                .unwrap_or(1)
+                .saturating_mul(self.run.data_seeds.unwrap_or(1)),
             self.run.iterations.unwrap_or(1),
         )
         .context("[build] seeds × [run] executions × [run] iterations")?;

@@ -581,6 +581,7 @@ fn run(
             metric: Some(plan.metric.clone()),
         },
         limits: LimitArgs { timeout, budget },
+        data_seeds: config.run.data_seeds,
         jobs: config.run.jobs,
         resume: out.join(RESULTS_FILE).exists(),
         trust: out.join(RESULTS_FILE).exists() && config.trust,
@@ -614,7 +615,8 @@ fn run_is_complete(out: &Path, plan: &Plan) -> Result<bool> {
         .filter(|v| v.status == BuildStatus::Ok)
         .count()
         * programs
-        * plan.executions as usize;
+        * plan.executions as usize
+        * results.header.as_ref().map_or(1, |h| h.data_seeds.max(1)) as usize;
     Ok(results.executions.len() >= expected)
 }
 

@@ -25,6 +25,12 @@ pub struct RunArgs {
     /// drawn per execution) [default: 4096].
     #[cfg_attr(feature = "cli", arg(long = "env-pad"))]
     pub env_pad: Option<u32>,
+    /// Data seeds per binary (1 to 1000): each binary runs with K data layouts (a seeded
+    /// stack padding and heap offset each, the same for seed j in every run), every round
+    /// running each (binary, data seed) cell once in random order; --executions is then the
+    /// executions per cell [default: 1, the padding drawn per execution].
+    #[cfg_attr(feature = "cli", arg(long = "data-seeds", value_name = "K"))]
+    pub data_seeds: Option<u32>,
     #[cfg_attr(feature = "cli", command(flatten))]
     pub limits: LimitArgs,
     /// Seed of the interleaved schedule and of the paddings [default: from the clock,
@@ -123,6 +129,7 @@ impl Default for RunArgs {
             programs: None,
             design: DesignArgs::default(),
             env_pad: None,
+            data_seeds: None,
             limits: LimitArgs::default(),
             schedule_seed: None,
             resume: false,
@@ -150,6 +157,7 @@ impl RunArgs {
             programs,
             design,
             env_pad,
+            data_seeds,
             limits,
             schedule_seed,
             resume,
@@ -168,6 +176,7 @@ impl RunArgs {
         argv.list("--programs", programs);
         design.push_argv(&mut argv);
         argv.value("--env-pad", env_pad);
+        argv.value("--data-seeds", data_seeds);
         limits.push_argv(&mut argv);
         argv.value("--schedule-seed", schedule_seed);
         argv.flag("--resume", *resume);
@@ -248,6 +257,7 @@ mod tests {
                 metric: Some("regex:time=(\\S+) -x".into()),
             },
             env_pad: Some(512),
+            data_seeds: Some(3),
             limits: LimitArgs {
                 timeout: Some(Duration::from_millis(2500)),
                 budget: Some(Duration::from_secs(5400)),

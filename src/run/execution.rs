@@ -288,7 +288,7 @@ fn execution_record(
         execution: slot.execution,
         schedule_index: slot.schedule_index,
         env_pad: slot.env_pad,
-        data_seed: None,
+        data_seed: slot.data.map(|d| d.data_seed),
         heap_offset: None,
         start_unix,
         wall_ns: outcome.wall_ns,

@@ -12,7 +12,7 @@ use super::execution::unix_now;
 use super::host::{detect_conditions, detect_host};
 use super::metric::MetricSpec;
 use super::preflight::which;
-use super::schedule::{build_schedule, Slot};
+use super::schedule::{plan_schedule, ScheduleShape, Slot};
 use super::settings::{resolve, RunRequest, RunSettings};
 use super::targets::{plan_targets, Target};
 use crate::files::manifest::Manifest;
@@ -83,7 +83,7 @@ pub fn prepare_run(
         programs.len(),
         variants.len(),
         binary_labels.len(),
-        settings.executions,
+        settings.executions.saturating_mul(settings.data_seeds),
         settings.iterations.unwrap_or(1),
     )?;
     if let Some(h) = previous.filter(|h| h.variants != variants) {
@@ -122,14 +122,18 @@ impl PreparedRun {
             [(slot.program * variants + slot.variant) * self.binary_labels.len() + slot.binary]
     }
 
-    /// The whole schedule of this run (see [`build_schedule`]).
+    /// The whole schedule of this run (see [`plan_schedule`]).
     pub fn schedule(&self) -> Vec<Slot> {
-        build_schedule(
+        let shape = ScheduleShape {
+            programs: self.programs.len(),
+            variants: self.variants.len().max(1),
+            binaries: self.binary_labels.len(),
+            executions: self.settings.executions,
+            data_seeds: self.settings.data_seeds,
+        };
+        plan_schedule(
             self.settings.schedule_design,
-            self.programs.len(),
-            self.variants.len().max(1),
-            self.binary_labels.len(),
-            self.settings.executions,
+            shape,
             self.settings.schedule_seed,
             self.settings.env_pad_max,
         )
@@ -161,7 +165,7 @@ impl PreparedRun {
             warmup: settings.warmup,
             env_pad_max: settings.env_pad_max,
             schedule_seed: settings.schedule_seed,
-            data_seeds: 1,
+            data_seeds: settings.data_seeds,
             schedule_design: settings.schedule_design,
             timeout_seconds: settings.timeout.map(|t| t.as_secs_f64()),
             aslr_disabled,

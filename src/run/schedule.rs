@@ -19,6 +19,7 @@
 
 use anyhow::{bail, Result};
 
+use super::data_layout::{data_layout, DataLayout};
 pub use crate::files::results::ScheduleDesign;
 use crate::seeded::SeededRng;
 
@@ -92,6 +93,33 @@ pub struct Slot {
     pub execution: u32,
     /// Size in bytes of the padding variable's value.
     pub env_pad: u32,
+    /// The data layout of the execution's cell (`run --data-seeds` above 1: its data seed,
+    /// padding and heap offset, [`data_layout`]); `None` when the data layout is not a
+    /// factor.
+    pub data: Option<DataLayout>,
+}
+
+impl Slot {
+    /// The execution round (replicate) this slot belongs to: its execution index, or with
+    /// `data_seeds` data seeds its execution index divided by them (see [`plan_schedule`]).
+    pub fn round(&self, data_seeds: u32) -> u32 {
+        self.execution / data_seeds.max(1)
+    }
+}
+
+/// The counts a schedule crosses: programs × variants × binaries × data seeds × executions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScheduleShape {
+    /// Programs under test.
+    pub programs: usize,
+    /// Variants (1 without variants).
+    pub variants: usize,
+    /// Binaries per program and variant.
+    pub binaries: usize,
+    /// Executions (replicates) per (program, variant, binary, data seed) cell.
+    pub executions: u32,
+    /// Data seeds per binary (`run --data-seeds`); 1 when the data layout is not a factor.
+    pub data_seeds: u32,
 }
 
 /// The complete schedule for `programs × binaries × executions` blocks, as `design` places
@@ -116,7 +144,42 @@ pub fn build_schedule(
     seed: u64,
     env_pad_max: u32,
 ) -> Vec<Slot> {
+    let shape = ScheduleShape {
+        programs,
+        variants,
+        binaries,
+        executions,
+        data_seeds: 1,
+    };
+    plan_schedule(design, shape, seed, env_pad_max)
+}
+
+/// The schedule of `shape`: with one data seed exactly [`build_schedule`]'s. With
+/// `data_seeds = K ≥ 2` (rounds only: the caller refuses a free design with data seeds) it is
+/// crossed and blocked: round `r` (of `executions`) holds every (program, binary, data seed)
+/// cell once, in an order shuffled per round from the schedule stream, each cell a block of
+/// its variants as above. Data seeds are numbered 1..=K, so seed `j` names the same layout in
+/// every run; the execution index of cell (b, j) in round `r` is `r · K + (j − 1)`, unique per
+/// binary (the store's key), and every execution of the cell takes its padding from
+/// [`data_layout`]`(j, env_pad_max)` instead of the padding stream (which is not drawn).
+pub fn plan_schedule(
+    design: ScheduleDesign,
+    shape: ScheduleShape,
+    seed: u64,
+    env_pad_max: u32,
+) -> Vec<Slot> {
+    let ScheduleShape {
+        programs,
+        variants,
+        binaries,
+        executions,
+        data_seeds,
+    } = shape;
+    let crossed = data_seeds > 1;
     let blocks = match design {
+        ScheduleDesign::Rounds if crossed => {
+            crossed_blocks(programs, binaries, executions, data_seeds, seed)
+        }
         ScheduleDesign::Free => free_blocks(programs, binaries, executions, seed),
         ScheduleDesign::Rounds => round_blocks(programs, binaries, executions, seed),
     };
@@ -135,11 +198,12 @@ pub fn build_schedule(
         } else {
             vec![0]
         };
+        let data = crossed.then(|| data_layout(u64::from(execution % data_seeds) + 1, env_pad_max));
         for variant in order {
-            let env_pad = if steps == 0 {
-                0
-            } else {
-                PAD_STEP * pad_rng.below(steps) as u32
+            let env_pad = match data {
+                Some(d) => d.env_pad,
+                None if steps == 0 => 0,
+                None => PAD_STEP * pad_rng.below(steps) as u32,
             };
             slots.push(Slot {
                 schedule_index: slots.len() as u64,
@@ -148,6 +212,7 @@ pub fn build_schedule(
                 binary,
                 execution,
                 env_pad,
+                data,
             });
         }
     }
@@ -202,6 +267,32 @@ fn round_blocks(programs: usize, binaries: usize, executions: u32, seed: u64) ->
             program,
             binary,
             execution,
+        }));
+    }
+    blocks
+}
+
+/// The crossed design's blocks: round `r` is every (program, binary, data seed) cell once,
+/// with execution `r · data_seeds + (data seed − 1)`, in an order shuffled per round.
+fn crossed_blocks(
+    programs: usize,
+    binaries: usize,
+    executions: u32,
+    data_seeds: u32,
+    seed: u64,
+) -> Vec<Block> {
+    let mut rng = SeededRng::new(seed, SCHEDULE_PURPOSE);
+    let cells = programs * binaries * data_seeds as usize;
+    let mut blocks = Vec::with_capacity(cells * executions as usize);
+    for round in 0..executions {
+        let mut cells: Vec<(usize, usize, u32)> = (0..programs)
+            .flat_map(|p| (0..binaries).flat_map(move |b| (0..data_seeds).map(move |j| (p, b, j))))
+            .collect();
+        rng.shuffle(&mut cells);
+        blocks.extend(cells.into_iter().map(|(program, binary, j)| Block {
+            program,
+            binary,
+            execution: round * data_seeds + j,
         }));
     }
     blocks
@@ -411,5 +502,89 @@ mod tests {
         let long = build_schedule(ScheduleDesign::Rounds, 2, 2, 3, 5, 5, 4096);
         assert_eq!(long.len(), short.len() * 5 / 3);
         assert_eq!(&long[..short.len()], &short[..]);
+    }
+
+    fn crossed(seed: u64) -> Vec<Slot> {
+        let shape = ScheduleShape {
+            programs: 2,
+            variants: 1,
+            binaries: 3,
+            executions: 4,
+            data_seeds: 3,
+        };
+        plan_schedule(ScheduleDesign::Rounds, shape, seed, 4096)
+    }
+
+    #[test]
+    fn one_data_seed_is_the_rounds_schedule_of_before() {
+        let shape = ScheduleShape {
+            programs: 2,
+            variants: 2,
+            binaries: 3,
+            executions: 5,
+            data_seeds: 1,
+        };
+        let s = plan_schedule(ScheduleDesign::Rounds, shape, 11, 4096);
+        assert_eq!(
+            s,
+            build_schedule(ScheduleDesign::Rounds, 2, 2, 3, 5, 11, 4096)
+        );
+        assert!(s.iter().all(|x| x.data.is_none()));
+    }
+
+    #[test]
+    fn each_crossed_round_holds_every_cell_once_in_its_own_order() {
+        let s = crossed(3);
+        let per_round = 2 * 3 * 3;
+        assert_eq!(s.len(), per_round * 4);
+        let mut orders = std::collections::BTreeSet::new();
+        for (r, round) in s.chunks(per_round).enumerate() {
+            let mut cells: Vec<(usize, usize, u64)> = round
+                .iter()
+                .map(|x| (x.program, x.binary, x.data.unwrap().data_seed))
+                .collect();
+            orders.insert(cells.clone());
+            cells.sort();
+            cells.dedup();
+            assert_eq!(cells.len(), per_round, "round {r} misses a cell");
+            for x in round {
+                assert_eq!(x.round(3), r as u32);
+                let j = x.data.unwrap().data_seed;
+                assert!((1..=3).contains(&j));
+                assert_eq!(x.execution, r as u32 * 3 + (j as u32 - 1));
+            }
+        }
+        // 4 rounds of 18 cells: the same order twice has probability below 6/18!.
+        assert_eq!(orders.len(), 4);
+    }
+
+    #[test]
+    fn a_data_seed_gives_every_execution_of_its_cells_one_layout() {
+        let s = crossed(5);
+        for x in &s {
+            let d = x.data.unwrap();
+            assert_eq!(d, crate::run::data_layout::data_layout(d.data_seed, 4096));
+            assert_eq!(x.env_pad, d.env_pad);
+        }
+        // Same data seed, same layout, whatever the schedule seed.
+        let other = crossed(6);
+        let layout_of = |s: &[Slot], j: u64| {
+            s.iter()
+                .find(|x| x.data.unwrap().data_seed == j)
+                .unwrap()
+                .data
+        };
+        for j in 1..=3 {
+            assert_eq!(layout_of(&s, j), layout_of(&other, j));
+        }
+        assert_ne!(s, other);
+        // Execution indices of one binary are unique (the store's key).
+        let mut keys: Vec<(usize, usize, u32)> = s
+            .iter()
+            .map(|x| (x.program, x.binary, x.execution))
+            .collect();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), s.len());
     }
 }

@@ -21,6 +21,8 @@ pub const DEFAULT_EXECUTIONS: u32 = 10;
 pub const MAX_EXECUTIONS: u32 = 100_000;
 /// The most iterations per execution a run accepts (`--iterations`, `--warmup`).
 pub const MAX_ITERATIONS: u32 = 1_000_000;
+/// The most data seeds per binary (`--data-seeds`): each is a cell of every round.
+pub const MAX_DATA_SEEDS: u32 = 1000;
 /// The largest environment padding bound (`--env-pad`): 64 KiB, half of what Linux allows
 /// one environment string (`MAX_ARG_STRLEN`, 32 pages), and 16 pages of stack movement.
 pub const MAX_ENV_PAD: u32 = 65_536;
@@ -42,6 +44,8 @@ pub struct RunRequest {
     pub metric: Option<String>,
     /// Exclusive upper bound of the padding.
     pub env_pad_max: Option<u32>,
+    /// Data seeds per binary (`--data-seeds`).
+    pub data_seeds: Option<u32>,
     /// Per-execution timeout.
     pub timeout: Option<Duration>,
     /// Stop between executions after this long.
@@ -83,6 +87,8 @@ pub struct RunSettings {
     pub metric: String,
     /// Exclusive upper bound of the padding.
     pub env_pad_max: u32,
+    /// Data seeds per binary: 1 when the data layout is not a factor.
+    pub data_seeds: u32,
     /// Per-execution timeout.
     pub timeout: Option<Duration>,
     /// Seed of the schedule and paddings.
@@ -130,6 +136,19 @@ impl RunSettings {
                 self.warmup
             );
         }
+        if self.data_seeds == 0 || self.data_seeds > MAX_DATA_SEEDS {
+            bail!(
+                "--data-seeds {}: expected 1 to {MAX_DATA_SEEDS} data seeds per binary",
+                self.data_seeds
+            );
+        }
+        if self.data_seeds > 1 && self.schedule_design != ScheduleDesign::Rounds {
+            bail!(
+                "data_seeds {}: a run with data seeds is planned in rounds, but this store's \
+                 schedule is free",
+                self.data_seeds
+            );
+        }
         if self.env_pad_max > MAX_ENV_PAD {
             bail!(
                 "--env-pad {}: at most {MAX_ENV_PAD} bytes (a larger environment string is \
@@ -160,6 +179,7 @@ fn conflicts_with(req: &RunRequest, h: &Header) -> Vec<String> {
         ("--warmup", number(req.warmup, h.warmup)),
         ("--metric", (req.metric.clone(), h.metric.clone())),
         ("--env-pad", number(req.env_pad_max, h.env_pad_max)),
+        ("--data-seeds", number(req.data_seeds, h.data_seeds)),
         (
             "--cache-sim",
             (
@@ -243,6 +263,7 @@ pub fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<RunSetting
             warmup: req.warmup.unwrap_or(0),
             metric,
             env_pad_max: req.env_pad_max.unwrap_or(DEFAULT_ENV_PAD),
+            data_seeds: req.data_seeds.unwrap_or(1),
             timeout: req.timeout,
             schedule_seed: req.schedule_seed.unwrap_or_else(fresh_seed),
             schedule_design: ScheduleDesign::Rounds,
@@ -263,6 +284,7 @@ pub fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<RunSetting
         warmup: h.warmup,
         metric: h.metric.clone(),
         env_pad_max: h.env_pad_max,
+        data_seeds: h.data_seeds,
         timeout: h
             .timeout_seconds
             .map(|t| {

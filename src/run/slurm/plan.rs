@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::files::store::shards::{shard_dir, shard_of};
 use crate::files::store::{read_results, Header, RESULTS_FILE};
-use crate::run::schedule::{build_schedule, Slot};
+use crate::run::schedule::{plan_schedule, ScheduleShape, Slot};
 
 /// Folder of the Slurm files inside an experiment directory.
 pub const SLURM_DIR: &str = "slurm";
@@ -145,15 +145,14 @@ impl SlurmPlan {
     /// The whole schedule, as a local run with these settings would walk it.
     pub fn schedule(&self) -> Vec<Slot> {
         let h = &self.header;
-        build_schedule(
-            h.schedule_design,
-            h.programs.len(),
-            h.variants.len().max(1),
-            h.binaries.len(),
-            h.executions,
-            h.schedule_seed,
-            h.env_pad_max,
-        )
+        let shape = ScheduleShape {
+            programs: h.programs.len(),
+            variants: h.variants.len().max(1),
+            binaries: h.binaries.len(),
+            executions: h.executions,
+            data_seeds: h.data_seeds,
+        };
+        plan_schedule(h.schedule_design, shape, h.schedule_seed, h.env_pad_max)
     }
 
     /// The slots of shard `k`, in schedule order.
@@ -161,7 +160,7 @@ impl SlurmPlan {
         let e = self.header.executions;
         self.schedule()
             .into_iter()
-            .filter(|s| shard_of(s.execution, e, self.shards) == k)
+            .filter(|s| shard_of(s.round(self.header.data_seeds), e, self.shards) == k)
             .collect()
     }
 
@@ -169,7 +168,8 @@ impl SlurmPlan {
     pub fn progress(&self, dir: &Path) -> Result<Vec<(u32, usize)>> {
         let mut planned = vec![0u32; self.shards as usize];
         for s in self.schedule() {
-            planned[shard_of(s.execution, self.header.executions, self.shards) as usize] += 1;
+            let round = s.round(self.header.data_seeds);
+            planned[shard_of(round, self.header.executions, self.shards) as usize] += 1;
         }
         let mut out = Vec::new();
         for (k, n) in planned.into_iter().enumerate() {
