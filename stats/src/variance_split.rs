@@ -275,8 +275,10 @@ pub struct AxisTest {
     /// The ratio of mean squares; `None` when the denominator is 0 (no noise to test
     /// against: nothing varies below this factor, so any variation of it is certain).
     pub f: Option<f64>,
-    /// Its degrees of freedom, numerator and denominator.
-    pub df: (usize, usize),
+    /// The numerator's degrees of freedom.
+    pub df_numerator: usize,
+    /// The denominator's degrees of freedom.
+    pub df_denominator: usize,
     /// `P(F ≥ f)`: 0 when the denominator is 0 and the numerator is not, 1 when both are.
     pub p_value: f64,
 }
@@ -299,7 +301,8 @@ pub fn axis_tests(table: &CrossedMeanSquares) -> [AxisTest; 3] {
         };
         AxisTest {
             f,
-            df: (df1, df2),
+            df_numerator: df1,
+            df_denominator: df2,
             p_value,
         }
     };
@@ -437,6 +440,6 @@ mod tests {
         assert_eq!((data.f, data.p_value), (None, 0.0));
         assert_eq!((code.f, code.p_value), (None, 1.0));
         assert_eq!((interaction.f, interaction.p_value), (None, 1.0));
-        assert_eq!(data.df, (2, 6));
+        assert_eq!((data.df_numerator, data.df_denominator), (2, 6));
     }
 }

@@ -119,7 +119,7 @@ fn estimates_match_lme4_reml_on_balanced_data() {
     ];
     for (test, (f, df, p)) in tests.iter().zip(scipy) {
         assert!((test.f.unwrap() / f - 1.0).abs() < 1e-8, "{test:?}");
-        assert_eq!(test.df, df);
+        assert_eq!((test.df_numerator, test.df_denominator), df);
         assert!((test.p_value / p - 1.0).abs() < 1e-6, "{test:?} {p}");
     }
     let lme4 = [

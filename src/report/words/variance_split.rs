@@ -74,8 +74,8 @@ fn axis_words(component: Component, s: &AxisShare, confidence: f64) -> String {
     let f = test.f.map_or("∞".to_string(), statistic);
     let grounds = format!(
         "F({}, {}) = {f}, {}",
-        test.df.0,
-        test.df.1,
+        test.df_numerator,
+        test.df_denominator,
         p_value(test.p_value)
     );
     if s.detected(confidence) {
