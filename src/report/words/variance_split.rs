@@ -131,7 +131,8 @@ fn shares_sentence(parts: &[(Component, f64, Interval)], confidence: f64) -> Str
             format!(
                 "{} ({}–{} %) {verb}{}",
                 whole_percent(*share),
-                whole_percent(interval.lower).trim_end_matches(" %"),
+                // A lower bound that rounds to 0 is 0, not "< 1": "(0–1 %)".
+                format!("{:.0}", (100.0 * interval.lower).round()),
                 whole_percent(interval.upper).trim_end_matches(" %"),
                 what(*component)
             )
