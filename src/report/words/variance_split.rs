@@ -213,4 +213,71 @@ mod tests {
              data layout's effect differs from binary to binary (95 % intervals)."
         );
     }
+
+    fn axis(share: f64, variation: f64, f: Option<f64>, p: f64) -> Option<AxisShare> {
+        Some(AxisShare {
+            share,
+            interval: Interval {
+                lower: share * 0.5,
+                upper: (share * 1.5).min(1.0),
+            },
+            variation,
+            test: Some(crate::stats::variance_split::AxisTest {
+                f,
+                df_numerator: 3,
+                df_denominator: 27,
+                p_value: p,
+            }),
+        })
+    }
+
+    fn data_split() -> DataSplit {
+        DataSplit {
+            code_seeds: 10,
+            data_seeds: 4,
+            executions_per_cell: 3,
+            executions_left_out: 0,
+            confidence: 0.95,
+            cannot_tell: None,
+            code: axis(0.04, 0.002, Some(1.2), 0.33),
+            data: axis(0.61, 0.031, None, 0.0),
+            code_x_data: None,
+            run: Some(AxisShare {
+                share: 0.35,
+                interval: Interval {
+                    lower: 0.26,
+                    upper: 0.47,
+                },
+                variation: 0.004,
+                test: None,
+            }),
+        }
+    }
+
+    #[test]
+    fn each_axis_says_its_magnitude_and_test_and_an_undetected_one_says_so() {
+        assert_eq!(
+            axis_lines(&data_split()),
+            [
+                "Where the code sits: no variation detected from binary to binary (F(3, 27) = \
+                 1.20, p = 0.33; the estimate is 0.20 %)",
+                "Where the data sits: varies by 3.1 % from data layout to data layout (F(3, \
+                 27) = ∞, p < 0.0001)",
+                "Run noise: varies by 0.40 % from execution to execution of one binary with one \
+                 data layout",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_split_that_cannot_tell_says_why_and_a_cut_says_how_many() {
+        let mut split = data_split();
+        split.executions_left_out = 5;
+        assert!(answer(&split).ends_with(
+            "5 execution(s) were left out so that every binary has 3 with every data seed."
+        ));
+        split.cannot_tell = Some(SplitCannotTell::OneExecutionPerPair);
+        assert!(answer(&split)
+            .starts_with("cannot tell where the variation comes from: some binary ran only once"));
+    }
 }
