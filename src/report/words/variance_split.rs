@@ -128,11 +128,11 @@ fn shares_sentence(parts: &[(Component, f64, Interval)], confidence: f64) -> Str
             } else {
                 ""
             };
+            // A lower bound that rounds to 0 is 0, not "< 1": "(0–1 %)".
+            let lower = (100.0 * interval.lower).round();
             format!(
-                "{} ({}–{} %) {verb}{}",
+                "{} ({lower:.0}–{} %) {verb}{}",
                 whole_percent(*share),
-                // A lower bound that rounds to 0 is 0, not "< 1": "(0–1 %)".
-                format!("{:.0}", (100.0 * interval.lower).round()),
                 whole_percent(interval.upper).trim_end_matches(" %"),
                 what(*component)
             )
