@@ -35,6 +35,7 @@ pub mod bonferroni;
 pub mod bootstrap;
 pub mod changepoint;
 pub mod confidence_sequence;
+pub mod crossed_plan;
 pub mod degrees_of_freedom;
 pub mod error;
 pub mod fdr;

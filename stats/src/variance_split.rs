@@ -270,6 +270,51 @@ pub fn variance_split<C: AsRef<[f64]>>(
     })
 }
 
+/// The F test of one factor of the crossed design: its mean square over the one whose
+/// expectation it exceeds only by the factor's component.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct AxisTest {
+    /// The ratio of mean squares; `None` when the denominator is 0 (no noise to test
+    /// against: nothing varies below this factor, so any variation of it is certain).
+    pub f: Option<f64>,
+    /// The numerator's degrees of freedom.
+    pub df_numerator: usize,
+    /// The denominator's degrees of freedom.
+    pub df_denominator: usize,
+    /// `P(F ≥ f)`: 0 when the denominator is 0 and the numerator is not, 1 when both are.
+    pub p_value: f64,
+}
+
+/// The F tests of the crossed random-effects model (Montgomery §13.2, table 13.6; Searle et
+/// al. §4.6): code `MS_C / MS_CD` on `(a − 1, (a − 1)(b − 1))` df, data `MS_D / MS_CD` on
+/// `(b − 1, (a − 1)(b − 1))`, their interaction `MS_CD / MS_E` on `((a − 1)(b − 1), a b
+/// (n − 1))`: each ratio's numerator and denominator have the same expectation exactly when
+/// the component tested is 0. In the order code, data, code × data.
+pub fn axis_tests(table: &CrossedMeanSquares) -> [AxisTest; 3] {
+    let df = table.degrees_of_freedom();
+    let test = |num: f64, den: f64, df1: usize, df2: usize| {
+        let (f, p_value) = if den > 0.0 {
+            let f = num / den;
+            (Some(f), super::anova::f_upper_tail(f, df1, df2))
+        } else if num > 0.0 {
+            (None, 0.0)
+        } else {
+            (None, 1.0)
+        };
+        AxisTest {
+            f,
+            df_numerator: df1,
+            df_denominator: df2,
+            p_value,
+        }
+    };
+    [
+        test(table.ms_code, table.ms_code_x_data, df[0], df[2]),
+        test(table.ms_data, table.ms_code_x_data, df[1], df[2]),
+        test(table.ms_code_x_data, table.ms_run, df[2], df[3]),
+    ]
+}
+
 /// `draws` generalized pivotal quantities of the four shares: each expected mean square
 /// replaced by `df · ms / W`, `W ~ χ²_df` (Hamada & Weerahandi 2000 §3). A draw in which
 /// every component is 0 (possible only when the data are constant within a factor) is
@@ -392,5 +437,11 @@ mod tests {
                 (0.0, 0.0, 0.0)
             );
         }
+        // No noise below the data seed: the data's variation is certain, the code's absent.
+        let [code, data, interaction] = axis_tests(&split.mean_squares);
+        assert_eq!((data.f, data.p_value), (None, 0.0));
+        assert_eq!((code.f, code.p_value), (None, 1.0));
+        assert_eq!((interaction.f, interaction.p_value), (None, 1.0));
+        assert_eq!((data.df_numerator, data.df_denominator), (2, 6));
     }
 }

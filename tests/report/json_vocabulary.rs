@@ -11,7 +11,9 @@ use crate::{report_support, schemas_support};
 use std::path::Path;
 
 use layoutrand::analysis::vocabulary::VERDICT_WORDS;
-use report_support::{store_on_machines, write_dir_with_status, Design, ThreeLevel};
+use report_support::{
+    store_on_machines, write_dir, write_dir_with_status, Crossed, Design, ThreeLevel,
+};
 use serde_json::Value;
 
 /// Keys the one vocabulary replaced: interval bounds are `lower`/`upper`, a p-value is
@@ -96,6 +98,50 @@ fn sensitivity_fields(name: &str, json: &Value, out: &mut Vec<String>) {
         });
         if !set_aside_ok {
             out.push(format!("{path}: `set_aside` is not a list of executions"));
+        }
+    }
+}
+
+/// A store of 6 binaries × 3 data seeds × 2 executions whose data layout matters.
+fn data_seeds_store(dir: &Path) {
+    let mut design = Design::new(6, 6, 3);
+    design.data_seeds = 3;
+    let mut gen = Crossed::new(2e6, [0.005, 0.03, 0.002, 0.004, 0.01], 12);
+    write_dir(dir, &design.clone(), &mut |_, seed, e, _, _| {
+        gen.value(&design, seed, e)
+    });
+}
+
+/// The components of `variance_split` (issue 35).
+const SPLIT_COMPONENTS: [&str; 4] = ["code", "data", "code_x_data", "run"];
+
+/// A store with data seeds gives each series a `variance_split` with one entry per
+/// component, each `{share, interval: {lower, upper}}` in [0, 1], the shares summing to 1.
+fn split_fields(name: &str, json: &Value, out: &mut Vec<String>) {
+    for (i, series) in json["series"].as_array().into_iter().flatten().enumerate() {
+        let split = &series["variance_split"];
+        let path = format!("{name}.series[{i}].variance_split");
+        let mut total = 0.0;
+        for c in SPLIT_COMPONENTS {
+            let part = &split[c];
+            let (share, lower, upper) = (
+                part["share"].as_f64(),
+                part["interval"]["lower"].as_f64(),
+                part["interval"]["upper"].as_f64(),
+            );
+            match (share, lower, upper) {
+                (Some(s), Some(l), Some(u))
+                    if 0.0 <= l && l <= u && u <= 1.0 && (0.0..=1.0).contains(&s) =>
+                {
+                    total += s
+                }
+                _ => out.push(format!(
+                    "{path}.{c}: {part} is not a share with an interval in [0, 1]"
+                )),
+            }
+        }
+        if (total - 1.0).abs() > 1e-9 {
+            out.push(format!("{path}: the shares sum to {total}"));
         }
     }
 }
@@ -190,13 +236,15 @@ fn every_command_speaks_the_one_json_vocabulary() {
         std::fs::create_dir(&d).unwrap();
         d.to_str().unwrap().to_string()
     };
-    let (var, three, base, new, machines) = (
+    let (var, three, base, new, machines, data) = (
         dir("var"),
         dir("three"),
         dir("base"),
         dir("new"),
         dir("machines"),
+        dir("data"),
     );
+    data_seeds_store(Path::new(&data));
     store(Path::new(&var), &[("O1", 1.0), ("O2", 1.08)], 1.0, true);
     let three_variants = [("O1", 1.0), ("O2", 1.08), ("O3", 0.97)];
     store(Path::new(&three), &three_variants, 1.0, false);
@@ -228,6 +276,10 @@ fn every_command_speaks_the_one_json_vocabulary() {
             [&["report", &machines], &json[..]].concat(),
         ),
         ("report", [&["report", &base], &json[..]].concat()),
+        (
+            "report data seeds",
+            [&["report", &data], &json[..]].concat(),
+        ),
         (
             "report sequential",
             [&["report", &base], &json[..], &["--sequential"][..]].concat(),
@@ -307,6 +359,9 @@ fn every_command_speaks_the_one_json_vocabulary() {
         ));
         if name.starts_with("report") {
             sensitivity_fields(name, &json, &mut found);
+        }
+        if *name == "report data seeds" {
+            split_fields(name, &json, &mut found);
         }
     }
     assert!(

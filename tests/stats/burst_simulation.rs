@@ -58,6 +58,7 @@ fn simulated(rng: &mut SeededRng, layout_sd: f64, design: ScheduleDesign) -> Ser
             execution: slot.execution,
             schedule_index: slot.schedule_index,
             wall_ns: 0,
+            data_seed: None,
             warmup: Vec::new(),
             live,
         });

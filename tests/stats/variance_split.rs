@@ -5,7 +5,7 @@
 //! docs/statistics.md quotes.
 
 use layoutrand::seeded::SeededRng;
-use layoutrand::stats::variance_split::{variance_split, Component};
+use layoutrand::stats::variance_split::{axis_tests, variance_split, Component};
 
 /// A crossed design and its true components `[σ_c², σ_d², σ_cd², σ_e²]`.
 #[derive(Debug, Clone, Copy)]
@@ -106,6 +106,21 @@ fn estimates_match_lme4_reml_on_balanced_data() {
         .zip([50.8022472222, 185.5721194444, 4.2093638889, 1.3041138889])
     {
         assert!((got - want).abs() < 1e-8, "{got} {want}");
+    }
+    // The per-axis F tests (Montgomery table 13.6) against scipy 1.x:
+    //   python3 -c "from scipy.stats import f; print(f.sf(50.8022472222/4.2093638889, 3, 6),
+    //     f.sf(185.5721194444/4.2093638889, 2, 6), f.sf(4.2093638889/1.3041138889, 6, 24))"
+    //   # 0.00593920604429974 0.00025864306553723354 0.018088844896924493
+    let tests = axis_tests(&split.mean_squares);
+    let scipy = [
+        (12.068865644085658, (3, 6), 0.00593920604429974),
+        (44.08554934719462, (2, 6), 0.00025864306553723354),
+        (3.2277578858166547, (6, 24), 0.018088844896924493),
+    ];
+    for (test, (f, df, p)) in tests.iter().zip(scipy) {
+        assert!((test.f.unwrap() / f - 1.0).abs() < 1e-8, "{test:?}");
+        assert_eq!((test.df_numerator, test.df_denominator), df);
+        assert!((test.p_value / p - 1.0).abs() < 1e-6, "{test:?} {p}");
     }
     let lme4 = [
         5.176991277762,

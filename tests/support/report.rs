@@ -40,6 +40,10 @@ pub struct Design {
     pub granularity: &'static str,
     /// The metrics (indices into `metrics`) the variants' factors apply to; `None`: all.
     pub variant_factor_metrics: Option<Vec<usize>>,
+    /// Data seeds (`run --data-seeds`): execution `e` of every binary runs with data seed
+    /// [`Design::data_seed_of`]`(e)`, so `executions` should be a multiple of it; 1: the data
+    /// layout is not a factor (no data seed recorded).
+    pub data_seeds: u32,
 }
 
 impl Design {
@@ -60,7 +64,14 @@ impl Design {
             pad: 0,
             granularity: "module",
             variant_factor_metrics: None,
+            data_seeds: 1,
         }
+    }
+
+    /// The data seed of execution `execution` of every binary (1 … `data_seeds`, in turn),
+    /// `None` with one data seed.
+    pub fn data_seed_of(&self, execution: u32) -> Option<u64> {
+        (self.data_seeds > 1).then(|| u64::from(execution % self.data_seeds) + 1)
     }
 
     /// The variants as the store names them: `[None]` without variants.
@@ -179,6 +190,11 @@ pub fn header(design: &Design) -> Header {
     if !design.variants.is_empty() {
         value["variants"] = design.variants.iter().map(|(n, _)| json!(n)).collect();
     }
+    if design.data_seeds > 1 {
+        // The header counts executions per (binary, data seed) pair.
+        value["data_seeds"] = json!(design.data_seeds);
+        value["executions"] = json!(design.executions / design.data_seeds);
+    }
     serde_json::from_value(value).expect("synthetic header")
 }
 
@@ -250,8 +266,8 @@ pub fn records(
                     execution,
                     schedule_index: index,
                     env_pad: 16,
-                    data_seed: None,
-                    heap_offset: None,
+                    data_seed: design.data_seed_of(execution),
+                    heap_offset: design.data_seed_of(execution).map(|d| 16 * d as u32),
                     start_unix: index as f64,
                     wall_ns: per_iter * u64::from(design.iterations + design.warmup) + 5_000_000,
                     status: st,
@@ -436,4 +452,46 @@ pub fn layoutrand(args: &[&str], dirs: &[&std::path::Path]) -> std::process::Out
         .args(dirs)
         .output()
         .unwrap()
+}
+
+/// A crossed generator (`run --data-seeds`): value = mean · (1 + code(binary) + data(data
+/// seed) + code×data(binary, data seed) + σ_run·N per execution + σ_i·N per iteration), each
+/// effect σ·N drawn once per level from its own seeded stream.
+pub struct Crossed {
+    pub mean: f64,
+    /// Relative standard deviations `[code, data, code × data, run, iteration]`.
+    pub sigmas: [f64; 5],
+    noise: Normal,
+    effects: std::collections::HashMap<(usize, Option<u64>, Option<u64>, u32), f64>,
+}
+
+impl Crossed {
+    pub fn new(mean: f64, sigmas: [f64; 5], seed: u64) -> Crossed {
+        Crossed {
+            mean,
+            sigmas,
+            noise: Normal::new(seed, "crossed-generator"),
+            effects: std::collections::HashMap::new(),
+        }
+    }
+
+    /// The effect of level `key` of factor `k`, drawn the first time it is asked for.
+    fn effect(&mut self, k: usize, code: Option<u64>, data: Option<u64>, execution: u32) -> f64 {
+        let sigma = self.sigmas[k];
+        let noise = &mut self.noise;
+        *self
+            .effects
+            .entry((k, code, data, execution))
+            .or_insert_with(|| sigma * noise.draw())
+    }
+
+    /// The value of `iteration` of `execution` of the binary of `seed` in `design`.
+    pub fn value(&mut self, design: &Design, seed: Option<u64>, execution: u32) -> f64 {
+        let data = design.data_seed_of(execution);
+        let shift = self.effect(0, seed, None, 0)
+            + self.effect(1, None, data, 0)
+            + self.effect(2, seed, data, 0)
+            + self.effect(3, seed, data, execution + 1);
+        self.mean * (1.0 + shift + self.sigmas[4] * self.noise.draw())
+    }
 }

@@ -77,6 +77,7 @@ pub(crate) mod tests {
                     execution: e,
                     schedule_index: 0,
                     wall_ns: 0,
+                    data_seed: None,
                     warmup: Vec::new(),
                     live: vec![mean * (1.0 + 0.01 * rng.normal())],
                 })

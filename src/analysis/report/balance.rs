@@ -147,6 +147,7 @@ mod tests {
                     execution: i as u32,
                     schedule_index: 0,
                     wall_ns: 0,
+                    data_seed: None,
                     warmup: vec![],
                     live: (0..n).map(|j| j as f64).collect(),
                 })

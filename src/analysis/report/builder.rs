@@ -382,6 +382,7 @@ pub fn analyse_series(
         shift,
         default_layout,
         as_built,
+        variance_split: super::data_split::data_split(series, confidence),
         diagnostics,
         summary: String::new(),
         sequential: None,

@@ -419,6 +419,7 @@ impl Tables {
             .or_insert_with(|| RawExecution {
                 schedule_index: exec.schedule_index,
                 wall_ns: exec.wall_ns,
+                data_seed: exec.data_seed,
                 values: BTreeMap::new(),
             });
         if execution
@@ -619,6 +620,7 @@ fn binary_data(binary: String, rb: RawBinary) -> BinaryData {
                     execution: index,
                     schedule_index: re.schedule_index,
                     wall_ns: re.wall_ns,
+                    data_seed: re.data_seed,
                     warmup: warmup.into_iter().map(|(v, _)| v).collect(),
                     live: live.into_iter().map(|(v, _)| v).collect(),
                 }
@@ -789,6 +791,7 @@ struct RawBinary {
 struct RawExecution {
     schedule_index: u64,
     wall_ns: u64,
+    data_seed: Option<u64>,
     values: BTreeMap<u32, (f64, bool)>,
 }
 

@@ -3,7 +3,8 @@
 //! The flow: [`experiment::load`] reads the manifest (when there) and store into balanced
 //! data sets (one per program and metric, [`series`], [`balance`]); [`builder::analyse`]
 //! turns them into a [`model::Report`] — per level ([`crate::stats`]), [`sensitivity`],
-//! [`shift`] (and [`as_built`], the build's own binary), [`diagnostics`], [`machines`] and the data each plot shows ([`plots`] fills
+//! [`shift`] (and [`as_built`], the build's own binary), [`data_split`] (code, data and run
+//! noise, when the run varied the data layout), [`diagnostics`], [`machines`] and the data each plot shows ([`plots`] fills
 //! [`plot_data`]).
 //! [`dimension`] and [`compare`] build their own answers from the same experiment model.
 //! Everything here is a number, an enum or (still, for the questions not yet moved) a
@@ -16,6 +17,7 @@ pub mod as_built;
 pub mod balance;
 pub mod builder;
 pub mod compare;
+pub mod data_split;
 pub mod diagnostics;
 pub mod dimension;
 pub mod experiment;

@@ -179,6 +179,11 @@ pub struct SeriesReport {
     /// build kept none or it was not run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub as_built: Option<AsBuilt>,
+    /// Where the variation between executions comes from — code, data, their interaction,
+    /// run noise — when the executions ran with several data seeds (`run --data-seeds`);
+    /// absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variance_split: Option<super::data_split::DataSplit>,
     /// Checks of the assumptions behind the numbers above.
     pub diagnostics: Diagnostics,
     /// One-paragraph answer in words.

@@ -182,6 +182,7 @@ mod tests {
                     execution: 0,
                     schedule_index: 0,
                     wall_ns: 0,
+                    data_seed: None,
                     warmup: Vec::new(),
                     live,
                 }],

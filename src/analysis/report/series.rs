@@ -54,6 +54,9 @@ pub struct ExecutionData {
     pub schedule_index: u64,
     /// Wall time of the whole process in nanoseconds.
     pub wall_ns: u64,
+    /// The data seed the execution ran with (`run --data-seeds`); `None` when the data
+    /// layout was not a factor of the run.
+    pub data_seed: Option<u64>,
     /// Iterations flagged as warmup, in iteration order (left out of the statistics).
     pub warmup: Vec<f64>,
     /// Live iterations, in iteration order.

@@ -70,6 +70,57 @@ pub const COLUMNS: [&str; 46] = [
     "as_built_layout_pi_upper",
 ];
 
+/// The split's columns (issue 35), after [`COLUMNS`] and only when some series has a split
+/// (its executions ran with several data seeds), so that the CSV of every other experiment
+/// keeps its bytes: each component's share with its interval's bounds, each axis's p-value,
+/// the data seeds and, when there is no split, why (JSON `variance_split`'s words).
+pub const SPLIT_COLUMNS: [&str; 17] = [
+    "data_seeds",
+    "split_cannot_tell",
+    "code_share",
+    "code_share_lower",
+    "code_share_upper",
+    "code_p",
+    "data_share",
+    "data_share_lower",
+    "data_share_upper",
+    "data_p",
+    "code_x_data_share",
+    "code_x_data_share_lower",
+    "code_x_data_share_upper",
+    "code_x_data_p",
+    "run_share",
+    "run_share_lower",
+    "run_share_upper",
+];
+
+/// The split cells of `s`, in the order of [`SPLIT_COLUMNS`] (empty without a split).
+fn split_cells(s: &SeriesReport) -> Result<Vec<String>> {
+    let Some(split) = &s.variance_split else {
+        return Ok(vec![String::new(); SPLIT_COLUMNS.len()]);
+    };
+    let why = match split.cannot_tell {
+        Some(w) => serde_json::to_value(w)?
+            .as_str()
+            .unwrap_or_default()
+            .to_string(),
+        None => String::new(),
+    };
+    let mut cells = vec![split.data_seeds.to_string(), why];
+    for (k, part) in [&split.code, &split.data, &split.code_x_data, &split.run]
+        .into_iter()
+        .enumerate()
+    {
+        cells.push(opt(part.map(|p| p.share)));
+        cells.push(opt(part.map(|p| p.interval.lower)));
+        cells.push(opt(part.map(|p| p.interval.upper)));
+        if k < 3 {
+            cells.push(opt(part.and_then(|p| p.test).map(|t| t.p_value)));
+        }
+    }
+    Ok(cells)
+}
+
 fn opt(x: Option<f64>) -> String {
     x.map_or_else(String::new, |v| format!("{v}"))
 }
@@ -260,9 +311,22 @@ fn tukey_cells(m: &MultipleComparison, confidence: f64) -> Vec<ComparisonCells<'
 impl Exporter for CsvExporter {
     fn export(&self, report: &Report) -> Result<String> {
         let mut w = ::csv::Writer::from_writer(Vec::new());
-        w.write_record(COLUMNS)?;
+        let with_split = report.series.iter().any(|s| s.variance_split.is_some());
+        let split_tail = |mut row: Vec<String>, cells: Vec<String>| {
+            if with_split {
+                row.extend(cells);
+            }
+            row
+        };
+        let no_split = || vec![String::new(); SPLIT_COLUMNS.len()];
+        let header: Vec<String> = COLUMNS.iter().map(|c| c.to_string()).collect();
+        let split_header = SPLIT_COLUMNS.iter().map(|c| c.to_string()).collect();
+        w.write_record(split_tail(header, split_header))?;
         for s in &report.series {
-            w.write_record(series_row(s, report.confidence))?;
+            w.write_record(split_tail(
+                series_row(s, report.confidence),
+                split_cells(s)?,
+            ))?;
         }
         let cells = report
             .comparisons
@@ -281,7 +345,7 @@ impl Exporter for CsvExporter {
                 .iter()
                 .find(|s| s.program == c.program && s.metric == c.metric)
                 .map_or("", |s| s.unit.as_str());
-            w.write_record(c.row(unit)?)?;
+            w.write_record(split_tail(c.row(unit)?, no_split()))?;
         }
         Ok(String::from_utf8(w.into_inner()?)?)
     }

@@ -163,6 +163,7 @@ fn series_part(i: usize, s: &SeriesReport, confidence: f64) -> Block {
         ),
     ];
     blocks.extend(as_built(i, s, confidence));
+    blocks.extend(super::report_split::split_blocks(i, s));
     blocks.extend(s.plots.as_ref().map(|data| plots(i, data)));
     blocks.push(topic(
         "Diagnostics",

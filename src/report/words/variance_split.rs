@@ -1,39 +1,153 @@
 //! "Where does the variation come from?" in words: the split of
 //! [`crate::stats::variance_split`] into code, data, their interaction and run noise, each
-//! share with its interval, largest first.
+//! share with its interval, largest first; each axis's test and magnitude; and why there is
+//! no split when there is none ([`crate::analysis::report::data_split`]).
 
+use crate::analysis::numfmt::{level, p_value, percent, statistic};
+use crate::analysis::report::data_split::{AxisShare, DataSplit, SplitCannotTell};
+use crate::stats::interval::Interval;
 use crate::stats::variance_split::{Component, ComponentShare, VarianceSplit};
 
 /// The sentence of `split`, e.g. "of the variation between executions, 61 % (45–75 %) is
 /// where the data sits, 4 % (0–12 %) where the code sits, 35 % (26–47 %) run noise (95 %
 /// intervals)."
 pub fn sentence(split: &VarianceSplit) -> String {
-    let mut shares: Vec<&ComponentShare> = split.shares.iter().collect();
+    let parts: Vec<(Component, f64, Interval)> = split
+        .shares
+        .iter()
+        .map(|s: &ComponentShare| (s.component, s.share, s.interval))
+        .collect();
+    shares_sentence(&parts, split.confidence)
+}
+
+/// The series' answer: the shares' sentence, or why there is none.
+pub fn answer(split: &DataSplit) -> String {
+    if let Some(why) = split.cannot_tell {
+        return format!(
+            "cannot tell where the variation comes from: {}.",
+            cannot_tell(why, split)
+        );
+    }
+    let parts: Vec<(Component, f64, Interval)> = split
+        .parts()
+        .into_iter()
+        .map(|(c, s)| (c, s.share, s.interval))
+        .collect();
+    let mut words = shares_sentence(&parts, split.confidence);
+    if split.executions_left_out > 0 {
+        words.push_str(&format!(
+            " {} execution(s) were left out so that every binary has {} with every data seed.",
+            split.executions_left_out, split.executions_per_cell
+        ));
+    }
+    words
+}
+
+/// One line per axis (code, data, their interaction, run noise): its magnitude and test, e.g.
+/// "where the data sits: varies by 3.1 % from data layout to data layout (F(3, 27) = 45.1,
+/// p < 0.0001)".
+pub fn axis_lines(split: &DataSplit) -> Vec<String> {
+    split
+        .parts()
+        .into_iter()
+        .map(|(c, s)| {
+            let label = capital(what(c));
+            format!("{label}: {}", axis_words(c, s, split.confidence))
+        })
+        .collect()
+}
+
+/// The heading of the split's answer.
+pub const TITLE: &str = "Where the variation comes from (code, data, run)";
+
+/// A component's magnitude and test in words.
+fn axis_words(component: Component, s: &AxisShare, confidence: f64) -> String {
+    let between = match component {
+        Component::Code => "from binary to binary",
+        Component::Data => "from data layout to data layout",
+        Component::CodeXData => "from pair to pair beyond code and data alone",
+        Component::Run => "from execution to execution of one binary with one data layout",
+    };
+    let Some(test) = s.test else {
+        return format!("varies by {} {between}", percent(s.variation, 2));
+    };
+    let f = test.f.map_or("∞".to_string(), statistic);
+    let grounds = format!(
+        "F({}, {}) = {f}, {}",
+        test.df_numerator,
+        test.df_denominator,
+        p_value(test.p_value)
+    );
+    if s.detected(confidence) {
+        format!(
+            "varies by {} {between} ({grounds})",
+            percent(s.variation, 2)
+        )
+    } else {
+        format!(
+            "no variation detected {between} ({grounds}; the estimate is {})",
+            percent(s.variation, 2)
+        )
+    }
+}
+
+/// Why there is no split, with the numbers that show it.
+fn cannot_tell(why: SplitCannotTell, split: &DataSplit) -> String {
+    match why {
+        SplitCannotTell::OneBinary => {
+            "one binary cannot tell where the code sits from anything else; run two or more".into()
+        }
+        SplitCannotTell::MixedDataSeeds => {
+            "some executions ran without a data seed beside others with one".into()
+        }
+        SplitCannotTell::MissingPair => format!(
+            "some binary has no usable execution with one of the {} data seeds",
+            split.data_seeds
+        ),
+        SplitCannotTell::OneExecutionPerPair => {
+            "some binary ran only once with some data seed, so run noise cannot be told from \
+             how a data layout's effect differs from binary to binary; run two or more \
+             executions of each"
+                .into()
+        }
+        SplitCannotTell::NoVariation => "every execution measured the same value".into(),
+    }
+}
+
+/// The shares' sentence: largest first, each with its interval.
+fn shares_sentence(parts: &[(Component, f64, Interval)], confidence: f64) -> String {
+    let mut shares: Vec<&(Component, f64, Interval)> = parts.iter().collect();
     // Largest first; ties keep the model's order (a stable sort).
-    shares.sort_by(|x, y| y.share.total_cmp(&x.share));
+    shares.sort_by(|x, y| y.1.total_cmp(&x.1));
     let parts: Vec<String> = shares
         .iter()
         .enumerate()
-        .map(|(k, s)| {
-            let verb = if k == 0 && s.component != Component::Run {
+        .map(|(k, (component, share, interval))| {
+            let verb = if k == 0 && *component != Component::Run {
                 "is "
             } else {
                 ""
             };
+            // A lower bound that rounds to 0 is 0, not "< 1": "(0–1 %)".
+            let lower = (100.0 * interval.lower).round();
             format!(
-                "{} ({}–{} %) {verb}{}",
-                whole_percent(s.share),
-                whole_percent(s.interval.lower).trim_end_matches(" %"),
-                whole_percent(s.interval.upper).trim_end_matches(" %"),
-                what(s.component)
+                "{} ({lower:.0}–{} %) {verb}{}",
+                whole_percent(*share),
+                whole_percent(interval.upper).trim_end_matches(" %"),
+                what(*component)
             )
         })
         .collect();
     format!(
         "of the variation between executions, {} ({} intervals).",
         parts.join(", "),
-        crate::analysis::numfmt::level(split.confidence)
+        level(confidence)
     )
+}
+
+/// `words` with its first letter capitalised.
+fn capital(words: &str) -> String {
+    crate::analysis::numfmt::capitalised(words)
 }
 
 /// What a component is, after its share.
@@ -98,5 +212,72 @@ mod tests {
              35 % (26–47 %) run noise, 4 % (0–12 %) where the code sits, < 1 % (0–5 %) how a \
              data layout's effect differs from binary to binary (95 % intervals)."
         );
+    }
+
+    fn axis(share: f64, variation: f64, f: Option<f64>, p: f64) -> Option<AxisShare> {
+        Some(AxisShare {
+            share,
+            interval: Interval {
+                lower: share * 0.5,
+                upper: (share * 1.5).min(1.0),
+            },
+            variation,
+            test: Some(crate::stats::variance_split::AxisTest {
+                f,
+                df_numerator: 3,
+                df_denominator: 27,
+                p_value: p,
+            }),
+        })
+    }
+
+    fn data_split() -> DataSplit {
+        DataSplit {
+            code_seeds: 10,
+            data_seeds: 4,
+            executions_per_cell: 3,
+            executions_left_out: 0,
+            confidence: 0.95,
+            cannot_tell: None,
+            code: axis(0.04, 0.002, Some(1.2), 0.33),
+            data: axis(0.61, 0.031, None, 0.0),
+            code_x_data: None,
+            run: Some(AxisShare {
+                share: 0.35,
+                interval: Interval {
+                    lower: 0.26,
+                    upper: 0.47,
+                },
+                variation: 0.004,
+                test: None,
+            }),
+        }
+    }
+
+    #[test]
+    fn each_axis_says_its_magnitude_and_test_and_an_undetected_one_says_so() {
+        assert_eq!(
+            axis_lines(&data_split()),
+            [
+                "Where the code sits: no variation detected from binary to binary (F(3, 27) = \
+                 1.20, p = 0.33; the estimate is 0.20 %)",
+                "Where the data sits: varies by 3.1 % from data layout to data layout (F(3, \
+                 27) = ∞, p < 0.0001)",
+                "Run noise: varies by 0.40 % from execution to execution of one binary with one \
+                 data layout",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_split_that_cannot_tell_says_why_and_a_cut_says_how_many() {
+        let mut split = data_split();
+        split.executions_left_out = 5;
+        assert!(answer(&split).ends_with(
+            "5 execution(s) were left out so that every binary has 3 with every data seed."
+        ));
+        split.cannot_tell = Some(SplitCannotTell::OneExecutionPerPair);
+        assert!(answer(&split)
+            .starts_with("cannot tell where the variation comes from: some binary ran only once"));
     }
 }

@@ -1,0 +1,202 @@
+//! Where the variation between executions comes from when the run varied the data layout
+//! (`run --data-seeds`, issue 35): the crossed split of [`crate::stats::variance_split`] —
+//! code, data, their interaction, run noise — of one series, each share with its interval,
+//! with each axis's F test and magnitude. Each execution is summarised by the mean of its
+//! live iterations (the estimator's `y_ijk`). Numbers and enums only: the sentences are
+//! `crate::report::words::variance_split`'s.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use super::series::Series;
+use crate::stats::interval::Interval;
+use crate::stats::sample::mean;
+use crate::stats::variance_split::{
+    axis_tests, variance_split, AxisTest, Component, VarianceSplit,
+};
+
+/// Pivot draws behind each share's interval (the interval's quantiles move by well under a
+/// percentage point between draws of this size).
+const PIVOT_DRAWS: usize = 4000;
+
+/// The pivots' stream: fixed, so that the same store gives the same report.
+const PIVOT_SEED: u64 = 35;
+
+/// The split of a series whose executions ran with several data seeds.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct DataSplit {
+    /// Binaries (code seeds) in the split.
+    pub code_seeds: usize,
+    /// Data seeds in the split.
+    pub data_seeds: usize,
+    /// Executions of every binary with every data seed that the split used.
+    pub executions_per_cell: usize,
+    /// Executions left out so that every binary has as many with every data seed (the
+    /// first ones of each pair are kept).
+    pub executions_left_out: usize,
+    /// The intervals' confidence level (the tests reject at one minus it).
+    pub confidence: f64,
+    /// Why there is no split: the components below are then absent.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cannot_tell: Option<SplitCannotTell>,
+    /// Where the code sits: the binaries.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<AxisShare>,
+    /// Where the data sits: the data seeds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data: Option<AxisShare>,
+    /// How a data layout's effect differs from binary to binary.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code_x_data: Option<AxisShare>,
+    /// Executions of the same binary with the same data seed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub run: Option<AxisShare>,
+}
+
+/// One component's part of the variance between executions.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct AxisShare {
+    /// Its share of the variance between executions, in [0, 1].
+    pub share: f64,
+    /// The share's generalized confidence interval, within [0, 1].
+    pub interval: Interval,
+    /// Its standard deviation over the mean (the ANOVA estimate, truncated at 0): how much
+    /// the metric varies from one level of this axis to another, e.g. 0.031 for 3.1 %.
+    pub variation: f64,
+    /// Whether the component is there: its F test (absent for run noise, which is the
+    /// floor every test is against).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test: Option<AxisTest>,
+}
+
+impl AxisShare {
+    /// Whether the test says the component is there at level `1 − confidence`.
+    pub fn detected(&self, confidence: f64) -> bool {
+        self.test.is_some_and(|t| t.p_value < 1.0 - confidence)
+    }
+}
+
+/// Why a series with several data seeds has no split.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SplitCannotTell {
+    /// Fewer than two binaries: the code axis has one level.
+    OneBinary,
+    /// Some executions ran without a data seed beside others with one.
+    MixedDataSeeds,
+    /// Some binary has no (usable) execution with some data seed.
+    MissingPair,
+    /// Some binary has a single execution with some data seed: run noise cannot be told
+    /// from the interaction.
+    OneExecutionPerPair,
+    /// Every execution measured the same value.
+    NoVariation,
+}
+
+impl DataSplit {
+    /// The components present, in the model's order, with their shares.
+    pub fn parts(&self) -> Vec<(Component, &AxisShare)> {
+        Component::ALL
+            .iter()
+            .zip([&self.code, &self.data, &self.code_x_data, &self.run])
+            .filter_map(|(c, s)| s.as_ref().map(|s| (*c, s)))
+            .collect()
+    }
+}
+
+/// The split of `series` when its executions carry at least two distinct data seeds;
+/// `None` otherwise (the data layout was not a factor: nothing changes in the report).
+pub fn data_split(series: &Series, confidence: f64) -> Option<DataSplit> {
+    let executions = || series.seeds.iter().flat_map(|b| b.executions.iter());
+    let seeds: BTreeSet<u64> = executions().filter_map(|e| e.data_seed).collect();
+    if seeds.len() < 2 {
+        return None;
+    }
+    let mut split = DataSplit {
+        code_seeds: series.seeds.len(),
+        data_seeds: seeds.len(),
+        executions_per_cell: 0,
+        executions_left_out: 0,
+        confidence,
+        cannot_tell: None,
+        code: None,
+        data: None,
+        code_x_data: None,
+        run: None,
+    };
+    let cells = match balanced_cells(series, &seeds) {
+        Ok((cells, left_out)) => {
+            split.executions_per_cell = cells[0][0].len();
+            split.executions_left_out = left_out;
+            cells
+        }
+        Err(why) => {
+            split.cannot_tell = Some(why);
+            return Some(split);
+        }
+    };
+    match variance_split(&cells, confidence, PIVOT_DRAWS, PIVOT_SEED) {
+        Ok(estimated) => fill(&mut split, &estimated, grand_mean(&cells)),
+        Err(_) => split.cannot_tell = Some(SplitCannotTell::NoVariation),
+    }
+    Some(split)
+}
+
+/// `cells[i][j]`: the execution means of binary `i` with data seed `j`, each pair cut to the
+/// fewest any pair has, with the number of executions that cut left out.
+type Cells = Vec<Vec<Vec<f64>>>;
+
+fn balanced_cells(
+    series: &Series,
+    seeds: &BTreeSet<u64>,
+) -> Result<(Cells, usize), SplitCannotTell> {
+    if series.seeds.len() < 2 {
+        return Err(SplitCannotTell::OneBinary);
+    }
+    let mut cells: Cells = Vec::with_capacity(series.seeds.len());
+    for binary in &series.seeds {
+        let mut by_seed: BTreeMap<u64, Vec<f64>> = seeds.iter().map(|s| (*s, vec![])).collect();
+        for e in &binary.executions {
+            let seed = e.data_seed.ok_or(SplitCannotTell::MixedDataSeeds)?;
+            by_seed.entry(seed).or_default().push(mean(&e.live));
+        }
+        cells.push(by_seed.into_values().collect());
+    }
+    let sizes = || cells.iter().flatten().map(Vec::len);
+    let fewest = sizes().min().unwrap_or(0);
+    match fewest {
+        0 => return Err(SplitCannotTell::MissingPair),
+        1 => return Err(SplitCannotTell::OneExecutionPerPair),
+        _ => {}
+    }
+    let left_out = sizes().map(|n| n - fewest).sum();
+    for cell in cells.iter_mut().flatten() {
+        cell.truncate(fewest);
+    }
+    Ok((cells, left_out))
+}
+
+/// The mean of every execution mean (the cells are balanced).
+fn grand_mean(cells: &Cells) -> f64 {
+    let all: Vec<f64> = cells.iter().flatten().flatten().copied().collect();
+    mean(&all)
+}
+
+/// The shares, magnitudes and tests of `estimated` into `split`.
+fn fill(split: &mut DataSplit, estimated: &VarianceSplit, grand: f64) {
+    let [code_test, data_test, interaction_test] = axis_tests(&estimated.mean_squares);
+    let part = |component: Component, test: Option<AxisTest>| {
+        let s = estimated.share_of(component);
+        Some(AxisShare {
+            share: s.share,
+            interval: s.interval,
+            variation: s.variance.sqrt() / grand.abs(),
+            test,
+        })
+    };
+    split.code = part(Component::Code, Some(code_test));
+    split.data = part(Component::Data, Some(data_test));
+    split.code_x_data = part(Component::CodeXData, Some(interaction_test));
+    split.run = part(Component::Run, None);
+}
