@@ -28,8 +28,6 @@ pub struct WarmupSuggestion {
     /// covers at least half the sequence; `Some(0)` with no changepoint; `None` when the
     /// sequence never settles.
     pub warmup: Option<usize>,
-    /// A sentence for people.
-    pub note: String,
 }
 
 /// Minimum segment length considered.
@@ -116,33 +114,17 @@ pub fn suggest_warmup(xs: &[f64]) -> Result<WarmupSuggestion, StatsError> {
         .windows(2)
         .map(|w| xs[w[0]..w[1]].iter().sum::<f64>() / (w[1] - w[0]) as f64)
         .collect();
-    let (warmup, note) = match changepoints.last() {
-        None => (
-            Some(0),
-            "no changepoint: the sequence looks stable from the first iteration".to_string(),
-        ),
-        Some(&start) if n - start >= n / 2 => (
-            Some(start),
-            format!(
-                "the final segment starts at iteration {start} and covers {} of {n}: \
-                 consider discarding the first {start} as warmup (check the run-sequence plot)",
-                n - start
-            ),
-        ),
-        Some(&start) => (
-            None,
-            format!(
-                "the last change is at iteration {start} and the final segment covers only \
-                 {} of {n}: no steady state is evident; do not pick a warmup automatically",
-                n - start
-            ),
-        ),
+    // The last segment must cover half the sequence to be taken as the steady state; with
+    // no changepoint the whole sequence is.
+    let warmup = match changepoints.last() {
+        None => Some(0),
+        Some(&start) if n - start >= n / 2 => Some(start),
+        Some(_) => None,
     };
     Ok(WarmupSuggestion {
         changepoints,
         segment_means,
         warmup,
-        note,
     })
 }
 

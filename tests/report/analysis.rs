@@ -8,7 +8,9 @@ use std::path::Path;
 
 use layoutrand::analysis::report::dimension::{dimension, CostOverrides};
 use layoutrand::analysis::report::experiment::from_parts;
-use layoutrand::analysis::report::model::{SensitivityGrounds, SensitivityOutcome, Verdict};
+use layoutrand::analysis::report::model::{
+    DiagnosticConcern, DriftUntested, SensitivityGrounds, SensitivityOutcome, Verdict,
+};
 use layoutrand::analysis::vocabulary::Thresholds;
 use layoutrand::report::analyse;
 use report_support::{manifest, results, Design, ThreeLevel};
@@ -570,6 +572,42 @@ fn diagnostics_name_short_warmups_and_dependent_executions() {
             .contains(&"seed-3 execution 1".to_string()),
         "{independence:?}"
     );
+}
+
+/// The checks' and the design's notes are figures in the model, most important first, and
+/// the words layer says each one: 3 binaries (fewer than Kalibera & Jones' 5) with one
+/// execution each and no baseline run; drift is not tested for want of executions.
+#[test]
+fn diagnostics_hold_their_concerns_as_figures() {
+    let mut design = Design::new(3, 1, 4);
+    design.baseline = false;
+    let mut gen = ThreeLevel::new(5, 1e6, 0.01, 0.002, 0.002, 0.0);
+    let e = experiment(&design, &mut gen);
+    let report = analyse(&e, &Thresholds::default()).unwrap();
+    let d = &report.series[0].diagnostics;
+    // The host's warnings (the synthetic header's recorded state) come first; the rest in
+    // order of importance.
+    let own: Vec<_> = d
+        .concerns
+        .iter()
+        .filter(|c| !matches!(c, DiagnosticConcern::Host(_)))
+        .cloned()
+        .collect();
+    assert_eq!(
+        own,
+        [
+            DiagnosticConcern::FewBinaries { binaries: 3 },
+            DiagnosticConcern::OneExecutionPerBinary,
+            DiagnosticConcern::NoBaseline,
+        ],
+        "{:?}",
+        d.concerns
+    );
+    assert_eq!(d.drift_untested, Some(DriftUntested::TooFewExecutions));
+    assert!(d.drift.is_none());
+    // One sentence per concern, and the reason drift was not tested, once the words are in.
+    assert_eq!(d.notes.len(), d.concerns.len());
+    assert!(d.drift_not_tested.as_ref().is_some_and(|w| !w.is_empty()));
 }
 
 /// Failure counts are kept per variant: the failures of one variant are neither blamed on

@@ -10,11 +10,12 @@ use crate::stats::sample::MeanInterval;
 use super::diagnostics::diagnose;
 use super::experiment::variant_groups;
 use super::experiment::{Experiment, Series};
-use super::model::{Interval, Level, MultipleComparison, Report, SeriesReport, Setup};
+use super::model::{
+    DiagnosticConcern, Interval, Level, MultipleComparison, Report, SeriesReport, Setup,
+};
 use super::sensitivity::sensitivity;
 pub use super::shift::{all_positive, baseline_interval};
 use super::shift::{baseline_summary, shift};
-use crate::analysis::numfmt::percent;
 use crate::analysis::single::{analyze, BootstrapOptions, Dataset};
 use crate::analysis::variants::{
     compare_variants, PairComparison, VariantData, VariantOptions, DEFAULT_VARIANT_RESAMPLES,
@@ -137,7 +138,9 @@ fn analysed_series(
     super::as_built::attach_versus_baseline(&mut series, experiment.manifest.as_ref());
     for s in &mut series {
         for (i, w) in host_warnings.iter().enumerate() {
-            s.diagnostics.notes.insert(i, w.clone());
+            s.diagnostics
+                .concerns
+                .insert(i, DiagnosticConcern::Host(w.clone()));
         }
     }
     series
@@ -455,13 +458,11 @@ fn add_design_notes(
     confidence: f64,
 ) {
     if series.seeds.len() < MIN_TOP_LEVEL_UNITS {
-        diagnostics.notes.insert(
+        diagnostics.concerns.insert(
             0,
-            format!(
-                "Only {} randomised binar{} with usable data: with fewer than {MIN_TOP_LEVEL_UNITS} the interval's own width is poorly estimated (Kalibera & Jones §11); build and run more seeds.",
-                series.seeds.len(),
-                if series.seeds.len() == 1 { "y" } else { "ies" }
-            ),
+            DiagnosticConcern::FewBinaries {
+                binaries: series.seeds.len(),
+            },
         );
     }
     let executions = series.executions_per_binary();
@@ -476,24 +477,20 @@ fn add_design_notes(
     if sensitivity.cv_across_executions == Some(0.0) {
         // A deterministic metric (cachegrind counts): "an effect below 0.0 % cannot be
         // detected" would be true but says nothing.
-        diagnostics.notes.push(
-            "Noise: none: the executions of each binary gave the same value (a deterministic metric), so the binaries' means differ only by their layouts and any difference between them is measured exactly.".into(),
-        );
+        diagnostics.concerns.push(DiagnosticConcern::NoNoise);
     } else if let (Some(mde), Some(cv)) = (
         diagnostics.minimum_detectable_effect,
         sensitivity.cv_across_executions,
     ) {
-        diagnostics.notes.push(format!(
-            "Noise: with executions varying by {}, an effect below ≈ {} cannot be detected with these counts (the difference between two binaries' means over {executions} executions each, two-sided test at {}, 80 % power).",
-            percent(cv, 2),
-            percent(mde, 2),
-            percent(1.0 - confidence, 0)
-        ));
+        diagnostics.concerns.push(DiagnosticConcern::Noise {
+            cv,
+            mde,
+            executions,
+            alpha: 1.0 - confidence,
+        });
     }
     if series.baseline.is_none() {
-        diagnostics
-            .notes
-            .push("The default-layout binary (baseline) was not run, so no layout shift can be estimated.".into());
+        diagnostics.concerns.push(DiagnosticConcern::NoBaseline);
     }
 }
 

@@ -4,7 +4,9 @@
 //! [`crate::analysis::single`]), failed executions.
 
 use super::experiment::{FailureCounts, Series};
-use super::model::{Diagnostics, Drift, Independence, WarmupSuggestion};
+use super::model::{
+    DiagnosticConcern, Diagnostics, Drift, DriftUntested, Independence, WarmupSuggestion,
+};
 use crate::seeded::SeededRng;
 use crate::stats::autocorr::{grouped_lag1_test, ljung_box};
 use crate::stats::changepoint::suggest_warmup;
@@ -110,16 +112,11 @@ fn drift_overflows(series: &Series) -> bool {
 }
 
 /// Why drift was not tested, when [`drift`] gives nothing.
-fn drift_not_tested(series: &Series) -> String {
+fn drift_untested(series: &Series) -> DriftUntested {
     if drift_overflows(series) {
-        format!(
-            "not tested: {}.",
-            crate::analysis::vocabulary::OVERFLOW_REASON
-        )
+        DriftUntested::Overflow
     } else {
-        format!(
-            "not tested (needs at least {MIN_EXECUTIONS_FOR_DRIFT} executions in run order and at least 2 per binary, to take each binary's own mean out)."
-        )
+        DriftUntested::TooFewExecutions
     }
 }
 
@@ -173,20 +170,14 @@ pub fn diagnose(series: &Series, failures: FailureCounts, confidence: f64) -> Di
         None
     };
 
-    let mut notes = Vec::new();
+    let mut concerns = Vec::new();
     if let Some(i) = &independence {
         if i.failing.len() as f64 > 2.0 * i.expected_by_chance + 1.0 {
-            notes.push(
-                "More executions fail the independence test than chance explains: iterations within an execution are not independent (Kalibera & Jones §6.2), so the iteration-level variance is biased; inspect the run-sequence and lag plots (--format html) and consider a longer warmup or one iteration per execution."
-                    .to_string(),
-            );
+            concerns.push(DiagnosticConcern::DependentIterations);
         }
     }
     if series.executions_per_binary() == 1 && series.seeds.len() >= 2 {
-        notes.push(
-            "One execution per binary: execution-level variation is confounded with the layout's."
-                .into(),
-        );
+        concerns.push(DiagnosticConcern::OneExecutionPerBinary);
     }
     let found_drift = drift(series);
     Diagnostics {
@@ -195,10 +186,12 @@ pub fn diagnose(series: &Series, failures: FailureCounts, confidence: f64) -> Di
         // Filled in from the one engine by the caller (`analyse_series`).
         normality: None,
         independence,
-        drift_not_tested: found_drift.is_none().then(|| drift_not_tested(series)),
+        drift_not_tested: None,
+        drift_untested: found_drift.is_none().then(|| drift_untested(series)),
         drift: found_drift,
         failures,
-        notes,
+        notes: Vec::new(),
+        concerns,
         minimum_detectable_effect: None,
     }
 }

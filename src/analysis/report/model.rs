@@ -629,16 +629,70 @@ pub struct Diagnostics {
     /// Drift between executions in run order; `None` when not testable (the reason is in
     /// the text).
     pub drift: Option<Drift>,
-    /// Why drift was not tested, when it was not (null when it was).
+    /// Why drift was not tested, when it was not (null when it was): empty until
+    /// [`crate::report::words::fill`] says [`Self::drift_untested`].
     pub drift_not_tested: Option<String>,
+    /// Why drift was not tested, as a reason (`None` when it was).
+    #[serde(skip)]
+    pub drift_untested: Option<DriftUntested>,
     /// Executions that failed, by kind.
     pub failures: FailureCounts,
-    /// Notes in words, most important first.
+    /// Notes in words, most important first: empty until [`crate::report::words::fill`]
+    /// says each of [`Self::concerns`].
     pub notes: Vec<String>,
+    /// What the reader must know about the checks and the design, with the figures the
+    /// words need, most important first.
+    #[serde(skip)]
+    pub concerns: Vec<DiagnosticConcern>,
     /// The smallest relative difference between two binaries' means, each over this run's
     /// executions, that a two-sided test at the report's level finds with 80 % power, from
     /// the execution-level variation (`stats::mde`); `None` when not computable.
     pub minimum_detectable_effect: Option<f64>,
+}
+
+/// Why drift between executions was not tested; the words are
+/// `crate::report::words::diagnostics`'.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DriftUntested {
+    /// The executions' means spread beyond f64, so the test would be arithmetic noise.
+    Overflow,
+    /// Fewer than [`super::diagnostics::MIN_EXECUTIONS_FOR_DRIFT`] executions in run order,
+    /// or fewer than 2 per binary.
+    TooFewExecutions,
+}
+
+/// A note on the checks or the design, as figures; the words are
+/// `crate::report::words::diagnostics`'.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DiagnosticConcern {
+    /// A warning about the host's recorded state, in the words of
+    /// [`super::host_conditions`] (their own move to the words layer is still to come).
+    Host(String),
+    /// Fewer randomised binaries with usable data than
+    /// [`crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS`].
+    FewBinaries {
+        /// The randomised binaries with usable data.
+        binaries: usize,
+    },
+    /// More executions fail Ljung–Box than chance explains.
+    DependentIterations,
+    /// One execution per binary (and at least two binaries).
+    OneExecutionPerBinary,
+    /// Every execution of each binary gave the same value (a deterministic metric).
+    NoNoise,
+    /// The smallest effect the executions' noise lets these counts detect.
+    Noise {
+        /// The coefficient of variation across executions.
+        cv: f64,
+        /// The minimum detectable effect ([`Diagnostics::minimum_detectable_effect`]).
+        mde: f64,
+        /// Executions per binary.
+        executions: usize,
+        /// The test's level, 1 − confidence.
+        alpha: f64,
+    },
+    /// The default-layout binary (baseline) was not run.
+    NoBaseline,
 }
 
 /// A changepoint's suggestion for one execution.

@@ -8,6 +8,7 @@
 pub mod as_built;
 pub mod comparison;
 pub mod default_layout;
+pub mod diagnostics;
 pub mod sensitivity;
 pub mod shift;
 pub mod summary;
@@ -26,6 +27,7 @@ pub fn fill(report: &mut Report) {
     };
     let host_warnings = &report.setup.host_warnings;
     for series in &mut report.series {
+        diagnostics::fill(&mut series.diagnostics);
         series.sensitivity.text = sensitivity::sentence(&series.sensitivity, &thresholds);
         let (unit, is_time) = (series.unit.as_str(), series.is_time);
         series.shift.text = shift::sentence(&series.shift, &shift::BASELINE, is_time, &thresholds);

@@ -1,0 +1,50 @@
+//! "Can the report's numbers be trusted?" in words: the notes of the checks
+//! ([`crate::analysis::report::diagnostics`]) and of the design, and why drift was not
+//! tested, from the model's [`DiagnosticConcern`]s and [`DriftUntested`].
+
+use crate::analysis::numfmt::percent;
+use crate::analysis::report::diagnostics::MIN_EXECUTIONS_FOR_DRIFT;
+use crate::analysis::report::model::{DiagnosticConcern, Diagnostics, DriftUntested};
+use crate::analysis::vocabulary::{MIN_TOP_LEVEL_UNITS, OVERFLOW_REASON};
+
+/// Writes the diagnostics' `notes` and `drift_not_tested` from their concerns and reason.
+pub fn fill(d: &mut Diagnostics) {
+    d.notes = d.concerns.iter().map(note).collect();
+    d.drift_not_tested = d.drift_untested.map(drift_untested);
+}
+
+/// One note in words.
+pub fn note(concern: &DiagnosticConcern) -> String {
+    match concern {
+        DiagnosticConcern::Host(words) => words.clone(),
+        DiagnosticConcern::FewBinaries { binaries } => format!(
+            "Only {binaries} randomised binar{} with usable data: with fewer than {MIN_TOP_LEVEL_UNITS} the interval's own width is poorly estimated (Kalibera & Jones §11); build and run more seeds.",
+            if *binaries == 1 { "y" } else { "ies" }
+        ),
+        DiagnosticConcern::DependentIterations => "More executions fail the independence test than chance explains: iterations within an execution are not independent (Kalibera & Jones §6.2), so the iteration-level variance is biased; inspect the run-sequence and lag plots (--format html) and consider a longer warmup or one iteration per execution.".into(),
+        DiagnosticConcern::OneExecutionPerBinary => "One execution per binary: execution-level variation is confounded with the layout's.".into(),
+        DiagnosticConcern::NoNoise => "Noise: none: the executions of each binary gave the same value (a deterministic metric), so the binaries' means differ only by their layouts and any difference between them is measured exactly.".into(),
+        DiagnosticConcern::Noise {
+            cv,
+            mde,
+            executions,
+            alpha,
+        } => format!(
+            "Noise: with executions varying by {}, an effect below ≈ {} cannot be detected with these counts (the difference between two binaries' means over {executions} executions each, two-sided test at {}, 80 % power).",
+            percent(*cv, 2),
+            percent(*mde, 2),
+            percent(*alpha, 0)
+        ),
+        DiagnosticConcern::NoBaseline => "The default-layout binary (baseline) was not run, so no layout shift can be estimated.".into(),
+    }
+}
+
+/// Why drift was not tested, in words.
+pub fn drift_untested(reason: DriftUntested) -> String {
+    match reason {
+        DriftUntested::Overflow => format!("not tested: {OVERFLOW_REASON}."),
+        DriftUntested::TooFewExecutions => format!(
+            "not tested (needs at least {MIN_EXECUTIONS_FOR_DRIFT} executions in run order and at least 2 per binary, to take each binary's own mean out)."
+        ),
+    }
+}
