@@ -212,23 +212,12 @@ pub fn only_displacements(x: &[u8], y: &[u8]) -> bool {
     }
     let field_at =
         |k: usize| k + 4 <= x.len() && displacement_field(x, k) && displacement_field(y, k);
-    let mut covered_to = 0;
-    for i in (0..x.len()).filter(|&i| x[i] != y[i]) {
-        if i < covered_to {
-            continue;
-        }
-        // The latest field start covers furthest: an earlier one can be bytes that only look
-        // like a RIP-relative operand (`add $5,%edi` is `83 c7 05`, and `c7 05` reads as a
-        // ModRM memory form) ending inside the real one.
-        match (i.saturating_sub(3)..=i)
-            .rev()
-            .find(|&k| k >= covered_to && field_at(k))
-        {
-            Some(k) => covered_to = k + 4,
-            None => return false,
-        }
-    }
-    true
+    // Each differing byte must lie in some field; fields are not chained from the first one
+    // found, since bytes that only look like a RIP-relative operand (`add $5,%edi` is
+    // `83 c7 05`, and `c7 05` reads as a ModRM memory form) can end inside the real one.
+    (0..x.len())
+        .filter(|&i| x[i] != y[i])
+        .all(|i| (i.saturating_sub(3)..=i).any(field_at))
 }
 
 /// One-byte opcodes that take a ModRM memory operand and are common in compiled code
