@@ -212,31 +212,22 @@ pub fn only_displacements(x: &[u8], y: &[u8]) -> bool {
     }
     let field_at =
         |k: usize| k + 4 <= x.len() && displacement_field(x, k) && displacement_field(y, k);
-    let mut covered_to = 0;
-    for i in (0..x.len()).filter(|&i| x[i] != y[i]) {
-        if i < covered_to {
-            continue;
-        }
-        // The latest field start covers furthest: an earlier one can be bytes that only look
-        // like a RIP-relative operand (`add $5,%edi` is `83 c7 05`, and `c7 05` reads as a
-        // ModRM memory form) ending inside the real one.
-        match (i.saturating_sub(3)..=i)
-            .rev()
-            .find(|&k| k >= covered_to && field_at(k))
-        {
-            Some(k) => covered_to = k + 4,
-            None => return false,
-        }
-    }
-    true
+    // Each differing byte must lie in some field; fields are not chained from the first one
+    // found, since bytes that only look like a RIP-relative operand (`add $5,%edi` is
+    // `83 c7 05`, and `c7 05` reads as a ModRM memory form) can end inside the real one.
+    (0..x.len())
+        .filter(|&i| x[i] != y[i])
+        .all(|i| (i.saturating_sub(3)..=i).any(field_at))
 }
 
 /// One-byte opcodes that take a ModRM memory operand and are common in compiled code
-/// (`mov`, `lea`, `movslq`, arithmetic, `cmp`, `test`, `xchg`, group 1/2/3/5 forms).
-const MODRM_OPCODES: [u8; 34] = [
-    0x01, 0x03, 0x09, 0x0b, 0x21, 0x23, 0x29, 0x2b, 0x31, 0x33, 0x38, 0x39, 0x3a, 0x3b, 0x63, 0x80,
-    0x81, 0x83, 0x84, 0x85, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8d, 0xc6, 0xc7, 0xd1, 0xf6, 0xf7, 0xfe,
-    0xff, 0x11,
+/// (`mov`, `lea`, `movslq`, arithmetic of 8 and 32/64 bits, `cmp`, `test`, `xchg`, group
+/// 1/2/3/5 forms: `or %al,flags(%rip)` is `08 05`).
+const MODRM_OPCODES: [u8; 52] = [
+    0x00, 0x01, 0x02, 0x03, 0x08, 0x09, 0x0a, 0x0b, 0x10, 0x11, 0x12, 0x13, 0x18, 0x19, 0x1a, 0x1b,
+    0x20, 0x21, 0x22, 0x23, 0x28, 0x29, 0x2a, 0x2b, 0x30, 0x31, 0x32, 0x33, 0x38, 0x39, 0x3a, 0x3b,
+    0x63, 0x80, 0x81, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8d, 0xc6, 0xc7, 0xd1,
+    0xf6, 0xf7, 0xfe, 0xff,
 ];
 
 /// Two-byte (`0f xx`) opcodes that take a ModRM memory operand and are common in compiled

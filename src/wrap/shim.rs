@@ -293,12 +293,10 @@ fn record_link(
         }
     }
     if kind == ToolKind::Driver && c.lto {
-        // Under -flto the code is generated at link time: one section per function (and
-        // datum) there too.
-        for option in ctx.section_options(&c) {
-            run_args.push(option.into());
-            record_args.push(option.into());
-        }
+        // Under -flto the code is generated at link time: one section per function there too.
+        let options = ctx.section_options(&c);
+        run_args.extend(options.iter().map(OsString::from));
+        record_args.extend(options.iter().map(|o| o.to_string()));
     }
     let inputs = copy_inputs(record_dir, &c, &cwd)?;
     let started_unix_nanos = SystemTime::now().duration_since(UNIX_EPOCH)?.as_nanos();

@@ -71,6 +71,7 @@ pub fn experiment(dir: &Path, sets: &[TestBinarySet]) -> Manifest {
                 offsets: None,
                 versus_baseline: None,
                 bytes_versus_baseline: None,
+                data: None,
             });
         }
         built.push(BinarySet {
