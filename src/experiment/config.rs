@@ -529,6 +529,11 @@ mod tests {
             assert!(err.contains(key), "{key}: {err}");
         };
         refused(&|c| c.run.executions = Some(0), "[run] executions = 0");
+        refused(&|c| c.run.data_seeds = Some(0), "[run] data_seeds = 0");
+        refused(
+            &|c| c.run.data_seeds = Some(1001),
+            "[run] data_seeds = 1001",
+        );
         refused(&|c| c.run.executions = Some(4_000_000_000), "executions");
         refused(
             &|c| c.run.metric = Some("regex:([0-9".into()),

@@ -14,8 +14,11 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::schedule::PAD_STEP;
 use crate::seeded::SeededRng;
+
+/// The padding granularity: the kernel 16-aligns the initial stack, so only multiples of 16
+/// bytes move it (the heap offsets share it: malloc's alignment).
+pub const PAD_STEP: u32 = 16;
 
 /// Largest heap offset (exclusive), in bytes: one page, so every 16-byte-aligned start
 /// within a page is reachable (the 4K-aliasing range of Melhus & Jensen 2016).

@@ -9,6 +9,9 @@ use anyhow::{bail, Context, Result};
 
 use super::command::CommandTemplate;
 use super::environment::{padding_value, stage_binary, staged_binary_path, PAD_VARIABLE};
+use super::heap_offset::{
+    heap_offset_value, HeapOffsetLibrary, HEAP_OFFSET_VARIABLE, PRELOAD_VARIABLE,
+};
 use super::libraries::{self, stage_libraries, staged_library_dir, LIBRARY_PATH_VARIABLE};
 use super::metric::{cachegrind_argv, extract_reported, read_cachegrind_totals, MetricSpec};
 use super::process::{file_tail, run_process, ProcessEnd, ProcessOutcome, ProcessSpec};
@@ -42,6 +45,9 @@ pub struct ExecutionContext<'a> {
     pub base_env: &'a [(String, String)],
     /// Whether to set `ADDR_NO_RANDOMIZE`.
     pub aslr_disabled: bool,
+    /// With `--data-seeds` above 1: the library that moves the heap, preloaded by every
+    /// execution.
+    pub heap: Option<&'a HeapOffsetLibrary>,
 }
 
 /// The records of one execution and what the caller needs to know about it.
@@ -78,18 +84,24 @@ impl Executor for ExecutionContext<'_> {
 }
 
 /// The environment of one execution: the run's fixed variables, the loader's path to the
-/// seed's own libraries when it has some, and last the padding variable whose value is
-/// `env_pad` bytes long. Only the padding differs between executions of one run, so the
-/// environment's size (and with it the initial stack's placement) varies by exactly the
-/// scheduled padding.
+/// seed's own libraries when it has some, with data seeds the heap-offset library and its
+/// offset (`heap`: the library's path, the offset; the value has a fixed width), and last the
+/// padding variable whose value is `env_pad` bytes long. Only the padding differs in size
+/// between executions of one run, so the environment's size (and with it the initial
+/// stack's placement) varies by exactly the scheduled padding.
 pub fn execution_environment(
     base_env: &[(String, String)],
     library_dir: Option<&Path>,
+    heap: Option<(&Path, u32)>,
     env_pad: u32,
 ) -> Vec<(String, String)> {
     let mut env = base_env.to_vec();
     if let Some(dir) = library_dir {
         env.push((LIBRARY_PATH_VARIABLE.to_string(), dir.display().to_string()));
+    }
+    if let Some((library, offset)) = heap {
+        env.push((PRELOAD_VARIABLE.to_string(), library.display().to_string()));
+        env.push((HEAP_OFFSET_VARIABLE.to_string(), heap_offset_value(offset)));
     }
     env.push((PAD_VARIABLE.to_string(), padding_value(env_pad)));
     env
@@ -156,7 +168,14 @@ fn process_spec(
     }
     let mut wrong_library = None;
     let library_dir = (!target.libraries.is_empty()).then(|| staged_library_dir(staging));
-    let env = execution_environment(ctx.base_env, library_dir.as_deref(), slot.env_pad);
+    let heap = match (ctx.heap, slot.data) {
+        (Some(library), Some(data)) => {
+            library.check()?;
+            Some((library.path.as_path(), data.heap_offset))
+        }
+        _ => None,
+    };
+    let env = execution_environment(ctx.base_env, library_dir.as_deref(), heap, slot.env_pad);
     if let Some(dir) = &library_dir {
         // The seed's own libraries, and proof from the loader that they are what loads.
         stage_libraries(&target.libraries, dir, &target.binary)?;
@@ -230,9 +249,13 @@ fn outcome_records(
         ProcessEnd::SpawnFailed(msg) => (ExecutionStatus::Spawn, Some(msg.clone())),
         ProcessEnd::Interrupted(_) => (ExecutionStatus::Signal, None), // returned before
     };
+    let heap_moved = ctx
+        .heap
+        .is_some_and(|h| !h.static_programs.contains(&target.program));
     records.push(Record::Execution(execution_record(
         target,
         slot,
+        heap_moved,
         outcome,
         status,
         stored_tail,
@@ -275,6 +298,7 @@ fn measurement(
 fn execution_record(
     target: &Target,
     slot: &Slot,
+    heap_moved: bool,
     outcome: &ProcessOutcome,
     status: ExecutionStatus,
     output_tail: Option<String>,
@@ -289,7 +313,7 @@ fn execution_record(
         schedule_index: slot.schedule_index,
         env_pad: slot.env_pad,
         data_seed: slot.data.map(|d| d.data_seed),
-        heap_offset: None,
+        heap_offset: slot.data.filter(|_| heap_moved).map(|d| d.heap_offset),
         start_unix,
         wall_ns: outcome.wall_ns,
         status,
@@ -417,8 +441,8 @@ mod tests {
     fn the_environment_differs_between_executions_only_by_the_padding() {
         let base = vec![("PATH".to_string(), "/bin".to_string())];
         let dir = Path::new("/o/.run/lib");
-        let small = execution_environment(&base, Some(dir), 16);
-        let large = execution_environment(&base, Some(dir), 4080);
+        let small = execution_environment(&base, Some(dir), None, 16);
+        let large = execution_environment(&base, Some(dir), None, 4080);
         let bytes = |env: &[(String, String)]| -> usize {
             env.iter().map(|(k, v)| k.len() + v.len() + 2).sum()
         };
@@ -427,10 +451,29 @@ mod tests {
         let names: Vec<&str> = small.iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(names, ["PATH", LIBRARY_PATH_VARIABLE, PAD_VARIABLE]);
         assert_eq!(small[2].1.len(), 16);
-        let without = execution_environment(&base, None, 0);
+        let without = execution_environment(&base, None, None, 0);
         assert_eq!(
             without,
             [base[0].clone(), (PAD_VARIABLE.into(), String::new())]
         );
+    }
+
+    #[test]
+    fn the_heap_offset_changes_the_environment_by_no_byte() {
+        let base = vec![("PATH".to_string(), "/bin".to_string())];
+        let lib = Path::new("/home/u/.cache/layoutrand/heap-offset-0/libheapoffset.so");
+        let bytes = |env: &[(String, String)]| -> usize {
+            env.iter().map(|(k, v)| k.len() + v.len() + 2).sum()
+        };
+        let near = execution_environment(&base, None, Some((lib, 0)), 80);
+        let far = execution_environment(&base, None, Some((lib, 4080)), 80);
+        assert_eq!(bytes(&near), bytes(&far));
+        assert_ne!(near, far);
+        let names: Vec<&str> = near.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(
+            names,
+            ["PATH", PRELOAD_VARIABLE, HEAP_OFFSET_VARIABLE, PAD_VARIABLE]
+        );
+        assert_eq!(far[2].1, "00004080");
     }
 }

@@ -17,7 +17,8 @@ use crate::files::store::scan_results;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExportFormat {
     /// Header line `program,binary,layout,execution,iteration,value` (`program,variant,…`
-    /// with variants; + `warmup` with warmups; + `machine` when executions record one).
+    /// with variants; + `warmup` with warmups; + `machine` when executions record one; +
+    /// `data_seed,env_pad,heap_offset` when they record a data seed).
     Csv,
     /// One object (`schema`, `tool_version`, `measurements`): the rows as objects with the
     /// CSV's columns plus `metric`, `unit`, `warmup`.
@@ -77,6 +78,25 @@ pub struct ExportRow {
     /// then the CSV has no `machine` column, so `analyze` inputs keep their columns).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub machine: Option<String>,
+    /// The execution's data seed (`run --data-seeds` above 1); absent when the data layout
+    /// was not a factor (an empty CSV cell).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_seed: Option<u64>,
+    /// Bytes of the execution's environment padding (moves the initial stack).
+    pub env_pad: u32,
+    /// Bytes the heap-offset library allocated before `main`; absent when the heap was not
+    /// moved (one data seed, a static binary; an empty CSV cell).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub heap_offset: Option<u32>,
+}
+
+/// What an execution record adds to each of its rows.
+#[derive(Debug, Clone, Default)]
+struct ExecutionColumns {
+    machine: Option<String>,
+    data_seed: Option<u64>,
+    env_pad: u32,
+    heap_offset: Option<u32>,
 }
 
 /// Exports the store in `dir` to `out` in two streaming passes ([`scan_results`]): the first
@@ -93,8 +113,10 @@ pub fn export_store(
     let mut metrics = std::collections::BTreeSet::new();
     let mut with_variant = false;
     let mut with_machine = false;
+    let mut with_data = false;
     let survey = scan_results(dir, |execution, measurements| {
         with_machine |= execution.machine.is_some();
+        with_data |= execution.data_seed.is_some();
         for m in measurements {
             with_variant |= m.variant.is_some();
             if !metrics.contains(&m.metric) {
@@ -128,6 +150,7 @@ pub fn export_store(
         variant: with_variant,
         warmup: include_warmup,
         machine: with_machine,
+        data: with_data,
     };
     let mut writer = RowWriter::new(format, columns, out)?;
     let mut failed = None;
@@ -135,12 +158,17 @@ pub fn export_store(
         if failed.is_some() {
             return;
         }
-        let machine = execution.machine.as_ref().map(Machine::label);
+        let of_execution = ExecutionColumns {
+            machine: execution.machine.as_ref().map(Machine::label),
+            data_seed: execution.data_seed,
+            env_pad: execution.env_pad,
+            heap_offset: execution.heap_offset,
+        };
         for m in measurements {
             if m.metric != metric || (m.warmup && !include_warmup) {
                 continue;
             }
-            if let Err(e) = writer.write(&row(m, machine.clone())) {
+            if let Err(e) = writer.write(&row(m, of_execution.clone())) {
                 failed = Some(e);
                 return;
             }
@@ -153,7 +181,7 @@ pub fn export_store(
     Ok(survey.warnings)
 }
 
-fn row(m: crate::files::store::Measurement, machine: Option<String>) -> ExportRow {
+fn row(m: crate::files::store::Measurement, execution: ExecutionColumns) -> ExportRow {
     ExportRow {
         layout: match m.binary.as_str() {
             crate::files::manifest::BASELINE_LABEL => crate::measurements::DEFAULT_LAYOUT,
@@ -169,9 +197,17 @@ fn row(m: crate::files::store::Measurement, machine: Option<String>) -> ExportRo
         metric: m.metric,
         unit: m.unit,
         warmup: m.warmup,
-        machine,
+        machine: execution.machine,
+        data_seed: execution.data_seed,
+        env_pad: execution.env_pad,
+        heap_offset: execution.heap_offset,
     }
 }
+
+/// The data layout's columns, last in the CSV of a store with data seeds (`run
+/// --data-seeds`; other stores keep the columns `analyze` has always read): `heap_offset`
+/// empty when the execution records none (a static binary).
+const DATA_COLUMNS: [&str; 3] = ["data_seed", "env_pad", "heap_offset"];
 
 /// The optional CSV columns, each present only when the store needs it.
 #[derive(Debug, Clone, Copy)]
@@ -180,8 +216,10 @@ struct Columns {
     variant: bool,
     /// `warmup`, after `value`: warmup iterations are exported.
     warmup: bool,
-    /// `machine`, last: some execution records its machine.
+    /// `machine`: some execution records its machine.
     machine: bool,
+    /// [`DATA_COLUMNS`], last: some execution records a data seed.
+    data: bool,
 }
 
 /// Writes rows one at a time in either format.
@@ -218,6 +256,9 @@ impl<'a> RowWriter<'a> {
                 }
                 if columns.machine {
                     head.push("machine");
+                }
+                if columns.data {
+                    head.extend(DATA_COLUMNS);
                 }
                 csv.write_record(&head)?;
                 RowWriter::Csv {
@@ -260,6 +301,12 @@ impl<'a> RowWriter<'a> {
                     // An execution without one in a store where others have one (a local
                     // run resumed by Slurm): an empty cell, not a guessed name.
                     rec.push(r.machine.clone().unwrap_or_default());
+                }
+                if columns.data {
+                    let cell = |v: Option<String>| v.unwrap_or_default();
+                    rec.push(cell(r.data_seed.map(|s| s.to_string())));
+                    rec.push(r.env_pad.to_string());
+                    rec.push(cell(r.heap_offset.map(|h| h.to_string())));
                 }
                 csv.write_record(&rec)?;
             }

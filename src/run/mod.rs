@@ -18,6 +18,7 @@ pub mod data_layout;
 pub mod environment;
 pub mod execution;
 pub mod export;
+pub mod heap_offset;
 pub mod host;
 pub mod libraries;
 pub mod machine;

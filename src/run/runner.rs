@@ -110,6 +110,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
                 cwd: &started.cwd,
                 base_env: &started.base_env,
                 aslr_disabled: started.aslr_disabled,
+                heap: started.heap.as_ref(),
             }
         })
         .collect();
@@ -265,6 +266,8 @@ struct StartedRun {
     header: Header,
     invocation_started: f64,
     load_before: Option<Load>,
+    /// The heap-offset library, with data seeds.
+    heap: Option<super::heap_offset::HeapOffsetLibrary>,
 }
 
 /// Starts the opened run: everything that can fail before the first execution fails here
@@ -293,6 +296,7 @@ fn start_run(req: &RunRequest, opened: &mut OpenedRun) -> Result<StartedRun> {
         .as_ref()
         .and_then(|p| p.results.header.clone());
     let (cwd, base_env) = working_directory(previous_header.as_ref())?;
+    let heap = super::heap_offset::for_run(settings.data_seeds, &opened.prepared.targets)?;
     let mut writer = StoreWriter::open(out)?;
     reaper::install()?;
     let header = match previous_header {
@@ -324,6 +328,7 @@ fn start_run(req: &RunRequest, opened: &mut OpenedRun) -> Result<StartedRun> {
         header,
         invocation_started,
         load_before,
+        heap,
     })
 }
 
@@ -624,7 +629,7 @@ mod walk_tests {
                 .iter()
                 .map(|(k, v)| (k.to_string(), v.to_string()))
                 .collect();
-            let env = execution_environment(&base, None, slot.env_pad);
+            let env = execution_environment(&base, None, None, slot.env_pad);
             let bytes = env.iter().map(|(k, v)| k.len() + v.len() + 2).sum();
             let mut calls = self.calls.lock().unwrap();
             let script = if calls.len() >= self.interrupt_from {

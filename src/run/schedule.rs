@@ -29,9 +29,7 @@ pub const SCHEDULE_PURPOSE: &str = "schedule";
 pub const VARIANT_ORDER_PURPOSE: &str = "variant-order";
 /// Purpose string of the environment padding's random stream.
 pub const ENV_PAD_PURPOSE: &str = "env-pad";
-/// The padding granularity: the kernel 16-aligns the initial stack, so only multiples of 16
-/// bytes move it.
-pub const PAD_STEP: u32 = 16;
+pub use super::data_layout::PAD_STEP;
 
 /// The most executions one schedule holds (programs × variants × binaries × executions). The
 /// schedule is planned whole before the first execution (about 48 bytes a slot), and each

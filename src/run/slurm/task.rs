@@ -45,7 +45,6 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
     if let Err(why) = probe_aslr_off() {
         bail!("node {here} cannot run benchmarks with ASLR off ({why}); the plan requires it of every node");
     }
-
     // The fixed path is node-local and the same on every node. Two tasks on one host (an
     // emulated cluster, or nodes shared despite --exclusive) would swap binaries under each
     // other's feet: the folder's lock makes them take turns.
@@ -67,6 +66,7 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
     let cwd = PathBuf::from(h.cwd.clone().unwrap_or_else(|| dir.display().to_string()));
     let base_env = h.environment_pairs();
     crate::run::environment::check_recorded_environment(&base_env)?;
+    let heap = crate::run::heap_offset::for_run(prepared.settings.data_seeds, &prepared.targets)?;
     let ctx = ExecutionContext {
         template: &prepared.template,
         metric: &prepared.metric,
@@ -77,6 +77,7 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
         cwd: &cwd,
         base_env: &base_env,
         aslr_disabled: true,
+        heap: heap.as_ref(),
     };
     // SIGTERM (scancel, the time limit) stops the task between executions, the running
     // benchmark's whole tree killed and its execution discarded, as in a local run.
