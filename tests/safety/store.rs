@@ -33,6 +33,21 @@ fn export(dir: &Path) -> assert_cmd::assert::Assert {
     layoutrand().arg("export").arg(dir).assert()
 }
 
+/// `export` and `report` of `dir` fail with a message holding `needle`; export's also says
+/// how to repair.
+fn export_and_report_refuse(dir: &Path, needle: &str) {
+    export(dir)
+        .failure()
+        .stderr(contains(needle))
+        .stderr(contains("layoutrand repair"));
+    layoutrand()
+        .arg("report")
+        .arg(dir)
+        .assert()
+        .failure()
+        .stderr(contains(needle));
+}
+
 #[test]
 fn a_duplicated_execution_is_refused_by_every_reader_with_one_message_and_repaired() {
     let d = tempfile::tempdir().unwrap();
@@ -110,16 +125,7 @@ fn a_bad_middle_line_names_file_and_line_and_repair_keeps_every_valid_record() {
     std::fs::write(d.path().join(RESULTS_FILE), &damaged).unwrap();
 
     let at = format!("{RESULTS_FILE}:{}:", bad_index + 1);
-    export(d.path())
-        .failure()
-        .stderr(contains(at.as_str()))
-        .stderr(contains("layoutrand repair"));
-    layoutrand()
-        .arg("report")
-        .arg(d.path())
-        .assert()
-        .failure()
-        .stderr(contains(at.as_str()));
+    export_and_report_refuse(d.path(), &at);
 
     layoutrand()
         .arg("repair")
@@ -197,16 +203,7 @@ fn a_line_over_the_limit_is_refused_by_every_reader_and_repair_leaves_it_out() {
     std::fs::write(&store, &damaged).unwrap();
 
     let named = format!("{RESULTS_FILE}:{}: a line longer than 64 MiB", at + 1);
-    export(d.path())
-        .failure()
-        .stderr(contains(named.as_str()))
-        .stderr(contains("layoutrand repair"));
-    layoutrand()
-        .arg("report")
-        .arg(d.path())
-        .assert()
-        .failure()
-        .stderr(contains(named.as_str()));
+    export_and_report_refuse(d.path(), &named);
     run_in(d.path())
         .args(["--resume"])
         .assert()
