@@ -7,6 +7,7 @@ directory (manifest of one program, `true`, whose every binary is the same copy)
                                          (metric wall: one measurement per iteration)
   long-line MIB                          a header, then one line of MIB MiB
   nested DEPTH                           a header, then one line of DEPTH '[' brackets
+                                         inside an object (where a tagged record buffers)
   tiny COUNT                             a header, then COUNT execution records (no
                                          measurements), each of its own binary name
 
@@ -100,7 +101,7 @@ def main():
                 f.write(chunk)
             f.write('"}\n')
         elif kind == "nested":
-            f.write("[" * args[0] + "\n")
+            f.write('{"x":' + "[" * args[0] + "\n")
         elif kind == "tiny":
             for e in range(args[0]):
                 f.write(

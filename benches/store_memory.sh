@@ -6,7 +6,7 @@
 #   valid      BINARIES × EXECUTIONS × ITERATIONS (default 2000 × 50 × 100: 10^7 measurements,
 #              1.7 GB), as the runner writes it;
 #   long-line  one line of LONG_MIB MiB (default 2048) after the header;
-#   nested     one line of 10^7 '[' after the header;
+#   nested     one line of 10^7 '[' (inside an object) after the header;
 #   tiny       10^6 execution records without measurements, each of its own binary.
 # The stores are written by benches/store_memory.py into a temporary directory (removed at
 # the end); the key that signs them for `run --resume --trust` is a temporary one too.

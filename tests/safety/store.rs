@@ -33,6 +33,21 @@ fn export(dir: &Path) -> assert_cmd::assert::Assert {
     layoutrand().arg("export").arg(dir).assert()
 }
 
+/// `export` and `report` of `dir` fail with a message holding `needle`; export's also says
+/// how to repair.
+fn export_and_report_refuse(dir: &Path, needle: &str) {
+    export(dir)
+        .failure()
+        .stderr(contains(needle))
+        .stderr(contains("layoutrand repair"));
+    layoutrand()
+        .arg("report")
+        .arg(dir)
+        .assert()
+        .failure()
+        .stderr(contains(needle));
+}
+
 #[test]
 fn a_duplicated_execution_is_refused_by_every_reader_with_one_message_and_repaired() {
     let d = tempfile::tempdir().unwrap();
@@ -110,16 +125,7 @@ fn a_bad_middle_line_names_file_and_line_and_repair_keeps_every_valid_record() {
     std::fs::write(d.path().join(RESULTS_FILE), &damaged).unwrap();
 
     let at = format!("{RESULTS_FILE}:{}:", bad_index + 1);
-    export(d.path())
-        .failure()
-        .stderr(contains(at.as_str()))
-        .stderr(contains("layoutrand repair"));
-    layoutrand()
-        .arg("report")
-        .arg(d.path())
-        .assert()
-        .failure()
-        .stderr(contains(at.as_str()));
+    export_and_report_refuse(d.path(), &at);
 
     layoutrand()
         .arg("repair")
@@ -170,4 +176,60 @@ fn empty_and_missing_stores_say_what_is_wrong() {
         .failure()
         .stderr(contains("is empty"))
         .stderr(predicates::str::contains("--metric").not());
+}
+
+#[test]
+fn a_line_over_the_limit_is_refused_by_every_reader_and_repair_leaves_it_out() {
+    // Issue 34, attack 11: one enormous line made every reader hold it whole. A line of one
+    // byte over the limit (valid JSON otherwise, so the limit refuses it, not the parser),
+    // at a seeded place among the store's lines after the header.
+    use layoutrand::files::store::file::MAX_LINE_BYTES;
+    let d = tempfile::tempdir().unwrap();
+    let original = measured(d.path());
+    let text = lines(&original);
+    let executions = read_results(d.path()).unwrap().executions.len();
+    let mut rng = layoutrand::seeded::SeededRng::new(34, "overlong store line");
+    let at = 1 + rng.below(text.len() as u64 - 1) as usize;
+    let (head, tail) = ("{\"record\":\"finish\",\"note\":\"", "\"}");
+    let long = format!(
+        "{head}{}{tail}",
+        "a".repeat(MAX_LINE_BYTES + 1 - head.len() - tail.len())
+    );
+    assert_eq!(long.len(), MAX_LINE_BYTES + 1);
+    let mut damaged = text.clone();
+    damaged.insert(at, long);
+    let damaged = damaged.join("\n") + "\n";
+    let store = d.path().join(RESULTS_FILE);
+    std::fs::write(&store, &damaged).unwrap();
+
+    let named = format!("{RESULTS_FILE}:{}: a line longer than 64 MiB", at + 1);
+    export_and_report_refuse(d.path(), &named);
+    run_in(d.path())
+        .args(["--resume"])
+        .assert()
+        .failure()
+        .stderr(contains(named.as_str()));
+    assert!(
+        std::fs::read(&store).unwrap() == damaged.as_bytes(),
+        "a refused store is left as it was"
+    );
+
+    // Repair leaves that line out (and, as for any damaged line, the execution after it,
+    // whose measurement it may have been), keeps the other lines in order and the original
+    // beside them; a resume runs what was left out again.
+    layoutrand()
+        .arg("repair")
+        .arg(d.path())
+        .assert()
+        .success()
+        .stdout(contains(named.as_str()));
+    assert!(std::fs::read(d.path().join("results.jsonl.damaged-1")).unwrap() == damaged.as_bytes());
+    let repaired = lines(&std::fs::read(&store).unwrap());
+    let mut originals = text.iter();
+    assert!(
+        repaired.iter().all(|l| originals.any(|o| o == l)),
+        "the repaired store is the original's lines, in order"
+    );
+    run_in(d.path()).args(["--resume"]).assert().success();
+    assert_eq!(read_results(d.path()).unwrap().executions.len(), executions);
 }

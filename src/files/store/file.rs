@@ -580,18 +580,7 @@ fn valid_lines<'b>(bytes: &'b [u8], path: &Path) -> (usize, Vec<&'b [u8]>, Vec<S
             drop_line("a torn last line".into());
             continue;
         }
-        // Every reader refuses such a line (see `MAX_LINE_BYTES`): kept, the repaired store
-        // would not read.
-        let parsed = if body.len() > MAX_LINE_BYTES {
-            Err(format!(
-                "a line longer than {} (of {} bytes)",
-                size_in_words(MAX_LINE_BYTES),
-                body.len()
-            ))
-        } else {
-            serde_json::from_slice(body).map_err(|e| format!("not a layoutrand result record: {e}"))
-        };
-        let record: Record = match parsed {
+        let record: Record = match record_to_keep(body) {
             Ok(r) => r,
             Err(why) => {
                 drop_line(why);
@@ -637,6 +626,20 @@ fn valid_lines<'b>(bytes: &'b [u8], path: &Path) -> (usize, Vec<&'b [u8]>, Vec<S
         kept.push(line);
     }
     (lines, kept, dropped)
+}
+
+/// The record of a complete line `body` of a damaged store, or why [`valid_lines`] leaves
+/// it out. Every reader refuses a line over [`MAX_LINE_BYTES`]: kept, the repaired store
+/// would not read.
+fn record_to_keep(body: &[u8]) -> std::result::Result<Record, String> {
+    if body.len() > MAX_LINE_BYTES {
+        return Err(format!(
+            "a line longer than {} (of {} bytes)",
+            size_in_words(MAX_LINE_BYTES),
+            body.len()
+        ));
+    }
+    serde_json::from_slice(body).map_err(|e| format!("not a layoutrand result record: {e}"))
 }
 
 /// Why [`valid_lines`] leaves out the execution of `key` (what, then why), if it does: a
