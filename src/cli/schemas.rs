@@ -4,7 +4,9 @@
 //! tests/report/schemas.rs fails when the checked-in ones differ from a fresh generation or
 //! when a real output does not validate.
 
+use regex::Regex;
 use schemars::{generate::SchemaSettings, JsonSchema, Schema};
+use serde_json::Value;
 
 /// The export JSON as written (src/run/export.rs streams it row by row): the output's
 /// schema and version, then the rows. Only its schema is derived from this type.
@@ -30,13 +32,41 @@ pub struct OutputSchema {
 
 fn output<T: JsonSchema>(name: &'static str, written_by: &'static str) -> OutputSchema {
     // What serde *writes* (a field skipped when empty is optional), not what it would read.
-    let mut schema = SchemaSettings::draft2020_12()
+    let schema = SchemaSettings::draft2020_12()
         .for_serialize()
         .into_generator()
         .into_root_schema_for::<T>();
+    let mut value = Value::from(schema);
+    strip_doc_links(&mut value, &doc_link());
+    let mut schema = Schema::try_from(value).expect("a root schema is an object");
     schema.insert("$id".into(), format!("{name}.schema.json").into());
     schema.insert("description".into(), written_by.into());
     OutputSchema { name, schema }
+}
+
+/// Rustdoc's intra-doc link: ``[`Foo`]``, ``[`crate::x::Y`]``.
+fn doc_link() -> Regex {
+    Regex::new(r"\[(`[^`\]]+`)\]").expect("a valid pattern")
+}
+
+/// The descriptions come from doc comments, whose intra-doc links (``[`Foo`]``) are markup
+/// for rustdoc only: in a schema they read as prose with code (`` `Foo` ``), so the brackets
+/// go and the code stays. Other keys are schemas or names, walked into, never rewritten.
+fn strip_doc_links(value: &mut Value, link: &Regex) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                match v {
+                    Value::String(text) if key == "description" => {
+                        *text = link.replace_all(text, "$1").into_owned();
+                    }
+                    _ => strip_doc_links(v, link),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| strip_doc_links(v, link)),
+        _ => {}
+    }
 }
 
 /// Every JSON output and file, in the order docs/formats.md lists them.
@@ -92,4 +122,32 @@ pub fn all() -> Vec<OutputSchema> {
         output::<layoutrand::doctor::DoctorReport>("doctor", "`layoutrand doctor --format json`"),
         output::<ExportDocument>("export", "`layoutrand export --format json`"),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn descriptions_lose_rustdoc_link_brackets_only() {
+        let mut v = json!({
+            "description": "[`Foo`] and [`crate::x::Y`], [not code] and `[]`",
+            "properties": {
+                "description": {"description": "see [`Bar::baz`]", "enum": ["[`kept`]"]}
+            },
+            "examples": ["[`kept`]"]
+        });
+        strip_doc_links(&mut v, &doc_link());
+        assert_eq!(
+            v,
+            json!({
+                "description": "`Foo` and `crate::x::Y`, [not code] and `[]`",
+                "properties": {
+                    "description": {"description": "see `Bar::baz`", "enum": ["[`kept`]"]}
+                },
+                "examples": ["[`kept`]"]
+            })
+        );
+    }
 }

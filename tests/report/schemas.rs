@@ -43,6 +43,10 @@ fn the_checked_in_schemas_are_the_generated_ones() {
     );
     for (name, text) in &generated {
         assert!(
+            !text.contains("[`"),
+            "{name}: a description keeps rustdoc's link brackets"
+        );
+        assert!(
             checked_in[name] == *text,
             "docs/schemas/{name} differs from the generated one: run `layoutrand generate \
              schemas docs/schemas` and review the diff"
