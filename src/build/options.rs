@@ -42,7 +42,7 @@ pub struct BuildOptions {
     /// not given, i.e. 0, or for `--extend` the recorded setting).
     pub pad: Option<u64>,
     /// `--data-order`: each seed also permutes the program's static data (the shim adds
-    /// `-fdata-sections` to compiles; see [`crate::layout::reorder::DataFamily`]).
+    /// `-fdata-sections` to compiles; see [`crate::layout::data_sections::DataFamily`]).
     pub data_order: bool,
     /// `--programs`: relink only these recorded programs (by name; `all`: every one);
     /// `None`: every program except the build's own tools and, when others remain, its
