@@ -362,7 +362,13 @@ pub fn change_parts(
     worse: &str,
 ) -> (String, String) {
     let word = |r: f64| if r <= 1.0 { better } else { worse };
-    let (low_text, high_text) = distinct(lower, upper, 0, amount);
+    // Bounds on either side of "no change" read differently by their words already: more
+    // digits would only make "from 17.2041745 % lower to 17.2041745 % higher".
+    let (low_text, high_text) = if word(lower) == word(upper) {
+        distinct(lower, upper, 0, amount)
+    } else {
+        (amount(lower, 0), amount(upper, 0))
+    };
     let bounds = if word(lower) == word(upper) {
         // Same direction at both ends: smaller change first.
         let (near, far) = if (1.0 - lower).abs() <= (1.0 - upper).abs() {
@@ -530,6 +536,17 @@ mod tests {
         assert_eq!(p_value(0.0), "p < 0.0001");
         assert_eq!(p_value(0.0312), "p = 0.031");
     }
+    #[test]
+    fn bounds_of_opposite_directions_keep_their_precision() {
+        // The same distance from 1 either way (a Fieller interval of a tie): the words tell
+        // the bounds apart, the digits need not.
+        let text = change(1.0, 0.828, 1.172, 0.95, "lower", "higher");
+        assert!(
+            text.ends_with("(95 % CI: from 17.2 % lower to 17.2 % higher)"),
+            "{text}"
+        );
+    }
+
     #[test]
     fn interval_bounds_always_print_differently() {
         // Issue 21: "95 % CI: 3.4 % to 3.4 %".

@@ -136,6 +136,19 @@ pub fn blocked_rank_test_of(
     let chi2 = statistic(table);
     let (bf, kf) = (b as f64, k as f64);
     let df = (k - 1, (k - 1) * (b - 1));
+    if chi2.is_nan() {
+        // Every block is one tie: the treatments are equal wherever they met, so the data
+        // hold no evidence that they differ (not an infinite F: the ranks do not vary at
+        // all), and every permutation of a tie is the same table.
+        return Ok(BlockedRankTest {
+            chi2: 0.0,
+            f: 0.0,
+            df,
+            p_approximate: 1.0,
+            p: 1.0,
+            permutations,
+        });
+    }
     let denominator = bf * (kf - 1.0) - chi2;
     let f = if denominator > 1e-12 * bf * kf {
         (bf - 1.0) * chi2 / denominator
@@ -244,6 +257,22 @@ mod tests {
         let mut rng = SeededRng::new(1, "test");
         let r = blocked_rank_test(&t, 10, &mut rng).unwrap();
         assert!((r.chi2 - 0.933_333_333).abs() < 1e-6, "{}", r.chi2);
+    }
+
+    /// A deterministic metric measured in blocks that each hold one condition (e.g. one data
+    /// layout per round under cachegrind): every block is one tie. Before this was handled,
+    /// χ² was NaN, F infinite and no permutation "as large", so p was the smallest possible
+    /// and equal binaries were called different.
+    #[test]
+    fn equal_treatments_in_every_block_are_no_evidence() {
+        let table = vec![vec![7.0, 9.0, 8.0, 7.0]; 5];
+        let t = blocked_rank_test(&table, 199, &mut SeededRng::new(3, "ties")).unwrap();
+        assert_eq!((t.f, t.p, t.p_approximate), (0.0, 1.0, 1.0));
+        // One block that breaks the tie makes a finite, large p again.
+        let mut table = table;
+        table[0][0] = 7.5;
+        let t = blocked_rank_test(&table, 199, &mut SeededRng::new(3, "ties")).unwrap();
+        assert!(t.f.is_finite() && t.p > 0.2, "{t:?}");
     }
 
     #[test]

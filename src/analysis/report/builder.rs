@@ -162,6 +162,7 @@ fn setup(experiment: &Experiment, host_warnings: Vec<String>) -> Setup {
         pad: m.map(|m| m.pad),
         seeds_built: m.map(|m| m.seeds.len()),
         executions_planned: h.executions,
+        data_seeds: h.data_seeds,
         iterations_planned: h.iterations,
         warmup_discarded: h.warmup,
         aslr_disabled: h.aslr_disabled,

@@ -104,8 +104,11 @@ pub struct Setup {
     /// Seeds in the manifest (built or failed); `None` without a manifest (the store names
     /// only the binaries that were run, not the seeds whose build failed).
     pub seeds_built: Option<usize>,
-    /// Planned executions per binary.
+    /// Planned executions per binary; per binary and data seed when `data_seeds` is above 1.
     pub executions_planned: u32,
+    /// Data seeds per binary (`run --data-seeds`); absent when 1.
+    #[serde(skip_serializing_if = "is_one")]
+    pub data_seeds: u32,
     /// Planned iterations per execution (including warmup).
     pub iterations_planned: u32,
     /// Warmup iterations discarded per execution.
@@ -750,4 +753,8 @@ pub struct Independence {
     pub failing: Vec<String>,
     /// How many would fail by chance alone if all were independent.
     pub expected_by_chance: f64,
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }

@@ -22,12 +22,17 @@ pub const LEVEL_HEADERS: [&str; 5] = ["level", "repetitions", "S²", "T²", "t =
 pub fn setup_line(report: &Report) -> String {
     let s = &report.setup;
     format!(
-        "{}; {} execution(s) × {} iteration(s) planned per binary, {} warmup iteration(s) discarded; metric `{}`; ASLR {}{}.",
+        "{}; {} execution(s) × {} iteration(s) planned per binary{}, {} warmup iteration(s) discarded; metric `{}`; ASLR {}{}.",
         build_part(s).unwrap_or_else(|| format!(
             "seeds built, granularity, linker, build mode and padding {UNKNOWN_WITHOUT_MANIFEST}"
         )),
         s.executions_planned,
         s.iterations_planned,
+        if s.data_seeds > 1 {
+            format!(" and data seed ({} data seeds)", s.data_seeds)
+        } else {
+            String::new()
+        },
         s.warmup_discarded,
         s.metric,
         if s.aslr_disabled { "off" } else { "ON (stack addresses vary between runs)" },
