@@ -71,13 +71,21 @@ fn axis_words(component: Component, s: &AxisShare, confidence: f64) -> String {
     let Some(test) = s.test else {
         return format!("varies by {} {between}", percent(s.variation, 2));
     };
-    let f = test.f.map_or("∞".to_string(), statistic);
-    let grounds = format!(
-        "F({}, {}) = {f}, {}",
-        test.df_numerator,
-        test.df_denominator,
-        p_value(test.p_value)
-    );
+    // No F when its denominator is 0: infinite when the numerator is not (p = 0), and no
+    // test at all when both are 0 (nothing varies at either level; p = 1).
+    let grounds = match test.f {
+        None if test.p_value >= 1.0 => format!(
+            "no F: nothing varies at this level or the one it is tested against, {}",
+            p_value(test.p_value)
+        ),
+        f => format!(
+            "F({}, {}) = {}, {}",
+            test.df_numerator,
+            test.df_denominator,
+            f.map_or("∞".to_string(), statistic),
+            p_value(test.p_value)
+        ),
+    };
     if s.detected(confidence) {
         format!(
             "varies by {} {between} ({grounds})",
@@ -267,6 +275,22 @@ mod tests {
                  data layout",
             ]
         );
+    }
+
+    /// A deterministic metric that only the data layout moves: MS_C and MS_CD both 0, so
+    /// the code's F is 0/0; it must not read "F = ∞" beside "p = 1.0".
+    #[test]
+    fn a_test_of_nothing_against_nothing_has_no_f() {
+        let mut split = data_split();
+        split.code = axis(0.0, 0.0, None, 1.0);
+        let line = &axis_lines(&split)[0];
+        assert!(
+            line.contains(
+                "(no F: nothing varies at this level or the one it is tested against, p = 1.0;"
+            ),
+            "{line}"
+        );
+        assert!(!line.contains('∞'), "{line}");
     }
 
     #[test]
