@@ -50,6 +50,11 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ("wrap/shim.rs", "OpenOptions::new(", "the once-per-build warning that the record cannot be written: a fresh (O_EXCL) file in layoutrand build's private temporary folder, outside any experiment directory"),
     ("build/recorded_build.rs", "tempfile::", "layoutrand build's private temporary folder for the shims' once-per-build warning, outside any experiment directory"),
     ("doctor/mod.rs", "tempfile::", "the doctor's private temporary folder for its calibration runs"),
+    ("run/heap_offset.rs", "DirBuilder::new(", "the user's private cache (0700, refused when another user owns it or others may write to it), outside any experiment directory: the heap-offset library is built from layoutrand's own source, never from a directory's files"),
+    ("run/heap_offset.rs", "tempfile::", "fresh (O_EXCL) names in that private cache folder"),
+    ("run/heap_offset.rs", "fs::write(", "the library's source into its fresh temporary file in the private cache"),
+    ("run/heap_offset.rs", "fs::set_permissions(", "the freshly built library in the private cache, before it is renamed into place"),
+    ("run/heap_offset.rs", ".persist(", "renames within the private cache (a rename replaces a link, never follows it)"),
 ];
 
 pub fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
