@@ -149,18 +149,7 @@ fn the_heap_fixture_misses_depend_on_the_data_seed_only() {
         std::fs::copy(fixture_dir.join(f), src.join(f)).unwrap();
     }
     let out = d.path().join("out");
-    let build = layoutrand()
-        .current_dir(&src)
-        .args(["build", "--seeds", "2", "--out"])
-        .arg(&out)
-        .args(["--", "make"])
-        .output()
-        .unwrap();
-    assert!(
-        build.status.success(),
-        "layoutrand build failed:\n{}",
-        String::from_utf8_lossy(&build.stderr)
-    );
+    build_with_make(&src, &out, 2);
     run_in(&out)
         .current_dir(&src)
         .env("XDG_CACHE_HOME", d.path().join("cache"))

@@ -28,15 +28,7 @@ fn runs_the_binaries_of_a_real_build() {
     let d = tempfile::tempdir().unwrap();
     let src = two_module_tree(d.path());
     let out = d.path().join("out");
-    let build = layoutrand()
-        .current_dir(&src)
-        .args(["build", "--seeds", "2", "--out"])
-        .arg(&out)
-        .args(["--", "make"])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&build.stderr);
-    assert!(build.status.success(), "layoutrand build failed:\n{stderr}");
+    build_with_make(&src, &out, 2);
 
     run_in(&out)
         .current_dir(&src)

@@ -128,6 +128,23 @@ pub fn layoutrand() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("layoutrand").unwrap()
 }
 
+/// `layoutrand build --seeds SEEDS --out OUT -- make` in the source tree `src`, which must
+/// succeed (its standard error is shown otherwise).
+pub fn build_with_make(src: &Path, out: &Path, seeds: u32) {
+    let build = layoutrand()
+        .current_dir(src)
+        .args(["build", "--seeds", &seeds.to_string(), "--out"])
+        .arg(out)
+        .args(["--", "make"])
+        .output()
+        .unwrap();
+    assert!(
+        build.status.success(),
+        "layoutrand build failed:\n{}",
+        String::from_utf8_lossy(&build.stderr)
+    );
+}
+
 /// `layoutrand run --out OUT`, for the caller to add the rest.
 pub fn run_in(out: impl AsRef<std::ffi::OsStr>) -> assert_cmd::Command {
     let mut c = layoutrand();
