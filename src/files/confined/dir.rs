@@ -157,7 +157,20 @@ impl ExperimentDir {
             0o600,
         )
         .with_context(|| self.cannot("create a temporary file beside", rel))?;
-        let written = fill_and_sync(file, mode, fill);
+        let written = match fill_and_sync(file, mode, fill) {
+            Ok(()) => Ok(()),
+            // What `fill` failed to produce (a store it could not read) is its own error,
+            // not one of writing `rel`: said as it is, `rel` left as it was.
+            Err(Filled::SourceFailed(e)) => {
+                let _ = nix::unistd::unlinkat(
+                    Some(parent.as_raw_fd()),
+                    tmp.as_os_str(),
+                    UnlinkatFlags::NoRemoveDir,
+                );
+                return Err(e);
+            }
+            Err(Filled::WriteFailed(e)) => Err(e),
+        };
         let renamed = written.and_then(|()| {
             nix::fcntl::renameat(
                 Some(parent.as_raw_fd()),
@@ -610,16 +623,56 @@ fn temporary_name(leaf: &OsStr) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// How [`fill_and_sync`] failed: writing the file, or producing what goes into it.
+enum Filled {
+    WriteFailed(anyhow::Error),
+    SourceFailed(anyhow::Error),
+}
+
+/// A writer that remembers whether a write to the file underneath failed, so that an error
+/// of the filling closure is told apart from one of writing.
+struct WriteWatch<W> {
+    inner: W,
+    failed: bool,
+}
+
+impl<W: Write> Write for WriteWatch<W> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let r = self.inner.write(buf);
+        self.failed |= r.is_err();
+        r
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        let r = self.inner.flush();
+        self.failed |= r.is_err();
+        r
+    }
+}
+
 fn fill_and_sync(
     file: File,
     mode: u32,
     fill: impl FnOnce(&mut dyn Write) -> Result<()>,
-) -> Result<()> {
-    file.set_permissions(std::fs::Permissions::from_mode(mode))?;
-    let mut out = std::io::BufWriter::new(file);
-    fill(&mut out)?;
-    let file = out.into_inner().map_err(|e| e.into_error())?;
-    file.sync_all()?;
+) -> std::result::Result<(), Filled> {
+    let write_failed = |e: std::io::Error| Filled::WriteFailed(e.into());
+    file.set_permissions(std::fs::Permissions::from_mode(mode))
+        .map_err(write_failed)?;
+    let mut out = WriteWatch {
+        inner: std::io::BufWriter::new(file),
+        failed: false,
+    };
+    if let Err(e) = fill(&mut out) {
+        return Err(match out.failed {
+            true => Filled::WriteFailed(e),
+            false => Filled::SourceFailed(e),
+        });
+    }
+    let file = out
+        .inner
+        .into_inner()
+        .map_err(|e| write_failed(e.into_error()))?;
+    file.sync_all().map_err(write_failed)?;
     Ok(())
 }
 
@@ -681,6 +734,27 @@ mod tests {
             std::fs::read_to_string(outside.join("victim")).unwrap(),
             "keep me"
         );
+    }
+
+    #[test]
+    fn a_fill_that_fails_is_its_own_error_and_leaves_the_file_as_it_was() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("out.csv"), "old").unwrap();
+        let dir = ExperimentDir::open(d.path()).unwrap();
+        let err = dir
+            .write_atomic_with("out.csv", |w| {
+                w.write_all(b"partial")?;
+                anyhow::bail!("store.jsonl:1: not a record")
+            })
+            .unwrap_err();
+        // Not "cannot write out.csv": the file was never the problem.
+        assert_eq!(format!("{err:#}"), "store.jsonl:1: not a record");
+        assert_eq!(
+            std::fs::read_to_string(d.path().join("out.csv")).unwrap(),
+            "old"
+        );
+        let names: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "no temporary file left");
     }
 
     #[test]
