@@ -56,14 +56,10 @@ fn tuned(rule: &Rule, to_store: bool, binaries: usize) -> Rule {
     rule
 }
 
-/// Replays one series' binaries' means, said in `scale` (its section's unit).
-pub fn for_series(
-    series: &Series,
-    rule: &Rule,
-    scale: &crate::analysis::numfmt::Scale,
-) -> Result<Sequential, StatsError> {
+/// Replays one series' binaries' means.
+pub fn for_series(series: &Series, rule: &Rule) -> Result<Sequential, StatsError> {
     let means: Vec<f64> = series.seeds.iter().map(|b| b.mean()).collect();
-    replay_mean(&means, rule, scale)
+    replay_mean(&means, rule)
 }
 
 /// Replays the per-seed ratios of `new` over `base`, seeds matched by number, in the base's
@@ -98,7 +94,7 @@ pub fn attach(report: &mut Report, experiment: &Experiment, rule: &Rule) {
     let to_store = tuned_to_store(rule);
     for (out, series) in report.series.iter_mut().zip(&experiment.series) {
         let rule = tuned(rule, to_store, series.seeds.len());
-        match for_series(series, &rule, &out.scale()) {
+        match for_series(series, &rule) {
             Ok(s) => out.sequential = Some(s),
             Err(e) => warnings.push(format!(
                 "{} {}: no sequential analysis: {e}",

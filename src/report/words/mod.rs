@@ -10,6 +10,7 @@ pub mod comparison;
 pub mod default_layout;
 pub mod diagnostics;
 pub mod sensitivity;
+pub mod sequential;
 pub mod shift;
 pub mod summary;
 pub mod variance_split;
@@ -47,7 +48,18 @@ pub fn fill(report: &mut Report) {
             );
             a.text = as_built::sentence(a, is_time, &thresholds);
         }
+        let scale = series.scale();
+        if let Some(q) = series.sequential.as_mut() {
+            q.text = sequential::series_sentence(q, &scale);
+        }
         // Last: it quotes the answers' sentences.
         series.summary = summary::summary(series, &thresholds, host_warnings);
+    }
+    for q in report
+        .comparisons
+        .iter_mut()
+        .filter_map(|c| c.sequential.as_mut())
+    {
+        q.text = sequential::pair_sentence(q);
     }
 }
