@@ -99,6 +99,7 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
         multiple,
         explanation,
         variant_explanations,
+        unreplayed: Vec::new(),
     };
     if let Some(target) = options.sequential {
         let (method, horizon) = super::sequential::plan(experiment);

@@ -59,6 +59,10 @@ pub struct Report {
     /// (`NAME/explain/`), shown as the explanation is; not part of the JSON report.
     #[serde(skip)]
     pub variant_explanations: Option<crate::analysis::explain_variants::VariantExplanations>,
+    /// `report --sequential`: the series and comparisons that could not be replayed, and
+    /// why; [`crate::report::words::fill`] adds them to [`Self::warnings`].
+    #[serde(skip)]
+    pub unreplayed: Vec<super::sequential::Unreplayed>,
 }
 
 /// Tukey's HSD family of one program and metric.

@@ -86,24 +86,56 @@ fn matched_means(base: &Series, new: &Series) -> (Vec<f64>, Vec<f64>) {
     (b, n)
 }
 
+/// A series or comparison `report --sequential` could not replay (a warning of the
+/// report, in words in `crate::report::words::sequential`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unreplayed {
+    /// Program.
+    pub program: String,
+    /// Metric.
+    pub metric: String,
+    /// What was not replayed.
+    pub subject: Unreplayable,
+    /// Why.
+    pub error: StatsError,
+}
+
+/// The replay that failed: one series' binaries' means, or a comparison's per-seed ratios.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unreplayable {
+    /// A series, of `variant` when the experiment has variants.
+    Series {
+        /// The variant; `None` without variants.
+        variant: Option<String>,
+    },
+    /// The comparison of variant `new` against `base`.
+    Pair {
+        /// The base variant.
+        base: String,
+        /// The new variant.
+        new: String,
+    },
+}
+
 /// Fills `sequential` in every series and comparison of `report` (built from `experiment`
-/// in the same order); what cannot be replayed gets a warning instead. A comparison held
-/// together with others (Bonferroni, more than two variants) uses its adjusted confidence.
+/// in the same order); what cannot be replayed is recorded in `report.unreplayed` instead.
+/// A comparison held together with others (Bonferroni, more than two variants) uses its
+/// adjusted confidence.
 pub fn attach(report: &mut Report, experiment: &Experiment, rule: &Rule) {
-    let mut warnings = Vec::new();
+    let mut unreplayed = Vec::new();
     let to_store = tuned_to_store(rule);
     for (out, series) in report.series.iter_mut().zip(&experiment.series) {
         let rule = tuned(rule, to_store, series.seeds.len());
         match for_series(series, &rule) {
             Ok(s) => out.sequential = Some(s),
-            Err(e) => warnings.push(format!(
-                "{} {}: no sequential analysis: {e}",
-                crate::analysis::report::series::program_label(
-                    &series.program,
-                    series.variant.as_deref()
-                ),
-                series.metric
-            )),
+            Err(error) => unreplayed.push(Unreplayed {
+                program: series.program.clone(),
+                metric: series.metric.clone(),
+                subject: Unreplayable::Series {
+                    variant: series.variant.clone(),
+                },
+                error,
+            }),
         }
     }
     for c in &mut report.comparisons {
@@ -123,11 +155,16 @@ pub fn attach(report: &mut Report, experiment: &Experiment, rule: &Rule) {
         }
         match for_pair(base, new, &rule) {
             Ok(s) => c.sequential = Some(s),
-            Err(e) => warnings.push(format!(
-                "{} {}: {} against {}: no sequential analysis: {e}",
-                c.program, c.metric, c.new, c.base
-            )),
+            Err(error) => unreplayed.push(Unreplayed {
+                program: c.program.clone(),
+                metric: c.metric.clone(),
+                subject: Unreplayable::Pair {
+                    base: c.base.clone(),
+                    new: c.new.clone(),
+                },
+                error,
+            }),
         }
     }
-    report.warnings.extend(warnings);
+    report.unreplayed = unreplayed;
 }

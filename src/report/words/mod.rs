@@ -62,4 +62,6 @@ pub fn fill(report: &mut Report) {
     {
         q.text = sequential::pair_sentence(q);
     }
+    let unreplayed = report.unreplayed.iter().map(sequential::unreplayed);
+    report.warnings.extend(unreplayed);
 }

@@ -3,6 +3,7 @@
 //! numbers of a [`Sequential`] ([`crate::analysis::sequential`]).
 
 use crate::analysis::numfmt::{change_parts, level, percent, Scale};
+use crate::analysis::report::sequential::{Unreplayable, Unreplayed};
 use crate::analysis::sequential::{Method, Reason, Sequential};
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
 
@@ -114,6 +115,23 @@ fn looks_lost(beyond: usize, last: usize, horizon: bool) -> String {
     format!("; {later} outside the plan ({plan}) and not in the sequence")
 }
 
+/// The warning of a series or comparison that could not be replayed, e.g. "demo wall: no
+/// sequential analysis: …" or "demo wall: O3 against O2: no sequential analysis: …".
+pub fn unreplayed(u: &Unreplayed) -> String {
+    match &u.subject {
+        Unreplayable::Series { variant } => format!(
+            "{} {}: no sequential analysis: {}",
+            crate::analysis::report::series::program_label(&u.program, variant.as_deref()),
+            u.metric,
+            u.error
+        ),
+        Unreplayable::Pair { base, new } => format!(
+            "{} {}: {new} against {base}: no sequential analysis: {}",
+            u.program, u.metric, u.error
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -198,6 +216,34 @@ mod tests {
             text.contains("a verdict was reached; faster: ")
                 && text.contains("(95 % confidence sequence (looks 5 to 10): "),
             "{text}"
+        );
+    }
+
+    /// A replay that fails (a mean at zero has no log) is named in the warning with its
+    /// reason, a comparison with both its variants.
+    #[test]
+    fn a_failed_replay_is_named_with_its_reason() {
+        let error = replay_mean(&[1.0, 0.0, 2.0, 3.0, 4.0], &rule(None)).unwrap_err();
+        let series = Unreplayed {
+            program: "demo".into(),
+            metric: "wall".into(),
+            subject: Unreplayable::Series { variant: None },
+            error: error.clone(),
+        };
+        assert_eq!(
+            unreplayed(&series),
+            format!("demo wall: no sequential analysis: {error}")
+        );
+        let pair = Unreplayed {
+            subject: Unreplayable::Pair {
+                base: "O2".into(),
+                new: "O3".into(),
+            },
+            ..series
+        };
+        assert_eq!(
+            unreplayed(&pair),
+            format!("demo wall: O3 against O2: no sequential analysis: {error}")
         );
     }
 }
