@@ -64,7 +64,6 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
     let mut warnings = experiment.warnings.clone();
     let (comparisons, multiple) =
         compare_variant_groups(experiment, thresholds, options, &mut warnings)?;
-    warnings.extend(super::machines::machine_warnings(&machines));
     // The last `explain` of this directory, which the HTML report shows; a file this
     // version cannot read costs its section, not the report.
     let explanation = crate::analysis::explain::stored(&experiment.dir).unwrap_or_else(|e| {

@@ -9,6 +9,7 @@ pub mod as_built;
 pub mod comparison;
 pub mod default_layout;
 pub mod diagnostics;
+pub mod machines;
 pub mod sensitivity;
 pub mod sequential;
 pub mod shift;
@@ -62,6 +63,8 @@ pub fn fill(report: &mut Report) {
     {
         q.text = sequential::pair_sentence(q);
     }
+    machines::fill(&mut report.machines);
+    report.warnings.extend(machines::warnings(&report.machines));
     let unreplayed = report.unreplayed.iter().map(sequential::unreplayed);
     report.warnings.extend(unreplayed);
 }
