@@ -132,8 +132,12 @@ pub struct Setup {
     pub load_after: Option<f64>,
     /// Most executions that ran at once (`run --jobs`).
     pub jobs: u32,
-    /// Warnings about the host's state, with the figures (time metrics only).
+    /// Warnings about the host's state, with the figures (time metrics only): empty until
+    /// [`crate::report::words::fill`] says each of [`Self::host_conditions`].
     pub host_warnings: Vec<String>,
+    /// The host's states that disturb time measurements (time metrics only).
+    #[serde(skip)]
+    pub host_conditions: Vec<super::host_conditions::HostCondition>,
 }
 
 pub use crate::analysis::effect::Interval;
@@ -672,9 +676,8 @@ pub enum DriftUntested {
 /// `crate::report::words::diagnostics`'.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DiagnosticConcern {
-    /// A warning about the host's recorded state, in the words of
-    /// [`super::host_conditions`] (their own move to the words layer is still to come).
-    Host(String),
+    /// A state of the host that disturbs time measurements ([`super::host_conditions`]).
+    Host(super::host_conditions::HostCondition),
     /// Fewer randomised binaries with usable data than
     /// [`crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS`].
     FewBinaries {

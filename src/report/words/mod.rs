@@ -9,6 +9,7 @@ pub mod as_built;
 pub mod comparison;
 pub mod default_layout;
 pub mod diagnostics;
+pub mod host_conditions;
 pub mod machines;
 pub mod sensitivity;
 pub mod sequential;
@@ -27,6 +28,9 @@ pub fn fill(report: &mut Report) {
         confidence: report.confidence,
         negligible: report.negligible,
     };
+    report.setup.host_warnings = (report.setup.host_conditions.iter())
+        .map(host_conditions::warning)
+        .collect();
     let host_warnings = &report.setup.host_warnings;
     for series in &mut report.series {
         diagnostics::fill(&mut series.diagnostics);
