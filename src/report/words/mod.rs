@@ -11,6 +11,7 @@ pub mod default_layout;
 pub mod diagnostics;
 pub mod host_conditions;
 pub mod machines;
+pub mod run_summary;
 pub mod sensitivity;
 pub mod sequential;
 pub mod shift;
