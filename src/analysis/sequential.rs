@@ -184,8 +184,8 @@ pub struct Sequential {
     pub direction: Option<&'static str>,
     /// Why it stopped.
     pub reason: Reason,
-    /// The outcome in one sentence: empty until [`crate::report::words::fill`] builds it
-    /// from these numbers (`crate::report::words::sequential`).
+    /// The outcome in one sentence, built from these numbers by
+    /// `crate::report::words::sequential` ([`crate::report::words::fill`]; empty before).
     pub text: String,
     /// The last look the plan covers ([`Rule::last_look`]): binaries past it are counted in
     /// [`Self::beyond_horizon`]; `None` when the plan has no last look.
@@ -198,6 +198,37 @@ pub struct Sequential {
     /// The sequence at every look over all the binaries available, also after the stop
     /// (valid there too): what the plots draw.
     pub sequence: Vec<Look>,
+}
+
+/// A series or comparison `report --sequential` could not replay (a warning of the
+/// report, in words in `crate::report::words::sequential`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unreplayed {
+    /// Program.
+    pub program: String,
+    /// Metric.
+    pub metric: String,
+    /// What was not replayed.
+    pub subject: Unreplayable,
+    /// Why.
+    pub error: StatsError,
+}
+
+/// The replay that failed: one series' binaries' means, or a comparison's per-seed ratios.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unreplayable {
+    /// A series, of `variant` when the experiment has variants.
+    Series {
+        /// The variant; `None` without variants.
+        variant: Option<String>,
+    },
+    /// The comparison of variant `new` against `base`.
+    Pair {
+        /// The base variant.
+        base: String,
+        /// The new variant.
+        new: String,
+    },
 }
 
 /// Replays the binaries' means of one series (in seed order).

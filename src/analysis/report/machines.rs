@@ -25,8 +25,8 @@ pub struct MachineSeries {
     pub component: Option<MachineComponent>,
     /// True when the machines differ detectably at the report's confidence.
     pub differ: bool,
-    /// The finding in words: empty until [`crate::report::words::fill`] builds it
-    /// (`crate::report::words::machines`).
+    /// The finding in words, built from these numbers by `crate::report::words::machines`
+    /// ([`crate::report::words::fill`]; empty before).
     pub text: String,
 }
 

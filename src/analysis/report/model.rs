@@ -62,7 +62,7 @@ pub struct Report {
     /// `report --sequential`: the series and comparisons that could not be replayed, and
     /// why; [`crate::report::words::fill`] adds them to [`Self::warnings`].
     #[serde(skip)]
-    pub unreplayed: Vec<super::sequential::Unreplayed>,
+    pub unreplayed: Vec<crate::analysis::sequential::Unreplayed>,
 }
 
 /// Tukey's HSD family of one program and metric.
@@ -132,8 +132,9 @@ pub struct Setup {
     pub load_after: Option<f64>,
     /// Most executions that ran at once (`run --jobs`).
     pub jobs: u32,
-    /// Warnings about the host's state, with the figures (time metrics only): empty until
-    /// [`crate::report::words::fill`] says each of [`Self::host_conditions`].
+    /// Warnings about the host's state, with the figures (time metrics only), built by
+    /// `crate::report::words::host_conditions` ([`crate::report::words::fill`]; empty
+    /// before).
     pub host_warnings: Vec<String>,
     /// The host's states that disturb time measurements (time metrics only).
     #[serde(skip)]

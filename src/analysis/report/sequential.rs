@@ -6,7 +6,9 @@
 use crate::analysis::report::experiment::Experiment;
 use crate::analysis::report::model::Report;
 use crate::analysis::report::series::Series;
-use crate::analysis::sequential::{replay_mean, replay_ratio, Method, Rule, Sequential};
+use crate::analysis::sequential::{
+    replay_mean, replay_ratio, Method, Rule, Sequential, Unreplayable, Unreplayed,
+};
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
 use crate::stats::StatsError;
 
@@ -84,37 +86,6 @@ fn matched_means(base: &Series, new: &Series) -> (Vec<f64>, Vec<f64>) {
         }
     }
     (b, n)
-}
-
-/// A series or comparison `report --sequential` could not replay (a warning of the
-/// report, in words in `crate::report::words::sequential`).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Unreplayed {
-    /// Program.
-    pub program: String,
-    /// Metric.
-    pub metric: String,
-    /// What was not replayed.
-    pub subject: Unreplayable,
-    /// Why.
-    pub error: StatsError,
-}
-
-/// The replay that failed: one series' binaries' means, or a comparison's per-seed ratios.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Unreplayable {
-    /// A series, of `variant` when the experiment has variants.
-    Series {
-        /// The variant; `None` without variants.
-        variant: Option<String>,
-    },
-    /// The comparison of variant `new` against `base`.
-    Pair {
-        /// The base variant.
-        base: String,
-        /// The new variant.
-        new: String,
-    },
 }
 
 /// Fills `sequential` in every series and comparison of `report` (built from `experiment`

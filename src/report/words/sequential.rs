@@ -3,8 +3,7 @@
 //! numbers of a [`Sequential`] ([`crate::analysis::sequential`]).
 
 use crate::analysis::numfmt::{change_parts, level, percent, Scale};
-use crate::analysis::report::sequential::{Unreplayable, Unreplayed};
-use crate::analysis::sequential::{Method, Reason, Sequential};
+use crate::analysis::sequential::{Method, Reason, Sequential, Unreplayable, Unreplayed};
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
 
 /// The sentence of a series' replay: its geometric mean said in `scale` (the series'
