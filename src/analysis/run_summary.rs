@@ -7,7 +7,7 @@
 //! the renderer (`report::export::run_summary`) reads no stage's types.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 
@@ -60,11 +60,30 @@ pub fn summarize_store(dir: &Path, metric: &str) -> Result<Vec<BinarySummary>> {
     Ok(summary.finish())
 }
 
+/// A program (with variants: program and variant) of which no execution of any binary
+/// succeeded although some failed; the message is `crate::report::words::run_summary`'s.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NeverRan {
+    /// Program name.
+    pub program: String,
+    /// The variant, `None` without variants.
+    pub variant: Option<String>,
+    /// Its failed executions.
+    pub failed: usize,
+    /// Its binaries.
+    pub binaries: usize,
+    /// The stored output of one of its failed executions (trailing space trimmed), if any
+    /// kept one.
+    pub output: Option<String>,
+    /// The store whose `output_tail`s hold the outputs.
+    pub store: PathBuf,
+}
+
 /// The programs (with variants: program and variant) of which no execution of any binary
-/// succeeded although some failed, one message each, with the stored output of one of its
-/// failed executions (read from the store in `dir`); empty when every program ran
-/// somewhere. `run` exits with `ProgramFailed` when there is one.
-pub fn programs_that_never_ran(dir: &Path, summary: &[BinarySummary]) -> Result<Vec<String>> {
+/// succeeded although some failed, each with the stored output of one of its failed
+/// executions (read from the store in `dir`); empty when every program ran somewhere.
+/// `run` exits with `ProgramFailed` when there is one.
+pub fn programs_that_never_ran(dir: &Path, summary: &[BinarySummary]) -> Result<Vec<NeverRan>> {
     type Program = (String, Option<String>);
     let mut per_program: Vec<(Program, usize, usize, usize)> = Vec::new();
     for s in summary {
@@ -96,26 +115,20 @@ pub fn programs_that_never_ran(dir: &Path, summary: &[BinarySummary]) -> Result<
         }
     })?;
     let store = dir.join(crate::files::results::RESULTS_FILE);
-    let mut messages = Vec::new();
-    for ((program, variant), _, failed, binaries) in &never {
-        let label = match variant {
-            Some(v) => format!("{program} [{v}]"),
-            None => program.clone(),
-        };
-        let output = outputs
-            .iter()
-            .find(|(k, _)| k.0 == *program && k.1 == *variant)
-            .map(|(_, t)| {
-                let quoted: Vec<String> = t.lines().map(|l| format!("  | {l}")).collect();
-                format!("; the output of one of them:\n{}", quoted.join("\n"))
-            })
-            .unwrap_or_default();
-        messages.push(format!(
-            "{label}: all {failed} execution(s) of its {binaries} binaries failed, so there is nothing of it to analyse (a wrong {{bin}} or input? see `output_tail` in {}){output}",
-            store.display()
-        ));
-    }
-    Ok(messages)
+    Ok(never
+        .iter()
+        .map(|((program, variant), _, failed, binaries)| NeverRan {
+            program: program.clone(),
+            variant: variant.clone(),
+            failed: *failed,
+            binaries: *binaries,
+            output: outputs
+                .iter()
+                .find(|(k, _)| k.0 == *program && k.1 == *variant)
+                .map(|(_, t)| t.clone()),
+            store: store.clone(),
+        })
+        .collect())
 }
 
 /// The summary built one committed execution at a time (see `store::scan_results`), in

@@ -18,7 +18,6 @@
 use serde::Serialize;
 
 use super::effect::{wire, Effect, EffectVerdict, Interval};
-use super::numfmt::{change_parts, level, percent, Scale};
 use super::vocabulary::{Thresholds, MIN_TOP_LEVEL_UNITS};
 use crate::stats::confidence_sequence::{
     sequence, skew_calibrated_sequence, SequenceInterval, MAX_LOOKS, NO_HORIZON_LOOKS,
@@ -114,7 +113,7 @@ impl Rule {
     /// The last look the plan covers: the horizon, or for the calibrated sequence without
     /// one the last look its level is calibrated for: [`NO_HORIZON_LOOKS`], or the store's
     /// size when larger (a size no one chooses by looking), at most [`MAX_LOOKS`].
-    fn last_look(&self) -> Option<usize> {
+    pub fn last_look(&self) -> Option<usize> {
         match (self.method, self.horizon) {
             (_, Some(h)) => Some(h),
             (Method::LaiCalibrated, None) => Some(self.planned.clamp(NO_HORIZON_LOOKS, MAX_LOOKS)),
@@ -185,16 +184,55 @@ pub struct Sequential {
     pub direction: Option<&'static str>,
     /// Why it stopped.
     pub reason: Reason,
-    /// The outcome in one sentence.
+    /// The outcome in one sentence, built from these numbers by
+    /// `crate::report::words::sequential` ([`crate::report::words::fill`]; empty before).
     pub text: String,
+    /// The last look the plan covers ([`Rule::last_look`]): binaries past it are counted in
+    /// [`Self::beyond_horizon`]; `None` when the plan has no last look.
+    #[serde(skip)]
+    pub last_look: Option<usize>,
+    /// Comparisons only: the words of a ratio below and above 1 ("faster"/"slower" for
+    /// times, "lower"/"higher" otherwise).
+    #[serde(skip)]
+    pub directions: Option<(&'static str, &'static str)>,
     /// The sequence at every look over all the binaries available, also after the stop
     /// (valid there too): what the plots draw.
     pub sequence: Vec<Look>,
 }
 
-/// Replays the binaries' means of one series (in seed order); `scale` is the unit its
-/// sentence gives them in (the series' section's, [`crate::analysis::report::model::SeriesReport::scale`]).
-pub fn replay_mean(means: &[f64], rule: &Rule, scale: &Scale) -> Result<Sequential, StatsError> {
+/// A series or comparison `report --sequential` could not replay (a warning of the
+/// report, in words in `crate::report::words::sequential`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Unreplayed {
+    /// Program.
+    pub program: String,
+    /// Metric.
+    pub metric: String,
+    /// What was not replayed.
+    pub subject: Unreplayable,
+    /// Why.
+    pub error: StatsError,
+}
+
+/// The replay that failed: one series' binaries' means, or a comparison's per-seed ratios.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Unreplayable {
+    /// A series, of `variant` when the experiment has variants.
+    Series {
+        /// The variant; `None` without variants.
+        variant: Option<String>,
+    },
+    /// The comparison of variant `new` against `base`.
+    Pair {
+        /// The base variant.
+        base: String,
+        /// The new variant.
+        new: String,
+    },
+}
+
+/// Replays the binaries' means of one series (in seed order).
+pub fn replay_mean(means: &[f64], rule: &Rule) -> Result<Sequential, StatsError> {
     let logs = logs_of_positive(means, "the binaries' means")?;
     let looks = looks(&logs, rule)?;
     let stop = looks
@@ -204,14 +242,7 @@ pub fn replay_mean(means: &[f64], rule: &Rule, scale: &Scale) -> Result<Sequenti
         Some(i) => (i, Reason::TargetReached),
         None => (looks.len() - 1, Reason::Cap),
     };
-    Ok(finish(
-        looks,
-        logs.len(),
-        index,
-        reason,
-        Outcome::Mean(scale),
-        rule,
-    ))
+    Ok(finish(looks, logs.len(), index, reason, None, rule))
 }
 
 /// Replays the per-seed ratios `new[s] / base[s]` of matched seeds (in seed order);
@@ -257,7 +288,7 @@ pub fn replay_ratio(
         logs.len(),
         index,
         reason,
-        Outcome::Ratio(classified),
+        Some(classified),
         rule,
     ))
 }
@@ -330,43 +361,18 @@ struct Classified {
     worse: &'static str,
 }
 
-/// What a replay answers: a series' mean, in its unit, or a ratio with its verdict.
-enum Outcome<'a> {
-    Mean(&'a Scale),
-    Ratio(Classified),
-}
-
 /// The answer at look `index` of `looks`, over `measured` binaries (more than the looks
-/// cover when some are past the horizon).
+/// cover when some are past the horizon); `classified` for a comparison.
 fn finish(
     looks: Vec<Look>,
     measured: usize,
     index: usize,
     reason: Reason,
-    outcome: Outcome,
+    classified: Option<Classified>,
     rule: &Rule,
 ) -> Sequential {
     let at_stop = looks[index];
     let available = looks.last().map_or(0, |l| l.binaries);
-    let beyond_horizon = measured.saturating_sub(available);
-    let mut text = sentence(&looks, index, reason, &outcome, rule);
-    if let (Some(last), 1..) = (rule.last_look(), beyond_horizon) {
-        let later = match beyond_horizon {
-            1 => "1 later binary is".to_string(),
-            n => format!("{n} later binaries are"),
-        };
-        let plan = match rule.horizon {
-            Some(_) => format!("past the maximum of {last} fixed before the first look"),
-            None => format!("past the {last} looks the sequence's level is calibrated for"),
-        };
-        text.push_str(&format!(
-            "; {later} outside the plan ({plan}) and not in the sequence"
-        ));
-    }
-    let classified = match outcome {
-        Outcome::Ratio(c) => Some(c),
-        Outcome::Mean(_) => None,
-    };
     Sequential {
         method: rule.method(),
         horizon: rule.horizon,
@@ -375,16 +381,18 @@ fn finish(
         planned_binaries: rule.tuned_for(),
         stopped_at: at_stop.binaries,
         available,
-        beyond_horizon,
+        beyond_horizon: measured.saturating_sub(available),
         looks: index + 1,
         at_stop,
         verdict: classified.as_ref().map(|c| c.effect.verdict),
         direction: classified
             .as_ref()
             .map(|c| c.effect.verdict.word(c.better, c.worse)),
+        directions: classified.as_ref().map(|c| (c.better, c.worse)),
         effect: classified.map(|c| c.effect),
         reason,
-        text,
+        text: String::new(),
+        last_look: rule.last_look(),
         sequence: looks,
     }
 }
@@ -397,114 +405,5 @@ fn wire_direction<S: serde::Serializer>(
     match direction {
         Some(word) => s.serialize_str(wire(word)),
         None => s.serialize_none(),
-    }
-}
-
-/// "stopped at 12 of 30 binaries (8 looks): a verdict was reached: faster, 3.1 % faster
-/// (95 % confidence sequence: 1.2 % to 5.0 % faster)".
-fn sentence(
-    looks: &[Look],
-    index: usize,
-    reason: Reason,
-    outcome: &Outcome,
-    rule: &Rule,
-) -> String {
-    let at = &looks[index];
-    let why = match reason {
-        Reason::TargetReached => format!(
-            "the relative half-width reached the target of ± {}",
-            percent(rule.target, 2)
-        ),
-        Reason::Verdict => "a verdict was reached".to_string(),
-        Reason::Cap => "every binary was used without reaching the target or a verdict".into(),
-    };
-    let cs = match (rule.method, rule.horizon) {
-        (Method::RepeatedT, Some(last)) => format!(
-            "{} repeated confidence interval (looks {MIN_TOP_LEVEL_UNITS} to {last})",
-            level(rule.thresholds.confidence)
-        ),
-        (Method::LaiCalibrated, Some(last)) => format!(
-            "{} confidence sequence (looks {MIN_TOP_LEVEL_UNITS} to {last})",
-            level(rule.thresholds.confidence)
-        ),
-        _ => format!("{} confidence sequence", level(rule.thresholds.confidence)),
-    };
-    let answer = match (at.ci, outcome) {
-        (Some(ci), Outcome::Ratio(c)) => {
-            let (head, bounds) =
-                change_parts(c.effect.ratio, ci.lower, ci.upper, 1.0, c.better, c.worse);
-            // change_parts names its interval "… CI: bounds"; this one is a sequence.
-            let bounds = bounds.split_once(": ").map_or(bounds.as_str(), |(_, b)| b);
-            format!(
-                "{}: {head} ({cs}: {bounds})",
-                c.effect.verdict.word(c.better, c.worse)
-            )
-        }
-        (Some(ci), Outcome::Mean(scale)) => {
-            let (lower, upper) = scale.bounds(ci.lower, ci.upper);
-            let half = at
-                .relative_half_width
-                .map(|h| format!(", ± {}", percent(h, 2)))
-                .unwrap_or_default();
-            format!(
-                "geometric mean of the binaries' means {} ({cs}: {lower} to {upper}{half})",
-                scale.quantity_digits(at.estimate, 6),
-            )
-        }
-        (None, _) => format!("cannot tell: the {cs} is not yet bounded"),
-    };
-    let looks_taken = match index + 1 {
-        1 => "1 look".to_string(),
-        n => format!("{n} looks"),
-    };
-    format!(
-        "stopped at {} of {} binaries ({looks_taken}): {why}; {answer}",
-        at.binaries,
-        looks.last().map_or(0, |l| l.binaries),
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// A series' sentence gives its mean and interval in the unit of its section, never as
-    /// a bare number in the stored unit ("1,020,000" for 1.02 ms stored in ns).
-    #[test]
-    fn a_series_sentence_carries_its_unit() {
-        let means: Vec<f64> = (0..12)
-            .map(|i| 1.02e6 * (1.0 + 0.003 * (i as f64 * 1.7).sin()))
-            .collect();
-        let rule = Rule {
-            thresholds: Default::default(),
-            target: 0.01,
-            method: Method::LaiCalibrated,
-            planned: 12,
-            horizon: None,
-        };
-        let scale = Scale::for_values("ns", 1.02e6);
-        let s = replay_mean(&means, &rule, &scale).unwrap();
-        assert_eq!(s.reason, Reason::TargetReached, "{}", s.text);
-        let ci = s.at_stop.ci.unwrap();
-        let (lower, upper) = scale.bounds(ci.lower, ci.upper);
-        assert!(
-            lower.ends_with(" ms") && upper.ends_with(" ms"),
-            "{lower} {upper}"
-        );
-        let expected = format!(
-            "geometric mean of the binaries' means {} (",
-            scale.quantity_digits(s.at_stop.estimate, 6)
-        );
-        assert!(s.text.contains(&expected), "{}", s.text);
-        assert!(
-            s.text.contains(&format!(": {lower} to {upper}, ± ")),
-            "{}",
-            s.text
-        );
-        assert!(
-            s.text.contains(" ms") && !s.text.contains("1,0"),
-            "{}",
-            s.text
-        );
     }
 }

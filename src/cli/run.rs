@@ -121,7 +121,8 @@ fn require_own_run(args: &Args) -> anyhow::Result<()> {
 /// output of one of its failed executions: the run then exits [`Exit::ProgramFailed`].
 fn failed_programs(dir: &Path, summary: &[BinarySummary]) -> anyhow::Result<Option<Exit>> {
     let failures = programs_that_never_ran(dir, summary)?;
-    for message in &failures {
+    for never in &failures {
+        let message = layoutrand::report::words::run_summary::never_ran(never);
         layoutrand::diagnostic!("layoutrand: error: {message}");
     }
     Ok((!failures.is_empty()).then_some(Exit::ProgramFailed))

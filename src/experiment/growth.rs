@@ -368,15 +368,14 @@ mod tests {
             planned: 40,
             horizon: Some(40),
         };
-        let count = crate::analysis::numfmt::Scale::for_values("count", 100.0);
-        let s = replay_mean(&means, &seq_rule, &count).unwrap();
+        let s = replay_mean(&means, &seq_rule).unwrap();
         assert_eq!(s.reason, Reason::TargetReached);
         let mut log = GrowthLog::new(&rule(), 12);
         assert_eq!(log.next_count(&rule(), 12, std::slice::from_ref(&s)), None);
         assert_eq!(log.outcome.as_deref(), Some("target_met"));
         assert_eq!(log.looks.len(), 8);
         // At 5 binaries the 95 % sequence is not yet bounded: grow by one, do not stop.
-        let s = replay_mean(&means[..5], &seq_rule, &count).unwrap();
+        let s = replay_mean(&means[..5], &seq_rule).unwrap();
         assert!(s.at_stop.ci.is_none());
         let mut log = GrowthLog::new(&rule(), 5);
         assert_eq!(log.next_count(&rule(), 5, &[s]), Some(6));
@@ -386,7 +385,7 @@ mod tests {
             target: 0.0001,
             ..seq_rule
         };
-        let s = replay_mean(&means, &tight, &count).unwrap();
+        let s = replay_mean(&means, &tight).unwrap();
         let mut log = GrowthLog::new(&rule(), 12);
         assert!(log.next_count(&rule(), 12, &[s]).unwrap() > 12);
         assert!(log.outcome.is_none());

@@ -247,7 +247,7 @@ fn html_report_has_the_machine_section_of_the_text_report() {
     let warnings = &html[html.find("<section id=\"warnings\">").unwrap()..];
     assert!(warnings.contains(&format!("<li>{}</li>", escape(warning))));
     assert!(text[text.find("Warnings:").unwrap()..].contains(warning));
-    let treatment = layoutrand::analysis::report::machines::INTERVAL_TREATMENT;
+    let treatment = layoutrand::report::words::machines::INTERVAL_TREATMENT;
     assert!(text.contains(treatment));
     assert!(section.contains(&format!("<p>{}</p>", escape(treatment))));
     assert!(!html.contains("NaN"));

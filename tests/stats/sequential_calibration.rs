@@ -17,11 +17,6 @@ use layoutrand::analysis::vocabulary::{Thresholds, MIN_TOP_LEVEL_UNITS};
 use layoutrand::seeded::SeededRng;
 use layoutrand::stats::sample::mean_interval;
 
-/// The unit the sentences give simulated means in (they are plain numbers).
-fn unitless() -> layoutrand::analysis::numfmt::Scale {
-    layoutrand::analysis::numfmt::Scale::for_values("count", 1.0)
-}
-
 /// Executions per binary and iterations per execution, fixed beforehand.
 const EXECUTIONS: usize = 3;
 const ITERATIONS: usize = 5;
@@ -186,7 +181,7 @@ fn coverage_of(
     let (mut cs_held, mut fixed_held) = (0, 0);
     for _ in 0..experiments {
         let means = series_of(&mut rng, n, layouts);
-        let s = replay_mean(&means, &rule(0.0001, plan), &unitless()).unwrap();
+        let s = replay_mean(&means, &rule(0.0001, plan)).unwrap();
         cs_held += s.sequence.iter().all(|l| {
             l.ci.is_none_or(|c| c.lower.ln() < truth && truth < c.upper.ln())
         }) as usize;
@@ -258,7 +253,7 @@ fn stopping_tuned(
         .iter()
         .map(|logs| {
             let means: Vec<f64> = logs.iter().map(|l| l.exp()).collect();
-            replay_mean(&means, &tuned_rule(target, plan, planned), &unitless())
+            replay_mean(&means, &tuned_rule(target, plan, planned))
                 .unwrap()
                 .stopped_at as f64
         })
@@ -313,14 +308,8 @@ fn peeked_stores(
             .find(|&n| mean_interval(&logs[..n], 0.95).unwrap().half_width <= target.asinh())
             .unwrap_or(cap);
         let store = &means[..size];
-        let replay = |planned| {
-            replay_mean(
-                store,
-                &tuned_rule(0.0001, (method, None), planned),
-                &unitless(),
-            )
-            .unwrap()
-        };
+        let replay =
+            |planned| replay_mean(store, &tuned_rule(0.0001, (method, None), planned)).unwrap();
         tuned_held += held(replay(size));
         fixed_held += held(replay(PLANNED_BINARIES));
         sizes += size;
@@ -436,7 +425,7 @@ fn every_look_is_recorded_and_the_reason_is_the_target() {
     let mut rng = SeededRng::new(31, "sequential: one");
     let means = series(&mut rng, 60, 0.03);
     for plan in [engine(60), repeated(60), NOMINAL_LAI] {
-        let s = replay_mean(&means, &rule(0.02, plan), &unitless()).unwrap();
+        let s = replay_mean(&means, &rule(0.02, plan)).unwrap();
         assert_eq!(s.reason, Reason::TargetReached);
         assert_eq!(s.sequence.len(), 60 - MIN_TOP_LEVEL_UNITS + 1);
         assert_eq!(s.looks, s.stopped_at - MIN_TOP_LEVEL_UNITS + 1);

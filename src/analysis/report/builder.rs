@@ -10,6 +10,7 @@ use crate::stats::sample::MeanInterval;
 use super::diagnostics::diagnose;
 use super::experiment::variant_groups;
 use super::experiment::{Experiment, Series};
+use super::host_conditions::HostCondition;
 use super::model::{
     DiagnosticConcern, Interval, Level, MultipleComparison, Report, SeriesReport, Setup,
 };
@@ -58,13 +59,12 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
         crate::analysis::vocabulary::check_bootstrap(b.resamples)?;
     }
     let confidence = thresholds.confidence;
-    let host_warnings = host_warnings(experiment);
-    let series = analysed_series(experiment, thresholds, options, &host_warnings);
+    let host_conditions = host_conditions(experiment);
+    let series = analysed_series(experiment, thresholds, options, &host_conditions);
     let machines = super::machines::machine_sections(experiment, confidence);
     let mut warnings = experiment.warnings.clone();
     let (comparisons, multiple) =
         compare_variant_groups(experiment, thresholds, options, &mut warnings)?;
-    warnings.extend(super::machines::machine_warnings(&machines));
     // The last `explain` of this directory, which the HTML report shows; a file this
     // version cannot read costs its section, not the report.
     let explanation = crate::analysis::explain::stored(&experiment.dir).unwrap_or_else(|e| {
@@ -89,7 +89,7 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
         directory: experiment.dir.display().to_string(),
         confidence,
         negligible: thresholds.negligible,
-        setup: setup(experiment, host_warnings),
+        setup: setup(experiment, host_conditions),
         across_metrics: super::answers::across_metrics(&series),
         series,
         failures: experiment.failures.clone(),
@@ -99,6 +99,7 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
         multiple,
         explanation,
         variant_explanations,
+        unreplayed: Vec::new(),
     };
     if let Some(target) = options.sequential {
         let (method, horizon) = super::sequential::plan(experiment);
@@ -115,13 +116,13 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
 }
 
 /// Every series analysed, each with its failures, the as-built binary's difference from the
-/// baseline and, first in its diagnostics, the warnings about the host's state (which also
-/// qualify a time series' summary).
+/// baseline and, first in its diagnostics, the host's states that disturb time
+/// measurements (which also qualify a time series' summary).
 fn analysed_series(
     experiment: &Experiment,
     thresholds: &Thresholds,
     options: &AnalysisOptions,
-    host_warnings: &[String],
+    host_conditions: &[HostCondition],
 ) -> Vec<SeriesReport> {
     let mut series: Vec<SeriesReport> = experiment
         .series
@@ -137,10 +138,10 @@ fn analysed_series(
         .collect();
     super::as_built::attach_versus_baseline(&mut series, experiment.manifest.as_ref());
     for s in &mut series {
-        for (i, w) in host_warnings.iter().enumerate() {
+        for (i, c) in host_conditions.iter().enumerate() {
             s.diagnostics
                 .concerns
-                .insert(i, DiagnosticConcern::Host(w.clone()));
+                .insert(i, DiagnosticConcern::Host(c.clone()));
         }
     }
     series
@@ -148,7 +149,7 @@ fn analysed_series(
 
 /// The report's set-up: what was built (from the manifest, when there is one) and how it
 /// was run (from the store's header and its finish records).
-fn setup(experiment: &Experiment, host_warnings: Vec<String>) -> Setup {
+fn setup(experiment: &Experiment, host_conditions: Vec<HostCondition>) -> Setup {
     let m = experiment.manifest.as_ref();
     let h = &experiment.header;
     Setup {
@@ -182,7 +183,8 @@ fn setup(experiment: &Experiment, host_warnings: Vec<String>) -> Setup {
             .map(|f| f.jobs)
             .max()
             .unwrap_or(1),
-        host_warnings,
+        host_warnings: Vec::new(),
+        host_conditions,
     }
 }
 
@@ -271,10 +273,10 @@ fn compare_variant_groups(
     Ok((comparisons, multiple))
 }
 
-/// Warnings about the host's recorded state (load before and after each run invocation,
-/// frequency scaling, boost) for a time metric; none for a deterministic one, which the
-/// host's state cannot disturb.
-fn host_warnings(experiment: &Experiment) -> Vec<String> {
+/// The host's recorded states that disturb a time metric (load before and after each run
+/// invocation, frequency scaling, boost); none for a deterministic one, which the host's
+/// state cannot disturb.
+fn host_conditions(experiment: &Experiment) -> Vec<HostCondition> {
     let h = &experiment.header;
     let deterministic =
         crate::files::metric::MetricSpec::parse(&h.metric).is_ok_and(|m| m.is_deterministic());
@@ -290,7 +292,7 @@ fn host_warnings(experiment: &Experiment) -> Vec<String> {
             loads.push(("after", l));
         }
     }
-    super::host_conditions::condition_warnings(conditions, &loads, h.host.cores)
+    super::host_conditions::host_conditions(conditions, &loads, h.host.cores)
 }
 
 /// A unit enum's serde name (`"module"`, `"relink"`).

@@ -1,4 +1,4 @@
-//! The host's state in words a report can act on: whether the machine was loaded or scaled
+//! The host's state a report can act on: whether the machine was loaded or scaled
 //! its frequency while a time metric was measured (the facts come from the store's header
 //! and `finish` records, [`crate::files::results`]).
 
@@ -8,70 +8,68 @@ use crate::files::results::{HostConditions, Load};
 /// disturb time measurements (other tasks then wait for, and share, the benchmark's core).
 pub const LOADED_SHARE: f64 = 0.5;
 
-/// Warnings about the host's state for a run of a time metric: load above half the cores
-/// at any recorded moment, frequency scaling by a governor other than `performance`, boost
+/// A state of the host that disturbs time measurements, with the figures its warning
+/// gives; the words are `crate::report::words::host_conditions`'.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HostCondition {
+    /// The 1-minute load average went above [`LOADED_SHARE`] of the cores at some recorded
+    /// moment.
+    Loaded {
+        /// The highest 1-minute load average recorded.
+        worst: f64,
+        /// Online CPUs.
+        cores: u32,
+        /// Every recorded sample, labelled ("before", "after").
+        samples: Vec<(String, Load)>,
+    },
+    /// A cpufreq governor other than `performance` (these governors, as recorded).
+    FrequencyScaling {
+        /// The governors that scale the frequency.
+        governors: Vec<String>,
+    },
+    /// Boost/turbo was on.
+    Boost,
+}
+
+/// The host's states that disturb a run of a time metric: load above half the cores at
+/// any recorded moment, frequency scaling by a governor other than `performance`, boost
 /// on. `loads` are the recorded samples (label, load); `cores` the online CPUs.
-pub fn condition_warnings(
+pub fn host_conditions(
     conditions: &HostConditions,
     loads: &[(&str, Load)],
     cores: Option<u32>,
-) -> Vec<String> {
-    let mut warnings = Vec::new();
+) -> Vec<HostCondition> {
+    let mut found = Vec::new();
     if let Some(cores) = cores.filter(|c| *c > 0) {
         let limit = LOADED_SHARE * f64::from(cores);
         let worst = loads
             .iter()
-            .max_by(|a, b| a.1.average[0].total_cmp(&b.1.average[0]));
-        if let Some((_, worst)) = worst.filter(|(_, l)| l.average[0] > limit) {
-            let samples: Vec<String> = loads
-                .iter()
-                .map(|(label, l)| {
-                    format!(
-                        "{label} {:.2} with {} other running process(es)",
-                        l.average[0], l.other_running
-                    )
-                })
-                .collect();
-            // The 1-minute average lags: high with nothing else running at any sample, it may
-            // be earlier work fading, so the sentence says what is known, not more.
-            let none_seen = loads.iter().all(|(_, l)| l.other_running == 0);
-            let consequence = if none_seen {
-                "No other process was running at those moments, so the average may still carry \
-                 earlier work; if other tasks ran in between, they shared the cores and time \
-                 measurements carry their noise"
-            } else {
-                "Other tasks shared the cores, so time measurements carry their noise"
-            };
-            warnings.push(format!(
-                "The host was loaded: 1-minute load average up to {:.2} on {cores} core(s) (above {:.0} %, half the cores; {}). {consequence}; prefer a quiet machine, `--cpus` on an idle core, or a deterministic metric (--metric cachegrind).",
-                worst.average[0],
-                100.0 * LOADED_SHARE,
-                samples.join(", ")
-            ));
+            .map(|(_, l)| l.average[0])
+            .max_by(f64::total_cmp);
+        if let Some(worst) = worst.filter(|w| *w > limit) {
+            found.push(HostCondition::Loaded {
+                worst,
+                cores,
+                samples: loads
+                    .iter()
+                    .map(|(label, l)| (label.to_string(), *l))
+                    .collect(),
+            });
         }
     }
-    let scaling: Vec<&String> = conditions
+    let governors: Vec<String> = conditions
         .governors
         .iter()
         .filter(|g| g.as_str() != "performance")
+        .cloned()
         .collect();
-    if !scaling.is_empty() {
-        warnings.push(format!(
-            "Frequency scaling was on (cpufreq governor {}): the clock speed followed the load, which adds time noise; set the `performance` governor for timing runs.",
-            scaling
-                .iter()
-                .map(|g| g.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ));
+    if !governors.is_empty() {
+        found.push(HostCondition::FrequencyScaling { governors });
     }
     if conditions.boost == Some(true) {
-        warnings.push(
-            "Boost/turbo was on: the clock speed depended on temperature and on the other cores' activity, which adds time noise; disable it for timing runs."
-                .to_string(),
-        );
+        found.push(HostCondition::Boost);
     }
-    warnings
+    found
 }
 
 #[cfg(test)]
@@ -86,50 +84,44 @@ mod tests {
     }
 
     #[test]
-    fn a_loaded_or_scaling_host_is_warned_about_with_its_figures() {
+    fn a_loaded_or_scaling_host_is_found_with_its_figures() {
         let quiet = HostConditions::default();
-        assert!(condition_warnings(&quiet, &[("before", load(0.4))], Some(2)).is_empty());
-        let w = condition_warnings(
+        assert!(host_conditions(&quiet, &[("before", load(0.4))], Some(2)).is_empty());
+        // Exactly half the cores is not above it.
+        assert!(host_conditions(&quiet, &[("before", load(1.0))], Some(2)).is_empty());
+        let found = host_conditions(
             &quiet,
             &[("before", load(0.4)), ("after", load(3.5))],
             Some(2),
         );
-        assert_eq!(w.len(), 1);
-        assert!(
-            w[0].contains("3.50 on 2 core(s)")
-                && w[0].contains("after 3.50")
-                && w[0].contains("Other tasks shared the cores"),
-            "{w:?}"
+        assert_eq!(
+            found,
+            vec![HostCondition::Loaded {
+                worst: 3.5,
+                cores: 2,
+                samples: vec![("before".into(), load(0.4)), ("after".into(), load(3.5))],
+            }]
         );
-        // A lagging average with nothing else running at either sample: not stated as fact.
-        let idle = |one: f64| Load {
-            other_running: 0,
-            ..load(one)
-        };
-        let w = condition_warnings(
-            &quiet,
-            &[("before", idle(1.2)), ("after", idle(1.1))],
-            Some(2),
-        );
-        assert!(
-            w[0].contains("No other process was running at those moments")
-                && !w[0].contains("Other tasks shared the cores"),
-            "{w:?}"
-        );
+        // Without the number of cores, no load is judged.
+        assert!(host_conditions(&quiet, &[("after", load(3.5))], None).is_empty());
         let scaling = HostConditions {
-            governors: vec!["powersave".into()],
+            governors: vec!["powersave".into(), "performance".into()],
             boost: Some(true),
             ..HostConditions::default()
         };
-        let w = condition_warnings(&scaling, &[], None);
-        assert!(
-            w[0].contains("powersave") && w[1].contains("Boost"),
-            "{w:?}"
+        assert_eq!(
+            host_conditions(&scaling, &[], None),
+            vec![
+                HostCondition::FrequencyScaling {
+                    governors: vec!["powersave".into()]
+                },
+                HostCondition::Boost
+            ]
         );
         let fixed = HostConditions {
             governors: vec!["performance".into()],
             ..HostConditions::default()
         };
-        assert!(condition_warnings(&fixed, &[], Some(2)).is_empty());
+        assert!(host_conditions(&fixed, &[], Some(2)).is_empty());
     }
 }

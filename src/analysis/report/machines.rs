@@ -6,21 +6,7 @@ use serde::Serialize;
 
 use super::experiment::Experiment;
 use super::series::Series;
-use crate::analysis::numfmt::{p_value, percent, Scale};
 use crate::stats::machines::{machine_component, MachineComponent};
-
-/// How the top-level interval treats machines, in words (the same for every series).
-pub const INTERVAL_TREATMENT: &str = "Machines are treated as part of the execution level: \
-every binary's executions are spread over the machines in equal shares, so a machine \
-difference adds execution-level variance (and widens the interval through the binaries' \
-means) instead of biasing one layout against another; the interval covers the mean over \
-these machines, not over machines in general.";
-
-/// Title of the section in every format.
-pub const TITLE: &str = "Machines (executions spread over Slurm nodes)";
-
-/// Column headers of a series' machine table.
-pub const HEADERS: [&str; 4] = ["machine", "executions", "mean", "offset"];
 
 /// The machine analysis of one program, variant and metric.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -39,7 +25,8 @@ pub struct MachineSeries {
     pub component: Option<MachineComponent>,
     /// True when the machines differ detectably at the report's confidence.
     pub differ: bool,
-    /// The finding in words.
+    /// The finding in words, built from these numbers by `crate::report::words::machines`
+    /// ([`crate::report::words::fill`]; empty before).
     pub text: String,
 }
 
@@ -97,7 +84,6 @@ fn machine_series(
     let differ = component
         .as_ref()
         .is_some_and(|c| c.p_value < 1.0 - confidence);
-    let text = finding(component.as_ref(), machines.len(), differ);
     MachineSeries {
         program: s.program.clone(),
         variant: s.variant.clone(),
@@ -106,7 +92,7 @@ fn machine_series(
         machines,
         component,
         differ,
-        text,
+        text: String::new(),
     }
 }
 
@@ -144,86 +130,4 @@ fn execution_means(
         d.1 = present.iter().position(|&m| m == d.1).expect("present");
     }
     (data, present)
-}
-
-/// The finding in words: the machines' share of the execution-level variance and whether
-/// they `differ`, or why it could not be estimated (`machines`: how many ran executions).
-fn finding(component: Option<&MachineComponent>, machines: usize, differ: bool) -> String {
-    match component {
-        None if machines < 2 => {
-            "one machine ran every execution: no machine effect to estimate".to_string()
-        }
-        None => "too few executions per machine to estimate a machine effect".to_string(),
-        Some(c) => format!(
-            "machines account for {} of the execution-level variance (random effect, F = {} on {} and {} df, {}): they {}",
-            percent(c.share, 2),
-            crate::analysis::numfmt::statistic(c.f),
-            c.df.df_numerator,
-            c.df.df_denominator,
-            p_value(c.p_value),
-            if differ {
-                "differ detectably"
-            } else {
-                "do not differ detectably"
-            }
-        ),
-    }
-}
-
-impl MachineSeries {
-    /// `program metric`, or `program [variant] metric` with variants.
-    pub fn label(&self) -> String {
-        match &self.variant {
-            Some(v) => format!("{} [{v}] {}", self.program, self.metric),
-            None => format!("{} {}", self.program, self.metric),
-        }
-    }
-
-    /// The finding as a sentence, e.g. `demo wall: machines account for …`.
-    pub fn sentence(&self) -> String {
-        format!("{}: {}.", self.label(), self.text)
-    }
-
-    /// The table rows under [`HEADERS`]: machine, executions, mean, offset (`-` when not
-    /// estimated).
-    pub fn rows(&self) -> Vec<[String; 4]> {
-        // One unit for the whole table, chosen for the largest mean.
-        let typical = self
-            .machines
-            .iter()
-            .map(|m| m.mean.abs())
-            .fold(0.0, f64::max);
-        let scale = Scale::for_values(&self.unit, typical);
-        self.machines
-            .iter()
-            .map(|m| {
-                [
-                    m.machine.clone(),
-                    m.executions.to_string(),
-                    scale.quantity(m.mean),
-                    if m.offset.is_finite() {
-                        scale.quantity(m.offset)
-                    } else {
-                        "-".to_string()
-                    },
-                ]
-            })
-            .collect()
-    }
-
-    /// The warning when the machines differ detectably.
-    pub fn warning(&self) -> Option<String> {
-        self.differ.then(|| {
-            format!(
-                "{}: the machines differ detectably ({}); compare layouts on one machine type, or keep the spread of executions over machines as the schedule made it",
-                self.label(),
-                self.text
-            )
-        })
-    }
-}
-
-/// The warnings the machine analysis adds to the report's.
-pub fn machine_warnings(sections: &[MachineSeries]) -> Vec<String> {
-    sections.iter().filter_map(MachineSeries::warning).collect()
 }

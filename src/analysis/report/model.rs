@@ -59,6 +59,10 @@ pub struct Report {
     /// (`NAME/explain/`), shown as the explanation is; not part of the JSON report.
     #[serde(skip)]
     pub variant_explanations: Option<crate::analysis::explain_variants::VariantExplanations>,
+    /// `report --sequential`: the series and comparisons that could not be replayed, and
+    /// why; [`crate::report::words::fill`] adds them to [`Self::warnings`].
+    #[serde(skip)]
+    pub unreplayed: Vec<crate::analysis::sequential::Unreplayed>,
 }
 
 /// Tukey's HSD family of one program and metric.
@@ -128,8 +132,13 @@ pub struct Setup {
     pub load_after: Option<f64>,
     /// Most executions that ran at once (`run --jobs`).
     pub jobs: u32,
-    /// Warnings about the host's state, with the figures (time metrics only).
+    /// Warnings about the host's state, with the figures (time metrics only), built by
+    /// `crate::report::words::host_conditions` ([`crate::report::words::fill`]; empty
+    /// before).
     pub host_warnings: Vec<String>,
+    /// The host's states that disturb time measurements (time metrics only).
+    #[serde(skip)]
+    pub host_conditions: Vec<super::host_conditions::HostCondition>,
 }
 
 pub use crate::analysis::effect::Interval;
@@ -668,9 +677,8 @@ pub enum DriftUntested {
 /// `crate::report::words::diagnostics`'.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DiagnosticConcern {
-    /// A warning about the host's recorded state, in the words of
-    /// [`super::host_conditions`] (their own move to the words layer is still to come).
-    Host(String),
+    /// A state of the host that disturbs time measurements ([`super::host_conditions`]).
+    Host(super::host_conditions::HostCondition),
     /// Fewer randomised binaries with usable data than
     /// [`crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS`].
     FewBinaries {

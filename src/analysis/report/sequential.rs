@@ -6,7 +6,9 @@
 use crate::analysis::report::experiment::Experiment;
 use crate::analysis::report::model::Report;
 use crate::analysis::report::series::Series;
-use crate::analysis::sequential::{replay_mean, replay_ratio, Method, Rule, Sequential};
+use crate::analysis::sequential::{
+    replay_mean, replay_ratio, Method, Rule, Sequential, Unreplayable, Unreplayed,
+};
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
 use crate::stats::StatsError;
 
@@ -56,14 +58,10 @@ fn tuned(rule: &Rule, to_store: bool, binaries: usize) -> Rule {
     rule
 }
 
-/// Replays one series' binaries' means, said in `scale` (its section's unit).
-pub fn for_series(
-    series: &Series,
-    rule: &Rule,
-    scale: &crate::analysis::numfmt::Scale,
-) -> Result<Sequential, StatsError> {
+/// Replays one series' binaries' means.
+pub fn for_series(series: &Series, rule: &Rule) -> Result<Sequential, StatsError> {
     let means: Vec<f64> = series.seeds.iter().map(|b| b.mean()).collect();
-    replay_mean(&means, rule, scale)
+    replay_mean(&means, rule)
 }
 
 /// Replays the per-seed ratios of `new` over `base`, seeds matched by number, in the base's
@@ -91,23 +89,24 @@ fn matched_means(base: &Series, new: &Series) -> (Vec<f64>, Vec<f64>) {
 }
 
 /// Fills `sequential` in every series and comparison of `report` (built from `experiment`
-/// in the same order); what cannot be replayed gets a warning instead. A comparison held
-/// together with others (Bonferroni, more than two variants) uses its adjusted confidence.
+/// in the same order); what cannot be replayed is recorded in `report.unreplayed` instead.
+/// A comparison held together with others (Bonferroni, more than two variants) uses its
+/// adjusted confidence.
 pub fn attach(report: &mut Report, experiment: &Experiment, rule: &Rule) {
-    let mut warnings = Vec::new();
+    let mut unreplayed = Vec::new();
     let to_store = tuned_to_store(rule);
     for (out, series) in report.series.iter_mut().zip(&experiment.series) {
         let rule = tuned(rule, to_store, series.seeds.len());
-        match for_series(series, &rule, &out.scale()) {
+        match for_series(series, &rule) {
             Ok(s) => out.sequential = Some(s),
-            Err(e) => warnings.push(format!(
-                "{} {}: no sequential analysis: {e}",
-                crate::analysis::report::series::program_label(
-                    &series.program,
-                    series.variant.as_deref()
-                ),
-                series.metric
-            )),
+            Err(error) => unreplayed.push(Unreplayed {
+                program: series.program.clone(),
+                metric: series.metric.clone(),
+                subject: Unreplayable::Series {
+                    variant: series.variant.clone(),
+                },
+                error,
+            }),
         }
     }
     for c in &mut report.comparisons {
@@ -127,11 +126,16 @@ pub fn attach(report: &mut Report, experiment: &Experiment, rule: &Rule) {
         }
         match for_pair(base, new, &rule) {
             Ok(s) => c.sequential = Some(s),
-            Err(e) => warnings.push(format!(
-                "{} {}: {} against {}: no sequential analysis: {e}",
-                c.program, c.metric, c.new, c.base
-            )),
+            Err(error) => unreplayed.push(Unreplayed {
+                program: c.program.clone(),
+                metric: c.metric.clone(),
+                subject: Unreplayable::Pair {
+                    base: c.base.clone(),
+                    new: c.new.clone(),
+                },
+                error,
+            }),
         }
     }
-    report.warnings.extend(warnings);
+    report.unreplayed = unreplayed;
 }

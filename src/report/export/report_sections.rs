@@ -9,12 +9,13 @@ use super::tables::{
 };
 use super::variant_plots::comparison_plots;
 use crate::analysis::numfmt::capitalised;
-use crate::analysis::report::machines::{
-    MachineSeries, HEADERS as MACHINE_HEADERS, INTERVAL_TREATMENT, TITLE as MACHINES_TITLE,
-};
+use crate::analysis::report::machines::MachineSeries;
 use crate::analysis::report::model::{Report, Verdict};
 use crate::analysis::variants::PairComparison;
 use crate::report::document::{Block, Figure, Graphic, SectionKind, Table, Text};
+use crate::report::words::machines::{
+    label, rows, sentence, HEADERS as MACHINE_HEADERS, INTERVAL_TREATMENT, TITLE as MACHINES_TITLE,
+};
 
 /// A topic section.
 pub(super) fn topic(title: &str, id: Option<String>, blocks: Vec<Block>) -> Block {
@@ -164,12 +165,12 @@ pub fn machines(report: &Report) -> Option<Block> {
     for (i, s) in report.machines.iter().enumerate() {
         blocks.push(Block::Verdict(crate::report::document::Verdict {
             id: Some(format!("machines-{i}")),
-            heading: Some(s.label()),
-            line: Text::plain(s.sentence()),
+            heading: Some(label(s)),
+            line: Text::plain(sentence(s)),
             boxed: format!("{}.", capitalised(&s.text)),
             tone: Some(tone(finding(s))),
         }));
-        blocks.push(Block::Table(Table::numbers(&MACHINE_HEADERS, &s.rows())));
+        blocks.push(Block::Table(Table::numbers(&MACHINE_HEADERS, &rows(s))));
     }
     blocks.push(Block::Paragraphs(vec![Text::plain(INTERVAL_TREATMENT)]));
     Some(Block::Section {

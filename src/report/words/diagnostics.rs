@@ -16,7 +16,7 @@ pub fn fill(d: &mut Diagnostics) {
 /// One note in words.
 pub fn note(concern: &DiagnosticConcern) -> String {
     match concern {
-        DiagnosticConcern::Host(words) => words.clone(),
+        DiagnosticConcern::Host(condition) => super::host_conditions::warning(condition),
         DiagnosticConcern::FewBinaries { binaries } => format!(
             "Only {binaries} randomised binar{} with usable data: with fewer than {MIN_TOP_LEVEL_UNITS} the interval's own width is poorly estimated (Kalibera & Jones §11); build and run more seeds.",
             if *binaries == 1 { "y" } else { "ies" }

@@ -9,7 +9,11 @@ pub mod as_built;
 pub mod comparison;
 pub mod default_layout;
 pub mod diagnostics;
+pub mod host_conditions;
+pub mod machines;
+pub mod run_summary;
 pub mod sensitivity;
+pub mod sequential;
 pub mod shift;
 pub mod summary;
 pub mod variance_split;
@@ -25,6 +29,9 @@ pub fn fill(report: &mut Report) {
         confidence: report.confidence,
         negligible: report.negligible,
     };
+    report.setup.host_warnings = (report.setup.host_conditions.iter())
+        .map(host_conditions::warning)
+        .collect();
     let host_warnings = &report.setup.host_warnings;
     for series in &mut report.series {
         diagnostics::fill(&mut series.diagnostics);
@@ -47,7 +54,22 @@ pub fn fill(report: &mut Report) {
             );
             a.text = as_built::sentence(a, is_time, &thresholds);
         }
+        let scale = series.scale();
+        if let Some(q) = series.sequential.as_mut() {
+            q.text = sequential::series_sentence(q, &scale);
+        }
         // Last: it quotes the answers' sentences.
         series.summary = summary::summary(series, &thresholds, host_warnings);
     }
+    for q in report
+        .comparisons
+        .iter_mut()
+        .filter_map(|c| c.sequential.as_mut())
+    {
+        q.text = sequential::pair_sentence(q);
+    }
+    machines::fill(&mut report.machines);
+    report.warnings.extend(machines::warnings(&report.machines));
+    let unreplayed = report.unreplayed.iter().map(sequential::unreplayed);
+    report.warnings.extend(unreplayed);
 }

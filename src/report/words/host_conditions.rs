@@ -1,0 +1,96 @@
+//! "Was the host quiet while times were measured?" in words: the warnings about the host's
+//! recorded state ([`crate::analysis::report::host_conditions`]), from each
+//! [`HostCondition`]'s figures.
+
+use crate::analysis::report::host_conditions::{HostCondition, LOADED_SHARE};
+
+/// The warning about one state of the host, with its figures and what to do.
+pub fn warning(condition: &HostCondition) -> String {
+    match condition {
+        HostCondition::Loaded {
+            worst,
+            cores,
+            samples,
+        } => {
+            let shown: Vec<String> = samples
+                .iter()
+                .map(|(label, l)| {
+                    format!(
+                        "{label} {:.2} with {} other running process(es)",
+                        l.average[0], l.other_running
+                    )
+                })
+                .collect();
+            // The 1-minute average lags: high with nothing else running at any sample, it
+            // may be earlier work fading, so the sentence says what is known, not more.
+            let none_seen = samples.iter().all(|(_, l)| l.other_running == 0);
+            let consequence = if none_seen {
+                "No other process was running at those moments, so the average may still carry \
+                 earlier work; if other tasks ran in between, they shared the cores and time \
+                 measurements carry their noise"
+            } else {
+                "Other tasks shared the cores, so time measurements carry their noise"
+            };
+            format!(
+                "The host was loaded: 1-minute load average up to {worst:.2} on {cores} core(s) (above {:.0} %, half the cores; {}). {consequence}; prefer a quiet machine, `--cpus` on an idle core, or a deterministic metric (--metric cachegrind).",
+                100.0 * LOADED_SHARE,
+                shown.join(", ")
+            )
+        }
+        HostCondition::FrequencyScaling { governors } => format!(
+            "Frequency scaling was on (cpufreq governor {}): the clock speed followed the load, which adds time noise; set the `performance` governor for timing runs.",
+            governors.join(", ")
+        ),
+        HostCondition::Boost => "Boost/turbo was on: the clock speed depended on temperature and on the other cores' activity, which adds time noise; disable it for timing runs.".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::files::results::Load;
+
+    fn load(one: f64, other_running: u32) -> Load {
+        Load {
+            average: [one, one, one],
+            other_running,
+        }
+    }
+
+    fn loaded(samples: &[(&str, Load)]) -> HostCondition {
+        HostCondition::Loaded {
+            worst: 3.5,
+            cores: 2,
+            samples: samples.iter().map(|(l, s)| (l.to_string(), *s)).collect(),
+        }
+    }
+
+    #[test]
+    fn a_loaded_host_is_warned_about_with_its_figures() {
+        let w = warning(&loaded(&[
+            ("before", load(0.4, 3)),
+            ("after", load(3.5, 3)),
+        ]));
+        assert!(
+            w.contains("3.50 on 2 core(s)")
+                && w.contains("after 3.50 with 3 other running process(es)")
+                && w.contains("Other tasks shared the cores"),
+            "{w}"
+        );
+        // A lagging average with nothing else running at either sample: not stated as fact.
+        let w = warning(&loaded(&[
+            ("before", load(1.2, 0)),
+            ("after", load(3.5, 0)),
+        ]));
+        assert!(
+            w.contains("No other process was running at those moments")
+                && !w.contains("Other tasks shared the cores"),
+            "{w}"
+        );
+        let w = warning(&HostCondition::FrequencyScaling {
+            governors: vec!["powersave".into(), "schedutil".into()],
+        });
+        assert!(w.contains("(cpufreq governor powersave, schedutil)"), "{w}");
+        assert!(warning(&HostCondition::Boost).starts_with("Boost/turbo was on"));
+    }
+}

@@ -1,0 +1,102 @@
+//! "Did the machines of a Slurm run differ?" in words: each series' finding, its table and
+//! warning, and how the top-level interval treats machines, from the numbers of a
+//! [`MachineSeries`] ([`crate::analysis::report::machines`]).
+
+use crate::analysis::numfmt::{p_value, percent, statistic, Scale};
+use crate::analysis::report::machines::MachineSeries;
+
+/// How the top-level interval treats machines, in words (the same for every series).
+pub const INTERVAL_TREATMENT: &str = "Machines are treated as part of the execution level: \
+every binary's executions are spread over the machines in equal shares, so a machine \
+difference adds execution-level variance (and widens the interval through the binaries' \
+means) instead of biasing one layout against another; the interval covers the mean over \
+these machines, not over machines in general.";
+
+/// Title of the section in every format.
+pub const TITLE: &str = "Machines (executions spread over Slurm nodes)";
+
+/// Column headers of a series' machine table.
+pub const HEADERS: [&str; 4] = ["machine", "executions", "mean", "offset"];
+
+/// Writes each series' `text` (its finding).
+pub fn fill(sections: &mut [MachineSeries]) {
+    for s in sections {
+        s.text = finding(s);
+    }
+}
+
+/// The finding in words: the machines' share of the execution-level variance and whether
+/// they differ, or why it could not be estimated.
+pub fn finding(s: &MachineSeries) -> String {
+    match &s.component {
+        None if s.machines.len() < 2 => {
+            "one machine ran every execution: no machine effect to estimate".to_string()
+        }
+        None => "too few executions per machine to estimate a machine effect".to_string(),
+        Some(c) => format!(
+            "machines account for {} of the execution-level variance (random effect, F = {} on {} and {} df, {}): they {}",
+            percent(c.share, 2),
+            statistic(c.f),
+            c.df.df_numerator,
+            c.df.df_denominator,
+            p_value(c.p_value),
+            if s.differ {
+                "differ detectably"
+            } else {
+                "do not differ detectably"
+            }
+        ),
+    }
+}
+
+/// `program metric`, or `program [variant] metric` with variants.
+pub fn label(s: &MachineSeries) -> String {
+    match &s.variant {
+        Some(v) => format!("{} [{v}] {}", s.program, s.metric),
+        None => format!("{} {}", s.program, s.metric),
+    }
+}
+
+/// The finding as a sentence, e.g. `demo wall: machines account for …`.
+pub fn sentence(s: &MachineSeries) -> String {
+    format!("{}: {}.", label(s), s.text)
+}
+
+/// The table rows under [`HEADERS`]: machine, executions, mean, offset (`-` when not
+/// estimated).
+pub fn rows(s: &MachineSeries) -> Vec<[String; 4]> {
+    // One unit for the whole table, chosen for the largest mean.
+    let typical = s.machines.iter().map(|m| m.mean.abs()).fold(0.0, f64::max);
+    let scale = Scale::for_values(&s.unit, typical);
+    s.machines
+        .iter()
+        .map(|m| {
+            [
+                m.machine.clone(),
+                m.executions.to_string(),
+                scale.quantity(m.mean),
+                if m.offset.is_finite() {
+                    scale.quantity(m.offset)
+                } else {
+                    "-".to_string()
+                },
+            ]
+        })
+        .collect()
+}
+
+/// The warning when the machines differ detectably (after [`fill`]: it quotes the finding).
+pub fn warning(s: &MachineSeries) -> Option<String> {
+    s.differ.then(|| {
+        format!(
+            "{}: the machines differ detectably ({}); compare layouts on one machine type, or keep the spread of executions over machines as the schedule made it",
+            label(s),
+            s.text
+        )
+    })
+}
+
+/// The warnings the machine analysis adds to the report's.
+pub fn warnings(sections: &[MachineSeries]) -> Vec<String> {
+    sections.iter().filter_map(warning).collect()
+}
