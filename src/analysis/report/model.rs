@@ -33,7 +33,8 @@ pub struct Report {
     /// One analysis per program and metric.
     pub series: Vec<SeriesReport>,
     /// Per program (and variant) with more than one metric, its layout verdicts side by
-    /// side, the metric the run measured first ([`super::answers::across_metrics`]).
+    /// side, the metric the run measured first: empty until [`crate::report::words::fill`]
+    /// builds it (`crate::report::words::answers`).
     pub across_metrics: Vec<String>,
     /// How the executions ended, by program and variant (each variant counted apart);
     /// written as a list of objects keyed by `program` and `variant`.

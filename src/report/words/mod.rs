@@ -5,6 +5,7 @@
 //! once, after the analysis and before any exporter, so the text, Markdown, HTML and JSON
 //! outputs carry the same words. Functions here are pure: model in, `String` out.
 
+pub mod answers;
 pub mod as_built;
 pub mod comparison;
 pub mod default_layout;
@@ -50,4 +51,5 @@ pub fn fill(report: &mut Report) {
         // Last: it quotes the answers' sentences.
         series.summary = summary::summary(series, &thresholds, host_warnings);
     }
+    report.across_metrics = answers::across_metrics(&report.series);
 }
