@@ -222,7 +222,15 @@ fn explain_build(
         layout_share: layout_share(series),
         screening,
         plots,
-        warnings: [exp.warnings.clone(), cache_mismatch(exp, options), notes].concat(),
+        warnings: [
+            exp.warnings
+                .iter()
+                .map(crate::report::words::experiment::warning)
+                .collect(),
+            cache_mismatch(exp, options),
+            notes,
+        ]
+        .concat(),
     };
     let wider = no_wider_screen(&e, &left_out);
     e.warnings.extend(wider);

@@ -41,8 +41,13 @@ pub struct Report {
     #[serde(serialize_with = "crate::analysis::vocabulary::by_program_and_variant")]
     #[schemars(with = "Vec<crate::analysis::vocabulary::ByProgram<'static, FailureCounts>>")]
     pub failures: BTreeMap<(String, Option<String>), FailureCounts>,
-    /// Problems found while reading and balancing the data.
+    /// Problems found while reading and balancing the data, in words: empty until
+    /// [`crate::report::words::fill`] words [`Self::warning_grounds`] (the warnings added
+    /// after the analysis, by `--sequential`, follow them).
     pub warnings: Vec<String>,
+    /// What [`Self::warnings`] says, as data; not part of the JSON report.
+    #[serde(skip)]
+    pub warning_grounds: Vec<ReportWarning>,
     /// The machine as a factor, per program and metric (Slurm runs only).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub machines: Vec<super::machines::MachineSeries>,
@@ -60,6 +65,40 @@ pub struct Report {
     /// (`NAME/explain/`), shown as the explanation is; not part of the JSON report.
     #[serde(skip)]
     pub variant_explanations: Option<crate::analysis::explain_variants::VariantExplanations>,
+}
+
+/// A problem found while reading, balancing or comparing the data of a report, with what
+/// its sentence needs (`crate::report::words::experiment` words it).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReportWarning {
+    /// Reading or balancing the experiment.
+    Experiment(super::experiment::ExperimentWarning),
+    /// A variant with no usable randomised binaries, left out of its program's comparison.
+    VariantLeftOut {
+        /// Program.
+        program: String,
+        /// Metric.
+        metric: String,
+        /// The variant (`None`: unnamed).
+        variant: Option<String>,
+    },
+    /// A warning of the variant comparison of one program and metric, as
+    /// [`crate::analysis::variants`] words it.
+    Variants {
+        /// Program.
+        program: String,
+        /// Metric.
+        metric: String,
+        /// The comparison's warning.
+        said: String,
+    },
+    /// A warning about the machines as a factor, as [`super::machines`] words it.
+    Machines(String),
+    /// The stored `explain` answer could not be read, so its section is left out.
+    ExplainLeftOut {
+        /// Why, as the reading error says it.
+        error: String,
+    },
 }
 
 /// Tukey's HSD family of one program and metric.

@@ -10,6 +10,7 @@ pub mod as_built;
 pub mod comparison;
 pub mod default_layout;
 pub mod diagnostics;
+pub mod experiment;
 pub mod sensitivity;
 pub mod shift;
 pub mod summary;
@@ -52,4 +53,12 @@ pub fn fill(report: &mut Report) {
         series.summary = summary::summary(series, &thresholds, host_warnings);
     }
     report.across_metrics = answers::across_metrics(&report.series);
+    // The analysis's warnings first, then those added after it (`--sequential`'s).
+    let mut warnings: Vec<String> = report
+        .warning_grounds
+        .iter()
+        .map(experiment::report_warning)
+        .collect();
+    warnings.append(&mut report.warnings);
+    report.warnings = warnings;
 }
