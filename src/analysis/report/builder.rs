@@ -11,8 +11,8 @@ use super::diagnostics::diagnose;
 use super::experiment::variant_groups;
 use super::experiment::{Experiment, Series};
 use super::model::{
-    DiagnosticConcern, Interval, Level, MultipleComparison, Report, ReportWarning, SeriesReport,
-    Setup,
+    DiagnosticConcern, Interval, Level, MultipleComparison, ProgramAchieved, Report, ReportWarning,
+    SeriesReport, Setup,
 };
 use super::sensitivity::sensitivity;
 pub use super::shift::{all_positive, baseline_interval};
@@ -172,7 +172,8 @@ fn setup(experiment: &Experiment, host_warnings: Vec<String>) -> Setup {
         granularity: m.map(|m| serde_plain(&m.granularity)),
         estimand: m.map(|m| m.granularity.estimand().to_string()),
         linker: m.map(|m| m.linker.clone()),
-        achieved: m.map(achieved),
+        achieved: m.map(|_| Vec::new()),
+        achieved_by_program: m.map(achieved),
         mode: m.map(|m| serde_plain(&m.mode)),
         pad: m.map(|m| m.pad),
         seeds_built: m.map(|m| m.seeds.len()),
@@ -201,18 +202,15 @@ fn setup(experiment: &Experiment, host_warnings: Vec<String>) -> Setup {
     }
 }
 
-/// What each program's seeds could move, in words (`NAME: words`), as the manifest records it.
-fn achieved(m: &crate::files::manifest::Manifest) -> Vec<String> {
+/// What each program's seeds could move, as the manifest records it.
+fn achieved(m: &crate::files::manifest::Manifest) -> Vec<ProgramAchieved> {
     m.programs
         .iter()
         .filter_map(|p| {
-            let words = &p.achieved.as_ref()?.words;
-            // Libraries are named as such: their code moves too, inside the programs'
-            // processes.
-            Some(if p.library {
-                format!("library {}: {words}", p.name)
-            } else {
-                format!("{}: {words}", p.name)
+            Some(ProgramAchieved {
+                program: p.name.clone(),
+                library: p.library,
+                words: p.achieved.as_ref()?.words.clone(),
             })
         })
         .collect()

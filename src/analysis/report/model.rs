@@ -136,6 +136,10 @@ pub struct Setup {
     /// `NAME: words`, in the manifest's order; empty for `--rebuild` and older manifests;
     /// `None` without a manifest.
     pub achieved: Option<Vec<String>>,
+    /// What [`Self::achieved`] says, as data (`None` without a manifest): empty `achieved`
+    /// until [`crate::report::words::fill`] words it; not part of the JSON.
+    #[serde(skip)]
+    pub achieved_by_program: Option<Vec<ProgramAchieved>>,
     /// `relink` or `rebuild`; `None` without a manifest.
     pub mode: Option<String>,
     /// `build --pad MAX`: the most filler bytes a seed put before each function (0: none);
@@ -170,6 +174,17 @@ pub struct Setup {
     pub jobs: u32,
     /// Warnings about the host's state, with the figures (time metrics only).
     pub host_warnings: Vec<String>,
+}
+
+/// What one program's seeds could move, as the manifest words it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProgramAchieved {
+    /// The program (or library) name.
+    pub program: String,
+    /// Whether it is a shared library (its code moves inside the programs' processes).
+    pub library: bool,
+    /// The manifest's words (`programs[].achieved.words`).
+    pub words: String,
 }
 
 pub use crate::analysis::effect::Interval;

@@ -12,6 +12,7 @@ pub mod default_layout;
 pub mod diagnostics;
 pub mod experiment;
 pub mod sensitivity;
+pub mod setup;
 pub mod shift;
 pub mod summary;
 pub mod variance_split;
@@ -27,6 +28,7 @@ pub fn fill(report: &mut Report) {
         confidence: report.confidence,
         negligible: report.negligible,
     };
+    setup::fill(&mut report.setup);
     let host_warnings = &report.setup.host_warnings;
     for series in &mut report.series {
         diagnostics::fill(&mut series.diagnostics);
