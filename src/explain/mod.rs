@@ -234,6 +234,8 @@ fn explain_build(
     };
     let wider = no_wider_screen(&e, &left_out);
     e.warnings.extend(wider);
+    // The fixes in words before the answer is stored: the stored file keeps the words.
+    crate::report::words::explain::fill(&mut e);
     store(dir, &target.out_rel, &e)?;
     Ok(e)
 }

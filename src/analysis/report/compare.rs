@@ -44,8 +44,9 @@ pub struct Comparison {
     pub overall: Vec<Overall>,
     /// What reading either experiment found (binaries that never ran, a trimmed interrupted
     /// run, …), prefixed with `base:` or `new:`: `report` shows these for one experiment,
-    /// and a comparison resting on the same data must not hide them. The reading's warnings
-    /// are worded from [`Self::read_warnings`] before any output (`crate::report::words`).
+    /// and a comparison resting on the same data must not hide them.
+    // The reading's warnings are worded from `read_warnings` before any output
+    // (`crate::report::words::experiment::fill_compared`), before the comparison's own.
     pub warnings: Vec<String>,
     /// What reading each experiment found, as data; not part of the JSON.
     #[serde(skip)]

@@ -41,9 +41,9 @@ pub struct Report {
     #[serde(serialize_with = "crate::analysis::vocabulary::by_program_and_variant")]
     #[schemars(with = "Vec<crate::analysis::vocabulary::ByProgram<'static, FailureCounts>>")]
     pub failures: BTreeMap<(String, Option<String>), FailureCounts>,
-    /// Problems found while reading and balancing the data, in words: empty until
-    /// [`crate::report::words::fill`] words [`Self::warning_grounds`] (the warnings added
-    /// after the analysis, by `--sequential`, follow them).
+    /// Problems found while reading and balancing the data.
+    // Empty until `crate::report::words::fill` words `warning_grounds`; the warnings added
+    // after the analysis (`--sequential`'s) follow them.
     pub warnings: Vec<String>,
     /// What [`Self::warnings`] says, as data; not part of the JSON report.
     #[serde(skip)]

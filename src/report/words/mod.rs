@@ -11,6 +11,7 @@ pub mod comparison;
 pub mod default_layout;
 pub mod diagnostics;
 pub mod experiment;
+pub mod explain;
 pub mod sensitivity;
 pub mod setup;
 pub mod shift;
