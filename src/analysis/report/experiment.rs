@@ -464,13 +464,7 @@ impl Tables {
     ) -> Result<Experiment> {
         let store = self.store;
         let (header, rounds) = planned(checked_header(&store, &results)?, &results);
-        let mut warnings: Vec<ExperimentWarning> = results
-            .warnings
-            .iter()
-            .cloned()
-            .map(ExperimentWarning::Store)
-            .collect();
-        warnings.extend(manifest_warning(dir, &header, manifest.as_ref()));
+        let mut warnings = reading_warnings(dir, &header, manifest.as_ref(), &results);
         if results.executions.is_empty() {
             bail!(
                 "{} has no completed execution yet: nothing to report",
@@ -478,7 +472,6 @@ impl Tables {
             );
         }
         let failures = failure_counts(&store, &results.executions)?;
-        warnings.extend(binaries_that_never_ran(&results.executions));
         if let Some(e) = self.error {
             return Err(e);
         }
@@ -568,6 +561,25 @@ fn checked_header(store: &Path, results: &Results) -> Result<Header> {
         );
     }
     Ok(header)
+}
+
+/// What reading the directory found, before balancing: the store's own warnings, the
+/// manifest's, and the binaries that never ran.
+fn reading_warnings(
+    dir: &Path,
+    header: &Header,
+    manifest: Option<&Manifest>,
+    results: &Results,
+) -> Vec<ExperimentWarning> {
+    let store = results
+        .warnings
+        .iter()
+        .cloned()
+        .map(ExperimentWarning::Store);
+    store
+        .chain(manifest_warning(dir, header, manifest))
+        .chain(binaries_that_never_ran(&results.executions))
+        .collect()
 }
 
 /// The warning about the manifest: written by another layoutrand than the store, or absent
