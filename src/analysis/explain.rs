@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::effect::Interval;
-use super::explain_plot::{self, ConfirmPair, FeaturePlot, FixFacts};
+use super::explain_plot::{self, ConfirmPair, FeaturePlot};
 use super::vocabulary::Verdict;
 use crate::layout::binary::Function;
 use crate::layout::features::{Feature, HotPlacement, ICache, RunningCode, SharedHot, FEATURES};
@@ -98,7 +98,38 @@ pub struct Suspect {
     /// The targeted relinks' answer (`explain --confirm`); `None` when not confirmed.
     pub confirmation: Option<Confirmation>,
     /// The fix that follows, in words (culprits only; `None` for the other pairs).
+    // `None` until `crate::report::words::explain::fill` words `fix`.
     pub suggestion: Option<String>,
+    /// The fix that follows, as data (culprits only); not part of the JSON, which keeps
+    /// its words.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub fix: Option<Fix>,
+}
+
+/// The fix that follows from a culprit, as the screening and the confirmation know it
+/// (with the culprit's feature, effect and range, what `crate::report::words::explain`
+/// words).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Fix {
+    /// Change the placement the feature measures: align the function, keep it within a
+    /// page, or order it apart from the functions sharing its overfull set.
+    Placement {
+        /// The feature's value were the function aligned to a cache line.
+        aligned: f64,
+        /// For a set-pressure culprit, the hot functions most often sharing its overfull
+        /// set.
+        partners: Vec<String>,
+    },
+    /// The relinks moved the function alone and the metric did not change by a relevant
+    /// amount (`not_detected`) or changed too unevenly to tell (`undetermined`): no fix
+    /// for the function itself.
+    Unconfirmed {
+        /// The metric screened.
+        metric: String,
+        /// The confirmation's verdict.
+        verdict: Verdict,
+    },
 }
 
 /// The level of a stored confirmation that does not record one.
@@ -262,13 +293,7 @@ pub fn screen(
     let mut suspects = Vec::with_capacity(tests);
     if varies(&response) {
         for c in &tested {
-            suspects.push(test_one(
-                c,
-                &response,
-                permutations,
-                options.seed,
-                &options.cache,
-            )?);
+            suspects.push(test_one(c, &response, permutations, options.seed)?);
         }
     }
     adjust_and_rank(&mut suspects, options.fdr)?;
@@ -293,7 +318,7 @@ pub fn screen(
         .as_ref()
         .is_none_or(|s| units.len() >= s.binaries_needed);
     for s in &mut rest {
-        s.suggestion = None;
+        s.fix = None;
     }
     let reachable = needed.is_some_and(|n| units.len() >= n) && split_reachable;
     let verdict = verdict_of(!culprits.is_empty(), reachable, varies(&response));
@@ -544,7 +569,6 @@ fn test_one(
     response: &[f64],
     permutations: usize,
     seed: u64,
-    cache: &ICache,
 ) -> Result<Suspect, StatsError> {
     let purpose = format!("explain:{}:{}", c.function, c.feature.name());
     let mut rng = SeededRng::new(seed, &purpose);
@@ -558,15 +582,6 @@ fn test_one(
     let (intercept, slope) = least_squares(&c.values, response);
     let at_lo = intercept + slope * lo;
     let effect = slope * (hi - lo) / at_lo;
-    let suggestion = explain_plot::suggestion(&FixFacts {
-        function: &c.function,
-        feature: c.feature,
-        effect,
-        range: (lo, hi),
-        aligned: c.aligned,
-        partners: &c.partners,
-        cache,
-    });
     Ok(Suspect {
         function: c.function.clone(),
         feature: c.feature,
@@ -579,7 +594,11 @@ fn test_one(
         q: 1.0,
         verdict: Verdict::NotDetected,
         confirmation: None,
-        suggestion: Some(suggestion),
+        suggestion: None,
+        fix: Some(Fix::Placement {
+            aligned: c.aligned,
+            partners: c.partners.clone(),
+        }),
     })
 }
 
@@ -730,9 +749,12 @@ pub fn revise_suggestions(screening: &mut Screening, metric: &str) {
     for c in &mut screening.culprits {
         let confirmed = c.confirmation.as_ref().is_some_and(|k| k.confirmed);
         if let Some(verdict) = unconfirmed.get(&c.function) {
-            c.suggestion = Some(explain_plot::unconfirmed(&c.function, metric, *verdict));
+            c.fix = Some(Fix::Unconfirmed {
+                metric: metric.to_string(),
+                verdict: *verdict,
+            });
         } else if !confirmed {
-            c.suggestion = None;
+            c.fix = None;
         }
     }
 }
@@ -948,6 +970,7 @@ mod tests {
             verdict: Verdict::Detected,
             confirmation: None,
             suggestion: None,
+            fix: None,
         }
     }
 

@@ -1,13 +1,11 @@
 //! What `explain` draws and advises for each culprit, computed here so that the renderings
 //! only print: the per-binary means against the culprit's feature (one point per binary,
-//! with its interval, in the unit the numbers are shown in), the confirmation's pairs, and
-//! the fix that follows from the feature.
+//! with its interval, in the unit the numbers are shown in) and the confirmation's pairs.
+//! The fix that follows from the feature is worded in `crate::report::words::explain`.
 
 use serde::{Deserialize, Serialize};
 
 use super::effect::Interval;
-use super::vocabulary::Verdict;
-use crate::layout::demangle::demangle;
 use crate::layout::features::{Feature, ICache};
 
 /// One binary in a culprit's plot.
@@ -144,160 +142,9 @@ pub fn feature_plot(
     }
 }
 
-/// What the screening knows of a culprit that the fix depends on.
-#[derive(Debug, Clone)]
-pub struct FixFacts<'a> {
-    /// The function (mangled).
-    pub function: &'a str,
-    /// Its feature.
-    pub feature: Feature,
-    /// The effect from the feature's lowest to its highest value (sign: which end is
-    /// higher).
-    pub effect: f64,
-    /// The feature's lowest and highest values among the binaries.
-    pub range: (f64, f64),
-    /// The feature's value were the function aligned to a cache line.
-    pub aligned: f64,
-    /// For a set-pressure culprit, the hot functions most often sharing its overfull set.
-    pub partners: &'a [String],
-    /// The cache.
-    pub cache: &'a ICache,
-}
-
-/// The fix that follows from a culprit's feature: alignment for a placement within a line,
-/// window or page, an order file for set pressure.
-pub fn suggestion(f: &FixFacts) -> String {
-    let name = demangle(f.function);
-    let line = f.cache.line;
-    let align = format!(
-        "align {name} to {line} bytes (__attribute__((aligned({line}))) on it, or \
-         -falign-functions={line} for every function)"
-    );
-    match f.feature {
-        Feature::OverfullSet if !f.partners.is_empty() => {
-            let others: Vec<String> = f.partners.iter().map(|p| demangle(p)).collect();
-            format!(
-                "place {name} and {} apart (an order file: lld/gold --symbol-ordering-file), \
-                 so that their lines fall in different sets of the {}-set cache",
-                others.join(", "),
-                f.cache.sets
-            )
-        }
-        Feature::OverfullSet => format!(
-            "place the hot functions next to each other (an order file: lld/gold \
-             --symbol-ordering-file), so that {name}'s lines share no set with more hot lines \
-             than the cache has ways"
-        ),
-        Feature::CrossesPage => format!(
-            "keep {name} within one page: {align}, or an order file (lld/gold \
-             --symbol-ordering-file) placing it with the other hot functions"
-        ),
-        _ => format!("{align}: {}", aligned_outcome(f)),
-    }
-}
-
-/// Which binaries' placement an alignment to a line gives: the feature takes the value
-/// `aligned` in every layout, at the low end, the high end or inside the range seen.
-fn aligned_outcome(f: &FixFacts) -> String {
-    let (lo, hi) = f.range;
-    let side = |higher: bool| if higher { "higher" } else { "lower" };
-    let at = if f.aligned <= lo {
-        Some(side(f.effect < 0.0))
-    } else if f.aligned >= hi {
-        Some(side(f.effect > 0.0))
-    } else {
-        None
-    };
-    match at {
-        Some(which) => format!(
-            "its placement is then that of the binaries with the {which} means in every layout"
-        ),
-        None => "its placement is then the same in every layout, between the binaries' \
-                 extremes"
-            .to_string(),
-    }
-}
-
-/// The fix for a function the confirmation moved alone without a relevant change.
-pub fn unconfirmed(function: &str, metric: &str, verdict: Verdict) -> String {
-    if verdict == Verdict::Undetermined {
-        return format!(
-            "none yet for {}: moving it alone changed {metric} in some seeds and not in \
-             others, too unevenly for the relinks to tell (more, `--confirm-seeds`, may)",
-            demangle(function)
-        );
-    }
-    format!(
-        "none for {} itself: moving it alone did not change {metric} by a relevant amount, \
-         so its association came with another placement",
-        demangle(function)
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    const CACHE: ICache = ICache {
-        line: 64,
-        sets: 64,
-        ways: 8,
-    };
-
-    fn cache() -> ICache {
-        CACHE
-    }
-
-    fn facts<'a>(
-        feature: Feature,
-        effect: f64,
-        aligned: f64,
-        partners: &'a [String],
-    ) -> FixFacts<'a> {
-        FixFacts {
-            function: "spin",
-            feature,
-            effect,
-            range: (0.0, 1.0),
-            aligned,
-            partners,
-            cache: &CACHE,
-        }
-    }
-
-    #[test]
-    fn alignment_says_which_binaries_it_copies() {
-        // Upper half costs more (effect > 0): aligned, it starts at 0, the lower means.
-        let s = suggestion(&facts(Feature::UpperHalfLine, 0.5, 0.0, &[]));
-        assert!(
-            s.starts_with("align spin to 64 bytes (__attribute__((aligned(64)))"),
-            "{s}"
-        );
-        assert!(
-            s.ends_with("the binaries with the lower means in every layout"),
-            "{s}"
-        );
-        // Upper half faster: the alignment copies the slower binaries, and says so.
-        let s = suggestion(&facts(Feature::UpperHalfLine, -0.5, 0.0, &[]));
-        assert!(s.contains("with the higher means"), "{s}");
-        let s = suggestion(&facts(Feature::Lines, 0.1, 0.5, &[]));
-        assert!(s.contains("between the binaries' extremes"), "{s}");
-    }
-
-    #[test]
-    fn set_pressure_names_the_partners() {
-        let partners = vec!["fold".to_string(), "mix".to_string()];
-        let s = suggestion(&facts(Feature::OverfullSet, 0.1, 0.0, &partners));
-        assert!(
-            s.starts_with("place spin and fold, mix apart (an order file"),
-            "{s}"
-        );
-        let s = suggestion(&facts(Feature::OverfullSet, 0.1, 0.0, &[]));
-        assert!(
-            s.starts_with("place the hot functions next to each other"),
-            "{s}"
-        );
-    }
 
     #[test]
     fn plot_points_are_scaled_into_the_display_unit() {
@@ -308,7 +155,11 @@ mod tests {
         let p = feature_plot(
             "spin",
             Feature::OffsetModLine,
-            &cache(),
+            &ICache {
+                line: 64,
+                sets: 64,
+                ways: 8,
+            },
             &[("seed-1", 48.0, 2000.0, ci), ("seed-2", 0.0, 1000.0, None)],
             &[ConfirmPair {
                 seed: 1,

@@ -222,12 +222,25 @@ fn explain_build(
         layout_share: layout_share(series),
         screening,
         plots,
-        warnings: [exp.warnings.clone(), cache_mismatch(exp, options), notes].concat(),
+        warnings: explain_warnings(exp, options, notes),
     };
-    let wider = no_wider_screen(&e, &left_out);
-    e.warnings.extend(wider);
+    e.warnings.extend(no_wider_screen(&e, &left_out));
+    // The fixes in words before the answer is stored: the stored file keeps the words.
+    crate::report::words::explain::fill(&mut e);
     store(dir, &target.out_rel, &e)?;
     Ok(e)
+}
+
+/// The answer's warnings: reading the experiment's (in words), a cache model other than
+/// the run's, then the profile's `notes`.
+fn explain_warnings(exp: &Experiment, options: &ExplainOptions, notes: Vec<String>) -> Vec<String> {
+    let read = exp
+        .warnings
+        .iter()
+        .map(crate::report::words::experiment::warning);
+    read.chain(cache_mismatch(exp, options))
+        .chain(notes)
+        .collect()
 }
 
 /// The line on stderr announcing a stage (`explain: …`, `explain: variant NAME: …`), or

@@ -28,6 +28,7 @@ pub fn compare_directories(
     options: &CompareOptions,
 ) -> Result<Comparison> {
     let mut c = crate::analysis::report::compare::compare_directories(base, new, metrics, options)?;
+    words::experiment::fill_compared(&mut c);
     for p in &mut c.programs {
         words::comparison::fill(&mut p.comparison);
         p.text = p.comparison.summary.clone();

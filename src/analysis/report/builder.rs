@@ -12,7 +12,8 @@ use super::experiment::variant_groups;
 use super::experiment::{Experiment, Series};
 use super::host_conditions::HostCondition;
 use super::model::{
-    DiagnosticConcern, Interval, Level, MultipleComparison, Report, SeriesReport, Setup,
+    DiagnosticConcern, Interval, Level, MultipleComparison, ProgramAchieved, Report, ReportWarning,
+    SeriesReport, Setup,
 };
 use super::sensitivity::sensitivity;
 pub use super::shift::{all_positive, baseline_interval};
@@ -62,13 +63,20 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
     let host_conditions = host_conditions(experiment);
     let series = analysed_series(experiment, thresholds, options, &host_conditions);
     let machines = super::machines::machine_sections(experiment, confidence);
-    let mut warnings = experiment.warnings.clone();
+    let mut warnings: Vec<ReportWarning> = experiment
+        .warnings
+        .iter()
+        .cloned()
+        .map(ReportWarning::Experiment)
+        .collect();
     let (comparisons, multiple) =
         compare_variant_groups(experiment, thresholds, options, &mut warnings)?;
     // The last `explain` of this directory, which the HTML report shows; a file this
     // version cannot read costs its section, not the report.
     let explanation = crate::analysis::explain::stored(&experiment.dir).unwrap_or_else(|e| {
-        warnings.push(format!("{e:#}: the explain section is left out"));
+        warnings.push(ReportWarning::ExplainLeftOut {
+            error: format!("{e:#}"),
+        });
         None
     });
     let variant_names: Vec<&str> = experiment
@@ -79,7 +87,9 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
     let variant_explanations =
         crate::analysis::explain_variants::stored(&experiment.dir, &variant_names).unwrap_or_else(
             |e| {
-                warnings.push(format!("{e:#}: the explain section is left out"));
+                warnings.push(ReportWarning::ExplainLeftOut {
+                    error: format!("{e:#}"),
+                });
                 None
             },
         );
@@ -90,10 +100,11 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
         confidence,
         negligible: thresholds.negligible,
         setup: setup(experiment, host_conditions),
-        across_metrics: super::answers::across_metrics(&series),
+        across_metrics: Vec::new(),
         series,
         failures: experiment.failures.clone(),
-        warnings,
+        warnings: Vec::new(),
+        warning_grounds: warnings,
         machines,
         comparisons,
         multiple,
@@ -158,7 +169,8 @@ fn setup(experiment: &Experiment, host_conditions: Vec<HostCondition>) -> Setup 
         granularity: m.map(|m| serde_plain(&m.granularity)),
         estimand: m.map(|m| m.granularity.estimand().to_string()),
         linker: m.map(|m| m.linker.clone()),
-        achieved: m.map(achieved),
+        achieved: m.map(|_| Vec::new()),
+        achieved_by_program: m.map(achieved),
         mode: m.map(|m| serde_plain(&m.mode)),
         pad: m.map(|m| m.pad),
         seeds_built: m.map(|m| m.seeds.len()),
@@ -188,18 +200,15 @@ fn setup(experiment: &Experiment, host_conditions: Vec<HostCondition>) -> Setup 
     }
 }
 
-/// What each program's seeds could move, in words (`NAME: words`), as the manifest records it.
-fn achieved(m: &crate::files::manifest::Manifest) -> Vec<String> {
+/// What each program's seeds could move, as the manifest records it.
+fn achieved(m: &crate::files::manifest::Manifest) -> Vec<ProgramAchieved> {
     m.programs
         .iter()
         .filter_map(|p| {
-            let words = &p.achieved.as_ref()?.words;
-            // Libraries are named as such: their code moves too, inside the programs'
-            // processes.
-            Some(if p.library {
-                format!("library {}: {words}", p.name)
-            } else {
-                format!("{}: {words}", p.name)
+            Some(ProgramAchieved {
+                program: p.name.clone(),
+                library: p.library,
+                words: p.achieved.as_ref()?.words.clone(),
             })
         })
         .collect()
@@ -212,7 +221,7 @@ fn compare_variant_groups(
     experiment: &Experiment,
     thresholds: &Thresholds,
     options: &AnalysisOptions,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<ReportWarning>,
 ) -> anyhow::Result<(Vec<PairComparison>, Vec<MultipleComparison>)> {
     let mut comparisons = Vec::new();
     let mut multiple = Vec::new();
@@ -227,12 +236,11 @@ fn compare_variant_groups(
             });
             match labelled {
                 Some(h) => hierarchies.push((s.variant.clone().unwrap_or_default(), h)),
-                None => warnings.push(format!(
-                    "{} {}: variant {} has no usable randomised binaries; it is left out of the variant comparison",
-                    s.program,
-                    s.metric,
-                    s.variant.as_deref().unwrap_or("?")
-                )),
+                None => warnings.push(ReportWarning::VariantLeftOut {
+                    program: s.program.clone(),
+                    metric: s.metric.clone(),
+                    variant: s.variant.clone(),
+                }),
             }
         }
         if hierarchies.len() < 2 {
@@ -255,12 +263,11 @@ fn compare_variant_groups(
                 .filter(|_| experiment.gates(&first.metric)),
         };
         let analysis = compare_variants(&first.program, &first.metric, &data, &options)?;
-        warnings.extend(
-            analysis
-                .warnings
-                .iter()
-                .map(|w| format!("{} {}: {w}", first.program, first.metric)),
-        );
+        warnings.extend(analysis.warnings.iter().map(|w| ReportWarning::Variants {
+            program: first.program.clone(),
+            metric: first.metric.clone(),
+            said: w.clone(),
+        }));
         comparisons.extend(analysis.comparisons);
         if let Some(family) = analysis.multiple {
             multiple.push(MultipleComparison {

@@ -45,7 +45,24 @@ pub struct Comparison {
     /// What reading either experiment found (binaries that never ran, a trimmed interrupted
     /// run, …), prefixed with `base:` or `new:`: `report` shows these for one experiment,
     /// and a comparison resting on the same data must not hide them.
+    // The reading's warnings are worded from `read_warnings` before any output
+    // (`crate::report::words::experiment::fill_compared`), before the comparison's own.
     pub warnings: Vec<String>,
+    /// What reading each experiment found, as data; not part of the JSON.
+    #[serde(skip)]
+    pub read_warnings: Vec<(
+        ExperimentSide,
+        crate::analysis::report::experiment::ExperimentWarning,
+    )>,
+}
+
+/// Which of the two compared experiments.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExperimentSide {
+    /// The base (the first directory).
+    Base,
+    /// The new one (the second).
+    New,
 }
 
 /// The comparison of one program and metric: the engine's [`EngineComparison`] of the two
@@ -158,13 +175,17 @@ pub fn compare(
         programs,
         unmatched,
         overall,
-        warnings: base
+        read_warnings: base
             .warnings
             .iter()
-            .map(|w| format!("base: {w}"))
-            .chain(new.warnings.iter().map(|w| format!("new: {w}")))
-            .chain(cachegrind_warnings(base, new))
+            .map(|w| (ExperimentSide::Base, w.clone()))
+            .chain(
+                new.warnings
+                    .iter()
+                    .map(|w| (ExperimentSide::New, w.clone())),
+            )
             .collect(),
+        warnings: cachegrind_warnings(base, new),
     })
 }
 

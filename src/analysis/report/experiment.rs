@@ -20,7 +20,6 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
-use crate::analysis::vocabulary::UNKNOWN_WITHOUT_MANIFEST;
 use crate::files::manifest::{BuildMode, Manifest, MANIFEST_FILE};
 use crate::files::stopping::{GrowthLog, STOPPING_FILE};
 use crate::files::store::{
@@ -49,8 +48,8 @@ pub struct Experiment {
     /// How the executions ended, by program and variant (`None` without variants): each
     /// variant is a program of its own, whose failures must not be blamed on another.
     pub failures: BTreeMap<(String, Option<String>), FailureCounts>,
-    /// Problems found while reading or balancing the data, in words.
-    pub warnings: Vec<String>,
+    /// Problems found while reading or balancing the data.
+    pub warnings: Vec<ExperimentWarning>,
     /// The stopping rule, when `layoutrand experiment` grew the top level on-line
     /// (`stopping.json`).
     pub growth: Option<GrowthLog>,
@@ -87,17 +86,72 @@ pub fn variant_groups(series: &[Series]) -> Vec<Vec<usize>> {
     groups
 }
 
+/// A problem found while reading or balancing an experiment's data, with the figures its
+/// sentence needs (`crate::report::words::experiment` words it).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ExperimentWarning {
+    /// The store's own warning (a torn or uncommitted record, …), as the store reader
+    /// words it.
+    Store(String),
+    /// What balancing a series left out, as [`balance`] words it.
+    Balance(String),
+    /// The manifest and the store were written by different layoutrand versions.
+    VersionsDiffer {
+        /// The version that wrote the manifest.
+        manifest: String,
+        /// The version that wrote the store.
+        store: String,
+    },
+    /// The directory has no manifest: what only the manifest records is unknown.
+    NoManifest {
+        /// The experiment directory.
+        dir: PathBuf,
+    },
+    /// Binaries of one program none of whose executions succeeded.
+    NeverRan(NeverRan),
+}
+
+/// The binaries of one program (and variant) that never ran: every execution of them
+/// failed. One among several, some, or every binary (then the command as run is at fault,
+/// not the layout).
+#[derive(Debug, Clone, PartialEq)]
+pub struct NeverRan {
+    /// The program, with its variant (`NAME [VARIANT]`).
+    pub label: String,
+    /// The binaries that never ran, in order of appearance in the store.
+    pub binaries: Vec<String>,
+    /// The binaries of the program that the store records.
+    pub of: usize,
+    /// The failed executions of the binaries that never ran.
+    pub executions: usize,
+    /// How those executions ended, each distinct way once.
+    pub endings: Vec<Ending>,
+    /// The stored output of the first of them that kept one.
+    pub output: Option<String>,
+}
+
+/// How a failed execution ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ending {
+    /// It exited with this status.
+    Exit(i32),
+    /// A signal of this number ended it.
+    Signal(i32),
+    /// Another status (a timeout, …), or one whose code the store lacks.
+    Other(ExecutionStatus),
+}
+
 /// One warning per program some of whose binaries never ran (no execution succeeded): they
 /// drop out of the analysis, which then covers only the layouts that ran. A failure on some
 /// layouts only is itself a finding (a bug that depends on addresses), which a count of failed
 /// executions hides; a failure on every binary is no layout effect but the command (a wrong
 /// `{bin}`, a missing input), so its stored output is shown, once.
-fn binaries_that_never_ran(executions: &[Execution]) -> Vec<String> {
+fn binaries_that_never_ran(executions: &[Execution]) -> Vec<ExperimentWarning> {
     outcomes_by_binary(executions)
         .into_iter()
         .filter_map(|((program, variant), binaries)| {
             let label = super::series::program_label(program, variant);
-            never_ran_warning(&label, &binaries)
+            never_ran(label, &binaries).map(ExperimentWarning::NeverRan)
         })
         .collect()
 }
@@ -144,69 +198,38 @@ fn outcomes_by_binary(
     per_program
 }
 
-/// The warning for the program `label` whose binaries had `binaries` outcomes, when some of
-/// them never ran: one binary among several, every binary (the command, with one stored
-/// output), or several binaries.
-fn never_ran_warning(label: &str, binaries: &[BinaryOutcomes]) -> Option<String> {
+/// The binaries of the program `label` that never ran, among its `binaries`; `None` when
+/// every binary ran at least once.
+fn never_ran(label: String, binaries: &[BinaryOutcomes]) -> Option<NeverRan> {
     let never: Vec<&BinaryOutcomes> = binaries.iter().filter(|b| b.never_ran()).collect();
+    if never.is_empty() {
+        return None;
+    }
     let failed: Vec<&Execution> = never.iter().flat_map(|b| b.failed.clone()).collect();
-    match never.as_slice() {
-        [] => None,
-        [b] if binaries.len() > 1 => Some(format!(
-            "{label} {}: every execution failed ({} of {}; {}), so it is left out and \
-             the analysis covers only the binaries that ran; a failure on some layouts \
-             only depends on the layout: worth a look before trusting the rest",
-            b.binary,
-            b.failed.len(),
-            b.failed.len(),
-            failure_kinds(&b.failed)
-        )),
-        _ if never.len() == binaries.len() => {
-            let output = failed
-                .iter()
-                .find_map(|e| e.output_tail.as_deref())
-                .map(|t| format!("; the output of one of them:\n{}", t.trim_end()))
-                .unwrap_or_default();
-            Some(format!(
-                "{label}: every execution of every binary failed ({} executions of {} \
-                 binaries; {}): not a layout effect but the command as run (a wrong {{bin}} \
-                 or input?), and the program is left out{output}",
-                failed.len(),
-                binaries.len(),
-                failure_kinds(&failed)
-            ))
-        }
-        _ => {
-            let names: Vec<&str> = never.iter().map(|b| b.binary).collect();
-            Some(format!(
-                "{label}: every execution failed on {} of {} binaries ({}; {} executions; \
-                 {}), so they are left out and the analysis covers only the binaries that \
-                 ran; a failure on some layouts only depends on the layout: worth a look \
-                 before trusting the rest",
-                never.len(),
-                binaries.len(),
-                names.join(", "),
-                failed.len(),
-                failure_kinds(&failed)
-            ))
+    let mut endings = Vec::new();
+    for e in &failed {
+        let ending = ending(e);
+        if !endings.contains(&ending) {
+            endings.push(ending);
         }
     }
+    Some(NeverRan {
+        label,
+        binaries: never.iter().map(|b| b.binary.to_string()).collect(),
+        of: binaries.len(),
+        executions: failed.len(),
+        endings,
+        output: failed.iter().find_map(|e| e.output_tail.clone()),
+    })
 }
 
-/// How the `failed` executions ended, each distinct way once, sorted by its words:
-/// `exit status 1, signal 11, timeout`.
-fn failure_kinds(failed: &[&Execution]) -> String {
-    failed
-        .iter()
-        .map(|e| match (e.status, e.exit_code, e.signal) {
-            (ExecutionStatus::Exit, Some(code), _) => format!("exit status {code}"),
-            (ExecutionStatus::Signal, _, Some(sig)) => format!("signal {sig}"),
-            (status, _, _) => format!("{status:?}").to_lowercase(),
-        })
-        .collect::<std::collections::BTreeSet<_>>()
-        .into_iter()
-        .collect::<Vec<_>>()
-        .join(", ")
+/// How the failed execution `e` ended.
+fn ending(e: &Execution) -> Ending {
+    match (e.status, e.exit_code, e.signal) {
+        (ExecutionStatus::Exit, Some(code), _) => Ending::Exit(code),
+        (ExecutionStatus::Signal, _, Some(sig)) => Ending::Signal(sig),
+        (status, _, _) => Ending::Other(status),
+    }
 }
 
 /// How many executions of one program ended in each way other than `ok`.
@@ -441,8 +464,7 @@ impl Tables {
     ) -> Result<Experiment> {
         let store = self.store;
         let (header, rounds) = planned(checked_header(&store, &results)?, &results);
-        let mut warnings = results.warnings.clone();
-        warnings.extend(manifest_warning(dir, &header, manifest.as_ref()));
+        let mut warnings = reading_warnings(dir, &header, manifest.as_ref(), &results);
         if results.executions.is_empty() {
             bail!(
                 "{} has no completed execution yet: nothing to report",
@@ -450,7 +472,6 @@ impl Tables {
             );
         }
         let failures = failure_counts(&store, &results.executions)?;
-        warnings.extend(binaries_that_never_ran(&results.executions));
         if let Some(e) = self.error {
             return Err(e);
         }
@@ -542,22 +563,43 @@ fn checked_header(store: &Path, results: &Results) -> Result<Header> {
     Ok(header)
 }
 
+/// What reading the directory found, before balancing: the store's own warnings, the
+/// manifest's, and the binaries that never ran.
+fn reading_warnings(
+    dir: &Path,
+    header: &Header,
+    manifest: Option<&Manifest>,
+    results: &Results,
+) -> Vec<ExperimentWarning> {
+    let store = results
+        .warnings
+        .iter()
+        .cloned()
+        .map(ExperimentWarning::Store);
+    store
+        .chain(manifest_warning(dir, header, manifest))
+        .chain(binaries_that_never_ran(&results.executions))
+        .collect()
+}
+
 /// The warning about the manifest: written by another layoutrand than the store, or absent
 /// (then what only it records is unknown).
-fn manifest_warning(dir: &Path, header: &Header, manifest: Option<&Manifest>) -> Option<String> {
+fn manifest_warning(
+    dir: &Path,
+    header: &Header,
+    manifest: Option<&Manifest>,
+) -> Option<ExperimentWarning> {
     match manifest {
-        Some(m) if header.tool_version != m.tool_version => Some(format!(
-            "the manifest was written by layoutrand {} and the store by layoutrand {}",
-            m.tool_version, header.tool_version
-        )),
+        Some(m) if header.tool_version != m.tool_version => {
+            Some(ExperimentWarning::VersionsDiffer {
+                manifest: m.tool_version.clone(),
+                store: header.tool_version.clone(),
+            })
+        }
         Some(_) => None,
-        None => Some(format!(
-            "{} has no {MANIFEST_FILE}: this report is built from {RESULTS_FILE} alone, so \
-             what only the manifest records is {UNKNOWN_WITHOUT_MANIFEST}: the seeds built, \
-             granularity, linker, build mode, padding, what the seeds achieved, and the build \
-             and link times (the cost of a binary for `dimension`)",
-            dir.display()
-        )),
+        None => Some(ExperimentWarning::NoManifest {
+            dir: dir.to_path_buf(),
+        }),
     }
 }
 
@@ -639,7 +681,7 @@ fn balanced_binaries(
     metric: &str,
     variant: &Option<String>,
     binaries: BTreeMap<String, RawBinary>,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<ExperimentWarning>,
 ) -> (Vec<BinaryData>, [Option<BinaryData>; 2]) {
     let what = match variant {
         Some(v) => format!("{program} ({v}) {metric}"),
@@ -656,12 +698,12 @@ fn balanced_binaries(
         }
     }
     seeds.sort_by_key(|b| b.seed);
-    let (seeds, mut notes) = balance(&what, seeds);
-    warnings.append(&mut notes);
+    let (seeds, notes) = balance(&what, seeds);
+    warnings.extend(notes.into_iter().map(ExperimentWarning::Balance));
     let fixed = fixed.map(|one| {
         one.and_then(|b| {
-            let (mut bal, mut notes) = balance(&format!("{what} ({})", b.binary), vec![b]);
-            warnings.append(&mut notes);
+            let (mut bal, notes) = balance(&format!("{what} ({})", b.binary), vec![b]);
+            warnings.extend(notes.into_iter().map(ExperimentWarning::Balance));
             bal.pop()
         })
     });
@@ -812,4 +854,65 @@ fn planned(header: Header, results: &Results) -> (Header, bool) {
         ..header
     };
     (header, rounds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn execution(
+        binary: &str,
+        status: ExecutionStatus,
+        code: Option<i32>,
+        tail: &str,
+    ) -> Execution {
+        Execution {
+            program: "demo".into(),
+            binary: binary.into(),
+            variant: None,
+            seed: None,
+            execution: 0,
+            schedule_index: 0,
+            env_pad: 0,
+            data_seed: None,
+            heap_offset: None,
+            start_unix: 0.0,
+            wall_ns: 1,
+            status,
+            exit_code: code,
+            signal: (status == ExecutionStatus::Signal).then_some(11),
+            output_tail: (!tail.is_empty()).then(|| tail.to_string()),
+            machine: None,
+            abandoned: 0,
+        }
+    }
+
+    /// The grounds name the binaries that never ran with their counts, each way they ended
+    /// once, and the first stored output; a binary with one success is not among them.
+    #[test]
+    fn binaries_that_never_ran_are_named_with_their_counts_and_endings() {
+        use ExecutionStatus::{Exit, Ok as Fine, Signal, Timeout};
+        let executions = [
+            execution("seed-1", Fine, Some(0), ""),
+            execution("seed-2", Exit, Some(3), ""),
+            execution("seed-2", Signal, None, "segfault here"),
+            execution("seed-2", Exit, Some(3), "later"),
+            execution("seed-3", Timeout, None, ""),
+            execution("seed-4", Exit, Some(1), ""),
+            execution("seed-4", Fine, Some(0), ""),
+        ];
+        let warnings = binaries_that_never_ran(&executions);
+        let [ExperimentWarning::NeverRan(n)] = warnings.as_slice() else {
+            panic!("one warning for the one program: {warnings:?}");
+        };
+        assert_eq!(n.label, "demo");
+        assert_eq!(n.binaries, ["seed-2", "seed-3"]);
+        assert_eq!((n.of, n.executions), (4, 4));
+        assert_eq!(
+            n.endings,
+            [Ending::Exit(3), Ending::Signal(11), Ending::Other(Timeout)]
+        );
+        assert_eq!(n.output.as_deref(), Some("segfault here"));
+        assert!(binaries_that_never_ran(&executions[..1]).is_empty());
+    }
 }

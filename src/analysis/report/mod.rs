@@ -12,7 +12,6 @@
 //! ([`model::SensitivityGrounds`]) and `crate::report::words` makes the sentences;
 //! [`crate::report`] renders it.
 
-pub mod answers;
 pub mod as_built;
 pub mod balance;
 pub mod builder;

@@ -33,7 +33,8 @@ pub struct Report {
     /// One analysis per program and metric.
     pub series: Vec<SeriesReport>,
     /// Per program (and variant) with more than one metric, its layout verdicts side by
-    /// side, the metric the run measured first ([`super::answers::across_metrics`]).
+    /// side, the metric the run measured first: empty until [`crate::report::words::fill`]
+    /// builds it (`crate::report::words::answers`).
     pub across_metrics: Vec<String>,
     /// How the executions ended, by program and variant (each variant counted apart);
     /// written as a list of objects keyed by `program` and `variant`.
@@ -41,7 +42,12 @@ pub struct Report {
     #[schemars(with = "Vec<crate::analysis::vocabulary::ByProgram<'static, FailureCounts>>")]
     pub failures: BTreeMap<(String, Option<String>), FailureCounts>,
     /// Problems found while reading and balancing the data.
+    // Empty until `crate::report::words::fill` words `warning_grounds`; the warnings added
+    // after the analysis (`--sequential`'s) follow them.
     pub warnings: Vec<String>,
+    /// What [`Self::warnings`] says, as data; not part of the JSON report.
+    #[serde(skip)]
+    pub warning_grounds: Vec<ReportWarning>,
     /// The machine as a factor, per program and metric (Slurm runs only).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub machines: Vec<super::machines::MachineSeries>,
@@ -63,6 +69,38 @@ pub struct Report {
     /// why; [`crate::report::words::fill`] adds them to [`Self::warnings`].
     #[serde(skip)]
     pub unreplayed: Vec<crate::analysis::sequential::Unreplayed>,
+}
+
+/// A problem found while reading, balancing or comparing the data of a report, with what
+/// its sentence needs (`crate::report::words::experiment` words it).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReportWarning {
+    /// Reading or balancing the experiment.
+    Experiment(super::experiment::ExperimentWarning),
+    /// A variant with no usable randomised binaries, left out of its program's comparison.
+    VariantLeftOut {
+        /// Program.
+        program: String,
+        /// Metric.
+        metric: String,
+        /// The variant (`None`: unnamed).
+        variant: Option<String>,
+    },
+    /// A warning of the variant comparison of one program and metric, as
+    /// [`crate::analysis::variants`] words it.
+    Variants {
+        /// Program.
+        program: String,
+        /// Metric.
+        metric: String,
+        /// The comparison's warning.
+        said: String,
+    },
+    /// The stored `explain` answer could not be read, so its section is left out.
+    ExplainLeftOut {
+        /// Why, as the reading error says it.
+        error: String,
+    },
 }
 
 /// Tukey's HSD family of one program and metric.
@@ -100,6 +138,10 @@ pub struct Setup {
     /// `NAME: words`, in the manifest's order; empty for `--rebuild` and older manifests;
     /// `None` without a manifest.
     pub achieved: Option<Vec<String>>,
+    /// What [`Self::achieved`] says, as data (`None` without a manifest): empty `achieved`
+    /// until [`crate::report::words::fill`] words it; not part of the JSON.
+    #[serde(skip)]
+    pub achieved_by_program: Option<Vec<ProgramAchieved>>,
     /// `relink` or `rebuild`; `None` without a manifest.
     pub mode: Option<String>,
     /// `build --pad MAX`: the most filler bytes a seed put before each function (0: none);
@@ -139,6 +181,17 @@ pub struct Setup {
     /// The host's states that disturb time measurements (time metrics only).
     #[serde(skip)]
     pub host_conditions: Vec<super::host_conditions::HostCondition>,
+}
+
+/// What one program's seeds could move, as the manifest words it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProgramAchieved {
+    /// The program (or library) name.
+    pub program: String,
+    /// Whether it is a shared library (its code moves inside the programs' processes).
+    pub library: bool,
+    /// The manifest's words (`programs[].achieved.words`).
+    pub words: String,
 }
 
 pub use crate::analysis::effect::Interval;

@@ -5,15 +5,19 @@
 //! once, after the analysis and before any exporter, so the text, Markdown, HTML and JSON
 //! outputs carry the same words. Functions here are pure: model in, `String` out.
 
+pub mod answers;
 pub mod as_built;
 pub mod comparison;
 pub mod default_layout;
 pub mod diagnostics;
+pub mod experiment;
+pub mod explain;
 pub mod host_conditions;
 pub mod machines;
 pub mod run_summary;
 pub mod sensitivity;
 pub mod sequential;
+pub mod setup;
 pub mod shift;
 pub mod summary;
 pub mod variance_split;
@@ -32,6 +36,7 @@ pub fn fill(report: &mut Report) {
     report.setup.host_warnings = (report.setup.host_conditions.iter())
         .map(host_conditions::warning)
         .collect();
+    setup::fill(&mut report.setup);
     let host_warnings = &report.setup.host_warnings;
     for series in &mut report.series {
         diagnostics::fill(&mut series.diagnostics);
@@ -69,7 +74,15 @@ pub fn fill(report: &mut Report) {
         q.text = sequential::pair_sentence(q);
     }
     machines::fill(&mut report.machines);
-    report.warnings.extend(machines::warnings(&report.machines));
-    let unreplayed = report.unreplayed.iter().map(sequential::unreplayed);
-    report.warnings.extend(unreplayed);
+    report.across_metrics = answers::across_metrics(&report.series);
+    // The analysis's warnings first, then the machines', then those added after it.
+    let mut warnings: Vec<String> = report
+        .warning_grounds
+        .iter()
+        .map(experiment::report_warning)
+        .collect();
+    warnings.extend(machines::warnings(&report.machines));
+    warnings.append(&mut report.warnings);
+    warnings.extend(report.unreplayed.iter().map(sequential::unreplayed));
+    report.warnings = warnings;
 }

@@ -1,0 +1,182 @@
+//! "Can the data be trusted as read?" in words: the warnings of reading an experiment
+//! directory ([`crate::analysis::report::experiment::ExperimentWarning`]) — binaries that
+//! never ran, a manifest missing or of another version, and the store's and the balancing's
+//! own notes — and the report's further warnings ([`ReportWarning`]).
+
+use crate::analysis::report::compare::{Comparison, ExperimentSide};
+use crate::analysis::report::experiment::{Ending, ExperimentWarning, NeverRan};
+use crate::analysis::report::model::ReportWarning;
+use crate::analysis::vocabulary::UNKNOWN_WITHOUT_MANIFEST;
+use crate::files::manifest::MANIFEST_FILE;
+use crate::files::store::RESULTS_FILE;
+
+/// Writes the comparison's warnings of reading either experiment (prefixed `base:` or
+/// `new:`) before those of the comparison itself.
+pub fn fill_compared(c: &mut Comparison) {
+    let mut warnings: Vec<String> = c
+        .read_warnings
+        .iter()
+        .map(|(side, w)| {
+            let side = match side {
+                ExperimentSide::Base => "base",
+                ExperimentSide::New => "new",
+            };
+            format!("{side}: {}", warning(w))
+        })
+        .collect();
+    warnings.append(&mut c.warnings);
+    c.warnings = warnings;
+}
+
+/// One warning of the report in words.
+pub fn report_warning(w: &ReportWarning) -> String {
+    match w {
+        ReportWarning::Experiment(w) => warning(w),
+        ReportWarning::VariantLeftOut {
+            program,
+            metric,
+            variant,
+        } => format!(
+            "{program} {metric}: variant {} has no usable randomised binaries; it is left out \
+             of the variant comparison",
+            variant.as_deref().unwrap_or("?")
+        ),
+        ReportWarning::Variants {
+            program,
+            metric,
+            said,
+        } => format!("{program} {metric}: {said}"),
+        ReportWarning::ExplainLeftOut { error } => {
+            format!("{error}: the explain section is left out")
+        }
+    }
+}
+
+/// One warning of reading an experiment in words.
+pub fn warning(w: &ExperimentWarning) -> String {
+    match w {
+        ExperimentWarning::Store(words) | ExperimentWarning::Balance(words) => words.clone(),
+        ExperimentWarning::VersionsDiffer { manifest, store } => format!(
+            "the manifest was written by layoutrand {manifest} and the store by layoutrand \
+             {store}"
+        ),
+        ExperimentWarning::NoManifest { dir } => format!(
+            "{} has no {MANIFEST_FILE}: this report is built from {RESULTS_FILE} alone, so \
+             what only the manifest records is {UNKNOWN_WITHOUT_MANIFEST}: the seeds built, \
+             granularity, linker, build mode, padding, what the seeds achieved, and the build \
+             and link times (the cost of a binary for `dimension`)",
+            dir.display()
+        ),
+        ExperimentWarning::NeverRan(n) => never_ran(n),
+    }
+}
+
+/// Binaries that never ran: one among several, every binary (the command as run, with one
+/// stored output), or several.
+fn never_ran(n: &NeverRan) -> String {
+    let (label, kinds) = (&n.label, endings(&n.endings));
+    match n.binaries.as_slice() {
+        [binary] if n.of > 1 => format!(
+            "{label} {binary}: every execution failed ({} of {}; {kinds}), so it is left out \
+             and the analysis covers only the binaries that ran; a failure on some layouts \
+             only depends on the layout: worth a look before trusting the rest",
+            n.executions, n.executions
+        ),
+        _ if n.binaries.len() == n.of => {
+            let output = n
+                .output
+                .as_deref()
+                .map(|t| format!("; the output of one of them:\n{}", t.trim_end()))
+                .unwrap_or_default();
+            format!(
+                "{label}: every execution of every binary failed ({} executions of {} \
+                 binaries; {kinds}): not a layout effect but the command as run (a wrong \
+                 {{bin}} or input?), and the program is left out{output}",
+                n.executions, n.of
+            )
+        }
+        _ => format!(
+            "{label}: every execution failed on {} of {} binaries ({}; {} executions; \
+             {kinds}), so they are left out and the analysis covers only the binaries that \
+             ran; a failure on some layouts only depends on the layout: worth a look before \
+             trusting the rest",
+            n.binaries.len(),
+            n.of,
+            n.binaries.join(", "),
+            n.executions
+        ),
+    }
+}
+
+/// How the failed executions ended, each distinct way once, sorted by its words:
+/// `exit status 1, signal 11, timeout`.
+fn endings(endings: &[Ending]) -> String {
+    endings
+        .iter()
+        .map(|e| match e {
+            Ending::Exit(code) => format!("exit status {code}"),
+            Ending::Signal(sig) => format!("signal {sig}"),
+            Ending::Other(status) => format!("{status:?}").to_lowercase(),
+        })
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::files::store::ExecutionStatus;
+
+    fn never_ran_of(binaries: &[&str], of: usize, output: Option<&str>) -> NeverRan {
+        NeverRan {
+            label: "demo".into(),
+            binaries: binaries.iter().map(|b| b.to_string()).collect(),
+            of,
+            executions: 3 * binaries.len(),
+            endings: vec![
+                Ending::Other(ExecutionStatus::Timeout),
+                Ending::Signal(11),
+                Ending::Exit(1),
+            ],
+            output: output.map(str::to_string),
+        }
+    }
+
+    /// One binary among several, every binary (with the stored output, trimmed) and some
+    /// binaries each get their own sentence with the counts; the endings are sorted by
+    /// their words.
+    #[test]
+    fn binaries_that_never_ran_in_words() {
+        let kinds = "exit status 1, signal 11, timeout";
+        assert_eq!(
+            never_ran(&never_ran_of(&["seed-3"], 5, Some("ignored"))),
+            format!(
+                "demo seed-3: every execution failed (3 of 3; {kinds}), so it is left out and \
+                 the analysis covers only the binaries that ran; a failure on some layouts only \
+                 depends on the layout: worth a look before trusting the rest"
+            )
+        );
+        let all = never_ran(&never_ran_of(&["seed-1", "seed-2"], 2, Some("boom\n\n")));
+        assert!(
+            all.starts_with(&format!(
+                "demo: every execution of every binary failed (6 executions of 2 binaries; \
+                 {kinds}): not a layout effect"
+            )),
+            "{all}"
+        );
+        assert!(
+            all.ends_with("left out; the output of one of them:\nboom"),
+            "{all}"
+        );
+        let some = never_ran(&never_ran_of(&["seed-1", "seed-4"], 5, None));
+        assert!(
+            some.starts_with(&format!(
+                "demo: every execution failed on 2 of 5 binaries (seed-1, seed-4; 6 \
+                 executions; {kinds}), so they are left out"
+            )),
+            "{some}"
+        );
+    }
+}

@@ -1,0 +1,241 @@
+//! "What would fix it?" in words: the fix `explain` advises for each culprit, from the
+//! screening's grounds ([`crate::analysis::explain::Fix`]) and the culprit's feature, effect
+//! and range — alignment for a placement within a line, window or page, an order file for
+//! set pressure, none for a function the relinks moved alone without a relevant change.
+
+use crate::analysis::explain::{Explanation, Fix, Suspect};
+use crate::analysis::vocabulary::Verdict;
+use crate::layout::demangle::demangle;
+use crate::layout::features::{Feature, ICache};
+
+/// Writes the suggestion of every culprit whose fix the screening recorded; a suggestion
+/// read from a stored answer (which keeps only the words) stays as it is.
+pub fn fill(e: &mut Explanation) {
+    let cache = e.cache;
+    let screening = &mut e.screening;
+    for s in screening
+        .culprits
+        .iter_mut()
+        .chain(screening.closest.iter_mut())
+    {
+        if let Some(fix) = &s.fix {
+            s.suggestion = Some(fix_words(s, fix, &cache));
+        }
+    }
+}
+
+/// The fix of the culprit `s` in words.
+fn fix_words(s: &Suspect, fix: &Fix, cache: &ICache) -> String {
+    match fix {
+        Fix::Placement { aligned, partners } => suggestion(&FixFacts {
+            function: &s.function,
+            feature: s.feature,
+            effect: s.effect,
+            range: s.feature_range,
+            aligned: *aligned,
+            partners,
+            cache,
+        }),
+        Fix::Unconfirmed { metric, verdict } => unconfirmed(&s.function, metric, *verdict),
+    }
+}
+
+/// What the screening knows of a culprit that the fix depends on.
+#[derive(Debug, Clone)]
+struct FixFacts<'a> {
+    /// The function (mangled).
+    function: &'a str,
+    /// Its feature.
+    feature: Feature,
+    /// The effect from the feature's lowest to its highest value (sign: which end is
+    /// higher).
+    effect: f64,
+    /// The feature's lowest and highest values among the binaries.
+    range: (f64, f64),
+    /// The feature's value were the function aligned to a cache line.
+    aligned: f64,
+    /// For a set-pressure culprit, the hot functions most often sharing its overfull set.
+    partners: &'a [String],
+    /// The cache.
+    cache: &'a ICache,
+}
+
+/// The fix that follows from a culprit's feature: alignment for a placement within a line,
+/// window or page, an order file for set pressure.
+fn suggestion(f: &FixFacts) -> String {
+    let name = demangle(f.function);
+    let line = f.cache.line;
+    let align = format!(
+        "align {name} to {line} bytes (__attribute__((aligned({line}))) on it, or \
+         -falign-functions={line} for every function)"
+    );
+    match f.feature {
+        Feature::OverfullSet if !f.partners.is_empty() => {
+            let others: Vec<String> = f.partners.iter().map(|p| demangle(p)).collect();
+            format!(
+                "place {name} and {} apart (an order file: lld/gold --symbol-ordering-file), \
+                 so that their lines fall in different sets of the {}-set cache",
+                others.join(", "),
+                f.cache.sets
+            )
+        }
+        Feature::OverfullSet => format!(
+            "place the hot functions next to each other (an order file: lld/gold \
+             --symbol-ordering-file), so that {name}'s lines share no set with more hot lines \
+             than the cache has ways"
+        ),
+        Feature::CrossesPage => format!(
+            "keep {name} within one page: {align}, or an order file (lld/gold \
+             --symbol-ordering-file) placing it with the other hot functions"
+        ),
+        _ => format!("{align}: {}", aligned_outcome(f)),
+    }
+}
+
+/// Which binaries' placement an alignment to a line gives: the feature takes the value
+/// `aligned` in every layout, at the low end, the high end or inside the range seen.
+fn aligned_outcome(f: &FixFacts) -> String {
+    let (lo, hi) = f.range;
+    let side = |higher: bool| if higher { "higher" } else { "lower" };
+    let at = if f.aligned <= lo {
+        Some(side(f.effect < 0.0))
+    } else if f.aligned >= hi {
+        Some(side(f.effect > 0.0))
+    } else {
+        None
+    };
+    match at {
+        Some(which) => format!(
+            "its placement is then that of the binaries with the {which} means in every layout"
+        ),
+        None => "its placement is then the same in every layout, between the binaries' \
+                 extremes"
+            .to_string(),
+    }
+}
+
+/// The fix for a function the confirmation moved alone without a relevant change.
+fn unconfirmed(function: &str, metric: &str, verdict: Verdict) -> String {
+    if verdict == Verdict::Undetermined {
+        return format!(
+            "none yet for {}: moving it alone changed {metric} in some seeds and not in \
+             others, too unevenly for the relinks to tell (more, `--confirm-seeds`, may)",
+            demangle(function)
+        );
+    }
+    format!(
+        "none for {} itself: moving it alone did not change {metric} by a relevant amount, \
+         so its association came with another placement",
+        demangle(function)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CACHE: ICache = ICache {
+        line: 64,
+        sets: 64,
+        ways: 8,
+    };
+
+    fn facts<'a>(
+        feature: Feature,
+        effect: f64,
+        aligned: f64,
+        partners: &'a [String],
+    ) -> FixFacts<'a> {
+        FixFacts {
+            function: "spin",
+            feature,
+            effect,
+            range: (0.0, 1.0),
+            aligned,
+            partners,
+            cache: &CACHE,
+        }
+    }
+
+    #[test]
+    fn alignment_says_which_binaries_it_copies() {
+        // Upper half costs more (effect > 0): aligned, it starts at 0, the lower means.
+        let s = suggestion(&facts(Feature::UpperHalfLine, 0.5, 0.0, &[]));
+        assert!(
+            s.starts_with("align spin to 64 bytes (__attribute__((aligned(64)))"),
+            "{s}"
+        );
+        assert!(
+            s.ends_with("the binaries with the lower means in every layout"),
+            "{s}"
+        );
+        // Upper half faster: the alignment copies the slower binaries, and says so.
+        let s = suggestion(&facts(Feature::UpperHalfLine, -0.5, 0.0, &[]));
+        assert!(s.contains("with the higher means"), "{s}");
+        let s = suggestion(&facts(Feature::Lines, 0.1, 0.5, &[]));
+        assert!(s.contains("between the binaries' extremes"), "{s}");
+    }
+
+    #[test]
+    fn set_pressure_names_the_partners() {
+        let partners = vec!["fold".to_string(), "mix".to_string()];
+        let s = suggestion(&facts(Feature::OverfullSet, 0.1, 0.0, &partners));
+        assert!(
+            s.starts_with("place spin and fold, mix apart (an order file"),
+            "{s}"
+        );
+        let s = suggestion(&facts(Feature::OverfullSet, 0.1, 0.0, &[]));
+        assert!(
+            s.starts_with("place the hot functions next to each other"),
+            "{s}"
+        );
+    }
+
+    fn culprit(fix: Fix) -> Suspect {
+        Suspect {
+            function: "spin".into(),
+            feature: Feature::UpperHalfLine,
+            ir_share: 0.5,
+            effect: 0.5,
+            feature_range: (0.0, 1.0),
+            r: 0.9,
+            share: 0.81,
+            p: 0.001,
+            q: 0.002,
+            verdict: Verdict::Detected,
+            confirmation: None,
+            suggestion: None,
+            fix: Some(fix),
+        }
+    }
+
+    /// The fix's grounds choose the words: the placement's from the culprit's own feature,
+    /// effect and range; none for a function the relinks moved alone, saying whether the
+    /// metric did not move or moved too unevenly to tell.
+    #[test]
+    fn the_fix_is_worded_from_its_grounds() {
+        let words = |fix: Fix| {
+            let c = culprit(fix);
+            fix_words(&c, c.fix.as_ref().unwrap(), &CACHE)
+        };
+        let placed = words(Fix::Placement {
+            aligned: 0.0,
+            partners: Vec::new(),
+        });
+        assert_eq!(
+            placed,
+            suggestion(&facts(Feature::UpperHalfLine, 0.5, 0.0, &[]))
+        );
+        let unconfirmed = |verdict| Fix::Unconfirmed {
+            metric: "I1_misses".into(),
+            verdict,
+        };
+        let none = words(unconfirmed(Verdict::NotDetected));
+        assert!(
+            none.starts_with("none for spin itself: moving it alone did not change I1_misses"),
+            "{none}"
+        );
+        let unsure = words(unconfirmed(Verdict::Undetermined));
+        assert!(unsure.starts_with("none yet for spin:"), "{unsure}");
+    }
+}
