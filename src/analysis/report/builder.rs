@@ -342,6 +342,11 @@ pub fn analyse_series(
     let confidence = thresholds.confidence;
     let engine = engine_analysis(series, thresholds, bootstrap);
     let (levels, mean, ci) = levels_and_mean(engine.as_ref(), confidence);
+    let crossed = super::crossed_mean::crossed_mean(series, mean, confidence);
+    let (ci, interval_note) = match &crossed {
+        Some((_, ci, note)) => (*ci, note.clone()),
+        None => (ci, engine.as_ref().and_then(|a| a.ci_note.clone())),
+    };
     let baseline_ci = series
         .baseline
         .as_ref()
@@ -351,7 +356,6 @@ pub fn analyse_series(
         .as_ref()
         .map(|b| baseline_summary(b, baseline_ci.as_ref()));
     let sensitivity = sensitivity(series, &levels, mean, thresholds);
-    let interval_note = engine.as_ref().and_then(|a| a.ci_note.clone());
     let shift = shift(
         series,
         (ci.as_ref(), interval_note.as_deref()),
@@ -378,6 +382,7 @@ pub fn analyse_series(
         }),
         relative_half_width: ci.map(|c| c.relative_half_width()),
         interval_note,
+        crossed_mean: crossed.map(|(design, _, _)| design),
         bootstrap_note: engine.as_ref().and_then(|a| a.bootstrap_note.clone()),
         bootstrap: engine.and_then(|a| a.bootstrap),
         baseline,

@@ -329,6 +329,8 @@ pub fn mean_line(s: &SeriesReport, confidence: f64) -> String {
 fn mean_interval_line(s: &SeriesReport, confidence: f64) -> String {
     let scale = s.scale();
     let binaries = s.levels.last().map_or(0, |l| l.repetitions);
+    let over = crate::report::words::crossed_mean::over(s);
+    let basis = crate::report::words::crossed_mean::basis(s, binaries);
     match (s.ci, s.relative_half_width, &s.interval_note) {
         // No level estimated (the variances overflow): no count of binaries to show.
         (None, _, Some(note)) if s.levels.is_empty() => format!(
@@ -336,14 +338,13 @@ fn mean_interval_line(s: &SeriesReport, confidence: f64) -> String {
             scale.quantity(s.mean),
         ),
         (None, _, Some(note)) => format!(
-            "Mean over random layouts: {} ({binaries} binaries, KJ eq. 4), {note}.",
+            "Mean over {over}: {} ({basis}), {note}.",
             scale.quantity(s.mean),
         ),
         (Some(ci), Some(rel), note) => format!(
-            "Mean over random layouts: {}; relative half-width {} ({} binaries, KJ eq. 4){}.",
+            "Mean over {over}: {}; relative half-width {} ({basis}){}.",
             scale.estimate(s.mean, ci.lower, ci.upper, confidence),
             percent(rel, 2),
-            binaries,
             note.as_ref().map(|n| format!(": {n}")).unwrap_or_default()
         ),
         _ => format!(

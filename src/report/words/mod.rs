@@ -7,6 +7,7 @@
 
 pub mod as_built;
 pub mod comparison;
+pub mod crossed_mean;
 pub mod default_layout;
 pub mod diagnostics;
 pub mod sensitivity;

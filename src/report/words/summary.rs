@@ -51,22 +51,23 @@ pub fn summary(r: &SeriesReport, thresholds: &Thresholds, host_warnings: &[Strin
     let what = format!("the {} of {}", metric_words(&r.metric), r.program);
     // Every number of the section in the unit its title names (chosen for the mean).
     let scale = r.scale();
+    let over = super::crossed_mean::summary_over(r);
     match (r.ci, r.relative_half_width, &r.interval_note) {
         (_, _, Some(note)) => parts.push(format!(
-            "Over random code layouts, {what} averages {}, but {note}.",
+            "Over {over}, {what} averages {}, but {note}.",
             scale.quantity(r.mean)
         )),
         (Some(ci), Some(rel), None) => {
             let (lo, hi) = scale.bounds(ci.lower, ci.upper);
             parts.push(format!(
-                "Over random code layouts, {what} is {} ± {} ({} CI: {lo} to {hi}).",
+                "Over {over}, {what} is {} ± {} ({} CI: {lo} to {hi}).",
                 scale.quantity(r.mean),
                 percent(rel, 2),
                 level(confidence),
             ))
         }
         _ => parts.push(format!(
-            "Over random code layouts, {what} averages {}, with too few binaries for an interval.",
+            "Over {over}, {what} averages {}, with too few binaries for an interval.",
             scale.quantity(r.mean)
         )),
     }

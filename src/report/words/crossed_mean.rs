@@ -1,0 +1,41 @@
+//! How the mean over random layouts is named and on what it rests, when the run varied the
+//! data layout too (`run --data-seeds`): over random code and data layouts, from the crossed
+//! design ([`crate::analysis::report::crossed_mean`]). With one data seed the words are
+//! today's (Kalibera & Jones eq. 4 over binaries).
+
+use crate::analysis::numfmt::sig;
+use crate::analysis::report::model::SeriesReport;
+
+/// What the mean is over: "random layouts" (code only) or "random code and data layouts".
+pub fn over(s: &SeriesReport) -> &'static str {
+    if s.crossed_mean.is_some() {
+        "random code and data layouts"
+    } else {
+        "random layouts"
+    }
+}
+
+/// What the summary says the mean is over: "random code layouts" or "random code and data
+/// layouts".
+pub fn summary_over(s: &SeriesReport) -> &'static str {
+    if s.crossed_mean.is_some() {
+        "random code and data layouts"
+    } else {
+        "random code layouts"
+    }
+}
+
+/// What the interval rests on: "6 binaries, KJ eq. 4" or "6 binaries × 6 data seeds × 2
+/// executions, crossed design, 5.0 df (Satterthwaite)".
+pub fn basis(s: &SeriesReport, binaries: usize) -> String {
+    match &s.crossed_mean {
+        Some(c) => format!(
+            "{} binaries × {} data seeds × {} executions, crossed design, {} df (Satterthwaite)",
+            c.code_seeds,
+            c.data_seeds,
+            c.executions_per_cell,
+            sig(c.df, 3)
+        ),
+        None => format!("{binaries} binaries, KJ eq. 4"),
+    }
+}
