@@ -26,11 +26,11 @@ pub fn summary_over(s: &SeriesReport) -> &'static str {
 }
 
 /// What the interval rests on: "6 binaries, KJ eq. 4" or "6 binaries × 6 data seeds × 2
-/// executions, crossed design, 5.0 df (Satterthwaite)".
+/// executions, crossed design with 5.00 df by Satterthwaite".
 pub fn basis(s: &SeriesReport, binaries: usize) -> String {
     match &s.crossed_mean {
         Some(c) => format!(
-            "{} binaries × {} data seeds × {} executions, crossed design, {} df (Satterthwaite)",
+            "{} binaries × {} data seeds × {} executions, crossed design with {} df by Satterthwaite",
             c.code_seeds,
             c.data_seeds,
             c.executions_per_cell,

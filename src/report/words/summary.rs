@@ -3,7 +3,7 @@
 //! series' numbers and the answers' sentences (written before it by [`super::fill`]).
 
 use crate::analysis::numfmt::{change_parts, level, p_value, percent};
-use crate::analysis::report::model::{SeriesReport, Verdict};
+use crate::analysis::report::model::{SensitivityGrounds, SeriesReport, Verdict};
 use crate::analysis::vocabulary::Thresholds;
 
 /// A metric's name as the subject of a sentence: `wall` and `cpu` are times, `max_rss` the
@@ -145,6 +145,11 @@ fn sensitivity_sentence(
                 ))
                 .unwrap_or_default()
         ),
+        (Verdict::NotDetected, None)
+            if matches!(sens.grounds, SensitivityGrounds::NoCodeVariation { .. }) =>
+        {
+            "Where the code sits did not move it at all: under each data layout every binary measured the same.".into()
+        }
         (Verdict::NotDetected, None) => "Its values did not vary at all.".into(),
         _ => "Layout sensitivity cannot be tested with these data.".into(),
     }
