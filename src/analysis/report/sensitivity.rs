@@ -58,16 +58,6 @@ pub fn sensitivity(
         // The same check as `analyze`'s: not "no variation" but too much for f64.
         return undetermined(SensitivityGrounds::Overflow);
     }
-    let code_axis = super::code_axis::CodeAxis::of(series);
-    if let Some(axis) = code_axis.as_ref().filter(|a| a.identical()) {
-        return Sensitivity {
-            verdict: Verdict::NotDetected,
-            grounds: SensitivityGrounds::NoCodeVariation {
-                data_seeds: axis.data_seeds(),
-            },
-            ..described
-        };
-    }
     if anova.f.is_nan()
         && screened
             .as_ref()
@@ -76,6 +66,16 @@ pub fn sensitivity(
         return Sensitivity {
             verdict: Verdict::NotDetected,
             grounds: SensitivityGrounds::Constant { by_execution },
+            ..described
+        };
+    }
+    let code_axis = super::code_axis::CodeAxis::of(series);
+    if let Some(axis) = code_axis.as_ref().filter(|a| a.identical()) {
+        return Sensitivity {
+            verdict: Verdict::NotDetected,
+            grounds: SensitivityGrounds::NoCodeVariation {
+                data_seeds: axis.data_seeds(),
+            },
             ..described
         };
     }

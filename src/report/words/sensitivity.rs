@@ -87,13 +87,13 @@ fn f_words(s: &Sensitivity, t: &TestedGrounds) -> String {
         } else {
             "∞".to_string()
         };
-        let blocks = if t.data_seeds > 1 {
-            " and data seeds (each block one round under one data seed)"
+        let (blocks, block) = if t.data_seeds > 1 {
+            ("execution rounds and data seeds", "round and data seed")
         } else {
-            ""
+            ("execution rounds", "round")
         };
         return format!(
-            "Friedman's test blocked on execution rounds{blocks}: F({}, {}) = {f} on the binaries' ranks within each round, {} from {} within-round permutations",
+            "Friedman's test blocked on {blocks}: F({}, {}) = {f} on the binaries' ranks within each {block}, {} from {} within-round permutations",
             t.test_df.0,
             t.test_df.1,
             p_value(test_p),
