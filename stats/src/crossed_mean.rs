@@ -23,9 +23,12 @@
 
 use serde::Serialize;
 
-use super::error::{check_confidence, StatsError};
+use super::error::{at_least, check_confidence, StatsError};
+use super::interval::Interval;
+use super::sample::quantile;
 use super::tdist::two_sided_critical;
-use super::variance_split::CrossedMeanSquares;
+use super::variance_split::{chi_square, CrossedMeanSquares};
+use crate::seeded::SeededRng;
 
 /// The interval of the grand mean of a crossed design, as a half-width around it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
@@ -83,22 +86,84 @@ pub fn detectable_code_variation(
     alpha: f64,
     power: f64,
 ) -> Option<f64> {
-    use statrs::distribution::{ContinuousCDF, FisherSnedecor};
     let (a, b, n) = (table.code_seeds, table.data_seeds, table.replicates);
+    detectable_variation(table, (a, b * n), alpha, power)
+}
+
+/// The same for the data axis: `MS_D / MS_CD ~ (1 + a n σ_d² / E[MS_CD]) · F(b − 1, (a −
+/// 1)(b − 1))`, so `σ_d² = (F_{1−α} / F_{1−power} − 1) · MS_CD / (a n)`.
+pub fn detectable_data_variation(
+    table: &CrossedMeanSquares,
+    alpha: f64,
+    power: f64,
+) -> Option<f64> {
+    let (a, b, n) = (table.code_seeds, table.data_seeds, table.replicates);
+    detectable_variation(table, (b, a * n), alpha, power)
+}
+
+/// `σ` of an axis with `levels` levels, each mean over `per_level` observations, tested
+/// against `MS_CD` (see [`detectable_code_variation`]).
+fn detectable_variation(
+    table: &CrossedMeanSquares,
+    (levels, per_level): (usize, usize),
+    alpha: f64,
+    power: f64,
+) -> Option<f64> {
+    use statrs::distribution::{ContinuousCDF, FisherSnedecor};
+    let (a, b) = (table.code_seeds, table.data_seeds);
     if a < 2 || b < 2 || !(alpha > 0.0 && alpha < 1.0) || !(power > 0.0 && power < 1.0) {
         return None;
     }
-    let f = FisherSnedecor::new((a - 1) as f64, ((a - 1) * (b - 1)) as f64).ok()?;
+    let f = FisherSnedecor::new((levels - 1) as f64, ((a - 1) * (b - 1)) as f64).ok()?;
     let ratio = f.inverse_cdf(1.0 - alpha) / f.inverse_cdf(1.0 - power) - 1.0;
-    let variance = ratio * table.ms_code_x_data / (b * n) as f64;
+    let variance = ratio * table.ms_code_x_data / per_level as f64;
     (variance.is_finite() && variance >= 0.0).then(|| variance.sqrt())
+}
+
+/// The generalized confidence interval of the data layout's standard deviation `σ_d`
+/// (Weerahandi 1993; Hamada & Weerahandi, Technometrics 2000, §3, as for the shares in
+/// [`super::variance_split`]): `σ_d² = (R_D − R_CD) / (a n)` truncated at 0, each `R =
+/// df · ms / W` with `W ~ χ²_df` drawn afresh, over `draws` draws of the stream `seed`; the
+/// interval is the square roots of its `α/2` and `1 − α/2` quantiles, so it never goes
+/// below 0. With `MS_CD = 0` it is the chi-square interval of `√(MS_D / (a n))` on `b − 1` df.
+pub fn data_variation_interval(
+    table: &CrossedMeanSquares,
+    confidence: f64,
+    draws: usize,
+    seed: u64,
+) -> Result<Interval, StatsError> {
+    check_confidence(confidence)?;
+    at_least("the data layout's interval", "draws", 100, draws)?;
+    let mut rng = SeededRng::new(seed, "crossed-data-variation");
+    let [_, df_d, df_cd, _] = table.degrees_of_freedom().map(|d| d as f64);
+    let per_level = (table.code_seeds * table.replicates) as f64;
+    let pivot = |rng: &mut SeededRng, ms: f64, df: f64| {
+        let w = chi_square(rng, df);
+        if ms > 0.0 {
+            df * ms / w
+        } else {
+            0.0
+        }
+    };
+    let mut pivots: Vec<f64> = (0..draws)
+        .map(|_| {
+            let d = pivot(&mut rng, table.ms_data, df_d);
+            let cd = pivot(&mut rng, table.ms_code_x_data, df_cd);
+            ((d - cd) / per_level).max(0.0)
+        })
+        .collect();
+    pivots.sort_by(f64::total_cmp);
+    let alpha = 1.0 - confidence;
+    Ok(Interval {
+        lower: quantile(&pivots, alpha / 2.0).sqrt(),
+        upper: quantile(&pivots, 1.0 - alpha / 2.0).sqrt(),
+    })
 }
 
 #[cfg(test)]
 #[allow(clippy::excessive_precision)]
 mod tests {
     use super::*;
-    use crate::seeded::SeededRng;
     use crate::test_support::close;
     use crate::variance_split::crossed_mean_squares;
 
@@ -190,5 +255,28 @@ mod tests {
             let rate = covered as f64 / trials as f64;
             assert!((0.92..=0.98).contains(&rate), "{shape:?} {sd:?}: {rate}");
         }
+    }
+
+    #[test]
+    fn the_data_variation_interval_is_the_chi_square_interval_without_interaction() {
+        // MS_CD = 0 (every binary the same under each data seed): σ_d² = (b−1)·MS_D/(a n W),
+        // W ~ χ²_{b−1}, so the interval is √((b−1)·MS_D/(a n χ²_{b−1, 1−α/2})) to
+        // √((b−1)·MS_D/(a n χ²_{b−1, α/2})). scipy.stats.chi2.ppf([0.025, 0.975], 2) ->
+        // 0.05063561596857975, 7.377758908227871; here MS_D = 2·5·7/3, a n = 10.
+        let cells: Vec<Vec<Vec<f64>>> = (0..5)
+            .map(|_| [10.0, 13.0, 11.0].iter().map(|v| vec![*v; 2]).collect())
+            .collect();
+        let ms = crossed_mean_squares(&cells).unwrap();
+        let i = data_variation_interval(&ms, 0.95, 20_000, 7).unwrap();
+        let scaled = 2.0 * ms.ms_data / 10.0;
+        let (lower, upper) = (
+            (scaled / 7.377758908227871).sqrt(),
+            (scaled / 0.05063561596857975).sqrt(),
+        );
+        // The quantiles of 20 000 draws: within 3 % at the lower end, 6 % at the upper (the
+        // tail of 1/χ²₂ is long).
+        assert!((i.lower / lower - 1.0).abs() < 0.03, "{i:?} {lower}");
+        assert!((i.upper / upper - 1.0).abs() < 0.06, "{i:?} {upper}");
+        assert_eq!(detectable_data_variation(&ms, 0.05, 0.8), Some(0.0));
     }
 }
