@@ -392,6 +392,7 @@ pub fn analyse_series(
         default_layout,
         as_built,
         variance_split: super::data_split::data_split(series, confidence),
+        data_sensitivity: super::data_sensitivity::data_sensitivity(series, thresholds),
         diagnostics,
         summary: String::new(),
         sequential: None,

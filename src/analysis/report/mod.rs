@@ -19,6 +19,7 @@ pub mod builder;
 mod code_axis;
 pub mod compare;
 pub mod crossed_mean;
+pub mod data_sensitivity;
 pub mod data_split;
 pub mod diagnostics;
 pub mod dimension;

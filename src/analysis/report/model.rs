@@ -196,6 +196,11 @@ pub struct SeriesReport {
     /// absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub variance_split: Option<super::data_split::DataSplit>,
+    /// Is the program data-layout-sensitive? The crossed design's test of the data seeds
+    /// with the metric's variation from one data layout to another, when the executions ran
+    /// with several data seeds; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_sensitivity: Option<super::data_sensitivity::DataSensitivity>,
     /// Checks of the assumptions behind the numbers above.
     pub diagnostics: Diagnostics,
     /// One-paragraph answer in words.

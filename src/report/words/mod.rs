@@ -8,6 +8,7 @@
 pub mod as_built;
 pub mod comparison;
 pub mod crossed_mean;
+pub mod data_sensitivity;
 pub mod default_layout;
 pub mod diagnostics;
 pub mod sensitivity;
@@ -47,6 +48,9 @@ pub fn fill(report: &mut Report) {
                 &thresholds,
             );
             a.text = as_built::sentence(a, is_time, &thresholds);
+        }
+        if let Some(d) = series.data_sensitivity.as_mut() {
+            d.text = data_sensitivity::sentence(d, &thresholds);
         }
         // Last: it quotes the answers' sentences.
         series.summary = summary::summary(series, &thresholds, host_warnings);
