@@ -42,7 +42,7 @@ fn test_words(d: &DataSensitivity) -> String {
     let f = match d.f {
         Some(f) => format!("F({}, {}) = {}", d.df.0, d.df.1, statistic(f)),
         None => format!(
-            "F({}, {}) has no noise to divide by: every binary measured the same under each data seed",
+            "F({}, {}) is not a ratio: every binary measured the same under each data seed, so the data seeds' differences are certain",
             d.df.0, d.df.1
         ),
     };
