@@ -343,6 +343,8 @@ pub fn analyse_series(
     let engine = engine_analysis(series, thresholds, bootstrap);
     let (levels, mean, ci) = levels_and_mean(engine.as_ref(), confidence);
     let crossed = super::crossed_mean::crossed_mean(series, mean, confidence);
+    // The binaries' interval (eq. 4), which the shift paired on the data seed keeps.
+    let over_binaries = (ci, engine.as_ref().and_then(|a| a.ci_note.clone()));
     let (ci, interval_note) = match &crossed {
         Some((_, ci, note)) => (*ci, note.clone()),
         None => (ci, engine.as_ref().and_then(|a| a.ci_note.clone())),
@@ -363,8 +365,17 @@ pub fn analyse_series(
         thresholds,
     );
     let default_layout = super::shift::default_layout(series, thresholds);
-    let as_built =
+    let mut as_built =
         super::as_built::as_built(series, (ci.as_ref(), interval_note.as_deref()), thresholds);
+    let (paired, paired_as_built) = super::paired_shift::paired_shifts(
+        series,
+        (over_binaries.0.as_ref(), over_binaries.1.as_deref()),
+        thresholds,
+    );
+    let shift = paired.unwrap_or(shift);
+    if let (Some(a), Some(s)) = (as_built.as_mut(), paired_as_built) {
+        a.shift = s;
+    }
     let mut diagnostics = diagnose(series, failures, confidence);
     diagnostics.normality = shown_normality(engine.as_ref());
     add_design_notes(&mut diagnostics, series, &sensitivity, confidence);

@@ -27,6 +27,7 @@ pub mod experiment;
 pub mod host_conditions;
 pub mod machines;
 pub mod model;
+pub mod paired_shift;
 pub mod plot_data;
 pub mod plots;
 pub mod screening;

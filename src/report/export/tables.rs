@@ -358,7 +358,10 @@ fn mean_interval_line(s: &SeriesReport, confidence: f64) -> String {
 pub fn baseline_line(s: &SeriesReport, confidence: f64) -> Option<String> {
     let b = s.baseline.as_ref()?;
     Some(fixed_line(
-        "Default layout (baseline)",
+        (
+            "Default layout (baseline)",
+            &crate::report::words::crossed_mean::fixed_under(s),
+        ),
         b,
         &s.scale(),
         confidence,
@@ -367,16 +370,21 @@ pub fn baseline_line(s: &SeriesReport, confidence: f64) -> Option<String> {
 
 /// A fixed layout's own mean (`what`: how the line names it) with its interval over
 /// executions, or why it has none, in `scale` (the section title's unit).
-fn fixed_line(what: &str, b: &BaselineSummary, scale: &Scale, confidence: f64) -> String {
+fn fixed_line(
+    (what, under): (&str, &str),
+    b: &BaselineSummary,
+    scale: &Scale,
+    confidence: f64,
+) -> String {
     match b.ci {
         Some(ci) => format!(
-            "{what}: {} over {} execution(s) of {} iteration(s).",
+            "{what}: {} over {} execution(s) of {} iteration(s){under}.",
             scale.estimate(b.mean, ci.lower, ci.upper, confidence),
             b.executions,
             b.iterations
         ),
         None => format!(
-            "{what}: {} from {} execution(s) ({}).",
+            "{what}: {} from {} execution(s){under} ({}).",
             scale.quantity(b.mean),
             b.executions,
             b.ci_note
@@ -394,7 +402,10 @@ pub fn as_built_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
     };
     let mut lines = vec![
         fixed_line(
-            "As built (the binary your build made)",
+            (
+                "As built (the binary your build made)",
+                &crate::report::words::crossed_mean::fixed_under(s),
+            ),
             &a.binary,
             &s.scale(),
             confidence,

@@ -39,3 +39,16 @@ pub fn basis(s: &SeriesReport, binaries: usize) -> String {
         None => format!("{binaries} binaries, KJ eq. 4"),
     }
 }
+
+/// Over which data seeds a fixed binary's (baseline, as-built) own interval is: "" without
+/// data seeds, else " under the same 6 data seeds as the random layouts; its shift from them
+/// is compared within each data seed".
+pub fn fixed_under(s: &SeriesReport) -> String {
+    match &s.crossed_mean {
+        Some(c) => format!(
+            " under the same {} data seeds as the random layouts (its shift from them is compared within each data seed)",
+            c.data_seeds
+        ),
+        None => String::new(),
+    }
+}
