@@ -40,8 +40,10 @@ pub struct DataSensitivity {
     /// `F = MS_D / MS_CD`; absent when `MS_CD = 0` (no noise within a data seed).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub f: Option<f64>,
-    /// Its degrees of freedom `(b − 1, (a − 1)(b − 1))`.
-    pub df: (usize, usize),
+    /// Its numerator's degrees of freedom, `b − 1`.
+    pub df_numerator: usize,
+    /// Its denominator's degrees of freedom, `(a − 1)(b − 1)`.
+    pub df_denominator: usize,
     /// The test's p-value.
     pub p_value: f64,
     /// The relative standard deviation the test finds with 80 % power.
@@ -96,7 +98,8 @@ pub fn data_sensitivity(series: &Series, thresholds: &Thresholds) -> Option<Data
         variation,
         variation_ci,
         f: test.f,
-        df: (test.df_numerator, test.df_denominator),
+        df_numerator: test.df_numerator,
+        df_denominator: test.df_denominator,
         p_value: test.p_value,
         detectable_variation: detectable,
         text: String::new(),

@@ -40,10 +40,10 @@ pub fn sentence(d: &DataSensitivity, thresholds: &Thresholds) -> String {
 /// The test: `F(df1, df2) = f, p = …` against the variation within a data seed.
 fn test_words(d: &DataSensitivity) -> String {
     let f = match d.f {
-        Some(f) => format!("F({}, {}) = {}", d.df.0, d.df.1, statistic(f)),
+        Some(f) => format!("F({}, {}) = {}", d.df_numerator, d.df_denominator, statistic(f)),
         None => format!(
             "F({}, {}) is not a ratio: every binary measured the same under each data seed, so the data seeds' differences are certain",
-            d.df.0, d.df.1
+            d.df_numerator, d.df_denominator
         ),
     };
     format!(
