@@ -6,39 +6,15 @@
 
 use crate::report_support;
 
-use std::path::Path;
-
-use layoutrand::analysis::report::experiment::from_parts;
 use layoutrand::analysis::report::model::{SensitivityGrounds, SeriesReport, Verdict};
-use layoutrand::analysis::vocabulary::Thresholds;
-use layoutrand::report::analyse;
-use report_support::{manifest, records, Crossed, Design};
+use report_support::{Crossed, Design};
 
 /// The one series of a store of 10 binaries × `data_seeds` data seeds × 3 executions × 5
 /// iterations whose values come from `gen`.
 fn series_of(data_seeds: u32, gen: &mut Crossed) -> SeriesReport {
     let mut design = Design::new(10, 3 * data_seeds, 5);
     design.data_seeds = data_seeds;
-    let mut r = layoutrand::files::store::Results::default();
-    for batch in records(
-        &design,
-        &mut |_, seed, e, _, _| gen.value(&design, seed, e),
-        &report_support::all_ok,
-    ) {
-        for rec in batch {
-            use layoutrand::files::store::Record;
-            match rec {
-                Record::Header(h) => r.header = Some(h),
-                Record::Measurement(m) => r.measurements.push(m),
-                Record::Execution(x) => r.executions.push(x),
-                Record::Extension(x) => r.extensions.push(x),
-                Record::Finish(f) => r.finishes.push(f),
-            }
-        }
-    }
-    let experiment = from_parts(Path::new("synthetic"), manifest(&design), r).unwrap();
-    let report = analyse(&experiment, &Thresholds::default()).unwrap();
-    report.series[0].clone()
+    super::data_split::analysed(&design, gen, &report_support::all_ok).series[0].clone()
 }
 
 #[test]

@@ -10,7 +10,7 @@ use crate::run_support::*;
 use serde_json::Value;
 
 /// Builds `files` (copied from `fixtures/FIXTURE_NAME`) with `seeds` code seeds into `out`.
-fn build(
+pub(crate) fn build(
     dir: &std::path::Path,
     fixture_name: &str,
     files: &[&str],

@@ -10,9 +10,10 @@
 use serde::Serialize;
 
 use super::data_split::crossed_cells;
-use super::model::{Interval, Verdict};
 use super::series::Series;
+use crate::analysis::effect::Interval;
 use crate::analysis::vocabulary::Thresholds;
+use crate::analysis::vocabulary::Verdict;
 use crate::stats::crossed_mean::{data_variation_interval, detectable_data_variation};
 use crate::stats::sample::mean;
 use crate::stats::variance_split::{axis_tests, crossed_mean_squares};
