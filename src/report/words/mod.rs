@@ -49,6 +49,12 @@ pub fn fill(report: &mut Report) {
             );
             a.text = as_built::sentence(a, is_time, &thresholds);
         }
+        if series.crossed_mean.is_some() {
+            crossed_mean::paired_shift_words(&mut series.shift.text);
+            if let Some(a) = series.as_built.as_mut() {
+                crossed_mean::paired_shift_words(&mut a.shift.text);
+            }
+        }
         if let Some(d) = series.data_sensitivity.as_mut() {
             d.text = data_sensitivity::sentence(d, &thresholds);
         }
