@@ -26,7 +26,8 @@
 //!
 //! Where the variation comes from (issue 35): [`variance_split`] (code seed × data seed
 //! crossed random effects with replication; each component's share with a generalized
-//! confidence interval).
+//! confidence interval) and [`crossed_mean`] (the mean over random code and data layouts with
+//! its interval, and the code variation the crossed test detects).
 
 pub mod anova;
 pub mod autocorr;
@@ -35,6 +36,7 @@ pub mod bonferroni;
 pub mod bootstrap;
 pub mod changepoint;
 pub mod confidence_sequence;
+pub mod crossed_mean;
 pub mod crossed_plan;
 pub mod degrees_of_freedom;
 pub mod error;

@@ -29,6 +29,18 @@ fn split_of(
     gen: &mut Crossed,
     status: &dyn Fn(&str, Option<u64>, u32) -> ExecutionStatus,
 ) -> Option<DataSplit> {
+    analysed(design, gen, status).series[0]
+        .variance_split
+        .clone()
+}
+
+/// The report of the synthetic store of `design` with values from `gen`, execution statuses
+/// from `status`.
+pub(crate) fn analysed(
+    design: &Design,
+    gen: &mut Crossed,
+    status: &dyn Fn(&str, Option<u64>, u32) -> ExecutionStatus,
+) -> layoutrand::analysis::report::model::Report {
     let mut r = layoutrand::files::store::Results::default();
     for batch in records(
         design,
@@ -47,8 +59,7 @@ fn split_of(
         }
     }
     let experiment = from_parts(Path::new("synthetic"), manifest(design), r).unwrap();
-    let report = analyse(&experiment, &Thresholds::default()).unwrap();
-    report.series[0].variance_split.clone()
+    analyse(&experiment, &Thresholds::default()).unwrap()
 }
 
 #[test]

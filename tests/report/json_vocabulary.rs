@@ -146,6 +146,42 @@ fn split_fields(name: &str, json: &Value, out: &mut Vec<String>) {
     }
 }
 
+/// The verdicts of `data_sensitivity` (the layout sensitivity's words).
+const VERDICTS: [&str; 4] = ["detected", "negligible", "not_detected", "undetermined"];
+
+/// A store with data seeds gives each series a `data_sensitivity` — a verdict, the
+/// variation from data layout to data layout inside its interval, never below 0, and the
+/// test's p-value — and a `crossed_mean` with the design behind the mean's interval.
+fn crossed_fields(name: &str, json: &Value, out: &mut Vec<String>) {
+    for (i, series) in json["series"].as_array().into_iter().flatten().enumerate() {
+        let d = &series["data_sensitivity"];
+        let path = format!("{name}.series[{i}].data_sensitivity");
+        if !d["verdict"].as_str().is_some_and(|v| VERDICTS.contains(&v)) {
+            out.push(format!("{path}.verdict: {}", d["verdict"]));
+        }
+        let (v, l, u) = (
+            d["variation"].as_f64(),
+            d["variation_ci"]["lower"].as_f64(),
+            d["variation_ci"]["upper"].as_f64(),
+        );
+        if !matches!((v, l, u), (Some(v), Some(l), Some(u)) if 0.0 <= l && l <= v && v <= u) {
+            out.push(format!(
+                "{path}: {d} is not a variation inside its interval above 0"
+            ));
+        }
+        if !d["p_value"]
+            .as_f64()
+            .is_some_and(|p| (0.0..=1.0).contains(&p))
+        {
+            out.push(format!("{path}.p_value: {}", d["p_value"]));
+        }
+        let c = &series["crossed_mean"];
+        if c["data_seeds"].as_u64() != Some(3) || !c["df"].as_f64().is_some_and(|d| d > 0.0) {
+            out.push(format!("{name}.series[{i}].crossed_mean: {c}"));
+        }
+    }
+}
+
 /// `layoutrand ARGS…`'s standard output as JSON (the command may exit non-zero, as `doctor`
 /// does on a noisy machine, but must print JSON).
 fn run_json(args: &[&str]) -> Value {
@@ -362,6 +398,7 @@ fn every_command_speaks_the_one_json_vocabulary() {
         }
         if *name == "report data seeds" {
             split_fields(name, &json, &mut found);
+            crossed_fields(name, &json, &mut found);
         }
     }
     assert!(

@@ -21,6 +21,7 @@ mod cli;
 mod cli_analyze;
 mod compare;
 mod compare_pair;
+mod crossed_answers;
 mod data_split;
 mod gate;
 mod glance;

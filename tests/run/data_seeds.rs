@@ -142,14 +142,13 @@ fn exported_rows_carry_the_data_layout(dir: &std::path::Path, recorded: &ByDataS
 #[test]
 fn the_heap_fixture_misses_depend_on_the_data_seed_only() {
     let d = tempfile::tempdir().unwrap();
+    let out = crate::crossed_truth::build(
+        d.path(),
+        "heapalias",
+        &["heapalias.c", "kernel.c", "Makefile"],
+        2,
+    );
     let src = d.path().join("src");
-    std::fs::create_dir(&src).unwrap();
-    let fixture_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/heapalias");
-    for f in ["heapalias.c", "kernel.c", "Makefile"] {
-        std::fs::copy(fixture_dir.join(f), src.join(f)).unwrap();
-    }
-    let out = d.path().join("out");
-    build_with_make(&src, &out, 2);
     run_in(&out)
         .current_dir(&src)
         .env("XDG_CACHE_HOME", d.path().join("cache"))

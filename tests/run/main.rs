@@ -14,6 +14,7 @@ mod slurm_support;
 
 mod bad_input;
 mod cache_model;
+mod crossed_truth;
 mod data_seeds;
 mod exit_codes;
 mod input_limits;

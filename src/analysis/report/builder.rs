@@ -351,6 +351,13 @@ pub fn analyse_series(
     let confidence = thresholds.confidence;
     let engine = engine_analysis(series, thresholds, bootstrap);
     let (levels, mean, ci) = levels_and_mean(engine.as_ref(), confidence);
+    let crossed = super::crossed_mean::crossed_mean(series, mean, confidence);
+    // The binaries' interval (eq. 4), which the shift paired on the data seed keeps.
+    let over_binaries = (ci, engine.as_ref().and_then(|a| a.ci_note.clone()));
+    let (ci, interval_note) = match &crossed {
+        Some((_, ci, note)) => (*ci, note.clone()),
+        None => (ci, engine.as_ref().and_then(|a| a.ci_note.clone())),
+    };
     let baseline_ci = series
         .baseline
         .as_ref()
@@ -360,7 +367,6 @@ pub fn analyse_series(
         .as_ref()
         .map(|b| baseline_summary(b, baseline_ci.as_ref()));
     let sensitivity = sensitivity(series, &levels, mean, thresholds);
-    let interval_note = engine.as_ref().and_then(|a| a.ci_note.clone());
     let shift = shift(
         series,
         (ci.as_ref(), interval_note.as_deref()),
@@ -368,8 +374,17 @@ pub fn analyse_series(
         thresholds,
     );
     let default_layout = super::shift::default_layout(series, thresholds);
-    let as_built =
+    let mut as_built =
         super::as_built::as_built(series, (ci.as_ref(), interval_note.as_deref()), thresholds);
+    let (paired, paired_as_built) = super::paired_shift::paired_shifts(
+        series,
+        (over_binaries.0.as_ref(), over_binaries.1.as_deref()),
+        thresholds,
+    );
+    let shift = paired.unwrap_or(shift);
+    if let (Some(a), Some(s)) = (as_built.as_mut(), paired_as_built) {
+        a.shift = s;
+    }
     let mut diagnostics = diagnose(series, failures, confidence);
     diagnostics.normality = shown_normality(engine.as_ref());
     add_design_notes(&mut diagnostics, series, &sensitivity, confidence);
@@ -387,6 +402,7 @@ pub fn analyse_series(
         }),
         relative_half_width: ci.map(|c| c.relative_half_width()),
         interval_note,
+        crossed_mean: crossed.map(|(design, _, _)| design),
         bootstrap_note: engine.as_ref().and_then(|a| a.bootstrap_note.clone()),
         bootstrap: engine.and_then(|a| a.bootstrap),
         baseline,
@@ -396,6 +412,7 @@ pub fn analyse_series(
         default_layout,
         as_built,
         variance_split: super::data_split::data_split(series, confidence),
+        data_sensitivity: super::data_sensitivity::data_sensitivity(series, thresholds),
         diagnostics,
         summary: String::new(),
         sequential: None,

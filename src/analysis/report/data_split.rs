@@ -145,7 +145,23 @@ pub fn data_split(series: &Series, confidence: f64) -> Option<DataSplit> {
 
 /// `cells[i][j]`: the execution means of binary `i` with data seed `j`, each pair cut to the
 /// fewest any pair has, with the number of executions that cut left out.
-type Cells = Vec<Vec<Vec<f64>>>;
+pub(super) type Cells = Vec<Vec<Vec<f64>>>;
+
+/// The balanced crossed table the split analyses, when `series` ran with at least two data
+/// seeds and every binary has at least two executions with each: the one table the other
+/// answers of a crossed design (the mean's interval, the code axis's power) come from.
+pub(super) fn crossed_cells(series: &Series) -> Option<Cells> {
+    let seeds: BTreeSet<u64> = series
+        .seeds
+        .iter()
+        .flat_map(|b| b.executions.iter())
+        .filter_map(|e| e.data_seed)
+        .collect();
+    if seeds.len() < 2 {
+        return None;
+    }
+    balanced_cells(series, &seeds).ok().map(|(cells, _)| cells)
+}
 
 fn balanced_cells(
     series: &Series,

@@ -4,7 +4,7 @@
 //! data sets (one per program and metric, [`series`], [`balance`]); [`builder::analyse`]
 //! turns them into a [`model::Report`] — per level ([`crate::stats`]), [`sensitivity`],
 //! [`shift`] (and [`as_built`], the build's own binary), [`data_split`] (code, data and run
-//! noise, when the run varied the data layout), [`diagnostics`], [`machines`] and the data each plot shows ([`plots`] fills
+//! noise, when the run varied the data layout) and [`crossed_mean`] (the mean's interval then), [`diagnostics`], [`machines`] and the data each plot shows ([`plots`] fills
 //! [`plot_data`]).
 //! [`dimension`] and [`compare`] build their own answers from the same experiment model.
 //! Everything here is a number, an enum or (still, for the questions not yet moved) a
@@ -15,7 +15,10 @@
 pub mod as_built;
 pub mod balance;
 pub mod builder;
+mod code_axis;
 pub mod compare;
+pub mod crossed_mean;
+pub mod data_sensitivity;
 pub mod data_split;
 pub mod diagnostics;
 pub mod dimension;
@@ -23,6 +26,7 @@ pub mod experiment;
 pub mod host_conditions;
 pub mod machines;
 pub mod model;
+pub mod paired_shift;
 pub mod plot_data;
 pub mod plots;
 pub mod screening;

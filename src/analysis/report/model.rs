@@ -214,7 +214,9 @@ pub struct SeriesReport {
     pub levels: Vec<Level>,
     /// Mean of all live values of the randomised binaries (Ȳ).
     pub mean: f64,
-    /// Confidence interval of the mean (KJ eq. 4); `None` with fewer than 2 binaries.
+    /// Confidence interval of the mean (KJ eq. 4); `None` with fewer than 2 binaries. With
+    /// several data seeds, the crossed design's interval over code and data layouts
+    /// ([`SeriesReport::crossed_mean`]).
     pub ci: Option<Interval>,
     /// Half-width of the interval divided by the mean.
     pub relative_half_width: Option<f64>,
@@ -229,6 +231,13 @@ pub struct SeriesReport {
     /// Why the bootstrap interval asked for is missing (e.g. too few binaries to bound it),
     /// or why it is not advisable (fewer than 5 binaries): the engine's words.
     pub bootstrap_note: Option<String>,
+    /// When the executions ran with several data seeds (`run --data-seeds`): the mean is
+    /// over random code and data layouts, and `ci`, `relative_half_width` and
+    /// `interval_note` are the crossed design's (binaries × data seeds, Satterthwaite's df),
+    /// not eq. 4's over binaries, which leaves out the data seeds every binary shares;
+    /// absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub crossed_mean: Option<super::crossed_mean::CrossedMean>,
     /// The default-layout binary on its own.
     pub baseline: Option<BaselineSummary>,
     /// Every binary's live values summarised (the baseline first, then the seeds in seed
@@ -249,6 +258,11 @@ pub struct SeriesReport {
     /// absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub variance_split: Option<super::data_split::DataSplit>,
+    /// Is the program data-layout-sensitive? The crossed design's test of the data seeds
+    /// with the metric's variation from one data layout to another, when the executions ran
+    /// with several data seeds; absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_sensitivity: Option<super::data_sensitivity::DataSensitivity>,
     /// Checks of the assumptions behind the numbers above.
     pub diagnostics: Diagnostics,
     /// One-paragraph answer in words.
@@ -411,6 +425,13 @@ pub enum SensitivityGrounds {
         /// Whether the observations are execution means (else iterations).
         by_execution: bool,
     },
+    /// Not detected: the run varied the data layout, and under each data seed every binary
+    /// measured the same (the crossed design's code and interaction mean squares are 0):
+    /// no code-layout variation at all, whatever the data layout does.
+    NoCodeVariation {
+        /// Data seeds every binary ran under.
+        data_seeds: usize,
+    },
     /// A test ran.
     Tested(TestedGrounds),
 }
@@ -435,6 +456,10 @@ pub struct TestedGrounds {
     /// of [`Sensitivity`] as computed: F may be infinite).
     pub test_f: f64,
     pub test_df: (usize, usize),
+    /// Data seeds the binaries ran under (1 when the data layout was not a factor): with
+    /// several, the rank test's blocks are one round and one data seed, and the power is
+    /// judged against the noise within a data seed.
+    pub data_seeds: usize,
 }
 
 /// How a tested layout verdict came out.

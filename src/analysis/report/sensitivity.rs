@@ -69,6 +69,16 @@ pub fn sensitivity(
             ..described
         };
     }
+    let code_axis = super::code_axis::CodeAxis::of(series);
+    if let Some(axis) = code_axis.as_ref().filter(|a| a.identical()) {
+        return Sensitivity {
+            verdict: Verdict::NotDetected,
+            grounds: SensitivityGrounds::NoCodeVariation {
+                data_seeds: axis.data_seeds(),
+            },
+            ..described
+        };
+    }
     let test = screened.as_ref().map_or(
         LayoutTest {
             kind: SensitivityTest::IterationF,
@@ -90,6 +100,7 @@ pub fn sensitivity(
         per_binary: groups[0].len(),
         by_execution,
         mean,
+        code_axis: code_axis.as_ref(),
     };
     tested.verdict(described, thresholds)
 }
@@ -208,21 +219,15 @@ struct Tested<'a> {
     /// Whether the observations are execution means (else iterations of one execution).
     by_execution: bool,
     mean: f64,
+    /// The crossed table when the run varied the data layout.
+    code_axis: Option<&'a super::code_axis::CodeAxis>,
 }
 
 impl Tested<'_> {
     /// `described` completed with the test, its verdict and its grounds.
     fn verdict(&self, described: Sensitivity, thresholds: &Thresholds) -> Sensitivity {
         let anova = self.anova;
-        // The layout variation the F-test finds with 80 % power: σ_a = sqrt(ρ · MSW), relative.
-        let detectable_variation = crate::stats::anova::detectable_variance_ratio(
-            self.binaries,
-            self.per_binary,
-            thresholds.alpha(),
-            crate::stats::mde::DEFAULT_POWER,
-        )
-        .map(|rho| (rho * anova.ms_within).sqrt() / self.mean.abs())
-        .filter(|v| v.is_finite());
+        let detectable_variation = self.detectable_variation(thresholds);
         let negligible = described
             .cv_across_binaries_ci
             .filter(|i| i.upper <= thresholds.negligible);
@@ -241,6 +246,7 @@ impl Tested<'_> {
             anova_p: anova.p_value,
             test_f: test.f,
             test_df: test.df,
+            data_seeds: self.code_axis.map_or(1, |a| a.data_seeds()),
         });
         Sensitivity {
             verdict: outcome.verdict(),
@@ -258,6 +264,27 @@ impl Tested<'_> {
             grounds,
             ..described
         }
+    }
+}
+
+impl Tested<'_> {
+    /// The layout variation the test finds with 80 % power, relative to the mean: from the
+    /// one-way ANOVA, `σ_a = sqrt(ρ · MSW)`; with several data seeds from the crossed
+    /// design, against the noise within a data seed (the data layout's own effect is no
+    /// noise to the rank test, whose blocks each hold one data seed).
+    fn detectable_variation(&self, thresholds: &Thresholds) -> Option<f64> {
+        let power = crate::stats::mde::DEFAULT_POWER;
+        if let Some(axis) = self.code_axis {
+            return axis.detectable(thresholds.alpha(), power, self.mean);
+        }
+        crate::stats::anova::detectable_variance_ratio(
+            self.binaries,
+            self.per_binary,
+            thresholds.alpha(),
+            power,
+        )
+        .map(|rho| (rho * self.anova.ms_within).sqrt() / self.mean.abs())
+        .filter(|v| v.is_finite())
     }
 }
 

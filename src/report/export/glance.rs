@@ -38,6 +38,26 @@ pub fn glance_rows(report: &Report) -> Vec<[String; 4]> {
         .collect()
 }
 
+/// The glance table's headers and rows: [`GLANCE_HEADERS`] and [`glance_rows`], with a
+/// "data layout" column after the layout sensitivity when some series ran with several
+/// data seeds (its answer, or "—" for a series without).
+pub fn glance_table(report: &Report) -> (Vec<&'static str>, Vec<Vec<String>>) {
+    let with_data = report.series.iter().any(|s| s.data_sensitivity.is_some());
+    let mut headers = GLANCE_HEADERS.to_vec();
+    let mut rows: Vec<Vec<String>> = glance_rows(report).into_iter().map(Vec::from).collect();
+    if with_data {
+        headers.insert(2, crate::report::words::data_sensitivity::GLANCE_HEADER);
+        for (row, s) in rows.iter_mut().zip(&report.series) {
+            let cell = s.data_sensitivity.as_ref().map_or_else(
+                || "—".to_string(),
+                crate::report::words::data_sensitivity::glance_cell,
+            );
+            row.insert(2, cell);
+        }
+    }
+    (headers, rows)
+}
+
 /// One row per comparison of variants: `B vs A`, the metric, the verdict with the change and
 /// its interval.
 pub fn glance_comparisons(report: &Report) -> Vec<[String; 3]> {

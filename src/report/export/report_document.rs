@@ -5,8 +5,7 @@
 //! [`super::report_sections`].
 
 use super::glance::{
-    glance_comparisons, glance_figure, glance_rows, COMPARISON_HEADERS, GLANCE_HEADERS,
-    GLANCE_TITLE,
+    glance_comparisons, glance_figure, glance_table, COMPARISON_HEADERS, GLANCE_TITLE,
 };
 use super::html_parts::tone;
 use super::report_sections::{explain, list, machines, sequential, topic, variants};
@@ -70,11 +69,11 @@ fn boxed(id: String, label: &str, words: &str, verdict: Tone) -> Block {
 /// The glance: a row per series, then a row per comparison of variants, and on the page the
 /// figure of every binary against the mean over layouts; nothing without a series.
 fn glance(report: &Report) -> Option<Block> {
-    let rows = glance_rows(report);
+    let (headers, rows) = glance_table(report);
     if rows.is_empty() {
         return None;
     }
-    let mut blocks = vec![Block::Table(Table::words(&GLANCE_HEADERS, &rows))];
+    let mut blocks = vec![Block::Table(Table::words(&headers, &rows))];
     let comparisons = glance_comparisons(report);
     if !comparisons.is_empty() {
         blocks.push(Block::Table(Table::words(

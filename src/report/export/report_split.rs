@@ -6,6 +6,7 @@ use super::report_sections::list;
 use crate::analysis::numfmt::capitalised;
 use crate::analysis::report::model::SeriesReport;
 use crate::report::document::{Block, Figure, Graphic, Text, Tone, Verdict};
+use crate::report::words::data_sensitivity::TITLE as DATA_TITLE;
 use crate::report::words::variance_split::{answer, axis_lines, TITLE};
 
 /// The split's blocks for series `i`.
@@ -13,15 +14,28 @@ pub fn split_blocks(i: usize, s: &SeriesReport) -> Vec<Block> {
     let Some(split) = &s.variance_split else {
         return Vec::new();
     };
+    let mut blocks: Vec<Block> = s
+        .data_sensitivity
+        .iter()
+        .map(|d| {
+            Block::Verdict(Verdict {
+                id: Some(format!("data-sensitivity-{i}")),
+                heading: Some(DATA_TITLE.to_string()),
+                line: Text::labelled(DATA_TITLE, d.text.as_str()),
+                boxed: capitalised(&d.text),
+                tone: Some(Tone::Neutral),
+            })
+        })
+        .collect();
     let words = answer(split);
-    let mut blocks = vec![Block::Verdict(Verdict {
+    blocks.push(Block::Verdict(Verdict {
         id: Some(format!("variance-split-{i}")),
         heading: Some(TITLE.to_string()),
         line: Text::labelled(TITLE, words.as_str()),
         boxed: capitalised(&words),
         // Where the variation comes from is a description, never an alarm.
         tone: Some(Tone::Neutral),
-    })];
+    }));
     let lines = axis_lines(split);
     if !lines.is_empty() {
         blocks.push(list(true, lines));

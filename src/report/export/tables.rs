@@ -329,6 +329,8 @@ pub fn mean_line(s: &SeriesReport, confidence: f64) -> String {
 fn mean_interval_line(s: &SeriesReport, confidence: f64) -> String {
     let scale = s.scale();
     let binaries = s.levels.last().map_or(0, |l| l.repetitions);
+    let over = crate::report::words::crossed_mean::over(s);
+    let basis = crate::report::words::crossed_mean::basis(s, binaries);
     match (s.ci, s.relative_half_width, &s.interval_note) {
         // No level estimated (the variances overflow): no count of binaries to show.
         (None, _, Some(note)) if s.levels.is_empty() => format!(
@@ -336,14 +338,13 @@ fn mean_interval_line(s: &SeriesReport, confidence: f64) -> String {
             scale.quantity(s.mean),
         ),
         (None, _, Some(note)) => format!(
-            "Mean over random layouts: {} ({binaries} binaries, KJ eq. 4), {note}.",
+            "Mean over {over}: {} ({basis}), {note}.",
             scale.quantity(s.mean),
         ),
         (Some(ci), Some(rel), note) => format!(
-            "Mean over random layouts: {}; relative half-width {} ({} binaries, KJ eq. 4){}.",
+            "Mean over {over}: {}; relative half-width {} ({basis}){}.",
             scale.estimate(s.mean, ci.lower, ci.upper, confidence),
             percent(rel, 2),
-            binaries,
             note.as_ref().map(|n| format!(": {n}")).unwrap_or_default()
         ),
         _ => format!(
@@ -357,7 +358,10 @@ fn mean_interval_line(s: &SeriesReport, confidence: f64) -> String {
 pub fn baseline_line(s: &SeriesReport, confidence: f64) -> Option<String> {
     let b = s.baseline.as_ref()?;
     Some(fixed_line(
-        "Default layout (baseline)",
+        (
+            "Default layout (baseline)",
+            &crate::report::words::crossed_mean::fixed_under(s),
+        ),
         b,
         &s.scale(),
         confidence,
@@ -366,16 +370,21 @@ pub fn baseline_line(s: &SeriesReport, confidence: f64) -> Option<String> {
 
 /// A fixed layout's own mean (`what`: how the line names it) with its interval over
 /// executions, or why it has none, in `scale` (the section title's unit).
-fn fixed_line(what: &str, b: &BaselineSummary, scale: &Scale, confidence: f64) -> String {
+fn fixed_line(
+    (what, under): (&str, &str),
+    b: &BaselineSummary,
+    scale: &Scale,
+    confidence: f64,
+) -> String {
     match b.ci {
         Some(ci) => format!(
-            "{what}: {} over {} execution(s) of {} iteration(s).",
+            "{what}: {} over {} execution(s) of {} iteration(s){under}.",
             scale.estimate(b.mean, ci.lower, ci.upper, confidence),
             b.executions,
             b.iterations
         ),
         None => format!(
-            "{what}: {} from {} execution(s) ({}).",
+            "{what}: {} from {} execution(s){under} ({}).",
             scale.quantity(b.mean),
             b.executions,
             b.ci_note
@@ -393,7 +402,10 @@ pub fn as_built_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
     };
     let mut lines = vec![
         fixed_line(
-            "As built (the binary your build made)",
+            (
+                "As built (the binary your build made)",
+                &crate::report::words::crossed_mean::fixed_under(s),
+            ),
             &a.binary,
             &s.scale(),
             confidence,

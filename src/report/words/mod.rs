@@ -8,6 +8,8 @@
 pub mod answers;
 pub mod as_built;
 pub mod comparison;
+pub mod crossed_mean;
+pub mod data_sensitivity;
 pub mod default_layout;
 pub mod diagnostics;
 pub mod experiment;
@@ -62,6 +64,15 @@ pub fn fill(report: &mut Report) {
         let scale = series.scale();
         if let Some(q) = series.sequential.as_mut() {
             q.text = sequential::series_sentence(q, &scale);
+        }
+        if series.crossed_mean.is_some() {
+            crossed_mean::paired_shift_words(&mut series.shift.text);
+            if let Some(a) = series.as_built.as_mut() {
+                crossed_mean::paired_shift_words(&mut a.shift.text);
+            }
+        }
+        if let Some(d) = series.data_sensitivity.as_mut() {
+            d.text = data_sensitivity::sentence(d, &thresholds);
         }
         // Last: it quotes the answers' sentences.
         series.summary = summary::summary(series, &thresholds, host_warnings);

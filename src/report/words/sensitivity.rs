@@ -25,6 +25,9 @@ pub fn sentence(s: &Sensitivity, thresholds: &Thresholds) -> String {
             "no layout sensitivity: every {} of every binary gave the same value, so neither the layout nor anything else varied this metric.",
             if *by_execution { "execution" } else { "iteration" }
         ),
+        SensitivityGrounds::NoCodeVariation { data_seeds } => format!(
+            "no code-layout variation at all: under each of the {data_seeds} data layouts every binary measured the same, so where the code sits did not move this metric (the data layout's effect is answered under \"Where the variation comes from\")."
+        ),
         SensitivityGrounds::Tested(t) => {
             let words = Words::of(s, t);
             let text = match (t.outcome, &s.rests_on) {
@@ -84,8 +87,13 @@ fn f_words(s: &Sensitivity, t: &TestedGrounds) -> String {
         } else {
             "∞".to_string()
         };
+        let (blocks, block) = if t.data_seeds > 1 {
+            ("execution rounds and data seeds", "round and data seed")
+        } else {
+            ("execution rounds", "round")
+        };
         return format!(
-            "Friedman's test blocked on execution rounds: F({}, {}) = {f} on the binaries' ranks within each round, {} from {} within-round permutations",
+            "Friedman's test blocked on {blocks}: F({}, {}) = {f} on the binaries' ranks within each {block}, {} from {} within-round permutations",
             t.test_df.0,
             t.test_df.1,
             p_value(test_p),
@@ -266,6 +274,7 @@ mod tests {
             anova_p: 0.00001,
             test_f: anova_f,
             test_df: (19, 40),
+            data_seeds: 1,
         }
     }
 

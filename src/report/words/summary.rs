@@ -3,7 +3,7 @@
 //! series' numbers and the answers' sentences (written before it by [`super::fill`]).
 
 use crate::analysis::numfmt::{change_parts, level, p_value, percent};
-use crate::analysis::report::model::{SeriesReport, Verdict};
+use crate::analysis::report::model::{SensitivityGrounds, SeriesReport, Verdict};
 use crate::analysis::vocabulary::Thresholds;
 
 /// A metric's name as the subject of a sentence: `wall` and `cpu` are times, `max_rss` the
@@ -51,22 +51,23 @@ pub fn summary(r: &SeriesReport, thresholds: &Thresholds, host_warnings: &[Strin
     let what = format!("the {} of {}", metric_words(&r.metric), r.program);
     // Every number of the section in the unit its title names (chosen for the mean).
     let scale = r.scale();
+    let over = super::crossed_mean::summary_over(r);
     match (r.ci, r.relative_half_width, &r.interval_note) {
         (_, _, Some(note)) => parts.push(format!(
-            "Over random code layouts, {what} averages {}, but {note}.",
+            "Over {over}, {what} averages {}, but {note}.",
             scale.quantity(r.mean)
         )),
         (Some(ci), Some(rel), None) => {
             let (lo, hi) = scale.bounds(ci.lower, ci.upper);
             parts.push(format!(
-                "Over random code layouts, {what} is {} ± {} ({} CI: {lo} to {hi}).",
+                "Over {over}, {what} is {} ± {} ({} CI: {lo} to {hi}).",
                 scale.quantity(r.mean),
                 percent(rel, 2),
                 level(confidence),
             ))
         }
         _ => parts.push(format!(
-            "Over random code layouts, {what} averages {}, with too few binaries for an interval.",
+            "Over {over}, {what} averages {}, with too few binaries for an interval.",
             scale.quantity(r.mean)
         )),
     }
@@ -144,6 +145,11 @@ fn sensitivity_sentence(
                 ))
                 .unwrap_or_default()
         ),
+        (Verdict::NotDetected, None)
+            if matches!(sens.grounds, SensitivityGrounds::NoCodeVariation { .. }) =>
+        {
+            "Where the code sits did not move it at all: under each data layout every binary measured the same.".into()
+        }
         (Verdict::NotDetected, None) => "Its values did not vary at all.".into(),
         _ => "Layout sensitivity cannot be tested with these data.".into(),
     }

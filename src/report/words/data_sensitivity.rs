@@ -1,0 +1,63 @@
+//! "Is this program data-layout-sensitive?" in words
+//! ([`crate::analysis::report::data_sensitivity`]): the verdict with how much the metric
+//! moves from one data layout to another, and the test it rests on.
+
+use crate::analysis::numfmt::{p_value, percent, statistic};
+use crate::analysis::report::data_sensitivity::DataSensitivity;
+use crate::analysis::report::model::Verdict;
+use crate::analysis::vocabulary::Thresholds;
+
+/// The heading of the answer and the glance table's column.
+pub const TITLE: &str = "Data-layout sensitivity";
+
+/// The glance table's column header.
+pub const GLANCE_HEADER: &str = "data layout";
+
+/// The sentence of `d` at `thresholds`.
+pub fn sentence(d: &DataSensitivity, thresholds: &Thresholds) -> String {
+    let test = test_words(d);
+    let magnitude = format!(
+        "the metric varies by {} ({} to {}) from one data layout to another (standard deviation over the mean, over {} data seeds)",
+        percent(d.variation, 2),
+        percent(d.variation_ci.lower, 2),
+        percent(d.variation_ci.upper, 2),
+        d.data_seeds
+    );
+    match d.verdict {
+        Verdict::Detected => format!("data-layout-sensitive: {magnitude}; {test}."),
+        Verdict::Negligible => format!(
+            "detectable but negligible: {magnitude}, within the {} worth finding (--negligible); {test}.",
+            percent(thresholds.negligible, 2)
+        ),
+        Verdict::NotDetected => format!("not detected: {magnitude}; {test}."),
+        Verdict::Undetermined => format!(
+            "cannot tell (nothing below {} was detectable with these counts): {magnitude}; {test}.",
+            percent(d.detectable_variation.unwrap_or(f64::NAN), 2)
+        ),
+    }
+}
+
+/// The test: `F(df1, df2) = f, p = …` against the variation within a data seed.
+fn test_words(d: &DataSensitivity) -> String {
+    let f = match d.f {
+        Some(f) => format!("F({}, {}) = {}", d.df_numerator, d.df_denominator, statistic(f)),
+        None => format!(
+            "F({}, {}) is not a ratio: every binary measured the same under each data seed, so the data seeds' differences are certain",
+            d.df_numerator, d.df_denominator
+        ),
+    };
+    format!(
+        "{f}, {} (data seeds against how their effect differs from binary to binary)",
+        p_value(d.p_value)
+    )
+}
+
+/// The glance table's cell: the verdict with its magnitude.
+pub fn glance_cell(d: &DataSensitivity) -> String {
+    match d.verdict {
+        Verdict::Detected => format!("sensitive: ± {} per data layout", percent(d.variation, 2)),
+        Verdict::Negligible => format!("negligible: at most {}", percent(d.variation_ci.upper, 2)),
+        Verdict::NotDetected => "not detected".to_string(),
+        Verdict::Undetermined => "cannot tell".to_string(),
+    }
+}
