@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use crate::analysis::numfmt::{level, percent, quantity, sig, Scale};
 use crate::analysis::report::dimension::{
-    DimensionReport, MAX_TOP_REPETITIONS, MIN_TOP_REPETITIONS,
+    DimensionReport, CROSSED_REPLICATES, MAX_TOP_REPETITIONS, MIN_TOP_REPETITIONS,
 };
 use crate::report::title::section_title;
 
@@ -81,6 +81,32 @@ pub fn render_text(d: &DimensionReport) -> String {
                     || format!("more than {MAX_TOP_REPETITIONS} {top} needed"),
                     duration
                 )
+            );
+        }
+        if !s.crossed.is_empty() {
+            let _ = writeln!(
+                out,
+                "\n  With data seeds (crossed design, {CROSSED_REPLICATES} executions of every binary with every data seed; the table above counts the data layout's effect as execution noise, which more binaries would average, so plan by this one):\n  {:<12} {:>10} {:>10}  expected experiment time",
+                "half-width", "binaries", "data seeds"
+            );
+        }
+        for r in &s.crossed {
+            let (a, b, time) = match r.plan {
+                Some(p) => (
+                    p.code_seeds.to_string(),
+                    p.data_seeds.to_string(),
+                    duration(p.cost_seconds),
+                ),
+                None => (
+                    "∞".to_string(),
+                    "∞".to_string(),
+                    format!("more than {MAX_TOP_REPETITIONS} binaries or data seeds needed"),
+                ),
+            };
+            let _ = writeln!(
+                out,
+                "  {:<12} {a:>10} {b:>10}  {time}",
+                percent(r.target, 2)
             );
         }
         for n in &s.notes {

@@ -41,6 +41,15 @@ pub(crate) fn analysed(
     gen: &mut Crossed,
     status: &dyn Fn(&str, Option<u64>, u32) -> ExecutionStatus,
 ) -> layoutrand::analysis::report::model::Report {
+    analyse(&experiment_of(design, gen, status), &Thresholds::default()).unwrap()
+}
+
+/// The experiment of a synthetic store of `design` whose values come from `gen`.
+pub(crate) fn experiment_of(
+    design: &Design,
+    gen: &mut Crossed,
+    status: &dyn Fn(&str, Option<u64>, u32) -> ExecutionStatus,
+) -> layoutrand::analysis::report::experiment::Experiment {
     let mut r = layoutrand::files::store::Results::default();
     for batch in records(
         design,
@@ -58,8 +67,7 @@ pub(crate) fn analysed(
             }
         }
     }
-    let experiment = from_parts(Path::new("synthetic"), manifest(design), r).unwrap();
-    analyse(&experiment, &Thresholds::default()).unwrap()
+    from_parts(Path::new("synthetic"), manifest(design), r).unwrap()
 }
 
 #[test]

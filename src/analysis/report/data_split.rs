@@ -13,7 +13,8 @@ use super::series::Series;
 use crate::stats::interval::Interval;
 use crate::stats::sample::mean;
 use crate::stats::variance_split::{
-    axis_tests, variance_split, AxisTest, Component, VarianceSplit,
+    axis_tests, components_from_mean_squares, crossed_mean_squares, variance_split, AxisTest,
+    Component, VarianceSplit,
 };
 
 /// Pivot draws behind each share's interval (the interval's quantiles move by well under a
@@ -141,6 +142,28 @@ pub fn data_split(series: &Series, confidence: f64) -> Option<DataSplit> {
         Err(_) => split.cannot_tell = Some(SplitCannotTell::NoVariation),
     }
     Some(split)
+}
+
+/// The ANOVA estimates `[σ_c², σ_d², σ_cd², σ_e²]` of `series`'s crossed split (truncated
+/// at 0) and the grand mean, for planning (`dimension`); `None` without a split (fewer than
+/// two data seeds, or a design that cannot tell).
+pub fn split_components(series: &Series) -> Option<([f64; 4], f64)> {
+    let seeds: BTreeSet<u64> = series
+        .seeds
+        .iter()
+        .flat_map(|b| b.executions.iter())
+        .filter_map(|e| e.data_seed)
+        .collect();
+    if seeds.len() < 2 {
+        return None;
+    }
+    let (cells, _) = balanced_cells(series, &seeds).ok()?;
+    let table = crossed_mean_squares(&cells).ok()?;
+    let (a, b, n) = (table.code_seeds, table.data_seeds, table.replicates);
+    Some((
+        components_from_mean_squares(table.values(), a, b, n),
+        grand_mean(&cells),
+    ))
 }
 
 /// `cells[i][j]`: the execution means of binary `i` with data seed `j`, each pair cut to the

@@ -111,9 +111,28 @@ pub struct SeriesDimension {
     pub levels: Vec<LevelDimension>,
     /// One row per target precision.
     pub rows: Vec<TargetRow>,
+    /// When the executions ran with several data seeds (`run --data-seeds`): per target
+    /// precision, the cheapest binaries × data seeds × executions design
+    /// ([`crate::stats::crossed_plan`]); absent otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub crossed: Vec<CrossedRow>,
     /// Caveats in words.
     pub notes: Vec<String>,
 }
+
+/// The crossed design for one target precision.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct CrossedRow {
+    /// Target relative half-width (share).
+    pub target: f64,
+    /// The cheapest design meeting it; `None` when none with at most 1000 binaries and 1000
+    /// data seeds does.
+    pub plan: Option<crate::stats::crossed_plan::CrossedPlan>,
+}
+
+/// Executions per (binary, data seed) pair a crossed plan keeps: the fewest that separate
+/// run noise from the interaction (docs/statistics.md, "Planning the crossed design").
+pub const CROSSED_REPLICATES: usize = 2;
 
 /// One level's estimates, cost and optimal count.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -269,6 +288,7 @@ pub fn dimension_series(
         });
     }
     let rows = target_rows(&t2, &lower_counts, &cost_values, mean, targets, confidence);
+    let crossed = crossed_rows(s, &lower_counts, &cost_values, targets, confidence);
     Ok(SeriesDimension {
         program: s.program.clone(),
         variant: s.variant.clone(),
@@ -277,8 +297,52 @@ pub fn dimension_series(
         mean,
         levels,
         rows,
+        crossed,
         notes,
     })
+}
+
+/// The crossed plans of `s` (empty without data seeds): the split's components, a binary
+/// at the top level's cost and an execution at the cost of one unit of the level below it
+/// with its own lower levels at `lower_counts`.
+fn crossed_rows(
+    s: &Series,
+    lower_counts: &[usize],
+    costs: &[f64],
+    targets: &[f64],
+    confidence: f64,
+) -> Vec<CrossedRow> {
+    let Some((components, mean)) = super::data_split::split_components(s) else {
+        return Vec::new();
+    };
+    let Some((&binary, below)) = costs.split_last() else {
+        return Vec::new();
+    };
+    // Seconds per execution: c_{n−1} + r_{n−2}(c_{n−2} + …), as in `target_rows`.
+    let mut execution = 0.0;
+    for (i, c) in below.iter().enumerate() {
+        execution = c + if i == 0 {
+            0.0
+        } else {
+            lower_counts[i - 1] as f64 * execution
+        };
+    }
+    let costs = crate::stats::crossed_plan::CrossedCosts { binary, execution };
+    targets
+        .iter()
+        .map(|&target| CrossedRow {
+            target,
+            plan: crate::stats::crossed_plan::crossed_plan(
+                components,
+                mean,
+                costs,
+                target,
+                confidence,
+                CROSSED_REPLICATES,
+                MAX_TOP_REPETITIONS,
+            ),
+        })
+        .collect()
 }
 
 /// The top-level count each precision of `targets` needs, and its expected time, with the
