@@ -11,7 +11,8 @@ use super::diagnostics::diagnose;
 use super::experiment::variant_groups;
 use super::experiment::{Experiment, Series};
 use super::model::{
-    DiagnosticConcern, Interval, Level, MultipleComparison, Report, SeriesReport, Setup,
+    DiagnosticConcern, Interval, Level, MultipleComparison, Report, ReportWarning, SeriesReport,
+    Setup,
 };
 use super::sensitivity::sensitivity;
 pub use super::shift::{all_positive, baseline_interval};
@@ -61,14 +62,25 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
     let host_warnings = host_warnings(experiment);
     let series = analysed_series(experiment, thresholds, options, &host_warnings);
     let machines = super::machines::machine_sections(experiment, confidence);
-    let mut warnings = experiment.warnings.clone();
+    let mut warnings: Vec<ReportWarning> = experiment
+        .warnings
+        .iter()
+        .cloned()
+        .map(ReportWarning::Said)
+        .collect();
     let (comparisons, multiple) =
         compare_variant_groups(experiment, thresholds, options, &mut warnings)?;
-    warnings.extend(super::machines::machine_warnings(&machines));
+    warnings.extend(
+        super::machines::machine_warnings(&machines)
+            .into_iter()
+            .map(ReportWarning::Said),
+    );
     // The last `explain` of this directory, which the HTML report shows; a file this
     // version cannot read costs its section, not the report.
     let explanation = crate::analysis::explain::stored(&experiment.dir).unwrap_or_else(|e| {
-        warnings.push(format!("{e:#}: the explain section is left out"));
+        warnings.push(ReportWarning::Said(format!(
+            "{e:#}: the explain section is left out"
+        )));
         None
     });
     let variant_names: Vec<&str> = experiment
@@ -79,7 +91,9 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
     let variant_explanations =
         crate::analysis::explain_variants::stored(&experiment.dir, &variant_names).unwrap_or_else(
             |e| {
-                warnings.push(format!("{e:#}: the explain section is left out"));
+                warnings.push(ReportWarning::Said(format!(
+                    "{e:#}: the explain section is left out"
+                )));
                 None
             },
         );
@@ -93,7 +107,8 @@ pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyho
         across_metrics: super::answers::across_metrics(&series),
         series,
         failures: experiment.failures.clone(),
-        warnings,
+        warnings: Vec::new(),
+        concerns: warnings,
         machines,
         comparisons,
         multiple,
@@ -210,7 +225,7 @@ fn compare_variant_groups(
     experiment: &Experiment,
     thresholds: &Thresholds,
     options: &AnalysisOptions,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<ReportWarning>,
 ) -> anyhow::Result<(Vec<PairComparison>, Vec<MultipleComparison>)> {
     let mut comparisons = Vec::new();
     let mut multiple = Vec::new();
@@ -225,12 +240,12 @@ fn compare_variant_groups(
             });
             match labelled {
                 Some(h) => hierarchies.push((s.variant.clone().unwrap_or_default(), h)),
-                None => warnings.push(format!(
+                None => warnings.push(ReportWarning::Said(format!(
                     "{} {}: variant {} has no usable randomised binaries; it is left out of the variant comparison",
                     s.program,
                     s.metric,
                     s.variant.as_deref().unwrap_or("?")
-                )),
+                ))),
             }
         }
         if hierarchies.len() < 2 {
@@ -256,8 +271,12 @@ fn compare_variant_groups(
         warnings.extend(
             analysis
                 .warnings
-                .iter()
-                .map(|w| format!("{} {}: {w}", first.program, first.metric)),
+                .into_iter()
+                .map(|warning| ReportWarning::Variant {
+                    program: first.program.clone(),
+                    metric: first.metric.clone(),
+                    warning,
+                }),
         );
         comparisons.extend(analysis.comparisons);
         if let Some(family) = analysis.multiple {

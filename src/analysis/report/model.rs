@@ -40,8 +40,13 @@ pub struct Report {
     #[serde(serialize_with = "crate::analysis::vocabulary::by_program_and_variant")]
     #[schemars(with = "Vec<crate::analysis::vocabulary::ByProgram<'static, FailureCounts>>")]
     pub failures: BTreeMap<(String, Option<String>), FailureCounts>,
-    /// Problems found while reading and balancing the data.
+    /// Problems found while reading and balancing the data: [`Self::concerns`] in words,
+    /// then those said later (e.g. by `--sequential`), written by
+    /// [`crate::report::words::fill`].
     pub warnings: Vec<String>,
+    /// The report's warnings as the analysis found them, in order.
+    #[serde(skip)]
+    pub concerns: Vec<ReportWarning>,
     /// The machine as a factor, per program and metric (Slurm runs only).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub machines: Vec<super::machines::MachineSeries>,
@@ -59,6 +64,24 @@ pub struct Report {
     /// (`NAME/explain/`), shown as the explanation is; not part of the JSON report.
     #[serde(skip)]
     pub variant_explanations: Option<crate::analysis::explain_variants::VariantExplanations>,
+}
+
+/// A warning of the report as the analysis found it; [`crate::report::words::fill`] says it
+/// in [`Report::warnings`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum ReportWarning {
+    /// Found while reading, balancing or laying out the experiment, already in words (their
+    /// move to the words layer is still to come).
+    Said(String),
+    /// Found by the comparison of `program`'s `metric` variants.
+    Variant {
+        /// The program.
+        program: String,
+        /// The metric.
+        metric: String,
+        /// What it found.
+        warning: crate::analysis::variants::VariantWarning,
+    },
 }
 
 /// Tukey's HSD family of one program and metric.

@@ -9,13 +9,16 @@ pub mod as_built;
 pub mod comparison;
 pub mod default_layout;
 pub mod diagnostics;
+pub mod pair;
 pub mod sensitivity;
 pub mod shift;
+pub mod single;
 pub mod summary;
 pub mod variance_split;
+pub mod variants;
 pub mod versus_baseline;
 
-use crate::analysis::report::model::Report;
+use crate::analysis::report::model::{Report, ReportWarning};
 use crate::analysis::vocabulary::Thresholds;
 
 /// Writes every sentence of `report` from its numbers and grounds, at the report's own
@@ -25,6 +28,13 @@ pub fn fill(report: &mut Report) {
         confidence: report.confidence,
         negligible: report.negligible,
     };
+    let said_later = std::mem::take(&mut report.warnings);
+    report.warnings = report
+        .concerns
+        .iter()
+        .map(warning)
+        .chain(said_later)
+        .collect();
     let host_warnings = &report.setup.host_warnings;
     for series in &mut report.series {
         diagnostics::fill(&mut series.diagnostics);
@@ -49,5 +59,17 @@ pub fn fill(report: &mut Report) {
         }
         // Last: it quotes the answers' sentences.
         series.summary = summary::summary(series, &thresholds, host_warnings);
+    }
+}
+
+/// One of the report's warnings in words, e.g. "lua wall: O3 vs O2: no interaction test: …".
+fn warning(w: &ReportWarning) -> String {
+    match w {
+        ReportWarning::Said(words) => words.clone(),
+        ReportWarning::Variant {
+            program,
+            metric,
+            warning,
+        } => format!("{program} {metric}: {}", variants::warning(warning)),
     }
 }
