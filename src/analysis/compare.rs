@@ -23,7 +23,7 @@ use crate::stats::shapiro_wilk::{shapiro_wilk, ShapiroWilk};
 use crate::stats::welch::welch;
 
 use super::effect::EffectVerdict;
-use super::pair::{analyse_pair, Check, CheckTest, PairAnalysis};
+use super::pair::{analyse_pair, Check, CheckTest, PairAnalysis, PairWarning};
 use super::single::{interval_use, Dataset, IntervalUse, CLT_UNITS};
 use super::vocabulary::{check_bootstrap, Thresholds, MIN_TOP_LEVEL_UNITS};
 
@@ -127,9 +127,8 @@ pub struct Comparison {
 /// `crate::report::words::comparison`'s.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Concern {
-    /// Said by the shared pair analysis ([`super::pair`]), already in words (its own move to
-    /// the words layer is still to come).
-    Said(String),
+    /// Found by the shared pair analysis ([`super::pair`]).
+    Pair(PairWarning),
     /// `--bootstrap` was asked but a side has fewer than two top-level units.
     NoBootstrap,
     /// The designs differ (repetitions per level, lowest first).
@@ -199,9 +198,9 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
     let units = plural(top_name);
     let b = side(base, confidence, &units);
     let n = side(new, confidence, &units);
-    let mut said = Vec::new();
-    let pair = analyse_pair(&base.hierarchy, &new.hierarchy, &units, options, &mut said);
-    let mut concerns: Vec<Concern> = said.into_iter().map(Concern::Said).collect();
+    let mut found = Vec::new();
+    let pair = analyse_pair(&base.hierarchy, &new.hierarchy, options, &mut found);
+    let mut concerns: Vec<Concern> = found.into_iter().map(Concern::Pair).collect();
     let fewest_units = base
         .hierarchy
         .top_ids()

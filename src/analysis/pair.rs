@@ -37,8 +37,8 @@ use crate::stats::twoway::FTest;
 
 use super::effect::{Direction, Effect, EffectVerdict, Interval};
 use super::interaction::{pair_interaction, InteractionJson};
-use super::positive::{positive_bounds, positive_interval};
-use super::single::{bootstrap_warning, BootstrapOptions};
+use super::positive::{positive_bounds, positive_interval, Withheld};
+use super::single::{bootstrap_shortfall, BootstrapOptions, BootstrapShortfall};
 use super::vocabulary::Thresholds;
 
 /// What to compute for a pair.
@@ -290,14 +290,59 @@ struct Matched {
     new: Hierarchy,
 }
 
-/// Analyses `new` against `base`. `units` names the top-level units in warnings
-/// ("binaries"); the warnings are pushed without the pair's name, which the caller adds.
+/// An interval of a pair's ratio that can be withheld ([`PairWarning::Withheld`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PairInterval {
+    /// Fieller's interval for independent sides (eq. 5).
+    Fieller,
+    /// The hierarchical bootstrap interval.
+    Bootstrap,
+}
+
+/// Why a statistic of a pair is missing, or what its reader must know, as figures; the
+/// words are `crate::report::words::pair`'s, which name the top-level units ("binaries").
+#[derive(Debug, Clone, PartialEq)]
+pub enum PairWarning {
+    /// No Fieller interval: a side has fewer than two top-level units.
+    NoFieller,
+    /// An interval of the ratio withheld by the one rule ([`super::positive`]).
+    Withheld {
+        /// Which interval.
+        interval: PairInterval,
+        /// Why.
+        why: Withheld,
+    },
+    /// Fewer than two top-level units in common: no pairing.
+    FewInCommon {
+        /// Units both sides hold.
+        common: usize,
+        /// The base's units.
+        base: usize,
+        /// The new side's units.
+        new: usize,
+    },
+    /// Paired on the units both sides hold, leaving some of either side out.
+    PartlyPaired {
+        /// Units both sides hold.
+        common: usize,
+        /// The base's units.
+        base: usize,
+        /// The new side's units.
+        new: usize,
+    },
+    /// No interaction test (the statistics' reason).
+    NoInteraction(String),
+    /// The bootstrap interval is missing or rests on too few units.
+    Bootstrap(BootstrapShortfall),
+}
+
+/// Analyses `new` against `base`; the warnings are pushed without the pair's name, which the
+/// caller adds.
 pub fn analyse_pair(
     base: &Hierarchy,
     new: &Hierarchy,
-    units: &str,
     options: &PairOptions,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<PairWarning>,
 ) -> PairAnalysis {
     let th = &options.thresholds;
     let (better, worse) = options.directions();
@@ -305,14 +350,12 @@ pub fn analyse_pair(
     let fieller_bounds = match (mean_ci(base, th.confidence), mean_ci(new, th.confidence)) {
         (Ok(b), Ok(n)) => ratio_ci(&b, &n).bounds(),
         _ => {
-            warnings.push(format!(
-                "no Fieller interval (eq. 5): each side needs at least two {units}"
-            ));
+            warnings.push(PairWarning::NoFieller);
             None
         }
     };
-    let fieller = withhold_below_zero(fieller_bounds, "Fieller interval (eq. 5)", units, warnings);
-    let matched = match_units(base, new, units, warnings);
+    let fieller = withhold_below_zero(fieller_bounds, PairInterval::Fieller, warnings);
+    let matched = match_units(base, new, warnings);
     let binaries = matched.as_ref().map_or_else(Vec::new, binary_means);
     let (base_means, new_means): (Vec<f64>, Vec<f64>) =
         binaries.iter().map(|b| (b.base, b.new)).unzip();
@@ -326,7 +369,7 @@ pub fn analyse_pair(
     });
     let share_faster = share_faster(&base_means, &new_means, th.confidence);
     let interaction = matched.as_ref().and_then(|m| interaction(m, th, warnings));
-    let bootstrap = bootstrap_interval(base, new, matched.as_ref(), options, units, warnings);
+    let bootstrap = bootstrap_interval(base, new, matched.as_ref(), options, warnings);
     let (basis, effect) = if is_tie(base, new) {
         (
             Basis::Fieller,
@@ -364,19 +407,18 @@ pub fn analyse_pair(
     analysis
 }
 
-/// An interval of the ratio by the one rule ([`positive_bounds`]); a warning naming `what`
-/// with the rule's reason when bounds reaching zero or below are withheld.
+/// An interval of the ratio by the one rule ([`positive_bounds`]); a warning naming the
+/// `interval` with the rule's reason when bounds reaching zero or below are withheld.
 fn withhold_below_zero(
     bounds: Option<(f64, f64)>,
-    what: &str,
-    units: &str,
-    warnings: &mut Vec<String>,
+    interval: PairInterval,
+    warnings: &mut Vec<PairWarning>,
 ) -> Option<Interval> {
     let (lower, upper) = bounds?;
     match positive_interval(lower, upper) {
         Ok(i) => Some(i),
-        Err(w) => {
-            warnings.push(format!("no {what}: {}", w.reason_with_units(units)));
+        Err(why) => {
+            warnings.push(PairWarning::Withheld { interval, why });
             None
         }
     }
@@ -408,30 +450,27 @@ fn matched_units(a: &Hierarchy, b: &Hierarchy) -> Vec<(usize, usize)> {
 fn match_units(
     base: &Hierarchy,
     new: &Hierarchy,
-    units: &str,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<PairWarning>,
 ) -> Option<Matched> {
     let matched = matched_units(base, new);
-    let (nb, nn) = (base.top_ids().len(), new.top_ids().len());
-    if matched.len() < 2 {
-        if !matched.is_empty() || nb >= 2 {
-            warnings.push(format!(
-                "fewer than two {units} in common ({} of {nb} and {nn}), so the verdict rests \
-                 on Fieller's interval for independent sides (eq. 5), and there is no paired \
-                 interval, share of faster {units} or interaction test",
-                matched.len()
-            ));
+    let (common, base_units, new_units) =
+        (matched.len(), base.top_ids().len(), new.top_ids().len());
+    if common < 2 {
+        if common > 0 || base_units >= 2 {
+            warnings.push(PairWarning::FewInCommon {
+                common,
+                base: base_units,
+                new: new_units,
+            });
         }
         return None;
     }
-    if matched.len() < nb.max(nn) {
-        warnings.push(format!(
-            "paired on the {} {units} both sides hold: {} of base's {nb} and {} of new's {nn} \
-             are left out of the paired interval (they count in the ratio and in eq. 5)",
-            matched.len(),
-            nb - matched.len(),
-            nn - matched.len()
-        ));
+    if common < base_units.max(new_units) {
+        warnings.push(PairWarning::PartlyPaired {
+            common,
+            base: base_units,
+            new: new_units,
+        });
     }
     let (ib, in_): (Vec<usize>, Vec<usize>) = matched.into_iter().unzip();
     Some(Matched {
@@ -476,12 +515,12 @@ fn share_faster(base: &[f64], new: &[f64], confidence: f64) -> Option<ShareFaste
 fn interaction(
     m: &Matched,
     thresholds: &Thresholds,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<PairWarning>,
 ) -> Option<InteractionJson> {
     match pair_interaction(&m.base, &m.new, thresholds) {
         Ok(i) => Some(i),
         Err(e) => {
-            warnings.push(format!("no interaction test: {e}"));
+            warnings.push(PairWarning::NoInteraction(e));
             None
         }
     }
@@ -494,8 +533,7 @@ fn bootstrap_interval(
     new: &Hierarchy,
     matched: Option<&Matched>,
     options: &PairOptions,
-    units_word: &str,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<PairWarning>,
 ) -> Option<BootstrapJson> {
     let boot = options.bootstrap?;
     let confidence = options.thresholds.confidence;
@@ -515,18 +553,85 @@ fn bootstrap_interval(
             false,
         ),
     };
-    warnings.extend(bootstrap_warning(&ci, count, units_word));
+    warnings.extend(bootstrap_shortfall(&ci, count).map(PairWarning::Bootstrap));
     let c: BootstrapCi = ci.ok()?;
-    let ci = withhold_below_zero(
-        Some((c.lower, c.upper)),
-        "bootstrap interval",
-        units_word,
-        warnings,
-    )?;
+    let ci = withhold_below_zero(Some((c.lower, c.upper)), PairInterval::Bootstrap, warnings)?;
     Some(BootstrapJson {
         ci,
         confidence: c.confidence,
         resamples: c.resamples,
         paired,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `ids.len()` binaries × 3 executions × 2 iterations around `mean`, each binary's
+    /// layout offset by its seed number.
+    fn side(mean: f64, ids: &[u64]) -> Hierarchy {
+        let values = ids
+            .iter()
+            .flat_map(|&s| (0..6).map(move |k| mean * (1.0 + 0.01 * s as f64) + 0.001 * k as f64))
+            .collect();
+        Hierarchy::from_nested(values, vec![2, 3, ids.len()])
+            .unwrap()
+            .with_top_ids(ids.iter().map(|s| format!("seed-{s}")).collect())
+            .unwrap()
+    }
+
+    fn options() -> PairOptions {
+        PairOptions {
+            thresholds: Thresholds::default(),
+            is_time: true,
+            bootstrap: None,
+            fail_if_slower: None,
+        }
+    }
+
+    #[test]
+    fn a_partial_overlap_is_reported_with_its_counts() {
+        // Seeds 0–9 against 3–10: 7 in common, 3 of base's and 1 of new's left out.
+        let base = side(100.0, &(0..10).collect::<Vec<_>>());
+        let new = side(90.0, &(3..11).collect::<Vec<_>>());
+        let mut warnings = Vec::new();
+        let pair = analyse_pair(&base, &new, &options(), &mut warnings);
+        assert_eq!(pair.basis, Basis::Paired);
+        assert_eq!(pair.binaries.len(), 7);
+        assert_eq!(
+            warnings,
+            [PairWarning::PartlyPaired {
+                common: 7,
+                base: 10,
+                new: 8
+            }]
+        );
+    }
+
+    #[test]
+    fn disjoint_seeds_are_reported_as_fewer_than_two_in_common() {
+        let base = side(100.0, &[0, 1, 2, 3]);
+        let new = side(100.0, &[4, 5, 6]);
+        let mut warnings = Vec::new();
+        let pair = analyse_pair(&base, &new, &options(), &mut warnings);
+        assert_eq!(pair.basis, Basis::Fieller);
+        assert_eq!(
+            warnings,
+            [PairWarning::FewInCommon {
+                common: 0,
+                base: 4,
+                new: 3
+            }]
+        );
+    }
+
+    #[test]
+    fn one_binary_a_side_has_no_fieller_interval() {
+        let (base, new) = (side(100.0, &[0]), side(90.0, &[1]));
+        let mut warnings = Vec::new();
+        let pair = analyse_pair(&base, &new, &options(), &mut warnings);
+        assert!(pair.ci.is_none());
+        assert_eq!(warnings, [PairWarning::NoFieller]);
+    }
 }

@@ -475,23 +475,45 @@ pub(crate) fn bootstrap_advice(units: usize, top_name: &str) -> String {
     }
 }
 
-/// The warning of a requested bootstrap interval: why there is none, or that it rests on
-/// too few top-level units to be trusted (with 4 its resamples take 35 distinct values and
-/// its simulated coverage depends on the data's shape, docs/statistics.md); `None` when all
-/// is well.
+/// Why a requested bootstrap interval is missing or not to be trusted, as figures; the
+/// words are `crate::report::words::single`'s.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BootstrapShortfall {
+    /// None was computed (the statistics' reason).
+    Failed(String),
+    /// It resamples only this many top-level units, fewer than
+    /// [`bootstrap::ADVISABLE_UNITS`].
+    FewUnits(usize),
+}
+
+/// What is wrong with a requested bootstrap interval over `units` top-level units: why there
+/// is none, or that it rests on too few of them to be trusted (with 4 its resamples take 35
+/// distinct values and its simulated coverage depends on the data's shape,
+/// docs/statistics.md); `None` when all is well.
+pub(crate) fn bootstrap_shortfall(
+    ci: &Result<BootstrapCi, crate::stats::StatsError>,
+    units: usize,
+) -> Option<BootstrapShortfall> {
+    match ci {
+        Err(e) => Some(BootstrapShortfall::Failed(e.to_string())),
+        Ok(_) if units < bootstrap::ADVISABLE_UNITS => Some(BootstrapShortfall::FewUnits(units)),
+        Ok(_) => None,
+    }
+}
+
+/// [`bootstrap_shortfall`] in words, for `analyze` until its warnings move to the words layer.
 pub(crate) fn bootstrap_warning(
     ci: &Result<BootstrapCi, crate::stats::StatsError>,
     units: usize,
     units_word: &str,
 ) -> Option<String> {
-    match ci {
-        Err(e) => Some(format!("no bootstrap interval: {e}")),
-        Ok(_) if units < bootstrap::ADVISABLE_UNITS => Some(format!(
+    match bootstrap_shortfall(ci, units)? {
+        BootstrapShortfall::Failed(e) => Some(format!("no bootstrap interval: {e}")),
+        BootstrapShortfall::FewUnits(units) => Some(format!(
             "the bootstrap interval resamples only {units} {units_word}: not advisable below {} \
              (too few distinct resamples for its coverage to be trusted)",
             bootstrap::ADVISABLE_UNITS
         )),
-        Ok(_) => None,
     }
 }
 

@@ -40,7 +40,7 @@ use crate::stats::twoway::two_way_mixed;
 
 use super::effect::{Direction, Effect, EffectVerdict, Interval};
 use super::numfmt::{change_parts, level, percent};
-use super::pair::{analyse_pair, PairAnalysis, PairOptions};
+use super::pair::{analyse_pair, PairAnalysis, PairOptions, PairWarning};
 // The pair's types moved to `super::pair`; re-exported so that readers of a variant
 // comparison keep their paths.
 use super::interaction::InteractionJson;
@@ -164,8 +164,8 @@ pub struct Multiple {
     pub pairs: Vec<TukeyPairJson>,
 }
 
-/// The comparison of the variants of one program and metric.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+/// The comparison of the variants of one program and metric (the report takes its parts).
+#[derive(Debug, Clone)]
 pub struct VariantAnalysis {
     /// Program.
     pub program: String,
@@ -179,8 +179,34 @@ pub struct VariantAnalysis {
     pub comparisons: Vec<PairComparison>,
     /// Tukey's HSD when there are more than two variants.
     pub multiple: Option<Multiple>,
-    /// Why a statistic above is missing, and other things to know.
-    pub warnings: Vec<String>,
+    /// Why a statistic above is missing, and other things to know, as figures (the words
+    /// are `crate::report::words::variants`').
+    pub warnings: Vec<VariantWarning>,
+}
+
+/// What the reader of a variant comparison must know, as figures.
+#[derive(Debug, Clone, PartialEq)]
+pub enum VariantWarning {
+    /// The pair analysis of `new` against `base` found it.
+    Pair {
+        /// The new variant.
+        new: String,
+        /// The base variant.
+        base: String,
+        /// What it found.
+        warning: PairWarning,
+    },
+    /// No Tukey HSD over the variants.
+    NoTukey(NoTukey),
+}
+
+/// Why there is no Tukey HSD over the variants.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoTukey {
+    /// The variants share fewer than two seeds and have different numbers of binaries.
+    UnequalBinaries,
+    /// The statistics' reason.
+    Stats(String),
 }
 
 impl VariantAnalysis {
@@ -294,7 +320,7 @@ fn compare_pair(
     base: VariantData,
     new: VariantData,
     options: &VariantOptions,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<VariantWarning>,
 ) -> PairComparison {
     let pair_options = PairOptions {
         thresholds: options.thresholds,
@@ -306,12 +332,18 @@ fn compare_pair(
     let pair = analyse_pair(
         base.hierarchy,
         new.hierarchy,
-        "binaries",
         &pair_options,
         &mut pair_warnings,
     );
-    let pair_name = format!("{} vs {}", new.name, base.name);
-    warnings.extend(pair_warnings.iter().map(|w| format!("{pair_name}: {w}")));
+    warnings.extend(
+        pair_warnings
+            .into_iter()
+            .map(|warning| VariantWarning::Pair {
+                new: new.name.to_string(),
+                base: base.name.to_string(),
+                warning,
+            }),
+    );
     let text = sentence(
         base.name,
         new.name,
@@ -409,7 +441,7 @@ fn sentence(
 fn tukey_family(
     variants: &[VariantData],
     options: &VariantOptions,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<VariantWarning>,
 ) -> Option<Multiple> {
     let th = &options.thresholds;
     let (better, worse) = if options.is_time {
@@ -436,12 +468,12 @@ fn tukey_family(
     let tested = error.and_then(|e| {
         tukey_hsd(&e.means, e.ms, e.df, e.n, th.confidence)
             .map(|hsd| (e, hsd))
-            .map_err(|x| x.to_string())
+            .map_err(|x| NoTukey::Stats(x.to_string()))
     });
     let (e, hsd) = match tested {
         Ok(t) => t,
         Err(why) => {
-            warnings.push(format!("no Tukey HSD: {why}"));
+            warnings.push(VariantWarning::NoTukey(why));
             return None;
         }
     };
@@ -509,7 +541,7 @@ struct TukeyError {
 }
 
 /// The error term of the two-way mixed ANOVA on the `shared` seeds: their interaction.
-fn on_shared_seeds(variants: &[VariantData], shared: &[&String]) -> Result<TukeyError, String> {
+fn on_shared_seeds(variants: &[VariantData], shared: &[&String]) -> Result<TukeyError, NoTukey> {
     let selected: Vec<Hierarchy> = variants
         .iter()
         .map(|v| {
@@ -524,7 +556,7 @@ fn on_shared_seeds(variants: &[VariantData], shared: &[&String]) -> Result<Tukey
         .iter()
         .map(|h| (0..shared.len()).map(|k| h.child_means(k)).collect())
         .collect();
-    let t = two_way_mixed(&cells).map_err(|e| e.to_string())?;
+    let t = two_way_mixed(&cells).map_err(|e| NoTukey::Stats(e.to_string()))?;
     let per_mean = (t.binaries * t.replicates) as f64;
     let means: Vec<f64> = cells
         .iter()
@@ -542,16 +574,12 @@ fn on_shared_seeds(variants: &[VariantData], shared: &[&String]) -> Result<Tukey
 
 /// The error term of the one-way ANOVA on the binaries' means: the within mean square (as
 /// many binaries in every variant needed).
-fn on_binary_means(variants: &[VariantData]) -> Result<TukeyError, String> {
+fn on_binary_means(variants: &[VariantData]) -> Result<TukeyError, NoTukey> {
     let groups: Vec<Vec<f64>> = variants.iter().map(|v| v.hierarchy.top_means()).collect();
     if groups.iter().any(|g| g.len() != groups[0].len()) {
-        return Err(
-            "the variants share fewer than two seeds and have different \
-             numbers of binaries"
-                .to_string(),
-        );
+        return Err(NoTukey::UnequalBinaries);
     }
-    let a = random_effects(&groups).map_err(|e| e.to_string())?;
+    let a = random_effects(&groups).map_err(|e| NoTukey::Stats(e.to_string()))?;
     Ok(TukeyError {
         means: groups
             .iter()
@@ -785,10 +813,17 @@ mod tests {
                 && c.pair.interaction.is_none()
         );
         assert!(!c.pair.bootstrap.unwrap().paired);
-        assert!(r
-            .warnings
-            .iter()
-            .any(|w| w.contains("fewer than two binaries in common")));
+        assert!(r.warnings.iter().any(|w| matches!(
+            w,
+            VariantWarning::Pair {
+                warning: PairWarning::FewInCommon {
+                    common: 0,
+                    base: 10,
+                    new: 10
+                },
+                ..
+            }
+        )));
         // The same layouts under other seeds' names: the ratio is 1 exactly.
         assert!((c.pair.ratio - 1.0).abs() < 1e-3);
         assert_ne!(c.pair.direction, Direction::Faster);

@@ -263,11 +263,16 @@ fn compare_variant_groups(
                 .filter(|_| experiment.gates(&first.metric)),
         };
         let analysis = compare_variants(&first.program, &first.metric, &data, &options)?;
-        warnings.extend(analysis.warnings.iter().map(|w| ReportWarning::Variants {
-            program: first.program.clone(),
-            metric: first.metric.clone(),
-            said: w.clone(),
-        }));
+        warnings.extend(
+            analysis
+                .warnings
+                .into_iter()
+                .map(|warning| ReportWarning::Variants {
+                    program: first.program.clone(),
+                    metric: first.metric.clone(),
+                    warning,
+                }),
+        );
         comparisons.extend(analysis.comparisons);
         if let Some(family) = analysis.multiple {
             multiple.push(MultipleComparison {

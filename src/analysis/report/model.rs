@@ -86,15 +86,14 @@ pub enum ReportWarning {
         /// The variant (`None`: unnamed).
         variant: Option<String>,
     },
-    /// A warning of the variant comparison of one program and metric, as
-    /// [`crate::analysis::variants`] words it.
+    /// A warning of the variant comparison of one program and metric.
     Variants {
         /// Program.
         program: String,
         /// Metric.
         metric: String,
-        /// The comparison's warning.
-        said: String,
+        /// What the comparison found.
+        warning: crate::analysis::variants::VariantWarning,
     },
     /// The stored `explain` answer could not be read, so its section is left out.
     ExplainLeftOut {

@@ -25,7 +25,7 @@ pub fn fill(c: &mut Comparison) {
 /// One concern in words.
 fn warning(concern: &Concern, top_name: &str, units: &str) -> String {
     match concern {
-        Concern::Said(words) => words.clone(),
+        Concern::Pair(w) => super::pair::warning(w, units),
         Concern::NoBootstrap => format!(
             "no bootstrap interval: it resamples the {units}, and a side has fewer than two"
         ),

@@ -44,8 +44,8 @@ pub fn report_warning(w: &ReportWarning) -> String {
         ReportWarning::Variants {
             program,
             metric,
-            said,
-        } => format!("{program} {metric}: {said}"),
+            warning,
+        } => format!("{program} {metric}: {}", super::variants::warning(warning)),
         ReportWarning::ExplainLeftOut { error } => {
             format!("{error}: the explain section is left out")
         }

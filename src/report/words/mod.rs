@@ -16,13 +16,16 @@ pub mod experiment;
 pub mod explain;
 pub mod host_conditions;
 pub mod machines;
+pub mod pair;
 pub mod run_summary;
 pub mod sensitivity;
 pub mod sequential;
 pub mod setup;
 pub mod shift;
+pub mod single;
 pub mod summary;
 pub mod variance_split;
+pub mod variants;
 pub mod versus_baseline;
 
 use crate::analysis::report::model::Report;
