@@ -148,16 +148,7 @@ pub fn data_split(series: &Series, confidence: f64) -> Option<DataSplit> {
 /// at 0) and the grand mean, for planning (`dimension`); `None` without a split (fewer than
 /// two data seeds, or a design that cannot tell).
 pub fn split_components(series: &Series) -> Option<([f64; 4], f64)> {
-    let seeds: BTreeSet<u64> = series
-        .seeds
-        .iter()
-        .flat_map(|b| b.executions.iter())
-        .filter_map(|e| e.data_seed)
-        .collect();
-    if seeds.len() < 2 {
-        return None;
-    }
-    let (cells, _) = balanced_cells(series, &seeds).ok()?;
+    let cells = crossed_cells(series)?;
     let table = crossed_mean_squares(&cells).ok()?;
     let (a, b, n) = (table.code_seeds, table.data_seeds, table.replicates);
     Some((
