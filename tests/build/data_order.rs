@@ -88,22 +88,50 @@ fn data_order_on_gcc_and_clang_with_every_linker() {
                     && stdout.contains("distinct data orders in 4 seeds"),
                 "{what}: {stdout}"
             );
-            check_seeds(&dir.join("out"), &what);
+            check_seeds(&dir.join("out"), &what, FIXTURE_OBJECTS.len());
         }
     }
 }
 
-/// The checks of [`data_order_on_gcc_and_clang_with_every_linker`] on one build.
-fn check_seeds(out: &Path, what: &str) {
+/// Under LTO (`-O2 -flto`) with gcc and clang, on bfd and lld: the data sections the LTO
+/// code generator makes are ordered per seed, and every seed passes the check. clang's
+/// vector constants are read with SSE2 instructions the displacement check once did not
+/// know (`pxor .LCPI(%rip)`), so every clang seed failed it. LTO drops two of the fixture's
+/// objects (`crc_table` and `offsets`, folded into their only users).
+#[test]
+fn data_order_under_lto_on_gcc_and_clang() {
+    for cc in ["gcc", "clang"] {
+        for linker in ["bfd", "lld"] {
+            let what = format!("staticdata {cc} -flto {linker}");
+            let (_tmp, dir) = fixture("staticdata");
+            let args = [
+                "--seeds",
+                "4",
+                "--data-order",
+                "--linker",
+                linker,
+                "--out",
+                "out",
+            ];
+            let make = ["make", &format!("CC={cc}"), "CFLAGS=-O2 -flto"];
+            let out = build(&dir, &args, &make);
+            assert_success(&out, &what);
+            check_seeds(&dir.join("out"), &what, FIXTURE_OBJECTS.len() - 2);
+        }
+    }
+}
+
+/// The checks of [`data_order_on_gcc_and_clang_with_every_linker`] on one build, whose
+/// baseline must hold at least `objects` of the fixture's data objects.
+fn check_seeds(out: &Path, what: &str, objects: usize) {
     let m = Manifest::load(out).unwrap();
     assert!(m.data_order, "{what}");
     let base_path = path_of(out, &m, None);
     let expected = run(&base_path);
     let base = data_objects(&base_path);
     let mut orders = BTreeSet::from([fixture_order(&base_path)]);
-    assert_eq!(
-        orders.first().unwrap().len(),
-        FIXTURE_OBJECTS.len(),
+    assert!(
+        orders.first().unwrap().len() >= objects,
         "{what}: {orders:?}"
     );
     for v in &m.seeds {
