@@ -17,6 +17,7 @@ pub mod explain;
 pub mod host_conditions;
 pub mod machines;
 pub mod pair;
+pub mod plots;
 pub mod run_summary;
 pub mod sensitivity;
 pub mod sequential;
