@@ -69,12 +69,6 @@ pub fn fill(report: &mut Report) {
         if let Some(q) = series.sequential.as_mut() {
             q.text = sequential::series_sentence(q, &scale);
         }
-        if series.crossed_mean.is_some() {
-            crossed_mean::paired_shift_words(&mut series.shift.text);
-            if let Some(a) = series.as_built.as_mut() {
-                crossed_mean::paired_shift_words(&mut a.shift.text);
-            }
-        }
         if let Some(d) = series.data_sensitivity.as_mut() {
             d.text = data_sensitivity::sentence(d, &thresholds);
         }
