@@ -19,6 +19,10 @@ pub fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> String {
         return format!("The binary your build made (as built): {}", p.text);
     };
     let shift = match (a.shift.ratio, a.shift.ci) {
+        // A tie has no direction: "0.0 % lower (0.0 % to 0.0 % lower)" would invent one.
+        _ if super::shift::is_tie(&a.shift) => {
+            format!("it gives {}", super::shift::tie_values(&a.shift))
+        }
         (Some(ratio), Some(ci)) => {
             let (how, interval) = change_parts(
                 ratio,
@@ -83,6 +87,43 @@ mod tests {
         );
         assert!(
             text.contains("faster than the mean over random layouts (95 % CI: "),
+            "{text}"
+        );
+    }
+
+    /// A tie has no direction: the default layout measured again, equal to the random
+    /// layouts under each data seed, is said to give their values, not to be "0.0 % lower
+    /// (0.0 % to 0.0 % lower)".
+    #[test]
+    fn a_paired_tie_is_said_as_a_tie_not_a_direction() {
+        let mut rng = SeededRng::new(11, "as-built-tie");
+        let s = series(&mut rng, Some(0.88));
+        let t = Thresholds::default();
+        let mut a = analyse_series(&s, Default::default(), &t, None)
+            .as_built
+            .unwrap();
+        let tie = crate::analysis::effect::Effect::classify(
+            1.0,
+            Some((1.0, 1.0)),
+            &t,
+            "faster",
+            "slower",
+        );
+        a.shift.ratio = Some(1.0);
+        a.shift.ci = tie.ci;
+        a.shift.effect = Some(tie);
+        a.shift.paired_on_data_seed = true;
+        a.same_layout_as_baseline = Some(true);
+        let text = sentence(&a, true, &t);
+        assert!(
+            text.ends_with(
+                "of the random layouts' means are below it, and it gives exactly the same \
+                 values as the random layouts under each data seed."
+            ),
+            "{text}"
+        );
+        assert!(
+            !text.contains("faster") && !text.contains("slower"),
             "{text}"
         );
     }

@@ -78,6 +78,24 @@ pub fn sentence(s: &Shift, fixed: &FixedWords, is_time: bool, thresholds: &Thres
     }
 }
 
+/// Whether the shift `s` is a tie: every value of the fixed layout equals the random
+/// layouts' (under each data seed, when paired on it).
+pub fn is_tie(s: &Shift) -> bool {
+    s.effect
+        .as_ref()
+        .is_some_and(|e| e.verdict == EffectVerdict::Tie)
+}
+
+/// What a tie `s` gives, after "gives": exactly the random layouts' values, under each data
+/// seed when the shift was paired on it (the data layout still moves them all).
+pub fn tie_values(s: &Shift) -> &'static str {
+    if s.paired_on_data_seed {
+        "exactly the same values as the random layouts under each data seed"
+    } else {
+        "exactly the same values as the random layouts"
+    }
+}
+
 /// Where the fixed layout's mean lies among the random layouts' means, in words; equal
 /// means are counted as ties, not as "below".
 fn rank_words(fixed: &FixedWords, rank: &Rank) -> String {
