@@ -12,7 +12,6 @@ use super::model::SeriesReport;
 use super::plot_data::{
     BoxSummary, Dependence, DependenceSubject, RunSequence, SeriesPlots, StripGroup, VarianceBar,
 };
-use crate::analysis::numfmt::Scale;
 
 /// Per-execution run-sequence plots shown at most (flagged executions come first).
 pub const MAX_RUN_SEQUENCES: usize = 12;
@@ -31,7 +30,8 @@ fn lagged(acf: Vec<f64>) -> Vec<f64> {
 /// The data of the plots of `series` (whose analysis is `report`).
 pub fn series_plots(series: &Series, report: &SeriesReport) -> SeriesPlots {
     // The section's unit (its title and text), not one chosen from the plotted values.
-    let Scale { factor, name: unit } = report.scale();
+    let scale = report.scale();
+    let (factor, unit) = (scale.factor, scale.name);
     let scaled = |v: &[f64]| v.iter().map(|x| x / factor).collect::<Vec<f64>>();
     let group = |b: &BinaryData, highlight: bool| StripGroup {
         label: b.seed.map_or_else(|| "base".to_string(), |s| s.to_string()),
