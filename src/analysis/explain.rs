@@ -695,14 +695,13 @@ pub fn stored_in(at: &std::path::Path) -> anyhow::Result<Option<Explanation>> {
 }
 
 /// The plots of the first `shown` culprits of `screening` (computed from `units` as it
-/// screened them), the means shown in `display` (factor, unit name).
+/// screened them), the means multiplied by `scale` into the unit they are shown in.
 pub fn culprit_plots(
     units: &[LayoutUnit],
     hot: &[HotFunction],
     screening: &Screening,
     (cache, running): (&ICache, &RunningCode),
-    metric: &str,
-    display: (f64, &str),
+    scale: f64,
     shown: usize,
 ) -> Vec<FeaturePlot> {
     let (columns, _) = feature_columns(units, hot, cache, running);
@@ -723,11 +722,9 @@ pub fn culprit_plots(
             Some(explain_plot::feature_plot(
                 &c.function,
                 c.feature,
-                cache,
                 &binaries,
                 pairs,
-                metric,
-                display,
+                scale,
             ))
         })
         .collect()

@@ -1,12 +1,13 @@
 //! What `explain` draws and advises for each culprit, computed here so that the renderings
 //! only print: the per-binary means against the culprit's feature (one point per binary,
 //! with its interval, in the unit the numbers are shown in) and the confirmation's pairs.
-//! The fix that follows from the feature is worded in `crate::report::words::explain`.
+//! The axes' labels and the fix that follows from the feature are worded in
+//! `crate::report::words::explain`.
 
 use serde::{Deserialize, Serialize};
 
 use super::effect::Interval;
-use crate::layout::features::{Feature, ICache};
+use crate::layout::features::Feature;
 
 /// One binary in a culprit's plot.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -30,9 +31,11 @@ pub struct FeaturePlot {
     pub function: String,
     /// The culprit's feature.
     pub feature: Feature,
-    /// The x axis in words (the feature and its unit).
+    /// The x axis in words (the feature and its unit), worded by
+    /// `crate::report::words::explain::fill` from `feature`.
     pub x_label: String,
-    /// The y axis in words (the metric and the unit the means are in).
+    /// The y axis in words (the metric and the unit the means are in), worded by
+    /// `crate::report::words::explain::fill` from the explanation's metric and shown unit.
     pub y_label: String,
     /// The factor that turned the metric's values into the plot's unit.
     pub scale: f64,
@@ -64,49 +67,21 @@ pub struct ConfirmPair {
     pub moved: PlacedMean,
 }
 
-/// The x axis of `feature` in words.
-pub fn x_label(feature: Feature, cache: &ICache) -> String {
-    match feature {
-        Feature::UpperHalfLine => format!(
-            "starts in the upper half of a {}-byte line (0 no, 1 yes)",
-            cache.line
-        ),
-        Feature::OffsetMod16 => "start offset mod 16 (bytes)".into(),
-        Feature::OffsetMod32 => "start offset mod 32 (bytes)".into(),
-        Feature::OffsetModLine => format!("start offset mod {} (bytes)", cache.line),
-        Feature::Windows32 => "32-byte windows spanned".into(),
-        Feature::Lines => format!("{}-byte lines spanned", cache.line),
-        Feature::CrossesPage => "crosses a 4 KiB page (0 no, 1 yes)".into(),
-        Feature::OverfullSet => format!(
-            "a line in a set of more than {} hot lines (0 no, 1 yes)",
-            cache.ways
-        ),
-    }
-}
-
-/// The plot of one culprit: `values[i]` its feature in binary `i`, `means[i]` and `cis[i]`
-/// that binary's mean and interval in the metric's unit, shown in `display` (the factor
-/// and unit name of [`super::numfmt::scale_for`]).
+/// The plot of one culprit: each of `binaries` is a binary's name, its feature value, and
+/// its mean and interval in the metric's unit, shown multiplied by `scale` (the inverse of
+/// the divisor of `numfmt::scale_for`); the axes' labels are left to the words.
 pub fn feature_plot(
     function: &str,
     feature: Feature,
-    cache: &ICache,
     binaries: &[(&str, f64, f64, Option<Interval>)],
     pairs: &[ConfirmPair],
-    metric: &str,
-    display: (f64, &str),
+    scale: f64,
 ) -> FeaturePlot {
-    let (scale, unit) = display;
-    let y_label = if unit.is_empty() {
-        format!("{metric}, mean per binary")
-    } else {
-        format!("{metric} ({unit}), mean per binary")
-    };
     FeaturePlot {
         function: function.to_string(),
         feature,
-        x_label: x_label(feature, cache),
-        y_label,
+        x_label: String::new(),
+        y_label: String::new(),
         scale,
         levels: if feature.is_binary() {
             vec![0.0, 1.0]
@@ -155,11 +130,6 @@ mod tests {
         let p = feature_plot(
             "spin",
             Feature::OffsetModLine,
-            &ICache {
-                line: 64,
-                sets: 64,
-                ways: 8,
-            },
             &[("seed-1", 48.0, 2000.0, ci), ("seed-2", 0.0, 1000.0, None)],
             &[ConfirmPair {
                 seed: 1,
@@ -172,8 +142,7 @@ mod tests {
                     mean: 1500.0,
                 },
             }],
-            "wall",
-            (1e-3, "µs"),
+            1e-3,
         );
         assert_eq!(p.points.len(), 2);
         assert_eq!(p.points[0].mean, 2.0);
@@ -181,7 +150,5 @@ mod tests {
         assert!(p.levels.is_empty());
         assert_eq!((p.pairs[0].control.mean, p.pairs[0].moved.mean), (2.0, 1.5));
         assert_eq!(p.pairs[0].moved.value, 0.0);
-        assert_eq!(p.y_label, "wall (µs), mean per binary");
-        assert_eq!(p.x_label, "start offset mod 64 (bytes)");
     }
 }

@@ -333,15 +333,7 @@ fn plots(
     // The unit the report prints such values in (ms for 3e6 ns); scale_for divides by it.
     let typical = units.iter().map(|u| u.mean).sum::<f64>() / units.len() as f64;
     let (divisor, shown_unit) = crate::analysis::numfmt::scale_for(&series.unit, typical);
-    let plots = culprit_plots(
-        units,
-        hot,
-        screening,
-        cache,
-        &series.metric,
-        (1.0 / divisor, &shown_unit),
-        PLOTTED,
-    );
+    let plots = culprit_plots(units, hot, screening, cache, 1.0 / divisor, PLOTTED);
     (plots, shown_unit)
 }
 

@@ -580,6 +580,12 @@ pub struct Shift {
     /// What the verdict rests on, for its words (not on the wire: `text` is).
     #[serde(skip)]
     pub grounds: ShiftGrounds,
+    /// Whether the shift was paired on data seeds whose means differ
+    /// ([`super::paired_shift`]: every value taken relative to its data seed's mean), so
+    /// that a tie is one of equal values under each data seed, not of one value everywhere
+    /// (for its words; not on the wire).
+    #[serde(skip)]
+    pub paired_on_data_seed: bool,
     /// The answer in words: empty until [`crate::report::words::fill`] builds it from
     /// `grounds` and the figures above.
     pub text: String,

@@ -20,22 +20,26 @@ use super::shift::{baseline_interval, shift_of, Fixed};
 use crate::analysis::vocabulary::Thresholds;
 use crate::stats::sample::{mean, MeanInterval};
 
-/// The shifts of the baseline and of the as-built binary paired on the data seed, when
-/// `series` has at least two data seeds and the fixed binary ran under exactly the random
-/// binaries' data seeds; `None` for a fixed binary that cannot be paired (then the
-/// unpaired answer stands). `random` is the eq. 4 interval over binaries with its note.
+/// The shifts of the baseline and of the as-built binary paired on the data seed (marked
+/// [`Shift::paired_on_data_seed`] when the data seeds' means differ), when `series` has at least two data seeds and the fixed
+/// binary ran under exactly the random binaries' data seeds; `None` for a fixed binary that
+/// cannot be paired (then the unpaired answer stands). `random` is the eq. 4 interval over
+/// binaries with its note.
 pub fn paired_shifts(
     series: &Series,
     random: (Option<&MeanInterval>, Option<&str>),
     thresholds: &Thresholds,
 ) -> (Option<Shift>, Option<Shift>) {
-    let Some(paired) = paired_series(series) else {
+    let Some((paired, data_moves)) = paired_series(series) else {
         return (None, None);
     };
     let shift = |fixed: Fixed, data: Option<&BinaryData>| {
         let data = data?;
         let ci = baseline_interval(data, thresholds.confidence);
-        Some(shift_of(&paired, &fixed, random, ci.as_ref(), thresholds))
+        Some(Shift {
+            paired_on_data_seed: data_moves,
+            ..shift_of(&paired, &fixed, random, ci.as_ref(), thresholds)
+        })
     };
     (
         shift(Fixed::baseline(&paired), paired.baseline.as_ref()),
@@ -45,8 +49,9 @@ pub fn paired_shifts(
 
 /// `series` with every value relative to its data seed's mean over the random binaries,
 /// and each fixed binary that ran under exactly their data seeds summarised by one value
-/// per data seed (others dropped: they are not paired).
-fn paired_series(series: &Series) -> Option<Series> {
+/// per data seed (others dropped: they are not paired); and whether the data seeds' means
+/// differ (else the pairing removed nothing: a tie is then one value everywhere).
+fn paired_series(series: &Series) -> Option<(Series, bool)> {
     let mut by_seed: BTreeMap<u64, Vec<f64>> = BTreeMap::new();
     for e in series.seeds.iter().flat_map(|b| b.executions.iter()) {
         by_seed.entry(e.data_seed?).or_default().push(mean(&e.live));
@@ -56,6 +61,8 @@ fn paired_series(series: &Series) -> Option<Series> {
     }
     let seed_means: BTreeMap<u64, f64> = by_seed.iter().map(|(s, v)| (*s, mean(v))).collect();
     let grand = mean(&seed_means.values().copied().collect::<Vec<_>>());
+    let first = seed_means.values().next().copied();
+    let data_moves = seed_means.values().any(|m| Some(*m) != first);
     // `y − m_j` first: a value equal to its data seed's mean becomes exactly `grand`.
     let relative = |y: f64, seed: u64| (y - seed_means[&seed]) + grand;
     let seeds = series
@@ -80,12 +87,13 @@ fn paired_series(series: &Series) -> Option<Series> {
         })
         .collect::<Option<Vec<_>>>()?;
     let cells = |b: &BinaryData| per_data_seed(b, &seed_means, grand);
-    Some(Series {
+    let paired = Series {
         seeds,
         baseline: series.baseline.as_ref().and_then(cells),
         as_built: series.as_built.as_ref().and_then(cells),
         ..series.clone()
-    })
+    };
+    Some((paired, data_moves))
 }
 
 /// `fixed` as one execution per data seed holding its cell mean relative to the data

@@ -52,8 +52,12 @@ pub struct StripGroup {
 /// One execution's iterations in run order.
 #[derive(Debug, Clone, Default)]
 pub struct RunSequence {
-    /// Title of the plot.
-    pub title: String,
+    /// The binary (`seed-N`, `baseline`).
+    pub binary: String,
+    /// The execution's number.
+    pub execution: u32,
+    /// Whether changepoint detection suggests a longer warmup than the one discarded.
+    pub longer_warmup: bool,
     /// Every iteration, warmup first.
     pub values: Vec<f64>,
     /// Iterations discarded as warmup (shaded).
@@ -62,12 +66,27 @@ pub struct RunSequence {
     pub marks: Vec<usize>,
 }
 
+/// What the lag and ACF plots show.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum DependenceSubject {
+    /// The live iterations of one execution of a binary.
+    Iterations {
+        /// The binary (`seed-N`).
+        binary: String,
+        /// The execution's number.
+        execution: u32,
+    },
+    /// Every execution's mean in schedule order (executions too short for their own).
+    #[default]
+    ExecutionMeans,
+}
+
 /// Values against their lagged selves and their autocorrelations, each beside the same
 /// values randomly reordered.
 #[derive(Debug, Clone, Default)]
 pub struct Dependence {
-    /// What the values are, in words.
-    pub subject: String,
+    /// What the values are.
+    pub subject: DependenceSubject,
     /// The values in run order.
     pub values: Vec<f64>,
     /// The same values, randomly reordered (seeded).
@@ -79,15 +98,28 @@ pub struct Dependence {
     pub acf: Option<(Vec<f64>, Vec<f64>, f64)>,
 }
 
-/// The plots of one data set, as data, every value in the scaled unit of `label`.
+/// One level's bar of the variance-component plot.
+#[derive(Debug, Clone, PartialEq)]
+pub struct VarianceBar {
+    /// The level (`iteration`, `execution`, `binary`).
+    pub level: String,
+    /// Its repetitions r_i.
+    pub repetitions: usize,
+    /// Its variance component T_i² (Kalibera & Jones eq. 2), in the metric's unit².
+    pub t2: f64,
+}
+
+/// The plots of one data set, as data, every value in the scaled unit `unit`.
 #[derive(Debug, Clone, Default)]
 pub struct SeriesPlots {
-    /// The axis label of the measured values (`metric (unit)`).
-    pub label: String,
+    /// The metric measured.
+    pub metric: String,
+    /// The unit the values are shown in (the section's scale; empty for a count).
+    pub unit: String,
     /// Strip/box plot of every binary, the baseline marked.
     pub binaries: Vec<StripGroup>,
-    /// Variance components (T² per level), each with its label.
-    pub variance: Vec<(String, f64)>,
+    /// Variance components (T² per level).
+    pub variance: Vec<VarianceBar>,
     /// Execution means in schedule order (drift across the experiment).
     pub schedule: Vec<f64>,
     /// Run sequences of the iterations of selected executions.

@@ -9,8 +9,9 @@ use crate::stats::autocorr::acf;
 
 use super::experiment::{BinaryData, Series};
 use super::model::SeriesReport;
-use super::plot_data::{BoxSummary, Dependence, RunSequence, SeriesPlots, StripGroup};
-use crate::analysis::numfmt::Scale;
+use super::plot_data::{
+    BoxSummary, Dependence, DependenceSubject, RunSequence, SeriesPlots, StripGroup, VarianceBar,
+};
 
 /// Per-execution run-sequence plots shown at most (flagged executions come first).
 pub const MAX_RUN_SEQUENCES: usize = 12;
@@ -29,7 +30,8 @@ fn lagged(acf: Vec<f64>) -> Vec<f64> {
 /// The data of the plots of `series` (whose analysis is `report`).
 pub fn series_plots(series: &Series, report: &SeriesReport) -> SeriesPlots {
     // The section's unit (its title and text), not one chosen from the plotted values.
-    let Scale { factor, name: unit } = report.scale();
+    let scale = report.scale();
+    let (factor, unit) = (scale.factor, scale.name);
     let scaled = |v: &[f64]| v.iter().map(|x| x / factor).collect::<Vec<f64>>();
     let group = |b: &BinaryData, highlight: bool| StripGroup {
         label: b.seed.map_or_else(|| "base".to_string(), |s| s.to_string()),
@@ -47,11 +49,16 @@ pub fn series_plots(series: &Series, report: &SeriesReport) -> SeriesPlots {
     let variance = report
         .levels
         .iter()
-        .map(|l| (format!("{} (r = {})", l.name, l.repetitions), l.t2))
+        .map(|l| VarianceBar {
+            level: l.name.clone(),
+            repetitions: l.repetitions,
+            t2: l.t2,
+        })
         .collect();
     let schedule = in_schedule(series, factor);
     SeriesPlots {
-        label: format!("{} ({unit})", series.metric),
+        metric: series.metric.clone(),
+        unit,
         binaries,
         variance,
         run_sequences: run_sequences(series, report, factor),
@@ -105,13 +112,10 @@ fn run_sequences(series: &Series, report: &SeriesReport, factor: f64) -> Vec<Run
         .take(MAX_RUN_SEQUENCES)
         .map(|(flagged, b, k)| {
             let e = &b.executions[k];
-            let title = format!("{} execution {}", b.binary, e.execution);
             RunSequence {
-                title: if flagged {
-                    format!("{title} — changepoint suggests a longer warmup")
-                } else {
-                    title
-                },
+                binary: b.binary.clone(),
+                execution: e.execution,
+                longer_warmup: flagged,
                 values: e
                     .warmup
                     .iter()
@@ -133,16 +137,13 @@ fn run_sequences(series: &Series, report: &SeriesReport, factor: f64) -> Vec<Run
 fn dependence(series: &Series, in_schedule: &[f64], factor: f64) -> Dependence {
     let (subject, values) = match series.seeds.first().and_then(|b| b.executions.first()) {
         Some(e) if e.live.len() >= 10 => (
-            format!(
-                "the live iterations of {} execution {}",
-                series.seeds[0].binary, e.execution
-            ),
+            DependenceSubject::Iterations {
+                binary: series.seeds[0].binary.clone(),
+                execution: e.execution,
+            },
             e.live.iter().map(|x| x / factor).collect::<Vec<f64>>(),
         ),
-        _ => (
-            "the execution means in schedule order".to_string(),
-            in_schedule.to_vec(),
-        ),
+        _ => (DependenceSubject::ExecutionMeans, in_schedule.to_vec()),
     };
     let mut reordered = values.clone();
     SeededRng::new(0, "report-dependence-plots").shuffle(&mut reordered);
@@ -203,10 +204,12 @@ mod tests {
         let values: Vec<f64> = (0..12).map(|i| f64::from(i * i % 7) + 1.0).collect();
         let s = series(values.clone());
         let d = dependence(&s, &[], 1.0);
-        assert!(
-            d.subject.contains("live iterations of seed-1"),
-            "{}",
-            d.subject
+        assert_eq!(
+            d.subject,
+            DependenceSubject::Iterations {
+                binary: "seed-1".into(),
+                execution: 0
+            }
         );
         assert_eq!(d.values, values);
         assert_ne!(
@@ -232,7 +235,7 @@ mod tests {
     fn short_executions_fall_back_to_the_schedule() {
         let s = series(vec![1.0, 2.0]);
         let d = dependence(&s, &[5.0, 6.0, 7.0], 1.0);
-        assert_eq!(d.subject, "the execution means in schedule order");
+        assert_eq!(d.subject, DependenceSubject::ExecutionMeans);
         assert_eq!(d.values, [5.0, 6.0, 7.0]);
         assert_eq!(d.lags, [1, 2]);
         assert!(d.acf.is_none());

@@ -106,6 +106,7 @@ pub fn shift_of(
         baseline_rank: None,
         effect: None,
         grounds,
+        paired_on_data_seed: false,
         text: String::new(),
     };
     let Some(b) = fixed.data else {
@@ -140,6 +141,7 @@ pub fn shift_of(
         grounds: ShiftGrounds::Classified {
             rank: rank_of(base.mean, &seed_means),
         },
+        paired_on_data_seed: false,
         text: String::new(),
     }
 }

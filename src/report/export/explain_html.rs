@@ -10,10 +10,11 @@ use super::html_parts::{capitalised, table, verdict_class};
 use super::svg::escape;
 use super::svg_explain::feature_scatter;
 use crate::analysis::explain::{Explanation, Suspect};
-use crate::analysis::explain_plot::{x_label, FeaturePlot};
+use crate::analysis::explain_plot::FeaturePlot;
 use crate::analysis::explain_variants::VariantExplanations;
 use crate::analysis::numfmt::{percent, sig};
 use crate::layout::demangle::demangle;
+use crate::report::words::explain::x_label;
 
 /// The explanation as one self-contained HTML page (no script, nothing fetched).
 pub fn html(e: &Explanation) -> String {

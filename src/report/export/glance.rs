@@ -6,7 +6,9 @@
 
 use crate::analysis::effect::{Effect, EffectVerdict};
 use crate::analysis::numfmt::{percent, signed_percent};
-use crate::analysis::report::model::{DefaultLayout, Report, SeriesReport, Verdict};
+use crate::analysis::report::model::{
+    DefaultLayout, Report, Sensitivity, SensitivityGrounds, SeriesReport, Verdict,
+};
 use crate::analysis::report::plot_data::StripGroup;
 
 /// The glance table's header.
@@ -28,7 +30,7 @@ pub fn glance_rows(report: &Report) -> Vec<[String; 4]> {
         .map(|s| {
             [
                 series_name(s),
-                sensitivity_cell(s),
+                sensitivity_cell(&s.sensitivity),
                 placement_cell(Some(&s.default_layout)),
                 s.as_built
                     .as_ref()
@@ -89,9 +91,9 @@ fn series_name(s: &SeriesReport) -> String {
 
 /// The layout sensitivity as a verdict with its magnitude: how much a layout moves the mean
 /// (the layout's own share), the bound within which it is negligible, or what would have been
-/// detected.
-fn sensitivity_cell(s: &SeriesReport) -> String {
-    let sens = &s.sensitivity;
+/// detected; "none" when under each data seed every binary measured the same (no
+/// code-layout variation at all, as the paragraph says).
+fn sensitivity_cell(sens: &Sensitivity) -> String {
     match sens.verdict {
         Verdict::Detected => match sens.layout_variation.or(sens.cv_across_binaries) {
             Some(v) => format!("sensitive: ± {} per layout", percent(v, 2)),
@@ -101,6 +103,11 @@ fn sensitivity_cell(s: &SeriesReport) -> String {
             Some(ci) => format!("negligible: at most {}", percent(ci.upper, 2)),
             None => "negligible".to_string(),
         },
+        Verdict::NotDetected
+            if matches!(sens.grounds, SensitivityGrounds::NoCodeVariation { .. }) =>
+        {
+            "none".to_string()
+        }
         Verdict::NotDetected => match sens.detectable_variation {
             Some(d) => {
                 let d = percent(d, 2);
@@ -271,4 +278,27 @@ pub fn glance_figure(report: &Report) -> Option<String> {
         height - 6.0
     );
     Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::words::sensitivity::tests::with;
+
+    /// No code-layout variation at all (every binary measured the same under each data
+    /// seed) is "none", not "not detected", which stays for a test that found nothing.
+    #[test]
+    fn no_code_variation_is_none_at_a_glance() {
+        let mut none = with(SensitivityGrounds::NoCodeVariation { data_seeds: 6 });
+        none.verdict = Verdict::NotDetected;
+        assert_eq!(sensitivity_cell(&none), "none");
+        let mut untested = with(SensitivityGrounds::Unanalysed);
+        untested.verdict = Verdict::NotDetected;
+        assert_eq!(sensitivity_cell(&untested), "not detected");
+        untested.detectable_variation = Some(0.02);
+        assert_eq!(
+            sensitivity_cell(&untested),
+            "not detected (≥ 2.0 % would show)"
+        );
+    }
 }

@@ -1,8 +1,11 @@
 //! The HTML report's plots of one data set drawn as SVG, from the data
 //! [`crate::analysis::report::plots`] chose (values, quartiles, autocorrelations, the
-//! reordered twins).
+//! reordered twins), titled and labelled by [`crate::report::words::plots`].
 
 use crate::analysis::report::plot_data::SeriesPlots;
+use crate::report::words::plots::{
+    dependence_subject, run_sequence_title, values_axis, variance_bar,
+};
 
 use super::svg::{acf_plot, bars, lag_plot, run_sequence, strip_plot};
 
@@ -27,8 +30,11 @@ pub struct DrawnPlots {
 
 /// Draws the plots of `plots`.
 pub fn draw(plots: &SeriesPlots) -> DrawnPlots {
-    let label = &plots.label;
+    let label = &values_axis(&plots.metric, &plots.unit);
     let d = &plots.dependence;
+    let variance: Vec<(String, f64)> = (plots.variance.iter())
+        .map(|bar| (variance_bar(bar), bar.t2))
+        .collect();
     DrawnPlots {
         binaries: strip_plot(
             "Boxes: iterations; dots: execution means; orange: baseline",
@@ -37,7 +43,7 @@ pub fn draw(plots: &SeriesPlots) -> DrawnPlots {
         ),
         variance: bars(
             "Share of the variance by level (T², Kalibera & Jones eq. 2)",
-            &plots.variance,
+            &variance,
         ),
         schedule: run_sequence(
             "Execution means in run order (drift?)",
@@ -50,9 +56,12 @@ pub fn draw(plots: &SeriesPlots) -> DrawnPlots {
         run_sequences: plots
             .run_sequences
             .iter()
-            .map(|r| run_sequence(&r.title, "iteration", label, &r.values, r.warmup, &r.marks))
+            .map(|r| {
+                let title = run_sequence_title(r);
+                run_sequence(&title, "iteration", label, &r.values, r.warmup, &r.marks)
+            })
             .collect(),
-        dependence_subject: d.subject.clone(),
+        dependence_subject: dependence_subject(&d.subject),
         lags: d
             .lags
             .iter()

@@ -31,8 +31,21 @@ pub fn across_metrics(series: &[SeriesReport]) -> Vec<String> {
         .collect()
 }
 
+/// The labels of the other metrics' groups, by verdict, in the order they are listed.
+const GROUPS: [(Verdict, &str); 4] = [
+    (
+        Verdict::Detected,
+        "layout-sensitive (by how much a layout moves it)",
+    ),
+    (Verdict::Negligible, "detectable but negligible (at most)"),
+    (Verdict::NotDetected, "no layout sensitivity detected"),
+    (Verdict::Undetermined, "cannot tell"),
+];
+
 /// `demo: by estimated_cycles (the metric asked for), detectable but negligible (…);
-/// layout-sensitive: I1_misses (8.3 %); …`.
+/// likewise: D1mr 0.4 %; layout-sensitive: I1_misses (8.3 %); …`: the other metrics with
+/// the measured metric's verdict follow it as "likewise" (the verdict said once), then
+/// the other verdicts' groups.
 fn sentence(program: &str, variant: Option<&str>, members: &[&SeriesReport]) -> String {
     let name = match variant {
         Some(v) => format!("{program} [{v}]"),
@@ -44,15 +57,13 @@ fn sentence(program: &str, variant: Option<&str>, members: &[&SeriesReport]) -> 
         first.metric,
         verdict_words(first)
     );
-    for (verdict, label) in [
-        (
-            Verdict::Detected,
-            "layout-sensitive (by how much a layout moves it)",
-        ),
-        (Verdict::Negligible, "detectable but negligible (at most)"),
-        (Verdict::NotDetected, "no layout sensitivity detected"),
-        (Verdict::Undetermined, "cannot tell"),
-    ] {
+    let own = first.sensitivity.verdict;
+    let likewise = GROUPS
+        .iter()
+        .filter(|(v, _)| *v == own)
+        .map(|(v, _)| (*v, "likewise"));
+    let rest = GROUPS.iter().filter(|(v, _)| *v != own).copied();
+    for (verdict, label) in likewise.chain(rest) {
         let named: Vec<String> = others
             .iter()
             .filter(|s| s.sensitivity.verdict == verdict)
@@ -110,5 +121,51 @@ fn magnitude(s: &SeriesReport) -> Option<String> {
         Verdict::Undetermined => sens
             .detectable_variation
             .map(|v| format!("nothing below {} was detectable", percent(v, 2))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::report::as_built::tests::series;
+    use crate::analysis::report::builder::analyse_series;
+    use crate::analysis::vocabulary::Thresholds;
+    use crate::seeded::SeededRng;
+
+    /// A series of `metric` whose sensitivity verdict is `verdict` with no magnitude.
+    fn metric(metric: &str, verdict: Verdict) -> SeriesReport {
+        let mut rng = SeededRng::new(5, "answers");
+        let mut s = analyse_series(
+            &series(&mut rng, None),
+            Default::default(),
+            &Thresholds::default(),
+            None,
+        );
+        s.metric = metric.into();
+        s.sensitivity.verdict = verdict;
+        s.sensitivity.layout_variation = None;
+        s.sensitivity.cv_across_binaries_ci = None;
+        s.sensitivity.detectable_variation = None;
+        s
+    }
+
+    /// The measured metric's verdict is said once: the other metrics that share it follow
+    /// as "likewise", before the groups of the other verdicts.
+    #[test]
+    fn the_measured_metrics_verdict_is_said_once() {
+        let group = [
+            metric("estimated_cycles", Verdict::NotDetected),
+            metric("I1_misses", Verdict::Detected),
+            metric("D1mr", Verdict::NotDetected),
+            metric("Dw", Verdict::NotDetected),
+        ];
+        assert_eq!(
+            across_metrics(&group),
+            [
+                "p, layout sensitivity by metric: by estimated_cycles (the metric the run \
+              measured), no layout sensitivity detected; likewise: D1mr, Dw; layout-sensitive \
+              (by how much a layout moves it): I1_misses."
+            ]
+        );
     }
 }

@@ -19,6 +19,10 @@ pub fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> String {
         return format!("The binary your build made (as built): {}", p.text);
     };
     let shift = match (a.shift.ratio, a.shift.ci) {
+        // A tie has no direction: "0.0 % lower (0.0 % to 0.0 % lower)" would invent one.
+        _ if super::shift::is_tie(&a.shift) => {
+            format!("it gives {}", super::shift::tie_values(&a.shift))
+        }
         (Some(ratio), Some(ci)) => {
             let (how, interval) = change_parts(
                 ratio,
@@ -63,16 +67,21 @@ mod tests {
     use crate::analysis::report::builder::analyse_series;
     use crate::seeded::SeededRng;
 
+    /// The as-built answer of a binary 12 % faster than the layouts' centre (seeded by `tag`).
+    fn fast_as_built(tag: &str) -> AsBuilt {
+        let mut rng = SeededRng::new(11, tag);
+        let s = series(&mut rng, Some(0.88));
+        analyse_series(&s, Default::default(), &Thresholds::default(), None)
+            .as_built
+            .unwrap()
+    }
+
     /// 12 % faster than the layouts' centre (4 of their standard deviations): unusual and
     /// below every layout, said with the interval of its distance on the faster side.
     #[test]
     fn far_below_the_layouts_it_is_called_unusual_and_faster() {
-        let mut rng = SeededRng::new(11, "as-built-fast");
-        let s = series(&mut rng, Some(0.88));
         let t = Thresholds::default();
-        let a = analyse_series(&s, Default::default(), &t, None)
-            .as_built
-            .unwrap();
+        let a = fast_as_built("as-built-fast");
         let text = sentence(&a, true, &t);
         assert!(
             text.starts_with(
@@ -87,16 +96,45 @@ mod tests {
         );
     }
 
+    /// A tie has no direction: the default layout measured again, equal to the random
+    /// layouts under each data seed, is said to give their values, not to be "0.0 % lower
+    /// (0.0 % to 0.0 % lower)".
+    #[test]
+    fn a_paired_tie_is_said_as_a_tie_not_a_direction() {
+        let t = Thresholds::default();
+        let mut a = fast_as_built("as-built-tie");
+        let tie = crate::analysis::effect::Effect::classify(
+            1.0,
+            Some((1.0, 1.0)),
+            &t,
+            "faster",
+            "slower",
+        );
+        a.shift.ratio = Some(1.0);
+        a.shift.ci = tie.ci;
+        a.shift.effect = Some(tie);
+        a.shift.paired_on_data_seed = true;
+        a.same_layout_as_baseline = Some(true);
+        let text = sentence(&a, true, &t);
+        assert!(
+            text.ends_with(
+                "of the random layouts' means are below it, and it gives exactly the same \
+                 values as the random layouts under each data seed."
+            ),
+            "{text}"
+        );
+        assert!(
+            !text.contains("faster") && !text.contains("slower"),
+            "{text}"
+        );
+    }
+
     /// Without a bounded shift interval the sentence quotes the shift's words, whose own
     /// full stop is not doubled by the sentence's.
     #[test]
     fn an_unbounded_shift_is_quoted_with_one_full_stop() {
-        let mut rng = SeededRng::new(11, "as-built-unbounded");
-        let s = series(&mut rng, Some(0.88));
         let t = Thresholds::default();
-        let mut a = analyse_series(&s, Default::default(), &t, None)
-            .as_built
-            .unwrap();
+        let mut a = fast_as_built("as-built-unbounded");
         a.shift.ci = None;
         a.shift.text = "Cannot tell: ratio 0.8245 (Fieller). The mean is below all 3.".into();
         let text = sentence(&a, true, &t);

@@ -52,12 +52,3 @@ pub fn fixed_under(s: &SeriesReport) -> String {
         None => String::new(),
     }
 }
-
-/// With data seeds the shift is paired on the data seed: a tie means equal values under
-/// each data seed, not one value everywhere (the data layout still moves them all).
-pub fn paired_shift_words(text: &mut String) {
-    const TIE: &str = "and of the random layouts has the same value";
-    if text.contains(TIE) {
-        *text = text.replace(TIE, &format!("{TIE} under each data seed"));
-    }
-}

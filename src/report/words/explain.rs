@@ -8,10 +8,16 @@ use crate::analysis::vocabulary::Verdict;
 use crate::layout::demangle::demangle;
 use crate::layout::features::{Feature, ICache};
 
-/// Writes the suggestion of every culprit whose fix the screening recorded; a suggestion
-/// read from a stored answer (which keeps only the words) stays as it is.
+/// Writes the suggestion of every culprit whose fix the screening recorded (a suggestion
+/// read from a stored answer, which keeps only the words, stays as it is) and the axes of
+/// every plot.
 pub fn fill(e: &mut Explanation) {
     let cache = e.cache;
+    let y = y_label(&e.metric, &e.shown_unit);
+    for p in &mut e.plots {
+        p.x_label = x_label(p.feature, &cache);
+        p.y_label = y.clone();
+    }
     let screening = &mut e.screening;
     for s in screening
         .culprits
@@ -21,6 +27,37 @@ pub fn fill(e: &mut Explanation) {
         if let Some(fix) = &s.fix {
             s.suggestion = Some(fix_words(s, fix, &cache));
         }
+    }
+}
+
+/// The x axis of a plot of `feature` in words (also how the explain tables name the
+/// feature).
+pub fn x_label(feature: Feature, cache: &ICache) -> String {
+    match feature {
+        Feature::UpperHalfLine => format!(
+            "starts in the upper half of a {}-byte line (0 no, 1 yes)",
+            cache.line
+        ),
+        Feature::OffsetMod16 => "start offset mod 16 (bytes)".into(),
+        Feature::OffsetMod32 => "start offset mod 32 (bytes)".into(),
+        Feature::OffsetModLine => format!("start offset mod {} (bytes)", cache.line),
+        Feature::Windows32 => "32-byte windows spanned".into(),
+        Feature::Lines => format!("{}-byte lines spanned", cache.line),
+        Feature::CrossesPage => "crosses a 4 KiB page (0 no, 1 yes)".into(),
+        Feature::OverfullSet => format!(
+            "a line in a set of more than {} hot lines (0 no, 1 yes)",
+            cache.ways
+        ),
+    }
+}
+
+/// The y axis of the culprits' plots in words: the metric and the unit its means are shown
+/// in (none for a count).
+fn y_label(metric: &str, shown_unit: &str) -> String {
+    if shown_unit.is_empty() {
+        format!("{metric}, mean per binary")
+    } else {
+        format!("{metric} ({shown_unit}), mean per binary")
     }
 }
 
@@ -207,6 +244,22 @@ mod tests {
             suggestion: None,
             fix: Some(fix),
         }
+    }
+
+    /// The axes name the feature with the cache's own line and ways, and the metric with
+    /// the unit its means are shown in (none for a count).
+    #[test]
+    fn the_axes_are_worded_from_the_feature_and_the_shown_unit() {
+        assert_eq!(
+            x_label(Feature::OffsetModLine, &CACHE),
+            "start offset mod 64 (bytes)"
+        );
+        assert_eq!(
+            x_label(Feature::OverfullSet, &CACHE),
+            "a line in a set of more than 8 hot lines (0 no, 1 yes)"
+        );
+        assert_eq!(y_label("wall", "µs"), "wall (µs), mean per binary");
+        assert_eq!(y_label("Ir", ""), "Ir, mean per binary");
     }
 
     /// The fix's grounds choose the words: the placement's from the culprit's own feature,

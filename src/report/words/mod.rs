@@ -17,6 +17,7 @@ pub mod explain;
 pub mod host_conditions;
 pub mod machines;
 pub mod pair;
+pub mod plots;
 pub mod run_summary;
 pub mod sensitivity;
 pub mod sequential;
@@ -67,12 +68,6 @@ pub fn fill(report: &mut Report) {
         let scale = series.scale();
         if let Some(q) = series.sequential.as_mut() {
             q.text = sequential::series_sentence(q, &scale);
-        }
-        if series.crossed_mean.is_some() {
-            crossed_mean::paired_shift_words(&mut series.shift.text);
-            if let Some(a) = series.as_built.as_mut() {
-                crossed_mean::paired_shift_words(&mut a.shift.text);
-            }
         }
         if let Some(d) = series.data_sensitivity.as_mut() {
             d.text = data_sensitivity::sentence(d, &thresholds);

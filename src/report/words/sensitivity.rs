@@ -236,12 +236,12 @@ fn verdict_words(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::analysis::report::model::{Interval, Verdict};
 
     /// A sensitivity with only `grounds` and the figures every tested sentence quotes.
-    fn with(grounds: SensitivityGrounds) -> Sensitivity {
+    pub(crate) fn with(grounds: SensitivityGrounds) -> Sensitivity {
         Sensitivity {
             verdict: Verdict::Undetermined,
             f: None,

@@ -67,13 +67,32 @@ pub fn sentence(s: &Shift, fixed: &FixedWords, is_time: bool, thresholds: &Thres
         ),
         ShiftGrounds::Classified { rank } => {
             let rank = rank_words(fixed, rank);
+            let paired = s.paired_on_data_seed;
             match &s.effect {
                 Some(effect) => {
-                    classified_words(effect, fixed, is_time, thresholds, &rank)
+                    classified_words(effect, fixed, (is_time, paired), thresholds, &rank)
                 }
                 None => String::new(),
             }
         }
+    }
+}
+
+/// Whether the shift `s` is a tie: every value of the fixed layout equals the random
+/// layouts' (under each data seed, when paired on it).
+pub fn is_tie(s: &Shift) -> bool {
+    s.effect
+        .as_ref()
+        .is_some_and(|e| e.verdict == EffectVerdict::Tie)
+}
+
+/// What a tie `s` gives, after "gives": exactly the random layouts' values, under each data
+/// seed when the shift was paired on it (the data layout still moves them all).
+pub fn tie_values(s: &Shift) -> &'static str {
+    if s.paired_on_data_seed {
+        "exactly the same values as the random layouts under each data seed"
+    } else {
+        "exactly the same values as the random layouts"
     }
 }
 
@@ -96,11 +115,12 @@ fn rank_words(fixed: &FixedWords, rank: &Rank) -> String {
     }
 }
 
-/// The words of a classified shift `effect`; `rank` ends every text.
+/// The words of a classified shift `effect` in a series of a time (`is_time`) or not,
+/// `paired` on the data seed or not; `rank` ends every text.
 fn classified_words(
     effect: &crate::analysis::effect::Effect,
     fixed: &FixedWords,
-    is_time: bool,
+    (is_time, paired): (bool, bool),
     thresholds: &Thresholds,
     rank: &str,
 ) -> String {
@@ -108,7 +128,12 @@ fn classified_words(
     let (name, words, ratio) = (fixed.name, &effect.words, fmt_ratio(effect.ratio));
     match effect.verdict {
         EffectVerdict::Unbounded => format!("cannot tell: {words} (Fieller).{rank}"),
-        EffectVerdict::Tie => format!("no shift: every measurement of {name} and of the random layouts has the same value.{rank}"),
+        // Paired on the data seed, the values are equal under each data seed, not one
+        // value everywhere: the data layout still moves them all.
+        EffectVerdict::Tie => format!(
+            "no shift: every measurement of {name} and of the random layouts has the same value{}.{rank}",
+            if paired { " under each data seed" } else { "" }
+        ),
         EffectVerdict::Lower | EffectVerdict::Higher => format!(
             "{name} differs from the mean over random layouts: it is {words}{what} than the average random layout (ratio {ratio}, Fieller interval). This is true of any single layout when layouts matter; whether {} is unusual among layouts is answered under {}.{rank}",
             fixed.short, fixed.section
@@ -144,6 +169,45 @@ mod tests {
         );
     }
 
+    /// Paired on the data seed, a tie is one of equal values under each data seed (the data
+    /// layout still moves them all); unpaired, of one value everywhere.
+    #[test]
+    fn a_paired_tie_is_said_under_each_data_seed() {
+        let t = Thresholds::default();
+        let effect =
+            crate::analysis::effect::Effect::classify(1.0, Some((1.0, 1.0)), &t, "lower", "higher");
+        assert_eq!(effect.verdict, EffectVerdict::Tie);
+        let mut s = Shift {
+            verdict: crate::analysis::vocabulary::Verdict::NotDetected,
+            ratio: Some(1.0),
+            ci: effect.ci,
+            baseline_rank: Some(0.0),
+            effect: Some(effect),
+            grounds: ShiftGrounds::Classified {
+                rank: Rank {
+                    below: 0,
+                    equal: 6,
+                    n: 6,
+                },
+            },
+            paired_on_data_seed: true,
+            text: String::new(),
+        };
+        assert_eq!(
+            sentence(&s, &BASELINE, false, &t),
+            "no shift: every measurement of the default layout and of the random layouts has \
+             the same value under each data seed. The default layout's mean equals those of \
+             all 6 random layouts (a tie)."
+        );
+        s.paired_on_data_seed = false;
+        assert_eq!(
+            sentence(&s, &AS_BUILT, false, &t),
+            "no shift: every measurement of the binary your build made and of the random \
+             layouts has the same value. The mean of the binary your build made equals those \
+             of all 6 random layouts (a tie)."
+        );
+    }
+
     #[test]
     fn a_fixed_layout_with_one_execution_is_named_and_counted() {
         let s = Shift {
@@ -153,6 +217,7 @@ mod tests {
             baseline_rank: None,
             effect: None,
             grounds: ShiftGrounds::TooFewExecutions { executions: 1 },
+            paired_on_data_seed: false,
             text: String::new(),
         };
         assert_eq!(

@@ -165,12 +165,11 @@ fn default_layout_sentence(r: &SeriesReport, thresholds: &Thresholds) -> Option<
     } else {
         ("lower", "higher")
     };
-    if let (Verdict::NotDetected, Some(ci)) = (r.shift.verdict, r.shift.ci) {
-        if ci.lower == 1.0 && ci.upper == 1.0 {
-            return Some(
-                "The default layout gives exactly the same values as the random layouts.".into(),
-            );
-        }
+    if super::shift::is_tie(&r.shift) {
+        return Some(format!(
+            "The default layout gives {}.",
+            super::shift::tie_values(&r.shift)
+        ));
     }
     let shift = match (r.shift.verdict, r.shift.ratio, r.shift.ci) {
         (Verdict::Detected | Verdict::Negligible, Some(ratio), Some(ci)) => Some(change_parts(
