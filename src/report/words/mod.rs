@@ -12,6 +12,7 @@ pub mod crossed_mean;
 pub mod data_sensitivity;
 pub mod default_layout;
 pub mod diagnostics;
+pub mod dimension;
 pub mod experiment;
 pub mod explain;
 pub mod host_conditions;
