@@ -7,6 +7,7 @@
 
 pub mod answers;
 pub mod as_built;
+pub mod balance;
 pub mod comparison;
 pub mod crossed_mean;
 pub mod data_sensitivity;
