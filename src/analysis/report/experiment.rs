@@ -24,7 +24,7 @@ use crate::files::manifest::{BuildMode, Manifest, MANIFEST_FILE};
 use crate::files::stopping::{GrowthLog, STOPPING_FILE};
 use crate::files::store::{
     has_results, scan_results, Execution, ExecutionStatus, Header, Measurement, Results,
-    RESULTS_FILE,
+    StoreWarning, RESULTS_FILE,
 };
 
 use super::balance::{balance, BalanceNote};
@@ -90,9 +90,8 @@ pub fn variant_groups(series: &[Series]) -> Vec<Vec<usize>> {
 /// sentence needs (`crate::report::words::experiment` words it).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExperimentWarning {
-    /// The store's own warning (a torn or uncommitted record, …), as the store reader
-    /// words it.
-    Store(String),
+    /// The store's own warning (a torn or uncommitted record, …).
+    Store(StoreWarning),
     /// What balancing a series left out or cut short.
     Balance(BalanceWarning),
     /// The manifest and the store were written by different layoutrand versions.

@@ -56,7 +56,7 @@ pub fn report_warning(w: &ReportWarning) -> String {
 /// One warning of reading an experiment in words.
 pub fn warning(w: &ExperimentWarning) -> String {
     match w {
-        ExperimentWarning::Store(words) => words.clone(),
+        ExperimentWarning::Store(w) => w.to_string(),
         ExperimentWarning::Balance(b) => super::balance::warning(b),
         ExperimentWarning::VersionsDiffer { manifest, store } => format!(
             "the manifest was written by layoutrand {manifest} and the store by layoutrand \
