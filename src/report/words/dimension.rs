@@ -8,6 +8,7 @@ use crate::analysis::report::dimension::{
     CostSource, DimensionReport, LevelDimension, SeriesDimension, UndimensionedLevel,
     MIN_COST_SECONDS, MIN_EXECUTIONS_FOR_SENSITIVITY,
 };
+use crate::analysis::single::LevelJson;
 use crate::stats::multilevel::OptimalCount;
 
 /// Writes every level's `cost_source` and `advice` and every series' `notes`.
@@ -55,6 +56,13 @@ pub fn optimal_count(c: &OptimalCount) -> Option<&'static str> {
             Some("T² could not be estimated here (a level has a single repetition)")
         }
         _ => None,
+    }
+}
+
+/// Writes `analyze`'s notes of eq. 3's guard cases, level by level.
+pub fn fill_optimal_notes(levels: &mut [LevelJson]) {
+    for l in levels {
+        l.optimal_note = l.optimal.as_ref().and_then(optimal_count);
     }
 }
 
