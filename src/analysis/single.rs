@@ -140,8 +140,11 @@ pub struct LevelJson {
     pub cost: Option<f64>,
     /// Eq. 3 (null for the top level, without costs, or when eq. 3 has no finite answer).
     pub optimal_repetitions: Option<u64>,
-    /// Why eq. 3 was guarded at this level, if it was.
+    /// Why eq. 3 was guarded at this level, if it was (written by report/words/dimension.rs).
     pub optimal_note: Option<&'static str>,
+    /// Eq. 3's answer at this level, when costs were given (`None` for the top level).
+    #[serde(skip)]
+    pub optimal: Option<OptimalCount>,
 }
 
 /// The Shapiro–Wilk check of the top-level means.
@@ -352,7 +355,8 @@ fn level_rows(
                     OptimalCount::NoVarianceAbove | OptimalCount::Unknown => None,
                     other => other.repetitions(),
                 }),
-                optimal_note: advice.and_then(|a| a.explanation()),
+                optimal_note: None,
+                optimal: advice.copied(),
             }
         })
         .collect();

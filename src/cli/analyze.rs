@@ -65,6 +65,7 @@ pub fn run(args: Args) -> Result<i32> {
         costs.as_deref(),
         args.bootstrap.options(),
     )?;
+    layoutrand::report::words::dimension::fill_optimal_notes(&mut analysis.levels);
     if loaded.default_layout_rows > 0 {
         analysis.excluded.push(format!(
             "{} rows of the default-layout baseline (column \"layout\" = \"default\"), as \

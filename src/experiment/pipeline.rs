@@ -81,7 +81,8 @@ pub fn run_experiment(
         if let Some(p) = &config.target.precision {
             targets.push(parse_percent(p)?);
         }
-        let d = dimensioning(config, &out, &targets)?;
+        let mut d = dimensioning(config, &out, &targets)?;
+        crate::report::words::dimension::fill(&mut d);
         crate::out!("{}", crate::report::render_dimension::render_text(&d));
     }
     crate::diagnostic!(

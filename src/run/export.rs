@@ -109,7 +109,7 @@ pub fn export_store(
     include_warmup: bool,
     format: ExportFormat,
     out: &mut dyn Write,
-) -> Result<Vec<String>> {
+) -> Result<Vec<crate::files::store::StoreWarning>> {
     let mut metrics = std::collections::BTreeSet::new();
     let mut with_variant = false;
     let mut with_machine = false;

@@ -250,7 +250,7 @@ fn previous_store(
         }
         _ => {}
     }
-    warnings.extend(previous.results.warnings.iter().cloned());
+    warnings.extend(previous.results.warnings.iter().map(ToString::to_string));
     Ok(previous.results.header.is_some().then_some(previous))
 }
 

@@ -92,24 +92,6 @@ impl OptimalCount {
             _ => None,
         }
     }
-
-    /// A sentence for people explaining the guard cases (`None` for a plain count).
-    pub fn explanation(&self) -> Option<&'static str> {
-        match self {
-            OptimalCount::Count { .. } => None,
-            OptimalCount::NoVarianceHere => {
-                Some("T² ≤ 0: this level adds no measurable variance of its own; repeat it once")
-            }
-            OptimalCount::NoVarianceAbove => Some(
-                "the level above has no variance of its own (T² ≤ 0) or one negligible beside \
-                 this level's (eq. 3 gives more than 2^53), so eq. 3 has no useful optimum: \
-                 repeat at this level and drop repetition above",
-            ),
-            OptimalCount::Unknown => {
-                Some("T² could not be estimated here (a level has a single repetition)")
-            }
-        }
-    }
 }
 
 /// The largest count eq. 3 reports as a number (2^53, the largest integer an f64 holds
@@ -226,7 +208,6 @@ mod tests {
         assert_eq!(r[0], OptimalCount::NoVarianceAbove);
         assert_eq!(r[1], OptimalCount::NoVarianceHere);
         assert_eq!(r[1].repetitions(), Some(1));
-        assert!(r[0].explanation().is_some());
     }
 
     /// A level above whose variance is tiny beside this one's gives a count no integer type

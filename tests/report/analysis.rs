@@ -683,7 +683,9 @@ fn dimension_never_advises_a_design_report_calls_insufficient() {
         .find(|l| l.name == "execution")
         .unwrap();
     assert_eq!(execution.optimal, Some(2));
-    let advice = execution.advice.as_deref().unwrap();
-    assert!(advice.contains("raised from 1 to 2"), "{advice}");
-    assert!(advice.contains("layout sensitivity"), "{advice}");
+    assert_eq!(execution.raised_from, Some(1));
+    assert_eq!(
+        execution.eq3,
+        Some(layoutrand::stats::multilevel::OptimalCount::Count { repetitions: 1 })
+    );
 }

@@ -103,7 +103,10 @@ proptest! {
         for format in [Format::Text, Format::Markdown, Format::Json, Format::Csv, Format::Html] {
             exporter(format).export(&report).unwrap();
         }
-        let _ = dimension(&ea, CostOverrides::default(), &[0.01, 0.5], 0.95);
+        if let Ok(mut d) = dimension(&ea, CostOverrides::default(), &[0.01, 0.5], 0.95) {
+            layoutrand::report::words::dimension::fill(&mut d);
+            let _ = layoutrand::report::render_dimension::render_text(&d);
+        }
         let options = CompareOptions { thresholds: th, is_time: true, bootstrap: None, fail_if_slower: Some(0.0) };
         if let Ok(c) = layoutrand::analysis::report::compare::compare(&ea, &eb, &options) {
             let _ = layoutrand::report::render_compare::render_text(&c);

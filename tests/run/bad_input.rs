@@ -3,7 +3,7 @@
 
 use crate::run_support;
 
-use layoutrand::files::store::{read_results, ExecutionStatus, RESULTS_FILE};
+use layoutrand::files::store::{read_results, ExecutionStatus, StoreWarning, RESULTS_FILE};
 use predicates::str::contains;
 use run_support::*;
 
@@ -279,7 +279,9 @@ fn an_old_store_holding_null_values_is_read_with_a_warning() {
     assert_eq!(r.executions[1].status, ExecutionStatus::Metric);
     assert!(r.measurements.iter().all(|m| m.execution == 0));
     assert!(
-        r.warnings.iter().any(|w| w.contains("null")),
+        r.warnings
+            .iter()
+            .any(|w| matches!(w, StoreWarning::NullValue { execution: 1, .. })),
         "{:?}",
         r.warnings
     );

@@ -12,7 +12,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use layoutrand::files::store::shards::{shard_dir, shard_stores};
-use layoutrand::files::store::{read_results, ExecutionStatus, Results};
+use layoutrand::files::store::{read_results, ExecutionStatus, Results, StoreWarning};
 use run_support::{experiment, fixture, gcc, layoutrand, same_binary_experiment, TestBinarySet};
 use slurm_support::Cluster;
 
@@ -52,7 +52,9 @@ fn cells_once(dir: &Path) -> (Results, BTreeSet<(String, u32)>) {
     }
     assert_eq!(raw, r.executions.len(), "a shard file holds a duplicate");
     assert!(
-        !r.warnings.iter().any(|w| w.contains("earlier shard")),
+        !r.warnings
+            .iter()
+            .any(|w| matches!(w, StoreWarning::InEarlierShard { .. })),
         "{:?}",
         r.warnings
     );

@@ -14,26 +14,70 @@
 
 use super::series::BinaryData;
 
-/// Balances `binaries` of the data set `what` (used in the notes). Returns the balanced
-/// binaries and one note per change made. Binaries with no execution with a live iteration
-/// are left out.
-pub fn balance(what: &str, binaries: Vec<BinaryData>) -> (Vec<BinaryData>, Vec<String>) {
+/// What balancing changed in one series, with the binaries concerned and their counts
+/// (`crate::report::words::balance` words it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BalanceNote {
+    /// Executions of `binary` had no live (non-warmup) iteration and were left out.
+    NoLiveIteration {
+        /// The binary.
+        binary: String,
+        /// How many of its executions were left out.
+        executions: usize,
+    },
+    /// Binaries with fewer than `executions` usable executions were left out (rule 1).
+    FewerExecutions {
+        /// The count kept per binary.
+        executions: usize,
+        /// Each binary left out, with its usable executions.
+        binaries: Vec<(String, usize)>,
+    },
+    /// Binaries with more than `executions` usable executions kept their first ones (rule 1).
+    MoreExecutions {
+        /// The count kept per binary.
+        executions: usize,
+        /// Each binary cut short, with its usable executions.
+        binaries: Vec<(String, usize)>,
+    },
+    /// Executions with more than `iterations` live iterations (the shortest execution's
+    /// count) kept their first ones (rule 2).
+    MoreIterations {
+        /// The live iterations kept per execution.
+        iterations: usize,
+        /// Each execution cut short, in order of binary and execution.
+        executions: Vec<TrimmedExecution>,
+    },
+}
+
+/// An execution cut short to the shortest execution's live iterations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrimmedExecution {
+    /// Its binary.
+    pub binary: String,
+    /// Its index.
+    pub execution: u32,
+    /// Its live iterations before the cut.
+    pub iterations: usize,
+}
+
+/// Balances `binaries`. Returns the balanced binaries and one note per change made.
+/// Binaries with no execution with a live iteration are left out.
+pub fn balance(binaries: Vec<BinaryData>) -> (Vec<BinaryData>, Vec<BalanceNote>) {
     let mut notes = Vec::new();
-    let mut binaries = with_live_executions(what, binaries, &mut notes);
+    let mut binaries = with_live_executions(binaries, &mut notes);
     if binaries.is_empty() {
         return (binaries, notes);
     }
-    balance_executions(what, &mut binaries, &mut notes);
-    balance_iterations(what, &mut binaries, &mut notes);
+    notes.extend(balance_executions(&mut binaries));
+    notes.extend(balance_iterations(&mut binaries));
     (binaries, notes)
 }
 
 /// Leaves out the executions without a live iteration, then the binaries left with no
 /// execution, noting each binary that lost executions.
 fn with_live_executions(
-    what: &str,
     binaries: Vec<BinaryData>,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<BalanceNote>,
 ) -> Vec<BinaryData> {
     binaries
         .into_iter()
@@ -41,11 +85,10 @@ fn with_live_executions(
             let before = b.executions.len();
             b.executions.retain(|e| !e.live.is_empty());
             if b.executions.len() < before {
-                notes.push(format!(
-                    "{what}: {} execution(s) of {} had no live (non-warmup) iteration and were left out",
-                    before - b.executions.len(),
-                    b.binary
-                ));
+                notes.push(BalanceNote::NoLiveIteration {
+                    binary: b.binary.clone(),
+                    executions: before - b.executions.len(),
+                });
             }
             b
         })
@@ -56,7 +99,7 @@ fn with_live_executions(
 /// Rule 1: keeps the binaries with at least `k` executions, their first `k` (`k` keeping
 /// the most executions in total), noting the binaries left out and those cut short.
 /// `binaries` must not be empty.
-fn balance_executions(what: &str, binaries: &mut Vec<BinaryData>, notes: &mut Vec<String>) {
+fn balance_executions(binaries: &mut Vec<BinaryData>) -> Vec<BalanceNote> {
     let mut counts: Vec<usize> = binaries.iter().map(|b| b.executions.len()).collect();
     counts.sort_unstable();
     counts.dedup();
@@ -67,37 +110,33 @@ fn balance_executions(what: &str, binaries: &mut Vec<BinaryData>, notes: &mut Ve
         .copied()
         .max_by_key(|&k| (kept_executions(k), k))
         .expect("at least one binary");
-    let short: Vec<String> = binaries
-        .iter()
-        .filter(|b| b.executions.len() < k)
-        .map(|b| format!("{} ({} of {k})", b.binary, b.executions.len()))
-        .collect();
-    if !short.is_empty() {
-        notes.push(format!(
-            "{what}: unbalanced data; left out binaries with fewer than {k} usable executions: {}",
-            short.join(", ")
-        ));
-    }
-    let long: Vec<String> = binaries
-        .iter()
-        .filter(|b| b.executions.len() > k)
-        .map(|b| format!("{} ({})", b.binary, b.executions.len()))
-        .collect();
-    if !long.is_empty() {
-        notes.push(format!(
-            "{what}: unbalanced data; kept only the first {k} executions of {}",
-            long.join(", ")
-        ));
-    }
+    let with_counts = |keep: &dyn Fn(usize) -> bool| -> Vec<(String, usize)> {
+        binaries
+            .iter()
+            .filter(|b| keep(b.executions.len()))
+            .map(|b| (b.binary.clone(), b.executions.len()))
+            .collect()
+    };
+    let fewer = with_counts(&|n| n < k);
+    let more = with_counts(&|n| n > k);
     binaries.retain(|b| b.executions.len() >= k);
     for b in binaries.iter_mut() {
         b.executions.truncate(k);
     }
+    let fewer = (!fewer.is_empty()).then_some(BalanceNote::FewerExecutions {
+        executions: k,
+        binaries: fewer,
+    });
+    let more = (!more.is_empty()).then_some(BalanceNote::MoreExecutions {
+        executions: k,
+        binaries: more,
+    });
+    fewer.into_iter().chain(more).collect()
 }
 
 /// Rule 2: keeps the first live iterations of each execution, as many as the shortest
 /// has, noting the executions cut short. `binaries` must have executions.
-fn balance_iterations(what: &str, binaries: &mut [BinaryData], notes: &mut Vec<String>) {
+fn balance_iterations(binaries: &mut [BinaryData]) -> Option<BalanceNote> {
     let m = binaries
         .iter()
         .flat_map(|b| b.executions.iter().map(|e| e.live.len()))
@@ -107,28 +146,19 @@ fn balance_iterations(what: &str, binaries: &mut [BinaryData], notes: &mut Vec<S
     for b in binaries.iter_mut() {
         for e in &mut b.executions {
             if e.live.len() > m {
-                trimmed.push(format!(
-                    "{} execution {} ({})",
-                    b.binary,
-                    e.execution,
-                    e.live.len()
-                ));
+                trimmed.push(TrimmedExecution {
+                    binary: b.binary.clone(),
+                    execution: e.execution,
+                    iterations: e.live.len(),
+                });
                 e.live.truncate(m);
             }
         }
     }
-    if !trimmed.is_empty() {
-        let shown: Vec<&str> = trimmed.iter().take(8).map(String::as_str).collect();
-        let more = if trimmed.len() > shown.len() {
-            format!(" and {} more", trimmed.len() - shown.len())
-        } else {
-            String::new()
-        };
-        notes.push(format!(
-            "{what}: unbalanced data; the shortest execution has {m} live iteration(s), so only the first {m} of each were kept; trimmed: {}{more}",
-            shown.join(", ")
-        ));
-    }
+    (!trimmed.is_empty()).then_some(BalanceNote::MoreIterations {
+        iterations: m,
+        executions: trimmed,
+    })
 }
 
 #[cfg(test)]
@@ -158,7 +188,7 @@ mod tests {
     #[test]
     fn balanced_data_is_left_alone() {
         let input = vec![binary("seed-1", &[3, 3]), binary("seed-2", &[3, 3])];
-        let (out, notes) = balance("p wall", input.clone());
+        let (out, notes) = balance(input.clone());
         assert_eq!(out, input);
         assert!(notes.is_empty());
     }
@@ -172,10 +202,15 @@ mod tests {
             binary("seed-3", &[2, 2, 2]),
             binary("seed-4", &[2]),
         ];
-        let (out, notes) = balance("p wall", input);
+        let (out, notes) = balance(input);
         assert_eq!(out.len(), 3);
-        assert_eq!(notes.len(), 1);
-        assert!(notes[0].contains("seed-4 (1 of 3)"), "{notes:?}");
+        assert_eq!(
+            notes,
+            vec![BalanceNote::FewerExecutions {
+                executions: 3,
+                binaries: vec![("seed-4".into(), 1)]
+            }]
+        );
     }
 
     #[test]
@@ -186,22 +221,52 @@ mod tests {
             binary("seed-3", &[2]),
             binary("seed-4", &[2]),
         ];
-        let (out, notes) = balance("p wall", input);
+        let (out, notes) = balance(input);
         assert_eq!(out.len(), 4);
         assert!(out.iter().all(|b| b.executions.len() == 1));
-        assert!(
-            notes[0].contains("first 1 executions of seed-1 (3)"),
-            "{notes:?}"
+        assert_eq!(
+            notes,
+            vec![BalanceNote::MoreExecutions {
+                executions: 1,
+                binaries: vec![("seed-1".into(), 3)]
+            }]
         );
     }
 
     #[test]
     fn short_execution_trims_iterations_and_is_named() {
         let input = vec![binary("seed-1", &[5, 4]), binary("seed-2", &[5, 5])];
-        let (out, notes) = balance("p wall", input);
+        let (out, notes) = balance(input);
         assert!(out.iter().all(|b| b.iterations() == 4));
-        assert_eq!(notes.len(), 1);
-        assert!(notes[0].contains("seed-1 execution 0 (5)"), "{notes:?}");
-        assert!(notes[0].contains("seed-2 execution 1 (5)"), "{notes:?}");
+        let trimmed = |binary: &str, execution| TrimmedExecution {
+            binary: binary.into(),
+            execution,
+            iterations: 5,
+        };
+        assert_eq!(
+            notes,
+            vec![BalanceNote::MoreIterations {
+                iterations: 4,
+                executions: vec![
+                    trimmed("seed-1", 0),
+                    trimmed("seed-2", 0),
+                    trimmed("seed-2", 1)
+                ]
+            }]
+        );
+    }
+
+    #[test]
+    fn executions_without_live_iterations_are_counted_per_binary() {
+        let input = vec![binary("seed-1", &[2, 0, 0]), binary("seed-2", &[2])];
+        let (out, notes) = balance(input);
+        assert_eq!(out.len(), 2);
+        assert_eq!(
+            notes,
+            vec![BalanceNote::NoLiveIteration {
+                binary: "seed-1".into(),
+                executions: 2
+            }]
+        );
     }
 }

@@ -11,7 +11,6 @@ use crate::stats::multilevel::{level_variances, optimal_repetitions, LevelEstima
 use super::builder::seed_hierarchy;
 use super::experiment::{Experiment, Series};
 use super::series::program_label;
-use crate::analysis::numfmt::sig;
 use crate::stats::planning::{expected_top_variance, top_repetitions_for_precision};
 
 /// Executions per binary below which `report` cannot test layout sensitivity (its F-test
@@ -116,8 +115,22 @@ pub struct SeriesDimension {
     /// ([`crate::stats::crossed_plan`]); absent otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub crossed: Vec<CrossedRow>,
-    /// Caveats in words.
+    /// Caveats in words (written by report/words/dimension.rs: the levels the initial
+    /// experiment leaves undimensioned, then the costs floored).
     pub notes: Vec<String>,
+    /// The levels the initial experiment's shape leaves undimensioned.
+    #[serde(skip)]
+    pub shape: Vec<UndimensionedLevel>,
+}
+
+/// A level the initial experiment's shape leaves undimensioned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UndimensionedLevel {
+    /// One live iteration per execution: the iteration level has no variance to estimate.
+    Iteration,
+    /// One execution per binary: the execution level has no variance to estimate, and
+    /// `report` cannot test layout sensitivity.
+    Execution,
 }
 
 /// The crossed design for one target precision.
@@ -153,6 +166,36 @@ pub struct LevelDimension {
     pub optimal: Option<u64>,
     /// Why eq. 3 gave no plain count, when it did not.
     pub advice: Option<String>,
+    /// Where [`LevelDimension::cost_seconds`] comes from (`cost_source` in words).
+    #[serde(skip)]
+    pub source: CostSource,
+    /// The measured cost, when it was at most [`MIN_COST_SECONDS`] and floored to it.
+    #[serde(skip)]
+    pub floored_from: Option<f64>,
+    /// Eq. 3's own answer for this level; `None` for the top level.
+    #[serde(skip)]
+    pub eq3: Option<OptimalCount>,
+    /// The count [`LevelDimension::optimal`] was raised from to
+    /// [`MIN_EXECUTIONS_FOR_SENSITIVITY`] (executions only).
+    #[serde(skip)]
+    pub raised_from: Option<u64>,
+}
+
+/// Where the cost of one repetition at a level comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CostSource {
+    /// Given with `--costs`.
+    Given,
+    /// The mean live iteration (a time metric).
+    MeanLiveIteration,
+    /// The process's wall time divided by its iterations (a metric that is not a time).
+    WallPerIteration,
+    /// The mean process wall time (the execution is the lowest level).
+    MeanProcessWall,
+    /// The process's wall time minus its live iterations.
+    WallMinusLiveIterations,
+    /// The manifest's mean link (or build) time.
+    LinkTime,
 }
 
 /// Top-level repetitions for one target precision.
@@ -190,10 +233,10 @@ pub fn dimension(
 }
 
 /// Measured costs of one iteration and of one execution beyond its live iterations (KJ
-/// §9.4: c₁ the mean iteration, c₂ the time to the first live iteration). When the
-/// iteration level is absent (one live iteration per execution) the execution is the
-/// lowest level and costs its whole process time.
-fn measured_costs(s: &Series, iteration_level: bool) -> (f64, String, f64, String) {
+/// §9.4: c₁ the mean iteration, c₂ the time to the first live iteration), with their
+/// sources. When the iteration level is absent (one live iteration per execution) the
+/// execution is the lowest level and costs its whole process time.
+fn measured_costs(s: &Series, iteration_level: bool) -> [(f64, CostSource); 2] {
     let executions: Vec<_> = s.seeds.iter().flat_map(|b| b.executions.iter()).collect();
     let n = executions.len().max(1) as f64;
     let mean_wall = executions
@@ -201,7 +244,7 @@ fn measured_costs(s: &Series, iteration_level: bool) -> (f64, String, f64, Strin
         .map(|e| e.wall_ns as f64 * 1e-9)
         .sum::<f64>()
         / n;
-    let (iteration, source) = match seconds_per(&s.unit) {
+    let iteration = match seconds_per(&s.unit) {
         Some(f) => {
             let live: Vec<f64> = executions
                 .iter()
@@ -209,7 +252,7 @@ fn measured_costs(s: &Series, iteration_level: bool) -> (f64, String, f64, Strin
                 .collect();
             (
                 live.iter().sum::<f64>() / live.len().max(1) as f64 * f,
-                "measured: mean live iteration".to_string(),
+                CostSource::MeanLiveIteration,
             )
         }
         None => {
@@ -218,27 +261,20 @@ fn measured_costs(s: &Series, iteration_level: bool) -> (f64, String, f64, Strin
                 .map(|e| (e.warmup.len() + e.live.len()).max(1) as f64)
                 .sum::<f64>()
                 / n;
-            (
-                mean_wall / per_exec,
-                "measured: process wall time / iterations".to_string(),
-            )
+            (mean_wall / per_exec, CostSource::WallPerIteration)
         }
     };
     if !iteration_level {
-        return (
-            iteration,
-            source,
-            mean_wall,
-            "measured: mean process wall time".to_string(),
-        );
+        return [iteration, (mean_wall, CostSource::MeanProcessWall)];
     }
     let live_per_exec = s.iterations_per_execution() as f64;
-    (
+    [
         iteration,
-        source,
-        mean_wall - live_per_exec * iteration,
-        "measured: process wall time minus its live iterations".to_string(),
-    )
+        (
+            mean_wall - live_per_exec * iteration.0,
+            CostSource::WallMinusLiveIterations,
+        ),
+    ]
 }
 
 /// Dimensions one data set.
@@ -261,9 +297,8 @@ pub fn dimension_series(
     }
     let mean = h.mean();
     let estimates = level_variances(&h);
-    let mut notes = initial_notes(s);
-    let costs = level_costs(s, &names, overrides, &what, &mut notes)?;
-    let cost_values: Vec<f64> = costs.iter().map(|(c, _)| *c).collect();
+    let costs = level_costs(s, &names, overrides, &what)?;
+    let cost_values: Vec<f64> = costs.iter().map(|c| c.seconds).collect();
     let optimal = optimal_repetitions(&estimates, &cost_values)
         .map_err(|e| anyhow::anyhow!("{what}: {e}"))?;
 
@@ -271,7 +306,8 @@ pub fn dimension_series(
     let mut lower_counts = Vec::new();
     let mut levels = Vec::new();
     for (i, (e, name)) in estimates.iter().zip(&names).enumerate() {
-        let (advice, chosen) = chosen_count(e, optimal.get(i), name);
+        let eq3 = optimal.get(i).copied();
+        let (chosen, raised_from) = chosen_count(e, eq3.as_ref(), name);
         if let Some(c) = chosen {
             lower_counts.push(c as usize);
         }
@@ -281,10 +317,14 @@ pub fn dimension_series(
             initial_repetitions: e.repetitions,
             t2: t2_here,
             relative_variation: (t2_here > 0.0).then(|| t2_here.sqrt() / mean.abs()),
-            cost_seconds: costs[i].0,
-            cost_source: costs[i].1.clone(),
+            cost_seconds: costs[i].seconds,
+            cost_source: String::new(),
             optimal: chosen.filter(|_| i + 1 < names.len()),
-            advice,
+            advice: None,
+            source: costs[i].source,
+            floored_from: costs[i].floored_from,
+            eq3,
+            raised_from,
         });
     }
     let rows = target_rows(&t2, &lower_counts, &cost_values, mean, targets, confidence);
@@ -298,7 +338,8 @@ pub fn dimension_series(
         levels,
         rows,
         crossed,
-        notes,
+        notes: Vec::new(),
+        shape: undimensioned_levels(s),
     })
 }
 
@@ -385,121 +426,83 @@ fn target_rows(
         .collect()
 }
 
-/// What the initial experiment's shape leaves undimensioned (one iteration per execution,
-/// one execution per binary), as notes.
-fn initial_notes(s: &Series) -> Vec<String> {
-    let mut notes = Vec::new();
+/// The levels the initial experiment's shape leaves undimensioned (one iteration per
+/// execution, one execution per binary).
+fn undimensioned_levels(s: &Series) -> Vec<UndimensionedLevel> {
+    let mut shape = Vec::new();
     if s.iterations_per_execution() == 1 {
-        notes.push(
-            "One live iteration per execution in the initial experiment: the iteration level cannot be dimensioned; keep one iteration per execution or run an initial experiment with several."
-                .to_string(),
-        );
+        shape.push(UndimensionedLevel::Iteration);
     }
     if s.executions_per_binary() == 1 {
-        notes.push(
-            "One execution per binary in the initial experiment: the execution level cannot be dimensioned. Run at least 2 executions per binary: with one, `report` cannot tell the layout's effect from execution-to-execution noise (layout sensitivity needs executions of one binary to compare the binaries against)."
-                .to_string(),
-        );
+        shape.push(UndimensionedLevel::Execution);
     }
-    notes
+    shape
+}
+
+/// The cost of one repetition at a level.
+struct LevelCost {
+    seconds: f64,
+    source: CostSource,
+    /// The measured cost, when it was floored to [`MIN_COST_SECONDS`].
+    floored_from: Option<f64>,
 }
 
 /// The cost in seconds of one repetition of each level of `names` and where it comes from:
-/// given with `--costs`, else measured (floored at [`MIN_COST_SECONDS`], with a note); an
-/// unknown binary cost is an error naming `what`.
+/// given with `--costs`, else measured (floored at [`MIN_COST_SECONDS`]); an unknown binary
+/// cost is an error naming `what`.
 fn level_costs(
     s: &Series,
     names: &[&str],
     overrides: CostOverrides,
     what: &str,
-    notes: &mut Vec<String>,
-) -> Result<Vec<(f64, String)>> {
-    let (c_iter, src_iter, c_exec, src_exec) = measured_costs(s, names.contains(&"iteration"));
-    let mut cost = |name: &str| -> Result<(f64, String)> {
+) -> Result<Vec<LevelCost>> {
+    let [iteration, execution] = measured_costs(s, names.contains(&"iteration"));
+    let cost = |name: &str| -> Result<LevelCost> {
         let (given, measured) = match name {
-            "iteration" => (overrides.iteration, Some((c_iter, src_iter.clone()))),
-            "execution" => (overrides.execution, Some((c_exec, src_exec.clone()))),
+            "iteration" => (overrides.iteration, Some(iteration)),
+            "execution" => (overrides.execution, Some(execution)),
             _ => (
                 overrides.binary,
-                s.binary_cost_seconds
-                    .map(|c| (c, "manifest: mean link (or build) time".to_string())),
+                s.binary_cost_seconds.map(|c| (c, CostSource::LinkTime)),
             ),
         };
-        if let Some(c) = given {
-            return Ok((c, "given with --costs".into()));
-        }
-        match measured {
-            Some((c, src)) if c > MIN_COST_SECONDS => Ok((c, src)),
-            Some((c, src)) => {
-                notes.push(format!(
-                    "The measured {name} cost is {} s, so it was set to {MIN_COST_SECONDS} s: this level adds (almost) no time of its own; give --costs {name}=TIME if that is wrong.",
-                    sig(c, 3)
-                ));
-                Ok((MIN_COST_SECONDS, format!("{src}, floored")))
-            }
-            None => bail!(
+        let (seconds, source, floored_from) = match (given, measured) {
+            (Some(c), _) => (c, CostSource::Given, None),
+            (None, Some((c, source))) if c > MIN_COST_SECONDS => (c, source, None),
+            (None, Some((c, source))) => (MIN_COST_SECONDS, source, Some(c)),
+            (None, None) => bail!(
                 "{what}: the cost of one {name} is unknown (no link time: the manifest has none, or there is no manifest.json); give it with --costs {name}=TIME"
             ),
-        }
+        };
+        Ok(LevelCost {
+            seconds,
+            source,
+            floored_from,
+        })
     };
     names.iter().map(|n| cost(n)).collect()
 }
 
-/// The advice when the level above `name` adds no variance of its own (eq. 3 has no
-/// optimum). Eq. 3 alone would say "repeat here, drop repetition above", but the table of
-/// top-level counts keeps `kept` repetitions here and counts the top level; the advice says
-/// what the table does and what it trades, so the two do not contradict each other (issue 36:
-/// "drop repetition above" was printed beside a table asking 625 binaries).
-fn no_variance_above(name: &str, kept: usize) -> String {
-    let (here, above) = match name {
-        "iteration" => ("iterations", "executions"),
-        "execution" => ("executions", "binaries"),
-        _ => ("repetitions at this level", "units of the level above"),
-    };
-    format!(
-        "the {above} add no measurable variance of their own (T² ≤ 0 above, or negligible beside this level's), so eq. 3 has no optimum: only the total number of {here} counts. The table keeps the initial experiment's {kept} {here} per unit above and counts the {above}; the same total spread over fewer {above} with more {here} each would be as precise if that T² ≤ 0 holds, but it is estimated from the initial experiment alone, and more {above} also cover more layouts"
-    )
-}
-
-/// The count advised for level `name` (estimated as `e`) from eq. 3's `optimal`, with advice
-/// when it is not eq. 3's own count; never fewer than [`MIN_EXECUTIONS_FOR_SENSITIVITY`]
-/// executions.
+/// The count advised for level `name` (estimated as `e`) from eq. 3's `optimal`, and the
+/// count it was raised from when that was fewer than [`MIN_EXECUTIONS_FOR_SENSITIVITY`]
+/// executions. When the level above adds no variance of its own, eq. 3 alone would say
+/// "repeat here, drop repetition above", but the table of top-level counts keeps the initial
+/// experiment's count here and counts the top level (issue 36: "drop repetition above" was
+/// printed beside a table asking 625 binaries); when eq. 3 cannot estimate, the initial count
+/// is kept too.
 fn chosen_count(
     e: &LevelEstimate,
     optimal: Option<&OptimalCount>,
     name: &str,
-) -> (Option<String>, Option<u64>) {
-    let (advice, chosen) = match optimal {
-        Some(OptimalCount::Count { repetitions }) => (None, Some(*repetitions)),
-        Some(OptimalCount::NoVarianceAbove) => (
-            Some(no_variance_above(name, e.repetitions)),
-            Some(e.repetitions as u64),
-        ),
-        Some(other) => {
-            let keep = other.repetitions().unwrap_or(e.repetitions as u64);
-            let extra = if other.repetitions().is_none() {
-                format!("; keeping the initial experiment's {}", e.repetitions)
-            } else {
-                String::new()
-            };
-            (
-                other.explanation().map(|x| format!("{x}{extra}")),
-                Some(keep),
-            )
-        }
-        None => (None, None),
-    };
+) -> (Option<u64>, Option<u64>) {
+    let chosen = optimal.map(|o| o.repetitions().unwrap_or(e.repetitions as u64));
     // Eq. 3 optimises the interval of the mean alone, and may say 1 execution; `report`
     // then cannot test layout sensitivity, so never advise fewer than 2.
     match chosen {
-        Some(c) if name == "execution" && c < MIN_EXECUTIONS_FOR_SENSITIVITY => (
-            Some(format!(
-                "{}raised from {c} to {MIN_EXECUTIONS_FOR_SENSITIVITY}: with one execution per binary `report` cannot test layout sensitivity (it compares the binaries against executions of one binary); the interval of the mean alone would need {c}",
-                advice.map(|a| format!("{a}; ")).unwrap_or_default()
-            )),
-            Some(MIN_EXECUTIONS_FOR_SENSITIVITY),
-        ),
-        other => (advice, other),
+        Some(c) if name == "execution" && c < MIN_EXECUTIONS_FOR_SENSITIVITY => {
+            (Some(MIN_EXECUTIONS_FOR_SENSITIVITY), Some(c))
+        }
+        other => (other, None),
     }
 }
 
@@ -520,8 +523,8 @@ mod tests {
     }
 
     /// Issue 36: with no binary-level variance, the advice said "drop repetition above"
-    /// beside a table that asked hundreds of binaries. The count kept is the initial one and
-    /// the advice says the table counts binaries.
+    /// beside a table that asked hundreds of binaries. The count kept is the initial one, as
+    /// when eq. 3 cannot estimate.
     #[test]
     fn no_variance_above_keeps_the_count_the_table_uses() {
         let e = LevelEstimate {
@@ -529,14 +532,29 @@ mod tests {
             s2: Some(1.0),
             t2: Some(1.0),
         };
-        let (advice, chosen) = chosen_count(&e, Some(&OptimalCount::NoVarianceAbove), "execution");
-        assert_eq!(chosen, Some(3));
-        let advice = advice.unwrap();
-        assert!(!advice.contains("drop repetition"), "{advice}");
-        assert!(
-            advice.contains("keeps the initial experiment's 3 executions"),
-            "{advice}"
+        let chosen = chosen_count(&e, Some(&OptimalCount::NoVarianceAbove), "execution");
+        assert_eq!(chosen, (Some(3), None));
+        let chosen = chosen_count(&e, Some(&OptimalCount::Unknown), "iteration");
+        assert_eq!(chosen, (Some(3), None));
+    }
+
+    /// Eq. 3's one execution per binary is raised to two, and the model keeps the one.
+    #[test]
+    fn one_execution_is_raised_to_two_and_remembered() {
+        let e = LevelEstimate {
+            repetitions: 5,
+            s2: Some(1.0),
+            t2: Some(1.0),
+        };
+        let one = OptimalCount::Count { repetitions: 1 };
+        assert_eq!(
+            chosen_count(&e, Some(&one), "execution"),
+            (Some(2), Some(1))
         );
-        assert!(advice.contains("counts the binaries"), "{advice}");
+        assert_eq!(
+            chosen_count(&e, Some(&OptimalCount::NoVarianceHere), "execution"),
+            (Some(2), Some(1))
+        );
+        assert_eq!(chosen_count(&e, Some(&one), "iteration"), (Some(1), None));
     }
 }

@@ -24,10 +24,10 @@ use crate::files::manifest::{BuildMode, Manifest, MANIFEST_FILE};
 use crate::files::stopping::{GrowthLog, STOPPING_FILE};
 use crate::files::store::{
     has_results, scan_results, Execution, ExecutionStatus, Header, Measurement, Results,
-    RESULTS_FILE,
+    StoreWarning, RESULTS_FILE,
 };
 
-use super::balance::balance;
+use super::balance::{balance, BalanceNote};
 
 pub use super::series::{BinaryData, ExecutionData, Series};
 pub use crate::files::manifest::{AS_BUILT_LABEL, BASELINE_LABEL};
@@ -90,11 +90,10 @@ pub fn variant_groups(series: &[Series]) -> Vec<Vec<usize>> {
 /// sentence needs (`crate::report::words::experiment` words it).
 #[derive(Debug, Clone, PartialEq)]
 pub enum ExperimentWarning {
-    /// The store's own warning (a torn or uncommitted record, …), as the store reader
-    /// words it.
-    Store(String),
-    /// What balancing a series left out, as [`balance`] words it.
-    Balance(String),
+    /// The store's own warning (a torn or uncommitted record, …).
+    Store(StoreWarning),
+    /// What balancing a series left out or cut short.
+    Balance(BalanceWarning),
     /// The manifest and the store were written by different layoutrand versions.
     VersionsDiffer {
         /// The version that wrote the manifest.
@@ -109,6 +108,22 @@ pub enum ExperimentWarning {
     },
     /// Binaries of one program none of whose executions succeeded.
     NeverRan(NeverRan),
+}
+
+/// What balancing one series (or one of its fixed layouts, balanced on its own) changed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BalanceWarning {
+    /// The program.
+    pub program: String,
+    /// Its variant, `None` in an experiment without variants.
+    pub variant: Option<String>,
+    /// The metric.
+    pub metric: String,
+    /// The fixed layout balanced (its binary, e.g. `baseline`), `None` for the randomised
+    /// binaries.
+    pub fixed: Option<String>,
+    /// What was changed, with the binaries and their counts.
+    pub note: BalanceNote,
 }
 
 /// The binaries of one program (and variant) that never ran: every execution of them
@@ -683,10 +698,6 @@ fn balanced_binaries(
     binaries: BTreeMap<String, RawBinary>,
     warnings: &mut Vec<ExperimentWarning>,
 ) -> (Vec<BinaryData>, [Option<BinaryData>; 2]) {
-    let what = match variant {
-        Some(v) => format!("{program} ({v}) {metric}"),
-        None => format!("{program} {metric}"),
-    };
     let mut seeds = Vec::new();
     let mut fixed = [None, None];
     for (binary, rb) in binaries {
@@ -698,12 +709,24 @@ fn balanced_binaries(
         }
     }
     seeds.sort_by_key(|b| b.seed);
-    let (seeds, notes) = balance(&what, seeds);
-    warnings.extend(notes.into_iter().map(ExperimentWarning::Balance));
+    let mut noted = |fixed: Option<&str>, notes: Vec<BalanceNote>| {
+        warnings.extend(notes.into_iter().map(|note| {
+            ExperimentWarning::Balance(BalanceWarning {
+                program: program.to_string(),
+                variant: variant.clone(),
+                metric: metric.to_string(),
+                fixed: fixed.map(str::to_string),
+                note,
+            })
+        }))
+    };
+    let (seeds, notes) = balance(seeds);
+    noted(None, notes);
     let fixed = fixed.map(|one| {
         one.and_then(|b| {
-            let (mut bal, notes) = balance(&format!("{what} ({})", b.binary), vec![b]);
-            warnings.extend(notes.into_iter().map(ExperimentWarning::Balance));
+            let label = b.binary.clone();
+            let (mut bal, notes) = balance(vec![b]);
+            noted(Some(&label), notes);
             bal.pop()
         })
     });

@@ -19,6 +19,7 @@ use anyhow::{bail, Context, Result};
 use nix::fcntl::{Flock, FlockArg};
 
 use super::keys::KeyTable;
+use super::warning::StoreWarning;
 use crate::files::results::{
     Execution, ExecutionStatus, Extension, Finish, Header, Measurement, Record,
     MAX_STORED_EXECUTIONS, RESULTS_FILE, RESULTS_SCHEMA,
@@ -34,7 +35,7 @@ pub struct Results {
     /// Execution records, in file order.
     pub executions: Vec<Execution>,
     /// Problems found while reading (torn last line, uncommitted measurements).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<StoreWarning>,
     /// Binaries added to the run after it started, in file order.
     pub extensions: Vec<Extension>,
     /// The ends of the `run` invocations that wrote the store, in file order.
@@ -202,11 +203,10 @@ fn scan(
         }
     }
     if !scan.pending.is_empty() {
-        scan.results.warnings.push(format!(
-            "{}: {} measurement(s) of an execution that never finished were dropped",
-            path.display(),
-            scan.pending.len()
-        ));
+        scan.results.warnings.push(StoreWarning::Unfinished {
+            path: path.to_path_buf(),
+            measurements: scan.pending.len(),
+        });
     }
     Ok(scan.results)
 }
@@ -232,10 +232,11 @@ impl Scan<'_> {
         match serde_json::from_slice(body) {
             Ok(r) => Ok(Some(r)),
             Err(e) if !complete => {
-                self.results.warnings.push(format!(
-                    "{}:{lineno}: dropped a torn last line (an interrupted write): {e}",
-                    self.path.display()
-                ));
+                self.results.warnings.push(StoreWarning::TornLine {
+                    path: self.path.to_path_buf(),
+                    line: lineno,
+                    error: e.to_string(),
+                });
                 Ok(None)
             }
             Err(e) => bail!(
@@ -283,11 +284,11 @@ impl Scan<'_> {
                 || (p.iteration, p.metric.as_str()) == (m.iteration, m.metric.as_str())
         });
         if stale {
-            self.results.warnings.push(format!(
-                "{}:{lineno}: {} uncommitted measurement(s) of an interrupted execution were dropped",
-                self.path.display(),
-                self.pending.len()
-            ));
+            self.results.warnings.push(StoreWarning::Uncommitted {
+                path: self.path.to_path_buf(),
+                line: lineno,
+                measurements: self.pending.len(),
+            });
             self.pending.clear();
         }
         self.pending.push(m);
@@ -344,18 +345,20 @@ impl Scan<'_> {
             .into_iter()
             .partition(|m| m.key_ref() == e.key_ref());
         if !others.is_empty() {
-            self.results.warnings.push(format!(
-                "{path}:{lineno}: {} measurement(s) without their execution record were dropped",
-                others.len()
-            ));
+            self.results.warnings.push(StoreWarning::WithoutExecution {
+                path: self.path.to_path_buf(),
+                line: lineno,
+                measurements: others.len(),
+            });
         }
         if mine.iter().any(|m| !m.value.is_finite()) {
-            self.results.warnings.push(format!(
-                "{path}:{lineno}: execution {} of {} {} holds a null value (how layoutrand 0.1 stored `nan` or `inf` output): counted as a metric failure, its values left out",
-                e.execution,
-                e.program,
-                e.binary
-            ));
+            self.results.warnings.push(StoreWarning::NullValue {
+                path: self.path.to_path_buf(),
+                line: lineno,
+                execution: e.execution,
+                program: e.program.clone(),
+                binary: e.binary.clone(),
+            });
             e.status = ExecutionStatus::Metric;
             e.output_tail = Some(
                 "a measured value was not finite (stored as null by an older layoutrand)"
@@ -841,7 +844,11 @@ mod tests {
         assert_eq!(r.measurements.len(), 2);
         assert_eq!(r.executions.len(), 1);
         assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
-        assert!(r.warnings[0].contains("torn"));
+        assert!(
+            matches!(r.warnings[0], StoreWarning::TornLine { .. }),
+            "{:?}",
+            r.warnings
+        );
 
         // Re-opening repairs the torn line; appending then works.
         let mut w = StoreWriter::open(dir.path()).unwrap();
@@ -923,7 +930,17 @@ mod tests {
         let r = parse_results(&text, Path::new("results.jsonl")).unwrap();
         let values: Vec<f64> = r.measurements.iter().map(|m| m.value).collect();
         assert_eq!(values, [1.0, 3.0, 4.0]);
-        assert!(r.warnings[0].contains("uncommitted"), "{:?}", r.warnings);
+        assert!(
+            matches!(
+                r.warnings.as_slice(),
+                [StoreWarning::Uncommitted {
+                    measurements: 2,
+                    ..
+                }]
+            ),
+            "{:?}",
+            r.warnings
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@
 pub mod file;
 pub mod keys;
 pub mod shards;
+pub mod warning;
 
 use std::path::Path;
 
@@ -19,6 +20,7 @@ pub use crate::files::results::{
     MAX_STORED_EXECUTIONS, RESULTS_FILE, RESULTS_SCHEMA,
 };
 pub use file::{parse_results, repair_store, Repair, Results, StoreWriter};
+pub use warning::StoreWarning;
 
 /// Reads the store of `dir`, keeping every committed measurement in memory.
 ///

@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Result};
 
 use super::file::{read_file, Results};
+use super::warning::StoreWarning;
 use crate::files::results::{Execution, Header, Measurement, RESULTS_FILE};
 
 /// Folder of the shard stores inside an experiment directory.
@@ -93,13 +94,12 @@ pub fn read_sharded(dir: &Path) -> Result<Results> {
             if seen.insert(key.clone()) {
                 merged.executions.push(e);
             } else {
-                merged.warnings.push(format!(
-                    "{}: execution {} of {} {} is stored in an earlier shard too; this copy is left out",
-                    shard.join(RESULTS_FILE).display(),
-                    e.execution,
-                    e.program,
-                    e.binary
-                ));
+                merged.warnings.push(StoreWarning::InEarlierShard {
+                    path: shard.join(RESULTS_FILE),
+                    execution: e.execution,
+                    program: e.program.clone(),
+                    binary: e.binary.clone(),
+                });
                 dropped.insert(key);
             }
         }
@@ -230,7 +230,9 @@ mod tests {
         let values: Vec<f64> = r.measurements.iter().map(|m| m.value).collect();
         assert_eq!(values, [1.0, 10.0, 2.0]);
         assert!(
-            r.warnings.iter().any(|w| w.contains("earlier shard")),
+            r.warnings
+                .iter()
+                .any(|w| matches!(w, StoreWarning::InEarlierShard { .. })),
             "{:?}",
             r.warnings
         );

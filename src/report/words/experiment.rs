@@ -1,7 +1,8 @@
 //! "Can the data be trusted as read?" in words: the warnings of reading an experiment
 //! directory ([`crate::analysis::report::experiment::ExperimentWarning`]) — binaries that
-//! never ran, a manifest missing or of another version, and the store's and the balancing's
-//! own notes — and the report's further warnings ([`ReportWarning`]).
+//! never ran, a manifest missing or of another version, the store's own notes and what
+//! balancing changed ([`super::balance`]) — and the report's further warnings
+//! ([`ReportWarning`]).
 
 use crate::analysis::report::compare::{Comparison, ExperimentSide};
 use crate::analysis::report::experiment::{Ending, ExperimentWarning, NeverRan};
@@ -55,7 +56,8 @@ pub fn report_warning(w: &ReportWarning) -> String {
 /// One warning of reading an experiment in words.
 pub fn warning(w: &ExperimentWarning) -> String {
     match w {
-        ExperimentWarning::Store(words) | ExperimentWarning::Balance(words) => words.clone(),
+        ExperimentWarning::Store(w) => w.to_string(),
+        ExperimentWarning::Balance(b) => super::balance::warning(b),
         ExperimentWarning::VersionsDiffer { manifest, store } => format!(
             "the manifest was written by layoutrand {manifest} and the store by layoutrand \
              {store}"

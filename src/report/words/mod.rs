@@ -7,11 +7,13 @@
 
 pub mod answers;
 pub mod as_built;
+pub mod balance;
 pub mod comparison;
 pub mod crossed_mean;
 pub mod data_sensitivity;
 pub mod default_layout;
 pub mod diagnostics;
+pub mod dimension;
 pub mod experiment;
 pub mod explain;
 pub mod host_conditions;
