@@ -44,6 +44,7 @@ pub fn fill(report: &mut Report) {
     setup::fill(&mut report.setup);
     let host_warnings = &report.setup.host_warnings;
     for series in &mut report.series {
+        single::fill_series(series);
         diagnostics::fill(&mut series.diagnostics);
         series.sensitivity.text = sensitivity::sentence(&series.sensitivity, &thresholds);
         let (unit, is_time) = (series.unit.as_str(), series.is_time);
