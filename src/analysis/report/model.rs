@@ -823,19 +823,10 @@ pub struct Normality {
 }
 
 impl Normality {
-    /// What the test means for the report's intervals at `confidence`, as the end of a
-    /// sentence: no evidence against normality, or not normal with the advice that fits the
-    /// number of binaries (the bootstrap only from [`crate::stats::bootstrap::ADVISABLE_UNITS`]
-    /// on).
-    pub fn advice(&self, confidence: f64) -> &'static str {
-        let rejected = self.p_value < 1.0 - confidence;
-        if rejected && self.n >= crate::stats::bootstrap::ADVISABLE_UNITS {
-            " — not normal; with few binaries the t interval may be off: prefer more binaries or the bootstrap interval (report --bootstrap 10000)"
-        } else if rejected {
-            " — not normal; with so few binaries the t interval may be off and the bootstrap interval is not advisable either: add binaries"
-        } else {
-            " — no evidence against normality"
-        }
+    /// Whether the test rejects normality at the level of `confidence` (p below 1 −
+    /// confidence); its advice is `crate::report::words::diagnostics::normality_advice`.
+    pub fn rejected(&self, confidence: f64) -> bool {
+        self.p_value < 1.0 - confidence
     }
 }
 

@@ -485,7 +485,7 @@ pub fn diagnostic_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
             n.n,
             sig(n.w, 3),
             p_value(n.p_value),
-            n.advice(confidence)
+            crate::report::words::diagnostics::normality_advice(n, confidence)
         )),
         None => lines.push("Normality of the binaries' means: not tested (needs at least 3 binaries; not needed from 30 on).".into()),
     }
