@@ -12,8 +12,8 @@ use crate::analysis::report::model::{
     BaselineSummary, MultipleComparison, Report, SeriesReport, Setup,
 };
 use crate::analysis::variants::PairComparison;
-use crate::analysis::vocabulary::UNKNOWN_WITHOUT_MANIFEST;
 use crate::report::checks::{basis_sentence, disagreement};
+use crate::report::words::UNKNOWN_WITHOUT_MANIFEST;
 
 /// Column headers of the levels table.
 pub const LEVEL_HEADERS: [&str; 5] = ["level", "repetitions", "S²", "T²", "t = √T²/mean"];

@@ -2,10 +2,11 @@
 //! ([`crate::analysis::report::diagnostics`]) and of the design, and why drift was not
 //! tested, from the model's [`DiagnosticConcern`]s and [`DriftUntested`].
 
+use super::OVERFLOW_REASON;
 use crate::analysis::numfmt::percent;
 use crate::analysis::report::diagnostics::MIN_EXECUTIONS_FOR_DRIFT;
 use crate::analysis::report::model::{DiagnosticConcern, Diagnostics, DriftUntested, Normality};
-use crate::analysis::vocabulary::{MIN_TOP_LEVEL_UNITS, OVERFLOW_REASON};
+use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
 
 /// Writes the diagnostics' `notes` and `drift_not_tested` from their concerns and reason.
 pub fn fill(d: &mut Diagnostics) {

@@ -3,6 +3,7 @@
 //! (`report`'s series and fixed layouts, each side of `compare`), and the bootstrap's
 //! shortfalls that every command shares.
 
+use super::OVERFLOW_REASON;
 use crate::analysis::compare::Side;
 use crate::analysis::numfmt::{p_value, percent, sig};
 use crate::analysis::report::model::SeriesReport;
@@ -10,7 +11,7 @@ use crate::analysis::single::{
     plural, Analysis, BootstrapShortfall, IntervalNote, Narrowing, SingleWarning, CLT_UNITS,
     MAX_INFORMATIVE_RELATIVE_HALF_WIDTH,
 };
-use crate::analysis::vocabulary::{MIN_TOP_LEVEL_UNITS, OVERFLOW_REASON};
+use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
 use crate::stats::bootstrap::ADVISABLE_UNITS;
 
 /// Writes the notes and warnings of `a` from its grounds (what `analyze` prints).
