@@ -65,6 +65,15 @@ pub struct ByProgram<'a, T> {
     pub entry: &'a T,
 }
 
+/// A program as the reports name it: `calc`, or `calc [O2]` for variant `O2` of it (a key
+/// the JSON's `label` and the text's headings share, not a sentence).
+pub fn program_label(program: &str, variant: Option<&str>) -> String {
+    match variant {
+        Some(v) => format!("{program} [{v}]"),
+        None => program.to_string(),
+    }
+}
+
 /// Writes a map keyed by (program, variant) as a list of objects carrying `program`,
 /// `variant` (null without variants) and `label`, so that a reader matches entries by ids
 /// rather than by parsing a display label such as `demo [O3]`.
@@ -75,10 +84,7 @@ pub fn by_program_and_variant<T: Serialize, S: Serializer>(
     s.collect_seq(map.iter().map(|((program, variant), entry)| ByProgram {
         program,
         variant: variant.as_deref(),
-        label: match variant {
-            Some(v) => format!("{program} [{v}]"),
-            None => program.clone(),
-        },
+        label: program_label(program, variant.as_deref()),
         entry,
     }))
 }
