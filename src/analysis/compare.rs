@@ -14,7 +14,6 @@
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::stats::hierarchy::plural;
 use crate::stats::mann_whitney::{mann_whitney, MannWhitney};
 use crate::stats::multilevel::mean_ci;
 use crate::stats::paired::{paired_difference, PairedDifference};
@@ -24,7 +23,7 @@ use crate::stats::welch::welch;
 
 use super::effect::EffectVerdict;
 use super::pair::{analyse_pair, Check, CheckTest, PairAnalysis, PairWarning};
-use super::single::{interval_use, Dataset, IntervalUse, CLT_UNITS};
+use super::single::{interval_use, Dataset, IntervalNote, IntervalUse, Narrowing, CLT_UNITS};
 use super::vocabulary::{check_bootstrap, Thresholds, MIN_TOP_LEVEL_UNITS};
 
 /// Version of the JSON schema of [`Comparison`] (docs/formats.md). 3: the pair analysis
@@ -50,8 +49,12 @@ pub struct Side {
     /// reach zero or below for positive values: see `ci_note`).
     pub ci: Option<MeanInterval>,
     /// Why `ci` is null although there are several top-level units: the one rule's reason
-    /// ([`super::positive`], the same words as `analyze`'s `ci_note`).
+    /// ([`super::positive`], the same words as `analyze`'s `ci_note`): null until
+    /// `crate::report::words::single::fill_side` says [`Self::ci_grounds`].
     pub ci_note: Option<String>,
+    /// What `ci_note` says, as figures.
+    #[serde(skip)]
+    pub ci_grounds: Option<IntervalNote>,
     /// Shapiro–Wilk on the top-level unit means (null below 3 units or constant means).
     pub normality: Option<ShapiroWilk>,
 }
@@ -161,26 +164,26 @@ pub enum Concern {
 
 /// One side: its mean with the eq. 4 interval judged as `analyze` judges it
 /// ([`interval_use`]: withheld when it would reach zero or below for positive values).
-fn side(d: &Dataset, confidence: f64, units: &str) -> Side {
+fn side(d: &Dataset, confidence: f64, top_name: &str) -> Side {
     let h = &d.hierarchy;
     let positive = h.values().iter().all(|v| *v > 0.0);
     let ci = mean_ci(h, confidence)
         .ok()
         .filter(|c| c.lower.is_finite() && c.upper.is_finite());
-    let withheld =
-        ci.as_ref().and_then(
-            |c| match interval_use(c.mean, c.half_width, positive, units) {
-                IntervalUse::Withheld(why) => Some(why),
-                _ => None,
-            },
-        );
+    let withheld = ci.as_ref().and_then(|c| {
+        let judged = interval_use(c.mean, c.half_width, positive);
+        (matches!(judged, IntervalUse::Withheld(_)))
+            .then(|| judged.note(Narrowing::Level(top_name.to_string())))
+            .flatten()
+    });
     Side {
         source: d.source.clone(),
         measurements: h.len(),
         top_units: *h.repetitions().last().expect("a level"),
         mean: h.mean(),
         ci: ci.filter(|_| withheld.is_none()),
-        ci_note: withheld,
+        ci_note: None,
+        ci_grounds: withheld,
         normality: shapiro_wilk(&h.top_means())
             .ok()
             .filter(|s| s.w.is_finite() && s.p_value.is_finite()),
@@ -195,9 +198,8 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
         check_bootstrap(b.resamples)?;
     }
     let top_name = base.levels.first().map_or("unit", String::as_str);
-    let units = plural(top_name);
-    let b = side(base, confidence, &units);
-    let n = side(new, confidence, &units);
+    let b = side(base, confidence, top_name);
+    let n = side(new, confidence, top_name);
     let mut found = Vec::new();
     let pair = analyse_pair(&base.hierarchy, &new.hierarchy, options, &mut found);
     let mut concerns: Vec<Concern> = found.into_iter().map(Concern::Pair).collect();

@@ -19,8 +19,7 @@ use crate::stats::hierarchy::Hierarchy;
 use crate::stats::multilevel::{level_variances, mean_ci, optimal_repetitions, OptimalCount};
 use crate::stats::shapiro_wilk::shapiro_wilk;
 
-use super::numfmt::{p_value, sig};
-use super::positive::positive_interval;
+use super::positive::{positive_interval, Withheld};
 use super::vocabulary::{check_bootstrap, Thresholds, MIN_TOP_LEVEL_UNITS};
 
 /// Version of the JSON schema of [`Analysis`] (docs/formats.md).
@@ -35,49 +34,135 @@ pub const CLT_UNITS: usize = 30;
 pub const MAX_INFORMATIVE_RELATIVE_HALF_WIDTH: f64 = 0.5;
 
 /// Whether an interval of a mean can be read as it is.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum IntervalUse {
     /// Narrow enough to inform.
     Informative,
-    /// It reaches zero or below for a quantity whose values are all positive (a time, a
-    /// count): the symmetric t interval is impossible there, so it is not given.
-    Withheld(String),
+    /// It reaches zero or below (or is unbounded) for a quantity whose values are all
+    /// positive (a time, a count): the symmetric t interval is impossible there, so it is
+    /// not given.
+    Withheld(Withheld),
     /// It is given, but wider than ± [`MAX_INFORMATIVE_RELATIVE_HALF_WIDTH`] of the mean.
-    TooWide(String),
+    TooWide {
+        /// Its half-width over the mean.
+        relative: f64,
+    },
+}
+
+/// What more of would narrow an interval (the units its note names).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Narrowing {
+    /// More units of the level so named (`binary`, `execution`: the words say it in the
+    /// plural).
+    Level(String),
+    /// More binaries and data seeds (the crossed design's interval).
+    BinariesAndDataSeeds,
+}
+
+/// Why a mean has no interval, or how to read the one it has, as figures; the words are
+/// `crate::report::words::single::interval_note`'s.
+#[derive(Debug, Clone, PartialEq)]
+pub enum IntervalNote {
+    /// [`IntervalUse::Withheld`]: more of `units` would narrow it.
+    Withheld {
+        /// Why.
+        why: Withheld,
+        /// What would narrow it.
+        units: Narrowing,
+    },
+    /// [`IntervalUse::TooWide`]: more of `units` would narrow it.
+    TooWide {
+        /// Its half-width over the mean.
+        relative: f64,
+        /// What would narrow it.
+        units: Narrowing,
+    },
+    /// Its ends exceed the range of double precision.
+    Overflow,
 }
 
 impl IntervalUse {
-    /// The reason, when the interval cannot inform.
-    pub fn note(&self) -> Option<&str> {
+    /// Why the interval cannot inform, when it cannot; `units` would narrow it.
+    pub fn note(self, units: Narrowing) -> Option<IntervalNote> {
         match self {
             IntervalUse::Informative => None,
-            IntervalUse::Withheld(s) | IntervalUse::TooWide(s) => Some(s),
+            IntervalUse::Withheld(why) => Some(IntervalNote::Withheld { why, units }),
+            IntervalUse::TooWide { relative } => Some(IntervalNote::TooWide { relative, units }),
         }
     }
 }
 
-/// Judges the interval `mean ± half_width` of values that are all positive when `positive`;
-/// `units` names what would narrow it ("binaries", "executions").
+/// Judges the interval `mean ± half_width` of values that are all positive when `positive`.
 ///
 /// The t interval (Kalibera & Jones eq. 4) is symmetric, so for a positive quantity it can
 /// reach below zero when the units vary by as much as their mean; such an interval is
 /// withheld ([`positive_interval`], the one rule) rather than printed with an impossible
 /// lower end ("95 % CI -48 to 107 s"). An
 /// interval wider than ± 50 % is kept but called uninformative.
-pub fn interval_use(mean: f64, half_width: f64, positive: bool, units: &str) -> IntervalUse {
+pub fn interval_use(mean: f64, half_width: f64, positive: bool) -> IntervalUse {
     let relative = half_width / mean.abs();
     let judged = positive_interval(mean - half_width, mean + half_width);
     if let (true, Err(withheld)) = (positive, judged) {
-        IntervalUse::Withheld(withheld.reason_with_units(units))
+        IntervalUse::Withheld(withheld)
     } else if relative > MAX_INFORMATIVE_RELATIVE_HALF_WIDTH {
-        IntervalUse::TooWide(format!(
-            "cannot tell precisely: the interval is wider than ± {} of the mean (± {}); more {units} would narrow it",
-            super::numfmt::percent(MAX_INFORMATIVE_RELATIVE_HALF_WIDTH, 2),
-            super::numfmt::percent(relative, 2)
-        ))
+        IntervalUse::TooWide { relative }
     } else {
         IntervalUse::Informative
     }
+}
+
+/// What the reader of an [`Analysis`] must know before trusting its numbers, as figures (in
+/// the order found); the words are `crate::report::words::single`'s.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SingleWarning {
+    /// Some variances overflow double precision.
+    VarianceOverflow,
+    /// T² of `level` is `t2` ≤ 0: its units add no variance beyond those of `below`
+    /// (Kalibera & Jones §9.2).
+    NoVarianceAdded {
+        /// The level's name.
+        level: String,
+        /// Its T².
+        t2: f64,
+        /// The name of the level below it.
+        below: String,
+    },
+    /// A level is repeated once, so its variance cannot be separated from the level above.
+    SingleRepetition,
+    /// The mean overflows double precision.
+    MeanOverflow,
+    /// What the interval's note says.
+    Interval(IntervalNote),
+    /// Fewer than two top-level units: no interval at all.
+    OneTopUnit {
+        /// The top-level units.
+        top_units: usize,
+        /// The top level's name.
+        top_name: String,
+    },
+    /// Fewer than [`MIN_TOP_LEVEL_UNITS`] top-level units (but at least two).
+    FewTopUnits {
+        /// The top-level units.
+        top_units: usize,
+        /// The top level's name.
+        top_name: String,
+    },
+    /// The top-level means fail Shapiro–Wilk with fewer than [`CLT_UNITS`] of them.
+    NotNormal {
+        /// The top-level units.
+        top_units: usize,
+        /// The top level's name.
+        top_name: String,
+        /// Shapiro–Wilk's p-value.
+        p: f64,
+    },
+    /// What is wrong with the bootstrap interval asked for.
+    Bootstrap {
+        /// Why.
+        shortfall: BootstrapShortfall,
+        /// The top level's name (the resampled units).
+        top_name: String,
+    },
 }
 
 /// One data set to analyse: a balanced hierarchy and the names of its levels.
@@ -178,8 +263,12 @@ pub struct Analysis {
     /// Eq. 4 interval (null with fewer than two top-level units, when not finite, or when
     /// it would reach zero or below although every value is positive: see `ci_note`).
     pub ci: Option<CiJson>,
-    /// Why the interval cannot inform, when it cannot ([`interval_use`]).
+    /// Why the interval cannot inform, when it cannot ([`interval_use`]): null until
+    /// `crate::report::words::single::fill` says [`Self::ci_grounds`].
     pub ci_note: Option<String>,
+    /// What `ci_note` says, as figures.
+    #[serde(skip)]
+    pub ci_grounds: Option<IntervalNote>,
     /// Per level, lowest first.
     pub levels: Vec<LevelJson>,
     /// Shapiro–Wilk on the top-level unit means (null below 3 units or constant means).
@@ -190,13 +279,21 @@ pub struct Analysis {
     /// Studentized bootstrap CI when asked for.
     pub bootstrap: Option<BootstrapCi>,
     /// Why the bootstrap interval asked for is missing, or why it is not advisable (too few
-    /// top-level units); also among `warnings`. Null when none was asked for or all is well.
+    /// top-level units); also among `warnings`. Null when none was asked for or all is well
+    /// (and until `crate::report::words::single::fill` says [`Self::bootstrap_grounds`]).
     pub bootstrap_note: Option<String>,
+    /// What `bootstrap_note` says, as figures.
+    #[serde(skip)]
+    pub bootstrap_grounds: Option<BootstrapShortfall>,
     /// Rows left out before the analysis (e.g. the default-layout baseline of an export).
     pub excluded: Vec<String>,
     /// Things the reader must know before trusting the numbers, including why a statistic
-    /// above is null.
+    /// above is null: empty until `crate::report::words::single::fill` says each of
+    /// [`Self::concerns`].
     pub warnings: Vec<String>,
+    /// What the reader must know, as figures (in the order found).
+    #[serde(skip)]
+    pub concerns: Vec<SingleWarning>,
 }
 
 /// Orders the costs parsed from `--costs LEVEL=TIME,…` ([`crate::units::parse_costs`])
@@ -261,20 +358,14 @@ pub fn analyze(
     let top_units = h.repetitions()[levels.len() - 1];
     let mean = Some(h.mean()).filter(|m| m.is_finite());
     if mean.is_none() {
-        warnings.push(
-            "the mean is not computable: the values exceed the range of double precision"
-                .to_string(),
-        );
+        warnings.push(SingleWarning::MeanOverflow);
     }
-    let (ci, ci_note) = mean_interval(h, confidence, (top_units, top_name), &mut warnings);
+    let (ci, ci_grounds) = mean_interval(h, confidence, (top_units, top_name), &mut warnings);
     if (2..MIN_TOP_LEVEL_UNITS).contains(&top_units) {
-        warnings.push(format!(
-            "only {top_units} {}: the interval rests on {} degree{} of freedom and is very \
-             wide; Kalibera & Jones use at least {MIN_TOP_LEVEL_UNITS} at the top level",
-            plural(top_name),
-            top_units - 1,
-            if top_units == 2 { "" } else { "s" }
-        ));
+        warnings.push(SingleWarning::FewTopUnits {
+            top_units,
+            top_name: top_name.clone(),
+        });
     }
     let normality = normality_of_top_means(h, thresholds, (top_units, top_name), &mut warnings);
     let n_levels = levels.len();
@@ -286,12 +377,17 @@ pub fn analyze(
     } else {
         None
     };
-    let mut bootstrap_note = None;
+    let mut bootstrap_grounds = None;
     let bootstrap = bootstrap.and_then(|b| {
         let mut rng = SeededRng::new(b.seed, "analyze-bootstrap");
         let ci = bootstrap::mean_ci(h, confidence, b.resamples, &mut rng);
-        bootstrap_note = bootstrap_warning(&ci, top_units, &plural(top_name));
-        warnings.extend(bootstrap_note.clone());
+        bootstrap_grounds = bootstrap_shortfall(&ci, top_units);
+        warnings.extend(
+            (bootstrap_grounds.clone()).map(|shortfall| SingleWarning::Bootstrap {
+                shortfall,
+                top_name: top_name.clone(),
+            }),
+        );
         ci.ok()
     });
     Ok(Analysis {
@@ -302,14 +398,17 @@ pub fn analyze(
         mean,
         confidence,
         ci,
-        ci_note,
+        ci_note: None,
+        ci_grounds,
         levels,
         normality,
         anova,
         bootstrap,
-        bootstrap_note,
+        bootstrap_note: None,
+        bootstrap_grounds,
         excluded: Vec::new(),
-        warnings,
+        warnings: Vec::new(),
+        concerns: warnings,
     })
 }
 
@@ -320,7 +419,7 @@ fn level_rows(
     h: &Hierarchy,
     names: &[String],
     costs_highest_first: Option<&[f64]>,
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<SingleWarning>,
 ) -> Result<Vec<LevelJson>> {
     let estimates = level_variances(h);
     let lowest_first_names: Vec<&String> = names.iter().rev().collect();
@@ -330,11 +429,7 @@ fn level_rows(
         .iter()
         .any(|e| e.s2.is_some_and(|v| !v.is_finite()))
     {
-        warnings.push(
-            "some variances are not computable: the values' spread exceeds the range of double \
-             precision (values near ±1.8e308); rescale the values (e.g. another unit)"
-                .to_string(),
-        );
+        warnings.push(SingleWarning::VarianceOverflow);
     }
     let optimal: Option<Vec<OptimalCount>> = match &costs {
         Some(c) => Some(optimal_repetitions(&estimates, c)?),
@@ -362,22 +457,15 @@ fn level_rows(
         .collect();
     for (i, l) in levels.iter().enumerate().skip(1) {
         if let Some(t2) = l.t2.filter(|t| *t <= 0.0) {
-            warnings.push(format!(
-                "T² of level \"{}\" is {} (≤ 0): the {} add no measurable variance beyond what \
-                 the {} already show; repeat them less (Kalibera & Jones §9.2)",
-                l.name,
-                sig(t2, 4),
-                plural(&l.name),
-                plural(&levels[i - 1].name),
-            ));
+            warnings.push(SingleWarning::NoVarianceAdded {
+                level: l.name.clone(),
+                t2,
+                below: levels[i - 1].name.clone(),
+            });
         }
     }
     if h.repetitions().contains(&1) && levels.len() > 1 {
-        warnings.push(
-            "a level has a single repetition, so its variance cannot be separated from the \
-             level above"
-                .to_string(),
-        );
+        warnings.push(SingleWarning::SingleRepetition);
     }
     Ok(levels)
 }
@@ -389,16 +477,14 @@ fn mean_interval(
     h: &Hierarchy,
     confidence: f64,
     (top_units, top_name): (usize, &str),
-    warnings: &mut Vec<String>,
-) -> (Option<CiJson>, Option<String>) {
+    warnings: &mut Vec<SingleWarning>,
+) -> (Option<CiJson>, Option<IntervalNote>) {
     let positive = h.values().iter().all(|v| *v > 0.0);
     match mean_ci(h, confidence) {
         Ok(ci) if ci.lower.is_finite() && ci.upper.is_finite() => {
-            let judged = interval_use(ci.mean, ci.half_width, positive, &plural(top_name));
-            let ci_note = judged.note().map(str::to_string);
-            if let Some(note) = &ci_note {
-                warnings.push(format!("the confidence interval: {note}"));
-            }
+            let judged = interval_use(ci.mean, ci.half_width, positive);
+            let ci_note = judged.note(Narrowing::Level(top_name.to_string()));
+            warnings.extend(ci_note.clone().map(SingleWarning::Interval));
             let ci = Some(CiJson {
                 lower: ci.lower,
                 upper: ci.upper,
@@ -412,19 +498,14 @@ fn mean_interval(
             (ci, ci_note)
         }
         Ok(_) => {
-            let note = format!(
-                "the confidence interval is not computable: {}; rescale the values (e.g. another \
-                 unit)",
-                super::vocabulary::OVERFLOW_REASON
-            );
-            warnings.push(note.clone());
-            (None, Some(note))
+            warnings.push(SingleWarning::Interval(IntervalNote::Overflow));
+            (None, Some(IntervalNote::Overflow))
         }
         Err(_) => {
-            warnings.push(format!(
-                "only {top_units} {top_name} unit: no confidence interval is possible; \
-                 repeat the top level at least twice ({MIN_TOP_LEVEL_UNITS} or more recommended)"
-            ));
+            warnings.push(SingleWarning::OneTopUnit {
+                top_units,
+                top_name: top_name.to_string(),
+            });
             (None, None)
         }
     }
@@ -436,7 +517,7 @@ fn normality_of_top_means(
     h: &Hierarchy,
     thresholds: &Thresholds,
     (top_units, top_name): (usize, &str),
-    warnings: &mut Vec<String>,
+    warnings: &mut Vec<SingleWarning>,
 ) -> Option<NormalityJson> {
     let normality = shapiro_wilk(&h.top_means())
         .ok()
@@ -449,34 +530,14 @@ fn normality_of_top_means(
         });
     if let Some(nw) = &normality {
         if nw.p_value < thresholds.alpha() && top_units < CLT_UNITS {
-            warnings.push(format!(
-                "the {top_units} {top_name} means do not look normal (Shapiro–Wilk, {}) and \
-                 there are fewer than {CLT_UNITS}: the t interval may be off; {}",
-                p_value(nw.p_value),
-                bootstrap_advice(top_units, top_name)
-            ));
+            warnings.push(SingleWarning::NotNormal {
+                top_units,
+                top_name: top_name.to_string(),
+                p: nw.p_value,
+            });
         }
     }
     normality
-}
-
-/// What to do about a doubtful t interval with `units` top-level units: the bootstrap when
-/// there are enough of them for it to cover ([`bootstrap::ADVISABLE_UNITS`]), else only more
-/// units.
-pub(crate) fn bootstrap_advice(units: usize, top_name: &str) -> String {
-    if units >= bootstrap::ADVISABLE_UNITS {
-        format!(
-            "prefer the bootstrap interval (--bootstrap 10000) or add more {}",
-            plural(top_name)
-        )
-    } else {
-        format!(
-            "add more {}: with fewer than {} the bootstrap interval is not advisable either \
-             (too few distinct resamples for its coverage to be trusted)",
-            plural(top_name),
-            bootstrap::ADVISABLE_UNITS
-        )
-    }
 }
 
 /// Why a requested bootstrap interval is missing or not to be trusted, as figures; the
@@ -502,22 +563,6 @@ pub(crate) fn bootstrap_shortfall(
         Err(e) => Some(BootstrapShortfall::Failed(e.to_string())),
         Ok(_) if units < bootstrap::ADVISABLE_UNITS => Some(BootstrapShortfall::FewUnits(units)),
         Ok(_) => None,
-    }
-}
-
-/// [`bootstrap_shortfall`] in words, for `analyze` until its warnings move to the words layer.
-pub(crate) fn bootstrap_warning(
-    ci: &Result<BootstrapCi, crate::stats::StatsError>,
-    units: usize,
-    units_word: &str,
-) -> Option<String> {
-    match bootstrap_shortfall(ci, units)? {
-        BootstrapShortfall::Failed(e) => Some(format!("no bootstrap interval: {e}")),
-        BootstrapShortfall::FewUnits(units) => Some(format!(
-            "the bootstrap interval resamples only {units} {units_word}: not advisable below {} \
-             (too few distinct resamples for its coverage to be trusted)",
-            bootstrap::ADVISABLE_UNITS
-        )),
     }
 }
 

@@ -1,6 +1,7 @@
-//! The words and numbers every analysis shares: one set of thresholds derived from
+//! The numbers and wire words every analysis shares: one set of thresholds derived from
 //! `--confidence` and `--negligible`, one minimum number of top-level units, one bound on
-//! bootstrap resamples, the verdicts' words. (The percent, cost and duration parsers are in
+//! bootstrap resamples, the verdicts' wire words (the phrases the sentences share are in
+//! `crate::report::words`). (The percent, cost and duration parsers are in
 //! [`crate::units`], the command line's value parsers in [`crate::flags`], the default
 //! experiment directory in [`crate::files`].)
 //!
@@ -12,25 +13,10 @@ use std::collections::BTreeMap;
 use anyhow::{bail, Result};
 use serde::{Serialize, Serializer};
 
-/// How every report names what only `manifest.json` records (the build's granularity,
-/// linker, mode, padding, link times) when the directory holds only `results.jsonl`: the
-/// store cannot tell, so the report says so rather than guess (JSON: `null`).
-pub const UNKNOWN_WITHOUT_MANIFEST: &str = "unknown (no manifest.json)";
-
 /// The fewest top-level units (randomised binaries) from which an interval's width is
 /// trusted. Kalibera & Jones 2013 §11 (Tables 6 and 7) never show counts below 5, "as they
 /// could hardly be used to get the variance estimate right".
 pub const MIN_TOP_LEVEL_UNITS: usize = 5;
-
-/// Why `--fail-if-slower` judged nothing: the gate compares variants (`build --variant`) in
-/// `report`, on the metric asked of `run` or those named by `--metric`; one wording for the
-/// commands that gate.
-pub const GATE_JUDGED_NOTHING: &str = "there is no comparison on a gated metric to judge: report compares variants (an experiment built with `build --variant`, each against the first built), and the gate judges the metric asked of `run` or those named by --metric; to compare two experiments use `layoutrand compare BASE_DIR NEW_DIR --fail-if-slower PCT`";
-
-/// Why a statistic of finite values is not computable: their spread (a sum of squares)
-/// overflows f64. One wording for every command that says it (`analyze`, `report`).
-pub const OVERFLOW_REASON: &str =
-    "the spread of the values exceeds the range of double precision (values near ±1.8e308)";
 
 /// Default relevance threshold: an effect whose whole interval lies within ± 1 % is
 /// "detectable but negligible".
@@ -79,6 +65,15 @@ pub struct ByProgram<'a, T> {
     pub entry: &'a T,
 }
 
+/// A program as the reports name it: `calc`, or `calc [O2]` for variant `O2` of it (a key
+/// the JSON's `label` and the text's headings share, not a sentence).
+pub fn program_label(program: &str, variant: Option<&str>) -> String {
+    match variant {
+        Some(v) => format!("{program} [{v}]"),
+        None => program.to_string(),
+    }
+}
+
 /// Writes a map keyed by (program, variant) as a list of objects carrying `program`,
 /// `variant` (null without variants) and `label`, so that a reader matches entries by ids
 /// rather than by parsing a display label such as `demo [O3]`.
@@ -89,10 +84,7 @@ pub fn by_program_and_variant<T: Serialize, S: Serializer>(
     s.collect_seq(map.iter().map(|((program, variant), entry)| ByProgram {
         program,
         variant: variant.as_deref(),
-        label: match variant {
-            Some(v) => format!("{program} [{v}]"),
-            None => program.clone(),
-        },
+        label: program_label(program, variant.as_deref()),
         entry,
     }))
 }

@@ -80,6 +80,7 @@ pub fn run(args: Args) -> Result<i32> {
             loaded.as_built_rows
         ));
     }
+    layoutrand::report::words::single::fill(&mut analysis);
     match args.format.format {
         OutputFormat::Json => layoutrand::outln!("{}", serde_json::to_string_pretty(&analysis)?),
         OutputFormat::Text => layoutrand::out!(

@@ -190,7 +190,7 @@ impl GateArgs {
         if judged.is_empty() {
             layoutrand::diagnostic!(
                 "layoutrand {command}: --fail-if-slower {threshold} judged nothing: {}",
-                layoutrand::analysis::vocabulary::GATE_JUDGED_NOTHING
+                GATE_JUDGED_NOTHING
             );
         }
         for j in judged {
@@ -237,3 +237,8 @@ pub fn exit_if_interrupted(err: anyhow::Error, command: &str) -> anyhow::Result<
         None => Err(err),
     }
 }
+
+/// Why `--fail-if-slower` judged nothing: the gate compares variants (`build --variant`) in
+/// `report`, on the metric asked of `run` or those named by `--metric`; one wording for the
+/// commands that gate.
+pub const GATE_JUDGED_NOTHING: &str = "there is no comparison on a gated metric to judge: report compares variants (an experiment built with `build --variant`, each against the first built), and the gate judges the metric asked of `run` or those named by --metric; to compare two experiments use `layoutrand compare BASE_DIR NEW_DIR --fail-if-slower PCT`";

@@ -23,8 +23,8 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::analysis::pair::GateJudgement;
+use crate::analysis::report::analyse_directory;
 use crate::analysis::report::builder::AnalysisOptions;
-use crate::analysis::report::{analyse_directory, gate_judgements};
 
 pub use export::Format;
 
@@ -74,4 +74,25 @@ pub fn analyse(
     let mut report = crate::analysis::report::builder::analyse(experiment, thresholds)?;
     words::fill(&mut report);
     Ok(report)
+}
+
+/// The comparisons of `report` that the CI gate judged (`--fail-if-slower` given, on a gated
+/// metric), each named ("program metric: new against base: effect") with whether it failed:
+/// the whole ratio interval says the variant is slower than its base by more than the gate
+/// allows. Empty without a gate, or when it had nothing to judge (no variants).
+fn gate_judgements(report: &crate::analysis::report::model::Report) -> Vec<GateJudgement> {
+    report
+        .comparisons
+        .iter()
+        .filter(|c| c.pair.gated)
+        .map(|c| {
+            GateJudgement::of(
+                &c.pair,
+                format!(
+                    "{} {}: {} against {}: {}",
+                    c.program, c.metric, c.new, c.base, c.pair.effect.words
+                ),
+            )
+        })
+        .collect()
 }

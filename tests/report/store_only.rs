@@ -9,8 +9,9 @@ use std::path::Path;
 use std::process::Output;
 
 use layoutrand::analysis::compare::CompareOptions;
-use layoutrand::analysis::vocabulary::{Thresholds, UNKNOWN_WITHOUT_MANIFEST};
+use layoutrand::analysis::vocabulary::Thresholds;
 use layoutrand::report::render_compare::compare_directories;
+use layoutrand::report::words::UNKNOWN_WITHOUT_MANIFEST;
 use report_support::{layoutrand, write_dir, Design, Normal, ThreeLevel};
 use serde_json::Value;
 

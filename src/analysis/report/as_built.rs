@@ -4,6 +4,7 @@
 //! asked of the build's own binary, with what `build` found the baseline differs from it in.
 //! It is a fixed layout: never pooled into the random layouts' sample.
 
+use crate::analysis::single::IntervalNote;
 use crate::analysis::vocabulary::Thresholds;
 use crate::files::manifest::{Manifest, AS_BUILT_LABEL};
 use crate::stats::sample::MeanInterval;
@@ -16,7 +17,7 @@ use super::shift::{baseline_interval, baseline_summary, placement_of, shift_of, 
 /// random layouts' mean interval with the engine's note when it has none.
 pub fn as_built(
     series: &Series,
-    random: (Option<&MeanInterval>, Option<&str>),
+    random: (Option<&MeanInterval>, Option<&IntervalNote>),
     thresholds: &Thresholds,
 ) -> Option<AsBuilt> {
     let b = series.as_built.as_ref()?;

@@ -358,10 +358,10 @@ pub fn analyse_series(
     let (levels, mean, ci) = levels_and_mean(engine.as_ref(), confidence);
     let crossed = super::crossed_mean::crossed_mean(series, mean, confidence);
     // The binaries' interval (eq. 4), which the shift paired on the data seed keeps.
-    let over_binaries = (ci, engine.as_ref().and_then(|a| a.ci_note.clone()));
+    let over_binaries = (ci, engine.as_ref().and_then(|a| a.ci_grounds.clone()));
     let (ci, interval_note) = match &crossed {
         Some((_, ci, note)) => (*ci, note.clone()),
-        None => (ci, engine.as_ref().and_then(|a| a.ci_note.clone())),
+        None => (ci, engine.as_ref().and_then(|a| a.ci_grounds.clone())),
     };
     let baseline_ci = series
         .baseline
@@ -374,16 +374,16 @@ pub fn analyse_series(
     let sensitivity = sensitivity(series, &levels, mean, thresholds);
     let shift = shift(
         series,
-        (ci.as_ref(), interval_note.as_deref()),
+        (ci.as_ref(), interval_note.as_ref()),
         baseline_ci.as_ref(),
         thresholds,
     );
     let default_layout = super::shift::default_layout(series, thresholds);
     let mut as_built =
-        super::as_built::as_built(series, (ci.as_ref(), interval_note.as_deref()), thresholds);
+        super::as_built::as_built(series, (ci.as_ref(), interval_note.as_ref()), thresholds);
     let (paired, paired_as_built) = super::paired_shift::paired_shifts(
         series,
-        (over_binaries.0.as_ref(), over_binaries.1.as_deref()),
+        (over_binaries.0.as_ref(), over_binaries.1.as_ref()),
         thresholds,
     );
     let shift = paired.unwrap_or(shift);
@@ -406,9 +406,11 @@ pub fn analyse_series(
             upper: c.upper,
         }),
         relative_half_width: ci.map(|c| c.relative_half_width()),
-        interval_note,
+        interval_note: None,
+        interval_grounds: interval_note,
         crossed_mean: crossed.map(|(design, _, _)| design),
-        bootstrap_note: engine.as_ref().and_then(|a| a.bootstrap_note.clone()),
+        bootstrap_note: None,
+        bootstrap_grounds: engine.as_ref().and_then(|a| a.bootstrap_grounds.clone()),
         bootstrap: engine.and_then(|a| a.bootstrap),
         baseline,
         binaries: binary_statistics(series),

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::data_split::crossed_cells;
 use super::series::Series;
-use crate::analysis::single::{interval_use, IntervalUse};
+use crate::analysis::single::{interval_use, IntervalNote, IntervalUse, Narrowing};
 use crate::stats::crossed_mean::crossed_mean_interval;
 use crate::stats::sample::MeanInterval;
 use crate::stats::variance_split::crossed_mean_squares;
@@ -36,7 +36,7 @@ pub fn crossed_mean(
     series: &Series,
     mean: f64,
     confidence: f64,
-) -> Option<(CrossedMean, Option<MeanInterval>, Option<String>)> {
+) -> Option<(CrossedMean, Option<MeanInterval>, Option<IntervalNote>)> {
     let cells = crossed_cells(series)?;
     let table = crossed_mean_squares(&cells).ok()?;
     let interval = crossed_mean_interval(&table, confidence).ok()?;
@@ -51,12 +51,7 @@ pub fn crossed_mean(
         .iter()
         .flat_map(|b| b.executions.iter().flat_map(|e| e.live.iter()))
         .all(|v| *v > 0.0);
-    let judged = interval_use(
-        mean,
-        interval.half_width,
-        positive,
-        "binaries and data seeds",
-    );
+    let judged = interval_use(mean, interval.half_width, positive);
     let ci = MeanInterval {
         mean,
         lower: mean - interval.half_width,
@@ -66,5 +61,5 @@ pub fn crossed_mean(
         confidence,
     };
     let ci = (!matches!(judged, IntervalUse::Withheld(_))).then_some(ci);
-    Some((design, ci, judged.note().map(str::to_string)))
+    Some((design, ci, judged.note(Narrowing::BinariesAndDataSeeds)))
 }

@@ -53,24 +53,3 @@ pub fn analyse_directory(
     experiment.retain_metrics(metrics)?;
     builder::analyse_with(&experiment, options)
 }
-
-/// The comparisons of `report` that the CI gate judged (`--fail-if-slower` given, on a gated
-/// metric), each named ("program metric: new against base: effect") with whether it failed:
-/// the whole ratio interval says the variant is slower than its base by more than the gate
-/// allows. Empty without a gate, or when it had nothing to judge (no variants).
-pub fn gate_judgements(report: &Report) -> Vec<crate::analysis::pair::GateJudgement> {
-    report
-        .comparisons
-        .iter()
-        .filter(|c| c.pair.gated)
-        .map(|c| {
-            crate::analysis::pair::GateJudgement::of(
-                &c.pair,
-                format!(
-                    "{} {}: {} against {}: {}",
-                    c.program, c.metric, c.new, c.base, c.pair.effect.words
-                ),
-            )
-        })
-        .collect()
-}

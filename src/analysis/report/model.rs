@@ -222,14 +222,22 @@ pub struct SeriesReport {
     /// Why the interval cannot inform, when it cannot: withheld (`ci` null) because it
     /// reaches zero or below for a positive quantity, or kept but wider than ± 50 % of the
     /// mean ([`crate::analysis::single::MAX_INFORMATIVE_RELATIVE_HALF_WIDTH`]).
+    /// Null until [`crate::report::words::fill`] says [`Self::interval_grounds`].
     pub interval_note: Option<String>,
+    /// What `interval_note` says, as figures.
+    #[serde(skip)]
+    pub interval_grounds: Option<crate::analysis::single::IntervalNote>,
     /// Studentized bootstrap interval of the mean (`report --bootstrap N`), resampling the
     /// binaries (Kalibera & Jones §10 suggest a bootstrap when the binaries' means are far
     /// from normal; [`crate::stats::bootstrap`] for the method and its coverage).
     pub bootstrap: Option<crate::stats::bootstrap::BootstrapCi>,
     /// Why the bootstrap interval asked for is missing (e.g. too few binaries to bound it),
-    /// or why it is not advisable (fewer than 5 binaries): the engine's words.
+    /// or why it is not advisable (fewer than 5 binaries): null until
+    /// [`crate::report::words::fill`] says [`Self::bootstrap_grounds`].
     pub bootstrap_note: Option<String>,
+    /// What `bootstrap_note` says, as figures.
+    #[serde(skip)]
+    pub bootstrap_grounds: Option<crate::analysis::single::BootstrapShortfall>,
     /// When the executions ran with several data seeds (`run --data-seeds`): the mean is
     /// over random code and data layouts, and `ci`, `relative_half_width` and
     /// `interval_note` are the crossed design's (binaries × data seeds, Satterthwaite's df),
@@ -313,8 +321,12 @@ pub struct BaselineSummary {
     /// Interval over its executions (eq. 4 with executions as the top level); `None` with
     /// one execution, or when it would reach zero or below for a positive quantity.
     pub ci: Option<Interval>,
-    /// Why `ci` is `None` although there are several executions.
+    /// Why `ci` is `None` although there are several executions: null until
+    /// [`crate::report::words::fill`] says [`Self::ci_grounds`].
     pub ci_note: Option<String>,
+    /// What `ci_note` says, as figures.
+    #[serde(skip)]
+    pub ci_grounds: Option<crate::analysis::single::IntervalNote>,
 }
 
 /// The binary the user's build made (`as-built`), a fixed layout beside the baseline: its
@@ -603,7 +615,7 @@ pub enum ShiftGrounds {
     /// (an overflowing spread, an interval withheld); without one, fewer than 2 binaries.
     NoRandomInterval {
         /// The engine's reason.
-        note: Option<String>,
+        note: Option<crate::analysis::single::IntervalNote>,
     },
     /// The fixed layout ran in this many executions (fewer than 2): its mean has no interval.
     TooFewExecutions {
@@ -817,19 +829,10 @@ pub struct Normality {
 }
 
 impl Normality {
-    /// What the test means for the report's intervals at `confidence`, as the end of a
-    /// sentence: no evidence against normality, or not normal with the advice that fits the
-    /// number of binaries (the bootstrap only from [`crate::stats::bootstrap::ADVISABLE_UNITS`]
-    /// on).
-    pub fn advice(&self, confidence: f64) -> &'static str {
-        let rejected = self.p_value < 1.0 - confidence;
-        if rejected && self.n >= crate::stats::bootstrap::ADVISABLE_UNITS {
-            " — not normal; with few binaries the t interval may be off: prefer more binaries or the bootstrap interval (report --bootstrap 10000)"
-        } else if rejected {
-            " — not normal; with so few binaries the t interval may be off and the bootstrap interval is not advisable either: add binaries"
-        } else {
-            " — no evidence against normality"
-        }
+    /// Whether the test rejects normality at the level of `confidence` (p below 1 −
+    /// confidence); its advice is `crate::report::words::diagnostics::normality_advice`.
+    pub fn rejected(&self, confidence: f64) -> bool {
+        self.p_value < 1.0 - confidence
     }
 }
 

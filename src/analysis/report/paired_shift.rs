@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::model::Shift;
 use super::series::{BinaryData, ExecutionData, Series};
 use super::shift::{baseline_interval, shift_of, Fixed};
+use crate::analysis::single::IntervalNote;
 use crate::analysis::vocabulary::Thresholds;
 use crate::stats::sample::{mean, MeanInterval};
 
@@ -27,7 +28,7 @@ use crate::stats::sample::{mean, MeanInterval};
 /// binaries with its note.
 pub fn paired_shifts(
     series: &Series,
-    random: (Option<&MeanInterval>, Option<&str>),
+    random: (Option<&MeanInterval>, Option<&IntervalNote>),
     thresholds: &Thresholds,
 ) -> (Option<Shift>, Option<Shift>) {
     let Some((paired, data_moves)) = paired_series(series) else {

@@ -85,13 +85,9 @@ impl BinaryData {
     }
 }
 
-/// A program as the reports name it: `calc`, or `calc [O2]` for variant `O2` of it.
-pub fn program_label(program: &str, variant: Option<&str>) -> String {
-    match variant {
-        Some(v) => format!("{program} [{v}]"),
-        None => program.to_string(),
-    }
-}
+/// A program as the reports name it (a key, not a sentence): one spelling, the
+/// vocabulary's.
+pub use crate::analysis::vocabulary::program_label;
 
 impl Series {
     /// Executions per seed binary (balanced).

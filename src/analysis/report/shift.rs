@@ -26,7 +26,7 @@ use super::model::{
     Shift, ShiftGrounds, Verdict,
 };
 use super::series::BinaryData;
-use crate::analysis::single::{interval_use, IntervalUse};
+use crate::analysis::single::{interval_use, IntervalNote, IntervalUse, Narrowing};
 
 /// A fixed layout measured beside the random ones (the baseline or the as-built binary;
 /// `crate::report::words::shift` names each).
@@ -74,7 +74,7 @@ fn directions(series: &Series) -> (&'static str, &'static str) {
 /// `thresholds.confidence`); see [`shift_of`].
 pub fn shift(
     series: &Series,
-    random: (Option<&MeanInterval>, Option<&str>),
+    random: (Option<&MeanInterval>, Option<&IntervalNote>),
     baseline: Option<&MeanInterval>,
     thresholds: &Thresholds,
 ) -> Shift {
@@ -95,7 +95,7 @@ pub fn shift(
 pub fn shift_of(
     series: &Series,
     fixed: &Fixed,
-    (random, random_note): (Option<&MeanInterval>, Option<&str>),
+    (random, random_note): (Option<&MeanInterval>, Option<&IntervalNote>),
     fixed_ci: Option<&MeanInterval>,
     thresholds: &Thresholds,
 ) -> Shift {
@@ -114,7 +114,7 @@ pub fn shift_of(
     };
     let Some(random) = random else {
         return undetermined(ShiftGrounds::NoRandomInterval {
-            note: random_note.map(str::to_string),
+            note: random_note.cloned(),
         });
     };
     let Some(base) = fixed_ci else {
@@ -322,14 +322,8 @@ pub fn baseline_interval(b: &BinaryData, confidence: f64) -> Option<MeanInterval
 /// The default-layout binary's mean with its interval over executions, the interval left out
 /// when [`interval_use`] withholds it.
 pub fn baseline_summary(b: &BinaryData, ci: Option<&MeanInterval>) -> BaselineSummary {
-    let judged = ci.map(|c| {
-        interval_use(
-            c.mean,
-            c.half_width,
-            all_positive(std::slice::from_ref(b)),
-            "executions",
-        )
-    });
+    let judged =
+        ci.map(|c| interval_use(c.mean, c.half_width, all_positive(std::slice::from_ref(b))));
     BaselineSummary {
         executions: b.executions.len(),
         iterations: b.iterations(),
@@ -340,6 +334,7 @@ pub fn baseline_summary(b: &BinaryData, ci: Option<&MeanInterval>) -> BaselineSu
                 lower: c.lower,
                 upper: c.upper,
             }),
-        ci_note: judged.as_ref().and_then(|j| j.note().map(str::to_string)),
+        ci_note: None,
+        ci_grounds: judged.and_then(|j| j.note(Narrowing::Level("execution".to_string()))),
     }
 }

@@ -12,8 +12,8 @@ use crate::analysis::report::model::{
     BaselineSummary, MultipleComparison, Report, SeriesReport, Setup,
 };
 use crate::analysis::variants::PairComparison;
-use crate::analysis::vocabulary::UNKNOWN_WITHOUT_MANIFEST;
 use crate::report::checks::{basis_sentence, disagreement};
+use crate::report::words::UNKNOWN_WITHOUT_MANIFEST;
 
 /// Column headers of the levels table.
 pub const LEVEL_HEADERS: [&str; 5] = ["level", "repetitions", "S²", "T²", "t = √T²/mean"];
@@ -485,7 +485,7 @@ pub fn diagnostic_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
             n.n,
             sig(n.w, 3),
             p_value(n.p_value),
-            n.advice(confidence)
+            crate::report::words::diagnostics::normality_advice(n, confidence)
         )),
         None => lines.push("Normality of the binaries' means: not tested (needs at least 3 binaries; not needed from 30 on).".into()),
     }

@@ -13,6 +13,8 @@ use crate::stats::hierarchy::plural;
 
 /// Writes the comparison's `summary` and `warnings` from its verdict and concerns.
 pub fn fill(c: &mut Comparison) {
+    super::single::fill_side(&mut c.base);
+    super::single::fill_side(&mut c.new);
     c.summary = summary(c);
     let units = plural(&c.top_name);
     c.warnings = c

@@ -2,9 +2,10 @@
 //! layout (the baseline, or the binary the build made) by the prediction interval of one
 //! random layout's mean ([`crate::analysis::report::shift::placement_of`]).
 
+use super::OVERFLOW_REASON;
 use crate::analysis::numfmt::{level, p_value, percent, Scale};
 use crate::analysis::report::model::{DefaultLayout, PlacementGrounds, Verdict};
-use crate::analysis::vocabulary::{Thresholds, OVERFLOW_REASON};
+use crate::analysis::vocabulary::Thresholds;
 
 use super::shift::{directions, FixedWords};
 

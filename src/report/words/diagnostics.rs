@@ -2,15 +2,31 @@
 //! ([`crate::analysis::report::diagnostics`]) and of the design, and why drift was not
 //! tested, from the model's [`DiagnosticConcern`]s and [`DriftUntested`].
 
+use super::OVERFLOW_REASON;
 use crate::analysis::numfmt::percent;
 use crate::analysis::report::diagnostics::MIN_EXECUTIONS_FOR_DRIFT;
-use crate::analysis::report::model::{DiagnosticConcern, Diagnostics, DriftUntested};
-use crate::analysis::vocabulary::{MIN_TOP_LEVEL_UNITS, OVERFLOW_REASON};
+use crate::analysis::report::model::{DiagnosticConcern, Diagnostics, DriftUntested, Normality};
+use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
 
 /// Writes the diagnostics' `notes` and `drift_not_tested` from their concerns and reason.
 pub fn fill(d: &mut Diagnostics) {
     d.notes = d.concerns.iter().map(note).collect();
     d.drift_not_tested = d.drift_untested.map(drift_untested);
+}
+
+/// What Shapiro–Wilk on the binaries' means says for the report's intervals at
+/// `confidence`, as the end of a sentence: no evidence against normality, or not normal with
+/// the advice that fits the number of binaries (the bootstrap only from
+/// [`crate::stats::bootstrap::ADVISABLE_UNITS`] on).
+pub fn normality_advice(n: &Normality, confidence: f64) -> &'static str {
+    let rejected = n.rejected(confidence);
+    if rejected && n.n >= crate::stats::bootstrap::ADVISABLE_UNITS {
+        " — not normal; with few binaries the t interval may be off: prefer more binaries or the bootstrap interval (report --bootstrap 10000)"
+    } else if rejected {
+        " — not normal; with so few binaries the t interval may be off and the bootstrap interval is not advisable either: add binaries"
+    } else {
+        " — no evidence against normality"
+    }
 }
 
 /// One note in words.
@@ -46,5 +62,36 @@ pub fn drift_untested(reason: DriftUntested) -> String {
         DriftUntested::TooFewExecutions => format!(
             "not tested (needs at least {MIN_EXECUTIONS_FOR_DRIFT} executions in run order and at least 2 per binary, to take each binary's own mean out)."
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn normality(n: usize, p_value: f64) -> Normality {
+        Normality { n, w: 0.8, p_value }
+    }
+
+    #[test]
+    fn normality_is_rejected_below_one_minus_the_confidence() {
+        assert!(normality(10, 0.049).rejected(0.95));
+        assert!(!normality(10, 0.051).rejected(0.95));
+        assert!(normality(10, 0.009).rejected(0.99));
+        assert!(!normality(10, 0.011).rejected(0.99));
+    }
+
+    #[test]
+    fn the_bootstrap_is_advised_only_from_the_advisable_units_on() {
+        let units = crate::stats::bootstrap::ADVISABLE_UNITS;
+        let enough = normality_advice(&normality(units, 0.01), 0.95);
+        let too_few = normality_advice(&normality(units - 1, 0.01), 0.95);
+        let normal = normality_advice(&normality(units - 1, 0.5), 0.95);
+        assert!(
+            enough.contains("prefer more binaries or the bootstrap"),
+            "{enough}"
+        );
+        assert!(too_few.contains("not advisable"), "{too_few}");
+        assert!(!normal.contains("not normal"), "{normal}");
     }
 }

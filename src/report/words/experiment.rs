@@ -7,9 +7,9 @@
 use crate::analysis::report::compare::{Comparison, ExperimentSide};
 use crate::analysis::report::experiment::{Ending, ExperimentWarning, NeverRan};
 use crate::analysis::report::model::ReportWarning;
-use crate::analysis::vocabulary::UNKNOWN_WITHOUT_MANIFEST;
 use crate::files::manifest::MANIFEST_FILE;
 use crate::files::store::RESULTS_FILE;
+use crate::report::words::UNKNOWN_WITHOUT_MANIFEST;
 
 /// Writes the comparison's warnings of reading either experiment (prefixed `base:` or
 /// `new:`) before those of the comparison itself.

@@ -34,6 +34,16 @@ pub mod versus_baseline;
 use crate::analysis::report::model::Report;
 use crate::analysis::vocabulary::Thresholds;
 
+/// How every report names what only `manifest.json` records (the build's granularity,
+/// linker, mode, padding, link times) when the directory holds only `results.jsonl`: the
+/// store cannot tell, so the report says so rather than guess (JSON: `null`).
+pub const UNKNOWN_WITHOUT_MANIFEST: &str = "unknown (no manifest.json)";
+
+/// Why a statistic of finite values is not computable: their spread (a sum of squares)
+/// overflows f64. One wording for every command that says it (`analyze`, `report`).
+pub const OVERFLOW_REASON: &str =
+    "the spread of the values exceeds the range of double precision (values near ±1.8e308)";
+
 /// Writes every sentence of `report` from its numbers and grounds, at the report's own
 /// confidence and relevance threshold.
 pub fn fill(report: &mut Report) {
@@ -47,6 +57,7 @@ pub fn fill(report: &mut Report) {
     setup::fill(&mut report.setup);
     let host_warnings = &report.setup.host_warnings;
     for series in &mut report.series {
+        single::fill_series(series);
         diagnostics::fill(&mut series.diagnostics);
         series.sensitivity.text = sensitivity::sentence(&series.sensitivity, &thresholds);
         let (unit, is_time) = (series.unit.as_str(), series.is_time);

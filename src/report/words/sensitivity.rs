@@ -1,13 +1,14 @@
 //! "Is this program layout-sensitive?" in words: the verdict of
 //! [`crate::analysis::report::sensitivity`] with the figures it rests on.
 
+use super::OVERFLOW_REASON;
 use crate::analysis::numfmt::{level, p_value, percent, sig, signed_percent, statistic};
 use crate::analysis::report::model::{
     RestsOn, Sensitivity, SensitivityGrounds, SensitivityOutcome, SensitivityTest,
     SetAsideExecution, TestedGrounds,
 };
 use crate::analysis::report::screening::SET_ASIDE_CUT;
-use crate::analysis::vocabulary::{Thresholds, OVERFLOW_REASON};
+use crate::analysis::vocabulary::Thresholds;
 
 /// The sentence of `s`, at `thresholds` (the ones the verdict was reached at).
 pub fn sentence(s: &Sensitivity, thresholds: &Thresholds) -> String {

@@ -57,9 +57,10 @@ pub fn sentence(s: &Shift, fixed: &FixedWords, is_time: bool, thresholds: &Thres
     match &s.grounds {
         ShiftGrounds::Unanalysed => String::new(),
         ShiftGrounds::NotRun => fixed.not_run.into(),
-        ShiftGrounds::NoRandomInterval { note: Some(note) } => {
-            format!("cannot tell: the random layouts' mean has no interval: {note}.")
-        }
+        ShiftGrounds::NoRandomInterval { note: Some(note) } => format!(
+            "cannot tell: the random layouts' mean has no interval: {}.",
+            super::single::interval_note(note)
+        ),
         ShiftGrounds::NoRandomInterval { note: None } => "cannot tell: fewer than 2 randomised binaries, so the random layouts' mean has no interval.".into(),
         ShiftGrounds::TooFewExecutions { executions } => format!(
             "cannot tell: {} ran in {executions} execution(s), so its mean has no interval (its iterations are no replicates of its executions); run it at least twice.",

@@ -1,9 +1,131 @@
 //! "How precisely do the data give the mean?" in words: the notes and warnings of `analyze`
-//! ([`crate::analysis::single`]), from its figures, and the bootstrap's shortfalls that every
-//! command shares.
+//! ([`crate::analysis::single`]), from its figures, the notes of every interval of a mean
+//! (`report`'s series and fixed layouts, each side of `compare`), and the bootstrap's
+//! shortfalls that every command shares.
 
-use crate::analysis::single::BootstrapShortfall;
+use super::OVERFLOW_REASON;
+use crate::analysis::compare::Side;
+use crate::analysis::numfmt::{p_value, percent, sig};
+use crate::analysis::report::model::SeriesReport;
+use crate::analysis::single::{
+    plural, Analysis, BootstrapShortfall, IntervalNote, Narrowing, SingleWarning, CLT_UNITS,
+    MAX_INFORMATIVE_RELATIVE_HALF_WIDTH,
+};
+use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
 use crate::stats::bootstrap::ADVISABLE_UNITS;
+
+/// Writes the notes and warnings of `a` from its grounds (what `analyze` prints).
+pub fn fill(a: &mut Analysis) {
+    let top_name = a.levels.last().map_or("unit", |l| l.name.as_str());
+    a.bootstrap_note =
+        (a.bootstrap_grounds.as_ref()).map(|s| bootstrap_shortfall(s, &plural(top_name)));
+    a.ci_note = a.ci_grounds.as_ref().map(interval_note);
+    a.warnings = a.concerns.iter().map(warning).collect();
+}
+
+/// Writes the note of one side of a comparison from its grounds.
+pub fn fill_side(s: &mut Side) {
+    s.ci_note = s.ci_grounds.as_ref().map(interval_note);
+}
+
+/// Why a mean has no interval, or how to read the one it has.
+pub fn interval_note(n: &IntervalNote) -> String {
+    match n {
+        IntervalNote::Withheld { why, units } => why.reason_with_units(&narrowing(units)),
+        IntervalNote::TooWide { relative, units } => format!(
+            "cannot tell precisely: the interval is wider than ± {} of the mean (± {}); more {} \
+             would narrow it",
+            percent(MAX_INFORMATIVE_RELATIVE_HALF_WIDTH, 2),
+            percent(*relative, 2),
+            narrowing(units)
+        ),
+        IntervalNote::Overflow => format!(
+            "the confidence interval is not computable: {OVERFLOW_REASON}; rescale the values \
+             (e.g. another unit)"
+        ),
+    }
+}
+
+/// The units whose number would narrow an interval, in the plural ("binaries").
+fn narrowing(units: &Narrowing) -> String {
+    match units {
+        Narrowing::Level(name) => plural(name),
+        Narrowing::BinariesAndDataSeeds => "binaries and data seeds".to_string(),
+    }
+}
+
+/// One warning of `analyze`.
+pub fn warning(w: &SingleWarning) -> String {
+    match w {
+        SingleWarning::VarianceOverflow => "some variances are not computable: the values' \
+            spread exceeds the range of double precision (values near ±1.8e308); rescale the \
+            values (e.g. another unit)"
+            .to_string(),
+        SingleWarning::NoVarianceAdded { level, t2, below } => format!(
+            "T² of level \"{level}\" is {} (≤ 0): the {} add no measurable variance beyond what \
+             the {} already show; repeat them less (Kalibera & Jones §9.2)",
+            sig(*t2, 4),
+            plural(level),
+            plural(below),
+        ),
+        SingleWarning::SingleRepetition => "a level has a single repetition, so its variance \
+            cannot be separated from the level above"
+            .to_string(),
+        SingleWarning::MeanOverflow => {
+            "the mean is not computable: the values exceed the range of double precision".into()
+        }
+        SingleWarning::Interval(n @ IntervalNote::Overflow) => interval_note(n),
+        SingleWarning::Interval(n) => format!("the confidence interval: {}", interval_note(n)),
+        SingleWarning::OneTopUnit {
+            top_units,
+            top_name,
+        } => format!(
+            "only {top_units} {top_name} unit: no confidence interval is possible; repeat the \
+             top level at least twice ({MIN_TOP_LEVEL_UNITS} or more recommended)"
+        ),
+        SingleWarning::FewTopUnits {
+            top_units,
+            top_name,
+        } => format!(
+            "only {top_units} {}: the interval rests on {} degree{} of freedom and is very \
+             wide; Kalibera & Jones use at least {MIN_TOP_LEVEL_UNITS} at the top level",
+            plural(top_name),
+            top_units - 1,
+            if *top_units == 2 { "" } else { "s" }
+        ),
+        SingleWarning::NotNormal {
+            top_units,
+            top_name,
+            p,
+        } => format!(
+            "the {top_units} {top_name} means do not look normal (Shapiro–Wilk, {}) and there \
+             are fewer than {CLT_UNITS}: the t interval may be off; {}",
+            p_value(*p),
+            bootstrap_advice(*top_units, top_name)
+        ),
+        SingleWarning::Bootstrap {
+            shortfall,
+            top_name,
+        } => bootstrap_shortfall(shortfall, &plural(top_name)),
+    }
+}
+
+/// What to do about a doubtful t interval with `units` top-level units: the bootstrap when
+/// there are enough of them for it to cover ([`ADVISABLE_UNITS`]), else only more units.
+fn bootstrap_advice(units: usize, top_name: &str) -> String {
+    if units >= ADVISABLE_UNITS {
+        format!(
+            "prefer the bootstrap interval (--bootstrap 10000) or add more {}",
+            plural(top_name)
+        )
+    } else {
+        format!(
+            "add more {}: with fewer than {ADVISABLE_UNITS} the bootstrap interval is not \
+             advisable either (too few distinct resamples for its coverage to be trusted)",
+            plural(top_name),
+        )
+    }
+}
 
 /// Why a requested bootstrap interval is missing or not to be trusted; `units` names the
 /// resampled units ("binaries").
@@ -14,5 +136,19 @@ pub fn bootstrap_shortfall(s: &BootstrapShortfall, units: &str) -> String {
             "the bootstrap interval resamples only {n} {units}: not advisable below \
              {ADVISABLE_UNITS} (too few distinct resamples for its coverage to be trusted)"
         ),
+    }
+}
+
+/// Writes the notes of a report's series from their grounds: the mean's interval and
+/// bootstrap, the default layout's and the as-built binary's intervals over executions.
+pub fn fill_series(s: &mut SeriesReport) {
+    s.interval_note = s.interval_grounds.as_ref().map(interval_note);
+    s.bootstrap_note = (s.bootstrap_grounds.as_ref()).map(|b| bootstrap_shortfall(b, "binaries"));
+    let fixed = s
+        .baseline
+        .iter_mut()
+        .chain(s.as_built.iter_mut().map(|a| &mut a.binary));
+    for b in fixed {
+        b.ci_note = b.ci_grounds.as_ref().map(interval_note);
     }
 }
