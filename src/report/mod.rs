@@ -46,7 +46,7 @@ pub fn render_report(
 
 /// [`render_report`] with every option of `report` (`--fail-if-slower`, `--bootstrap`):
 /// also each comparison the gate judged, failed when its whole ratio interval says a variant
-/// is slower than its base by more than `options.fail_if_slower` ([`gate_judgements`]).
+/// is slower than its base by more than `options.fail_if_slower` (see `gate_judgements` below).
 pub fn render_gated_report(
     dir: &Path,
     format: Format,
