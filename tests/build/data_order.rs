@@ -70,16 +70,7 @@ fn data_order_on_gcc_and_clang_with_every_linker() {
             );
             let what = format!("staticdata {cc} {linker}");
             let (_tmp, dir) = fixture("staticdata");
-            let args = [
-                "--seeds",
-                "4",
-                "--data-order",
-                "--linker",
-                linker,
-                "--out",
-                "out",
-            ];
-            let out = build(&dir, &args, &["make", &format!("CC={cc}")]);
+            let out = build(&dir, &four_seeds_on(linker), &["make", &format!("CC={cc}")]);
             assert_success(&out, &what);
             let stdout = String::from_utf8_lossy(&out.stdout);
             assert!(
@@ -104,21 +95,25 @@ fn data_order_under_lto_on_gcc_and_clang() {
         for linker in ["bfd", "lld"] {
             let what = format!("staticdata {cc} -flto {linker}");
             let (_tmp, dir) = fixture("staticdata");
-            let args = [
-                "--seeds",
-                "4",
-                "--data-order",
-                "--linker",
-                linker,
-                "--out",
-                "out",
-            ];
             let make = ["make", &format!("CC={cc}"), "CFLAGS=-O2 -flto"];
-            let out = build(&dir, &args, &make);
+            let out = build(&dir, &four_seeds_on(linker), &make);
             assert_success(&out, &what);
             check_seeds(&dir.join("out"), &what, FIXTURE_OBJECTS.len() - 2);
         }
     }
+}
+
+/// `build`'s arguments: four seeds with `--data-order` on `linker`, into `out`.
+fn four_seeds_on(linker: &str) -> [&str; 7] {
+    [
+        "--seeds",
+        "4",
+        "--data-order",
+        "--linker",
+        linker,
+        "--out",
+        "out",
+    ]
 }
 
 /// The checks of [`data_order_on_gcc_and_clang_with_every_linker`] on one build, whose
