@@ -10,4 +10,4 @@
 set -eu
 cd "$(dirname "$0")/.."
 SEQUENTIAL_EXPERIMENTS="${1:-4000}" exec cargo test --release --locked \
-    --test stats sequential_calibration::calibration_figures -- --nocapture
+    --test figures sequential_figures -- --exact --nocapture

@@ -6,9 +6,9 @@
 //! ([`Method::LaiCalibrated`]); the repeated t intervals and Lai's mixture at the nominal
 //! level are the rules of older stores, replayed as recorded, and measured beside it.
 //!
-//! The fast tests run a few hundred experiments; `calibration_figures` runs 4000 per figure
-//! and holds the figures docs/sequential.md quotes; `benches/sequential.sh N` runs it with N
-//! and prints them.
+//! The fast tests run a few hundred experiments; tests/figures' `sequential_figures` runs
+//! 4000 per figure with these simulators and holds the figures docs/sequential.md quotes;
+//! `benches/sequential.sh N` runs it with N and prints them.
 
 use layoutrand::analysis::sequential::{
     replay_mean, replay_ratio, Method, Reason, Rule, PLANNED_BINARIES,
@@ -45,14 +45,14 @@ fn series(rng: &mut SeededRng, n: usize, spread: f64) -> Vec<f64> {
 /// `slow` of the layouts, a slowdown by the factor `1 + slower` (a few unlucky layouts: the
 /// skewed case the repeated t intervals' normal calibration does not cover).
 #[derive(Clone, Copy, Debug)]
-struct Layouts {
+pub(crate) struct Layouts {
     spread: f64,
     slow: f64,
     slower: f64,
 }
 
 impl Layouts {
-    fn normal(spread: f64) -> Layouts {
+    pub(crate) fn normal(spread: f64) -> Layouts {
         Layouts {
             spread,
             slow: 0.0,
@@ -61,14 +61,14 @@ impl Layouts {
     }
 
     /// 2 % normal spread, 15 % of layouts 8 % slower (issue 36, item 6).
-    const SKEWED: Layouts = Layouts {
+    pub(crate) const SKEWED: Layouts = Layouts {
         spread: 0.02,
         slow: 0.15,
         slower: 0.08,
     };
 
     /// Heavier: 3 % normal spread, 5 % of layouts 20 % slower.
-    const HEAVIER: Layouts = Layouts {
+    pub(crate) const HEAVIER: Layouts = Layouts {
         spread: 0.03,
         slow: 0.05,
         slower: 0.20,
@@ -130,20 +130,20 @@ fn noise_offset() -> f64 {
 }
 
 /// The family of a rule and its horizon (the experiment's maximum, fixed in advance).
-type Plan = (Method, Option<usize>);
+pub(crate) type Plan = (Method, Option<usize>);
 
 /// The engine as `experiment` runs it, with a maximum of `h`.
-const fn engine(h: usize) -> Plan {
+pub(crate) const fn engine(h: usize) -> Plan {
     (Method::LaiCalibrated, Some(h))
 }
 
 /// The repeated t intervals over looks 5 to `h` (stores of the rule before).
-const fn repeated(h: usize) -> Plan {
+pub(crate) const fn repeated(h: usize) -> Plan {
     (Method::RepeatedT, Some(h))
 }
 
 /// Lai's mixture at the nominal level, no horizon (stores of the first rule).
-const NOMINAL_LAI: Plan = (Method::LaiTMixture, None);
+pub(crate) const NOMINAL_LAI: Plan = (Method::LaiTMixture, None);
 
 /// The rule with a ± `target` precision, tuned at [`PLANNED_BINARIES`] without a horizon.
 fn rule(target: f64, plan: Plan) -> Rule {
@@ -164,12 +164,12 @@ fn tuned_rule(target: f64, plan: Plan, planned: usize) -> Rule {
 /// Share of `experiments` series of `n` binaries whose sequence holds the true geometric
 /// mean at every look from 5 to `n`, and the same share for the fixed t interval of the
 /// binaries' log means checked at every look (what peeking at fixed intervals gives).
-fn coverage(seed: u64, experiments: usize, n: usize, plan: Plan) -> (f64, f64) {
+pub(crate) fn coverage(seed: u64, experiments: usize, n: usize, plan: Plan) -> (f64, f64) {
     coverage_of(seed, experiments, n, plan, &Layouts::normal(0.03))
 }
 
 /// [`coverage`] with layout effects following `layouts`.
-fn coverage_of(
+pub(crate) fn coverage_of(
     seed: u64,
     experiments: usize,
     n: usize,
@@ -198,7 +198,7 @@ fn coverage_of(
 /// Of `experiments` pairs with true ratio `ratio`: the share stopped with a verdict of
 /// faster (ratio < 1) or slower, the share whose sequence excluded 1 at any look, and the
 /// mean stopping point.
-fn comparisons(
+pub(crate) fn comparisons(
     seed: u64,
     experiments: usize,
     ratio: f64,
@@ -226,7 +226,7 @@ fn comparisons(
 /// `σ` of the binaries' log means), and the fewest `n` whose t interval meets the target in
 /// ≥ 90 % of the simulated experiments (the sequence meets it whenever it stops before the
 /// cap, so this is the fixed design with a comparable assurance).
-fn stopping(
+pub(crate) fn stopping(
     seed: u64,
     experiments: usize,
     target: f64,
@@ -237,7 +237,7 @@ fn stopping(
 }
 
 /// [`stopping`] with Lai's mixture tuned to `planned` binaries.
-fn stopping_tuned(
+pub(crate) fn stopping_tuned(
     seed: u64,
     experiments: usize,
     target: f64,
@@ -286,7 +286,7 @@ fn stopping_tuned(
 /// horizon) tuned to that size (what `report --sequential` does) and tuned to 20 binaries.
 /// Returns the share of stores whose sequence holds the true geometric mean at every look
 /// for each tuning, and the mean store size.
-fn peeked_stores(
+pub(crate) fn peeked_stores(
     seed: u64,
     experiments: usize,
     target: f64,
@@ -433,109 +433,4 @@ fn every_look_is_recorded_and_the_reason_is_the_target() {
         let before = &s.sequence[s.looks - 2];
         assert!(before.relative_half_width.is_none_or(|h| h > 0.02));
     }
-}
-
-/// `benches/sequential.sh`: the figures of docs/sequential.md, with
-/// `SEQUENTIAL_EXPERIMENTS` experiments each (default 4000).
-#[test]
-fn calibration_figures() {
-    let n: usize = std::env::var("SEQUENTIAL_EXPERIMENTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(4000);
-    for plan in [engine(40), repeated(40), NOMINAL_LAI] {
-        let name = match plan {
-            (Method::LaiCalibrated, _) => "engine (calibrated Lai, looks 5..40)".to_string(),
-            (Method::RepeatedT, _) => "repeated t, looks 5..40".to_string(),
-            _ => "Lai's mixture at the nominal level".to_string(),
-        };
-        let (cs, fixed) = coverage(127, n, 40, plan);
-        println!("{name}: coverage at every look 5..40 (seed 127, {n} experiments): {cs:.4}, fixed t interval {fixed:.4}");
-        let (different, ever, same_stop) = comparisons(128, n, 1.0, 40, plan);
-        println!("{name}: A == A, cap 40 (seed 128, {n}): called different {different:.4}, excluded 1 at some look {ever:.4}, mean stop {same_stop:.2}");
-        let (faster, _, faster_stop) = comparisons(129, n, 0.97, 40, plan);
-        println!("{name}: true 3 % speedup, 3 % spread, cap 40 (seed 129, {n}): found faster {faster:.4}, mean stop {faster_stop:.2}");
-        // The figures docs/sequential.md quotes, held at this size too (the bounds leave
-        // room for the binomial error of the default 4000 experiments and of smaller runs).
-        assert!(cs >= 0.94, "{name}: time-uniform coverage {cs}");
-        assert!(
-            fixed < 0.9,
-            "peeking at fixed intervals should miss often: {fixed}"
-        );
-        assert!(
-            different <= 0.05,
-            "{name}: A == A called different {different}"
-        );
-        assert!(
-            faster >= 0.9 && faster_stop <= 20.0,
-            "{name}: 3 % speedup found {faster}, stop {faster_stop}"
-        );
-    }
-    let (calibrated, planning, assured) = stopping(130, n / 4, 0.015, 120, engine(120));
-    let (old, ..) = stopping(130, n / 4, 0.015, 120, repeated(120));
-    println!("± 1.5 % target, cap 120 (seed 130, {}): mean stop engine {calibrated:.2}, repeated t (looks 5..120) {old:.2}; planning fixed n {planning}, fixed n meeting it in 90 % {assured}", n / 4);
-    // A maximum nearer the planning count (about 3×) spreads the calibration over fewer looks.
-    let (calibrated60, ..) = stopping(130, n / 4, 0.015, 60, engine(60));
-    println!(
-        "± 1.5 % target, cap 60 (seed 130, {}): mean stop engine (looks 5..60) {calibrated60:.2}",
-        n / 4
-    );
-    layout_shapes(n);
-    store_tuning(n);
-    let (cover120, _) = coverage(131, n / 4, 120, engine(120));
-    println!(
-        "engine, looks 5..120: coverage at every look (seed 131, {}): {cover120:.4}",
-        n / 4
-    );
-    assert!(
-        stop_ratio(calibrated, assured) <= 2.0,
-        "engine {calibrated} against {assured}"
-    );
-    assert!(cover120 >= 0.94, "engine over 5..120: {cover120}");
-}
-
-/// The mean stopping point as a multiple of a fixed design's binaries.
-fn stop_ratio(stop: f64, fixed: usize) -> f64 {
-    stop / fixed as f64
-}
-
-/// Time-uniform coverage (looks 5..40) of the engine and the older rules for normal,
-/// skewed and heavier layout effects (docs/sequential.md, "Skewed layouts").
-fn layout_shapes(n: usize) {
-    let shapes = [
-        ("normal 3 %", Layouts::normal(0.03)),
-        ("skewed: 2 % + 15 % of layouts 8 % slower", Layouts::SKEWED),
-        (
-            "heavier: 3 % + 5 % of layouts 20 % slower",
-            Layouts::HEAVIER,
-        ),
-    ];
-    for (name, layouts) in shapes {
-        let (calibrated, _) = coverage_of(132, n, 40, engine(40), &layouts);
-        let (old, _) = coverage_of(132, n, 40, repeated(40), &layouts);
-        let (lai, _) = coverage_of(132, n, 40, NOMINAL_LAI, &layouts);
-        println!("{name}: coverage at every look 5..40 (seed 132, {n}): engine {calibrated:.4}, repeated t {old:.4}, nominal Lai {lai:.4}");
-        // Calibrated to 95.5 % with the margin: at 4000 experiments 94.5 % is 3 standard
-        // errors below (the heavier shape held 94.3 % at 95 % before the margin).
-        assert!(calibrated >= 0.945, "{name}: engine {calibrated}");
-    }
-}
-
-/// The engine without a horizon tuned to the store's size against 20 binaries, and with
-/// a horizon of 120: the mean stop at ± 1 % with 120 binaries; the coverage of stores whose
-/// size was chosen by peeking.
-fn store_tuning(n: usize) {
-    let none = (Method::LaiCalibrated, None);
-    let (at_20, planning, assured) = stopping_tuned(133, n / 4, 0.01, 120, none, 20);
-    let (at_store, ..) = stopping_tuned(133, n / 4, 0.01, 120, none, 120);
-    let (calibrated, ..) = stopping(133, n / 4, 0.01, 120, engine(120));
-    let (old, ..) = stopping(133, n / 4, 0.01, 120, repeated(120));
-    println!("± 1 % target, cap 120 (seed 133, {}): mean stop engine with a maximum of 120 {calibrated:.2}; without a horizon tuned at 20 {at_20:.2}, tuned at 120 {at_store:.2}; repeated t {old:.2}; planning fixed n {planning}, fixed n meeting it in 90 % {assured}", n / 4);
-    let (tuned, twenty, size) = peeked_stores(134, n / 4, 0.015, 120, Method::LaiCalibrated);
-    println!("stores sized by peeking at ± 1.5 % (seed 134, {}): mean size {size:.1}; the engine tuned to the size held at every look in {tuned:.4}, tuned at 20 {twenty:.4}", n / 4);
-    assert!(
-        at_store < at_20,
-        "tuned to the store {at_store} against {at_20}"
-    );
-    assert!(tuned >= 0.94, "stores sized by peeking: {tuned}");
 }
