@@ -26,8 +26,32 @@ if [ -z "$all" ]; then
   fi
   rm -rf "$probe_dir"
 fi
-if [ "$all" = 1 ]; then
-  cargo test --release --locked --workspace --no-fail-fast "$@" -- --include-ignored
-else
-  cargo test --release --locked --workspace --no-fail-fast "$@"
+cargo_test=(cargo test --release --locked --workspace --no-fail-fast)
+harness=()
+[ "$all" = 1 ] && harness=(--include-ignored)
+if [ $# -gt 0 ]; then
+  # A chosen part of the suite (e.g. `--test report`): as asked, in one cargo run.
+  exec "${cargo_test[@]}" "$@" -- "${harness[@]}"
 fi
+# The whole suite. Build every test once, then run tests/build (real programs built with
+# make -j2, the longest crate) beside all the others: each crate alone leaves a core idle
+# for part of its run (a long test at its end), and on a 2-core machine the two streams
+# fill those gaps. Its output follows the others', whole.
+"${cargo_test[@]}" --no-run
+mkdir -p target
+build_log=target/test-build-crate.txt
+"${cargo_test[@]}" --test build -- "${harness[@]}" >"$build_log" 2>&1 &
+build_crate=$!
+others=(--lib --bins)
+for crate in tests/*/main.rs; do
+  name=$(basename "$(dirname "$crate")")
+  # tests/figures has `test = false` (benches/ runs it); tests/build runs beside.
+  case $name in build | figures) continue ;; esac
+  others+=(--test "$name")
+done
+status=0
+"${cargo_test[@]}" "${others[@]}" -- "${harness[@]}" || status=$?
+"${cargo_test[@]}" --doc || status=$?
+wait "$build_crate" || status=$?
+cat "$build_log"
+exit "$status"
