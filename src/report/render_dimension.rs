@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use crate::analysis::numfmt::{level, percent, quantity, sig, Scale};
 use crate::analysis::report::dimension::{
-    DimensionReport, CROSSED_REPLICATES, MAX_TOP_REPETITIONS, MIN_TOP_REPETITIONS,
+    DimensionReport, SeriesDimension, CROSSED_REPLICATES, MAX_TOP_REPETITIONS, MIN_TOP_REPETITIONS,
 };
 use crate::report::title::section_title;
 
@@ -38,77 +38,8 @@ pub fn render_text(d: &DimensionReport) -> String {
             section_title(&s.program, s.variant.as_deref(), &s.metric, &s.unit, &scale),
             scale.quantity(s.mean)
         );
-        let _ = writeln!(
-            out,
-            "  {:<10} {:>9} {:>12} {:>11}  {:>9}  cost source",
-            "level", "initial r", "t = √T²/Ȳ", "cost", "optimal r"
-        );
-        for l in &s.levels {
-            let _ = writeln!(
-                out,
-                "  {:<10} {:>9} {:>12} {:>11}  {:>9}  {}",
-                l.name,
-                l.initial_repetitions,
-                l.relative_variation
-                    .map_or_else(|| "≤ 0".to_string(), |t| percent(t, 2)),
-                duration(l.cost_seconds),
-                l.optimal
-                    .map_or_else(|| "(top)".to_string(), |r| r.to_string()),
-                l.cost_source
-            );
-            if let Some(a) = &l.advice {
-                let _ = writeln!(out, "  {:<10} note: {a}", "");
-            }
-        }
-        let top = match s.levels.last().map_or("binary", |l| l.name.as_str()) {
-            "binary" => "binaries",
-            "execution" => "executions",
-            _ => "iterations",
-        };
-        let _ = writeln!(
-            out,
-            "\n  {:<12} {:>10}  expected experiment time",
-            "half-width", top
-        );
-        for r in &s.rows {
-            let _ = writeln!(
-                out,
-                "  {:<12} {:>10}  {}",
-                percent(r.target, 2),
-                r.top_repetitions
-                    .map_or_else(|| "∞".to_string(), |n| n.to_string()),
-                r.expected_seconds.map_or_else(
-                    || format!("more than {MAX_TOP_REPETITIONS} {top} needed"),
-                    duration
-                )
-            );
-        }
-        if !s.crossed.is_empty() {
-            let _ = writeln!(
-                out,
-                "\n  With data seeds (crossed design, {CROSSED_REPLICATES} executions of every binary with every data seed; the table above counts the data layout's effect as execution noise, which more binaries would average, so plan by this one):\n  {:<12} {:>10} {:>10}  expected experiment time",
-                "half-width", "binaries", "data seeds"
-            );
-        }
-        for r in &s.crossed {
-            let (a, b, time) = match r.plan {
-                Some(p) => (
-                    p.code_seeds.to_string(),
-                    p.data_seeds.to_string(),
-                    duration(p.cost_seconds),
-                ),
-                None => (
-                    "∞".to_string(),
-                    "∞".to_string(),
-                    format!("more than {MAX_TOP_REPETITIONS} binaries or data seeds needed"),
-                ),
-            };
-            let _ = writeln!(
-                out,
-                "  {:<12} {a:>10} {b:>10}  {time}",
-                percent(r.target, 2)
-            );
-        }
+        write_levels(&mut out, s);
+        write_targets(&mut out, s);
         for n in &s.notes {
             let _ = writeln!(out, "  note: {n}");
         }
@@ -118,4 +49,85 @@ pub fn render_text(d: &DimensionReport) -> String {
         "\nNever fewer than {MIN_TOP_REPETITIONS} top-level repetitions: fewer cannot estimate the interval's own width (KJ §11)."
     );
     out
+}
+
+/// The table of levels of `s`: initial repetitions, relative variation, cost and the
+/// optimal repetitions (KJ Table 6), with each level's advice.
+fn write_levels(out: &mut String, s: &SeriesDimension) {
+    let _ = writeln!(
+        out,
+        "  {:<10} {:>9} {:>12} {:>11}  {:>9}  cost source",
+        "level", "initial r", "t = √T²/Ȳ", "cost", "optimal r"
+    );
+    for l in &s.levels {
+        let _ = writeln!(
+            out,
+            "  {:<10} {:>9} {:>12} {:>11}  {:>9}  {}",
+            l.name,
+            l.initial_repetitions,
+            l.relative_variation
+                .map_or_else(|| "≤ 0".to_string(), |t| percent(t, 2)),
+            duration(l.cost_seconds),
+            l.optimal
+                .map_or_else(|| "(top)".to_string(), |r| r.to_string()),
+            l.cost_source
+        );
+        if let Some(a) = &l.advice {
+            let _ = writeln!(out, "  {:<10} note: {a}", "");
+        }
+    }
+}
+
+/// The tables of targets of `s`: top-level repetitions and expected time per half-width
+/// (KJ Table 7), then the crossed design's binaries and data seeds when there are data seeds.
+fn write_targets(out: &mut String, s: &SeriesDimension) {
+    let top = match s.levels.last().map_or("binary", |l| l.name.as_str()) {
+        "binary" => "binaries",
+        "execution" => "executions",
+        _ => "iterations",
+    };
+    let _ = writeln!(
+        out,
+        "\n  {:<12} {:>10}  expected experiment time",
+        "half-width", top
+    );
+    for r in &s.rows {
+        let _ = writeln!(
+            out,
+            "  {:<12} {:>10}  {}",
+            percent(r.target, 2),
+            r.top_repetitions
+                .map_or_else(|| "∞".to_string(), |n| n.to_string()),
+            r.expected_seconds.map_or_else(
+                || format!("more than {MAX_TOP_REPETITIONS} {top} needed"),
+                duration
+            )
+        );
+    }
+    if !s.crossed.is_empty() {
+        let _ = writeln!(
+            out,
+            "\n  With data seeds (crossed design, {CROSSED_REPLICATES} executions of every binary with every data seed; the table above counts the data layout's effect as execution noise, which more binaries would average, so plan by this one):\n  {:<12} {:>10} {:>10}  expected experiment time",
+            "half-width", "binaries", "data seeds"
+        );
+    }
+    for r in &s.crossed {
+        let (a, b, time) = match r.plan {
+            Some(p) => (
+                p.code_seeds.to_string(),
+                p.data_seeds.to_string(),
+                duration(p.cost_seconds),
+            ),
+            None => (
+                "∞".to_string(),
+                "∞".to_string(),
+                format!("more than {MAX_TOP_REPETITIONS} binaries or data seeds needed"),
+            ),
+        };
+        let _ = writeln!(
+            out,
+            "  {:<12} {a:>10} {b:>10}  {time}",
+            percent(r.target, 2)
+        );
+    }
 }

@@ -372,24 +372,13 @@ pub fn analyse_series(
         .as_ref()
         .map(|b| baseline_summary(b, baseline_ci.as_ref()));
     let sensitivity = sensitivity(series, &levels, mean, thresholds);
-    let shift = shift(
+    let (shift, default_layout, as_built) = fixed_layouts(
         series,
         (ci.as_ref(), interval_note.as_ref()),
+        (over_binaries.0.as_ref(), over_binaries.1.as_ref()),
         baseline_ci.as_ref(),
         thresholds,
     );
-    let default_layout = super::shift::default_layout(series, thresholds);
-    let mut as_built =
-        super::as_built::as_built(series, (ci.as_ref(), interval_note.as_ref()), thresholds);
-    let (paired, paired_as_built) = super::paired_shift::paired_shifts(
-        series,
-        (over_binaries.0.as_ref(), over_binaries.1.as_ref()),
-        thresholds,
-    );
-    let shift = paired.unwrap_or(shift);
-    if let (Some(a), Some(s)) = (as_built.as_mut(), paired_as_built) {
-        a.shift = s;
-    }
     let mut diagnostics = diagnose(series, failures, confidence);
     diagnostics.normality = shown_normality(engine.as_ref());
     add_design_notes(&mut diagnostics, series, &sensitivity, confidence);
@@ -427,6 +416,40 @@ pub fn analyse_series(
     };
     report.plots = Some(super::plots::series_plots(series, &report));
     report
+}
+
+/// The two questions asked of each fixed layout (the baseline, the as-built binary): its
+/// shift from the random layouts' mean (`random`: their interval, over the crossed design
+/// when there is one), paired on the data seed when the data seeds' means differ
+/// (`over_binaries`: the binaries' interval, which the paired shift keeps), and its place
+/// among the random layouts.
+fn fixed_layouts(
+    series: &Series,
+    random: (
+        Option<&MeanInterval>,
+        Option<&crate::analysis::single::IntervalNote>,
+    ),
+    over_binaries: (
+        Option<&MeanInterval>,
+        Option<&crate::analysis::single::IntervalNote>,
+    ),
+    baseline_ci: Option<&MeanInterval>,
+    thresholds: &Thresholds,
+) -> (
+    super::model::Shift,
+    super::model::DefaultLayout,
+    Option<super::model::AsBuilt>,
+) {
+    let shift = shift(series, random, baseline_ci, thresholds);
+    let default_layout = super::shift::default_layout(series, thresholds);
+    let mut as_built = super::as_built::as_built(series, random, thresholds);
+    let (paired, paired_as_built) =
+        super::paired_shift::paired_shifts(series, over_binaries, thresholds);
+    let shift = paired.unwrap_or(shift);
+    if let (Some(a), Some(s)) = (as_built.as_mut(), paired_as_built) {
+        a.shift = s;
+    }
+    (shift, default_layout, as_built)
 }
 
 /// The levels table, the mean over layouts and its interval from the engine's analysis

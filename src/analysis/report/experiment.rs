@@ -438,19 +438,23 @@ impl Tables {
                     .insert((m.program.clone(), m.metric.clone()), m.unit.clone());
             }
         }
-        let duplicate = format!(
-            "{store}: iteration {} of execution {} of {} {} has two `{}` values",
-            m.iteration, m.execution, m.program, m.binary, m.metric
-        );
-        let binary = self
-            .raw
-            .entry((m.program, m.metric, m.variant))
-            .or_default()
-            .entry(m.binary)
-            .or_insert_with(|| RawBinary {
-                seed: m.seed,
-                executions: BTreeMap::new(),
-            });
+        // Looked up by reference and cloned only when new, so that the keys stay at hand
+        // for the duplicate's error message without building it for every measurement.
+        let key: SeriesKey = (m.program, m.metric, m.variant);
+        if !self.raw.contains_key(&key) {
+            self.raw.insert(key.clone(), BTreeMap::new());
+        }
+        let binaries = self.raw.get_mut(&key).expect("inserted above");
+        if !binaries.contains_key(&m.binary) {
+            binaries.insert(
+                m.binary.clone(),
+                RawBinary {
+                    seed: m.seed,
+                    executions: BTreeMap::new(),
+                },
+            );
+        }
+        let binary = binaries.get_mut(&m.binary).expect("inserted above");
         let execution = binary
             .executions
             .entry(m.execution)
@@ -465,7 +469,13 @@ impl Tables {
             .insert(m.iteration, (m.value, m.warmup))
             .is_some()
         {
-            bail!(duplicate);
+            let (program, metric, _) = &key;
+            bail!(
+                "{store}: iteration {} of execution {} of {program} {} has two `{metric}` values",
+                m.iteration,
+                m.execution,
+                m.binary
+            );
         }
         Ok(())
     }

@@ -693,6 +693,9 @@ pub enum PlacementGrounds {
         log_scale: bool,
         /// The mean of the random layouts' means, which chooses the unit of the bounds.
         scale_mean: f64,
+        /// How many random layouts' means lie below and at the fixed layout's: `percentile`
+        /// counts a tie half, which the words must not call "below".
+        rank: Rank,
     },
 }
 

@@ -224,11 +224,11 @@ pub fn placement_of(series: &Series, fixed: &Fixed, thresholds: &Thresholds) -> 
         Ok(pi) if pi.lower.is_finite() && pi.upper.is_finite() => pi,
         _ => return undetermined(PlacementGrounds::NoFiniteInterval),
     };
-    let below = seed_means.iter().filter(|m| **m < base_mean).count() as f64;
-    let ties = seed_means.iter().filter(|m| **m == base_mean).count() as f64;
+    let rank = rank_of(base_mean, &seed_means);
     let x_b = to_scale(base_mean);
     let placed = Placed {
-        percentile: (below + ties / 2.0) / n as f64,
+        percentile: (rank.below as f64 + rank.equal as f64 / 2.0) / n as f64,
+        rank,
         difference: base_mean / from_scale(pi.centre) - 1.0,
         p: pi.p_value(x_b),
         outside: pi.excludes(x_b),
@@ -262,6 +262,7 @@ fn new_variance(xs: &[f64], exec_means: &[Vec<f64>], r_b: usize) -> f64 {
 /// Where the fixed layout lies, as [`placement_verdict`] judges it.
 struct Placed {
     percentile: f64,
+    rank: Rank,
     difference: f64,
     p: f64,
     outside: bool,
@@ -295,6 +296,7 @@ fn placement_verdict(
             // The unit of the series' title, chosen for its mean (the mean of the
             // binaries' means).
             scale_mean: mean(seed_means),
+            rank: placed.rank,
         },
         text: String::new(),
     }

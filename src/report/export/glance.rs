@@ -6,10 +6,9 @@
 
 use crate::analysis::effect::{Effect, EffectVerdict};
 use crate::analysis::numfmt::{percent, signed_percent};
-use crate::analysis::report::model::{
-    DefaultLayout, Report, Sensitivity, SensitivityGrounds, SeriesReport, Verdict,
-};
+use crate::analysis::report::model::{DefaultLayout, Report, Sensitivity, SeriesReport, Verdict};
 use crate::analysis::report::plot_data::StripGroup;
+use crate::report::words::sensitivity::no_variation_word;
 
 /// The glance table's header.
 pub const GLANCE_HEADERS: [&str; 4] = [
@@ -93,7 +92,10 @@ fn series_name(s: &SeriesReport) -> String {
 /// (the layout's own share), the bound within which it is negligible, or what would have been
 /// detected; "none" when under each data seed every binary measured the same (no
 /// code-layout variation at all, as the paragraph says).
-fn sensitivity_cell(sens: &Sensitivity) -> String {
+pub(crate) fn sensitivity_cell(sens: &Sensitivity) -> String {
+    if let Some(word) = no_variation_word(sens) {
+        return word.to_string();
+    }
     match sens.verdict {
         Verdict::Detected => match sens.layout_variation.or(sens.cv_across_binaries) {
             Some(v) => format!("sensitive: ± {} per layout", percent(v, 2)),
@@ -103,11 +105,6 @@ fn sensitivity_cell(sens: &Sensitivity) -> String {
             Some(ci) => format!("negligible: at most {}", percent(ci.upper, 2)),
             None => "negligible".to_string(),
         },
-        Verdict::NotDetected
-            if matches!(sens.grounds, SensitivityGrounds::NoCodeVariation { .. }) =>
-        {
-            "none".to_string()
-        }
         Verdict::NotDetected => match sens.detectable_variation {
             Some(d) => {
                 let d = percent(d, 2);
@@ -283,6 +280,7 @@ pub fn glance_figure(report: &Report) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::report::model::SensitivityGrounds;
     use crate::report::words::sensitivity::tests::with;
 
     /// No code-layout variation at all (every binary measured the same under each data

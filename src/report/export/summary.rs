@@ -9,9 +9,10 @@ use anyhow::Result;
 
 use super::Exporter;
 use crate::analysis::numfmt::{estimate, percent};
-use crate::analysis::report::model::{Report, SeriesReport, Verdict};
+use crate::analysis::report::model::{Report, Sensitivity, SeriesReport, Verdict};
 use crate::analysis::report::series::program_label;
 use crate::report::document::{Block, CellKind, Document, Span, Table, Text};
+use crate::report::words::sensitivity::no_variation_word;
 
 /// The short Markdown summary.
 #[derive(Debug, Clone, Copy)]
@@ -21,16 +22,19 @@ pub struct SummaryExporter;
 const MAX_ROWS: usize = 15;
 
 /// The layout-sensitivity answer in a few words, with its magnitude.
-fn sensitivity_words(s: &SeriesReport) -> String {
+fn sensitivity_words(s: &Sensitivity) -> String {
+    if let Some(word) = no_variation_word(s) {
+        return word.to_string();
+    }
     let by = |v: Option<f64>| v.map(|v| format!(": varies {} by layout", percent(v, 2)));
-    match s.sensitivity.verdict {
+    match s.verdict {
         Verdict::Detected => format!(
             "layout-sensitive{}",
-            by(s.sensitivity.layout_variation).unwrap_or_default()
+            by(s.layout_variation).unwrap_or_default()
         ),
         Verdict::Negligible => "detectable but negligible".to_string(),
         Verdict::NotDetected => "not detected".to_string(),
-        Verdict::Undetermined => match (&s.sensitivity.rests_on, s.sensitivity.detectable_variation) {
+        Verdict::Undetermined => match (&s.rests_on, s.detectable_variation) {
             (Some(r), _) => format!(
                 "cannot tell: rests on one binary, {} ({}{} from the others; re-measure it with `run --resume --extend-executions K`)",
                 r.binary,
@@ -110,7 +114,7 @@ pub fn build(report: &Report) -> Document {
                 Text::plain(program_label(&s.program, s.variant.as_deref())),
                 Text::plain(s.metric.clone()),
                 Text::plain(mean_words(s, report.confidence)),
-                Text::plain(sensitivity_words(s)),
+                Text::plain(sensitivity_words(&s.sensitivity)),
                 Text::plain(default_layout_words(s)),
             ]
         })
@@ -154,5 +158,28 @@ pub fn build(report: &Report) -> Document {
 impl Exporter for SummaryExporter {
     fn export(&self, report: &Report) -> Result<String> {
         Ok(crate::report::document::markdown::render(&build(report)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::report::model::SensitivityGrounds;
+    use crate::report::words::sensitivity::tests::with;
+
+    /// No code-layout variation at all (a data-seed-only store, one code seed) reads as the
+    /// glance reads it ("none"); a test that found nothing stays "not detected".
+    #[test]
+    fn no_code_variation_reads_as_at_a_glance() {
+        let mut none = with(SensitivityGrounds::NoCodeVariation { data_seeds: 6 });
+        none.verdict = Verdict::NotDetected;
+        assert_eq!(sensitivity_words(&none), "none");
+        assert_eq!(
+            sensitivity_words(&none),
+            crate::report::export::glance::sensitivity_cell(&none)
+        );
+        let mut untested = with(SensitivityGrounds::Unanalysed);
+        untested.verdict = Verdict::NotDetected;
+        assert_eq!(sensitivity_words(&untested), "not detected");
     }
 }

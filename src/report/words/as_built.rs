@@ -2,7 +2,7 @@
 //! shift and placement ([`crate::analysis::report::as_built`]) in one sentence, after their
 //! own sentences are written ([`super::shift`], [`super::default_layout`]).
 
-use crate::analysis::numfmt::{change_parts, percent};
+use crate::analysis::numfmt::change_parts;
 use crate::analysis::report::model::{AsBuilt, Verdict};
 use crate::analysis::vocabulary::Thresholds;
 
@@ -15,7 +15,10 @@ use super::shift::directions;
 pub fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> String {
     let (better, worse) = directions(is_time);
     let p = &a.placement;
-    let Some(percentile) = p.percentile else {
+    let (Some(below), Some(below_its)) = (
+        super::default_layout::rank_clause(p, "it"),
+        super::default_layout::rank_clause(p, "its"),
+    ) else {
         return format!("The binary your build made (as built): {}", p.text);
     };
     let shift = match (a.shift.ratio, a.shift.ci) {
@@ -49,15 +52,12 @@ pub fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> String {
         Verdict::NotDetected => "an ordinary layout",
         Verdict::Undetermined => "cannot tell whether it is unusual",
     };
-    let below = percent(percentile, 2);
     if a.same_layout_as_baseline == Some(true) {
         return format!(
-            "The binary your build made (as built) has the default code layout (the same functions in the same order at the same addresses as the baseline): it is a second measurement of that layout, not a layout of its own (its data sections may still differ; the build's note says how); in this measurement {below} of the random layouts' means are below it, and {shift}."
+            "The binary your build made (as built) has the default code layout (the same functions in the same order at the same addresses as the baseline): it is a second measurement of that layout, not a layout of its own (its data sections may still differ; the build's note says how); in this measurement {below}, and {shift}."
         );
     }
-    format!(
-        "The binary your build made (as built) is {verdict}: {below} of the random layouts' means are below its; {shift}."
-    )
+    format!("The binary your build made (as built) is {verdict}: {below_its}; {shift}.")
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use super::OVERFLOW_REASON;
 use crate::analysis::numfmt::{level, p_value, percent, Scale};
-use crate::analysis::report::model::{DefaultLayout, PlacementGrounds, Verdict};
+use crate::analysis::report::model::{DefaultLayout, PlacementGrounds, Rank, Verdict};
 use crate::analysis::vocabulary::Thresholds;
 
 use super::shift::{directions, FixedWords};
@@ -32,6 +32,7 @@ pub fn sentence(
             n,
             log_scale,
             scale_mean,
+            ..
         } => placed_words(d, fixed, (unit, is_time), (n, log_scale, scale_mean), thresholds),
     }
 }
@@ -46,6 +47,29 @@ pub const NOT_SHOWN_UNUSUAL: &str = "not shown unusual";
 /// then not "an ordinary layout" either.
 pub fn beyond_every_random_layout(d: &DefaultLayout) -> bool {
     d.percentile.is_some_and(|p| p <= 0.0 || p >= 1.0)
+}
+
+/// Where the placement `d` lies among the random layouts' means, as a clause naming the
+/// fixed layout `it` ("it", "its"): the share of means below it, and how many equal it when
+/// some do (the mid-rank `percentile` counts a tie half below, which would say "50.0 % are
+/// below it" of a layout every random layout equals). `None` when `d` was not placed.
+pub fn rank_clause(d: &DefaultLayout, it: &str) -> Option<String> {
+    let PlacementGrounds::Placed { rank, .. } = d.grounds else {
+        return None;
+    };
+    let Rank { below, equal, n } = rank;
+    let share_below = || percent(below as f64 / n as f64, 2);
+    Some(match equal {
+        0 => format!(
+            "{} of the random layouts' means are below {it}",
+            share_below()
+        ),
+        e if e == n => format!("all {n} random layouts' means equal {it}"),
+        e => format!(
+            "{} of the random layouts' means are below {it} and {e} of the {n} equal {it}",
+            share_below()
+        ),
+    })
 }
 
 /// The few words of a placement's verdict ("an ordinary layout", "not shown unusual", …)
@@ -71,9 +95,12 @@ fn placed_words(
     (n, log_scale, scale_mean): (usize, bool, f64),
     thresholds: &Thresholds,
 ) -> String {
-    let (Some(interval), Some(percentile), Some(p), Some(difference)) =
-        (d.prediction_interval, d.percentile, d.p_value, d.difference)
-    else {
+    let (Some(interval), Some(p), Some(difference), Some(below)) = (
+        d.prediction_interval,
+        d.p_value,
+        d.difference,
+        rank_clause(d, "it"),
+    ) else {
         return String::new();
     };
     // In the unit of the series' title, chosen for its mean (the mean of the binaries' means).
@@ -81,10 +108,9 @@ fn placed_words(
     let scale = if log_scale { ", on the log scale" } else { "" };
     let outside = d.verdict != Verdict::NotDetected;
     let place = format!(
-        "its mean lies {} the {} prediction interval of one random layout's mean ({lo} to {hi}, from {n} random layouts{scale}; {p}); {} of the random layouts' means are below it",
+        "its mean lies {} the {} prediction interval of one random layout's mean ({lo} to {hi}, from {n} random layouts{scale}; {p}); {below}",
         if outside { "outside" } else { "within" },
         level(interval.confidence),
-        percent(percentile, 2),
         p = p_value(p),
     );
     let (better, worse) = directions(is_time);
@@ -128,6 +154,11 @@ mod tests {
                 n: 10,
                 log_scale: true,
                 scale_mean: 1000.0,
+                rank: Rank {
+                    below: 0,
+                    equal: 0,
+                    n: 10,
+                },
             },
             text: String::new(),
         }
@@ -190,6 +221,90 @@ mod tests {
         assert!(
             text.ends_with("but it is within ± 1.0 % of the layouts' centre (0.40 % higher)."),
             "{text}"
+        );
+    }
+
+    /// The default layout's placement in `s`, analysed, with its sentence.
+    fn placement(s: &crate::analysis::report::experiment::Series) -> (DefaultLayout, String) {
+        let t = Thresholds::default();
+        let r = crate::analysis::report::builder::analyse_series(s, Default::default(), &t, None);
+        let text = sentence(&r.default_layout, &BASELINE, ("ns", true), &t);
+        (r.default_layout, text)
+    }
+
+    /// A deterministic metric the layout does not move: every random layout's mean equals
+    /// the default's. The mid-rank percentile counts the tie half below (0.5); the words say
+    /// that all of them equal it, never "50.0 % are below it".
+    #[test]
+    fn a_full_tie_is_said_as_all_equal_not_as_half_below() {
+        let mut rng = crate::seeded::SeededRng::new(5, "placement-full-tie");
+        let mut s = crate::analysis::report::as_built::tests::series(&mut rng, None);
+        for b in s.seeds.iter_mut().chain(s.baseline.iter_mut()) {
+            for e in &mut b.executions {
+                e.live = vec![1000.0];
+            }
+        }
+        let (d, text) = placement(&s);
+        assert_eq!(d.percentile, Some(0.5));
+        assert!(
+            matches!(d.grounds, PlacementGrounds::Placed { rank, .. }
+                if rank == Rank { below: 0, equal: 10, n: 10 }),
+            "{:?}",
+            d.grounds
+        );
+        assert!(
+            text.contains("; all 10 random layouts' means equal it")
+                && !text.contains("are below it"),
+            "{text}"
+        );
+    }
+
+    /// Three random layouts measured exactly as the default: the share below counts only
+    /// the means below it, and the three that equal it are named apart.
+    #[test]
+    fn some_ties_are_counted_apart_from_the_means_below() {
+        let mut rng = crate::seeded::SeededRng::new(5, "placement-some-ties");
+        let mut s = crate::analysis::report::as_built::tests::series(&mut rng, None);
+        let baseline = s.baseline.clone().unwrap();
+        for b in s.seeds.iter_mut().take(3) {
+            b.executions = baseline.executions.clone();
+        }
+        let (d, text) = placement(&s);
+        let PlacementGrounds::Placed { rank, .. } = d.grounds else {
+            panic!("{:?}", d.grounds)
+        };
+        assert_eq!(rank.equal, 3);
+        let below = format!(
+            "; {} of the random layouts' means are below it and 3 of the 10 equal it",
+            percent(rank.below as f64 / 10.0, 2)
+        );
+        assert!(text.contains(&below), "{text} lacks {below}");
+        assert_eq!(
+            d.percentile,
+            Some((rank.below as f64 + 1.5) / 10.0),
+            "the JSON's percentile still counts a tie half"
+        );
+    }
+
+    /// Without ties the clause is the share below, as before.
+    #[test]
+    fn without_ties_the_share_below_is_said_alone() {
+        let d = DefaultLayout {
+            grounds: PlacementGrounds::Placed {
+                n: 10,
+                log_scale: true,
+                scale_mean: 1000.0,
+                rank: Rank {
+                    below: 4,
+                    equal: 0,
+                    n: 10,
+                },
+            },
+            ..placed(Verdict::NotDetected, 0.0)
+        };
+        assert_eq!(
+            rank_clause(&d, "its").as_deref(),
+            Some("40.0 % of the random layouts' means are below its")
         );
     }
 }

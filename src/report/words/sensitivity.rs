@@ -10,6 +10,16 @@ use crate::analysis::report::model::{
 use crate::analysis::report::screening::SET_ASIDE_CUT;
 use crate::analysis::vocabulary::Thresholds;
 
+/// The brief word of a sensitivity with no code-layout variation at all (under each data
+/// seed every binary measured the same: a data-seed-only store, one code seed): "none",
+/// in every brief rendering (the glance, `--format summary`), where "not detected" stays
+/// for a test that found nothing. `None` for any other sensitivity.
+pub fn no_variation_word(s: &Sensitivity) -> Option<&'static str> {
+    (s.verdict == crate::analysis::vocabulary::Verdict::NotDetected
+        && matches!(s.grounds, SensitivityGrounds::NoCodeVariation { .. }))
+    .then_some("none")
+}
+
 /// The sentence of `s`, at `thresholds` (the ones the verdict was reached at).
 pub fn sentence(s: &Sensitivity, thresholds: &Thresholds) -> String {
     match &s.grounds {

@@ -178,14 +178,8 @@ fn default_layout_sentence(r: &SeriesReport, thresholds: &Thresholds) -> Option<
         _ => None,
     };
     let d = &r.default_layout;
-    let percentile = d
-        .percentile
-        .map(|p| {
-            format!(
-                "; {} of the random layouts' means are below it",
-                percent(p, 2)
-            )
-        })
+    let percentile = super::default_layout::rank_clause(d, "it")
+        .map(|below| format!("; {below}"))
         .unwrap_or_default();
     let interval = d
         .prediction_interval
