@@ -9,7 +9,7 @@
 
 use serde::Serialize;
 
-use super::numfmt::{change, level, percent};
+use super::numfmt::{change, level};
 use super::vocabulary::Thresholds;
 
 /// The one interval type of every answer (defined with the statistics, below the files that
@@ -148,6 +148,19 @@ pub fn wire(word: &'static str) -> &'static str {
     }
 }
 
+/// Why an [`EffectVerdict::Unbounded`] effect has no interval: the grounds its words are
+/// built from (`crate::report::words::effect`). Not on the wire (the JSON has the verdict).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoInterval {
+    /// The interval was computed but reaches zero or below, impossible for a ratio of
+    /// positive quantities ([`super::positive::Withheld::BelowZero`]).
+    BelowZero,
+    /// The ratio is finite but no bounded interval exists.
+    NotBounded,
+    /// The ratio itself is not finite: the reference's mean is zero or not finite.
+    NotComputable,
+}
+
 /// A ratio effect with its interval, its verdict and its words.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Effect {
@@ -157,6 +170,9 @@ pub struct Effect {
     pub ci: Option<Interval>,
     /// The classification at the thresholds used.
     pub verdict: EffectVerdict,
+    /// Why there is no interval, for [`EffectVerdict::Unbounded`]; `None` otherwise.
+    #[serde(skip)]
+    pub no_interval: Option<NoInterval>,
     /// The effect in words, e.g. "5.5 % faster (95 % CI: 3.0 % to 8.0 % faster)".
     pub words: String,
 }
@@ -185,6 +201,7 @@ impl Effect {
                 ratio,
                 ci: None,
                 verdict: EffectVerdict::Unbounded,
+                no_interval: Some(NoInterval::BelowZero),
                 words: format!("ratio {}, {}", super::numfmt::ratio(ratio), w.reason()),
             };
         }
@@ -193,6 +210,11 @@ impl Effect {
                 ratio,
                 ci: None,
                 verdict: EffectVerdict::Unbounded,
+                no_interval: Some(if ratio.is_finite() {
+                    NoInterval::NotBounded
+                } else {
+                    NoInterval::NotComputable
+                }),
                 words: if ratio.is_finite() {
                     format!(
                         "ratio {}, with no bounded {} interval",
@@ -212,6 +234,7 @@ impl Effect {
                     upper: high,
                 }),
                 verdict: EffectVerdict::Tie,
+                no_interval: None,
                 words: "equal (a tie: every value is the same on both sides)".to_string(),
             };
         }
@@ -231,6 +254,7 @@ impl Effect {
                 upper: high,
             }),
             verdict,
+            no_interval: None,
             words: change(ratio, low, high, confidence, better, worse),
         }
     }
@@ -251,24 +275,6 @@ impl Effect {
             self.verdict,
             EffectVerdict::Lower | EffectVerdict::Higher | EffectVerdict::Negligible
         )
-    }
-
-    /// A short qualifier after the words: why the effect does or does not matter.
-    pub fn qualifier(&self, thresholds: &Thresholds) -> String {
-        let margin = percent(thresholds.negligible, 2);
-        match self.verdict {
-            EffectVerdict::Negligible => {
-                format!("detectable but negligible: the whole interval lies within ± {margin}")
-            }
-            EffectVerdict::Equivalent => {
-                format!("no relevant difference: the whole interval lies within ± {margin}")
-            }
-            EffectVerdict::Inconclusive => {
-                "no significant difference, but the interval reaches beyond the relevance threshold"
-                    .to_string()
-            }
-            _ => String::new(),
-        }
     }
 }
 

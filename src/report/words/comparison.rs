@@ -98,7 +98,7 @@ pub fn summary(c: &Comparison) -> String {
         EffectVerdict::Negligible | EffectVerdict::Equivalent | EffectVerdict::Inconclusive => {
             format!(
                 "{}: new is {} than base ({basis}).",
-                effect.qualifier(&thresholds),
+                super::effect::qualifier(effect, &thresholds),
                 effect.words
             )
         }

@@ -14,6 +14,7 @@ pub mod data_sensitivity;
 pub mod default_layout;
 pub mod diagnostics;
 pub mod dimension;
+pub mod effect;
 pub mod experiment;
 pub mod explain;
 pub mod host_conditions;

@@ -141,7 +141,7 @@ fn classified_words(
         ),
         EffectVerdict::Negligible => format!(
             "a negligible shift: {name} is {words}{what} than the average random layout (ratio {ratio}, Fieller interval); {}.{rank}",
-            effect.qualifier(thresholds)
+            super::effect::qualifier(effect, thresholds)
         ),
         EffectVerdict::Equivalent | EffectVerdict::Inconclusive => format!(
             "no consistent shift: {name} is {words}{what} than the average random layout (ratio {ratio}, Fieller interval), an interval that includes no difference.{rank}"
