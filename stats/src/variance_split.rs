@@ -29,9 +29,10 @@
 //! Gauge R&R Studies", 2005, §6.4): the mean squares are independent, `df·MS/E[MS] ~ χ²_df`,
 //! so `R = df · ms / W` with `W ~ χ²_df` drawn afresh is a generalized pivotal quantity for
 //! each expected mean square; the components computed from the `R`s by the same equations,
-//! truncated at 0, and their shares are pivots for the shares, and the interval is their
-//! `α/2` and `1 − α/2` quantiles over seeded draws. Every drawn share lies in `[0, 1]`, so
-//! the interval does. Its coverage, measured by seeded simulation, is in
+//! each over their sum and the ratio truncated to `[0, 1]` (the truncation is applied to the
+//! share, not to each component: see `pivot_shares`), are pivots for the shares, and the
+//! interval is their `α/2` and `1 − α/2` quantiles over seeded draws. Every drawn share
+//! lies in `[0, 1]`, so the interval does. Its coverage, measured by seeded simulation, is in
 //! docs/statistics.md.
 
 use serde::Serialize;
@@ -211,14 +212,15 @@ fn crossed_shape<C: AsRef<[f64]>>(cells: &[Vec<C>]) -> Result<(usize, usize, usi
 /// The variance components `[σ_c², σ_d², σ_cd², σ_e²]` from expected mean squares
 /// `ems = [MS_C, MS_D, MS_CD, MS_E]` (Searle et al. eq. 4.73), each truncated at 0.
 pub fn components_from_mean_squares(ems: [f64; 4], a: usize, b: usize, n: usize) -> [f64; 4] {
+    untruncated_components(ems, a, b, n).map(|v| v.max(0.0))
+}
+
+/// The components of eq. 4.73 before truncation: a difference of mean squares may be
+/// negative.
+fn untruncated_components(ems: [f64; 4], a: usize, b: usize, n: usize) -> [f64; 4] {
     let (af, bf, nf) = (a as f64, b as f64, n as f64);
     let [c, d, cd, e] = ems;
-    [
-        ((c - cd) / (bf * nf)).max(0.0),
-        ((d - cd) / (af * nf)).max(0.0),
-        ((cd - e) / nf).max(0.0),
-        e.max(0.0),
-    ]
+    [(c - cd) / (bf * nf), (d - cd) / (af * nf), (cd - e) / nf, e]
 }
 
 /// Each component over their sum (`None` when all are 0: nothing varies).
@@ -316,9 +318,19 @@ pub fn axis_tests(table: &CrossedMeanSquares) -> [AxisTest; 3] {
 }
 
 /// `draws` generalized pivotal quantities of the four shares: each expected mean square
-/// replaced by `df · ms / W`, `W ~ χ²_df` (Hamada & Weerahandi 2000 §3). A draw in which
-/// every component is 0 (possible only when the data are constant within a factor) is
-/// left out; the observed split is not all zero, so some draws remain.
+/// replaced by `df · ms / W`, `W ~ χ²_df` (Hamada & Weerahandi 2000 §3), each share the
+/// untruncated component over the untruncated total, then clamped to `[0, 1]`.
+///
+/// The truncation is applied to the share, not to each component (as for the MLS and
+/// GPQ intervals of a ratio in Burdick, Borror & Montgomery 2005 §6.4, which bound the
+/// ratio, not its terms): truncating a small component's pivot at 0 adds to the total
+/// exactly when that component's pivot fell low, so a dominant component's share was
+/// drawn too low and its interval missed the truth from below (run share 0.91 covered
+/// 91 % instead of 95 %; docs/statistics.md). The total, `MS_C/(b n) + MS_D/(a n) +
+/// MS_CD (1/n − 1/(b n) − 1/(a n)) + MS_E (1 − 1/n)`, has no negative coefficient when
+/// `a, b ≥ 2`, so it is positive whenever a mean square is; a draw whose total is 0
+/// (possible only when the data are constant within a factor) is left out, and the
+/// observed split is not all zero, so some draws remain.
 fn pivot_shares(table: &CrossedMeanSquares, draws: usize, seed: u64) -> Vec<[f64; 4]> {
     let mut rng = SeededRng::new(seed, "variance-split-pivots");
     let df = table.degrees_of_freedom();
@@ -335,8 +347,10 @@ fn pivot_shares(table: &CrossedMeanSquares, draws: usize, seed: u64) -> Vec<[f64
                 0.0
             };
         }
-        if let Some(s) = shares_of(components_from_mean_squares(ems, a, b, n)) {
-            out.push(s);
+        let components = untruncated_components(ems, a, b, n);
+        let total: f64 = components.iter().sum();
+        if total > 0.0 {
+            out.push(components.map(|v| (v / total).clamp(0.0, 1.0)));
         }
     }
     out
