@@ -168,13 +168,21 @@ fn share_intervals_cover_the_truth_in_seeded_simulation() {
         replicates: 3,
         components: [1.0, 2.0, 0.5, 1.5],
     };
-    let figures = coverage_and_bias(design, 400, 35);
+    assert_every_share_covered(design, 400, 35, 0.917..=0.983);
+}
+
+/// Every share's interval covers its truth within `bounds` over `experiments` seeded
+/// experiments of `design`.
+fn assert_every_share_covered(
+    design: Design,
+    experiments: usize,
+    seed: u64,
+    bounds: std::ops::RangeInclusive<f64>,
+) {
+    let figures = coverage_and_bias(design, experiments, seed);
     for (c, (coverage, bias)) in Component::ALL.iter().zip(figures) {
         eprintln!("{c:?}: coverage {:.3}, bias {:+.4}", coverage, bias);
-        assert!(
-            (0.917..=0.983).contains(&coverage),
-            "{c:?} coverage {coverage}"
-        );
+        assert!(bounds.contains(&coverage), "{c:?} coverage {coverage}");
     }
 }
 
@@ -191,12 +199,5 @@ fn the_run_share_is_covered_where_run_noise_dominates() {
         replicates: 3,
         components: [0.2, 0.2, 0.1, 5.0],
     };
-    let figures = coverage_and_bias(design, 1000, 36);
-    for (c, (coverage, bias)) in Component::ALL.iter().zip(figures) {
-        eprintln!("{c:?}: coverage {:.3}, bias {:+.4}", coverage, bias);
-        assert!(
-            (0.929..=0.971).contains(&coverage),
-            "{c:?} coverage {coverage}"
-        );
-    }
+    assert_every_share_covered(design, 1000, 36, 0.929..=0.971);
 }
