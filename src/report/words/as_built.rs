@@ -15,10 +15,11 @@ use super::shift::directions;
 pub fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> String {
     let (better, worse) = directions(is_time);
     let p = &a.placement;
-    let (Some(below), Some(below_its)) = (
-        super::default_layout::rank_clause(p, "it"),
-        super::default_layout::rank_clause(p, "its"),
-    ) else {
+    let same_layout = a.same_layout_as_baseline == Some(true);
+    // "below it" of the default layout measured again; "below its [mean]" of a layout of
+    // its own, after its verdict.
+    let it = if same_layout { "it" } else { "its" };
+    let Some(below) = super::default_layout::rank_clause(p, it) else {
         return format!("The binary your build made (as built): {}", p.text);
     };
     let shift = match (a.shift.ratio, a.shift.ci) {
@@ -52,12 +53,12 @@ pub fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> String {
         Verdict::NotDetected => "an ordinary layout",
         Verdict::Undetermined => "cannot tell whether it is unusual",
     };
-    if a.same_layout_as_baseline == Some(true) {
+    if same_layout {
         return format!(
             "The binary your build made (as built) has the default code layout (the same functions in the same order at the same addresses as the baseline): it is a second measurement of that layout, not a layout of its own (its data sections may still differ; the build's note says how); in this measurement {below}, and {shift}."
         );
     }
-    format!("The binary your build made (as built) is {verdict}: {below_its}; {shift}.")
+    format!("The binary your build made (as built) is {verdict}: {below}; {shift}.")
 }
 
 #[cfg(test)]
