@@ -33,14 +33,20 @@ use sequential_calibration::{
     NOMINAL_LAI,
 };
 
+/// The number of experiments per figure: the environment variable `name` (the scripts in
+/// benches/ set it from their argument), else `default`.
+fn experiments_from_env(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// Rate-establishing run: `BURST_EXPERIMENTS` experiments per figure (default 2000), printed.
 /// `benches/burst.sh` runs it.
 #[test]
 fn burst_rate_figures() {
-    let n: usize = std::env::var("BURST_EXPERIMENTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(2000);
+    let n = experiments_from_env("BURST_EXPERIMENTS", 2000);
     for (name, design, claim) in [
         (
             "report (rounds, blocked ranks)",
@@ -84,10 +90,7 @@ fn three_identical_variants_family_wise_error_at_scale() {
 /// The larger figures quoted in docs/statistics.md: run by benches/bootstrap_coverage.sh.
 #[test]
 fn studentized_bootstrap_coverage_at_5_10_20_binaries() {
-    let experiments = std::env::var("BOOTSTRAP_EXPERIMENTS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(10_000);
+    let experiments = experiments_from_env("BOOTSTRAP_EXPERIMENTS", 10_000);
     for binaries in [3, 4, 5, 10, 20] {
         let (mean, ratio, failed) = coverage::bootstrap_coverage(binaries, experiments, 999);
         let (skewed, t_skewed) = skewed_mean_coverage(binaries, experiments, 999);
@@ -164,10 +167,7 @@ fn skewed_mean_coverage(binaries: usize, experiments: usize, resamples: usize) -
 /// 2000).
 #[test]
 fn variance_split_coverage_figures() {
-    let experiments: usize = std::env::var("SPLIT_EXPERIMENTS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(2000);
+    let experiments = experiments_from_env("SPLIT_EXPERIMENTS", 2000);
     let designs = [
         (5, 3, 2, [1.0, 2.0, 0.5, 1.5]),
         (10, 6, 3, [1.0, 2.0, 0.5, 1.5]),
@@ -207,10 +207,7 @@ fn variance_split_coverage_figures() {
 /// `SEQUENTIAL_EXPERIMENTS` experiments each (default 4000).
 #[test]
 fn sequential_figures() {
-    let n: usize = std::env::var("SEQUENTIAL_EXPERIMENTS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(4000);
+    let n = experiments_from_env("SEQUENTIAL_EXPERIMENTS", 4000);
     for plan in [engine(40), repeated(40), NOMINAL_LAI] {
         let name = match plan {
             (Method::LaiCalibrated, _) => "engine (calibrated Lai, looks 5..40)".to_string(),
