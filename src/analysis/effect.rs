@@ -1,5 +1,6 @@
-//! Detectable versus relevant: one classification and one wording of a ratio effect with
-//! its interval, used by `compare` (both modes) and the report's layout shift.
+//! Detectable versus relevant: one classification of a ratio effect with its interval, used
+//! by `compare` (both modes) and the report's layout shift (its one wording is
+//! `crate::report::words::effect`'s).
 //!
 //! A ratio `r = new / reference` with a confidence interval `[low, high]` (Fieller, Kalibera &
 //! Jones 2013 eq. 5) is *detected* when the interval excludes 1. Detected is not relevant:
@@ -9,7 +10,6 @@
 
 use serde::Serialize;
 
-use super::numfmt::{change, level};
 use super::vocabulary::Thresholds;
 
 /// The one interval type of every answer (defined with the statistics, below the files that
@@ -161,8 +161,11 @@ pub enum NoInterval {
     NotComputable,
 }
 
-/// A ratio effect with its interval, its verdict and its words.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+/// A ratio effect with its interval and its verdict, with what its words need (the
+/// confidence level and whether the metric is a time). The words themselves
+/// ("5.5 % faster (95 % CI: 3.0 % to 8.0 % faster)", JSON's `words`) are
+/// `crate::report::words::effect`'s, which also writes the effect's JSON.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Effect {
     /// `new / reference`.
     pub ratio: f64,
@@ -171,24 +174,31 @@ pub struct Effect {
     /// The classification at the thresholds used.
     pub verdict: EffectVerdict,
     /// Why there is no interval, for [`EffectVerdict::Unbounded`]; `None` otherwise.
-    #[serde(skip)]
     pub no_interval: Option<NoInterval>,
-    /// The effect in words, e.g. "5.5 % faster (95 % CI: 3.0 % to 8.0 % faster)".
-    pub words: String,
+    /// The confidence level of `ci`.
+    pub confidence: f64,
+    /// Whether the metric is a time: a ratio below 1 is then "faster", else "lower".
+    pub is_time: bool,
 }
 
 impl Effect {
-    /// Classifies `ratio` with its interval `bounds` (`None`: unbounded) at `thresholds`.
-    /// `better`/`worse` name a ratio below/above 1 ("faster"/"slower" for times,
-    /// "lower"/"higher" otherwise).
+    /// Classifies `ratio` with its interval `bounds` (`None`: unbounded) at `thresholds`,
+    /// on a metric that is a time (`is_time`) or not.
     pub fn classify(
         ratio: f64,
         bounds: Option<(f64, f64)>,
         thresholds: &Thresholds,
-        better: &str,
-        worse: &str,
+        is_time: bool,
     ) -> Effect {
         let confidence = thresholds.confidence;
+        let effect = |ci: Option<Interval>, verdict, no_interval| Effect {
+            ratio,
+            ci,
+            verdict,
+            no_interval,
+            confidence,
+            is_time,
+        };
         // A positive ratio is one of positive quantities (times, counts): an interval that
         // reaches zero or below says the data cannot bound it, and is not printed (the one
         // rule, [`super::positive::positive_interval`]).
@@ -196,47 +206,24 @@ impl Effect {
             .filter(|_| ratio > 0.0)
             .and_then(|(l, h)| super::positive::positive_interval(l, h).err())
             .filter(|w| *w == super::positive::Withheld::BelowZero);
-        if let Some(w) = withheld {
-            return Effect {
-                ratio,
-                ci: None,
-                verdict: EffectVerdict::Unbounded,
-                no_interval: Some(NoInterval::BelowZero),
-                words: format!("ratio {}, {}", super::numfmt::ratio(ratio), w.reason()),
-            };
+        if withheld.is_some() {
+            let verdict = EffectVerdict::Unbounded;
+            return effect(None, verdict, Some(NoInterval::BelowZero));
         }
         let Some((low, high)) = bounds.filter(|(l, h)| l.is_finite() && h.is_finite()) else {
-            return Effect {
-                ratio,
-                ci: None,
-                verdict: EffectVerdict::Unbounded,
-                no_interval: Some(if ratio.is_finite() {
-                    NoInterval::NotBounded
-                } else {
-                    NoInterval::NotComputable
-                }),
-                words: if ratio.is_finite() {
-                    format!(
-                        "ratio {}, with no bounded {} interval",
-                        super::numfmt::ratio(ratio),
-                        level(confidence)
-                    )
-                } else {
-                    "not computable: the reference's mean is zero or not finite".to_string()
-                },
+            let why = if ratio.is_finite() {
+                NoInterval::NotBounded
+            } else {
+                NoInterval::NotComputable
             };
+            return effect(None, EffectVerdict::Unbounded, Some(why));
         };
+        let ci = Some(Interval {
+            lower: low,
+            upper: high,
+        });
         if low == 1.0 && high == 1.0 {
-            return Effect {
-                ratio,
-                ci: Some(Interval {
-                    lower: low,
-                    upper: high,
-                }),
-                verdict: EffectVerdict::Tie,
-                no_interval: None,
-                words: "equal (a tie: every value is the same on both sides)".to_string(),
-            };
+            return effect(ci, EffectVerdict::Tie, None);
         }
         let within = low >= 1.0 - thresholds.negligible && high <= 1.0 + thresholds.negligible;
         let detected = low > 1.0 || high < 1.0;
@@ -247,16 +234,7 @@ impl Effect {
             (false, true) => EffectVerdict::Equivalent,
             (false, false) => EffectVerdict::Inconclusive,
         };
-        Effect {
-            ratio,
-            ci: Some(Interval {
-                lower: low,
-                upper: high,
-            }),
-            verdict,
-            no_interval: None,
-            words: change(ratio, low, high, confidence, better, worse),
-        }
+        effect(ci, verdict, None)
     }
 
     /// The CI gate of `report` and `compare --fail-if-slower PCT`: true when the whole
@@ -322,7 +300,7 @@ mod tests {
 
     #[test]
     fn verdicts() {
-        let c = |r, l, h| Effect::classify(r, Some((l, h)), &th(), "faster", "slower").verdict;
+        let c = |r, l, h| Effect::classify(r, Some((l, h)), &th(), true).verdict;
         assert_eq!(c(0.8, 0.7, 0.9), EffectVerdict::Lower);
         assert_eq!(c(1.2, 1.1, 1.3), EffectVerdict::Higher);
         assert_eq!(c(1.003, 1.001, 1.005), EffectVerdict::Negligible);
@@ -330,25 +308,18 @@ mod tests {
         assert_eq!(c(1.0, 0.9, 1.1), EffectVerdict::Inconclusive);
         assert_eq!(c(1.0, 1.0, 1.0), EffectVerdict::Tie);
         assert_eq!(
-            Effect::classify(1.0, None, &th(), "faster", "slower").verdict,
+            Effect::classify(1.0, None, &th(), true).verdict,
             EffectVerdict::Unbounded
         );
     }
 
     #[test]
-    fn words_state_the_interval_not_a_symmetric_half_width() {
-        // The example of issue 10: a Fieller interval of 22.5 % to 47.0 % faster.
-        let e = Effect::classify(0.647, Some((0.53, 0.775)), &th(), "faster", "slower");
-        assert_eq!(e.words, "35.3 % faster (95 % CI: 22.5 % to 47.0 % faster)");
-    }
-    #[test]
     fn an_interval_of_a_positive_ratio_never_reaches_zero() {
         // Issue 21: "from 276.5 % faster to 294.0 % slower" came from a Fieller interval
         // with a negative lower end.
-        let e = Effect::classify(1.1, Some((-1.765, 3.94)), &th(), "faster", "slower");
+        let e = Effect::classify(1.1, Some((-1.765, 3.94)), &th(), true);
         assert_eq!(e.verdict, EffectVerdict::Unbounded);
         assert!(e.ci.is_none());
-        assert!(e.words.contains("cannot tell"), "{}", e.words);
-        assert!(!e.words.contains("276"), "{}", e.words);
+        assert_eq!(e.no_interval, Some(NoInterval::BelowZero));
     }
 }

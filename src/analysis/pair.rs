@@ -55,18 +55,6 @@ pub struct PairOptions {
     pub fail_if_slower: Option<f64>,
 }
 
-impl PairOptions {
-    /// The words of a ratio below and above 1: "faster"/"slower" for times,
-    /// "lower"/"higher" otherwise.
-    pub fn directions(&self) -> (&'static str, &'static str) {
-        if self.is_time {
-            ("faster", "slower")
-        } else {
-            ("lower", "higher")
-        }
-    }
-}
-
 /// A ratio with its interval (`None`: unbounded or not computable).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RatioJson {
@@ -345,7 +333,6 @@ pub fn analyse_pair(
     warnings: &mut Vec<PairWarning>,
 ) -> PairAnalysis {
     let th = &options.thresholds;
-    let (better, worse) = options.directions();
     let ratio = new.mean() / base.mean();
     let fieller_bounds = match (mean_ci(base, th.confidence), mean_ci(new, th.confidence)) {
         (Ok(b), Ok(n)) => ratio_ci(&b, &n).bounds(),
@@ -373,19 +360,19 @@ pub fn analyse_pair(
     let (basis, effect) = if is_tie(base, new) {
         (
             Basis::Fieller,
-            Effect::classify(1.0, Some((1.0, 1.0)), th, better, worse),
+            Effect::classify(1.0, Some((1.0, 1.0)), th, options.is_time),
         )
     } else if let Some((paired_ratio, bounds)) = paired_raw {
         // The unfiltered bounds: the effect withholds them by the same rule, with the reason
         // in its words.
         (
             Basis::Paired,
-            Effect::classify(paired_ratio, bounds, th, better, worse),
+            Effect::classify(paired_ratio, bounds, th, options.is_time),
         )
     } else {
         (
             Basis::Fieller,
-            Effect::classify(ratio, fieller_bounds, th, better, worse),
+            Effect::classify(ratio, fieller_bounds, th, options.is_time),
         )
     };
     let mut analysis = PairAnalysis {

@@ -17,7 +17,7 @@
 
 use serde::Serialize;
 
-use super::effect::{wire, Effect, EffectVerdict, Interval};
+use super::effect::{Direction, Effect, EffectVerdict, Interval};
 use super::vocabulary::{Thresholds, MIN_TOP_LEVEL_UNITS};
 use crate::stats::confidence_sequence::{
     sequence, skew_calibrated_sequence, SequenceInterval, MAX_LOOKS, NO_HORIZON_LOOKS,
@@ -177,11 +177,9 @@ pub struct Sequential {
     /// (`lower`, `higher`, `negligible`, `equivalent`, `inconclusive`, `unbounded`): the
     /// same as `effect.verdict`, as a pair's `verdict` is.
     pub verdict: Option<EffectVerdict>,
-    /// Comparisons only: the verdict in the words of the metric ("faster"/"slower" for
-    /// times, "lower"/"higher" otherwise, else the verdict's word). JSON: snake case
-    /// (`inconclusive`), as a pair's `direction`.
-    #[serde(serialize_with = "wire_direction")]
-    pub direction: Option<&'static str>,
+    /// Comparisons only: the verdict in the words of the metric (`faster`/`slower` for
+    /// times, `lower`/`higher` otherwise, else the verdict's own), as a pair's `direction`.
+    pub direction: Option<Direction>,
     /// Why it stopped.
     pub reason: Reason,
     /// The outcome in one sentence, built from these numbers by
@@ -191,10 +189,6 @@ pub struct Sequential {
     /// [`Self::beyond_horizon`]; `None` when the plan has no last look.
     #[serde(skip)]
     pub last_look: Option<usize>,
-    /// Comparisons only: the words of a ratio below and above 1 ("faster"/"slower" for
-    /// times, "lower"/"higher" otherwise).
-    #[serde(skip)]
-    pub directions: Option<(&'static str, &'static str)>,
     /// The sequence at every look over all the binaries available, also after the stop
     /// (valid there too): what the plots draw.
     pub sequence: Vec<Look>,
@@ -245,14 +239,13 @@ pub fn replay_mean(means: &[f64], rule: &Rule) -> Result<Sequential, StatsError>
     Ok(finish(looks, logs.len(), index, reason, None, rule))
 }
 
-/// Replays the per-seed ratios `new[s] / base[s]` of matched seeds (in seed order);
-/// `better`/`worse` name a ratio below/above 1 ("faster"/"slower" for times).
+/// Replays the per-seed ratios `new[s] / base[s]` of matched seeds (in seed order) of a
+/// metric that is a time (`is_time`) or not.
 pub fn replay_ratio(
     base: &[f64],
     new: &[f64],
     rule: &Rule,
-    better: &'static str,
-    worse: &'static str,
+    is_time: bool,
 ) -> Result<Sequential, StatsError> {
     if base.len() != new.len() {
         return Err(StatsError::Domain(format!(
@@ -266,7 +259,7 @@ pub fn replay_ratio(
     let looks = looks(&logs, rule)?;
     let classify = |l: &Look| {
         let bounds = l.ci.map(|c| (c.lower, c.upper));
-        Effect::classify(l.estimate, bounds, &rule.thresholds, better, worse)
+        Effect::classify(l.estimate, bounds, &rule.thresholds, is_time)
     };
     // A verdict stops the replay; so does the target, since a sequence that narrow will
     // not reach one soon.
@@ -278,11 +271,7 @@ pub fn replay_ratio(
         Some(i) => (i, Reason::TargetReached),
         None => (looks.len() - 1, Reason::Cap),
     };
-    let classified = Classified {
-        effect: classify(&looks[index]),
-        better,
-        worse,
-    };
+    let classified = classify(&looks[index]);
     Ok(finish(
         looks,
         logs.len(),
@@ -354,13 +343,6 @@ fn look(s: &SequenceInterval) -> Look {
     }
 }
 
-/// The classification of a comparison's look and the words of its directions.
-struct Classified {
-    effect: Effect,
-    better: &'static str,
-    worse: &'static str,
-}
-
 /// The answer at look `index` of `looks`, over `measured` binaries (more than the looks
 /// cover when some are past the horizon); `classified` for a comparison.
 fn finish(
@@ -368,7 +350,7 @@ fn finish(
     measured: usize,
     index: usize,
     reason: Reason,
-    classified: Option<Classified>,
+    classified: Option<Effect>,
     rule: &Rule,
 ) -> Sequential {
     let at_stop = looks[index];
@@ -384,26 +366,12 @@ fn finish(
         beyond_horizon: measured.saturating_sub(available),
         looks: index + 1,
         at_stop,
-        verdict: classified.as_ref().map(|c| c.effect.verdict),
-        direction: classified
-            .as_ref()
-            .map(|c| c.effect.verdict.word(c.better, c.worse)),
-        directions: classified.as_ref().map(|c| (c.better, c.worse)),
-        effect: classified.map(|c| c.effect),
+        verdict: classified.map(|e| e.verdict),
+        direction: classified.map(|e| Direction::of(e.verdict, e.is_time)),
+        effect: classified,
         reason,
         text: String::new(),
         last_look: rule.last_look(),
         sequence: looks,
-    }
-}
-
-/// Writes a [`Sequential::direction`] as the machine formats do ([`wire`]).
-fn wire_direction<S: serde::Serializer>(
-    direction: &Option<&'static str>,
-    s: S,
-) -> Result<S::Ok, S::Error> {
-    match direction {
-        Some(word) => s.serialize_str(wire(word)),
-        None => s.serialize_none(),
     }
 }

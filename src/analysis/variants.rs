@@ -413,7 +413,7 @@ fn sentence(
         // below zero), without blaming a side it may not be true of.
         _ => format!(
             "{new} against {base}: cannot tell: {}; measure more binaries",
-            effect.words
+            crate::report::words::effect::words(effect)
         ),
     };
     if let Some(s) = share {
@@ -444,11 +444,6 @@ fn tukey_family(
     warnings: &mut Vec<VariantWarning>,
 ) -> Option<Multiple> {
     let th = &options.thresholds;
-    let (better, worse) = if options.is_time {
-        ("faster", "slower")
-    } else {
-        ("lower", "higher")
-    };
     // Seeds common to every variant, in the base's order.
     let shared: Vec<&String> = variants[0]
         .hierarchy
@@ -480,7 +475,7 @@ fn tukey_family(
     let pairs = hsd
         .pairs
         .iter()
-        .map(|p| tukey_pair(p, e.means[p.i], variants, th, (better, worse)))
+        .map(|p| tukey_pair(p, e.means[p.i], variants, th, options.is_time))
         .collect();
     Some(Multiple {
         method: "tukey_hsd",
@@ -492,19 +487,19 @@ fn tukey_family(
 }
 
 /// One pair of Tukey's HSD in the report's terms: the difference and its interval, as a
-/// ratio to the base variant's mean `m` too, with the verdict in `words` (better, worse).
+/// ratio to the base variant's mean `m` too, with its verdict on a metric that is a time
+/// (`is_time`) or not.
 fn tukey_pair(
     p: &TukeyPair,
     m: f64,
     variants: &[VariantData],
     th: &Thresholds,
-    words: (&'static str, &'static str),
+    is_time: bool,
 ) -> TukeyPairJson {
-    let (better, worse) = words;
     let (a, b) = (1.0 + p.lower / m, 1.0 + p.upper / m);
     let ratio_bounds = (a.min(b), a.max(b));
     let ratio = 1.0 + p.difference / m;
-    let effect = Effect::classify(ratio, Some(ratio_bounds), th, better, worse);
+    let effect = Effect::classify(ratio, Some(ratio_bounds), th, is_time);
     let judged = positive_interval(ratio_bounds.0, ratio_bounds.1);
     TukeyPairJson {
         base: variants[p.i].name.to_string(),
@@ -518,8 +513,7 @@ fn tukey_pair(
         ratio_ci: judged.ok(),
         ratio_ci_note: judged.err().map(|w| w.reason().to_string()),
         p_value: p.p_value,
-        // `words` are a time's exactly when the better one is "faster".
-        direction: Direction::of(effect.verdict, better == "faster"),
+        direction: Direction::of(effect.verdict, is_time),
         verdict: effect.verdict,
     }
 }

@@ -130,7 +130,11 @@ fn run_csv(
         .then(|| {
             GateJudgement::of(
                 &cmp.pair,
-                format!("{}: {}", cmp.value, cmp.pair.effect.words),
+                format!(
+                    "{}: {}",
+                    cmp.value,
+                    layoutrand::report::words::effect::words(&cmp.pair.effect)
+                ),
             )
         })
         .into_iter()

@@ -62,7 +62,7 @@ impl GrowthLog {
                         .ok()
                         .and_then(|j| j.as_str().map(str::to_string))
                 }),
-                direction: s.direction.map(|d| wire(d).to_string()),
+                direction: s.direction.map(|d| wire(d.word()).to_string()),
                 at_stop: s.at_stop,
                 text: s.text.clone(),
                 looks: s.sequence.clone(),
@@ -408,7 +408,7 @@ mod tests {
             planned: 40,
             horizon: Some(40),
         };
-        let s = replay_ratio(&base, &new, &seq_rule, "faster", "slower").unwrap();
+        let s = replay_ratio(&base, &new, &seq_rule, true).unwrap();
         assert_eq!(s.reason, Reason::Cap, "{}", s.text);
         let width = s.sequence.last().unwrap().relative_half_width;
         let far = GrowthLog::new(&rule(), 9)

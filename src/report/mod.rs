@@ -90,7 +90,11 @@ fn gate_judgements(report: &crate::analysis::report::model::Report) -> Vec<GateJ
                 &c.pair,
                 format!(
                     "{} {}: {} against {}: {}",
-                    c.program, c.metric, c.new, c.base, c.pair.effect.words
+                    c.program,
+                    c.metric,
+                    c.new,
+                    c.base,
+                    words::effect::words(&c.pair.effect)
                 ),
             )
         })

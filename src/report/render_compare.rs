@@ -7,16 +7,35 @@ use anyhow::Result;
 
 use crate::analysis::compare::CompareOptions;
 use crate::analysis::effect::EffectVerdict;
-use crate::analysis::numfmt::{level, p_value, ratio_bounds, sig, Scale};
+use crate::analysis::numfmt::{level, p_value, ratio_bounds, sig, signed_percent, Scale};
 use crate::analysis::pair::Basis;
-use crate::analysis::report::compare::{
-    gate_judgements, signed_percent, Comparison, ProgramComparison,
-};
+use crate::analysis::report::compare::{Comparison, ProgramComparison};
 use crate::analysis::single::BootstrapOptions;
-use crate::analysis::vocabulary::Thresholds;
+use crate::analysis::vocabulary::{program_label, Thresholds};
 use crate::report::checks::{basis_sentence, disagreement};
 use crate::report::title::section_title;
 use crate::report::words;
+
+/// The comparisons the CI gate judged, each named with its effect ("program \[variant\]
+/// metric: effect") and whether it failed, so that the gate says what it judged and what is
+/// slower.
+fn gate_judgements(c: &Comparison) -> Vec<crate::analysis::pair::GateJudgement> {
+    c.programs
+        .iter()
+        .filter(|p| p.comparison.pair.gated)
+        .map(|p| {
+            crate::analysis::pair::GateJudgement::of(
+                &p.comparison.pair,
+                format!(
+                    "{} {}: {}",
+                    program_label(&p.program, p.variant.as_deref()),
+                    p.metric,
+                    words::effect::words(&p.comparison.pair.effect)
+                ),
+            )
+        })
+        .collect()
+}
 
 /// Loads and compares the experiments in `base` and `new` (the analysis of
 /// [`crate::analysis::report::compare::compare_directories`]) with its sentences written
@@ -29,6 +48,7 @@ pub fn compare_directories(
 ) -> Result<Comparison> {
     let mut c = crate::analysis::report::compare::compare_directories(base, new, metrics, options)?;
     words::experiment::fill_compared(&mut c);
+    words::across_programs::fill(&mut c);
     for p in &mut c.programs {
         words::comparison::fill(&mut p.comparison);
         p.text = p.comparison.summary.clone();

@@ -10,6 +10,7 @@
 //! 4000 per figure with these simulators and holds the figures docs/sequential.md quotes;
 //! `benches/sequential.sh N` runs it with N and prints them.
 
+use layoutrand::analysis::effect::Direction;
 use layoutrand::analysis::sequential::{
     replay_mean, replay_ratio, Method, Reason, Rule, PLANNED_BINARIES,
 };
@@ -209,8 +210,8 @@ pub(crate) fn comparisons(
     let (mut different, mut ever, mut stops) = (0, 0, 0);
     for _ in 0..experiments {
         let (base, new) = pair(&mut rng, cap, 0.03, ratio);
-        let s = replay_ratio(&base, &new, &rule(0.01, plan), "faster", "slower").unwrap();
-        different += matches!(s.direction, Some("faster" | "slower")) as usize;
+        let s = replay_ratio(&base, &new, &rule(0.01, plan), true).unwrap();
+        different += matches!(s.direction, Some(Direction::Faster | Direction::Slower)) as usize;
         ever += s
             .sequence
             .iter()

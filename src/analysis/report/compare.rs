@@ -6,8 +6,6 @@
 //! binaries' means. Across several programs: Touati et al.'s weighted overall gain and the
 //! share of programs sped up.
 
-use std::fmt::Write;
-
 use anyhow::{bail, Result};
 use serde::Serialize;
 
@@ -21,7 +19,6 @@ use super::builder::seed_hierarchy;
 use super::experiment::{Experiment, Series};
 use super::model::Interval;
 use super::series::program_label;
-use crate::analysis::numfmt::{level, percent};
 
 /// The comparison of two experiments.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -39,7 +36,11 @@ pub struct Comparison {
     /// One entry per program and metric present in both.
     pub programs: Vec<ProgramComparison>,
     /// Programs or metrics present in only one of the two, in words.
+    // Written from `only_in` by `crate::report::words::across_programs::fill`.
     pub unmatched: Vec<String>,
+    /// The series present in only one of the two, as data; not part of the JSON.
+    #[serde(skip)]
+    pub only_in: Vec<OnlyIn>,
     /// Across programs, per metric measured on at least two programs.
     pub overall: Vec<Overall>,
     /// What reading either experiment found (binaries that never ran, a trimmed interrupted
@@ -54,6 +55,19 @@ pub struct Comparison {
         ExperimentSide,
         crate::analysis::report::experiment::ExperimentWarning,
     )>,
+}
+
+/// A series (program, variant, metric) that only one of the two experiments holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OnlyIn {
+    /// Program.
+    pub program: String,
+    /// Variant, when the experiment holds variants.
+    pub variant: Option<String>,
+    /// Metric.
+    pub metric: String,
+    /// The experiment that holds it.
+    pub side: ExperimentSide,
 }
 
 /// Which of the two compared experiments.
@@ -107,7 +121,11 @@ pub struct Overall {
     /// weights, from the means over random layouts; positive means saved.
     pub gain: Option<f64>,
     /// The answer in words.
+    // Written by `crate::report::words::across_programs::overall` (empty before).
     pub text: String,
+    /// Whether the metric is a time: a program sped up is then "faster", else "lower".
+    #[serde(skip)]
+    pub is_time: bool,
 }
 
 /// Loads and compares the experiments in `base` and `new` (what `layoutrand compare
@@ -130,28 +148,9 @@ pub fn compare_directories(
 /// (higher) by more than the `--fail-if-slower` threshold, on a gated metric
 /// ([`Experiment::gates`](super::experiment::Experiment::gates)).
 pub fn gate_failed(c: &Comparison) -> bool {
-    gate_judgements(c).iter().any(|j| j.failed)
-}
-
-/// The comparisons the CI gate judged, each named with its effect ("program \[variant\]
-/// metric: effect") and whether it failed, so that the gate says what it judged and what is
-/// slower.
-pub fn gate_judgements(c: &Comparison) -> Vec<crate::analysis::pair::GateJudgement> {
     c.programs
         .iter()
-        .filter(|p| p.comparison.pair.gated)
-        .map(|p| {
-            crate::analysis::pair::GateJudgement::of(
-                &p.comparison.pair,
-                format!(
-                    "{} {}: {}",
-                    program_label(&p.program, p.variant.as_deref()),
-                    p.metric,
-                    p.comparison.pair.effect.words
-                ),
-            )
-        })
-        .collect()
+        .any(|p| p.comparison.pair.gated && p.comparison.pair.slower_beyond_threshold)
 }
 
 /// Compares two loaded experiments. `fail_if_slower` is a share (0.02 for 2 %).
@@ -161,7 +160,7 @@ pub fn compare(
     options: &CompareOptions,
 ) -> Result<Comparison> {
     let confidence = options.thresholds.confidence;
-    let (programs, unmatched) = matched_series(base, new, options)?;
+    let (programs, only_in) = matched_series(base, new, options)?;
     if programs.is_empty() {
         bail!("{}", nothing_in_common(base, new));
     }
@@ -173,7 +172,8 @@ pub fn compare(
         new: new.dir.display().to_string(),
         confidence,
         programs,
-        unmatched,
+        unmatched: Vec::new(),
+        only_in,
         overall,
         read_warnings: base
             .warnings
@@ -256,32 +256,30 @@ fn same_series(a: &Series, b: &Series) -> bool {
     a.program == b.program && a.metric == b.metric && a.variant == b.variant
 }
 
-/// The comparisons of the series both experiments have (in the base's order), and a line
-/// for each series only one of them has.
+/// The comparisons of the series both experiments have (in the base's order), and each
+/// series only one of them has.
 fn matched_series(
     base: &Experiment,
     new: &Experiment,
     options: &CompareOptions,
-) -> Result<(Vec<ProgramComparison>, Vec<String>)> {
+) -> Result<(Vec<ProgramComparison>, Vec<OnlyIn>)> {
     let mut programs = Vec::new();
     let mut unmatched = Vec::new();
-    let only_in = |s: &Series, e: &Experiment| {
-        format!(
-            "{} {} only in {}",
-            program_label(&s.program, s.variant.as_deref()),
-            s.metric,
-            e.dir.display()
-        )
+    let only_in = |s: &Series, side| OnlyIn {
+        program: s.program.clone(),
+        variant: s.variant.clone(),
+        metric: s.metric.clone(),
+        side,
     };
     for b in &base.series {
         match new.series.iter().find(|n| same_series(b, n)) {
             Some(n) => programs.push(compare_matched(base, new, b, n, options)?),
-            None => unmatched.push(only_in(b, base)),
+            None => unmatched.push(only_in(b, ExperimentSide::Base)),
         }
     }
     for n in &new.series {
         if !base.series.iter().any(|b| same_series(b, n)) {
-            unmatched.push(only_in(n, new));
+            unmatched.push(only_in(n, ExperimentSide::New));
         }
     }
     Ok((programs, unmatched))
@@ -406,8 +404,6 @@ pub fn compare_series(
     })
 }
 
-pub use crate::analysis::numfmt::signed_percent;
-
 /// Across the programs of one metric: how many sped up (with Wilson's interval, Touati
 /// et al. §4) and the overall gain G (Touati et al. §3, time-proportional weights).
 fn overall(metric: &str, programs: &[&ProgramComparison], confidence: f64) -> Overall {
@@ -438,39 +434,13 @@ fn overall(metric: &str, programs: &[&ProgramComparison], confidence: f64) -> Ov
         })
         .collect();
     let gain = overall_gain(&times).ok();
-    let mut text = format!(
-        "{sped_up} of {n} programs are significantly {} with new",
-        if programs[0].unit_is_time {
-            "faster"
-        } else {
-            "lower"
-        }
-    );
-    if let Some(ci) = sped_up_ci {
-        let _ = write!(
-            text,
-            " (proportion {}, {} Wilson CI {} to {})",
-            percent(sped_up as f64 / n as f64, 2),
-            level(confidence),
-            percent(ci.lower, 2),
-            percent(ci.upper, 2)
-        );
-    }
-    text.push('.');
-    if let Some(g) = gain {
-        let _ = write!(
-            text,
-            " Overall gain G = {} of the base {metric} (Touati's time-weighted gain; {}).",
-            signed_percent(g),
-            if g >= 0.0 { "saved" } else { "lost" }
-        );
-    }
     Overall {
         metric: metric.to_string(),
         programs: n,
         sped_up,
         sped_up_ci,
         gain,
-        text,
+        text: String::new(),
+        is_time: programs[0].unit_is_time,
     }
 }

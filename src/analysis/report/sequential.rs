@@ -68,12 +68,7 @@ pub fn for_series(series: &Series, rule: &Rule) -> Result<Sequential, StatsError
 /// seed order; a seed missing on either side is left out.
 pub fn for_pair(base: &Series, new: &Series, rule: &Rule) -> Result<Sequential, StatsError> {
     let (b, n) = matched_means(base, new);
-    let (better, worse) = if base.is_time() {
-        ("faster", "slower")
-    } else {
-        ("lower", "higher")
-    };
-    replay_ratio(&b, &n, rule, better, worse)
+    replay_ratio(&b, &n, rule, base.is_time())
 }
 
 /// The binaries' means of the seeds `base` and `new` share, in the base's seed order.

@@ -61,15 +61,6 @@ fn rank_of(value: f64, seed_means: &[f64]) -> Rank {
     }
 }
 
-/// `("faster", "slower")` for a time, `("lower", "higher")` otherwise.
-fn directions(series: &Series) -> (&'static str, &'static str) {
-    if series.is_time() {
-        ("faster", "slower")
-    } else {
-        ("lower", "higher")
-    }
-}
-
 /// The shift analysis of the default layout from the two intervals (both at
 /// `thresholds.confidence`); see [`shift_of`].
 pub fn shift(
@@ -125,13 +116,12 @@ pub fn shift_of(
     let seed_means: Vec<f64> = series.seeds.iter().map(|s| s.mean()).collect();
     let below = seed_means.iter().filter(|&&m| m < base.mean).count();
     let ratio = ratio_ci(random, base);
-    let (better, worse) = directions(series);
     let bounds = if all_equal(series, b) {
         Some((1.0, 1.0))
     } else {
         ratio.bounds()
     };
-    let effect = Effect::classify(ratio.estimate, bounds, thresholds, better, worse);
+    let effect = Effect::classify(ratio.estimate, bounds, thresholds, series.is_time());
     Shift {
         verdict: shift_verdict(effect.verdict),
         ratio: Some(ratio.estimate),

@@ -97,7 +97,7 @@ pub fn build(report: &Report) -> Document {
                     )),
                     Text::plain(c.metric.clone()),
                     Text(vec![Span::Strong(c.pair.direction.word().to_string())]),
-                    Text::plain(c.pair.effect.words.clone()),
+                    Text::plain(crate::report::words::effect::words(&c.pair.effect)),
                 ]
             })
             .collect();

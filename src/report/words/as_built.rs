@@ -104,13 +104,7 @@ mod tests {
     fn a_paired_tie_is_said_as_a_tie_not_a_direction() {
         let t = Thresholds::default();
         let mut a = fast_as_built("as-built-tie");
-        let tie = crate::analysis::effect::Effect::classify(
-            1.0,
-            Some((1.0, 1.0)),
-            &t,
-            "faster",
-            "slower",
-        );
+        let tie = crate::analysis::effect::Effect::classify(1.0, Some((1.0, 1.0)), &t, true);
         a.shift.ratio = Some(1.0);
         a.shift.ci = tie.ci;
         a.shift.effect = Some(tie);

@@ -93,13 +93,16 @@ pub fn summary(c: &Comparison) -> String {
     };
     let mut summary = match effect.verdict {
         EffectVerdict::Lower | EffectVerdict::Higher => {
-            format!("new is {} than base ({basis}).", effect.words)
+            format!(
+                "new is {} than base ({basis}).",
+                super::effect::words(effect)
+            )
         }
         EffectVerdict::Negligible | EffectVerdict::Equivalent | EffectVerdict::Inconclusive => {
             format!(
                 "{}: new is {} than base ({basis}).",
                 super::effect::qualifier(effect, &thresholds),
-                effect.words
+                super::effect::words(effect)
             )
         }
         EffectVerdict::Tie => {
@@ -107,7 +110,7 @@ pub fn summary(c: &Comparison) -> String {
         }
         EffectVerdict::Unbounded => format!(
             "cannot tell: {} ({basis}{}); measure more {units}.",
-            effect.words,
+            super::effect::words(effect),
             withheld_sides(&c.base, &c.new)
         ),
     };

@@ -5,6 +5,7 @@
 //! once, after the analysis and before any exporter, so the text, Markdown, HTML and JSON
 //! outputs carry the same words. Functions here are pure: model in, `String` out.
 
+pub mod across_programs;
 pub mod answers;
 pub mod as_built;
 pub mod balance;

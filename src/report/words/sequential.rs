@@ -72,8 +72,9 @@ fn answer(q: &Sequential, scale: Option<&Scale>) -> String {
     let Some(ci) = at.ci else {
         return format!("cannot tell: the {cs} is not yet bounded");
     };
-    match (&q.effect, q.directions, scale) {
-        (Some(effect), Some((better, worse)), _) => {
+    match (&q.effect, scale) {
+        (Some(effect), _) => {
+            let (better, worse) = super::shift::directions(effect.is_time);
             let (head, bounds) = change_parts(effect.ratio, ci.lower, ci.upper, 1.0, better, worse);
             // change_parts names its interval "… CI: bounds"; this one is a sequence.
             let bounds = bounds.split_once(": ").map_or(bounds.as_str(), |(_, b)| b);
@@ -82,7 +83,7 @@ fn answer(q: &Sequential, scale: Option<&Scale>) -> String {
                 effect.verdict.word(better, worse)
             )
         }
-        (_, _, Some(scale)) => {
+        (_, Some(scale)) => {
             let (lower, upper) = scale.bounds(ci.lower, ci.upper);
             let half = at
                 .relative_half_width
@@ -93,8 +94,7 @@ fn answer(q: &Sequential, scale: Option<&Scale>) -> String {
                 scale.quantity_digits(at.estimate, 6),
             )
         }
-        // A comparison without its directions, or a series without its unit: the bare
-        // numbers rather than a guessed unit.
+        // A series without its unit: the bare numbers rather than a guessed unit.
         _ => format!("{} ({cs}: {} to {})", at.estimate, ci.lower, ci.upper),
     }
 }
@@ -197,7 +197,7 @@ mod tests {
         let new: Vec<f64> = (0..12)
             .map(|i| 80.0 * (1.0 + 0.01 * (i as f64 * 2.3).sin()))
             .collect();
-        let s = replay_ratio(&base, &new, &rule(Some(10)), "faster", "slower").unwrap();
+        let s = replay_ratio(&base, &new, &rule(Some(10)), true).unwrap();
         assert_eq!((s.available, s.beyond_horizon), (10, 2));
         assert_eq!(
             s.verdict,

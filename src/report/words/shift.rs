@@ -126,7 +126,11 @@ fn classified_words(
     rank: &str,
 ) -> String {
     let what = if is_time { "" } else { " in this metric" };
-    let (name, words, ratio) = (fixed.name, &effect.words, fmt_ratio(effect.ratio));
+    let (name, words, ratio) = (
+        fixed.name,
+        &super::effect::words(effect),
+        fmt_ratio(effect.ratio),
+    );
     match effect.verdict {
         EffectVerdict::Unbounded => format!("cannot tell: {words} (Fieller).{rank}"),
         // Paired on the data seed, the values are equal under each data seed, not one
@@ -175,8 +179,7 @@ mod tests {
     #[test]
     fn a_paired_tie_is_said_under_each_data_seed() {
         let t = Thresholds::default();
-        let effect =
-            crate::analysis::effect::Effect::classify(1.0, Some((1.0, 1.0)), &t, "lower", "higher");
+        let effect = crate::analysis::effect::Effect::classify(1.0, Some((1.0, 1.0)), &t, false);
         assert_eq!(effect.verdict, EffectVerdict::Tie);
         let mut s = Shift {
             verdict: crate::analysis::vocabulary::Verdict::NotDetected,
