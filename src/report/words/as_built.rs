@@ -6,7 +6,7 @@ use crate::analysis::numfmt::change_parts;
 use crate::analysis::report::model::{AsBuilt, Verdict};
 use crate::analysis::vocabulary::Thresholds;
 
-use super::shift::directions;
+use super::effect::directions;
 
 /// The answer in one sentence: where its mean lies among the random layouts' means, how far
 /// from their mean (with the Fieller interval), and the verdict of the placement; for a

@@ -7,7 +7,8 @@ use crate::analysis::numfmt::{level, p_value, percent, Scale};
 use crate::analysis::report::model::{DefaultLayout, PlacementGrounds, Rank, Verdict};
 use crate::analysis::vocabulary::Thresholds;
 
-use super::shift::{directions, FixedWords};
+use super::effect::directions;
+use super::shift::FixedWords;
 
 /// The sentence of the placement `d` of `fixed` in a series of `unit`, a time or not.
 pub fn sentence(

@@ -14,10 +14,19 @@ use crate::analysis::vocabulary::Thresholds;
 /// Why a ratio whose reference is zero has no effect.
 const NOT_COMPUTABLE: &str = "not computable: the reference's mean is zero or not finite";
 
+/// `("faster", "slower")` for a time, `("lower", "higher")` otherwise.
+pub fn directions(is_time: bool) -> (&'static str, &'static str) {
+    if is_time {
+        ("faster", "slower")
+    } else {
+        ("lower", "higher")
+    }
+}
+
 /// The effect in words at its confidence level, "faster"/"slower" for a ratio below/above 1
 /// of a time, "lower"/"higher" otherwise.
 pub fn words(effect: &Effect) -> String {
-    let (better, worse) = super::shift::directions(effect.is_time);
+    let (better, worse) = directions(effect.is_time);
     let ratio = effect.ratio;
     match (effect.verdict, effect.ci, effect.no_interval) {
         (EffectVerdict::Tie, _, _) => {

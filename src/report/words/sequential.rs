@@ -74,7 +74,7 @@ fn answer(q: &Sequential, scale: Option<&Scale>) -> String {
     };
     match (&q.effect, scale) {
         (Some(effect), _) => {
-            let (better, worse) = super::shift::directions(effect.is_time);
+            let (better, worse) = super::effect::directions(effect.is_time);
             let (head, bounds) = change_parts(effect.ratio, ci.lower, ci.upper, 1.0, better, worse);
             // change_parts names its interval "… CI: bounds"; this one is a sequence.
             let bounds = bounds.split_once(": ").map_or(bounds.as_str(), |(_, b)| b);

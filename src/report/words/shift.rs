@@ -43,15 +43,6 @@ pub const AS_BUILT: FixedWords = FixedWords {
     not_run: "cannot tell: the binary your build made (as-built) was not run.",
 };
 
-/// `("faster", "slower")` for a time, `("lower", "higher")` otherwise.
-pub fn directions(is_time: bool) -> (&'static str, &'static str) {
-    if is_time {
-        ("faster", "slower")
-    } else {
-        ("lower", "higher")
-    }
-}
-
 /// The sentence of the shift `s` of `fixed` in a series of a time (`is_time`) or not.
 pub fn sentence(s: &Shift, fixed: &FixedWords, is_time: bool, thresholds: &Thresholds) -> String {
     match &s.grounds {
