@@ -4,7 +4,8 @@ Usage: python3 scripts/import_cycles.py src [PREFIX]   (e.g. PREFIX analysis::re
 An edge is a `crate::`, `super::` or `self::` path in a file (test modules and comments
 left out) resolved to the longest module that has a file; a module cycle is one among the
 children of the lowest common ancestor of the two ends. Prints every strongly connected
-component with more than one member."""
+component with more than one member, and exits with 1 when there is one (.ci/run checks that
+there is none)."""
 import os, re, sys
 from collections import defaultdict
 root = sys.argv[1]
@@ -63,9 +64,11 @@ def sccs(nodes, g):
 prefix = tuple(sys.argv[2].split('::')) if len(sys.argv) > 2 else ()
 def keep(m): return m[:len(prefix)] == prefix
 # file level: an edge to an ancestor mod.rs that only re-exports is still an edge
+found = 0
 print("file cycles:")
 for comp in sccs(list(mods), edges):
-    if any(keep(x) for x in comp): print("  ", sorted('::'.join(x) for x in comp))
+    if any(keep(x) for x in comp):
+        print("  ", sorted('::'.join(x) for x in comp)); found += 1
 # module level: siblings under the lowest common ancestor
 sib = defaultdict(set)
 for a, bs in edges.items():
@@ -76,4 +79,6 @@ for a, bs in edges.items():
             sib[a[:k+1]].add(b[:k+1])
 print("module cycles:")
 for comp in sccs(list(sib), sib):
-    if any(keep(x) for x in comp): print("  ", sorted('::'.join(x) for x in comp))
+    if any(keep(x) for x in comp):
+        print("  ", sorted('::'.join(x) for x in comp)); found += 1
+sys.exit(1 if found else 0)
