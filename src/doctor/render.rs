@@ -54,6 +54,13 @@ pub fn render_text(r: &DoctorReport) -> String {
             t = percent(n.target, 2),
         );
     }
+    let _ = writeln!(out, "Verdict: {} (exit code {}).", verdict(r), r.exit_code);
+    out
+}
+
+/// The verdict in words, naming the checks that failed (those of time metrics apart when the
+/// machine is still fit for deterministic ones).
+fn verdict(r: &DoctorReport) -> String {
     let why = |scope| {
         r.checks
             .iter()
@@ -63,7 +70,7 @@ pub fn render_text(r: &DoctorReport) -> String {
             .join(", ")
     };
     use super::checks::Scope;
-    let verdict = match r.verdict {
+    match r.verdict {
         Verdict::Fit => "fit for layout experiments, time metrics included".to_string(),
         Verdict::DeterministicOnly => format!(
             "fit for deterministic experiments only (--metric cachegrind): time measurements here would be unreliable ({}); layout effects of a few per cent need a quiet machine (a {} difference detectable with at most {MAX_FIT_EXECUTIONS} executions per binary)",
@@ -82,7 +89,5 @@ pub fn render_text(r: &DoctorReport) -> String {
             }
             format!("not fit for a layout experiment ({problems})")
         }
-    };
-    let _ = writeln!(out, "Verdict: {verdict} (exit code {}).", r.exit_code);
-    out
+    }
 }

@@ -271,27 +271,24 @@ fn record_link(
     real: &Path,
     args: &[OsString],
     expanded: Vec<String>,
-    mut c: Classified,
+    c: Classified,
     cwd: PathBuf,
 ) -> Result<Plan> {
-    // The arguments that run: the original ones (with their @files) unless sources had to be
-    // compiled separately first.
-    let mut run_args: Vec<OsString> = args.to_vec();
-    let mut record_args = expanded;
-    let mut split_objects = Vec::new();
-    if !c.sources.is_empty() {
-        match split_compile(ctx, record_dir, real, &record_args, &c)? {
-            Split::Objects(objects) => {
-                for (source, object) in c.sources.iter().zip(&objects) {
-                    record_args[source.index] = object.display().to_string();
-                }
-                run_args = record_args.iter().map(OsString::from).collect();
-                c = classify::classify(kind, &record_args);
-                split_objects = objects;
-            }
-            Split::Failed(code) => return Ok(Plan::Done(code)),
-        }
-    }
+    let line = LinkLine {
+        run_args: args.to_vec(),
+        record_args: expanded,
+        split_objects: Vec::new(),
+        classified: c,
+    };
+    let LinkLine {
+        mut run_args,
+        mut record_args,
+        split_objects,
+        classified: c,
+    } = match sources_compiled_apart(ctx, record_dir, real, kind, line)? {
+        Ok(line) => line,
+        Err(code) => return Ok(Plan::Done(code)),
+    };
     if kind == ToolKind::Driver && c.lto {
         // Under -flto the code is generated at link time: one section per function there too.
         let options = ctx.section_options(&c);
@@ -342,6 +339,43 @@ fn record_link(
     };
     save_link(ctx, record_dir, &link);
     Ok(Plan::Done(code))
+}
+
+/// A link's command line: the arguments that run (the original ones, with their @files,
+/// unless sources had to be compiled separately first), those recorded (expanded), the
+/// objects compiled for it separately, and its classification.
+struct LinkLine {
+    run_args: Vec<OsString>,
+    record_args: Vec<String>,
+    split_objects: Vec<PathBuf>,
+    classified: Classified,
+}
+
+/// `line` with its source files compiled separately first, each replaced by its object
+/// (recorded like any other input); unchanged without sources; `Err(code)` when a
+/// compilation failed (the user's build then fails as it would have).
+fn sources_compiled_apart(
+    ctx: &ShimEnv,
+    record_dir: &Path,
+    real: &Path,
+    kind: ToolKind,
+    mut line: LinkLine,
+) -> Result<std::result::Result<LinkLine, i32>> {
+    if line.classified.sources.is_empty() {
+        return Ok(Ok(line));
+    }
+    match split_compile(ctx, record_dir, real, &line.record_args, &line.classified)? {
+        Split::Objects(objects) => {
+            for (source, object) in line.classified.sources.iter().zip(&objects) {
+                line.record_args[source.index] = object.display().to_string();
+            }
+            line.run_args = line.record_args.iter().map(OsString::from).collect();
+            line.classified = classify::classify(kind, &line.record_args);
+            line.split_objects = objects;
+            Ok(Ok(line))
+        }
+        Split::Failed(code) => Ok(Err(code)),
+    }
 }
 
 /// Runs the real link (`real` with `run_args`, not shimmed again) and removes the objects
@@ -527,34 +561,7 @@ fn split_compile(
             s.path
         );
     }
-    let mut drop = vec![false; args.len()];
-    for s in &c.sources {
-        drop[s.index] = true;
-    }
-    for input in &c.link_inputs {
-        let span = input.span();
-        drop[span.start..span.start + span.len].fill(true);
-    }
-    if let Some((span, _)) = &c.output {
-        drop[span.start..span.start + span.len].fill(true);
-    }
-    for (i, a) in args.iter().enumerate() {
-        if a.starts_with("-Wl,") || a.starts_with("-L") {
-            drop[i] = true;
-        }
-        if a == "-Xlinker" {
-            drop[i] = true;
-            if i + 1 < args.len() {
-                drop[i + 1] = true;
-            }
-        }
-    }
-    let common: Vec<&String> = args
-        .iter()
-        .zip(&drop)
-        .filter(|(_, d)| !**d)
-        .map(|(a, _)| a)
-        .collect();
+    let common = compile_options(args, c);
     let dir = record_dir.join("split");
     crate::files::confined::ExperimentDir::create(record_dir)?.create_dir_all("split")?;
     let mut objects = Vec::new();
@@ -580,6 +587,39 @@ fn split_compile(
         objects.push(object);
     }
     Ok(Split::Objects(objects))
+}
+
+/// The arguments of a compile-and-link call that each separate compilation keeps: all but
+/// the sources, the link inputs, the output and the linker's options (`-Wl,`, `-L`,
+/// `-Xlinker` and its argument).
+fn compile_options<'a>(args: &'a [String], c: &Classified) -> Vec<&'a String> {
+    let mut drop = vec![false; args.len()];
+    for s in &c.sources {
+        drop[s.index] = true;
+    }
+    for input in &c.link_inputs {
+        let span = input.span();
+        drop[span.start..span.start + span.len].fill(true);
+    }
+    if let Some((span, _)) = &c.output {
+        drop[span.start..span.start + span.len].fill(true);
+    }
+    for (i, a) in args.iter().enumerate() {
+        if a.starts_with("-Wl,") || a.starts_with("-L") {
+            drop[i] = true;
+        }
+        if a == "-Xlinker" {
+            drop[i] = true;
+            if i + 1 < args.len() {
+                drop[i + 1] = true;
+            }
+        }
+    }
+    args.iter()
+        .zip(&drop)
+        .filter(|(_, d)| !**d)
+        .map(|(a, _)| a)
+        .collect()
 }
 
 /// Copies the link's objects and archives (the build's own, not the system's) into the record.

@@ -399,7 +399,16 @@ impl Tables {
         }
     }
 
+    /// Checks measurement `m` of execution `exec` and files it under its series, binary,
+    /// execution and iteration.
     fn add(&mut self, exec: &Execution, m: Measurement) -> Result<()> {
+        self.check(&m)?;
+        self.insert(exec, m)
+    }
+
+    /// Refuses a measurement of a program the manifest does not know, a non-finite value,
+    /// or a metric recorded in a second unit (the first unit seen is the series').
+    fn check(&mut self, m: &Measurement) -> Result<()> {
         let store = self.store.display();
         if self
             .known_programs
@@ -438,6 +447,12 @@ impl Tables {
                     .insert((m.program.clone(), m.metric.clone()), m.unit.clone());
             }
         }
+        Ok(())
+    }
+
+    /// Files `m` in the tables, refusing a second value of the same iteration.
+    fn insert(&mut self, exec: &Execution, m: Measurement) -> Result<()> {
+        let store = self.store.display();
         // Looked up by reference and cloned only when new, so that the keys stay at hand
         // for the duplicate's error message without building it for every measurement.
         let key: SeriesKey = (m.program, m.metric, m.variant);
@@ -509,9 +524,10 @@ impl Tables {
                 store.display()
             );
         }
+        let units = self.units;
         let mut series = Vec::new();
         for ((program, metric, variant), binaries) in in_variant_order(self.raw, &header) {
-            let unit = self.units[&(program.clone(), metric.clone())].clone();
+            let unit = units[&(program.clone(), metric.clone())].clone();
             let (seeds, [baseline, as_built]) =
                 balanced_binaries(&program, &metric, &variant, binaries, &mut warnings);
             let binary_cost_seconds = manifest.as_ref().and_then(|m| binary_cost(m, &program));
@@ -528,18 +544,7 @@ impl Tables {
                 binary_cost_seconds,
             });
         }
-        drop_duplicate_metrics(&mut series);
-        // The metric the run was asked for first, then the others it recorded on the way.
-        let primary = crate::files::metric::primary_name_in_store(&header.metric, |m| {
-            series.iter().any(|s| s.metric == m)
-        });
-        series.sort_by(|a, b| {
-            (&a.program, a.metric != primary, &a.metric).cmp(&(
-                &b.program,
-                b.metric != primary,
-                &b.metric,
-            ))
-        });
+        let primary = primary_first(&mut series, &header.metric);
         Ok(Experiment {
             dir: dir.to_path_buf(),
             manifest,
@@ -553,11 +558,29 @@ impl Tables {
                 .filter_map(|e| Some((e.key(), e.machine.as_ref()?.label())))
                 .collect(),
             finishes: results.finishes,
-            primary_metric: primary.to_string(),
+            primary_metric: primary,
             metrics_named: false,
             header,
         })
     }
+}
+
+/// Drops the duplicate metrics of `series` and orders them by program, the metric the run
+/// was asked for (`asked`) first, then the others it recorded on the way; returns the name
+/// of that primary metric.
+fn primary_first(series: &mut Vec<Series>, asked: &str) -> String {
+    drop_duplicate_metrics(series);
+    let primary = crate::files::metric::primary_name_in_store(asked, |m| {
+        series.iter().any(|s| s.metric == m)
+    });
+    series.sort_by(|a, b| {
+        (&a.program, a.metric != primary, &a.metric).cmp(&(
+            &b.program,
+            b.metric != primary,
+            &b.metric,
+        ))
+    });
+    primary.to_string()
 }
 
 /// The store's header, refused when missing (an empty store, or one not written by

@@ -37,27 +37,14 @@ pub fn sensitivity(
         ..described.clone()
     };
     let by_execution = series.executions_per_binary() >= 2;
-    let groups = anova_groups(series, by_execution);
-    if groups.len() < 2 {
-        return undetermined(SensitivityGrounds::TooFewBinaries {
-            with_data: groups.len(),
-        });
-    }
-    if groups[0].len() < 2 {
-        return undetermined(SensitivityGrounds::SingleObservation);
-    }
-    let anova = match crate::stats::anova::random_effects(&groups) {
-        Ok(a) => a,
-        Err(e) => return undetermined(SensitivityGrounds::NotComputable(e)),
+    let Testable {
+        groups,
+        anova,
+        screened,
+    } = match testable(series, by_execution) {
+        Ok(t) => t,
+        Err(grounds) => return undetermined(grounds),
     };
-    let screened = match screened(series, by_execution) {
-        Ok(s) => s,
-        Err(e) => return undetermined(SensitivityGrounds::NotComputable(e)),
-    };
-    if anova.f.is_nan() && !(anova.ms_between.is_finite() && anova.ms_within.is_finite()) {
-        // The same check as `analyze`'s: not "no variation" but too much for f64.
-        return undetermined(SensitivityGrounds::Overflow);
-    }
     if anova.f.is_nan()
         && screened
             .as_ref()
@@ -103,6 +90,41 @@ pub fn sensitivity(
         code_axis: code_axis.as_ref(),
     };
     tested.verdict(described, thresholds)
+}
+
+/// What the layout test of a series rests on: its groups, their one-way ANOVA and, by
+/// execution, the execution table's screening.
+struct Testable {
+    groups: Vec<Vec<f64>>,
+    anova: crate::stats::anova::RandomEffectsAnova,
+    screened: Option<(ExecutionTable, Screened)>,
+}
+
+/// The groups, ANOVA and screening of `series`, or why the layout cannot be tested: too few
+/// binaries or observations, a statistic that cannot be computed, or values whose spread
+/// overflows f64.
+fn testable(series: &Series, by_execution: bool) -> Result<Testable, SensitivityGrounds> {
+    let groups = anova_groups(series, by_execution);
+    if groups.len() < 2 {
+        return Err(SensitivityGrounds::TooFewBinaries {
+            with_data: groups.len(),
+        });
+    }
+    if groups[0].len() < 2 {
+        return Err(SensitivityGrounds::SingleObservation);
+    }
+    let anova =
+        crate::stats::anova::random_effects(&groups).map_err(SensitivityGrounds::NotComputable)?;
+    let screened = screened(series, by_execution).map_err(SensitivityGrounds::NotComputable)?;
+    if anova.f.is_nan() && !(anova.ms_between.is_finite() && anova.ms_within.is_finite()) {
+        // The same check as `analyze`'s: not "no variation" but too much for f64.
+        return Err(SensitivityGrounds::Overflow);
+    }
+    Ok(Testable {
+        groups,
+        anova,
+        screened,
+    })
 }
 
 /// The execution table of `series` and its screening (none without executions to screen).

@@ -192,30 +192,37 @@ pub fn glance_groups(report: &Report) -> Vec<StripGroup> {
         .collect()
 }
 
+/// The per-cent axis of the glance figure: its ticks, their step and the range shown, which
+/// holds every point and zero with a 5 % margin; `None` without a point.
+fn per_cent_axis(points: &[f64]) -> Option<(Vec<f64>, f64, (f64, f64))> {
+    if points.is_empty() {
+        return None;
+    }
+    let (lo, hi) = points
+        .iter()
+        .fold((0.0f64, 0.0f64), |(lo, hi), &p| (lo.min(p), hi.max(p)));
+    let pad = ((hi - lo) * 0.05).max(0.01);
+    let (ticks, step) = super::svg::nice_ticks(lo - pad, hi + pad);
+    let range = (
+        ticks.first().copied().unwrap_or(lo).min(lo - pad),
+        ticks.last().copied().unwrap_or(hi).max(hi + pad),
+    );
+    Some((ticks, step, range))
+}
+
 /// The glance figure as SVG: one row per series (its name on the left), a dot per
 /// randomised binary at its mean's distance from the mean over layouts, in per cent, and a
 /// line at zero; rows rather than columns, so that long series names stay readable however
 /// many metrics there are. `None` without a series or a finite point.
 pub fn glance_figure(report: &Report) -> Option<String> {
-    use super::svg::{escape, nice_ticks, tick_label};
+    use super::svg::{escape, tick_label};
     use std::fmt::Write;
     let groups = glance_groups(report);
     let all: Vec<f64> = groups
         .iter()
         .flat_map(|g| g.points.iter().copied())
         .collect();
-    if all.is_empty() {
-        return None;
-    }
-    let (lo, hi) = all
-        .iter()
-        .fold((0.0f64, 0.0f64), |(lo, hi), &p| (lo.min(p), hi.max(p)));
-    let pad = ((hi - lo) * 0.05).max(0.01);
-    let (ticks, step) = nice_ticks(lo - pad, hi + pad);
-    let (x0, x1) = (
-        ticks.first().copied().unwrap_or(lo).min(lo - pad),
-        ticks.last().copied().unwrap_or(hi).max(hi + pad),
-    );
+    let (ticks, step, (x0, x1)) = per_cent_axis(&all)?;
     const ROW: f64 = 16.0;
     const TOP: f64 = 30.0;
     const BOTTOM: f64 = 34.0;

@@ -8,8 +8,9 @@ use crate::analysis::numfmt::{
     Scale,
 };
 use crate::analysis::pair::Basis;
+use crate::analysis::report::experiment::FailureCounts;
 use crate::analysis::report::model::{
-    BaselineSummary, MultipleComparison, Report, SeriesReport, Setup,
+    BaselineSummary, Diagnostics, MultipleComparison, Report, SeriesReport, Setup,
 };
 use crate::analysis::variants::PairComparison;
 use crate::report::checks::{basis_sentence, disagreement};
@@ -446,10 +447,23 @@ pub fn level_rows(s: &SeriesReport) -> Vec<[String; 5]> {
         .collect()
 }
 
-/// The diagnostics as a list of sentences.
+/// The diagnostics as a list of sentences: warmup, normality, independence, drift,
+/// failures, then the notes.
 pub fn diagnostic_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
     let d = &s.diagnostics;
-    let mut lines = Vec::new();
+    let mut lines = vec![
+        warmup_line(d),
+        normality_line(d, confidence),
+        independence_line(d),
+        drift_line(s, confidence),
+        failures_line(&d.failures),
+    ];
+    lines.extend(d.notes.iter().cloned());
+    lines
+}
+
+/// The warmup discarded, and the executions whose changepoint suggests a longer one.
+fn warmup_line(d: &Diagnostics) -> String {
     let flagged: Vec<String> = d
         .warmup_suggestions
         .iter()
@@ -460,57 +474,64 @@ pub fn diagnostic_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
         })
         .collect();
     if d.warmup_suggestions.is_empty() {
-        lines.push(format!(
+        format!(
             "Warmup: {} iteration(s) discarded per execution; too few iterations per execution for a changepoint suggestion.",
             d.warmup_discarded
-        ));
+        )
     } else if flagged.is_empty() {
-        lines.push(format!(
+        format!(
             "Warmup: {} iteration(s) discarded per execution; changepoint detection suggests no longer warmup in any of {} execution(s).",
             d.warmup_discarded,
             d.warmup_suggestions.len()
-        ));
+        )
     } else {
-        lines.push(format!(
+        format!(
             "Warmup: {} iteration(s) discarded per execution, but changepoints suggest more in {} of {} execution(s): {}.",
             d.warmup_discarded,
             flagged.len(),
             d.warmup_suggestions.len(),
             flagged.join(", ")
-        ));
+        )
     }
+}
+
+/// Shapiro–Wilk on the binaries' means, with its advice, or why it was not run.
+fn normality_line(d: &Diagnostics, confidence: f64) -> String {
     match &d.normality {
-        Some(n) => lines.push(format!(
+        Some(n) => format!(
             "Normality of the {} binaries' means (Shapiro–Wilk): W = {}, {}{}.",
             n.n,
             sig(n.w, 3),
             p_value(n.p_value),
             crate::report::words::diagnostics::normality_advice(n, confidence)
-        )),
-        None => lines.push("Normality of the binaries' means: not tested (needs at least 3 binaries; not needed from 30 on).".into()),
+        ),
+        None => "Normality of the binaries' means: not tested (needs at least 3 binaries; not needed from 30 on).".into(),
     }
+}
+
+/// Ljung–Box on each execution's iterations: how many fail against chance, or why not run.
+fn independence_line(d: &Diagnostics) -> String {
     match &d.independence {
-        Some(i) if i.failing.is_empty() => lines.push(format!(
+        Some(i) if i.failing.is_empty() => format!(
             "Independence of iterations (Ljung–Box, {} lags): all {} execution(s) pass.",
             i.lags, i.tested
-        )),
-        Some(i) => lines.push(format!(
+        ),
+        Some(i) => format!(
             "Independence of iterations (Ljung–Box, {} lags): {} of {} execution(s) fail ({} expected by chance): {}.",
             i.lags,
             i.failing.len(),
             i.tested,
             sig(i.expected_by_chance, 2),
             i.failing.join(", ")
-        )),
-        None => lines.push(
-            "Independence of iterations: not tested (needs at least 10 live iterations per execution, not all equal)."
-                .into(),
         ),
+        None => "Independence of iterations: not tested (needs at least 10 live iterations per execution, not all equal).".into(),
     }
-    lines.push(drift_line(s, confidence));
-    let f = &d.failures;
+}
+
+/// The failed executions by kind, left out of the statistics.
+fn failures_line(f: &FailureCounts) -> String {
     if f.failed() > 0 {
-        lines.push(format!(
+        format!(
             "Failed executions: {} of {} (non-zero exit {}, signal {}, timeout {}, spawn {}, metric {}); they are left out.",
             f.failed(),
             f.failed() + f.ok,
@@ -519,12 +540,10 @@ pub fn diagnostic_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
             f.timeout,
             f.spawn,
             f.metric
-        ));
+        )
     } else {
-        lines.push(format!("Failed executions: none of {}.", f.ok));
+        format!("Failed executions: none of {}.", f.ok)
     }
-    lines.extend(d.notes.iter().cloned());
-    lines
 }
 
 /// The drift test in words, with its magnitude (the change from the first half of the run

@@ -69,33 +69,7 @@ pub fn submit(req: &RunRequest, opts: &SlurmOptions) -> Result<Submission> {
             dir.join(RESULTS_FILE).display()
         );
     }
-    let jobs = read_jobs(&dir)?;
-    let earlier = SlurmPlan::load(&dir)?;
-    let started = !jobs.is_empty() || !shard_stores(&dir)?.is_empty();
-    let plan = match earlier {
-        Some(plan) if req.resume => {
-            refuse_while_active(&jobs)?;
-            // The same checks as a local resume: flags that contradict the plan are refused.
-            let prepared = prepare_run(req, Some(&plan.header), &manifest, &dir)?;
-            if prepared.binary_labels != plan.header.binaries {
-                bail!(changed_binaries(&plan.header.binaries, &prepared.binary_labels));
-            }
-            let mut plan = plan;
-            update_options(&mut plan, opts);
-            plan
-        }
-        Some(_) if started => bail!(
-            "{} already holds a Slurm run: pass --resume to submit what is missing, or choose another --out",
-            dir.display()
-        ),
-        None if req.resume => bail!(
-            "--resume: {} holds no Slurm run to resume ({} is missing)",
-            dir.display(),
-            slurm_path(&dir, super::plan::PLAN_FILE).display()
-        ),
-        // A fresh plan; an earlier dry run's plan is replaced, since nothing ran from it.
-        _ => new_plan(req, opts, &manifest, &dir)?,
-    };
+    let plan = plan_or_resume(req, opts, &manifest, &dir)?;
     plan.check()
         .context("--partition, --slurm-arg or --node-dir")?;
     plan.save(&dir)?;
@@ -131,6 +105,42 @@ pub fn submit(req: &RunRequest, opts: &SlurmOptions) -> Result<Submission> {
     )?;
     submission.job = Some(job);
     Ok(submission)
+}
+
+/// The plan of the run in `dir`: the earlier one with `--resume` (its options updated; flags
+/// that contradict it refused, as in a local resume), else a fresh one. Refused: a resume
+/// with nothing to resume or while jobs are active, a fresh plan over a run that started.
+fn plan_or_resume(
+    req: &RunRequest,
+    opts: &SlurmOptions,
+    manifest: &Manifest,
+    dir: &Path,
+) -> Result<SlurmPlan> {
+    let jobs = read_jobs(dir)?;
+    let earlier = SlurmPlan::load(dir)?;
+    let started = !jobs.is_empty() || !shard_stores(dir)?.is_empty();
+    Ok(match earlier {
+        Some(mut plan) if req.resume => {
+            refuse_while_active(&jobs)?;
+            let prepared = prepare_run(req, Some(&plan.header), manifest, dir)?;
+            if prepared.binary_labels != plan.header.binaries {
+                bail!(changed_binaries(&plan.header.binaries, &prepared.binary_labels));
+            }
+            update_options(&mut plan, opts);
+            plan
+        }
+        Some(_) if started => bail!(
+            "{} already holds a Slurm run: pass --resume to submit what is missing, or choose another --out",
+            dir.display()
+        ),
+        None if req.resume => bail!(
+            "--resume: {} holds no Slurm run to resume ({} is missing)",
+            dir.display(),
+            slurm_path(dir, super::plan::PLAN_FILE).display()
+        ),
+        // A fresh plan; an earlier dry run's plan is replaced, since nothing ran from it.
+        _ => new_plan(req, opts, manifest, dir)?,
+    })
 }
 
 /// Writes the Slurm marker and makes the logs and shards folders, through the confined

@@ -45,17 +45,7 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
     if let Err(why) = probe_aslr_off() {
         bail!("node {here} cannot run benchmarks with ASLR off ({why}); the plan requires it of every node");
     }
-    // The fixed path is node-local and the same on every node. Two tasks on one host (an
-    // emulated cluster, or nodes shared despite --exclusive) would swap binaries under each
-    // other's feet: the folder's lock makes them take turns.
-    let local = plan.node_dir.join(&plan.token);
-    // The node folder is the plan's (signed) choice; the token one plain name below it.
-    crate::files::confined::ExperimentDir::create(&plan.node_dir)
-        .and_then(|d| d.create_dir_all(&plan.token))
-        .with_context(|| format!("cannot create the node-local folder {}", local.display()))?;
-    let _local_lock = lock_node_folder(&local, &here)?;
-    let staging = local.join(STAGING_DIR);
-    check_writable(&local, &staging)?;
+    let (local, staging, _local_lock) = node_folder(&plan, &here)?;
 
     let sdir = shard_dir(dir, shard);
     let (mut writer, previous) = open_shard_store(&sdir, &plan)?;
@@ -115,6 +105,23 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
         sdir.join(RESULTS_FILE).display()
     );
     Ok(report)
+}
+
+/// The node-local folder of the run (its binaries and outputs), its staging folder, and
+/// the lock this task holds on it while it runs.
+fn node_folder(plan: &SlurmPlan, here: &str) -> Result<(PathBuf, PathBuf, Flock<std::fs::File>)> {
+    // The fixed path is node-local and the same on every node. Two tasks on one host (an
+    // emulated cluster, or nodes shared despite --exclusive) would swap binaries under each
+    // other's feet: the folder's lock makes them take turns.
+    let local = plan.node_dir.join(&plan.token);
+    // The node folder is the plan's (signed) choice; the token one plain name below it.
+    crate::files::confined::ExperimentDir::create(&plan.node_dir)
+        .and_then(|d| d.create_dir_all(&plan.token))
+        .with_context(|| format!("cannot create the node-local folder {}", local.display()))?;
+    let lock = lock_node_folder(&local, here)?;
+    let staging = local.join(STAGING_DIR);
+    check_writable(&local, &staging)?;
+    Ok((local, staging, lock))
 }
 
 /// Refuses to run unless the marker in `dir` holds `token`: the directory is the
