@@ -32,6 +32,10 @@ pub struct RecordedBuild {
 /// Runs `command` in `cwd` with the shim, recording into `record_dir` (created fresh).
 /// `echo` shows the build's output as it comes; `extra_env` is added to the build's
 /// environment (the live-relink settings of `--rebuild`).
+// Long on purpose: one build under the shim, in order (environment, signals, spawn, wait,
+// sign the records, gather the shims' errors, refuse a build that linked nothing); the
+// guards it holds (signal handlers, the forwarded process group, the marker folder) must
+// live for the whole build, so the steps share one scope.
 pub fn run(
     command: &[String],
     cwd: &Path,

@@ -345,8 +345,32 @@ impl ExperimentConfig {
     /// metric (a valid regular expression), the timeout (a positive duration of at most
     /// [`crate::units::MAX_DURATION`]) and the schedule's size.
     pub fn validate_limits(&self) -> Result<()> {
+        self.validate_binaries()?;
+        self.validate_run_counts()?;
+        if let Some(t) = self.run.timeout {
+            crate::units::duration_from_seconds(t).context("[run] timeout")?;
+        }
+        // The schedule's size with the counts known now (programs are known after the
+        // build, so this is a lower bound of what `run` will check).
+        let binaries = self.build.seeds.max(self.target.max_binaries).unwrap_or(0) as usize + 1;
+        crate::run::schedule::check_schedule_size(
+            1,
+            self.variants.len(),
+            binaries,
+            self.run
+                .executions
+                .unwrap_or(1)
+                .saturating_mul(self.run.data_seeds.unwrap_or(1)),
+            self.run.iterations.unwrap_or(1),
+        )
+        .context("[build] seeds × [run] executions × [run] iterations")?;
+        Ok(())
+    }
+
+    /// `[build] seeds` and `[target] max_binaries`: at least one binary, at most what a
+    /// build makes and what the sequential rule is calibrated for.
+    fn validate_binaries(&self) -> Result<()> {
         use crate::build::projection::MAX_SEEDS;
-        use crate::run::settings::{MAX_EXECUTIONS, MAX_ITERATIONS};
         for (key, count) in [
             ("[build] seeds", self.build.seeds),
             ("[target] max_binaries", self.target.max_binaries),
@@ -368,6 +392,13 @@ impl ExperimentConfig {
                 "[target] max_binaries = {n}: the sequential rule's confidence sequence is calibrated for up to {horizon} binaries"
             );
         }
+        Ok(())
+    }
+
+    /// `[run]`'s executions, data seeds, iterations and warmup within `run`'s bounds, the
+    /// warmup leaving an iteration to measure, and the metric a valid pattern.
+    fn validate_run_counts(&self) -> Result<()> {
+        use crate::run::settings::{MAX_EXECUTIONS, MAX_ITERATIONS};
         if let Some(e) = self.run.executions {
             if e == 0 || e > MAX_EXECUTIONS {
                 bail!("[run] executions = {e}: expected 1 to {MAX_EXECUTIONS} per binary");
@@ -402,23 +433,6 @@ impl ExperimentConfig {
                 bail!("[run] warmup = {w} leaves none of the {i} iterations to measure");
             }
         }
-        if let Some(t) = self.run.timeout {
-            crate::units::duration_from_seconds(t).context("[run] timeout")?;
-        }
-        // The schedule's size with the counts known now (programs are known after the
-        // build, so this is a lower bound of what `run` will check).
-        let binaries = self.build.seeds.max(self.target.max_binaries).unwrap_or(0) as usize + 1;
-        crate::run::schedule::check_schedule_size(
-            1,
-            self.variants.len(),
-            binaries,
-            self.run
-                .executions
-                .unwrap_or(1)
-                .saturating_mul(self.run.data_seeds.unwrap_or(1)),
-            self.run.iterations.unwrap_or(1),
-        )
-        .context("[build] seeds × [run] executions × [run] iterations")?;
         Ok(())
     }
 }

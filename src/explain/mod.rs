@@ -151,6 +151,9 @@ pub fn variants_asked<'a>(
 
 /// Explains the randomised binaries of `target`'s build: profile its default layout,
 /// screen, confirm (`options.confirm_seeds`), and store the answer in `target.out_rel`.
+// Long on purpose: the pipeline in order (profile, screen, confirm, assemble, store), each
+// step a function already; what stays here is the values one step hands the next, which a
+// split would only thread through more signatures.
 fn explain_build(
     exp: &Experiment,
     target: &Target,

@@ -103,6 +103,9 @@ struct ExecutionColumns {
 /// finds the metrics and whether variants exist, the second writes each committed
 /// execution's rows as it is read. Memory stays bounded by one execution's measurements
 /// whatever the store's size. Returns the store's warnings (torn last line, …).
+// Long on purpose: the two passes share the survey's findings (metrics, columns present)
+// through local state, which the closures of `scan_results` borrow; split apart they
+// would need a struct built only to carry them.
 pub fn export_store(
     dir: &std::path::Path,
     metric: Option<&str>,

@@ -263,6 +263,8 @@ fn plan(
 }
 
 #[allow(clippy::too_many_arguments)]
+// Long on purpose: the link's story in order (compile apart, LTO options, copy inputs, run,
+// record), each step a function; the record is assembled from what each step returned.
 fn record_link(
     ctx: &ShimEnv,
     record_dir: &Path,

@@ -160,6 +160,27 @@ pub fn blocked_rank_test_of(
     } else {
         0.0
     };
+    let as_large = permutations_as_large(table, permutations, rng, &statistic, chi2);
+    Ok(BlockedRankTest {
+        chi2,
+        f,
+        df,
+        p_approximate,
+        p: (1 + as_large) as f64 / (1 + permutations) as f64,
+        permutations,
+    })
+}
+
+/// Of `permutations` tables permuted within blocks (the same `statistic`, so the same
+/// screening and ranks, as the observed `chi2`), how many reach `chi2`.
+fn permutations_as_large(
+    table: &[Vec<f64>],
+    permutations: usize,
+    rng: &mut SeededRng,
+    statistic: &impl Fn(&[Vec<f64>]) -> f64,
+    chi2: f64,
+) -> usize {
+    let b = table.first().map_or(0, Vec::len);
     // Blocks as columns, so that a permutation shuffles one vector per block.
     let mut columns: Vec<Vec<f64>> = (0..b)
         .map(|block| table.iter().map(|row| row[block]).collect())
@@ -179,14 +200,7 @@ pub fn blocked_rank_test_of(
             as_large += 1;
         }
     }
-    Ok(BlockedRankTest {
-        chi2,
-        f,
-        df,
-        p_approximate,
-        p: (1 + as_large) as f64 / (1 + permutations) as f64,
-        permutations,
-    })
+    as_large
 }
 
 /// The within-block mid-ranks of `table[treatment][block]`, per block.

@@ -302,6 +302,43 @@ impl Scan<'_> {
         lineno: usize,
         on_commit: &mut impl FnMut(&Execution, Vec<Measurement>),
     ) -> Result<()> {
+        self.admit(&e, lineno)?;
+        let (mine, others): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending)
+            .into_iter()
+            .partition(|m| m.key_ref() == e.key_ref());
+        if !others.is_empty() {
+            self.results.warnings.push(StoreWarning::WithoutExecution {
+                path: self.path.to_path_buf(),
+                line: lineno,
+                measurements: others.len(),
+            });
+        }
+        if mine.iter().any(|m| !m.value.is_finite()) {
+            self.results.warnings.push(StoreWarning::NullValue {
+                path: self.path.to_path_buf(),
+                line: lineno,
+                execution: e.execution,
+                program: e.program.clone(),
+                binary: e.binary.clone(),
+            });
+            e.status = ExecutionStatus::Metric;
+            e.output_tail = Some(
+                "a measured value was not finite (stored as null by an older layoutrand)"
+                    .to_string(),
+            );
+            on_commit(&e, Vec::new());
+        } else {
+            on_commit(&e, mine);
+        }
+        if self.options.keep_executions {
+            self.results.executions.push(e);
+        }
+        Ok(())
+    }
+
+    /// Why execution record `e` on line `lineno` is refused, if it is: a name holding a
+    /// control character, more executions than a run plans, or an execution recorded twice.
+    fn admit(&mut self, e: &Execution, lineno: usize) -> Result<()> {
         let path = self.path.display();
         if [
             Some(e.program.as_str()),
@@ -340,36 +377,6 @@ impl Scan<'_> {
                     .unwrap_or_default(),
                 store_dir_of(self.path)
             );
-        }
-        let (mine, others): (Vec<_>, Vec<_>) = std::mem::take(&mut self.pending)
-            .into_iter()
-            .partition(|m| m.key_ref() == e.key_ref());
-        if !others.is_empty() {
-            self.results.warnings.push(StoreWarning::WithoutExecution {
-                path: self.path.to_path_buf(),
-                line: lineno,
-                measurements: others.len(),
-            });
-        }
-        if mine.iter().any(|m| !m.value.is_finite()) {
-            self.results.warnings.push(StoreWarning::NullValue {
-                path: self.path.to_path_buf(),
-                line: lineno,
-                execution: e.execution,
-                program: e.program.clone(),
-                binary: e.binary.clone(),
-            });
-            e.status = ExecutionStatus::Metric;
-            e.output_tail = Some(
-                "a measured value was not finite (stored as null by an older layoutrand)"
-                    .to_string(),
-            );
-            on_commit(&e, Vec::new());
-        } else {
-            on_commit(&e, mine);
-        }
-        if self.options.keep_executions {
-            self.results.executions.push(e);
         }
         Ok(())
     }
