@@ -162,7 +162,7 @@ pub enum NoInterval {
 }
 
 /// A ratio effect with its interval and its verdict, with what its words need (the
-/// confidence level and whether the metric is a time). The words themselves
+/// thresholds it was classified at and whether the metric is a time). The words themselves
 /// ("5.5 % faster (95 % CI: 3.0 % to 8.0 % faster)", JSON's `words`) are
 /// `crate::report::words::effect`'s, which also writes the effect's JSON.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -175,8 +175,9 @@ pub struct Effect {
     pub verdict: EffectVerdict,
     /// Why there is no interval, for [`EffectVerdict::Unbounded`]; `None` otherwise.
     pub no_interval: Option<NoInterval>,
-    /// The confidence level of `ci`.
-    pub confidence: f64,
+    /// The thresholds it was classified at: `ci`'s confidence level and the relevance
+    /// margin.
+    pub thresholds: Thresholds,
     /// Whether the metric is a time: a ratio below 1 is then "faster", else "lower".
     pub is_time: bool,
 }
@@ -190,13 +191,12 @@ impl Effect {
         thresholds: &Thresholds,
         is_time: bool,
     ) -> Effect {
-        let confidence = thresholds.confidence;
         let effect = |ci: Option<Interval>, verdict, no_interval| Effect {
             ratio,
             ci,
             verdict,
             no_interval,
-            confidence,
+            thresholds: *thresholds,
             is_time,
         };
         // A positive ratio is one of positive quantities (times, counts): an interval that

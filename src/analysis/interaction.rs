@@ -1,5 +1,5 @@
-//! "Does the ratio new/base depend on the layout?" for one pair of variants: the verdict and
-//! the words over [`crate::stats::interaction`] (issue 21).
+//! "Does the ratio new/base depend on the layout?" for one pair of variants: the verdict over
+//! [`crate::stats::interaction`] (issue 21); its words are `crate::report::words::interaction`'s.
 //!
 //! The question is about the ratio, so the test is on the log scale: a constant speedup on
 //! layouts of different speeds is no interaction. Its error term is the scheduler's block
@@ -21,7 +21,6 @@ use crate::stats::hierarchy::Hierarchy;
 use crate::stats::interaction::{log_ratio_interaction, LogRatioInteraction};
 
 use super::effect::Interval;
-use super::numfmt::{level, p_value, percent, percent_bounds};
 use super::vocabulary::{Thresholds, Verdict};
 
 /// The power at which the detectable spread is stated (as for the layout sensitivity).
@@ -51,7 +50,18 @@ pub struct InteractionJson {
     /// detected / negligible / not_detected / undetermined.
     pub verdict: Verdict,
     /// The answer as a clause of the comparison's sentence.
+    // Written by `crate::report::words::interaction::clause` (empty before).
     pub text: String,
+    /// The thresholds it was judged at (the pair's: Bonferroni-adjusted among variants).
+    #[serde(skip)]
+    pub thresholds: Thresholds,
+}
+
+impl InteractionJson {
+    /// Whether the test rejects "no interaction" at the thresholds' level.
+    pub fn detected(&self) -> bool {
+        self.p_value.is_some_and(|p| p < self.thresholds.alpha())
+    }
 }
 
 /// The interaction of the seed-matched hierarchies `base` and `new` (top units in the same
@@ -74,8 +84,8 @@ pub fn pair_interaction(
     Ok(judge(&i, thresholds))
 }
 
-/// The verdict and words for a computed interaction.
-fn judge(i: &LogRatioInteraction, th: &Thresholds) -> InteractionJson {
+/// The verdict of a computed interaction at `th`.
+pub fn judge(i: &LogRatioInteraction, th: &Thresholds) -> InteractionJson {
     let share = |tau: f64| tau.exp_m1();
     let spread = share(i.spread);
     let ci = Interval {
@@ -94,7 +104,6 @@ fn judge(i: &LogRatioInteraction, th: &Thresholds) -> InteractionJson {
     } else {
         Verdict::NotDetected
     };
-    let text = words(verdict, detected, spread, ci, detectable, p, th);
     InteractionJson {
         f: Some(i.test.f).filter(|f| f.is_finite()),
         df: i.test.df,
@@ -105,67 +114,24 @@ fn judge(i: &LogRatioInteraction, th: &Thresholds) -> InteractionJson {
         spread_ci: ci,
         detectable_spread: detectable,
         verdict,
-        text,
-    }
-}
-
-/// The clause, e.g. "the ratio varies with the layout by 2.1 % (standard deviation across
-/// layouts, 95 % CI: 1.2 % to 3.5 %; interaction p = 0.0003)". The same words for speedups
-/// and slowdowns: it is the ratio that varies.
-fn words(
-    verdict: Verdict,
-    detected: bool,
-    spread: f64,
-    ci: Interval,
-    detectable: Option<f64>,
-    p: Option<f64>,
-    th: &Thresholds,
-) -> String {
-    let (lo, hi) = percent_bounds(ci.lower, ci.upper, 2);
-    let lvl = level(th.confidence);
-    let test = p.map_or_else(
-        || "every block gave the same ratio".to_string(),
-        |p| format!("interaction {}", p_value(p)),
-    );
-    let margin = percent(th.negligible, 2);
-    match verdict {
-        Verdict::Detected => format!(
-            "the ratio varies with the layout by {} (standard deviation across layouts, {lvl} \
-             CI: {lo} to {hi}; {test})",
-            percent(spread, 2)
-        ),
-        Verdict::Negligible if detected => format!(
-            "the ratio varies with the layout by a negligible {} ({lvl} CI: {lo} to {hi}, \
-             within ± {margin}; {test})",
-            percent(spread, 2)
-        ),
-        Verdict::Negligible => format!(
-            "the ratio does not vary with the layout by more than a negligible {hi} ({lvl} CI \
-             upper end, within ± {margin}; {test})"
-        ),
-        Verdict::NotDetected => format!(
-            "no evidence that the ratio varies with the layout (up to {hi} fits the data; a \
-             spread of {} would have been found with 80 % power; {test})",
-            detectable.map_or_else(|| "?".to_string(), |d| percent(d, 2))
-        ),
-        Verdict::Undetermined => format!(
-            "cannot tell whether the ratio varies with the layout: up to {hi} fits the data{} \
-             ({test})",
-            detectable.map_or_else(String::new, |d| format!(
-                ", and only a spread above {} would likely be found; more seeds or rounds \
-                 would tell",
-                percent(d, 2)
-            ))
-        ),
+        text: String::new(),
+        thresholds: *th,
     }
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::stats::twoway::FTest;
 
-    fn computed(p: f64, spread: f64, ci: (f64, f64), detectable: f64) -> LogRatioInteraction {
+    /// A computed interaction with p-value `p`, log-scale spread `spread` with interval
+    /// `ci`, and detectable spread `detectable`.
+    pub(crate) fn computed(
+        p: f64,
+        spread: f64,
+        ci: (f64, f64),
+        detectable: f64,
+    ) -> LogRatioInteraction {
         LogRatioInteraction {
             seeds: 10,
             rounds: 4,
@@ -188,44 +154,26 @@ mod tests {
     }
 
     #[test]
-    fn each_verdict_and_its_words() {
+    fn each_verdict() {
         let th = Thresholds::default();
         let v = |i: LogRatioInteraction| judge(&i, &th);
         let d = v(computed(0.001, 0.02, (0.012, 0.035), 0.008));
         assert_eq!(d.verdict, Verdict::Detected);
-        assert!(
-            d.text
-                .starts_with("the ratio varies with the layout by 2.0 % (standard deviation"),
-            "{}",
-            d.text
-        );
-        assert!(d.text.contains("interaction p = 0.001"), "{}", d.text);
+        assert!(d.detected());
         // The xz case of the issue: a spread of 0.045 percentage points.
         let n = v(computed(0.01, 0.00045, (0.0002, 0.0009), 0.0003));
         assert_eq!(n.verdict, Verdict::Negligible);
-        assert!(n.text.contains("by a negligible 0.045 %"), "{}", n.text);
         let quiet = v(computed(0.5, 0.0, (0.0, 0.004), 0.003));
         assert_eq!(quiet.verdict, Verdict::Negligible);
-        assert!(
-            quiet.text.contains("more than a negligible 0.40 %"),
-            "{}",
-            quiet.text
-        );
+        assert!(!quiet.detected());
         let nd = v(computed(0.5, 0.0, (0.0, 0.012), 0.009));
         assert_eq!(nd.verdict, Verdict::NotDetected);
-        assert!(nd.text.starts_with("no evidence"), "{}", nd.text);
         let u = v(computed(0.5, 0.0, (0.0, 0.05), 0.03));
         assert_eq!(u.verdict, Verdict::Undetermined);
-        assert!(
-            u.text
-                .starts_with("cannot tell whether the ratio varies with the layout"),
-            "{}",
-            u.text
-        );
-        assert!(u.text.contains("above 3.0 %"), "{}", u.text);
         // The shares are exp(τ) − 1 of the log-scale figures.
         assert!((d.spread - 0.02f64.exp_m1()).abs() < 1e-15);
         assert!((d.spread_ci.upper - 0.035f64.exp_m1()).abs() < 1e-15);
+        assert!((u.detectable_spread.unwrap() - 0.03f64.exp_m1()).abs() < 1e-15);
     }
 
     #[test]
@@ -236,10 +184,6 @@ mod tests {
         let j = judge(&i, &strict);
         assert_eq!(j.verdict, Verdict::NotDetected);
         assert!(j.f.is_none() && j.p_value.is_none());
-        assert!(
-            j.text.contains("every block gave the same ratio"),
-            "{}",
-            j.text
-        );
+        assert!(!j.detected());
     }
 }

@@ -39,11 +39,9 @@ use super::positive::positive_interval;
 use crate::stats::twoway::two_way_mixed;
 
 use super::effect::{Direction, Effect, EffectVerdict, Interval};
-use super::numfmt::{change_parts, level, percent};
 use super::pair::{analyse_pair, PairAnalysis, PairOptions, PairWarning};
 // The pair's types moved to `super::pair`; re-exported so that readers of a variant
 // comparison keep their paths.
-use super::interaction::InteractionJson;
 pub use super::pair::{Basis, BinaryMeans, BootstrapJson, FTestJson, RatioJson, ShareFaster};
 use super::single::BootstrapOptions;
 use super::vocabulary::{check_bootstrap, Thresholds};
@@ -266,10 +264,7 @@ pub fn compare_variants(
         .iter()
         .map(|new| {
             let mut c = compare_pair(program, metric, base, *new, &pair_options, &mut warnings);
-            if let Some(a) = adjustment {
-                c.text.push_str(&adjusted_words(&a, base.name));
-                c.adjustment = Some(a);
-            }
+            c.adjustment = adjustment;
             c
         })
         .collect();
@@ -303,17 +298,6 @@ fn adjustment_for(options: &VariantOptions, comparisons: usize) -> Result<Option
     }))
 }
 
-/// The sentence's last clause for an adjusted comparison.
-fn adjusted_words(a: &Adjustment, base: &str) -> String {
-    format!(
-        " (Bonferroni: each of the {} comparisons with {base} at {}, so that together they \
-         hold at {})",
-        a.comparisons,
-        level(a.confidence),
-        level(a.family_confidence)
-    )
-}
-
 fn compare_pair(
     program: &str,
     metric: &str,
@@ -344,95 +328,16 @@ fn compare_pair(
                 warning,
             }),
     );
-    let text = sentence(
-        base.name,
-        new.name,
-        &pair.effect,
-        pair.share_faster.as_ref(),
-        pair.interaction.as_ref(),
-        options,
-    );
     PairComparison {
         program: program.to_string(),
         metric: metric.to_string(),
         base: base.name.to_string(),
         new: new.name.to_string(),
         pair,
-        text,
+        text: String::new(),
         adjustment: None,
         sequential: None,
     }
-}
-
-/// "O3 is 4.1 % faster than O2 (95 % CI: 2.9 % to 5.3 % faster), faster on 28 of 30
-/// layouts; the ratio varies with the layout by 2.1 % (standard deviation across layouts,
-/// 95 % CI: 1.2 % to 3.5 %; interaction p = 0.003)".
-fn sentence(
-    base: &str,
-    new: &str,
-    effect: &Effect,
-    share: Option<&ShareFaster>,
-    interaction: Option<&InteractionJson>,
-    options: &VariantOptions,
-) -> String {
-    let th = &options.thresholds;
-    let (better, worse) = if options.is_time {
-        ("faster", "slower")
-    } else {
-        ("lower", "higher")
-    };
-    let parts = effect.ci.map(|ci| {
-        change_parts(
-            effect.ratio,
-            ci.lower,
-            ci.upper,
-            th.confidence,
-            better,
-            worse,
-        )
-    });
-    let margin = percent(th.negligible, 2);
-    let mut text = match (effect.verdict, &parts) {
-        (EffectVerdict::Lower | EffectVerdict::Higher, Some((head, ci))) => {
-            format!("{new} is {head} than {base} ({ci})")
-        }
-        (EffectVerdict::Negligible, Some((head, ci))) => format!(
-            "{new} is {head} than {base}: detectable but negligible ({ci}, within ± {margin})"
-        ),
-        (EffectVerdict::Equivalent, Some((head, ci))) => format!(
-            "no relevant difference between {new} and {base}: {head} ({ci}, within ± {margin})"
-        ),
-        (EffectVerdict::Inconclusive, Some((head, ci))) => format!(
-            "no significant difference between {new} and {base}: {head} ({ci}), more \
-             binaries would tell"
-        ),
-        (EffectVerdict::Tie, _) => {
-            format!("{new} and {base} tie: every measurement has the same value")
-        }
-        // The effect's own words say why there is no interval (unbounded, or reaching
-        // below zero), without blaming a side it may not be true of.
-        _ => format!(
-            "{new} against {base}: cannot tell: {}; measure more binaries",
-            crate::report::words::effect::words(effect)
-        ),
-    };
-    if let Some(s) = share {
-        // A slower variant is described by the layouts on which it is slower, not as
-        // "faster on 0 of 6 layouts".
-        if effect.verdict == EffectVerdict::Higher {
-            text.push_str(&format!(
-                ", {worse} on {} of {} layouts",
-                s.slower, s.compared
-            ));
-        } else {
-            text.push_str(&format!(", {better} on {} of {} layouts", s.k, s.compared));
-        }
-    }
-    if let Some(i) = interaction {
-        text.push_str("; ");
-        text.push_str(&i.text);
-    }
-    text
 }
 
 /// Tukey's HSD over all variants: on the seeds every variant shares with the two-way mixed
@@ -598,6 +503,9 @@ fn on_binary_means(variants: &[VariantData]) -> Result<TukeyError, NoTukey> {
 mod tests {
     use super::*;
     use crate::analysis::vocabulary::Verdict;
+    // The comparisons' words, which these tests read beside the numbers.
+    use crate::analysis::numfmt::percent;
+    use crate::report::words::variants::sentence;
 
     /// `seeds` binaries × 5 executions × 4 iterations: `mean · (1 + layout(s)) ·
     /// (1 + speedup_spread · wobble(s))` plus execution noise; layouts shared across variants
@@ -653,11 +561,15 @@ mod tests {
         let share = c.pair.share_faster.unwrap();
         assert_eq!((share.k, share.compared), (30, 30));
         assert!(
-            c.text.starts_with("O3 is 4.1 % faster than O2 (95 % CI: "),
+            sentence(c).starts_with("O3 is 4.1 % faster than O2 (95 % CI: "),
             "{}",
-            c.text
+            sentence(c)
         );
-        assert!(c.text.contains("faster on 30 of 30 layouts"), "{}", c.text);
+        assert!(
+            sentence(c).contains("faster on 30 of 30 layouts"),
+            "{}",
+            sentence(c)
+        );
         // The layout effect (±5 %) is shared, so the paired interval is far narrower than
         // eq. 5's; all three intervals hold the ratio.
         let p = c.pair.paired.unwrap().ci.unwrap();
@@ -673,13 +585,13 @@ mod tests {
         // the interaction is at most a negligible spread (the raw-scale test called this
         // "the speedup varies with the layout").
         let i = c.pair.interaction.as_ref().unwrap();
-        assert_eq!(i.verdict, Verdict::Negligible, "{}", c.text);
+        assert_eq!(i.verdict, Verdict::Negligible, "{}", sentence(c));
         assert!(i.spread_ci.upper < 0.01, "{i:?}");
         assert!(
-            c.text
+            sentence(c)
                 .contains("; the ratio does not vary with the layout by more than a negligible "),
             "{}",
-            c.text
+            sentence(c)
         );
     }
 
@@ -696,16 +608,15 @@ mod tests {
             c.pair.effect.verdict,
             EffectVerdict::Negligible,
             "{}",
-            c.text
+            sentence(c)
         );
-        assert!(c.text.starts_with("O3 is 0.3"), "{}", c.text);
+        assert!(sentence(c).starts_with("O3 is 0.3"), "{}", sentence(c));
         assert!(
-            c.text
-                .contains(" % faster than O2: detectable but negligible (95 % CI: "),
+            sentence(c).contains(" % faster than O2: detectable but negligible (95 % CI: "),
             "{}",
-            c.text
+            sentence(c)
         );
-        assert!(c.text.contains("within ± 1.0 %)"), "{}", c.text);
+        assert!(sentence(c).contains("within ± 1.0 %)"), "{}", sentence(c));
     }
 
     #[test]
@@ -737,13 +648,13 @@ mod tests {
         );
         assert!((i.spread - truth).abs() < 0.005, "{truth} {i:?}");
         assert!(
-            c.text.contains(&format!(
+            sentence(c).contains(&format!(
                 "; the ratio varies with the layout by {} (standard deviation across layouts, \
                  95 % CI: ",
                 percent(i.spread, 2)
             )),
             "{}",
-            c.text
+            sentence(c)
         );
         // Some seeds are slower: the share is below 30.
         assert!(c.pair.share_faster.unwrap().k < 30);
@@ -760,11 +671,11 @@ mod tests {
             .comparisons[0];
         assert_eq!(c.pair.direction, Direction::Slower);
         assert!(
-            c.text.contains("; the ratio varies with the layout by "),
+            sentence(c).contains("; the ratio varies with the layout by "),
             "{}",
-            c.text
+            sentence(c)
         );
-        assert!(!c.text.contains("speedup"), "{}", c.text);
+        assert!(!sentence(c).contains("speedup"), "{}", sentence(c));
     }
 
     #[test]
@@ -779,7 +690,7 @@ mod tests {
         assert_eq!(a.base, "old");
         assert_eq!(a.comparisons[0].pair.direction, Direction::Slower);
         // A slower variant is counted by the layouts on which it is slower.
-        let text = &a.comparisons[0].text;
+        let text = &sentence(&a.comparisons[0]);
         assert!(text.contains("slower on 10 of 10 layouts"), "{text}");
         assert!(!text.contains("faster on"), "{text}");
         assert_eq!(a.comparisons[0].pair.share_faster.unwrap().slower, 10);
@@ -857,15 +768,15 @@ mod tests {
             assert_eq!((adj.method, adj.comparisons), ("bonferroni", 2));
             assert!((adj.confidence - 0.975).abs() < 1e-12, "{adj:?}");
             assert!(
-                c.text.ends_with(
+                sentence(c).ends_with(
                     " (Bonferroni: each of the 2 comparisons with O1 at 97.5 %, so that \
                      together they hold at 95 %)"
                 ),
                 "{}",
-                c.text
+                sentence(c)
             );
             if c.pair.direction != Direction::Tie {
-                assert!(c.text.contains("(97.5 % CI: "), "{}", c.text);
+                assert!(sentence(c).contains("(97.5 % CI: "), "{}", sentence(c));
             }
         }
         // The adjusted interval of O3 against O1 is wider than the same pair's alone, so

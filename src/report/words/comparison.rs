@@ -7,7 +7,7 @@ use crate::analysis::effect::EffectVerdict;
 use crate::analysis::numfmt::{fixed, level, p_value, percent, ratio_bounds};
 use crate::analysis::pair::Basis;
 use crate::analysis::single::CLT_UNITS;
-use crate::analysis::vocabulary::{Thresholds, MIN_TOP_LEVEL_UNITS};
+use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
 use crate::stats::bootstrap;
 use crate::stats::hierarchy::plural;
 
@@ -15,6 +15,9 @@ use crate::stats::hierarchy::plural;
 pub fn fill(c: &mut Comparison) {
     super::single::fill_side(&mut c.base);
     super::single::fill_side(&mut c.new);
+    if let Some(i) = c.pair.interaction.as_mut() {
+        i.text = super::interaction::clause(i);
+    }
     c.summary = summary(c);
     let units = plural(&c.top_name);
     c.warnings = c
@@ -87,10 +90,6 @@ pub fn summary(c: &Comparison) -> String {
         }
         Basis::Fieller => "Fieller interval".to_string(),
     };
-    let thresholds = Thresholds {
-        confidence: c.confidence,
-        negligible: c.negligible,
-    };
     let mut summary = match effect.verdict {
         EffectVerdict::Lower | EffectVerdict::Higher => {
             format!(
@@ -101,7 +100,7 @@ pub fn summary(c: &Comparison) -> String {
         EffectVerdict::Negligible | EffectVerdict::Equivalent | EffectVerdict::Inconclusive => {
             format!(
                 "{}: new is {} than base ({basis}).",
-                super::effect::qualifier(effect, &thresholds),
+                super::effect::qualifier(effect),
                 super::effect::words(effect)
             )
         }

@@ -9,7 +9,6 @@ use serde::Serialize;
 use crate::analysis::effect::{Effect, EffectVerdict, Interval, NoInterval};
 use crate::analysis::numfmt::{change, level, percent, ratio as ratio_text};
 use crate::analysis::positive::Withheld;
-use crate::analysis::vocabulary::Thresholds;
 
 /// Why a ratio whose reference is zero has no effect.
 const NOT_COMPUTABLE: &str = "not computable: the reference's mean is zero or not finite";
@@ -32,7 +31,14 @@ pub fn words(effect: &Effect) -> String {
         (EffectVerdict::Tie, _, _) => {
             "equal (a tie: every value is the same on both sides)".to_string()
         }
-        (_, Some(ci), _) => change(ratio, ci.lower, ci.upper, effect.confidence, better, worse),
+        (_, Some(ci), _) => change(
+            ratio,
+            ci.lower,
+            ci.upper,
+            effect.thresholds.confidence,
+            better,
+            worse,
+        ),
         (_, None, Some(NoInterval::BelowZero)) => {
             format!(
                 "ratio {}, {}",
@@ -45,7 +51,7 @@ pub fn words(effect: &Effect) -> String {
         (_, None, _) => format!(
             "ratio {}, with no bounded {} interval",
             ratio_text(ratio),
-            level(effect.confidence)
+            level(effect.thresholds.confidence)
         ),
     }
 }
@@ -94,10 +100,10 @@ impl schemars::JsonSchema for Effect {
     }
 }
 
-/// A short qualifier after the words: why the effect does or does not matter at
-/// `thresholds` (empty for a relevant change, a tie or no interval).
-pub fn qualifier(effect: &Effect, thresholds: &Thresholds) -> String {
-    let margin = percent(thresholds.negligible, 2);
+/// A short qualifier after the words: why the effect does or does not matter at its
+/// relevance margin (empty for a relevant change, a tie or no interval).
+pub fn qualifier(effect: &Effect) -> String {
+    let margin = percent(effect.thresholds.negligible, 2);
     match effect.verdict {
         EffectVerdict::Negligible => {
             format!("detectable but negligible: the whole interval lies within ± {margin}")
@@ -116,6 +122,7 @@ pub fn qualifier(effect: &Effect, thresholds: &Thresholds) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::vocabulary::Thresholds;
 
     /// The words of every verdict for both metric kinds at two confidence levels, against
     /// the sentences they must read (issue 10's Fieller example first).
@@ -173,7 +180,7 @@ mod tests {
     #[test]
     fn qualifiers_name_the_margin_for_negligible_and_equivalent_only() {
         let th = Thresholds::default();
-        let q = |l, h| qualifier(&Effect::classify(1.0, Some((l, h)), &th, true), &th);
+        let q = |l, h| qualifier(&Effect::classify(1.0, Some((l, h)), &th, true));
         let margin = percent(th.negligible, 2);
         assert!(q(1.001, 1.005).starts_with("detectable but negligible"));
         assert!(q(0.995, 1.005).ends_with(&format!("± {margin}")));

@@ -19,6 +19,7 @@ pub mod effect;
 pub mod experiment;
 pub mod explain;
 pub mod host_conditions;
+pub mod interaction;
 pub mod machines;
 pub mod pair;
 pub mod plots;
@@ -63,7 +64,7 @@ pub fn fill(report: &mut Report) {
         diagnostics::fill(&mut series.diagnostics);
         series.sensitivity.text = sensitivity::sentence(&series.sensitivity, &thresholds);
         let (unit, is_time) = (series.unit.as_str(), series.is_time);
-        series.shift.text = shift::sentence(&series.shift, &shift::BASELINE, is_time, &thresholds);
+        series.shift.text = shift::sentence(&series.shift, &shift::BASELINE, is_time);
         series.default_layout.text = default_layout::sentence(
             &series.default_layout,
             &shift::BASELINE,
@@ -71,7 +72,7 @@ pub fn fill(report: &mut Report) {
             &thresholds,
         );
         if let Some(a) = series.as_built.as_mut() {
-            a.shift.text = shift::sentence(&a.shift, &shift::AS_BUILT, is_time, &thresholds);
+            a.shift.text = shift::sentence(&a.shift, &shift::AS_BUILT, is_time);
             a.placement.text = default_layout::sentence(
                 &a.placement,
                 &shift::AS_BUILT,
@@ -90,12 +91,11 @@ pub fn fill(report: &mut Report) {
         // Last: it quotes the answers' sentences.
         series.summary = summary::summary(series, &thresholds, host_warnings);
     }
-    for q in report
-        .comparisons
-        .iter_mut()
-        .filter_map(|c| c.sequential.as_mut())
-    {
-        q.text = sequential::pair_sentence(q);
+    for c in &mut report.comparisons {
+        variants::fill(c);
+        if let Some(q) = c.sequential.as_mut() {
+            q.text = sequential::pair_sentence(q);
+        }
     }
     machines::fill(&mut report.machines);
     report.across_metrics = answers::across_metrics(&report.series);

@@ -5,7 +5,6 @@
 use crate::analysis::effect::EffectVerdict;
 use crate::analysis::numfmt::ratio as fmt_ratio;
 use crate::analysis::report::model::{Rank, Shift, ShiftGrounds};
-use crate::analysis::vocabulary::Thresholds;
 
 /// A fixed layout measured beside the random ones, with the words the answers name it by.
 pub struct FixedWords {
@@ -44,7 +43,7 @@ pub const AS_BUILT: FixedWords = FixedWords {
 };
 
 /// The sentence of the shift `s` of `fixed` in a series of a time (`is_time`) or not.
-pub fn sentence(s: &Shift, fixed: &FixedWords, is_time: bool, thresholds: &Thresholds) -> String {
+pub fn sentence(s: &Shift, fixed: &FixedWords, is_time: bool) -> String {
     match &s.grounds {
         ShiftGrounds::Unanalysed => String::new(),
         ShiftGrounds::NotRun => fixed.not_run.into(),
@@ -62,7 +61,7 @@ pub fn sentence(s: &Shift, fixed: &FixedWords, is_time: bool, thresholds: &Thres
             let paired = s.paired_on_data_seed;
             match &s.effect {
                 Some(effect) => {
-                    classified_words(effect, fixed, (is_time, paired), thresholds, &rank)
+                    classified_words(effect, fixed, (is_time, paired), &rank)
                 }
                 None => String::new(),
             }
@@ -113,7 +112,6 @@ fn classified_words(
     effect: &crate::analysis::effect::Effect,
     fixed: &FixedWords,
     (is_time, paired): (bool, bool),
-    thresholds: &Thresholds,
     rank: &str,
 ) -> String {
     let what = if is_time { "" } else { " in this metric" };
@@ -136,7 +134,7 @@ fn classified_words(
         ),
         EffectVerdict::Negligible => format!(
             "a negligible shift: {name} is {words}{what} than the average random layout (ratio {ratio}, Fieller interval); {}.{rank}",
-            super::effect::qualifier(effect, thresholds)
+            super::effect::qualifier(effect)
         ),
         EffectVerdict::Equivalent | EffectVerdict::Inconclusive => format!(
             "no consistent shift: {name} is {words}{what} than the average random layout (ratio {ratio}, Fieller interval), an interval that includes no difference.{rank}"
@@ -147,6 +145,7 @@ fn classified_words(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::vocabulary::Thresholds;
 
     #[test]
     fn ranks_count_ties_apart_from_the_means_below() {
@@ -189,14 +188,14 @@ mod tests {
             text: String::new(),
         };
         assert_eq!(
-            sentence(&s, &BASELINE, false, &t),
+            sentence(&s, &BASELINE, false),
             "no shift: every measurement of the default layout and of the random layouts has \
              the same value under each data seed. The default layout's mean equals those of \
              all 6 random layouts (a tie)."
         );
         s.paired_on_data_seed = false;
         assert_eq!(
-            sentence(&s, &AS_BUILT, false, &t),
+            sentence(&s, &AS_BUILT, false),
             "no shift: every measurement of the binary your build made and of the random \
              layouts has the same value. The mean of the binary your build made equals those \
              of all 6 random layouts (a tie)."
@@ -216,7 +215,7 @@ mod tests {
             text: String::new(),
         };
         assert_eq!(
-            sentence(&s, &AS_BUILT, true, &Thresholds::default()),
+            sentence(&s, &AS_BUILT, true),
             "cannot tell: the as-built binary ran in 1 execution(s), so its mean has no interval (its iterations are no replicates of its executions); run it at least twice."
         );
     }
