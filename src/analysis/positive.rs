@@ -1,7 +1,7 @@
 //! The one rule for every interval of a positive quantity (a mean of times or counts, a
 //! ratio of such means, a spread, a coefficient of variation): such an interval is given
 //! only when both its ends are finite and its lower end is above zero. Otherwise it is
-//! withheld, and every command says why in the same words ([`Withheld::reason`]).
+//! withheld, and every command says why in the same words (`crate::report::words::withheld`).
 //!
 //! Why: the symmetric t interval (Kalibera & Jones 2013 eq. 4), Fieller's interval of a ratio
 //! (eq. 5, and its paired form) and Tukey's simultaneous intervals can reach below zero when
@@ -23,30 +23,6 @@ pub enum Withheld {
     BelowZero,
     /// An end is not finite (unbounded, or overflowed on the way back from a log scale).
     Unbounded,
-}
-
-/// The words of [`Withheld::BelowZero`], the same in every command and output; a caller adds
-/// what would narrow the interval ("more binaries would narrow it").
-pub const BELOW_ZERO_REASON: &str = "cannot tell how precisely: the interval would reach below zero, impossible for a quantity whose every value is positive";
-
-/// The words of [`Withheld::Unbounded`].
-pub const UNBOUNDED_REASON: &str =
-    "cannot tell how precisely: the data bound the interval on one side only";
-
-impl Withheld {
-    /// Why the interval is not given, in the words every command uses.
-    pub fn reason(self) -> &'static str {
-        match self {
-            Withheld::BelowZero => BELOW_ZERO_REASON,
-            Withheld::Unbounded => UNBOUNDED_REASON,
-        }
-    }
-
-    /// [`Self::reason`] with what would narrow the interval: "…; more binaries would
-    /// narrow it".
-    pub fn reason_with_units(self, units: &str) -> String {
-        format!("{}; more {units} would narrow it", self.reason())
-    }
 }
 
 /// The interval `[lower, upper]` of a quantity whose every value is positive, or why it is
@@ -98,13 +74,5 @@ mod tests {
         );
         assert_eq!(positive_interval(f64::NAN, 1.0), Err(Withheld::Unbounded));
         assert_eq!(positive_bounds((1.0, f64::INFINITY)), None);
-    }
-
-    #[test]
-    fn the_reason_names_zero_and_what_narrows_it() {
-        let r = Withheld::BelowZero.reason_with_units("binaries");
-        assert!(r.starts_with("cannot tell"), "{r}");
-        assert!(r.contains("below zero"), "{r}");
-        assert!(r.ends_with("more binaries would narrow it"), "{r}");
     }
 }

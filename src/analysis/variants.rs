@@ -134,7 +134,11 @@ pub struct TukeyPairJson {
     /// ([`crate::analysis::positive`], the reason in `ratio_ci_note`).
     pub ratio_ci: Option<Interval>,
     /// Why `ratio_ci` is null, when it is.
+    // Written from `ratio_ci_withheld` by `crate::report::words::variants::fill_tukey`.
     pub ratio_ci_note: Option<String>,
+    /// Why `ratio_ci` is null, as data; not part of the JSON.
+    #[serde(skip)]
+    pub ratio_ci_withheld: Option<crate::analysis::positive::Withheld>,
     /// Tukey's adjusted p-value.
     pub p_value: f64,
     /// The pair's verdict at the thresholds in one word (faster, inconclusive, …), beside the
@@ -416,7 +420,8 @@ fn tukey_pair(
         },
         ratio,
         ratio_ci: judged.ok(),
-        ratio_ci_note: judged.err().map(|w| w.reason().to_string()),
+        ratio_ci_note: None,
+        ratio_ci_withheld: judged.err(),
         p_value: p.p_value,
         direction: Direction::of(effect.verdict, is_time),
         verdict: effect.verdict,

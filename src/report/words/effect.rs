@@ -43,7 +43,7 @@ pub fn words(effect: &Effect) -> String {
             format!(
                 "ratio {}, {}",
                 ratio_text(ratio),
-                Withheld::BelowZero.reason()
+                super::withheld::reason(Withheld::BelowZero)
             )
         }
         (_, None, Some(NoInterval::NotComputable)) => NOT_COMPUTABLE.to_string(),

@@ -33,6 +33,7 @@ pub mod summary;
 pub mod variance_split;
 pub mod variants;
 pub mod versus_baseline;
+pub mod withheld;
 
 use crate::analysis::report::model::Report;
 use crate::analysis::vocabulary::Thresholds;
@@ -90,6 +91,9 @@ pub fn fill(report: &mut Report) {
         }
         // Last: it quotes the answers' sentences.
         series.summary = summary::summary(series, &thresholds, host_warnings);
+    }
+    for m in &mut report.multiple {
+        variants::fill_tukey(&mut m.family);
     }
     for c in &mut report.comparisons {
         variants::fill(c);

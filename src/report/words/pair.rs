@@ -18,7 +18,7 @@ pub fn warning(w: &PairWarning, units: &str) -> String {
                 PairInterval::Fieller => "Fieller interval (eq. 5)",
                 PairInterval::Bootstrap => "bootstrap interval",
             },
-            why.reason_with_units(units)
+            super::withheld::reason_with_units(*why, units)
         ),
         PairWarning::FewInCommon { common, base, new } => format!(
             "fewer than two {units} in common ({common} of {base} and {new}), so the verdict \
@@ -67,7 +67,7 @@ mod tests {
             warning(&w, "rounds"),
             format!(
                 "no bootstrap interval: {}",
-                Withheld::BelowZero.reason_with_units("rounds")
+                crate::report::words::withheld::reason_with_units(Withheld::BelowZero, "rounds")
             )
         );
         let few = PairWarning::Bootstrap(BootstrapShortfall::FewUnits(3));

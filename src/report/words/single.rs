@@ -31,7 +31,9 @@ pub fn fill_side(s: &mut Side) {
 /// Why a mean has no interval, or how to read the one it has.
 pub fn interval_note(n: &IntervalNote) -> String {
     match n {
-        IntervalNote::Withheld { why, units } => why.reason_with_units(&narrowing(units)),
+        IntervalNote::Withheld { why, units } => {
+            super::withheld::reason_with_units(*why, &narrowing(units))
+        }
         IntervalNote::TooWide { relative, units } => format!(
             "cannot tell precisely: the interval is wider than ± {} of the mean (± {}); more {} \
              would narrow it",

@@ -15,6 +15,15 @@ pub fn fill(c: &mut PairComparison) {
     c.text = sentence(c);
 }
 
+/// Writes why a Tukey pair's ratio interval is withheld, for each pair that has none.
+pub fn fill_tukey(m: &mut crate::analysis::variants::Multiple) {
+    for p in &mut m.pairs {
+        p.ratio_ci_note = p
+            .ratio_ci_withheld
+            .map(|w| super::withheld::reason(w).to_string());
+    }
+}
+
 /// "O3 is 4.1 % faster than O2 (95 % CI: 2.9 % to 5.3 % faster), faster on 28 of 30
 /// layouts; the ratio varies with the layout by 2.1 % (standard deviation across layouts,
 /// 95 % CI: 1.2 % to 3.5 %; interaction p = 0.003)", at the comparison's own (adjusted)
