@@ -202,6 +202,51 @@ pub fn parse_percent(text: &str) -> Result<f64> {
     parse_share(text, false)
 }
 
+/// The unit numbers are printed in, chosen once from a typical value (a series' mean) so
+/// that a heading and every value under it agree: `wall (s)` over `7.23 s`, never over
+/// `980 ms`. Variances are printed in its square.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scale {
+    /// Values in the stored unit are divided by it.
+    pub factor: f64,
+    /// The printed unit's name; empty for a plain count.
+    pub name: String,
+}
+
+impl Scale {
+    /// The readable unit for values of about `typical` in `unit`: times scaled to ns, µs,
+    /// ms or s; other units kept; plain counts unitless.
+    pub fn for_values(unit: &str, typical: f64) -> Scale {
+        // A plain count (cachegrind misses) needs no unit after the number.
+        if unit == "count" {
+            return Scale {
+                factor: 1.0,
+                name: String::new(),
+            };
+        }
+        let Some(ns_per) = seconds_per(unit).map(|s| s * 1e9) else {
+            return Scale {
+                factor: 1.0,
+                name: unit.to_string(),
+            };
+        };
+        let ns = typical.abs() * ns_per;
+        let (factor, name) = if ns >= 1e9 {
+            (1e9, "s")
+        } else if ns >= 1e6 {
+            (1e6, "ms")
+        } else if ns >= 1e3 {
+            (1e3, "µs")
+        } else {
+            (1.0, "ns")
+        };
+        Scale {
+            factor: factor / ns_per,
+            name: name.to_string(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,7 +21,6 @@ pub mod explain;
 pub mod explain_plot;
 pub mod explain_variants;
 pub mod interaction;
-pub mod numfmt;
 pub mod pair;
 pub mod positive;
 pub mod report;

@@ -509,7 +509,7 @@ mod tests {
     use super::*;
     use crate::analysis::vocabulary::Verdict;
     // The comparisons' words, which these tests read beside the numbers.
-    use crate::analysis::numfmt::percent;
+    use crate::report::numfmt::percent;
     use crate::report::words::variants::sentence;
 
     /// `seeds` binaries × 5 executions × 4 iterations: `mean · (1 + layout(s)) ·

@@ -186,7 +186,7 @@ impl GateArgs {
         let Some(share) = self.fail_if_slower else {
             return 0;
         };
-        let threshold = layoutrand::analysis::numfmt::percent(share, 1);
+        let threshold = layoutrand::report::numfmt::percent(share, 1);
         if judged.is_empty() {
             layoutrand::diagnostic!(
                 "layoutrand {command}: --fail-if-slower {threshold} judged nothing: {}",

@@ -116,7 +116,7 @@ pub struct Calibration {
 impl Calibration {
     /// `executions vary by X % (iterations within one by Y %)`: the noise in words.
     pub fn noise_figures(&self) -> String {
-        use crate::analysis::numfmt::percent;
+        use crate::report::numfmt::percent;
         let within = self
             .cv_within_executions
             .map(|cv| format!(" (iterations within one by {})", percent(cv, 2)))

@@ -217,7 +217,7 @@ pub fn noise_counts(c: &Calibration, options: &DoctorOptions) -> NoiseCounts {
 /// The noise check: a problem for time metrics when detecting a difference of the target
 /// between two binaries needs more than [`MAX_FIT_EXECUTIONS`] executions each.
 fn noise_check(c: &Calibration, counts: &NoiseCounts) -> Check {
-    use crate::analysis::numfmt::percent;
+    use crate::report::numfmt::percent;
     let figures = c.noise_figures();
     let fits = counts
         .executions_to_detect

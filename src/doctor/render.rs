@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use super::checks::Status;
 use super::{DoctorReport, Verdict, MAX_FIT_EXECUTIONS};
-use crate::analysis::numfmt::{level, percent, sig};
+use crate::report::numfmt::{level, percent, sig};
 
 /// The report: host, one line per check, the calibration and the counts, the verdict.
 pub fn render_text(r: &DoctorReport) -> String {

@@ -18,9 +18,9 @@
 pub use crate::files::stopping::{Growth, GrowthLog, Round, Watched, STOPPING_FILE};
 
 use crate::analysis::effect::wire;
-use crate::analysis::numfmt::percent;
 use crate::analysis::sequential::{Reason, Sequential, LAI_CALIBRATED, REPEATED_T};
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
+use crate::report::numfmt::percent;
 
 /// The fewest randomised binaries the rule stops at ([`MIN_TOP_LEVEL_UNITS`]).
 const MIN_BINARIES: u32 = MIN_TOP_LEVEL_UNITS as u32;
@@ -37,7 +37,7 @@ impl GrowthLog {
                 "The number of randomised binaries was not fixed in advance: binaries were added in rounds, with a look after each binary from the {MIN_BINARIES}th, until the {level} confidence sequence's relative half-width was at most {} or, comparing variants, every comparison's interval reached a verdict (at most {} binaries, fixed in advance). The confidence sequence (Lai's t-mixture tuned to the maximum, its level calibrated to hold also when a few layouts are much slower) holds at every one of the looks from the {MIN_BINARIES}th to the maximum at once, so the look at which the experiment stopped (optional stopping) keeps its {level} level; the report's fixed-sample intervals (Kalibera & Jones eq. 4) beside it do not have that guarantee under such a stop and are approximate.",
                 percent(rule.target, 3),
                 rule.max_binaries,
-                level = crate::analysis::numfmt::level(rule.confidence),
+                level = crate::report::numfmt::level(rule.confidence),
             ),
             method: Some(LAI_CALIBRATED.into()),
             looks: Vec::new(),

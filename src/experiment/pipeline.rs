@@ -355,7 +355,7 @@ impl Plan {
         if let Some(g) = &self.growth {
             crate::diagnostic!(
                 "layoutrand experiment: the top level grows until the {} repeated t interval (valid at every look, one after each binary from 5 to the maximum) has a relative half-width of at most {} or, comparing variants, every comparison reaches a verdict, up to {} binaries",
-                crate::analysis::numfmt::level(g.confidence),
+                crate::report::numfmt::level(g.confidence),
                 fmt_share(Some(g.target)),
                 g.max_binaries
             );

@@ -335,7 +335,7 @@ fn plots(
 ) -> (Vec<crate::analysis::explain_plot::FeaturePlot>, String) {
     // The unit the report prints such values in (ms for 3e6 ns); scale_for divides by it.
     let typical = units.iter().map(|u| u.mean).sum::<f64>() / units.len() as f64;
-    let (divisor, shown_unit) = crate::analysis::numfmt::scale_for(&series.unit, typical);
+    let (divisor, shown_unit) = crate::report::numfmt::scale_for(&series.unit, typical);
     let plots = culprit_plots(units, hot, screening, cache, 1.0 / divisor, PLOTTED);
     (plots, shown_unit)
 }
@@ -496,7 +496,7 @@ fn no_wider_screen(e: &Explanation, left_out: &Unscreened) -> Option<String> {
     let layout_holds = match e.layout_share {
         Some(share) if share >= 0.5 => format!(
             "the layout holds {} of the metric's variance",
-            crate::analysis::numfmt::percent(share, 2)
+            crate::report::numfmt::percent(share, 2)
         ),
         None if s.means_vary => "the binaries' means differ".to_string(),
         _ => return None,
@@ -512,7 +512,7 @@ fn no_wider_screen(e: &Explanation, left_out: &Unscreened) -> Option<String> {
             e.hot.len(),
             left_out.functions,
             e.program,
-            crate::analysis::numfmt::percent(left_out.ir_share, 2),
+            crate::report::numfmt::percent(left_out.ir_share, 2),
             left_out.functions * crate::layout::features::FEATURES.len()
         )
     })

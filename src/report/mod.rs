@@ -13,6 +13,7 @@ pub mod checks;
 pub mod columns;
 pub mod document;
 pub mod export;
+pub mod numfmt;
 pub mod render_compare;
 pub mod render_dimension;
 pub mod title;

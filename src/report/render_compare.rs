@@ -7,12 +7,12 @@ use anyhow::Result;
 
 use crate::analysis::compare::CompareOptions;
 use crate::analysis::effect::EffectVerdict;
-use crate::analysis::numfmt::{level, p_value, ratio_bounds, sig, signed_percent, Scale};
 use crate::analysis::pair::Basis;
 use crate::analysis::report::compare::{Comparison, ProgramComparison};
 use crate::analysis::single::BootstrapOptions;
 use crate::analysis::vocabulary::{program_label, Thresholds};
 use crate::report::checks::{basis_sentence, disagreement};
+use crate::report::numfmt::{level, p_value, ratio_bounds, sig, signed_percent, Scale};
 use crate::report::title::section_title;
 use crate::report::words;
 
@@ -69,7 +69,7 @@ pub fn compare_files(
 }
 
 /// `layoutrand compare BASE_DIR NEW_DIR`: the rendered comparison (text, or JSON when
-/// `json`) and the comparisons the gate judged ([`gate_judgements`]). `fail_if_slower` is a share (0.02
+/// `json`) and the comparisons the gate judged (`gate_judgements`). `fail_if_slower` is a share (0.02
 /// for 2 %).
 pub fn run_directories(
     base: &std::path::Path,

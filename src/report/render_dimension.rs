@@ -3,10 +3,10 @@
 
 use std::fmt::Write;
 
-use crate::analysis::numfmt::{level, percent, quantity, sig, Scale};
 use crate::analysis::report::dimension::{
     DimensionReport, SeriesDimension, CROSSED_REPLICATES, MAX_TOP_REPETITIONS, MIN_TOP_REPETITIONS,
 };
+use crate::report::numfmt::{level, percent, quantity, sig, Scale};
 use crate::report::title::section_title;
 
 /// A duration in words: `850 ms`, `12.5 s`, `3.2 min`, `4.1 h`.

@@ -339,7 +339,7 @@ fn the_layout_variation_sentence_uses_the_layout_only_component() {
     assert!(got < s.sensitivity.cv_across_binaries.unwrap());
     let words = format!(
         "its mean varies by {} from one layout to another",
-        layoutrand::analysis::numfmt::percent(want, 2)
+        layoutrand::report::numfmt::percent(want, 2)
     );
     assert!(s.summary.contains(&words), "{}\n{words}", s.summary);
 }

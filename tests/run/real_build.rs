@@ -71,7 +71,7 @@ fn runs_the_binaries_of_a_real_build() {
 /// level count only the seeds; the text, HTML and JSON reports state the same numbers.
 #[test]
 fn the_as_built_binary_is_run_and_answered_beside_the_layouts() {
-    use layoutrand::analysis::numfmt::{capitalised, percent};
+    use layoutrand::report::numfmt::{capitalised, percent};
     let d = tempfile::tempdir().unwrap();
     let src = two_module_tree(d.path());
     let out = d.path().join("out");
@@ -140,7 +140,7 @@ fn the_as_built_binary_is_run_and_answered_beside_the_layouts() {
     let text = report("text");
     let unit = s["unit"].as_str().unwrap();
     // In the section's unit, chosen for the layouts' mean (as every line of a section is).
-    let scale = layoutrand::analysis::numfmt::Scale::for_values(unit, mean);
+    let scale = layoutrand::report::numfmt::Scale::for_values(unit, mean);
     let own_line = match a["binary"]["ci"].as_object() {
         Some(ci) => scale.estimate(
             own,

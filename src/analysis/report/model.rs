@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::experiment::FailureCounts;
-use crate::analysis::numfmt::Scale;
 use crate::stats::degrees_of_freedom::DegreesOfFreedom;
+use crate::units::Scale;
 
 /// Version of the JSON report format.
 pub const REPORT_SCHEMA: u32 = crate::analysis::vocabulary::OUTPUT_SCHEMA;

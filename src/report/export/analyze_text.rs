@@ -1,13 +1,13 @@
 //! The text of `layoutrand analyze` (the engine's [`Analysis`] of one CSV of measurements),
 //! and the pieces `compare`'s text shares with it, written with the project's number
-//! formatter ([`crate::analysis::numfmt`]).
+//! formatter ([`crate::report::numfmt`]).
 
 use std::fmt::Write as _;
 
-use crate::analysis::numfmt::{fixed, level, p_value, sig, statistic};
 use crate::analysis::single::plural;
 use crate::analysis::single::BootstrapCi;
 use crate::analysis::single::{Analysis, LevelJson};
+use crate::report::numfmt::{fixed, level, p_value, sig, statistic};
 
 /// `layoutrand analyze`'s text: the design, the table of levels (Kalibera & Jones eq. 1–3),
 /// the mean with its interval (eq. 4), then the bootstrap, normality, ANOVA, what was left

@@ -1,16 +1,16 @@
 //! The text of `layoutrand compare` on two CSV files (the engine's [`Comparison`]), written
-//! with the project's number formatter ([`crate::analysis::numfmt`]): one document
+//! with the project's number formatter ([`crate::report::numfmt`]): one document
 //! ([`crate::report::document`]) through the text backend.
 
 use super::analyze_text::fmt_sig;
 use crate::analysis::compare::Comparison;
 use crate::analysis::effect::EffectVerdict;
 use crate::analysis::effect::Interval;
-use crate::analysis::numfmt::{level, p_value, ratio as fmt_ratio, ratio_bounds, sig, statistic};
 use crate::analysis::pair::Basis;
 use crate::analysis::single::plural;
 use crate::report::checks::{basis_sentence, disagreement};
 use crate::report::document::{Block, Document, SectionKind, Text};
+use crate::report::numfmt::{level, p_value, ratio as fmt_ratio, ratio_bounds, sig, statistic};
 
 /// The verdict's ratio line.
 fn ratio_line(c: &Comparison, top_name: &str, pct: &str) -> String {

@@ -5,10 +5,10 @@
 use crate::analysis::explain::Explanation;
 use crate::analysis::explain::{Confirmation, Finding, Suspect};
 use crate::analysis::explain_variants::{AcrossVariants, VariantExplanations, VariantStatus};
-use crate::analysis::numfmt::{level, p_value, percent, percent_bounds, sig};
 use crate::analysis::vocabulary::Verdict;
 use crate::layout::demangle::demangle;
 use crate::layout::features::Feature;
+use crate::report::numfmt::{level, p_value, percent, percent_bounds, sig};
 
 /// The explanation as pretty JSON (schema [`crate::analysis::explain::EXPLAIN_SCHEMA`]).
 pub fn json(e: &Explanation) -> anyhow::Result<String> {

@@ -12,8 +12,8 @@ use super::svg_explain::feature_scatter;
 use crate::analysis::explain::{Explanation, Suspect};
 use crate::analysis::explain_plot::FeaturePlot;
 use crate::analysis::explain_variants::VariantExplanations;
-use crate::analysis::numfmt::{percent, sig};
 use crate::layout::demangle::demangle;
+use crate::report::numfmt::{percent, sig};
 use crate::report::words::explain::x_label;
 
 /// The explanation as one self-contained HTML page (no script, nothing fetched).
@@ -137,7 +137,7 @@ fn row(e: &Explanation, rank: usize, c: &Suspect) -> Vec<String> {
             format!(
                 "ratio {} ({} CI {ci}), {}: {}",
                 sig(k.ratio, 4),
-                crate::analysis::numfmt::level(k.confidence),
+                crate::report::numfmt::level(k.confidence),
                 k.verdict.word(),
                 if k.confirmed {
                     "confirmed"

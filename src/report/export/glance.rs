@@ -5,9 +5,9 @@
 //! with them; the paragraphs follow for those who read.
 
 use crate::analysis::effect::{Effect, EffectVerdict};
-use crate::analysis::numfmt::{percent, signed_percent};
 use crate::analysis::report::model::{DefaultLayout, Report, Sensitivity, SeriesReport, Verdict};
 use crate::analysis::report::plot_data::StripGroup;
+use crate::report::numfmt::{percent, signed_percent};
 use crate::report::words::sensitivity::no_variation_word;
 
 /// The glance table's header.

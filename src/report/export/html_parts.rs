@@ -10,7 +10,7 @@ use crate::analysis::report::model::Verdict;
 use crate::report::document::Tone;
 
 /// `text` with its first letter in upper case (the verdicts stand alone in their box).
-pub use crate::analysis::numfmt::capitalised;
+pub use crate::report::numfmt::capitalised;
 
 /// The CSS class of a verdict box (one place for the colours every section uses).
 pub fn verdict_class(v: Verdict) -> &'static str {

@@ -14,11 +14,11 @@ use super::tables::{
     level_rows, mean_line, series_title, setup_line, stopping_line, LEVEL_HEADERS,
     VARIANTS_LEAD_TITLE,
 };
-use crate::analysis::numfmt::capitalised;
 use crate::analysis::report::model::{Report, SeriesReport, Verdict};
 use crate::report::document::{
     Block, Document, Figure, Graphic, SectionKind, Span, Table, Text, Tone,
 };
+use crate::report::numfmt::capitalised;
 
 /// The heading of a series' table of levels.
 pub const LEVELS_TITLE: &str = "Variation by level (Kalibera & Jones eq. 1–2)";

@@ -8,11 +8,11 @@ use super::tables::{
     comparison_lines, interaction_line, tukey_rows, tukey_title, TUKEY_HEADERS, VARIANTS_TITLE,
 };
 use super::variant_plots::comparison_plots;
-use crate::analysis::numfmt::capitalised;
 use crate::analysis::report::machines::MachineSeries;
 use crate::analysis::report::model::{Report, Verdict};
 use crate::analysis::variants::PairComparison;
 use crate::report::document::{Block, Figure, Graphic, SectionKind, Table, Text};
+use crate::report::numfmt::capitalised;
 use crate::report::words::machines::{
     label, rows, sentence, HEADERS as MACHINE_HEADERS, INTERVAL_TREATMENT, TITLE as MACHINES_TITLE,
 };

@@ -3,8 +3,8 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::numfmt::{percent, Scale};
 use crate::analysis::run_summary::BinarySummary;
+use crate::report::numfmt::{percent, Scale};
 
 /// One line per binary (the variant's name before the binary's, with variants); `-` for a
 /// mean or CV that cannot be computed (no successful execution, or a single one).

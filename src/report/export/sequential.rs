@@ -5,9 +5,9 @@
 use std::fmt::Write;
 
 use super::svg::{range, Frame};
-use crate::analysis::numfmt::level;
 use crate::analysis::report::model::Report;
 use crate::analysis::sequential::{Sequential, LAI_CALIBRATED, REPEATED_T};
+use crate::report::numfmt::level;
 
 /// The heading of the section.
 pub const SEQUENTIAL_TITLE: &str = "Sequential (intervals valid at every look)";

@@ -8,10 +8,10 @@
 use anyhow::Result;
 
 use super::Exporter;
-use crate::analysis::numfmt::{estimate, percent};
 use crate::analysis::report::model::{Report, Sensitivity, SeriesReport, Verdict};
 use crate::analysis::report::series::program_label;
 use crate::report::document::{Block, CellKind, Document, Span, Table, Text};
+use crate::report::numfmt::{estimate, percent};
 use crate::report::words::sensitivity::no_variation_word;
 
 /// The short Markdown summary.
@@ -58,7 +58,7 @@ fn mean_words(s: &SeriesReport, confidence: f64) -> String {
         Some(ci) => estimate(s.mean, ci.lower, ci.upper, &s.unit, confidence),
         None => format!(
             "{} (no interval: {})",
-            crate::analysis::numfmt::quantity(s.mean, &s.unit),
+            crate::report::numfmt::quantity(s.mean, &s.unit),
             s.interval_note.as_deref().unwrap_or("too few binaries")
         ),
     }
@@ -138,7 +138,7 @@ pub fn build(report: &Report) -> Document {
     closing.push(
         Text::plain(format!(
             "{} intervals; effects within ±{} count as negligible. The full report: ",
-            crate::analysis::numfmt::level(report.confidence),
+            crate::report::numfmt::level(report.confidence),
             percent(report.negligible, 2),
         ))
         .then(Span::Code(format!(

@@ -5,8 +5,8 @@
 
 use std::fmt::Write;
 
-use crate::analysis::numfmt::sig;
 use crate::analysis::report::plot_data::{BoxSummary, StripGroup};
+use crate::report::numfmt::sig;
 
 /// Escapes text for HTML and SVG (one escaping for the page and its plots).
 pub use crate::report::document::html::escape;

@@ -7,7 +7,7 @@ use std::fmt::Write;
 
 use super::svg::{escape, nice_ticks, range, tick_label, Frame};
 use crate::analysis::explain_plot::FeaturePlot;
-use crate::analysis::numfmt::sig;
+use crate::report::numfmt::sig;
 
 /// The scatter of `plot` titled `title`. Points of a 0/1 feature (or of few offsets) would
 /// hide each other: those at one x value are spread sideways by their rank among them,

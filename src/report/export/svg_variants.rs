@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use super::svg::{escape, range, widen, Frame};
-use crate::analysis::numfmt::{percent, sig};
+use crate::report::numfmt::{percent, sig};
 
 /// One layout (seed) of a paired plot: its label and the means of the base and the new
 /// variant.

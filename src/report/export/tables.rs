@@ -3,10 +3,6 @@
 
 use crate::analysis::effect::EffectVerdict;
 use crate::analysis::effect::Interval;
-use crate::analysis::numfmt::{
-    capitalised, level, p_value, percent, percent_bounds, ratio, ratio_bounds, sig, statistic,
-    Scale,
-};
 use crate::analysis::pair::Basis;
 use crate::analysis::report::experiment::FailureCounts;
 use crate::analysis::report::model::{
@@ -14,6 +10,10 @@ use crate::analysis::report::model::{
 };
 use crate::analysis::variants::PairComparison;
 use crate::report::checks::{basis_sentence, disagreement};
+use crate::report::numfmt::{
+    capitalised, level, p_value, percent, percent_bounds, ratio, ratio_bounds, sig, statistic,
+    Scale,
+};
 use crate::report::words::UNKNOWN_WITHOUT_MANIFEST;
 
 /// Column headers of the levels table.

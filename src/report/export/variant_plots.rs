@@ -7,9 +7,9 @@ use super::svg_variants::{
 };
 use super::tables::ratio_interval;
 use crate::analysis::effect::Interval;
-use crate::analysis::numfmt::{level, Scale};
 use crate::analysis::report::model::{Report, SeriesReport};
 use crate::analysis::variants::{Basis, PairComparison};
+use crate::report::numfmt::{level, Scale};
 
 /// The plots of one comparison, as SVG strings.
 #[derive(Debug, Clone)]

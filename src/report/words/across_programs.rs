@@ -5,9 +5,9 @@
 
 use std::fmt::Write;
 
-use crate::analysis::numfmt::{level, percent, signed_percent};
 use crate::analysis::report::compare::{Comparison, ExperimentSide, OnlyIn, Overall};
 use crate::analysis::vocabulary::program_label;
+use crate::report::numfmt::{level, percent, signed_percent};
 
 /// Writes the comparison's across-programs sentences and its unmatched series.
 pub fn fill(c: &mut Comparison) {
@@ -50,7 +50,7 @@ pub fn overall(o: &Overall, confidence: f64) -> String {
     text
 }
 
-/// "demo [fast] wall only in DIR", `base_dir` and `new_dir` naming the two sides.
+/// "demo \[fast\] wall only in DIR", `base_dir` and `new_dir` naming the two sides.
 pub fn only_in(u: &OnlyIn, base_dir: &str, new_dir: &str) -> String {
     let dir = match u.side {
         ExperimentSide::Base => base_dir,

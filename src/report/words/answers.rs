@@ -7,8 +7,8 @@
 //! sentence puts them side by side, the metric the run asked for first, each with the
 //! magnitude its verdict rests on, so that a reader sees which metric answers what.
 
-use crate::analysis::numfmt::percent;
 use crate::analysis::report::model::{SeriesReport, Verdict};
+use crate::report::numfmt::percent;
 
 /// The answer across metrics of each program (and variant) that has more than one metric,
 /// in the report's order; empty when every program has one metric (its "In short" is then

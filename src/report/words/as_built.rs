@@ -2,9 +2,9 @@
 //! shift and placement ([`crate::analysis::report::as_built`]) in one sentence, after their
 //! own sentences are written ([`super::shift`], [`super::default_layout`]).
 
-use crate::analysis::numfmt::change_parts;
 use crate::analysis::report::model::{AsBuilt, Verdict};
 use crate::analysis::vocabulary::Thresholds;
+use crate::report::numfmt::change_parts;
 
 use super::effect::directions;
 

@@ -4,10 +4,10 @@
 
 use crate::analysis::compare::{Comparison, Concern, Side};
 use crate::analysis::effect::EffectVerdict;
-use crate::analysis::numfmt::{fixed, level, p_value, percent, ratio_bounds};
 use crate::analysis::pair::Basis;
 use crate::analysis::single::CLT_UNITS;
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
+use crate::report::numfmt::{fixed, level, p_value, percent, ratio_bounds};
 use crate::stats::bootstrap;
 use crate::stats::hierarchy::plural;
 

@@ -3,8 +3,8 @@
 //! design ([`crate::analysis::report::crossed_mean`]). With one data seed the words are
 //! today's (Kalibera & Jones eq. 4 over binaries).
 
-use crate::analysis::numfmt::sig;
 use crate::analysis::report::model::SeriesReport;
+use crate::report::numfmt::sig;
 
 /// What the mean is over: "random layouts" (code only) or "random code and data layouts".
 pub fn over(s: &SeriesReport) -> &'static str {

@@ -2,10 +2,10 @@
 //! ([`crate::analysis::report::data_sensitivity`]): the verdict with how much the metric
 //! moves from one data layout to another, and the test it rests on.
 
-use crate::analysis::numfmt::{p_value, percent, statistic};
 use crate::analysis::report::data_sensitivity::DataSensitivity;
 use crate::analysis::report::model::Verdict;
 use crate::analysis::vocabulary::Thresholds;
+use crate::report::numfmt::{p_value, percent, statistic};
 
 /// The heading of the answer and the glance table's column.
 pub const TITLE: &str = "Data-layout sensitivity";

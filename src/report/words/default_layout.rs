@@ -3,9 +3,9 @@
 //! random layout's mean ([`crate::analysis::report::shift::placement_of`]).
 
 use super::OVERFLOW_REASON;
-use crate::analysis::numfmt::{level, p_value, percent, Scale};
 use crate::analysis::report::model::{DefaultLayout, PlacementGrounds, Rank, Verdict};
 use crate::analysis::vocabulary::Thresholds;
+use crate::report::numfmt::{level, p_value, percent, Scale};
 
 use super::effect::directions;
 use super::shift::FixedWords;

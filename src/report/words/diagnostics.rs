@@ -3,10 +3,10 @@
 //! tested, from the model's [`DiagnosticConcern`]s and [`DriftUntested`].
 
 use super::OVERFLOW_REASON;
-use crate::analysis::numfmt::percent;
 use crate::analysis::report::diagnostics::MIN_EXECUTIONS_FOR_DRIFT;
 use crate::analysis::report::model::{DiagnosticConcern, Diagnostics, DriftUntested, Normality};
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
+use crate::report::numfmt::percent;
 
 /// Writes the diagnostics' `notes` and `drift_not_tested` from their concerns and reason.
 pub fn fill(d: &mut Diagnostics) {

@@ -3,12 +3,12 @@
 //! ([`crate::analysis::report::dimension`]), from its figures, and eq. 3's guard cases
 //! ([`OptimalCount`]) that `analyze` shares.
 
-use crate::analysis::numfmt::sig;
 use crate::analysis::report::dimension::{
     CostSource, DimensionReport, LevelDimension, SeriesDimension, UndimensionedLevel,
     MIN_COST_SECONDS, MIN_EXECUTIONS_FOR_SENSITIVITY,
 };
 use crate::analysis::single::LevelJson;
+use crate::report::numfmt::sig;
 use crate::stats::multilevel::OptimalCount;
 
 /// Writes every level's `cost_source` and `advice` and every series' `notes`.

@@ -7,8 +7,8 @@
 use serde::Serialize;
 
 use crate::analysis::effect::{Effect, EffectVerdict, Interval, NoInterval};
-use crate::analysis::numfmt::{change, level, percent, ratio as ratio_text};
 use crate::analysis::positive::Withheld;
+use crate::report::numfmt::{change, level, percent, ratio as ratio_text};
 
 /// Why a ratio whose reference is zero has no effect.
 const NOT_COMPUTABLE: &str = "not computable: the reference's mean is zero or not finite";

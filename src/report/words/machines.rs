@@ -2,8 +2,8 @@
 //! warning, and how the top-level interval treats machines, from the numbers of a
 //! [`MachineSeries`] ([`crate::analysis::report::machines`]).
 
-use crate::analysis::numfmt::{p_value, percent, statistic, Scale};
 use crate::analysis::report::machines::MachineSeries;
+use crate::report::numfmt::{p_value, percent, statistic, Scale};
 
 /// How the top-level interval treats machines, in words (the same for every series).
 pub const INTERVAL_TREATMENT: &str = "Machines are treated as part of the execution level: \

@@ -5,7 +5,7 @@
 use crate::analysis::report::plot_data::{DependenceSubject, RunSequence, VarianceBar};
 
 /// The axis of the measured values: the metric and the unit they are shown in, `count` for
-/// a plain count (which [`crate::analysis::numfmt::Scale`] shows without a unit after the
+/// a plain count (which [`crate::report::numfmt::Scale`] shows without a unit after the
 /// number), as the section's heading names it (`crate::report::title::heading_unit`).
 pub fn values_axis(metric: &str, unit: &str) -> String {
     let unit = if unit.is_empty() { "count" } else { unit };
@@ -65,7 +65,7 @@ mod tests {
         assert_eq!(variance_bar(&bar), "execution (r = 2)");
         assert_eq!(values_axis("wall", "ms"), "wall (ms)");
         // Not "D1_misses ()": the plotted unit of a count is empty.
-        let count = crate::analysis::numfmt::Scale::for_values("count", 1e6);
+        let count = crate::report::numfmt::Scale::for_values("count", 1e6);
         assert_eq!(values_axis("D1_misses", &count.name), "D1_misses (count)");
         assert_eq!(
             dependence_subject(&DependenceSubject::Iterations {

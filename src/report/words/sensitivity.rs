@@ -2,13 +2,13 @@
 //! [`crate::analysis::report::sensitivity`] with the figures it rests on.
 
 use super::OVERFLOW_REASON;
-use crate::analysis::numfmt::{level, p_value, percent, sig, signed_percent, statistic};
 use crate::analysis::report::model::{
     RestsOn, Sensitivity, SensitivityGrounds, SensitivityOutcome, SensitivityTest,
     SetAsideExecution, TestedGrounds,
 };
 use crate::analysis::report::screening::SET_ASIDE_CUT;
 use crate::analysis::vocabulary::Thresholds;
+use crate::report::numfmt::{level, p_value, percent, sig, signed_percent, statistic};
 
 /// The brief word of a sensitivity with no code-layout variation at all (under each data
 /// seed every binary measured the same: a data-seed-only store, one code seed): "none",

@@ -2,9 +2,9 @@
 //! sequential replay (`report --sequential`, the growth rule of `experiment`) from the
 //! numbers of a [`Sequential`] ([`crate::analysis::sequential`]).
 
-use crate::analysis::numfmt::{change_parts, level, percent, Scale};
 use crate::analysis::sequential::{Method, Reason, Sequential, Unreplayable, Unreplayed};
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
+use crate::report::numfmt::{change_parts, level, percent, Scale};
 
 /// The sentence of a series' replay: its geometric mean said in `scale` (the series'
 /// section's unit, [`crate::analysis::report::model::SeriesReport::scale`]).

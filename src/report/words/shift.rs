@@ -3,8 +3,8 @@
 //! [`crate::analysis::report::shift`], with the rank of its mean among the random layouts'.
 
 use crate::analysis::effect::EffectVerdict;
-use crate::analysis::numfmt::ratio as fmt_ratio;
 use crate::analysis::report::model::{Rank, Shift, ShiftGrounds};
+use crate::report::numfmt::ratio as fmt_ratio;
 
 /// A fixed layout measured beside the random ones, with the words the answers name it by.
 pub struct FixedWords {

@@ -5,13 +5,13 @@
 
 use super::OVERFLOW_REASON;
 use crate::analysis::compare::Side;
-use crate::analysis::numfmt::{p_value, percent, sig};
 use crate::analysis::report::model::SeriesReport;
 use crate::analysis::single::{
     plural, Analysis, BootstrapShortfall, IntervalNote, Narrowing, SingleWarning, CLT_UNITS,
     MAX_INFORMATIVE_RELATIVE_HALF_WIDTH,
 };
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
+use crate::report::numfmt::{p_value, percent, sig};
 use crate::stats::bootstrap::ADVISABLE_UNITS;
 
 /// Writes the notes and warnings of `a` from its grounds (what `analyze` prints).

@@ -2,9 +2,9 @@
 //! matters, whether the default layout (and the build's own binary) is unusual, from the
 //! series' numbers and the answers' sentences (written before it by [`super::fill`]).
 
-use crate::analysis::numfmt::{change_parts, level, p_value, percent};
 use crate::analysis::report::model::{SensitivityGrounds, SeriesReport, Verdict};
 use crate::analysis::vocabulary::Thresholds;
+use crate::report::numfmt::{change_parts, level, p_value, percent};
 
 /// A metric's name as the subject of a sentence: `wall` and `cpu` are times, `max_rss` the
 /// peak resident memory, `reported` the value the program printed; cachegrind's counts keep
@@ -95,7 +95,7 @@ fn sensitivity_sentence(
             "Cannot tell whether it is layout-sensitive: the binaries differ ({}), but only because of {}, whose mean sits {} from the others' and without which they do not ({}); re-measure it interleaved with the others (`layoutrand run --resume --extend-executions K`).",
             sens.p_value.map_or_else(|| "p unknown".to_string(), p_value),
             r.binary,
-            crate::analysis::numfmt::signed_percent(r.deviation),
+            crate::report::numfmt::signed_percent(r.deviation),
             p_value(r.p_value_without)
         );
     }

@@ -3,8 +3,8 @@
 //! share with its interval, largest first; each axis's test and magnitude; and why there is
 //! no split when there is none ([`crate::analysis::report::data_split`]).
 
-use crate::analysis::numfmt::{level, p_value, percent, statistic};
 use crate::analysis::report::data_split::{AxisShare, DataSplit, SplitCannotTell};
+use crate::report::numfmt::{level, p_value, percent, statistic};
 use crate::stats::interval::Interval;
 use crate::stats::variance_split::{Component, ComponentShare, VarianceSplit};
 
@@ -155,7 +155,7 @@ fn shares_sentence(parts: &[(Component, f64, Interval)], confidence: f64) -> Str
 
 /// `words` with its first letter capitalised.
 fn capital(words: &str) -> String {
-    crate::analysis::numfmt::capitalised(words)
+    crate::report::numfmt::capitalised(words)
 }
 
 /// What a component is, after its share.

@@ -4,8 +4,8 @@
 //! from its [`VariantWarning`]s.
 
 use crate::analysis::effect::EffectVerdict;
-use crate::analysis::numfmt::{change_parts, level, percent};
 use crate::analysis::variants::{Adjustment, NoTukey, PairComparison, VariantWarning};
+use crate::report::numfmt::{change_parts, level, percent};
 
 /// Writes the sentence of comparison `c` and of its interaction clause.
 pub fn fill(c: &mut PairComparison) {
