@@ -34,6 +34,22 @@
 //! interval is their `α/2` and `1 − α/2` quantiles over seeded draws. Every drawn share
 //! lies in `[0, 1]`, so the interval does. Its coverage, measured by seeded simulation, is in
 //! docs/statistics.md.
+//!
+//! **Machines.** When the executions ran on `M ≥ 2` machines, each cell's `n = M r`
+//! replicates `r` on every machine, the machine is a third random factor, additive:
+//! `y_ijmk = μ + c_i + d_j + (cd)_ij + m_m + e_ijmk`, `m_m ~ N(0, σ_m²)`; its interactions
+//! with code and data (a machine that favours some layouts) are pooled into `e`, since
+//! with a handful of machines they could not be told from run noise. Every machine being in
+//! every cell equally often, machines are orthogonal to code, data and their interaction
+//! (Montgomery §5.3 and §13.2 for the additive factor in a balanced design): a cell's mean
+//! holds the same average machine effect as every other, so `MS_C`, `MS_D` and `MS_CD` keep
+//! their expectations, and the within-cell sum of squares splits into
+//! `SS_M = a b r Σ_m (ȳ_··m· − ȳ)²` on `M − 1` df, `E[MS_M] = σ_e² + a b r σ_m²`, and the
+//! rest, `MS_E` on `a b (n − 1) − (M − 1)` df, `E[MS_E] = σ_e²`. So
+//! `σ̂_m² = (MS_M − MS_E)/(a b r)`, truncated at 0, its F test `MS_M / MS_E`, and its pivot
+//! drawn like the others'. Unbalanced machines (some machine missing from a cell, or in
+//! other numbers) break the orthogonality: the split then keeps the machines inside run
+//! noise and says so (`crate::variance_split` callers).
 
 use serde::Serialize;
 
@@ -54,18 +70,34 @@ pub enum Component {
     Data,
     /// A data layout's effect that differs from binary to binary.
     CodeXData,
-    /// Run-to-run noise: executions of the same binary with the same data seed.
+    /// Which machine ran the execution (runs on several machines, balanced).
+    Machine,
+    /// Run-to-run noise: executions of the same binary with the same data seed (on the same
+    /// machine, when machines are a component).
     Run,
 }
 
 impl Component {
-    /// The four components, in the order of the model.
-    pub const ALL: [Component; 4] = [
+    /// The five components, in the order of the model.
+    pub const ALL: [Component; 5] = [
         Component::Code,
         Component::Data,
         Component::CodeXData,
+        Component::Machine,
         Component::Run,
     ];
+}
+
+/// The machine factor of a crossed design whose executions ran on several machines, each
+/// in every cell equally often.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct MachineMeanSquare {
+    /// Machines `M`.
+    pub machines: usize,
+    /// Replicates of every cell on every machine `r` (`n = M r`).
+    pub per_machine: usize,
+    /// `MS_M = a b r Σ_m (ȳ_··m· − ȳ)² / (M − 1)`.
+    pub ms_machine: f64,
 }
 
 /// The ANOVA table of the crossed design.
@@ -83,15 +115,20 @@ pub struct CrossedMeanSquares {
     pub ms_data: f64,
     /// `MS_CD = n ΣΣ(ȳ_ij· − ȳ_i·· − ȳ_·j· + ȳ)² / ((a − 1)(b − 1))`.
     pub ms_code_x_data: f64,
-    /// `MS_E = ΣΣΣ(y_ijk − ȳ_ij·)² / (a b (n − 1))`.
+    /// `MS_E = ΣΣΣ(y_ijk − ȳ_ij·)² / (a b (n − 1))`; with a machine factor, what is left
+    /// of that sum after `SS_M`, over `a b (n − 1) − (M − 1)`.
     pub ms_run: f64,
+    /// The machine factor, when it is one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machine: Option<MachineMeanSquare>,
 }
 
 impl CrossedMeanSquares {
-    /// Degrees of freedom of each mean square, in the order of [`Component::ALL`].
+    /// Degrees of freedom of the mean squares of code, data, their interaction and run.
     pub fn degrees_of_freedom(&self) -> [usize; 4] {
         let (a, b, n) = (self.code_seeds, self.data_seeds, self.replicates);
-        [a - 1, b - 1, (a - 1) * (b - 1), a * b * (n - 1)]
+        let machines = self.machine.map_or(0, |m| m.machines - 1);
+        [a - 1, b - 1, (a - 1) * (b - 1), a * b * (n - 1) - machines]
     }
 
     /// The mean squares in the order of [`Component::ALL`].
@@ -118,7 +155,7 @@ pub struct ComponentShare {
 pub struct VarianceSplit {
     /// The ANOVA table it comes from.
     pub mean_squares: CrossedMeanSquares,
-    /// One entry per component, in the order of [`Component::ALL`].
+    /// One entry per component of the design, in the order of [`Component::ALL`].
     pub shares: Vec<ComponentShare>,
     /// The intervals' confidence level.
     pub confidence: f64,
@@ -127,13 +164,10 @@ pub struct VarianceSplit {
 }
 
 impl VarianceSplit {
-    /// The entry of `component`.
-    pub fn share_of(&self, component: Component) -> &ComponentShare {
-        // `shares` holds every component in the order of `Component::ALL`.
-        &self.shares[Component::ALL
-            .iter()
-            .position(|c| *c == component)
-            .unwrap_or(0)]
+    /// The entry of `component`, when it is one of the split (the machine is only with a
+    /// machine factor).
+    pub fn share_of(&self, component: Component) -> Option<&ComponentShare> {
+        self.shares.iter().find(|s| s.component == component)
     }
 }
 
@@ -173,7 +207,72 @@ pub fn crossed_mean_squares<C: AsRef<[f64]>>(
         ms_data: af * nf * squares(&data_means) / (bf - 1.0),
         ms_code_x_data: nf * ss_cd / ((af - 1.0) * (bf - 1.0)),
         ms_run: ss_e / (af * bf * (nf - 1.0)),
+        machine: None,
     })
+}
+
+/// The mean squares of `cells[i][j][m]`, the replicates of code seed `i` with data seed `j`
+/// on machine `m`: the crossed table of the replicates pooled over machines, with the
+/// machine factor taken out of its run noise (see the module's comment). Needs two code
+/// seeds, two data seeds, two machines and the same number (≥ 1) of finite replicates on
+/// every machine in every cell.
+pub fn crossed_mean_squares_by_machine<C: AsRef<[f64]>>(
+    cells: &[Vec<Vec<C>>],
+) -> Result<CrossedMeanSquares, StatsError> {
+    const METHOD: &str = "the split of the variance by machine";
+    let machines = cells
+        .first()
+        .and_then(|row| row.first())
+        .map_or(0, Vec::len);
+    at_least(METHOD, "machines", 2, machines)?;
+    let r = cells[0][0][0].as_ref().len();
+    at_least(METHOD, "executions per cell on each machine", 1, r)?;
+    let balanced = cells
+        .iter()
+        .flatten()
+        .all(|cell| cell.len() == machines && cell.iter().all(|on| on.as_ref().len() == r));
+    if !balanced {
+        return Err(StatsError::Domain(
+            "the split by machine needs every machine in every cell, the same number of \
+             executions each"
+                .into(),
+        ));
+    }
+    let pooled: Vec<Vec<Vec<f64>>> = cells
+        .iter()
+        .map(|row| {
+            row.iter()
+                .map(|cell| cell.iter().flat_map(|on| on.as_ref().to_vec()).collect())
+                .collect()
+        })
+        .collect();
+    let mut table = crossed_mean_squares(&pooled)?;
+    let (a, b, n) = (table.code_seeds, table.data_seeds, table.replicates);
+    let machine_means: Vec<f64> = (0..machines)
+        .map(|m| {
+            let on: Vec<f64> = cells
+                .iter()
+                .flatten()
+                .flat_map(|cell| cell[m].as_ref().to_vec())
+                .collect();
+            mean(&on)
+        })
+        .collect();
+    let grand = mean(&machine_means);
+    let ss_machine = (a * b * r) as f64
+        * machine_means
+            .iter()
+            .map(|m| (m - grand).powi(2))
+            .sum::<f64>();
+    let within = table.ms_run * (a * b * (n - 1)) as f64;
+    let df_run = a * b * (n - 1) - (machines - 1);
+    table.ms_run = (within - ss_machine).max(0.0) / df_run as f64;
+    table.machine = Some(MachineMeanSquare {
+        machines,
+        per_machine: r,
+        ms_machine: ss_machine / (machines - 1) as f64,
+    });
+    Ok(table)
 }
 
 /// The shape `(a, b, n)` of `cells`, refused unless it is a balanced crossed design with at
@@ -223,8 +322,32 @@ fn untruncated_components(ems: [f64; 4], a: usize, b: usize, n: usize) -> [f64; 
     [(c - cd) / (bf * nf), (d - cd) / (af * nf), (cd - e) / nf, e]
 }
 
+/// The mean squares `[MS_C, MS_D, MS_CD, MS_M, MS_E]` of `table` with their degrees of
+/// freedom (`MS_M` and its df 0 without a machine factor), in the order of
+/// [`Component::ALL`].
+fn five_mean_squares(table: &CrossedMeanSquares) -> ([f64; 5], [usize; 5]) {
+    let [c, d, cd, e] = table.values();
+    let [dc, dd, dcd, de] = table.degrees_of_freedom();
+    let (m, dm) = table
+        .machine
+        .map_or((0.0, 0), |m| (m.ms_machine, m.machines - 1));
+    ([c, d, cd, m, e], [dc, dd, dcd, dm, de])
+}
+
+/// The components `[σ_c², σ_d², σ_cd², σ_m², σ_e²]` from the mean squares `ms` (in the
+/// order of [`five_mean_squares`]) of `table`'s design, before truncation: eq. 4.73, and
+/// `σ_m² = (MS_M − MS_E)/(a b r)` (0 without a machine factor).
+fn untruncated_five(table: &CrossedMeanSquares, ms: [f64; 5]) -> [f64; 5] {
+    let (a, b, n) = (table.code_seeds, table.data_seeds, table.replicates);
+    let [c, d, cd, e] = untruncated_components([ms[0], ms[1], ms[2], ms[4]], a, b, n);
+    let m = table
+        .machine
+        .map_or(0.0, |m| (ms[3] - ms[4]) / (a * b * m.per_machine) as f64);
+    [c, d, cd, m, e]
+}
+
 /// Each component over their sum (`None` when all are 0: nothing varies).
-fn shares_of(components: [f64; 4]) -> Option<[f64; 4]> {
+fn shares_of(components: [f64; 5]) -> Option<[f64; 5]> {
     let total: f64 = components.iter().sum();
     (total > 0.0).then(|| components.map(|v| v / total))
 }
@@ -238,11 +361,37 @@ pub fn variance_split<C: AsRef<[f64]>>(
     draws: usize,
     seed: u64,
 ) -> Result<VarianceSplit, StatsError> {
+    split_of_table(crossed_mean_squares(cells)?, confidence, draws, seed)
+}
+
+/// The split of `cells[i][j][m]` (replicates of code seed `i` with data seed `j` on machine
+/// `m`) into code, data, their interaction, machine and run noise (see the module's
+/// comment), as [`variance_split`].
+pub fn variance_split_by_machine<C: AsRef<[f64]>>(
+    cells: &[Vec<Vec<C>>],
+    confidence: f64,
+    draws: usize,
+    seed: u64,
+) -> Result<VarianceSplit, StatsError> {
+    split_of_table(
+        crossed_mean_squares_by_machine(cells)?,
+        confidence,
+        draws,
+        seed,
+    )
+}
+
+/// The split of the crossed ANOVA `table`, with its pivot intervals.
+fn split_of_table(
+    table: CrossedMeanSquares,
+    confidence: f64,
+    draws: usize,
+    seed: u64,
+) -> Result<VarianceSplit, StatsError> {
     check_confidence(confidence)?;
     at_least("the split's intervals", "draws", 100, draws)?;
-    let table = crossed_mean_squares(cells)?;
-    let (a, b, n) = (table.code_seeds, table.data_seeds, table.replicates);
-    let variances = components_from_mean_squares(table.values(), a, b, n);
+    let (ms, _) = five_mean_squares(&table);
+    let variances = untruncated_five(&table, ms).map(|v| v.max(0.0));
     let shares = shares_of(variances)
         .ok_or_else(|| StatsError::Degenerate("every execution measured the same value".into()))?;
     let pivots = pivot_shares(&table, draws, seed);
@@ -250,6 +399,7 @@ pub fn variance_split<C: AsRef<[f64]>>(
     let entries = Component::ALL
         .iter()
         .enumerate()
+        .filter(|(_, c)| **c != Component::Machine || table.machine.is_some())
         .map(|(k, &component)| {
             let mut drawn: Vec<f64> = pivots.iter().map(|s| s[k]).collect();
             drawn.sort_by(f64::total_cmp);
@@ -294,27 +444,41 @@ pub struct AxisTest {
 /// the component tested is 0. In the order code, data, code × data.
 pub fn axis_tests(table: &CrossedMeanSquares) -> [AxisTest; 3] {
     let df = table.degrees_of_freedom();
-    let test = |num: f64, den: f64, df1: usize, df2: usize| {
-        let (f, p_value) = if den > 0.0 {
-            let f = num / den;
-            (Some(f), super::anova::f_upper_tail(f, df1, df2))
-        } else if num > 0.0 {
-            (None, 0.0)
-        } else {
-            (None, 1.0)
-        };
-        AxisTest {
-            f,
-            df_numerator: df1,
-            df_denominator: df2,
-            p_value,
-        }
-    };
+    let test = f_test;
     [
         test(table.ms_code, table.ms_code_x_data, df[0], df[2]),
         test(table.ms_data, table.ms_code_x_data, df[1], df[2]),
         test(table.ms_code_x_data, table.ms_run, df[2], df[3]),
     ]
+}
+
+/// The F test of the machine factor, `MS_M / MS_E` on `(M − 1, a b (n − 1) − (M − 1))` df
+/// (its numerator exceeds its denominator in expectation by `a b r σ_m²` only); `None`
+/// without a machine factor.
+pub fn machine_test(table: &CrossedMeanSquares) -> Option<AxisTest> {
+    let df_run = table.degrees_of_freedom()[3];
+    table
+        .machine
+        .map(|m| f_test(m.ms_machine, table.ms_run, m.machines - 1, df_run))
+}
+
+/// `num / den` on `(df1, df2)` df; when `den` is 0 (nothing varies below the factor), no F
+/// and a p-value of 0 if `num` is not 0, else 1.
+fn f_test(num: f64, den: f64, df1: usize, df2: usize) -> AxisTest {
+    let (f, p_value) = if den > 0.0 {
+        let f = num / den;
+        (Some(f), super::anova::f_upper_tail(f, df1, df2))
+    } else if num > 0.0 {
+        (None, 0.0)
+    } else {
+        (None, 1.0)
+    };
+    AxisTest {
+        f,
+        df_numerator: df1,
+        df_denominator: df2,
+        p_value,
+    }
 }
 
 /// `draws` generalized pivotal quantities of the four shares: each expected mean square
@@ -331,15 +495,15 @@ pub fn axis_tests(table: &CrossedMeanSquares) -> [AxisTest; 3] {
 /// `a, b ≥ 2`, so it is positive whenever a mean square is; a draw whose total is 0
 /// (possible only when the data are constant within a factor) is left out, and the
 /// observed split is not all zero, so some draws remain.
-fn pivot_shares(table: &CrossedMeanSquares, draws: usize, seed: u64) -> Vec<[f64; 4]> {
+fn pivot_shares(table: &CrossedMeanSquares, draws: usize, seed: u64) -> Vec<[f64; 5]> {
     let mut rng = SeededRng::new(seed, "variance-split-pivots");
-    let df = table.degrees_of_freedom();
-    let ms = table.values();
-    let (a, b, n) = (table.code_seeds, table.data_seeds, table.replicates);
+    let (ms, df) = five_mean_squares(table);
     let mut out = Vec::with_capacity(draws);
     for _ in 0..draws {
-        let mut ems = [0.0; 4];
-        for k in 0..4 {
+        let mut ems = [0.0; 5];
+        // Without a machine factor its df is 0: no draw, so the stream (and every interval
+        // of a one-machine split) is what it was before machines were a component.
+        for k in (0..5).filter(|&k| df[k] > 0) {
             let w = chi_square(&mut rng, df[k] as f64);
             ems[k] = if ms[k] > 0.0 {
                 df[k] as f64 * ms[k] / w
@@ -347,7 +511,7 @@ fn pivot_shares(table: &CrossedMeanSquares, draws: usize, seed: u64) -> Vec<[f64
                 0.0
             };
         }
-        let components = untruncated_components(ems, a, b, n);
+        let components = untruncated_five(table, ems);
         let total: f64 = components.iter().sum();
         if total > 0.0 {
             out.push(components.map(|v| (v / total).clamp(0.0, 1.0)));
@@ -442,10 +606,10 @@ mod tests {
             .map(|_| (0..3).map(|j| vec![10.0 + j as f64; 2]).collect())
             .collect();
         let split = variance_split(&cells, 0.95, 1000, 3).unwrap();
-        let data = split.share_of(Component::Data);
+        let data = split.share_of(Component::Data).unwrap();
         assert_eq!((data.share, data.interval.lower), (1.0, 1.0));
         for c in [Component::Code, Component::CodeXData, Component::Run] {
-            let s = split.share_of(c);
+            let s = split.share_of(c).unwrap();
             assert_eq!(
                 (s.share, s.interval.lower, s.interval.upper),
                 (0.0, 0.0, 0.0)

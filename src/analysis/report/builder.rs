@@ -144,7 +144,13 @@ fn analysed_series(
                 .get(&(s.program.clone(), s.variant.clone()))
                 .copied()
                 .unwrap_or_default();
-            analyse_series(s, failures, thresholds, options.bootstrap)
+            let mut r = analyse_series(s, failures, thresholds, options.bootstrap);
+            // Machines are a component of the split only in stores that record them.
+            if !experiment.machines.is_empty() {
+                r.variance_split =
+                    super::data_split::data_split(s, &experiment.machines, thresholds.confidence);
+            }
+            r
         })
         .collect();
     super::as_built::attach_versus_baseline(&mut series, experiment.manifest.as_ref());
@@ -407,7 +413,11 @@ pub fn analyse_series(
         shift,
         default_layout,
         as_built,
-        variance_split: super::data_split::data_split(series, confidence),
+        variance_split: super::data_split::data_split(
+            series,
+            &std::collections::BTreeMap::new(),
+            confidence,
+        ),
         data_sensitivity: super::data_sensitivity::data_sensitivity(series, thresholds),
         diagnostics,
         summary: String::new(),

@@ -10,11 +10,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::series::Series;
+use crate::files::results::ExecutionKey;
 use crate::stats::interval::Interval;
 use crate::stats::sample::mean;
 use crate::stats::variance_split::{
-    axis_tests, components_from_mean_squares, crossed_mean_squares, variance_split, AxisTest,
-    Component, VarianceSplit,
+    axis_tests, components_from_mean_squares, crossed_mean_squares, machine_test, variance_split,
+    variance_split_by_machine, AxisTest, Component, VarianceSplit,
 };
 
 /// Pivot draws behind each share's interval (the interval's quantiles move by well under a
@@ -50,9 +51,19 @@ pub struct DataSplit {
     /// How a data layout's effect differs from binary to binary.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code_x_data: Option<AxisShare>,
-    /// Executions of the same binary with the same data seed.
+    /// Which machine ran the execution, when the executions ran on several machines, each
+    /// in every (binary, data seed) pair equally often.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machine: Option<AxisShare>,
+    /// Executions of the same binary with the same data seed (on the same machine, when
+    /// `machine` is given).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub run: Option<AxisShare>,
+    /// The machines that ran the executions when they are not a component: several, but
+    /// not each in every (binary, data seed) pair equally often, so their share stays in
+    /// `run` (absent with one machine, or when `machine` is given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub machines_in_run: Option<usize>,
 }
 
 /// One component's part of the variance between executions.
@@ -100,15 +111,33 @@ impl DataSplit {
     pub fn parts(&self) -> Vec<(Component, &AxisShare)> {
         Component::ALL
             .iter()
-            .zip([&self.code, &self.data, &self.code_x_data, &self.run])
-            .filter_map(|(c, s)| s.as_ref().map(|s| (*c, s)))
+            .map(|c| (*c, self.part(*c)))
+            .filter_map(|(c, s)| s.map(|s| (c, s)))
             .collect()
+    }
+
+    /// The share of `component`, when it is one of the split.
+    pub fn part(&self, component: Component) -> Option<&AxisShare> {
+        match component {
+            Component::Code => self.code.as_ref(),
+            Component::Data => self.data.as_ref(),
+            Component::CodeXData => self.code_x_data.as_ref(),
+            Component::Machine => self.machine.as_ref(),
+            Component::Run => self.run.as_ref(),
+        }
     }
 }
 
 /// The split of `series` when its executions carry at least two distinct data seeds;
 /// `None` otherwise (the data layout was not a factor: nothing changes in the report).
-pub fn data_split(series: &Series, confidence: f64) -> Option<DataSplit> {
+/// `machines` names the machine of each execution (Slurm runs; empty otherwise): with two
+/// or more, each in every (binary, data seed) pair equally often, the machine is a
+/// component of its own.
+pub fn data_split(
+    series: &Series,
+    machines: &BTreeMap<ExecutionKey, String>,
+    confidence: f64,
+) -> Option<DataSplit> {
     let executions = || series.seeds.iter().flat_map(|b| b.executions.iter());
     let seeds: BTreeSet<u64> = executions().filter_map(|e| e.data_seed).collect();
     if seeds.len() < 2 {
@@ -124,8 +153,33 @@ pub fn data_split(series: &Series, confidence: f64) -> Option<DataSplit> {
         code: None,
         data: None,
         code_x_data: None,
+        machine: None,
         run: None,
+        machines_in_run: None,
     };
+    if let Some(by_machine) = machine_cells(series, machines, &seeds) {
+        match by_machine {
+            Ok((cells, left_out)) => {
+                split.executions_per_cell = cells[0][0].iter().map(Vec::len).sum();
+                split.executions_left_out = left_out;
+                match variance_split_by_machine(&cells, confidence, PIVOT_DRAWS, PIVOT_SEED) {
+                    Ok(estimated) => {
+                        let all: Vec<f64> = cells
+                            .iter()
+                            .flatten()
+                            .flatten()
+                            .flatten()
+                            .copied()
+                            .collect();
+                        fill(&mut split, &estimated, mean(&all));
+                    }
+                    Err(_) => split.cannot_tell = Some(SplitCannotTell::NoVariation),
+                }
+                return Some(split);
+            }
+            Err(count) => split.machines_in_run = Some(count),
+        }
+    }
     let cells = match balanced_cells(series, &seeds) {
         Ok((cells, left_out)) => {
             split.executions_per_cell = cells[0][0].len();
@@ -217,8 +271,7 @@ fn grand_mean(cells: &Cells) -> f64 {
 fn fill(split: &mut DataSplit, estimated: &VarianceSplit, grand: f64) {
     let [code_test, data_test, interaction_test] = axis_tests(&estimated.mean_squares);
     let part = |component: Component, test: Option<AxisTest>| {
-        let s = estimated.share_of(component);
-        Some(AxisShare {
+        estimated.share_of(component).map(|s| AxisShare {
             share: s.share,
             interval: s.interval,
             variation: s.variance.sqrt() / grand.abs(),
@@ -228,5 +281,63 @@ fn fill(split: &mut DataSplit, estimated: &VarianceSplit, grand: f64) {
     split.code = part(Component::Code, Some(code_test));
     split.data = part(Component::Data, Some(data_test));
     split.code_x_data = part(Component::CodeXData, Some(interaction_test));
+    split.machine = part(Component::Machine, machine_test(&estimated.mean_squares));
     split.run = part(Component::Run, None);
+}
+
+/// `cells[i][j][m]`: the execution means of binary `i` with data seed `j` on machine `m`.
+type MachineCells = Vec<Vec<Vec<Vec<f64>>>>;
+
+/// The crossed table by machine of `series` when its executions ran on two or more machines
+/// (`None` otherwise): every (binary, data seed, machine) cut to the fewest executions any
+/// has, with the number left out; `Err(machines)` when some machine is missing from some
+/// (binary, data seed) pair, or every pair has a single execution (the machines then stay
+/// in run noise).
+fn machine_cells(
+    series: &Series,
+    machines: &BTreeMap<ExecutionKey, String>,
+    seeds: &BTreeSet<u64>,
+) -> Option<Result<(MachineCells, usize), usize>> {
+    let machine_of = |binary: &str, execution: u32| {
+        let key = (
+            series.program.clone(),
+            series.variant.clone(),
+            binary.to_string(),
+            execution,
+        );
+        machines.get(&key)
+    };
+    let names: BTreeSet<&String> = series
+        .seeds
+        .iter()
+        .flat_map(|b| b.executions.iter().map(move |e| (b, e)))
+        .filter_map(|(b, e)| machine_of(&b.binary, e.execution))
+        .collect();
+    if names.len() < 2 || series.seeds.len() < 2 {
+        return None;
+    }
+    let mut cells: MachineCells = Vec::with_capacity(series.seeds.len());
+    for binary in &series.seeds {
+        let mut row: Vec<Vec<Vec<f64>>> = vec![vec![Vec::new(); names.len()]; seeds.len()];
+        for e in &binary.executions {
+            let (Some(seed), Some(name)) = (e.data_seed, machine_of(&binary.binary, e.execution))
+            else {
+                return Some(Err(names.len()));
+            };
+            let j = seeds.iter().position(|s| *s == seed)?;
+            let m = names.iter().position(|n| *n == name)?;
+            row[j][m].push(mean(&e.live));
+        }
+        cells.push(row);
+    }
+    let sizes = || cells.iter().flatten().flatten().map(Vec::len);
+    let fewest = sizes().min().unwrap_or(0);
+    if fewest == 0 {
+        return Some(Err(names.len()));
+    }
+    let left_out = sizes().map(|n| n - fewest).sum();
+    for on in cells.iter_mut().flatten().flatten() {
+        on.truncate(fewest);
+    }
+    Some(Ok((cells, left_out)))
 }

@@ -21,6 +21,7 @@ fn style(component: Component) -> (&'static str, &'static str) {
         Component::Code => ("#2f6db5", "code"),
         Component::Data => ("#e07b00", "data"),
         Component::CodeXData => ("#7a4fa3", "code × data"),
+        Component::Machine => ("#3c8d5a", "machine"),
         Component::Run => ("#9aa5b4", "run noise"),
     }
 }
@@ -126,7 +127,9 @@ mod tests {
             code: share(0.04, 0.0, 0.12),
             data: share(0.61, 0.45, 0.75),
             code_x_data: share(0.0, 0.0, 0.05),
+            machine: None,
             run: share(0.35, 0.26, 0.47),
+            machines_in_run: None,
         }
     }
 

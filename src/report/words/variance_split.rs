@@ -1,5 +1,6 @@
 //! "Where does the variation come from?" in words: the split of
-//! [`crate::stats::variance_split`] into code, data, their interaction and run noise, each
+//! [`crate::stats::variance_split`] into code, data, their interaction, the machine (runs
+//! on several) and run noise, each
 //! share with its interval, largest first; each axis's test and magnitude; and why there is
 //! no split when there is none ([`crate::analysis::report::data_split`]).
 
@@ -35,9 +36,22 @@ pub fn answer(split: &DataSplit) -> String {
         .collect();
     let mut words = shares_sentence(&parts, split.confidence);
     if split.executions_left_out > 0 {
+        let on_every_machine = if split.machine.is_some() {
+            ", equally many on every machine"
+        } else {
+            ""
+        };
         words.push_str(&format!(
-            " {} execution(s) were left out so that every binary has {} with every data seed.",
+            " {} execution(s) were left out so that every binary has {} with every data \
+             seed{on_every_machine}.",
             split.executions_left_out, split.executions_per_cell
+        ));
+    }
+    if let Some(machines) = split.machines_in_run {
+        words.push_str(&format!(
+            " The executions ran on {machines} machines, not each equally often with every \
+             binary and data seed, so the machines' part cannot be told apart: it is in run \
+             noise."
         ));
     }
     words
@@ -66,6 +80,7 @@ fn axis_words(component: Component, s: &AxisShare, confidence: f64) -> String {
         Component::Code => "from binary to binary",
         Component::Data => "from data layout to data layout",
         Component::CodeXData => "from pair to pair beyond code and data alone",
+        Component::Machine => "from machine to machine",
         Component::Run => "from execution to execution of one binary with one data layout",
     };
     let Some(test) = s.test else {
@@ -164,6 +179,7 @@ fn what(component: Component) -> &'static str {
         Component::Code => "where the code sits",
         Component::Data => "where the data sits",
         Component::CodeXData => "how a data layout's effect differs from binary to binary",
+        Component::Machine => "which machine ran it",
         Component::Run => "run noise",
     }
 }
@@ -204,6 +220,7 @@ mod tests {
                 ms_data: 1.0,
                 ms_code_x_data: 1.0,
                 ms_run: 1.0,
+                machine: None,
             },
             shares: vec![
                 share(Component::Code, 0.04, 0.0, 0.12),
@@ -250,6 +267,8 @@ mod tests {
             code: axis(0.04, 0.002, Some(1.2), 0.33),
             data: axis(0.61, 0.031, None, 0.0),
             code_x_data: None,
+            machine: None,
+            machines_in_run: None,
             run: Some(AxisShare {
                 share: 0.35,
                 interval: Interval {
