@@ -156,3 +156,110 @@ fn one_data_seed_adds_no_split() {
     let mut gen = Crossed::new(1e6, [0.02, 0.02, 0.0, 0.01, 0.001], 40);
     assert_eq!(split_of(&design, &mut gen, &report_support::all_ok), None);
 }
+
+/// The experiment of `design` whose executions ran on `machine_of(execution)`, each value
+/// from `gen` plus `offset(machine)` times the mean.
+fn on_machines(
+    design: &Design,
+    gen: &mut Crossed,
+    machine_of: &dyn Fn(u32) -> usize,
+    offset: &dyn Fn(usize) -> f64,
+) -> layoutrand::analysis::report::experiment::Experiment {
+    let mut r = layoutrand::files::store::Results::default();
+    let mean = gen.mean;
+    let value =
+        &mut |_: &str, seed, e, _, _| gen.value(design, seed, e) + mean * offset(machine_of(e));
+    for batch in records(design, value, &report_support::all_ok) {
+        for rec in batch {
+            use layoutrand::files::store::Record;
+            match rec {
+                Record::Header(h) => r.header = Some(h),
+                Record::Measurement(m) => r.measurements.push(m),
+                Record::Execution(mut x) => {
+                    x.machine = Some(layoutrand::files::results::Machine {
+                        node: Some(format!("node{}", machine_of(x.execution))),
+                        ..Default::default()
+                    });
+                    r.executions.push(x)
+                }
+                Record::Extension(x) => r.extensions.push(x),
+                Record::Finish(f) => r.finishes.push(f),
+            }
+        }
+    }
+    from_parts(Path::new("synthetic"), manifest(design), r).unwrap()
+}
+
+#[test]
+fn a_machine_effect_is_put_on_the_machine_not_on_run_noise() {
+    // 10 binaries × 4 data seeds × 3 machines × 2 executions: execution e runs with data
+    // seed e mod 4 on machine ⌊e/4⌋ mod 3, so every machine runs every (binary, data seed)
+    // pair twice. The machines differ by ±4 % of the mean; code and data by 0.2 %, run
+    // noise 0.2 %.
+    let design = {
+        let mut d = Design::new(10, 24, 5);
+        d.data_seeds = 4;
+        d
+    };
+    let mut gen = Crossed::new(1e6, [0.002, 0.002, 0.0, 0.002, 0.001], 37);
+    let offsets = [-0.04, 0.0, 0.04];
+    let experiment = on_machines(&design, &mut gen, &|e| (e as usize / 4) % 3, &|m| {
+        offsets[m]
+    });
+    let report = analyse(&experiment, &Thresholds::default()).unwrap();
+    let split = report.series[0].variance_split.clone().expect("a split");
+    assert_eq!(split.cannot_tell, None);
+    assert_eq!(split.machines_in_run, None);
+    assert_eq!(split.executions_per_cell, 6);
+    let machine = split.machine.expect("a machine component");
+    assert!(machine.share >= 0.9, "{split:?}");
+    assert!(machine.interval.lower > 0.0, "{machine:?}");
+    assert!(machine.detected(0.95), "{machine:?}");
+    // The machines' sd: 4 % over three machines at −4, 0, +4 %.
+    assert!((0.03..0.05).contains(&machine.variation), "{machine:?}");
+    assert!(split.run.unwrap().share < 0.05, "{split:?}");
+    let total: f64 = split.parts().iter().map(|(_, s)| s.share).sum();
+    assert!((total - 1.0).abs() < 1e-9, "{total}");
+    // The sentence names it, and the JSON has it under variance_split.machine.
+    let json = serde_json::to_value(&report.series[0]).unwrap();
+    assert!(json["variance_split"]["machine"]["share"].as_f64().unwrap() >= 0.9);
+    let sentence = layoutrand::report::words::variance_split::answer(&split);
+    assert!(sentence.contains("is which machine ran it"), "{sentence}");
+    // The CSV gains the machine's columns, the share in the same place.
+    use layoutrand::report::export::Exporter;
+    let csv = layoutrand::report::export::csv::CsvExporter
+        .export(&report)
+        .unwrap();
+    let mut rows = ::csv::Reader::from_reader(csv.as_bytes());
+    let headers = rows.headers().unwrap().clone();
+    let column = headers
+        .iter()
+        .position(|h| h == "machine_share")
+        .expect("a column");
+    let first = rows.records().next().unwrap().unwrap();
+    assert_eq!(first[column].parse::<f64>().unwrap(), machine.share);
+}
+
+#[test]
+fn unbalanced_machines_stay_in_run_noise_and_say_so() {
+    // Machine 1 runs only the last execution of each binary (data seed 4): the other data
+    // seeds never ran there, so no cut balances the machines. (Unequal numbers alone are
+    // cut to the fewest, as for data seeds.)
+    let design = crossed_design();
+    let mut gen = Crossed::new(1e6, [0.002, 0.02, 0.0, 0.002, 0.001], 38);
+    let experiment = on_machines(&design, &mut gen, &|e| usize::from(e >= 11), &|m| {
+        0.03 * m as f64
+    });
+    let split = analyse(&experiment, &Thresholds::default()).unwrap().series[0]
+        .variance_split
+        .clone()
+        .expect("a split");
+    assert_eq!(split.machine, None);
+    assert_eq!(split.machines_in_run, Some(2));
+    assert!(split.run.is_some() && split.data.is_some());
+    let sentence = layoutrand::report::words::variance_split::answer(&split);
+    assert!(
+        sentence.contains("ran on 2 machines, not each equally often"),
+        "{sentence}"
+    );
+}

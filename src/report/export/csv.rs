@@ -94,6 +94,27 @@ pub const SPLIT_COLUMNS: [&str; 17] = [
     "run_share_upper",
 ];
 
+/// The machine's columns of the split, after [`SPLIT_COLUMNS`] and only when some series
+/// has a machine component (executions on several machines, balanced), so that every other
+/// CSV keeps its bytes.
+pub const MACHINE_COLUMNS: [&str; 4] = [
+    "machine_share",
+    "machine_share_lower",
+    "machine_share_upper",
+    "machine_p",
+];
+
+/// The machine cells of `s`, in the order of [`MACHINE_COLUMNS`] (empty without one).
+fn machine_cells(s: &SeriesReport) -> Vec<String> {
+    let part = s.variance_split.as_ref().and_then(|v| v.machine.as_ref());
+    vec![
+        opt(part.map(|p| p.share)),
+        opt(part.map(|p| p.interval.lower)),
+        opt(part.map(|p| p.interval.upper)),
+        opt(part.and_then(|p| p.test).map(|t| t.p_value)),
+    ]
+}
+
 /// The split cells of `s`, in the order of [`SPLIT_COLUMNS`] (empty without a split).
 fn split_cells(s: &SeriesReport) -> Result<Vec<String>> {
     let Some(split) = &s.variance_split else {
@@ -311,21 +332,37 @@ fn tukey_cells(m: &MultipleComparison, confidence: f64) -> Vec<ComparisonCells<'
 impl Exporter for CsvExporter {
     fn export(&self, report: &Report) -> Result<String> {
         let mut w = ::csv::Writer::from_writer(Vec::new());
-        let with_split = report.series.iter().any(|s| s.variance_split.is_some());
-        let split_tail = |mut row: Vec<String>, cells: Vec<String>| {
+        let splits = || {
+            report
+                .series
+                .iter()
+                .filter_map(|s| s.variance_split.as_ref())
+        };
+        let with_split = splits().next().is_some();
+        let with_machine = splits().any(|v| v.machine.is_some());
+        let split_tail = |mut row: Vec<String>, cells: Vec<String>, machine: Vec<String>| {
             if with_split {
                 row.extend(cells);
+            }
+            if with_machine {
+                row.extend(machine);
             }
             row
         };
         let no_split = || vec![String::new(); SPLIT_COLUMNS.len()];
+        let no_machine = || vec![String::new(); MACHINE_COLUMNS.len()];
         let header: Vec<String> = COLUMNS.iter().map(|c| c.to_string()).collect();
-        let split_header = SPLIT_COLUMNS.iter().map(|c| c.to_string()).collect();
-        w.write_record(split_tail(header, split_header))?;
+        let names = |columns: &[&str]| columns.iter().map(|c| c.to_string()).collect();
+        w.write_record(split_tail(
+            header,
+            names(&SPLIT_COLUMNS),
+            names(&MACHINE_COLUMNS),
+        ))?;
         for s in &report.series {
             w.write_record(split_tail(
                 series_row(s, report.confidence),
                 split_cells(s)?,
+                machine_cells(s),
             ))?;
         }
         let cells = report
@@ -345,7 +382,7 @@ impl Exporter for CsvExporter {
                 .iter()
                 .find(|s| s.program == c.program && s.metric == c.metric)
                 .map_or("", |s| s.unit.as_str());
-            w.write_record(split_tail(c.row(unit)?, no_split()))?;
+            w.write_record(split_tail(c.row(unit)?, no_split(), no_machine()))?;
         }
         Ok(String::from_utf8(w.into_inner()?)?)
     }
