@@ -6,7 +6,7 @@
 
 use layoutrand::seeded::SeededRng;
 use layoutrand::stats::variance_split::{
-    axis_tests, machine_test, variance_split, variance_split_by_machine, Component,
+    axis_tests, machine_test, variance_split, variance_split_by_machine, Component, VarianceSplit,
 };
 
 /// The components of the split without machines, in the model's order.
@@ -33,8 +33,7 @@ pub struct Design {
 impl Design {
     /// The true shares.
     pub fn shares(&self) -> [f64; 4] {
-        let total: f64 = self.components.iter().sum();
-        self.components.map(|v| v / total)
+        shares_of(self.components)
     }
 
     /// One experiment's cells drawn from the model.
@@ -60,20 +59,40 @@ impl Design {
 /// Per component: the share of `experiments` 95 % intervals that covered the true share,
 /// and the mean estimated share minus the true one.
 pub fn coverage_and_bias(design: Design, experiments: usize, seed: u64) -> [(f64, f64); 4] {
-    let mut rng = SeededRng::new(seed, "variance-split-coverage");
-    let truth = design.shares();
-    let mut covered = [0usize; 4];
-    let mut bias = [0.0; 4];
+    coverage(
+        (design.shares(), WITHOUT_MACHINES),
+        experiments,
+        SeededRng::new(seed, "variance-split-coverage"),
+        |rng, e| variance_split(&design.draw(rng), 0.95, 1000, e).expect("split"),
+    )
+}
+
+/// Per component of `components`: the share of `experiments` 95 % intervals of the splits
+/// `split(rng, experiment)` makes that covered the true share in `truth`, and the mean
+/// estimated share minus the true one.
+fn coverage<const N: usize>(
+    (truth, components): ([f64; N], [Component; N]),
+    experiments: usize,
+    mut rng: SeededRng,
+    split: impl Fn(&mut SeededRng, u64) -> VarianceSplit,
+) -> [(f64, f64); N] {
+    let mut covered = [0usize; N];
+    let mut bias = [0.0; N];
     for e in 0..experiments {
-        let cells = design.draw(&mut rng);
-        let split = variance_split(&cells, 0.95, 1000, e as u64).expect("split");
-        for (k, c) in WITHOUT_MACHINES.iter().enumerate() {
+        let split = split(&mut rng, e as u64);
+        for (k, c) in components.iter().enumerate() {
             let s = split.share_of(*c).expect("every component of the design");
             covered[k] += usize::from(s.interval.lower <= truth[k] && truth[k] <= s.interval.upper);
             bias[k] += (s.share - truth[k]) / experiments as f64;
         }
     }
-    [0, 1, 2, 3].map(|k| (covered[k] as f64 / experiments as f64, bias[k]))
+    std::array::from_fn(|k| (covered[k] as f64 / experiments as f64, bias[k]))
+}
+
+/// Each of `components` over their sum.
+fn shares_of<const N: usize>(components: [f64; N]) -> [f64; N] {
+    let total: f64 = components.iter().sum();
+    components.map(|v| v / total)
 }
 
 #[test]
@@ -305,8 +324,7 @@ pub struct MachineDesign {
 impl MachineDesign {
     /// The true shares.
     pub fn shares(&self) -> [f64; 5] {
-        let total: f64 = self.components.iter().sum();
-        self.components.map(|v| v / total)
+        shares_of(self.components)
     }
 
     /// One experiment's cells `[code][data][machine][execution]` drawn from the model.
@@ -342,20 +360,12 @@ pub fn machine_coverage_and_bias(
     experiments: usize,
     seed: u64,
 ) -> [(f64, f64); 5] {
-    let mut rng = SeededRng::new(seed, "variance-split-machine-coverage");
-    let truth = design.shares();
-    let mut covered = [0usize; 5];
-    let mut bias = [0.0; 5];
-    for e in 0..experiments {
-        let cells = design.draw(&mut rng);
-        let split = variance_split_by_machine(&cells, 0.95, 1000, e as u64).expect("split");
-        for (k, c) in Component::ALL.iter().enumerate() {
-            let s = split.share_of(*c).expect("every component of the design");
-            covered[k] += usize::from(s.interval.lower <= truth[k] && truth[k] <= s.interval.upper);
-            bias[k] += (s.share - truth[k]) / experiments as f64;
-        }
-    }
-    [0, 1, 2, 3, 4].map(|k| (covered[k] as f64 / experiments as f64, bias[k]))
+    coverage(
+        (design.shares(), Component::ALL),
+        experiments,
+        SeededRng::new(seed, "variance-split-machine-coverage"),
+        |rng, e| variance_split_by_machine(&design.draw(rng), 0.95, 1000, e).expect("split"),
+    )
 }
 
 #[test]
