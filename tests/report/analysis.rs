@@ -9,7 +9,7 @@ use std::path::Path;
 use layoutrand::analysis::report::dimension::{dimension, CostOverrides};
 use layoutrand::analysis::report::experiment::from_parts;
 use layoutrand::analysis::report::model::{
-    DiagnosticConcern, DriftUntested, SensitivityGrounds, SensitivityOutcome, Verdict,
+    DiagnosticConcern, DriftUntested, ExecutionId, SensitivityGrounds, SensitivityOutcome, Verdict,
 };
 use layoutrand::analysis::vocabulary::Thresholds;
 use layoutrand::report::analyse;
@@ -560,17 +560,24 @@ fn diagnostics_name_short_warmups_and_dependent_executions() {
     }
     let independence = d.independence.as_ref().unwrap();
     assert_eq!(independence.tested, 14);
-    assert!(
-        independence
-            .failing
-            .contains(&"seed-3 execution 0".to_string()),
-        "{independence:?}"
-    );
-    assert!(
-        independence
-            .failing
-            .contains(&"seed-3 execution 1".to_string()),
-        "{independence:?}"
+    // The analysis keeps the failing executions as ids; the words name them.
+    for execution in [0, 1] {
+        let seed_3 = ExecutionId {
+            binary: "seed-3".to_string(),
+            execution,
+        };
+        assert!(
+            independence.failing_executions.contains(&seed_3),
+            "{independence:?}"
+        );
+        assert!(
+            (independence.failing).contains(&format!("seed-3 execution {execution}")),
+            "{independence:?}"
+        );
+    }
+    assert_eq!(
+        independence.failing.len(),
+        independence.failing_executions.len()
     );
 }
 

@@ -5,7 +5,8 @@
 
 use super::experiment::{FailureCounts, Series};
 use super::model::{
-    DiagnosticConcern, Diagnostics, Drift, DriftUntested, Independence, WarmupSuggestion,
+    DiagnosticConcern, Diagnostics, Drift, DriftUntested, ExecutionId, Independence,
+    WarmupSuggestion,
 };
 use crate::seeded::SeededRng;
 use crate::stats::autocorr::{grouped_lag1_test, ljung_box};
@@ -155,7 +156,10 @@ pub fn diagnose(series: &Series, failures: FailureCounts, confidence: f64) -> Di
                 if let Ok(lb) = ljung_box(&e.live, lags, 0) {
                     tested += 1;
                     if lb.p_value < alpha {
-                        failing.push(format!("{} execution {}", b.binary, e.execution));
+                        failing.push(ExecutionId {
+                            binary: b.binary.clone(),
+                            execution: e.execution,
+                        });
                     }
                 }
             }
@@ -163,7 +167,9 @@ pub fn diagnose(series: &Series, failures: FailureCounts, confidence: f64) -> Di
         (tested > 0).then_some(Independence {
             lags,
             tested,
-            failing,
+            // Named by `crate::report::words::diagnostics::fill`.
+            failing: Vec::new(),
+            failing_executions: failing,
             expected_by_chance: tested as f64 * alpha,
         })
     } else {
@@ -172,7 +178,7 @@ pub fn diagnose(series: &Series, failures: FailureCounts, confidence: f64) -> Di
 
     let mut concerns = Vec::new();
     if let Some(i) = &independence {
-        if i.failing.len() as f64 > 2.0 * i.expected_by_chance + 1.0 {
+        if i.failing_executions.len() as f64 > 2.0 * i.expected_by_chance + 1.0 {
             concerns.push(DiagnosticConcern::DependentIterations);
         }
     }

@@ -847,9 +847,23 @@ pub struct Independence {
     /// Executions tested.
     pub tested: usize,
     /// Executions whose iterations fail the test (`binary execution`).
+    // Written by `crate::report::words::diagnostics::fill` from `failing_executions` (empty
+    // before).
     pub failing: Vec<String>,
+    /// The same executions as ids, in the same order (not on the wire: `failing` says them).
+    #[serde(skip)]
+    pub failing_executions: Vec<ExecutionId>,
     /// How many would fail by chance alone if all were independent.
     pub expected_by_chance: f64,
+}
+
+/// One execution of one binary, by ids.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecutionId {
+    /// `baseline` or `seed-N`.
+    pub binary: String,
+    /// Execution index.
+    pub execution: u32,
 }
 
 fn is_one(n: &u32) -> bool {

@@ -4,14 +4,25 @@
 
 use super::OVERFLOW_REASON;
 use crate::analysis::report::diagnostics::MIN_EXECUTIONS_FOR_DRIFT;
-use crate::analysis::report::model::{DiagnosticConcern, Diagnostics, DriftUntested, Normality};
+use crate::analysis::report::model::{
+    DiagnosticConcern, Diagnostics, DriftUntested, ExecutionId, Normality,
+};
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
 use crate::report::numfmt::percent;
 
-/// Writes the diagnostics' `notes` and `drift_not_tested` from their concerns and reason.
+/// Writes the diagnostics' `notes`, `drift_not_tested` and the names of the executions
+/// failing the independence test from their concerns, reason and ids.
 pub fn fill(d: &mut Diagnostics) {
     d.notes = d.concerns.iter().map(note).collect();
     d.drift_not_tested = d.drift_untested.map(drift_untested);
+    if let Some(i) = d.independence.as_mut() {
+        i.failing = i.failing_executions.iter().map(execution).collect();
+    }
+}
+
+/// One execution as the report names it: "seed-3 execution 1".
+pub fn execution(e: &ExecutionId) -> String {
+    format!("{} execution {}", e.binary, e.execution)
 }
 
 /// What Shapiro–Wilk on the binaries' means says for the report's intervals at
@@ -79,6 +90,15 @@ mod tests {
         assert!(!normality(10, 0.051).rejected(0.95));
         assert!(normality(10, 0.009).rejected(0.99));
         assert!(!normality(10, 0.011).rejected(0.99));
+    }
+
+    #[test]
+    fn an_execution_is_named_by_its_binary_and_index() {
+        let e = ExecutionId {
+            binary: "seed-3".into(),
+            execution: 1,
+        };
+        assert_eq!(execution(&e), "seed-3 execution 1");
     }
 
     #[test]
