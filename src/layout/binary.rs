@@ -78,7 +78,7 @@ pub fn functions(path: &Path) -> Result<Vec<Function>> {
 }
 
 /// [`functions`] on an ELF image already in memory.
-pub fn functions_from_bytes(data: &[u8]) -> Result<Vec<Function>> {
+pub(crate) fn functions_from_bytes(data: &[u8]) -> Result<Vec<Function>> {
     functions_from(data)
 }
 

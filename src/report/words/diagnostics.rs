@@ -9,7 +9,7 @@ use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
 use crate::report::numfmt::percent;
 
 /// Writes the diagnostics' `notes` and `drift_not_tested` from their concerns and reason.
-pub fn fill(d: &mut Diagnostics) {
+pub(crate) fn fill(d: &mut Diagnostics) {
     d.notes = d.concerns.iter().map(note).collect();
     d.drift_not_tested = d.drift_untested.map(drift_untested);
 }
@@ -18,7 +18,7 @@ pub fn fill(d: &mut Diagnostics) {
 /// `confidence`, as the end of a sentence: no evidence against normality, or not normal with
 /// the advice that fits the number of binaries (the bootstrap only from
 /// [`crate::stats::bootstrap::ADVISABLE_UNITS`] on).
-pub fn normality_advice(n: &Normality, confidence: f64) -> &'static str {
+pub(crate) fn normality_advice(n: &Normality, confidence: f64) -> &'static str {
     let rejected = n.rejected(confidence);
     if rejected && n.n >= crate::stats::bootstrap::ADVISABLE_UNITS {
         " — not normal; with few binaries the t interval may be off: prefer more binaries or the bootstrap interval (report --bootstrap 10000)"
@@ -30,7 +30,7 @@ pub fn normality_advice(n: &Normality, confidence: f64) -> &'static str {
 }
 
 /// One note in words.
-pub fn note(concern: &DiagnosticConcern) -> String {
+pub(crate) fn note(concern: &DiagnosticConcern) -> String {
     match concern {
         DiagnosticConcern::Host(condition) => super::host_conditions::warning(condition),
         DiagnosticConcern::FewBinaries { binaries } => format!(
@@ -56,7 +56,7 @@ pub fn note(concern: &DiagnosticConcern) -> String {
 }
 
 /// Why drift was not tested, in words.
-pub fn drift_untested(reason: DriftUntested) -> String {
+pub(crate) fn drift_untested(reason: DriftUntested) -> String {
     match reason {
         DriftUntested::Overflow => format!("not tested: {OVERFLOW_REASON}."),
         DriftUntested::TooFewExecutions => format!(
