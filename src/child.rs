@@ -15,13 +15,13 @@ use nix::sys::signal::Signal;
 
 /// Asks the kernel to SIGKILL the calling process when its parent dies
 /// (`prctl(PR_SET_PDEATHSIG)`). Meant for `pre_exec`: one system call, no allocation.
-pub fn die_with_parent() -> std::io::Result<()> {
+pub(crate) fn die_with_parent() -> std::io::Result<()> {
     set_pdeathsig(Signal::SIGKILL)?;
     Ok(())
 }
 
 /// Makes the child that `cmd` starts receive SIGKILL when this process dies, however it dies.
-pub fn kill_with_parent(cmd: &mut Command) {
+pub(crate) fn kill_with_parent(cmd: &mut Command) {
     // SAFETY: the closure makes one prctl(2) system call, which is async-signal-safe, and
     // allocates nothing, as code between fork and exec must.
     unsafe {
@@ -30,7 +30,7 @@ pub fn kill_with_parent(cmd: &mut Command) {
 }
 
 /// The first `program` on `PATH`.
-pub fn which(program: &str) -> Option<PathBuf> {
+pub(crate) fn which(program: &str) -> Option<PathBuf> {
     std::env::var_os("PATH").and_then(|paths| {
         std::env::split_paths(&paths)
             .map(|d| d.join(program))

@@ -28,13 +28,13 @@ pub struct CsvSpec<'a> {
 /// `as_built` for the binary the user's build made. Rows marked `default` or `as_built`
 /// are left out of an analysis of random layouts, as `report` leaves out these fixed
 /// layouts, so that `export` → `analyze` gives `report`'s mean.
-pub const LAYOUT_COLUMN: &str = "layout";
+pub(crate) const LAYOUT_COLUMN: &str = "layout";
 
 /// The value of [`LAYOUT_COLUMN`] that marks the default-layout baseline.
-pub const DEFAULT_LAYOUT: &str = "default";
+pub(crate) const DEFAULT_LAYOUT: &str = "default";
 
 /// The value of [`LAYOUT_COLUMN`] that marks the binary the user's build made (`as-built`).
-pub const AS_BUILT_LAYOUT: &str = "as_built";
+pub(crate) const AS_BUILT_LAYOUT: &str = "as_built";
 
 /// A hierarchy read from a CSV and what was left out of it.
 #[derive(Debug, Clone)]
@@ -71,7 +71,7 @@ pub fn read_hierarchy<R: std::io::Read>(
 /// Reads CSV text from `input` (named `name` in messages), leaving out rows whose
 /// [`LAYOUT_COLUMN`] is [`DEFAULT_LAYOUT`] or [`AS_BUILT_LAYOUT`] unless that column is one
 /// of the levels.
-pub fn read_measurements<R: std::io::Read>(
+pub(crate) fn read_measurements<R: std::io::Read>(
     input: R,
     name: &str,
     spec: &CsvSpec<'_>,

@@ -44,17 +44,17 @@ fn needs_escape(c: char) -> bool {
 /// Whether `text` holds a character [`for_terminal`] would escape, or a newline or a tab:
 /// what a name (of a program, a binary or a variant) must not hold, as it is printed in
 /// table cells and CSV fields of one line each.
-pub fn has_control(text: &str) -> bool {
+pub(crate) fn has_control(text: &str) -> bool {
     text.chars()
         .any(|c| c == '\n' || c == '\t' || needs_escape(c))
 }
 
 /// How many characters of a string from a file or a program's output a message quotes.
-pub const QUOTED_CHARS: usize = 80;
+pub(crate) const QUOTED_CHARS: usize = 80;
 
 /// `text` quoted (`{:?}`) for a message, its first [`QUOTED_CHARS`] characters only, with
 /// its length in bytes when it was longer: no message echoes unbounded input.
-pub fn quoted_start(text: &str) -> String {
+pub(crate) fn quoted_start(text: &str) -> String {
     match text.char_indices().nth(QUOTED_CHARS) {
         None => format!("{text:?}"),
         Some((end, _)) => format!("{:?}… ({} bytes)", &text[..end], text.len()),

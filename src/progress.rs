@@ -12,10 +12,10 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 /// How often a log gets a progress line at least.
-pub const LINE_EVERY: Duration = Duration::from_secs(30);
+pub(crate) const LINE_EVERY: Duration = Duration::from_secs(30);
 
 /// How long a stage runs before its tenths are logged.
-pub const QUIET_START: Duration = Duration::from_secs(3);
+pub(crate) const QUIET_START: Duration = Duration::from_secs(3);
 
 /// How progress is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -122,7 +122,7 @@ impl Drop for Ticker {
 }
 
 /// A stage's progress; [`Progress::inc`] may be called from several threads.
-pub struct Progress {
+pub(crate) struct Progress {
     bar: indicatif::ProgressBar,
     lines: Option<(Arc<Counter>, Ticker)>,
 }
@@ -130,7 +130,7 @@ pub struct Progress {
 impl Progress {
     /// Progress of `total` things (`unit`: `executions`, `links`), `done` of them already.
     /// `template` is the bar's indicatif template.
-    pub fn new(
+    pub(crate) fn new(
         display: ProgressDisplay,
         unit: &'static str,
         total: u64,
@@ -182,7 +182,7 @@ impl Progress {
     }
 
     /// One more thing done.
-    pub fn inc(&self) {
+    pub(crate) fn inc(&self) {
         self.bar.inc(1);
         if let Some((counter, _)) = &self.lines {
             let done = counter.done.fetch_add(1, Ordering::SeqCst) + 1;
@@ -196,12 +196,12 @@ impl Progress {
     }
 
     /// The stage ended: the bar is cleared (the caller says what was done).
-    pub fn finish(self) {
+    pub(crate) fn finish(self) {
         self.bar.finish_and_clear();
     }
 
     /// The stage stopped early: the bar stays as it was.
-    pub fn abandon(self) {
+    pub(crate) fn abandon(self) {
         self.bar.abandon();
     }
 }

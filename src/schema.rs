@@ -7,4 +7,4 @@
 /// two degrees of freedom `df_numerator`/`df_denominator`, every `verdict` a word of
 /// `analysis::vocabulary::VERDICT_WORDS`. The files layoutrand reads back (manifest, store,
 /// plan) keep their own. Here, below every stage, because `layout` and `run`'s `export` write it too.
-pub const OUTPUT_SCHEMA: u32 = 3;
+pub(crate) const OUTPUT_SCHEMA: u32 = 3;

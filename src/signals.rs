@@ -52,7 +52,7 @@ fn forward_now(target: i32, signal: libc::c_int) {
 
 /// What a blocking system call does when a caught signal arrives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Waits {
+pub(crate) enum Waits {
     /// It is restarted (`SA_RESTART`): the stage looks at the flag when the call returns.
     Restart,
     /// It fails with `EINTR` at once: the run stage, whose waits must end when it is asked
@@ -63,12 +63,12 @@ pub enum Waits {
 /// While alive, SIGINT and SIGTERM are caught ([`caught`]) instead of ending the process; the
 /// previous handlers come back on drop (or never, after [`Caught::for_the_process`]).
 #[must_use = "the handlers are restored when this is dropped"]
-pub struct Caught {
+pub(crate) struct Caught {
     previous: Vec<(Signal, SigAction)>,
 }
 
 /// Installs the handlers, forgetting any signal caught before.
-pub fn catch(waits: Waits) -> nix::Result<Caught> {
+pub(crate) fn catch(waits: Waits) -> nix::Result<Caught> {
     CAUGHT.store(0, Ordering::SeqCst);
     let flags = match waits {
         Waits::Restart => SaFlags::SA_RESTART,
@@ -90,7 +90,7 @@ pub fn catch(waits: Waits) -> nix::Result<Caught> {
 impl Caught {
     /// Keeps the handlers for the rest of the process (the run stage: it is the process's
     /// whole life).
-    pub fn for_the_process(self) {
+    pub(crate) fn for_the_process(self) {
         std::mem::forget(self);
     }
 }
@@ -105,7 +105,7 @@ impl Drop for Caught {
 }
 
 /// The signal (SIGINT or SIGTERM) caught since [`catch`], if any.
-pub fn caught() -> Option<i32> {
+pub(crate) fn caught() -> Option<i32> {
     match CAUGHT.load(Ordering::SeqCst) {
         0 => None,
         s => Some(s),
@@ -113,13 +113,13 @@ pub fn caught() -> Option<i32> {
 }
 
 /// Whether a signal was caught since [`catch`] (for callers that take a `fn() -> bool`).
-pub fn is_caught() -> bool {
+pub(crate) fn is_caught() -> bool {
     caught().is_some()
 }
 
 /// Where a caught signal must go at once.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Forward {
+pub(crate) enum Forward {
     /// SIGKILL to this process group (the recorded build command, which leads it).
     KillGroup(u32),
     /// The same signal to this process (an experiment's running stage).
@@ -129,7 +129,7 @@ pub enum Forward {
 /// While the returned value lives, a caught signal also goes where `target` says; a signal
 /// caught before the target was known goes there now.
 #[must_use = "forwarding stops when this is dropped"]
-pub fn forward_to(target: Forward) -> Forwarding {
+pub(crate) fn forward_to(target: Forward) -> Forwarding {
     let encoded = match target {
         Forward::KillGroup(group) => i32::try_from(group).map_or(0, |g| -g),
         Forward::Resend(pid) => i32::try_from(pid).unwrap_or(0),
@@ -142,7 +142,7 @@ pub fn forward_to(target: Forward) -> Forwarding {
 }
 
 /// Stops [`forward_to`]'s forwarding on drop (the target has been reaped).
-pub struct Forwarding;
+pub(crate) struct Forwarding;
 
 impl Drop for Forwarding {
     fn drop(&mut self) {

@@ -10,7 +10,7 @@ use anyhow::{bail, Result};
 
 /// Every time unit a metric is stored in, with its length in seconds (`ns` for wall/cpu
 /// times, `us`/`ms`/`s` for program-reported times, `m` and `h` for long ones).
-pub const TIME_UNITS: &[(&str, f64)] = &[
+pub(crate) const TIME_UNITS: &[(&str, f64)] = &[
     ("ns", 1e-9),
     ("us", 1e-6),
     ("µs", 1e-6),
@@ -21,7 +21,7 @@ pub const TIME_UNITS: &[(&str, f64)] = &[
 ];
 
 /// Seconds per `unit`, when it is a time unit.
-pub fn seconds_per(unit: &str) -> Option<f64> {
+pub(crate) fn seconds_per(unit: &str) -> Option<f64> {
     TIME_UNITS
         .iter()
         .find(|(name, _)| *name == unit)
@@ -29,7 +29,7 @@ pub fn seconds_per(unit: &str) -> Option<f64> {
 }
 
 /// Whether values in `unit` are times (so lower means faster).
-pub fn is_time_unit(unit: &str) -> bool {
+pub(crate) fn is_time_unit(unit: &str) -> bool {
     seconds_per(unit).is_some()
 }
 
@@ -37,13 +37,13 @@ pub fn is_time_unit(unit: &str) -> bool {
 /// `[run] timeout`): a year of 365.25 days (what `humantime` calls `1year`). Longer is a
 /// typo, and bounding it keeps every deadline computed from it (`now + duration`)
 /// representable.
-pub const MAX_DURATION: Duration = Duration::from_secs(31_557_600);
+pub(crate) const MAX_DURATION: Duration = Duration::from_secs(31_557_600);
 
 /// Parses a positive duration of at most [`MAX_DURATION`]: a plain number of seconds
 /// (`30`, `2.5`, as `--timeout` always took), or a human-readable duration read by the
 /// `humantime` crate (`90s`, `10m`, `1h30m`, `1h 30min`, `20ms`, `0.5s`, `3µs`, `2days`).
 /// The one duration parser of the project: `--budget`, `--timeout`, `--costs`.
-pub fn parse_duration(text: &str) -> Result<Duration> {
+pub(crate) fn parse_duration(text: &str) -> Result<Duration> {
     let t = text.trim();
     if t.is_empty() {
         bail!("empty duration");
@@ -98,14 +98,15 @@ fn decimal_seconds(text: &str) -> Option<f64> {
 }
 
 /// [`parse_duration`] as a clap value parser (`--timeout`, `--budget`).
-pub fn duration_arg(text: &str) -> std::result::Result<Duration, String> {
+#[cfg(feature = "cli")]
+pub(crate) fn duration_arg(text: &str) -> std::result::Result<Duration, String> {
     parse_duration(text).map_err(|e| format!("{e:#}"))
 }
 
 /// A duration stored as seconds (`[run] timeout`, a store header's `timeout_seconds`),
 /// checked as [`parse_duration`] checks what it reads: positive, finite, at most
 /// [`MAX_DURATION`].
-pub fn duration_from_seconds(seconds: f64) -> Result<Duration> {
+pub(crate) fn duration_from_seconds(seconds: f64) -> Result<Duration> {
     if !(seconds.is_finite() && seconds > 0.0) {
         bail!("{seconds} s: a duration must be a positive number of seconds");
     }
@@ -121,7 +122,9 @@ pub fn duration_from_seconds(seconds: f64) -> Result<Duration> {
 
 /// Parses a byte count: a non-negative integer, optionally followed by `B` or `KiB`
 /// (`256`, `256B`, `4KiB`).
-pub fn parse_bytes(text: &str) -> Result<u64> {
+// Read by `--pad`'s value parser only (the `cli` feature).
+#[cfg(any(feature = "cli", test))]
+pub(crate) fn parse_bytes(text: &str) -> Result<u64> {
     let t = text.trim();
     let (number, factor) = if let Some(n) = t.strip_suffix("KiB") {
         (n, 1024)
@@ -163,7 +166,7 @@ pub fn parse_costs(text: &str) -> Result<Vec<(String, f64)>> {
 /// Parses a share written as a percentage (`"1%"`, `"0.5 %"`) or as a fraction (`"0.01"`):
 /// both give 0.01. The one percent parser of the project. The value must lie in `[0, 1)`
 /// when `allow_zero`, else in `(0, 1)`.
-pub fn parse_share(text: &str, allow_zero: bool) -> Result<f64> {
+pub(crate) fn parse_share(text: &str, allow_zero: bool) -> Result<f64> {
     let t = text.trim();
     let value = match t.strip_suffix('%') {
         Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
@@ -208,9 +211,9 @@ pub fn parse_percent(text: &str) -> Result<f64> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Scale {
     /// Values in the stored unit are divided by it.
-    pub factor: f64,
+    pub(crate) factor: f64,
     /// The printed unit's name; empty for a plain count.
-    pub name: String,
+    pub(crate) name: String,
 }
 
 impl Scale {

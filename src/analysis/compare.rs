@@ -29,7 +29,7 @@ use super::vocabulary::{check_bootstrap, Thresholds, MIN_TOP_LEVEL_UNITS};
 /// Version of the JSON schema of [`Comparison`] (docs/formats.md). 3: the pair analysis
 /// shared with `report` (`paired` became the paired ratio, the difference moved to
 /// `paired_difference`; `bootstrap` took the pair's shape; `effect` rests on `basis`).
-pub const COMPARISON_SCHEMA: u32 = super::vocabulary::OUTPUT_SCHEMA;
+pub(crate) const COMPARISON_SCHEMA: u32 = super::vocabulary::OUTPUT_SCHEMA;
 
 /// What to compute: the pair analysis's options (the same for every caller).
 pub use super::pair::PairOptions as CompareOptions;
@@ -38,25 +38,25 @@ pub use super::pair::PairOptions as CompareOptions;
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Side {
     /// Where the data came from.
-    pub source: String,
+    pub(crate) source: String,
     /// Number of measurements.
-    pub measurements: usize,
+    pub(crate) measurements: usize,
     /// Number of top-level units.
-    pub top_units: usize,
+    pub(crate) top_units: usize,
     /// Grand mean.
-    pub mean: f64,
+    pub(crate) mean: f64,
     /// Kalibera & Jones eq. 4 interval (null with one top-level unit, or when it would
     /// reach zero or below for positive values: see `ci_note`).
-    pub ci: Option<MeanInterval>,
+    pub(crate) ci: Option<MeanInterval>,
     /// Why `ci` is null although there are several top-level units: the one rule's reason
     /// ([`super::positive`], the same words as `analyze`'s `ci_note`): null until
     /// `crate::report::words::single::fill_side` says [`Self::ci_grounds`].
-    pub ci_note: Option<String>,
+    pub(crate) ci_note: Option<String>,
     /// What `ci_note` says, as figures.
     #[serde(skip)]
-    pub ci_grounds: Option<IntervalNote>,
+    pub(crate) ci_grounds: Option<IntervalNote>,
     /// Shapiro–Wilk on the top-level unit means (null below 3 units or constant means).
-    pub normality: Option<ShapiroWilk>,
+    pub(crate) normality: Option<ShapiroWilk>,
 }
 
 /// Welch's test on the top-level unit means, for `new − base`.

@@ -14,7 +14,7 @@ use super::vocabulary::Thresholds;
 
 /// The one interval type of every answer (defined with the statistics, below the files that
 /// record intervals).
-pub use crate::stats::interval::Interval;
+pub(crate) use crate::stats::interval::Interval;
 
 /// The answer about one ratio effect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -46,7 +46,7 @@ impl EffectVerdict {
     /// (sensitivity, shift): a relevant change is `detected`, a negligible one `negligible`,
     /// an equivalence or a tie `not_detected`, no answer `undetermined`. One mapping for the
     /// HTML report's boxes and `explain`'s confirmations.
-    pub fn detection(self) -> super::vocabulary::Verdict {
+    pub(crate) fn detection(self) -> super::vocabulary::Verdict {
         use super::vocabulary::Verdict;
         match self {
             EffectVerdict::Lower | EffectVerdict::Higher => Verdict::Detected,
@@ -60,7 +60,7 @@ impl EffectVerdict {
     /// ("faster"/"slower" for times, "lower"/"higher" otherwise) for detected, relevant
     /// effects, then "negligible", "equivalent", "no significant difference", "tie",
     /// "unbounded".
-    pub fn word(self, better: &'static str, worse: &'static str) -> &'static str {
+    pub(crate) fn word(self, better: &'static str, worse: &'static str) -> &'static str {
         match self {
             EffectVerdict::Lower => better,
             EffectVerdict::Higher => worse,
@@ -102,7 +102,7 @@ pub enum Direction {
 
 impl Direction {
     /// The direction of `verdict` on a metric that is a time (`is_time`) or not.
-    pub fn of(verdict: EffectVerdict, is_time: bool) -> Direction {
+    pub(crate) fn of(verdict: EffectVerdict, is_time: bool) -> Direction {
         match (verdict, is_time) {
             (EffectVerdict::Lower, true) => Direction::Faster,
             (EffectVerdict::Higher, true) => Direction::Slower,
@@ -117,7 +117,7 @@ impl Direction {
     }
 
     /// The word the text formats write: [`EffectVerdict::word`] in the metric's words.
-    pub fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         let (verdict, is_time) = match self {
             Direction::Faster => (EffectVerdict::Lower, true),
             Direction::Slower => (EffectVerdict::Higher, true),
@@ -140,7 +140,7 @@ impl Direction {
 /// A word of [`EffectVerdict::word`] as the machine formats (JSON, CSV) write it: snake case,
 /// no spaces ("no significant difference" is the verdict `inconclusive`), as
 /// [`Direction`]'s JSON.
-pub fn wire(word: &'static str) -> &'static str {
+pub(crate) fn wire(word: &'static str) -> &'static str {
     if word == EffectVerdict::Inconclusive.word("", "") {
         "inconclusive"
     } else {
@@ -185,7 +185,7 @@ pub struct Effect {
 impl Effect {
     /// Classifies `ratio` with its interval `bounds` (`None`: unbounded) at `thresholds`,
     /// on a metric that is a time (`is_time`) or not.
-    pub fn classify(
+    pub(crate) fn classify(
         ratio: f64,
         bounds: Option<(f64, f64)>,
         thresholds: &Thresholds,
@@ -248,7 +248,7 @@ impl Effect {
     }
 
     /// Whether the effect is detected at all (including negligible ones).
-    pub fn detected(&self) -> bool {
+    pub(crate) fn detected(&self) -> bool {
         matches!(
             self.verdict,
             EffectVerdict::Lower | EffectVerdict::Higher | EffectVerdict::Negligible

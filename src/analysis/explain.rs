@@ -28,90 +28,90 @@ use crate::stats::StatsError;
 
 /// One function's counts in the profiled run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct HotFunction {
+pub(crate) struct HotFunction {
     /// The symbol name (as in `.symtab`, mangled).
-    pub name: String,
+    pub(crate) name: String,
     /// Instructions executed in it.
-    pub ir: f64,
+    pub(crate) ir: f64,
     /// Its share of the instructions executed in the program's own functions.
-    pub ir_share: f64,
+    pub(crate) ir_share: f64,
     /// First-level instruction cache misses in it (the simulated I1 of the profile).
-    pub i1_misses: f64,
+    pub(crate) i1_misses: f64,
 }
 
 /// The screening's choices.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct ScreenOptions {
+pub(crate) struct ScreenOptions {
     /// The false discovery rate (Benjamini–Hochberg's `q`).
-    pub fdr: f64,
+    pub(crate) fdr: f64,
     /// Random permutations per test (at least enough that `1 / (B + 1)` can pass the
     /// tightest BH bar; raised to that when smaller).
-    pub permutations: usize,
+    pub(crate) permutations: usize,
     /// Seed of the permutations.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// The instruction cache of the set features.
-    pub cache: ICache,
+    pub(crate) cache: ICache,
     /// The code running beside the hot functions (the shared libraries' hot code, the
     /// profile's phases), counted in the set pressure.
-    pub running: RunningCode,
+    pub(crate) running: RunningCode,
 }
 
 /// One binary as the screening sees it: its label, mean and functions.
 #[derive(Debug, Clone)]
-pub struct LayoutUnit {
+pub(crate) struct LayoutUnit {
     /// `seed-N`.
-    pub binary: String,
+    pub(crate) binary: String,
     /// Mean of the metric over its live iterations.
-    pub mean: f64,
+    pub(crate) mean: f64,
     /// The 95 % interval of that mean over the binary's executions (on the log scale for a
     /// positive metric, so it stays positive); `None` with one.
-    pub ci: Option<Interval>,
+    pub(crate) ci: Option<Interval>,
     /// Its functions (from its ELF).
-    pub functions: Vec<Function>,
+    pub(crate) functions: Vec<Function>,
 }
 
 /// One (function, feature) pair tested.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Suspect {
     /// The function's symbol name.
-    pub function: String,
+    pub(crate) function: String,
     /// The placement feature.
-    pub feature: Feature,
+    pub(crate) feature: Feature,
     /// The function's share of the program's own instructions (hotness).
-    pub ir_share: f64,
+    pub(crate) ir_share: f64,
     /// The change of the metric from the feature's lowest to its highest value among the
     /// binaries, on the least-squares line, relative to the value at the lowest (for a 0/1
     /// feature exactly `mean(with) / mean(without) − 1`).
-    pub effect: f64,
+    pub(crate) effect: f64,
     /// The feature's lowest and highest values among the binaries.
-    pub feature_range: (f64, f64),
+    pub(crate) feature_range: (f64, f64),
     /// Pearson's correlation of the feature with the binaries' means.
-    pub r: f64,
+    pub(crate) r: f64,
     /// `r²`: the share of the variance between the binaries' means the feature explains.
-    pub share: f64,
+    pub(crate) share: f64,
     /// The permutation p-value.
-    pub p: f64,
+    pub(crate) p: f64,
     /// The Benjamini–Hochberg adjusted p-value.
-    pub q: f64,
+    pub(crate) q: f64,
     /// `detected` when `q` is at most the false discovery rate, else `not_detected`.
-    pub verdict: Verdict,
+    pub(crate) verdict: Verdict,
     /// The targeted relinks' answer (`explain --confirm`); `None` when not confirmed.
-    pub confirmation: Option<Confirmation>,
+    pub(crate) confirmation: Option<Confirmation>,
     /// The fix that follows, in words (culprits only; `None` for the other pairs).
     // `None` until `crate::report::words::explain::fill` words `fix`.
-    pub suggestion: Option<String>,
+    pub(crate) suggestion: Option<String>,
     /// The fix that follows, as data (culprits only); not part of the JSON, which keeps
     /// its words.
     #[serde(skip)]
     #[schemars(skip)]
-    pub fix: Option<Fix>,
+    pub(crate) fix: Option<Fix>,
 }
 
 /// The fix that follows from a culprit, as the screening and the confirmation know it
 /// (with the culprit's feature, effect and range, what `crate::report::words::explain`
 /// words).
 #[derive(Debug, Clone, PartialEq)]
-pub enum Fix {
+pub(crate) enum Fix {
     /// Change the placement the feature measures: align the function, keep it within a
     /// page, or order it apart from the functions sharing its overfull set.
     Placement {
@@ -139,59 +139,59 @@ fn default_confidence() -> f64 {
 
 /// The confirmation of one suspect.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Confirmation {
+pub(crate) struct Confirmation {
     /// The function moved.
-    pub function: String,
+    pub(crate) function: String,
     /// The feature flipped.
-    pub feature: Feature,
+    pub(crate) feature: Feature,
     /// Seeds relinked (pairs measured).
-    pub relinks: usize,
+    pub(crate) relinks: usize,
     /// The bytes of padding put in front of the function, per seed (in seed order).
-    pub bytes: Vec<u64>,
+    pub(crate) bytes: Vec<u64>,
     /// The bytes all the code after the function's section moved by: the cache's set
     /// period, which keeps that code's every placement feature (0 in explanations stored
     /// before the code after was kept in place).
     #[serde(default)]
-    pub code_after_moved: u64,
+    pub(crate) code_after_moved: u64,
     /// The hot functions sharing the function's section, which moved with it (a module
     /// compiled without `-ffunction-sections` is one section): the confirmation is theirs
     /// too.
     #[serde(default)]
-    pub moved_with: Vec<String>,
+    pub(crate) moved_with: Vec<String>,
     /// Mean with the higher feature value over mean with the lower, paired by seed.
-    pub ratio: f64,
+    pub(crate) ratio: f64,
     /// Its interval (paired Fieller); `None` when unbounded or not computable.
-    pub ci: Option<Interval>,
+    pub(crate) ci: Option<Interval>,
     /// The confidence level of `ci` and of the verdict (`--confidence`; 0.95 in
     /// explanations stored before it was recorded, the only level they could have).
     #[serde(default = "default_confidence")]
-    pub confidence: f64,
+    pub(crate) confidence: f64,
     /// The engine's verdict on the ratio (the pair analysis at `--confidence`, 95 %, and
     /// the relevance threshold `--negligible`, 1 %): `detected` (a relevant change),
     /// `negligible` (detected, within the threshold), `not_detected` (no relevant change:
     /// the interval within the threshold, or a tie) or `undetermined` (cannot tell: the
     /// interval reaches beyond the threshold and includes 1).
-    pub verdict: Verdict,
+    pub(crate) verdict: Verdict,
     /// Whether the relinks confirm the screening: detected, in the screening's direction.
-    pub confirmed: bool,
+    pub(crate) confirmed: bool,
     /// The directory of the relinks, their manifest and store (relative to the experiment).
-    pub dir: String,
+    pub(crate) dir: String,
     /// Per seed: the feature value and mean of the seed as built and of its relink.
-    pub pairs: Vec<ConfirmPair>,
+    pub(crate) pairs: Vec<ConfirmPair>,
 }
 
 /// How the strongest 0/1 pair splits the binaries when nothing was discovered.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Split {
+pub(crate) struct Split {
     /// The pair's function.
-    pub function: String,
+    pub(crate) function: String,
     /// The pair's feature.
-    pub feature: Feature,
+    pub(crate) feature: Feature,
     /// The binaries on the feature's smaller side.
-    pub smaller_side: usize,
+    pub(crate) smaller_side: usize,
     /// The fewest binaries with which a perfect association at that split could pass the
     /// screen's bar ([`crate::stats::fdr::units_needed_at_split`]).
-    pub binaries_needed: usize,
+    pub(crate) binaries_needed: usize,
 }
 
 /// Culprits whose feature values move together across the binaries: one association,
@@ -200,12 +200,12 @@ pub struct Split {
 pub struct Finding {
     /// Its members, the strongest (the finding's leader) first, as indices into
     /// `culprits`.
-    pub members: Vec<usize>,
+    pub(crate) members: Vec<usize>,
     /// Pearson's r between each member's feature values and the leader's, across the
     /// binaries (1 for the leader).
-    pub r_with_leader: Vec<f64>,
+    pub(crate) r_with_leader: Vec<f64>,
     /// The distinct functions among the members, in the members' order.
-    pub functions: Vec<String>,
+    pub(crate) functions: Vec<String>,
 }
 
 /// `explain --fdr`'s default, which answers stored without their rate were screened at.
@@ -216,44 +216,44 @@ fn default_fdr() -> f64 {
 /// The |r| between two culprits' feature values across the binaries at which they are one
 /// finding. Upper half of a line and offset mod the line of one function uniformly placed
 /// at 16-byte steps correlate at 0.89; two functions of one module moved together, at 1.
-pub const TOGETHER: f64 = 0.8;
+pub(crate) const TOGETHER: f64 = 0.8;
 
 /// A culprit whose association with the binaries' means is no longer significant at this
 /// level once a finding's leader is held fixed (its partial correlation given the leader's
 /// feature) adds nothing the leader does not say: it joins the leader's finding. On the
 /// demo under cachegrind, whose layout effect is collective (many handlers' line counts),
 /// this gives 5 findings for 191 culprits where |r| ≥ 0.8 alone gives 39.
-pub const EXPLAINED_ALPHA: f64 = 0.05;
+pub(crate) const EXPLAINED_ALPHA: f64 = 0.05;
 
 /// The screening's answer for one program and metric.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Screening {
     /// Binaries (randomised layouts) screened.
-    pub binaries: usize,
+    pub(crate) binaries: usize,
     /// (function, feature) pairs tested; pairs whose feature took one value in every binary
     /// (or whose function is missing from one) are not tests and are counted apart.
-    pub tests: usize,
+    pub(crate) tests: usize,
     /// Pairs left out because the feature did not vary across the binaries.
-    pub constant: usize,
+    pub(crate) constant: usize,
     /// Hot functions not found under a unique name in every binary, left out.
-    pub unmatched: Vec<String>,
+    pub(crate) unmatched: Vec<String>,
     /// The fewest binaries with which even a perfect association could be discovered among
     /// `tests` tests (see [`units_needed`]); `None` without tests.
-    pub binaries_needed: Option<usize>,
+    pub(crate) binaries_needed: Option<usize>,
     /// Permutations per test, as used.
-    pub permutations: usize,
+    pub(crate) permutations: usize,
     /// The false discovery rate the family was held at (`--fdr`; answers stored before it
     /// was kept were read as the default, 5 %).
     #[serde(default = "default_fdr")]
-    pub fdr: f64,
+    pub(crate) fdr: f64,
     /// With no culprit: how the strongest 0/1 pair splits the binaries, and the fewest
     /// binaries with which a perfect association at that split could be discovered (more
     /// than `binaries_needed` when the split is uneven, as when 3 of 20 layouts are slow).
     #[serde(default)]
-    pub split: Option<Split>,
+    pub(crate) split: Option<Split>,
     /// Whether the binaries' means differ at all (when not, there is nothing to explain and
     /// no test is run).
-    pub means_vary: bool,
+    pub(crate) means_vary: bool,
     /// `detected`: at least one culprit; `not_detected`: none, with enough binaries;
     /// `undetermined`: none, with too few binaries for any to be found, or nothing varied.
     pub verdict: Verdict,
@@ -265,13 +265,13 @@ pub struct Screening {
     #[serde(default)]
     pub findings: Vec<Finding>,
     /// The strongest pairs that were not discoveries (at most 5), for the record.
-    pub closest: Vec<Suspect>,
+    pub(crate) closest: Vec<Suspect>,
 }
 
 /// Screens every (hot function, feature) pair of `units` against their means.
 ///
 /// Errors: fewer than 3 binaries, or options out of their domain.
-pub fn screen(
+pub(crate) fn screen(
     units: &[LayoutUnit],
     hot: &[HotFunction],
     options: &ScreenOptions,
@@ -378,7 +378,7 @@ fn verdict_of(found: bool, reachable: bool, means_vary: bool) -> Verdict {
 /// The share of the variance between the binaries' means from which an undiscovered 0/1
 /// pair is a strong association that the design may be unable to confirm (a rare split
 /// explaining little, as noise gives, says nothing about the design).
-pub const STRONG_SPLIT: f64 = 0.5;
+pub(crate) const STRONG_SPLIT: f64 = 0.5;
 
 /// The split of the strongest 0/1 pair among `rest` (the non-discoveries, strongest first;
 /// `tested` their columns) when it explains at least [`STRONG_SPLIT`] of the variance, and
@@ -617,7 +617,7 @@ pub const EXPLAIN_DIR: &str = "explain";
 
 /// The file in [`EXPLAIN_DIR`] holding the last explanation (its JSON), which
 /// `report --format html` shows.
-pub const STORED: &str = "explanation.json";
+pub(crate) const STORED: &str = "explanation.json";
 
 /// The culprits plotted (the text lists as many).
 pub const PLOTTED: usize = 10;
@@ -629,41 +629,41 @@ pub const EXPLAIN_SCHEMA: u32 = 1;
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Explanation {
     /// [`EXPLAIN_SCHEMA`].
-    pub schema: u32,
+    pub(crate) schema: u32,
     /// The program explained.
-    pub program: String,
+    pub(crate) program: String,
     /// The variant whose binaries were screened (and relinked), in an experiment built
     /// with `build --variant`; absent without variants.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
     /// The metric screened (the run's primary one) and its unit.
-    pub metric: String,
+    pub(crate) metric: String,
     /// Unit of the metric.
-    pub unit: String,
+    pub(crate) unit: String,
     /// The unit `report` prints the metric's values in (`s` for a wall time of seconds in
     /// `ns`; empty for a count).
     #[serde(default)]
-    pub shown_unit: String,
+    pub(crate) shown_unit: String,
     /// The rule that chose the hot functions, in words.
-    pub hot_rule: String,
+    pub(crate) hot_rule: String,
     /// The hot functions, hottest first.
-    pub hot: Vec<HotFunction>,
+    pub(crate) hot: Vec<HotFunction>,
     /// The instruction cache of the set features.
-    pub cache: ICache,
+    pub(crate) cache: ICache,
     /// The shared libraries' hot functions counted in the set pressure (fixed in every
     /// layout; empty when the program runs none, or none as hot as its coldest hot
     /// function).
     #[serde(default)]
-    pub shared_hot: Vec<SharedHot>,
+    pub(crate) shared_hot: Vec<SharedHot>,
     /// The distinct stretches of the profile's time line whose hot lines the set pressure
     /// counts (`features::Phase`); 0 when it counted every hot function's lines as running
     /// together (answers written before phases were read have none).
     #[serde(default)]
-    pub phases: usize,
+    pub(crate) phases: usize,
     /// Share of the metric's variance that lies between binaries (the layout's share, the
     /// one-way random-effects intraclass correlation); `None` when it cannot be estimated
     /// (one value per binary, or no variance at all).
-    pub layout_share: Option<f64>,
+    pub(crate) layout_share: Option<f64>,
     /// The screening (its fields, `culprits` among them, at the top level of the JSON).
     #[serde(flatten)]
     pub screening: Screening,
@@ -671,7 +671,7 @@ pub struct Explanation {
     #[serde(default)]
     pub plots: Vec<FeaturePlot>,
     /// Problems met, in words.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
 }
 
 /// The explanation `explain` last stored in `dir` ([`EXPLAIN_DIR`]/[`STORED`]); `None`
@@ -681,7 +681,7 @@ pub fn stored(dir: &std::path::Path) -> anyhow::Result<Option<Explanation>> {
 }
 
 /// The explanation stored in the folder `at` ([`STORED`]); `None` when there is none.
-pub fn stored_in(at: &std::path::Path) -> anyhow::Result<Option<Explanation>> {
+pub(crate) fn stored_in(at: &std::path::Path) -> anyhow::Result<Option<Explanation>> {
     use anyhow::Context;
     let path = at.join(STORED);
     if !path.is_file() {
@@ -696,7 +696,7 @@ pub fn stored_in(at: &std::path::Path) -> anyhow::Result<Option<Explanation>> {
 
 /// The plots of the first `shown` culprits of `screening` (computed from `units` as it
 /// screened them), the means multiplied by `scale` into the unit they are shown in.
-pub fn culprit_plots(
+pub(crate) fn culprit_plots(
     units: &[LayoutUnit],
     hot: &[HotFunction],
     screening: &Screening,
@@ -735,7 +735,7 @@ pub fn culprit_plots(
 /// came with another placement), and every other unconfirmed culprit no advice (`None`:
 /// an association, which moving a function may not change). Called with or without
 /// `--confirm`.
-pub fn revise_suggestions(screening: &mut Screening, metric: &str) {
+pub(crate) fn revise_suggestions(screening: &mut Screening, metric: &str) {
     let unconfirmed: BTreeMap<String, Verdict> = screening
         .culprits
         .iter()

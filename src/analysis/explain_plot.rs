@@ -11,66 +11,66 @@ use crate::layout::features::Feature;
 
 /// One binary in a culprit's plot.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct FeaturePoint {
+pub(crate) struct FeaturePoint {
     /// `seed-N`.
-    pub binary: String,
+    pub(crate) binary: String,
     /// The culprit's feature value in this binary (x).
-    pub value: f64,
+    pub(crate) value: f64,
     /// The binary's mean, in the plot's unit (y).
-    pub mean: f64,
+    pub(crate) mean: f64,
     /// The 95 % t interval of the mean over the binary's executions (K&J eq. 4 at the
     /// execution level; on the log scale for a positive metric, so it stays positive), in
     /// the plot's unit; `None` with a single execution.
-    pub ci: Option<Interval>,
+    pub(crate) ci: Option<Interval>,
 }
 
 /// A culprit's plot: the binaries' means against its feature.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct FeaturePlot {
     /// The culprit's function.
-    pub function: String,
+    pub(crate) function: String,
     /// The culprit's feature.
-    pub feature: Feature,
+    pub(crate) feature: Feature,
     /// The x axis in words (the feature and its unit), worded by
     /// `crate::report::words::explain::fill` from `feature`.
-    pub x_label: String,
+    pub(crate) x_label: String,
     /// The y axis in words (the metric and the unit the means are in), worded by
     /// `crate::report::words::explain::fill` from the explanation's metric and shown unit.
-    pub y_label: String,
+    pub(crate) y_label: String,
     /// The factor that turned the metric's values into the plot's unit.
-    pub scale: f64,
+    pub(crate) scale: f64,
     /// The x values to label: the levels of a 0/1 feature, else empty (round ticks).
-    pub levels: Vec<f64>,
+    pub(crate) levels: Vec<f64>,
     /// One point per screened binary.
-    pub points: Vec<FeaturePoint>,
+    pub(crate) points: Vec<FeaturePoint>,
     /// The confirmation's pairs on this culprit (means in the plot's unit); empty without.
-    pub pairs: Vec<ConfirmPair>,
+    pub(crate) pairs: Vec<ConfirmPair>,
 }
 
 /// One side of a confirmation pair: its feature value and mean (the metric's unit).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct PlacedMean {
+pub(crate) struct PlacedMean {
     /// The suspect's feature value in this binary.
-    pub value: f64,
+    pub(crate) value: f64,
     /// The binary's mean in the confirmation run.
-    pub mean: f64,
+    pub(crate) mean: f64,
 }
 
 /// One seed of a confirmation: the seed as built and relinked with only the suspect moved.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct ConfirmPair {
+pub(crate) struct ConfirmPair {
     /// The seed.
-    pub seed: u64,
+    pub(crate) seed: u64,
     /// The seed's binary as built.
-    pub control: PlacedMean,
+    pub(crate) control: PlacedMean,
     /// The relink with the suspect moved.
-    pub moved: PlacedMean,
+    pub(crate) moved: PlacedMean,
 }
 
 /// The plot of one culprit: each of `binaries` is a binary's name, its feature value, and
 /// its mean and interval in the metric's unit, shown multiplied by `scale` (the inverse of
 /// the divisor of `numfmt::scale_for`); the axes' labels are left to the words.
-pub fn feature_plot(
+pub(crate) fn feature_plot(
     function: &str,
     feature: Feature,
     binaries: &[(&str, f64, f64, Option<Interval>)],

@@ -11,19 +11,19 @@ use super::explain::Explanation;
 use crate::layout::features::Feature;
 
 /// Version of the JSON written by `explain --format json` for an experiment with variants.
-pub const VARIANTS_SCHEMA: u32 = 1;
+pub(crate) const VARIANTS_SCHEMA: u32 = 1;
 
 /// `explain`'s answer for an experiment with variants.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct VariantExplanations {
     /// [`VARIANTS_SCHEMA`].
-    pub schema: u32,
+    pub(crate) schema: u32,
     /// The program explained.
-    pub program: String,
+    pub(crate) program: String,
     /// The metric screened.
-    pub metric: String,
+    pub(crate) metric: String,
     /// Each variant's explanation, in the manifest's order (each with its `variant`).
-    pub variants: Vec<Explanation>,
+    pub(crate) variants: Vec<Explanation>,
     /// Every function that is a finding's member in at least one variant, with what each
     /// variant says of it: those that are findings in several variants first, then by the
     /// first variant naming them and their rank there.
@@ -34,14 +34,14 @@ pub struct VariantExplanations {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct AcrossVariants {
     /// The function's symbol name.
-    pub function: String,
+    pub(crate) function: String,
     /// What each variant's screening says of it, in the variants' order.
-    pub variants: Vec<InVariant>,
+    pub(crate) variants: Vec<InVariant>,
 }
 
 impl AcrossVariants {
     /// The variants in which the function is a finding's member.
-    pub fn found_in(&self) -> impl Iterator<Item = &InVariant> {
+    pub(crate) fn found_in(&self) -> impl Iterator<Item = &InVariant> {
         self.variants
             .iter()
             .filter(|v| v.status == VariantStatus::Finding)
@@ -50,24 +50,24 @@ impl AcrossVariants {
 
 /// What one variant's screening says of a function.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct InVariant {
+pub(crate) struct InVariant {
     /// The variant's name.
-    pub variant: String,
+    pub(crate) variant: String,
     /// Whether it is a finding, was screened without being one, or was not screened.
-    pub status: VariantStatus,
+    pub(crate) status: VariantStatus,
     /// The finding it belongs to (1 for the strongest), when it is one.
-    pub finding: Option<usize>,
+    pub(crate) finding: Option<usize>,
     /// Its culprit features in that variant (empty unless a finding).
-    pub features: Vec<Feature>,
+    pub(crate) features: Vec<Feature>,
     /// The confirmation's answer for it in that variant: `true` confirmed, `false` moved
     /// alone without the screening's change; `None` when no confirmation moved it.
-    pub confirmed: Option<bool>,
+    pub(crate) confirmed: Option<bool>,
 }
 
 /// How a variant's screening saw a function.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum VariantStatus {
+pub(crate) enum VariantStatus {
     /// A member of one of the variant's findings (a culprit pair).
     Finding,
     /// Hot in the variant and screened, not a culprit.
@@ -93,7 +93,7 @@ impl VariantExplanations {
 
 /// The explanations `explain` last stored for the variants `names` of the experiment in
 /// `dir` (each in `NAME/explain/`), side by side; `None` when no variant has one.
-pub fn stored(
+pub(crate) fn stored(
     dir: &std::path::Path,
     names: &[&str],
 ) -> anyhow::Result<Option<VariantExplanations>> {
@@ -109,7 +109,7 @@ pub fn stored(
 
 /// Every function that is a finding's member in some variant, with each variant's view
 /// of it (see [`VariantExplanations::across`] for the order).
-pub fn across(explanations: &[Explanation]) -> Vec<AcrossVariants> {
+pub(crate) fn across(explanations: &[Explanation]) -> Vec<AcrossVariants> {
     let mut named: Vec<(usize, usize, &str)> = Vec::new();
     for (v, e) in explanations.iter().enumerate() {
         for (rank, f) in e.screening.findings.iter().enumerate() {

@@ -24,7 +24,7 @@ use super::effect::Interval;
 use super::vocabulary::{Thresholds, Verdict};
 
 /// The power at which the detectable spread is stated (as for the layout sensitivity).
-pub const DETECTION_POWER: f64 = 0.8;
+pub(crate) const DETECTION_POWER: f64 = 0.8;
 
 /// The variant × layout interaction of one comparison as the report shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
@@ -59,14 +59,14 @@ pub struct InteractionJson {
 
 impl InteractionJson {
     /// Whether the test rejects "no interaction" at the thresholds' level.
-    pub fn detected(&self) -> bool {
+    pub(crate) fn detected(&self) -> bool {
         self.p_value.is_some_and(|p| p < self.thresholds.alpha())
     }
 }
 
 /// The interaction of the seed-matched hierarchies `base` and `new` (top units in the same
 /// order, the `k`-th execution of a seed taken as its `k`-th round, i.e. block).
-pub fn pair_interaction(
+pub(crate) fn pair_interaction(
     base: &Hierarchy,
     new: &Hierarchy,
     thresholds: &Thresholds,
@@ -85,7 +85,7 @@ pub fn pair_interaction(
 }
 
 /// The verdict of a computed interaction at `th`.
-pub fn judge(i: &LogRatioInteraction, th: &Thresholds) -> InteractionJson {
+pub(crate) fn judge(i: &LogRatioInteraction, th: &Thresholds) -> InteractionJson {
     let share = |tau: f64| tau.exp_m1();
     let spread = share(i.spread);
     let ci = Interval {

@@ -70,40 +70,40 @@ pub struct BootstrapJson {
     /// Studentized bootstrap interval over the binaries (`stats::bootstrap`), its bounds
     /// written beside `resamples` as in every bootstrap object (docs/formats.md).
     #[serde(flatten)]
-    pub ci: Interval,
+    pub(crate) ci: Interval,
     /// The interval's confidence level.
-    pub confidence: f64,
+    pub(crate) confidence: f64,
     /// Resamples drawn.
-    pub resamples: usize,
+    pub(crate) resamples: usize,
     /// Whether pairs were drawn jointly by seed.
-    pub paired: bool,
+    pub(crate) paired: bool,
 }
 
 /// The share of seeds on which new is faster (lower), with Wilson's interval.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ShareFaster {
     /// Seeds on which new's mean is below base's.
-    pub k: usize,
+    pub(crate) k: usize,
     /// Seeds compared.
-    pub compared: usize,
+    pub(crate) compared: usize,
     /// Seeds on which new's mean is above base's (`compared - k - slower` seeds tie).
-    pub slower: usize,
+    pub(crate) slower: usize,
     /// Lower end of Wilson's interval for the probability.
-    pub lower: f64,
+    pub(crate) lower: f64,
     /// Upper end.
-    pub upper: f64,
+    pub(crate) upper: f64,
 }
 
 /// An F-test as the reports show it.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct FTestJson {
+pub(crate) struct FTestJson {
     /// The F statistic.
-    pub f: f64,
+    pub(crate) f: f64,
     /// Numerator and denominator degrees of freedom.
     #[serde(flatten)]
-    pub df: DegreesOfFreedom<usize>,
+    pub(crate) df: DegreesOfFreedom<usize>,
     /// Its p-value.
-    pub p_value: f64,
+    pub(crate) p_value: f64,
 }
 
 impl From<FTest> for FTestJson {
@@ -121,11 +121,11 @@ impl From<FTest> for FTestJson {
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct BinaryMeans {
     /// The binary's label, `seed-N` (the top-level id).
-    pub binary: String,
+    pub(crate) binary: String,
     /// Its mean on the base side.
-    pub base: f64,
+    pub(crate) base: f64,
     /// Its mean on the new side.
-    pub new: f64,
+    pub(crate) new: f64,
 }
 
 /// Which interval the verdict rests on.
@@ -142,7 +142,7 @@ pub enum Basis {
 /// does) but checks it, by another method or another assumption.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum CheckTest {
+pub(crate) enum CheckTest {
     /// Fieller's interval for independent sides (eq. 5), a check when the verdict is paired.
     Fieller,
     /// Welch's test on the top-level means (independent sides).
@@ -156,7 +156,7 @@ pub enum CheckTest {
 
 impl CheckTest {
     /// Whether the check treats the sides as independent samples (ignores a pairing).
-    pub fn independent(self, bootstrap_paired: bool) -> bool {
+    pub(crate) fn independent(self, bootstrap_paired: bool) -> bool {
         match self {
             CheckTest::Fieller | CheckTest::Welch | CheckTest::MannWhitney => true,
             CheckTest::Bootstrap => !bootstrap_paired,
@@ -169,11 +169,11 @@ impl CheckTest {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Check {
     /// The check.
-    pub test: CheckTest,
+    pub(crate) test: CheckTest,
     /// It finds a difference (its interval excludes 1, or its p-value is below 1 − confidence).
-    pub detects: bool,
+    pub(crate) detects: bool,
     /// `detects` equals whether the verdict's interval finds one.
-    pub agrees: bool,
+    pub(crate) agrees: bool,
 }
 
 /// The analysis of one pair: `new` against `base`. Its JSON is the same object in `compare`
@@ -220,7 +220,7 @@ pub struct PairAnalysis {
 impl PairAnalysis {
     /// The check `test` that `detects` a difference or not, judged against the verdict;
     /// `None` for a tie or an unbounded verdict (nothing to agree with).
-    pub fn check(&self, test: CheckTest, detects: bool) -> Option<Check> {
+    pub(crate) fn check(&self, test: CheckTest, detects: bool) -> Option<Check> {
         (!matches!(
             self.effect.verdict,
             EffectVerdict::Tie | EffectVerdict::Unbounded
@@ -326,7 +326,7 @@ pub enum PairWarning {
 
 /// Analyses `new` against `base`; the warnings are pushed without the pair's name, which the
 /// caller adds.
-pub fn analyse_pair(
+pub(crate) fn analyse_pair(
     base: &Hierarchy,
     new: &Hierarchy,
     options: &PairOptions,

@@ -28,7 +28,7 @@ pub enum Withheld {
 /// The interval `[lower, upper]` of a quantity whose every value is positive, or why it is
 /// withheld: an end that is not finite, or a lower end at or below zero. Every interval of
 /// a positive quantity that the engine writes passes here.
-pub fn positive_interval(lower: f64, upper: f64) -> Result<Interval, Withheld> {
+pub(crate) fn positive_interval(lower: f64, upper: f64) -> Result<Interval, Withheld> {
     if !(lower.is_finite() && upper.is_finite()) {
         Err(Withheld::Unbounded)
     } else if lower <= 0.0 {
@@ -40,7 +40,7 @@ pub fn positive_interval(lower: f64, upper: f64) -> Result<Interval, Withheld> {
 
 /// [`positive_interval`] of a pair of bounds, `None` when withheld (for intervals whose
 /// absence the caller explains in its own field).
-pub fn positive_bounds(bounds: (f64, f64)) -> Option<Interval> {
+pub(crate) fn positive_bounds(bounds: (f64, f64)) -> Option<Interval> {
     positive_interval(bounds.0, bounds.1).ok()
 }
 

@@ -17,23 +17,23 @@ use crate::files::store::{scan_commits, Execution, ExecutionStatus, Measurement,
 #[derive(Debug, Clone, PartialEq)]
 pub struct BinarySummary {
     /// Program name.
-    pub program: String,
+    pub(crate) program: String,
     /// The variant, `None` without variants.
-    pub variant: Option<String>,
+    pub(crate) variant: Option<String>,
     /// Binary label.
-    pub binary: String,
+    pub(crate) binary: String,
     /// Successful executions.
-    pub executions_ok: usize,
+    pub(crate) executions_ok: usize,
     /// Failed executions (any status but ok).
-    pub failures: usize,
+    pub(crate) failures: usize,
     /// Number of values pooled.
-    pub values: usize,
+    pub(crate) values: usize,
     /// Mean of the values (NaN when there are none).
-    pub mean: f64,
+    pub(crate) mean: f64,
     /// Sample standard deviation / mean (NaN with fewer than two values).
-    pub cv: f64,
+    pub(crate) cv: f64,
     /// Unit of the values.
-    pub unit: String,
+    pub(crate) unit: String,
 }
 
 /// Summarises the non-warmup values of `metric` per (program, binary), in order of first
@@ -65,18 +65,18 @@ pub fn summarize_store(dir: &Path, metric: &str) -> Result<Vec<BinarySummary>> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct NeverRan {
     /// Program name.
-    pub program: String,
+    pub(crate) program: String,
     /// The variant, `None` without variants.
-    pub variant: Option<String>,
+    pub(crate) variant: Option<String>,
     /// Its failed executions.
-    pub failed: usize,
+    pub(crate) failed: usize,
     /// Its binaries.
-    pub binaries: usize,
+    pub(crate) binaries: usize,
     /// The stored output of one of its failed executions (trailing space trimmed), if any
     /// kept one.
-    pub output: Option<String>,
+    pub(crate) output: Option<String>,
     /// The store whose `output_tail`s hold the outputs.
-    pub store: PathBuf,
+    pub(crate) store: PathBuf,
 }
 
 /// The programs (with variants: program and variant) of which no execution of any binary
@@ -134,7 +134,7 @@ pub fn programs_that_never_ran(dir: &Path, summary: &[BinarySummary]) -> Result<
 /// The summary built one committed execution at a time (see `store::scan_results`), in
 /// memory bounded by the number of binaries: mean and variance by Welford's update.
 #[derive(Debug, Clone)]
-pub struct Summarizer {
+pub(crate) struct Summarizer {
     metric: String,
     out: Vec<BinarySummary>,
     /// Per entry of `out`: running mean and sum of squared deviations.
@@ -144,7 +144,7 @@ pub struct Summarizer {
 
 impl Summarizer {
     /// An empty summary of `metric`.
-    pub fn new(metric: &str) -> Summarizer {
+    pub(crate) fn new(metric: &str) -> Summarizer {
         Summarizer {
             metric: metric.to_string(),
             out: Vec::new(),
@@ -154,7 +154,7 @@ impl Summarizer {
     }
 
     /// Takes in one committed execution and its measurements.
-    pub fn add(&mut self, e: &Execution, measurements: &[Measurement]) {
+    pub(crate) fn add(&mut self, e: &Execution, measurements: &[Measurement]) {
         let key = (e.program.clone(), e.variant.clone(), e.binary.clone());
         let i = *self.index.entry(key).or_insert_with(|| {
             self.out.push(BinarySummary {
@@ -191,7 +191,7 @@ impl Summarizer {
     }
 
     /// The summary lines.
-    pub fn finish(mut self) -> Vec<BinarySummary> {
+    pub(crate) fn finish(mut self) -> Vec<BinarySummary> {
         for (s, (mean, m2)) in self.out.iter_mut().zip(&self.moments) {
             if s.values > 0 {
                 s.mean = *mean;

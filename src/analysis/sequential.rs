@@ -54,7 +54,7 @@ pub enum Method {
 
 impl Method {
     /// The method's name in the JSON (`method`) and in `stopping.json`.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Method::LaiCalibrated => LAI_CALIBRATED,
             Method::RepeatedT => REPEATED_T,
@@ -63,7 +63,7 @@ impl Method {
     }
 
     /// The method named `name` (as [`Method::name`] writes it).
-    pub fn named(name: &str) -> Option<Method> {
+    pub(crate) fn named(name: &str) -> Option<Method> {
         [
             Method::LaiCalibrated,
             Method::RepeatedT,
@@ -97,13 +97,13 @@ pub struct Rule {
 
 impl Rule {
     /// The method's name in the JSON (`method`).
-    pub fn method(&self) -> &'static str {
+    pub(crate) fn method(&self) -> &'static str {
         self.method.name()
     }
 
     /// The binaries the mixture is tuned for: the horizon when there is one (calibrated
     /// sequence), else [`Rule::planned`].
-    pub fn tuned_for(&self) -> usize {
+    pub(crate) fn tuned_for(&self) -> usize {
         match (self.method, self.horizon) {
             (Method::LaiCalibrated, Some(h)) => h,
             _ => self.planned,
@@ -113,7 +113,7 @@ impl Rule {
     /// The last look the plan covers: the horizon, or for the calibrated sequence without
     /// one the last look its level is calibrated for: [`NO_HORIZON_LOOKS`], or the store's
     /// size when larger (a size no one chooses by looking), at most [`MAX_LOOKS`].
-    pub fn last_look(&self) -> Option<usize> {
+    pub(crate) fn last_look(&self) -> Option<usize> {
         match (self.method, self.horizon) {
             (_, Some(h)) => Some(h),
             (Method::LaiCalibrated, None) => Some(self.planned.clamp(NO_HORIZON_LOOKS, MAX_LOOKS)),
@@ -123,11 +123,11 @@ impl Rule {
 }
 
 /// `method` of the skew-calibrated Lai t-mixture, the engine of every sequential answer.
-pub const LAI_CALIBRATED: &str = "lai_calibrated";
+pub(crate) const LAI_CALIBRATED: &str = "lai_calibrated";
 /// `method` of Lai's t-mixture at the nominal level (stores grown by the first rule).
-pub const LAI_T_MIXTURE: &str = "lai_t_mixture";
+pub(crate) const LAI_T_MIXTURE: &str = "lai_t_mixture";
 /// `method` of the repeated t intervals over a horizon (stores grown by the second rule).
-pub const REPEATED_T: &str = "repeated_t";
+pub(crate) const REPEATED_T: &str = "repeated_t";
 
 /// Why the replay stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -142,7 +142,7 @@ pub enum Reason {
 }
 
 /// The confidence sequence at one look (defined with the stopping log that records looks).
-pub use crate::files::stopping::Look;
+pub(crate) use crate::files::stopping::Look;
 
 /// The sequential answer for one series or one comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
@@ -197,20 +197,20 @@ pub struct Sequential {
 /// A series or comparison `report --sequential` could not replay (a warning of the
 /// report, in words in `crate::report::words::sequential`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Unreplayed {
+pub(crate) struct Unreplayed {
     /// Program.
-    pub program: String,
+    pub(crate) program: String,
     /// Metric.
-    pub metric: String,
+    pub(crate) metric: String,
     /// What was not replayed.
-    pub subject: Unreplayable,
+    pub(crate) subject: Unreplayable,
     /// Why.
-    pub error: StatsError,
+    pub(crate) error: StatsError,
 }
 
 /// The replay that failed: one series' binaries' means, or a comparison's per-seed ratios.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Unreplayable {
+pub(crate) enum Unreplayable {
     /// A series, of `variant` when the experiment has variants.
     Series {
         /// The variant; `None` without variants.

@@ -12,9 +12,9 @@ use crate::seeded::SeededRng;
 use crate::stats::anova::{random_effects, RandomEffectsAnova};
 use crate::stats::bootstrap;
 /// The bootstrap interval as the analysis carries it (renderers name it from here).
-pub use crate::stats::bootstrap::BootstrapCi;
+pub(crate) use crate::stats::bootstrap::BootstrapCi;
 /// A level's name in the plural (`binary` → `binaries`), for every sentence that counts units.
-pub use crate::stats::hierarchy::plural;
+pub(crate) use crate::stats::hierarchy::plural;
 use crate::stats::hierarchy::Hierarchy;
 use crate::stats::multilevel::{level_variances, mean_ci, optimal_repetitions, OptimalCount};
 use crate::stats::shapiro_wilk::shapiro_wilk;
@@ -23,19 +23,19 @@ use super::positive::{positive_interval, Withheld};
 use super::vocabulary::{check_bootstrap, Thresholds, MIN_TOP_LEVEL_UNITS};
 
 /// Version of the JSON schema of [`Analysis`] (docs/formats.md).
-pub const ANALYSIS_SCHEMA: u32 = super::vocabulary::OUTPUT_SCHEMA;
+pub(crate) const ANALYSIS_SCHEMA: u32 = super::vocabulary::OUTPUT_SCHEMA;
 
 /// Below this many top-level units a non-normal sample makes the t interval doubtful
 /// (the usual central-limit rule of thumb, Georges et al. 2007 §3.2.1).
-pub const CLT_UNITS: usize = 30;
+pub(crate) const CLT_UNITS: usize = 30;
 
 /// Above this relative half-width (± 50 % of the mean) an interval of a mean is too wide to
 /// inform: the report says "cannot tell" and why.
-pub const MAX_INFORMATIVE_RELATIVE_HALF_WIDTH: f64 = 0.5;
+pub(crate) const MAX_INFORMATIVE_RELATIVE_HALF_WIDTH: f64 = 0.5;
 
 /// Whether an interval of a mean can be read as it is.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum IntervalUse {
+pub(crate) enum IntervalUse {
     /// Narrow enough to inform.
     Informative,
     /// It reaches zero or below (or is unbounded) for a quantity whose values are all
@@ -83,7 +83,7 @@ pub enum IntervalNote {
 
 impl IntervalUse {
     /// Why the interval cannot inform, when it cannot; `units` would narrow it.
-    pub fn note(self, units: Narrowing) -> Option<IntervalNote> {
+    pub(crate) fn note(self, units: Narrowing) -> Option<IntervalNote> {
         match self {
             IntervalUse::Informative => None,
             IntervalUse::Withheld(why) => Some(IntervalNote::Withheld { why, units }),
@@ -99,7 +99,7 @@ impl IntervalUse {
 /// withheld ([`positive_interval`], the one rule) rather than printed with an impossible
 /// lower end ("95 % CI -48 to 107 s"). An
 /// interval wider than ± 50 % is kept but called uninformative.
-pub fn interval_use(mean: f64, half_width: f64, positive: bool) -> IntervalUse {
+pub(crate) fn interval_use(mean: f64, half_width: f64, positive: bool) -> IntervalUse {
     let relative = half_width / mean.abs();
     let judged = positive_interval(mean - half_width, mean + half_width);
     if let (true, Err(withheld)) = (positive, judged) {
@@ -199,50 +199,50 @@ pub struct CiJson {
     /// Upper end.
     pub upper: f64,
     /// The interval's confidence level.
-    pub confidence: f64,
+    pub(crate) confidence: f64,
     /// `t · sqrt(S_n² / r_n)`.
-    pub half_width: f64,
+    pub(crate) half_width: f64,
     /// `half_width / |mean|`.
-    pub relative_half_width: f64,
+    pub(crate) relative_half_width: f64,
     /// Degrees of freedom `r_n − 1`.
-    pub df: f64,
+    pub(crate) df: f64,
     /// Always "kalibera-jones eq. 4".
-    pub method: &'static str,
+    pub(crate) method: &'static str,
 }
 
 /// One level's row, lowest level first in [`Analysis::levels`].
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct LevelJson {
     /// The level's name.
-    pub name: String,
+    pub(crate) name: String,
     /// `r_i`.
-    pub repetitions: usize,
+    pub(crate) repetitions: usize,
     /// `S_i²` (null when `r_i = 1` or not finite).
-    pub s2: Option<f64>,
+    pub(crate) s2: Option<f64>,
     /// `T_i²` (null when not estimable).
-    pub t2: Option<f64>,
+    pub(crate) t2: Option<f64>,
     /// `c_i` when costs were given.
-    pub cost: Option<f64>,
+    pub(crate) cost: Option<f64>,
     /// Eq. 3 (null for the top level, without costs, or when eq. 3 has no finite answer).
-    pub optimal_repetitions: Option<u64>,
+    pub(crate) optimal_repetitions: Option<u64>,
     /// Why eq. 3 was guarded at this level, if it was (written by report/words/dimension.rs).
-    pub optimal_note: Option<&'static str>,
+    pub(crate) optimal_note: Option<&'static str>,
     /// Eq. 3's answer at this level, when costs were given (`None` for the top level).
     #[serde(skip)]
-    pub optimal: Option<OptimalCount>,
+    pub(crate) optimal: Option<OptimalCount>,
 }
 
 /// The Shapiro–Wilk check of the top-level means.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct NormalityJson {
     /// Always "shapiro-wilk".
-    pub test: &'static str,
+    pub(crate) test: &'static str,
     /// W.
-    pub w: f64,
+    pub(crate) w: f64,
     /// p-value.
-    pub p_value: f64,
+    pub(crate) p_value: f64,
     /// Number of top-level means tested.
-    pub n: usize,
+    pub(crate) n: usize,
 }
 
 /// Everything `analyze` reports; its JSON form is the `--format json` output.

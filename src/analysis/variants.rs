@@ -42,14 +42,14 @@ use super::effect::{Direction, Effect, EffectVerdict, Interval};
 use super::pair::{analyse_pair, PairAnalysis, PairOptions, PairWarning};
 // The pair's types moved to `super::pair`; re-exported so that readers of a variant
 // comparison keep their paths.
-pub use super::pair::{Basis, BinaryMeans, BootstrapJson, FTestJson, RatioJson, ShareFaster};
+pub(crate) use super::pair::{Basis, FTestJson};
 use super::single::BootstrapOptions;
 use super::vocabulary::{check_bootstrap, Thresholds};
 
 /// Bootstrap resamples when the caller asks for none in particular: the bootstrap
 /// interval's Monte Carlo error at 2 000 resamples is a few per cent of its width (Efron &
 /// Tibshirani 1993 §19.3), enough beside two analytic intervals.
-pub const DEFAULT_VARIANT_RESAMPLES: usize = 2000;
+pub(crate) const DEFAULT_VARIANT_RESAMPLES: usize = 2000;
 
 /// One variant's data.
 #[derive(Debug, Clone, Copy)]
@@ -107,63 +107,63 @@ pub struct PairComparison {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Adjustment {
     /// Always "bonferroni".
-    pub method: &'static str,
+    pub(crate) method: &'static str,
     /// The number of comparisons against the base, `k − 1`.
-    pub comparisons: usize,
+    pub(crate) comparisons: usize,
     /// The confidence the family holds at together (the report's).
-    pub family_confidence: f64,
+    pub(crate) family_confidence: f64,
     /// The confidence of each of the pair's intervals and tests, `1 − α/(k − 1)`.
-    pub confidence: f64,
+    pub(crate) confidence: f64,
 }
 
 /// One pair of Tukey's family.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct TukeyPairJson {
+pub(crate) struct TukeyPairJson {
     /// The reference of the difference.
-    pub base: String,
+    pub(crate) base: String,
     /// The other variant.
-    pub new: String,
+    pub(crate) new: String,
     /// `mean(new) − mean(base)`, in the metric's unit.
-    pub difference: f64,
+    pub(crate) difference: f64,
     /// Its simultaneous interval.
-    pub ci: Interval,
+    pub(crate) ci: Interval,
     /// `1 + difference / mean(base)`: the interval as a ratio, taking the base's mean as
     /// fixed (an approximation that ignores the base mean's own error).
-    pub ratio: f64,
+    pub(crate) ratio: f64,
     /// The ratio's simultaneous interval; null when it would reach zero or below
     /// ([`crate::analysis::positive`], the reason in `ratio_ci_note`).
-    pub ratio_ci: Option<Interval>,
+    pub(crate) ratio_ci: Option<Interval>,
     /// Why `ratio_ci` is null, when it is.
     // Written from `ratio_ci_withheld` by `crate::report::words::variants::fill_tukey`.
-    pub ratio_ci_note: Option<String>,
+    pub(crate) ratio_ci_note: Option<String>,
     /// Why `ratio_ci` is null, as data; not part of the JSON.
     #[serde(skip)]
-    pub ratio_ci_withheld: Option<crate::analysis::positive::Withheld>,
+    pub(crate) ratio_ci_withheld: Option<crate::analysis::positive::Withheld>,
     /// Tukey's adjusted p-value.
-    pub p_value: f64,
+    pub(crate) p_value: f64,
     /// The pair's verdict at the thresholds in one word (faster, inconclusive, …), beside the
     /// `verdict`.
     // The schema stays a string, as it was before the direction was an enum.
     #[schemars(with = "String")]
-    pub direction: Direction,
+    pub(crate) direction: Direction,
     /// The pair's verdict: the one effect vocabulary.
-    pub verdict: EffectVerdict,
+    pub(crate) verdict: EffectVerdict,
 }
 
 /// Tukey's HSD over all variants (k > 2).
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Multiple {
     /// Always "tukey_hsd".
-    pub method: &'static str,
+    pub(crate) method: &'static str,
     /// The ANOVA's F-test of "all variants equal".
-    pub anova: FTestJson,
+    pub(crate) anova: FTestJson,
     /// Which error term: "interaction" (matched seeds, two-way mixed ANOVA) or "within"
     /// (independent binaries, one-way ANOVA of binary means).
-    pub error_term: &'static str,
+    pub(crate) error_term: &'static str,
     /// The studentized range quantile.
-    pub q_critical: f64,
+    pub(crate) q_critical: f64,
     /// Every pair.
-    pub pairs: Vec<TukeyPairJson>,
+    pub(crate) pairs: Vec<TukeyPairJson>,
 }
 
 /// The comparison of the variants of one program and metric (the report takes its parts).

@@ -20,14 +20,14 @@ pub const MIN_TOP_LEVEL_UNITS: usize = 5;
 
 /// Default relevance threshold: an effect whose whole interval lies within ± 1 % is
 /// "detectable but negligible".
-pub const DEFAULT_NEGLIGIBLE: f64 = 0.01;
+pub(crate) const DEFAULT_NEGLIGIBLE: f64 = 0.01;
 
 /// The most bootstrap resamples accepted. Each resample keeps one `f64`, so this bounds the
 /// bootstrap's memory at 80 MB; the bootstrap interval's Monte Carlo error is already far
 /// below the interval's own width at 10⁴ resamples (Efron & Tibshirani 1993 §19.3).
-pub const MAX_BOOTSTRAP_RESAMPLES: usize = 10_000_000;
+pub(crate) const MAX_BOOTSTRAP_RESAMPLES: usize = 10_000_000;
 
-pub use crate::files::OUTPUT_SCHEMA;
+pub(crate) use crate::files::OUTPUT_SCHEMA;
 
 /// Every word a `verdict` field takes in layoutrand's JSON, per kind of question:
 /// [`Verdict`] (is there an effect?), [`super::effect::EffectVerdict`] (which way does a
@@ -53,21 +53,21 @@ pub const VERDICT_WORDS: [&str; 13] = [
 /// then the entry's own fields (what [`by_program_and_variant`] writes, named by its fields'
 /// `#[schemars(with = …)]`).
 #[derive(Serialize, schemars::JsonSchema)]
-pub struct ByProgram<'a, T> {
+pub(crate) struct ByProgram<'a, T> {
     /// The program.
-    pub program: &'a str,
+    pub(crate) program: &'a str,
     /// The variant (null without variants).
-    pub variant: Option<&'a str>,
+    pub(crate) variant: Option<&'a str>,
     /// `program`, or `program [variant]`: how the text report names it.
-    pub label: String,
+    pub(crate) label: String,
     /// The entry's own fields.
     #[serde(flatten)]
-    pub entry: &'a T,
+    pub(crate) entry: &'a T,
 }
 
 /// A program as the reports name it: `calc`, or `calc [O2]` for variant `O2` of it (a key
 /// the JSON's `label` and the text's headings share, not a sentence).
-pub fn program_label(program: &str, variant: Option<&str>) -> String {
+pub(crate) fn program_label(program: &str, variant: Option<&str>) -> String {
     match variant {
         Some(v) => format!("{program} [{v}]"),
         None => program.to_string(),
@@ -77,7 +77,7 @@ pub fn program_label(program: &str, variant: Option<&str>) -> String {
 /// Writes a map keyed by (program, variant) as a list of objects carrying `program`,
 /// `variant` (null without variants) and `label`, so that a reader matches entries by ids
 /// rather than by parsing a display label such as `demo [O3]`.
-pub fn by_program_and_variant<T: Serialize, S: Serializer>(
+pub(crate) fn by_program_and_variant<T: Serialize, S: Serializer>(
     map: &BTreeMap<(String, Option<String>), T>,
     s: S,
 ) -> std::result::Result<S::Ok, S::Error> {
@@ -111,7 +111,7 @@ pub enum Verdict {
 
 impl Verdict {
     /// The verdict as its JSON name (`not_detected`), what every rendering prints.
-    pub fn word(self) -> &'static str {
+    pub(crate) fn word(self) -> &'static str {
         match self {
             Verdict::Detected => "detected",
             Verdict::Negligible => "negligible",
@@ -156,14 +156,14 @@ impl Thresholds {
     }
 
     /// The significance level of every test, `1 − confidence`.
-    pub fn alpha(&self) -> f64 {
+    pub(crate) fn alpha(&self) -> f64 {
         1.0 - self.confidence
     }
 }
 
 /// Refuses a bootstrap resample count that is zero or beyond [`MAX_BOOTSTRAP_RESAMPLES`]
 /// before anything is allocated.
-pub fn check_bootstrap(resamples: usize) -> Result<()> {
+pub(crate) fn check_bootstrap(resamples: usize) -> Result<()> {
     if resamples < 100 {
         bail!("--bootstrap {resamples}: use at least 100 resamples (10000 is typical)");
     }

@@ -26,7 +26,7 @@ enum Module {
 
 /// Scans `program`'s recorded objects and archive members. Under `module`/`global`, an
 /// error names the modules without per-function sections and the fixes.
-pub fn inspect(program: &Program, granularity: Granularity) -> Result<Achieved> {
+pub(crate) fn inspect(program: &Program, granularity: Granularity) -> Result<Achieved> {
     let lto = program.mechanism;
     let lto = matches!(lto, Mechanism::LtoOnce | Mechanism::LtoKept).then_some(lto);
     // An LTO program's functions are ordered globally whatever the granularity.

@@ -30,7 +30,7 @@ use crate::layout::{distance, same_code};
 /// distance and [`compare`]'s words. `Err` says why there is no as-built set (a program's
 /// own binary gone, or stripped so that its functions cannot be compared): the set is all
 /// programs or none, since a command may run several of them together.
-pub fn keep(
+pub(crate) fn keep(
     programs: &[Program],
     own: &[PathBuf],
     baseline: &[Vec<Function>],
@@ -76,7 +76,7 @@ pub fn keep(
 /// The build's own binaries kept as the `as-built` layout ([`keep`]'s arguments), with a
 /// note per program on how the baseline differs from them, or one saying why they were not
 /// kept.
-pub fn kept(
+pub(crate) fn kept(
     programs: &[Program],
     own: &[PathBuf],
     baseline: &[Vec<Function>],
@@ -119,7 +119,7 @@ fn copy_read_only(from: &Path, to: &Path) -> anyhow::Result<()> {
 }
 
 /// The comparison in words: functions (name and size), their order, their addresses.
-pub fn compare(own: &[Function], baseline: &[Function]) -> String {
+pub(crate) fn compare(own: &[Function], baseline: &[Function]) -> String {
     let key = |f: &Function| (f.id.clone(), f.size);
     let count = |fs: &[Function]| {
         let mut m = BTreeMap::new();

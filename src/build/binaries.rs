@@ -13,24 +13,24 @@ use crate::layout::binary::{self, Function};
 use crate::layout::{distance, dynamic, fingerprint, offsets, same_code, same_data};
 
 /// Directory (inside the output directory) for intermediate files of the relinks.
-pub const WORK_DIR: &str = ".work";
+pub(crate) const WORK_DIR: &str = ".work";
 
 /// The baseline's binaries with their function lists (seeds are compared against them).
 pub struct Baseline {
     /// The manifest entry.
-    pub set: BinarySet,
+    pub(crate) set: BinarySet,
     /// Function list per program, in program order.
-    pub functions: Vec<Vec<Function>>,
+    pub(crate) functions: Vec<Vec<Function>>,
 }
 
 /// A program's baseline binary with its function list.
-pub type BaselineProgram = (Binary, Vec<Function>);
+pub(crate) type BaselineProgram = (Binary, Vec<Function>);
 
 /// Links and verifies the baseline of each program; returns the baseline of those that
 /// linked and, per program that did not (by its index in `programs`), the error. A program
 /// without a baseline cannot have seeds (nothing to compare them with): the caller leaves
 /// it out (see [`super::driver`]).
-pub fn build_baseline_isolated(
+pub(crate) fn build_baseline_isolated(
     programs: &[Program],
     out_dir: &Path,
 ) -> (Vec<Option<BaselineProgram>>, Vec<(usize, anyhow::Error)>) {
@@ -67,7 +67,7 @@ pub fn build_baseline_isolated(
 
 /// The baseline of `programs` from what [`build_baseline_isolated`] built for each (all of
 /// them linked).
-pub fn baseline_of(programs: &[Program], built: Vec<BaselineProgram>) -> Baseline {
+pub(crate) fn baseline_of(programs: &[Program], built: Vec<BaselineProgram>) -> Baseline {
     let mut set = BinarySet {
         seed: None,
         kind: None,
@@ -102,7 +102,7 @@ pub fn build_baseline(programs: &[Program], out_dir: &Path) -> Result<Baseline> 
 /// program's reason in its error) when one did not. A seed whose layout equals the
 /// baseline's is not an error here: only a program whose every seed does is (it is then
 /// left out, see [`super::isolate`]). A seed started after `stop()` became true is skipped.
-pub fn build_seeds(
+pub(crate) fn build_seeds(
     programs: &[Program],
     baseline: &Baseline,
     seeds: &[u64],
@@ -255,7 +255,7 @@ fn paths(out_dir: &Path, label: &str, p: usize, program: &Program) -> (PathBuf, 
 }
 
 /// [`describe`] for `program`, with its soname when it is a shared library.
-pub fn describe_program(
+pub(crate) fn describe_program(
     out_dir: &Path,
     program: &Program,
     path: &Path,
@@ -290,7 +290,7 @@ pub fn describe_program(
 
 /// Removes the directory `path` below `out_dir` (the work area, a failed seed's binaries)
 /// through the confined writer: a link planted there is refused, never followed.
-pub fn remove_below(out_dir: &Path, path: &Path) -> Result<bool> {
+pub(crate) fn remove_below(out_dir: &Path, path: &Path) -> Result<bool> {
     let dir = crate::files::confined::ExperimentDir::open(out_dir)?;
     dir.remove_dir_all(dir.rel(path)?)
 }
@@ -319,7 +319,7 @@ fn link_soname(path: &Path, soname: Option<&str>) -> Result<()> {
 /// The manifest entry of the binary `path` of program `name`, verified against the baseline's
 /// functions when given: an error when its code is not the baseline's
 /// ([`same_code::check`]), naming the function and both sizes.
-pub fn describe(
+pub(crate) fn describe(
     out_dir: &Path,
     name: &str,
     path: &Path,

@@ -20,7 +20,6 @@ use crate::signals::{self, Interrupted, Kept, Waits};
 // always found them; they live in a module of their own that `rebuild` and `live` share
 // without importing this one.
 pub use super::options::{check_pad, BuildOptions, BuildOutcome, MAX_PAD, RECORD_DIR};
-pub use super::programs::is_build_tool;
 
 /// Records the build, relinks baseline and seeds, verifies them, writes the manifest.
 pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {

@@ -16,11 +16,11 @@ use crate::files::manifest::{Binary, BinarySet, BuildStatus, ProgramSummary};
 
 /// The final seeds and the per-program summaries.
 #[derive(Debug)]
-pub struct Finalized {
+pub(crate) struct Finalized {
     /// The seeds, programs left out removed; a seed is failed only for the programs kept.
-    pub seeds: Vec<BinarySet>,
+    pub(crate) seeds: Vec<BinarySet>,
     /// One summary per baseline program, in the baseline's order.
-    pub programs: Vec<ProgramSummary>,
+    pub(crate) programs: Vec<ProgramSummary>,
 }
 
 /// Decides which programs are left out and finalises the provisional `seeds` (see
@@ -28,7 +28,7 @@ pub struct Finalized {
 /// files of failed seeds from `out_dir`. `mechanism` describes a program's mechanism (for the
 /// reason); `earlier` are the summaries of an earlier build (`--extend`): a program left out
 /// there stays out.
-pub fn finalize(
+pub(crate) fn finalize(
     baseline: &BinarySet,
     mut seeds: Vec<BinarySet>,
     mechanism: &dyn Fn(&str) -> String,

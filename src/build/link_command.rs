@@ -14,7 +14,7 @@ use crate::wrap::record::{InputKind, LinkRecord, LinkTool, RecordedInput};
 /// The first argument between the first and the last object on the recorded link line
 /// that is not itself an object and whose place matters to symbol resolution (an
 /// archive, a library, a linker option, any other input file).
-pub fn separating_argument(r: &LinkRecord) -> Option<String> {
+pub(crate) fn separating_argument(r: &LinkRecord) -> Option<String> {
     let objects: Vec<&RecordedInput> = r
         .inputs
         .iter()
@@ -44,7 +44,7 @@ pub fn separating_argument(r: &LinkRecord) -> Option<String> {
 
 /// The new command line: recorded arguments with the output, the inputs (objects in
 /// `object_order`, all at the first object's place) and the linker replaced.
-pub fn link_args(
+pub(crate) fn link_args(
     r: &LinkRecord,
     linker: Linker,
     paths: &[PathBuf],
@@ -98,7 +98,7 @@ pub fn link_args(
 
 /// The program to run: the recorded driver, or for a direct linker call the chosen
 /// linker.
-pub fn command_for(
+pub(crate) fn command_for(
     record: &LinkRecord,
     linker: Linker,
     args: Vec<String>,
@@ -111,7 +111,7 @@ pub fn command_for(
 
 /// `program` set up to run as the recorded link ran: in its directory, with its recorded
 /// environment and without the shim's variables (a relink is never recorded again).
-pub fn tool_command(record: &LinkRecord, program: &Path) -> Command {
+pub(crate) fn tool_command(record: &LinkRecord, program: &Path) -> Command {
     let mut cmd = Command::new(program);
     cmd.current_dir(&record.cwd);
     for var in [
@@ -129,7 +129,7 @@ pub fn tool_command(record: &LinkRecord, program: &Path) -> Command {
 }
 
 /// Finds `program` on PATH ([`crate::child::which`]), or says it is not installed.
-pub fn which(program: &str) -> Result<PathBuf> {
+pub(crate) fn which(program: &str) -> Result<PathBuf> {
     crate::child::which(program)
         .ok_or_else(|| anyhow!("`{program}` is not installed (not found on PATH)"))
 }

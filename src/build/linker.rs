@@ -19,7 +19,7 @@ pub enum Linker {
 
 impl Linker {
     /// The short name (`bfd`, `gold`, `lld`, `mold`), as `-fuse-ld=` takes it.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Linker::Bfd => "bfd",
             Linker::Gold => "gold",
@@ -29,12 +29,12 @@ impl Linker {
     }
 
     /// The program name (`ld.bfd`, ...).
-    pub fn program(self) -> String {
+    pub(crate) fn program(self) -> String {
         format!("ld.{}", self.name())
     }
 
     /// Parses `bfd`, `gold`, `lld`, `mold` (also as the end of a path, as `--ld-path=` gives).
-    pub fn parse(text: &str) -> Option<Linker> {
+    pub(crate) fn parse(text: &str) -> Option<Linker> {
         let base = text.rsplit('/').next().unwrap_or(text);
         let base = base.strip_prefix("ld.").unwrap_or(base);
         match base {
@@ -47,7 +47,7 @@ impl Linker {
     }
 
     /// The linker a recorded link used: its `-fuse-ld=`, the linker it called, or bfd.
-    pub fn of_record(record: &LinkRecord) -> Linker {
+    pub(crate) fn of_record(record: &LinkRecord) -> Linker {
         match record.tool {
             LinkTool::Driver => record
                 .fuse_ld
@@ -61,7 +61,7 @@ impl Linker {
 
 /// How a program's function order is randomised for one granularity and linker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Mechanism {
+pub(crate) enum Mechanism {
     /// The objects merged by one `ld.bfd -r` in the recorded order (symbol resolution stays
     /// the baseline's) with whole modules in a random order, each keeping its function
     /// order; the members of each static archive permuted.
@@ -91,7 +91,7 @@ pub enum Mechanism {
 
 impl Mechanism {
     /// Picks the mechanism. `lto`: the link generates code (`-flto`).
-    pub fn choose(granularity: Granularity, lto: bool) -> Mechanism {
+    pub(crate) fn choose(granularity: Granularity, lto: bool) -> Mechanism {
         match (granularity, lto) {
             // Nothing moves, so LTO code is padded like any other (see `Program::new`).
             (Granularity::None, _) => Mechanism::Padded,
@@ -105,7 +105,7 @@ impl Mechanism {
     }
 
     /// In words, for the manifest and the summary.
-    pub fn describe(self, linker: Linker) -> String {
+    pub(crate) fn describe(self, linker: Linker) -> String {
         let l = linker.name();
         let merged = "objects merged once by ld.bfd -r in the recorded order (resolution pinned); \
                       per seed, its section table permuted";
@@ -141,7 +141,8 @@ impl Mechanism {
     }
 
     /// Whether the baseline is linked through the mechanism too (with the identity order).
-    pub fn is_merged(self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_merged(self) -> bool {
         matches!(
             self,
             Mechanism::MergedLink

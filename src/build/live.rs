@@ -21,29 +21,29 @@ use crate::wrap::record::{self, LinkRecord};
 /// `baseline`, or the seed as a decimal number.
 pub const ENV_LIVE_BINARY: &str = "LAYOUTRAND_LIVE_BINARY";
 /// `link`, `module` or `global`.
-pub const ENV_LIVE_GRANULARITY: &str = "LAYOUTRAND_LIVE_GRANULARITY";
+pub(crate) const ENV_LIVE_GRANULARITY: &str = "LAYOUTRAND_LIVE_GRANULARITY";
 /// `auto`, `bfd`, `gold`, `lld` or `mold`.
-pub const ENV_LIVE_LINKER: &str = "LAYOUTRAND_LIVE_LINKER";
+pub(crate) const ENV_LIVE_LINKER: &str = "LAYOUTRAND_LIVE_LINKER";
 /// Log (in the record directory) of live relinks that failed: `output<TAB>message` lines.
-pub const LIVE_FAILURES_LOG: &str = "live-failures.log";
+pub(crate) const LIVE_FAILURES_LOG: &str = "live-failures.log";
 /// Directory (in the record directory) of the baseline's links' own outputs
 /// ([`own_output_copy`]).
-pub const OWN_OUTPUTS_DIR: &str = "own-outputs";
+pub(crate) const OWN_OUTPUTS_DIR: &str = "own-outputs";
 
 /// The live settings for one binary.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LiveSettings {
+pub(crate) struct LiveSettings {
     /// `None`: the baseline.
-    pub seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
     /// What to randomise.
-    pub granularity: Granularity,
+    pub(crate) granularity: Granularity,
     /// `None`: each link's own linker.
-    pub linker: Option<Linker>,
+    pub(crate) linker: Option<Linker>,
 }
 
 impl LiveSettings {
     /// The environment variables that carry these settings.
-    pub fn env(&self) -> Vec<(String, String)> {
+    pub(crate) fn env(&self) -> Vec<(String, String)> {
         vec![
             (
                 ENV_LIVE_BINARY.to_string(),
@@ -67,7 +67,7 @@ impl LiveSettings {
     }
 
     /// The settings in this process's environment, if any (an error for malformed values).
-    pub fn from_env() -> Result<Option<LiveSettings>> {
+    pub(crate) fn from_env() -> Result<Option<LiveSettings>> {
         let Ok(binary) = std::env::var(ENV_LIVE_BINARY) else {
             return Ok(None);
         };
@@ -121,7 +121,7 @@ pub fn after_link(link: &LinkRecord, record_dir: &Path) -> Result<()> {
 
 /// Relinks the just-recorded `link` for the binary, replacing its output; for the baseline,
 /// keeps a copy of the output the link itself wrote first ([`own_output_copy`]).
-pub fn relink_in_place(
+pub(crate) fn relink_in_place(
     settings: &LiveSettings,
     link: &LinkRecord,
     record_dir: &Path,
@@ -149,7 +149,7 @@ pub fn relink_in_place(
 /// Where the baseline's build keeps the output `link` itself wrote, before its live relink
 /// replaces it: in the record directory, by the link's start and the output's file name (a
 /// later link of the same output has its own copy, as it has its own record).
-pub fn own_output_copy(record_dir: &Path, link: &LinkRecord) -> PathBuf {
+pub(crate) fn own_output_copy(record_dir: &Path, link: &LinkRecord) -> PathBuf {
     let name = link
         .output
         .file_name()

@@ -36,16 +36,16 @@ use crate::wrap::classify::{self, Span};
 use crate::wrap::record::{self, InputKind, LinkRecord, LinkTool, RecordedInput};
 
 /// Subdirectory of the record directory holding the generated LTO objects.
-pub const LTO_DIR: &str = "lto";
+pub(crate) const LTO_DIR: &str = "lto";
 
 /// Whether the link's driver is clang (its IR is LLVM bitcode, which lld reads).
-pub fn is_clang(link: &LinkRecord) -> bool {
+pub(crate) fn is_clang(link: &LinkRecord) -> bool {
     crate::wrap::lto_keep::is_clang(&link.real_tool)
 }
 
 /// Whether `link` generates code at link time: `-flto` given, or an object holding LTO IR
 /// (gcc and lld generate its code even without `-flto` on the link line).
-pub fn generates_code(link: &LinkRecord, record_dir: &Path) -> bool {
+pub(crate) fn generates_code(link: &LinkRecord, record_dir: &Path) -> bool {
     link.lto
         || link
             .inputs
@@ -59,7 +59,7 @@ pub fn generates_code(link: &LinkRecord, record_dir: &Path) -> bool {
 
 /// Where an LTO program's machine code comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LtoCode {
+pub(crate) enum LtoCode {
     /// The objects the user's own LTO link generated, kept by the shim (this many): the code
     /// is exactly the plain LTO build's.
     Kept(usize),
@@ -75,7 +75,11 @@ pub enum LtoCode {
 ///
 /// Errors name the program and carry the compiler's message when the step fails (after a
 /// retry with one partition for gcc), and refuse machine code that still holds LTO IR.
-pub fn generate(link: &LinkRecord, record_dir: &Path, name: &str) -> Result<(LinkRecord, LtoCode)> {
+pub(crate) fn generate(
+    link: &LinkRecord,
+    record_dir: &Path,
+    name: &str,
+) -> Result<(LinkRecord, LtoCode)> {
     if link.tool != LinkTool::Driver {
         bail!("program {name}: an LTO link must go through the compiler driver");
     }
@@ -168,7 +172,7 @@ fn archive_holds_ir(path: &Path) -> Result<bool> {
 
 /// Whether `data` is LTO IR (LLVM bitcode, or an object with gcc's LTO sections, fat or
 /// slim) rather than machine code alone.
-pub fn is_ir(data: &[u8]) -> bool {
+pub(crate) fn is_ir(data: &[u8]) -> bool {
     data.starts_with(b"BC\xc0\xde") || object_file::has_gcc_lto_bytecode(data).unwrap_or(false)
 }
 

@@ -21,23 +21,23 @@
 //!   reuse of one);
 //! * [`summary`]: the closing table; [`toolchain`]: versions for the manifest.
 
-pub mod achieved;
-pub mod as_built;
+pub(crate) mod achieved;
+pub(crate) mod as_built;
 pub mod binaries;
 pub mod driver;
 pub mod extend;
-pub mod isolate;
-pub mod link_command;
+pub(crate) mod isolate;
+pub(crate) mod link_command;
 pub mod linker;
 pub mod live;
-pub mod lto_once;
+pub(crate) mod lto_once;
 pub mod options;
-pub mod programs;
+pub(crate) mod programs;
 pub mod projection;
-pub mod rebuild;
-pub mod recorded_build;
+pub(crate) mod rebuild;
+pub(crate) mod recorded_build;
 pub mod replay;
-pub mod source_tree;
+pub(crate) mod source_tree;
 pub mod summary;
-pub mod toolchain;
+pub(crate) mod toolchain;
 pub mod variant;

@@ -107,7 +107,7 @@ pub struct BuildOutcome {
 /// failure now never leaves an old manifest describing new files).
 /// Refuses when the directory holds measurements (`results.jsonl`) of the binaries it would
 /// replace: those must never be silently paired with other files.
-pub fn clear_previous_output(out_dir: &Path) -> Result<()> {
+pub(crate) fn clear_previous_output(out_dir: &Path) -> Result<()> {
     let results = out_dir.join(crate::files::results::RESULTS_FILE);
     if crate::files::store::has_results(out_dir) {
         bail!(

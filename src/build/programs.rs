@@ -16,7 +16,7 @@ use crate::wrap::record::LinkRecord;
 /// A tool the build links to run it itself, not one of its products: never relinked unless
 /// `--programs` names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BuildTool {
+pub(crate) enum BuildTool {
     /// A cargo build script (`build_script_build-<hash>`): run by cargo during the build.
     BuildScript,
     /// A Rust proc-macro library: loaded by rustc during the build.
@@ -35,14 +35,14 @@ impl BuildTool {
 
 /// Whether a program is a tool the build runs itself rather than one of its products: a
 /// cargo build script (`build_script_build-<hash>`, hard-linked as `build-script-build`).
-pub fn is_build_tool(name: &str) -> bool {
+pub(crate) fn is_build_tool(name: &str) -> bool {
     name.starts_with("build_script_build") || name.starts_with("build-script-build")
 }
 
 /// Whether the shared library `path` is a Rust proc macro: rustc finds a proc macro's
 /// derives through the symbol `__rustc_proc_macro_decls_<hash>__`, which it exports from
 /// the library (and which no other kind of crate has). False when it cannot be read.
-pub fn is_proc_macro(path: &Path) -> bool {
+pub(crate) fn is_proc_macro(path: &Path) -> bool {
     use object::{Object, ObjectSymbol};
     let Ok(data) = std::fs::read(path) else {
         return false;
@@ -59,7 +59,7 @@ pub fn is_proc_macro(path: &Path) -> bool {
 /// Whether the name is a test program's by the usual conventions (`db_test`, `c-tests`,
 /// `test_utils`, `foo_unittest`): such programs check the build, they are rarely what is
 /// measured.
-pub fn is_test_name(name: &str) -> bool {
+pub(crate) fn is_test_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     let stem = lower.strip_suffix(".exe").unwrap_or(&lower);
     ["test", "tests", "unittest", "unittests"].iter().any(|t| {
@@ -85,7 +85,7 @@ fn build_tool(name: &str, link: &LinkRecord) -> Option<BuildTool> {
 }
 
 /// `--programs all`: every recorded link, the build's tools and tests included.
-pub const ALL_PROGRAMS: &str = "all";
+pub(crate) const ALL_PROGRAMS: &str = "all";
 
 /// The recorded links to relink, with notes for the user: those `--programs` names (an
 /// unknown name is an error listing the recorded ones; `all` is every one), or by default

@@ -8,11 +8,11 @@ use anyhow::{bail, Result};
 use crate::files::manifest::BinarySet;
 
 /// The number of seeds above which `build` asks for `--allow-many-seeds`.
-pub const MANY_SEEDS: usize = 1000;
+pub(crate) const MANY_SEEDS: usize = 1000;
 
 /// The most seeds one build accepts, even with `--allow-many-seeds`: the seed list and the
 /// manifest are held whole, and a hundred thousand binaries are already days of relinking.
-pub const MAX_SEEDS: usize = 100_000;
+pub(crate) const MAX_SEEDS: usize = 100_000;
 
 /// The seeds `base`, `base + 1`, …, `base + count − 1`, checked before anything is allocated:
 /// at most [`MAX_SEEDS`], and no seed past `u64::MAX` (a wrap-around would give seed 0 and
@@ -36,18 +36,23 @@ pub fn seed_range(base: u64, count: u64) -> Result<Vec<u64>> {
 
 /// The projected cost of `seeds` more binaries, each costing what the baseline cost.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Projection {
+pub(crate) struct Projection {
     /// Seeds to build.
-    pub seeds: usize,
+    pub(crate) seeds: usize,
     /// Wall time, seconds: `seeds × seconds per binary / jobs`.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
     /// Disk, bytes: `seeds × bytes per binary`.
-    pub bytes: u64,
+    pub(crate) bytes: u64,
 }
 
 impl Projection {
     /// From one binary's cost (its links' or build's seconds, its binaries' bytes).
-    pub fn new(seeds: usize, seconds_per_binary: f64, bytes_per_binary: u64, jobs: usize) -> Self {
+    pub(crate) fn new(
+        seeds: usize,
+        seconds_per_binary: f64,
+        bytes_per_binary: u64,
+        jobs: usize,
+    ) -> Self {
         Projection {
             seeds,
             seconds: seeds as f64 * seconds_per_binary / jobs.max(1) as f64,
@@ -56,7 +61,7 @@ impl Projection {
     }
 
     /// E.g. "100000 seeds: about 1.2 h and 45.3 GB (projected from the baseline)".
-    pub fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let time = if self.seconds < 120.0 {
             format!("{:.0} s", self.seconds)
         } else if self.seconds < 7200.0 {
@@ -78,7 +83,7 @@ impl Projection {
 
     /// Refuses more than [`MANY_SEEDS`] seeds unless `allowed`; says the cost either way
     /// when the seeds are many.
-    pub fn check(&self, allowed: bool) -> Result<()> {
+    pub(crate) fn check(&self, allowed: bool) -> Result<()> {
         if self.seeds <= MANY_SEEDS {
             return Ok(());
         }
@@ -95,7 +100,7 @@ impl Projection {
 }
 
 /// The cost of `seeds` more binaries like `baseline` (its links' seconds and binaries' bytes).
-pub fn projection_of(
+pub(crate) fn projection_of(
     baseline: &BinarySet,
     out_dir: &Path,
     seeds: usize,

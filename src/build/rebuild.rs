@@ -21,7 +21,7 @@ use crate::files::manifest::{
 use crate::layout::binary::{self, Function};
 
 /// Runs the baseline build and one build per seed, verifies, writes the manifest.
-pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
+pub(crate) fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     crate::files::confined::ExperimentDir::create(&opts.out_dir)
         .with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
     let out_dir = opts.out_dir.canonicalize()?;
@@ -296,7 +296,7 @@ fn collect_outputs(
 /// as links, written through the confined writer), leaving out `skip` (the output directory, often inside the tree) and anything that is not
 /// a regular file, a directory or a link (devices, FIFOs, sockets: reading a FIFO would hang,
 /// and a copy of a device would be a regular file).
-pub fn copy_tree(
+pub(crate) fn copy_tree(
     src: &Path,
     root: &crate::files::confined::ExperimentDir,
     dst: &Path,

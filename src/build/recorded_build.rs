@@ -20,13 +20,13 @@ const TAIL_LINES: usize = 30;
 
 /// A finished recorded build.
 #[derive(Debug)]
-pub struct RecordedBuild {
+pub(crate) struct RecordedBuild {
     /// The final links the shim recorded (last link of each output).
-    pub links: Vec<record::LinkRecord>,
+    pub(crate) links: Vec<record::LinkRecord>,
     /// Wall time of the build command, seconds.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
     /// Internal errors the shim logged (each call went through unchanged).
-    pub shim_errors: Vec<String>,
+    pub(crate) shim_errors: Vec<String>,
 }
 
 /// Runs `command` in `cwd` with the shim, recording into `record_dir` (created fresh).
@@ -36,7 +36,7 @@ pub struct RecordedBuild {
 // sign the records, gather the shims' errors, refuse a build that linked nothing); the
 // guards it holds (signal handlers, the forwarded process group, the marker folder) must
 // live for the whole build, so the steps share one scope.
-pub fn run(
+pub(crate) fn run(
     command: &[String],
     cwd: &Path,
     record_dir: &Path,

@@ -22,18 +22,23 @@ use crate::wrap::record;
 
 /// What the recorded inputs in the tree showed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SameTree {
+pub(crate) struct SameTree {
     /// Inputs found in the tree with their recorded content.
-    pub checked: usize,
+    pub(crate) checked: usize,
     /// Inputs of the tree no longer there: these cannot tell.
-    pub missing: usize,
+    pub(crate) missing: usize,
 }
 
 /// Checks that the build whose manifest `manifest` is in `out` (its recording in
 /// `out/.record`, absent for `--rebuild`) was made in `tree`; an error naming both trees, or
 /// the first input whose content changed, and what to do. `objects: false` checks the path
 /// only: variants built one after the other in one tree overwrite each other's objects.
-pub fn check(out: &Path, manifest: &Manifest, tree: &Path, objects: bool) -> Result<SameTree> {
+pub(crate) fn check(
+    out: &Path,
+    manifest: &Manifest,
+    tree: &Path,
+    objects: bool,
+) -> Result<SameTree> {
     let recorded = canonical(&manifest.build_dir);
     let here = tree
         .canonicalize()
@@ -90,7 +95,12 @@ pub fn check(out: &Path, manifest: &Manifest, tree: &Path, objects: bool) -> Res
 
 /// Refuses a build in `out` made from another source tree than `tree` ([`check`]); says so
 /// when nothing is left in the tree to tell (`experiment`'s reuse of a build).
-pub fn reuse_only_from(out: &Path, manifest: &Manifest, tree: &Path, objects: bool) -> Result<()> {
+pub(crate) fn reuse_only_from(
+    out: &Path,
+    manifest: &Manifest,
+    tree: &Path,
+    objects: bool,
+) -> Result<()> {
     let same = check(out, manifest, tree, objects)?;
     if same.checked == 0 && same.missing > 0 {
         crate::diagnostic!(

@@ -8,7 +8,7 @@ use super::link_command::which;
 use super::replay::Program;
 
 /// Tool name → first line of its `--version`.
-pub fn versions(programs: &[Program]) -> BTreeMap<String, String> {
+pub(crate) fn versions(programs: &[Program]) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
     for p in programs {
         let tool = &p.record.real_tool;
@@ -26,7 +26,7 @@ pub fn versions(programs: &[Program]) -> BTreeMap<String, String> {
 }
 
 /// The first line of `tool --version`, or `unknown (REASON)` when it cannot be run.
-pub fn version_line(tool: &Path) -> String {
+pub(crate) fn version_line(tool: &Path) -> String {
     match std::process::Command::new(tool).arg("--version").output() {
         Ok(o) => String::from_utf8_lossy(&o.stdout)
             .lines()

@@ -92,30 +92,30 @@ pub struct CalibrationPlan {
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Calibration {
     /// Executions measured.
-    pub executions: usize,
+    pub(crate) executions: usize,
     /// Live iterations per execution (after the warmup).
-    pub live_iterations: usize,
+    pub(crate) live_iterations: usize,
     /// Mean live iteration, in ms.
-    pub mean_ms: f64,
+    pub(crate) mean_ms: f64,
     /// Each execution's mean live iteration, in ms, in order.
-    pub execution_means_ms: Vec<f64>,
+    pub(crate) execution_means_ms: Vec<f64>,
     /// Relative standard deviation of the executions' means (`√S²/mean` at the execution
     /// level, the figure the report's *Noise* line uses).
-    pub cv_between_executions: f64,
+    pub(crate) cv_between_executions: f64,
     /// Relative standard deviation of the iterations within an execution (`√S₁²/mean`);
     /// `None` with one live iteration per execution.
-    pub cv_within_executions: Option<f64>,
+    pub(crate) cv_within_executions: Option<f64>,
     /// The variance estimators per level, iteration first (Kalibera & Jones eq. 1–2), in ms².
-    pub levels: Vec<LevelEstimate>,
+    pub(crate) levels: Vec<LevelEstimate>,
     /// Whether ASLR was off in the executions.
-    pub aslr_off: bool,
+    pub(crate) aslr_off: bool,
     /// Wall time the calibration took, in seconds.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
 }
 
 impl Calibration {
     /// `executions vary by X % (iterations within one by Y %)`: the noise in words.
-    pub fn noise_figures(&self) -> String {
+    pub(crate) fn noise_figures(&self) -> String {
         use crate::report::numfmt::percent;
         let within = self
             .cv_within_executions
@@ -130,7 +130,7 @@ impl Calibration {
 
 /// Runs the calibration: `plan.executions` processes of the fixed loop in `work_dir`
 /// (outputs are written there), ASLR off when `disable_aslr`.
-pub fn calibrate(
+pub(crate) fn calibrate(
     plan: &CalibrationPlan,
     work_dir: &Path,
     disable_aslr: bool,
@@ -201,7 +201,7 @@ pub fn calibrate(
 }
 
 /// The noise figures of a calibration's executions × iterations.
-pub fn summarize(h: &Hierarchy, aslr_off: bool, seconds: f64) -> Calibration {
+pub(crate) fn summarize(h: &Hierarchy, aslr_off: bool, seconds: f64) -> Calibration {
     let mean = h.mean();
     let levels = level_variances(h);
     let cv = |l: &LevelEstimate| l.s2.map(|s2| s2.max(0.0).sqrt() / mean.abs());

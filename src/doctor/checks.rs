@@ -13,7 +13,7 @@ use crate::run::preflight::which;
 /// A check's outcome.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Status {
+pub(crate) enum Status {
     /// Fine.
     Ok,
     /// Worth knowing, but not disqualifying (e.g. an optional linker is missing).
@@ -25,7 +25,7 @@ pub enum Status {
 /// Which experiments a failed check rules out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Scope {
+pub(crate) enum Scope {
     /// Every layout experiment (nothing can be built).
     Any,
     /// Experiments with a time metric (wall, cpu, regex:).
@@ -38,13 +38,13 @@ pub enum Scope {
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Check {
     /// Short name (`ASLR control`, `linkers`, `load`, …).
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// Its outcome.
-    pub status: Status,
+    pub(crate) status: Status,
     /// What it rules out when it is a problem.
-    pub scope: Scope,
+    pub(crate) scope: Scope,
     /// What was found, with the figures.
-    pub detail: String,
+    pub(crate) detail: String,
 }
 
 impl Check {
@@ -64,7 +64,7 @@ const COMPILERS: [&str; 6] = ["cc", "gcc", "clang", "c++", "g++", "clang++"];
 const OPTIONAL_LINKERS: [&str; 3] = ["ld.gold", "ld.lld", "mold"];
 
 /// Whether personality(ADDR_NO_RANDOMIZE) takes effect in a child process.
-pub fn aslr_check() -> Check {
+pub(crate) fn aslr_check() -> Check {
     match probe_aslr_off() {
         Ok(()) => Check::new(
             "ASLR control",
@@ -84,7 +84,7 @@ pub fn aslr_check() -> Check {
 }
 
 /// The compiler drivers on PATH; a problem when there is no C compiler at all.
-pub fn compiler_check() -> Check {
+pub(crate) fn compiler_check() -> Check {
     let found: Vec<&str> = COMPILERS
         .iter()
         .copied()
@@ -111,7 +111,7 @@ pub fn compiler_check() -> Check {
 
 /// The linkers on PATH: ld.bfd is needed (every non-LTO relink merges the objects with
 /// `ld.bfd -r`), the others only for `--linker gold|lld|mold`.
-pub fn linker_check() -> Check {
+pub(crate) fn linker_check() -> Check {
     let optional: Vec<&str> = OPTIONAL_LINKERS
         .iter()
         .copied()
@@ -149,7 +149,7 @@ pub fn linker_check() -> Check {
 }
 
 /// valgrind, for `--metric cachegrind`.
-pub fn valgrind_check() -> Check {
+pub(crate) fn valgrind_check() -> Check {
     match which("valgrind") {
         Some(path) => Check::new(
             "valgrind",
@@ -171,7 +171,7 @@ pub fn valgrind_check() -> Check {
 
 /// The load now against the cores: above [`LOADED_SHARE`] of them, other tasks share the
 /// benchmark's core (the threshold the report's warning uses).
-pub fn load_check(load: Option<&Load>, cores: Option<u32>) -> Check {
+pub(crate) fn load_check(load: Option<&Load>, cores: Option<u32>) -> Check {
     let (Some(load), Some(cores)) = (load, cores.filter(|c| *c > 0)) else {
         return Check::new(
             "load",
@@ -201,7 +201,7 @@ pub fn load_check(load: Option<&Load>, cores: Option<u32>) -> Check {
 
 /// Frequency scaling, boost and SMT: each adds time noise, none rules timing out by itself
 /// (the calibration measures what they cost).
-pub fn frequency_checks(c: &HostConditions) -> Vec<Check> {
+pub(crate) fn frequency_checks(c: &HostConditions) -> Vec<Check> {
     let mut checks = Vec::new();
     let scaling: Vec<&str> = c
         .governors

@@ -27,13 +27,13 @@ use calibration::{calibrate, Calibration, CalibrationPlan};
 use checks::{Check, Scope, Status};
 
 /// Version of the JSON form of [`DoctorReport`] (docs/formats.md).
-pub const DOCTOR_SCHEMA: u32 = crate::analysis::vocabulary::OUTPUT_SCHEMA;
+pub(crate) const DOCTOR_SCHEMA: u32 = crate::analysis::vocabulary::OUTPUT_SCHEMA;
 
 /// A 1 % difference between two binaries should be detectable with at most this many
 /// executions per binary for time measurements to count as fit: Kalibera & Jones (2013 §9.1)
 /// suggest 20–30 repetitions per level for an initial experiment; beyond 30 executions of
 /// every binary, layout effects of the size the demo shows are out of practical reach.
-pub const MAX_FIT_EXECUTIONS: usize = 30;
+pub(crate) const MAX_FIT_EXECUTIONS: usize = 30;
 
 /// Largest count the planning searches; beyond it the answer is "more than this".
 const MAX_COUNT: usize = 100_000;
@@ -56,21 +56,21 @@ pub struct DoctorOptions {
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct NoiseCounts {
     /// The precision asked (0.01 for ±1 %).
-    pub target: f64,
+    pub(crate) target: f64,
     /// Confidence level.
-    pub confidence: f64,
+    pub(crate) confidence: f64,
     /// Power of the difference test.
-    pub power: f64,
+    pub(crate) power: f64,
     /// Executions (of the calibration's live iterations each) that put one binary's mean
     /// within ± target (Kalibera & Jones eq. 4 planning); `null` above 100 000.
-    pub executions_for_interval: Option<usize>,
+    pub(crate) executions_for_interval: Option<usize>,
     /// Executions per binary that detect a difference of `target` between two binaries;
     /// `null` above 100 000.
-    pub executions_to_detect: Option<usize>,
+    pub(crate) executions_to_detect: Option<usize>,
     /// `run`'s default executions per binary.
-    pub default_executions: usize,
+    pub(crate) default_executions: usize,
     /// The smallest difference between two binaries detectable with the default count.
-    pub detectable_at_default: Option<f64>,
+    pub(crate) detectable_at_default: Option<f64>,
 }
 
 /// The doctor's answer.
@@ -88,7 +88,7 @@ pub enum Verdict {
 
 impl Verdict {
     /// The process exit code of `layoutrand doctor` for this verdict.
-    pub fn exit_code(self) -> i32 {
+    pub(crate) fn exit_code(self) -> i32 {
         match self {
             Verdict::Fit => 0,
             Verdict::DeterministicOnly => 1,
@@ -181,7 +181,7 @@ pub fn examine(options: &DoctorOptions) -> Result<DoctorReport> {
 /// The counts `options.target` needs when executions vary as in `c`: executions for one
 /// binary's interval (KJ eq. 4 planning from the levels' T²) and executions per binary to
 /// detect a difference of the target between two binaries (minimum detectable effect).
-pub fn noise_counts(c: &Calibration, options: &DoctorOptions) -> NoiseCounts {
+pub(crate) fn noise_counts(c: &Calibration, options: &DoctorOptions) -> NoiseCounts {
     let alpha = 1.0 - options.confidence;
     let t2: Vec<f64> = c.levels.iter().map(|l| l.t2.unwrap_or(0.0)).collect();
     let top = expected_top_variance(&t2, &[c.live_iterations]);
@@ -239,7 +239,7 @@ fn noise_check(c: &Calibration, counts: &NoiseCounts) -> Check {
 
 /// The verdict from the checks: any problem of scope `Any` rules everything out; a problem
 /// for time metrics leaves the deterministic metric when valgrind works.
-pub fn verdict(checks: &[Check]) -> Verdict {
+pub(crate) fn verdict(checks: &[Check]) -> Verdict {
     let problem = |scope: Scope| {
         checks
             .iter()

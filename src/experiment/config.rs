@@ -55,13 +55,13 @@ pub struct ExperimentConfig {
 #[serde(default, deny_unknown_fields)]
 pub struct SourceConfig {
     /// A Debian source package, fetched with `recipes/debian-source.sh` into `OUT/source`.
-    pub debian: Option<String>,
+    pub(crate) debian: Option<String>,
     /// Apply Debian's patches (default true); `false` unpacks the upstream source as is.
-    pub patches: Option<bool>,
+    pub(crate) patches: Option<bool>,
     /// Subdirectory of the unpacked source in which to build and run.
-    pub subdir: Option<PathBuf>,
+    pub(crate) subdir: Option<PathBuf>,
     /// Commands run once in the build directory after fetching (e.g. generating inputs).
-    pub prepare: Vec<Vec<String>>,
+    pub(crate) prepare: Vec<Vec<String>>,
 }
 
 /// `[build]`: arguments of `layoutrand build`.
@@ -262,7 +262,7 @@ impl ExperimentConfig {
     /// output directory can hold the recorded objects (see
     /// [`crate::layout::reorder::check_output_dir`]), which `build` would otherwise find
     /// only after the recorded build.
-    pub fn validate_paths(&self) -> Result<()> {
+    pub(crate) fn validate_paths(&self) -> Result<()> {
         if let Some(name) = &self.name {
             crate::files::confined::check_component(name, "name")
                 .context("name: the experiment's name is one file name (it names its default output directory)")?;
@@ -319,7 +319,7 @@ impl ExperimentConfig {
 
     /// The working directory of `variant`'s commands: its `dir` taken from the experiment
     /// file's directory, else `build_dir`.
-    pub fn variant_dir(&self, variant: &VariantConfig, build_dir: &Path) -> PathBuf {
+    pub(crate) fn variant_dir(&self, variant: &VariantConfig, build_dir: &Path) -> PathBuf {
         match &variant.dir {
             Some(dir) => self.base_dir.join(dir),
             None => build_dir.to_path_buf(),
@@ -344,7 +344,7 @@ impl ExperimentConfig {
     /// [`crate::run::settings::MAX_ITERATIONS`], leaving an iteration to measure), the
     /// metric (a valid regular expression), the timeout (a positive duration of at most
     /// [`crate::units::MAX_DURATION`]) and the schedule's size.
-    pub fn validate_limits(&self) -> Result<()> {
+    pub(crate) fn validate_limits(&self) -> Result<()> {
         self.validate_binaries()?;
         self.validate_run_counts()?;
         if let Some(t) = self.run.timeout {

@@ -15,7 +15,7 @@
 //! projected from the current width, and looking after every binary inside a round costs
 //! no validity. `OUT/stopping.json` records the rule, every round and every look.
 
-pub use crate::files::stopping::{Growth, GrowthLog, Round, Watched, STOPPING_FILE};
+pub(crate) use crate::files::stopping::{Growth, GrowthLog, Round, Watched};
 
 use crate::analysis::effect::wire;
 use crate::analysis::sequential::{Reason, Sequential, LAI_CALIBRATED, REPEATED_T};
@@ -27,7 +27,7 @@ const MIN_BINARIES: u32 = MIN_TOP_LEVEL_UNITS as u32;
 
 impl GrowthLog {
     /// A log for `rule`, starting with `start` binaries.
-    pub fn new(rule: &Growth, start: u32) -> GrowthLog {
+    pub(crate) fn new(rule: &Growth, start: u32) -> GrowthLog {
         GrowthLog {
             rule: rule.clone(),
             start_binaries: start,
@@ -49,7 +49,7 @@ impl GrowthLog {
     /// Records every watched sequence, labelled, as the rule sees it after this round (the
     /// same replay `report --sequential` gives), and which one ended the experiment when
     /// every one met its rule: the last to meet it.
-    pub fn record(&mut self, watched: &[(String, Sequential)]) {
+    pub(crate) fn record(&mut self, watched: &[(String, Sequential)]) {
         self.watched = watched
             .iter()
             .map(|(label, s)| Watched {
@@ -79,7 +79,7 @@ impl GrowthLog {
     /// run's metric, or each comparison of the variants) and returns the next number of
     /// binaries, or `None` when the rule says stop (the outcome is then set): when every
     /// watched sequence met its rule at some look, or at the maximum.
-    pub fn next_count(
+    pub(crate) fn next_count(
         &mut self,
         rule: &Growth,
         binaries: u32,
@@ -134,7 +134,7 @@ impl GrowthLog {
     /// The next count is where the sequence's boundary, with the spread seen so far, is
     /// projected to reach the target (`projected`): at least one more binary, at most the
     /// maximum.
-    pub fn next_count_from(
+    pub(crate) fn next_count_from(
         &mut self,
         rule: &Growth,
         binaries: u32,
@@ -166,7 +166,7 @@ impl GrowthLog {
     }
 
     /// One sentence on how the experiment stopped.
-    pub fn outcome_sentence(&self) -> String {
+    pub(crate) fn outcome_sentence(&self) -> String {
         let last = self.rounds.last();
         let n = last.map_or(0, |r| r.binaries);
         let width = last
@@ -278,7 +278,7 @@ fn toward_verdict(rule: &Growth, binaries: u32, s: &Sequential) -> Option<u32> {
 
 /// A share as a percentage with three significant digits (the project's one formatter),
 /// or "not computable".
-pub fn fmt_share(share: Option<f64>) -> String {
+pub(crate) fn fmt_share(share: Option<f64>) -> String {
     share.map_or_else(|| "not computable".to_string(), |h| percent(h, 3))
 }
 

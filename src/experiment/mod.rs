@@ -4,9 +4,9 @@
 //! counts are derived.
 
 pub mod config;
-pub mod growth;
+pub(crate) mod growth;
 mod pipeline;
-pub mod subprocess;
+pub(crate) mod subprocess;
 mod variants;
 
 pub use config::{parse_percent, ExperimentConfig};

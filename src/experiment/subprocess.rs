@@ -24,7 +24,7 @@ use crate::signals::{self, Forward, Interrupted, Kept, Waits};
 
 /// Runs `layoutrand ARGS...` in `cwd` with `env` added to the environment, inheriting stdout
 /// and stderr; fails with the stage's name and exit status when it does not exit 0.
-pub fn run_stage(
+pub(crate) fn run_stage(
     stage: &str,
     args: &[OsString],
     cwd: &Path,
@@ -35,7 +35,7 @@ pub fn run_stage(
 
 /// [`run_stage`], taking the exit statuses in `allowed` (besides 0) as answers rather than
 /// failures (the run stage's [`crate::exit::Exit::StoppedEarly`]); returns the status.
-pub fn run_stage_allowing(
+pub(crate) fn run_stage_allowing(
     stage: &str,
     args: &[OsString],
     cwd: &Path,
@@ -72,7 +72,7 @@ pub fn run_stage_allowing(
 
 /// Runs an arbitrary command (a recipe's prepare or check step) in `cwd` with `env` added to
 /// the environment, capturing its output; returns (success, combined output tail).
-pub fn run_user_command<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(
+pub(crate) fn run_user_command<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(
     argv: &[S],
     cwd: &Path,
     env: &BTreeMap<String, String>,
@@ -123,7 +123,7 @@ fn display_args(args: &[OsString]) -> String {
 }
 
 /// The last `lines` lines of `text`.
-pub fn tail(text: &str, lines: usize) -> String {
+pub(crate) fn tail(text: &str, lines: usize) -> String {
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
 }

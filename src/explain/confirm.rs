@@ -33,13 +33,13 @@ use crate::layout::binary::{self, Function};
 use crate::layout::features::{self, Feature, HotPlacement, ICache, RunningCode, FEATURES};
 
 /// At most this many suspects are confirmed (the strongest, one feature per function).
-pub const MAX_SUSPECTS: usize = 3;
+pub(crate) const MAX_SUSPECTS: usize = 3;
 
 /// The suspects to confirm: the functions of the strongest findings, each finding's
 /// members in turn (so that functions whose placements move together are moved apart and
 /// each confirmed on its own), one pair (its strongest feature) per function, at most
 /// [`MAX_SUSPECTS`].
-pub fn suspects(screening: &Screening) -> Vec<&Suspect> {
+pub(crate) fn suspects(screening: &Screening) -> Vec<&Suspect> {
     let mut seen = std::collections::BTreeSet::new();
     screening
         .findings
@@ -54,45 +54,49 @@ pub fn suspects(screening: &Screening) -> Vec<&Suspect> {
 /// What a confirmation is given: the experiment, the program, its screened binaries by
 /// seed (the first are relinked), the hot functions' names (whose placement the features
 /// read) and the cache.
-pub struct Screened<'a> {
+pub(crate) struct Screened<'a> {
     /// The experiment.
-    pub exp: &'a Experiment,
+    pub(crate) exp: &'a Experiment,
     /// The build screened (the experiment's, or a variant's entry in it): its binaries'
     /// paths are relative to the experiment directory.
-    pub manifest: &'a Manifest,
+    pub(crate) manifest: &'a Manifest,
     /// The directory holding that build's recording (`.record`): the experiment
     /// directory, or a variant's `DIR/NAME`.
-    pub record_base: &'a Path,
+    pub(crate) record_base: &'a Path,
     /// The folder of the experiment directory the confirmations go to (`explain`, or a
     /// variant's `NAME/explain`).
-    pub out_rel: &'a Path,
+    pub(crate) out_rel: &'a Path,
     /// The program explained.
-    pub program: &'a str,
+    pub(crate) program: &'a str,
     /// The metric explained (a name in the store).
-    pub metric: &'a str,
+    pub(crate) metric: &'a str,
     /// The pair analysis's confidence and relevance threshold.
-    pub thresholds: Thresholds,
+    pub(crate) thresholds: Thresholds,
     /// The seeds to relink and their binaries as screened.
-    pub units: &'a [(u64, &'a LayoutUnit)],
+    pub(crate) units: &'a [(u64, &'a LayoutUnit)],
     /// The hot functions' names.
-    pub hot: &'a [String],
+    pub(crate) hot: &'a [String],
     /// The cache of the set features.
-    pub cache: &'a ICache,
+    pub(crate) cache: &'a ICache,
     /// The code running beside the hot functions, counted in the set pressure as the
     /// screening does.
-    pub running: &'a RunningCode,
+    pub(crate) running: &'a RunningCode,
 }
 
 /// The bytes the code after a moved function's section moves by: the cache's set period
 /// (sets × line size: a line at the same offset and in the same set), at least a page (the
 /// same offset within its page). Powers of two, so the larger is a multiple of the other.
-pub fn set_period(cache: &ICache) -> u64 {
+pub(crate) fn set_period(cache: &ICache) -> u64 {
     (cache.sets * cache.line).max(features::PAGE)
 }
 
 /// Confirms `suspect` on the binaries of `screened`, in `DIR/explain/confirm-K` with `K` =
 /// `index`.
-pub fn confirm(screened: &Screened, suspect: &Suspect, index: usize) -> Result<Confirmation> {
+pub(crate) fn confirm(
+    screened: &Screened,
+    suspect: &Suspect,
+    index: usize,
+) -> Result<Confirmation> {
     let Screened {
         exp,
         manifest,

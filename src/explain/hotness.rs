@@ -14,17 +14,17 @@ use crate::layout::features::{Phase, SharedHot, HOT_IN_PHASE, PHASE_BLOCKS};
 
 /// The hot-function rule: the fewest functions, hottest first, whose instructions cover
 /// [`COVER`] of the program's own instructions, and at most [`MAX_HOT`] of them.
-pub const COVER: f64 = 0.99;
+pub(crate) const COVER: f64 = 0.99;
 /// The most hot functions screened (each adds one test per feature).
-pub const MAX_HOT: usize = 50;
+pub(crate) const MAX_HOT: usize = 50;
 
 /// Defined with the screening that ranks by it (analysis sits below this orchestration).
-pub use crate::analysis::explain::HotFunction;
+pub(crate) use crate::analysis::explain::HotFunction;
 
 /// Per-function `(Ir, I1mr)` totals of a cachegrind output file (`fn=` blocks summed over
 /// files and lines; a cost line lists the `events:` in order, trailing zeros may be left
 /// out). Names are as valgrind prints them with `--demangle=no`.
-pub fn parse_per_function(text: &str) -> Result<BTreeMap<String, (f64, f64)>> {
+pub(crate) fn parse_per_function(text: &str) -> Result<BTreeMap<String, (f64, f64)>> {
     let mut columns: Option<(usize, usize)> = None;
     let mut current: Option<String> = None;
     let mut totals: BTreeMap<String, (f64, f64)> = BTreeMap::new();
@@ -62,7 +62,7 @@ pub fn parse_per_function(text: &str) -> Result<BTreeMap<String, (f64, f64)>> {
 /// The hot functions among `own` (the names of the program's own functions): the counts of
 /// `profile` restricted to them (a library's code is not relinked, so it cannot be a
 /// culprit), hottest first, cut by the rule of [`COVER`] and [`MAX_HOT`].
-pub fn select_hot(
+pub(crate) fn select_hot(
     profile: &BTreeMap<String, (f64, f64)>,
     own: &std::collections::BTreeSet<String>,
 ) -> Vec<HotFunction> {
@@ -95,19 +95,19 @@ pub fn select_hot(
 /// library it loaded, and the separate debug file valgrind took its names from (when one
 /// was found and valid).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LoadedObject {
+pub(crate) struct LoadedObject {
     /// The object's path.
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// Its debug file (`/usr/lib/debug/.build-id/…`), whose `.symtab` names what valgrind
     /// names.
-    pub debug: Option<PathBuf>,
+    pub(crate) debug: Option<PathBuf>,
 }
 
 /// The shared libraries the processes running `program` loaded, from valgrind's `-v`
 /// log (`--PID-- Reading syms from PATH`, then `Considering DEBUG ..` and `.. build-id is
 /// valid`): every object a process read after `program`, except valgrind's own (under a
 /// `valgrind` directory), each once.
-pub fn loaded_objects(log: &str, program: &Path) -> Vec<LoadedObject> {
+pub(crate) fn loaded_objects(log: &str, program: &Path) -> Vec<LoadedObject> {
     let same = |p: &Path| {
         let canon = |q: &Path| std::fs::canonicalize(q).unwrap_or_else(|_| q.to_path_buf());
         canon(p) == canon(program)
@@ -157,7 +157,7 @@ pub fn loaded_objects(log: &str, program: &Path) -> Vec<LoadedObject> {
 /// [`MAX_HOT`], each placed at its address in the first object whose symbol table (its
 /// debug file's, else its own) names it once. Also the objects whose symbols could not be
 /// read, in words.
-pub fn shared_hot(
+pub(crate) fn shared_hot(
     profile: &BTreeMap<String, (f64, f64)>,
     own: &std::collections::BTreeSet<String>,
     objects: &[LoadedObject],
@@ -254,18 +254,18 @@ fn run_valgrind(
 
 /// What one profile run shows: per-function `(Ir, I1mr)` totals summed over every process
 /// it started, and valgrind's log (`-v`), which names the objects each process loaded.
-pub struct Profile {
+pub(crate) struct Profile {
     /// Per-function totals.
-    pub functions: BTreeMap<String, (f64, f64)>,
+    pub(crate) functions: BTreeMap<String, (f64, f64)>,
     /// valgrind's messages.
-    pub log: String,
+    pub(crate) log: String,
 }
 
 /// Runs `argv` (the benchmark command with the baseline binary in place of `{bin}`) once
 /// under cachegrind simulating `model`, in `cwd` with `env` (the run's fixed environment),
 /// with its output files in `scratch`, and returns the per-function counts summed over every
 /// process it started and valgrind's log.
-pub fn profile(
+pub(crate) fn profile(
     argv: &[OsString],
     model: &CacheModel,
     cwd: Option<&Path>,
@@ -315,7 +315,7 @@ pub fn profile(
 /// address (absolute `0x…`, relative `+N`/`-N`, or `*` for the same), names given once
 /// with their `(id)` and then by it alone. callgrind writes addresses as in the object's
 /// own file, so they are symbol-table addresses for the program and its libraries alike.
-pub fn parse_callgrind_instructions(text: &str) -> Result<BTreeMap<(String, u64), f64>> {
+pub(crate) fn parse_callgrind_instructions(text: &str) -> Result<BTreeMap<(String, u64), f64>> {
     let mut ir_column: Option<usize> = None;
     let mut positions = 1;
     let mut objects: BTreeMap<String, String> = BTreeMap::new();
@@ -406,7 +406,7 @@ fn position(token: &str, last: u64) -> Result<u64> {
 /// [`HOT_IN_PHASE`] times, the program's (the object `program`) as offsets in its functions
 /// (`functions`, its symbol table; instructions outside a uniquely named function left
 /// out), the other objects' at their addresses (valgrind's own and unnamed code left out).
-pub fn phase_of(
+pub(crate) fn phase_of(
     counts: &BTreeMap<(String, u64), f64>,
     program: &Path,
     functions: &[Function],
@@ -453,7 +453,11 @@ pub fn phase_of(
 /// The phases of the callgrind files in `dir` (each file one stretch of one process), the
 /// empty ones left out and repeated ones (a loop running over several stretches) once,
 /// with their number of stretches.
-pub fn read_phases(dir: &Path, program: &Path, functions: &[Function]) -> Result<Vec<Phase>> {
+pub(crate) fn read_phases(
+    dir: &Path,
+    program: &Path,
+    functions: &[Function],
+) -> Result<Vec<Phase>> {
     let mut phases = Vec::new();
     for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
         let path = entry?.path();
@@ -488,7 +492,7 @@ pub fn read_phases(dir: &Path, program: &Path, functions: &[Function]) -> Result
 /// Runs `argv` once under callgrind (no cache simulation: only which instructions run
 /// when), in `cwd` with `env`, cutting its time line every [`PHASE_BLOCKS`] basic blocks,
 /// with its output files in `scratch`.
-pub fn profile_phases(
+pub(crate) fn profile_phases(
     argv: &[OsString],
     cwd: Option<&Path>,
     env: &[(String, String)],

@@ -5,8 +5,8 @@
 //! landed, and hand the binaries' means and placements to the screening of
 //! [`crate::analysis::explain`]. Everything written goes under `DIR/explain/`.
 
-pub mod confirm;
-pub mod hotness;
+pub(crate) mod confirm;
+pub(crate) mod hotness;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -23,7 +23,7 @@ use crate::layout::features::{ICache, RunningCode, SharedHot};
 use hotness::HotFunction;
 
 pub use crate::analysis::explain::{Explanation, EXPLAIN_DIR, EXPLAIN_SCHEMA, PLOTTED};
-pub use crate::analysis::explain_variants::VariantExplanations;
+pub(crate) use crate::analysis::explain_variants::VariantExplanations;
 
 /// What the user chose.
 #[derive(Debug, Clone)]

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 /// Defined with the layout features that map code onto its sets; its parsing and the
 /// model of three caches live here.
-pub use crate::layout::cache_geometry::CacheGeometry;
+pub(crate) use crate::layout::cache_geometry::CacheGeometry;
 
 /// The three caches cachegrind simulates: first-level instruction and data, and the last
 /// level (unified).
@@ -125,14 +125,14 @@ impl CacheModel {
     }
 
     /// Checks the three caches against valgrind's requirements (see [`CacheGeometry`]).
-    pub fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self) -> Result<()> {
         self.i1.check("I1")?;
         self.d1.check("D1")?;
         self.ll.check("LL")
     }
 
     /// valgrind's options for this model: `--I1=...`, `--D1=...`, `--LL=...`.
-    pub fn valgrind_args(&self) -> [String; 3] {
+    pub(crate) fn valgrind_args(&self) -> [String; 3] {
         [
             format!("--I1={}", self.i1),
             format!("--D1={}", self.d1),
@@ -152,7 +152,7 @@ impl fmt::Display for CacheModel {
 /// given as its model (`None`: written before models were recorded, i.e. valgrind's own
 /// host-derived model) and valgrind version: one sentence per difference, empty when they
 /// agree. Counts from two models are counts of two simulated machines.
-pub fn model_differences(
+pub(crate) fn model_differences(
     (a, model_a, version_a): (&str, Option<&CacheModel>, Option<&str>),
     (b, model_b, version_b): (&str, Option<&CacheModel>, Option<&str>),
 ) -> Vec<String> {

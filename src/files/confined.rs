@@ -27,7 +27,7 @@ use anyhow::{bail, Context, Result};
 
 /// Checks that `name` is a single plain file name: not empty, not `.` or `..`, without `/`
 /// or a NUL byte. `what` says what the name is, for the message (e.g. "program name").
-pub fn check_component(name: &str, what: &str) -> Result<()> {
+pub(crate) fn check_component(name: &str, what: &str) -> Result<()> {
     let why = if name.is_empty() {
         Some("it is empty")
     } else if name == "." || name == ".." {
@@ -51,7 +51,7 @@ pub fn check_component(name: &str, what: &str) -> Result<()> {
 /// Checks that `path` is relative and made only of plain components (no `/` at the start,
 /// no `..`, no `.`), so that joined to a directory it stays lexically inside it. `what`
 /// names the path for the message.
-pub fn check_relative(path: &Path, what: &str) -> Result<()> {
+pub(crate) fn check_relative(path: &Path, what: &str) -> Result<()> {
     if path.as_os_str().is_empty() {
         bail!("{what} is empty");
     }
@@ -80,7 +80,7 @@ pub fn check_relative(path: &Path, what: &str) -> Result<()> {
 /// `dir/rel` when it exists and lies inside `dir` once every symbolic link on the way is
 /// followed; `rel` must pass [`check_relative`]. The returned path is the canonical one, so
 /// what is later opened or executed is what was checked.
-pub fn resolve_inside(dir: &Path, rel: &Path, what: &str) -> Result<PathBuf> {
+pub(crate) fn resolve_inside(dir: &Path, rel: &Path, what: &str) -> Result<PathBuf> {
     check_relative(rel, what)?;
     let root = dir
         .canonicalize()
@@ -105,7 +105,7 @@ pub fn resolve_inside(dir: &Path, rel: &Path, what: &str) -> Result<PathBuf> {
 /// `base` and `dir` that exists must be a directory and not a symbolic link (one planted in
 /// a received experiment directory would redirect the runner's writes elsewhere); missing
 /// ones are created. `base` itself is the user's choice and may be a link.
-pub fn ensure_real_dir(base: &Path, dir: &Path) -> Result<()> {
+pub(crate) fn ensure_real_dir(base: &Path, dir: &Path) -> Result<()> {
     let root = ExperimentDir::open(base)?;
     root.create_dir_all(root.rel(dir)?)
 }
@@ -115,7 +115,7 @@ pub fn ensure_real_dir(base: &Path, dir: &Path) -> Result<()> {
 /// planted `seed-N`, `.work`, `.record/merged`, `slurm`, `shards` or `explain` link would
 /// otherwise send a relink's, a submission's or an explanation's writes (and its deletions)
 /// outside the directory. Missing subdirectories are fine.
-pub fn refuse_links_in(dir: &Path, subdirs: &[&str]) -> Result<()> {
+pub(crate) fn refuse_links_in(dir: &Path, subdirs: &[&str]) -> Result<()> {
     for sub in subdirs {
         let at = if sub.is_empty() {
             dir.to_path_buf()
@@ -148,7 +148,7 @@ pub fn refuse_links_in(dir: &Path, subdirs: &[&str]) -> Result<()> {
 /// Refuses a symbolic link at `path` (a marker file layoutrand reads by its existence and
 /// then creates): a link there, dangling or not, would be taken for the marker or replaced
 /// behind the user's back. A missing or regular file is fine.
-pub fn refuse_link_at(path: &Path) -> Result<()> {
+pub(crate) fn refuse_link_at(path: &Path) -> Result<()> {
     match std::fs::symlink_metadata(path) {
         Ok(meta) if meta.file_type().is_symlink() => bail!(planted(path)),
         Ok(_) => Ok(()),
@@ -168,7 +168,7 @@ fn planted(at: &Path) -> String {
 /// Creates `path` as a new, empty file for writing, removing whatever was there first
 /// (a file, or a symbolic link, which is removed and not followed: its target is left
 /// untouched). The file is opened with `O_EXCL | O_NOFOLLOW`.
-pub fn create_fresh_file(path: &Path) -> Result<File> {
+pub(crate) fn create_fresh_file(path: &Path) -> Result<File> {
     let (dir, name) = parent_of(path)?;
     dir.create_fresh(name)
 }
@@ -176,7 +176,7 @@ pub fn create_fresh_file(path: &Path) -> Result<File> {
 /// Opens `path` for appending (creating it when missing) and reading, without following a
 /// symbolic link: a store that is a link is refused, whatever it points to, and so is
 /// anything but a regular file. `what` names the file in messages.
-pub fn open_append_no_follow(path: &Path, what: &str) -> Result<File> {
+pub(crate) fn open_append_no_follow(path: &Path, what: &str) -> Result<File> {
     let (dir, name) = parent_of(path)?;
     dir.open_append(name, what)
 }

@@ -10,7 +10,7 @@ const TEXTS: [&str; 2] = ["No space left on device", "Disk quota exceeded"];
 
 /// Whether `e` or one of its causes is a full disk or an exhausted quota: an `io::Error` or
 /// an `Errno` of either kind, or a child's message quoting one.
-pub fn is_disk_full(e: &anyhow::Error) -> bool {
+pub(crate) fn is_disk_full(e: &anyhow::Error) -> bool {
     let full = |errno: i32| errno == Errno::ENOSPC as i32 || errno == Errno::EDQUOT as i32;
     e.chain().any(|cause| {
         if let Some(io) = cause.downcast_ref::<std::io::Error>() {

@@ -98,7 +98,7 @@ fn kept(m: &Metadata) -> Option<String> {
 
 /// [`sha256_of_file`], computed again only when the file may have changed (the module's
 /// rules).
-pub fn sha256(path: &Path) -> Result<String> {
+pub(crate) fn sha256(path: &Path) -> Result<String> {
     let began = std::time::SystemTime::now();
     let before =
         std::fs::metadata(path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -124,7 +124,7 @@ pub fn sha256(path: &Path) -> Result<String> {
 /// a symbolic link, or holds no file, is passed over) without writing their contents, and
 /// carries the hashes kept for those files across it (the module's rules); then returns
 /// what it returned.
-pub fn own_change<T>(paths: &[&Path], operation: impl FnOnce() -> Result<T>) -> Result<T> {
+pub(crate) fn own_change<T>(paths: &[&Path], operation: impl FnOnce() -> Result<T>) -> Result<T> {
     // Read-only, and never through a symbolic link.
     let open = |path: &Path| {
         use nix::fcntl::OFlag;

@@ -53,7 +53,7 @@ pub enum Granularity {
 impl Granularity {
     /// The estimand in words, as reports name it: `"module granularity"`, or for
     /// [`Granularity::None`] `"padding only, order kept"`.
-    pub fn estimand(self) -> &'static str {
+    pub(crate) fn estimand(self) -> &'static str {
         match self {
             Granularity::Link => "link granularity",
             Granularity::Module => "module granularity",
@@ -284,7 +284,7 @@ pub use super::hash_cache::{sha256_of_file, SETTLED};
 /// [`sha256_of_file`], computed again only when the file may have changed
 /// ([`super::hash_cache`]: the hash kept with the file's identity, carried across our own
 /// staging).
-pub fn sha256_of_file_cached(path: &Path) -> Result<String> {
+pub(crate) fn sha256_of_file_cached(path: &Path) -> Result<String> {
     super::hash_cache::sha256(path)
 }
 
@@ -300,7 +300,7 @@ impl BinarySet {
     }
 
     /// Adds `binary` to the programs, or to the libraries when `library`.
-    pub fn add(&mut self, binary: Binary, library: bool) {
+    pub(crate) fn add(&mut self, binary: Binary, library: bool) {
         if library {
             self.libraries.push(binary);
         } else {
@@ -319,11 +319,11 @@ impl BinarySet {
 
 /// The label of the default-layout binary (built with the linker's own order) in result
 /// stores, exports and reports.
-pub const BASELINE_LABEL: &str = "baseline";
+pub(crate) const BASELINE_LABEL: &str = "baseline";
 
 /// The label of the build's own binary ([`Manifest::as_built`]) in result stores, exports
 /// and reports; also the name of its directory in the output directory.
-pub const AS_BUILT_LABEL: &str = "as-built";
+pub(crate) const AS_BUILT_LABEL: &str = "as-built";
 
 /// Whether `label` names a fixed layout (the baseline or the as-built binary), which is
 /// never pooled with the random layouts.
@@ -393,7 +393,7 @@ impl Manifest {
     /// `..`, variant names single file names (see [`crate::files::confined`]). A crafted
     /// manifest then cannot make `run` stage, write or execute anything outside the
     /// experiment directory.
-    pub fn check_paths(&self) -> Result<()> {
+    pub(crate) fn check_paths(&self) -> Result<()> {
         use crate::files::confined::{check_component, check_relative};
         let mut variant_names = std::collections::BTreeSet::new();
         for variant in &self.variants {

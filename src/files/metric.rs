@@ -8,7 +8,7 @@ use regex::Regex;
 
 /// The `--metric` choice.
 #[derive(Debug, Clone)]
-pub enum MetricSpec {
+pub(crate) enum MetricSpec {
     /// Wall time of the process (monotonic clock), ns.
     Wall,
     /// User + system CPU time of the process (wait4's rusage), ns.
@@ -20,14 +20,14 @@ pub enum MetricSpec {
 }
 
 /// Metric name of program-reported values in the store.
-pub const REPORTED: &str = "reported";
+pub(crate) const REPORTED: &str = "reported";
 
 impl MetricSpec {
     /// Parses `wall`, `cpu`, `cachegrind` or `regex:PATTERN`.
     ///
     /// The pattern's value is its capture group named `value`, else its first group, else
     /// the whole match; an optional group named `unit` gives the unit.
-    pub fn parse(text: &str) -> Result<MetricSpec> {
+    pub(crate) fn parse(text: &str) -> Result<MetricSpec> {
         Ok(match text {
             "wall" => MetricSpec::Wall,
             "cpu" => MetricSpec::Cpu,
@@ -43,7 +43,8 @@ impl MetricSpec {
 
     /// The store's metric name of the primary value: `wall`, `cpu`, `estimated_cycles` or
     /// `reported`.
-    pub fn primary_name(&self) -> &'static str {
+    #[cfg(test)]
+    pub(crate) fn primary_name(&self) -> &'static str {
         match self {
             MetricSpec::Wall => "wall",
             MetricSpec::Cpu => "cpu",
@@ -54,18 +55,18 @@ impl MetricSpec {
 
     /// True when the metric gives the same value however many executions share the
     /// machine (a simulation), so executions may run in parallel (`run --jobs`).
-    pub fn is_deterministic(&self) -> bool {
+    pub(crate) fn is_deterministic(&self) -> bool {
         matches!(self, MetricSpec::Cachegrind)
     }
 
     /// True when the program reports one value per iteration.
-    pub fn has_iterations(&self) -> bool {
+    pub(crate) fn has_iterations(&self) -> bool {
         matches!(self, MetricSpec::Reported(_))
     }
 }
 
 /// Metric name of cachegrind's estimated cycles (see [`estimated_cycles`]).
-pub const ESTIMATED_CYCLES: &str = "estimated_cycles";
+pub(crate) const ESTIMATED_CYCLES: &str = "estimated_cycles";
 
 /// The primary metric of cachegrind runs recorded before `estimated_cycles` existed.
 const OLD_CACHEGRIND_PRIMARY: &str = "I1_misses";
@@ -83,7 +84,7 @@ pub fn primary_name_of_spec(spec: &str) -> &'static str {
 /// The primary metric of a store whose header says `spec` and which recorded the metrics
 /// for which `recorded` is true: as [`primary_name_of_spec`], except that a cachegrind store
 /// written before `estimated_cycles` existed keeps its primary of then, `I1_misses`.
-pub fn primary_name_in_store(spec: &str, recorded: impl Fn(&str) -> bool) -> &'static str {
+pub(crate) fn primary_name_in_store(spec: &str, recorded: impl Fn(&str) -> bool) -> &'static str {
     let primary = primary_name_of_spec(spec);
     if primary == ESTIMATED_CYCLES && !recorded(ESTIMATED_CYCLES) {
         OLD_CACHEGRIND_PRIMARY
@@ -101,7 +102,7 @@ pub fn primary_name_in_store(spec: &str, recorded: impl Fn(&str) -> bool) -> &'s
 /// RAM = ILmr + DLmr + DLmw; L1 misses = I1mr + D1mr + D1mw; LL hits = L1 misses − RAM;
 /// L1 hits = Ir + Dr + Dw − L1 misses; estimate = L1 hits + 5·LL hits + 35·RAM.
 /// `None` when one of the events is missing. See docs/run.md.
-pub fn estimated_cycles(event: impl Fn(&str) -> Option<f64>) -> Option<f64> {
+pub(crate) fn estimated_cycles(event: impl Fn(&str) -> Option<f64>) -> Option<f64> {
     let sum = |names: &[&str]| -> Option<f64> { names.iter().map(|n| event(n)).sum() };
     let references = sum(&["Ir", "Dr", "Dw"])?;
     let l1_misses = sum(&["I1mr", "D1mr", "D1mw"])?;

@@ -12,7 +12,7 @@
 pub mod atomic;
 pub mod cache_model;
 pub mod confined;
-pub mod disk_full;
+pub(crate) mod disk_full;
 pub mod hash_cache;
 pub mod manifest;
 pub mod metric;
@@ -24,7 +24,7 @@ pub mod trust;
 
 pub use atomic::{write_atomically, write_atomically_with};
 
-pub use crate::schema::OUTPUT_SCHEMA;
+pub(crate) use crate::schema::OUTPUT_SCHEMA;
 
 /// The experiment directory every subcommand uses when none is given, so that
 /// `layoutrand build …; layoutrand run …; layoutrand report` works from one place.

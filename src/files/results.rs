@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 pub const RESULTS_SCHEMA: u32 = 2;
 
 /// The first schema with `binary`/`binaries` (see [`RESULTS_SCHEMA`]).
-pub const SCHEMA_WITH_BINARY: u32 = 2;
+pub(crate) const SCHEMA_WITH_BINARY: u32 = 2;
 
 /// File name of the store inside an output directory.
 pub const RESULTS_FILE: &str = "results.jsonl";
@@ -61,9 +61,9 @@ pub struct Extension {
     /// Execution rounds added to every binary (`run --resume --extend-executions K`); the
     /// header's `executions` plus every extension's are the run's planned executions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub executions: Option<u32>,
+    pub(crate) executions: Option<u32>,
     /// When they were added, seconds since the Unix epoch.
-    pub added_unix: f64,
+    pub(crate) added_unix: f64,
 }
 
 /// Metadata of the experiment, written once at the top.
@@ -164,15 +164,15 @@ pub enum ScheduleDesign {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub struct HostInfo {
     /// `model name` from /proc/cpuinfo.
-    pub cpu_model: Option<String>,
+    pub(crate) cpu_model: Option<String>,
     /// `uname -r`.
-    pub kernel: Option<String>,
+    pub(crate) kernel: Option<String>,
     /// Online logical CPUs.
-    pub cores: Option<u32>,
+    pub(crate) cores: Option<u32>,
     /// cpufreq governor of CPU 0, when readable.
-    pub governor: Option<String>,
+    pub(crate) governor: Option<String>,
     /// Host name.
-    pub hostname: Option<String>,
+    pub(crate) hostname: Option<String>,
 }
 
 /// One value: metric `metric` of iteration `iteration` of execution `execution` of the
@@ -293,7 +293,7 @@ pub struct Machine {
 
 impl Machine {
     /// The name the report groups executions by: the Slurm node, else the host name.
-    pub fn label(&self) -> String {
+    pub(crate) fn label(&self) -> String {
         self.node
             .clone()
             .or_else(|| self.hostname.clone())
@@ -323,45 +323,45 @@ pub enum ExecutionStatus {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Load {
     /// Load averages over 1, 5 and 15 minutes (/proc/loadavg).
-    pub average: [f64; 3],
+    pub(crate) average: [f64; 3],
     /// Runnable tasks other than the reader itself (/proc/stat `procs_running` − 1): the
     /// other busy processes competing for the cores right now.
-    pub other_running: u32,
+    pub(crate) other_running: u32,
 }
 
 /// The state of the host that makes time measurements noisy.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub struct HostConditions {
     /// Load when the run started.
-    pub load: Option<Load>,
+    pub(crate) load: Option<Load>,
     /// cpufreq governors in use (one entry per distinct governor over all CPUs); empty when
     /// the kernel exposes no frequency scaling (typical of virtual machines).
     #[serde(default)]
-    pub governors: Vec<String>,
+    pub(crate) governors: Vec<String>,
     /// Whether boost/turbo is on (`cpufreq/boost` or `intel_pstate/no_turbo`), when known.
-    pub boost: Option<bool>,
+    pub(crate) boost: Option<bool>,
     /// Whether simultaneous multithreading is active (`smt/active`), when known.
-    pub smt: Option<bool>,
+    pub(crate) smt: Option<bool>,
 }
 
 /// The end of one `run` invocation: how it ran and the load it left.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Finish {
     /// When this invocation started and ended, seconds since the Unix epoch.
-    pub started_unix: f64,
+    pub(crate) started_unix: f64,
     /// See `started_unix`.
-    pub ended_unix: f64,
+    pub(crate) ended_unix: f64,
     /// Load when this invocation started (the header holds the first invocation's too).
-    pub load_before: Option<Load>,
+    pub(crate) load_before: Option<Load>,
     /// Load when it ended.
-    pub load_after: Option<Load>,
+    pub(crate) load_after: Option<Load>,
     /// Executions run at once (`--jobs`).
     pub jobs: u32,
     /// CPUs the executions were pinned to (`--cpus`), if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpus: Option<Vec<usize>>,
+    pub(crate) cpus: Option<Vec<usize>>,
     /// Executions this invocation committed.
-    pub executed: u64,
+    pub(crate) executed: u64,
 }
 
 /// A JSON number, or `null` read as NaN (see [`Measurement::value`]).
@@ -372,7 +372,7 @@ fn number_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Erro
 impl Header {
     /// The recorded fixed environment as (name, value) pairs, as the benchmark processes
     /// get it; an entry without `=` (never written by the runner) is skipped.
-    pub fn environment_pairs(&self) -> Vec<(String, String)> {
+    pub(crate) fn environment_pairs(&self) -> Vec<(String, String)> {
         self.environment
             .iter()
             .filter_map(|kv| kv.split_once('='))
@@ -384,7 +384,7 @@ impl Header {
     /// control character or a newline (each is printed in one table cell and one CSV field,
     /// and a terminal would act on an escape sequence), and none is listed twice (a run
     /// would record each of its executions twice, then refuse its own store).
-    pub fn check_names(&self) -> Result<(), String> {
+    pub(crate) fn check_names(&self) -> Result<(), String> {
         for (what, names) in [
             ("program", &self.programs),
             ("binary", &self.binaries),
@@ -410,7 +410,7 @@ impl Header {
     }
 
     /// The header as schema 2 reads: a schema-1 header's `variants` are binary labels.
-    pub fn upgraded(mut self) -> Header {
+    pub(crate) fn upgraded(mut self) -> Header {
         if self.schema < SCHEMA_WITH_BINARY && self.binaries.is_empty() {
             self.binaries = std::mem::take(&mut self.variants);
         }
@@ -419,13 +419,18 @@ impl Header {
 }
 
 /// A header of any schema, upgraded (see [`Header::upgraded`]); for every reader of a header.
-pub fn header_of_any_schema<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Header, D::Error> {
+pub(crate) fn header_of_any_schema<'de, D: serde::Deserializer<'de>>(
+    d: D,
+) -> Result<Header, D::Error> {
     Header::deserialize(d).map(Header::upgraded)
 }
 
 /// Moves a schema-1 record's `variant` (the binary's label then) into `binary`. A record
 /// without `binary` can only be schema 1: every schema-2 record has one.
-pub fn upgrade_label(binary: &mut String, variant: &mut Option<String>) -> Result<(), String> {
+pub(crate) fn upgrade_label(
+    binary: &mut String,
+    variant: &mut Option<String>,
+) -> Result<(), String> {
     if binary.is_empty() {
         *binary = variant
             .take()
@@ -449,10 +454,10 @@ fn execution_of_any_schema<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Exe
 }
 
 /// What identifies one execution in a store: program, variant, binary, execution index.
-pub type ExecutionKey = (String, Option<String>, String, u32);
+pub(crate) type ExecutionKey = (String, Option<String>, String, u32);
 
 /// [`ExecutionKey`], borrowed.
-pub type ExecutionKeyRef<'a> = (&'a str, Option<&'a str>, &'a str, u32);
+pub(crate) type ExecutionKeyRef<'a> = (&'a str, Option<&'a str>, &'a str, u32);
 
 /// The owned copy of a borrowed key.
 fn owned_key((program, variant, binary, execution): ExecutionKeyRef<'_>) -> ExecutionKey {
@@ -471,7 +476,7 @@ impl Execution {
     }
 
     /// [`Execution::key`], borrowed.
-    pub fn key_ref(&self) -> ExecutionKeyRef<'_> {
+    pub(crate) fn key_ref(&self) -> ExecutionKeyRef<'_> {
         (
             &self.program,
             self.variant.as_deref(),
@@ -483,12 +488,12 @@ impl Execution {
 
 impl Measurement {
     /// The execution this value belongs to.
-    pub fn key(&self) -> ExecutionKey {
+    pub(crate) fn key(&self) -> ExecutionKey {
         owned_key(self.key_ref())
     }
 
     /// [`Measurement::key`], borrowed.
-    pub fn key_ref(&self) -> ExecutionKeyRef<'_> {
+    pub(crate) fn key_ref(&self) -> ExecutionKeyRef<'_> {
         (
             &self.program,
             self.variant.as_deref(),

@@ -8,98 +8,98 @@ use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
 /// File (in the output directory) recording the stopping rule and each round.
-pub const STOPPING_FILE: &str = "stopping.json";
+pub(crate) const STOPPING_FILE: &str = "stopping.json";
 
 /// The growth rule, fixed before the experiment starts.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Growth {
+pub(crate) struct Growth {
     /// Target relative half-width (0.01 for 1 %).
-    pub target: f64,
+    pub(crate) target: f64,
     /// Confidence level of the interval.
-    pub confidence: f64,
+    pub(crate) confidence: f64,
     /// The fixed maximum of randomised binaries.
-    pub max_binaries: u32,
+    pub(crate) max_binaries: u32,
     /// Metric whose interval is watched.
-    pub metric: String,
+    pub(crate) metric: String,
 }
 
 /// One round: the binaries measured and the width of the watched interval with them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Round {
+pub(crate) struct Round {
     /// Randomised binaries measured so far.
-    pub binaries: u32,
+    pub(crate) binaries: u32,
     /// Relative half-width of the watched sequential interval after this round (the widest
     /// when several comparisons are watched; `None`: not computable).
-    pub relative_half_width: Option<f64>,
+    pub(crate) relative_half_width: Option<f64>,
 }
 
 /// The record of an on-line grown experiment.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct GrowthLog {
     /// The rule.
-    pub rule: Growth,
+    pub(crate) rule: Growth,
     /// Binaries of the first round.
-    pub start_binaries: u32,
+    pub(crate) start_binaries: u32,
     /// Every round, in order.
-    pub rounds: Vec<Round>,
+    pub(crate) rounds: Vec<Round>,
     /// `target_met`, `verdict_reached`, `max_reached` or `not_computable`, once stopped.
-    pub outcome: Option<String>,
+    pub(crate) outcome: Option<String>,
     /// What the stopping rule means for the intervals: with a sequential interval, that
     /// they hold at every look (older logs: the caveat that optional stopping lowered the
     /// fixed interval's coverage).
-    pub caveat: String,
+    pub(crate) caveat: String,
     /// The sequential interval watched: `repeated_t` (repeated t intervals over looks 5 to
     /// `max_binaries`), `lai_t_mixture` in logs of an earlier version; `None` in logs written before
     /// the rule was sequential.
     #[serde(default)]
-    pub method: Option<String>,
+    pub(crate) method: Option<String>,
     /// The watched sequence at every look (one after each binary from the minimum) over
     /// the binaries measured so far (the first of `watched`).
     #[serde(default)]
-    pub looks: Vec<Look>,
+    pub(crate) looks: Vec<Look>,
     /// Every watched sequence after the last round (the series of the run's metric, or each
     /// comparison of the variants): every look and why it stopped or did not.
     #[serde(default)]
-    pub watched: Vec<Watched>,
+    pub(crate) watched: Vec<Watched>,
     /// The label of the watched sequence whose stop ended the experiment (the last to meet
     /// its rule); `None` while growing or when the maximum ended it.
     #[serde(default)]
-    pub stopped_by: Option<String>,
+    pub(crate) stopped_by: Option<String>,
 }
 
 /// One watched sequential interval as the stopping rule saw it after the last round.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Watched {
+pub(crate) struct Watched {
     /// What it is: "PROGRAM METRIC" for a series, "NEW against BASE (PROGRAM METRIC)" for a
     /// comparison of variants.
-    pub label: String,
+    pub(crate) label: String,
     /// Confidence of the sequence (Bonferroni-adjusted for a comparison among more than two
     /// variants).
-    pub confidence: f64,
+    pub(crate) confidence: f64,
     /// `target_reached`, `verdict` or `cap` (the replay's reason; `cap`: its rule is not met
     /// at any look yet).
-    pub reason: String,
+    pub(crate) reason: String,
     /// Binaries at the look where its rule was met (the last look when `cap`).
-    pub stopped_at: usize,
+    pub(crate) stopped_at: usize,
     /// Comparisons only: the verdict at that look in the one ratio vocabulary (`lower`,
     /// `higher`, `negligible`, `equivalent`, `inconclusive`, `unbounded`; logs written
     /// before it held the direction's words here: "faster", "no significant difference").
-    pub verdict: Option<String>,
+    pub(crate) verdict: Option<String>,
     /// Comparisons only: the verdict in the metric's words, snake case (`faster`, `slower`,
     /// `lower`, `higher`, …, `inconclusive`); absent from older logs.
     #[serde(default)]
-    pub direction: Option<String>,
+    pub(crate) direction: Option<String>,
     /// The look where its rule was met.
-    pub at_stop: Look,
+    pub(crate) at_stop: Look,
     /// The outcome in one sentence (the same as `report --sequential` gives).
-    pub text: String,
+    pub(crate) text: String,
     /// The sequence at every look over the binaries measured.
-    pub looks: Vec<Look>,
+    pub(crate) looks: Vec<Look>,
 }
 
 impl GrowthLog {
     /// Writes the log atomically to `out/stopping.json`.
-    pub fn save(&self, out: &Path) -> Result<()> {
+    pub(crate) fn save(&self, out: &Path) -> Result<()> {
         let text = serde_json::to_string_pretty(self)?;
         super::write_atomically(&out.join(STOPPING_FILE), text.as_bytes())
     }

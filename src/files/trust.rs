@@ -28,10 +28,10 @@ pub const KEY_ENV: &str = "LAYOUTRAND_KEY";
 /// Length of the key, bytes.
 const KEY_LEN: usize = 32;
 /// Suffix of the MAC beside a file.
-pub const MAC_SUFFIX: &str = ".mac";
+pub(crate) const MAC_SUFFIX: &str = ".mac";
 /// The longest store header read to check its MAC: a header is a few kilobytes; a longer
 /// first line is not one layoutrand wrote.
-pub const MAX_HEADER_BYTES: u64 = 1 << 20;
+pub(crate) const MAX_HEADER_BYTES: u64 = 1 << 20;
 
 /// What a signed file is: part of what its MAC covers, so a MAC of one kind never verifies a
 /// file of another.
@@ -72,7 +72,7 @@ pub enum Verdict {
 
 /// The key file: `$LAYOUTRAND_KEY` when set, else `$XDG_CONFIG_HOME/layoutrand/key`, else
 /// `~/.config/layoutrand/key`.
-pub fn key_path() -> Result<PathBuf> {
+pub(crate) fn key_path() -> Result<PathBuf> {
     if let Some(p) = std::env::var_os(KEY_ENV).filter(|p| !p.is_empty()) {
         return Ok(PathBuf::from(p));
     }
@@ -89,7 +89,7 @@ pub fn key_path() -> Result<PathBuf> {
 }
 
 /// This user's key, created on first use (mode 0600, in a directory of mode 0700).
-pub fn key() -> Result<[u8; KEY_LEN]> {
+pub(crate) fn key() -> Result<[u8; KEY_LEN]> {
     let path = key_path()?;
     match read_key(&path) {
         Ok(k) => return Ok(k),
@@ -184,7 +184,7 @@ fn fill_random(buf: &mut [u8]) -> Result<()> {
 }
 
 /// The MAC of `bytes` as a file of `kind`, under `key`, in hex.
-pub fn mac(key: &[u8; KEY_LEN], kind: Kind, bytes: &[u8]) -> String {
+pub(crate) fn mac(key: &[u8; KEY_LEN], kind: Kind, bytes: &[u8]) -> String {
     let mut h = blake3::Hasher::new_keyed(key);
     h.update(kind.domain());
     h.update(bytes);
@@ -192,7 +192,7 @@ pub fn mac(key: &[u8; KEY_LEN], kind: Kind, bytes: &[u8]) -> String {
 }
 
 /// `FILE.mac`.
-pub fn mac_path(file: &Path) -> PathBuf {
+pub(crate) fn mac_path(file: &Path) -> PathBuf {
     let mut s = file.as_os_str().to_os_string();
     s.push(MAC_SUFFIX);
     PathBuf::from(s)
@@ -224,7 +224,7 @@ const MAC_FILE_LIMIT: u64 = 256;
 
 /// [`sign`], as a writer that must not fail for it: a failure (no home, a read-only
 /// configuration directory) is a warning, and the file then counts as received later.
-pub fn sign_or_warn(file: &Path, kind: Kind, bytes: &[u8]) {
+pub(crate) fn sign_or_warn(file: &Path, kind: Kind, bytes: &[u8]) {
     if let Err(e) = sign(file, kind, bytes) {
         crate::diagnostic!(
             "layoutrand: warning: cannot sign {} ({e:#}): layoutrand will treat it as received \
@@ -301,7 +301,7 @@ pub fn read_signed_part(file: &Path, kind: Kind) -> Result<Vec<u8>> {
 
 /// Opens `path` for reading only when it is a regular file: without following a symbolic
 /// link and without blocking (a FIFO would stall the reader forever).
-pub fn open_regular(path: &Path) -> Result<std::fs::File> {
+pub(crate) fn open_regular(path: &Path) -> Result<std::fs::File> {
     use std::os::unix::fs::OpenOptionsExt;
     let opened = std::fs::OpenOptions::new()
         .read(true)

@@ -117,7 +117,7 @@ impl Default for BuildArgs {
 
 impl BuildArgs {
     /// The subcommand that parses these arguments.
-    pub const SUBCOMMAND: &'static str = "build";
+    pub(crate) const SUBCOMMAND: &'static str = "build";
 
     /// `build ARGS...`: the argv that `layoutrand` parses back into `self` (every field is
     /// destructured, so a new flag does not compile until it is written here too).
@@ -163,7 +163,9 @@ impl BuildArgs {
 }
 
 /// The parser of `--pad MAX`: bytes, at most [`crate::build::driver::MAX_PAD`].
-pub fn pad_arg(text: &str) -> anyhow::Result<u64> {
+// A clap value parser: only the command line (the `cli` feature) calls it.
+#[cfg(feature = "cli")]
+pub(crate) fn pad_arg(text: &str) -> anyhow::Result<u64> {
     let bytes = crate::units::parse_bytes(text)?;
     if bytes > crate::build::driver::MAX_PAD {
         anyhow::bail!(

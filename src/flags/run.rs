@@ -147,7 +147,7 @@ impl Default for RunArgs {
 
 impl RunArgs {
     /// The subcommand that parses these arguments.
-    pub const SUBCOMMAND: &'static str = "run";
+    pub(crate) const SUBCOMMAND: &'static str = "run";
 
     /// `run ARGS...`: the argv that `layoutrand` parses back into `self` (every field is
     /// destructured, so a new flag does not compile until it is written here too).
@@ -220,7 +220,9 @@ impl SlurmArgs {
 }
 
 /// The parser of `--cache-sim MODEL`, through the one parser ([`CacheModel::parse`]).
-pub fn cache_sim_arg(text: &str) -> Result<CacheModel, String> {
+// A clap value parser: only the command line (the `cli` feature) calls it.
+#[cfg(feature = "cli")]
+pub(crate) fn cache_sim_arg(text: &str) -> Result<CacheModel, String> {
     CacheModel::parse(text).map_err(|e| format!("{e:#}"))
 }
 

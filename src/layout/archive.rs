@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 pub struct ArchiveMember {
     /// Position of the member in the archive (0-based), the handle used by
     /// [`write_reordered`]; names may repeat, positions do not.
-    pub index: usize,
+    pub(crate) index: usize,
     /// The member's name (GNU long names resolved); not unique in general.
     pub name: String,
     /// Size of the member's data in bytes.
@@ -61,7 +61,7 @@ fn describe(parsed: &Parsed<'_>) -> Vec<ArchiveMember> {
 /// The members of the archive at `path` with their bytes, for reading their code sections
 /// ([`crate::layout::object_file::text_sections_from_bytes`]) without extracting them.
 /// Thin archives give empty bytes (their members live outside the archive).
-pub fn members_with_data(path: &Path) -> Result<Vec<(ArchiveMember, Vec<u8>)>> {
+pub(crate) fn members_with_data(path: &Path) -> Result<Vec<(ArchiveMember, Vec<u8>)>> {
     let data =
         std::fs::read(path).with_context(|| format!("cannot read archive {}", path.display()))?;
     let parsed = parse(&data).with_context(|| format!("cannot read archive {}", path.display()))?;
@@ -87,13 +87,13 @@ pub fn write_reordered(src: &Path, dst: &Path, order: &[usize]) -> Result<()> {
 }
 
 /// Gives the new bytes of the member at a position from its old bytes, or `None` to keep them.
-pub type ReplaceMember<'a> = dyn FnMut(usize, &[u8]) -> Result<Option<Vec<u8>>> + 'a;
+pub(crate) type ReplaceMember<'a> = dyn FnMut(usize, &[u8]) -> Result<Option<Vec<u8>>> + 'a;
 
 /// [`write_reordered`] with members' contents replaced: `replace(position, bytes)` gives the
 /// new bytes of the member at `position` in `src`, or `None` to keep them. The symbol index
 /// is the source's, so a replacement must define the same symbols (e.g. the same object
 /// with its sections reordered).
-pub fn write_reordered_with(
+pub(crate) fn write_reordered_with(
     src: &Path,
     dst: &Path,
     order: &[usize],

@@ -31,7 +31,7 @@ pub struct FunctionId {
 /// One function of a linked binary.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Function {
-    /// Identity used by [`crate::layout::fingerprint`] and [`crate::layout::distance`].
+    /// Identity used by [`crate::layout::fingerprint()`] and [`crate::layout::distance`].
     pub id: FunctionId,
     /// The symbol name (same as `id.name`).
     pub name: String,
@@ -78,7 +78,7 @@ pub fn functions(path: &Path) -> Result<Vec<Function>> {
 }
 
 /// [`functions`] on an ELF image already in memory.
-pub fn functions_from_bytes(data: &[u8]) -> Result<Vec<Function>> {
+pub(crate) fn functions_from_bytes(data: &[u8]) -> Result<Vec<Function>> {
     functions_from(data)
 }
 

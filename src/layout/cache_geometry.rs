@@ -8,9 +8,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct CacheGeometry {
     /// Total size in bytes.
-    pub size: u64,
+    pub(crate) size: u64,
     /// Ways per set.
-    pub assoc: u64,
+    pub(crate) assoc: u64,
     /// Line size in bytes.
-    pub line: u64,
+    pub(crate) line: u64,
 }

@@ -23,7 +23,7 @@ use object::{Object, ObjectComdat, ObjectSection, SectionFlags};
 /// bfd, gold, lld and mold, in the order they place them (TLS first, then the relocated
 /// read-only data, read-only data, data, zeroed data).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum DataFamily {
+pub(crate) enum DataFamily {
     /// `.tdata`, `.tdata.*`: initialised thread-local data.
     Tdata,
     /// `.tbss`, `.tbss.*`: zeroed thread-local data.
@@ -42,7 +42,7 @@ pub enum DataFamily {
 
 impl DataFamily {
     /// Every family, in the order [`DataFamily`] lists them.
-    pub const ALL: [DataFamily; 7] = [
+    pub(crate) const ALL: [DataFamily; 7] = [
         DataFamily::Tdata,
         DataFamily::Tbss,
         DataFamily::DataRelRoLocal,
@@ -53,7 +53,7 @@ impl DataFamily {
     ];
 
     /// The family of the input section `name` (`None`: not static data this module moves).
-    pub fn of(name: &str) -> Option<DataFamily> {
+    pub(crate) fn of(name: &str) -> Option<DataFamily> {
         let is = |prefix: &str| name == prefix || name.starts_with(&format!("{prefix}."));
         // Longest prefixes first: `.data.rel.ro.local.x` is also a `.data.` name.
         if is(".data.rel.ro.local") {
@@ -77,7 +77,7 @@ impl DataFamily {
 
     /// The name that keeps a section in this family in every final linker's default layout:
     /// the merged object's output sections are `<name>.lrd<k>`.
-    pub fn merged_section_name(self) -> &'static str {
+    pub(crate) fn merged_section_name(self) -> &'static str {
         match self {
             DataFamily::Tdata => ".tdata",
             DataFamily::Tbss => ".tbss",
@@ -91,7 +91,7 @@ impl DataFamily {
 
     /// The family and rank `k` of a merged object's output section `<family>.lrd<k>`
     /// (`None` for any other name, relocation sections `.rela.data.lrd<k>` included).
-    pub fn of_merged(name: &str) -> Option<(DataFamily, usize)> {
+    pub(crate) fn of_merged(name: &str) -> Option<(DataFamily, usize)> {
         let (prefix, rank) = name.rsplit_once(".lrd")?;
         let rank = rank.parse().ok()?;
         DataFamily::ALL
@@ -103,19 +103,19 @@ impl DataFamily {
 
 /// One static-data section of a relocatable object that a seed may move.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DataSection {
+pub(crate) struct DataSection {
     /// Index of the section in the object's section header table.
-    pub index: usize,
+    pub(crate) index: usize,
     /// Section name, e.g. `.rodata.table`.
-    pub name: String,
+    pub(crate) name: String,
     /// The output section it is gathered into.
-    pub family: DataFamily,
+    pub(crate) family: DataFamily,
 }
 
 /// The movable static-data sections of the relocatable object at `path`, in section-table
 /// order: allocated, not executable, not mergeable, not in a section group, named in a
 /// [`DataFamily`]. Errors name the path (unreadable, not a relocatable ELF object).
-pub fn data_sections(path: &std::path::Path) -> Result<Vec<DataSection>> {
+pub(crate) fn data_sections(path: &std::path::Path) -> Result<Vec<DataSection>> {
     let data =
         std::fs::read(path).with_context(|| format!("cannot read object {}", path.display()))?;
     data_sections_from_bytes(&data)
@@ -123,7 +123,7 @@ pub fn data_sections(path: &std::path::Path) -> Result<Vec<DataSection>> {
 }
 
 /// [`data_sections`] on an object already in memory.
-pub fn data_sections_from_bytes(data: &[u8]) -> Result<Vec<DataSection>> {
+pub(crate) fn data_sections_from_bytes(data: &[u8]) -> Result<Vec<DataSection>> {
     let file = object::File::parse(data).context("not an object file")?;
     anyhow::ensure!(
         file.kind() == object::ObjectKind::Relocatable,

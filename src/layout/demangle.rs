@@ -4,7 +4,7 @@
 //! keep the symbol names as in `.symtab`.
 
 /// The demangled form of a symbol name, or the name itself.
-pub fn demangle(name: &str) -> String {
+pub(crate) fn demangle(name: &str) -> String {
     // Rust first: a legacy Rust name is also a valid Itanium C++ name, whose C++ reading
     // keeps the hash (`::h0123456789abcdef`).
     if let Ok(d) = rustc_demangle::try_demangle(name) {

@@ -28,7 +28,7 @@ fn read_elf<T>(
 
 /// The `DT_SONAME` of the ELF file at `path`; `None` when it has none (an executable, or a
 /// library linked without `-soname`).
-pub fn soname(path: &Path) -> Result<Option<String>> {
+pub(crate) fn soname(path: &Path) -> Result<Option<String>> {
     read_elf(
         path,
         "the dynamic section",
@@ -59,7 +59,7 @@ fn soname_of<H: FileHeader<Endian = Endianness>>(
 /// The program interpreter (`PT_INTERP`, e.g. `/lib64/ld-linux-x86-64.so.2`) of the ELF
 /// file at `path`; `None` for a static executable (which loads no library) or a non-ELF
 /// file (a script).
-pub fn interpreter(path: &Path) -> Result<Option<PathBuf>> {
+pub(crate) fn interpreter(path: &Path) -> Result<Option<PathBuf>> {
     read_elf(
         path,
         "the program headers",

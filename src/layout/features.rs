@@ -18,9 +18,9 @@ use super::binary::Function;
 use super::cache_geometry::CacheGeometry;
 
 /// Bytes of a page (x86-64 and AArch64 base pages).
-pub const PAGE: u64 = 4096;
+pub(crate) const PAGE: u64 = 4096;
 /// Bytes of a fetch/decode window.
-pub const WINDOW: u64 = 32;
+pub(crate) const WINDOW: u64 = 32;
 
 /// The instruction cache the set features are computed for: line size, number of sets and
 /// ways (by default the I1 of [`crate::files::cache_model::CacheModel::DEFAULT`]: 32 KiB, 8-way,
@@ -28,16 +28,16 @@ pub const WINDOW: u64 = 32;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ICache {
     /// Line size in bytes (a power of two).
-    pub line: u64,
+    pub(crate) line: u64,
     /// Number of sets.
-    pub sets: u64,
+    pub(crate) sets: u64,
     /// Ways per set.
-    pub ways: u64,
+    pub(crate) ways: u64,
 }
 
 impl ICache {
     /// The geometry of a simulated cache (checked by the cache model: sets a power of two).
-    pub fn from_geometry(g: &CacheGeometry) -> ICache {
+    pub(crate) fn from_geometry(g: &CacheGeometry) -> ICache {
         ICache {
             line: g.line,
             sets: (g.size / (g.assoc * g.line)).max(1),
@@ -63,7 +63,7 @@ impl ICache {
 #[serde(rename_all = "snake_case")]
 // snake_case puts no underscore before digits (`offset_mod16`): the three renames below
 // spell the wire's names, and their aliases read the answers stored before.
-pub enum Feature {
+pub(crate) enum Feature {
     /// 1 when the function starts in the upper half of a cache line, else 0.
     UpperHalfLine,
     /// The start address modulo 16 (`offset_mod_16`; stored as `offset_mod16` before).
@@ -88,7 +88,7 @@ pub enum Feature {
 }
 
 /// Every feature, in the order reports list them.
-pub const FEATURES: [Feature; 8] = [
+pub(crate) const FEATURES: [Feature; 8] = [
     Feature::UpperHalfLine,
     Feature::OffsetMod16,
     Feature::OffsetMod32,
@@ -101,7 +101,7 @@ pub const FEATURES: [Feature; 8] = [
 
 impl Feature {
     /// The JSON name (`upper_half_line`).
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Feature::UpperHalfLine => "upper_half_line",
             Feature::OffsetMod16 => "offset_mod_16",
@@ -115,7 +115,7 @@ impl Feature {
     }
 
     /// Whether the feature is 0/1 (else a count or an offset).
-    pub fn is_binary(self) -> bool {
+    pub(crate) fn is_binary(self) -> bool {
         matches!(
             self,
             Feature::UpperHalfLine | Feature::CrossesPage | Feature::OverfullSet
@@ -125,7 +125,7 @@ impl Feature {
 
 /// Number of `width`-byte aligned blocks the bytes `[address, address + size)` touch (size 0
 /// counts as 1 byte).
-pub fn blocks_spanned(address: u64, size: u64, width: u64) -> u64 {
+pub(crate) fn blocks_spanned(address: u64, size: u64, width: u64) -> u64 {
     let last = address + size.max(1) - 1;
     last / width - address / width + 1
 }
@@ -149,35 +149,35 @@ fn lines_of(address: u64, len: u64, cache: &ICache) -> std::ops::RangeInclusive<
 /// process runs with when the cache's set period (sets × line) is at most a page (with
 /// ASLR off, as `run` runs, the base is also the same in every run).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct SharedHot {
+pub(crate) struct SharedHot {
     /// The symbol name, as the profile names it.
-    pub name: String,
+    pub(crate) name: String,
     /// The library's path.
-    pub object: String,
+    pub(crate) object: String,
     /// Its address in the library.
-    pub address: u64,
+    pub(crate) address: u64,
     /// Its size in bytes.
-    pub size: u64,
+    pub(crate) size: u64,
     /// Instructions executed in it in the profile run.
-    pub ir: f64,
+    pub(crate) ir: f64,
 }
 
 /// The profile's time line is cut into stretches of this many basic blocks (callgrind's
 /// `--dump-every-bb`): code counted as running together is code executed often within one
 /// stretch (about 2.5 million instructions in an interpreter's loop).
-pub const PHASE_BLOCKS: u64 = 500_000;
+pub(crate) const PHASE_BLOCKS: u64 = 500_000;
 /// An instruction is hot in a stretch when it executed at least this many times in it
 /// (once every 2,500 basic blocks on average): a line it sits in is fetched often enough
 /// there to be evicted and fetched again. Chosen with [`CROWDED_STRETCHES`] on issue 33's
 /// Lua case and `fixtures/explain_set` (docs/explain.md): on Lua, at 500 the thrashed
 /// set's functions are seen crowded in fewer of the slow layouts, at 1,000 in none.
-pub const HOT_IN_PHASE: f64 = 200.0;
+pub(crate) const HOT_IN_PHASE: f64 = 200.0;
 /// A set crowds a function when it holds more hot lines than the cache has ways, one of
 /// them the function's, in at least this many stretches (or in every stretch, when the
 /// profile had fewer): a conflict of one stretch alone is often one of its boundaries (the
 /// loader's code of the program's start and the first rounds of its loop counted as
 /// running together).
-pub const CROWDED_STRETCHES: u64 = 2;
+pub(crate) const CROWDED_STRETCHES: u64 = 2;
 
 /// Code that ran together: the bytes executed often within one stretch of the profile
 /// run (a phase, `explain`'s hotness profile), the unit the set pressure counts hot lines
@@ -185,14 +185,14 @@ pub const CROWDED_STRETCHES: u64 = 2;
 /// wherever a layout puts it; a shared library's stay at their addresses (it is not
 /// relinked).
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Phase {
+pub(crate) struct Phase {
     /// The program's hot bytes: (function, offset in it, length).
-    pub own: Vec<(String, u64, u64)>,
+    pub(crate) own: Vec<(String, u64, u64)>,
     /// The shared libraries' hot bytes: (library's path, address in it, length).
-    pub shared: Vec<(String, u64, u64)>,
+    pub(crate) shared: Vec<(String, u64, u64)>,
     /// How many stretches of the profile ran exactly this hot code (a loop runs over
     /// several).
-    pub stretches: u64,
+    pub(crate) stretches: u64,
 }
 
 /// The code the set pressure counts beside the hot functions' placement: the shared
@@ -200,12 +200,12 @@ pub struct Phase {
 /// them (which then replace whole functions: only the lines that ran often, in the
 /// stretch they ran in, are counted).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct RunningCode {
+pub(crate) struct RunningCode {
     /// The shared libraries' hot functions (counted whole when there are no phases).
-    pub shared: Vec<SharedHot>,
+    pub(crate) shared: Vec<SharedHot>,
     /// The phases of the profile run; empty when it gave none.
     #[serde(skip)]
-    pub phases: std::sync::Arc<Vec<Phase>>,
+    pub(crate) phases: std::sync::Arc<Vec<Phase>>,
 }
 
 /// Where one binary's hot functions sit: what every feature of each of them is computed
@@ -214,7 +214,7 @@ pub struct RunningCode {
 /// that both read the same value for the same placement; the set pressure in particular
 /// needs every hot line's place, not the function's alone.
 #[derive(Debug, Clone)]
-pub struct HotPlacement {
+pub(crate) struct HotPlacement {
     cache: ICache,
     /// The screened hot functions as placed.
     functions: BTreeMap<String, Function>,
@@ -277,7 +277,7 @@ impl HotPlacement {
     /// The same placement with the hot code of shared libraries (`shared`, fixed in every
     /// layout) counted whole in the set pressure beside the program's hot functions (a
     /// placement with the profile's phases already counts the libraries' lines that ran).
-    pub fn beside(mut self, shared: &[SharedHot]) -> HotPlacement {
+    pub(crate) fn beside(mut self, shared: &[SharedHot]) -> HotPlacement {
         if self.profiled {
             return self;
         }
@@ -294,7 +294,7 @@ impl HotPlacement {
 
     /// The hot functions of `all` (a binary's functions) named in `hot`, each found under
     /// a unique name; the names missing or repeated are left out.
-    pub fn of_binary<'a>(
+    pub(crate) fn of_binary<'a>(
         all: &[Function],
         hot: impl IntoIterator<Item = &'a str>,
         cache: &ICache,
@@ -308,7 +308,7 @@ impl HotPlacement {
     /// (`code`): the profile's phases, each phase's lines where this binary puts their
     /// functions (a function missing or repeated in `all` is not counted), or without
     /// phases every hot function's lines and the shared libraries' hot functions.
-    pub fn running<'a>(
+    pub(crate) fn running<'a>(
         all: &[Function],
         hot: impl IntoIterator<Item = &'a str>,
         cache: &ICache,
@@ -379,17 +379,17 @@ impl HotPlacement {
     }
 
     /// The hot functions' names.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
         self.functions.keys().map(String::as_str)
     }
 
     /// The function `name` as placed; `None` when it is not one of the hot functions.
-    pub fn function(&self, name: &str) -> Option<&Function> {
+    pub(crate) fn function(&self, name: &str) -> Option<&Function> {
         self.functions.get(name)
     }
 
     /// The value of `feature` for the hot function `name`; `None` when it is not one.
-    pub fn value(&self, feature: Feature, name: &str) -> Option<f64> {
+    pub(crate) fn value(&self, feature: Feature, name: &str) -> Option<f64> {
         let f = self.functions.get(name)?;
         Some(match feature {
             Feature::OverfullSet => {
@@ -429,7 +429,7 @@ impl HotPlacement {
 
     /// The other hot functions with a hot line in one of `name`'s overfull sets in the same
     /// phase: whom an order file should keep apart from it.
-    pub fn set_partners(&self, name: &str) -> Vec<&str> {
+    pub(crate) fn set_partners(&self, name: &str) -> Vec<&str> {
         let full = self.overfull_sets_of(name);
         self.names()
             .filter(|g| *g != name)
@@ -442,7 +442,7 @@ impl HotPlacement {
 
     /// The same placement with the hot function `name` at `address` instead (its lines
     /// counted in their new sets), everything else where it was.
-    pub fn with_moved(&self, name: &str, address: u64) -> HotPlacement {
+    pub(crate) fn with_moved(&self, name: &str, address: u64) -> HotPlacement {
         let mut moved = self.clone();
         if let Some(f) = moved.functions.get_mut(name) {
             f.address = address;
@@ -458,7 +458,7 @@ impl HotPlacement {
     /// keeps their sets), those before it where they were. A function sharing the suspect's
     /// section moves by `pad` in the relink, not `behind`: the ELF check of the relink
     /// judges what really moved.
-    pub fn with_moved_alone(&self, name: &str, pad: u64, behind: u64) -> HotPlacement {
+    pub(crate) fn with_moved_alone(&self, name: &str, pad: u64, behind: u64) -> HotPlacement {
         let Some(start) = self.functions.get(name).map(|f| f.address) else {
             return self.clone();
         };
@@ -478,7 +478,8 @@ impl HotPlacement {
     }
 
     /// Whether `set` holds more hot lines than the cache has ways (in some phase).
-    pub fn overfull(&self, set: u64) -> bool {
+    #[cfg(test)]
+    pub(crate) fn overfull(&self, set: u64) -> bool {
         self.pressure
             .iter()
             .any(|p| p.get(&set).copied().unwrap_or(0) > self.cache.ways)

@@ -63,10 +63,10 @@ pub struct CodeDifferences {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BytesDifference {
     /// The allocated sections that differ in size or exist in one only, in name order.
-    pub sections: Vec<SectionDifference>,
+    pub(crate) sections: Vec<SectionDifference>,
     /// The functions' bytes compared (`None`: not every function is at the same address, so
     /// their bytes were not compared).
-    pub code: Option<CodeDifferences>,
+    pub(crate) code: Option<CodeDifferences>,
 }
 
 impl Image {
@@ -103,7 +103,7 @@ impl Image {
     }
 
     /// Each allocated section's size by name (sections of one name added up).
-    pub fn section_sizes(&self) -> BTreeMap<&str, u64> {
+    pub(crate) fn section_sizes(&self) -> BTreeMap<&str, u64> {
         let mut sizes = BTreeMap::new();
         for section in &self.sections {
             *sizes.entry(section.name.as_str()).or_insert(0) += section.size;
@@ -120,7 +120,7 @@ impl Image {
 
     /// The bytes from `address` to the end of the section with contents holding it, at most
     /// `max` of them.
-    pub fn bytes_from(&self, address: u64, max: u64) -> Option<&[u8]> {
+    pub(crate) fn bytes_from(&self, address: u64, max: u64) -> Option<&[u8]> {
         let section = self.sections.iter().find(|s| {
             s.file_range.is_some()
                 && s.address <= address
@@ -206,7 +206,7 @@ pub fn code_differences(
 /// immediate operand that happens to follow such bytes would be taken for a displacement,
 /// so the test asks the pattern of both sides and at the same place; anything it cannot
 /// place is a difference in code.
-pub fn only_displacements(x: &[u8], y: &[u8]) -> bool {
+pub(crate) fn only_displacements(x: &[u8], y: &[u8]) -> bool {
     if x.len() != y.len() {
         return false;
     }

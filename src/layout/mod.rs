@@ -18,10 +18,10 @@
 pub mod archive;
 pub mod binary;
 pub mod cache_geometry;
-pub mod data_sections;
-pub mod demangle;
+pub(crate) mod data_sections;
+pub(crate) mod demangle;
 pub mod distance;
-pub mod dynamic;
+pub(crate) mod dynamic;
 pub mod features;
 mod fingerprint;
 pub mod image;

@@ -50,7 +50,7 @@ pub enum TextGroup {
 
 impl TextGroup {
     /// Classifies an executable section by name, with binutils' default-script patterns.
-    pub fn of(section_name: &str) -> TextGroup {
+    pub(crate) fn of(section_name: &str) -> TextGroup {
         let is = |prefix: &str| {
             section_name == prefix
                 || section_name
@@ -77,7 +77,7 @@ impl TextGroup {
     }
 
     /// Whether sections of this group may be reordered.
-    pub fn is_reorderable(self) -> bool {
+    pub(crate) fn is_reorderable(self) -> bool {
         self != TextGroup::Other
     }
 
@@ -93,7 +93,7 @@ impl TextGroup {
     /// The section name that the group's code is gathered into when a module is relinked
     /// with `ld -r`; each name still matches its group's pattern in the final link's default
     /// script. `None` for [`TextGroup::Other`].
-    pub fn merged_section_name(self) -> Option<&'static str> {
+    pub(crate) fn merged_section_name(self) -> Option<&'static str> {
         match self {
             TextGroup::Unlikely => Some(".text.unlikely"),
             TextGroup::Exit => Some(".text.exit"),
@@ -115,7 +115,7 @@ pub struct TextSection {
     /// Size in bytes.
     pub size: u64,
     /// Required alignment in bytes.
-    pub align: u64,
+    pub(crate) align: u64,
     /// The gcc group the section belongs to.
     pub group: TextGroup,
     /// The section is a member of a section group (`SHF_GROUP`, normally COMDAT: C++ inline
@@ -146,7 +146,7 @@ pub fn text_sections(path: &Path) -> Result<Vec<TextSection>> {
 }
 
 /// [`text_sections`] on an object already in memory.
-pub fn text_sections_from_bytes(data: &[u8]) -> Result<Vec<TextSection>> {
+pub(crate) fn text_sections_from_bytes(data: &[u8]) -> Result<Vec<TextSection>> {
     let file = parse_relocatable(data)?;
     let mut in_group = std::collections::HashSet::new();
     for comdat in file.comdats() {
@@ -199,7 +199,7 @@ pub fn text_sections_from_bytes(data: &[u8]) -> Result<Vec<TextSection>> {
 
 /// The signatures of the COMDAT groups of the relocatable object `data` (for C++, the
 /// mangled name of the inline or template function or object the group holds).
-pub fn comdat_signatures(data: &[u8]) -> Result<std::collections::BTreeSet<String>> {
+pub(crate) fn comdat_signatures(data: &[u8]) -> Result<std::collections::BTreeSet<String>> {
     let file = parse_relocatable(data)?;
     let mut names = std::collections::BTreeSet::new();
     for comdat in file.comdats() {
@@ -215,7 +215,7 @@ pub fn comdat_signatures(data: &[u8]) -> Result<std::collections::BTreeSet<Strin
 
 /// Whether the relocatable object carries GCC LTO bytecode (`.gnu.lto_*` sections): its
 /// code is generated at link time, so its sections cannot be reordered before the link.
-pub fn has_gcc_lto_bytecode(data: &[u8]) -> Result<bool> {
+pub(crate) fn has_gcc_lto_bytecode(data: &[u8]) -> Result<bool> {
     let file = parse_relocatable(data)?;
     Ok(file
         .sections()

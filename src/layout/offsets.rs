@@ -20,7 +20,7 @@ pub struct OffsetSpread {
 }
 
 /// The spread of `functions`' start addresses (0 and 0 for none).
-pub fn spread(functions: &[Function]) -> OffsetSpread {
+pub(crate) fn spread(functions: &[Function]) -> OffsetSpread {
     let distinct = |m: u64| {
         functions
             .iter()

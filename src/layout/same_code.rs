@@ -34,13 +34,13 @@ pub const COMPARED: &str =
 
 /// One difference between the baseline's code and a seed's.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CodeDifference {
+pub(crate) struct CodeDifference {
     /// The function.
-    pub id: FunctionId,
+    pub(crate) id: FunctionId,
     /// Its sizes in the baseline (one entry per copy; empty when absent).
-    pub baseline_sizes: Vec<u64>,
+    pub(crate) baseline_sizes: Vec<u64>,
     /// Its sizes in the seed.
-    pub seed_sizes: Vec<u64>,
+    pub(crate) seed_sizes: Vec<u64>,
 }
 
 /// Compares the code of `seed` with `baseline` (both as [`super::binary::functions`] lists
@@ -49,7 +49,10 @@ pub struct CodeDifference {
 /// Guarantees: the result depends on the multisets of (identity, size) only, never on the
 /// order or addresses, so any pure re-layout (including padding between functions) passes,
 /// and a function that is missing, extra, duplicated or of another size fails.
-pub fn check(baseline: &[Function], seed: &[Function]) -> Result<CodeCheck, Vec<CodeDifference>> {
+pub(crate) fn check(
+    baseline: &[Function],
+    seed: &[Function],
+) -> Result<CodeCheck, Vec<CodeDifference>> {
     let base = sizes(baseline);
     let other = sizes(seed);
     let mut differences = Vec::new();
@@ -87,7 +90,7 @@ fn sizes(fs: &[Function]) -> BTreeMap<&FunctionId, Vec<u64>> {
 }
 
 /// A message naming the first few differences with both sizes, for a failed seed.
-pub fn describe(differences: &[CodeDifference]) -> String {
+pub(crate) fn describe(differences: &[CodeDifference]) -> String {
     let sizes = |v: &[u64]| -> String {
         if v.is_empty() {
             "absent".to_string()

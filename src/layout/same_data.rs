@@ -46,7 +46,7 @@ pub struct DataCheck {
 }
 
 /// How many bytes of a pointer's target without a symbol are compared (up to its first NUL).
-pub const TARGET_BYTES: u64 = 256;
+pub(crate) const TARGET_BYTES: u64 = 256;
 
 /// A binary read for the data check: its image, functions and data objects.
 pub struct Placed {

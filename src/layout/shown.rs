@@ -10,41 +10,41 @@ use super::binary::Function;
 use super::distance::Comparison;
 
 /// Version of `layout --format json` (both forms): the one output schema of every command.
-pub const LAYOUT_SCHEMA: u32 = crate::schema::OUTPUT_SCHEMA;
+pub(crate) const LAYOUT_SCHEMA: u32 = crate::schema::OUTPUT_SCHEMA;
 
 /// A binary's layout: its functions in address order and their fingerprint.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct LayoutReport {
     /// [`LAYOUT_SCHEMA`].
-    pub schema: u32,
+    pub(crate) schema: u32,
     /// The layoutrand version that wrote the document.
-    pub tool_version: &'static str,
+    pub(crate) tool_version: &'static str,
     /// The binary.
-    pub path: PathBuf,
-    /// [`super::fingerprint`] of the functions.
-    pub fingerprint: String,
+    pub(crate) path: PathBuf,
+    /// [`super::fingerprint()`] of the functions.
+    pub(crate) fingerprint: String,
     /// The functions, by address.
-    pub functions: Vec<Function>,
+    pub(crate) functions: Vec<Function>,
 }
 
 /// Two binaries' distances (the first is the base).
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct DistanceReport {
     /// [`LAYOUT_SCHEMA`].
-    pub schema: u32,
+    pub(crate) schema: u32,
     /// The layoutrand version that wrote the document.
-    pub tool_version: &'static str,
+    pub(crate) tool_version: &'static str,
     /// The base binary.
-    pub base: PathBuf,
+    pub(crate) base: PathBuf,
     /// The binary compared with it.
-    pub other: PathBuf,
+    pub(crate) other: PathBuf,
     /// The base's fingerprint.
-    pub base_fingerprint: String,
+    pub(crate) base_fingerprint: String,
     /// The other's fingerprint.
-    pub other_fingerprint: String,
+    pub(crate) other_fingerprint: String,
     /// The distances and the counts behind them (flattened into the document).
     #[serde(flatten)]
-    pub comparison: Comparison,
+    pub(crate) comparison: Comparison,
 }
 
 impl LayoutReport {

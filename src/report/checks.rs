@@ -9,7 +9,7 @@ use crate::analysis::single::plural;
 
 /// What decides the verdict and why, e.g. "decided by the interval paired by binary (10
 /// pairs): the seeds match, and pairing removes the layout effect both sides share".
-pub fn basis_sentence(pair: &PairAnalysis, top_name: &str) -> String {
+pub(crate) fn basis_sentence(pair: &PairAnalysis, top_name: &str) -> String {
     let units = plural(top_name);
     match pair.basis {
         Basis::Paired => format!(
@@ -25,7 +25,7 @@ pub fn basis_sentence(pair: &PairAnalysis, top_name: &str) -> String {
 }
 
 /// A check's name as the text writes it.
-pub fn check_name(test: CheckTest) -> &'static str {
+pub(crate) fn check_name(test: CheckTest) -> &'static str {
     match test {
         CheckTest::Fieller => "eq. 5 (Fieller, independent sides)",
         CheckTest::Welch => "Welch's test",
@@ -36,7 +36,7 @@ pub fn check_name(test: CheckTest) -> &'static str {
 
 /// What a disagreement between the checks and the verdict means, in one sentence; `None`
 /// when every check agrees.
-pub fn disagreement(pair: &PairAnalysis) -> Option<String> {
+pub(crate) fn disagreement(pair: &PairAnalysis) -> Option<String> {
     let bootstrap_paired = pair.bootstrap.is_some_and(|b| b.paired);
     let against: Vec<&Check> = pair.checks.iter().filter(|k| !k.agrees).collect();
     let first = against.first()?;

@@ -2,7 +2,7 @@
 
 /// Formats `rows` as aligned columns, each line indented by `indent`, columns separated by
 /// `gap`. Rows may have different lengths; missing cells are empty.
-pub fn aligned<R: AsRef<[String]>>(rows: &[R], indent: &str, gap: &str) -> String {
+pub(crate) fn aligned<R: AsRef<[String]>>(rows: &[R], indent: &str, gap: &str) -> String {
     let widths = widths(rows);
     let mut out = String::new();
     for row in rows {
@@ -25,7 +25,7 @@ pub fn aligned<R: AsRef<[String]>>(rows: &[R], indent: &str, gap: &str) -> Strin
 
 /// Formats `rows` of words as columns all left-aligned (the last cell of a row unpadded),
 /// each line indented by `indent`, columns separated by `gap`.
-pub fn left_aligned<R: AsRef<[String]>>(rows: &[R], indent: &str, gap: &str) -> String {
+pub(crate) fn left_aligned<R: AsRef<[String]>>(rows: &[R], indent: &str, gap: &str) -> String {
     let widths = widths(rows);
     let mut out = String::new();
     for row in rows {

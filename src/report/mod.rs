@@ -9,14 +9,14 @@
 //! backends; [`words`] builds
 //! the sentences from the model's numbers and enums. Nothing here computes a number.
 
-pub mod checks;
-pub mod columns;
+pub(crate) mod checks;
+pub(crate) mod columns;
 pub mod document;
 pub mod export;
 pub mod numfmt;
 pub mod render_compare;
 pub mod render_dimension;
-pub mod title;
+pub(crate) mod title;
 pub mod words;
 
 use std::path::Path;

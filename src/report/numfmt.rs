@@ -12,7 +12,7 @@ const PLAIN_MAGNITUDES: std::ops::RangeInclusive<i32> = -12..=18;
 
 /// `x` with `digits` significant digits in plain, grouped digits (`12,346`, `0.0031`): every
 /// digit before the decimal point is shown, so a large number is never rounded to zeros.
-pub fn sig(x: f64, digits: usize) -> String {
+pub(crate) fn sig(x: f64, digits: usize) -> String {
     if !x.is_finite() {
         return if x.is_nan() {
             "n/a".into()
@@ -33,7 +33,7 @@ pub fn sig(x: f64, digits: usize) -> String {
 }
 
 /// `x` with exactly `decimals` decimals, its integer part grouped by threes with commas.
-pub fn fixed(x: f64, decimals: usize) -> String {
+pub(crate) fn fixed(x: f64, decimals: usize) -> String {
     group_digits(&format!("{x:.decimals$}"))
 }
 
@@ -71,19 +71,19 @@ fn round_sig(x: f64, digits: usize) -> f64 {
 
 /// A ratio of two means (new/base), to four decimals (a hundredth of a percent of change)
 /// so that every ratio and bound lines up and reads against 1.
-pub fn ratio(x: f64) -> String {
+pub(crate) fn ratio(x: f64) -> String {
     fixed(x, 4)
 }
 
 /// The bounds of a ratio's interval as [`ratio`] writes them, with more decimals when
 /// needed for them to print differently (`0.99994 to 0.99996`, never `0.9999 to 0.9999`).
-pub fn ratio_bounds(lower: f64, upper: f64) -> (String, String) {
+pub(crate) fn ratio_bounds(lower: f64, upper: f64) -> (String, String) {
     distinct(lower, upper, 4, fixed)
 }
 
 /// A test statistic (F, t, W) to three significant digits, grouped: `21.6`, `13,800`,
 /// `12,900,000` (an F of 12904450.3 is not known to its last digits).
-pub fn statistic(x: f64) -> String {
+pub(crate) fn statistic(x: f64) -> String {
     sig(round_sig(x, 3), 3)
 }
 
@@ -107,7 +107,7 @@ fn natural_decimals(x: f64, digits: usize) -> usize {
 
 /// A time in nanoseconds (or another unit) scaled to a readable unit: returns the factor to
 /// divide by and the unit's name. Non-time units are left as they are.
-pub fn scale_for(unit: &str, typical: f64) -> (f64, String) {
+pub(crate) fn scale_for(unit: &str, typical: f64) -> (f64, String) {
     let s = Scale::for_values(unit, typical);
     (s.factor, s.name)
 }
@@ -128,7 +128,7 @@ impl Scale {
 
     /// `value` in this unit with `digits` significant digits (every integer digit of a
     /// whole number kept: `106,456,002`), e.g. `12.35 ms`.
-    pub fn quantity_digits(&self, value: f64, digits: usize) -> String {
+    pub(crate) fn quantity_digits(&self, value: f64, digits: usize) -> String {
         let v = value / self.factor;
         let text = if v.abs() >= 1e4 && v.fract() == 0.0 && v.abs() < 1e15 {
             fixed(v, 0)
@@ -145,7 +145,7 @@ impl Scale {
 
     /// The bounds of an interval in this unit, with enough significant digits that they
     /// print differently.
-    pub fn bounds(&self, lower: f64, upper: f64) -> (String, String) {
+    pub(crate) fn bounds(&self, lower: f64, upper: f64) -> (String, String) {
         distinct(lower, upper, 4, |x, d| self.quantity_digits(x, d))
     }
 
@@ -153,7 +153,7 @@ impl Scale {
     /// digits, no exponent: `0.00436 s²`, `1,258,273,645,123` for a count. A value within
     /// `noise` of zero (rounding of a difference of large sums) is printed as 0, never as
     /// `-4.55e-13 KiB²`.
-    pub fn variance(&self, v: f64, noise: f64) -> String {
+    pub(crate) fn variance(&self, v: f64, noise: f64) -> String {
         let v = if v.abs() <= noise { 0.0 } else { v };
         let unit2 = if self.name.is_empty() {
             String::new()
@@ -202,7 +202,7 @@ impl Scale {
 
 /// `value` in `unit`, scaled and with 4 significant digits, e.g. `12.35 ms` or `8,794,334`
 /// (a count).
-pub fn quantity(value: f64, unit: &str) -> String {
+pub(crate) fn quantity(value: f64, unit: &str) -> String {
     Scale::for_values(unit, value).quantity(value)
 }
 
@@ -230,7 +230,7 @@ fn distinct(
 
 /// An estimate with its confidence interval, rounded to the interval's precision (two
 /// significant digits of the half-width), e.g. `12.34 ms (95 % CI 12.10 to 12.58 ms)`.
-pub fn estimate(mean: f64, lower: f64, upper: f64, unit: &str, confidence: f64) -> String {
+pub(crate) fn estimate(mean: f64, lower: f64, upper: f64, unit: &str, confidence: f64) -> String {
     Scale::for_values(unit, mean).estimate(mean, lower, upper, confidence)
 }
 
@@ -241,7 +241,7 @@ pub fn percent(share: f64, digits: usize) -> String {
 
 /// A share with its sign, `+1.2 %`, `−0.31 %` (a true minus sign); a share too small to print
 /// (`< 0.0001 %`) gets no sign.
-pub fn signed_percent(share: f64) -> String {
+pub(crate) fn signed_percent(share: f64) -> String {
     let magnitude = percent(share.abs(), 2);
     if magnitude.starts_with('<') {
         magnitude
@@ -271,12 +271,12 @@ fn percent_extra(share: f64, digits: usize, extra: usize) -> String {
 
 /// Two shares as [`percent`] writes them, with more decimals when needed for them to print
 /// differently (the bounds of an interval).
-pub fn percent_bounds(lower: f64, upper: f64, digits: usize) -> (String, String) {
+pub(crate) fn percent_bounds(lower: f64, upper: f64, digits: usize) -> (String, String) {
     distinct(lower, upper, 0, |x, extra| percent_extra(x, digits, extra))
 }
 
 /// The confidence level in words, e.g. `95 %`.
-pub fn level(confidence: f64) -> String {
+pub(crate) fn level(confidence: f64) -> String {
     let p = confidence * 100.0;
     if (p - p.round()).abs() < 1e-9 {
         format!("{p:.0} %")
@@ -286,7 +286,7 @@ pub fn level(confidence: f64) -> String {
 }
 
 /// A p-value: two significant digits, `< 0.0001` below that.
-pub fn p_value(p: f64) -> String {
+pub(crate) fn p_value(p: f64) -> String {
     if p.is_nan() {
         "n/a".into()
     } else if p < 1e-4 {
@@ -300,7 +300,7 @@ pub fn p_value(p: f64) -> String {
 ///
 /// `ratio` is new/reference; `lower`/`upper` its interval. `better`/`worse` are the words for
 /// a ratio below and above 1 (e.g. "faster"/"slower" for times).
-pub fn change(
+pub(crate) fn change(
     ratio: f64,
     lower: f64,
     upper: f64,
@@ -314,7 +314,7 @@ pub fn change(
 
 /// The two halves of [`change`]: the change itself ("5.5 % faster") and its interval
 /// ("95 % CI: 3.0 % to 8.0 % faster"), for sentences that put words between them.
-pub fn change_parts(
+pub(crate) fn change_parts(
     ratio: f64,
     lower: f64,
     upper: f64,

@@ -10,7 +10,7 @@ use crate::report::numfmt::{level, percent, quantity, sig, Scale};
 use crate::report::title::section_title;
 
 /// A duration in words: `850 ms`, `12.5 s`, `3.2 min`, `4.1 h`.
-pub fn duration(seconds: f64) -> String {
+pub(crate) fn duration(seconds: f64) -> String {
     if seconds < 1.0 {
         quantity(seconds * 1e9, "ns")
     } else if seconds < 120.0 {

@@ -6,7 +6,7 @@ use crate::report::numfmt::Scale;
 
 /// The unit a heading names for values printed in `scale`: the scaled unit (`ms` for a time
 /// stored in ns), or the stored one (`count`) for plain counts, which print without a unit.
-pub fn heading_unit(stored: &str, scale: &Scale) -> String {
+pub(crate) fn heading_unit(stored: &str, scale: &Scale) -> String {
     if scale.name.is_empty() {
         stored.to_string()
     } else {
@@ -15,7 +15,7 @@ pub fn heading_unit(stored: &str, scale: &Scale) -> String {
 }
 
 /// `program [variant] — metric (unit)`, the unit that of `scale` (see [`heading_unit`]).
-pub fn section_title(
+pub(crate) fn section_title(
     program: &str,
     variant: Option<&str>,
     metric: &str,

@@ -1,3 +1,1 @@
 //! `--budget` durations: `90s`, `10m`, `1h30m`, `2h`, or plain seconds.
-
-pub use crate::units::parse_duration;

@@ -20,12 +20,12 @@ use regex::Regex;
 
 /// A parsed command template.
 #[derive(Debug, Clone)]
-pub struct CommandTemplate {
+pub(crate) struct CommandTemplate {
     args: Vec<String>,
     /// True when some argument contains `{bin}`.
-    pub uses_bin: bool,
+    pub(crate) uses_bin: bool,
     /// Names used in `{bin:NAME}`, in order of first appearance.
-    pub named: Vec<String>,
+    pub(crate) named: Vec<String>,
 }
 
 fn placeholder_regex() -> Regex {
@@ -39,7 +39,7 @@ const SHELLS: &[&str] = &["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "ya
 /// `-c` option (alone or in a cluster such as `-ec`) of the first argument naming a shell
 /// (`sh`, `/bin/bash`, …; after wrappers such as `env` or `taskset`). `None` when no shell
 /// runs a `-c` script.
-pub fn script_position<S: AsRef<str>>(args: &[S]) -> Option<usize> {
+pub(crate) fn script_position<S: AsRef<str>>(args: &[S]) -> Option<usize> {
     let is_shell = |a: &str| {
         let name = a.rsplit('/').next().unwrap_or(a);
         SHELLS.contains(&name)
@@ -180,7 +180,7 @@ fn substitute(
 /// Replaces `placeholder` (e.g. `{recipe}`) by `value` in every argument of `args`, quoted for
 /// its place inside a shell script as the runner's placeholders are (see the module doc).
 /// Arguments stay strings, so `value` must be UTF-8 (it is: a path shown by layoutrand).
-pub fn substitute_text(args: &mut [String], placeholder: &str, value: &str) {
+pub(crate) fn substitute_text(args: &mut [String], placeholder: &str, value: &str) {
     let pattern = Regex::new(&regex::escape(placeholder)).expect("an escaped literal");
     let script = script_position(args);
     for (i, arg) in args.iter_mut().enumerate() {
@@ -194,7 +194,7 @@ pub fn substitute_text(args: &mut [String], placeholder: &str, value: &str) {
 impl CommandTemplate {
     /// Parses `args`; an empty command or one without any `{bin}`/`{bin:NAME}` is an error
     /// (the binaries under test would never run).
-    pub fn parse(args: &[String]) -> Result<CommandTemplate> {
+    pub(crate) fn parse(args: &[String]) -> Result<CommandTemplate> {
         if args.is_empty() {
             bail!("no benchmark command: give it after `--`, e.g. `layoutrand run -- {{bin}} input.txt`");
         }
@@ -228,7 +228,7 @@ impl CommandTemplate {
     /// The argv for one execution: `{bin}` → `bin`, `{bin:NAME}` → `named[NAME]`,
     /// `{iterations}` → `iterations` when given; each path with its exact bytes, quoted for
     /// its place when it sits in a shell script (see the module doc).
-    pub fn expand(
+    pub(crate) fn expand(
         &self,
         bin: Option<&PathBuf>,
         named: &BTreeMap<String, PathBuf>,

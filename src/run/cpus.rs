@@ -43,7 +43,7 @@ pub fn parse_cpu_list(text: &str) -> Result<Vec<usize>> {
 /// of its own for each of several (refused when there are fewer CPUs than workers, or when
 /// one is not online and allowed to this process: found now, before the store is touched,
 /// rather than by the first execution's `sched_setaffinity`).
-pub fn assign_cpus(cpus: Option<&[usize]>, jobs: usize) -> Result<Vec<Option<Vec<usize>>>> {
+pub(crate) fn assign_cpus(cpus: Option<&[usize]>, jobs: usize) -> Result<Vec<Option<Vec<usize>>>> {
     let Some(cpus) = cpus else {
         return Ok(vec![None; jobs]);
     };
@@ -102,7 +102,7 @@ fn describe_list(cpus: &[usize]) -> String {
 }
 
 /// Restricts the calling thread (and so every process it starts) to `cpus`.
-pub fn pin_this_thread(cpus: &[usize]) -> Result<()> {
+pub(crate) fn pin_this_thread(cpus: &[usize]) -> Result<()> {
     let mut set = CpuSet::new();
     for &cpu in cpus {
         set.set(cpu)

@@ -18,11 +18,11 @@ use crate::seeded::SeededRng;
 
 /// The padding granularity: the kernel 16-aligns the initial stack, so only multiples of 16
 /// bytes move it (the heap offsets share it: malloc's alignment).
-pub const PAD_STEP: u32 = 16;
+pub(crate) const PAD_STEP: u32 = 16;
 
 /// Largest heap offset (exclusive), in bytes: one page, so every 16-byte-aligned start
 /// within a page is reachable (the 4K-aliasing range of Melhus & Jensen 2016).
-pub const HEAP_OFFSET_MAX: u32 = 4096;
+pub(crate) const HEAP_OFFSET_MAX: u32 = 4096;
 
 /// Stream of the stack offset; changing it changes every data seed's meaning.
 const STACK_PURPOSE: &str = "data-layout-stack";
@@ -33,16 +33,16 @@ const HEAP_PURPOSE: &str = "data-layout-heap";
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct DataLayout {
     /// The data seed.
-    pub data_seed: u64,
+    pub(crate) data_seed: u64,
     /// Size in bytes of the padding variable's value (moves the stack).
-    pub env_pad: u32,
+    pub(crate) env_pad: u32,
     /// Bytes allocated before `main` (moves the heap's first blocks).
-    pub heap_offset: u32,
+    pub(crate) heap_offset: u32,
 }
 
 /// The data layout of `data_seed`, with paddings below `env_pad_max` (0 when it is below
 /// 16, as the schedule does).
-pub fn data_layout(data_seed: u64, env_pad_max: u32) -> DataLayout {
+pub(crate) fn data_layout(data_seed: u64, env_pad_max: u32) -> DataLayout {
     DataLayout {
         data_seed,
         env_pad: step_below(data_seed, STACK_PURPOSE, env_pad_max),

@@ -12,15 +12,15 @@ use anyhow::{Context, Result};
 use nix::sys::personality::{self, Persona};
 
 /// Name of the padding variable; its value is `env_pad` bytes of `x`.
-pub const PAD_VARIABLE: &str = "LAYOUTRAND_PAD";
+pub(crate) const PAD_VARIABLE: &str = "LAYOUTRAND_PAD";
 
 /// Directory inside the output directory where binaries are staged and outputs captured.
-pub const STAGING_DIR: &str = ".run";
+pub(crate) const STAGING_DIR: &str = ".run";
 
 /// The fixed environment every benchmark process gets (besides the padding variable):
 /// the runner's `PATH` and `HOME` (so commands resolve as the user expects, and stay fixed for
 /// the whole run), `LANG=C`, `LC_ALL=C` and `PWD` set to the working directory.
-pub fn clean_environment(cwd: &Path) -> Vec<(String, String)> {
+pub(crate) fn clean_environment(cwd: &Path) -> Vec<(String, String)> {
     let mut env = Vec::new();
     let path = std::env::var("PATH").unwrap_or_else(|_| "/usr/local/bin:/usr/bin:/bin".into());
     env.push(("PATH".to_string(), path));
@@ -34,12 +34,12 @@ pub fn clean_environment(cwd: &Path) -> Vec<(String, String)> {
 }
 
 /// The names [`clean_environment`] sets: the only ones a recorded environment may hold.
-pub const FIXED_VARIABLES: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "PWD"];
+pub(crate) const FIXED_VARIABLES: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "PWD"];
 
 /// Checks an environment read back from a store header or a Slurm plan: only the
 /// [`FIXED_VARIABLES`], each once. Anything else (an added `LD_PRELOAD=`) was never written
 /// by layoutrand and would be loaded by every execution.
-pub fn check_recorded_environment(pairs: &[(String, String)]) -> Result<()> {
+pub(crate) fn check_recorded_environment(pairs: &[(String, String)]) -> Result<()> {
     let mut seen = std::collections::BTreeSet::new();
     for (name, _) in pairs {
         if !FIXED_VARIABLES.contains(&name.as_str()) {
@@ -59,7 +59,7 @@ pub fn check_recorded_environment(pairs: &[(String, String)]) -> Result<()> {
 }
 
 /// The padding variable's value for a padding of `bytes` bytes.
-pub fn padding_value(bytes: u32) -> String {
+pub(crate) fn padding_value(bytes: u32) -> String {
     "x".repeat(bytes as usize)
 }
 
@@ -69,19 +69,19 @@ pub fn fixed_binary_path(out_dir: &Path, name: &str) -> PathBuf {
 }
 
 /// The path at which program `name` is run from the staging directory `staging`.
-pub fn staged_binary_path(staging: &Path, name: &str) -> PathBuf {
+pub(crate) fn staged_binary_path(staging: &Path, name: &str) -> PathBuf {
     staging.join("bin").join(name)
 }
 
 /// Most parallel executions a run may have (`run --jobs`): worker directories keep the
 /// length of [`STAGING_DIR`] up to this many.
-pub const MAX_JOBS: usize = 100;
+pub(crate) const MAX_JOBS: usize = 100;
 
 /// The staging directory of parallel worker `worker` (`run --jobs`): `DIR/.run` for the
 /// first, `DIR/.r01`, `DIR/.r02`, … for the others. Every name has the length of `.run`, so
 /// the binary's path, which the kernel copies onto the initial stack, has the same length
 /// whichever worker runs an execution, and the stack sits at the same address.
-pub fn worker_staging_dir(out_dir: &Path, worker: usize) -> PathBuf {
+pub(crate) fn worker_staging_dir(out_dir: &Path, worker: usize) -> PathBuf {
     assert!(worker < MAX_JOBS, "worker {worker} >= MAX_JOBS");
     if worker == 0 {
         out_dir.join(STAGING_DIR)
@@ -93,7 +93,7 @@ pub fn worker_staging_dir(out_dir: &Path, worker: usize) -> PathBuf {
 /// Puts `source` at `fixed` (hard link, or a copy when a link is impossible), replacing what
 /// was there, so every binary runs from the same path. Nothing is done when `fixed` already
 /// is a hard link to `source`.
-pub fn stage_binary(source: &Path, fixed: &Path) -> Result<()> {
+pub(crate) fn stage_binary(source: &Path, fixed: &Path) -> Result<()> {
     use std::os::unix::fs::MetadataExt;
     if let (Ok(a), Ok(b)) = (std::fs::metadata(source), std::fs::symlink_metadata(fixed)) {
         if a.dev() == b.dev() && a.ino() == b.ino() {
@@ -117,7 +117,7 @@ pub fn stage_binary(source: &Path, fixed: &Path) -> Result<()> {
 /// Sets `personality(ADDR_NO_RANDOMIZE)` on the calling process (what `setarch -R` does).
 ///
 /// Meant for `pre_exec`: it makes one system call and allocates nothing.
-pub fn disable_aslr_in_this_process() -> std::io::Result<()> {
+pub(crate) fn disable_aslr_in_this_process() -> std::io::Result<()> {
     let current = personality::get()?;
     personality::set(current | Persona::ADDR_NO_RANDOMIZE)?;
     Ok(())
@@ -127,7 +127,7 @@ pub fn disable_aslr_in_this_process() -> std::io::Result<()> {
 /// process with the persona set and reading its `/proc/self/personality`.
 ///
 /// `Err` carries the reason to show in a warning.
-pub fn probe_aslr_off() -> std::result::Result<(), String> {
+pub(crate) fn probe_aslr_off() -> std::result::Result<(), String> {
     use std::os::unix::process::CommandExt;
     if std::fs::read_to_string("/proc/sys/kernel/randomize_va_space")
         .map(|s| s.trim() == "0")

@@ -25,50 +25,48 @@ use crate::files::store::{Execution, ExecutionStatus, Measurement, Record};
 const TAIL_LINES: usize = 20;
 
 /// What stays the same for every execution of a run.
-pub struct ExecutionContext<'a> {
+pub(crate) struct ExecutionContext<'a> {
     /// The command template.
-    pub template: &'a CommandTemplate,
+    pub(crate) template: &'a CommandTemplate,
     /// The metric.
-    pub metric: &'a MetricSpec,
+    pub(crate) metric: &'a MetricSpec,
     /// The run's settings.
-    pub settings: &'a RunSettings,
-    /// The output directory (absolute).
-    pub out_dir: &'a Path,
+    pub(crate) settings: &'a RunSettings,
     /// `DIR/.run` (or a parallel worker's own, see `worker_staging_dir`): fixed binaries
     /// and captured output.
-    pub staging: PathBuf,
+    pub(crate) staging: PathBuf,
     /// Where cachegrind writes its files.
-    pub cachegrind_dir: PathBuf,
+    pub(crate) cachegrind_dir: PathBuf,
     /// Working directory of the benchmark.
-    pub cwd: &'a Path,
+    pub(crate) cwd: &'a Path,
     /// The fixed environment, without the padding.
-    pub base_env: &'a [(String, String)],
+    pub(crate) base_env: &'a [(String, String)],
     /// Whether to set `ADDR_NO_RANDOMIZE`.
-    pub aslr_disabled: bool,
+    pub(crate) aslr_disabled: bool,
     /// With `--data-seeds` above 1: the library that moves the heap, preloaded by every
     /// execution.
-    pub heap: Option<&'a HeapOffsetLibrary>,
+    pub(crate) heap: Option<&'a HeapOffsetLibrary>,
 }
 
 /// The records of one execution and what the caller needs to know about it.
-pub struct OneExecution {
+pub(crate) struct OneExecution {
     /// Measurements (none on failure) and the closing execution record.
-    pub records: Vec<Record>,
+    pub(crate) records: Vec<Record>,
     /// How it ended.
-    pub status: ExecutionStatus,
+    pub(crate) status: ExecutionStatus,
     /// For metric failures: what went wrong.
-    pub problem: Option<String>,
+    pub(crate) problem: Option<String>,
     /// For metric failures: the tail of the output the metric was read from.
-    pub tail: String,
+    pub(crate) tail: String,
     /// The signal (SIGINT, SIGTERM) that interrupted the run during this execution, which was
     /// killed with its whole tree; then `records` is empty: nothing is to be committed.
-    pub interrupted: Option<i32>,
+    pub(crate) interrupted: Option<i32>,
 }
 
 /// Runs one execution of one binary and returns its outcome as store records: the seam
 /// between the runner's schedule and the processes (the runner's tests put a scripted
 /// executor here; [`ExecutionContext`] is the real one).
-pub trait Executor: Sync {
+pub(crate) trait Executor: Sync {
     /// Runs execution `slot` of `target` in the run's fixed environment plus the padding
     /// variable of `slot.env_pad` bytes (see [`execution_environment`]), and returns its
     /// records (not yet written): measurements and the execution record with its status
@@ -89,7 +87,7 @@ impl Executor for ExecutionContext<'_> {
 /// padding variable whose value is `env_pad` bytes long. Only the padding differs in size
 /// between executions of one run, so the environment's size (and with it the initial
 /// stack's placement) varies by exactly the scheduled padding.
-pub fn execution_environment(
+pub(crate) fn execution_environment(
     base_env: &[(String, String)],
     library_dir: Option<&Path>,
     heap: Option<(&Path, u32)>,
@@ -111,7 +109,11 @@ pub fn execution_environment(
 ///
 /// `Err` only for problems of the runner itself (staging the binary); every way the
 /// benchmark can fail is an execution record.
-pub fn run_one(ctx: &ExecutionContext, slot: &Slot, target: &Target) -> Result<OneExecution> {
+pub(crate) fn run_one(
+    ctx: &ExecutionContext,
+    slot: &Slot,
+    target: &Target,
+) -> Result<OneExecution> {
     let (spec, wrong_library) = process_spec(ctx, slot, target)?;
     let start_unix = unix_now();
     let outcome = match wrong_library {
@@ -426,7 +428,7 @@ fn collect_metrics(
     Ok(values)
 }
 /// Seconds since the Unix epoch.
-pub fn unix_now() -> f64 {
+pub(crate) fn unix_now() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or(Duration::ZERO)

@@ -50,44 +50,44 @@ impl std::str::FromStr for ExportFormat {
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ExportRow {
     /// Program name.
-    pub program: String,
+    pub(crate) program: String,
     /// The variant (`build --variant NAME`); absent without variants (and then the CSV has no
     /// `variant` column).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub variant: Option<String>,
+    pub(crate) variant: Option<String>,
     /// Binary label (`baseline`, `as-built`, `seed-N`): the binary level.
-    pub binary: String,
+    pub(crate) binary: String,
     /// `default` for the default-layout baseline, `as_built` for the build's own binary,
     /// `random` for a randomised binary ([`crate::measurements::LAYOUT_COLUMN`]): `analyze`
     /// leaves the first two out, as `report` does.
-    pub layout: &'static str,
+    pub(crate) layout: &'static str,
     /// Execution index.
-    pub execution: u32,
+    pub(crate) execution: u32,
     /// Iteration index.
-    pub iteration: u32,
+    pub(crate) iteration: u32,
     /// The value.
-    pub value: f64,
+    pub(crate) value: f64,
     /// Metric name.
-    pub metric: String,
+    pub(crate) metric: String,
     /// Unit.
-    pub unit: String,
+    pub(crate) unit: String,
     /// Warmup flag.
-    pub warmup: bool,
+    pub(crate) warmup: bool,
     /// The machine that ran the execution ([`Machine::label`]: the Slurm node, else the host
     /// name), when the store records one per execution (Slurm runs); absent otherwise (and
     /// then the CSV has no `machine` column, so `analyze` inputs keep their columns).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub machine: Option<String>,
+    pub(crate) machine: Option<String>,
     /// The execution's data seed (`run --data-seeds` above 1); absent when the data layout
     /// was not a factor (an empty CSV cell).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub data_seed: Option<u64>,
+    pub(crate) data_seed: Option<u64>,
     /// Bytes of the execution's environment padding (moves the initial stack).
-    pub env_pad: u32,
+    pub(crate) env_pad: u32,
     /// Bytes the heap-offset library allocated before `main`; absent when the heap was not
     /// moved (one data seed, a static binary; an empty CSV cell).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub heap_offset: Option<u32>,
+    pub(crate) heap_offset: Option<u32>,
 }
 
 /// What an execution record adds to each of its rows.

@@ -21,38 +21,38 @@ use super::targets::Target;
 use crate::files::hash_cache::sha256_of_file;
 
 /// The library's C source.
-pub const SOURCE: &str = include_str!("heap_offset.c");
+pub(crate) const SOURCE: &str = include_str!("heap_offset.c");
 /// The variable the library reads the offset from.
-pub const HEAP_OFFSET_VARIABLE: &str = "LAYOUTRAND_HEAP_OFFSET";
+pub(crate) const HEAP_OFFSET_VARIABLE: &str = "LAYOUTRAND_HEAP_OFFSET";
 /// Digits of the variable's value: fixed, so its size is the same for every offset (the
 /// stack moves by the padding only). Eight digits hold any offset below 10⁸.
-pub const HEAP_OFFSET_DIGITS: usize = 8;
+pub(crate) const HEAP_OFFSET_DIGITS: usize = 8;
 /// The loader's preload variable.
-pub const PRELOAD_VARIABLE: &str = "LD_PRELOAD";
+pub(crate) const PRELOAD_VARIABLE: &str = "LD_PRELOAD";
 /// File name of the built library in its cache directory.
 const LIBRARY_FILE: &str = "libheapoffset.so";
 
 /// The heap axis of a run: the library every execution preloads, and the programs it cannot
 /// move (statically linked: no loader, so no preload).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HeapOffsetLibrary {
+pub(crate) struct HeapOffsetLibrary {
     /// The built library (absolute, in the user's cache).
-    pub path: PathBuf,
+    pub(crate) path: PathBuf,
     /// Its SHA-256 when it was built or verified, checked before every execution.
-    pub sha256: String,
+    pub(crate) sha256: String,
     /// Programs (by name) whose binaries have no `PT_INTERP`: their heap is not moved.
-    pub static_programs: BTreeSet<String>,
+    pub(crate) static_programs: BTreeSet<String>,
 }
 
 /// The value of [`HEAP_OFFSET_VARIABLE`] for `offset` bytes: [`HEAP_OFFSET_DIGITS`] digits.
-pub fn heap_offset_value(offset: u32) -> String {
+pub(crate) fn heap_offset_value(offset: u32) -> String {
     format!("{offset:0width$}", width = HEAP_OFFSET_DIGITS)
 }
 
 /// The library of this source and this `cc`, built into the user's cache when it is not
 /// there (or does not match its recorded hash), and the programs of `targets` it cannot
 /// move.
-pub fn prepare_heap_offset(targets: &[Target]) -> Result<HeapOffsetLibrary> {
+pub(crate) fn prepare_heap_offset(targets: &[Target]) -> Result<HeapOffsetLibrary> {
     let cache = user_cache_dir()?;
     let path = cached_library(&cache)?;
     let sha256 = sha256_of_file(&path)?;
@@ -75,7 +75,7 @@ pub fn prepare_heap_offset(targets: &[Target]) -> Result<HeapOffsetLibrary> {
 /// The heap axis of a run with `data_seeds` of `targets`: `None` with one data seed (nothing
 /// is preloaded); else the library, after saying once for each statically linked program
 /// that its heap is not moved.
-pub fn for_run(data_seeds: u32, targets: &[Target]) -> Result<Option<HeapOffsetLibrary>> {
+pub(crate) fn for_run(data_seeds: u32, targets: &[Target]) -> Result<Option<HeapOffsetLibrary>> {
     if data_seeds <= 1 {
         return Ok(None);
     }
@@ -88,7 +88,7 @@ pub fn for_run(data_seeds: u32, targets: &[Target]) -> Result<Option<HeapOffsetL
 
 impl HeapOffsetLibrary {
     /// Refuses to run when the library changed since it was built or verified.
-    pub fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self) -> Result<()> {
         let now = sha256_of_file(&self.path)?;
         if now != self.sha256 {
             bail!(

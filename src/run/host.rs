@@ -5,12 +5,12 @@
 //! Time measurements on a loaded or frequency-scaling host vary far more than on a quiet
 //! one; the report uses these facts to say so, with the figures.
 
-pub use crate::files::results::{Finish, HostConditions, Load};
+pub(crate) use crate::files::results::{Finish, HostConditions, Load};
 
 use crate::files::store::HostInfo;
 
 /// Reads what is readable about this machine; missing facts stay `None`.
-pub fn detect_host() -> HostInfo {
+pub(crate) fn detect_host() -> HostInfo {
     let cpu_model = read("/proc/cpuinfo").and_then(|text| {
         text.lines()
             .find(|l| l.starts_with("model name"))
@@ -37,7 +37,7 @@ fn read(path: &str) -> Option<String> {
 }
 
 /// The load now, when /proc says.
-pub fn current_load() -> Option<Load> {
+pub(crate) fn current_load() -> Option<Load> {
     let avg = read("/proc/loadavg")?;
     let mut fields = avg.split_whitespace().map(|f| f.parse::<f64>());
     let average = [
@@ -56,7 +56,7 @@ pub fn current_load() -> Option<Load> {
 }
 
 /// The host's state now.
-pub fn detect_conditions() -> HostConditions {
+pub(crate) fn detect_conditions() -> HostConditions {
     let mut governors: Vec<String> = Vec::new();
     if let Ok(dir) = std::fs::read_dir("/sys/devices/system/cpu") {
         let mut paths: Vec<_> = dir.filter_map(|e| e.ok()).map(|e| e.path()).collect();

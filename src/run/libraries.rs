@@ -21,10 +21,10 @@ use crate::files::manifest::sha256_of_file_cached;
 use crate::layout::dynamic;
 
 /// The name of the environment variable that points the loader at the staged libraries.
-pub const LIBRARY_PATH_VARIABLE: &str = "LD_LIBRARY_PATH";
+pub(crate) const LIBRARY_PATH_VARIABLE: &str = "LD_LIBRARY_PATH";
 
 /// Where a seed's libraries are staged inside the staging directory `staging`.
-pub fn staged_library_dir(staging: &Path) -> PathBuf {
+pub(crate) fn staged_library_dir(staging: &Path) -> PathBuf {
     staging.join("lib")
 }
 
@@ -32,7 +32,7 @@ pub fn staged_library_dir(staging: &Path) -> PathBuf {
 /// removing any other file there (another seed's library the current one does not have),
 /// and checks each staged file's SHA-256 like a program's. `binary` is the label, for
 /// messages.
-pub fn stage_libraries(
+pub(crate) fn stage_libraries(
     libraries: &BTreeMap<String, (PathBuf, String)>,
     dir: &Path,
     binary: &str,
@@ -70,7 +70,7 @@ pub fn stage_libraries(
 /// from, with `env` as the execution's environment, and returns why it would not load every
 /// one of `libraries` (by loaded name) from `dir`; `Ok(None)` when it would (or when
 /// `program` loads no library: a static executable or a script).
-pub fn wrong_library(
+pub(crate) fn wrong_library(
     program: &Path,
     libraries: &BTreeMap<String, (PathBuf, String)>,
     dir: &Path,

@@ -1,12 +1,12 @@
 //! Which machine runs this process: the Slurm node, the host, its CPU and kernel, and the
 //! Slurm job and array task (the record type is [`crate::files::results::Machine`]).
 
-pub use crate::files::results::Machine;
+pub(crate) use crate::files::results::Machine;
 
 use super::host::detect_host;
 
 /// This process's machine, with the Slurm context from its environment.
-pub fn detect_machine() -> Machine {
+pub(crate) fn detect_machine() -> Machine {
     let host = detect_host();
     let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
     Machine {

@@ -20,7 +20,10 @@ pub use crate::files::metric::*;
 ///
 /// A capture that is not a number, or one that is not finite (`nan`, `inf`, `1e400`: JSON
 /// cannot hold them and no statistic means anything with them), is an error naming it.
-pub fn extract_reported(pattern: &Regex, stdout: impl BufRead) -> Result<Vec<(f64, String)>> {
+pub(crate) fn extract_reported(
+    pattern: &Regex,
+    stdout: impl BufRead,
+) -> Result<Vec<(f64, String)>> {
     let mut values = Vec::new();
     let mut stdout = stdout;
     let mut line = Vec::new();
@@ -53,7 +56,7 @@ pub fn extract_reported(pattern: &Regex, stdout: impl BufRead) -> Result<Vec<(f6
 
 /// The longest line of a program's output `--metric regex:` reads (1 MiB): the memory a
 /// reported metric takes stays bounded whatever the program prints.
-pub const MAX_REPORTED_LINE: usize = 1 << 20;
+pub(crate) const MAX_REPORTED_LINE: usize = 1 << 20;
 
 /// The value and unit of one match of `pattern`.
 fn reported_value(pattern: &Regex, caps: &regex::Captures) -> Result<(f64, String)> {
@@ -88,7 +91,7 @@ fn reported_value(pattern: &Regex, caps: &regex::Captures) -> Result<(f64, Strin
 /// into `out_dir` (children are traced so a wrapper script's work counts too), simulating
 /// `model` (`None`: valgrind's own model of the host, only for resuming runs recorded
 /// before models were pinned, see [`crate::files::cache_model`]).
-pub fn cachegrind_argv(
+pub(crate) fn cachegrind_argv(
     out_dir: &Path,
     model: Option<&CacheModel>,
     argv: &[std::ffi::OsString],

@@ -22,7 +22,12 @@ use super::targets::Target;
 
 /// Refuses `jobs` parallel executions with a metric that parallel executions would bias,
 /// unless `force`; explains why.
-pub fn check_jobs(metric: &MetricSpec, metric_text: &str, jobs: usize, force: bool) -> Result<()> {
+pub(crate) fn check_jobs(
+    metric: &MetricSpec,
+    metric_text: &str,
+    jobs: usize,
+    force: bool,
+) -> Result<()> {
     if jobs == 0 {
         bail!("--jobs must be at least 1");
     }
@@ -45,7 +50,7 @@ pub fn check_jobs(metric: &MetricSpec, metric_text: &str, jobs: usize, force: bo
 }
 
 /// The default `--jobs`: the number of cores for a deterministic metric, else 1.
-pub fn default_jobs(metric: &MetricSpec) -> usize {
+pub(crate) fn default_jobs(metric: &MetricSpec) -> usize {
     if metric.is_deterministic() {
         std::thread::available_parallelism()
             .map(|n| n.get())
@@ -62,7 +67,7 @@ pub fn default_jobs(metric: &MetricSpec) -> usize {
 /// A worker takes the next slot only while `may_start()` holds (the budget) and nothing has
 /// failed; an error of `commit` or of the runner stops it (executions already under way
 /// still finish, uncommitted) and is returned. Returns the number of executions committed.
-pub fn run_slots<'t, E: Executor>(
+pub(crate) fn run_slots<'t, E: Executor>(
     executors: &[E],
     cpus: &[Option<Vec<usize>>],
     slots: &[&Slot],

@@ -12,7 +12,7 @@ const MIN_FREE_BYTES: u64 = 1 << 20;
 /// before any execution runs; and a staging directory `staging` (inside `out`), or its
 /// `bin`, `lib` or `cachegrind` directory, that is a symbolic link (planted in a received
 /// experiment directory, it would redirect the runner's writes out of it).
-pub fn check_writable(out: &Path, staging: &Path) -> Result<()> {
+pub(crate) fn check_writable(out: &Path, staging: &Path) -> Result<()> {
     use crate::files::confined::{create_fresh_file, ensure_real_dir};
     use std::io::Write;
     crate::files::confined::ExperimentDir::create(out)
@@ -50,4 +50,4 @@ pub fn check_writable(out: &Path, staging: &Path) -> Result<()> {
     Ok(())
 }
 
-pub use crate::child::which;
+pub(crate) use crate::child::which;

@@ -19,26 +19,26 @@ use crate::files::manifest::Manifest;
 use crate::files::store::{Header, RESULTS_SCHEMA};
 
 /// A run's plan: what every execution of it shares.
-pub struct PreparedRun {
+pub(crate) struct PreparedRun {
     /// The settings actually used.
-    pub settings: RunSettings,
+    pub(crate) settings: RunSettings,
     /// The parsed metric.
-    pub metric: MetricSpec,
+    pub(crate) metric: MetricSpec,
     /// The parsed command.
-    pub template: CommandTemplate,
+    pub(crate) template: CommandTemplate,
     /// Programs under test.
-    pub programs: Vec<String>,
+    pub(crate) programs: Vec<String>,
     /// One target per (program, variant, binary): see [`PreparedRun::target`].
-    pub targets: Vec<Target>,
+    pub(crate) targets: Vec<Target>,
     /// Binary labels in target order.
-    pub binary_labels: Vec<String>,
+    pub(crate) binary_labels: Vec<String>,
     /// Names of the variants in build order; empty without variants.
-    pub variants: Vec<String>,
+    pub(crate) variants: Vec<String>,
 }
 
 /// Resolves `req` (against `previous`, the header of the run being resumed) and checks
 /// everything that can be checked before the first execution.
-pub fn prepare_run(
+pub(crate) fn prepare_run(
     req: &RunRequest,
     previous: Option<&Header>,
     manifest: &Manifest,
@@ -116,14 +116,14 @@ pub fn prepare_run(
 
 impl PreparedRun {
     /// The target a slot of the schedule runs.
-    pub fn target(&self, slot: &Slot) -> &Target {
+    pub(crate) fn target(&self, slot: &Slot) -> &Target {
         let variants = self.variants.len().max(1);
         &self.targets
             [(slot.program * variants + slot.variant) * self.binary_labels.len() + slot.binary]
     }
 
     /// The whole schedule of this run (see [`plan_schedule`]).
-    pub fn schedule(&self) -> Vec<Slot> {
+    pub(crate) fn schedule(&self) -> Vec<Slot> {
         let shape = ScheduleShape {
             programs: self.programs.len(),
             variants: self.variants.len().max(1),
@@ -140,7 +140,7 @@ impl PreparedRun {
     }
 
     /// The header of a new store for this run.
-    pub fn header(
+    pub(crate) fn header(
         &self,
         manifest: &Manifest,
         aslr_disabled: bool,
@@ -186,7 +186,7 @@ impl PreparedRun {
 
 /// The first line of `valgrind --version` (e.g. `valgrind-3.19.0`); `None` when valgrind
 /// cannot be run.
-pub fn valgrind_version() -> Option<String> {
+pub(crate) fn valgrind_version() -> Option<String> {
     let out = std::process::Command::new("valgrind")
         .arg("--version")
         .output()

@@ -22,26 +22,26 @@ use super::reaper;
 
 /// What to start.
 #[derive(Debug, Clone)]
-pub struct ProcessSpec {
+pub(crate) struct ProcessSpec {
     /// Program and arguments, placeholders already expanded.
-    pub argv: Vec<OsString>,
+    pub(crate) argv: Vec<OsString>,
     /// The complete environment (nothing is inherited).
-    pub env: Vec<(String, String)>,
+    pub(crate) env: Vec<(String, String)>,
     /// Working directory.
-    pub cwd: PathBuf,
+    pub(crate) cwd: PathBuf,
     /// File that receives stdout (truncated first).
-    pub stdout: PathBuf,
+    pub(crate) stdout: PathBuf,
     /// File that receives stderr (truncated first).
-    pub stderr: PathBuf,
+    pub(crate) stderr: PathBuf,
     /// Set `personality(ADDR_NO_RANDOMIZE)` in the child.
-    pub disable_aslr: bool,
+    pub(crate) disable_aslr: bool,
     /// Kill the process group after this long.
-    pub timeout: Option<Duration>,
+    pub(crate) timeout: Option<Duration>,
 }
 
 /// How the process ended, with its resource usage.
 #[derive(Debug, Clone, PartialEq)]
-pub enum ProcessEnd {
+pub(crate) enum ProcessEnd {
     /// Exited with this code.
     Exited(i32),
     /// Killed by this signal (not by us).
@@ -57,24 +57,24 @@ pub enum ProcessEnd {
 
 /// The outcome of one process.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ProcessOutcome {
+pub(crate) struct ProcessOutcome {
     /// How it ended.
-    pub end: ProcessEnd,
+    pub(crate) end: ProcessEnd,
     /// Monotonic time from just before `fork` to the return of `wait4`, in ns.
-    pub wall_ns: u64,
+    pub(crate) wall_ns: u64,
     /// User + system CPU time of the process and its waited-for descendants, in ns.
-    pub cpu_ns: u64,
+    pub(crate) cpu_ns: u64,
     /// Peak resident set size, in KiB.
-    pub max_rss_kib: u64,
+    pub(crate) max_rss_kib: u64,
     /// Processes it left outside its group that were killed after it (see `reaper`).
-    pub abandoned: u32,
+    pub(crate) abandoned: u32,
 }
 
 /// Starts `spec`, waits for it (killing its group on timeout), and returns the outcome.
 ///
 /// Leftover processes of the group are killed after the leader exits, so nothing of one
 /// execution runs on into the next.
-pub fn run_process(spec: &ProcessSpec) -> ProcessOutcome {
+pub(crate) fn run_process(spec: &ProcessSpec) -> ProcessOutcome {
     let failed = |msg: String| ProcessOutcome {
         end: ProcessEnd::SpawnFailed(msg),
         wall_ns: 0,
@@ -263,7 +263,7 @@ fn wait_until_exit(pid: libc::pid_t, limit: Option<Duration>) -> Waited {
 
 /// The last `max_lines` lines of a file (at most 4 KiB of them), for error messages. Reads
 /// only the file's last 4 KiB, however large the benchmark's output.
-pub fn file_tail(path: &Path, max_lines: usize) -> String {
+pub(crate) fn file_tail(path: &Path, max_lines: usize) -> String {
     use std::io::{Read, Seek, SeekFrom};
     let mut bytes = Vec::new();
     if let Ok(mut file) = File::open(path) {

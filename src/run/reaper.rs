@@ -27,7 +27,7 @@ static RUNNING: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 /// Makes this process the reaper of its descendants' orphans and catches SIGINT and SIGTERM
 /// for the rest of the process ([`crate::signals`]), without `SA_RESTART`: a blocked `wait4`
 /// or `poll` returns `EINTR` at once.
-pub fn install() -> Result<()> {
+pub(crate) fn install() -> Result<()> {
     nix::sys::prctl::set_child_subreaper(true).context("prctl(PR_SET_CHILD_SUBREAPER)")?;
     crate::signals::catch(Waits::Interrupt)
         .context("catching SIGINT and SIGTERM")?
@@ -40,7 +40,7 @@ pub fn install() -> Result<()> {
 /// the runner to be interrupted too (a whole-job kill, see `process`), and returns the
 /// runner's signal if it was. Any other signal, or none reaching the runner in time, is the
 /// benchmark's own end: `None`.
-pub fn interrupt_alongside(signal: i32, grace: std::time::Duration) -> Option<i32> {
+pub(crate) fn interrupt_alongside(signal: i32, grace: std::time::Duration) -> Option<i32> {
     if !INSTALLED.load(Ordering::SeqCst) || (signal != libc::SIGINT && signal != libc::SIGTERM) {
         return None;
     }
@@ -63,18 +63,18 @@ pub fn interrupt_alongside(signal: i32, grace: std::time::Duration) -> Option<i3
 static SPAWNING: Mutex<()> = Mutex::new(());
 
 /// The guard to hold from spawning an execution's leader until [`started`] noted it.
-pub fn spawn_guard() -> std::sync::MutexGuard<'static, ()> {
+pub(crate) fn spawn_guard() -> std::sync::MutexGuard<'static, ()> {
     SPAWNING.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Notes that `pid` leads a running execution (so [`kill_orphans`] leaves it alone).
-pub fn started(pid: i32) {
+pub(crate) fn started(pid: i32) {
     RUNNING.lock().unwrap_or_else(|e| e.into_inner()).push(pid);
     super::watchdog::announce(pid, true);
 }
 
 /// Notes that the execution led by `pid` was reaped.
-pub fn finished(pid: i32) {
+pub(crate) fn finished(pid: i32) {
     RUNNING
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -104,7 +104,7 @@ fn parents() -> Vec<(i32, i32)> {
 }
 
 /// SIGKILLs every descendant of `root` (not `root` itself), wherever its session or group.
-pub fn kill_descendants(root: i32) {
+pub(crate) fn kill_descendants(root: i32) {
     let parents = parents();
     let mut tree: HashSet<i32> = HashSet::from([root]);
     // Parents may be listed after their children: grow the tree until it stops growing.
@@ -162,7 +162,7 @@ fn own_children() -> Vec<i32> {
 /// left behind), round after round, since killing one orphan orphans its own children.
 /// Returns how many were killed. Does nothing unless [`install`] made this process their
 /// reaper.
-pub fn kill_orphans() -> usize {
+pub(crate) fn kill_orphans() -> usize {
     if !INSTALLED.load(Ordering::SeqCst) {
         return 0;
     }

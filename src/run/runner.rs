@@ -104,7 +104,6 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
                 template: &prepared.template,
                 metric: &prepared.metric,
                 settings: &prepared.settings,
-                out_dir: out,
                 cachegrind_dir: staging.join("cachegrind"),
                 staging,
                 cwd: &started.cwd,

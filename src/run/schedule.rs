@@ -24,25 +24,25 @@ pub use crate::files::results::ScheduleDesign;
 use crate::seeded::SeededRng;
 
 /// Purpose string of the schedule's random stream.
-pub const SCHEDULE_PURPOSE: &str = "schedule";
+pub(crate) const SCHEDULE_PURPOSE: &str = "schedule";
 /// Purpose string of the random order of the variants inside each block.
-pub const VARIANT_ORDER_PURPOSE: &str = "variant-order";
+pub(crate) const VARIANT_ORDER_PURPOSE: &str = "variant-order";
 /// Purpose string of the environment padding's random stream.
-pub const ENV_PAD_PURPOSE: &str = "env-pad";
-pub use super::data_layout::PAD_STEP;
+pub(crate) const ENV_PAD_PURPOSE: &str = "env-pad";
+pub(crate) use super::data_layout::PAD_STEP;
 
 /// The most executions one schedule holds (programs × variants × binaries × executions). The
 /// schedule is planned whole before the first execution (about 48 bytes a slot), and each
 /// execution is a process start: a million is already weeks of running.
-pub const MAX_SCHEDULED_EXECUTIONS: u64 = crate::files::results::MAX_STORED_EXECUTIONS;
+pub(crate) const MAX_SCHEDULED_EXECUTIONS: u64 = crate::files::results::MAX_STORED_EXECUTIONS;
 /// The most measurements a run may plan (scheduled executions × iterations): the report
 /// reads them all into memory.
-pub const MAX_PLANNED_MEASUREMENTS: u64 = 100_000_000;
+pub(crate) const MAX_PLANNED_MEASUREMENTS: u64 = 100_000_000;
 
 /// Refuses a schedule larger than [`MAX_SCHEDULED_EXECUTIONS`], or planning more than
 /// [`MAX_PLANNED_MEASUREMENTS`] values (`iterations` per execution), before anything is
 /// allocated; the message names the product.
-pub fn check_schedule_size(
+pub(crate) fn check_schedule_size(
     programs: usize,
     variants: usize,
     binaries: usize,
@@ -100,24 +100,24 @@ pub struct Slot {
 impl Slot {
     /// The execution round (replicate) this slot belongs to: its execution index, or with
     /// `data_seeds` data seeds its execution index divided by them (see [`plan_schedule`]).
-    pub fn round(&self, data_seeds: u32) -> u32 {
+    pub(crate) fn round(&self, data_seeds: u32) -> u32 {
         self.execution / data_seeds.max(1)
     }
 }
 
 /// The counts a schedule crosses: programs × variants × binaries × data seeds × executions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ScheduleShape {
+pub(crate) struct ScheduleShape {
     /// Programs under test.
-    pub programs: usize,
+    pub(crate) programs: usize,
     /// Variants (1 without variants).
-    pub variants: usize,
+    pub(crate) variants: usize,
     /// Binaries per program and variant.
-    pub binaries: usize,
+    pub(crate) binaries: usize,
     /// Executions (replicates) per (program, variant, binary, data seed) cell.
-    pub executions: u32,
+    pub(crate) executions: u32,
     /// Data seeds per binary (`run --data-seeds`); 1 when the data layout is not a factor.
-    pub data_seeds: u32,
+    pub(crate) data_seeds: u32,
 }
 
 /// The complete schedule for `programs × binaries × executions` blocks, as `design` places
@@ -160,7 +160,7 @@ pub fn build_schedule(
 /// every run; the execution index of cell (b, j) in round `r` is `r · K + (j − 1)`, unique per
 /// binary (the store's key), and every execution of the cell takes its padding from
 /// [`data_layout`]`(j, env_pad_max)` instead of the padding stream (which is not drawn).
-pub fn plan_schedule(
+pub(crate) fn plan_schedule(
     design: ScheduleDesign,
     shape: ScheduleShape,
     seed: u64,

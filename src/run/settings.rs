@@ -14,18 +14,18 @@ use crate::files::results::ScheduleDesign;
 use crate::files::store::Header;
 
 /// Default exclusive upper bound of the environment padding (one page).
-pub const DEFAULT_ENV_PAD: u32 = 4096;
+pub(crate) const DEFAULT_ENV_PAD: u32 = 4096;
 /// Default number of executions per binary.
 pub const DEFAULT_EXECUTIONS: u32 = 10;
 /// The most executions per binary a run accepts (`--executions`): more is a plan of months.
-pub const MAX_EXECUTIONS: u32 = 100_000;
+pub(crate) const MAX_EXECUTIONS: u32 = 100_000;
 /// The most iterations per execution a run accepts (`--iterations`, `--warmup`).
-pub const MAX_ITERATIONS: u32 = 1_000_000;
+pub(crate) const MAX_ITERATIONS: u32 = 1_000_000;
 /// The most data seeds per binary (`--data-seeds`): each is a cell of every round.
-pub const MAX_DATA_SEEDS: u32 = 1000;
+pub(crate) const MAX_DATA_SEEDS: u32 = 1000;
 /// The largest environment padding bound (`--env-pad`): 64 KiB, half of what Linux allows
 /// one environment string (`MAX_ARG_STRLEN`, 32 pages), and 16 pages of stack movement.
-pub const MAX_ENV_PAD: u32 = 65_536;
+pub(crate) const MAX_ENV_PAD: u32 = 65_536;
 
 /// What the user asked for; `None` means "not given".
 #[derive(Debug, Clone, Default)]
@@ -74,34 +74,34 @@ pub struct RunRequest {
 
 /// The settings actually used.
 #[derive(Debug, Clone, PartialEq)]
-pub struct RunSettings {
+pub(crate) struct RunSettings {
     /// Programs under test, or `None` for "all of the manifest" (resolved later).
-    pub programs: Option<Vec<String>>,
+    pub(crate) programs: Option<Vec<String>>,
     /// Executions per binary.
-    pub executions: u32,
+    pub(crate) executions: u32,
     /// Iterations per execution as required (`None`: as many as the program reports).
-    pub iterations: Option<u32>,
+    pub(crate) iterations: Option<u32>,
     /// Warmup iterations per execution.
-    pub warmup: u32,
+    pub(crate) warmup: u32,
     /// Metric specification.
-    pub metric: String,
+    pub(crate) metric: String,
     /// Exclusive upper bound of the padding.
-    pub env_pad_max: u32,
+    pub(crate) env_pad_max: u32,
     /// Data seeds per binary: 1 when the data layout is not a factor.
-    pub data_seeds: u32,
+    pub(crate) data_seeds: u32,
     /// Per-execution timeout.
-    pub timeout: Option<Duration>,
+    pub(crate) timeout: Option<Duration>,
     /// Seed of the schedule and paddings.
-    pub schedule_seed: u64,
+    pub(crate) schedule_seed: u64,
     /// How the schedule is planned: rounds for a new run, the recorded design on `--resume`.
-    pub schedule_design: ScheduleDesign,
+    pub(crate) schedule_design: ScheduleDesign,
     /// The benchmark command.
-    pub command: Vec<String>,
+    pub(crate) command: Vec<String>,
     /// The cache model passed to cachegrind: `Some` for `--metric cachegrind` (the given
     /// `--cache-sim` or [`CacheModel::DEFAULT`]), `None` for other metrics and when resuming
     /// a cachegrind run recorded before models were pinned (valgrind's host model then, as
     /// the run began).
-    pub cache_model: Option<CacheModel>,
+    pub(crate) cache_model: Option<CacheModel>,
 }
 
 /// A seed for runs that did not give one: the clock's nanoseconds (it is recorded in the
@@ -117,7 +117,7 @@ impl RunSettings {
     /// Checks the counts against the documented bounds ([`MAX_EXECUTIONS`],
     /// [`MAX_ITERATIONS`], [`MAX_ENV_PAD`]) before anything is planned or allocated: they come
     /// from the command line or, on `--resume`, from a store's header, which is data.
-    pub fn check_limits(&self) -> Result<()> {
+    pub(crate) fn check_limits(&self) -> Result<()> {
         if self.executions == 0 {
             bail!("--executions must be at least 1");
         }
@@ -248,7 +248,7 @@ fn extended_executions(h: &Header, extend: Option<u32>) -> Result<u32> {
 
 /// Completes `req` with defaults (fresh run) or with the header of the run being resumed,
 /// refusing any given setting that differs from that header.
-pub fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<RunSettings> {
+pub(crate) fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<RunSettings> {
     let Some(h) = previous else {
         if req.extend_executions.is_some() {
             bail!("--extend-executions adds rounds to a stored run: it needs --resume and a store in --out");

@@ -23,7 +23,7 @@ use super::environment::disable_aslr_in_this_process;
 
 /// An execution's process, prepared for [`spawn`]: every C string and pointer array the
 /// child needs, built in the runner before the clone.
-pub struct Prepared {
+pub(crate) struct Prepared {
     path: CString,
     // The pointer arrays point into these; kept alive with them.
     _argv: Vec<CString>,
@@ -35,19 +35,23 @@ pub struct Prepared {
 
 /// What the child does besides running the program.
 #[derive(Debug, Clone, Copy)]
-pub struct Steps {
+pub(crate) struct Steps {
     /// Descriptors that become the child's standard input, output and error.
-    pub stdio: [RawFd; 3],
+    pub(crate) stdio: [RawFd; 3],
     /// The watchdog's socket, to which the child announces itself before it execs.
-    pub watchdog: Option<RawFd>,
+    pub(crate) watchdog: Option<RawFd>,
     /// `personality(ADDR_NO_RANDOMIZE)` in the child.
-    pub disable_aslr: bool,
+    pub(crate) disable_aslr: bool,
 }
 
 impl Prepared {
     /// `argv` (not empty) run in `cwd` with exactly `env`; a program named without a slash
     /// is looked for on the `PATH` of `env` (else of the runner), as `Command` does.
-    pub fn new(argv: &[OsString], env: &[(String, String)], cwd: &Path) -> io::Result<Prepared> {
+    pub(crate) fn new(
+        argv: &[OsString],
+        env: &[(String, String)],
+        cwd: &Path,
+    ) -> io::Result<Prepared> {
         let program = argv
             .first()
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "empty command"))?;
@@ -125,7 +129,7 @@ const CHILD_STACK_BYTES: usize = 64 * 1024;
 /// returns its pid once it has called `execve`. An error of any step before the program
 /// runs (a missing program, a bad working directory) is returned as that step's error and
 /// the child is reaped.
-pub fn spawn(prepared: &Prepared, steps: Steps) -> io::Result<libc::pid_t> {
+pub(crate) fn spawn(prepared: &Prepared, steps: Steps) -> io::Result<libc::pid_t> {
     let plan = ChildPlan {
         prepared,
         steps,

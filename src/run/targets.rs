@@ -11,27 +11,27 @@ use super::settings::RunSettings;
 use crate::files::manifest::{BinarySet, BuildStatus, Manifest};
 
 /// One binary under test: program name and binary label (`baseline`, `seed-N`).
-pub struct Target {
+pub(crate) struct Target {
     /// Program name (the label when the command has only `{bin:NAME}` placeholders).
-    pub program: String,
+    pub(crate) program: String,
     /// The variant (`build --variant NAME`), `None` without variants.
-    pub variant: Option<String>,
+    pub(crate) variant: Option<String>,
     /// Binary label.
-    pub binary: String,
+    pub(crate) binary: String,
     /// The binary's seed (`None` for the baseline).
-    pub seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
     /// Source path of every binary of this seed (or baseline), by program name.
-    pub binaries: BTreeMap<String, PathBuf>,
+    pub(crate) binaries: BTreeMap<String, PathBuf>,
     /// The manifest's SHA-256 of every binary of [`Target::binaries`], by program name.
-    pub sha256: BTreeMap<String, String>,
+    pub(crate) sha256: BTreeMap<String, String>,
     /// The shared libraries of this seed (or baseline) its programs load, by the name they
     /// load it by (soname, else file name): source path and the manifest's SHA-256.
-    pub libraries: BTreeMap<String, (PathBuf, String)>,
+    pub(crate) libraries: BTreeMap<String, (PathBuf, String)>,
 }
 
 impl Target {
     /// The key of execution `execution` of this target in the store.
-    pub fn key(&self, execution: u32) -> crate::files::results::ExecutionKey {
+    pub(crate) fn key(&self, execution: u32) -> crate::files::results::ExecutionKey {
         (
             self.program.clone(),
             self.variant.clone(),
@@ -46,7 +46,7 @@ impl Target {
 /// `targets[(program * variants + variant) * binaries + binary]`. With variants, only the
 /// binaries every variant built for every program are kept (a seed is compared in pairs),
 /// and every variant must build the same programs.
-pub fn plan_targets(
+pub(crate) fn plan_targets(
     manifest: &Manifest,
     out: &Path,
     template: &CommandTemplate,
@@ -269,7 +269,7 @@ fn target_of(set: &BinarySet, program: &str, needed: &[String], out: &Path) -> R
 /// manifest: inside `out` once symbolic links are followed (a crafted manifest's path to a
 /// file elsewhere is refused, see [`crate::files::confined::resolve_inside`]), and a regular
 /// file.
-pub fn binary_inside(
+pub(crate) fn binary_inside(
     out: &Path,
     rel: &Path,
     kind: &str,

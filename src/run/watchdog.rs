@@ -30,7 +30,7 @@ use nix::sys::socket::{send, MsgFlags};
 use nix::unistd::Pid;
 
 /// The hidden subcommand that runs [`serve`].
-pub const SUBCOMMAND: &str = "execution-watchdog";
+pub(crate) const SUBCOMMAND: &str = "execution-watchdog";
 
 /// The runner's end of the socket, and the watchdog's pid (so that `reaper` does not take
 /// it for an orphan).
@@ -73,7 +73,7 @@ pub fn start(executable: &std::path::Path) -> Result<()> {
 }
 
 /// The watchdog's pid, once started.
-pub fn pid() -> Option<i32> {
+pub(crate) fn pid() -> Option<i32> {
     CONNECTION
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -83,7 +83,7 @@ pub fn pid() -> Option<i32> {
 
 /// The runner's end of the watchdog's socket, once started: an execution's leader announces
 /// itself on it before it execs ([`announce_this_process`]).
-pub fn socket_fd() -> Option<RawFd> {
+pub(crate) fn socket_fd() -> Option<RawFd> {
     CONNECTION
         .lock()
         .unwrap_or_else(|e| e.into_inner())
@@ -98,7 +98,7 @@ pub fn socket_fd() -> Option<RawFd> {
 /// machine can hold it there while the benchmark already starts children) would otherwise
 /// leave the group unknown and its children running. Async-signal-safe: a getpid(2) and a
 /// send(2) of a line formatted on the stack; best effort, as [`announce`].
-pub fn announce_this_process(fd: RawFd) {
+pub(crate) fn announce_this_process(fd: RawFd) {
     let mut line = [0u8; 16];
     let n = running_line(nix::unistd::getpid().as_raw(), &mut line);
     let _ = send(fd, &line[..n], MsgFlags::MSG_NOSIGNAL);
@@ -127,7 +127,7 @@ fn running_line(pid: i32, buf: &mut [u8; 16]) -> usize {
 /// Tells the watchdog that the execution leading process group `pgid` started (`true`) or
 /// was reaped (`false`). Best effort: a watchdog that is gone costs the guarantee, never the
 /// run (MSG_NOSIGNAL: no SIGPIPE).
-pub fn announce(pgid: i32, running: bool) {
+pub(crate) fn announce(pgid: i32, running: bool) {
     let connection = CONNECTION.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(c) = connection.as_ref() {
         let line = format!("{}{pgid}\n", if running { '+' } else { '-' });

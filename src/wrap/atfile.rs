@@ -13,7 +13,7 @@ use std::path::Path;
 const MAX_DEPTH: usize = 16;
 
 /// Expands every readable `@file` in `args`, relative to `cwd`.
-pub fn expand(args: &[String], cwd: &Path) -> Vec<String> {
+pub(crate) fn expand(args: &[String], cwd: &Path) -> Vec<String> {
     let mut out = Vec::with_capacity(args.len());
     expand_into(args, cwd, 0, &mut out);
     out
@@ -38,7 +38,7 @@ fn expand_into(args: &[String], cwd: &Path, depth: usize, out: &mut Vec<String>)
 }
 
 /// Splits response-file text into arguments (libiberty `buildargv` rules).
-pub fn split(text: &str) -> Vec<String> {
+pub(crate) fn split(text: &str) -> Vec<String> {
     let mut args = Vec::new();
     let mut current = String::new();
     let mut in_arg = false;

@@ -18,7 +18,7 @@ pub enum ToolKind {
 
 /// What a call does, as far as the shim cares.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum CallKind {
+pub(crate) enum CallKind {
     /// `-c` or `-S`: translate sources to objects (or assembly).
     Compile,
     /// A final link producing an executable.
@@ -42,7 +42,7 @@ pub enum CallKind {
 
 /// The language of a source file, as the driver would guess it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Language {
+pub(crate) enum Language {
     /// C (`.c`, `.i`, `-x c`).
     C,
     /// C++ (`.cc`, `.cpp`, `.cxx`, `.C`, `.c++`, `.ii`, `-x c++`).
@@ -59,7 +59,7 @@ pub enum Language {
 impl Language {
     /// Whether the shim adds `-ffunction-sections` to compiles of this language: the GCC and
     /// Clang front ends that honour it and that a split compile-and-link may compile alone.
-    pub fn takes_function_sections(self) -> bool {
+    pub(crate) fn takes_function_sections(self) -> bool {
         matches!(self, Language::C | Language::Cxx | Language::Fortran)
     }
 }
@@ -70,27 +70,27 @@ impl Language {
 )]
 pub struct Span {
     /// Index of the first argument.
-    pub start: usize,
+    pub(crate) start: usize,
     /// Number of arguments (1 for `-lfoo`, 2 for `-l foo`).
-    pub len: usize,
+    pub(crate) len: usize,
 }
 
 /// A source file on the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourceArg {
+pub(crate) struct SourceArg {
     /// Where it is in the argument list.
-    pub index: usize,
+    pub(crate) index: usize,
     /// The path as written.
-    pub path: String,
+    pub(crate) path: String,
     /// Its language.
-    pub language: Language,
+    pub(crate) language: Language,
     /// Whether a `-x` option set the language (then the file name says nothing).
-    pub explicit_language: bool,
+    pub(crate) explicit_language: bool,
 }
 
 /// A linker input on the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LinkInputArg {
+pub(crate) enum LinkInputArg {
     /// A file (object, archive, shared library, linker script).
     File {
         /// Where it is.
@@ -109,7 +109,7 @@ pub enum LinkInputArg {
 
 impl LinkInputArg {
     /// Where the input is on the command line.
-    pub fn span(&self) -> Span {
+    pub(crate) fn span(&self) -> Span {
         match self {
             LinkInputArg::File { span, .. } | LinkInputArg::Library { span, .. } => *span,
         }
@@ -118,41 +118,41 @@ impl LinkInputArg {
 
 /// The result of classifying one call.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Classified {
+pub(crate) struct Classified {
     /// What the call does.
-    pub kind: CallKind,
+    pub(crate) kind: CallKind,
     /// Source files, in order.
-    pub sources: Vec<SourceArg>,
+    pub(crate) sources: Vec<SourceArg>,
     /// Linker inputs (objects, archives, `-l`), in order.
-    pub link_inputs: Vec<LinkInputArg>,
+    pub(crate) link_inputs: Vec<LinkInputArg>,
     /// `-L` directories, in order.
-    pub library_dirs: Vec<String>,
+    pub(crate) library_dirs: Vec<String>,
     /// The `-o` output and where it is on the command line.
-    pub output: Option<(Span, String)>,
+    pub(crate) output: Option<(Span, String)>,
     /// `-flto` in effect (driver only).
-    pub lto: bool,
+    pub(crate) lto: bool,
     /// The `-fuse-ld=` value, if any (driver only).
-    pub fuse_ld: Option<String>,
+    pub(crate) fuse_ld: Option<String>,
     /// `-static` given.
-    pub static_link: bool,
+    pub(crate) static_link: bool,
     /// `-ffunction-sections` already in effect (driver only).
-    pub function_sections: bool,
+    pub(crate) function_sections: bool,
     /// The last of `-fdata-sections` (`Some(true)`) and `-fno-data-sections` (`Some(false)`)
     /// given, `None` when neither was (driver only).
-    pub data_sections: Option<bool>,
+    pub(crate) data_sections: Option<bool>,
 }
 
 impl Classified {
     /// Whether any source is in a language `-ffunction-sections` is added for (C, C++,
     /// Fortran).
-    pub fn has_sectioned_source(&self) -> bool {
+    pub(crate) fn has_sectioned_source(&self) -> bool {
         self.sources
             .iter()
             .any(|s| s.language.takes_function_sections())
     }
 
     /// The output file name as the tool would pick it (`a.out` for a link without `-o`).
-    pub fn output_path(&self) -> Option<&str> {
+    pub(crate) fn output_path(&self) -> Option<&str> {
         match (&self.output, &self.kind) {
             (Some((_, p)), _) => Some(p.as_str()),
             (None, CallKind::Link | CallKind::SharedLink) => Some("a.out"),
@@ -161,7 +161,7 @@ impl Classified {
     }
 
     /// Whether this is an autoconf/CMake probe (`conftest`, `cmTC_`): never recorded.
-    pub fn is_configure_probe(&self) -> bool {
+    pub(crate) fn is_configure_probe(&self) -> bool {
         let probe = |p: &str| {
             let name = p.rsplit('/').next().unwrap_or(p);
             name.starts_with("conftest") || name.starts_with("cmTC_")
@@ -177,7 +177,7 @@ impl Classified {
 
 /// Whether the driver option `arg` takes the next argument as its value (`-o FILE`,
 /// `-Xlinker ARG`, `-L DIR`, ...).
-pub fn driver_option_takes_value(arg: &str) -> bool {
+pub(crate) fn driver_option_takes_value(arg: &str) -> bool {
     DRIVER_OPTIONS_WITH_VALUE.contains(&arg)
 }
 
@@ -278,7 +278,7 @@ const LINKER_OPTIONS_WITH_VALUE: &[&str] = &[
 ];
 
 /// Classifies a call. `args` excludes `argv[0]` and has `@file`s already expanded.
-pub fn classify(tool: ToolKind, args: &[String]) -> Classified {
+pub(crate) fn classify(tool: ToolKind, args: &[String]) -> Classified {
     match tool {
         ToolKind::Driver => classify_driver(args),
         ToolKind::Linker => classify_linker(args),
@@ -555,7 +555,7 @@ fn link_kind(relocatable: bool, shared: bool) -> CallKind {
 /// dumps (`-fdump-*`), stack-usage files (`-fstack-usage`, `-fcallgraph-info`). Splitting
 /// such a call into separate compiles would put those files elsewhere or miss the profiles,
 /// so the shim passes it through unrecorded.
-pub fn side_output_option(args: &[String]) -> Option<&str> {
+pub(crate) fn side_output_option(args: &[String]) -> Option<&str> {
     const EXACT: &[&str] = &[
         "-MD",
         "-MMD",
@@ -597,7 +597,7 @@ fn language_named(name: &str) -> Option<Language> {
 }
 
 /// The language the driver guesses from a file name, or `None` for linker inputs.
-pub fn language_of(path: &str) -> Option<Language> {
+pub(crate) fn language_of(path: &str) -> Option<Language> {
     let name = path.rsplit('/').next().unwrap_or(path);
     let ext = name.rsplit_once('.').map(|(_, e)| e)?;
     match ext {
@@ -616,7 +616,7 @@ pub fn language_of(path: &str) -> Option<Language> {
 
 /// The shim's own name for a tool name (`x86_64-linux-gnu-gcc-12` → driver), or `None` when
 /// the name is not one the shim stands in for.
-pub fn tool_kind_of(name: &str) -> Option<ToolKind> {
+pub(crate) fn tool_kind_of(name: &str) -> Option<ToolKind> {
     if matches!(name, "ld" | "ld.bfd" | "ld.gold" | "ld.lld" | "ld.mold") {
         return Some(ToolKind::Linker);
     }

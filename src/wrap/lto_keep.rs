@@ -24,11 +24,11 @@
 use std::path::{Path, PathBuf};
 
 /// Subdirectory of the record directory where a link's LTO temporaries go while it runs.
-pub const TEMPS_DIR: &str = "lto-temps";
+pub(crate) const TEMPS_DIR: &str = "lto-temps";
 
 /// Whether the compiler at `real` is clang (its LTO is LLVM's): judged by the file the path
 /// resolves to (`cc` is often a link to gcc or to clang).
-pub fn is_clang(real: &Path) -> bool {
+pub(crate) fn is_clang(real: &Path) -> bool {
     let named_clang = |p: &Path| {
         p.file_name()
             .is_some_and(|n| n.to_string_lossy().contains("clang"))
@@ -38,7 +38,7 @@ pub fn is_clang(real: &Path) -> bool {
 
 /// The options that make the compiler keep its LTO code in `dir`, for a link writing
 /// `output_name`; `None` when the link's own options already decide where temporaries go.
-pub fn keep_args(
+pub(crate) fn keep_args(
     clang: bool,
     args: &[String],
     dir: &Path,
@@ -70,7 +70,7 @@ pub fn keep_args(
 
 /// The objects the link left in `dir`, in partition order: gcc's
 /// `<name>.ltrans<N>.ltrans.o`, clang's `<name>.lto.o`, `<name>.lto.o1`, ...
-pub fn kept_objects(clang: bool, dir: &Path, output_name: &str) -> Vec<PathBuf> {
+pub(crate) fn kept_objects(clang: bool, dir: &Path, output_name: &str) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };

@@ -13,11 +13,11 @@
 //! -DCMAKE_CXX_LINKER_LAUNCHER=layoutrand-launch`. Outside `layoutrand build` both forms are
 //! pure pass-through.
 
-pub mod atfile;
+pub(crate) mod atfile;
 pub mod classify;
-pub mod lto_keep;
+pub(crate) mod lto_keep;
 pub mod record;
-pub mod shim;
+pub(crate) mod shim;
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -35,20 +35,20 @@ pub const ENV_SHIM_DIR: &str = "LAYOUTRAND_SHIM_DIR";
 /// A file name in a private folder of `layoutrand build` (outside the experiment
 /// directory): the first shim whose record directory is unusable creates it (`O_EXCL`),
 /// warns once for the whole build and leaves its reason there for `build` to report.
-pub const ENV_SHIM_WARNED: &str = "LAYOUTRAND_SHIM_WARNED";
+pub(crate) const ENV_SHIM_WARNED: &str = "LAYOUTRAND_SHIM_WARNED";
 /// Set (to `1`) by `build --data-order`: compiles also get `-fdata-sections` (unless the user's
 /// flags say `-fdata-sections` or `-fno-data-sections` themselves), so that each static
 /// variable and constant is an input section of its own that a seed can move.
-pub const ENV_DATA_SECTIONS: &str = "LAYOUTRAND_DATA_SECTIONS";
+pub(crate) const ENV_DATA_SECTIONS: &str = "LAYOUTRAND_DATA_SECTIONS";
 /// Set for the tools a recorded link runs (collect2 calling `ld`): those pass through.
-pub const ENV_NESTED: &str = "LAYOUTRAND_NESTED";
+pub(crate) const ENV_NESTED: &str = "LAYOUTRAND_NESTED";
 
 /// Name of the launcher form (for CMake's `*_COMPILER_LAUNCHER` / `*_LINKER_LAUNCHER`).
 pub const LAUNCHER_NAME: &str = "layoutrand-launch";
 
 /// The names the shim directory provides: compiler drivers, linkers, and `ar` (watched only,
 /// so that a build that archives but never links can be diagnosed).
-pub const SHIM_NAMES: &[&str] = &[
+pub(crate) const SHIM_NAMES: &[&str] = &[
     "cc", "gcc", "g++", "c++", "clang", "clang++", "gfortran", "f95", "f77", "ld", "ld.bfd",
     "ld.gold", "ld.lld", "ld.mold", "ar",
 ];
@@ -57,7 +57,7 @@ pub const SHIM_NAMES: &[&str] = &[
 /// directory. The build stage provides it (the live relink of `build --rebuild`): the shim
 /// comes first in the data flow and imports nothing of the stages after it. An error is
 /// logged in `errors.log` and the build goes on with the ordinary link.
-pub type AfterLink = fn(&record::LinkRecord, &Path) -> Result<()>;
+pub(crate) type AfterLink = fn(&record::LinkRecord, &Path) -> Result<()>;
 
 /// If this process was started under a compiler or linker name (`cc`, `gcc`, `ld`, ...),
 /// acts as the shim and returns its exit code; otherwise returns `None`. `after_link` runs

@@ -25,7 +25,7 @@ use super::classify::Span;
 /// Sub-directory of link records.
 pub const LINKS_DIR: &str = "links";
 /// Subdirectory of records set aside by [`discard_output`].
-pub const DISCARDED_DIR: &str = "discarded";
+pub(crate) const DISCARDED_DIR: &str = "discarded";
 /// Sub-directory of content-addressed input copies.
 pub const BLOBS_DIR: &str = "blobs";
 /// Log of every call the shim classified.
@@ -34,7 +34,7 @@ pub const SEEN_LOG: &str = "seen.log";
 pub const ERRORS_LOG: &str = "errors.log";
 
 /// Environment variables kept with a link record (they change what the driver or linker does).
-pub const RECORDED_ENV: &[&str] = &[
+pub(crate) const RECORDED_ENV: &[&str] = &[
     "PATH",
     "LIBRARY_PATH",
     "COMPILER_PATH",
@@ -126,7 +126,7 @@ pub struct LinkRecord {
 
 /// Copies `file` into `record_dir/blobs/` under its BLAKE3 hash (if not there yet) and returns
 /// the blob's file name.
-pub fn store_blob(record_dir: &Path, file: &Path, kind: InputKind) -> Result<String> {
+pub(crate) fn store_blob(record_dir: &Path, file: &Path, kind: InputKind) -> Result<String> {
     let bytes = std::fs::read(file).with_context(|| format!("reading {}", file.display()))?;
     let ext = match kind {
         InputKind::Object => "o",
@@ -144,7 +144,7 @@ pub fn store_blob(record_dir: &Path, file: &Path, kind: InputKind) -> Result<Str
 
 /// What kind of input `file` is, from its first bytes (`None`: neither object nor archive,
 /// e.g. a shared library, a linker script or a thin archive, which replay uses in place).
-pub fn input_kind(file: &Path) -> Option<InputKind> {
+pub(crate) fn input_kind(file: &Path) -> Option<InputKind> {
     use std::io::Read;
     let mut head = [0u8; 18];
     let mut f = std::fs::File::open(file).ok()?;
@@ -172,7 +172,7 @@ pub fn input_kind(file: &Path) -> Option<InputKind> {
 }
 
 /// Writes `record` as a new file in `record_dir/links/`.
-pub fn write_record(record_dir: &Path, record: &LinkRecord) -> Result<PathBuf> {
+pub(crate) fn write_record(record_dir: &Path, record: &LinkRecord) -> Result<PathBuf> {
     let rel = Path::new(LINKS_DIR).join(format!(
         "{}-{}.json",
         record.started_unix_nanos,
@@ -186,7 +186,7 @@ pub fn write_record(record_dir: &Path, record: &LinkRecord) -> Result<PathBuf> {
 
 /// Appends one line to a log in the record directory with a single write (lines of
 /// concurrent shims never interleave).
-pub fn append_line(record_dir: &Path, log: &str, line: &str) -> Result<()> {
+pub(crate) fn append_line(record_dir: &Path, log: &str, line: &str) -> Result<()> {
     let mut text = line.replace('\n', " ");
     text.push('\n');
     let mut f = crate::files::confined::ExperimentDir::create(record_dir)
@@ -197,7 +197,7 @@ pub fn append_line(record_dir: &Path, log: &str, line: &str) -> Result<()> {
 
 /// Signs every link record of `record_dir` as this user's ([`crate::files::trust`]): called
 /// once the recorded build is over, on the records it just wrote.
-pub fn sign_records(record_dir: &Path) {
+pub(crate) fn sign_records(record_dir: &Path) {
     let links = record_dir.join(LINKS_DIR);
     let Ok(files) = link_record_paths(&links) else {
         return;
@@ -231,7 +231,7 @@ pub fn record_files(record_dir: &Path) -> Result<Vec<(PathBuf, LinkRecord)>> {
 /// Checks that every blob the records name holds the content its name (a BLAKE3 hash) says:
 /// a recorded object edited after the recording (one code byte changed is still a valid ELF)
 /// is refused rather than relinked as the user's code.
-pub fn check_blobs(record_dir: &Path, records: &[LinkRecord]) -> Result<()> {
+pub(crate) fn check_blobs(record_dir: &Path, records: &[LinkRecord]) -> Result<()> {
     let blobs = record_dir.join(BLOBS_DIR);
     let names = records.iter().flat_map(|r| {
         r.inputs
@@ -297,7 +297,7 @@ pub fn read_records(record_dir: &Path) -> Result<Vec<LinkRecord>> {
 /// Moves every record of a link that wrote `output` out of the way (into
 /// `record_dir/discarded/`), so that [`read_records`] no longer returns it: the build deleted
 /// that output itself, so it was a configure-style probe, not a program the build produced.
-pub fn discard_output(record_dir: &Path, output: &Path) -> Result<()> {
+pub(crate) fn discard_output(record_dir: &Path, output: &Path) -> Result<()> {
     let links = record_dir.join(LINKS_DIR);
     let root = crate::files::confined::ExperimentDir::create(record_dir)?;
     root.create_dir_all(DISCARDED_DIR)?;
@@ -340,7 +340,7 @@ fn link_record_paths(links: &Path) -> Result<Vec<PathBuf>> {
 }
 
 /// The outputs (third field) of the `seen.log` lines of `kind`, in order.
-pub fn seen_outputs(record_dir: &Path, kind: &str) -> Vec<String> {
+pub(crate) fn seen_outputs(record_dir: &Path, kind: &str) -> Vec<String> {
     std::fs::read_to_string(record_dir.join(SEEN_LOG))
         .map(|text| {
             text.lines()
@@ -354,7 +354,7 @@ pub fn seen_outputs(record_dir: &Path, kind: &str) -> Vec<String> {
 }
 
 /// Counts of the calls in `seen.log` by kind, plus the first few lines, for diagnostics.
-pub fn seen_summary(record_dir: &Path) -> BTreeMap<String, usize> {
+pub(crate) fn seen_summary(record_dir: &Path) -> BTreeMap<String, usize> {
     let mut counts = BTreeMap::new();
     if let Ok(text) = std::fs::read_to_string(record_dir.join(SEEN_LOG)) {
         for line in text.lines() {

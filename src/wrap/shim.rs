@@ -112,7 +112,7 @@ impl ShimEnv {
 }
 
 /// Finds `name` on `path`, skipping anything that is this executable (no recursion).
-pub fn find_real_tool(name: &str, path: &OsString) -> Option<PathBuf> {
+pub(crate) fn find_real_tool(name: &str, path: &OsString) -> Option<PathBuf> {
     let me = std::env::current_exe()
         .ok()
         .and_then(|p| p.canonicalize().ok());
@@ -131,7 +131,7 @@ pub fn find_real_tool(name: &str, path: &OsString) -> Option<PathBuf> {
 /// Runs the shim for a call of `tool_name` (a compiler or linker name) with `args`.
 /// `explicit_real` is the real tool when known (launcher mode); `after_link` runs after each
 /// recorded final link. Returns the exit code.
-pub fn run(
+pub(crate) fn run(
     tool_name: &str,
     kind: ToolKind,
     args: Vec<OsString>,
@@ -165,7 +165,7 @@ pub fn run(
 }
 
 /// Passes a call of a tool the shim only watches (`ar`) through, noting it in `seen.log`.
-pub fn observe(tool_name: &str, args: Vec<OsString>) -> i32 {
+pub(crate) fn observe(tool_name: &str, args: Vec<OsString>) -> i32 {
     let ctx = ShimEnv::from_env(|_, _| Ok(()));
     let Some(real) = find_real_tool(tool_name, &ctx.real_path) else {
         crate::diagnostic!("layoutrand shim: cannot find the real `{tool_name}` on PATH");
@@ -679,7 +679,7 @@ fn resolve_library(name: &str, dirs: &[String], cwd: &Path, static_link: bool) -
 
 /// Whether a link may write `output` as a regular file: it does not exist yet, or it is a
 /// regular file (not a device such as `/dev/null`, a FIFO, a directory or a symbolic link).
-pub fn output_may_be_replaced(output: &Path) -> bool {
+pub(crate) fn output_may_be_replaced(output: &Path) -> bool {
     match std::fs::symlink_metadata(output) {
         Ok(meta) => meta.file_type().is_file(),
         Err(err) => err.kind() == std::io::ErrorKind::NotFound,
@@ -687,7 +687,7 @@ pub fn output_may_be_replaced(output: &Path) -> bool {
 }
 
 /// Whether `path` is a regular file itself (a symbolic link is not).
-pub fn is_regular_file(path: &Path) -> bool {
+pub(crate) fn is_regular_file(path: &Path) -> bool {
     std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_file())
 }
 

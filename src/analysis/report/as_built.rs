@@ -15,7 +15,7 @@ use super::shift::{baseline_interval, baseline_summary, placement_of, shift_of, 
 
 /// The as-built answer of `series`, `None` when it has no as-built data. `random` is the
 /// random layouts' mean interval with the engine's note when it has none.
-pub fn as_built(
+pub(crate) fn as_built(
     series: &Series,
     random: (Option<&MeanInterval>, Option<&IntervalNote>),
     thresholds: &Thresholds,
@@ -37,7 +37,7 @@ pub fn as_built(
 /// from the manifest (the variant's build for a variant's series). An as-built binary with
 /// the baseline's layout is said to be so in its sentence (issue 36, item 11: it was
 /// answered as if it were a layout of its own).
-pub fn attach_versus_baseline(series: &mut [SeriesReport], manifest: Option<&Manifest>) {
+pub(crate) fn attach_versus_baseline(series: &mut [SeriesReport], manifest: Option<&Manifest>) {
     let Some(m) = manifest else { return };
     for s in series {
         let Some(a) = s.as_built.as_mut() else {

@@ -17,7 +17,7 @@ use super::series::BinaryData;
 /// What balancing changed in one series, with the binaries concerned and their counts
 /// (`crate::report::words::balance` words it).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BalanceNote {
+pub(crate) enum BalanceNote {
     /// Executions of `binary` had no live (non-warmup) iteration and were left out.
     NoLiveIteration {
         /// The binary.
@@ -51,18 +51,18 @@ pub enum BalanceNote {
 
 /// An execution cut short to the shortest execution's live iterations.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TrimmedExecution {
+pub(crate) struct TrimmedExecution {
     /// Its binary.
-    pub binary: String,
+    pub(crate) binary: String,
     /// Its index.
-    pub execution: u32,
+    pub(crate) execution: u32,
     /// Its live iterations before the cut.
-    pub iterations: usize,
+    pub(crate) iterations: usize,
 }
 
 /// Balances `binaries`. Returns the balanced binaries and one note per change made.
 /// Binaries with no execution with a live iteration are left out.
-pub fn balance(binaries: Vec<BinaryData>) -> (Vec<BinaryData>, Vec<BalanceNote>) {
+pub(crate) fn balance(binaries: Vec<BinaryData>) -> (Vec<BinaryData>, Vec<BalanceNote>) {
     let mut notes = Vec::new();
     let mut binaries = with_live_executions(binaries, &mut notes);
     if binaries.is_empty() {

@@ -16,7 +16,7 @@ use super::model::{
     SeriesReport, Setup,
 };
 use super::sensitivity::sensitivity;
-pub use super::shift::{all_positive, baseline_interval};
+pub(crate) use super::shift::baseline_interval;
 use super::shift::{baseline_summary, shift};
 use crate::analysis::single::{analyze, BootstrapOptions, Dataset};
 use crate::analysis::variants::{
@@ -41,7 +41,7 @@ pub struct AnalysisOptions {
 }
 
 /// Analyses every program and metric of `experiment` at `thresholds`.
-pub fn analyse(experiment: &Experiment, thresholds: &Thresholds) -> anyhow::Result<Report> {
+pub(crate) fn analyse(experiment: &Experiment, thresholds: &Thresholds) -> anyhow::Result<Report> {
     analyse_with(
         experiment,
         &AnalysisOptions {
@@ -53,7 +53,10 @@ pub fn analyse(experiment: &Experiment, thresholds: &Thresholds) -> anyhow::Resu
 
 /// [`analyse`] with the optional parts of `options`: the CI gate on variants and the
 /// bootstrap intervals.
-pub fn analyse_with(experiment: &Experiment, options: &AnalysisOptions) -> anyhow::Result<Report> {
+pub(crate) fn analyse_with(
+    experiment: &Experiment,
+    options: &AnalysisOptions,
+) -> anyhow::Result<Report> {
     let thresholds = &options.thresholds;
     let thresholds = &Thresholds::new(thresholds.confidence, thresholds.negligible)?;
     if let Some(b) = options.bootstrap {
@@ -353,7 +356,7 @@ pub fn seed_hierarchy(series: &Series) -> Option<(Hierarchy, Vec<&'static str>)>
 /// optional bootstrap come from the one engine ([`crate::analysis::single::analyze`], the
 /// same as `analyze` on an export of this store); the layout questions from
 /// [`sensitivity`] and [`shift`].
-pub fn analyse_series(
+pub(crate) fn analyse_series(
     series: &Series,
     failures: super::experiment::FailureCounts,
     thresholds: &Thresholds,

@@ -61,13 +61,13 @@ pub struct Comparison {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OnlyIn {
     /// Program.
-    pub program: String,
+    pub(crate) program: String,
     /// Variant, when the experiment holds variants.
-    pub variant: Option<String>,
+    pub(crate) variant: Option<String>,
     /// Metric.
-    pub metric: String,
+    pub(crate) metric: String,
     /// The experiment that holds it.
-    pub side: ExperimentSide,
+    pub(crate) side: ExperimentSide,
 }
 
 /// Which of the two compared experiments.
@@ -85,17 +85,17 @@ pub enum ExperimentSide {
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ProgramComparison {
     /// Program.
-    pub program: String,
+    pub(crate) program: String,
     /// The variant (`build --variant`) compared, when both experiments hold variants: each
     /// variant of one is compared with the variant of the same name in the other.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub variant: Option<String>,
     /// Metric.
-    pub metric: String,
+    pub(crate) metric: String,
     /// Unit.
-    pub unit: String,
+    pub(crate) unit: String,
     /// Whether the metric is a time (lower means faster).
-    pub unit_is_time: bool,
+    pub(crate) unit_is_time: bool,
     /// The engine's comparison (flattened: `base`, `new`, `effect`, `welch`, `paired`,
     /// `mann_whitney`, `bootstrap`, `verdict`, `summary`, `warnings`, …).
     #[serde(flatten)]
@@ -110,7 +110,7 @@ pub struct ProgramComparison {
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Overall {
     /// The metric.
-    pub metric: String,
+    pub(crate) metric: String,
     /// Programs compared.
     pub programs: usize,
     /// Programs whose ratio interval lies wholly below 1 (sped up).
@@ -125,13 +125,13 @@ pub struct Overall {
     pub text: String,
     /// Whether the metric is a time: a program sped up is then "faster", else "lower".
     #[serde(skip)]
-    pub is_time: bool,
+    pub(crate) is_time: bool,
 }
 
 /// Loads and compares the experiments in `base` and `new` (what `layoutrand compare
 /// BASE_DIR NEW_DIR` does), keeping only `metrics` when some are named (`--metric`; an
 /// error when one side did not record one of them).
-pub fn compare_directories(
+pub(crate) fn compare_directories(
     base: &std::path::Path,
     new: &std::path::Path,
     metrics: &[String],
@@ -373,7 +373,7 @@ fn dataset(series: &Series, side: &str) -> Result<Dataset> {
 }
 
 /// Compares one program and metric through the engine.
-pub fn compare_series(
+pub(crate) fn compare_series(
     base: &Series,
     new: &Series,
     options: &CompareOptions,

@@ -22,9 +22,9 @@ pub struct CrossedMean {
     /// Data seeds every binary ran under.
     pub data_seeds: usize,
     /// Executions of every binary with every data seed that the interval used.
-    pub executions_per_cell: usize,
+    pub(crate) executions_per_cell: usize,
     /// Satterthwaite's degrees of freedom of the mean's variance.
-    pub df: f64,
+    pub(crate) df: f64,
 }
 
 /// The interval of the mean over random code and data layouts of `series` centred on
@@ -32,7 +32,7 @@ pub struct CrossedMean {
 /// for a positive quantity: the house's one rule, [`interval_use`]); `None` without at
 /// least two data seeds in a balanced crossed table, or when nothing varies between code or
 /// data seeds (the binaries' interval then says as much).
-pub fn crossed_mean(
+pub(crate) fn crossed_mean(
     series: &Series,
     mean: f64,
     confidence: f64,

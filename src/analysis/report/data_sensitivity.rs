@@ -32,7 +32,7 @@ pub struct DataSensitivity {
     /// not have found a variation of `--negligible` with 80 % power).
     pub verdict: Verdict,
     /// Data seeds every binary ran under.
-    pub data_seeds: usize,
+    pub(crate) data_seeds: usize,
     /// The data layout's standard deviation over the mean (ANOVA estimate, truncated at 0):
     /// how much the metric moves from one data layout to another, e.g. 0.035 for 3.5 %.
     pub variation: f64,
@@ -40,23 +40,26 @@ pub struct DataSensitivity {
     pub variation_ci: Interval,
     /// `F = MS_D / MS_CD`; absent when `MS_CD = 0` (no noise within a data seed).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub f: Option<f64>,
+    pub(crate) f: Option<f64>,
     /// Its numerator's degrees of freedom, `b − 1`.
-    pub df_numerator: usize,
+    pub(crate) df_numerator: usize,
     /// Its denominator's degrees of freedom, `(a − 1)(b − 1)`.
-    pub df_denominator: usize,
+    pub(crate) df_denominator: usize,
     /// The test's p-value.
-    pub p_value: f64,
+    pub(crate) p_value: f64,
     /// The relative standard deviation the test finds with 80 % power.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub detectable_variation: Option<f64>,
+    pub(crate) detectable_variation: Option<f64>,
     /// The answer in words.
-    pub text: String,
+    pub(crate) text: String,
 }
 
 /// The data-layout answer of `series`, when it ran with at least two data seeds in a
 /// balanced crossed table; `None` otherwise (one data seed: nothing changes).
-pub fn data_sensitivity(series: &Series, thresholds: &Thresholds) -> Option<DataSensitivity> {
+pub(crate) fn data_sensitivity(
+    series: &Series,
+    thresholds: &Thresholds,
+) -> Option<DataSensitivity> {
     let cells = crossed_cells(series)?;
     let table = crossed_mean_squares(&cells).ok()?;
     let all: Vec<f64> = cells.iter().flatten().flatten().copied().collect();

@@ -79,7 +79,7 @@ pub struct AxisShare {
     /// Whether the component is there: its F test (absent for run noise, which is the
     /// floor every test is against).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub test: Option<AxisTest>,
+    pub(crate) test: Option<AxisTest>,
 }
 
 impl AxisShare {
@@ -117,7 +117,7 @@ impl DataSplit {
     }
 
     /// The share of `component`, when it is one of the split.
-    pub fn part(&self, component: Component) -> Option<&AxisShare> {
+    pub(crate) fn part(&self, component: Component) -> Option<&AxisShare> {
         match component {
             Component::Code => self.code.as_ref(),
             Component::Data => self.data.as_ref(),
@@ -133,7 +133,7 @@ impl DataSplit {
 /// `machines` names the machine of each execution (Slurm runs; empty otherwise): with two
 /// or more, each in every (binary, data seed) pair equally often, the machine is a
 /// component of its own.
-pub fn data_split(
+pub(crate) fn data_split(
     series: &Series,
     machines: &BTreeMap<ExecutionKey, String>,
     confidence: f64,
@@ -201,7 +201,7 @@ pub fn data_split(
 /// The ANOVA estimates `[σ_c², σ_d², σ_cd², σ_e²]` of `series`'s crossed split (truncated
 /// at 0) and the grand mean, for planning (`dimension`); `None` without a split (fewer than
 /// two data seeds, or a design that cannot tell).
-pub fn split_components(series: &Series) -> Option<([f64; 4], f64)> {
+pub(crate) fn split_components(series: &Series) -> Option<([f64; 4], f64)> {
     let cells = crossed_cells(series)?;
     let table = crossed_mean_squares(&cells).ok()?;
     let (a, b, n) = (table.code_seeds, table.data_seeds, table.replicates);

@@ -15,25 +15,25 @@ use crate::stats::sample::mean;
 
 /// Fewer live iterations than this per execution and Ljung–Box is not run: its
 /// chi-squared approximation needs a reasonably long series.
-pub const MIN_ITERATIONS_FOR_INDEPENDENCE: usize = 10;
+pub(crate) const MIN_ITERATIONS_FOR_INDEPENDENCE: usize = 10;
 
 /// Fewer values (warmup and live) than this per execution and no changepoint is sought.
-pub const MIN_ITERATIONS_FOR_WARMUP: usize = 8;
+pub(crate) const MIN_ITERATIONS_FOR_WARMUP: usize = 8;
 
 /// Shapiro–Wilk is run on the binaries' means when there are at least 3 and fewer than this
 /// many (from 30 on the central limit theorem makes the t interval robust enough).
-pub const NORMALITY_BELOW: usize = 30;
+pub(crate) const NORMALITY_BELOW: usize = 30;
 
 /// The number of Ljung–Box lags for a series of `n` values: min(10, n/5), at least 1.
-pub fn ljung_box_lags(n: usize) -> usize {
+pub(crate) fn ljung_box_lags(n: usize) -> usize {
     (n / 5).clamp(1, 10)
 }
 
 /// Fewer executions than this in run order and drift is not tested.
-pub const MIN_EXECUTIONS_FOR_DRIFT: usize = 10;
+pub(crate) const MIN_EXECUTIONS_FOR_DRIFT: usize = 10;
 
 /// Permutations of the drift test: enough for a p-value to ± 0.007 at 0.05.
-pub const DRIFT_PERMUTATIONS: usize = 999;
+pub(crate) const DRIFT_PERMUTATIONS: usize = 999;
 
 /// Drift between executions: the execution means in run order (the schedule index), each
 /// with its binary's own level taken out, tested for positive lag-1 autocorrelation by
@@ -43,7 +43,7 @@ pub const DRIFT_PERMUTATIONS: usize = 999;
 /// machine, a neighbour's job) makes neighbouring executions alike. `None` below
 /// [`MIN_EXECUTIONS_FOR_DRIFT`] executions or with one execution per binary (no binary's
 /// own level to take out).
-pub fn drift(series: &Series) -> Option<Drift> {
+pub(crate) fn drift(series: &Series) -> Option<Drift> {
     if series.executions_per_binary() < 2 || drift_overflows(series) {
         return None;
     }
@@ -122,7 +122,7 @@ fn drift_untested(series: &Series) -> DriftUntested {
 }
 
 /// Diagnoses `series` (seeds and baseline) at `confidence`.
-pub fn diagnose(series: &Series, failures: FailureCounts, confidence: f64) -> Diagnostics {
+pub(crate) fn diagnose(series: &Series, failures: FailureCounts, confidence: f64) -> Diagnostics {
     let alpha = 1.0 - confidence;
     let binaries = || series.seeds.iter().chain(series.baseline.iter());
 

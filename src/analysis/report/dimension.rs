@@ -15,21 +15,21 @@ use crate::stats::planning::{expected_top_variance, top_repetitions_for_precisio
 
 /// Executions per binary below which `report` cannot test layout sensitivity (its F-test
 /// compares the binaries against executions of one binary): `dimension` never advises fewer.
-pub const MIN_EXECUTIONS_FOR_SENSITIVITY: u64 = 2;
+pub(crate) const MIN_EXECUTIONS_FOR_SENSITIVITY: u64 = 2;
 
 /// Kalibera & Jones (§11) never advise fewer top-level repetitions than this.
-pub const MIN_TOP_REPETITIONS: usize = 5;
+pub(crate) const MIN_TOP_REPETITIONS: usize = 5;
 
 /// More top-level repetitions than this count as unreachable (∞), as in KJ Table 6.
-pub const MAX_TOP_REPETITIONS: usize = 1000;
+pub(crate) const MAX_TOP_REPETITIONS: usize = 1000;
 
 /// Floor for a cost that the measurements put at zero or below (1 µs): eq. 3 needs positive
 /// costs, and "almost free" is what such a level is.
-pub const MIN_COST_SECONDS: f64 = 1e-6;
+pub(crate) const MIN_COST_SECONDS: f64 = 1e-6;
 
 /// The target precisions dimensioned when none is asked for (0.5 %, 1 %, 2 %, 5 %): the
 /// default of `layoutrand dimension --target` and of the experiment's dimensioning stage.
-pub const DEFAULT_TARGETS: [f64; 4] = [0.005, 0.01, 0.02, 0.05];
+pub(crate) const DEFAULT_TARGETS: [f64; 4] = [0.005, 0.01, 0.02, 0.05];
 
 /// [`DEFAULT_TARGETS`] as `--target` is written.
 pub const DEFAULT_TARGETS_TEXT: &str = "0.5%,1%,2%,5%";
@@ -76,19 +76,19 @@ pub fn parse_targets(text: &str) -> Result<Vec<f64>> {
 }
 
 /// Version of `dimension --format json`; changes when a reader could misread it.
-pub const DIMENSION_SCHEMA: u32 = crate::analysis::vocabulary::OUTPUT_SCHEMA;
+pub(crate) const DIMENSION_SCHEMA: u32 = crate::analysis::vocabulary::OUTPUT_SCHEMA;
 
 /// The dimensioning of every data set of an experiment.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct DimensionReport {
     /// [`DIMENSION_SCHEMA`].
-    pub schema: u32,
+    pub(crate) schema: u32,
     /// The layoutrand version that wrote the output.
-    pub tool_version: &'static str,
+    pub(crate) tool_version: &'static str,
     /// Confidence level of the intervals the targets refer to.
-    pub confidence: f64,
+    pub(crate) confidence: f64,
     /// Target relative half-widths (shares, e.g. 0.01).
-    pub targets: Vec<f64>,
+    pub(crate) targets: Vec<f64>,
     /// One entry per program, variant and metric.
     pub series: Vec<SeriesDimension>,
 }
@@ -97,15 +97,15 @@ pub struct DimensionReport {
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct SeriesDimension {
     /// Program.
-    pub program: String,
+    pub(crate) program: String,
     /// The variant (`build --variant`), `None` in an experiment without variants.
-    pub variant: Option<String>,
+    pub(crate) variant: Option<String>,
     /// Metric.
-    pub metric: String,
+    pub(crate) metric: String,
     /// Unit of the metric.
-    pub unit: String,
+    pub(crate) unit: String,
     /// Mean of the initial experiment.
-    pub mean: f64,
+    pub(crate) mean: f64,
     /// Levels, lowest first.
     pub levels: Vec<LevelDimension>,
     /// One row per target precision.
@@ -117,15 +117,15 @@ pub struct SeriesDimension {
     pub crossed: Vec<CrossedRow>,
     /// Caveats in words (written by report/words/dimension.rs: the levels the initial
     /// experiment leaves undimensioned, then the costs floored).
-    pub notes: Vec<String>,
+    pub(crate) notes: Vec<String>,
     /// The levels the initial experiment's shape leaves undimensioned.
     #[serde(skip)]
-    pub shape: Vec<UndimensionedLevel>,
+    pub(crate) shape: Vec<UndimensionedLevel>,
 }
 
 /// A level the initial experiment's shape leaves undimensioned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UndimensionedLevel {
+pub(crate) enum UndimensionedLevel {
     /// One live iteration per execution: the iteration level has no variance to estimate.
     Iteration,
     /// One execution per binary: the execution level has no variance to estimate, and
@@ -145,7 +145,7 @@ pub struct CrossedRow {
 
 /// Executions per (binary, data seed) pair a crossed plan keeps: the fewest that separate
 /// run noise from the interaction (docs/statistics.md, "Planning the crossed design").
-pub const CROSSED_REPLICATES: usize = 2;
+pub(crate) const CROSSED_REPLICATES: usize = 2;
 
 /// One level's estimates, cost and optimal count.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -278,7 +278,7 @@ fn measured_costs(s: &Series, iteration_level: bool) -> [(f64, CostSource); 2] {
 }
 
 /// Dimensions one data set.
-pub fn dimension_series(
+pub(crate) fn dimension_series(
     s: &Series,
     overrides: CostOverrides,
     targets: &[f64],

@@ -29,40 +29,40 @@ use crate::files::store::{
 
 use super::balance::{balance, BalanceNote};
 
-pub use super::series::{BinaryData, ExecutionData, Series};
-pub use crate::files::manifest::{AS_BUILT_LABEL, BASELINE_LABEL};
+pub(crate) use super::series::{BinaryData, ExecutionData, Series};
+pub(crate) use crate::files::manifest::{AS_BUILT_LABEL, BASELINE_LABEL};
 
 /// One finished (or running) experiment, ready for analysis.
 #[derive(Debug, Clone)]
 pub struct Experiment {
     /// The output directory.
-    pub dir: PathBuf,
+    pub(crate) dir: PathBuf,
     /// Its manifest; `None` when the directory holds only the store (see [`load`]), so the
     /// build's description and the link times are unknown.
-    pub manifest: Option<Manifest>,
+    pub(crate) manifest: Option<Manifest>,
     /// The store's header.
-    pub header: Header,
+    pub(crate) header: Header,
     /// One data set per program, metric and variant, sorted by program, then metric (the
     /// run's primary first), then variant in build order (see [`variant_groups`]).
     pub series: Vec<Series>,
     /// How the executions ended, by program and variant (`None` without variants): each
     /// variant is a program of its own, whose failures must not be blamed on another.
-    pub failures: BTreeMap<(String, Option<String>), FailureCounts>,
+    pub(crate) failures: BTreeMap<(String, Option<String>), FailureCounts>,
     /// Problems found while reading or balancing the data.
-    pub warnings: Vec<ExperimentWarning>,
+    pub(crate) warnings: Vec<ExperimentWarning>,
     /// The stopping rule, when `layoutrand experiment` grew the top level on-line
     /// (`stopping.json`).
-    pub growth: Option<GrowthLog>,
+    pub(crate) growth: Option<GrowthLog>,
     /// The machine of each execution, by its key, when the store records machines (Slurm
     /// runs); empty otherwise.
-    pub machines: BTreeMap<crate::files::results::ExecutionKey, String>,
+    pub(crate) machines: BTreeMap<crate::files::results::ExecutionKey, String>,
     /// The ends of the `run` invocations (load before and after, parallelism).
-    pub finishes: Vec<crate::files::results::Finish>,
+    pub(crate) finishes: Vec<crate::files::results::Finish>,
     /// The metric the run was asked for (`wall`, `estimated_cycles`, `reported`, …), the
     /// one the CI gate judges unless metrics are named (see [`Experiment::gates`]).
-    pub primary_metric: String,
+    pub(crate) primary_metric: String,
     /// Whether [`Experiment::retain_metrics`] kept metrics named by the user.
-    pub metrics_named: bool,
+    pub(crate) metrics_named: bool,
 }
 
 /// For each (program, metric) measured under named variants, the indices into `series` of
@@ -70,7 +70,7 @@ pub struct Experiment {
 /// seeds of the series of one group are matched by [`super::series::BinaryData::seed`]:
 /// the same seed number is the same order of the functions the variants share. Empty
 /// without variants.
-pub fn variant_groups(series: &[Series]) -> Vec<Vec<usize>> {
+pub(crate) fn variant_groups(series: &[Series]) -> Vec<Vec<usize>> {
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for (i, s) in series.iter().enumerate() {
         if s.variant.is_none() {
@@ -114,16 +114,16 @@ pub enum ExperimentWarning {
 #[derive(Debug, Clone, PartialEq)]
 pub struct BalanceWarning {
     /// The program.
-    pub program: String,
+    pub(crate) program: String,
     /// Its variant, `None` in an experiment without variants.
-    pub variant: Option<String>,
+    pub(crate) variant: Option<String>,
     /// The metric.
-    pub metric: String,
+    pub(crate) metric: String,
     /// The fixed layout balanced (its binary, e.g. `baseline`), `None` for the randomised
     /// binaries.
-    pub fixed: Option<String>,
+    pub(crate) fixed: Option<String>,
     /// What was changed, with the binaries and their counts.
-    pub note: BalanceNote,
+    pub(crate) note: BalanceNote,
 }
 
 /// The binaries of one program (and variant) that never ran: every execution of them
@@ -132,22 +132,22 @@ pub struct BalanceWarning {
 #[derive(Debug, Clone, PartialEq)]
 pub struct NeverRan {
     /// The program, with its variant (`NAME [VARIANT]`).
-    pub label: String,
+    pub(crate) label: String,
     /// The binaries that never ran, in order of appearance in the store.
-    pub binaries: Vec<String>,
+    pub(crate) binaries: Vec<String>,
     /// The binaries of the program that the store records.
-    pub of: usize,
+    pub(crate) of: usize,
     /// The failed executions of the binaries that never ran.
-    pub executions: usize,
+    pub(crate) executions: usize,
     /// How those executions ended, each distinct way once.
-    pub endings: Vec<Ending>,
+    pub(crate) endings: Vec<Ending>,
     /// The stored output of the first of them that kept one.
-    pub output: Option<String>,
+    pub(crate) output: Option<String>,
 }
 
 /// How a failed execution ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Ending {
+pub(crate) enum Ending {
     /// It exited with this status.
     Exit(i32),
     /// A signal of this number ended it.
@@ -255,18 +255,18 @@ pub struct FailureCounts {
     /// Non-zero exit code.
     pub exit: usize,
     /// Killed by a signal.
-    pub signal: usize,
+    pub(crate) signal: usize,
     /// Killed after the timeout.
-    pub timeout: usize,
+    pub(crate) timeout: usize,
     /// Could not be started.
-    pub spawn: usize,
+    pub(crate) spawn: usize,
     /// The metric could not be read from the output.
-    pub metric: usize,
+    pub(crate) metric: usize,
 }
 
 impl FailureCounts {
     /// Executions that did not end well.
-    pub fn failed(&self) -> usize {
+    pub(crate) fn failed(&self) -> usize {
         self.exit + self.signal + self.timeout + self.spawn + self.metric
     }
 
@@ -294,7 +294,7 @@ impl FailureCounts {
 /// version whose schema is not ours, a store with no committed execution, a store in which
 /// every execution failed, a store for programs the manifest (or, without one, the store's
 /// header) does not name.
-pub fn load(dir: &Path) -> Result<Experiment> {
+pub(crate) fn load(dir: &Path) -> Result<Experiment> {
     if !dir.is_dir() {
         bail!("{} is not a directory", dir.display());
     }
@@ -331,7 +331,7 @@ pub fn from_parts(dir: &Path, manifest: Manifest, results: Results) -> Result<Ex
 
 /// [`from_parts`] with the manifest optional: `None` builds the experiment from the store
 /// alone, as [`load`] does for a directory without `manifest.json`.
-pub fn from_store_parts(
+pub(crate) fn from_store_parts(
     dir: &Path,
     manifest: Option<Manifest>,
     mut results: Results,
@@ -828,7 +828,7 @@ fn drop_duplicate_metrics(series: &mut Vec<Series>) {
 impl Experiment {
     /// Keeps only the data sets of the named metrics; an error lists the metrics available
     /// when one of `metrics` was not recorded.
-    pub fn retain_metrics(&mut self, metrics: &[String]) -> Result<()> {
+    pub(crate) fn retain_metrics(&mut self, metrics: &[String]) -> Result<()> {
         if metrics.is_empty() {
             return Ok(());
         }
@@ -856,7 +856,7 @@ impl Experiment {
     /// the way (cachegrind's counts, `max_rss` beside the times) are reported but not gated:
     /// more data written or more memory is not "slower", and a gate that failed on them
     /// would fail builds whose time fell.
-    pub fn gates(&self, metric: &str) -> bool {
+    pub(crate) fn gates(&self, metric: &str) -> bool {
         self.metrics_named || metric == self.primary_metric
     }
 }

@@ -6,7 +6,7 @@ use crate::files::results::{HostConditions, Load};
 
 /// Above this share of the cores, the 1-minute load says the host was busy enough to
 /// disturb time measurements (other tasks then wait for, and share, the benchmark's core).
-pub const LOADED_SHARE: f64 = 0.5;
+pub(crate) const LOADED_SHARE: f64 = 0.5;
 
 /// A state of the host that disturbs time measurements, with the figures its warning
 /// gives; the words are `crate::report::words::host_conditions`'.
@@ -34,7 +34,7 @@ pub enum HostCondition {
 /// The host's states that disturb a run of a time metric: load above half the cores at
 /// any recorded moment, frequency scaling by a governor other than `performance`, boost
 /// on. `loads` are the recorded samples (label, load); `cores` the online CPUs.
-pub fn host_conditions(
+pub(crate) fn host_conditions(
     conditions: &HostConditions,
     loads: &[(&str, Load)],
     cores: Option<u32>,

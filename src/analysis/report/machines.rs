@@ -10,42 +10,42 @@ use crate::stats::machines::{machine_component, MachineComponent};
 
 /// The machine analysis of one program, variant and metric.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct MachineSeries {
+pub(crate) struct MachineSeries {
     /// Program name.
-    pub program: String,
+    pub(crate) program: String,
     /// The variant (`build --variant NAME`); null without variants.
-    pub variant: Option<String>,
+    pub(crate) variant: Option<String>,
     /// Metric name.
-    pub metric: String,
+    pub(crate) metric: String,
     /// Unit of the means.
-    pub unit: String,
+    pub(crate) unit: String,
     /// One row per machine, by name.
-    pub machines: Vec<MachineRow>,
+    pub(crate) machines: Vec<MachineRow>,
     /// The random-effects estimate; `None` with one machine or too few executions.
-    pub component: Option<MachineComponent>,
+    pub(crate) component: Option<MachineComponent>,
     /// True when the machines differ detectably at the report's confidence.
-    pub differ: bool,
+    pub(crate) differ: bool,
     /// The finding in words, built from these numbers by `crate::report::words::machines`
     /// ([`crate::report::words::fill`]; empty before).
-    pub text: String,
+    pub(crate) text: String,
 }
 
 /// One machine's executions of one series.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct MachineRow {
+pub(crate) struct MachineRow {
     /// Slurm node name (else host name).
-    pub machine: String,
+    pub(crate) machine: String,
     /// Executions it ran.
-    pub executions: usize,
+    pub(crate) executions: usize,
     /// Mean of its executions' means.
-    pub mean: f64,
+    pub(crate) mean: f64,
     /// Mean offset of its executions from their binaries' means.
-    pub offset: f64,
+    pub(crate) offset: f64,
 }
 
 /// The machine analysis of every series of `experiment`; empty when no execution records
 /// its machine.
-pub fn machine_sections(experiment: &Experiment, confidence: f64) -> Vec<MachineSeries> {
+pub(crate) fn machine_sections(experiment: &Experiment, confidence: f64) -> Vec<MachineSeries> {
     if experiment.machines.is_empty() {
         return Vec::new();
     }

@@ -12,28 +12,28 @@
 //! ([`model::SensitivityGrounds`]) and `crate::report::words` makes the sentences;
 //! [`crate::report`] renders it.
 
-pub mod as_built;
-pub mod balance;
+pub(crate) mod as_built;
+pub(crate) mod balance;
 pub mod builder;
 mod code_axis;
 pub mod compare;
 pub mod crossed_mean;
 pub mod data_sensitivity;
 pub mod data_split;
-pub mod diagnostics;
+pub(crate) mod diagnostics;
 pub mod dimension;
 pub mod experiment;
 pub mod host_conditions;
-pub mod machines;
+pub(crate) mod machines;
 pub mod model;
-pub mod paired_shift;
-pub mod plot_data;
-pub mod plots;
-pub mod screening;
+pub(crate) mod paired_shift;
+pub(crate) mod plot_data;
+pub(crate) mod plots;
+pub(crate) mod screening;
 pub mod sensitivity;
-pub mod sequential;
+pub(crate) mod sequential;
 pub mod series;
-pub mod shift;
+pub(crate) mod shift;
 
 use std::path::Path;
 
@@ -44,7 +44,7 @@ use model::Report;
 
 /// Loads the experiment in `dir`, keeps the given metrics (all when empty) and analyses it
 /// with `options`: the data `layoutrand report DIR` renders (everything drawn included).
-pub fn analyse_directory(
+pub(crate) fn analyse_directory(
     dir: &Path,
     options: &AnalysisOptions,
     metrics: &[String],

@@ -12,30 +12,30 @@ use crate::stats::degrees_of_freedom::DegreesOfFreedom;
 use crate::units::Scale;
 
 /// Version of the JSON report format.
-pub const REPORT_SCHEMA: u32 = crate::analysis::vocabulary::OUTPUT_SCHEMA;
+pub(crate) const REPORT_SCHEMA: u32 = crate::analysis::vocabulary::OUTPUT_SCHEMA;
 
 /// The whole report of one experiment directory.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Report {
     /// [`REPORT_SCHEMA`].
-    pub schema: u32,
+    pub(crate) schema: u32,
     /// `layoutrand` version that wrote the report.
-    pub tool_version: String,
+    pub(crate) tool_version: String,
     /// The experiment directory.
-    pub directory: String,
+    pub(crate) directory: String,
     /// Confidence level of every interval in the report, e.g. 0.95.
-    pub confidence: f64,
+    pub(crate) confidence: f64,
     /// Relevance threshold (share): effects whose whole interval lies within ± this are
     /// "detectable but negligible".
-    pub negligible: f64,
+    pub(crate) negligible: f64,
     /// How the experiment was set up.
-    pub setup: Setup,
+    pub(crate) setup: Setup,
     /// One analysis per program and metric.
     pub series: Vec<SeriesReport>,
     /// Per program (and variant) with more than one metric, its layout verdicts side by
     /// side, the metric the run measured first: empty until [`crate::report::words::fill`]
     /// builds it (`crate::report::words::answers`).
-    pub across_metrics: Vec<String>,
+    pub(crate) across_metrics: Vec<String>,
     /// How the executions ended, by program and variant (each variant counted apart);
     /// written as a list of objects keyed by `program` and `variant`.
     #[serde(serialize_with = "crate::analysis::vocabulary::by_program_and_variant")]
@@ -44,37 +44,37 @@ pub struct Report {
     /// Problems found while reading and balancing the data.
     // Empty until `crate::report::words::fill` words `warning_grounds`; the warnings added
     // after the analysis (`--sequential`'s) follow them.
-    pub warnings: Vec<String>,
+    pub(crate) warnings: Vec<String>,
     /// What [`Self::warnings`] says, as data; not part of the JSON report.
     #[serde(skip)]
-    pub warning_grounds: Vec<ReportWarning>,
+    pub(crate) warning_grounds: Vec<ReportWarning>,
     /// The machine as a factor, per program and metric (Slurm runs only).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub machines: Vec<super::machines::MachineSeries>,
+    pub(crate) machines: Vec<super::machines::MachineSeries>,
     /// Each non-base variant against the base, per program and metric (experiments built
     /// with `build --variant`; empty otherwise).
-    pub comparisons: Vec<crate::analysis::variants::PairComparison>,
+    pub(crate) comparisons: Vec<crate::analysis::variants::PairComparison>,
     /// Tukey's HSD over every pair, per program and metric with more than two variants.
-    pub multiple: Vec<MultipleComparison>,
+    pub(crate) multiple: Vec<MultipleComparison>,
     /// The answer `layoutrand explain` last stored in the directory (`explain/`), which the
     /// HTML report shows as a section of its own; not part of the JSON report (explain's
     /// own JSON has it).
     #[serde(skip)]
-    pub explanation: Option<crate::analysis::explain::Explanation>,
+    pub(crate) explanation: Option<crate::analysis::explain::Explanation>,
     /// With variants: the answers `layoutrand explain` last stored for them
     /// (`NAME/explain/`), shown as the explanation is; not part of the JSON report.
     #[serde(skip)]
-    pub variant_explanations: Option<crate::analysis::explain_variants::VariantExplanations>,
+    pub(crate) variant_explanations: Option<crate::analysis::explain_variants::VariantExplanations>,
     /// `report --sequential`: the series and comparisons that could not be replayed, and
     /// why; [`crate::report::words::fill`] adds them to [`Self::warnings`].
     #[serde(skip)]
-    pub unreplayed: Vec<crate::analysis::sequential::Unreplayed>,
+    pub(crate) unreplayed: Vec<crate::analysis::sequential::Unreplayed>,
 }
 
 /// A problem found while reading, balancing or comparing the data of a report, with what
 /// its sentence needs (`crate::report::words::experiment` words it).
 #[derive(Debug, Clone, PartialEq)]
-pub enum ReportWarning {
+pub(crate) enum ReportWarning {
     /// Reading or balancing the experiment.
     Experiment(super::experiment::ExperimentWarning),
     /// A variant with no usable randomised binaries, left out of its program's comparison.
@@ -104,14 +104,14 @@ pub enum ReportWarning {
 
 /// Tukey's HSD family of one program and metric.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct MultipleComparison {
+pub(crate) struct MultipleComparison {
     /// Program.
-    pub program: String,
+    pub(crate) program: String,
     /// Metric.
-    pub metric: String,
+    pub(crate) metric: String,
     /// The family.
     #[serde(flatten)]
-    pub family: crate::analysis::variants::Multiple,
+    pub(crate) family: crate::analysis::variants::Multiple,
 }
 
 /// How the experiment was set up (from the manifest and the store header).
@@ -119,81 +119,81 @@ pub struct MultipleComparison {
 /// The fields that only the manifest records are `Option`s: `None` (JSON `null`) when the
 /// directory has no `manifest.json` and the report was built from the store alone.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct Setup {
+pub(crate) struct Setup {
     /// The benchmark command with `{bin}` unexpanded.
-    pub command: Vec<String>,
+    pub(crate) command: Vec<String>,
     /// The metric specification given to `run`.
-    pub metric: String,
+    pub(crate) metric: String,
     /// What was randomised: `link`, `module`, `global` or `none` (padding only); `None`
     /// without a manifest.
-    pub granularity: Option<String>,
+    pub(crate) granularity: Option<String>,
     /// The same as the reports' set-up line names it: `module granularity`, or for `none`
     /// `padding only, order kept` (the seeds are the build's layout jittered by padding, not
     /// shuffles of its code); `None` without a manifest.
-    pub estimand: Option<String>,
+    pub(crate) estimand: Option<String>,
     /// The linker of the relinks; `None` without a manifest.
-    pub linker: Option<String>,
+    pub(crate) linker: Option<String>,
     /// What each program's seeds could move (the manifest's `programs[].achieved`), as
     /// `NAME: words`, in the manifest's order; empty for `--rebuild` and older manifests;
     /// `None` without a manifest.
-    pub achieved: Option<Vec<String>>,
+    pub(crate) achieved: Option<Vec<String>>,
     /// What [`Self::achieved`] says, as data (`None` without a manifest): empty `achieved`
     /// until [`crate::report::words::fill`] words it; not part of the JSON.
     #[serde(skip)]
-    pub achieved_by_program: Option<Vec<ProgramAchieved>>,
+    pub(crate) achieved_by_program: Option<Vec<ProgramAchieved>>,
     /// `relink` or `rebuild`; `None` without a manifest.
-    pub mode: Option<String>,
+    pub(crate) mode: Option<String>,
     /// `build --pad MAX`: the most filler bytes a seed put before each function (0: none);
     /// `None` without a manifest.
-    pub pad: Option<u64>,
+    pub(crate) pad: Option<u64>,
     /// Seeds in the manifest (built or failed); `None` without a manifest (the store names
     /// only the binaries that were run, not the seeds whose build failed).
-    pub seeds_built: Option<usize>,
+    pub(crate) seeds_built: Option<usize>,
     /// Planned executions per binary; per binary and data seed when `data_seeds` is above 1.
-    pub executions_planned: u32,
+    pub(crate) executions_planned: u32,
     /// Data seeds per binary (`run --data-seeds`); absent when 1.
     #[serde(skip_serializing_if = "is_one")]
-    pub data_seeds: u32,
+    pub(crate) data_seeds: u32,
     /// Planned iterations per execution (including warmup).
-    pub iterations_planned: u32,
+    pub(crate) iterations_planned: u32,
     /// Warmup iterations discarded per execution.
-    pub warmup_discarded: u32,
+    pub(crate) warmup_discarded: u32,
     /// Whether ASLR was disabled.
-    pub aslr_disabled: bool,
+    pub(crate) aslr_disabled: bool,
     /// CPU model, when known.
-    pub cpu_model: Option<String>,
+    pub(crate) cpu_model: Option<String>,
     /// How the number of binaries was decided when it grew on-line (`layoutrand
     /// experiment`); `None` when it was fixed in advance.
-    pub stopping: Option<crate::files::stopping::GrowthLog>,
+    pub(crate) stopping: Option<crate::files::stopping::GrowthLog>,
     /// Online CPUs of the host.
-    pub cores: Option<u32>,
+    pub(crate) cores: Option<u32>,
     /// The host's state when the run started (load, governors, boost, SMT).
-    pub conditions: Option<crate::files::results::HostConditions>,
+    pub(crate) conditions: Option<crate::files::results::HostConditions>,
     /// The 1-minute load average at the end of the last `run` invocation.
-    pub load_after: Option<f64>,
+    pub(crate) load_after: Option<f64>,
     /// Most executions that ran at once (`run --jobs`).
-    pub jobs: u32,
+    pub(crate) jobs: u32,
     /// Warnings about the host's state, with the figures (time metrics only), built by
     /// `crate::report::words::host_conditions` ([`crate::report::words::fill`]; empty
     /// before).
-    pub host_warnings: Vec<String>,
+    pub(crate) host_warnings: Vec<String>,
     /// The host's states that disturb time measurements (time metrics only).
     #[serde(skip)]
-    pub host_conditions: Vec<super::host_conditions::HostCondition>,
+    pub(crate) host_conditions: Vec<super::host_conditions::HostCondition>,
 }
 
 /// What one program's seeds could move, as the manifest words it.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ProgramAchieved {
+pub(crate) struct ProgramAchieved {
     /// The program (or library) name.
-    pub program: String,
+    pub(crate) program: String,
     /// Whether it is a shared library (its code moves inside the programs' processes).
-    pub library: bool,
+    pub(crate) library: bool,
     /// The manifest's words (`programs[].achieved.words`).
-    pub words: String,
+    pub(crate) words: String,
 }
 
-pub use crate::analysis::effect::Interval;
+pub(crate) use crate::analysis::effect::Interval;
 
 /// The analysis of one program and metric.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -203,11 +203,11 @@ pub struct SeriesReport {
     /// The variant (`build --variant NAME`); null without variants.
     pub variant: Option<String>,
     /// Metric name.
-    pub metric: String,
+    pub(crate) metric: String,
     /// Unit of every value of this series (means, intervals, variances' square roots).
-    pub unit: String,
+    pub(crate) unit: String,
     /// Whether lower values are better and mean "faster" (time metrics).
-    pub is_time: bool,
+    pub(crate) is_time: bool,
     /// Levels of the randomised-binaries hierarchy, lowest (iteration) first, as in
     /// Kalibera & Jones §9; a level with one repetition is not estimable and is left out.
     pub levels: Vec<Level>,
@@ -226,18 +226,18 @@ pub struct SeriesReport {
     pub interval_note: Option<String>,
     /// What `interval_note` says, as figures.
     #[serde(skip)]
-    pub interval_grounds: Option<crate::analysis::single::IntervalNote>,
+    pub(crate) interval_grounds: Option<crate::analysis::single::IntervalNote>,
     /// Studentized bootstrap interval of the mean (`report --bootstrap N`), resampling the
     /// binaries (Kalibera & Jones §10 suggest a bootstrap when the binaries' means are far
     /// from normal; [`crate::stats::bootstrap`] for the method and its coverage).
-    pub bootstrap: Option<crate::stats::bootstrap::BootstrapCi>,
+    pub(crate) bootstrap: Option<crate::stats::bootstrap::BootstrapCi>,
     /// Why the bootstrap interval asked for is missing (e.g. too few binaries to bound it),
     /// or why it is not advisable (fewer than 5 binaries): null until
     /// [`crate::report::words::fill`] says [`Self::bootstrap_grounds`].
-    pub bootstrap_note: Option<String>,
+    pub(crate) bootstrap_note: Option<String>,
     /// What `bootstrap_note` says, as figures.
     #[serde(skip)]
-    pub bootstrap_grounds: Option<crate::analysis::single::BootstrapShortfall>,
+    pub(crate) bootstrap_grounds: Option<crate::analysis::single::BootstrapShortfall>,
     /// When the executions ran with several data seeds (`run --data-seeds`): the mean is
     /// over random code and data layouts, and `ci`, `relative_half_width` and
     /// `interval_note` are the crossed design's (binaries × data seeds, Satterthwaite's df),
@@ -249,7 +249,7 @@ pub struct SeriesReport {
     pub baseline: Option<BaselineSummary>,
     /// Every binary's live values summarised (the baseline first, then the seeds in seed
     /// order), as hyperfine exports each command: for plots and dashboards of one's own.
-    pub binaries: Vec<BinaryStatistics>,
+    pub(crate) binaries: Vec<BinaryStatistics>,
     /// Is the program layout-sensitive? (variance between binaries)
     pub sensitivity: Sensitivity,
     /// Does the default layout's mean differ from the mean over random layouts?
@@ -259,7 +259,7 @@ pub struct SeriesReport {
     /// The binary the user's build made, answered as the default layout is; absent when the
     /// build kept none or it was not run.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub as_built: Option<AsBuilt>,
+    pub(crate) as_built: Option<AsBuilt>,
     /// Where the variation between executions comes from — code, data, their interaction,
     /// run noise — when the executions ran with several data seeds (`run --data-seeds`);
     /// absent otherwise.
@@ -278,18 +278,18 @@ pub struct SeriesReport {
     /// summaries, and `export` the measurements); none when the series was not analysed
     /// from an experiment's measurements.
     #[serde(skip)]
-    pub plots: Option<super::plot_data::SeriesPlots>,
+    pub(crate) plots: Option<super::plot_data::SeriesPlots>,
     /// `report --sequential`: the binaries replayed in seed order with a confidence
     /// sequence (docs/report.md); absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub sequential: Option<crate::analysis::sequential::Sequential>,
+    pub(crate) sequential: Option<crate::analysis::sequential::Sequential>,
 }
 
 impl SeriesReport {
     /// The unit every number of this series' section is printed and plotted in, chosen once
     /// for its mean so that its title, its text and its plots agree (`1.02 ms` is never
     /// plotted in µs because some binaries ran faster than a millisecond).
-    pub fn scale(&self) -> Scale {
+    pub(crate) fn scale(&self) -> Scale {
         Scale::for_values(&self.unit, self.mean)
     }
 }
@@ -334,24 +334,24 @@ pub struct BaselineSummary {
 /// two questions as [`Shift`] and [`DefaultLayout`] for the baseline). Never part of the
 /// random layouts' sample.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct AsBuilt {
+pub(crate) struct AsBuilt {
     /// Its mean with its interval over executions.
-    pub binary: BaselineSummary,
+    pub(crate) binary: BaselineSummary,
     /// Its mean over the random layouts' mean, with Fieller's interval (`baseline_rank`:
     /// the share of random layouts whose mean is below its).
-    pub shift: Shift,
+    pub(crate) shift: Shift,
     /// Its place among the random layouts (percentile, prediction interval, verdict).
-    pub placement: DefaultLayout,
+    pub(crate) placement: DefaultLayout,
     /// In what the baseline differs from it, as `build` found (functions, order,
     /// addresses); absent without a manifest.
-    pub versus_baseline: Option<String>,
+    pub(crate) versus_baseline: Option<String>,
     /// Whether it has the baseline's layout (the manifest's fingerprints of the two are
     /// equal: the same functions in the same order at the same addresses): then it is the
     /// default layout measured a second time, not a layout of its own. Absent without a
     /// manifest.
-    pub same_layout_as_baseline: Option<bool>,
+    pub(crate) same_layout_as_baseline: Option<bool>,
     /// The answer in words: empty until [`crate::report::words::fill`] builds it.
-    pub text: String,
+    pub(crate) text: String,
 }
 
 /// Plain answer of a test: the one vocabulary of [`crate::analysis::vocabulary`].
@@ -364,24 +364,24 @@ pub struct Sensitivity {
     /// The answer.
     pub verdict: Verdict,
     /// F statistic (mean square between binaries over mean square within).
-    pub f: Option<f64>,
+    pub(crate) f: Option<f64>,
     /// Degrees of freedom between and within binaries.
     #[serde(flatten)]
-    pub df: Option<DegreesOfFreedom<f64>>,
+    pub(crate) df: Option<DegreesOfFreedom<f64>>,
     /// p-value of the F-test.
     pub p_value: Option<f64>,
     /// Intraclass correlation: share of the variance of an execution mean due to the binary.
     pub icc: Option<f64>,
     /// Variance components (between binaries, between executions of one binary) of an
     /// execution mean, unit².
-    pub variance_components: Option<(f64, f64)>,
+    pub(crate) variance_components: Option<(f64, f64)>,
     /// Relative variation (standard deviation / mean) of the binaries' means.
     pub cv_across_binaries: Option<f64>,
     /// Its confidence interval (chi-square interval of a standard deviation): the effect
     /// size of the layout, compared with the relevance threshold.
     pub cv_across_binaries_ci: Option<Interval>,
     /// Relative variation of execution means within one binary (pooled over binaries).
-    pub cv_across_executions: Option<f64>,
+    pub(crate) cv_across_executions: Option<f64>,
     /// The layout's own relative variation: `√max(0, T²_binary) / mean` (Kalibera & Jones
     /// eq. 2 at the binary level: the binaries' means' variance less the execution noise
     /// they carry). The "varies by X % from one layout to another" of the summary.
@@ -392,17 +392,17 @@ pub struct Sensitivity {
     /// and this exceeds `--negligible`, the verdict is `undetermined` ("cannot tell").
     pub detectable_variation: Option<f64>,
     /// Which test gave `f`, `df` and `p_value` (null when none ran).
-    pub test: Option<SensitivityTest>,
+    pub(crate) test: Option<SensitivityTest>,
     /// `blocked_ranks`: the within-round permutations behind `p_value`.
-    pub permutations: Option<usize>,
+    pub(crate) permutations: Option<usize>,
     /// Executions set aside as outlying (a load burst, a one-off): the variation figures and
     /// the one-way F test rest on the others; the blocked rank test keeps them (a rank bounds
     /// what one execution can do).
-    pub set_aside: Vec<SetAsideExecution>,
+    pub(crate) set_aside: Vec<SetAsideExecution>,
     /// The binary a "layout-sensitive" verdict rested on: without it the test no longer
     /// finds the binaries differ, and it stands apart from the others. The verdict is then
     /// `undetermined`.
-    pub rests_on: Option<RestsOn>,
+    pub(crate) rests_on: Option<RestsOn>,
     /// What the verdict rests on, for its words (not on the wire: `text` is).
     #[serde(skip)]
     pub grounds: SensitivityGrounds,
@@ -453,24 +453,24 @@ pub struct TestedGrounds {
     /// How the verdict came out of the test.
     pub outcome: SensitivityOutcome,
     /// Whether the observations are execution means (else iterations of one execution).
-    pub by_execution: bool,
+    pub(crate) by_execution: bool,
     /// Randomised binaries tested.
-    pub binaries: usize,
+    pub(crate) binaries: usize,
     /// Observations per binary.
-    pub per_binary: usize,
+    pub(crate) per_binary: usize,
     /// The one-way ANOVA of every observation: F (infinite when the executions of one
     /// binary gave identical values while binaries differ), degrees of freedom and p.
     pub anova_f: f64,
-    pub anova_df: (usize, usize),
-    pub anova_p: f64,
+    pub(crate) anova_df: (usize, usize),
+    pub(crate) anova_p: f64,
     /// The statistic and degrees of freedom of the test the verdict rests on (`f` and `df`
     /// of [`Sensitivity`] as computed: F may be infinite).
-    pub test_f: f64,
-    pub test_df: (usize, usize),
+    pub(crate) test_f: f64,
+    pub(crate) test_df: (usize, usize),
     /// Data seeds the binaries ran under (1 when the data layout was not a factor): with
     /// several, the rank test's blocks are one round and one data seed, and the power is
     /// judged against the noise within a data seed.
-    pub data_seeds: usize,
+    pub(crate) data_seeds: usize,
 }
 
 /// How a tested layout verdict came out.
@@ -498,7 +498,7 @@ pub enum SensitivityOutcome {
 
 impl SensitivityOutcome {
     /// The verdict this outcome gives.
-    pub fn verdict(self) -> Verdict {
+    pub(crate) fn verdict(self) -> Verdict {
         match self {
             SensitivityOutcome::RestsOnOne | SensitivityOutcome::Underpowered { .. } => {
                 Verdict::Undetermined
@@ -513,7 +513,7 @@ impl SensitivityOutcome {
 /// The test of the layout-sensitivity verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum SensitivityTest {
+pub(crate) enum SensitivityTest {
     /// One-way random-effects F test of the binaries' execution means (free schedules, or
     /// rounds that are not complete blocks).
     OneWayF,
@@ -526,53 +526,53 @@ pub enum SensitivityTest {
 
 /// One execution set aside as outlying.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct SetAsideExecution {
+pub(crate) struct SetAsideExecution {
     /// `seed-N`.
-    pub binary: String,
+    pub(crate) binary: String,
     /// Its layout seed.
-    pub seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
     /// The execution (and, on a rounds schedule, its round).
-    pub execution: u32,
+    pub(crate) execution: u32,
     /// Its mean relative to the robust additive fit, minus 1 (0.25: 25 % above).
-    pub deviation: f64,
+    pub(crate) deviation: f64,
 }
 
 /// The binary a verdict rested on.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct RestsOn {
+pub(crate) struct RestsOn {
     /// `seed-N`.
-    pub binary: String,
+    pub(crate) binary: String,
     /// Its layout seed.
-    pub seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
     /// Its mean relative to the median of the other binaries' means, minus 1.
-    pub deviation: f64,
+    pub(crate) deviation: f64,
     /// How many robust standard deviations of the other binaries' means it sits away.
-    pub robust_distance: f64,
+    pub(crate) robust_distance: f64,
     /// The test's p-value without it.
-    pub p_value_without: f64,
+    pub(crate) p_value_without: f64,
 }
 
 /// One binary's live values (every iteration of every execution kept after warmup).
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct BinaryStatistics {
+pub(crate) struct BinaryStatistics {
     /// `baseline` or `seed-N`.
-    pub binary: String,
+    pub(crate) binary: String,
     /// The layout seed (null for the baseline).
-    pub seed: Option<u64>,
+    pub(crate) seed: Option<u64>,
     /// Executions measured.
-    pub executions: usize,
+    pub(crate) executions: usize,
     /// Live values summarised.
-    pub values: usize,
+    pub(crate) values: usize,
     /// Their mean, in the series' unit (as every value below).
-    pub mean: f64,
+    pub(crate) mean: f64,
     /// Median (numpy's default interpolation for even counts).
-    pub median: f64,
+    pub(crate) median: f64,
     /// Smallest value.
-    pub min: f64,
+    pub(crate) min: f64,
     /// Largest value.
-    pub max: f64,
+    pub(crate) max: f64,
     /// Sample standard deviation (n − 1; null below 2 values).
-    pub stddev: Option<f64>,
+    pub(crate) stddev: Option<f64>,
 }
 
 /// Consistent layout-induced shift: the baseline's mean against the randomised binaries'.
@@ -591,13 +591,13 @@ pub struct Shift {
     pub effect: Option<crate::analysis::effect::Effect>,
     /// What the verdict rests on, for its words (not on the wire: `text` is).
     #[serde(skip)]
-    pub grounds: ShiftGrounds,
+    pub(crate) grounds: ShiftGrounds,
     /// Whether the shift was paired on data seeds whose means differ
     /// ([`super::paired_shift`]: every value taken relative to its data seed's mean), so
     /// that a tie is one of equal values under each data seed, not of one value everywhere
     /// (for its words; not on the wire).
     #[serde(skip)]
-    pub paired_on_data_seed: bool,
+    pub(crate) paired_on_data_seed: bool,
     /// The answer in words: empty until [`crate::report::words::fill`] builds it from
     /// `grounds` and the figures above.
     pub text: String,
@@ -605,7 +605,7 @@ pub struct Shift {
 
 /// Why a shift verdict is what it is, with the numbers its sentence quotes.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub enum ShiftGrounds {
+pub(crate) enum ShiftGrounds {
     /// Not analysed (a placeholder before the analysis fills it).
     #[default]
     Unanalysed,
@@ -634,11 +634,11 @@ pub enum ShiftGrounds {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rank {
     /// Below it.
-    pub below: usize,
+    pub(crate) below: usize,
     /// Equal to it.
-    pub equal: usize,
+    pub(crate) equal: usize,
     /// Random layouts with data.
-    pub n: usize,
+    pub(crate) n: usize,
 }
 
 /// "Is the default layout unusual among random layouts?": where the default layout's mean
@@ -824,17 +824,17 @@ pub struct WarmupSuggestion {
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Normality {
     /// Number of means tested.
-    pub n: usize,
+    pub(crate) n: usize,
     /// W statistic.
-    pub w: f64,
+    pub(crate) w: f64,
     /// p-value.
-    pub p_value: f64,
+    pub(crate) p_value: f64,
 }
 
 impl Normality {
     /// Whether the test rejects normality at the level of `confidence` (p below 1 −
     /// confidence); its advice is `crate::report::words::diagnostics::normality_advice`.
-    pub fn rejected(&self, confidence: f64) -> bool {
+    pub(crate) fn rejected(&self, confidence: f64) -> bool {
         self.p_value < 1.0 - confidence
     }
 }

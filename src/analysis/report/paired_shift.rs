@@ -26,7 +26,7 @@ use crate::stats::sample::{mean, MeanInterval};
 /// binary ran under exactly the random binaries' data seeds; `None` for a fixed binary that
 /// cannot be paired (then the unpaired answer stands). `random` is the eq. 4 interval over
 /// binaries with its note.
-pub fn paired_shifts(
+pub(crate) fn paired_shifts(
     series: &Series,
     random: (Option<&MeanInterval>, Option<&IntervalNote>),
     thresholds: &Thresholds,

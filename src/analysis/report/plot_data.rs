@@ -7,23 +7,23 @@ use crate::stats::sample::quantile;
 /// A box of a box plot: whiskers at the extremes, the box from the first to the third
 /// quartile, a line at the median.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BoxSummary {
+pub(crate) struct BoxSummary {
     /// Smallest value.
-    pub low: f64,
+    pub(crate) low: f64,
     /// First quartile.
-    pub q1: f64,
+    pub(crate) q1: f64,
     /// Median.
-    pub median: f64,
+    pub(crate) median: f64,
     /// Third quartile.
-    pub q3: f64,
+    pub(crate) q3: f64,
     /// Largest value.
-    pub high: f64,
+    pub(crate) high: f64,
 }
 
 impl BoxSummary {
     /// The box of `values` (quartiles as [`crate::stats::sample::quantile`] defines them);
     /// none for no values.
-    pub fn of(values: &[f64]) -> Option<BoxSummary> {
+    pub(crate) fn of(values: &[f64]) -> Option<BoxSummary> {
         let mut v = values.to_vec();
         v.sort_by(f64::total_cmp);
         Some(BoxSummary {
@@ -38,37 +38,37 @@ impl BoxSummary {
 
 /// One group of a strip/box plot.
 #[derive(Debug, Clone)]
-pub struct StripGroup {
+pub(crate) struct StripGroup {
     /// Label under the group.
-    pub label: String,
+    pub(crate) label: String,
     /// Points drawn as dots (e.g. execution means).
-    pub points: Vec<f64>,
+    pub(crate) points: Vec<f64>,
     /// The box of the values it summarises (e.g. all live iterations); none without values.
-    pub box_summary: Option<BoxSummary>,
+    pub(crate) box_summary: Option<BoxSummary>,
     /// Draw this group as the baseline.
-    pub highlight: bool,
+    pub(crate) highlight: bool,
 }
 
 /// One execution's iterations in run order.
 #[derive(Debug, Clone, Default)]
-pub struct RunSequence {
+pub(crate) struct RunSequence {
     /// The binary (`seed-N`, `baseline`).
-    pub binary: String,
+    pub(crate) binary: String,
     /// The execution's number.
-    pub execution: u32,
+    pub(crate) execution: u32,
     /// Whether changepoint detection suggests a longer warmup than the one discarded.
-    pub longer_warmup: bool,
+    pub(crate) longer_warmup: bool,
     /// Every iteration, warmup first.
-    pub values: Vec<f64>,
+    pub(crate) values: Vec<f64>,
     /// Iterations discarded as warmup (shaded).
-    pub warmup: usize,
+    pub(crate) warmup: usize,
     /// Where changepoint detection suggests the warmup should end.
-    pub marks: Vec<usize>,
+    pub(crate) marks: Vec<usize>,
 }
 
 /// What the lag and ACF plots show.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum DependenceSubject {
+pub(crate) enum DependenceSubject {
     /// The live iterations of one execution of a binary.
     Iterations {
         /// The binary (`seed-N`).
@@ -84,48 +84,48 @@ pub enum DependenceSubject {
 /// Values against their lagged selves and their autocorrelations, each beside the same
 /// values randomly reordered.
 #[derive(Debug, Clone, Default)]
-pub struct Dependence {
+pub(crate) struct Dependence {
     /// What the values are.
-    pub subject: DependenceSubject,
+    pub(crate) subject: DependenceSubject,
     /// The values in run order.
-    pub values: Vec<f64>,
+    pub(crate) values: Vec<f64>,
     /// The same values, randomly reordered (seeded).
-    pub reordered: Vec<f64>,
+    pub(crate) reordered: Vec<f64>,
     /// The lags of the lag plots (those shorter than the data).
-    pub lags: Vec<usize>,
+    pub(crate) lags: Vec<usize>,
     /// Autocorrelations from lag 1 of the values and of the reordered twin, with the ±bound
     /// expected of independent noise; none below 4 values.
-    pub acf: Option<(Vec<f64>, Vec<f64>, f64)>,
+    pub(crate) acf: Option<(Vec<f64>, Vec<f64>, f64)>,
 }
 
 /// One level's bar of the variance-component plot.
 #[derive(Debug, Clone, PartialEq)]
-pub struct VarianceBar {
+pub(crate) struct VarianceBar {
     /// The level (`iteration`, `execution`, `binary`).
-    pub level: String,
+    pub(crate) level: String,
     /// Its repetitions r_i.
-    pub repetitions: usize,
+    pub(crate) repetitions: usize,
     /// Its variance component T_i² (Kalibera & Jones eq. 2), in the metric's unit².
-    pub t2: f64,
+    pub(crate) t2: f64,
 }
 
 /// The plots of one data set, as data, every value in the scaled unit `unit`.
 #[derive(Debug, Clone, Default)]
-pub struct SeriesPlots {
+pub(crate) struct SeriesPlots {
     /// The metric measured.
-    pub metric: String,
+    pub(crate) metric: String,
     /// The unit the values are shown in (the section's scale; empty for a count).
-    pub unit: String,
+    pub(crate) unit: String,
     /// Strip/box plot of every binary, the baseline marked.
-    pub binaries: Vec<StripGroup>,
+    pub(crate) binaries: Vec<StripGroup>,
     /// Variance components (T² per level).
-    pub variance: Vec<VarianceBar>,
+    pub(crate) variance: Vec<VarianceBar>,
     /// Execution means in schedule order (drift across the experiment).
-    pub schedule: Vec<f64>,
+    pub(crate) schedule: Vec<f64>,
     /// Run sequences of the iterations of selected executions.
-    pub run_sequences: Vec<RunSequence>,
+    pub(crate) run_sequences: Vec<RunSequence>,
     /// What the lag and ACF plots show.
-    pub dependence: Dependence,
+    pub(crate) dependence: Dependence,
 }
 
 #[cfg(test)]

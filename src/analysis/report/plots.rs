@@ -14,13 +14,13 @@ use super::plot_data::{
 };
 
 /// Per-execution run-sequence plots shown at most (flagged executions come first).
-pub const MAX_RUN_SEQUENCES: usize = 12;
+pub(crate) const MAX_RUN_SEQUENCES: usize = 12;
 
 /// Lags of the lag plots (Kalibera & Jones §6.1 check lags 1–4).
-pub const LAGS: [usize; 4] = [1, 2, 3, 4];
+pub(crate) const LAGS: [usize; 4] = [1, 2, 3, 4];
 
 /// Lags of the ACF plots.
-pub const ACF_LAGS: usize = 20;
+pub(crate) const ACF_LAGS: usize = 20;
 
 /// Autocorrelations from lag 1 on; none for a constant sequence (NaN).
 fn lagged(acf: Vec<f64>) -> Vec<f64> {
@@ -28,7 +28,7 @@ fn lagged(acf: Vec<f64>) -> Vec<f64> {
 }
 
 /// The data of the plots of `series` (whose analysis is `report`).
-pub fn series_plots(series: &Series, report: &SeriesReport) -> SeriesPlots {
+pub(crate) fn series_plots(series: &Series, report: &SeriesReport) -> SeriesPlots {
     // The section's unit (its title and text), not one chosen from the plotted values.
     let scale = report.scale();
     let (factor, unit) = (scale.factor, scale.name);

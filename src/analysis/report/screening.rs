@@ -18,16 +18,16 @@ use crate::stats::sample::median;
 /// An execution is set aside when its residual from the median polish exceeds this many
 /// robust standard deviations (MAD-based) of all residuals: 5 keeps a normal execution in
 /// with probability 1 − 6e-7, while a +20 % burst on 1 % noise is ~20 of them.
-pub const SET_ASIDE_CUT: f64 = 5.0;
+pub(crate) const SET_ASIDE_CUT: f64 = 5.0;
 /// At most this share of a series' executions is set aside (at least one): more outliers
 /// than that is no longer a few bursts but the data.
-pub const SET_ASIDE_MOST_SHARE: f64 = 0.1;
+pub(crate) const SET_ASIDE_MOST_SHARE: f64 = 0.1;
 /// A binary "stands apart" when its mean sits this many robust standard deviations of the
 /// other binaries' means from their median.
-pub const APART_CUT: f64 = 5.0;
+pub(crate) const APART_CUT: f64 = 5.0;
 /// Within-round permutations behind the blocked rank test's p-value: the Monte Carlo
 /// standard error at p = 0.05 is 0.0049 (each permutation polishes the table again).
-pub const PERMUTATIONS: usize = 1_999;
+pub(crate) const PERMUTATIONS: usize = 1_999;
 /// Seed and purpose of the permutations: fixed, so the same data always give the same p.
 const PERMUTATION_SEED: u64 = 36;
 const PERMUTATION_PURPOSE: &str = "sensitivity-permutations";
@@ -37,18 +37,18 @@ const PLAIN_RANKS_PURPOSE: &str = "sensitivity-permutations-plain-ranks";
 /// The execution means of a series as a binaries × columns table: on a rounds schedule the
 /// columns are the rounds every binary has (the blocks), otherwise each binary's executions
 /// in order (no meaning across binaries).
-pub struct ExecutionTable {
+pub(crate) struct ExecutionTable {
     /// `values[binary][column]`.
-    pub values: Vec<Vec<f64>>,
+    pub(crate) values: Vec<Vec<f64>>,
     /// `executions[binary][column]`: the execution index of each cell.
-    pub executions: Vec<Vec<u32>>,
+    pub(crate) executions: Vec<Vec<u32>>,
     /// Whether the columns are rounds (randomised complete blocks).
-    pub blocked: bool,
+    pub(crate) blocked: bool,
 }
 
 impl ExecutionTable {
     /// The table of `series` (balanced: every binary has the same number of executions).
-    pub fn of(series: &Series) -> ExecutionTable {
+    pub(crate) fn of(series: &Series) -> ExecutionTable {
         let rounds = series.rounds.then(|| common_rounds(series)).flatten();
         let executions: Vec<Vec<u32>> = series
             .seeds
@@ -99,31 +99,31 @@ fn common_rounds(series: &Series) -> Option<Vec<u32>> {
 }
 
 /// What the screening found and the test on it.
-pub struct Screened {
+pub(crate) struct Screened {
     /// Executions set aside, as `(binary index, column)`, with their relative deviation.
-    pub set_aside: Vec<(usize, usize, f64)>,
+    pub(crate) set_aside: Vec<(usize, usize, f64)>,
     /// Each binary's execution means that were kept.
-    pub kept: Vec<Vec<f64>>,
+    pub(crate) kept: Vec<Vec<f64>>,
     /// The one-way ANOVA of the kept execution means (variance components, power).
-    pub anova: RandomEffectsAnova,
+    pub(crate) anova: RandomEffectsAnova,
     /// The verdict's test.
-    pub test: LayoutTest,
+    pub(crate) test: LayoutTest,
 }
 
 /// A test of "the binaries differ".
 #[derive(Debug, Clone, Copy)]
-pub struct LayoutTest {
-    pub kind: SensitivityTest,
-    pub f: f64,
-    pub df: (usize, usize),
-    pub p: f64,
-    pub permutations: Option<usize>,
+pub(crate) struct LayoutTest {
+    pub(crate) kind: SensitivityTest,
+    pub(crate) f: f64,
+    pub(crate) df: (usize, usize),
+    pub(crate) p: f64,
+    pub(crate) permutations: Option<usize>,
 }
 
 /// Screens `table`: sets aside outlying executions (median polish of the logarithms, with
 /// the rounds as columns when they are blocks), tests the binaries (blocked rank test on
 /// every cell when blocked, else the one-way F test of the kept executions).
-pub fn screen(table: &ExecutionTable) -> Result<Screened, StatsError> {
+pub(crate) fn screen(table: &ExecutionTable) -> Result<Screened, StatsError> {
     let set_aside = outlying_executions(table);
     let kept: Vec<Vec<f64>> = table
         .values
@@ -251,7 +251,7 @@ fn log_scale(values: &[Vec<f64>]) -> Vec<Vec<f64>> {
 }
 
 /// The set-aside executions as the model names them.
-pub fn set_aside_executions(
+pub(crate) fn set_aside_executions(
     series: &Series,
     table: &ExecutionTable,
     screened: &Screened,
@@ -270,7 +270,7 @@ pub fn set_aside_executions(
 
 /// The binary a rejection at `alpha` rests on: among the binaries whose kept mean stands
 /// apart ([`APART_CUT`]), the farthest whose removal leaves the test at `p ≥ alpha`.
-pub fn rests_on(
+pub(crate) fn rests_on(
     series: &Series,
     table: &ExecutionTable,
     screened: &Screened,

@@ -18,7 +18,7 @@ use crate::stats::StatsError;
 /// repeated t intervals up to it for "repeated_t" (the rule before), Lai's mixture at the
 /// nominal level for "lai_t_mixture" (the first rule). Any other store (no log, or a log
 /// written before the rule was sequential): the calibrated sequence without a horizon.
-pub fn plan(experiment: &Experiment) -> (Method, Option<usize>) {
+pub(crate) fn plan(experiment: &Experiment) -> (Method, Option<usize>) {
     let Some(log) = experiment.growth.as_ref() else {
         return (Method::LaiCalibrated, None);
     };
@@ -45,7 +45,7 @@ pub fn plan(experiment: &Experiment) -> (Method, Option<usize>) {
 /// by looking up to it. The mixing parameter still depends on the size; the seeded
 /// calibration measures the coverage of stores sized by looking
 /// (tests/stats/sequential_calibration.rs, docs/sequential.md).
-pub fn tuned_to_store(rule: &Rule) -> bool {
+pub(crate) fn tuned_to_store(rule: &Rule) -> bool {
     rule.method == Method::LaiCalibrated && rule.horizon.is_none()
 }
 
@@ -59,14 +59,14 @@ fn tuned(rule: &Rule, to_store: bool, binaries: usize) -> Rule {
 }
 
 /// Replays one series' binaries' means.
-pub fn for_series(series: &Series, rule: &Rule) -> Result<Sequential, StatsError> {
+pub(crate) fn for_series(series: &Series, rule: &Rule) -> Result<Sequential, StatsError> {
     let means: Vec<f64> = series.seeds.iter().map(|b| b.mean()).collect();
     replay_mean(&means, rule)
 }
 
 /// Replays the per-seed ratios of `new` over `base`, seeds matched by number, in the base's
 /// seed order; a seed missing on either side is left out.
-pub fn for_pair(base: &Series, new: &Series, rule: &Rule) -> Result<Sequential, StatsError> {
+pub(crate) fn for_pair(base: &Series, new: &Series, rule: &Rule) -> Result<Sequential, StatsError> {
     let (b, n) = matched_means(base, new);
     replay_ratio(&b, &n, rule, base.is_time())
 }
@@ -87,7 +87,7 @@ fn matched_means(base: &Series, new: &Series) -> (Vec<f64>, Vec<f64>) {
 /// in the same order); what cannot be replayed is recorded in `report.unreplayed` instead.
 /// A comparison held together with others (Bonferroni, more than two variants) uses its
 /// adjusted confidence.
-pub fn attach(report: &mut Report, experiment: &Experiment, rule: &Rule) {
+pub(crate) fn attach(report: &mut Report, experiment: &Experiment, rule: &Rule) {
     let mut unreplayed = Vec::new();
     let to_store = tuned_to_store(rule);
     for (out, series) in report.series.iter_mut().zip(&experiment.series) {

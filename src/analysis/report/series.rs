@@ -65,12 +65,12 @@ pub struct ExecutionData {
 
 impl BinaryData {
     /// Number of live iterations per execution (the data are balanced).
-    pub fn iterations(&self) -> usize {
+    pub(crate) fn iterations(&self) -> usize {
         self.executions.first().map_or(0, |e| e.live.len())
     }
 
     /// Mean of all live values of this binary.
-    pub fn mean(&self) -> f64 {
+    pub(crate) fn mean(&self) -> f64 {
         let values: Vec<f64> = self
             .executions
             .iter()
@@ -87,16 +87,16 @@ impl BinaryData {
 
 /// A program as the reports name it (a key, not a sentence): one spelling, the
 /// vocabulary's.
-pub use crate::analysis::vocabulary::program_label;
+pub(crate) use crate::analysis::vocabulary::program_label;
 
 impl Series {
     /// Executions per seed binary (balanced).
-    pub fn executions_per_binary(&self) -> usize {
+    pub(crate) fn executions_per_binary(&self) -> usize {
         self.seeds.first().map_or(0, |b| b.executions.len())
     }
 
     /// Live iterations per execution (balanced).
-    pub fn iterations_per_execution(&self) -> usize {
+    pub(crate) fn iterations_per_execution(&self) -> usize {
         self.seeds.first().map_or(0, BinaryData::iterations)
     }
 
@@ -109,7 +109,7 @@ impl Series {
     }
 
     /// Whether the metric measures time (so lower means faster).
-    pub fn is_time(&self) -> bool {
+    pub(crate) fn is_time(&self) -> bool {
         crate::units::is_time_unit(&self.unit)
             || matches!(self.metric.as_str(), "wall" | "cpu" | "user" | "sys")
     }

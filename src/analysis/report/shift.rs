@@ -30,21 +30,21 @@ use crate::analysis::single::{interval_use, IntervalNote, IntervalUse, Narrowing
 
 /// A fixed layout measured beside the random ones (the baseline or the as-built binary;
 /// `crate::report::words::shift` names each).
-pub struct Fixed<'a> {
+pub(crate) struct Fixed<'a> {
     /// Its balanced data; `None` when it was not run.
-    pub data: Option<&'a BinaryData>,
+    pub(crate) data: Option<&'a BinaryData>,
 }
 
 impl<'a> Fixed<'a> {
     /// The default-layout baseline of `series`.
-    pub fn baseline(series: &'a Series) -> Fixed<'a> {
+    pub(crate) fn baseline(series: &'a Series) -> Fixed<'a> {
         Fixed {
             data: series.baseline.as_ref(),
         }
     }
 
     /// The binary the user's build made (`as-built`) of `series`.
-    pub fn as_built(series: &'a Series) -> Fixed<'a> {
+    pub(crate) fn as_built(series: &'a Series) -> Fixed<'a> {
         Fixed {
             data: series.as_built.as_ref(),
         }
@@ -63,7 +63,7 @@ fn rank_of(value: f64, seed_means: &[f64]) -> Rank {
 
 /// The shift analysis of the default layout from the two intervals (both at
 /// `thresholds.confidence`); see [`shift_of`].
-pub fn shift(
+pub(crate) fn shift(
     series: &Series,
     random: (Option<&MeanInterval>, Option<&IntervalNote>),
     baseline: Option<&MeanInterval>,
@@ -83,7 +83,7 @@ pub fn shift(
 /// and `fixed_ci`, its own over executions. `random_note` says why the random layouts'
 /// mean has no interval when the engine said why (an overflowing spread, an interval
 /// withheld); without one, there were too few binaries.
-pub fn shift_of(
+pub(crate) fn shift_of(
     series: &Series,
     fixed: &Fixed,
     (random, random_note): (Option<&MeanInterval>, Option<&IntervalNote>),
@@ -161,7 +161,7 @@ fn shift_verdict(effect: EffectVerdict) -> Verdict {
 }
 
 /// "Is the default layout unusual among random layouts?": [`placement_of`] the baseline.
-pub fn default_layout(series: &Series, thresholds: &Thresholds) -> DefaultLayout {
+pub(crate) fn default_layout(series: &Series, thresholds: &Thresholds) -> DefaultLayout {
     placement_of(series, &Fixed::baseline(series), thresholds)
 }
 
@@ -175,7 +175,11 @@ pub fn default_layout(series: &Series, thresholds: &Thresholds) -> DefaultLayout
 /// scale otherwise. `v_new` is the variance of the fixed layout's own mean (`new_variance`).
 /// On a fixed layout that is one more random layout it says "unusual" in 1 − confidence of
 /// experiments (tested by simulation).
-pub fn placement_of(series: &Series, fixed: &Fixed, thresholds: &Thresholds) -> DefaultLayout {
+pub(crate) fn placement_of(
+    series: &Series,
+    fixed: &Fixed,
+    thresholds: &Thresholds,
+) -> DefaultLayout {
     let undetermined = |grounds: PlacementGrounds| DefaultLayout {
         verdict: Verdict::Undetermined,
         percentile: None,
@@ -294,7 +298,7 @@ fn placement_verdict(
 
 /// Whether every live value of `binaries` is positive (a time, a count): then no interval
 /// of their mean may reach zero.
-pub fn all_positive(binaries: &[BinaryData]) -> bool {
+pub(crate) fn all_positive(binaries: &[BinaryData]) -> bool {
     binaries
         .iter()
         .flat_map(|b| b.executions.iter().flat_map(|e| e.live.iter()))
@@ -305,7 +309,7 @@ pub fn all_positive(binaries: &[BinaryData]) -> bool {
 /// its iterations are no replicates of the execution-to-execution variation (taking them
 /// as such is pseudo-replication, and made a shift "detected" in 8.8 % of experiments
 /// without one).
-pub fn baseline_interval(b: &BinaryData, confidence: f64) -> Option<MeanInterval> {
+pub(crate) fn baseline_interval(b: &BinaryData, confidence: f64) -> Option<MeanInterval> {
     (b.executions.len() >= 2)
         .then(|| mean_interval(&b.execution_means(), confidence).ok())
         .flatten()
@@ -313,7 +317,7 @@ pub fn baseline_interval(b: &BinaryData, confidence: f64) -> Option<MeanInterval
 
 /// The default-layout binary's mean with its interval over executions, the interval left out
 /// when [`interval_use`] withholds it.
-pub fn baseline_summary(b: &BinaryData, ci: Option<&MeanInterval>) -> BaselineSummary {
+pub(crate) fn baseline_summary(b: &BinaryData, ci: Option<&MeanInterval>) -> BaselineSummary {
     let judged =
         ci.map(|c| interval_use(c.mean, c.half_width, all_positive(std::slice::from_ref(b))));
     BaselineSummary {

@@ -18,7 +18,7 @@ use crate::seeded::SeededRng;
 use crate::wrap::record::InputKind;
 
 /// Subdirectory of the record directory holding each program's objects merged once.
-pub const MERGED_DIR: &str = "merged";
+pub(crate) const MERGED_DIR: &str = "merged";
 
 /// The seed-independent part of a merged relink, computed once per program.
 #[derive(Debug)]

@@ -27,30 +27,29 @@ use crate::wrap::record::{self, InputKind, LinkRecord};
 
 mod merged;
 use merged::Prepared;
-pub use merged::MERGED_DIR;
 
 /// One program to relink: its recording and how to randomise it.
 #[derive(Debug, Clone)]
 pub struct Program {
     /// Name used for the output file and in messages.
-    pub name: String,
+    pub(crate) name: String,
     /// The recorded link.
-    pub record: LinkRecord,
+    pub(crate) record: LinkRecord,
     /// The linker to use.
-    pub linker: Linker,
+    pub(crate) linker: Linker,
     /// The randomisation mechanism.
-    pub mechanism: Mechanism,
+    pub(crate) mechanism: Mechanism,
     /// The record directory holding the input blobs.
-    pub record_dir: PathBuf,
+    pub(crate) record_dir: PathBuf,
     /// `build --pad MAX`: seeds put up to this many bytes of filler in front of each moved
     /// code section (0: none; the baseline never gets any).
-    pub pad: u64,
+    pub(crate) pad: u64,
     /// `build --data-order`: the program's static data sections are placed by the merged
     /// object's script too and permuted per seed (stream `data-order:<program>`).
-    pub data_order: bool,
+    pub(crate) data_order: bool,
     /// `layoutrand explain --confirm`: the code section of one function moved alone in a
     /// seed's relink (`None`: none).
-    pub pad_before: Option<MoveAlone>,
+    pub(crate) pad_before: Option<MoveAlone>,
     /// What every binary of the program shares (its modules' sections, the merged object
     /// and its index), made by the first link and reused by the others: a seed's own work is
     /// then its permutation, its final link and its checks.
@@ -63,20 +62,20 @@ pub struct Program {
 /// `before + behind` (a whole period of the cache's sets: every placement feature of that
 /// code unchanged) while the section itself moves by `before`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MoveAlone {
+pub(crate) struct MoveAlone {
     /// The function's symbol name.
-    pub function: String,
+    pub(crate) function: String,
     /// Filler bytes in front of its section (a multiple of the section's alignment).
-    pub before: u64,
+    pub(crate) before: u64,
     /// Filler bytes behind its section's code.
-    pub behind: u64,
+    pub(crate) behind: u64,
 }
 
 /// A finished link.
 #[derive(Debug)]
-pub struct Linked {
+pub(crate) struct Linked {
     /// Wall time of the whole relink (reordering included), seconds.
-    pub seconds: f64,
+    pub(crate) seconds: f64,
 }
 
 /// Why a program whose objects hold LTO IR but whose link has no `-flto` is refused, and the
@@ -99,7 +98,7 @@ impl Program {
     /// The program `name` of the recorded `link`, relinked with `linker` at `granularity`.
     /// An LTO link is relinked from the machine code its own link generated (kept by the
     /// shim), or, failing that, from code generated here once ([`lto_once::generate`]).
-    pub fn new(
+    pub(crate) fn new(
         name: String,
         link: &LinkRecord,
         linker: Linker,
@@ -134,7 +133,7 @@ impl Program {
     }
 
     /// Whether this is a shared library (a `-shared` link) rather than a program.
-    pub fn is_library(&self) -> bool {
+    pub(crate) fn is_library(&self) -> bool {
         self.record.shared
     }
 
@@ -148,7 +147,7 @@ impl Program {
 
     /// Links the program for `seed` (`None`: the baseline, recorded order) into `out`, using
     /// `work` (emptied first) for intermediate files.
-    pub fn link(&self, seed: Option<u64>, out: &Path, work: &Path) -> Result<Linked> {
+    pub(crate) fn link(&self, seed: Option<u64>, out: &Path, work: &Path) -> Result<Linked> {
         let start = Instant::now();
         // `out` and `work` lie in the experiment directory that holds the recording: made
         // through the confined writer, so a planted seed-N or .work link is refused.

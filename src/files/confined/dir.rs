@@ -54,7 +54,7 @@ pub enum Entry {
 
 impl ExperimentDir {
     /// Opens the existing directory `path` (which may itself be reached through a link).
-    pub fn open(path: &Path) -> Result<ExperimentDir> {
+    pub(crate) fn open(path: &Path) -> Result<ExperimentDir> {
         let fd = open_path(path).with_context(|| format!("cannot open {}", path.display()))?;
         Ok(ExperimentDir {
             fd,
@@ -78,13 +78,13 @@ impl ExperimentDir {
 
     /// `rel` below the directory, for a message or to hand to a tool that writes there once
     /// its directory was made with [`ExperimentDir::create_dir_all`].
-    pub fn join(&self, rel: impl AsRef<Path>) -> PathBuf {
+    pub(crate) fn join(&self, rel: impl AsRef<Path>) -> PathBuf {
         self.path.join(rel)
     }
 
     /// The directory `rel` below this one, created when missing (each component a real
     /// directory), as a directory of its own.
-    pub fn sub(&self, rel: impl AsRef<Path>) -> Result<ExperimentDir> {
+    pub(crate) fn sub(&self, rel: impl AsRef<Path>) -> Result<ExperimentDir> {
         let rel = rel.as_ref();
         Ok(ExperimentDir {
             fd: self.walk(rel, true)?,
@@ -94,13 +94,13 @@ impl ExperimentDir {
 
     /// Creates the directory `rel` and its missing parents; every existing component must be
     /// a real directory.
-    pub fn create_dir_all(&self, rel: impl AsRef<Path>) -> Result<()> {
+    pub(crate) fn create_dir_all(&self, rel: impl AsRef<Path>) -> Result<()> {
         self.walk(rel.as_ref(), true).map(drop)
     }
 
     /// What is at `rel`, without following a link; a link or a special file on the way to
     /// it is refused.
-    pub fn entry(&self, rel: impl AsRef<Path>) -> Result<Entry> {
+    pub(crate) fn entry(&self, rel: impl AsRef<Path>) -> Result<Entry> {
         let rel = rel.as_ref();
         let (parent, leaf) = match self.parent_of(rel, false) {
             Ok(p) => p,
@@ -125,7 +125,7 @@ impl ExperimentDir {
     }
 
     /// Writes `bytes` to `rel` atomically (see [`ExperimentDir::write_atomic_with`]).
-    pub fn write_atomic(&self, rel: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
+    pub(crate) fn write_atomic(&self, rel: impl AsRef<Path>, bytes: &[u8]) -> Result<()> {
         self.write_atomic_with(rel, |w| Ok(w.write_all(bytes)?))
     }
 
@@ -134,7 +134,7 @@ impl ExperimentDir {
     /// special file at `rel` is refused, not replaced; the parent directory is created when
     /// missing. A regular file replaced keeps its mode; a new one gets the umask's. When
     /// `fill` fails, `rel` is left as it was.
-    pub fn write_atomic_with(
+    pub(crate) fn write_atomic_with(
         &self,
         rel: impl AsRef<Path>,
         fill: impl FnOnce(&mut dyn Write) -> Result<()>,
@@ -194,7 +194,7 @@ impl ExperimentDir {
 
     /// Creates `rel` as a new file for writing (`O_EXCL | O_NOFOLLOW`, mode 0644 under the
     /// umask); an existing entry of any kind is an error.
-    pub fn create_new(&self, rel: impl AsRef<Path>) -> Result<File> {
+    pub(crate) fn create_new(&self, rel: impl AsRef<Path>) -> Result<File> {
         let rel = rel.as_ref();
         let (parent, leaf) = self.parent_of(rel, true)?;
         let flags = OFlag::O_WRONLY | OFlag::O_CREAT | OFlag::O_EXCL;
@@ -206,7 +206,7 @@ impl ExperimentDir {
     /// directory or a special file there is refused.
     ///
     /// [`create_new`]: ExperimentDir::create_new
-    pub fn create_fresh(&self, rel: impl AsRef<Path>) -> Result<File> {
+    pub(crate) fn create_fresh(&self, rel: impl AsRef<Path>) -> Result<File> {
         let rel = rel.as_ref();
         self.remove_file(rel)?;
         self.create_new(rel)
@@ -215,7 +215,7 @@ impl ExperimentDir {
     /// Opens `rel` for appending and reading, creating it when missing; a symbolic link or
     /// anything but a regular file is refused (a FIFO is opened without blocking, so it
     /// cannot stall the caller). `what` names the file in messages.
-    pub fn open_append(&self, rel: impl AsRef<Path>, what: &str) -> Result<File> {
+    pub(crate) fn open_append(&self, rel: impl AsRef<Path>, what: &str) -> Result<File> {
         let rel = rel.as_ref();
         let (parent, leaf) = self.parent_of(rel, true)?;
         let flags = OFlag::O_RDWR | OFlag::O_APPEND | OFlag::O_CREAT | OFlag::O_NONBLOCK;
@@ -242,7 +242,7 @@ impl ExperimentDir {
 
     /// Renames `from` to `to`, both below the directory (the parent of `to` is created when
     /// missing). A link at `to` is replaced, not followed; a directory is not replaced.
-    pub fn rename(&self, from: impl AsRef<Path>, to: impl AsRef<Path>) -> Result<()> {
+    pub(crate) fn rename(&self, from: impl AsRef<Path>, to: impl AsRef<Path>) -> Result<()> {
         let (from, to) = (from.as_ref(), to.as_ref());
         let (from_dir, from_leaf) = self.parent_of(from, false)?;
         let (to_dir, to_leaf) = self.parent_of(to, true)?;
@@ -265,7 +265,7 @@ impl ExperimentDir {
     /// nothing was there. A directory is not removed (see [`remove_dir_all`]).
     ///
     /// [`remove_dir_all`]: ExperimentDir::remove_dir_all
-    pub fn remove_file(&self, rel: impl AsRef<Path>) -> Result<bool> {
+    pub(crate) fn remove_file(&self, rel: impl AsRef<Path>) -> Result<bool> {
         let rel = rel.as_ref();
         let (parent, leaf) = match self.parent_of(rel, false) {
             Ok(p) => p,
@@ -281,7 +281,7 @@ impl ExperimentDir {
 
     /// Removes the directory `rel` when it is empty; `Ok(false)` when it is missing or not
     /// empty (another writer still uses it).
-    pub fn remove_empty_dir(&self, rel: impl AsRef<Path>) -> Result<bool> {
+    pub(crate) fn remove_empty_dir(&self, rel: impl AsRef<Path>) -> Result<bool> {
         let rel = rel.as_ref();
         if self.entry(rel)? != Entry::Dir {
             return Ok(false);
@@ -294,7 +294,7 @@ impl ExperimentDir {
     /// tree is walked through directory descriptors and each entry removed with `unlinkat`
     /// (a link inside is removed, its target untouched). `rel` itself being a link is
     /// refused. `Ok(false)` when nothing was there.
-    pub fn remove_dir_all(&self, rel: impl AsRef<Path>) -> Result<bool> {
+    pub(crate) fn remove_dir_all(&self, rel: impl AsRef<Path>) -> Result<bool> {
         let rel = rel.as_ref();
         match self.entry(rel)? {
             Entry::Missing => return Ok(false),
@@ -313,7 +313,12 @@ impl ExperimentDir {
     /// Copies the file at `from` (anywhere: it is read, not written) to `rel`, created
     /// afresh (see [`ExperimentDir::create_fresh`]), with mode `mode` (`None`: `from`'s, as
     /// `std::fs::copy` does).
-    pub fn copy_in(&self, from: &Path, rel: impl AsRef<Path>, mode: Option<u32>) -> Result<()> {
+    pub(crate) fn copy_in(
+        &self,
+        from: &Path,
+        rel: impl AsRef<Path>,
+        mode: Option<u32>,
+    ) -> Result<()> {
         let rel = rel.as_ref();
         let mut src =
             File::open(from).with_context(|| format!("cannot read {}", from.display()))?;
@@ -332,7 +337,7 @@ impl ExperimentDir {
     /// Makes `rel` a hard link to the file `from` (`linkat` without following a link at
     /// `from`), replacing a file or link there; where a hard link cannot be made (another
     /// file system), a copy.
-    pub fn link_or_copy_in(&self, from: &Path, rel: impl AsRef<Path>) -> Result<()> {
+    pub(crate) fn link_or_copy_in(&self, from: &Path, rel: impl AsRef<Path>) -> Result<()> {
         let rel = rel.as_ref();
         self.remove_file(rel)?;
         let (parent, leaf) = self.parent_of(rel, true)?;
@@ -351,7 +356,7 @@ impl ExperimentDir {
 
     /// `path` relative to this directory; `path` must lie lexically below it (the callers
     /// build their paths from it: anything else is a bug).
-    pub fn rel<'a>(&self, path: &'a Path) -> Result<&'a Path> {
+    pub(crate) fn rel<'a>(&self, path: &'a Path) -> Result<&'a Path> {
         path.strip_prefix(&self.path).with_context(|| {
             format!(
                 "{} is not inside {} (a bug: the paths written are built from it)",
@@ -363,7 +368,7 @@ impl ExperimentDir {
 
     /// Creates the symbolic link `rel` pointing at `target` (a link is written, never
     /// followed), replacing a file or link there.
-    pub fn symlink(&self, target: &Path, rel: impl AsRef<Path>) -> Result<()> {
+    pub(crate) fn symlink(&self, target: &Path, rel: impl AsRef<Path>) -> Result<()> {
         let rel = rel.as_ref();
         self.remove_file(rel)?;
         let (parent, leaf) = self.parent_of(rel, true)?;

@@ -53,7 +53,7 @@ impl Results {
     }
 
     /// The run's planned binaries: the header's, then those of every extension.
-    pub fn planned_binaries(&self) -> Vec<String> {
+    pub(crate) fn planned_binaries(&self) -> Vec<String> {
         let mut all: Vec<String> = self
             .header
             .as_ref()
@@ -94,7 +94,7 @@ impl ScanOptions {
 
 /// Reads the one store file `dir/results.jsonl`, keeping every committed measurement in
 /// memory (see `crate::files::store::read_results` for the rules).
-pub fn read_file(dir: &Path) -> Result<Results> {
+pub(crate) fn read_file(dir: &Path) -> Result<Results> {
     let mut measurements = Vec::new();
     let mut results = scan_file(dir, |_, mine| measurements.extend(mine))?;
     results.measurements = measurements;
@@ -103,7 +103,7 @@ pub fn read_file(dir: &Path) -> Result<Results> {
 
 /// Reads the one store file `dir/results.jsonl` in one streaming pass, handing each committed
 /// execution with its measurements to `on_commit` (see `crate::files::store::scan_results`).
-pub fn scan_file(
+pub(crate) fn scan_file(
     dir: &Path,
     on_commit: impl FnMut(&Execution, Vec<Measurement>),
 ) -> Result<Results> {
@@ -112,7 +112,7 @@ pub fn scan_file(
 
 /// [`scan_file`], but the returned [`Results`] holds no execution records either: each is
 /// only handed to `on_commit` (see `crate::files::store::scan_commits`).
-pub fn scan_file_commits(
+pub(crate) fn scan_file_commits(
     dir: &Path,
     on_commit: impl FnMut(&Execution, Vec<Measurement>),
 ) -> Result<Results> {
@@ -720,7 +720,7 @@ impl StoreWriter {
     /// Writes the store's header (its first line) and signs it as this user's
     /// ([`crate::files::trust`]): a resumed run reruns the command, cwd and environment it
     /// holds only while that MAC verifies.
-    pub fn append_header(&mut self, header: Header) -> Result<()> {
+    pub(crate) fn append_header(&mut self, header: Header) -> Result<()> {
         let line = serde_json::to_vec(&Record::Header(header))?;
         // Signed first: a crash after the header is written leaves it verifying.
         crate::files::trust::sign_or_warn(

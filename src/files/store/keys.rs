@@ -11,7 +11,7 @@ use crate::files::results::ExecutionKeyRef;
 /// interned: a key costs four `u32` (and the map's slot) whatever the names' lengths, each
 /// distinct name being held once.
 #[derive(Debug, Clone)]
-pub struct KeyTable<V> {
+pub(crate) struct KeyTable<V> {
     /// Each distinct name and its number, from 1 (0 stands for "no variant").
     names: HashMap<Box<str>, u32>,
     entries: HashMap<[u32; 4], V>,
@@ -28,7 +28,7 @@ impl<V> Default for KeyTable<V> {
 
 impl<V> KeyTable<V> {
     /// Sets `key`'s value; the value it had before, if any.
-    pub fn insert(&mut self, key: ExecutionKeyRef<'_>, value: V) -> Option<V> {
+    pub(crate) fn insert(&mut self, key: ExecutionKeyRef<'_>, value: V) -> Option<V> {
         let (program, variant, binary, execution) = key;
         let packed = [
             self.intern(program),
@@ -40,7 +40,7 @@ impl<V> KeyTable<V> {
     }
 
     /// `key`'s value, if it has one.
-    pub fn get(&self, key: ExecutionKeyRef<'_>) -> Option<&V> {
+    pub(crate) fn get(&self, key: ExecutionKeyRef<'_>) -> Option<&V> {
         let (program, variant, binary, execution) = key;
         let variant = match variant {
             None => 0,
@@ -56,17 +56,17 @@ impl<V> KeyTable<V> {
     }
 
     /// Whether `key` has a value.
-    pub fn contains(&self, key: ExecutionKeyRef<'_>) -> bool {
+    pub(crate) fn contains(&self, key: ExecutionKeyRef<'_>) -> bool {
         self.get(key).is_some()
     }
 
     /// How many keys have a value.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }
 
     /// Whether no key has a value.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.entries.is_empty()
     }
 

@@ -7,7 +7,7 @@
 //! imports one module.
 
 pub mod file;
-pub mod keys;
+pub(crate) mod keys;
 pub mod shards;
 pub mod warning;
 
@@ -43,7 +43,7 @@ pub fn read_results(dir: &Path) -> Result<Results> {
 /// measurements: memory stays bounded by one execution's measurements whatever the store's
 /// size (a resumed run needs only the execution records). The returned [`Results`] has no
 /// measurements. Shard stores (a Slurm run) are merged first, then handed over the same way.
-pub fn scan_results(
+pub(crate) fn scan_results(
     dir: &Path,
     on_commit: impl FnMut(&Execution, Vec<Measurement>),
 ) -> Result<Results> {
@@ -59,7 +59,7 @@ pub fn scan_results(
 /// line (at most [`file::MAX_LINE_BYTES`]): what `run --resume` and the run's closing
 /// summary need. Shard stores (a Slurm run) are merged in memory first, as
 /// [`scan_results`] does.
-pub fn scan_commits(
+pub(crate) fn scan_commits(
     dir: &Path,
     on_commit: impl FnMut(&Execution, Vec<Measurement>),
 ) -> Result<Results> {
@@ -72,6 +72,6 @@ pub fn scan_commits(
 }
 
 /// True when `dir` holds measurements: a store, or the shard stores of a Slurm run.
-pub fn has_results(dir: &Path) -> bool {
+pub(crate) fn has_results(dir: &Path) -> bool {
     dir.join(RESULTS_FILE).exists() || shards::is_sharded(dir)
 }

@@ -19,7 +19,7 @@ use super::warning::StoreWarning;
 use crate::files::results::{Execution, Header, Measurement, RESULTS_FILE};
 
 /// Folder of the shard stores inside an experiment directory.
-pub const SHARDS_DIR: &str = "shards";
+pub(crate) const SHARDS_DIR: &str = "shards";
 
 /// The folder of shard `k`'s store.
 pub fn shard_dir(dir: &Path, k: u32) -> PathBuf {
@@ -28,12 +28,12 @@ pub fn shard_dir(dir: &Path, k: u32) -> PathBuf {
 
 /// The shard that execution `execution` (of any binary) belongs to, with `executions` per
 /// binary cut into `shards` blocks of rounds.
-pub fn shard_of(execution: u32, executions: u32, shards: u32) -> u32 {
+pub(crate) fn shard_of(execution: u32, executions: u32, shards: u32) -> u32 {
     (u64::from(execution) * u64::from(shards) / u64::from(executions.max(1))) as u32
 }
 
 /// True when `dir` holds no single store but shard stores.
-pub fn is_sharded(dir: &Path) -> bool {
+pub(crate) fn is_sharded(dir: &Path) -> bool {
     !dir.join(RESULTS_FILE).exists() && dir.join(SHARDS_DIR).is_dir()
 }
 
@@ -74,7 +74,7 @@ fn same_experiment(a: &Header, b: &Header) -> bool {
 /// describe the same experiment), every committed execution once — a (binary, execution)
 /// found in two shards is kept from the first and the duplicate reported — in schedule
 /// order, and the warnings of every shard.
-pub fn read_sharded(dir: &Path) -> Result<Results> {
+pub(crate) fn read_sharded(dir: &Path) -> Result<Results> {
     let mut merged = Results::default();
     let mut seen: HashSet<crate::files::results::ExecutionKey> = HashSet::new();
     let mut dropped: HashSet<crate::files::results::ExecutionKey> = HashSet::new();
@@ -127,7 +127,7 @@ pub fn read_sharded(dir: &Path) -> Result<Results> {
 
 /// [`read_sharded`], handing each execution with its measurements to `on_commit` as
 /// `crate::files::store::scan_results` does; the result keeps no measurements.
-pub fn scan_sharded(
+pub(crate) fn scan_sharded(
     dir: &Path,
     mut on_commit: impl FnMut(&Execution, Vec<Measurement>),
 ) -> Result<Results> {

@@ -14,20 +14,20 @@ use crate::seeded::SeededRng;
 
 /// One static-data section of one object, as the merged object's script lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DataEntry {
+pub(crate) struct DataEntry {
     /// The object, spelled exactly as on the `ld -r` command line.
-    pub object: PathBuf,
+    pub(crate) object: PathBuf,
     /// The section's name in that object.
-    pub section: String,
+    pub(crate) section: String,
     /// The output section it belongs to.
-    pub family: DataFamily,
+    pub(crate) family: DataFamily,
 }
 
 /// The script lines placing `entries` in their order, one output section each, named
 /// `<family>.lrd<k>` with `k` the rank of the entry among the distinct (object, section)
 /// pairs (so [`DataFamily::of_merged`] reads the rank back). Errors name what a script
 /// cannot spell literally.
-pub fn data_script_lines(entries: &[DataEntry]) -> Result<String> {
+pub(crate) fn data_script_lines(entries: &[DataEntry]) -> Result<String> {
     let mut lines = String::new();
     for (k, e) in distinct(entries).into_iter().enumerate() {
         check_section_name(&e.section)?;
@@ -45,7 +45,7 @@ pub fn data_script_lines(entries: &[DataEntry]) -> Result<String> {
 
 /// The distinct (object, section) entries of `entries`, at their first place: the ranks of
 /// [`data_script_lines`].
-pub fn distinct(entries: &[DataEntry]) -> Vec<&DataEntry> {
+pub(crate) fn distinct(entries: &[DataEntry]) -> Vec<&DataEntry> {
     let mut seen = std::collections::HashSet::new();
     entries
         .iter()
@@ -57,7 +57,7 @@ pub fn distinct(entries: &[DataEntry]) -> Vec<&DataEntry> {
 /// family by family ([`DataFamily::ALL`] order), each family's ranks shuffled with `rng`'s
 /// Fisher–Yates. Only the order within a family places anything (each family is its own
 /// output section in the final link). The same input and stream state give the same order.
-pub fn shuffle_data(families: &[DataFamily], rng: &mut SeededRng) -> Vec<usize> {
+pub(crate) fn shuffle_data(families: &[DataFamily], rng: &mut SeededRng) -> Vec<usize> {
     let mut order = Vec::with_capacity(families.len());
     for family in DataFamily::ALL {
         let mut ranks: Vec<usize> = (0..families.len())

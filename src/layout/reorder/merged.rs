@@ -44,13 +44,13 @@ use crate::layout::object_file::TextGroup;
 
 /// One code section of one object, as a merged order lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct MergedEntry {
+pub(crate) struct MergedEntry {
     /// The object, spelled exactly as on the `ld -r` command line.
-    pub object: PathBuf,
+    pub(crate) object: PathBuf,
     /// The section's name in that object.
-    pub section: String,
+    pub(crate) section: String,
     /// Its gcc group (decides the output section's name).
-    pub group: TextGroup,
+    pub(crate) group: TextGroup,
 }
 
 /// The `ld -r` script placing `entries` in the given order, one output section each.
@@ -63,7 +63,7 @@ pub struct MergedEntry {
 /// `data`: the static-data sections placed after the code, one output section each
 /// ([`super::data_script_lines`]); empty without `build --data-order`, which leaves the
 /// script as it was.
-pub fn merged_script(entries: &[MergedEntry], data: &[DataEntry]) -> Result<String> {
+pub(crate) fn merged_script(entries: &[MergedEntry], data: &[DataEntry]) -> Result<String> {
     let mut script = String::from(
         "/* Written by layoutrand: the program's functions in a chosen order. */\nSECTIONS\n{\n",
     );
@@ -105,7 +105,7 @@ pub fn merged_script(entries: &[MergedEntry], data: &[DataEntry]) -> Result<Stri
 /// Guarantees: the objects' code in `entries`' order in `out` and in any final link of it;
 /// COMDAT groups de-duplicated keeping the first copy in `objects` order; the linker's
 /// message in the error when it fails.
-pub fn merge_objects(
+pub(crate) fn merge_objects(
     objects: &[PathBuf],
     entries: &[MergedEntry],
     data: &[DataEntry],

@@ -24,10 +24,10 @@ mod script;
 mod section_table;
 mod shuffle;
 
-pub use data::{data_script_lines, distinct as distinct_data, shuffle_data, DataEntry};
-pub use merged::{merge_objects, merged_script, MergedEntry};
-pub use padding::draw_padding;
+pub(crate) use data::{data_script_lines, distinct as distinct_data, shuffle_data, DataEntry};
+pub(crate) use merged::{merge_objects, merged_script, MergedEntry};
+pub(crate) use padding::draw_padding;
 pub use relocatable::{relocatable_reorder, relocatable_script};
-pub use script::check_output_dir;
+pub(crate) use script::check_output_dir;
 pub use section_table::{reorder_sections, reorder_sections_padded, Padding};
 pub use shuffle::{shuffle_global, shuffle_within_groups};

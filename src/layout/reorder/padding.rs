@@ -13,7 +13,11 @@ use crate::seeded::SeededRng;
 /// `max` bytes at most: `(index, bytes)` for each section drawn a non-zero amount, as
 /// [`super::reorder_sections`] takes it. One draw per section, zero included, so a section's
 /// amount does not depend on its neighbours' alignments.
-pub fn draw_padding(sections: &[(usize, u64)], max: u64, rng: &mut SeededRng) -> Vec<(usize, u64)> {
+pub(crate) fn draw_padding(
+    sections: &[(usize, u64)],
+    max: u64,
+    rng: &mut SeededRng,
+) -> Vec<(usize, u64)> {
     if max == 0 {
         return Vec::new();
     }

@@ -20,7 +20,7 @@ pub(crate) fn object_pattern(path: &Path) -> Result<String> {
 /// objects in `DIR/.record`, which the relinks name in linker scripts) can be spelled in a
 /// linker script: `build` and `experiment` refuse such an `--out` at once instead of after
 /// the whole recorded build. `dir` should be absolute, as the objects are named.
-pub fn check_output_dir(dir: &Path) -> Result<()> {
+pub(crate) fn check_output_dir(dir: &Path) -> Result<()> {
     script_file_name(dir).with_context(|| {
         format!(
             "the output directory {} cannot hold the recorded objects: the relinks name them in \

@@ -21,7 +21,7 @@ pub fn escape(s: &str) -> String {
 
 /// The page's head and the opening of its body: `title` (plain words) in the tab, the style
 /// sheet inline.
-pub fn head(title: &str) -> String {
+pub(crate) fn head(title: &str) -> String {
     format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\"><title>{}</title><style>{STYLE}</style></head><body>\n",
         escape(title)
@@ -29,7 +29,7 @@ pub fn head(title: &str) -> String {
 }
 
 /// The document as a page.
-pub fn render(doc: &Document) -> String {
+pub(crate) fn render(doc: &Document) -> String {
     let mut out = head(&super::text::plain(&doc.title));
     let level = usize::from(doc.title_level.clamp(1, 6));
     let _ = writeln!(out, "<h{level}>{}</h{level}>", inline(&doc.title));
@@ -39,7 +39,7 @@ pub fn render(doc: &Document) -> String {
 }
 
 /// `text` escaped, with its styles: `<strong>`, `<code>`.
-pub fn inline(text: &Text) -> String {
+pub(crate) fn inline(text: &Text) -> String {
     text.0
         .iter()
         .map(|s| match s {
@@ -182,7 +182,7 @@ fn table(out: &mut String, t: &Table) {
 }
 
 /// The CSS classes of a verdict's box (one place for the colours every page uses).
-pub fn tone_class(tone: Tone) -> &'static str {
+pub(crate) fn tone_class(tone: Tone) -> &'static str {
     match tone {
         Tone::Found => "verdict detected",
         Tone::Negligible => "verdict negligible",
@@ -325,7 +325,7 @@ fn contents(out: &mut String, root: &[Block]) {
 }
 
 /// The style sheet of every HTML page (the report and `explain --format html`).
-pub const STYLE: &str = r#"
+pub(crate) const STYLE: &str = r#"
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d2430;max-width:1150px;margin:1.5em auto;padding:0 1em;background:#fff}
 h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.25em;border-bottom:2px solid #d5dbe5;padding-bottom:.2em;margin-top:2em}
 h3{font-size:1.05em;margin:1.4em 0 .4em}

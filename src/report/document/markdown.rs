@@ -6,7 +6,7 @@
 use super::{Block, CellKind, Document, Span, Table, Text};
 
 /// The document as Markdown.
-pub fn render(doc: &Document) -> String {
+pub(crate) fn render(doc: &Document) -> String {
     let mut out = format!(
         "{} {}\n",
         "#".repeat(usize::from(doc.title_level.max(1))),
@@ -17,7 +17,7 @@ pub fn render(doc: &Document) -> String {
 }
 
 /// `text` with its styles: `**strong**`, `` `code` ``.
-pub fn inline(text: &Text) -> String {
+pub(crate) fn inline(text: &Text) -> String {
     text.0
         .iter()
         .map(|s| match s {

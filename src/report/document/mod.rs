@@ -12,12 +12,12 @@
 //! A leaf: nothing here reads the analysis model or formats a number.
 
 pub mod html;
-pub mod markdown;
-pub mod text;
+pub(crate) mod markdown;
+pub(crate) mod text;
 
 /// A run of words with one style.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Span {
+pub(crate) enum Span {
     /// Words as they are.
     Plain(String),
     /// Words that stand out (a label, a verdict): bold where the format has it.
@@ -28,16 +28,16 @@ pub enum Span {
 
 /// A sentence or line: spans in order.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Text(pub Vec<Span>);
+pub(crate) struct Text(pub Vec<Span>);
 
 impl Text {
     /// Plain words.
-    pub fn plain(words: impl Into<String>) -> Text {
+    pub(crate) fn plain(words: impl Into<String>) -> Text {
         Text(vec![Span::Plain(words.into())])
     }
 
     /// `label` standing out, then `words`: `**Across metrics:** …`.
-    pub fn labelled(label: &str, words: impl Into<String>) -> Text {
+    pub(crate) fn labelled(label: &str, words: impl Into<String>) -> Text {
         Text(vec![
             Span::Strong(format!("{label}:")),
             Span::Plain(format!(" {}", words.into())),
@@ -45,7 +45,7 @@ impl Text {
     }
 
     /// Appends a span.
-    pub fn then(mut self, span: Span) -> Text {
+    pub(crate) fn then(mut self, span: Span) -> Text {
         self.0.push(span);
         self
     }
@@ -66,7 +66,7 @@ impl From<String> for Text {
 /// What a table cell holds, which decides how it is aligned: words to the left, numbers (a
 /// quantity with its unit, a count, a share) to the right.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CellKind {
+pub(crate) enum CellKind {
     /// Words, or a number with words around it (`sensitive: ± 3.1 % per layout`).
     Words,
     /// A number, with its unit if it has one.
@@ -76,20 +76,20 @@ pub enum CellKind {
 /// A table: a header row and rows of cells; each column's kind is that of its header cell's
 /// column (`kinds`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Table {
-    pub headers: Vec<String>,
-    pub kinds: Vec<CellKind>,
-    pub rows: Vec<Vec<Text>>,
+pub(crate) struct Table {
+    pub(crate) headers: Vec<String>,
+    pub(crate) kinds: Vec<CellKind>,
+    pub(crate) rows: Vec<Vec<Text>>,
 }
 
 impl Table {
     /// A table of words (every column left-aligned).
-    pub fn words<R: AsRef<[String]>>(headers: &[&str], rows: &[R]) -> Table {
+    pub(crate) fn words<R: AsRef<[String]>>(headers: &[&str], rows: &[R]) -> Table {
         Table::new(headers, vec![CellKind::Words; headers.len()], rows)
     }
 
     /// A table whose first column names the row and whose others are numbers.
-    pub fn numbers<R: AsRef<[String]>>(headers: &[&str], rows: &[R]) -> Table {
+    pub(crate) fn numbers<R: AsRef<[String]>>(headers: &[&str], rows: &[R]) -> Table {
         let mut kinds = vec![CellKind::Number; headers.len()];
         if let Some(first) = kinds.first_mut() {
             *first = CellKind::Words;
@@ -111,7 +111,7 @@ impl Table {
 
 /// How a section stands in the document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SectionKind {
+pub(crate) enum SectionKind {
     /// A part of the report (one program and metric, the machines): underlined in text,
     /// its body at the margin.
     Part,
@@ -122,7 +122,7 @@ pub enum SectionKind {
 
 /// How a verdict's box looks on the page: the colour of its answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tone {
+pub(crate) enum Tone {
     /// Something was found that matters (a detected effect, a difference): orange.
     Found,
     /// Something was found too small to matter: grey with its own class.
@@ -137,23 +137,23 @@ pub enum Tone {
 /// (an anchor of the contents) over a box coloured by its `tone` holding `boxed`, or the line
 /// as a paragraph when it has no tone.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// The anchor of its heading (or of its paragraph, without a heading).
-    pub id: Option<String>,
+    pub(crate) id: Option<String>,
     /// The heading over it on the page.
-    pub heading: Option<String>,
+    pub(crate) heading: Option<String>,
     /// The line as the text and Markdown reports give it (and the page, without a tone).
-    pub line: Text,
+    pub(crate) line: Text,
     /// The words in the page's box: the answer standing alone, capitalised.
-    pub boxed: String,
+    pub(crate) boxed: String,
     /// The box's colour; none for a line of numbers that goes with the answers.
-    pub tone: Option<Tone>,
+    pub(crate) tone: Option<Tone>,
 }
 
 /// One graphic of a figure: inline SVG made by [`crate::report::export::svg`], which escapes
 /// its own text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Graphic {
+pub(crate) enum Graphic {
     /// A plot.
     Svg(String),
     /// Two plots side by side (a series beside its reordered twin).
@@ -169,17 +169,17 @@ pub enum Graphic {
 /// Plots, on the page only: a heading (with the anchor) when `title` is given, a note in
 /// small print, then the graphics side by side.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Figure {
+pub(crate) struct Figure {
     /// The anchor of its heading, or of its row of graphics without a heading.
-    pub id: Option<String>,
-    pub title: Option<String>,
-    pub note: Option<String>,
-    pub graphics: Vec<Graphic>,
+    pub(crate) id: Option<String>,
+    pub(crate) title: Option<String>,
+    pub(crate) note: Option<String>,
+    pub(crate) graphics: Vec<Graphic>,
 }
 
 /// A block of the document.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Block {
+pub(crate) enum Block {
     /// Sentences that belong together, one paragraph each (in text, consecutive lines).
     Paragraphs(Vec<Text>),
     /// A titled section and its blocks; `id` is its anchor on the page (and a line of the
@@ -222,10 +222,10 @@ pub enum Block {
 /// A whole report: its title, at `title_level` (1 for a report, smaller headings for a
 /// summary pasted into another page), and its blocks in order.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Document {
-    pub title: Text,
-    pub title_level: u8,
-    pub blocks: Vec<Block>,
+pub(crate) struct Document {
+    pub(crate) title: Text,
+    pub(crate) title_level: u8,
+    pub(crate) blocks: Vec<Block>,
 }
 
 #[cfg(test)]

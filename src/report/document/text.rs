@@ -22,7 +22,7 @@ pub(super) fn shown(blocks: &[Block]) -> Vec<&Block> {
 
 /// The document as plain text.
 /// An empty title is no title line (a command's answer that has no heading).
-pub fn render(doc: &Document) -> String {
+pub(crate) fn render(doc: &Document) -> String {
     let mut out = plain(&doc.title);
     if !out.is_empty() {
         out.push('\n');
@@ -32,7 +32,7 @@ pub fn render(doc: &Document) -> String {
 }
 
 /// The words of `text`, without styles.
-pub fn plain(text: &Text) -> String {
+pub(crate) fn plain(text: &Text) -> String {
     text.0
         .iter()
         .map(|s| match s {

@@ -33,19 +33,19 @@ use crate::analysis::report::model::{Interval, Report, SeriesReport};
 
 /// BMF JSON.
 #[derive(Debug, Clone, Copy)]
-pub struct BmfExporter;
+pub(crate) struct BmfExporter;
 
 /// One measure's metric.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct BmfMetric {
     /// The value.
-    pub value: f64,
+    pub(crate) value: f64,
     /// Lower end of its interval.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub lower_value: Option<f64>,
+    pub(crate) lower_value: Option<f64>,
     /// Upper end of its interval.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub upper_value: Option<f64>,
+    pub(crate) upper_value: Option<f64>,
 }
 
 impl BmfMetric {
@@ -70,7 +70,7 @@ impl BmfMetric {
 pub type Bmf = BTreeMap<String, BTreeMap<String, BmfMetric>>;
 
 /// The benchmark a series reports on: the program, with its variant in brackets.
-pub fn benchmark_name(program: &str, variant: Option<&str>) -> String {
+pub(crate) fn benchmark_name(program: &str, variant: Option<&str>) -> String {
     match variant {
         Some(v) => format!("{program} [{v}]"),
         None => program.to_string(),
@@ -78,7 +78,7 @@ pub fn benchmark_name(program: &str, variant: Option<&str>) -> String {
 }
 
 /// A metric's name as a Bencher measure slug: lowercase, `_` and other separators as `-`.
-pub fn measure_slug(metric: &str) -> String {
+pub(crate) fn measure_slug(metric: &str) -> String {
     let mut slug = String::new();
     for c in metric.chars() {
         if c.is_ascii_alphanumeric() {
@@ -121,7 +121,7 @@ fn series_measures(s: &SeriesReport) -> Vec<(String, BmfMetric)> {
 }
 
 /// The whole BMF object of a report.
-pub fn bmf(report: &Report) -> Bmf {
+pub(crate) fn bmf(report: &Report) -> Bmf {
     let mut out = Bmf::new();
     for s in &report.series {
         let measures = out

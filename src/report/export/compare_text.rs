@@ -117,7 +117,7 @@ fn side_lines(c: &Comparison, top_name: &str, pct: &str) -> Vec<Text> {
 /// answer): each side's mean and interval, the verdict, the ratio's interval, then the
 /// checks (eq. 5, bootstrap, Welch, the paired difference, Mann–Whitney) and the warnings.
 /// `top_name` is the top level's column (e.g. `binary`).
-pub fn comparison_document(c: &Comparison, top_name: &str) -> Document {
+pub(crate) fn comparison_document(c: &Comparison, top_name: &str) -> Document {
     let pct = level(c.confidence);
     let mut verdict = vec![Text::plain(c.summary.clone())];
     if c.pair.effect.verdict != EffectVerdict::Tie {

@@ -21,7 +21,7 @@ pub struct CsvExporter;
 /// and prediction interval were added after them, the comparisons' columns (from `kind`
 /// to `direction`) after those, and the as-built binary's answer (from `as_built_mean` on)
 /// after those: every column keeps the place it had.
-pub const COLUMNS: [&str; 46] = [
+pub(crate) const COLUMNS: [&str; 46] = [
     "program",
     "metric",
     "unit",
@@ -74,7 +74,7 @@ pub const COLUMNS: [&str; 46] = [
 /// (its executions ran with several data seeds), so that the CSV of every other experiment
 /// keeps its bytes: each component's share with its interval's bounds, each axis's p-value,
 /// the data seeds and, when there is no split, why (JSON `variance_split`'s words).
-pub const SPLIT_COLUMNS: [&str; 17] = [
+pub(crate) const SPLIT_COLUMNS: [&str; 17] = [
     "data_seeds",
     "split_cannot_tell",
     "code_share",

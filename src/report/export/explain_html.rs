@@ -44,7 +44,7 @@ const HEADERS: [&str; 8] = [
 
 /// `<section id="explain">`: the verdict, the culprits' table, their findings in words and
 /// their plots. Well-formed XML on its own (the tests parse it).
-pub fn section(out: &mut String, e: &Explanation) {
+pub(crate) fn section(out: &mut String, e: &Explanation) {
     let s = &e.screening;
     let of_variant = e
         .variant
@@ -112,7 +112,7 @@ pub fn variants_html(v: &VariantExplanations) -> String {
 
 /// `<section id="explain-variants">` (the variants' findings side by side), then each
 /// variant's section ([`section`]).
-pub fn variants_sections(out: &mut String, v: &VariantExplanations) {
+pub(crate) fn variants_sections(out: &mut String, v: &VariantExplanations) {
     let _ = writeln!(
         out,
         "<section id=\"explain-variants\"><h2>Explain: the variants' findings side by side</h2>"

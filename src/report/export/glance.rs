@@ -11,7 +11,7 @@ use crate::report::numfmt::{percent, signed_percent};
 use crate::report::words::sensitivity::no_variation_word;
 
 /// The glance table's header.
-pub const GLANCE_HEADERS: [&str; 4] = [
+pub(crate) const GLANCE_HEADERS: [&str; 4] = [
     "program and metric",
     "layout sensitivity",
     "default layout",
@@ -19,10 +19,10 @@ pub const GLANCE_HEADERS: [&str; 4] = [
 ];
 
 /// The heading of the glance (text, Markdown, HTML).
-pub const GLANCE_TITLE: &str = "At a glance";
+pub(crate) const GLANCE_TITLE: &str = "At a glance";
 
 /// One row per series: its name, then the three answers, each a verdict with its magnitude.
-pub fn glance_rows(report: &Report) -> Vec<[String; 4]> {
+pub(crate) fn glance_rows(report: &Report) -> Vec<[String; 4]> {
     report
         .series
         .iter()
@@ -42,7 +42,7 @@ pub fn glance_rows(report: &Report) -> Vec<[String; 4]> {
 /// The glance table's headers and rows: [`GLANCE_HEADERS`] and [`glance_rows`], with a
 /// "data layout" column after the layout sensitivity when some series ran with several
 /// data seeds (its answer, or "—" for a series without).
-pub fn glance_table(report: &Report) -> (Vec<&'static str>, Vec<Vec<String>>) {
+pub(crate) fn glance_table(report: &Report) -> (Vec<&'static str>, Vec<Vec<String>>) {
     let with_data = report.series.iter().any(|s| s.data_sensitivity.is_some());
     let mut headers = GLANCE_HEADERS.to_vec();
     let mut rows: Vec<Vec<String>> = glance_rows(report).into_iter().map(Vec::from).collect();
@@ -61,7 +61,7 @@ pub fn glance_table(report: &Report) -> (Vec<&'static str>, Vec<Vec<String>>) {
 
 /// One row per comparison of variants: `B vs A`, the metric, the verdict with the change and
 /// its interval.
-pub fn glance_comparisons(report: &Report) -> Vec<[String; 3]> {
+pub(crate) fn glance_comparisons(report: &Report) -> Vec<[String; 3]> {
     report
         .comparisons
         .iter()
@@ -168,11 +168,12 @@ fn effect_cell(e: &Effect, time: bool) -> String {
 }
 
 /// The header of the variants' rows of the glance.
-pub const COMPARISON_HEADERS: [&str; 3] = ["variants", "program and metric", "new against base"];
+pub(crate) const COMPARISON_HEADERS: [&str; 3] =
+    ["variants", "program and metric", "new against base"];
 
 /// The glance figure's data: per series, each randomised binary's mean relative to the mean
 /// over layouts, in per cent (the default layout is drawn apart in each series' own plot).
-pub fn glance_groups(report: &Report) -> Vec<StripGroup> {
+pub(crate) fn glance_groups(report: &Report) -> Vec<StripGroup> {
     report
         .series
         .iter()
@@ -214,7 +215,7 @@ fn per_cent_axis(points: &[f64]) -> Option<(Vec<f64>, f64, (f64, f64))> {
 /// randomised binary at its mean's distance from the mean over layouts, in per cent, and a
 /// line at zero; rows rather than columns, so that long series names stay readable however
 /// many metrics there are. `None` without a series or a finite point.
-pub fn glance_figure(report: &Report) -> Option<String> {
+pub(crate) fn glance_figure(report: &Report) -> Option<String> {
     use super::svg::{escape, tick_label};
     use std::fmt::Write;
     let groups = glance_groups(report);

@@ -9,7 +9,7 @@ use crate::analysis::report::model::Report;
 
 /// HTML with inline SVG.
 #[derive(Debug, Clone, Copy)]
-pub struct HtmlExporter;
+pub(crate) struct HtmlExporter;
 
 impl Exporter for HtmlExporter {
     fn export(&self, report: &Report) -> Result<String> {

@@ -10,15 +10,15 @@ use crate::analysis::report::model::Verdict;
 use crate::report::document::Tone;
 
 /// `text` with its first letter in upper case (the verdicts stand alone in their box).
-pub use crate::report::numfmt::capitalised;
+pub(crate) use crate::report::numfmt::capitalised;
 
 /// The CSS class of a verdict box (one place for the colours every section uses).
-pub fn verdict_class(v: Verdict) -> &'static str {
+pub(crate) fn verdict_class(v: Verdict) -> &'static str {
     crate::report::document::html::tone_class(tone(v))
 }
 
 /// The colour of a verdict's box, on the report's page and explain's.
-pub fn tone(v: Verdict) -> Tone {
+pub(crate) fn tone(v: Verdict) -> Tone {
     match v {
         Verdict::Detected => Tone::Found,
         Verdict::Negligible => Tone::Negligible,
@@ -28,7 +28,7 @@ pub fn tone(v: Verdict) -> Tone {
 }
 
 /// A table: a header row of `headers`, then `rows`, every cell escaped.
-pub fn table<R: AsRef<[String]>>(
+pub(crate) fn table<R: AsRef<[String]>>(
     out: &mut String,
     headers: &[&str],
     rows: &[R],
@@ -47,6 +47,3 @@ pub fn table<R: AsRef<[String]>>(
     }
     writeln!(out, "</table>")
 }
-
-/// The style sheet of every HTML page (the report and `explain --format html`).
-pub use crate::report::document::html::STYLE;

@@ -8,7 +8,7 @@ use crate::analysis::report::model::Report;
 
 /// Pretty-printed JSON.
 #[derive(Debug, Clone, Copy)]
-pub struct JsonExporter;
+pub(crate) struct JsonExporter;
 
 impl Exporter for JsonExporter {
     fn export(&self, report: &Report) -> Result<String> {

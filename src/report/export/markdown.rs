@@ -8,7 +8,7 @@ use crate::analysis::report::model::Report;
 
 /// Markdown.
 #[derive(Debug, Clone, Copy)]
-pub struct MarkdownExporter;
+pub(crate) struct MarkdownExporter;
 
 impl Exporter for MarkdownExporter {
     fn export(&self, report: &Report) -> Result<String> {

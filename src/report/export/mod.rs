@@ -12,26 +12,26 @@ pub mod compare_text;
 pub mod csv;
 pub mod explain;
 pub mod explain_html;
-pub mod glance;
-pub mod html;
-pub mod html_parts;
-pub mod json;
+pub(crate) mod glance;
+pub(crate) mod html;
+pub(crate) mod html_parts;
+pub(crate) mod json;
 pub mod layout_text;
-pub mod markdown;
-pub mod plots;
-pub mod report_document;
-pub mod report_sections;
-pub mod report_split;
+pub(crate) mod markdown;
+pub(crate) mod plots;
+pub(crate) mod report_document;
+pub(crate) mod report_sections;
+pub(crate) mod report_split;
 pub mod run_summary;
-pub mod sequential;
-pub mod summary;
+pub(crate) mod sequential;
+pub(crate) mod summary;
 pub mod svg;
-pub mod svg_explain;
-pub mod svg_split;
-pub mod svg_variants;
+pub(crate) mod svg_explain;
+pub(crate) mod svg_split;
+pub(crate) mod svg_variants;
 pub mod tables;
-pub mod text;
-pub mod variant_plots;
+pub(crate) mod text;
+pub(crate) mod variant_plots;
 
 /// Renders a report in one format.
 pub trait Exporter {
@@ -61,7 +61,7 @@ pub enum Format {
 
 impl Format {
     /// Every format, in the order `--help` lists them.
-    pub const ALL: [Format; 7] = [
+    pub(crate) const ALL: [Format; 7] = [
         Format::Text,
         Format::Markdown,
         Format::Json,
@@ -75,7 +75,7 @@ impl Format {
         ["text", "markdown", "json", "csv", "html", "bmf", "summary"];
 
     /// The format's name on the command line.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         let at = Format::ALL.iter().position(|f| *f == self).unwrap_or(0);
         Format::NAMES[at]
     }

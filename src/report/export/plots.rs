@@ -11,25 +11,25 @@ use super::svg::{acf_plot, bars, lag_plot, run_sequence, strip_plot};
 
 /// The plots of one data set, as SVG strings grouped by section.
 #[derive(Debug, Clone, Default)]
-pub struct DrawnPlots {
+pub(crate) struct DrawnPlots {
     /// Strip/box plot of every binary, the baseline marked.
-    pub binaries: String,
+    pub(crate) binaries: String,
     /// Variance-component bars (T² per level).
-    pub variance: String,
+    pub(crate) variance: String,
     /// Execution means in schedule order (drift across the experiment).
-    pub schedule: String,
+    pub(crate) schedule: String,
     /// Run-sequence plots of the iterations of selected executions.
-    pub run_sequences: Vec<String>,
+    pub(crate) run_sequences: Vec<String>,
     /// What the lag and ACF plots show, in words.
-    pub dependence_subject: String,
+    pub(crate) dependence_subject: String,
     /// Lag plots of the data and of the same data randomly reordered, pairwise.
-    pub lags: Vec<(String, String)>,
+    pub(crate) lags: Vec<(String, String)>,
     /// ACF of the data and of the same data randomly reordered.
-    pub acf: Option<(String, String)>,
+    pub(crate) acf: Option<(String, String)>,
 }
 
 /// Draws the plots of `plots`.
-pub fn draw(plots: &SeriesPlots) -> DrawnPlots {
+pub(crate) fn draw(plots: &SeriesPlots) -> DrawnPlots {
     let label = &values_axis(&plots.metric, &plots.unit);
     let d = &plots.dependence;
     let variance: Vec<(String, f64)> = (plots.variance.iter())

@@ -21,12 +21,12 @@ use crate::report::document::{
 use crate::report::numfmt::capitalised;
 
 /// The heading of a series' table of levels.
-pub const LEVELS_TITLE: &str = "Variation by level (Kalibera & Jones eq. 1–2)";
+pub(crate) const LEVELS_TITLE: &str = "Variation by level (Kalibera & Jones eq. 1–2)";
 
 /// The report as a document: the glance (the page's contents after it), then the
 /// confidence, set-up and answers, a part per series, the variants' intervals, the
 /// sequential answers, the explanation, the machines and the warnings.
-pub fn build(report: &Report) -> Document {
+pub(crate) fn build(report: &Report) -> Document {
     let mut blocks: Vec<Block> = glance(report).into_iter().collect();
     blocks.push(Block::Contents);
     blocks.push(summary(report));

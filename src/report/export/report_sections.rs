@@ -38,7 +38,7 @@ pub(super) fn list(bullets: bool, items: Vec<String>) -> Block {
 /// The variants' comparisons (`build --variant`): per comparison its answer, the intervals
 /// behind it and on the page its paired plot, ratio intervals and interaction plot; Tukey's
 /// family when there are more than two variants. Nothing without comparisons.
-pub fn variants(report: &Report) -> Option<Block> {
+pub(crate) fn variants(report: &Report) -> Option<Block> {
     if report.comparisons.is_empty() && report.multiple.is_empty() {
         return None;
     }
@@ -103,7 +103,7 @@ fn comparison(report: &Report, k: usize, c: &PairComparison) -> Vec<Block> {
 
 /// The sequential answers (`report --sequential`): what the intervals hold, a line per
 /// series and comparison, and on the page each one's interval narrowing with the binaries.
-pub fn sequential(report: &Report) -> Option<Block> {
+pub(crate) fn sequential(report: &Report) -> Option<Block> {
     let lines = sequential_lines(report);
     if lines.is_empty() {
         return None;
@@ -141,7 +141,7 @@ pub fn sequential(report: &Report) -> Option<Block> {
 
 /// The explanation of an explained experiment: on the page only, as `explain --format html`
 /// draws it (the text report leaves it to `layoutrand explain`).
-pub fn explain(report: &Report) -> Option<Block> {
+pub(crate) fn explain(report: &Report) -> Option<Block> {
     let mut html = String::new();
     match (&report.explanation, &report.variant_explanations) {
         (Some(e), _) => super::explain_html::section(&mut html, e),
@@ -157,7 +157,7 @@ pub fn explain(report: &Report) -> Option<Block> {
 /// The machines of a Slurm run: per series its finding (share of the execution-level
 /// variance due to machines, F test) and a table of each machine's executions, mean and
 /// offset; then how the top-level interval treats machines. Nothing without machines.
-pub fn machines(report: &Report) -> Option<Block> {
+pub(crate) fn machines(report: &Report) -> Option<Block> {
     if report.machines.is_empty() {
         return None;
     }

@@ -10,7 +10,7 @@ use crate::report::words::data_sensitivity::TITLE as DATA_TITLE;
 use crate::report::words::variance_split::{answer, axis_lines, TITLE};
 
 /// The split's blocks for series `i`.
-pub fn split_blocks(i: usize, s: &SeriesReport) -> Vec<Block> {
+pub(crate) fn split_blocks(i: usize, s: &SeriesReport) -> Vec<Block> {
     let Some(split) = &s.variance_split else {
         return Vec::new();
     };

@@ -10,11 +10,11 @@ use crate::analysis::sequential::{Sequential, LAI_CALIBRATED, REPEATED_T};
 use crate::report::numfmt::level;
 
 /// The heading of the section.
-pub const SEQUENTIAL_TITLE: &str = "Sequential (intervals valid at every look)";
+pub(crate) const SEQUENTIAL_TITLE: &str = "Sequential (intervals valid at every look)";
 
 /// One line per series and per comparison with a sequential answer; empty without
 /// `--sequential`.
-pub fn sequential_lines(report: &Report) -> Vec<String> {
+pub(crate) fn sequential_lines(report: &Report) -> Vec<String> {
     let series = report.series.iter().filter_map(|s| {
         let q = s.sequential.as_ref()?;
         let name = crate::analysis::report::series::program_label(&s.program, s.variant.as_deref());
@@ -31,7 +31,7 @@ pub fn sequential_lines(report: &Report) -> Vec<String> {
 }
 
 /// What a reader must know to read the lines: the level holds at every look at once.
-pub fn sequential_note(report: &Report) -> String {
+pub(crate) fn sequential_note(report: &Report) -> String {
     // The method and horizon are the experiment's (one per report): any sequential answer
     // carries them.
     let first = report
@@ -66,7 +66,12 @@ pub fn sequential_note(report: &Report) -> String {
 /// The sequence's interval against the binaries seen: a band from lower to upper, the
 /// estimate as a line, the stop as a vertical line; for a ratio (`reference` = 1) a dashed
 /// line at no change.
-pub fn sequence_plot(title: &str, y_label: &str, q: &Sequential, reference: Option<f64>) -> String {
+pub(crate) fn sequence_plot(
+    title: &str,
+    y_label: &str,
+    q: &Sequential,
+    reference: Option<f64>,
+) -> String {
     let bounded: Vec<_> = q
         .sequence
         .iter()

@@ -16,7 +16,7 @@ use crate::report::words::sensitivity::no_variation_word;
 
 /// The short Markdown summary.
 #[derive(Debug, Clone, Copy)]
-pub struct SummaryExporter;
+pub(crate) struct SummaryExporter;
 
 /// Rows of a table at most; the rest is counted and left to the full report.
 const MAX_ROWS: usize = 15;
@@ -82,7 +82,7 @@ fn table(headers: &[&str], rows: Vec<Vec<Text>>) -> Vec<Block> {
 
 /// The summary as a document: a row per comparison of variants, a row per program and
 /// metric, the host's warning, and how to read it.
-pub fn build(report: &Report) -> Document {
+pub(crate) fn build(report: &Report) -> Document {
     let mut blocks = Vec::new();
     if !report.comparisons.is_empty() {
         let rows = report

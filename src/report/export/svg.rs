@@ -225,7 +225,7 @@ pub(super) fn range<'a>(values: impl Iterator<Item = &'a f64>) -> (f64, f64) {
 /// Per-group box (quartiles, whiskers at min/max) with the points jittered over it; the
 /// highlighted group is drawn in the baseline colour and a dashed line marks its median
 /// across the whole plot.
-pub fn strip_plot(title: &str, y_label: &str, groups: &[StripGroup]) -> String {
+pub(crate) fn strip_plot(title: &str, y_label: &str, groups: &[StripGroup]) -> String {
     let extremes: Vec<f64> = groups
         .iter()
         .flat_map(|g| g.box_summary.iter().flat_map(|b| [b.low, b.high]))
@@ -304,7 +304,7 @@ pub fn strip_plot(title: &str, y_label: &str, groups: &[StripGroup]) -> String {
 /// Values against their index, joined by a line; dashed vertical lines at `marks` (indices
 /// where something starts, e.g. a suggested end of warmup) and a shaded band over the first
 /// `shaded` points (the discarded warmup).
-pub fn run_sequence(
+pub(crate) fn run_sequence(
     title: &str,
     x_label: &str,
     y_label: &str,
@@ -364,7 +364,7 @@ pub fn run_sequence(
 }
 
 /// Lag plot: the points (Y_{t−h}, Y_t) (Kalibera & Jones 2013 §6.1).
-pub fn lag_plot(title: &str, values: &[f64], lag: usize) -> String {
+pub(crate) fn lag_plot(title: &str, values: &[f64], lag: usize) -> String {
     let r = range(values.iter());
     let mut f = Frame::new(170.0, 170.0, r, r);
     let mut out = String::new();
@@ -383,7 +383,7 @@ pub fn lag_plot(title: &str, values: &[f64], lag: usize) -> String {
 
 /// Autocorrelation bars for lags 1..=acf.len() with dashed bands at ±`bound` (the values
 /// expected from independent noise).
-pub fn acf_plot(title: &str, acf: &[f64], bound: f64) -> String {
+pub(crate) fn acf_plot(title: &str, acf: &[f64], bound: f64) -> String {
     let mut f = Frame::new(260.0, 170.0, (0.5, acf.len() as f64 + 0.5), (-1.0, 1.0));
     let mut out = String::new();
     f.open(&mut out, title, "lag", "autocorrelation");
@@ -411,7 +411,7 @@ pub fn acf_plot(title: &str, acf: &[f64], bound: f64) -> String {
 
 /// Horizontal bars, one per label, lengths proportional to the values (negative values are
 /// drawn as zero-length bars and the label says so).
-pub fn bars(title: &str, items: &[(String, f64)]) -> String {
+pub(crate) fn bars(title: &str, items: &[(String, f64)]) -> String {
     let height = 40.0 + 26.0 * items.len() as f64;
     let max = items
         .iter()

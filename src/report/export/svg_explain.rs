@@ -13,7 +13,7 @@ use crate::report::numfmt::sig;
 /// hide each other: those at one x value are spread sideways by their rank among them,
 /// over less than a third of the gap between two x values, so each binary stays countable
 /// and next to its value.
-pub fn feature_scatter(title: &str, plot: &FeaturePlot) -> String {
+pub(crate) fn feature_scatter(title: &str, plot: &FeaturePlot) -> String {
     let xs = plot
         .points
         .iter()

@@ -27,7 +27,7 @@ fn style(component: Component) -> (&'static str, &'static str) {
 }
 
 /// The figure of `split` (`None` when it has no components: "cannot tell").
-pub fn split_figure(title: &str, split: &DataSplit) -> Option<String> {
+pub(crate) fn split_figure(title: &str, split: &DataSplit) -> Option<String> {
     let parts = split.parts();
     if parts.is_empty() {
         return None;

@@ -11,20 +11,26 @@ use crate::report::numfmt::{percent, sig};
 /// One layout (seed) of a paired plot: its label and the means of the base and the new
 /// variant.
 #[derive(Debug, Clone)]
-pub struct Pair {
+pub(crate) struct Pair {
     /// The seed, as the x labels show it.
-    pub label: String,
+    pub(crate) label: String,
     /// The base variant's mean on this layout.
-    pub base: f64,
+    pub(crate) base: f64,
     /// The new variant's mean on this layout.
-    pub new: f64,
+    pub(crate) new: f64,
 }
 
 /// The paired plot: the base at the left, the new variant at the right, one line per layout
 /// between its two means, green where the new variant is lower, red where it is higher (a
 /// layout effect shared by both variants shows as lines at different heights, the change as
 /// their slope).
-pub fn paired_plot(title: &str, y_label: &str, base: &str, new: &str, pairs: &[Pair]) -> String {
+pub(crate) fn paired_plot(
+    title: &str,
+    y_label: &str,
+    base: &str,
+    new: &str,
+    pairs: &[Pair],
+) -> String {
     let values: Vec<f64> = pairs
         .iter()
         .flat_map(|p| [p.base, p.new])
@@ -66,17 +72,17 @@ pub fn paired_plot(title: &str, y_label: &str, base: &str, new: &str, pairs: &[P
 
 /// One interval of a ratio-interval plot.
 #[derive(Debug, Clone)]
-pub struct IntervalRow {
+pub(crate) struct IntervalRow {
     /// What the interval is, e.g. `eq. 5 (Fieller)`.
-    pub label: String,
+    pub(crate) label: String,
     /// The point estimate of the ratio.
-    pub estimate: f64,
+    pub(crate) estimate: f64,
     /// The interval; `None`: unbounded or not computable (the row says so).
-    pub ci: Option<(f64, f64)>,
+    pub(crate) ci: Option<(f64, f64)>,
     /// The interval as the text report prints it (shown at the right of its row).
-    pub ci_text: String,
+    pub(crate) ci_text: String,
     /// The interval the verdict rests on (drawn bold).
-    pub basis: bool,
+    pub(crate) basis: bool,
 }
 
 /// Where a ratio-interval plot draws: the ratio range shown, the margins and the height of
@@ -217,7 +223,7 @@ impl RatioFrame {
 /// Ratio intervals as horizontal bars on one ratio axis, with the no-change line at 1 and
 /// the negligible band `1 ± negligible` shaded: an interval inside the band is a negligible
 /// change, one crossing the line no detected change.
-pub fn ratio_intervals(
+pub(crate) fn ratio_intervals(
     title: &str,
     x_label: &str,
     rows: &[IntervalRow],
@@ -241,18 +247,18 @@ pub fn ratio_intervals(
 
 /// One variant's line of an interaction plot: its name and its mean on each layout.
 #[derive(Debug, Clone)]
-pub struct VariantLine {
+pub(crate) struct VariantLine {
     /// The variant.
-    pub name: String,
+    pub(crate) name: String,
     /// Its mean per layout, in the plot's layout order.
-    pub means: Vec<f64>,
+    pub(crate) means: Vec<f64>,
 }
 
 /// The interaction plot: the layouts along x (in the given order), each variant's mean per
 /// layout joined by a line. Parallel lines: the change does not depend on the layout;
 /// lines that converge, diverge or cross: it does (the variant × binary interaction).
 /// The first line is the base (the baseline colour), the others take the point colours.
-pub fn interaction_plot(
+pub(crate) fn interaction_plot(
     title: &str,
     x_label: &str,
     y_label: &str,

@@ -17,10 +17,10 @@ use crate::report::numfmt::{
 use crate::report::words::UNKNOWN_WITHOUT_MANIFEST;
 
 /// Column headers of the levels table.
-pub const LEVEL_HEADERS: [&str; 5] = ["level", "repetitions", "S²", "T²", "t = √T²/mean"];
+pub(crate) const LEVEL_HEADERS: [&str; 5] = ["level", "repetitions", "S²", "T²", "t = √T²/mean"];
 
 /// One line describing the set-up.
-pub fn setup_line(report: &Report) -> String {
+pub(crate) fn setup_line(report: &Report) -> String {
     let s = &report.setup;
     format!(
         "{}; {} execution(s) × {} iteration(s) planned per binary{}, {} warmup iteration(s) discarded; metric `{}`; ASLR {}{}.",
@@ -70,7 +70,7 @@ fn build_part(s: &Setup) -> Option<String> {
 
 /// How the number of binaries was decided, when the experiment grew it on-line: the rule,
 /// the rounds, the outcome and the optional-stopping caveat.
-pub fn stopping_line(report: &Report) -> Option<String> {
+pub(crate) fn stopping_line(report: &Report) -> Option<String> {
     let g = report.setup.stopping.as_ref()?;
     let rounds: Vec<String> = g
         .rounds
@@ -91,7 +91,7 @@ pub fn stopping_line(report: &Report) -> Option<String> {
 }
 
 /// The confidence-level statement every format starts with.
-pub fn confidence_line(report: &Report) -> String {
+pub(crate) fn confidence_line(report: &Report) -> String {
     let mut line = format!(
         "Every interval is a two-sided {} confidence interval.",
         level(report.confidence)
@@ -109,7 +109,7 @@ pub fn confidence_line(report: &Report) -> String {
 
 /// Title of a series, e.g. `demo — wall (ms)`: the unit is the one its numbers are printed
 /// in (chosen for its mean by [`SeriesReport::scale`]), not necessarily the store's.
-pub fn series_title(s: &SeriesReport) -> String {
+pub(crate) fn series_title(s: &SeriesReport) -> String {
     crate::report::title::section_title(
         &s.program,
         s.variant.as_deref(),
@@ -120,7 +120,7 @@ pub fn series_title(s: &SeriesReport) -> String {
 }
 
 /// The heading of the variant comparisons (text and HTML).
-pub const VARIANTS_TITLE: &str = "Variants (is the new variant faster whatever the layout?)";
+pub(crate) const VARIANTS_TITLE: &str = "Variants (is the new variant faster whatever the layout?)";
 
 /// The variant comparisons in words: per pair its sentence and the intervals behind it, and
 /// Tukey's family when there are more than two variants. Empty without variants.
@@ -141,13 +141,13 @@ pub fn variant_lines(report: &Report) -> Vec<String> {
 }
 
 /// The heading of the variants' answers that open a report (text and Markdown).
-pub const VARIANTS_LEAD_TITLE: &str = "In short, the variants";
+pub(crate) const VARIANTS_LEAD_TITLE: &str = "In short, the variants";
 
 /// The variants' answers a report opens with: each comparison's sentence on the metric its
 /// program's run measured first (the metric of its program's first series), since a user
 /// who built variants came with "is B faster than A?" (issue 36: a variants report gave
 /// that answer last, after every metric's analysis). Empty without variants.
-pub fn lead_variant_lines(report: &Report) -> Vec<String> {
+pub(crate) fn lead_variant_lines(report: &Report) -> Vec<String> {
     let first_metric = |program: &str| {
         report
             .series
@@ -173,7 +173,7 @@ pub fn lead_variant_lines(report: &Report) -> Vec<String> {
 
 /// A ratio interval as the variant lines print it: `0.9512 to 0.9734`, or `unbounded`
 /// (also for an infinite or undefined end, which no reader should have to parse).
-pub fn ratio_interval(ci: Option<Interval>) -> String {
+pub(crate) fn ratio_interval(ci: Option<Interval>) -> String {
     match ci {
         Some(ci) if ci.lower.is_finite() && ci.upper.is_finite() => {
             let (lower, upper) = ratio_bounds(ci.lower, ci.upper);
@@ -186,7 +186,7 @@ pub fn ratio_interval(ci: Option<Interval>) -> String {
 /// One comparison in words: `program metric: sentence`, then (indented) its ratio with the
 /// eq. 5, paired and bootstrap intervals, then the share of layouts favouring the new
 /// variant and the interaction test when computed.
-pub fn comparison_lines(c: &PairComparison, confidence: f64) -> Vec<String> {
+pub(crate) fn comparison_lines(c: &PairComparison, confidence: f64) -> Vec<String> {
     let level = level(pair_confidence(c, confidence));
     let mut lines = vec![format!("{} {}: {}", c.program, c.metric, c.text)];
     // What decides, with the ratio and interval it rests on; the others as checks of it.
@@ -246,14 +246,14 @@ pub fn comparison_lines(c: &PairComparison, confidence: f64) -> Vec<String> {
 
 /// The confidence of a comparison's intervals: the report's, or the Bonferroni-adjusted one
 /// with more than two variants.
-pub fn pair_confidence(c: &PairComparison, confidence: f64) -> f64 {
+pub(crate) fn pair_confidence(c: &PairComparison, confidence: f64) -> f64 {
     c.adjustment.map_or(confidence, |a| a.confidence)
 }
 
 /// The variant × layout interaction of a comparison, e.g. `variant × binary interaction
 /// F(9, 40) = 0.70, p = 0.7 (ratio scale, blocks as error): spread 0.40 % (95 % CI 0.00 % to
 /// 1.1 %), not_detected`; `None` when it was not computable.
-pub fn interaction_line(c: &PairComparison, confidence: f64) -> Option<String> {
+pub(crate) fn interaction_line(c: &PairComparison, confidence: f64) -> Option<String> {
     c.pair.interaction.as_ref().map(|i| {
         let (lo, hi) = percent_bounds(i.spread_ci.lower, i.spread_ci.upper, 2);
         format!(
@@ -272,7 +272,7 @@ pub fn interaction_line(c: &PairComparison, confidence: f64) -> Option<String> {
 
 /// The head line of Tukey's family: `lua wall: Tukey HSD over 3 pairs (ANOVA F(2, 18) =
 /// 4.20, p = 0.03):`.
-pub fn tukey_title(m: &MultipleComparison) -> String {
+pub(crate) fn tukey_title(m: &MultipleComparison) -> String {
     format!(
         "{} {}: Tukey HSD over {} pairs (ANOVA F({}, {}) = {}, {}):",
         m.program,
@@ -286,11 +286,11 @@ pub fn tukey_title(m: &MultipleComparison) -> String {
 }
 
 /// Column headers of Tukey's table (HTML); the text prints each row as one line.
-pub const TUKEY_HEADERS: [&str; 5] = ["pair", "ratio", "simultaneous CI", "p", "verdict"];
+pub(crate) const TUKEY_HEADERS: [&str; 5] = ["pair", "ratio", "simultaneous CI", "p", "verdict"];
 
 /// One row per pair of Tukey's family: `new vs base`, the ratio, its simultaneous interval,
 /// the adjusted p-value and the verdict.
-pub fn tukey_rows(m: &MultipleComparison, confidence: f64) -> Vec<[String; 5]> {
+pub(crate) fn tukey_rows(m: &MultipleComparison, confidence: f64) -> Vec<[String; 5]> {
     let level = level(confidence);
     m.family
         .pairs
@@ -356,7 +356,7 @@ fn mean_interval_line(s: &SeriesReport, confidence: f64) -> String {
 }
 
 /// The baseline's own mean, if it was run.
-pub fn baseline_line(s: &SeriesReport, confidence: f64) -> Option<String> {
+pub(crate) fn baseline_line(s: &SeriesReport, confidence: f64) -> Option<String> {
     let b = s.baseline.as_ref()?;
     Some(fixed_line(
         (
@@ -397,7 +397,7 @@ fn fixed_line(
 
 /// The lines on the binary the user's build made, if it was run: its mean, its shift from
 /// the random layouts' mean, its place among them and how the baseline differs from it.
-pub fn as_built_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
+pub(crate) fn as_built_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
     let Some(a) = s.as_built.as_ref() else {
         return Vec::new();
     };
@@ -428,7 +428,7 @@ pub fn as_built_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
 /// Rows of the levels table, lowest level first: variances in the square of the unit the
 /// title names, and a T² that is zero but for rounding (below 1e-9 of the largest S²)
 /// printed as 0, not as `-4.55e-13`.
-pub fn level_rows(s: &SeriesReport) -> Vec<[String; 5]> {
+pub(crate) fn level_rows(s: &SeriesReport) -> Vec<[String; 5]> {
     let scale = s.scale();
     let largest = s.levels.iter().map(|l| l.s2.abs()).fold(0.0, f64::max);
     let shown = |v: f64| scale.variance(v, 1e-9 * largest);
@@ -449,7 +449,7 @@ pub fn level_rows(s: &SeriesReport) -> Vec<[String; 5]> {
 
 /// The diagnostics as a list of sentences: warmup, normality, independence, drift,
 /// failures, then the notes.
-pub fn diagnostic_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
+pub(crate) fn diagnostic_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
     let d = &s.diagnostics;
     let mut lines = vec![
         warmup_line(d),

@@ -8,7 +8,7 @@ use crate::analysis::report::model::Report;
 
 /// Plain text.
 #[derive(Debug, Clone, Copy)]
-pub struct TextExporter;
+pub(crate) struct TextExporter;
 
 impl Exporter for TextExporter {
     fn export(&self, report: &Report) -> Result<String> {

@@ -13,13 +13,13 @@ use crate::report::numfmt::{level, Scale};
 
 /// The plots of one comparison, as SVG strings.
 #[derive(Debug, Clone)]
-pub struct ComparisonPlots {
+pub(crate) struct ComparisonPlots {
     /// One line per matched binary from the base's mean to the new variant's.
-    pub paired: String,
+    pub(crate) paired: String,
     /// The ratio intervals with the no-change line and the negligible band.
-    pub intervals: String,
+    pub(crate) intervals: String,
     /// Each variant's mean per binary, binaries sorted by the base's mean.
-    pub interaction: String,
+    pub(crate) interaction: String,
 }
 
 /// `seed-3` → `3` (the x tick labels); other labels as they are.
@@ -67,7 +67,7 @@ fn interval_rows(c: &PairComparison) -> Vec<IntervalRow> {
 }
 
 /// The three plots of comparison `c` of `report`.
-pub fn comparison_plots(report: &Report, c: &PairComparison) -> ComparisonPlots {
+pub(crate) fn comparison_plots(report: &Report, c: &PairComparison) -> ComparisonPlots {
     // The unit of the base variant's section (its title and text), not one chosen from the
     // plotted values; values as they are without that section.
     let Scale { factor, name: unit } =

@@ -10,7 +10,7 @@ use crate::analysis::vocabulary::program_label;
 use crate::report::numfmt::{level, percent, signed_percent};
 
 /// Writes the comparison's across-programs sentences and its unmatched series.
-pub fn fill(c: &mut Comparison) {
+pub(crate) fn fill(c: &mut Comparison) {
     for o in &mut c.overall {
         o.text = overall(o, c.confidence);
     }
@@ -23,7 +23,7 @@ pub fn fill(c: &mut Comparison) {
 
 /// "3 of 4 programs are significantly faster with new (proportion 75 %, 95 % Wilson CI 30 %
 /// to 95 %). Overall gain G = +4.1 % of the base wall (…; saved)."
-pub fn overall(o: &Overall, confidence: f64) -> String {
+pub(crate) fn overall(o: &Overall, confidence: f64) -> String {
     let faster = if o.is_time { "faster" } else { "lower" };
     let (sped_up, n) = (o.sped_up, o.programs);
     let mut text = format!("{sped_up} of {n} programs are significantly {faster} with new");
@@ -51,7 +51,7 @@ pub fn overall(o: &Overall, confidence: f64) -> String {
 }
 
 /// "demo \[fast\] wall only in DIR", `base_dir` and `new_dir` naming the two sides.
-pub fn only_in(u: &OnlyIn, base_dir: &str, new_dir: &str) -> String {
+pub(crate) fn only_in(u: &OnlyIn, base_dir: &str, new_dir: &str) -> String {
     let dir = match u.side {
         ExperimentSide::Base => base_dir,
         ExperimentSide::New => new_dir,

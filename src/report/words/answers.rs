@@ -13,7 +13,7 @@ use crate::report::numfmt::percent;
 /// The answer across metrics of each program (and variant) that has more than one metric,
 /// in the report's order; empty when every program has one metric (its "In short" is then
 /// the answer).
-pub fn across_metrics(series: &[SeriesReport]) -> Vec<String> {
+pub(crate) fn across_metrics(series: &[SeriesReport]) -> Vec<String> {
     let mut groups: Vec<(&str, Option<&str>, Vec<&SeriesReport>)> = Vec::new();
     for s in series {
         match groups

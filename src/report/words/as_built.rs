@@ -12,7 +12,7 @@ use super::effect::directions;
 /// from their mean (with the Fieller interval), and the verdict of the placement; for a
 /// binary with the baseline's layout, that it is the default layout measured again. Quotes
 /// `a.shift.text` and `a.placement.text`, so is written after them.
-pub fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> String {
+pub(crate) fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> String {
     let (better, worse) = directions(is_time);
     let p = &a.placement;
     let same_layout = a.same_layout_as_baseline == Some(true);

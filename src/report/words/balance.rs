@@ -6,11 +6,11 @@ use crate::analysis::report::balance::BalanceNote;
 use crate::analysis::report::experiment::BalanceWarning;
 
 /// The executions cut short that a note names; the rest are counted.
-pub const SHOWN_EXECUTIONS: usize = 8;
+pub(crate) const SHOWN_EXECUTIONS: usize = 8;
 
 /// One warning of balancing, prefixed with the series it concerns (`PROGRAM (VARIANT)
 /// METRIC`, and the fixed layout in parentheses when it was balanced on its own).
-pub fn warning(w: &BalanceWarning) -> String {
+pub(crate) fn warning(w: &BalanceWarning) -> String {
     let series = match &w.variant {
         Some(v) => format!("{} ({v}) {}", w.program, w.metric),
         None => format!("{} {}", w.program, w.metric),
@@ -23,7 +23,7 @@ pub fn warning(w: &BalanceWarning) -> String {
 }
 
 /// What balancing changed, in words.
-pub fn note(n: &BalanceNote) -> String {
+pub(crate) fn note(n: &BalanceNote) -> String {
     match n {
         BalanceNote::NoLiveIteration { binary, executions } => format!(
             "{executions} execution(s) of {binary} had no live (non-warmup) iteration and were left out"

@@ -12,7 +12,7 @@ use crate::stats::bootstrap;
 use crate::stats::hierarchy::plural;
 
 /// Writes the comparison's `summary` and `warnings` from its verdict and concerns.
-pub fn fill(c: &mut Comparison) {
+pub(crate) fn fill(c: &mut Comparison) {
     super::single::fill_side(&mut c.base);
     super::single::fill_side(&mut c.new);
     if let Some(i) = c.pair.interaction.as_mut() {
@@ -79,7 +79,7 @@ fn withheld_sides(base: &Side, new: &Side) -> &'static str {
 }
 
 /// The one-sentence answer, naming the interval the verdict rests on.
-pub fn summary(c: &Comparison) -> String {
+pub(crate) fn summary(c: &Comparison) -> String {
     let pair = &c.pair;
     let effect = &pair.effect;
     let (top_name, units) = (c.top_name.as_str(), plural(&c.top_name));
@@ -126,7 +126,7 @@ pub fn summary(c: &Comparison) -> String {
 /// The Mann–Whitney test in words, e.g. "on the binary means: P(new > base) = 0.080, p =
 /// 0.032 (exact)": one wording for every text rendering of a comparison (the warnings advise
 /// reading it when the means do not look normal).
-pub fn mann_whitney(c: &Comparison, top_name: &str) -> Option<String> {
+pub(crate) fn mann_whitney(c: &Comparison, top_name: &str) -> Option<String> {
     c.mann_whitney.map(|mw| {
         format!(
             "on the {top_name} means: P(new > base) = {}, {} ({})",
@@ -142,7 +142,7 @@ pub fn mann_whitney(c: &Comparison, top_name: &str) -> Option<String> {
 
 /// The bootstrap interval of new/base in words, e.g. "new/base 0.6350 … 1.0140 (95 %
 /// studentized, 10000 resamples of the binaries)", when `--bootstrap` asked for it.
-pub fn bootstrap(c: &Comparison) -> Option<String> {
+pub(crate) fn bootstrap(c: &Comparison) -> Option<String> {
     c.pair.bootstrap.as_ref().map(|b| {
         let (lower, upper) = ratio_bounds(b.ci.lower, b.ci.upper);
         format!(

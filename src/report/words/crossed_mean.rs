@@ -7,7 +7,7 @@ use crate::analysis::report::model::SeriesReport;
 use crate::report::numfmt::sig;
 
 /// What the mean is over: "random layouts" (code only) or "random code and data layouts".
-pub fn over(s: &SeriesReport) -> &'static str {
+pub(crate) fn over(s: &SeriesReport) -> &'static str {
     if s.crossed_mean.is_some() {
         "random code and data layouts"
     } else {
@@ -17,7 +17,7 @@ pub fn over(s: &SeriesReport) -> &'static str {
 
 /// What the summary says the mean is over: "random code layouts" or "random code and data
 /// layouts".
-pub fn summary_over(s: &SeriesReport) -> &'static str {
+pub(crate) fn summary_over(s: &SeriesReport) -> &'static str {
     if s.crossed_mean.is_some() {
         "random code and data layouts"
     } else {
@@ -27,7 +27,7 @@ pub fn summary_over(s: &SeriesReport) -> &'static str {
 
 /// What the interval rests on: "6 binaries, KJ eq. 4" or "6 binaries × 6 data seeds × 2
 /// executions, crossed design with 5.00 df by Satterthwaite".
-pub fn basis(s: &SeriesReport, binaries: usize) -> String {
+pub(crate) fn basis(s: &SeriesReport, binaries: usize) -> String {
     match &s.crossed_mean {
         Some(c) => format!(
             "{} binaries × {} data seeds × {} executions, crossed design with {} df by Satterthwaite",
@@ -43,7 +43,7 @@ pub fn basis(s: &SeriesReport, binaries: usize) -> String {
 /// Over which data seeds a fixed binary's (baseline, as-built) own interval is: "" without
 /// data seeds, else " under the same 6 data seeds as the random layouts; its shift from them
 /// is compared within each data seed".
-pub fn fixed_under(s: &SeriesReport) -> String {
+pub(crate) fn fixed_under(s: &SeriesReport) -> String {
     match &s.crossed_mean {
         Some(c) => format!(
             " under the same {} data seeds as the random layouts (its shift from them is compared within each data seed)",

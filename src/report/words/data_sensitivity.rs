@@ -8,13 +8,13 @@ use crate::analysis::vocabulary::Thresholds;
 use crate::report::numfmt::{p_value, percent, statistic};
 
 /// The heading of the answer and the glance table's column.
-pub const TITLE: &str = "Data-layout sensitivity";
+pub(crate) const TITLE: &str = "Data-layout sensitivity";
 
 /// The glance table's column header.
-pub const GLANCE_HEADER: &str = "data layout";
+pub(crate) const GLANCE_HEADER: &str = "data layout";
 
 /// The sentence of `d` at `thresholds`.
-pub fn sentence(d: &DataSensitivity, thresholds: &Thresholds) -> String {
+pub(crate) fn sentence(d: &DataSensitivity, thresholds: &Thresholds) -> String {
     let test = test_words(d);
     let magnitude = format!(
         "the metric varies by {} ({} to {}) from one data layout to another (standard deviation over the mean, over {} data seeds)",
@@ -53,7 +53,7 @@ fn test_words(d: &DataSensitivity) -> String {
 }
 
 /// The glance table's cell: the verdict with its magnitude.
-pub fn glance_cell(d: &DataSensitivity) -> String {
+pub(crate) fn glance_cell(d: &DataSensitivity) -> String {
     match d.verdict {
         Verdict::Detected => format!("sensitive: ± {} per data layout", percent(d.variation, 2)),
         Verdict::Negligible => format!("negligible: at most {}", percent(d.variation_ci.upper, 2)),

@@ -11,7 +11,7 @@ use super::effect::directions;
 use super::shift::FixedWords;
 
 /// The sentence of the placement `d` of `fixed` in a series of `unit`, a time or not.
-pub fn sentence(
+pub(crate) fn sentence(
     d: &DefaultLayout,
     fixed: &FixedWords,
     (unit, is_time): (&str, bool),
@@ -41,12 +41,12 @@ pub fn sentence(
 /// What a layout the test does not call unusual is called when it lies beyond every random
 /// layout measured ([`beyond_every_random_layout`]): "ordinary" would claim more than the data
 /// say.
-pub const NOT_SHOWN_UNUSUAL: &str = "not shown unusual";
+pub(crate) const NOT_SHOWN_UNUSUAL: &str = "not shown unusual";
 
 /// Whether the layout's mean lies below (or above) every random layout's mean measured
 /// (percentile 0 or 1): within the prediction interval when the random layouts are few, but
 /// then not "an ordinary layout" either.
-pub fn beyond_every_random_layout(d: &DefaultLayout) -> bool {
+pub(crate) fn beyond_every_random_layout(d: &DefaultLayout) -> bool {
     d.percentile.is_some_and(|p| p <= 0.0 || p >= 1.0)
 }
 
@@ -54,7 +54,7 @@ pub fn beyond_every_random_layout(d: &DefaultLayout) -> bool {
 /// fixed layout `it` ("it", "its"): the share of means below it, and how many equal it when
 /// some do (the mid-rank `percentile` counts a tie half below, which would say "50.0 % are
 /// below it" of a layout every random layout equals). `None` when `d` was not placed.
-pub fn rank_clause(d: &DefaultLayout, it: &str) -> Option<String> {
+pub(crate) fn rank_clause(d: &DefaultLayout, it: &str) -> Option<String> {
     let PlacementGrounds::Placed { rank, .. } = d.grounds else {
         return None;
     };
@@ -75,7 +75,7 @@ pub fn rank_clause(d: &DefaultLayout, it: &str) -> Option<String> {
 
 /// The few words of a placement's verdict ("an ordinary layout", "not shown unusual", …)
 /// for the brief renderings.
-pub fn verdict_words(d: &DefaultLayout) -> &'static str {
+pub(crate) fn verdict_words(d: &DefaultLayout) -> &'static str {
     match d.verdict {
         Verdict::Detected => "unusual: results on it alone are biased",
         Verdict::Negligible => "unusual, by a negligible amount",

@@ -12,7 +12,7 @@ use crate::report::numfmt::percent;
 
 /// Writes the diagnostics' `notes`, `drift_not_tested` and the names of the executions
 /// failing the independence test from their concerns, reason and ids.
-pub fn fill(d: &mut Diagnostics) {
+pub(crate) fn fill(d: &mut Diagnostics) {
     d.notes = d.concerns.iter().map(note).collect();
     d.drift_not_tested = d.drift_untested.map(drift_untested);
     if let Some(i) = d.independence.as_mut() {
@@ -21,7 +21,7 @@ pub fn fill(d: &mut Diagnostics) {
 }
 
 /// One execution as the report names it: "seed-3 execution 1".
-pub fn execution(e: &ExecutionId) -> String {
+pub(crate) fn execution(e: &ExecutionId) -> String {
     format!("{} execution {}", e.binary, e.execution)
 }
 
@@ -29,7 +29,7 @@ pub fn execution(e: &ExecutionId) -> String {
 /// `confidence`, as the end of a sentence: no evidence against normality, or not normal with
 /// the advice that fits the number of binaries (the bootstrap only from
 /// [`crate::stats::bootstrap::ADVISABLE_UNITS`] on).
-pub fn normality_advice(n: &Normality, confidence: f64) -> &'static str {
+pub(crate) fn normality_advice(n: &Normality, confidence: f64) -> &'static str {
     let rejected = n.rejected(confidence);
     if rejected && n.n >= crate::stats::bootstrap::ADVISABLE_UNITS {
         " — not normal; with few binaries the t interval may be off: prefer more binaries or the bootstrap interval (report --bootstrap 10000)"
@@ -41,7 +41,7 @@ pub fn normality_advice(n: &Normality, confidence: f64) -> &'static str {
 }
 
 /// One note in words.
-pub fn note(concern: &DiagnosticConcern) -> String {
+pub(crate) fn note(concern: &DiagnosticConcern) -> String {
     match concern {
         DiagnosticConcern::Host(condition) => super::host_conditions::warning(condition),
         DiagnosticConcern::FewBinaries { binaries } => format!(
@@ -67,7 +67,7 @@ pub fn note(concern: &DiagnosticConcern) -> String {
 }
 
 /// Why drift was not tested, in words.
-pub fn drift_untested(reason: DriftUntested) -> String {
+pub(crate) fn drift_untested(reason: DriftUntested) -> String {
     match reason {
         DriftUntested::Overflow => format!("not tested: {OVERFLOW_REASON}."),
         DriftUntested::TooFewExecutions => format!(

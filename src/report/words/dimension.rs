@@ -24,7 +24,7 @@ pub fn fill(d: &mut DimensionReport) {
 
 /// Where a level's cost comes from, `…, floored` when the measured cost was raised to
 /// [`MIN_COST_SECONDS`].
-pub fn cost_source(l: &LevelDimension) -> String {
+pub(crate) fn cost_source(l: &LevelDimension) -> String {
     let source = match l.source {
         CostSource::Given => "given with --costs",
         CostSource::MeanLiveIteration => "measured: mean live iteration",
@@ -42,7 +42,7 @@ pub fn cost_source(l: &LevelDimension) -> String {
 }
 
 /// Eq. 3's guard cases in words (`None` for a plain count).
-pub fn optimal_count(c: &OptimalCount) -> Option<&'static str> {
+pub(crate) fn optimal_count(c: &OptimalCount) -> Option<&'static str> {
     match c {
         OptimalCount::NoVarianceHere => {
             Some("T² ≤ 0: this level adds no measurable variance of its own; repeat it once")
@@ -68,7 +68,7 @@ pub fn fill_optimal_notes(levels: &mut [LevelJson]) {
 
 /// Why the count advised at a level is not eq. 3's own, when it is not: eq. 3's guard case
 /// with the count kept, then the raise to [`MIN_EXECUTIONS_FOR_SENSITIVITY`] executions.
-pub fn advice(l: &LevelDimension) -> Option<String> {
+pub(crate) fn advice(l: &LevelDimension) -> Option<String> {
     let kept = l.initial_repetitions;
     let guard = match &l.eq3 {
         Some(OptimalCount::NoVarianceAbove) => Some(no_variance_above(&l.name, kept)),
@@ -105,7 +105,7 @@ fn no_variance_above(name: &str, kept: usize) -> String {
 
 /// The series' notes: the levels its initial experiment leaves undimensioned, then the
 /// costs floored.
-pub fn notes(s: &SeriesDimension) -> Vec<String> {
+pub(crate) fn notes(s: &SeriesDimension) -> Vec<String> {
     let shape = s
         .shape
         .iter()

@@ -14,7 +14,7 @@ use crate::report::numfmt::{change, level, percent, ratio as ratio_text};
 const NOT_COMPUTABLE: &str = "not computable: the reference's mean is zero or not finite";
 
 /// `("faster", "slower")` for a time, `("lower", "higher")` otherwise.
-pub fn directions(is_time: bool) -> (&'static str, &'static str) {
+pub(crate) fn directions(is_time: bool) -> (&'static str, &'static str) {
     if is_time {
         ("faster", "slower")
     } else {
@@ -102,7 +102,7 @@ impl schemars::JsonSchema for Effect {
 
 /// A short qualifier after the words: why the effect does or does not matter at its
 /// relevance margin (empty for a relevant change, a tie or no interval).
-pub fn qualifier(effect: &Effect) -> String {
+pub(crate) fn qualifier(effect: &Effect) -> String {
     let margin = percent(effect.thresholds.negligible, 2);
     match effect.verdict {
         EffectVerdict::Negligible => {

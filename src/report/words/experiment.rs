@@ -13,7 +13,7 @@ use crate::report::words::UNKNOWN_WITHOUT_MANIFEST;
 
 /// Writes the comparison's warnings of reading either experiment (prefixed `base:` or
 /// `new:`) before those of the comparison itself.
-pub fn fill_compared(c: &mut Comparison) {
+pub(crate) fn fill_compared(c: &mut Comparison) {
     let mut warnings: Vec<String> = c
         .read_warnings
         .iter()
@@ -30,7 +30,7 @@ pub fn fill_compared(c: &mut Comparison) {
 }
 
 /// One warning of the report in words.
-pub fn report_warning(w: &ReportWarning) -> String {
+pub(crate) fn report_warning(w: &ReportWarning) -> String {
     match w {
         ReportWarning::Experiment(w) => warning(w),
         ReportWarning::VariantLeftOut {
@@ -54,7 +54,7 @@ pub fn report_warning(w: &ReportWarning) -> String {
 }
 
 /// One warning of reading an experiment in words.
-pub fn warning(w: &ExperimentWarning) -> String {
+pub(crate) fn warning(w: &ExperimentWarning) -> String {
     match w {
         ExperimentWarning::Store(w) => w.to_string(),
         ExperimentWarning::Balance(b) => super::balance::warning(b),

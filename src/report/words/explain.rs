@@ -11,7 +11,7 @@ use crate::layout::features::{Feature, ICache};
 /// Writes the suggestion of every culprit whose fix the screening recorded (a suggestion
 /// read from a stored answer, which keeps only the words, stays as it is) and the axes of
 /// every plot.
-pub fn fill(e: &mut Explanation) {
+pub(crate) fn fill(e: &mut Explanation) {
     let cache = e.cache;
     let y = y_label(&e.metric, &e.shown_unit);
     for p in &mut e.plots {
@@ -32,7 +32,7 @@ pub fn fill(e: &mut Explanation) {
 
 /// The x axis of a plot of `feature` in words (also how the explain tables name the
 /// feature).
-pub fn x_label(feature: Feature, cache: &ICache) -> String {
+pub(crate) fn x_label(feature: Feature, cache: &ICache) -> String {
     match feature {
         Feature::UpperHalfLine => format!(
             "starts in the upper half of a {}-byte line (0 no, 1 yes)",

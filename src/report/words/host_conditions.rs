@@ -5,7 +5,7 @@
 use crate::analysis::report::host_conditions::{HostCondition, LOADED_SHARE};
 
 /// The warning about one state of the host, with its figures and what to do.
-pub fn warning(condition: &HostCondition) -> String {
+pub(crate) fn warning(condition: &HostCondition) -> String {
     match condition {
         HostCondition::Loaded {
             worst,

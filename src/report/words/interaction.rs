@@ -9,7 +9,7 @@ use crate::report::numfmt::{level, p_value, percent, percent_bounds};
 /// The clause, e.g. "the ratio varies with the layout by 2.1 % (standard deviation across
 /// layouts, 95 % CI: 1.2 % to 3.5 %; interaction p = 0.0003)". The same words for speedups
 /// and slowdowns: it is the ratio that varies.
-pub fn clause(i: &InteractionJson) -> String {
+pub(crate) fn clause(i: &InteractionJson) -> String {
     let (th, detected, detectable) = (&i.thresholds, i.detected(), i.detectable_spread);
     let (spread, ci) = (i.spread, i.spread_ci);
     let (lo, hi) = percent_bounds(ci.lower, ci.upper, 2);

@@ -13,13 +13,13 @@ means) instead of biasing one layout against another; the interval covers the me
 these machines, not over machines in general.";
 
 /// Title of the section in every format.
-pub const TITLE: &str = "Machines (executions spread over Slurm nodes)";
+pub(crate) const TITLE: &str = "Machines (executions spread over Slurm nodes)";
 
 /// Column headers of a series' machine table.
-pub const HEADERS: [&str; 4] = ["machine", "executions", "mean", "offset"];
+pub(crate) const HEADERS: [&str; 4] = ["machine", "executions", "mean", "offset"];
 
 /// Writes each series' `text` (its finding).
-pub fn fill(sections: &mut [MachineSeries]) {
+pub(crate) fn fill(sections: &mut [MachineSeries]) {
     for s in sections {
         s.text = finding(s);
     }
@@ -27,7 +27,7 @@ pub fn fill(sections: &mut [MachineSeries]) {
 
 /// The finding in words: the machines' share of the execution-level variance and whether
 /// they differ, or why it could not be estimated.
-pub fn finding(s: &MachineSeries) -> String {
+pub(crate) fn finding(s: &MachineSeries) -> String {
     match &s.component {
         None if s.machines.len() < 2 => {
             "one machine ran every execution: no machine effect to estimate".to_string()
@@ -50,7 +50,7 @@ pub fn finding(s: &MachineSeries) -> String {
 }
 
 /// `program metric`, or `program [variant] metric` with variants.
-pub fn label(s: &MachineSeries) -> String {
+pub(crate) fn label(s: &MachineSeries) -> String {
     match &s.variant {
         Some(v) => format!("{} [{v}] {}", s.program, s.metric),
         None => format!("{} {}", s.program, s.metric),
@@ -58,13 +58,13 @@ pub fn label(s: &MachineSeries) -> String {
 }
 
 /// The finding as a sentence, e.g. `demo wall: machines account for …`.
-pub fn sentence(s: &MachineSeries) -> String {
+pub(crate) fn sentence(s: &MachineSeries) -> String {
     format!("{}: {}.", label(s), s.text)
 }
 
 /// The table rows under [`HEADERS`]: machine, executions, mean, offset (`-` when not
 /// estimated).
-pub fn rows(s: &MachineSeries) -> Vec<[String; 4]> {
+pub(crate) fn rows(s: &MachineSeries) -> Vec<[String; 4]> {
     // One unit for the whole table, chosen for the largest mean.
     let typical = s.machines.iter().map(|m| m.mean.abs()).fold(0.0, f64::max);
     let scale = Scale::for_values(&s.unit, typical);
@@ -86,7 +86,7 @@ pub fn rows(s: &MachineSeries) -> Vec<[String; 4]> {
 }
 
 /// The warning when the machines differ detectably (after [`fill`]: it quotes the finding).
-pub fn warning(s: &MachineSeries) -> Option<String> {
+pub(crate) fn warning(s: &MachineSeries) -> Option<String> {
     s.differ.then(|| {
         format!(
             "{}: the machines differ detectably ({}); compare layouts on one machine type, or keep the spread of executions over machines as the schedule made it",
@@ -97,6 +97,6 @@ pub fn warning(s: &MachineSeries) -> Option<String> {
 }
 
 /// The warnings the machine analysis adds to the report's.
-pub fn warnings(sections: &[MachineSeries]) -> Vec<String> {
+pub(crate) fn warnings(sections: &[MachineSeries]) -> Vec<String> {
     sections.iter().filter_map(warning).collect()
 }

@@ -5,35 +5,35 @@
 //! once, after the analysis and before any exporter, so the text, Markdown, HTML and JSON
 //! outputs carry the same words. Functions here are pure: model in, `String` out.
 
-pub mod across_programs;
-pub mod answers;
-pub mod as_built;
-pub mod balance;
-pub mod comparison;
-pub mod crossed_mean;
-pub mod data_sensitivity;
-pub mod default_layout;
-pub mod diagnostics;
+pub(crate) mod across_programs;
+pub(crate) mod answers;
+pub(crate) mod as_built;
+pub(crate) mod balance;
+pub(crate) mod comparison;
+pub(crate) mod crossed_mean;
+pub(crate) mod data_sensitivity;
+pub(crate) mod default_layout;
+pub(crate) mod diagnostics;
 pub mod dimension;
 pub mod effect;
-pub mod experiment;
-pub mod explain;
-pub mod host_conditions;
-pub mod interaction;
+pub(crate) mod experiment;
+pub(crate) mod explain;
+pub(crate) mod host_conditions;
+pub(crate) mod interaction;
 pub mod machines;
-pub mod pair;
-pub mod plots;
+pub(crate) mod pair;
+pub(crate) mod plots;
 pub mod run_summary;
-pub mod sensitivity;
-pub mod sequential;
-pub mod setup;
-pub mod shift;
+pub(crate) mod sensitivity;
+pub(crate) mod sequential;
+pub(crate) mod setup;
+pub(crate) mod shift;
 pub mod single;
-pub mod summary;
+pub(crate) mod summary;
 pub mod variance_split;
-pub mod variants;
-pub mod versus_baseline;
-pub mod withheld;
+pub(crate) mod variants;
+pub(crate) mod versus_baseline;
+pub(crate) mod withheld;
 
 use crate::analysis::report::model::Report;
 use crate::analysis::vocabulary::Thresholds;
@@ -45,12 +45,12 @@ pub const UNKNOWN_WITHOUT_MANIFEST: &str = "unknown (no manifest.json)";
 
 /// Why a statistic of finite values is not computable: their spread (a sum of squares)
 /// overflows f64. One wording for every command that says it (`analyze`, `report`).
-pub const OVERFLOW_REASON: &str =
+pub(crate) const OVERFLOW_REASON: &str =
     "the spread of the values exceeds the range of double precision (values near ±1.8e308)";
 
 /// Writes every sentence of `report` from its numbers and grounds, at the report's own
 /// confidence and relevance threshold.
-pub fn fill(report: &mut Report) {
+pub(crate) fn fill(report: &mut Report) {
     let thresholds = Thresholds {
         confidence: report.confidence,
         negligible: report.negligible,

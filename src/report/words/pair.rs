@@ -7,7 +7,7 @@ use crate::analysis::pair::{PairInterval, PairWarning};
 use super::single::bootstrap_shortfall;
 
 /// One warning in words; `units` names the top-level units ("binaries").
-pub fn warning(w: &PairWarning, units: &str) -> String {
+pub(crate) fn warning(w: &PairWarning, units: &str) -> String {
     match w {
         PairWarning::NoFieller => {
             format!("no Fieller interval (eq. 5): each side needs at least two {units}")

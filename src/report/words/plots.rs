@@ -7,19 +7,19 @@ use crate::analysis::report::plot_data::{DependenceSubject, RunSequence, Varianc
 /// The axis of the measured values: the metric and the unit they are shown in, `count` for
 /// a plain count (which [`crate::report::numfmt::Scale`] shows without a unit after the
 /// number), as the section's heading names it (`crate::report::title::heading_unit`).
-pub fn values_axis(metric: &str, unit: &str) -> String {
+pub(crate) fn values_axis(metric: &str, unit: &str) -> String {
     let unit = if unit.is_empty() { "count" } else { unit };
     format!("{metric} ({unit})")
 }
 
 /// A variance bar's label: its level and repetitions, `execution (r = 2)`.
-pub fn variance_bar(bar: &VarianceBar) -> String {
+pub(crate) fn variance_bar(bar: &VarianceBar) -> String {
     format!("{} (r = {})", bar.level, bar.repetitions)
 }
 
 /// A run sequence's title: `seed-3 execution 1`, and why it is shown first when its
 /// changepoint suggests a longer warmup.
-pub fn run_sequence_title(r: &RunSequence) -> String {
+pub(crate) fn run_sequence_title(r: &RunSequence) -> String {
     let title = format!("{} execution {}", r.binary, r.execution);
     if r.longer_warmup {
         format!("{title} — changepoint suggests a longer warmup")
@@ -29,7 +29,7 @@ pub fn run_sequence_title(r: &RunSequence) -> String {
 }
 
 /// What the lag and ACF plots are of, as the object of "Of …".
-pub fn dependence_subject(subject: &DependenceSubject) -> String {
+pub(crate) fn dependence_subject(subject: &DependenceSubject) -> String {
     match subject {
         DependenceSubject::Iterations { binary, execution } => {
             format!("the live iterations of {binary} execution {execution}")

@@ -14,14 +14,14 @@ use crate::report::numfmt::{level, p_value, percent, sig, signed_percent, statis
 /// seed every binary measured the same: a data-seed-only store, one code seed): "none",
 /// in every brief rendering (the glance, `--format summary`), where "not detected" stays
 /// for a test that found nothing. `None` for any other sensitivity.
-pub fn no_variation_word(s: &Sensitivity) -> Option<&'static str> {
+pub(crate) fn no_variation_word(s: &Sensitivity) -> Option<&'static str> {
     (s.verdict == crate::analysis::vocabulary::Verdict::NotDetected
         && matches!(s.grounds, SensitivityGrounds::NoCodeVariation { .. }))
     .then_some("none")
 }
 
 /// The sentence of `s`, at `thresholds` (the ones the verdict was reached at).
-pub fn sentence(s: &Sensitivity, thresholds: &Thresholds) -> String {
+pub(crate) fn sentence(s: &Sensitivity, thresholds: &Thresholds) -> String {
     match &s.grounds {
         SensitivityGrounds::Unanalysed => String::new(),
         SensitivityGrounds::TooFewBinaries { with_data } => format!(

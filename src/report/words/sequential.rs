@@ -8,12 +8,12 @@ use crate::report::numfmt::{change_parts, level, percent, Scale};
 
 /// The sentence of a series' replay: its geometric mean said in `scale` (the series'
 /// section's unit, [`crate::analysis::report::model::SeriesReport::scale`]).
-pub fn series_sentence(q: &Sequential, scale: &Scale) -> String {
+pub(crate) fn series_sentence(q: &Sequential, scale: &Scale) -> String {
     sentence(q, Some(scale))
 }
 
 /// The sentence of a comparison's replay: the per-seed ratio and its verdict.
-pub fn pair_sentence(q: &Sequential) -> String {
+pub(crate) fn pair_sentence(q: &Sequential) -> String {
     sentence(q, None)
 }
 
@@ -116,7 +116,7 @@ fn looks_lost(beyond: usize, last: usize, horizon: bool) -> String {
 
 /// The warning of a series or comparison that could not be replayed, e.g. "demo wall: no
 /// sequential analysis: …" or "demo wall: O3 against O2: no sequential analysis: …".
-pub fn unreplayed(u: &Unreplayed) -> String {
+pub(crate) fn unreplayed(u: &Unreplayed) -> String {
     match &u.subject {
         Unreplayable::Series { variant } => format!(
             "{} {}: no sequential analysis: {}",

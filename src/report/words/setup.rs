@@ -4,7 +4,7 @@
 use crate::analysis::report::model::{ProgramAchieved, Setup};
 
 /// Writes the set-up's words: what each program's seeds could move.
-pub fn fill(setup: &mut Setup) {
+pub(crate) fn fill(setup: &mut Setup) {
     setup.achieved = setup
         .achieved_by_program
         .as_ref()
@@ -13,7 +13,7 @@ pub fn fill(setup: &mut Setup) {
 
 /// What one program's seeds could move: `NAME: words`, a library named as such (its code
 /// moves too, inside the programs' processes).
-pub fn achieved(p: &ProgramAchieved) -> String {
+pub(crate) fn achieved(p: &ProgramAchieved) -> String {
     if p.library {
         format!("library {}: {}", p.program, p.words)
     } else {

@@ -7,23 +7,23 @@ use crate::analysis::report::model::{Rank, Shift, ShiftGrounds};
 use crate::report::numfmt::ratio as fmt_ratio;
 
 /// A fixed layout measured beside the random ones, with the words the answers name it by.
-pub struct FixedWords {
+pub(crate) struct FixedWords {
     /// As the answers name it: "the default layout".
-    pub name: &'static str,
+    pub(crate) name: &'static str,
     /// As a binary: "the baseline".
-    pub binary: &'static str,
+    pub(crate) binary: &'static str,
     /// Its mean, starting a sentence: "The default layout's mean".
-    pub mean_words: &'static str,
+    pub(crate) mean_words: &'static str,
     /// Short, in "whether the default is unusual".
-    pub short: &'static str,
+    pub(crate) short: &'static str,
     /// The report's section that places it among the layouts.
-    pub section: &'static str,
+    pub(crate) section: &'static str,
     /// The whole answer when it was not run.
-    pub not_run: &'static str,
+    pub(crate) not_run: &'static str,
 }
 
 /// The default-layout baseline.
-pub const BASELINE: FixedWords = FixedWords {
+pub(crate) const BASELINE: FixedWords = FixedWords {
     name: "the default layout",
     binary: "the baseline",
     mean_words: "The default layout's mean",
@@ -33,7 +33,7 @@ pub const BASELINE: FixedWords = FixedWords {
 };
 
 /// The binary the user's build made (`as-built`).
-pub const AS_BUILT: FixedWords = FixedWords {
+pub(crate) const AS_BUILT: FixedWords = FixedWords {
     name: "the binary your build made",
     binary: "the as-built binary",
     mean_words: "The mean of the binary your build made",
@@ -43,7 +43,7 @@ pub const AS_BUILT: FixedWords = FixedWords {
 };
 
 /// The sentence of the shift `s` of `fixed` in a series of a time (`is_time`) or not.
-pub fn sentence(s: &Shift, fixed: &FixedWords, is_time: bool) -> String {
+pub(crate) fn sentence(s: &Shift, fixed: &FixedWords, is_time: bool) -> String {
     match &s.grounds {
         ShiftGrounds::Unanalysed => String::new(),
         ShiftGrounds::NotRun => fixed.not_run.into(),
@@ -71,7 +71,7 @@ pub fn sentence(s: &Shift, fixed: &FixedWords, is_time: bool) -> String {
 
 /// Whether the shift `s` is a tie: every value of the fixed layout equals the random
 /// layouts' (under each data seed, when paired on it).
-pub fn is_tie(s: &Shift) -> bool {
+pub(crate) fn is_tie(s: &Shift) -> bool {
     s.effect
         .as_ref()
         .is_some_and(|e| e.verdict == EffectVerdict::Tie)
@@ -79,7 +79,7 @@ pub fn is_tie(s: &Shift) -> bool {
 
 /// What a tie `s` gives, after "gives": exactly the random layouts' values, under each data
 /// seed when the shift was paired on it (the data layout still moves them all).
-pub fn tie_values(s: &Shift) -> &'static str {
+pub(crate) fn tie_values(s: &Shift) -> &'static str {
     if s.paired_on_data_seed {
         "exactly the same values as the random layouts under each data seed"
     } else {

@@ -24,12 +24,12 @@ pub fn fill(a: &mut Analysis) {
 }
 
 /// Writes the note of one side of a comparison from its grounds.
-pub fn fill_side(s: &mut Side) {
+pub(crate) fn fill_side(s: &mut Side) {
     s.ci_note = s.ci_grounds.as_ref().map(interval_note);
 }
 
 /// Why a mean has no interval, or how to read the one it has.
-pub fn interval_note(n: &IntervalNote) -> String {
+pub(crate) fn interval_note(n: &IntervalNote) -> String {
     match n {
         IntervalNote::Withheld { why, units } => {
             super::withheld::reason_with_units(*why, &narrowing(units))
@@ -57,7 +57,7 @@ fn narrowing(units: &Narrowing) -> String {
 }
 
 /// One warning of `analyze`.
-pub fn warning(w: &SingleWarning) -> String {
+pub(crate) fn warning(w: &SingleWarning) -> String {
     match w {
         SingleWarning::VarianceOverflow => "some variances are not computable: the values' \
             spread exceeds the range of double precision (values near ±1.8e308); rescale the \
@@ -131,7 +131,7 @@ fn bootstrap_advice(units: usize, top_name: &str) -> String {
 
 /// Why a requested bootstrap interval is missing or not to be trusted; `units` names the
 /// resampled units ("binaries").
-pub fn bootstrap_shortfall(s: &BootstrapShortfall, units: &str) -> String {
+pub(crate) fn bootstrap_shortfall(s: &BootstrapShortfall, units: &str) -> String {
     match s {
         BootstrapShortfall::Failed(why) => format!("no bootstrap interval: {why}"),
         BootstrapShortfall::FewUnits(n) => format!(
@@ -143,7 +143,7 @@ pub fn bootstrap_shortfall(s: &BootstrapShortfall, units: &str) -> String {
 
 /// Writes the notes of a report's series from their grounds: the mean's interval and
 /// bootstrap, the default layout's and the as-built binary's intervals over executions.
-pub fn fill_series(s: &mut SeriesReport) {
+pub(crate) fn fill_series(s: &mut SeriesReport) {
     s.interval_note = s.interval_grounds.as_ref().map(interval_note);
     s.bootstrap_note = (s.bootstrap_grounds.as_ref()).map(|b| bootstrap_shortfall(b, "binaries"));
     let fixed = s

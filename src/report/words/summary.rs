@@ -45,7 +45,11 @@ fn cachegrind_words(event: &str) -> Option<&'static str> {
 /// One paragraph answering "how fast, how sure, does the layout matter, is the default
 /// layout unusual". `host_warnings` (time metrics only) qualify the verdicts: on a loaded or
 /// unsteady host they are not stated as fact.
-pub fn summary(r: &SeriesReport, thresholds: &Thresholds, host_warnings: &[String]) -> String {
+pub(crate) fn summary(
+    r: &SeriesReport,
+    thresholds: &Thresholds,
+    host_warnings: &[String],
+) -> String {
     let confidence = thresholds.confidence;
     let mut parts = Vec::new();
     let what = format!("the {} of {}", metric_words(&r.metric), r.program);

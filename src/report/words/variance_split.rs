@@ -60,7 +60,7 @@ pub fn answer(split: &DataSplit) -> String {
 /// One line per axis (code, data, their interaction, run noise): its magnitude and test, e.g.
 /// "where the data sits: varies by 3.1 % from data layout to data layout (F(3, 27) = 45.1,
 /// p < 0.0001)".
-pub fn axis_lines(split: &DataSplit) -> Vec<String> {
+pub(crate) fn axis_lines(split: &DataSplit) -> Vec<String> {
     split
         .parts()
         .into_iter()
@@ -72,7 +72,7 @@ pub fn axis_lines(split: &DataSplit) -> Vec<String> {
 }
 
 /// The heading of the split's answer.
-pub const TITLE: &str = "Where the variation comes from (code, data, run)";
+pub(crate) const TITLE: &str = "Where the variation comes from (code, data, run)";
 
 /// A component's magnitude and test in words.
 fn axis_words(component: Component, s: &AxisShare, confidence: f64) -> String {

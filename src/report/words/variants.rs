@@ -8,7 +8,7 @@ use crate::analysis::variants::{Adjustment, NoTukey, PairComparison, VariantWarn
 use crate::report::numfmt::{change_parts, level, percent};
 
 /// Writes the sentence of comparison `c` and of its interaction clause.
-pub fn fill(c: &mut PairComparison) {
+pub(crate) fn fill(c: &mut PairComparison) {
     if let Some(i) = c.pair.interaction.as_mut() {
         i.text = super::interaction::clause(i);
     }
@@ -16,7 +16,7 @@ pub fn fill(c: &mut PairComparison) {
 }
 
 /// Writes why a Tukey pair's ratio interval is withheld, for each pair that has none.
-pub fn fill_tukey(m: &mut crate::analysis::variants::Multiple) {
+pub(crate) fn fill_tukey(m: &mut crate::analysis::variants::Multiple) {
     for p in &mut m.pairs {
         p.ratio_ci_note = p
             .ratio_ci_withheld
@@ -28,7 +28,7 @@ pub fn fill_tukey(m: &mut crate::analysis::variants::Multiple) {
 /// layouts; the ratio varies with the layout by 2.1 % (standard deviation across layouts,
 /// 95 % CI: 1.2 % to 3.5 %; interaction p = 0.003)", at the comparison's own (adjusted)
 /// confidence, then the adjustment.
-pub fn sentence(c: &PairComparison) -> String {
+pub(crate) fn sentence(c: &PairComparison) -> String {
     let (base, new, effect) = (&c.base, &c.new, &c.pair.effect);
     let (better, worse) = super::effect::directions(effect.is_time);
     let th = &effect.thresholds;
@@ -101,7 +101,7 @@ fn adjusted(a: &Adjustment, base: &str) -> String {
 }
 
 /// One warning in words, e.g. "O3 vs O2: no interaction test: …".
-pub fn warning(w: &VariantWarning) -> String {
+pub(crate) fn warning(w: &VariantWarning) -> String {
     match w {
         VariantWarning::Pair { new, base, warning } => {
             format!(

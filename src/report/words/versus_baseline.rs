@@ -12,7 +12,7 @@ const NAMES_QUOTED: usize = 8;
 /// The clause, starting with `"; "`: the sections, then the functions' bytes by kind;
 /// `"; the same section sizes and code bytes"` when nothing differs (`"; the same section
 /// sizes"` when the bytes were not compared).
-pub fn clause(d: &BytesDifference) -> String {
+pub(crate) fn clause(d: &BytesDifference) -> String {
     let mut words = String::new();
     if !d.sections.is_empty() {
         words.push_str("; sections: ");

@@ -6,7 +6,7 @@ use crate::analysis::positive::Withheld;
 
 /// Why the interval is not given; a caller adds what would narrow it
 /// ([`reason_with_units`]).
-pub fn reason(w: Withheld) -> &'static str {
+pub(crate) fn reason(w: Withheld) -> &'static str {
     match w {
         Withheld::BelowZero => {
             "cannot tell how precisely: the interval would reach below zero, impossible for a \
@@ -19,7 +19,7 @@ pub fn reason(w: Withheld) -> &'static str {
 }
 
 /// [`reason`] with what would narrow the interval: "…; more binaries would narrow it".
-pub fn reason_with_units(w: Withheld, units: &str) -> String {
+pub(crate) fn reason_with_units(w: Withheld, units: &str) -> String {
     format!("{}; more {units} would narrow it", reason(w))
 }
 

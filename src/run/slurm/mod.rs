@@ -10,8 +10,8 @@
 //! The workflow on a real cluster is in `docs/slurm.md`.
 
 pub mod plan;
-pub mod queue;
-pub mod script;
+pub(crate) mod queue;
+pub(crate) mod script;
 pub mod status;
 pub mod submit;
 pub mod task;

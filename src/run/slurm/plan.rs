@@ -12,22 +12,22 @@ use crate::files::store::{read_results, Header, RESULTS_FILE};
 use crate::run::schedule::{plan_schedule, ScheduleShape, Slot};
 
 /// Folder of the Slurm files inside an experiment directory.
-pub const SLURM_DIR: &str = "slurm";
+pub(crate) const SLURM_DIR: &str = "slurm";
 /// The plan, written by the submitter.
 pub const PLAN_FILE: &str = "plan.json";
 /// The shared-storage marker: a random token the submitter writes and every task must read
 /// back before it runs anything.
-pub const MARKER_FILE: &str = "shared-storage-marker";
+pub(crate) const MARKER_FILE: &str = "shared-storage-marker";
 /// The `sbatch` script of the latest submission.
-pub const SCRIPT_FILE: &str = "job.sbatch";
+pub(crate) const SCRIPT_FILE: &str = "job.sbatch";
 /// One line per submitted array job.
-pub const JOBS_FILE: &str = "jobs.jsonl";
+pub(crate) const JOBS_FILE: &str = "jobs.jsonl";
 /// The tasks' stdout and stderr.
-pub const LOGS_DIR: &str = "logs";
+pub(crate) const LOGS_DIR: &str = "logs";
 /// Version of the plan format.
-pub const PLAN_SCHEMA: u32 = 1;
+pub(crate) const PLAN_SCHEMA: u32 = 1;
 /// Default node-local folder under which binaries are staged at a fixed path.
-pub const DEFAULT_NODE_DIR: &str = "/tmp/layoutrand";
+pub(crate) const DEFAULT_NODE_DIR: &str = "/tmp/layoutrand";
 
 /// What every task of a Slurm run shares.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -56,13 +56,13 @@ pub struct SlurmPlan {
 
 /// One submitted array job.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct SubmittedJob {
+pub(crate) struct SubmittedJob {
     /// Slurm's job id of the array.
-    pub job: String,
+    pub(crate) job: String,
     /// The shards (array indices) it runs.
-    pub shards: Vec<u32>,
+    pub(crate) shards: Vec<u32>,
     /// When it was submitted, seconds since the Unix epoch.
-    pub submitted_unix: f64,
+    pub(crate) submitted_unix: f64,
 }
 
 /// `DIR/slurm/NAME`.
@@ -72,7 +72,7 @@ pub fn slurm_path(dir: &Path, name: &str) -> PathBuf {
 
 impl SlurmPlan {
     /// Reads `DIR/slurm/plan.json`; `None` when there is none.
-    pub fn load(dir: &Path) -> Result<Option<SlurmPlan>> {
+    pub(crate) fn load(dir: &Path) -> Result<Option<SlurmPlan>> {
         let path = slurm_path(dir, PLAN_FILE);
         match std::fs::symlink_metadata(&path) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -102,7 +102,7 @@ impl SlurmPlan {
     /// node-local folder (one plain name of letters, digits, `-` and `_`), the node folder and
     /// the program are absolute, and nothing that reaches the job script holds a control
     /// character (a newline in `partition` would add a line to the script).
-    pub fn check(&self) -> Result<()> {
+    pub(crate) fn check(&self) -> Result<()> {
         let plain = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
         if self.token.is_empty() || !self.token.chars().all(plain) {
             bail!("its token {:?} is not a plain name", self.token);
@@ -132,7 +132,7 @@ impl SlurmPlan {
     }
 
     /// Writes the plan atomically and signs it as this user's ([`crate::files::trust`]).
-    pub fn save(&self, dir: &Path) -> Result<()> {
+    pub(crate) fn save(&self, dir: &Path) -> Result<()> {
         let root = crate::files::confined::ExperimentDir::open(dir)?;
         root.create_dir_all(SLURM_DIR)?;
         let path = slurm_path(dir, PLAN_FILE);
@@ -143,7 +143,7 @@ impl SlurmPlan {
     }
 
     /// The whole schedule, as a local run with these settings would walk it.
-    pub fn schedule(&self) -> Vec<Slot> {
+    pub(crate) fn schedule(&self) -> Vec<Slot> {
         let h = &self.header;
         let shape = ScheduleShape {
             programs: h.programs.len(),
@@ -156,7 +156,7 @@ impl SlurmPlan {
     }
 
     /// The slots of shard `k`, in schedule order.
-    pub fn shard_slots(&self, k: u32) -> Vec<Slot> {
+    pub(crate) fn shard_slots(&self, k: u32) -> Vec<Slot> {
         let e = self.header.executions;
         self.schedule()
             .into_iter()
@@ -165,7 +165,7 @@ impl SlurmPlan {
     }
 
     /// Per shard: (executions planned, executions committed in its store).
-    pub fn progress(&self, dir: &Path) -> Result<Vec<(u32, usize)>> {
+    pub(crate) fn progress(&self, dir: &Path) -> Result<Vec<(u32, usize)>> {
         let mut planned = vec![0u32; self.shards as usize];
         for s in self.schedule() {
             let round = s.round(self.header.data_seeds);
@@ -185,7 +185,7 @@ impl SlurmPlan {
     }
 
     /// The shards whose stores lack some of their executions.
-    pub fn incomplete_shards(&self, dir: &Path) -> Result<Vec<u32>> {
+    pub(crate) fn incomplete_shards(&self, dir: &Path) -> Result<Vec<u32>> {
         Ok(self
             .progress(dir)?
             .into_iter()
@@ -197,7 +197,7 @@ impl SlurmPlan {
 }
 
 /// The jobs submitted so far, oldest first.
-pub fn read_jobs(dir: &Path) -> Result<Vec<SubmittedJob>> {
+pub(crate) fn read_jobs(dir: &Path) -> Result<Vec<SubmittedJob>> {
     let path = slurm_path(dir, JOBS_FILE);
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
@@ -215,7 +215,7 @@ pub fn read_jobs(dir: &Path) -> Result<Vec<SubmittedJob>> {
 }
 
 /// Records a submitted job (one line, synced).
-pub fn append_job(dir: &Path, job: &SubmittedJob) -> Result<()> {
+pub(crate) fn append_job(dir: &Path, job: &SubmittedJob) -> Result<()> {
     use std::io::Write;
     let path = slurm_path(dir, JOBS_FILE);
     let root = crate::files::confined::ExperimentDir::open(dir)?;

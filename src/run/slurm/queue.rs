@@ -11,20 +11,20 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 
 /// How long one client command may take.
-pub const CLIENT_TIMEOUT: Duration = Duration::from_secs(60);
+pub(crate) const CLIENT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// What a client command printed.
-pub struct ClientOutput {
+pub(crate) struct ClientOutput {
     /// Whether it exited 0.
-    pub success: bool,
+    pub(crate) success: bool,
     /// Its stdout.
-    pub stdout: String,
+    pub(crate) stdout: String,
     /// Its stderr.
-    pub stderr: String,
+    pub(crate) stderr: String,
 }
 
 /// Runs `program args…`, killing it after `timeout`.
-pub fn client(program: &str, args: &[String], timeout: Duration) -> Result<ClientOutput> {
+pub(crate) fn client(program: &str, args: &[String], timeout: Duration) -> Result<ClientOutput> {
     let mut child = Command::new(program)
         .args(args)
         .stdin(Stdio::null())
@@ -71,7 +71,7 @@ pub fn client(program: &str, args: &[String], timeout: Duration) -> Result<Clien
 }
 
 /// Submits `script` with `sbatch --parsable` and returns the job id.
-pub fn sbatch(script: &Path) -> Result<String> {
+pub(crate) fn sbatch(script: &Path) -> Result<String> {
     let out = client(
         "sbatch",
         &["--parsable".to_string(), script.display().to_string()],
@@ -93,22 +93,22 @@ fn parse_job_id(stdout: &str) -> Option<String> {
 
 /// The state of one array task as `squeue` reports it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TaskState {
+pub(crate) struct TaskState {
     /// The array job's id.
-    pub job: String,
+    pub(crate) job: String,
     /// The array index (= the shard).
-    pub task: u32,
+    pub(crate) task: u32,
     /// Slurm's state name: PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, TIMEOUT, ...
-    pub state: String,
+    pub(crate) state: String,
     /// The node it runs or ran on (empty while pending).
-    pub node: String,
+    pub(crate) node: String,
     /// Slurm's reason (why pending, why failed).
-    pub reason: String,
+    pub(crate) reason: String,
 }
 
 impl TaskState {
     /// True while the task may still run or write: anything but a final state.
-    pub fn is_active(&self) -> bool {
+    pub(crate) fn is_active(&self) -> bool {
         !matches!(
             self.state.as_str(),
             "COMPLETED"
@@ -130,7 +130,7 @@ const SEP: &str = "|";
 
 /// Every task of `jobs` that `squeue` still knows (running, pending, or ended within the
 /// controller's `MinJobAge`), with array tasks listed one by one.
-pub fn squeue(jobs: &[String]) -> Result<Vec<TaskState>> {
+pub(crate) fn squeue(jobs: &[String]) -> Result<Vec<TaskState>> {
     if jobs.is_empty() {
         return Ok(Vec::new());
     }
@@ -176,7 +176,7 @@ fn parse_squeue(stdout: &str) -> Vec<TaskState> {
 /// The nodes `sinfo` reports as not answering the controller (a `*` after the state:
 /// `idle*`, `mixed*`) or down, failed or drained, each with that state. Empty when `sinfo`
 /// itself fails: the caller only uses this to say more, never to decide.
-pub fn troubled_nodes() -> Vec<(String, String)> {
+pub(crate) fn troubled_nodes() -> Vec<(String, String)> {
     let args = [
         "--noheader".to_string(),
         "--Node".to_string(),

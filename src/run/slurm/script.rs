@@ -35,7 +35,7 @@ fn managed_option(arg: &str) -> Option<&'static str> {
 }
 
 /// The script that runs `shards` (array indices) of the experiment in `dir` (absolute).
-pub fn job_script(dir: &Path, plan: &SlurmPlan, shards: &[u32]) -> Result<String> {
+pub(crate) fn job_script(dir: &Path, plan: &SlurmPlan, shards: &[u32]) -> Result<String> {
     if shards.is_empty() {
         bail!("no shard to submit");
     }

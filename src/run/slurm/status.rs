@@ -14,16 +14,16 @@ use super::queue::{squeue, troubled_nodes, TaskState};
 #[derive(Debug, Clone)]
 pub struct ShardStatus {
     /// Shard index (= array index).
-    pub shard: u32,
+    pub(crate) shard: u32,
     /// Executions planned.
-    pub planned: u32,
+    pub(crate) planned: u32,
     /// Executions committed to its store.
-    pub done: usize,
+    pub(crate) done: usize,
     /// The latest submitted task for this shard, as `squeue` sees it (`None` when never
     /// submitted or forgotten by the controller).
-    pub task: Option<TaskState>,
+    pub(crate) task: Option<TaskState>,
     /// The job that last ran (or runs) it.
-    pub job: Option<String>,
+    pub(crate) job: Option<String>,
 }
 
 /// The status of every shard of the Slurm run in `dir`.

@@ -26,9 +26,9 @@ use crate::run::settings::RunRequest;
 #[derive(Debug, Clone)]
 pub struct ShardReport {
     /// Executions run now.
-    pub executed: usize,
+    pub(crate) executed: usize,
     /// Executions found committed already (a resubmitted shard).
-    pub skipped: usize,
+    pub(crate) skipped: usize,
     /// The machine.
     pub machine: Machine,
 }
@@ -45,7 +45,7 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
     if let Err(why) = probe_aslr_off() {
         bail!("node {here} cannot run benchmarks with ASLR off ({why}); the plan requires it of every node");
     }
-    let (local, staging, _local_lock) = node_folder(&plan, &here)?;
+    let (_local, staging, _local_lock) = node_folder(&plan, &here)?;
 
     let sdir = shard_dir(dir, shard);
     let (mut writer, previous) = open_shard_store(&sdir, &plan)?;
@@ -61,7 +61,6 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
         template: &prepared.template,
         metric: &prepared.metric,
         settings: &prepared.settings,
-        out_dir: &local,
         cachegrind_dir: staging.join("cachegrind"),
         staging: staging.clone(),
         cwd: &cwd,
