@@ -203,6 +203,58 @@ fn variance_split_coverage_figures() {
     }
 }
 
+/// Coverage and bias of the split's share intervals with machines as a component (6 code ×
+/// 4 data seeds × machines × 2 executions each): four machines that matter, two, and none
+/// that matter. docs/statistics.md quotes them; `benches/variance_split_machine_coverage.sh`
+/// runs it (`SPLIT_EXPERIMENTS` per design, default 2000).
+#[test]
+fn variance_split_machine_coverage_figures() {
+    let experiments = experiments_from_env("SPLIT_EXPERIMENTS", 2000);
+    let four = variance_split::MachineDesign {
+        code_seeds: 6,
+        data_seeds: 4,
+        machines: 4,
+        per_machine: 2,
+        components: [1.0, 1.0, 0.5, 1.0, 1.5],
+    };
+    let designs = [
+        ("4 machines", four, 36),
+        (
+            "2 machines",
+            variance_split::MachineDesign {
+                machines: 2,
+                ..four
+            },
+            37,
+        ),
+        (
+            "4 machines, no machine effect",
+            variance_split::MachineDesign {
+                components: [1.0, 1.0, 0.5, 0.0, 1.5],
+                ..four
+            },
+            38,
+        ),
+    ];
+    for (name, design, seed) in designs {
+        let figures = variance_split::machine_coverage_and_bias(design, experiments, seed);
+        let cells: Vec<String> = figures
+            .iter()
+            .zip(design.shares())
+            .map(|((coverage, bias), truth)| {
+                format!(
+                    "{truth:.2} covered {:.1} %, bias {bias:+.3}",
+                    100.0 * coverage
+                )
+            })
+            .collect();
+        println!(
+            "{name}: code {} | data {} | code×data {} | machine {} | run {} ({experiments} experiments)",
+            cells[0], cells[1], cells[2], cells[3], cells[4]
+        );
+    }
+}
+
 /// `benches/sequential.sh`: the figures of docs/sequential.md, with
 /// `SEQUENTIAL_EXPERIMENTS` experiments each (default 4000).
 #[test]

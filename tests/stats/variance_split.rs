@@ -372,7 +372,7 @@ pub fn machine_coverage_and_bias(
 fn the_machine_share_is_covered_and_the_run_share_falls_short() {
     // 6 binaries × 4 data seeds × 4 machines × 2 executions, every component present,
     // the machines a fifth of the variance. At 2 000 experiments (docs/statistics.md) the
-    // code, data, interaction and machine shares' intervals cover 94.7–96.1 %, the run
+    // code, data, interaction and machine shares' intervals cover 94.7–96.0 %, the run
     // share's only 91.6 % (its estimate 2.5 points high): with 3 df for the machines, the
     // pivot of the total is too wide in its upper tail. 400 experiments: a true coverage
     // of 95 % lands in 92.5–97.5 % with probability 0.99 (binomial), one of 91.6 % in
