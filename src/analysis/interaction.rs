@@ -60,8 +60,13 @@ pub struct InteractionJson {
 impl InteractionJson {
     /// Whether the test rejects "no interaction" at the thresholds' level.
     pub(crate) fn detected(&self) -> bool {
-        self.p_value.is_some_and(|p| p < self.thresholds.alpha())
+        rejects(self.p_value, &self.thresholds)
     }
+}
+
+/// Whether a test with p-value `p` (`None`: undefined) rejects at `th`'s level.
+fn rejects(p: Option<f64>, th: &Thresholds) -> bool {
+    p.is_some_and(|p| p < th.alpha())
 }
 
 /// The interaction of the seed-matched hierarchies `base` and `new` (top units in the same
@@ -94,7 +99,7 @@ pub(crate) fn judge(i: &LogRatioInteraction, th: &Thresholds) -> InteractionJson
     };
     let detectable = i.detectable_spread.map(share);
     let p = Some(i.test.p_value).filter(|p| p.is_finite());
-    let detected = p.is_some_and(|p| p < th.alpha());
+    let detected = rejects(p, th);
     let verdict = if ci.upper < th.negligible {
         Verdict::Negligible
     } else if detected {

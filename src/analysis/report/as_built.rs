@@ -122,7 +122,7 @@ pub(crate) mod tests {
         same.binary = AS_BUILT_LABEL.into();
         s.as_built = Some(same);
         let t = Thresholds::default();
-        let r = analyse_series(&s, Default::default(), &t, None);
+        let r = analyse_series(&s, Default::default(), &Default::default(), &t, None);
         let a = r.as_built.as_ref().unwrap();
         let d = &r.default_layout;
         assert_eq!(a.placement.verdict, d.verdict);
@@ -135,7 +135,7 @@ pub(crate) mod tests {
             as_built: None,
             ..s.clone()
         };
-        let w = analyse_series(&without, Default::default(), &t, None);
+        let w = analyse_series(&without, Default::default(), &Default::default(), &t, None);
         assert!(w.as_built.is_none());
         assert_eq!(
             r.mean, w.mean,
@@ -151,7 +151,13 @@ pub(crate) mod tests {
     fn far_below_the_layouts_it_is_unusual() {
         let mut rng = SeededRng::new(11, "as-built-fast");
         let s = series(&mut rng, Some(0.88));
-        let r = analyse_series(&s, Default::default(), &Thresholds::default(), None);
+        let r = analyse_series(
+            &s,
+            Default::default(),
+            &Default::default(),
+            &Thresholds::default(),
+            None,
+        );
         let a = r.as_built.unwrap();
         assert_eq!(
             a.placement.verdict,

@@ -147,13 +147,13 @@ fn analysed_series(
                 .get(&(s.program.clone(), s.variant.clone()))
                 .copied()
                 .unwrap_or_default();
-            let mut r = analyse_series(s, failures, thresholds, options.bootstrap);
-            // Machines are a component of the split only in stores that record them.
-            if !experiment.machines.is_empty() {
-                r.variance_split =
-                    super::data_split::data_split(s, &experiment.machines, thresholds.confidence);
-            }
-            r
+            analyse_series(
+                s,
+                failures,
+                &experiment.machines,
+                thresholds,
+                options.bootstrap,
+            )
         })
         .collect();
     super::as_built::attach_versus_baseline(&mut series, experiment.manifest.as_ref());
@@ -355,10 +355,12 @@ pub fn seed_hierarchy(series: &Series) -> Option<(Hierarchy, Vec<&'static str>)>
 /// The analysis of one program and metric: the levels, mean, interval, normality and
 /// optional bootstrap come from the one engine ([`crate::analysis::single::analyze`], the
 /// same as `analyze` on an export of this store); the layout questions from
-/// [`sensitivity`] and [`shift`].
+/// [`sensitivity`] and [`shift`]. `machines` names the machine of each execution (Slurm
+/// stores; empty otherwise), a component of the variance split when there are several.
 pub(crate) fn analyse_series(
     series: &Series,
     failures: super::experiment::FailureCounts,
+    machines: &std::collections::BTreeMap<crate::files::results::ExecutionKey, String>,
     thresholds: &Thresholds,
     bootstrap: Option<BootstrapOptions>,
 ) -> SeriesReport {
@@ -416,11 +418,7 @@ pub(crate) fn analyse_series(
         shift,
         default_layout,
         as_built,
-        variance_split: super::data_split::data_split(
-            series,
-            &std::collections::BTreeMap::new(),
-            confidence,
-        ),
+        variance_split: super::data_split::data_split(series, machines, confidence),
         data_sensitivity: super::data_sensitivity::data_sensitivity(series, thresholds),
         diagnostics,
         summary: String::new(),

@@ -138,6 +138,7 @@ mod tests {
         let mut s = analyse_series(
             &series(&mut rng, None),
             Default::default(),
+            &Default::default(),
             &Thresholds::default(),
             None,
         );

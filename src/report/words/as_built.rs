@@ -72,9 +72,15 @@ mod tests {
     fn fast_as_built(tag: &str) -> AsBuilt {
         let mut rng = SeededRng::new(11, tag);
         let s = series(&mut rng, Some(0.88));
-        analyse_series(&s, Default::default(), &Thresholds::default(), None)
-            .as_built
-            .unwrap()
+        analyse_series(
+            &s,
+            Default::default(),
+            &Default::default(),
+            &Thresholds::default(),
+            None,
+        )
+        .as_built
+        .unwrap()
     }
 
     /// 12 % faster than the layouts' centre (4 of their standard deviations): unusual and

@@ -228,7 +228,13 @@ mod tests {
     /// The default layout's placement in `s`, analysed, with its sentence.
     fn placement(s: &crate::analysis::report::experiment::Series) -> (DefaultLayout, String) {
         let t = Thresholds::default();
-        let r = crate::analysis::report::builder::analyse_series(s, Default::default(), &t, None);
+        let r = crate::analysis::report::builder::analyse_series(
+            s,
+            Default::default(),
+            &Default::default(),
+            &t,
+            None,
+        );
         let text = sentence(&r.default_layout, &BASELINE, ("ns", true), &t);
         (r.default_layout, text)
     }
