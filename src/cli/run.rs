@@ -85,6 +85,7 @@ fn request(args: &Args) -> anyhow::Result<RunRequest> {
         metric: args.design.metric.clone(),
         env_pad_max: args.env_pad,
         data_seeds: args.data_seeds,
+        vary_mmap_threshold: args.vary_mmap_threshold,
         timeout: args.limits.timeout,
         budget: args.limits.budget,
         schedule_seed: args.schedule_seed,

@@ -122,6 +122,10 @@ pub struct RunConfig {
     /// Data seeds per binary (`layoutrand run --data-seeds`): each binary runs with this
     /// many seeded data layouts; absent: 1, the padding drawn per execution.
     pub data_seeds: Option<u32>,
+    /// With `data_seeds` of 2 or more: each data seed also sets malloc's mmap threshold to
+    /// one of two levels (`layoutrand run --vary-mmap-threshold`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub vary_mmap_threshold: bool,
     /// Iterations per execution (with a `regex:` metric).
     pub iterations: Option<u32>,
     /// Warmup iterations dropped at the start of each execution.
@@ -410,6 +414,12 @@ impl ExperimentConfig {
                 bail!("[run] data_seeds = {k}: expected 1 to {max} per binary");
             }
         }
+        if self.run.vary_mmap_threshold && self.run.data_seeds.unwrap_or(1) < 2 {
+            bail!(
+                "[run] vary_mmap_threshold = true makes malloc's mmap threshold part of each \
+                 data seed's layout: it needs data_seeds = 2 or more"
+            );
+        }
         if let Some(i) = self.run.iterations {
             if i == 0 || i > MAX_ITERATIONS {
                 bail!("[run] iterations = {i}: expected 1 to {MAX_ITERATIONS} per execution");
@@ -544,6 +554,10 @@ mod tests {
         };
         refused(&|c| c.run.executions = Some(0), "[run] executions = 0");
         refused(&|c| c.run.data_seeds = Some(0), "[run] data_seeds = 0");
+        refused(
+            &|c| c.run.vary_mmap_threshold = true,
+            "[run] vary_mmap_threshold = true",
+        );
         refused(
             &|c| c.run.data_seeds = Some(1001),
             "[run] data_seeds = 1001",

@@ -583,6 +583,7 @@ fn run(
         },
         limits: LimitArgs { timeout, budget },
         data_seeds: config.run.data_seeds,
+        vary_mmap_threshold: config.run.vary_mmap_threshold,
         jobs: config.run.jobs,
         resume: out.join(RESULTS_FILE).exists(),
         trust: out.join(RESULTS_FILE).exists() && config.trust,

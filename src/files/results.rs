@@ -104,6 +104,10 @@ pub struct Header {
     /// the padding then varies per execution as it always has.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub data_seeds: u32,
+    /// Whether each data seed also names a level of malloc's mmap threshold (`run
+    /// --vary-mmap-threshold`, recorded per execution as `mmap_threshold`); absent when not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub vary_mmap_threshold: bool,
     /// How the schedule was planned from the seed: `rounds` (each execution round runs every
     /// (program, binary) block once, in its own random order) since the field exists; a
     /// store without it was planned `free` (all slots shuffled at once), and a resume replans
@@ -236,6 +240,11 @@ pub struct Execution {
     /// blocks); absent when the heap was not moved (one data seed, or a static binary).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub heap_offset: Option<u32>,
+    /// Malloc's mmap threshold in bytes the preload library set before `main` (`run
+    /// --vary-mmap-threshold`); absent when it was malloc's own (not varied, or a static
+    /// binary).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mmap_threshold: Option<u32>,
     /// Start time, seconds since the Unix epoch.
     pub start_unix: f64,
     /// Wall time of the whole process, in nanoseconds.
@@ -542,6 +551,7 @@ pub(crate) mod fixtures {
             env_pad: 0,
             data_seed: None,
             heap_offset: None,
+            mmap_threshold: None,
             start_unix: 0.0,
             wall_ns: 1,
             status: ExecutionStatus::Ok,

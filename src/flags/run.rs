@@ -31,6 +31,11 @@ pub struct RunArgs {
     /// executions per cell [default: 1, the padding drawn per execution].
     #[cfg_attr(feature = "cli", arg(long = "data-seeds", value_name = "K"))]
     pub data_seeds: Option<u32>,
+    /// With --data-seeds: each data seed also sets malloc's mmap threshold to one of two
+    /// levels (128 KiB: large blocks get their own page-aligned mapping; 32 MiB: they come
+    /// from the heap and move with the heap offset), drawn from the data seed.
+    #[cfg_attr(feature = "cli", arg(long = "vary-mmap-threshold"))]
+    pub vary_mmap_threshold: bool,
     #[cfg_attr(feature = "cli", command(flatten))]
     pub limits: LimitArgs,
     /// Seed of the interleaved schedule and of the paddings [default: from the clock,
@@ -130,6 +135,7 @@ impl Default for RunArgs {
             design: DesignArgs::default(),
             env_pad: None,
             data_seeds: None,
+            vary_mmap_threshold: false,
             limits: LimitArgs::default(),
             schedule_seed: None,
             resume: false,
@@ -158,6 +164,7 @@ impl RunArgs {
             design,
             env_pad,
             data_seeds,
+            vary_mmap_threshold,
             limits,
             schedule_seed,
             resume,
@@ -177,6 +184,7 @@ impl RunArgs {
         design.push_argv(&mut argv);
         argv.value("--env-pad", env_pad);
         argv.value("--data-seeds", data_seeds);
+        argv.flag("--vary-mmap-threshold", *vary_mmap_threshold);
         limits.push_argv(&mut argv);
         argv.value("--schedule-seed", schedule_seed);
         argv.flag("--resume", *resume);
@@ -260,6 +268,7 @@ mod tests {
             },
             env_pad: Some(512),
             data_seeds: Some(3),
+            vary_mmap_threshold: true,
             limits: LimitArgs {
                 timeout: Some(Duration::from_millis(2500)),
                 budget: Some(Duration::from_secs(5400)),

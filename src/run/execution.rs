@@ -8,9 +8,11 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 
 use super::command::CommandTemplate;
+use super::data_layout::DataLayout;
 use super::environment::{padding_value, stage_binary, staged_binary_path, PAD_VARIABLE};
 use super::heap_offset::{
-    heap_offset_value, HeapOffsetLibrary, HEAP_OFFSET_VARIABLE, PRELOAD_VARIABLE,
+    library_value, HeapOffsetLibrary, HEAP_OFFSET_VARIABLE, MMAP_THRESHOLD_VARIABLE,
+    PRELOAD_VARIABLE,
 };
 use super::libraries::{self, stage_libraries, staged_library_dir, LIBRARY_PATH_VARIABLE};
 use super::metric::{cachegrind_argv, extract_reported, read_cachegrind_totals, MetricSpec};
@@ -82,24 +84,34 @@ impl Executor for ExecutionContext<'_> {
 }
 
 /// The environment of one execution: the run's fixed variables, the loader's path to the
-/// seed's own libraries when it has some, with data seeds the heap-offset library and its
-/// offset (`heap`: the library's path, the offset; the value has a fixed width), and last the
+/// seed's own libraries when it has some, with data seeds the heap-offset library with its
+/// offset and, when the run varies it, malloc's mmap threshold (`heap`: the library's path
+/// and the data layout; the values have a fixed width), and last the
 /// padding variable whose value is `env_pad` bytes long. Only the padding differs in size
 /// between executions of one run, so the environment's size (and with it the initial
 /// stack's placement) varies by exactly the scheduled padding.
 pub(crate) fn execution_environment(
     base_env: &[(String, String)],
     library_dir: Option<&Path>,
-    heap: Option<(&Path, u32)>,
+    heap: Option<(&Path, &DataLayout)>,
     env_pad: u32,
 ) -> Vec<(String, String)> {
     let mut env = base_env.to_vec();
     if let Some(dir) = library_dir {
         env.push((LIBRARY_PATH_VARIABLE.to_string(), dir.display().to_string()));
     }
-    if let Some((library, offset)) = heap {
+    if let Some((library, data)) = heap {
         env.push((PRELOAD_VARIABLE.to_string(), library.display().to_string()));
-        env.push((HEAP_OFFSET_VARIABLE.to_string(), heap_offset_value(offset)));
+        env.push((
+            HEAP_OFFSET_VARIABLE.to_string(),
+            library_value(data.heap_offset),
+        ));
+        if let Some(threshold) = data.mmap_threshold {
+            env.push((
+                MMAP_THRESHOLD_VARIABLE.to_string(),
+                library_value(threshold),
+            ));
+        }
     }
     env.push((PAD_VARIABLE.to_string(), padding_value(env_pad)));
     env
@@ -170,10 +182,10 @@ fn process_spec(
     }
     let mut wrong_library = None;
     let library_dir = (!target.libraries.is_empty()).then(|| staged_library_dir(staging));
-    let heap = match (ctx.heap, slot.data) {
+    let heap = match (ctx.heap, slot.data.as_ref()) {
         (Some(library), Some(data)) => {
             library.check()?;
-            Some((library.path.as_path(), data.heap_offset))
+            Some((library.path.as_path(), data))
         }
         _ => None,
     };
@@ -316,6 +328,10 @@ fn execution_record(
         env_pad: slot.env_pad,
         data_seed: slot.data.map(|d| d.data_seed),
         heap_offset: slot.data.filter(|_| heap_moved).map(|d| d.heap_offset),
+        mmap_threshold: slot
+            .data
+            .filter(|_| heap_moved)
+            .and_then(|d| d.mmap_threshold),
         start_unix,
         wall_ns: outcome.wall_ns,
         status,
@@ -467,8 +483,15 @@ mod tests {
         let bytes = |env: &[(String, String)]| -> usize {
             env.iter().map(|(k, v)| k.len() + v.len() + 2).sum()
         };
-        let near = execution_environment(&base, None, Some((lib, 0)), 80);
-        let far = execution_environment(&base, None, Some((lib, 4080)), 80);
+        let layout = |heap_offset, mmap_threshold| DataLayout {
+            data_seed: 1,
+            env_pad: 80,
+            heap_offset,
+            mmap_threshold,
+        };
+        let (near, far) = (layout(0, None), layout(4080, None));
+        let near = execution_environment(&base, None, Some((lib, &near)), 80);
+        let far = execution_environment(&base, None, Some((lib, &far)), 80);
         assert_eq!(bytes(&near), bytes(&far));
         assert_ne!(near, far);
         let names: Vec<&str> = near.iter().map(|(k, _)| k.as_str()).collect();
@@ -477,5 +500,18 @@ mod tests {
             ["PATH", PRELOAD_VARIABLE, HEAP_OFFSET_VARIABLE, PAD_VARIABLE]
         );
         assert_eq!(far[2].1, "00004080");
+        // Both mmap threshold levels, with the smallest and largest offsets: one size.
+        let [low, high] = crate::run::data_layout::MMAP_THRESHOLDS;
+        let sizes: Vec<usize> = [layout(0, Some(low)), layout(4080, Some(high))]
+            .iter()
+            .map(|d| bytes(&execution_environment(&base, None, Some((lib, d)), 80)))
+            .collect();
+        assert_eq!(sizes[0], sizes[1]);
+        let varied = execution_environment(&base, None, Some((lib, &layout(16, Some(high)))), 80);
+        assert_eq!(
+            varied[3],
+            (MMAP_THRESHOLD_VARIABLE.into(), "33554432".into())
+        );
+        assert_eq!(varied.last().unwrap().0, PAD_VARIABLE);
     }
 }

@@ -18,7 +18,8 @@ use crate::files::store::scan_results;
 pub enum ExportFormat {
     /// Header line `program,binary,layout,execution,iteration,value` (`program,variant,…`
     /// with variants; + `warmup` with warmups; + `machine` when executions record one; +
-    /// `data_seed,env_pad,heap_offset` when they record a data seed).
+    /// `data_seed,env_pad,heap_offset` when they record a data seed; + `mmap_threshold` when
+    /// the run varied it).
     Csv,
     /// One object (`schema`, `tool_version`, `measurements`): the rows as objects with the
     /// CSV's columns plus `metric`, `unit`, `warmup`.
@@ -88,6 +89,11 @@ pub struct ExportRow {
     /// moved (one data seed, a static binary; an empty CSV cell).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) heap_offset: Option<u32>,
+    /// Malloc's mmap threshold in bytes the library set (`run --vary-mmap-threshold`);
+    /// absent when it was malloc's own (and then the CSV has no `mmap_threshold` column
+    /// unless another execution has one: an empty cell).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) mmap_threshold: Option<u32>,
 }
 
 /// What an execution record adds to each of its rows.
@@ -97,6 +103,7 @@ struct ExecutionColumns {
     data_seed: Option<u64>,
     env_pad: u32,
     heap_offset: Option<u32>,
+    mmap_threshold: Option<u32>,
 }
 
 /// Exports the store in `dir` to `out` in two streaming passes ([`scan_results`]): the first
@@ -117,9 +124,11 @@ pub fn export_store(
     let mut with_variant = false;
     let mut with_machine = false;
     let mut with_data = false;
+    let mut with_mmap_threshold = false;
     let survey = scan_results(dir, |execution, measurements| {
         with_machine |= execution.machine.is_some();
         with_data |= execution.data_seed.is_some();
+        with_mmap_threshold |= execution.mmap_threshold.is_some();
         for m in measurements {
             with_variant |= m.variant.is_some();
             if !metrics.contains(&m.metric) {
@@ -154,6 +163,7 @@ pub fn export_store(
         warmup: include_warmup,
         machine: with_machine,
         data: with_data,
+        mmap_threshold: with_mmap_threshold,
     };
     let mut writer = RowWriter::new(format, columns, out)?;
     let mut failed = None;
@@ -166,6 +176,7 @@ pub fn export_store(
             data_seed: execution.data_seed,
             env_pad: execution.env_pad,
             heap_offset: execution.heap_offset,
+            mmap_threshold: execution.mmap_threshold,
         };
         for m in measurements {
             if m.metric != metric || (m.warmup && !include_warmup) {
@@ -204,6 +215,7 @@ fn row(m: crate::files::store::Measurement, execution: ExecutionColumns) -> Expo
         data_seed: execution.data_seed,
         env_pad: execution.env_pad,
         heap_offset: execution.heap_offset,
+        mmap_threshold: execution.mmap_threshold,
     }
 }
 
@@ -223,6 +235,9 @@ struct Columns {
     machine: bool,
     /// [`DATA_COLUMNS`], last: some execution records a data seed.
     data: bool,
+    /// `mmap_threshold`, after them: some execution records one (`run
+    /// --vary-mmap-threshold`).
+    mmap_threshold: bool,
 }
 
 /// Writes rows one at a time in either format.
@@ -262,6 +277,9 @@ impl<'a> RowWriter<'a> {
                 }
                 if columns.data {
                     head.extend(DATA_COLUMNS);
+                }
+                if columns.mmap_threshold {
+                    head.push("mmap_threshold");
                 }
                 csv.write_record(&head)?;
                 RowWriter::Csv {
@@ -310,6 +328,9 @@ impl<'a> RowWriter<'a> {
                     rec.push(cell(r.data_seed.map(|s| s.to_string())));
                     rec.push(r.env_pad.to_string());
                     rec.push(cell(r.heap_offset.map(|h| h.to_string())));
+                }
+                if columns.mmap_threshold {
+                    rec.push(r.mmap_threshold.map(|t| t.to_string()).unwrap_or_default());
                 }
                 csv.write_record(&rec)?;
             }

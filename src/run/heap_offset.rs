@@ -24,8 +24,12 @@ use crate::files::hash_cache::sha256_of_file;
 pub(crate) const SOURCE: &str = include_str!("heap_offset.c");
 /// The variable the library reads the offset from.
 pub(crate) const HEAP_OFFSET_VARIABLE: &str = "LAYOUTRAND_HEAP_OFFSET";
-/// Digits of the variable's value: fixed, so its size is the same for every offset (the
-/// stack moves by the padding only). Eight digits hold any offset below 10⁸.
+/// The variable the library reads malloc's mmap threshold from (`run
+/// --vary-mmap-threshold`).
+pub(crate) const MMAP_THRESHOLD_VARIABLE: &str = "LAYOUTRAND_MMAP_THRESHOLD";
+/// Digits of the variables' values: fixed, so their size is the same for every data seed
+/// (the stack moves by the padding only). Eight digits hold any value below 10⁸ (the offsets
+/// and both mmap thresholds).
 pub(crate) const HEAP_OFFSET_DIGITS: usize = 8;
 /// The loader's preload variable.
 pub(crate) const PRELOAD_VARIABLE: &str = "LD_PRELOAD";
@@ -44,9 +48,10 @@ pub(crate) struct HeapOffsetLibrary {
     pub(crate) static_programs: BTreeSet<String>,
 }
 
-/// The value of [`HEAP_OFFSET_VARIABLE`] for `offset` bytes: [`HEAP_OFFSET_DIGITS`] digits.
-pub(crate) fn heap_offset_value(offset: u32) -> String {
-    format!("{offset:0width$}", width = HEAP_OFFSET_DIGITS)
+/// The value of [`HEAP_OFFSET_VARIABLE`] or [`MMAP_THRESHOLD_VARIABLE`] for `bytes`:
+/// [`HEAP_OFFSET_DIGITS`] digits.
+pub(crate) fn library_value(bytes: u32) -> String {
+    format!("{bytes:0width$}", width = HEAP_OFFSET_DIGITS)
 }
 
 /// The library of this source and this `cc`, built into the user's cache when it is not
@@ -217,10 +222,10 @@ mod tests {
 
     #[test]
     fn the_offset_variable_has_one_size_for_every_offset() {
-        assert_eq!(heap_offset_value(0), "00000000");
-        assert_eq!(heap_offset_value(1552), "00001552");
+        assert_eq!(library_value(0), "00000000");
+        assert_eq!(library_value(1552), "00001552");
         let max = crate::run::data_layout::HEAP_OFFSET_MAX;
-        assert_eq!(heap_offset_value(max - 16).len(), HEAP_OFFSET_DIGITS);
+        assert_eq!(library_value(max - 16).len(), HEAP_OFFSET_DIGITS);
     }
 
     #[test]

@@ -130,6 +130,7 @@ impl PreparedRun {
             binaries: self.binary_labels.len(),
             executions: self.settings.executions,
             data_seeds: self.settings.data_seeds,
+            vary_mmap_threshold: self.settings.vary_mmap_threshold,
         };
         plan_schedule(
             self.settings.schedule_design,
@@ -166,6 +167,7 @@ impl PreparedRun {
             env_pad_max: settings.env_pad_max,
             schedule_seed: settings.schedule_seed,
             data_seeds: settings.data_seeds,
+            vary_mmap_threshold: settings.vary_mmap_threshold,
             schedule_design: settings.schedule_design,
             timeout_seconds: settings.timeout.map(|t| t.as_secs_f64()),
             aslr_disabled,

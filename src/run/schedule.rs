@@ -118,6 +118,9 @@ pub(crate) struct ScheduleShape {
     pub(crate) executions: u32,
     /// Data seeds per binary (`run --data-seeds`); 1 when the data layout is not a factor.
     pub(crate) data_seeds: u32,
+    /// Whether each data seed also names a level of malloc's mmap threshold
+    /// (`run --vary-mmap-threshold`; only with data seeds).
+    pub(crate) vary_mmap_threshold: bool,
 }
 
 /// The complete schedule for `programs × binaries × executions` blocks, as `design` places
@@ -148,6 +151,7 @@ pub fn build_schedule(
         binaries,
         executions,
         data_seeds: 1,
+        vary_mmap_threshold: false,
     };
     plan_schedule(design, shape, seed, env_pad_max)
 }
@@ -172,6 +176,7 @@ pub(crate) fn plan_schedule(
         binaries,
         executions,
         data_seeds,
+        vary_mmap_threshold,
     } = shape;
     let crossed = data_seeds > 1;
     let blocks = match design {
@@ -196,7 +201,10 @@ pub(crate) fn plan_schedule(
         } else {
             vec![0]
         };
-        let data = crossed.then(|| data_layout(u64::from(execution % data_seeds) + 1, env_pad_max));
+        let data = crossed.then(|| {
+            let data_seed = u64::from(execution % data_seeds) + 1;
+            data_layout(data_seed, env_pad_max, vary_mmap_threshold)
+        });
         for variant in order {
             let env_pad = match data {
                 Some(d) => d.env_pad,
@@ -509,6 +517,7 @@ mod tests {
             binaries: 3,
             executions: 4,
             data_seeds: 3,
+            vary_mmap_threshold: false,
         };
         plan_schedule(ScheduleDesign::Rounds, shape, seed, 4096)
     }
@@ -521,6 +530,7 @@ mod tests {
             binaries: 3,
             executions: 5,
             data_seeds: 1,
+            vary_mmap_threshold: false,
         };
         let s = plan_schedule(ScheduleDesign::Rounds, shape, 11, 4096);
         assert_eq!(
@@ -561,7 +571,10 @@ mod tests {
         let s = crossed(5);
         for x in &s {
             let d = x.data.unwrap();
-            assert_eq!(d, crate::run::data_layout::data_layout(d.data_seed, 4096));
+            assert_eq!(
+                d,
+                crate::run::data_layout::data_layout(d.data_seed, 4096, false)
+            );
             assert_eq!(x.env_pad, d.env_pad);
         }
         // Same data seed, same layout, whatever the schedule seed.

@@ -46,6 +46,9 @@ pub struct RunRequest {
     pub env_pad_max: Option<u32>,
     /// Data seeds per binary (`--data-seeds`).
     pub data_seeds: Option<u32>,
+    /// Each data seed also names a level of malloc's mmap threshold
+    /// (`--vary-mmap-threshold`; `false`: not asked).
+    pub vary_mmap_threshold: bool,
     /// Per-execution timeout.
     pub timeout: Option<Duration>,
     /// Stop between executions after this long.
@@ -89,6 +92,8 @@ pub(crate) struct RunSettings {
     pub(crate) env_pad_max: u32,
     /// Data seeds per binary: 1 when the data layout is not a factor.
     pub(crate) data_seeds: u32,
+    /// Each data seed also names a level of malloc's mmap threshold.
+    pub(crate) vary_mmap_threshold: bool,
     /// Per-execution timeout.
     pub(crate) timeout: Option<Duration>,
     /// Seed of the schedule and paddings.
@@ -149,6 +154,13 @@ impl RunSettings {
                 self.data_seeds
             );
         }
+        if self.vary_mmap_threshold && self.data_seeds < 2 {
+            bail!(
+                "--vary-mmap-threshold makes malloc's mmap threshold part of each data seed's \
+                 layout: it needs --data-seeds 2 or more (this run has {})",
+                self.data_seeds
+            );
+        }
         if self.env_pad_max > MAX_ENV_PAD {
             bail!(
                 "--env-pad {}: at most {MAX_ENV_PAD} bytes (a larger environment string is \
@@ -180,6 +192,18 @@ fn conflicts_with(req: &RunRequest, h: &Header) -> Vec<String> {
         ("--metric", (req.metric.clone(), h.metric.clone())),
         ("--env-pad", number(req.env_pad_max, h.env_pad_max)),
         ("--data-seeds", number(req.data_seeds, h.data_seeds)),
+        (
+            "--vary-mmap-threshold",
+            (
+                req.vary_mmap_threshold.then(|| "given".to_string()),
+                if h.vary_mmap_threshold {
+                    "given"
+                } else {
+                    "not given"
+                }
+                .to_string(),
+            ),
+        ),
         (
             "--cache-sim",
             (
@@ -235,7 +259,9 @@ fn extended_executions(h: &Header, extend: Option<u32>) -> Result<u32> {
     }
     if h.schedule_design != ScheduleDesign::Rounds {
         bail!(
-            "--extend-executions: this run's schedule is free (planned before rounds), so added              executions would not run in balanced rounds with the others; start a new run              (`layoutrand run --out OTHER_DIR`) to re-measure interleaved"
+            "--extend-executions: this run's schedule is free (planned before rounds), so added \
+             executions would not run in balanced rounds with the others; start a new run \
+             (`layoutrand run --out OTHER_DIR`) to re-measure interleaved"
         );
     }
     match h.executions.checked_add(k) {
@@ -264,6 +290,7 @@ pub(crate) fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<Run
             metric,
             env_pad_max: req.env_pad_max.unwrap_or(DEFAULT_ENV_PAD),
             data_seeds: req.data_seeds.unwrap_or(1),
+            vary_mmap_threshold: req.vary_mmap_threshold,
             timeout: req.timeout,
             schedule_seed: req.schedule_seed.unwrap_or_else(fresh_seed),
             schedule_design: ScheduleDesign::Rounds,
@@ -285,6 +312,7 @@ pub(crate) fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<Run
         metric: h.metric.clone(),
         env_pad_max: h.env_pad_max,
         data_seeds: h.data_seeds,
+        vary_mmap_threshold: h.vary_mmap_threshold,
         timeout: h
             .timeout_seconds
             .map(|t| {
@@ -342,5 +370,46 @@ mod tests {
         assert!(resolve(&extend(MAX_EXECUTIONS), Some(&h)).is_err());
         let err = resolve(&extend(2), None).unwrap_err().to_string();
         assert!(err.contains("--resume"), "{err}");
+    }
+
+    #[test]
+    fn the_mmap_threshold_needs_data_seeds_and_a_resume_keeps_it() {
+        let vary = |data_seeds| RunRequest {
+            vary_mmap_threshold: true,
+            data_seeds,
+            ..RunRequest::default()
+        };
+        let err = resolve(&vary(None), None)
+            .unwrap()
+            .check_limits()
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("--vary-mmap-threshold") && err.contains("--data-seeds 2"),
+            "{err}"
+        );
+        let settings = resolve(&vary(Some(3)), None).unwrap();
+        settings.check_limits().unwrap();
+        assert!(settings.vary_mmap_threshold);
+        // The header of an old store has no such field: not varied, and absent when written.
+        let mut h: Header = serde_json::from_str(OLD_HEADER).unwrap();
+        assert!(!h.vary_mmap_threshold);
+        assert!(!serde_json::to_string(&h).unwrap().contains("mmap"));
+        h.schedule_design = ScheduleDesign::Rounds;
+        h.data_seeds = 3;
+        let err = resolve(&vary(None), Some(&h)).unwrap_err().to_string();
+        assert!(
+            err.contains("--vary-mmap-threshold given (the interrupted run used not given)"),
+            "{err}"
+        );
+        h.vary_mmap_threshold = true;
+        let line = serde_json::to_string(&h).unwrap();
+        assert!(line.contains(r#""vary_mmap_threshold":true"#), "{line}");
+        let back: Header = serde_json::from_str(&line).unwrap();
+        assert!(
+            resolve(&RunRequest::default(), Some(&back))
+                .unwrap()
+                .vary_mmap_threshold
+        );
     }
 }

@@ -268,6 +268,7 @@ pub fn records(
                     env_pad: 16,
                     data_seed: design.data_seed_of(execution),
                     heap_offset: design.data_seed_of(execution).map(|d| 16 * d as u32),
+                    mmap_threshold: None,
                     start_unix: index as f64,
                     wall_ns: per_iter * u64::from(design.iterations + design.warmup) + 5_000_000,
                     status: st,

@@ -932,6 +932,7 @@ mod tests {
             env_pad: 0,
             data_seed: None,
             heap_offset: None,
+            mmap_threshold: None,
             start_unix: 0.0,
             wall_ns: 1,
             status,

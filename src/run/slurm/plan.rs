@@ -151,6 +151,7 @@ impl SlurmPlan {
             binaries: h.binaries.len(),
             executions: h.executions,
             data_seeds: h.data_seeds,
+            vary_mmap_threshold: h.vary_mmap_threshold,
         };
         plan_schedule(h.schedule_design, shape, h.schedule_seed, h.env_pad_max)
     }
