@@ -383,6 +383,15 @@ pub(crate) fn analyse_series(
         .as_ref()
         .map(|b| baseline_summary(b, baseline_ci.as_ref()));
     let sensitivity = sensitivity(series, &levels, mean, thresholds);
+    // The split and the data-layout answer test axes as the sensitivity does: on the
+    // executions its screening kept, so that a load burst is not a verdict there either.
+    let set_aside: Vec<(&str, u32)> = sensitivity
+        .set_aside
+        .iter()
+        .map(|s| (s.binary.as_str(), s.execution))
+        .collect();
+    let kept = series.without_executions(&set_aside);
+    let set_aside = set_aside.len();
     let (shift, default_layout, as_built) = fixed_layouts(
         series,
         (ci.as_ref(), interval_note.as_ref()),
@@ -418,8 +427,10 @@ pub(crate) fn analyse_series(
         shift,
         default_layout,
         as_built,
-        variance_split: super::data_split::data_split(series, machines, confidence),
-        data_sensitivity: super::data_sensitivity::data_sensitivity(series, thresholds),
+        variance_split: super::data_split::data_split(&kept, machines, confidence)
+            .map(|s| s.with_set_aside(set_aside)),
+        data_sensitivity: super::data_sensitivity::data_sensitivity(&kept, thresholds)
+            .map(|d| d.with_set_aside(set_aside)),
         diagnostics,
         summary: String::new(),
         sequential: None,

@@ -50,8 +50,22 @@ pub struct DataSensitivity {
     /// The relative standard deviation the test finds with 80 % power.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) detectable_variation: Option<f64>,
+    /// Executions the layout-sensitivity screening set aside as outlying (load bursts),
+    /// left out of this answer; absent when none.
+    #[serde(default, skip_serializing_if = "super::data_split::is_zero")]
+    pub(crate) executions_set_aside: usize,
     /// The answer in words.
     pub(crate) text: String,
+}
+
+impl DataSensitivity {
+    /// This answer, saying that `set_aside` executions were left out before it.
+    pub(crate) fn with_set_aside(self, set_aside: usize) -> DataSensitivity {
+        DataSensitivity {
+            executions_set_aside: set_aside,
+            ..self
+        }
+    }
 }
 
 /// The data-layout answer of `series`, when it ran with at least two data seeds in a
@@ -106,6 +120,7 @@ pub(crate) fn data_sensitivity(
         df_denominator: test.df_denominator,
         p_value: test.p_value,
         detectable_variation: detectable,
+        executions_set_aside: 0,
         text: String::new(),
     })
 }

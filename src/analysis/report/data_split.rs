@@ -37,6 +37,10 @@ pub struct DataSplit {
     /// Executions left out so that every binary has as many with every data seed (the
     /// first ones of each pair are kept).
     pub executions_left_out: usize,
+    /// Executions the layout-sensitivity screening set aside as outlying (load bursts),
+    /// left out of the split before the cut above; absent when none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub executions_set_aside: usize,
     /// The intervals' confidence level (the tests reject at one minus it).
     pub confidence: f64,
     /// Why there is no split: the components below are then absent.
@@ -106,7 +110,21 @@ pub enum SplitCannotTell {
     NoVariation,
 }
 
+/// Whether a count is 0 (left out of the JSON, so stores without set-aside executions keep
+/// their bytes).
+pub(crate) fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
 impl DataSplit {
+    /// This split, saying that `set_aside` executions were left out before it.
+    pub(crate) fn with_set_aside(self, set_aside: usize) -> DataSplit {
+        DataSplit {
+            executions_set_aside: set_aside,
+            ..self
+        }
+    }
+
     /// The components present, in the model's order, with their shares.
     pub fn parts(&self) -> Vec<(Component, &AxisShare)> {
         Component::ALL
@@ -148,6 +166,7 @@ pub(crate) fn data_split(
         data_seeds: seeds.len(),
         executions_per_cell: 0,
         executions_left_out: 0,
+        executions_set_aside: 0,
         confidence,
         cannot_tell: None,
         code: None,

@@ -108,6 +108,21 @@ impl Series {
             .collect()
     }
 
+    /// This series without the randomised binaries' executions `set_aside` names (binary
+    /// label, execution index): what the answers about where the variation comes from rest
+    /// on once the screening set load bursts aside. No longer balanced when it names some:
+    /// only for readers that balance their own tables (the crossed split cuts every pair to
+    /// the fewest).
+    pub(crate) fn without_executions(&self, set_aside: &[(&str, u32)]) -> Series {
+        let mut kept = self.clone();
+        for binary in &mut kept.seeds {
+            binary
+                .executions
+                .retain(|e| !set_aside.contains(&(binary.binary.as_str(), e.execution)));
+        }
+        kept
+    }
+
     /// Whether the metric measures time (so lower means faster).
     pub(crate) fn is_time(&self) -> bool {
         crate::units::is_time_unit(&self.unit)

@@ -122,6 +122,7 @@ mod tests {
             data_seeds: 4,
             executions_per_cell: 3,
             executions_left_out: 0,
+            executions_set_aside: 0,
             confidence: 0.95,
             cannot_tell: None,
             code: share(0.04, 0.0, 0.12),

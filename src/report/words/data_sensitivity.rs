@@ -15,7 +15,10 @@ pub(crate) const GLANCE_HEADER: &str = "data layout";
 
 /// The sentence of `d` at `thresholds`.
 pub(crate) fn sentence(d: &DataSensitivity, thresholds: &Thresholds) -> String {
-    let test = test_words(d);
+    let set_aside = super::variance_split::set_aside_phrase(d.executions_set_aside)
+        .map(|p| format!("; {p}"))
+        .unwrap_or_default();
+    let test = format!("{}{set_aside}", test_words(d));
     let magnitude = format!(
         "the metric varies by {} ({} to {}) from one data layout to another (standard deviation over the mean, over {} data seeds)",
         percent(d.variation, 2),

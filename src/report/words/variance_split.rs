@@ -24,8 +24,11 @@ pub fn sentence(split: &VarianceSplit) -> String {
 /// The series' answer: the shares' sentence, or why there is none.
 pub fn answer(split: &DataSplit) -> String {
     if let Some(why) = split.cannot_tell {
+        let set_aside = set_aside_phrase(split.executions_set_aside)
+            .map(|p| format!("; {p}"))
+            .unwrap_or_default();
         return format!(
-            "cannot tell where the variation comes from: {}.",
+            "cannot tell where the variation comes from: {}{set_aside}.",
             cannot_tell(why, split)
         );
     }
@@ -35,6 +38,9 @@ pub fn answer(split: &DataSplit) -> String {
         .map(|(c, s)| (c, s.share, s.interval))
         .collect();
     let mut words = shares_sentence(&parts, split.confidence);
+    if let Some(phrase) = set_aside_phrase(split.executions_set_aside) {
+        words.push_str(&format!(" {} of it.", capital(&phrase)));
+    }
     if split.executions_left_out > 0 {
         let on_every_machine = if split.machine.is_some() {
             ", equally many on every machine"
@@ -55,6 +61,15 @@ pub fn answer(split: &DataSplit) -> String {
         ));
     }
     words
+}
+
+/// "the N execution(s) set aside as outlying under layout sensitivity are left out" (`None`
+/// for 0): the split and the data-layout answer rest on the executions the
+/// layout-sensitivity screening kept.
+pub(crate) fn set_aside_phrase(set_aside: usize) -> Option<String> {
+    (set_aside > 0).then(|| {
+        format!("the {set_aside} execution(s) set aside as outlying under layout sensitivity are left out")
+    })
 }
 
 /// One line per axis (code, data, their interaction, run noise): its magnitude and test, e.g.
@@ -128,9 +143,9 @@ fn cannot_tell(why: SplitCannotTell, split: &DataSplit) -> String {
             split.data_seeds
         ),
         SplitCannotTell::OneExecutionPerPair => {
-            "some binary ran only once with some data seed, so run noise cannot be told from \
-             how a data layout's effect differs from binary to binary; run two or more \
-             executions of each"
+            "some binary has a single usable execution with some data seed, so run noise cannot \
+             be told from how a data layout's effect differs from binary to binary; run two or \
+             more executions of each"
                 .into()
         }
         SplitCannotTell::NoVariation => "every execution measured the same value".into(),
@@ -262,6 +277,7 @@ mod tests {
             data_seeds: 4,
             executions_per_cell: 3,
             executions_left_out: 0,
+            executions_set_aside: 0,
             confidence: 0.95,
             cannot_tell: None,
             code: axis(0.04, 0.002, Some(1.2), 0.33),
