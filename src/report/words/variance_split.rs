@@ -335,8 +335,20 @@ mod tests {
         assert!(answer(&split).ends_with(
             "5 execution(s) were left out so that every binary has 3 with every data seed."
         ));
+        split.executions_set_aside = 2;
+        assert!(answer(&split).contains(
+            " The 2 execution(s) set aside as outlying under layout sensitivity are left out of it. 5 execution(s)"
+        ));
         split.cannot_tell = Some(SplitCannotTell::OneExecutionPerPair);
-        assert!(answer(&split)
-            .starts_with("cannot tell where the variation comes from: some binary ran only once"));
+        let text = answer(&split);
+        assert!(
+            text.starts_with(
+                "cannot tell where the variation comes from: some binary has a single usable \
+                 execution with some data seed"
+            ) && text.ends_with(
+                "; the 2 execution(s) set aside as outlying under layout sensitivity are left out."
+            ),
+            "{text}"
+        );
     }
 }
