@@ -5,7 +5,7 @@
 //! docs/statistics.md, "Layout sensitivity", gives the rules and their simulated rates.
 
 use super::model::{RestsOn, SensitivityTest, SetAsideExecution};
-use super::series::Series;
+use super::series::{BinaryData, ExecutionData, Series};
 use crate::seeded::SeededRng;
 use crate::stats::anova::{random_effects, RandomEffectsAnova};
 use crate::stats::blocked_ranks::{blocked_rank_test, blocked_rank_test_of};
@@ -46,6 +46,8 @@ pub(crate) struct ExecutionTable {
     pub(crate) blocked: bool,
     /// Whether the executions ran with two or more data seeds (`run --data-seeds`).
     pub(crate) data_seeds_vary: bool,
+    /// `data_seeds[binary][column]`: the data seed of each cell (`None` without).
+    pub(crate) data_seeds: Vec<Vec<Option<u64>>>,
 }
 
 impl ExecutionTable {
@@ -63,28 +65,42 @@ impl ExecutionTable {
                     .collect()
             })
             .collect();
-        let values = series
+        let in_table = |b: &BinaryData, kept: &[u32]| -> Vec<ExecutionData> {
+            b.executions
+                .iter()
+                .filter(|e| kept.contains(&e.execution))
+                .cloned()
+                .collect()
+        };
+        let cells: Vec<Vec<ExecutionData>> = series
             .seeds
             .iter()
             .zip(&executions)
-            .map(|(b, kept)| {
-                b.executions
-                    .iter()
-                    .filter(|e| kept.contains(&e.execution))
+            .map(|(b, kept)| in_table(b, kept))
+            .collect();
+        let values = cells
+            .iter()
+            .map(|row| {
+                row.iter()
                     .map(|e| crate::stats::sample::mean(&e.live))
                     .collect()
             })
             .collect();
-        let mut data_seeds = series
+        let data_seeds = cells
+            .iter()
+            .map(|row| row.iter().map(|e| e.data_seed).collect())
+            .collect();
+        let mut data_seeds_vary = series
             .seeds
             .iter()
             .flat_map(|b| b.executions.iter().map(|e| e.data_seed));
-        let first = data_seeds.next().flatten();
+        let first = data_seeds_vary.next().flatten();
         ExecutionTable {
             values,
             executions,
             blocked: rounds.is_some(),
-            data_seeds_vary: data_seeds.any(|d| d != first),
+            data_seeds_vary: data_seeds_vary.any(|d| d != first),
+            data_seeds,
         }
     }
 }
@@ -209,22 +225,78 @@ fn outlying_executions(table: &ExecutionTable) -> Vec<(usize, usize, f64)> {
         return Vec::new();
     }
     let positive = table.values.iter().flatten().all(|v| *v > 0.0);
-    let residuals = median_polish_residuals(&log_scale(&table.values), table.blocked);
+    let places = fitted_places(table);
+    let fitted: Vec<Vec<f64>> = places
+        .iter()
+        .map(|row| row.iter().map(|&(b, c)| table.values[b][c]).collect())
+        .collect();
+    let residuals = median_polish_residuals(&log_scale(&fitted), table.blocked);
     let cells = outlying_cells(&residuals, SET_ASIDE_CUT, most_set_aside(table))
         .into_iter()
         .map(|c| {
+            let (row, column) = places[c.row][c.column];
             let deviation = if positive {
                 c.residual.exp_m1()
             } else {
-                let fit = table.values[c.row][c.column] - c.residual;
+                let fit = table.values[row][column] - c.residual;
                 c.residual / fit.abs()
             };
-            (c.row, c.column, deviation)
+            ((c.row, row, column), deviation)
         })
         // Without the log scale a fit of 0 gives no relative deviation: keep the execution.
-        .filter(|(_, _, d)| d.is_finite())
+        .filter(|(_, d)| d.is_finite())
         .collect();
+    let cells = none_of_an_emptied_row(cells, &places);
     none_of_an_emptied_binary(cells, table)
+}
+
+/// Where the robust fit's table takes its cells from `table`, `places[row][k] = (binary,
+/// column)`. Without data seeds, `table` itself: binaries × rounds. With data seeds (a
+/// crossed run in rounds, each round's column one data seed), one row per (binary, data
+/// seed) pair and one column per round: the fit is then the pair's level plus the round's,
+/// so a data layout's effect on one binary (the code × data interaction, which a
+/// deterministic metric such as cachegrind's shows exactly) is fitted, not taken for a
+/// burst. Rows are cut to the fewest rounds any pair has (a round the run did not finish);
+/// cells beyond are never set aside.
+fn fitted_places(table: &ExecutionTable) -> Vec<Vec<(usize, usize)>> {
+    if !table.data_seeds_vary {
+        return table
+            .values
+            .iter()
+            .enumerate()
+            .map(|(b, row)| (0..row.len()).map(|c| (b, c)).collect())
+            .collect();
+    }
+    let mut rows: Vec<Vec<(usize, usize)>> = Vec::new();
+    for (b, seeds) in table.data_seeds.iter().enumerate() {
+        let mut by_seed: std::collections::BTreeMap<Option<u64>, Vec<(usize, usize)>> =
+            std::collections::BTreeMap::new();
+        for (c, seed) in seeds.iter().enumerate() {
+            by_seed.entry(*seed).or_default().push((b, c));
+        }
+        rows.extend(by_seed.into_values());
+    }
+    let fewest = rows.iter().map(Vec::len).min().unwrap_or(0);
+    for row in &mut rows {
+        row.truncate(fewest);
+    }
+    rows
+}
+
+/// `cells` (`((fitted row, binary, column), deviation)`) without those of a fitted row whose
+/// every cell was found outlying (see [`none_of_an_emptied_binary`]: with two rounds a
+/// pair's two residuals are equal and opposite), as `(binary, column, deviation)`.
+fn none_of_an_emptied_row(
+    cells: Vec<((usize, usize, usize), f64)>,
+    places: &[Vec<(usize, usize)>],
+) -> Vec<(usize, usize, f64)> {
+    cells
+        .iter()
+        .filter(|((row, _, _), _)| {
+            cells.iter().filter(|((r, _, _), _)| r == row).count() < places[*row].len()
+        })
+        .map(|&((_, binary, column), d)| (binary, column, d))
+        .collect()
 }
 
 /// What [`outlying_executions`] keeps of `cells`: none of a binary whose every execution
@@ -325,18 +397,19 @@ pub(crate) fn rests_on(
 
 /// The test's p-value without binary `j` (none when too few binaries remain).
 fn test_without(table: &ExecutionTable, j: usize) -> Option<f64> {
-    let drop = |rows: &[Vec<f64>]| -> Vec<Vec<f64>> {
+    fn drop<T: Clone>(rows: &[Vec<T>], j: usize) -> Vec<Vec<T>> {
         rows.iter()
             .enumerate()
             .filter(|(i, _)| *i != j)
             .map(|(_, r)| r.clone())
             .collect()
-    };
+    }
     let smaller = ExecutionTable {
-        values: drop(&table.values),
+        values: drop(&table.values, j),
         executions: Vec::new(),
         blocked: table.blocked,
         data_seeds_vary: table.data_seeds_vary,
+        data_seeds: drop(&table.data_seeds, j),
     };
     layout_test(&smaller).ok().map(|t| t.p)
 }
@@ -353,6 +426,7 @@ mod empty_binary_tests {
             executions: vec![vec![0, 1]; 3],
             blocked: true,
             data_seeds_vary: false,
+            data_seeds: vec![vec![None; 2]; 3],
         };
         let kept = none_of_an_emptied_binary(vec![(0, 0, 0.5), (0, 1, -0.5), (1, 0, 0.4)], &table);
         assert_eq!(kept, vec![(1, 0, 0.4)]);
@@ -365,8 +439,55 @@ mod empty_binary_tests {
             executions: vec![vec![0, 1]; 10],
             blocked: true,
             data_seeds_vary: false,
+            data_seeds: vec![vec![None; 2]; 10],
         };
         let screened = screen(&table).expect("no group is empty");
         assert!(screened.kept.iter().all(|k| !k.is_empty()));
+    }
+
+    /// A crossed table in rounds: `binaries` × (3 rounds × 2 data seeds), data seed 2 of
+    /// binary 0 3 % above its others in every round (a code × data interaction), the rest
+    /// level but for 0.1 % (sd) noise, and `burst` (binary, column) 40 % above.
+    fn crossed(binaries: usize, burst: Option<(usize, usize)>) -> ExecutionTable {
+        let seeds = [1, 2, 1, 2, 1, 2];
+        let mut rng = SeededRng::new(36, "crossed-screening-test");
+        let values = (0..binaries)
+            .map(|b| {
+                (0..6)
+                    .map(|c| {
+                        let noise = 1.0 + 0.001 * rng.normal();
+                        let interaction = if b == 0 && seeds[c] == 2 { 1.03 } else { 1.0 };
+                        let jump = if burst == Some((b, c)) { 1.4 } else { 1.0 };
+                        100.0 * noise * interaction * jump
+                    })
+                    .collect()
+            })
+            .collect();
+        ExecutionTable {
+            values,
+            executions: vec![(0..6).collect(); binaries],
+            blocked: true,
+            data_seeds_vary: true,
+            data_seeds: vec![seeds.iter().map(|s| Some(*s)).collect(); binaries],
+        }
+    }
+
+    /// The fit of a crossed run is the (binary, data seed) pair's level plus the round's: a
+    /// data layout's steady effect on one binary is not a burst, a burst is (the binaries +
+    /// rounds fit took the interaction's three cells for outliers).
+    #[test]
+    fn a_crossed_runs_interaction_is_fitted_and_its_bursts_set_aside() {
+        let none = outlying_executions(&crossed(8, None));
+        assert!(none.is_empty(), "{none:?}");
+        let found = outlying_executions(&crossed(8, Some((3, 4))));
+        assert_eq!(
+            found.iter().map(|c| (c.0, c.1)).collect::<Vec<_>>(),
+            [(3, 4)]
+        );
+        assert!((found[0].2 - 0.4).abs() < 0.01, "{found:?}");
+        // Without rounds nothing is set aside: the fit could only be within each binary.
+        let mut free = crossed(8, Some((3, 4)));
+        free.blocked = false;
+        assert!(outlying_executions(&free).is_empty());
     }
 }
