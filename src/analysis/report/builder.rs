@@ -390,7 +390,11 @@ pub(crate) fn analyse_series(
         .iter()
         .map(|s| (s.binary.as_str(), s.execution))
         .collect();
-    let kept = series.without_executions(&set_aside);
+    let kept = if set_aside.is_empty() {
+        std::borrow::Cow::Borrowed(series)
+    } else {
+        std::borrow::Cow::Owned(series.without_executions(&set_aside))
+    };
     let set_aside = set_aside.len();
     let (shift, default_layout, as_built) = fixed_layouts(
         series,

@@ -65,14 +65,13 @@ impl ExecutionTable {
                     .collect()
             })
             .collect();
-        let in_table = |b: &BinaryData, kept: &[u32]| -> Vec<ExecutionData> {
+        fn in_table<'a>(b: &'a BinaryData, kept: &[u32]) -> Vec<&'a ExecutionData> {
             b.executions
                 .iter()
                 .filter(|e| kept.contains(&e.execution))
-                .cloned()
                 .collect()
-        };
-        let cells: Vec<Vec<ExecutionData>> = series
+        }
+        let cells: Vec<Vec<&ExecutionData>> = series
             .seeds
             .iter()
             .zip(&executions)
@@ -218,10 +217,10 @@ fn layout_test(table: &ExecutionTable) -> Result<LayoutTest, StatsError> {
 /// the robust fit (on the log scale when every value is positive).
 fn outlying_executions(table: &ExecutionTable) -> Vec<(usize, usize, f64)> {
     if table.data_seeds_vary && !table.blocked {
-        // A round's column holds one data seed, so the two-way fit takes the data layouts'
-        // effects out. Without rounds (a crossed run extended by `build --extend`, say) the
-        // fit is within each binary only, and whole data seeds would be "outlying": the
-        // data layout's effect, not bursts. Nothing is set aside then.
+        // In rounds the fit is each (binary, data seed) pair's level plus the round's (see
+        // `fitted_places`). Without rounds (a crossed run extended by `build --extend`,
+        // say) it could only be within each binary, and whole data seeds would be
+        // "outlying": the data layout's effect, not bursts. Nothing is set aside then.
         return Vec::new();
     }
     let positive = table.values.iter().flatten().all(|v| *v > 0.0);
