@@ -185,6 +185,7 @@ fn setup(experiment: &Experiment, host_conditions: Vec<HostCondition>) -> Setup 
         seeds_built: m.map(|m| m.seeds.len()),
         executions_planned: h.executions,
         data_seeds: h.data_seeds,
+        vary_mmap_threshold: h.vary_mmap_threshold,
         iterations_planned: h.iterations,
         warmup_discarded: h.warmup,
         aslr_disabled: h.aslr_disabled,

@@ -154,6 +154,10 @@ pub(crate) struct Setup {
     /// Data seeds per binary (`run --data-seeds`); absent when 1.
     #[serde(skip_serializing_if = "is_one")]
     pub(crate) data_seeds: u32,
+    /// Whether each data seed also set malloc's mmap threshold (`run
+    /// --vary-mmap-threshold`); absent when not.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub(crate) vary_mmap_threshold: bool,
     /// Planned iterations per execution (including warmup).
     pub(crate) iterations_planned: u32,
     /// Warmup iterations discarded per execution.

@@ -30,7 +30,12 @@ pub(crate) fn setup_line(report: &Report) -> String {
         s.executions_planned,
         s.iterations_planned,
         if s.data_seeds > 1 {
-            format!(" and data seed ({} data seeds)", s.data_seeds)
+            let threshold = if s.vary_mmap_threshold {
+                ", each also setting malloc's mmap threshold"
+            } else {
+                ""
+            };
+            format!(" and data seed ({} data seeds{threshold})", s.data_seeds)
         } else {
             String::new()
         },
