@@ -44,13 +44,18 @@ pub(crate) struct ExecutionTable {
     pub(crate) executions: Vec<Vec<u32>>,
     /// Whether the columns are rounds (randomised complete blocks).
     pub(crate) blocked: bool,
-    /// Whether the executions ran with two or more data seeds (`run --data-seeds`).
-    pub(crate) data_seeds_vary: bool,
     /// `data_seeds[binary][column]`: the data seed of each cell (`None` without).
     pub(crate) data_seeds: Vec<Vec<Option<u64>>>,
 }
 
 impl ExecutionTable {
+    /// Whether the cells ran with two or more data seeds (`run --data-seeds`).
+    pub(crate) fn data_seeds_vary(&self) -> bool {
+        let mut seeds = self.data_seeds.iter().flatten();
+        let first = seeds.next();
+        seeds.any(|d| Some(d) != first)
+    }
+
     /// The table of `series` (balanced: every binary has the same number of executions).
     pub(crate) fn of(series: &Series) -> ExecutionTable {
         let rounds = series.rounds.then(|| common_rounds(series)).flatten();
@@ -89,16 +94,10 @@ impl ExecutionTable {
             .iter()
             .map(|row| row.iter().map(|e| e.data_seed).collect())
             .collect();
-        let mut data_seeds_vary = series
-            .seeds
-            .iter()
-            .flat_map(|b| b.executions.iter().map(|e| e.data_seed));
-        let first = data_seeds_vary.next().flatten();
         ExecutionTable {
             values,
             executions,
             blocked: rounds.is_some(),
-            data_seeds_vary: data_seeds_vary.any(|d| d != first),
             data_seeds,
         }
     }
@@ -216,7 +215,7 @@ fn layout_test(table: &ExecutionTable) -> Result<LayoutTest, StatsError> {
 /// The outlying cells of `table`: `(binary, column, deviation)`, the deviation relative to
 /// the robust fit (on the log scale when every value is positive).
 fn outlying_executions(table: &ExecutionTable) -> Vec<(usize, usize, f64)> {
-    if table.data_seeds_vary && !table.blocked {
+    if table.data_seeds_vary() && !table.blocked {
         // In rounds the fit is each (binary, data seed) pair's level plus the round's (see
         // `fitted_places`). Without rounds (a crossed run extended by `build --extend`,
         // say) it could only be within each binary, and whole data seeds would be
@@ -258,7 +257,7 @@ fn outlying_executions(table: &ExecutionTable) -> Vec<(usize, usize, f64)> {
 /// burst. Rows are cut to the fewest rounds any pair has (a round the run did not finish);
 /// cells beyond are never set aside.
 fn fitted_places(table: &ExecutionTable) -> Vec<Vec<(usize, usize)>> {
-    if !table.data_seeds_vary {
+    if !table.data_seeds_vary() {
         return table
             .values
             .iter()
@@ -407,7 +406,6 @@ fn test_without(table: &ExecutionTable, j: usize) -> Option<f64> {
         values: drop(&table.values, j),
         executions: Vec::new(),
         blocked: table.blocked,
-        data_seeds_vary: table.data_seeds_vary,
         data_seeds: drop(&table.data_seeds, j),
     };
     layout_test(&smaller).ok().map(|t| t.p)
@@ -424,7 +422,6 @@ mod empty_binary_tests {
             values: vec![vec![1.0, 1.0]; 3],
             executions: vec![vec![0, 1]; 3],
             blocked: true,
-            data_seeds_vary: false,
             data_seeds: vec![vec![None; 2]; 3],
         };
         let kept = none_of_an_emptied_binary(vec![(0, 0, 0.5), (0, 1, -0.5), (1, 0, 0.4)], &table);
@@ -437,7 +434,6 @@ mod empty_binary_tests {
             values,
             executions: vec![vec![0, 1]; 10],
             blocked: true,
-            data_seeds_vary: false,
             data_seeds: vec![vec![None; 2]; 10],
         };
         let screened = screen(&table).expect("no group is empty");
@@ -466,7 +462,6 @@ mod empty_binary_tests {
             values,
             executions: vec![(0..6).collect(); binaries],
             blocked: true,
-            data_seeds_vary: true,
             data_seeds: vec![seeds.iter().map(|s| Some(*s)).collect(); binaries],
         }
     }
