@@ -119,10 +119,32 @@ pub fn detectable_variance_ratio(
     alpha: f64,
     power: f64,
 ) -> Option<f64> {
-    if groups < 2 || size < 2 || !(alpha > 0.0 && alpha < 1.0) || !(power > 0.0 && power < 1.0) {
+    if groups < 2 || size < 2 {
         return None;
     }
-    let f = FisherSnedecor::new((groups - 1) as f64, (groups * (size - 1)) as f64).ok()?;
+    detectable_variance_ratio_on(groups - 1, groups * (size - 1), size, alpha, power)
+}
+
+/// [`detectable_variance_ratio`] of an F test on `(df1, df2)` degrees of freedom whose
+/// numerator's expectation is `σ² (1 + size · ρ)` (a one-way design of groups of `size`;
+/// a randomised complete block design of `size` blocks, Montgomery §4.1, with
+/// `df2 = (k − 1)(b − 1)`): `ρ = (F_crit / F_{1−power} − 1) / size`.
+pub fn detectable_variance_ratio_on(
+    df1: usize,
+    df2: usize,
+    size: usize,
+    alpha: f64,
+    power: f64,
+) -> Option<f64> {
+    if df1 < 1
+        || df2 < 1
+        || size < 1
+        || !(alpha > 0.0 && alpha < 1.0)
+        || !(power > 0.0 && power < 1.0)
+    {
+        return None;
+    }
+    let f = FisherSnedecor::new(df1 as f64, df2 as f64).ok()?;
     let critical = f.inverse_cdf(1.0 - alpha);
     let at_power = f.inverse_cdf(1.0 - power);
     let rho = (critical / at_power - 1.0) / size as f64;

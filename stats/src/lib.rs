@@ -31,7 +31,7 @@
 
 pub mod anova;
 pub mod autocorr;
-pub mod blocked_ranks;
+pub mod blocked_f;
 pub mod bonferroni;
 pub mod bootstrap;
 pub mod changepoint;

@@ -22,7 +22,6 @@ mod variance_split;
 #[path = "../stats/variants_interaction.rs"]
 mod variants_interaction;
 
-use layoutrand::analysis::report::series::Series;
 use layoutrand::analysis::sequential::Method;
 use layoutrand::run::schedule::ScheduleDesign;
 use layoutrand::seeded::SeededRng;
@@ -46,30 +45,109 @@ fn experiments_from_env(name: &str, default: usize) -> usize {
 /// `benches/burst.sh` runs it.
 #[test]
 fn burst_rate_figures() {
+    use burst_simulation::{plain_f_rate, tally, Scenario, Truth};
     let n = experiments_from_env("BURST_EXPERIMENTS", 2000);
-    for (name, design, claim) in [
-        (
-            "report (rounds, blocked ranks)",
-            ScheduleDesign::Rounds,
-            burst_simulation::claimed as fn(&Series) -> bool,
-        ),
-        (
-            "report (free schedule)",
-            ScheduleDesign::Free,
-            burst_simulation::claimed,
-        ),
-        (
-            "plain F test (free schedule, before issue 36)",
-            ScheduleDesign::Free,
-            burst_simulation::claimed_by_the_plain_f_test,
-        ),
-    ] {
-        let null = burst_simulation::rate(n, 11, 0.0, design, claim);
-        let power = burst_simulation::rate(n, 12, 0.03, design, claim);
+    for (name, design) in if std::env::var("BURST_ONLY").is_ok() {
+        vec![]
+    } else {
+        vec![
+            ("report (rounds)", ScheduleDesign::Rounds),
+            ("report (free schedule)", ScheduleDesign::Free),
+        ]
+    } {
+        let null = tally(n, 11, Scenario::bursty(0.0, design)).claimed();
+        let power = tally(n, 12, Scenario::bursty(0.03, design)).claimed();
         println!(
             "{name}: layout-sensitive with no layout effect {:.1} %, with a 3 % effect {:.1} % ({n} experiments each)",
             100.0 * null,
             100.0 * power
+        );
+    }
+    if std::env::var("BURST_ONLY").is_err() {
+        let null = plain_f_rate(n, 11, Scenario::bursty(0.0, ScheduleDesign::Free));
+        let power = plain_f_rate(n, 12, Scenario::bursty(0.03, ScheduleDesign::Free));
+        println!(
+        "plain F test (free schedule, before issue 36): layout-sensitive with no layout effect {:.1} %, with a 3 % effect {:.1} % ({n} experiments each)",
+        100.0 * null,
+        100.0 * power
+    );
+    }
+    // Issue 55: lumpy layouts (a few layouts far off) and clean stores, rounds schedule.
+    let rounds = |binaries, executions, bursts, truth| Scenario {
+        binaries,
+        executions,
+        bursts,
+        truth,
+        design: ScheduleDesign::Rounds,
+    };
+    let deviant = |count, effect| Truth::Deviant { count, effect };
+    let share = |share, effect| Truth::Share { share, effect };
+    let none = Truth::Spread(0.0);
+    for (name, scenario) in [
+        (
+            "one binary +50 %, 10 x 3, no bursts",
+            rounds(10, 3, 0, deviant(1, 0.5)),
+        ),
+        (
+            "one binary +5 %, 10 x 3, no bursts",
+            rounds(10, 3, 0, deviant(1, 0.05)),
+        ),
+        (
+            "one binary +5 %, 10 x 3, two bursts",
+            rounds(10, 3, 2, deviant(1, 0.05)),
+        ),
+        (
+            "one binary +5 %, 10 x 8, no bursts",
+            rounds(10, 8, 0, deviant(1, 0.05)),
+        ),
+        (
+            "one binary +5 %, 10 x 8, two bursts",
+            rounds(10, 8, 2, deviant(1, 0.05)),
+        ),
+        (
+            "two binaries +5 %, 10 x 8, no bursts",
+            rounds(10, 8, 0, deviant(2, 0.05)),
+        ),
+        (
+            "three binaries +5 %, 10 x 8, no bursts",
+            rounds(10, 8, 0, deviant(3, 0.05)),
+        ),
+        (
+            "+3 % on 30 % of layouts, 10 x 3, no bursts",
+            rounds(10, 3, 0, share(0.3, 0.03)),
+        ),
+        (
+            "+3 % on 30 % of layouts, 10 x 3, two bursts",
+            rounds(10, 3, 2, share(0.3, 0.03)),
+        ),
+        (
+            "+3 % on 30 % of layouts, 10 x 8, two bursts",
+            rounds(10, 8, 2, share(0.3, 0.03)),
+        ),
+        ("no effect, 10 x 3, two bursts", rounds(10, 3, 2, none)),
+        ("no effect, 10 x 8, two bursts", rounds(10, 8, 2, none)),
+        ("no effect, 10 x 3, clean", rounds(10, 3, 0, none)),
+        ("no effect, 10 x 8, clean", rounds(10, 8, 0, none)),
+        ("no effect, 30 x 3, clean", rounds(30, 3, 0, none)),
+    ] {
+        let only = std::env::var("BURST_ONLY").unwrap_or_default();
+        if !name.contains(only.as_str()) {
+            continue;
+        }
+        let t = tally(n, 13, scenario);
+        println!(
+            "{name}: sensitive {:.1} % (negligible {:.1} %, one layout apart {:.1} %), not detected {:.1} %, cannot tell {:.1} % (resting on one unsteady binary {:.1} %), lost an execution {:.1} % ({n} experiments)",
+            100.0 * t.claimed(),
+            100.0 * t.share(t.negligible),
+            100.0 * t.share(t.one_apart),
+            100.0 * t.share(t.not_detected),
+            100.0 * t.share(t.undetermined),
+            100.0 * t.share(t.rests_on_one),
+            100.0 * t.share(t.lost_an_execution),
+        );
+        assert_eq!(
+            t.zero_magnitude_claims, 0,
+            "{name}: a claim with a zero magnitude"
         );
     }
 }

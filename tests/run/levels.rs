@@ -493,16 +493,18 @@ fn a_run_plans_rounds_records_the_design_and_the_report_blocks_on_rounds() {
     // 5 binaries (baseline and 4 seeds) × 3 rounds: round k is execution k of each, once.
     assert_rounds(&by_index, 3);
     let sensitivity = report_sensitivity(d.path());
-    assert_eq!(sensitivity["test"], "blocked_ranks", "{sensitivity}");
+    assert_eq!(sensitivity["test"], "blocked_f", "{sensitivity}");
     assert_eq!(sensitivity["permutations"], 1999, "{sensitivity}");
     assert_eq!(
         sensitivity["df_numerator"].as_f64(),
         Some(3.0),
         "{sensitivity}"
     );
+    // (k − 1)(b − 1) = 6 residual degrees of freedom, less one per execution the screen
+    // replaced by the robust fit.
     assert_eq!(
         sensitivity["df_denominator"].as_f64(),
-        Some(6.0),
+        Some(6.0 - set_aside(&sensitivity)),
         "{sensitivity}"
     );
     // Two more rounds, resumable and balanced: every binary once in each, after the first 15.
@@ -518,12 +520,17 @@ fn a_run_plans_rounds_records_the_design_and_the_report_blocks_on_rounds() {
     by_index.sort_by_key(|e| e.schedule_index);
     assert_rounds(&by_index, 5);
     let sensitivity = report_sensitivity(d.path());
-    assert_eq!(sensitivity["test"], "blocked_ranks", "{sensitivity}");
+    assert_eq!(sensitivity["test"], "blocked_f", "{sensitivity}");
     assert_eq!(
         sensitivity["df_denominator"].as_f64(),
-        Some(12.0),
+        Some(12.0 - set_aside(&sensitivity)),
         "{sensitivity}"
     );
+}
+
+/// How many executions `sensitivity` set aside.
+fn set_aside(sensitivity: &serde_json::Value) -> f64 {
+    sensitivity["set_aside"].as_array().map_or(0, Vec::len) as f64
 }
 
 /// `executions` in schedule order are `rounds` rounds of the 5 binaries, round k holding

@@ -1,17 +1,16 @@
-//! Issue 36, item 1: a load burst must not become a layout verdict. Seeded simulation of the
-//! three-level design exactly as `run` plans it (the rounds schedule of
-//! `run::schedule::build_schedule`): 10 binaries × 3 executions × 5 iterations, 1 % execution
-//! noise, 0.5 % iteration noise, and two bursts per run, each +20 % on 1 to 3 consecutive
-//! executions of the schedule starting anywhere in it. The report's layout-sensitivity
-//! analysis (`analysis::report::sensitivity`) should call layouts that do not matter
-//! layout-sensitive in at most 5 % of experiments and find a 3 % layout effect (binaries' true
-//! means drawn with a 3 % relative standard deviation) in at least 80 %.
+//! Issues 36 and 55: a load burst must not become a layout verdict, and a lumpy layout effect
+//! (one or a few layouts far off, as real layouts are) must not be missed. Seeded simulation
+//! of the three-level design exactly as `run` plans it (the rounds schedule of
+//! `run::schedule::build_schedule`): binaries × executions × 5 iterations, 1 % execution
+//! noise, 0.5 % iteration noise, optional bursts (each +20 % on 1 to 3 consecutive executions
+//! of the schedule starting anywhere in it), and the binaries' true means drawn from a
+//! [`Truth`]: a normal spread, a few deviant layouts, or an effect on a share of them.
 //!
-//! The suite runs a small seeded version whose bounds can still fail; benches/burst.sh runs
+//! The suite runs small seeded versions whose bounds can still fail; benches/burst.sh runs
 //! `burst_rate_figures` (tests/figures, outside the suite) with many experiments (the figures
 //! in docs/statistics.md).
 
-use layoutrand::analysis::report::model::Verdict;
+use layoutrand::analysis::report::model::{SensitivityGrounds, SensitivityOutcome, Verdict};
 use layoutrand::analysis::report::sensitivity::sensitivity;
 use layoutrand::analysis::report::series::{BinaryData, ExecutionData, Series};
 use layoutrand::analysis::vocabulary::Thresholds;
@@ -19,69 +18,186 @@ use layoutrand::run::schedule::{build_schedule, ScheduleDesign};
 use layoutrand::seeded::SeededRng;
 use layoutrand::stats::anova::random_effects;
 
-const BINARIES: usize = 10;
-const EXECUTIONS: u32 = 3;
 const ITERATIONS: usize = 5;
 const EXECUTION_NOISE: f64 = 0.01;
 const ITERATION_NOISE: f64 = 0.005;
-const BURSTS: usize = 2;
 const BURST: f64 = 0.20;
 
-/// One simulated store's series: `layout_sd` the relative standard deviation of the
-/// binaries' true means, `design` the schedule the run followed.
-fn simulated(rng: &mut SeededRng, layout_sd: f64, design: ScheduleDesign) -> Series {
-    let truth: Vec<f64> = (0..BINARIES)
-        .map(|_| 1000.0 * (1.0 + layout_sd * rng.normal()))
-        .collect();
-    let schedule = build_schedule(design, 1, 1, BINARIES, EXECUTIONS, rng.next_u64(), 0);
-    let mut factor = vec![1.0; schedule.len()];
-    for _ in 0..BURSTS {
-        let start = rng.below(schedule.len() as u64) as usize;
-        let length = 1 + rng.below(3) as usize;
-        for f in factor.iter_mut().skip(start).take(length) {
-            *f *= 1.0 + BURST;
+/// How the binaries' true means differ (relative to 1000).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Truth {
+    /// Normally, with this relative standard deviation (0: no layout effect).
+    Spread(f64),
+    /// `count` binaries are `effect` off (0.05: 5 % slower), the others equal.
+    Deviant { count: usize, effect: f64 },
+    /// Each binary is `effect` off with probability `share`, else at the common level.
+    Share { share: f64, effect: f64 },
+}
+
+/// One simulated experiment's design and truth.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Scenario {
+    pub(crate) binaries: usize,
+    pub(crate) executions: u32,
+    /// Bursts per run (each +20 % on 1 to 3 consecutive executions).
+    pub(crate) bursts: usize,
+    pub(crate) truth: Truth,
+    pub(crate) design: ScheduleDesign,
+}
+
+impl Scenario {
+    /// Issue 36's design: 10 binaries × 3 executions, two bursts, a normal spread.
+    pub(crate) fn bursty(layout_sd: f64, design: ScheduleDesign) -> Scenario {
+        Scenario {
+            binaries: 10,
+            executions: 3,
+            bursts: 2,
+            truth: Truth::Spread(layout_sd),
+            design,
         }
     }
-    let mut seeds: Vec<BinaryData> = (0..BINARIES)
-        .map(|b| BinaryData {
-            binary: format!("seed-{}", b + 1),
-            seed: Some(b as u64 + 1),
-            executions: Vec::new(),
-        })
-        .collect();
-    for (slot, f) in schedule.iter().zip(&factor) {
-        let level = truth[slot.binary] * (1.0 + EXECUTION_NOISE * rng.normal()) * f;
-        let live = (0..ITERATIONS)
-            .map(|_| level * (1.0 + ITERATION_NOISE * rng.normal()))
-            .collect();
-        seeds[slot.binary].executions.push(ExecutionData {
-            execution: slot.execution,
-            schedule_index: slot.schedule_index,
-            wall_ns: 0,
-            data_seed: None,
-            warmup: Vec::new(),
-            live,
-        });
+
+    /// The binaries' true means.
+    fn truth(&self, rng: &mut SeededRng) -> Vec<f64> {
+        (0..self.binaries)
+            .map(|b| {
+                1000.0
+                    * match self.truth {
+                        Truth::Spread(sd) => 1.0 + sd * rng.normal(),
+                        Truth::Deviant { count, effect } => {
+                            1.0 + if b < count { effect } else { 0.0 }
+                        }
+                        Truth::Share { share, effect } => {
+                            let hit = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= share;
+                            1.0 + if hit { effect } else { 0.0 }
+                        }
+                    }
+            })
+            .collect()
     }
-    Series {
-        program: "p".into(),
-        variant: None,
-        metric: "wall".into(),
-        unit: "ns".into(),
-        seeds,
-        baseline: None,
-        as_built: None,
-        warmup_discarded: 0,
-        rounds: design == ScheduleDesign::Rounds,
-        binary_cost_seconds: None,
+
+    /// One simulated store's series.
+    pub(crate) fn simulated(&self, rng: &mut SeededRng) -> Series {
+        let truth = self.truth(rng);
+        let schedule = build_schedule(
+            self.design,
+            1,
+            1,
+            self.binaries,
+            self.executions,
+            rng.next_u64(),
+            0,
+        );
+        let mut factor = vec![1.0; schedule.len()];
+        for _ in 0..self.bursts {
+            let start = rng.below(schedule.len() as u64) as usize;
+            let length = 1 + rng.below(3) as usize;
+            for f in factor.iter_mut().skip(start).take(length) {
+                *f *= 1.0 + BURST;
+            }
+        }
+        let mut seeds: Vec<BinaryData> = (0..self.binaries)
+            .map(|b| BinaryData {
+                binary: format!("seed-{}", b + 1),
+                seed: Some(b as u64 + 1),
+                executions: Vec::new(),
+            })
+            .collect();
+        for (slot, f) in schedule.iter().zip(&factor) {
+            let level = truth[slot.binary] * (1.0 + EXECUTION_NOISE * rng.normal()) * f;
+            let live = (0..ITERATIONS)
+                .map(|_| level * (1.0 + ITERATION_NOISE * rng.normal()))
+                .collect();
+            seeds[slot.binary].executions.push(ExecutionData {
+                execution: slot.execution,
+                schedule_index: slot.schedule_index,
+                wall_ns: 0,
+                data_seed: None,
+                warmup: Vec::new(),
+                live,
+            });
+        }
+        Series {
+            program: "p".into(),
+            variant: None,
+            metric: "wall".into(),
+            unit: "ns".into(),
+            seeds,
+            baseline: None,
+            as_built: None,
+            warmup_discarded: 0,
+            rounds: self.design == ScheduleDesign::Rounds,
+            binary_cost_seconds: None,
+        }
     }
 }
 
-/// Whether the report's analysis calls the series layout-sensitive (a rejection: detected,
-/// or detectable but negligible).
-pub(crate) fn claimed(series: &Series) -> bool {
-    let s = sensitivity(series, &[], 1000.0, &Thresholds::default());
-    matches!(s.verdict, Verdict::Detected | Verdict::Negligible)
+/// How many experiments of a scenario ended in each verdict, and how many lost an
+/// execution to the outlier screen.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Tally {
+    pub(crate) experiments: usize,
+    pub(crate) detected: usize,
+    pub(crate) negligible: usize,
+    pub(crate) not_detected: usize,
+    pub(crate) undetermined: usize,
+    /// Of the undetermined: a rejection resting on one binary not steady across rounds.
+    pub(crate) rests_on_one: usize,
+    /// Of the detected: resting on one binary off alike in every round.
+    pub(crate) one_apart: usize,
+    pub(crate) lost_an_execution: usize,
+    /// Claims ("detected" or "negligible") whose layout variation is 0 or unknown: a
+    /// "sensitive" with a zero magnitude, which must never happen.
+    pub(crate) zero_magnitude_claims: usize,
+}
+
+impl Tally {
+    /// The share called layout-sensitive (detected, or detectable but negligible).
+    pub(crate) fn claimed(&self) -> f64 {
+        (self.detected + self.negligible) as f64 / self.experiments as f64
+    }
+    pub(crate) fn share(&self, count: usize) -> f64 {
+        count as f64 / self.experiments as f64
+    }
+}
+
+/// The verdicts of `experiments` seeded experiments of `scenario`.
+pub(crate) fn tally(experiments: usize, seed: u64, scenario: Scenario) -> Tally {
+    let mut rng = SeededRng::new(seed, "burst-simulation");
+    let mut t = Tally {
+        experiments,
+        ..Tally::default()
+    };
+    for _ in 0..experiments {
+        let s = sensitivity(
+            &scenario.simulated(&mut rng),
+            &[],
+            1000.0,
+            &Thresholds::default(),
+        );
+        if matches!(s.verdict, Verdict::Detected | Verdict::Negligible)
+            && !s.layout_variation.is_some_and(|v| v > 0.0)
+        {
+            t.zero_magnitude_claims += 1;
+        }
+        match s.verdict {
+            Verdict::Detected => t.detected += 1,
+            Verdict::Negligible => t.negligible += 1,
+            Verdict::NotDetected => t.not_detected += 1,
+            Verdict::Undetermined => t.undetermined += 1,
+        }
+        if let SensitivityGrounds::Tested(g) = &s.grounds {
+            match g.outcome {
+                SensitivityOutcome::RestsOnOne => t.rests_on_one += 1,
+                SensitivityOutcome::OneApart => t.one_apart += 1,
+                _ => {}
+            }
+        }
+        if s.executions_set_aside() > 0 {
+            t.lost_an_execution += 1;
+        }
+    }
+    t
 }
 
 /// What the analysis before issue 36 did: the one-way F test of all execution means.
@@ -90,17 +206,11 @@ pub(crate) fn claimed_by_the_plain_f_test(series: &Series) -> bool {
     random_effects(&groups).is_ok_and(|a| a.p_value < 0.05)
 }
 
-/// The share of `experiments` seeded experiments that `claim` calls layout-sensitive.
-pub(crate) fn rate(
-    experiments: usize,
-    seed: u64,
-    layout_sd: f64,
-    design: ScheduleDesign,
-    claim: fn(&Series) -> bool,
-) -> f64 {
+/// The share of `experiments` seeded experiments that the plain F test rejects.
+pub(crate) fn plain_f_rate(experiments: usize, seed: u64, scenario: Scenario) -> f64 {
     let mut rng = SeededRng::new(seed, "burst-simulation");
     let hits = (0..experiments)
-        .filter(|_| claim(&simulated(&mut rng, layout_sd, design)))
+        .filter(|_| claimed_by_the_plain_f_test(&scenario.simulated(&mut rng)))
         .count();
     hits as f64 / experiments as f64
 }
@@ -110,9 +220,9 @@ pub(crate) fn rate(
 /// old one's rates (F test of all executions: power ≈ 15 %) fails them.
 #[test]
 fn bursts_do_not_become_layout_verdicts_and_a_3_percent_effect_is_found() {
-    let false_claims = rate(300, 1, 0.0, ScheduleDesign::Rounds, claimed);
+    let false_claims = tally(300, 1, Scenario::bursty(0.0, ScheduleDesign::Rounds)).claimed();
     assert!(false_claims <= 0.06, "false claims {false_claims}");
-    let power = rate(300, 2, 0.03, ScheduleDesign::Rounds, claimed);
+    let power = tally(300, 2, Scenario::bursty(0.03, ScheduleDesign::Rounds)).claimed();
     assert!(power >= 0.80, "power {power}");
 }
 
@@ -122,12 +232,53 @@ fn bursts_do_not_become_layout_verdicts_and_a_3_percent_effect_is_found() {
 /// far below the 80 % the report's analysis must reach on the same kind of data.
 #[test]
 fn the_bursts_swamp_the_plain_f_test() {
-    let power = rate(
-        300,
-        3,
-        0.03,
-        ScheduleDesign::Free,
-        claimed_by_the_plain_f_test,
-    );
+    let power = plain_f_rate(300, 3, Scenario::bursty(0.03, ScheduleDesign::Free));
     assert!(power <= 0.35, "plain F power under bursts {power}");
+}
+
+/// Issue 55: real layouts are lumpy. One layout 5 % (or 50 %) off in every round of a
+/// blocked store is called layout-sensitive (ranks of 3 rounds called it "no layout
+/// sensitivity" in 30 % of stores), a 3 % effect on 30 % of the layouts is found through
+/// bursts, clean stores keep their executions, and no claim has a zero magnitude. The
+/// bench's rates (benches/burst.sh, docs/statistics.md) are 99.5 %, 100 %, 95 % and about
+/// 1 %; the bounds below fail at the rates before the change (30 % "not detected", 15.7 %
+/// of clean 10 × 8 stores losing an execution).
+#[test]
+fn lumpy_layouts_are_found_and_clean_stores_kept_whole() {
+    let rounds = |binaries, executions, bursts, truth| Scenario {
+        binaries,
+        executions,
+        bursts,
+        truth,
+        design: ScheduleDesign::Rounds,
+    };
+    let mut zero_magnitude_claims = 0;
+    for (effect, experiments) in [(0.05, 120), (0.5, 40)] {
+        let t = tally(
+            experiments,
+            21,
+            rounds(10, 3, 0, Truth::Deviant { count: 1, effect }),
+        );
+        assert!(t.claimed() >= 0.9, "one binary +{effect}: {t:?}");
+        assert_eq!(t.not_detected, 0, "one binary +{effect}: {t:?}");
+        zero_magnitude_claims += t.zero_magnitude_claims;
+    }
+    let spread = tally(
+        120,
+        22,
+        rounds(
+            10,
+            8,
+            2,
+            Truth::Share {
+                share: 0.3,
+                effect: 0.03,
+            },
+        ),
+    );
+    assert!(spread.claimed() >= 0.8, "{spread:?}");
+    let clean = tally(200, 23, rounds(10, 8, 0, Truth::Spread(0.0)));
+    assert!(clean.share(clean.lost_an_execution) <= 0.03, "{clean:?}");
+    zero_magnitude_claims += spread.zero_magnitude_claims + clean.zero_magnitude_claims;
+    assert_eq!(zero_magnitude_claims, 0);
 }

@@ -404,6 +404,10 @@ pub(crate) fn analyse_series(
         baseline_ci.as_ref(),
         thresholds,
     );
+    let variance_split = super::data_split::data_split(&kept, machines, confidence).map(|s| {
+        s.with_set_aside(set_aside)
+            .with_code_answered_by(&sensitivity)
+    });
     let mut diagnostics = diagnose(series, failures, confidence);
     diagnostics.normality = shown_normality(engine.as_ref());
     add_design_notes(&mut diagnostics, series, &sensitivity, confidence);
@@ -432,8 +436,7 @@ pub(crate) fn analyse_series(
         shift,
         default_layout,
         as_built,
-        variance_split: super::data_split::data_split(&kept, machines, confidence)
-            .map(|s| s.with_set_aside(set_aside)),
+        variance_split,
         data_sensitivity: super::data_sensitivity::data_sensitivity(&kept, thresholds)
             .map(|d| d.with_set_aside(set_aside)),
         diagnostics,

@@ -81,14 +81,34 @@ pub struct AxisShare {
     /// the metric varies from one level of this axis to another, e.g. 0.031 for 3.1 %.
     pub variation: f64,
     /// Whether the component is there: its F test (absent for run noise, which is the
-    /// floor every test is against).
+    /// floor every test is against). The code axis's is the layout-sensitivity test's.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) test: Option<AxisTest>,
+    /// The code axis only: the layout-sensitivity verdict, the one answer to "does where the
+    /// code sits matter?" (its test, magnitude and verdict are the split's code line).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) verdict: Option<crate::analysis::vocabulary::Verdict>,
 }
 
 impl AxisShare {
-    /// Whether the test says the component is there at level `1 − confidence`.
+    /// Whether the component is there at level `1 − confidence`: the code axis by the
+    /// layout-sensitivity verdict; the others when the test rejects and the share's interval
+    /// lies above 0 (a verdict is judged on the interval it prints, issue 55).
     pub fn detected(&self, confidence: f64) -> bool {
+        use crate::analysis::vocabulary::Verdict;
+        match self.verdict {
+            Some(v) => matches!(v, Verdict::Detected | Verdict::Negligible),
+            None => self.rejected(confidence) && self.interval.lower > 0.0,
+        }
+    }
+
+    /// Whether the test rejects at level `1 − confidence` while the share's interval reaches
+    /// 0 (no code verdict): the data cannot tell.
+    pub fn cannot_tell(&self, confidence: f64) -> bool {
+        self.verdict.is_none() && self.rejected(confidence) && self.interval.lower <= 0.0
+    }
+
+    fn rejected(&self, confidence: f64) -> bool {
         self.test.is_some_and(|t| t.p_value < 1.0 - confidence)
     }
 }
@@ -123,6 +143,34 @@ impl DataSplit {
             executions_set_aside: set_aside,
             ..self
         }
+    }
+
+    /// This split with its code line answered by `sensitivity`, the layout-sensitivity
+    /// verdict: its test, its magnitude (the layout's own variation) and its verdict, so
+    /// that one question gets one answer (issue 55: the split said "no variation detected,
+    /// p = 0.37" beside a "layout-sensitive" verdict).
+    pub(crate) fn with_code_answered_by(
+        self,
+        sensitivity: &super::model::Sensitivity,
+    ) -> DataSplit {
+        let code = self.code.map(|c| {
+            let test = match (sensitivity.df, sensitivity.p_value) {
+                (Some(df), Some(p)) => Some(AxisTest {
+                    f: sensitivity.f,
+                    df_numerator: df.df_numerator as usize,
+                    df_denominator: df.df_denominator as usize,
+                    p_value: p,
+                }),
+                _ => c.test,
+            };
+            AxisShare {
+                variation: sensitivity.layout_variation.unwrap_or(c.variation),
+                test,
+                verdict: Some(sensitivity.verdict),
+                ..c
+            }
+        });
+        DataSplit { code, ..self }
     }
 
     /// The components present, in the model's order, with their shares.
@@ -295,6 +343,7 @@ fn fill(split: &mut DataSplit, estimated: &VarianceSplit, grand: f64) {
             interval: s.interval,
             variation: s.variance.sqrt() / grand.abs(),
             test,
+            verdict: None,
         })
     };
     split.code = part(Component::Code, Some(code_test));

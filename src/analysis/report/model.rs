@@ -386,9 +386,12 @@ pub struct Sensitivity {
     pub cv_across_binaries_ci: Option<Interval>,
     /// Relative variation of execution means within one binary (pooled over binaries).
     pub(crate) cv_across_executions: Option<f64>,
-    /// The layout's own relative variation: `√max(0, T²_binary) / mean` (Kalibera & Jones
-    /// eq. 2 at the binary level: the binaries' means' variance less the execution noise
-    /// they carry). The "varies by X % from one layout to another" of the summary.
+    /// The layout's own relative variation: on a rounds schedule the binaries' variance
+    /// component of the blocked F test's ANOVA (within rounds, on the log scale), so that it
+    /// is above 0 whenever that test's F is above 1; otherwise `√max(0, T²_binary) / mean`
+    /// (Kalibera & Jones eq. 2 at the binary level: the binaries' means' variance less the
+    /// execution noise they carry). The "varies by X % from one layout to another" of the
+    /// summary.
     pub layout_variation: Option<f64>,
     /// The smallest layout variation (standard deviation of the layout effect relative to
     /// the mean) that the F-test finds with 80 % power with these counts
@@ -397,15 +400,21 @@ pub struct Sensitivity {
     pub detectable_variation: Option<f64>,
     /// Which test gave `f`, `df` and `p_value` (null when none ran).
     pub(crate) test: Option<SensitivityTest>,
-    /// `blocked_ranks`: the within-round permutations behind `p_value`.
+    /// `blocked_f`: the within-round permutations behind `p_value`.
     pub(crate) permutations: Option<usize>,
-    /// Executions set aside as outlying (a load burst, a one-off): the variation figures and
-    /// the one-way F test rest on the others; the blocked rank test keeps them (a rank bounds
-    /// what one execution can do).
+    /// Executions set aside as outlying (a load burst, a one-off): the variation figures rest
+    /// on the others; the blocked F test replaces them by the robust fit (and does so again
+    /// in every permutation); the one-way F test of a free schedule keeps them.
     pub(crate) set_aside: Vec<SetAsideExecution>,
+    /// The cut-off executions were set aside at, in robust standard deviations of the
+    /// robust fit's residuals: calibrated to the table's shape so that clean stores lose an
+    /// execution in at most 1 % of cases (null when no screen ran).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) set_aside_cut: Option<f64>,
     /// The binary a "layout-sensitive" verdict rested on: without it the test no longer
     /// finds the binaries differ, and it stands apart from the others. The verdict is then
-    /// `undetermined`.
+    /// `undetermined`, unless on a rounds schedule it is off alike in every round
+    /// (`steady`): a layout far off, and the verdict `detected`.
     pub(crate) rests_on: Option<RestsOn>,
     /// What the verdict rests on, for its words (not on the wire: `text` is).
     #[serde(skip)]
@@ -413,6 +422,13 @@ pub struct Sensitivity {
     /// The answer in words: empty until [`crate::report::words::fill`] builds it from
     /// `grounds` and the figures above.
     pub text: String,
+}
+
+impl Sensitivity {
+    /// How many executions the outlier screen set aside.
+    pub fn executions_set_aside(&self) -> usize {
+        self.set_aside.len()
+    }
 }
 
 /// What a [`Sensitivity`] verdict rests on: why no test could run, or the test's figures
@@ -480,8 +496,12 @@ pub struct TestedGrounds {
 /// How a tested layout verdict came out.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SensitivityOutcome {
-    /// Cannot tell: the rejection rests on one binary ([`Sensitivity::rests_on`]).
+    /// Cannot tell: the rejection rests on one binary ([`Sensitivity::rests_on`]) that may
+    /// have met an episode of the machine.
     RestsOnOne,
+    /// Detected: the rejection rests on one binary that is off alike in every round of a
+    /// rounds schedule ([`RestsOn::steady`]): one layout far off.
+    OneApart,
     /// Detected, the whole interval of the binaries' relative standard deviation within
     /// the relevance threshold.
     Negligible {
@@ -508,7 +528,7 @@ impl SensitivityOutcome {
                 Verdict::Undetermined
             }
             SensitivityOutcome::Negligible { .. } => Verdict::Negligible,
-            SensitivityOutcome::Detected => Verdict::Detected,
+            SensitivityOutcome::Detected | SensitivityOutcome::OneApart => Verdict::Detected,
             SensitivityOutcome::NotDetected => Verdict::NotDetected,
         }
     }
@@ -521,9 +541,10 @@ pub(crate) enum SensitivityTest {
     /// One-way random-effects F test of the binaries' execution means (free schedules, or
     /// rounds that are not complete blocks).
     OneWayF,
-    /// Friedman's test blocked on execution rounds (Iman–Davenport's F of the within-round
-    /// ranks), its p-value from within-round permutations (rounds schedules).
-    BlockedRanks,
+    /// The F test of the binaries blocked on execution rounds (the two-way additive ANOVA
+    /// of the screened logarithms of the execution means, binaries against the binary ×
+    /// round residual), its p-value from within-round permutations (rounds schedules).
+    BlockedF,
     /// One-way F test of the iterations of one execution per binary.
     IterationF,
 }
@@ -554,6 +575,9 @@ pub(crate) struct RestsOn {
     pub(crate) robust_distance: f64,
     /// The test's p-value without it.
     pub(crate) p_value_without: f64,
+    /// Whether it is off alike in every round of a rounds schedule (a layout, not an
+    /// episode of the machine): the verdict is then "detected", resting on this one layout.
+    pub(crate) steady: bool,
 }
 
 /// One binary's live values (every iteration of every execution kept after warmup).

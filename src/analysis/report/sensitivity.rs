@@ -82,6 +82,7 @@ pub fn sensitivity(
     };
     let tested = Tested {
         anova: &anova,
+        blocked: screened.as_ref().and_then(|(_, s)| s.blocked),
         test,
         binaries: groups.len(),
         per_binary: groups[0].len(),
@@ -140,9 +141,11 @@ fn screened(
     Ok(Some((table, s)))
 }
 
-/// `described` with the screening's findings: the executions set aside, the variation
-/// figures of the kept executions when some were set aside, and the binary a rejection
-/// rests on.
+/// `described` with the screening's findings: the executions set aside and the cut they
+/// were set aside at, the variation figures of the kept executions when some were set
+/// aside, on a rounds schedule the layout's variance component and the noise from the
+/// blocked F test's ANOVA (so that the magnitude comes from the test that decided), and the
+/// binary a rejection rests on.
 fn robust_magnitudes(
     described: Sensitivity,
     series: &Series,
@@ -155,19 +158,41 @@ fn robust_magnitudes(
         .then(|| rests_on(series, table, screened, thresholds.alpha()))
         .flatten();
     let set_aside = set_aside_executions(series, table, screened);
-    if set_aside.is_empty() {
-        return Sensitivity {
-            rests_on,
-            ..described
-        };
-    }
     let relative = |v: f64| Some(v / mean.abs()).filter(|v| v.is_finite());
+    let described = Sensitivity {
+        rests_on,
+        set_aside_cut: Some(screened.cut),
+        ..described
+    };
+    let described = match screened.blocked {
+        Some(b) => {
+            // On the log scale a standard deviation is already relative.
+            let relative_sd = |variance: f64| {
+                let sd = variance.max(0.0).sqrt();
+                if b.log_scale {
+                    Some(sd).filter(|v| v.is_finite())
+                } else {
+                    relative(sd)
+                }
+            };
+            Sensitivity {
+                layout_variation: relative_sd(b.anova.var_treatment),
+                cv_across_executions: relative_sd(b.anova.ms_residual),
+                ..described
+            }
+        }
+        None => described,
+    };
+    if set_aside.is_empty() {
+        return described;
+    }
     let binary_means: Vec<f64> = screened
         .kept
         .iter()
         .map(|k| crate::stats::sample::mean(k))
         .collect();
     let a = &screened.anova;
+    let one_way = screened.blocked.is_none();
     Sensitivity {
         cv_across_binaries: relative(crate::stats::sample::variance(&binary_means).sqrt()),
         cv_across_binaries_ci: sd_interval(&binary_means, thresholds.confidence)
@@ -177,10 +202,17 @@ fn robust_magnitudes(
                 upper: high / mean.abs(),
             })
             .filter(|i| i.lower.is_finite() && i.upper.is_finite()),
-        cv_across_executions: relative(a.var_within.max(0.0).sqrt()),
-        layout_variation: relative(a.var_between.max(0.0).sqrt()),
+        cv_across_executions: if one_way {
+            relative(a.var_within.max(0.0).sqrt())
+        } else {
+            described.cv_across_executions
+        },
+        layout_variation: if one_way {
+            relative(a.var_between.max(0.0).sqrt())
+        } else {
+            described.layout_variation
+        },
         set_aside,
-        rests_on,
         ..described
     }
 }
@@ -223,6 +255,7 @@ fn described(series: &Series, levels: &[Level], mean: f64, confidence: f64) -> S
         test: None,
         permutations: None,
         set_aside: Vec::new(),
+        set_aside_cut: None,
         rests_on: None,
         grounds: SensitivityGrounds::Unanalysed,
         text: String::new(),
@@ -233,6 +266,9 @@ fn described(series: &Series, levels: &[Level], mean: f64, confidence: f64) -> S
 struct Tested<'a> {
     /// The one-way ANOVA of the (kept) observations: variance components and power.
     anova: &'a crate::stats::anova::RandomEffectsAnova,
+    /// On a rounds schedule, the blocked F test's ANOVA: the power of the test that
+    /// decided.
+    blocked: Option<super::screening::BlockedAnova>,
     /// The test the verdict rests on.
     test: LayoutTest,
     /// Groups (randomised binaries) and observations per group.
@@ -254,6 +290,7 @@ impl Tested<'_> {
             .cv_across_binaries_ci
             .filter(|i| i.upper <= thresholds.negligible);
         let outcome = match &described.rests_on {
+            Some(r) if self.test.p < thresholds.alpha() && r.steady => SensitivityOutcome::OneApart,
             Some(_) if self.test.p < thresholds.alpha() => SensitivityOutcome::RestsOnOne,
             _ => outcome(self.test.p, negligible, detectable_variation, thresholds),
         };
@@ -298,6 +335,25 @@ impl Tested<'_> {
         let power = crate::stats::mde::DEFAULT_POWER;
         if let Some(axis) = self.code_axis {
             return axis.detectable(thresholds.alpha(), power, self.mean);
+        }
+        if let Some(b) = self.blocked {
+            // The power of the blocked F test that decided: its degrees of freedom and its
+            // residual noise (relative on the log scale).
+            let a = b.anova;
+            let rho = crate::stats::anova::detectable_variance_ratio_on(
+                a.df.0,
+                a.df.1,
+                a.blocks,
+                thresholds.alpha(),
+                power,
+            )?;
+            let sd = (rho * a.ms_residual).sqrt();
+            let relative = if b.log_scale {
+                sd
+            } else {
+                sd / self.mean.abs()
+            };
+            return Some(relative).filter(|v| v.is_finite());
         }
         crate::stats::anova::detectable_variance_ratio(
             self.binaries,

@@ -113,6 +113,7 @@ mod tests {
             interval: Interval { lower, upper },
             variation: 0.01,
             test: None,
+            verdict: None,
         })
     }
 

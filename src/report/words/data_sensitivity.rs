@@ -33,6 +33,9 @@ pub(crate) fn sentence(d: &DataSensitivity, thresholds: &Thresholds) -> String {
             percent(thresholds.negligible, 2)
         ),
         Verdict::NotDetected => format!("not detected: {magnitude}; {test}."),
+        Verdict::Undetermined if d.variation_ci.lower <= 0.0 && d.p_value < thresholds.alpha() => format!(
+            "cannot tell: the test rejects but {magnitude}, an interval that reaches 0, so a data-layout effect is not established; {test}. More data seeds narrow the interval."
+        ),
         Verdict::Undetermined => format!(
             "cannot tell (nothing below {} was detectable with these counts): {magnitude}; {test}.",
             percent(d.detectable_variation.unwrap_or(f64::NAN), 2)

@@ -6,7 +6,6 @@ use crate::analysis::report::model::{
     RestsOn, Sensitivity, SensitivityGrounds, SensitivityOutcome, SensitivityTest,
     SetAsideExecution, TestedGrounds,
 };
-use crate::analysis::report::screening::SET_ASIDE_CUT;
 use crate::analysis::vocabulary::Thresholds;
 use crate::report::numfmt::{level, p_value, percent, sig, signed_percent, statistic};
 
@@ -43,9 +42,12 @@ pub(crate) fn sentence(s: &Sensitivity, thresholds: &Thresholds) -> String {
             let words = Words::of(s, t);
             let text = match (t.outcome, &s.rests_on) {
                 (SensitivityOutcome::RestsOnOne, Some(r)) => rests_on_words(r, &words, t.binaries),
+                (SensitivityOutcome::OneApart, Some(r)) => {
+                    one_apart_words(r, t, &words, thresholds)
+                }
                 _ => verdict_words(s, t, &words, thresholds),
             };
-            format!("{text}{}", set_aside_words(&s.set_aside))
+            format!("{text}{}", set_aside_words(&s.set_aside, s.set_aside_cut))
         }
     }
 }
@@ -72,6 +74,7 @@ impl Words {
                 s.cv_across_binaries,
                 s.cv_across_executions,
                 s.layout_variation,
+                s.test == Some(SensitivityTest::BlockedF),
             ),
             caveat: if t.by_execution {
                 ""
@@ -88,11 +91,11 @@ impl Words {
 }
 
 /// The test in words: `F(df1, df2) = f, p = …` (with `∞` when executions of one binary gave
-/// identical values while binaries differ), and for the blocked rank test what it ranks and
+/// identical values while binaries differ), and for the blocked F test what it compares and
 /// where its p-value comes from.
 fn f_words(s: &Sensitivity, t: &TestedGrounds) -> String {
     let test_p = s.p_value.unwrap_or(f64::NAN);
-    if let (Some(SensitivityTest::BlockedRanks), Some(n)) = (s.test, s.permutations) {
+    if let (Some(SensitivityTest::BlockedF), Some(n)) = (s.test, s.permutations) {
         let f = if t.test_f.is_finite() {
             statistic(t.test_f)
         } else {
@@ -104,7 +107,7 @@ fn f_words(s: &Sensitivity, t: &TestedGrounds) -> String {
             ("execution rounds", "round")
         };
         return format!(
-            "Friedman's test blocked on {blocks}: F({}, {}) = {f} on the binaries' ranks within each {block}, {} from {} within-round permutations",
+            "F test blocked on {blocks}: F({}, {}) = {f} of the binaries against the binary × {block} residual, {} from {} within-round permutations",
             t.test_df.0,
             t.test_df.1,
             p_value(test_p),
@@ -144,8 +147,33 @@ fn rests_on_words(r: &RestsOn, words: &Words, binaries: usize) -> String {
     )
 }
 
-/// The executions set aside, as a sentence (empty when none).
-fn set_aside_words(set_aside: &[SetAsideExecution]) -> String {
+/// "Layout-sensitive", resting on one layout `r` that is off alike in every round: names it,
+/// how far it sits, and that the others do not differ without it.
+fn one_apart_words(
+    r: &RestsOn,
+    t: &TestedGrounds,
+    words: &Words,
+    thresholds: &Thresholds,
+) -> String {
+    format!(
+        "layout-sensitive, because of one layout far off: the {} randomised binaries differ more than their {} explain ({}, tested at {}), and that rests on one binary, {}, whose mean sits {} from the median of the others ({} robust standard deviations of their means) and which is off alike in each of the {} rounds, so no episode of the machine explains it; without it the other {} do not differ detectably ({}). A single layout misstates this program by that much when it happens to be such a layout.{}",
+        t.binaries,
+        words.within_unit,
+        words.f_text,
+        level(thresholds.confidence),
+        r.binary,
+        signed_percent(r.deviation),
+        statistic(r.robust_distance.abs()),
+        t.per_binary,
+        t.binaries.saturating_sub(1),
+        p_value(r.p_value_without),
+        words.variation
+    )
+}
+
+/// The executions set aside at `cut` robust standard deviations, as a sentence (empty when
+/// none).
+fn set_aside_words(set_aside: &[SetAsideExecution], cut: Option<f64>) -> String {
     if set_aside.is_empty() {
         return String::new();
     }
@@ -160,9 +188,9 @@ fn set_aside_words(set_aside: &[SetAsideExecution]) -> String {
             )
         })
         .collect();
+    let cut = cut.map_or_else(String::new, |c| format!("{} ", statistic(c)));
     format!(
-        " Set aside as outlying ({} robust standard deviations or more from the binaries' and rounds' robust fit; the variation figures rest on the other executions): {}.",
-        statistic(SET_ASIDE_CUT),
+        " Set aside as outlying ({cut}robust standard deviations or more from the binaries' and rounds' robust fit, a cut at which clean stores of this shape lose an execution in 1 % of cases; the variation figures rest on the other executions): {}.",
         listed.join(", ")
     )
 }
@@ -173,11 +201,17 @@ fn variation_words(
     cv_across_binaries: Option<f64>,
     cv_across_executions: Option<f64>,
     layout_variation: Option<f64>,
+    within_rounds: bool,
 ) -> String {
+    let component = if within_rounds {
+        "the binaries' variance component within rounds"
+    } else {
+        "T² of the binary level"
+    };
     let layout_only = layout_variation
         .map(|v| {
             format!(
-                "; the layout's own share (T² of the binary level) is {}",
+                "; the layout's own share ({component}) is {}",
                 percent(v, 2)
             )
         })
@@ -225,7 +259,9 @@ fn verdict_words(
         ),
         // A rejection resting on one binary is worded by `rests_on_words`; without the
         // binary (never so from the analysis) it reads as a detection.
-        SensitivityOutcome::Detected | SensitivityOutcome::RestsOnOne => format!(
+        SensitivityOutcome::Detected
+        | SensitivityOutcome::RestsOnOne
+        | SensitivityOutcome::OneApart => format!(
             "layout-sensitive: the {binaries} randomised binaries differ more than their {within_unit} explain ({f_text}, tested at {}); {share}. Results from a single layout would misstate this program's performance.{variation}{caveat}",
             level(confidence)
         ),
@@ -268,6 +304,7 @@ pub(crate) mod tests {
             test: Some(SensitivityTest::OneWayF),
             permutations: None,
             set_aside: Vec::new(),
+            set_aside_cut: None,
             rests_on: None,
             grounds,
             text: String::new(),
@@ -360,6 +397,7 @@ pub(crate) mod tests {
             deviation: 0.12,
             robust_distance: 40.0,
             p_value_without: 0.43,
+            steady: false,
         });
         s.set_aside = vec![SetAsideExecution {
             binary: "seed-3".into(),

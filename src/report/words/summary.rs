@@ -105,11 +105,20 @@ fn sensitivity_sentence(
     }
     // The test the verdict rests on, by the name the sentence gives it.
     let test = match sens.test {
-        Some(crate::analysis::report::model::SensitivityTest::BlockedRanks) => {
-            "rank test within rounds"
+        Some(crate::analysis::report::model::SensitivityTest::BlockedF) => {
+            "F-test blocked on rounds"
         }
         _ => "F-test",
     };
+    if let (Verdict::Detected, Some(r), Some(p)) = (sens.verdict, &sens.rests_on, sens.p_value) {
+        return format!(
+            "It is layout-sensitive ({test}, {}) because of one layout far off: {} sits {} from the others' median in every round, and without it they do not differ ({}).",
+            p_value(p),
+            r.binary,
+            crate::report::numfmt::signed_percent(r.deviation),
+            p_value(r.p_value_without)
+        );
+    }
     match (sens.verdict, sens.p_value) {
         (Verdict::Detected, Some(p)) => format!(
             "It is layout-sensitive ({test}, {}){}.",

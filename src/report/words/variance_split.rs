@@ -116,9 +116,24 @@ fn axis_words(component: Component, s: &AxisShare, confidence: f64) -> String {
             p_value(test.p_value)
         ),
     };
+    let grounds = if s.verdict.is_some() {
+        format!("the layout-sensitivity test: {grounds}")
+    } else {
+        grounds
+    };
     if s.detected(confidence) {
         format!(
             "varies by {} {between} ({grounds})",
+            percent(s.variation, 2)
+        )
+    } else if s.cannot_tell(confidence) {
+        format!(
+            "cannot tell whether it varies {between}: the test rejects ({grounds}) but the share's interval reaches 0 (the estimate is {})",
+            percent(s.variation, 2)
+        )
+    } else if s.verdict == Some(crate::analysis::vocabulary::Verdict::Undetermined) {
+        format!(
+            "cannot tell whether it varies {between} (see layout sensitivity; {grounds}; the estimate is {})",
             percent(s.variation, 2)
         )
     } else {
@@ -268,6 +283,7 @@ mod tests {
                 df_denominator: 27,
                 p_value: p,
             }),
+            verdict: None,
         })
     }
 
@@ -293,6 +309,7 @@ mod tests {
                 },
                 variation: 0.004,
                 test: None,
+                verdict: None,
             }),
         }
     }
