@@ -249,6 +249,16 @@ impl PairAnalysis {
     }
 }
 
+/// What the CI gate (`--fail-if-slower`) found to judge: each comparison it judged, or why
+/// it judged none (an incomplete store: issue 55; the gate then exits 2).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Gate {
+    /// The comparisons judged.
+    pub judged: Vec<GateJudgement>,
+    /// Why nothing was judged, in words, when the data may not be gated.
+    pub refused: Option<String>,
+}
+
 /// One pair as the CI gate (`--fail-if-slower`) judged it: what was compared, with its
 /// effect in words, and whether it failed.
 #[derive(Debug, Clone, PartialEq, Eq)]

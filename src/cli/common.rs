@@ -182,11 +182,16 @@ impl GateArgs {
     /// (`layoutrand COMMAND: --fail-if-slower 1 %: pass: …`), then for a failure the
     /// summary `layoutrand COMMAND: FAIL: …` with one line per failed comparison; a gate
     /// with nothing to judge says so rather than passing silently.
-    pub fn exit_code(&self, command: &str, judged: &[GateJudgement]) -> i32 {
+    pub fn exit_code(&self, command: &str, gate: &Gate) -> i32 {
         let Some(share) = self.fail_if_slower else {
             return 0;
         };
         let threshold = layoutrand::report::numfmt::percent(share, 1);
+        if let Some(why) = &gate.refused {
+            layoutrand::diagnostic!("layoutrand {command}: --fail-if-slower {threshold}: {why}");
+            return layoutrand::exit::Exit::InputError.code();
+        }
+        let judged = gate.judged.as_slice();
         if judged.is_empty() {
             layoutrand::diagnostic!(
                 "layoutrand {command}: --fail-if-slower {threshold} judged nothing: {}",
@@ -220,7 +225,7 @@ impl GateArgs {
     }
 }
 
-use layoutrand::analysis::pair::GateJudgement;
+use layoutrand::analysis::pair::{Gate, GateJudgement};
 pub use layoutrand::flags::{DesignArgs, LimitArgs};
 
 pub use layoutrand::files::output::write_stdout;

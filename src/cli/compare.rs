@@ -139,5 +139,9 @@ fn run_csv(
         })
         .into_iter()
         .collect();
-    Ok(args.gate.exit_code("compare", &judged))
+    let gate = layoutrand::analysis::pair::Gate {
+        judged,
+        refused: None,
+    };
+    Ok(args.gate.exit_code("compare", &gate))
 }

@@ -23,7 +23,7 @@ use std::path::Path;
 
 use anyhow::Result;
 
-use crate::analysis::pair::GateJudgement;
+use crate::analysis::pair::{Gate, GateJudgement};
 use crate::analysis::report::analyse_directory;
 use crate::analysis::report::builder::AnalysisOptions;
 
@@ -53,7 +53,7 @@ pub fn render_gated_report(
     format: Format,
     options: &AnalysisOptions,
     metrics: &[String],
-) -> Result<(String, Vec<GateJudgement>)> {
+) -> Result<(String, Gate)> {
     let mut report = analyse_directory(dir, options, metrics)?;
     words::fill(&mut report);
     let text = export::exporter(format).export(&report)?;
@@ -63,7 +63,14 @@ pub fn render_gated_report(
         Format::Json | Format::Bmf => text,
         _ => crate::printable::for_terminal(&text).into_owned(),
     };
-    Ok((text, gate_judgements(&report)))
+    let gate = Gate {
+        judged: gate_judgements(&report),
+        refused: report
+            .incomplete
+            .as_ref()
+            .map(words::incomplete::gate_refusal),
+    };
+    Ok((text, gate))
 }
 
 /// The analysis of `experiment` at `thresholds` with its sentences written ([`words::fill`]):

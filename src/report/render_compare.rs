@@ -79,7 +79,7 @@ pub fn run_directories(
     bootstrap: Option<BootstrapOptions>,
     fail_if_slower: Option<f64>,
     json: bool,
-) -> Result<(String, Vec<crate::analysis::pair::GateJudgement>)> {
+) -> Result<(String, crate::analysis::pair::Gate)> {
     let c = compare_directories(
         base,
         new,
@@ -96,7 +96,18 @@ pub fn run_directories(
     } else {
         crate::printable::for_terminal(&render_text(&c)).into_owned()
     };
-    Ok((text, gate_judgements(&c)))
+    let refused = [("base", &c.base_incomplete), ("new", &c.new_incomplete)]
+        .iter()
+        .filter_map(|(side, i)| {
+            i.as_ref()
+                .map(|i| format!("{side}: {}", words::incomplete::gate_refusal(i)))
+        })
+        .reduce(|a, b| format!("{a}; {b}"));
+    let gate = crate::analysis::pair::Gate {
+        judged: gate_judgements(&c),
+        refused,
+    };
+    Ok((text, gate))
 }
 
 /// The checks of one comparison's verdict, indented under it: eq. 5 when the verdict is
@@ -147,6 +158,14 @@ fn checks(out: &mut String, p: &ProgramComparison, confidence: f64) {
 /// The comparison as plain text.
 pub fn render_text(c: &Comparison) -> String {
     let mut out = String::new();
+    for (side, dir, i) in [
+        ("base", &c.base, &c.base_incomplete),
+        ("new", &c.new, &c.new_incomplete),
+    ] {
+        if let Some(i) = i {
+            let _ = writeln!(out, "{side} {}", words::incomplete::sentence(i, dir));
+        }
+    }
     let _ = writeln!(
         out,
         "Comparison over random code layouts: base {} against new {}.\nEvery interval is a two-sided {} confidence interval.",

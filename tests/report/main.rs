@@ -28,6 +28,7 @@ mod glance;
 mod host;
 mod html;
 mod html_variants;
+mod incomplete;
 mod json_vocabulary;
 mod no_impossible_interval;
 mod number_format;

@@ -97,6 +97,7 @@ pub(crate) fn analyse_with(
             },
         );
     let mut report = Report {
+        incomplete: experiment.incomplete,
         schema: super::model::REPORT_SCHEMA,
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
         directory: experiment.dir.display().to_string(),

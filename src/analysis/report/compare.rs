@@ -23,6 +23,13 @@ use super::series::program_label;
 /// The comparison of two experiments.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Comparison {
+    /// The base experiment's store holds fewer executions than its run planned (absent when
+    /// complete): the comparison is provisional and the CI gate does not judge it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_incomplete: Option<super::experiment::Incomplete>,
+    /// The same of the new experiment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub new_incomplete: Option<super::experiment::Incomplete>,
     /// The output's schema, [`crate::analysis::vocabulary::OUTPUT_SCHEMA`].
     pub schema: u32,
     /// The layoutrand version that wrote the output.
@@ -166,6 +173,8 @@ pub fn compare(
     }
     let overall = overall_by_metric(&programs, confidence);
     Ok(Comparison {
+        base_incomplete: base.incomplete,
+        new_incomplete: new.incomplete,
         schema: crate::analysis::vocabulary::OUTPUT_SCHEMA,
         tool_version: env!("CARGO_PKG_VERSION"),
         base: base.dir.display().to_string(),

@@ -63,6 +63,28 @@ pub struct Experiment {
     pub(crate) primary_metric: String,
     /// Whether [`Experiment::retain_metrics`] kept metrics named by the user.
     pub(crate) metrics_named: bool,
+    /// Fewer executions stored than the run planned: the run was interrupted or is still
+    /// going (`None` when every planned execution is stored).
+    pub(crate) incomplete: Option<Incomplete>,
+}
+
+/// An unfinished store: how many of the planned executions it holds. Every answer drawn
+/// from it is provisional, and the CI gate does not judge it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
+pub struct Incomplete {
+    /// Executions stored (whatever their status).
+    pub stored: u64,
+    /// Executions the run planned (its extensions included).
+    pub planned: u64,
+}
+
+impl Incomplete {
+    /// The incompleteness of `results`, when it stores fewer executions than it planned.
+    pub(crate) fn of(results: &Results) -> Option<Incomplete> {
+        let planned = results.planned_total()?;
+        let stored = results.stored_total();
+        (stored < planned).then_some(Incomplete { stored, planned })
+    }
 }
 
 /// For each (program, metric) measured under named variants, the indices into `series` of
@@ -512,6 +534,7 @@ impl Tables {
             );
         }
         let failures = failure_counts(&store, &results.executions)?;
+        let incomplete = Incomplete::of(&results);
         if let Some(e) = self.error {
             return Err(e);
         }
@@ -560,6 +583,7 @@ impl Tables {
             finishes: results.finishes,
             primary_metric: primary,
             metrics_named: false,
+            incomplete,
             header,
         })
     }

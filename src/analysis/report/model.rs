@@ -17,6 +17,11 @@ pub(crate) const REPORT_SCHEMA: u32 = crate::analysis::vocabulary::OUTPUT_SCHEMA
 /// The whole report of one experiment directory.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Report {
+    /// The store holds fewer executions than the run planned (interrupted, or still
+    /// running): every answer is provisional and the CI gate does not judge it. Absent when
+    /// every planned execution is stored; the first key of the JSON when present.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) incomplete: Option<super::experiment::Incomplete>,
     /// [`REPORT_SCHEMA`].
     pub(crate) schema: u32,
     /// `layoutrand` version that wrote the report.

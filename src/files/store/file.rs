@@ -52,6 +52,28 @@ impl Results {
             .try_fold(h.executions, u32::checked_add)
     }
 
+    /// Executions the run planned in all: every (program, variant, binary, data seed) cell
+    /// times the planned executions per binary ([`Results::planned_executions`]), binaries
+    /// added by extensions included; `None` without a header or beyond `u64`.
+    pub(crate) fn planned_total(&self) -> Option<u64> {
+        let h = self.header.as_ref()?;
+        [
+            h.programs.len() as u64,
+            h.variants.len().max(1) as u64,
+            self.planned_binaries().len() as u64,
+            u64::from(self.planned_executions()?),
+            u64::from(h.data_seeds.max(1)),
+        ]
+        .into_iter()
+        .try_fold(1u64, u64::checked_mul)
+    }
+
+    /// Executions stored, whatever their status (each key once).
+    pub(crate) fn stored_total(&self) -> u64 {
+        let keys: std::collections::BTreeSet<_> = self.executions.iter().map(|e| e.key()).collect();
+        keys.len() as u64
+    }
+
     /// The run's planned binaries: the header's, then those of every extension.
     pub(crate) fn planned_binaries(&self) -> Vec<String> {
         let mut all: Vec<String> = self

@@ -148,6 +148,9 @@ pub(crate) fn bmf(report: &Report) -> Bmf {
 
 impl Exporter for BmfExporter {
     fn export(&self, report: &Report) -> Result<String> {
+        if let Some(i) = report.incomplete {
+            anyhow::bail!("{}", crate::report::words::incomplete::bmf_refusal(&i));
+        }
         let mut s = serde_json::to_string_pretty(&bmf(report))?;
         s.push('\n');
         Ok(s)

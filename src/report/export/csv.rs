@@ -70,6 +70,10 @@ pub(crate) const COLUMNS: [&str; 46] = [
     "as_built_layout_pi_upper",
 ];
 
+/// The columns of an incomplete store (issue 55), last and only when the store holds fewer
+/// executions than the run planned: every row's answers are then provisional.
+pub(crate) const INCOMPLETE_COLUMNS: [&str; 2] = ["executions_stored", "executions_planned"];
+
 /// The split's columns (issue 35), after [`COLUMNS`] and only when some series has a split
 /// (its executions ran with several data seeds), so that the CSV of every other experiment
 /// keeps its bytes: each component's share with its interval's bounds, each axis's p-value,
@@ -340,6 +344,9 @@ impl Exporter for CsvExporter {
         };
         let with_split = splits().next().is_some();
         let with_machine = splits().any(|v| v.machine.is_some());
+        let incomplete = report
+            .incomplete
+            .map(|i| vec![i.stored.to_string(), i.planned.to_string()]);
         let split_tail = |mut row: Vec<String>, cells: Vec<String>, machine: Vec<String>| {
             if with_split {
                 row.extend(cells);
@@ -347,17 +354,20 @@ impl Exporter for CsvExporter {
             if with_machine {
                 row.extend(machine);
             }
+            row.extend(incomplete.iter().flatten().cloned());
             row
         };
         let no_split = || vec![String::new(); SPLIT_COLUMNS.len()];
         let no_machine = || vec![String::new(); MACHINE_COLUMNS.len()];
         let header: Vec<String> = COLUMNS.iter().map(|c| c.to_string()).collect();
         let names = |columns: &[&str]| columns.iter().map(|c| c.to_string()).collect();
-        w.write_record(split_tail(
-            header,
-            names(&SPLIT_COLUMNS),
-            names(&MACHINE_COLUMNS),
-        ))?;
+        let mut header = split_tail(header, names(&SPLIT_COLUMNS), names(&MACHINE_COLUMNS));
+        if report.incomplete.is_some() {
+            // The tail holds the counts; the header names them.
+            header.truncate(header.len() - INCOMPLETE_COLUMNS.len());
+            header.extend(INCOMPLETE_COLUMNS.iter().map(|c| c.to_string()));
+        }
+        w.write_record(header)?;
         for s in &report.series {
             w.write_record(split_tail(
                 series_row(s, report.confidence),

@@ -19,6 +19,7 @@ use crate::report::document::{
     Block, Document, Figure, Graphic, SectionKind, Span, Table, Text, Tone,
 };
 use crate::report::numfmt::capitalised;
+use crate::report::words::incomplete;
 
 /// The heading of a series' table of levels.
 pub(crate) const LEVELS_TITLE: &str = "Variation by level (Kalibera & Jones eq. 1–2)";
@@ -27,7 +28,17 @@ pub(crate) const LEVELS_TITLE: &str = "Variation by level (Kalibera & Jones eq. 
 /// confidence, set-up and answers, a part per series, the variants' intervals, the
 /// sequential answers, the explanation, the machines and the warnings.
 pub(crate) fn build(report: &Report) -> Document {
-    let mut blocks: Vec<Block> = glance(report).into_iter().collect();
+    let mut blocks: Vec<Block> = report
+        .incomplete
+        .map(|i| {
+            Block::Paragraphs(vec![Text::plain(incomplete::sentence(
+                &i,
+                &report.directory,
+            ))])
+        })
+        .into_iter()
+        .collect();
+    blocks.extend(glance(report));
     blocks.push(Block::Contents);
     blocks.push(summary(report));
     blocks.extend(
@@ -48,8 +59,12 @@ pub(crate) fn build(report: &Report) -> Document {
             vec![list(true, report.warnings.clone())],
         ));
     }
+    let mut title = Text::plain("layoutrand report of ").then(Span::Code(report.directory.clone()));
+    if let Some(i) = report.incomplete {
+        title = title.then(Span::Plain(format!(" ({})", incomplete::title_note(&i))));
+    }
     Document {
-        title: Text::plain("layoutrand report of ").then(Span::Code(report.directory.clone())),
+        title,
         title_level: 1,
         blocks,
     }

@@ -12,6 +12,7 @@ use crate::analysis::report::model::{Report, Sensitivity, SeriesReport, Verdict}
 use crate::analysis::report::series::program_label;
 use crate::report::document::{Block, CellKind, Document, Span, Table, Text};
 use crate::report::numfmt::{estimate, percent};
+use crate::report::words::incomplete;
 use crate::report::words::sensitivity::no_variation_word;
 
 /// The short Markdown summary.
@@ -148,8 +149,19 @@ pub(crate) fn build(report: &Report) -> Document {
         .then(Span::Plain(".".to_string())),
     );
     blocks.push(Block::Paragraphs(closing));
+    let mut title = Text::plain("layoutrand: ").then(Span::Code(report.directory.clone()));
+    if let Some(i) = report.incomplete {
+        title = title.then(Span::Plain(format!(" ({})", incomplete::title_note(&i))));
+        blocks.insert(
+            0,
+            Block::Paragraphs(vec![Text::plain(incomplete::sentence(
+                &i,
+                &report.directory,
+            ))]),
+        );
+    }
     Document {
-        title: Text::plain("layoutrand: ").then(Span::Code(report.directory.clone())),
+        title,
         title_level: 3,
         blocks,
     }

@@ -19,6 +19,7 @@ pub mod effect;
 pub(crate) mod experiment;
 pub(crate) mod explain;
 pub(crate) mod host_conditions;
+pub(crate) mod incomplete;
 pub(crate) mod interaction;
 pub mod machines;
 pub(crate) mod pair;

@@ -1,0 +1,121 @@
+//! Issue 55, item 7: an unfinished store must not read as final. Every format says first
+//! that it holds fewer executions than the run planned, BMF refuses it, and the CI gate does
+//! not judge it (exit 2) — in `report` and in `compare` of two directories.
+
+use crate::report_support;
+
+use std::path::Path;
+
+use report_support::{layoutrand, report_stdout, write_dir, Design, Normal};
+
+/// A store of baseline + 4 seeds × 2 variants (O2 5 % slower) × 3 executions whose header
+/// plans 6 executions per binary: 30 of 60 executions stored.
+fn half_done(dir: &Path) {
+    let mut design = Design::new(4, 3, 2);
+    design.variants = vec![("O1".into(), 1.0), ("O2".into(), 1.05)];
+    let mut noise = Normal::new(55, "incomplete");
+    write_dir(dir, &design, &mut |_, _, _, _, _| {
+        1e6 * (1.0 + 0.01 * noise.draw())
+    });
+    let store = dir.join("results.jsonl");
+    let text = std::fs::read_to_string(&store).unwrap();
+    let (header, rest) = text.split_once('\n').unwrap();
+    assert!(header.contains("\"executions\":3"), "{header}");
+    let header = header.replace("\"executions\":3", "\"executions\":6");
+    std::fs::write(&store, format!("{header}\n{rest}")).unwrap();
+}
+
+#[test]
+fn every_format_says_first_that_the_store_is_incomplete() {
+    let d = tempfile::tempdir().unwrap();
+    half_done(d.path());
+    let text = report_stdout(d.path(), &[]);
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.contains("(incomplete: 30 of 60 executions)"),
+        "{first}"
+    );
+    assert!(
+        text.lines()
+            .take(4)
+            .any(|l| l.starts_with("Incomplete: 30 of the 60 planned executions are stored")),
+        "{text}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&report_stdout(d.path(), &["--format", "json"])).unwrap();
+    assert_eq!(json["incomplete"]["stored"], 30, "{}", json["incomplete"]);
+    assert_eq!(json["incomplete"]["planned"], 60);
+    let raw = report_stdout(d.path(), &["--format", "json"]);
+    assert!(
+        raw.trim_start().starts_with("{\n  \"incomplete\""),
+        "{}",
+        &raw[..80]
+    );
+    for format in ["markdown", "summary"] {
+        let out = report_stdout(d.path(), &["--format", format]);
+        let first = out.lines().next().unwrap();
+        assert!(
+            first.contains("(incomplete: 30 of 60 executions)"),
+            "{format}: {out}"
+        );
+    }
+    let html = report_stdout(d.path(), &["--format", "html"]);
+    let title = html.find("<h1").expect("a title");
+    assert!(
+        html[title..].starts_with("<h1")
+            && html[title..html.len().min(title + 300)].contains("incomplete: 30 of 60 executions"),
+        "{}",
+        &html[title..html.len().min(title + 300)]
+    );
+    let csv = report_stdout(d.path(), &["--format", "csv"]);
+    let header = csv.lines().next().unwrap();
+    assert!(
+        header.ends_with("executions_stored,executions_planned"),
+        "{header}"
+    );
+    assert!(csv.lines().nth(1).unwrap().ends_with(",30,60"), "{csv}");
+    let bmf = layoutrand(&["report", "--format", "bmf"], &[d.path()]);
+    assert_eq!(bmf.status.code(), Some(2), "{bmf:?}");
+    assert!(
+        String::from_utf8_lossy(&bmf.stderr).contains("the store is incomplete (30 of 60"),
+        "{bmf:?}"
+    );
+}
+
+#[test]
+fn the_gate_does_not_judge_an_incomplete_store() {
+    let d = tempfile::tempdir().unwrap();
+    half_done(d.path());
+    let out = layoutrand(&["report", "--fail-if-slower", "1%"], &[d.path()]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--fail-if-slower 1.0 %: not judged: the store is incomplete (30 of 60"),
+        "{stderr}"
+    );
+    // The same store complete (the header's plan met) is judged: O2 is 5 % slower.
+    let complete = tempfile::tempdir().unwrap();
+    let mut design = Design::new(4, 3, 2);
+    design.variants = vec![("O1".into(), 1.0), ("O2".into(), 1.05)];
+    let mut noise = Normal::new(55, "incomplete");
+    write_dir(complete.path(), &design, &mut |_, _, _, _, _| {
+        1e6 * (1.0 + 0.01 * noise.draw())
+    });
+    let out = layoutrand(&["report", "--fail-if-slower", "1%"], &[complete.path()]);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    // compare of two directories: the incomplete side is said first and not gated.
+    let out = layoutrand(
+        &["compare", "--fail-if-slower", "1%"],
+        &[complete.path(), d.path()],
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.starts_with("new Incomplete: 30 of the 60 planned executions"),
+        "{stdout}"
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("new: not judged: the store is incomplete"),
+        "{out:?}"
+    );
+}
