@@ -566,7 +566,8 @@ mod tests {
         let share = c.pair.share_faster.unwrap();
         assert_eq!((share.k, share.compared), (30, 30));
         assert!(
-            sentence(c).starts_with("O3 is 4.1 % faster than O2 (95 % CI: "),
+            sentence(c)
+                .starts_with("O3 is 4.09 % faster than O2 (95 % CI: 4.08 % to 4.11 % faster)"),
             "{}",
             sentence(c)
         );

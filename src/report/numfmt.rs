@@ -218,11 +218,23 @@ fn distinct(
     digits: usize,
     format: impl Fn(f64, usize) -> String,
 ) -> (String, String) {
+    let d = distinct_digits(lower, upper, digits, &format);
+    (format(lower, d), format(upper, d))
+}
+
+/// The digits [`distinct`] settles on: from `digits` on, the first at which the two bounds
+/// print differently (or the most it tries).
+fn distinct_digits(
+    lower: f64,
+    upper: f64,
+    digits: usize,
+    format: &impl Fn(f64, usize) -> String,
+) -> usize {
     let mut d = digits;
     loop {
-        let (a, b) = (format(lower, d), format(upper, d));
-        if a != b || lower == upper || d >= digits + MAX_EXTRA_DIGITS {
-            return (a, b);
+        if format(lower, d) != format(upper, d) || lower == upper || d >= digits + MAX_EXTRA_DIGITS
+        {
+            return d;
         }
         d += 1;
     }
@@ -242,7 +254,12 @@ pub fn percent(share: f64, digits: usize) -> String {
 /// A share with its sign, `+1.2 %`, `−0.31 %` (a true minus sign); a share too small to print
 /// (`< 0.0001 %`) gets no sign.
 pub(crate) fn signed_percent(share: f64) -> String {
-    let magnitude = percent(share.abs(), 2);
+    signed_percent_extra(share, 0)
+}
+
+/// [`signed_percent`] with `extra` more decimals.
+fn signed_percent_extra(share: f64, extra: usize) -> String {
+    let magnitude = percent_extra(share.abs(), 2, extra);
     if magnitude.starts_with('<') {
         magnitude
     } else if share < 0.0 {
@@ -250,6 +267,13 @@ pub(crate) fn signed_percent(share: f64) -> String {
     } else {
         format!("+{magnitude}")
     }
+}
+
+/// An estimate and its two bounds as [`signed_percent`] writes them, all with the decimals
+/// the bounds need to print differently (one number is never shorter than its interval).
+pub(crate) fn signed_percents([estimate, lower, upper]: [f64; 3]) -> [String; 3] {
+    let extra = distinct_digits(lower, upper, 0, &signed_percent_extra);
+    [estimate, lower, upper].map(|x| signed_percent_extra(x, extra))
 }
 
 /// [`percent`] with `extra` more decimals than it would show.
@@ -324,12 +348,15 @@ pub(crate) fn change_parts(
 ) -> (String, String) {
     let word = |r: f64| if r <= 1.0 { better } else { worse };
     // Bounds on either side of "no change" read differently by their words already: more
-    // digits would only make "from 17.2041745 % lower to 17.2041745 % higher".
-    let (low_text, high_text) = if word(lower) == word(upper) {
-        distinct(lower, upper, 0, amount)
+    // digits would only make "from 17.2041745 % lower to 17.2041745 % higher". The change
+    // itself takes the bounds' digits, so that one number is not "8.5 %" beside bounds of
+    // "8.5018 % to 8.5019 %" (issue 55).
+    let extra = if word(lower) == word(upper) {
+        distinct_digits(lower, upper, 0, &amount)
     } else {
-        (amount(lower, 0), amount(upper, 0))
+        0
     };
+    let (low_text, high_text) = (amount(lower, extra), amount(upper, extra));
     let bounds = if word(lower) == word(upper) {
         // Same direction at both ends: smaller change first.
         let (near, far) = if (1.0 - lower).abs() <= (1.0 - upper).abs() {
@@ -346,7 +373,7 @@ pub(crate) fn change_parts(
         )
     };
     (
-        format!("{} {}", amount(ratio, 0), word(ratio)),
+        format!("{} {}", amount(ratio, extra), word(ratio)),
         format!("{} CI: {bounds}", level(confidence)),
     )
 }
@@ -512,7 +539,7 @@ mod tests {
     fn interval_bounds_always_print_differently() {
         // Issue 21: "95 % CI: 3.4 % to 3.4 %".
         let s = change(0.966, 0.9658, 0.9662, 0.95, "faster", "slower");
-        assert_eq!(s, "3.4 % faster (95 % CI: 3.38 % to 3.42 % faster)");
+        assert_eq!(s, "3.40 % faster (95 % CI: 3.38 % to 3.42 % faster)");
         let (a, b) = percent_bounds(0.03412, 0.03418, 2);
         assert_ne!(a, b);
         assert_eq!((a.as_str(), b.as_str()), ("3.41 %", "3.42 %"));

@@ -72,7 +72,8 @@ fn a_tiny_but_certain_difference_is_detectable_but_negligible() {
     strict.extend(["--negligible", "0.1%"]);
     let (_, out, _) = run(&strict);
     assert!(
-        out.starts_with("base") && out.contains("new is 0.30 % slower"),
+        out.starts_with("base")
+            && out.contains("new is 0.300000 % slower (95 % CI: 0.299998 % to 0.300002 % slower)"),
         "{out}"
     );
     assert!(!out.contains("negligible"), "{out}");

@@ -337,14 +337,15 @@ impl Tested<'_> {
             return axis.detectable(thresholds.alpha(), power, self.mean);
         }
         if let Some(b) = self.blocked {
-            // The power of the blocked F test that decided: its degrees of freedom and its
-            // residual noise (relative on the log scale).
+            // The power of the blocked F test that decided: its degrees of freedom, its
+            // residual noise (relative on the log scale), and its level: each of the two
+            // tables' tests is at α/2 (the verdict doubles the smaller p).
             let a = b.anova;
             let rho = crate::stats::anova::detectable_variance_ratio_on(
                 a.df.0,
                 a.df.1,
                 a.blocks,
-                thresholds.alpha(),
+                thresholds.alpha() / 2.0,
                 power,
             )?;
             let sd = (rho * a.ms_residual).sqrt();

@@ -90,9 +90,22 @@ pub(crate) fn shift_of(
     fixed_ci: Option<&MeanInterval>,
     thresholds: &Thresholds,
 ) -> Shift {
+    // Without an interval the point ratio is still the fixed layout's mean over the random
+    // layouts' mean: the glance quotes it as the text does (one number per quantity).
+    let point = fixed.data.map(|b| b.mean()).and_then(|m| {
+        let random_mean = random.map_or_else(
+            || {
+                crate::stats::sample::mean(
+                    &series.seeds.iter().map(|s| s.mean()).collect::<Vec<_>>(),
+                )
+            },
+            |r| r.mean,
+        );
+        Some(m / random_mean).filter(|r| r.is_finite() && *r > 0.0)
+    });
     let undetermined = |grounds: ShiftGrounds| Shift {
         verdict: Verdict::Undetermined,
-        ratio: None,
+        ratio: point,
         ci: None,
         baseline_rank: None,
         effect: None,

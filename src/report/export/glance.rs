@@ -30,10 +30,11 @@ pub(crate) fn glance_rows(report: &Report) -> Vec<[String; 4]> {
             [
                 series_name(s),
                 sensitivity_cell(&s.sensitivity),
-                placement_cell(Some(&s.default_layout)),
-                s.as_built
-                    .as_ref()
-                    .map_or_else(|| "—".to_string(), |a| placement_cell(Some(&a.placement))),
+                placement_cell(Some(&s.default_layout), &s.shift),
+                s.as_built.as_ref().map_or_else(
+                    || "—".to_string(),
+                    |a| placement_cell(Some(&a.placement), &a.shift),
+                ),
             ]
         })
         .collect()
@@ -121,13 +122,17 @@ pub(crate) fn sensitivity_cell(sens: &Sensitivity) -> String {
     }
 }
 
-/// A binary's place among the random layouts: unusual or ordinary with its difference from
-/// their centre.
-fn placement_cell(d: Option<&DefaultLayout>) -> String {
+/// A binary's place among the random layouts: unusual or ordinary, with its shift from their
+/// mean — the same number as the text's "Layout shift" (issue 55: the glance gave the
+/// difference from the log scale's centre, +15.2 %, where the text said 14.3 % slower).
+fn placement_cell(
+    d: Option<&DefaultLayout>,
+    shift: &crate::analysis::report::model::Shift,
+) -> String {
     let Some(d) = d else {
         return "—".to_string();
     };
-    let difference = d.difference.map(signed_percent);
+    let difference = shift.ratio.map(|r| signed_percent(r - 1.0));
     let with = |word: &str| match &difference {
         Some(x) => format!("{word} ({x})"),
         None => word.to_string(),
@@ -156,14 +161,16 @@ fn effect_cell(e: &Effect, time: bool) -> String {
         EffectVerdict::Inconclusive => "cannot tell",
         v => v.word(better, worse),
     };
-    let change = signed_percent(e.ratio - 1.0);
     match e.ci {
-        Some(ci) if ci.lower.is_finite() && ci.upper.is_finite() => format!(
-            "{word}: {change} ({} to {})",
-            signed_percent(ci.lower - 1.0),
-            signed_percent(ci.upper - 1.0)
-        ),
-        _ => format!("{word}: {change} (no interval)"),
+        Some(ci) if ci.lower.is_finite() && ci.upper.is_finite() => {
+            let [change, lower, upper] = crate::report::numfmt::signed_percents([
+                e.ratio - 1.0,
+                ci.lower - 1.0,
+                ci.upper - 1.0,
+            ]);
+            format!("{word}: {change} ({lower} to {upper})")
+        }
+        _ => format!("{word}: {} (no interval)", signed_percent(e.ratio - 1.0)),
     }
 }
 

@@ -99,7 +99,8 @@ fn f_words(s: &Sensitivity, t: &TestedGrounds) -> String {
         let f = if t.test_f.is_finite() {
             statistic(t.test_f)
         } else {
-            "∞".to_string()
+            // A deterministic metric: every round repeats the binaries' values exactly.
+            "∞ (the binaries' differences repeat exactly in every round: no residual)".to_string()
         };
         let (blocks, block) = if t.data_seeds > 1 {
             ("execution rounds and data seeds", "round and data seed")
@@ -107,7 +108,7 @@ fn f_words(s: &Sensitivity, t: &TestedGrounds) -> String {
             ("execution rounds", "round")
         };
         return format!(
-            "F test blocked on {blocks}: F({}, {}) = {f} of the binaries against the binary × {block} residual, {} from {} within-round permutations",
+            "F test blocked on {blocks}: F({}, {}) = {f} of the binaries against the binary × {block} residual, {} from {} within-round permutations (the smaller of the screened and the plain table's p, doubled)",
             t.test_df.0,
             t.test_df.1,
             p_value(test_p),
