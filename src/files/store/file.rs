@@ -248,7 +248,12 @@ impl Scan<'_> {
             );
         }
         if self.results.header.is_some() {
-            bail!("{}:{lineno}: a second header record", self.path.display());
+            bail!(
+                "{}:{lineno}: a second header record; `layoutrand repair {}` keeps every valid \
+                 record in a new store and moves this file aside",
+                self.path.display(),
+                store_dir_of(self.path)
+            );
         }
         if lineno != 1 {
             // The header's MAC covers the first line (`read_header_line`): a header read from
