@@ -4,7 +4,7 @@
 //! one and seed `s` of another form a pair: the first variant built fixes them and every later
 //! one reads them from the manifest.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
@@ -42,6 +42,22 @@ pub fn check_name(name: &str) -> Result<()> {
     Ok(())
 }
 
+/// `top_dir/name`, the folder of variant `name`, once its name is checked and it is not a
+/// symbolic link: every command that builds, extends, explains or trusts a variant takes its
+/// folder from here, so a `DIR/NAME` link planted in a received directory never sends a
+/// build (or its MACs) outside. A link at any folder below `top_dir` on the way is refused
+/// the same way, naming it; a missing folder is fine (the build makes it), and so is a
+/// missing `top_dir`.
+pub fn dir_of(top_dir: &Path, name: &str) -> Result<PathBuf> {
+    check_name(name)?;
+    if top_dir.is_dir() {
+        crate::files::confined::ExperimentDir::open(top_dir)?
+            .refuse_link(name)
+            .with_context(|| format!("variant {name}"))?;
+    }
+    Ok(top_dir.join(name))
+}
+
 /// The seeds a new variant must use: those of the variants already in `out_dir` (`None` when
 /// there is none yet). Fails when `out_dir` holds a build without variants.
 pub fn shared_seeds(out_dir: &Path) -> Result<Option<Vec<u64>>> {
@@ -63,10 +79,10 @@ pub fn shared_seeds(out_dir: &Path) -> Result<Option<Vec<u64>>> {
 /// sets `opts.seeds` from [`shared_seeds`] when variants exist. The outcome's manifest is
 /// this variant's build (binary paths relative to `opts.out_dir`).
 pub fn build(opts: &BuildOptions, name: &str) -> Result<BuildOutcome> {
-    check_name(name)?;
     crate::files::confined::ExperimentDir::create(&opts.out_dir)
         .with_context(|| format!("cannot create {}", opts.out_dir.display()))?;
     let top_dir = opts.out_dir.canonicalize()?;
+    let variant_dir = dir_of(&top_dir, name)?;
     if crate::files::store::has_results(&top_dir) {
         bail!(
             "{} holds measurements: a variant built now would not be in them; build the \
@@ -101,7 +117,7 @@ pub fn build(opts: &BuildOptions, name: &str) -> Result<BuildOutcome> {
         );
     }
     let outcome = driver::build(&BuildOptions {
-        out_dir: top_dir.join(name),
+        out_dir: variant_dir,
         pad,
         data_order: first.map_or(opts.data_order, |f| f.build.data_order),
         ..opts.clone()
@@ -119,11 +135,11 @@ pub fn extend(
     name: &str,
     asked_granularity: Option<crate::files::manifest::Granularity>,
 ) -> Result<BuildOutcome> {
-    check_name(name)?;
     let top_dir = opts
         .out_dir
         .canonicalize()
         .with_context(|| format!("--extend: cannot find {}", opts.out_dir.display()))?;
+    let variant_dir = dir_of(&top_dir, name)?;
     let variants = Manifest::load(&top_dir)?.variants;
     let Some(built) = variants.iter().find(|v| v.name == name) else {
         bail!(
@@ -143,7 +159,7 @@ pub fn extend(
     }
     let outcome = super::extend::extend(
         &BuildOptions {
-            out_dir: top_dir.join(name),
+            out_dir: variant_dir,
             ..opts.clone()
         },
         asked_granularity,

@@ -26,7 +26,7 @@ fn seeds(args: &Args) -> Result<Vec<u64>> {
         // The total wanted; the variant's own seeds must begin it (checked when extending).
         return asked();
     }
-    layoutrand::build::variant::check_name(name).context("--variant")?;
+    layoutrand::build::variant::dir_of(&args.out, name).context("--variant")?;
     let Some(shared) = layoutrand::build::variant::shared_seeds(&args.out)? else {
         return asked();
     };
@@ -71,8 +71,8 @@ fn require_own_recording(args: &Args) -> Result<()> {
     };
     super::trust::require_own(&args.out, "build --extend", uses, args.trust)?;
     if let Some(name) = &args.variant {
-        layoutrand::build::variant::check_name(name).context("--variant")?;
-        super::trust::require_own(&args.out.join(name), "build --extend", uses, args.trust)?;
+        let variant = layoutrand::build::variant::dir_of(&args.out, name).context("--variant")?;
+        super::trust::require_own(&variant, "build --extend", uses, args.trust)?;
     }
     Ok(())
 }

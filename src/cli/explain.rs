@@ -109,8 +109,8 @@ fn require_own(args: &Args) -> anyhow::Result<()> {
         ..Default::default()
     };
     for name in variants_asked(&manifest, args.variant.as_deref())? {
-        layoutrand::build::variant::check_name(name)?;
-        super::trust::require_own(&dir.join(name), what, recording, args.trust)?;
+        let variant = layoutrand::build::variant::dir_of(&dir, name)?;
+        super::trust::require_own(&variant, what, recording, args.trust)?;
     }
     Ok(())
 }

@@ -12,7 +12,7 @@ use anyhow::{bail, Result};
 use layoutrand::files::manifest::{Manifest, MANIFEST_FILE};
 use layoutrand::files::results::Record;
 use layoutrand::files::store::RESULTS_FILE;
-use layoutrand::files::trust::{read_signed_part, verify, Kind, Verdict};
+use layoutrand::files::trust::{read_part, read_signed_part, verify, Kind, Verdict};
 use layoutrand::run::slurm::plan::{slurm_path, SlurmPlan, PLAN_FILE};
 use layoutrand::wrap::record::LinkRecord;
 
@@ -48,7 +48,11 @@ impl Uses {
 
 /// One executable part of a directory, checked.
 struct Part {
-    path: PathBuf,
+    /// The experiment directory it lies in: read and signed through the confined directory,
+    /// never through a link planted below it.
+    dir: PathBuf,
+    /// Its path below `dir`.
+    rel: PathBuf,
     kind: Kind,
     verdict: Verdict,
     /// What layoutrand would run from it, one line each, every string escaped.
@@ -112,8 +116,8 @@ pub fn run(args: Args) -> Result<i32> {
 
 fn adopt(parts: &[Part]) -> Result<()> {
     for p in parts {
-        let bytes = read_signed_part(&p.path, p.kind)?;
-        layoutrand::files::trust::sign(&p.path, p.kind, &bytes)?;
+        let bytes = read_signed_part(&p.dir, &p.rel, p.kind)?;
+        layoutrand::files::trust::sign(&p.dir, &p.rel, p.kind, &bytes)?;
     }
     Ok(())
 }
@@ -130,7 +134,7 @@ fn verdicts(strangers: &[&Part]) -> String {
             }
             Verdict::Own => continue,
         };
-        out.push_str(&format!("  {} {why}\n", shown(&p.path)));
+        out.push_str(&format!("  {} {why}\n", shown(&p.dir.join(&p.rel))));
     }
     out
 }
@@ -139,7 +143,7 @@ fn what_would_run(parts: &[Part]) -> String {
     let mut out = String::new();
     for p in parts {
         for line in &p.shows {
-            out.push_str(&format!("  {}: {line}\n", shown(&p.path)));
+            out.push_str(&format!("  {}: {line}\n", shown(&p.dir.join(&p.rel))));
         }
     }
     out
@@ -159,57 +163,52 @@ fn shown(path: &Path) -> String {
 fn parts_of(dir: &Path, uses: Uses) -> Result<Vec<Part>> {
     let mut parts = Vec::new();
     if uses.manifest {
-        parts.extend(part(
-            &dir.join(MANIFEST_FILE),
-            Kind::Manifest,
-            manifest_shows,
-        )?);
+        parts.extend(part(dir, MANIFEST_FILE, Kind::Manifest, manifest_shows)?);
     }
     if uses.header {
-        parts.extend(part(
-            &dir.join(RESULTS_FILE),
-            Kind::StoreHeader,
-            header_shows,
-        )?);
+        parts.extend(part(dir, RESULTS_FILE, Kind::StoreHeader, header_shows)?);
     }
     if uses.plan {
-        parts.extend(part(
-            &slurm_path(dir, PLAN_FILE),
-            Kind::SlurmPlan,
-            plan_shows,
-        )?);
+        let plan = slurm_path(Path::new(""), PLAN_FILE);
+        parts.extend(part(dir, plan, Kind::SlurmPlan, plan_shows)?);
     }
     if uses.links {
-        let links = dir
-            .join(layoutrand::build::driver::RECORD_DIR)
+        let links = Path::new(layoutrand::build::driver::RECORD_DIR)
             .join(layoutrand::wrap::record::LINKS_DIR);
-        if let Ok(entries) = std::fs::read_dir(&links) {
-            let mut paths: Vec<PathBuf> = entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        // Listed here; each record is then read below `dir` without following a link, so a
+        // planted `.record` or `.record/links` link is refused by the first record's read.
+        if let Ok(entries) = std::fs::read_dir(dir.join(&links)) {
+            let mut names: Vec<std::ffi::OsString> = entries
+                .filter_map(|e| e.ok().map(|e| e.file_name()))
+                .filter(|n| Path::new(n).extension().is_some_and(|e| e == "json"))
                 .collect();
-            paths.sort();
-            for path in paths {
-                parts.extend(part(&path, Kind::LinkRecord, link_shows)?);
+            names.sort();
+            for name in names {
+                parts.extend(part(dir, links.join(name), Kind::LinkRecord, link_shows)?);
             }
         }
     }
     Ok(parts)
 }
 
-fn part(path: &Path, kind: Kind, shows: fn(&[u8]) -> Vec<String>) -> Result<Option<Part>> {
-    match std::fs::symlink_metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        _ => {}
-    }
-    let bytes = read_signed_part(path, kind)?;
+fn part(
+    dir: &Path,
+    rel: impl AsRef<Path>,
+    kind: Kind,
+    shows: fn(&[u8]) -> Vec<String>,
+) -> Result<Option<Part>> {
+    let rel = rel.as_ref();
+    let Some(bytes) = read_part(dir, rel, kind)? else {
+        return Ok(None);
+    };
     if kind == Kind::StoreHeader && bytes.is_empty() {
         return Ok(None);
     }
     Ok(Some(Part {
-        path: path.to_path_buf(),
+        dir: dir.to_path_buf(),
+        rel: rel.to_path_buf(),
         kind,
-        verdict: verify(path, kind, &bytes)?,
+        verdict: verify(dir, rel, kind, &bytes)?,
         shows: shows(&bytes),
     }))
 }

@@ -18,6 +18,7 @@
 //! directory, and so could change the binaries themselves).
 
 mod dir;
+pub(crate) use dir::is_missing;
 pub use dir::{make_parent_of, parent_of, process_umask, Entry, ExperimentDir};
 
 use std::fs::File;

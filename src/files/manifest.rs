@@ -447,7 +447,8 @@ impl Manifest {
         let path = dir.join(MANIFEST_FILE);
         // Signed first: a crash between the two writes leaves the old or the new one verifying.
         crate::files::trust::sign_or_warn(
-            &path,
+            dir,
+            Path::new(MANIFEST_FILE),
             crate::files::trust::Kind::Manifest,
             text.as_bytes(),
         );

@@ -17,10 +17,12 @@
 //! user once wrote, copied into another directory by someone with write access to it, still
 //! verifies; docs/run.md says so in its threat model.
 
-use std::io::{BufRead, Read};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+
+use crate::files::confined::ExperimentDir;
 
 /// Environment variable naming the key file (tests point it into a temporary directory so
 /// they never touch the real home).
@@ -29,9 +31,6 @@ pub const KEY_ENV: &str = "LAYOUTRAND_KEY";
 const KEY_LEN: usize = 32;
 /// Suffix of the MAC beside a file.
 pub(crate) const MAC_SUFFIX: &str = ".mac";
-/// The longest store header read to check its MAC: a header is a few kilobytes; a longer
-/// first line is not one layoutrand wrote.
-pub(crate) const MAX_HEADER_BYTES: u64 = 1 << 20;
 
 /// What a signed file is: part of what its MAC covers, so a MAC of one kind never verifies a
 /// file of another.
@@ -198,17 +197,23 @@ pub(crate) fn mac_path(file: &Path) -> PathBuf {
     PathBuf::from(s)
 }
 
-/// Writes `file.mac` for `bytes`, the content `file` holds or is about to hold as a `kind`.
+/// Writes `rel.mac` for `bytes`, the content `rel` (a path below the experiment directory
+/// `dir`) holds or is about to hold as a `kind`.
+///
+/// The MAC is written by the confined writer opened on `dir`: a symbolic link planted at any
+/// component below `dir` (`slurm`, `.record/links`, the `.mac` itself) is refused, never
+/// written through.
 ///
 /// Writers sign *before* they write, and the MAC file keeps the previous MAC on its second
 /// line: a crash (kill -9, power loss) between the two writes leaves either content
 /// verifying, so the user's own directory never turns received by accident. (The previous
 /// content was the user's too; see the module on copies.)
-pub fn sign(file: &Path, kind: Kind, bytes: &[u8]) -> Result<()> {
+pub fn sign(dir: &Path, rel: &Path, kind: Kind, bytes: &[u8]) -> Result<()> {
     let key = key()?;
+    let root = ExperimentDir::open(dir)?;
     let mut text = mac(&key, kind, bytes);
     text.push('\n');
-    if let Ok(old) = read_small(&mac_path(file), MAC_FILE_LIMIT) {
+    if let Ok(Some(old)) = read_mac(&root, rel) {
         if let Some(previous) = String::from_utf8_lossy(&old).lines().next() {
             if previous.trim() != text.trim() {
                 text.push_str(previous.trim());
@@ -216,7 +221,7 @@ pub fn sign(file: &Path, kind: Kind, bytes: &[u8]) -> Result<()> {
             }
         }
     }
-    crate::files::write_atomically(&mac_path(file), text.as_bytes())
+    root.write_atomic(mac_path(rel), text.as_bytes())
 }
 
 /// The longest MAC file read: two MACs and their newlines.
@@ -224,28 +229,29 @@ const MAC_FILE_LIMIT: u64 = 256;
 
 /// [`sign`], as a writer that must not fail for it: a failure (no home, a read-only
 /// configuration directory) is a warning, and the file then counts as received later.
-pub(crate) fn sign_or_warn(file: &Path, kind: Kind, bytes: &[u8]) {
-    if let Err(e) = sign(file, kind, bytes) {
+pub(crate) fn sign_or_warn(dir: &Path, rel: &Path, kind: Kind, bytes: &[u8]) {
+    if let Err(e) = sign(dir, rel, kind, bytes) {
         crate::diagnostic!(
             "layoutrand: warning: cannot sign {} ({e:#}): layoutrand will treat it as received \
              (commands that would run from it then need --trust)",
-            file.display()
+            dir.join(rel).display()
         );
     }
 }
 
-/// Signs the file `file` as it is now.
-pub fn sign_file(file: &Path, kind: Kind) -> Result<()> {
-    let bytes = read_signed_part(file, kind)?;
-    sign(file, kind, &bytes)
+/// Signs the file `rel` below `dir` as it is now.
+pub fn sign_file(dir: &Path, rel: &Path, kind: Kind) -> Result<()> {
+    let bytes = read_signed_part(dir, rel, kind)?;
+    sign(dir, rel, kind, &bytes)
 }
 
-/// Checks `bytes`, the content of `file` as a `kind`, against `file.mac`.
-pub fn verify(file: &Path, kind: Kind, bytes: &[u8]) -> Result<Verdict> {
-    let recorded = match read_small(&mac_path(file), MAC_FILE_LIMIT) {
-        Ok(r) => r,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Verdict::Unsigned),
-        // A MAC that is a FIFO, a device or too long is no MAC of layoutrand's.
+/// Checks `bytes`, the content of `rel` below `dir` as a `kind`, against `rel.mac`.
+pub fn verify(dir: &Path, rel: &Path, kind: Kind, bytes: &[u8]) -> Result<Verdict> {
+    let root = ExperimentDir::open(dir)?;
+    let recorded = match read_mac(&root, rel) {
+        Ok(Some(r)) => r,
+        Ok(None) => return Ok(Verdict::Unsigned),
+        // A MAC that is a link, a FIFO, a device or too long is no MAC of layoutrand's.
         Err(_) => return Ok(Verdict::Mismatch),
     };
     let key = key()?;
@@ -264,39 +270,49 @@ pub fn verify(file: &Path, kind: Kind, bytes: &[u8]) -> Result<Verdict> {
     })
 }
 
-/// Checks the file `file`, as it is now, against its MAC.
-pub fn verify_file(file: &Path, kind: Kind) -> Result<Verdict> {
-    let bytes = read_signed_part(file, kind)?;
-    verify(file, kind, &bytes)
+/// Checks the file `rel` below `dir`, as it is now, against its MAC.
+pub fn verify_file(dir: &Path, rel: &Path, kind: Kind) -> Result<Verdict> {
+    let bytes = read_signed_part(dir, rel, kind)?;
+    verify(dir, rel, kind, &bytes)
 }
 
-/// The bytes of `file` a MAC of `kind` covers: the whole file, or a store's first line
-/// (without its newline). Read without following a link, without blocking on a FIFO, and
+/// The bytes of `rel` below `dir` a MAC of `kind` covers: the whole file, or a store's first
+/// line (without its newline), read by the store's own reader
+/// (`store::file::read_header_line`), so the header checked is the header every reader uses;
+/// a store whose first line is blank is refused. Read through the confined directory (no
+/// symbolic link followed at any component below `dir`), without blocking on a FIFO, and
 /// bounded.
-pub fn read_signed_part(file: &Path, kind: Kind) -> Result<Vec<u8>> {
-    let limit = match kind {
-        Kind::StoreHeader => MAX_HEADER_BYTES,
-        _ => 64 << 20,
-    };
-    let f = open_regular(file)?;
-    let mut reader = std::io::BufReader::new(f.take(limit + 1));
-    let mut bytes = Vec::new();
-    if kind == Kind::StoreHeader {
-        reader.read_until(b'\n', &mut bytes)?;
-        if bytes.last() == Some(&b'\n') {
-            bytes.pop();
-        }
-    } else {
-        reader.read_to_end(&mut bytes)?;
+pub fn read_signed_part(dir: &Path, rel: &Path, kind: Kind) -> Result<Vec<u8>> {
+    match read_part(dir, rel, kind)? {
+        Some(bytes) => Ok(bytes),
+        None => bail!("{} does not exist", dir.join(rel).display()),
     }
+}
+
+/// [`read_signed_part`], `None` when `rel` (or a folder on the way to it) does not exist.
+pub fn read_part(dir: &Path, rel: &Path, kind: Kind) -> Result<Option<Vec<u8>>> {
+    let root = ExperimentDir::open(dir)?;
+    let f = match root.open_regular(rel) {
+        Ok(f) => f,
+        Err(e) if crate::files::confined::is_missing(&e) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let path = dir.join(rel);
+    if kind == Kind::StoreHeader {
+        let line = crate::files::store::file::read_header_line(std::io::BufReader::new(f), &path)?;
+        return Ok(Some(line));
+    }
+    let limit: u64 = 64 << 20;
+    let mut bytes = Vec::new();
+    f.take(limit + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > limit {
         bail!(
             "{} is longer than layoutrand ever writes one ({} bytes at most)",
-            file.display(),
+            path.display(),
             limit
         );
     }
-    Ok(bytes)
+    Ok(Some(bytes))
 }
 
 /// Opens `path` for reading only when it is a regular file: without following a symbolic
@@ -329,21 +345,23 @@ pub(crate) fn open_regular(path: &Path) -> Result<std::fs::File> {
     Ok(file)
 }
 
-fn read_small(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
-    }
+/// The MAC file of `rel`, `None` when there is none; bounded, and refused when it is not a
+/// regular file.
+fn read_mac(root: &ExperimentDir, rel: &Path) -> Result<Option<Vec<u8>>> {
+    let file = match root.open_regular(mac_path(rel)) {
+        Ok(f) => f,
+        Err(e) if crate::files::confined::is_missing(&e) => return Ok(None),
+        Err(e) => return Err(e),
+    };
     let mut out = Vec::new();
-    file.take(limit + 1).read_to_end(&mut out)?;
-    if out.len() as u64 > limit {
-        return Err(std::io::Error::other("too long"));
+    file.take(MAC_FILE_LIMIT + 1).read_to_end(&mut out)?;
+    if out.len() as u64 > MAC_FILE_LIMIT {
+        bail!(
+            "{} is too long for a MAC",
+            root.join(mac_path(rel)).display()
+        );
     }
-    Ok(out)
+    Ok(Some(out))
 }
 
 #[cfg(test)]
@@ -353,27 +371,68 @@ mod tests {
     #[test]
     fn a_mac_file_keeps_the_previous_content_verifying() {
         let d = tempfile::tempdir().unwrap();
-        let file = d.path().join("manifest.json");
+        let (dir, rel) = (d.path(), Path::new("manifest.json"));
+        let file = dir.join(rel);
         // The key of this test process: a temporary one (every test of the process may use it).
         std::env::set_var(KEY_ENV, d.path().join("key"));
         std::fs::write(&file, "old").unwrap();
-        sign(&file, Kind::Manifest, b"old").unwrap();
+        sign(dir, rel, Kind::Manifest, b"old").unwrap();
         // Signed before the write: a crash here leaves the old content verifying...
-        sign(&file, Kind::Manifest, b"new").unwrap();
-        assert_eq!(verify_file(&file, Kind::Manifest).unwrap(), Verdict::Own);
+        sign(dir, rel, Kind::Manifest, b"new").unwrap();
+        assert_eq!(verify_file(dir, rel, Kind::Manifest).unwrap(), Verdict::Own);
         // ...and the new one after it.
         std::fs::write(&file, "new").unwrap();
-        assert_eq!(verify_file(&file, Kind::Manifest).unwrap(), Verdict::Own);
+        assert_eq!(verify_file(dir, rel, Kind::Manifest).unwrap(), Verdict::Own);
         std::fs::write(&file, "edited").unwrap();
         assert_eq!(
-            verify_file(&file, Kind::Manifest).unwrap(),
+            verify_file(dir, rel, Kind::Manifest).unwrap(),
             Verdict::Mismatch
         );
         std::fs::remove_file(mac_path(&file)).unwrap();
         assert_eq!(
-            verify_file(&file, Kind::Manifest).unwrap(),
+            verify_file(dir, rel, Kind::Manifest).unwrap(),
             Verdict::Unsigned
         );
+    }
+
+    /// Issue 54, attack 2: a part below a planted link (`slurm`, `.record/links`) is neither
+    /// read nor signed through it: both refuse, naming the link, and nothing is written
+    /// outside.
+    #[test]
+    fn parts_below_a_planted_link_are_neither_read_nor_signed() {
+        // The key is the process's (see `.cargo/config.toml`, and the test above).
+        let d = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("plan.json"), "{}").unwrap();
+        std::fs::write(outside.path().join("l.json"), "{}").unwrap();
+        let dir = d.path().join("exp");
+        std::fs::create_dir_all(dir.join(".record")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.join("slurm")).unwrap();
+        std::os::unix::fs::symlink(outside.path(), dir.join(".record/links")).unwrap();
+        for (rel, kind, link) in [
+            ("slurm/plan.json", Kind::SlurmPlan, "slurm"),
+            (".record/links/l.json", Kind::LinkRecord, ".record/links"),
+        ] {
+            let rel = Path::new(rel);
+            let named = format!("{} is a symbolic link", dir.join(link).display());
+            for err in [
+                read_signed_part(&dir, rel, kind).unwrap_err(),
+                sign(&dir, rel, kind, b"{}").unwrap_err(),
+                sign_file(&dir, rel, kind).unwrap_err(),
+            ] {
+                assert!(format!("{err:#}").contains(&named), "{err:#}");
+            }
+        }
+        let names: Vec<_> = std::fs::read_dir(outside.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        assert_eq!(names.len(), 2, "written outside: {names:?}");
+        // A link at the file itself is refused too.
+        std::os::unix::fs::symlink(outside.path().join("plan.json"), dir.join("manifest.json"))
+            .unwrap();
+        let err = read_signed_part(&dir, Path::new("manifest.json"), Kind::Manifest).unwrap_err();
+        assert!(format!("{err:#}").contains("is a symbolic link"), "{err:#}");
     }
 
     #[test]

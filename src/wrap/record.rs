@@ -203,12 +203,10 @@ pub(crate) fn sign_records(record_dir: &Path) {
         return;
     };
     for path in files {
-        match crate::files::trust::read_signed_part(&path, crate::files::trust::Kind::LinkRecord) {
-            Ok(bytes) => crate::files::trust::sign_or_warn(
-                &path,
-                crate::files::trust::Kind::LinkRecord,
-                &bytes,
-            ),
+        let rel = Path::new(LINKS_DIR).join(path.file_name().expect("a file name"));
+        let kind = crate::files::trust::Kind::LinkRecord;
+        match crate::files::trust::read_signed_part(record_dir, &rel, kind) {
+            Ok(bytes) => crate::files::trust::sign_or_warn(record_dir, &rel, kind, &bytes),
             Err(e) => {
                 crate::diagnostic!("layoutrand: warning: cannot sign {}: {e:#}", path.display())
             }
@@ -318,8 +316,15 @@ pub(crate) fn discard_output(record_dir: &Path, output: &Path) -> Result<()> {
 fn link_record_files(links: &Path) -> Result<Vec<(PathBuf, LinkRecord)>> {
     let mut records = Vec::new();
     for path in link_record_paths(links)? {
-        let bytes =
-            crate::files::trust::read_signed_part(&path, crate::files::trust::Kind::LinkRecord)?;
+        // Read below the recording's folder without following a link (`links` planted as
+        // one is refused).
+        let record_dir = links.parent().unwrap_or(Path::new("."));
+        let rel = Path::new(LINKS_DIR).join(path.file_name().expect("a file name"));
+        let bytes = crate::files::trust::read_signed_part(
+            record_dir,
+            &rel,
+            crate::files::trust::Kind::LinkRecord,
+        )?;
         let record: LinkRecord = serde_json::from_slice(&bytes)
             .with_context(|| format!("{} is not a link record", path.display()))?;
         records.push((path, record));

@@ -11,6 +11,7 @@ mod build_support;
 mod run_support;
 
 mod attacks;
+mod boundary;
 mod heap_library;
 mod output;
 mod parsers;

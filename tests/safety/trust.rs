@@ -18,7 +18,7 @@ use run_support::*;
 
 /// A run of the `faulty` fixture (baseline + 1 seed, one execution each) in `dir`: the
 /// user's own directory.
-fn own_run(dir: &Path) {
+pub(crate) fn own_run(dir: &Path) {
     same_binary_experiment(dir, "faulty", "faulty.c", 1);
     run_in(dir)
         .args(["--executions", "1", "--", "{bin}", "ok"])

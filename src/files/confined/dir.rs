@@ -15,8 +15,10 @@
 //! blocking, then refused).
 //!
 //! The directory itself is the user's choice and may be reached through a link; only what
-//! lies below it is confined. Reading stays with `std::fs`: what is read is covered by the
-//! MAC and hash checks (see `files::trust`) and by the non-blocking regular-file readers.
+//! lies below it is confined. The signed parts and their MACs are read through it too
+//! ([`ExperimentDir::open_regular`]), so the MAC check never reads, and `trust` never signs,
+//! through a planted link; other reading stays with `std::fs`: what is read is covered by
+//! the MAC and hash checks (see `files::trust`) and by the non-blocking regular-file readers.
 
 use std::ffi::OsStr;
 use std::fs::File;
@@ -234,6 +236,37 @@ impl ExperimentDir {
         if !meta.is_file() {
             bail!(
                 "{what} {} is not a regular file: refused",
+                self.join(rel).display()
+            );
+        }
+        Ok(file)
+    }
+
+    /// Opens `rel` for reading when it is a regular file, following no symbolic link at any
+    /// component (one planted on the way, or at `rel` itself, is refused, naming it) and
+    /// without blocking (a FIFO or a device is opened, then refused). A missing file is an
+    /// error that [`is_missing`] tells apart.
+    pub(crate) fn open_regular(&self, rel: impl AsRef<Path>) -> Result<File> {
+        let rel = rel.as_ref();
+        let (parent, leaf) = self.parent_of(rel, false)?;
+        let file = match open_at(parent.as_fd(), leaf, OFlag::O_RDONLY | OFlag::O_NONBLOCK, 0) {
+            Ok(f) => f,
+            Err(Errno::ELOOP) => bail!(
+                "{} is a symbolic link: refused (layoutrand reads an experiment directory's own \
+                 files only, never through a link; replace the link by the file itself)",
+                self.join(rel).display()
+            ),
+            Err(e) => {
+                return Err(std::io::Error::from(e)).with_context(|| self.cannot("read", rel))
+            }
+        };
+        let meta = file
+            .metadata()
+            .with_context(|| self.cannot("inspect", rel))?;
+        if !meta.is_file() {
+            bail!(
+                "{} is not a regular file: refused (layoutrand reads only regular files from an \
+                 experiment directory)",
                 self.join(rel).display()
             );
         }
@@ -542,8 +575,9 @@ pub fn make_parent_of(path: &Path) -> Result<(ExperimentDir, &Path)> {
     Ok((grand.sub(dir_name)?, Path::new(name)))
 }
 
-/// Whether the error says a component was missing (a walk without creating).
-fn is_missing(e: &anyhow::Error) -> bool {
+/// Whether the error says a component was missing (a walk without creating, or a file
+/// [`ExperimentDir::open_regular`] did not find).
+pub(crate) fn is_missing(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound)

@@ -188,29 +188,16 @@ fn scan(
     let mut line = Vec::new();
     let mut lineno = 0;
     loop {
-        let read = read_bounded_line(&mut reader, &mut line, options.max_line)
-            .with_context(|| format!("cannot read {}", path.display()))?;
         lineno += 1;
-        match read {
-            BoundedLine::End => break,
-            BoundedLine::Read => {}
-            BoundedLine::TooLong => bail!(
-                "{}:{lineno}: a line longer than {} is not a layoutrand result record (none \
-                 is that long); the store is left as it is: `layoutrand repair {}` keeps every \
-                 valid record in a new store and moves this file aside",
-                path.display(),
-                size_in_words(options.max_line),
-                store_dir_of(path)
-            ),
-        }
-        // A torn write has no final newline.
-        let complete = line.last() == Some(&b'\n');
-        let body = if complete {
-            &line[..line.len() - 1]
-        } else {
-            &line[..]
+        let Some((body, complete)) =
+            next_line(&mut reader, &mut line, path, lineno, options.max_line)?
+        else {
+            break;
         };
         if body.iter().all(u8::is_ascii_whitespace) {
+            if lineno == 1 {
+                bail!(blank_first_line(path));
+            }
             continue;
         }
         let Some(record) = scan.parse(body, complete, lineno)? else {
@@ -283,7 +270,23 @@ impl Scan<'_> {
             );
         }
         if self.results.header.is_some() {
-            bail!("{}:{lineno}: a second header record", self.path.display());
+            bail!(
+                "{}:{lineno}: a second header record; `layoutrand repair {}` keeps every valid \
+                 record in a new store and moves this file aside",
+                self.path.display(),
+                store_dir_of(self.path)
+            );
+        }
+        if lineno != 1 {
+            // The header's MAC covers the first line (`read_header_line`): a header read from
+            // any other line would be one no signature check looked at.
+            bail!(
+                "{}:{lineno}: a header record on line {lineno}: a store's header is its first \
+                 line, so this store was edited; `layoutrand repair {}` keeps every valid \
+                 record in a new store and moves this file aside",
+                self.path.display(),
+                store_dir_of(self.path)
+            );
         }
         if let Err(why) = h.check_names() {
             bail!(
@@ -451,6 +454,67 @@ fn read_bounded_line(
     }
 }
 
+/// The next line of a store, as every reader of it takes it (numbered `lineno` for the
+/// message when it is too long): its body without the newline, and whether it is complete (a
+/// torn write has no final newline); `None` at the end of the file. `line` holds it.
+fn next_line<'l>(
+    reader: &mut impl BufRead,
+    line: &'l mut Vec<u8>,
+    path: &Path,
+    lineno: usize,
+    max_line: usize,
+) -> Result<Option<(&'l [u8], bool)>> {
+    let read = read_bounded_line(reader, line, max_line)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    match read {
+        BoundedLine::End => Ok(None),
+        BoundedLine::Read => {
+            let complete = line.last() == Some(&b'\n');
+            let body = if complete {
+                &line[..line.len() - 1]
+            } else {
+                &line[..]
+            };
+            Ok(Some((body, complete)))
+        }
+        BoundedLine::TooLong => bail!(
+            "{}:{lineno}: a line longer than {} is not a layoutrand result record (none \
+             is that long); the store is left as it is: `layoutrand repair {}` keeps every \
+             valid record in a new store and moves this file aside",
+            path.display(),
+            size_in_words(max_line),
+            store_dir_of(path)
+        ),
+    }
+}
+
+/// The store's first line without its newline, read as [`scan`] reads it (the same function,
+/// the same limit): the bytes its header's MAC covers ([`crate::files::trust`]), so the header
+/// a reader returns is always the one the signature check looked at. Empty for an empty
+/// store (created, its header not written yet). A blank first line is refused, as by every
+/// reader: a header below it would otherwise be read without being checked.
+pub(crate) fn read_header_line(mut reader: impl BufRead, path: &Path) -> Result<Vec<u8>> {
+    let mut line = Vec::new();
+    match next_line(&mut reader, &mut line, path, 1, MAX_LINE_BYTES)? {
+        None => Ok(Vec::new()),
+        Some((body, _)) if body.iter().all(u8::is_ascii_whitespace) => {
+            bail!(blank_first_line(path))
+        }
+        Some((body, _)) => Ok(body.to_vec()),
+    }
+}
+
+/// Why a store whose first line is blank is refused.
+fn blank_first_line(path: &Path) -> String {
+    format!(
+        "{}:1: a blank first line: a store's header is its first line, so this store was \
+         edited; `layoutrand repair {}` keeps every valid record in a new store and moves this \
+         file aside",
+        path.display(),
+        store_dir_of(path)
+    )
+}
+
 /// `bytes` as a message gives a limit: in MiB when whole ones, else in bytes.
 fn size_in_words(bytes: usize) -> String {
     if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
@@ -604,6 +668,10 @@ fn valid_lines<'b>(bytes: &'b [u8], path: &Path) -> (usize, Vec<&'b [u8]>, Vec<S
         let lineno = i + 1;
         let body = line.strip_suffix(b"\n").unwrap_or(line);
         if body.iter().all(u8::is_ascii_whitespace) {
+            // Every reader refuses a blank first line (the header's place): left out.
+            if lineno == 1 {
+                dropped.push(format!("{}:1: a blank first line", path.display()));
+            }
             continue;
         }
         let mut drop_line =
@@ -623,8 +691,14 @@ fn valid_lines<'b>(bytes: &'b [u8], path: &Path) -> (usize, Vec<&'b [u8]>, Vec<S
             }
         };
         match &record {
-            Record::Header(h) if header_seen || h.schema > RESULTS_SCHEMA => {
-                drop_line("a second header, or one of a newer schema".into());
+            // A header below other records would make the repaired store unreadable: every
+            // reader takes the header from the first line only.
+            Record::Header(h) if header_seen || h.schema > RESULTS_SCHEMA || !kept.is_empty() => {
+                drop_line(
+                    "a second header, one of a newer schema, or one after other records (a \
+                     store's header is its first line)"
+                        .into(),
+                );
                 continue;
             }
             Record::Header(_) => header_seen = true,
@@ -746,7 +820,8 @@ impl StoreWriter {
         let line = serde_json::to_vec(&Record::Header(header))?;
         // Signed first: a crash after the header is written leaves it verifying.
         crate::files::trust::sign_or_warn(
-            &self.path,
+            self.path.parent().unwrap_or(Path::new(".")),
+            Path::new(RESULTS_FILE),
             crate::files::trust::Kind::StoreHeader,
             &line,
         );
@@ -1128,5 +1203,101 @@ mod tests {
             err.contains("r:1: not a layoutrand result record: recursion limit exceeded"),
             "{err}"
         );
+    }
+
+    /// A schema-1 header line (as in `header_without_the_additive_fields_still_reads`), with
+    /// `command` as its command.
+    fn header_line(command: &str) -> String {
+        format!(
+            r#"{{"record":"header","schema":1,"tool_version":"0.1.0","command":["{command}"],"programs":["p"],"variants":["baseline"],"metric":"wall","executions":2,"iterations":1,"warmup":0,"env_pad_max":4096,"schedule_seed":7,"timeout_seconds":null,"aslr_disabled":true,"host":{{"cpu_model":null,"kernel":null,"cores":null,"governor":null,"hostname":null}},"started_unix":0.0}}"#
+        )
+    }
+
+    /// Issue 54, attack 1: the header a reader returns is always the line the MAC check
+    /// reads (`read_header_line`), whatever comes before it. A blank first line, or a header
+    /// below another line, is refused by both, naming the file and the line.
+    #[test]
+    fn the_header_read_is_exactly_the_line_its_mac_covers() {
+        let own = header_line("own");
+        let evil = header_line("evil");
+        let exec = r#"{"record":"execution","program":"p","binary":"baseline","execution":0,"schedule_index":0,"env_pad":0,"start_unix":0.0,"wall_ns":1,"status":"ok","exit_code":0,"signal":null}"#;
+        let refused: [(String, &str); 7] = [
+            (
+                format!("\n{evil}\n"),
+                "s/results.jsonl:1: a blank first line",
+            ),
+            (
+                format!(" \t\n{evil}\n"),
+                "s/results.jsonl:1: a blank first line",
+            ),
+            (
+                format!("\r\n{evil}\n"),
+                "s/results.jsonl:1: a blank first line",
+            ),
+            ("\n".to_string(), "s/results.jsonl:1: a blank first line"),
+            (
+                format!("{exec}\n{evil}\n"),
+                "s/results.jsonl:2: a header record on line 2",
+            ),
+            (
+                format!("{own}\n{evil}\n"),
+                "s/results.jsonl:2: a second header record",
+            ),
+            (
+                format!("{{}}\n{evil}\n"),
+                "s/results.jsonl:1: not a layoutrand result record",
+            ),
+        ];
+        let path = Path::new("s/results.jsonl");
+        for (text, why) in &refused {
+            let err = format!("{:#}", parse_results(text.as_bytes(), path).unwrap_err());
+            assert!(err.contains(why), "{text:?}: {err}");
+            assert!(err.contains("layoutrand repair"), "{err}");
+            if why.contains("blank") {
+                let err = read_header_line(text.as_bytes(), path).unwrap_err();
+                assert!(format!("{err:#}").contains(why), "{text:?}: {err:#}");
+            }
+        }
+        // What is read: the first line's bytes, with or without a newline or a carriage
+        // return, whatever follows; nothing for an empty store.
+        for text in [
+            format!("{own}\n"),
+            own.clone(),
+            format!("{own}\r\n{exec}\n\n"),
+            String::new(),
+        ] {
+            let read = parse_results(text.as_bytes(), path).unwrap().header;
+            let signed = read_header_line(text.as_bytes(), path).unwrap();
+            let checked = match serde_json::from_slice::<Record>(&signed) {
+                Ok(Record::Header(h)) => Some(h),
+                _ => None,
+            };
+            assert_eq!(
+                serde_json::to_string(&read).unwrap(),
+                serde_json::to_string(&checked).unwrap(),
+                "{text:?}"
+            );
+        }
+    }
+
+    /// A store refused for its blank first line, or a header below another record, is
+    /// repaired into one every reader reads (the header kept when it can be).
+    #[test]
+    fn repair_takes_a_blank_first_line_out() {
+        let own = header_line("own");
+        let exec = r#"{"record":"execution","program":"p","binary":"baseline","execution":0,"schedule_index":0,"env_pad":0,"start_unix":0.0,"wall_ns":1,"status":"ok","exit_code":0,"signal":null}"#;
+        for (text, header_kept) in [
+            (format!("\n{own}\n{exec}\n"), true),
+            (format!("{exec}\n{own}\n"), false),
+        ] {
+            let dir = tempfile::tempdir().unwrap();
+            std::fs::write(dir.path().join(RESULTS_FILE), &text).unwrap();
+            assert!(read_file(dir.path()).is_err());
+            let repair = repair_store(dir.path()).unwrap();
+            assert_eq!(repair.dropped.len(), 1, "{:?}", repair.dropped);
+            let r = read_file(dir.path()).unwrap();
+            assert_eq!(r.header.is_some(), header_kept, "{text:?}");
+            assert_eq!(r.executions.len(), 1);
+        }
     }
 }

@@ -138,7 +138,12 @@ impl SlurmPlan {
         let path = slurm_path(dir, PLAN_FILE);
         let bytes = serde_json::to_vec_pretty(self)?;
         // Signed first: a crash between the two writes leaves the old or the new one verifying.
-        crate::files::trust::sign_or_warn(&path, crate::files::trust::Kind::SlurmPlan, &bytes);
+        crate::files::trust::sign_or_warn(
+            dir,
+            &Path::new(SLURM_DIR).join(PLAN_FILE),
+            crate::files::trust::Kind::SlurmPlan,
+            &bytes,
+        );
         root.write_atomic(root.rel(&path)?, &bytes)
     }
 
