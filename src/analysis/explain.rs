@@ -664,6 +664,11 @@ pub struct Explanation {
     /// one-way random-effects intraclass correlation); `None` when it cannot be estimated
     /// (one value per binary, or no variance at all).
     pub(crate) layout_share: Option<f64>,
+    /// Where the variation between the binaries went: the functions whose own counts of
+    /// the metric move (cachegrind metrics only; absent otherwise, and in answers written
+    /// before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) differential: Option<super::explain_differential::Differential>,
     /// The screening (its fields, `culprits` among them, at the top level of the JSON).
     #[serde(flatten)]
     pub screening: Screening,

@@ -18,6 +18,7 @@
 pub mod compare;
 pub mod effect;
 pub mod explain;
+pub mod explain_differential;
 pub mod explain_plot;
 pub mod explain_variants;
 pub mod interaction;

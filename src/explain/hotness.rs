@@ -21,42 +21,101 @@ pub(crate) const MAX_HOT: usize = 50;
 /// Defined with the screening that ranks by it (analysis sits below this orchestration).
 pub(crate) use crate::analysis::explain::HotFunction;
 
-/// Per-function `(Ir, I1mr)` totals of a cachegrind output file (`fn=` blocks summed over
-/// files and lines; a cost line lists the `events:` in order, trailing zeros may be left
-/// out). Names are as valgrind prints them with `--demangle=no`.
-pub(crate) fn parse_per_function(text: &str) -> Result<BTreeMap<String, (f64, f64)>> {
-    let mut columns: Option<(usize, usize)> = None;
-    let mut current: Option<String> = None;
-    let mut totals: BTreeMap<String, (f64, f64)> = BTreeMap::new();
-    for line in text.lines() {
-        if let Some(rest) = line.strip_prefix("events:") {
-            let names: Vec<&str> = rest.split_whitespace().collect();
-            let at = |n: &str| names.iter().position(|x| *x == n);
-            match (at("Ir"), at("I1mr")) {
-                (Some(ir), Some(i1)) => columns = Some((ir, i1)),
-                _ => bail!("the cachegrind output lacks Ir or I1mr (was --cache-sim=yes given?)"),
+/// Every event of a cachegrind output file per function: the `events:` names, and per
+/// function (`fn=` blocks summed over files and lines) one sum per event. A cost line lists
+/// the events in order after its line number; trailing zeros may be left out.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct EventCounts {
+    /// The events' names, in the files' order.
+    pub(crate) events: Vec<String>,
+    /// Per function, one sum per event.
+    pub(crate) functions: BTreeMap<String, Vec<f64>>,
+}
+
+impl EventCounts {
+    /// The counts of one cachegrind output file. Names are as valgrind prints them with
+    /// `--demangle=no`.
+    pub(crate) fn parse(text: &str) -> Result<EventCounts> {
+        let mut counts = EventCounts::default();
+        let mut current: Option<String> = None;
+        let mut seen_events = false;
+        for line in text.lines() {
+            if let Some(rest) = line.strip_prefix("events:") {
+                counts.events = rest.split_whitespace().map(String::from).collect();
+                seen_events = true;
+            } else if let Some(name) = line.strip_prefix("fn=") {
+                current = Some(name.to_string());
+            } else if line.starts_with(|c: char| c.is_ascii_digit()) {
+                let Some(name) = current.as_ref().filter(|_| seen_events) else {
+                    continue;
+                };
+                let values: Vec<f64> = line
+                    .split_whitespace()
+                    .skip(1)
+                    .map(|t| t.parse::<f64>())
+                    .collect::<std::result::Result<_, _>>()
+                    .with_context(|| format!("a cost line is not numeric: {line:?}"))?;
+                let width = counts.events.len();
+                let slot = counts
+                    .functions
+                    .entry(name.clone())
+                    .or_insert_with(|| vec![0.0; width]);
+                for (s, v) in slot.iter_mut().zip(values) {
+                    *s += v;
+                }
             }
-        } else if let Some(name) = line.strip_prefix("fn=") {
-            current = Some(name.to_string());
-        } else if line.starts_with(|c: char| c.is_ascii_digit()) {
-            let (Some((ir, i1)), Some(name)) = (columns, current.as_ref()) else {
-                continue;
-            };
-            let counts: Vec<f64> = line
-                .split_whitespace()
-                .skip(1)
-                .map(|t| t.parse::<f64>())
-                .collect::<std::result::Result<_, _>>()
-                .with_context(|| format!("a cost line is not numeric: {line:?}"))?;
-            let slot = totals.entry(name.clone()).or_default();
-            slot.0 += counts.get(ir).copied().unwrap_or(0.0);
-            slot.1 += counts.get(i1).copied().unwrap_or(0.0);
         }
+        if !seen_events {
+            bail!("not a cachegrind output file (no events: line)");
+        }
+        Ok(counts)
     }
-    if columns.is_none() {
-        bail!("not a cachegrind output file (no events: line)");
+
+    /// `other`'s counts added to these (the files of several processes of one run).
+    fn add(&mut self, other: EventCounts) -> Result<()> {
+        if self.events.is_empty() {
+            *self = other;
+            return Ok(());
+        }
+        if other.events != self.events {
+            bail!("the cachegrind files of one run count different events");
+        }
+        for (name, values) in other.functions {
+            let slot = self
+                .functions
+                .entry(name)
+                .or_insert_with(|| vec![0.0; values.len()]);
+            for (s, v) in slot.iter_mut().zip(values) {
+                *s += v;
+            }
+        }
+        Ok(())
     }
-    Ok(totals)
+
+    /// Function `name`'s count of event `event` (0 when it ran none), `None` when the files
+    /// do not count that event.
+    fn event(&self, name: &str, event: &str) -> Option<f64> {
+        let at = self.events.iter().position(|e| e == event)?;
+        Some(
+            self.functions
+                .get(name)
+                .and_then(|v| v.get(at).copied())
+                .unwrap_or(0.0),
+        )
+    }
+
+    /// Per function, the value of cachegrind metric `metric` (a raw event or a derived one,
+    /// [`crate::files::metric::cachegrind_metric`]); `None` when the files lack an event it
+    /// needs.
+    pub(crate) fn metric(&self, metric: &str) -> Option<BTreeMap<String, f64>> {
+        self.functions
+            .keys()
+            .map(|name| {
+                crate::files::metric::cachegrind_metric(metric, |e| self.event(name, e))
+                    .map(|v| (name.clone(), v))
+            })
+            .collect()
+    }
 }
 
 /// The hot functions among `own` (the names of the program's own functions): the counts of
@@ -272,14 +331,42 @@ pub(crate) fn profile(
     env: &[(String, String)],
     scratch: &Path,
 ) -> Result<Profile> {
+    let (counts, log) = profile_counts(argv, model, cwd, env, scratch, true)?;
+    if !(counts.events.iter().any(|e| e == "Ir") && counts.events.iter().any(|e| e == "I1mr")) {
+        bail!("the cachegrind output lacks Ir or I1mr (was --cache-sim=yes given?)");
+    }
+    let functions = counts
+        .functions
+        .keys()
+        .map(|name| {
+            let get = |e: &str| counts.event(name, e).unwrap_or(0.0);
+            (name.clone(), (get("Ir"), get("I1mr")))
+        })
+        .collect();
+    Ok(Profile { functions, log })
+}
+
+/// Runs `argv` once under cachegrind simulating `model` (as [`profile`]), and returns every
+/// event per function summed over every process it started, with valgrind's log (`-v` when
+/// `verbose`: the objects each process loaded).
+pub(crate) fn profile_counts(
+    argv: &[OsString],
+    model: &CacheModel,
+    cwd: Option<&Path>,
+    env: &[(String, String)],
+    scratch: &Path,
+    verbose: bool,
+) -> Result<(EventCounts, String)> {
     let mut v = crate::run::metric::cachegrind_argv(scratch, Some(model), argv);
     // Symbol names as in .symtab, so they match the binary's functions (C++ included);
     // -v names the objects each process loads (the shared libraries' code).
     v.insert(1, "--demangle=no".into());
-    v.retain(|a| a != "--quiet");
-    v.insert(1, "-v".into());
+    if verbose {
+        v.retain(|a| a != "--quiet");
+        v.insert(1, "-v".into());
+    }
     let out = run_valgrind(&v, cwd, env, "cachegrind")?;
-    let mut totals: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+    let mut totals = EventCounts::default();
     for entry in std::fs::read_dir(scratch)? {
         let path = entry?.path();
         let is_out = path
@@ -290,23 +377,18 @@ pub(crate) fn profile(
         }
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("cannot read {}", path.display()))?;
-        let one = parse_per_function(&text).with_context(|| path.display().to_string())?;
-        for (name, (ir, i1)) in one {
-            let slot = totals.entry(name).or_default();
-            slot.0 += ir;
-            slot.1 += i1;
-        }
+        let one = EventCounts::parse(&text).with_context(|| path.display().to_string())?;
+        totals
+            .add(one)
+            .with_context(|| path.display().to_string())?;
     }
-    if totals.is_empty() {
+    if totals.functions.is_empty() {
         bail!(
             "valgrind wrote no cachegrind output in {}",
             scratch.display()
         );
     }
-    Ok(Profile {
-        functions: totals,
-        log: String::from_utf8_lossy(&out.stderr).into_owned(),
-    })
+    Ok((totals, String::from_utf8_lossy(&out.stderr).into_owned()))
 }
 
 /// Per instruction `(object, address)`, the instructions executed (`Ir`) in one callgrind
@@ -528,10 +610,16 @@ mod tests {
     fn counts_are_summed_per_function() {
         let text = "desc: I1 cache: 32768 B\ncmd: x\nevents: Ir I1mr ILmr\nfl=a.c\nfn=f\n\
                     1 10 2 1\n2 5\nfl=b.c\nfn=g\n3 7 1 0\nfn=f\n4 1 1 0\nsummary: 23 4 1\n";
-        let t = parse_per_function(text).unwrap();
-        assert_eq!(t["f"], (16.0, 3.0));
-        assert_eq!(t["g"], (7.0, 1.0));
-        assert!(parse_per_function("fn=f\n1 2\n").is_err());
+        let t = EventCounts::parse(text).unwrap();
+        assert_eq!(t.events, ["Ir", "I1mr", "ILmr"]);
+        assert_eq!(t.functions["f"], [16.0, 3.0, 1.0]);
+        assert_eq!(t.functions["g"], [7.0, 1.0, 0.0]);
+        assert!(EventCounts::parse("fn=f\n1 2\n").is_err());
+        // The derived metrics per function, by the run's own definitions.
+        let i1 = t.metric("I1_misses").unwrap();
+        assert_eq!((i1["f"], i1["g"]), (3.0, 1.0));
+        assert_eq!(t.metric("ILmr").unwrap()["f"], 1.0);
+        assert!(t.metric("D1_misses").is_none());
     }
 
     /// The objects of the process that ran the program, with the debug file valgrind

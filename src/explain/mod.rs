@@ -6,6 +6,7 @@
 //! [`crate::analysis::explain`]. Everything written goes under `DIR/explain/`.
 
 pub(crate) mod confirm;
+pub(crate) mod differential;
 pub(crate) mod hotness;
 
 use std::collections::BTreeMap;
@@ -208,6 +209,7 @@ fn explain_build(
         };
         confirm_culprits(&screened, &mut screening, &say)?;
     }
+    let differential = differential_of(exp, target, series, &units, &hot, &screen_options, &say)?;
     crate::analysis::explain::revise_suggestions(&mut screening, &series.metric);
     let (plots, shown_unit) = plots(&units, &hot, &screening, (&cache, &running), series);
     let mut e = Explanation {
@@ -223,6 +225,7 @@ fn explain_build(
         shared_hot: shared,
         phases: running.phases.len(),
         layout_share: layout_share(series),
+        differential,
         screening,
         plots,
         warnings: explain_warnings(exp, options, notes),
@@ -232,6 +235,60 @@ fn explain_build(
     crate::report::words::explain::fill(&mut e);
     store(dir, &target.out_rel, &e)?;
     Ok(e)
+}
+
+/// The differential profile of `series`'s binaries when its metric is one cachegrind counts
+/// per function (else `None`): every binary profiled once more, and where the variation
+/// between them went.
+fn differential_of(
+    exp: &Experiment,
+    target: &Target,
+    series: &Series,
+    units: &[LayoutUnit],
+    hot: &[HotFunction],
+    screen: &ScreenOptions,
+    say: &dyn Fn(String),
+) -> Result<Option<crate::analysis::explain_differential::Differential>> {
+    if !differential::per_function_metric(exp, &series.metric) || units.len() < 3 {
+        return Ok(None);
+    }
+    let jobs = std::thread::available_parallelism().map_or(1, usize::from);
+    say(format!(
+        "profiling each of the {} binaries once under cachegrind for the functions whose own {} move ({jobs} at once)",
+        units.len(),
+        series.metric
+    ));
+    let per_binary = differential::profile_binaries(
+        exp,
+        target.manifest,
+        &target.out_rel,
+        series,
+        &series.metric,
+        jobs,
+    )?;
+    let own: std::collections::BTreeSet<String> = units
+        .iter()
+        .flat_map(|u| u.functions.iter().map(|f| f.name.clone()))
+        .chain(hot.iter().map(|h| h.name.clone()))
+        .collect();
+    let means: Vec<f64> = units.iter().map(|u| u.mean).collect();
+    let functions: Vec<&[crate::layout::binary::Function]> =
+        units.iter().map(|u| u.functions.as_slice()).collect();
+    let d = crate::analysis::explain_differential::differential(
+        &per_binary,
+        &means,
+        &own,
+        &functions,
+        &screen.cache,
+        (screen.fdr, screen.permutations.max(999), screen.seed),
+    )
+    .with_context(|| {
+        format!(
+            "cannot analyse the differential profile of {}",
+            series.program
+        )
+    })?;
+    Ok(Some(d))
 }
 
 /// The answer's warnings: reading the experiment's (in words), a cache model other than
@@ -559,14 +616,8 @@ fn hot_functions(
         .with_context(|| format!("cannot clear {}", scratch.display()))?;
     root.create_dir_all(&scratch_rel)
         .with_context(|| format!("cannot create {}", scratch.display()))?;
-    let mut env: Vec<(String, String)> = exp
-        .header
-        .environment
-        .iter()
-        .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.into(), v.into())))
-        .collect();
-    crate::run::environment::check_recorded_environment(&env)?;
-    if let Some(path) = stage_baseline_libraries(dir, manifest, &scratch)? {
+    let mut env = recorded_environment(exp)?;
+    if let Some(path) = stage_libraries(dir, &manifest.baseline, &scratch)? {
         env.push((
             crate::run::libraries::LIBRARY_PATH_VARIABLE.to_string(),
             path,
@@ -605,14 +656,26 @@ fn hot_functions(
     Ok((hot, running, left_out, notes))
 }
 
-/// Stages the baseline's own shared libraries (if the build made any) in `scratch/lib`, as
-/// `run` stages each binary's, and returns the loader path that finds them.
-fn stage_baseline_libraries(
+/// The run's fixed environment as the store's header recorded it, checked as `run` checks
+/// it before running anything with it.
+fn recorded_environment(exp: &Experiment) -> Result<Vec<(String, String)>> {
+    let env: Vec<(String, String)> = exp
+        .header
+        .environment
+        .iter()
+        .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.into(), v.into())))
+        .collect();
+    crate::run::environment::check_recorded_environment(&env)?;
+    Ok(env)
+}
+
+/// Stages `set`'s own shared libraries (if the build made any) in `scratch/lib`, as `run`
+/// stages each binary's, and returns the loader path that finds them.
+fn stage_libraries(
     dir: &Path,
-    manifest: &crate::files::manifest::Manifest,
+    set: &crate::files::manifest::BinarySet,
     scratch: &Path,
 ) -> Result<Option<String>> {
-    let set = &manifest.baseline;
     if set.libraries.is_empty() {
         return Ok(None);
     }

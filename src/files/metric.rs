@@ -93,6 +93,28 @@ pub(crate) fn primary_name_in_store(spec: &str, recorded: impl Fn(&str) -> bool)
     }
 }
 
+/// The metrics `run --metric cachegrind` derives from cachegrind's raw events, in the order
+/// the store records them after the events: estimated cycles, and the first- and last-level
+/// misses.
+pub(crate) const CACHEGRIND_DERIVED: [&str; 4] =
+    [ESTIMATED_CYCLES, "I1_misses", "D1_misses", "LL_misses"];
+
+/// The value of cachegrind metric `name` from the counts `event` gives: a raw event
+/// (`Ir`, `I1mr`, …) as it is, or one of [`CACHEGRIND_DERIVED`] (`I1_misses` = I1mr,
+/// `D1_misses` = D1mr + D1mw, `LL_misses` = ILmr + DLmr + DLmw, [`estimated_cycles`]).
+/// The one definition of each, for a whole run's totals and for one function's counts
+/// alike. `None` when an event it needs is missing.
+pub(crate) fn cachegrind_metric(name: &str, event: impl Fn(&str) -> Option<f64>) -> Option<f64> {
+    let sum = |names: &[&str]| -> Option<f64> { names.iter().map(|n| event(n)).sum() };
+    match name {
+        ESTIMATED_CYCLES => estimated_cycles(event),
+        "I1_misses" => sum(&["I1mr"]),
+        "D1_misses" => sum(&["D1mr", "D1mw"]),
+        "LL_misses" => sum(&["ILmr", "DLmr", "DLmw"]),
+        raw => event(raw),
+    }
+}
+
 /// Cycles estimated from cachegrind's counts with the cost model of iai-callgrind (now
 /// Gungraun), itself taken from the `iai` crate: an L1 hit costs 1 cycle, a last-level hit 5,
 /// a RAM access (last-level miss) 35.

@@ -116,8 +116,8 @@ pub(crate) fn cachegrind_argv(
 }
 
 /// Totals of the cachegrind files in `dir`: the raw events (`Ir`, `I1mr`, `D1mr`, …) and
-/// the derived `estimated_cycles` (see [`estimated_cycles`]), `I1_misses` (I1mr),
-/// `D1_misses` (D1mr + D1mw) and `LL_misses` (ILmr + DLmr + DLmw), in a fixed order.
+/// the derived metrics of [`crate::files::metric::cachegrind_metric`] (`estimated_cycles`,
+/// `I1_misses`, `D1_misses`, `LL_misses`), in a fixed order.
 pub fn read_cachegrind_totals(dir: &Path) -> Result<Vec<(String, f64)>> {
     let mut totals: Vec<(String, f64)> = Vec::new();
     let mut files = 0;
@@ -149,16 +149,18 @@ pub fn read_cachegrind_totals(dir: &Path) -> Result<Vec<(String, f64)>> {
         bail!("valgrind wrote no cachegrind output in {}", dir.display());
     }
     let get = |n: &str| totals.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
-    let sum = |names: &[&str]| -> Option<f64> { names.iter().map(|n| get(n)).sum() };
-    let derived = [
-        (ESTIMATED_CYCLES, estimated_cycles(get)),
-        ("I1_misses", sum(&["I1mr"])),
-        ("D1_misses", sum(&["D1mr", "D1mw"])),
-        ("LL_misses", sum(&["ILmr", "DLmr", "DLmw"])),
-    ];
+    let derived: Vec<(String, Option<f64>)> = crate::files::metric::CACHEGRIND_DERIVED
+        .iter()
+        .map(|name| {
+            (
+                name.to_string(),
+                crate::files::metric::cachegrind_metric(name, get),
+            )
+        })
+        .collect();
     for (name, value) in derived {
         match value {
-            Some(v) => totals.push((name.to_string(), v)),
+            Some(v) => totals.push((name, v)),
             None => bail!(
                 "cachegrind output lacks the events for {name} (was --cache-sim=yes honoured?)"
             ),

@@ -141,6 +141,14 @@ fn across_row(row: &AcrossVariants) -> String {
 /// mean, and the warnings.
 pub fn text(e: &Explanation) -> String {
     let mut out = screening_lines(e);
+    for line in e
+        .differential
+        .iter()
+        .flat_map(|d| crate::report::words::explain::differential_lines(d, &e.metric))
+    {
+        out += &line;
+        out += "\n";
+    }
     out += &verdict_line(e);
     out += &culprits_lines(e);
     out += &reading_lines(e);
