@@ -167,6 +167,93 @@ fn unconfirmed(function: &str, metric: &str, verdict: Verdict) -> String {
     )
 }
 
+/// The differential profile in words (issue 49), one line each: where the variation between
+/// the binaries went (the movers, largest share first), then the pairs of movers that crowd
+/// each other out of the cache. Empty without a profile.
+pub(crate) fn differential_lines(
+    d: &crate::analysis::explain_differential::Differential,
+    metric: &str,
+) -> Vec<String> {
+    use crate::layout::demangle::demangle;
+    use crate::report::numfmt::{p_value, percent, sig};
+    let mut lines = Vec::new();
+    if d.variance <= 0.0 {
+        lines.push(format!(
+            "where the variation goes: every one of the {} binaries profiled gave the same {metric}: nothing moved",
+            d.binaries
+        ));
+        return lines;
+    }
+    if d.movers.is_empty() {
+        lines.push(format!(
+            "where the variation goes: no function's own {metric} carries {} or more of the variation between the {} binaries: it is spread thin",
+            percent(crate::analysis::explain_differential::MOVER_SHARE, 2),
+            d.binaries
+        ));
+    } else {
+        let listed: Vec<String> = d
+            .movers
+            .iter()
+            .map(|m| {
+                format!(
+                    "{} {} ({} to {}{})",
+                    demangle(&m.function),
+                    percent(m.share, 2),
+                    sig(m.in_lowest, 3),
+                    sig(m.in_highest, 3),
+                    if m.own { "" } else { ", a shared library's" }
+                )
+            })
+            .collect();
+        let spread = match d.functions_for_most {
+            Some(n) if n > d.movers.len() => format!(
+                "; a collective effect: {} functions together carry {} of it",
+                n,
+                percent(crate::analysis::explain_differential::MOST, 2)
+            ),
+            Some(n) => format!(
+                "; {n} function(s) carry {} of it",
+                percent(crate::analysis::explain_differential::MOST, 2)
+            ),
+            None => String::new(),
+        };
+        lines.push(format!(
+            "where the variation goes (each binary profiled once under cachegrind; a function's share of the variance of the {} binaries' {metric}, and its own {metric} in the lowest and the highest binary): {}; together {}{spread}",
+            d.binaries,
+            listed.join(", "),
+            percent(d.movers_share, 2)
+        ));
+    }
+    for c in d.crowding.iter().filter(|c| c.detected) {
+        let means = match (c.apart_mean, c.together_mean) {
+            (Some(a), Some(t)) => format!(
+                "; {metric} averages {} where they share no set and {} where they share some",
+                sig(a, 3),
+                sig(t, 3)
+            ),
+            _ => String::new(),
+        };
+        lines.push(format!(
+            "{} and {} crowd each other out of the cache: the more of the {} cache sets their lines share ({} to {} over the binaries), the higher the {metric} (r = {}, {}, q = {}){means}",
+            demangle(&c.first),
+            demangle(&c.second),
+            c.sets,
+            c.shared_sets.0,
+            c.shared_sets.1,
+            sig(c.r, 2),
+            p_value(c.p),
+            sig(c.q, 2)
+        ));
+    }
+    if let Some(r) = d.agreement.filter(|r| *r < 0.9) {
+        lines.push(format!(
+            "caution: the profile's totals agree with the run's means only at r = {} (a deterministic metric gives 1): the profile and the run did not measure the same",
+            sig(r, 2)
+        ));
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -291,91 +378,4 @@ mod tests {
         let unsure = words(unconfirmed(Verdict::Undetermined));
         assert!(unsure.starts_with("none yet for spin:"), "{unsure}");
     }
-}
-
-/// The differential profile in words (issue 49), one line each: where the variation between
-/// the binaries went (the movers, largest share first), then the pairs of movers that crowd
-/// each other out of the cache. Empty without a profile.
-pub(crate) fn differential_lines(
-    d: &crate::analysis::explain_differential::Differential,
-    metric: &str,
-) -> Vec<String> {
-    use crate::layout::demangle::demangle;
-    use crate::report::numfmt::{p_value, percent, sig};
-    let mut lines = Vec::new();
-    if d.variance <= 0.0 {
-        lines.push(format!(
-            "where the variation goes: every one of the {} binaries profiled gave the same {metric}: nothing moved",
-            d.binaries
-        ));
-        return lines;
-    }
-    if d.movers.is_empty() {
-        lines.push(format!(
-            "where the variation goes: no function's own {metric} carries {} or more of the variation between the {} binaries: it is spread thin",
-            percent(crate::analysis::explain_differential::MOVER_SHARE, 2),
-            d.binaries
-        ));
-    } else {
-        let listed: Vec<String> = d
-            .movers
-            .iter()
-            .map(|m| {
-                format!(
-                    "{} {} ({} to {}{})",
-                    demangle(&m.function),
-                    percent(m.share, 2),
-                    sig(m.in_lowest, 3),
-                    sig(m.in_highest, 3),
-                    if m.own { "" } else { ", a shared library's" }
-                )
-            })
-            .collect();
-        let spread = match d.functions_for_most {
-            Some(n) if n > d.movers.len() => format!(
-                "; a collective effect: {} functions together carry {} of it",
-                n,
-                percent(crate::analysis::explain_differential::MOST, 2)
-            ),
-            Some(n) => format!(
-                "; {n} function(s) carry {} of it",
-                percent(crate::analysis::explain_differential::MOST, 2)
-            ),
-            None => String::new(),
-        };
-        lines.push(format!(
-            "where the variation goes (each binary profiled once under cachegrind; a function's share of the variance of the {} binaries' {metric}, and its own {metric} in the lowest and the highest binary): {}; together {}{spread}",
-            d.binaries,
-            listed.join(", "),
-            percent(d.movers_share, 2)
-        ));
-    }
-    for c in d.crowding.iter().filter(|c| c.detected) {
-        let means = match (c.apart_mean, c.together_mean) {
-            (Some(a), Some(t)) => format!(
-                "; {metric} averages {} where they share no set and {} where they share some",
-                sig(a, 3),
-                sig(t, 3)
-            ),
-            _ => String::new(),
-        };
-        lines.push(format!(
-            "{} and {} crowd each other out of the cache: the more of the {} cache sets their lines share ({} to {} over the binaries), the higher the {metric} (r = {}, {}, q = {}){means}",
-            demangle(&c.first),
-            demangle(&c.second),
-            c.sets,
-            c.shared_sets.0,
-            c.shared_sets.1,
-            sig(c.r, 2),
-            p_value(c.p),
-            sig(c.q, 2)
-        ));
-    }
-    if let Some(r) = d.agreement.filter(|r| *r < 0.9) {
-        lines.push(format!(
-            "caution: the profile's totals agree with the run's means only at r = {} (a deterministic metric gives 1): the profile and the run did not measure the same",
-            sig(r, 2)
-        ));
-    }
-    lines
 }
