@@ -10,7 +10,9 @@
 # Environment: WORK (work directory, default /tmp/explain-corpus: sources, builds, stores),
 # RESULTS (truth, answers and timings per case, default $WORK/results), SEEDS (20),
 # JOBS (run --jobs, default 2), CONFIRM=1 (also `explain --confirm`), LAYOUTRAND (default:
-# this checkout's target/release/layoutrand, built when missing), REBUILD=1 (build again).
+# this checkout's target/release/layoutrand, built when missing), REBUILD=1 (build again),
+# STAGES (default "run truth explain confirm"; e.g. STAGES="truth" recomputes the truth of
+# cases already run, STAGES="explain confirm" explains them again with another layoutrand).
 #
 # Per program (once): fetch the pinned Debian source (recipes/debian-source.sh
 # --skip-patches), configure, `layoutrand build --seeds $SEEDS` of the recorded make, and the
@@ -139,6 +141,15 @@ CASES=(
   "null-lua-bench|lua|I1=65536,8,64|{dir}/bench.lua 1 2"
 )
 
+STAGES=${STAGES:-run truth explain confirm}
+has_stage() { case " $STAGES " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+old_timing() { # old_timing RES KEY: KEY of RES/timing.json ("null" when missing)
+  python3 -c 'import json,sys
+try: v = json.load(open(sys.argv[1] + "/timing.json")).get(sys.argv[2])
+except Exception: v = None
+print("null" if v is None else v)' "$1" "$2"
+}
+
 run_case() { # run_case "NAME|PROG|MODEL|ARGS"
   local name prog model args
   IFS='|' read -r name prog model args <<<"$1"
@@ -148,41 +159,55 @@ run_case() { # run_case "NAME|PROG|MODEL|ARGS"
   args=${args//\{dir\}/$dir}
   # shellcheck disable=SC2206
   local argv=($args)
-  rm -rf "$cdir" "$res"
-  mkdir -p "$cdir" "$res"
-  cp -a "$dir/out" "$cdir/out"
-  log "$name: run ($prog ${argv[*]}, $model)"
-  local t0 run_s explain_s confirm_s=null
-  t0=$(now)
-  (cd "$dir" && "$L" run --out "$cdir/out" --executions 1 --env-pad 0 --jobs "$JOBS" \
-     --schedule-seed 1 --metric cachegrind --cache-sim "$model" --timeout 600 \
-     -- "{bin:$prog}" "${argv[@]}") >"$cdir/run.log" 2>&1 \
-     || { tail -n 20 "$cdir/run.log" >&2; return 1; }
-  run_s=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
-  log "$name: truth"
-  (cd "$dir" && python3 "$here/truth.py" --layoutrand "$L" --out "$cdir/out" --program "$prog" \
-     --cache-sim "$model" --dest "$res/truth.json" -- "{bin}" "${argv[@]}") >&2
-  rm -rf "$res/cg"
-  log "$name: explain"
-  t0=$(now)
-  "$L" explain "$cdir/out" --metric I1_misses --format json -o "$res/answer.json" \
-    >"$cdir/explain.log" 2>&1 || { tail -n 20 "$cdir/explain.log" >&2; return 1; }
-  explain_s=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
-  if [ "$CONFIRM" = 1 ]; then
+  local t0 run_s=null explain_s=null confirm_s=null
+  if has_stage run; then
+    rm -rf "$cdir" "$res"
+    mkdir -p "$cdir" "$res"
+    cp -a "$dir/out" "$cdir/out"
+    log "$name: run ($prog ${argv[*]}, $model)"
+    t0=$(now)
+    (cd "$dir" && "$L" run --out "$cdir/out" --executions 1 --env-pad 0 --jobs "$JOBS" \
+       --schedule-seed 1 --metric cachegrind --cache-sim "$model" --timeout 600 \
+       -- "{bin:$prog}" "${argv[@]}") >"$cdir/run.log" 2>&1 \
+       || { tail -n 20 "$cdir/run.log" >&2; return 1; }
+    run_s=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+  else
+    [ -f "$cdir/out/results.jsonl" ] || { log "$name: no run in $cdir (STAGES has no run)"; return 1; }
+    mkdir -p "$res"
+    run_s=$(old_timing "$res" run_s)
+  fi
+  if has_stage truth; then
+    log "$name: truth"
+    (cd "$dir" && python3 "$here/truth.py" --layoutrand "$L" --out "$cdir/out" --program "$prog" \
+       --cache-sim "$model" --dest "$res/truth.json" -- "{bin}" "${argv[@]}") >&2
+    rm -rf "$res/cg"
+  fi
+  if has_stage explain; then
+    log "$name: explain"
+    t0=$(now)
+    "$L" explain "$cdir/out" --metric I1_misses --format json -o "$res/answer.json" \
+      >"$cdir/explain.log" 2>&1 || { tail -n 20 "$cdir/explain.log" >&2; return 1; }
+    explain_s=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+  else
+    explain_s=$(old_timing "$res" explain_s)
+  fi
+  if [ "$CONFIRM" = 1 ] && has_stage confirm; then
     log "$name: explain --confirm"
     t0=$(now)
     "$L" explain "$cdir/out" --metric I1_misses --confirm --format json \
       -o "$res/answer-confirm.json" >"$cdir/confirm.log" 2>&1 \
       || { tail -n 20 "$cdir/confirm.log" >&2; return 1; }
     confirm_s=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }')
+  else
+    confirm_s=$(old_timing "$res" confirm_s)
   fi
   python3 - "$res/timing.json" "$name" "$prog" "$model" "$run_s" "$explain_s" "$confirm_s" \
     "$(cut -d' ' -f1 /proc/loadavg)" "${argv[@]}" <<'EOF'
 import json, sys
 dest, name, prog, model, run_s, explain_s, confirm_s, load, *argv = sys.argv[1:]
+num = lambda x: None if x in ("null", "None", "") else float(x)
 json.dump({"case": name, "program": prog, "model": model, "command": [prog] + argv,
-           "run_s": float(run_s), "explain_s": float(explain_s),
-           "confirm_s": None if confirm_s == "null" else float(confirm_s),
+           "run_s": num(run_s), "explain_s": num(explain_s), "confirm_s": num(confirm_s),
            "load_after": float(load)}, open(dest, "w"), indent=1)
 EOF
   log "$name: run ${run_s}s, explain ${explain_s}s, confirm ${confirm_s}"

@@ -102,6 +102,8 @@ def main():
     ap.add_argument("results")
     ap.add_argument("--answer", default=None,
                     help="the answer file scored for top-1/top-3 (default answer.json)")
+    ap.add_argument("--cases", action="store_true",
+                    help="also print the cases: command, model and the truth's moves")
     a = ap.parse_args()
     cases = sorted(d for d in os.listdir(a.results)
                    if os.path.isfile(os.path.join(a.results, d, "truth.json")))
@@ -216,6 +218,26 @@ def main():
           f"Nulls: {tot['nulls']}, findings on them {tot['null_findings']}, confirmed on them "
           f"{tot['null_conf']}. Confirmations on flips: {tot['conf_t']} in the truth, "
           f"{tot['conf_f']} not (false).")
+
+    if a.cases:
+        print()
+        print("| case | command | I1 | fastest → slowest (binaries) | kind | truth: fast → slow "
+              "I1 misses (mean of 3 and 3) | share of Σ|move| | unnamed move |")
+        print("|---|---|---|---|---|---|---|---|")
+        for c in cases:
+            d = os.path.join(a.results, c)
+            t = load(os.path.join(d, "truth.json"))
+            tm = load(os.path.join(d, "timing.json")) or {}
+            mv = {m["function"]: m for m in t["moves"]}
+            tr = "; ".join(f"{f} {mv[f]['fast']:,.0f} → {mv[f]['slow']:,.0f}" for f in t["truth"]
+                           if f in mv)
+            cmd = " ".join(os.path.basename(x) if x.startswith("/") else x
+                           for x in tm.get("command", [t["program"]]))
+            share = t.get("truth_share")
+            print(f"| {c} | `{cmd}` | {t['i1']} | {t['fastest']['i1_misses']:,.0f} "
+                  f"({t['fastest']['binary']}) → {t['slowest']['i1_misses']:,.0f} "
+                  f"({t['slowest']['binary']}) | {'flip' if t['flip'] else 'null'} | {tr} | "
+                  f"{'–' if share is None else f'{share:.0%}'} | {t.get('unnamed_move', 0):,.0f} |")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,9 @@ function's move is its mean I1mr over the slow binaries minus its mean over the 
 
 Truth rule: order the functions by |move|, largest first; the truth is the shortest prefix
 whose |move|s add up to at least 80 % of the sum of every function's |move| (so a function
-losing misses counts as much as one gaining them), at most 5 functions. A case is a flip when
+losing misses counts as much as one gaining them), at most 5 functions. Code cachegrind
+cannot name ("???": PLT stubs, unnamed loader code) is left out of the rule (its move is
+recorded as `unnamed_move`). A case is a flip when
 the slowest binary's store mean is at least 5 % above the fastest's, else a null (its truth
 is still written, for reference, and not scored as a flip).
 """
@@ -111,6 +113,10 @@ def main():
         return sum(profiles[b].get(f, {}).get("I1mr", 0) for b in group) / len(group)
 
     moves = {f: mean_of(slow, f) - mean_of(fast, f) for f in fns}
+    # cachegrind's "???" is code without a symbol (PLT stubs, the loader's unnamed parts):
+    # not a function anyone could name; its move is kept apart and out of the rule.
+    unnamed = moves.pop("???", 0.0)
+    fns.discard("???")
     order = sorted(fns, key=lambda f: (-abs(moves[f]), f))
     total_abs = sum(abs(m) for m in moves.values())
     truth, acc = [], 0.0
@@ -122,9 +128,11 @@ def main():
         truth.append(f)
         acc += abs(moves[f])
     fast_profile = profiles[fast[0]]
-    own_hot = sorted(fast_profile, key=lambda f: (-fast_profile[f]["I1mr"], f))[:5]
+    own_hot = sorted((f for f in fast_profile if f != "???"),
+                     key=lambda f: (-fast_profile[f]["I1mr"], f))[:5]
     slow_profile = profiles[slow[0]]
-    slow_hot = sorted(slow_profile, key=lambda f: (-slow_profile[f]["I1mr"], f))[:5]
+    slow_hot = sorted((f for f in slow_profile if f != "???"),
+                      key=lambda f: (-slow_profile[f]["I1mr"], f))[:5]
     rec = {
         "program": a.program,
         "i1": i1,
@@ -138,6 +146,7 @@ def main():
         "profile_totals": totals,
         "truth": truth,
         "truth_share": acc / total_abs if total_abs else None,
+        "unnamed_move": unnamed,
         "moves": [{"function": f, "move": moves[f], "fast": mean_of(fast, f),
                    "slow": mean_of(slow, f)} for f in order[:15]],
         "most_misses_fastest": [{"function": f, "i1_misses": fast_profile[f]["I1mr"]}
