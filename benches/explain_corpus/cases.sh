@@ -44,9 +44,9 @@ log() { echo "[$(date +%H:%M:%S)] $*" >&2; }
 # fetchable through the private apt setup, and the corpus must stay the same programs.
 declare -A VERSION=(
   [gzip]=1.12-1 [bzip2]=1.0.8-5 [xz-utils]=5.4.1-1+deb12u2 [libzstd]=1.5.4+dfsg2-5
-  [brotli]=1.0.9-2 [lua5.4]=5.4.4-3+deb12u1
+  [brotli]=1.0.9-2 [lua5.4]=5.4.4-3+deb12u1 [sqlite3]=3.40.1-2+deb12u2
 )
-declare -A PKG=([gzip]=gzip [bzip2]=bzip2 [xz]=xz-utils [zstd]=libzstd [brotli]=brotli [lua]=lua5.4)
+declare -A PKG=([gzip]=gzip [bzip2]=bzip2 [xz]=xz-utils [zstd]=libzstd [brotli]=brotli [lua]=lua5.4 [sqlite3]=sqlite3)
 
 fetch() { # fetch PROG: the unpacked source in $WORK/src/PROG/src
   local prog=$1 pkg=${PKG[$1]}
@@ -64,6 +64,10 @@ configure() { # configure PROG: what precedes the recorded build
     xz) (cd "$src" && ./configure -q --disable-shared --disable-nls --disable-doc \
           --disable-scripts --disable-xzdec --disable-lzmadec --disable-lzmainfo \
           --disable-lzma-links >/dev/null) ;;
+    # the amalgamation (generated with tclsh and lemon) is made before the recorded build,
+    # which then compiles and links shell.c and sqlite3.c only
+    sqlite3) (cd "$src" && ./configure -q --disable-shared --disable-tcl --disable-readline \
+          --disable-editline >/dev/null && make -j2 sqlite3.c >/dev/null) ;;
     *) ;;
   esac
 }
@@ -76,6 +80,7 @@ build_cmd() { # the recorded build's command line, as the recipes (docs/build.md
     zstd) echo "make -j2 -C programs zstd-release" ;;
     brotli) echo "make -j2 brotli" ;;
     lua) echo "make -j2 linux" ;;
+    sqlite3) echo "make -j2 sqlite3" ;;
   esac
 }
 
@@ -104,6 +109,7 @@ prepare() { # prepare PROG: source, build with $SEEDS seeds, inputs
     zstd) "$b/zstd" -q -c -9 "$dir/input.txt" >"$dir/input.txt.zst" ;;
     brotli) "$b/brotli" -c -q 9 "$dir/input.txt" >"$dir/input.txt.br" ;;
     lua) cp "$root/recipes/lua/bench.lua" "$here/strings.lua" "$dir/" ;;
+    sqlite3) cp "$here/work.sql" "$dir/" ;;
   esac
 }
 
@@ -135,10 +141,18 @@ CASES=(
   "lua-bench|lua|I1=4096,2,64|{dir}/bench.lua 1 2"
   "lua-bench-8k|lua|I1=8192,2,64|{dir}/bench.lua 1 2"
   "lua-strings|lua|I1=4096,2,64|{dir}/strings.lua"
+  "sqlite3-work|sqlite3|I1=4096,2,64|-batch -init {dir}/work.sql :memory:"
+  "sqlite3-work-8k|sqlite3|I1=8192,2,64|-batch -init {dir}/work.sql :memory:"
   "null-gzip-6|gzip|I1=65536,8,64|-c -6 {in}"
   "null-bzip2-9|bzip2|I1=65536,8,64|-c -9 {in}"
   "null-zstd-3|zstd|I1=65536,8,64|-q --single-thread -c -3 {in}"
   "null-lua-bench|lua|I1=65536,8,64|{dir}/bench.lua 1 2"
+  "null-gzip-d|gzip|I1=65536,8,64|-d -c {in}.gz"
+  "null-bzip2-d|bzip2|I1=65536,8,64|-d -c {in}.bz2"
+  "null-xz-6|xz|I1=65536,8,64|-c -T1 -6 {in}"
+  "null-brotli-7|brotli|I1=65536,8,64|-c -q 7 {in}"
+  "null-lua-strings|lua|I1=65536,8,64|{dir}/strings.lua"
+  "null-sqlite3-work|sqlite3|I1=65536,8,64|-batch -init {dir}/work.sql :memory:"
 )
 
 STAGES=${STAGES:-run truth explain confirm}
