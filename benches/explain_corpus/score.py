@@ -19,6 +19,8 @@ Scores (flips only, the truth being truth.json's `truth` functions):
   baseline B the function with the most I1 misses in the slowest binary's profile (every
              object, truth.py's rerun): top-1
 Nulls: the number of findings (false findings) and of confirmed culprits.
+Fixes: the printed fixes of confirmed culprits, and how many of them say that they copy
+the placement of the binaries with the higher means (a fix towards the slow side).
 Cost: explain's wall time / the run's (and explain --confirm's / the run's).
 Names are compared after dropping GCC's clone suffixes (.part.N, .constprop.N, .isra.N, .cold).
 """
@@ -110,7 +112,8 @@ def main():
     rows = []
     tot = dict(flips=0, nulls=0, top1=0, top3=0, mv1=0, mv3=0, mv_n=0, conf_t=0, conf_f=0,
                null_findings=0, null_conf=0, ba1=0, ba3=0, bb1=0, answered=0,
-               run_s=0.0, explain_s=0.0, confirm_s=0.0, confirm_run_s=0.0)
+               run_s=0.0, explain_s=0.0, confirm_s=0.0, confirm_run_s=0.0,
+               fixes=0, fixes_slow=0)
     for c in cases:
         d = os.path.join(a.results, c)
         truth = load(os.path.join(d, "truth.json"))
@@ -138,6 +141,11 @@ def main():
         row["verdict"] = ans.get("verdict", "?")
         row["first"] = short(ff[0]) if ff else "–"
         row["findings"] = len(ff)
+        for cu in (conf_ans if conf_ans is not None else ans).get("culprits") or []:
+            fix = cu.get("suggestion")
+            if fix and (cu.get("confirmation") or {}).get("confirmed") is True:
+                tot["fixes"] += 1
+                tot["fixes_slow"] += "higher means" in fix
         ct = sum(1 for f, w in conf if norm(f) in T)
         cf = len(conf) - ct
         row["conf"] = f"{ct}/{cf}" if (conf_ans is not None or conf) else "–"
@@ -217,7 +225,9 @@ def main():
           f"{tot['ba1']}, top-3 {tot['ba3']}; baseline B top-1 {tot['bb1']}). "
           f"Nulls: {tot['nulls']}, findings on them {tot['null_findings']}, confirmed on them "
           f"{tot['null_conf']}. Confirmations on flips: {tot['conf_t']} in the truth, "
-          f"{tot['conf_f']} not (false).")
+          f"{tot['conf_f']} not (false). Fixes printed (for confirmed culprits): "
+          f"{tot['fixes']}, of which {tot['fixes_slow']} say the fix copies the binaries with "
+          f"the higher means (not proven: the corpus does not build the fixes).")
 
     if a.cases:
         print()
