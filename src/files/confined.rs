@@ -182,6 +182,36 @@ pub(crate) fn open_append_no_follow(path: &Path, what: &str) -> Result<File> {
     dir.open_append(name, what)
 }
 
+/// Opens `path` for reading only when it is a regular file: without following a symbolic
+/// link and without blocking (a FIFO would stall the reader forever).
+pub(crate) fn open_regular(path: &Path) -> Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let opened = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path);
+    let file = match opened {
+        Ok(f) => f,
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => bail!(
+            "{} is a symbolic link: refused (layoutrand reads an experiment directory's own \
+             files only, never through a link; replace the link by the file itself)",
+            path.display()
+        ),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let meta = file
+        .metadata()
+        .with_context(|| format!("cannot inspect {}", path.display()))?;
+    if !meta.is_file() {
+        bail!(
+            "{} is not a regular file: refused (layoutrand reads only regular files from an \
+             experiment directory)",
+            path.display()
+        );
+    }
+    Ok(file)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -355,7 +355,7 @@ fn check_printable(name: &str, what: &str) -> Result<()> {
 fn read_regular(path: &Path) -> Result<String> {
     use std::io::Read;
     let mut text = String::new();
-    crate::files::trust::open_regular(path)?
+    crate::files::confined::open_regular(path)?
         .read_to_string(&mut text)
         .with_context(|| format!("cannot read {}", path.display()))?;
     Ok(text)

@@ -14,6 +14,7 @@ pub mod cache_model;
 pub mod confined;
 pub(crate) mod disk_full;
 pub mod hash_cache;
+pub(crate) mod line;
 pub mod manifest;
 pub mod metric;
 pub mod output;

@@ -299,7 +299,7 @@ pub fn read_part(dir: &Path, rel: &Path, kind: Kind) -> Result<Option<Vec<u8>>> 
     };
     let path = dir.join(rel);
     if kind == Kind::StoreHeader {
-        let line = crate::files::store::file::read_header_line(std::io::BufReader::new(f), &path)?;
+        let line = crate::files::line::read_header_line(std::io::BufReader::new(f), &path)?;
         return Ok(Some(line));
     }
     let limit: u64 = 64 << 20;
@@ -313,36 +313,6 @@ pub fn read_part(dir: &Path, rel: &Path, kind: Kind) -> Result<Option<Vec<u8>>> 
         );
     }
     Ok(Some(bytes))
-}
-
-/// Opens `path` for reading only when it is a regular file: without following a symbolic
-/// link and without blocking (a FIFO would stall the reader forever).
-pub(crate) fn open_regular(path: &Path) -> Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let opened = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path);
-    let file = match opened {
-        Ok(f) => f,
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => bail!(
-            "{} is a symbolic link: refused (layoutrand reads an experiment directory's own \
-             files only, never through a link; replace the link by the file itself)",
-            path.display()
-        ),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-    };
-    let meta = file
-        .metadata()
-        .with_context(|| format!("cannot inspect {}", path.display()))?;
-    if !meta.is_file() {
-        bail!(
-            "{} is not a regular file: refused (layoutrand reads only regular files from an \
-             experiment directory)",
-            path.display()
-        );
-    }
-    Ok(file)
 }
 
 /// The MAC file of `rel`, `None` when there is none; bounded, and refused when it is not a

@@ -251,7 +251,7 @@ pub(crate) fn check_blobs(record_dir: &Path, records: &[LinkRecord]) -> Result<(
             )
         })?;
         let path = blobs.join(name);
-        let mut file = crate::files::trust::open_regular(&path)?;
+        let mut file = crate::files::confined::open_regular(&path)?;
         let mut hasher = blake3::Hasher::new();
         std::io::copy(&mut file, &mut hasher)
             .with_context(|| format!("cannot read {}", path.display()))?;

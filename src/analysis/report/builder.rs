@@ -7,10 +7,12 @@ use crate::analysis::vocabulary::{Thresholds, MIN_TOP_LEVEL_UNITS};
 use crate::stats::hierarchy::Hierarchy;
 use crate::stats::sample::MeanInterval;
 
+use super::data_split::{AxisShare, DataSplit};
 use super::diagnostics::diagnose;
 use super::experiment::variant_groups;
 use super::experiment::{Experiment, Series};
 use super::host_conditions::HostCondition;
+use super::model::Sensitivity;
 use super::model::{
     DiagnosticConcern, Interval, Level, MultipleComparison, ProgramAchieved, Report, ReportWarning,
     SeriesReport, Setup,
@@ -22,6 +24,7 @@ use crate::analysis::single::{analyze, BootstrapOptions, Dataset};
 use crate::analysis::variants::{
     compare_variants, PairComparison, VariantData, VariantOptions, DEFAULT_VARIANT_RESAMPLES,
 };
+use crate::stats::variance_split::AxisTest;
 
 /// What to compute besides the defaults: `report --fail-if-slower`, `--bootstrap`, `--seed`.
 #[derive(Debug, Clone, Copy, Default)]
@@ -405,10 +408,8 @@ pub(crate) fn analyse_series(
         baseline_ci.as_ref(),
         thresholds,
     );
-    let variance_split = super::data_split::data_split(&kept, machines, confidence).map(|s| {
-        s.with_set_aside(set_aside)
-            .with_code_answered_by(&sensitivity)
-    });
+    let variance_split = super::data_split::data_split(&kept, machines, confidence)
+        .map(|s| with_code_answered_by(s.with_set_aside(set_aside), &sensitivity));
     let mut diagnostics = diagnose(series, failures, confidence);
     diagnostics.normality = shown_normality(engine.as_ref());
     add_design_notes(&mut diagnostics, series, &sensitivity, confidence);
@@ -632,4 +633,29 @@ fn binary_statistics(series: &Series) -> Vec<super::model::BinaryStatistics> {
             }
         })
         .collect()
+}
+
+/// `split` with its code line answered by `sensitivity`, the layout-sensitivity
+/// verdict: its test, its magnitude (the layout's own variation) and its verdict, so
+/// that one question gets one answer (issue 55: the split said "no variation detected,
+/// p = 0.37" beside a "layout-sensitive" verdict).
+fn with_code_answered_by(split: DataSplit, sensitivity: &Sensitivity) -> DataSplit {
+    let code = split.code.map(|c| {
+        let test = match (sensitivity.df, sensitivity.p_value) {
+            (Some(df), Some(p)) => Some(AxisTest {
+                f: sensitivity.f,
+                df_numerator: df.df_numerator as usize,
+                df_denominator: df.df_denominator as usize,
+                p_value: p,
+            }),
+            _ => c.test,
+        };
+        AxisShare {
+            variation: sensitivity.layout_variation.unwrap_or(c.variation),
+            test,
+            verdict: Some(sensitivity.verdict),
+            ..c
+        }
+    });
+    DataSplit { code, ..split }
 }

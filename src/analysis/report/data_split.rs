@@ -145,34 +145,6 @@ impl DataSplit {
         }
     }
 
-    /// This split with its code line answered by `sensitivity`, the layout-sensitivity
-    /// verdict: its test, its magnitude (the layout's own variation) and its verdict, so
-    /// that one question gets one answer (issue 55: the split said "no variation detected,
-    /// p = 0.37" beside a "layout-sensitive" verdict).
-    pub(crate) fn with_code_answered_by(
-        self,
-        sensitivity: &super::model::Sensitivity,
-    ) -> DataSplit {
-        let code = self.code.map(|c| {
-            let test = match (sensitivity.df, sensitivity.p_value) {
-                (Some(df), Some(p)) => Some(AxisTest {
-                    f: sensitivity.f,
-                    df_numerator: df.df_numerator as usize,
-                    df_denominator: df.df_denominator as usize,
-                    p_value: p,
-                }),
-                _ => c.test,
-            };
-            AxisShare {
-                variation: sensitivity.layout_variation.unwrap_or(c.variation),
-                test,
-                verdict: Some(sensitivity.verdict),
-                ..c
-            }
-        });
-        DataSplit { code, ..self }
-    }
-
     /// The components present, in the model's order, with their shares.
     pub fn parts(&self) -> Vec<(Component, &AxisShare)> {
         Component::ALL

@@ -82,7 +82,7 @@ impl SlurmPlan {
         // link, and only a regular file (a FIFO planted here would stall `run --slurm
         // --resume` and `status` for ever).
         let mut text = String::new();
-        std::io::Read::read_to_string(&mut crate::files::trust::open_regular(&path)?, &mut text)
+        std::io::Read::read_to_string(&mut crate::files::confined::open_regular(&path)?, &mut text)
             .with_context(|| format!("cannot read {}", path.display()))?;
         let plan: SlurmPlan = serde_json::from_str(&text)
             .with_context(|| format!("{} is not a layoutrand Slurm plan", path.display()))?;
