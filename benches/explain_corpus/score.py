@@ -71,6 +71,9 @@ def finding_functions(exp):
 def movers(exp):
     m = exp.get("movers")
     if not isinstance(m, list):
+        # explain's differential profile (issue 49): `differential.movers[]`, largest share first.
+        m = (exp.get("differential") or {}).get("movers")
+    if not isinstance(m, list):
         return None
     return [x.get("function") if isinstance(x, dict) else x for x in m]
 

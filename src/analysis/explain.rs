@@ -54,6 +54,9 @@ pub(crate) struct ScreenOptions {
     /// The code running beside the hot functions (the shared libraries' hot code, the
     /// profile's phases), counted in the set pressure.
     pub(crate) running: RunningCode,
+    /// The features screened: those the metric's model can feel (every one for a time on
+    /// real hardware, [`crate::layout::features::CACHE_FEATURES`] under cachegrind).
+    pub(crate) features: &'static [Feature],
 }
 
 /// One binary as the screening sees it: its label, mean and functions.
@@ -172,12 +175,69 @@ pub(crate) struct Confirmation {
     /// the interval within the threshold, or a tie) or `undetermined` (cannot tell: the
     /// interval reaches beyond the threshold and includes 1).
     pub(crate) verdict: Verdict,
-    /// Whether the relinks confirm the screening: detected, in the screening's direction.
+    /// Whether the relinks confirm the screening: detected, in the screening's direction;
+    /// or, when the ratio's interval cannot tell, the pairs agree on that direction by the
+    /// sign test (`sign_test`).
     pub(crate) confirmed: bool,
+    /// The pairs' directions (every confirmation since issue 49; absent in older answers):
+    /// how many changed by more than `--negligible` in the screening's direction, against
+    /// it, or less (ties), with the sign test's one-sided p-value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) sign_test: Option<PairDirections>,
     /// The directory of the relinks, their manifest and store (relative to the experiment).
     pub(crate) dir: String,
     /// Per seed: the feature value and mean of the seed as built and of its relink.
     pub(crate) pairs: Vec<ConfirmPair>,
+}
+
+/// The directions of a confirmation's pairs (the relink against the seed as built), judged
+/// against the screening's direction: each pair's high side (the binary with the feature
+/// higher) over its low side, beyond `± --negligible`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub(crate) struct PairDirections {
+    /// Pairs whose change is beyond the threshold in the screening's direction.
+    pub(crate) agree: usize,
+    /// Pairs whose change is beyond it the other way.
+    pub(crate) against: usize,
+    /// Pairs within it.
+    pub(crate) ties: usize,
+    /// `P(Bin(agree + against, ½) ≥ agree)` ([`crate::stats::sign_test`]); 1 when every pair
+    /// is a tie.
+    pub(crate) p: f64,
+}
+
+impl PairDirections {
+    /// The directions of `pairs` against `predicted_higher` (the screening's: a higher
+    /// feature goes with a higher metric), ties within `negligible`.
+    pub(crate) fn of(
+        pairs: &[super::explain_plot::ConfirmPair],
+        predicted_higher: bool,
+        negligible: f64,
+    ) -> PairDirections {
+        let (mut agree, mut against, mut ties) = (0, 0, 0);
+        for pair in pairs {
+            let (high, low) = if pair.moved.value > pair.control.value {
+                (pair.moved.mean, pair.control.mean)
+            } else {
+                (pair.control.mean, pair.moved.mean)
+            };
+            let change = high / low - 1.0;
+            if !change.is_finite() || change.abs() <= negligible {
+                ties += 1;
+            } else if (change > 0.0) == predicted_higher {
+                agree += 1;
+            } else {
+                against += 1;
+            }
+        }
+        let p = crate::stats::sign_test::sign_test_one_sided(agree, agree + against).unwrap_or(1.0);
+        PairDirections {
+            agree,
+            against,
+            ties,
+            p,
+        }
+    }
 }
 
 /// How the strongest 0/1 pair splits the binaries when nothing was discovered.
@@ -225,6 +285,11 @@ pub(crate) const TOGETHER: f64 = 0.8;
 /// this gives 5 findings for 191 culprits where |r| ≥ 0.8 alone gives 39.
 pub(crate) const EXPLAINED_ALPHA: f64 = 0.05;
 
+/// Every feature: what an answer stored before `features` was kept screened.
+fn every_feature() -> Vec<Feature> {
+    FEATURES.to_vec()
+}
+
 /// The screening's answer for one program and metric.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Screening {
@@ -246,6 +311,10 @@ pub struct Screening {
     /// was kept were read as the default, 5 %).
     #[serde(default = "default_fdr")]
     pub(crate) fdr: f64,
+    /// The features screened per function: those the metric's model can feel (answers
+    /// stored before it was kept screened every feature).
+    #[serde(default = "every_feature")]
+    pub(crate) features: Vec<Feature>,
     /// With no culprit: how the strongest 0/1 pair splits the binaries, and the fewest
     /// binaries with which a perfect association at that split could be discovered (more
     /// than `binaries_needed` when the split is uneven, as when 3 of 20 layouts are slow).
@@ -277,7 +346,11 @@ pub(crate) fn screen(
     options: &ScreenOptions,
 ) -> Result<Screening, StatsError> {
     crate::stats::error::at_least("the explain screening", "binaries", 3, units.len())?;
-    let (columns, unmatched) = feature_columns(units, hot, &options.cache, &options.running);
+    let (columns, unmatched) = feature_columns(
+        units,
+        hot,
+        (&options.cache, &options.running, options.features),
+    );
     let response: Vec<f64> = units.iter().map(|u| u.mean).collect();
     let tested: Vec<&Column> = columns.iter().filter(|c| varies(&c.values)).collect();
     let constant = columns.len() - tested.len();
@@ -330,6 +403,7 @@ pub(crate) fn screen(
         binaries_needed: needed,
         permutations,
         fdr: options.fdr,
+        features: options.features.to_vec(),
         split,
         means_vary: varies(&response),
         verdict,
@@ -477,8 +551,7 @@ struct Column {
 fn feature_columns(
     units: &[LayoutUnit],
     hot: &[HotFunction],
-    cache: &ICache,
-    running: &RunningCode,
+    (cache, running, features): (&ICache, &RunningCode, &[Feature]),
 ) -> (Vec<Column>, Vec<String>) {
     let mut unmatched = std::collections::BTreeSet::new();
     for u in units {
@@ -514,7 +587,7 @@ fn feature_columns(
             let f = p.function(&h.name).expect("found in every binary");
             p.with_moved(&h.name, f.address.div_ceil(cache.line) * cache.line)
         });
-        for feature in FEATURES {
+        for &feature in features {
             let values = placements
                 .iter()
                 .map(|p| p.value(feature, &h.name).expect("found in every binary"))
@@ -709,7 +782,7 @@ pub(crate) fn culprit_plots(
     scale: f64,
     shown: usize,
 ) -> Vec<FeaturePlot> {
-    let (columns, _) = feature_columns(units, hot, cache, running);
+    let (columns, _) = feature_columns(units, hot, (cache, running, &FEATURES));
     screening
         .culprits
         .iter()
@@ -765,6 +838,48 @@ pub(crate) fn revise_suggestions(screening: &mut Screening, metric: &str) {
 mod tests {
     use super::*;
 
+    /// Issue 49: a change ten-fold in 5 of 5 pairs is a direction every pair agrees on
+    /// (p = 1/32 < 0.05), however uneven its size; ties and pairs against it count as the
+    /// sign test counts them.
+    #[test]
+    fn the_pairs_directions_are_counted_against_the_screenings() {
+        use super::super::explain_plot::{ConfirmPair, PlacedMean};
+        let pair = |seed, control: (f64, f64), moved: (f64, f64)| ConfirmPair {
+            seed,
+            control: PlacedMean {
+                value: control.0,
+                mean: control.1,
+            },
+            moved: PlacedMean {
+                value: moved.0,
+                mean: moved.1,
+            },
+        };
+        // The high side (feature 1) is ten times the low in every seed, whichever moved.
+        let tenfold: Vec<ConfirmPair> = (0..5)
+            .map(|s| {
+                if s % 2 == 0 {
+                    pair(s, (0.0, 100.0), (1.0, 1000.0 + s as f64))
+                } else {
+                    pair(s, (1.0, 900.0 * (s as f64)), (0.0, 100.0))
+                }
+            })
+            .collect();
+        let d = PairDirections::of(&tenfold, true, 0.01);
+        assert_eq!((d.agree, d.against, d.ties), (5, 0, 0));
+        assert!((d.p - 0.03125).abs() < 1e-12);
+        // Predicted the other way: every pair against it.
+        let d = PairDirections::of(&tenfold, false, 0.01);
+        assert_eq!((d.agree, d.against), (0, 5));
+        assert!((d.p - 1.0).abs() < 1e-12);
+        // Changes within the threshold are ties; with no untied pair, p = 1.
+        let flat: Vec<ConfirmPair> = (0..4)
+            .map(|s| pair(s, (0.0, 100.0), (1.0, 100.5)))
+            .collect();
+        let d = PairDirections::of(&flat, true, 0.01);
+        assert_eq!((d.agree, d.ties, d.p), (0, 4, 1.0));
+    }
+
     fn options() -> ScreenOptions {
         ScreenOptions {
             fdr: 0.05,
@@ -776,6 +891,7 @@ mod tests {
                 ways: 8,
             },
             running: RunningCode::default(),
+            features: &FEATURES,
         }
     }
 

@@ -263,6 +263,7 @@ mod tests {
                 Verdict::NotDetected
             },
             confirmed,
+            sign_test: None,
             dir: "a/explain/confirm-0".to_string(),
             pairs: Vec::new(),
         };

@@ -143,7 +143,19 @@ pub(crate) fn confirm(
     run(exp, &out)?;
     let (ratio, ci, verdict, means) = analyse(&out, screened.metric, screened.thresholds)?;
     let pairs = confirm_pairs(&placed, &means);
-    let confirmed = verdict == Verdict::Detected && (ratio > 1.0) == (suspect.effect > 0.0);
+    let predicted_higher = suspect.effect > 0.0;
+    let directions = crate::analysis::explain::PairDirections::of(
+        &pairs,
+        predicted_higher,
+        screened.thresholds.negligible,
+    );
+    // The ratio's interval decides when it can; when it cannot tell (a change large in
+    // every pair but too uneven for an interval), the pairs' directions do (issue 49).
+    let confirmed = match verdict {
+        Verdict::Detected => (ratio > 1.0) == predicted_higher,
+        Verdict::Undetermined => directions.p < screened.thresholds.alpha(),
+        _ => false,
+    };
     Ok(Confirmation {
         function: suspect.function.clone(),
         feature: suspect.feature,
@@ -156,6 +168,7 @@ pub(crate) fn confirm(
         confidence: screened.thresholds.confidence,
         verdict,
         confirmed,
+        sign_test: Some(directions),
         dir: rel.display().to_string(),
         pairs,
     })

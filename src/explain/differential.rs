@@ -30,11 +30,15 @@ pub(crate) fn per_function_metric(exp: &Experiment, metric: &str) -> bool {
 struct Job<'a> {
     set: &'a BinarySet,
     scratch_rel: PathBuf,
+    /// Its place in the series' binaries.
+    at: usize,
 }
 
 /// Each randomised binary of `series` (in its order) profiled once under cachegrind: per
-/// function, its own value of `metric`. The output files stay in `out_rel/differential/`
-/// (one folder per binary). `jobs` profiles run at once.
+/// function, its own value of `metric`. The profile the run kept of the binary
+/// ([`crate::run::metric::profile_path`]) is read when there is one; the others are profiled
+/// now, their output files in `out_rel/differential/` (one folder per binary), `jobs` at
+/// once.
 pub(crate) fn profile_binaries(
     exp: &Experiment,
     manifest: &Manifest,
@@ -49,7 +53,13 @@ pub(crate) fn profile_binaries(
     root.remove_dir_all(&base_rel)
         .with_context(|| format!("cannot clear {}", dir.join(&base_rel).display()))?;
     let mut work = Vec::new();
+    let mut kept = Vec::new();
     for b in &series.seeds {
+        let profile = kept_profile(&root, series, &b.binary, metric)?;
+        kept.push(profile);
+        if kept.last().is_some_and(Option::is_some) {
+            continue;
+        }
         let set = manifest
             .binary_sets()
             .find(|s| s.seed == b.seed && s.kind.is_none())
@@ -57,11 +67,15 @@ pub(crate) fn profile_binaries(
         let scratch_rel = base_rel.join(&b.binary);
         root.create_dir_all(&scratch_rel)
             .with_context(|| format!("cannot create {}", dir.join(&scratch_rel).display()))?;
-        work.push(Job { set, scratch_rel });
+        work.push(Job {
+            set,
+            scratch_rel,
+            at: kept.len() - 1,
+        });
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let mut results: Vec<Option<Result<BTreeMap<String, f64>>>> =
-        (0..work.len()).map(|_| None).collect();
+        kept.into_iter().map(|k| k.map(Ok)).collect();
     let slots = std::sync::Mutex::new(&mut results);
     std::thread::scope(|scope| {
         for _ in 0..jobs.max(1).min(work.len().max(1)) {
@@ -70,7 +84,7 @@ pub(crate) fn profile_binaries(
                 let Some(job) = work.get(i) else { break };
                 let one = profile_one(exp, &series.program, job, metric);
                 if let Ok(mut s) = slots.lock() {
-                    s[i] = Some(one);
+                    s[job.at] = Some(one);
                 }
             });
         }
@@ -83,6 +97,36 @@ pub(crate) fn profile_binaries(
                 .with_context(|| format!("the differential profile of {}", b.binary))
         })
         .collect()
+}
+
+/// The per-function values of `metric` in the profile the run kept of `binary`, `None` when
+/// it kept none. Read as data through the directory's one opener (a received directory's
+/// profile is counts, never a command); a kept profile that does not parse is an error, not
+/// silently profiled again.
+fn kept_profile(
+    root: &crate::files::confined::ExperimentDir,
+    series: &Series,
+    binary: &str,
+    metric: &str,
+) -> Result<Option<BTreeMap<String, f64>>> {
+    let rel = crate::run::metric::profile_path(&series.program, series.variant.as_deref(), binary);
+    let file = match root.open_regular(&rel) {
+        Ok(f) => f,
+        Err(e) if crate::files::confined::is_missing(&e) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let mut text = String::new();
+    std::io::Read::read_to_string(
+        &mut std::io::Read::take(file, crate::files::store::file::MAX_LINE_BYTES as u64),
+        &mut text,
+    )
+    .with_context(|| format!("cannot read {}", root.join(&rel).display()))?;
+    let counts = crate::run::metric::EventCounts::parse(&text)
+        .with_context(|| format!("{} is not a profile", root.join(&rel).display()))?;
+    let values = counts
+        .metric(metric)
+        .with_context(|| format!("{} lacks the events of {metric}", root.join(&rel).display()))?;
+    Ok(Some(values))
 }
 
 /// One binary's per-function values of `metric`.

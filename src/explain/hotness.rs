@@ -21,102 +21,7 @@ pub(crate) const MAX_HOT: usize = 50;
 /// Defined with the screening that ranks by it (analysis sits below this orchestration).
 pub(crate) use crate::analysis::explain::HotFunction;
 
-/// Every event of a cachegrind output file per function: the `events:` names, and per
-/// function (`fn=` blocks summed over files and lines) one sum per event. A cost line lists
-/// the events in order after its line number; trailing zeros may be left out.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct EventCounts {
-    /// The events' names, in the files' order.
-    pub(crate) events: Vec<String>,
-    /// Per function, one sum per event.
-    pub(crate) functions: BTreeMap<String, Vec<f64>>,
-}
-
-impl EventCounts {
-    /// The counts of one cachegrind output file. Names are as valgrind prints them with
-    /// `--demangle=no`.
-    pub(crate) fn parse(text: &str) -> Result<EventCounts> {
-        let mut counts = EventCounts::default();
-        let mut current: Option<String> = None;
-        let mut seen_events = false;
-        for line in text.lines() {
-            if let Some(rest) = line.strip_prefix("events:") {
-                counts.events = rest.split_whitespace().map(String::from).collect();
-                seen_events = true;
-            } else if let Some(name) = line.strip_prefix("fn=") {
-                current = Some(name.to_string());
-            } else if line.starts_with(|c: char| c.is_ascii_digit()) {
-                let Some(name) = current.as_ref().filter(|_| seen_events) else {
-                    continue;
-                };
-                let values: Vec<f64> = line
-                    .split_whitespace()
-                    .skip(1)
-                    .map(|t| t.parse::<f64>())
-                    .collect::<std::result::Result<_, _>>()
-                    .with_context(|| format!("a cost line is not numeric: {line:?}"))?;
-                let width = counts.events.len();
-                let slot = counts
-                    .functions
-                    .entry(name.clone())
-                    .or_insert_with(|| vec![0.0; width]);
-                for (s, v) in slot.iter_mut().zip(values) {
-                    *s += v;
-                }
-            }
-        }
-        if !seen_events {
-            bail!("not a cachegrind output file (no events: line)");
-        }
-        Ok(counts)
-    }
-
-    /// `other`'s counts added to these (the files of several processes of one run).
-    fn add(&mut self, other: EventCounts) -> Result<()> {
-        if self.events.is_empty() {
-            *self = other;
-            return Ok(());
-        }
-        if other.events != self.events {
-            bail!("the cachegrind files of one run count different events");
-        }
-        for (name, values) in other.functions {
-            let slot = self
-                .functions
-                .entry(name)
-                .or_insert_with(|| vec![0.0; values.len()]);
-            for (s, v) in slot.iter_mut().zip(values) {
-                *s += v;
-            }
-        }
-        Ok(())
-    }
-
-    /// Function `name`'s count of event `event` (0 when it ran none), `None` when the files
-    /// do not count that event.
-    fn event(&self, name: &str, event: &str) -> Option<f64> {
-        let at = self.events.iter().position(|e| e == event)?;
-        Some(
-            self.functions
-                .get(name)
-                .and_then(|v| v.get(at).copied())
-                .unwrap_or(0.0),
-        )
-    }
-
-    /// Per function, the value of cachegrind metric `metric` (a raw event or a derived one,
-    /// [`crate::files::metric::cachegrind_metric`]); `None` when the files lack an event it
-    /// needs.
-    pub(crate) fn metric(&self, metric: &str) -> Option<BTreeMap<String, f64>> {
-        self.functions
-            .keys()
-            .map(|name| {
-                crate::files::metric::cachegrind_metric(metric, |e| self.event(name, e))
-                    .map(|v| (name.clone(), v))
-            })
-            .collect()
-    }
-}
+pub(crate) use crate::run::metric::EventCounts;
 
 /// The hot functions among `own` (the names of the program's own functions): the counts of
 /// `profile` restricted to them (a library's code is not relinked, so it cannot be a
@@ -366,22 +271,7 @@ pub(crate) fn profile_counts(
         v.insert(1, "-v".into());
     }
     let out = run_valgrind(&v, cwd, env, "cachegrind")?;
-    let mut totals = EventCounts::default();
-    for entry in std::fs::read_dir(scratch)? {
-        let path = entry?.path();
-        let is_out = path
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with("cachegrind.out."));
-        if !is_out {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        let one = EventCounts::parse(&text).with_context(|| path.display().to_string())?;
-        totals
-            .add(one)
-            .with_context(|| path.display().to_string())?;
-    }
+    let totals = EventCounts::of_dir(scratch)?;
     if totals.functions.is_empty() {
         bail!(
             "valgrind wrote no cachegrind output in {}",
@@ -620,6 +510,8 @@ mod tests {
         assert_eq!((i1["f"], i1["g"]), (3.0, 1.0));
         assert_eq!(t.metric("ILmr").unwrap()["f"], 1.0);
         assert!(t.metric("D1_misses").is_none());
+        // The profile `run` keeps of a binary is read back as it was counted.
+        assert_eq!(EventCounts::parse(&t.to_text()).unwrap(), t);
     }
 
     /// The objects of the process that ran the program, with the debug file valgrind

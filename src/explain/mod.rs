@@ -183,6 +183,12 @@ fn explain_build(
         seed: options.seed,
         cache,
         running: running.clone(),
+        // Under cachegrind only what a simulated cache feels; on real hardware every feature.
+        features: if differential::per_function_metric(exp, metric) {
+            &crate::layout::features::CACHE_FEATURES
+        } else {
+            &crate::layout::features::FEATURES
+        },
     };
     say(format!(
         "screening {} hot functions' placements in {} binaries against {metric}",
@@ -570,7 +576,7 @@ fn no_wider_screen(e: &Explanation, left_out: &Unscreened) -> Option<String> {
             left_out.functions,
             e.program,
             crate::report::numfmt::percent(left_out.ir_share, 2),
-            left_out.functions * crate::layout::features::FEATURES.len()
+            left_out.functions * e.screening.features.len()
         )
     })
 }

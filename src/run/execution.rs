@@ -15,7 +15,10 @@ use super::heap_offset::{
     PRELOAD_VARIABLE,
 };
 use super::libraries::{self, stage_libraries, staged_library_dir, LIBRARY_PATH_VARIABLE};
-use super::metric::{cachegrind_argv, extract_reported, read_cachegrind_totals, MetricSpec};
+use super::metric::{
+    cachegrind_argv, extract_reported, profile_path, read_cachegrind_totals, EventCounts,
+    MetricSpec,
+};
 use super::process::{file_tail, run_process, ProcessEnd, ProcessOutcome, ProcessSpec};
 use super::schedule::Slot;
 use super::settings::RunSettings;
@@ -39,6 +42,10 @@ pub(crate) struct ExecutionContext<'a> {
     pub(crate) staging: PathBuf,
     /// Where cachegrind writes its files.
     pub(crate) cachegrind_dir: PathBuf,
+    /// The experiment directory, where `--metric cachegrind` keeps each binary's first
+    /// per-function profile ([`keep_profile`]); `None` keeps none (a Slurm shard: its
+    /// profiles would race the other shards' on a shared file system).
+    pub(crate) profiles_in: Option<&'a Path>,
     /// Working directory of the benchmark.
     pub(crate) cwd: &'a Path,
     /// The fixed environment, without the padding.
@@ -242,6 +249,9 @@ fn outcome_records(
                         target, slot, &name, iteration, warmup, value, unit,
                     ));
                 }
+                if let (MetricSpec::Cachegrind, Some(out)) = (ctx.metric, ctx.profiles_in) {
+                    keep_profile(out, &ctx.cachegrind_dir, target);
+                }
                 (ExecutionStatus::Ok, None)
             }
             Err(e) => {
@@ -367,6 +377,30 @@ fn check_sha256(source: &Path, staged: &Path, expected: &str, binary: &str) -> R
 
 /// (metric, iteration, warmup, value, unit) of a successful execution.
 type Value = (String, u32, bool, f64, String);
+
+/// Keeps the per-function profile of `target`'s execution that just ended under cachegrind
+/// (its files in `cg_dir`) at [`profile_path`] in `out`, unless one is kept already: the
+/// binary's first successful execution, which `explain` reads instead of profiling every
+/// binary again (issue 49: the differential profile cost twice the run). A profile that
+/// cannot be kept costs the execution nothing: explain then profiles that binary itself.
+fn keep_profile(out: &Path, cg_dir: &Path, target: &Target) {
+    let rel = profile_path(&target.program, target.variant.as_deref(), &target.binary);
+    let kept = (|| -> Result<()> {
+        let root = crate::files::confined::ExperimentDir::open(out)?;
+        if !matches!(root.entry(&rel)?, crate::files::confined::Entry::Missing) {
+            return Ok(());
+        }
+        let counts = EventCounts::of_dir(cg_dir)?;
+        root.write_atomic(&rel, counts.to_text().as_bytes())
+    })();
+    if let Err(e) = kept {
+        crate::diagnostic!(
+            "layoutrand: warning: the profile of {} was not kept ({e:#}); explain will \
+             profile it again",
+            target.binary
+        );
+    }
+}
 
 /// The measurements of a successful execution.
 fn collect_metrics(

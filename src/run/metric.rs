@@ -4,8 +4,9 @@
 //! Wall time, CPU time and peak RSS come with every execution (see `process`); the metric
 //! named by `--metric` is the *primary* one that `export` and the summary use by default.
 
+use std::collections::BTreeMap;
 use std::io::BufRead;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use regex::Regex;
@@ -114,6 +115,162 @@ pub(crate) fn cachegrind_argv(
     v.extend(argv.iter().cloned());
     v
 }
+
+/// Every event of a cachegrind output file per function: the `events:` names, and per
+/// function (`fn=` blocks summed over files and lines) one sum per event. A cost line lists
+/// the events in order after its line number; trailing zeros may be left out.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct EventCounts {
+    /// The events' names, in the files' order.
+    pub(crate) events: Vec<String>,
+    /// Per function, one sum per event.
+    pub(crate) functions: BTreeMap<String, Vec<f64>>,
+}
+
+impl EventCounts {
+    /// The counts of one cachegrind output file. Names are as valgrind prints them with
+    /// `--demangle=no`.
+    pub(crate) fn parse(text: &str) -> Result<EventCounts> {
+        let mut counts = EventCounts::default();
+        let mut current: Option<String> = None;
+        let mut seen_events = false;
+        for line in text.lines() {
+            if let Some(rest) = line.strip_prefix("events:") {
+                counts.events = rest.split_whitespace().map(String::from).collect();
+                seen_events = true;
+            } else if let Some(name) = line.strip_prefix("fn=") {
+                current = Some(name.to_string());
+            } else if line.starts_with(|c: char| c.is_ascii_digit()) {
+                let Some(name) = current.as_ref().filter(|_| seen_events) else {
+                    continue;
+                };
+                let values: Vec<f64> = line
+                    .split_whitespace()
+                    .skip(1)
+                    .map(|t| t.parse::<f64>())
+                    .collect::<std::result::Result<_, _>>()
+                    .with_context(|| format!("a cost line is not numeric: {line:?}"))?;
+                let width = counts.events.len();
+                let slot = counts
+                    .functions
+                    .entry(name.clone())
+                    .or_insert_with(|| vec![0.0; width]);
+                for (s, v) in slot.iter_mut().zip(values) {
+                    *s += v;
+                }
+            }
+        }
+        if !seen_events {
+            bail!("not a cachegrind output file (no events: line)");
+        }
+        Ok(counts)
+    }
+
+    /// `other`'s counts added to these (the files of several processes of one run).
+    pub(crate) fn add(&mut self, other: EventCounts) -> Result<()> {
+        if self.events.is_empty() {
+            *self = other;
+            return Ok(());
+        }
+        if other.events != self.events {
+            bail!("the cachegrind files of one run count different events");
+        }
+        for (name, values) in other.functions {
+            let slot = self
+                .functions
+                .entry(name)
+                .or_insert_with(|| vec![0.0; values.len()]);
+            for (s, v) in slot.iter_mut().zip(values) {
+                *s += v;
+            }
+        }
+        Ok(())
+    }
+
+    /// Function `name`'s count of event `event` (0 when it ran none), `None` when the files
+    /// do not count that event.
+    pub(crate) fn event(&self, name: &str, event: &str) -> Option<f64> {
+        let at = self.events.iter().position(|e| e == event)?;
+        Some(
+            self.functions
+                .get(name)
+                .and_then(|v| v.get(at).copied())
+                .unwrap_or(0.0),
+        )
+    }
+
+    /// Per function, the value of cachegrind metric `metric` (a raw event or a derived one,
+    /// [`crate::files::metric::cachegrind_metric`]); `None` when the files lack an event it
+    /// needs.
+    pub(crate) fn metric(&self, metric: &str) -> Option<BTreeMap<String, f64>> {
+        self.functions
+            .keys()
+            .map(|name| {
+                crate::files::metric::cachegrind_metric(metric, |e| self.event(name, e))
+                    .map(|v| (name.clone(), v))
+            })
+            .collect()
+    }
+}
+
+/// The per-function profile of one execution, as `run --metric cachegrind` keeps it for
+/// each binary (`DIR/profiles/`, see [`profile_path`]): every event per function, written
+/// in cachegrind's own file format (an `events:` line, then per function an `fn=` line and
+/// one cost line), so that [`EventCounts::parse`] reads it back.
+impl EventCounts {
+    /// The counts as a minimal cachegrind file.
+    pub(crate) fn to_text(&self) -> String {
+        let mut out = format!("events: {}\n", self.events.join(" "));
+        for (name, values) in &self.functions {
+            out.push_str("fn=");
+            out.push_str(name);
+            out.push_str("\n0");
+            for v in values {
+                out.push_str(&format!(" {v}"));
+            }
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The counts of every cachegrind file of one execution in `dir`.
+    pub(crate) fn of_dir(dir: &Path) -> Result<EventCounts> {
+        let mut totals = EventCounts::default();
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .with_context(|| format!("cannot list {}", dir.display()))?
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("cachegrind.out."))
+            })
+            .collect();
+        entries.sort();
+        for path in entries {
+            let text = std::fs::read_to_string(&path)
+                .with_context(|| format!("cannot read {}", path.display()))?;
+            let one = EventCounts::parse(&text).with_context(|| path.display().to_string())?;
+            totals
+                .add(one)
+                .with_context(|| path.display().to_string())?;
+        }
+        Ok(totals)
+    }
+}
+
+/// Where `run --metric cachegrind` keeps the per-function profile of a binary's first
+/// execution, relative to the experiment directory: `profiles/PROGRAM/BINARY.cg`, under
+/// `profiles/PROGRAM/VARIANT/` with variants. Names are the manifest's (checked components).
+pub(crate) fn profile_path(program: &str, variant: Option<&str>, binary: &str) -> PathBuf {
+    let mut p = PathBuf::from(PROFILES_DIR).join(program);
+    if let Some(v) = variant {
+        p.push(v);
+    }
+    p.join(format!("{binary}.cg"))
+}
+
+/// The folder of the kept profiles.
+pub(crate) const PROFILES_DIR: &str = "profiles";
 
 /// Totals of the cachegrind files in `dir`: the raw events (`Ir`, `I1mr`, `D1mr`, …) and
 /// the derived metrics of [`crate::files::metric::cachegrind_metric`] (`estimated_cycles`,

@@ -105,6 +105,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
                 metric: &prepared.metric,
                 settings: &prepared.settings,
                 cachegrind_dir: staging.join("cachegrind"),
+                profiles_in: Some(out),
                 staging,
                 cwd: &started.cwd,
                 base_env: &started.base_env,

@@ -58,6 +58,7 @@ pub mod repeated_t;
 pub mod sample;
 pub mod seeded;
 pub mod shapiro_wilk;
+pub mod sign_test;
 pub mod studentized_range;
 pub mod suite;
 pub mod tdist;

@@ -76,8 +76,38 @@ fn explain_measured(
         .output()
         .unwrap();
     assert_success(&json, "explain");
-    let value = serde_json::from_slice(&json.stdout).unwrap();
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    if metric.contains(&"cachegrind") {
+        the_runs_profiles_were_read(&out, &value);
+    }
     (tmp, value)
+}
+
+/// Under cachegrind the run kept one profile per binary (`DIR/profiles/PROGRAM/BINARY.cg`)
+/// and explain's differential profile read them: it profiled no binary again (no folder of
+/// its own under `explain/differential/`), and still split the variance over every one.
+fn the_runs_profiles_were_read(out: &Path, e: &serde_json::Value) {
+    let programs: Vec<_> = std::fs::read_dir(out.join("profiles"))
+        .expect("the run kept profiles")
+        .map(|p| p.unwrap().path())
+        .collect();
+    assert_eq!(programs.len(), 1, "{programs:?}");
+    let kept = std::fs::read_dir(&programs[0])
+        .unwrap()
+        .filter(|f| {
+            f.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "cg")
+        })
+        .count();
+    assert!(kept >= 20, "{kept} profiles kept");
+    let profiled_again = std::fs::read_dir(out.join("explain").join("differential"))
+        .map(|d| d.count())
+        .unwrap_or(0);
+    assert_eq!(profiled_again, 0, "explain profiled binaries again");
+    assert_eq!(e["differential"]["binaries"], 20, "{:#}", e["differential"]);
 }
 
 /// A fresh copy of fixtures/FIXTURE (the build writes into its source tree).

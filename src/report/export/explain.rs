@@ -520,6 +520,18 @@ pub(super) fn confirmation(e: &Explanation, k: &Confirmation) -> String {
     } else {
         interval
     };
+    let interval = match (&k.sign_test, k.verdict) {
+        (Some(d), Verdict::Undetermined) => format!(
+            "{interval}; {} of {} pairs changed beyond the relevance threshold in the screening's direction, {} against it, {} within it (sign test p = {}{})",
+            d.agree,
+            k.pairs.len(),
+            d.against,
+            d.ties,
+            sig(d.p, 2),
+            if k.confirmed { ": the direction is confirmed" } else { "" }
+        ),
+        _ => interval,
+    };
     let moved = if k.moved_with.is_empty() {
         demangle(&k.function)
     } else {
@@ -686,6 +698,7 @@ mod tests {
             confidence: 0.95,
             verdict: Verdict::Detected,
             confirmed: true,
+            sign_test: None,
             dir: "explain/confirm-0".into(),
             pairs: Vec::new(),
         };

@@ -62,6 +62,7 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
         metric: &prepared.metric,
         settings: &prepared.settings,
         cachegrind_dir: staging.join("cachegrind"),
+        profiles_in: None,
         staging: staging.clone(),
         cwd: &cwd,
         base_env: &base_env,
