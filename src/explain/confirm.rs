@@ -481,19 +481,19 @@ fn seed_binary(
         .iter()
         .find(|s| s.seed == Some(seed))
         .with_context(|| format!("the manifest has no seed {seed}"))?;
-    let b = set
-        .find(program)
-        .with_context(|| format!("seed {seed} has no {program}"))?;
-    Ok((dir.join(&b.path), absolute(dir, &set.libraries)))
+    Ok((super::verified(dir, set, program)?, absolute(dir, set)?))
 }
 
-/// `libraries` with their paths joined to `dir`.
-fn absolute(dir: &Path, libraries: &[Binary]) -> Vec<Binary> {
-    libraries
+/// `set`'s libraries with their paths resolved in `dir`, each checked as `run` checks it
+/// ([`crate::run::targets::verified_binary`]).
+fn absolute(dir: &Path, set: &BinarySet) -> Result<Vec<Binary>> {
+    set.libraries
         .iter()
-        .map(|l| Binary {
-            path: dir.join(&l.path),
-            ..l.clone()
+        .map(|l| {
+            Ok(Binary {
+                path: crate::run::targets::verified_binary(dir, l, "library", &set.label())?,
+                ..l.clone()
+            })
         })
         .collect()
 }
@@ -566,9 +566,9 @@ fn write_manifest(
     program: &str,
     mut sides: BTreeMap<&str, Vec<BinarySet>>,
 ) -> Result<()> {
-    let base = manifest.baseline.find(program).context("no baseline")?;
-    let libraries = absolute(dir, &manifest.baseline.libraries);
-    let baseline = binary_set(out, None, program, &dir.join(&base.path), &libraries)?;
+    let base = super::verified(dir, &manifest.baseline, program)?;
+    let libraries = absolute(dir, &manifest.baseline)?;
+    let baseline = binary_set(out, None, program, &base, &libraries)?;
     let variant = |name: &str, seeds: Vec<BinarySet>| VariantBuild {
         name: name.to_string(),
         build: Manifest {

@@ -137,17 +137,9 @@ fn profile_one(
     metric: &str,
 ) -> Result<BTreeMap<String, f64>> {
     let dir = &exp.dir;
-    let binary = job
-        .set
-        .find(program)
-        .with_context(|| format!("{}: no program {program}", job.set.label()))?;
-    let path = dir.join(&binary.path);
+    let path = super::verified(dir, job.set, program)?;
     let template = crate::run::command::CommandTemplate::parse(&exp.header.command)?;
-    let named: BTreeMap<String, PathBuf> = job
-        .set
-        .all()
-        .map(|b| (b.name.clone(), dir.join(&b.path)))
-        .collect();
+    let named = super::named_binaries(dir, job.set, &template)?;
     let iterations = (exp.header.iterations > 0).then_some(exp.header.iterations);
     let argv: Vec<OsString> = template.expand(Some(&path), &named, iterations);
     let scratch = dir.join(&job.scratch_rel);

@@ -170,10 +170,12 @@ fn explain_build(
     say(format!(
         "profiling {program}'s default layout once under cachegrind for its hot functions"
     ));
+    // Every binary screened is checked (inside DIR, a regular file, the manifest's hash)
+    // before the first runs.
+    let units = layout_units(dir, manifest, series)?;
     let profiled = hot_functions(dir, exp, target, &baseline, &say)?;
     let (hot, running, left_out, mut notes) = profiled;
     let shared = running.shared.clone();
-    let units = layout_units(dir, manifest, series)?;
     let model = exp.header.cache_model.unwrap_or(CacheModel::DEFAULT);
     let cache = ICache::from_geometry(&options.cache.unwrap_or(model.i1));
     notes.extend(shared_period_warning(&shared, &cache));
@@ -338,8 +340,8 @@ fn first_seeds<'a>(
         .collect()
 }
 
-/// The path of `program`'s binary of seed `seed` (`None`: the default layout), as the
-/// manifest names it.
+/// The file of `program`'s binary of seed `seed` (`None`: the default layout), as the
+/// manifest names it and checked as `run` checks it ([`verified`]).
 fn binary_path(
     dir: &Path,
     manifest: &crate::files::manifest::Manifest,
@@ -350,10 +352,37 @@ fn binary_path(
         .binary_sets()
         .find(|s| s.seed == seed)
         .with_context(|| format!("the manifest has no binary {seed:?}"))?;
+    verified(dir, set, program)
+}
+
+/// The file of `set`'s program `program`, checked before explain reads or runs it exactly as
+/// `run` checks it ([`crate::run::targets::verified_binary`]): inside `dir` once links are
+/// followed, a regular file (a FIFO is refused, not opened), its SHA-256 the manifest's.
+pub(crate) fn verified(
+    dir: &Path,
+    set: &crate::files::manifest::BinarySet,
+    program: &str,
+) -> Result<PathBuf> {
     let b = set
         .find(program)
         .with_context(|| format!("{}: no program {program}", set.label()))?;
-    Ok(dir.join(&b.path))
+    crate::run::targets::verified_binary(dir, b, "binary", &set.label())
+}
+
+/// The files of `set` that `template`'s `{bin:NAME}` placeholders stand for, each
+/// [`verified`] (a name the set lacks stays out, and expands to nothing, as before).
+pub(crate) fn named_binaries(
+    dir: &Path,
+    set: &crate::files::manifest::BinarySet,
+    template: &crate::run::command::CommandTemplate,
+) -> Result<BTreeMap<String, PathBuf>> {
+    let mut named = BTreeMap::new();
+    for name in &template.named {
+        if set.find(name).is_some() {
+            named.insert(name.clone(), verified(dir, set, name)?);
+        }
+    }
+    Ok(named)
 }
 
 /// Each seed's binary of `series` as the screening sees it: its mean, the interval of
@@ -608,11 +637,7 @@ fn hot_functions(
 ) -> Result<(Vec<HotFunction>, RunningCode, Unscreened, Vec<String>)> {
     let manifest = target.manifest;
     let template = crate::run::command::CommandTemplate::parse(&exp.header.command)?;
-    let named: BTreeMap<String, PathBuf> = manifest
-        .baseline
-        .all()
-        .map(|b| (b.name.clone(), dir.join(&b.path)))
-        .collect();
+    let named = named_binaries(dir, &manifest.baseline, &template)?;
     let iterations = (exp.header.iterations > 0).then_some(exp.header.iterations);
     let argv = template.expand(Some(&baseline.to_path_buf()), &named, iterations);
     let scratch_rel = target.out_rel.join("profile");
@@ -685,14 +710,12 @@ fn stage_libraries(
     if set.libraries.is_empty() {
         return Ok(None);
     }
-    let libraries: BTreeMap<String, (PathBuf, String)> = set
-        .libraries
-        .iter()
-        .map(|l| {
-            let loaded_as = l.soname.clone().unwrap_or_else(|| l.name.clone());
-            (loaded_as, (dir.join(&l.path), l.sha256.clone()))
-        })
-        .collect();
+    let mut libraries: BTreeMap<String, (PathBuf, String)> = BTreeMap::new();
+    for l in &set.libraries {
+        let loaded_as = l.soname.clone().unwrap_or_else(|| l.name.clone());
+        let path = crate::run::targets::verified_binary(dir, l, "library", &set.label())?;
+        libraries.insert(loaded_as, (path, l.sha256.clone()));
+    }
     let lib = crate::run::libraries::staged_library_dir(scratch);
     crate::run::libraries::stage_libraries(&libraries, &lib, &set.label())?;
     Ok(Some(lib.display().to_string()))

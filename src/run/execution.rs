@@ -22,8 +22,7 @@ use super::metric::{
 use super::process::{file_tail, run_process, ProcessEnd, ProcessOutcome, ProcessSpec};
 use super::schedule::Slot;
 use super::settings::RunSettings;
-use super::targets::Target;
-use crate::files::manifest::sha256_of_file_cached;
+use super::targets::{check_sha256, Target};
 use crate::files::store::{Execution, ExecutionStatus, Measurement, Record};
 
 /// Lines of output kept in failure records and error messages.
@@ -174,7 +173,13 @@ fn process_spec(
     for (name, source) in &target.binaries {
         let path = staged_binary_path(staging, name);
         stage_binary(source, &path)?;
-        check_sha256(source, &path, &target.sha256[name], &target.binary)?;
+        check_sha256(
+            "binary",
+            source,
+            &path,
+            &target.sha256[name],
+            &target.binary,
+        )?;
         fixed.insert(name.clone(), path);
     }
     let bin = ctx.template.uses_bin.then(|| &fixed[&target.program]);
@@ -358,21 +363,6 @@ fn execution_record(
         machine: None,
         abandoned: outcome.abandoned,
     }
-}
-
-/// Refuses to run a staged binary whose SHA-256 is not the manifest's: a file replaced after
-/// the build (another seed's copied over it, a rebuild in place) would be measured under the
-/// wrong label. The staged file is hashed, as it is what runs.
-fn check_sha256(source: &Path, staged: &Path, expected: &str, binary: &str) -> Result<()> {
-    let actual = sha256_of_file_cached(staged)?;
-    if actual != expected {
-        bail!(
-            "{} is not the binary `layoutrand build` made for {binary}: its sha256 is {actual}, the manifest says {}; it was replaced after the build (rebuild, or restore the file) and is not run under that label",
-            source.display(),
-            if expected.is_empty() { "nothing" } else { expected }
-        );
-    }
-    Ok(())
 }
 
 /// (metric, iteration, warmup, value, unit) of a successful execution.

@@ -14,10 +14,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 
 use super::environment::stage_binary;
-use crate::files::manifest::sha256_of_file_cached;
 use crate::layout::dynamic;
 
 /// The name of the environment variable that points the loader at the staged libraries.
@@ -53,15 +52,7 @@ pub(crate) fn stage_libraries(
     for (name, (source, sha256)) in libraries {
         let staged = dir.join(name);
         stage_binary(source, &staged)?;
-        let actual = sha256_of_file_cached(&staged)?;
-        if &actual != sha256 {
-            bail!(
-                "{} is not the library `layoutrand build` made for {binary}: its sha256 is \
-                 {actual}, the manifest says {sha256}; it was replaced after the build (rebuild, \
-                 or restore the file) and is not loaded under that label",
-                source.display()
-            );
-        }
+        super::targets::check_sha256("library", source, &staged, sha256, binary)?;
     }
     Ok(())
 }

@@ -8,7 +8,7 @@ use anyhow::{bail, Context, Result};
 
 use super::command::CommandTemplate;
 use super::settings::RunSettings;
-use crate::files::manifest::{BinarySet, BuildStatus, Manifest};
+use crate::files::manifest::{sha256_of_file_cached, Binary, BinarySet, BuildStatus, Manifest};
 
 /// One binary under test: program name and binary label (`baseline`, `seed-N`).
 pub(crate) struct Target {
@@ -295,4 +295,44 @@ pub(crate) fn binary_inside(
         bail!("{kind} {name} of {label} is not a file: {}", path.display());
     }
     Ok(path)
+}
+
+/// The file of the manifest's `kind` (binary, library) `b` of the binary set `label`,
+/// checked as every command checks a file before running, loading or reading it: inside
+/// `out` and a regular file ([`binary_inside`]), and its SHA-256 the manifest's
+/// ([`check_sha256`]). `run` checks the same two, the path when it plans its targets and the
+/// hash of the staged copy before each execution; `explain` checks here what it profiles.
+pub(crate) fn verified_binary(out: &Path, b: &Binary, kind: &str, label: &str) -> Result<PathBuf> {
+    let path = binary_inside(out, &b.path, kind, &b.name, label)?;
+    check_sha256(kind, &out.join(&b.path), &path, &b.sha256, label)?;
+    Ok(path)
+}
+
+/// Refuses a `kind` (binary, library) file whose SHA-256 is not the manifest's: a file
+/// replaced after the build (another seed's copied over it, a rebuild in place) would be
+/// run or loaded under the wrong label. `file` is hashed (the staged copy, for `run`: what
+/// runs), `source` named.
+pub(crate) fn check_sha256(
+    kind: &str,
+    source: &Path,
+    file: &Path,
+    expected: &str,
+    label: &str,
+) -> Result<()> {
+    let actual = sha256_of_file_cached(file)?;
+    if actual != expected {
+        let used = if kind == "library" { "loaded" } else { "run" };
+        bail!(
+            "{} is not the {kind} `layoutrand build` made for {label}: its sha256 is {actual}, \
+             the manifest says {}; it was replaced after the build (rebuild, or restore the \
+             file) and is not {used} under that label",
+            source.display(),
+            if expected.is_empty() {
+                "nothing"
+            } else {
+                expected
+            }
+        );
+    }
+    Ok(())
 }

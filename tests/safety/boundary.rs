@@ -211,3 +211,94 @@ fn a_planted_variant_link_is_neither_built_nor_extended() {
     refused_by(extended, &out.join("A"), "is a symbolic link");
     assert_eq!(names(&moved), before, "extended outside");
 }
+
+/// A program that creates `marker` when it runs, laid out in `dir` as an experiment of a
+/// baseline and one seed (the same binary), run once: the user's own directory.
+fn own_toucher_run(dir: &Path, marker: &Path) {
+    let src = dir.join("toucher.c");
+    std::fs::write(
+        &src,
+        "#include <fcntl.h>\n#include <unistd.h>\nint main(void) {\n  int fd = open(MARKER, \
+         O_CREAT | O_WRONLY, 0644);\n  if (fd >= 0) close(fd);\n  return 0;\n}\n",
+    )
+    .unwrap();
+    let exe = dir.join("toucher");
+    let define = format!("-DMARKER=\"{}\"", marker.display());
+    gcc(&exe, &[src], &["-O1", &define]);
+    experiment(
+        dir,
+        &[
+            (None, vec![("toucher", exe.clone())]),
+            (Some(1), vec![("toucher", exe)]),
+        ],
+    );
+    run_in(dir)
+        .args(["--executions", "2", "--", "{bin}"])
+        .assert()
+        .success();
+    assert!(marker.exists(), "the control: the program did not run");
+    std::fs::remove_file(marker).unwrap();
+}
+
+/// Attack 4: `explain` ran binaries that `run` refuses: a baseline linked to a program
+/// outside DIR (the same bytes), a binary whose SHA-256 no longer matches the manifest; and a
+/// FIFO in place of a binary hung it. It now checks each binary it reads or runs with run's
+/// own function (`run::targets::verified_binary`) before the first runs: each is refused,
+/// named, nothing runs, and it does not hang. (`run` refusing each is tested with its own
+/// inputs, `tests/safety/paths.rs` and `tests/run/bad_input.rs`.)
+#[test]
+fn explain_checks_every_binary_as_run_does() {
+    let d = tempfile::tempdir().unwrap();
+    let outside = tempfile::tempdir().unwrap();
+    let marker = outside.path().join("PWNED-by-binary");
+    own_toucher_run(d.path(), &marker);
+    let explain = || {
+        layoutrand()
+            .arg("explain")
+            .arg(d.path())
+            .timeout(std::time::Duration::from_secs(120))
+            .output()
+            .unwrap()
+    };
+    for rel in ["bin/baseline/toucher", "bin/seed-1/toucher"] {
+        let file = d.path().join(rel);
+        let kept = std::fs::read(&file).unwrap();
+        // The same program outside, linked in: its hash matches, its place does not.
+        let copy = outside.path().join("toucher");
+        std::fs::copy(&file, &copy).unwrap();
+        std::fs::remove_file(&file).unwrap();
+        std::os::unix::fs::symlink(&copy, &file).unwrap();
+        {
+            let out = explain();
+            refused_by(out, &file, "leads outside");
+            assert!(!marker.exists(), "{rel}: the program outside ran");
+        }
+        std::fs::remove_file(&file).unwrap();
+
+        // Replaced in place by a program that still runs (one byte more): another hash.
+        let mut changed = kept.clone();
+        changed.push(0);
+        std::fs::write(&file, &changed).unwrap();
+        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+        {
+            let out = explain();
+            let stderr = refused_by(out, &file, "is not the binary `layoutrand build` made");
+            assert!(stderr.contains("the manifest says"), "{stderr}");
+            assert!(!marker.exists(), "{rel}: the replaced program ran");
+        }
+        std::fs::remove_file(&file).unwrap();
+
+        // A FIFO: refused without being opened (the timeout fails a hang).
+        nix::unistd::mkfifo(&file, nix::sys::stat::Mode::from_bits_truncate(0o600)).unwrap();
+        {
+            let out = explain();
+            refused_by(out, &file, "is not a file");
+        }
+        std::fs::remove_file(&file).unwrap();
+        std::fs::write(&file, &kept).unwrap();
+        std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+    }
+    assert!(!marker.exists());
+}
