@@ -96,7 +96,7 @@ pub(crate) fn next_line<'l>(
     }
 }
 
-/// The store's first line without its newline, read as [`crate::files::store::file::scan`] reads it (the same function,
+/// The store's first line without its newline, read as the store reader (`files::store::file::scan`) reads it (the same function,
 /// the same limit): the bytes its header's MAC covers ([`crate::files::trust`]), so the header
 /// a reader returns is always the one the signature check looked at. Empty for an empty
 /// store (created, its header not written yet). A blank first line is refused, as by every
