@@ -148,7 +148,7 @@ def main():
             fix = cu.get("suggestion")
             if fix and (cu.get("confirmation") or {}).get("confirmed") is True:
                 tot["fixes"] += 1
-                tot["fixes_slow"] += "higher means" in fix
+                tot["fixes_slow"] += "is then that of the binaries with the higher means" in fix
         ct = sum(1 for f, w in conf if norm(f) in T)
         cf = len(conf) - ct
         row["conf"] = f"{ct}/{cf}" if (conf_ans is not None or conf) else "–"

@@ -120,6 +120,10 @@ pub(crate) enum Fix {
     Placement {
         /// The feature's value were the function aligned to a cache line.
         aligned: f64,
+        /// The feature's value of the binaries with the lowest means ([`fast_value`]):
+        /// the placement a fix must give (issue 49: "align to 64 bytes" put brotli's
+        /// culprit at the slow offset 0 when the fast binaries start it at 48 mod 64).
+        fast: Option<f64>,
         /// For a set-pressure culprit, the hot functions most often sharing its overfull
         /// set.
         partners: Vec<String>,
@@ -670,10 +674,37 @@ fn test_one(
         suggestion: None,
         fix: Some(Fix::Placement {
             aligned: c.aligned,
+            fast: fast_value(&c.values, response),
             partners: c.partners.clone(),
         }),
     })
 }
+
+/// The feature value whose binaries have the lowest mean of `response`, among the values at
+/// least [`MIN_FAST_BINARIES`] binaries share (a value seen once is one layout, not a
+/// placement shown to be fast); `None` when no value is shared that often.
+fn fast_value(values: &[f64], response: &[f64]) -> Option<f64> {
+    let mut groups: Vec<(f64, f64, usize)> = Vec::new();
+    for (v, y) in values.iter().zip(response) {
+        match groups.iter_mut().find(|g| g.0 == *v) {
+            Some(g) => {
+                g.1 += y;
+                g.2 += 1;
+            }
+            None => groups.push((*v, *y, 1)),
+        }
+    }
+    groups
+        .into_iter()
+        .filter(|g| g.2 >= MIN_FAST_BINARIES)
+        .map(|(v, sum, n)| (v, sum / n as f64))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(v, _)| v)
+}
+
+/// The fewest binaries that must share a feature value for it to count as the fast
+/// placement ([`fast_value`]).
+pub(crate) const MIN_FAST_BINARIES: usize = 2;
 
 /// Intercept and slope of the least-squares line of `y` on `x` (`x` varies).
 fn least_squares(x: &[f64], y: &[f64]) -> (f64, f64) {
@@ -837,6 +868,16 @@ pub(crate) fn revise_suggestions(screening: &mut Screening, metric: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fast placement is the shared value with the lowest mean; a value one binary
+    /// holds does not count, however fast.
+    #[test]
+    fn the_fast_placement_is_the_shared_value_with_the_lowest_mean() {
+        let offsets = [0.0, 48.0, 16.0, 48.0, 0.0, 32.0];
+        let misses = [9.0, 2.0, 1.0, 3.0, 8.0, 7.0];
+        assert_eq!(fast_value(&offsets, &misses), Some(48.0));
+        assert_eq!(fast_value(&[0.0, 16.0, 32.0], &[3.0, 2.0, 1.0]), None);
+    }
 
     /// Issue 49: a change ten-fold in 5 of 5 pairs is a direction every pair agrees on
     /// (p = 1/32 < 0.05), however uneven its size; ties and pairs against it count as the

@@ -33,7 +33,8 @@ const RAW_WRITES: &[&str] = &[
 const ALLOWED: &[(&str, &str, &str)] = &[
     ("files/confined/dir.rs", "fs::create_dir_all(", "ExperimentDir::create: the user's own choice of directory, links on the way followed as the user's path says"),
     ("files/output.rs", "OpenOptions::new(", "-o FILE into a FIFO, a character device or /dev/stdout: written into, never replaced (a regular file goes through the confined writer)"),
-    ("files/trust.rs", "OpenOptions::new(", "reads of the key and of signed parts (O_NOFOLLOW | O_NONBLOCK), not writes"),
+    ("files/trust.rs", "OpenOptions::new(", "the read of the user's key (O_NOFOLLOW), not a write"),
+    ("files/confined.rs", "OpenOptions::new(", "open_regular: a read (O_NOFOLLOW | O_NONBLOCK) of a regular file, not a write"),
     ("files/trust.rs", "DirBuilder::new(", "the user's key folder (~/.config/layoutrand), outside any experiment directory"),
     ("files/trust.rs", "tempfile::", "the user's key, created beside its final name outside any experiment directory"),
     ("files/trust.rs", "persist_noclobber(", "the user's key: linked into place without replacing anything"),

@@ -64,12 +64,17 @@ fn y_label(metric: &str, shown_unit: &str) -> String {
 /// The fix of the culprit `s` in words.
 fn fix_words(s: &Suspect, fix: &Fix, cache: &ICache) -> String {
     match fix {
-        Fix::Placement { aligned, partners } => suggestion(&FixFacts {
+        Fix::Placement {
+            aligned,
+            fast,
+            partners,
+        } => suggestion(&FixFacts {
             function: &s.function,
             feature: s.feature,
             effect: s.effect,
             range: s.feature_range,
             aligned: *aligned,
+            fast: *fast,
             partners,
             cache,
         }),
@@ -91,6 +96,8 @@ struct FixFacts<'a> {
     range: (f64, f64),
     /// The feature's value were the function aligned to a cache line.
     aligned: f64,
+    /// The feature's value of the binaries with the lowest means, when shared by enough.
+    fast: Option<f64>,
     /// For a set-pressure culprit, the hot functions most often sharing its overfull set.
     partners: &'a [String],
     /// The cache.
@@ -125,13 +132,57 @@ fn suggestion(f: &FixFacts) -> String {
             "keep {name} within one page: {align}, or an order file (lld/gold \
              --symbol-ordering-file) placing it with the other hot functions"
         ),
+        _ if alignment_is_slow(f) => slow_alignment(f, &name),
         _ => format!("{align}: {}", aligned_outcome(f)),
+    }
+}
+
+/// Whether aligning the function to a line gives it a placement other than the fast one:
+/// another value than the fast binaries' when they share one, else the slow end of the
+/// range (issue 49: a fix must never copy the slow binaries).
+fn alignment_is_slow(f: &FixFacts) -> bool {
+    match f.fast {
+        Some(fast) => f.aligned != fast,
+        None => {
+            let (lo, hi) = f.range;
+            (f.aligned <= lo && f.effect < 0.0) || (f.aligned >= hi && f.effect > 0.0)
+        }
+    }
+}
+
+/// The fix when aligning to a line would copy the slow binaries: the placement the fast
+/// binaries have, when they share one, and never the alignment.
+fn slow_alignment(f: &FixFacts, name: &str) -> String {
+    let line = f.cache.line;
+    let not_aligned = format!(
+        "not an alignment to {line} bytes, which gives it the placement of the binaries with          the higher means"
+    );
+    let offset_in = |modulus: u64, v: f64| {
+        format!(
+            "start {name} at {v} mod {modulus} bytes, as the binaries with the lowest means do              (aligned to {modulus} bytes with {v} bytes in front of it, e.g. an order file              putting {v} bytes of other code before it); {not_aligned}"
+        )
+    };
+    match (f.feature, f.fast) {
+        (Feature::OffsetModLine, Some(v)) => offset_in(line, v),
+        (Feature::OffsetMod16, Some(v)) => offset_in(16, v),
+        (Feature::OffsetMod32, Some(v)) => offset_in(32, v),
+        (Feature::UpperHalfLine, Some(1.0)) => format!(
+            "start {name} in the upper half of a {line}-byte line, as the binaries with the              lower means do; {not_aligned}"
+        ),
+        _ => format!(
+            "none that alignment gives: {not_aligned}, and the binaries share no placement              of {name} that is fast"
+        ),
     }
 }
 
 /// Which binaries' placement an alignment to a line gives: the feature takes the value
 /// `aligned` in every layout, at the low end, the high end or inside the range seen.
 fn aligned_outcome(f: &FixFacts) -> String {
+    if f.fast == Some(f.aligned) {
+        return "its placement is then that of the binaries with the lowest means in every \
+                layout"
+            .to_string();
+    }
     let (lo, hi) = f.range;
     let side = |higher: bool| if higher { "higher" } else { "lower" };
     let at = if f.aligned <= lo {
@@ -276,6 +327,7 @@ mod tests {
             effect,
             range: (0.0, 1.0),
             aligned,
+            fast: None,
             partners,
             cache: &CACHE,
         }
@@ -293,9 +345,44 @@ mod tests {
             s.ends_with("the binaries with the lower means in every layout"),
             "{s}"
         );
-        // Upper half faster: the alignment copies the slower binaries, and says so.
+        // Upper half faster: the alignment would copy the slower binaries: not advised.
         let s = suggestion(&facts(Feature::UpperHalfLine, -0.5, 0.0, &[]));
-        assert!(s.contains("with the higher means"), "{s}");
+        assert!(
+            s.starts_with("none that alignment gives: not an alignment"),
+            "{s}"
+        );
+        let upper = FixFacts {
+            fast: Some(1.0),
+            ..facts(Feature::UpperHalfLine, -0.5, 0.0, &[])
+        };
+        assert!(
+            suggestion(&upper).starts_with("start spin in the upper half of a 64-byte line"),
+            "{}",
+            suggestion(&upper)
+        );
+        // Issue 49's brotli: fast at 48 mod 64; aligned it would start at the slow 0.
+        let brotli = FixFacts {
+            range: (0.0, 63.0),
+            fast: Some(48.0),
+            ..facts(Feature::OffsetModLine, -0.4, 0.0, &[])
+        };
+        let s = suggestion(&brotli);
+        assert!(
+            s.starts_with("start spin at 48 mod 64 bytes, as the binaries with the lowest"),
+            "{s}"
+        );
+        assert!(!s.starts_with("align"), "{s}");
+        // The fast binaries start it at 0: the alignment is their placement.
+        let at_zero = FixFacts {
+            fast: Some(0.0),
+            ..brotli
+        };
+        let s = suggestion(&at_zero);
+        assert!(s.starts_with("align spin to 64 bytes"), "{s}");
+        assert!(
+            s.ends_with("the binaries with the lowest means in every layout"),
+            "{s}"
+        );
         let s = suggestion(&facts(Feature::Lines, 0.1, 0.5, &[]));
         assert!(s.contains("between the binaries' extremes"), "{s}");
     }
@@ -360,6 +447,7 @@ mod tests {
         };
         let placed = words(Fix::Placement {
             aligned: 0.0,
+            fast: None,
             partners: Vec::new(),
         });
         assert_eq!(
