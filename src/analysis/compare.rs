@@ -201,7 +201,7 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
     let b = side(base, confidence, top_name);
     let n = side(new, confidence, top_name);
     let mut found = Vec::new();
-    let pair = analyse_pair(&base.hierarchy, &new.hierarchy, options, &mut found);
+    let pair = analyse_pair(&base.hierarchy, &new.hierarchy, None, options, &mut found);
     let mut concerns: Vec<Concern> = found.into_iter().map(Concern::Pair).collect();
     let fewest_units = base
         .hierarchy

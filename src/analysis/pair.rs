@@ -128,6 +128,25 @@ pub struct BinaryMeans {
     pub(crate) new: f64,
 }
 
+/// The crossed design of a paired interval over code and data layouts.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct DataLayouts {
+    /// Data seeds every matched binary ran under on both sides.
+    pub data_seeds: usize,
+    /// Satterthwaite's degrees of freedom of the interval.
+    pub df: f64,
+}
+
+/// Each side's cell means per binary (in its hierarchy's top-level order) and data seed
+/// (in `seeds`' order): what a crossed interval over code and data layouts needs.
+#[derive(Debug, Clone, Copy)]
+pub struct DataCells<'a> {
+    /// The data seeds, in the cells' column order.
+    pub seeds: &'a [u64],
+    /// Per binary, per data seed, the mean of its executions.
+    pub means: &'a [Vec<f64>],
+}
+
 /// Which interval the verdict rests on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -184,8 +203,15 @@ pub struct PairAnalysis {
     pub ratio: f64,
     /// Fieller's interval (eq. 5), independent sides.
     pub ci: Option<Interval>,
-    /// The paired-by-seed ratio and interval (null without two matched seeds).
+    /// The paired-by-seed ratio and interval (null without two matched seeds); over the
+    /// data seeds too when `data_layouts` says so.
     pub paired: Option<RatioJson>,
+    /// When both sides ran every binary under the same data seeds (`run --data-seeds`): the
+    /// paired interval treats the data seeds as a random factor too (a crossed design,
+    /// [`crate::stats::crossed_ratio`]), so it holds over random data layouts, not only for
+    /// these (issue 55). Null otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub data_layouts: Option<DataLayouts>,
     /// The hierarchical bootstrap interval of the ratio.
     pub bootstrap: Option<BootstrapJson>,
     /// Seeds on which new is faster (null without matched seeds).
@@ -339,6 +365,7 @@ pub enum PairWarning {
 pub(crate) fn analyse_pair(
     base: &Hierarchy,
     new: &Hierarchy,
+    cells: Option<(DataCells, DataCells)>,
     options: &PairOptions,
     warnings: &mut Vec<PairWarning>,
 ) -> PairAnalysis {
@@ -356,10 +383,18 @@ pub(crate) fn analyse_pair(
     let binaries = matched.as_ref().map_or_else(Vec::new, binary_means);
     let (base_means, new_means): (Vec<f64>, Vec<f64>) =
         binaries.iter().map(|b| (b.base, b.new)).unzip();
-    let paired_raw = (!base_means.is_empty())
-        .then(|| paired_ratio(&base_means, &new_means, th.confidence).ok())
-        .flatten()
-        .map(|p| (p.estimate, p.bounds()));
+    let crossed = cells.and_then(|c| crossed(base, new, c, th.confidence));
+    let data_layouts = crossed.map(|r| DataLayouts {
+        data_seeds: r.data_seeds,
+        df: r.df,
+    });
+    let paired_raw = match crossed {
+        Some(r) => Some((r.estimate, r.bounds())),
+        None => (!base_means.is_empty())
+            .then(|| paired_ratio(&base_means, &new_means, th.confidence).ok())
+            .flatten()
+            .map(|p| (p.estimate, p.bounds())),
+    };
     let paired = paired_raw.map(|(ratio, bounds)| RatioJson {
         ratio,
         ci: bounds.and_then(positive_bounds),
@@ -389,6 +424,7 @@ pub(crate) fn analyse_pair(
         ratio,
         ci: fieller,
         paired,
+        data_layouts,
         bootstrap,
         share_faster,
         interaction,
@@ -425,6 +461,29 @@ fn withhold_below_zero(
 fn is_tie(base: &Hierarchy, new: &Hierarchy) -> bool {
     let constant = |h: &Hierarchy| h.values().iter().all(|v| *v == h.values()[0]);
     constant(base) && constant(new) && base.values()[0] == new.values()[0]
+}
+
+/// The ratio over code and data layouts of the binaries both sides hold (at least two),
+/// when both ran them under the same data seeds (at least two); `None` otherwise, or when
+/// the crossed interval cannot be formed (the pairs by binary then decide).
+fn crossed(
+    base: &Hierarchy,
+    new: &Hierarchy,
+    (b, n): (DataCells, DataCells),
+    confidence: f64,
+) -> Option<crate::stats::crossed_ratio::CrossedRatio> {
+    if b.seeds != n.seeds || b.seeds.len() < 2 {
+        return None;
+    }
+    let matched = matched_units(base, new);
+    let rows = |c: &DataCells, pick: fn(&(usize, usize)) -> usize| -> Option<Vec<Vec<f64>>> {
+        matched
+            .iter()
+            .map(|m| c.means.get(pick(m)).cloned())
+            .collect()
+    };
+    let (base_rows, new_rows) = (rows(&b, |m| m.0)?, rows(&n, |m| m.1)?);
+    crate::stats::crossed_ratio::crossed_ratio(&base_rows, &new_rows, confidence).ok()
 }
 
 /// Indices of the top-level ids that both hierarchies hold, in `a`'s order: (in a, in b).
@@ -587,13 +646,92 @@ mod tests {
         }
     }
 
+    /// Issue 55: each binary ran under 3 data seeds, and the speedup depends on the data
+    /// layout (0.93, 0.95, 0.97). Paired by binary alone, the interval is the one of these
+    /// three data layouts, far narrower than the speedup's spread over them; with the cells,
+    /// the data seeds are a random factor and the interval covers that spread. The pairs are
+    /// matched by name whatever the order of the new side's binaries.
+    #[test]
+    fn with_data_seeds_the_interval_covers_random_data_layouts() {
+        let ids: Vec<u64> = (0..8).collect();
+        let speedup = [0.93, 0.95, 0.97];
+        let base_cells: Vec<Vec<f64>> = ids
+            .iter()
+            .map(|&s| {
+                (0..3)
+                    .map(|j| 100.0 * (1.0 + 0.01 * s as f64) + j as f64)
+                    .collect()
+            })
+            .collect();
+        let new_cells: Vec<Vec<f64>> = base_cells
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(i, row)| {
+                row.iter()
+                    .zip(speedup)
+                    .map(|(v, k)| v * k * (1.0 + 0.0005 * (i % 3) as f64))
+                    .collect()
+            })
+            .collect();
+        let hierarchy = |cells: &[Vec<f64>], ids: Vec<String>| {
+            Hierarchy::from_nested(
+                cells.iter().flatten().copied().collect(),
+                vec![3, cells.len()],
+            )
+            .unwrap()
+            .with_top_ids(ids)
+            .unwrap()
+        };
+        let names: Vec<String> = ids.iter().map(|s| format!("seed-{s}")).collect();
+        let base = hierarchy(&base_cells, names.clone());
+        let new = hierarchy(&new_cells, names.into_iter().rev().collect());
+        let seeds = [11, 12, 13];
+        let cells = Some((
+            DataCells {
+                seeds: &seeds,
+                means: &base_cells,
+            },
+            DataCells {
+                seeds: &seeds,
+                means: &new_cells,
+            },
+        ));
+        let by_binary = analyse_pair(&base, &new, None, &options(), &mut Vec::new());
+        let crossed = analyse_pair(&base, &new, cells, &options(), &mut Vec::new());
+        let width = |p: &PairAnalysis| {
+            let ci = p.paired.as_ref().unwrap().ci.unwrap();
+            (ci.lower, ci.upper)
+        };
+        let (lo, hi) = width(&by_binary);
+        assert!(hi - lo < 0.005, "by binary: {lo} to {hi}");
+        let (lo, hi) = width(&crossed);
+        assert!(lo < 0.93 && hi > 0.97, "over data layouts: {lo} to {hi}");
+        assert_eq!(crossed.data_layouts.unwrap().data_seeds, 3);
+        assert!(by_binary.data_layouts.is_none());
+        // Other data seeds on one side: no crossed design, the pairs by binary decide.
+        let other = [11, 12, 14];
+        let mismatched = Some((
+            DataCells {
+                seeds: &seeds,
+                means: &base_cells,
+            },
+            DataCells {
+                seeds: &other,
+                means: &new_cells,
+            },
+        ));
+        let p = analyse_pair(&base, &new, mismatched, &options(), &mut Vec::new());
+        assert!(p.data_layouts.is_none());
+    }
+
     #[test]
     fn a_partial_overlap_is_reported_with_its_counts() {
         // Seeds 0–9 against 3–10: 7 in common, 3 of base's and 1 of new's left out.
         let base = side(100.0, &(0..10).collect::<Vec<_>>());
         let new = side(90.0, &(3..11).collect::<Vec<_>>());
         let mut warnings = Vec::new();
-        let pair = analyse_pair(&base, &new, &options(), &mut warnings);
+        let pair = analyse_pair(&base, &new, None, &options(), &mut warnings);
         assert_eq!(pair.basis, Basis::Paired);
         assert_eq!(pair.binaries.len(), 7);
         assert_eq!(
@@ -611,7 +749,7 @@ mod tests {
         let base = side(100.0, &[0, 1, 2, 3]);
         let new = side(100.0, &[4, 5, 6]);
         let mut warnings = Vec::new();
-        let pair = analyse_pair(&base, &new, &options(), &mut warnings);
+        let pair = analyse_pair(&base, &new, None, &options(), &mut warnings);
         assert_eq!(pair.basis, Basis::Fieller);
         assert_eq!(
             warnings,
@@ -627,7 +765,7 @@ mod tests {
     fn one_binary_a_side_has_no_fieller_interval() {
         let (base, new) = (side(100.0, &[0]), side(90.0, &[1]));
         let mut warnings = Vec::new();
-        let pair = analyse_pair(&base, &new, &options(), &mut warnings);
+        let pair = analyse_pair(&base, &new, None, &options(), &mut warnings);
         assert!(pair.ci.is_none());
         assert_eq!(warnings, [PairWarning::NoFieller]);
     }

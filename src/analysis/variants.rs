@@ -58,6 +58,9 @@ pub struct VariantData<'a> {
     pub name: &'a str,
     /// Its measurements; top-level ids name the binaries (`seed-3`) for matching.
     pub hierarchy: &'a Hierarchy,
+    /// With data seeds, each binary's mean per data seed (in the hierarchy's order): the
+    /// pairs' interval then covers random data layouts too.
+    pub cells: Option<crate::analysis::pair::DataCells<'a>>,
 }
 
 /// What to compute.
@@ -320,6 +323,7 @@ fn compare_pair(
     let pair = analyse_pair(
         base.hierarchy,
         new.hierarchy,
+        base.cells.zip(new.cells),
         &pair_options,
         &mut pair_warnings,
     );
@@ -537,7 +541,11 @@ mod tests {
 
     /// The variants as `compare_variants` takes them, from (name, measurements) pairs.
     fn named<'a, const N: usize>(v: [(&'a str, &'a Hierarchy); N]) -> [VariantData<'a>; N] {
-        v.map(|(name, hierarchy)| VariantData { name, hierarchy })
+        v.map(|(name, hierarchy)| VariantData {
+            name,
+            hierarchy,
+            cells: None,
+        })
     }
 
     fn options() -> VariantOptions {

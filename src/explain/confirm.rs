@@ -682,7 +682,7 @@ fn analyse(
         bootstrap: None,
         fail_if_slower: None,
     };
-    let pair = analyse_pair(&low, &high, &options, &mut Vec::new());
+    let pair = analyse_pair(&low, &high, None, &options, &mut Vec::new());
     Ok((
         pair.effect.ratio,
         pair.effect.ci,

@@ -11,13 +11,24 @@ use crate::analysis::single::plural;
 /// pairs): the seeds match, and pairing removes the layout effect both sides share".
 pub(crate) fn basis_sentence(pair: &PairAnalysis, top_name: &str) -> String {
     let units = plural(top_name);
-    match pair.basis {
-        Basis::Paired => format!(
+    match (pair.basis, pair.data_layouts) {
+        (Basis::Paired, Some(d)) => format!(
+            "decided by the interval paired by {top_name} ({} pairs) over {} data seeds as a \
+             random factor too (a crossed design, {:.1} degrees of freedom): the {units} \
+             match, pairing removes the layout effect both sides share, and the data seeds' \
+             own effect on the difference counts as the random data layout it is, so the \
+             answer holds over data layouts, not only for these {}",
+            pair.binaries.len(),
+            d.data_seeds,
+            d.df,
+            d.data_seeds
+        ),
+        (Basis::Paired, None) => format!(
             "decided by the interval paired by {top_name} ({} pairs): the {units} match, and \
              pairing removes the layout effect both sides share",
             pair.binaries.len()
         ),
-        Basis::Fieller => format!(
+        (Basis::Fieller, _) => format!(
             "decided by Fieller's interval (Kalibera & Jones eq. 5): the sides share fewer \
              than two {units}, so they are compared as independent samples"
         ),

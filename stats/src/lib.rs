@@ -38,6 +38,7 @@ pub mod changepoint;
 pub mod confidence_sequence;
 pub mod crossed_mean;
 pub mod crossed_plan;
+pub mod crossed_ratio;
 pub mod degrees_of_freedom;
 pub mod error;
 pub mod fdr;

@@ -200,11 +200,11 @@ fn the_function_whose_placement_matters_is_named_first_and_confirmed() {
         "{text}"
     );
     // The fix follows from the feature (advised once confirmed): spin aligned to the line
-    // starts at offset 0, the placement of the binaries with the lower work.
+    // starts at offset 0, the placement the binaries with the lowest work share.
     let fix = first["suggestion"].as_str().unwrap();
     assert!(
         fix.starts_with("align spin to 64 bytes (__attribute__((aligned(64)))")
-            && fix.ends_with("the binaries with the lower means in every layout"),
+            && fix.ends_with("the binaries with the lowest means in every layout"),
         "{fix}"
     );
     assert!(text.contains(&format!("   fix: {fix}")), "{text}");

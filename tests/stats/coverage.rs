@@ -255,10 +255,12 @@ fn the_shared_pair_analysis_covers_the_true_ratio_95_percent_of_the_time_when_pa
             VariantData {
                 name: "base",
                 hierarchy: &base,
+                cells: None,
             },
             VariantData {
                 name: "new",
                 hierarchy: &new,
+                cells: None,
             },
         ];
         let variants = compare_variants("p", "wall", &v, &variant_options).unwrap();
@@ -349,10 +351,12 @@ fn identical_variants_are_called_no_different_at_least_95_percent_of_the_time() 
             VariantData {
                 name: "A",
                 hierarchy: &a,
+                cells: None,
             },
             VariantData {
                 name: "B",
                 hierarchy: &b,
+                cells: None,
             },
         ];
         options.thresholds = Thresholds::default();

@@ -90,7 +90,11 @@ fn analyse(s: &Simulated, thresholds: Thresholds, fail_if_slower: Option<f64>) -
         .hierarchies
         .iter()
         .zip(names)
-        .map(|(hierarchy, name)| VariantData { name, hierarchy })
+        .map(|(hierarchy, name)| VariantData {
+            name,
+            hierarchy,
+            cells: None,
+        })
         .collect();
     let options = VariantOptions {
         thresholds,

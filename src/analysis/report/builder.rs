@@ -20,6 +20,7 @@ use super::model::{
 use super::sensitivity::sensitivity;
 pub(crate) use super::shift::baseline_interval;
 use super::shift::{baseline_summary, shift};
+use crate::analysis::pair::DataCells;
 use crate::analysis::single::{analyze, BootstrapOptions, Dataset};
 use crate::analysis::variants::{
     compare_variants, PairComparison, VariantData, VariantOptions, DEFAULT_VARIANT_RESAMPLES,
@@ -242,6 +243,7 @@ fn compare_variant_groups(
     for group in variant_groups(&experiment.series) {
         let first = &experiment.series[group[0]];
         let mut hierarchies = Vec::new();
+        let mut cells = Vec::new();
         for &i in &group {
             let s = &experiment.series[i];
             let labelled = seed_hierarchy(s).and_then(|(h, _)| {
@@ -249,7 +251,10 @@ fn compare_variant_groups(
                     .ok()
             });
             match labelled {
-                Some(h) => hierarchies.push((s.variant.clone().unwrap_or_default(), h)),
+                Some(h) => {
+                    hierarchies.push((s.variant.clone().unwrap_or_default(), h));
+                    cells.push(super::data_split::data_cell_means(s));
+                }
                 None => warnings.push(ReportWarning::VariantLeftOut {
                     program: s.program.clone(),
                     metric: s.metric.clone(),
@@ -262,7 +267,12 @@ fn compare_variant_groups(
         }
         let data: Vec<VariantData> = hierarchies
             .iter()
-            .map(|(name, h)| VariantData { name, hierarchy: h })
+            .zip(&cells)
+            .map(|((name, h), c)| VariantData {
+                name,
+                hierarchy: h,
+                cells: c.as_ref().map(|(seeds, means)| DataCells { seeds, means }),
+            })
             .collect();
         let options = VariantOptions {
             thresholds: *thresholds,

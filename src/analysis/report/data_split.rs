@@ -270,6 +270,33 @@ pub(super) fn crossed_cells(series: &Series) -> Option<Cells> {
     balanced_cells(series, &seeds).ok().map(|(cells, _)| cells)
 }
 
+/// Each binary's mean per data seed, and the data seeds in the columns' order, when `series`
+/// ran every binary under the same (at least two) data seeds, each at least once: the cells
+/// of a comparison over code and data layouts ([`crate::analysis::pair::DataCells`]).
+pub(crate) fn data_cell_means(series: &Series) -> Option<(Vec<u64>, Vec<Vec<f64>>)> {
+    let seeds: BTreeSet<u64> = series
+        .seeds
+        .iter()
+        .flat_map(|b| b.executions.iter())
+        .filter_map(|e| e.data_seed)
+        .collect();
+    if seeds.len() < 2 {
+        return None;
+    }
+    let mut means = Vec::with_capacity(series.seeds.len());
+    for binary in &series.seeds {
+        let mut by_seed: BTreeMap<u64, Vec<f64>> = seeds.iter().map(|s| (*s, vec![])).collect();
+        for e in &binary.executions {
+            by_seed.entry(e.data_seed?).or_default().push(mean(&e.live));
+        }
+        if by_seed.values().any(Vec::is_empty) {
+            return None;
+        }
+        means.push(by_seed.values().map(|v| mean(v)).collect());
+    }
+    Some((seeds.into_iter().collect(), means))
+}
+
 fn balanced_cells(
     series: &Series,
     seeds: &BTreeSet<u64>,
