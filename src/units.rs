@@ -185,15 +185,17 @@ pub(crate) fn parse_share(text: &str, allow_zero: bool) -> Result<f64> {
     if !(low_ok && value < 1.0) {
         let hint = if !t.ends_with('%') && (1.0..100.0).contains(&value) {
             format!(" (a bare number is a fraction: did you mean {t}%?)")
+        } else if value < 0.0 {
+            " (a share is never negative: give how large a change is meant, e.g. 5%)".to_string()
         } else {
             String::new()
         };
         bail!(
-            "{text:?} must be {} 0% and 100%{hint}",
+            "{text:?} must be {}{hint}",
             if allow_zero {
-                "from"
+                "at least 0% and below 100%"
             } else {
-                "strictly between"
+                "strictly between 0% and 100%"
             }
         );
     }
@@ -266,6 +268,11 @@ mod tests {
         assert_eq!(parse_share("0", true).unwrap(), 0.0);
         let e = parse_percent("2").unwrap_err().to_string();
         assert!(e.contains("did you mean 2%"), "{e}");
+        let e = parse_share("-5%", true).unwrap_err().to_string();
+        assert!(
+            e.contains("must be at least 0% and below 100%") && e.contains("never negative"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -172,7 +172,9 @@ pub struct GateArgs {
     /// `report`, new is every variant and base the first variant built; in `compare`, the new
     /// experiment (or CSV file) against the base one, per program and variant. Of an
     /// experiment's metrics it judges the one asked of `run`, or those named by `--metric`.
-    #[arg(long, value_name = "PCT", value_parser = share_arg)]
+    // Hyphen values reach the parser, so `-5%` gets its message rather than clap's
+    // "unexpected argument".
+    #[arg(long, value_name = "PCT", value_parser = share_arg, allow_hyphen_values = true)]
     pub fail_if_slower: Option<f64>,
 }
 

@@ -181,3 +181,20 @@ fn report_gate_says_what_it_passed_and_when_it_judged_nothing() {
     let out = layoutrand(&["report"], &[&plain]);
     assert!(!stderr(&out).contains("fail-if-slower"), "{out:?}");
 }
+
+/// Issue 55, item 10: a negative gate (`--fail-if-slower -5%`) was clap's "unexpected
+/// argument '-5'"; it now reaches the parser and gets the share's own message, exit 2.
+#[test]
+fn a_negative_gate_is_refused_with_the_shares_message() {
+    let tmp = tempfile::tempdir().unwrap();
+    for command in ["report", "compare"] {
+        let out = layoutrand(&[command, "--fail-if-slower", "-5%"], &[tmp.path()]);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{command}: {err}");
+        assert!(
+            err.contains("\"-5%\" must be at least 0% and below 100%")
+                && err.contains("never negative"),
+            "{command}: {err}"
+        );
+    }
+}
