@@ -30,6 +30,7 @@ use serde::Serialize;
 
 use super::error::{at_least, check_confidence, StatsError};
 use super::fieller::RatioInterval;
+use super::paired_ratio::fieller_quadratic;
 use super::tdist::two_sided_critical;
 
 /// The ratio of the new variant's mean to the base's over random code and data layouts.
@@ -148,19 +149,7 @@ pub fn crossed_ratio(
     }
     let l = |m: &[f64; 3]| weights[0] * m[0] + weights[1] * m[1] + weights[2] * m[2];
     let t = two_sided_critical(confidence, df);
-    let k = t * t / cells;
-    let qa = a * a - k * l(&aa);
-    let qb = a * b - k * l(&ab);
-    let qc = b * b - k * l(&bb);
-    let interval = if qa > 0.0 && qa.is_finite() {
-        let root = (qb * qb - qa * qc).max(0.0).sqrt();
-        RatioInterval::Bounded {
-            lower: (qb - root) / qa,
-            upper: (qb + root) / qa,
-        }
-    } else {
-        RatioInterval::Unbounded
-    };
+    let interval = fieller_quadratic((a, b), (l(&aa), l(&ab), l(&bb)), t * t / cells);
     Ok(CrossedRatio {
         estimate: rho,
         interval,

@@ -57,6 +57,32 @@ impl PairedRatio {
     }
 }
 
+/// The ratios `ρ` with `(b̄ − ρā)² ≤ k·(v_bb − 2ρ v_ab + ρ² v_aa)`, `means` = `(ā, b̄)`,
+/// `v` = `(v_aa, v_ab, v_bb)` the (co)variances of the two sides' units and `k` = `t²` over
+/// their count: the quadratic
+/// `(ā² − k v_aa) ρ² − 2 (ā b̄ − k v_ab) ρ + (b̄² − k v_bb) ≤ 0` of Fieller's theorem,
+/// bounded exactly when `ā² > k v_aa`. Shared by the paired and the crossed
+/// ([`super::crossed_ratio`]) intervals, which differ only in `v` and `k`.
+pub(crate) fn fieller_quadratic(
+    (a, b): (f64, f64),
+    (vaa, vab, vbb): (f64, f64, f64),
+    k: f64,
+) -> RatioInterval {
+    let qa = a * a - k * vaa;
+    let qb = a * b - k * vab;
+    let qc = b * b - k * vbb;
+    if qa > 0.0 && qa.is_finite() {
+        // Mathematically qb² − qa·qc ≥ 0 whenever qa > 0 (the quadratic is ≤ 0 at ρ = b̄/ā).
+        let root = (qb * qb - qa * qc).max(0.0).sqrt();
+        RatioInterval::Bounded {
+            lower: (qb - root) / qa,
+            upper: (qb + root) / qa,
+        }
+    } else {
+        RatioInterval::Unbounded
+    }
+}
+
 /// Fieller's interval for the ratio of means of paired samples: `base[s]` and `new[s]` are
 /// the means of seed `s` under the base and the new variant. At least two pairs.
 pub fn paired_ratio(base: &[f64], new: &[f64], confidence: f64) -> Result<PairedRatio, StatsError> {
@@ -85,20 +111,7 @@ pub fn paired_ratio(base: &[f64], new: &[f64], confidence: f64) -> Result<Paired
     }
     let (saa, sbb, sab) = (saa / (nf - 1.0), sbb / (nf - 1.0), sab / (nf - 1.0));
     let t = two_sided_critical(confidence, nf - 1.0);
-    let k = t * t / nf;
-    let qa = a * a - k * saa;
-    let qb = a * b - k * sab;
-    let qc = b * b - k * sbb;
-    let interval = if qa > 0.0 && qa.is_finite() {
-        // Mathematically qb² − qa·qc ≥ 0 whenever qa > 0 (the quadratic is ≤ 0 at ρ = b̄/ā).
-        let root = (qb * qb - qa * qc).max(0.0).sqrt();
-        RatioInterval::Bounded {
-            lower: (qb - root) / qa,
-            upper: (qb + root) / qa,
-        }
-    } else {
-        RatioInterval::Unbounded
-    };
+    let interval = fieller_quadratic((a, b), (saa, sab, sbb), t * t / nf);
     Ok(PairedRatio {
         estimate: b / a,
         interval,

@@ -254,19 +254,23 @@ pub(crate) fn split_components(series: &Series) -> Option<([f64; 4], f64)> {
 /// fewest any pair has, with the number of executions that cut left out.
 pub(super) type Cells = Vec<Vec<Vec<f64>>>;
 
-/// The balanced crossed table the split analyses, when `series` ran with at least two data
-/// seeds and every binary has at least two executions with each: the one table the other
-/// answers of a crossed design (the mean's interval, the code axis's power) come from.
-pub(super) fn crossed_cells(series: &Series) -> Option<Cells> {
+/// The data seeds `series` ran under, when at least two (none recorded: the data layout was
+/// not a factor).
+fn data_seeds_of(series: &Series) -> Option<BTreeSet<u64>> {
     let seeds: BTreeSet<u64> = series
         .seeds
         .iter()
         .flat_map(|b| b.executions.iter())
         .filter_map(|e| e.data_seed)
         .collect();
-    if seeds.len() < 2 {
-        return None;
-    }
+    (seeds.len() >= 2).then_some(seeds)
+}
+
+/// The balanced crossed table the split analyses, when `series` ran with at least two data
+/// seeds and every binary has at least two executions with each: the one table the other
+/// answers of a crossed design (the mean's interval, the code axis's power) come from.
+pub(super) fn crossed_cells(series: &Series) -> Option<Cells> {
+    let seeds = data_seeds_of(series)?;
     balanced_cells(series, &seeds).ok().map(|(cells, _)| cells)
 }
 
@@ -274,15 +278,7 @@ pub(super) fn crossed_cells(series: &Series) -> Option<Cells> {
 /// ran every binary under the same (at least two) data seeds, each at least once: the cells
 /// of a comparison over code and data layouts ([`crate::analysis::pair::DataCells`]).
 pub(crate) fn data_cell_means(series: &Series) -> Option<(Vec<u64>, Vec<Vec<f64>>)> {
-    let seeds: BTreeSet<u64> = series
-        .seeds
-        .iter()
-        .flat_map(|b| b.executions.iter())
-        .filter_map(|e| e.data_seed)
-        .collect();
-    if seeds.len() < 2 {
-        return None;
-    }
+    let seeds = data_seeds_of(series)?;
     let mut means = Vec::with_capacity(series.seeds.len());
     for binary in &series.seeds {
         let mut by_seed: BTreeMap<u64, Vec<f64>> = seeds.iter().map(|s| (*s, vec![])).collect();
