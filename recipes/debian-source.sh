@@ -14,12 +14,22 @@
 # Prints the unpacked source directory on stdout. Exit 3 when the package archive cannot be
 # reached (the tests that need it then fail: they are ignored unless asked for).
 set -euo pipefail
+usage="usage: debian-source.sh [--skip-patches] PACKAGE DEST | debian-source.sh --probe DEST"
+case "${1:-}" in
+  -h | --help)
+    echo "$usage"
+    echo "  --skip-patches  unpack the upstream source without Debian's patches"
+    echo "  --probe         only check that the source index can be fetched (exit 0, or 3)"
+    echo "Prints the unpacked source directory on stdout."
+    exit 0
+    ;;
+esac
 unpack_opts=()
 probe=0
 if [ "${1:-}" = "--probe" ]; then probe=1; shift; set -- probe "${1:-}"; fi
 if [ "${1:-}" = "--skip-patches" ]; then unpack_opts+=(--skip-patches); shift; fi
-pkg=${1:?usage: debian-source.sh PACKAGE DEST}
-dest=${2:?usage: debian-source.sh PACKAGE DEST}
+pkg=${1:?$usage}
+dest=${2:?$usage}
 command -v dpkg-source >/dev/null || { echo "debian-source.sh: dpkg-source missing (apt-get install dpkg-dev)" >&2; exit 2; }
 
 mkdir -p "$dest"

@@ -4,12 +4,16 @@
 # the binary itself from its command-line definitions (`layoutrand generate`).
 #
 #   bash scripts/install.sh            # binary in ~/.cargo/bin, the rest under ~/.local
-#   PREFIX=/usr/local bash scripts/install.sh
+#   PREFIX=/usr/local bash scripts/install.sh   # binary in /usr/local/bin, the rest under /usr/local
+#
+# Without PREFIX the binary goes where cargo install puts it (CARGO_INSTALL_ROOT, else
+# CARGO_HOME, else ~/.cargo), the rest under ~/.local.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 prefix=${PREFIX:-$HOME/.local}
-cargo install --locked --path .
-bin="${CARGO_HOME:-$HOME/.cargo}/bin/layoutrand"
+root=${PREFIX:-${CARGO_INSTALL_ROOT:-${CARGO_HOME:-$HOME/.cargo}}}
+cargo install --locked --path . --root "$root"
+bin="$root/bin/layoutrand"
 man_dir="$prefix/share/man/man1"
 "$bin" generate man "$man_dir"
 mkdir -p "$prefix/share/bash-completion/completions" "$prefix/share/zsh/site-functions" \

@@ -55,7 +55,7 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
 
     let baseline = baseline_as_built(&manifest, &manifest_path, &programs, &out_dir)?;
 
-    let notes = retried_note(&manifest, &new_seeds).into_iter().collect();
+    let mut notes: Vec<String> = retried_note(&manifest, &new_seeds).into_iter().collect();
     if !new_seeds.is_empty() {
         // Out of the manifest before the relinks, whose saves add them back as they finish
         // (a seed listed twice is refused by every reader).
@@ -78,7 +78,8 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
             &manifest,
         );
         let _ = binaries::remove_below(&out_dir, &out_dir.join(binaries::WORK_DIR));
-        manifest.relink_seconds += start.elapsed().as_secs_f64();
+        let seconds = start.elapsed().as_secs_f64();
+        manifest.relink_seconds += seconds;
         // The first build's whole time no longer describes this manifest.
         manifest.total_seconds = None;
         let earlier = std::mem::take(&mut manifest.seeds);
@@ -90,6 +91,14 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
             &out_dir,
             new_seeds.len(),
         )?;
+        // The summary counts every seed of the manifest and every relink it took; say what
+        // this run did (issue 55: "relinked 16 seeds" after adding 6 read as 16 relinks).
+        notes.push(format!(
+            "--extend relinked {} new seed{} in {seconds:.2} s; the table and the relink time above count all {} seeds of the manifest",
+            new_seeds.len(),
+            if new_seeds.len() == 1 { "" } else { "s" },
+            manifest.seeds.len()
+        ));
     }
     Ok(BuildOutcome {
         manifest,

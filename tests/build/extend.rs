@@ -73,6 +73,14 @@ fn extended_seeds_equal_seeds_built_at_once_and_old_ones_stay() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", describe(&o));
+    // It says how many seeds this run relinked, not only the manifest's total.
+    let said = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        said.contains("--extend relinked 2 new seeds in ")
+            && said.contains("count all 4 seeds of the manifest"),
+        "{}",
+        describe(&o)
+    );
     let after = Manifest::load(&grown).unwrap();
     let reference = Manifest::load(&at_once).unwrap();
     assert_eq!(after.seeds.len(), 4);
