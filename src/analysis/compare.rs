@@ -22,7 +22,7 @@ use crate::stats::shapiro_wilk::{shapiro_wilk, ShapiroWilk};
 use crate::stats::welch::welch;
 
 use super::effect::EffectVerdict;
-use super::pair::{analyse_pair, Check, CheckTest, PairAnalysis, PairWarning};
+use super::pair::{analyse_pair, Check, CheckTest, DataCells, PairAnalysis, PairWarning};
 use super::single::{interval_use, Dataset, IntervalNote, IntervalUse, Narrowing, CLT_UNITS};
 use super::vocabulary::{check_bootstrap, Thresholds, MIN_TOP_LEVEL_UNITS};
 
@@ -192,6 +192,18 @@ fn side(d: &Dataset, confidence: f64, top_name: &str) -> Side {
 
 /// Compares `new` against `base`: the shared pair analysis, then the extras and the words.
 pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Result<Comparison> {
+    compare_over_data_layouts(base, new, None, options)
+}
+
+/// [`compare`], with each side's cell means per binary and data seed when both ran under
+/// the same data seeds: the interval is then over code and data layouts
+/// ([`analyse_pair`]'s crossed interval), the same answer a variants report gives.
+pub fn compare_over_data_layouts(
+    base: &Dataset,
+    new: &Dataset,
+    cells: Option<(DataCells, DataCells)>,
+    options: &CompareOptions,
+) -> Result<Comparison> {
     let th = &options.thresholds;
     let confidence = th.confidence;
     if let Some(b) = options.bootstrap {
@@ -201,7 +213,7 @@ pub fn compare(base: &Dataset, new: &Dataset, options: &CompareOptions) -> Resul
     let b = side(base, confidence, top_name);
     let n = side(new, confidence, top_name);
     let mut found = Vec::new();
-    let pair = analyse_pair(&base.hierarchy, &new.hierarchy, None, options, &mut found);
+    let pair = analyse_pair(&base.hierarchy, &new.hierarchy, cells, options, &mut found);
     let mut concerns: Vec<Concern> = found.into_iter().map(Concern::Pair).collect();
     let fewest_units = base
         .hierarchy

@@ -165,3 +165,69 @@ fn variants_under_data_seeds_are_compared_over_data_layouts() {
         "{pair:#}"
     );
 }
+
+/// `compare` of two stores that ran under the same data seeds answers as a variants report
+/// does (issue 55 item 6): the interval is over code and data layouts (`data_layouts` in the
+/// JSON), and when the speedup differs between data layouts it covers the per-data-seed
+/// ratios, where an interval over the code seeds alone held only for these three layouts.
+#[test]
+fn two_stores_under_the_same_data_seeds_are_compared_over_data_layouts() {
+    use layoutrand::analysis::compare::CompareOptions;
+    use layoutrand::analysis::report::compare::compare;
+    use layoutrand::analysis::vocabulary::Thresholds;
+    let mut design = Design::new(8, 3 * 3, 3);
+    design.data_seeds = 3;
+    design.baseline = false;
+    let sigmas = [0.01, 0.02, 0.002, 0.002, 0.001];
+    let base = super::data_split::experiment_of(
+        &design,
+        &mut Crossed::new(1e6, sigmas, 56),
+        &report_support::all_ok,
+    );
+    // The same draws, the data layout's effect three times as large and 10 % lower: the
+    // speedup depends on the data layout.
+    let new = super::data_split::experiment_of(
+        &design,
+        &mut Crossed::new(0.9e6, [0.01, 0.06, 0.002, 0.002, 0.001], 56),
+        &report_support::all_ok,
+    );
+    let options = CompareOptions {
+        thresholds: Thresholds::default(),
+        is_time: true,
+        bootstrap: None,
+        fail_if_slower: None,
+    };
+    let c = compare(&base, &new, &options).unwrap();
+    let pair = &c.programs[0].comparison.pair;
+    assert_eq!(pair.data_layouts.map(|d| d.data_seeds), Some(3), "{pair:?}");
+    let ci = pair
+        .paired
+        .as_ref()
+        .and_then(|p| p.ci)
+        .expect("a paired interval");
+    let per_data_seed = |e: &layoutrand::analysis::report::experiment::Experiment| {
+        let mut sums = std::collections::BTreeMap::<u64, (f64, usize)>::new();
+        for binary in &e.series[0].seeds {
+            for x in &binary.executions {
+                let live = x.live.iter().sum::<f64>() / x.live.len() as f64;
+                let s = sums.entry(x.data_seed.unwrap()).or_default();
+                (s.0, s.1) = (s.0 + live, s.1 + 1);
+            }
+        }
+        sums.into_values()
+            .map(|(sum, n)| sum / n as f64)
+            .collect::<Vec<f64>>()
+    };
+    let (b, n) = (per_data_seed(&base), per_data_seed(&new));
+    let ratios: Vec<f64> = n.iter().zip(&b).map(|(n, b)| n / b).collect();
+    let spread = ratios.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+        - ratios.iter().copied().fold(f64::INFINITY, f64::min);
+    assert!(
+        spread > 0.01,
+        "the data layouts change the speedup: {ratios:?}"
+    );
+    assert!(
+        ratios.iter().all(|r| ci.lower <= *r && *r <= ci.upper),
+        "{ratios:?} outside {ci:?}"
+    );
+}

@@ -10,15 +10,17 @@ use anyhow::{bail, Result};
 use serde::Serialize;
 
 use crate::analysis::compare::{
-    compare as engine_compare, CompareOptions, Comparison as EngineComparison,
+    compare_over_data_layouts, CompareOptions, Comparison as EngineComparison,
 };
 use crate::analysis::single::Dataset;
 use crate::stats::suite::{overall_gain, time_weights, wilson_ci, ProgramTimes};
 
 use super::builder::seed_hierarchy;
+use super::data_split::data_cell_means;
 use super::experiment::{Experiment, Series};
 use super::model::Interval;
 use super::series::program_label;
+use crate::analysis::pair::DataCells;
 
 /// The comparison of two experiments.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
@@ -393,7 +395,21 @@ pub(crate) fn compare_series(
     };
     let b = dataset(base, "base")?;
     let n = dataset(new, "new")?;
-    let c = engine_compare(&b, &n, &options)?;
+    // With the same data seeds on both sides, the interval is over code and data layouts.
+    let (base_cells, new_cells) = (data_cell_means(base), data_cell_means(new));
+    let cells = base_cells.as_ref().zip(new_cells.as_ref()).map(|(b, n)| {
+        (
+            DataCells {
+                seeds: &b.0,
+                means: &b.1,
+            },
+            DataCells {
+                seeds: &n.0,
+                means: &n.1,
+            },
+        )
+    });
+    let c = compare_over_data_layouts(&b, &n, cells, &options)?;
     let paired_relative_ci = c.paired_difference.as_ref().map(|p| Interval {
         lower: p.lower / c.base.mean,
         upper: p.upper / c.base.mean,
