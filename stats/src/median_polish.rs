@@ -172,6 +172,75 @@ pub fn outlying_cells_fitted(table: &[Vec<f64>], cut: f64, most: usize) -> (Vec<
     (fitted, cells.len())
 }
 
+/// Φ⁻¹(5/8): the lower quartile of |Z| for a standard normal Z.
+const LOWER_QUARTILE_OF_ABS_NORMAL: f64 = 0.318_639_363_964_375;
+
+/// `table[row][column]` screened within each column alone, and how many cells were
+/// replaced: a cell further than `cut` times the scale from its column's centre is replaced
+/// by that centre.
+///
+/// The centre of a column is its `level_quantile` order statistic plus the median, over
+/// every cell, of the cells' offsets from their column's order statistic: a load burst only
+/// slows executions down, so with a low quantile (0.3) a burst covering more than half a
+/// round does not become that round's level, while the pooled offset puts the centre back
+/// on the typical cell. The scale is the lower quartile of the cells' absolute deviations
+/// from their centres over Φ⁻¹(5/8) (normal-consistent), which bursts and a layout effect
+/// on up to three quarters of the cells cannot inflate much.
+///
+/// What makes this screen useful to a randomisation test: it does not depend on which row
+/// holds which value of a column. Permuting the rows of any column permutes its screened
+/// cells the same way, so the permutation test of the screened table is that of the whole
+/// procedure, and no permuted table can gain a far-off row from the screen (which a fit
+/// with row effects does: two far values in one permuted row make it replace the third).
+/// The price: a row off by more than the cut in every column is replaced too, so the
+/// screen is one of several statistics of a family (`blocked_f::blocked_f_family`).
+pub fn column_screened(
+    table: &[Vec<f64>],
+    cut: f64,
+    level_quantile: f64,
+) -> (Vec<Vec<f64>>, usize) {
+    let width = table.first().map_or(0, Vec::len);
+    let levels: Vec<f64> = (0..width)
+        .map(|c| {
+            let mut column: Vec<f64> = table.iter().map(|row| row[c]).collect();
+            column.sort_by(f64::total_cmp);
+            order_statistic(&column, level_quantile)
+        })
+        .collect();
+    let offsets: Vec<f64> = table
+        .iter()
+        .flat_map(|row| row.iter().zip(&levels).map(|(x, l)| x - l))
+        .collect();
+    let offset = median(&offsets);
+    let centres: Vec<f64> = levels.iter().map(|l| l + offset).collect();
+    let mut absolute: Vec<f64> = table
+        .iter()
+        .flat_map(|row| row.iter().zip(&centres).map(|(x, m)| (x - m).abs()))
+        .collect();
+    absolute.sort_by(f64::total_cmp);
+    let scale = order_statistic(&absolute, 0.25) / LOWER_QUARTILE_OF_ABS_NORMAL;
+    let mut screened = table.to_vec();
+    if !(scale.is_finite() && scale > 0.0) {
+        return (screened, 0);
+    }
+    let mut replaced = 0;
+    for row in screened.iter_mut() {
+        for (x, centre) in row.iter_mut().zip(&centres) {
+            if (*x - centre).abs() > cut * scale {
+                *x = *centre;
+                replaced += 1;
+            }
+        }
+    }
+    (screened, replaced)
+}
+
+/// The `q` order statistic of `sorted` (not empty): its `⌈q n⌉`-th smallest value.
+fn order_statistic(sorted: &[f64], q: f64) -> f64 {
+    let rank = ((q * sorted.len() as f64).ceil() as usize).clamp(1, sorted.len());
+    sorted[rank - 1]
+}
+
 /// How many robust standard deviations `values[j]` sits from the median of the others:
 /// `(values[j] − median(others)) / (MAD_TO_SD · MAD(others))`; infinite (signed) when the
 /// others do not spread and `values[j]` differs, NaN with fewer than 2 others.
@@ -298,6 +367,37 @@ mod tests {
             assert_eq!(cut, calibrated_cut(rows, columns, true, 0.01));
             assert!(cut < 12.0, "{cut}");
         }
+    }
+
+    /// The round screen removes a burst that covers six of a round's ten cells (a median
+    /// would have taken it for the round's level), keeps a row 3 % off in every round, and
+    /// does not depend on which row holds which value of a round.
+    #[test]
+    fn the_column_screen_removes_a_wide_burst_and_follows_the_rows() {
+        let mut g = crate::seeded::SeededRng::new(8, "column-screen");
+        let mut t: Vec<Vec<f64>> = (0..10)
+            .map(|r| {
+                (0..3)
+                    .map(|c| 0.01 * g.normal() + if r == 9 { 0.03 } else { 0.0 } + c as f64)
+                    .collect()
+            })
+            .collect();
+        for row in t.iter_mut().take(6) {
+            row[2] += 0.2;
+        }
+        let (screened, replaced) = column_screened(&t, 4.0, 0.3);
+        assert_eq!(replaced, 6, "{screened:?}");
+        for row in &screened[..6] {
+            assert!((row[2] - 2.0).abs() < 0.03, "{row:?}");
+        }
+        assert_eq!(screened[9], t[9]);
+        // Rows 0 and 7 swap their values of round 2: so do their screened cells.
+        let mut swapped = t.clone();
+        (swapped[0][2], swapped[7][2]) = (t[7][2], t[0][2]);
+        let (again, _) = column_screened(&swapped, 4.0, 0.3);
+        assert_eq!(again[0][2], screened[7][2]);
+        assert_eq!(again[7][2], screened[0][2]);
+        assert_eq!(again[3], screened[3]);
     }
 
     #[test]

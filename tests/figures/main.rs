@@ -97,6 +97,14 @@ fn burst_rate_figures() {
             rounds(10, 3, 2, deviant(1, 0.05)),
         ),
         (
+            "one binary +10 %, 10 x 3, two bursts",
+            rounds(10, 3, 2, deviant(1, 0.10)),
+        ),
+        (
+            "one binary +20 %, 10 x 3, two bursts",
+            rounds(10, 3, 2, deviant(1, 0.20)),
+        ),
+        (
             "one binary +5 %, 10 x 8, no bursts",
             rounds(10, 8, 0, deviant(1, 0.05)),
         ),
