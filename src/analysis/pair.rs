@@ -147,6 +147,13 @@ pub struct DataCells<'a> {
     pub means: &'a [Vec<f64>],
 }
 
+impl<'a> DataCells<'a> {
+    /// The cells of `(seeds, means)` as `data_split::data_cell_means` gives them.
+    pub fn of((seeds, means): &'a (Vec<u64>, Vec<Vec<f64>>)) -> DataCells<'a> {
+        DataCells { seeds, means }
+    }
+}
+
 /// Which interval the verdict rests on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]

@@ -271,7 +271,7 @@ fn compare_variant_groups(
             .map(|((name, h), c)| VariantData {
                 name,
                 hierarchy: h,
-                cells: c.as_ref().map(|(seeds, means)| DataCells { seeds, means }),
+                cells: c.as_ref().map(DataCells::of),
             })
             .collect();
         let options = VariantOptions {

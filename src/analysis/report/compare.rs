@@ -397,18 +397,10 @@ pub(crate) fn compare_series(
     let n = dataset(new, "new")?;
     // With the same data seeds on both sides, the interval is over code and data layouts.
     let (base_cells, new_cells) = (data_cell_means(base), data_cell_means(new));
-    let cells = base_cells.as_ref().zip(new_cells.as_ref()).map(|(b, n)| {
-        (
-            DataCells {
-                seeds: &b.0,
-                means: &b.1,
-            },
-            DataCells {
-                seeds: &n.0,
-                means: &n.1,
-            },
-        )
-    });
+    let cells = base_cells
+        .as_ref()
+        .map(DataCells::of)
+        .zip(new_cells.as_ref().map(DataCells::of));
     let c = compare_over_data_layouts(&b, &n, cells, &options)?;
     let paired_relative_ci = c.paired_difference.as_ref().map(|p| Interval {
         lower: p.lower / c.base.mean,
