@@ -195,7 +195,9 @@ fn check_extensible(
     }
     if opts.data_order && !manifest.data_order {
         bail!(
-            "--extend: {} was built without --data-order; extending it with --data-order would              mix two experiments (its objects were compiled without data sections: build again              with --data-order into another --out)",
+            "--extend: {} was built without --data-order; extending it with --data-order would \
+             mix two experiments (its objects were compiled without data sections: build again \
+             with --data-order into another --out)",
             manifest_path.display()
         );
     }

@@ -112,7 +112,8 @@ pub fn build(opts: &BuildOptions, name: &str) -> Result<BuildOutcome> {
     let first = variants.first().filter(|first| first.name != name);
     if let Some(first) = first.filter(|f| opts.data_order && !f.build.data_order) {
         bail!(
-            "variant {} was built without --data-order; every variant orders its data the same              way (leave out --data-order, or build every variant with it)",
+            "variant {} was built without --data-order; every variant orders its data the same \
+             way (leave out --data-order, or build every variant with it)",
             first.name
         );
     }
