@@ -8,7 +8,9 @@ answer.json (explain --format json), answer-confirm.json (with --confirm, option
 timing.json. Prints a Markdown table, one row per case and the totals.
 
 Scores (flips only, the truth being truth.json's `truth` functions):
-  top-1      the first finding's `functions` intersect the truth
+  top-1      the first finding's `functions` intersect the truth (the findings in the
+             answer's order: the differential profile's `leads.leads[]`, then the placement
+             screen's `findings[]`)
   top-3      some function of the first three findings is in the truth
   movers     (when the answer has `movers[]`, objects with `function`) the first mover is in
              the truth / one of the first three is: an alternative "first finding"
@@ -55,7 +57,10 @@ def explanation(ans):
 
 
 def finding_functions(exp):
-    out = []
+    """The findings' functions in the order the answer gives them: the differential
+    profile's findings (`leads.leads[]`, where the cost lands) first, then the placement
+    screen's (`findings[]`)."""
+    out = [list(l.get("functions") or []) for l in (exp.get("leads") or {}).get("leads") or []]
     for f in exp.get("findings") or []:
         fns = f.get("functions")
         if not fns and isinstance(f.get("members"), list):

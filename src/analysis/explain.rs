@@ -773,6 +773,10 @@ pub struct Explanation {
     /// before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) differential: Option<super::explain_differential::Differential>,
+    /// The findings read from the differential profile: where the layout's cost lands and
+    /// what the screens found of why (with `differential` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) leads: Option<super::explain_differential::Leads>,
     /// The screening (its fields, `culprits` among them, at the top level of the JSON).
     #[serde(flatten)]
     pub screening: Screening,

@@ -19,6 +19,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::vocabulary::Thresholds;
 use crate::layout::binary::Function;
 use crate::layout::features::{sets_of, ICache};
 use crate::seeded::SeededRng;
@@ -98,6 +99,186 @@ pub struct Differential {
     pub(crate) functions_for_most: Option<usize>,
     /// The pairs of the program's own movers tested for crowding, strongest first.
     pub(crate) crowding: Vec<Crowding>,
+    /// The lowest and the highest of the binaries' totals (0 in answers written before
+    /// they were kept).
+    #[serde(default)]
+    pub(crate) lowest_total: f64,
+    #[serde(default)]
+    pub(crate) highest_total: f64,
+    /// The mean of the binaries' totals (0 in answers written before it was kept).
+    #[serde(default)]
+    pub(crate) mean_total: f64,
+    /// The binaries' totals, in the order of the store's binaries (empty in answers
+    /// written before they were kept).
+    #[serde(default)]
+    pub(crate) totals: Vec<f64>,
+}
+
+impl Differential {
+    /// The standard deviation of the binaries' totals over their mean: how much the
+    /// layout moves the metric, as the report's "± x % per layout" says it (`None` when
+    /// the mean is not positive).
+    pub(crate) fn per_layout(&self) -> Option<f64> {
+        (self.mean_total > 0.0).then(|| self.variance.sqrt() / self.mean_total)
+    }
+
+    /// How far the highest total lies above the lowest, as a share of the lowest (`None`
+    /// when the lowest is 0 and the highest is not: any share).
+    pub(crate) fn spread(&self) -> Option<f64> {
+        if self.highest_total <= self.lowest_total {
+            return Some(0.0);
+        }
+        (self.lowest_total > 0.0).then(|| self.highest_total / self.lowest_total - 1.0)
+    }
+}
+
+/// Whether the layout moves the metric by a relevant amount, judged on the interval of its
+/// spread per layout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Relevance {
+    /// The whole interval lies at or above the threshold.
+    Relevant,
+    /// The whole interval lies below it (or nothing varies).
+    Negligible,
+    /// The interval straddles it: more binaries would tell.
+    CannotTell,
+}
+
+/// explain's findings read from the differential profile (issue 49): where the layout's
+/// cost lands (the movers, grouped by what the screens found of why), when it is relevant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Leads {
+    /// The relevance threshold (`--negligible`) the spread per layout was held against.
+    pub(crate) negligible: f64,
+    /// The spread per layout ([`Differential::per_layout`]) and its interval at
+    /// `confidence` (Bonett 2006's interval of a standard deviation, over the totals' mean);
+    /// `None` when the totals' mean is not positive or too few binaries were profiled.
+    pub(crate) per_layout: Option<f64>,
+    pub(crate) interval: Option<(f64, f64)>,
+    pub(crate) confidence: f64,
+    /// The interval against `negligible`; findings only when relevant.
+    pub(crate) relevance: Relevance,
+    /// The findings, the largest share first.
+    pub(crate) leads: Vec<Lead>,
+}
+
+/// One finding of the differential profile: one mover, or a group of movers tied by what
+/// the screens found (a detected crowding pair, one placement finding naming both), and
+/// what was found of why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct Lead {
+    /// The movers it names, the largest share first.
+    pub(crate) functions: Vec<String>,
+    /// Their shares of the variance between the binaries, summed.
+    pub(crate) share: f64,
+    /// The detected crowding pairs among them (indices into `crowding`).
+    pub(crate) crowding: Vec<usize>,
+    /// The placement screen's findings that name one of them (indices into `findings`).
+    pub(crate) placement: Vec<usize>,
+    /// Whether every function named is a shared library's (whose address the relinks do
+    /// not move: other functions' lines crowd it).
+    pub(crate) shared_library: bool,
+}
+
+/// The findings of `d` at `thresholds`: the movers grouped by what ties them (a detected
+/// crowding pair; the placement screen's finding `placement[i]`, the functions of its i-th
+/// finding, naming both), each group with the pairs and placement findings that say why,
+/// the largest share first. Findings only when the layout moves the metric relevantly:
+/// the interval of the spread per layout (the standard deviation of the binaries' totals
+/// over their mean, as the report judges layout sensitivity, not the extreme pair, which
+/// grows with the number of binaries) lies at or above `thresholds.negligible`.
+pub(crate) fn leads(d: &Differential, placement: &[Vec<String>], thresholds: Thresholds) -> Leads {
+    let per_layout = d.per_layout();
+    let interval = per_layout.and_then(|_| {
+        crate::stats::sample::sd_interval_nonnormal(&d.totals, thresholds.confidence)
+            .ok()
+            .map(|(l, h)| (l / d.mean_total, h / d.mean_total))
+    });
+    let relevance = match interval {
+        _ if d.variance <= 0.0 => Relevance::Negligible,
+        Some((l, _)) if l >= thresholds.negligible => Relevance::Relevant,
+        Some((_, h)) if h < thresholds.negligible => Relevance::Negligible,
+        _ => Relevance::CannotTell,
+    };
+    let mut leads = Leads {
+        negligible: thresholds.negligible,
+        per_layout,
+        interval,
+        confidence: thresholds.confidence,
+        relevance,
+        leads: Vec::new(),
+    };
+    if relevance == Relevance::Relevant {
+        leads.leads = grouped(d, placement);
+    }
+    leads
+}
+
+/// The movers of `d` grouped by the ties [`leads`] names, the largest share first.
+fn grouped(d: &Differential, placement: &[Vec<String>]) -> Vec<Lead> {
+    let index = |name: &str| d.movers.iter().position(|m| m.function == name);
+    // Union–find over the movers: each tie joins two groups.
+    let mut group: Vec<usize> = (0..d.movers.len()).collect();
+    fn root(group: &mut [usize], mut i: usize) -> usize {
+        while group[i] != i {
+            group[i] = group[group[i]];
+            i = group[i];
+        }
+        i
+    }
+    let join = |a: usize, b: usize, group: &mut Vec<usize>| {
+        let (ra, rb) = (root(group, a), root(group, b));
+        // The group's root is its largest mover (the lower index).
+        group[ra.max(rb)] = ra.min(rb);
+    };
+    let detected: Vec<usize> = (0..d.crowding.len())
+        .filter(|&i| d.crowding[i].detected)
+        .collect();
+    for &i in &detected {
+        if let (Some(a), Some(b)) = (index(&d.crowding[i].first), index(&d.crowding[i].second)) {
+            join(a, b, &mut group);
+        }
+    }
+    for names in placement {
+        let members: Vec<usize> = names.iter().filter_map(|n| index(n)).collect();
+        for w in members.windows(2) {
+            join(w[0], w[1], &mut group);
+        }
+    }
+    let mut leads: Vec<Lead> = Vec::new();
+    let mut roots: Vec<usize> = Vec::new();
+    for i in 0..d.movers.len() {
+        let r = root(&mut group, i);
+        let members: Vec<&Mover> = (0..d.movers.len())
+            .filter(|&k| root(&mut group, k) == r)
+            .map(|k| &d.movers[k])
+            .collect();
+        if roots.contains(&r) {
+            continue;
+        }
+        roots.push(r);
+        let functions: Vec<String> = members.iter().map(|m| m.function.clone()).collect();
+        let named = |n: &String| functions.contains(n);
+        leads.push(Lead {
+            share: members.iter().map(|m| m.share).sum(),
+            shared_library: members.iter().all(|m| !m.own),
+            crowding: detected
+                .iter()
+                .copied()
+                .filter(|&k| named(&d.crowding[k].first) && named(&d.crowding[k].second))
+                .collect(),
+            placement: placement
+                .iter()
+                .enumerate()
+                .filter(|(_, names)| names.iter().any(named))
+                .map(|(k, _)| k)
+                .collect(),
+            functions,
+        });
+    }
+    leads.sort_by(|a, b| b.share.total_cmp(&a.share));
+    leads
 }
 
 /// The differential profile of `per_binary` (each binary's per-function value of the
@@ -151,6 +332,10 @@ pub(crate) fn differential(
         movers_share,
         functions_for_most,
         crowding,
+        lowest_total: totals.iter().copied().fold(f64::INFINITY, f64::min),
+        highest_total: totals.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        mean_total: mean(&totals),
+        totals,
     })
 }
 
@@ -411,5 +596,90 @@ mod tests {
         assert_eq!(top.shared_sets, (0, 4));
         assert!(top.together_mean.unwrap() > top.apart_mean.unwrap());
         assert!(d.crowding.iter().all(|c| c.first != "c" && c.second != "c"));
+    }
+
+    /// The findings: the detected pair is one finding naming both (the larger share
+    /// first, the shares summed), the third mover one of its own with the placement
+    /// finding that names it; a shared library's mover says so; nothing is a finding when
+    /// the spread of the totals is below the relevance threshold.
+    #[test]
+    fn the_findings_group_a_crowding_pair_and_are_held_to_relevance() {
+        let cache = ICache {
+            line: 64,
+            sets: 32,
+            ways: 1,
+        };
+        let mut fns = Vec::new();
+        let mut per_binary = Vec::new();
+        for k in 0..12u64 {
+            let together = k % 2 == 1;
+            fns.push(vec![
+                function("a", 0x10000 + 4096 * k, 256),
+                function("b", 0x20000 + if together { 0 } else { 1024 }, 256),
+                function("c", 0x30000 + 512, 128),
+            ]);
+            let extra = if together { 50.0 } else { 0.0 };
+            per_binary.push(BTreeMap::from([
+                ("a".to_string(), 100.0 + extra),
+                ("b".to_string(), 80.0 + extra * 0.5),
+                (
+                    "c".to_string(),
+                    10.0 + 6.0 * (k % 2) as f64 + (k % 3) as f64,
+                ),
+                ("memcpy".to_string(), 5.0 + 3.0 * (k % 2) as f64),
+            ]));
+        }
+        let totals: Vec<f64> = per_binary.iter().map(|m| m.values().sum()).collect();
+        let own: BTreeSet<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+        let refs: Vec<&[Function]> = fns.iter().map(Vec::as_slice).collect();
+        let d = differential(&per_binary, &totals, &own, &refs, &cache, (0.05, 999, 3)).unwrap();
+        assert_eq!((d.lowest_total, d.highest_total), (195.0, 281.0));
+        let placement = vec![vec!["z".to_string()], vec!["c".to_string()]];
+        let at = |negligible: f64| Thresholds {
+            confidence: 0.95,
+            negligible,
+        };
+        let l = leads(&d, &placement, at(0.01));
+        assert_eq!(l.relevance, Relevance::Relevant);
+        let names: Vec<Vec<&str>> = l
+            .leads
+            .iter()
+            .map(|x| x.functions.iter().map(String::as_str).collect())
+            .collect();
+        assert_eq!(names, [vec!["a", "b"], vec!["c"], vec!["memcpy"]], "{l:?}");
+        let share = |f: &str| d.movers.iter().find(|m| m.function == f).unwrap().share;
+        assert!((l.leads[0].share - share("a") - share("b")).abs() < 1e-12);
+        assert_eq!(l.leads[0].crowding, [0]);
+        assert!(l.leads[0].placement.is_empty() && !l.leads[0].shared_library);
+        assert_eq!(l.leads[1].placement, [1]);
+        assert!(l.leads[2].shared_library && l.leads[2].crowding.is_empty());
+        // One placement finding naming c and the shared library's function joins them.
+        let joined = leads(&d, &[vec!["memcpy".to_string(), "c".to_string()]], at(0.01));
+        let names: Vec<Vec<&str>> = joined
+            .leads
+            .iter()
+            .map(|x| x.functions.iter().map(String::as_str).collect())
+            .collect();
+        assert_eq!(names, [vec!["a", "b"], vec!["c", "memcpy"]]);
+        assert!(!joined.leads[1].shared_library && joined.leads[1].placement == [0]);
+        // The totals: 195 + k mod 3 in the even binaries, 279 + k mod 3 in the odd ones.
+        let per_layout = variance(&totals).sqrt() / mean(&totals);
+        assert!((d.per_layout().unwrap() - per_layout).abs() < 1e-12);
+        // python3: statistics.stdev(t) / statistics.mean(t) of those 12 totals = 0.184352
+        assert!((per_layout - 0.184352).abs() < 1e-6, "{per_layout}");
+        let (low, high) = l.interval.unwrap();
+        assert!(low < per_layout && per_layout < high, "{l:?}");
+        // Held to the interval, not to the estimate: between its ends, cannot tell.
+        let between = leads(&d, &placement, at((per_layout + high) / 2.0));
+        assert_eq!(between.relevance, Relevance::CannotTell);
+        assert!(between.leads.is_empty());
+        assert_eq!(
+            leads(&d, &placement, at(high * 1.01)).relevance,
+            Relevance::Negligible
+        );
+        assert_eq!(
+            leads(&d, &placement, at(low * 0.99)).relevance,
+            Relevance::Relevant
+        );
     }
 }

@@ -219,6 +219,14 @@ fn explain_build(
     }
     let differential = differential_of(exp, target, series, &units, &hot, &screen_options, &say)?;
     crate::analysis::explain::revise_suggestions(&mut screening, &series.metric);
+    let placement: Vec<Vec<String>> = screening
+        .findings
+        .iter()
+        .map(|f| f.functions.clone())
+        .collect();
+    let leads = differential
+        .as_ref()
+        .map(|d| crate::analysis::explain_differential::leads(d, &placement, options.thresholds));
     let (plots, shown_unit) = plots(&units, &hot, &screening, (&cache, &running), series);
     let mut e = Explanation {
         schema: EXPLAIN_SCHEMA,
@@ -234,6 +242,7 @@ fn explain_build(
         phases: running.phases.len(),
         layout_share: layout_share(series),
         differential,
+        leads,
         screening,
         plots,
         warnings: explain_warnings(exp, options, notes),

@@ -124,6 +124,50 @@ pub fn sd_interval(xs: &[f64], confidence: f64) -> Result<(f64, f64), StatsError
     Ok((low, high))
 }
 
+/// The two-sided `confidence` interval of a standard deviation that does not assume
+/// normality: Bonett (2006), "Approximate confidence interval for standard deviation of
+/// nonnormal distributions", Computational Statistics & Data Analysis 50, 775–782. With the
+/// kurtosis estimate `γ = n Σ(x − m)⁴ / (Σ(x − x̄)²)²`, `m` the mean trimmed by
+/// `1 / (2 √(n − 4))` at each end, `c = n / (n − z)` and `z` the normal quantile of
+/// `1 − α/2`, the variance's interval is `exp(ln(c s²) ± z c √((γ − (n − 3)/n) / (n − 1)))`
+/// and the deviation's its square root. The chi-square interval ([`sd_interval`]) is exact
+/// for normal samples and far too narrow for heavy-tailed or two-valued ones (a few layouts
+/// far off), which is what layouts give. Needs five values; a sample with no spread gives
+/// `(0, 0)`.
+pub fn sd_interval_nonnormal(xs: &[f64], confidence: f64) -> Result<(f64, f64), StatsError> {
+    use statrs::distribution::{ContinuousCDF, Normal};
+    check_confidence(confidence)?;
+    at_least(
+        "the interval of a standard deviation (Bonett 2006)",
+        "values",
+        5,
+        xs.len(),
+    )?;
+    let n = xs.len() as f64;
+    let var = variance(xs);
+    if var <= 0.0 {
+        return Ok((0.0, 0.0));
+    }
+    let mut sorted = xs.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let cut = (n / (2.0 * (n - 4.0).sqrt())).floor() as usize;
+    let trimmed = mean(&sorted[cut..sorted.len() - cut]);
+    let centre = mean(xs);
+    let fourth: f64 = xs.iter().map(|x| (x - trimmed).powi(4)).sum();
+    let squares: f64 = xs.iter().map(|x| (x - centre).powi(2)).sum();
+    let kurtosis = n * fourth / (squares * squares);
+    let z = Normal::new(0.0, 1.0)
+        .map_err(|e| StatsError::Domain(e.to_string()))?
+        .inverse_cdf(1.0 - (1.0 - confidence) / 2.0);
+    let c = n / (n - z);
+    let se = c * ((kurtosis - (n - 3.0) / n).max(0.0) / (n - 1.0)).sqrt();
+    let centre_log = (c * var).ln();
+    Ok((
+        (centre_log - z * se).exp().sqrt(),
+        (centre_log + z * se).exp().sqrt(),
+    ))
+}
+
 /// A two-sided prediction interval for one new draw from the population a sample came from.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PredictionInterval {
@@ -218,6 +262,66 @@ mod tests {
         let (low, high) = sd_interval(&x, 0.95).unwrap();
         assert!((low - 0.3354795174955126).abs() < 1e-9, "{low}");
         assert!((high - 1.6090230946167656).abs() < 1e-9, "{high}");
+    }
+
+    /// Bonett (2006) by the paper's formula, computed apart in Python 3 (statistics,
+    /// math; the trimmed mean cuts floor(n / (2 √(n − 4))) values at each end):
+    /// x = [3616, 3655, 3700, 78939, 202398, 5000, 3640, 3620, 90000, 120000, 3700, 3800];
+    /// n = 12, cut = 2 -> 31635.519835748408 161780.7927162639.
+    #[test]
+    fn the_nonnormal_sd_interval_follows_bonett() {
+        let x = [
+            3616.0, 3655.0, 3700.0, 78939.0, 202398.0, 5000.0, 3640.0, 3620.0, 90000.0, 120000.0,
+            3700.0, 3800.0,
+        ];
+        let (low, high) = sd_interval_nonnormal(&x, 0.95).unwrap();
+        assert!((low / 31635.519835748408 - 1.0).abs() < 1e-9, "{low}");
+        assert!((high / 161780.7927162639 - 1.0).abs() < 1e-9, "{high}");
+        assert_eq!(sd_interval_nonnormal(&[2.0; 6], 0.95).unwrap(), (0.0, 0.0));
+        assert!(sd_interval_nonnormal(&[1.0, 2.0, 3.0, 4.0], 0.95).is_err());
+    }
+
+    /// Seeded simulation, 4000 samples of 20 each: the interval covers the true deviation
+    /// in 95 % ± 2 % of normal samples; in lumpy ones (a value 60 % higher with probability
+    /// 0.1, as a few slow layouts give) it covers in at least 82 % (not 95 %: two-valued
+    /// samples are its hardest case: 84 % here, and 84–89 % in a Python run of the same
+    /// formula at probabilities 0.1 to 0.3), where the chi-square interval covers in less
+    /// (75 % here).
+    #[test]
+    fn the_nonnormal_sd_interval_covers_normal_and_lumpy_samples() {
+        let mut rng = crate::seeded::SeededRng::new(11, "bonett-coverage");
+        let runs = 4000;
+        let (mut normal, mut lumpy, mut lumpy_chi) = (0, 0, 0);
+        // A two-point mixture plus 1 % noise: sd² = p (1 − p) 0.6² + 0.01².
+        let p = 0.1;
+        let truth = (p * (1.0 - p) * 0.36f64 + 1e-4).sqrt();
+        for _ in 0..runs {
+            let xs: Vec<f64> = (0..20).map(|_| 10.0 + 2.0 * rng.normal()).collect();
+            let (l, h) = sd_interval_nonnormal(&xs, 0.95).unwrap();
+            normal += usize::from(l <= 2.0 && 2.0 <= h);
+            let ys: Vec<f64> = (0..20)
+                .map(|_| {
+                    let slow = if rng.unit_f64() < p { 0.6 } else { 0.0 };
+                    1.0 + slow + 0.01 * rng.normal()
+                })
+                .collect();
+            let (l, h) = sd_interval_nonnormal(&ys, 0.95).unwrap();
+            lumpy += usize::from(l <= truth && truth <= h);
+            let (l, h) = sd_interval(&ys, 0.95).unwrap();
+            lumpy_chi += usize::from(l <= truth && truth <= h);
+        }
+        let rate = |k: usize| k as f64 / runs as f64;
+        assert!(
+            (rate(normal) - 0.95).abs() < 0.02,
+            "normal {}",
+            rate(normal)
+        );
+        assert!(rate(lumpy) >= 0.82, "lumpy {}", rate(lumpy));
+        assert!(
+            rate(lumpy) - rate(lumpy_chi) > 0.05,
+            "chi-square on lumpy {}",
+            rate(lumpy_chi)
+        );
     }
 
     #[test]

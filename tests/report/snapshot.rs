@@ -122,6 +122,23 @@ fn a_stored_explanation_in_explains_formats() {
     insta::assert_snapshot!("explain_html", explain_html::html(&e));
 }
 
+/// `explain`'s text of real programs' stored answers under cachegrind with a 4 KiB I1, where
+/// the differential profile leads (tests/report/fixtures/differential: Debian gzip 1.12
+/// `-c -6` and bzip2 1.0.8 `-c -9` on 300 KiB of their own sources, and zstd 1.5.4 `-d`, a
+/// layout effect too small to explain, from `benches/explain_corpus`): the findings lettered
+/// by where the cost lands, a crowding pair and a placement finding as the why, and "no
+/// finding" below the relevance threshold.
+#[test]
+fn stored_differential_answers_in_text() {
+    use layoutrand::report::export::explain;
+    for case in ["gzip-6", "bzip2-9", "zstd-d"] {
+        let e = layoutrand::analysis::explain::stored(&fixtures().join("differential").join(case))
+            .unwrap()
+            .expect("the fixture stores an explanation");
+        insta::assert_snapshot!(format!("explain_differential_{case}"), explain::text(&e));
+    }
+}
+
 /// `explain`'s text, JSON and HTML for an experiment with variants, from the stored
 /// explanation: variant `a` is it as stored (spin a finding), variant `b` the same with
 /// nothing found (its screening's culprits, findings and plots emptied, `not_detected`).

@@ -9,6 +9,7 @@ use crate::analysis::vocabulary::Verdict;
 use crate::layout::demangle::demangle;
 use crate::layout::features::Feature;
 use crate::report::numfmt::{level, p_value, percent, percent_bounds, sig};
+pub(super) use crate::report::words::explain::rate;
 
 /// The explanation as pretty JSON (schema [`crate::analysis::explain::EXPLAIN_SCHEMA`]).
 pub fn json(e: &Explanation) -> anyhow::Result<String> {
@@ -141,11 +142,7 @@ fn across_row(row: &AcrossVariants) -> String {
 /// mean, and the warnings.
 pub fn text(e: &Explanation) -> String {
     let mut out = screening_lines(e);
-    for line in e
-        .differential
-        .iter()
-        .flat_map(|d| crate::report::words::explain::differential_lines(d, &e.metric))
-    {
+    for line in crate::report::words::explain::differential_answer(e) {
         out += &line;
         out += "\n";
     }
@@ -366,17 +363,6 @@ fn reading_lines(e: &Explanation) -> String {
 
 /// The culprits the text lists (the JSON lists all).
 pub(super) const SHOWN: usize = crate::analysis::explain::PLOTTED;
-
-/// The screening's false discovery rate as the text gives it: `5 %` (a whole percentage
-/// without decimals), else about two significant digits (`2.5 %`).
-pub(super) fn rate(fdr: f64) -> String {
-    let whole = fdr * 100.0;
-    if (whole - whole.round()).abs() < 1e-9 {
-        format!("{whole:.0} %")
-    } else {
-        percent(fdr, 2)
-    }
-}
 
 /// The verdict in one line (`verdict: detected — …`).
 pub(super) fn verdict_line(e: &Explanation) -> String {

@@ -61,11 +61,7 @@ pub(crate) fn section(out: &mut String, e: &Explanation) {
         s.permutations,
         super::explain::rate(s.fdr)
     );
-    for line in e
-        .differential
-        .iter()
-        .flat_map(|d| crate::report::words::explain::differential_lines(d, &e.metric))
-    {
+    for line in crate::report::words::explain::differential_answer(e) {
         let _ = writeln!(out, "<p>{}</p>", escape(&capitalised(&line)));
     }
     let _ = writeln!(

@@ -4,6 +4,7 @@
 //! set pressure, none for a function the relinks moved alone without a relevant change.
 
 use crate::analysis::explain::{Explanation, Fix, Suspect};
+use crate::analysis::explain_differential::{Differential, Lead, Leads, Relevance};
 use crate::analysis::vocabulary::Verdict;
 use crate::layout::demangle::demangle;
 use crate::layout::features::{Feature, ICache};
@@ -155,11 +156,14 @@ fn alignment_is_slow(f: &FixFacts) -> bool {
 fn slow_alignment(f: &FixFacts, name: &str) -> String {
     let line = f.cache.line;
     let not_aligned = format!(
-        "not an alignment to {line} bytes, which gives it the placement of the binaries with          the higher means"
+        "not an alignment to {line} bytes, which gives it the placement of the binaries with \
+         the higher means"
     );
     let offset_in = |modulus: u64, v: f64| {
         format!(
-            "start {name} at {v} mod {modulus} bytes, as the binaries with the lowest means do              (aligned to {modulus} bytes with {v} bytes in front of it, e.g. an order file              putting {v} bytes of other code before it); {not_aligned}"
+            "start {name} at {v} mod {modulus} bytes, as the binaries with the lowest means do \
+             (aligned to {modulus} bytes with {v} bytes in front of it, e.g. an order file \
+             putting {v} bytes of other code before it); {not_aligned}"
         )
     };
     match (f.feature, f.fast) {
@@ -167,10 +171,12 @@ fn slow_alignment(f: &FixFacts, name: &str) -> String {
         (Feature::OffsetMod16, Some(v)) => offset_in(16, v),
         (Feature::OffsetMod32, Some(v)) => offset_in(32, v),
         (Feature::UpperHalfLine, Some(1.0)) => format!(
-            "start {name} in the upper half of a {line}-byte line, as the binaries with the              lower means do; {not_aligned}"
+            "start {name} in the upper half of a {line}-byte line, as the binaries with the \
+             lower means do; {not_aligned}"
         ),
         _ => format!(
-            "none that alignment gives: {not_aligned}, and the binaries share no placement              of {name} that is fast"
+            "none that alignment gives: {not_aligned}, and the binaries share no placement \
+             of {name} that is fast"
         ),
     }
 }
@@ -218,14 +224,234 @@ fn unconfirmed(function: &str, metric: &str, verdict: Verdict) -> String {
     )
 }
 
-/// The differential profile in words (issue 49), one line each: where the variation between
-/// the binaries went (the movers, largest share first), then the pairs of movers that crowd
-/// each other out of the cache. Empty without a profile.
-pub(crate) fn differential_lines(
-    d: &crate::analysis::explain_differential::Differential,
-    metric: &str,
-) -> Vec<String> {
-    use crate::layout::demangle::demangle;
+/// The differential profile's part of explain's answer in words, one line each: the
+/// findings (where the layout's cost lands, and why) when the spread is relevant, else where
+/// the variation goes and why nothing is a finding; then a caution when the profile and the
+/// run disagree. Empty without a profile.
+pub(crate) fn differential_answer(e: &Explanation) -> Vec<String> {
+    let Some(d) = &e.differential else {
+        return Vec::new();
+    };
+    let mut lines = match &e.leads {
+        Some(l) if l.relevance == Relevance::Relevant && !l.leads.is_empty() => {
+            leads_lines(e, d, l)
+        }
+        Some(l) if d.variance > 0.0 => {
+            let mut lines = movers_lines(d, &e.metric);
+            lines.push(no_finding(d, l, &e.metric));
+            lines
+        }
+        _ => movers_lines(d, &e.metric),
+    };
+    if let Some(r) = d.agreement.filter(|r| *r < 0.9) {
+        lines.push(format!(
+            "caution: the profile's totals agree with the run's means only at r = {} (a deterministic metric gives 1): the profile and the run did not measure the same",
+            crate::report::numfmt::sig(r, 2)
+        ));
+    }
+    lines
+}
+
+/// Why the movers are no finding: the layout moves the metric by too little, or by an
+/// amount the binaries cannot place on either side of the threshold.
+fn no_finding(d: &Differential, l: &Leads, metric: &str) -> String {
+    use crate::report::numfmt::{percent, percent_bounds, sig};
+    let per_layout = l.per_layout.map_or("an unknown share".to_string(), |s| {
+        format!("± {}", percent(s, 2))
+    });
+    let interval = l.interval.map_or(String::new(), |(low, high)| {
+        let (low, high) = percent_bounds(low, high, 2);
+        format!(
+            ", {} CI {low} to {high}",
+            crate::report::numfmt::level(l.confidence)
+        )
+    });
+    let measured = format!(
+        "the layout moves {metric} by {per_layout} per layout (the standard deviation of the {} \
+         binaries' totals over their mean{interval}; {} to {})",
+        d.binaries,
+        sig(d.lowest_total, 3),
+        sig(d.highest_total, 3)
+    );
+    let threshold = percent(l.negligible, 2);
+    match l.relevance {
+        Relevance::CannotTell => format!(
+            "no finding, cannot tell: {measured}, an interval on both sides of the {threshold} \
+             that counts as relevant (--negligible): more binaries would tell whether it matters"
+        ),
+        _ => format!(
+            "no finding: {measured}, below the {threshold} that counts as relevant \
+             (--negligible): too little to explain"
+        ),
+    }
+}
+
+/// How far the highest total lies above the lowest: "43.7 % above the lowest", "56.0
+/// times the lowest" from twice on, "above a lowest of 0".
+fn spread_words(d: &Differential) -> String {
+    match d.spread() {
+        Some(s) if s >= 1.0 => format!(
+            "{} times the lowest",
+            crate::report::numfmt::sig(s + 1.0, 3)
+        ),
+        Some(s) => format!("{} above the lowest", crate::report::numfmt::percent(s, 3)),
+        None => "above a lowest of 0".to_string(),
+    }
+}
+
+/// The findings of the differential profile: a heading with the totals' range, then one
+/// lettered finding per lead (A, B, …) with what was found of why, and one line for the
+/// leads no screen found a cause of.
+fn leads_lines(e: &Explanation, d: &Differential, l: &Leads) -> Vec<String> {
+    use crate::report::numfmt::{percent, sig};
+    let metric = &e.metric;
+    let mut lines = vec![format!(
+        "findings (each binary profiled once under cachegrind): {metric} ranges from {} to {} \
+         over the {} binaries ({}); where that cost lands, the largest share of the variance \
+         between the binaries first, and why",
+        sig(d.lowest_total, 3),
+        sig(d.highest_total, 3),
+        d.binaries,
+        spread_words(d)
+    )];
+    let mut unexplained: Vec<(char, bool)> = Vec::new();
+    for (i, lead) in l.leads.iter().enumerate() {
+        let label = lead_label(i);
+        let own: Vec<String> = lead
+            .functions
+            .iter()
+            .filter_map(|f| d.movers.iter().find(|m| &m.function == f))
+            .map(|m| {
+                format!(
+                    "{} {} to {}{}",
+                    demangle(&m.function),
+                    sig(m.range.0, 3),
+                    sig(m.range.1, 3),
+                    if m.own { "" } else { " (a shared library's)" }
+                )
+            })
+            .collect();
+        let names: Vec<String> = lead.functions.iter().map(|f| demangle(f)).collect();
+        lines.push(format!(
+            "{label}. {} ({} of the variance; own {metric} over the binaries: {})",
+            and_list(&names),
+            percent(lead.share, 2),
+            own.join(", ")
+        ));
+        let why = why_lines(e, d, lead);
+        if why.is_empty() {
+            unexplained.push((label, lead.shared_library));
+        }
+        lines.extend(why);
+    }
+    if !unexplained.is_empty() {
+        let labels: Vec<String> = unexplained.iter().map(|(l, _)| l.to_string()).collect();
+        let shared = if unexplained.iter().any(|(_, shared)| *shared) {
+            "; a shared library's function stays where it is, crowded by the program's code, \
+             and only pairs of the program's own movers are tested"
+        } else {
+            ""
+        };
+        lines.push(format!(
+            "why {}: not found — no placement of {}, and no sharing of cache sets between two \
+             of the program's own movers, went with the {metric} of the {} binaries at a false \
+             discovery rate of {}{shared}; more binaries may tell",
+            and_list(&labels),
+            if labels.len() == 1 { "it" } else { "theirs" },
+            d.binaries,
+            rate(e.screening.fdr)
+        ));
+    }
+    if let Some(n) = d.functions_for_most.filter(|n| *n > d.movers.len()) {
+        lines.push(format!(
+            "a collective effect besides: {n} functions together carry {} of the variance; the \
+             findings name the {} that carry {} or more each",
+            percent(crate::analysis::explain_differential::MOST, 2),
+            d.movers.len(),
+            percent(crate::analysis::explain_differential::MOVER_SHARE, 2)
+        ));
+    }
+    lines
+}
+
+/// A, B, … (at most [`crate::analysis::explain_differential::MAX_MOVERS`] leads, so one
+/// letter each).
+fn lead_label(i: usize) -> char {
+    char::from(b'A' + (i % 26) as u8)
+}
+
+/// "a", "a and b", "a, b and c".
+fn and_list(names: &[String]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.clone(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+/// Why one lead's cost moves: its crowding pairs and its placement findings (empty when no
+/// screen found a cause).
+fn why_lines(e: &Explanation, d: &Differential, lead: &Lead) -> Vec<String> {
+    use crate::report::numfmt::{p_value, sig};
+    let metric = &e.metric;
+    let mut lines = Vec::new();
+    for c in lead.crowding.iter().filter_map(|&i| d.crowding.get(i)) {
+        let means = match (c.apart_mean, c.together_mean) {
+            (Some(a), Some(t)) => format!(
+                "; {metric} averages {} where they share no set and {} where they share some",
+                sig(a, 3),
+                sig(t, 3)
+            ),
+            _ => String::new(),
+        };
+        lines.push(format!(
+            "   why: {} and {} crowd each other out of the cache: the more of the {} cache \
+             sets their lines share ({} to {} over the binaries), the higher the {metric} \
+             (r = {}, {}, q = {}){means}",
+            demangle(&c.first),
+            demangle(&c.second),
+            c.sets,
+            c.shared_sets.0,
+            c.shared_sets.1,
+            sig(c.r, 2),
+            p_value(c.p),
+            sig(c.q, 2)
+        ));
+    }
+    for &k in &lead.placement {
+        let Some(f) = e.screening.findings.get(k) else {
+            continue;
+        };
+        let named: Vec<String> = f
+            .members
+            .iter()
+            .filter_map(|&m| e.screening.culprits.get(m))
+            .filter(|c| lead.functions.contains(&c.function))
+            .map(|c| format!("{}'s {}", demangle(&c.function), c.feature.name()))
+            .collect();
+        lines.push(format!(
+            "   why: their placement: {} (the placement screen's finding {} below)",
+            and_list(&named),
+            k + 1
+        ));
+    }
+    lines
+}
+
+/// The screening's false discovery rate as the text gives it: `5 %` (a whole percentage
+/// without decimals), else about two significant digits (`2.5 %`).
+pub(crate) fn rate(fdr: f64) -> String {
+    let whole = fdr * 100.0;
+    if (whole - whole.round()).abs() < 1e-9 {
+        format!("{whole:.0} %")
+    } else {
+        crate::report::numfmt::percent(fdr, 2)
+    }
+}
+
+/// Where the variation between the binaries went (the movers, largest share first), then
+/// the pairs of movers that crowd each other out of the cache.
+fn movers_lines(d: &Differential, metric: &str) -> Vec<String> {
     use crate::report::numfmt::{p_value, percent, sig};
     let mut lines = Vec::new();
     if d.variance <= 0.0 {
@@ -294,12 +520,6 @@ pub(crate) fn differential_lines(
             sig(c.r, 2),
             p_value(c.p),
             sig(c.q, 2)
-        ));
-    }
-    if let Some(r) = d.agreement.filter(|r| *r < 0.9) {
-        lines.push(format!(
-            "caution: the profile's totals agree with the run's means only at r = {} (a deterministic metric gives 1): the profile and the run did not measure the same",
-            sig(r, 2)
         ));
     }
     lines
@@ -372,6 +592,11 @@ mod tests {
             "{s}"
         );
         assert!(!s.starts_with("align"), "{s}");
+        // One space between words: a string continued without its `\` keeps the next
+        // line's indentation.
+        for said in [&s, &suggestion(&upper)] {
+            assert!(!said.contains("  "), "{said}");
+        }
         // The fast binaries start it at 0: the alignment is their placement.
         let at_zero = FixFacts {
             fast: Some(0.0),
