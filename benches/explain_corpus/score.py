@@ -21,8 +21,11 @@ Scores (flips only, the truth being truth.json's `truth` functions):
   baseline B the function with the most I1 misses in the slowest binary's profile (every
              object, truth.py's rerun): top-1
 Nulls: the number of findings (false findings) and of confirmed culprits.
-Fixes: the printed fixes of confirmed culprits, and how many of them say that they copy
-the placement of the binaries with the higher means (a fix towards the slow side).
+Fixes: the fixes of confirmed culprits: proven (`confirmation.fix_proof.holds`: the fast
+placement relinked on every confirmed seed put the metric nearer the fast level in each),
+not holding (a proof that failed: explain prints "none proven", not the fix), unproven (no
+proof: printed with "unproven"), and how many say that they copy the placement of the
+binaries with the higher means (a fix towards the slow side).
 Cost: explain's wall time / the run's (and explain --confirm's / the run's).
 Names are compared after dropping GCC's clone suffixes (.part.N, .constprop.N, .isra.N, .cold).
 """
@@ -121,7 +124,7 @@ def main():
     tot = dict(flips=0, nulls=0, top1=0, top3=0, mv1=0, mv3=0, mv_n=0, conf_t=0, conf_f=0,
                null_findings=0, null_conf=0, ba1=0, ba3=0, bb1=0, answered=0,
                run_s=0.0, explain_s=0.0, confirm_s=0.0, confirm_run_s=0.0,
-               fixes=0, fixes_slow=0)
+               fixes=0, fixes_slow=0, fixes_proven=0, fixes_failed=0)
     for c in cases:
         d = os.path.join(a.results, c)
         truth = load(os.path.join(d, "truth.json"))
@@ -152,8 +155,11 @@ def main():
         for cu in (conf_ans if conf_ans is not None else ans).get("culprits") or []:
             fix = cu.get("suggestion")
             if fix and (cu.get("confirmation") or {}).get("confirmed") is True:
+                proof = (cu.get("confirmation") or {}).get("fix_proof")
                 tot["fixes"] += 1
                 tot["fixes_slow"] += "is then that of the binaries with the higher means" in fix
+                tot["fixes_proven"] += bool(proof) and proof.get("holds") is True
+                tot["fixes_failed"] += bool(proof) and proof.get("holds") is False
         ct = sum(1 for f, w in conf if norm(f) in T)
         cf = len(conf) - ct
         row["conf"] = f"{ct}/{cf}" if (conf_ans is not None or conf) else "–"
@@ -233,9 +239,10 @@ def main():
           f"{tot['ba1']}, top-3 {tot['ba3']}; baseline B top-1 {tot['bb1']}). "
           f"Nulls: {tot['nulls']}, findings on them {tot['null_findings']}, confirmed on them "
           f"{tot['null_conf']}. Confirmations on flips: {tot['conf_t']} in the truth, "
-          f"{tot['conf_f']} not (false). Fixes printed (for confirmed culprits): "
-          f"{tot['fixes']}, of which {tot['fixes_slow']} say the fix copies the binaries with "
-          f"the higher means (not proven: the corpus does not build the fixes).")
+          f"{tot['conf_f']} not (false). Fixes of confirmed culprits: {tot['fixes']}: proven "
+          f"{tot['fixes_proven']}, not holding {tot['fixes_failed']} (not printed as fixes), "
+          f"unproven {tot['fixes'] - tot['fixes_proven'] - tot['fixes_failed']}; "
+          f"{tot['fixes_slow']} say the fix copies the binaries with the higher means.")
 
     if a.cases:
         print()

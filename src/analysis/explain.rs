@@ -192,6 +192,84 @@ pub(crate) struct Confirmation {
     pub(crate) dir: String,
     /// Per seed: the feature value and mean of the seed as built and of its relink.
     pub(crate) pairs: Vec<ConfirmPair>,
+    /// The fix put to the test: the same seeds relinked with the function at the fast
+    /// placement and measured (absent when the fix is not a placement a padding gives, or
+    /// in answers written before fixes were proven).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) fix_proof: Option<FixProof>,
+}
+
+/// A fix relinked and measured (issue 49: "a fix that does not hold is not printed as a
+/// fix"): every relinked seed with the function at the fast placement, against the levels
+/// the screened binaries show at that placement and at the others.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub(crate) struct FixProof {
+    /// The feature value the fix gives (the fast binaries' placement).
+    pub(crate) value: f64,
+    /// Per seed: the bytes of padding that gave it (0: the seed as built had it), and the
+    /// metric's mean of that binary.
+    pub(crate) pads: Vec<u64>,
+    pub(crate) means: Vec<f64>,
+    /// The mean of the screened binaries at that placement, and of the others.
+    pub(crate) fast_level: f64,
+    pub(crate) slow_level: f64,
+    /// Whether every seed's mean with the fix is nearer the fast level than the slow one
+    /// (at most their midpoint).
+    pub(crate) holds: bool,
+}
+
+impl FixProof {
+    /// The proof of a fix at `value` from the seeds' `pads` and `means` against the levels.
+    pub(crate) fn of(
+        value: f64,
+        pads: Vec<u64>,
+        means: Vec<f64>,
+        (fast_level, slow_level): (f64, f64),
+    ) -> FixProof {
+        let midpoint = (fast_level + slow_level) / 2.0;
+        let holds =
+            fast_level < slow_level && !means.is_empty() && means.iter().all(|m| *m <= midpoint);
+        FixProof {
+            value,
+            pads,
+            means,
+            fast_level,
+            slow_level,
+            holds,
+        }
+    }
+}
+
+/// The mean of `response` over the binaries whose feature `values` equal `value`, and over
+/// the others (`None` when either side is empty).
+pub(crate) fn levels_at(values: &[f64], response: &[f64], value: f64) -> Option<(f64, f64)> {
+    let side = |at: bool| {
+        let v: Vec<f64> = values
+            .iter()
+            .zip(response)
+            .filter(|(x, _)| (**x == value) == at)
+            .map(|(_, y)| *y)
+            .collect();
+        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+    };
+    Some((side(true)?, side(false)?))
+}
+
+/// The fast placement a culprit's fix gives, when it is one a padding in front of the
+/// function reaches (an offset within a line or window, the half of a line, the lines
+/// spanned) and the binaries show one.
+pub(crate) fn fix_target(s: &Suspect) -> Option<f64> {
+    match (&s.fix, s.feature) {
+        (
+            Some(Fix::Placement { fast: Some(v), .. }),
+            Feature::OffsetModLine
+            | Feature::OffsetMod16
+            | Feature::OffsetMod32
+            | Feature::UpperHalfLine
+            | Feature::Lines,
+        ) => Some(*v),
+        _ => None,
+    }
 }
 
 /// The directions of a confirmation's pairs (the relink against the seed as built), judged
@@ -872,6 +950,23 @@ pub(crate) fn revise_suggestions(screening: &mut Screening, metric: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A fix holds when every seed's mean with it is at most the midpoint of the fast and
+    /// slow levels (the levels of the binaries at the fix's placement and at the others).
+    #[test]
+    fn a_fix_holds_when_every_seed_lands_nearer_the_fast_level() {
+        let offsets = [48.0, 0.0, 48.0, 16.0, 0.0];
+        let misses = [10.0, 30.0, 12.0, 26.0, 34.0];
+        assert_eq!(levels_at(&offsets, &misses, 48.0), Some((11.0, 30.0)));
+        assert_eq!(levels_at(&[1.0, 1.0], &[2.0, 3.0], 1.0), None);
+        let levels = (11.0, 30.0);
+        assert!(FixProof::of(48.0, vec![0, 16], vec![11.0, 20.5], levels).holds);
+        // One seed past the midpoint (20.5): the placement alone is not the fix.
+        assert!(!FixProof::of(48.0, vec![0, 16], vec![11.0, 20.6], levels).holds);
+        // No seed measured, or a "fast" level that is not lower: nothing proven.
+        assert!(!FixProof::of(48.0, vec![], vec![], levels).holds);
+        assert!(!FixProof::of(48.0, vec![0], vec![1.0], (30.0, 11.0)).holds);
+    }
 
     /// The fast placement is the shared value with the lowest mean; a value one binary
     /// holds does not count, however fast.

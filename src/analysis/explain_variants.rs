@@ -266,6 +266,7 @@ mod tests {
             sign_test: None,
             dir: "a/explain/confirm-0".to_string(),
             pairs: Vec::new(),
+            fix_proof: None,
         };
         a.screening.culprits[0].confirmation = Some(answer("spin", true));
         a.screening.culprits[2].confirmation = Some(answer("fold", false));

@@ -74,6 +74,8 @@ pub(crate) struct Screened<'a> {
     pub(crate) thresholds: Thresholds,
     /// The seeds to relink and their binaries as screened.
     pub(crate) units: &'a [(u64, &'a LayoutUnit)],
+    /// Every binary screened (the levels a fix is held to).
+    pub(crate) screened: &'a [LayoutUnit],
     /// The hot functions' names.
     pub(crate) hot: &'a [String],
     /// The cache of the set features.
@@ -119,6 +121,10 @@ pub(crate) fn confirm(
     let mut placed = Vec::new();
     let mut moved_with = std::collections::BTreeSet::new();
     let steps = alignment_step(units, &suspect.function);
+    // The fix put to the test beside the confirmation (issue 49): the same seeds with the
+    // suspect at the fast placement, when it is one a padding gives.
+    let mut fix_target = crate::analysis::explain::fix_target(suspect);
+    let mut fix_pads: Vec<(u64, u64)> = Vec::new();
     for (seed, unit) in units {
         let at = Relink {
             exp,
@@ -137,12 +143,25 @@ pub(crate) fn confirm(
         sides.entry("high").or_default().push(high);
         bytes.push(one.pad);
         placed.push(one);
+        if let Some(target) = fix_target {
+            match at.fixed(*seed, unit, suspect, target)? {
+                Some((pad, set)) => {
+                    fix_pads.push((*seed, pad));
+                    sides.entry("fixed").or_default().push(set);
+                }
+                None => fix_target = None,
+            }
+        }
     }
     let _ = root.remove_dir_all(rel.join("work"));
     write_manifest(&exp.dir, &out, manifest, program, sides)?;
     run(exp, &out)?;
     let (ratio, ci, verdict, means) = analyse(&out, screened.metric, screened.thresholds)?;
     let pairs = confirm_pairs(&placed, &means);
+    let fix_proof = match fix_target {
+        Some(target) => fix_proof(screened, suspect, target, &fix_pads, &means),
+        None => None,
+    };
     let predicted_higher = suspect.effect > 0.0;
     let directions = crate::analysis::explain::PairDirections::of(
         &pairs,
@@ -171,7 +190,40 @@ pub(crate) fn confirm(
         sign_test: Some(directions),
         dir: rel.display().to_string(),
         pairs,
+        fix_proof,
     })
+}
+
+/// The proof of the fix at `target`: each seed's mean with it (`means` of side `fixed`)
+/// against the levels of every screened binary at that placement and at the others; `None`
+/// when a seed was not measured or the levels cannot be read.
+fn fix_proof(
+    screened: &Screened,
+    suspect: &Suspect,
+    target: f64,
+    pads: &[(u64, u64)],
+    means: &SideMeans,
+) -> Option<crate::analysis::explain::FixProof> {
+    let hot = || screened.hot.iter().map(String::as_str);
+    let (values, response): (Vec<f64>, Vec<f64>) = screened
+        .screened
+        .iter()
+        .filter_map(|u| {
+            let p = HotPlacement::running(&u.functions, hot(), screened.cache, screened.running);
+            Some((p.value(suspect.feature, &suspect.function)?, u.mean))
+        })
+        .unzip();
+    let levels = crate::analysis::explain::levels_at(&values, &response, target)?;
+    let fixed: Vec<f64> = pads
+        .iter()
+        .map(|(seed, _)| means.get(&("fixed", *seed)).copied())
+        .collect::<Option<_>>()?;
+    Some(crate::analysis::explain::FixProof::of(
+        target,
+        pads.iter().map(|(_, pad)| *pad).collect(),
+        fixed,
+        levels,
+    ))
 }
 
 /// One seed's relink with the suspect moved: the feature's value before and after, whether
@@ -225,21 +277,7 @@ impl Relink<'_> {
                 )
             })?;
         let (control, libraries) = seed_binary(&self.exp.dir, self.manifest, seed, self.program)?;
-        let moved = self.out.join(format!("moved/seed-{seed}/{}", self.program));
-        let mut one = self.relinker.clone();
-        one.pad_before = Some(MoveAlone {
-            function: f.name.clone(),
-            before: pad,
-            behind: period - pad,
-        });
-        one.link(Some(seed), &moved, &self.out.join("work"))
-            .with_context(|| format!("relinking seed {seed} with {} moved", f.name))?;
-        let relinked = binary::functions(&moved)?;
-        let with = check_moved_alone(&unit.functions, &relinked, f, pad, period)
-            .with_context(|| format!("seed {seed}: {}", moved.display()))?;
-        let after = HotPlacement::running(&relinked, hot(), self.cache, self.running);
-        check_features_kept(&as_built, &after, &f.name, &with)
-            .with_context(|| format!("seed {seed}: {}", moved.display()))?;
+        let (moved, with, after) = self.relinked(seed, unit, f, pad, "moved")?;
         let value = |p: &HotPlacement| p.value(suspect.feature, &f.name).unwrap_or(f64::NAN);
         let (before_value, after_value) = (value(&as_built), value(&after));
         if before_value == after_value || before_value.is_nan() || after_value.is_nan() {
@@ -269,6 +307,88 @@ impl Relink<'_> {
             moved_with,
         };
         Ok((placed, [set(&low)?, set(&high)?]))
+    }
+}
+
+impl Relink<'_> {
+    /// Relinks `seed` with `f`'s section `pad` bytes further and the code after it a set
+    /// period further, into `DIR/explain/confirm-K/FOLDER/seed-S/PROGRAM`, and checks from
+    /// the ELF that nothing else changed placement: the binary, the functions moved with
+    /// `f`, and the hot functions' placement in it.
+    fn relinked(
+        &self,
+        seed: u64,
+        unit: &LayoutUnit,
+        f: &Function,
+        pad: u64,
+        folder: &str,
+    ) -> Result<(PathBuf, Vec<String>, HotPlacement)> {
+        let hot = || self.hot.iter().map(String::as_str);
+        let period = set_period(self.cache);
+        let as_built = HotPlacement::running(&unit.functions, hot(), self.cache, self.running);
+        let moved = self
+            .out
+            .join(format!("{folder}/seed-{seed}/{}", self.program));
+        let mut one = self.relinker.clone();
+        one.pad_before = Some(MoveAlone {
+            function: f.name.clone(),
+            before: pad,
+            behind: period - pad,
+        });
+        one.link(Some(seed), &moved, &self.out.join("work"))
+            .with_context(|| format!("relinking seed {seed} with {} moved", f.name))?;
+        let relinked = binary::functions(&moved)?;
+        let with = check_moved_alone(&unit.functions, &relinked, f, pad, period)
+            .with_context(|| format!("seed {seed}: {}", moved.display()))?;
+        let after = HotPlacement::running(&relinked, hot(), self.cache, self.running);
+        check_features_kept(&as_built, &after, &f.name, &with)
+            .with_context(|| format!("seed {seed}: {}", moved.display()))?;
+        Ok((moved, with, after))
+    }
+
+    /// `seed` with the suspect at the fix's placement `target`: the seed as built when it
+    /// has it already (padding 0), else relinked with the smallest padding (a multiple of
+    /// the section's alignment, below the set period) that gives it, checked from the ELF;
+    /// `None` when no padding gives it.
+    fn fixed(
+        &self,
+        seed: u64,
+        unit: &LayoutUnit,
+        suspect: &Suspect,
+        target: f64,
+    ) -> Result<Option<(u64, BinarySet)>> {
+        let hot = || self.hot.iter().map(String::as_str);
+        let f = unique(&unit.functions, &suspect.function)?;
+        let as_built = HotPlacement::running(&unit.functions, hot(), self.cache, self.running);
+        let period = set_period(self.cache);
+        let value = |p: &HotPlacement| p.value(suspect.feature, &f.name);
+        let Some(pad) = (0..period / self.steps).map(|k| k * self.steps).find(|&b| {
+            let at = if b == 0 {
+                value(&as_built)
+            } else {
+                value(&as_built.with_moved_alone(&f.name, b, period))
+            };
+            at == Some(target)
+        }) else {
+            return Ok(None);
+        };
+        let (control, libraries) = seed_binary(&self.exp.dir, self.manifest, seed, self.program)?;
+        let path = if pad == 0 {
+            control
+        } else {
+            let (path, _, after) = self.relinked(seed, unit, f, pad, "fixed")?;
+            if value(&after) != Some(target) {
+                bail!(
+                    "seed {seed}: padding {} by {pad} bytes did not give it the {} {target} \
+                     the fix asks for",
+                    f.name,
+                    suspect.feature.name()
+                );
+            }
+            path
+        };
+        let set = binary_set(self.out, Some(seed), self.program, &path, &libraries)?;
+        Ok(Some((pad, set)))
     }
 }
 
@@ -580,10 +700,13 @@ fn write_manifest(
             ..manifest.clone()
         },
     };
-    let variants = vec![
+    let mut variants = vec![
         variant("low", sides.remove("low").unwrap_or_default()),
         variant("high", sides.remove("high").unwrap_or_default()),
     ];
+    if let Some(fixed) = sides.remove("fixed").filter(|f| !f.is_empty()) {
+        variants.push(variant("fixed", fixed));
+    }
     let top = Manifest {
         baseline: variants[0].build.baseline.clone(),
         seeds: variants[0].build.seeds.clone(),
@@ -653,6 +776,7 @@ fn analyse(
         let side = match s.variant.as_deref() {
             Some("low") => "low",
             Some("high") => "high",
+            Some("fixed") => "fixed",
             _ => continue,
         };
         if s.metric != metric {

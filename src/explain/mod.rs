@@ -211,6 +211,7 @@ fn explain_build(
             metric,
             thresholds: options.thresholds,
             units: &seeded,
+            screened: &units,
             hot: &hot_names,
             cache: &cache,
             running: &running,

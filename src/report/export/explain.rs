@@ -277,7 +277,7 @@ pub(super) fn finding_lines(e: &Explanation, rank: usize, f: &Finding) -> String
         .find(|c| c.confirmation.as_ref().is_some_and(|k| k.confirmed))
         .unwrap_or(leader);
     let confirmed_any = culprits.iter().any(|c| c.confirmation.is_some());
-    match &fixed.suggestion {
+    match crate::report::words::explain::fix_said(e, fixed) {
         Some(fix) => out += &format!("   fix: {fix}\n"),
         None if confirmed_any => {
             out += &format!(
@@ -687,6 +687,7 @@ mod tests {
             sign_test: None,
             dir: "explain/confirm-0".into(),
             pairs: Vec::new(),
+            fix_proof: None,
         };
         assert!(confirmation(&e, &k).contains("(moved alone by 16 bytes;"));
         // The interval is said at the level it was computed at (`--confidence 99%`).
@@ -703,5 +704,58 @@ mod tests {
         k.ci = None;
         k.bytes = vec![16, 48, 32];
         assert!(confirmation(&e, &k).contains("(moved alone by 16 to 48 bytes;"));
+    }
+
+    /// A fix whose placement, given to every relinked seed, did not bring the metric to the
+    /// fast level is not printed as a fix; one that did says so with its numbers.
+    #[test]
+    fn a_fix_is_printed_only_when_it_holds() {
+        use crate::analysis::explain::FixProof;
+        let mut e = stored();
+        let i = 0;
+        let fix = "align spin to 64 bytes".to_string();
+        e.screening.culprits[i].suggestion = Some(fix.clone());
+        let k = Confirmation {
+            function: e.screening.culprits[i].function.clone(),
+            feature: e.screening.culprits[i].feature,
+            relinks: 2,
+            bytes: vec![16, 16],
+            code_after_moved: 4096,
+            moved_with: Vec::new(),
+            ratio: 1.5,
+            ci: None,
+            confidence: 0.95,
+            verdict: Verdict::Detected,
+            confirmed: true,
+            sign_test: None,
+            dir: "explain/confirm-0".into(),
+            pairs: Vec::new(),
+            fix_proof: Some(FixProof::of(
+                0.0,
+                vec![0, 16],
+                vec![20.0, 29.0],
+                (20.0, 30.0),
+            )),
+        };
+        e.screening.culprits[i].confirmation = Some(k.clone());
+        let said = crate::report::words::explain::fix_said(&e, &e.screening.culprits[i]).unwrap();
+        assert!(said.starts_with("none proven: "), "{said}");
+        assert!(said.contains("gave reported 20.0 to 29.0"), "{said}");
+        assert!(!said.contains(&fix), "{said}");
+        let mut holds = k;
+        holds.fix_proof = Some(FixProof::of(
+            0.0,
+            vec![0, 16],
+            vec![20.0, 21.0],
+            (20.0, 30.0),
+        ));
+        e.screening.culprits[i].confirmation = Some(holds);
+        let said = crate::report::words::explain::fix_said(&e, &e.screening.culprits[i]).unwrap();
+        assert!(
+            said.starts_with(&format!(
+                "{fix} — proven on 2 relinked seeds: with it, reported 20.0 to 21.0"
+            )),
+            "{said}"
+        );
     }
 }

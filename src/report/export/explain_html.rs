@@ -161,7 +161,7 @@ fn row(e: &Explanation, rank: usize, c: &Suspect) -> Vec<String> {
         percent(c.share, 2),
         sig(c.q, 2),
         confirmed,
-        c.suggestion.clone().unwrap_or_default(),
+        crate::report::words::explain::fix_said(e, c).unwrap_or_default(),
     ]
 }
 

@@ -224,6 +224,53 @@ fn unconfirmed(function: &str, metric: &str, verdict: Verdict) -> String {
     )
 }
 
+/// A culprit's fix as the answer gives it, with what the relinks showed of it: proven (the
+/// fast placement given to every relinked seed put the metric nearer the fast binaries'
+/// level than the slow ones' in each), not holding (then it is no fix, and says so), or
+/// unproven (a fix a padding cannot give, or no confirmation ran). `None` without a fix.
+pub(crate) fn fix_said(e: &Explanation, c: &Suspect) -> Option<String> {
+    use crate::report::numfmt::sig;
+    let fix = c.suggestion.as_ref()?;
+    let proof = c.confirmation.as_ref().and_then(|k| k.fix_proof.as_ref());
+    let range = |means: &[f64]| {
+        let low = means.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = means.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        if low == high {
+            sig(low, 3)
+        } else {
+            format!("{} to {}", sig(low, 3), sig(high, 3))
+        }
+    };
+    Some(match proof {
+        Some(p) if p.holds => format!(
+            "{fix} — proven on {} relinked seeds: with it, {} {}, where the screened binaries \
+             at that placement average {} and the others {}",
+            p.means.len(),
+            e.metric,
+            range(&p.means),
+            sig(p.fast_level, 3),
+            sig(p.slow_level, 3)
+        ),
+        Some(p) => format!(
+            "none proven: {} at the fast binaries' placement ({} = {}), relinked on {} seeds, \
+             gave {} {}, not nearer their average {} than the others' {} in every seed: that \
+             placement alone is not the fix",
+            demangle(&c.function),
+            c.feature.name(),
+            sig(p.value, 3),
+            p.means.len(),
+            e.metric,
+            range(&p.means),
+            sig(p.fast_level, 3),
+            sig(p.slow_level, 3)
+        ),
+        None if c.confirmation.as_ref().is_some_and(|k| k.confirmed) => {
+            format!("{fix} (unproven: the relinks give paddings, and this fix is not one)")
+        }
+        None => fix.clone(),
+    })
+}
+
 /// The differential profile's part of explain's answer in words, one line each: the
 /// findings (where the layout's cost lands, and why) when the spread is relevant, else where
 /// the variation goes and why nothing is a finding; then a caution when the profile and the
