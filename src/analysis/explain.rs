@@ -257,7 +257,8 @@ pub(crate) fn levels_at(values: &[f64], response: &[f64], value: f64) -> Option<
 
 /// The fast placement a culprit's fix gives, when it is one a padding in front of the
 /// function reaches (an offset within a line or window, the half of a line, the lines
-/// spanned) and the binaries show one.
+/// spanned, and for set pressure no line in an overfull set: the order file's "apart"
+/// reached by moving the function alone) and the binaries show one.
 pub(crate) fn fix_target(s: &Suspect) -> Option<f64> {
     match (&s.fix, s.feature) {
         (
@@ -266,7 +267,8 @@ pub(crate) fn fix_target(s: &Suspect) -> Option<f64> {
             | Feature::OffsetMod16
             | Feature::OffsetMod32
             | Feature::UpperHalfLine
-            | Feature::Lines,
+            | Feature::Lines
+            | Feature::OverfullSet,
         ) => Some(*v),
         _ => None,
     }

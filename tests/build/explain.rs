@@ -226,8 +226,9 @@ fn the_function_whose_placement_matters_is_named_first_and_confirmed() {
     );
     assert!(
         text.contains(&format!(
-            "   fix: {fix} — proven on 6 relinked seeds: with it, reported 20,000, where the \
-             screened binaries at that placement average 20,000 and the others 30,000"
+            "   fix: {fix} — proven on 6 relinked seeds, each with spin given that placement \
+             by a padding in front of it: reported 20,000, where the screened binaries at that \
+             placement average 20,000 and the others 30,000"
         )),
         "{text}"
     );

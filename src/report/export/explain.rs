@@ -753,7 +753,8 @@ mod tests {
         let said = crate::report::words::explain::fix_said(&e, &e.screening.culprits[i]).unwrap();
         assert!(
             said.starts_with(&format!(
-                "{fix} — proven on 2 relinked seeds: with it, reported 20.0 to 21.0"
+                "{fix} — proven on 2 relinked seeds, each with spin given that placement by a \
+                 padding in front of it: reported 20.0 to 21.0"
             )),
             "{said}"
         );

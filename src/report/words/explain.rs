@@ -243,9 +243,11 @@ pub(crate) fn fix_said(e: &Explanation, c: &Suspect) -> Option<String> {
     };
     Some(match proof {
         Some(p) if p.holds => format!(
-            "{fix} — proven on {} relinked seeds: with it, {} {}, where the screened binaries \
-             at that placement average {} and the others {}",
+            "{fix} — proven on {} relinked seeds, each with {} given that placement by a \
+             padding in front of it: {} {}, where the screened binaries at that placement \
+             average {} and the others {}",
             p.means.len(),
+            demangle(&c.function),
             e.metric,
             range(&p.means),
             sig(p.fast_level, 3),
