@@ -44,6 +44,12 @@ pub fn run(args: Args) -> Result<i32> {
         }
         _ => bail!("give one binary or two"),
     };
+    // Symbol names are the binary's bytes: a terminal escape in one is shown, not obeyed
+    // (JSON escapes control characters itself).
+    let text = match json {
+        true => text,
+        false => layoutrand::printable::for_terminal(&text).into_owned(),
+    };
     layoutrand::out!("{text}");
     Ok(0)
 }

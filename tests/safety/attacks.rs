@@ -532,3 +532,59 @@ fn an_unusable_record_directory_is_said_once_and_never_fails_the_build() {
     );
     assert!(!said.contains("saw no compiler"), "{said}");
 }
+
+/// Issue 54, attack 7: an ELF symbol name is the binary's bytes. A function named with a
+/// terminal escape (set the window title, ring the bell; GNU as takes any byte in a quoted
+/// name) reaches `layout`'s text escaped, visibly, for one binary and for two; its JSON
+/// escapes it as JSON does.
+#[test]
+fn symbol_names_reach_the_terminal_escaped() {
+    let d = tempfile::tempdir().unwrap();
+    let name = "evil\u{1b}]0;owned\u{7}x";
+    let asm = format!(
+        ".text\n.globl main\n.type \"{name}\", @function\n\"{name}\":\n ret\n\
+         .size \"{name}\", .-\"{name}\"\n.type main, @function\nmain:\n xor %eax,%eax\n ret\n\
+         .size main, .-main\n.section .note.GNU-stack,\"\",@progbits\n"
+    );
+    std::fs::write(d.path().join("evil.s"), asm).unwrap();
+    let cc = std::process::Command::new("cc")
+        .current_dir(d.path())
+        .args(["-o", "evil", "evil.s"])
+        .output()
+        .expect("cc, which the build tests need too");
+    assert!(
+        cc.status.success(),
+        "{}",
+        String::from_utf8_lossy(&cc.stderr)
+    );
+    let bin = d.path().join("evil");
+    for args in [vec![&bin], vec![&bin, &bin]] {
+        let out = layoutrand()
+            .arg("layout")
+            .args(&args)
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let out = String::from_utf8(out).unwrap();
+        assert!(
+            !out.contains('\u{1b}') && !out.contains('\u{7}'),
+            "a control character reached the output: {out:?}"
+        );
+        if args.len() == 1 {
+            assert!(out.contains("evil\\x1b]0;owned\\x07x"), "{out}");
+        }
+    }
+    let json = layoutrand()
+        .args(["layout", "--format", "json"])
+        .arg(&bin)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert!(!json.contains(&0x1b));
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert!(v.to_string().contains("evil\\u001b]0;owned\\u0007x"), "{v}");
+}
