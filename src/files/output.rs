@@ -39,13 +39,16 @@ pub fn write_output_with(
     fill: impl FnOnce(&mut dyn Write) -> Result<()>,
 ) -> Result<()> {
     refuse_own_file(path, experiment)?;
+    // `/dev/stdout` (a link to `/proc/self/fd/1`, itself a link to whatever the shell
+    // opened) and other names or links into /dev or /proc are written into, appending (the
+    // shell's `>` left the file empty, `>>` keeps it): judged by the name and its first
+    // link, since following every link ends at the shell's file, which replacing would
+    // empty of what `>>` kept.
+    if is_device_name(path) {
+        return write_into(path, true, fill);
+    }
     if let Some(target) = linked_target(path) {
-        // `/dev/stdout` (a link to `/proc/self/fd/1`) and other links into /dev or /proc are
-        // written into, appending (the shell's `>` left the file empty, `>>` keeps it); a
-        // link of the user's to a regular file has its target replaced.
-        if target.starts_with("/dev") || target.starts_with("/proc") {
-            return write_into(path, true, fill);
-        }
+        // A link of the user's to a regular file has its target replaced.
         return write_output_with(&target, experiment, fill);
     }
     match std::fs::metadata(path) {
@@ -63,6 +66,14 @@ pub fn write_output_with(
 /// [`write_output_with`] of whole bytes.
 pub fn write_output(path: &Path, experiment: &Path, bytes: &[u8]) -> Result<()> {
     write_output_with(path, experiment, |w| Ok(w.write_all(bytes)?))
+}
+
+/// Whether `path` names something under /dev or /proc, itself or through its first link
+/// (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`, a link of the user's to one of them).
+fn is_device_name(path: &Path) -> bool {
+    let under = |p: &Path| p.starts_with("/dev") || p.starts_with("/proc");
+    under(path) && std::fs::symlink_metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+        || std::fs::read_link(path).is_ok_and(|t| under(&t))
 }
 
 /// Where the symbolic link `path` leads, when it is one (and leads somewhere).

@@ -45,3 +45,33 @@ fn no_print_macro_outside_the_one_writer() {
         found.join("\n")
     );
 }
+
+/// Issue 54, attack 7: `-o /dev/stdout >> f` appends to f, as the shell asked, and `>` still
+/// leaves only the answer. `/dev/stdout` leads through `/proc/self/fd/1` to f itself: judged
+/// by where every link ends, it was taken for f and f replaced, losing what `>>` kept.
+#[test]
+fn output_to_dev_stdout_appends_where_the_shell_appends() {
+    let d = tempfile::tempdir().unwrap();
+    crate::store::measured(d.path());
+    let f = d.path().join("f");
+    for (append, kept) in [(true, true), (false, false)] {
+        std::fs::write(&f, "kept line\n").unwrap();
+        let out = std::fs::OpenOptions::new()
+            .append(append)
+            .write(true)
+            .truncate(!append)
+            .open(&f)
+            .unwrap();
+        let status = std::process::Command::new(env!("CARGO_BIN_EXE_layoutrand"))
+            .arg("report")
+            .arg(d.path())
+            .args(["--format", "summary", "-o", "/dev/stdout"])
+            .stdout(out)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let text = std::fs::read_to_string(&f).unwrap();
+        assert_eq!(text.starts_with("kept line\n"), kept, "{text}");
+        assert!(text.contains("### layoutrand"), "{text}");
+    }
+}
