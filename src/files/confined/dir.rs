@@ -239,6 +239,20 @@ impl ExperimentDir {
                 self.join(rel).display()
             );
         }
+        // A hard link is no symbolic link, and `O_NOFOLLOW` does not see it: another name
+        // (outside the directory, perhaps) shares the file's bytes, and appending would write
+        // there too (issue 54, attack 7).
+        use std::os::unix::fs::MetadataExt;
+        if meta.nlink() > 1 {
+            bail!(
+                "{what} {} has {} names (hard links): appending would write into the file \
+                 behind every other name too: refused (give it its own copy: cp {p} {p}.own && \
+                 mv {p}.own {p})",
+                self.join(rel).display(),
+                meta.nlink(),
+                p = self.join(rel).display()
+            );
+        }
         Ok(file)
     }
 
@@ -849,6 +863,26 @@ mod tests {
             "new"
         );
         assert_untouched(outside.path());
+    }
+
+    /// Issue 54, attack 7: a store hard-linked to a file elsewhere is not appended through
+    /// (the other file keeps its bytes); once it is a file of its own, it is.
+    #[test]
+    fn a_hard_linked_file_is_not_appended_through() {
+        let inside = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let elsewhere = outside.path().join("precious");
+        std::fs::write(&elsewhere, "precious\n").unwrap();
+        std::fs::hard_link(&elsewhere, inside.path().join("results.jsonl")).unwrap();
+        let dir = ExperimentDir::open(inside.path()).unwrap();
+        let err = format!(
+            "{:#}",
+            dir.open_append("results.jsonl", "the store").unwrap_err()
+        );
+        assert!(err.contains("has 2 names (hard links)"), "{err}");
+        assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "precious\n");
+        std::fs::remove_file(&elsewhere).unwrap();
+        assert!(dir.open_append("results.jsonl", "the store").is_ok());
     }
 
     #[test]
