@@ -57,8 +57,12 @@ pub(crate) fn library_value(bytes: u32) -> String {
 /// The library of this source and this `cc`, built into the user's cache when it is not
 /// there (or does not match its recorded hash), and the programs of `targets` it cannot
 /// move.
-pub(crate) fn prepare_heap_offset(targets: &[Target]) -> Result<HeapOffsetLibrary> {
+pub(crate) fn prepare_heap_offset(
+    targets: &[Target],
+    experiment: &Path,
+) -> Result<HeapOffsetLibrary> {
     let cache = user_cache_dir()?;
+    refuse_cache_inside(&cache, experiment)?;
     let path = cached_library(&cache)?;
     let sha256 = sha256_of_file(&path)?;
     let mut static_programs = BTreeSet::new();
@@ -80,11 +84,15 @@ pub(crate) fn prepare_heap_offset(targets: &[Target]) -> Result<HeapOffsetLibrar
 /// The heap axis of a run with `data_seeds` of `targets`: `None` with one data seed (nothing
 /// is preloaded); else the library, after saying once for each statically linked program
 /// that its heap is not moved.
-pub(crate) fn for_run(data_seeds: u32, targets: &[Target]) -> Result<Option<HeapOffsetLibrary>> {
+pub(crate) fn for_run(
+    data_seeds: u32,
+    targets: &[Target],
+    experiment: &Path,
+) -> Result<Option<HeapOffsetLibrary>> {
     if data_seeds <= 1 {
         return Ok(None);
     }
-    let library = prepare_heap_offset(targets)?;
+    let library = prepare_heap_offset(targets, experiment)?;
     for program in &library.static_programs {
         crate::diagnostic!("layoutrand: heap axis not varied for {program}: statically linked");
     }
@@ -122,6 +130,33 @@ fn user_cache_dir() -> Result<PathBuf> {
         },
     };
     Ok(base.join("layoutrand"))
+}
+
+/// Refuses a cache that lies inside the experiment directory (`XDG_CACHE_HOME` pointing
+/// into it, a link on the way): a received directory would then supply the library every
+/// execution loads, with the hash beside it that vouches for it (issue 54, attack 7).
+fn refuse_cache_inside(cache: &Path, experiment: &Path) -> Result<()> {
+    // The deepest existing ancestor of each, links resolved: the cache may not exist yet.
+    let resolved = |p: &Path| {
+        p.ancestors()
+            .find_map(|a| {
+                a.canonicalize()
+                    .ok()
+                    .map(|c| c.join(p.strip_prefix(a).unwrap_or(p)))
+            })
+            .unwrap_or_else(|| p.to_path_buf())
+    };
+    let (cache_at, dir_at) = (resolved(cache), resolved(experiment));
+    if cache_at.starts_with(&dir_at) {
+        bail!(
+            "the heap-offset library's cache {} lies inside the experiment directory {}: \
+             refused (a directory's files never supply code that runs; point XDG_CACHE_HOME \
+             elsewhere, or unset it for ~/.cache)",
+            cache.display(),
+            experiment.display()
+        );
+    }
+    Ok(())
 }
 
 /// A directory only this user may write: created 0700 when missing, refused when another

@@ -296,7 +296,7 @@ fn start_run(req: &RunRequest, opened: &mut OpenedRun) -> Result<StartedRun> {
         .as_ref()
         .and_then(|p| p.results.header.clone());
     let (cwd, base_env) = working_directory(previous_header.as_ref())?;
-    let heap = super::heap_offset::for_run(settings.data_seeds, &opened.prepared.targets)?;
+    let heap = super::heap_offset::for_run(settings.data_seeds, &opened.prepared.targets, out)?;
     let mut writer = StoreWriter::open(out)?;
     reaper::install()?;
     let header = match previous_header {

@@ -65,3 +65,29 @@ fn a_planted_heap_library_is_not_loaded() {
     let mode = std::fs::metadata(dir).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o700);
 }
+
+/// Issue 54, attack 7: `XDG_CACHE_HOME` pointing into the experiment directory would let a
+/// received directory supply the library (with the hash beside it that vouches for it):
+/// the run refuses before any execution, saying why, and nothing in the store ran.
+#[test]
+fn a_cache_inside_the_experiment_directory_is_refused() {
+    let root = tempfile::tempdir().unwrap();
+    let out = root.path().join("out");
+    same_binary_experiment(&out, "stack", "stack.c", 1);
+    for cache in [out.join("cache"), out.clone()] {
+        run_in(&out)
+            .env("XDG_CACHE_HOME", &cache)
+            .args(["--data-seeds", "2", "--executions", "1"])
+            .args(["--schedule-seed", "1"])
+            .args(["--metric", r"regex:stack (\d+)", "--", "{bin}"])
+            .assert()
+            .failure()
+            .stderr(predicates::str::contains(
+                "lies inside the experiment directory",
+            ));
+        assert!(
+            read_results(&out).map_or(true, |r| r.executions.is_empty()),
+            "an execution ran"
+        );
+    }
+}

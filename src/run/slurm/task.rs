@@ -56,7 +56,8 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
     let cwd = PathBuf::from(h.cwd.clone().unwrap_or_else(|| dir.display().to_string()));
     let base_env = h.environment_pairs();
     crate::run::environment::check_recorded_environment(&base_env)?;
-    let heap = crate::run::heap_offset::for_run(prepared.settings.data_seeds, &prepared.targets)?;
+    let heap =
+        crate::run::heap_offset::for_run(prepared.settings.data_seeds, &prepared.targets, dir)?;
     let ctx = ExecutionContext {
         template: &prepared.template,
         metric: &prepared.metric,
