@@ -21,6 +21,10 @@ use layoutrand::wrap::record::LinkRecord;
 pub struct Args {
     #[command(flatten)]
     pub dir: super::common::ExperimentDirArgs,
+    /// Show what the directory would make layoutrand run, and whose its parts are, without
+    /// adopting it (nothing is signed).
+    #[arg(long)]
+    pub show: bool,
 }
 
 /// Which of a directory's executable parts a command uses.
@@ -57,6 +61,8 @@ struct Part {
     verdict: Verdict,
     /// What layoutrand would run from it, one line each, every string escaped.
     shows: Vec<String>,
+    /// Why it does not read as layoutrand wrote it (then it is never adopted).
+    problem: Option<String>,
 }
 
 /// Refuses `action` on `dir` unless every part it `uses` is this user's own, or `trust` is
@@ -105,6 +111,15 @@ pub fn run(args: Args) -> Result<i32> {
         return Ok(0);
     }
     layoutrand::out!("{}", verdicts(&strangers));
+    if args.show {
+        layoutrand::outln!(
+            "layoutrand trust --show: {} is not your own; nothing was signed (`layoutrand \
+             trust {}` adopts it)",
+            dir.display(),
+            shell_words::quote(&dir.display().to_string())
+        );
+        return Ok(0);
+    }
     adopt(&parts)?;
     layoutrand::outln!(
         "layoutrand trust: {} is now your own: resume, extend, Slurm resume and explain \
@@ -114,7 +129,25 @@ pub fn run(args: Args) -> Result<i32> {
     Ok(0)
 }
 
+/// Signs every part with the user's key, after checking that each reads as layoutrand
+/// wrote it: a part that does not is never adopted (nor any other, so a directory is adopted
+/// whole or not at all).
 fn adopt(parts: &[Part]) -> Result<()> {
+    let broken: Vec<String> = parts
+        .iter()
+        .filter_map(|p| {
+            let why = p.problem.as_ref()?;
+            Some(format!("  {}: {why}\n", shown(&p.dir.join(&p.rel))))
+        })
+        .collect();
+    if !broken.is_empty() {
+        bail!(
+            "not adopted, nothing signed: these parts do not read as layoutrand wrote them:\n{}\
+             repair the store (`layoutrand repair`) or remove what does not belong, then trust \
+             it again",
+            broken.concat()
+        );
+    }
     for p in parts {
         let bytes = read_signed_part(&p.dir, &p.rel, p.kind)?;
         layoutrand::files::trust::sign(&p.dir, &p.rel, p.kind, &bytes)?;
@@ -195,7 +228,7 @@ fn part(
     dir: &Path,
     rel: impl AsRef<Path>,
     kind: Kind,
-    shows: fn(&[u8]) -> Vec<String>,
+    shows: fn(&[u8]) -> Result<Vec<String>, String>,
 ) -> Result<Option<Part>> {
     let rel = rel.as_ref();
     let Some(bytes) = read_part(dir, rel, kind)? else {
@@ -209,7 +242,8 @@ fn part(
         rel: rel.to_path_buf(),
         kind,
         verdict: verify(dir, rel, kind, &bytes)?,
-        shows: shows(&bytes),
+        shows: shows(&bytes).unwrap_or_else(|why| unreadable(&why)),
+        problem: shows(&bytes).err(),
     }))
 }
 
@@ -217,9 +251,9 @@ fn unreadable(e: impl std::fmt::Display) -> Vec<String> {
     vec![format!("(not readable as layoutrand wrote it: {e})")]
 }
 
-fn manifest_shows(bytes: &[u8]) -> Vec<String> {
+fn manifest_shows(bytes: &[u8]) -> Result<Vec<String>, String> {
     match serde_json::from_slice::<Manifest>(bytes) {
-        Ok(m) => vec![
+        Ok(m) => Ok(vec![
             format!(
                 "the binaries it lists ({} sets), after checking their SHA-256",
                 m.binary_sets().count()
@@ -228,29 +262,29 @@ fn manifest_shows(bytes: &[u8]) -> Vec<String> {
                 "the build command it records: {:?} in {:?}",
                 m.build_command, m.build_dir
             ),
-        ],
-        Err(e) => unreadable(e),
+        ]),
+        Err(e) => Err(e.to_string()),
     }
 }
 
-fn header_shows(bytes: &[u8]) -> Vec<String> {
+fn header_shows(bytes: &[u8]) -> Result<Vec<String>, String> {
     match serde_json::from_slice::<Record>(bytes) {
-        Ok(Record::Header(h)) => vec![format!(
+        Ok(Record::Header(h)) => Ok(vec![format!(
             "command {:?} in {:?} with environment {:?}",
             h.command,
             h.cwd
                 .as_deref()
                 .unwrap_or("(the directory run is started in)"),
             h.environment
-        )],
-        Ok(_) => unreadable("its first line is not a header"),
-        Err(e) => unreadable(e),
+        )]),
+        Ok(_) => Err("its first line is not a header".to_string()),
+        Err(e) => Err(e.to_string()),
     }
 }
 
-fn plan_shows(bytes: &[u8]) -> Vec<String> {
+fn plan_shows(bytes: &[u8]) -> Result<Vec<String>, String> {
     match serde_json::from_slice::<SlurmPlan>(bytes) {
-        Ok(p) => vec![
+        Ok(p) => Ok(vec![
             format!(
                 "sbatch of {:?} on every node, partition {:?}, options {:?}, token {:?}, node \
                  folder {:?}",
@@ -265,21 +299,21 @@ fn plan_shows(bytes: &[u8]) -> Vec<String> {
                     .unwrap_or("(the directory run is started in)"),
                 p.header.environment
             ),
-        ],
-        Err(e) => unreadable(e),
+        ]),
+        Err(e) => Err(e.to_string()),
     }
 }
 
-fn link_shows(bytes: &[u8]) -> Vec<String> {
+fn link_shows(bytes: &[u8]) -> Result<Vec<String>, String> {
     match serde_json::from_slice::<LinkRecord>(bytes) {
-        Ok(l) => vec![format!(
+        Ok(l) => Ok(vec![format!(
             "{:?} {:?} in {:?} with environment {:?} ({} recorded objects)",
             l.real_tool,
             l.args,
             l.cwd,
             l.env,
             l.inputs.len()
-        )],
-        Err(e) => unreadable(e),
+        )]),
+        Err(e) => Err(e.to_string()),
     }
 }

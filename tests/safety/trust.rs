@@ -105,6 +105,48 @@ fn an_unsigned_directory_is_adopted_by_trust_or_the_trust_command() {
     }
 }
 
+/// Issue 54, attack 7: `trust --show` looks without signing (what would run, whose each
+/// part is; the directory stays received), and `trust` validates before it adopts: a
+/// directory with a part that does not read as layoutrand wrote it is adopted not at all
+/// (no MAC written, not even for its readable parts).
+#[test]
+fn trust_shows_without_signing_and_validates_before_adopting() {
+    let d = tempfile::tempdir().unwrap();
+    own_run(d.path());
+    let macs = ["manifest.json.mac", "results.jsonl.mac"];
+    for mac in macs {
+        std::fs::remove_file(d.path().join(mac)).unwrap();
+    }
+    layoutrand()
+        .args(["trust", "--show"])
+        .arg(d.path())
+        .assert()
+        .success()
+        .stdout(contains("\"{bin}\", \"ok\""))
+        .stdout(contains("results.jsonl has no MAC"))
+        .stdout(contains("nothing was signed"));
+    for mac in macs {
+        assert!(!d.path().join(mac).exists(), "{mac} was written");
+    }
+    run_in(d.path())
+        .args(["--resume"])
+        .assert()
+        .failure()
+        .stderr(contains("results.jsonl has no MAC"));
+    // A manifest that is no manifest: nothing is adopted.
+    std::fs::write(d.path().join("manifest.json"), "{\"not\": \"a manifest\"}").unwrap();
+    layoutrand()
+        .arg("trust")
+        .arg(d.path())
+        .assert()
+        .failure()
+        .stderr(contains("not adopted, nothing signed"))
+        .stderr(contains("manifest.json"));
+    for mac in macs {
+        assert!(!d.path().join(mac).exists(), "{mac} was written");
+    }
+}
+
 /// A MAC made with another user's key does not verify: a colleague's own directory is
 /// received here.
 #[test]
