@@ -104,6 +104,31 @@ fn a_duplicated_execution_is_refused_by_every_reader_with_one_message_and_repair
     export(d.path()).success();
 }
 
+/// Issue 54, attack 7: a header with a field out of range (a negative count of
+/// executions) does not parse; repair refuses rather than drop it (the repaired store would
+/// have no header, and lose every measurement with it), names the line, changes nothing.
+#[test]
+fn repair_refuses_to_drop_the_header() {
+    let d = tempfile::tempdir().unwrap();
+    measured(d.path());
+    let store = d.path().join(RESULTS_FILE);
+    let mut text = lines(&std::fs::read(&store).unwrap());
+    let mut header: serde_json::Value = serde_json::from_str(&text[0]).unwrap();
+    header["executions"] = serde_json::json!(-3);
+    text[0] = header.to_string();
+    let damaged = text.join("\n") + "\n";
+    std::fs::write(&store, &damaged).unwrap();
+    layoutrand()
+        .arg("repair")
+        .arg(d.path())
+        .assert()
+        .failure()
+        .stderr(contains(format!("{RESULTS_FILE}:1:")))
+        .stderr(contains("repair refused, nothing changed"));
+    assert_eq!(std::fs::read_to_string(&store).unwrap(), damaged);
+    assert!(!d.path().join("results.jsonl.damaged-1").exists());
+}
+
 #[test]
 fn a_bad_middle_line_names_file_and_line_and_repair_keeps_every_valid_record() {
     let d = tempfile::tempdir().unwrap();

@@ -428,6 +428,7 @@ pub fn repair_store(dir: &Path) -> Result<Repair> {
     let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
     refuse_newer_schema(&bytes, &path)?;
     let (lines, kept, dropped) = valid_lines(&bytes, &path);
+    refuse_lost_header(&bytes, &dropped, &path)?;
     if dropped.is_empty() {
         return Ok(Repair {
             lines,
@@ -520,6 +521,28 @@ fn lock_exclusive(file: File) -> std::result::Result<Flock<File>, File> {
 /// been one of them, and an execution kept without it would have fewer values of one metric than
 /// of the others (and `run --resume`, which runs only what has no record, would never
 /// complete it).
+/// Refuses a repair that would drop the store's header (its first line that is not blank,
+/// e.g. one with a field out of range): the repaired store would have no header, and every
+/// measurement of the run would go with it (issue 54, attack 7). The header is the user's to
+/// mend by hand; nothing is changed.
+fn refuse_lost_header(bytes: &[u8], dropped: &[String], path: &Path) -> Result<()> {
+    let first = bytes
+        .split_inclusive(|&b| b == b'\n')
+        .position(|l| !l.iter().all(u8::is_ascii_whitespace));
+    let Some(first) = first else {
+        return Ok(());
+    };
+    let at = format!("{}:{}: ", path.display(), first + 1);
+    if let Some(why) = dropped.iter().find(|d| d.starts_with(&at)) {
+        bail!(
+            "{why}\nrepair refused, nothing changed: that line is the store's header, and a store \
+             without one keeps none of its measurements; mend the header by hand (it is JSON, \
+             one line) and run repair again"
+        );
+    }
+    Ok(())
+}
+
 fn valid_lines<'b>(bytes: &'b [u8], path: &Path) -> (usize, Vec<&'b [u8]>, Vec<String>) {
     let mut kept: Vec<&[u8]> = Vec::new();
     let mut dropped = Vec::new();
