@@ -877,11 +877,10 @@ pub fn stored(dir: &std::path::Path) -> anyhow::Result<Option<Explanation>> {
 pub(crate) fn stored_in(at: &std::path::Path) -> anyhow::Result<Option<Explanation>> {
     use anyhow::Context;
     let path = at.join(STORED);
-    if !path.is_file() {
+    // Bounded, and never a FIFO, a device or a link (issue 54, attack 6).
+    let Some(text) = crate::files::confined::read_side_file(&path)? else {
         return Ok(None);
-    }
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
+    };
     let e: Explanation = serde_json::from_str(&text)
         .with_context(|| format!("{} is not an explanation of this version", path.display()))?;
     Ok(Some(e))

@@ -182,6 +182,44 @@ pub(crate) fn open_append_no_follow(path: &Path, what: &str) -> Result<File> {
     dir.open_append(name, what)
 }
 
+/// The most bytes of a side file of an experiment directory (manifest, stopping record,
+/// explanation) that layoutrand reads: far above what it writes (a manifest of thousands of
+/// seeds is a few MiB), far below what would exhaust memory.
+pub(crate) const SIDE_FILE_LIMIT: u64 = 64 << 20;
+
+/// The text of the side file `path`, read as [`open_regular`] opens it (no link, no FIFO or
+/// device) and at most [`SIDE_FILE_LIMIT`] bytes: a larger one is refused, naming it, before
+/// it is read whole (issue 54, attack 6: a 1 GB manifest cost 1 GB). `Ok(None)` when it is
+/// missing.
+pub(crate) fn read_side_file(path: &Path) -> Result<Option<String>> {
+    use std::io::Read;
+    let file = match open_regular(path) {
+        Ok(f) => f,
+        Err(e)
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound) =>
+        {
+            return Ok(None)
+        }
+        Err(e) => return Err(e),
+    };
+    let mut bytes = Vec::new();
+    file.take(SIDE_FILE_LIMIT + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    if bytes.len() as u64 > SIDE_FILE_LIMIT {
+        bail!(
+            "{} is larger than {} MiB: refused (layoutrand writes such files far smaller; it \
+             does not read one this size)",
+            path.display(),
+            SIDE_FILE_LIMIT >> 20
+        );
+    }
+    String::from_utf8(bytes)
+        .map(Some)
+        .with_context(|| format!("{} is not UTF-8 text", path.display()))
+}
+
 /// Opens `path` for reading only when it is a regular file: without following a symbolic
 /// link and without blocking (a FIFO would stall the reader forever).
 pub(crate) fn open_regular(path: &Path) -> Result<std::fs::File> {

@@ -351,14 +351,11 @@ fn check_printable(name: &str, what: &str) -> Result<()> {
     Ok(())
 }
 
-/// The text of `path`, read only when it is a regular file (a FIFO would stall the reader).
+/// The text of `path`, read only when it is a regular file (a FIFO would stall the reader)
+/// and not larger than a side file may be ([`crate::files::confined::read_side_file`]).
 fn read_regular(path: &Path) -> Result<String> {
-    use std::io::Read;
-    let mut text = String::new();
-    crate::files::confined::open_regular(path)?
-        .read_to_string(&mut text)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    Ok(text)
+    crate::files::confined::read_side_file(path)?
+        .with_context(|| format!("cannot read {}: No such file or directory", path.display()))
 }
 
 impl Manifest {

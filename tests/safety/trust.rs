@@ -436,3 +436,54 @@ fn repair_refuses_a_store_of_a_newer_schema() {
         .stderr(contains("not repaired"));
     assert_eq!(std::fs::read_to_string(&store).unwrap(), newer);
 }
+
+/// Issue 54, attack 6: the side files a report reads (the stopping record, the manifest) are
+/// bounded: a FIFO in place of one stalls nothing, a link to /dev/zero is refused before
+/// it is read, and a file over 64 MiB (a sparse one: no disk spent) is refused by size, each
+/// naming the file; `report` then fails, it does not hang or exhaust memory.
+#[test]
+fn side_files_are_bounded() {
+    let d = tempfile::tempdir().unwrap();
+    own_run(d.path());
+    for name in ["stopping.json", "manifest.json"] {
+        let path = d.path().join(name);
+        let kept = std::fs::read(&path).ok();
+        let _ = std::fs::remove_file(&path);
+        let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        layoutrand()
+            .arg("report")
+            .arg(d.path())
+            .timeout(std::time::Duration::from_secs(60))
+            .assert()
+            .failure()
+            .stderr(contains(name))
+            .stderr(contains("not a regular file"));
+        std::fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
+        layoutrand()
+            .arg("report")
+            .arg(d.path())
+            .timeout(std::time::Duration::from_secs(60))
+            .assert()
+            .failure()
+            .stderr(contains(name))
+            .stderr(contains("symbolic link"));
+        std::fs::remove_file(&path).unwrap();
+        let big = std::fs::File::create(&path).unwrap();
+        big.set_len(65 << 20).unwrap();
+        layoutrand()
+            .arg("report")
+            .arg(d.path())
+            .timeout(std::time::Duration::from_secs(60))
+            .assert()
+            .failure()
+            .stderr(contains(name))
+            .stderr(contains("larger than 64 MiB"));
+        std::fs::remove_file(&path).unwrap();
+        if let Some(bytes) = kept {
+            std::fs::write(&path, bytes).unwrap();
+        }
+    }
+}

@@ -810,12 +810,12 @@ fn programs_in_header<'a>(
 /// Reads `dir/stopping.json` when present; a malformed one is an error naming the file.
 fn read_growth_log(dir: &Path) -> Result<Option<GrowthLog>> {
     let path = dir.join(STOPPING_FILE);
-    match std::fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text)
+    // Bounded, and never a FIFO, a device or a link (issue 54, attack 6).
+    match crate::files::confined::read_side_file(&path)? {
+        Some(text) => serde_json::from_str(&text)
             .map(Some)
             .with_context(|| format!("{} is not a layoutrand stopping record", path.display())),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(e).with_context(|| format!("cannot read {}", path.display())),
+        None => Ok(None),
     }
 }
 
