@@ -441,31 +441,10 @@ fn and_list(names: &[String]) -> String {
 /// Why one lead's cost moves: its crowding pairs and its placement findings (empty when no
 /// screen found a cause).
 fn why_lines(e: &Explanation, d: &Differential, lead: &Lead) -> Vec<String> {
-    use crate::report::numfmt::{p_value, sig};
     let metric = &e.metric;
     let mut lines = Vec::new();
     for c in lead.crowding.iter().filter_map(|&i| d.crowding.get(i)) {
-        let means = match (c.apart_mean, c.together_mean) {
-            (Some(a), Some(t)) => format!(
-                "; {metric} averages {} where they share no set and {} where they share some",
-                sig(a, 3),
-                sig(t, 3)
-            ),
-            _ => String::new(),
-        };
-        lines.push(format!(
-            "   why: {} and {} crowd each other out of the cache: the more of the {} cache \
-             sets their lines share ({} to {} over the binaries), the higher the {metric} \
-             (r = {}, {}, q = {}){means}",
-            demangle(&c.first),
-            demangle(&c.second),
-            c.sets,
-            c.shared_sets.0,
-            c.shared_sets.1,
-            sig(c.r, 2),
-            p_value(c.p),
-            sig(c.q, 2)
-        ));
+        lines.push(format!("   why: {}", crowding_words(c, metric)));
     }
     for &k in &lead.placement {
         let Some(f) = e.screening.findings.get(k) else {
@@ -498,10 +477,37 @@ pub(crate) fn rate(fdr: f64) -> String {
     }
 }
 
+/// A detected crowding pair in words: the two functions, the cache sets their lines share
+/// against the metric, and its means apart and together.
+fn crowding_words(c: &crate::analysis::explain_differential::Crowding, metric: &str) -> String {
+    use crate::report::numfmt::{p_value, sig};
+    let means = match (c.apart_mean, c.together_mean) {
+        (Some(a), Some(t)) => format!(
+            "; {metric} averages {} where they share no set and {} where they share some",
+            sig(a, 3),
+            sig(t, 3)
+        ),
+        _ => String::new(),
+    };
+    format!(
+        "{} and {} crowd each other out of the cache: the more of the {} cache sets their \
+         lines share ({} to {} over the binaries), the higher the {metric} (r = {}, {}, q = \
+         {}){means}",
+        demangle(&c.first),
+        demangle(&c.second),
+        c.sets,
+        c.shared_sets.0,
+        c.shared_sets.1,
+        sig(c.r, 2),
+        p_value(c.p),
+        sig(c.q, 2)
+    )
+}
+
 /// Where the variation between the binaries went (the movers, largest share first), then
 /// the pairs of movers that crowd each other out of the cache.
 fn movers_lines(d: &Differential, metric: &str) -> Vec<String> {
-    use crate::report::numfmt::{p_value, percent, sig};
+    use crate::report::numfmt::{percent, sig};
     let mut lines = Vec::new();
     if d.variance <= 0.0 {
         lines.push(format!(
@@ -551,25 +557,7 @@ fn movers_lines(d: &Differential, metric: &str) -> Vec<String> {
         ));
     }
     for c in d.crowding.iter().filter(|c| c.detected) {
-        let means = match (c.apart_mean, c.together_mean) {
-            (Some(a), Some(t)) => format!(
-                "; {metric} averages {} where they share no set and {} where they share some",
-                sig(a, 3),
-                sig(t, 3)
-            ),
-            _ => String::new(),
-        };
-        lines.push(format!(
-            "{} and {} crowd each other out of the cache: the more of the {} cache sets their lines share ({} to {} over the binaries), the higher the {metric} (r = {}, {}, q = {}){means}",
-            demangle(&c.first),
-            demangle(&c.second),
-            c.sets,
-            c.shared_sets.0,
-            c.shared_sets.1,
-            sig(c.r, 2),
-            p_value(c.p),
-            sig(c.q, 2)
-        ));
+        lines.push(crowding_words(c, metric));
     }
     lines
 }
