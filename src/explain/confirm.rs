@@ -149,7 +149,13 @@ pub(crate) fn confirm(
                     fix_pads.push((*seed, pad));
                     sides.entry("fixed").or_default().push(set);
                 }
-                None => fix_target = None,
+                None => {
+                    // No padding gives this seed the placement: the fix is not put to the
+                    // test at all (no partial variant is run).
+                    fix_target = None;
+                    fix_pads.clear();
+                    sides.remove("fixed");
+                }
             }
         }
     }
