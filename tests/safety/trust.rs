@@ -445,6 +445,16 @@ fn repair_refuses_a_store_of_a_newer_schema() {
 fn side_files_are_bounded() {
     let d = tempfile::tempdir().unwrap();
     own_run(d.path());
+    let report_refuses = |name: &str, why: &str| {
+        layoutrand()
+            .arg("report")
+            .arg(d.path())
+            .timeout(std::time::Duration::from_secs(60))
+            .assert()
+            .failure()
+            .stderr(contains(name))
+            .stderr(contains(why));
+    };
     for name in ["stopping.json", "manifest.json"] {
         let path = d.path().join(name);
         let kept = std::fs::read(&path).ok();
@@ -452,35 +462,14 @@ fn side_files_are_bounded() {
         let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
         // SAFETY: a valid NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
-        layoutrand()
-            .arg("report")
-            .arg(d.path())
-            .timeout(std::time::Duration::from_secs(60))
-            .assert()
-            .failure()
-            .stderr(contains(name))
-            .stderr(contains("not a regular file"));
+        report_refuses(name, "not a regular file");
         std::fs::remove_file(&path).unwrap();
         std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
-        layoutrand()
-            .arg("report")
-            .arg(d.path())
-            .timeout(std::time::Duration::from_secs(60))
-            .assert()
-            .failure()
-            .stderr(contains(name))
-            .stderr(contains("symbolic link"));
+        report_refuses(name, "symbolic link");
         std::fs::remove_file(&path).unwrap();
         let big = std::fs::File::create(&path).unwrap();
         big.set_len(65 << 20).unwrap();
-        layoutrand()
-            .arg("report")
-            .arg(d.path())
-            .timeout(std::time::Duration::from_secs(60))
-            .assert()
-            .failure()
-            .stderr(contains(name))
-            .stderr(contains("larger than 64 MiB"));
+        report_refuses(name, "larger than 64 MiB");
         std::fs::remove_file(&path).unwrap();
         if let Some(bytes) = kept {
             std::fs::write(&path, bytes).unwrap();

@@ -668,15 +668,14 @@ mod tests {
         assert_eq!(rate(0.025), "2.5 %");
     }
 
-    /// Every seed padded alike: "by 16 bytes", not "by 16 to 16 bytes".
-    #[test]
-    fn one_padding_for_every_seed_is_said_once() {
-        let e = stored();
-        let mut k = Confirmation {
+    /// A confirmation of spin's upper-half feature, confirmed (+50 %), one relink per entry
+    /// of `bytes`, with no interval and no fix tested.
+    fn confirmed_spin(bytes: Vec<u64>) -> Confirmation {
+        Confirmation {
             function: "spin".into(),
             feature: Feature::UpperHalfLine,
-            relinks: 3,
-            bytes: vec![16, 16, 16],
+            relinks: bytes.len(),
+            bytes,
             code_after_moved: 4096,
             moved_with: Vec::new(),
             ratio: 1.5,
@@ -688,7 +687,14 @@ mod tests {
             dir: "explain/confirm-0".into(),
             pairs: Vec::new(),
             fix_proof: None,
-        };
+        }
+    }
+
+    /// Every seed padded alike: "by 16 bytes", not "by 16 to 16 bytes".
+    #[test]
+    fn one_padding_for_every_seed_is_said_once() {
+        let e = stored();
+        let mut k = confirmed_spin(vec![16, 16, 16]);
         assert!(confirmation(&e, &k).contains("(moved alone by 16 bytes;"));
         // The interval is said at the level it was computed at (`--confidence 99%`).
         k.ci = Some(crate::analysis::effect::Interval {
@@ -716,26 +722,13 @@ mod tests {
         let fix = "align spin to 64 bytes".to_string();
         e.screening.culprits[i].suggestion = Some(fix.clone());
         let k = Confirmation {
-            function: e.screening.culprits[i].function.clone(),
-            feature: e.screening.culprits[i].feature,
-            relinks: 2,
-            bytes: vec![16, 16],
-            code_after_moved: 4096,
-            moved_with: Vec::new(),
-            ratio: 1.5,
-            ci: None,
-            confidence: 0.95,
-            verdict: Verdict::Detected,
-            confirmed: true,
-            sign_test: None,
-            dir: "explain/confirm-0".into(),
-            pairs: Vec::new(),
             fix_proof: Some(FixProof::of(
                 0.0,
                 vec![0, 16],
                 vec![20.0, 29.0],
                 (20.0, 30.0),
             )),
+            ..confirmed_spin(vec![16, 16])
         };
         e.screening.culprits[i].confirmation = Some(k.clone());
         let said = crate::report::words::explain::fix_said(&e, &e.screening.culprits[i]).unwrap();
