@@ -190,6 +190,10 @@ pub(crate) struct Confirmation {
     pub(crate) sign_test: Option<PairDirections>,
     /// The directory of the relinks, their manifest and store (relative to the experiment).
     pub(crate) dir: String,
+    /// The store's variant of these relinks (`moved-K`; the seeds as built are variant
+    /// `control`, shared by every suspect confirmed; empty in answers written before).
+    #[serde(default)]
+    pub(crate) variant: String,
     /// Per seed: the feature value and mean of the seed as built and of its relink.
     pub(crate) pairs: Vec<ConfirmPair>,
     /// The fix put to the test: the same seeds relinked with the function at the fast

@@ -264,7 +264,8 @@ mod tests {
             },
             confirmed,
             sign_test: None,
-            dir: "a/explain/confirm-0".to_string(),
+            dir: "a/explain/confirm".to_string(),
+            variant: "moved-1".to_string(),
             pairs: Vec::new(),
             fix_proof: None,
         };

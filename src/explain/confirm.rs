@@ -4,17 +4,21 @@
 //! For each suspect (function F, feature X) and each of the first seeds: the seed's binary
 //! as built (control) and the same seed relinked from the recorded build with B more bytes
 //! in front of F's section ([`crate::build::replay::MoveAlone`]), B the smallest multiple
-//! of 16 that changes X for F, and `P − B` bytes behind that section's code, P the cache's
-//! set period (sets × line size, at least a page). So F's section moves by B and all the
-//! code after it by P, which changes no placement feature of that code: every offset within
-//! a line, window or page and every cache set stays the same. (Padding in front of F alone
+//! of F's alignment that changes X for F (or, when the screening shows a fast value of X a
+//! padding gives and the seed lacks it, the smallest that gives it: that relink is then the
+//! fix put to the test), and `P − B` bytes behind that section's code, P the cache's set
+//! period (sets × line size, at least a page). So F's section moves by B and all the code
+//! after it by P, which changes no placement feature of that code: every offset within a
+//! line, window or page and every cache set stays the same. (Padding in front of F alone
 //! would move a neighbour after F in lock-step with it, and confirm the suspect for the
 //! neighbour's effect.) The ELF check: the same functions in the same order and sizes, the
 //! functions before F's section where they were, F and the functions sharing its section
 //! moved by B, all after by P, and no other hot function's placement feature changed.
-//! Of each pair, the binary with the higher X goes to variant `high`, the other to `low`;
-//! both run interleaved through the normal runner into `DIR/explain/confirm-K/`, and the one
-//! pair analysis (paired by seed, Fieller) gives the ratio high / low with its interval.
+//! Every suspect's relinks (variant `moved-K`) and the seeds as built (variant `control`,
+//! once for all suspects) run interleaved through the normal runner into one store,
+//! `DIR/explain/confirm/`; per suspect, of each seed the binary with the higher X is the
+//! high side, and the one pair analysis (paired by seed, Fieller) gives the ratio high / low
+//! with its interval.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -26,11 +30,13 @@ use crate::analysis::explain::{Confirmation, LayoutUnit, Screening, Suspect};
 use crate::analysis::explain_plot::{ConfirmPair, PlacedMean};
 use crate::analysis::pair::{analyse_pair, PairOptions};
 use crate::analysis::report::experiment::Experiment;
+use crate::analysis::report::series::{BinaryData, Series};
 use crate::analysis::vocabulary::{Thresholds, Verdict};
 use crate::build::replay::{MoveAlone, Program};
 use crate::files::manifest::{Binary, BinarySet, BuildStatus, Manifest, VariantBuild};
 use crate::layout::binary::{self, Function};
 use crate::layout::features::{self, Feature, HotPlacement, ICache, RunningCode, FEATURES};
+use crate::stats::hierarchy::Hierarchy;
 
 /// At most this many suspects are confirmed (the strongest, one feature per function).
 pub(crate) const MAX_SUSPECTS: usize = 3;
@@ -92,82 +98,149 @@ pub(crate) fn set_period(cache: &ICache) -> u64 {
     (cache.sets * cache.line).max(features::PAGE)
 }
 
-/// Confirms `suspect` on the binaries of `screened`, in `DIR/explain/confirm-K` with `K` =
-/// `index`.
+/// The variant of a confirmation's store that holds the seeds as built.
+const CONTROL: &str = "control";
+
+/// The variant of a confirmation's store that holds the relinks with suspect `k` (counted
+/// from 0) moved.
+fn moved_variant(k: usize) -> String {
+    format!("moved-{}", k + 1)
+}
+
+/// Confirms `suspects` on the binaries of `screened` in one store, `DIR/explain/confirm`:
+/// the seeds as built (variant `control`) measured once and interleaved with every
+/// suspect's relinks (variant `moved-K`), so that K suspects cost K + 1 binaries per seed
+/// rather than 2K (issue 49: `--confirm` at most twice the run). Where the screening shows a
+/// fast placement a padding gives (the fix), a seed as built without it is relinked to it,
+/// so every seed has a binary at the fix's placement and the fix is proven without a third.
 pub(crate) fn confirm(
     screened: &Screened,
-    suspect: &Suspect,
-    index: usize,
-) -> Result<Confirmation> {
+    suspects: &[Suspect],
+    say: &dyn Fn(String),
+) -> Result<Vec<Confirmation>> {
     let Screened {
         exp,
         manifest,
         program,
         units,
-        hot,
-        cache,
-        running,
         ..
     } = *screened;
-    let rel = screened.out_rel.join(format!("confirm-{index}"));
+    let rel = screened.out_rel.join("confirm");
     let out = exp.dir.join(&rel);
     let root = crate::files::confined::ExperimentDir::open(&exp.dir)?;
     root.remove_dir_all(&rel)
         .with_context(|| format!("cannot clear {}", out.display()))?;
     root.create_dir_all(&rel)?;
     let relinker = program_of(screened.record_base, &exp.dir, manifest, program)?;
-    let mut sides: BTreeMap<&str, Vec<BinarySet>> = BTreeMap::new();
-    let mut bytes = Vec::new();
-    let mut placed = Vec::new();
-    let mut moved_with = std::collections::BTreeSet::new();
-    let steps = alignment_step(units, &suspect.function);
-    // The fix put to the test beside the confirmation (issue 49): the same seeds with the
-    // suspect at the fast placement, when it is one a padding gives.
-    let mut fix_target = crate::analysis::explain::fix_target(suspect);
-    let mut fix_pads: Vec<(u64, u64)> = Vec::new();
-    for (seed, unit) in units {
-        let at = Relink {
-            exp,
-            manifest,
-            relinker: &relinker,
-            out: &out,
-            program,
-            hot,
-            cache,
-            running,
-            steps,
-        };
-        let (one, [low, high]) = at.moved_pair(*seed, unit, suspect)?;
-        moved_with.extend(one.moved_with.iter().cloned());
-        sides.entry("low").or_default().push(low);
-        sides.entry("high").or_default().push(high);
-        bytes.push(one.pad);
-        placed.push(one);
-        if let Some(target) = fix_target {
-            match at.fixed(*seed, unit, suspect, target)? {
-                Some((pad, set)) => {
-                    fix_pads.push((*seed, pad));
-                    sides.entry("fixed").or_default().push(set);
-                }
-                None => {
-                    // No padding gives this seed the placement: the fix is not put to the
-                    // test at all (no partial variant is run).
-                    fix_target = None;
-                    fix_pads.clear();
-                    sides.remove("fixed");
-                }
-            }
-        }
+    let mut control = Vec::new();
+    for (seed, _) in units {
+        let (path, libraries) = seed_binary(&exp.dir, manifest, *seed, program)?;
+        control.push(binary_set(&out, Some(*seed), program, &path, &libraries)?);
+    }
+    let mut variants = vec![(CONTROL.to_string(), control)];
+    let mut relinked = Vec::new();
+    for (k, suspect) in suspects.iter().enumerate() {
+        say(format!(
+            "relinking {} seeds with {} moved alone ({} of {} suspects)",
+            units.len(),
+            suspect.function,
+            k + 1,
+            suspects.len()
+        ));
+        let (one, sets) = relink_suspect(screened, &relinker, &out, suspect, k)
+            .with_context(|| format!("confirming {}", suspect.function))?;
+        variants.push((moved_variant(k), sets));
+        relinked.push(one);
     }
     let _ = root.remove_dir_all(rel.join("work"));
-    write_manifest(&exp.dir, &out, manifest, program, sides)?;
+    write_manifest(&exp.dir, &out, manifest, program, variants)?;
+    say(format!(
+        "running the {} seeds as built and their {} relinks, interleaved",
+        units.len(),
+        units.len() * suspects.len()
+    ));
     run(exp, &out)?;
-    let (ratio, ci, verdict, means) = analyse(&out, screened.metric, screened.thresholds)?;
-    let pairs = confirm_pairs(&placed, &means);
-    let fix_proof = match fix_target {
-        Some(target) => fix_proof(screened, suspect, target, &fix_pads, &means),
-        None => None,
+    let measured = Measured::load(&out, screened.metric)?;
+    suspects
+        .iter()
+        .zip(&relinked)
+        .enumerate()
+        .map(|(k, (suspect, one))| {
+            judge(screened, suspect, one, &measured, k, &rel)
+                .with_context(|| format!("confirming {}", suspect.function))
+        })
+        .collect()
+}
+
+/// One suspect's relinks: each seed's placement, and the fix's placement when every seed
+/// has a binary at it (as built or relinked), else `None`.
+struct Relinked {
+    placed: Vec<Placed>,
+    fix_target: Option<f64>,
+}
+
+/// Relinks every seed of `screened` with `suspect` (the `k`-th) moved alone into
+/// `moved-K/`: the placements, and each relink's binary set for the store's manifest.
+fn relink_suspect(
+    screened: &Screened,
+    relinker: &Program,
+    out: &Path,
+    suspect: &Suspect,
+    k: usize,
+) -> Result<(Relinked, Vec<BinarySet>)> {
+    let at = Relink {
+        exp: screened.exp,
+        manifest: screened.manifest,
+        relinker,
+        out,
+        program: screened.program,
+        hot: screened.hot,
+        cache: screened.cache,
+        running: screened.running,
+        steps: alignment_step(screened.units, &suspect.function),
+        folder: moved_variant(k),
     };
+    // The fix put to the test beside the confirmation (issue 49).
+    let mut fix_target = crate::analysis::explain::fix_target(suspect);
+    let mut placed = Vec::new();
+    let mut sets = Vec::new();
+    for (seed, unit) in screened.units {
+        let (one, path, libraries) = at.moved(*seed, unit, suspect, fix_target)?;
+        if one.fix_pad.is_none() {
+            // No padding gives this seed the fix's placement: the fix is not put to the
+            // test at all (no proof on some of the seeds).
+            fix_target = None;
+        }
+        sets.push(binary_set(
+            out,
+            Some(*seed),
+            screened.program,
+            &path,
+            &libraries,
+        )?);
+        placed.push(one);
+    }
+    Ok((Relinked { placed, fix_target }, sets))
+}
+
+/// The verdict on the `k`-th suspect from the confirmation's store (`rel`, relative to
+/// the experiment): the pairs, the ratio of the feature's high side over its low side with
+/// its interval, the pairs' directions and the fix's proof.
+fn judge(
+    screened: &Screened,
+    suspect: &Suspect,
+    relinked: &Relinked,
+    measured: &Measured,
+    k: usize,
+    rel: &Path,
+) -> Result<Confirmation> {
+    let variant = moved_variant(k);
+    let placed = &relinked.placed;
+    let (ratio, ci, verdict) = measured.pair(placed, &variant, screened.thresholds)?;
+    let pairs = confirm_pairs(placed, measured, &variant);
+    let fix_proof = relinked
+        .fix_target
+        .and_then(|target| fix_proof(screened, suspect, target, placed, measured, &variant));
     let predicted_higher = suspect.effect > 0.0;
     let directions = crate::analysis::explain::PairDirections::of(
         &pairs,
@@ -181,12 +254,16 @@ pub(crate) fn confirm(
         Verdict::Undetermined => directions.p < screened.thresholds.alpha(),
         _ => false,
     };
+    let moved_with: std::collections::BTreeSet<String> = placed
+        .iter()
+        .flat_map(|p| p.moved_with.iter().cloned())
+        .collect();
     Ok(Confirmation {
         function: suspect.function.clone(),
         feature: suspect.feature,
-        relinks: units.len(),
-        bytes,
-        code_after_moved: set_period(cache),
+        relinks: placed.len(),
+        bytes: placed.iter().map(|p| p.pad).collect(),
+        code_after_moved: set_period(screened.cache),
         moved_with: moved_with.into_iter().collect(),
         ratio,
         ci,
@@ -195,20 +272,22 @@ pub(crate) fn confirm(
         confirmed,
         sign_test: Some(directions),
         dir: rel.display().to_string(),
+        variant,
         pairs,
         fix_proof,
     })
 }
 
-/// The proof of the fix at `target`: each seed's mean with it (`means` of side `fixed`)
-/// against the levels of every screened binary at that placement and at the others; `None`
-/// when a seed was not measured or the levels cannot be read.
+/// The proof of the fix at `target`: each seed's binary at it (the seed as built, or its
+/// relink to it) against the levels of every screened binary at that placement and at the
+/// others; `None` when a seed was not measured or the levels cannot be read.
 fn fix_proof(
     screened: &Screened,
     suspect: &Suspect,
     target: f64,
-    pads: &[(u64, u64)],
-    means: &SideMeans,
+    placed: &[Placed],
+    measured: &Measured,
+    variant: &str,
 ) -> Option<crate::analysis::explain::FixProof> {
     let hot = || screened.hot.iter().map(String::as_str);
     let (values, response): (Vec<f64>, Vec<f64>) = screened
@@ -220,21 +299,26 @@ fn fix_proof(
         })
         .unzip();
     let levels = crate::analysis::explain::levels_at(&values, &response, target)?;
-    let fixed: Vec<f64> = pads
+    let (pads, fixed): (Vec<u64>, Vec<f64>) = placed
         .iter()
-        .map(|(seed, _)| means.get(&("fixed", *seed)).copied())
-        .collect::<Option<_>>()?;
+        .map(|p| {
+            let pad = p.fix_pad?;
+            let side = if pad == 0 { CONTROL } else { variant };
+            Some((pad, measured.mean(side, p.seed)?))
+        })
+        .collect::<Option<Vec<_>>>()?
+        .into_iter()
+        .unzip();
     Some(crate::analysis::explain::FixProof::of(
-        target,
-        pads.iter().map(|(_, pad)| *pad).collect(),
-        fixed,
-        levels,
+        target, pads, fixed, levels,
     ))
 }
 
 /// One seed's relink with the suspect moved: the feature's value before and after, whether
-/// the control (the seed as built) is the high side of the feature, the padding, and the
-/// hot functions that share the suspect's section (moved with it).
+/// the control (the seed as built) is the high side of the feature, the padding, the hot
+/// functions that share the suspect's section (moved with it), and the padding that gives
+/// the seed the fix's placement (0: as built; the relink's: the relink; `None`: neither, or
+/// no fix to prove).
 struct Placed {
     seed: u64,
     before: f64,
@@ -242,6 +326,7 @@ struct Placed {
     control_high: bool,
     pad: u64,
     moved_with: Vec<String>,
+    fix_pad: Option<u64>,
 }
 
 /// Where a confirmation relinks: the experiment, its manifest, the recorded program, the
@@ -257,35 +342,48 @@ struct Relink<'a> {
     running: &'a RunningCode,
     /// The suspect's padding steps ([`alignment_step`]).
     steps: u64,
+    /// The folder of the confirmation's directory the relinks go to (`moved-K`).
+    folder: String,
 }
 
 impl Relink<'_> {
-    /// Relinks `seed` with only the suspect's section moved so that its feature flips,
-    /// checks from the ELF that nothing else changed placement, and returns the placement
-    /// with the pair's two binary sets (the low side of the feature, then the high side).
-    fn moved_pair(
+    /// Relinks `seed` with only the suspect's section moved so that its feature changes:
+    /// to the fix's placement `target` when the seed as built lacks it and a padding gives
+    /// it, else by the smallest padding that changes it. Checks from the ELF that nothing
+    /// else changed placement; returns the placement, the relink's path and the libraries
+    /// the seed loads.
+    fn moved(
         &self,
         seed: u64,
         unit: &LayoutUnit,
         suspect: &Suspect,
-    ) -> Result<(Placed, [BinarySet; 2])> {
+        target: Option<f64>,
+    ) -> Result<(Placed, PathBuf, Vec<Binary>)> {
         let hot = || self.hot.iter().map(String::as_str);
         let f = unique(&unit.functions, &suspect.function)?;
         let as_built = HotPlacement::running(&unit.functions, hot(), self.cache, self.running);
         let period = set_period(self.cache);
         let step = self.steps;
-        let pad =
-            flipping_pad(suspect.feature, &as_built, &f.name, step, period).with_context(|| {
-                format!(
-                    "no padding of up to 4 KiB changes {} of {}",
-                    suspect.feature.name(),
-                    f.name
-                )
-            })?;
-        let (control, libraries) = seed_binary(&self.exp.dir, self.manifest, seed, self.program)?;
-        let (moved, with, after) = self.relinked(seed, unit, f, pad, "moved")?;
-        let value = |p: &HotPlacement| p.value(suspect.feature, &f.name).unwrap_or(f64::NAN);
-        let (before_value, after_value) = (value(&as_built), value(&after));
+        let value = |p: &HotPlacement| p.value(suspect.feature, &f.name);
+        let to_target = target
+            .filter(|t| value(&as_built) != Some(*t))
+            .and_then(|t| padding_to(suspect.feature, &as_built, &f.name, step, period, t));
+        let pad = match to_target {
+            Some(pad) => pad,
+            None => flipping_pad(suspect.feature, &as_built, &f.name, step, period).with_context(
+                || {
+                    format!(
+                        "no padding of up to 4 KiB changes {} of {}",
+                        suspect.feature.name(),
+                        f.name
+                    )
+                },
+            )?,
+        };
+        let (_, libraries) = seed_binary(&self.exp.dir, self.manifest, seed, self.program)?;
+        let (moved, with, after) = self.relinked(seed, unit, f, pad)?;
+        let before_value = value(&as_built).unwrap_or(f64::NAN);
+        let after_value = value(&after).unwrap_or(f64::NAN);
         if before_value == after_value || before_value.is_nan() || after_value.is_nan() {
             bail!(
                 "seed {seed}: moving {} by {pad} bytes left its {} at {before_value}",
@@ -293,13 +391,17 @@ impl Relink<'_> {
                 suspect.feature.name()
             );
         }
-        let control_high = after_value < before_value;
-        let (low, high) = if control_high {
-            (moved, control)
-        } else {
-            (control, moved)
+        let fix_pad = match (target, to_target) {
+            (Some(t), _) if before_value == t => Some(0),
+            (Some(t), Some(_)) if after_value == t => Some(pad),
+            (Some(t), Some(_)) => bail!(
+                "seed {seed}: padding {} by {pad} bytes did not give it the {} {t} the fix \
+                 asks for",
+                f.name,
+                suspect.feature.name()
+            ),
+            _ => None,
         };
-        let set = |path: &Path| binary_set(self.out, Some(seed), self.program, path, &libraries);
         let moved_with: Vec<String> = hot()
             .filter(|h| with.iter().any(|w| w == h))
             .map(String::from)
@@ -308,17 +410,16 @@ impl Relink<'_> {
             seed,
             before: before_value,
             after: after_value,
-            control_high,
+            control_high: after_value < before_value,
             pad,
             moved_with,
+            fix_pad,
         };
-        Ok((placed, [set(&low)?, set(&high)?]))
+        Ok((placed, moved, libraries))
     }
-}
 
-impl Relink<'_> {
     /// Relinks `seed` with `f`'s section `pad` bytes further and the code after it a set
-    /// period further, into `DIR/explain/confirm-K/FOLDER/seed-S/PROGRAM`, and checks from
+    /// period further, into `DIR/explain/confirm/FOLDER/seed-S/PROGRAM`, and checks from
     /// the ELF that nothing else changed placement: the binary, the functions moved with
     /// `f`, and the hot functions' placement in it.
     fn relinked(
@@ -327,14 +428,13 @@ impl Relink<'_> {
         unit: &LayoutUnit,
         f: &Function,
         pad: u64,
-        folder: &str,
     ) -> Result<(PathBuf, Vec<String>, HotPlacement)> {
         let hot = || self.hot.iter().map(String::as_str);
         let period = set_period(self.cache);
         let as_built = HotPlacement::running(&unit.functions, hot(), self.cache, self.running);
         let moved = self
             .out
-            .join(format!("{folder}/seed-{seed}/{}", self.program));
+            .join(format!("{}/seed-{seed}/{}", self.folder, self.program));
         let mut one = self.relinker.clone();
         one.pad_before = Some(MoveAlone {
             function: f.name.clone(),
@@ -351,79 +451,28 @@ impl Relink<'_> {
             .with_context(|| format!("seed {seed}: {}", moved.display()))?;
         Ok((moved, with, after))
     }
-
-    /// `seed` with the suspect at the fix's placement `target`: the seed as built when it
-    /// has it already (padding 0), else relinked with the smallest padding (a multiple of
-    /// the section's alignment, below the set period) that gives it, checked from the ELF;
-    /// `None` when no padding gives it.
-    fn fixed(
-        &self,
-        seed: u64,
-        unit: &LayoutUnit,
-        suspect: &Suspect,
-        target: f64,
-    ) -> Result<Option<(u64, BinarySet)>> {
-        let hot = || self.hot.iter().map(String::as_str);
-        let f = unique(&unit.functions, &suspect.function)?;
-        let as_built = HotPlacement::running(&unit.functions, hot(), self.cache, self.running);
-        let period = set_period(self.cache);
-        let value = |p: &HotPlacement| p.value(suspect.feature, &f.name);
-        let Some(pad) = (0..period / self.steps).map(|k| k * self.steps).find(|&b| {
-            let at = if b == 0 {
-                value(&as_built)
-            } else {
-                value(&as_built.with_moved_alone(&f.name, b, period))
-            };
-            at == Some(target)
-        }) else {
-            return Ok(None);
-        };
-        let (control, libraries) = seed_binary(&self.exp.dir, self.manifest, seed, self.program)?;
-        let path = if pad == 0 {
-            control
-        } else {
-            let (path, _, after) = self.relinked(seed, unit, f, pad, "fixed")?;
-            if value(&after) != Some(target) {
-                bail!(
-                    "seed {seed}: padding {} by {pad} bytes did not give it the {} {target} \
-                     the fix asks for",
-                    f.name,
-                    suspect.feature.name()
-                );
-            }
-            path
-        };
-        let set = binary_set(self.out, Some(seed), self.program, &path, &libraries)?;
-        Ok(Some((pad, set)))
-    }
 }
 
-/// The control and moved means of each relinked seed, by side (`means` keyed by side and
-/// seed); a seed missing from the analysis is left out.
-fn confirm_pairs(placed: &[Placed], means: &BTreeMap<(&str, u64), f64>) -> Vec<ConfirmPair> {
+/// The seed as built and its relink in `variant`, with their feature values and means,
+/// per relinked seed; a seed missing from the store is left out.
+fn confirm_pairs(placed: &[Placed], measured: &Measured, variant: &str) -> Vec<ConfirmPair> {
     placed
         .iter()
         .filter_map(|p| {
-            let (c, m) = if p.control_high {
-                ("high", "low")
-            } else {
-                ("low", "high")
-            };
             Some(ConfirmPair {
                 seed: p.seed,
                 control: PlacedMean {
                     value: p.before,
-                    mean: *means.get(&(c, p.seed))?,
+                    mean: measured.mean(CONTROL, p.seed)?,
                 },
                 moved: PlacedMean {
                     value: p.after,
-                    mean: *means.get(&(m, p.seed))?,
+                    mean: measured.mean(variant, p.seed)?,
                 },
             })
         })
         .collect()
 }
-
 fn unique<'a>(functions: &'a [Function], name: &str) -> Result<&'a Function> {
     let mut found = functions.iter().filter(|f| f.name == name);
     match (found.next(), found.next()) {
@@ -450,6 +499,25 @@ fn flipping_pad(
             .with_moved_alone(name, b, period)
             .value(feature, name)
             != Some(now)
+    })
+}
+
+/// The smallest multiple of `step` bytes, below `period`, that gives the hot function
+/// `name` of `placed` the value `target` of `feature` when it moves by it and the hot code
+/// after it by `period` (as [`flipping_pad`] moves them); `None` when none does.
+fn padding_to(
+    feature: Feature,
+    placed: &HotPlacement,
+    name: &str,
+    step: u64,
+    period: u64,
+    target: f64,
+) -> Option<u64> {
+    (1..period / step).map(|k| k * step).find(|&b| {
+        placed
+            .with_moved_alone(name, b, period)
+            .value(feature, name)
+            == Some(target)
     })
 }
 
@@ -683,39 +751,38 @@ fn binary_set(
     })
 }
 
-/// The confirmation's manifest: variants `high` and `low`, each the seeds of its side and
-/// the experiment's baseline (copied in once).
+/// The confirmation's manifest: one variant per entry of `variants` (`control`, then
+/// `moved-K`), each the seeds it holds and the experiment's baseline (copied in once).
 fn write_manifest(
     dir: &Path,
     out: &Path,
     manifest: &Manifest,
     program: &str,
-    mut sides: BTreeMap<&str, Vec<BinarySet>>,
+    variants: Vec<(String, Vec<BinarySet>)>,
 ) -> Result<()> {
     let base = super::verified(dir, &manifest.baseline, program)?;
     let libraries = absolute(dir, &manifest.baseline)?;
     let baseline = binary_set(out, None, program, &base, &libraries)?;
-    let variant = |name: &str, seeds: Vec<BinarySet>| VariantBuild {
-        name: name.to_string(),
-        build: Manifest {
-            baseline: baseline.clone(),
-            seeds,
-            as_built: None,
-            programs: Vec::new(),
-            variants: Vec::new(),
-            ..manifest.clone()
-        },
-    };
-    let mut variants = vec![
-        variant("low", sides.remove("low").unwrap_or_default()),
-        variant("high", sides.remove("high").unwrap_or_default()),
-    ];
-    if let Some(fixed) = sides.remove("fixed").filter(|f| !f.is_empty()) {
-        variants.push(variant("fixed", fixed));
-    }
+    let variants: Vec<VariantBuild> = variants
+        .into_iter()
+        .map(|(name, seeds)| VariantBuild {
+            name,
+            build: Manifest {
+                baseline: baseline.clone(),
+                seeds,
+                as_built: None,
+                programs: Vec::new(),
+                variants: Vec::new(),
+                ..manifest.clone()
+            },
+        })
+        .collect();
+    let first = variants
+        .first()
+        .context("a confirmation without binaries")?;
     let top = Manifest {
-        baseline: variants[0].build.baseline.clone(),
-        seeds: variants[0].build.seeds.clone(),
+        baseline: first.build.baseline.clone(),
+        seeds: first.build.seeds.clone(),
         as_built: None,
         programs: Vec::new(),
         variants,
@@ -765,60 +832,93 @@ fn run(exp: &Experiment, out: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Each side's mean per seed, by (`low`/`high`, seed).
-type SideMeans = BTreeMap<(&'static str, u64), f64>;
+/// A confirmation's store read for one metric: its series by variant (`control`,
+/// `moved-K`).
+struct Measured {
+    series: BTreeMap<String, Series>,
+}
 
-/// The pair analysis of `high` against `low` on `metric`, paired by seed, with
-/// `thresholds` (`--confidence`, `--negligible`): the ratio, its interval and the verdict
-/// in the project's words; and every binary's mean.
-fn analyse(
-    out: &Path,
-    metric: &str,
-    thresholds: Thresholds,
-) -> Result<(f64, Option<Interval>, Verdict, SideMeans)> {
-    let exp = crate::analysis::report::experiment::load(out)?;
-    let mut means = SideMeans::new();
-    for s in &exp.series {
-        let side = match s.variant.as_deref() {
-            Some("low") => "low",
-            Some("high") => "high",
-            Some("fixed") => "fixed",
-            _ => continue,
-        };
-        if s.metric != metric {
-            continue;
-        }
-        for b in &s.seeds {
-            if let Some(seed) = b.seed {
-                means.insert((side, seed), b.mean());
-            }
-        }
-    }
-    let side = |name: &str| -> Result<crate::stats::hierarchy::Hierarchy> {
-        let s = exp
+impl Measured {
+    /// The series of `metric` in the store in `out`.
+    fn load(out: &Path, metric: &str) -> Result<Measured> {
+        let exp = crate::analysis::report::experiment::load(out)?;
+        let series = exp
             .series
+            .into_iter()
+            .filter(|s| s.metric == metric)
+            .filter_map(|s| Some((s.variant.clone()?, s)))
+            .collect();
+        Ok(Measured { series })
+    }
+
+    /// The seed's binary in `variant`.
+    fn binary(&self, variant: &str, seed: u64) -> Option<&BinaryData> {
+        self.series
+            .get(variant)?
+            .seeds
             .iter()
-            .find(|s| s.metric == metric && s.variant.as_deref() == Some(name))
-            .with_context(|| format!("no measurements of variant {name} in {}", out.display()))?;
-        let (h, _) = crate::analysis::report::builder::seed_hierarchy(s)
-            .with_context(|| format!("variant {name}: no usable binary"))?;
-        let ids = s.seeds.iter().map(|b| b.binary.clone()).collect();
+            .find(|b| b.seed == Some(seed))
+    }
+
+    /// The mean of the seed's binary in `variant`.
+    fn mean(&self, variant: &str, seed: u64) -> Option<f64> {
+        self.binary(variant, seed).map(BinaryData::mean)
+    }
+
+    /// One side of the feature (`high`: the higher value) over the seeds of `placed`
+    /// measured in both `control` and `variant`: per seed the seed as built or its relink,
+    /// whichever has the feature on that side.
+    fn side(&self, placed: &[Placed], variant: &str, high: bool) -> Result<Hierarchy> {
+        let control = self
+            .series
+            .get(CONTROL)
+            .context("no measurements of the seeds as built")?;
+        let seeds: Vec<BinaryData> = placed
+            .iter()
+            .filter(|p| self.binary(variant, p.seed).is_some())
+            .filter_map(|p| {
+                let from = if p.control_high == high {
+                    CONTROL
+                } else {
+                    variant
+                };
+                self.binary(from, p.seed).cloned()
+            })
+            .collect();
+        let ids = seeds.iter().map(|b| b.binary.clone()).collect();
+        let s = Series {
+            seeds,
+            ..control.clone()
+        };
+        let (h, _) = crate::analysis::report::builder::seed_hierarchy(&s)
+            .with_context(|| format!("{variant}: no usable binary"))?;
         Ok(h.with_top_ids(ids)?)
-    };
-    let (low, high) = (side("low")?, side("high")?);
-    let options = PairOptions {
-        thresholds,
-        is_time: false,
-        bootstrap: None,
-        fail_if_slower: None,
-    };
-    let pair = analyse_pair(&low, &high, None, &options, &mut Vec::new());
-    Ok((
-        pair.effect.ratio,
-        pair.effect.ci,
-        pair.effect.verdict.detection(),
-        means,
-    ))
+    }
+
+    /// The pair analysis of the high side against the low side of `variant`'s relinks,
+    /// paired by seed, with `thresholds` (`--confidence`, `--negligible`): the ratio, its
+    /// interval and the verdict.
+    fn pair(
+        &self,
+        placed: &[Placed],
+        variant: &str,
+        thresholds: Thresholds,
+    ) -> Result<(f64, Option<Interval>, Verdict)> {
+        let low = self.side(placed, variant, false)?;
+        let high = self.side(placed, variant, true)?;
+        let options = PairOptions {
+            thresholds,
+            is_time: false,
+            bootstrap: None,
+            fail_if_slower: None,
+        };
+        let pair = analyse_pair(&low, &high, None, &options, &mut Vec::new());
+        Ok((
+            pair.effect.ratio,
+            pair.effect.ci,
+            pair.effect.verdict.detection(),
+        ))
+    }
 }
 
 #[cfg(test)]

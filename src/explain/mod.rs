@@ -489,25 +489,18 @@ fn confirm_culprits(
     screening: &mut Screening,
     say: &dyn Fn(String),
 ) -> Result<()> {
-    let chosen: Vec<(String, crate::layout::features::Feature)> = confirm::suspects(screening)
-        .into_iter()
-        .map(|s| (s.function.clone(), s.feature))
-        .collect();
-    let n = chosen.len();
-    for (k, (function, feature)) in chosen.into_iter().enumerate() {
-        say(format!(
-            "confirming {function} ({} of {n}): {} relinks with it moved alone, then the run \
-             of both sides",
-            k + 1,
-            screened.units.len()
-        ));
+    let chosen: Vec<crate::analysis::explain::Suspect> =
+        confirm::suspects(screening).into_iter().cloned().collect();
+    if chosen.is_empty() {
+        return Ok(());
+    }
+    let answers = confirm::confirm(screened, &chosen, say)?;
+    for (suspect, answer) in chosen.iter().zip(answers) {
         let culprit = screening
             .culprits
             .iter_mut()
-            .find(|c| c.function == function && c.feature == feature)
+            .find(|c| c.function == suspect.function && c.feature == suspect.feature)
             .expect("a suspect is a culprit");
-        let answer = confirm::confirm(screened, culprit, k)
-            .with_context(|| format!("confirming {function}"))?;
         culprit.confirmation = Some(answer);
     }
     Ok(())

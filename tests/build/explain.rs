@@ -224,11 +224,24 @@ fn the_function_whose_placement_matters_is_named_first_and_confirmed() {
         proof["pads"].as_array().unwrap().iter().any(|p| p != 0),
         "some seed had spin in the upper half and was padded: {proof:#}"
     );
+    // The seeds as built with spin at a line's start are counted apart from the relinks.
+    let relinked = proof["pads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| **p != 0)
+        .count();
+    let how = match 6 - relinked {
+        0 => "each relinked to it by a padding in front of it".to_string(),
+        built => format!(
+            "{relinked} relinked to it by a padding in front of it, {built} with it as built"
+        ),
+    };
     assert!(
         text.contains(&format!(
-            "   fix: {fix} — proven on 6 relinked seeds, each with spin given that placement \
-             by a padding in front of it: reported 20,000, where the screened binaries at that \
-             placement average 20,000 and the others 30,000"
+            "   fix: {fix} — proven on 6 seeds with spin at that placement ({how}): reported \
+             20,000, where the screened binaries at that placement average 20,000 and the \
+             others 30,000"
         )),
         "{text}"
     );
@@ -529,11 +542,11 @@ fn a_variant_with_the_layout_sensitive_pair_has_the_finding_and_the_other_not() 
     let k = confirmed("culprit");
     assert_eq!(k["confirmed"], true, "{k:#}");
     assert!((k["ratio"].as_f64().unwrap() - 1.5).abs() < 1e-9, "{k:#}");
+    // One store for the variant's confirmations: its seeds as built and each suspect's
+    // relinks.
+    assert_eq!(k["dir"], "sensitive/explain/confirm", "{k:#}");
     assert!(
-        k["dir"]
-            .as_str()
-            .unwrap()
-            .starts_with("sensitive/explain/confirm-"),
+        k["variant"].as_str().unwrap().starts_with("moved-"),
         "{k:#}"
     );
     assert_eq!(confirmed("decoy")["confirmed"], false, "{sensitive:#}");

@@ -684,7 +684,8 @@ mod tests {
             verdict: Verdict::Detected,
             confirmed: true,
             sign_test: None,
-            dir: "explain/confirm-0".into(),
+            dir: "explain/confirm".into(),
+            variant: "moved-1".into(),
             pairs: Vec::new(),
             fix_proof: None,
         }
@@ -746,8 +747,8 @@ mod tests {
         let said = crate::report::words::explain::fix_said(&e, &e.screening.culprits[i]).unwrap();
         assert!(
             said.starts_with(&format!(
-                "{fix} — proven on 2 relinked seeds, each with spin given that placement by a \
-                 padding in front of it: reported 20.0 to 21.0"
+                "{fix} — proven on 2 seeds with spin at that placement (1 relinked to it by a \
+                 padding in front of it, 1 with it as built): reported 20.0 to 21.0"
             )),
             "{said}"
         );

@@ -241,26 +241,39 @@ pub(crate) fn fix_said(e: &Explanation, c: &Suspect) -> Option<String> {
             format!("{} to {}", sig(low, 3), sig(high, 3))
         }
     };
+    // "10 seeds with F at that placement (7 relinked to it by a padding in front of it, 3
+    // as built)": the seeds as built at it are measured beside the relinks, not relinked.
+    let seeds = |p: &crate::analysis::explain::FixProof| {
+        let relinked = p.pads.iter().filter(|pad| **pad > 0).count();
+        let how = match p.pads.len() - relinked {
+            0 => "each relinked to it by a padding in front of it".to_string(),
+            built => format!(
+                "{relinked} relinked to it by a padding in front of it, {built} with it as built"
+            ),
+        };
+        format!(
+            "{} seeds with {} at that placement ({how})",
+            p.pads.len(),
+            demangle(&c.function)
+        )
+    };
     Some(match proof {
         Some(p) if p.holds => format!(
-            "{fix} — proven on {} relinked seeds, each with {} given that placement by a \
-             padding in front of it: {} {}, where the screened binaries at that placement \
+            "{fix} — proven on {}: {} {}, where the screened binaries at that placement \
              average {} and the others {}",
-            p.means.len(),
-            demangle(&c.function),
+            seeds(p),
             e.metric,
             range(&p.means),
             sig(p.fast_level, 3),
             sig(p.slow_level, 3)
         ),
         Some(p) => format!(
-            "none proven: {} at the fast binaries' placement ({} = {}), relinked on {} seeds, \
-             gave {} {}, not nearer their average {} than the others' {} in every seed: that \
-             placement alone is not the fix",
-            demangle(&c.function),
+            "none proven: the fast binaries' placement ({} = {}) on {} gave {} {}, not nearer \
+             their average {} than the others' {} in every seed: that placement alone is not \
+             the fix",
             c.feature.name(),
             sig(p.value, 3),
-            p.means.len(),
+            seeds(p),
             e.metric,
             range(&p.means),
             sig(p.fast_level, 3),
