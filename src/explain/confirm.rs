@@ -309,6 +309,11 @@ fn fix_proof(
         .collect::<Option<Vec<_>>>()?
         .into_iter()
         .unzip();
+    // Seeds that had the placement as built are the screening's evidence again: a proof
+    // needs at least one relinked to it.
+    if pads.iter().all(|pad| *pad == 0) {
+        return None;
+    }
     Some(crate::analysis::explain::FixProof::of(
         target, pads, fixed, levels,
     ))

@@ -227,7 +227,7 @@ fn unconfirmed(function: &str, metric: &str, verdict: Verdict) -> String {
 /// A culprit's fix as the answer gives it, with what the relinks showed of it: proven (the
 /// fast placement given to every relinked seed put the metric nearer the fast binaries'
 /// level than the slow ones' in each), not holding (then it is no fix, and says so), or
-/// unproven (a fix a padding cannot give, or no confirmation ran). `None` without a fix.
+/// unproven (no relink gave it the placement, or no confirmation ran). `None` without a fix.
 pub(crate) fn fix_said(e: &Explanation, c: &Suspect) -> Option<String> {
     use crate::report::numfmt::sig;
     let fix = c.suggestion.as_ref()?;
@@ -280,7 +280,7 @@ pub(crate) fn fix_said(e: &Explanation, c: &Suspect) -> Option<String> {
             sig(p.slow_level, 3)
         ),
         None if c.confirmation.as_ref().is_some_and(|k| k.confirmed) => {
-            format!("{fix} (unproven: the relinks give paddings, and this fix is not one)")
+            format!("{fix} (unproven: no relink gave it that placement)")
         }
         None => fix.clone(),
     })
