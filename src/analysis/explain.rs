@@ -214,31 +214,50 @@ pub(crate) struct FixProof {
     /// metric's mean of that binary.
     pub(crate) pads: Vec<u64>,
     pub(crate) means: Vec<f64>,
-    /// The mean of the screened binaries at that placement, and of the others.
+    /// The mean of the screened binaries at that placement, and of the others, in the
+    /// confirmation's terms: the run's levels times `drift`.
     pub(crate) fast_level: f64,
     pub(crate) slow_level: f64,
+    /// How much slower the machine ran the confirmation than the run: the seeds as built,
+    /// measured in both, their mean there over their mean in the run (1 for a deterministic
+    /// metric; absent, 1, in answers written before). A time metric drifts with the
+    /// machine's state between the two runs (10 % on a shared VM), and the fix's seeds are
+    /// measured in the second.
+    #[serde(default = "no_drift")]
+    pub(crate) drift: f64,
     /// Whether every seed's mean with the fix is nearer the fast level than the slow one
     /// (at most their midpoint).
     pub(crate) holds: bool,
 }
 
+/// The drift of a proof stored before it was measured: none.
+fn no_drift() -> f64 {
+    1.0
+}
+
 impl FixProof {
-    /// The proof of a fix at `value` from the seeds' `pads` and `means` against the levels.
+    /// The proof of a fix at `value` from the seeds' `pads` and `means` against the run's
+    /// levels scaled by `drift` (the confirmation's speed against the run's).
     pub(crate) fn of(
         value: f64,
         pads: Vec<u64>,
         means: Vec<f64>,
-        (fast_level, slow_level): (f64, f64),
+        (fast, slow): (f64, f64),
+        drift: f64,
     ) -> FixProof {
+        let (fast_level, slow_level) = (fast * drift, slow * drift);
         let midpoint = (fast_level + slow_level) / 2.0;
-        let holds =
-            fast_level < slow_level && !means.is_empty() && means.iter().all(|m| *m <= midpoint);
+        let holds = drift.is_finite()
+            && fast_level < slow_level
+            && !means.is_empty()
+            && means.iter().all(|m| *m <= midpoint);
         FixProof {
             value,
             pads,
             means,
             fast_level,
             slow_level,
+            drift,
             holds,
         }
     }
@@ -965,12 +984,17 @@ mod tests {
         assert_eq!(levels_at(&offsets, &misses, 48.0), Some((11.0, 30.0)));
         assert_eq!(levels_at(&[1.0, 1.0], &[2.0, 3.0], 1.0), None);
         let levels = (11.0, 30.0);
-        assert!(FixProof::of(48.0, vec![0, 16], vec![11.0, 20.5], levels).holds);
+        assert!(FixProof::of(48.0, vec![0, 16], vec![11.0, 20.5], levels, 1.0).holds);
         // One seed past the midpoint (20.5): the placement alone is not the fix.
-        assert!(!FixProof::of(48.0, vec![0, 16], vec![11.0, 20.6], levels).holds);
+        assert!(!FixProof::of(48.0, vec![0, 16], vec![11.0, 20.6], levels, 1.0).holds);
+        // The machine 10 % slower in the confirmation: the levels are 12.1 and 33, the
+        // midpoint 22.55, and the seeds measured then are held to it.
+        let slower = FixProof::of(48.0, vec![0, 16], vec![12.1, 22.5], levels, 1.1);
+        assert!(slower.holds, "{slower:?}");
+        assert!((slower.slow_level - 33.0).abs() < 1e-9, "{slower:?}");
         // No seed measured, or a "fast" level that is not lower: nothing proven.
-        assert!(!FixProof::of(48.0, vec![], vec![], levels).holds);
-        assert!(!FixProof::of(48.0, vec![0], vec![1.0], (30.0, 11.0)).holds);
+        assert!(!FixProof::of(48.0, vec![], vec![], levels, 1.0).holds);
+        assert!(!FixProof::of(48.0, vec![0], vec![1.0], (30.0, 11.0), 1.0).holds);
     }
 
     /// The fast placement is the shared value with the lowest mean; a value one binary

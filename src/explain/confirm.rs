@@ -315,8 +315,25 @@ fn fix_proof(
         return None;
     }
     Some(crate::analysis::explain::FixProof::of(
-        target, pads, fixed, levels,
+        target,
+        pads,
+        fixed,
+        levels,
+        drift(screened, measured)?,
     ))
+}
+
+/// The confirmation's speed against the run's: the seeds as built, measured in both, their
+/// mean in the confirmation over their mean in the run (1 for a deterministic metric, up to
+/// its executions' environment paddings).
+fn drift(screened: &Screened, measured: &Measured) -> Option<f64> {
+    let (now, then): (Vec<f64>, Vec<f64>) = screened
+        .units
+        .iter()
+        .filter_map(|(seed, unit)| Some((measured.mean(CONTROL, *seed)?, unit.mean)))
+        .unzip();
+    let (now, then) = (now.iter().sum::<f64>(), then.iter().sum::<f64>());
+    (then > 0.0 && now > 0.0).then(|| now / then)
 }
 
 /// One seed's relink with the suspect moved: the feature's value before and after, whether

@@ -728,6 +728,7 @@ mod tests {
                 vec![0, 16],
                 vec![20.0, 29.0],
                 (20.0, 30.0),
+                1.0,
             )),
             ..confirmed_spin(vec![16, 16])
         };
@@ -742,6 +743,7 @@ mod tests {
             vec![0, 16],
             vec![20.0, 21.0],
             (20.0, 30.0),
+            1.0,
         ));
         e.screening.culprits[i].confirmation = Some(holds);
         let said = crate::report::words::explain::fix_said(&e, &e.screening.culprits[i]).unwrap();

@@ -229,16 +229,19 @@ fn unconfirmed(function: &str, metric: &str, verdict: Verdict) -> String {
 /// level than the slow ones' in each), not holding (then it is no fix, and says so), or
 /// unproven (no relink gave it the placement, or no confirmation ran). `None` without a fix.
 pub(crate) fn fix_said(e: &Explanation, c: &Suspect) -> Option<String> {
-    use crate::report::numfmt::sig;
+    use crate::report::numfmt::{sig, Scale};
     let fix = c.suggestion.as_ref()?;
     let proof = c.confirmation.as_ref().and_then(|k| k.fix_proof.as_ref());
+    // In the unit `report` prints the metric in (`151 ms`, a count as it is), one for all.
+    let scale = Scale::for_values(&e.unit, proof.map_or(1.0, |p| p.fast_level));
+    let quantity = |v: f64| scale.quantity_digits(v, 3);
     let range = |means: &[f64]| {
         let low = means.iter().copied().fold(f64::INFINITY, f64::min);
         let high = means.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         if low == high {
-            sig(low, 3)
+            quantity(low)
         } else {
-            format!("{} to {}", sig(low, 3), sig(high, 3))
+            format!("{} to {}", quantity(low), quantity(high))
         }
     };
     // "10 seeds with F at that placement (7 relinked to it by a padding in front of it, 3
@@ -257,27 +260,43 @@ pub(crate) fn fix_said(e: &Explanation, c: &Suspect) -> Option<String> {
             demangle(&c.function)
         )
     };
+    // The machine's drift between the run and the confirmation, when the levels were
+    // scaled by more than half a percent.
+    let drift = |p: &crate::analysis::explain::FixProof| {
+        if (p.drift - 1.0).abs() < 0.005 {
+            return String::new();
+        }
+        format!(
+            " (the run's averages times {}: the seeds as built measured {} % {} in the \
+             confirmation than in the run)",
+            sig(p.drift, 3),
+            sig((p.drift - 1.0).abs() * 100.0, 2),
+            if p.drift > 1.0 { "higher" } else { "lower" }
+        )
+    };
     Some(match proof {
         Some(p) if p.holds => format!(
             "{fix} — proven on {}: {} {}, where the screened binaries at that placement \
-             average {} and the others {}",
+             average {} and the others {}{}",
             seeds(p),
             e.metric,
             range(&p.means),
-            sig(p.fast_level, 3),
-            sig(p.slow_level, 3)
+            quantity(p.fast_level),
+            quantity(p.slow_level),
+            drift(p)
         ),
         Some(p) => format!(
             "none proven: the fast binaries' placement ({} = {}) on {} gave {} {}, not nearer \
-             their average {} than the others' {} in every seed: that placement alone is not \
-             the fix",
+             their average {} than the others' {}{} in every seed: that placement alone is \
+             not the fix",
             c.feature.name(),
             sig(p.value, 3),
             seeds(p),
             e.metric,
             range(&p.means),
-            sig(p.fast_level, 3),
-            sig(p.slow_level, 3)
+            quantity(p.fast_level),
+            quantity(p.slow_level),
+            drift(p)
         ),
         None if c.confirmation.as_ref().is_some_and(|k| k.confirmed) => {
             format!("{fix} (unproven: no relink gave it that placement)")
