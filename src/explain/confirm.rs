@@ -888,7 +888,8 @@ impl Measured {
     }
 
     /// One side of the feature (`high`: the higher value) over the seeds of `placed`
-    /// measured in both `control` and `variant`: per seed the seed as built or its relink,
+    /// measured in both `control` and `variant` (a binary that failed in every execution is
+    /// in neither side: the pairs stay pairs): per seed the seed as built or its relink,
     /// whichever has the feature on that side.
     fn side(&self, placed: &[Placed], variant: &str, high: bool) -> Result<Hierarchy> {
         let control = self
@@ -897,7 +898,9 @@ impl Measured {
             .context("no measurements of the seeds as built")?;
         let seeds: Vec<BinaryData> = placed
             .iter()
-            .filter(|p| self.binary(variant, p.seed).is_some())
+            .filter(|p| {
+                self.binary(variant, p.seed).is_some() && self.binary(CONTROL, p.seed).is_some()
+            })
             .filter_map(|p| {
                 let from = if p.control_high == high {
                     CONTROL
