@@ -519,13 +519,27 @@ fn a_run_plans_rounds_records_the_design_and_the_report_blocks_on_rounds() {
     assert_residual_df(&sensitivity, 12.0);
 }
 
-/// The blocked F test's residual degrees of freedom are `full` = (k − 1)(b − 1), less one
-/// per cell the table that decided replaced by a fit (the polish's set-aside executions, or
-/// a round screen's cells), at least 1 kept.
+/// The blocked F test's residual degrees of freedom are exactly `full` = (k − 1)(b − 1)
+/// less one per cell the table that decided (named in the JSON) replaced by its fit.
 fn assert_residual_df(sensitivity: &serde_json::Value, full: f64) {
-    let df = sensitivity["df_denominator"].as_f64().unwrap();
+    let table = sensitivity["deciding_table"].as_str().unwrap();
     assert!(
-        df.fract() == 0.0 && (1.0..=full).contains(&df),
+        [
+            "polished",
+            "plain",
+            "round_screened_tight",
+            "round_screened_loose"
+        ]
+        .contains(&table),
+        "{sensitivity}"
+    );
+    let replaced = sensitivity["cells_replaced"].as_f64().unwrap();
+    if table == "plain" {
+        assert_eq!(replaced, 0.0, "{sensitivity}");
+    }
+    assert_eq!(
+        sensitivity["df_denominator"].as_f64(),
+        Some(full - replaced),
         "{sensitivity}"
     );
 }

@@ -407,6 +407,14 @@ pub struct Sensitivity {
     pub(crate) test: Option<SensitivityTest>,
     /// `blocked_f`: the within-round permutations behind `p_value`.
     pub(crate) permutations: Option<usize>,
+    /// `blocked_f`: the table whose F decided (the smallest p of the family; `f` and `df`
+    /// are its).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) deciding_table: Option<BlockedTable>,
+    /// `blocked_f`: the cells that table replaced by its robust fit, each a residual degree
+    /// of freedom fewer (`df_denominator` = (binaries − 1)(rounds − 1) − this).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) cells_replaced: Option<usize>,
     /// Executions set aside as outlying (a load burst, a one-off): the variation figures rest
     /// on the others; the blocked F test replaces them by the robust fit (and does so again
     /// in every permutation); the one-way F test of a free schedule keeps them.
@@ -552,6 +560,33 @@ pub(crate) enum SensitivityTest {
     BlockedF,
     /// One-way F test of the iterations of one execution per binary.
     IterationF,
+}
+
+/// The tables of the blocked F family (issue 55), each a view of the binaries × rounds
+/// table of execution means on the log scale: docs/statistics.md, "Layout sensitivity".
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum BlockedTable {
+    /// Outlying cells (beyond the shape's calibrated cut of the median polish's residuals)
+    /// replaced by the robust fit.
+    Polished,
+    /// Every cell as measured.
+    Plain,
+    /// Each round judged alone: cells beyond 4 robust standard deviations of the round's
+    /// level replaced.
+    RoundScreenedTight,
+    /// The same at 8 robust standard deviations.
+    RoundScreenedLoose,
+}
+
+impl BlockedTable {
+    /// The family's tables in the order they are tested.
+    pub(crate) const ALL: [BlockedTable; 4] = [
+        BlockedTable::Polished,
+        BlockedTable::Plain,
+        BlockedTable::RoundScreenedTight,
+        BlockedTable::RoundScreenedLoose,
+    ];
 }
 
 /// One execution set aside as outlying.

@@ -6,7 +6,7 @@
 //! every round. docs/statistics.md, "Layout sensitivity", gives the rules and their
 //! simulated rates.
 
-use super::model::{RestsOn, SensitivityTest, SetAsideExecution};
+use super::model::{BlockedTable, RestsOn, SensitivityTest, SetAsideExecution};
 use super::series::{BinaryData, ExecutionData, Series};
 use crate::seeded::SeededRng;
 use crate::stats::anova::{random_effects, RandomEffectsAnova};
@@ -185,6 +185,8 @@ pub(crate) struct LayoutTest {
     pub(crate) df: (usize, usize),
     pub(crate) p: f64,
     pub(crate) permutations: Option<usize>,
+    /// The blocked F family's deciding table and the cells it replaced.
+    pub(crate) table: Option<(BlockedTable, usize)>,
 }
 
 /// Screens `table`: sets aside outlying executions (median polish of the logarithms, with
@@ -249,6 +251,7 @@ fn layout_test(table: &ExecutionTable) -> Result<(LayoutTest, Option<BlockedAnov
             column_screened(&scaled(t, log_scale), ROUND_CUTS[1], ROUND_LEVEL_QUANTILE)
         };
         // The polished table first: the magnitudes come from it.
+        // In the order of `BlockedTable::ALL`.
         let screens: [&Screen; BLOCKED_FAMILY_SIZE] = [&polish, &plain, &tight, &loose];
         let mut rng = SeededRng::new(PERMUTATION_SEED, PERMUTATION_PURPOSE);
         let family = blocked_f_family(&table.values, PERMUTATIONS, &mut rng, &screens)?;
@@ -259,6 +262,7 @@ fn layout_test(table: &ExecutionTable) -> Result<(LayoutTest, Option<BlockedAnov
             df: decided.anova.df,
             p: family.p,
             permutations: Some(decided.permutations),
+            table: Some((BlockedTable::ALL[family.decided], decided.fitted)),
         };
         // The magnitudes come from a screened table (a burst left in would inflate them):
         // the polished one, unless its layout variance is not positive where the table
@@ -281,6 +285,7 @@ fn layout_test(table: &ExecutionTable) -> Result<(LayoutTest, Option<BlockedAnov
         df: (a.df_numerator, a.df_denominator),
         p: a.p_value,
         permutations: None,
+        table: None,
     };
     Ok((test, None))
 }
