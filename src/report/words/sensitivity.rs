@@ -304,6 +304,8 @@ pub(crate) mod tests {
             detectable_variation: None,
             test: Some(SensitivityTest::OneWayF),
             permutations: None,
+            deciding_table: None,
+            cells_replaced: None,
             set_aside: Vec::new(),
             set_aside_cut: None,
             rests_on: None,
