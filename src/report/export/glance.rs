@@ -60,6 +60,73 @@ pub(crate) fn glance_table(report: &Report) -> (Vec<&'static str>, Vec<Vec<Strin
     (headers, rows)
 }
 
+/// Which series the page's glance folds away (issue 55: with cachegrind's counters and two
+/// variants it gave 24 rows and a figure of 23 rows of dots at 0 before the first answer that
+/// mattered): those whose layout sensitivity was not detected or negligible (nothing varied
+/// included) and whose data layout, when varied, was not found to matter either. None when
+/// that would fold every series. One flag per series of `report`, in order.
+pub(crate) fn folded(report: &Report) -> Vec<bool> {
+    let quiet = |s: &SeriesReport| {
+        matches!(
+            s.sensitivity.verdict,
+            Verdict::NotDetected | Verdict::Negligible
+        ) && s
+            .data_sensitivity
+            .as_ref()
+            .is_none_or(|d| matches!(d.verdict, Verdict::NotDetected | Verdict::Negligible))
+    };
+    // The metric the run measured (the series list it first) is never folded.
+    let measured = report.series.first().map(|s| s.metric.as_str());
+    let flags: Vec<bool> = report
+        .series
+        .iter()
+        .map(|s| Some(s.metric.as_str()) != measured && quiet(s))
+        .collect();
+    if flags.iter().all(|f| *f) {
+        return vec![false; flags.len()];
+    }
+    flags
+}
+
+/// Which comparisons of variants the page's glance folds: those of a metric every series of
+/// which is `folded` (one flag per series of `report`), in the order of
+/// `report.comparisons`.
+pub(crate) fn comparisons_folded(report: &Report, folded: &[bool]) -> Vec<bool> {
+    report
+        .comparisons
+        .iter()
+        .map(|c| {
+            let mut of_it = report
+                .series
+                .iter()
+                .zip(folded)
+                .filter(|(s, _)| s.program == c.program && s.metric == c.metric)
+                .peekable();
+            of_it.peek().is_some() && of_it.all(|(_, f)| *f)
+        })
+        .collect()
+}
+
+/// The line that stands for the folded rows: how many, and the metrics they are of.
+pub(crate) fn folded_summary(report: &Report, folded: &[bool], comparisons: &[bool]) -> String {
+    let mut metrics: Vec<&str> = Vec::new();
+    for (s, _) in report.series.iter().zip(folded).filter(|(_, f)| **f) {
+        if !metrics.contains(&s.metric.as_str()) {
+            metrics.push(&s.metric);
+        }
+    }
+    let count = |flags: &[bool]| flags.iter().filter(|f| **f).count();
+    let compared = match count(comparisons) {
+        0 => String::new(),
+        n => format!(" (and their {n} comparison(s) of variants)"),
+    };
+    format!(
+        "{} more row(s) whose layout sensitivity was not detected or negligible{compared}: {}",
+        count(folded),
+        metrics.join(", ")
+    )
+}
+
 /// One row per comparison of variants: `B vs A`, the metric, the verdict with the change and
 /// its interval.
 pub(crate) fn glance_comparisons(report: &Report) -> Vec<[String; 3]> {
@@ -178,12 +245,16 @@ fn effect_cell(e: &Effect, time: bool) -> String {
 pub(crate) const COMPARISON_HEADERS: [&str; 3] =
     ["variants", "program and metric", "new against base"];
 
-/// The glance figure's data: per series, each randomised binary's mean relative to the mean
-/// over layouts, in per cent (the default layout is drawn apart in each series' own plot).
+/// The glance figure's data: per series not [`folded`], each randomised binary's mean
+/// relative to the mean over layouts, in per cent (the default layout is drawn apart in each
+/// series' own plot).
 pub(crate) fn glance_groups(report: &Report) -> Vec<StripGroup> {
     report
         .series
         .iter()
+        .zip(folded(report))
+        .filter(|(_, folded)| !folded)
+        .map(|(s, _)| s)
         .filter(|s| s.mean.is_finite() && s.mean != 0.0)
         .map(|s| StripGroup {
             label: series_name(s),

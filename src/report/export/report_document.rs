@@ -5,7 +5,7 @@
 //! [`super::report_sections`].
 
 use super::glance::{
-    glance_comparisons, glance_figure, glance_table, COMPARISON_HEADERS, GLANCE_TITLE,
+    self, glance_comparisons, glance_figure, glance_table, COMPARISON_HEADERS, GLANCE_TITLE,
 };
 use super::html_parts::tone;
 use super::report_sections::{explain, list, machines, sequential, topic, variants};
@@ -81,20 +81,49 @@ fn boxed(id: String, label: &str, words: &str, verdict: Tone) -> Block {
     })
 }
 
-/// The glance: a row per series, then a row per comparison of variants, and on the page the
-/// figure of every binary against the mean over layouts; nothing without a series.
+/// The glance: the host's warnings (a loaded machine qualifies every time verdict), a row
+/// per comparison of variants (the answer such a report is for),
+/// then a row per series, those that answer nothing ([`glance::folded`]) folded under one
+/// line on the page (in text and Markdown after the others), and on the page the figure of
+/// every binary of the unfolded series against the mean over layouts; nothing without a
+/// series.
 fn glance(report: &Report) -> Option<Block> {
     let (headers, rows) = glance_table(report);
     if rows.is_empty() {
         return None;
     }
-    let mut blocks = vec![Block::Table(Table::words(&headers, &rows))];
-    let comparisons = glance_comparisons(report);
-    if !comparisons.is_empty() {
-        blocks.push(Block::Table(Table::words(
-            &COMPARISON_HEADERS,
-            &comparisons,
-        )));
+    let folded = glance::folded(report);
+    let comparisons_folded = glance::comparisons_folded(report, &folded);
+    // Rows split by their flags: (shown, folded), each a table when it has a row.
+    fn split<R>(rows: Vec<R>, flags: &[bool]) -> (Vec<R>, Vec<R>) {
+        let (folded, shown): (Vec<_>, Vec<_>) = rows.into_iter().zip(flags).partition(|(_, f)| **f);
+        let rows = |v: Vec<(R, &bool)>| v.into_iter().map(|(r, _)| r).collect();
+        (rows(shown), rows(folded))
+    }
+    let (comparisons, quiet_comparisons) =
+        split(glance_comparisons(report).to_vec(), &comparisons_folded);
+    let (shown, quiet) = split(rows, &folded);
+    let compared = |rows: &[[String; 3]]| {
+        (!rows.is_empty()).then(|| Block::Table(Table::words(&COMPARISON_HEADERS, rows)))
+    };
+    // A loaded or throttled host first: it qualifies every time verdict below it.
+    let host: Vec<Text> = (report.setup.host_conditions.iter())
+        .map(|c| Text::labelled("Host", crate::report::words::host_conditions::warning(c)))
+        .collect();
+    let mut blocks: Vec<Block> = Vec::new();
+    if !host.is_empty() {
+        blocks.push(Block::Paragraphs(host));
+    }
+    blocks.extend(compared(&comparisons));
+    blocks.push(Block::Table(Table::words(&headers, &shown)));
+    if !quiet.is_empty() {
+        let mut inside: Vec<Block> = compared(&quiet_comparisons).into_iter().collect();
+        inside.push(Block::Table(Table::words(&headers, &quiet)));
+        blocks.push(Block::Group {
+            id: Some("glance-folded".into()),
+            details: Some(glance::folded_summary(report, &folded, &comparisons_folded)),
+            blocks: inside,
+        });
     }
     blocks.extend(glance_figure(report).map(|svg| {
         Block::Figure(Figure {
