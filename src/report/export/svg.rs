@@ -194,7 +194,8 @@ pub(super) fn tick_label(v: f64, step: f64) -> String {
     }
     let decimals =
         (-(step.log10().floor()) + if is_half_step(step) { 1.0 } else { 0.0 }).max(0.0) as usize;
-    format!("{v:.decimals$}")
+    // Thousands separated as in the text (issue 55: axes printed "1000000000").
+    crate::report::numfmt::fixed(v, decimals)
 }
 
 /// Whether the step is 2.5 times a power of ten, whose ticks need one more decimal.
@@ -513,8 +514,10 @@ mod tests {
         assert!(ticks.contains(&0.0) && !ticks.iter().any(|v| v.is_sign_negative() && *v == 0.0));
         let (_, step) = nice_ticks(0.0, 12.5);
         assert_eq!((step, tick_label(7.5, step)), (2.5, "7.5".to_string()));
-        // Large counts keep their digits; a constant range still has a tick.
-        assert_eq!(tick_label(106_456_000.0, 1_000_000.0), "106456000");
+        // Large counts keep their digits, grouped by thousands; a constant range still has a
+        // tick.
+        assert_eq!(tick_label(106_456_000.0, 1_000_000.0), "106,456,000");
+        assert_eq!(tick_label(-2500.0, 500.0), "-2,500");
         assert_eq!(nice_ticks(5.0, 5.0).0.len(), 1);
         // Every label of a plot is distinct and none carries floating noise.
         let s = run_sequence("r", "iteration", "ms", &[64.9512, 51.6634, 58.2], 0, &[]);
