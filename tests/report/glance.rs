@@ -101,10 +101,23 @@ fn the_glance_says_what_the_json_says_and_comes_first() {
     let summary = html.find("<div id=\"summary\">").unwrap();
     assert!(glance < contents && contents < summary);
     let section = &html[glance..contents];
-    let svg = &section[section.find("<svg").unwrap()..section.find("</svg>").unwrap() + 6];
-    roxmltree::Document::parse(svg).unwrap();
+    let svgs: Vec<&str> = section
+        .match_indices("<svg")
+        .map(|(at, _)| &section[at..at + section[at..].find("</svg>").unwrap() + 6])
+        .collect();
+    for svg in &svgs {
+        roxmltree::Document::parse(svg).unwrap();
+    }
+    // The comparisons' forest plot first (one estimate per comparison), then the binaries.
+    assert_eq!(svgs.len(), 2, "{section}");
+    assert!(
+        svgs[0].contains("B against A: each change and its interval"),
+        "{}",
+        svgs[0]
+    );
+    assert_eq!(svgs[0].matches("<circle").count(), 1, "{}", svgs[0]);
     assert_eq!(
-        svg.matches("<circle").count(),
+        svgs[1].matches("<circle").count(),
         2 * 10,
         "one dot per seed and variant"
     );

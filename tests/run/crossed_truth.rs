@@ -2,8 +2,9 @@
 //! seeds, read back through `report --format json`. The heap fixture's D1 misses move with
 //! the heap's offset only, so the data axis must carry the variance, the code share's
 //! interval must include 0 and the code-layout answer must not be "cannot tell"; the demo's
-//! I1 misses move with the code layout only, so the reverse. Without valgrind the runs fail
-//! and so does the test.
+//! I1 misses move with the code layout (and by a few counts in a million with the data
+//! seed), so the code axis must carry the variance and the data's share be negligible.
+//! Without valgrind the runs fail and so does the test.
 
 use crate::run_support::*;
 
@@ -117,11 +118,17 @@ fn the_heap_fixture_is_data_sensitive_and_the_demo_code_sensitive() {
     let out = build(&demo_dir, "demo", &files, 4);
     let demo = crossed_series(&demo_dir, &out, "2", &["--", "{bin}", "1"], "I1_misses");
     let (code, _, _) = share(&demo, "code");
-    let (_, data_lower, _) = share(&demo, "data");
+    let (_, _, data_upper) = share(&demo, "data");
     assert!(code >= 0.9, "code share {code}: {demo}");
-    assert_eq!(
-        data_lower, 0.0,
-        "the data share's interval excludes 0: {demo}"
+    // Under cachegrind a data seed moves the demo's counts by a few in a million (printf on
+    // a shifted stack): a real effect, deterministic, of about 1e-7 of the mean, whose
+    // share's interval may end just above 0 (1.5e-12 in one CI run; the test asserted
+    // exactly 0 and failed now and then — issue 55's flaky test). What must hold: the
+    // share is negligible and no data-layout sensitivity is claimed.
+    assert!(
+        data_upper <= 0.01,
+        "the data share's interval reaches {data_upper}: {demo}"
     );
+    assert_ne!(demo["data_sensitivity"]["verdict"], "detected", "{demo}");
     assert_eq!(demo["sensitivity"]["verdict"], "detected", "{demo}");
 }

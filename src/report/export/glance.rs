@@ -241,6 +241,70 @@ fn effect_cell(e: &Effect, time: bool) -> String {
     }
 }
 
+/// The glance's forest plot (the page's): each comparison of variants not `folded` (one flag
+/// per comparison of `report`) as its ratio new / base with its interval, on one axis with
+/// the no-change line and the negligible band; `None` without one.
+pub(crate) fn comparisons_figure(report: &Report, folded: &[bool]) -> Option<String> {
+    use super::svg_variants::{ratio_intervals, IntervalRow};
+    let shown: Vec<_> = report
+        .comparisons
+        .iter()
+        .zip(folded)
+        .filter(|(_, f)| !**f)
+        .map(|(c, _)| c)
+        .collect();
+    let first = shown.first()?;
+    // One pair of variants: named once in the title, each row its metric.
+    let one_pair = shown
+        .iter()
+        .all(|c| (&c.new, &c.base) == (&first.new, &first.base));
+    let rows: Vec<IntervalRow> = shown
+        .iter()
+        .map(|c| {
+            let e = &c.pair.effect;
+            let ci =
+                e.ci.filter(|ci| ci.lower.is_finite() && ci.upper.is_finite())
+                    .map(|ci| (ci.lower, ci.upper));
+            let ci_text = match ci {
+                Some((lower, upper)) => {
+                    let [_, lower, upper] = crate::report::numfmt::signed_percents([
+                        e.ratio - 1.0,
+                        lower - 1.0,
+                        upper - 1.0,
+                    ]);
+                    format!("{lower} to {upper}")
+                }
+                None => "no interval".to_string(),
+            };
+            IntervalRow {
+                label: if one_pair {
+                    c.metric.clone()
+                } else {
+                    format!("{}/{} {}", c.new, c.base, c.metric)
+                },
+                estimate: e.ratio,
+                ci,
+                ci_text,
+                basis: true,
+            }
+        })
+        .collect();
+    let title = if one_pair {
+        format!(
+            "{} against {}: each change and its interval",
+            first.new, first.base
+        )
+    } else {
+        "Each comparison of variants: the change and its interval".to_string()
+    };
+    Some(ratio_intervals(
+        &title,
+        "new / base (dashed line: no change; band: within ± the negligible threshold)",
+        &rows,
+        report.negligible,
+    ))
+}
+
 /// The header of the variants' rows of the glance.
 pub(crate) const COMPARISON_HEADERS: [&str; 3] =
     ["variants", "program and metric", "new against base"];

@@ -82,7 +82,8 @@ fn boxed(id: String, label: &str, words: &str, verdict: Tone) -> Block {
 }
 
 /// The glance: the host's warnings (a loaded machine qualifies every time verdict), a row
-/// per comparison of variants (the answer such a report is for),
+/// per comparison of variants (the answer such a report is for) and on the page their
+/// forest plot,
 /// then a row per series, those that answer nothing ([`glance::folded`]) folded under one
 /// line on the page (in text and Markdown after the others), and on the page the figure of
 /// every binary of the unfolded series against the mean over layouts; nothing without a
@@ -115,6 +116,16 @@ fn glance(report: &Report) -> Option<Block> {
         blocks.push(Block::Paragraphs(host));
     }
     blocks.extend(compared(&comparisons));
+    blocks.extend(
+        glance::comparisons_figure(report, &comparisons_folded).map(|svg| {
+            Block::Figure(Figure {
+                id: None,
+                title: None,
+                note: None,
+                graphics: vec![Graphic::Svg(svg)],
+            })
+        }),
+    );
     blocks.push(Block::Table(Table::words(&headers, &shown)));
     if !quiet.is_empty() {
         let mut inside: Vec<Block> = compared(&quiet_comparisons).into_iter().collect();
