@@ -83,11 +83,10 @@ fn boxed(id: String, label: &str, words: &str, verdict: Tone) -> Block {
 
 /// The glance: the host's warnings (a loaded machine qualifies every time verdict), a row
 /// per comparison of variants (the answer such a report is for) and on the page their
-/// forest plot,
-/// then a row per series, those that answer nothing ([`glance::folded`]) folded under one
-/// line on the page (in text and Markdown after the others), and on the page the figure of
-/// every binary of the unfolded series against the mean over layouts; nothing without a
-/// series.
+/// forest plot, then a row per series, those that answer nothing ([`glance::folded`])
+/// folded under one line on the page (in text and Markdown after the others), and on the
+/// page the figure of every binary of the unfolded series against the mean over layouts;
+/// nothing without a series.
 fn glance(report: &Report) -> Option<Block> {
     let (headers, rows) = glance_table(report);
     if rows.is_empty() {
@@ -101,8 +100,7 @@ fn glance(report: &Report) -> Option<Block> {
         let rows = |v: Vec<(R, &bool)>| v.into_iter().map(|(r, _)| r).collect();
         (rows(shown), rows(folded))
     }
-    let (comparisons, quiet_comparisons) =
-        split(glance_comparisons(report).to_vec(), &comparisons_folded);
+    let (comparisons, quiet_comparisons) = split(glance_comparisons(report), &comparisons_folded);
     let (shown, quiet) = split(rows, &folded);
     let compared = |rows: &[[String; 3]]| {
         (!rows.is_empty()).then(|| Block::Table(Table::words(&COMPARISON_HEADERS, rows)))
@@ -116,16 +114,7 @@ fn glance(report: &Report) -> Option<Block> {
         blocks.push(Block::Paragraphs(host));
     }
     blocks.extend(compared(&comparisons));
-    blocks.extend(
-        glance::comparisons_figure(report, &comparisons_folded).map(|svg| {
-            Block::Figure(Figure {
-                id: None,
-                title: None,
-                note: None,
-                graphics: vec![Graphic::Svg(svg)],
-            })
-        }),
-    );
+    blocks.extend(glance::comparisons_figure(report, &comparisons_folded).map(figure));
     blocks.push(Block::Table(Table::words(&headers, &shown)));
     if !quiet.is_empty() {
         let mut inside: Vec<Block> = compared(&quiet_comparisons).into_iter().collect();
@@ -136,15 +125,18 @@ fn glance(report: &Report) -> Option<Block> {
             blocks: inside,
         });
     }
-    blocks.extend(glance_figure(report).map(|svg| {
-        Block::Figure(Figure {
-            id: None,
-            title: None,
-            note: None,
-            graphics: vec![Graphic::Svg(svg)],
-        })
-    }));
+    blocks.extend(glance_figure(report).map(figure));
     Some(topic(GLANCE_TITLE, Some("glance".into()), blocks))
+}
+
+/// One SVG plot as an untitled figure of the page.
+fn figure(svg: String) -> Block {
+    Block::Figure(Figure {
+        id: None,
+        title: None,
+        note: None,
+        graphics: vec![Graphic::Svg(svg)],
+    })
 }
 
 /// What the report rests on and what it answers first: the confidence and set-up, the
