@@ -50,6 +50,24 @@ fn headless(profile: &Path) -> Command {
     c
 }
 
+/// The page at `url` drawn by headless Chromium in a window of `size` (`W,H`), with its
+/// profile in `dir/profile`: the screenshot's bytes (Chromium must succeed).
+fn screenshot(dir: &Path, profile: &str, size: &str, url: &str) -> Vec<u8> {
+    let shot = dir.join(format!("{profile}.png"));
+    let run = headless(&dir.join(profile))
+        .arg(format!("--window-size={size}"))
+        .arg(format!("--screenshot={}", shot.display()))
+        .arg(url)
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    std::fs::read(&shot).unwrap()
+}
+
 #[test]
 fn html_report_renders_in_headless_chromium_without_errors() {
     let tmp = tempfile::tempdir().unwrap();
@@ -160,19 +178,7 @@ fn html_report_renders_in_headless_chromium_without_errors() {
         "the probe missed a fetch: {tag}"
     );
 
-    let shot = tmp.path().join("shot.png");
-    let run = headless(&tmp.path().join("profile2"))
-        .arg("--window-size=1200,2400")
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg(&url)
-        .output()
-        .unwrap();
-    assert!(
-        run.status.success(),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let png = std::fs::read(&shot).unwrap();
+    let png = screenshot(tmp.path(), "profile2", "1200,2400", &url);
     assert!(png.len() > 20_000, "screenshot of {} bytes", png.len());
     assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
 }
@@ -359,19 +365,7 @@ fn the_glance_of_many_counters_and_two_variants_fits_one_screen() {
         glance.find("O3 vs O2").unwrap() < glance.find("demo [O2] estimated_cycles").unwrap(),
         "the comparisons come first"
     );
-    let shot = tmp.path().join("glance.png");
-    let drawn = headless(&tmp.path().join("profile-shot"))
-        .args(["--window-size=1280,800"])
-        .arg(format!("--screenshot={}", shot.display()))
-        .arg(&url)
-        .output()
-        .unwrap();
-    assert!(
-        drawn.status.success(),
-        "{}",
-        String::from_utf8_lossy(&drawn.stderr)
-    );
-    let png = std::fs::read(&shot).unwrap();
+    let png = screenshot(tmp.path(), "profile-shot", "1280,800", &url);
     assert!(
         png.starts_with(b"\x89PNG") && png.len() > 10_000,
         "{} bytes",
