@@ -343,8 +343,9 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let (dir, rel) = (d.path(), Path::new("manifest.json"));
         let file = dir.join(rel);
-        // The key of this test process: a temporary one (every test of the process may use it).
-        std::env::set_var(KEY_ENV, d.path().join("key"));
+        // The key is the process's (`.cargo/config.toml`): a test that pointed it into its own
+        // temporary directory left the tests running beside it without a key once that
+        // directory was gone ("cannot create /tmp/.tmpDzB9my/key", CI of 2026-12-02).
         std::fs::write(&file, "old").unwrap();
         sign(dir, rel, Kind::Manifest, b"old").unwrap();
         // Signed before the write: a crash here leaves the old content verifying...
