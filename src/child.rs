@@ -20,8 +20,20 @@ pub(crate) fn die_with_parent() -> std::io::Result<()> {
     Ok(())
 }
 
+/// A command for `program` whose child receives SIGKILL when this process dies, however it
+/// dies: the one way layoutrand starts a child with `std::process::Command` (clippy's
+/// `disallowed-methods` keeps `Command::new` out of every other place, clippy.toml; the
+/// exceptions say why at their `allow`). The thread that spawns is the child's parent for
+/// the kernel, so spawn from a thread that waits for it (`output`, `status`, `wait`).
+pub(crate) fn command(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    #[allow(clippy::disallowed_methods)] // the one constructor
+    let mut cmd = Command::new(program);
+    kill_with_parent(&mut cmd);
+    cmd
+}
+
 /// Makes the child that `cmd` starts receive SIGKILL when this process dies, however it dies.
-pub(crate) fn kill_with_parent(cmd: &mut Command) {
+fn kill_with_parent(cmd: &mut Command) {
     // SAFETY: the closure makes one prctl(2) system call, which is async-signal-safe, and
     // allocates nothing, as code between fork and exec must.
     unsafe {
@@ -54,8 +66,23 @@ mod tests {
 
     #[test]
     fn a_command_with_the_hook_starts() {
-        let mut cmd = Command::new("true");
-        kill_with_parent(&mut cmd);
-        assert!(cmd.status().unwrap().success());
+        assert!(command("true").status().unwrap().success());
+    }
+
+    /// The child itself reads its parent-death signal back (prctl(PR_GET_PDEATHSIG) from
+    /// Python's ctypes): 9, SIGKILL. Without the hook it reads 0.
+    #[test]
+    fn a_child_of_command_has_sigkill_as_its_parent_death_signal() {
+        let script = "import ctypes; l = ctypes.CDLL(None); s = ctypes.c_int(-1); \
+                      l.prctl(2, ctypes.byref(s), 0, 0, 0); print(s.value)";
+        let out = command("python3").args(["-c", script]).output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "9");
+        #[allow(clippy::disallowed_methods)] // the contrast: a command without the hook
+        let bare = Command::new("python3")
+            .args(["-c", script])
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&bare.stdout).trim(), "0");
     }
 }

@@ -199,7 +199,7 @@ mod tests {
         )
         .unwrap();
         let obj = dir.join(format!("m{}.o", flags.len()));
-        let ok = std::process::Command::new("cc")
+        let ok = crate::child::command("cc")
             .args(["-O2", "-c"])
             .args(flags)
             .arg(&src)

@@ -112,7 +112,7 @@ pub(crate) fn command_for(
 /// `program` set up to run as the recorded link ran: in its directory, with its recorded
 /// environment and without the shim's variables (a relink is never recorded again).
 pub(crate) fn tool_command(record: &LinkRecord, program: &Path) -> Command {
-    let mut cmd = Command::new(program);
+    let mut cmd = crate::child::command(program);
     cmd.current_dir(&record.cwd);
     for var in [
         crate::wrap::ENV_RECORD_DIR,

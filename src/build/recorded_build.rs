@@ -7,7 +7,7 @@ use std::ffi::OsString;
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, ExitStatus, Stdio};
 use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
@@ -205,7 +205,7 @@ fn spawn(
     env: &[(OsString, OsString)],
 ) -> Result<(Child, std::fs::File)> {
     let (reading, writing) = nix::unistd::pipe()?;
-    let mut cmd = Command::new(&command[0]);
+    let mut cmd = crate::child::command(&command[0]);
     cmd.args(&command[1..])
         .current_dir(cwd)
         .envs(env.iter().map(|(k, v)| (k, v)))
@@ -214,7 +214,6 @@ fn spawn(
         .stdout(Stdio::from(writing.try_clone()?))
         .stderr(Stdio::from(writing))
         .process_group(0);
-    crate::child::kill_with_parent(&mut cmd);
     let child = cmd.spawn()?;
     // `cmd` holds the writing end: dropped here, the pipe ends when the build's processes
     // have all closed it.

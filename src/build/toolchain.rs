@@ -27,7 +27,7 @@ pub(crate) fn versions(programs: &[Program]) -> BTreeMap<String, String> {
 
 /// The first line of `tool --version`, or `unknown (REASON)` when it cannot be run.
 pub(crate) fn version_line(tool: &Path) -> String {
-    match std::process::Command::new(tool).arg("--version").output() {
+    match crate::child::command(tool).arg("--version").output() {
         Ok(o) => String::from_utf8_lossy(&o.stdout)
             .lines()
             .next()

@@ -78,12 +78,11 @@ pub(crate) fn run_user_command<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(
     env: &BTreeMap<String, String>,
 ) -> Result<(bool, String)> {
     let (program, rest) = argv.split_first().context("empty command")?;
-    let mut cmd = Command::new(program);
+    let mut cmd = crate::child::command(program);
     cmd.args(rest)
         .envs(env)
         .current_dir(cwd)
         .stdin(Stdio::null());
-    crate::child::kill_with_parent(&mut cmd);
     let output = cmd
         .output()
         .with_context(|| format!("cannot start {program:?} in {}", cwd.display()))?;
@@ -93,9 +92,8 @@ pub(crate) fn run_user_command<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(
 }
 
 fn stage_command(args: &[OsString], cwd: &Path) -> Command {
-    let mut cmd = Command::new(own_executable());
+    let mut cmd = crate::child::command(own_executable());
     cmd.args(args).current_dir(cwd).stdin(Stdio::null());
-    crate::child::kill_with_parent(&mut cmd);
     cmd
 }
 

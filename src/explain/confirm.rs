@@ -818,7 +818,7 @@ fn write_manifest(
 fn run(exp: &Experiment, out: &Path) -> Result<()> {
     let h = &exp.header;
     let exe = std::env::current_exe().context("cannot find the layoutrand executable")?;
-    let mut cmd = std::process::Command::new(exe);
+    let mut cmd = crate::child::command(exe);
     cmd.arg("run").arg("--out").arg(out);
     cmd.args(["--executions", &h.executions.to_string()]);
     if h.iterations > 0 {

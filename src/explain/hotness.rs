@@ -197,7 +197,7 @@ fn run_valgrind(
     env: &[(String, String)],
     tool: &str,
 ) -> Result<std::process::Output> {
-    let mut cmd = std::process::Command::new(&v[0]);
+    let mut cmd = crate::child::command(&v[0]);
     cmd.args(&v[1..]);
     if let Some(dir) = cwd {
         cmd.current_dir(dir);

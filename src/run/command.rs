@@ -290,7 +290,7 @@ mod tests {
         let t = CommandTemplate::parse(&strings(&["sh", "-c", script])).unwrap();
         let argv = t.expand(Some(&path.to_path_buf()), &BTreeMap::new(), None);
         let dir = tempfile::tempdir().unwrap();
-        let out = std::process::Command::new(&argv[0])
+        let out = crate::child::command(&argv[0])
             .args(&argv[1..])
             .current_dir(dir.path())
             .output()
@@ -335,7 +335,7 @@ mod tests {
         let odd = std::path::PathBuf::from(std::ffi::OsStr::from_bytes(b"/o/\xff\xfe/bin"));
         let t = CommandTemplate::parse(&strings(&["sh", "-c", "printf %s {bin}"])).unwrap();
         let argv = t.expand(Some(&odd), &BTreeMap::new(), None);
-        let out = std::process::Command::new(&argv[0])
+        let out = crate::child::command(&argv[0])
             .args(&argv[1..])
             .output()
             .unwrap();

@@ -167,7 +167,7 @@ mod tests {
     fn a_pinned_thread_starts_pinned_children() {
         let out = std::thread::spawn(|| {
             pin_this_thread(&[0]).unwrap();
-            std::process::Command::new("sh")
+            crate::child::command("sh")
                 .args(["-c", "grep Cpus_allowed_list /proc/self/status"])
                 .output()
                 .unwrap()

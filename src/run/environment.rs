@@ -135,7 +135,7 @@ pub(crate) fn probe_aslr_off() -> std::result::Result<(), String> {
     {
         return Ok(());
     }
-    let mut probe = std::process::Command::new("cat");
+    let mut probe = crate::child::command("cat");
     probe.arg("/proc/self/personality");
     // SAFETY: the closure only calls personality(2), which is async-signal-safe.
     unsafe {

@@ -13,7 +13,6 @@
 use std::collections::BTreeSet;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use anyhow::{bail, Context, Result};
 
@@ -185,7 +184,7 @@ fn private_dir(dir: &Path) -> Result<()> {
 
 /// The hash naming a build: the source and the compiler's `--version`.
 fn build_key() -> Result<String> {
-    let version = Command::new("cc")
+    let version = crate::child::command("cc")
         .arg("--version")
         .output()
         .context("--data-seeds builds its heap-offset library with cc: cannot run cc")?;
@@ -226,7 +225,7 @@ fn build_library(dir: &Path, library: &Path, recorded: &Path) -> Result<()> {
         .suffix(".so")
         .tempfile_in(dir)
         .context("cannot create the heap-offset library")?;
-    let out = Command::new("cc")
+    let out = crate::child::command("cc")
         .args(["-shared", "-fPIC", "-O2", "-o"])
         .arg(built.path())
         .arg(source.path())

@@ -89,10 +89,7 @@ mod tests {
     #[test]
     fn kernel_and_cores_are_found_on_linux() {
         let h = detect_host();
-        let uname = std::process::Command::new("uname")
-            .arg("-r")
-            .output()
-            .unwrap();
+        let uname = crate::child::command("uname").arg("-r").output().unwrap();
         assert_eq!(
             h.kernel.as_deref(),
             Some(String::from_utf8_lossy(&uname.stdout).trim())

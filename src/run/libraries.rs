@@ -70,7 +70,7 @@ pub(crate) fn wrong_library(
     let Some(loader) = dynamic::interpreter(program)? else {
         return Ok(None);
     };
-    let out = std::process::Command::new(&loader)
+    let out = crate::child::command(&loader)
         .arg("--list")
         .arg(program)
         .env_clear()

@@ -189,7 +189,7 @@ impl PreparedRun {
 /// The first line of `valgrind --version` (e.g. `valgrind-3.19.0`); `None` when valgrind
 /// cannot be run.
 pub(crate) fn valgrind_version() -> Option<String> {
-    let out = std::process::Command::new("valgrind")
+    let out = crate::child::command("valgrind")
         .arg("--version")
         .output()
         .ok()?;

@@ -49,6 +49,9 @@ pub fn start(executable: &std::path::Path) -> Result<()> {
         return Ok(());
     }
     let (ours, theirs) = UnixStream::pair().context("socketpair for the executions' watchdog")?;
+    // The watchdog must outlive this process (it kills the executions' groups when we die),
+    // so no parent-death signal: it has its own group and exits when the socket closes.
+    #[allow(clippy::disallowed_methods)]
     let child = Command::new(executable)
         .arg(SUBCOMMAND)
         .stdin(Stdio::from(std::os::fd::OwnedFd::from(theirs)))

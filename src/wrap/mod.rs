@@ -105,6 +105,8 @@ fn launch(mut args: Vec<OsString>, after_link: AfterLink) -> i32 {
         None => {
             // Not a compiler or linker (ccache, a script...): run it unchanged.
             use std::os::unix::process::CommandExt;
+            // exec replaces this process: no child to keep.
+            #[allow(clippy::disallowed_methods)]
             let err = std::process::Command::new(&tool).args(&args).exec();
             crate::diagnostic!("{LAUNCHER_NAME}: cannot run {}: {err}", tool.display());
             127

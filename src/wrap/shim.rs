@@ -705,6 +705,10 @@ fn is_system_path(path: &Path) -> bool {
 }
 
 fn real_command(real: &Path, args: &[OsString], ctx: &ShimEnv) -> Command {
+    // The user's compiler or linker, inside the user's build: the shim leaves its life to
+    // the build (make's signals reach the whole process group), as the compiler it stands
+    // for would.
+    #[allow(clippy::disallowed_methods)]
     let mut cmd = Command::new(real);
     cmd.args(args).env("PATH", &ctx.real_path);
     cmd

@@ -116,7 +116,7 @@ pub(crate) fn merge_objects(
 ) -> Result<()> {
     std::fs::write(script_path, merged_script(entries, data)?)
         .with_context(|| format!("cannot write {}", script_path.display()))?;
-    let mut command = std::process::Command::new(ld);
+    let mut command = crate::child::command(ld);
     command.arg("-r");
     if dissolve_comdats {
         command.arg("--force-group-allocation");

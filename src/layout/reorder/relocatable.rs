@@ -150,7 +150,7 @@ pub fn relocatable_reorder(
         .tempfile_in(out_dir)
         .with_context(|| format!("cannot create a temporary object in {}", out_dir.display()))?;
 
-    let output = std::process::Command::new(ld)
+    let output = crate::child::command(ld)
         .arg("-r")
         .arg("-T")
         .arg(script.path())

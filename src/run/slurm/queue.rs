@@ -5,7 +5,7 @@
 
 use std::io::Read;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -25,7 +25,7 @@ pub(crate) struct ClientOutput {
 
 /// Runs `program args…`, killing it after `timeout`.
 pub(crate) fn client(program: &str, args: &[String], timeout: Duration) -> Result<ClientOutput> {
-    let mut child = Command::new(program)
+    let mut child = crate::child::command(program)
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
