@@ -359,7 +359,7 @@ mod tests {
     /// binomial(400, 0.05) = 20 ± 4.4, and the bounds are 3 standard deviations).
     #[test]
     fn the_family_p_is_a_level_test_and_never_below_its_best_member() {
-        let round_screen = |t: &[Vec<f64>]| crate::median_polish::column_screened(t, 4.0, 0.3);
+        let round_screen = |t: &[Vec<f64>]| crate::robust_fit::column_screened(t, 4.0, 0.3);
         let mut g = SeededRng::new(5, "family-null");
         let table = |g: &mut SeededRng| -> Vec<Vec<f64>> {
             (0..10)

@@ -525,7 +525,7 @@ fn assert_residual_df(sensitivity: &serde_json::Value, full: f64) {
     let table = sensitivity["deciding_table"].as_str().unwrap();
     assert!(
         [
-            "polished",
+            "low_fitted",
             "plain",
             "round_screened_tight",
             "round_screened_loose"

@@ -215,13 +215,15 @@ pub(crate) fn plain_f_rate(experiments: usize, seed: u64, scenario: Scenario) ->
     hits as f64 / experiments as f64
 }
 
-/// The small seeded version: 300 experiments per rate. At the bench's rates (false claims
-/// ≈ 3 %, power ≈ 88 %) the bounds below are 2.5 standard errors away; an analysis with the
-/// old one's rates (F test of all executions: power ≈ 15 %) fails them.
+/// The small seeded version: 300 experiments per rate. The blocked family's randomisation
+/// test is exact, so its false claims are 5 % in expectation (the bench's two seeds: 5.8 %
+/// and 4.2 %; this seed 6.7 %), and the bound is 2.8 standard errors above that; power ≈ 96 %
+/// is 6 standard errors above its bound. An analysis with the old one's rates (F test of
+/// all executions: power ≈ 15 %; an F test that ignored the bursts claimed far more) fails.
 #[test]
 fn bursts_do_not_become_layout_verdicts_and_a_3_percent_effect_is_found() {
     let false_claims = tally(300, 1, Scenario::bursty(0.0, ScheduleDesign::Rounds)).claimed();
-    assert!(false_claims <= 0.06, "false claims {false_claims}");
+    assert!(false_claims <= 0.085, "false claims {false_claims}");
     let power = tally(300, 2, Scenario::bursty(0.03, ScheduleDesign::Rounds)).claimed();
     assert!(power >= 0.80, "power {power}");
 }
@@ -240,9 +242,10 @@ fn the_bursts_swamp_the_plain_f_test() {
 /// blocked store is called layout-sensitive (ranks of 3 rounds called it "no layout
 /// sensitivity" in 30 % of stores), a 3 % effect on 30 % of the layouts is found through
 /// bursts, clean stores keep their executions, and no claim has a zero magnitude. The
-/// bench's rates (benches/burst.sh, docs/statistics.md) are 97.4 %, 99.4 %, 94.8 % (77.2 %
-/// at 10 × 3) and about 1 %; the bounds below fail at the rates before the change (30 % "not detected", 15.7 %
-/// of clean 10 × 8 stores losing an execution).
+/// bench's rates (benches/burst.sh, docs/statistics.md) are about 98 %, 100 %, 95 % (80 %
+/// at 10 × 3) and 0.5 %; the bounds below fail at the rates before issue 55 (30 % "not
+/// detected", 15.7 % of clean 10 × 8 stores losing an execution, 40 % at 10 × 3 through
+/// bursts).
 #[test]
 fn lumpy_layouts_are_found_and_clean_stores_kept_whole() {
     let rounds = |binaries, executions, bursts, truth| Scenario {
@@ -277,8 +280,9 @@ fn lumpy_layouts_are_found_and_clean_stores_kept_whole() {
         ),
     );
     assert!(spread.claimed() >= 0.8, "{spread:?}");
-    // The same effect in the smallest blocked design, through bursts: the round screens'
-    // share of the family (issue 55; the polish and plain tables alone found it in 40 %).
+    // The same effect in the smallest blocked design, through bursts: the low fit's and the
+    // round screens' share of the family (issue 55; a median polish and the plain table
+    // alone found it in 40 %).
     let small = tally(
         120,
         24,
@@ -292,10 +296,10 @@ fn lumpy_layouts_are_found_and_clean_stores_kept_whole() {
             },
         ),
     );
-    assert!(small.claimed() >= 0.65, "{small:?}");
+    assert!(small.claimed() >= 0.7, "{small:?}");
     zero_magnitude_claims += small.zero_magnitude_claims;
     let clean = tally(200, 23, rounds(10, 8, 0, Truth::Spread(0.0)));
-    assert!(clean.share(clean.lost_an_execution) <= 0.03, "{clean:?}");
+    assert!(clean.share(clean.lost_an_execution) <= 0.02, "{clean:?}");
     zero_magnitude_claims += spread.zero_magnitude_claims + clean.zero_magnitude_claims;
     assert_eq!(zero_magnitude_claims, 0);
 }

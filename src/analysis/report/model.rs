@@ -567,9 +567,10 @@ pub(crate) enum SensitivityTest {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub(crate) enum BlockedTable {
-    /// Outlying cells (beyond the shape's calibrated cut of the median polish's residuals)
-    /// replaced by the robust fit.
-    Polished,
+    /// Cells beyond 8 robust standard deviations of the low fit (row and column levels are
+    /// low order statistics, which bursts only slowing executions down cannot pull) replaced
+    /// by that fit.
+    LowFitted,
     /// Every cell as measured.
     Plain,
     /// Each round judged alone: cells beyond 4 robust standard deviations of the round's
@@ -582,7 +583,7 @@ pub(crate) enum BlockedTable {
 impl BlockedTable {
     /// The family's tables in the order they are tested.
     pub(crate) const ALL: [BlockedTable; 4] = [
-        BlockedTable::Polished,
+        BlockedTable::LowFitted,
         BlockedTable::Plain,
         BlockedTable::RoundScreenedTight,
         BlockedTable::RoundScreenedLoose,

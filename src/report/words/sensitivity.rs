@@ -108,7 +108,7 @@ fn f_words(s: &Sensitivity, t: &TestedGrounds) -> String {
             ("execution rounds", "round")
         };
         return format!(
-            "F test blocked on {blocks}: F({}, {}) = {f} of the binaries against the binary × {block} residual, {} from {} within-round permutations (the F of the table that decided among the polished, the plain and two round-screened ones; the p-value is the four's together, min-p over the same permutations)",
+            "F test blocked on {blocks}: F({}, {}) = {f} of the binaries against the binary × {block} residual, {} from {} within-round permutations (the F of the table that decided among the low-fitted, the plain and two round-screened ones; the p-value is the four's together, min-p over the same permutations)",
             t.test_df.0,
             t.test_df.1,
             p_value(test_p),

@@ -5,7 +5,11 @@
 //! standard deviation (Hampel 1974; Rousseeuw & Croux 1993), a scale those cells cannot
 //! inflate. A cell whose residual exceeds a cut-off times that scale is outlying.
 //!
-//! The report uses it to set aside executions hit by a load burst: rows are binaries,
+//! A second fit, whose row and column levels are low order statistics, screens the first
+//! table of the blocked F family ([`low_fit_screened`]): a burst only slows executions down,
+//! and a row with two bursts of three has a burst for its median.
+//!
+//! The report uses the polish to set aside executions hit by a load burst: rows are binaries,
 //! columns the execution rounds (or no columns for a free schedule), values the logarithms of
 //! the execution means, so a residual is a relative deviation.
 
@@ -44,6 +48,113 @@ pub fn median_polish_residuals(table: &[Vec<f64>], columns: bool) -> Vec<Vec<f64
         last = total;
     }
     r
+}
+
+/// The order statistic of a row or column taken as its level: the `⌈0.3 n⌉`-th smallest
+/// (the minimum of a row of three, the third of ten), low enough that bursts covering most
+/// of a row or round do not become its level.
+pub const LEVEL_QUANTILE: f64 = 0.3;
+
+/// Alternations of row and column levels: the second settles the rows on the columns'
+/// levels; more change nothing that matters to the screen.
+const ALTERNATIONS: usize = 2;
+
+/// The residuals of the low fit of `table[row][column]` (a complete table): each row's level
+/// is the [`LEVEL_QUANTILE`] order statistic of its cells less their columns' levels, each
+/// column's the same of its cells less their rows' levels, alternated twice; the fit adds the
+/// median of every cell's offset from its two levels, so that a typical cell's residual is
+/// near 0.
+pub fn low_fit_residuals(table: &[Vec<f64>]) -> Vec<Vec<f64>> {
+    let width = table.first().map_or(0, Vec::len);
+    let low = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        order_statistic(&v, LEVEL_QUANTILE)
+    };
+    let mut column_levels = vec![0.0; width];
+    let mut row_levels = vec![0.0; table.len()];
+    for _ in 0..ALTERNATIONS {
+        row_levels = table
+            .iter()
+            .map(|row| low(row.iter().zip(&column_levels).map(|(x, c)| x - c).collect()))
+            .collect();
+        if table.is_empty() {
+            break;
+        }
+        column_levels = (0..width)
+            .map(|j| {
+                low(table
+                    .iter()
+                    .zip(&row_levels)
+                    .map(|(row, r)| row[j] - r)
+                    .collect())
+            })
+            .collect();
+    }
+    let offsets: Vec<Vec<f64>> = table
+        .iter()
+        .zip(&row_levels)
+        .map(|(row, r)| {
+            row.iter()
+                .zip(&column_levels)
+                .map(|(x, c)| x - r - c)
+                .collect()
+        })
+        .collect();
+    let offset = median(&offsets.iter().flatten().copied().collect::<Vec<_>>());
+    offsets
+        .into_iter()
+        .map(|row| row.into_iter().map(|x| x - offset).collect())
+        .collect()
+}
+
+/// The scale of the low fit's `residuals`: the lower quartile of their absolute values over Φ⁻¹(5/8), leaving
+/// out residuals of exactly 0 (a cell the fit passes through says nothing of the spread, and
+/// identical counts would give a scale of 0). Robust to outlying cells on up to three
+/// quarters of the table; 0 or NaN when nothing spreads.
+fn low_fit_scale(residuals: &[Vec<f64>]) -> f64 {
+    let mut absolute: Vec<f64> = residuals
+        .iter()
+        .flatten()
+        .map(|x| x.abs())
+        .filter(|x| *x != 0.0)
+        .collect();
+    if absolute.is_empty() {
+        return 0.0;
+    }
+    absolute.sort_by(f64::total_cmp);
+    order_statistic(&absolute, 0.25) / LOWER_QUARTILE_OF_ABS_NORMAL
+}
+
+/// `table[row][column]` with the cells of its [`low_fit_residuals`] beyond
+/// `cut` times their scale (the lower quartile of the absolute residuals over Φ⁻¹(5/8))
+/// replaced by the fit, and how many were.
+///
+/// Why low levels: a load burst only slows executions down. With 3 rounds, a row holding two
+/// burst cells has a burst for its median, so median polish takes the one clean cell for the
+/// outlier and replaces it, manufacturing a row 20 % off; under the within-round permutations
+/// of the blocked F test two bursts land in one permuted row often, which fattens the
+/// polished statistic's null distribution and took its power against a lumpy layout effect
+/// through bursts from 87 % to 48 % (issue 55). A row's low order statistic (its minimum
+/// with 3 rounds) stays on the clean cell. Not the screen that sets executions aside: its
+/// scale varies more from table to table than the polish's, so a cut that keeps clean
+/// tables whole lies further out in standard deviations (about 12 against 6 for 10 × 3).
+pub fn low_fit_screened(table: &[Vec<f64>], cut: f64) -> (Vec<Vec<f64>>, usize) {
+    let residuals = low_fit_residuals(table);
+    let scale = low_fit_scale(&residuals);
+    let mut screened = table.to_vec();
+    if !(scale.is_finite() && scale > 0.0) {
+        return (screened, 0);
+    }
+    let mut replaced = 0;
+    for (row, r) in screened.iter_mut().zip(&residuals) {
+        for (x, residual) in row.iter_mut().zip(r) {
+            if residual.abs() > cut * scale {
+                *x -= residual;
+                replaced += 1;
+            }
+        }
+    }
+    (screened, replaced)
 }
 
 /// One cell beyond the cut-off.
@@ -119,8 +230,9 @@ pub fn calibrated_cut(rows: usize, columns: usize, polish_columns: bool, false_r
     cut
 }
 
-/// Clean tables simulated per shape by [`calibrated_cut`].
-pub const CALIBRATION_TABLES: usize = 4_000;
+/// Clean tables simulated per shape by [`calibrated_cut`]: at a rate of 0.5 %, the quantile
+/// rests on the 40 largest.
+pub const CALIBRATION_TABLES: usize = 8_000;
 
 /// [`calibrated_cut`] without the cache.
 fn simulated_cut(rows: usize, columns: usize, polish_columns: bool, false_rate: f64) -> f64 {
@@ -158,18 +270,6 @@ fn largest_scaled_residual(residuals: &[Vec<f64>]) -> f64 {
     } else {
         f64::NAN
     }
-}
-
-/// `table` with each of its [`outlying_cells`] (`cut`, `most`; rows and columns polished)
-/// replaced by the polish's fit there (its value less its residual), and how many were.
-pub fn outlying_cells_fitted(table: &[Vec<f64>], cut: f64, most: usize) -> (Vec<Vec<f64>>, usize) {
-    let residuals = median_polish_residuals(table, true);
-    let mut fitted = table.to_vec();
-    let cells = outlying_cells(&residuals, cut, most);
-    for c in &cells {
-        fitted[c.row][c.column] -= c.residual;
-    }
-    (fitted, cells.len())
 }
 
 /// Φ⁻¹(5/8): the lower quartile of |Z| for a standard normal Z.
@@ -305,20 +405,70 @@ mod tests {
             .collect();
         let clean = t.clone();
         t[2][1] += 1.0;
-        let (fitted, replaced) = outlying_cells_fitted(&t, 5.0, 3);
-        assert_eq!(replaced, 1);
+        // The wild cell is replaced; so are a few clean ones in a table this small (the low
+        // fit's scale varies from table to table), each moved by a few noise SDs at most.
+        let (fitted, replaced) = low_fit_screened(&t, 8.0);
+        assert!((1..=4).contains(&replaced), "{replaced}");
         for (row, (f, c)) in fitted.iter().zip(&clean).enumerate() {
             for (column, (a, b)) in f.iter().zip(c).enumerate() {
-                assert!((a - b).abs() < 0.01, "({row}, {column}): {a} against {b}");
+                assert!((a - b).abs() < 0.005, "({row}, {column}): {a} against {b}");
             }
         }
-        assert_eq!(outlying_cells_fitted(&clean, 5.0, 3), (clean, 0));
+        let (again, _) = low_fit_screened(&clean, 8.0);
+        for (f, c) in again.iter().flatten().zip(clean.iter().flatten()) {
+            assert!((f - c).abs() < 0.005, "{f} against {c}");
+        }
     }
 
     #[test]
     fn without_columns_residuals_are_deviations_from_the_row_median() {
         let r = median_polish_residuals(&[vec![1.0, 5.0, 2.0], vec![3.0, 3.0, 4.0]], false);
         assert_eq!(r, vec![vec![-1.0, 3.0, 0.0], vec![0.0, 0.0, 1.0]]);
+    }
+
+    /// Closed form: an exactly additive table plus one cell displaced upwards fits with low
+    /// residuals of 0 everywhere but that cell (no row's or column's low order statistic is
+    /// the odd value).
+    #[test]
+    fn the_low_fit_of_an_additive_table_leaves_only_the_displaced_cell() {
+        let rows = [0.0, 0.3, -0.2, 0.1, 0.05];
+        let cols = [0.0, 0.02, -0.01];
+        let mut t: Vec<Vec<f64>> = rows
+            .iter()
+            .map(|r| cols.iter().map(|c| 5.0 + r + c).collect())
+            .collect();
+        t[3][1] += 0.2;
+        let r = low_fit_residuals(&t);
+        for (i, row) in r.iter().enumerate() {
+            for (j, x) in row.iter().enumerate() {
+                let expected = if (i, j) == (3, 1) { 0.2 } else { 0.0 };
+                assert!((x - expected).abs() < 1e-12, "({i}, {j}) = {x}");
+            }
+        }
+    }
+
+    /// A binary hit by bursts in two of its three rounds: the low fit stays on its clean
+    /// execution and replaces the two bursts (median polish took the burst for
+    /// the row's level and set the clean execution aside, issue 55).
+    #[test]
+    fn two_bursts_in_a_row_of_three_are_the_outliers_not_the_clean_cell() {
+        let mut g = crate::seeded::SeededRng::new(9, "two-bursts");
+        let mut t: Vec<Vec<f64>> = (0..10)
+            .map(|_| {
+                (0..3)
+                    .map(|c| 0.01 * g.normal() + 0.05 * c as f64)
+                    .collect()
+            })
+            .collect();
+        t[4][0] += 0.2;
+        t[4][2] += 0.2;
+        let (screened, replaced) = low_fit_screened(&t, 8.0);
+        assert_eq!(replaced, 2, "{screened:?}");
+        assert_eq!(screened[4][1], t[4][1]);
+        assert!(screened[4][0] < t[4][0] - 0.15 && screened[4][2] < t[4][2] - 0.15);
+        // Median polish does the opposite: the clean cell is the row's outlier.
+        let polished = median_polish_residuals(&t, true);
+        assert!(polished[4][1] < -0.15, "{polished:?}");
     }
 
     #[test]
@@ -342,12 +492,12 @@ mod tests {
 
     /// The calibrated cut keeps clean tables whole at its rate, checked on tables drawn
     /// from a stream other than the calibration's: 2 000 clean 10 × 3 and 10 × 8 tables
-    /// lose a cell in at most 1 % + 3 standard errors (0.67 %) of cases. A fixed cut of 5
+    /// lose a cell in at most 0.5 % + 3 standard errors (0.47 %) of cases. A fixed cut of 5
     /// loses one in more than 5 % of them (the issue's 8.7 % and 14.7 %): the test has teeth.
     #[test]
     fn the_calibrated_cut_keeps_clean_tables_whole() {
         for (rows, columns) in [(10, 3), (10, 8)] {
-            let cut = calibrated_cut(rows, columns, true, 0.01);
+            let cut = calibrated_cut(rows, columns, true, 0.005);
             let mut rng = crate::seeded::SeededRng::new(7, "clean-tables");
             let (mut lost_calibrated, mut lost_fixed) = (0, 0);
             for _ in 0..2000 {
@@ -359,12 +509,12 @@ mod tests {
                 lost_fixed += usize::from(!outlying_cells(&r, 5.0, 99).is_empty());
             }
             assert!(
-                lost_calibrated <= 33,
+                lost_calibrated <= 19,
                 "{rows} x {columns}: cut {cut}, {lost_calibrated}"
             );
             assert!(lost_fixed > 100, "{rows} x {columns}: {lost_fixed}");
             // The same shape always gets the same cut; a wilder burst is still set aside.
-            assert_eq!(cut, calibrated_cut(rows, columns, true, 0.01));
+            assert_eq!(cut, calibrated_cut(rows, columns, true, 0.005));
             assert!(cut < 12.0, "{cut}");
         }
     }
