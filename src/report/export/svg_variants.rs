@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use super::svg::{escape, range, widen, Frame};
-use crate::report::numfmt::{percent, sig};
+use crate::report::numfmt::percent;
 
 /// One layout (seed) of a paired plot: its label and the means of the base and the new
 /// variant.
@@ -160,14 +160,17 @@ impl RatioFrame {
             self.width - self.right,
             x = self.px(1.0)
         );
-        for i in 0..=4 {
-            let v = self.lo + (self.hi - self.lo) * i as f64 / 4.0;
+        // Round ticks (1, 2, 2.5 or 5 times a power of ten) inside the range: the axis read
+        // 0.8955, 0.9323, … at four even steps before.
+        let (ticks, step) = super::svg::nice_ticks(self.lo, self.hi);
+        let inside = |v: &&f64| **v >= self.lo - step * 1e-9 && **v <= self.hi + step * 1e-9;
+        for v in ticks.iter().filter(inside) {
             let _ = write!(
                 out,
                 r#"<text x="{:.1}" y="{:.1}" class="tick" text-anchor="middle">{}</text>"#,
-                self.px(v),
+                self.px(*v),
                 bottom_axis + 12.0,
-                sig(v, 4)
+                super::svg::tick_label(*v, step)
             );
         }
         let _ = write!(
@@ -395,6 +398,17 @@ mod tests {
         assert!(r.contains("<title>0.8800 to 0.9200</title>"));
         assert_eq!(r.matches(r#"class="nochange""#).count(), 1);
         assert_eq!(r.matches(r#"class="band""#).count(), 1);
+        // Ticks at round values, each with the digits its step needs (were four even steps
+        // such as 0.8955).
+        let ticks: Vec<f64> = r
+            .split(r#"class="tick" text-anchor="middle">"#)
+            .skip(1)
+            .map(|t| t.split('<').next().unwrap().parse().unwrap())
+            .collect();
+        assert!(ticks.len() >= 3, "{ticks:?}");
+        for t in &ticks {
+            assert!(((t * 20.0).round() - t * 20.0).abs() < 1e-9, "{ticks:?}");
+        }
         // Without a relevance threshold there is no band.
         let r = ratio_intervals("r", "ratio", &rows, 0.0);
         assert_eq!(r.matches(r#"class="band""#).count(), 0);
