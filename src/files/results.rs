@@ -267,6 +267,24 @@ pub struct Execution {
     /// runner killed after it: a benchmark that leaves work behind. Absent when none.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub abandoned: u32,
+    /// The host around the execution (issue 55: noise the tool sees): what else was running
+    /// when it started and how much CPU time the hypervisor stole while it ran. Absent in
+    /// stores written before 2026-12-03 and when /proc cannot say.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub host: Option<ExecutionHost>,
+}
+
+/// The host around one execution, sampled by the runner just before the benchmark starts
+/// and just after it ends (outside the measured process, a few microseconds).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ExecutionHost {
+    /// Runnable tasks when it started (/proc/stat `procs_running`), the runner itself and
+    /// the run's other executions under way (`--jobs`) included.
+    pub running: Option<u32>,
+    /// The share of all CPUs' time stolen by the hypervisor while it ran (/proc/stat
+    /// `steal` over all the `cpu` line's times, between the two samples); `None` when no
+    /// time passed or /proc/stat could not be read.
+    pub steal: Option<f64>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -560,6 +578,7 @@ pub(crate) mod fixtures {
             output_tail: None,
             machine: None,
             abandoned: 0,
+            host: None,
         }
     }
 }

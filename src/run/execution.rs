@@ -14,6 +14,7 @@ use super::heap_offset::{
     library_value, HeapOffsetLibrary, HEAP_OFFSET_VARIABLE, MMAP_THRESHOLD_VARIABLE,
     PRELOAD_VARIABLE,
 };
+use super::host::ExecutionHost;
 use super::libraries::{self, stage_libraries, staged_library_dir, LIBRARY_PATH_VARIABLE};
 use super::metric::{
     cachegrind_argv, extract_reported, profile_path, read_cachegrind_totals, EventCounts,
@@ -133,6 +134,9 @@ pub(crate) fn run_one(
     target: &Target,
 ) -> Result<OneExecution> {
     let (spec, wrong_library) = process_spec(ctx, slot, target)?;
+    // The host around the execution, sampled outside the measured process.
+    let running = super::host::procs_running();
+    let cpu_before = super::host::cpu_times();
     let start_unix = unix_now();
     let outcome = match wrong_library {
         Some(why) => ProcessOutcome {
@@ -153,8 +157,14 @@ pub(crate) fn run_one(
             interrupted: Some(signal),
         });
     }
+    let host = super::host::around_execution(running, cpu_before, super::host::cpu_times());
     Ok(outcome_records(
-        ctx, slot, target, &spec, &outcome, start_unix,
+        ctx,
+        slot,
+        target,
+        &spec,
+        &outcome,
+        (start_unix, host),
     ))
 }
 
@@ -234,7 +244,7 @@ fn outcome_records(
     target: &Target,
     spec: &ProcessSpec,
     outcome: &ProcessOutcome,
-    start_unix: f64,
+    (start_unix, host): (f64, ExecutionHost),
 ) -> OneExecution {
     let mut records = Vec::new();
     let mut problem = None;
@@ -288,7 +298,7 @@ fn outcome_records(
         outcome,
         status,
         stored_tail,
-        start_unix,
+        (start_unix, host),
     )));
     OneExecution {
         records,
@@ -331,7 +341,7 @@ fn execution_record(
     outcome: &ProcessOutcome,
     status: ExecutionStatus,
     output_tail: Option<String>,
-    start_unix: f64,
+    (start_unix, host): (f64, ExecutionHost),
 ) -> Execution {
     Execution {
         program: target.program.clone(),
@@ -362,6 +372,7 @@ fn execution_record(
         output_tail,
         machine: None,
         abandoned: outcome.abandoned,
+        host: Some(host),
     }
 }
 

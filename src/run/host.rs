@@ -5,7 +5,7 @@
 //! Time measurements on a loaded or frequency-scaling host vary far more than on a quiet
 //! one; the report uses these facts to say so, with the figures.
 
-pub(crate) use crate::files::results::{Finish, HostConditions, Load};
+pub(crate) use crate::files::results::{ExecutionHost, Finish, HostConditions, Load};
 
 use crate::files::store::HostInfo;
 
@@ -45,14 +45,67 @@ pub(crate) fn current_load() -> Option<Load> {
         fields.next()?.ok()?,
         fields.next()?.ok()?,
     ];
-    let running = read("/proc/stat")?
-        .lines()
-        .find_map(|l| l.strip_prefix("procs_running"))
-        .and_then(|v| v.trim().parse::<u32>().ok())?;
+    let running = procs_running()?;
     Some(Load {
         average,
         other_running: running.saturating_sub(1),
     })
+}
+
+/// The aggregate CPU times of /proc/stat's `cpu` line, in clock ticks.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct CpuTimes {
+    /// Time stolen by the hypervisor (the eighth field).
+    steal: u64,
+    /// All eight fields (user, nice, system, idle, iowait, irq, softirq, steal); guest time
+    /// is already counted in user and nice.
+    total: u64,
+}
+
+/// The CPU times now, when /proc/stat says.
+pub(crate) fn cpu_times() -> Option<CpuTimes> {
+    cpu_times_of(&std::fs::read_to_string("/proc/stat").ok()?)
+}
+
+/// The CPU times of a /proc/stat text (its `cpu ` line); kernels before 2.6.11 have no
+/// steal field: 0.
+fn cpu_times_of(stat: &str) -> Option<CpuTimes> {
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    let fields: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .take(8)
+        .map(|f| f.parse().ok())
+        .collect::<Option<_>>()?;
+    if fields.len() < 4 {
+        return None;
+    }
+    Some(CpuTimes {
+        steal: fields.get(7).copied().unwrap_or(0),
+        total: fields.iter().sum(),
+    })
+}
+
+/// Runnable tasks now (/proc/stat `procs_running`), the reader included.
+pub(crate) fn procs_running() -> Option<u32> {
+    read("/proc/stat")?
+        .lines()
+        .find_map(|l| l.strip_prefix("procs_running"))
+        .and_then(|v| v.trim().parse::<u32>().ok())
+}
+
+/// The host around one execution: `running` sampled when it started, the CPU times then
+/// (`before`) and when it ended (`after`).
+pub(crate) fn around_execution(
+    running: Option<u32>,
+    before: Option<CpuTimes>,
+    after: Option<CpuTimes>,
+) -> ExecutionHost {
+    let steal = before.zip(after).and_then(|(b, a)| {
+        let total = a.total.checked_sub(b.total).filter(|t| *t > 0)?;
+        Some(a.steal.saturating_sub(b.steal) as f64 / total as f64)
+    });
+    ExecutionHost { running, steal }
 }
 
 /// The host's state now.
@@ -85,6 +138,34 @@ pub(crate) fn detect_conditions() -> HostConditions {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Closed form: between the two texts 200 ticks passed (user +100, idle +80, steal +20):
+    /// 10 % stolen. The guest fields after steal are not counted twice.
+    #[test]
+    fn the_steal_share_is_read_between_two_samples_of_proc_stat() {
+        let before = "cpu  1000 0 500 8000 10 0 5 100 300 0\ncpu0 1 2 3 4 5 6 7 8 9 0\n";
+        let after = "cpu  1100 0 500 8080 10 0 5 120 350 0\n";
+        let (b, a) = (cpu_times_of(before), cpu_times_of(after));
+        assert_eq!(
+            b,
+            Some(CpuTimes {
+                steal: 100,
+                total: 9615
+            })
+        );
+        let host = around_execution(Some(3), b, a);
+        assert_eq!(host.running, Some(3));
+        assert!((host.steal.unwrap() - 0.1).abs() < 1e-12, "{host:?}");
+        // No time passed, or no sample: no share.
+        assert_eq!(around_execution(None, b, b).steal, None);
+        assert_eq!(around_execution(None, None, a).steal, None);
+        // An old kernel without the steal field steals nothing; a line too short is none.
+        assert_eq!(cpu_times_of("cpu  1 2 3 4\n").unwrap().steal, 0);
+        assert_eq!(cpu_times_of("cpu  1 2\n"), None);
+        // This machine's /proc/stat reads, and the runner counts itself among the running.
+        assert!(cpu_times().is_some());
+        assert!(procs_running().unwrap() >= 1);
+    }
 
     #[test]
     fn kernel_and_cores_are_found_on_linux() {

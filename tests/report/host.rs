@@ -89,3 +89,50 @@ fn every_report_says_what_the_noise_cost() {
         "{line}"
     );
 }
+
+/// Issue 55, noise the tool sees: each execution records the runnable tasks at its start and
+/// the CPU time stolen while it ran, and the report says how many executions a busy host
+/// disturbed, with the figures; a quiet run says nothing of it.
+#[test]
+fn executions_started_on_a_busy_host_are_counted_and_warned_about() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut design = Design::new(8, 3, 1);
+    // Execution 1 of every binary started beside two other runnable tasks; execution 2 of
+    // every binary lost 4 % of the CPU time to the hypervisor.
+    design.busy = vec![(1, 3, 0.0), (2, 1, 0.04)];
+    let mut gen = ThreeLevel::new(5, 2.5e6, 0.03, 0.002, 0.04, 0.0);
+    write_dir(dir.path(), &design, &mut |_, seed, e, _, _| {
+        gen.value(seed, e)
+    });
+    let text = report(dir.path());
+    assert!(
+        text.contains("The host was busy during the run: 18 of 27 executions (66.7 %) started beside other runnable tasks (up to 2 besides the run's own) or ran with more than 2.0 % of the CPU time stolen by the hypervisor (up to 4.0 %)"),
+        "{text}"
+    );
+    let json: serde_json::Value = serde_json::from_str(&report_json(dir.path())).unwrap();
+    let warnings = json["setup"]["host_warnings"].as_array().unwrap();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.as_str().unwrap().contains("18 of 27 executions")),
+        "{warnings:?}"
+    );
+    // The same store with every execution alone and nothing stolen: no such warning.
+    let quiet = tempfile::tempdir().unwrap();
+    let design = Design::new(8, 3, 1);
+    let mut gen = ThreeLevel::new(5, 2.5e6, 0.03, 0.002, 0.04, 0.0);
+    write_dir(quiet.path(), &design, &mut |_, seed, e, _, _| {
+        gen.value(seed, e)
+    });
+    assert!(!report(quiet.path()).contains("The host was busy"));
+}
+
+fn report_json(dir: &Path) -> String {
+    let out = Command::cargo_bin("layoutrand")
+        .unwrap()
+        .args(["report", "--format", "json"])
+        .arg(dir)
+        .assert()
+        .success();
+    String::from_utf8(out.get_output().stdout.clone()).unwrap()
+}

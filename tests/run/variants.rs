@@ -166,6 +166,16 @@ fn two_variants_share_seeds_and_run_interleaved_block_by_block() {
     assert_eq!(r.executions.len(), 30);
     let indices: BTreeSet<u64> = r.executions.iter().map(|e| e.schedule_index).collect();
     assert_eq!(indices, (0..30).collect());
+    // Each execution records the host around it (issue 55): the runner itself is runnable
+    // when it samples, and a share of stolen time lies in [0, 1].
+    for e in &r.executions {
+        let host = e.host.expect("the host around every execution");
+        assert!(host.running.is_some_and(|n| n >= 1), "{host:?}");
+        assert!(
+            host.steal.is_none_or(|s| (0.0..=1.0).contains(&s)),
+            "{host:?}"
+        );
+    }
 
     // The report reads the variant store (one series per variant).
     let report = assert_cmd::Command::cargo_bin("layoutrand")

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use layoutrand::files::manifest::Manifest;
 use layoutrand::files::store::{
-    Execution, ExecutionStatus, Header, Measurement, Record, Results, StoreWriter,
+    Execution, ExecutionHost, ExecutionStatus, Header, Measurement, Record, Results, StoreWriter,
 };
 use layoutrand::seeded::SeededRng;
 use serde_json::json;
@@ -44,6 +44,10 @@ pub struct Design {
     /// [`Design::data_seed_of`]`(e)`, so `executions` should be a multiple of it; 1: the data
     /// layout is not a factor (no data seed recorded).
     pub data_seeds: u32,
+    /// Executions (the rounds of the synthetic schedule) that started beside `running − 1`
+    /// other runnable tasks with `steal` of the CPU time stolen; every other execution
+    /// started alone with nothing stolen.
+    pub busy: Vec<(u32, u32, f64)>,
 }
 
 impl Design {
@@ -65,7 +69,21 @@ impl Design {
             granularity: "module",
             variant_factor_metrics: None,
             data_seeds: 1,
+            busy: Vec::new(),
         }
+    }
+
+    /// The host around execution `execution` of every binary (see [`Design::busy`]).
+    pub fn host_of(&self, execution: u32) -> Option<ExecutionHost> {
+        let (running, steal) = self
+            .busy
+            .iter()
+            .find(|b| b.0 == execution)
+            .map_or((1, 0.0), |b| (b.1, b.2));
+        Some(ExecutionHost {
+            running: Some(running),
+            steal: Some(steal),
+        })
     }
 
     /// The data seed of execution `execution` of every binary (1 … `data_seeds`, in turn),
@@ -278,6 +296,7 @@ pub fn records(
                         .then(|| "synthetic failure".to_string()),
                     machine: None,
                     abandoned: 0,
+                    host: design.host_of(execution),
                 }));
                 index += 1;
                 out.push(recs);

@@ -316,19 +316,35 @@ fn host_conditions(experiment: &Experiment) -> Vec<HostCondition> {
     let h = &experiment.header;
     let deterministic =
         crate::files::metric::MetricSpec::parse(&h.metric).is_ok_and(|m| m.is_deterministic());
-    let Some(conditions) = h.conditions.as_ref().filter(|_| !deterministic) else {
+    if deterministic {
         return Vec::new();
-    };
-    let mut loads = Vec::new();
-    if let Some(l) = conditions.load {
-        loads.push(("before", l));
     }
-    for f in &experiment.finishes {
-        if let Some(l) = f.load_after {
-            loads.push(("after", l));
+    let mut found = Vec::new();
+    if let Some(conditions) = h.conditions.as_ref() {
+        let mut loads = Vec::new();
+        if let Some(l) = conditions.load {
+            loads.push(("before", l));
         }
+        for f in &experiment.finishes {
+            if let Some(l) = f.load_after {
+                loads.push(("after", l));
+            }
+        }
+        found = super::host_conditions::host_conditions(conditions, &loads, h.host.cores);
     }
-    super::host_conditions::host_conditions(conditions, &loads, h.host.cores)
+    let jobs = experiment
+        .finishes
+        .iter()
+        .map(|f| f.jobs)
+        .max()
+        .unwrap_or(1);
+    let rounds = experiment.series.iter().any(|s| s.rounds);
+    found.extend(super::host_conditions::busy_executions(
+        &experiment.hosts,
+        jobs,
+        rounds,
+    ));
+    found
 }
 
 /// A unit enum's serde name (`"module"`, `"relink"`).

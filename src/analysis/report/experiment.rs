@@ -58,6 +58,8 @@ pub struct Experiment {
     pub(crate) machines: BTreeMap<crate::files::results::ExecutionKey, String>,
     /// The ends of the `run` invocations (load before and after, parallelism).
     pub(crate) finishes: Vec<crate::files::results::Finish>,
+    /// The host around each execution that recorded it: (execution index, sample).
+    pub(crate) hosts: Vec<(u32, crate::files::results::ExecutionHost)>,
     /// The metric the run was asked for (`wall`, `estimated_cycles`, `reported`, …), the
     /// one the CI gate judges unless metrics are named (see [`Experiment::gates`]).
     pub(crate) primary_metric: String,
@@ -580,6 +582,11 @@ impl Tables {
                 .iter()
                 .filter_map(|e| Some((e.key(), e.machine.as_ref()?.label())))
                 .collect(),
+            hosts: results
+                .executions
+                .iter()
+                .filter_map(|e| Some((e.execution, e.host?)))
+                .collect(),
             finishes: results.finishes,
             primary_metric: primary,
             metrics_named: false,
@@ -965,6 +972,7 @@ mod tests {
             output_tail: (!tail.is_empty()).then(|| tail.to_string()),
             machine: None,
             abandoned: 0,
+            host: None,
         }
     }
 

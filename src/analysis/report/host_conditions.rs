@@ -2,11 +2,20 @@
 //! its frequency while a time metric was measured (the facts come from the store's header
 //! and `finish` records, [`crate::files::results`]).
 
-use crate::files::results::{HostConditions, Load};
+use crate::files::results::{ExecutionHost, HostConditions, Load};
 
 /// Above this share of the cores, the 1-minute load says the host was busy enough to
 /// disturb time measurements (other tasks then wait for, and share, the benchmark's core).
 pub(crate) const LOADED_SHARE: f64 = 0.5;
+
+/// Above this share of the CPU time stolen by the hypervisor while an execution ran, other
+/// guests held its CPU long enough to disturb a time measurement (2 %: a 1 s execution lost
+/// 20 ms of its CPU, twice the 1 % noise a quiet machine shows).
+pub(crate) const STOLEN_SHARE: f64 = 0.02;
+
+/// Below this share of busy executions the run is not called busy: a runnable kernel thread
+/// caught at one execution's start in a hundred is the life of any machine.
+pub(crate) const BUSY_SHARE: f64 = 0.05;
 
 /// A state of the host that disturbs time measurements, with the figures its warning
 /// gives; the words are `crate::report::words::host_conditions`'.
@@ -29,6 +38,62 @@ pub enum HostCondition {
     },
     /// Boost/turbo was on.
     Boost,
+    /// Executions that started beside other runnable tasks (beyond the run's own) or ran
+    /// with more than [`STOLEN_SHARE`] of the CPU time stolen, at least [`BUSY_SHARE`] of
+    /// those sampled (each execution's host record).
+    Busy(BusyExecutions),
+}
+
+/// The executions a busy host disturbed, with the figures their warning gives.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BusyExecutions {
+    /// Busy executions.
+    pub busy: usize,
+    /// Executions with a host sample.
+    pub sampled: usize,
+    /// The most other runnable tasks at an execution's start.
+    pub most_others: u32,
+    /// The largest share of the CPU time stolen while one execution ran.
+    pub most_stolen: f64,
+    /// On a rounds schedule, the rounds that hold busy executions: (round, busy ones, the
+    /// round's sampled ones), in round order; empty otherwise.
+    pub rounds: Vec<(u32, usize, usize)>,
+}
+
+/// The busy executions among `hosts` ((execution index, sample) of each execution; the
+/// index is its round when `rounds`), the run's own `jobs` executions at once not counted as
+/// other tasks; `None` below [`BUSY_SHARE`] of them.
+pub(crate) fn busy_executions(
+    hosts: &[(u32, ExecutionHost)],
+    jobs: u32,
+    rounds: bool,
+) -> Option<HostCondition> {
+    let others = |h: &ExecutionHost| h.running.map_or(0, |r| r.saturating_sub(jobs.max(1)));
+    let stolen = |h: &ExecutionHost| h.steal.unwrap_or(0.0);
+    let is_busy = |h: &ExecutionHost| others(h) > 0 || stolen(h) > STOLEN_SHARE;
+    let busy = hosts.iter().filter(|(_, h)| is_busy(h)).count();
+    if hosts.is_empty() || (busy as f64) < BUSY_SHARE * hosts.len() as f64 {
+        return None;
+    }
+    let mut by_round: std::collections::BTreeMap<u32, (usize, usize)> = Default::default();
+    if rounds {
+        for (round, h) in hosts {
+            let entry = by_round.entry(*round).or_default();
+            entry.0 += usize::from(is_busy(h));
+            entry.1 += 1;
+        }
+    }
+    Some(HostCondition::Busy(BusyExecutions {
+        busy,
+        sampled: hosts.len(),
+        most_others: hosts.iter().map(|(_, h)| others(h)).max().unwrap_or(0),
+        most_stolen: hosts.iter().map(|(_, h)| stolen(h)).fold(0.0, f64::max),
+        rounds: by_round
+            .into_iter()
+            .filter(|(_, (b, _))| *b > 0)
+            .map(|(round, (b, n))| (round, b, n))
+            .collect(),
+    }))
 }
 
 /// The host's states that disturb a run of a time metric: load above half the cores at
@@ -75,6 +140,42 @@ pub(crate) fn host_conditions(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn host(running: u32, steal: f64) -> ExecutionHost {
+        ExecutionHost {
+            running: Some(running),
+            steal: Some(steal),
+        }
+    }
+
+    /// 40 executions in 4 rounds of 10, one job: round 1 has 3 started beside another
+    /// task, round 3 one with 5 % stolen. 4 of 40 is 10 %, above the 5 % floor.
+    #[test]
+    fn busy_executions_are_counted_by_round_with_their_figures() {
+        let mut hosts: Vec<(u32, ExecutionHost)> =
+            (0..40).map(|i| (i / 10, host(1, 0.001))).collect();
+        for h in &mut hosts[10..13] {
+            h.1 = host(3, 0.0);
+        }
+        hosts[35].1 = host(1, 0.05);
+        let Some(HostCondition::Busy(b)) = busy_executions(&hosts, 1, true) else {
+            panic!("not busy");
+        };
+        assert_eq!((b.busy, b.sampled, b.most_others), (4, 40, 2));
+        assert!((b.most_stolen - 0.05).abs() < 1e-12);
+        assert_eq!(b.rounds, vec![(1, 3, 10), (3, 1, 10)]);
+        // With two jobs, two running are the run's own: only the stolen one is busy, 1 of
+        // 40 is below the floor.
+        assert_eq!(busy_executions(&hosts, 3, true), None);
+        // Without rounds, no rounds are named.
+        let Some(HostCondition::Busy(b)) = busy_executions(&hosts, 1, false) else {
+            panic!("not busy");
+        };
+        assert!(b.rounds.is_empty());
+        // A quiet run, or no samples (older stores): nothing.
+        assert_eq!(busy_executions(&hosts[20..30], 1, true), None);
+        assert_eq!(busy_executions(&[], 1, true), None);
+    }
 
     fn load(one: f64) -> Load {
         Load {

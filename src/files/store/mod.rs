@@ -16,8 +16,8 @@ use std::path::Path;
 use anyhow::Result;
 
 pub use crate::files::results::{
-    Execution, ExecutionStatus, Extension, Finish, Header, HostInfo, Measurement, Record,
-    MAX_STORED_EXECUTIONS, RESULTS_FILE, RESULTS_SCHEMA,
+    Execution, ExecutionHost, ExecutionStatus, Extension, Finish, Header, HostInfo, Measurement,
+    Record, MAX_STORED_EXECUTIONS, RESULTS_FILE, RESULTS_SCHEMA,
 };
 pub use file::{parse_results, repair_store, Repair, Results, StoreWriter};
 pub use warning::StoreWarning;

@@ -2,7 +2,10 @@
 //! recorded state ([`crate::analysis::report::host_conditions`]), from each
 //! [`HostCondition`]'s figures.
 
-use crate::analysis::report::host_conditions::{HostCondition, LOADED_SHARE};
+use crate::analysis::report::host_conditions::{
+    BusyExecutions, HostCondition, LOADED_SHARE, STOLEN_SHARE,
+};
+use crate::report::numfmt::percent;
 
 /// The warning about one state of the host, with its figures and what to do.
 pub(crate) fn warning(condition: &HostCondition) -> String {
@@ -42,7 +45,43 @@ pub(crate) fn warning(condition: &HostCondition) -> String {
             governors.join(", ")
         ),
         HostCondition::Boost => "Boost/turbo was on: the clock speed depended on temperature and on the other cores' activity, which adds time noise; disable it for timing runs.".to_string(),
+        HostCondition::Busy(b) => busy(b),
     }
+}
+
+/// The warning about executions a busy host disturbed.
+fn busy(b: &BusyExecutions) -> String {
+    let mut causes = Vec::new();
+    if b.most_others > 0 {
+        causes.push(format!(
+            "started beside other runnable tasks (up to {} besides the run's own)",
+            b.most_others
+        ));
+    }
+    if b.most_stolen > STOLEN_SHARE {
+        causes.push(format!(
+            "ran with more than {} of the CPU time stolen by the hypervisor (up to {})",
+            percent(STOLEN_SHARE, 0),
+            percent(b.most_stolen, 1)
+        ));
+    }
+    let rounds = if b.rounds.is_empty() {
+        String::new()
+    } else {
+        let listed: Vec<String> = b
+            .rounds
+            .iter()
+            .map(|(round, busy, of)| format!("{round} ({busy} of {of})"))
+            .collect();
+        format!(", in execution round(s) {}", listed.join(", "))
+    };
+    format!(
+        "The host was busy during the run: {} of {} executions ({}) {}{rounds}. Their times carry that noise, and a verdict that rests on them is the first to doubt; prefer a quiet machine, `--cpus` on an idle core, or a deterministic metric (--metric cachegrind).",
+        b.busy,
+        b.sampled,
+        percent(b.busy as f64 / b.sampled as f64, 0),
+        causes.join(" or ")
+    )
 }
 
 #[cfg(test)]
@@ -63,6 +102,33 @@ mod tests {
             cores: 2,
             samples: samples.iter().map(|(l, s)| (l.to_string(), *s)).collect(),
         }
+    }
+
+    #[test]
+    fn busy_executions_are_warned_about_with_their_figures() {
+        let w = warning(&HostCondition::Busy(BusyExecutions {
+            busy: 4,
+            sampled: 40,
+            most_others: 2,
+            most_stolen: 0.05,
+            rounds: vec![(1, 3, 10), (3, 1, 10)],
+        }));
+        assert!(
+            w.starts_with("The host was busy during the run: 4 of 40 executions (10.0 %)")
+                && w.contains("up to 2 besides the run's own")
+                && w.contains("stolen by the hypervisor (up to 5.0 %)")
+                && w.contains("in execution round(s) 1 (3 of 10), 3 (1 of 10)"),
+            "{w}"
+        );
+        // Only stolen time: the other cause is not named.
+        let w = warning(&HostCondition::Busy(BusyExecutions {
+            busy: 4,
+            sampled: 40,
+            most_others: 0,
+            most_stolen: 0.05,
+            rounds: Vec::new(),
+        }));
+        assert!(!w.contains("runnable") && !w.contains("round(s)"), "{w}");
     }
 
     #[test]
