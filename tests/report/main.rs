@@ -40,4 +40,5 @@ mod overflow;
 mod schemas;
 mod sequential;
 mod snapshot;
+mod snapshot_commands;
 mod store_only;
