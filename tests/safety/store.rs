@@ -258,3 +258,43 @@ fn a_line_over_the_limit_is_refused_by_every_reader_and_repair_leaves_it_out() {
     run_in(d.path()).args(["--resume"]).assert().success();
     assert_eq!(read_results(d.path()).unwrap().executions.len(), executions);
 }
+
+/// Issue 54: repair read a store whole, so a line of 2 GB cost 2 GB. It now passes a line over
+/// the limit without holding more of it than the limit: a store with a 300 MiB line is
+/// repaired under a data limit of 256 MiB (`ulimit -d`), which reading it whole exceeds.
+#[test]
+fn repair_holds_no_more_of_an_enormous_line_than_the_limit() {
+    use std::io::Write;
+    let d = tempfile::tempdir().unwrap();
+    let text = lines(&measured(d.path()));
+    let store = d.path().join(RESULTS_FILE);
+    let mut file = std::fs::File::create(&store).unwrap();
+    writeln!(file, "{}", text[0]).unwrap();
+    let length: u64 = 300 << 20;
+    let chunk = vec![b'a'; 1 << 20];
+    for _ in 0..(length >> 20) {
+        file.write_all(&chunk).unwrap();
+    }
+    writeln!(file).unwrap();
+    for line in &text[1..] {
+        writeln!(file, "{line}").unwrap();
+    }
+    drop(file);
+    let named = format!("{RESULTS_FILE}:2: a line longer than 64 MiB (of {length} bytes)");
+    let out = std::process::Command::new("sh")
+        .args(["-c", r#"ulimit -d 262144 && exec "$0" repair "$1""#])
+        .arg(assert_cmd::cargo::cargo_bin("layoutrand"))
+        .arg(d.path())
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{out:?}");
+    assert!(stdout.contains(&named), "{stdout}");
+    // The repaired store is the original's other lines in order (less the execution after
+    // the damage, as for any damaged line), and it reads.
+    let repaired = lines(&std::fs::read(&store).unwrap());
+    let mut originals = text.iter();
+    assert!(repaired.len() > text.len() / 2, "{}", repaired.len());
+    assert!(repaired.iter().all(|l| originals.any(|o| o == l)));
+    assert!(read_results(d.path()).is_ok());
+}

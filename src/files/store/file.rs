@@ -425,10 +425,10 @@ pub struct Repair {
 pub fn repair_store(dir: &Path) -> Result<Repair> {
     let path = dir.join(RESULTS_FILE);
     let _lock = lock_for_repair(&path)?;
-    let bytes = std::fs::read(&path).with_context(|| format!("cannot read {}", path.display()))?;
-    refuse_newer_schema(&bytes, &path)?;
-    let (lines, kept, dropped) = valid_lines(&bytes, &path);
-    refuse_lost_header(&bytes, &dropped, &path)?;
+    let read = repair_lines(&path)?;
+    refuse_newer_schema(&read, &path)?;
+    let (lines, kept, dropped) = valid_lines(&read, &path);
+    refuse_lost_header(&read, &dropped, &path)?;
     if dropped.is_empty() {
         return Ok(Repair {
             lines,
@@ -463,18 +463,85 @@ pub fn repair_store(dir: &Path) -> Result<Repair> {
     })
 }
 
+/// One line of a store read for repair.
+enum RepairLine {
+    /// Its bytes, with its newline unless it is a torn last line.
+    Held(Vec<u8>),
+    /// A line longer than [`MAX_LINE_BYTES`]: its length without the newline, and whether
+    /// it has one. Never held whole (issue 54: repair read a store with a 2 GB line whole).
+    TooLong(u64, bool),
+}
+
+impl RepairLine {
+    /// Whether the line is blank (only whitespace); a line too long is not.
+    fn is_blank(&self) -> bool {
+        match self {
+            RepairLine::Held(bytes) => bytes.iter().all(u8::is_ascii_whitespace),
+            RepairLine::TooLong(..) => false,
+        }
+    }
+}
+
+/// The lines of the store `path`, read one at a time: a line over [`MAX_LINE_BYTES`] is
+/// skipped as the reader passes it, so repair holds at most that much of it.
+fn repair_lines(path: &Path) -> Result<Vec<RepairLine>> {
+    use crate::files::line::{read_bounded_line, BoundedLine};
+    let cannot = || format!("cannot read {}", path.display());
+    let mut reader = BufReader::new(crate::files::confined::open_regular(path)?);
+    let mut lines = Vec::new();
+    let mut line = Vec::new();
+    loop {
+        match read_bounded_line(&mut reader, &mut line, MAX_LINE_BYTES).with_context(cannot)? {
+            BoundedLine::End => return Ok(lines),
+            BoundedLine::Read => lines.push(RepairLine::Held(std::mem::take(&mut line))),
+            BoundedLine::TooLong => {
+                let (rest, complete) = skip_rest_of_line(&mut reader).with_context(cannot)?;
+                lines.push(RepairLine::TooLong(line.len() as u64 + rest, complete));
+            }
+        }
+    }
+}
+
+/// Consumes `reader` up to and including the next newline without holding what it passes:
+/// the bytes passed (newline excluded) and whether a newline ended them.
+fn skip_rest_of_line(reader: &mut impl BufRead) -> std::io::Result<(u64, bool)> {
+    let mut passed = 0u64;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok((passed, false));
+        }
+        match available.iter().position(|&b| b == b'\n') {
+            Some(at) => {
+                reader.consume(at + 1);
+                return Ok((passed + at as u64, true));
+            }
+            None => {
+                let n = available.len();
+                reader.consume(n);
+                passed += n as u64;
+            }
+        }
+    }
+}
+
 /// Refuses to repair a store whose header is of a newer schema than this layoutrand reads:
 /// every line of it would look malformed here, and the repair would drop its header.
-fn refuse_newer_schema(bytes: &[u8], path: &Path) -> Result<()> {
+fn refuse_newer_schema(lines: &[RepairLine], path: &Path) -> Result<()> {
     /// The two fields of a header line that decide.
     #[derive(serde::Deserialize)]
     struct Head {
         record: String,
         schema: Option<u64>,
     }
-    let first = bytes
-        .split(|b| *b == b'\n')
-        .find(|l| !l.iter().all(u8::is_ascii_whitespace));
+    let first = lines.iter().find(|l| !l.is_blank()).and_then(|l| match l {
+        RepairLine::Held(bytes) => Some(bytes.as_slice()),
+        RepairLine::TooLong(..) => None,
+    });
     if let Some(Ok(head)) = first.map(serde_json::from_slice::<Head>) {
         if head.record == "header" && head.schema.is_some_and(|s| s > u64::from(RESULTS_SCHEMA)) {
             bail!(
@@ -525,10 +592,8 @@ fn lock_exclusive(file: File) -> std::result::Result<Flock<File>, File> {
 /// e.g. one with a field out of range): the repaired store would have no header, and every
 /// measurement of the run would go with it (issue 54, attack 7). The header is the user's to
 /// mend by hand; nothing is changed.
-fn refuse_lost_header(bytes: &[u8], dropped: &[String], path: &Path) -> Result<()> {
-    let first = bytes
-        .split_inclusive(|&b| b == b'\n')
-        .position(|l| !l.iter().all(u8::is_ascii_whitespace));
+fn refuse_lost_header(lines: &[RepairLine], dropped: &[String], path: &Path) -> Result<()> {
+    let first = lines.iter().position(|l| !l.is_blank());
     let Some(first) = first else {
         return Ok(());
     };
@@ -543,7 +608,7 @@ fn refuse_lost_header(bytes: &[u8], dropped: &[String], path: &Path) -> Result<(
     Ok(())
 }
 
-fn valid_lines<'b>(bytes: &'b [u8], path: &Path) -> (usize, Vec<&'b [u8]>, Vec<String>) {
+fn valid_lines<'b>(read: &'b [RepairLine], path: &Path) -> (usize, Vec<&'b [u8]>, Vec<String>) {
     let mut kept: Vec<&[u8]> = Vec::new();
     let mut dropped = Vec::new();
     let mut seen: std::collections::HashSet<crate::files::results::ExecutionKey> =
@@ -556,9 +621,27 @@ fn valid_lines<'b>(bytes: &'b [u8], path: &Path) -> (usize, Vec<&'b [u8]>, Vec<S
     // Measurements waiting for their execution record: (index in `kept`, key).
     let mut pending: Vec<(usize, crate::files::results::ExecutionKey)> = Vec::new();
     let mut lines = 0;
-    for (i, line) in bytes.split_inclusive(|&b| b == b'\n').enumerate() {
+    for (i, read_line) in read.iter().enumerate() {
         lines += 1;
         let lineno = i + 1;
+        let line: &[u8] = match read_line {
+            RepairLine::Held(bytes) => bytes,
+            &RepairLine::TooLong(length, complete) => {
+                let why = if complete {
+                    format!(
+                        "a line longer than {} (of {length} bytes)",
+                        size_in_words(MAX_LINE_BYTES)
+                    )
+                } else {
+                    "a torn last line".into()
+                };
+                dropped.push(format!("{}:{lineno}: {why}", path.display()));
+                if complete && damaged_after.is_none() {
+                    damaged_after = Some(pending.last().map(|(_, k)| k.clone()));
+                }
+                continue;
+            }
+        };
         let body = line.strip_suffix(b"\n").unwrap_or(line);
         if body.iter().all(u8::is_ascii_whitespace) {
             // Every reader refuses a blank first line (the header's place): left out.
@@ -628,16 +711,9 @@ fn valid_lines<'b>(bytes: &'b [u8], path: &Path) -> (usize, Vec<&'b [u8]>, Vec<S
 }
 
 /// The record of a complete line `body` of a damaged store, or why [`valid_lines`] leaves
-/// it out. Every reader refuses a line over [`MAX_LINE_BYTES`]: kept, the repaired store
-/// would not read.
+/// it out. (A line over [`MAX_LINE_BYTES`], which every reader refuses, never gets here:
+/// [`repair_lines`] passes it without holding it.)
 fn record_to_keep(body: &[u8]) -> std::result::Result<Record, String> {
-    if body.len() > MAX_LINE_BYTES {
-        return Err(format!(
-            "a line longer than {} (of {} bytes)",
-            size_in_words(MAX_LINE_BYTES),
-            body.len()
-        ));
-    }
     serde_json::from_slice(body).map_err(|e| format!("not a layoutrand result record: {e}"))
 }
 
