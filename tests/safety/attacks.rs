@@ -251,6 +251,23 @@ fn a_fifo_as_the_slurm_plan_stalls_no_reader() {
         .stderr(contains("not a regular file"));
 }
 
+/// Issue 54, attack 6: the Slurm plan was read whole, whatever its size. A plan of 65 MiB (a
+/// sparse file: no disk is used) is refused, named, before it is read.
+#[test]
+fn an_oversized_slurm_plan_is_refused_before_it_is_read() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join("slurm")).unwrap();
+    let plan = std::fs::File::create(d.path().join("slurm/plan.json")).unwrap();
+    plan.set_len(65 << 20).unwrap();
+    layoutrand()
+        .arg("status")
+        .arg(d.path())
+        .timeout(std::time::Duration::from_secs(60))
+        .assert()
+        .failure()
+        .stderr(contains("plan.json is larger than 64 MiB: refused"));
+}
+
 /// The multimodule fixture built with `seeds` seeds into `out`, a directory of the user's
 /// own; returns the copy's temporary root and its source folder.
 pub(crate) fn multimodule_built(

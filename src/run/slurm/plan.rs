@@ -78,12 +78,13 @@ impl SlurmPlan {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             _ => {}
         }
-        // Opened as every reader of a received directory opens its files: never through a
-        // link, and only a regular file (a FIFO planted here would stall `run --slurm
-        // --resume` and `status` for ever).
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut crate::files::confined::open_regular(&path)?, &mut text)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        // Read as every reader of a received directory reads its side files: never through
+        // a link, only a regular file (a FIFO planted here would stall `run --slurm
+        // --resume` and `status` for ever), and never more than the side-file limit (a
+        // planted 2 GB plan would cost 2 GB).
+        let Some(text) = crate::files::confined::read_side_file(&path)? else {
+            return Ok(None);
+        };
         let plan: SlurmPlan = serde_json::from_str(&text)
             .with_context(|| format!("{} is not a layoutrand Slurm plan", path.display()))?;
         if plan.schema > PLAN_SCHEMA {
@@ -205,10 +206,9 @@ impl SlurmPlan {
 /// The jobs submitted so far, oldest first.
 pub(crate) fn read_jobs(dir: &Path) -> Result<Vec<SubmittedJob>> {
     let path = slurm_path(dir, JOBS_FILE);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    // A side file of a received directory: no link, no FIFO, bounded (see `SlurmPlan::load`).
+    let Some(text) = crate::files::confined::read_side_file(&path)? else {
+        return Ok(Vec::new());
     };
     text.lines()
         .enumerate()

@@ -129,15 +129,19 @@ fn node_folder(plan: &SlurmPlan, here: &str) -> Result<(PathBuf, PathBuf, Flock<
 /// submitter's, seen through shared storage from node `here`.
 fn check_marker(dir: &Path, token: &str, here: &str) -> Result<()> {
     let marker = slurm_path(dir, MARKER_FILE);
-    match std::fs::read_to_string(&marker) {
-        Ok(t) if t.trim() == token => Ok(()),
-        Ok(t) => bail!(
+    match crate::files::confined::read_side_file(&marker) {
+        Ok(Some(t)) if t.trim() == token => Ok(()),
+        Ok(Some(t)) => bail!(
             "{} on node {here} holds token {:?}, not {token:?}: the directory changed since this job was submitted (another submission); this task does nothing",
             marker.display(),
             t.trim()
         ),
+        Ok(None) => bail!(
+            "node {here} cannot read {} (it does not exist): the experiment directory must be on storage every node sees (a shared file system), at the same path",
+            marker.display()
+        ),
         Err(e) => bail!(
-            "node {here} cannot read {} ({e}): the experiment directory must be on storage every node sees (a shared file system), at the same path",
+            "node {here} cannot read {} ({e:#}): the experiment directory must be on storage every node sees (a shared file system), at the same path",
             marker.display()
         ),
     }
