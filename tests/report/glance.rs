@@ -146,3 +146,41 @@ fn without_a_layout_effect_the_glance_does_not_claim_one() {
         );
     }
 }
+
+/// Issue 55: with data seeds the glance carries the variance split's bar (code, data, run
+/// noise) of the first series that has one, before the table; without data seeds it has
+/// none.
+#[test]
+fn the_glance_carries_the_variance_split_bar_with_data_seeds() {
+    use report_support::Crossed;
+    let dir = tempfile::tempdir().unwrap();
+    let mut design = Design::new(10, 12, 5);
+    design.data_seeds = 4;
+    // The data layout moves the metric by 5 %, the code by 2 %, a little run noise.
+    let mut gen = Crossed::new(1e6, [0.02, 0.05, 0.0, 0.002, 0.001], 35);
+    write_dir(dir.path(), &design, &mut |_, seed, e, _, _| {
+        gen.value(&design, seed, e)
+    });
+    let html = report(dir.path(), &["--format", "html"]);
+    let glance = html.split("id=\"glance\"").nth(1).expect("a glance");
+    let glance = glance.split("</section>").next().unwrap();
+    let bar = glance
+        .find("Where the variation of demo wall comes from")
+        .expect("the split's bar in the glance");
+    assert!(
+        bar < glance.find("<table").unwrap(),
+        "the bar comes before the table"
+    );
+    assert!(
+        glance.contains(">data<") && glance.contains("run noise"),
+        "{glance}"
+    );
+    // One data seed: no split, no bar.
+    let plain = tempfile::tempdir().unwrap();
+    let design = Design::new(10, 3, 5);
+    let mut gen = Crossed::new(1e6, [0.02, 0.0, 0.0, 0.002, 0.001], 35);
+    write_dir(plain.path(), &design, &mut |_, seed, e, _, _| {
+        gen.value(&design, seed, e)
+    });
+    assert!(!report(plain.path(), &["--format", "html"]).contains("Where the variation of"));
+}

@@ -309,6 +309,23 @@ pub(crate) fn comparisons_figure(report: &Report, folded: &[bool]) -> Option<Str
 pub(crate) const COMPARISON_HEADERS: [&str; 3] =
     ["variants", "program and metric", "new against base"];
 
+/// The variance split's bar of the first series not [`folded`] that has one (a run with
+/// data seeds): where its variation comes from (code, data, run noise, machines), one bar
+/// at the top of the page (issue 55); `None` without a split or when it cannot tell.
+pub(crate) fn split_bar(report: &Report, folded: &[bool]) -> Option<String> {
+    let (s, split) = report
+        .series
+        .iter()
+        .zip(folded)
+        .filter(|(_, f)| !**f)
+        .find_map(|(s, _)| Some((s, s.variance_split.as_ref()?)))?;
+    let title = format!(
+        "Where the variation of {} {} comes from: shares of the variance between executions",
+        s.program, s.metric
+    );
+    super::svg_split::split_figure(&title, split)
+}
+
 /// The glance figure's data: per series not [`folded`], each randomised binary's mean
 /// relative to the mean over layouts, in per cent (the default layout is drawn apart in each
 /// series' own plot).

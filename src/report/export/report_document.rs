@@ -115,6 +115,7 @@ fn glance(report: &Report) -> Option<Block> {
     }
     blocks.extend(compared(&comparisons));
     blocks.extend(glance::comparisons_figure(report, &comparisons_folded).map(figure));
+    blocks.extend(glance::split_bar(report, &folded).map(figure));
     blocks.push(Block::Table(Table::words(&headers, &shown)));
     if !quiet.is_empty() {
         let mut inside: Vec<Block> = compared(&quiet_comparisons).into_iter().collect();
