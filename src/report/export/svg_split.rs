@@ -60,9 +60,18 @@ pub(crate) fn split_figure(title: &str, split: &DataSplit) -> Option<String> {
     for (k, (component, s)) in parts.iter().enumerate() {
         let (colour, label) = style(*component);
         let y = 66.0 + 22.0 * k as f64;
+        // The share's words right of the whisker, unless that runs past the drawing's edge:
+        // then left of it, or above the dot when the whisker spans nearly the whole axis.
+        let (text_x, anchor, text_y) = if s.interval.upper <= 0.75 {
+            (x(s.interval.upper) + 6.0, "start", y + 3.0)
+        } else if s.interval.lower >= 0.3 {
+            (x(s.interval.lower) - 6.0, "end", y + 3.0)
+        } else {
+            (x(s.share), "middle", y - 7.0)
+        };
         let _ = write!(
             out,
-            r#"<text x="{:.1}" y="{:.1}" class="lbl" text-anchor="end">{label}</text><path d="M{:.1},{y:.1}H{:.1}M{:.1},{:.1}V{:.1}M{:.1},{:.1}V{:.1}" stroke="{colour}" stroke-width="1.5" fill="none"/><circle cx="{:.1}" cy="{y:.1}" r="3.5" fill="{colour}"/><text x="{:.1}" y="{:.1}" class="tick">{:.0} % ({:.0}–{:.0} %)</text>"#,
+            r#"<text x="{:.1}" y="{:.1}" class="lbl" text-anchor="end">{label}</text><path d="M{:.1},{y:.1}H{:.1}M{:.1},{:.1}V{:.1}M{:.1},{:.1}V{:.1}" stroke="{colour}" stroke-width="1.5" fill="none"/><circle cx="{:.1}" cy="{y:.1}" r="3.5" fill="{colour}"/><text x="{text_x:.1}" y="{text_y:.1}" class="tick" text-anchor="{anchor}">{:.0} % ({:.0}–{:.0} %)</text>"#,
             LEFT - 6.0,
             y + 3.0,
             x(s.interval.lower),
@@ -74,8 +83,6 @@ pub(crate) fn split_figure(title: &str, split: &DataSplit) -> Option<String> {
             y - 4.0,
             y + 4.0,
             x(s.share),
-            x(s.interval.upper) + 6.0,
-            y + 3.0,
             100.0 * s.share,
             100.0 * s.interval.lower,
             100.0 * s.interval.upper
@@ -149,6 +156,30 @@ mod tests {
             0.35 * width
         )));
         assert!(svg.contains("61 % (45–75 %)"), "{svg}");
+    }
+
+    /// A share whose interval reaches the right of the axis has its words left of the
+    /// whisker, or above the dot when the whisker spans nearly the whole axis: never past
+    /// the drawing's right edge (the glance's "85 % (51–100 %)" was cut at "85 %").
+    #[test]
+    fn the_words_of_a_share_near_the_right_edge_stay_inside_the_drawing() {
+        let mut s = split();
+        s.data = share(0.85, 0.51, 1.0);
+        s.run = share(0.15, 0.1, 0.9);
+        let svg = split_figure("t", &s).unwrap();
+        let width = WIDTH - LEFT - RIGHT;
+        let data = format!(
+            r#"x="{:.1}" y="{:.1}" class="tick" text-anchor="end">85 % (51–100 %)"#,
+            LEFT + 0.51 * width - 6.0,
+            66.0 + 22.0 + 3.0
+        );
+        assert!(svg.contains(&data), "{svg}");
+        let run = format!(
+            r#"x="{:.1}" y="{:.1}" class="tick" text-anchor="middle">15 % (10–90 %)"#,
+            LEFT + 0.15 * width,
+            66.0 + 3.0 * 22.0 - 7.0
+        );
+        assert!(svg.contains(&run), "{svg}");
     }
 
     #[test]
