@@ -1,6 +1,7 @@
-//! The host's state a report can act on: whether the machine was loaded or scaled
-//! its frequency while a time metric was measured (the facts come from the store's header
-//! and `finish` records, [`crate::files::results`]).
+//! The host's state a report can act on: whether the machine was loaded, busy around the
+//! executions or scaled its frequency while a time metric was measured (the facts come from
+//! the store's header, its `finish` records and each execution's `host`,
+//! [`crate::files::results`]).
 
 use crate::files::results::{ExecutionHost, HostConditions, Load};
 
