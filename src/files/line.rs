@@ -36,11 +36,7 @@ pub(crate) fn read_bounded_line(
 ) -> std::io::Result<BoundedLine> {
     line.clear();
     loop {
-        let available = match reader.fill_buf() {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
+        let available = filled(reader)?;
         if available.is_empty() {
             return Ok(if line.is_empty() {
                 BoundedLine::End
@@ -60,6 +56,39 @@ pub(crate) fn read_bounded_line(
             return Ok(BoundedLine::Read);
         }
     }
+}
+
+/// Consumes `reader` up to and including the next newline without holding what it passes
+/// (after [`read_bounded_line`] found a line too long): the bytes passed, newline excluded,
+/// and whether a newline ended them.
+pub(crate) fn skip_rest_of_line(reader: &mut impl BufRead) -> std::io::Result<(u64, bool)> {
+    let mut passed = 0u64;
+    loop {
+        let available = filled(reader)?;
+        if available.is_empty() {
+            return Ok((passed, false));
+        }
+        let newline = available.iter().position(|&b| b == b'\n');
+        let take = newline.map_or(available.len(), |at| at + 1);
+        reader.consume(take);
+        match newline {
+            Some(at) => return Ok((passed + at as u64, true)),
+            None => passed += take as u64,
+        }
+    }
+}
+
+/// The reader's buffer, filled when empty, a read interrupted by a signal retried.
+fn filled(reader: &mut impl BufRead) -> std::io::Result<&[u8]> {
+    loop {
+        match reader.fill_buf() {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+            Ok(_) => break,
+        }
+    }
+    // Filled now: this returns the buffer without reading (a borrow the loop cannot return).
+    reader.fill_buf()
 }
 
 /// The next line of a store, as every reader of it takes it (numbered `lineno` for the

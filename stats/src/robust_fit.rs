@@ -371,9 +371,9 @@ pub fn robust_distance(values: &[f64], j: usize) -> f64 {
 mod tests {
     use super::*;
 
-    /// Closed form: an exactly additive table (row + column effects) plus one displaced cell
-    /// polishes to residuals of 0 everywhere but that cell, which keeps its displacement
-    /// (every row and column median ignores the one odd value).
+    /// Closed form: an exactly additive table (row + column effects) plus one cell displaced
+    /// upwards polishes, and low-fits, to residuals of 0 everywhere but that cell, which keeps
+    /// its displacement (every row and column median ignores the one odd value).
     #[test]
     fn an_additive_table_leaves_only_the_displaced_cell() {
         let rows = [0.0, 0.3, -0.2, 0.1, 0.05];
@@ -383,11 +383,13 @@ mod tests {
             .map(|r| cols.iter().map(|c| 5.0 + r + c).collect())
             .collect();
         t[3][1] += 0.2;
-        let r = median_polish_residuals(&t, true);
-        for (i, row) in r.iter().enumerate() {
-            for (j, x) in row.iter().enumerate() {
-                let expected = if (i, j) == (3, 1) { 0.2 } else { 0.0 };
-                assert!((x - expected).abs() < 1e-12, "({i}, {j}) = {x}");
+        // The low fit too: no row's or column's low order statistic is the odd value.
+        for r in [median_polish_residuals(&t, true), low_fit_residuals(&t)] {
+            for (i, row) in r.iter().enumerate() {
+                for (j, x) in row.iter().enumerate() {
+                    let expected = if (i, j) == (3, 1) { 0.2 } else { 0.0 };
+                    assert!((x - expected).abs() < 1e-12, "({i}, {j}) = {x}");
+                }
             }
         }
     }
@@ -424,27 +426,6 @@ mod tests {
     fn without_columns_residuals_are_deviations_from_the_row_median() {
         let r = median_polish_residuals(&[vec![1.0, 5.0, 2.0], vec![3.0, 3.0, 4.0]], false);
         assert_eq!(r, vec![vec![-1.0, 3.0, 0.0], vec![0.0, 0.0, 1.0]]);
-    }
-
-    /// Closed form: an exactly additive table plus one cell displaced upwards fits with low
-    /// residuals of 0 everywhere but that cell (no row's or column's low order statistic is
-    /// the odd value).
-    #[test]
-    fn the_low_fit_of_an_additive_table_leaves_only_the_displaced_cell() {
-        let rows = [0.0, 0.3, -0.2, 0.1, 0.05];
-        let cols = [0.0, 0.02, -0.01];
-        let mut t: Vec<Vec<f64>> = rows
-            .iter()
-            .map(|r| cols.iter().map(|c| 5.0 + r + c).collect())
-            .collect();
-        t[3][1] += 0.2;
-        let r = low_fit_residuals(&t);
-        for (i, row) in r.iter().enumerate() {
-            for (j, x) in row.iter().enumerate() {
-                let expected = if (i, j) == (3, 1) { 0.2 } else { 0.0 };
-                assert!((x - expected).abs() < 1e-12, "({i}, {j}) = {x}");
-            }
-        }
     }
 
     /// A binary hit by bursts in two of its three rounds: the low fit stays on its clean

@@ -242,13 +242,18 @@ fn a_fifo_as_the_slurm_plan_stalls_no_reader() {
     let c = std::ffi::CString::new(plan.to_str().unwrap()).unwrap();
     // SAFETY: a valid NUL-terminated path.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    status_refuses(d.path(), "not a regular file");
+}
+
+/// `status DIR` fails within a minute (a hang fails the test) saying `why`.
+fn status_refuses(dir: &Path, why: &str) {
     layoutrand()
         .arg("status")
-        .arg(d.path())
+        .arg(dir)
         .timeout(std::time::Duration::from_secs(60))
         .assert()
         .failure()
-        .stderr(contains("not a regular file"));
+        .stderr(contains(why));
 }
 
 /// Issue 54, attack 6: the Slurm plan was read whole, whatever its size. A plan of 65 MiB (a
@@ -259,13 +264,7 @@ fn an_oversized_slurm_plan_is_refused_before_it_is_read() {
     std::fs::create_dir(d.path().join("slurm")).unwrap();
     let plan = std::fs::File::create(d.path().join("slurm/plan.json")).unwrap();
     plan.set_len(65 << 20).unwrap();
-    layoutrand()
-        .arg("status")
-        .arg(d.path())
-        .timeout(std::time::Duration::from_secs(60))
-        .assert()
-        .failure()
-        .stderr(contains("plan.json is larger than 64 MiB: refused"));
+    status_refuses(d.path(), "plan.json is larger than 64 MiB: refused");
 }
 
 /// The multimodule fixture built with `seeds` seeds into `out`, a directory of the user's

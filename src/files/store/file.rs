@@ -485,7 +485,7 @@ impl RepairLine {
 /// The lines of the store `path`, read one at a time: a line over [`MAX_LINE_BYTES`] is
 /// skipped as the reader passes it, so repair holds at most that much of it.
 fn repair_lines(path: &Path) -> Result<Vec<RepairLine>> {
-    use crate::files::line::{read_bounded_line, BoundedLine};
+    use crate::files::line::{read_bounded_line, skip_rest_of_line, BoundedLine};
     let cannot = || format!("cannot read {}", path.display());
     let mut reader = BufReader::new(crate::files::confined::open_regular(path)?);
     let mut lines = Vec::new();
@@ -497,33 +497,6 @@ fn repair_lines(path: &Path) -> Result<Vec<RepairLine>> {
             BoundedLine::TooLong => {
                 let (rest, complete) = skip_rest_of_line(&mut reader).with_context(cannot)?;
                 lines.push(RepairLine::TooLong(line.len() as u64 + rest, complete));
-            }
-        }
-    }
-}
-
-/// Consumes `reader` up to and including the next newline without holding what it passes:
-/// the bytes passed (newline excluded) and whether a newline ended them.
-fn skip_rest_of_line(reader: &mut impl BufRead) -> std::io::Result<(u64, bool)> {
-    let mut passed = 0u64;
-    loop {
-        let available = match reader.fill_buf() {
-            Ok(bytes) => bytes,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if available.is_empty() {
-            return Ok((passed, false));
-        }
-        match available.iter().position(|&b| b == b'\n') {
-            Some(at) => {
-                reader.consume(at + 1);
-                return Ok((passed + at as u64, true));
-            }
-            None => {
-                let n = available.len();
-                reader.consume(n);
-                passed += n as u64;
             }
         }
     }
