@@ -45,7 +45,7 @@ pub struct AdditiveAnova {
 
 /// The additive ANOVA of `table[treatment][block]` (complete, finite, at least 2 × 2), with
 /// `fitted` cells that a screen replaced by a fit (their residuals are 0 by construction, so
-/// each costs the residual a degree of freedom).
+/// each costs the residual a degree of freedom; an error when none is left).
 pub fn additive_anova(table: &[Vec<f64>], fitted: usize) -> Result<AdditiveAnova, StatsError> {
     let (k, b) = shape(table)?;
     let (kf, bf) = (k as f64, b as f64);
@@ -65,7 +65,18 @@ pub fn additive_anova(table: &[Vec<f64>], fitted: usize) -> Result<AdditiveAnova
         })
         .sum();
     let df_treatment = k - 1;
-    let df_residual = ((k - 1) * (b - 1)).saturating_sub(fitted).max(1);
+    // A screen that replaced as many cells as the residual has degrees of freedom left no
+    // residual to test against: refused, never a made-up degree of freedom.
+    let df_residual = ((k - 1) * (b - 1))
+        .checked_sub(fitted)
+        .filter(|df| *df >= 1)
+        .ok_or_else(|| {
+            StatsError::Domain(format!(
+                "blocked F test: {fitted} cells replaced by a fit leave no residual degree of \
+                 freedom of the {} of a {k} × {b} table",
+                (k - 1) * (b - 1)
+            ))
+        })?;
     let ms_treatment = ss_treatment / df_treatment as f64;
     // Rounding leaves residuals of an exactly additive table at ~1e-32 of the values'
     // square: that is no spread.
@@ -329,6 +340,10 @@ mod tests {
         let r = blocked_f_test_of(&t, 20_000, &mut rng, &unscreened).unwrap();
         // Monte Carlo standard error at p ≈ 0.38 with 20,000 draws: 0.0034.
         assert!((r.p - 0.380208).abs() < 0.014, "{}", r.p);
+        // Each cell replaced by a fit costs a degree of freedom; none left is an error.
+        assert_eq!(additive_anova(&t, 5).unwrap().df, (3, 1));
+        assert!(additive_anova(&t, 6).is_err());
+        assert!(additive_anova(&t, 13).is_err());
     }
 
     /// One treatment far off in every block, the others equal up to small noise: the F test
@@ -359,7 +374,7 @@ mod tests {
     /// binomial(400, 0.05) = 20 ± 4.4, and the bounds are 3 standard deviations).
     #[test]
     fn the_family_p_is_a_level_test_and_never_below_its_best_member() {
-        let round_screen = |t: &[Vec<f64>]| crate::robust_fit::column_screened(t, 4.0, 0.3);
+        let round_screen = |t: &[Vec<f64>]| crate::robust_fit::column_screened(t, 4.0, 0.3, 6);
         let mut g = SeededRng::new(5, "family-null");
         let table = |g: &mut SeededRng| -> Vec<Vec<f64>> {
             (0..10)

@@ -127,7 +127,7 @@ fn low_fit_scale(residuals: &[Vec<f64>]) -> f64 {
 
 /// `table[row][column]` with the cells of its [`low_fit_residuals`] beyond
 /// `cut` times their scale (the lower quartile of the absolute residuals over Φ⁻¹(5/8))
-/// replaced by the fit, and how many were.
+/// replaced by the fit, at most `most` of them (the farthest), and how many were.
 ///
 /// Why low levels: a load burst only slows executions down. With 3 rounds, a row holding two
 /// burst cells has a burst for its median, so median polish takes the one clean cell for the
@@ -138,22 +138,43 @@ fn low_fit_scale(residuals: &[Vec<f64>]) -> f64 {
 /// with 3 rounds) stays on the clean cell. Not the screen that sets executions aside: its
 /// scale varies more from table to table than the polish's, so a cut that keeps clean
 /// tables whole lies further out in standard deviations (about 12 against 6 for 10 × 3).
-pub fn low_fit_screened(table: &[Vec<f64>], cut: f64) -> (Vec<Vec<f64>>, usize) {
+pub fn low_fit_screened(table: &[Vec<f64>], cut: f64, most: usize) -> (Vec<Vec<f64>>, usize) {
     let residuals = low_fit_residuals(table);
     let scale = low_fit_scale(&residuals);
+    replaced_by_fit(table, &residuals, cut * scale, most)
+}
+
+/// `table` with at most `most` of its cells whose `residuals` (cell less fit) exceed `bound`
+/// in absolute value replaced by the fit, the farthest first, and how many were.
+///
+/// Why a most: each replaced cell costs the residual a degree of freedom, and a screen that
+/// replaces more than a few cells no longer removes bursts but the data. On a small table
+/// of a program with sub-millisecond executions (4 × 3, timer-grained noise) the screens
+/// replaced 6 to 13 of 12 and 20 cells, leaving an F on "−2" degrees of freedom. Which cells
+/// go depends only on their residuals, so a screen whose residuals follow the rows of a
+/// column (`column_screened`) still does.
+fn replaced_by_fit(
+    table: &[Vec<f64>],
+    residuals: &[Vec<f64>],
+    bound: f64,
+    most: usize,
+) -> (Vec<Vec<f64>>, usize) {
     let mut screened = table.to_vec();
-    if !(scale.is_finite() && scale > 0.0) {
+    if !(bound.is_finite() && bound > 0.0) {
         return (screened, 0);
     }
-    let mut replaced = 0;
-    for (row, r) in screened.iter_mut().zip(&residuals) {
-        for (x, residual) in row.iter_mut().zip(r) {
-            if residual.abs() > cut * scale {
-                *x -= residual;
-                replaced += 1;
-            }
-        }
+    let mut beyond: Vec<(usize, usize, f64)> = residuals
+        .iter()
+        .enumerate()
+        .flat_map(|(i, row)| row.iter().enumerate().map(move |(j, r)| (i, j, *r)))
+        .filter(|(_, _, r)| r.abs() > bound)
+        .collect();
+    beyond.sort_by(|a, b| b.2.abs().total_cmp(&a.2.abs()));
+    beyond.truncate(most);
+    for &(i, j, residual) in &beyond {
+        screened[i][j] -= residual;
     }
+    let replaced = beyond.len();
     (screened, replaced)
 }
 
@@ -277,7 +298,7 @@ const LOWER_QUARTILE_OF_ABS_NORMAL: f64 = 0.318_639_363_964_375;
 
 /// `table[row][column]` screened within each column alone, and how many cells were
 /// replaced: a cell further than `cut` times the scale from its column's centre is replaced
-/// by that centre.
+/// by that centre, at most `most` of them (the farthest).
 ///
 /// The centre of a column is its `level_quantile` order statistic plus the median, over
 /// every cell, of the cells' offsets from their column's order statistic: a load burst only
@@ -298,6 +319,7 @@ pub fn column_screened(
     table: &[Vec<f64>],
     cut: f64,
     level_quantile: f64,
+    most: usize,
 ) -> (Vec<Vec<f64>>, usize) {
     let width = table.first().map_or(0, Vec::len);
     let levels: Vec<f64> = (0..width)
@@ -319,20 +341,11 @@ pub fn column_screened(
         .collect();
     absolute.sort_by(f64::total_cmp);
     let scale = order_statistic(&absolute, 0.25) / LOWER_QUARTILE_OF_ABS_NORMAL;
-    let mut screened = table.to_vec();
-    if !(scale.is_finite() && scale > 0.0) {
-        return (screened, 0);
-    }
-    let mut replaced = 0;
-    for row in screened.iter_mut() {
-        for (x, centre) in row.iter_mut().zip(&centres) {
-            if (*x - centre).abs() > cut * scale {
-                *x = *centre;
-                replaced += 1;
-            }
-        }
-    }
-    (screened, replaced)
+    let residuals: Vec<Vec<f64>> = table
+        .iter()
+        .map(|row| row.iter().zip(&centres).map(|(x, m)| x - m).collect())
+        .collect();
+    replaced_by_fit(table, &residuals, cut * scale, most)
 }
 
 /// The `q` order statistic of `sorted` (not empty): its `⌈q n⌉`-th smallest value.
@@ -409,17 +422,40 @@ mod tests {
         t[2][1] += 1.0;
         // The wild cell is replaced; so are a few clean ones in a table this small (the low
         // fit's scale varies from table to table), each moved by a few noise SDs at most.
-        let (fitted, replaced) = low_fit_screened(&t, 8.0);
+        let (fitted, replaced) = low_fit_screened(&t, 8.0, 99);
         assert!((1..=4).contains(&replaced), "{replaced}");
         for (row, (f, c)) in fitted.iter().zip(&clean).enumerate() {
             for (column, (a, b)) in f.iter().zip(c).enumerate() {
                 assert!((a - b).abs() < 0.005, "({row}, {column}): {a} against {b}");
             }
         }
-        let (again, _) = low_fit_screened(&clean, 8.0);
+        let (again, _) = low_fit_screened(&clean, 8.0, 99);
         for (f, c) in again.iter().flatten().zip(clean.iter().flatten()) {
             assert!((f - c).abs() < 0.005, "{f} against {c}");
         }
+    }
+
+    /// Both screens replace at most `most` cells, the farthest first: a table with four wild
+    /// cells keeps the two nearest of them when `most` is 2.
+    #[test]
+    fn screens_replace_at_most_the_farthest_cells() {
+        let mut g = crate::seeded::SeededRng::new(3, "most");
+        let mut t: Vec<Vec<f64>> = (0..10)
+            .map(|_| (0..3).map(|c| 0.01 * g.normal() + c as f64).collect())
+            .collect();
+        for (row, jump) in [(1, 0.5), (3, 0.2), (5, 0.4), (7, 0.3)] {
+            t[row][1] += jump;
+        }
+        for screened in [
+            low_fit_screened(&t, 8.0, 2),
+            column_screened(&t, 4.0, 0.3, 2),
+        ] {
+            let (s, replaced) = screened;
+            assert_eq!(replaced, 2, "{s:?}");
+            let changed: Vec<usize> = (0..10).filter(|&r| s[r] != t[r]).collect();
+            assert_eq!(changed, [1, 5], "{s:?}");
+        }
+        assert_eq!(low_fit_screened(&t, 8.0, 0), (t.clone(), 0));
     }
 
     #[test]
@@ -443,7 +479,7 @@ mod tests {
             .collect();
         t[4][0] += 0.2;
         t[4][2] += 0.2;
-        let (screened, replaced) = low_fit_screened(&t, 8.0);
+        let (screened, replaced) = low_fit_screened(&t, 8.0, 99);
         assert_eq!(replaced, 2, "{screened:?}");
         assert_eq!(screened[4][1], t[4][1]);
         assert!(screened[4][0] < t[4][0] - 0.15 && screened[4][2] < t[4][2] - 0.15);
@@ -516,7 +552,7 @@ mod tests {
         for row in t.iter_mut().take(6) {
             row[2] += 0.2;
         }
-        let (screened, replaced) = column_screened(&t, 4.0, 0.3);
+        let (screened, replaced) = column_screened(&t, 4.0, 0.3, 99);
         assert_eq!(replaced, 6, "{screened:?}");
         for row in &screened[..6] {
             assert!((row[2] - 2.0).abs() < 0.03, "{row:?}");
@@ -525,7 +561,7 @@ mod tests {
         // Rows 0 and 7 swap their values of round 2: so do their screened cells.
         let mut swapped = t.clone();
         (swapped[0][2], swapped[7][2]) = (t[7][2], t[0][2]);
-        let (again, _) = column_screened(&swapped, 4.0, 0.3);
+        let (again, _) = column_screened(&swapped, 4.0, 0.3, 99);
         assert_eq!(again[0][2], screened[7][2]);
         assert_eq!(again[7][2], screened[0][2]);
         assert_eq!(again[3], screened[3]);

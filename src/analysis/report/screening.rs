@@ -242,13 +242,15 @@ fn layout_test(table: &ExecutionTable) -> Result<(LayoutTest, Option<BlockedAnov
         // Friedman's ranks of 3 rounds called a binary 50 % slower in every round "not
         // detected" in 30 % of stores).
         let log_scale = all_positive(&table.values);
-        let low_fitted = move |t: &[Vec<f64>]| low_fit_screened(&scaled(t, log_scale), LOW_FIT_CUT);
+        let most = most_replaced(table);
+        let low_fitted =
+            move |t: &[Vec<f64>]| low_fit_screened(&scaled(t, log_scale), LOW_FIT_CUT, most);
         let plain = move |t: &[Vec<f64>]| (scaled(t, log_scale), 0);
         let tight = move |t: &[Vec<f64>]| {
-            column_screened(&scaled(t, log_scale), ROUND_CUTS[0], LEVEL_QUANTILE)
+            column_screened(&scaled(t, log_scale), ROUND_CUTS[0], LEVEL_QUANTILE, most)
         };
         let loose = move |t: &[Vec<f64>]| {
-            column_screened(&scaled(t, log_scale), ROUND_CUTS[1], LEVEL_QUANTILE)
+            column_screened(&scaled(t, log_scale), ROUND_CUTS[1], LEVEL_QUANTILE, most)
         };
         // The low-fitted table first: the magnitudes come from it.
         // In the order of `BlockedTable::ALL`.
@@ -404,6 +406,16 @@ fn most_set_aside(table: &ExecutionTable) -> usize {
     ((cells as f64 * SET_ASIDE_MOST_SHARE).floor() as usize).max(1)
 }
 
+/// The most cells a screen of the blocked F family replaces in `table`:
+/// [`SET_ASIDE_MOST_SHARE`] of them, rounded down (none in a table of fewer than 5 cells):
+/// more is no longer a few bursts. It leaves the residual at least one of its `(k − 1)(b − 1)`
+/// degrees of freedom, since `(k − 1)(b − 1) − 0.2 k b = 0.8 k b − k − b + 1 > 0` for every
+/// `k, b ≥ 2`.
+fn most_replaced(table: &ExecutionTable) -> usize {
+    let cells: usize = table.values.iter().map(Vec::len).sum();
+    (cells as f64 * SET_ASIDE_MOST_SHARE).floor() as usize
+}
+
 /// Whether every value of `values` is positive (the screen and the test then take
 /// logarithms, so that a residual is a relative deviation).
 fn all_positive(values: &[Vec<f64>]) -> bool {
@@ -556,6 +568,46 @@ mod empty_binary_tests {
         };
         let screened = screen(&table).expect("no group is empty");
         assert!(screened.kept.iter().all(|k| !k.is_empty()));
+    }
+
+    /// Small blocked tables of timer-grained executions (most cells equal to a tick, a few
+    /// far off: slash-distributed noise) leave the blocked F test a residual to test against:
+    /// no screen of the family replaces more than a fifth of the cells, and the degrees of
+    /// freedom are exactly `(k − 1)(b − 1)` less those replaced. The screens replaced 6 to 13
+    /// of 12 and 20 cells of a 4-binary store of sub-millisecond executions, and its F was
+    /// reported on one made-up degree of freedom.
+    #[test]
+    fn no_screen_of_a_small_blocked_table_takes_its_residual() {
+        let mut rng = SeededRng::new(55, "small-blocked-tables");
+        for (binaries, rounds) in [(4, 3), (4, 5), (3, 2), (2, 2), (10, 3)] {
+            for _ in 0..30 {
+                let values: Vec<Vec<f64>> = (0..binaries)
+                    .map(|_| {
+                        (0..rounds)
+                            .map(|_| {
+                                let slash = rng.normal() / rng.unit_f64().max(1e-3);
+                                (1000.0 + (slash * 2.0).round()).max(1.0)
+                            })
+                            .collect()
+                    })
+                    .collect();
+                let table = ExecutionTable {
+                    values,
+                    executions: vec![(0..rounds as u32).collect(); binaries],
+                    blocked: true,
+                    data_seeds: vec![vec![None; rounds]; binaries],
+                };
+                let (test, _) = layout_test(&table).expect("every table is tested");
+                let (_, replaced) = test.table.expect("a blocked table");
+                let full = (binaries - 1) * (rounds - 1);
+                assert!(
+                    replaced <= binaries * rounds / 5,
+                    "{binaries} × {rounds}: {replaced} replaced, {:?}",
+                    table.values
+                );
+                assert_eq!(test.df, (binaries - 1, full - replaced));
+            }
+        }
     }
 
     /// A crossed table in rounds: `binaries` × (3 rounds × 2 data seeds), data seed 2 of
