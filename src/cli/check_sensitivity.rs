@@ -59,6 +59,7 @@ pub fn run(args: Args) -> Result<i32> {
             iterations: args.design.iterations,
             warmup: args.design.warmup,
             timeout: Some(args.limits.timeout.unwrap_or(TIMEOUT).as_secs_f64()),
+            wait_for_quiet: args.limits.wait_for_quiet.map(|t| t.as_secs_f64()),
             ..RunConfig::default()
         },
         ..ExperimentConfig::default()

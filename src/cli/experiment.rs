@@ -102,6 +102,11 @@ pub fn run(args: Args) -> Result<i32> {
         .timeout
         .map(|t| t.as_secs_f64())
         .or(config.run.timeout);
+    config.run.wait_for_quiet = args
+        .limits
+        .wait_for_quiet
+        .map(|t| t.as_secs_f64())
+        .or(config.run.wait_for_quiet);
     config.run.jobs = args.jobs.or(config.run.jobs);
     config.target.precision = args
         .target

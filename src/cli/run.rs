@@ -22,6 +22,12 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         require_own_run(&args)?;
     }
     let req = request(&args)?;
+    if args.slurm.slurm && args.limits.wait_for_quiet.is_some() {
+        anyhow::bail!(
+            "--wait-for-quiet is for a local run: Slurm gives each task an exclusive node, \
+             and its executions are not held back (leave out --wait-for-quiet)"
+        );
+    }
     if args.slurm.slurm {
         let opts = SlurmOptions {
             partition: args.slurm.partition,
@@ -88,6 +94,7 @@ fn request(args: &Args) -> anyhow::Result<RunRequest> {
         vary_mmap_threshold: args.vary_mmap_threshold,
         timeout: args.limits.timeout,
         budget: args.limits.budget,
+        wait_for_quiet: args.limits.wait_for_quiet,
         schedule_seed: args.schedule_seed,
         resume: args.resume,
         extend_executions: args.extend_executions,

@@ -134,6 +134,10 @@ pub struct RunConfig {
     /// takes it, a duration (`"90s"`, `"2m"`).
     #[serde(deserialize_with = "seconds_or_duration")]
     pub timeout: Option<f64>,
+    /// Before each execution, wait at most this long for a quiet host (`layoutrand run
+    /// --wait-for-quiet`), in seconds or as a duration, as `timeout`.
+    #[serde(default, deserialize_with = "seconds_or_duration")]
+    pub wait_for_quiet: Option<f64>,
     /// Executions at once (`layoutrand run --jobs`): only for a deterministic metric
     /// (cachegrind), whose values do not depend on what else runs; absent: the runner's
     /// default (the number of cores for cachegrind, else 1).
@@ -354,6 +358,9 @@ impl ExperimentConfig {
         if let Some(t) = self.run.timeout {
             crate::units::duration_from_seconds(t).context("[run] timeout")?;
         }
+        if let Some(t) = self.run.wait_for_quiet {
+            crate::units::duration_from_seconds(t).context("[run] wait_for_quiet")?;
+        }
         // The schedule's size with the counts known now (programs are known after the
         // build, so this is a lower bound of what `run` will check).
         let binaries = self.build.seeds.max(self.target.max_binaries).unwrap_or(0) as usize + 1;
@@ -570,6 +577,10 @@ mod tests {
         refused(&|c| c.run.metric = Some("walltime".into()), "[run] metric");
         refused(&|c| c.run.timeout = Some(1e30), "[run] timeout");
         refused(&|c| c.run.timeout = Some(0.0), "[run] timeout");
+        refused(
+            &|c| c.run.wait_for_quiet = Some(-1.0),
+            "[run] wait_for_quiet",
+        );
         refused(&|c| c.run.iterations = Some(0), "[run] iterations");
         refused(
             &|c| {
@@ -668,6 +679,13 @@ mod tests {
         assert_eq!(seconds("\"500ms\"").unwrap(), Some(0.5));
         let err = format!("{:#}", seconds("\"soon\"").unwrap_err());
         assert!(err.contains("timeout") && err.contains("soon"), "{err}");
+        // `[run] wait_for_quiet` the same way, as `--wait-for-quiet`; absent is none.
+        let wait = |t: &str| {
+            load_text(&format!("[run]\nwait_for_quiet = {t}\n")).map(|c| c.run.wait_for_quiet)
+        };
+        assert_eq!(wait("\"2m\"").unwrap(), Some(120.0));
+        assert_eq!(wait("30").unwrap(), Some(30.0));
+        assert_eq!(load_text("[run]\n").unwrap().run.wait_for_quiet, None);
     }
 
     #[test]

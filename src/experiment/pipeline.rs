@@ -572,6 +572,12 @@ fn run(
         .map(crate::units::duration_from_seconds)
         .transpose()
         .context("[run] timeout")?;
+    let wait_for_quiet = config
+        .run
+        .wait_for_quiet
+        .map(crate::units::duration_from_seconds)
+        .transpose()
+        .context("[run] wait_for_quiet")?;
     let args = RunArgs {
         out: out.to_path_buf(),
         programs: (!config.run.programs.is_empty()).then(|| config.run.programs.clone()),
@@ -581,7 +587,11 @@ fn run(
             warmup,
             metric: Some(plan.metric.clone()),
         },
-        limits: LimitArgs { timeout, budget },
+        limits: LimitArgs {
+            timeout,
+            budget,
+            wait_for_quiet,
+        },
         data_seeds: config.run.data_seeds,
         vary_mmap_threshold: config.run.vary_mmap_threshold,
         jobs: config.run.jobs,

@@ -285,6 +285,39 @@ pub struct ExecutionHost {
     /// `steal` over all the `cpu` line's times, between the two samples); `None` when no
     /// time passed or /proc/stat could not be read.
     pub steal: Option<f64>,
+    /// With `run --wait-for-quiet`: how long the runner waited for a quiet host before it
+    /// started this execution, and whether the host was quiet then.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quiet_wait: Option<QuietWait>,
+}
+
+/// Above this share of the CPU time stolen by the hypervisor while an execution ran, other
+/// guests held its CPU long enough to disturb a time measurement (2 %: a 1 s execution lost
+/// 20 ms of its CPU, twice the 1 % noise a quiet machine shows).
+pub const STOLEN_SHARE: f64 = 0.02;
+
+impl ExecutionHost {
+    /// Runnable tasks beyond the runner and the run's own `jobs` executions at once.
+    pub fn other_tasks(&self, jobs: u32) -> u32 {
+        self.running.map_or(0, |r| r.saturating_sub(jobs.max(1)))
+    }
+
+    /// Whether the host was busy: other runnable tasks ([`Self::other_tasks`]) or more than
+    /// [`STOLEN_SHARE`] of the CPU time stolen. The one definition the runner waits on and
+    /// the report counts.
+    pub fn busy(&self, jobs: u32) -> bool {
+        self.other_tasks(jobs) > 0 || self.steal.unwrap_or(0.0) > STOLEN_SHARE
+    }
+}
+
+/// The runner's wait for a quiet host before one execution (`run --wait-for-quiet`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct QuietWait {
+    /// Seconds waited beyond the first look at the host (0.1 s): 0 when it was quiet at once.
+    pub seconds: f64,
+    /// Whether the host was quiet when it started (false: the wait's limit was reached on a
+    /// host still busy, or the run was interrupted while waiting).
+    pub quiet: bool,
 }
 
 fn is_zero(n: &u32) -> bool {

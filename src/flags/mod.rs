@@ -59,13 +59,25 @@ pub struct LimitArgs {
     /// stopped so exits 4.
     #[cfg_attr(feature = "cli", arg(long, value_name = "DURATION", value_parser = crate::units::duration_arg))]
     pub budget: Option<Duration>,
+    /// Before each execution, wait up to this long (e.g. 30s, 2m) for a quiet host: no
+    /// runnable task beyond the run's own and under 2 % of the CPU time stolen, over a look
+    /// of 0.1 s. An execution that waited the whole time starts anyway; each execution's
+    /// record says how long it waited and whether the host was quiet. Not with --slurm
+    /// (its nodes are exclusive).
+    #[cfg_attr(feature = "cli", arg(long = "wait-for-quiet", value_name = "DURATION", value_parser = crate::units::duration_arg))]
+    pub wait_for_quiet: Option<Duration>,
 }
 
 impl LimitArgs {
     fn push_argv(&self, argv: &mut Argv) {
-        let LimitArgs { timeout, budget } = self;
+        let LimitArgs {
+            timeout,
+            budget,
+            wait_for_quiet,
+        } = self;
         argv.duration("--timeout", *timeout);
         argv.duration("--budget", *budget);
+        argv.duration("--wait-for-quiet", *wait_for_quiet);
     }
 }
 

@@ -272,6 +272,7 @@ mod tests {
             limits: LimitArgs {
                 timeout: Some(Duration::from_millis(2500)),
                 budget: Some(Duration::from_secs(5400)),
+                wait_for_quiet: Some(Duration::from_secs(30)),
             },
             schedule_seed: Some(42),
             resume: true,

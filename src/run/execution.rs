@@ -55,6 +55,32 @@ pub(crate) struct ExecutionContext<'a> {
     /// With `--data-seeds` above 1: the library that moves the heap, preloaded by every
     /// execution.
     pub(crate) heap: Option<&'a HeapOffsetLibrary>,
+    /// `--wait-for-quiet`: wait at most this long for a quiet host before each execution,
+    /// with the run's `jobs` executions at once not counted as other tasks.
+    pub(crate) quiet: Option<QuietHost>,
+}
+
+impl OneExecution {
+    /// An execution the run's interruption by `signal` took: nothing recorded, rerun on
+    /// `--resume`.
+    fn interrupted(signal: i32) -> OneExecution {
+        OneExecution {
+            records: Vec::new(),
+            status: ExecutionStatus::Signal,
+            problem: None,
+            tail: String::new(),
+            interrupted: Some(signal),
+        }
+    }
+}
+
+/// What waiting for a quiet host needs (`run --wait-for-quiet`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct QuietHost {
+    /// The longest wait before one execution.
+    pub(crate) longest: Duration,
+    /// Executions the run keeps at once.
+    pub(crate) jobs: u32,
 }
 
 /// The records of one execution and what the caller needs to know about it.
@@ -134,6 +160,13 @@ pub(crate) fn run_one(
     target: &Target,
 ) -> Result<OneExecution> {
     let (spec, wrong_library) = process_spec(ctx, slot, target)?;
+    let quiet_wait = ctx
+        .quiet
+        .map(|q| super::host::wait_for_quiet(q.longest, q.jobs, &crate::signals::is_caught));
+    if let Some(signal) = crate::signals::caught() {
+        // Interrupted while waiting: the execution never started.
+        return Ok(OneExecution::interrupted(signal));
+    }
     // The host around the execution, sampled outside the measured process.
     let running = super::host::procs_running();
     let cpu_before = super::host::cpu_times();
@@ -149,15 +182,12 @@ pub(crate) fn run_one(
         None => run_process(&spec),
     };
     if let ProcessEnd::Interrupted(signal) = outcome.end {
-        return Ok(OneExecution {
-            records: Vec::new(),
-            status: ExecutionStatus::Signal,
-            problem: None,
-            tail: String::new(),
-            interrupted: Some(signal),
-        });
+        return Ok(OneExecution::interrupted(signal));
     }
-    let host = super::host::around_execution(running, cpu_before, super::host::cpu_times());
+    let host = ExecutionHost {
+        quiet_wait,
+        ..super::host::around_execution(running, cpu_before, super::host::cpu_times())
+    };
     Ok(outcome_records(
         ctx,
         slot,

@@ -5,7 +5,7 @@
 //! Time measurements on a loaded or frequency-scaling host vary far more than on a quiet
 //! one; the report uses these facts to say so, with the figures.
 
-pub(crate) use crate::files::results::{ExecutionHost, Finish, HostConditions, Load};
+pub(crate) use crate::files::results::{ExecutionHost, Finish, HostConditions, Load, QuietWait};
 
 use crate::files::store::HostInfo;
 
@@ -105,7 +105,44 @@ pub(crate) fn around_execution(
         let total = a.total.checked_sub(b.total).filter(|t| *t > 0)?;
         Some(a.steal.saturating_sub(b.steal) as f64 / total as f64)
     });
-    ExecutionHost { running, steal }
+    ExecutionHost {
+        running,
+        steal,
+        quiet_wait: None,
+    }
+}
+
+/// How long one look at the host lasts while waiting for quiet: runnable tasks sampled at
+/// its start and end, stolen time over it. Short enough to cost little before each
+/// execution of a quiet host, long enough for /proc/stat's ticks (10 ms) to show steal.
+pub(crate) const QUIET_LOOK: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Waits, at most `longest`, until one [`QUIET_LOOK`] at the host finds it quiet (not
+/// [`ExecutionHost::busy`] with the run's `jobs` executions at once, at the look's start or
+/// end) or `stop` says to stop (a caught signal): how long it waited and whether the host
+/// was quiet. A busy host is not an error: the execution then starts anyway and its
+/// record says so.
+pub(crate) fn wait_for_quiet(
+    longest: std::time::Duration,
+    jobs: u32,
+    stop: &dyn Fn() -> bool,
+) -> QuietWait {
+    let start = std::time::Instant::now();
+    loop {
+        let running_before = procs_running();
+        let before = cpu_times();
+        std::thread::sleep(QUIET_LOOK);
+        let running = running_before.max(procs_running());
+        let look = around_execution(running, before, cpu_times());
+        let quiet = !look.busy(jobs);
+        let waited = start.elapsed();
+        if quiet || waited >= longest || stop() {
+            return QuietWait {
+                seconds: waited.saturating_sub(QUIET_LOOK).as_secs_f64(),
+                quiet,
+            };
+        }
+    }
 }
 
 /// The host's state now.

@@ -9,7 +9,7 @@ use anyhow::{bail, Context, Result};
 
 use super::cpus::assign_cpus;
 use super::environment::{clean_environment, probe_aslr_off, worker_staging_dir, STAGING_DIR};
-use super::execution::{unix_now, ExecutionContext, Executor, OneExecution};
+use super::execution::{unix_now, ExecutionContext, Executor, OneExecution, QuietHost};
 use super::host::{current_load, Finish, Load};
 use super::preflight::check_writable;
 use super::prepare::{prepare_run, PreparedRun};
@@ -111,6 +111,10 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
                 base_env: &started.base_env,
                 aslr_disabled: started.aslr_disabled,
                 heap: started.heap.as_ref(),
+                quiet: req.wait_for_quiet.map(|longest| QuietHost {
+                    longest,
+                    jobs: started.jobs as u32,
+                }),
             }
         })
         .collect();

@@ -53,6 +53,9 @@ pub struct RunRequest {
     pub timeout: Option<Duration>,
     /// Stop between executions after this long.
     pub budget: Option<Duration>,
+    /// Wait at most this long for a quiet host before each execution (`--wait-for-quiet`).
+    /// Not part of the experiment: a resumed run may change it.
+    pub wait_for_quiet: Option<Duration>,
     /// Seed of the schedule and paddings.
     pub schedule_seed: Option<u64>,
     /// Continue the store in `out_dir`.

@@ -26,6 +26,7 @@ mod kill_resume;
 mod layout_effects;
 mod levels;
 mod parallel;
+mod quiet;
 mod real_build;
 mod signals;
 mod slurm_cluster;

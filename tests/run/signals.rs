@@ -87,7 +87,7 @@ fn sigint_and_sigterm_kill_the_whole_tree_and_say_what_was_kept() {
         let script = format!(
             "if [ -e first-done ]; then {ESCAPE}\n\"$0\" hang & echo $! > hang.pid; wait; else touch first-done; \"$0\" ok; fi"
         );
-        let mut child = Command::new(assert_cmd::cargo::cargo_bin("layoutrand"))
+        let child = Command::new(assert_cmd::cargo::cargo_bin("layoutrand"))
             .current_dir(d.path())
             .args(["run", "--out"])
             .arg(d.path())
@@ -102,17 +102,7 @@ fn sigint_and_sigterm_kill_the_whole_tree_and_say_what_was_kept() {
         let hang = pid_in(&d.path().join("hang.pid"));
         let _reap_hang = Reap(hang);
         std::thread::sleep(Duration::from_millis(100));
-        // SAFETY: kill(2) on the runner this test started.
-        unsafe { libc::kill(child.id() as i32, signal) };
-        let start = Instant::now();
-        while child.try_wait().unwrap().is_none() {
-            assert!(
-                start.elapsed() < Duration::from_secs(20),
-                "the runner did not stop"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let out = child.wait_with_output().unwrap();
+        let out = signal_and_wait(child, signal, Duration::from_secs(20));
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(128 + signal), "{stderr}");
         assert!(stderr.contains("interrupted"), "{stderr}");
@@ -138,7 +128,7 @@ fn a_benchmark_killed_by_the_same_sigterm_just_before_the_runner_is_not_a_failur
     // test then sends SIGTERM to the runner, as the rest of a whole-job kill would.
     let script =
         "if [ -e first-done ]; then echo $$ > dying.pid; kill -TERM $$; else touch first-done; \"$0\" ok; fi";
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("layoutrand"))
+    let child = Command::new(assert_cmd::cargo::cargo_bin("layoutrand"))
         .current_dir(d.path())
         .args(["run", "--out"])
         .arg(d.path())
@@ -149,17 +139,7 @@ fn a_benchmark_killed_by_the_same_sigterm_just_before_the_runner_is_not_a_failur
         .spawn()
         .unwrap();
     pid_in(&d.path().join("dying.pid"));
-    // SAFETY: kill(2) on the runner this test started.
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the runner did not stop"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = signal_and_wait(child, libc::SIGTERM, Duration::from_secs(20));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(128 + libc::SIGTERM), "{stderr}");
     assert!(stderr.contains("1 execution(s) kept"), "{stderr}");

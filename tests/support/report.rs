@@ -83,6 +83,7 @@ impl Design {
         Some(ExecutionHost {
             running: Some(running),
             steal: Some(steal),
+            quiet_wait: None,
         })
     }
 

@@ -179,3 +179,20 @@ impl Drop for SmallTmpfs {
         let _ = Command::new("umount").arg(&self.0).status();
     }
 }
+
+/// Sends `signal` to `child` (a runner the test started, stderr piped) and waits at most
+/// `limit` for it to end; its output.
+pub fn signal_and_wait(
+    mut child: std::process::Child,
+    signal: i32,
+    limit: std::time::Duration,
+) -> std::process::Output {
+    // SAFETY: kill(2) on a process the test started and has not reaped.
+    unsafe { libc::kill(child.id() as i32, signal) };
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(start.elapsed() < limit, "the runner did not stop");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}

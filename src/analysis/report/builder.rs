@@ -210,6 +210,7 @@ fn setup(experiment: &Experiment, host_conditions: Vec<HostCondition>) -> Setup 
             .map(|f| f.jobs)
             .max()
             .unwrap_or(1),
+        quiet_waits: super::host_conditions::quiet_waits(&experiment.hosts),
         host_warnings: Vec::new(),
         host_conditions,
     }

@@ -3,16 +3,12 @@
 //! the store's header, its `finish` records and each execution's `host`,
 //! [`crate::files::results`]).
 
+pub(crate) use crate::files::results::STOLEN_SHARE;
 use crate::files::results::{ExecutionHost, HostConditions, Load};
 
 /// Above this share of the cores, the 1-minute load says the host was busy enough to
 /// disturb time measurements (other tasks then wait for, and share, the benchmark's core).
 pub(crate) const LOADED_SHARE: f64 = 0.5;
-
-/// Above this share of the CPU time stolen by the hypervisor while an execution ran, other
-/// guests held its CPU long enough to disturb a time measurement (2 %: a 1 s execution lost
-/// 20 ms of its CPU, twice the 1 % noise a quiet machine shows).
-pub(crate) const STOLEN_SHARE: f64 = 0.02;
 
 /// Below this share of busy executions the run is not called busy: a runnable kernel thread
 /// caught at one execution's start in a hundred is the life of any machine.
@@ -69,9 +65,8 @@ pub(crate) fn busy_executions(
     jobs: u32,
     rounds: bool,
 ) -> Option<HostCondition> {
-    let others = |h: &ExecutionHost| h.running.map_or(0, |r| r.saturating_sub(jobs.max(1)));
     let stolen = |h: &ExecutionHost| h.steal.unwrap_or(0.0);
-    let is_busy = |h: &ExecutionHost| others(h) > 0 || stolen(h) > STOLEN_SHARE;
+    let is_busy = |h: &ExecutionHost| h.busy(jobs);
     let busy = hosts.iter().filter(|(_, h)| is_busy(h)).count();
     if hosts.is_empty() || (busy as f64) < BUSY_SHARE * hosts.len() as f64 {
         return None;
@@ -87,7 +82,11 @@ pub(crate) fn busy_executions(
     Some(HostCondition::Busy(BusyExecutions {
         busy,
         sampled: hosts.len(),
-        most_others: hosts.iter().map(|(_, h)| others(h)).max().unwrap_or(0),
+        most_others: hosts
+            .iter()
+            .map(|(_, h)| h.other_tasks(jobs))
+            .max()
+            .unwrap_or(0),
         most_stolen: hosts.iter().map(|(_, h)| stolen(h)).fold(0.0, f64::max),
         rounds: by_round
             .into_iter()
@@ -95,6 +94,37 @@ pub(crate) fn busy_executions(
             .map(|(round, (b, n))| (round, b, n))
             .collect(),
     }))
+}
+
+/// How the runner waited for a quiet host before the executions that recorded a wait (`run
+/// --wait-for-quiet`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, schemars::JsonSchema)]
+pub struct QuietWaits {
+    /// Executions that recorded a wait.
+    pub executions: usize,
+    /// Those that found the host busy at first and waited.
+    pub waited: usize,
+    /// The longest wait, in seconds.
+    pub longest_seconds: f64,
+    /// All the waits together, in seconds.
+    pub total_seconds: f64,
+    /// Executions that started on a host still busy (the wait's limit reached).
+    pub started_busy: usize,
+}
+
+/// The waits among `hosts`; `None` when no execution recorded one.
+pub(crate) fn quiet_waits(hosts: &[(u32, ExecutionHost)]) -> Option<QuietWaits> {
+    let waits: Vec<_> = hosts.iter().filter_map(|(_, h)| h.quiet_wait).collect();
+    if waits.is_empty() {
+        return None;
+    }
+    Some(QuietWaits {
+        executions: waits.len(),
+        waited: waits.iter().filter(|w| w.seconds > 0.0).count(),
+        longest_seconds: waits.iter().map(|w| w.seconds).fold(0.0, f64::max),
+        total_seconds: waits.iter().map(|w| w.seconds).sum(),
+        started_busy: waits.iter().filter(|w| !w.quiet).count(),
+    })
 }
 
 /// The host's states that disturb a run of a time metric: load above half the cores at
@@ -146,7 +176,31 @@ mod tests {
         ExecutionHost {
             running: Some(running),
             steal: Some(steal),
+            quiet_wait: None,
         }
+    }
+
+    /// Closed form: three executions waited 0, 2.5 and 30 s, the last on a host still
+    /// busy; one (an older store's, or a run without the flag) recorded no wait.
+    #[test]
+    fn quiet_waits_are_summed_over_the_executions_that_recorded_one() {
+        use crate::files::results::QuietWait;
+        let mut hosts: Vec<(u32, ExecutionHost)> = (0..4).map(|i| (i, host(1, 0.0))).collect();
+        for (h, (seconds, quiet)) in hosts
+            .iter_mut()
+            .zip([(0.0, true), (2.5, true), (30.0, false)])
+        {
+            h.1.quiet_wait = Some(QuietWait { seconds, quiet });
+        }
+        let w = quiet_waits(&hosts).expect("waits");
+        assert_eq!((w.executions, w.waited, w.started_busy), (3, 2, 1));
+        assert_eq!((w.longest_seconds, w.total_seconds), (30.0, 32.5));
+        assert_eq!(quiet_waits(&hosts[3..]), None);
+        assert_eq!(
+            crate::report::words::host_conditions::quiet_waits(&w),
+            "waited for a quiet host before 2 of 3 executions (longest 30.00 s, 32.50 s in all); \
+             1 started on a busy host after the longest wait allowed"
+        );
     }
 
     /// 40 executions in 4 rounds of 10, one job: round 1 has 3 started beside another

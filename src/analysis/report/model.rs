@@ -182,6 +182,10 @@ pub(crate) struct Setup {
     pub(crate) load_after: Option<f64>,
     /// Most executions that ran at once (`run --jobs`).
     pub(crate) jobs: u32,
+    /// How the runner waited for a quiet host (`run --wait-for-quiet`); absent when it was
+    /// not asked to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) quiet_waits: Option<super::host_conditions::QuietWaits>,
     /// Warnings about the host's state, with the figures (time metrics only), built by
     /// `crate::report::words::host_conditions` ([`crate::report::words::fill`]; empty
     /// before).

@@ -23,7 +23,7 @@ pub(crate) const LEVEL_HEADERS: [&str; 5] = ["level", "repetitions", "S²", "T²
 pub(crate) fn setup_line(report: &Report) -> String {
     let s = &report.setup;
     format!(
-        "{}; {} execution(s) × {} iteration(s) planned per binary{}, {} warmup iteration(s) discarded; metric `{}`; ASLR {}{}.",
+        "{}; {} execution(s) × {} iteration(s) planned per binary{}, {} warmup iteration(s) discarded; metric `{}`; ASLR {}{}{}.",
         build_part(s).unwrap_or_else(|| format!(
             "seeds built, granularity, linker, build mode and padding {UNKNOWN_WITHOUT_MANIFEST}"
         )),
@@ -45,6 +45,10 @@ pub(crate) fn setup_line(report: &Report) -> String {
         s.cpu_model
             .as_deref()
             .map(|c| format!("; CPU {c}"))
+            .unwrap_or_default(),
+        s.quiet_waits
+            .as_ref()
+            .map(|w| format!("; {}", crate::report::words::host_conditions::quiet_waits(w)))
             .unwrap_or_default()
     )
 }

@@ -69,6 +69,8 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
         base_env: &base_env,
         aslr_disabled: true,
         heap: heap.as_ref(),
+        // The node is the task's own (`--exclusive`): nothing to wait for.
+        quiet: None,
     };
     // SIGTERM (scancel, the time limit) stops the task between executions, the running
     // benchmark's whole tree killed and its execution discarded, as in a local run.
