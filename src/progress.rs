@@ -195,6 +195,11 @@ impl Progress {
         }
     }
 
+    /// A line on stderr, above the bar when there is one.
+    pub(crate) fn note(&self, text: &str) {
+        self.bar.suspend(|| crate::diagnostic!("{text}"));
+    }
+
     /// The stage ended: the bar is cleared (the caller says what was done).
     pub(crate) fn finish(self) {
         self.bar.finish_and_clear();

@@ -3,7 +3,7 @@
 //! budget; the summary at the end.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
@@ -438,6 +438,8 @@ fn walk_schedule<E: Executor>(
     let skipped = resume.skipped;
     let mut committed = 0;
     let mut any_metric_ok = resume.any_metric_ok;
+    let started = Instant::now();
+    let (planned, at_once) = (resume.todo.len(), walk.executors.len());
     let walked = super::parallel::run_slots(
         walk.executors,
         walk.cpus,
@@ -457,11 +459,51 @@ fn walk_schedule<E: Executor>(
             })?;
             committed += 1;
             bar.inc();
+            if committed == 1 {
+                if let Some(text) = pace_note(started.elapsed(), planned, at_once) {
+                    bar.note(&text);
+                }
+            }
             Ok(())
         },
     );
     resume.any_metric_ok = any_metric_ok;
     walked
+}
+
+/// Below this, the time a run's executions take is not worth a line before they are done.
+const PACE_NOTE_FROM: Duration = Duration::from_secs(60);
+
+/// What the run will take at the pace of its first execution, which took `first` (from the
+/// walk's start to its commit, staging included), for the `planned` executions of this
+/// invocation, `at_once` at a time: a line when that is [`PACE_NOTE_FROM`] or more, so that
+/// a user learns within one execution that a cachegrind run (20–50 times slower than the
+/// program alone) takes hours, and can stop it.
+fn pace_note(first: Duration, planned: usize, at_once: usize) -> Option<String> {
+    let waves = planned.div_ceil(at_once.max(1)) as u32;
+    let total = first.checked_mul(waves)?;
+    if total < PACE_NOTE_FROM {
+        return None;
+    }
+    // Whole seconds, or milliseconds under 10 s ("850ms", "2s 400ms").
+    let whole = |d: Duration| {
+        humantime::format_duration(if d < Duration::from_secs(10) {
+            Duration::from_millis(d.as_millis() as u64)
+        } else {
+            Duration::from_secs(d.as_secs())
+        })
+    };
+    let parallel = if at_once > 1 {
+        format!(", {at_once} at once")
+    } else {
+        String::new()
+    };
+    Some(format!(
+        "layoutrand: the first execution took {}: at that pace the {planned} execution(s) of \
+         this run take about {}{parallel} (the progress shows the pace as it goes)",
+        whole(first),
+        whole(total)
+    ))
 }
 
 /// Commits one execution's records. A metric failure before any execution of the run read
@@ -565,6 +607,30 @@ mod extension_tests {
         assert!(err.contains("rebuilt"), "{err}");
         let shrunk = labels(&["baseline", "seed-1"]);
         assert!(binaries_added_since(&planned, &shrunk).is_err());
+    }
+}
+
+#[cfg(test)]
+mod pace_tests {
+    use super::*;
+
+    /// Closed forms: 150 executions of 12.4 s, 2 at once, are 75 waves (15 min 30 s); a
+    /// run under a minute gets no line; sub-10-second executions are said in milliseconds.
+    #[test]
+    fn the_first_executions_pace_gives_the_runs_length() {
+        let note = pace_note(Duration::from_millis(12_400), 150, 2).expect("a long run");
+        assert_eq!(
+            note,
+            "layoutrand: the first execution took 12s: at that pace the 150 execution(s) of \
+             this run take about 15m 30s, 2 at once (the progress shows the pace as it goes)"
+        );
+        assert_eq!(pace_note(Duration::from_millis(500), 100, 1), None);
+        let short = pace_note(Duration::from_millis(850), 100, 1).expect("85 s");
+        assert!(
+            short.contains("took 850ms") && short.contains("about 1m 25s"),
+            "{short}"
+        );
+        assert!(!short.contains("at once"), "{short}");
     }
 }
 

@@ -6,6 +6,7 @@ use crate::analysis::report::model::{
     RestsOn, Sensitivity, SensitivityGrounds, SensitivityOutcome, SensitivityTest,
     SetAsideExecution, TestedGrounds,
 };
+use crate::analysis::report::screening::CLEAN_STORES_SET_ASIDE;
 use crate::analysis::vocabulary::Thresholds;
 use crate::report::numfmt::{level, p_value, percent, sig, signed_percent, statistic};
 
@@ -191,7 +192,8 @@ fn set_aside_words(set_aside: &[SetAsideExecution], cut: Option<f64>) -> String 
         .collect();
     let cut = cut.map_or_else(String::new, |c| format!("{} ", statistic(c)));
     format!(
-        " Set aside as outlying ({cut}robust standard deviations or more from the binaries' and rounds' robust fit, a cut at which clean stores of this shape lose an execution in 1 % of cases; the variation figures rest on the other executions): {}.",
+        " Set aside as outlying ({cut}robust standard deviations or more from the binaries' and rounds' robust fit, a cut at which clean stores of this shape lose an execution in {} of cases; the variation figures rest on the other executions): {}.",
+        percent(CLEAN_STORES_SET_ASIDE, 1),
         listed.join(", ")
     )
 }
