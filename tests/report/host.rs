@@ -127,6 +127,40 @@ fn executions_started_on_a_busy_host_are_counted_and_warned_about() {
     assert!(!report(quiet.path()).contains("The host was busy"));
 }
 
+/// Issue 55, a verdict tied to the noise it rests on: an execution set aside as outlying
+/// says whether the host was busy around it, and the sentence counts them.
+#[test]
+fn a_set_aside_execution_says_whether_it_started_on_a_busy_host() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut design = Design::new(10, 3, 1);
+    // Execution 1 of every binary started beside two other runnable tasks; seed 4's was
+    // 40 % slow.
+    design.busy = vec![(1, 3, 0.0)];
+    let mut gen = ThreeLevel::new(5, 2.5e6, 0.03, 0.002, 0.04, 0.0);
+    write_dir(dir.path(), &design, &mut |_, seed, e, _, _| {
+        let burst = if (seed, e) == (Some(4), 1) { 1.4 } else { 1.0 };
+        gen.value(seed, e) * burst
+    });
+    let json: serde_json::Value = serde_json::from_str(&report_json(dir.path())).unwrap();
+    let set_aside = json["series"][0]["sensitivity"]["set_aside"]
+        .as_array()
+        .unwrap();
+    let burst = set_aside
+        .iter()
+        .find(|s| s["binary"] == "seed-4" && s["execution"] == 1)
+        .unwrap_or_else(|| panic!("{set_aside:?}"));
+    assert_eq!(burst["busy"], true, "{burst}");
+    assert!(
+        set_aside.iter().all(|s| s["busy"] == (s["execution"] == 1)),
+        "{set_aside:?}"
+    );
+    let text = report(dir.path());
+    assert!(
+        text.contains("started on a busy host (beside other runnable tasks"),
+        "{text}"
+    );
+}
+
 fn report_json(dir: &Path) -> String {
     let out = Command::cargo_bin("layoutrand")
         .unwrap()

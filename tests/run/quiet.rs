@@ -89,8 +89,14 @@ fn a_signal_ends_the_wait_and_a_run_without_it_records_none() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    // Past the build checks, inside the first wait.
-    std::thread::sleep(Duration::from_secs(2));
+    // The header is written after the runner catches signals; the first wait follows.
+    let results = d.path().join("results.jsonl");
+    let start = std::time::Instant::now();
+    while !std::fs::read_to_string(&results).is_ok_and(|t| t.ends_with('\n')) {
+        assert!(start.elapsed() < Duration::from_secs(60), "no header");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(500));
     // Well within the minute the wait allows.
     let out = signal_and_wait(child, libc::SIGTERM, Duration::from_secs(10));
     let stderr = String::from_utf8_lossy(&out.stderr);

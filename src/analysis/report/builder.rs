@@ -162,14 +162,41 @@ fn analysed_series(
         })
         .collect();
     super::as_built::attach_versus_baseline(&mut series, experiment.manifest.as_ref());
+    let jobs = run_jobs(experiment);
     for s in &mut series {
         for (i, c) in host_conditions.iter().enumerate() {
             s.diagnostics
                 .concerns
                 .insert(i, DiagnosticConcern::Host(c.clone()));
         }
+        for set_aside in &mut s.sensitivity.set_aside {
+            set_aside.busy = experiment
+                .hosts
+                .iter()
+                .find(|((program, variant, binary, execution), _)| {
+                    (program, variant, binary, *execution)
+                        == (
+                            &s.program,
+                            &s.variant,
+                            &set_aside.binary,
+                            set_aside.execution,
+                        )
+                })
+                .map(|(_, host)| host.busy(jobs));
+        }
     }
     series
+}
+
+/// The most executions the run kept at once (`run --jobs`; 1 for a store without finish
+/// records): the run's own, never "other tasks" of a busy host.
+fn run_jobs(experiment: &Experiment) -> u32 {
+    experiment
+        .finishes
+        .iter()
+        .map(|f| f.jobs)
+        .max()
+        .unwrap_or(1)
 }
 
 /// The report's set-up: what was built (from the manifest, when there is one) and how it
@@ -204,12 +231,7 @@ fn setup(experiment: &Experiment, host_conditions: Vec<HostCondition>) -> Setup 
             .rev()
             .find_map(|f| f.load_after)
             .map(|l| l.average[0]),
-        jobs: experiment
-            .finishes
-            .iter()
-            .map(|f| f.jobs)
-            .max()
-            .unwrap_or(1),
+        jobs: run_jobs(experiment),
         quiet_waits: super::host_conditions::quiet_waits(&experiment.hosts),
         host_warnings: Vec::new(),
         host_conditions,
@@ -333,16 +355,10 @@ fn host_conditions(experiment: &Experiment) -> Vec<HostCondition> {
         }
         found = super::host_conditions::host_conditions(conditions, &loads, h.host.cores);
     }
-    let jobs = experiment
-        .finishes
-        .iter()
-        .map(|f| f.jobs)
-        .max()
-        .unwrap_or(1);
     let rounds = experiment.series.iter().any(|s| s.rounds);
     found.extend(super::host_conditions::busy_executions(
         &experiment.hosts,
-        jobs,
+        run_jobs(experiment),
         rounds,
     ));
     found

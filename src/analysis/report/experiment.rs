@@ -58,8 +58,12 @@ pub struct Experiment {
     pub(crate) machines: BTreeMap<crate::files::results::ExecutionKey, String>,
     /// The ends of the `run` invocations (load before and after, parallelism).
     pub(crate) finishes: Vec<crate::files::results::Finish>,
-    /// The host around each execution that recorded it: (execution index, sample).
-    pub(crate) hosts: Vec<(u32, crate::files::results::ExecutionHost)>,
+    /// The host around each execution that recorded it, by execution (its index is its
+    /// round on a rounds schedule).
+    pub(crate) hosts: Vec<(
+        crate::files::results::ExecutionKey,
+        crate::files::results::ExecutionHost,
+    )>,
     /// The metric the run was asked for (`wall`, `estimated_cycles`, `reported`, …), the
     /// one the CI gate judges unless metrics are named (see [`Experiment::gates`]).
     pub(crate) primary_metric: String,
@@ -585,7 +589,7 @@ impl Tables {
             hosts: results
                 .executions
                 .iter()
-                .filter_map(|e| Some((e.execution, e.host?)))
+                .filter_map(|e| Some((e.key(), e.host?)))
                 .collect(),
             finishes: results.finishes,
             primary_metric: primary,

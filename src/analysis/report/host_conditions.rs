@@ -4,7 +4,7 @@
 //! [`crate::files::results`]).
 
 pub(crate) use crate::files::results::STOLEN_SHARE;
-use crate::files::results::{ExecutionHost, HostConditions, Load};
+use crate::files::results::{ExecutionHost, ExecutionKey, HostConditions, Load};
 
 /// Above this share of the cores, the 1-minute load says the host was busy enough to
 /// disturb time measurements (other tasks then wait for, and share, the benchmark's core).
@@ -57,11 +57,11 @@ pub struct BusyExecutions {
     pub rounds: Vec<(u32, usize, usize)>,
 }
 
-/// The busy executions among `hosts` ((execution index, sample) of each execution; the
-/// index is its round when `rounds`), the run's own `jobs` executions at once not counted as
-/// other tasks; `None` below [`BUSY_SHARE`] of them.
+/// The busy executions among `hosts` (each execution's key and sample; its index is its
+/// round when `rounds`), the run's own `jobs` executions at once not counted as other tasks;
+/// `None` below [`BUSY_SHARE`] of them.
 pub(crate) fn busy_executions(
-    hosts: &[(u32, ExecutionHost)],
+    hosts: &[(ExecutionKey, ExecutionHost)],
     jobs: u32,
     rounds: bool,
 ) -> Option<HostCondition> {
@@ -73,8 +73,8 @@ pub(crate) fn busy_executions(
     }
     let mut by_round: std::collections::BTreeMap<u32, (usize, usize)> = Default::default();
     if rounds {
-        for (round, h) in hosts {
-            let entry = by_round.entry(*round).or_default();
+        for (key, h) in hosts {
+            let entry = by_round.entry(key.3).or_default();
             entry.0 += usize::from(is_busy(h));
             entry.1 += 1;
         }
@@ -113,7 +113,7 @@ pub struct QuietWaits {
 }
 
 /// The waits among `hosts`; `None` when no execution recorded one.
-pub(crate) fn quiet_waits(hosts: &[(u32, ExecutionHost)]) -> Option<QuietWaits> {
+pub(crate) fn quiet_waits(hosts: &[(ExecutionKey, ExecutionHost)]) -> Option<QuietWaits> {
     let waits: Vec<_> = hosts.iter().filter_map(|(_, h)| h.quiet_wait).collect();
     if waits.is_empty() {
         return None;
@@ -172,6 +172,11 @@ pub(crate) fn host_conditions(
 mod tests {
     use super::*;
 
+    /// Execution `execution` of one binary of program `p`.
+    fn key(execution: u32) -> ExecutionKey {
+        ("p".into(), None, "seed-1".into(), execution)
+    }
+
     fn host(running: u32, steal: f64) -> ExecutionHost {
         ExecutionHost {
             running: Some(running),
@@ -185,7 +190,8 @@ mod tests {
     #[test]
     fn quiet_waits_are_summed_over_the_executions_that_recorded_one() {
         use crate::files::results::QuietWait;
-        let mut hosts: Vec<(u32, ExecutionHost)> = (0..4).map(|i| (i, host(1, 0.0))).collect();
+        let mut hosts: Vec<(ExecutionKey, ExecutionHost)> =
+            (0..4).map(|i| (key(i), host(1, 0.0))).collect();
         for (h, (seconds, quiet)) in hosts
             .iter_mut()
             .zip([(0.0, true), (2.5, true), (30.0, false)])
@@ -207,8 +213,8 @@ mod tests {
     /// task, round 3 one with 5 % stolen. 4 of 40 is 10 %, above the 5 % floor.
     #[test]
     fn busy_executions_are_counted_by_round_with_their_figures() {
-        let mut hosts: Vec<(u32, ExecutionHost)> =
-            (0..40).map(|i| (i / 10, host(1, 0.001))).collect();
+        let mut hosts: Vec<(ExecutionKey, ExecutionHost)> =
+            (0..40).map(|i| (key(i / 10), host(1, 0.001))).collect();
         for h in &mut hosts[10..13] {
             h.1 = host(3, 0.0);
         }

@@ -605,6 +605,10 @@ pub(crate) struct SetAsideExecution {
     pub(crate) execution: u32,
     /// Its mean relative to the robust additive fit, minus 1 (0.25: 25 % above).
     pub(crate) deviation: f64,
+    /// Whether the host was busy around it (its record's `host`, as the busy-host warning
+    /// counts it); absent when the store has no host sample of it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) busy: Option<bool>,
 }
 
 /// The binary a verdict rested on.

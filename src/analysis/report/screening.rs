@@ -448,6 +448,8 @@ pub(crate) fn set_aside_executions(
             seed: series.seeds[b].seed,
             execution: table.executions[b][c],
             deviation,
+            // Filled from the store's host samples by the report's builder.
+            busy: None,
         })
         .collect()
 }

@@ -2,6 +2,7 @@
 //! [`crate::analysis::report::sensitivity`] with the figures it rests on.
 
 use super::OVERFLOW_REASON;
+use crate::analysis::report::host_conditions::STOLEN_SHARE;
 use crate::analysis::report::model::{
     RestsOn, Sensitivity, SensitivityGrounds, SensitivityOutcome, SensitivityTest,
     SetAsideExecution, TestedGrounds,
@@ -192,9 +193,37 @@ fn set_aside_words(set_aside: &[SetAsideExecution], cut: Option<f64>) -> String 
         .collect();
     let cut = cut.map_or_else(String::new, |c| format!("{} ", statistic(c)));
     format!(
-        " Set aside as outlying ({cut}robust standard deviations or more from the binaries' and rounds' robust fit, a cut at which clean stores of this shape lose an execution in {} of cases; the variation figures rest on the other executions): {}.",
+        " Set aside as outlying ({cut}robust standard deviations or more from the binaries' and rounds' robust fit, a cut at which clean stores of this shape lose an execution in {} of cases; the variation figures rest on the other executions): {}.{}",
         percent(CLEAN_STORES_SET_ASIDE, 1),
-        listed.join(", ")
+        listed.join(", "),
+        busy_set_aside_words(set_aside)
+    )
+}
+
+/// How many of the set-aside executions the host samples show busy, as a sentence (empty
+/// without samples): the machine's noise named as their likely cause, or ruled out as one.
+fn busy_set_aside_words(set_aside: &[SetAsideExecution]) -> String {
+    let sampled = set_aside.iter().filter(|s| s.busy.is_some()).count();
+    if sampled == 0 {
+        return String::new();
+    }
+    let busy = set_aside.iter().filter(|s| s.busy == Some(true)).count();
+    let cause = if busy == 0 {
+        ", so no other task or hypervisor was there when they started (the program's own \
+         variation, or a task that came mid-execution, is what remains)"
+    } else if busy == sampled {
+        ": another task or the hypervisor is their likely cause"
+    } else {
+        ": another task or the hypervisor is the likely cause of those"
+    };
+    let with_sample = if sampled == set_aside.len() {
+        ""
+    } else {
+        " with a host sample"
+    };
+    format!(
+        " {busy} of {sampled}{with_sample} started on a busy host (beside other runnable tasks, or with more than {} of the CPU time stolen){cause}.",
+        percent(STOLEN_SHARE, 0)
     )
 }
 
@@ -409,6 +438,7 @@ pub(crate) mod tests {
             seed: Some(3),
             execution: 2,
             deviation: 0.25,
+            busy: None,
         }];
         let text = sentence(&s, &Thresholds::default());
         assert!(
@@ -424,5 +454,42 @@ pub(crate) mod tests {
             text.contains("Set aside as outlying") && text.contains("seed-3 execution 2 ("),
             "{text}"
         );
+        assert!(!text.contains("busy host"), "{text}");
+    }
+
+    /// The set-aside executions' host samples name the machine as their likely cause, or
+    /// rule it out, with the count.
+    #[test]
+    fn set_aside_executions_say_how_many_started_on_a_busy_host() {
+        let set_aside = |busy: &[Option<bool>]| -> Vec<SetAsideExecution> {
+            busy.iter()
+                .enumerate()
+                .map(|(i, b)| SetAsideExecution {
+                    binary: format!("seed-{i}"),
+                    seed: Some(i as u64),
+                    execution: 1,
+                    deviation: 0.2,
+                    busy: *b,
+                })
+                .collect()
+        };
+        let all = busy_set_aside_words(&set_aside(&[Some(true), Some(true)]));
+        assert_eq!(
+            all,
+            " 2 of 2 started on a busy host (beside other runnable tasks, or with more than \
+             2.0 % of the CPU time stolen): another task or the hypervisor is their likely cause."
+        );
+        let none = busy_set_aside_words(&set_aside(&[Some(false)]));
+        assert!(
+            none.starts_with(" 0 of 1 started") && none.contains("no other task"),
+            "{none}"
+        );
+        let some = busy_set_aside_words(&set_aside(&[Some(true), Some(false), None]));
+        assert!(
+            some.starts_with(" 1 of 2 with a host sample started on a busy host")
+                && some.ends_with("the likely cause of those."),
+            "{some}"
+        );
+        assert_eq!(busy_set_aside_words(&set_aside(&[None, None])), "");
     }
 }
