@@ -267,6 +267,64 @@ fn an_oversized_slurm_plan_is_refused_before_it_is_read() {
     status_refuses(d.path(), "plan.json is larger than 64 MiB: refused");
 }
 
+/// Issue 54, bad input: a received Slurm plan's counts are data. 4 294 967 295 shards made
+/// `status` walk that many shard folders (it never ended), a count of billions of executions
+/// would plan them all; each is refused, named, by `status` and by a resubmission.
+#[test]
+fn a_slurm_plans_counts_are_checked_before_its_schedule_is_planned() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 1);
+    run_in(d.path())
+        .args([
+            "--slurm",
+            "--dry-run",
+            "--executions",
+            "4",
+            "--",
+            "{bin}",
+            "ok",
+        ])
+        .assert()
+        .success();
+    let path = d.path().join("slurm/plan.json");
+    let valid: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let hostile = [
+        (
+            "/shards",
+            serde_json::json!(4_294_967_295u32),
+            "shards are not 1 to its 4",
+        ),
+        (
+            "/shards",
+            serde_json::json!(0),
+            "0 shards are not 1 to its 4",
+        ),
+        (
+            "/header/executions",
+            serde_json::json!(4_000_000_000u32),
+            "executions one run may plan",
+        ),
+        (
+            "/header/data_seeds",
+            serde_json::json!(70_000),
+            "data seeds are not 1 to 1000",
+        ),
+    ];
+    for (field, value, why) in hostile {
+        let mut plan = valid.clone();
+        let (parent, key) = field.rsplit_once('/').unwrap();
+        plan.pointer_mut(parent).unwrap()[key] = value;
+        std::fs::write(&path, serde_json::to_vec(&plan).unwrap()).unwrap();
+        status_refuses(d.path(), why);
+        run_in(d.path())
+            .args(["--slurm", "--resume", "--trust", "--dry-run"])
+            .timeout(std::time::Duration::from_secs(60))
+            .assert()
+            .failure()
+            .stderr(contains(why));
+    }
+}
+
 /// The multimodule fixture built with `seeds` seeds into `out`, a directory of the user's
 /// own; returns the copy's temporary root and its source folder.
 pub(crate) fn multimodule_built(

@@ -124,12 +124,50 @@ impl SlurmPlan {
             }
         }
         self.header.check_names().map_err(anyhow::Error::msg)?;
+        self.check_counts()?;
         for text in self.partition.iter().chain(&self.slurm_args) {
             if text.chars().any(char::is_control) {
                 bail!("{text:?} holds a control character (it would add a line to the job script)");
             }
         }
         Ok(())
+    }
+
+    /// The counts the plan's schedule, shards and progress are computed from, within what a
+    /// run may plan (a received plan is data: 4 294 967 295 shards made `status` walk that
+    /// many shard folders, a count of billions of executions would plan them all): 1 to
+    /// `executions` shards (each a block of rounds), and the schedule within
+    /// [`crate::run::schedule::check_schedule_size`], data seeds counted.
+    fn check_counts(&self) -> Result<()> {
+        let h = &self.header;
+        if self.shards == 0 || self.shards > h.executions {
+            bail!(
+                "its {} shards are not 1 to its {} executions per binary (a shard is a block \
+                 of rounds)",
+                self.shards,
+                h.executions
+            );
+        }
+        if h.data_seeds == 0 || h.data_seeds > crate::run::settings::MAX_DATA_SEEDS {
+            bail!(
+                "its {} data seeds are not 1 to {}",
+                h.data_seeds,
+                crate::run::settings::MAX_DATA_SEEDS
+            );
+        }
+        let executions = h.executions.checked_mul(h.data_seeds).with_context(|| {
+            format!(
+                "its {} executions per binary and data seed × {} data seeds overflow",
+                h.executions, h.data_seeds
+            )
+        })?;
+        crate::run::schedule::check_schedule_size(
+            h.programs.len(),
+            h.variants.len(),
+            h.binaries.len(),
+            executions,
+            h.iterations,
+        )
     }
 
     /// Writes the plan atomically and signs it as this user's ([`crate::files::trust`]).
