@@ -98,6 +98,28 @@ pub(crate) struct Watched {
 }
 
 impl GrowthLog {
+    /// Refuses a log whose rule no experiment could have written: a received `stopping.json`
+    /// is data, and its maximum is the horizon `report --sequential` calibrates its level
+    /// over (a maximum of 4 294 967 295 binaries kept it computing for ever). The maximum is
+    /// 1 to [`crate::stats::confidence_sequence::MAX_LOOKS`], as `[target] max_binaries`
+    /// allows; the target and the confidence are shares strictly between 0 and 1.
+    pub(crate) fn check(&self) -> Result<()> {
+        let most = crate::stats::confidence_sequence::MAX_LOOKS;
+        let r = &self.rule;
+        if r.max_binaries == 0 || r.max_binaries as usize > most {
+            anyhow::bail!(
+                "its maximum of {} binaries is not 1 to {most}",
+                r.max_binaries
+            );
+        }
+        for (what, share) in [("target", r.target), ("confidence", r.confidence)] {
+            if !(share > 0.0 && share < 1.0) {
+                anyhow::bail!("its {what} {share} is not strictly between 0 and 1");
+            }
+        }
+        Ok(())
+    }
+
     /// Writes the log atomically to `out/stopping.json`.
     pub(crate) fn save(&self, out: &Path) -> Result<()> {
         let text = serde_json::to_string_pretty(self)?;

@@ -325,6 +325,46 @@ fn a_slurm_plans_counts_are_checked_before_its_schedule_is_planned() {
     }
 }
 
+/// Issue 54, bad input: a received `stopping.json`'s maximum is the horizon `report
+/// --sequential` calibrates over; 4 294 967 295 binaries kept it computing for ever. A rule
+/// no experiment could have written is refused, named, at once.
+#[test]
+fn a_stopping_rule_no_experiment_could_write_is_refused() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 1);
+    run_in(d.path())
+        .args(["--executions", "1", "--", "{bin}", "ok"])
+        .assert()
+        .success();
+    let log = |max: u64, target: f64| {
+        serde_json::json!({
+            "rule": {"target": target, "confidence": 0.95, "max_binaries": max, "metric": "wall"},
+            "start_binaries": 1, "rounds": [{"binaries": 1, "relative_half_width": null}],
+            "outcome": null, "caveat": "", "method": "lai_calibrated"
+        })
+    };
+    for (hostile, why) in [
+        (
+            log(4_294_967_295, 0.01),
+            "maximum of 4294967295 binaries is not 1 to 1000",
+        ),
+        (log(0, 0.01), "maximum of 0 binaries"),
+        (log(30, 0.0), "target 0 is not strictly between 0 and 1"),
+    ] {
+        std::fs::write(d.path().join("stopping.json"), hostile.to_string()).unwrap();
+        layoutrand()
+            .args(["report", "--sequential"])
+            .arg(d.path())
+            .timeout(std::time::Duration::from_secs(60))
+            .assert()
+            .failure()
+            .stderr(contains("stopping.json is refused").and(contains(why)));
+    }
+    // The same rule within bounds reads.
+    std::fs::write(d.path().join("stopping.json"), log(30, 0.01).to_string()).unwrap();
+    layoutrand().arg("report").arg(d.path()).assert().success();
+}
+
 /// The multimodule fixture built with `seeds` seeds into `out`, a directory of the user's
 /// own; returns the copy's temporary root and its source folder.
 pub(crate) fn multimodule_built(

@@ -823,9 +823,14 @@ fn read_growth_log(dir: &Path) -> Result<Option<GrowthLog>> {
     let path = dir.join(STOPPING_FILE);
     // Bounded, and never a FIFO, a device or a link (issue 54, attack 6).
     match crate::files::confined::read_side_file(&path)? {
-        Some(text) => serde_json::from_str(&text)
-            .map(Some)
-            .with_context(|| format!("{} is not a layoutrand stopping record", path.display())),
+        Some(text) => {
+            let log: GrowthLog = serde_json::from_str(&text).with_context(|| {
+                format!("{} is not a layoutrand stopping record", path.display())
+            })?;
+            log.check()
+                .with_context(|| format!("{} is refused", path.display()))?;
+            Ok(Some(log))
+        }
         None => Ok(None),
     }
 }
