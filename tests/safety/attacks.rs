@@ -331,11 +331,7 @@ fn a_slurm_plans_counts_are_checked_before_its_schedule_is_planned() {
 #[test]
 fn a_stopping_rule_no_experiment_could_write_is_refused() {
     let d = tempfile::tempdir().unwrap();
-    same_binary_experiment(d.path(), "faulty", "faulty.c", 1);
-    run_in(d.path())
-        .args(["--executions", "1", "--", "{bin}", "ok"])
-        .assert()
-        .success();
+    measured(d.path());
     let log = |max: u64, target: f64| {
         serde_json::json!({
             "rule": {"target": target, "confidence": 0.95, "max_binaries": max, "metric": "wall"},
