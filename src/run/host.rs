@@ -112,14 +112,13 @@ pub(crate) fn around_execution(
     }
 }
 
-/// How long one look at the host lasts while waiting for quiet: runnable tasks sampled at
-/// its start and end, stolen time over it. Short enough to cost little before each
+/// How long one look at the host lasts while waiting for quiet: stolen time over it,
+/// runnable tasks at its end. Short enough to cost little before each
 /// execution of a quiet host, long enough for /proc/stat's ticks (10 ms) to show steal.
 pub(crate) const QUIET_LOOK: std::time::Duration = std::time::Duration::from_millis(100);
 
 /// Waits, at most `longest`, until one [`QUIET_LOOK`] at the host finds it quiet (not
-/// [`ExecutionHost::busy`] with the run's `jobs` executions at once, at the look's start or
-/// end) or `stop` says to stop (a caught signal): how long it waited and whether the host
+/// [`ExecutionHost::busy`] with the run's `jobs` executions at once) or `stop` says to stop (a caught signal): how long it waited and whether the host
 /// was quiet. A busy host is not an error: the execution then starts anyway and its
 /// record says so.
 pub(crate) fn wait_for_quiet(
@@ -128,20 +127,25 @@ pub(crate) fn wait_for_quiet(
     stop: &dyn Fn() -> bool,
 ) -> QuietWait {
     let start = std::time::Instant::now();
+    // When the first look ended: the wait is the time since, exactly 0 when that look
+    // already ends it (its own 0.1 s is no wait, and the report counts the executions that
+    // waited by a wait above 0).
+    let mut first_look_ended: Option<std::time::Instant> = None;
     loop {
-        let running_before = procs_running();
+        // Runnable tasks at the look's end only: at its start the store's fsync of the
+        // execution before still has the kernel's journal threads runnable, which made
+        // nearly every first look busy on a quiet host.
         let before = cpu_times();
         std::thread::sleep(QUIET_LOOK);
-        let running = running_before.max(procs_running());
-        let look = around_execution(running, before, cpu_times());
+        let look = around_execution(procs_running(), before, cpu_times());
         let quiet = !look.busy(jobs);
-        let waited = start.elapsed();
-        if quiet || waited >= longest || stop() {
+        if quiet || start.elapsed() >= longest || stop() {
             return QuietWait {
-                seconds: waited.saturating_sub(QUIET_LOOK).as_secs_f64(),
+                seconds: first_look_ended.map_or(0.0, |t| t.elapsed().as_secs_f64()),
                 quiet,
             };
         }
+        first_look_ended.get_or_insert_with(std::time::Instant::now);
     }
 }
 
@@ -175,6 +179,16 @@ pub(crate) fn detect_conditions() -> HostConditions {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A wait that its first look ends (here: told to stop) waited 0 s, exactly, whatever
+    /// the host: the look's own 0.1 s is not counted as a wait.
+    #[test]
+    fn a_wait_ended_by_its_first_look_is_no_wait() {
+        let start = std::time::Instant::now();
+        let w = wait_for_quiet(std::time::Duration::from_secs(60), 1, &|| true);
+        assert_eq!(w.seconds, 0.0, "{w:?}");
+        assert!(start.elapsed() < std::time::Duration::from_secs(5));
+    }
 
     /// Closed form: between the two texts 200 ticks passed (user +100, idle +80, steal +20):
     /// 10 % stolen. The guest fields after steal are not counted twice.
