@@ -163,7 +163,10 @@ fn analysed_series(
         .collect();
     super::as_built::attach_versus_baseline(&mut series, experiment.manifest.as_ref());
     let jobs = run_jobs(experiment);
-    for s in &mut series {
+    // A deterministic metric's outliers are no machine's doing: its set-aside executions
+    // say nothing of the host.
+    let hosts_matter = !deterministic_metric(experiment);
+    for s in series.iter_mut().filter(|_| hosts_matter) {
         for (i, c) in host_conditions.iter().enumerate() {
             s.diagnostics
                 .concerns
@@ -186,6 +189,13 @@ fn analysed_series(
         }
     }
     series
+}
+
+/// Whether the run measured a deterministic metric (cachegrind's counts), which the host's
+/// state cannot disturb.
+fn deterministic_metric(experiment: &Experiment) -> bool {
+    crate::files::metric::MetricSpec::parse(&experiment.header.metric)
+        .is_ok_and(|m| m.is_deterministic())
 }
 
 /// The most executions the run kept at once (`run --jobs`; 1 for a store without finish
@@ -337,9 +347,7 @@ fn compare_variant_groups(
 /// state cannot disturb.
 fn host_conditions(experiment: &Experiment) -> Vec<HostCondition> {
     let h = &experiment.header;
-    let deterministic =
-        crate::files::metric::MetricSpec::parse(&h.metric).is_ok_and(|m| m.is_deterministic());
-    if deterministic {
+    if deterministic_metric(experiment) {
         return Vec::new();
     }
     let mut found = Vec::new();
