@@ -148,15 +148,20 @@ fn burst_rate_figures() {
         }
         let t = tally(n, 13, scenario);
         println!(
-            "{name}: sensitive {:.1} % (negligible {:.1} %, one layout apart {:.1} %), not detected {:.1} %, cannot tell {:.1} % (resting on one unsteady binary {:.1} %), lost an execution {:.1} % ({n} experiments)",
+            "{name}: sensitive {:.1} % (negligible {:.1} %, one layout apart {:.1} %), not detected {:.1} %, cannot tell {:.1} % (resting on one unsteady binary {:.1} %, as large as detectable but not rejected {:.1} %), lost an execution {:.1} % ({n} experiments)",
             100.0 * t.claimed(),
             100.0 * t.share(t.negligible),
             100.0 * t.share(t.one_apart),
             100.0 * t.share(t.not_detected),
             100.0 * t.share(t.undetermined),
             100.0 * t.share(t.rests_on_one),
+            100.0 * t.share(t.large_not_rejected),
             100.0 * t.share(t.lost_an_execution),
         );
+        // Issue 55: a layout off in every round is never "no layout sensitivity".
+        if matches!(scenario.truth, Truth::Deviant { .. }) {
+            assert_eq!(t.not_detected, 0, "{name}: a layout far off not detected");
+        }
         assert_eq!(
             t.zero_magnitude_claims, 0,
             "{name}: a claim with a zero magnitude"

@@ -145,6 +145,9 @@ pub(crate) struct Tally {
     pub(crate) rests_on_one: usize,
     /// Of the detected: resting on one binary off alike in every round.
     pub(crate) one_apart: usize,
+    /// Of the undetermined: not rejected although the layout variation estimated is at
+    /// least what the test finds with 80 % power.
+    pub(crate) large_not_rejected: usize,
     pub(crate) lost_an_execution: usize,
     /// Claims ("detected" or "negligible") whose layout variation is 0 or unknown: a
     /// "sensitive" with a zero magnitude, which must never happen.
@@ -190,6 +193,7 @@ pub(crate) fn tally(experiments: usize, seed: u64, scenario: Scenario) -> Tally 
             match g.outcome {
                 SensitivityOutcome::RestsOnOne => t.rests_on_one += 1,
                 SensitivityOutcome::OneApart => t.one_apart += 1,
+                SensitivityOutcome::LargeButNotRejected { .. } => t.large_not_rejected += 1,
                 _ => {}
             }
         }

@@ -533,6 +533,17 @@ pub enum SensitivityOutcome {
         /// That smallest detectable variation, relative to the mean.
         detectable: f64,
     },
+    /// Not rejected, yet the layout's own variation estimated from the test's table is at
+    /// least the variation the test finds with 80 % power: the ANOVA of the table sees
+    /// the binaries apart while the randomisation test finds that values placed as they
+    /// fell (load bursts lining up with binaries) often look so. Cannot tell; "not
+    /// detected" would contradict the estimate quoted beside it.
+    LargeButNotRejected {
+        /// The layout's own variation estimated, relative to the mean.
+        estimated: f64,
+        /// The smallest variation the test finds with 80 % power, relative to the mean.
+        detectable: f64,
+    },
     /// Not rejected, and the test would have found an effect worth finding.
     NotDetected,
 }
@@ -541,9 +552,9 @@ impl SensitivityOutcome {
     /// The verdict this outcome gives.
     pub(crate) fn verdict(self) -> Verdict {
         match self {
-            SensitivityOutcome::RestsOnOne | SensitivityOutcome::Underpowered { .. } => {
-                Verdict::Undetermined
-            }
+            SensitivityOutcome::RestsOnOne
+            | SensitivityOutcome::Underpowered { .. }
+            | SensitivityOutcome::LargeButNotRejected { .. } => Verdict::Undetermined,
             SensitivityOutcome::Negligible { .. } => Verdict::Negligible,
             SensitivityOutcome::Detected | SensitivityOutcome::OneApart => Verdict::Detected,
             SensitivityOutcome::NotDetected => Verdict::NotDetected,

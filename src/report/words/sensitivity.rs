@@ -305,12 +305,32 @@ fn verdict_words(
             percent(detectable, 2),
             percent(thresholds.negligible, 2)
         ),
+        SensitivityOutcome::LargeButNotRejected {
+            estimated,
+            detectable,
+        } => format!(
+            "cannot tell: the {binaries} randomised binaries' layout share is estimated at {} of the mean, at least the {} the F-test finds with 80 % power, yet the test does not reject ({f_text}, tested at {}): {}; {share}.{variation}{caveat}",
+            percent(estimated, 2),
+            percent(detectable, 2),
+            level(confidence),
+            unsettled_hint(s.test)
+        ),
         SensitivityOutcome::NotDetected => format!(
             "no layout sensitivity detected: the {binaries} randomised binaries differ no more than their {within_unit} explain ({f_text}, tested at {}), and the F-test would have found, with 80 % power, a layout effect of {} (standard deviation relative to the mean), within the {} worth finding (--negligible); {share}.{variation}{caveat}",
             level(confidence),
             s.detectable_variation.map_or("an unknown size".into(), |d| percent(d, 2)),
             percent(thresholds.negligible, 2)
         ),
+    }
+}
+
+/// Why a test may not reject a variation as large as it finds, and what settles it: on a
+/// rounds schedule the randomisation test weighs how the round's values could have fallen
+/// (load bursts meeting one binary by chance), which more rounds tell apart.
+pub(crate) fn unsettled_hint(test: Option<SensitivityTest>) -> &'static str {
+    match test {
+        Some(SensitivityTest::BlockedF) => "the rounds' values placed at random often look so (load bursts meeting one binary), and more rounds tell the two apart (`layoutrand run --resume --extend-executions K`)",
+        _ => "a few far-off executions can look so, and more executions per binary tell the two apart",
     }
 }
 
@@ -416,6 +436,24 @@ pub(crate) mod tests {
             "{text}"
         );
         assert!(!text.contains("misstate this program"), "{text}");
+    }
+
+    #[test]
+    fn a_variation_as_large_as_the_test_finds_but_not_rejected_cannot_tell_and_says_both() {
+        let mut s = with(SensitivityGrounds::Tested(tested(
+            SensitivityOutcome::LargeButNotRejected {
+                estimated: 0.031,
+                detectable: 0.0084,
+            },
+            true,
+            9.234,
+        )));
+        s.p_value = Some(0.09);
+        s.test = Some(SensitivityTest::BlockedF);
+        let text = sentence(&s, &Thresholds::default());
+        assert!(text.starts_with("cannot tell: the 20 randomised binaries' layout share is estimated at 3.1 % of the mean, at least the 0.84 % the F-test finds with 80 % power, yet the test does not reject"), "{text}");
+        assert!(text.contains("--extend-executions K"), "{text}");
+        assert!(!text.contains("no layout sensitivity"), "{text}");
     }
 
     #[test]

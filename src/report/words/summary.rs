@@ -2,7 +2,9 @@
 //! matters, whether the default layout (and the build's own binary) is unusual, from the
 //! series' numbers and the answers' sentences (written before it by [`super::fill`]).
 
-use crate::analysis::report::model::{SensitivityGrounds, SeriesReport, Verdict};
+use crate::analysis::report::model::{
+    SensitivityGrounds, SensitivityOutcome, SeriesReport, Verdict,
+};
 use crate::analysis::vocabulary::Thresholds;
 use crate::report::numfmt::{change_parts, level, p_value, percent};
 
@@ -118,6 +120,21 @@ fn sensitivity_sentence(
             crate::report::numfmt::signed_percent(r.deviation),
             p_value(r.p_value_without)
         );
+    }
+    if let (SensitivityGrounds::Tested(g), Some(p)) = (&sens.grounds, sens.p_value) {
+        if let SensitivityOutcome::LargeButNotRejected {
+            estimated,
+            detectable,
+        } = g.outcome
+        {
+            return format!(
+                "Cannot tell whether it is layout-sensitive: its mean is estimated to vary by {} from one layout to another, at least the {} the test finds with 80 % power, yet it does not reject ({test}, {}): {}.",
+                percent(estimated, 2),
+                percent(detectable, 2),
+                p_value(p),
+                super::sensitivity::unsettled_hint(sens.test)
+            );
+        }
     }
     match (sens.verdict, sens.p_value) {
         (Verdict::Detected, Some(p)) => format!(
