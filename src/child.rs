@@ -41,6 +41,14 @@ fn kill_with_parent(cmd: &mut Command) {
     }
 }
 
+/// A command line as one line of text, its arguments separated by spaces (for messages).
+pub(crate) fn display_args<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> String {
+    args.iter()
+        .map(|a| a.as_ref().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The first `program` on `PATH`.
 pub(crate) fn which(program: &str) -> Option<PathBuf> {
     std::env::var_os("PATH").and_then(|paths| {

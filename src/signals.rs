@@ -13,7 +13,10 @@
 //!   same signal and stops cleanly itself ([`Forward::Resend`]);
 //! - the run stage's benchmark: killed, with its whole tree, by `run::process` when it sees
 //!   the flag; the run catches with [`Waits::Interrupt`] so that a blocked `wait4` or `poll`
-//!   returns `EINTR` at once instead of restarting.
+//!   returns `EINTR` at once instead of restarting;
+//! - a program run to its end with its output captured (`explain`'s profile under valgrind,
+//!   an experiment's `prepare` or `check` step, `explain --confirm`'s run):
+//!   [`output_until_interrupted`].
 //!
 //! One module, so that the three stages cannot drift apart in what a signal does, and one
 //! error type, so that the command line has one place that recognises an interruption.
@@ -150,6 +153,71 @@ impl Drop for Forwarding {
     }
 }
 
+/// Runs `cmd` to its end and returns its output, as [`std::process::Command::output`] does
+/// (standard input from `/dev/null`, standard output and error captured), with SIGINT and
+/// SIGTERM caught meanwhile: a caught signal
+/// goes where `reach` says, and once the program has been reaped the result is
+/// [`Interrupted`] with `kept`.
+///
+/// [`Reach::Group`]: the program leads a process group of its own, which the signal
+/// SIGKILLs whole, and after a normal end whatever it left running in its group is killed
+/// too. Why a group: the direct child dies with layoutrand (`child::command`), but a program
+/// run under valgrind or through a shell starts processes of its own that neither that nor
+/// a kill of the child reaches. [`Reach::Resend`]: the program (a layoutrand stage) gets the
+/// same signal and stops cleanly itself.
+pub(crate) fn output_until_interrupted(
+    cmd: &mut std::process::Command,
+    reach: Reach,
+    kept: impl FnOnce() -> Kept,
+) -> Result<std::io::Result<std::process::Output>, Interrupted> {
+    use std::os::unix::process::CommandExt;
+    let handlers = match catch(Waits::Restart) {
+        Ok(handlers) => handlers,
+        Err(e) => return Ok(Err(e.into())),
+    };
+    if reach == Reach::Group {
+        cmd.process_group(0);
+    }
+    use std::process::Stdio;
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = match cmd.spawn() {
+        Ok(child) => child,
+        Err(e) => return Ok(Err(e)),
+    };
+    let pid = child.id();
+    let forwarding = forward_to(match reach {
+        Reach::Group => Forward::KillGroup(pid),
+        Reach::Resend => Forward::Resend(pid),
+    });
+    let output = child.wait_with_output();
+    drop(forwarding);
+    if let (Reach::Group, Ok(group)) = (reach, i32::try_from(pid)) {
+        // The leader is reaped, so the group id is reused only once the whole group is
+        // gone: while a straggler keeps it, it is the one killed.
+        let _ = killpg(Pid::from_raw(group), Signal::SIGKILL);
+    }
+    drop(handlers);
+    // The flag outlives the handlers.
+    match caught() {
+        Some(signal) => Err(Interrupted {
+            signal,
+            kept: kept(),
+        }),
+        None => Ok(output),
+    }
+}
+
+/// Where [`output_until_interrupted`] sends a caught signal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// SIGKILL to the program's own process group: everything it started.
+    Group,
+    /// The same signal to the program, which stops cleanly (a layoutrand stage).
+    Resend,
+}
+
 /// A stage stopped by SIGINT or SIGTERM after keeping what it had finished; the command line
 /// exits with 128 + signal.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -187,6 +255,12 @@ pub enum Kept {
         run_now: usize,
         /// The output directory.
         out: PathBuf,
+    },
+    /// Nothing: a program run to its end, killed with everything it started (an
+    /// explanation's profile run, an experiment's prepare or check step).
+    Nothing {
+        /// The program's command, as run.
+        command: String,
     },
     /// An experiment's stages: what each finished (its stage said what).
     Stages {
@@ -231,6 +305,11 @@ impl std::fmt::Display for Kept {
                  continue with `layoutrand run --resume --out {}`",
                 out.join(crate::files::results::RESULTS_FILE).display(),
                 out.display()
+            ),
+            Kept::Nothing { command } => write!(
+                f,
+                "`{command}` was stopped with every process it started, and nothing of it is \
+                 kept: run the same layoutrand command again"
             ),
             Kept::Stages { stage } => write!(
                 f,

@@ -114,10 +114,7 @@ pub fn run(args: Args) -> Result<i32> {
         data_order: args.data_order,
         programs: args.programs.clone(),
     };
-    let outcome = match build_or_extend(&args, &opts, granularity) {
-        Ok(outcome) => outcome,
-        Err(err) => return super::common::exit_if_interrupted(err, "layoutrand"),
-    };
+    let outcome = build_or_extend(&args, &opts, granularity)?;
     for e in &outcome.shim_errors {
         layoutrand::diagnostic!(
             "layoutrand: warning: the shim passed a call through unrecorded: {e}"

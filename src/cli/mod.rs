@@ -94,8 +94,13 @@ pub enum Command {
     ExecutionWatchdog,
 }
 
-/// Runs the chosen subcommand and returns the exit code.
+/// Runs the chosen subcommand and returns the exit code: a command a signal stopped (SIGINT,
+/// SIGTERM) says what it kept and exits 128 + signal, whichever command it was.
 pub fn dispatch(cli: Cli) -> anyhow::Result<i32> {
+    subcommand(cli).or_else(|err| common::exit_if_interrupted(err, "layoutrand"))
+}
+
+fn subcommand(cli: Cli) -> anyhow::Result<i32> {
     match cli.command {
         Command::Build(a) => build::run(a),
         Command::Run(a) => run::run(a),

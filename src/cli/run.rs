@@ -40,10 +40,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         return run_slurm(&req, &opts, args.slurm.wait);
     }
     start_watchdog()?;
-    let report = match run_experiment(&req) {
-        Ok(report) => report,
-        Err(err) => return super::common::exit_if_interrupted(err, "layoutrand"),
-    };
+    let report = run_experiment(&req)?;
     layoutrand::diagnostic!(
         "layoutrand: {} execution(s) run, {} already done, schedule seed {}{}",
         report.executed,

@@ -65,7 +65,7 @@ pub(crate) fn run_stage_allowing(
         Some(code) if code == 0 || allowed.contains(&code) => Ok(code),
         _ => bail!(
             "`layoutrand {stage}` failed ({status}); command: layoutrand {}",
-            display_args(args)
+            crate::child::display_args(args)
         ),
     }
 }
@@ -83,8 +83,10 @@ pub(crate) fn run_user_command<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(
         .envs(env)
         .current_dir(cwd)
         .stdin(Stdio::null());
-    let output = cmd
-        .output()
+    let kept = || Kept::Nothing {
+        command: crate::child::display_args(argv),
+    };
+    let output = signals::output_until_interrupted(&mut cmd, signals::Reach::Group, kept)?
         .with_context(|| format!("cannot start {program:?} in {}", cwd.display()))?;
     let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&output.stderr));
@@ -111,13 +113,6 @@ fn own_executable() -> std::path::PathBuf {
         }
         Err(_) => "layoutrand".into(),
     }
-}
-
-fn display_args(args: &[OsString]) -> String {
-    args.iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// The last `lines` lines of `text`.

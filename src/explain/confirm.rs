@@ -842,7 +842,14 @@ fn run(exp: &Experiment, out: &Path) -> Result<()> {
     if let Some(cwd) = &h.cwd {
         cmd.current_dir(cwd);
     }
-    let output = cmd.output().context("cannot start `layoutrand run`")?;
+    // A signal reaches the run, which kills its benchmark's tree, keeps its finished
+    // executions and says so; the confirmation then stops.
+    let kept = || crate::signals::Kept::Nothing {
+        command: format!("layoutrand run --out {}", out.display()),
+    };
+    let output =
+        crate::signals::output_until_interrupted(&mut cmd, crate::signals::Reach::Resend, kept)?
+            .context("cannot start `layoutrand run`")?;
     if !output.status.success() {
         bail!(
             "the confirmation run in {} failed ({}): {}",

@@ -203,9 +203,14 @@ fn run_valgrind(
         cmd.current_dir(dir);
     }
     cmd.envs(env.iter().map(|(k, val)| (k, val)));
-    let out = cmd.output().with_context(|| {
-        format!("cannot start valgrind (is it installed?) for the {tool} profile")
-    })?;
+    let kept = || crate::signals::Kept::Nothing {
+        command: crate::child::display_args(v),
+    };
+    let out =
+        crate::signals::output_until_interrupted(&mut cmd, crate::signals::Reach::Group, kept)?
+            .with_context(|| {
+                format!("cannot start valgrind (is it installed?) for the {tool} profile")
+            })?;
     if !out.status.success() {
         bail!(
             "the profile run under {tool} failed ({}): {}",

@@ -607,3 +607,91 @@ fn a_variant_with_the_layout_sensitive_pair_has_the_finding_and_the_other_not() 
     let said = String::from_utf8_lossy(&wrong.stderr);
     assert!(said.contains("variants: sensitive, flat"), "{said}");
 }
+
+/// Pids of the live processes whose command line holds `marker` (the profile run's shell,
+/// valgrind with it, and its sleeps).
+fn processes_holding(marker: &str) -> Vec<i32> {
+    crate::processes_support::live_processes(|c| c.contains(marker))
+}
+
+/// Issue 54: `explain` interrupted while its profile runs the benchmark under valgrind
+/// (SIGINT, SIGTERM) stops valgrind and everything the benchmark started, says so and exits
+/// 128 + signal; before, valgrind and the benchmark ran on.
+#[test]
+fn an_interrupted_explain_leaves_no_process_of_its_profile_run() {
+    use nix::sys::signal::{kill, Signal};
+    let (_tmp, dir) = fixture_copy("explain");
+    let args = [
+        "--seeds",
+        "20",
+        "--out",
+        "out",
+        "--granularity",
+        "none",
+        "--pad",
+        "64",
+    ];
+    assert_success(&build(&dir, &args, &["make", "SENSITIVE=1"]), "build");
+    // The run measures the binaries; once `profile-hangs` exists the same command starts a
+    // background sleep and waits, as a benchmark with a helper process might.
+    let marker = "27.1828";
+    let script = format!(
+        "if [ -e profile-hangs ]; then sleep {marker} & sleep {marker}; wait; fi; exec \"$0\""
+    );
+    let run = layoutrand(&dir)
+        .args(["run", "--out", "out", "--executions", "1", "--env-pad", "0"])
+        .args([
+            "--metric",
+            r"regex:work (\d+)",
+            "--",
+            "sh",
+            "-c",
+            &script,
+            "{bin}",
+        ])
+        .output()
+        .unwrap();
+    assert_success(&run, "run");
+    std::fs::write(dir.join("profile-hangs"), "").unwrap();
+    for signal in [Signal::SIGINT, Signal::SIGTERM] {
+        let child = layoutrand(&dir)
+            .args(["explain", "--out", "out"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = std::time::Instant::now();
+        while processes_holding(&format!("sleep {marker}")).len() < 2 {
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(60),
+                "the profile run never started its sleeps"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(128 + signal as i32), "{stderr}");
+        assert!(
+            stderr.contains(&format!("interrupted by {}", signal.as_str())),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("was stopped with every process it started"),
+            "{stderr}"
+        );
+        // The kill is done by the time explain exits; a moment for the kernel to reap.
+        let left = (0..40)
+            .map(|_| {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                processes_holding(marker)
+            })
+            .find(Vec::is_empty);
+        assert!(
+            left.is_some(),
+            "the profile run's processes survived: {:?}",
+            processes_holding(marker)
+        );
+    }
+}

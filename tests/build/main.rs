@@ -14,6 +14,8 @@
 mod build_support;
 #[path = "../support/experiment.rs"]
 mod experiment_support;
+#[path = "../support/processes.rs"]
+mod processes_support;
 
 mod as_built;
 mod data_order;

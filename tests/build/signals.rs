@@ -7,23 +7,14 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use nix::sys::signal::{kill, Signal};
+
+use crate::processes_support::live_processes;
 use nix::unistd::Pid;
 
 /// Pids of the live `sleep MARKER` processes (an unusual duration), not the shells or the
 /// layoutrand whose command lines also name it.
 fn processes_with(marker: &str) -> Vec<i32> {
-    let Ok(dir) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    dir.filter_map(|e| {
-        let pid: i32 = e.ok()?.file_name().to_str()?.parse().ok()?;
-        let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).ok()?;
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        let zombie = stat.rsplit_once(')')?.1.trim_start().starts_with('Z');
-        let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-        (text.starts_with(&format!("sleep {marker}")) && !zombie).then_some(pid)
-    })
-    .collect()
+    live_processes(|c| c.starts_with(&format!("sleep {marker}")))
 }
 
 /// Waits up to `limit` for `test` to hold.

@@ -11,11 +11,14 @@
 
 #[path = "../support/experiment.rs"]
 mod experiment_support;
+#[path = "../support/processes.rs"]
+mod processes_support;
 #[path = "../support/schemas.rs"]
 mod schemas_support;
 
 mod demo;
 mod doctor;
+mod interrupt;
 mod recipes;
 mod resume;
 mod sequential_variants;

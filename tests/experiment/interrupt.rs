@@ -1,0 +1,89 @@
+//! Issue 54: an experiment interrupted while a step of its own runs (a variant's
+//! `prepare`) stops the step and everything it started, says so and exits 128 + signal.
+
+use crate::experiment_support;
+
+use std::time::{Duration, Instant};
+
+use experiment_support::*;
+
+/// Pids of the live processes whose command line holds `marker`.
+fn processes_holding(marker: &str) -> Vec<i32> {
+    crate::processes_support::live_processes(|c| c.contains(marker))
+}
+
+#[test]
+fn an_interrupted_prepare_step_leaves_no_process_behind() {
+    let marker = "23.4567";
+    let file_text = format!(
+        r#"
+name = "hang"
+
+[build]
+seeds = 2
+
+[[variant]]
+name = "A"
+command = ["make"]
+prepare = [["sh", "-c", "sleep {marker} & sleep {marker}; wait"]]
+dir = "src"
+
+[[variant]]
+name = "B"
+command = ["make"]
+dir = "src"
+
+[run]
+command = ["{{bin}}", "1"]
+"#
+    );
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        let dir = tempfile::tempdir().unwrap();
+        demo_sources(dir.path());
+        let file = dir.path().join("experiment.toml");
+        std::fs::write(&file, &file_text).unwrap();
+        let child = layoutrand()
+            .current_dir(dir.path())
+            .arg("experiment")
+            .arg(&file)
+            .arg("--out")
+            .arg(dir.path().join("out"))
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        let mut child = child;
+        while processes_holding(&format!("sleep {marker}")).len() < 2 {
+            if child.try_wait().unwrap().is_some() {
+                let out = child.wait_with_output().unwrap();
+                panic!("{}", String::from_utf8_lossy(&out.stderr));
+            }
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "the prepare step never started its sleeps"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        // SAFETY: kill(2) on the child this test started and has not reaped.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(128 + signal), "{stderr}");
+        assert!(stderr.contains("interrupted by SIG"), "{stderr}");
+        assert!(
+            stderr.contains("was stopped with every process it started"),
+            "{stderr}"
+        );
+        let gone = (0..40).any(|_| {
+            std::thread::sleep(Duration::from_millis(50));
+            processes_holding(marker).is_empty()
+        });
+        assert!(
+            gone,
+            "the prepare step's processes survived: {:?}",
+            processes_holding(marker)
+        );
+    }
+}
