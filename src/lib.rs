@@ -94,6 +94,8 @@ pub mod experiment;
 pub mod explain;
 pub mod files;
 pub mod flags;
+#[cfg(test)]
+pub(crate) mod fuzz_support;
 pub mod layout;
 pub mod measurements;
 pub mod printable;

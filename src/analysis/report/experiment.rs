@@ -1014,3 +1014,61 @@ mod tests {
         assert!(binaries_that_never_ran(&executions[..1]).is_empty());
     }
 }
+
+/// Issue 54: `stopping.json` is a file of a received directory, and the report replays the
+/// stopping rule from it. Any one of its values changed is refused by the reader or loads
+/// a log whose checks hold; never a panic.
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+    use crate::fuzz_support::{mutation, seeded, with_value_mutated};
+    use proptest::prelude::*;
+
+    /// A log as `experiment` writes it when it grows the design.
+    fn valid() -> serde_json::Value {
+        serde_json::json!({
+            "rule": {"target": 0.01, "confidence": 0.95, "max_binaries": 40, "metric": "wall"},
+            "start_binaries": 5,
+            "rounds": [
+                {"binaries": 5, "relative_half_width": 0.03},
+                {"binaries": 10, "relative_half_width": null}
+            ],
+            "outcome": "stopped",
+            "caveat": "The number of randomised binaries was not fixed in advance.",
+            "method": "lai-calibrated",
+            "looks": [],
+            "watched": [],
+            "stopped_by": null
+        })
+    }
+
+    fn load_json(doc: &serde_json::Value) -> Result<Option<GrowthLog>> {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(
+            d.path().join(STOPPING_FILE),
+            serde_json::to_vec(doc).unwrap(),
+        )
+        .unwrap();
+        read_growth_log(d.path())
+    }
+
+    #[test]
+    fn the_valid_log_loads() {
+        assert!(load_json(&valid()).unwrap().is_some());
+    }
+
+    proptest! {
+        #![proptest_config(seeded(1000))]
+
+        #[test]
+        fn a_log_with_any_value_changed_is_refused_or_holds_its_checks(
+            index in 0usize..100_000,
+            change in mutation(),
+        ) {
+            let doc = with_value_mutated(&valid(), index, &change);
+            if let Ok(Some(log)) = load_json(&doc) {
+                prop_assert!(log.check().is_ok());
+            }
+        }
+    }
+}

@@ -756,3 +756,40 @@ mod tests {
         );
     }
 }
+
+/// Issue 54: the stored explanation is a file of a received directory, and `report`,
+/// `explain --format` and the HTML render what it says. Any one of its values replaced by a
+/// hostile one is refused by the reader or rendered; never a panic.
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+    use crate::fuzz_support::{mutation, seeded, with_value_mutated};
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(seeded(1000))]
+
+        #[test]
+        fn a_stored_explanation_with_any_value_replaced_is_refused_or_rendered(
+            index in 0usize..100_000,
+            change in mutation(),
+        ) {
+            let valid: serde_json::Value = serde_json::from_str(include_str!(
+                "../../../tests/report/fixtures/explained/explain/explanation.json"
+            ))
+            .unwrap();
+            let doc = with_value_mutated(&valid, index, &change);
+            let d = tempfile::tempdir().unwrap();
+            std::fs::write(
+                d.path().join(crate::analysis::explain::STORED),
+                serde_json::to_vec(&doc).unwrap(),
+            )
+            .unwrap();
+            if let Ok(Some(e)) = crate::analysis::explain::stored_in(d.path()) {
+                let _ = text(&e);
+                let _ = json(&e);
+                let _ = super::super::explain_html::html(&e);
+            }
+        }
+    }
+}

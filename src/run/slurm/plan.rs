@@ -270,3 +270,59 @@ pub(crate) fn append_job(dir: &Path, job: &SubmittedJob) -> Result<()> {
     f.sync_all()?;
     Ok(())
 }
+
+/// Issue 54: the Slurm plan is a file of a received directory, and what it says reaches the
+/// job script and every node. Any one of its values changed is refused by the reader or
+/// loads a plan whose checks hold; never a panic.
+#[cfg(test)]
+mod fuzz {
+    use super::*;
+    use crate::fuzz_support::{mutation, seeded, with_value_mutated};
+    use proptest::prelude::*;
+
+    /// A plan as `run --slurm` writes it.
+    fn valid() -> serde_json::Value {
+        serde_json::json!({
+            "schema": PLAN_SCHEMA,
+            "header": serde_json::from_str::<serde_json::Value>(r#"{"schema":2,"tool_version":"0","command":["{bin}"],"programs":["p"],"binaries":["baseline","seed-1"],"metric":"wall","executions":4,"iterations":1,"warmup":0,"env_pad_max":4096,"schedule_seed":7,"timeout_seconds":null,"aslr_disabled":true,"host":{"cpu_model":null,"kernel":null,"cores":null,"governor":null,"hostname":null},"started_unix":0.0}"#).unwrap(),
+            "shards": 2,
+            "node_dir": "/tmp/layoutrand-node",
+            "token": "a1b2c3",
+            "layoutrand": "/usr/local/bin/layoutrand",
+            "partition": "debug",
+            "max_nodes": 2,
+            "slurm_args": ["--time=10"],
+        })
+    }
+
+    fn load_json(doc: &serde_json::Value) -> Result<Option<SlurmPlan>> {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::create_dir(d.path().join(SLURM_DIR)).unwrap();
+        std::fs::write(
+            slurm_path(d.path(), PLAN_FILE),
+            serde_json::to_vec(doc).unwrap(),
+        )
+        .unwrap();
+        SlurmPlan::load(d.path())
+    }
+
+    #[test]
+    fn the_valid_plan_loads() {
+        assert!(load_json(&valid()).unwrap().is_some());
+    }
+
+    proptest! {
+        #![proptest_config(seeded(1000))]
+
+        #[test]
+        fn a_plan_with_any_value_changed_is_refused_or_holds_its_checks(
+            index in 0usize..100_000,
+            change in mutation(),
+        ) {
+            let doc = with_value_mutated(&valid(), index, &change);
+            if let Ok(Some(plan)) = load_json(&doc) {
+                prop_assert!(plan.check().is_ok());
+            }
+        }
+    }
+}
