@@ -4,7 +4,8 @@
 //!
 //! * [`wrap`] — the cc/ld shim that records one ordinary build;
 //! * [`layout`] — ELF reading: function order, fingerprints, distances, reordering primitives;
-//! * [`build`] — replays the recorded links once per seed, verifies, writes the manifest;
+//! * [`relink`] — `layoutrand build`: replays the recorded links once per seed, verifies,
+//!   writes the manifest;
 //! * [`run`] — the three-level executor (binaries × executions × iterations);
 //! * [`files`] — the files an experiment keeps, among them the store of measurements;
 //! * [`stats`] — pure statistics (Kalibera & Jones 2013, Georges et al. 2007, Touati et al.);
@@ -86,7 +87,6 @@ macro_rules! outln {
 }
 
 pub mod analysis;
-pub mod build;
 pub(crate) mod child;
 pub mod doctor;
 pub mod exit;
@@ -100,6 +100,7 @@ pub mod layout;
 pub mod measurements;
 pub mod printable;
 pub mod progress;
+pub mod relink;
 pub mod report;
 pub mod run;
 pub(crate) mod schema;

@@ -13,7 +13,7 @@ use clap::Parser;
 fn main() -> ExitCode {
     restore_default_sigpipe();
     if let Some(code) =
-        layoutrand::wrap::run_as_shim_if_called_so(layoutrand::build::live::after_link)
+        layoutrand::wrap::run_as_shim_if_called_so(layoutrand::relink::live::after_link)
     {
         return exit_code(code);
     }

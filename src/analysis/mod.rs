@@ -9,11 +9,14 @@
 //! versioned and documented in docs/formats.md. The CLI only parses arguments and renders these.
 //!
 //! [`report`] holds the answers about a whole experiment directory (`report`, `dimension`,
-//! `compare`): loading the store, every number and sentence of the report model, and the
-//! data of its plots.
+//! `compare`): loading the store, every number and enum of the report model, and the data
+//! of its plots.
 //!
 //! Data flow: [`crate::files`] (the store) and [`crate::stats`] (pure statistics) →
-//! `analysis` (what to compute, thresholds, words) → [`crate::report`] (renderings only).
+//! `analysis` (what to compute and the thresholds: numbers and enums) → [`crate::report`]
+//! (the sentences, made by [`crate::report::words`] from those numbers and enums, and the
+//! renderings). No sentence is made here; the model's sentence slots (a verdict's `text`, a
+//! series' `summary`, …) stay empty until `crate::report::words::fill` writes them.
 
 pub mod compare;
 pub mod effect;

@@ -3,10 +3,10 @@
 
 use anyhow::{bail, Context, Result};
 
-use layoutrand::build::driver::{self, BuildOptions};
-use layoutrand::build::summary;
 use layoutrand::exit::Exit;
 use layoutrand::files::manifest::Granularity;
+use layoutrand::relink::driver::{self, BuildOptions};
+use layoutrand::relink::summary;
 
 pub use layoutrand::flags::build::BuildArgs as Args;
 
@@ -14,7 +14,7 @@ pub use layoutrand::flags::build::BuildArgs as Args;
 /// seeds of its variants (given flags must then agree with them).
 fn seeds(args: &Args) -> Result<Vec<u64>> {
     let asked = || {
-        layoutrand::build::projection::seed_range(
+        layoutrand::relink::projection::seed_range(
             args.seed_base.unwrap_or(1),
             args.seeds.unwrap_or(10),
         )
@@ -26,8 +26,8 @@ fn seeds(args: &Args) -> Result<Vec<u64>> {
         // The total wanted; the variant's own seeds must begin it (checked when extending).
         return asked();
     }
-    layoutrand::build::variant::dir_of(&args.out, name).context("--variant")?;
-    let Some(shared) = layoutrand::build::variant::shared_seeds(&args.out)? else {
+    layoutrand::relink::variant::dir_of(&args.out, name).context("--variant")?;
+    let Some(shared) = layoutrand::relink::variant::shared_seeds(&args.out)? else {
         return asked();
     };
     if (args.seeds.is_some() || args.seed_base.is_some()) && asked()? != shared {
@@ -46,16 +46,16 @@ fn build_or_extend(
     args: &Args,
     opts: &BuildOptions,
     granularity: Option<Granularity>,
-) -> Result<layoutrand::build::driver::BuildOutcome> {
+) -> Result<layoutrand::relink::driver::BuildOutcome> {
     if args.extend {
         require_own_recording(args)?;
     }
     if let (Some(name), true) = (&args.variant, args.extend) {
-        layoutrand::build::variant::extend(opts, name, granularity)
+        layoutrand::relink::variant::extend(opts, name, granularity)
     } else if let Some(name) = &args.variant {
-        layoutrand::build::variant::build(opts, name)
+        layoutrand::relink::variant::build(opts, name)
     } else if args.extend {
-        layoutrand::build::extend::extend(opts, granularity)
+        layoutrand::relink::extend::extend(opts, granularity)
     } else {
         driver::build(opts)
     }
@@ -71,7 +71,7 @@ fn require_own_recording(args: &Args) -> Result<()> {
     };
     super::trust::require_own(&args.out, "build --extend", uses, args.trust)?;
     if let Some(name) = &args.variant {
-        let variant = layoutrand::build::variant::dir_of(&args.out, name).context("--variant")?;
+        let variant = layoutrand::relink::variant::dir_of(&args.out, name).context("--variant")?;
         super::trust::require_own(&variant, "build --extend", uses, args.trust)?;
     }
     Ok(())

@@ -109,7 +109,7 @@ fn require_own(args: &Args) -> anyhow::Result<()> {
         ..Default::default()
     };
     for name in variants_asked(&manifest, args.variant.as_deref())? {
-        let variant = layoutrand::build::variant::dir_of(&dir, name)?;
+        let variant = layoutrand::relink::variant::dir_of(&dir, name)?;
         super::trust::require_own(&variant, what, recording, args.trust)?;
     }
     Ok(())

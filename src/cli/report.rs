@@ -27,7 +27,7 @@ pub struct Args {
     #[arg(long)]
     pub sequential: bool,
     /// The relative half-width at which `--sequential` stops (a percentage, e.g. 1% or 0.01).
-    #[arg(long, requires = "sequential", value_parser = target_arg)]
+    #[arg(long, requires = "sequential", value_parser = layoutrand::flags::target_arg)]
     pub target: Option<f64>,
     /// Write the report to this file (atomically: a reader never sees half of it) instead
     /// of stdout; the exit code is the same.
@@ -59,12 +59,6 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         None => super::common::write_stdout(&text)?,
     }
     Ok(args.gate.exit_code("report", &slower))
-}
-
-/// clap value parser for `--target`: a strictly positive share, by the project's one percent
-/// parser.
-fn target_arg(text: &str) -> Result<f64, String> {
-    layoutrand::units::parse_percent(text).map_err(|e| format!("--target: {e:#}"))
 }
 
 /// `--format`: the library's [`Format`] names, listed in `--help` (the library does not

@@ -206,7 +206,7 @@ fn parts_of(dir: &Path, uses: Uses) -> Result<Vec<Part>> {
         parts.extend(part(dir, plan, Kind::SlurmPlan, plan_shows)?);
     }
     if uses.links {
-        let links = Path::new(layoutrand::build::driver::RECORD_DIR)
+        let links = Path::new(layoutrand::relink::driver::RECORD_DIR)
             .join(layoutrand::wrap::record::LINKS_DIR);
         // Listed here; each record is then read below `dir` without following a link, so a
         // planted `.record` or `.record/links` link is refused by the first record's read.

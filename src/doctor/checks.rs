@@ -5,8 +5,8 @@
 use serde::Serialize;
 
 use crate::analysis::report::host_conditions::LOADED_SHARE;
-use crate::build::toolchain::version_line;
 use crate::files::results::{HostConditions, Load};
+use crate::relink::toolchain::version_line;
 use crate::run::environment::probe_aslr_off;
 use crate::run::preflight::which;
 

@@ -240,10 +240,10 @@ impl ExperimentConfig {
             }
         }
         if let Some(pad) = self.build.pad {
-            if pad > crate::build::driver::MAX_PAD {
+            if pad > crate::relink::driver::MAX_PAD {
                 bail!(
                     "[build] pad = {pad}: at most {} bytes (a page)",
-                    crate::build::driver::MAX_PAD
+                    crate::relink::driver::MAX_PAD
                 );
             }
         }
@@ -304,7 +304,7 @@ impl ExperimentConfig {
         let mut seen = BTreeSet::new();
         for (i, v) in self.variants.iter().enumerate() {
             let at = format!("[[variant]] number {} (name = {:?})", i + 1, v.name);
-            crate::build::variant::check_name(&v.name).with_context(|| at.clone())?;
+            crate::relink::variant::check_name(&v.name).with_context(|| at.clone())?;
             if !seen.insert(v.name.as_str()) {
                 bail!("{at}: the name is used by an earlier [[variant]]; names must differ");
             }
@@ -346,7 +346,7 @@ impl ExperimentConfig {
     /// Checks every count, duration and pattern of the file (and of the flags that
     /// overrode its keys) against the bounds `build` and `run` apply, so that a bad value
     /// stops the experiment before its build stage instead of after it: seeds and
-    /// `max_binaries` (at most [`crate::build::projection::MAX_SEEDS`]; `max_binaries` at
+    /// `max_binaries` (at most [`crate::relink::projection::MAX_SEEDS`]; `max_binaries` at
     /// most [`crate::stats::confidence_sequence::MAX_LOOKS`]), executions (1 to
     /// [`crate::run::settings::MAX_EXECUTIONS`]), iterations and warmup (at most
     /// [`crate::run::settings::MAX_ITERATIONS`], leaving an iteration to measure), the
@@ -381,7 +381,7 @@ impl ExperimentConfig {
     /// `[build] seeds` and `[target] max_binaries`: at least one binary, at most what a
     /// build makes and what the sequential rule is calibrated for.
     fn validate_binaries(&self) -> Result<()> {
-        use crate::build::projection::MAX_SEEDS;
+        use crate::relink::projection::MAX_SEEDS;
         for (key, count) in [
             ("[build] seeds", self.build.seeds),
             ("[target] max_binaries", self.target.max_binaries),

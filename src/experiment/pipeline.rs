@@ -448,7 +448,7 @@ fn build(config: &ExperimentConfig, seeds: u32, out: &Path, workdir: &Path) -> R
                 manifest.build_command
             );
         }
-        crate::build::source_tree::reuse_only_from(out, manifest, workdir, true)?;
+        crate::relink::source_tree::reuse_only_from(out, manifest, workdir, true)?;
         if manifest.seeds.len() as u32 >= seeds {
             crate::diagnostic!(
                 "layoutrand experiment: {} already holds {} seeds; not rebuilding",

@@ -46,7 +46,7 @@ pub(super) fn build_variants(
             }
             // The path only: variants may share one tree, each build overwriting the
             // objects of the one before.
-            crate::build::source_tree::reuse_only_from(
+            crate::relink::source_tree::reuse_only_from(
                 &out.join(&variant.name),
                 &built.build,
                 &config.variant_dir(variant, build_dir),

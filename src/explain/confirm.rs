@@ -3,7 +3,7 @@
 //!
 //! For each suspect (function F, feature X) and each of the first seeds: the seed's binary
 //! as built (control) and the same seed relinked from the recorded build with B more bytes
-//! in front of F's section ([`crate::build::replay::MoveAlone`]), B the smallest multiple
+//! in front of F's section ([`crate::relink::replay::MoveAlone`]), B the smallest multiple
 //! of F's alignment that changes X for F (or, when the screening shows a fast value of X a
 //! padding gives and the seed lacks it, the smallest that gives it: that relink is then the
 //! fix put to the test), and `P − B` bytes behind that section's code, P the cache's set
@@ -32,10 +32,10 @@ use crate::analysis::pair::{analyse_pair, PairOptions};
 use crate::analysis::report::experiment::Experiment;
 use crate::analysis::report::series::{BinaryData, Series};
 use crate::analysis::vocabulary::{Thresholds, Verdict};
-use crate::build::replay::{MoveAlone, Program};
 use crate::files::manifest::{Binary, BinarySet, BuildStatus, Manifest, VariantBuild};
 use crate::layout::binary::{self, Function};
 use crate::layout::features::{self, Feature, HotPlacement, ICache, RunningCode, FEATURES};
+use crate::relink::replay::{MoveAlone, Program};
 use crate::stats::hierarchy::Hierarchy;
 
 /// At most this many suspects are confirmed (the strongest, one feature per function).
@@ -657,17 +657,17 @@ fn program_of(
     manifest: &Manifest,
     program: &str,
 ) -> Result<Program> {
-    let record_dir = record_base.join(crate::build::driver::RECORD_DIR);
+    let record_dir = record_base.join(crate::relink::driver::RECORD_DIR);
     let links = crate::wrap::record::read_records(&record_dir)
         .with_context(|| format!("cannot read the recorded build in {}", record_dir.display()))?;
     crate::wrap::record::check_blobs(&record_dir, &links)?;
-    let opts = crate::build::driver::BuildOptions {
+    let opts = crate::relink::driver::BuildOptions {
         command: manifest.build_command.clone(),
         build_dir: manifest.build_dir.clone(),
         out_dir: dir.to_path_buf(),
         seeds: Vec::new(),
         granularity: manifest.granularity,
-        linker: crate::build::linker::Linker::parse(&manifest.linker),
+        linker: crate::relink::linker::Linker::parse(&manifest.linker),
         jobs: 1,
         echo_build: false,
         progress: Default::default(),
@@ -677,7 +677,7 @@ fn program_of(
         data_order: manifest.data_order,
         programs: None,
     };
-    let (programs, _) = crate::build::programs::programs_isolated(&links, &record_dir, &opts)?;
+    let (programs, _) = crate::relink::programs::programs_isolated(&links, &record_dir, &opts)?;
     programs
         .into_iter()
         .find(|p| p.name == program)

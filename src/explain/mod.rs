@@ -179,19 +179,7 @@ fn explain_build(
     let model = exp.header.cache_model.unwrap_or(CacheModel::DEFAULT);
     let cache = ICache::from_geometry(&options.cache.unwrap_or(model.i1));
     notes.extend(shared_period_warning(&shared, &cache));
-    let screen_options = ScreenOptions {
-        fdr: options.fdr,
-        permutations: options.permutations,
-        seed: options.seed,
-        cache,
-        running: running.clone(),
-        // Under cachegrind only what a simulated cache feels; on real hardware every feature.
-        features: if differential::per_function_metric(exp, metric) {
-            &crate::layout::features::CACHE_FEATURES
-        } else {
-            &crate::layout::features::FEATURES
-        },
-    };
+    let screen_options = screen_options(exp, metric, options, cache, &running);
     say(format!(
         "screening {} hot functions' placements in {} binaries against {metric}",
         hot.len(),
@@ -220,14 +208,7 @@ fn explain_build(
     }
     let differential = differential_of(exp, target, series, &units, &hot, &screen_options, &say)?;
     crate::analysis::explain::revise_suggestions(&mut screening, &series.metric);
-    let placement: Vec<Vec<String>> = screening
-        .findings
-        .iter()
-        .map(|f| f.functions.clone())
-        .collect();
-    let leads = differential
-        .as_ref()
-        .map(|d| crate::analysis::explain_differential::leads(d, &placement, options.thresholds));
+    let leads = leads_of(differential.as_ref(), &screening, options.thresholds);
     let (plots, shown_unit) = plots(&units, &hot, &screening, (&cache, &running), series);
     let mut e = Explanation {
         schema: EXPLAIN_SCHEMA,
@@ -253,6 +234,44 @@ fn explain_build(
     crate::report::words::explain::fill(&mut e);
     store(dir, &target.out_rel, &e)?;
     Ok(e)
+}
+
+/// How the screening runs on `metric`: as `options` say, on `cache`, and under cachegrind
+/// only on what a simulated cache feels (on real hardware every feature).
+fn screen_options(
+    exp: &Experiment,
+    metric: &str,
+    options: &ExplainOptions,
+    cache: ICache,
+    running: &RunningCode,
+) -> ScreenOptions {
+    ScreenOptions {
+        fdr: options.fdr,
+        permutations: options.permutations,
+        seed: options.seed,
+        cache,
+        running: running.clone(),
+        features: if differential::per_function_metric(exp, metric) {
+            &crate::layout::features::CACHE_FEATURES
+        } else {
+            &crate::layout::features::FEATURES
+        },
+    }
+}
+
+/// The differential profile's leads beside the screening's findings (`None` without a
+/// differential profile).
+fn leads_of(
+    differential: Option<&crate::analysis::explain_differential::Differential>,
+    screening: &Screening,
+    thresholds: crate::analysis::vocabulary::Thresholds,
+) -> Option<crate::analysis::explain_differential::Leads> {
+    let placement: Vec<Vec<String>> = screening
+        .findings
+        .iter()
+        .map(|f| f.functions.clone())
+        .collect();
+    differential.map(|d| crate::analysis::explain_differential::leads(d, &placement, thresholds))
 }
 
 /// The differential profile of `series`'s binaries when its metric is one cachegrind counts

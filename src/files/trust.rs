@@ -113,8 +113,7 @@ fn read_key(path: &Path) -> Result<[u8; KEY_LEN]> {
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
         .open(path)?;
     let meta = file.metadata()?;
-    // SAFETY: geteuid has no preconditions.
-    let me = unsafe { libc::geteuid() };
+    let me = nix::unistd::geteuid().as_raw();
     if !meta.is_file() || meta.uid() != me || meta.mode() & 0o077 != 0 {
         bail!(
             "layoutrand's key {} must be a regular file of yours that only you can read \

@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use super::Argv;
-use crate::build::linker::Linker;
 use crate::files::manifest::Granularity;
+use crate::relink::linker::Linker;
 
 /// Arguments of `layoutrand build`.
 #[derive(Debug, Clone, PartialEq)]
@@ -162,15 +162,15 @@ impl BuildArgs {
     }
 }
 
-/// The parser of `--pad MAX`: bytes, at most [`crate::build::driver::MAX_PAD`].
+/// The parser of `--pad MAX`: bytes, at most [`crate::relink::driver::MAX_PAD`].
 // A clap value parser: only the command line (the `cli` feature) calls it.
 #[cfg(feature = "cli")]
 pub(crate) fn pad_arg(text: &str) -> anyhow::Result<u64> {
     let bytes = crate::units::parse_bytes(text)?;
-    if bytes > crate::build::driver::MAX_PAD {
+    if bytes > crate::relink::driver::MAX_PAD {
         anyhow::bail!(
             "{bytes} bytes is more than {} (a page)",
-            crate::build::driver::MAX_PAD
+            crate::relink::driver::MAX_PAD
         );
     }
     Ok(bytes)

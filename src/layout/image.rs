@@ -2,7 +2,7 @@
 //! section and each function's bytes. Two binaries can have the same functions (names and
 //! sizes) at the same addresses and still differ: a relink through `ld -r` merges strings
 //! otherwise (`.rodata` of another size), or puts other no-op padding inside a function. The
-//! comparison of a baseline with the build's own binary ([`crate::build::as_built`]) uses
+//! comparison of a baseline with the build's own binary ([`crate::relink::as_built`]) uses
 //! these to say what differs rather than "the same".
 
 use std::collections::BTreeMap;

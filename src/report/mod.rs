@@ -1,13 +1,13 @@
 //! Renderings of the answers about an experiment: `report`, `dimension` and `compare`, in
 //! text, Markdown, JSON, CSV and HTML.
 //!
-//! The numbers and their sentences come from [`crate::analysis::report`] (the experiment
-//! loaded, analysed into a [`crate::analysis::report::model::Report`], the plotted data
-//! chosen); an [`export::Exporter`] renders a report (the HTML one draws the plots' data with
-//! [`export::plots`]), [`render_compare`] and [`render_dimension`] render those answers,
-//! The text, Markdown, HTML and summary reports are [`document::Document`]s rendered by its
-//! backends; [`words`] builds
-//! the sentences from the model's numbers and enums. Nothing here computes a number.
+//! The numbers come from [`crate::analysis::report`] (the experiment loaded, analysed into a
+//! [`crate::analysis::report::model::Report`], the plotted data chosen); [`words`] makes
+//! every sentence from the model's numbers and enums. An [`export::Exporter`] renders a
+//! report (the HTML one draws the plots' data with [`export::plots`]); [`render_compare`]
+//! and [`render_dimension`] render those answers. The text, Markdown, HTML and summary
+//! reports are [`document::Document`]s rendered by its backends. Nothing here computes a
+//! number.
 
 pub(crate) mod checks;
 pub(crate) mod columns;

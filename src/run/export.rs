@@ -148,16 +148,7 @@ pub fn export_store(
             dir.join(crate::files::store::RESULTS_FILE).display()
         ),
     };
-    if !metrics.contains(&metric) {
-        bail!(
-            "no measurements of metric {metric:?} (the store has: {})",
-            if metrics.is_empty() {
-                "none".to_string()
-            } else {
-                metrics.into_iter().collect::<Vec<_>>().join(", ")
-            }
-        );
-    }
+    require_metric(&metric, &metrics)?;
     let columns = Columns {
         variant: with_variant,
         warmup: include_warmup,
@@ -193,6 +184,21 @@ pub fn export_store(
     }
     writer.finish()?;
     Ok(survey.warnings)
+}
+
+/// Refuses to export `metric` when the store (which has `metrics`) has no measurement of it.
+fn require_metric(metric: &str, metrics: &std::collections::BTreeSet<String>) -> Result<()> {
+    if metrics.contains(metric) {
+        return Ok(());
+    }
+    bail!(
+        "no measurements of metric {metric:?} (the store has: {})",
+        if metrics.is_empty() {
+            "none".to_string()
+        } else {
+            metrics.iter().cloned().collect::<Vec<_>>().join(", ")
+        }
+    )
 }
 
 fn row(m: crate::files::store::Measurement, execution: ExecutionColumns) -> ExportRow {

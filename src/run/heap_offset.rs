@@ -170,8 +170,7 @@ fn private_dir(dir: &Path) -> Result<()> {
     }
     let meta =
         std::fs::symlink_metadata(dir).with_context(|| format!("cannot read {}", dir.display()))?;
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let uid = unsafe { libc::geteuid() };
+    let uid = nix::unistd::geteuid().as_raw();
     if !meta.is_dir() || meta.uid() != uid || meta.mode() & 0o022 != 0 {
         bail!(
             "{} must be a directory of yours that no one else may write to: it holds code \

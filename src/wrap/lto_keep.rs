@@ -19,7 +19,7 @@
 //!
 //! A link that already names where its temporary files go (`-save-temps`, `-dumpbase`,
 //! `-dumpdir`, `obj-path`, `--save-temps`) or keeps a ThinLTO cache is left as it is: its
-//! code is then generated once more by [`crate::build::lto_once`]'s fallback.
+//! code is then generated once more by [`crate::relink::lto_once`]'s fallback.
 
 use std::path::{Path, PathBuf};
 

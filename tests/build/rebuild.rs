@@ -9,8 +9,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use build_support::{assert_success, build, check_binaries, fixture};
-use layoutrand::build::live::ENV_LIVE_BINARY;
 use layoutrand::files::manifest::{sha256_of_file, BuildMode, Manifest, SetKind};
+use layoutrand::relink::live::ENV_LIVE_BINARY;
 use layoutrand::wrap::ENV_REAL_PATH;
 
 #[test]

@@ -168,7 +168,7 @@ pub fn layout_distance(base: &Path, other: &Path) -> serde_json::Value {
 /// Asserts that the LTO code of the build in `out_dir` is the recorded link's own: every
 /// link record kept the objects its LTO code generation produced (src/wrap/lto_keep.rs) and
 /// no code was generated again (no `.record/lto/*.o`, the fallback of
-/// src/build/lto_once.rs), nor left behind in `.record/lto-temps`.
+/// src/relink/lto_once.rs), nor left behind in `.record/lto-temps`.
 pub fn assert_lto_code_kept(out_dir: &Path, what: &str) {
     let records = layoutrand::wrap::record::read_records(&out_dir.join(".record")).unwrap();
     assert!(!records.is_empty(), "{what}: no link recorded");

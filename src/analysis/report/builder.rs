@@ -439,19 +439,7 @@ pub(crate) fn analyse_series(
         .as_ref()
         .map(|b| baseline_summary(b, baseline_ci.as_ref()));
     let sensitivity = sensitivity(series, &levels, mean, thresholds);
-    // The split and the data-layout answer test axes as the sensitivity does: on the
-    // executions its screening kept, so that a load burst is not a verdict there either.
-    let set_aside: Vec<(&str, u32)> = sensitivity
-        .set_aside
-        .iter()
-        .map(|s| (s.binary.as_str(), s.execution))
-        .collect();
-    let kept = if set_aside.is_empty() {
-        std::borrow::Cow::Borrowed(series)
-    } else {
-        std::borrow::Cow::Owned(series.without_executions(&set_aside))
-    };
-    let set_aside = set_aside.len();
+    let (kept, set_aside) = kept_by_the_screening(series, &sensitivity);
     let (shift, default_layout, as_built) = fixed_layouts(
         series,
         (ci.as_ref(), interval_note.as_ref()),
@@ -499,6 +487,26 @@ pub(crate) fn analyse_series(
     };
     report.plots = Some(super::plots::series_plots(series, &report));
     report
+}
+
+/// `series` without the executions the sensitivity's screening set aside, and how many
+/// those were. The split and the data-layout answer test axes as the sensitivity does: on
+/// the executions its screening kept, so that a load burst is not a verdict there either.
+fn kept_by_the_screening<'s>(
+    series: &'s Series,
+    sensitivity: &Sensitivity,
+) -> (std::borrow::Cow<'s, Series>, usize) {
+    let set_aside: Vec<(&str, u32)> = sensitivity
+        .set_aside
+        .iter()
+        .map(|s| (s.binary.as_str(), s.execution))
+        .collect();
+    let kept = if set_aside.is_empty() {
+        std::borrow::Cow::Borrowed(series)
+    } else {
+        std::borrow::Cow::Owned(series.without_executions(&set_aside))
+    };
+    (kept, set_aside.len())
 }
 
 /// The two questions asked of each fixed layout (the baseline, the as-built binary): its

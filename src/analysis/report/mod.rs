@@ -7,10 +7,10 @@
 //! noise, when the run varied the data layout) and [`crossed_mean`] (the mean's interval then), [`diagnostics`], [`machines`] and the data each plot shows ([`plots`] fills
 //! [`plot_data`]).
 //! [`dimension`] and [`compare`] build their own answers from the same experiment model.
-//! Everything here is a number, an enum or (still, for the questions not yet moved) a
-//! sentence about numbers; the sensitivity verdict carries its grounds
-//! ([`model::SensitivityGrounds`]) and `crate::report::words` makes the sentences;
-//! [`crate::report`] renders it.
+//! Everything here is a number or an enum; the sensitivity verdict carries its grounds
+//! ([`model::SensitivityGrounds`]). The model's sentence slots are left empty here and
+//! written from those numbers and enums by `crate::report::words`, which
+//! [`crate::report`] calls before it renders.
 
 pub(crate) mod as_built;
 pub(crate) mod balance;

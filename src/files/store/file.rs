@@ -600,14 +600,7 @@ fn valid_lines<'b>(read: &'b [RepairLine], path: &Path) -> (usize, Vec<&'b [u8]>
         let line: &[u8] = match read_line {
             RepairLine::Held(bytes) => bytes,
             &RepairLine::TooLong(length, complete) => {
-                let why = if complete {
-                    format!(
-                        "a line longer than {} (of {length} bytes)",
-                        size_in_words(MAX_LINE_BYTES)
-                    )
-                } else {
-                    "a torn last line".into()
-                };
+                let why = oversized_line(length, complete);
                 dropped.push(format!("{}:{lineno}: {why}", path.display()));
                 if complete && damaged_after.is_none() {
                     damaged_after = Some(pending.last().map(|(_, k)| k.clone()));
@@ -653,26 +646,10 @@ fn valid_lines<'b>(read: &'b [RepairLine], path: &Path) -> (usize, Vec<&'b [u8]>
             Record::Header(_) => header_seen = true,
             Record::Measurement(m) => pending.push((kept.len(), m.key())),
             Record::Execution(e) => {
-                let key = e.key();
-                let mine: Vec<usize> = pending
-                    .iter()
-                    .filter(|(_, k)| *k == key)
-                    .map(|(at, _)| *at)
-                    .collect();
-                pending.clear();
-                let left_out = why_left_out(damaged_after.take(), key, &mut seen);
-                if let Some((what, why)) = left_out {
-                    drop_line(format!(
-                        "execution {} of {} {} {what} ({} measurement(s) with it){why}",
-                        e.execution,
-                        e.program,
-                        e.binary,
-                        mine.len()
-                    ));
-                    // Its measurements go too (of a second copy, the first is the one kept).
-                    for at in mine.into_iter().rev() {
-                        kept.remove(at);
-                    }
+                let waiting = std::mem::take(&mut pending);
+                let damage = damaged_after.take();
+                if let Some(why) = settle_execution(e, waiting, damage, &mut seen, &mut kept) {
+                    drop_line(why);
                     continue;
                 }
             }
@@ -681,6 +658,48 @@ fn valid_lines<'b>(read: &'b [RepairLine], path: &Path) -> (usize, Vec<&'b [u8]>
         kept.push(line);
     }
     (lines, kept, dropped)
+}
+
+/// Why a line [`repair_lines`] did not hold is left out: over the line limit (`complete`)
+/// or torn off at the end of the file.
+fn oversized_line(length: u64, complete: bool) -> String {
+    if complete {
+        format!(
+            "a line longer than {} (of {length} bytes)",
+            size_in_words(MAX_LINE_BYTES)
+        )
+    } else {
+        "a torn last line".into()
+    }
+}
+
+/// Settles the execution record `e` of a damaged store against the measurements waiting
+/// for it (`waiting`: their places in `kept` and keys) and the damage since the last
+/// execution record (`damage`, see [`why_left_out`]): `None` when it is kept; else why it
+/// is left out, its measurements taken out of `kept` with it (of a second copy, the first
+/// is the one kept).
+fn settle_execution(
+    e: &crate::files::results::Execution,
+    waiting: Vec<(usize, crate::files::results::ExecutionKey)>,
+    damage: Option<Option<crate::files::results::ExecutionKey>>,
+    seen: &mut std::collections::HashSet<crate::files::results::ExecutionKey>,
+    kept: &mut Vec<&[u8]>,
+) -> Option<String> {
+    let key = e.key();
+    let mine: Vec<usize> = waiting
+        .iter()
+        .filter(|(_, k)| *k == key)
+        .map(|(at, _)| *at)
+        .collect();
+    let (what, why) = why_left_out(damage, key, seen)?;
+    let count = mine.len();
+    for at in mine.into_iter().rev() {
+        kept.remove(at);
+    }
+    Some(format!(
+        "execution {} of {} {} {what} ({count} measurement(s) with it){why}",
+        e.execution, e.program, e.binary
+    ))
 }
 
 /// The record of a complete line `body` of a damaged store, or why [`valid_lines`] leaves

@@ -84,29 +84,7 @@ fn table(headers: &[&str], rows: Vec<Vec<Text>>) -> Vec<Block> {
 /// The summary as a document: a row per comparison of variants, a row per program and
 /// metric, the host's warning, and how to read it.
 pub(crate) fn build(report: &Report) -> Document {
-    let mut blocks = Vec::new();
-    if !report.comparisons.is_empty() {
-        let rows = report
-            .comparisons
-            .iter()
-            .map(|c| {
-                vec![
-                    Text::plain(format!(
-                        "{} vs {}",
-                        program_label(&c.program, Some(&c.new)),
-                        c.base
-                    )),
-                    Text::plain(c.metric.clone()),
-                    Text(vec![Span::Strong(c.pair.direction.word().to_string())]),
-                    Text::plain(crate::report::words::effect::words(&c.pair.effect)),
-                ]
-            })
-            .collect();
-        blocks.extend(table(
-            &["variant", "metric", "answer", "effect (interval)"],
-            rows,
-        ));
-    }
+    let mut blocks = comparisons_table(report);
     let rows = report
         .series
         .iter()
@@ -165,6 +143,32 @@ pub(crate) fn build(report: &Report) -> Document {
         title_level: 3,
         blocks,
     }
+}
+
+/// The table of the variants' comparisons (none without comparisons).
+fn comparisons_table(report: &Report) -> Vec<Block> {
+    if report.comparisons.is_empty() {
+        return Vec::new();
+    }
+    let rows = report
+        .comparisons
+        .iter()
+        .map(|c| {
+            vec![
+                Text::plain(format!(
+                    "{} vs {}",
+                    program_label(&c.program, Some(&c.new)),
+                    c.base
+                )),
+                Text::plain(c.metric.clone()),
+                Text(vec![Span::Strong(c.pair.direction.word().to_string())]),
+                Text::plain(crate::report::words::effect::words(&c.pair.effect)),
+            ]
+        })
+        .collect();
+    table(&["variant", "metric", "answer", "effect (interval)"], rows)
+        .into_iter()
+        .collect()
 }
 
 impl Exporter for SummaryExporter {

@@ -90,21 +90,12 @@ pub(crate) fn summary(
 }
 
 /// The summary's sentence on the layout sensitivity, naming the test the verdict rests on;
-/// a rejection that one binary carries is said as such (its verdict is "cannot tell" although
-/// the test rejects, so "no layout effect was detected" would be false).
+/// a verdict that one binary or a contradiction carries is said as such
+/// ([`qualified_sensitivity_sentence`]), the others by their verdict.
 fn sensitivity_sentence(
     sens: &crate::analysis::report::model::Sensitivity,
     thresholds: &Thresholds,
 ) -> String {
-    if let (Verdict::Undetermined, Some(r)) = (sens.verdict, &sens.rests_on) {
-        return format!(
-            "Cannot tell whether it is layout-sensitive: the binaries differ ({}), but only because of {}, whose mean sits {} from the others' and without which they do not ({}); re-measure it interleaved with the others (`layoutrand run --resume --extend-executions K`).",
-            sens.p_value.map_or_else(|| "p unknown".to_string(), p_value),
-            r.binary,
-            crate::report::numfmt::signed_percent(r.deviation),
-            p_value(r.p_value_without)
-        );
-    }
     // The test the verdict rests on, by the name the sentence gives it.
     let test = match sens.test {
         Some(crate::analysis::report::model::SensitivityTest::BlockedF) => {
@@ -112,30 +103,61 @@ fn sensitivity_sentence(
         }
         _ => "F-test",
     };
+    qualified_sensitivity_sentence(sens, test)
+        .unwrap_or_else(|| verdict_sentence(sens, test, thresholds))
+}
+
+/// The sentence of a verdict that rests on one binary (a rejection it carries is "cannot
+/// tell", so "no layout effect was detected" would be false; one far off in every round is
+/// a detection because of it) or that the test's own estimate contradicts; `None` for the
+/// others.
+fn qualified_sensitivity_sentence(
+    sens: &crate::analysis::report::model::Sensitivity,
+    test: &str,
+) -> Option<String> {
+    if let (Verdict::Undetermined, Some(r)) = (sens.verdict, &sens.rests_on) {
+        return Some(format!(
+            "Cannot tell whether it is layout-sensitive: the binaries differ ({}), but only because of {}, whose mean sits {} from the others' and without which they do not ({}); re-measure it interleaved with the others (`layoutrand run --resume --extend-executions K`).",
+            sens.p_value.map_or_else(|| "p unknown".to_string(), p_value),
+            r.binary,
+            crate::report::numfmt::signed_percent(r.deviation),
+            p_value(r.p_value_without)
+        ));
+    }
     if let (Verdict::Detected, Some(r), Some(p)) = (sens.verdict, &sens.rests_on, sens.p_value) {
-        return format!(
+        return Some(format!(
             "It is layout-sensitive ({test}, {}) because of one layout far off: {} sits {} from the others' median in every round, and without it they do not differ ({}).",
             p_value(p),
             r.binary,
             crate::report::numfmt::signed_percent(r.deviation),
             p_value(r.p_value_without)
-        );
+        ));
     }
-    if let (SensitivityGrounds::Tested(g), Some(p)) = (&sens.grounds, sens.p_value) {
-        if let SensitivityOutcome::LargeButNotRejected {
-            estimated,
-            detectable,
-        } = g.outcome
-        {
-            return format!(
-                "Cannot tell whether it is layout-sensitive: its mean is estimated to vary by {} from one layout to another, at least the {} the test finds with 80 % power, yet it does not reject ({test}, {}): {}.",
-                percent(estimated, 2),
-                percent(detectable, 2),
-                p_value(p),
-                super::sensitivity::unsettled_hint(sens.test)
-            );
-        }
-    }
+    let (SensitivityGrounds::Tested(g), Some(p)) = (&sens.grounds, sens.p_value) else {
+        return None;
+    };
+    let SensitivityOutcome::LargeButNotRejected {
+        estimated,
+        detectable,
+    } = g.outcome
+    else {
+        return None;
+    };
+    Some(format!(
+        "Cannot tell whether it is layout-sensitive: its mean is estimated to vary by {} from one layout to another, at least the {} the test finds with 80 % power, yet it does not reject ({test}, {}): {}.",
+        percent(estimated, 2),
+        percent(detectable, 2),
+        p_value(p),
+        super::sensitivity::unsettled_hint(sens.test)
+    ))
+}
+
+/// The summary's sentence of the layout verdict itself.
+fn verdict_sentence(
+    sens: &crate::analysis::report::model::Sensitivity,
+    test: &str,
+    thresholds: &Thresholds,
+) -> String {
     match (sens.verdict, sens.p_value) {
         (Verdict::Detected, Some(p)) => format!(
             "It is layout-sensitive ({test}, {}){}.",

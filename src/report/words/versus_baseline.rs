@@ -1,7 +1,7 @@
 //! "What differs between the baseline and the binary your build made, beyond the function
 //! list?" in words: the allocated sections of other sizes and the kinds of byte differences
 //! of the functions ([`crate::layout::image::BytesDifference`], measured by
-//! [`crate::build::as_built`]), as the clause the build appends to its comparison of the
+//! [`crate::relink::as_built`]), as the clause the build appends to its comparison of the
 //! function lists.
 
 use crate::layout::image::{BytesDifference, CodeDifferences, SectionDifference};

@@ -8,12 +8,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 
 use super::Program;
-use crate::build::link_command::{separating_argument, which};
-use crate::build::linker::Mechanism;
 use crate::layout::archive;
 use crate::layout::data_sections::{self, DataFamily};
 use crate::layout::object_file::{self, TextGroup, TextSection};
 use crate::layout::reorder::{self, DataEntry, MergedEntry};
+use crate::relink::link_command::{separating_argument, which};
+use crate::relink::linker::Mechanism;
 use crate::seeded::SeededRng;
 use crate::wrap::record::InputKind;
 

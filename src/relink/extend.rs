@@ -42,16 +42,7 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
         ..opts.clone()
     };
     let programs = programs_to_extend(&manifest, opts, &out_dir)?;
-    if let Some(linker) = opts.linker {
-        if manifest.linker != linker.name() {
-            bail!(
-                "--extend: {} was linked with {}, not {}",
-                manifest_path.display(),
-                manifest.linker,
-                linker.name()
-            );
-        }
-    }
+    check_same_linker(&manifest, &manifest_path, opts)?;
 
     let baseline = baseline_as_built(&manifest, &manifest_path, &programs, &out_dir)?;
 
@@ -105,6 +96,20 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
         shim_errors: Vec::new(),
         notes,
     })
+}
+
+/// Refuses `--linker` naming another linker than the one the manifest's seeds were linked
+/// with: the new seeds would differ from the others in more than their layout.
+fn check_same_linker(manifest: &Manifest, manifest_path: &Path, opts: &BuildOptions) -> Result<()> {
+    match opts.linker {
+        Some(linker) if manifest.linker != linker.name() => bail!(
+            "--extend: {} was linked with {}, not {}",
+            manifest_path.display(),
+            manifest.linker,
+            linker.name()
+        ),
+        _ => Ok(()),
+    }
 }
 
 /// The note naming the seeds of `new_seeds` that the manifest already holds (failed, or

@@ -1,5 +1,6 @@
-//! The `build` driver: run the user's build once under the shim, then relink every recorded
-//! program once for the baseline and once per seed, verify each binary, write the manifest.
+//! The relinker behind `layoutrand build`: run the user's build once under the shim, then
+//! relink every recorded program once for the baseline and once per seed, verify each
+//! binary, write the manifest.
 //!
 //! * [`recorded_build`]: the build command under the shim;
 //! * [`linker`]: the linkers and the ordering mechanism for each granularity;
