@@ -10,7 +10,7 @@
 //! * [`files`] — the files an experiment keeps, among them the store of measurements;
 //! * [`stats`] — pure statistics (Kalibera & Jones 2013, Georges et al. 2007, Touati et al.);
 //! * [`analysis`] — the one engine that computes every answer: `analyze` on a CSV, and
-//!   `report`, `dimension` and `compare` on an experiment directory ([`analysis::report`]);
+//!   `report`, `dimension` and `compare` on an experiment directory ([`analysis::answers`]);
 //! * [`report`] — renders those answers as text, Markdown, JSON, CSV and HTML, computing
 //!   nothing.
 //!

@@ -3,12 +3,12 @@
 //!
 //! Input: [`single::Dataset`] — a balanced hierarchy of measurements with named levels,
 //! read from a CSV ([`crate::measurements`]) or from an experiment's store
-//! ([`report::experiment`]) — and [`vocabulary::Thresholds`] derived from
+//! ([`answers::experiment`]) — and [`vocabulary::Thresholds`] derived from
 //! `--confidence` and `--negligible`. Output: typed results ([`single::Analysis`],
 //! [`pair::PairAnalysis`], [`compare::Comparison`], [`effect::Effect`]) whose JSON schemas are
 //! versioned and documented in docs/formats.md. The CLI only parses arguments and renders these.
 //!
-//! [`report`] holds the answers about a whole experiment directory (`report`, `dimension`,
+//! [`answers`] holds the answers about a whole experiment directory (`report`, `dimension`,
 //! `compare`): loading the store, every number and enum of the report model, and the data
 //! of its plots.
 //!
@@ -18,6 +18,7 @@
 //! renderings). No sentence is made here; the model's sentence slots (a verdict's `text`, a
 //! series' `summary`, …) stay empty until `crate::report::words::fill` writes them.
 
+pub mod answers;
 pub mod compare;
 pub mod effect;
 pub mod explain;
@@ -27,7 +28,6 @@ pub mod explain_variants;
 pub mod interaction;
 pub mod pair;
 pub mod positive;
-pub mod report;
 pub mod run_summary;
 pub mod sequential;
 pub mod single;

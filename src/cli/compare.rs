@@ -8,7 +8,7 @@
 //!
 //! CSV mode: two files of nested measurements with the same `--levels` and `--value`.
 //! Directory mode: two experiment directories, every program and metric they share, plus
-//! Touati et al.'s summary across programs ([`layoutrand::analysis::report::compare`]).
+//! Touati et al.'s summary across programs ([`layoutrand::analysis::answers::compare`]).
 //! `--fail-if-slower` gates CI in both modes (exit 1).
 
 use std::path::PathBuf;

@@ -1,8 +1,8 @@
 //! `layoutrand dimension [DIR]`: optimal repetition counts for a target precision
 //! (Kalibera & Jones 2013 §9, Tables 6 and 7).
 
-use layoutrand::analysis::report::dimension::{dimension, parse_costs, parse_targets};
-use layoutrand::analysis::report::experiment::load_with_context;
+use layoutrand::analysis::answers::dimension::{dimension, parse_costs, parse_targets};
+use layoutrand::analysis::answers::experiment::load_with_context;
 use layoutrand::report::render_dimension::render_text;
 
 /// Arguments of `layoutrand dimension`.
@@ -14,7 +14,7 @@ pub struct Args {
     #[arg(long)]
     pub costs: Option<String>,
     /// Target relative half-widths of the confidence interval (`1%` or `0.01`, comma-separated).
-    #[arg(long, default_value = layoutrand::analysis::report::dimension::DEFAULT_TARGETS_TEXT)]
+    #[arg(long, default_value = layoutrand::analysis::answers::dimension::DEFAULT_TARGETS_TEXT)]
     pub target: String,
     #[command(flatten)]
     pub confidence: super::common::ConfidenceArgs,

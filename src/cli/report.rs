@@ -37,7 +37,7 @@ pub struct Args {
 
 /// Runs `layoutrand report`.
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let options = layoutrand::analysis::report::builder::AnalysisOptions {
+    let options = layoutrand::analysis::answers::builder::AnalysisOptions {
         thresholds: args.verdict.thresholds()?,
         fail_if_slower: args.gate.fail_if_slower,
         bootstrap: args.bootstrap.options(),

@@ -90,16 +90,16 @@ pub fn all() -> Vec<OutputSchema> {
             "compare-files",
             "`layoutrand compare A.csv B.csv --format json`",
         ),
-        output::<analysis::report::compare::Comparison>(
+        output::<analysis::answers::compare::Comparison>(
             "compare-directories",
             "`layoutrand compare BASE_DIR NEW_DIR --format json`",
         ),
-        output::<analysis::report::model::Report>("report", "`layoutrand report --format json`"),
+        output::<analysis::answers::model::Report>("report", "`layoutrand report --format json`"),
         output::<layoutrand::report::export::bmf::Bmf>(
             "bmf",
             "`layoutrand report --format bmf` (Bencher Metric Format)",
         ),
-        output::<analysis::report::dimension::DimensionReport>(
+        output::<analysis::answers::dimension::DimensionReport>(
             "dimension",
             "`layoutrand dimension --format json`",
         ),

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::analysis::report::host_conditions::LOADED_SHARE;
+use crate::analysis::answers::host_conditions::LOADED_SHARE;
 use crate::files::results::{HostConditions, Load};
 use crate::relink::toolchain::version_line;
 use crate::run::environment::probe_aslr_off;

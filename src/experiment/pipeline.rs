@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 use super::config::{parse_percent, ExperimentConfig};
 use super::growth::{fmt_share, Growth, GrowthLog};
 use super::subprocess::{run_stage, run_stage_allowing, run_user_command};
-use crate::analysis::report::dimension::DEFAULT_TARGETS;
+use crate::analysis::answers::dimension::DEFAULT_TARGETS;
 use crate::analysis::vocabulary::{Thresholds, DEFAULT_NEGLIGIBLE};
 use crate::exit::Exit;
 use crate::files::manifest::{BuildStatus, Manifest, MANIFEST_FILE};
@@ -644,13 +644,13 @@ fn watched_sequences(
     out: &Path,
     target: f64,
 ) -> Result<Vec<(String, crate::analysis::sequential::Sequential)>> {
-    let experiment = crate::analysis::report::experiment::load_with_context(out)?;
-    let options = crate::analysis::report::builder::AnalysisOptions {
+    let experiment = crate::analysis::answers::experiment::load_with_context(out)?;
+    let options = crate::analysis::answers::builder::AnalysisOptions {
         thresholds: thresholds(config)?,
         sequential: Some(target),
         ..Default::default()
     };
-    let mut report = crate::analysis::report::builder::analyse_with(&experiment, &options)?;
+    let mut report = crate::analysis::answers::builder::analyse_with(&experiment, &options)?;
     // The sentences `stopping.json` records with each watched sequence.
     crate::report::words::fill(&mut report);
     let metric = crate::run::metric::primary_name_of_spec(&plan.metric);
@@ -705,11 +705,11 @@ fn dimensioning(
     config: &ExperimentConfig,
     dir: &Path,
     targets: &[f64],
-) -> Result<crate::analysis::report::dimension::DimensionReport> {
-    let experiment = crate::analysis::report::experiment::load_with_context(dir)?;
-    crate::analysis::report::dimension::dimension(
+) -> Result<crate::analysis::answers::dimension::DimensionReport> {
+    let experiment = crate::analysis::answers::experiment::load_with_context(dir)?;
+    crate::analysis::answers::dimension::dimension(
         &experiment,
-        crate::analysis::report::dimension::CostOverrides::default(),
+        crate::analysis::answers::dimension::CostOverrides::default(),
         targets,
         confidence(config),
     )
@@ -720,7 +720,7 @@ fn dimensioning(
 fn report(config: &ExperimentConfig, plan: &Plan, out: &Path) -> Result<()> {
     // A grown experiment is reported with the sequences its rule watched: their intervals
     // are the ones valid at the look where it stopped.
-    let options = crate::analysis::report::builder::AnalysisOptions {
+    let options = crate::analysis::answers::builder::AnalysisOptions {
         thresholds: thresholds(config)?,
         sequential: plan.growth.as_ref().map(|g| g.target),
         ..Default::default()

@@ -25,12 +25,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
+use crate::analysis::answers::experiment::Experiment;
+use crate::analysis::answers::series::{BinaryData, Series};
 use crate::analysis::effect::Interval;
 use crate::analysis::explain::{Confirmation, LayoutUnit, Screening, Suspect};
 use crate::analysis::explain_plot::{ConfirmPair, PlacedMean};
 use crate::analysis::pair::{analyse_pair, PairOptions};
-use crate::analysis::report::experiment::Experiment;
-use crate::analysis::report::series::{BinaryData, Series};
 use crate::analysis::vocabulary::{Thresholds, Verdict};
 use crate::files::manifest::{Binary, BinarySet, BuildStatus, Manifest, VariantBuild};
 use crate::layout::binary::{self, Function};
@@ -870,7 +870,7 @@ struct Measured {
 impl Measured {
     /// The series of `metric` in the store in `out`.
     fn load(out: &Path, metric: &str) -> Result<Measured> {
-        let exp = crate::analysis::report::experiment::load(out)?;
+        let exp = crate::analysis::answers::experiment::load(out)?;
         let series = exp
             .series
             .into_iter()
@@ -922,7 +922,7 @@ impl Measured {
             seeds,
             ..control.clone()
         };
-        let (h, _) = crate::analysis::report::builder::seed_hierarchy(&s)
+        let (h, _) = crate::analysis::answers::builder::seed_hierarchy(&s)
             .with_context(|| format!("{variant}: no usable binary"))?;
         Ok(h.with_top_ids(ids)?)
     }

@@ -9,8 +9,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::analysis::report::experiment::Experiment;
-use crate::analysis::report::series::Series;
+use crate::analysis::answers::experiment::Experiment;
+use crate::analysis::answers::series::Series;
 use crate::files::cache_model::CacheModel;
 use crate::files::manifest::{BinarySet, Manifest};
 

@@ -14,9 +14,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
+use crate::analysis::answers::experiment::{load, Experiment, Series};
 use crate::analysis::effect::Interval;
 use crate::analysis::explain::{culprit_plots, screen, LayoutUnit, ScreenOptions, Screening};
-use crate::analysis::report::experiment::{load, Experiment, Series};
 use crate::files::cache_model::CacheModel;
 use crate::layout::binary;
 use crate::layout::features::{ICache, RunningCode, SharedHot};
@@ -482,7 +482,7 @@ fn store(dir: &Path, out_rel: &Path, e: &Explanation) -> Result<()> {
 
 /// The 95 % t interval of a binary's mean over its executions' means (K&J eq. 4 at the
 /// execution level); `None` with fewer than two executions.
-fn execution_interval(b: &crate::analysis::report::series::BinaryData) -> Option<Interval> {
+fn execution_interval(b: &crate::analysis::answers::series::BinaryData) -> Option<Interval> {
     let means = b.execution_means();
     // A positive metric's interval is taken on the log scale and mapped back, so that it
     // stays above zero with few, noisy executions (a plain t interval would not).

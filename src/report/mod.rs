@@ -1,8 +1,8 @@
 //! Renderings of the answers about an experiment: `report`, `dimension` and `compare`, in
 //! text, Markdown, JSON, CSV and HTML.
 //!
-//! The numbers come from [`crate::analysis::report`] (the experiment loaded, analysed into a
-//! [`crate::analysis::report::model::Report`], the plotted data chosen); [`words`] makes
+//! The numbers come from [`crate::analysis::answers`] (the experiment loaded, analysed into a
+//! [`crate::analysis::answers::model::Report`], the plotted data chosen); [`words`] makes
 //! every sentence from the model's numbers and enums. An [`export::Exporter`] renders a
 //! report (the HTML one draws the plots' data with [`export::plots`]); [`render_compare`]
 //! and [`render_dimension`] render those answers. The text, Markdown, HTML and summary
@@ -23,9 +23,9 @@ use std::path::Path;
 
 use anyhow::Result;
 
+use crate::analysis::answers::analyse_directory;
+use crate::analysis::answers::builder::AnalysisOptions;
 use crate::analysis::pair::{Gate, GateJudgement};
-use crate::analysis::report::analyse_directory;
-use crate::analysis::report::builder::AnalysisOptions;
 
 pub use export::Format;
 
@@ -76,10 +76,10 @@ pub fn render_gated_report(
 /// The analysis of `experiment` at `thresholds` with its sentences written ([`words::fill`]):
 /// the report every exporter renders, for callers that hold an experiment already.
 pub fn analyse(
-    experiment: &crate::analysis::report::experiment::Experiment,
+    experiment: &crate::analysis::answers::experiment::Experiment,
     thresholds: &crate::analysis::vocabulary::Thresholds,
-) -> Result<crate::analysis::report::model::Report> {
-    let mut report = crate::analysis::report::builder::analyse(experiment, thresholds)?;
+) -> Result<crate::analysis::answers::model::Report> {
+    let mut report = crate::analysis::answers::builder::analyse(experiment, thresholds)?;
     words::fill(&mut report);
     Ok(report)
 }
@@ -88,7 +88,7 @@ pub fn analyse(
 /// metric), each named ("program metric: new against base: effect") with whether it failed:
 /// the whole ratio interval says the variant is slower than its base by more than the gate
 /// allows. Empty without a gate, or when it had nothing to judge (no variants).
-fn gate_judgements(report: &crate::analysis::report::model::Report) -> Vec<GateJudgement> {
+fn gate_judgements(report: &crate::analysis::answers::model::Report) -> Vec<GateJudgement> {
     report
         .comparisons
         .iter()

@@ -1,14 +1,14 @@
 //! `layoutrand compare BASE_DIR NEW_DIR` rendered: the comparison of
-//! [`crate::analysis::report::compare`] as plain text or JSON.
+//! [`crate::analysis::answers::compare`] as plain text or JSON.
 
 use std::fmt::Write;
 
 use anyhow::Result;
 
+use crate::analysis::answers::compare::{Comparison, ProgramComparison};
 use crate::analysis::compare::CompareOptions;
 use crate::analysis::effect::EffectVerdict;
 use crate::analysis::pair::Basis;
-use crate::analysis::report::compare::{Comparison, ProgramComparison};
 use crate::analysis::single::BootstrapOptions;
 use crate::analysis::vocabulary::{program_label, Thresholds};
 use crate::report::checks::{basis_sentence, disagreement};
@@ -38,7 +38,7 @@ fn gate_judgements(c: &Comparison) -> Vec<crate::analysis::pair::GateJudgement> 
 }
 
 /// Loads and compares the experiments in `base` and `new` (the analysis of
-/// [`crate::analysis::report::compare::compare_directories`]) with its sentences written
+/// [`crate::analysis::answers::compare::compare_directories`]) with its sentences written
 /// ([`words::comparison::fill`]): what every rendering of `compare BASE_DIR NEW_DIR` shows.
 pub fn compare_directories(
     base: &std::path::Path,
@@ -46,7 +46,8 @@ pub fn compare_directories(
     metrics: &[String],
     options: &CompareOptions,
 ) -> Result<Comparison> {
-    let mut c = crate::analysis::report::compare::compare_directories(base, new, metrics, options)?;
+    let mut c =
+        crate::analysis::answers::compare::compare_directories(base, new, metrics, options)?;
     words::experiment::fill_compared(&mut c);
     words::across_programs::fill(&mut c);
     for p in &mut c.programs {

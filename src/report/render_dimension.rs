@@ -1,9 +1,9 @@
-//! `layoutrand dimension` rendered: the dimensioning of [`crate::analysis::report::dimension`]
+//! `layoutrand dimension` rendered: the dimensioning of [`crate::analysis::answers::dimension`]
 //! as plain text (Kalibera & Jones 2013 Tables 6 and 7).
 
 use std::fmt::Write;
 
-use crate::analysis::report::dimension::{
+use crate::analysis::answers::dimension::{
     DimensionReport, SeriesDimension, CROSSED_REPLICATES, MAX_TOP_REPETITIONS, MIN_TOP_REPETITIONS,
 };
 use crate::report::numfmt::{level, percent, quantity, sig, Scale};

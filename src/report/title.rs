@@ -1,7 +1,7 @@
 //! The one title of a section about a program's metric (`report`, `compare`, `dimension`):
 //! `demo [O3] — wall (ms)`, its unit the one the section's numbers are printed in.
 
-use crate::analysis::report::series::program_label;
+use crate::analysis::answers::series::program_label;
 use crate::report::numfmt::Scale;
 
 /// The unit a heading names for values printed in `scale`: the scaled unit (`ms` for a time

@@ -6,9 +6,9 @@ use crate::report_support;
 
 use std::path::Path;
 
-use layoutrand::analysis::report::dimension::{dimension, CostOverrides};
-use layoutrand::analysis::report::experiment::from_parts;
-use layoutrand::analysis::report::model::{
+use layoutrand::analysis::answers::dimension::{dimension, CostOverrides};
+use layoutrand::analysis::answers::experiment::from_parts;
+use layoutrand::analysis::answers::model::{
     DiagnosticConcern, DriftUntested, ExecutionId, SensitivityGrounds, SensitivityOutcome, Verdict,
 };
 use layoutrand::analysis::vocabulary::Thresholds;
@@ -18,7 +18,7 @@ use report_support::{manifest, results, Design, ThreeLevel};
 fn experiment(
     design: &Design,
     gen: &mut ThreeLevel,
-) -> layoutrand::analysis::report::experiment::Experiment {
+) -> layoutrand::analysis::answers::experiment::Experiment {
     let r = results(design, &mut |_, seed, execution, _, _| {
         gen.value(seed, execution)
     });
@@ -32,7 +32,7 @@ const KALIBERA: [[[f64; 3]; 2]; 2] = [
     [[0.2, 1.0, 1.5], [1.0, 2.0, 3.0]],
 ];
 
-fn kalibera_experiment() -> layoutrand::analysis::report::experiment::Experiment {
+fn kalibera_experiment() -> layoutrand::analysis::answers::experiment::Experiment {
     let mut design = Design::new(2, 2, 3);
     design.baseline = false;
     let r = results(&design, &mut |_, seed, e, i, _| {
@@ -65,7 +65,7 @@ fn levels_match_libkalibera_oracle() {
     assert!(s.ci.is_none());
     assert!(s.interval_note.as_ref().unwrap().contains("below zero"));
     let (h, _) =
-        layoutrand::analysis::report::builder::seed_hierarchy(&kalibera_experiment().series[0])
+        layoutrand::analysis::answers::builder::seed_hierarchy(&kalibera_experiment().series[0])
             .unwrap();
     let ci = layoutrand::stats::multilevel::mean_ci(&h, 0.95).unwrap();
     assert!((ci.lower - -6.939447).abs() < 1e-5, "{ci:?}");

@@ -9,9 +9,9 @@ use std::path::Path;
 
 use proptest::prelude::*;
 
+use layoutrand::analysis::answers::dimension::{dimension, CostOverrides};
+use layoutrand::analysis::answers::experiment::{from_parts, Experiment};
 use layoutrand::analysis::compare::{compare, CompareOptions};
-use layoutrand::analysis::report::dimension::{dimension, CostOverrides};
-use layoutrand::analysis::report::experiment::{from_parts, Experiment};
 use layoutrand::analysis::single::{analyze, BootstrapOptions, Dataset};
 use layoutrand::analysis::vocabulary::Thresholds;
 use layoutrand::report::analyse;
@@ -108,7 +108,7 @@ proptest! {
             let _ = layoutrand::report::render_dimension::render_text(&d);
         }
         let options = CompareOptions { thresholds: th, is_time: true, bootstrap: None, fail_if_slower: Some(0.0) };
-        if let Ok(c) = layoutrand::analysis::report::compare::compare(&ea, &eb, &options) {
+        if let Ok(c) = layoutrand::analysis::answers::compare::compare(&ea, &eb, &options) {
             let _ = layoutrand::report::render_compare::render_text(&c);
         }
     }

@@ -5,9 +5,9 @@ use crate::report_support;
 
 use std::path::Path;
 
+use layoutrand::analysis::answers::compare::gate_failed;
 use layoutrand::analysis::compare::CompareOptions;
 use layoutrand::analysis::effect::Direction;
-use layoutrand::analysis::report::compare::gate_failed;
 use layoutrand::analysis::vocabulary::Thresholds;
 use layoutrand::report::render_compare::compare_directories;
 use report_support::{write_dir, Design, Normal};

@@ -6,7 +6,7 @@
 
 use crate::report_support;
 
-use layoutrand::analysis::report::model::{SensitivityGrounds, SeriesReport, Verdict};
+use layoutrand::analysis::answers::model::{SensitivityGrounds, SeriesReport, Verdict};
 use report_support::{Crossed, Design};
 
 /// The one series of a store of 10 binaries × `data_seeds` data seeds × 3 executions × 5
@@ -97,7 +97,7 @@ fn one_data_seed_adds_no_crossed_answer() {
 
 #[test]
 fn dimension_plans_binaries_and_data_seeds_that_meet_each_target() {
-    use layoutrand::analysis::report::dimension::{dimension, CostOverrides};
+    use layoutrand::analysis::answers::dimension::{dimension, CostOverrides};
     let costs = CostOverrides {
         iteration: Some(0.01),
         execution: Some(0.1),
@@ -172,8 +172,8 @@ fn variants_under_data_seeds_are_compared_over_data_layouts() {
 /// ratios, where an interval over the code seeds alone held only for these three layouts.
 #[test]
 fn two_stores_under_the_same_data_seeds_are_compared_over_data_layouts() {
+    use layoutrand::analysis::answers::compare::compare;
     use layoutrand::analysis::compare::CompareOptions;
-    use layoutrand::analysis::report::compare::compare;
     use layoutrand::analysis::vocabulary::Thresholds;
     let mut design = Design::new(8, 3 * 3, 3);
     design.data_seeds = 3;
@@ -205,7 +205,7 @@ fn two_stores_under_the_same_data_seeds_are_compared_over_data_layouts() {
         .as_ref()
         .and_then(|p| p.ci)
         .expect("a paired interval");
-    let per_data_seed = |e: &layoutrand::analysis::report::experiment::Experiment| {
+    let per_data_seed = |e: &layoutrand::analysis::answers::experiment::Experiment| {
         let mut sums = std::collections::BTreeMap::<u64, (f64, usize)>::new();
         for binary in &e.series[0].seeds {
             for x in &binary.executions {

@@ -8,8 +8,8 @@ use crate::report_support;
 
 use std::path::Path;
 
-use layoutrand::analysis::report::data_split::{DataSplit, SplitCannotTell};
-use layoutrand::analysis::report::experiment::from_parts;
+use layoutrand::analysis::answers::data_split::{DataSplit, SplitCannotTell};
+use layoutrand::analysis::answers::experiment::from_parts;
 use layoutrand::analysis::vocabulary::Thresholds;
 use layoutrand::files::store::ExecutionStatus;
 use layoutrand::report::analyse;
@@ -40,7 +40,7 @@ pub(crate) fn analysed(
     design: &Design,
     gen: &mut Crossed,
     status: &dyn Fn(&str, Option<u64>, u32) -> ExecutionStatus,
-) -> layoutrand::analysis::report::model::Report {
+) -> layoutrand::analysis::answers::model::Report {
     analyse(&experiment_of(design, gen, status), &Thresholds::default()).unwrap()
 }
 
@@ -49,7 +49,7 @@ pub(crate) fn experiment_of(
     design: &Design,
     gen: &mut Crossed,
     status: &dyn Fn(&str, Option<u64>, u32) -> ExecutionStatus,
-) -> layoutrand::analysis::report::experiment::Experiment {
+) -> layoutrand::analysis::answers::experiment::Experiment {
     experiment_with(design, &mut |seed, e| gen.value(design, seed, e), status)
 }
 
@@ -59,7 +59,7 @@ fn experiment_with(
     design: &Design,
     value: &mut dyn FnMut(Option<u64>, u32) -> f64,
     status: &dyn Fn(&str, Option<u64>, u32) -> ExecutionStatus,
-) -> layoutrand::analysis::report::experiment::Experiment {
+) -> layoutrand::analysis::answers::experiment::Experiment {
     let mut r = layoutrand::files::store::Results::default();
     for batch in records(design, &mut |_, seed, e, _, _| value(seed, e), status) {
         for rec in batch {
@@ -170,7 +170,7 @@ fn on_machines(
     gen: &mut Crossed,
     machine_of: &dyn Fn(u32) -> usize,
     offset: &dyn Fn(usize) -> f64,
-) -> layoutrand::analysis::report::experiment::Experiment {
+) -> layoutrand::analysis::answers::experiment::Experiment {
     let mut r = layoutrand::files::store::Results::default();
     let mean = gen.mean;
     let value =

@@ -10,9 +10,9 @@
 //! `burst_rate_figures` (tests/figures, outside the suite) with many experiments (the figures
 //! in docs/statistics.md).
 
-use layoutrand::analysis::report::model::{SensitivityGrounds, SensitivityOutcome, Verdict};
-use layoutrand::analysis::report::sensitivity::sensitivity;
-use layoutrand::analysis::report::series::{BinaryData, ExecutionData, Series};
+use layoutrand::analysis::answers::model::{SensitivityGrounds, SensitivityOutcome, Verdict};
+use layoutrand::analysis::answers::sensitivity::sensitivity;
+use layoutrand::analysis::answers::series::{BinaryData, ExecutionData, Series};
 use layoutrand::analysis::vocabulary::Thresholds;
 use layoutrand::run::schedule::{build_schedule, ScheduleDesign};
 use layoutrand::seeded::SeededRng;

@@ -29,7 +29,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::Exporter;
-use crate::analysis::report::model::{Interval, Report, SeriesReport};
+use crate::analysis::answers::model::{Interval, Report, SeriesReport};
 
 /// BMF JSON.
 #[derive(Debug, Clone, Copy)]

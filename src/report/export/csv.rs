@@ -7,8 +7,8 @@ use anyhow::Result;
 
 use super::tables::pair_confidence;
 use super::Exporter;
+use crate::analysis::answers::model::{AsBuilt, MultipleComparison, Report, SeriesReport, Verdict};
 use crate::analysis::effect::{wire, EffectVerdict, Interval};
-use crate::analysis::report::model::{AsBuilt, MultipleComparison, Report, SeriesReport, Verdict};
 use crate::analysis::variants::PairComparison;
 
 /// CSV.

@@ -4,9 +4,9 @@
 //! binary's mean relative to the mean over layouts, per metric. Text, Markdown and HTML open
 //! with them; the paragraphs follow for those who read.
 
+use crate::analysis::answers::model::{DefaultLayout, Report, Sensitivity, SeriesReport, Verdict};
+use crate::analysis::answers::plot_data::StripGroup;
 use crate::analysis::effect::{Effect, EffectVerdict};
-use crate::analysis::report::model::{DefaultLayout, Report, Sensitivity, SeriesReport, Verdict};
-use crate::analysis::report::plot_data::StripGroup;
 use crate::report::numfmt::{percent, signed_percent};
 use crate::report::words::sensitivity::no_variation_word;
 
@@ -194,7 +194,7 @@ pub(crate) fn sensitivity_cell(sens: &Sensitivity) -> String {
 /// difference from the log scale's centre, +15.2 %, where the text said 14.3 % slower).
 fn placement_cell(
     d: Option<&DefaultLayout>,
-    shift: &crate::analysis::report::model::Shift,
+    shift: &crate::analysis::answers::model::Shift,
 ) -> String {
     let Some(d) = d else {
         return "—".to_string();
@@ -447,7 +447,7 @@ pub(crate) fn glance_figure(report: &Report) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::report::model::SensitivityGrounds;
+    use crate::analysis::answers::model::SensitivityGrounds;
     use crate::report::words::sensitivity::tests::with;
 
     /// No code-layout variation at all (every binary measured the same under each data

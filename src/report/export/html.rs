@@ -5,7 +5,7 @@
 use anyhow::Result;
 
 use super::Exporter;
-use crate::analysis::report::model::Report;
+use crate::analysis::answers::model::Report;
 
 /// HTML with inline SVG.
 #[derive(Debug, Clone, Copy)]

@@ -6,7 +6,7 @@
 use std::fmt::Write;
 
 use super::svg::escape;
-use crate::analysis::report::model::Verdict;
+use crate::analysis::answers::model::Verdict;
 use crate::report::document::Tone;
 
 /// `text` with its first letter in upper case (the verdicts stand alone in their box).

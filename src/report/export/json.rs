@@ -1,10 +1,10 @@
 //! JSON with the schema documented in docs/report.md (the serde form of
-//! [`crate::analysis::report::model::Report`]).
+//! [`crate::analysis::answers::model::Report`]).
 
 use anyhow::Result;
 
 use super::Exporter;
-use crate::analysis::report::model::Report;
+use crate::analysis::answers::model::Report;
 
 /// Pretty-printed JSON.
 #[derive(Debug, Clone, Copy)]

@@ -4,7 +4,7 @@
 use anyhow::Result;
 
 use super::Exporter;
-use crate::analysis::report::model::Report;
+use crate::analysis::answers::model::Report;
 
 /// Markdown.
 #[derive(Debug, Clone, Copy)]

@@ -4,7 +4,7 @@
 
 use anyhow::Result;
 
-use crate::analysis::report::model::Report;
+use crate::analysis::answers::model::Report;
 
 pub mod analyze_text;
 pub mod bmf;

@@ -1,8 +1,8 @@
 //! The HTML report's plots of one data set drawn as SVG, from the data
-//! [`crate::analysis::report::plots`] chose (values, quartiles, autocorrelations, the
+//! [`crate::analysis::answers::plots`] chose (values, quartiles, autocorrelations, the
 //! reordered twins), titled and labelled by [`crate::report::words::plots`].
 
-use crate::analysis::report::plot_data::SeriesPlots;
+use crate::analysis::answers::plot_data::SeriesPlots;
 use crate::report::words::plots::{
     dependence_subject, run_sequence_title, values_axis, variance_bar,
 };

@@ -14,7 +14,7 @@ use super::tables::{
     level_rows, mean_line, series_title, setup_line, stopping_line, LEVEL_HEADERS,
     VARIANTS_LEAD_TITLE,
 };
-use crate::analysis::report::model::{Report, SeriesReport, Verdict};
+use crate::analysis::answers::model::{Report, SeriesReport, Verdict};
 use crate::report::document::{
     Block, Document, Figure, Graphic, SectionKind, Span, Table, Text, Tone,
 };
@@ -262,7 +262,7 @@ fn as_built(i: usize, s: &SeriesReport, confidence: f64) -> Vec<Block> {
 
 /// The series' plots (the page only): binaries and variance components, then folded the
 /// run sequences and the lag and ACF plots of its dependence check.
-fn plots(i: usize, data: &crate::analysis::report::plot_data::SeriesPlots) -> Block {
+fn plots(i: usize, data: &crate::analysis::answers::plot_data::SeriesPlots) -> Block {
     let drawn = super::plots::draw(data);
     let figure = |id: String, title: &str, note: Option<String>, graphics| {
         Block::Figure(Figure {

@@ -8,8 +8,8 @@ use super::tables::{
     comparison_lines, interaction_line, tukey_rows, tukey_title, TUKEY_HEADERS, VARIANTS_TITLE,
 };
 use super::variant_plots::comparison_plots;
-use crate::analysis::report::machines::MachineSeries;
-use crate::analysis::report::model::{Report, Verdict};
+use crate::analysis::answers::machines::MachineSeries;
+use crate::analysis::answers::model::{Report, Verdict};
 use crate::analysis::variants::PairComparison;
 use crate::report::document::{Block, Figure, Graphic, SectionKind, Table, Text};
 use crate::report::numfmt::capitalised;
@@ -112,7 +112,7 @@ pub(crate) fn sequential(report: &Report) -> Option<Block> {
     for s in &report.series {
         if let Some(q) = &s.sequential {
             let name =
-                crate::analysis::report::series::program_label(&s.program, s.variant.as_deref());
+                crate::analysis::answers::series::program_label(&s.program, s.variant.as_deref());
             let title = format!("{name} {}: mean as binaries are added", s.metric);
             graphics.push(Graphic::Svg(sequence_plot(&title, &s.unit, q, None)));
         }

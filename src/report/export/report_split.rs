@@ -3,7 +3,7 @@
 //! ([`super::svg_split`]). Nothing when the series has no split (one data seed).
 
 use super::report_sections::list;
-use crate::analysis::report::model::SeriesReport;
+use crate::analysis::answers::model::SeriesReport;
 use crate::report::document::{Block, Figure, Graphic, Text, Tone, Verdict};
 use crate::report::numfmt::capitalised;
 use crate::report::words::data_sensitivity::TITLE as DATA_TITLE;

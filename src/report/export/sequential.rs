@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::svg::{range, Frame};
-use crate::analysis::report::model::Report;
+use crate::analysis::answers::model::Report;
 use crate::analysis::sequential::{Sequential, LAI_CALIBRATED, REPEATED_T};
 use crate::report::numfmt::level;
 
@@ -17,7 +17,8 @@ pub(crate) const SEQUENTIAL_TITLE: &str = "Sequential (intervals valid at every 
 pub(crate) fn sequential_lines(report: &Report) -> Vec<String> {
     let series = report.series.iter().filter_map(|s| {
         let q = s.sequential.as_ref()?;
-        let name = crate::analysis::report::series::program_label(&s.program, s.variant.as_deref());
+        let name =
+            crate::analysis::answers::series::program_label(&s.program, s.variant.as_deref());
         Some(format!("{name} {}: {}", s.metric, q.text))
     });
     let pairs = report.comparisons.iter().filter_map(|c| {

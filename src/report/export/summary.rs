@@ -8,8 +8,8 @@
 use anyhow::Result;
 
 use super::Exporter;
-use crate::analysis::report::model::{Report, Sensitivity, SeriesReport, Verdict};
-use crate::analysis::report::series::program_label;
+use crate::analysis::answers::model::{Report, Sensitivity, SeriesReport, Verdict};
+use crate::analysis::answers::series::program_label;
 use crate::report::document::{Block, CellKind, Document, Span, Table, Text};
 use crate::report::numfmt::{estimate, percent};
 use crate::report::words::incomplete;
@@ -180,7 +180,7 @@ impl Exporter for SummaryExporter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::report::model::SensitivityGrounds;
+    use crate::analysis::answers::model::SensitivityGrounds;
     use crate::report::words::sensitivity::tests::with;
 
     /// No code-layout variation at all (a data-seed-only store, one code seed) reads as the

@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use crate::analysis::report::plot_data::{BoxSummary, StripGroup};
+use crate::analysis::answers::plot_data::{BoxSummary, StripGroup};
 use crate::report::numfmt::sig;
 
 /// Escapes text for HTML and SVG (one escaping for the page and its plots).

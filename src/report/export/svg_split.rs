@@ -7,7 +7,7 @@
 use std::fmt::Write;
 
 use super::svg::escape;
-use crate::analysis::report::data_split::DataSplit;
+use crate::analysis::answers::data_split::DataSplit;
 use crate::stats::variance_split::Component;
 
 /// Width of the drawing, the left margin holding the row labels, the right margin.
@@ -111,7 +111,7 @@ pub(crate) fn split_figure(title: &str, split: &DataSplit) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::report::data_split::{AxisShare, SplitCannotTell};
+    use crate::analysis::answers::data_split::{AxisShare, SplitCannotTell};
     use crate::stats::interval::Interval;
 
     fn share(share: f64, lower: f64, upper: f64) -> Option<AxisShare> {

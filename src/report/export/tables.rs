@@ -1,13 +1,13 @@
 //! The sentences and table rows that the text, Markdown and HTML exporters share, so the
 //! three say exactly the same thing.
 
+use crate::analysis::answers::experiment::FailureCounts;
+use crate::analysis::answers::model::{
+    BaselineSummary, Diagnostics, MultipleComparison, Report, SeriesReport, Setup,
+};
 use crate::analysis::effect::EffectVerdict;
 use crate::analysis::effect::Interval;
 use crate::analysis::pair::Basis;
-use crate::analysis::report::experiment::FailureCounts;
-use crate::analysis::report::model::{
-    BaselineSummary, Diagnostics, MultipleComparison, Report, SeriesReport, Setup,
-};
 use crate::analysis::variants::PairComparison;
 use crate::report::checks::{basis_sentence, disagreement};
 use crate::report::numfmt::{

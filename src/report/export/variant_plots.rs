@@ -6,8 +6,8 @@ use super::svg_variants::{
     interaction_plot, paired_plot, ratio_intervals, IntervalRow, Pair, VariantLine,
 };
 use super::tables::ratio_interval;
+use crate::analysis::answers::model::{Report, SeriesReport};
 use crate::analysis::effect::Interval;
-use crate::analysis::report::model::{Report, SeriesReport};
 use crate::analysis::variants::{Basis, PairComparison};
 use crate::report::numfmt::{level, Scale};
 

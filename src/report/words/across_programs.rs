@@ -1,11 +1,11 @@
 //! "Across programs, did new speed things up?" in words: the summary of a comparison of two
 //! experiment directories per metric (Touati et al.'s proportion of programs sped up with
 //! Wilson's interval, and the overall gain G), and the series only one of them holds
-//! ([`crate::analysis::report::compare`]).
+//! ([`crate::analysis::answers::compare`]).
 
 use std::fmt::Write;
 
-use crate::analysis::report::compare::{Comparison, ExperimentSide, OnlyIn, Overall};
+use crate::analysis::answers::compare::{Comparison, ExperimentSide, OnlyIn, Overall};
 use crate::analysis::vocabulary::program_label;
 use crate::report::numfmt::{level, percent, signed_percent};
 

@@ -7,7 +7,7 @@
 //! sentence puts them side by side, the metric the run asked for first, each with the
 //! magnitude its verdict rests on, so that a reader sees which metric answers what.
 
-use crate::analysis::report::model::{SeriesReport, Verdict};
+use crate::analysis::answers::model::{SeriesReport, Verdict};
 use crate::report::numfmt::percent;
 
 /// The answer across metrics of each program (and variant) that has more than one metric,
@@ -127,8 +127,8 @@ fn magnitude(s: &SeriesReport) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::report::as_built::tests::series;
-    use crate::analysis::report::builder::analyse_series;
+    use crate::analysis::answers::as_built::tests::series;
+    use crate::analysis::answers::builder::analyse_series;
     use crate::analysis::vocabulary::Thresholds;
     use crate::seeded::SeededRng;
 

@@ -1,8 +1,8 @@
 //! "Is the binary your build made an ordinary layout?" in words: the as-built binary's
-//! shift and placement ([`crate::analysis::report::as_built`]) in one sentence, after their
+//! shift and placement ([`crate::analysis::answers::as_built`]) in one sentence, after their
 //! own sentences are written ([`super::shift`], [`super::default_layout`]).
 
-use crate::analysis::report::model::{AsBuilt, Verdict};
+use crate::analysis::answers::model::{AsBuilt, Verdict};
 use crate::analysis::vocabulary::Thresholds;
 use crate::report::numfmt::change_parts;
 
@@ -64,8 +64,8 @@ pub(crate) fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::report::as_built::tests::series;
-    use crate::analysis::report::builder::analyse_series;
+    use crate::analysis::answers::as_built::tests::series;
+    use crate::analysis::answers::builder::analyse_series;
     use crate::seeded::SeededRng;
 
     /// The as-built answer of a binary 12 % faster than the layouts' centre (seeded by `tag`).

@@ -1,9 +1,9 @@
 //! "What did balancing the data leave out?" in words: the notes of trimming unbalanced
-//! three-level data ([`crate::analysis::report::balance`]), from the binaries and their
+//! three-level data ([`crate::analysis::answers::balance`]), from the binaries and their
 //! counts.
 
-use crate::analysis::report::balance::BalanceNote;
-use crate::analysis::report::experiment::BalanceWarning;
+use crate::analysis::answers::balance::BalanceNote;
+use crate::analysis::answers::experiment::BalanceWarning;
 
 /// The executions cut short that a note names; the rest are counted.
 pub(crate) const SHOWN_EXECUTIONS: usize = 8;
@@ -68,7 +68,7 @@ fn list(items: impl Iterator<Item = String>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::report::balance::TrimmedExecution;
+    use crate::analysis::answers::balance::TrimmedExecution;
 
     fn warning_of(fixed: Option<&str>, variant: Option<&str>, note: BalanceNote) -> String {
         warning(&BalanceWarning {

@@ -1,9 +1,9 @@
 //! How the mean over random layouts is named and on what it rests, when the run varied the
 //! data layout too (`run --data-seeds`): over random code and data layouts, from the crossed
-//! design ([`crate::analysis::report::crossed_mean`]). With one data seed the words are
+//! design ([`crate::analysis::answers::crossed_mean`]). With one data seed the words are
 //! today's (Kalibera & Jones eq. 4 over binaries).
 
-use crate::analysis::report::model::SeriesReport;
+use crate::analysis::answers::model::SeriesReport;
 use crate::report::numfmt::sig;
 
 /// What the mean is over: "random layouts" (code only) or "random code and data layouts".

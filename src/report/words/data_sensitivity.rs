@@ -1,9 +1,9 @@
 //! "Is this program data-layout-sensitive?" in words
-//! ([`crate::analysis::report::data_sensitivity`]): the verdict with how much the metric
+//! ([`crate::analysis::answers::data_sensitivity`]): the verdict with how much the metric
 //! moves from one data layout to another, and the test it rests on.
 
-use crate::analysis::report::data_sensitivity::DataSensitivity;
-use crate::analysis::report::model::Verdict;
+use crate::analysis::answers::data_sensitivity::DataSensitivity;
+use crate::analysis::answers::model::Verdict;
 use crate::analysis::vocabulary::Thresholds;
 use crate::report::numfmt::{p_value, percent, statistic};
 

@@ -1,9 +1,9 @@
 //! "Is the default layout unusual among random layouts?" in words: the placement of a fixed
 //! layout (the baseline, or the binary the build made) by the prediction interval of one
-//! random layout's mean ([`crate::analysis::report::shift::placement_of`]).
+//! random layout's mean ([`crate::analysis::answers::shift::placement_of`]).
 
 use super::OVERFLOW_REASON;
-use crate::analysis::report::model::{DefaultLayout, PlacementGrounds, Rank, Verdict};
+use crate::analysis::answers::model::{DefaultLayout, PlacementGrounds, Rank, Verdict};
 use crate::analysis::vocabulary::Thresholds;
 use crate::report::numfmt::{level, p_value, percent, Scale};
 
@@ -137,7 +137,7 @@ fn placed_words(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::report::model::PredictionIntervalJson;
+    use crate::analysis::answers::model::PredictionIntervalJson;
     use crate::report::words::shift::{AS_BUILT, BASELINE};
 
     fn placed(verdict: Verdict, difference: f64) -> DefaultLayout {
@@ -226,9 +226,9 @@ mod tests {
     }
 
     /// The default layout's placement in `s`, analysed, with its sentence.
-    fn placement(s: &crate::analysis::report::experiment::Series) -> (DefaultLayout, String) {
+    fn placement(s: &crate::analysis::answers::experiment::Series) -> (DefaultLayout, String) {
         let t = Thresholds::default();
-        let r = crate::analysis::report::builder::analyse_series(
+        let r = crate::analysis::answers::builder::analyse_series(
             s,
             Default::default(),
             &Default::default(),
@@ -245,7 +245,7 @@ mod tests {
     #[test]
     fn a_full_tie_is_said_as_all_equal_not_as_half_below() {
         let mut rng = crate::seeded::SeededRng::new(5, "placement-full-tie");
-        let mut s = crate::analysis::report::as_built::tests::series(&mut rng, None);
+        let mut s = crate::analysis::answers::as_built::tests::series(&mut rng, None);
         for b in s.seeds.iter_mut().chain(s.baseline.iter_mut()) {
             for e in &mut b.executions {
                 e.live = vec![1000.0];
@@ -271,7 +271,7 @@ mod tests {
     #[test]
     fn some_ties_are_counted_apart_from_the_means_below() {
         let mut rng = crate::seeded::SeededRng::new(5, "placement-some-ties");
-        let mut s = crate::analysis::report::as_built::tests::series(&mut rng, None);
+        let mut s = crate::analysis::answers::as_built::tests::series(&mut rng, None);
         let baseline = s.baseline.clone().unwrap();
         for b in s.seeds.iter_mut().take(3) {
             b.executions = baseline.executions.clone();

@@ -1,10 +1,10 @@
 //! "Can the report's numbers be trusted?" in words: the notes of the checks
-//! ([`crate::analysis::report::diagnostics`]) and of the design, and why drift was not
+//! ([`crate::analysis::answers::diagnostics`]) and of the design, and why drift was not
 //! tested, from the model's [`DiagnosticConcern`]s and [`DriftUntested`].
 
 use super::OVERFLOW_REASON;
-use crate::analysis::report::diagnostics::MIN_EXECUTIONS_FOR_DRIFT;
-use crate::analysis::report::model::{
+use crate::analysis::answers::diagnostics::MIN_EXECUTIONS_FOR_DRIFT;
+use crate::analysis::answers::model::{
     DiagnosticConcern, Diagnostics, DriftUntested, ExecutionId, Normality,
 };
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;

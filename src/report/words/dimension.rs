@@ -1,9 +1,9 @@
 //! "How many repetitions does a target precision need?" in words: the cost sources, the
 //! advice beside eq. 3's counts and the notes of `layoutrand dimension`
-//! ([`crate::analysis::report::dimension`]), from its figures, and eq. 3's guard cases
+//! ([`crate::analysis::answers::dimension`]), from its figures, and eq. 3's guard cases
 //! ([`OptimalCount`]) that `analyze` shares.
 
-use crate::analysis::report::dimension::{
+use crate::analysis::answers::dimension::{
     CostSource, DimensionReport, LevelDimension, SeriesDimension, UndimensionedLevel,
     MIN_COST_SECONDS, MIN_EXECUTIONS_FOR_SENSITIVITY,
 };

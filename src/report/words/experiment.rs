@@ -1,12 +1,12 @@
 //! "Can the data be trusted as read?" in words: the warnings of reading an experiment
-//! directory ([`crate::analysis::report::experiment::ExperimentWarning`]) — binaries that
+//! directory ([`crate::analysis::answers::experiment::ExperimentWarning`]) — binaries that
 //! never ran, a manifest missing or of another version, the store's own notes and what
 //! balancing changed ([`super::balance`]) — and the report's further warnings
 //! ([`ReportWarning`]).
 
-use crate::analysis::report::compare::{Comparison, ExperimentSide};
-use crate::analysis::report::experiment::{Ending, ExperimentWarning, NeverRan};
-use crate::analysis::report::model::ReportWarning;
+use crate::analysis::answers::compare::{Comparison, ExperimentSide};
+use crate::analysis::answers::experiment::{Ending, ExperimentWarning, NeverRan};
+use crate::analysis::answers::model::ReportWarning;
 use crate::files::manifest::MANIFEST_FILE;
 use crate::files::store::RESULTS_FILE;
 use crate::report::words::UNKNOWN_WITHOUT_MANIFEST;

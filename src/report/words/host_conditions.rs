@@ -1,8 +1,8 @@
 //! "Was the host quiet while times were measured?" in words: the warnings about the host's
-//! recorded state ([`crate::analysis::report::host_conditions`]), from each
+//! recorded state ([`crate::analysis::answers::host_conditions`]), from each
 //! [`HostCondition`]'s figures.
 
-use crate::analysis::report::host_conditions::{
+use crate::analysis::answers::host_conditions::{
     BusyExecutions, HostCondition, QuietWaits, LOADED_SHARE, STOLEN_SHARE,
 };
 use crate::report::numfmt::{percent, quantity};

@@ -2,7 +2,7 @@
 //! executions than the run planned (issue 55: at 24 of 48 executions the report read as
 //! final and the reason came at line 753 of 791).
 
-use crate::analysis::report::experiment::Incomplete;
+use crate::analysis::answers::experiment::Incomplete;
 
 /// The note the title of every rendering carries: `incomplete: 24 of 48 executions`.
 pub(crate) fn title_note(i: &Incomplete) -> String {

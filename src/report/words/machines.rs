@@ -1,8 +1,8 @@
 //! "Did the machines of a Slurm run differ?" in words: each series' finding, its table and
 //! warning, and how the top-level interval treats machines, from the numbers of a
-//! [`MachineSeries`] ([`crate::analysis::report::machines`]).
+//! [`MachineSeries`] ([`crate::analysis::answers::machines`]).
 
-use crate::analysis::report::machines::MachineSeries;
+use crate::analysis::answers::machines::MachineSeries;
 use crate::report::numfmt::{p_value, percent, statistic, Scale};
 
 /// How the top-level interval treats machines, in words (the same for every series).

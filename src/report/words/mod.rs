@@ -1,7 +1,7 @@
 //! The sentences of the report, built from the model's numbers and enums: one file per
 //! question. The analysis ([`crate::analysis`]) leaves every `text` of the model empty and
 //! says what it found as figures and grounds (e.g.
-//! [`crate::analysis::report::model::SensitivityGrounds`]); [`fill`] writes the sentences
+//! [`crate::analysis::answers::model::SensitivityGrounds`]); [`fill`] writes the sentences
 //! once, after the analysis and before any exporter, so the text, Markdown, HTML and JSON
 //! outputs carry the same words. Functions here are pure: model in, `String` out.
 
@@ -36,7 +36,7 @@ pub(crate) mod variants;
 pub(crate) mod versus_baseline;
 pub(crate) mod withheld;
 
-use crate::analysis::report::model::Report;
+use crate::analysis::answers::model::Report;
 use crate::analysis::vocabulary::Thresholds;
 
 /// How every report names what only `manifest.json` records (the build's granularity,

@@ -1,8 +1,8 @@
 //! The titles and axis labels of a series' plots in the HTML report, from the plot data
-//! ([`crate::analysis::report::plot_data`]): which binary and execution a run sequence
+//! ([`crate::analysis::answers::plot_data`]): which binary and execution a run sequence
 //! shows, what the dependence plots are of, the variance bars' levels, the values' axis.
 
-use crate::analysis::report::plot_data::{DependenceSubject, RunSequence, VarianceBar};
+use crate::analysis::answers::plot_data::{DependenceSubject, RunSequence, VarianceBar};
 
 /// The axis of the measured values: the metric and the unit they are shown in, `count` for
 /// a plain count (which [`crate::report::numfmt::Scale`] shows without a unit after the

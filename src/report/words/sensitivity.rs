@@ -1,13 +1,13 @@
 //! "Is this program layout-sensitive?" in words: the verdict of
-//! [`crate::analysis::report::sensitivity`] with the figures it rests on.
+//! [`crate::analysis::answers::sensitivity`] with the figures it rests on.
 
 use super::OVERFLOW_REASON;
-use crate::analysis::report::host_conditions::STOLEN_SHARE;
-use crate::analysis::report::model::{
+use crate::analysis::answers::host_conditions::STOLEN_SHARE;
+use crate::analysis::answers::model::{
     RestsOn, Sensitivity, SensitivityGrounds, SensitivityOutcome, SensitivityTest,
     SetAsideExecution, TestedGrounds,
 };
-use crate::analysis::report::screening::CLEAN_STORES_SET_ASIDE;
+use crate::analysis::answers::screening::CLEAN_STORES_SET_ASIDE;
 use crate::analysis::vocabulary::Thresholds;
 use crate::report::numfmt::{level, p_value, percent, sig, signed_percent, statistic};
 
@@ -337,7 +337,7 @@ pub(crate) fn unsettled_hint(test: Option<SensitivityTest>) -> &'static str {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::analysis::report::model::{Interval, Verdict};
+    use crate::analysis::answers::model::{Interval, Verdict};
 
     /// A sensitivity with only `grounds` and the figures every tested sentence quotes.
     pub(crate) fn with(grounds: SensitivityGrounds) -> Sensitivity {

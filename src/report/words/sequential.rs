@@ -7,7 +7,7 @@ use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
 use crate::report::numfmt::{change_parts, level, percent, Scale};
 
 /// The sentence of a series' replay: its geometric mean said in `scale` (the series'
-/// section's unit, [`crate::analysis::report::model::SeriesReport::scale`]).
+/// section's unit, [`crate::analysis::answers::model::SeriesReport::scale`]).
 pub(crate) fn series_sentence(q: &Sequential, scale: &Scale) -> String {
     sentence(q, Some(scale))
 }
@@ -120,7 +120,7 @@ pub(crate) fn unreplayed(u: &Unreplayed) -> String {
     match &u.subject {
         Unreplayable::Series { variant } => format!(
             "{} {}: no sequential analysis: {}",
-            crate::analysis::report::series::program_label(&u.program, variant.as_deref()),
+            crate::analysis::answers::series::program_label(&u.program, variant.as_deref()),
             u.metric,
             u.error
         ),

@@ -1,7 +1,7 @@
 //! "How was the experiment set up?" in words: the parts of the set-up line built from the
-//! model's data ([`crate::analysis::report::model::Setup`]).
+//! model's data ([`crate::analysis::answers::model::Setup`]).
 
-use crate::analysis::report::model::{ProgramAchieved, Setup};
+use crate::analysis::answers::model::{ProgramAchieved, Setup};
 
 /// Writes the set-up's words: what each program's seeds could move.
 pub(crate) fn fill(setup: &mut Setup) {

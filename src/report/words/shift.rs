@@ -1,9 +1,9 @@
 //! "Does the default layout differ from the mean over random layouts?" in words: the shift of
 //! a fixed layout (the baseline, or the binary the build made) computed by
-//! [`crate::analysis::report::shift`], with the rank of its mean among the random layouts'.
+//! [`crate::analysis::answers::shift`], with the rank of its mean among the random layouts'.
 
+use crate::analysis::answers::model::{Rank, Shift, ShiftGrounds};
 use crate::analysis::effect::EffectVerdict;
-use crate::analysis::report::model::{Rank, Shift, ShiftGrounds};
 use crate::report::numfmt::ratio as fmt_ratio;
 
 /// A fixed layout measured beside the random ones, with the words the answers name it by.

@@ -4,8 +4,8 @@
 //! shortfalls that every command shares.
 
 use super::OVERFLOW_REASON;
+use crate::analysis::answers::model::SeriesReport;
 use crate::analysis::compare::Side;
-use crate::analysis::report::model::SeriesReport;
 use crate::analysis::single::{
     plural, Analysis, BootstrapShortfall, IntervalNote, Narrowing, SingleWarning, CLT_UNITS,
     MAX_INFORMATIVE_RELATIVE_HALF_WIDTH,

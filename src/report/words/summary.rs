@@ -2,7 +2,7 @@
 //! matters, whether the default layout (and the build's own binary) is unusual, from the
 //! series' numbers and the answers' sentences (written before it by [`super::fill`]).
 
-use crate::analysis::report::model::{
+use crate::analysis::answers::model::{
     SensitivityGrounds, SensitivityOutcome, SeriesReport, Verdict,
 };
 use crate::analysis::vocabulary::Thresholds;
@@ -93,12 +93,12 @@ pub(crate) fn summary(
 /// a verdict that one binary or a contradiction carries is said as such
 /// ([`qualified_sensitivity_sentence`]), the others by their verdict.
 fn sensitivity_sentence(
-    sens: &crate::analysis::report::model::Sensitivity,
+    sens: &crate::analysis::answers::model::Sensitivity,
     thresholds: &Thresholds,
 ) -> String {
     // The test the verdict rests on, by the name the sentence gives it.
     let test = match sens.test {
-        Some(crate::analysis::report::model::SensitivityTest::BlockedF) => {
+        Some(crate::analysis::answers::model::SensitivityTest::BlockedF) => {
             "F-test blocked on rounds"
         }
         _ => "F-test",
@@ -112,7 +112,7 @@ fn sensitivity_sentence(
 /// a detection because of it) or that the test's own estimate contradicts; `None` for the
 /// others.
 fn qualified_sensitivity_sentence(
-    sens: &crate::analysis::report::model::Sensitivity,
+    sens: &crate::analysis::answers::model::Sensitivity,
     test: &str,
 ) -> Option<String> {
     if let (Verdict::Undetermined, Some(r)) = (sens.verdict, &sens.rests_on) {
@@ -154,7 +154,7 @@ fn qualified_sensitivity_sentence(
 
 /// The summary's sentence of the layout verdict itself.
 fn verdict_sentence(
-    sens: &crate::analysis::report::model::Sensitivity,
+    sens: &crate::analysis::answers::model::Sensitivity,
     test: &str,
     thresholds: &Thresholds,
 ) -> String {

@@ -2,9 +2,9 @@
 //! [`crate::stats::variance_split`] into code, data, their interaction, the machine (runs
 //! on several) and run noise, each
 //! share with its interval, largest first; each axis's test and magnitude; and why there is
-//! no split when there is none ([`crate::analysis::report::data_split`]).
+//! no split when there is none ([`crate::analysis::answers::data_split`]).
 
-use crate::analysis::report::data_split::{AxisShare, DataSplit, SplitCannotTell};
+use crate::analysis::answers::data_split::{AxisShare, DataSplit, SplitCannotTell};
 use crate::report::numfmt::{level, p_value, percent, statistic};
 use crate::stats::interval::Interval;
 use crate::stats::variance_split::{Component, ComponentShare, VarianceSplit};

@@ -62,7 +62,7 @@ pub struct Comparison {
     #[serde(skip)]
     pub read_warnings: Vec<(
         ExperimentSide,
-        crate::analysis::report::experiment::ExperimentWarning,
+        crate::analysis::answers::experiment::ExperimentWarning,
     )>,
 }
 

@@ -63,9 +63,9 @@ pub(crate) fn attach_versus_baseline(series: &mut [SeriesReport], manifest: Opti
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::analysis::report::builder::analyse_series;
-    use crate::analysis::report::model::Verdict;
-    use crate::analysis::report::series::{BinaryData, ExecutionData};
+    use crate::analysis::answers::builder::analyse_series;
+    use crate::analysis::answers::model::Verdict;
+    use crate::analysis::answers::series::{BinaryData, ExecutionData};
     use crate::seeded::SeededRng;
 
     /// A binary of `executions` one-value executions around `mean` (relative noise 1 %).

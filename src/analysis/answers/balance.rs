@@ -164,7 +164,7 @@ fn balance_iterations(binaries: &mut [BinaryData]) -> Option<BalanceNote> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::report::series::ExecutionData;
+    use crate::analysis::answers::series::ExecutionData;
 
     fn binary(binary: &str, iterations: &[usize]) -> BinaryData {
         BinaryData {

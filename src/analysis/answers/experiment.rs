@@ -5,7 +5,7 @@
 //! has the same number of executions and every execution the same number of live
 //! iterations. A run that was interrupted, or whose executions partly failed, is not
 //! balanced. We *trim* rather than refuse: we keep the largest balanced part (see
-//! [`crate::analysis::report::balance`]) and say, in a warning, which binaries and executions were
+//! [`crate::analysis::answers::balance`]) and say, in a warning, which binaries and executions were
 //! short and what was left out. Refusing would throw away hours of measurements for one
 //! missing execution; silently averaging unbalanced data would bias the estimators.
 //!

@@ -3,9 +3,9 @@
 //! replayed in the series' seed order (the order `build --extend` adds them); executions
 //! and iterations per binary are as run (balanced, fixed beforehand).
 
-use crate::analysis::report::experiment::Experiment;
-use crate::analysis::report::model::Report;
-use crate::analysis::report::series::Series;
+use crate::analysis::answers::experiment::Experiment;
+use crate::analysis::answers::model::Report;
+use crate::analysis::answers::series::Series;
 use crate::analysis::sequential::{
     replay_mean, replay_ratio, Method, Rule, Sequential, Unreplayable, Unreplayed,
 };

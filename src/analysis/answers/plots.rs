@@ -168,7 +168,7 @@ fn dependence(series: &Series, in_schedule: &[f64], factor: f64) -> Dependence {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::report::series::ExecutionData;
+    use crate::analysis::answers::series::ExecutionData;
 
     fn series(live: Vec<f64>) -> Series {
         Series {
