@@ -190,7 +190,8 @@ impl Summarizer {
         }
     }
 
-    /// The summary lines.
+    /// The summary lines, by program, variant and binary (the baseline, the build's own
+    /// binary, then the seeds by number), not in the schedule's random order.
     pub(crate) fn finish(mut self) -> Vec<BinarySummary> {
         for (s, (mean, m2)) in self.out.iter_mut().zip(&self.moments) {
             if s.values > 0 {
@@ -200,7 +201,27 @@ impl Summarizer {
                 s.cv = (m2 / (s.values as f64 - 1.0)).sqrt() / s.mean;
             }
         }
+        self.out.sort_by(|a, b| {
+            (&a.program, &a.variant, binary_rank(&a.binary)).cmp(&(
+                &b.program,
+                &b.variant,
+                binary_rank(&b.binary),
+            ))
+        });
         self.out
+    }
+}
+
+/// Where a binary's line goes: the baseline, the build's own binary (`as-built`), the seeds
+/// by number (`seed-10` after `seed-9`), then any other name in alphabetical order.
+fn binary_rank(binary: &str) -> (u8, u64, &str) {
+    match binary {
+        "baseline" => (0, 0, ""),
+        "as-built" => (1, 0, ""),
+        _ => match binary.strip_prefix("seed-").and_then(|n| n.parse().ok()) {
+            Some(seed) => (2, seed, ""),
+            None => (3, 0, binary),
+        },
     }
 }
 
@@ -208,6 +229,18 @@ impl Summarizer {
 mod tests {
     use super::*;
     use crate::files::results::fixtures;
+
+    #[test]
+    fn lines_come_by_program_and_binary_not_in_schedule_order() {
+        let mut names = vec![
+            "seed-10", "other", "seed-2", "as-built", "baseline", "seed-9",
+        ];
+        names.sort_by_key(|b| binary_rank(b));
+        assert_eq!(
+            names,
+            ["baseline", "as-built", "seed-2", "seed-9", "seed-10", "other"]
+        );
+    }
 
     #[test]
     fn mean_and_cv_leave_out_warmup_and_failures() {

@@ -40,5 +40,5 @@ mod real_shared_bzip2;
 mod rebuild;
 mod shared;
 mod signals;
-mod summary;
 mod spec_cpu;
+mod summary;

@@ -9,27 +9,60 @@ use crate::report::numfmt::{percent, Scale};
 /// One line per binary (the variant's name before the binary's, with variants); `-` for a
 /// mean or CV that cannot be computed (no successful execution, or a single one).
 pub fn render_run_summary(summary: &[BinarySummary]) -> String {
+    let rows: Vec<[String; 5]> = summary
+        .iter()
+        .map(|s| {
+            let cv = if s.cv.is_finite() {
+                percent(s.cv, 3)
+            } else {
+                "-".to_string()
+            };
+            // Six significant digits in a readable unit (`7.24410 s`, never `7244099917 ns`).
+            let mean = if s.mean.is_finite() {
+                Scale::for_values(&s.unit, s.mean).quantity_digits(s.mean, 6)
+            } else {
+                format!("- {}", s.unit)
+            };
+            let binary = match &s.variant {
+                Some(v) => format!("{v} {}", s.binary),
+                None => s.binary.clone(),
+            };
+            let n = s.executions_ok.to_string();
+            [s.program.clone(), binary, n, mean, cv]
+        })
+        .collect();
+    // Columns as wide as their widest cell (at least the former fixed widths), so that a
+    // long program name does not push its line out of line.
+    let width = |k: usize, least: usize| {
+        rows.iter()
+            .map(|r| r[k].chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(least)
+    };
+    let widths = [
+        width(0, 16),
+        width(1, 12),
+        width(2, 4),
+        width(3, 17),
+        width(4, 8),
+    ];
     let mut out = String::new();
-    for s in summary {
-        let cv = if s.cv.is_finite() {
-            percent(s.cv, 3)
-        } else {
-            "-".to_string()
-        };
-        // Six significant digits in a readable unit (`7.24410 s`, never `7244099917 ns`).
-        let mean = if s.mean.is_finite() {
-            Scale::for_values(&s.unit, s.mean).quantity_digits(s.mean, 6)
-        } else {
-            format!("- {}", s.unit)
-        };
-        let binary = match &s.variant {
-            Some(v) => format!("{v} {}", s.binary),
-            None => s.binary.clone(),
-        };
+    for (row, s) in rows.iter().zip(summary) {
         let _ = writeln!(
             out,
-            "{:<16} {:<12} n={:<4} mean={:<17} CV={:<8} failures={}",
-            s.program, binary, s.executions_ok, mean, cv, s.failures
+            "{:<w0$} {:<w1$} n={:<w2$} mean={:<w3$} CV={:<w4$} failures={}",
+            row[0],
+            row[1],
+            row[2],
+            row[3],
+            row[4],
+            s.failures,
+            w0 = widths[0],
+            w1 = widths[1],
+            w2 = widths[2],
+            w3 = widths[3],
+            w4 = widths[4],
         );
     }
     out
@@ -70,5 +103,18 @@ mod tests {
         );
         assert!(lines[1].contains("O3 seed-3") && lines[1].contains("mean=- "));
         assert!(lines[1].contains("CV=-"), "{}", lines[1]);
+    }
+
+    #[test]
+    fn a_long_program_name_keeps_the_columns_in_line() {
+        let mut long = binary(12345.678, 0.01234, None);
+        long.program = "a_program_of_twenty_four".into();
+        let text = render_run_summary(&[binary(1.0, 0.5, None), long]);
+        // In characters, as a terminal shows them (`µ` is two bytes).
+        let at = |line: &str, what: &str| line[..line.find(what).unwrap()].chars().count();
+        let lines: Vec<&str> = text.lines().collect();
+        for column in ["n=", "mean=", "CV=", "failures="] {
+            assert_eq!(at(lines[0], column), at(lines[1], column), "{text}");
+        }
     }
 }
