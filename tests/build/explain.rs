@@ -654,13 +654,9 @@ fn an_interrupted_explain_leaves_no_process_of_its_profile_run() {
     assert_success(&run, "run");
     std::fs::write(dir.join("profile-hangs"), "").unwrap();
     for signal in [Signal::SIGINT, Signal::SIGTERM] {
-        let child = layoutrand(&dir)
-            .args(["explain", "--out", "out"])
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
+        let child = crate::processes_support::start_for_interrupt(
+            layoutrand(&dir).args(["explain", "--out", "out"]),
+        );
         let started = std::time::Instant::now();
         while processes_holding(&format!("sleep {marker}")).len() < 2 {
             assert!(

@@ -86,3 +86,76 @@ fn a_machine_without_compilers_is_not_fit() {
         "{text}"
     );
 }
+
+/// Issue 54: `doctor` interrupted (SIGINT, SIGTERM) while its calibration loop runs leaves
+/// no loop behind: the loop runs as an execution (its own process group, killed with the
+/// runner by a parent-death signal), and the doctor ends with the signal.
+#[test]
+fn an_interrupted_doctor_leaves_no_calibration_loop_behind() {
+    use std::time::{Duration, Instant};
+    // A calibration of thousands of iterations: it is surely running when the signal comes.
+    let marker = "calibration-loop";
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        let mut child = crate::processes_support::start_for_interrupt(
+            Command::new(env!("CARGO_BIN_EXE_layoutrand")).args([
+                "doctor",
+                "--executions",
+                "3",
+                "--iterations",
+                "100000",
+            ]),
+        );
+        let started = Instant::now();
+        let doctor = child.id() as i32;
+        // The loops this doctor started (another test's doctor may run one too).
+        let loops = || -> Vec<i32> {
+            crate::processes_support::live_processes(|c| c.contains(marker))
+                .into_iter()
+                .filter(|&p| parent_of(p) == Some(doctor))
+                .collect()
+        };
+        while loops().is_empty() {
+            assert!(
+                child.try_wait().unwrap().is_none(),
+                "doctor ended before its calibration loop ran"
+            );
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "the calibration loop never started"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let loops = loops();
+        // SAFETY: kill(2) on the child this test started and has not reaped.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+        let status = child.wait().unwrap();
+        assert!(!status.success(), "doctor went on after the signal");
+        let gone = (0..40).any(|_| {
+            std::thread::sleep(Duration::from_millis(50));
+            loops.iter().all(|&p| !alive(p))
+        });
+        assert!(gone, "the calibration loop {loops:?} outlived the doctor");
+    }
+}
+
+/// The parent of `pid`, from /proc.
+fn parent_of(pid: i32) -> Option<i32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    stat.rsplit_once(')')?
+        .1
+        .split_whitespace()
+        .nth(1)?
+        .parse()
+        .ok()
+}
+
+/// Whether `pid` runs (a zombie counts as gone).
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|s| {
+            s.rsplit_once(')')
+                .map(|(_, rest)| rest.trim_start().to_string())
+        })
+        .is_some_and(|rest| !rest.starts_with('Z'))
+}

@@ -42,19 +42,15 @@ command = ["{{bin}}", "1"]
         demo_sources(dir.path());
         let file = dir.path().join("experiment.toml");
         std::fs::write(&file, &file_text).unwrap();
-        let child = layoutrand()
-            .current_dir(dir.path())
-            .arg("experiment")
-            .arg(&file)
-            .arg("--out")
-            .arg(dir.path().join("out"))
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = crate::processes_support::start_for_interrupt(
+            std::process::Command::new(env!("CARGO_BIN_EXE_layoutrand"))
+                .current_dir(dir.path())
+                .arg("experiment")
+                .arg(&file)
+                .arg("--out")
+                .arg(dir.path().join("out")),
+        );
         let started = Instant::now();
-        let mut child = child;
         while processes_holding(&format!("sleep {marker}")).len() < 2 {
             if child.try_wait().unwrap().is_some() {
                 let out = child.wait_with_output().unwrap();

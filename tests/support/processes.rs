@@ -18,3 +18,13 @@ pub fn live_processes(matches: impl Fn(&str) -> bool) -> Vec<i32> {
     })
     .collect()
 }
+
+/// Starts `cmd` as the interrupt tests do: no input, its output discarded, its error output
+/// kept for the messages the test checks.
+pub fn start_for_interrupt(cmd: &mut std::process::Command) -> std::process::Child {
+    cmd.stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
