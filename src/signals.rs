@@ -10,7 +10,8 @@
 //! - the build stage's recorded build command: its whole process group is SIGKILLed, so no
 //!   `make` runs on as an orphan writing into the record ([`Forward::KillGroup`]);
 //! - an experiment's running stage (a child process of the same executable): it gets the
-//!   same signal and stops cleanly itself ([`Forward::Resend`]);
+//!   same signal and stops cleanly itself ([`Forward::Resend`], by
+//!   [`status_until_interrupted`]);
 //! - the run stage's benchmark: killed, with its whole tree, by `run::process` when it sees
 //!   the flag; the run catches with [`Waits::Interrupt`] so that a blocked `wait4` or `poll`
 //!   returns `EINTR` at once instead of restarting;
@@ -170,6 +171,31 @@ pub(crate) fn output_until_interrupted(
     reach: Reach,
     kept: impl FnOnce() -> Kept,
 ) -> Result<std::io::Result<std::process::Output>, Interrupted> {
+    use std::process::Stdio;
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    until_interrupted(cmd, reach, kept, std::process::Child::wait_with_output)
+}
+
+/// [`output_until_interrupted`] for a program whose output goes where `cmd` says (an
+/// experiment's stage, which shows its own progress): its exit status.
+pub(crate) fn status_until_interrupted(
+    cmd: &mut std::process::Command,
+    reach: Reach,
+    kept: impl FnOnce() -> Kept,
+) -> Result<std::io::Result<std::process::ExitStatus>, Interrupted> {
+    until_interrupted(cmd, reach, kept, |mut child| child.wait())
+}
+
+/// Starts `cmd` with SIGINT and SIGTERM caught, sends a caught signal where `reach` says,
+/// waits with `wait`, and ends in [`Interrupted`] with `kept` when a signal came.
+fn until_interrupted<T>(
+    cmd: &mut std::process::Command,
+    reach: Reach,
+    kept: impl FnOnce() -> Kept,
+    wait: impl FnOnce(std::process::Child) -> std::io::Result<T>,
+) -> Result<std::io::Result<T>, Interrupted> {
     use std::os::unix::process::CommandExt;
     let handlers = match catch(Waits::Restart) {
         Ok(handlers) => handlers,
@@ -178,10 +204,6 @@ pub(crate) fn output_until_interrupted(
     if reach == Reach::Group {
         cmd.process_group(0);
     }
-    use std::process::Stdio;
-    cmd.stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
     let child = match cmd.spawn() {
         Ok(child) => child,
         Err(e) => return Ok(Err(e)),
@@ -191,7 +213,7 @@ pub(crate) fn output_until_interrupted(
         Reach::Group => Forward::KillGroup(pid),
         Reach::Resend => Forward::Resend(pid),
     });
-    let output = child.wait_with_output();
+    let ended = wait(child);
     drop(forwarding);
     if let (Reach::Group, Ok(group)) = (reach, i32::try_from(pid)) {
         // The leader is reaped, so the group id is reused only once the whole group is
@@ -205,11 +227,11 @@ pub(crate) fn output_until_interrupted(
             signal,
             kept: kept(),
         }),
-        None => Ok(output),
+        None => Ok(ended),
     }
 }
 
-/// Where [`output_until_interrupted`] sends a caught signal.
+/// Where [`until_interrupted`] sends a caught signal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Reach {
     /// SIGKILL to the program's own process group: everything it started.

@@ -20,7 +20,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 
-use crate::signals::{self, Forward, Interrupted, Kept, Waits};
+use crate::signals::{self, Kept, Reach};
 
 /// Runs `layoutrand ARGS...` in `cwd` with `env` added to the environment, inheriting stdout
 /// and stderr; fails with the stage's name and exit status when it does not exit 0.
@@ -42,25 +42,15 @@ pub(crate) fn run_stage_allowing(
     env: &BTreeMap<String, String>,
     allowed: &[i32],
 ) -> Result<i32> {
-    let mut child = stage_command(args, cwd)
-        .envs(env)
-        .spawn()
-        .with_context(|| format!("cannot start `layoutrand {stage}`"))?;
     // SIGINT/SIGTERM to the experiment reach the stage, which stops cleanly (kills its own
     // build or benchmark, keeps what it finished) and says so; the experiment then says how
     // to resume.
-    let caught = signals::catch(Waits::Restart).context("catching SIGINT and SIGTERM")?;
-    let forwarding = signals::forward_to(Forward::Resend(child.id()));
-    let status = child.wait();
-    drop(forwarding);
-    drop(caught);
-    let status = status.with_context(|| format!("waiting for `layoutrand {stage}`"))?;
-    if let Some(signal) = signals::caught() {
-        let kept = Kept::Stages {
-            stage: stage.to_string(),
-        };
-        return Err(Interrupted { signal, kept }.into());
-    }
+    let kept = || Kept::Stages {
+        stage: stage.to_string(),
+    };
+    let status =
+        signals::status_until_interrupted(stage_command(args, cwd).envs(env), Reach::Resend, kept)?
+            .with_context(|| format!("cannot run `layoutrand {stage}`"))?;
     match status.code() {
         Some(code) if code == 0 || allowed.contains(&code) => Ok(code),
         _ => bail!(
