@@ -901,7 +901,7 @@ pub(crate) fn stored_in(at: &std::path::Path) -> anyhow::Result<Option<Explanati
     use anyhow::Context;
     let path = at.join(STORED);
     // Bounded, and never a FIFO, a device or a link (issue 54, attack 6).
-    let Some(text) = crate::files::confined::read_side_file(&path)? else {
+    let Some(text) = crate::files::confined::read_side_file(at, STORED)? else {
         return Ok(None);
     };
     let e: Explanation = serde_json::from_str(&text)

@@ -208,17 +208,19 @@ fn parts_of(dir: &Path, uses: Uses) -> Result<Vec<Part>> {
     if uses.links {
         let links = Path::new(layoutrand::relink::driver::RECORD_DIR)
             .join(layoutrand::wrap::record::LINKS_DIR);
-        // Listed here; each record is then read below `dir` without following a link, so a
-        // planted `.record` or `.record/links` link is refused by the first record's read.
-        if let Ok(entries) = std::fs::read_dir(dir.join(&links)) {
-            let mut names: Vec<std::ffi::OsString> = entries
-                .filter_map(|e| e.ok().map(|e| e.file_name()))
-                .filter(|n| Path::new(n).extension().is_some_and(|e| e == "json"))
-                .collect();
-            names.sort();
-            for name in names {
-                parts.extend(part(dir, links.join(name), Kind::LinkRecord, link_shows)?);
-            }
+        // Listed and read below `dir` without following a link: a planted `.record` or
+        // `.record/links` link is refused, naming it.
+        let listed = match layoutrand::files::confined::ExperimentDir::open(dir)?.list(&links) {
+            Ok(listed) => listed,
+            Err(e) if layoutrand::files::confined::is_missing(&e) => Vec::new(),
+            Err(e) => return Err(e),
+        };
+        let names = listed
+            .into_iter()
+            .map(|(name, _)| name)
+            .filter(|n| Path::new(n).extension().is_some_and(|e| e == "json"));
+        for name in names {
+            parts.extend(part(dir, links.join(name), Kind::LinkRecord, link_shows)?);
         }
     }
     Ok(parts)

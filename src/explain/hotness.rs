@@ -436,16 +436,7 @@ pub(crate) fn read_phases(
     functions: &[Function],
 ) -> Result<Vec<Phase>> {
     let mut phases = Vec::new();
-    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
-        let path = entry?.path();
-        let is_out = path
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy().starts_with("callgrind.out."));
-        if !is_out {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+    for (path, text) in crate::files::confined::read_outputs_named(dir, "callgrind.out.")? {
         let counts =
             parse_callgrind_instructions(&text).with_context(|| path.display().to_string())?;
         let phase = phase_of(&counts, program, functions);

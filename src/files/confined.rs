@@ -18,8 +18,7 @@
 //! directory, and so could change the binaries themselves).
 
 mod dir;
-pub(crate) use dir::is_missing;
-pub use dir::{make_parent_of, parent_of, process_umask, Entry, ExperimentDir};
+pub use dir::{is_missing, make_parent_of, parent_of, process_umask, Entry, ExperimentDir};
 
 use std::fs::File;
 use std::path::{Component, Path, PathBuf};
@@ -117,29 +116,22 @@ pub(crate) fn ensure_real_dir(base: &Path, dir: &Path) -> Result<()> {
 /// otherwise send a relink's, a submission's or an explanation's writes (and its deletions)
 /// outside the directory. Missing subdirectories are fine.
 pub(crate) fn refuse_links_in(dir: &Path, subdirs: &[&str]) -> Result<()> {
+    let root = match ExperimentDir::open(dir) {
+        Ok(root) => root,
+        Err(e) if is_missing(&e) => return Ok(()),
+        Err(e) => return Err(e),
+    };
     for sub in subdirs {
-        let at = if sub.is_empty() {
-            dir.to_path_buf()
-        } else {
-            dir.join(sub)
-        };
-        let meta = match std::fs::symlink_metadata(&at) {
-            Ok(m) => m,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(e).with_context(|| format!("cannot inspect {}", at.display())),
-        };
-        if meta.file_type().is_symlink() && !sub.is_empty() {
-            bail!(planted(&at));
+        if !sub.is_empty() {
+            match root.entry(sub)? {
+                Entry::Link => bail!(planted(&dir.join(sub))),
+                Entry::Dir => {}
+                _ => continue,
+            }
         }
-        if !meta.is_dir() {
-            continue;
-        }
-        for entry in
-            std::fs::read_dir(&at).with_context(|| format!("cannot list {}", at.display()))?
-        {
-            let entry = entry?;
-            if entry.file_type()?.is_symlink() {
-                bail!(planted(&entry.path()));
+        for (name, kind) in root.list(sub)? {
+            if kind == Entry::Link {
+                bail!(planted(&dir.join(sub).join(name)));
             }
         }
     }
@@ -150,11 +142,10 @@ pub(crate) fn refuse_links_in(dir: &Path, subdirs: &[&str]) -> Result<()> {
 /// then creates): a link there, dangling or not, would be taken for the marker or replaced
 /// behind the user's back. A missing or regular file is fine.
 pub(crate) fn refuse_link_at(path: &Path) -> Result<()> {
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => bail!(planted(path)),
-        Ok(_) => Ok(()),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e).with_context(|| format!("cannot inspect {}", path.display())),
+    let (dir, name) = parent_of(path)?;
+    match dir.entry(name)? {
+        Entry::Link => bail!(planted(path)),
+        _ => Ok(()),
     }
 }
 
@@ -187,67 +178,51 @@ pub(crate) fn open_append_no_follow(path: &Path, what: &str) -> Result<File> {
 /// seeds is a few MiB), far below what would exhaust memory.
 pub(crate) const SIDE_FILE_LIMIT: u64 = 64 << 20;
 
-/// The text of the side file `path`, read as [`open_regular`] opens it (no link, no FIFO or
-/// device) and at most [`SIDE_FILE_LIMIT`] bytes: a larger one is refused, naming it, before
-/// it is read whole (issue 54, attack 6: a 1 GB manifest cost 1 GB). `Ok(None)` when it is
-/// missing.
-pub(crate) fn read_side_file(path: &Path) -> Result<Option<String>> {
-    use std::io::Read;
-    let file = match open_regular(path) {
-        Ok(f) => f,
-        Err(e)
-            if e.downcast_ref::<std::io::Error>()
-                .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound) =>
-        {
-            return Ok(None)
-        }
-        Err(e) => return Err(e),
-    };
-    let mut bytes = Vec::new();
-    file.take(SIDE_FILE_LIMIT + 1)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    if bytes.len() as u64 > SIDE_FILE_LIMIT {
-        bail!(
-            "{} is larger than {} MiB: refused (layoutrand writes such files far smaller; it \
-             does not read one this size)",
-            path.display(),
-            SIDE_FILE_LIMIT >> 20
-        );
-    }
-    String::from_utf8(bytes)
-        .map(Some)
-        .with_context(|| format!("{} is not UTF-8 text", path.display()))
+/// The most bytes of one output file of a tool layoutrand ran (a cachegrind or callgrind
+/// profile, the benchmark's standard output) that it reads: far above a real profile, far
+/// below what would exhaust memory.
+pub(crate) const TOOL_OUTPUT_LIMIT: u64 = 1 << 30;
+
+/// Opens the file `path` for reading when it is a regular file, in a directory known to be a
+/// real one (checked on the way down from the experiment directory, as the runner's staging
+/// folder is before any execution): the last component is opened without following a link
+/// and without blocking (see [`ExperimentDir::open_regular`]).
+pub(crate) fn open_regular(path: &Path) -> Result<File> {
+    let (dir, name) = parent_of(path)?;
+    dir.open_regular(name)
 }
 
-/// Opens `path` for reading only when it is a regular file: without following a symbolic
-/// link and without blocking (a FIFO would stall the reader forever).
-pub(crate) fn open_regular(path: &Path) -> Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let opened = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-        .open(path);
-    let file = match opened {
-        Ok(f) => f,
-        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => bail!(
-            "{} is a symbolic link: refused (layoutrand reads an experiment directory's own \
-             files only, never through a link; replace the link by the file itself)",
-            path.display()
-        ),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-    };
-    let meta = file
-        .metadata()
-        .with_context(|| format!("cannot inspect {}", path.display()))?;
-    if !meta.is_file() {
-        bail!(
-            "{} is not a regular file: refused (layoutrand reads only regular files from an \
-             experiment directory)",
-            path.display()
-        );
+/// The regular files of the directory `dir` whose names start with `prefix` (the output
+/// files a tool wrote there, such as `cachegrind.out.PID`), in name order, each with its
+/// text read through [`ExperimentDir`] and at most [`TOOL_OUTPUT_LIMIT`] bytes. A link or a
+/// special file of that name is refused, naming it (a FIFO would stall the reader).
+pub(crate) fn read_outputs_named(dir: &Path, prefix: &str) -> Result<Vec<(PathBuf, String)>> {
+    let root = ExperimentDir::open(dir)?;
+    let mut outputs = Vec::new();
+    for (name, _) in root.list("")? {
+        if !name.to_string_lossy().starts_with(prefix) {
+            continue;
+        }
+        let text = root
+            .read_text_optional(&name, TOOL_OUTPUT_LIMIT)?
+            .unwrap_or_default();
+        outputs.push((dir.join(name), text));
     }
-    Ok(file)
+    Ok(outputs)
+}
+
+/// The text of the side file `rel` of the experiment directory `dir` (manifest, stopping
+/// record, Slurm plan, explanation), read through [`ExperimentDir`] (no link at any component
+/// below `dir`, no FIFO or device) and at most [`SIDE_FILE_LIMIT`] bytes: a larger one is
+/// refused, naming it, before it is read whole (issue 54, attack 6: a 1 GB manifest cost
+/// 1 GB). `Ok(None)` when it, or `dir`, is missing.
+pub(crate) fn read_side_file(dir: &Path, rel: impl AsRef<Path>) -> Result<Option<String>> {
+    let root = match ExperimentDir::open(dir) {
+        Ok(root) => root,
+        Err(e) if is_missing(&e) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    root.read_text_optional(rel, SIDE_FILE_LIMIT)
 }
 
 #[cfg(test)]

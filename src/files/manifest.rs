@@ -353,8 +353,8 @@ fn check_printable(name: &str, what: &str) -> Result<()> {
 
 /// The text of `path`, read only when it is a regular file (a FIFO would stall the reader)
 /// and not larger than a side file may be ([`crate::files::confined::read_side_file`]).
-fn read_regular(path: &Path) -> Result<String> {
-    crate::files::confined::read_side_file(path)?
+fn read_regular(dir: &Path, path: &Path) -> Result<String> {
+    crate::files::confined::read_side_file(dir, MANIFEST_FILE)?
         .with_context(|| format!("cannot read {}: No such file or directory", path.display()))
 }
 
@@ -362,7 +362,7 @@ impl Manifest {
     /// Reads and checks `dir/manifest.json`.
     pub fn load(dir: &Path) -> Result<Manifest> {
         let path = dir.join(MANIFEST_FILE);
-        let text = read_regular(&path).with_context(|| {
+        let text = read_regular(dir, &path).with_context(|| {
             format!(
                 "cannot read {} (run `layoutrand build` first, or pass the directory it wrote)",
                 path.display()

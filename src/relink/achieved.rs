@@ -92,7 +92,7 @@ fn modules_of(program: &Program) -> Result<Vec<(String, Module)>> {
             .join(&input.blob);
         match input.kind {
             InputKind::Object => {
-                let data = std::fs::read(&blob)?;
+                let data = crate::wrap::record::read_blob(&program.record_dir, &input.blob)?;
                 modules.push((input.written.clone(), classify(&data)));
             }
             InputKind::Archive => {

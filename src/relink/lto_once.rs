@@ -51,10 +51,7 @@ pub(crate) fn generates_code(link: &LinkRecord, record_dir: &Path) -> bool {
             .inputs
             .iter()
             .filter(|i| i.kind == InputKind::Object)
-            .any(|i| {
-                std::fs::read(record_dir.join(record::BLOBS_DIR).join(&i.blob))
-                    .is_ok_and(|data| is_ir(&data))
-            })
+            .any(|i| record::read_blob(record_dir, &i.blob).is_ok_and(|data| is_ir(&data)))
 }
 
 /// Where an LTO program's machine code comes from.
@@ -143,9 +140,7 @@ fn kept(link: &LinkRecord, record_dir: &Path, name: &str) -> Result<Option<LinkR
     for input in &link.inputs {
         let path = blobs.join(&input.blob);
         in_step.push(match input.kind {
-            InputKind::Object => {
-                is_ir(&std::fs::read(&path).with_context(|| format!("reading {}", path.display()))?)
-            }
+            InputKind::Object => is_ir(&record::read_blob(record_dir, &input.blob)?),
             InputKind::Archive => archive_holds_ir(&path)
                 .with_context(|| format!("program {name}: archive {}", input.written))?,
         });

@@ -118,9 +118,8 @@ pub(crate) fn clear_previous_output(out_dir: &Path) -> Result<()> {
     }
     let dir = crate::files::confined::ExperimentDir::open(out_dir)?;
     dir.remove_file(MANIFEST_FILE)?;
-    for entry in std::fs::read_dir(out_dir)? {
-        let entry = entry?;
-        let name = entry.file_name().to_string_lossy().into_owned();
+    for (name, _) in dir.list("")? {
+        let name = name.to_string_lossy().into_owned();
         if name == "baseline"
             || name == crate::files::manifest::AS_BUILT_LABEL
             || name.starts_with("seed-")

@@ -230,7 +230,7 @@ fn full_build(
         opts.echo_build,
         &settings.env(),
     )?;
-    if let Ok(failures) = std::fs::read_to_string(record_dir.join(LIVE_FAILURES_LOG)) {
+    if let Some(failures) = crate::wrap::record::read_log(&record_dir, LIVE_FAILURES_LOG) {
         if !failures.trim().is_empty() {
             bail!("{label}: {}", failures.trim().replace('\n', "; "));
         }

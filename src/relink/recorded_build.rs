@@ -86,7 +86,7 @@ pub(crate) fn run(
     let links = program_links(record_dir)?;
     // What this build recorded is the user's own: a later `--extend` relinks from it.
     record::sign_records(record_dir);
-    let mut shim_errors: Vec<String> = std::fs::read_to_string(record_dir.join(record::ERRORS_LOG))
+    let mut shim_errors: Vec<String> = record::read_log(record_dir, record::ERRORS_LOG)
         .map(|t| t.lines().map(str::to_string).collect())
         .unwrap_or_default();
     let unusable = std::fs::read_to_string(&marker).ok();

@@ -455,8 +455,7 @@ fn collect_metrics(
             }
         }
         MetricSpec::Reported(re) => {
-            let file = std::fs::File::open(stdout)
-                .with_context(|| format!("cannot read {}", stdout.display()))?;
+            let file = crate::files::confined::open_regular(stdout)?;
             let reported = extract_reported(re, std::io::BufReader::new(file))?;
             if reported.is_empty() {
                 bail!(

@@ -40,13 +40,11 @@ pub(crate) fn stage_libraries(
     let lib_dir = staging
         .sub(lib)
         .with_context(|| format!("cannot create {}", dir.display()))?;
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if !libraries.contains_key(&name) {
+    for (name, _) in lib_dir.list("")? {
+        if !libraries.contains_key(&*name.to_string_lossy()) {
             lib_dir
-                .remove_file(entry.file_name())
-                .with_context(|| format!("cannot remove {}", entry.path().display()))?;
+                .remove_file(&name)
+                .with_context(|| format!("cannot remove {}", dir.join(&name).display()))?;
         }
     }
     for (name, (source, sha256)) in libraries {

@@ -236,19 +236,7 @@ impl EventCounts {
     /// The counts of every cachegrind file of one execution in `dir`.
     pub(crate) fn of_dir(dir: &Path) -> Result<EventCounts> {
         let mut totals = EventCounts::default();
-        let mut entries: Vec<_> = std::fs::read_dir(dir)
-            .with_context(|| format!("cannot list {}", dir.display()))?
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .filter(|p| {
-                p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with("cachegrind.out."))
-            })
-            .collect();
-        entries.sort();
-        for path in entries {
-            let text = std::fs::read_to_string(&path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
+        for (path, text) in crate::files::confined::read_outputs_named(dir, "cachegrind.out.")? {
             let one = EventCounts::parse(&text).with_context(|| path.display().to_string())?;
             totals
                 .add(one)
@@ -278,20 +266,7 @@ pub(crate) const PROFILES_DIR: &str = "profiles";
 pub fn read_cachegrind_totals(dir: &Path) -> Result<Vec<(String, f64)>> {
     let mut totals: Vec<(String, f64)> = Vec::new();
     let mut files = 0;
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .with_context(|| format!("cannot list {}", dir.display()))?
-        .filter_map(|e| e.ok())
-        .filter(|e| {
-            e.file_name()
-                .to_string_lossy()
-                .starts_with("cachegrind.out.")
-        })
-        .map(|e| e.path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        let text = std::fs::read_to_string(&path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+    for (path, text) in crate::files::confined::read_outputs_named(dir, "cachegrind.out.")? {
         let (events, summary) = parse_cachegrind(&text)
             .with_context(|| format!("{} is not a cachegrind output file", path.display()))?;
         files += 1;

@@ -24,9 +24,10 @@ pub(crate) fn check_writable(out: &Path, staging: &Path) -> Result<()> {
             out.display()
         )
     })?;
+    let root = crate::files::confined::ExperimentDir::open(out)?;
     for sub in ["bin", "lib", "cachegrind"] {
         let dir = staging.join(sub);
-        if std::fs::symlink_metadata(&dir).is_ok() {
+        if root.entry(root.rel(&dir)?)? != crate::files::confined::Entry::Missing {
             ensure_real_dir(out, &dir)?;
         }
     }

@@ -266,13 +266,13 @@ fn wait_until_exit(pid: libc::pid_t, limit: Option<Duration>) -> Waited {
 pub(crate) fn file_tail(path: &Path, max_lines: usize) -> String {
     use std::io::{Read, Seek, SeekFrom};
     let mut bytes = Vec::new();
-    if let Ok(mut file) = File::open(path) {
-        let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut len = 0;
+    if let Ok(mut file) = crate::files::confined::open_regular(path) {
+        len = file.metadata().map(|m| m.len()).unwrap_or(0);
         if file.seek(SeekFrom::Start(len.saturating_sub(4096))).is_ok() {
             let _ = file.take(4096).read_to_end(&mut bytes);
         }
     }
-    let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
     let text = printable(&bytes, len);
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(max_lines)..].join("\n")

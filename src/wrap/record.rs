@@ -231,6 +231,7 @@ pub fn record_files(record_dir: &Path) -> Result<Vec<(PathBuf, LinkRecord)>> {
 /// is refused rather than relinked as the user's code.
 pub(crate) fn check_blobs(record_dir: &Path, records: &[LinkRecord]) -> Result<()> {
     let blobs = record_dir.join(BLOBS_DIR);
+    let root = crate::files::confined::ExperimentDir::open(record_dir)?;
     let names = records.iter().flat_map(|r| {
         r.inputs
             .iter()
@@ -251,7 +252,7 @@ pub(crate) fn check_blobs(record_dir: &Path, records: &[LinkRecord]) -> Result<(
             )
         })?;
         let path = blobs.join(name);
-        let mut file = crate::files::confined::open_regular(&path)?;
+        let mut file = root.open_regular(Path::new(BLOBS_DIR).join(name))?;
         let mut hasher = blake3::Hasher::new();
         std::io::copy(&mut file, &mut hasher)
             .with_context(|| format!("cannot read {}", path.display()))?;
@@ -332,21 +333,41 @@ fn link_record_files(links: &Path) -> Result<Vec<(PathBuf, LinkRecord)>> {
     Ok(records)
 }
 
-/// The paths of the `*.json` files in `links`, in directory order.
+/// The paths of the `*.json` files in `links` (the recording's `links` folder, listed without
+/// following a link to it), in name order.
 fn link_record_paths(links: &Path) -> Result<Vec<PathBuf>> {
-    let mut paths = Vec::new();
-    for entry in std::fs::read_dir(links)? {
-        let path = entry?.path();
-        if path.extension().is_some_and(|e| e == "json") {
-            paths.push(path);
-        }
-    }
-    Ok(paths)
+    let record_dir = links.parent().unwrap_or(Path::new("."));
+    let root = crate::files::confined::ExperimentDir::open(record_dir)?;
+    Ok(root
+        .list(LINKS_DIR)?
+        .into_iter()
+        .map(|(name, _)| links.join(name))
+        .filter(|path| path.extension().is_some_and(|e| e == "json"))
+        .collect())
+}
+
+/// The most bytes of one recorded object or archive layoutrand reads (far above any real
+/// object; a planted sparse file of a terabyte is refused before it is read).
+pub(crate) const BLOB_LIMIT: u64 = 8 << 30;
+
+/// The bytes of the recorded blob `name`, read through the opener (below the recording's
+/// folder, no link, a regular file, at most [`BLOB_LIMIT`]).
+pub(crate) fn read_blob(record_dir: &Path, name: &str) -> Result<Vec<u8>> {
+    crate::files::confined::ExperimentDir::open(record_dir)?
+        .read(Path::new(BLOBS_DIR).join(name), BLOB_LIMIT)
+}
+
+/// The text of the recording's log `name` (`seen.log`, `errors.log`, …), read as a side
+/// file (no link, no FIFO, bounded); `None` when it is missing or cannot be read.
+pub(crate) fn read_log(record_dir: &Path, name: &str) -> Option<String> {
+    crate::files::confined::read_side_file(record_dir, name)
+        .ok()
+        .flatten()
 }
 
 /// The outputs (third field) of the `seen.log` lines of `kind`, in order.
 pub(crate) fn seen_outputs(record_dir: &Path, kind: &str) -> Vec<String> {
-    std::fs::read_to_string(record_dir.join(SEEN_LOG))
+    read_log(record_dir, SEEN_LOG)
         .map(|text| {
             text.lines()
                 .filter_map(|l| {
@@ -361,7 +382,7 @@ pub(crate) fn seen_outputs(record_dir: &Path, kind: &str) -> Vec<String> {
 /// Counts of the calls in `seen.log` by kind, plus the first few lines, for diagnostics.
 pub(crate) fn seen_summary(record_dir: &Path) -> BTreeMap<String, usize> {
     let mut counts = BTreeMap::new();
-    if let Ok(text) = std::fs::read_to_string(record_dir.join(SEEN_LOG)) {
+    if let Some(text) = read_log(record_dir, SEEN_LOG) {
         for line in text.lines() {
             let kind = line.split('\t').next().unwrap_or("").to_string();
             *counts.entry(kind).or_insert(0) += 1;

@@ -21,6 +21,7 @@ mod output;
 mod parsers;
 mod paths;
 mod planted;
+mod reader;
 mod store;
 mod trust;
 mod writer;

@@ -822,7 +822,7 @@ fn programs_in_header<'a>(
 fn read_growth_log(dir: &Path) -> Result<Option<GrowthLog>> {
     let path = dir.join(STOPPING_FILE);
     // Bounded, and never a FIFO, a device or a link (issue 54, attack 6).
-    match crate::files::confined::read_side_file(&path)? {
+    match crate::files::confined::read_side_file(dir, STOPPING_FILE)? {
         Some(text) => {
             let log: GrowthLog = serde_json::from_str(&text).with_context(|| {
                 format!("{} is not a layoutrand stopping record", path.display())

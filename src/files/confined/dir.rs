@@ -15,10 +15,14 @@
 //! blocking, then refused).
 //!
 //! The directory itself is the user's choice and may be reached through a link; only what
-//! lies below it is confined. The signed parts and their MACs are read through it too
-//! ([`ExperimentDir::open_regular`]), so the MAC check never reads, and `trust` never signs,
-//! through a planted link; other reading stays with `std::fs`: what is read is covered by
-//! the MAC and hash checks (see `files::trust`) and by the non-blocking regular-file readers.
+//! lies below it is confined. It is the one opener for reading too: the store, the side files
+//! (manifest, stopping record, Slurm plan and jobs, explanations), the signed parts and their
+//! MACs, the recording's link records, blobs and logs, and the tools' output files are read
+//! through [`ExperimentDir::open_regular`], [`ExperimentDir::read_optional`] (a size cap per
+//! kind) and listed through [`ExperimentDir::list`], so no reader follows a planted link,
+//! stalls on a FIFO or reads a planted terabyte. The test `tests/safety/reader.rs` holds it:
+//! a raw read anywhere else in `src/` must say why it is not a file of an experiment
+//! directory (the user's build tree, /proc) or why reading it by name is safe.
 
 use std::ffi::OsStr;
 use std::fs::File;
@@ -56,8 +60,10 @@ pub enum Entry {
 
 impl ExperimentDir {
     /// Opens the existing directory `path` (which may itself be reached through a link).
-    pub(crate) fn open(path: &Path) -> Result<ExperimentDir> {
-        let fd = open_path(path).with_context(|| format!("cannot open {}", path.display()))?;
+    pub fn open(path: &Path) -> Result<ExperimentDir> {
+        let fd = open_path(path)
+            .map_err(std::io::Error::from)
+            .with_context(|| format!("cannot open {}", path.display()))?;
         Ok(ExperimentDir {
             fd,
             path: path.to_path_buf(),
@@ -285,6 +291,98 @@ impl ExperimentDir {
             );
         }
         Ok(file)
+    }
+
+    /// The bytes of the regular file `rel`, opened as [`ExperimentDir::open_regular`] opens
+    /// it, and at most `limit` bytes: a larger file is refused, naming it, before it is read
+    /// whole (a link to /dev/zero, a 1 GB side file). `Ok(None)` when it is missing.
+    pub(crate) fn read_optional(
+        &self,
+        rel: impl AsRef<Path>,
+        limit: u64,
+    ) -> Result<Option<Vec<u8>>> {
+        use std::io::Read;
+        let rel = rel.as_ref();
+        let file = match self.open_regular(rel) {
+            Ok(f) => f,
+            Err(e) if is_missing(&e) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let too_large = || {
+            anyhow::anyhow!(
+                "{} is larger than {} MiB: refused (layoutrand writes such files far \
+                 smaller; it does not read one this size)",
+                self.join(rel).display(),
+                limit >> 20
+            )
+        };
+        let size = file.metadata().map(|m| m.len()).unwrap_or(0);
+        if size > limit {
+            return Err(too_large());
+        }
+        let mut bytes = Vec::with_capacity(size as usize);
+        file.take(limit + 1)
+            .read_to_end(&mut bytes)
+            .with_context(|| self.cannot("read", rel))?;
+        if bytes.len() as u64 > limit {
+            return Err(too_large());
+        }
+        Ok(Some(bytes))
+    }
+
+    /// [`ExperimentDir::read_optional`] of a file that must be there: a missing one is an
+    /// error naming it, which [`is_missing`] tells apart.
+    pub(crate) fn read(&self, rel: impl AsRef<Path>, limit: u64) -> Result<Vec<u8>> {
+        let rel = rel.as_ref();
+        match self.read_optional(rel, limit)? {
+            Some(bytes) => Ok(bytes),
+            None => Err(anyhow::Error::new(std::io::Error::from(
+                std::io::ErrorKind::NotFound,
+            )))
+            .with_context(|| format!("{} does not exist", self.join(rel).display())),
+        }
+    }
+
+    /// [`ExperimentDir::read_optional`] of a text file: UTF-8, or an error naming the file.
+    pub(crate) fn read_text_optional(
+        &self,
+        rel: impl AsRef<Path>,
+        limit: u64,
+    ) -> Result<Option<String>> {
+        let rel = rel.as_ref();
+        self.read_optional(rel, limit)?
+            .map(|bytes| {
+                String::from_utf8(bytes)
+                    .with_context(|| format!("{} is not UTF-8 text", self.join(rel).display()))
+            })
+            .transpose()
+    }
+
+    /// The names in the directory `rel` (`""`: this one), each with what it is (a link is
+    /// not followed), sorted by name. The directory is opened as every path below is (no
+    /// link at any component); a missing one is an error [`is_missing`] tells apart.
+    pub fn list(&self, rel: impl AsRef<Path>) -> Result<Vec<(std::ffi::OsString, Entry)>> {
+        let rel = rel.as_ref();
+        let fd = self.walk(rel, false)?;
+        let listed =
+            open_at_dir(fd.as_fd(), OsStr::new(".")).with_context(|| self.cannot("list", rel))?;
+        let mut dir = nix::dir::Dir::from(listed).with_context(|| self.cannot("list", rel))?;
+        let mut names = Vec::new();
+        for entry in dir.iter() {
+            let entry = entry.with_context(|| self.cannot("list", rel))?;
+            let name = OsStr::from_bytes(entry.file_name().to_bytes());
+            if name == "." || name == ".." {
+                continue;
+            }
+            let kind = match stat_at(fd.as_fd(), name) {
+                Ok(st) => entry_of(&st),
+                Err(Errno::ENOENT) => continue,
+                Err(e) => return Err(e).with_context(|| self.cannot("inspect", &rel.join(name))),
+            };
+            names.push((name.to_os_string(), kind));
+        }
+        names.sort_by(|a, b| a.0.cmp(&b.0));
+        Ok(names)
     }
 
     /// Renames `from` to `to`, both below the directory (the parent of `to` is created when
@@ -591,7 +689,7 @@ pub fn make_parent_of(path: &Path) -> Result<(ExperimentDir, &Path)> {
 
 /// Whether the error says a component was missing (a walk without creating, or a file
 /// [`ExperimentDir::open_regular`] did not find).
-pub(crate) fn is_missing(e: &anyhow::Error) -> bool {
+pub fn is_missing(e: &anyhow::Error) -> bool {
     e.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::NotFound)

@@ -15,6 +15,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
+use crate::files::confined::{Entry, ExperimentDir};
 use anyhow::{bail, Context, Result};
 use nix::fcntl::{Flock, FlockArg};
 
@@ -147,7 +148,7 @@ fn scan_file_with(
 ) -> Result<Results> {
     let path = dir.join(RESULTS_FILE);
     // A FIFO or a device in place of the store would stall or flood the reader.
-    let file = crate::files::confined::open_regular(&path)?;
+    let file = ExperimentDir::open(dir)?.open_regular(RESULTS_FILE)?;
     scan(
         BufReader::with_capacity(1 << 16, file),
         &path,
@@ -424,8 +425,9 @@ pub struct Repair {
 /// --resume` runs that execution again. Holds the store's lock, like a writer.
 pub fn repair_store(dir: &Path) -> Result<Repair> {
     let path = dir.join(RESULTS_FILE);
-    let _lock = lock_for_repair(&path)?;
-    let read = repair_lines(&path)?;
+    let root = ExperimentDir::open(dir)?;
+    let lock = lock_for_repair(&root)?;
+    let read = repair_lines(&lock, &path)?;
     refuse_newer_schema(&read, &path)?;
     let (lines, kept, dropped) = valid_lines(&read, &path);
     refuse_lost_header(&read, &dropped, &path)?;
@@ -437,13 +439,17 @@ pub fn repair_store(dir: &Path) -> Result<Repair> {
             moved_to: None,
         });
     }
-    let aside = (1..)
-        .map(|n| dir.join(format!("{RESULTS_FILE}.damaged-{n}")))
-        .find(|p| std::fs::symlink_metadata(p).is_err())
-        .expect("a free name");
+    let mut aside = None;
+    for n in 1.. {
+        let name = format!("{RESULTS_FILE}.damaged-{n}");
+        if root.entry(&name)? == Entry::Missing {
+            aside = Some(dir.join(name));
+            break;
+        }
+    }
+    let aside = aside.expect("a free name");
     // The original is kept under a new name (a hard link: both names exist until the
     // repaired store replaces the old one atomically).
-    let root = crate::files::confined::ExperimentDir::open(dir)?;
     root.link_or_copy_in(&path, root.rel(&aside)?)
         .with_context(|| format!("cannot keep the damaged store as {}", aside.display()))?;
     crate::files::write_atomically_with(&path, |w| {
@@ -453,7 +459,7 @@ pub fn repair_store(dir: &Path) -> Result<Repair> {
         Ok(())
     })?;
     // The repaired store must read as a valid one.
-    parse_results(&std::fs::read(&path)?, &path)
+    parse_results(&root.read(RESULTS_FILE, u64::MAX)?, &path)
         .with_context(|| format!("the repaired {} does not read (a bug)", path.display()))?;
     Ok(Repair {
         lines,
@@ -484,10 +490,10 @@ impl RepairLine {
 
 /// The lines of the store `path`, read one at a time: a line over [`MAX_LINE_BYTES`] is
 /// skipped as the reader passes it, so repair holds at most that much of it.
-fn repair_lines(path: &Path) -> Result<Vec<RepairLine>> {
+fn repair_lines(store: &File, path: &Path) -> Result<Vec<RepairLine>> {
     use crate::files::line::{read_bounded_line, skip_rest_of_line, BoundedLine};
     let cannot = || format!("cannot read {}", path.display());
-    let mut reader = BufReader::new(crate::files::confined::open_regular(path)?);
+    let mut reader = BufReader::new(from_start(store).with_context(cannot)?);
     let mut lines = Vec::new();
     let mut line = Vec::new();
     loop {
@@ -530,21 +536,26 @@ fn refuse_newer_schema(lines: &[RepairLine], path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The store file `path` opened and locked as a writer locks it, so no run appends while it
-/// is repaired; refused when it is not a regular file or a run holds the lock.
-fn lock_for_repair(path: &Path) -> Result<Flock<File>> {
-    let meta = std::fs::symlink_metadata(path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    if !meta.is_file() {
-        bail!("{} is not a regular file: not repaired", path.display());
-    }
-    let file = File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+/// The store file of `root` opened (a regular file, no link) and locked as a writer locks
+/// it, so no run appends while it is repaired; refused when a run holds the lock.
+fn lock_for_repair(root: &ExperimentDir) -> Result<Flock<File>> {
+    let path = root.join(RESULTS_FILE);
+    let file = root.open_regular(RESULTS_FILE).context("not repaired")?;
     lock_exclusive(file).map_err(|_| {
         anyhow::anyhow!(
             "another layoutrand run is writing to {}: stop it before repairing the store",
             path.display()
         )
     })
+}
+
+/// A second descriptor of the open store `file`, read from its first byte: the store is read
+/// through the descriptor its opener checked, never reopened by name.
+fn from_start(file: &File) -> std::io::Result<File> {
+    use std::io::{Seek, SeekFrom};
+    let mut read = file.try_clone()?;
+    read.seek(SeekFrom::Start(0))?;
+    Ok(read)
 }
 
 /// The store's lock: flock(2), exclusive, without waiting; held while the guard lives (a
@@ -761,7 +772,7 @@ impl StoreWriter {
                 path.display()
             )
         })?;
-        let reader = File::open(&path)
+        let reader = from_start(&file)
             .map(|f| BufReader::with_capacity(1 << 16, f))
             .with_context(|| format!("cannot read {} to check it", path.display()))?;
         let (keep, len) = committed_length(reader)

@@ -16,6 +16,7 @@ use anyhow::{bail, Result};
 
 use super::file::{read_file, Results};
 use super::warning::StoreWarning;
+use crate::files::confined::{is_missing, Entry, ExperimentDir};
 use crate::files::results::{Execution, Header, Measurement, RESULTS_FILE};
 
 /// Folder of the shard stores inside an experiment directory.
@@ -39,21 +40,23 @@ pub(crate) fn is_sharded(dir: &Path) -> bool {
 
 /// The shard stores present, by shard index.
 pub fn shard_stores(dir: &Path) -> Result<Vec<(u32, PathBuf)>> {
-    let root = dir.join(SHARDS_DIR);
     let mut found = Vec::new();
-    let entries = match std::fs::read_dir(&root) {
+    if !dir.is_dir() {
+        return Ok(found);
+    }
+    let root = ExperimentDir::open(dir)?;
+    let entries = match root.list(SHARDS_DIR) {
         Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(found),
-        Err(e) => bail!("cannot list {}: {e}", root.display()),
+        Err(e) if is_missing(&e) => return Ok(found),
+        Err(e) => return Err(e),
     };
-    for entry in entries {
-        let entry = entry?;
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Ok(k) = name.parse::<u32>() else {
+    for (name, _) in entries {
+        let Some(k) = name.to_str().and_then(|n| n.parse::<u32>().ok()) else {
             continue;
         };
-        if entry.path().join(RESULTS_FILE).exists() {
-            found.push((k, entry.path()));
+        let shard = Path::new(SHARDS_DIR).join(&name);
+        if root.entry(shard.join(RESULTS_FILE))? != Entry::Missing {
+            found.push((k, dir.join(shard)));
         }
     }
     found.sort();

@@ -305,20 +305,3 @@ pub(crate) fn text_symbol_section(data: &[u8], name: &str) -> Option<usize> {
     })?;
     found.section_index().map(|i| i.0)
 }
-
-/// The members of a static archive with their bytes, in archive order.
-pub fn archive_member_bytes(path: &Path) -> Result<Vec<(String, Vec<u8>)>> {
-    let data = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-    let file = object::read::archive::ArchiveFile::parse(&*data)
-        .with_context(|| format!("{} is not a static archive", path.display()))?;
-    let mut members = Vec::new();
-    for member in file.members() {
-        let member = member.with_context(|| format!("reading a member of {}", path.display()))?;
-        let name = String::from_utf8_lossy(member.name()).into_owned();
-        let bytes = member
-            .data(&*data)
-            .with_context(|| format!("member {name} of {}", path.display()))?;
-        members.push((name, bytes.to_vec()));
-    }
-    Ok(members)
-}

@@ -74,15 +74,12 @@ impl SlurmPlan {
     /// Reads `DIR/slurm/plan.json`; `None` when there is none.
     pub(crate) fn load(dir: &Path) -> Result<Option<SlurmPlan>> {
         let path = slurm_path(dir, PLAN_FILE);
-        match std::fs::symlink_metadata(&path) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            _ => {}
-        }
         // Read as every reader of a received directory reads its side files: never through
         // a link, only a regular file (a FIFO planted here would stall `run --slurm
         // --resume` and `status` for ever), and never more than the side-file limit (a
         // planted 2 GB plan would cost 2 GB).
-        let Some(text) = crate::files::confined::read_side_file(&path)? else {
+        let rel = Path::new(SLURM_DIR).join(PLAN_FILE);
+        let Some(text) = crate::files::confined::read_side_file(dir, rel)? else {
             return Ok(None);
         };
         let plan: SlurmPlan = serde_json::from_str(&text)
@@ -245,7 +242,8 @@ impl SlurmPlan {
 pub(crate) fn read_jobs(dir: &Path) -> Result<Vec<SubmittedJob>> {
     let path = slurm_path(dir, JOBS_FILE);
     // A side file of a received directory: no link, no FIFO, bounded (see `SlurmPlan::load`).
-    let Some(text) = crate::files::confined::read_side_file(&path)? else {
+    let rel = Path::new(SLURM_DIR).join(JOBS_FILE);
+    let Some(text) = crate::files::confined::read_side_file(dir, rel)? else {
         return Ok(Vec::new());
     };
     text.lines()

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use nix::fcntl::{Flock, FlockArg};
 
-use super::plan::{slurm_path, SlurmPlan, MARKER_FILE};
+use super::plan::{slurm_path, SlurmPlan, MARKER_FILE, SLURM_DIR};
 use crate::files::manifest::Manifest;
 use crate::files::store::shards::shard_dir;
 use crate::files::store::{read_results, Record, Results, StoreWriter, RESULTS_FILE};
@@ -131,7 +131,7 @@ fn node_folder(plan: &SlurmPlan, here: &str) -> Result<(PathBuf, PathBuf, Flock<
 /// submitter's, seen through shared storage from node `here`.
 fn check_marker(dir: &Path, token: &str, here: &str) -> Result<()> {
     let marker = slurm_path(dir, MARKER_FILE);
-    match crate::files::confined::read_side_file(&marker) {
+    match crate::files::confined::read_side_file(dir, Path::new(SLURM_DIR).join(MARKER_FILE)) {
         Ok(Some(t)) if t.trim() == token => Ok(()),
         Ok(Some(t)) => bail!(
             "{} on node {here} holds token {:?}, not {token:?}: the directory changed since this job was submitted (another submission); this task does nothing",
