@@ -288,9 +288,17 @@ fn plan_shows(bytes: &[u8]) -> Result<Vec<String>, String> {
     match serde_json::from_slice::<SlurmPlan>(bytes) {
         Ok(p) => Ok(vec![
             format!(
-                "sbatch of {:?} on every node, partition {:?}, options {:?}, token {:?}, node \
+                "sbatch of {:?} on every node, partition {}, options {:?}, token {:?}, node \
                  folder {:?}",
-                p.layoutrand, p.partition, p.slurm_args, p.token, p.node_dir
+                p.layoutrand,
+                // The name escaped as every shown string is; not Rust's `Some("…")`.
+                p.partition.as_ref().map_or_else(
+                    || "(the cluster's default)".to_string(),
+                    |p| format!("{p:?}")
+                ),
+                p.slurm_args,
+                p.token,
+                p.node_dir
             ),
             format!(
                 "command {:?} in {:?} with environment {:?}",
