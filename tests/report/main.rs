@@ -41,4 +41,5 @@ mod schemas;
 mod sequential;
 mod snapshot;
 mod snapshot_commands;
+mod snapshot_more_commands;
 mod store_only;

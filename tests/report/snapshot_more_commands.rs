@@ -1,0 +1,178 @@
+//! Snapshots (insta) of the commands left after snapshot_commands (issue 50: every
+//! command's output pinned): `status` on a Slurm run read from its files (a stand-in
+//! `squeue` on PATH), and `trust --show` before and after `trust`. A change of any word
+//! fails `cargo test` until it is accepted (`INSTA_UPDATE=always cargo test --release
+//! --test report snapshot_more_commands::`) and shows in tests/report/snapshots/.
+//!
+//! Every command runs in a temporary parent directory with relative names, so that the paths
+//! the outputs name are the same on every machine. What depends on the machine or the
+//! toolchain (addresses and sizes of functions, the doctor's host and figures, times) is
+//! replaced by a bracketed placeholder before the snapshot (by regex, as
+//! tests/build/summary.rs does: insta's `filters` feature would add a crate to the build).
+
+use std::path::Path;
+
+use crate::report_support;
+
+use layoutrand::files::store::shards::shard_dir;
+use layoutrand::files::store::StoreWriter;
+use layoutrand::run::slurm::plan::{slurm_path, SlurmPlan, PLAN_FILE};
+use report_support::{all_ok, header, records, write_dir, Design};
+
+/// `layoutrand ARGS…` to be run in `parent`.
+fn layoutrand_in(parent: &Path, args: &[&str]) -> assert_cmd::Command {
+    let mut c = assert_cmd::Command::cargo_bin("layoutrand").unwrap();
+    c.current_dir(parent).args(args);
+    c
+}
+
+/// The standard output of `cmd`, which must succeed.
+fn stdout_of(cmd: &mut assert_cmd::Command) -> String {
+    let out = cmd.assert().success();
+    String::from_utf8(out.get_output().stdout.clone()).unwrap()
+}
+
+/// `text` with every match of each `(pattern, replacement)` replaced, in order (patterns are
+/// multi-line: `^` and `$` match at each line).
+fn redact(text: &str, filters: &[(&str, &str)]) -> String {
+    filters
+        .iter()
+        .fold(text.to_string(), |text, (pattern, by)| {
+            regex::Regex::new(&format!("(?m){pattern}"))
+                .unwrap()
+                .replace_all(&text, *by)
+                .into_owned()
+        })
+}
+
+#[test]
+fn redact_replaces_what_it_matches_and_nothing_else() {
+    assert_eq!(
+        redact(
+            "0x401000  15  helper\nkeep 0x12\n",
+            &[(r"^0x[0-9a-f]+ +\d+", "[addr] [size]")]
+        ),
+        "[addr] [size]  helper\nkeep 0x12\n"
+    );
+}
+
+// ---- status ----------------------------------------------------------------------------
+
+/// A Slurm run of `demo` (baseline and seed-1, 8 executions each) in 4 shards of 4
+/// executions, as `run --slurm` leaves it: shard 0 complete, shard 1 half done, shards 2 and
+/// 3 without a store; job 101 ran shards 0 to 2, job 102 resubmitted shard 1, shard 3 was
+/// never submitted.
+fn slurm_run(dir: &Path) {
+    slurm_plan(dir);
+    std::fs::write(
+        slurm_path(dir, "jobs.jsonl"),
+        "{\"job\":\"101\",\"shards\":[0,1,2],\"submitted_unix\":1.0}\n\
+         {\"job\":\"102\",\"shards\":[1],\"submitted_unix\":2.0}\n",
+    )
+    .unwrap();
+    // Shard 0: its two rounds (0 and 1) of both binaries; shard 1: one of its two.
+    for (shard, rounds) in [(0, 2), (1, 1)] {
+        let store = shard_dir(dir, shard);
+        std::fs::create_dir_all(&store).unwrap();
+        let mut w = StoreWriter::open(&store).unwrap();
+        for batch in records(
+            &Design::new(1, rounds, 1),
+            &mut |_, _, _, _, _| 1e6,
+            &all_ok,
+        ) {
+            w.append(&batch).unwrap();
+        }
+    }
+}
+
+/// The plan of [`slurm_run`] (as `run --slurm` writes it, without its MAC).
+fn slurm_plan(dir: &Path) {
+    let design = Design::new(1, 8, 1);
+    let plan = SlurmPlan {
+        schema: 1,
+        header: header(&design),
+        shards: 4,
+        node_dir: "/tmp/layoutrand".into(),
+        token: "a1b2c3".into(),
+        layoutrand: "/opt/layoutrand/bin/layoutrand".into(),
+        partition: Some("debug".into()),
+        max_nodes: Some(2),
+        slurm_args: vec!["--time=10".into()],
+    };
+    std::fs::create_dir_all(dir.join("slurm")).unwrap();
+    std::fs::write(
+        slurm_path(dir, PLAN_FILE),
+        serde_json::to_vec_pretty(&plan).unwrap(),
+    )
+    .unwrap();
+}
+
+/// A stand-in `squeue` in `bin`: it lists shard 1 of job 102 running on n2 and shard 2 of job
+/// 101 pending (job 101's shard 0 is forgotten by the controller); asked about other jobs,
+/// it fails.
+fn fake_squeue(bin: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(bin).unwrap();
+    let script = bin.join("squeue");
+    std::fs::write(
+        &script,
+        "#!/bin/sh\n\
+         case \"$*\" in *--jobs=101,102*) ;; *) echo \"unexpected squeue $*\" >&2; exit 1 ;; esac\n\
+         printf '101|2|PENDING||Resources\\n102|1|RUNNING|n2|None\\n'\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn status_of_a_slurm_run_from_its_files() {
+    let parent = tempfile::tempdir().unwrap();
+    let p = parent.path();
+    slurm_run(&p.join("exp"));
+    fake_squeue(&p.join("bin"));
+    let path = std::env::join_paths(
+        std::iter::once(p.join("bin"))
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let out = stdout_of(layoutrand_in(p, &["status", "exp"]).env("PATH", path));
+    assert!(
+        out.contains("6/16 executions; 1 of 4 shards complete"),
+        "{out}"
+    );
+    insta::assert_snapshot!("status_text", out);
+}
+
+// ---- trust -----------------------------------------------------------------------------
+
+/// `layoutrand trust ARGS…` in `parent` with a fresh user key under `home` (HOME and
+/// XDG_CONFIG_HOME there, and not the suite's key): the user of `home` received every file.
+fn trust_as_other_user(parent: &Path, home: &Path, args: &[&str]) -> String {
+    let mut c = layoutrand_in(parent, args);
+    c.env_remove(layoutrand::files::trust::KEY_ENV)
+        .env("HOME", home)
+        .env("XDG_CONFIG_HOME", home.join(".config"));
+    stdout_of(&mut c)
+}
+
+#[test]
+fn trust_shows_a_received_directory_then_adopts_it() {
+    let parent = tempfile::tempdir().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let p = parent.path();
+    let store = p.join("store");
+    std::fs::create_dir_all(&store).unwrap();
+    // The manifest signed with the suite's key (another user's, to the user of `home`); the
+    // store's header (the synthetic writer does not sign it) and a Slurm plan without a MAC.
+    write_dir(&store, &Design::new(2, 2, 2), &mut |_, _, _, _, _| 1e6);
+    slurm_plan(&store);
+    let shown = trust_as_other_user(p, home.path(), &["trust", "--show", "store"]);
+    assert!(shown.contains("nothing was signed"), "{shown}");
+    insta::assert_snapshot!("trust_show_received", shown);
+    let adopted = trust_as_other_user(p, home.path(), &["trust", "store"]);
+    assert!(adopted.contains("is now your own"), "{adopted}");
+    insta::assert_snapshot!("trust_adopt", adopted);
+    let own = trust_as_other_user(p, home.path(), &["trust", "--show", "store"]);
+    assert!(own.contains("is already your own"), "{own}");
+    insta::assert_snapshot!("trust_show_own", own);
+}
