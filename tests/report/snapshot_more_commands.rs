@@ -1,8 +1,9 @@
 //! Snapshots (insta) of the commands left after snapshot_commands (issue 50: every
 //! command's output pinned): `status` on a Slurm run read from its files (a stand-in
-//! `squeue` on PATH), and `trust --show` before and after `trust`. A change of any word
-//! fails `cargo test` until it is accepted (`INSTA_UPDATE=always cargo test --release
-//! --test report snapshot_more_commands::`) and shows in tests/report/snapshots/.
+//! `squeue` on PATH), `trust --show` before and after `trust`, and `layout` of one and of
+//! two small ELF binaries built here by `cc`. A change of any word fails `cargo test` until
+//! it is accepted (`INSTA_UPDATE=always cargo test --release --test report
+//! snapshot_more_commands::`) and shows in tests/report/snapshots/.
 //!
 //! Every command runs in a temporary parent directory with relative names, so that the paths
 //! the outputs name are the same on every machine. What depends on the machine or the
@@ -175,4 +176,82 @@ fn trust_shows_a_received_directory_then_adopts_it() {
     let own = trust_as_other_user(p, home.path(), &["trust", "--show", "store"]);
     assert!(own.contains("is already your own"), "{own}");
     insta::assert_snapshot!("trust_show_own", own);
+}
+
+// ---- layout ----------------------------------------------------------------------------
+
+/// Two functions of a.c, in this order.
+const A_C: &str = "volatile int sink;\n\
+void helper(int x) { sink += x; }\n\
+int compute(int n) {\n    int s = 0;\n    for (int i = 0; i < n; i++)\n        s += i * n;\n    return s;\n}\n";
+
+/// The entry point and a file-local function: without the C library the binary holds only
+/// these four functions, whatever the toolchain's start files.
+const B_C: &str = "void helper(int x);\nint compute(int n);\n\
+static void twice(void) { helper(compute(3)); helper(compute(4)); }\n\
+void _start(void) {\n    twice();\n    for (;;) {\n    }\n}\n";
+
+/// `cc` links `sources` (in `dir`, in this order) into `dir/out`: no C library, no PIE, no
+/// inlining, so the functions are those of the sources in link order.
+fn cc(dir: &Path, out: &str, sources: &[&str]) {
+    let status = std::process::Command::new("cc")
+        .current_dir(dir)
+        .args([
+            "-O1",
+            "-fno-pie",
+            "-no-pie",
+            "-static",
+            "-nostdlib",
+            "-fno-inline",
+            "-fno-asynchronous-unwind-tables",
+            "-fno-stack-protector",
+            "-o",
+            out,
+        ])
+        .args(sources)
+        .status()
+        .expect("cc runs");
+    assert!(status.success(), "cc {sources:?} failed");
+}
+
+/// Addresses and sizes depend on the compiler's version: replaced, names, files, order and
+/// fingerprints (of names in order) kept. `share_mod64_changed` is whether each function's
+/// address mod 64 changed, which sizes decide; `share_moved` and `share_mod4096_changed` are
+/// 1 with any sizes (every function starts elsewhere, within the first page).
+const LAYOUT_FILTERS: &[(&str, &str)] = &[
+    (r"^0x[0-9a-f]{16} +\d+  ", "[addr]  [size]  "),
+    (r#""address": \d+"#, r#""address": "[addr]""#),
+    (r#""size": \d+"#, r#""size": "[size]""#),
+    (
+        r"^share_mod64_changed +[0-9.]+$",
+        "share_mod64_changed    [share]",
+    ),
+    (
+        r#""share_mod64_changed": [0-9.]+"#,
+        r#""share_mod64_changed": "[share]""#,
+    ),
+];
+
+#[test]
+fn layout_of_one_binary_and_of_two() {
+    let parent = tempfile::tempdir().unwrap();
+    let p = parent.path();
+    std::fs::write(p.join("a.c"), A_C).unwrap();
+    std::fs::write(p.join("b.c"), B_C).unwrap();
+    cc(p, "ab", &["a.c", "b.c"]);
+    cc(p, "ba", &["b.c", "a.c"]);
+    for format in ["text", "json"] {
+        let one = stdout_of(&mut layoutrand_in(p, &["layout", "ab", "--format", format]));
+        assert!(one.contains("helper") && one.contains("_start"), "{one}");
+        insta::assert_snapshot!(format!("layout_one_{format}"), redact(&one, LAYOUT_FILTERS));
+        let two = stdout_of(&mut layoutrand_in(
+            p,
+            &["layout", "ab", "ba", "--format", format],
+        ));
+        assert!(
+            two.contains("0.666667") || two.contains("0.6666666"),
+            "{two}"
+        );
+        insta::assert_snapshot!(format!("layout_two_{format}"), redact(&two, LAYOUT_FILTERS));
+    }
 }
