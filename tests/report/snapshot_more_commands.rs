@@ -1,9 +1,9 @@
 //! Snapshots (insta) of the commands left after snapshot_commands (issue 50: every
 //! command's output pinned): `status` on a Slurm run read from its files (a stand-in
-//! `squeue` on PATH), `trust --show` before and after `trust`, and `layout` of one and of
-//! two small ELF binaries built here by `cc`. A change of any word fails `cargo test` until
-//! it is accepted (`INSTA_UPDATE=always cargo test --release --test report
-//! snapshot_more_commands::`) and shows in tests/report/snapshots/.
+//! `squeue` on PATH), `trust --show` before and after `trust`, `layout` of one and of two
+//! small ELF binaries built here by `cc`, and `doctor` in text and JSON. A change of any
+//! word fails `cargo test` until it is accepted (`INSTA_UPDATE=always cargo test --release
+//! --test report snapshot_more_commands::`) and shows in tests/report/snapshots/.
 //!
 //! Every command runs in a temporary parent directory with relative names, so that the paths
 //! the outputs name are the same on every machine. What depends on the machine or the
@@ -254,4 +254,92 @@ fn layout_of_one_binary_and_of_two() {
         );
         insta::assert_snapshot!(format!("layout_two_{format}"), redact(&two, LAYOUT_FILTERS));
     }
+}
+
+// ---- doctor ----------------------------------------------------------------------------
+
+/// The doctor's text with the host, each check's status and detail, the calibration's
+/// figures, the counts and the verdict replaced: all of them are this machine's. Kept: the
+/// sentences, the checks' names and order, and the figures the flags fix (executions, live
+/// iterations, the ±1.0 % target, the confidence, the power, run's default executions). The
+/// lines are the same on every host: the nine checks are a fixed list, and the calibration's
+/// spread within executions (a clause shown with two live iterations or more) is left out by
+/// `--iterations 2`.
+const DOCTOR_TEXT_FILTERS: &[(&str, &str)] = &[
+    (
+        r"^Host: .+, (\d+|unknown) core\(s\), kernel .+\.$",
+        "Host: [cpu model], [cores] core(s), kernel [kernel].",
+    ),
+    (
+        r"^  (?:ok|note|PROBLEM) +((?:compilers|linkers|valgrind|ASLR control|load|frequency scaling|boost|SMT|noise)  +)\S.*$",
+        "  [status] ${1}[detail]",
+    ),
+    (r"\d+(\.\d+)? ms per iteration", "[t] ms per iteration"),
+    (r"ASLR (off|on), \d+(\.\d+)? s:", "ASLR [off|on], [t] s:"),
+    (r"vary by [0-9.]+ %", "vary by [cv] %"),
+    (
+        r"(\d[\d ]*|more than 100 000) execution\(s\)",
+        "[n] execution(s)",
+    ),
+    (
+        r"difference is ≈ .*?\. Layout",
+        "difference is ≈ [pct]. Layout",
+    ),
+    (
+        r"^Verdict: .* \(exit code [013]\)\.$",
+        "Verdict: [verdict] (exit code [code]).",
+    ),
+];
+
+/// The doctor's JSON members that are this machine's, as `doctor` prints them (members in
+/// its order): the host's conditions (load, governors, boost, SMT) whole, the calibration's
+/// means one by one (their count is fixed by `--executions`), and every other member below
+/// by name: the host, each check's status and detail, the calibration's figures, the counts
+/// and the verdict.
+const DOCTOR_JSON_FILTERS: &[(&str, &str)] = &[
+    (
+        r#"(?s)"conditions": \{.*?\n  \}"#,
+        r#""conditions": "[machine]""#,
+    ),
+    (r"^      -?[0-9][0-9.eE+-]*(,?)$", r#"      "[machine]"$1"#),
+    (
+        r#""(cpu_model|kernel|cores|governor|hostname|status|detail|mean_ms|cv_between_executions|cv_within_executions|s2|t2|aslr_off|seconds|executions_for_interval|executions_to_detect|detectable_at_default|verdict|exit_code)": .*?(,?)$"#,
+        r#""$1": "[machine]"$2"#,
+    ),
+];
+
+#[test]
+fn doctor_in_text_and_json() {
+    let parent = tempfile::tempdir().unwrap();
+    // The shortest calibration there is: 2 executions of 2 iterations, the first warmup.
+    let doctor = |format: &str| {
+        let out = layoutrand_in(
+            parent.path(),
+            &[
+                "doctor",
+                "--executions",
+                "2",
+                "--iterations",
+                "2",
+                "--format",
+                format,
+            ],
+        )
+        .output()
+        .unwrap();
+        // 0 fit, 1 deterministic experiments only, 3 not fit: which is the machine's.
+        assert!(
+            matches!(out.status.code(), Some(0 | 1 | 3)),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let text = doctor("text");
+    assert!(text.contains("Verdict: "), "{text}");
+    insta::assert_snapshot!("doctor_text", redact(&text, DOCTOR_TEXT_FILTERS));
+    let json = doctor("json");
+    let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(doc["checks"].as_array().unwrap().len(), 9, "{doc:#}");
+    insta::assert_snapshot!("doctor_json", redact(&json, DOCTOR_JSON_FILTERS));
 }
