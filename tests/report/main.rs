@@ -13,6 +13,8 @@
 mod csv_support;
 #[path = "../support/report.rs"]
 mod report_support;
+#[path = "../support/run.rs"]
+mod run_support;
 #[path = "../support/schemas.rs"]
 mod schemas_support;
 

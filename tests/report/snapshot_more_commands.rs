@@ -1,9 +1,9 @@
-//! Snapshots (insta) of the commands left after snapshot_commands (issue 50: every
-//! command's output pinned): `status` on a Slurm run read from its files (a stand-in
-//! `squeue` on PATH), `trust --show` before and after `trust`, `layout` of one and of two
-//! small ELF binaries built here by `cc`, and `doctor` in text and JSON. A change of any
-//! word fails `cargo test` until it is accepted (`INSTA_UPDATE=always cargo test --release
-//! --test report snapshot_more_commands::`) and shows in tests/report/snapshots/.
+//! Snapshots (insta) of the commands left after snapshot_commands (issue 50: every command's
+//! output pinned): `status` on a Slurm run read from its files (a stand-in `squeue` on PATH),
+//! `trust --show` before and after `trust`, `layout` of one and of two small ELF binaries
+//! built here by `cc`, `doctor` in text and JSON, and the closing table of `run`. A change of
+//! any word fails `cargo test` until it is accepted (`INSTA_UPDATE=always cargo test
+//! --release --test report snapshot_more_commands::`) and shows in tests/report/snapshots/.
 //!
 //! Every command runs in a temporary parent directory with relative names, so that the paths
 //! the outputs name are the same on every machine. What depends on the machine or the
@@ -14,6 +14,7 @@
 use std::path::Path;
 
 use crate::report_support;
+use crate::run_support;
 
 use layoutrand::files::store::shards::shard_dir;
 use layoutrand::files::store::StoreWriter;
@@ -342,4 +343,43 @@ fn doctor_in_text_and_json() {
     let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(doc["checks"].as_array().unwrap().len(), 9, "{doc:#}");
     insta::assert_snapshot!("doctor_json", redact(&json, DOCTOR_JSON_FILTERS));
+}
+
+// ---- run -------------------------------------------------------------------------------
+
+/// The table `run` closes with, for 2 executions of the baseline and 2 seeds of a program
+/// that prints `value 42`: measured by that value (the whole table is fixed), and by wall
+/// time (each mean and CV is this machine's: replaced).
+#[test]
+fn the_closing_table_of_run() {
+    let parent = tempfile::tempdir().unwrap();
+    let p = parent.path();
+    for (dir, metric) in [("by-value", "regex:value (\\d+)"), ("by-time", "wall")] {
+        run_support::same_binary_experiment(&p.join(dir), "faulty", "faulty.c", 2);
+        let table = stdout_of(&mut layoutrand_in(
+            p,
+            &[
+                "run",
+                "--out",
+                dir,
+                "--executions",
+                "2",
+                "--metric",
+                metric,
+                "--",
+                "{bin}",
+                "ok",
+            ],
+        ));
+        assert_eq!(table.lines().count(), 3, "{table}");
+        let table = if metric == "wall" {
+            redact(
+                &table,
+                &[(r"mean=.*? CV=.*? failures=", "mean=[t] CV=[cv] failures=")],
+            )
+        } else {
+            table
+        };
+        insta::assert_snapshot!(format!("run_table_{dir}"), table);
+    }
 }
