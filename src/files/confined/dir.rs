@@ -1070,4 +1070,84 @@ mod tests {
             assert!(dir.write_atomic(bad, b"x").is_err(), "{bad}");
         }
     }
+
+    #[test]
+    fn every_read_refuses_a_link_at_any_component_and_names_it() {
+        for planted_at in ["shards", "slurm/shards", ".record/links"] {
+            let (outside, _inside, dir) = planted(planted_at);
+            let err = format!("{:#}", dir.list(planted_at).unwrap_err());
+            assert!(
+                err.contains(planted_at) && err.contains("symbolic link"),
+                "{err}"
+            );
+            let through = Path::new(planted_at).join("victim");
+            let err = format!("{:#}", dir.read_optional(&through, 1 << 20).unwrap_err());
+            assert!(
+                err.contains(planted_at) && err.contains("symbolic link"),
+                "{err}"
+            );
+            assert_untouched(outside.path());
+        }
+        let (_outside, inside, dir) = planted("manifest.json");
+        let err = format!(
+            "{:#}",
+            dir.read_optional("manifest.json", 1 << 20).unwrap_err()
+        );
+        assert!(err.contains("manifest.json is a symbolic link"), "{err}");
+        // The same through the side-file reader, as every command reads a manifest.
+        let err = format!(
+            "{:#}",
+            super::super::read_side_file(inside.path(), "manifest.json").unwrap_err()
+        );
+        assert!(err.contains("manifest.json is a symbolic link"), "{err}");
+    }
+
+    #[test]
+    fn a_read_is_bounded_and_a_fifo_is_refused_without_blocking() {
+        let inside = tempfile::tempdir().unwrap();
+        let dir = ExperimentDir::open(inside.path()).unwrap();
+        std::fs::write(inside.path().join("big"), vec![b'x'; (1 << 20) + 1]).unwrap();
+        let err = format!("{:#}", dir.read_optional("big", 1 << 20).unwrap_err());
+        assert!(err.contains("big is larger than 1 MiB: refused"), "{err}");
+        assert_eq!(dir.read("big", 2 << 20).unwrap().len(), (1 << 20) + 1);
+        assert_eq!(dir.read_optional("missing", 1 << 20).unwrap(), None);
+        let err = dir.read("missing", 1 << 20).unwrap_err();
+        assert!(is_missing(&err), "{err:#}");
+        assert!(
+            format!("{err:#}").contains("missing does not exist"),
+            "{err:#}"
+        );
+        nix::unistd::mkfifo(
+            &inside.path().join("cachegrind.out.7"),
+            Mode::from_bits_truncate(0o600),
+        )
+        .unwrap();
+        let err = format!(
+            "{:#}",
+            super::super::read_outputs_named(inside.path(), "cachegrind.out.").unwrap_err()
+        );
+        assert!(
+            err.contains("cachegrind.out.7 is not a regular file"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_listing_names_each_entry_with_what_it_is_in_name_order() {
+        let inside = tempfile::tempdir().unwrap();
+        std::fs::create_dir(inside.path().join("b")).unwrap();
+        std::fs::write(inside.path().join("c"), "").unwrap();
+        std::os::unix::fs::symlink("/etc", inside.path().join("a")).unwrap();
+        let dir = ExperimentDir::open(inside.path()).unwrap();
+        let listed: Vec<(String, Entry)> = dir
+            .list("")
+            .unwrap()
+            .into_iter()
+            .map(|(n, e)| (n.to_string_lossy().into_owned(), e))
+            .collect();
+        let expected = [("a", Entry::Link), ("b", Entry::Dir), ("c", Entry::File)]
+            .map(|(n, e)| (n.to_string(), e));
+        assert_eq!(listed, expected);
+        assert!(is_missing(&dir.list("nowhere").unwrap_err()));
+    }
 }
