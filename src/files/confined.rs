@@ -142,7 +142,12 @@ pub(crate) fn refuse_links_in(dir: &Path, subdirs: &[&str]) -> Result<()> {
 /// then creates): a link there, dangling or not, would be taken for the marker or replaced
 /// behind the user's back. A missing or regular file is fine.
 pub(crate) fn refuse_link_at(path: &Path) -> Result<()> {
-    let (dir, name) = parent_of(path)?;
+    let (dir, name) = match parent_of(path) {
+        Ok(found) => found,
+        // No folder, so no marker either (the folder is made later, through the writer).
+        Err(e) if is_missing(&e) => return Ok(()),
+        Err(e) => return Err(e),
+    };
     match dir.entry(name)? {
         Entry::Link => bail!(planted(path)),
         _ => Ok(()),
@@ -228,6 +233,16 @@ pub(crate) fn read_side_file(dir: &Path, rel: impl AsRef<Path>) -> Result<Option
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_marker_in_a_folder_not_made_yet_is_no_link() {
+        let dir = tempfile::tempdir().unwrap();
+        refuse_link_at(&dir.path().join("source/.layoutrand-fetched")).unwrap();
+        refuse_links_in(&dir.path().join("not-made"), &["", "slurm"]).unwrap();
+        std::os::unix::fs::symlink("/etc", dir.path().join("marker")).unwrap();
+        let err = refuse_link_at(&dir.path().join("marker")).unwrap_err();
+        assert!(format!("{err:#}").contains("marker"), "{err:#}");
+    }
 
     #[test]
     fn components_refuse_what_leaves_the_directory() {
