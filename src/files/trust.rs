@@ -69,6 +69,81 @@ pub enum Verdict {
     Mismatch,
 }
 
+/// A value layoutrand may act on (run, submit, relink from): parsed from the exact bytes of a
+/// signed part of an experiment directory whose MAC verified under this user's key. Only
+/// [`read_verified`] makes one (the field is private to this module), so a path that runs
+/// what a directory records cannot skip the check: it needs the type, and the check reads
+/// the bytes it parses (no second read that could differ). What layoutrand computes from a
+/// verified value stays verified ([`Verified::map`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Verified<T> {
+    value: T,
+}
+
+impl<T> Verified<T> {
+    /// The verified value.
+    pub fn get(&self) -> &T {
+        &self.value
+    }
+
+    /// The verified value, for a step that takes it over (the plan a resumed Slurm run
+    /// submits again).
+    pub fn into_inner(self) -> T {
+        self.value
+    }
+
+    /// A value the unit tests of the run's settings stand in for a verified one.
+    #[cfg(test)]
+    pub(crate) fn for_tests(value: T) -> Verified<T> {
+        Verified { value }
+    }
+
+    /// A value computed from this one by layoutrand itself (a header with more planned
+    /// executions, the header of a verified plan): verified as its source is.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Verified<U> {
+        Verified {
+            value: f(self.value),
+        }
+    }
+}
+
+impl<T> std::ops::Deref for Verified<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+/// The part `rel` of `dir` as a `kind`, parsed by `parse` from the very bytes whose MAC
+/// verified under this user's key; `None` when it does not exist. A part that is not this
+/// user's own (no MAC, or one that does not verify) is refused, naming it and the way to
+/// adopt the directory (`layoutrand trust`, which shows what it would run first).
+pub fn read_verified<T>(
+    dir: &Path,
+    rel: &Path,
+    kind: Kind,
+    parse: impl FnOnce(&[u8]) -> Result<T>,
+) -> Result<Option<Verified<T>>> {
+    let Some(bytes) = read_part(dir, rel, kind)? else {
+        return Ok(None);
+    };
+    let why = match verify(dir, rel, kind, &bytes)? {
+        Verdict::Own => {
+            return Ok(Some(Verified {
+                value: parse(&bytes)?,
+            }))
+        }
+        Verdict::Unsigned => "it has no MAC",
+        Verdict::Mismatch => "its MAC does not verify",
+    };
+    bail!(
+        "{} is not your own ({why}): layoutrand runs nothing it records; `layoutrand trust \
+         --show {}` shows what it would run, `layoutrand trust` adopts it",
+        dir.join(rel).display(),
+        shell_words::quote(&dir.display().to_string())
+    )
+}
+
 /// The key file: `$LAYOUTRAND_KEY` when set, else `$XDG_CONFIG_HOME/layoutrand/key`, else
 /// `~/.config/layoutrand/key`.
 pub(crate) fn key_path() -> Result<PathBuf> {
@@ -403,6 +478,43 @@ mod tests {
             .unwrap();
         let err = read_signed_part(&dir, Path::new("manifest.json"), Kind::Manifest).unwrap_err();
         assert!(format!("{err:#}").contains("is a symbolic link"), "{err:#}");
+    }
+
+    #[test]
+    fn only_an_own_part_becomes_a_verified_value_parsed_from_the_bytes_checked() {
+        // The key is the process's (see `.cargo/config.toml`).
+        let d = tempfile::tempdir().unwrap();
+        let (dir, rel) = (d.path(), Path::new("manifest.json"));
+        let parse = |b: &[u8]| Ok(String::from_utf8(b.to_vec())?);
+        assert_eq!(
+            read_verified(dir, rel, Kind::Manifest, parse).unwrap(),
+            None
+        );
+        std::fs::write(dir.join(rel), "mine").unwrap();
+        let err = read_verified(dir, rel, Kind::Manifest, parse).unwrap_err();
+        let err = format!("{err:#}");
+        assert!(
+            err.contains("manifest.json is not your own (it has no MAC)"),
+            "{err}"
+        );
+        assert!(err.contains("layoutrand trust"), "{err}");
+        sign_file(dir, rel, Kind::Manifest).unwrap();
+        let verified = read_verified(dir, rel, Kind::Manifest, parse)
+            .unwrap()
+            .unwrap();
+        assert_eq!(verified.get(), "mine");
+        // Another kind's MAC never verifies it.
+        let err = read_verified(dir, rel, Kind::SlurmPlan, parse).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("its MAC does not verify"),
+            "{err:#}"
+        );
+        std::fs::write(dir.join(rel), "edited").unwrap();
+        let err = read_verified(dir, rel, Kind::Manifest, parse).unwrap_err();
+        assert!(
+            format!("{err:#}").contains("its MAC does not verify"),
+            "{err:#}"
+        );
     }
 
     #[test]

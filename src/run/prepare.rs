@@ -40,7 +40,7 @@ pub(crate) struct PreparedRun {
 /// everything that can be checked before the first execution.
 pub(crate) fn prepare_run(
     req: &RunRequest,
-    previous: Option<&Header>,
+    previous: Option<&crate::files::trust::Verified<Header>>,
     manifest: &Manifest,
     out: &Path,
 ) -> Result<PreparedRun> {

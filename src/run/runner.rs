@@ -23,6 +23,7 @@ use crate::files::store::keys::KeyTable;
 use crate::files::store::{
     scan_commits, ExecutionStatus, Extension, Record, Results, StoreWriter, RESULTS_FILE,
 };
+use crate::files::trust::Verified;
 use crate::signals::{self, Interrupted, Kept};
 
 /// What a finished (or budget-stopped) run did.
@@ -51,7 +52,10 @@ pub struct RunReport {
 /// directory would run the command against other (or missing) relative paths, and with
 /// another `PWD`, i.e. another environment size and stack placement, than the executions
 /// already stored.
-fn working_directory(previous: Option<&Header>) -> Result<(PathBuf, Vec<(String, String)>)> {
+fn working_directory(
+    previous: Option<&Verified<Header>>,
+) -> Result<(PathBuf, Vec<(String, String)>)> {
+    let previous = previous.map(Verified::get);
     let here = std::env::current_dir().context("cannot read the current directory")?;
     let Some(recorded) = previous.and_then(|h| h.cwd.as_deref()) else {
         let env = clean_environment(&here);
@@ -155,6 +159,9 @@ struct OpenedRun {
     out: PathBuf,
     manifest: Manifest,
     previous: Option<PreviousRun>,
+    /// The header of the run being resumed, from the store's verified first line: the
+    /// command, working directory and environment it records are run only through it.
+    verified: Option<Verified<Header>>,
     prepared: PreparedRun,
     added_binaries: Vec<String>,
     warnings: Vec<String>,
@@ -169,11 +176,14 @@ fn open_run(req: &RunRequest) -> Result<OpenedRun> {
         .with_context(|| format!("cannot resolve {}", req.out_dir.display()))?;
     let mut warnings = Vec::new();
     let previous = previous_store(&out, req.resume, &mut warnings)?;
-    let planned = previous
-        .as_ref()
-        .map(|p| planned_header(&p.results))
-        .transpose()?
-        .flatten();
+    let verified = match &previous {
+        Some(p) => Some(verified_header(&out, &p.results)?),
+        None => None,
+    };
+    let planned = match (&verified, &previous) {
+        (Some(h), Some(p)) => Some(planned_header(h.clone(), &p.results)?),
+        _ => None,
+    };
     let prepared = prepare_run(req, planned.as_ref(), &manifest, &out)?;
     let added_binaries = match &previous {
         Some(p) => binaries_added_since(&p.results.planned_binaries(), &prepared.binary_labels)?,
@@ -183,25 +193,38 @@ fn open_run(req: &RunRequest) -> Result<OpenedRun> {
         out,
         manifest,
         previous,
+        verified,
         prepared,
         added_binaries,
         warnings,
     })
 }
 
-/// The header of the stored run `r` with its planned executions per binary: its own plus the
-/// rounds its extensions added (`--extend-executions`), which a resume must plan again.
-fn planned_header(r: &Results) -> Result<Option<Header>> {
-    let Some(h) = r.header.as_ref() else {
-        return Ok(None);
-    };
+/// The header of the store of `out`, read back verified (its MAC checked over the first line
+/// it is parsed from), and the same as the header the store's reader took from `r`: a store
+/// changed between the two reads is refused rather than run from either.
+fn verified_header(out: &Path, r: &Results) -> Result<Verified<Header>> {
+    let path = out.join(RESULTS_FILE);
+    let verified = crate::files::store::file::verified_header(out)?
+        .with_context(|| format!("{} disappeared while it was read", path.display()))?;
+    if r.header.as_ref() != Some(verified.get()) {
+        bail!(
+            "{} changed while it was read (its header is not the one just checked): nothing \
+             was run; try again once nothing else writes to it",
+            path.display()
+        );
+    }
+    Ok(verified)
+}
+
+/// The verified header `h` of the stored run `r` with its planned executions per binary: its
+/// own plus the rounds its extensions added (`--extend-executions`), which a resume must plan
+/// again.
+fn planned_header(h: Verified<Header>, r: &Results) -> Result<Verified<Header>> {
     let Some(executions) = r.planned_executions() else {
         bail!("the store's header and extensions plan more than 2^32 executions per binary");
     };
-    Ok(Some(Header {
-        executions,
-        ..h.clone()
-    }))
+    Ok(h.map(|h| Header { executions, ..h }))
 }
 
 /// What a resumed run needs of its store: the header and extensions (in `results`, which
@@ -295,16 +318,13 @@ fn start_run(req: &RunRequest, opened: &mut OpenedRun) -> Result<StartedRun> {
         check_writable(out, &worker_staging_dir(out, worker))?;
     }
     let aslr_disabled = aslr_off(&mut opened.warnings);
-    let previous_header = opened
-        .previous
-        .as_ref()
-        .and_then(|p| p.results.header.clone());
+    let previous_header = opened.verified.clone();
     let (cwd, base_env) = working_directory(previous_header.as_ref())?;
     let heap = super::heap_offset::for_run(settings.data_seeds, &opened.prepared.targets, out)?;
     let mut writer = StoreWriter::open(out)?;
     reaper::install()?;
     let header = match previous_header {
-        Some(h) => h,
+        Some(h) => h.into_inner(),
         None => {
             let h = opened
                 .prepared

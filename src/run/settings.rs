@@ -12,6 +12,7 @@ use anyhow::{bail, Result};
 use crate::files::cache_model::CacheModel;
 use crate::files::results::ScheduleDesign;
 use crate::files::store::Header;
+use crate::files::trust::Verified;
 
 /// Default exclusive upper bound of the environment padding (one page).
 pub(crate) const DEFAULT_ENV_PAD: u32 = 4096;
@@ -276,9 +277,13 @@ fn extended_executions(h: &Header, extend: Option<u32>) -> Result<u32> {
 }
 
 /// Completes `req` with defaults (fresh run) or with the header of the run being resumed,
-/// refusing any given setting that differs from that header.
-pub(crate) fn resolve(req: &RunRequest, previous: Option<&Header>) -> Result<RunSettings> {
-    let Some(h) = previous else {
+/// refusing any given setting that differs from that header. A recorded header is taken only
+/// verified ([`Verified`]): its command is what the run executes.
+pub(crate) fn resolve(
+    req: &RunRequest,
+    previous: Option<&Verified<Header>>,
+) -> Result<RunSettings> {
+    let Some(h) = previous.map(Verified::get) else {
         if req.extend_executions.is_some() {
             bail!("--extend-executions adds rounds to a stored run: it needs --resume and a store in --out");
         }
@@ -343,7 +348,11 @@ mod tests {
         assert_eq!(fresh.schedule_design, ScheduleDesign::Rounds);
         let old: Header = serde_json::from_str(OLD_HEADER).unwrap();
         assert_eq!(old.schedule_design, ScheduleDesign::Free);
-        let resumed = resolve(&RunRequest::default(), Some(&old)).unwrap();
+        let resumed = resolve(
+            &RunRequest::default(),
+            Some(&Verified::for_tests(old.clone())),
+        )
+        .unwrap();
         assert_eq!(resumed.schedule_design, ScheduleDesign::Free);
         let mut new = old.clone();
         new.schedule_design = ScheduleDesign::Rounds;
@@ -351,9 +360,12 @@ mod tests {
         assert!(line.contains(r#""schedule_design":"rounds""#), "{line}");
         let back: Header = serde_json::from_str(&line).unwrap();
         assert_eq!(
-            resolve(&RunRequest::default(), Some(&back))
-                .unwrap()
-                .schedule_design,
+            resolve(
+                &RunRequest::default(),
+                Some(&Verified::for_tests(back.clone()))
+            )
+            .unwrap()
+            .schedule_design,
             ScheduleDesign::Rounds
         );
     }
@@ -365,12 +377,23 @@ mod tests {
             ..RunRequest::default()
         };
         let mut h: Header = serde_json::from_str(OLD_HEADER).unwrap();
-        let err = resolve(&extend(2), Some(&h)).unwrap_err().to_string();
+        let err = resolve(&extend(2), Some(&Verified::for_tests(h.clone())))
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("free") && err.contains("new run"), "{err}");
         h.schedule_design = ScheduleDesign::Rounds;
-        assert_eq!(resolve(&extend(2), Some(&h)).unwrap().executions, 6);
-        assert!(resolve(&extend(0), Some(&h)).is_err());
-        assert!(resolve(&extend(MAX_EXECUTIONS), Some(&h)).is_err());
+        assert_eq!(
+            resolve(&extend(2), Some(&Verified::for_tests(h.clone())))
+                .unwrap()
+                .executions,
+            6
+        );
+        assert!(resolve(&extend(0), Some(&Verified::for_tests(h.clone()))).is_err());
+        assert!(resolve(
+            &extend(MAX_EXECUTIONS),
+            Some(&Verified::for_tests(h.clone()))
+        )
+        .is_err());
         let err = resolve(&extend(2), None).unwrap_err().to_string();
         assert!(err.contains("--resume"), "{err}");
     }
@@ -400,7 +423,9 @@ mod tests {
         assert!(!serde_json::to_string(&h).unwrap().contains("mmap"));
         h.schedule_design = ScheduleDesign::Rounds;
         h.data_seeds = 3;
-        let err = resolve(&vary(None), Some(&h)).unwrap_err().to_string();
+        let err = resolve(&vary(None), Some(&Verified::for_tests(h.clone())))
+            .unwrap_err()
+            .to_string();
         assert!(
             err.contains("--vary-mmap-threshold given (the interrupted run used not given)"),
             "{err}"
@@ -410,9 +435,12 @@ mod tests {
         assert!(line.contains(r#""vary_mmap_threshold":true"#), "{line}");
         let back: Header = serde_json::from_str(&line).unwrap();
         assert!(
-            resolve(&RunRequest::default(), Some(&back))
-                .unwrap()
-                .vary_mmap_threshold
+            resolve(
+                &RunRequest::default(),
+                Some(&Verified::for_tests(back.clone()))
+            )
+            .unwrap()
+            .vary_mmap_threshold
         );
     }
 }

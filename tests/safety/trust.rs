@@ -70,6 +70,40 @@ fn a_resume_refuses_an_edited_header_and_prints_what_it_would_run() {
         .stderr(contains("\"LD_PRELOAD\", which layoutrand never records"));
 }
 
+/// The floor under the command layer's check: the library's run, asked to resume a store
+/// whose header is not the user's own, refuses on its own (the run's settings take a
+/// recorded header only as a value the signature check made), and runs nothing.
+#[test]
+fn the_librarys_resume_refuses_a_header_that_is_not_own_without_the_command_layer() {
+    let d = tempfile::tempdir().unwrap();
+    own_run(d.path());
+    let store = d.path().join(RESULTS_FILE);
+    edit(&store, "\"{bin}\"", "\"{bin}\",\"--evil\"");
+    let before = std::fs::read(&store).unwrap();
+    let req = layoutrand::run::settings::RunRequest {
+        out_dir: d.path().to_path_buf(),
+        resume: true,
+        ..Default::default()
+    };
+    let err = layoutrand::run::runner::run_experiment(&req).unwrap_err();
+    let err = format!("{err:#}");
+    assert!(
+        err.contains("results.jsonl is not your own (its MAC does not verify)"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&store).unwrap(), before, "the store changed");
+    std::fs::remove_file(d.path().join("results.jsonl.mac")).unwrap();
+    let err = format!(
+        "{:#}",
+        layoutrand::run::runner::run_experiment(&req).unwrap_err()
+    );
+    assert!(
+        err.contains("results.jsonl is not your own (it has no MAC)"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&store).unwrap(), before, "the store changed");
+}
+
 /// A directory written before MACs existed (no `.mac` files) counts as received: refused with
 /// the command that adopts it; `--trust` then resumes and adopts, so the next resume needs
 /// nothing. `layoutrand trust` adopts as well.

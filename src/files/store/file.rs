@@ -157,6 +157,22 @@ fn scan_file_with(
     )
 }
 
+/// The header of the store in `dir`, parsed by the store's own parser from the very first
+/// line whose MAC verified under this user's key ([`crate::files::trust::read_verified`]):
+/// the only header a resumed run takes its command, working directory and environment from.
+/// `None` when there is no store.
+pub(crate) fn verified_header(dir: &Path) -> Result<Option<crate::files::trust::Verified<Header>>> {
+    use crate::files::trust::{read_verified, Kind};
+    let path = dir.join(RESULTS_FILE);
+    read_verified(dir, Path::new(RESULTS_FILE), Kind::StoreHeader, |line| {
+        let mut whole = line.to_vec();
+        whole.push(b'\n');
+        parse_results(&whole, &path)?
+            .header
+            .with_context(|| format!("{} has no header on its first line", path.display()))
+    })
+}
+
 /// Parses the bytes of a store; `path` is used in messages only.
 pub fn parse_results(bytes: &[u8], path: &Path) -> Result<Results> {
     let mut measurements = Vec::new();

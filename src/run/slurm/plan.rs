@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::files::store::shards::{shard_dir, shard_of};
 use crate::files::store::{read_results, Header, RESULTS_FILE};
+use crate::files::trust::Verified;
 use crate::run::schedule::{plan_schedule, ScheduleShape, Slot};
 
 /// Folder of the Slurm files inside an experiment directory.
@@ -71,9 +72,9 @@ pub fn slurm_path(dir: &Path, name: &str) -> PathBuf {
 }
 
 impl SlurmPlan {
-    /// Reads `DIR/slurm/plan.json`; `None` when there is none.
+    /// Reads `DIR/slurm/plan.json` as data (for `status`, which runs nothing from it); `None`
+    /// when there is none.
     pub(crate) fn load(dir: &Path) -> Result<Option<SlurmPlan>> {
-        let path = slurm_path(dir, PLAN_FILE);
         // Read as every reader of a received directory reads its side files: never through
         // a link, only a regular file (a FIFO planted here would stall `run --slurm
         // --resume` and `status` for ever), and never more than the side-file limit (a
@@ -82,7 +83,23 @@ impl SlurmPlan {
         let Some(text) = crate::files::confined::read_side_file(dir, rel)? else {
             return Ok(None);
         };
-        let plan: SlurmPlan = serde_json::from_str(&text)
+        SlurmPlan::parse(dir, text.as_bytes()).map(Some)
+    }
+
+    /// Reads `DIR/slurm/plan.json` to run from it (submit its jobs again, run a shard):
+    /// parsed from the very bytes whose MAC verified under this user's key, refused when it
+    /// is not this user's own; `None` when there is none.
+    pub(crate) fn load_verified(dir: &Path) -> Result<Option<Verified<SlurmPlan>>> {
+        let rel = Path::new(SLURM_DIR).join(PLAN_FILE);
+        crate::files::trust::read_verified(dir, &rel, crate::files::trust::Kind::SlurmPlan, |b| {
+            SlurmPlan::parse(dir, b)
+        })
+    }
+
+    /// The plan in `bytes` (the plan file of `dir`), its schema and fields checked.
+    fn parse(dir: &Path, bytes: &[u8]) -> Result<SlurmPlan> {
+        let path = slurm_path(dir, PLAN_FILE);
+        let plan: SlurmPlan = serde_json::from_slice(bytes)
             .with_context(|| format!("{} is not a layoutrand Slurm plan", path.display()))?;
         if plan.schema > PLAN_SCHEMA {
             bail!(
@@ -93,7 +110,7 @@ impl SlurmPlan {
         }
         plan.check()
             .with_context(|| format!("{} is refused", path.display()))?;
-        Ok(Some(plan))
+        Ok(plan)
     }
 
     /// Checks the fields the job script and the nodes use as they stand: the token names a

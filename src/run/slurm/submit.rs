@@ -120,9 +120,14 @@ fn plan_or_resume(
     let earlier = SlurmPlan::load(dir)?;
     let started = !jobs.is_empty() || !shard_stores(dir)?.is_empty();
     Ok(match earlier {
-        Some(mut plan) if req.resume => {
+        Some(_) if req.resume => {
             refuse_while_active(&jobs)?;
-            let prepared = prepare_run(req, Some(&plan.header), manifest, dir)?;
+            // What the plan records is submitted again: only as verified.
+            let verified = SlurmPlan::load_verified(dir)?
+                .with_context(|| format!("{} disappeared while it was read", dir.display()))?;
+            let header = verified.clone().map(|p| p.header);
+            let mut plan = verified.into_inner();
+            let prepared = prepare_run(req, Some(&header), manifest, dir)?;
             if prepared.binary_labels != plan.header.binaries {
                 bail!(changed_binaries(&plan.header.binaries, &prepared.binary_labels));
             }

@@ -152,9 +152,11 @@ fn check_marker(dir: &Path, token: &str, here: &str) -> Result<()> {
 /// The Slurm plan of `dir` and the run it prepares, checked to have shard `shard` and the
 /// binaries planned at submission.
 fn planned_shard(dir: &Path, shard: u32) -> Result<(SlurmPlan, PreparedRun)> {
-    let Some(plan) = SlurmPlan::load(dir)? else {
+    let Some(verified) = SlurmPlan::load_verified(dir)? else {
         bail!("{} has no Slurm plan", dir.display());
     };
+    let header = verified.clone().map(|p| p.header);
+    let plan = verified.into_inner();
     if shard >= plan.shards {
         bail!(
             "shard {shard} does not exist: the run has {} shards",
@@ -167,7 +169,7 @@ fn planned_shard(dir: &Path, shard: u32) -> Result<(SlurmPlan, PreparedRun)> {
         resume: true,
         ..RunRequest::default()
     };
-    let prepared = prepare_run(&req, Some(&plan.header), &manifest, dir)?;
+    let prepared = prepare_run(&req, Some(&header), &manifest, dir)?;
     if prepared.binary_labels != plan.header.binaries {
         bail!(
             "the manifest in {} no longer lists the planned binaries ({}): the binaries were rebuilt after submission",
