@@ -90,7 +90,7 @@ pub fn all() -> Vec<OutputSchema> {
             "compare-files",
             "`layoutrand compare A.csv B.csv --format json`",
         ),
-        output::<analysis::answers::compare::Comparison>(
+        output::<analysis::answers::compare::ExperimentComparison>(
             "compare-directories",
             "`layoutrand compare BASE_DIR NEW_DIR --format json`",
         ),

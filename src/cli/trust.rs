@@ -12,7 +12,7 @@ use anyhow::{bail, Result};
 use layoutrand::files::manifest::{Manifest, MANIFEST_FILE};
 use layoutrand::files::results::Record;
 use layoutrand::files::store::RESULTS_FILE;
-use layoutrand::files::trust::{read_part, read_signed_part, verify, Kind, Verdict};
+use layoutrand::files::trust::{read_part, read_signed_part, verify, Kind, Ownership};
 use layoutrand::run::slurm::plan::{slurm_path, SlurmPlan, PLAN_FILE};
 use layoutrand::wrap::record::LinkRecord;
 
@@ -58,7 +58,7 @@ struct Part {
     /// Its path below `dir`.
     rel: PathBuf,
     kind: Kind,
-    verdict: Verdict,
+    ownership: Ownership,
     /// What layoutrand would run from it, one line each, every string escaped.
     shows: Vec<String>,
     /// Why it does not read as layoutrand wrote it (then it is never adopted).
@@ -69,7 +69,10 @@ struct Part {
 /// given: then the parts are adopted (signed with the user's key) and the action goes on.
 pub fn require_own(dir: &Path, action: &str, uses: Uses, trust: bool) -> Result<()> {
     let parts = parts_of(dir, uses)?;
-    let strangers: Vec<&Part> = parts.iter().filter(|p| p.verdict != Verdict::Own).collect();
+    let strangers: Vec<&Part> = parts
+        .iter()
+        .filter(|p| p.ownership != Ownership::Own)
+        .collect();
     if strangers.is_empty() {
         return Ok(());
     }
@@ -87,7 +90,7 @@ pub fn require_own(dir: &Path, action: &str, uses: Uses, trust: bool) -> Result<
          adopt the directory with `layoutrand trust {}` (or pass --trust to this command); \
          the report commands read it as it is",
         dir.display(),
-        verdicts(&strangers),
+        why_not_own(&strangers),
         what_would_run(&parts),
         shell_words::quote(&dir.display().to_string())
     )
@@ -104,13 +107,16 @@ pub fn run(args: Args) -> Result<i32> {
         );
     }
     let parts = parts_of(&dir, Uses::ALL)?;
-    let strangers: Vec<&Part> = parts.iter().filter(|p| p.verdict != Verdict::Own).collect();
+    let strangers: Vec<&Part> = parts
+        .iter()
+        .filter(|p| p.ownership != Ownership::Own)
+        .collect();
     layoutrand::out!("{}", what_would_run(&parts));
     if strangers.is_empty() {
         layoutrand::outln!("layoutrand trust: {} is already your own", dir.display());
         return Ok(0);
     }
-    layoutrand::out!("{}", verdicts(&strangers));
+    layoutrand::out!("{}", why_not_own(&strangers));
     if args.show {
         layoutrand::outln!(
             "layoutrand trust --show: {} is not your own; nothing was signed (`layoutrand \
@@ -155,17 +161,18 @@ fn adopt(parts: &[Part]) -> Result<()> {
     Ok(())
 }
 
-fn verdicts(strangers: &[&Part]) -> String {
+/// One line per part that is not the user's own, with why (no MAC, or one that does not verify).
+fn why_not_own(strangers: &[&Part]) -> String {
     let mut out = String::new();
     for p in strangers {
-        let why = match p.verdict {
-            Verdict::Unsigned => {
+        let why = match p.ownership {
+            Ownership::Unsigned => {
                 "has no MAC: written by someone else, or by a layoutrand older than its MACs"
             }
-            Verdict::Mismatch => {
+            Ownership::Mismatch => {
                 "does not match its MAC: edited since, or signed by another user's key"
             }
-            Verdict::Own => continue,
+            Ownership::Own => continue,
         };
         out.push_str(&format!("  {} {why}\n", shown(&p.dir.join(&p.rel))));
     }
@@ -243,7 +250,7 @@ fn part(
         dir: dir.to_path_buf(),
         rel: rel.to_path_buf(),
         kind,
-        verdict: verify(dir, rel, kind, &bytes)?,
+        ownership: verify(dir, rel, kind, &bytes)?,
         shows: shows(&bytes).unwrap_or_else(|why| unreadable(&why)),
         problem: shows(&bytes).err(),
     }))

@@ -76,7 +76,7 @@ pub struct NoiseCounts {
 /// The doctor's answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Verdict {
+pub enum Fitness {
     /// Fit for every layout experiment, time metrics included (exit 0).
     Fit,
     /// Time measurements here would be too noisy or uncontrolled, but the deterministic
@@ -86,13 +86,13 @@ pub enum Verdict {
     NotFit,
 }
 
-impl Verdict {
+impl Fitness {
     /// The process exit code of `layoutrand doctor` for this verdict.
     pub(crate) fn exit_code(self) -> i32 {
         match self {
-            Verdict::Fit => 0,
-            Verdict::DeterministicOnly => 1,
-            Verdict::NotFit => 3,
+            Fitness::Fit => 0,
+            Fitness::DeterministicOnly => 1,
+            Fitness::NotFit => 3,
         }
     }
 }
@@ -115,7 +115,7 @@ pub struct DoctorReport {
     /// The counts the target needs with that noise.
     pub counts: Option<NoiseCounts>,
     /// The answer.
-    pub verdict: Verdict,
+    pub verdict: Fitness,
     /// `layoutrand doctor`'s exit code.
     pub exit_code: i32,
 }
@@ -239,20 +239,20 @@ fn noise_check(c: &Calibration, counts: &NoiseCounts) -> Check {
 
 /// The verdict from the checks: any problem of scope `Any` rules everything out; a problem
 /// for time metrics leaves the deterministic metric when valgrind works.
-pub(crate) fn verdict(checks: &[Check]) -> Verdict {
+pub(crate) fn verdict(checks: &[Check]) -> Fitness {
     let problem = |scope: Scope| {
         checks
             .iter()
             .any(|c| c.status == Status::Problem && c.scope == scope)
     };
     if problem(Scope::Any) {
-        Verdict::NotFit
+        Fitness::NotFit
     } else if !problem(Scope::Time) {
-        Verdict::Fit
+        Fitness::Fit
     } else if problem(Scope::Cachegrind) {
-        Verdict::NotFit
+        Fitness::NotFit
     } else {
-        Verdict::DeterministicOnly
+        Fitness::DeterministicOnly
     }
 }
 
@@ -273,17 +273,17 @@ mod tests {
     fn the_verdict_follows_the_problems_scopes() {
         use Scope::*;
         use Status::*;
-        assert_eq!(verdict(&[check(Ok, Any), check(Note, Time)]), Verdict::Fit);
-        assert_eq!(verdict(&[check(Problem, Time)]), Verdict::DeterministicOnly);
+        assert_eq!(verdict(&[check(Ok, Any), check(Note, Time)]), Fitness::Fit);
+        assert_eq!(verdict(&[check(Problem, Time)]), Fitness::DeterministicOnly);
         assert_eq!(
             verdict(&[check(Problem, Time), check(Problem, Cachegrind)]),
-            Verdict::NotFit
+            Fitness::NotFit
         );
         // Without valgrind a quiet machine is still fit for time metrics.
-        assert_eq!(verdict(&[check(Problem, Cachegrind)]), Verdict::Fit);
-        assert_eq!(verdict(&[check(Problem, Any)]), Verdict::NotFit);
+        assert_eq!(verdict(&[check(Problem, Cachegrind)]), Fitness::Fit);
+        assert_eq!(verdict(&[check(Problem, Any)]), Fitness::NotFit);
         assert_eq!(
-            [Verdict::Fit, Verdict::DeterministicOnly, Verdict::NotFit].map(Verdict::exit_code),
+            [Fitness::Fit, Fitness::DeterministicOnly, Fitness::NotFit].map(Fitness::exit_code),
             [0, 1, 3]
         );
     }

@@ -3,7 +3,7 @@
 use std::fmt::Write;
 
 use super::checks::Status;
-use super::{DoctorReport, Verdict, MAX_FIT_EXECUTIONS};
+use super::{DoctorReport, Fitness, MAX_FIT_EXECUTIONS};
 use crate::report::numfmt::{level, percent, sig};
 
 /// The report: host, one line per check, the calibration and the counts, the verdict.
@@ -71,13 +71,13 @@ fn verdict(r: &DoctorReport) -> String {
     };
     use super::checks::Scope;
     match r.verdict {
-        Verdict::Fit => "fit for layout experiments, time metrics included".to_string(),
-        Verdict::DeterministicOnly => format!(
+        Fitness::Fit => "fit for layout experiments, time metrics included".to_string(),
+        Fitness::DeterministicOnly => format!(
             "fit for deterministic experiments only (--metric cachegrind): time measurements here would be unreliable ({}); layout effects of a few per cent need a quiet machine (a {} difference detectable with at most {MAX_FIT_EXECUTIONS} executions per binary)",
             why(Scope::Time),
             r.counts.as_ref().map_or_else(|| "1 %".to_string(), |n| percent(n.target, 2))
         ),
-        Verdict::NotFit => {
+        Fitness::NotFit => {
             let mut problems = why(Scope::Any);
             for extra in [why(Scope::Time), why(Scope::Cachegrind)] {
                 if !extra.is_empty() {

@@ -57,9 +57,9 @@ impl Kind {
     }
 }
 
-/// How a file checked against its MAC turned out.
+/// Whose a file is, by its MAC (one word per thing: the answers have their own `Verdict`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
+pub enum Ownership {
     /// Its MAC verifies under this user's key: written by this user's layoutrand.
     Own,
     /// No `FILE.mac` beside it: written before layoutrand signed its files, or by someone
@@ -107,6 +107,15 @@ impl<T> Verified<T> {
     }
 }
 
+/// Verified values taken together are verified: the link records of one recording.
+impl<T> FromIterator<Verified<T>> for Verified<Vec<T>> {
+    fn from_iter<I: IntoIterator<Item = Verified<T>>>(values: I) -> Self {
+        Verified {
+            value: values.into_iter().map(|v| v.value).collect(),
+        }
+    }
+}
+
 impl<T> std::ops::Deref for Verified<T> {
     type Target = T;
     fn deref(&self) -> &T {
@@ -128,13 +137,13 @@ pub fn read_verified<T>(
         return Ok(None);
     };
     let why = match verify(dir, rel, kind, &bytes)? {
-        Verdict::Own => {
+        Ownership::Own => {
             return Ok(Some(Verified {
                 value: parse(&bytes)?,
             }))
         }
-        Verdict::Unsigned => "it has no MAC",
-        Verdict::Mismatch => "its MAC does not verify",
+        Ownership::Unsigned => "it has no MAC",
+        Ownership::Mismatch => "its MAC does not verify",
     };
     bail!(
         "{} is not your own ({why}): layoutrand runs nothing it records; `layoutrand trust \
@@ -320,13 +329,13 @@ pub fn sign_file(dir: &Path, rel: &Path, kind: Kind) -> Result<()> {
 }
 
 /// Checks `bytes`, the content of `rel` below `dir` as a `kind`, against `rel.mac`.
-pub fn verify(dir: &Path, rel: &Path, kind: Kind, bytes: &[u8]) -> Result<Verdict> {
+pub fn verify(dir: &Path, rel: &Path, kind: Kind, bytes: &[u8]) -> Result<Ownership> {
     let root = ExperimentDir::open(dir)?;
     let recorded = match read_mac(&root, rel) {
         Ok(Some(r)) => r,
-        Ok(None) => return Ok(Verdict::Unsigned),
+        Ok(None) => return Ok(Ownership::Unsigned),
         // A MAC that is a link, a FIFO, a device or too long is no MAC of layoutrand's.
-        Err(_) => return Ok(Verdict::Mismatch),
+        Err(_) => return Ok(Ownership::Mismatch),
     };
     let key = key()?;
     let expected = mac(&key, kind, bytes);
@@ -338,14 +347,14 @@ pub fn verify(dir: &Path, rel: &Path, kind: Kind, bytes: &[u8]) -> Result<Verdic
         .filter_map(|l| blake3::Hash::from_hex(l.trim()).ok())
         .any(|h| h == expected);
     Ok(if same {
-        Verdict::Own
+        Ownership::Own
     } else {
-        Verdict::Mismatch
+        Ownership::Mismatch
     })
 }
 
 /// Checks the file `rel` below `dir`, as it is now, against its MAC.
-pub fn verify_file(dir: &Path, rel: &Path, kind: Kind) -> Result<Verdict> {
+pub fn verify_file(dir: &Path, rel: &Path, kind: Kind) -> Result<Ownership> {
     let bytes = read_signed_part(dir, rel, kind)?;
     verify(dir, rel, kind, &bytes)
 }
@@ -424,19 +433,25 @@ mod tests {
         sign(dir, rel, Kind::Manifest, b"old").unwrap();
         // Signed before the write: a crash here leaves the old content verifying...
         sign(dir, rel, Kind::Manifest, b"new").unwrap();
-        assert_eq!(verify_file(dir, rel, Kind::Manifest).unwrap(), Verdict::Own);
+        assert_eq!(
+            verify_file(dir, rel, Kind::Manifest).unwrap(),
+            Ownership::Own
+        );
         // ...and the new one after it.
         std::fs::write(&file, "new").unwrap();
-        assert_eq!(verify_file(dir, rel, Kind::Manifest).unwrap(), Verdict::Own);
+        assert_eq!(
+            verify_file(dir, rel, Kind::Manifest).unwrap(),
+            Ownership::Own
+        );
         std::fs::write(&file, "edited").unwrap();
         assert_eq!(
             verify_file(dir, rel, Kind::Manifest).unwrap(),
-            Verdict::Mismatch
+            Ownership::Mismatch
         );
         std::fs::remove_file(mac_path(&file)).unwrap();
         assert_eq!(
             verify_file(dir, rel, Kind::Manifest).unwrap(),
-            Verdict::Unsigned
+            Ownership::Unsigned
         );
     }
 

@@ -22,7 +22,7 @@ pub struct LayoutDistance {
 
 /// A comparison of two layouts with the counts behind the shares in [`LayoutDistance`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-pub struct Comparison {
+pub struct LayoutComparison {
     /// The distances over the functions common to both layouts.
     pub distance: LayoutDistance,
     /// Functions present exactly once in both layouts (the ones the distances are over).
@@ -53,7 +53,7 @@ pub fn between(base: &[Function], other: &[Function]) -> LayoutDistance {
 /// With fewer than two common functions the Kendall distance is 0, and with none every
 /// share is 0 (there is nothing to disagree on; `common` says so). The result is symmetric
 /// in its arguments except that `only_in_base` and `only_in_other` swap.
-pub fn compare(base: &[Function], other: &[Function]) -> Comparison {
+pub fn compare(base: &[Function], other: &[Function]) -> LayoutComparison {
     let base_once = positions_of_unique(base);
     let other_once = positions_of_unique(other);
     // Base ranks of the common functions, listed in the other layout's order.
@@ -80,7 +80,7 @@ pub fn compare(base: &[Function], other: &[Function]) -> Comparison {
             count as f64 / common as f64
         }
     };
-    Comparison {
+    LayoutComparison {
         distance: LayoutDistance {
             kendall_tau: normalised_kendall(&ranks_in_other_order),
             share_moved: share(moved),

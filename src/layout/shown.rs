@@ -7,7 +7,7 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::binary::Function;
-use super::distance::Comparison;
+use super::distance::LayoutComparison;
 
 /// Version of `layout --format json` (both forms): the one output schema of every command.
 pub(crate) const LAYOUT_SCHEMA: u32 = crate::schema::OUTPUT_SCHEMA;
@@ -44,7 +44,7 @@ pub struct DistanceReport {
     pub(crate) other_fingerprint: String,
     /// The distances and the counts behind them (flattened into the document).
     #[serde(flatten)]
-    pub(crate) comparison: Comparison,
+    pub(crate) comparison: LayoutComparison,
 }
 
 impl LayoutReport {

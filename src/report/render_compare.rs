@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 use anyhow::Result;
 
-use crate::analysis::answers::compare::{Comparison, ProgramComparison};
+use crate::analysis::answers::compare::{ExperimentComparison, ProgramComparison};
 use crate::analysis::compare::CompareOptions;
 use crate::analysis::effect::EffectVerdict;
 use crate::analysis::pair::Basis;
@@ -19,7 +19,7 @@ use crate::report::words;
 /// The comparisons the CI gate judged, each named with its effect ("program \[variant\]
 /// metric: effect") and whether it failed, so that the gate says what it judged and what is
 /// slower.
-fn gate_judgements(c: &Comparison) -> Vec<crate::analysis::pair::GateJudgement> {
+fn gate_judgements(c: &ExperimentComparison) -> Vec<crate::analysis::pair::GateJudgement> {
     c.programs
         .iter()
         .filter(|p| p.comparison.pair.gated)
@@ -45,7 +45,7 @@ pub fn compare_directories(
     new: &std::path::Path,
     metrics: &[String],
     options: &CompareOptions,
-) -> Result<Comparison> {
+) -> Result<ExperimentComparison> {
     let mut c =
         crate::analysis::answers::compare::compare_directories(base, new, metrics, options)?;
     words::experiment::fill_compared(&mut c);
@@ -157,7 +157,7 @@ fn checks(out: &mut String, p: &ProgramComparison, confidence: f64) {
 }
 
 /// The comparison as plain text.
-pub fn render_text(c: &Comparison) -> String {
+pub fn render_text(c: &ExperimentComparison) -> String {
     let mut out = String::new();
     for (side, dir, i) in [
         ("base", &c.base, &c.base_incomplete),

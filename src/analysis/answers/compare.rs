@@ -24,7 +24,7 @@ use crate::analysis::pair::DataCells;
 
 /// The comparison of two experiments.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct Comparison {
+pub struct ExperimentComparison {
     /// The base experiment's store holds fewer executions than its run planned (absent when
     /// complete): the comparison is provisional and the CI gate does not judge it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -145,7 +145,7 @@ pub(crate) fn compare_directories(
     new: &std::path::Path,
     metrics: &[String],
     options: &CompareOptions,
-) -> Result<Comparison> {
+) -> Result<ExperimentComparison> {
     let mut b = super::experiment::load_with_context(base)?;
     let mut n = super::experiment::load_with_context(new)?;
     b.retain_metrics(metrics)?;
@@ -156,7 +156,7 @@ pub(crate) fn compare_directories(
 /// The CI gate: whether some program's (and variant's) whole ratio interval says slower
 /// (higher) by more than the `--fail-if-slower` threshold, on a gated metric
 /// ([`Experiment::gates`](super::experiment::Experiment::gates)).
-pub fn gate_failed(c: &Comparison) -> bool {
+pub fn gate_failed(c: &ExperimentComparison) -> bool {
     c.programs
         .iter()
         .any(|p| p.comparison.pair.gated && p.comparison.pair.slower_beyond_threshold)
@@ -167,14 +167,14 @@ pub fn compare(
     base: &Experiment,
     new: &Experiment,
     options: &CompareOptions,
-) -> Result<Comparison> {
+) -> Result<ExperimentComparison> {
     let confidence = options.thresholds.confidence;
     let (programs, only_in) = matched_series(base, new, options)?;
     if programs.is_empty() {
         bail!("{}", nothing_in_common(base, new));
     }
     let overall = overall_by_metric(&programs, confidence);
-    Ok(Comparison {
+    Ok(ExperimentComparison {
         base_incomplete: base.incomplete,
         new_incomplete: new.incomplete,
         schema: crate::analysis::vocabulary::OUTPUT_SCHEMA,

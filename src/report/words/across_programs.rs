@@ -5,12 +5,12 @@
 
 use std::fmt::Write;
 
-use crate::analysis::answers::compare::{Comparison, ExperimentSide, OnlyIn, Overall};
+use crate::analysis::answers::compare::{ExperimentComparison, ExperimentSide, OnlyIn, Overall};
 use crate::analysis::vocabulary::program_label;
 use crate::report::numfmt::{level, percent, signed_percent};
 
 /// Writes the comparison's across-programs sentences and its unmatched series.
-pub(crate) fn fill(c: &mut Comparison) {
+pub(crate) fn fill(c: &mut ExperimentComparison) {
     for o in &mut c.overall {
         o.text = overall(o, c.confidence);
     }

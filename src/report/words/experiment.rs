@@ -4,7 +4,7 @@
 //! balancing changed ([`super::balance`]) — and the report's further warnings
 //! ([`ReportWarning`]).
 
-use crate::analysis::answers::compare::{Comparison, ExperimentSide};
+use crate::analysis::answers::compare::{ExperimentComparison, ExperimentSide};
 use crate::analysis::answers::experiment::{Ending, ExperimentWarning, NeverRan};
 use crate::analysis::answers::model::ReportWarning;
 use crate::files::manifest::MANIFEST_FILE;
@@ -13,7 +13,7 @@ use crate::report::words::UNKNOWN_WITHOUT_MANIFEST;
 
 /// Writes the comparison's warnings of reading either experiment (prefixed `base:` or
 /// `new:`) before those of the comparison itself.
-pub(crate) fn fill_compared(c: &mut Comparison) {
+pub(crate) fn fill_compared(c: &mut ExperimentComparison) {
     let mut warnings: Vec<String> = c
         .read_warnings
         .iter()
