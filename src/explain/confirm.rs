@@ -34,7 +34,6 @@ use crate::analysis::pair::{analyse_pair, PairOptions};
 use crate::analysis::vocabulary::{Thresholds, Verdict};
 use crate::files::manifest::{Binary, BinarySet, BuildStatus, Manifest, VariantBuild};
 use crate::files::results::Header;
-use crate::files::trust::Verified;
 use crate::layout::binary::{self, Function};
 use crate::layout::features::{self, Feature, HotPlacement, ICache, RunningCode, FEATURES};
 use crate::relink::replay::{MoveAlone, Program};
@@ -660,9 +659,9 @@ fn program_of(
     program: &str,
 ) -> Result<Program> {
     let record_dir = record_base.join(crate::relink::driver::RECORD_DIR);
-    let links = crate::wrap::record::read_records(&record_dir)
+    // Relinked only as verified: every record's MAC and every blob's hash.
+    let links = crate::wrap::record::read_verified_recording(&record_dir)
         .with_context(|| format!("cannot read the recorded build in {}", record_dir.display()))?;
-    crate::wrap::record::check_blobs(&record_dir, &links)?;
     let opts = crate::relink::driver::BuildOptions {
         command: manifest.build_command.clone(),
         build_dir: manifest.build_dir.clone(),
@@ -815,26 +814,10 @@ fn write_manifest(
     top.save(out)
 }
 
-/// The header of the experiment's own run in `dir`, read verified (its MAC checked over the
-/// bytes it is parsed from): the store's first line, or the Slurm plan's header for a run of
-/// shards. Only its command, working directory and counts are run again.
-fn recorded_header(dir: &Path) -> Result<Verified<Header>> {
-    if let Some(h) = crate::files::store::file::verified_header(dir)? {
-        return Ok(h);
-    }
-    if let Some(plan) = crate::run::slurm::plan::SlurmPlan::load_verified(dir)? {
-        return Ok(plan.map(|p| p.header));
-    }
-    bail!(
-        "{} holds no run header (no results.jsonl, no Slurm plan): nothing to confirm with",
-        dir.display()
-    )
-}
-
 /// `layoutrand run` on the confirmation directory with the experiment's own command,
 /// metric and counts (a process of its own, as `experiment` runs its stages).
 fn run(exp: &Experiment, out: &Path) -> Result<()> {
-    let verified = recorded_header(&exp.dir)?;
+    let verified = super::recorded_header(&exp.dir)?;
     let h: &Header = &verified;
     let exe = std::env::current_exe().context("cannot find the layoutrand executable")?;
     let mut cmd = crate::child::command(exe);

@@ -138,20 +138,22 @@ fn profile_one(
 ) -> Result<BTreeMap<String, f64>> {
     let dir = &exp.dir;
     let path = super::verified(dir, job.set, program)?;
-    let template = crate::run::command::CommandTemplate::parse(&exp.header.command)?;
+    let recorded = super::recorded_header(&exp.dir)?;
+    let header: &crate::files::results::Header = &recorded;
+    let template = crate::run::command::CommandTemplate::parse(&header.command)?;
     let named = super::named_binaries(dir, job.set, &template)?;
-    let iterations = (exp.header.iterations > 0).then_some(exp.header.iterations);
+    let iterations = (header.iterations > 0).then_some(header.iterations);
     let argv: Vec<OsString> = template.expand(Some(&path), &named, iterations);
     let scratch = dir.join(&job.scratch_rel);
-    let mut env = super::recorded_environment(exp)?;
+    let mut env = super::recorded_environment(header)?;
     if let Some(lib) = super::stage_libraries(dir, job.set, &scratch)? {
         env.push((
             crate::run::libraries::LIBRARY_PATH_VARIABLE.to_string(),
             lib,
         ));
     }
-    let model = exp.header.cache_model.unwrap_or(CacheModel::DEFAULT);
-    let cwd = exp.header.cwd.as_ref().map(PathBuf::from);
+    let model = header.cache_model.unwrap_or(CacheModel::DEFAULT);
+    let cwd = header.cwd.as_ref().map(PathBuf::from);
     let (counts, _) =
         super::hotness::profile_counts(&argv, &model, cwd.as_deref(), &env, &scratch, false)?;
     counts.metric(metric).with_context(|| {

@@ -18,6 +18,8 @@ use crate::analysis::answers::experiment::{load, Experiment, Series};
 use crate::analysis::effect::Interval;
 use crate::analysis::explain::{culprit_plots, screen, LayoutUnit, ScreenOptions, Screening};
 use crate::files::cache_model::CacheModel;
+use crate::files::results::Header;
+use crate::files::trust::Verified;
 use crate::layout::binary;
 use crate::layout::features::{ICache, RunningCode, SharedHot};
 
@@ -658,9 +660,11 @@ fn hot_functions(
     say: &dyn Fn(String),
 ) -> Result<(Vec<HotFunction>, RunningCode, Unscreened, Vec<String>)> {
     let manifest = target.manifest;
-    let template = crate::run::command::CommandTemplate::parse(&exp.header.command)?;
+    let recorded = recorded_header(&exp.dir)?;
+    let header: &Header = &recorded;
+    let template = crate::run::command::CommandTemplate::parse(&header.command)?;
     let named = named_binaries(dir, &manifest.baseline, &template)?;
-    let iterations = (exp.header.iterations > 0).then_some(exp.header.iterations);
+    let iterations = (header.iterations > 0).then_some(header.iterations);
     let argv = template.expand(Some(&baseline.to_path_buf()), &named, iterations);
     let scratch_rel = target.out_rel.join("profile");
     let scratch = dir.join(&scratch_rel);
@@ -669,15 +673,15 @@ fn hot_functions(
         .with_context(|| format!("cannot clear {}", scratch.display()))?;
     root.create_dir_all(&scratch_rel)
         .with_context(|| format!("cannot create {}", scratch.display()))?;
-    let mut env = recorded_environment(exp)?;
+    let mut env = recorded_environment(header)?;
     if let Some(path) = stage_libraries(dir, &manifest.baseline, &scratch)? {
         env.push((
             crate::run::libraries::LIBRARY_PATH_VARIABLE.to_string(),
             path,
         ));
     }
-    let model = exp.header.cache_model.unwrap_or(CacheModel::DEFAULT);
-    let cwd = exp.header.cwd.as_ref().map(PathBuf::from);
+    let model = header.cache_model.unwrap_or(CacheModel::DEFAULT);
+    let cwd = header.cwd.as_ref().map(PathBuf::from);
     let profile = hotness::profile(&argv, &model, cwd.as_deref(), &env, &scratch)?;
     let functions = binary::functions(baseline)?;
     let own = functions.iter().map(|f| f.name.clone()).collect();
@@ -709,11 +713,27 @@ fn hot_functions(
     Ok((hot, running, left_out, notes))
 }
 
+/// The header of the experiment's own run in `dir`, read verified (its MAC checked over the
+/// bytes it is parsed from): the store's first line, or the Slurm plan's header for a run of
+/// shards. What `explain` runs (the profile runs, the differential runs, a confirmation's run)
+/// takes the command, working directory, environment and counts from it only.
+pub(crate) fn recorded_header(dir: &Path) -> Result<Verified<Header>> {
+    if let Some(h) = crate::files::store::file::verified_header(dir)? {
+        return Ok(h);
+    }
+    if let Some(plan) = crate::run::slurm::plan::SlurmPlan::load_verified(dir)? {
+        return Ok(plan.map(|p| p.header));
+    }
+    bail!(
+        "{} holds no run header (no results.jsonl, no Slurm plan): nothing to confirm with",
+        dir.display()
+    )
+}
+
 /// The run's fixed environment as the store's header recorded it, checked as `run` checks
 /// it before running anything with it.
-fn recorded_environment(exp: &Experiment) -> Result<Vec<(String, String)>> {
-    let env: Vec<(String, String)> = exp
-        .header
+fn recorded_environment(header: &Header) -> Result<Vec<(String, String)>> {
+    let env: Vec<(String, String)> = header
         .environment
         .iter()
         .filter_map(|kv| kv.split_once('=').map(|(k, v)| (k.into(), v.into())))

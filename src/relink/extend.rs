@@ -241,7 +241,8 @@ fn programs_to_extend(
     out_dir: &Path,
 ) -> Result<Vec<Program>> {
     let record_dir = out_dir.join(RECORD_DIR);
-    let links = record::read_records(&record_dir).with_context(|| {
+    // Relinked only as verified: every record's MAC and every blob's hash.
+    let links = record::read_verified_recording(&record_dir).with_context(|| {
         format!(
             "--extend: cannot read the recording in {}",
             record_dir.display()
@@ -250,7 +251,6 @@ fn programs_to_extend(
     if links.is_empty() {
         bail!("--extend: {} holds no recorded link", record_dir.display());
     }
-    record::check_blobs(&record_dir, &links).context("--extend")?;
     // Programs left out of the seeds stay out: their seeds would equal the baseline again.
     // So do those without a baseline (build tools, `--programs`, a failed relink).
     let excluded = manifest.excluded_programs();

@@ -21,6 +21,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use super::classify::Span;
+use crate::files::trust::Verified;
 
 /// Sub-directory of link records.
 pub const LINKS_DIR: &str = "links";
@@ -279,18 +280,52 @@ pub fn read_records(record_dir: &Path) -> Result<Vec<LinkRecord>> {
             .map(|(_, record)| record)
             .collect();
     }
+    Ok(last_link_of_each_output(records))
+}
+
+/// The recording of `record_dir` as a relink of a directory that may have been received
+/// reads it (`build --extend`, `explain --confirm`): every link record parsed from the bytes
+/// whose MAC verified under this user's key (one that is not the user's own is refused,
+/// naming it), the last link of each output kept as [`read_records`] keeps it, and every blob
+/// they name checked to hold the content its BLAKE3 name says ([`check_blobs`]). One reader
+/// for both checks, so a relink cannot take the records without the blobs' check.
+pub fn read_verified_recording(record_dir: &Path) -> Result<Verified<Vec<LinkRecord>>> {
+    use crate::files::trust::{read_verified, Kind};
+    let links = record_dir.join(LINKS_DIR);
+    let mut records = Vec::new();
+    if links.is_dir() {
+        for path in link_record_paths(&links)? {
+            let rel = Path::new(LINKS_DIR).join(path.file_name().expect("a file name"));
+            let parse = |bytes: &[u8]| {
+                serde_json::from_slice::<LinkRecord>(bytes)
+                    .with_context(|| format!("{} is not a link record", path.display()))
+            };
+            records.extend(read_verified(record_dir, &rel, Kind::LinkRecord, parse)?);
+        }
+    }
+    let recording = records
+        .into_iter()
+        .collect::<Verified<Vec<LinkRecord>>>()
+        .map(last_link_of_each_output);
+    check_blobs(record_dir, &recording)?;
+    Ok(recording)
+}
+
+/// `records` oldest first, and of links that wrote the same output only the last (a
+/// program relinked during the build is replayed once, as it ended up).
+fn last_link_of_each_output(mut records: Vec<LinkRecord>) -> Vec<LinkRecord> {
     records.sort_by_key(|r| r.started_unix_nanos);
     let mut last_by_output: BTreeMap<PathBuf, usize> = BTreeMap::new();
     for (i, r) in records.iter().enumerate() {
         last_by_output.insert(r.output.clone(), i);
     }
     let keep: std::collections::BTreeSet<usize> = last_by_output.into_values().collect();
-    Ok(records
+    records
         .into_iter()
         .enumerate()
         .filter(|(i, _)| keep.contains(i))
         .map(|(_, r)| r)
-        .collect())
+        .collect()
 }
 
 /// Moves every record of a link that wrote `output` out of the way (into
@@ -394,6 +429,26 @@ pub(crate) fn seen_summary(record_dir: &Path) -> BTreeMap<String, usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_recording_is_relinked_from_only_once_every_record_verifies() {
+        // The key is the process's (see `.cargo/config.toml`).
+        let d = tempfile::tempdir().unwrap();
+        assert!(read_verified_recording(d.path()).unwrap().is_empty());
+        std::fs::create_dir(d.path().join(LINKS_DIR)).unwrap();
+        let rel = Path::new(LINKS_DIR).join("1.json");
+        std::fs::write(d.path().join(&rel), "{\"tool\": \"/tmp/evil\"}").unwrap();
+        // Refused for its missing MAC before its content is even parsed.
+        let err = format!("{:#}", read_verified_recording(d.path()).unwrap_err());
+        assert!(
+            err.contains("1.json is not your own (it has no MAC)"),
+            "{err}"
+        );
+        crate::files::trust::sign_file(d.path(), &rel, crate::files::trust::Kind::LinkRecord)
+            .unwrap();
+        let err = format!("{:#}", read_verified_recording(d.path()).unwrap_err());
+        assert!(err.contains("1.json is not a link record"), "{err}");
+    }
 
     #[test]
     fn blobs_are_content_addressed_and_shared() {
