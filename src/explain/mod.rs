@@ -89,6 +89,18 @@ pub fn explain(dir: &Path, options: &ExplainOptions) -> Result<Answer> {
     crate::files::confined::refuse_links_in(dir, &["", EXPLAIN_DIR])?;
     let exp = load(dir)?;
     let manifest = manifest_of(&exp)?;
+    if options.confirm_seeds > 0 {
+        // The confirmation relinks with the manifest's build settings: only as verified,
+        // and the one every step below reads.
+        let verified = crate::files::manifest::Manifest::load_verified(dir)?;
+        if verified.get() != manifest {
+            bail!(
+                "{} changed while it was read: nothing was relinked; try again once nothing \
+                 else writes to it",
+                dir.join(crate::files::manifest::MANIFEST_FILE).display()
+            );
+        }
+    }
     if manifest.variants.is_empty() {
         if let Some(name) = &options.variant {
             bail!(

@@ -351,6 +351,14 @@ fn check_printable(name: &str, what: &str) -> Result<()> {
     Ok(())
 }
 
+/// What to say when `path`, a manifest, cannot be read.
+fn missing(path: &Path) -> String {
+    format!(
+        "cannot read {} (run `layoutrand build` first, or pass the directory it wrote)",
+        path.display()
+    )
+}
+
 /// The text of `path`, read only when it is a regular file (a FIFO would stall the reader)
 /// and not larger than a side file may be ([`crate::files::confined::read_side_file`]).
 fn read_regular(dir: &Path, path: &Path) -> Result<String> {
@@ -362,13 +370,26 @@ impl Manifest {
     /// Reads and checks `dir/manifest.json`.
     pub fn load(dir: &Path) -> Result<Manifest> {
         let path = dir.join(MANIFEST_FILE);
-        let text = read_regular(dir, &path).with_context(|| {
-            format!(
-                "cannot read {} (run `layoutrand build` first, or pass the directory it wrote)",
-                path.display()
-            )
-        })?;
-        let manifest: Manifest = serde_json::from_str(&text)
+        let text = read_regular(dir, &path).with_context(|| missing(&path))?;
+        Manifest::parse(&path, text.as_bytes())
+    }
+
+    /// Reads `dir/manifest.json` to relink from it (`build --extend`, `explain --confirm`:
+    /// its build settings choose the linker, granularity, padding and data order of the
+    /// relinks): parsed and checked as [`Manifest::load`] does, from the very bytes whose MAC
+    /// verified under this user's key; refused when it is not this user's own.
+    pub fn load_verified(dir: &Path) -> Result<crate::files::trust::Verified<Manifest>> {
+        use crate::files::trust::{read_verified, Kind};
+        let path = dir.join(MANIFEST_FILE);
+        read_verified(dir, Path::new(MANIFEST_FILE), Kind::Manifest, |bytes| {
+            Manifest::parse(&path, bytes)
+        })?
+        .with_context(|| missing(&path))
+    }
+
+    /// The manifest in `bytes` (read from `path`), its schema and paths checked.
+    fn parse(path: &Path, bytes: &[u8]) -> Result<Manifest> {
+        let manifest: Manifest = serde_json::from_slice(bytes)
             .with_context(|| format!("{} is not a valid layoutrand manifest", path.display()))?;
         if manifest.schema > MANIFEST_SCHEMA {
             bail!(

@@ -30,7 +30,8 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
         .with_context(|| format!("--extend: cannot find {}", opts.out_dir.display()))?;
     // The relinks write seed-N/, .work/ and .record/merged/: none may be a planted link.
     crate::files::confined::refuse_links_in(&out_dir, &["", RECORD_DIR])?;
-    let mut manifest = Manifest::load(&out_dir)?;
+    // Its build settings choose how the new seeds are relinked: read only as verified.
+    let mut manifest = Manifest::load_verified(&out_dir)?.into_inner();
     let manifest_path = out_dir.join(MANIFEST_FILE);
     check_extensible(&manifest, &manifest_path, opts, asked_granularity)?;
     let new_seeds = seeds_to_relink(&mut manifest, &opts.seeds);

@@ -104,6 +104,28 @@ fn the_librarys_resume_refuses_a_header_that_is_not_own_without_the_command_laye
     assert_eq!(std::fs::read(&store).unwrap(), before, "the store changed");
 }
 
+/// The manifest whose build settings a relink uses (`build --extend`, `explain --confirm`)
+/// is read only as verified; edited by one byte it is refused there, and still read as data
+/// by the report commands.
+#[test]
+fn the_manifest_a_relink_uses_is_read_only_as_verified() {
+    use layoutrand::files::manifest::Manifest;
+    let d = tempfile::tempdir().unwrap();
+    own_run(d.path());
+    let verified = Manifest::load_verified(d.path()).unwrap();
+    assert_eq!(*verified.get(), Manifest::load(d.path()).unwrap());
+    let path = d.path().join("manifest.json");
+    let mut text = std::fs::read_to_string(&path).unwrap();
+    text.push('\n');
+    std::fs::write(&path, text).unwrap();
+    let err = format!("{:#}", Manifest::load_verified(d.path()).unwrap_err());
+    assert!(
+        err.contains("manifest.json is not your own (its MAC does not verify)"),
+        "{err}"
+    );
+    Manifest::load(d.path()).unwrap();
+}
+
 /// A directory written before MACs existed (no `.mac` files) counts as received: refused with
 /// the command that adopts it; `--trust` then resumes and adopts, so the next resume needs
 /// nothing. `layoutrand trust` adopts as well.
