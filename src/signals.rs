@@ -197,15 +197,34 @@ fn until_interrupted<T>(
     wait: impl FnOnce(std::process::Child) -> std::io::Result<T>,
 ) -> Result<std::io::Result<T>, Interrupted> {
     use std::os::unix::process::CommandExt;
+    if reach == Reach::Group {
+        cmd.process_group(0);
+    }
+    until_interrupted_spawned(
+        reach,
+        kept,
+        || cmd.spawn().map(|child| (child, ())),
+        |child, ()| wait(child),
+    )
+}
+
+/// [`until_interrupted`] for a program `spawn` starts itself, with what the wait needs beside
+/// it (the recorded build: the reading end of the pipe its output goes to, which the
+/// `Command` that made it must not outlive, or the read would never end). With
+/// [`Reach::Group`], `spawn` must start the program as the leader of a process group of its
+/// own. SIGINT and SIGTERM are caught before the program starts.
+pub(crate) fn until_interrupted_spawned<S, T>(
+    reach: Reach,
+    kept: impl FnOnce() -> Kept,
+    spawn: impl FnOnce() -> std::io::Result<(std::process::Child, S)>,
+    wait: impl FnOnce(std::process::Child, S) -> std::io::Result<T>,
+) -> Result<std::io::Result<T>, Interrupted> {
     let handlers = match catch(Waits::Restart) {
         Ok(handlers) => handlers,
         Err(e) => return Ok(Err(e.into())),
     };
-    if reach == Reach::Group {
-        cmd.process_group(0);
-    }
-    let child = match cmd.spawn() {
-        Ok(child) => child,
+    let (child, beside) = match spawn() {
+        Ok(started) => started,
         Err(e) => return Ok(Err(e)),
     };
     let pid = child.id();
@@ -213,7 +232,7 @@ fn until_interrupted<T>(
         Reach::Group => Forward::KillGroup(pid),
         Reach::Resend => Forward::Resend(pid),
     });
-    let ended = wait(child);
+    let ended = wait(child, beside);
     drop(forwarding);
     if let (Reach::Group, Ok(group)) = (reach, i32::try_from(pid)) {
         // The leader is reaped, so the group id is reused only once the whole group is

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Context, Result};
 
-use crate::signals::{self, Forward, Interrupted, Kept, Waits};
+use crate::signals::{self, Kept};
 use crate::wrap::{self, record};
 
 /// Lines of the build's output quoted when it fails.
@@ -32,10 +32,10 @@ pub(crate) struct RecordedBuild {
 /// Runs `command` in `cwd` with the shim, recording into `record_dir` (created fresh).
 /// `echo` shows the build's output as it comes; `extra_env` is added to the build's
 /// environment (the live-relink settings of `--rebuild`).
-// Long on purpose: one build under the shim, in order (environment, signals, spawn, wait,
-// sign the records, gather the shims' errors, refuse a build that linked nothing); the
-// guards it holds (signal handlers, the forwarded process group, the marker folder) must
-// live for the whole build, so the steps share one scope.
+// Long on purpose: one build under the shim, in order (environment, spawn and wait under
+// the signals module's keeper, sign the records, gather the shims' errors, refuse a build
+// that linked nothing); the marker folder must live for the whole build, so the steps share
+// one scope.
 pub(crate) fn run(
     command: &[String],
     cwd: &Path,
@@ -65,20 +65,23 @@ pub(crate) fn run(
         marker.clone().into_os_string(),
     ));
     let start = Instant::now();
-    // SIGINT/SIGTERM kill the build's whole process group (see `signals::Forward`).
-    let _signals = signals::catch(Waits::Restart).context("catching SIGINT and SIGTERM")?;
-    let (mut child, output) = spawn(command, cwd, &env)
-        .with_context(|| format!("cannot start the build command `{}`", command.join(" ")))?;
-    let _group = signals::forward_to(Forward::KillGroup(child.id()));
-    let tail = read_output(output, echo)?;
-    let status = child.wait().context("waiting for the build command")?;
-    if let Some(signal) = signals::caught() {
-        let kept = Kept::NoRecord {
-            command: command.join(" "),
-            record: record_dir.to_path_buf(),
-        };
-        return Err(Interrupted { signal, kept }.into());
-    }
+    // SIGINT/SIGTERM kill the build's whole process group, and so does its end: nothing it
+    // started outlives it (the signals module's one waiting).
+    let kept = || Kept::NoRecord {
+        command: command.join(" "),
+        record: record_dir.to_path_buf(),
+    };
+    let waited = signals::until_interrupted_spawned(
+        signals::Reach::Group,
+        kept,
+        || spawn(command, cwd, &env),
+        |mut child, output| {
+            let tail = read_output(output, echo)?;
+            Ok((tail, child.wait()?))
+        },
+    )?;
+    let (tail, status) =
+        waited.with_context(|| format!("cannot run the build command `{}`", command.join(" ")))?;
     let seconds = start.elapsed().as_secs_f64();
     if !status.success() {
         return Err(failure(command, status, &tail));
@@ -203,7 +206,7 @@ fn spawn(
     command: &[String],
     cwd: &Path,
     env: &[(OsString, OsString)],
-) -> Result<(Child, std::fs::File)> {
+) -> std::io::Result<(Child, std::fs::File)> {
     let (reading, writing) = nix::unistd::pipe()?;
     let mut cmd = crate::child::command(&command[0]);
     cmd.args(&command[1..])
@@ -223,7 +226,7 @@ fn spawn(
 
 /// Reads the build's output to its end, showing it as it comes when `echo`; returns its last
 /// [`TAIL_LINES`] lines.
-fn read_output(output: std::fs::File, echo: bool) -> Result<VecDeque<String>> {
+fn read_output(output: std::fs::File, echo: bool) -> std::io::Result<VecDeque<String>> {
     let mut tail: VecDeque<String> = VecDeque::with_capacity(TAIL_LINES);
     let mut lines = BufReader::new(output);
     let mut line = Vec::new();
