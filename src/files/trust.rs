@@ -375,27 +375,17 @@ pub fn read_signed_part(dir: &Path, rel: &Path, kind: Kind) -> Result<Vec<u8>> {
 /// [`read_signed_part`], `None` when `rel` (or a folder on the way to it) does not exist.
 pub fn read_part(dir: &Path, rel: &Path, kind: Kind) -> Result<Option<Vec<u8>>> {
     let root = ExperimentDir::open(dir)?;
+    if kind != Kind::StoreHeader {
+        // A whole part, read as every side file is (bounded, by the opener's own reader).
+        return root.read_optional(rel, crate::files::confined::SIDE_FILE_LIMIT);
+    }
     let f = match root.open_regular(rel) {
         Ok(f) => f,
         Err(e) if crate::files::confined::is_missing(&e) => return Ok(None),
         Err(e) => return Err(e),
     };
-    let path = dir.join(rel);
-    if kind == Kind::StoreHeader {
-        let line = crate::files::line::read_header_line(std::io::BufReader::new(f), &path)?;
-        return Ok(Some(line));
-    }
-    let limit: u64 = 64 << 20;
-    let mut bytes = Vec::new();
-    f.take(limit + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > limit {
-        bail!(
-            "{} is longer than layoutrand ever writes one ({} bytes at most)",
-            path.display(),
-            limit
-        );
-    }
-    Ok(Some(bytes))
+    let line = crate::files::line::read_header_line(std::io::BufReader::new(f), &dir.join(rel))?;
+    Ok(Some(line))
 }
 
 /// The MAC file of `rel`, `None` when there is none; bounded, and refused when it is not a

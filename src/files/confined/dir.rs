@@ -310,10 +310,14 @@ impl ExperimentDir {
         };
         let too_large = || {
             anyhow::anyhow!(
-                "{} is larger than {} MiB: refused (layoutrand writes such files far \
-                 smaller; it does not read one this size)",
+                "{} is larger than {}: refused (layoutrand writes such files far smaller; it \
+                 does not read one this size)",
                 self.join(rel).display(),
-                limit >> 20
+                if limit % (1 << 20) == 0 {
+                    format!("{} MiB", limit >> 20)
+                } else {
+                    format!("{limit} bytes")
+                }
             )
         };
         let size = file.metadata().map(|m| m.len()).unwrap_or(0);
