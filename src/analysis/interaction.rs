@@ -28,6 +28,12 @@ pub(crate) const DETECTION_POWER: f64 = 0.8;
 
 /// The variant × layout interaction of one comparison as the report shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = crate::analysis::wire::words(
+    "text",
+    crate::analysis::wire::Shape::Sentence,
+    "The answer as a clause of the comparison's sentence."
+))]
 pub struct InteractionJson {
     /// The F statistic (`null` when infinite or undefined: no noise between blocks).
     pub f: Option<f64>,
@@ -49,9 +55,6 @@ pub struct InteractionJson {
     pub detectable_spread: Option<f64>,
     /// detected / negligible / not_detected / undetermined.
     pub verdict: Verdict,
-    /// The answer as a clause of the comparison's sentence.
-    // Written by `crate::report::words::interaction::clause` (empty before).
-    pub text: String,
     /// The thresholds it was judged at (the pair's: Bonferroni-adjusted among variants).
     #[serde(skip)]
     pub thresholds: Thresholds,
@@ -119,7 +122,6 @@ pub(crate) fn judge(i: &LogRatioInteraction, th: &Thresholds) -> InteractionJson
         spread_ci: ci,
         detectable_spread: detectable,
         verdict,
-        text: String::new(),
         thresholds: *th,
     }
 }

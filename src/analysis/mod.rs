@@ -15,8 +15,9 @@
 //! Data flow: [`crate::files`] (the store) and [`crate::stats`] (pure statistics) →
 //! `analysis` (what to compute and the thresholds: numbers and enums) → [`crate::report`]
 //! (the sentences, made by [`crate::report::words`] from those numbers and enums, and the
-//! renderings). No sentence is made here; the model's sentence slots (a verdict's `text`, a
-//! series' `summary`, …) stay empty until `crate::report::words::fill` writes them.
+//! renderings). No sentence is made or stored here: where the JSON carries words beside the
+//! numbers (a verdict's `text`, a series' `summary`, …), they are built as the wire is
+//! written ([`wire`]).
 
 pub mod answers;
 pub mod compare;
@@ -33,3 +34,4 @@ pub mod sequential;
 pub mod single;
 pub mod variants;
 pub mod vocabulary;
+pub(crate) mod wire;

@@ -146,6 +146,12 @@ pub(crate) use crate::files::stopping::Look;
 
 /// The sequential answer for one series or one comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = crate::analysis::wire::words(
+    "text",
+    crate::analysis::wire::Shape::Sentence,
+    "The outcome in one sentence."
+))]
 pub struct Sequential {
     /// [`Method::name`]: "lai_calibrated" (the engine), or for stores grown by an earlier
     /// rule "repeated_t" or "lai_t_mixture".
@@ -182,9 +188,10 @@ pub struct Sequential {
     pub direction: Option<Direction>,
     /// Why it stopped.
     pub reason: Reason,
-    /// The outcome in one sentence, built from these numbers by
-    /// `crate::report::words::sequential` ([`crate::report::words::fill`]; empty before).
-    pub text: String,
+    /// A series' scale (its section's unit, chosen for its mean), in which its words give
+    /// the mean; `None` for a comparison, whose words give a ratio.
+    #[serde(skip)]
+    pub scale: Option<crate::units::Scale>,
     /// The last look the plan covers ([`Rule::last_look`]): binaries past it are counted in
     /// [`Self::beyond_horizon`]; `None` when the plan has no last look.
     #[serde(skip)]
@@ -370,7 +377,7 @@ fn finish(
         direction: classified.map(|e| Direction::of(e.verdict, e.is_time)),
         effect: classified,
         reason,
-        text: String::new(),
+        scale: None,
         last_look: rule.last_look(),
         sequence: looks,
     }

@@ -83,6 +83,12 @@ pub struct VariantOptions {
 /// One pair: `new` against `base`: the shared pair analysis ([`super::pair`], the same
 /// object `compare` gives) with the pair's names and sentence.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = crate::analysis::wire::words(
+    "text",
+    crate::analysis::wire::Shape::Sentence,
+    "The answer in one sentence."
+))]
 pub struct PairComparison {
     /// Program.
     pub program: String,
@@ -95,8 +101,6 @@ pub struct PairComparison {
     /// Ratio, intervals, basis, verdict, share of faster seeds, interaction (flattened).
     #[serde(flatten)]
     pub pair: PairAnalysis,
-    /// The answer in one sentence.
-    pub text: String,
     /// With more than two variants, how the comparisons against the base are held together
     /// (null with two variants: the intervals are at the report's confidence).
     pub adjustment: Option<Adjustment>,
@@ -121,6 +125,12 @@ pub struct Adjustment {
 
 /// One pair of Tukey's family.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = crate::analysis::wire::words(
+    "ratio_ci_note",
+    crate::analysis::wire::Shape::Optional,
+    "Why `ratio_ci` is null, when it is."
+))]
 pub(crate) struct TukeyPairJson {
     /// The reference of the difference.
     pub(crate) base: String,
@@ -136,10 +146,7 @@ pub(crate) struct TukeyPairJson {
     /// The ratio's simultaneous interval; null when it would reach zero or below
     /// ([`crate::analysis::positive`], the reason in `ratio_ci_note`).
     pub(crate) ratio_ci: Option<Interval>,
-    /// Why `ratio_ci` is null, when it is.
-    // Written from `ratio_ci_withheld` by `crate::report::words::variants::fill_tukey`.
-    pub(crate) ratio_ci_note: Option<String>,
-    /// Why `ratio_ci` is null, as data; not part of the JSON.
+    /// Why `ratio_ci` is null, as data (the wire's `ratio_ci_note` says it).
     #[serde(skip)]
     pub(crate) ratio_ci_withheld: Option<crate::analysis::positive::Withheld>,
     /// Tukey's adjusted p-value.
@@ -342,7 +349,6 @@ fn compare_pair(
         base: base.name.to_string(),
         new: new.name.to_string(),
         pair,
-        text: String::new(),
         adjustment: None,
         sequential: None,
     }
@@ -424,7 +430,6 @@ fn tukey_pair(
         },
         ratio,
         ratio_ci: judged.ok(),
-        ratio_ci_note: None,
         ratio_ci_withheld: judged.err(),
         p_value: p.p_value,
         direction: Direction::of(effect.verdict, is_time),

@@ -64,7 +64,7 @@ impl GrowthLog {
                 }),
                 direction: s.direction.map(|d| wire(d.word()).to_string()),
                 at_stop: s.at_stop,
-                text: s.text.clone(),
+                text: crate::report::words::sequential::words(s),
                 looks: s.sequence.clone(),
             })
             .collect();
@@ -409,7 +409,12 @@ mod tests {
             horizon: Some(40),
         };
         let s = replay_ratio(&base, &new, &seq_rule, true).unwrap();
-        assert_eq!(s.reason, Reason::Cap, "{}", s.text);
+        assert_eq!(
+            s.reason,
+            Reason::Cap,
+            "{}",
+            crate::report::words::sequential::words(&s)
+        );
         let width = s.sequence.last().unwrap().relative_half_width;
         let far = GrowthLog::new(&rule(), 9)
             .next_count_from(&rule(), 9, width, None)

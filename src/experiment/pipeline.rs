@@ -650,9 +650,7 @@ fn watched_sequences(
         sequential: Some(target),
         ..Default::default()
     };
-    let mut report = crate::analysis::answers::builder::analyse_with(&experiment, &options)?;
-    // The sentences `stopping.json` records with each watched sequence.
-    crate::report::words::fill(&mut report);
+    let report = crate::analysis::answers::builder::analyse_with(&experiment, &options)?;
     let metric = crate::run::metric::primary_name_of_spec(&plan.metric);
     let program_ok = |p: &String| config.run.programs.first().is_none_or(|first| p == first);
     if !config.variants.is_empty() {

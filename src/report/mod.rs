@@ -54,8 +54,7 @@ pub fn render_gated_report(
     options: &AnalysisOptions,
     metrics: &[String],
 ) -> Result<(String, Gate)> {
-    let mut report = analyse_directory(dir, options, metrics)?;
-    words::fill(&mut report);
+    let report = analyse_directory(dir, options, metrics)?;
     let text = export::exporter(format).export(&report)?;
     // JSON escapes its own control characters (and `\x` is no JSON escape); every other
     // format is read on a terminal or in a browser.
@@ -71,17 +70,6 @@ pub fn render_gated_report(
             .map(words::incomplete::gate_refusal),
     };
     Ok((text, gate))
-}
-
-/// The analysis of `experiment` at `thresholds` with its sentences written ([`words::fill`]):
-/// the report every exporter renders, for callers that hold an experiment already.
-pub fn analyse(
-    experiment: &crate::analysis::answers::experiment::Experiment,
-    thresholds: &crate::analysis::vocabulary::Thresholds,
-) -> Result<crate::analysis::answers::model::Report> {
-    let mut report = crate::analysis::answers::builder::analyse(experiment, thresholds)?;
-    words::fill(&mut report);
-    Ok(report)
 }
 
 /// The comparisons of `report` that the CI gate judged (`--fail-if-slower` given, on a gated

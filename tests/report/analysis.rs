@@ -6,14 +6,14 @@ use crate::report_support;
 
 use std::path::Path;
 
+use layoutrand::analysis::answers::builder::analyse;
 use layoutrand::analysis::answers::dimension::{dimension, CostOverrides};
 use layoutrand::analysis::answers::experiment::from_parts;
 use layoutrand::analysis::answers::model::{
     DiagnosticConcern, DriftUntested, ExecutionId, SensitivityGrounds, SensitivityOutcome, Verdict,
 };
 use layoutrand::analysis::vocabulary::Thresholds;
-use layoutrand::report::analyse;
-use report_support::{manifest, results, Design, ThreeLevel};
+use report_support::{manifest, optional_words, results, word_list, words, Design, ThreeLevel};
 
 fn experiment(
     design: &Design,
@@ -63,7 +63,10 @@ fn levels_match_libkalibera_oracle() {
     // and says why; the engine's eq. 4 is the one checked here.
     assert!((s.mean - 26.0 / 12.0).abs() < 1e-12);
     assert!(s.ci.is_none());
-    assert!(s.interval_note.as_ref().unwrap().contains("below zero"));
+    assert!(optional_words(s, "interval_note")
+        .as_ref()
+        .unwrap()
+        .contains("below zero"));
     let (h, _) =
         layoutrand::analysis::answers::builder::seed_hierarchy(&kalibera_experiment().series[0])
             .unwrap();
@@ -114,7 +117,7 @@ fn sensitive_program_with_faster_default_layout() {
         s.sensitivity.verdict,
         Verdict::Detected,
         "{}",
-        s.sensitivity.text
+        words(&s.sensitivity, "text")
     );
     assert!(s.sensitivity.icc.unwrap() > 0.8, "{:?}", s.sensitivity.icc);
     assert!(
@@ -122,21 +125,36 @@ fn sensitive_program_with_faster_default_layout() {
         "{:?}",
         s.sensitivity.grounds
     );
-    assert_eq!(s.shift.verdict, Verdict::Detected, "{}", s.shift.text);
+    assert_eq!(
+        s.shift.verdict,
+        Verdict::Detected,
+        "{}",
+        words(&s.shift, "text")
+    );
     let ci = s.shift.ci.unwrap();
     assert!(ci.upper < 1.0 && s.shift.ratio.unwrap() < 0.99, "{ci:?}");
-    assert!(s.shift.text.contains("faster"), "{}", s.shift.text);
-    assert!(s.shift.text.contains("95 % CI"), "{}", s.shift.text);
+    assert!(
+        words(&s.shift, "text").contains("faster"),
+        "{}",
+        words(&s.shift, "text")
+    );
+    assert!(
+        words(&s.shift, "text").contains("95 % CI"),
+        "{}",
+        words(&s.shift, "text")
+    );
     // A shift from the mean over layouts is true of any single layout when layouts matter:
     // it is worded as what it is, never as bias (issue 21).
     assert!(
-        s.shift
-            .text
-            .contains("differs from the mean over random layouts"),
+        words(&s.shift, "text").contains("differs from the mean over random layouts"),
         "{}",
-        s.shift.text
+        words(&s.shift, "text")
     );
-    assert!(!s.shift.text.contains("biased"), "{}", s.shift.text);
+    assert!(
+        !words(&s.shift, "text").contains("biased"),
+        "{}",
+        words(&s.shift, "text")
+    );
     // The baseline's mean is below nearly all random layouts'.
     assert!(s.shift.baseline_rank.unwrap() <= 0.1);
 }
@@ -150,21 +168,23 @@ fn default_layout_far_outside_the_layouts_is_unusual_and_biased() {
     let report = analyse(&experiment(&design, &mut gen), &Thresholds::default()).unwrap();
     let s = &report.series[0];
     let d = &s.default_layout;
-    assert_eq!(d.verdict, Verdict::Detected, "{}", d.text);
+    assert_eq!(d.verdict, Verdict::Detected, "{}", words(d, "text"));
     assert_eq!(d.percentile, Some(0.0));
     let pi = d.prediction_interval.unwrap();
     assert!(pi.lower > 0.0 && pi.upper > pi.lower && pi.confidence == 0.95);
     assert!(pi.lower < 1e6 && pi.upper > 1e6, "{pi:?}");
     assert!(d.p_value.unwrap() < 0.05);
     assert!(
-        d.text.starts_with("unusual among random layouts"),
+        words(d, "text").starts_with("unusual among random layouts"),
         "{}",
-        d.text
+        words(d, "text")
     );
-    assert!(s
-        .summary
-        .contains("The default layout is unusual among random layouts"));
-    assert!(s.summary.contains("biased"), "{}", s.summary);
+    assert!(words(s, "summary").contains("The default layout is unusual among random layouts"));
+    assert!(
+        words(s, "summary").contains("biased"),
+        "{}",
+        words(s, "summary")
+    );
     // The same in JSON: `default_layout` with percentile, interval and verdict.
     let json = serde_json::to_value(s).unwrap();
     assert_eq!(json["default_layout"]["verdict"], "detected");
@@ -200,12 +220,12 @@ fn an_ordinary_default_layout_is_called_unusual_in_at_most_five_percent() {
         match s.default_layout.verdict {
             Verdict::Detected | Verdict::Negligible => unusual += 1,
             Verdict::NotDetected => {}
-            Verdict::Undetermined => panic!("{}", s.default_layout.text),
+            Verdict::Undetermined => panic!("{}", words(&s.default_layout, "text")),
         }
         if matches!(s.shift.verdict, Verdict::Detected | Verdict::Negligible) {
             shifted += 1;
         }
-        if s.summary.contains("biased") || s.summary.contains("unusual among") {
+        if words(s, "summary").contains("biased") || words(s, "summary").contains("unusual among") {
             biased_words += 1;
         }
         if s.diagnostics.drift.as_ref().unwrap().p_value < 0.05 {
@@ -267,8 +287,17 @@ fn one_baseline_execution_is_undetermined_never_iterations_as_replicates() {
     let report = analyse(&e, &Thresholds::default()).unwrap();
     let s = &report.series[0];
     assert_eq!(s.baseline.as_ref().unwrap().executions, 1);
-    assert_eq!(s.shift.verdict, Verdict::Undetermined, "{}", s.shift.text);
-    assert!(s.shift.text.contains("1 execution(s)"), "{}", s.shift.text);
+    assert_eq!(
+        s.shift.verdict,
+        Verdict::Undetermined,
+        "{}",
+        words(&s.shift, "text")
+    );
+    assert!(
+        words(&s.shift, "text").contains("1 execution(s)"),
+        "{}",
+        words(&s.shift, "text")
+    );
     assert!(s.shift.ci.is_none());
     assert_ne!(s.default_layout.verdict, Verdict::Undetermined);
     assert!(s.default_layout.prediction_interval.is_some());
@@ -285,23 +314,28 @@ fn nothing_detectable_is_cannot_tell_not_not_detected() {
     let s = &report.series[0];
     let sens = &s.sensitivity;
     if sens.p_value.unwrap() >= 0.05 {
-        assert_eq!(sens.verdict, Verdict::Undetermined, "{}", sens.text);
+        assert_eq!(
+            sens.verdict,
+            Verdict::Undetermined,
+            "{}",
+            words(sens, "text")
+        );
         let d = sens.detectable_variation.unwrap();
         assert!(d > 0.05 && d < 0.2, "{d}");
         assert!(
-            sens.text.starts_with("cannot tell (nothing below"),
+            words(sens, "text").starts_with("cannot tell (nothing below"),
             "{}",
-            sens.text
+            words(sens, "text")
         );
         assert!(
-            s.summary
+            words(s, "summary")
                 .contains("Cannot tell whether it is layout-sensitive (nothing below"),
             "{}",
-            s.summary
+            words(s, "summary")
         );
-        assert!(!s.summary.contains("No layout sensitivity was detected"));
+        assert!(!words(s, "summary").contains("No layout sensitivity was detected"));
     } else {
-        panic!("a false alarm with this seed: {}", sens.text);
+        panic!("a false alarm with this seed: {}", words(sens, "text"));
     }
     // With quiet executions (0.1 %) the same absence of an effect is a real "not detected".
     let mut gen = ThreeLevel::new(42, 1e6, 0.0, 0.001, 0.001, 0.0);
@@ -311,13 +345,13 @@ fn nothing_detectable_is_cannot_tell_not_not_detected() {
         s.sensitivity.verdict,
         Verdict::NotDetected,
         "{}",
-        s.sensitivity.text
+        words(&s.sensitivity, "text")
     );
     assert!(s.sensitivity.detectable_variation.unwrap() < 0.01);
     assert!(
-        s.summary.contains("No layout sensitivity was detected"),
+        words(s, "summary").contains("No layout sensitivity was detected"),
         "{}",
-        s.summary
+        words(s, "summary")
     );
 }
 
@@ -337,11 +371,12 @@ fn the_layout_variation_sentence_uses_the_layout_only_component() {
     let got = s.sensitivity.layout_variation.unwrap();
     assert!((got - want).abs() < 1e-12, "{got} {want}");
     assert!(got < s.sensitivity.cv_across_binaries.unwrap());
-    let words = format!(
+    let variation = format!(
         "its mean varies by {} from one layout to another",
         layoutrand::report::numfmt::percent(want, 2)
     );
-    assert!(s.summary.contains(&words), "{}\n{words}", s.summary);
+    let summary = words(s, "summary");
+    assert!(summary.contains(&variation), "{summary}\n{variation}");
 }
 
 #[test]
@@ -379,12 +414,12 @@ fn no_interval_of_a_positive_mean_reaches_below_zero() {
     let report = analyse(&e, &Thresholds::default()).unwrap();
     let s = &report.series[0];
     assert!(s.ci.is_none(), "{:?}", s.ci);
-    let note = s.interval_note.as_ref().unwrap();
+    let note = optional_words(s, "interval_note").unwrap();
     assert!(note.starts_with("cannot tell how precisely"), "{note}");
     assert!(
-        s.summary.contains("cannot tell how precisely"),
+        words(s, "summary").contains("cannot tell how precisely"),
         "{}",
-        s.summary
+        words(s, "summary")
     );
     let line = layoutrand::report::export::tables::mean_line(s, 0.95);
     assert!(!line.contains(" -") && !line.contains('−'), "{line}");
@@ -400,12 +435,12 @@ fn no_interval_of_a_positive_mean_reaches_below_zero() {
     assert!(ci.lower > 0.0, "{ci:?}");
     assert!(s.relative_half_width.unwrap() > 0.5);
     assert!(
-        s.interval_note
+        optional_words(s, "interval_note")
             .as_ref()
             .unwrap()
             .starts_with("cannot tell precisely"),
         "{:?}",
-        s.interval_note
+        optional_words(s, "interval_note")
     );
 }
 
@@ -419,9 +454,14 @@ fn insensitive_program_raises_no_alarm() {
         s.sensitivity.verdict,
         Verdict::NotDetected,
         "{}",
-        s.sensitivity.text
+        words(&s.sensitivity, "text")
     );
-    assert_eq!(s.shift.verdict, Verdict::NotDetected, "{}", s.shift.text);
+    assert_eq!(
+        s.shift.verdict,
+        Verdict::NotDetected,
+        "{}",
+        words(&s.shift, "text")
+    );
     assert!(s.shift.ci.unwrap().lower < 1.0 && s.shift.ci.unwrap().upper > 1.0);
 }
 
@@ -467,7 +507,7 @@ fn deterministic_metric_with_identical_executions_is_sensitive() {
         s.sensitivity.verdict,
         Verdict::Detected,
         "{}",
-        s.sensitivity.text
+        words(&s.sensitivity, "text")
     );
     assert_eq!(s.sensitivity.p_value, Some(0.0));
     // Executions of one binary identical while binaries differ: an infinite F.
@@ -490,18 +530,18 @@ fn deterministic_metric_with_identical_executions_is_sensitive() {
         s.sensitivity.grounds
     );
     assert!(
-        s.summary.contains("detectable but negligible"),
+        words(s, "summary").contains("detectable but negligible"),
         "{}",
-        s.summary
+        words(s, "summary")
     );
     // The metric is named in words ("the wall time of synthetic", was "synthetic wall").
     assert!(
-        s.summary.starts_with(&format!(
+        words(s, "summary").starts_with(&format!(
             "Over random code layouts, the wall time of {} is ",
             s.program
         )),
         "{}",
-        s.summary
+        words(s, "summary")
     );
 }
 
@@ -514,11 +554,15 @@ fn all_values_equal_is_a_tie_not_below_every_layout() {
     let e = from_parts(Path::new("synthetic"), manifest(&design), r).unwrap();
     let report = analyse(&e, &Thresholds::default()).unwrap();
     let s = &report.series[0];
-    assert!(!s.shift.text.contains("below"), "{}", s.shift.text);
     assert!(
-        s.shift.text.contains("equals those of all 4"),
+        !words(&s.shift, "text").contains("below"),
         "{}",
-        s.shift.text
+        words(&s.shift, "text")
+    );
+    assert!(
+        words(&s.shift, "text").contains("equals those of all 4"),
+        "{}",
+        words(&s.shift, "text")
     );
     assert_eq!(
         s.shift.effect.as_ref().unwrap().verdict,
@@ -571,12 +615,12 @@ fn diagnostics_name_short_warmups_and_dependent_executions() {
             "{independence:?}"
         );
         assert!(
-            (independence.failing).contains(&format!("seed-3 execution {execution}")),
+            word_list(independence, "failing").contains(&format!("seed-3 execution {execution}")),
             "{independence:?}"
         );
     }
     assert_eq!(
-        independence.failing.len(),
+        word_list(independence, "failing").len(),
         independence.failing_executions.len()
     );
 }
@@ -613,8 +657,10 @@ fn diagnostics_hold_their_concerns_as_figures() {
     assert_eq!(d.drift_untested, Some(DriftUntested::TooFewExecutions));
     assert!(d.drift.is_none());
     // One sentence per concern, and the reason drift was not tested, once the words are in.
-    assert_eq!(d.notes.len(), d.concerns.len());
-    assert!(d.drift_not_tested.as_ref().is_some_and(|w| !w.is_empty()));
+    assert_eq!(word_list(d, "notes").len(), d.concerns.len());
+    assert!(optional_words(d, "drift_not_tested")
+        .as_ref()
+        .is_some_and(|w| !w.is_empty()));
 }
 
 /// Failure counts are kept per variant: the failures of one variant are neither blamed on
@@ -663,14 +709,18 @@ fn an_overflowing_spread_is_named_as_such_everywhere() {
     let report = analyse(&e, &Thresholds::default()).unwrap();
     let s = &report.series[0];
     assert!(s.ci.is_none());
-    let note = s.interval_note.as_ref().unwrap();
+    let note = optional_words(s, "interval_note").unwrap();
     assert!(note.contains("range of double precision"), "{note}");
     let line = layoutrand::report::export::tables::mean_line(s, 0.95);
     assert!(!line.contains("fewer than 2"), "{line}");
     assert!(line.contains("double precision"), "{line}");
     assert_eq!(s.sensitivity.verdict, Verdict::Undetermined);
     assert_eq!(s.sensitivity.grounds, SensitivityGrounds::Overflow);
-    assert!(s.summary.contains("double precision"), "{}", s.summary);
+    assert!(
+        words(s, "summary").contains("double precision"),
+        "{}",
+        words(s, "summary")
+    );
 }
 
 /// Issue 21: `dimension` recommended 1 execution per binary, after which `report` could

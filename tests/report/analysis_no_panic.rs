@@ -9,12 +9,12 @@ use std::path::Path;
 
 use proptest::prelude::*;
 
+use layoutrand::analysis::answers::builder::analyse;
 use layoutrand::analysis::answers::dimension::{dimension, CostOverrides};
 use layoutrand::analysis::answers::experiment::{from_parts, Experiment};
 use layoutrand::analysis::compare::{compare, CompareOptions};
 use layoutrand::analysis::single::{analyze, BootstrapOptions, Dataset};
 use layoutrand::analysis::vocabulary::Thresholds;
-use layoutrand::report::analyse;
 use layoutrand::report::{export::exporter, Format};
 use layoutrand::stats::hierarchy::Hierarchy;
 use report_support::{manifest, results, Design};

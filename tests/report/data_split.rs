@@ -8,11 +8,11 @@ use crate::report_support;
 
 use std::path::Path;
 
+use layoutrand::analysis::answers::builder::analyse;
 use layoutrand::analysis::answers::data_split::{DataSplit, SplitCannotTell};
 use layoutrand::analysis::answers::experiment::from_parts;
 use layoutrand::analysis::vocabulary::Thresholds;
 use layoutrand::files::store::ExecutionStatus;
-use layoutrand::report::analyse;
 use report_support::{manifest, records, Crossed, Design};
 
 /// 10 binaries × 4 data seeds × 3 executions × 5 iterations.

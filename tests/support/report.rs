@@ -516,3 +516,32 @@ impl Crossed {
         self.mean * (1.0 + shift + self.sigmas[4] * self.noise.draw())
     }
 }
+
+/// The sentence `field` that the JSON of `value` carries beside its numbers (the model
+/// holds none: its words are built as the wire is written).
+pub fn words(value: &impl serde::Serialize, field: &str) -> String {
+    let json = serde_json::to_value(value).expect("the model serialises");
+    match json[field].as_str() {
+        Some(text) => text.to_string(),
+        None => panic!("no sentence `{field}` in {json}"),
+    }
+}
+
+/// [`words`] of a field that is null when there is nothing to say.
+pub fn optional_words(value: &impl serde::Serialize, field: &str) -> Option<String> {
+    let json = serde_json::to_value(value).expect("the model serialises");
+    json[field].as_str().map(str::to_string)
+}
+
+/// [`words`] of a list of sentences.
+pub fn word_list(value: &impl serde::Serialize, field: &str) -> Vec<String> {
+    let json = serde_json::to_value(value).expect("the model serialises");
+    match json[field].as_array() {
+        Some(list) => list
+            .iter()
+            .filter_map(|w| w.as_str())
+            .map(str::to_string)
+            .collect(),
+        None => panic!("no list `{field}` in {json}"),
+    }
+}

@@ -29,7 +29,8 @@ pub(crate) fn as_built(
         placement: placement_of(series, &fixed, thresholds),
         versus_baseline: None,
         same_layout_as_baseline: None,
-        text: String::new(),
+        is_time: series.is_time(),
+        thresholds: *thresholds,
     })
 }
 

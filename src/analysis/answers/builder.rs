@@ -45,7 +45,7 @@ pub struct AnalysisOptions {
 }
 
 /// Analyses every program and metric of `experiment` at `thresholds`.
-pub(crate) fn analyse(experiment: &Experiment, thresholds: &Thresholds) -> anyhow::Result<Report> {
+pub fn analyse(experiment: &Experiment, thresholds: &Thresholds) -> anyhow::Result<Report> {
     analyse_with(
         experiment,
         &AnalysisOptions {
@@ -108,10 +108,8 @@ pub(crate) fn analyse_with(
         confidence,
         negligible: thresholds.negligible,
         setup: setup(experiment, host_conditions),
-        across_metrics: Vec::new(),
         series,
         failures: experiment.failures.clone(),
-        warnings: Vec::new(),
         warning_grounds: warnings,
         machines,
         comparisons,
@@ -166,6 +164,9 @@ fn analysed_series(
     // A deterministic metric's outliers are no machine's doing: its set-aside executions
     // say nothing of the host.
     let hosts_matter = !deterministic_metric(experiment);
+    for s in &mut series {
+        s.on_unsteady_host = !host_conditions.is_empty();
+    }
     for s in series.iter_mut().filter(|_| hosts_matter) {
         for (i, c) in host_conditions.iter().enumerate() {
             s.diagnostics
@@ -220,7 +221,6 @@ fn setup(experiment: &Experiment, host_conditions: Vec<HostCondition>) -> Setup 
         granularity: m.map(|m| serde_plain(&m.granularity)),
         estimand: m.map(|m| m.granularity.estimand().to_string()),
         linker: m.map(|m| m.linker.clone()),
-        achieved: m.map(|_| Vec::new()),
         achieved_by_program: m.map(achieved),
         mode: m.map(|m| serde_plain(&m.mode)),
         pad: m.map(|m| m.pad),
@@ -243,7 +243,6 @@ fn setup(experiment: &Experiment, host_conditions: Vec<HostCondition>) -> Setup 
             .map(|l| l.average[0]),
         jobs: run_jobs(experiment),
         quiet_waits: super::host_conditions::quiet_waits(&experiment.hosts),
-        host_warnings: Vec::new(),
         host_conditions,
     }
 }
@@ -465,10 +464,8 @@ pub(crate) fn analyse_series(
             upper: c.upper,
         }),
         relative_half_width: ci.map(|c| c.relative_half_width()),
-        interval_note: None,
         interval_grounds: interval_note,
         crossed_mean: crossed.map(|(design, _, _)| design),
-        bootstrap_note: None,
         bootstrap_grounds: engine.as_ref().and_then(|a| a.bootstrap_grounds.clone()),
         bootstrap: engine.and_then(|a| a.bootstrap),
         baseline,
@@ -481,7 +478,8 @@ pub(crate) fn analyse_series(
         data_sensitivity: super::data_sensitivity::data_sensitivity(&kept, thresholds)
             .map(|d| d.with_set_aside(set_aside)),
         diagnostics,
-        summary: String::new(),
+        thresholds: *thresholds,
+        on_unsteady_host: false,
         sequential: None,
         plots: None,
     };

@@ -26,6 +26,12 @@ const PIVOT_SEED: u64 = 35;
 
 /// The data-layout answer of one series.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = crate::analysis::wire::words(
+    "text",
+    crate::analysis::wire::Shape::Sentence,
+    "The answer in words."
+))]
 pub struct DataSensitivity {
     /// `detected` (the test rejects and the magnitude's interval lies above 0),
     /// `negligible` (detected, but the interval's upper end within `--negligible`),
@@ -56,8 +62,9 @@ pub struct DataSensitivity {
     /// left out of this answer; absent when none.
     #[serde(default, skip_serializing_if = "super::data_split::is_zero")]
     pub(crate) executions_set_aside: usize,
-    /// The answer in words.
-    pub(crate) text: String,
+    /// The thresholds the verdict was reached at, for its words.
+    #[serde(skip)]
+    pub(crate) thresholds: crate::analysis::vocabulary::Thresholds,
 }
 
 impl DataSensitivity {
@@ -128,6 +135,6 @@ pub(crate) fn data_sensitivity(
         p_value: test.p_value,
         detectable_variation: detectable,
         executions_set_aside: 0,
-        text: String::new(),
+        thresholds: *thresholds,
     })
 }

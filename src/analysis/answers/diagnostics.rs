@@ -167,8 +167,6 @@ pub(crate) fn diagnose(series: &Series, failures: FailureCounts, confidence: f64
         (tested > 0).then_some(Independence {
             lags,
             tested,
-            // Named by `crate::report::words::diagnostics::fill`.
-            failing: Vec::new(),
             failing_executions: failing,
             expected_by_chance: tested as f64 * alpha,
         })
@@ -192,11 +190,9 @@ pub(crate) fn diagnose(series: &Series, failures: FailureCounts, confidence: f64
         // Filled in from the one engine by the caller (`analyse_series`).
         normality: None,
         independence,
-        drift_not_tested: None,
         drift_untested: found_drift.is_none().then(|| drift_untested(series)),
         drift: found_drift,
         failures,
-        notes: Vec::new(),
         concerns,
         minimum_detectable_effect: None,
     }

@@ -10,6 +10,12 @@ use crate::stats::machines::{machine_component, MachineComponent};
 
 /// The machine analysis of one program, variant and metric.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = crate::analysis::wire::words(
+    "text",
+    crate::analysis::wire::Shape::Sentence,
+    "The finding in words."
+))]
 pub(crate) struct MachineSeries {
     /// Program name.
     pub(crate) program: String,
@@ -25,9 +31,6 @@ pub(crate) struct MachineSeries {
     pub(crate) component: Option<MachineComponent>,
     /// True when the machines differ detectably at the report's confidence.
     pub(crate) differ: bool,
-    /// The finding in words, built from these numbers by `crate::report::words::machines`
-    /// ([`crate::report::words::fill`]; empty before).
-    pub(crate) text: String,
 }
 
 /// One machine's executions of one series.
@@ -92,7 +95,6 @@ fn machine_series(
         machines,
         component,
         differ,
-        text: String::new(),
     }
 }
 

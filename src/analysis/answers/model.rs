@@ -8,6 +8,8 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::experiment::FailureCounts;
+use crate::analysis::vocabulary::Thresholds;
+use crate::analysis::wire::{words, Shape};
 use crate::stats::degrees_of_freedom::DegreesOfFreedom;
 use crate::units::Scale;
 
@@ -16,6 +18,18 @@ pub(crate) const REPORT_SCHEMA: u32 = crate::analysis::vocabulary::OUTPUT_SCHEMA
 
 /// The whole report of one experiment directory.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = words(
+    "across_metrics",
+    Shape::List,
+    "Per program (and variant) with more than one metric, its layout verdicts side by side, \
+     the metric the run measured first."
+))]
+#[schemars(transform = words(
+    "warnings",
+    Shape::List,
+    "Problems found while reading and balancing the data."
+))]
 pub struct Report {
     /// The store holds fewer executions than the run planned (interrupted, or still
     /// running): every answer is provisional and the CI gate does not judge it. Absent when
@@ -37,20 +51,13 @@ pub struct Report {
     pub(crate) setup: Setup,
     /// One analysis per program and metric.
     pub series: Vec<SeriesReport>,
-    /// Per program (and variant) with more than one metric, its layout verdicts side by
-    /// side, the metric the run measured first: empty until [`crate::report::words::fill`]
-    /// builds it (`crate::report::words::answers`).
-    pub(crate) across_metrics: Vec<String>,
     /// How the executions ended, by program and variant (each variant counted apart);
     /// written as a list of objects keyed by `program` and `variant`.
     #[serde(serialize_with = "crate::analysis::vocabulary::by_program_and_variant")]
     #[schemars(with = "Vec<crate::analysis::vocabulary::ByProgram<'static, FailureCounts>>")]
     pub failures: BTreeMap<(String, Option<String>), FailureCounts>,
-    /// Problems found while reading and balancing the data.
-    // Empty until `crate::report::words::fill` words `warning_grounds`; the warnings added
-    // after the analysis (`--sequential`'s) follow them.
-    pub(crate) warnings: Vec<String>,
-    /// What [`Self::warnings`] says, as data; not part of the JSON report.
+    /// Problems found while reading and balancing the data (the wire's `warnings` say
+    /// them, with the machines' and the series `--sequential` could not replay).
     #[serde(skip)]
     pub(crate) warning_grounds: Vec<ReportWarning>,
     /// The machine as a factor, per program and metric (Slurm runs only).
@@ -71,7 +78,7 @@ pub struct Report {
     #[serde(skip)]
     pub(crate) variant_explanations: Option<crate::analysis::explain_variants::VariantExplanations>,
     /// `report --sequential`: the series and comparisons that could not be replayed, and
-    /// why; [`crate::report::words::fill`] adds them to [`Self::warnings`].
+    /// why (said among the wire's `warnings`).
     #[serde(skip)]
     pub(crate) unreplayed: Vec<crate::analysis::sequential::Unreplayed>,
 }
@@ -141,10 +148,7 @@ pub(crate) struct Setup {
     /// What each program's seeds could move (the manifest's `programs[].achieved`), as
     /// `NAME: words`, in the manifest's order; empty for `--rebuild` and older manifests;
     /// `None` without a manifest.
-    pub(crate) achieved: Option<Vec<String>>,
-    /// What [`Self::achieved`] says, as data (`None` without a manifest): empty `achieved`
-    /// until [`crate::report::words::fill`] words it; not part of the JSON.
-    #[serde(skip)]
+    #[serde(rename = "achieved")]
     pub(crate) achieved_by_program: Option<Vec<ProgramAchieved>>,
     /// `relink` or `rebuild`; `None` without a manifest.
     pub(crate) mode: Option<String>,
@@ -186,12 +190,9 @@ pub(crate) struct Setup {
     /// not asked to.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) quiet_waits: Option<super::host_conditions::QuietWaits>,
-    /// Warnings about the host's state, with the figures (time metrics only), built by
-    /// `crate::report::words::host_conditions` ([`crate::report::words::fill`]; empty
-    /// before).
-    pub(crate) host_warnings: Vec<String>,
-    /// The host's states that disturb time measurements (time metrics only).
-    #[serde(skip)]
+    /// Warnings about the host's state, with the figures (time metrics only): the host's
+    /// states that disturb time measurements.
+    #[serde(rename = "host_warnings")]
     pub(crate) host_conditions: Vec<super::host_conditions::HostCondition>,
 }
 
@@ -210,6 +211,14 @@ pub(crate) use crate::analysis::effect::Interval;
 
 /// The analysis of one program and metric.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = words("summary", Shape::Sentence, "One-paragraph answer in words."))]
+#[schemars(transform = words(
+    "bootstrap_note",
+    Shape::Optional,
+    "Why the bootstrap interval asked for is missing (e.g. too few binaries to bound it), or \
+     why it is not advisable (fewer than 5 binaries)."
+))]
 pub struct SeriesReport {
     /// Program name.
     pub program: String,
@@ -235,20 +244,13 @@ pub struct SeriesReport {
     /// Why the interval cannot inform, when it cannot: withheld (`ci` null) because it
     /// reaches zero or below for a positive quantity, or kept but wider than ± 50 % of the
     /// mean ([`crate::analysis::single::MAX_INFORMATIVE_RELATIVE_HALF_WIDTH`]).
-    /// Null until [`crate::report::words::fill`] says [`Self::interval_grounds`].
-    pub interval_note: Option<String>,
-    /// What `interval_note` says, as figures.
-    #[serde(skip)]
+    #[serde(rename = "interval_note")]
     pub(crate) interval_grounds: Option<crate::analysis::single::IntervalNote>,
     /// Studentized bootstrap interval of the mean (`report --bootstrap N`), resampling the
     /// binaries (Kalibera & Jones §10 suggest a bootstrap when the binaries' means are far
     /// from normal; [`crate::stats::bootstrap`] for the method and its coverage).
     pub(crate) bootstrap: Option<crate::stats::bootstrap::BootstrapCi>,
-    /// Why the bootstrap interval asked for is missing (e.g. too few binaries to bound it),
-    /// or why it is not advisable (fewer than 5 binaries): null until
-    /// [`crate::report::words::fill`] says [`Self::bootstrap_grounds`].
-    pub(crate) bootstrap_note: Option<String>,
-    /// What `bootstrap_note` says, as figures.
+    /// What the wire's `bootstrap_note` says, as figures.
     #[serde(skip)]
     pub(crate) bootstrap_grounds: Option<crate::analysis::single::BootstrapShortfall>,
     /// When the executions ran with several data seeds (`run --data-seeds`): the mean is
@@ -285,8 +287,13 @@ pub struct SeriesReport {
     pub data_sensitivity: Option<super::data_sensitivity::DataSensitivity>,
     /// Checks of the assumptions behind the numbers above.
     pub diagnostics: Diagnostics,
-    /// One-paragraph answer in words.
-    pub summary: String,
+    /// The confidence and relevance threshold of the report, for the summary's words.
+    #[serde(skip)]
+    pub(crate) thresholds: Thresholds,
+    /// Whether the host was loaded or unsteady while this time metric was measured (the
+    /// setup's host conditions), which the summary's verdicts are qualified by.
+    #[serde(skip)]
+    pub(crate) on_unsteady_host: bool,
     /// The data the HTML report plots (not in the JSON: the JSON carries the measurements'
     /// summaries, and `export` the measurements); none when the series was not analysed
     /// from an experiment's measurements.
@@ -334,11 +341,8 @@ pub struct BaselineSummary {
     /// Interval over its executions (eq. 4 with executions as the top level); `None` with
     /// one execution, or when it would reach zero or below for a positive quantity.
     pub ci: Option<Interval>,
-    /// Why `ci` is `None` although there are several executions: null until
-    /// [`crate::report::words::fill`] says [`Self::ci_grounds`].
-    pub ci_note: Option<String>,
-    /// What `ci_note` says, as figures.
-    #[serde(skip)]
+    /// Why `ci` is `None` although there are several executions.
+    #[serde(rename = "ci_note")]
     pub ci_grounds: Option<crate::analysis::single::IntervalNote>,
 }
 
@@ -347,6 +351,8 @@ pub struct BaselineSummary {
 /// two questions as [`Shift`] and [`DefaultLayout`] for the baseline). Never part of the
 /// random layouts' sample.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = words("text", Shape::Sentence, "The answer in words."))]
 pub(crate) struct AsBuilt {
     /// Its mean with its interval over executions.
     pub(crate) binary: BaselineSummary,
@@ -363,8 +369,12 @@ pub(crate) struct AsBuilt {
     /// default layout measured a second time, not a layout of its own. Absent without a
     /// manifest.
     pub(crate) same_layout_as_baseline: Option<bool>,
-    /// The answer in words: empty until [`crate::report::words::fill`] builds it.
-    pub(crate) text: String,
+    /// Whether the metric is a time, and the thresholds of the report, for its words.
+    #[serde(skip)]
+    pub(crate) is_time: bool,
+    /// See `is_time`.
+    #[serde(skip)]
+    pub(crate) thresholds: Thresholds,
 }
 
 /// Plain answer of a test: the one vocabulary of [`crate::analysis::vocabulary`].
@@ -373,6 +383,8 @@ pub use crate::analysis::vocabulary::Verdict;
 /// Binary-level variance: random-effects one-way ANOVA with binaries as groups and
 /// execution means as observations.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = words("text", Shape::Sentence, "The answer in words, from the figures above."))]
 pub struct Sensitivity {
     /// The answer.
     pub verdict: Verdict,
@@ -436,9 +448,9 @@ pub struct Sensitivity {
     /// What the verdict rests on, for its words (not on the wire: `text` is).
     #[serde(skip)]
     pub grounds: SensitivityGrounds,
-    /// The answer in words: empty until [`crate::report::words::fill`] builds it from
-    /// `grounds` and the figures above.
-    pub text: String,
+    /// The confidence and relevance threshold the verdict was reached at, for its words.
+    #[serde(skip)]
+    pub(crate) thresholds: Thresholds,
 }
 
 impl Sensitivity {
@@ -665,6 +677,8 @@ pub(crate) struct BinaryStatistics {
 
 /// Consistent layout-induced shift: the baseline's mean against the randomised binaries'.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = words("text", Shape::Sentence, "The answer in words."))]
 pub struct Shift {
     /// The answer.
     pub verdict: Verdict,
@@ -686,9 +700,23 @@ pub struct Shift {
     /// (for its words; not on the wire).
     #[serde(skip)]
     pub(crate) paired_on_data_seed: bool,
-    /// The answer in words: empty until [`crate::report::words::fill`] builds it from
-    /// `grounds` and the figures above.
-    pub text: String,
+    /// Whose shift it is, for its words.
+    #[serde(skip)]
+    pub(crate) fixed: FixedLayout,
+    /// Whether the metric is a time, for its words.
+    #[serde(skip)]
+    pub(crate) is_time: bool,
+}
+
+/// A fixed layout measured beside the random ones, whose shift and placement the report
+/// gives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum FixedLayout {
+    /// The default-layout binary (`baseline`).
+    #[default]
+    Baseline,
+    /// The binary the user's build made (`as-built`).
+    AsBuilt,
 }
 
 /// Why a shift verdict is what it is, with the numbers its sentence quotes.
@@ -733,6 +761,8 @@ pub struct Rank {
 /// falls in the distribution of one random layout's mean, from a prediction interval on the
 /// log scale (see `src/report/shift.rs`).
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = words("text", Shape::Sentence, "The answer in words."))]
 pub struct DefaultLayout {
     /// `detected`: the default's mean lies outside the prediction interval (unusual);
     /// `negligible`: outside, but within `± --negligible` of the interval's centre;
@@ -750,9 +780,18 @@ pub struct DefaultLayout {
     /// What the verdict rests on, for its words (not on the wire: `text` is).
     #[serde(skip)]
     pub grounds: PlacementGrounds,
-    /// The answer in words: empty until [`crate::report::words::fill`] builds it from
-    /// `grounds` and the figures above.
-    pub text: String,
+    /// Whose placement it is, for its words.
+    #[serde(skip)]
+    pub(crate) fixed: FixedLayout,
+    /// The series' unit and whether it is a time, for its words.
+    #[serde(skip)]
+    pub(crate) unit: String,
+    /// See `unit`.
+    #[serde(skip)]
+    pub(crate) is_time: bool,
+    /// The thresholds the verdict was reached at, for its words.
+    #[serde(skip)]
+    pub(crate) thresholds: Thresholds,
 }
 
 /// Why a placement verdict ([`DefaultLayout`]) is what it is, with the numbers its
@@ -827,20 +866,13 @@ pub struct Diagnostics {
     /// Drift between executions in run order; `None` when not testable (the reason is in
     /// the text).
     pub drift: Option<Drift>,
-    /// Why drift was not tested, when it was not (null when it was): empty until
-    /// [`crate::report::words::fill`] says [`Self::drift_untested`].
-    pub drift_not_tested: Option<String>,
-    /// Why drift was not tested, as a reason (`None` when it was).
-    #[serde(skip)]
+    /// Why drift was not tested, when it was not (null when it was).
+    #[serde(rename = "drift_not_tested")]
     pub drift_untested: Option<DriftUntested>,
     /// Executions that failed, by kind.
     pub failures: FailureCounts,
-    /// Notes in words, most important first: empty until [`crate::report::words::fill`]
-    /// says each of [`Self::concerns`].
-    pub notes: Vec<String>,
-    /// What the reader must know about the checks and the design, with the figures the
-    /// words need, most important first.
-    #[serde(skip)]
+    /// What the reader must know about the checks and the design, most important first.
+    #[serde(rename = "notes")]
     pub concerns: Vec<DiagnosticConcern>,
     /// The smallest relative difference between two binaries' means, each over this run's
     /// executions, that a two-sided test at the report's level finds with 80 % power, from
@@ -935,11 +967,7 @@ pub struct Independence {
     /// Executions tested.
     pub tested: usize,
     /// Executions whose iterations fail the test (`binary execution`).
-    // Written by `crate::report::words::diagnostics::fill` from `failing_executions` (empty
-    // before).
-    pub failing: Vec<String>,
-    /// The same executions as ids, in the same order (not on the wire: `failing` says them).
-    #[serde(skip)]
+    #[serde(rename = "failing")]
     pub failing_executions: Vec<ExecutionId>,
     /// How many would fail by chance alone if all were independent.
     pub expected_by_chance: f64,

@@ -31,7 +31,7 @@ pub fn sensitivity(
     mean: f64,
     thresholds: &Thresholds,
 ) -> Sensitivity {
-    let described = described(series, levels, mean, thresholds.confidence);
+    let described = described(series, levels, mean, thresholds);
     let undetermined = |grounds: SensitivityGrounds| Sensitivity {
         grounds,
         ..described.clone()
@@ -220,7 +220,7 @@ fn robust_magnitudes(
 
 /// What is described without a test: the variation across binaries (with its interval), across
 /// executions and the layout's own share, the verdict "cannot tell" and no grounds yet.
-fn described(series: &Series, levels: &[Level], mean: f64, confidence: f64) -> Sensitivity {
+fn described(series: &Series, levels: &[Level], mean: f64, thresholds: &Thresholds) -> Sensitivity {
     let cv = |name: &str| {
         levels
             .iter()
@@ -234,7 +234,7 @@ fn described(series: &Series, levels: &[Level], mean: f64, confidence: f64) -> S
         .map(|l| l.t2.max(0.0).sqrt() / mean.abs())
         .filter(|v| v.is_finite());
     let binary_means: Vec<f64> = series.seeds.iter().map(|b| b.mean()).collect();
-    let cv_across_binaries_ci = sd_interval(&binary_means, confidence)
+    let cv_across_binaries_ci = sd_interval(&binary_means, thresholds.confidence)
         .ok()
         .map(|(low, high)| Interval {
             lower: low / mean.abs(),
@@ -261,7 +261,7 @@ fn described(series: &Series, levels: &[Level], mean: f64, confidence: f64) -> S
         set_aside_cut: None,
         rests_on: None,
         grounds: SensitivityGrounds::Unanalysed,
-        text: String::new(),
+        thresholds: *thresholds,
     }
 }
 

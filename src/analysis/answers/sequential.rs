@@ -93,7 +93,12 @@ pub(crate) fn attach(report: &mut Report, experiment: &Experiment, rule: &Rule) 
     for (out, series) in report.series.iter_mut().zip(&experiment.series) {
         let rule = tuned(rule, to_store, series.seeds.len());
         match for_series(series, &rule) {
-            Ok(s) => out.sequential = Some(s),
+            Ok(s) => {
+                out.sequential = Some(Sequential {
+                    scale: Some(out.scale()),
+                    ..s
+                })
+            }
             Err(error) => unreplayed.push(Unreplayed {
                 program: series.program.clone(),
                 metric: series.metric.clone(),

@@ -22,8 +22,8 @@ use crate::stats::sample::{mean, mean_interval, prediction_interval, variance, M
 
 use super::experiment::Series;
 use super::model::{
-    BaselineSummary, DefaultLayout, Interval, PlacementGrounds, PredictionIntervalJson, Rank,
-    Shift, ShiftGrounds, Verdict,
+    BaselineSummary, DefaultLayout, FixedLayout, Interval, PlacementGrounds,
+    PredictionIntervalJson, Rank, Shift, ShiftGrounds, Verdict,
 };
 use super::series::BinaryData;
 use crate::analysis::single::{interval_use, IntervalNote, IntervalUse, Narrowing};
@@ -33,6 +33,8 @@ use crate::analysis::single::{interval_use, IntervalNote, IntervalUse, Narrowing
 pub(crate) struct Fixed<'a> {
     /// Its balanced data; `None` when it was not run.
     pub(crate) data: Option<&'a BinaryData>,
+    /// Which it is.
+    pub(crate) which: FixedLayout,
 }
 
 impl<'a> Fixed<'a> {
@@ -40,6 +42,7 @@ impl<'a> Fixed<'a> {
     pub(crate) fn baseline(series: &'a Series) -> Fixed<'a> {
         Fixed {
             data: series.baseline.as_ref(),
+            which: FixedLayout::Baseline,
         }
     }
 
@@ -47,6 +50,7 @@ impl<'a> Fixed<'a> {
     pub(crate) fn as_built(series: &'a Series) -> Fixed<'a> {
         Fixed {
             data: series.as_built.as_ref(),
+            which: FixedLayout::AsBuilt,
         }
     }
 }
@@ -111,7 +115,8 @@ pub(crate) fn shift_of(
         effect: None,
         grounds,
         paired_on_data_seed: false,
-        text: String::new(),
+        fixed: fixed.which,
+        is_time: series.is_time(),
     };
     let Some(b) = fixed.data else {
         return undetermined(ShiftGrounds::NotRun);
@@ -145,7 +150,8 @@ pub(crate) fn shift_of(
             rank: rank_of(base.mean, &seed_means),
         },
         paired_on_data_seed: false,
-        text: String::new(),
+        fixed: fixed.which,
+        is_time: series.is_time(),
     }
 }
 
@@ -193,14 +199,21 @@ pub(crate) fn placement_of(
     fixed: &Fixed,
     thresholds: &Thresholds,
 ) -> DefaultLayout {
-    let undetermined = |grounds: PlacementGrounds| DefaultLayout {
+    let said = DefaultLayout {
         verdict: Verdict::Undetermined,
         percentile: None,
         prediction_interval: None,
         p_value: None,
         difference: None,
+        grounds: PlacementGrounds::Unanalysed,
+        fixed: fixed.which,
+        unit: series.unit.clone(),
+        is_time: series.is_time(),
+        thresholds: *thresholds,
+    };
+    let undetermined = |grounds: PlacementGrounds| DefaultLayout {
         grounds,
-        text: String::new(),
+        ..said.clone()
     };
     let Some(b) = fixed.data else {
         return undetermined(PlacementGrounds::NotRun);
@@ -245,7 +258,7 @@ pub(crate) fn placement_of(
             confidence: thresholds.confidence,
         },
     };
-    placement_verdict(&seed_means, log_scale, placed, thresholds)
+    placement_verdict(&seed_means, log_scale, placed, said)
 }
 
 /// The variance of the fixed layout's own (scaled) mean: `s²` of the random layouts' means
@@ -282,8 +295,9 @@ fn placement_verdict(
     seed_means: &[f64],
     log_scale: bool,
     placed: Placed,
-    thresholds: &Thresholds,
+    said: DefaultLayout,
 ) -> DefaultLayout {
+    let thresholds = &said.thresholds;
     let verdict = if !placed.outside {
         Verdict::NotDetected
     } else if placed.difference.abs() <= thresholds.negligible {
@@ -305,7 +319,7 @@ fn placement_verdict(
             scale_mean: mean(seed_means),
             rank: placed.rank,
         },
-        text: String::new(),
+        ..said
     }
 }
 
@@ -343,7 +357,6 @@ pub(crate) fn baseline_summary(b: &BinaryData, ci: Option<&MeanInterval>) -> Bas
                 lower: c.lower,
                 upper: c.upper,
             }),
-        ci_note: None,
         ci_grounds: judged.and_then(|j| j.note(Narrowing::Level("execution".to_string()))),
     }
 }

@@ -19,7 +19,7 @@ use crate::report::document::{
     Block, Document, Figure, Graphic, SectionKind, Span, Table, Text, Tone,
 };
 use crate::report::numfmt::capitalised;
-use crate::report::words::incomplete;
+use crate::report::words::{self, incomplete};
 
 /// The heading of a series' table of levels.
 pub(crate) const LEVELS_TITLE: &str = "Variation by level (Kalibera & Jones eq. 1–2)";
@@ -52,11 +52,12 @@ pub(crate) fn build(report: &Report) -> Document {
     blocks.extend(sequential(report));
     blocks.extend(explain(report));
     blocks.extend(machines(report));
-    if !report.warnings.is_empty() {
+    let warnings = crate::report::words::warnings(report);
+    if !warnings.is_empty() {
         blocks.push(topic(
             "Warnings",
             Some("warnings".into()),
-            vec![list(true, report.warnings.clone())],
+            vec![list(true, warnings)],
         ));
     }
     let mut title = Text::plain("layoutrand report of ").then(Span::Code(report.directory.clone()));
@@ -149,10 +150,10 @@ fn summary(report: &Report) -> Block {
     ];
     head.extend(stopping_line(report).map(Text::plain));
     let mut blocks = vec![Block::Paragraphs(head)];
-    if !report.across_metrics.is_empty() {
+    let across_metrics = words::answers::across_metrics(&report.series);
+    if !across_metrics.is_empty() {
         blocks.push(Block::Paragraphs(
-            report
-                .across_metrics
+            across_metrics
                 .iter()
                 .map(|l| Text::labelled("Across metrics", l.as_str()))
                 .collect(),
@@ -188,7 +189,7 @@ fn series_part(i: usize, s: &SeriesReport, confidence: f64) -> Block {
         boxed(
             format!("sensitivity-{i}"),
             "Layout sensitivity",
-            &s.sensitivity.text,
+            &words::sensitivity::sentence(&s.sensitivity),
             tone(s.sensitivity.verdict),
         ),
         // A shift from the mean over layouts is true of any single layout when layouts
@@ -196,7 +197,7 @@ fn series_part(i: usize, s: &SeriesReport, confidence: f64) -> Block {
         boxed(
             format!("shift-{i}"),
             "Layout shift",
-            &s.shift.text,
+            &words::shift::words(&s.shift),
             match s.shift.verdict {
                 Verdict::Detected => Tone::Neutral,
                 v => tone(v),
@@ -205,7 +206,7 @@ fn series_part(i: usize, s: &SeriesReport, confidence: f64) -> Block {
         boxed(
             format!("default-layout-{i}"),
             "Default layout among random layouts",
-            &s.default_layout.text,
+            &words::default_layout::words(&s.default_layout),
             tone(s.default_layout.verdict),
         ),
     ];
@@ -219,7 +220,7 @@ fn series_part(i: usize, s: &SeriesReport, confidence: f64) -> Block {
     ));
     blocks.push(Block::Paragraphs(vec![Text::labelled(
         "In short",
-        s.summary.as_str(),
+        words::summary::summary(s),
     )]));
     Block::Section {
         title: series_title(s),
@@ -235,7 +236,7 @@ fn as_built(i: usize, s: &SeriesReport, confidence: f64) -> Vec<Block> {
     let Some(a) = &s.as_built else {
         return Vec::new();
     };
-    let placement = capitalised(&a.placement.text);
+    let placement = capitalised(&words::default_layout::words(&a.placement));
     let mut blocks = Vec::new();
     let mut lines = Vec::new();
     for line in as_built_lines(s, confidence) {
@@ -250,7 +251,7 @@ fn as_built(i: usize, s: &SeriesReport, confidence: f64) -> Vec<Block> {
             id: Some(format!("as-built-{i}")),
             heading: Some("As built (the binary your build made, among random layouts)".into()),
             line: Text::plain(line),
-            boxed: capitalised(&a.text),
+            boxed: capitalised(&words::as_built::words(a)),
             tone: Some(tone(a.placement.verdict)),
         }));
     }

@@ -80,7 +80,7 @@ fn comparison(report: &Report, k: usize, c: &PairComparison) -> Vec<Block> {
                 c.program, c.metric, c.new, c.base
             )),
             line: Text::plain(answer),
-            boxed: capitalised(&c.text),
+            boxed: capitalised(&crate::report::words::variants::sentence(c)),
             tone: Some(tone(c.pair.effect.verdict.detection())),
         }),
         Block::Preformatted(lines.collect()),
@@ -167,7 +167,10 @@ pub(crate) fn machines(report: &Report) -> Option<Block> {
             id: Some(format!("machines-{i}")),
             heading: Some(label(s)),
             line: Text::plain(sentence(s)),
-            boxed: format!("{}.", capitalised(&s.text)),
+            boxed: format!(
+                "{}.",
+                capitalised(&crate::report::words::machines::finding(s))
+            ),
             tone: Some(tone(finding(s))),
         }));
         blocks.push(Block::Table(Table::numbers(&MACHINE_HEADERS, &rows(s))));

@@ -18,11 +18,12 @@ pub(crate) fn split_blocks(i: usize, s: &SeriesReport) -> Vec<Block> {
         .data_sensitivity
         .iter()
         .map(|d| {
+            let text = crate::report::words::data_sensitivity::sentence(d);
             Block::Verdict(Verdict {
                 id: Some(format!("data-sensitivity-{i}")),
                 heading: Some(DATA_TITLE.to_string()),
-                line: Text::labelled(DATA_TITLE, d.text.as_str()),
-                boxed: capitalised(&d.text),
+                line: Text::labelled(DATA_TITLE, text.as_str()),
+                boxed: capitalised(&text),
                 tone: Some(Tone::Neutral),
             })
         })

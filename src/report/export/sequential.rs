@@ -8,6 +8,7 @@ use super::svg::{range, Frame};
 use crate::analysis::answers::model::Report;
 use crate::analysis::sequential::{Sequential, LAI_CALIBRATED, REPEATED_T};
 use crate::report::numfmt::level;
+use crate::report::words;
 
 /// The heading of the section.
 pub(crate) const SEQUENTIAL_TITLE: &str = "Sequential (intervals valid at every look)";
@@ -19,13 +20,21 @@ pub(crate) fn sequential_lines(report: &Report) -> Vec<String> {
         let q = s.sequential.as_ref()?;
         let name =
             crate::analysis::answers::series::program_label(&s.program, s.variant.as_deref());
-        Some(format!("{name} {}: {}", s.metric, q.text))
+        Some(format!(
+            "{name} {}: {}",
+            s.metric,
+            words::sequential::words(q)
+        ))
     });
     let pairs = report.comparisons.iter().filter_map(|c| {
         let q = c.sequential.as_ref()?;
         Some(format!(
             "{} {}: {} against {}: {}",
-            c.program, c.metric, c.new, c.base, q.text
+            c.program,
+            c.metric,
+            c.new,
+            c.base,
+            words::sequential::words(q)
         ))
     });
     series.chain(pairs).collect()

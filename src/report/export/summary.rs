@@ -12,8 +12,8 @@ use crate::analysis::answers::model::{Report, Sensitivity, SeriesReport, Verdict
 use crate::analysis::answers::series::program_label;
 use crate::report::document::{Block, CellKind, Document, Span, Table, Text};
 use crate::report::numfmt::{estimate, percent};
-use crate::report::words::incomplete;
 use crate::report::words::sensitivity::no_variation_word;
+use crate::report::words::{self, incomplete};
 
 /// The short Markdown summary.
 #[derive(Debug, Clone, Copy)]
@@ -60,7 +60,8 @@ fn mean_words(s: &SeriesReport, confidence: f64) -> String {
         None => format!(
             "{} (no interval: {})",
             crate::report::numfmt::quantity(s.mean, &s.unit),
-            s.interval_note.as_deref().unwrap_or("too few binaries")
+            (s.interval_grounds.as_ref())
+                .map_or("too few binaries".to_string(), words::single::interval_note)
         ),
     }
 }
@@ -109,7 +110,7 @@ pub(crate) fn build(report: &Report) -> Document {
         rows,
     ));
     let mut closing = Vec::new();
-    if !report.setup.host_warnings.is_empty() {
+    if !report.setup.host_conditions.is_empty() {
         closing.push(Text::plain(
             "⚠ Measured on a loaded or unsteady host: time verdicts may reflect the host.",
         ));

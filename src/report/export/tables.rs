@@ -14,7 +14,7 @@ use crate::report::numfmt::{
     capitalised, level, p_value, percent, percent_bounds, ratio, ratio_bounds, sig, statistic,
     Scale,
 };
-use crate::report::words::UNKNOWN_WITHOUT_MANIFEST;
+use crate::report::words::{self, UNKNOWN_WITHOUT_MANIFEST};
 
 /// Column headers of the levels table.
 pub(crate) const LEVEL_HEADERS: [&str; 5] = ["level", "repetitions", "S²", "T²", "t = √T²/mean"];
@@ -57,7 +57,9 @@ pub(crate) fn setup_line(report: &Report) -> String {
 /// they achieved), when the manifest said; `None` for a report from the store alone.
 fn build_part(s: &Setup) -> Option<String> {
     let pad = s.pad?;
-    let achieved = s.achieved.as_ref()?;
+    let achieved: Vec<String> = (s.achieved_by_program.as_ref()?.iter())
+        .map(words::setup::achieved)
+        .collect();
     Some(format!(
         "{} seeds ({}, {} linker, {} mode{}{})",
         s.seeds_built?,
@@ -168,7 +170,14 @@ pub(crate) fn lead_variant_lines(report: &Report) -> Vec<String> {
         .comparisons
         .iter()
         .filter(|c| first_metric(&c.program) == Some(c.metric.as_str()))
-        .map(|c| format!("{} {}: {}", c.program, c.metric, c.text))
+        .map(|c| {
+            format!(
+                "{} {}: {}",
+                c.program,
+                c.metric,
+                words::variants::sentence(c)
+            )
+        })
         .collect();
     let rest = report.comparisons.len() - lead.len();
     let mut lines = lead;
@@ -197,7 +206,12 @@ pub(crate) fn ratio_interval(ci: Option<Interval>) -> String {
 /// variant and the interaction test when computed.
 pub(crate) fn comparison_lines(c: &PairComparison, confidence: f64) -> Vec<String> {
     let level = level(pair_confidence(c, confidence));
-    let mut lines = vec![format!("{} {}: {}", c.program, c.metric, c.text)];
+    let mut lines = vec![format!(
+        "{} {}: {}",
+        c.program,
+        c.metric,
+        words::variants::sentence(c)
+    )];
     // What decides, with the ratio and interval it rests on; the others as checks of it.
     let basis = c.pair.paired.filter(|_| c.pair.basis == Basis::Paired);
     let (decided_ratio, decided_ci) = match basis {
@@ -308,8 +322,13 @@ pub(crate) fn tukey_rows(m: &MultipleComparison, confidence: f64) -> Vec<[String
             [
                 format!("{} vs {}", pair.new, pair.base),
                 ratio(pair.ratio),
-                match (&pair.ratio_ci, &pair.ratio_ci_note) {
-                    (None, Some(note)) => format!("no {level} simultaneous CI: {note}"),
+                match (&pair.ratio_ci, pair.ratio_ci_withheld) {
+                    (None, Some(why)) => {
+                        format!(
+                            "no {level} simultaneous CI: {}",
+                            words::withheld::reason(why)
+                        )
+                    }
                     (ci, _) => format!("{level} simultaneous CI {}", ratio_interval(*ci)),
                 },
                 p_value(pair.p_value),
@@ -330,7 +349,7 @@ pub fn mean_line(s: &SeriesReport, confidence: f64) -> String {
             b.resamples,
         ));
     }
-    if let Some(note) = &s.bootstrap_note {
+    if let Some(note) = words::single::series_bootstrap_note(s) {
         line.push_str(&format!(" Bootstrap: {note}."));
     }
     line
@@ -341,7 +360,8 @@ fn mean_interval_line(s: &SeriesReport, confidence: f64) -> String {
     let binaries = s.levels.last().map_or(0, |l| l.repetitions);
     let over = crate::report::words::crossed_mean::over(s);
     let basis = crate::report::words::crossed_mean::basis(s, binaries);
-    match (s.ci, s.relative_half_width, &s.interval_note) {
+    let interval_note = (s.interval_grounds.as_ref()).map(words::single::interval_note);
+    match (s.ci, s.relative_half_width, &interval_note) {
         // No level estimated (the variances overflow): no count of binaries to show.
         (None, _, Some(note)) if s.levels.is_empty() => format!(
             "Mean over random layouts: {} (KJ eq. 4), {note}.",
@@ -397,9 +417,10 @@ fn fixed_line(
             "{what}: {} from {} execution(s){under} ({}).",
             scale.quantity(b.mean),
             b.executions,
-            b.ci_note
-                .clone()
-                .unwrap_or_else(|| "no interval: one execution".into())
+            (b.ci_grounds.as_ref()).map_or_else(
+                || "no interval: one execution".into(),
+                words::single::interval_note
+            )
         ),
     }
 }
@@ -420,10 +441,13 @@ pub(crate) fn as_built_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
             &s.scale(),
             confidence,
         ),
-        format!("As built, shift: {}", capitalised(&a.shift.text)),
+        format!(
+            "As built, shift: {}",
+            capitalised(&words::shift::words(&a.shift))
+        ),
         format!(
             "As built among random layouts: {}",
-            capitalised(&a.placement.text)
+            capitalised(&words::default_layout::words(&a.placement))
         ),
     ];
     lines.extend(
@@ -467,7 +491,7 @@ pub(crate) fn diagnostic_lines(s: &SeriesReport, confidence: f64) -> Vec<String>
         drift_line(s, confidence),
         failures_line(&d.failures),
     ];
-    lines.extend(d.notes.iter().cloned());
+    lines.extend(d.concerns.iter().map(words::diagnostics::note));
     lines
 }
 
@@ -521,17 +545,20 @@ fn normality_line(d: &Diagnostics, confidence: f64) -> String {
 /// Ljung–Box on each execution's iterations: how many fail against chance, or why not run.
 fn independence_line(d: &Diagnostics) -> String {
     match &d.independence {
-        Some(i) if i.failing.is_empty() => format!(
+        Some(i) if i.failing_executions.is_empty() => format!(
             "Independence of iterations (Ljung–Box, {} lags): all {} execution(s) pass.",
             i.lags, i.tested
         ),
         Some(i) => format!(
             "Independence of iterations (Ljung–Box, {} lags): {} of {} execution(s) fail ({} expected by chance): {}.",
             i.lags,
-            i.failing.len(),
+            i.failing_executions.len(),
             i.tested,
             sig(i.expected_by_chance, 2),
-            i.failing.join(", ")
+            (i.failing_executions.iter())
+                .map(words::diagnostics::execution)
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         None => "Independence of iterations: not tested (needs at least 10 live iterations per execution, not all equal).".into(),
     }
@@ -561,10 +588,10 @@ pub fn drift_line(s: &SeriesReport, confidence: f64) -> String {
     let Some(d) = &s.diagnostics.drift else {
         return format!(
             "Drift between executions: {}",
-            s.diagnostics
-                .drift_not_tested
-                .as_deref()
-                .unwrap_or("not tested.")
+            (s.diagnostics.drift_untested).map_or(
+                "not tested.".to_string(),
+                words::diagnostics::drift_untested
+            )
         );
     };
     let (lower, higher) = if s.is_time {

@@ -8,10 +8,19 @@ use crate::report::numfmt::change_parts;
 
 use super::effect::directions;
 
+super::on_the_wire!(AsBuilt {
+    text: String = words
+});
+
+/// The answer of `a` in one sentence, at the report's thresholds.
+pub(crate) fn words(a: &AsBuilt) -> String {
+    sentence(a, a.is_time, &a.thresholds)
+}
+
 /// The answer in one sentence: where its mean lies among the random layouts' means, how far
 /// from their mean (with the Fieller interval), and the verdict of the placement; for a
 /// binary with the baseline's layout, that it is the default layout measured again. Quotes
-/// `a.shift.text` and `a.placement.text`, so is written after them.
+/// the sentences of its shift and its placement.
 pub(crate) fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> String {
     let (better, worse) = directions(is_time);
     let p = &a.placement;
@@ -20,7 +29,10 @@ pub(crate) fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> S
     // its own, after its verdict.
     let it = if same_layout { "it" } else { "its" };
     let Some(below) = super::default_layout::rank_clause(p, it) else {
-        return format!("The binary your build made (as built): {}", p.text);
+        return format!(
+            "The binary your build made (as built): {}",
+            super::default_layout::words(p)
+        );
     };
     let shift = match (a.shift.ratio, a.shift.ci) {
         // A tie has no direction: "0.0 % lower (0.0 % to 0.0 % lower)" would invent one.
@@ -41,7 +53,7 @@ pub(crate) fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> S
         // The shift's own sentences end with a full stop; this sentence adds its own.
         _ => format!(
             "its distance from the mean over random layouts: {}",
-            a.shift.text.trim_end_matches('.')
+            super::shift::words(&a.shift).trim_end_matches('.')
         ),
     };
     let verdict = match p.verdict {
@@ -137,12 +149,13 @@ mod tests {
         let t = Thresholds::default();
         let mut a = fast_as_built("as-built-unbounded");
         a.shift.ci = None;
-        a.shift.text = "Cannot tell: ratio 0.8245 (Fieller). The mean is below all 3.".into();
+        a.shift.grounds =
+            crate::analysis::answers::model::ShiftGrounds::NoRandomInterval { note: None };
         let text = sentence(&a, true, &t);
         assert!(
             text.ends_with(
-                "its distance from the mean over random layouts: Cannot tell: ratio 0.8245 \
-                 (Fieller). The mean is below all 3."
+                "its distance from the mean over random layouts: cannot tell: fewer than 2 \
+                 randomised binaries, so the random layouts' mean has no interval."
             ),
             "{text}"
         );

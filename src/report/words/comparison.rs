@@ -15,9 +15,6 @@ use crate::stats::hierarchy::plural;
 pub(crate) fn fill(c: &mut Comparison) {
     super::single::fill_side(&mut c.base);
     super::single::fill_side(&mut c.new);
-    if let Some(i) = c.pair.interaction.as_mut() {
-        i.text = super::interaction::clause(i);
-    }
     c.summary = summary(c);
     let units = plural(&c.top_name);
     c.warnings = c

@@ -4,7 +4,6 @@
 
 use crate::analysis::answers::data_sensitivity::DataSensitivity;
 use crate::analysis::answers::model::Verdict;
-use crate::analysis::vocabulary::Thresholds;
 use crate::report::numfmt::{p_value, percent, statistic};
 
 /// The heading of the answer and the glance table's column.
@@ -13,8 +12,13 @@ pub(crate) const TITLE: &str = "Data-layout sensitivity";
 /// The glance table's column header.
 pub(crate) const GLANCE_HEADER: &str = "data layout";
 
-/// The sentence of `d` at `thresholds`.
-pub(crate) fn sentence(d: &DataSensitivity, thresholds: &Thresholds) -> String {
+super::on_the_wire!(DataSensitivity {
+    text: String = sentence
+});
+
+/// The sentence of `d`, at the thresholds its verdict was reached at.
+pub(crate) fn sentence(d: &DataSensitivity) -> String {
+    let thresholds = &d.thresholds;
     let set_aside = super::variance_split::set_aside_phrase(d.executions_set_aside)
         .map(|p| format!("; {p}"))
         .unwrap_or_default();

@@ -10,6 +10,17 @@ use crate::report::numfmt::{level, p_value, percent, Scale};
 use super::effect::directions;
 use super::shift::FixedWords;
 
+super::on_the_wire!(DefaultLayout {
+    text: String = words
+});
+
+/// The sentence of the placement `d`, of the fixed layout it is of, in its series, at the
+/// thresholds its verdict was reached at.
+pub(crate) fn words(d: &DefaultLayout) -> String {
+    let fixed = super::shift::fixed_words(d.fixed);
+    sentence(d, fixed, (&d.unit, d.is_time), &d.thresholds)
+}
+
 /// The sentence of the placement `d` of `fixed` in a series of `unit`, a time or not.
 pub(crate) fn sentence(
     d: &DefaultLayout,
@@ -161,7 +172,10 @@ mod tests {
                     n: 10,
                 },
             },
-            text: String::new(),
+            fixed: Default::default(),
+            unit: "ns".into(),
+            is_time: true,
+            thresholds: Default::default(),
         }
     }
 

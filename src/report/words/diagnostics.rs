@@ -4,21 +4,15 @@
 
 use super::OVERFLOW_REASON;
 use crate::analysis::answers::diagnostics::MIN_EXECUTIONS_FOR_DRIFT;
-use crate::analysis::answers::model::{
-    DiagnosticConcern, Diagnostics, DriftUntested, ExecutionId, Normality,
-};
+use crate::analysis::answers::model::{DiagnosticConcern, DriftUntested, ExecutionId, Normality};
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
 use crate::report::numfmt::percent;
 
-/// Writes the diagnostics' `notes`, `drift_not_tested` and the names of the executions
-/// failing the independence test from their concerns, reason and ids.
-pub(crate) fn fill(d: &mut Diagnostics) {
-    d.notes = d.concerns.iter().map(note).collect();
-    d.drift_not_tested = d.drift_untested.map(drift_untested);
-    if let Some(i) = d.independence.as_mut() {
-        i.failing = i.failing_executions.iter().map(execution).collect();
-    }
-}
+// The diagnostics' `notes`, `drift_not_tested` and the executions failing the
+// independence test, on the wire, in words.
+super::said_as!(DiagnosticConcern = note);
+super::said_as!(DriftUntested = |d: &DriftUntested| drift_untested(*d));
+super::said_as!(ExecutionId = execution);
 
 /// One execution as the report names it: "seed-3 execution 1".
 pub(crate) fn execution(e: &ExecutionId) -> String {

@@ -7,6 +7,9 @@ use crate::analysis::answers::host_conditions::{
 };
 use crate::report::numfmt::{percent, quantity};
 
+// The setup's `host_warnings` on the wire.
+super::said_as!(HostCondition = warning);
+
 /// The warning about one state of the host, with its figures and what to do.
 pub(crate) fn warning(condition: &HostCondition) -> String {
     match condition {

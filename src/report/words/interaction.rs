@@ -6,6 +6,10 @@ use crate::analysis::interaction::InteractionJson;
 use crate::analysis::vocabulary::Verdict;
 use crate::report::numfmt::{level, p_value, percent, percent_bounds};
 
+super::on_the_wire!(InteractionJson {
+    text: String = clause
+});
+
 /// The clause, e.g. "the ratio varies with the layout by 2.1 % (standard deviation across
 /// layouts, 95 % CI: 1.2 % to 3.5 %; interaction p = 0.0003)". The same words for speedups
 /// and slowdowns: it is the ratio that varies.

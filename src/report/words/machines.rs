@@ -18,12 +18,9 @@ pub(crate) const TITLE: &str = "Machines (executions spread over Slurm nodes)";
 /// Column headers of a series' machine table.
 pub(crate) const HEADERS: [&str; 4] = ["machine", "executions", "mean", "offset"];
 
-/// Writes each series' `text` (its finding).
-pub(crate) fn fill(sections: &mut [MachineSeries]) {
-    for s in sections {
-        s.text = finding(s);
-    }
-}
+super::on_the_wire!(MachineSeries {
+    text: String = finding
+});
 
 /// The finding in words: the machines' share of the execution-level variance and whether
 /// they differ, or why it could not be estimated.
@@ -59,7 +56,7 @@ pub(crate) fn label(s: &MachineSeries) -> String {
 
 /// The finding as a sentence, e.g. `demo wall: machines account for …`.
 pub(crate) fn sentence(s: &MachineSeries) -> String {
-    format!("{}: {}.", label(s), s.text)
+    format!("{}: {}.", label(s), finding(s))
 }
 
 /// The table rows under [`HEADERS`]: machine, executions, mean, offset (`-` when not
@@ -85,13 +82,13 @@ pub(crate) fn rows(s: &MachineSeries) -> Vec<[String; 4]> {
         .collect()
 }
 
-/// The warning when the machines differ detectably (after [`fill`]: it quotes the finding).
+/// The warning when the machines differ detectably (it quotes the finding).
 pub(crate) fn warning(s: &MachineSeries) -> Option<String> {
     s.differ.then(|| {
         format!(
             "{}: the machines differ detectably ({}); compare layouts on one machine type, or keep the spread of executions over machines as the schedule made it",
             label(s),
-            s.text
+            finding(s)
         )
     })
 }

@@ -1,9 +1,11 @@
 //! The sentences of the report, built from the model's numbers and enums: one file per
-//! question. The analysis ([`crate::analysis`]) leaves every `text` of the model empty and
-//! says what it found as figures and grounds (e.g.
-//! [`crate::analysis::answers::model::SensitivityGrounds`]); [`fill`] writes the sentences
-//! once, after the analysis and before any exporter, so the text, Markdown, HTML and JSON
-//! outputs carry the same words. Functions here are pure: model in, `String` out.
+//! question. The analysis ([`crate::analysis`]) holds no sentence: it says what it found as
+//! figures and grounds (e.g. [`crate::analysis::answers::model::SensitivityGrounds`]), with
+//! the context its words need (the thresholds, whether the metric is a time). The text,
+//! Markdown and HTML documents call the functions here as they are built; the JSON carries
+//! the same words beside the numbers, written as it is serialised ([`on_the_wire!`],
+//! [`said_as!`]). Nothing is filled in later, so no output can lack its words. Functions
+//! here are pure: model in, `String` out.
 
 pub(crate) mod across_programs;
 pub(crate) mod answers;
@@ -36,8 +38,70 @@ pub(crate) mod variants;
 pub(crate) mod versus_baseline;
 pub(crate) mod withheld;
 
+/// Implements `Serialize` for a model type marked `#[serde(remote = "Self")]` (see
+/// [`crate::analysis::wire`]): its numbers, as derived, then each word field, built from
+/// them by the function named, so that the model holds no sentence and the wire carries
+/// every one. `on_the_wire!(Sensitivity { text: String = sensitivity_words })`.
+macro_rules! on_the_wire {
+    ($model:ty { $($field:ident: $kind:ty = $words:expr),+ $(,)? }) => {
+        impl serde::Serialize for $model {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                struct Numbers<'a>(&'a $model);
+                impl serde::Serialize for Numbers<'_> {
+                    fn serialize<S: serde::Serializer>(
+                        &self,
+                        serializer: S,
+                    ) -> Result<S::Ok, S::Error> {
+                        // The derived serialisation (`remote = "Self"`).
+                        <$model>::serialize(self.0, serializer)
+                    }
+                }
+                #[derive(serde::Serialize)]
+                struct Wire<'a> {
+                    #[serde(flatten)]
+                    numbers: Numbers<'a>,
+                    $($field: $kind,)+
+                }
+                Wire {
+                    numbers: Numbers(self),
+                    $($field: ($words)(self),)+
+                }
+                .serialize(serializer)
+            }
+        }
+    };
+}
+pub(crate) use on_the_wire;
+
+/// Implements `Serialize` and `JsonSchema` for grounds that the wire carries as their
+/// sentence (a string built by the function named): the model holds the figures, the
+/// wire their words. `said_as!(IntervalNote = single::interval_note)`.
+macro_rules! said_as {
+    ($grounds:ty = $words:expr) => {
+        impl serde::Serialize for $grounds {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_str(&($words)(self))
+            }
+        }
+
+        impl schemars::JsonSchema for $grounds {
+            fn inline_schema() -> bool {
+                true
+            }
+
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($grounds).into()
+            }
+
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({"type": "string"})
+            }
+        }
+    };
+}
+pub(crate) use said_as;
+
 use crate::analysis::answers::model::Report;
-use crate::analysis::vocabulary::Thresholds;
 
 /// How every report names what only `manifest.json` records (the build's granularity,
 /// linker, mode, padding, link times) when the directory holds only `results.jsonl`: the
@@ -49,69 +113,17 @@ pub const UNKNOWN_WITHOUT_MANIFEST: &str = "unknown (no manifest.json)";
 pub(crate) const OVERFLOW_REASON: &str =
     "the spread of the values exceeds the range of double precision (values near ±1.8e308)";
 
-/// Writes every sentence of `report` from its numbers and grounds, at the report's own
-/// confidence and relevance threshold.
-pub(crate) fn fill(report: &mut Report) {
-    let thresholds = Thresholds {
-        confidence: report.confidence,
-        negligible: report.negligible,
-    };
-    report.setup.host_warnings = (report.setup.host_conditions.iter())
-        .map(host_conditions::warning)
-        .collect();
-    setup::fill(&mut report.setup);
-    let host_warnings = &report.setup.host_warnings;
-    for series in &mut report.series {
-        single::fill_series(series);
-        diagnostics::fill(&mut series.diagnostics);
-        series.sensitivity.text = sensitivity::sentence(&series.sensitivity, &thresholds);
-        let (unit, is_time) = (series.unit.as_str(), series.is_time);
-        series.shift.text = shift::sentence(&series.shift, &shift::BASELINE, is_time);
-        series.default_layout.text = default_layout::sentence(
-            &series.default_layout,
-            &shift::BASELINE,
-            (unit, is_time),
-            &thresholds,
-        );
-        if let Some(a) = series.as_built.as_mut() {
-            a.shift.text = shift::sentence(&a.shift, &shift::AS_BUILT, is_time);
-            a.placement.text = default_layout::sentence(
-                &a.placement,
-                &shift::AS_BUILT,
-                (unit, is_time),
-                &thresholds,
-            );
-            a.text = as_built::sentence(a, is_time, &thresholds);
-        }
-        let scale = series.scale();
-        if let Some(q) = series.sequential.as_mut() {
-            q.text = sequential::series_sentence(q, &scale);
-        }
-        if let Some(d) = series.data_sensitivity.as_mut() {
-            d.text = data_sensitivity::sentence(d, &thresholds);
-        }
-        // Last: it quotes the answers' sentences.
-        series.summary = summary::summary(series, &thresholds, host_warnings);
-    }
-    for m in &mut report.multiple {
-        variants::fill_tukey(&mut m.family);
-    }
-    for c in &mut report.comparisons {
-        variants::fill(c);
-        if let Some(q) = c.sequential.as_mut() {
-            q.text = sequential::pair_sentence(q);
-        }
-    }
-    machines::fill(&mut report.machines);
-    report.across_metrics = answers::across_metrics(&report.series);
-    // The analysis's warnings first, then the machines', then those added after it.
-    let mut warnings: Vec<String> = report
-        .warning_grounds
-        .iter()
-        .map(experiment::report_warning)
-        .collect();
-    warnings.extend(machines::warnings(&report.machines));
-    warnings.append(&mut report.warnings);
-    warnings.extend(report.unreplayed.iter().map(sequential::unreplayed));
-    report.warnings = warnings;
+on_the_wire!(Report {
+    across_metrics: Vec<String> = |r: &Report| answers::across_metrics(&r.series),
+    warnings: Vec<String> = warnings,
+});
+
+/// The report's warnings: the analysis's, then the machines', then the series and
+/// comparisons that `--sequential` could not replay.
+pub(crate) fn warnings(report: &Report) -> Vec<String> {
+    let analysis = (report.warning_grounds.iter()).map(experiment::report_warning);
+    let unreplayed = report.unreplayed.iter().map(sequential::unreplayed);
+    (analysis.chain(machines::warnings(&report.machines)))
+        .chain(unreplayed)
+        .collect()
 }

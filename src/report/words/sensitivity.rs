@@ -21,8 +21,13 @@ pub(crate) fn no_variation_word(s: &Sensitivity) -> Option<&'static str> {
     .then_some("none")
 }
 
-/// The sentence of `s`, at `thresholds` (the ones the verdict was reached at).
-pub(crate) fn sentence(s: &Sensitivity, thresholds: &Thresholds) -> String {
+super::on_the_wire!(Sensitivity {
+    text: String = sentence
+});
+
+/// The sentence of `s`, at the thresholds its verdict was reached at.
+pub(crate) fn sentence(s: &Sensitivity) -> String {
+    let thresholds = &s.thresholds;
     match &s.grounds {
         SensitivityGrounds::Unanalysed => String::new(),
         SensitivityGrounds::TooFewBinaries { with_data } => format!(
@@ -361,7 +366,7 @@ pub(crate) mod tests {
             set_aside_cut: None,
             rests_on: None,
             grounds,
-            text: String::new(),
+            thresholds: Thresholds::default(),
         }
     }
 
@@ -382,8 +387,7 @@ pub(crate) mod tests {
 
     #[test]
     fn untested_grounds_are_worded_with_their_numbers() {
-        let th = Thresholds::default();
-        let sentence_of = |g| sentence(&with(g), &th);
+        let sentence_of = |g| sentence(&with(g));
         assert_eq!(sentence_of(SensitivityGrounds::Unanalysed), "");
         assert_eq!(
             sentence_of(SensitivityGrounds::TooFewBinaries { with_data: 1 }),
@@ -399,7 +403,7 @@ pub(crate) mod tests {
     #[test]
     fn a_detection_names_the_test_and_its_level() {
         let g = SensitivityGrounds::Tested(tested(SensitivityOutcome::Detected, true, 9.234));
-        let text = sentence(&with(g), &Thresholds::default());
+        let text = sentence(&with(g));
         assert!(
             text.starts_with("layout-sensitive: the 20 randomised binaries differ more than their executions explain (F(19, 40) = 9.23, p < 0.0001, tested at 95 %); the layout accounts for an estimated 90"),
             "{text}"
@@ -411,7 +415,7 @@ pub(crate) mod tests {
     fn identical_executions_read_as_an_infinite_f_and_iterations_carry_the_caveat() {
         let g =
             SensitivityGrounds::Tested(tested(SensitivityOutcome::Detected, false, f64::INFINITY));
-        let text = sentence(&with(g), &Thresholds::default());
+        let text = sentence(&with(g));
         assert!(
             text.contains("differ more than their iterations explain (executions of one binary gave identical values while binaries differ, F(19, 40) = ∞, p < 0.0001"),
             "{text}"
@@ -430,7 +434,7 @@ pub(crate) mod tests {
         };
         let g =
             SensitivityGrounds::Tested(tested(SensitivityOutcome::Negligible { ci }, true, 9.234));
-        let text = sentence(&with(g), &Thresholds::default());
+        let text = sentence(&with(g));
         assert!(
             text.starts_with("detectable but negligible: the 20 randomised binaries"),
             "{text}"
@@ -450,7 +454,7 @@ pub(crate) mod tests {
         )));
         s.p_value = Some(0.09);
         s.test = Some(SensitivityTest::BlockedF);
-        let text = sentence(&s, &Thresholds::default());
+        let text = sentence(&s);
         assert!(text.starts_with("cannot tell: the 20 randomised binaries' layout share is estimated at 3.1 % of the mean, at least the 0.84 % the F-test finds with 80 % power, yet the test does not reject"), "{text}");
         assert!(text.contains("--extend-executions K"), "{text}");
         assert!(!text.contains("no layout sensitivity"), "{text}");
@@ -478,7 +482,7 @@ pub(crate) mod tests {
             deviation: 0.25,
             busy: None,
         }];
-        let text = sentence(&s, &Thresholds::default());
+        let text = sentence(&s);
         assert!(
             text.starts_with("cannot tell: the 20 randomised binaries"),
             "{text}"

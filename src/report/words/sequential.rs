@@ -6,15 +6,15 @@ use crate::analysis::sequential::{Method, Reason, Sequential, Unreplayable, Unre
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
 use crate::report::numfmt::{change_parts, level, percent, Scale};
 
-/// The sentence of a series' replay: its geometric mean said in `scale` (the series'
-/// section's unit, [`crate::analysis::answers::model::SeriesReport::scale`]).
-pub(crate) fn series_sentence(q: &Sequential, scale: &Scale) -> String {
-    sentence(q, Some(scale))
-}
+super::on_the_wire!(Sequential {
+    text: String = words
+});
 
-/// The sentence of a comparison's replay: the per-seed ratio and its verdict.
-pub(crate) fn pair_sentence(q: &Sequential) -> String {
-    sentence(q, None)
+/// The sentence of a replay: a series' geometric mean in its scale (its section's unit,
+/// [`crate::analysis::answers::model::SeriesReport::scale`]), a comparison's per-seed ratio
+/// and its verdict.
+pub(crate) fn words(q: &Sequential) -> String {
+    sentence(q, q.scale.as_ref())
 }
 
 /// "stopped at 12 of 30 binaries (8 looks): a verdict was reached: faster, 3.1 % faster
@@ -155,7 +155,7 @@ mod tests {
             .collect();
         let scale = Scale::for_values("ns", 1.02e6);
         let s = replay_mean(&means, &rule(None)).unwrap();
-        let text = series_sentence(&s, &scale);
+        let text = sentence(&s, Some(&scale));
         assert_eq!(s.reason, Reason::TargetReached, "{text}");
         let ci = s.at_stop.ci.unwrap();
         let (lower, upper) = scale.bounds(ci.lower, ci.upper);
@@ -182,7 +182,7 @@ mod tests {
         let means = [100.0, 101.0, 99.0, 100.5, 99.5];
         let s = replay_mean(&means, &rule(None)).unwrap();
         assert!(s.at_stop.ci.is_none());
-        let text = series_sentence(&s, &Scale::for_values("count", 100.0));
+        let text = sentence(&s, Some(&Scale::for_values("count", 100.0)));
         assert!(
             text.ends_with("cannot tell: the 95 % confidence sequence is not yet bounded"),
             "{text}"
@@ -203,7 +203,7 @@ mod tests {
             s.verdict,
             Some(crate::analysis::effect::EffectVerdict::Lower)
         );
-        let text = pair_sentence(&s);
+        let text = sentence(&s, None);
         assert!(
             text.ends_with(
                 "; 2 later binaries are outside the plan (past the maximum of 10 fixed before \

@@ -2,7 +2,7 @@
 //! a fixed layout (the baseline, or the binary the build made) computed by
 //! [`crate::analysis::answers::shift`], with the rank of its mean among the random layouts'.
 
-use crate::analysis::answers::model::{Rank, Shift, ShiftGrounds};
+use crate::analysis::answers::model::{FixedLayout, Rank, Shift, ShiftGrounds};
 use crate::analysis::effect::EffectVerdict;
 use crate::report::numfmt::ratio as fmt_ratio;
 
@@ -41,6 +41,23 @@ pub(crate) const AS_BUILT: FixedWords = FixedWords {
     section: "As built",
     not_run: "cannot tell: the binary your build made (as-built) was not run.",
 };
+
+/// The words `fixed` is named by.
+pub(crate) fn fixed_words(fixed: FixedLayout) -> &'static FixedWords {
+    match fixed {
+        FixedLayout::Baseline => &BASELINE,
+        FixedLayout::AsBuilt => &AS_BUILT,
+    }
+}
+
+super::on_the_wire!(Shift {
+    text: String = words
+});
+
+/// The sentence of the shift `s`, of the fixed layout it is of, in its series.
+pub(crate) fn words(s: &Shift) -> String {
+    sentence(s, fixed_words(s.fixed), s.is_time)
+}
 
 /// The sentence of the shift `s` of `fixed` in a series of a time (`is_time`) or not.
 pub(crate) fn sentence(s: &Shift, fixed: &FixedWords, is_time: bool) -> String {
@@ -185,7 +202,8 @@ mod tests {
                 },
             },
             paired_on_data_seed: true,
-            text: String::new(),
+            fixed: Default::default(),
+            is_time: false,
         };
         assert_eq!(
             sentence(&s, &BASELINE, false),
@@ -212,7 +230,8 @@ mod tests {
             effect: None,
             grounds: ShiftGrounds::TooFewExecutions { executions: 1 },
             paired_on_data_seed: false,
-            text: String::new(),
+            fixed: Default::default(),
+            is_time: false,
         };
         assert_eq!(
             sentence(&s, &AS_BUILT, true),

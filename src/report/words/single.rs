@@ -28,6 +28,9 @@ pub(crate) fn fill_side(s: &mut Side) {
     s.ci_note = s.ci_grounds.as_ref().map(interval_note);
 }
 
+// Every `ci_note` and `interval_note` on the wire.
+super::said_as!(IntervalNote = interval_note);
+
 /// Why a mean has no interval, or how to read the one it has.
 pub(crate) fn interval_note(n: &IntervalNote) -> String {
     match n {
@@ -141,16 +144,8 @@ pub(crate) fn bootstrap_shortfall(s: &BootstrapShortfall, units: &str) -> String
     }
 }
 
-/// Writes the notes of a report's series from their grounds: the mean's interval and
-/// bootstrap, the default layout's and the as-built binary's intervals over executions.
-pub(crate) fn fill_series(s: &mut SeriesReport) {
-    s.interval_note = s.interval_grounds.as_ref().map(interval_note);
-    s.bootstrap_note = (s.bootstrap_grounds.as_ref()).map(|b| bootstrap_shortfall(b, "binaries"));
-    let fixed = s
-        .baseline
-        .iter_mut()
-        .chain(s.as_built.iter_mut().map(|a| &mut a.binary));
-    for b in fixed {
-        b.ci_note = b.ci_grounds.as_ref().map(interval_note);
-    }
+/// Why a report's series has no bootstrap interval of its mean, or why it is not to be
+/// trusted.
+pub(crate) fn series_bootstrap_note(s: &SeriesReport) -> Option<String> {
+    (s.bootstrap_grounds.as_ref()).map(|b| bootstrap_shortfall(b, "binaries"))
 }

@@ -1,6 +1,6 @@
 //! The "In short" paragraph of each series: how fast, how sure, whether the layout
 //! matters, whether the default layout (and the build's own binary) is unusual, from the
-//! series' numbers and the answers' sentences (written before it by [`super::fill`]).
+//! series' numbers and the sentences of its answers.
 
 use crate::analysis::answers::model::{
     SensitivityGrounds, SensitivityOutcome, SeriesReport, Verdict,
@@ -44,21 +44,24 @@ fn cachegrind_words(event: &str) -> Option<&'static str> {
     })
 }
 
+super::on_the_wire!(SeriesReport {
+    summary: String = summary,
+    bootstrap_note: Option<String> = super::single::series_bootstrap_note,
+});
+
 /// One paragraph answering "how fast, how sure, does the layout matter, is the default
-/// layout unusual". `host_warnings` (time metrics only) qualify the verdicts: on a loaded or
-/// unsteady host they are not stated as fact.
-pub(crate) fn summary(
-    r: &SeriesReport,
-    thresholds: &Thresholds,
-    host_warnings: &[String],
-) -> String {
+/// layout unusual", at the report's thresholds. A loaded or unsteady host (time metrics
+/// only) qualifies the verdicts: they are not stated as fact.
+pub(crate) fn summary(r: &SeriesReport) -> String {
+    let thresholds = &r.thresholds;
     let confidence = thresholds.confidence;
     let mut parts = Vec::new();
     let what = format!("the {} of {}", metric_words(&r.metric), r.program);
     // Every number of the section in the unit its title names (chosen for the mean).
     let scale = r.scale();
     let over = super::crossed_mean::summary_over(r);
-    match (r.ci, r.relative_half_width, &r.interval_note) {
+    let interval_note = (r.interval_grounds.as_ref()).map(super::single::interval_note);
+    match (r.ci, r.relative_half_width, &interval_note) {
         (_, _, Some(note)) => parts.push(format!(
             "Over {over}, {what} averages {}, but {note}.",
             scale.quantity(r.mean)
@@ -77,7 +80,7 @@ pub(crate) fn summary(
             scale.quantity(r.mean)
         )),
     }
-    if r.is_time && !host_warnings.is_empty() {
+    if r.is_time && r.on_unsteady_host {
         parts.push(
             "These times were measured on a loaded or unsteady host (see Diagnostics): the verdicts that follow may reflect the host rather than the layout."
                 .into(),
@@ -85,7 +88,7 @@ pub(crate) fn summary(
     }
     parts.push(sensitivity_sentence(&r.sensitivity, thresholds));
     parts.extend(default_layout_sentence(r, thresholds));
-    parts.extend(r.as_built.as_ref().map(|a| a.text.clone()));
+    parts.extend(r.as_built.as_ref().map(super::as_built::words));
     parts.join(" ")
 }
 
@@ -270,7 +273,7 @@ fn default_layout_sentence(r: &SeriesReport, thresholds: &Thresholds) -> Option<
         ),
         Verdict::Undetermined => format!(
             "Whether the default layout is unusual among random layouts: {}",
-            d.text
+            super::default_layout::words(d)
         ),
     })
 }

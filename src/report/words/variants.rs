@@ -4,25 +4,19 @@
 //! from its [`VariantWarning`]s.
 
 use crate::analysis::effect::EffectVerdict;
-use crate::analysis::variants::{Adjustment, NoTukey, PairComparison, VariantWarning};
+use crate::analysis::variants::{
+    Adjustment, NoTukey, PairComparison, TukeyPairJson, VariantWarning,
+};
 use crate::report::numfmt::{change_parts, level, percent};
 
-/// Writes the sentence of comparison `c` and of its interaction clause.
-pub(crate) fn fill(c: &mut PairComparison) {
-    if let Some(i) = c.pair.interaction.as_mut() {
-        i.text = super::interaction::clause(i);
-    }
-    c.text = sentence(c);
-}
-
-/// Writes why a Tukey pair's ratio interval is withheld, for each pair that has none.
-pub(crate) fn fill_tukey(m: &mut crate::analysis::variants::Multiple) {
-    for p in &mut m.pairs {
-        p.ratio_ci_note = p
-            .ratio_ci_withheld
-            .map(|w| super::withheld::reason(w).to_string());
-    }
-}
+super::on_the_wire!(PairComparison {
+    text: String = sentence
+});
+super::on_the_wire!(TukeyPairJson {
+    ratio_ci_note: Option<String> = |p: &TukeyPairJson| p
+        .ratio_ci_withheld
+        .map(|w| super::withheld::reason(w).to_string()),
+});
 
 /// "O3 is 4.1 % faster than O2 (95 % CI: 2.9 % to 5.3 % faster), faster on 28 of 30
 /// layouts; the ratio varies with the layout by 2.1 % (standard deviation across layouts,
