@@ -49,11 +49,8 @@ pub struct Side {
     /// reach zero or below for positive values: see `ci_note`).
     pub(crate) ci: Option<MeanInterval>,
     /// Why `ci` is null although there are several top-level units: the one rule's reason
-    /// ([`super::positive`], the same words as `analyze`'s `ci_note`): null until
-    /// `crate::report::words::single::fill_side` says [`Self::ci_grounds`].
-    pub(crate) ci_note: Option<String>,
-    /// What `ci_note` says, as figures.
-    #[serde(skip)]
+    /// ([`super::positive`], the same words as `analyze`'s `ci_note`).
+    #[serde(rename = "ci_note")]
     pub(crate) ci_grounds: Option<IntervalNote>,
     /// Shapiro–Wilk on the top-level unit means (null below 3 units or constant means).
     pub(crate) normality: Option<ShapiroWilk>,
@@ -79,6 +76,17 @@ pub struct WelchJson {
 /// The comparison of two data sets; its JSON form is `compare --format json` in CSV mode
 /// and one entry of `programs` in directory mode.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = crate::analysis::wire::words(
+    "summary",
+    crate::analysis::wire::Shape::Sentence,
+    "The one-sentence answer."
+))]
+#[schemars(transform = crate::analysis::wire::words(
+    "warnings",
+    crate::analysis::wire::Shape::List,
+    "Things the reader must know, including why a statistic above is null."
+))]
 pub struct Comparison {
     /// [`COMPARISON_SCHEMA`].
     pub schema: u32,
@@ -106,13 +114,7 @@ pub struct Comparison {
     pub paired_difference: Option<PairedDifference>,
     /// Mann–Whitney U on the top-level means (`u` counts new > base).
     pub mann_whitney: Option<MannWhitney>,
-    /// The one-sentence answer: empty until [`crate::report::words::comparison::fill`] builds
-    /// it from the pair's verdict and [`Self::top_name`].
-    pub summary: String,
-    /// Things the reader must know, including why a statistic above is null: empty until
-    /// [`crate::report::words::comparison::fill`] says each of [`Self::concerns`].
-    pub warnings: Vec<String>,
-    /// What the reader must know, as figures (in the order found).
+    /// What the reader must know, as figures (in the order found): the wire's `warnings`.
     #[serde(skip)]
     pub concerns: Vec<Concern>,
     /// The name of the top level's unit ("binary"): the words name the units by it.
@@ -182,7 +184,6 @@ fn side(d: &Dataset, confidence: f64, top_name: &str) -> Side {
         top_units: *h.repetitions().last().expect("a level"),
         mean: h.mean(),
         ci: ci.filter(|_| withheld.is_none()),
-        ci_note: None,
         ci_grounds: withheld,
         normality: shapiro_wilk(&h.top_means())
             .ok()
@@ -264,8 +265,6 @@ pub fn compare_over_data_layouts(
         welch,
         paired_difference,
         mann_whitney,
-        summary: String::new(),
-        warnings: Vec::new(),
         concerns,
         top_name: top_name.to_string(),
         is_time: options.is_time,

@@ -210,8 +210,24 @@ pub struct CiJson {
     pub(crate) method: &'static str,
 }
 
+/// Rows of an export that `analyze` leaves out before the analysis, as `report` leaves
+/// them out of the random layouts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Excluded {
+    /// This many rows of the default-layout baseline (`layout` = `default`).
+    DefaultLayoutRows(usize),
+    /// This many rows of the build's own binary (`layout` = `as_built`).
+    AsBuiltRows(usize),
+}
+
 /// One level's row, lowest level first in [`Analysis::levels`].
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = crate::analysis::wire::words(
+    "optimal_note",
+    crate::analysis::wire::Shape::Optional,
+    "Why eq. 3 was guarded at this level, if it was."
+))]
 pub struct LevelJson {
     /// The level's name.
     pub(crate) name: String,
@@ -225,8 +241,6 @@ pub struct LevelJson {
     pub(crate) cost: Option<f64>,
     /// Eq. 3 (null for the top level, without costs, or when eq. 3 has no finite answer).
     pub(crate) optimal_repetitions: Option<u64>,
-    /// Why eq. 3 was guarded at this level, if it was (written by report/words/dimension.rs).
-    pub(crate) optimal_note: Option<&'static str>,
     /// Eq. 3's answer at this level, when costs were given (`None` for the top level).
     #[serde(skip)]
     pub(crate) optimal: Option<OptimalCount>,
@@ -247,6 +261,12 @@ pub struct NormalityJson {
 
 /// Everything `analyze` reports; its JSON form is the `--format json` output.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = crate::analysis::wire::words(
+    "bootstrap_note",
+    crate::analysis::wire::Shape::Optional,
+    "Why the bootstrap interval asked for is missing, or why it is not advisable (too few top-level units); also among `warnings`. Null when none was asked for or all is well."
+))]
 pub struct Analysis {
     /// [`ANALYSIS_SCHEMA`].
     pub schema: u32,
@@ -263,11 +283,8 @@ pub struct Analysis {
     /// Eq. 4 interval (null with fewer than two top-level units, when not finite, or when
     /// it would reach zero or below although every value is positive: see `ci_note`).
     pub ci: Option<CiJson>,
-    /// Why the interval cannot inform, when it cannot ([`interval_use`]): null until
-    /// `crate::report::words::single::fill` says [`Self::ci_grounds`].
-    pub ci_note: Option<String>,
-    /// What `ci_note` says, as figures.
-    #[serde(skip)]
+    /// Why the interval cannot inform, when it cannot ([`interval_use`]).
+    #[serde(rename = "ci_note")]
     pub ci_grounds: Option<IntervalNote>,
     /// Per level, lowest first.
     pub levels: Vec<LevelJson>,
@@ -278,21 +295,14 @@ pub struct Analysis {
     pub anova: Option<RandomEffectsAnova>,
     /// Studentized bootstrap CI when asked for.
     pub bootstrap: Option<BootstrapCi>,
-    /// Why the bootstrap interval asked for is missing, or why it is not advisable (too few
-    /// top-level units); also among `warnings`. Null when none was asked for or all is well
-    /// (and until `crate::report::words::single::fill` says [`Self::bootstrap_grounds`]).
-    pub bootstrap_note: Option<String>,
-    /// What `bootstrap_note` says, as figures.
+    /// What the wire's `bootstrap_note` says, as figures.
     #[serde(skip)]
     pub bootstrap_grounds: Option<BootstrapShortfall>,
     /// Rows left out before the analysis (e.g. the default-layout baseline of an export).
-    pub excluded: Vec<String>,
+    pub excluded: Vec<Excluded>,
     /// Things the reader must know before trusting the numbers, including why a statistic
-    /// above is null: empty until `crate::report::words::single::fill` says each of
-    /// [`Self::concerns`].
-    pub warnings: Vec<String>,
-    /// What the reader must know, as figures (in the order found).
-    #[serde(skip)]
+    /// above is null (in the order found).
+    #[serde(rename = "warnings")]
     pub concerns: Vec<SingleWarning>,
 }
 
@@ -398,16 +408,13 @@ pub fn analyze(
         mean,
         confidence,
         ci,
-        ci_note: None,
         ci_grounds,
         levels,
         normality,
         anova,
         bootstrap,
-        bootstrap_note: None,
         bootstrap_grounds,
         excluded: Vec::new(),
-        warnings: Vec::new(),
         concerns: warnings,
     })
 }
@@ -450,7 +457,6 @@ fn level_rows(
                     OptimalCount::NoVarianceAbove | OptimalCount::Unknown => None,
                     other => other.repetitions(),
                 }),
-                optimal_note: None,
                 optimal: advice.copied(),
             }
         })

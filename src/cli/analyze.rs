@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 
-use layoutrand::analysis::single::{analyze, costs_for_levels, Dataset};
+use layoutrand::analysis::single::{analyze, costs_for_levels, Dataset, Excluded};
 use layoutrand::analysis::vocabulary::Thresholds;
 use layoutrand::measurements::{load_measurements, CsvSpec};
 use layoutrand::report::export::analyze_text::render_analysis;
@@ -65,22 +65,12 @@ pub fn run(args: Args) -> Result<i32> {
         costs.as_deref(),
         args.bootstrap.options(),
     )?;
-    layoutrand::report::words::dimension::fill_optimal_notes(&mut analysis.levels);
     if loaded.default_layout_rows > 0 {
-        analysis.excluded.push(format!(
-            "{} rows of the default-layout baseline (column \"layout\" = \"default\"), as \
-             `report` leaves the baseline out of the random layouts",
-            loaded.default_layout_rows
-        ));
+        (analysis.excluded).push(Excluded::DefaultLayoutRows(loaded.default_layout_rows));
     }
     if loaded.as_built_rows > 0 {
-        analysis.excluded.push(format!(
-            "{} rows of the build's own binary (column \"layout\" = \"as_built\"), a fixed \
-             layout that `report` also keeps out of the random layouts",
-            loaded.as_built_rows
-        ));
+        (analysis.excluded).push(Excluded::AsBuiltRows(loaded.as_built_rows));
     }
-    layoutrand::report::words::single::fill(&mut analysis);
     match args.format.format {
         OutputFormat::Json => layoutrand::outln!("{}", serde_json::to_string_pretty(&analysis)?),
         OutputFormat::Text => layoutrand::out!(

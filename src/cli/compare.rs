@@ -20,7 +20,6 @@ use layoutrand::analysis::pair::GateJudgement;
 use layoutrand::analysis::single::Dataset;
 use layoutrand::measurements::{load_measurements, CsvSpec};
 use layoutrand::report::export::compare_text::render_comparison;
-use layoutrand::report::render_compare::compare_files;
 
 use super::common::{
     BootstrapArgs, CsvColumnsArgs, FormatArgs, GateArgs, MetricFilterArgs, OutputFormat,
@@ -106,7 +105,7 @@ fn run_csv(
     };
     let base = read(&args.base)?;
     let new = read(&args.new)?;
-    let cmp = compare_files(
+    let cmp = layoutrand::analysis::compare::compare(
         &base,
         &new,
         &CompareOptions {

@@ -30,8 +30,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let costs = parse_costs(args.costs.as_deref().unwrap_or(""))?;
     let targets = parse_targets(&args.target)?;
     let experiment = load_with_context(&args.dir.path())?;
-    let mut d = dimension(&experiment, costs, &targets, args.confidence.confidence)?;
-    layoutrand::report::words::dimension::fill(&mut d);
+    let d = dimension(&experiment, costs, &targets, args.confidence.confidence)?;
     let text = if args.json || args.format.format == super::common::OutputFormat::Json {
         serde_json::to_string_pretty(&d)? + "\n"
     } else {

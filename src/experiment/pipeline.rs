@@ -81,8 +81,7 @@ pub fn run_experiment(
         if let Some(p) = &config.target.precision {
             targets.push(parse_percent(p)?);
         }
-        let mut d = dimensioning(config, &out, &targets)?;
-        crate::report::words::dimension::fill(&mut d);
+        let d = dimensioning(config, &out, &targets)?;
         crate::out!("{}", crate::report::render_dimension::render_text(&d));
     }
     crate::diagnostic!(

@@ -37,38 +37,6 @@ fn gate_judgements(c: &ExperimentComparison) -> Vec<crate::analysis::pair::GateJ
         .collect()
 }
 
-/// Loads and compares the experiments in `base` and `new` (the analysis of
-/// [`crate::analysis::answers::compare::compare_directories`]) with its sentences written
-/// ([`words::comparison::fill`]): what every rendering of `compare BASE_DIR NEW_DIR` shows.
-pub fn compare_directories(
-    base: &std::path::Path,
-    new: &std::path::Path,
-    metrics: &[String],
-    options: &CompareOptions,
-) -> Result<ExperimentComparison> {
-    let mut c =
-        crate::analysis::answers::compare::compare_directories(base, new, metrics, options)?;
-    words::experiment::fill_compared(&mut c);
-    words::across_programs::fill(&mut c);
-    for p in &mut c.programs {
-        words::comparison::fill(&mut p.comparison);
-        p.text = p.comparison.summary.clone();
-    }
-    Ok(c)
-}
-
-/// Compares two data sets (the analysis of [`crate::analysis::compare::compare`]) with its
-/// sentences written ([`words::comparison::fill`]): what `compare A.csv B.csv` shows.
-pub fn compare_files(
-    base: &crate::analysis::single::Dataset,
-    new: &crate::analysis::single::Dataset,
-    options: &CompareOptions,
-) -> Result<crate::analysis::compare::Comparison> {
-    let mut c = crate::analysis::compare::compare(base, new, options)?;
-    words::comparison::fill(&mut c);
-    Ok(c)
-}
-
 /// `layoutrand compare BASE_DIR NEW_DIR`: the rendered comparison (text, or JSON when
 /// `json`) and the comparisons the gate judged (`gate_judgements`). `fail_if_slower` is a share (0.02
 /// for 2 %).
@@ -81,7 +49,7 @@ pub fn run_directories(
     fail_if_slower: Option<f64>,
     json: bool,
 ) -> Result<(String, crate::analysis::pair::Gate)> {
-    let c = compare_directories(
+    let c = crate::analysis::answers::compare::compare_directories(
         base,
         new,
         metrics,
@@ -186,31 +154,34 @@ pub fn render_text(c: &ExperimentComparison) -> String {
             ("base: ", &p.comparison.base),
             ("new:  ", &p.comparison.new),
         ] {
-            let shown = match (&s.ci, &s.ci_note) {
+            let note = (s.ci_grounds.as_ref()).map(words::single::interval_note);
+            let shown = match (&s.ci, note) {
                 (Some(ci), _) => scale.estimate(s.mean, ci.lower, ci.upper, c.confidence),
                 (None, Some(note)) => format!("{} (no interval: {note})", scale.quantity(s.mean)),
                 (None, None) => format!("{} (no interval)", scale.quantity(s.mean)),
             };
             let _ = writeln!(out, "  {label}{shown} over {} binaries", s.top_units);
         }
-        let _ = writeln!(out, "  {}", p.text);
+        let _ = writeln!(out, "  {}", words::comparison::summary(&p.comparison));
         if p.comparison.pair.effect.verdict != EffectVerdict::Tie {
             let _ = writeln!(out, "  {}.", basis_sentence(&p.comparison.pair, "binary"));
         }
         checks(&mut out, p, c.confidence);
-        for w in &p.comparison.warnings {
+        for w in &words::comparison::warnings(&p.comparison) {
             let _ = writeln!(out, "  warning: {w}");
         }
     }
     for o in &c.overall {
-        let _ = writeln!(out, "\nAcross programs ({}): {}", o.metric, o.text);
+        let text = words::across_programs::overall(o, o.confidence);
+        let _ = writeln!(out, "\nAcross programs ({}): {text}", o.metric);
     }
-    for u in &c.unmatched {
+    for u in &words::across_programs::unmatched(c) {
         let _ = writeln!(out, "\nnot compared: {u}");
     }
-    if !c.warnings.is_empty() {
+    let warnings = words::experiment::compared_warnings(c);
+    if !warnings.is_empty() {
         let _ = writeln!(out, "\nWarnings:");
-        for w in &c.warnings {
+        for w in &warnings {
             let _ = writeln!(out, "  - {w}");
         }
     }

@@ -8,6 +8,7 @@ use crate::analysis::answers::dimension::{
 };
 use crate::report::numfmt::{level, percent, quantity, sig, Scale};
 use crate::report::title::section_title;
+use crate::report::words;
 
 /// A duration in words: `850 ms`, `12.5 s`, `3.2 min`, `4.1 h`.
 pub(crate) fn duration(seconds: f64) -> String {
@@ -40,7 +41,7 @@ pub fn render_text(d: &DimensionReport) -> String {
         );
         write_levels(&mut out, s);
         write_targets(&mut out, s);
-        for n in &s.notes {
+        for n in &words::dimension::notes(s) {
             let _ = writeln!(out, "  note: {n}");
         }
     }
@@ -70,9 +71,9 @@ fn write_levels(out: &mut String, s: &SeriesDimension) {
             duration(l.cost_seconds),
             l.optimal
                 .map_or_else(|| "(top)".to_string(), |r| r.to_string()),
-            l.cost_source
+            words::dimension::cost_source(l)
         );
-        if let Some(a) = &l.advice {
+        if let Some(a) = &words::dimension::advice(l) {
             let _ = writeln!(out, "  {:<10} note: {a}", "");
         }
     }

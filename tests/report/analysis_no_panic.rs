@@ -94,7 +94,8 @@ proptest! {
         for is_time in [true, false] {
             let options = CompareOptions { thresholds: th, is_time, bootstrap: boot, fail_if_slower: Some(0.02) };
             let c = compare(&da, &db, &options).unwrap();
-            prop_assert!(!c.summary.contains("NaN"), "{}", c.summary);
+            let summary = report_support::words(&c, "summary");
+            prop_assert!(!summary.contains("NaN"), "{}", summary);
             compare(&db, &da, &options).unwrap();
         }
         let ea = experiment(&reps, &a);
@@ -103,8 +104,7 @@ proptest! {
         for format in [Format::Text, Format::Markdown, Format::Json, Format::Csv, Format::Html] {
             exporter(format).export(&report).unwrap();
         }
-        if let Ok(mut d) = dimension(&ea, CostOverrides::default(), &[0.01, 0.5], 0.95) {
-            layoutrand::report::words::dimension::fill(&mut d);
+        if let Ok(d) = dimension(&ea, CostOverrides::default(), &[0.01, 0.5], 0.95) {
             let _ = layoutrand::report::render_dimension::render_text(&d);
         }
         let options = CompareOptions { thresholds: th, is_time: true, bootstrap: None, fail_if_slower: Some(0.0) };

@@ -5,12 +5,12 @@ use crate::report_support;
 
 use std::path::Path;
 
+use layoutrand::analysis::answers::compare::compare_directories;
 use layoutrand::analysis::answers::compare::gate_failed;
 use layoutrand::analysis::compare::CompareOptions;
 use layoutrand::analysis::effect::Direction;
 use layoutrand::analysis::vocabulary::Thresholds;
-use layoutrand::report::render_compare::compare_directories;
-use report_support::{write_dir, Design, Normal};
+use report_support::{word_list, words, write_dir, Design, Normal};
 
 /// An experiment whose binary `seed` has the layout effect drawn from stream `seed` (so two
 /// experiments with the same seeds share their layouts' effects), scaled by `factor`, with
@@ -76,11 +76,15 @@ fn faster_new_version_is_reported_with_both_intervals() {
         assert!(i.lower < 0.95 && 0.95 < i.upper, "true ratio 0.95 in {i:?}");
         assert!(i.upper < 1.0, "{i:?}");
     }
-    assert!(p.text.starts_with("new is 5."), "{}", p.text);
     assert!(
-        p.text.contains("faster") && p.text.contains("95 % CI"),
+        words(p, "text").starts_with("new is 5."),
         "{}",
-        p.text
+        words(p, "text")
+    );
+    assert!(
+        words(p, "text").contains("faster") && words(p, "text").contains("95 % CI"),
+        "{}",
+        words(p, "text")
     );
     // Same seeds: matched pairs cancel the 3 % layout effect and give a much tighter
     // interval than the unpaired ratio.
@@ -104,9 +108,9 @@ fn slower_new_version_fails_the_gate_only_beyond_the_threshold() {
     assert!(
         strict.programs[0].comparison.pair.slower_beyond_threshold,
         "{}",
-        strict.programs[0].text
+        words(&strict.programs[0], "text")
     );
-    assert!(strict.programs[0].text.contains("FAIL"));
+    assert!(words(&strict.programs[0], "text").contains("FAIL"));
     assert!(gate_failed(&strict));
     let lenient = compare_directories(&base, &new, &[], &gate(Some(0.20))).unwrap();
     assert!(!gate_failed(&lenient));
@@ -131,11 +135,13 @@ fn equal_versions_with_partly_different_seeds_are_paired_on_the_common_seeds() {
     assert_eq!(p.comparison.pair.binaries.len(), 12);
     assert_eq!(p.comparison.paired_difference.as_ref().unwrap().pairs, 12);
     assert!(
-        p.comparison.warnings.iter().any(|w| w.contains(
-            "paired on the 12 binaries both sides hold: 0 of base's 12 and 1 of new's 13"
-        )),
+        word_list(&p.comparison, "warnings")
+            .iter()
+            .any(|w| w.contains(
+                "paired on the 12 binaries both sides hold: 0 of base's 12 and 1 of new's 13"
+            )),
         "{:?}",
-        p.comparison.warnings
+        word_list(&p.comparison, "warnings")
     );
     // Equal versions: never faster or slower.
     assert!(
@@ -144,7 +150,7 @@ fn equal_versions_with_partly_different_seeds_are_paired_on_the_common_seeds() {
             Direction::Faster | Direction::Slower
         ),
         "{}",
-        p.text
+        words(p, "text")
     );
     assert!(!gate_failed(&c));
 }
@@ -201,9 +207,9 @@ fn several_programs_get_touatis_overall_gain_and_proportion() {
     // Every program 10 % faster: G = 1 − Σ W t' / Σ W t is 10 % whatever the weights.
     assert!((o.gain.unwrap() - 0.10).abs() < 0.01, "{:?}", o.gain);
     assert!(
-        o.text.contains("2 of 2 programs are significantly faster"),
+        words(o, "text").contains("2 of 2 programs are significantly faster"),
         "{}",
-        o.text
+        words(o, "text")
     );
 }
 
@@ -345,11 +351,11 @@ fn compare_names_binaries_that_never_ran() {
     );
     let c = compare_directories(&base, &new, &[], &gate(None)).unwrap();
     assert!(
-        c.warnings
+        word_list(&c, "warnings")
             .iter()
             .any(|w| w.starts_with("new: demo seed-4: every execution failed")),
         "{:?}",
-        c.warnings
+        word_list(&c, "warnings")
     );
     let out = assert_cmd::Command::cargo_bin("layoutrand")
         .unwrap()

@@ -8,9 +8,9 @@ use crate::report_support;
 use std::path::Path;
 use std::process::Output;
 
+use layoutrand::analysis::answers::compare::compare_directories;
 use layoutrand::analysis::compare::CompareOptions;
 use layoutrand::analysis::vocabulary::Thresholds;
-use layoutrand::report::render_compare::compare_directories;
 use layoutrand::report::words::UNKNOWN_WITHOUT_MANIFEST;
 use report_support::{layoutrand, write_dir, Design, Normal, ThreeLevel};
 use serde_json::Value;

@@ -24,6 +24,17 @@ use crate::analysis::pair::DataCells;
 
 /// The comparison of two experiments.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = crate::analysis::wire::words(
+    "unmatched",
+    crate::analysis::wire::Shape::List,
+    "Programs or metrics present in only one of the two, in words."
+))]
+#[schemars(transform = crate::analysis::wire::words(
+    "warnings",
+    crate::analysis::wire::Shape::List,
+    "What reading either experiment found (binaries that never ran, a trimmed interrupted run, …), prefixed with `base:` or `new:`: `report` shows these for one experiment, and a comparison resting on the same data must not hide them; then whether two cachegrind runs simulated the same caches."
+))]
 pub struct ExperimentComparison {
     /// The base experiment's store holds fewer executions than its run planned (absent when
     /// complete): the comparison is provisional and the CI gate does not judge it.
@@ -44,21 +55,17 @@ pub struct ExperimentComparison {
     pub confidence: f64,
     /// One entry per program and metric present in both.
     pub programs: Vec<ProgramComparison>,
-    /// Programs or metrics present in only one of the two, in words.
-    // Written from `only_in` by `crate::report::words::across_programs::fill`.
-    pub unmatched: Vec<String>,
-    /// The series present in only one of the two, as data; not part of the JSON.
+    /// The series present in only one of the two (the wire's `unmatched` says them).
     #[serde(skip)]
     pub only_in: Vec<OnlyIn>,
     /// Across programs, per metric measured on at least two programs.
     pub overall: Vec<Overall>,
-    /// What reading either experiment found (binaries that never ran, a trimmed interrupted
-    /// run, …), prefixed with `base:` or `new:`: `report` shows these for one experiment,
-    /// and a comparison resting on the same data must not hide them.
-    // The reading's warnings are worded from `read_warnings` before any output
-    // (`crate::report::words::experiment::fill_compared`), before the comparison's own.
-    pub warnings: Vec<String>,
-    /// What reading each experiment found, as data; not part of the JSON.
+    /// How two cachegrind runs' simulated caches or valgrind versions differ, as
+    /// [`crate::files::cache_model::model_differences`] says it (among the wire's
+    /// `warnings`, after the reading's).
+    #[serde(skip)]
+    pub model_differences: Vec<String>,
+    /// What reading each experiment found (the wire's `warnings` say it first).
     #[serde(skip)]
     pub read_warnings: Vec<(
         ExperimentSide,
@@ -92,6 +99,12 @@ pub enum ExperimentSide {
 /// experiments' randomised binaries, with the program's names and the matched-pair interval
 /// as a share of the base mean.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = crate::analysis::wire::words(
+    "text",
+    crate::analysis::wire::Shape::Sentence,
+    "The answer in words: the verdict alone (the matched difference and Welch's test are checks of it, which the renderings show apart)."
+))]
 pub struct ProgramComparison {
     /// Program.
     pub(crate) program: String,
@@ -111,12 +124,16 @@ pub struct ProgramComparison {
     pub comparison: EngineComparison,
     /// Matched pairs by seed: interval of mean(new − base) as a share of the base mean.
     pub paired_relative_ci: Option<Interval>,
-    /// The answer in words.
-    pub text: String,
 }
 
 /// Across the programs measured with one metric (Touati et al.).
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = crate::analysis::wire::words(
+    "text",
+    crate::analysis::wire::Shape::Sentence,
+    "The answer in words."
+))]
 pub struct Overall {
     /// The metric.
     pub(crate) metric: String,
@@ -129,18 +146,18 @@ pub struct Overall {
     /// Touati's overall gain `G = 1 − Σ W_j t'_j / Σ W_j t_j` with time-proportional
     /// weights, from the means over random layouts; positive means saved.
     pub gain: Option<f64>,
-    /// The answer in words.
-    // Written by `crate::report::words::across_programs::overall` (empty before).
-    pub text: String,
     /// Whether the metric is a time: a program sped up is then "faster", else "lower".
     #[serde(skip)]
     pub(crate) is_time: bool,
+    /// The confidence of the Wilson interval, for its words.
+    #[serde(skip)]
+    pub(crate) confidence: f64,
 }
 
 /// Loads and compares the experiments in `base` and `new` (what `layoutrand compare
 /// BASE_DIR NEW_DIR` does), keeping only `metrics` when some are named (`--metric`; an
 /// error when one side did not record one of them).
-pub(crate) fn compare_directories(
+pub fn compare_directories(
     base: &std::path::Path,
     new: &std::path::Path,
     metrics: &[String],
@@ -183,7 +200,6 @@ pub fn compare(
         new: new.dir.display().to_string(),
         confidence,
         programs,
-        unmatched: Vec::new(),
         only_in,
         overall,
         read_warnings: base
@@ -196,7 +212,7 @@ pub fn compare(
                     .map(|w| (ExperimentSide::New, w.clone())),
             )
             .collect(),
-        warnings: cachegrind_warnings(base, new),
+        model_differences: cachegrind_warnings(base, new),
     })
 }
 
@@ -414,10 +430,6 @@ pub(crate) fn compare_series(
         unit_is_time: base.is_time(),
         comparison: c,
         paired_relative_ci,
-        // The verdict alone (the comparison's summary, written with it by
-        // `crate::report::render_compare::compare_directories`): the matched difference and
-        // Welch's test are checks of it, which the renderings show apart (issue 36).
-        text: String::new(),
     })
 }
 
@@ -457,7 +469,7 @@ fn overall(metric: &str, programs: &[&ProgramComparison], confidence: f64) -> Ov
         sped_up,
         sped_up_ci,
         gain,
-        text: String::new(),
         is_time: programs[0].unit_is_time,
+        confidence,
     }
 }

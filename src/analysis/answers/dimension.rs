@@ -95,6 +95,12 @@ pub struct DimensionReport {
 
 /// The dimensioning of one program (variant) and metric.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = crate::analysis::wire::words(
+    "notes",
+    crate::analysis::wire::Shape::List,
+    "Caveats in words: the levels the initial experiment leaves undimensioned, then the costs floored."
+))]
 pub struct SeriesDimension {
     /// Program.
     pub(crate) program: String,
@@ -115,9 +121,6 @@ pub struct SeriesDimension {
     /// ([`crate::stats::crossed_plan`]); absent otherwise.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub crossed: Vec<CrossedRow>,
-    /// Caveats in words (written by report/words/dimension.rs: the levels the initial
-    /// experiment leaves undimensioned, then the costs floored).
-    pub(crate) notes: Vec<String>,
     /// The levels the initial experiment's shape leaves undimensioned.
     #[serde(skip)]
     pub(crate) shape: Vec<UndimensionedLevel>,
@@ -149,6 +152,17 @@ pub(crate) const CROSSED_REPLICATES: usize = 2;
 
 /// One level's estimates, cost and optimal count.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = crate::analysis::wire::words(
+    "cost_source",
+    crate::analysis::wire::Shape::Sentence,
+    "Where the cost comes from."
+))]
+#[schemars(transform = crate::analysis::wire::words(
+    "advice",
+    crate::analysis::wire::Shape::Optional,
+    "Why eq. 3 gave no plain count, when it did not."
+))]
 pub struct LevelDimension {
     /// `iteration`, `execution` or `binary`.
     pub name: String,
@@ -160,12 +174,8 @@ pub struct LevelDimension {
     pub relative_variation: Option<f64>,
     /// Seconds one repetition at this level adds.
     pub cost_seconds: f64,
-    /// Where the cost comes from.
-    pub cost_source: String,
     /// Optimal repetitions for the real experiment (eq. 3); `None` for the top level.
     pub optimal: Option<u64>,
-    /// Why eq. 3 gave no plain count, when it did not.
-    pub advice: Option<String>,
     /// Where [`LevelDimension::cost_seconds`] comes from (`cost_source` in words).
     #[serde(skip)]
     pub source: CostSource,
@@ -318,9 +328,7 @@ pub(crate) fn dimension_series(
             t2: t2_here,
             relative_variation: (t2_here > 0.0).then(|| t2_here.sqrt() / mean.abs()),
             cost_seconds: costs[i].seconds,
-            cost_source: String::new(),
             optimal: chosen.filter(|_| i + 1 < names.len()),
-            advice: None,
             source: costs[i].source,
             floored_from: costs[i].floored_from,
             eq3,
@@ -338,7 +346,6 @@ pub(crate) fn dimension_series(
         levels,
         rows,
         crossed,
-        notes: Vec::new(),
         shape: undimensioned_levels(s),
     })
 }

@@ -8,6 +8,7 @@ use crate::analysis::single::plural;
 use crate::analysis::single::BootstrapCi;
 use crate::analysis::single::{Analysis, LevelJson};
 use crate::report::numfmt::{fixed, level, p_value, sig, statistic};
+use crate::report::words;
 
 /// `layoutrand analyze`'s text: the design, the table of levels (Kalibera & Jones eq. 1–3),
 /// the mean with its interval (eq. 4), then the bootstrap, normality, ANOVA, what was left
@@ -37,13 +38,13 @@ pub fn render_analysis(a: &Analysis, file: &str) -> String {
     mean_lines(&mut out, a, top, &pct);
     test_lines(&mut out, a, top);
     for e in &a.excluded {
-        let _ = writeln!(out, "left out    {e}");
+        let _ = writeln!(out, "left out    {}", words::single::excluded(e));
     }
-    if !a.warnings.is_empty() {
+    if !a.concerns.is_empty() {
         let _ = writeln!(out);
         let _ = writeln!(out, "warnings:");
-        for w in &a.warnings {
-            let _ = writeln!(out, "  - {w}");
+        for w in &a.concerns {
+            let _ = writeln!(out, "  - {}", words::single::warning(w));
         }
     }
     out
@@ -85,7 +86,7 @@ fn level_table(out: &mut String, a: &Analysis, top: &LevelJson) {
         if with_costs { "; optimal r: eq. 3" } else { "" }
     );
     for l in &a.levels {
-        if let Some(note) = l.optimal_note {
+        if let Some(note) = l.optimal.as_ref().and_then(words::dimension::optimal_count) {
             let _ = writeln!(out, "  {}: {note}", l.name);
         }
     }

@@ -96,7 +96,8 @@ fn side_lines(c: &Comparison, top_name: &str, pct: &str) -> Vec<Text> {
     [("base", &c.base), ("new", &c.new)]
         .into_iter()
         .map(|(label, s)| {
-            let ci = match (&s.ci, &s.ci_note) {
+            let note = (s.ci_grounds.as_ref()).map(crate::report::words::single::interval_note);
+            let ci = match (&s.ci, note) {
                 (Some(ci), _) => format!("{pct} CI {} … {}", fmt_sig(ci.lower), fmt_sig(ci.upper)),
                 (None, Some(note)) => format!("no {pct} CI: {note}"),
                 (None, None) => "no interval".to_string(),
@@ -119,7 +120,7 @@ fn side_lines(c: &Comparison, top_name: &str, pct: &str) -> Vec<Text> {
 /// `top_name` is the top level's column (e.g. `binary`).
 pub(crate) fn comparison_document(c: &Comparison, top_name: &str) -> Document {
     let pct = level(c.confidence);
-    let mut verdict = vec![Text::plain(c.summary.clone())];
+    let mut verdict = vec![Text::plain(crate::report::words::comparison::summary(c))];
     if c.pair.effect.verdict != EffectVerdict::Tie {
         verdict.push(Text::plain(format!(
             "{}.",
@@ -137,14 +138,15 @@ pub(crate) fn comparison_document(c: &Comparison, top_name: &str) -> Document {
             blocks: vec![Block::Preformatted(check_lines(c, top_name, &pct))],
         },
     ];
-    if !c.warnings.is_empty() {
+    let warnings = crate::report::words::comparison::warnings(c);
+    if !warnings.is_empty() {
         blocks.push(Block::Section {
             title: "warnings".into(),
             kind: SectionKind::Topic,
             id: None,
             blocks: vec![Block::List {
                 bullets: true,
-                items: c.warnings.iter().map(|w| Text::plain(w.as_str())).collect(),
+                items: warnings.iter().map(|w| Text::plain(w.as_str())).collect(),
             }],
         });
     }

@@ -5,20 +5,30 @@
 
 use std::fmt::Write;
 
-use crate::analysis::answers::compare::{ExperimentComparison, ExperimentSide, OnlyIn, Overall};
+use crate::analysis::answers::compare::{
+    ExperimentComparison, ExperimentSide, OnlyIn, Overall, ProgramComparison,
+};
 use crate::analysis::vocabulary::program_label;
 use crate::report::numfmt::{level, percent, signed_percent};
 
-/// Writes the comparison's across-programs sentences and its unmatched series.
-pub(crate) fn fill(c: &mut ExperimentComparison) {
-    for o in &mut c.overall {
-        o.text = overall(o, c.confidence);
-    }
-    c.unmatched = c
-        .only_in
-        .iter()
+super::on_the_wire!(ExperimentComparison {
+    unmatched: Vec<String> = unmatched,
+    warnings: Vec<String> = super::experiment::compared_warnings,
+});
+super::on_the_wire!(Overall {
+    text: String = |o: &Overall| overall(o, o.confidence)
+});
+super::on_the_wire!(ProgramComparison {
+    // The verdict alone: the matched difference and Welch's test are checks of it, which
+    // the renderings show apart (issue 36).
+    text: String = |p: &ProgramComparison| super::comparison::summary(&p.comparison),
+});
+
+/// The series only one of the two experiments holds, in words.
+pub(crate) fn unmatched(c: &ExperimentComparison) -> Vec<String> {
+    (c.only_in.iter())
         .map(|u| only_in(u, &c.base, &c.new))
-        .collect();
+        .collect()
 }
 
 /// "3 of 4 programs are significantly faster with new (proportion 75 %, 95 % Wilson CI 30 %
@@ -79,8 +89,8 @@ mod tests {
                 upper: 0.95,
             }),
             gain: Some(-0.041),
-            text: String::new(),
             is_time: true,
+            confidence: 0.95,
         };
         let s = overall(&o, 0.95);
         assert!(

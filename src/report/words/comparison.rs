@@ -11,17 +11,17 @@ use crate::report::numfmt::{fixed, level, p_value, percent, ratio_bounds};
 use crate::stats::bootstrap;
 use crate::stats::hierarchy::plural;
 
-/// Writes the comparison's `summary` and `warnings` from its verdict and concerns.
-pub(crate) fn fill(c: &mut Comparison) {
-    super::single::fill_side(&mut c.base);
-    super::single::fill_side(&mut c.new);
-    c.summary = summary(c);
+super::on_the_wire!(Comparison {
+    summary: String = summary,
+    warnings: Vec<String> = warnings,
+});
+
+/// The comparison's warnings: each of its concerns in words.
+pub(crate) fn warnings(c: &Comparison) -> Vec<String> {
     let units = plural(&c.top_name);
-    c.warnings = c
-        .concerns
-        .iter()
+    (c.concerns.iter())
         .map(|concern| warning(concern, &c.top_name, &units))
-        .collect();
+        .collect()
 }
 
 /// One concern in words.
@@ -67,7 +67,7 @@ fn warning(concern: &Concern, top_name: &str, units: &str) -> String {
 /// interval would reach below zero"), empty when neither is: what makes a ratio's interval
 /// unbounded, said of the side it is true of.
 fn withheld_sides(base: &Side, new: &Side) -> &'static str {
-    match (base.ci_note.is_some(), new.ci_note.is_some()) {
+    match (base.ci_grounds.is_some(), new.ci_grounds.is_some()) {
         (true, true) => "; each side's own interval would reach below zero",
         (true, false) => "; the base's own interval would reach below zero",
         (false, true) => "; the new side's own interval would reach below zero",

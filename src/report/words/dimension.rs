@@ -4,23 +4,20 @@
 //! ([`OptimalCount`]) that `analyze` shares.
 
 use crate::analysis::answers::dimension::{
-    CostSource, DimensionReport, LevelDimension, SeriesDimension, UndimensionedLevel,
-    MIN_COST_SECONDS, MIN_EXECUTIONS_FOR_SENSITIVITY,
+    CostSource, LevelDimension, SeriesDimension, UndimensionedLevel, MIN_COST_SECONDS,
+    MIN_EXECUTIONS_FOR_SENSITIVITY,
 };
 use crate::analysis::single::LevelJson;
 use crate::report::numfmt::sig;
 use crate::stats::multilevel::OptimalCount;
 
-/// Writes every level's `cost_source` and `advice` and every series' `notes`.
-pub fn fill(d: &mut DimensionReport) {
-    for s in &mut d.series {
-        for l in &mut s.levels {
-            l.cost_source = cost_source(l);
-            l.advice = advice(l);
-        }
-        s.notes = notes(s);
-    }
-}
+// Every level's `cost_source` and `advice` and every series' `notes`, on the wire.
+super::on_the_wire!(LevelDimension {
+    cost_source: String = cost_source,
+    advice: Option<String> = advice,
+});
+super::on_the_wire!(SeriesDimension { notes: Vec<String> = notes });
+super::on_the_wire!(LevelJson { optimal_note: Option<&'static str> = |l: &LevelJson| l.optimal.as_ref().and_then(optimal_count) });
 
 /// Where a level's cost comes from, `…, floored` when the measured cost was raised to
 /// [`MIN_COST_SECONDS`].
@@ -56,13 +53,6 @@ pub(crate) fn optimal_count(c: &OptimalCount) -> Option<&'static str> {
             Some("T² could not be estimated here (a level has a single repetition)")
         }
         _ => None,
-    }
-}
-
-/// Writes `analyze`'s notes of eq. 3's guard cases, level by level.
-pub fn fill_optimal_notes(levels: &mut [LevelJson]) {
-    for l in levels {
-        l.optimal_note = l.optimal.as_ref().and_then(optimal_count);
     }
 }
 
@@ -142,9 +132,7 @@ mod tests {
             t2: 1.0,
             relative_variation: None,
             cost_seconds: 1.0,
-            cost_source: String::new(),
             optimal: None,
-            advice: None,
             source: CostSource::WallMinusLiveIterations,
             floored_from: None,
             eq3,
@@ -203,7 +191,6 @@ mod tests {
             levels: vec![level("iteration", None, None), floored],
             rows: Vec::new(),
             crossed: Vec::new(),
-            notes: Vec::new(),
             shape: vec![UndimensionedLevel::Iteration],
         };
         let notes = notes(&s);

@@ -11,22 +11,17 @@ use crate::files::manifest::MANIFEST_FILE;
 use crate::files::store::RESULTS_FILE;
 use crate::report::words::UNKNOWN_WITHOUT_MANIFEST;
 
-/// Writes the comparison's warnings of reading either experiment (prefixed `base:` or
-/// `new:`) before those of the comparison itself.
-pub(crate) fn fill_compared(c: &mut ExperimentComparison) {
-    let mut warnings: Vec<String> = c
-        .read_warnings
-        .iter()
-        .map(|(side, w)| {
-            let side = match side {
-                ExperimentSide::Base => "base",
-                ExperimentSide::New => "new",
-            };
-            format!("{side}: {}", warning(w))
-        })
-        .collect();
-    warnings.append(&mut c.warnings);
-    c.warnings = warnings;
+/// The comparison's warnings: those of reading either experiment (prefixed `base:` or
+/// `new:`), then those of the comparison itself.
+pub(crate) fn compared_warnings(c: &ExperimentComparison) -> Vec<String> {
+    let read = c.read_warnings.iter().map(|(side, w)| {
+        let side = match side {
+            ExperimentSide::Base => "base",
+            ExperimentSide::New => "new",
+        };
+        format!("{side}: {}", warning(w))
+    });
+    read.chain(c.model_differences.iter().cloned()).collect()
 }
 
 /// One warning of the report in words.

@@ -5,27 +5,36 @@
 
 use super::OVERFLOW_REASON;
 use crate::analysis::answers::model::SeriesReport;
-use crate::analysis::compare::Side;
 use crate::analysis::single::{
-    plural, Analysis, BootstrapShortfall, IntervalNote, Narrowing, SingleWarning, CLT_UNITS,
-    MAX_INFORMATIVE_RELATIVE_HALF_WIDTH,
+    plural, Analysis, BootstrapShortfall, Excluded, IntervalNote, Narrowing, SingleWarning,
+    CLT_UNITS, MAX_INFORMATIVE_RELATIVE_HALF_WIDTH,
 };
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
 use crate::report::numfmt::{p_value, percent, sig};
 use crate::stats::bootstrap::ADVISABLE_UNITS;
 
-/// Writes the notes and warnings of `a` from its grounds (what `analyze` prints).
-pub fn fill(a: &mut Analysis) {
+super::on_the_wire!(Analysis { bootstrap_note: Option<String> = bootstrap_note });
+super::said_as!(SingleWarning = warning);
+super::said_as!(Excluded = excluded);
+
+/// Why `analyze`'s bootstrap interval is missing, or not to be trusted.
+pub fn bootstrap_note(a: &Analysis) -> Option<String> {
     let top_name = a.levels.last().map_or("unit", |l| l.name.as_str());
-    a.bootstrap_note =
-        (a.bootstrap_grounds.as_ref()).map(|s| bootstrap_shortfall(s, &plural(top_name)));
-    a.ci_note = a.ci_grounds.as_ref().map(interval_note);
-    a.warnings = a.concerns.iter().map(warning).collect();
+    (a.bootstrap_grounds.as_ref()).map(|s| bootstrap_shortfall(s, &plural(top_name)))
 }
 
-/// Writes the note of one side of a comparison from its grounds.
-pub(crate) fn fill_side(s: &mut Side) {
-    s.ci_note = s.ci_grounds.as_ref().map(interval_note);
+/// The rows `analyze` left out, in words.
+pub fn excluded(e: &Excluded) -> String {
+    match e {
+        Excluded::DefaultLayoutRows(n) => format!(
+            "{n} rows of the default-layout baseline (column \"layout\" = \"default\"), as \
+             `report` leaves the baseline out of the random layouts"
+        ),
+        Excluded::AsBuiltRows(n) => format!(
+            "{n} rows of the build's own binary (column \"layout\" = \"as_built\"), a fixed \
+             layout that `report` also keeps out of the random layouts"
+        ),
+    }
 }
 
 // Every `ci_note` and `interval_note` on the wire.
