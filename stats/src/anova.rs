@@ -44,6 +44,14 @@ pub struct RandomEffectsAnova {
 
 /// One-way random-effects ANOVA of `groups` (at least two groups, at least one group with
 /// two observations; unequal sizes use the `n₀` of Searle et al.).
+///
+/// ```
+/// // Groups (1, 2, 3) and (4, 5, 6): MS between = 3 · ((2 − 3.5)² + (5 − 3.5)²) = 13.5,
+/// // MS within = (1 + 1) / 2 = 1, so F = 13.5 on 1 and 4 degrees of freedom.
+/// let a = layoutrand_stats::anova::random_effects(&[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]).unwrap();
+/// assert!((a.f - 13.5).abs() < 1e-12);
+/// assert_eq!((a.df_numerator, a.df_denominator), (1, 4));
+/// ```
 pub fn random_effects<G: AsRef<[f64]>>(groups: &[G]) -> Result<RandomEffectsAnova, StatsError> {
     let k = groups.len();
     at_least("one-way ANOVA", "groups", 2, k)?;

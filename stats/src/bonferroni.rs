@@ -11,6 +11,12 @@ use super::error::StatsError;
 
 /// The confidence of each of `comparisons` intervals so that the family holds at
 /// `family_confidence`: `1 − (1 − family_confidence) / comparisons`.
+///
+/// ```
+/// // Two comparisons held together at 95 %: each at 97.5 %.
+/// let each = layoutrand_stats::bonferroni::bonferroni_confidence(0.95, 2).unwrap();
+/// assert!((each - 0.975).abs() < 1e-15);
+/// ```
 pub fn bonferroni_confidence(
     family_confidence: f64,
     comparisons: usize,

@@ -18,6 +18,14 @@ use super::error::{at_least, StatsError};
 /// (Benjamini & Hochberg 1995, §3; the adjusted form of Yekutieli & Benjamini 1999). A test is
 /// a discovery at false discovery rate `q` when its adjusted value is at most `q`. Returned in
 /// the input order. Errors: no p-value, or one outside [0, 1] (NaN included).
+///
+/// ```
+/// // Sorted: 0.01, 0.03, 0.04, 0.5; m·p/j = 0.04, 0.06, 0.0533, 0.5, then the running
+/// // minimum from the top (R: p.adjust(c(0.01, 0.04, 0.03, 0.5), "BH")).
+/// let q = layoutrand_stats::fdr::benjamini_hochberg(&[0.01, 0.04, 0.03, 0.5]).unwrap();
+/// let want = [0.04, 0.16 / 3.0, 0.16 / 3.0, 0.5];
+/// assert!(q.iter().zip(want).all(|(q, w)| (q - w).abs() < 1e-12));
+/// ```
 pub fn benjamini_hochberg(p: &[f64]) -> Result<Vec<f64>, StatsError> {
     at_least("Benjamini–Hochberg", "p-values", 1, p.len())?;
     if let Some(bad) = p.iter().find(|v| !(0.0..=1.0).contains(*v)) {

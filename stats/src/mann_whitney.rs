@@ -49,6 +49,15 @@ pub const EXACT_LIMIT: usize = 2500;
 
 /// Two-sided Mann–Whitney test of `a` against `b` (each at least one value). Exact when
 /// there are no ties and `n_a · n_b ≤` [`EXACT_LIMIT`], else the normal approximation.
+///
+/// ```
+/// use layoutrand_stats::mann_whitney::{mann_whitney, PMethod};
+/// // Every value of b above every value of a: of the C(6, 3) = 20 equally likely
+/// // orderings, 2 are this extreme (either way), so the exact two-sided p is 0.1.
+/// let t = mann_whitney(&[1.0, 2.0, 3.0], &[4.0, 5.0, 6.0]).unwrap();
+/// assert_eq!(t.method, PMethod::Exact);
+/// assert!((t.p_value - 0.1).abs() < 1e-12);
+/// ```
 pub fn mann_whitney(a: &[f64], b: &[f64]) -> Result<MannWhitney, StatsError> {
     let (na, nb) = (a.len(), b.len());
     at_least(

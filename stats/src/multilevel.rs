@@ -28,6 +28,17 @@ pub struct LevelEstimate {
 /// `S_i²` is the average, over the units of level `i + 1`, of the sample variance (divisor
 /// `r_i − 1`) of the means of their `r_i` children; at the top level there is one "parent",
 /// the grand mean. One pass per level, O(number of measurements) in total.
+///
+/// ```
+/// use layoutrand_stats::hierarchy::Hierarchy;
+/// use layoutrand_stats::multilevel::level_variances;
+/// // Two executions of two iterations each: (1, 3) and (5, 7). S₁² = mean of var(1, 3) and
+/// // var(5, 7) = 2; the execution means 2 and 6 give S₂² = 8, so T₂² = 8 − 2 / 2 = 7.
+/// let h = Hierarchy::from_nested(vec![1.0, 3.0, 5.0, 7.0], vec![2, 2]).unwrap();
+/// let levels = level_variances(&h);
+/// assert_eq!((levels[0].s2, levels[0].t2), (Some(2.0), Some(2.0)));
+/// assert_eq!((levels[1].s2, levels[1].t2), (Some(8.0), Some(7.0)));
+/// ```
 pub fn level_variances(h: &Hierarchy) -> Vec<LevelEstimate> {
     let reps = h.repetitions();
     let mut means: Vec<f64> = h.values().to_vec();
@@ -103,6 +114,17 @@ pub const MAX_EXACT_COUNT: f64 = 9_007_199_254_740_992.0;
 /// repetition at each level (lowest first, `costs.len() == levels.len()`, all positive).
 /// The top level has no optimum (more repetitions there always help), so the result has
 /// one entry fewer than `levels`.
+///
+/// ```
+/// use layoutrand_stats::hierarchy::Hierarchy;
+/// use layoutrand_stats::multilevel::{level_variances, optimal_repetitions};
+/// // T₁² = 2, T₂² = 7 (see `level_variances`); an iteration costs 1, an execution 100:
+/// // r₁ = ⌈√(100 · 2 / (1 · 7))⌉ = ⌈5.35⌉ = 6 iterations per execution.
+/// let h = Hierarchy::from_nested(vec![1.0, 3.0, 5.0, 7.0], vec![2, 2]).unwrap();
+/// let counts = optimal_repetitions(&level_variances(&h), &[1.0, 100.0]).unwrap();
+/// assert_eq!(counts.len(), 1);
+/// assert_eq!(counts[0].repetitions(), Some(6));
+/// ```
 pub fn optimal_repetitions(
     levels: &[LevelEstimate],
     costs: &[f64],

@@ -98,6 +98,15 @@ impl MeanInterval {
 }
 
 /// The Student t interval for the mean of an i.i.d. sample.
+///
+/// ```
+/// // 1 … 5: mean 3, s² = 2.5, so the 95 % half-width is t(0.975, 4) · √(2.5 / 5), with
+/// // t(0.975, 4) = 2.7764451051977987 (Student's t table).
+/// let ci = layoutrand_stats::sample::mean_interval(&[1.0, 2.0, 3.0, 4.0, 5.0], 0.95).unwrap();
+/// assert_eq!(ci.mean, 3.0);
+/// assert!((ci.half_width - 2.7764451051977987 * 0.5_f64.sqrt()).abs() < 1e-9);
+/// assert!((ci.lower - 1.036756838522439).abs() < 1e-9);
+/// ```
 pub fn mean_interval(xs: &[f64], confidence: f64) -> Result<MeanInterval, StatsError> {
     MeanInterval::from_summary(mean(xs), variance(xs), xs.len(), confidence)
 }

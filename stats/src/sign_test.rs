@@ -10,6 +10,12 @@ use super::error::{at_least, StatsError};
 
 /// The one-sided exact p-value `P(Bin(n, ½) ≥ k)` of `k` of `n` untied pairs on the
 /// predicted side.
+///
+/// ```
+/// // 9 of 10 pairs on the predicted side: P(Bin(10, ½) ≥ 9) = 11 / 1024.
+/// let p = layoutrand_stats::sign_test::sign_test_one_sided(9, 10).unwrap();
+/// assert!((p - 11.0 / 1024.0).abs() < 1e-15);
+/// ```
 pub fn sign_test_one_sided(k: usize, n: usize) -> Result<f64, StatsError> {
     at_least("the sign test", "pairs that differ", 1, n)?;
     if k > n {

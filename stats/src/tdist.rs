@@ -17,6 +17,14 @@ use statrs::distribution::{Continuous, ContinuousCDF, Normal, StudentsT};
 /// Accurate to about 1e-12 relative for `0 < p < 1` and any `df > 0`; NaN outside that
 /// domain (`p` not in `(0, 1)`, `df` not positive, either NaN), which every interval built
 /// on it then carries: the callers leave a NaN interval out with its reason, never panic.
+///
+/// ```
+/// use layoutrand_stats::tdist::t_quantile;
+/// // Student's t table: t(0.975, 9) = 2.262157…; infinite df is the standard normal.
+/// assert!((t_quantile(0.975, 9.0) - 2.2621571627409915).abs() < 1e-9);
+/// assert!((t_quantile(0.975, f64::INFINITY) - 1.959963984540054).abs() < 1e-9);
+/// assert!(t_quantile(1.5, 9.0).is_nan());
+/// ```
 pub fn t_quantile(p: f64, df: f64) -> f64 {
     if !(p > 0.0 && p < 1.0 && df > 0.0) {
         return f64::NAN;
