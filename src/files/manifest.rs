@@ -151,6 +151,11 @@ pub struct ProgramSummary {
     /// Why the program was left out of the seeds (its baseline is kept); `None`: randomised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub excluded: Option<String>,
+    /// Whether it was left out because its link failed in every seed (`excluded` names the
+    /// first error): a failed build of it, not a program with nothing to move; `build`
+    /// exits 1 ([`crate::relink::driver::all_ok`]). Absent (false) in older manifests.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub failed_in_every_seed: bool,
     /// Number of distinct layouts (fingerprints) among the seeds that built it.
     pub distinct_layouts: usize,
     /// Groups of binaries with the same layout, each of two or more labels (`baseline`,

@@ -308,12 +308,33 @@ pub(crate) fn finish(
     Ok(())
 }
 
-/// Whether every seed built and every recorded program has a baseline (a program whose LTO
-/// code generation or baseline link failed is in the manifest's `programs` without one).
+/// Whether every seed built, every recorded program has a baseline (a program whose LTO
+/// code generation or baseline link failed is in the manifest's `programs` without one) and
+/// no program was left out because its link failed in every seed (left out for having
+/// nothing to move, it is no failure).
 pub fn all_ok(manifest: &Manifest) -> bool {
     manifest.seeds.iter().all(|v| v.status == BuildStatus::Ok)
         && manifest
             .programs
             .iter()
-            .all(|p| manifest.baseline.find(&p.name).is_some())
+            .all(|p| manifest.baseline.find(&p.name).is_some() && !p.failed_in_every_seed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A program left out because its link failed in every seed fails the build (exit 1);
+    /// one left out for having nothing to move does not (issue 53: such a build exited 0).
+    #[test]
+    fn a_program_failing_in_every_seed_is_a_failed_build() {
+        let text = include_str!("../../tests/report/fixtures/explained/manifest.json");
+        let mut manifest: Manifest = serde_json::from_str(text).unwrap();
+        assert!(all_ok(&manifest), "the fixture is a complete build");
+        manifest.programs[0].excluded = Some("its layout equals the baseline's".into());
+        assert!(all_ok(&manifest), "nothing to move is no failure");
+        manifest.programs[0].excluded = Some("its link failed in every seed (boom)".into());
+        manifest.programs[0].failed_in_every_seed = true;
+        assert!(!all_ok(&manifest));
+    }
 }

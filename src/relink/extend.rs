@@ -140,6 +140,7 @@ fn seeds_to_relink(manifest: &mut Manifest, wanted: &[u64]) -> Vec<u64> {
     for p in &mut manifest.programs {
         if p.excluded.is_some() && !p.library && p.distinct_layouts == 0 {
             p.excluded = None;
+            p.failed_in_every_seed = false;
             retaken.push(p.name.clone());
         }
     }

@@ -71,6 +71,7 @@ fn summary(
         })
         .collect();
     let randomised = built.iter().any(|(_, fp)| *fp != base.fingerprint);
+    let failed_in_every_seed = !seeds.is_empty() && !randomised && built.is_empty();
     let excluded = if seeds.is_empty() || randomised {
         None
     } else if built.is_empty() {
@@ -115,6 +116,7 @@ fn summary(
         name: name.to_string(),
         library,
         excluded,
+        failed_in_every_seed,
         distinct_layouts: distinct.len(),
         coinciding,
         achieved: None,
@@ -233,6 +235,8 @@ mod tests {
             .unwrap()
             .contains("equals the baseline"));
         assert_eq!(one.distinct_layouts, 1);
+        // Nothing to move is no failure: the build is complete.
+        assert!(!one.failed_in_every_seed);
     }
 
     #[test]
@@ -251,6 +255,8 @@ mod tests {
             .as_deref()
             .unwrap()
             .contains("failed in every seed (program b: boom"));
+        assert!(f.programs[1].failed_in_every_seed);
+        assert!(!f.programs[0].failed_in_every_seed);
         let status: Vec<_> = f.seeds.iter().map(|v| (v.seed, v.status)).collect();
         assert_eq!(
             status,

@@ -285,6 +285,7 @@ pub(crate) fn failed_programs(
                 "it could not be relinked: {err:#}{}",
                 super::binaries::leave_out_hint(&others)
             )),
+            failed_in_every_seed: false,
             distinct_layouts: 0,
             coinciding: Vec::new(),
             achieved: None,

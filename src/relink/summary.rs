@@ -129,6 +129,13 @@ fn program_notes(out: &mut String, m: &Manifest, p: &ProgramSummary) {
             p.name,
             p.excluded.as_deref().unwrap_or("it could not be relinked")
         );
+    } else if let (Some(reason), true) = (&p.excluded, p.failed_in_every_seed) {
+        let _ = writeln!(
+            out,
+            "error: {what} {} is left out of the seeds (its baseline is kept; `run` skips it \
+             unless named): {reason}",
+            p.name
+        );
     } else if let (Some(reason), true) = (&p.excluded, p.library) {
         let _ = writeln!(out, "note: library {} is not randomised: {reason}", p.name);
     } else if let Some(reason) = &p.excluded {
@@ -256,4 +263,35 @@ fn data_order_lines(m: &Manifest) -> String {
 
 fn mean(xs: &[f64]) -> Option<f64> {
     (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A program whose link failed in every seed is an error of the build, said as such;
+    /// one with nothing to move is a note.
+    #[test]
+    fn a_program_failing_in_every_seed_is_an_error_line() {
+        let text = include_str!("../../tests/report/fixtures/explained/manifest.json");
+        let mut m: Manifest = serde_json::from_str(text).unwrap();
+        m.programs[0].excluded = Some("its layout equals the baseline's in every seed".into());
+        let name = m.programs[0].name.clone();
+        let note = render(&m);
+        assert!(
+            note.contains(&format!("note: program {name} is left out of the seeds")),
+            "{note}"
+        );
+        m.programs[0].excluded = Some("its link failed in every seed (program x: boom)".into());
+        m.programs[0].failed_in_every_seed = true;
+        let error = render(&m);
+        assert!(
+            error.contains(&format!(
+                "error: program {name} is left out of the seeds (its baseline is kept; `run` \
+                 skips it unless named): its link failed in every seed (program x: boom)"
+            )),
+            "{error}"
+        );
+        assert!(!error.contains("note: program"), "{error}");
+    }
 }
