@@ -36,9 +36,7 @@
 //! restored) and the one error of a stage they stopped.
 //!
 //! The library's public surface is what the binary (`src/main.rs`, `src/cli/`), the
-//! integration tests and the benches use; everything else is `pub(crate)` (issue 37: 193
-//! `pub fn`, 156 `pub struct`, 53 `pub enum`, 123 `pub mod`, 687 `pub` fields left public;
-//! 1729 `pub(crate)`).
+//! integration tests and the benches use; everything else is `pub(crate)`.
 
 // The library exists for the binary and the tests: its documentation is read with the
 // crate-private items (`cargo doc --document-private-items`, as .ci/run builds it), so a
