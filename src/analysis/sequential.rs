@@ -129,17 +129,8 @@ pub(crate) const LAI_T_MIXTURE: &str = "lai_t_mixture";
 /// `method` of the repeated t intervals over a horizon (stores grown by the second rule).
 pub(crate) const REPEATED_T: &str = "repeated_t";
 
-/// Why the replay stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Reason {
-    /// The relative half-width reached the target.
-    TargetReached,
-    /// A comparison's sequence is wholly faster, slower, or within ± negligible.
-    Verdict,
-    /// Every binary was used without meeting the rule.
-    Cap,
-}
+/// Why the replay stopped (defined with the stopping log that records it).
+pub use crate::files::stopping::Reason;
 
 /// The confidence sequence at one look (defined with the stopping log that records looks).
 pub(crate) use crate::files::stopping::Look;

@@ -15,7 +15,7 @@
 //! projected from the current width, and looking after every binary inside a round costs
 //! no validity. `OUT/stopping.json` records the rule, every round and every look.
 
-pub(crate) use crate::files::stopping::{Growth, GrowthLog, Round, Watched};
+pub(crate) use crate::files::stopping::{Growth, GrowthLog, Outcome, Round, Watched};
 
 use crate::analysis::effect::wire;
 use crate::analysis::sequential::{Reason, Sequential, LAI_CALIBRATED, REPEATED_T};
@@ -55,7 +55,7 @@ impl GrowthLog {
             .map(|(label, s)| Watched {
                 label: label.clone(),
                 confidence: s.confidence,
-                reason: reason_word(s.reason).to_string(),
+                reason: s.reason,
                 stopped_at: s.stopped_at,
                 verdict: s.verdict.and_then(|v| {
                     serde_json::to_value(v)
@@ -99,9 +99,9 @@ impl GrowthLog {
         let stopped = (!watched.is_empty() && watched.iter().all(|s| s.reason != Reason::Cap))
             .then(|| {
                 if watched.iter().all(|s| s.reason == Reason::TargetReached) {
-                    "target_met"
+                    Outcome::TargetMet
                 } else {
-                    "verdict_reached"
+                    Outcome::VerdictReached
                 }
             });
         let unbounded = !watched.is_empty() && width.is_none();
@@ -139,14 +139,14 @@ impl GrowthLog {
         rule: &Growth,
         binaries: u32,
         width: Option<f64>,
-        stopped: Option<&str>,
+        stopped: Option<Outcome>,
     ) -> Option<u32> {
         self.rounds.push(Round {
             binaries,
             relative_half_width: width,
         });
-        let stop = |log: &mut GrowthLog, outcome: &str| {
-            log.outcome = Some(outcome.to_string());
+        let stop = |log: &mut GrowthLog, outcome: Outcome| {
+            log.outcome = Some(outcome);
             None
         };
         if binaries < MIN_BINARIES && binaries < rule.max_binaries {
@@ -157,10 +157,10 @@ impl GrowthLog {
             return stop(self, outcome);
         }
         if binaries >= rule.max_binaries {
-            return stop(self, "max_reached");
+            return stop(self, Outcome::MaxReached);
         }
         let Some(h) = width else {
-            return stop(self, "not_computable");
+            return stop(self, Outcome::NotComputable);
         };
         Some(projected(rule, binaries, h))
     }
@@ -179,24 +179,26 @@ impl GrowthLog {
         } else {
             "relative half-width"
         };
-        match self.outcome.as_deref() {
-            Some("target_met") => format!(
+        match self.outcome {
+            Some(Outcome::TargetMet) => format!(
                 "target precision met: the {what} reached {} with at most {n} binaries after {} round(s) (now {width}){}",
                 percent(self.rule.target, 3),
                 self.rounds.len(),
                 self.stopped_by_sentence()
             ),
-            Some("verdict_reached") => format!(
+            Some(Outcome::VerdictReached) => format!(
                 "every comparison met its rule (a verdict: faster, slower, or equivalent within the relevance threshold; or the target precision) with at most {n} binaries after {} round(s){}",
                 self.rounds.len(),
                 self.stopped_by_sentence()
             ),
-            Some("max_reached") => format!(
+            Some(Outcome::MaxReached) => format!(
                 "target precision NOT met: {what} {width} with the maximum of {n} binaries (target {}){}",
                 percent(self.rule.target, 3),
                 self.undecided_sentence()
             ),
-            Some(_) => format!("stopped: the interval is not computable with {n} binaries"),
+            Some(Outcome::NotComputable) => {
+                format!("stopped: the interval is not computable with {n} binaries")
+            }
             None => format!("growing: {n} binaries so far, {what} {width}"),
         }
     }
@@ -223,18 +225,9 @@ impl GrowthLog {
     fn undecided_sentence(&self) -> String {
         self.watched
             .iter()
-            .filter(|w| w.verdict.is_some() && w.reason == reason_word(Reason::Cap))
+            .filter(|w| w.verdict.is_some() && w.reason == Reason::Cap)
             .map(|w| format!("; {}: {}", w.label, w.text))
             .collect()
-    }
-}
-
-/// The JSON word of a replay's [`Reason`] (as `report --sequential` writes it).
-fn reason_word(reason: Reason) -> &'static str {
-    match reason {
-        Reason::TargetReached => "target_reached",
-        Reason::Verdict => "verdict",
-        Reason::Cap => "cap",
     }
 }
 
@@ -329,7 +322,7 @@ mod tests {
         );
         assert_eq!(log.next_count_from(&rule(), 11, Some(0.5), None), Some(40));
         assert_eq!(log.next_count_from(&rule(), 40, Some(0.02), None), None);
-        assert_eq!(log.outcome.as_deref(), Some("max_reached"));
+        assert_eq!(log.outcome, Some(Outcome::MaxReached));
         assert_eq!(log.rounds.len(), 3);
         assert!(log.outcome_sentence().contains("NOT met"));
     }
@@ -339,10 +332,10 @@ mod tests {
         let mut log = GrowthLog::new(&rule(), 3);
         assert_eq!(log.next_count(&rule(), 3, &[]), Some(5));
         assert_eq!(
-            log.next_count_from(&rule(), 5, Some(0.009), Some("target_met")),
+            log.next_count_from(&rule(), 5, Some(0.009), Some(Outcome::TargetMet)),
             None
         );
-        assert_eq!(log.outcome.as_deref(), Some("target_met"));
+        assert_eq!(log.outcome, Some(Outcome::TargetMet));
         assert!(
             log.caveat.contains("holds at every one of the looks")
                 && log
@@ -372,7 +365,7 @@ mod tests {
         assert_eq!(s.reason, Reason::TargetReached);
         let mut log = GrowthLog::new(&rule(), 12);
         assert_eq!(log.next_count(&rule(), 12, std::slice::from_ref(&s)), None);
-        assert_eq!(log.outcome.as_deref(), Some("target_met"));
+        assert_eq!(log.outcome, Some(Outcome::TargetMet));
         assert_eq!(log.looks.len(), 8);
         // At 5 binaries the 95 % sequence is not yet bounded: grow by one, do not stop.
         let s = replay_mean(&means[..5], &seq_rule).unwrap();
@@ -428,17 +421,42 @@ mod tests {
         );
     }
 
+    /// The reasons and outcomes are enums with the words earlier logs hold as strings: an
+    /// earlier `stopping.json` reads into them, and a new one writes the same words.
     #[test]
-    fn reasons_are_written_as_the_report_writes_them() {
-        for r in [Reason::TargetReached, Reason::Verdict, Reason::Cap] {
-            assert_eq!(serde_json::to_value(r).unwrap(), reason_word(r));
+    fn reasons_and_outcomes_keep_the_words_of_earlier_logs() {
+        let reasons = [
+            ("target_reached", Reason::TargetReached),
+            ("verdict", Reason::Verdict),
+            ("cap", Reason::Cap),
+        ];
+        for (word, reason) in reasons {
+            assert_eq!(serde_json::to_value(reason).unwrap(), word);
+            assert_eq!(
+                serde_json::from_value::<Reason>(word.into()).unwrap(),
+                reason
+            );
         }
+        let outcomes = [
+            ("target_met", Outcome::TargetMet),
+            ("verdict_reached", Outcome::VerdictReached),
+            ("max_reached", Outcome::MaxReached),
+            ("not_computable", Outcome::NotComputable),
+        ];
+        for (word, outcome) in outcomes {
+            assert_eq!(serde_json::to_value(outcome).unwrap(), word);
+            assert_eq!(
+                serde_json::from_value::<Outcome>(word.into()).unwrap(),
+                outcome
+            );
+        }
+        assert!(serde_json::from_value::<Outcome>("finished".into()).is_err());
     }
 
     #[test]
     fn an_uncomputable_interval_stops_the_growth() {
         let mut log = GrowthLog::new(&rule(), 5);
         assert_eq!(log.next_count(&rule(), 5, &[]), None);
-        assert_eq!(log.outcome.as_deref(), Some("not_computable"));
+        assert_eq!(log.outcome, Some(Outcome::NotComputable));
     }
 }

@@ -42,8 +42,8 @@ pub struct GrowthLog {
     pub(crate) start_binaries: u32,
     /// Every round, in order.
     pub(crate) rounds: Vec<Round>,
-    /// `target_met`, `verdict_reached`, `max_reached` or `not_computable`, once stopped.
-    pub(crate) outcome: Option<String>,
+    /// How it stopped; null while growing.
+    pub(crate) outcome: Option<Outcome>,
     /// What the stopping rule means for the intervals: with a sequential interval, that
     /// they hold at every look (older logs: the caveat that optional stopping lowered the
     /// fixed interval's coverage).
@@ -67,6 +67,34 @@ pub struct GrowthLog {
     pub(crate) stopped_by: Option<String>,
 }
 
+/// Why a sequential replay stopped (`crate::analysis::sequential`), as the stopping log and
+/// `report --sequential` record it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Reason {
+    /// The relative half-width reached the target.
+    TargetReached,
+    /// A comparison's sequence is wholly faster, slower, or within ± negligible.
+    Verdict,
+    /// Every binary was used without meeting the rule.
+    Cap,
+}
+
+/// How an on-line grown experiment stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Every watched sequence reached the target precision.
+    TargetMet,
+    /// Every watched sequence met its rule, some by a verdict (a comparison faster, slower
+    /// or equivalent).
+    VerdictReached,
+    /// The maximum of binaries was reached first.
+    MaxReached,
+    /// The watched interval could not be computed.
+    NotComputable,
+}
+
 /// One watched sequential interval as the stopping rule saw it after the last round.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub(crate) struct Watched {
@@ -76,9 +104,8 @@ pub(crate) struct Watched {
     /// Confidence of the sequence (Bonferroni-adjusted for a comparison among more than two
     /// variants).
     pub(crate) confidence: f64,
-    /// `target_reached`, `verdict` or `cap` (the replay's reason; `cap`: its rule is not met
-    /// at any look yet).
-    pub(crate) reason: String,
+    /// Why its replay stopped (`cap`: its rule is not met at any look yet).
+    pub(crate) reason: Reason,
     /// Binaries at the look where its rule was met (the last look when `cap`).
     pub(crate) stopped_at: usize,
     /// Comparisons only: the verdict at that look in the one ratio vocabulary (`lower`,

@@ -1033,7 +1033,7 @@ mod fuzz {
                 {"binaries": 5, "relative_half_width": 0.03},
                 {"binaries": 10, "relative_half_width": null}
             ],
-            "outcome": "stopped",
+            "outcome": "max_reached",
             "caveat": "The number of randomised binaries was not fixed in advance.",
             "method": "lai-calibrated",
             "looks": [],
