@@ -137,17 +137,6 @@ impl Direction {
     }
 }
 
-/// A word of [`EffectVerdict::word`] as the machine formats (JSON, CSV) write it: snake case,
-/// no spaces ("no significant difference" is the verdict `inconclusive`), as
-/// [`Direction`]'s JSON.
-pub(crate) fn wire(word: &'static str) -> &'static str {
-    if word == EffectVerdict::Inconclusive.word("", "") {
-        "inconclusive"
-    } else {
-        word
-    }
-}
-
 /// Why an [`EffectVerdict::Unbounded`] effect has no interval: the grounds its words are
 /// built from (`crate::report::words::effect`). Not on the wire (the JSON has the verdict).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -289,7 +278,6 @@ mod tests {
                 };
                 assert_eq!(json, want.as_str(), "{v:?}");
                 assert_eq!(d.word(), v.word(better, worse), "{v:?}");
-                assert_eq!(wire(d.word()), want, "{v:?}");
             }
         }
     }

@@ -176,6 +176,16 @@ pub(crate) fn check_bootstrap(resamples: usize) -> Result<()> {
     Ok(())
 }
 
+/// The word an enum is written as in JSON (its serde name: `not_detected`, `inconclusive`,
+/// `module`): what the machine formats and the files write, the one way from a value to its
+/// word (no detour through the text formats' English).
+pub(crate) fn json_word<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

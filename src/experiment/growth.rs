@@ -17,8 +17,8 @@
 
 pub(crate) use crate::files::stopping::{Growth, GrowthLog, Outcome, Round, Watched};
 
-use crate::analysis::effect::wire;
 use crate::analysis::sequential::{Reason, Sequential, LAI_CALIBRATED, REPEATED_T};
+use crate::analysis::vocabulary::json_word;
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
 use crate::report::numfmt::percent;
 
@@ -57,12 +57,8 @@ impl GrowthLog {
                 confidence: s.confidence,
                 reason: s.reason,
                 stopped_at: s.stopped_at,
-                verdict: s.verdict.and_then(|v| {
-                    serde_json::to_value(v)
-                        .ok()
-                        .and_then(|j| j.as_str().map(str::to_string))
-                }),
-                direction: s.direction.map(|d| wire(d.word()).to_string()),
+                verdict: s.verdict.map(|v| json_word(&v)),
+                direction: s.direction.map(|d| json_word(&d)),
                 at_stop: s.at_stop,
                 text: crate::report::words::sequential::words(s),
                 looks: s.sequence.clone(),

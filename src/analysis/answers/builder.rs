@@ -218,11 +218,11 @@ fn setup(experiment: &Experiment, host_conditions: Vec<HostCondition>) -> Setup 
     Setup {
         command: h.command.clone(),
         metric: h.metric.clone(),
-        granularity: m.map(|m| serde_plain(&m.granularity)),
+        granularity: m.map(|m| crate::analysis::vocabulary::json_word(&m.granularity)),
         estimand: m.map(|m| m.granularity.estimand().to_string()),
         linker: m.map(|m| m.linker.clone()),
         achieved_by_program: m.map(achieved),
-        mode: m.map(|m| serde_plain(&m.mode)),
+        mode: m.map(|m| crate::analysis::vocabulary::json_word(&m.mode)),
         pad: m.map(|m| m.pad),
         seeds_built: m.map(|m| m.seeds.len()),
         executions_planned: h.executions,
@@ -372,13 +372,6 @@ fn host_conditions(experiment: &Experiment) -> Vec<HostCondition> {
 }
 
 /// A unit enum's serde name (`"module"`, `"relink"`).
-fn serde_plain<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_string))
-        .unwrap_or_default()
-}
-
 /// The randomised binaries as a Kalibera & Jones hierarchy, leaving out levels with a single
 /// repetition below the top (their variance is not estimable and merges into the level
 /// above). Returns the hierarchy and the names of its levels, lowest first.

@@ -8,8 +8,9 @@ use anyhow::Result;
 use super::tables::pair_confidence;
 use super::Exporter;
 use crate::analysis::answers::model::{AsBuilt, MultipleComparison, Report, SeriesReport, Verdict};
-use crate::analysis::effect::{wire, EffectVerdict, Interval};
+use crate::analysis::effect::{Direction, EffectVerdict, Interval};
 use crate::analysis::variants::PairComparison;
+use crate::analysis::vocabulary::json_word;
 
 /// CSV.
 #[derive(Debug, Clone, Copy)]
@@ -160,13 +161,6 @@ fn verdict(v: Verdict) -> &'static str {
 }
 
 /// An effect's verdict as JSON writes it (`lower`, `inconclusive`, …).
-fn effect_verdict(v: EffectVerdict) -> Result<String> {
-    Ok(serde_json::to_value(v)?
-        .as_str()
-        .unwrap_or_default()
-        .to_string())
-}
-
 /// A row from named cells: every column not named is empty.
 fn row(cells: &[(&str, String)]) -> Vec<String> {
     COLUMNS
@@ -269,7 +263,7 @@ struct ComparisonCells<'a> {
     confidence: f64,
     p_value: Option<f64>,
     verdict: EffectVerdict,
-    direction: &'static str,
+    direction: Direction,
 }
 
 impl ComparisonCells<'_> {
@@ -286,8 +280,8 @@ impl ComparisonCells<'_> {
             ("ratio_lower", opt(self.ci.map(|c| c.lower))),
             ("ratio_upper", opt(self.ci.map(|c| c.upper))),
             ("p_value", opt(self.p_value)),
-            ("verdict", effect_verdict(self.verdict)?),
-            ("direction", wire(self.direction).to_string()),
+            ("verdict", json_word(&self.verdict)),
+            ("direction", json_word(&self.direction)),
         ]))
     }
 }
@@ -307,7 +301,7 @@ fn comparison_cells(c: &PairComparison, confidence: f64) -> ComparisonCells<'_> 
         confidence: pair_confidence(c, confidence),
         p_value: None,
         verdict: c.pair.effect.verdict,
-        direction: c.pair.direction.word(),
+        direction: c.pair.direction,
     }
 }
 
@@ -328,7 +322,7 @@ fn tukey_cells(m: &MultipleComparison, confidence: f64) -> Vec<ComparisonCells<'
             confidence,
             p_value: Some(p.p_value),
             verdict: p.verdict,
-            direction: p.direction.word(),
+            direction: p.direction,
         })
         .collect()
 }
