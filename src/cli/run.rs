@@ -8,10 +8,11 @@ use layoutrand::analysis::run_summary::{
 };
 use layoutrand::exit::Exit;
 use layoutrand::files::store::read_results;
+use layoutrand::report::slurm_status::render_status;
 use layoutrand::run::metric::primary_name_of_spec;
 use layoutrand::run::runner::run_experiment;
 use layoutrand::run::settings::RunRequest;
-use layoutrand::run::slurm::status::{render_status, wait_until_ended, WAIT_REPORT_EVERY};
+use layoutrand::run::slurm::status::{wait_until_ended, WAIT_REPORT_EVERY};
 use layoutrand::run::slurm::submit::{submit, SlurmOptions};
 
 pub use layoutrand::flags::run::RunArgs as Args;

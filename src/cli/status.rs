@@ -1,6 +1,7 @@
 //! `layoutrand status`: progress of a Slurm run per shard, with its tasks' states.
 
-use layoutrand::run::slurm::status::{render_status, shard_statuses};
+use layoutrand::report::slurm_status::render_status;
+use layoutrand::run::slurm::status::shard_statuses;
 
 /// Arguments of `layoutrand status`.
 #[derive(Debug, clap::Args)]

@@ -5,7 +5,7 @@
 //! [`crate::analysis::answers::model::Report`], the plotted data chosen); [`words`] makes
 //! every sentence from the model's numbers and enums. An [`export::Exporter`] renders a
 //! report (the HTML one draws the plots' data with [`export::plots`]); [`render_compare`]
-//! and [`render_dimension`] render those answers. The text, Markdown, HTML and summary
+//! and [`render_dimension`] render those answers; [`slurm_status`] the shards of a Slurm run. The text, Markdown, HTML and summary
 //! reports are [`document::Document`]s rendered by its backends. Nothing here computes a
 //! number.
 
@@ -16,6 +16,7 @@ pub mod export;
 pub mod numfmt;
 pub mod render_compare;
 pub mod render_dimension;
+pub mod slurm_status;
 pub(crate) mod title;
 pub mod words;
 
