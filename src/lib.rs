@@ -108,4 +108,5 @@ pub mod signals;
 /// Pure statistics: the `layoutrand-stats` crate of this workspace (`stats/`).
 pub use layoutrand_stats as stats;
 pub mod units;
+pub(crate) mod wire;
 pub mod wrap;

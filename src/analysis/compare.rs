@@ -77,14 +77,14 @@ pub struct WelchJson {
 /// and one entry of `programs` in directory mode.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(remote = "Self")]
-#[schemars(transform = crate::analysis::wire::words(
+#[schemars(transform = crate::wire::words(
     "summary",
-    crate::analysis::wire::Shape::Sentence,
+    crate::wire::Shape::Sentence,
     "The one-sentence answer."
 ))]
-#[schemars(transform = crate::analysis::wire::words(
+#[schemars(transform = crate::wire::words(
     "warnings",
-    crate::analysis::wire::Shape::List,
+    crate::wire::Shape::List,
     "Things the reader must know, including why a statistic above is null."
 ))]
 pub struct Comparison {

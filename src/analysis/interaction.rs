@@ -29,9 +29,9 @@ pub(crate) const DETECTION_POWER: f64 = 0.8;
 /// The variant × layout interaction of one comparison as the report shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(remote = "Self")]
-#[schemars(transform = crate::analysis::wire::words(
+#[schemars(transform = crate::wire::words(
     "text",
-    crate::analysis::wire::Shape::Sentence,
+    crate::wire::Shape::Sentence,
     "The answer as a clause of the comparison's sentence."
 ))]
 pub struct InteractionJson {

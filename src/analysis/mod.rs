@@ -17,7 +17,7 @@
 //! (the sentences, made by [`crate::report::words`] from those numbers and enums, and the
 //! renderings). No sentence is made or stored here: where the JSON carries words beside the
 //! numbers (a verdict's `text`, a series' `summary`, …), they are built as the wire is
-//! written ([`wire`]).
+//! written ([`crate::wire`]).
 
 pub mod answers;
 pub mod compare;
@@ -34,4 +34,3 @@ pub mod sequential;
 pub mod single;
 pub mod variants;
 pub mod vocabulary;
-pub(crate) mod wire;

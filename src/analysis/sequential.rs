@@ -138,9 +138,9 @@ pub(crate) use crate::files::stopping::Look;
 /// The sequential answer for one series or one comparison.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(remote = "Self")]
-#[schemars(transform = crate::analysis::wire::words(
+#[schemars(transform = crate::wire::words(
     "text",
-    crate::analysis::wire::Shape::Sentence,
+    crate::wire::Shape::Sentence,
     "The outcome in one sentence."
 ))]
 pub struct Sequential {

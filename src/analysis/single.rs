@@ -223,9 +223,9 @@ pub enum Excluded {
 /// One level's row, lowest level first in [`Analysis::levels`].
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(remote = "Self")]
-#[schemars(transform = crate::analysis::wire::words(
+#[schemars(transform = crate::wire::words(
     "optimal_note",
-    crate::analysis::wire::Shape::Optional,
+    crate::wire::Shape::Optional,
     "Why eq. 3 was guarded at this level, if it was."
 ))]
 pub struct LevelJson {
@@ -262,9 +262,9 @@ pub struct NormalityJson {
 /// Everything `analyze` reports; its JSON form is the `--format json` output.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(remote = "Self")]
-#[schemars(transform = crate::analysis::wire::words(
+#[schemars(transform = crate::wire::words(
     "bootstrap_note",
-    crate::analysis::wire::Shape::Optional,
+    crate::wire::Shape::Optional,
     "Why the bootstrap interval asked for is missing, or why it is not advisable (too few top-level units); also among `warnings`. Null when none was asked for or all is well."
 ))]
 pub struct Analysis {

@@ -84,9 +84,9 @@ pub struct VariantOptions {
 /// object `compare` gives) with the pair's names and sentence.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(remote = "Self")]
-#[schemars(transform = crate::analysis::wire::words(
+#[schemars(transform = crate::wire::words(
     "text",
-    crate::analysis::wire::Shape::Sentence,
+    crate::wire::Shape::Sentence,
     "The answer in one sentence."
 ))]
 pub struct PairComparison {
@@ -126,9 +126,9 @@ pub struct Adjustment {
 /// One pair of Tukey's family.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(remote = "Self")]
-#[schemars(transform = crate::analysis::wire::words(
+#[schemars(transform = crate::wire::words(
     "ratio_ci_note",
-    crate::analysis::wire::Shape::Optional,
+    crate::wire::Shape::Optional,
     "Why `ratio_ci` is null, when it is."
 ))]
 pub(crate) struct TukeyPairJson {

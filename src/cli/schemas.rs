@@ -81,7 +81,7 @@ pub fn all() -> Vec<OutputSchema> {
             "results-record",
             "one line of OUT/results.jsonl, written by `layoutrand run`",
         ),
-        output::<layoutrand::files::stopping::GrowthLog>(
+        output::<layoutrand::files::stopping::StoppingFile>(
             "stopping",
             "OUT/stopping.json, written by `layoutrand experiment` when it grows the design",
         ),

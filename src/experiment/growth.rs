@@ -17,7 +17,7 @@
 
 pub(crate) use crate::files::stopping::{Growth, GrowthLog, Outcome, Round, Watched};
 
-use crate::analysis::sequential::{Reason, Sequential, LAI_CALIBRATED, REPEATED_T};
+use crate::analysis::sequential::{Reason, Sequential, LAI_CALIBRATED};
 use crate::analysis::vocabulary::json_word;
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
 use crate::report::numfmt::percent;
@@ -33,12 +33,6 @@ impl GrowthLog {
             start_binaries: start,
             rounds: Vec::new(),
             outcome: None,
-            caveat: format!(
-                "The number of randomised binaries was not fixed in advance: binaries were added in rounds, with a look after each binary from the {MIN_BINARIES}th, until the {level} confidence sequence's relative half-width was at most {} or, comparing variants, every comparison's interval reached a verdict (at most {} binaries, fixed in advance). The confidence sequence (Lai's t-mixture tuned to the maximum, its level calibrated to hold also when a few layouts are much slower) holds at every one of the looks from the {MIN_BINARIES}th to the maximum at once, so the look at which the experiment stopped (optional stopping) keeps its {level} level; the report's fixed-sample intervals (Kalibera & Jones eq. 4) beside it do not have that guarantee under such a stop and are approximate.",
-                percent(rule.target, 3),
-                rule.max_binaries,
-                level = crate::report::numfmt::level(rule.confidence),
-            ),
             method: Some(LAI_CALIBRATED.into()),
             looks: Vec::new(),
             watched: Vec::new(),
@@ -160,71 +154,6 @@ impl GrowthLog {
         };
         Some(projected(rule, binaries, h))
     }
-
-    /// One sentence on how the experiment stopped.
-    pub(crate) fn outcome_sentence(&self) -> String {
-        let last = self.rounds.last();
-        let n = last.map_or(0, |r| r.binaries);
-        let width = last
-            .and_then(|r| r.relative_half_width)
-            .map_or("not computable".to_string(), |h| fmt_share(Some(h)));
-        let what = if self.method.as_deref() == Some(REPEATED_T) {
-            "repeated interval's relative half-width"
-        } else if self.method.is_some() {
-            "confidence sequence's relative half-width"
-        } else {
-            "relative half-width"
-        };
-        match self.outcome {
-            Some(Outcome::TargetMet) => format!(
-                "target precision met: the {what} reached {} with at most {n} binaries after {} round(s) (now {width}){}",
-                percent(self.rule.target, 3),
-                self.rounds.len(),
-                self.stopped_by_sentence()
-            ),
-            Some(Outcome::VerdictReached) => format!(
-                "every comparison met its rule (a verdict: faster, slower, or equivalent within the relevance threshold; or the target precision) with at most {n} binaries after {} round(s){}",
-                self.rounds.len(),
-                self.stopped_by_sentence()
-            ),
-            Some(Outcome::MaxReached) => format!(
-                "target precision NOT met: {what} {width} with the maximum of {n} binaries (target {}){}",
-                percent(self.rule.target, 3),
-                self.undecided_sentence()
-            ),
-            Some(Outcome::NotComputable) => {
-                format!("stopped: the interval is not computable with {n} binaries")
-            }
-            None => format!("growing: {n} binaries so far, {what} {width}"),
-        }
-    }
-}
-
-impl GrowthLog {
-    /// "; the last to meet it was O3 against O2 (prog wall): stopped at 6 of 9 binaries …",
-    /// the watched sequence that met its rule last; empty when none did.
-    fn stopped_by_sentence(&self) -> String {
-        let Some(label) = &self.stopped_by else {
-            return String::new();
-        };
-        let text = self
-            .watched
-            .iter()
-            .find(|w| &w.label == label)
-            .map_or("", |w| w.text.as_str());
-        format!("; the last to meet it was {label}: {text}")
-    }
-
-    /// At the maximum, what each comparison that reached no verdict says there ("; O3
-    /// against O2 (prog wall): stopped at 30 of 30 binaries …: no significant difference
-    /// …"); empty for a series, whose width the sentence already gives.
-    fn undecided_sentence(&self) -> String {
-        self.watched
-            .iter()
-            .filter(|w| w.verdict.is_some() && w.reason == Reason::Cap)
-            .map(|w| format!("; {}: {}", w.label, w.text))
-            .collect()
-    }
 }
 
 /// The count the watched sequence is projected to need, from its widest relative
@@ -320,7 +249,7 @@ mod tests {
         assert_eq!(log.next_count_from(&rule(), 40, Some(0.02), None), None);
         assert_eq!(log.outcome, Some(Outcome::MaxReached));
         assert_eq!(log.rounds.len(), 3);
-        assert!(log.outcome_sentence().contains("NOT met"));
+        assert!(crate::report::words::stopping::outcome(&log).contains("NOT met"));
     }
 
     #[test]
@@ -332,13 +261,11 @@ mod tests {
             None
         );
         assert_eq!(log.outcome, Some(Outcome::TargetMet));
+        let caveat = crate::report::words::stopping::caveat(&log);
         assert!(
-            log.caveat.contains("holds at every one of the looks")
-                && log
-                    .caveat
-                    .contains("calibrated to hold also when a few layouts are much slower"),
-            "{}",
-            log.caveat
+            caveat.contains("holds at every one of the looks")
+                && caveat.contains("calibrated to hold also when a few layouts are much slower"),
+            "{caveat}"
         );
     }
 

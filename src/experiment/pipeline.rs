@@ -137,7 +137,10 @@ fn run_rounds(
     }
     if let Some(log) = &growth_log {
         log.save(out)?;
-        crate::diagnostic!("layoutrand experiment: {}", log.outcome_sentence());
+        crate::diagnostic!(
+            "layoutrand experiment: {}",
+            crate::report::words::stopping::outcome(log)
+        );
     }
     Ok(true)
 }

@@ -33,8 +33,15 @@ pub(crate) struct Round {
     pub(crate) relative_half_width: Option<f64>,
 }
 
-/// The record of an on-line grown experiment.
+/// The record of an on-line grown experiment. Its JSON in a report carries its caveat in
+/// words beside it (`crate::report::words::stopping`); the file holds none.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = crate::wire::words(
+    "caveat",
+    crate::wire::Shape::Sentence,
+    "What the stopping rule means for the intervals: with a sequential interval, that they hold at every look (older logs: that optional stopping lowered the fixed interval's coverage). In a report only: stopping.json does not store it."
+))]
 pub struct GrowthLog {
     /// The rule.
     pub(crate) rule: Growth,
@@ -44,10 +51,6 @@ pub struct GrowthLog {
     pub(crate) rounds: Vec<Round>,
     /// How it stopped; null while growing.
     pub(crate) outcome: Option<Outcome>,
-    /// What the stopping rule means for the intervals: with a sequential interval, that
-    /// they hold at every look (older logs: the caveat that optional stopping lowered the
-    /// fixed interval's coverage).
-    pub(crate) caveat: String,
     /// The sequential interval watched: `repeated_t` (repeated t intervals over looks 5 to
     /// `max_binaries`), `lai_t_mixture` in logs of an earlier version; `None` in logs written before
     /// the rule was sequential.
@@ -124,6 +127,30 @@ pub(crate) struct Watched {
     pub(crate) looks: Vec<Look>,
 }
 
+/// `stopping.json` as written ([`GrowthLog::save`]): the log's data, without the caveat a
+/// report's JSON adds; for its schema.
+pub struct StoppingFile;
+
+impl schemars::JsonSchema for StoppingFile {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        GrowthLog::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let mut schema = GrowthLog::json_schema(generator);
+        crate::wire::without_words(&mut schema, "caveat");
+        schema
+    }
+}
+
+// `remote = "Self"` makes the derived reading an inherent function too: the trait forwards
+// to it (the file is read as it is written, without words).
+impl<'de> Deserialize<'de> for GrowthLog {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        GrowthLog::deserialize(deserializer)
+    }
+}
+
 impl GrowthLog {
     /// Refuses a log whose rule no experiment could have written: a received `stopping.json`
     /// is data, and its maximum is the horizon `report --sequential` calibrates its level
@@ -147,9 +174,17 @@ impl GrowthLog {
         Ok(())
     }
 
-    /// Writes the log atomically to `out/stopping.json`.
+    /// Writes the log atomically to `out/stopping.json`: its data, without the words a
+    /// report's JSON adds (the derived serialisation of `remote = "Self"`).
     pub(crate) fn save(&self, out: &Path) -> Result<()> {
-        let text = serde_json::to_string_pretty(self)?;
+        /// The log's own fields only.
+        struct Data<'a>(&'a GrowthLog);
+        impl Serialize for Data<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                GrowthLog::serialize(self.0, s)
+            }
+        }
+        let text = serde_json::to_string_pretty(&Data(self))?;
         super::write_atomically(&out.join(STOPPING_FILE), text.as_bytes())
     }
 }

@@ -25,14 +25,14 @@ use crate::analysis::pair::DataCells;
 /// The comparison of two experiments.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(remote = "Self")]
-#[schemars(transform = crate::analysis::wire::words(
+#[schemars(transform = crate::wire::words(
     "unmatched",
-    crate::analysis::wire::Shape::List,
+    crate::wire::Shape::List,
     "Programs or metrics present in only one of the two, in words."
 ))]
-#[schemars(transform = crate::analysis::wire::words(
+#[schemars(transform = crate::wire::words(
     "warnings",
-    crate::analysis::wire::Shape::List,
+    crate::wire::Shape::List,
     "What reading either experiment found (binaries that never ran, a trimmed interrupted run, …), prefixed with `base:` or `new:`: `report` shows these for one experiment, and a comparison resting on the same data must not hide them; then whether two cachegrind runs simulated the same caches."
 ))]
 pub struct ExperimentComparison {
@@ -100,9 +100,9 @@ pub enum ExperimentSide {
 /// as a share of the base mean.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(remote = "Self")]
-#[schemars(transform = crate::analysis::wire::words(
+#[schemars(transform = crate::wire::words(
     "text",
-    crate::analysis::wire::Shape::Sentence,
+    crate::wire::Shape::Sentence,
     "The answer in words: the verdict alone (the matched difference and Welch's test are checks of it, which the renderings show apart)."
 ))]
 pub struct ProgramComparison {
@@ -129,9 +129,9 @@ pub struct ProgramComparison {
 /// Across the programs measured with one metric (Touati et al.).
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(remote = "Self")]
-#[schemars(transform = crate::analysis::wire::words(
+#[schemars(transform = crate::wire::words(
     "text",
-    crate::analysis::wire::Shape::Sentence,
+    crate::wire::Shape::Sentence,
     "The answer in words."
 ))]
 pub struct Overall {

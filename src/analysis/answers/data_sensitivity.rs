@@ -27,9 +27,9 @@ const PIVOT_SEED: u64 = 35;
 /// The data-layout answer of one series.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(remote = "Self")]
-#[schemars(transform = crate::analysis::wire::words(
+#[schemars(transform = crate::wire::words(
     "text",
-    crate::analysis::wire::Shape::Sentence,
+    crate::wire::Shape::Sentence,
     "The answer in words."
 ))]
 pub struct DataSensitivity {

@@ -96,9 +96,9 @@ pub struct DimensionReport {
 /// The dimensioning of one program (variant) and metric.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(remote = "Self")]
-#[schemars(transform = crate::analysis::wire::words(
+#[schemars(transform = crate::wire::words(
     "notes",
-    crate::analysis::wire::Shape::List,
+    crate::wire::Shape::List,
     "Caveats in words: the levels the initial experiment leaves undimensioned, then the costs floored."
 ))]
 pub struct SeriesDimension {
@@ -153,14 +153,14 @@ pub(crate) const CROSSED_REPLICATES: usize = 2;
 /// One level's estimates, cost and optimal count.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(remote = "Self")]
-#[schemars(transform = crate::analysis::wire::words(
+#[schemars(transform = crate::wire::words(
     "cost_source",
-    crate::analysis::wire::Shape::Sentence,
+    crate::wire::Shape::Sentence,
     "Where the cost comes from."
 ))]
-#[schemars(transform = crate::analysis::wire::words(
+#[schemars(transform = crate::wire::words(
     "advice",
-    crate::analysis::wire::Shape::Optional,
+    crate::wire::Shape::Optional,
     "Why eq. 3 gave no plain count, when it did not."
 ))]
 pub struct LevelDimension {

@@ -11,9 +11,9 @@ use crate::stats::machines::{machine_component, MachineComponent};
 /// The machine analysis of one program, variant and metric.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 #[serde(remote = "Self")]
-#[schemars(transform = crate::analysis::wire::words(
+#[schemars(transform = crate::wire::words(
     "text",
-    crate::analysis::wire::Shape::Sentence,
+    crate::wire::Shape::Sentence,
     "The finding in words."
 ))]
 pub(crate) struct MachineSeries {

@@ -9,9 +9,9 @@ use serde::Serialize;
 
 use super::experiment::FailureCounts;
 use crate::analysis::vocabulary::Thresholds;
-use crate::analysis::wire::{words, Shape};
 use crate::stats::degrees_of_freedom::DegreesOfFreedom;
 use crate::units::Scale;
+use crate::wire::{words, Shape};
 
 /// Version of the JSON report format.
 pub(crate) const REPORT_SCHEMA: u32 = crate::analysis::vocabulary::OUTPUT_SCHEMA;

@@ -95,9 +95,9 @@ pub(crate) fn stopping_line(report: &Report) -> Option<String> {
         .collect();
     Some(format!(
         "Stopping rule: {} Rounds: {}. Outcome: {}.",
-        g.caveat,
+        crate::report::words::stopping::caveat(g),
         rounds.join("; "),
-        g.outcome_sentence()
+        crate::report::words::stopping::outcome(g)
     ))
 }
 

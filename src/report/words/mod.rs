@@ -32,6 +32,7 @@ pub(crate) mod sequential;
 pub(crate) mod setup;
 pub(crate) mod shift;
 pub mod single;
+pub(crate) mod stopping;
 pub(crate) mod summary;
 pub mod variance_split;
 pub(crate) mod variants;
@@ -39,7 +40,7 @@ pub(crate) mod versus_baseline;
 pub(crate) mod withheld;
 
 /// Implements `Serialize` for a model type marked `#[serde(remote = "Self")]` (see
-/// [`crate::analysis::wire`]): its numbers, as derived, then each word field, built from
+/// [`crate::wire`]): its numbers, as derived, then each word field, built from
 /// them by the function named, so that the model holds no sentence and the wire carries
 /// every one. `on_the_wire!(Sensitivity { text: String = sensitivity_words })`.
 macro_rules! on_the_wire {

@@ -57,3 +57,15 @@ pub(crate) fn words(
         }
     }
 }
+
+/// `schema` without the word field `name` that [`words`] added: the schema of a file that
+/// stores the type's data only.
+pub(crate) fn without_words(schema: &mut Schema, name: &str) {
+    let object = schema.ensure_object();
+    if let Some(properties) = object.get_mut("properties").and_then(|p| p.as_object_mut()) {
+        properties.remove(name);
+    }
+    if let Some(required) = object.get_mut("required").and_then(|r| r.as_array_mut()) {
+        required.retain(|r| r != name);
+    }
+}
