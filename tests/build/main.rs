@@ -16,6 +16,8 @@ mod build_support;
 mod experiment_support;
 #[path = "../support/processes.rs"]
 mod processes_support;
+#[path = "../support/snapshots.rs"]
+mod snapshot_support;
 
 mod as_built;
 mod data_order;

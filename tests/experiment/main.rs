@@ -15,6 +15,8 @@ mod experiment_support;
 mod processes_support;
 #[path = "../support/schemas.rs"]
 mod schemas_support;
+#[path = "../support/snapshots.rs"]
+mod snapshot_support;
 
 mod demo;
 mod doctor;

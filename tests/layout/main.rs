@@ -11,6 +11,8 @@
 
 #[path = "../support/layout.rs"]
 mod layout_support;
+#[path = "../support/snapshots.rs"]
+mod snapshot_support;
 
 mod archive;
 mod binary;

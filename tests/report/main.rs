@@ -17,6 +17,8 @@ mod report_support;
 mod run_support;
 #[path = "../support/schemas.rs"]
 mod schemas_support;
+#[path = "../support/snapshots.rs"]
+mod snapshot_support;
 
 mod analysis;
 mod analysis_degenerate;

@@ -8,13 +8,13 @@
 //! Every command runs in a temporary parent directory with relative names, so that the paths
 //! the outputs name are the same on every machine. What depends on the machine or the
 //! toolchain (addresses and sizes of functions, the doctor's host and figures, times) is
-//! replaced by a bracketed placeholder before the snapshot (by regex, as
-//! tests/build/summary.rs does: insta's `filters` feature would add a crate to the build).
+//! replaced by a bracketed placeholder before the snapshot (tests/support/snapshots.rs).
 
 use std::path::Path;
 
 use crate::report_support;
 use crate::run_support;
+use crate::snapshot_support::redact;
 
 use layoutrand::files::store::shards::shard_dir;
 use layoutrand::files::store::StoreWriter;
@@ -32,30 +32,6 @@ fn layoutrand_in(parent: &Path, args: &[&str]) -> assert_cmd::Command {
 fn stdout_of(cmd: &mut assert_cmd::Command) -> String {
     let out = cmd.assert().success();
     String::from_utf8(out.get_output().stdout.clone()).unwrap()
-}
-
-/// `text` with every match of each `(pattern, replacement)` replaced, in order (patterns are
-/// multi-line: `^` and `$` match at each line).
-fn redact(text: &str, filters: &[(&str, &str)]) -> String {
-    filters
-        .iter()
-        .fold(text.to_string(), |text, (pattern, by)| {
-            regex::Regex::new(&format!("(?m){pattern}"))
-                .unwrap()
-                .replace_all(&text, *by)
-                .into_owned()
-        })
-}
-
-#[test]
-fn redact_replaces_what_it_matches_and_nothing_else() {
-    assert_eq!(
-        redact(
-            "0x401000  15  helper\nkeep 0x12\n",
-            &[(r"^0x[0-9a-f]+ +\d+", "[addr] [size]")]
-        ),
-        "[addr] [size]  helper\nkeep 0x12\n"
-    );
 }
 
 // ---- status ----------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 
 use crate::run_support;
 
+use crate::snapshot_support::stderr_in;
 use layoutrand::files::store::{read_results, ExecutionStatus, StoreWarning, RESULTS_FILE};
 use predicates::str::contains;
 use run_support::*;
@@ -10,12 +11,8 @@ use run_support::*;
 #[test]
 fn missing_manifest_names_the_file() {
     let d = tempfile::tempdir().unwrap();
-    run_in(d.path())
-        .args(["--", "{bin}"])
-        .assert()
-        .failure()
-        .stderr(contains("manifest.json"))
-        .stderr(contains("layoutrand build"));
+    let out = run_in(d.path()).args(["--", "{bin}"]).assert().code(2);
+    insta::assert_snapshot!(stderr_in(out.get_output(), d.path()));
     assert!(!d.path().join(RESULTS_FILE).exists());
 }
 

@@ -15,6 +15,8 @@ mod build_support;
 mod run_support;
 #[path = "../support/slurm.rs"]
 mod slurm_support;
+#[path = "../support/snapshots.rs"]
+mod snapshot_support;
 
 mod bad_input;
 mod cache_model;

@@ -13,6 +13,8 @@
 mod build_support;
 #[path = "../support/run.rs"]
 mod run_support;
+#[path = "../support/snapshots.rs"]
+mod snapshot_support;
 
 mod attacks;
 mod boundary;
