@@ -6,7 +6,7 @@ use anyhow::{bail, Context, Result};
 use layoutrand::exit::Exit;
 use layoutrand::files::manifest::Granularity;
 use layoutrand::relink::driver::{self, BuildOptions};
-use layoutrand::relink::summary;
+use layoutrand::report::build_summary as summary;
 
 pub use layoutrand::flags::build::BuildArgs as Args;
 

@@ -761,14 +761,7 @@ fn binary_set(
             sha256: crate::files::manifest::sha256_of_file(&local)?,
             fingerprint: crate::layout::fingerprint(&functions),
             functions: functions.len(),
-            distance: None,
-            link_seconds: 0.0,
-            soname: None,
-            code: None,
-            offsets: None,
-            versus_baseline: None,
-            bytes_versus_baseline: None,
-            data: None,
+            ..Default::default()
         }],
         libraries: kept,
     })

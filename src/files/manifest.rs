@@ -180,8 +180,33 @@ pub struct Achieved {
     /// Compiled modules with all their functions in one `.text` section (only possible under
     /// `link`: `module` and `global` refuse them).
     pub modules_one_section: usize,
-    /// The same in words, e.g. "objects moved; functions moved within 7 of 8 modules".
-    pub words: String,
+    /// Modules with code, which `--granularity none` pads (a one-section module's code
+    /// included). Absent in older manifests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modules_with_code: Option<usize>,
+    /// The granularity the program got: the build's, or `global` for an LTO program (modules
+    /// do not survive LTO). Absent in older manifests, which stored [`Achieved::recorded_words`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub granularity: Option<Granularity>,
+    /// For an LTO program: whose code its seeds order. Absent: not LTO (or an older manifest).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lto: Option<LtoCode>,
+    /// What manifests written before the figures above stored instead: the same in words.
+    /// Read, never written; the summary shows it only for such a manifest.
+    #[serde(default, rename = "words", skip_serializing)]
+    #[schemars(skip)]
+    pub recorded_words: Option<String>,
+}
+
+/// Whose code an LTO program's seeds put in a random order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum LtoCode {
+    /// The machine code the user's own LTO link generated, kept by the shim.
+    Kept,
+    /// LTO code generated once more into one relocatable object (`-r`: globals not
+    /// internalised), since the link's own could not be kept.
+    GeneratedAgain,
 }
 
 impl Manifest {
@@ -193,6 +218,76 @@ impl Manifest {
             .filter(|p| p.excluded.is_some() && !p.library)
             .map(|p| p.name.as_str())
             .collect()
+    }
+}
+
+/// In what the baseline's function list differs from a fixed layout's (the build's own
+/// binary): the first of these that holds, in this order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum FunctionsDifference {
+    /// Other functions: this many (name, size) pairs only in the build's binary, and only in
+    /// the baseline.
+    OtherFunctions {
+        /// (name, size) pairs only in the build's binary.
+        only_own: usize,
+        /// (name, size) pairs only in the baseline.
+        only_baseline: usize,
+    },
+    /// The same functions in another order.
+    OtherOrder {
+        /// The first rank (from 0) at which the two orders differ.
+        first_difference: usize,
+        /// The number of functions.
+        functions: usize,
+    },
+    /// The same functions, order and addresses.
+    Same {
+        /// The number of functions.
+        functions: usize,
+    },
+    /// The same functions and order, every one moved by the same number of bytes (the
+    /// start-up code before them takes another size in the relink).
+    Shifted {
+        /// The number of functions.
+        functions: usize,
+        /// The baseline's address minus the build's, in bytes.
+        by: i64,
+    },
+    /// The same functions and order, some at other addresses (other gaps between sections).
+    OtherGaps {
+        /// Functions at other addresses.
+        moved: usize,
+        /// The number of functions.
+        functions: usize,
+    },
+}
+
+/// Everything a manifest holds on how the baseline differs from a fixed layout's binary,
+/// gathered for the words ([`Binary::versus_baseline`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct VersusBaseline {
+    /// The function lists compared.
+    pub functions: Option<FunctionsDifference>,
+    /// Sections and bytes compared.
+    pub bytes: Option<crate::layout::image::BytesDifference>,
+    /// Why sections and bytes were not compared.
+    pub bytes_not_compared: Option<String>,
+    /// An older manifest's words.
+    pub recorded: Option<String>,
+}
+
+impl Binary {
+    /// How the baseline differs from this binary (an as-built one), `None` when the manifest
+    /// says nothing of it.
+    pub fn versus_baseline(&self) -> Option<VersusBaseline> {
+        let v = VersusBaseline {
+            functions: self.functions_versus_baseline,
+            bytes: self.bytes_versus_baseline.clone(),
+            bytes_not_compared: self.bytes_not_compared.clone(),
+            recorded: self.recorded_versus_baseline.clone(),
+        };
+        (v.functions.is_some() || v.recorded.is_some()).then_some(v)
     }
 }
 
@@ -239,7 +334,7 @@ pub enum BuildStatus {
 }
 
 /// One linked program of one binary.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Binary {
     /// Program name: the recorded link's output file name (e.g. `demo`).
     pub name: String,
@@ -268,15 +363,26 @@ pub struct Binary {
     /// `build --pad`); absent in manifests written before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub offsets: Option<OffsetSpread>,
-    /// For an as-built binary: in what the baseline differs from it, in words (functions,
-    /// their order, their addresses; see `build::as_built`); absent otherwise.
+    /// For an as-built binary: in what the baseline's function list differs from its
+    /// (functions, their order, their addresses; see `relink::as_built`); absent otherwise
+    /// and in older manifests (which stored [`Binary::recorded_versus_baseline`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub versus_baseline: Option<String>,
+    pub functions_versus_baseline: Option<FunctionsDifference>,
     /// For an as-built binary: what differs beyond the function list, as figures (the
-    /// sections of other sizes; the functions' bytes by kind of difference), the numbers
-    /// behind the end of `versus_baseline`; absent otherwise and in older manifests.
+    /// sections of other sizes; the functions' bytes by kind of difference); absent otherwise,
+    /// in older manifests, and when the two binaries could not be read
+    /// ([`Binary::bytes_not_compared`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bytes_versus_baseline: Option<crate::layout::image::BytesDifference>,
+    /// For an as-built binary whose sections and bytes could not be compared with the
+    /// baseline's: the reader's error.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bytes_not_compared: Option<String>,
+    /// What manifests written before the figures above stored instead: the difference in
+    /// words. Read, never written.
+    #[serde(default, rename = "versus_baseline", skip_serializing)]
+    #[schemars(skip)]
+    pub recorded_versus_baseline: Option<String>,
     /// For a seed of a `build --data-order` build: what the check that it holds the
     /// baseline's data objects (same sizes and contents, pointers relocated) and code bytes
     /// compared, and how many objects moved; absent otherwise.

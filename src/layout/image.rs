@@ -63,10 +63,10 @@ pub struct CodeDifferences {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct BytesDifference {
     /// The allocated sections that differ in size or exist in one only, in name order.
-    pub(crate) sections: Vec<SectionDifference>,
+    pub sections: Vec<SectionDifference>,
     /// The functions' bytes compared (`None`: not every function is at the same address, so
     /// their bytes were not compared).
-    pub(crate) code: Option<CodeDifferences>,
+    pub code: Option<CodeDifferences>,
 }
 
 impl Image {

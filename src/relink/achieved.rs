@@ -9,7 +9,7 @@ use object::{Object, ObjectSection, ObjectSymbol, SymbolKind, SymbolSection};
 
 use super::linker::Mechanism;
 use super::replay::Program;
-use crate::files::manifest::{Achieved, Granularity};
+use crate::files::manifest::{Achieved, Granularity, LtoCode};
 use crate::layout::{archive, object_file};
 use crate::wrap::record::InputKind;
 
@@ -67,17 +67,22 @@ pub(crate) fn inspect(program: &Program, granularity: Granularity) -> Result<Ach
         .filter(|(_, m)| matches!(m, Module::PerFunction(n) if *n >= 2))
         .count();
     let functions_move = reorders && shuffled > 0;
-    let words = achieved_words(&modules, granularity, shuffled, functions_move);
-    let words = match lto {
-        Some(Mechanism::LtoKept) => format!("the LTO link's own code, {words}"),
-        Some(_) => format!("LTO code generated once more (-r, not internalised), {words}"),
-        None => words,
-    };
+    // Padding goes in front of every code section, one-section modules' included.
+    let with_code = modules
+        .iter()
+        .filter(|(_, m)| matches!(m, Module::PerFunction(n) if *n >= 1) || *m == Module::OneSection)
+        .count();
     Ok(Achieved {
         objects,
         modules_with_function_order: if functions_move { shuffled } else { 0 },
         modules_one_section: whole.len(),
-        words,
+        modules_with_code: Some(with_code),
+        granularity: Some(granularity),
+        lto: lto.map(|m| match m {
+            Mechanism::LtoKept => LtoCode::Kept,
+            _ => LtoCode::GeneratedAgain,
+        }),
+        recorded_words: None,
     })
 }
 
@@ -106,40 +111,6 @@ fn modules_of(program: &Program) -> Result<Vec<(String, Module)>> {
         }
     }
     Ok(modules)
-}
-
-/// What the layout moves in words: objects and functions (`shuffled` modules of `modules`
-/// have two or more functions to move, which move when `functions_move`), or only padding.
-fn achieved_words(
-    modules: &[(String, Module)],
-    granularity: Granularity,
-    shuffled: usize,
-    functions_move: bool,
-) -> String {
-    let objects = modules.len();
-    match (objects >= 2, functions_move) {
-        // Padding goes in front of every code section, one-section modules' included.
-        _ if granularity == Granularity::None => {
-            let with_code = modules
-                .iter()
-                .filter(|(_, m)| {
-                    matches!(m, Module::PerFunction(n) if *n >= 1) || *m == Module::OneSection
-                })
-                .count();
-            format!("order kept; padding before the code of {with_code} of {objects} modules")
-        }
-        (true, true) => format!(
-            "objects moved; functions moved within {shuffled} of {objects} modules{}",
-            if granularity == Granularity::Global {
-                " and across modules"
-            } else {
-                ""
-            }
-        ),
-        (true, false) => format!("objects moved ({objects}); functions not moved"),
-        (false, true) => format!("functions moved within {shuffled} of {objects} modules"),
-        (false, false) => "nothing to move".to_string(),
-    }
 }
 
 fn classify(data: &[u8]) -> Module {

@@ -18,7 +18,9 @@ use std::path::{Path, PathBuf};
 
 use super::binaries::describe_program;
 use super::replay::Program;
-use crate::files::manifest::{binary_label, BinarySet, BuildStatus, SetKind, AS_BUILT_LABEL};
+use crate::files::manifest::{
+    binary_label, BinarySet, BuildStatus, FunctionsDifference, SetKind, AS_BUILT_LABEL,
+};
 use crate::layout::binary::{self, Function};
 use crate::layout::image::{self, Image};
 use crate::layout::{distance, same_code};
@@ -61,21 +63,19 @@ pub(crate) fn keep(
         b.code = same_code::check(base, &functions).ok();
         b.distance = Some(distance::between(base, &functions));
         let base_path = out_dir.join(binary_label(None)).join(&program.name);
-        let bytes = beyond_functions(own, &functions, &base_path, base);
-        let clause = match &bytes {
-            Ok(d) => crate::report::words::versus_baseline::clause(d),
-            Err(e) => format!("; sections and code bytes not compared ({e})"),
-        };
-        b.versus_baseline = Some(compare(&functions, base) + &clause);
-        b.bytes_versus_baseline = bytes.ok();
+        b.functions_versus_baseline = Some(compare(&functions, base));
+        match beyond_functions(own, &functions, &base_path, base) {
+            Ok(d) => b.bytes_versus_baseline = Some(d),
+            Err(e) => b.bytes_not_compared = Some(e),
+        }
         set.add(b, program.is_library());
     }
     Ok(set)
 }
 
-/// The build's own binaries kept as the `as-built` layout ([`keep`]'s arguments), with a
-/// note per program on how the baseline differs from them, or one saying why they were not
-/// kept.
+/// The build's own binaries kept as the `as-built` layout ([`keep`]'s arguments) (the
+/// build's summary says how the baseline differs from each, from the manifest), or a note
+/// saying why they were not kept.
 pub(crate) fn kept(
     programs: &[Program],
     own: &[PathBuf],
@@ -84,21 +84,7 @@ pub(crate) fn kept(
     notes: &mut Vec<String>,
 ) -> Option<BinarySet> {
     match keep(programs, own, baseline, out_dir) {
-        Ok(set) => {
-            notes.extend(programs.iter().filter_map(|program| {
-                let what = if program.is_library() {
-                    "library"
-                } else {
-                    "program"
-                };
-                let words = set.find(&program.name)?.versus_baseline.as_deref()?;
-                Some(format!(
-                    "baseline vs as built: {what} {}: {words}",
-                    program.name
-                ))
-            }));
-            Some(set)
-        }
+        Ok(set) => Some(set),
         Err(why) => {
             notes.push(format!(
                 "as built: not kept, so not measured ({why}); the baseline is the relinked \
@@ -118,8 +104,9 @@ fn copy_read_only(from: &Path, to: &Path) -> anyhow::Result<()> {
         .with_context(|| format!("copying {} to {}", from.display(), to.display()))
 }
 
-/// The comparison in words: functions (name and size), their order, their addresses.
-pub(crate) fn compare(own: &[Function], baseline: &[Function]) -> String {
+/// The comparison of the function lists: functions (name and size), their order, their
+/// addresses.
+pub(crate) fn compare(own: &[Function], baseline: &[Function]) -> FunctionsDifference {
     let key = |f: &Function| (f.id.clone(), f.size);
     let count = |fs: &[Function]| {
         let mut m = BTreeMap::new();
@@ -130,12 +117,10 @@ pub(crate) fn compare(own: &[Function], baseline: &[Function]) -> String {
     };
     let (a, b) = (count(own), count(baseline));
     if a != b {
-        let only_own = a.keys().filter(|k| !b.contains_key(*k)).count();
-        let only_base = b.keys().filter(|k| !a.contains_key(*k)).count();
-        return format!(
-            "other functions than the build's own binary: {only_own} (name, size) only in the \
-             build's, {only_base} only in the baseline's"
-        );
+        return FunctionsDifference::OtherFunctions {
+            only_own: a.keys().filter(|k| !b.contains_key(*k)).count(),
+            only_baseline: b.keys().filter(|k| !a.contains_key(*k)).count(),
+        };
     }
     let order_own: Vec<_> = own.iter().map(key).collect();
     let order_base: Vec<_> = baseline.iter().map(key).collect();
@@ -145,11 +130,10 @@ pub(crate) fn compare(own: &[Function], baseline: &[Function]) -> String {
             .zip(&order_base)
             .position(|(x, y)| x != y)
             .unwrap_or(0);
-        return format!(
-            "the build's own functions in another order (first difference at rank {first} of \
-             {})",
-            own.len()
-        );
+        return FunctionsDifference::OtherOrder {
+            first_difference: first,
+            functions: own.len(),
+        };
     }
     let moved = own
         .iter()
@@ -157,10 +141,9 @@ pub(crate) fn compare(own: &[Function], baseline: &[Function]) -> String {
         .filter(|(x, y)| x.address != y.address)
         .count();
     if moved == 0 {
-        return format!(
-            "the build's own binary's layout: same {} functions, order and addresses",
-            own.len()
-        );
+        return FunctionsDifference::Same {
+            functions: own.len(),
+        };
     }
     let deltas: Vec<i128> = own
         .iter()
@@ -168,19 +151,15 @@ pub(crate) fn compare(own: &[Function], baseline: &[Function]) -> String {
         .map(|(x, y)| i128::from(y.address) - i128::from(x.address))
         .collect();
     if deltas.iter().all(|d| *d == deltas[0]) {
-        return format!(
-            "the build's own functions and order, every function {} bytes {} (the start-up \
-             code before them takes another size in the relink)",
-            deltas[0].abs(),
-            if deltas[0] < 0 { "lower" } else { "higher" }
-        );
+        return FunctionsDifference::Shifted {
+            functions: own.len(),
+            by: i64::try_from(deltas[0]).unwrap_or(i64::MAX),
+        };
     }
-    format!(
-        "the build's own functions and order; {moved} of {} at other addresses (other gaps \
-         between sections: each function keeps its alignment, the relink's section padding \
-         differs)",
-        own.len()
-    )
+    FunctionsDifference::OtherGaps {
+        moved,
+        functions: own.len(),
+    }
 }
 
 /// What differs beyond the function list: the sizes of the allocated sections, and, when
@@ -228,16 +207,41 @@ mod tests {
     }
 
     #[test]
-    fn each_kind_of_difference_is_named() {
+    fn each_kind_of_difference_is_found() {
+        use FunctionsDifference::*;
         let own = [f("a", 0x1000, 16), f("b", 0x1010, 32)];
-        assert!(compare(&own, &own).contains("same 2 functions, order and addresses"));
+        assert_eq!(compare(&own, &own), Same { functions: 2 });
         let shifted = [f("a", 0x0ff0, 16), f("b", 0x1000, 32)];
-        assert!(compare(&own, &shifted).contains("every function 16 bytes lower"));
+        assert_eq!(
+            compare(&own, &shifted),
+            Shifted {
+                functions: 2,
+                by: -16
+            }
+        );
         let gaps = [f("a", 0x1000, 16), f("b", 0x1020, 32)];
-        assert!(compare(&own, &gaps).contains("1 of 2 at other addresses"));
+        assert_eq!(
+            compare(&own, &gaps),
+            OtherGaps {
+                moved: 1,
+                functions: 2
+            }
+        );
         let swapped = [f("b", 0x1000, 32), f("a", 0x1020, 16)];
-        assert!(compare(&own, &swapped).contains("another order (first difference at rank 0"));
+        assert_eq!(
+            compare(&own, &swapped),
+            OtherOrder {
+                first_difference: 0,
+                functions: 2
+            }
+        );
         let other = [f("a", 0x1000, 16), f("b", 0x1010, 35)];
-        assert!(compare(&own, &other).contains("1 (name, size) only in the build's"));
+        assert_eq!(
+            compare(&own, &other),
+            OtherFunctions {
+                only_own: 1,
+                only_baseline: 1
+            }
+        );
     }
 }

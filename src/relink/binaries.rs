@@ -342,11 +342,8 @@ pub(crate) fn describe(
         functions: functions.len(),
         distance: baseline.map(|b| distance::between(b, functions)),
         link_seconds,
-        soname: None,
         code,
         offsets: Some(offsets::spread(functions)),
-        versus_baseline: None,
-        bytes_versus_baseline: None,
-        data: None,
+        ..Default::default()
     })
 }

@@ -185,14 +185,7 @@ mod tests {
             sha256: String::new(),
             fingerprint: fp.into(),
             functions: 1,
-            distance: None,
-            link_seconds: 0.0,
-            soname: None,
-            code: None,
-            offsets: None,
-            versus_baseline: None,
-            bytes_versus_baseline: None,
-            data: None,
+            ..Default::default()
         }
     }
 

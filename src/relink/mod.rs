@@ -20,7 +20,8 @@
 //! * [`projection`]: the cost of many seeds (SIGINT/SIGTERM keep finished seeds: crate::signals);
 //! * [`source_tree`]: whether a build was made from a given source tree (`experiment`'s
 //!   reuse of one);
-//! * [`summary`]: the closing table; [`toolchain`]: versions for the manifest.
+//! * [`toolchain`]: versions for the manifest (the closing table is
+//!   [`crate::report::build_summary`]).
 
 pub(crate) mod achieved;
 pub(crate) mod as_built;
@@ -39,6 +40,5 @@ pub(crate) mod rebuild;
 pub(crate) mod recorded_build;
 pub mod replay;
 pub(crate) mod source_tree;
-pub mod summary;
 pub(crate) mod toolchain;
 pub mod variant;

@@ -9,6 +9,7 @@
 //! reports are [`document::Document`]s rendered by its backends. Nothing here computes a
 //! number.
 
+pub mod build_summary;
 pub(crate) mod checks;
 pub(crate) mod columns;
 pub mod document;

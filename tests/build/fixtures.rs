@@ -39,7 +39,7 @@ fn matrix(fixture_name: &str, program: &str, granularity: &str, linkers: &[&str]
         let lines: Vec<&str> = stdout.lines().collect();
         let at = |p: &dyn Fn(&str) -> bool| lines.iter().position(|l| p(l));
         let header = at(&|l| l.starts_with("program "));
-        let legend = at(&|l| l == layoutrand::relink::summary::LEGEND.trim_end());
+        let legend = at(&|l| l == layoutrand::report::build_summary::LEGEND.trim_end());
         let timing = at(&|l| l.starts_with("relinked baseline"));
         assert!(
             matches!((header, legend, timing), (Some(h), Some(l), Some(t)) if h < l && l + 1 == t),

@@ -70,8 +70,8 @@ fn libbz2_is_relinked_per_seed_and_each_seed_loads_its_own() {
         .iter()
         .find(|p| p.name == "libbz2.so.1.0.8")
         .unwrap();
-    let words = &summary.achieved.as_ref().unwrap().words;
-    assert!(words.contains("functions moved"), "{words}");
+    let achieved = summary.achieved.as_ref().unwrap();
+    assert!(achieved.modules_with_function_order > 0, "{achieved:?}");
 
     let run = assert_cmd::Command::cargo_bin("layoutrand")
         .unwrap()

@@ -64,14 +64,7 @@ pub fn experiment(dir: &Path, sets: &[TestBinarySet]) -> Manifest {
                 path: rel,
                 fingerprint: String::new(),
                 functions: 0,
-                distance: None,
-                link_seconds: 0.0,
-                soname: None,
-                code: None,
-                offsets: None,
-                versus_baseline: None,
-                bytes_versus_baseline: None,
-                data: None,
+                ..Default::default()
             });
         }
         built.push(BinarySet {

@@ -53,7 +53,7 @@ pub(crate) fn attach_versus_baseline(series: &mut [SeriesReport], manifest: Opti
             .and_then(|b| b.as_built.as_ref())
             .filter(|set| set.label() == AS_BUILT_LABEL)
             .and_then(|set| set.find(&s.program));
-        a.versus_baseline = own.and_then(|bin| bin.versus_baseline.clone());
+        a.versus_baseline = own.and_then(|bin| bin.versus_baseline());
         let base = build.and_then(|b| b.baseline.find(&s.program));
         a.same_layout_as_baseline = own
             .zip(base)

@@ -255,7 +255,7 @@ fn achieved(m: &crate::files::manifest::Manifest) -> Vec<ProgramAchieved> {
             Some(ProgramAchieved {
                 program: p.name.clone(),
                 library: p.library,
-                words: p.achieved.as_ref()?.words.clone(),
+                achieved: p.achieved.clone()?,
             })
         })
         .collect()

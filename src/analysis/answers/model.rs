@@ -203,8 +203,8 @@ pub(crate) struct ProgramAchieved {
     pub(crate) program: String,
     /// Whether it is a shared library (its code moves inside the programs' processes).
     pub(crate) library: bool,
-    /// The manifest's words (`programs[].achieved.words`).
-    pub(crate) words: String,
+    /// What its seeds could move (`programs[].achieved`).
+    pub(crate) achieved: crate::files::manifest::Achieved,
 }
 
 pub(crate) use crate::analysis::effect::Interval;
@@ -362,8 +362,8 @@ pub(crate) struct AsBuilt {
     /// Its place among the random layouts (percentile, prediction interval, verdict).
     pub(crate) placement: DefaultLayout,
     /// In what the baseline differs from it, as `build` found (functions, order,
-    /// addresses); absent without a manifest.
-    pub(crate) versus_baseline: Option<String>,
+    /// addresses, sections, bytes); absent without a manifest. On the wire: its sentence.
+    pub(crate) versus_baseline: Option<crate::files::manifest::VersusBaseline>,
     /// Whether it has the baseline's layout (the manifest's fingerprints of the two are
     /// equal: the same functions in the same order at the same addresses): then it is the
     /// default layout measured a second time, not a layout of its own. Absent without a

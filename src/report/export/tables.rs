@@ -450,11 +450,12 @@ pub(crate) fn as_built_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
             capitalised(&words::default_layout::words(&a.placement))
         ),
     ];
-    lines.extend(
-        a.versus_baseline
-            .as_ref()
-            .map(|v| format!("Baseline vs as built: {v}.")),
-    );
+    lines.extend(a.versus_baseline.as_ref().map(|v| {
+        format!(
+            "Baseline vs as built: {}.",
+            words::versus_baseline::sentence(v)
+        )
+    }));
     lines
 }
 

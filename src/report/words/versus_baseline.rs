@@ -1,10 +1,62 @@
-//! "What differs between the baseline and the binary your build made, beyond the function
-//! list?" in words: the allocated sections of other sizes and the kinds of byte differences
-//! of the functions ([`crate::layout::image::BytesDifference`], measured by
-//! [`crate::relink::as_built`]), as the clause the build appends to its comparison of the
-//! function lists.
+//! "What differs between the baseline and the binary your build made?" in words: the
+//! function lists ([`FunctionsDifference`]), then the allocated sections of other sizes and
+//! the kinds of byte differences of the functions ([`BytesDifference`]), as `build` measured
+//! them and the manifest keeps them.
 
+use crate::files::manifest::{FunctionsDifference, VersusBaseline};
 use crate::layout::image::{BytesDifference, CodeDifferences, SectionDifference};
+
+// The as-built answer's `versus_baseline` on the wire: the sentence.
+super::said_as!(VersusBaseline = sentence);
+
+/// The whole difference: the function lists, then sections and bytes (an older manifest's
+/// own words when it has no figures).
+pub(crate) fn sentence(v: &VersusBaseline) -> String {
+    let Some(functions) = &v.functions else {
+        return v.recorded.clone().unwrap_or_default();
+    };
+    let rest = match (&v.bytes, &v.bytes_not_compared) {
+        (Some(d), _) => clause(d),
+        (None, Some(e)) => format!("; sections and code bytes not compared ({e})"),
+        (None, None) => String::new(),
+    };
+    functions_words(functions) + &rest
+}
+
+/// The function lists compared, e.g. `the build's own functions in another order (first
+/// difference at rank 3 of 40)`.
+fn functions_words(d: &FunctionsDifference) -> String {
+    match *d {
+        FunctionsDifference::OtherFunctions {
+            only_own,
+            only_baseline,
+        } => format!(
+            "other functions than the build's own binary: {only_own} (name, size) only in the \
+             build's, {only_baseline} only in the baseline's"
+        ),
+        FunctionsDifference::OtherOrder {
+            first_difference,
+            functions,
+        } => format!(
+            "the build's own functions in another order (first difference at rank \
+             {first_difference} of {functions})"
+        ),
+        FunctionsDifference::Same { functions } => format!(
+            "the build's own binary's layout: same {functions} functions, order and addresses"
+        ),
+        FunctionsDifference::Shifted { functions: _, by } => format!(
+            "the build's own functions and order, every function {} bytes {} (the start-up \
+             code before them takes another size in the relink)",
+            by.unsigned_abs(),
+            if by < 0 { "lower" } else { "higher" }
+        ),
+        FunctionsDifference::OtherGaps { moved, functions } => format!(
+            "the build's own functions and order; {moved} of {functions} at other addresses \
+             (other gaps between sections: each function keeps its alignment, the relink's \
+             section padding differs)"
+        ),
+    }
+}
 
 /// How many names of functions that differ in code the sentence quotes.
 const NAMES_QUOTED: usize = 8;
@@ -12,7 +64,7 @@ const NAMES_QUOTED: usize = 8;
 /// The clause, starting with `"; "`: the sections, then the functions' bytes by kind;
 /// `"; the same section sizes and code bytes"` when nothing differs (`"; the same section
 /// sizes"` when the bytes were not compared).
-pub(crate) fn clause(d: &BytesDifference) -> String {
+fn clause(d: &BytesDifference) -> String {
     let mut words = String::new();
     if !d.sections.is_empty() {
         words.push_str("; sections: ");

@@ -75,6 +75,7 @@ pub fn render(m: &Manifest) -> String {
     for p in &m.programs {
         program_notes(&mut out, m, p);
     }
+    out.push_str(&as_built_lines(m));
     let failed: Vec<_> = m
         .seeds
         .iter()
@@ -120,7 +121,12 @@ fn tally(m: &Manifest) -> BTreeMap<&str, ProgramTally<'_>> {
 fn program_notes(out: &mut String, m: &Manifest, p: &ProgramSummary) {
     let what = if p.library { "library" } else { "program" };
     if let (Some(a), None) = (&p.achieved, &p.excluded) {
-        let _ = writeln!(out, "achieved: {what} {}: {}", p.name, a.words);
+        let _ = writeln!(
+            out,
+            "achieved: {what} {}: {}",
+            p.name,
+            crate::report::words::setup::moved(a)
+        );
     }
     if m.baseline.find(&p.name).is_none() {
         let _ = writeln!(
@@ -160,6 +166,26 @@ fn program_notes(out: &mut String, m: &Manifest, p: &ProgramSummary) {
             }
         );
     }
+}
+
+/// Per program and library kept as built: how the baseline differs from it.
+fn as_built_lines(m: &Manifest) -> String {
+    let Some(set) = &m.as_built else {
+        return String::new();
+    };
+    let mut out = String::new();
+    let programs = set.binaries.iter().map(|b| ("program", b));
+    for (what, b) in programs.chain(set.libraries.iter().map(|b| ("library", b))) {
+        if let Some(v) = b.versus_baseline() {
+            let _ = writeln!(
+                out,
+                "baseline vs as built: {what} {}: {}",
+                b.name,
+                crate::report::words::versus_baseline::sentence(&v)
+            );
+        }
+    }
+    out
 }
 
 /// `build --pad`: per program, the spread of its function starts over cache-line and page
