@@ -2,6 +2,7 @@
 //! matched-pair interval when the seeds match, the verdict in words and CI gating.
 
 use crate::report_support;
+use crate::snapshot_support::{stderr_in, stdout_in};
 
 use std::path::Path;
 
@@ -76,16 +77,8 @@ fn faster_new_version_is_reported_with_both_intervals() {
         assert!(i.lower < 0.95 && 0.95 < i.upper, "true ratio 0.95 in {i:?}");
         assert!(i.upper < 1.0, "{i:?}");
     }
-    assert!(
-        words(p, "text").starts_with("new is 5."),
-        "{}",
-        words(p, "text")
-    );
-    assert!(
-        words(p, "text").contains("faster") && words(p, "text").contains("95 % CI"),
-        "{}",
-        words(p, "text")
-    );
+    // The verdict, pinned whole: new is 5.x % faster, with its 95 % CI.
+    insta::assert_snapshot!("faster_new_text", words(p, "text"));
     // Same seeds: matched pairs cancel the 3 % layout effect and give a much tighter
     // interval than the unpaired ratio.
     let paired = p.paired_relative_ci.unwrap();
@@ -110,7 +103,8 @@ fn slower_new_version_fails_the_gate_only_beyond_the_threshold() {
         "{}",
         words(&strict.programs[0], "text")
     );
-    assert!(words(&strict.programs[0], "text").contains("FAIL"));
+    // The verdict, pinned whole, says FAIL.
+    insta::assert_snapshot!("slower_strict_text", words(&strict.programs[0], "text"));
     assert!(gate_failed(&strict));
     let lenient = compare_directories(&base, &new, &[], &gate(Some(0.20))).unwrap();
     assert!(!gate_failed(&lenient));
@@ -134,14 +128,11 @@ fn equal_versions_with_partly_different_seeds_are_paired_on_the_common_seeds() {
     );
     assert_eq!(p.comparison.pair.binaries.len(), 12);
     assert_eq!(p.comparison.paired_difference.as_ref().unwrap().pairs, 12);
-    assert!(
-        word_list(&p.comparison, "warnings")
-            .iter()
-            .any(|w| w.contains(
-                "paired on the 12 binaries both sides hold: 0 of base's 12 and 1 of new's 13"
-            )),
-        "{:?}",
-        word_list(&p.comparison, "warnings")
+    // The warnings, pinned whole: paired on the 12 binaries both sides hold, 0 of base's
+    // 12 and 1 of new's 13 left out.
+    insta::assert_snapshot!(
+        "partly_paired_warnings",
+        word_list(&p.comparison, "warnings").join("\n")
     );
     // Equal versions: never faster or slower.
     assert!(
@@ -157,7 +148,7 @@ fn equal_versions_with_partly_different_seeds_are_paired_on_the_common_seeds() {
 
 #[test]
 fn compare_command_gates_on_directories() {
-    let (_tmp, base, new) = dirs();
+    let (tmp, base, new) = dirs();
     experiment(&base, 10, 1.0, 7);
     experiment(&new, 10, 1.10, 8);
     let out = assert_cmd::Command::cargo_bin("layoutrand")
@@ -167,9 +158,8 @@ fn compare_command_gates_on_directories() {
         .arg(&new)
         .assert()
         .code(1);
-    let text = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    assert!(text.contains("slower") && text.contains("FAIL"), "{text}");
-    assert!(text.contains("95 % confidence interval"), "{text}");
+    // The text, pinned whole: slower, FAIL, the 95 % confidence interval.
+    insta::assert_snapshot!("gated_text", stdout_in(out.get_output(), tmp.path()));
 
     let out = assert_cmd::Command::cargo_bin("layoutrand")
         .unwrap()
@@ -206,11 +196,8 @@ fn several_programs_get_touatis_overall_gain_and_proportion() {
     );
     // Every program 10 % faster: G = 1 − Σ W t' / Σ W t is 10 % whatever the weights.
     assert!((o.gain.unwrap() - 0.10).abs() < 0.01, "{:?}", o.gain);
-    assert!(
-        words(o, "text").contains("2 of 2 programs are significantly faster"),
-        "{}",
-        words(o, "text")
-    );
+    // The sentence, pinned whole: 2 of 2 programs are significantly faster.
+    insta::assert_snapshot!("overall_text", words(o, "text"));
 }
 
 /// `compare DIR DIR` of experiments with variants compares each variant with the variant of
@@ -218,7 +205,7 @@ fn several_programs_get_touatis_overall_gain_and_proportion() {
 /// variant, with the same rule, exit code and message as `report`.
 #[test]
 fn variants_are_compared_by_name_and_gated_alike() {
-    let (_tmp, base, new) = dirs();
+    let (tmp, base, new) = dirs();
     variant_experiment(&base, 1.0, 1);
     variant_experiment(&new, 1.2, 2);
     let c = compare_directories(&base, &new, &[], &gate(Some(0.05))).unwrap();
@@ -241,26 +228,18 @@ fn variants_are_compared_by_name_and_gated_alike() {
     };
     let failed = cli("5%");
     assert_eq!(failed.status.code(), Some(1), "{failed:?}");
-    let stdout = String::from_utf8_lossy(&failed.stdout);
-    assert!(stdout.contains("demo [O2] — wall"), "{stdout}");
-    let stderr = String::from_utf8_lossy(&failed.stderr);
+    let stdout = stdout_in(&failed, tmp.path());
     assert!(
-        stderr.contains("layoutrand compare: FAIL") && stderr.contains("--fail-if-slower 5"),
-        "{stderr}"
+        stdout.lines().any(|l| l == "demo [O2] — wall (ms)"),
+        "{stdout}"
     );
-    // It names what is slower (the O2 variant's wall time), and only that; the gate's line
-    // for each variant says which passed and which failed.
-    assert!(stderr.contains("  demo [O2] wall: "), "{stderr}");
-    assert!(!stderr.contains("  demo [O1]"), "{stderr}");
-    assert!(stderr.contains("5.0 %: pass: demo [O1] wall: "), "{stderr}");
-    assert!(stderr.contains("5.0 %: fail: demo [O2] wall: "), "{stderr}");
+    // The message, pinned whole: FAIL at --fail-if-slower 5 %, naming what is slower (the
+    // O2 variant's wall time) and only that; the gate's line for each variant says which
+    // passed and which failed.
+    insta::assert_snapshot!("variants_failed_stderr", stderr_in(&failed, tmp.path()));
     let passed = cli("50%");
     assert_eq!(passed.status.code(), Some(0), "{passed:?}");
-    let stderr = String::from_utf8_lossy(&passed.stderr);
-    assert!(
-        stderr.contains("50.0 %: pass: demo [O2] wall: "),
-        "{stderr}"
-    );
+    insta::assert_snapshot!("variants_passed_stderr", stderr_in(&passed, tmp.path()));
 }
 
 /// `compare A B` where only A holds variants: nothing matches (compare pairs variants by
@@ -268,22 +247,14 @@ fn variants_are_compared_by_name_and_gated_alike() {
 /// and metric in common" (issue 36, item 3).
 #[test]
 fn compare_says_why_variants_on_one_side_match_nothing() {
-    let (_tmp, base, new) = dirs();
+    let (tmp, base, new) = dirs();
     variant_experiment(&base, 1.0, 1);
     experiment(&new, 10, 1.0, 2);
     let out = report_support::layoutrand(&["compare"], &[&base, &new]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("holds variants (O1, O2) and") && stderr.contains("has none"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("variant of the same name"), "{stderr}");
-    assert!(stderr.contains("layoutrand report DIR"), "{stderr}");
-    assert!(
-        !stderr.contains("no program and metric in common"),
-        "{stderr}"
-    );
+    // The message, pinned whole: which side holds variants (O1, O2) and which has none,
+    // that variants pair by name, and `layoutrand report DIR` to do instead.
+    insta::assert_snapshot!(stderr_in(&out, tmp.path()));
 }
 
 /// `compare DIR DIR` in text shows the studentized bootstrap interval asked for with
@@ -333,7 +304,7 @@ fn directory_text_shows_bootstrap_and_mann_whitney() {
 /// comparison (before, `compare` said nothing of it).
 #[test]
 fn compare_names_binaries_that_never_ran() {
-    let (_tmp, base, new) = dirs();
+    let (tmp, base, new) = dirs();
     experiment(&base, 10, 1.0, 7);
     let mut design = report_support::Design::new(10, 2, 1);
     design.baseline = false;
@@ -364,9 +335,6 @@ fn compare_names_binaries_that_never_ran() {
         .arg(&new)
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        text.contains("Warnings:\n  - new: demo seed-4: every execution failed"),
-        "{text}"
-    );
+    // The text, pinned whole: its warnings name new's seed-4.
+    insta::assert_snapshot!("never_ran_text", stdout_in(&out, tmp.path()));
 }

@@ -229,8 +229,9 @@ fn a_machine_effect_is_put_on_the_machine_not_on_run_noise() {
     // The sentence names it, and the JSON has it under variance_split.machine.
     let json = serde_json::to_value(&report.series[0]).unwrap();
     assert!(json["variance_split"]["machine"]["share"].as_f64().unwrap() >= 0.9);
+    // The sentence, pinned whole, names it: … is which machine ran it.
     let sentence = layoutrand::report::words::variance_split::answer(&split);
-    assert!(sentence.contains("is which machine ran it"), "{sentence}");
+    insta::assert_snapshot!("machine_named", sentence);
     // The CSV gains the machine's columns, the share in the same place.
     use layoutrand::report::export::Exporter;
     let csv = layoutrand::report::export::csv::CsvExporter
@@ -263,11 +264,9 @@ fn unbalanced_machines_stay_in_run_noise_and_say_so() {
     assert_eq!(split.machine, None);
     assert_eq!(split.machines_in_run, Some(2));
     assert!(split.run.is_some() && split.data.is_some());
+    // The sentence, pinned whole: the run ran on 2 machines, not each equally often.
     let sentence = layoutrand::report::words::variance_split::answer(&split);
-    assert!(
-        sentence.contains("ran on 2 machines, not each equally often"),
-        "{sentence}"
-    );
+    insta::assert_snapshot!("unbalanced_machines", sentence);
 }
 
 #[test]

@@ -3,6 +3,7 @@
 //! not judge it (exit 2) — in `report` and in `compare` of two directories.
 
 use crate::report_support;
+use crate::snapshot_support::{in_dir, stderr_in};
 
 use std::path::Path;
 
@@ -30,11 +31,9 @@ fn every_format_says_first_that_the_store_is_incomplete() {
     let d = tempfile::tempdir().unwrap();
     half_done(d.path());
     let text = report_stdout(d.path(), &[]);
+    // The first line of each format, pinned whole: (incomplete: 30 of 60 executions).
     let first = text.lines().next().unwrap();
-    assert!(
-        first.contains("(incomplete: 30 of 60 executions)"),
-        "{first}"
-    );
+    insta::assert_snapshot!("first_line_text", in_dir(first, d.path()));
     assert!(
         text.lines()
             .take(4)
@@ -54,19 +53,12 @@ fn every_format_says_first_that_the_store_is_incomplete() {
     for format in ["markdown", "summary"] {
         let out = report_stdout(d.path(), &["--format", format]);
         let first = out.lines().next().unwrap();
-        assert!(
-            first.contains("(incomplete: 30 of 60 executions)"),
-            "{format}: {out}"
-        );
+        insta::assert_snapshot!(format!("first_line_{format}"), in_dir(first, d.path()));
     }
     let html = report_stdout(d.path(), &["--format", "html"]);
-    let title = html.find("<h1").expect("a title");
-    assert!(
-        html[title..].starts_with("<h1")
-            && html[title..html.len().min(title + 300)].contains("incomplete: 30 of 60 executions"),
-        "{}",
-        &html[title..html.len().min(title + 300)]
-    );
+    let title = &html[html.find("<h1").expect("a title")..];
+    let title = &title[..title.find("</h1>").expect("the title's end") + 5];
+    insta::assert_snapshot!("title_html", in_dir(title, d.path()));
     let csv = report_stdout(d.path(), &["--format", "csv"]);
     let header = csv.lines().next().unwrap();
     assert!(
@@ -76,10 +68,8 @@ fn every_format_says_first_that_the_store_is_incomplete() {
     assert!(csv.lines().nth(1).unwrap().ends_with(",30,60"), "{csv}");
     let bmf = layoutrand(&["report", "--format", "bmf"], &[d.path()]);
     assert_eq!(bmf.status.code(), Some(2), "{bmf:?}");
-    assert!(
-        String::from_utf8_lossy(&bmf.stderr).contains("the store is incomplete (30 of 60"),
-        "{bmf:?}"
-    );
+    // The refusal, pinned whole: the store is incomplete (30 of 60 …).
+    insta::assert_snapshot!("bmf_refused", stderr_in(&bmf, d.path()));
 }
 
 #[test]
@@ -88,11 +78,9 @@ fn the_gate_does_not_judge_an_incomplete_store() {
     half_done(d.path());
     let out = layoutrand(&["report", "--fail-if-slower", "1%"], &[d.path()]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("--fail-if-slower 1.0 %: not judged: the store is incomplete (30 of 60"),
-        "{stderr}"
-    );
+    // The message, pinned whole: --fail-if-slower 1.0 %: not judged: the store is
+    // incomplete (30 of 60 …).
+    insta::assert_snapshot!("report_not_judged", stderr_in(&out, d.path()));
     // The same store complete (the header's plan met) is judged: O2 is 5 % slower.
     let complete = tempfile::tempdir().unwrap();
     let mut design = Design::new(4, 3, 2);
@@ -114,8 +102,6 @@ fn the_gate_does_not_judge_an_incomplete_store() {
         stdout.starts_with("new Incomplete: 30 of the 60 planned executions"),
         "{stdout}"
     );
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("new: not judged: the store is incomplete"),
-        "{out:?}"
-    );
+    let stderr = in_dir(&stderr_in(&out, d.path()), complete.path());
+    insta::assert_snapshot!("compare_not_judged", stderr);
 }

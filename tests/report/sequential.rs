@@ -2,6 +2,7 @@
 //! series and comparison stops, why, with which interval, and how every format shows it.
 
 use crate::report_support;
+use crate::snapshot_support::{in_dir, stderr_in};
 
 use report_support::{report_stdout as report, write_dir, Design, ThreeLevel};
 use serde_json::Value;
@@ -76,16 +77,11 @@ fn text_and_html_show_the_section() {
     let dir = tempfile::tempdir().unwrap();
     store(dir.path(), 10, &[("base", 1.0), ("fast", 0.95)]);
     // The section's title and place: the snapshots; here the sequence without a horizon.
+    // A store not grown with a maximum: the calibrated sequence (Lai's t-mixture, its
+    // level calibrated), no horizon; the comparison's line (fast against base: stopped at
+    // …) and its sequence. The text pinned whole.
     let text = report(dir.path(), &["--sequential"]);
-    // A store not grown with a maximum: the calibrated sequence, no horizon.
-    assert!(
-        text.contains(
-            "confidence sequence (Lai's t-mixture, its level calibrated to hold also when a few layouts are much slower) holds at every look at once"
-        ),
-        "{text}"
-    );
-    assert!(text.contains("fast against base: stopped at"), "{text}");
-    assert!(text.contains("confidence sequence: "), "{text}");
+    insta::assert_snapshot!("sequential_text", in_dir(&text, dir.path()));
     let html = report(dir.path(), &["--sequential", "--format", "html"]);
     let at = html
         .find("<section id=\"sequential\">")
@@ -94,7 +90,8 @@ fn text_and_html_show_the_section() {
     let svg = &svg[svg.find("<svg").unwrap()..];
     let svg = &svg[..svg.find("</svg>").unwrap() + 6];
     roxmltree::Document::parse(svg).unwrap();
-    assert!(svg.contains("stopped at"), "{svg}");
+    // The figure, pinned whole (its stopping point marked).
+    insta::assert_snapshot!("sequential_svg", svg);
 }
 
 #[test]
@@ -113,9 +110,9 @@ fn target_takes_the_one_percent_parser_and_needs_sequential() {
     let out = run(&["--target", "1%"]);
     assert!(!out.status.success());
     let out = run(&["--sequential", "--target", "2"]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("did you mean 2%"), "{err}");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    // The message, pinned whole: did you mean 2%?
+    insta::assert_snapshot!(stderr_in(&out, dir.path()));
     assert!(run(&["--sequential", "--target", "0.02"]).status.success());
 }
 
@@ -177,12 +174,9 @@ fn a_store_grown_by_the_calibrated_rule_replays_up_to_its_maximum() {
     // by the maximum.
     assert!(seq[0]["ci"].is_null(), "{}", seq[0]);
     assert!(seq.last().unwrap()["ci"]["lower"].as_f64().unwrap() > 0.0);
-    let text = q["text"].as_str().unwrap();
-    assert!(
-        text.contains("95 % confidence sequence (looks 5 to 20)")
-            && text.contains("10 later binaries are outside the plan (past the maximum of 20"),
-        "{text}"
-    );
+    // The sentence, pinned whole: a 95 % confidence sequence (looks 5 to 20), the 10 later
+    // binaries outside the plan (past the maximum of 20).
+    insta::assert_snapshot!(q["text"].as_str().unwrap());
     // The same store as an old repeated-t store gives other numbers: each replays as
     // recorded.
     stopping_log(dir.path(), "repeated_t", 20);
@@ -208,14 +202,12 @@ fn a_store_grown_past_its_maximum_keeps_the_looks_up_to_it() {
     assert_eq!(seq.len(), 16);
     assert_eq!(seq.last().unwrap()["binaries"], 20);
     assert!(seq.iter().all(|l| l["ci"]["lower"].as_f64().unwrap() > 0.0));
-    let text = q["text"].as_str().unwrap();
-    assert!(
-        text.contains("10 later binaries are outside the plan (past the maximum of 20"),
-        "{text}"
-    );
+    // The sentence, pinned whole: the 10 later binaries outside the plan (past the maximum
+    // of 20).
+    insta::assert_snapshot!("past_the_maximum", q["text"].as_str().unwrap());
     // Within the maximum nothing is outside the plan.
     stopping_log(dir.path(), "repeated_t", 30);
     let q = &json(dir.path(), &[])["series"][0]["sequential"];
     assert_eq!(q["beyond_horizon"], 0, "{q}");
-    assert!(!q["text"].as_str().unwrap().contains("outside the plan"));
+    insta::assert_snapshot!("within_the_maximum", q["text"].as_str().unwrap());
 }

@@ -4,6 +4,7 @@
 //! manifest.json)" in words), and a warning says why.
 
 use crate::report_support;
+use crate::snapshot_support::{in_dir, stderr_in};
 
 use std::path::Path;
 use std::process::Output;
@@ -11,6 +12,7 @@ use std::process::Output;
 use layoutrand::analysis::answers::compare::compare_directories;
 use layoutrand::analysis::compare::CompareOptions;
 use layoutrand::analysis::vocabulary::Thresholds;
+use layoutrand::report::export::svg::escape;
 use layoutrand::report::words::UNKNOWN_WITHOUT_MANIFEST;
 use report_support::{layoutrand, write_dir, Design, Normal, ThreeLevel};
 use serde_json::Value;
@@ -95,33 +97,55 @@ fn a_store_alone_gives_the_same_numbers_and_says_what_is_unknown() {
     );
     assert_eq!(wb.len(), wa.len() + 1, "{wb:?}");
     let missing: Vec<&Value> = wb.iter().filter(|w| !wa.contains(w)).collect();
+    // The warning, pinned whole: the directory has no manifest.json, the report rests on
+    // results.jsonl alone, and the granularity, link times … are therefore not shown.
     let warning = missing[0].as_str().unwrap();
-    assert!(warning.contains("has no manifest.json"), "{warning}");
-    assert!(warning.contains("results.jsonl alone"), "{warning}");
-    assert!(warning.contains("granularity") && warning.contains("link times"));
+    insta::assert_snapshot!(in_dir(warning, tmp.path()));
 }
 
 #[test]
 fn the_text_and_markdown_reports_say_unknown() {
     let tmp = tempfile::tempdir().unwrap();
     rich_dir(tmp.path());
+    let setup = |out: &str, prefix: &str| {
+        out.lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no {prefix:?} in {out}"))
+            .to_string()
+    };
+    // The set-up line, pinned whole: 8 seeds, module granularity, bfd linker …
     let text = stdout(&layoutrand(&["report"], &[tmp.path()]));
-    assert!(
-        text.contains("8 seeds (module granularity, bfd linker"),
-        "{text}"
-    );
+    insta::assert_snapshot!("setup_with_manifest", setup(&text, "Set-up: "));
     assert!(!text.contains(UNKNOWN_WITHOUT_MANIFEST), "{text}");
     remove_manifest(tmp.path());
-    for format in ["text", "markdown", "html"] {
+    let json: Value = serde_json::from_str(&stdout(&layoutrand(
+        &["report", "--format", "json"],
+        &[tmp.path()],
+    )))
+    .unwrap();
+    let warnings = json["warnings"].as_array().unwrap();
+    for (format, prefix) in [
+        ("text", "Set-up: "),
+        ("markdown", "Set-up: "),
+        ("html", "<p>Set-up: "),
+    ] {
         let out = stdout(&layoutrand(&["report", "--format", format], &[tmp.path()]));
-        assert!(
-            out.contains(
-                "seeds built, granularity, linker, build mode and padding unknown (no manifest.json); 3 execution(s)"
-            ),
-            "{format}: {out}"
+        // The set-up line, pinned whole: seeds built, granularity, linker, build mode and
+        // padding unknown (no manifest.json), no linker named; every warning (the missing
+        // manifest's among them) shown.
+        insta::assert_snapshot!(
+            format!("setup_without_manifest_{format}"),
+            setup(&out, prefix)
         );
-        assert!(out.contains("has no manifest.json"), "{format}: {out}");
-        assert!(!out.contains("bfd linker"), "{format}: {out}");
+        for w in warnings {
+            let w = w.as_str().unwrap();
+            let shown = if format == "html" {
+                escape(w)
+            } else {
+                w.to_string()
+            };
+            assert!(out.contains(&shown), "{format}: {w} not in {out}");
+        }
     }
 }
 
@@ -166,18 +190,15 @@ fn compare_works_on_two_stores_alone_with_the_same_numbers() {
         .map(|w| w.as_str().unwrap())
         .collect();
     assert_eq!(warnings.len(), 2, "{warnings:?}");
-    assert!(warnings[0].starts_with("base: ") && warnings[1].starts_with("new: "));
-    assert!(warnings.iter().all(|w| w.contains("has no manifest.json")));
+    // Pinned whole: base's, then new's, each saying its directory has no manifest.json.
+    insta::assert_snapshot!("compare_warnings", in_dir(&warnings.join("\n"), tmp.path()));
     without["warnings"] = serde_json::json!([]);
     assert_eq!(with, without);
     assert_eq!(with["programs"].as_array().unwrap().len(), 1, "{with}");
     // And through the command line, the gate (3 % slower against 1 %) trips as before.
     let out = layoutrand(&["compare", "--fail-if-slower", "1%"], &[&base, &new]);
-    assert_ne!(out.status.code(), Some(0), "{out:?}");
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("slower"),
-        "{out:?}"
-    );
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    insta::assert_snapshot!("compare_gate", stderr_in(&out, tmp.path()));
 }
 
 #[test]
@@ -188,13 +209,10 @@ fn dimension_without_a_manifest_asks_for_the_binary_cost() {
     let with = stdout(&layoutrand(&args, &[tmp.path()]));
     remove_manifest(tmp.path());
     // The link time was the manifest's: now unknown, and said so rather than guessed.
+    // The message, pinned whole: the cost of one binary is unknown (no manifest.json).
     let out = layoutrand(&["dimension"], &[tmp.path()]);
-    assert!(!out.status.success(), "{out:?}");
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("the cost of one binary is unknown") && err.contains("no manifest.json"),
-        "{err}"
-    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    insta::assert_snapshot!(stderr_in(&out, tmp.path()));
     // Given with --costs, the same table as with the manifest.
     let without = stdout(&layoutrand(&args, &[tmp.path()]));
     assert_eq!(with, without);
@@ -203,13 +221,10 @@ fn dimension_without_a_manifest_asks_for_the_binary_cost() {
 #[test]
 fn neither_file_is_still_refused_and_a_store_must_name_its_programs() {
     let tmp = tempfile::tempdir().unwrap();
+    // Each message pinned whole.
     let out = layoutrand(&["report"], &[tmp.path()]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("has no manifest.json: it is not a layoutrand experiment directory"),
-        "{err}"
-    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    insta::assert_snapshot!("neither_file", stderr_in(&out, tmp.path()));
 
     // Without the manifest the header is the list of programs: a measurement of another
     // program is a store that contradicts itself.
@@ -223,10 +238,6 @@ fn neither_file_is_still_refused_and_a_store_must_name_its_programs() {
     )
     .unwrap();
     let out = layoutrand(&["report"], &[tmp.path()]);
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("program `demo` is measured but not among the header's programs (other)"),
-        "{err}"
-    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    insta::assert_snapshot!("unknown_program", stderr_in(&out, tmp.path()));
 }
