@@ -25,7 +25,11 @@ pub(crate) fn machine_free(text: &str) -> String {
     let text = text
         .replace(&*bin.to_string_lossy(), "[layoutrand]")
         .replace(env!("CARGO_MANIFEST_DIR"), "[crate]")
-        .replace(concat!("(", env!("CARGO_PKG_VERSION"), ")"), "([version])");
+        .replace(concat!("(", env!("CARGO_PKG_VERSION"), ")"), "([version])")
+        .replace(
+            concat!("layoutrand ", env!("CARGO_PKG_VERSION")),
+            "layoutrand [version]",
+        );
     snapshot_support::redact(
         &text,
         &[
