@@ -5,6 +5,7 @@ use crate::run_support;
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::stdout_in;
 use layoutrand::files::store::{read_results, ExecutionStatus};
 use run_support::*;
 
@@ -167,8 +168,7 @@ fn failures_are_recorded_counted_and_kept_out_of_the_values() {
             .timeout(std::time::Duration::from_secs(30))
             .assert()
             .code(5); // the program failed on every execution: nothing to analyse
-        let stdout = String::from_utf8_lossy(&assert.get_output().stdout).to_string();
-        assert!(stdout.contains("failures=2"), "{mode}: {stdout}");
+        insta::assert_snapshot!(stdout_in(assert.get_output(), d.path()));
         let r = read_results(d.path()).unwrap();
         assert_eq!(r.executions.len(), 2, "{mode}");
         assert!(
@@ -430,10 +430,11 @@ fn programs_select_what_bin_stands_for_and_named_placeholders_reach_the_others()
 fn a_run_logged_to_a_file_says_its_progress_each_tenth() {
     let d = tempfile::tempdir().unwrap();
     same_binary_experiment(d.path(), "faulty", "faulty.c", 4);
+    let progress = regex::Regex::new(r"^layoutrand: \d+ of 10 executions \(").unwrap();
     let progress_lines = |stderr: &str| -> Vec<String> {
         stderr
             .lines()
-            .filter(|l| l.contains(" of 10 executions ("))
+            .filter(|l| progress.is_match(l))
             .map(str::to_string)
             .collect()
     };
@@ -462,14 +463,17 @@ fn a_run_logged_to_a_file_says_its_progress_each_tenth() {
     let stderr = String::from_utf8_lossy(&slow.stderr);
     let lines = progress_lines(&stderr);
     assert!(!lines.is_empty(), "{stderr}");
-    assert!(
-        lines
-            .last()
-            .unwrap()
-            .starts_with("layoutrand: 10 of 10 executions (100 %), ")
-            && lines.iter().all(|l| l.contains(" so far")),
-        "{stderr}"
-    );
+    // Each line the count, the share, the time so far and (but at the end) the time left;
+    // the last pinned whole, its time written [t].
+    let shape = regex::Regex::new(
+        r"^layoutrand: \d+ of 10 executions \(\d+ %\), \d+s so far(, about \d+s left)?$",
+    )
+    .unwrap();
+    assert!(lines.iter().all(|l| shape.is_match(l)), "{stderr}");
+    insta::assert_snapshot!(crate::snapshot_support::redact(
+        lines.last().unwrap(),
+        &[(r"\d+s so far", "[t] so far")]
+    ));
 }
 
 /// Issue 36: a new run is planned in rounds and says so; the report blocks on them.

@@ -6,6 +6,7 @@ use crate::run_support;
 
 use std::path::Path;
 
+use crate::stderr_in;
 use layoutrand::files::store::{read_results, ExecutionStatus, Record};
 use layoutrand::run::metric::read_cachegrind_totals;
 use run_support::*;
@@ -109,12 +110,9 @@ fn parallel_time_measurements_are_refused_unless_forced() {
         .args(["--executions", "1", "--metric", "wall", "--jobs", "2"])
         .args(["--", "{bin}"])
         .assert()
-        .failure();
-    let stderr = String::from_utf8_lossy(&out.get_output().stderr).to_string();
-    assert!(
-        stderr.contains("--jobs 2 with --metric wall") && stderr.contains("--force-parallel"),
-        "{stderr}"
-    );
+        .code(2);
+    // Pinned whole: the flags refused together, and the one that forces them.
+    insta::assert_snapshot!(stderr_in(out.get_output(), d.path()));
     assert!(!d.path().join("results.jsonl").exists(), "nothing was run");
     run_in(d.path())
         .args(["--executions", "1", "--metric", "wall", "--jobs", "2"])

@@ -9,9 +9,9 @@ use crate::{build_support, run_support};
 
 use std::path::Path;
 
+use crate::in_dir;
+use crate::snapshot_support::redact;
 use layoutrand::files::store::RESULTS_FILE;
-use predicates::prelude::*;
-use predicates::str::contains;
 use run_support::*;
 
 /// The names in `dir`, sorted.
@@ -56,7 +56,18 @@ fn a_blank_line_before_the_header_is_a_damaged_store_for_every_command() {
         }
         std::fs::write(&store, format!("\n{evil}")).unwrap();
         let macs_before = names(d.path());
-        let damaged = format!("{}:1: a blank first line", store.display());
+        // What each command says (standard output and error, `dir` written `[dir]` and
+        // `outside` `[outside]`), one after the other, pinned whole for each `keep_macs`:
+        // the store named with its line 1, and never "already your own".
+        let said = |out: &std::process::Output| {
+            let text = String::from_utf8_lossy(&out.stdout).into_owned()
+                + &String::from_utf8_lossy(&out.stderr);
+            in_dir(
+                &in_dir(&text, outside.path()).replace("[dir]", "[outside]"),
+                d.path(),
+            )
+        };
+        let mut transcript = String::new();
         for args in [
             &["run", "--resume", "--out"][..],
             &["run", "--resume", "--trust", "--out"],
@@ -64,35 +75,25 @@ fn a_blank_line_before_the_header_is_a_damaged_store_for_every_command() {
             &["explain", "--trust"],
             &["trust"],
         ] {
-            layoutrand()
-                .args(args)
-                .arg(d.path())
-                .assert()
-                .failure()
-                .stderr(contains(damaged.as_str()))
-                .stderr(contains("layoutrand repair"))
-                .stdout(contains("already your own").not());
+            let out = layoutrand().args(args).arg(d.path()).assert().code(2);
+            transcript += &format!("$ layoutrand {} [dir]\n", args.join(" "));
+            transcript += &said(out.get_output());
             assert!(!marker.exists(), "{args:?} ran the header's command");
             assert_eq!(names(d.path()), macs_before, "{args:?} wrote a file");
         }
         // The report commands refuse it alike: one rule for every reader.
         for command in ["report", "export"] {
-            layoutrand()
-                .arg(command)
-                .arg(d.path())
-                .assert()
-                .failure()
-                .stderr(contains(damaged.as_str()));
+            let out = layoutrand().arg(command).arg(d.path()).assert().code(2);
+            transcript += &format!("$ layoutrand {command} [dir]\n");
+            transcript += &said(out.get_output());
         }
 
         // The control: the same header on line 1 is received, shown, and runs once trusted.
         std::fs::write(&store, &evil).unwrap();
-        run_in(d.path())
-            .args(["--resume"])
-            .assert()
-            .failure()
-            .stderr(contains("run --resume refused"))
-            .stderr(contains("PWNED-by-header"));
+        let out = run_in(d.path()).args(["--resume"]).assert().code(2);
+        transcript += "$ layoutrand run --resume --out [dir] (the header on line 1)\n";
+        transcript += &said(out.get_output());
+        insta::assert_snapshot!(transcript);
         assert!(!marker.exists());
         run_in(d.path())
             .args(["--resume", "--trust"])
@@ -284,7 +285,11 @@ fn explain_checks_every_binary_as_run_does() {
         {
             let out = explain();
             let stderr = refused_by(out, &file, "is not the binary `layoutrand build` made");
-            assert!(stderr.contains("the manifest says"), "{stderr}");
+            // The refusal, pinned whole (with the hashes, which depend on the compiler).
+            insta::assert_snapshot!(redact(
+                &in_dir(&stderr, d.path()),
+                &[(r"\b[0-9a-f]{64}\b", "[sha256]")]
+            ));
             assert!(!marker.exists(), "{rel}: the replaced program ran");
         }
         std::fs::remove_file(&file).unwrap();

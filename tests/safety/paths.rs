@@ -6,9 +6,9 @@ use crate::run_support;
 
 use std::path::Path;
 
+use crate::{in_dir, stderr_in};
 use layoutrand::files::manifest::Manifest;
 use layoutrand::files::store::{read_results, RESULTS_FILE};
-use predicates::str::contains;
 use run_support::*;
 
 /// An experiment of the `faulty` fixture (baseline + 1 seed) in `dir`, and a victim file in
@@ -18,6 +18,14 @@ fn setup(dir: &Path, outside: &Path) -> (Manifest, std::path::PathBuf) {
     let victim = outside.join("victim");
     std::fs::write(&victim, "precious").unwrap();
     (m, victim)
+}
+
+/// The standard error of a refused run in `dir`, as an input error, with `dir` written `[dir]`
+/// and the directory `outside` (where the victim is) written `[outside]`.
+fn refusal(run: &mut assert_cmd::Command, dir: &Path, outside: &Path) -> String {
+    let out = run.assert().code(2);
+    let text = String::from_utf8_lossy(&out.get_output().stderr);
+    in_dir(&in_dir(&text, outside).replace("[dir]", "[outside]"), dir)
 }
 
 fn assert_untouched(victim: &Path) {
@@ -37,13 +45,12 @@ fn a_binary_name_that_is_a_path_is_refused_before_anything_runs() {
         };
         m.seeds[0].binaries[0].name = name.clone();
         m.save(d.path()).unwrap();
-        run_in(d.path())
-            .args(["--", "{bin}", "ok"])
-            .assert()
-            .failure()
-            .stderr(contains("manifest.json is refused"))
-            .stderr(contains("seed-1"))
-            .stderr(contains("not a single file name"));
+        // Pinned whole, one snapshot for each name, in the order above.
+        insta::assert_snapshot!(refusal(
+            run_in(d.path()).args(["--", "{bin}", "ok"]),
+            d.path(),
+            outside.path()
+        ));
         assert_untouched(&victim);
         assert!(
             !d.path().join(RESULTS_FILE).exists(),
@@ -63,28 +70,21 @@ fn a_binary_path_outside_the_directory_is_refused_even_with_its_sha256() {
     std::fs::copy(d.path().join("bin/seed-1/faulty"), &elsewhere).unwrap();
     m.seeds[0].binaries[0].path = elsewhere.clone();
     m.save(d.path()).unwrap();
-    run_in(d.path())
-        .args(["--", "{bin}", "ok"])
-        .assert()
-        .failure()
-        .stderr(contains("is absolute"));
+    let run = || {
+        let mut run = run_in(d.path());
+        run.args(["--", "{bin}", "ok"]);
+        run
+    };
+    insta::assert_snapshot!(refusal(&mut run(), d.path(), outside.path()));
     m.seeds[0].binaries[0].path = "../elsewhere".into();
     m.save(d.path()).unwrap();
-    run_in(d.path())
-        .args(["--", "{bin}", "ok"])
-        .assert()
-        .failure()
-        .stderr(contains("`..`"));
+    insta::assert_snapshot!(refusal(&mut run(), d.path(), outside.path()));
     // A relative path through a symbolic link out of the directory.
     std::fs::remove_file(d.path().join("bin/seed-1/faulty")).unwrap();
     std::os::unix::fs::symlink(&elsewhere, d.path().join("bin/seed-1/faulty")).unwrap();
     m.seeds[0].binaries[0].path = "bin/seed-1/faulty".into();
     m.save(d.path()).unwrap();
-    run_in(d.path())
-        .args(["--", "{bin}", "ok"])
-        .assert()
-        .failure()
-        .stderr(contains("leads outside"));
+    insta::assert_snapshot!(refusal(&mut run(), d.path(), outside.path()));
     assert!(!d.path().join(RESULTS_FILE).exists());
     assert_untouched(&victim);
 }
@@ -98,11 +98,11 @@ fn a_soname_or_variant_name_that_is_a_path_is_refused() {
     lib.soname = Some(victim.display().to_string());
     m.baseline.libraries.push(lib);
     m.save(d.path()).unwrap();
-    run_in(d.path())
-        .args(["--", "{bin}", "ok"])
-        .assert()
-        .failure()
-        .stderr(contains("soname"));
+    insta::assert_snapshot!(refusal(
+        run_in(d.path()).args(["--", "{bin}", "ok"]),
+        d.path(),
+        outside.path()
+    ));
     assert_untouched(&victim);
 }
 
@@ -128,22 +128,22 @@ fn planted_links_in_the_staging_directory_are_never_followed() {
     let d = tempfile::tempdir().unwrap();
     let (_, victim) = setup(d.path(), outside.path());
     std::os::unix::fs::symlink(outside.path(), d.path().join(".run")).unwrap();
-    run_in(d.path())
-        .args(["--", "{bin}", "ok"])
-        .assert()
-        .failure()
-        .stderr(contains("symbolic link"));
+    insta::assert_snapshot!(refusal(
+        run_in(d.path()).args(["--", "{bin}", "ok"]),
+        d.path(),
+        outside.path()
+    ));
     assert!(!outside.path().join("bin").exists());
     assert!(!outside.path().join("write-probe").exists());
     assert!(!d.path().join(RESULTS_FILE).exists());
     std::fs::remove_file(d.path().join(".run")).unwrap();
     std::fs::create_dir(d.path().join(".run")).unwrap();
     std::os::unix::fs::symlink(outside.path(), d.path().join(".run/bin")).unwrap();
-    run_in(d.path())
-        .args(["--", "{bin}", "ok"])
-        .assert()
-        .failure()
-        .stderr(contains(".run/bin is a symbolic link"));
+    insta::assert_snapshot!(refusal(
+        run_in(d.path()).args(["--", "{bin}", "ok"]),
+        d.path(),
+        outside.path()
+    ));
     assert!(!outside.path().join("faulty").exists());
     assert_untouched(&victim);
 }
@@ -154,11 +154,11 @@ fn a_symlinked_store_is_refused_and_its_target_not_appended_to() {
     let outside = tempfile::tempdir().unwrap();
     let (_, victim) = setup(d.path(), outside.path());
     std::os::unix::fs::symlink(&victim, d.path().join(RESULTS_FILE)).unwrap();
-    run_in(d.path())
-        .args(["--resume", "--", "{bin}", "ok"])
-        .assert()
-        .failure()
-        .stderr(contains("is a symbolic link"));
+    insta::assert_snapshot!(refusal(
+        run_in(d.path()).args(["--resume", "--", "{bin}", "ok"]),
+        d.path(),
+        outside.path()
+    ));
     assert_untouched(&victim);
 }
 
@@ -243,9 +243,9 @@ fn an_output_path_the_linker_scripts_cannot_spell_is_refused_before_the_build() 
             &["--seeds", "1", "--out", out.to_str().unwrap()],
             &["sh", "-c", "touch BUILD-RAN; make"],
         );
-        assert!(!built.status.success(), "{bad}");
-        let stderr = String::from_utf8_lossy(&built.stderr);
-        assert!(stderr.contains("linker scripts"), "{bad}: {stderr}");
+        assert_eq!(built.status.code(), Some(2), "{bad}");
+        // Pinned whole, one snapshot for each name, in the order above.
+        insta::assert_snapshot!(stderr_in(&built, src.parent().unwrap()));
         assert!(
             !src.join("BUILD-RAN").exists(),
             "{bad}: the build ran first"
@@ -267,13 +267,14 @@ fn an_experiment_name_that_is_a_path_is_refused_before_any_build() {
             ),
         )
         .unwrap();
-        layoutrand()
+        let out = layoutrand()
             .current_dir(d.path())
             .arg("experiment")
             .arg(&file)
             .assert()
-            .failure()
-            .stderr(contains("not a single file name"));
+            .code(2);
+        // Pinned whole, one snapshot for each name, in the order above.
+        insta::assert_snapshot!(stderr_in(out.get_output(), d.path()));
         assert!(
             !d.path().join("BUILD-RAN").exists(),
             "{name}: the build ran"

@@ -6,16 +6,25 @@ use crate::run_support;
 
 use std::path::Path;
 
+use crate::{in_dir, stderr_in, stdout_in};
 use layoutrand::files::store::{read_results, RESULTS_FILE};
-use predicates::prelude::*;
-use predicates::str::contains;
 use run_support::*;
 
-/// An experiment of the `faulty` fixture, baseline + 2 seeds × 2 executions, measured.
+/// An experiment of the `faulty` fixture, baseline + 2 seeds × 2 executions, measured in
+/// the order of a fixed schedule seed (so that a message naming an execution by its place
+/// in the store names the same one on every run).
 pub(crate) fn measured(dir: &Path) -> Vec<u8> {
     same_binary_experiment(dir, "faulty", "faulty.c", 2);
     run_in(dir)
-        .args(["--executions", "2", "--", "{bin}", "ok"])
+        .args([
+            "--executions",
+            "2",
+            "--schedule-seed",
+            "1",
+            "--",
+            "{bin}",
+            "ok",
+        ])
         .assert()
         .success();
     std::fs::read(dir.join(RESULTS_FILE)).unwrap()
@@ -33,19 +42,22 @@ fn export(dir: &Path) -> assert_cmd::assert::Assert {
     layoutrand().arg("export").arg(dir).assert()
 }
 
-/// `export` and `report` of `dir` fail with a message holding `needle`; export's also says
-/// how to repair.
-fn export_and_report_refuse(dir: &Path, needle: &str) {
-    export(dir)
-        .failure()
-        .stderr(contains(needle))
-        .stderr(contains("layoutrand repair"));
-    layoutrand()
-        .arg("report")
-        .arg(dir)
-        .assert()
-        .failure()
-        .stderr(contains(needle));
+/// `text` with `dir` written `[dir]` and the place `at` (`results.jsonl:N:`) written
+/// `results.jsonl:[line]:`: a snapshot of it fails if another line is named.
+fn at_line(text: &str, dir: &Path, at: &str) -> String {
+    in_dir(text, dir).replace(at, &format!("{RESULTS_FILE}:[line]:"))
+}
+
+/// `export` and `report` of `dir` fail as input errors; their messages, with the place `at`
+/// written as by [`at_line`], for the caller's snapshots.
+fn export_and_report_refuse(dir: &Path, at: &str) -> [String; 2] {
+    let export = export(dir).code(2);
+    let report = layoutrand().arg("report").arg(dir).assert().code(2);
+    [export, report].map(|out| at_line(&stderr_text(out.get_output()), dir, at))
+}
+
+fn stderr_text(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 #[test]
@@ -69,28 +81,15 @@ fn a_duplicated_execution_is_refused_by_every_reader_with_one_message_and_repair
     let doubled = text.join("\n") + "\n";
     std::fs::write(d.path().join(RESULTS_FILE), &doubled).unwrap();
 
-    export(d.path())
-        .failure()
-        .stderr(contains("recorded twice"))
-        .stderr(contains("layoutrand repair"));
-    layoutrand()
-        .arg("report")
-        .arg(d.path())
-        .assert()
-        .failure()
-        .stderr(contains("recorded twice"));
-    run_in(d.path())
-        .args(["--resume"])
-        .assert()
-        .failure()
-        .stderr(contains("recorded twice"));
+    let out = export(d.path()).code(2);
+    insta::assert_snapshot!(stderr_in(out.get_output(), d.path()));
+    let out = layoutrand().arg("report").arg(d.path()).assert().code(2);
+    insta::assert_snapshot!(stderr_in(out.get_output(), d.path()));
+    let out = run_in(d.path()).args(["--resume"]).assert().code(2);
+    insta::assert_snapshot!(stderr_in(out.get_output(), d.path()));
 
-    layoutrand()
-        .arg("repair")
-        .arg(d.path())
-        .assert()
-        .success()
-        .stdout(contains("recorded a second time"));
+    let out = layoutrand().arg("repair").arg(d.path()).assert().success();
+    insta::assert_snapshot!(stdout_in(out.get_output(), d.path()));
     assert_eq!(
         std::fs::read(d.path().join(RESULTS_FILE)).unwrap(),
         original,
@@ -118,13 +117,8 @@ fn repair_refuses_to_drop_the_header() {
     text[0] = header.to_string();
     let damaged = text.join("\n") + "\n";
     std::fs::write(&store, &damaged).unwrap();
-    layoutrand()
-        .arg("repair")
-        .arg(d.path())
-        .assert()
-        .failure()
-        .stderr(contains(format!("{RESULTS_FILE}:1:")))
-        .stderr(contains("repair refused, nothing changed"));
+    let out = layoutrand().arg("repair").arg(d.path()).assert().code(2);
+    insta::assert_snapshot!(stderr_in(out.get_output(), d.path()));
     assert_eq!(std::fs::read_to_string(&store).unwrap(), damaged);
     assert!(!d.path().join("results.jsonl.damaged-1").exists());
 }
@@ -150,15 +144,16 @@ fn a_bad_middle_line_names_file_and_line_and_repair_keeps_every_valid_record() {
     std::fs::write(d.path().join(RESULTS_FILE), &damaged).unwrap();
 
     let at = format!("{RESULTS_FILE}:{}:", bad_index + 1);
-    export_and_report_refuse(d.path(), &at);
+    let [export, report] = export_and_report_refuse(d.path(), &at);
+    insta::assert_snapshot!(export);
+    insta::assert_snapshot!(report);
 
-    layoutrand()
-        .arg("repair")
-        .arg(d.path())
-        .assert()
-        .success()
-        .stdout(contains(at.as_str()))
-        .stdout(contains("damaged-1"));
+    let out = layoutrand().arg("repair").arg(d.path()).assert().success();
+    insta::assert_snapshot!(at_line(
+        &stdout_in(out.get_output(), d.path()),
+        d.path(),
+        &at
+    ));
     assert_eq!(
         std::fs::read_to_string(d.path().join("results.jsonl.damaged-1")).unwrap(),
         damaged
@@ -173,12 +168,8 @@ fn a_bad_middle_line_names_file_and_line_and_repair_keeps_every_valid_record() {
     run_in(d.path()).args(["--resume"]).assert().success();
     assert_eq!(read_results(d.path()).unwrap().executions.len(), executions);
     // A valid store is left alone.
-    layoutrand()
-        .arg("repair")
-        .arg(d.path())
-        .assert()
-        .success()
-        .stdout(contains("nothing to repair"));
+    let out = layoutrand().arg("repair").arg(d.path()).assert().success();
+    insta::assert_snapshot!(stdout_in(out.get_output(), d.path()));
     assert!(!d.path().join("results.jsonl.damaged-2").exists());
 }
 
@@ -186,21 +177,14 @@ fn a_bad_middle_line_names_file_and_line_and_repair_keeps_every_valid_record() {
 fn empty_and_missing_stores_say_what_is_wrong() {
     let d = tempfile::tempdir().unwrap();
     same_binary_experiment(d.path(), "faulty", "faulty.c", 1);
-    run_in(d.path())
-        .args(["--resume"])
-        .assert()
-        .failure()
-        .stderr(contains("holds no run to resume"));
+    let out = run_in(d.path()).args(["--resume"]).assert().code(2);
+    insta::assert_snapshot!(stderr_in(out.get_output(), d.path()));
     std::fs::write(d.path().join(RESULTS_FILE), "").unwrap();
-    run_in(d.path())
-        .args(["--resume"])
-        .assert()
-        .failure()
-        .stderr(contains("holds no run to resume"));
-    export(d.path())
-        .failure()
-        .stderr(contains("is empty"))
-        .stderr(predicates::str::contains("--metric").not());
+    let out = run_in(d.path()).args(["--resume"]).assert().code(2);
+    insta::assert_snapshot!(stderr_in(out.get_output(), d.path()));
+    // Pinned whole: says the store is empty (and no advice about `--metric`).
+    let out = export(d.path()).code(2);
+    insta::assert_snapshot!(stderr_in(out.get_output(), d.path()));
 }
 
 #[test]
@@ -227,13 +211,12 @@ fn a_line_over_the_limit_is_refused_by_every_reader_and_repair_leaves_it_out() {
     let store = d.path().join(RESULTS_FILE);
     std::fs::write(&store, &damaged).unwrap();
 
-    let named = format!("{RESULTS_FILE}:{}: a line longer than 64 MiB", at + 1);
-    export_and_report_refuse(d.path(), &named);
-    run_in(d.path())
-        .args(["--resume"])
-        .assert()
-        .failure()
-        .stderr(contains(named.as_str()));
+    let named = format!("{RESULTS_FILE}:{}:", at + 1);
+    let [export, report] = export_and_report_refuse(d.path(), &named);
+    insta::assert_snapshot!(export);
+    insta::assert_snapshot!(report);
+    let out = run_in(d.path()).args(["--resume"]).assert().code(2);
+    insta::assert_snapshot!(at_line(&stderr_text(out.get_output()), d.path(), &named));
     assert!(
         std::fs::read(&store).unwrap() == damaged.as_bytes(),
         "a refused store is left as it was"
@@ -242,12 +225,12 @@ fn a_line_over_the_limit_is_refused_by_every_reader_and_repair_leaves_it_out() {
     // Repair leaves that line out (and, as for any damaged line, the execution after it,
     // whose measurement it may have been), keeps the other lines in order and the original
     // beside them; a resume runs what was left out again.
-    layoutrand()
-        .arg("repair")
-        .arg(d.path())
-        .assert()
-        .success()
-        .stdout(contains(named.as_str()));
+    let out = layoutrand().arg("repair").arg(d.path()).assert().success();
+    insta::assert_snapshot!(at_line(
+        &stdout_in(out.get_output(), d.path()),
+        d.path(),
+        &named
+    ));
     assert!(std::fs::read(d.path().join("results.jsonl.damaged-1")).unwrap() == damaged.as_bytes());
     let repaired = lines(&std::fs::read(&store).unwrap());
     let mut originals = text.iter();
@@ -280,16 +263,15 @@ fn repair_holds_no_more_of_an_enormous_line_than_the_limit() {
         writeln!(file, "{line}").unwrap();
     }
     drop(file);
-    let named = format!("{RESULTS_FILE}:2: a line longer than 64 MiB (of {length} bytes)");
     let out = std::process::Command::new("sh")
         .args(["-c", r#"ulimit -d 262144 && exec "$0" repair "$1""#])
         .arg(assert_cmd::cargo::cargo_bin("layoutrand"))
         .arg(d.path())
         .output()
         .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{out:?}");
-    assert!(stdout.contains(&named), "{stdout}");
+    // What repair says, pinned whole: line 2, longer than 64 MiB, of 314572800 bytes.
+    insta::assert_snapshot!(stdout_in(&out, d.path()));
     // The repaired store is the original's other lines in order (less the execution after
     // the damage, as for any damaged line), and it reads.
     let repaired = lines(&std::fs::read(&store).unwrap());
