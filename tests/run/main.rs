@@ -18,45 +18,11 @@ mod slurm_support;
 #[path = "../support/snapshots.rs"]
 mod snapshot_support;
 
-/// `text` with what differs per machine and per run written as placeholders, for a snapshot:
-/// this crate's folder (the tests' working directory) `[crate]`, the layoutrand under test
-/// `[layoutrand]`, the recorded `PATH` and `HOME` `[path]` and `[home]`, a Slurm plan's
-/// token `[token]`, a drawn schedule seed `[seed]` and layoutrand's version `[version]`.
-pub(crate) fn machine_free(text: &str) -> String {
-    let bin = assert_cmd::cargo::cargo_bin("layoutrand");
-    let text = text
-        .replace(&*bin.to_string_lossy(), "[layoutrand]")
-        .replace(env!("CARGO_MANIFEST_DIR"), "[crate]")
-        .replace(concat!("(", env!("CARGO_PKG_VERSION"), ")"), "([version])")
-        .replace(
-            concat!("layoutrand ", env!("CARGO_PKG_VERSION")),
-            "layoutrand [version]",
-        );
-    snapshot_support::redact(
-        &text,
-        &[
-            (r#""PATH=[^"]*""#, r#""PATH=[path]""#),
-            (r#""HOME=[^"]*""#, r#""HOME=[home]""#),
-            (r#"token "[0-9a-f]+""#, r#"token "[token]""#),
-            (r"schedule seed \d+", "schedule seed [seed]"),
-        ],
-    )
-}
-
-/// [`snapshot_support::stderr_in`], [`machine_free`].
-pub(crate) fn stderr_in(output: &std::process::Output, dir: &std::path::Path) -> String {
-    machine_free(&snapshot_support::stderr_in(output, dir))
-}
-
-/// [`snapshot_support::stdout_in`], [`machine_free`].
-pub(crate) fn stdout_in(output: &std::process::Output, dir: &std::path::Path) -> String {
-    machine_free(&snapshot_support::stdout_in(output, dir))
-}
-
-/// [`snapshot_support::in_dir`], [`machine_free`].
-pub(crate) fn in_dir(text: &str, dir: &std::path::Path) -> String {
-    machine_free(&snapshot_support::in_dir(text, dir))
-}
+// What differs per machine and per run, written as placeholders in this crate's snapshots.
+pub(crate) use snapshot_support::{
+    machine_free_in_dir as in_dir, machine_free_stderr_in as stderr_in,
+    machine_free_stdout_in as stdout_in,
+};
 
 mod bad_input;
 mod cache_model;

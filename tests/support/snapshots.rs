@@ -52,6 +52,46 @@ pub fn stdout_in(output: &std::process::Output, dir: &Path) -> String {
     in_dir(&String::from_utf8_lossy(&output.stdout), dir)
 }
 
+/// `text` with what differs per machine and per run written as placeholders, for a snapshot:
+/// the crate's folder (the tests' working directory) `[crate]`, the layoutrand under test
+/// `[layoutrand]`, the recorded `PATH` and `HOME` `[path]` and `[home]`, a Slurm plan's
+/// token `[token]`, a drawn schedule seed `[seed]` and layoutrand's version `[version]`.
+pub fn machine_free(text: &str) -> String {
+    let bin = assert_cmd::cargo::cargo_bin("layoutrand");
+    let text = text
+        .replace(&*bin.to_string_lossy(), "[layoutrand]")
+        .replace(env!("CARGO_MANIFEST_DIR"), "[crate]")
+        .replace(concat!("(", env!("CARGO_PKG_VERSION"), ")"), "([version])")
+        .replace(
+            concat!("layoutrand ", env!("CARGO_PKG_VERSION")),
+            "layoutrand [version]",
+        );
+    redact(
+        &text,
+        &[
+            (r#""PATH=[^"]*""#, r#""PATH=[path]""#),
+            (r#""HOME=[^"]*""#, r#""HOME=[home]""#),
+            (r#"token "[0-9a-f]+""#, r#"token "[token]""#),
+            (r"schedule seed \d+", "schedule seed [seed]"),
+        ],
+    )
+}
+
+/// [`stderr_in`], then [`machine_free`].
+pub fn machine_free_stderr_in(output: &std::process::Output, dir: &std::path::Path) -> String {
+    machine_free(&stderr_in(output, dir))
+}
+
+/// [`stdout_in`], then [`machine_free`].
+pub fn machine_free_stdout_in(output: &std::process::Output, dir: &std::path::Path) -> String {
+    machine_free(&stdout_in(output, dir))
+}
+
+/// [`in_dir`], then [`machine_free`].
+pub fn machine_free_in_dir(text: &str, dir: &std::path::Path) -> String {
+    machine_free(&in_dir(text, dir))
+}
+
 #[test]
 fn redact_replaces_what_it_matches_and_nothing_else() {
     assert_eq!(
