@@ -3,6 +3,13 @@
 
 use crate::build_support;
 
+use crate::snapshot_support::{in_dir, redact, stderr_in, stdout_in};
+
+/// The linker's path as the linker writes it (`/usr/bin/ld.bfd: …`), written `[ld]`: where
+/// binutils is installed is the machine's.
+fn without_linker_path(text: &str) -> String {
+    redact(text, &[(r"(/[\w.+-]+)+/ld(\.\w+)?:", "[ld]:")])
+}
 use build_support::{assert_success, build, fixture, run};
 use layoutrand::files::manifest::{BuildStatus, Manifest};
 
@@ -22,10 +29,8 @@ fn a_failing_build_reports_its_status_and_output_tail_and_writes_no_manifest() {
         &["sh", "-c", script],
     );
     assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("exit status 3"), "{stderr}");
-    assert!(stderr.contains("fatal: the compiler broke"), "{stderr}");
-    assert!(stderr.contains("compiling step one"), "{stderr}");
+    // The message, pinned whole, gives the exit status and the tail of both outputs.
+    insta::assert_snapshot!(stderr_in(&out, &dir));
     assert!(
         !dir.join("out/manifest.json").exists(),
         "a stale manifest was left"
@@ -53,8 +58,12 @@ fn a_relink_failing_for_one_seed_marks_that_seed_failed_and_the_others_complete(
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(stdout.contains("1 seed(s) failed"), "{stdout}");
+    // The summary, pinned whole (times written [t]), counts the failed seed and gives its
+    // error.
+    insta::assert_snapshot!(
+        "relink_failed_stdout",
+        without_linker_path(&crate::summary::without_times(&stdout_in(&out, &dir)))
+    );
     let m = Manifest::load(&dir.join("out")).unwrap();
     let failed: Vec<_> = m
         .seeds
@@ -64,10 +73,10 @@ fn a_relink_failing_for_one_seed_marks_that_seed_failed_and_the_others_complete(
     assert_eq!(failed.len(), 1);
     assert_eq!(failed[0].seed, Some(2));
     let error = failed[0].error.as_deref().unwrap();
-    assert!(error.contains("relinking calc failed"), "{error}");
-    assert!(
-        error.contains("ld") && error.contains("calc"),
-        "the linker's message: {error}"
+    // The error, pinned whole, carries the linker's own message.
+    insta::assert_snapshot!(
+        "relink_failed_error",
+        without_linker_path(&in_dir(error, &dir))
     );
     assert!(failed[0].binaries.is_empty());
     let expected = run(&dir.join("out/baseline/calc"));
@@ -91,10 +100,13 @@ fn a_corrupt_recorded_object_fails_the_baseline_with_the_reason() {
         &["sh", "-c", script],
     );
     assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("baseline of multimodule"), "{stderr}");
-    // The merge step reads each module's sections before any linker runs.
-    assert!(stderr.contains("not an ELF object"), "{stderr}");
+    // The merge step reads each module's sections before any linker runs: the message,
+    // pinned whole, names the baseline and the object that is not ELF (its name, the hash
+    // of the compiler's output, written [hash]).
+    insta::assert_snapshot!(redact(
+        &stderr_in(&out, &dir),
+        &[(r"blobs/[0-9a-f]{64}\.o", "blobs/[hash].o")]
+    ));
     assert!(!dir.join("out/manifest.json").exists());
 }
 
@@ -107,11 +119,9 @@ fn a_build_that_only_archives_says_so() {
         &["make", "libcalc.a"],
     );
     assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("no final link"), "{stderr}");
-    assert!(stderr.contains("6 × compile"), "{stderr}");
-    assert!(stderr.contains("1 × ar"), "{stderr}");
-    assert!(stderr.contains("static library"), "{stderr}");
+    // The message, pinned whole, counts the calls seen (6 compiles, 1 ar) and names the
+    // static library.
+    insta::assert_snapshot!(stderr_in(&out, &dir));
 }
 
 #[test]
@@ -125,12 +135,7 @@ fn an_up_to_date_build_says_nothing_was_seen() {
         .success());
     let out = build(&dir, &["--seeds", "2", "--out", "out"], &["make"]);
     assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("saw no compiler, linker or ar call"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("make clean"), "{stderr}");
+    insta::assert_snapshot!(stderr_in(&out, &dir));
 }
 
 /// An up-to-date tree whose Makefile links a feature probe on every run (as zstd's does):
@@ -153,13 +158,7 @@ fn an_up_to_date_build_that_still_links_probes_says_it_compiled_nothing() {
     .unwrap();
     let out = build(dir, &["--seeds", "2", "--out", "out"], &["make"]);
     assert_eq!(out.status.code(), Some(2), "{out:?}");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("no final link"), "{stderr}");
-    assert!(stderr.contains("1 × link"), "{stderr}");
-    assert!(
-        stderr.contains("compiled nothing: was it already built? Run `make clean` first"),
-        "{stderr}"
-    );
+    insta::assert_snapshot!(stderr_in(&out, dir));
 }
 
 #[test]
@@ -178,21 +177,17 @@ fn a_cmake_tree_with_absolute_compiler_paths_gets_the_launcher_hint() {
         &["sh", "-c", script],
     );
     assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        stderr.contains("CMAKE_C_COMPILER_LAUNCHER=layoutrand-launch"),
-        "{stderr}"
-    );
-    assert!(stderr.contains("/usr/bin/cc"), "{stderr}");
+    // The message, pinned whole, names the compiler called by path and the launcher setting.
+    insta::assert_snapshot!(stderr_in(&out, &dir));
 }
 
 #[test]
 fn bad_options_are_refused() {
     let (_tmp, dir) = fixture("multimodule");
     let out = build(&dir, &["--seeds", "2", "--granularity", "wild"], &["make"]);
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("wild"));
+    assert_eq!(out.status.code(), Some(2));
+    insta::assert_snapshot!("bad_granularity", stderr_in(&out, &dir));
     let out = build(&dir, &["--seeds", "2", "--jobs", "0"], &["make"]);
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--jobs"));
+    assert_eq!(out.status.code(), Some(2));
+    insta::assert_snapshot!("bad_jobs", stderr_in(&out, &dir));
 }

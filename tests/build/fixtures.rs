@@ -31,10 +31,6 @@ fn matrix(fixture_name: &str, program: &str, granularity: &str, linkers: &[&str]
             m.toolchain
         );
         let stdout = String::from_utf8_lossy(&out.stdout);
-        assert!(
-            stdout.contains("distinct"),
-            "{what}: no summary table:\n{stdout}"
-        );
         // The legend sits right under the table's rows, before the timing line.
         let lines: Vec<&str> = stdout.lines().collect();
         let at = |p: &dyn Fn(&str) -> bool| lines.iter().position(|l| p(l));
@@ -43,7 +39,7 @@ fn matrix(fixture_name: &str, program: &str, granularity: &str, linkers: &[&str]
         let timing = at(&|l| l.starts_with("relinked baseline"));
         assert!(
             matches!((header, legend, timing), (Some(h), Some(l), Some(t)) if h < l && l + 1 == t),
-            "{what}: legend misplaced:\n{stdout}"
+            "{what}: no summary table, or its legend misplaced:\n{stdout}"
         );
     }
 }

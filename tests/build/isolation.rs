@@ -7,8 +7,15 @@ use crate::build_support;
 
 use std::path::Path;
 
+use crate::snapshot_support::{in_dir, redact};
 use build_support::*;
 use layoutrand::files::manifest::{BuildStatus, Manifest};
+
+/// A message or summary of a build in `tmp`, with that directory written `[dir]` and its
+/// times (`2.69 s`, `ratio 0.05`) written `[t]`.
+fn pinned(text: &[u8], tmp: &Path) -> String {
+    crate::summary::without_times(&in_dir(&String::from_utf8_lossy(text), tmp))
+}
 
 /// The multimodule fixture plus `onlymain` (one function) and `twofn` (two movable
 /// functions in two modules: two possible layouts, so seeds must coincide).
@@ -58,8 +65,9 @@ fn a_program_with_nothing_to_move_is_left_out_and_coinciding_seeds_are_named() {
     let out = out_of(&src);
     let o = build(&src, &["--seeds", "5", "--out", &out], &["make", "-j2"]);
     assert_success(&o, "build");
-    let stdout = String::from_utf8_lossy(&o.stdout);
-    assert!(stdout.contains("program onlymain is left out"), "{stdout}");
+    // The summary, pinned whole, says onlymain is left out and names twofn's coinciding
+    // layouts.
+    insta::assert_snapshot!(pinned(&o.stdout, src.parent().unwrap()));
     let m = check_binaries(Path::new(&out), "multimodule", 5, "multimodule");
     for v in &m.seeds {
         assert_eq!(v.status, BuildStatus::Ok, "{:?}", v.error);
@@ -83,7 +91,6 @@ fn a_program_with_nothing_to_move_is_left_out_and_coinciding_seeds_are_named() {
     assert!(two.distinct_layouts < 5);
     assert!(!two.coinciding.is_empty());
     assert!(two.coinciding.iter().all(|g| g.len() >= 2));
-    assert!(stdout.contains("coinciding layouts"), "{stdout}");
     assert_eq!(m.excluded_programs(), ["onlymain"]);
 
     // --extend keeps it out.
@@ -104,12 +111,16 @@ fn more_than_a_thousand_seeds_need_a_flag_and_show_the_cost() {
     let (_tmp, src) = fixture("multimodule");
     let out = out_of(&src);
     let o = build(&src, &["--seeds", "1001", "--out", &out], &["make"]);
-    assert!(!o.status.success());
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        stderr.contains("1001 seeds: about") && stderr.contains("--allow-many-seeds"),
-        "{stderr}"
-    );
+    assert_eq!(o.status.code(), Some(2));
+    // The message, pinned whole, projects the cost (written [t], [size]: the machine's) and
+    // names the flag.
+    insta::assert_snapshot!(redact(
+        &pinned(&o.stderr, src.parent().unwrap()),
+        &[(
+            r"about (\[t\] s|\d+(\.\d+)? (min|h)) and \d+(\.\d+)? (MB|GB)",
+            "about [t] and [size]"
+        )]
+    ));
     assert!(!Path::new(&out).join("seed-1").exists());
 }
 
@@ -146,18 +157,16 @@ fn an_interrupted_build_keeps_its_finished_seeds_and_extend_continues() {
     .unwrap();
     let o = child.wait_with_output().unwrap();
     assert!(!o.status.success());
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(stderr.contains("interrupted after"), "{stderr}");
-    // The message gives the command that continues (no build command needed after `--`).
-    assert!(
-        stderr.contains(&format!(
-            "continue with `layoutrand build --extend --seeds 900 --out {}`",
-            out.display()
-        )),
-        "{stderr}"
-    );
+    // The message, pinned whole, gives the seeds kept (written [n]) and the command that
+    // continues (no build command needed after `--`).
+    let stderr = pinned(&o.stderr, src.parent().unwrap());
+    insta::assert_snapshot!(redact(&stderr, &[(r"after \d+ of", "after [n] of")]));
     let m = Manifest::load(&out).unwrap();
     let kept = m.seeds.len();
+    assert!(
+        stderr.contains(&format!("after {kept} of 900 seeds")),
+        "the seeds said kept are not the manifest's {kept}: {stderr}"
+    );
     assert!((2..900).contains(&kept), "{kept} seeds");
     for v in &m.seeds {
         assert_eq!(v.status, BuildStatus::Ok, "{:?}", v.error);
@@ -209,7 +218,7 @@ fn build_scripts_are_not_programs_unless_named() {
     let out = out_of(&src);
     let o = build(&src, &["--seeds", "2", "--out", &out], &["make"]);
     assert_success(&o, "build");
-    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stdout = pinned(&o.stdout, src.parent().unwrap());
     let m = Manifest::load(Path::new(&out)).unwrap();
     let names: Vec<&str> = m
         .baseline
@@ -218,16 +227,9 @@ fn build_scripts_are_not_programs_unless_named() {
         .map(|b| b.name.as_str())
         .collect();
     assert_eq!(names, ["multimodule"], "{stdout}");
-    assert!(
-        stdout.contains("note: build_script_build-0123456789abcdef is a tool the build runs"),
-        "{stdout}"
-    );
-    assert!(
-        stdout.contains(
-            "baseline vs as built: program multimodule: the build's own binary's layout: same"
-        ),
-        "{stdout}"
-    );
+    // The summary, pinned whole, notes the build script as a tool the build runs and
+    // compares the baseline with the build's own binary.
+    insta::assert_snapshot!("build_script_summary", stdout);
 
     let o = build(
         &src,
@@ -255,12 +257,8 @@ fn build_scripts_are_not_programs_unless_named() {
         &["sh", "-c", "make clean >/dev/null && make"],
     );
     assert_eq!(o.status.code(), Some(2), "{o:?}");
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        stderr.contains("--programs: no recorded program is named \"nosuch\"")
-            && stderr.contains("multimodule"),
-        "{stderr}"
-    );
+    // The message, pinned whole, names the unknown program and the recorded ones.
+    insta::assert_snapshot!("unknown_program", pinned(&o.stderr, src.parent().unwrap()));
 }
 
 /// Test programs (by their names) are not relinked by default when the build linked other
@@ -284,7 +282,7 @@ fn test_programs_are_left_out_unless_nothing_else_is_linked() {
         &["sh", "-c", &with_tests],
     );
     assert_success(&o, "build with test programs");
-    let stdout = String::from_utf8_lossy(&o.stdout);
+    let stdout = pinned(&o.stdout, src.parent().unwrap());
     let m = Manifest::load(Path::new(&out)).unwrap();
     assert_eq!(names(&m), ["multimodule"], "{stdout}");
     assert!(m.seeds.iter().all(|v| v.binaries.len() == 1), "{stdout}");
@@ -303,23 +301,14 @@ fn test_programs_are_left_out_unless_nothing_else_is_linked() {
         ])
         .output()
         .unwrap();
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(
-        !o.status.success()
-            && stderr.contains("no program named \"db_test\"")
-            && stderr.contains(
-                "by default, its test programs: to measure db_test, build again with `--programs`"
-            ),
-        "{o:?}"
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    // run's message, pinned whole, says why db_test is missing and how to get it; the
+    // build's summary, pinned whole, names the test programs not relinked and the flag.
+    insta::assert_snapshot!(
+        "run_of_a_test_program",
+        pinned(&o.stderr, src.parent().unwrap())
     );
-    assert!(
-        stdout.contains(
-            "note: 2 test programs (by their names: db_test, test-util) not relinked, so each \
-             seed relinks only multimodule; to measure a test program too, build with \
-             `--programs multimodule,NAME` (or `--programs all`"
-        ),
-        "{stdout}"
-    );
+    insta::assert_snapshot!("summary_with_tests_left_out", stdout);
 
     let o = build(
         &src,
@@ -337,14 +326,13 @@ fn test_programs_are_left_out_unless_nothing_else_is_linked() {
         &["sh", "-c", &with_tests],
     );
     assert_success(&o, "build --programs db_test");
-    let stdout = String::from_utf8_lossy(&o.stdout);
     assert_eq!(
         names(&Manifest::load(Path::new(&out)).unwrap()),
         ["db_test"]
     );
-    assert!(
-        stdout.contains("not relinked: multimodule, test-util (add them to --programs"),
-        "{stdout}"
+    insta::assert_snapshot!(
+        "summary_of_db_test_alone",
+        pinned(&o.stdout, src.parent().unwrap())
     );
 
     let only_a_test = format!("make clean >/dev/null && make {objs} && cc -O2 -o unit_test {objs}");

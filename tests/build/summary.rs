@@ -10,7 +10,7 @@ use crate::build_support;
 use build_support::fixture;
 
 /// The summary with its times (`2.69 s`, `ratio 0.05`) replaced.
-fn without_times(text: &str) -> String {
+pub(crate) fn without_times(text: &str) -> String {
     let seconds = regex::Regex::new(r"\b\d+(\.\d+)? s\b").unwrap();
     let ratio = regex::Regex::new(r"\(ratio \d+(\.\d+)?\)").unwrap();
     let text = seconds.replace_all(text, "[t] s");

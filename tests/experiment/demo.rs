@@ -5,6 +5,7 @@
 
 use crate::experiment_support;
 
+use crate::snapshot_support::{in_dir, redact};
 use experiment_support::*;
 use layoutrand::files::manifest::{BuildStatus, Manifest};
 
@@ -28,8 +29,14 @@ fn cachegrind_experiment_detects_binary_level_variance() {
         .unwrap();
     assert!(output.status.success(), "{}", describe(&output));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    // The baseline, the build's own binary (as built) and the 5 seeds.
-    assert!(stderr.contains("all 7 binaries pass the check"), "{stderr}");
+    // The check stage, pinned whole: the baseline, the build's own binary (as built) and the
+    // 5 seeds pass.
+    let check: Vec<&str> = stderr
+        .lines()
+        .skip_while(|l| *l != "== layoutrand experiment: check every binary ==")
+        .take(2)
+        .collect();
+    insta::assert_snapshot!("check_stage", check.join("\n"));
     let results = layoutrand::files::store::read_results(&out).unwrap();
     let jobs: Vec<u32> = results.finishes.iter().map(|f| f.jobs).collect();
     assert_eq!(
@@ -110,10 +117,14 @@ fn real_experiment_uses_dimensioned_counts_and_records_its_stopping_rule() {
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", describe(&output));
-    assert!(
-        String::from_utf8_lossy(&output.stdout).contains("half-width"),
-        "dimension table"
-    );
+    // The dimensioning's heading and its table's, pinned whole.
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let dimension: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("Dimensioning") || l.starts_with("  half-width "))
+        .take(2)
+        .collect();
+    insta::assert_snapshot!("dimension_table", dimension.join("\n"));
 
     std::process::Command::new("make")
         .arg("clean")
@@ -135,11 +146,13 @@ fn real_experiment_uses_dimensioned_counts_and_records_its_stopping_rule() {
         .output()
         .unwrap();
     assert!(output.status.success(), "{}", describe(&output));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains("dimensioning of the initial experiment"),
-        "{stderr}"
-    );
+    // The announcement, pinned whole, says where the counts come from.
+    let stderr = in_dir(&String::from_utf8_lossy(&output.stderr), dir.path());
+    let announced: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("layoutrand experiment: 7 binaries "))
+        .collect();
+    insta::assert_snapshot!("announced", announced.join("\n"));
 
     let stopping: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(real.join("stopping.json")).unwrap())
@@ -182,9 +195,21 @@ fn real_experiment_uses_dimensioned_counts_and_records_its_stopping_rule() {
     }
     let report = report_json(&real);
     assert_eq!(report["setup"]["stopping"]["outcome"], "max_reached");
+    // The report's stopping rule, pinned whole (the half-widths reached, cachegrind's,
+    // written [w]).
     let text = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        text.contains("Stopping rule:") && text.contains("optional stopping"),
-        "{text}"
+    let rule: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("Stopping rule:"))
+        .collect();
+    insta::assert_snapshot!(
+        "stopping_rule",
+        redact(
+            &rule.join("\n"),
+            &[
+                (r"→ \d+(\.\d+)? %", "→ [w] %"),
+                (r"half-width \d+(\.\d+)? % with", "half-width [w] % with"),
+            ]
+        )
     );
 }

@@ -60,11 +60,31 @@ fn doctor_prints_its_verdict_and_a_noise_figure_with_the_matching_exit_code() {
 
     let out = doctor().output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("executions vary by"), "{text}");
-    assert!(text.contains("Verdict: "), "{text}");
+    // The calibration's line, pinned whole (what this machine measured written [n], [t]).
+    let calibration: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("Calibration: "))
+        .collect();
+    insta::assert_snapshot!(
+        "calibration_line",
+        crate::snapshot_support::redact(
+            &calibration.join("\n"),
+            &[
+                (r"\d+(\.\d+)? ms per iteration", "[t] ms per iteration"),
+                (r"ASLR (off|on)", "ASLR [state]"),
+                (r"\d+(\.\d+)? s:", "[t] s:"),
+                (r"vary by \d+(\.\d+)? %", "vary by [n] %"),
+            ]
+        )
+    );
     let code = out.status.code().unwrap();
+    let verdict: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("Verdict: "))
+        .collect();
+    assert_eq!(verdict.len(), 1, "{text}");
     assert!(
-        text.contains(&format!("(exit code {code}).")),
+        verdict[0].ends_with(&format!("(exit code {code}).")),
         "the text names the exit code the process returns: {text}"
     );
 }
@@ -75,15 +95,29 @@ fn a_machine_without_compilers_is_not_fit() {
     let empty = tempfile::tempdir().unwrap();
     let out = doctor()
         .env("PATH", empty.path())
-        .args(["--no-calibration"])
+        .args(["--no-calibration", "--format", "json"])
         .output()
         .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(3), "{text}");
-    assert!(text.contains("no C compiler"), "{text}");
-    assert!(
-        text.contains("not fit for a layout experiment (compilers, linkers"),
-        "{text}"
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(json["verdict"], "not_fit", "{json:#}");
+    let check = |name: &str| {
+        json["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .unwrap_or_else(|| panic!("no {name} check: {json:#}"))
+            .clone()
+    };
+    for name in ["compilers", "linkers"] {
+        assert_eq!(check(name)["status"], "problem", "{json:#}");
+    }
+    // The compilers' problem, pinned whole: no C compiler.
+    insta::assert_snapshot!(
+        "no_compiler",
+        check("compilers")["detail"].as_str().unwrap()
     );
 }
 

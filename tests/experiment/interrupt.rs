@@ -67,10 +67,20 @@ command = ["{{bin}}", "1"]
         let out = child.wait_with_output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(128 + signal), "{stderr}");
-        assert!(stderr.contains("interrupted by SIG"), "{stderr}");
-        assert!(
-            stderr.contains("was stopped with every process it started"),
-            "{stderr}"
+        // The message, pinned whole, names the signal and says the prepare step was stopped
+        // with every process it started.
+        let said: Vec<&str> = stderr
+            .lines()
+            .filter(|l| l.starts_with("layoutrand experiment: interrupted by "))
+            .collect();
+        let name = if signal == libc::SIGINT {
+            "SIGINT"
+        } else {
+            "SIGTERM"
+        };
+        insta::assert_snapshot!(
+            format!("interrupted_by_{name}"),
+            crate::snapshot_support::in_dir(&said.join("\n"), dir.path())
         );
         let gone = (0..40).any(|_| {
             std::thread::sleep(Duration::from_millis(50));

@@ -76,7 +76,20 @@ fn variants_grow_together_and_stop_on_the_comparisons_verdict() {
         (5..MAX).contains(&n),
         "stopped before the cap: {n} binaries"
     );
-    assert!(stderr.contains("extend variant O2"), "{stderr}");
+    // The first round's stages, pinned whole (the counts, the rule's, written [n]): both
+    // variants extended, O0 then O2.
+    let extended: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("== layoutrand experiment: extend "))
+        .take(2)
+        .collect();
+    insta::assert_snapshot!(
+        "first_extension",
+        crate::snapshot_support::redact(
+            &extended.join("\n"),
+            &[(r"to \d+ randomised", "to [n] randomised")]
+        )
+    );
 
     let stopping: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("stopping.json")).unwrap()).unwrap();
