@@ -90,8 +90,15 @@ pub struct Manifest {
     pub data_order: bool,
     /// Linker used for the relinks: `bfd`, `gold`, `lld`, `mold` (or `mixed`).
     pub linker: String,
-    /// Ordering mechanism used, in words (e.g. "ld -r -T per object, then bfd").
-    pub mechanism: String,
+    /// How the programs were relinked: each distinct mechanism and linker (the summary says
+    /// them in words). Empty in older manifests, which stored [`Manifest::recorded_mechanism`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mechanisms: Vec<Relinking>,
+    /// What manifests written before [`Manifest::mechanisms`] stored instead: the mechanism
+    /// in words. Read, never written.
+    #[serde(default, rename = "mechanism", skip_serializing)]
+    #[schemars(skip)]
+    pub recorded_mechanism: Option<String>,
     /// Wall time of the recorded (plain) build, in seconds.
     pub recorded_build_seconds: f64,
     /// Wall time of all relinks (baseline and seeds), in seconds.
@@ -150,12 +157,16 @@ pub struct ProgramSummary {
     pub library: bool,
     /// Why the program was left out of the seeds (its baseline is kept); `None`: randomised.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub excluded: Option<String>,
+    pub excluded: Option<Exclusion>,
     /// Whether it was left out because its link failed in every seed (`excluded` names the
     /// first error): a failed build of it, not a program with nothing to move; `build`
     /// exits 1 ([`crate::relink::driver::all_ok`]). Absent (false) in older manifests.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub failed_in_every_seed: bool,
+    /// How it was relinked (the mechanism a program with nothing to move went through);
+    /// absent for a program that could not be relinked, and in older manifests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub relinking: Option<Relinking>,
     /// Number of distinct layouts (fingerprints) among the seeds that built it.
     pub distinct_layouts: usize,
     /// Groups of binaries with the same layout, each of two or more labels (`baseline`,
@@ -166,6 +177,43 @@ pub struct ProgramSummary {
     /// `--rebuild`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub achieved: Option<Achieved>,
+}
+
+/// Why a program was left out of the seeds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum Exclusion {
+    /// The reason, as data.
+    Known(LeftOut),
+    /// An older manifest's reason, in words. Read, never written.
+    Recorded(String),
+}
+
+/// Why a program was left out of the seeds, as data (the summary words it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "reason", rename_all = "snake_case")]
+pub enum LeftOut {
+    /// Its link failed in every seed.
+    LinkFailedInEverySeed {
+        /// The first seed's error that names it (a linker's message); `None` when no seed's
+        /// error names it.
+        first_error: Option<String>,
+    },
+    /// Every seed that built it has the baseline's layout: the mechanism has nothing to
+    /// move (one function; or one object, with one function or under `--granularity link`).
+    NothingToMove {
+        /// Seeds that built it.
+        built: usize,
+        /// Seeds.
+        seeds: usize,
+    },
+    /// Its baseline could not be relinked.
+    NotRelinked {
+        /// The compiler's or linker's message.
+        error: String,
+        /// The programs that did relink (`--programs` with them leaves this one out).
+        relinked: Vec<String>,
+    },
 }
 
 /// The granularity a program actually gets: how many modules it has and in how many of them
@@ -219,6 +267,109 @@ impl Manifest {
             .map(|p| p.name.as_str())
             .collect()
     }
+}
+
+/// A linker the relinks can use.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Linker {
+    /// GNU ld (ld.bfd), Debian's default.
+    Bfd,
+    /// GNU gold.
+    Gold,
+    /// LLVM lld.
+    Lld,
+    /// mold.
+    Mold,
+}
+
+impl Linker {
+    /// The short name (`bfd`, `gold`, `lld`, `mold`), as `-fuse-ld=` takes it and the
+    /// manifest writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Linker::Bfd => "bfd",
+            Linker::Gold => "gold",
+            Linker::Lld => "lld",
+            Linker::Mold => "mold",
+        }
+    }
+}
+
+/// How a program's function order is randomised for one granularity and linker.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Mechanism {
+    /// The objects merged by one `ld.bfd -r` in the recorded order (symbol resolution stays
+    /// the baseline's) with whole modules in a random order, each keeping its function
+    /// order; the members of each static archive permuted.
+    MergedLink,
+    /// [`Mechanism::MergedLink`] with each module's functions shuffled within gcc's groups;
+    /// each archive member reordered by its own `ld.bfd -r`.
+    MergedModule,
+    /// The objects' functions in one random order across modules (within gcc's groups),
+    /// merged by one `ld.bfd -r`; archive members as for [`Mechanism::MergedModule`].
+    MergedGlobal,
+    /// `-flto` (gcc or clang): the LTO code generated once into one relocatable object with
+    /// a section per function ([`crate::relink::lto_once`]), then relinked like
+    /// [`Mechanism::MergedGlobal`]: its functions in one random order (within gcc's groups),
+    /// whatever the granularity, since modules do not survive LTO.
+    LtoOnce,
+    /// `-flto` (gcc or clang): the machine code the user's own LTO link generated (gcc's
+    /// ltrans objects, clang's LTO objects), kept by the shim (`wrap::lto_keep`),
+    /// relinked like [`Mechanism::MergedGlobal`]: the code, internalisation and inlining are
+    /// exactly the plain LTO build's.
+    LtoKept,
+    /// `--granularity none`: the objects merged as for [`Mechanism::MergedModule`], but every
+    /// binary keeps the baseline's module, member and function order; a seed only puts its
+    /// padding (`build --pad`) in front of the code sections (LLVM lld's
+    /// `--randomize-section-padding`). Under LTO, the LTO code is padded the same way.
+    Padded,
+}
+
+/// How one program was relinked: its mechanism and linker.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+pub struct Relinking {
+    /// How its order is randomised.
+    pub mechanism: Mechanism,
+    /// The linker of its final links.
+    pub linker: Linker,
 }
 
 /// In what the baseline's function list differs from a fixed layout's (the build's own

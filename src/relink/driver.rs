@@ -13,7 +13,10 @@ use super::programs::{chosen_links, failed_programs, programs_isolated};
 use super::projection::projection_of;
 use super::replay::Program;
 use super::{achieved, as_built, binaries, isolate, recorded_build, toolchain};
-use crate::files::manifest::{BinarySet, BuildMode, BuildStatus, Manifest, MANIFEST_SCHEMA};
+use crate::files::manifest::{
+    BinarySet, BuildMode, BuildStatus, Manifest, Relinking, MANIFEST_SCHEMA,
+};
+use crate::report::words::build::exclusion;
 use crate::signals::{self, Interrupted, Kept, Waits};
 
 // The options and the answer of a build, where the command line and the other stages have
@@ -50,7 +53,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     if programs.is_empty() {
         let reasons: Vec<String> = failed
             .iter()
-            .map(|p| format!("{}: {}", p.name, p.excluded.as_deref().unwrap_or("")))
+            .map(|p| format!("{}: {}", p.name, exclusion(p).unwrap_or_default()))
             .collect();
         bail!("no program could be relinked:\n  {}", reasons.join("\n  "));
     }
@@ -162,10 +165,7 @@ fn relink_manifest(
     as_built: Option<BinarySet>,
 ) -> Manifest {
     let linkers: BTreeSet<&str> = programs.iter().map(|p| p.linker.name()).collect();
-    let mechanisms: BTreeSet<String> = programs
-        .iter()
-        .map(|p| p.mechanism.describe(p.linker))
-        .collect();
+    let mechanisms: BTreeSet<Relinking> = programs.iter().map(Program::relinking).collect();
     Manifest {
         schema: MANIFEST_SCHEMA,
         tool_version: env!("CARGO_PKG_VERSION").to_string(),
@@ -181,7 +181,8 @@ fn relink_manifest(
         } else {
             "mixed".to_string()
         },
-        mechanism: mechanisms.into_iter().collect::<Vec<_>>().join("; "),
+        mechanisms: mechanisms.into_iter().collect(),
+        recorded_mechanism: None,
         recorded_build_seconds,
         relink_seconds: 0.0,
         total_seconds: None,
@@ -262,7 +263,7 @@ pub(crate) fn finish(
         programs
             .iter()
             .find(|p| p.name == name)
-            .map_or_else(String::new, |p| p.mechanism.describe(p.linker))
+            .map(Program::relinking)
     };
     let finalized = isolate::finalize(
         &manifest.baseline,
@@ -298,7 +299,7 @@ pub(crate) fn finish(
             .programs
             .iter()
             .filter(|p| !p.library)
-            .map(|p| format!("{}: {}", p.name, p.excluded.as_deref().unwrap_or("")))
+            .map(|p| format!("{}: {}", p.name, exclusion(p).unwrap_or_default()))
             .collect();
         bail!(
             "no program could be randomised:\n  {}",
@@ -323,6 +324,7 @@ pub fn all_ok(manifest: &Manifest) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::files::manifest::LeftOut;
 
     /// A program left out because its link failed in every seed fails the build (exit 1);
     /// one left out for having nothing to move does not (issue 53: such a build exited 0).
@@ -331,9 +333,12 @@ mod tests {
         let text = include_str!("../../tests/report/fixtures/explained/manifest.json");
         let mut manifest: Manifest = serde_json::from_str(text).unwrap();
         assert!(all_ok(&manifest), "the fixture is a complete build");
-        manifest.programs[0].excluded = Some("its layout equals the baseline's".into());
+        let left_out = |reason| Some(crate::files::manifest::Exclusion::Known(reason));
+        manifest.programs[0].excluded = left_out(LeftOut::NothingToMove { built: 2, seeds: 2 });
         assert!(all_ok(&manifest), "nothing to move is no failure");
-        manifest.programs[0].excluded = Some("its link failed in every seed (boom)".into());
+        manifest.programs[0].excluded = left_out(LeftOut::LinkFailedInEverySeed {
+            first_error: Some("boom".into()),
+        });
         manifest.programs[0].failed_in_every_seed = true;
         assert!(!all_ok(&manifest));
     }

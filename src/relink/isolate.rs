@@ -12,7 +12,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use crate::files::manifest::{Binary, BinarySet, BuildStatus, ProgramSummary};
+use crate::files::manifest::{
+    Binary, BinarySet, BuildStatus, Exclusion, LeftOut, ProgramSummary, Relinking,
+};
 
 /// The final seeds and the per-program summaries.
 #[derive(Debug)]
@@ -31,7 +33,7 @@ pub(crate) struct Finalized {
 pub(crate) fn finalize(
     baseline: &BinarySet,
     mut seeds: Vec<BinarySet>,
-    mechanism: &dyn Fn(&str) -> String,
+    mechanism: &dyn Fn(&str) -> Option<Relinking>,
     earlier: &[ProgramSummary],
     out_dir: &Path,
 ) -> Finalized {
@@ -60,7 +62,7 @@ fn summary(
     base: &Binary,
     library: bool,
     seeds: &[BinarySet],
-    mechanism: &dyn Fn(&str) -> String,
+    mechanism: &dyn Fn(&str) -> Option<Relinking>,
 ) -> ProgramSummary {
     let name = base.name.as_str();
     let built: Vec<(String, &str)> = seeds
@@ -75,28 +77,20 @@ fn summary(
     let excluded = if seeds.is_empty() || randomised {
         None
     } else if built.is_empty() {
-        let first = seeds
+        let first_error = seeds
             .iter()
             .filter_map(|v| v.error.as_deref())
             .find(|e| e.contains(&format!("program {name}:")))
-            .unwrap_or("no seed built it");
-        Some(format!("its link failed in every seed ({first})"))
+            .map(str::to_string);
+        Some(LeftOut::LinkFailedInEverySeed { first_error })
     } else {
-        Some(format!(
-            "its layout equals the baseline's in every seed ({} of {}): the mechanism ({}) \
-             has nothing to move (one function; or one object, with one function or under \
-             `--granularity link`){}",
-            built.len(),
-            seeds.len(),
-            mechanism(name),
-            if library {
-                "; each seed keeps its copy, which its programs load"
-            } else {
-                ""
-            }
-        ))
+        Some(LeftOut::NothingToMove {
+            built: built.len(),
+            seeds: seeds.len(),
+        })
     };
     let distinct: BTreeSet<&str> = built.iter().map(|(_, fp)| *fp).collect();
+    let excluded = excluded.map(Exclusion::Known);
     let coinciding = if excluded.is_some() {
         Vec::new()
     } else {
@@ -117,6 +111,7 @@ fn summary(
         library,
         excluded,
         failed_in_every_seed,
+        relinking: mechanism(name),
         distinct_layouts: distinct.len(),
         coinciding,
         achieved: None,
@@ -214,7 +209,7 @@ mod tests {
             set(Some(2), &[("big", "b2"), ("one", "o0")], None),
             set(Some(3), &[("big", "b1"), ("one", "o0")], None),
         ];
-        let f = finalize(&base, seeds, &|_| "m".into(), &[], dir.path());
+        let f = finalize(&base, seeds, &|_| None, &[], dir.path());
         assert!(f.seeds.iter().all(|v| v.status == BuildStatus::Ok));
         assert!(f.seeds.iter().all(|v| v.binaries.len() == 1));
         let big = &f.programs[0];
@@ -222,11 +217,13 @@ mod tests {
         assert_eq!(big.distinct_layouts, 2);
         assert_eq!(big.coinciding, vec![vec!["seed-1", "seed-3"]]);
         let one = &f.programs[1];
-        assert!(one
-            .excluded
-            .as_deref()
-            .unwrap()
-            .contains("equals the baseline"));
+        assert_eq!(
+            one.excluded,
+            Some(Exclusion::Known(LeftOut::NothingToMove {
+                built: 3,
+                seeds: 3
+            }))
+        );
         assert_eq!(one.distinct_layouts, 1);
         // Nothing to move is no failure: the build is complete.
         assert!(!one.failed_in_every_seed);
@@ -241,13 +238,15 @@ mod tests {
             set(Some(1), &[("a", "a1")], Some("program b: boom")),
             set(Some(3), &[], Some("program a: bad; program b: boom")),
         ];
-        let f = finalize(&base, seeds, &|_| "m".into(), &[], dir.path());
+        let f = finalize(&base, seeds, &|_| None, &[], dir.path());
         assert_eq!(f.programs[0].coinciding, vec![vec!["baseline", "seed-2"]]);
-        assert!(f.programs[1]
-            .excluded
-            .as_deref()
-            .unwrap()
-            .contains("failed in every seed (program b: boom"));
+        let first_error = Some("program b: boom".to_string());
+        assert_eq!(
+            f.programs[1].excluded,
+            Some(Exclusion::Known(LeftOut::LinkFailedInEverySeed {
+                first_error
+            }))
+        );
         assert!(f.programs[1].failed_in_every_seed);
         assert!(!f.programs[0].failed_in_every_seed);
         let status: Vec<_> = f.seeds.iter().map(|v| (v.seed, v.status)).collect();
@@ -261,7 +260,7 @@ mod tests {
         );
         // Left out earlier, left out now.
         let earlier = f.programs.clone();
-        let g = finalize(&base, f.seeds, &|_| "m".into(), &earlier, dir.path());
+        let g = finalize(&base, f.seeds, &|_| None, &earlier, dir.path());
         assert_eq!(g.programs[1], earlier[1]);
     }
 }

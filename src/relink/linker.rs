@@ -1,33 +1,10 @@
 //! The four linkers and which ordering mechanism each offers for each granularity
 //! (measured on Debian 12; see docs/build.md and docs/design.md's table).
 
-use crate::files::manifest::Granularity;
+pub use crate::files::manifest::{Granularity, Linker, Mechanism};
 use crate::wrap::record::{LinkRecord, LinkTool};
 
-/// A linker the relinks can use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Linker {
-    /// GNU ld (ld.bfd), Debian's default.
-    Bfd,
-    /// GNU gold.
-    Gold,
-    /// LLVM lld.
-    Lld,
-    /// mold.
-    Mold,
-}
-
 impl Linker {
-    /// The short name (`bfd`, `gold`, `lld`, `mold`), as `-fuse-ld=` takes it.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Linker::Bfd => "bfd",
-            Linker::Gold => "gold",
-            Linker::Lld => "lld",
-            Linker::Mold => "mold",
-        }
-    }
-
     /// The program name (`ld.bfd`, ...).
     pub(crate) fn program(self) -> String {
         format!("ld.{}", self.name())
@@ -59,36 +36,6 @@ impl Linker {
     }
 }
 
-/// How a program's function order is randomised for one granularity and linker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) enum Mechanism {
-    /// The objects merged by one `ld.bfd -r` in the recorded order (symbol resolution stays
-    /// the baseline's) with whole modules in a random order, each keeping its function
-    /// order; the members of each static archive permuted.
-    MergedLink,
-    /// [`Mechanism::MergedLink`] with each module's functions shuffled within gcc's groups;
-    /// each archive member reordered by its own `ld.bfd -r`.
-    MergedModule,
-    /// The objects' functions in one random order across modules (within gcc's groups),
-    /// merged by one `ld.bfd -r`; archive members as for [`Mechanism::MergedModule`].
-    MergedGlobal,
-    /// `-flto` (gcc or clang): the LTO code generated once into one relocatable object with
-    /// a section per function ([`super::lto_once`]), then relinked like
-    /// [`Mechanism::MergedGlobal`]: its functions in one random order (within gcc's groups),
-    /// whatever the granularity, since modules do not survive LTO.
-    LtoOnce,
-    /// `-flto` (gcc or clang): the machine code the user's own LTO link generated (gcc's
-    /// ltrans objects, clang's LTO objects), kept by the shim ([`crate::wrap::lto_keep`]),
-    /// relinked like [`Mechanism::MergedGlobal`]: the code, internalisation and inlining are
-    /// exactly the plain LTO build's.
-    LtoKept,
-    /// `--granularity none`: the objects merged as for [`Mechanism::MergedModule`], but every
-    /// binary keeps the baseline's module, member and function order; a seed only puts its
-    /// padding (`build --pad`) in front of the code sections (LLVM lld's
-    /// `--randomize-section-padding`). Under LTO, the LTO code is padded the same way.
-    Padded,
-}
-
 impl Mechanism {
     /// Picks the mechanism. `lto`: the link generates code (`-flto`).
     pub(crate) fn choose(granularity: Granularity, lto: bool) -> Mechanism {
@@ -101,42 +48,6 @@ impl Mechanism {
             (Granularity::Link, false) => Mechanism::MergedLink,
             (Granularity::Module, false) => Mechanism::MergedModule,
             (Granularity::Global, false) => Mechanism::MergedGlobal,
-        }
-    }
-
-    /// In words, for the manifest and the summary.
-    pub(crate) fn describe(self, linker: Linker) -> String {
-        let l = linker.name();
-        let merged = "objects merged once by ld.bfd -r in the recorded order (resolution pinned); \
-                      per seed, its section table permuted";
-        let members = "archive members permuted and their section tables reordered";
-        match self {
-            Mechanism::MergedLink => {
-                format!("{merged}: modules in a random order; archive members permuted; then {l}")
-            }
-            Mechanism::MergedModule => format!(
-                "{merged}: modules in a random order and functions shuffled within each; \
-                 {members}; then {l}"
-            ),
-            Mechanism::MergedGlobal => {
-                format!("{merged}: all functions in one random order; {members}; then {l}")
-            }
-            Mechanism::LtoKept => format!(
-                "-flto: the LTO link's own code kept (its partitions' objects, a section per \
-                 function) and merged once by ld.bfd -r; per seed, its section table permuted: \
-                 its functions in one random order; {members}; then {l}"
-            ),
-            Mechanism::Padded => format!(
-                "objects merged once by ld.bfd -r in the recorded order (resolution pinned); per \
-                 seed, seeded padding in front of each function, every order kept (modules, \
-                 archive members, functions); then {l}"
-            ),
-            Mechanism::LtoOnce => format!(
-                "-flto: code generated once more into one object with a section per function \
-                 (-r: the link's own code could not be kept, globals not internalised); \
-                 per seed, its section table permuted: its functions in one random order; \
-                 {members}; then {l}"
-            ),
         }
     }
 

@@ -10,7 +10,7 @@ use anyhow::{bail, Result};
 use super::linker::Linker;
 use super::options::BuildOptions;
 use super::replay::Program;
-use crate::files::manifest::ProgramSummary;
+use crate::files::manifest::{Exclusion, LeftOut, ProgramSummary};
 use crate::wrap::record::LinkRecord;
 
 /// A tool the build links to run it itself, not one of its products: never relinked unless
@@ -281,11 +281,12 @@ pub(crate) fn failed_programs(
         .map(|(name, err)| ProgramSummary {
             name,
             library: false,
-            excluded: Some(format!(
-                "it could not be relinked: {err:#}{}",
-                super::binaries::leave_out_hint(&others)
-            )),
+            excluded: Some(Exclusion::Known(LeftOut::NotRelinked {
+                error: format!("{err:#}"),
+                relinked: others.iter().map(|s| s.to_string()).collect(),
+            })),
             failed_in_every_seed: false,
+            relinking: None,
             distinct_layouts: 0,
             coinciding: Vec::new(),
             achieved: None,

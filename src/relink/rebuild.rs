@@ -59,7 +59,7 @@ pub(crate) fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         baseline_programs
             .iter()
             .find(|p| p.name == name)
-            .map_or_else(String::new, |p| p.mechanism.describe(p.linker))
+            .map(super::replay::Program::relinking)
     };
     // A seed equal to the baseline is no error by itself: a program whose every seed is
     // equal is left out (see isolate).
@@ -77,7 +77,8 @@ pub(crate) fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         pad: 0,
         data_order: false,
         linker: linker_of(&baseline_programs),
-        mechanism: mechanism_of(&baseline_programs),
+        mechanisms: mechanisms_of(&baseline_programs),
+        recorded_mechanism: None,
         recorded_build_seconds: baseline_seconds,
         relink_seconds: total - baseline_seconds,
         total_seconds: None,
@@ -134,15 +135,14 @@ fn linker_of(programs: &[super::replay::Program]) -> String {
     }
 }
 
-/// The manifest's mechanism: each distinct one of the programs, after the rebuild's.
-fn mechanism_of(programs: &[super::replay::Program]) -> String {
-    let mut m: Vec<String> = programs
+/// The manifest's mechanisms: each distinct one of the programs (the words say the rebuild's
+/// first).
+fn mechanisms_of(programs: &[super::replay::Program]) -> Vec<crate::files::manifest::Relinking> {
+    let distinct: std::collections::BTreeSet<_> = programs
         .iter()
-        .map(|p| format!("full rebuild per seed; {}", p.mechanism.describe(p.linker)))
+        .map(super::replay::Program::relinking)
         .collect();
-    m.sort();
-    m.dedup();
-    m.join("; ")
+    distinct.into_iter().collect()
 }
 
 struct Built {

