@@ -79,7 +79,11 @@ pub fn run_experiment(
         stage_header("dimension (Kalibera & Jones §9)");
         let mut targets = DEFAULT_TARGETS.to_vec();
         if let Some(p) = &config.target.precision {
+            // The experiment's own target once, in its place among the defaults (a 1 %
+            // target was a second 1 % row).
             targets.push(parse_percent(p)?);
+            targets.sort_by(f64::total_cmp);
+            targets.dedup();
         }
         let d = dimensioning(config, &out, &targets)?;
         crate::out!("{}", crate::report::render_dimension::render_text(&d));

@@ -125,6 +125,19 @@ fn real_experiment_uses_dimensioned_counts_and_records_its_stopping_rule() {
         .take(2)
         .collect();
     insta::assert_snapshot!("dimension_table", dimension.join("\n"));
+    // Its rows: the default half-widths, the experiment's own (1 %, one of them) once.
+    let rows: Vec<&str> = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("  half-width "))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|width| width.parse::<f64>().is_ok())
+        .collect();
+    let mut distinct = rows.clone();
+    distinct.dedup();
+    assert_eq!(rows, distinct, "{stdout}");
+    assert_eq!(rows.len(), 4, "{stdout}");
 
     std::process::Command::new("make")
         .arg("clean")
