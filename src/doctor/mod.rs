@@ -21,7 +21,7 @@ use serde::Serialize;
 use crate::files::results::{HostConditions, HostInfo};
 use crate::run::host::{detect_conditions, detect_host};
 use crate::stats::mde::{count_to_detect, minimum_detectable_effect, DEFAULT_POWER};
-use crate::stats::planning::{expected_top_variance, top_repetitions_for_precision};
+use crate::stats::planning::top_repetitions_for_precision;
 
 use calibration::{calibrate, Calibration, CalibrationPlan};
 use checks::{Check, Scope, Status};
@@ -179,12 +179,16 @@ pub fn examine(options: &DoctorOptions) -> Result<DoctorReport> {
 }
 
 /// The counts `options.target` needs when executions vary as in `c`: executions for one
-/// binary's interval (KJ eq. 4 planning from the levels' T²) and executions per binary to
-/// detect a difference of the target between two binaries (minimum detectable effect).
+/// binary's interval (KJ eq. 4 planning from the variance of an execution's mean) and
+/// executions per binary to detect a difference of the target between two binaries (minimum
+/// detectable effect).
 pub(crate) fn noise_counts(c: &Calibration, options: &DoctorOptions) -> NoiseCounts {
     let alpha = 1.0 - options.confidence;
-    let t2: Vec<f64> = c.levels.iter().map(|l| l.t2.unwrap_or(0.0)).collect();
-    let top = expected_top_variance(&t2, &[c.live_iterations]);
+    // The variance of one execution's mean over the calibration's live iterations is the
+    // execution level's S² itself (T₂² + T₁²/r₁ = S₂², eq. 2). Summing the levels' T² read
+    // a missing T² as 0: with one live iteration there is no S₁², so no T₂², and every noise
+    // gave "2 executions put one binary's mean within ±1 %".
+    let top = c.levels.get(1).and_then(|l| l.s2).unwrap_or(f64::NAN);
     NoiseCounts {
         target: options.target,
         confidence: options.confidence,
@@ -311,5 +315,28 @@ mod tests {
         assert_eq!(noise_check(&c, &counts).status, Status::Problem);
         let d = counts.detectable_at_default.unwrap();
         assert!(d > 0.01 && d < 0.02, "{d}");
+    }
+
+    /// One live iteration per execution: no variance within an execution, so no T² of the
+    /// execution level; the executions' own variance still plans the count. Executions of
+    /// 90, 110 and 100: S² = 100 on a mean of 100, and ±1 % needs r with
+    /// t(0.975; r−1)·√(100/r) ≤ 1:
+    /// python3 -c "from scipy.stats import t; print(next(r for r in range(2,100000) if t.ppf(.975,r-1)*(100/r)**.5<=1))"
+    /// prints 387 (it was 2: the missing T² read as 0).
+    #[test]
+    fn one_live_iteration_still_plans_from_the_executions_noise() {
+        use crate::stats::hierarchy::Hierarchy;
+        let h = Hierarchy::from_nested(vec![90.0, 110.0, 100.0], vec![1, 3]).unwrap();
+        let c = calibration::summarize(&h, true, 0.0);
+        let options = DoctorOptions {
+            calibration: None,
+            target: 0.01,
+            confidence: 0.95,
+            default_executions: 10,
+        };
+        assert_eq!(
+            noise_counts(&c, &options).executions_for_interval,
+            Some(387)
+        );
     }
 }
