@@ -72,12 +72,24 @@ pub fn reorder_sections_padded(
 ) -> Result<Vec<u8>> {
     let elf = Elf::parse(data)?;
     let n = elf.sections.len();
-    let moved: BTreeSet<usize> = order.iter().copied().collect();
-    ensure!(moved.len() == order.len(), "a section is listed twice");
+    let mut moved: BTreeSet<usize> = BTreeSet::new();
     for &i in order {
         ensure!(
-            i > 0 && i < n,
+            i != 0,
+            "section index 0 is the null section (the table's first entry, not a section of \
+             the object): it cannot be reordered"
+        );
+        ensure!(
+            i < n,
             "section index {i} is out of range (the object has {n})"
+        );
+        ensure!(
+            moved.insert(i),
+            "section {i} ({}) is listed twice",
+            elf.name(i).map_or_else(
+                || "its name unreadable".to_string(),
+                |name| crate::printable::quoted_start(&name)
+            )
         );
         let t = elf.sections[i].kind;
         ensure!(
@@ -192,6 +204,22 @@ impl<'a> Elf<'a> {
         );
         elf.sections = (0..count).map(|i| elf.section(i)).collect::<Result<_>>()?;
         Ok(elf)
+    }
+
+    /// The name of section `i` (from the section-name table), if the object holds one.
+    fn name(&self, i: usize) -> Option<String> {
+        let at = if self.is64 { 0x3e } else { 0x32 };
+        let table = match u32::from(self.u16(at).ok()?) {
+            SHN_XINDEX => self.sections.first()?.link,
+            t => t,
+        };
+        let names = self
+            .contents(self.sections.get(usize::try_from(table).ok()?)?)
+            .ok()?;
+        let start = names.start + usize::try_from(self.u32(self.header_at(i)).ok()?).ok()?;
+        let bytes = self.data.get(start..names.end)?;
+        let end = bytes.iter().position(|&b| b == 0)?;
+        Some(String::from_utf8_lossy(&bytes[..end]).into_owned())
     }
 
     fn header_at(&self, i: usize) -> usize {
