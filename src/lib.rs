@@ -20,7 +20,8 @@
 //! controlled), and confirms a culprit by relinks that move only that function.
 //!
 //! [`doctor`] says whether a machine is fit for an experiment (checks and a calibration of
-//! its noise), from the run and stats stages' own code.
+//! its noise), from the run and stats stages' own code; its answer's model is
+//! [`analysis::doctor`], its words [`report::doctor`].
 //!
 //! [`flags`] defines the flags of `build` and `run` once, as typed structs that the
 //! [`experiment`] pipeline fills for its stages; clap's parser is derived on them only with

@@ -10,7 +10,8 @@
 //!
 //! [`answers`] holds the answers about a whole experiment directory (`report`, `dimension`,
 //! `compare`): loading the store, every number and enum of the report model, and the data
-//! of its plots.
+//! of its plots. [`doctor`] holds the model of `layoutrand doctor`'s answer (what the checks
+//! found, the calibration, the counts, the verdict), which [`crate::doctor`] fills.
 //!
 //! Data flow: [`crate::files`] (the store) and [`crate::stats`] (pure statistics) →
 //! `analysis` (what to compute and the thresholds: numbers and enums) → [`crate::report`]
@@ -21,6 +22,7 @@
 
 pub mod answers;
 pub mod compare;
+pub mod doctor;
 pub mod effect;
 pub mod explain;
 pub mod explain_differential;

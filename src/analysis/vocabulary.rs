@@ -31,7 +31,7 @@ pub(crate) use crate::files::OUTPUT_SCHEMA;
 
 /// Every word a `verdict` field takes in layoutrand's JSON, per kind of question:
 /// [`Verdict`] (is there an effect?), [`super::effect::EffectVerdict`] (which way does a
-/// ratio go?) and the doctor's fitness ([`crate::doctor::Fitness`]). Snake case, no spaces.
+/// ratio go?) and the doctor's fitness ([`super::doctor::Fitness`]). Snake case, no spaces.
 /// EffectVerdict's `negligible` is Verdict's word, listed once.
 pub const VERDICT_WORDS: [&str; 13] = [
     "detected",
@@ -195,7 +195,7 @@ mod tests {
     #[test]
     fn verdict_words_are_the_enums_words() {
         use super::super::effect::EffectVerdict as E;
-        use crate::doctor::Fitness as D;
+        use crate::analysis::doctor::Fitness as D;
         let word = |v: serde_json::Value| v.as_str().unwrap().to_string();
         let mut words: Vec<String> = [
             Verdict::Detected,

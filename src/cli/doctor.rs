@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use layoutrand::doctor::calibration::{run_fixed_loop, CalibrationPlan};
-use layoutrand::doctor::render::render_text;
 use layoutrand::doctor::{examine, DoctorOptions};
+use layoutrand::report::doctor::render_text;
 use layoutrand::run::settings::DEFAULT_EXECUTIONS;
 
 /// Arguments of `layoutrand doctor`.

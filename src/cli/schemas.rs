@@ -119,7 +119,10 @@ pub fn all() -> Vec<OutputSchema> {
             "layout-distance",
             "`layoutrand layout BASE OTHER --format json`",
         ),
-        output::<layoutrand::doctor::DoctorReport>("doctor", "`layoutrand doctor --format json`"),
+        output::<layoutrand::analysis::doctor::DoctorReport>(
+            "doctor",
+            "`layoutrand doctor --format json`",
+        ),
         output::<ExportDocument>("export", "`layoutrand export --format json`"),
     ]
 }

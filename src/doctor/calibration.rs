@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use regex::Regex;
-use serde::Serialize;
 
+use crate::analysis::doctor::Calibration;
 use crate::run::environment::{clean_environment, padding_value, PAD_VARIABLE};
 use crate::run::metric::extract_reported;
 use crate::run::process::{run_process, ProcessEnd, ProcessSpec};
@@ -86,46 +86,6 @@ pub struct CalibrationPlan {
     pub warmup: usize,
     /// Kill an execution after this long.
     pub timeout: Duration,
-}
-
-/// The measured noise.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct Calibration {
-    /// Executions measured.
-    pub(crate) executions: usize,
-    /// Live iterations per execution (after the warmup).
-    pub(crate) live_iterations: usize,
-    /// Mean live iteration, in ms.
-    pub(crate) mean_ms: f64,
-    /// Each execution's mean live iteration, in ms, in order.
-    pub(crate) execution_means_ms: Vec<f64>,
-    /// Relative standard deviation of the executions' means (`√S²/mean` at the execution
-    /// level, the figure the report's *Noise* line uses).
-    pub(crate) cv_between_executions: f64,
-    /// Relative standard deviation of the iterations within an execution (`√S₁²/mean`);
-    /// `None` with one live iteration per execution.
-    pub(crate) cv_within_executions: Option<f64>,
-    /// The variance estimators per level, iteration first (Kalibera & Jones eq. 1–2), in ms².
-    pub(crate) levels: Vec<LevelEstimate>,
-    /// Whether ASLR was off in the executions.
-    pub(crate) aslr_off: bool,
-    /// Wall time the calibration took, in seconds.
-    pub(crate) seconds: f64,
-}
-
-impl Calibration {
-    /// `executions vary by X % (iterations within one by Y %)`: the noise in words.
-    pub(crate) fn noise_figures(&self) -> String {
-        use crate::report::numfmt::percent;
-        let within = self
-            .cv_within_executions
-            .map(|cv| format!(" (iterations within one by {})", percent(cv, 2)))
-            .unwrap_or_default();
-        format!(
-            "executions vary by {}{within}",
-            percent(self.cv_between_executions, 2)
-        )
-    }
 }
 
 /// Runs the calibration: `plan.executions` processes of the fixed loop in `work_dir`

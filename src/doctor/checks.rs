@@ -1,62 +1,14 @@
 //! The doctor's checks of the machine: what a layout experiment needs (compilers, linkers,
 //! valgrind, ASLR control) and what makes its time measurements noisy (load, frequency
-//! scaling, boost, SMT). Each check says what it rules out when it fails.
-
-use serde::Serialize;
+//! scaling, boost, SMT). Each check says what it rules out when it fails, and what it found
+//! as a [`Finding`] (its figures and names; [`crate::report::doctor::detail`] words it).
 
 use crate::analysis::answers::host_conditions::LOADED_SHARE;
+use crate::analysis::doctor::{Check, Finding, LoadFigures, Scope, Status};
 use crate::files::results::{HostConditions, Load};
 use crate::relink::toolchain::version_line;
 use crate::run::environment::probe_aslr_off;
 use crate::run::preflight::which;
-
-/// A check's outcome.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum Status {
-    /// Fine.
-    Ok,
-    /// Worth knowing, but not disqualifying (e.g. an optional linker is missing).
-    Note,
-    /// Rules out the experiments of its [`Scope`].
-    Problem,
-}
-
-/// Which experiments a failed check rules out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub(crate) enum Scope {
-    /// Every layout experiment (nothing can be built).
-    Any,
-    /// Experiments with a time metric (wall, cpu, regex:).
-    Time,
-    /// Experiments with the deterministic metric (cachegrind).
-    Cachegrind,
-}
-
-/// One check.
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct Check {
-    /// Short name (`ASLR control`, `linkers`, `load`, …).
-    pub(crate) name: &'static str,
-    /// Its outcome.
-    pub(crate) status: Status,
-    /// What it rules out when it is a problem.
-    pub(crate) scope: Scope,
-    /// What was found, with the figures.
-    pub(crate) detail: String,
-}
-
-impl Check {
-    fn new(name: &'static str, status: Status, scope: Scope, detail: String) -> Check {
-        Check {
-            name,
-            status,
-            scope,
-            detail,
-        }
-    }
-}
 
 /// The compiler drivers the shim handles.
 const COMPILERS: [&str; 6] = ["cc", "gcc", "clang", "c++", "g++", "clang++"];
@@ -66,45 +18,39 @@ const OPTIONAL_LINKERS: [&str; 3] = ["ld.gold", "ld.lld", "mold"];
 /// Whether personality(ADDR_NO_RANDOMIZE) takes effect in a child process.
 pub(crate) fn aslr_check() -> Check {
     match probe_aslr_off() {
-        Ok(()) => Check::new(
-            "ASLR control",
-            Status::Ok,
-            Scope::Time,
-            "personality(ADDR_NO_RANDOMIZE) takes effect: executions run with ASLR off".into(),
-        ),
+        Ok(()) => Check::new("ASLR control", Status::Ok, Scope::Time, Finding::AslrOff),
         Err(why) => Check::new(
             "ASLR control",
             Status::Problem,
             Scope::Time,
-            format!(
-                "{why}: stack, heap and library addresses would change from one execution to the next and add their own noise to time measurements (allow the personality system call, e.g. a container's seccomp profile, or set kernel.randomize_va_space = 0)"
-            ),
+            Finding::AslrNotControlled { why },
         ),
     }
 }
 
 /// The compiler drivers on PATH; a problem when there is no C compiler at all.
 pub(crate) fn compiler_check() -> Check {
-    let found: Vec<&str> = COMPILERS
+    let found: Vec<String> = COMPILERS
         .iter()
-        .copied()
         .filter(|c| which(c).is_some())
+        .map(|c| c.to_string())
         .collect();
-    if found.iter().any(|c| ["cc", "gcc", "clang"].contains(c)) {
-        Check::new("compilers", Status::Ok, Scope::Any, found.join(", "))
+    if found
+        .iter()
+        .any(|c| ["cc", "gcc", "clang"].contains(&c.as_str()))
+    {
+        Check::new(
+            "compilers",
+            Status::Ok,
+            Scope::Any,
+            Finding::Compilers { found },
+        )
     } else {
         Check::new(
             "compilers",
             Status::Problem,
             Scope::Any,
-            format!(
-                "no C compiler (cc, gcc or clang) on PATH{}: nothing can be built",
-                if found.is_empty() {
-                    String::new()
-                } else {
-                    format!("; found {}", found.join(", "))
-                }
-            ),
+            Finding::NoCompiler { found },
         )
     }
 }
@@ -112,40 +58,29 @@ pub(crate) fn compiler_check() -> Check {
 /// The linkers on PATH: ld.bfd is needed (every non-LTO relink merges the objects with
 /// `ld.bfd -r`), the others only for `--linker gold|lld|mold`.
 pub(crate) fn linker_check() -> Check {
-    let optional: Vec<&str> = OPTIONAL_LINKERS
-        .iter()
-        .copied()
-        .filter(|l| which(l).is_some())
-        .collect();
-    let missing: Vec<&str> = OPTIONAL_LINKERS
-        .iter()
-        .copied()
-        .filter(|l| !optional.contains(l))
-        .collect();
     if which("ld.bfd").is_none() {
-        return Check::new(
-            "linkers",
-            Status::Problem,
-            Scope::Any,
-            "ld.bfd (GNU binutils) not on PATH: the relinks merge every program's objects with `ld.bfd -r`, so no seed can be built".into(),
-        );
+        return Check::new("linkers", Status::Problem, Scope::Any, Finding::NoLdBfd);
     }
-    let mut found = vec!["ld.bfd"];
-    found.extend(&optional);
-    if missing.is_empty() {
-        Check::new("linkers", Status::Ok, Scope::Any, found.join(", "))
+    let (optional, missing): (Vec<&str>, Vec<&str>) = OPTIONAL_LINKERS
+        .iter()
+        .copied()
+        .partition(|l| which(l).is_some());
+    let found = std::iter::once("ld.bfd").chain(optional).map(String::from);
+    let missing: Vec<String> = missing.into_iter().map(String::from).collect();
+    let status = if missing.is_empty() {
+        Status::Ok
     } else {
-        Check::new(
-            "linkers",
-            Status::Note,
-            Scope::Any,
-            format!(
-                "{}; not found: {} (needed only for builds that use them)",
-                found.join(", "),
-                missing.join(", ")
-            ),
-        )
-    }
+        Status::Note
+    };
+    Check::new(
+        "linkers",
+        status,
+        Scope::Any,
+        Finding::Linkers {
+            found: found.collect(),
+            missing,
+        },
+    )
 }
 
 /// valgrind, for `--metric cachegrind`.
@@ -155,16 +90,15 @@ pub(crate) fn valgrind_check() -> Check {
             "valgrind",
             Status::Ok,
             Scope::Cachegrind,
-            format!(
-                "{} (--metric cachegrind, deterministic)",
-                version_line(&path)
-            ),
+            Finding::Valgrind {
+                version: version_line(&path),
+            },
         ),
         None => Check::new(
             "valgrind",
             Status::Problem,
             Scope::Cachegrind,
-            "not on PATH: --metric cachegrind (the deterministic metric) is unavailable".into(),
+            Finding::NoValgrind,
         ),
     }
 }
@@ -173,29 +107,22 @@ pub(crate) fn valgrind_check() -> Check {
 /// benchmark's core (the threshold the report's warning uses).
 pub(crate) fn load_check(load: Option<&Load>, cores: Option<u32>) -> Check {
     let (Some(load), Some(cores)) = (load, cores.filter(|c| *c > 0)) else {
-        return Check::new(
-            "load",
-            Status::Note,
-            Scope::Time,
-            "unknown (/proc/loadavg or the number of cores unreadable)".into(),
-        );
+        return Check::new("load", Status::Note, Scope::Time, Finding::LoadUnknown);
     };
-    let [one, five, fifteen] = load.average;
-    let figures = format!(
-        "1-minute load {one:.2} on {cores} core(s) (5 and 15 minutes: {five:.2}, {fifteen:.2}), {} other running process(es)",
-        load.other_running
-    );
-    if one > LOADED_SHARE * f64::from(cores) {
+    let figures = LoadFigures {
+        average: load.average,
+        cores,
+        other_running: load.other_running,
+    };
+    if load.average[0] > LOADED_SHARE * f64::from(cores) {
         Check::new(
             "load",
             Status::Problem,
             Scope::Time,
-            format!(
-                "{figures}: above half the cores, so other tasks share the benchmark's core and time measurements carry their noise"
-            ),
+            Finding::Overloaded(figures),
         )
     } else {
-        Check::new("load", Status::Ok, Scope::Time, figures)
+        Check::new("load", Status::Ok, Scope::Time, Finding::Load(figures))
     }
 }
 
@@ -203,57 +130,44 @@ pub(crate) fn load_check(load: Option<&Load>, cores: Option<u32>) -> Check {
 /// (the calibration measures what they cost).
 pub(crate) fn frequency_checks(c: &HostConditions) -> Vec<Check> {
     let mut checks = Vec::new();
-    let scaling: Vec<&str> = c
-        .governors
-        .iter()
-        .map(String::as_str)
+    let scaling: Vec<String> = (c.governors.iter())
         .filter(|g| *g != "performance")
+        .cloned()
         .collect();
     checks.push(if c.governors.is_empty() {
         Check::new(
             "frequency scaling",
             Status::Ok,
             Scope::Time,
-            "no cpufreq governor exposed (typical of virtual machines: the host controls the clock)".into(),
+            Finding::NoGovernor,
         )
     } else if scaling.is_empty() {
         Check::new(
             "frequency scaling",
             Status::Ok,
             Scope::Time,
-            "governor performance".into(),
+            Finding::GovernorPerformance,
         )
     } else {
         Check::new(
             "frequency scaling",
             Status::Note,
             Scope::Time,
-            format!(
-                "governor {}: the clock follows the load, which adds time noise; set `performance` for timing runs",
-                scaling.join(", ")
-            ),
+            Finding::GovernorScaling { governors: scaling },
         )
     });
-    checks.push(switch(
-        "boost",
-        c.boost,
-        "on: the clock depends on temperature and on the other cores' activity; disable it for timing runs",
-    ));
-    checks.push(switch(
-        "SMT",
-        c.smt,
-        "on: sibling hardware threads share a core's caches and pipeline; with other work on the machine, pin executions with --cpus to one thread per core",
-    ));
+    checks.push(switch("boost", c.boost, Finding::BoostOn));
+    checks.push(switch("SMT", c.smt, Finding::SmtOn));
     checks
 }
 
-/// The timing check of a hardware feature that is on (`Some(true)`: a note saying `when_on`),
-/// off, or not exposed by the kernel.
-fn switch(name: &'static str, on: Option<bool>, when_on: &str) -> Check {
+/// The timing check of a hardware feature that is on (`Some(true)`: a note that found
+/// `when_on`), off, or not exposed by the kernel.
+fn switch(name: &'static str, on: Option<bool>, when_on: Finding) -> Check {
     match on {
-        Some(true) => Check::new(name, Status::Note, Scope::Time, when_on.into()),
-        Some(false) => Check::new(name, Status::Ok, Scope::Time, "off".into()),
-        None => Check::new(name, Status::Ok, Scope::Time, "not exposed".into()),
+        Some(true) => Check::new(name, Status::Note, Scope::Time, when_on),
+        Some(false) => Check::new(name, Status::Ok, Scope::Time, Finding::Off),
+        None => Check::new(name, Status::Ok, Scope::Time, Finding::NotExposed),
     }
 }
 
@@ -272,7 +186,12 @@ mod tests {
     fn load_above_half_the_cores_is_a_problem_for_timing() {
         let busy = load_check(Some(&load(1.2)), Some(2));
         assert_eq!((busy.status, busy.scope), (Status::Problem, Scope::Time));
-        assert!(busy.detail.contains("1.20 on 2 core(s)"), "{busy:?}");
+        let figures = LoadFigures {
+            average: [1.2, 1.0, 1.0],
+            cores: 2,
+            other_running: 2,
+        };
+        assert_eq!(busy.finding, Finding::Overloaded(figures));
         assert_eq!(load_check(Some(&load(0.9)), Some(2)).status, Status::Ok);
         assert_eq!(load_check(None, Some(2)).status, Status::Note);
     }
@@ -290,7 +209,16 @@ mod tests {
             checks.iter().all(|c| c.status == Status::Note),
             "{checks:?}"
         );
-        assert!(checks[0].detail.contains("schedutil"));
+        assert_eq!(
+            checks.iter().map(|c| c.finding.clone()).collect::<Vec<_>>(),
+            [
+                Finding::GovernorScaling {
+                    governors: vec!["schedutil".into()]
+                },
+                Finding::BoostOn,
+                Finding::SmtOn
+            ]
+        );
         let quiet = frequency_checks(&HostConditions {
             governors: vec!["performance".into()],
             ..HostConditions::default()
@@ -305,7 +233,7 @@ mod tests {
         assert_eq!(linker_check().status, Status::Ok, "{:?}", linker_check());
         let v = valgrind_check();
         assert!(
-            v.status == Status::Ok && v.detail.contains("valgrind"),
+            matches!(&v.finding, Finding::Valgrind { version } if version.contains("valgrind")),
             "{v:?}"
         );
     }

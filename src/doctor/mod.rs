@@ -10,30 +10,24 @@
 //! The verdict is one of three, each with its exit code (docs/run.md): fit for every layout
 //! experiment (0), fit for deterministic (cachegrind) experiments only (1), not fit (3).
 //! Exit code 2 stays what it is for every command: the doctor itself failed.
+//!
+//! This module computes; what it finds is the model of [`crate::analysis::doctor`]
+//! (figures, names and enums, no sentence), which [`crate::report::doctor`] says in words.
 
 pub mod calibration;
 pub mod checks;
-pub mod render;
 
 use anyhow::Result;
-use serde::Serialize;
 
-use crate::files::results::{HostConditions, HostInfo};
+use crate::analysis::doctor::{
+    Calibration, Check, DoctorReport, Finding, Fitness, NoiseCounts, Scope, Status, DOCTOR_SCHEMA,
+    MAX_FIT_EXECUTIONS,
+};
 use crate::run::host::{detect_conditions, detect_host};
 use crate::stats::mde::{count_to_detect, minimum_detectable_effect, DEFAULT_POWER};
 use crate::stats::planning::top_repetitions_for_precision;
 
-use calibration::{calibrate, Calibration, CalibrationPlan};
-use checks::{Check, Scope, Status};
-
-/// Version of the JSON form of [`DoctorReport`] (docs/formats.md).
-pub(crate) const DOCTOR_SCHEMA: u32 = crate::analysis::vocabulary::OUTPUT_SCHEMA;
-
-/// A 1 % difference between two binaries should be detectable with at most this many
-/// executions per binary for time measurements to count as fit: Kalibera & Jones (2013 §9.1)
-/// suggest 20–30 repetitions per level for an initial experiment; beyond 30 executions of
-/// every binary, layout effects of the size the demo shows are out of practical reach.
-pub(crate) const MAX_FIT_EXECUTIONS: usize = 30;
+use calibration::{calibrate, CalibrationPlan};
 
 /// Largest count the planning searches; beyond it the answer is "more than this".
 const MAX_COUNT: usize = 100_000;
@@ -50,74 +44,6 @@ pub struct DoctorOptions {
     /// Executions per binary of a default run (`run`'s default), for the detectable effect
     /// at that count.
     pub default_executions: usize,
-}
-
-/// The counts a target precision needs with the calibrated noise.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct NoiseCounts {
-    /// The precision asked (0.01 for ±1 %).
-    pub(crate) target: f64,
-    /// Confidence level.
-    pub(crate) confidence: f64,
-    /// Power of the difference test.
-    pub(crate) power: f64,
-    /// Executions (of the calibration's live iterations each) that put one binary's mean
-    /// within ± target (Kalibera & Jones eq. 4 planning); `null` above 100 000.
-    pub(crate) executions_for_interval: Option<usize>,
-    /// Executions per binary that detect a difference of `target` between two binaries;
-    /// `null` above 100 000.
-    pub(crate) executions_to_detect: Option<usize>,
-    /// `run`'s default executions per binary.
-    pub(crate) default_executions: usize,
-    /// The smallest difference between two binaries detectable with the default count.
-    pub(crate) detectable_at_default: Option<f64>,
-}
-
-/// The doctor's answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum Fitness {
-    /// Fit for every layout experiment, time metrics included (exit 0).
-    Fit,
-    /// Time measurements here would be too noisy or uncontrolled, but the deterministic
-    /// metric works (exit 1).
-    DeterministicOnly,
-    /// No layout experiment can be run here (exit 3).
-    NotFit,
-}
-
-impl Fitness {
-    /// The process exit code of `layoutrand doctor` for this verdict.
-    pub(crate) fn exit_code(self) -> i32 {
-        match self {
-            Fitness::Fit => 0,
-            Fitness::DeterministicOnly => 1,
-            Fitness::NotFit => 3,
-        }
-    }
-}
-
-/// Everything the doctor found.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct DoctorReport {
-    /// [`DOCTOR_SCHEMA`].
-    pub schema: u32,
-    /// The layoutrand version that wrote the output.
-    pub tool_version: &'static str,
-    /// What the machine is.
-    pub host: HostInfo,
-    /// Its state now.
-    pub conditions: HostConditions,
-    /// The checks, in the order shown.
-    pub checks: Vec<Check>,
-    /// The calibration's figures, when it ran.
-    pub calibration: Option<Calibration>,
-    /// The counts the target needs with that noise.
-    pub counts: Option<NoiseCounts>,
-    /// The answer.
-    pub verdict: Fitness,
-    /// `layoutrand doctor`'s exit code.
-    pub exit_code: i32,
 }
 
 /// Examines this machine.
@@ -144,23 +70,25 @@ pub fn examine(options: &DoctorOptions) -> Result<DoctorReport> {
                     (Some(c), Some(counts))
                 }
                 Err(e) => {
-                    all.push(Check {
-                        name: "noise",
-                        status: Status::Problem,
-                        scope: Scope::Time,
-                        detail: format!("the calibration failed: {e:#}"),
-                    });
+                    all.push(Check::new(
+                        "noise",
+                        Status::Problem,
+                        Scope::Time,
+                        Finding::CalibrationFailed {
+                            why: format!("{e:#}"),
+                        },
+                    ));
                     (None, None)
                 }
             }
         }
         None => {
-            all.push(Check {
-                name: "noise",
-                status: Status::Note,
-                scope: Scope::Time,
-                detail: "not measured (--no-calibration)".into(),
-            });
+            all.push(Check::new(
+                "noise",
+                Status::Note,
+                Scope::Time,
+                Finding::NotCalibrated,
+            ));
             (None, None)
         }
     };
@@ -221,23 +149,20 @@ pub(crate) fn noise_counts(c: &Calibration, options: &DoctorOptions) -> NoiseCou
 /// The noise check: a problem for time metrics when detecting a difference of the target
 /// between two binaries needs more than [`MAX_FIT_EXECUTIONS`] executions each.
 fn noise_check(c: &Calibration, counts: &NoiseCounts) -> Check {
-    use crate::report::numfmt::percent;
-    let figures = c.noise_figures();
-    let fits = counts
+    let noise = c.noise();
+    if counts
         .executions_to_detect
-        .is_some_and(|n| n <= MAX_FIT_EXECUTIONS);
-    Check {
-        name: "noise",
-        status: if fits { Status::Ok } else { Status::Problem },
-        scope: Scope::Time,
-        detail: if fits {
-            figures
-        } else {
-            format!(
-                "{figures}: a {} difference between two binaries would need more than {MAX_FIT_EXECUTIONS} executions of each",
-                percent(counts.target, 2)
-            )
-        },
+        .is_some_and(|n| n <= MAX_FIT_EXECUTIONS)
+    {
+        Check::new("noise", Status::Ok, Scope::Time, Finding::Noise(noise))
+    } else {
+        let target = counts.target;
+        Check::new(
+            "noise",
+            Status::Problem,
+            Scope::Time,
+            Finding::TooNoisy { noise, target },
+        )
     }
 }
 
@@ -265,12 +190,7 @@ mod tests {
     use super::*;
 
     fn check(status: Status, scope: Scope) -> Check {
-        Check {
-            name: "x",
-            status,
-            scope,
-            detail: String::new(),
-        }
+        Check::new("x", status, scope, Finding::NotCalibrated)
     }
 
     #[test]
@@ -312,7 +232,15 @@ mod tests {
         let counts = noise_counts(&c, &options);
         assert_eq!(counts.executions_for_interval, Some(11));
         assert_eq!(counts.executions_to_detect, Some(33));
-        assert_eq!(noise_check(&c, &counts).status, Status::Problem);
+        let noise = noise_check(&c, &counts);
+        assert_eq!(noise.status, Status::Problem);
+        assert_eq!(
+            noise.finding,
+            Finding::TooNoisy {
+                noise: c.noise(),
+                target: 0.01
+            }
+        );
         let d = counts.detectable_at_default.unwrap();
         assert!(d > 0.01 && d < 0.02, "{d}");
     }

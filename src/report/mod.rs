@@ -5,13 +5,15 @@
 //! [`crate::analysis::answers::model::Report`], the plotted data chosen); [`words`] makes
 //! every sentence from the model's numbers and enums. An [`export::Exporter`] renders a
 //! report (the HTML one draws the plots' data with [`export::plots`]); [`render_compare`]
-//! and [`render_dimension`] render those answers; [`slurm_status`] the shards of a Slurm run. The text, Markdown, HTML and summary
-//! reports are [`document::Document`]s rendered by its backends. Nothing here computes a
-//! number.
+//! and [`render_dimension`] render those answers; [`slurm_status`] the shards of a Slurm run;
+//! [`doctor`] the doctor's answer ([`crate::analysis::doctor`]) and each check's sentence.
+//! The text, Markdown, HTML and summary reports are [`document::Document`]s rendered by its
+//! backends. Nothing here computes a number.
 
 pub mod build_summary;
 pub(crate) mod checks;
 pub(crate) mod columns;
+pub mod doctor;
 pub mod document;
 pub mod export;
 pub mod numfmt;
