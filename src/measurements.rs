@@ -89,6 +89,7 @@ pub(crate) fn read_measurements<R: std::io::Read>(
 
     let mut builder = HierarchyBuilder::new(spec.levels)?;
     let mut record = csv::ByteRecord::new();
+    let mut rows = 0usize;
     loop {
         let more = reader
             .read_byte_record(&mut record)
@@ -110,6 +111,23 @@ pub(crate) fn read_measurements<R: std::io::Read>(
             }
         }
         push_row(&mut builder, &record, &columns, name, spec)?;
+        rows += 1;
+    }
+    if rows == 0 {
+        let fixed = default_layout_rows + as_built_rows;
+        if fixed == 0 {
+            bail!("{name} has no measurement rows, only its header");
+        }
+        let rows = if fixed == 1 {
+            "one row is of a fixed layout".to_string()
+        } else {
+            format!("{fixed} rows are all of fixed layouts")
+        };
+        bail!(
+            "{name} has no measurement rows of random layouts: its {rows} (column \
+             \"{LAYOUT_COLUMN}\" = \"{DEFAULT_LAYOUT}\" or \"{AS_BUILT_LAYOUT}\"), which an \
+             analysis of random layouts leaves out"
+        );
     }
     let hierarchy = builder
         .finish()
@@ -281,7 +299,13 @@ mod tests {
             .contains("m.csv:3: value \"abc\" in column \"t\" is not a number"));
         assert!(err("b,t\n1,NaN\n").contains("m.csv:2: value \"NaN\""));
         assert!(err("b,t\n1,0\n").contains("m.csv:2: value 0 in column \"t\" is not positive"));
-        assert!(err("b,t\n").contains("no measurements"));
+        assert_eq!(
+            err("b,t\n"),
+            "m.csv has no measurement rows, only its header"
+        );
+        assert!(err("b,layout,t\nx,default,1\n").contains(
+            "m.csv has no measurement rows of random layouts: its one row is of a fixed layout"
+        ));
         assert!(err("b,t\n1,2\n1,3\n").contains(
             "m.csv: the measurements are not balanced nested data: b 1 appears more than once"
         ));

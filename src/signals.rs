@@ -342,8 +342,9 @@ impl std::fmt::Display for Kept {
             Kept::Executions { kept, run_now, out } => write!(
                 f,
                 "the running benchmark and every process it started were killed, its \
-                 execution discarded; {kept} execution(s) kept in {} ({run_now} run now); \
-                 continue with `layoutrand run --resume --out {}`",
+                 execution discarded; {} kept in {} (this run added {run_now}); continue with \
+                 `layoutrand run --resume --out {}`",
+                crate::report::numfmt::counted(*kept, "execution", "executions"),
                 out.join(crate::files::results::RESULTS_FILE).display(),
                 out.display()
             ),
@@ -384,7 +385,7 @@ mod tests {
         let text = stop.to_string();
         assert!(text.starts_with("interrupted by SIGINT: "), "{text}");
         assert!(
-            text.contains("5 execution(s) kept in out/results.jsonl (2 run now)"),
+            text.contains("5 executions kept in out/results.jsonl (this run added 2)"),
             "{text}"
         );
         assert!(

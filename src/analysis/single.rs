@@ -13,9 +13,9 @@ use crate::stats::anova::{random_effects, RandomEffectsAnova};
 use crate::stats::bootstrap;
 /// The bootstrap interval as the analysis carries it (renderers name it from here).
 pub(crate) use crate::stats::bootstrap::BootstrapCi;
-/// A level's name in the plural (`binary` → `binaries`), for every sentence that counts units.
-pub(crate) use crate::stats::hierarchy::plural;
 use crate::stats::hierarchy::Hierarchy;
+/// A level's name in the plural (`binary` → `binaries`), for every sentence that counts units.
+pub(crate) use crate::stats::hierarchy::{plural, units};
 use crate::stats::multilevel::{level_variances, mean_ci, optimal_repetitions, OptimalCount};
 use crate::stats::shapiro_wilk::shapiro_wilk;
 

@@ -17,6 +17,7 @@ fn seeds(args: &Args) -> Result<Vec<u64>> {
         layoutrand::relink::projection::seed_range(
             args.seed_base.unwrap_or(1),
             args.seeds.unwrap_or(10),
+            args.allow_many_seeds,
         )
     };
     let Some(name) = &args.variant else {

@@ -118,9 +118,11 @@ fn require_own(args: &Args) -> anyhow::Result<()> {
 /// Runs `layoutrand explain`.
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let cache = match &args.icache {
-        Some(text) => {
-            Some(layoutrand::files::cache_model::CacheModel::parse(&format!("I1={text}"))?.i1)
-        }
+        Some(text) => Some(
+            layoutrand::files::cache_model::CacheModel::parse(&format!("I1={text}"))
+                .map_err(|e| anyhow::anyhow!("--icache {text:?}: {e:#}"))?
+                .i1,
+        ),
         None => None,
     };
     let options = ExplainOptions {

@@ -19,6 +19,7 @@ use crate::files::store::RESULTS_FILE;
 use crate::flags::build::BuildArgs;
 use crate::flags::run::RunArgs;
 use crate::flags::{DesignArgs, LimitArgs};
+use crate::report::numfmt::counted;
 use crate::report::Format;
 use crate::run::command::CommandTemplate;
 
@@ -161,7 +162,8 @@ fn run_round(
 ) -> Result<bool> {
     if config.variants.is_empty() {
         stage_header(&format!(
-            "build {binaries} randomised binaries in {}",
+            "build {} in {}",
+            counted(binaries, "randomised binary", "randomised binaries"),
             workdir.display()
         ));
         build(config, binaries, out, workdir)?;
@@ -351,12 +353,15 @@ impl Plan {
 
     fn announce(&self) {
         let iterations = match self.iterations {
-            Some(i) => format!(" × {i} iterations"),
+            Some(i) => format!(" × {}", counted(i, "iteration", "iterations")),
             None => String::new(),
         };
         crate::diagnostic!(
-            "layoutrand experiment: {} binaries × {} executions{iterations}, metric {} (counts from {})",
-            self.binaries, self.executions, self.metric, self.source
+            "layoutrand experiment: {} × {}{iterations}, metric {} (counts from {})",
+            counted(self.binaries, "binary", "binaries"),
+            counted(self.executions, "execution", "executions"),
+            self.metric,
+            self.source
         );
         if let Some(g) = &self.growth {
             crate::diagnostic!(

@@ -50,17 +50,15 @@ impl CacheGeometry {
     fn check(&self, name: &str) -> Result<()> {
         let CacheGeometry { size, assoc, line } = *self;
         if size == 0 || assoc == 0 || size > MAX_SIZE {
-            bail!("{name}={self}: size and associativity must be positive, the size at most 4 GiB");
+            bail!("{name}: size and associativity must be positive, the size at most 4 GiB");
         }
         if !line.is_power_of_two() || line < MIN_LINE {
-            bail!(
-                "{name}={self}: the line size must be a power of two of at least {MIN_LINE} bytes"
-            );
+            bail!("{name}: the line size must be a power of two of at least {MIN_LINE} bytes");
         }
         let set_bytes = assoc.saturating_mul(line);
         if size % set_bytes != 0 || !(size / set_bytes).is_power_of_two() {
             bail!(
-                "{name}={self}: size / (associativity × line) must be a power of two (the \
+                "{name}: size / (associativity × line) must be a power of two (the \
                  number of sets), as valgrind requires"
             );
         }
@@ -87,30 +85,29 @@ impl CacheModel {
     /// Parses `--cache-sim`: `I1=SIZE,ASSOC,LINE`, `D1=...`, `LL=...`, comma-separated, in
     /// any order, each at most once; a cache left out keeps [`CacheModel::DEFAULT`]'s
     /// geometry. E.g. `I1=1024,2,64` or `I1=32768,8,64,D1=32768,8,64,LL=8388608,16,64`.
+    /// An error says what is wrong, not the text (the caller names its option and value).
     pub fn parse(text: &str) -> Result<CacheModel> {
         let mut model = CacheModel::DEFAULT;
         let mut seen: Vec<&str> = Vec::new();
         let mut tokens = text.split(',').map(str::trim);
         while let Some(token) = tokens.next() {
             let Some((name, size)) = token.split_once('=') else {
-                bail!("--cache-sim {text:?}: expected I1=SIZE,ASSOC,LINE, D1=... or LL=..., got {token:?}");
+                bail!("expected I1=SIZE,ASSOC,LINE, D1=... or LL=..., got {token:?}");
             };
             let slot = match name {
                 "I1" => &mut model.i1,
                 "D1" => &mut model.d1,
                 "LL" => &mut model.ll,
-                _ => bail!("--cache-sim {text:?}: unknown cache {name:?} (I1, D1 or LL)"),
+                _ => bail!("unknown cache {name:?} (I1, D1 or LL)"),
             };
             if seen.contains(&name) {
-                bail!("--cache-sim {text:?}: {name} is given twice");
+                bail!("{name} is given twice");
             }
             seen.push(name);
             let number = |what: &str, t: Option<&str>| -> Result<u64> {
-                let t =
-                    t.with_context(|| format!("--cache-sim {text:?}: {name} lacks its {what}"))?;
-                t.parse::<u64>().with_context(|| {
-                    format!("--cache-sim {text:?}: {name}'s {what} {t:?} is not a whole number")
-                })
+                let t = t.with_context(|| format!("{name} lacks its {what}"))?;
+                t.parse::<u64>()
+                    .with_context(|| format!("{name}'s {what} {t:?} is not a whole number"))
             };
             *slot = CacheGeometry {
                 size: number("size", Some(size))?,
@@ -118,9 +115,7 @@ impl CacheModel {
                 line: number("line size", tokens.next())?,
             };
         }
-        model
-            .check()
-            .with_context(|| format!("--cache-sim {text:?}"))?;
+        model.check()?;
         Ok(model)
     }
 

@@ -613,26 +613,24 @@ fn check_printable(name: &str, what: &str) -> Result<()> {
     Ok(())
 }
 
-/// What to say when `path`, a manifest, cannot be read.
+/// What to say when `path`, a manifest, does not exist: the one case where building first is
+/// the advice (a manifest that exists but is refused says why itself).
 fn missing(path: &Path) -> String {
     format!(
-        "cannot read {} (run `layoutrand build` first, or pass the directory it wrote)",
+        "cannot read {}: No such file or directory (run `layoutrand build` first, or pass the \
+         directory it wrote)",
         path.display()
     )
 }
 
-/// The text of `path`, read only when it is a regular file (a FIFO would stall the reader)
-/// and not larger than a side file may be ([`crate::files::confined::read_side_file`]).
-fn read_regular(dir: &Path, path: &Path) -> Result<String> {
-    crate::files::confined::read_side_file(dir, MANIFEST_FILE)?
-        .with_context(|| format!("cannot read {}: No such file or directory", path.display()))
-}
-
 impl Manifest {
-    /// Reads and checks `dir/manifest.json`.
+    /// Reads and checks `dir/manifest.json`, only when it is a regular file (a FIFO would
+    /// stall the reader) and not larger than a side file may be
+    /// ([`crate::files::confined::read_side_file`]).
     pub fn load(dir: &Path) -> Result<Manifest> {
         let path = dir.join(MANIFEST_FILE);
-        let text = read_regular(dir, &path).with_context(|| missing(&path))?;
+        let text = crate::files::confined::read_side_file(dir, MANIFEST_FILE)?
+            .with_context(|| missing(&path))?;
         Manifest::parse(&path, text.as_bytes())
     }
 

@@ -16,12 +16,16 @@ pub(crate) const MAX_SEEDS: usize = 100_000;
 
 /// The seeds `base`, `base + 1`, …, `base + count − 1`, checked before anything is allocated:
 /// at most [`MAX_SEEDS`], and no seed past `u64::MAX` (a wrap-around would give seed 0 and
-/// repeat seeds).
-pub fn seed_range(base: u64, count: u64) -> Result<Vec<u64>> {
+/// repeat seeds). `allow_many`: whether `--allow-many-seeds` was given (the refusal says
+/// "even with" it only then).
+pub fn seed_range(base: u64, count: u64, allow_many: bool) -> Result<Vec<u64>> {
     if count > MAX_SEEDS as u64 {
+        if allow_many {
+            bail!("--seeds {count}: at most {MAX_SEEDS} seeds, even with --allow-many-seeds");
+        }
         bail!(
-            "--seeds {count}: at most {MAX_SEEDS} seeds, even with --allow-many-seeds (above \
-             {MANY_SEEDS} the build asks for --allow-many-seeds and projects their time and disk)"
+            "--seeds {count}: at most {MAX_SEEDS} seeds (above {MANY_SEEDS} the build asks for \
+             --allow-many-seeds and projects their time and disk)"
         );
     }
     if count > 0 && base.checked_add(count - 1).is_none() {
@@ -124,16 +128,24 @@ mod tests {
     /// --seeds 3` wrapped around to seed 0.
     #[test]
     fn seed_ranges_are_bounded_and_never_wrap() {
-        assert_eq!(seed_range(1, 3).unwrap(), [1, 2, 3]);
-        assert!(seed_range(1, 0).unwrap().is_empty());
-        assert_eq!(seed_range(u64::MAX, 1).unwrap(), [u64::MAX]);
-        assert_eq!(seed_range(u64::MAX - 2, 3).unwrap().last(), Some(&u64::MAX));
-        let wrap = seed_range(u64::MAX, 3).unwrap_err().to_string();
+        assert_eq!(seed_range(1, 3, false).unwrap(), [1, 2, 3]);
+        assert!(seed_range(1, 0, false).unwrap().is_empty());
+        assert_eq!(seed_range(u64::MAX, 1, false).unwrap(), [u64::MAX]);
+        assert_eq!(
+            seed_range(u64::MAX - 2, 3, false).unwrap().last(),
+            Some(&u64::MAX)
+        );
+        let wrap = seed_range(u64::MAX, 3, false).unwrap_err().to_string();
         assert!(wrap.contains("--seed-base"), "{wrap}");
-        let many = seed_range(1, 4_294_967_296).unwrap_err().to_string();
-        assert!(many.contains("at most 100000 seeds"), "{many}");
-        assert_eq!(seed_range(1, MAX_SEEDS as u64).unwrap().len(), MAX_SEEDS);
-        assert!(seed_range(1, MAX_SEEDS as u64 + 1).is_err());
+        let many = seed_range(1, 4_294_967_296, false).unwrap_err().to_string();
+        assert!(many.contains("at most 100000 seeds ("), "{many}");
+        let allowed = seed_range(1, 4_294_967_296, true).unwrap_err().to_string();
+        assert!(allowed.ends_with("at most 100000 seeds, even with --allow-many-seeds"));
+        assert_eq!(
+            seed_range(1, MAX_SEEDS as u64, false).unwrap().len(),
+            MAX_SEEDS
+        );
+        assert!(seed_range(1, MAX_SEEDS as u64 + 1, false).is_err());
     }
 
     #[test]

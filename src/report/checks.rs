@@ -56,25 +56,33 @@ pub(crate) fn disagreement(pair: &PairAnalysis) -> Option<String> {
         .map(|k| check_name(k.test))
         .collect::<Vec<_>>()
         .join(" and ");
+    // The verbs agree with the number of tests named ("Mann–Whitney misses", "Welch's test
+    // and Mann–Whitney miss").
+    let one = against.len() == 1;
+    let (ignore, find, miss, their) = if one {
+        ("ignores", "finds", "misses", "its")
+    } else {
+        ("ignore", "find", "miss", "their")
+    };
     let independent = against.iter().all(|k| k.test.independent(bootstrap_paired));
     let sentence = match (pair.basis, independent, first.detects) {
         (Basis::Paired, true, true) => format!(
-            "{names}, which ignore the pairing, find a difference the paired interval does \
-             not: the binaries' means do not move together across the sides, so their \
+            "{names}, which {ignore} the pairing, {find} a difference the paired interval does \
+             not: the binaries' means do not move together across the sides, so {their} \
              narrower verdict is not valid for matched binaries; the verdict stands until more \
              binaries settle it."
         ),
         (Basis::Paired, true, false) => format!(
-            "{names}, which ignore the pairing, miss the difference the paired interval \
+            "{names}, which {ignore} the pairing, {miss} the difference the paired interval \
              finds: the layout effect both sides share widens their spread, and pairing \
              removes it."
         ),
         (_, _, true) => format!(
-            "{names} find a difference the verdict's interval does not: it lies at the edge of \
+            "{names} {find} a difference the verdict's interval does not: it lies at the edge of \
              what these binaries resolve; more binaries would settle it."
         ),
         (_, _, false) => format!(
-            "{names} find no difference where the verdict's interval does: it lies at the edge \
+            "{names} {find} no difference where the verdict's interval does: it lies at the edge \
              of what these binaries resolve; more binaries would settle it."
         ),
     };

@@ -42,14 +42,14 @@ pub enum HierarchyError {
         unit: String,
     },
     /// A unit has a different number of children than the other units of its level.
-    #[error("{unit} has {count} {children}, others have {expected}")]
+    #[error("{unit} has {}, others have {expected}", units(*count, child_level))]
     Unbalanced {
         /// The odd unit's path, e.g. `binary seed-3`.
         unit: String,
         /// Its number of children.
         count: usize,
-        /// The child level's name in the plural, e.g. `executions`.
-        children: String,
+        /// The child level's name, e.g. `execution`.
+        child_level: String,
         /// The number of children most units of that level have.
         expected: usize,
     },
@@ -364,7 +364,7 @@ impl HierarchyBuilder {
                 return Err(HierarchyError::Unbalanced {
                     unit: self.unit_path(depth, k as u32),
                     count: units[k].children.len(),
-                    children: plural(&self.level_names[depth + 1]),
+                    child_level: self.level_names[depth + 1].clone(),
                     expected,
                 });
             }
@@ -459,21 +459,34 @@ impl HierarchyBuilder {
     }
 }
 
-/// The English plural of a level name for messages: `binary` → `binaries`, `execution` →
-/// `executions`; names already ending in `s` are kept.
+/// The levels layoutrand names itself (its result stores, `export`'s columns, the variants'
+/// pairing by seed), with their English plurals.
+const NAMED_LEVELS: [(&str, &str); 4] = [
+    ("binary", "binaries"),
+    ("execution", "executions"),
+    ("iteration", "iterations"),
+    ("seed", "seeds"),
+];
+
+/// The units of level `name` in the plural, for messages: a level layoutrand names itself in
+/// English (`binary` → `binaries`); any other name (a column of the user's CSV) quoted and
+/// never inflected (`b` → `"b" units`), so that every name reads right.
 pub fn plural(name: &str) -> String {
-    let consonant_y = name.len() >= 2
-        && name.ends_with('y')
-        && !matches!(
-            name.as_bytes()[name.len() - 2],
-            b'a' | b'e' | b'i' | b'o' | b'u'
-        );
-    if consonant_y {
-        format!("{}ies", &name[..name.len() - 1])
-    } else if name.ends_with('s') {
-        name.to_string()
+    match NAMED_LEVELS.iter().find(|(one, _)| *one == name) {
+        Some((_, many)) => (*many).to_string(),
+        None => format!("\"{name}\" units"),
+    }
+}
+
+/// `n` units of level `name`, in the singular for one: `1 binary`, `3 binaries`,
+/// `1 "b" unit`, `3 "b" units` (see [`plural`]).
+pub fn units(n: usize, name: &str) -> String {
+    if n != 1 {
+        format!("{n} {}", plural(name))
+    } else if NAMED_LEVELS.iter().any(|(one, _)| *one == name) {
+        format!("1 {name}")
     } else {
-        format!("{name}s")
+        format!("1 \"{name}\" unit")
     }
 }
 
@@ -589,5 +602,15 @@ mod tests {
     fn from_nested_checks_sizes() {
         assert!(Hierarchy::from_nested(vec![1.0; 6], vec![3, 2]).is_ok());
         assert!(Hierarchy::from_nested(vec![1.0; 5], vec![3, 2]).is_err());
+    }
+
+    #[test]
+    fn a_users_level_name_is_quoted_not_inflected() {
+        assert_eq!(plural("binary"), "binaries");
+        assert_eq!(plural("b"), "\"b\" units");
+        assert_eq!(units(1, "binary"), "1 binary");
+        assert_eq!(units(3, "execution"), "3 executions");
+        assert_eq!(units(1, "b"), "1 \"b\" unit");
+        assert_eq!(units(3, "b"), "3 \"b\" units");
     }
 }

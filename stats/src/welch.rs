@@ -81,10 +81,15 @@ pub fn welch_from_summaries(a: &SampleSummary, b: &SampleSummary) -> Result<Welc
         // Zero (or overflowing) variance on both sides: t and its degrees of freedom are
         // undefined (0/0), and Student's t distribution with NaN degrees of freedom does not
         // exist.
-        return Err(StatsError::Degenerate(format!(
-            "Welch's t-test needs some variance, and both samples have variance {} and {}",
-            a.variance, b.variance
-        )));
+        return Err(StatsError::Degenerate(if va + vb == 0.0 {
+            "Welch's t-test needs some variance, and both samples have zero variance".to_string()
+        } else {
+            format!(
+                "Welch's t-test needs variances within the range of double precision, and \
+                 these ({} and {}) exceed it",
+                a.variance, b.variance
+            )
+        }));
     }
     let std_error = (va + vb).sqrt();
     let difference = a.mean - b.mean;

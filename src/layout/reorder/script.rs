@@ -48,7 +48,14 @@ fn check_file_text(text: &str) -> Result<()> {
         .chars()
         .find(|c| matches!(c, '"' | '*' | '?' | '[' | ']' | ':' | '\\') || c.is_control())
     {
-        bail!("the name contains {c:?}, which bfd and lld scripts cannot both match literally");
+        // The character as a reader writes it (`\`, not Rust's escaped '\\'); a control
+        // character by its code point, as it prints as nothing or acts on the terminal.
+        let shown = if c.is_control() {
+            format!("the control character U+{:04X}", u32::from(c))
+        } else {
+            format!("`{c}`")
+        };
+        bail!("the name contains {shown}, which bfd and lld scripts cannot both match literally");
     }
     Ok(())
 }

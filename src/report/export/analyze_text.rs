@@ -4,10 +4,10 @@
 
 use std::fmt::Write as _;
 
-use crate::analysis::single::plural;
 use crate::analysis::single::BootstrapCi;
+use crate::analysis::single::{plural, units};
 use crate::analysis::single::{Analysis, LevelJson};
-use crate::report::numfmt::{fixed, level, p_value, sig, statistic};
+use crate::report::numfmt::{counted, fixed, level, p_value, sig, statistic};
 use crate::report::words;
 
 /// `layoutrand analyze`'s text: the design, the table of levels (Kalibera & Jones eq. 1–3),
@@ -23,12 +23,13 @@ pub fn render_analysis(a: &Analysis, file: &str) -> String {
         .levels
         .iter()
         .rev()
-        .map(|l| format!("{} {}", l.repetitions, plural(&l.name)))
+        .map(|l| units(l.repetitions, &l.name))
         .collect();
     let _ = writeln!(
         out,
-        "{file}: \"{}\", {} measurements",
-        a.value, a.measurements
+        "{file}: \"{}\", {}",
+        a.value,
+        counted(a.measurements, "measurement", "measurements")
     );
     let _ = writeln!(out, "design: {}", shape.join(" × "));
     let _ = writeln!(out);

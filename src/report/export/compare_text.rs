@@ -7,10 +7,12 @@ use crate::analysis::compare::Comparison;
 use crate::analysis::effect::EffectVerdict;
 use crate::analysis::effect::Interval;
 use crate::analysis::pair::Basis;
-use crate::analysis::single::plural;
+use crate::analysis::single::units;
 use crate::report::checks::{basis_sentence, disagreement};
 use crate::report::document::{Block, Document, SectionKind, Text};
-use crate::report::numfmt::{level, p_value, ratio as fmt_ratio, ratio_bounds, sig, statistic};
+use crate::report::numfmt::{
+    counted, level, p_value, ratio as fmt_ratio, ratio_bounds, sig, statistic,
+};
 
 /// The verdict's ratio line.
 fn ratio_line(c: &Comparison, top_name: &str, pct: &str) -> String {
@@ -103,12 +105,11 @@ fn side_lines(c: &Comparison, top_name: &str, pct: &str) -> Vec<Text> {
                 (None, None) => "no interval".to_string(),
             };
             Text::plain(format!(
-                "{label:<5}{}: mean {} ({ci}), {} {}, {} measurements",
+                "{label:<5}{}: mean {} ({ci}), {}, {}",
                 s.source,
                 fmt_sig(s.mean),
-                s.top_units,
-                plural(top_name),
-                s.measurements
+                units(s.top_units, top_name),
+                counted(s.measurements, "measurement", "measurements")
             ))
         })
         .collect()

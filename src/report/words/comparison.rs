@@ -57,8 +57,9 @@ fn warning(concern: &Concern, top_name: &str, units: &str) -> String {
             }
         ),
         Concern::FewUnits { source, top_units } => format!(
-            "{source} has only {top_units} {units}: its interval, and so the ratio's, is very \
-             wide (Kalibera & Jones use at least {MIN_TOP_LEVEL_UNITS})"
+            "{source} has only {}: its interval, and so the ratio's, is very wide (Kalibera & \
+             Jones use at least {MIN_TOP_LEVEL_UNITS})",
+            crate::stats::hierarchy::units(*top_units, top_name)
         ),
     }
 }

@@ -6,11 +6,11 @@
 use super::OVERFLOW_REASON;
 use crate::analysis::answers::model::SeriesReport;
 use crate::analysis::single::{
-    plural, Analysis, BootstrapShortfall, Excluded, IntervalNote, Narrowing, SingleWarning,
+    plural, units, Analysis, BootstrapShortfall, Excluded, IntervalNote, Narrowing, SingleWarning,
     CLT_UNITS, MAX_INFORMATIVE_RELATIVE_HALF_WIDTH,
 };
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
-use crate::report::numfmt::{p_value, percent, sig};
+use crate::report::numfmt::{counted, p_value, percent, sig};
 use crate::stats::bootstrap::ADVISABLE_UNITS;
 
 super::on_the_wire!(Analysis { bootstrap_note: Option<String> = bootstrap_note });
@@ -94,18 +94,18 @@ pub(crate) fn warning(w: &SingleWarning) -> String {
             top_units,
             top_name,
         } => format!(
-            "only {top_units} {top_name} unit: no confidence interval is possible; repeat the \
-             top level at least twice ({MIN_TOP_LEVEL_UNITS} or more recommended)"
+            "only {}: no confidence interval is possible; repeat the top level at least twice \
+             ({MIN_TOP_LEVEL_UNITS} or more recommended)",
+            units(*top_units, top_name)
         ),
         SingleWarning::FewTopUnits {
             top_units,
             top_name,
         } => format!(
-            "only {top_units} {}: the interval rests on {} degree{} of freedom and is very \
-             wide; Kalibera & Jones use at least {MIN_TOP_LEVEL_UNITS} at the top level",
-            plural(top_name),
-            top_units - 1,
-            if *top_units == 2 { "" } else { "s" }
+            "only {}: the interval rests on {} of freedom and is very wide; Kalibera & Jones \
+             use at least {MIN_TOP_LEVEL_UNITS} at the top level",
+            units(*top_units, top_name),
+            counted(top_units - 1, "degree", "degrees"),
         ),
         SingleWarning::NotNormal {
             top_units,
