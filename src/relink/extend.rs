@@ -186,10 +186,11 @@ fn check_extensible(
     }
     if let Some(asked) = asked_granularity.filter(|&g| g != manifest.granularity) {
         bail!(
-            "--extend: {} was built with granularity {:?}; extending it with {asked:?} would mix two \
+            "--extend: {} was built with granularity {}; extending it with {} would mix two \
              experiments (leave out --granularity to keep the recorded one)",
             manifest_path.display(),
-            manifest.granularity,
+            manifest.granularity.name(),
+            asked.name(),
         );
     }
     if let Some(pad) = opts.pad.filter(|&p| p != manifest.pad) {
