@@ -180,8 +180,8 @@ fn check_extensible(
         bail!(
             "--extend: {} was built with `{}`, not `{}`",
             manifest_path.display(),
-            manifest.build_command.join(" "),
-            opts.command.join(" ")
+            crate::child::display_args(&manifest.build_command),
+            crate::child::display_args(&opts.command)
         );
     }
     if let Some(asked) = asked_granularity.filter(|&g| g != manifest.granularity) {
