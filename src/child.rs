@@ -41,12 +41,28 @@ fn kill_with_parent(cmd: &mut Command) {
     }
 }
 
-/// A command line as one line of text, its arguments separated by spaces (for messages).
+/// A command line as one line of text that a POSIX shell reads back as the same arguments
+/// (for messages): each argument that needs it in single quotes, an embedded `'` as `'\''`.
+/// The one way a message shows a command.
 pub(crate) fn display_args<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> String {
     args.iter()
-        .map(|a| a.as_ref().to_string_lossy().into_owned())
+        .map(|a| shell_quote(&a.as_ref().to_string_lossy()))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// `arg` as a POSIX shell word: as it is when it holds only characters no shell treats
+/// specially, else in single quotes. Braces without a comma (the `{bin}` placeholder) are
+/// literal to a shell; a lone `{` or `}` is a reserved word, and a comma makes a brace list.
+fn shell_quote(arg: &str) -> String {
+    let braces = arg.len() > 1 && !arg.contains(',');
+    let plain = |c: char| {
+        c.is_ascii_alphanumeric() || "@%+=:,./_-".contains(c) || (braces && "{}".contains(c))
+    };
+    if !arg.is_empty() && arg.chars().all(plain) {
+        return arg.to_string();
+    }
+    format!("'{}'", arg.replace('\'', r"'\''"))
 }
 
 /// The first `program` on `PATH`.
@@ -70,6 +86,19 @@ mod tests {
         set_pdeathsig(None).unwrap();
         assert_eq!(set, Some(Signal::SIGKILL));
         assert_eq!(nix::sys::prctl::get_pdeathsig().unwrap(), None);
+    }
+
+    #[test]
+    fn a_command_is_shown_as_a_shell_reads_it() {
+        assert_eq!(display_args(&["make", "-j2", "CC=cc"]), "make -j2 CC=cc");
+        assert_eq!(
+            display_args(&["x", "{bin}", "{a,b}", "}"]),
+            "x {bin} '{a,b}' '}'"
+        );
+        assert_eq!(
+            display_args(&["sh", "-c", "echo 'hi' >&2; exit 3", ""]),
+            r"sh -c 'echo '\''hi'\'' >&2; exit 3' ''"
+        );
     }
 
     #[test]

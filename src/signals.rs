@@ -310,54 +310,100 @@ pub enum Kept {
     },
 }
 
-impl std::fmt::Display for Interrupted {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+/// Set by `experiment` in the environment of its stages (child processes of the same
+/// executable): an interrupted stage then says what it kept but not how to continue, which
+/// the experiment says for all its stages ([`Interrupted::in_a_stage`]).
+pub const ENV_EXPERIMENT_STAGE: &str = "LAYOUTRAND_EXPERIMENT_STAGE";
+
+impl Interrupted {
+    /// The message of a stage that an experiment runs: what was kept, without the advice
+    /// of [`Interrupted`]'s `Display` (the experiment gives its own).
+    pub fn in_a_stage(&self) -> String {
+        self.said(false)
+    }
+
+    /// `interrupted by SIGNAL: what was kept[: how to continue]`.
+    fn said(&self, advice: bool) -> String {
         let name = Signal::try_from(self.signal).map_or("a signal", |s| s.as_str());
         let separator = match self.kept {
             Kept::Stages { .. } => " ",
             _ => ": ",
         };
-        write!(f, "interrupted by {name}{separator}{}", self.kept)
+        format!("interrupted by {name}{separator}{}", self.kept.said(advice))
+    }
+}
+
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.said(true))
     }
 }
 
 impl std::fmt::Display for Kept {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Kept::NoRecord { command, record } => write!(
-                f,
-                "the build command `{command}` and its whole process group were killed; \
-                 nothing was kept (its partial record in {} is discarded by the next build): \
-                 run the same `layoutrand build` again (after `make clean` if its tree may be \
-                 half-built)",
-                record.display()
+        f.write_str(&self.said(true))
+    }
+}
+
+impl Kept {
+    /// What was kept, then (with `advice`) how to continue.
+    fn said(&self, advice: bool) -> String {
+        let (kept, continuing) = match self {
+            Kept::NoRecord { command, record } => (
+                format!(
+                    "the build command `{command}` and its whole process group were killed; \
+                     nothing was kept (its partial record in {} is discarded by the next build)",
+                    record.display()
+                ),
+                "run the same `layoutrand build` again (after `make clean` if its tree may be \
+                 half-built)"
+                    .to_string(),
             ),
-            Kept::Seeds { built, wanted, out } => write!(
-                f,
-                "interrupted after {built} of {wanted} seeds; {} keeps the finished ones: \
-                 continue with `layoutrand build --extend --seeds {wanted} --out {}`",
-                out.join(crate::files::manifest::MANIFEST_FILE).display(),
-                out.display()
+            Kept::Seeds { built, wanted, out } => (
+                format!(
+                    "interrupted after {built} of {wanted} seeds; {} keeps the finished ones",
+                    out.join(crate::files::manifest::MANIFEST_FILE).display(),
+                ),
+                format!(
+                    "continue with `layoutrand build --extend --seeds {wanted} --out {}`",
+                    out.display()
+                ),
             ),
-            Kept::Executions { kept, run_now, out } => write!(
-                f,
-                "the running benchmark and every process it started were killed, its \
-                 execution discarded; {} kept in {} (this run added {run_now}); continue with \
-                 `layoutrand run --resume --out {}`",
-                crate::report::numfmt::counted(*kept, "execution", "executions"),
-                out.join(crate::files::results::RESULTS_FILE).display(),
-                out.display()
+            Kept::Executions { kept, run_now, out } => (
+                format!(
+                    "the running benchmark and every process it started were killed, its \
+                     execution discarded; {} kept in {} (this run added {run_now})",
+                    crate::report::numfmt::counted(*kept, "execution", "executions"),
+                    out.join(crate::files::results::RESULTS_FILE).display(),
+                ),
+                format!(
+                    "continue with `layoutrand run --resume --out {}`",
+                    out.display()
+                ),
             ),
-            Kept::Nothing { command } => write!(
-                f,
-                "`{command}` was stopped with every process it started, and nothing of it is \
-                 kept: run the same layoutrand command again"
+            Kept::Nothing { command } => (
+                format!(
+                    "`{command}` was stopped with every process it started, and nothing of it \
+                     is kept"
+                ),
+                "run the same layoutrand command again".to_string(),
             ),
-            Kept::Stages { stage } => write!(
-                f,
-                "during the {stage} stage; what the stages finished is kept: run the same \
-                 command again to continue"
+            Kept::Stages { stage } => (
+                format!("during the {stage} stage; what the stages finished is kept"),
+                "run the same command again to continue".to_string(),
             ),
+        };
+        let separator = match self {
+            Kept::Executions { .. } => "; ",
+            _ => ": ",
+        };
+        match (advice, self) {
+            (true, _) => format!("{kept}{separator}{continuing}"),
+            // What the experiment's "run the same command again" needs first.
+            (false, Kept::NoRecord { .. }) => {
+                format!("{kept}; its tree may be half-built (`make clean` before continuing)")
+            }
+            (false, _) => kept,
         }
     }
 }
@@ -391,6 +437,12 @@ mod tests {
         assert!(
             text.ends_with("`layoutrand run --resume --out out`"),
             "{text}"
+        );
+        assert_eq!(
+            stop.in_a_stage(),
+            "interrupted by SIGINT: the running benchmark and every process it started were \
+             killed, its execution discarded; 5 execution(s) kept in out/results.jsonl (2 run \
+             now)"
         );
     }
 }

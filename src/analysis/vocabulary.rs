@@ -119,6 +119,15 @@ impl Verdict {
             Verdict::Undetermined => "undetermined",
         }
     }
+
+    /// The verdict in words, for a sentence: [`Verdict::word`] with a space for the
+    /// underscore (`not detected`).
+    pub(crate) fn in_words(self) -> &'static str {
+        match self {
+            Verdict::NotDetected => "not detected",
+            v => v.word(),
+        }
+    }
 }
 
 /// The thresholds of every test and verdict, all derived from two user choices.

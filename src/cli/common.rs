@@ -234,11 +234,16 @@ pub use layoutrand::files::output::write_stdout;
 
 /// The exit status of a command that a signal stopped after keeping what it had finished
 /// ([`Interrupted`](layoutrand::signals::Interrupted): 128 + signal), said on stderr as
-/// `{command}: {what was kept}`; any other error is returned as it is.
+/// `{command}: {what was kept}: {how to continue}` (a stage of an experiment leaves out how to
+/// continue: the experiment says it); any other error is returned as it is.
 pub fn exit_if_interrupted(err: anyhow::Error, command: &str) -> anyhow::Result<i32> {
     match err.downcast_ref::<layoutrand::signals::Interrupted>() {
         Some(stop) => {
-            layoutrand::diagnostic!("{command}: {stop}");
+            if std::env::var_os(layoutrand::signals::ENV_EXPERIMENT_STAGE).is_some() {
+                layoutrand::diagnostic!("{command}: {}", stop.in_a_stage());
+            } else {
+                layoutrand::diagnostic!("{command}: {stop}");
+            }
             Ok(layoutrand::exit::interrupted_by(stop.signal))
         }
         None => Err(err),

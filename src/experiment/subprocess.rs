@@ -85,7 +85,10 @@ pub(crate) fn run_user_command<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(
 
 fn stage_command(args: &[OsString], cwd: &Path) -> Command {
     let mut cmd = crate::child::command(own_executable());
-    cmd.args(args).current_dir(cwd).stdin(Stdio::null());
+    cmd.args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .env(signals::ENV_EXPERIMENT_STAGE, "1");
     cmd
 }
 

@@ -51,6 +51,16 @@ pub enum Granularity {
 }
 
 impl Granularity {
+    /// The name as `--granularity` takes it and the manifest stores it (`"module"`).
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Granularity::Link => "link",
+            Granularity::Module => "module",
+            Granularity::Global => "global",
+            Granularity::None => "none",
+        }
+    }
+
     /// The estimand in words, as reports name it: `"module granularity"`, or for
     /// [`Granularity::None`] `"padding only, order kept"`.
     pub(crate) fn estimand(self) -> &'static str {

@@ -54,10 +54,9 @@ pub(crate) fn inspect(program: &Program, granularity: Granularity) -> Result<Ach
             program.name,
             whole.len(),
             shown.join(", "),
-            if whole.len() > shown.len() {
-                ", ..."
-            } else {
-                ""
+            match whole.len() - shown.len() {
+                0 => String::new(),
+                more => format!(" and {more} more"),
             }
         );
     }

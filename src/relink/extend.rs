@@ -180,16 +180,17 @@ fn check_extensible(
         bail!(
             "--extend: {} was built with `{}`, not `{}`",
             manifest_path.display(),
-            manifest.build_command.join(" "),
-            opts.command.join(" ")
+            crate::child::display_args(&manifest.build_command),
+            crate::child::display_args(&opts.command)
         );
     }
     if let Some(asked) = asked_granularity.filter(|&g| g != manifest.granularity) {
         bail!(
-            "--extend: {} was built with granularity {:?}; extending it with {asked:?} would mix two \
+            "--extend: {} was built with granularity {}; extending it with {} would mix two \
              experiments (leave out --granularity to keep the recorded one)",
             manifest_path.display(),
-            manifest.granularity,
+            manifest.granularity.name(),
+            asked.name(),
         );
     }
     if let Some(pad) = opts.pad.filter(|&p| p != manifest.pad) {

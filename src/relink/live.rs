@@ -51,13 +51,7 @@ impl LiveSettings {
             ),
             (
                 ENV_LIVE_GRANULARITY.to_string(),
-                match self.granularity {
-                    Granularity::Link => "link",
-                    Granularity::Module => "module",
-                    Granularity::Global => "global",
-                    Granularity::None => "none",
-                }
-                .to_string(),
+                self.granularity.name().to_string(),
             ),
             (
                 ENV_LIVE_LINKER.to_string(),

@@ -124,8 +124,8 @@ pub(crate) fn chosen_links(
                 .map(String::as_str)
                 .collect();
             notes.push(format!(
-                "note: relinked the {} of the {} programs the build linked that --programs \
-                 names; not relinked: {} (add them to --programs, or `--programs \
+                "note: relinked {} of the {} programs the build linked (those --programs \
+                 names); not relinked: {} (add them to --programs, or `--programs \
                  {ALL_PROGRAMS}`, to measure them)",
                 chosen.len(),
                 links.len(),

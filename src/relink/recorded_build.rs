@@ -68,7 +68,7 @@ pub(crate) fn run(
     // SIGINT/SIGTERM kill the build's whole process group, and so does its end: nothing it
     // started outlives it (the signals module's one waiting).
     let kept = || Kept::NoRecord {
-        command: command.join(" "),
+        command: crate::child::display_args(command),
         record: record_dir.to_path_buf(),
     };
     let waited = signals::until_interrupted_spawned(
@@ -80,8 +80,12 @@ pub(crate) fn run(
             Ok((tail, child.wait()?))
         },
     )?;
-    let (tail, status) =
-        waited.with_context(|| format!("cannot run the build command `{}`", command.join(" ")))?;
+    let (tail, status) = waited.with_context(|| {
+        format!(
+            "cannot run the build command `{}`",
+            crate::child::display_args(command)
+        )
+    })?;
     let seconds = start.elapsed().as_secs_f64();
     if !status.success() {
         return Err(failure(command, status, &tail));
@@ -153,11 +157,15 @@ fn failure(command: &[String], status: ExitStatus, tail: &VecDeque<String>) -> a
         Some(code) => format!("exit status {code}"),
         None => format!("signal {}", status.signal().unwrap_or(0)),
     };
-    let quoted: Vec<String> = tail.iter().map(|l| format!("  | {l}")).collect();
+    let output = if tail.is_empty() {
+        "It printed nothing.".to_string()
+    } else {
+        let quoted: Vec<String> = tail.iter().map(|l| format!("  | {l}")).collect();
+        format!("Last lines of its output:\n{}", quoted.join("\n"))
+    };
     anyhow::anyhow!(
-        "the build command `{}` failed ({status}); no binaries were produced. Last lines of its output:\n{}",
-        command.join(" "),
-        quoted.join("\n")
+        "the build command `{}` failed ({status}); no binaries were produced. {output}",
+        crate::child::display_args(command),
     )
 }
 
@@ -261,7 +269,7 @@ fn no_link_message(
     let seen = record::seen_summary(record_dir);
     let mut msg = format!(
         "the build command `{}` succeeded but no final link of an executable was recorded",
-        command.join(" ")
+        crate::child::display_args(command)
     );
     if unusable {
         msg.push_str(

@@ -215,7 +215,7 @@ impl CommandTemplate {
         if !uses_bin && named.is_empty() {
             bail!(
                 "the benchmark command `{}` has no {{bin}} placeholder: write {{bin}} where the binary under test goes (or {{bin:NAME}} for a named program of the build)",
-                args.join(" ")
+                crate::child::display_args(args)
             );
         }
         Ok(CommandTemplate {

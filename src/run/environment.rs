@@ -124,9 +124,10 @@ pub(crate) fn disable_aslr_in_this_process() -> std::io::Result<()> {
 }
 
 /// Whether ASLR can be (or already is) off for our children, found by starting one probe
-/// process with the persona set and reading its `/proc/self/personality`.
+/// process (`cat /proc/self/personality`) with the persona set and reading its persona.
 ///
-/// `Err` carries the reason to show in a warning.
+/// `Err` carries the reason to show in a warning: the probe could not be started (no `cat`
+/// on PATH), or the persona did not take effect in it (the call refused or ignored).
 pub(crate) fn probe_aslr_off() -> std::result::Result<(), String> {
     use std::os::unix::process::CommandExt;
     if std::fs::read_to_string("/proc/sys/kernel/randomize_va_space")
@@ -135,21 +136,31 @@ pub(crate) fn probe_aslr_off() -> std::result::Result<(), String> {
     {
         return Ok(());
     }
-    let mut probe = crate::child::command("cat");
+    let cat = crate::child::which("cat").ok_or_else(|| {
+        "cannot start the ASLR probe `cat /proc/self/personality`: no `cat` on PATH".to_string()
+    })?;
+    let mut probe = crate::child::command(&cat);
     probe.arg("/proc/self/personality");
-    // SAFETY: the closure only calls personality(2), which is async-signal-safe.
+    // A refused personality(2) does not stop the probe: its persona then lacks the flag, and
+    // a failed start is a failed start. SAFETY: the closure only calls personality(2), which
+    // is async-signal-safe.
     unsafe {
-        probe.pre_exec(disable_aslr_in_this_process);
+        probe.pre_exec(|| {
+            let _ = disable_aslr_in_this_process();
+            Ok(())
+        });
     }
+    let shown = crate::child::display_args(&[cat.as_os_str(), "/proc/self/personality".as_ref()]);
     let out = probe
         .output()
-        .map_err(|e| format!("personality(ADDR_NO_RANDOMIZE) failed: {e}"))?;
+        .map_err(|e| format!("cannot start the ASLR probe `{shown}`: {e}"))?;
     let text = String::from_utf8_lossy(&out.stdout);
     let persona = u64::from_str_radix(text.trim(), 16)
         .map_err(|_| format!("cannot read the probe's /proc/self/personality ({text:?})"))?;
     if persona & Persona::ADDR_NO_RANDOMIZE.bits() as u64 == 0 {
         return Err(format!(
-            "the host ignored personality(ADDR_NO_RANDOMIZE) (persona {persona:#x})"
+            "personality(ADDR_NO_RANDOMIZE) did not take effect: the probe ran with persona \
+             {persona:#x} (the host refused or ignored the call)"
         ));
     }
     Ok(())

@@ -237,8 +237,8 @@ fn conflicts_with(req: &RunRequest, h: &Header) -> Vec<String> {
         (
             "the command",
             (
-                (!req.command.is_empty()).then(|| req.command.join(" ")),
-                h.command.join(" "),
+                (!req.command.is_empty()).then(|| crate::child::display_args(&req.command)),
+                crate::child::display_args(&h.command),
             ),
         ),
     ];

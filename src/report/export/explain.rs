@@ -63,7 +63,7 @@ pub(super) fn across_lines(v: &VariantExplanations) -> String {
             format!(
                 "{}: {}{found}",
                 e.variant.as_deref().unwrap_or(""),
-                s.verdict.word()
+                s.verdict.in_words()
             )
         })
         .collect();

@@ -56,8 +56,8 @@ pub(crate) fn client(program: &str, args: &[String], timeout: Duration) -> Resul
             let _ = child.kill();
             let _ = child.wait();
             bail!(
-                "`{program} {}` did not answer within {} s: is the Slurm controller up?",
-                args.join(" "),
+                "`{}` did not answer within {} s: is the Slurm controller up?",
+                crate::child::display_args(&[&[program.to_string()], args].concat()),
                 timeout.as_secs()
             );
         }
