@@ -441,8 +441,8 @@ mod tests {
         assert_eq!(
             stop.in_a_stage(),
             "interrupted by SIGINT: the running benchmark and every process it started were \
-             killed, its execution discarded; 5 execution(s) kept in out/results.jsonl (2 run \
-             now)"
+             killed, its execution discarded; 5 executions kept in out/results.jsonl (this run \
+             added 2)"
         );
     }
 }
