@@ -556,7 +556,7 @@ mod tests {
         let err = build(rows, &["binary", "execution", "iteration"]).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "binary b, execution 2 has 1 iterations, others have 2"
+            "binary b, execution 2 has 1 iteration, others have 2"
         );
     }
 
