@@ -9,7 +9,36 @@
 //! context they are said in (the thresholds a verdict was reached at, whether the metric
 //! is a time): the type holds it as numbers and enums, not on the wire.
 
+use std::cell::Cell;
+
 use schemars::Schema;
+
+thread_local! {
+    /// Whether the serialisation under way writes a stored file ([`data_only`]): the
+    /// model's data without the words the wire adds.
+    static DATA_ONLY: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `write` (a serialisation) with the words left off every type the wire words: what a
+/// stored file holds, so that no file keeps a sentence and an answer read back is worded
+/// again as the current version says it. serde passes no context down a serialisation, so
+/// the choice is this thread's while `write` runs (restored after, also on a panic).
+pub(crate) fn data_only<T>(write: impl FnOnce() -> T) -> T {
+    /// Puts the flag back as it was when dropped.
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            DATA_ONLY.set(self.0);
+        }
+    }
+    let _restore = Restore(DATA_ONLY.replace(true));
+    write()
+}
+
+/// Whether the words belong in the serialisation under way (not within [`data_only`]).
+pub(crate) fn with_words() -> bool {
+    !DATA_ONLY.get()
+}
 
 /// What a word field of the wire holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,3 +98,17 @@ pub(crate) fn without_words(schema: &mut Schema, name: &str) {
         required.retain(|r| r != name);
     }
 }
+
+/// Implements `Deserialize` for a model type marked `#[serde(remote = "Self")]`, whose
+/// derived reading `remote` turned into an inherent function: the type is read as a stored
+/// file writes it ([`data_only`]), words being a view that is never read back.
+macro_rules! read_as_written {
+    ($model:ty) => {
+        impl<'de> serde::Deserialize<'de> for $model {
+            fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                <$model>::deserialize(deserializer)
+            }
+        }
+    };
+}
+pub(crate) use read_as_written;

@@ -73,8 +73,15 @@ pub(crate) struct LayoutUnit {
     pub(crate) functions: Vec<Function>,
 }
 
-/// One (function, feature) pair tested.
+/// One (function, feature) pair tested. Its JSON carries the fix in words beside it
+/// (`crate::report::words::explain`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = crate::wire::words(
+    "suggestion",
+    crate::wire::Shape::Optional,
+    "The fix that follows, in words (culprits only; null for the other pairs). Not in the stored answer, which keeps `fix`."
+))]
 pub struct Suspect {
     /// The function's symbol name.
     pub(crate) function: String,
@@ -100,20 +107,23 @@ pub struct Suspect {
     pub(crate) verdict: Verdict,
     /// The targeted relinks' answer (`explain --confirm`); `None` when not confirmed.
     pub(crate) confirmation: Option<Confirmation>,
-    /// The fix that follows, in words (culprits only; `None` for the other pairs).
-    // `None` until `crate::report::words::explain::fill` words `fix`.
-    pub(crate) suggestion: Option<String>,
-    /// The fix that follows, as data (culprits only); not part of the JSON, which keeps
-    /// its words.
-    #[serde(skip)]
-    #[schemars(skip)]
+    /// The fix that follows (culprits only; `None` for the other pairs, and in answers
+    /// stored before it was kept, which kept its words).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) fix: Option<Fix>,
+    /// The fix in words as an answer stored by an earlier version kept it: read, never
+    /// written (the wire words `fix`).
+    #[serde(rename = "suggestion", default, skip_serializing)]
+    #[schemars(skip)]
+    pub(crate) recorded_suggestion: Option<String>,
 }
+crate::wire::read_as_written!(Suspect);
 
 /// The fix that follows from a culprit, as the screening and the confirmation know it
 /// (with the culprit's feature, effect and range, what `crate::report::words::explain`
 /// words).
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub(crate) enum Fix {
     /// Change the placement the feature measures: align the function, keep it within a
     /// page, or order it apart from the functions sharing its overfull set.
@@ -127,6 +137,8 @@ pub(crate) enum Fix {
         /// For a set-pressure culprit, the hot functions most often sharing its overfull
         /// set.
         partners: Vec<String>,
+        /// The instruction cache screened (its line and sets are the fix's).
+        cache: ICache,
     },
     /// The relinks moved the function alone and the metric did not change by a relevant
     /// amount (`not_detected`) or changed too unevenly to tell (`undetermined`): no fix
@@ -473,7 +485,8 @@ pub(crate) fn screen(
     let mut suspects = Vec::with_capacity(tests);
     if varies(&response) {
         for c in &tested {
-            suspects.push(test_one(c, &response, permutations, options.seed)?);
+            let seed = options.seed;
+            suspects.push(test_one(c, &response, (permutations, seed), options.cache)?);
         }
     }
     adjust_and_rank(&mut suspects, options.fdr)?;
@@ -747,8 +760,8 @@ fn varies(values: &[f64]) -> bool {
 fn test_one(
     c: &Column,
     response: &[f64],
-    permutations: usize,
-    seed: u64,
+    (permutations, seed): (usize, u64),
+    cache: ICache,
 ) -> Result<Suspect, StatsError> {
     let purpose = format!("explain:{}:{}", c.function, c.feature.name());
     let mut rng = SeededRng::new(seed, &purpose);
@@ -774,12 +787,13 @@ fn test_one(
         q: 1.0,
         verdict: Verdict::NotDetected,
         confirmation: None,
-        suggestion: None,
         fix: Some(Fix::Placement {
             aligned: c.aligned,
             fast: fast_value(&c.values, response),
             partners: c.partners.clone(),
+            cache,
         }),
+        recorded_suggestion: None,
     })
 }
 
@@ -832,8 +846,85 @@ pub const PLOTTED: usize = 10;
 /// Version of the JSON written by `explain --format json`.
 pub const EXPLAIN_SCHEMA: u32 = 1;
 
-/// `explain`'s answer, as `--format json` writes it.
+/// How the hot functions were chosen: the hottest of the program's own functions by
+/// instructions executed in one run of the default layout under cachegrind, until they
+/// cover `cover` of those instructions, at most `most`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub(crate) struct HotRule {
+    /// The share of the program's own instructions the hot functions cover.
+    pub(crate) cover: f64,
+    /// The most hot functions.
+    pub(crate) most: usize,
+}
+
+/// The hot rule of this version (and of every earlier one: answers stored before the rule
+/// was kept as numbers used it).
+pub(crate) const HOT_RULE: HotRule = HotRule {
+    cover: 0.99,
+    most: 50,
+};
+
+/// A problem `explain` met, with the figures its warning needs
+/// (`crate::report::words::explain` words it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub(crate) enum Problem {
+    /// `--icache` names another first-level instruction cache than the run simulated: the
+    /// set features describe another cache than the one behind the metric.
+    CacheMismatch {
+        /// The cache `--icache` gave.
+        asked: crate::files::cache_model::CacheGeometry,
+        /// The I1 the run simulated.
+        simulated: crate::files::cache_model::CacheGeometry,
+    },
+    /// The layout matters, yet no placement feature of the hot functions goes with it, and
+    /// the screen was not widened to the other functions that ran.
+    NoWiderScreen {
+        /// The program.
+        program: String,
+        /// The layout's share of the metric's variance, when at least half (`None`: it
+        /// could not be estimated, and the binaries' means differ).
+        layout_share: Option<f64>,
+        /// The hot functions screened.
+        hot: usize,
+        /// The program's other functions that ran.
+        functions: usize,
+        /// Their share of its instructions.
+        ir_share: f64,
+        /// The tests screening them would add.
+        tests: usize,
+    },
+    /// The shared libraries' hot code is counted in a cache whose set period (bytes)
+    /// exceeds a page: a library's sets then depend on its load address.
+    SharedPeriod {
+        /// The set period in bytes.
+        period: u64,
+    },
+    /// A loaded object whose symbol table could not be read: its code is not counted in
+    /// the set pressure.
+    NoSymbols {
+        /// The object's path.
+        object: String,
+        /// Why (the ELF reader's error).
+        error: String,
+    },
+}
+
+/// `explain`'s answer, as `--format json` writes it (with its words, `hot_rule` and
+/// `warnings`, beside the data: `crate::report::words::explain`); the stored answer
+/// ([`STORED`]) keeps the data.
 #[derive(Debug, Clone, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = crate::wire::words(
+    "hot_rule",
+    crate::wire::Shape::Sentence,
+    "How the hot functions were chosen, in words (`hot_limits`). Not in the stored answer."
+))]
+#[schemars(transform = crate::wire::words(
+    "warnings",
+    crate::wire::Shape::List,
+    "Problems met, in words: reading the experiment, then `problems`. Not in the stored answer."
+))]
 pub struct Explanation {
     /// [`EXPLAIN_SCHEMA`].
     pub(crate) schema: u32,
@@ -851,8 +942,9 @@ pub struct Explanation {
     /// `ns`; empty for a count).
     #[serde(default)]
     pub(crate) shown_unit: String,
-    /// The rule that chose the hot functions, in words.
-    pub(crate) hot_rule: String,
+    /// The rule that chose the hot functions.
+    #[serde(default = "hot_rule")]
+    pub(crate) hot_limits: HotRule,
     /// The hot functions, hottest first.
     pub(crate) hot: Vec<HotFunction>,
     /// The instruction cache of the set features.
@@ -886,8 +978,25 @@ pub struct Explanation {
     /// The plots of the first culprits (as many as the text lists), in their order.
     #[serde(default)]
     pub plots: Vec<FeaturePlot>,
-    /// Problems met, in words.
-    pub(crate) warnings: Vec<String>,
+    /// What reading the experiment warned of (not stored: the experiment's report gives
+    /// it).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub(crate) reading: Vec<crate::analysis::answers::experiment::ExperimentWarning>,
+    /// Problems explain met.
+    #[serde(default)]
+    pub(crate) problems: Vec<Problem>,
+    /// The warnings in words as an answer stored by an earlier version kept them: read,
+    /// never written.
+    #[serde(rename = "warnings", default, skip_serializing)]
+    #[schemars(skip)]
+    pub(crate) recorded_warnings: Vec<String>,
+}
+crate::wire::read_as_written!(Explanation);
+
+/// [`HOT_RULE`], for answers stored before the rule was kept as numbers.
+fn hot_rule() -> HotRule {
+    HOT_RULE
 }
 
 /// The explanation `explain` last stored in `dir` ([`EXPLAIN_DIR`]/[`STORED`]); `None`
@@ -915,11 +1024,11 @@ pub(crate) fn culprit_plots(
     units: &[LayoutUnit],
     hot: &[HotFunction],
     screening: &Screening,
-    (cache, running): (&ICache, &RunningCode),
-    scale: f64,
+    running: &RunningCode,
+    (scale, axes): (f64, &explain_plot::Axes),
     shown: usize,
 ) -> Vec<FeaturePlot> {
-    let (columns, _) = feature_columns(units, hot, (cache, running, &FEATURES));
+    let (columns, _) = feature_columns(units, hot, (&axes.cache, running, &FEATURES));
     screening
         .culprits
         .iter()
@@ -935,11 +1044,11 @@ pub(crate) fn culprit_plots(
                 .collect();
             let pairs = c.confirmation.as_ref().map_or(&[][..], |k| &k.pairs[..]);
             Some(explain_plot::feature_plot(
-                &c.function,
-                c.feature,
+                (&c.function, c.feature),
                 &binaries,
                 pairs,
                 scale,
+                axes,
             ))
         })
         .collect()
@@ -1256,7 +1365,7 @@ mod tests {
             q: 0.01,
             verdict: Verdict::Detected,
             confirmation: None,
-            suggestion: None,
+            recorded_suggestion: None,
             fix: None,
         }
     }

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::effect::Interval;
-use crate::layout::features::Feature;
+use crate::layout::features::{Feature, ICache};
 
 /// One binary in a culprit's plot.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -24,19 +24,44 @@ pub(crate) struct FeaturePoint {
     pub(crate) ci: Option<Interval>,
 }
 
-/// A culprit's plot: the binaries' means against its feature.
+/// A culprit's plot: the binaries' means against its feature. Its JSON carries the axes'
+/// labels in words beside it (`crate::report::words::explain`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = crate::wire::words(
+    "x_label",
+    crate::wire::Shape::Sentence,
+    "The x axis in words (the feature and its unit). Not in the stored answer."
+))]
+#[schemars(transform = crate::wire::words(
+    "y_label",
+    crate::wire::Shape::Sentence,
+    "The y axis in words (the metric and the unit the means are in). Not in the stored answer."
+))]
 pub struct FeaturePlot {
     /// The culprit's function.
     pub(crate) function: String,
     /// The culprit's feature.
     pub(crate) feature: Feature,
-    /// The x axis in words (the feature and its unit), worded by
-    /// `crate::report::words::explain::fill` from `feature`.
-    pub(crate) x_label: String,
-    /// The y axis in words (the metric and the unit the means are in), worded by
-    /// `crate::report::words::explain::fill` from the explanation's metric and shown unit.
-    pub(crate) y_label: String,
+    /// The instruction cache the feature is measured in (its line size and ways name the
+    /// x axis); `None` in answers stored before it was kept, which kept the labels.
+    #[serde(default)]
+    pub(crate) cache: Option<ICache>,
+    /// The metric (the y axis).
+    #[serde(default)]
+    pub(crate) metric: String,
+    /// The unit the means are shown in (empty for a count).
+    #[serde(default)]
+    pub(crate) shown_unit: String,
+    /// The axes' labels as an answer stored by an earlier version kept them: read, never
+    /// written.
+    #[serde(rename = "x_label", default, skip_serializing)]
+    #[schemars(skip)]
+    pub(crate) recorded_x_label: Option<String>,
+    /// See `recorded_x_label`.
+    #[serde(rename = "y_label", default, skip_serializing)]
+    #[schemars(skip)]
+    pub(crate) recorded_y_label: Option<String>,
     /// The factor that turned the metric's values into the plot's unit.
     pub(crate) scale: f64,
     /// The x values to label: the levels of a 0/1 feature, else empty (round ticks).
@@ -45,6 +70,18 @@ pub struct FeaturePlot {
     pub(crate) points: Vec<FeaturePoint>,
     /// The confirmation's pairs on this culprit (means in the plot's unit); empty without.
     pub(crate) pairs: Vec<ConfirmPair>,
+}
+crate::wire::read_as_written!(FeaturePlot);
+
+/// What a plot's axes are: the cache its feature is measured in, the metric, and the unit
+/// its means are shown in.
+pub(crate) struct Axes<'a> {
+    /// The instruction cache.
+    pub(crate) cache: ICache,
+    /// The metric.
+    pub(crate) metric: &'a str,
+    /// The unit shown (empty for a count).
+    pub(crate) shown_unit: &'a str,
 }
 
 /// One side of a confirmation pair: its feature value and mean (the metric's unit).
@@ -69,19 +106,22 @@ pub(crate) struct ConfirmPair {
 
 /// The plot of one culprit: each of `binaries` is a binary's name, its feature value, and
 /// its mean and interval in the metric's unit, shown multiplied by `scale` (the inverse of
-/// the divisor of `numfmt::scale_for`); the axes' labels are left to the words.
+/// the divisor of `numfmt::scale_for`) on `axes`.
 pub(crate) fn feature_plot(
-    function: &str,
-    feature: Feature,
+    (function, feature): (&str, Feature),
     binaries: &[(&str, f64, f64, Option<Interval>)],
     pairs: &[ConfirmPair],
     scale: f64,
+    axes: &Axes,
 ) -> FeaturePlot {
     FeaturePlot {
         function: function.to_string(),
         feature,
-        x_label: String::new(),
-        y_label: String::new(),
+        cache: Some(axes.cache),
+        metric: axes.metric.to_string(),
+        shown_unit: axes.shown_unit.to_string(),
+        recorded_x_label: None,
+        recorded_y_label: None,
         scale,
         levels: if feature.is_binary() {
             vec![0.0, 1.0]
@@ -127,9 +167,17 @@ mod tests {
             lower: 1000.0,
             upper: 3000.0,
         });
+        let axes = Axes {
+            cache: ICache {
+                line: 64,
+                sets: 64,
+                ways: 8,
+            },
+            metric: "wall",
+            shown_unit: "s",
+        };
         let p = feature_plot(
-            "spin",
-            Feature::OffsetModLine,
+            ("spin", Feature::OffsetModLine),
             &[("seed-1", 48.0, 2000.0, ci), ("seed-2", 0.0, 1000.0, None)],
             &[ConfirmPair {
                 seed: 1,
@@ -143,6 +191,7 @@ mod tests {
                 },
             }],
             1e-3,
+            &axes,
         );
         assert_eq!(p.points.len(), 2);
         assert_eq!(p.points[0].mean, 2.0);

@@ -8,15 +8,17 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 
+use crate::analysis::explain::Problem;
 use crate::files::cache_model::CacheModel;
 use crate::layout::binary::Function;
 use crate::layout::features::{Phase, SharedHot, HOT_IN_PHASE, PHASE_BLOCKS};
 
 /// The hot-function rule: the fewest functions, hottest first, whose instructions cover
-/// [`COVER`] of the program's own instructions, and at most [`MAX_HOT`] of them.
-pub(crate) const COVER: f64 = 0.99;
+/// [`COVER`] of the program's own instructions, and at most [`MAX_HOT`] of them (the
+/// answer keeps them as `crate::analysis::explain::HOT_RULE`).
+pub(crate) const COVER: f64 = crate::analysis::explain::HOT_RULE.cover;
 /// The most hot functions screened (each adds one test per feature).
-pub(crate) const MAX_HOT: usize = 50;
+pub(crate) const MAX_HOT: usize = crate::analysis::explain::HOT_RULE.most;
 
 /// Defined with the screening that ranks by it (analysis sits below this orchestration).
 pub(crate) use crate::analysis::explain::HotFunction;
@@ -120,13 +122,13 @@ pub(crate) fn loaded_objects(log: &str, program: &Path) -> Vec<LoadedObject> {
 /// function's count, so that both sides are cut by one bar), hottest first, at most
 /// [`MAX_HOT`], each placed at its address in the first object whose symbol table (its
 /// debug file's, else its own) names it once. Also the objects whose symbols could not be
-/// read, in words.
+/// read.
 pub(crate) fn shared_hot(
     profile: &BTreeMap<String, (f64, f64)>,
     own: &std::collections::BTreeSet<String>,
     objects: &[LoadedObject],
     min_ir: f64,
-) -> (Vec<SharedHot>, Vec<String>) {
+) -> (Vec<SharedHot>, Vec<Problem>) {
     let mut warnings = Vec::new();
     let mut tables: Vec<(&LoadedObject, BTreeMap<String, Option<Function>>)> = Vec::new();
     for o in objects {
@@ -142,11 +144,10 @@ pub(crate) fn shared_hot(
                 }
                 tables.push((o, by_name));
             }
-            Err(e) => warnings.push(format!(
-                "{}: no symbol table to place its code by ({e:#}); its code is not counted \
-                 in the set pressure",
-                o.path.display()
-            )),
+            Err(e) => warnings.push(Problem::NoSymbols {
+                object: o.path.display().to_string(),
+                error: format!("{e:#}"),
+            }),
         }
     }
     let mut candidates: Vec<(&String, f64)> = profile

@@ -16,7 +16,9 @@ use anyhow::{bail, Context, Result};
 
 use crate::analysis::answers::experiment::{load, Experiment, Series};
 use crate::analysis::effect::Interval;
-use crate::analysis::explain::{culprit_plots, screen, LayoutUnit, ScreenOptions, Screening};
+use crate::analysis::explain::{
+    culprit_plots, screen, LayoutUnit, Problem, ScreenOptions, Screening,
+};
 use crate::files::cache_model::CacheModel;
 use crate::files::results::Header;
 use crate::files::trust::Verified;
@@ -231,7 +233,7 @@ fn explain_build(
         metric: series.metric.clone(),
         unit: series.unit.clone(),
         shown_unit,
-        hot_rule: hot_rule(),
+        hot_limits: crate::analysis::explain::HOT_RULE,
         hot,
         cache,
         shared_hot: shared,
@@ -241,11 +243,14 @@ fn explain_build(
         leads,
         screening,
         plots,
-        warnings: explain_warnings(exp, options, notes),
+        reading: exp.warnings.clone(),
+        problems: cache_mismatch(exp, options)
+            .into_iter()
+            .chain(notes)
+            .collect(),
+        recorded_warnings: Vec::new(),
     };
-    e.warnings.extend(no_wider_screen(&e, &left_out));
-    // The fixes in words before the answer is stored: the stored file keeps the words.
-    crate::report::words::explain::fill(&mut e);
+    e.problems.extend(no_wider_screen(&e, &left_out));
     store(dir, &target.out_rel, &e)?;
     Ok(e)
 }
@@ -340,18 +345,6 @@ fn differential_of(
         )
     })?;
     Ok(Some(d))
-}
-
-/// The answer's warnings: reading the experiment's (in words), a cache model other than
-/// the run's, then the profile's `notes`.
-fn explain_warnings(exp: &Experiment, options: &ExplainOptions, notes: Vec<String>) -> Vec<String> {
-    let read = exp
-        .warnings
-        .iter()
-        .map(crate::report::words::experiment::warning);
-    read.chain(cache_mismatch(exp, options))
-        .chain(notes)
-        .collect()
 }
 
 /// The line on stderr announcing a stage (`explain: …`, `explain: variant NAME: …`), or
@@ -471,27 +464,28 @@ fn plots(
     // The unit the report prints such values in (ms for 3e6 ns); scale_for divides by it.
     let typical = units.iter().map(|u| u.mean).sum::<f64>() / units.len() as f64;
     let (divisor, shown_unit) = crate::report::numfmt::scale_for(&series.unit, typical);
-    let plots = culprit_plots(units, hot, screening, cache, 1.0 / divisor, PLOTTED);
+    let axes = crate::analysis::explain_plot::Axes {
+        cache: *cache.0,
+        metric: &series.metric,
+        shown_unit: &shown_unit,
+    };
+    let plots = culprit_plots(
+        units,
+        hot,
+        screening,
+        cache.1,
+        (1.0 / divisor, &axes),
+        PLOTTED,
+    );
     (plots, shown_unit)
-}
-
-/// How the hot functions were chosen, in words.
-fn hot_rule() -> String {
-    format!(
-        "the hottest of the program's own functions by instructions executed in one \
-         run of the default layout under cachegrind, until they cover {:.0} % of those \
-         instructions, at most {}",
-        hotness::COVER * 100.0,
-        hotness::MAX_HOT
-    )
 }
 
 /// Keeps the answer in `DIR/explain/` (a variant's in `DIR/NAME/explain/`) for `report
 /// --format html`.
 fn store(dir: &Path, out_rel: &Path, e: &Explanation) -> Result<()> {
     let rel = out_rel.join(crate::analysis::explain::STORED);
-    crate::files::confined::ExperimentDir::open(dir)?
-        .write_atomic(rel, serde_json::to_string_pretty(e)?.as_bytes())
+    let data = crate::wire::data_only(|| serde_json::to_string_pretty(e))?;
+    crate::files::confined::ExperimentDir::open(dir)?.write_atomic(rel, data.as_bytes())
 }
 
 /// The 95 % t interval of a binary's mean over its executions' means (K&J eq. 4 at the
@@ -571,14 +565,13 @@ fn pick_series<'a>(
 
 /// A warning when `--icache` differs from the I1 the run simulated: the set features then
 /// describe another cache than the one that produced the metric.
-fn cache_mismatch(exp: &Experiment, options: &ExplainOptions) -> Vec<String> {
+fn cache_mismatch(exp: &Experiment, options: &ExplainOptions) -> Option<Problem> {
     match (options.cache, exp.header.cache_model) {
-        (Some(asked), Some(model)) if asked != model.i1 => vec![format!(
-            "--icache {},{},{} is not the I1 the run simulated ({},{},{}): the set features \
-             describe another cache than the one behind the metric",
-            asked.size, asked.assoc, asked.line, model.i1.size, model.i1.assoc, model.i1.line
-        )],
-        _ => Vec::new(),
+        (Some(asked), Some(model)) if asked != model.i1 => Some(Problem::CacheMismatch {
+            asked,
+            simulated: model.i1,
+        }),
+        _ => None,
     }
 }
 
@@ -619,45 +612,31 @@ impl Unscreened {
 /// hot function's placement goes with it: the functions left out run little, and their
 /// tests would raise every pair's bar. `None` unless nothing was found while the layout
 /// holds at least half the variance (or the binaries' means differ, one value each).
-fn no_wider_screen(e: &Explanation, left_out: &Unscreened) -> Option<String> {
+fn no_wider_screen(e: &Explanation, left_out: &Unscreened) -> Option<Problem> {
     let s = &e.screening;
-    let layout_holds = match e.layout_share {
-        Some(share) if share >= 0.5 => format!(
-            "the layout holds {} of the metric's variance",
-            crate::report::numfmt::percent(share, 2)
-        ),
-        None if s.means_vary => "the binaries' means differ".to_string(),
+    let layout_share = match e.layout_share {
+        Some(share) if share >= 0.5 => Some(share),
+        None if s.means_vary => None,
         _ => return None,
     };
     let nothing = s.verdict == crate::analysis::vocabulary::Verdict::NotDetected;
-    (nothing && left_out.functions > 0).then(|| {
-        format!(
-            "{layout_holds}, yet no placement feature of the {} hot functions goes with it; \
-             not screened wider: the {} other functions of {} that ran execute {} of its \
-             instructions, and their {} more tests would raise the bar of every pair; the \
-             cause may lie where explain does not look (data layout, branch predictor \
-             aliasing, a combination of placements: docs/explain.md)",
-            e.hot.len(),
-            left_out.functions,
-            e.program,
-            crate::report::numfmt::percent(left_out.ir_share, 2),
-            left_out.functions * e.screening.features.len()
-        )
+    (nothing && left_out.functions > 0).then(|| Problem::NoWiderScreen {
+        program: e.program.clone(),
+        layout_share,
+        hot: e.hot.len(),
+        functions: left_out.functions,
+        ir_share: left_out.ir_share,
+        tests: left_out.functions * e.screening.features.len(),
     })
 }
 
 /// A warning when the shared libraries' hot code is counted in a cache whose set period
 /// exceeds a page: a library's sets then depend on its load address, which explain takes
 /// as a page-aligned 0.
-fn shared_period_warning(shared: &[SharedHot], cache: &ICache) -> Option<String> {
+fn shared_period_warning(shared: &[SharedHot], cache: &ICache) -> Option<Problem> {
     let period = cache.sets * cache.line;
-    (!shared.is_empty() && period > crate::layout::features::PAGE).then(|| {
-        format!(
-            "the cache's set period ({period} bytes) exceeds a page: the shared libraries' \
-             hot code is counted in the sets its addresses within the library give, which \
-             its load address may shift"
-        )
-    })
+    (!shared.is_empty() && period > crate::layout::features::PAGE)
+        .then_some(Problem::SharedPeriod { period })
 }
 
 /// One run of the baseline under cachegrind and one under callgrind, with the run's own
@@ -670,7 +649,7 @@ fn hot_functions(
     target: &Target,
     baseline: &Path,
     say: &dyn Fn(String),
-) -> Result<(Vec<HotFunction>, RunningCode, Unscreened, Vec<String>)> {
+) -> Result<(Vec<HotFunction>, RunningCode, Unscreened, Vec<Problem>)> {
     let manifest = target.manifest;
     let recorded = recorded_header(&exp.dir)?;
     let header: &Header = &recorded;
@@ -809,19 +788,19 @@ mod tests {
         assert_eq!(no_wider_screen(&e, &left_out), None);
         e.screening.verdict = Verdict::NotDetected;
         e.layout_share = Some(0.9);
-        let note = no_wider_screen(&e, &left_out).unwrap();
-        assert!(note.starts_with("the layout holds 90.0 % of"), "{note}");
-        assert!(
-            note.contains("the 7 other functions of placed that ran execute 0.40 %"),
-            "{note}"
-        );
-        assert!(note.contains("their 56 more tests"), "{note}");
+        let note = |layout_share| Problem::NoWiderScreen {
+            program: "placed".into(),
+            layout_share,
+            hot: e.hot.len(),
+            functions: 7,
+            ir_share: 0.004,
+            tests: 56,
+        };
+        assert_eq!(no_wider_screen(&e, &left_out), Some(note(Some(0.9))));
         e.layout_share = Some(0.3);
         assert_eq!(no_wider_screen(&e, &left_out), None);
         e.layout_share = None;
-        assert!(no_wider_screen(&e, &left_out)
-            .unwrap()
-            .starts_with("the binaries' means differ"));
+        assert_eq!(no_wider_screen(&e, &left_out), Some(note(None)));
         e.screening.means_vary = false;
         assert_eq!(no_wider_screen(&e, &left_out), None);
         let none_left = Unscreened {

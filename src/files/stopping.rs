@@ -143,13 +143,7 @@ impl schemars::JsonSchema for StoppingFile {
     }
 }
 
-// `remote = "Self"` makes the derived reading an inherent function too: the trait forwards
-// to it (the file is read as it is written, without words).
-impl<'de> Deserialize<'de> for GrowthLog {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        GrowthLog::deserialize(deserializer)
-    }
-}
+crate::wire::read_as_written!(GrowthLog);
 
 impl GrowthLog {
     /// Refuses a log whose rule no experiment could have written: a received `stopping.json`
@@ -175,16 +169,9 @@ impl GrowthLog {
     }
 
     /// Writes the log atomically to `out/stopping.json`: its data, without the words a
-    /// report's JSON adds (the derived serialisation of `remote = "Self"`).
+    /// report's JSON adds.
     pub(crate) fn save(&self, out: &Path) -> Result<()> {
-        /// The log's own fields only.
-        struct Data<'a>(&'a GrowthLog);
-        impl Serialize for Data<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                GrowthLog::serialize(self.0, s)
-            }
-        }
-        let text = serde_json::to_string_pretty(&Data(self))?;
+        let text = crate::wire::data_only(|| serde_json::to_string_pretty(self))?;
         super::write_atomically(&out.join(STOPPING_FILE), text.as_bytes())
     }
 }

@@ -149,7 +149,7 @@ pub fn text(e: &Explanation) -> String {
     out += &verdict_line(e);
     out += &culprits_lines(e);
     out += &reading_lines(e);
-    for w in &e.warnings {
+    for w in crate::report::words::explain::warnings(e) {
         out += &format!("warning: {w}\n");
     }
     out
@@ -185,7 +185,7 @@ fn screening_lines(e: &Explanation) -> String {
         } else {
             String::new()
         },
-        e.hot_rule
+        crate::report::words::explain::hot_rule(&e.hot_limits)
     );
     if e.phases > 0 {
         out += &phases_line(e.phases);
@@ -721,7 +721,8 @@ mod tests {
         let mut e = stored();
         let i = 0;
         let fix = "align spin to 64 bytes".to_string();
-        e.screening.culprits[i].suggestion = Some(fix.clone());
+        e.screening.culprits[i].fix = None;
+        e.screening.culprits[i].recorded_suggestion = Some(fix.clone());
         let k = Confirmation {
             fix_proof: Some(FixProof::of(
                 0.0,

@@ -91,8 +91,8 @@ pub(crate) fn section(out: &mut String, e: &Explanation) {
     let in_findings = |p: &FeaturePlot| shown_members(e).any(|c| plotted(c, p));
     let rest: Vec<&FeaturePlot> = e.plots.iter().filter(|p| !in_findings(p)).collect();
     plots(out, e, &rest);
-    for w in &e.warnings {
-        let _ = writeln!(out, "<p class=\"warning\">{}</p>", escape(w));
+    for w in crate::report::words::explain::warnings(e) {
+        let _ = writeln!(out, "<p class=\"warning\">{}</p>", escape(&w));
     }
     let _ = writeln!(out, "</section>");
 }

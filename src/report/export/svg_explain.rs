@@ -43,7 +43,8 @@ pub(crate) fn feature_scatter(title: &str, plot: &FeaturePlot) -> String {
         .collect();
     let mut f = Frame::new(520.0, 280.0, (xlo, xhi), range(ys.iter()));
     let mut out = String::new();
-    f.open(&mut out, title, &plot.x_label, &plot.y_label);
+    let (x_label, y_label) = crate::report::words::explain::plot_labels(plot);
+    f.open(&mut out, title, &x_label, &y_label);
     x_ticks(&mut out, &f, plot);
     let spread = 0.3 * gap * (f.px(1.0) - f.px(0.0)).abs();
     let values: Vec<f64> = plot.points.iter().map(|p| p.value).collect();
@@ -160,8 +161,11 @@ mod tests {
         FeaturePlot {
             function: "spin".into(),
             feature: Feature::UpperHalfLine,
-            x_label: "upper half".into(),
-            y_label: "work, mean per binary".into(),
+            cache: None,
+            metric: String::new(),
+            shown_unit: String::new(),
+            recorded_x_label: Some("upper half".into()),
+            recorded_y_label: Some("work, mean per binary".into()),
             scale: 1.0,
             levels,
             points: (0..n)

@@ -3,31 +3,113 @@
 //! and range — alignment for a placement within a line, window or page, an order file for
 //! set pressure, none for a function the relinks moved alone without a relevant change.
 
-use crate::analysis::explain::{Explanation, Fix, Suspect};
+use crate::analysis::explain::{Explanation, Fix, HotRule, Problem, Suspect};
 use crate::analysis::explain_differential::{Differential, Lead, Leads, Relevance};
+use crate::analysis::explain_plot::FeaturePlot;
 use crate::analysis::vocabulary::Verdict;
 use crate::layout::demangle::demangle;
 use crate::layout::features::{Feature, ICache};
 
-/// Writes the suggestion of every culprit whose fix the screening recorded (a suggestion
-/// read from a stored answer, which keeps only the words, stays as it is) and the axes of
-/// every plot.
-pub(crate) fn fill(e: &mut Explanation) {
-    let cache = e.cache;
-    let y = y_label(&e.metric, &e.shown_unit);
-    for p in &mut e.plots {
-        p.x_label = x_label(p.feature, &cache);
-        p.y_label = y.clone();
-    }
-    let screening = &mut e.screening;
-    for s in screening
-        .culprits
-        .iter_mut()
-        .chain(screening.closest.iter_mut())
-    {
-        if let Some(fix) = &s.fix {
-            s.suggestion = Some(fix_words(s, fix, &cache));
+super::on_the_wire!(Explanation {
+    hot_rule: String = |e: &Explanation| hot_rule(&e.hot_limits),
+    warnings: Vec<String> = warnings,
+});
+super::on_the_wire!(Suspect {
+    suggestion: Option<String> = suggestion
+});
+super::on_the_wire!(FeaturePlot {
+    x_label: String = |p: &FeaturePlot| plot_labels(p).0,
+    y_label: String = |p: &FeaturePlot| plot_labels(p).1,
+});
+
+/// How the hot functions were chosen, in words.
+pub(crate) fn hot_rule(rule: &HotRule) -> String {
+    format!(
+        "the hottest of the program's own functions by instructions executed in one run of \
+         the default layout under cachegrind, until they cover {:.0} % of those \
+         instructions, at most {}",
+        rule.cover * 100.0,
+        rule.most
+    )
+}
+
+/// The answer's warnings: reading the experiment's, then explain's own problems (an
+/// answer stored by an earlier version: the words it kept).
+pub(crate) fn warnings(e: &Explanation) -> Vec<String> {
+    let reading = e.reading.iter().map(super::experiment::warning);
+    let problems = e.problems.iter().map(problem);
+    (reading.chain(problems))
+        .chain(e.recorded_warnings.iter().cloned())
+        .collect()
+}
+
+/// One problem explain met, in words.
+fn problem(p: &Problem) -> String {
+    use crate::report::numfmt::percent;
+    match p {
+        Problem::CacheMismatch { asked, simulated } => format!(
+            "--icache {},{},{} is not the I1 the run simulated ({},{},{}): the set features \
+             describe another cache than the one behind the metric",
+            asked.size, asked.assoc, asked.line, simulated.size, simulated.assoc, simulated.line
+        ),
+        Problem::NoWiderScreen {
+            program,
+            layout_share,
+            hot,
+            functions,
+            ir_share,
+            tests,
+        } => {
+            let layout_holds = match layout_share {
+                Some(share) => format!(
+                    "the layout holds {} of the metric's variance",
+                    percent(*share, 2)
+                ),
+                None => "the binaries' means differ".to_string(),
+            };
+            format!(
+                "{layout_holds}, yet no placement feature of the {hot} hot functions goes with \
+                 it; not screened wider: the {functions} other functions of {program} that ran \
+                 execute {} of its instructions, and their {tests} more tests would raise the \
+                 bar of every pair; the cause may lie where explain does not look (data \
+                 layout, branch predictor aliasing, a combination of placements: \
+                 docs/explain.md)",
+                percent(*ir_share, 2)
+            )
         }
+        Problem::SharedPeriod { period } => format!(
+            "the cache's set period ({period} bytes) exceeds a page: the shared libraries' hot \
+             code is counted in the sets its addresses within the library give, which its \
+             load address may shift"
+        ),
+        Problem::NoSymbols { object, error } => format!(
+            "{object}: no symbol table to place its code by ({error}); its code is not \
+             counted in the set pressure"
+        ),
+    }
+}
+
+/// The fix that follows from a culprit, in words (a suggestion read from an answer stored
+/// by an earlier version, which kept only the words, as it was); `None` without one.
+pub(crate) fn suggestion(s: &Suspect) -> Option<String> {
+    match &s.fix {
+        Some(fix) => Some(fix_words(s, fix)),
+        None => s.recorded_suggestion.clone(),
+    }
+}
+
+/// A plot's x and y axes in words (a plot stored by an earlier version, which did not keep
+/// the cache: the labels it kept).
+pub(crate) fn plot_labels(p: &FeaturePlot) -> (String, String) {
+    match p.cache {
+        Some(cache) => (
+            x_label(p.feature, &cache),
+            y_label(&p.metric, &p.shown_unit),
+        ),
+        None => (
+            p.recorded_x_label.clone().unwrap_or_default(),
+            p.recorded_y_label.clone().unwrap_or_default(),
+        ),
     }
 }
 
@@ -63,13 +145,14 @@ fn y_label(metric: &str, shown_unit: &str) -> String {
 }
 
 /// The fix of the culprit `s` in words.
-fn fix_words(s: &Suspect, fix: &Fix, cache: &ICache) -> String {
+fn fix_words(s: &Suspect, fix: &Fix) -> String {
     match fix {
         Fix::Placement {
             aligned,
             fast,
             partners,
-        } => suggestion(&FixFacts {
+            cache,
+        } => placement(&FixFacts {
             function: &s.function,
             feature: s.feature,
             effect: s.effect,
@@ -107,7 +190,7 @@ struct FixFacts<'a> {
 
 /// The fix that follows from a culprit's feature: alignment for a placement within a line,
 /// window or page, an order file for set pressure.
-fn suggestion(f: &FixFacts) -> String {
+fn placement(f: &FixFacts) -> String {
     let name = demangle(f.function);
     let line = f.cache.line;
     let align = format!(
@@ -230,7 +313,7 @@ fn unconfirmed(function: &str, metric: &str, verdict: Verdict) -> String {
 /// unproven (no relink gave it the placement, or no confirmation ran). `None` without a fix.
 pub(crate) fn fix_said(e: &Explanation, c: &Suspect) -> Option<String> {
     use crate::report::numfmt::{sig, Scale};
-    let fix = c.suggestion.as_ref()?;
+    let fix = suggestion(c)?;
     let proof = c.confirmation.as_ref().and_then(|k| k.fix_proof.as_ref());
     // In the unit `report` prints the metric in (`151 ms`, a count as it is), one for all.
     let scale = Scale::for_values(&e.unit, proof.map_or(1.0, |p| p.fast_level));
@@ -625,7 +708,7 @@ mod tests {
     #[test]
     fn alignment_says_which_binaries_it_copies() {
         // Upper half costs more (effect > 0): aligned, it starts at 0, the lower means.
-        let s = suggestion(&facts(Feature::UpperHalfLine, 0.5, 0.0, &[]));
+        let s = placement(&facts(Feature::UpperHalfLine, 0.5, 0.0, &[]));
         assert!(
             s.starts_with("align spin to 64 bytes (__attribute__((aligned(64)))"),
             "{s}"
@@ -635,7 +718,7 @@ mod tests {
             "{s}"
         );
         // Upper half faster: the alignment would copy the slower binaries: not advised.
-        let s = suggestion(&facts(Feature::UpperHalfLine, -0.5, 0.0, &[]));
+        let s = placement(&facts(Feature::UpperHalfLine, -0.5, 0.0, &[]));
         assert!(
             s.starts_with("none that alignment gives: not an alignment"),
             "{s}"
@@ -645,9 +728,9 @@ mod tests {
             ..facts(Feature::UpperHalfLine, -0.5, 0.0, &[])
         };
         assert!(
-            suggestion(&upper).starts_with("start spin in the upper half of a 64-byte line"),
+            placement(&upper).starts_with("start spin in the upper half of a 64-byte line"),
             "{}",
-            suggestion(&upper)
+            placement(&upper)
         );
         // Issue 49's brotli: fast at 48 mod 64; aligned it would start at the slow 0.
         let brotli = FixFacts {
@@ -655,7 +738,7 @@ mod tests {
             fast: Some(48.0),
             ..facts(Feature::OffsetModLine, -0.4, 0.0, &[])
         };
-        let s = suggestion(&brotli);
+        let s = placement(&brotli);
         assert!(
             s.starts_with("start spin at 48 mod 64 bytes, as the binaries with the lowest"),
             "{s}"
@@ -663,7 +746,7 @@ mod tests {
         assert!(!s.starts_with("align"), "{s}");
         // One space between words: a string continued without its `\` keeps the next
         // line's indentation.
-        for said in [&s, &suggestion(&upper)] {
+        for said in [&s, &placement(&upper)] {
             assert!(!said.contains("  "), "{said}");
         }
         // The fast binaries start it at 0: the alignment is their placement.
@@ -671,25 +754,25 @@ mod tests {
             fast: Some(0.0),
             ..brotli
         };
-        let s = suggestion(&at_zero);
+        let s = placement(&at_zero);
         assert!(s.starts_with("align spin to 64 bytes"), "{s}");
         assert!(
             s.ends_with("the binaries with the lowest means in every layout"),
             "{s}"
         );
-        let s = suggestion(&facts(Feature::Lines, 0.1, 0.5, &[]));
+        let s = placement(&facts(Feature::Lines, 0.1, 0.5, &[]));
         assert!(s.contains("between the binaries' extremes"), "{s}");
     }
 
     #[test]
     fn set_pressure_names_the_partners() {
         let partners = vec!["fold".to_string(), "mix".to_string()];
-        let s = suggestion(&facts(Feature::OverfullSet, 0.1, 0.0, &partners));
+        let s = placement(&facts(Feature::OverfullSet, 0.1, 0.0, &partners));
         assert!(
             s.starts_with("place spin and fold, mix apart (an order file"),
             "{s}"
         );
-        let s = suggestion(&facts(Feature::OverfullSet, 0.1, 0.0, &[]));
+        let s = placement(&facts(Feature::OverfullSet, 0.1, 0.0, &[]));
         assert!(
             s.starts_with("place the hot functions next to each other"),
             "{s}"
@@ -709,8 +792,8 @@ mod tests {
             q: 0.002,
             verdict: Verdict::Detected,
             confirmation: None,
-            suggestion: None,
             fix: Some(fix),
+            recorded_suggestion: None,
         }
     }
 
@@ -737,16 +820,17 @@ mod tests {
     fn the_fix_is_worded_from_its_grounds() {
         let words = |fix: Fix| {
             let c = culprit(fix);
-            fix_words(&c, c.fix.as_ref().unwrap(), &CACHE)
+            fix_words(&c, c.fix.as_ref().unwrap())
         };
         let placed = words(Fix::Placement {
             aligned: 0.0,
             fast: None,
             partners: Vec::new(),
+            cache: CACHE,
         });
         assert_eq!(
             placed,
-            suggestion(&facts(Feature::UpperHalfLine, 0.5, 0.0, &[]))
+            placement(&facts(Feature::UpperHalfLine, 0.5, 0.0, &[]))
         );
         let unconfirmed = |verdict| Fix::Unconfirmed {
             metric: "I1_misses".into(),
@@ -759,5 +843,65 @@ mod tests {
         );
         let unsure = words(unconfirmed(Verdict::Undetermined));
         assert!(unsure.starts_with("none yet for spin:"), "{unsure}");
+    }
+
+    /// The stored answer keeps the data and no word; read back, it says what the answer it
+    /// was written from says. An answer stored by an earlier version, which kept the words
+    /// and not the data, says the same words as this version makes.
+    #[test]
+    fn the_stored_answer_holds_no_words_and_reads_back_the_same() {
+        let earlier: Explanation = serde_json::from_str(include_str!(
+            "../../../tests/report/fixtures/explained/explain/explanation.json"
+        ))
+        .unwrap();
+        let mut e = earlier.clone();
+        e.problems = vec![Problem::SharedPeriod { period: 8192 }];
+        e.screening.culprits[0].fix = Some(Fix::Placement {
+            aligned: 0.0,
+            fast: None,
+            partners: Vec::new(),
+            cache: CACHE,
+        });
+        for p in &mut e.plots {
+            p.cache = Some(CACHE);
+            (p.metric, p.shown_unit) = (e.metric.clone(), e.shown_unit.clone());
+            (p.recorded_x_label, p.recorded_y_label) = (None, None);
+        }
+        let stored = crate::wire::data_only(|| serde_json::to_value(&e)).unwrap();
+        let keys = |v: &serde_json::Value| v.as_object().unwrap().keys().cloned().collect();
+        let top: Vec<String> = keys(&stored);
+        assert!(!top
+            .iter()
+            .any(|k| ["hot_rule", "warnings"].contains(&k.as_str())));
+        assert!(!keys(&stored["culprits"][0]).contains(&"suggestion".to_string()));
+        assert!(!keys(&stored["plots"][0]).contains(&"x_label".to_string()));
+        let read: Explanation = serde_json::from_value(stored).unwrap();
+        let wire = serde_json::to_value(&e).unwrap();
+        assert_eq!(serde_json::to_value(&read).unwrap(), wire);
+        let said_before = serde_json::to_value(&earlier).unwrap();
+        for word in ["hot_rule"] {
+            assert_eq!(said_before[word], wire[word]);
+        }
+        for (before, now) in said_before["plots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(wire["plots"].as_array().unwrap())
+        {
+            assert_eq!(
+                (&before["x_label"], &before["y_label"]),
+                (&now["x_label"], &now["y_label"])
+            );
+        }
+        assert_eq!(
+            wire["warnings"],
+            serde_json::json!(["the cache's set period (8192 bytes) exceeds a page: the \
+                shared libraries' hot code is counted in the sets its addresses within the \
+                library give, which its load address may shift"])
+        );
+        assert_eq!(
+            wire["culprits"][0]["suggestion"].as_str(),
+            suggestion(&e.screening.culprits[0]).as_deref()
+        );
     }
 }

@@ -48,6 +48,10 @@ macro_rules! on_the_wire {
     ($model:ty { $($field:ident: $kind:ty = $words:expr),+ $(,)? }) => {
         impl serde::Serialize for $model {
             fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                if !crate::wire::with_words() {
+                    // A stored file: the data alone.
+                    return <$model>::serialize(self, serializer);
+                }
                 struct Numbers<'a>(&'a $model);
                 impl serde::Serialize for Numbers<'_> {
                     fn serialize<S: serde::Serializer>(
