@@ -136,7 +136,7 @@ pub fn run(args: Args) -> Result<i32> {
         layoutrand::printable::for_terminal(&summary::render(&outcome.manifest))
     );
     for note in &outcome.notes {
-        layoutrand::outln!("{note}");
+        layoutrand::outln!("{}", layoutrand::report::words::build::note(note));
     }
     layoutrand::outln!(
         "manifest: {}",

@@ -279,6 +279,67 @@ impl Manifest {
     }
 }
 
+/// `--programs all`: every recorded link, the build's tools and tests included.
+pub const ALL_PROGRAMS: &str = "all";
+
+/// A tool the build runs itself rather than one of its products: never relinked unless
+/// named.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BuildTool {
+    /// A cargo build script (`build_script_build-<hash>`): run by cargo during the build.
+    BuildScript,
+    /// A Rust proc-macro library: loaded by rustc during the build.
+    ProcMacro,
+}
+
+/// What `build` says after its summary, as figures and names
+/// (`crate::report::words::build::note` words it); not stored.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BuildNote {
+    /// `--programs` chose some of the programs the build linked.
+    Chosen {
+        /// Programs relinked.
+        relinked: usize,
+        /// Programs the build linked.
+        linked: usize,
+        /// The others, not relinked.
+        others: Vec<String>,
+    },
+    /// A tool the build runs, left out.
+    Tool {
+        /// Its name.
+        name: String,
+        /// What it is.
+        tool: BuildTool,
+    },
+    /// Test programs left out (by their names) while other programs remain.
+    Tests {
+        /// The tests.
+        tests: Vec<String>,
+        /// The programs relinked.
+        kept: Vec<String>,
+    },
+    /// The binaries as built could not be kept, so are not measured.
+    AsBuiltNotKept {
+        /// Why (the error met).
+        why: String,
+    },
+    /// `--extend` relinks again seeds that had failed or lacked a program.
+    Retried {
+        /// Those seeds.
+        seeds: Vec<u64>,
+    },
+    /// What `--extend` added, against the summary's counts of the whole manifest.
+    Extended {
+        /// New seeds relinked.
+        new_seeds: usize,
+        /// Their relink time in seconds.
+        seconds: f64,
+        /// Seeds of the manifest.
+        seeds: usize,
+    },
+}
+
 /// A linker the relinks can use.
 #[derive(
     Debug,

@@ -81,15 +81,14 @@ pub(crate) fn kept(
     own: &[PathBuf],
     baseline: &[Vec<Function>],
     out_dir: &Path,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<crate::files::manifest::BuildNote>,
 ) -> Option<BinarySet> {
     match keep(programs, own, baseline, out_dir) {
         Ok(set) => Some(set),
         Err(why) => {
-            notes.push(format!(
-                "as built: not kept, so not measured ({why}); the baseline is the relinked \
-                 default layout only"
-            ));
+            notes.push(crate::files::manifest::BuildNote::AsBuiltNotKept {
+                why: format!("{why:#}"),
+            });
             None
         }
     }

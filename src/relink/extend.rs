@@ -15,7 +15,9 @@ use super::driver::{finish, relink_seeds};
 use super::options::{BuildOptions, BuildOutcome, RECORD_DIR};
 use super::programs::programs_isolated;
 use super::replay::Program;
-use crate::files::manifest::{BuildMode, BuildStatus, Granularity, Manifest, MANIFEST_FILE};
+use crate::files::manifest::{
+    BuildMode, BuildNote, BuildStatus, Granularity, Manifest, MANIFEST_FILE,
+};
 use crate::layout::binary;
 use crate::wrap::record;
 
@@ -47,7 +49,7 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
 
     let baseline = baseline_as_built(&manifest, &manifest_path, &programs, &out_dir)?;
 
-    let mut notes: Vec<String> = retried_note(&manifest, &new_seeds).into_iter().collect();
+    let mut notes: Vec<BuildNote> = retried_note(&manifest, &new_seeds).into_iter().collect();
     if !new_seeds.is_empty() {
         // Out of the manifest before the relinks, whose saves add them back as they finish
         // (a seed listed twice is refused by every reader).
@@ -85,12 +87,11 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
         )?;
         // The summary counts every seed of the manifest and every relink it took; say what
         // this run did (issue 55: "relinked 16 seeds" after adding 6 read as 16 relinks).
-        notes.push(format!(
-            "--extend relinked {} new seed{} in {seconds:.2} s; the table and the relink time above count all {} seeds of the manifest",
-            new_seeds.len(),
-            if new_seeds.len() == 1 { "" } else { "s" },
-            manifest.seeds.len()
-        ));
+        notes.push(BuildNote::Extended {
+            new_seeds: new_seeds.len(),
+            seconds,
+            seeds: manifest.seeds.len(),
+        });
     }
     Ok(BuildOutcome {
         manifest,
@@ -115,18 +116,11 @@ fn check_same_linker(manifest: &Manifest, manifest_path: &Path, opts: &BuildOpti
 
 /// The note naming the seeds of `new_seeds` that the manifest already holds (failed, or
 /// lacking a program taken back), if any.
-fn retried_note(manifest: &Manifest, new_seeds: &[u64]) -> Option<String> {
-    let retried: Vec<String> = new_seeds
-        .iter()
-        .filter(|s| manifest.seeds.iter().any(|v| v.seed == Some(**s)))
-        .map(u64::to_string)
+fn retried_note(manifest: &Manifest, new_seeds: &[u64]) -> Option<BuildNote> {
+    let seeds: Vec<u64> = (new_seeds.iter().copied())
+        .filter(|s| manifest.seeds.iter().any(|v| v.seed == Some(*s)))
         .collect();
-    (!retried.is_empty()).then(|| {
-        format!(
-            "relinking again the seeds that had failed or lacked a program: {}",
-            retried.join(", ")
-        )
-    })
+    (!seeds.is_empty()).then_some(BuildNote::Retried { seeds })
 }
 
 /// The seeds of `wanted` to relink, in `wanted`'s order, then any other seed to relink

@@ -100,7 +100,7 @@ pub struct BuildOutcome {
     pub shim_errors: Vec<String>,
     /// Lines for the user after the summary: per program, in what its baseline differs from
     /// the binary the build made ([`super::as_built`]), and the build tools left out.
-    pub notes: Vec<String>,
+    pub notes: Vec<crate::files::manifest::BuildNote>,
 }
 
 /// Removes what an earlier run left in the output directory (its manifest first, so that a

@@ -13,25 +13,7 @@ use super::replay::Program;
 use crate::files::manifest::{Exclusion, LeftOut, ProgramSummary};
 use crate::wrap::record::LinkRecord;
 
-/// A tool the build links to run it itself, not one of its products: never relinked unless
-/// `--programs` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum BuildTool {
-    /// A cargo build script (`build_script_build-<hash>`): run by cargo during the build.
-    BuildScript,
-    /// A Rust proc-macro library: loaded by rustc during the build.
-    ProcMacro,
-}
-
-impl BuildTool {
-    /// What the tool is, in words.
-    fn what(self) -> &'static str {
-        match self {
-            BuildTool::BuildScript => "a cargo build script",
-            BuildTool::ProcMacro => "a Rust proc-macro library, loaded by rustc",
-        }
-    }
-}
+use crate::files::manifest::{BuildNote, BuildTool};
 
 /// Whether a program is a tool the build runs itself rather than one of its products: a
 /// cargo build script (`build_script_build-<hash>`, hard-linked as `build-script-build`).
@@ -84,8 +66,7 @@ fn build_tool(name: &str, link: &LinkRecord) -> Option<BuildTool> {
     }
 }
 
-/// `--programs all`: every recorded link, the build's tools and tests included.
-pub(crate) const ALL_PROGRAMS: &str = "all";
+pub(crate) use crate::files::manifest::ALL_PROGRAMS;
 
 /// The recorded links to relink, with notes for the user: those `--programs` names (an
 /// unknown name is an error listing the recorded ones; `all` is every one), or by default
@@ -95,7 +76,7 @@ pub(crate) const ALL_PROGRAMS: &str = "all";
 pub(crate) fn chosen_links(
     links: &[LinkRecord],
     opts: &BuildOptions,
-) -> Result<(Vec<LinkRecord>, Vec<String>)> {
+) -> Result<(Vec<LinkRecord>, Vec<BuildNote>)> {
     let names: Vec<String> = links.iter().map(|l| program_name(&l.output)).collect();
     if let Some(wanted) = &opts.programs {
         if wanted.iter().any(|w| w == ALL_PROGRAMS) {
@@ -123,14 +104,11 @@ pub(crate) fn chosen_links(
                 .filter(|n| !wanted.contains(n))
                 .map(String::as_str)
                 .collect();
-            notes.push(format!(
-                "note: relinked {} of the {} programs the build linked (those --programs \
-                 names); not relinked: {} (add them to --programs, or `--programs \
-                 {ALL_PROGRAMS}`, to measure them)",
-                chosen.len(),
-                links.len(),
-                others.join(", ")
-            ));
+            notes.push(BuildNote::Chosen {
+                relinked: chosen.len(),
+                linked: links.len(),
+                others: others.iter().map(|o| o.to_string()).collect(),
+            });
         }
         return Ok((chosen, notes));
     }
@@ -138,7 +116,7 @@ pub(crate) fn chosen_links(
 }
 
 /// [`chosen_links`] without `--programs`.
-fn default_links(links: &[LinkRecord], names: &[String]) -> (Vec<LinkRecord>, Vec<String>) {
+fn default_links(links: &[LinkRecord], names: &[String]) -> (Vec<LinkRecord>, Vec<BuildNote>) {
     let tools: Vec<Option<BuildTool>> = links
         .iter()
         .zip(names)
@@ -153,11 +131,10 @@ fn default_links(links: &[LinkRecord], names: &[String]) -> (Vec<LinkRecord>, Ve
     for (i, link) in links.iter().enumerate() {
         let name = &names[i];
         if let Some(tool) = tools[i] {
-            notes.push(format!(
-                "note: {name} is a tool the build runs ({}), not one of its programs: not \
-                 relinked (name it in --programs to relink it)",
-                tool.what()
-            ));
+            notes.push(BuildNote::Tool {
+                name: name.clone(),
+                tool,
+            });
         } else if others && is_test(i) {
             tests.push(name.as_str());
         } else {
@@ -166,15 +143,10 @@ fn default_links(links: &[LinkRecord], names: &[String]) -> (Vec<LinkRecord>, Ve
     }
     if !tests.is_empty() {
         let kept_names: Vec<String> = kept.iter().map(|l| program_name(&l.output)).collect();
-        notes.push(format!(
-            "note: {} test programs (by their names: {}) not relinked, so each seed relinks \
-             only {}; to measure a test program too, build with `--programs {},NAME` (or \
-             `--programs {ALL_PROGRAMS}` for every program the build linked)",
-            tests.len(),
-            tests.join(", "),
-            kept_names.join(", "),
-            kept_names.join(","),
-        ));
+        notes.push(BuildNote::Tests {
+            tests: tests.iter().map(|t| t.to_string()).collect(),
+            kept: kept_names,
+        });
     }
     (kept, notes)
 }

@@ -156,7 +156,7 @@ struct Built {
     as_built: Option<BinarySet>,
     /// What to say of the as-built layout (how the baseline differs from it, or why it was
     /// not kept).
-    notes: Vec<String>,
+    notes: Vec<crate::files::manifest::BuildNote>,
 }
 
 /// One full build in a fresh copy of the tree; the programs' outputs are copied to

@@ -2,8 +2,62 @@
 //! and why a program was left out of the seeds, from the manifest's enums and figures.
 
 use crate::files::manifest::{
-    BuildMode, Exclusion, LeftOut, Manifest, Mechanism, ProgramSummary, Relinking,
+    BuildMode, BuildNote, BuildTool, Exclusion, LeftOut, Manifest, Mechanism, ProgramSummary,
+    Relinking, ALL_PROGRAMS,
 };
+
+/// One of the lines `build` prints after its summary.
+pub fn note(n: &BuildNote) -> String {
+    match n {
+        BuildNote::Chosen {
+            relinked,
+            linked,
+            others,
+        } => format!(
+            "note: relinked {relinked} of the {linked} programs the build linked (those \
+             --programs names); not relinked: {} (add them to --programs, or `--programs \
+             {ALL_PROGRAMS}`, to measure them)",
+            others.join(", ")
+        ),
+        BuildNote::Tool { name, tool } => format!(
+            "note: {name} is a tool the build runs ({}), not one of its programs: not relinked \
+             (name it in --programs to relink it)",
+            match tool {
+                BuildTool::BuildScript => "a cargo build script",
+                BuildTool::ProcMacro => "a Rust proc-macro library, loaded by rustc",
+            }
+        ),
+        BuildNote::Tests { tests, kept } => format!(
+            "note: {} test programs (by their names: {}) not relinked, so each seed relinks \
+             only {}; to measure a test program too, build with `--programs {},NAME` (or \
+             `--programs {ALL_PROGRAMS}` for every program the build linked)",
+            tests.len(),
+            tests.join(", "),
+            kept.join(", "),
+            kept.join(","),
+        ),
+        BuildNote::AsBuiltNotKept { why } => format!(
+            "as built: not kept, so not measured ({why}); the baseline is the relinked default \
+             layout only"
+        ),
+        BuildNote::Retried { seeds } => {
+            let seeds: Vec<String> = seeds.iter().map(u64::to_string).collect();
+            format!(
+                "relinking again the seeds that had failed or lacked a program: {}",
+                seeds.join(", ")
+            )
+        }
+        BuildNote::Extended {
+            new_seeds,
+            seconds,
+            seeds,
+        } => format!(
+            "--extend relinked {} in {seconds:.2} s; the table and the relink time above \
+             count all {seeds} seeds of the manifest",
+            crate::report::numfmt::counted(*new_seeds, "new seed", "new seeds")
+        ),
+    }
+}
 
 /// The manifest's mechanisms in words, each distinct one once (in the order of their
 /// words), after the rebuild's words under `--rebuild`; an older manifest's own words.

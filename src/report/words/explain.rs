@@ -879,9 +879,7 @@ mod tests {
         let wire = serde_json::to_value(&e).unwrap();
         assert_eq!(serde_json::to_value(&read).unwrap(), wire);
         let said_before = serde_json::to_value(&earlier).unwrap();
-        for word in ["hot_rule"] {
-            assert_eq!(said_before[word], wire[word]);
-        }
+        assert_eq!(said_before["hot_rule"], wire["hot_rule"]);
         for (before, now) in said_before["plots"]
             .as_array()
             .unwrap()

@@ -11,7 +11,7 @@ pub(crate) mod across_programs;
 pub(crate) mod answers;
 pub(crate) mod as_built;
 pub(crate) mod balance;
-pub(crate) mod build;
+pub mod build;
 pub(crate) mod comparison;
 pub(crate) mod crossed_mean;
 pub(crate) mod data_sensitivity;
