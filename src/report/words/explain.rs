@@ -678,7 +678,7 @@ mod tests {
             "{s}"
         );
         let s = suggestion(&facts(Feature::Lines, 0.1, 0.5, &[]));
-        assert!(s.contains("between the binaries' extremes"), "{s}");
+        insta::assert_snapshot!(s);
     }
 
     #[test]
