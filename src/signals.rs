@@ -428,16 +428,7 @@ mod tests {
                 out: PathBuf::from("out"),
             },
         };
-        let text = stop.to_string();
-        assert!(text.starts_with("interrupted by SIGINT: "), "{text}");
-        assert!(
-            text.contains("5 executions kept in out/results.jsonl (this run added 2)"),
-            "{text}"
-        );
-        assert!(
-            text.ends_with("`layoutrand run --resume --out out`"),
-            "{text}"
-        );
+        insta::assert_snapshot!(stop.to_string());
         assert_eq!(
             stop.in_a_stage(),
             "interrupted by SIGINT: the running benchmark and every process it started were \

@@ -264,13 +264,8 @@ mod tests {
         assert!(parse_percent("abc").is_err());
         assert!(parse_percent("0").is_err());
         assert_eq!(parse_share("0", true).unwrap(), 0.0);
-        let e = parse_percent("2").unwrap_err().to_string();
-        assert!(e.contains("did you mean 2%"), "{e}");
-        let e = parse_share("-5%", true).unwrap_err().to_string();
-        assert!(
-            e.contains("must be at least 0% and below 100%") && e.contains("never negative"),
-            "{e}"
-        );
+        insta::assert_snapshot!(parse_percent("2").unwrap_err().to_string());
+        insta::assert_snapshot!(parse_share("-5%", true).unwrap_err().to_string());
     }
 
     #[test]
@@ -322,6 +317,7 @@ mod tests {
     /// Issue 22: each of these panicked (`Duration::from_secs_f64`) or overflowed a deadline.
     #[test]
     fn durations_out_of_range_are_errors_not_panics() {
+        let mut messages = String::new();
         for bad in [
             "1e30",
             "1e19",
@@ -337,8 +333,9 @@ mod tests {
             "1e-12",
         ] {
             let err = parse_duration(bad).expect_err(bad).to_string();
-            assert!(err.contains("duration"), "{bad}: {err}");
+            messages.push_str(&format!("{bad:?}: {err}\n"));
         }
+        insta::assert_snapshot!(messages);
         assert_eq!(parse_duration("365.25days").unwrap(), MAX_DURATION);
         assert_eq!(parse_duration("1year").unwrap(), MAX_DURATION);
         assert_eq!(parse_duration(MAX_DURATION_WORDS).unwrap(), MAX_DURATION);

@@ -135,10 +135,8 @@ mod tests {
             seed_range(u64::MAX - 2, 3, false).unwrap().last(),
             Some(&u64::MAX)
         );
-        let wrap = seed_range(u64::MAX, 3, false).unwrap_err().to_string();
-        assert!(wrap.contains("--seed-base"), "{wrap}");
-        let many = seed_range(1, 4_294_967_296, false).unwrap_err().to_string();
-        assert!(many.contains("at most 100000 seeds ("), "{many}");
+        insta::assert_snapshot!(seed_range(u64::MAX, 3, false).unwrap_err().to_string());
+        insta::assert_snapshot!(seed_range(1, 4_294_967_296, false).unwrap_err().to_string());
         let allowed = seed_range(1, 4_294_967_296, true).unwrap_err().to_string();
         assert!(allowed.ends_with("at most 100000 seeds, even with --allow-many-seeds"));
         assert_eq!(
@@ -157,11 +155,7 @@ mod tests {
             p.describe(),
             "100000 seeds: about 75 min and 25.0 GB of binaries (projected from the baseline)"
         );
-        assert!(p
-            .check(false)
-            .unwrap_err()
-            .to_string()
-            .contains("--allow-many-seeds"));
+        insta::assert_snapshot!(p.check(false).unwrap_err().to_string());
         assert!(p.check(true).is_ok());
         assert!(Projection::new(MANY_SEEDS, 1.0, 1, 1).check(false).is_ok());
     }

@@ -398,7 +398,7 @@ mod tests {
     #[test]
     fn a_command_without_placeholder_is_refused() {
         let e = CommandTemplate::parse(&strings(&["./demo", "x"])).unwrap_err();
-        assert!(format!("{e}").contains("{bin}"), "{e}");
+        insta::assert_snapshot!(e.to_string());
         assert!(CommandTemplate::parse(&[]).is_err());
     }
 }

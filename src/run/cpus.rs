@@ -125,10 +125,7 @@ mod tests {
         assert_eq!(parse_cpu_list("0").unwrap(), [0]);
         assert_eq!(parse_cpu_list("0-2,5,1").unwrap(), [0, 1, 2, 5]);
         assert!(parse_cpu_list("2-1").is_err());
-        assert!(parse_cpu_list("a")
-            .unwrap_err()
-            .to_string()
-            .contains("\"a\""));
+        insta::assert_snapshot!(parse_cpu_list("a").unwrap_err().to_string());
         assert!(parse_cpu_list("").is_err());
     }
 

@@ -128,6 +128,6 @@ mod tests {
             assert_eq!(f.to_string(), f.name());
         }
         let e = "xml".parse::<Format>().unwrap_err().to_string();
-        assert!(e.contains("`xml`") && e.contains("summary"), "{e}");
+        insta::assert_snapshot!(e);
     }
 }

@@ -92,16 +92,7 @@ mod tests {
             is_time: true,
             confidence: 0.95,
         };
-        let s = overall(&o, 0.95);
-        assert!(
-            s.starts_with("3 of 4 programs are significantly faster with new"),
-            "{s}"
-        );
-        assert!(s.contains("95 % Wilson CI"), "{s}");
-        assert!(
-            s.ends_with("of the base wall (Touati's time-weighted gain; lost)."),
-            "{s}"
-        );
+        insta::assert_snapshot!(overall(&o, 0.95));
         let counts = Overall {
             is_time: false,
             gain: None,

@@ -164,13 +164,7 @@ mod tests {
              mean alone would need 1"
         );
         let above = level("execution", Some(OptimalCount::NoVarianceAbove), None);
-        let words = advice(&above).unwrap();
-        assert!(
-            words.starts_with("the binaries add no measurable variance of their own"),
-            "{words}"
-        );
-        assert!(words.contains("keeps the initial experiment's 3 executions"));
-        assert!(!words.contains("drop repetition"), "{words}");
+        insta::assert_snapshot!(advice(&above).unwrap());
     }
 
     /// A floored cost says so in its source and in a note after the shape's.
