@@ -55,6 +55,10 @@ pub(crate) fn parse_duration(text: &str) -> Result<Duration> {
         if !(seconds.is_finite() && seconds >= 0.0) {
             bail!("duration {text:?} must be a positive number of seconds");
         }
+        if seconds > 0.0 && seconds < 1e-9 {
+            // Positive, yet nothing a Duration of whole nanoseconds holds.
+            bail!("duration {text:?} is shorter than the least accepted, 1 ns");
+        }
         // Anything too large for a Duration is above the maximum anyway.
         Duration::try_from_secs_f64(seconds).unwrap_or(Duration::MAX)
     } else {
@@ -111,6 +115,7 @@ pub(crate) fn duration_from_seconds(seconds: f64) -> Result<Duration> {
     }
     match Duration::try_from_secs_f64(seconds) {
         Ok(d) if !d.is_zero() && d <= MAX_DURATION => Ok(d),
+        Ok(d) if d.is_zero() => bail!("{seconds} s: shorter than the least accepted, 1 ns"),
         _ => bail!(
             "{seconds} s: a duration must be positive and at most {MAX_DURATION_WORDS} ({} s)",
             MAX_DURATION.as_secs()

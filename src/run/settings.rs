@@ -177,7 +177,7 @@ impl RunSettings {
 }
 
 /// Each setting of `req` that differs from the header `h` of the run being resumed, as
-/// `FLAG GIVEN (the interrupted run used STORED)`.
+/// `FLAG: GIVEN now, STORED in the interrupted run`.
 fn conflicts_with(req: &RunRequest, h: &Header) -> Vec<String> {
     // Each setting as (flag, given, stored), in the order the message lists them.
     let number =
@@ -246,7 +246,7 @@ fn conflicts_with(req: &RunRequest, h: &Header) -> Vec<String> {
         .into_iter()
         .filter_map(|(flag, (given, stored))| {
             let g = given?;
-            (g != stored).then(|| format!("{flag} {g} (the interrupted run used {stored})"))
+            (g != stored).then(|| format!("{flag}: {g} now, {stored} in the interrupted run"))
         })
         .collect()
 }
