@@ -373,7 +373,10 @@ impl Kept {
                 format!(
                     "the running benchmark and every process it started were killed, its \
                      execution discarded; {} kept in {} (this run added {run_now})",
-                    crate::report::numfmt::counted(*kept, "execution", "executions"),
+                    match kept {
+                        1 => "1 execution".to_string(),
+                        n => format!("{n} executions"),
+                    },
                     out.join(crate::files::results::RESULTS_FILE).display(),
                 ),
                 format!(

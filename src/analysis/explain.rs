@@ -982,7 +982,7 @@ pub struct Explanation {
     /// it).
     #[serde(skip)]
     #[schemars(skip)]
-    pub(crate) reading: Vec<crate::analysis::answers::experiment::ExperimentWarning>,
+    pub(crate) reading: Vec<crate::analysis::reading::ExperimentWarning>,
     /// Problems explain met.
     #[serde(default)]
     pub(crate) problems: Vec<Problem>,

@@ -31,6 +31,7 @@ pub mod explain_variants;
 pub mod interaction;
 pub mod pair;
 pub mod positive;
+pub mod reading;
 pub mod run_summary;
 pub mod sequential;
 pub mod single;

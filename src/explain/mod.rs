@@ -190,16 +190,16 @@ fn explain_build(
     // before the first runs.
     let units = layout_units(dir, manifest, series)?;
     let profiled = hot_functions(dir, exp, target, &baseline, &say)?;
-    let (hot, running, left_out, mut notes) = profiled;
+    let (hot, running, left_out, mut problems) = profiled;
     let shared = running.shared.clone();
     let model = exp.header.cache_model.unwrap_or(CacheModel::DEFAULT);
     let cache = ICache::from_geometry(&options.cache.unwrap_or(model.i1));
-    notes.extend(shared_period_warning(&shared, &cache));
+    problems.splice(0..0, cache_mismatch(exp, options));
+    problems.extend(shared_period_warning(&shared, &cache));
     let screen_options = screen_options(exp, metric, options, cache, &running);
+    let (n_hot, n_units) = (hot.len(), units.len());
     say(format!(
-        "screening {} hot functions' placements in {} binaries against {metric}",
-        hot.len(),
-        units.len()
+        "screening {n_hot} hot functions' placements in {n_units} binaries against {metric}"
     ));
     let mut screening = screen(&units, &hot, &screen_options)
         .with_context(|| format!("cannot screen {program}'s {} binaries", units.len()))?;
@@ -244,10 +244,7 @@ fn explain_build(
         screening,
         plots,
         reading: exp.warnings.clone(),
-        problems: cache_mismatch(exp, options)
-            .into_iter()
-            .chain(notes)
-            .collect(),
+        problems,
         recorded_warnings: Vec::new(),
     };
     e.problems.extend(no_wider_screen(&e, &left_out));

@@ -65,10 +65,11 @@ pub(crate) fn run(
         marker.clone().into_os_string(),
     ));
     let start = Instant::now();
+    let shown = crate::child::display_args(command);
     // SIGINT/SIGTERM kill the build's whole process group, and so does its end: nothing it
     // started outlives it (the signals module's one waiting).
     let kept = || Kept::NoRecord {
-        command: crate::child::display_args(command),
+        command: shown.clone(),
         record: record_dir.to_path_buf(),
     };
     let waited = signals::until_interrupted_spawned(
@@ -80,12 +81,8 @@ pub(crate) fn run(
             Ok((tail, child.wait()?))
         },
     )?;
-    let (tail, status) = waited.with_context(|| {
-        format!(
-            "cannot run the build command `{}`",
-            crate::child::display_args(command)
-        )
-    })?;
+    let (tail, status) =
+        waited.with_context(|| format!("cannot run the build command `{shown}`"))?;
     let seconds = start.elapsed().as_secs_f64();
     if !status.success() {
         return Err(failure(command, status, &tail));

@@ -14,51 +14,7 @@
 
 use super::series::BinaryData;
 
-/// What balancing changed in one series, with the binaries concerned and their counts
-/// (`crate::report::words::balance` words it).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum BalanceNote {
-    /// Executions of `binary` had no live (non-warmup) iteration and were left out.
-    NoLiveIteration {
-        /// The binary.
-        binary: String,
-        /// How many of its executions were left out.
-        executions: usize,
-    },
-    /// Binaries with fewer than `executions` usable executions were left out (rule 1).
-    FewerExecutions {
-        /// The count kept per binary.
-        executions: usize,
-        /// Each binary left out, with its usable executions.
-        binaries: Vec<(String, usize)>,
-    },
-    /// Binaries with more than `executions` usable executions kept their first ones (rule 1).
-    MoreExecutions {
-        /// The count kept per binary.
-        executions: usize,
-        /// Each binary cut short, with its usable executions.
-        binaries: Vec<(String, usize)>,
-    },
-    /// Executions with more than `iterations` live iterations (the shortest execution's
-    /// count) kept their first ones (rule 2).
-    MoreIterations {
-        /// The live iterations kept per execution.
-        iterations: usize,
-        /// Each execution cut short, in order of binary and execution.
-        executions: Vec<TrimmedExecution>,
-    },
-}
-
-/// An execution cut short to the shortest execution's live iterations.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct TrimmedExecution {
-    /// Its binary.
-    pub(crate) binary: String,
-    /// Its index.
-    pub(crate) execution: u32,
-    /// Its live iterations before the cut.
-    pub(crate) iterations: usize,
-}
+pub(crate) use crate::analysis::reading::{BalanceNote, TrimmedExecution};
 
 /// Balances `binaries`. Returns the balanced binaries and one note per change made.
 /// Binaries with no execution with a live iteration are left out.

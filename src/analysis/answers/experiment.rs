@@ -24,10 +24,12 @@ use crate::files::manifest::{BuildMode, Manifest, MANIFEST_FILE};
 use crate::files::stopping::{GrowthLog, STOPPING_FILE};
 use crate::files::store::{
     has_results, scan_results, Execution, ExecutionStatus, Header, Measurement, Results,
-    StoreWarning, RESULTS_FILE,
+    RESULTS_FILE,
 };
 
 use super::balance::{balance, BalanceNote};
+pub(crate) use crate::analysis::reading::Ending;
+pub use crate::analysis::reading::{BalanceWarning, ExperimentWarning, NeverRan};
 
 pub(crate) use super::series::{BinaryData, ExecutionData, Series};
 pub(crate) use crate::files::manifest::{AS_BUILT_LABEL, BASELINE_LABEL};
@@ -112,76 +114,6 @@ pub(crate) fn variant_groups(series: &[Series]) -> Vec<Vec<usize>> {
         }
     }
     groups
-}
-
-/// A problem found while reading or balancing an experiment's data, with the figures its
-/// sentence needs (`crate::report::words::experiment` words it).
-#[derive(Debug, Clone, PartialEq)]
-pub enum ExperimentWarning {
-    /// The store's own warning (a torn or uncommitted record, …).
-    Store(StoreWarning),
-    /// What balancing a series left out or cut short.
-    Balance(BalanceWarning),
-    /// The manifest and the store were written by different layoutrand versions.
-    VersionsDiffer {
-        /// The version that wrote the manifest.
-        manifest: String,
-        /// The version that wrote the store.
-        store: String,
-    },
-    /// The directory has no manifest: what only the manifest records is unknown.
-    NoManifest {
-        /// The experiment directory.
-        dir: PathBuf,
-    },
-    /// Binaries of one program none of whose executions succeeded.
-    NeverRan(NeverRan),
-}
-
-/// What balancing one series (or one of its fixed layouts, balanced on its own) changed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct BalanceWarning {
-    /// The program.
-    pub(crate) program: String,
-    /// Its variant, `None` in an experiment without variants.
-    pub(crate) variant: Option<String>,
-    /// The metric.
-    pub(crate) metric: String,
-    /// The fixed layout balanced (its binary, e.g. `baseline`), `None` for the randomised
-    /// binaries.
-    pub(crate) fixed: Option<String>,
-    /// What was changed, with the binaries and their counts.
-    pub(crate) note: BalanceNote,
-}
-
-/// The binaries of one program (and variant) that never ran: every execution of them
-/// failed. One among several, some, or every binary (then the command as run is at fault,
-/// not the layout).
-#[derive(Debug, Clone, PartialEq)]
-pub struct NeverRan {
-    /// The program, with its variant (`NAME [VARIANT]`).
-    pub(crate) label: String,
-    /// The binaries that never ran, in order of appearance in the store.
-    pub(crate) binaries: Vec<String>,
-    /// The binaries of the program that the store records.
-    pub(crate) of: usize,
-    /// The failed executions of the binaries that never ran.
-    pub(crate) executions: usize,
-    /// How those executions ended, each distinct way once.
-    pub(crate) endings: Vec<Ending>,
-    /// The stored output of the first of them that kept one.
-    pub(crate) output: Option<String>,
-}
-
-/// How a failed execution ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Ending {
-    /// It exited with this status.
-    Exit(i32),
-    /// A signal of this number ended it.
-    Signal(i32),
-    /// Another status (a timeout, …), or one whose code the store lacks.
-    Other(ExecutionStatus),
 }
 
 /// One warning per program some of whose binaries never ran (no execution succeeded): they
