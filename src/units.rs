@@ -213,7 +213,7 @@ pub fn parse_percent(text: &str) -> Result<f64> {
 /// The unit numbers are printed in, chosen once from a typical value (a series' mean) so
 /// that a heading and every value under it agree: `wall (s)` over `7.23 s`, never over
 /// `980 ms`. Variances are printed in its square.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub struct Scale {
     /// Values in the stored unit are divided by it.
     pub(crate) factor: f64,

@@ -17,7 +17,9 @@ use super::vocabulary::Thresholds;
 pub(crate) use crate::stats::interval::Interval;
 
 /// The answer about one ratio effect.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum EffectVerdict {
     /// The whole interval is below 1 by more than the relevance threshold at some point:

@@ -15,7 +15,7 @@
 //! projected from the current width, and looking after every binary inside a round costs
 //! no validity. `OUT/stopping.json` records the rule, every round and every look.
 
-pub(crate) use crate::files::stopping::{Growth, GrowthLog, Outcome, Round, Watched};
+pub(crate) use crate::files::stopping::{Growth, GrowthLog, Outcome, Replay, Round, Watched};
 
 use crate::analysis::sequential::{Reason, Sequential, LAI_CALIBRATED};
 use crate::analysis::vocabulary::json_word;
@@ -54,7 +54,18 @@ impl GrowthLog {
                 verdict: s.verdict.map(|v| json_word(&v)),
                 direction: s.direction.map(|d| json_word(&d)),
                 at_stop: s.at_stop,
-                text: crate::report::words::sequential::words(s),
+                replay: Some(Replay {
+                    method: s.method.to_string(),
+                    horizon: s.horizon,
+                    target: s.target,
+                    available: s.available,
+                    beyond_horizon: s.beyond_horizon,
+                    looks: s.looks,
+                    last_look: s.last_look,
+                    is_time: s.effect.map(|e| e.is_time),
+                    scale: s.scale.clone(),
+                }),
+                recorded_text: None,
                 looks: s.sequence.clone(),
             })
             .collect();
@@ -337,6 +348,60 @@ mod tests {
         assert!(
             next > 9 && next < far,
             "{next} against {far} for the target"
+        );
+    }
+
+    /// A watched sequence's outcome is stored as data and worded when read: read back from
+    /// `stopping.json`, a series (in its unit, past the plan's last look) and a comparison
+    /// (its verdict, a time) say what `report --sequential` says of the replay itself; an
+    /// earlier log's sentence is read as it was kept.
+    #[test]
+    fn a_watched_outcome_is_stored_as_data_and_says_what_the_replay_says() {
+        use crate::analysis::sequential::{replay_mean, replay_ratio, Method, Rule};
+        let seq_rule = Rule {
+            thresholds: Default::default(),
+            target: 0.01,
+            method: Method::LaiCalibrated,
+            planned: 8,
+            horizon: Some(8),
+        };
+        let means: Vec<f64> = (0..10)
+            .map(|i| 1.0e6 * (1.0 + 0.003 * (i as f64 * 1.7).sin()))
+            .collect();
+        let series = Sequential {
+            scale: Some(crate::units::Scale::for_values("ns", 1.0e6)),
+            ..replay_mean(&means, &seq_rule).unwrap()
+        };
+        assert_eq!(series.beyond_horizon, 2);
+        let base = vec![100.0; 9];
+        let new: Vec<f64> = (0..9)
+            .map(|i| 80.0 * (1.0 + 0.01 * (i as f64 * 2.3).sin()))
+            .collect();
+        let pair = replay_ratio(&base, &new, &seq_rule, true).unwrap();
+        assert_eq!(pair.reason, Reason::Verdict);
+        let mut log = GrowthLog::new(&rule(), 5);
+        let watched = [
+            ("prog wall".to_string(), series),
+            ("b against a".to_string(), pair),
+        ];
+        log.record(&watched);
+        let d = tempfile::tempdir().unwrap();
+        log.save(d.path()).unwrap();
+        let text = std::fs::read_to_string(d.path().join("stopping.json")).unwrap();
+        let stored: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert!(stored["watched"][0].get("text").is_none(), "{text}");
+        let read: GrowthLog = serde_json::from_str(&text).unwrap();
+        for (w, (_, s)) in read.watched.iter().zip(&watched) {
+            assert_eq!(
+                crate::report::words::stopping::watched(w),
+                crate::report::words::sequential::words(s)
+            );
+        }
+        let mut earlier = read.watched[0].clone();
+        (earlier.replay, earlier.recorded_text) = (None, Some("stopped at 5".into()));
+        assert_eq!(
+            crate::report::words::stopping::watched(&earlier),
+            "stopped at 5"
         );
     }
 

@@ -98,8 +98,16 @@ pub enum Outcome {
     NotComputable,
 }
 
-/// One watched sequential interval as the stopping rule saw it after the last round.
+/// One watched sequential interval as the stopping rule saw it after the last round. Its
+/// JSON in a report carries its outcome in words (`crate::report::words::stopping`); the
+/// file holds none.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(remote = "Self")]
+#[schemars(transform = crate::wire::words(
+    "text",
+    crate::wire::Shape::Sentence,
+    "The outcome in one sentence (the same as `report --sequential` gives). In a report only: stopping.json does not store it."
+))]
 pub(crate) struct Watched {
     /// What it is: "PROGRAM METRIC" for a series, "NEW against BASE (PROGRAM METRIC)" for a
     /// comparison of variants.
@@ -121,10 +129,44 @@ pub(crate) struct Watched {
     pub(crate) direction: Option<String>,
     /// The look where its rule was met.
     pub(crate) at_stop: Look,
-    /// The outcome in one sentence (the same as `report --sequential` gives).
-    pub(crate) text: String,
+    /// What the outcome's sentence is built from besides the fields above (the same
+    /// sentence `report --sequential` gives); absent in logs of earlier versions, which kept
+    /// the sentence.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) replay: Option<Replay>,
+    /// The outcome in one sentence as a log of an earlier version kept it: read, never
+    /// written.
+    #[serde(rename = "text", default, skip_serializing)]
+    #[schemars(skip)]
+    pub(crate) recorded_text: Option<String>,
     /// The sequence at every look over the binaries measured.
     pub(crate) looks: Vec<Look>,
+}
+
+crate::wire::read_as_written!(Watched);
+
+/// The replay of one watched sequence, as its outcome's words need it
+/// (`crate::report::words::stopping` says it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub(crate) struct Replay {
+    /// The sequence's method (`lai_calibrated`, …).
+    pub(crate) method: String,
+    /// The most binaries, fixed before the first look; absent without one.
+    pub(crate) horizon: Option<usize>,
+    /// The target relative half-width.
+    pub(crate) target: f64,
+    /// Binaries available (at most the horizon).
+    pub(crate) available: usize,
+    /// Binaries measured past the plan, not looked at.
+    pub(crate) beyond_horizon: usize,
+    /// Looks taken up to the stop.
+    pub(crate) looks: usize,
+    /// The last look the plan covers; absent when it has none.
+    pub(crate) last_look: Option<usize>,
+    /// Comparisons only: whether the metric is a time (a ratio below 1 is then "faster").
+    pub(crate) is_time: Option<bool>,
+    /// Series only: the unit its geometric mean is given in.
+    pub(crate) scale: Option<crate::units::Scale>,
 }
 
 /// `stopping.json` as written ([`GrowthLog::save`]): the log's data, without the caveat a
@@ -139,6 +181,13 @@ impl schemars::JsonSchema for StoppingFile {
     fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
         let mut schema = GrowthLog::json_schema(generator);
         crate::wire::without_words(&mut schema, "caveat");
+        // Each watched sequence's outcome is worded on the wire only, too.
+        if let Some(watched) = generator.definitions_mut().get_mut("Watched") {
+            if let Ok(mut data) = schemars::Schema::try_from(watched.clone()) {
+                crate::wire::without_words(&mut data, "text");
+                *watched = data.to_value();
+            }
+        }
         schema
     }
 }

@@ -3,13 +3,19 @@
 //! caveat, and how it stopped. Built from the log's rule, method, rounds and watched
 //! sequences; the log itself stores none of these sentences.
 
+use crate::analysis::effect::{Effect, EffectVerdict};
+use crate::analysis::sequential::{Method, Sequential};
 use crate::analysis::sequential::{Reason, LAI_T_MIXTURE, REPEATED_T};
+use crate::analysis::vocabulary::Thresholds;
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
-use crate::files::stopping::{GrowthLog, Outcome};
+use crate::files::stopping::{GrowthLog, Outcome, Watched};
 use crate::report::numfmt::{level, percent};
 
 super::on_the_wire!(GrowthLog {
     caveat: String = caveat
+});
+super::on_the_wire!(Watched {
+    text: String = watched
 });
 
 /// What the stopping rule means for the intervals, for the method the log was grown by:
@@ -110,7 +116,8 @@ fn stopped_by(g: &GrowthLog) -> String {
     };
     let text = (g.watched.iter())
         .find(|w| &w.label == label)
-        .map_or("", |w| w.text.as_str());
+        .map(watched)
+        .unwrap_or_default();
     format!("; the last to meet it was {label}: {text}")
 }
 
@@ -120,6 +127,47 @@ fn stopped_by(g: &GrowthLog) -> String {
 fn undecided(g: &GrowthLog) -> String {
     (g.watched.iter())
         .filter(|w| w.verdict.is_some() && w.reason == Reason::Cap)
-        .map(|w| format!("; {}: {}", w.label, w.text))
+        .map(|w| format!("; {}: {}", w.label, watched(w)))
         .collect()
+}
+
+/// The outcome of a watched sequence in one sentence, as `report --sequential` says it
+/// (a log of an earlier version: the sentence it kept).
+pub(crate) fn watched(w: &Watched) -> String {
+    let Some(r) = &w.replay else {
+        return w.recorded_text.clone().unwrap_or_default();
+    };
+    // The log keeps the verdict in the one ratio vocabulary, as the wire writes it.
+    let verdict: Option<EffectVerdict> = (w.verdict.as_deref())
+        .and_then(|v| serde_json::from_value(serde_json::Value::from(v)).ok());
+    let effect = match (verdict, r.is_time) {
+        (Some(verdict), Some(is_time)) => Some(Effect {
+            ratio: w.at_stop.estimate,
+            ci: w.at_stop.ci,
+            verdict,
+            no_interval: None,
+            thresholds: Thresholds::default(),
+            is_time,
+        }),
+        _ => None,
+    };
+    super::sequential::words(&Sequential {
+        method: Method::named(&r.method).map_or("", Method::name),
+        horizon: r.horizon,
+        confidence: w.confidence,
+        target: r.target,
+        planned_binaries: r.horizon.unwrap_or(r.available),
+        stopped_at: w.stopped_at,
+        available: r.available,
+        beyond_horizon: r.beyond_horizon,
+        looks: r.looks,
+        at_stop: w.at_stop,
+        effect,
+        verdict,
+        direction: None,
+        reason: w.reason,
+        scale: r.scale.clone(),
+        last_look: r.last_look,
+        sequence: Vec::new(),
+    })
 }
