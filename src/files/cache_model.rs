@@ -143,44 +143,46 @@ impl fmt::Display for CacheModel {
     }
 }
 
-/// What differs between the cachegrind set-ups of two stores (`a` and `b` name them), each
-/// given as its model (`None`: written before models were recorded, i.e. valgrind's own
-/// host-derived model) and valgrind version: one sentence per difference, empty when they
-/// agree. Counts from two models are counts of two simulated machines.
-pub(crate) fn model_differences(
-    (a, model_a, version_a): (&str, Option<&CacheModel>, Option<&str>),
-    (b, model_b, version_b): (&str, Option<&CacheModel>, Option<&str>),
-) -> Vec<String> {
-    let show_model = |m: Option<&CacheModel>| match m {
-        Some(m) => m.to_string(),
-        None => "not recorded (valgrind's model of the host it ran on)".to_string(),
-    };
-    let show_version = |v: Option<&str>| v.unwrap_or("not recorded").to_string();
+/// One way the cachegrind set-ups of two stores (a comparison's base and new) differ, or
+/// cannot be told to agree (`None`: not recorded, i.e. valgrind's own host-derived model or
+/// an unknown version); `crate::report::words::experiment` says it. Counts from two models
+/// are counts of two simulated machines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SetupDifference {
+    /// The cache models differ, or neither store recorded its own.
+    Models {
+        /// The base's model.
+        base: Option<CacheModel>,
+        /// The new store's model.
+        new: Option<CacheModel>,
+    },
+    /// The valgrind versions differ, or neither store recorded its own.
+    Versions {
+        /// The base's version.
+        base: Option<String>,
+        /// The new store's version.
+        new: Option<String>,
+    },
+}
+
+/// What differs between the cachegrind set-ups of a base and a new store, each given as
+/// its model and valgrind version; empty when they agree.
+pub(crate) fn setup_differences(
+    (model_base, version_base): (Option<&CacheModel>, Option<&str>),
+    (model_new, version_new): (Option<&CacheModel>, Option<&str>),
+) -> Vec<SetupDifference> {
     let mut out = Vec::new();
-    if model_a != model_b || model_a.is_none() {
-        out.push(format!(
-            "the two stores' cachegrind cache models {}: {a} {}, {b} {}; their counts may \
-             come from two different simulated machines",
-            if model_a == model_b {
-                "are unknown"
-            } else {
-                "differ"
-            },
-            show_model(model_a),
-            show_model(model_b)
-        ));
+    if model_base != model_new || model_base.is_none() {
+        out.push(SetupDifference::Models {
+            base: model_base.copied(),
+            new: model_new.copied(),
+        });
     }
-    if version_a != version_b || version_a.is_none() {
-        out.push(format!(
-            "the two stores' valgrind versions {}: {a} {}, {b} {}",
-            if version_a == version_b {
-                "are unknown"
-            } else {
-                "differ"
-            },
-            show_version(version_a),
-            show_version(version_b)
-        ));
+    if version_base != version_new || version_base.is_none() {
+        out.push(SetupDifference::Versions {
+            base: version_base.map(str::to_string),
+            new: version_new.map(str::to_string),
+        });
     }
     out
 }
@@ -233,16 +235,34 @@ mod tests {
         let tiny = CacheModel::parse("I1=1024,2,64").unwrap();
         let d = Some(&CacheModel::DEFAULT);
         let v = Some("valgrind-3.19.0");
-        assert!(model_differences(("A", d, v), ("B", d, v)).is_empty());
-        let w = model_differences(("A", d, v), ("B", Some(&tiny), v));
-        assert_eq!(w.len(), 1, "{w:?}");
-        insta::assert_snapshot!(w[0]);
-        let w = model_differences(("A", d, v), ("B", d, Some("valgrind-3.22.0")));
-        assert_eq!(w.len(), 1, "{w:?}");
-        insta::assert_snapshot!(w[0]);
+        assert!(setup_differences((d, v), (d, v)).is_empty());
+        assert_eq!(
+            setup_differences((d, v), (Some(&tiny), v)),
+            [SetupDifference::Models {
+                base: Some(CacheModel::DEFAULT),
+                new: Some(tiny)
+            }]
+        );
+        assert_eq!(
+            setup_differences((d, v), (d, Some("valgrind-3.22.0"))),
+            [SetupDifference::Versions {
+                base: v.map(str::to_string),
+                new: Some("valgrind-3.22.0".into())
+            }]
+        );
         // Two old stores: nothing says they simulated the same machine.
-        let w = model_differences(("A", None, None), ("B", None, None));
-        assert_eq!(w.len(), 2, "{w:?}");
-        insta::assert_snapshot!(w.join("\n"));
+        assert_eq!(
+            setup_differences((None, None), (None, None)),
+            [
+                SetupDifference::Models {
+                    base: None,
+                    new: None
+                },
+                SetupDifference::Versions {
+                    base: None,
+                    new: None
+                }
+            ]
+        );
     }
 }

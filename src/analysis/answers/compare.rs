@@ -60,11 +60,10 @@ pub struct ExperimentComparison {
     pub only_in: Vec<OnlyIn>,
     /// Across programs, per metric measured on at least two programs.
     pub overall: Vec<Overall>,
-    /// How two cachegrind runs' simulated caches or valgrind versions differ, as
-    /// [`crate::files::cache_model::model_differences`] says it (among the wire's
-    /// `warnings`, after the reading's).
+    /// How two cachegrind runs' simulated caches or valgrind versions differ (among the
+    /// wire's `warnings`, after the reading's).
     #[serde(skip)]
-    pub model_differences: Vec<String>,
+    pub model_differences: Vec<crate::files::cache_model::SetupDifference>,
     /// What reading each experiment found (the wire's `warnings` say it first).
     #[serde(skip)]
     pub read_warnings: Vec<(
@@ -357,20 +356,19 @@ fn overall_by_metric(programs: &[ProgramComparison], confidence: f64) -> Vec<Ove
 }
 
 /// When both stores are cachegrind runs: whether they simulated the same caches with the
-/// same valgrind (see [`crate::files::cache_model::model_differences`]); counts from two
+/// same valgrind (see [`crate::files::cache_model::setup_differences`]); counts from two
 /// models are not comparable however the layouts compare.
-fn cachegrind_warnings(base: &Experiment, new: &Experiment) -> Vec<String> {
+fn cachegrind_warnings(
+    base: &Experiment,
+    new: &Experiment,
+) -> Vec<crate::files::cache_model::SetupDifference> {
     let (b, n) = (&base.header, &new.header);
     if b.metric != "cachegrind" || n.metric != "cachegrind" {
         return Vec::new();
     }
-    crate::files::cache_model::model_differences(
-        (
-            "base",
-            b.cache_model.as_ref(),
-            b.valgrind_version.as_deref(),
-        ),
-        ("new", n.cache_model.as_ref(), n.valgrind_version.as_deref()),
+    crate::files::cache_model::setup_differences(
+        (b.cache_model.as_ref(), b.valgrind_version.as_deref()),
+        (n.cache_model.as_ref(), n.valgrind_version.as_deref()),
     )
 }
 

@@ -7,6 +7,7 @@
 use crate::analysis::answers::compare::{ExperimentComparison, ExperimentSide};
 use crate::analysis::answers::experiment::{Ending, ExperimentWarning, NeverRan};
 use crate::analysis::answers::model::ReportWarning;
+use crate::files::cache_model::{CacheModel, SetupDifference};
 use crate::files::manifest::MANIFEST_FILE;
 use crate::files::store::RESULTS_FILE;
 use crate::report::words::UNKNOWN_WITHOUT_MANIFEST;
@@ -21,7 +22,37 @@ pub(crate) fn compared_warnings(c: &ExperimentComparison) -> Vec<String> {
         };
         format!("{side}: {}", warning(w))
     });
-    read.chain(c.model_differences.iter().cloned()).collect()
+    read.chain(c.model_differences.iter().map(setup_difference))
+        .collect()
+}
+
+/// How two cachegrind runs' set-ups differ, in words.
+pub(crate) fn setup_difference(d: &SetupDifference) -> String {
+    let state = |same: bool| if same { "are unknown" } else { "differ" };
+    match d {
+        SetupDifference::Models { base, new } => {
+            let model = |m: &Option<CacheModel>| match m {
+                Some(m) => m.to_string(),
+                None => "not recorded (valgrind's model of the host it ran on)".to_string(),
+            };
+            format!(
+                "the two stores' cachegrind cache models {}: base {}, new {}; their counts \
+                 may come from two different simulated machines",
+                state(base == new),
+                model(base),
+                model(new)
+            )
+        }
+        SetupDifference::Versions { base, new } => {
+            let version = |v: &Option<String>| v.as_deref().unwrap_or("not recorded").to_string();
+            format!(
+                "the two stores' valgrind versions {}: base {}, new {}",
+                state(base == new),
+                version(base),
+                version(new)
+            )
+        }
+    }
 }
 
 /// One warning of the report in words.
@@ -124,6 +155,50 @@ fn endings(endings: &[Ending]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two cachegrind runs' set-ups are said side by side, base then new; an unknown
+    /// model or version is never taken as the same.
+    #[test]
+    fn setup_differences_name_both_sides() {
+        let tiny = CacheModel::parse("I1=1024,2,64").unwrap();
+        let models = SetupDifference::Models {
+            base: Some(CacheModel::DEFAULT),
+            new: Some(tiny),
+        };
+        assert_eq!(
+            setup_difference(&models),
+            "the two stores' cachegrind cache models differ: base \
+             I1=32768,8,64,D1=32768,8,64,LL=8388608,16,64, new \
+             I1=1024,2,64,D1=32768,8,64,LL=8388608,16,64; their counts may come from two \
+             different simulated machines"
+        );
+        let unknown = SetupDifference::Models {
+            base: None,
+            new: None,
+        };
+        assert_eq!(
+            setup_difference(&unknown),
+            "the two stores' cachegrind cache models are unknown: base not recorded \
+             (valgrind's model of the host it ran on), new not recorded (valgrind's model of \
+             the host it ran on); their counts may come from two different simulated machines"
+        );
+        let versions = SetupDifference::Versions {
+            base: Some("valgrind-3.19.0".into()),
+            new: Some("valgrind-3.22.0".into()),
+        };
+        assert_eq!(
+            setup_difference(&versions),
+            "the two stores' valgrind versions differ: base valgrind-3.19.0, new valgrind-3.22.0"
+        );
+        let versions = SetupDifference::Versions {
+            base: None,
+            new: None,
+        };
+        assert_eq!(
+            setup_difference(&versions),
+            "the two stores' valgrind versions are unknown: base not recorded, new not recorded"
+        );
+    }
     use crate::files::store::ExecutionStatus;
 
     fn never_ran_of(binaries: &[&str], of: usize, output: Option<&str>) -> NeverRan {
