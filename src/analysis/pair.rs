@@ -282,39 +282,6 @@ impl PairAnalysis {
     }
 }
 
-/// What the CI gate (`--fail-if-slower`) found to judge: each comparison it judged, or why
-/// it judged none (an incomplete store: issue 55; the gate then exits 2).
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct Gate {
-    /// The comparisons judged.
-    pub judged: Vec<GateJudgement>,
-    /// Why nothing was judged, in words, when the data may not be gated.
-    pub refused: Option<String>,
-}
-
-/// One pair as the CI gate (`--fail-if-slower`) judged it: what was compared, with its
-/// effect in words, and whether it failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct GateJudgement {
-    /// `program [variant] metric: effect`, or as the command names its pairs.
-    pub label: String,
-    /// The whole interval says slower than the gate allows.
-    pub failed: bool,
-    /// The pair has a bounded interval: without one the gate passes because it cannot tell.
-    pub bounded: bool,
-}
-
-impl GateJudgement {
-    /// The judgement of `pair`, named `label`.
-    pub fn of(pair: &PairAnalysis, label: String) -> GateJudgement {
-        GateJudgement {
-            label,
-            failed: pair.slower_beyond_threshold,
-            bounded: pair.effect.ci.is_some(),
-        }
-    }
-}
-
 /// The two sides restricted to the top-level units both hold (in the base's order).
 struct Matched {
     base: Hierarchy,

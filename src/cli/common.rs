@@ -227,8 +227,8 @@ impl GateArgs {
     }
 }
 
-use layoutrand::analysis::pair::{Gate, GateJudgement};
 pub use layoutrand::flags::{DesignArgs, LimitArgs};
+use layoutrand::report::gate::{Gate, GateJudgement};
 
 pub use layoutrand::files::output::write_stdout;
 

@@ -16,10 +16,10 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 
 use layoutrand::analysis::compare::CompareOptions;
-use layoutrand::analysis::pair::GateJudgement;
 use layoutrand::analysis::single::Dataset;
 use layoutrand::measurements::{load_measurements, CsvSpec};
 use layoutrand::report::export::compare_text::render_comparison;
+use layoutrand::report::gate::GateJudgement;
 
 use super::common::{
     BootstrapArgs, CsvColumnsArgs, FormatArgs, GateArgs, MetricFilterArgs, OutputFormat,
@@ -138,7 +138,7 @@ fn run_csv(
         })
         .into_iter()
         .collect();
-    let gate = layoutrand::analysis::pair::Gate {
+    let gate = layoutrand::report::gate::Gate {
         judged,
         refused: None,
     };

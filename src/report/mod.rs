@@ -16,6 +16,7 @@ pub(crate) mod columns;
 pub mod doctor;
 pub mod document;
 pub mod export;
+pub mod gate;
 pub mod numfmt;
 pub mod render_compare;
 pub mod render_dimension;
@@ -29,7 +30,7 @@ use anyhow::Result;
 
 use crate::analysis::answers::analyse_directory;
 use crate::analysis::answers::builder::AnalysisOptions;
-use crate::analysis::pair::{Gate, GateJudgement};
+use crate::report::gate::{Gate, GateJudgement};
 
 pub use export::Format;
 

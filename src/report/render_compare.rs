@@ -19,12 +19,12 @@ use crate::report::words;
 /// The comparisons the CI gate judged, each named with its effect ("program \[variant\]
 /// metric: effect") and whether it failed, so that the gate says what it judged and what is
 /// slower.
-fn gate_judgements(c: &ExperimentComparison) -> Vec<crate::analysis::pair::GateJudgement> {
+fn gate_judgements(c: &ExperimentComparison) -> Vec<crate::report::gate::GateJudgement> {
     c.programs
         .iter()
         .filter(|p| p.comparison.pair.gated)
         .map(|p| {
-            crate::analysis::pair::GateJudgement::of(
+            crate::report::gate::GateJudgement::of(
                 &p.comparison.pair,
                 format!(
                     "{} {}: {}",
@@ -48,7 +48,7 @@ pub fn run_directories(
     bootstrap: Option<BootstrapOptions>,
     fail_if_slower: Option<f64>,
     json: bool,
-) -> Result<(String, crate::analysis::pair::Gate)> {
+) -> Result<(String, crate::report::gate::Gate)> {
     let c = crate::analysis::answers::compare::compare_directories(
         base,
         new,
@@ -72,7 +72,7 @@ pub fn run_directories(
                 .map(|i| format!("{side}: {}", words::incomplete::gate_refusal(i)))
         })
         .reduce(|a, b| format!("{a}; {b}"));
-    let gate = crate::analysis::pair::Gate {
+    let gate = crate::report::gate::Gate {
         judged: gate_judgements(&c),
         refused,
     };
