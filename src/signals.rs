@@ -373,10 +373,7 @@ impl Kept {
                 format!(
                     "the running benchmark and every process it started were killed, its \
                      execution discarded; {} kept in {} (this run added {run_now})",
-                    match kept {
-                        1 => "1 execution".to_string(),
-                        n => format!("{n} executions"),
-                    },
+                    crate::units::counted(*kept, "execution", "executions"),
                     out.join(crate::files::results::RESULTS_FILE).display(),
                 ),
                 format!(

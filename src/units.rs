@@ -42,6 +42,16 @@ pub(crate) const MAX_DURATION: Duration = Duration::from_secs(31_557_600);
 /// [`MAX_DURATION`] as a reader writes it (`humantime` writes `1year`, without the space).
 const MAX_DURATION_WORDS: &str = "1 year";
 
+/// `n` and a noun in the singular or the plural as `n` asks: `counted(1, "binary",
+/// "binaries")` is `1 binary`, `counted(3, "binary", "binaries")` is `3 binaries`.
+pub(crate) fn counted<N>(n: N, one: &str, many: &str) -> String
+where
+    N: std::fmt::Display + PartialEq + From<u8>,
+{
+    let noun = if n == N::from(1) { one } else { many };
+    format!("{n} {noun}")
+}
+
 /// Parses a positive duration of at most [`MAX_DURATION`]: a plain number of seconds
 /// (`30`, `2.5`, as `--timeout` always took), or a human-readable duration read by the
 /// `humantime` crate (`90s`, `10m`, `1h30m`, `1h 30min`, `20ms`, `0.5s`, `3µs`, `2days`).

@@ -10,15 +10,9 @@
 /// quantity: an overflow or a degenerate statistic) an exponent is the honest form.
 const PLAIN_MAGNITUDES: std::ops::RangeInclusive<i32> = -12..=18;
 
-/// `n` and a noun in the singular or the plural as `n` asks: `counted(1, "binary",
-/// "binaries")` is `1 binary`, `counted(3, "binary", "binaries")` is `3 binaries`.
-pub(crate) fn counted<N>(n: N, one: &str, many: &str) -> String
-where
-    N: std::fmt::Display + PartialEq + From<u8>,
-{
-    let noun = if n == N::from(1) { one } else { many };
-    format!("{n} {noun}")
-}
+/// `n` and a noun in the singular or the plural (defined with the units, below every stage
+/// that counts, the interruption messages among them).
+pub(crate) use crate::units::counted;
 
 /// `x` with `digits` significant digits in plain, grouped digits (`12,346`, `0.0031`): every
 /// digit before the decimal point is shown, so a large number is never rounded to zeros.

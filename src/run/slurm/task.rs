@@ -206,10 +206,7 @@ fn open_shard_store(sdir: &Path, plan: &SlurmPlan) -> Result<(StoreWriter, Resul
 
 /// The error of a task stopped by a signal: what its shard kept, and how to continue.
 fn interrupted(shard: u32, signal: i32, report: &ShardReport, dir: &Path) -> anyhow::Error {
-    let kept = match report.skipped + report.executed {
-        1 => "1 execution".to_string(),
-        n => format!("{n} executions"),
-    };
+    let kept = crate::units::counted(report.skipped + report.executed, "execution", "executions");
     anyhow::anyhow!(
         "shard {shard} interrupted by signal {signal}: the running execution was discarded; the shard keeps {kept} (this task added {}); submit what is missing with `layoutrand run --slurm --resume --out {}`",
         report.executed,
