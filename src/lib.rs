@@ -17,7 +17,9 @@
 //! [`explain`] answers which function's placement makes a layout slow: it profiles the
 //! default-layout binary for its hot functions, reads where each seed placed them, hands the
 //! binaries' means and placements to [`analysis::explain`]'s screening (false discoveries
-//! controlled), and confirms a culprit by relinks that move only that function.
+//! controlled), and confirms a culprit by relinks that move only that function. [`pin`]
+//! turns its answer into a controlled layout: a pin file that `build --pin` applies to every
+//! seed (its functions placed by [`relink`]).
 //!
 //! [`doctor`] says whether a machine is fit for an experiment (checks and a calibration of
 //! its noise), from the run and stats stages' own code; its answer's model is
@@ -97,6 +99,7 @@ pub mod flags;
 pub(crate) mod fuzz_support;
 pub mod layout;
 pub mod measurements;
+pub mod pin;
 pub mod printable;
 pub mod progress;
 pub mod relink;

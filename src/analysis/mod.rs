@@ -30,6 +30,7 @@ pub mod explain_plot;
 pub mod explain_variants;
 pub mod interaction;
 pub mod pair;
+pub mod pin;
 pub mod positive;
 pub mod reading;
 pub mod run_summary;

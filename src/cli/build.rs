@@ -113,6 +113,11 @@ pub fn run(args: Args) -> Result<i32> {
         allow_many_seeds: args.allow_many_seeds,
         pad: args.pad,
         data_order: args.data_order,
+        pin: args
+            .pin
+            .as_deref()
+            .map(layoutrand::files::pin::PinFile::load)
+            .transpose()?,
         programs: args.programs.clone(),
     };
     let outcome = build_or_extend(&args, &opts, granularity)?;

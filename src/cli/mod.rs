@@ -15,6 +15,7 @@ pub mod explain;
 pub mod export;
 pub mod generate;
 pub mod layout;
+pub mod pin;
 pub mod repair;
 pub mod report;
 pub mod run;
@@ -67,6 +68,12 @@ pub enum Command {
     /// Reads DIR/manifest.json and DIR/results.jsonl; writes only into DIR/explain/ (with
     /// variants, each variant's DIR/NAME/explain/).
     Explain(explain::Args),
+    /// A controlled layout: pin the hot functions `explain` found where the fastest layout
+    /// had them, as a pin file for `build --pin`.
+    ///
+    /// Reads DIR/manifest.json, DIR/results.jsonl, DIR/explain/explanation.json and the
+    /// fastest seed's binary; runs nothing; writes only the pin file.
+    Pin(pin::Args),
     /// Is this program layout-sensitive on this machine? A quick answer.
     CheckSensitivity(check_sensitivity::Args),
     /// Progress of a Slurm run (`run --slurm`): executions per shard, task states.
@@ -113,6 +120,7 @@ fn subcommand(cli: Cli) -> anyhow::Result<i32> {
         Command::Repair(a) => repair::run(a),
         Command::Experiment(a) => experiment::run(a),
         Command::Explain(a) => explain::run(a),
+        Command::Pin(a) => pin::run(a),
         Command::CheckSensitivity(a) => check_sensitivity::run(a),
         Command::Status(a) => status::run(a),
         Command::Doctor(a) => doctor::run(a),
@@ -176,6 +184,7 @@ mod tests {
             Command::Dimension(a) => a.dir.path(),
             Command::Export(a) => a.dir.path(),
             Command::Explain(a) => a.dir.path(),
+            Command::Pin(a) => a.dir.path(),
             Command::Status(a) => a.dir.path(),
             Command::Repair(a) => a.dir.path(),
             other => panic!("not a command that reads an experiment: {other:?}"),
@@ -192,6 +201,7 @@ mod tests {
             "dimension",
             "export",
             "explain",
+            "pin",
             "status",
             "repair",
         ] {

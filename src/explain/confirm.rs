@@ -126,6 +126,17 @@ pub(crate) fn confirm(
         units,
         ..
     } = *screened;
+    if manifest
+        .pin
+        .as_ref()
+        .is_some_and(|pin| pin.program(program).is_some())
+    {
+        // Its seeds were placed by the pin, which a relink "as built" would have to repeat.
+        bail!(
+            "--confirm is not available on a pinned build ({program} was built with --pin): \
+             explain the experiment the pin was made from"
+        );
+    }
     let rel = screened.out_rel.join("confirm");
     let out = exp.dir.join(&rel);
     let root = crate::files::confined::ExperimentDir::open(&exp.dir)?;
@@ -459,11 +470,11 @@ impl Relink<'_> {
             .out
             .join(format!("{}/seed-{seed}/{}", self.folder, self.program));
         let mut one = self.relinker.clone();
-        one.pad_before = Some(MoveAlone {
+        one.moves = vec![MoveAlone {
             function: f.name.clone(),
             before: pad,
             behind: period - pad,
-        });
+        }];
         one.link(Some(seed), &moved, &self.out.join("work"))
             .with_context(|| format!("relinking seed {seed} with {} moved", f.name))?;
         let relinked = binary::functions(&moved)?;
@@ -676,6 +687,7 @@ fn program_of(
         allow_many_seeds: false,
         pad: Some(manifest.pad),
         data_order: manifest.data_order,
+        pin: None,
         programs: None,
     };
     let (programs, _) = crate::relink::programs::programs_isolated(&links, &record_dir, &opts)?;

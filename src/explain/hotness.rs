@@ -13,11 +13,9 @@ use crate::files::cache_model::CacheModel;
 use crate::layout::binary::Function;
 use crate::layout::features::{Phase, SharedHot, HOT_IN_PHASE, PHASE_BLOCKS};
 
-/// The hot-function rule: the fewest functions, hottest first, whose instructions cover
-/// [`COVER`] of the program's own instructions, and at most [`MAX_HOT`] of them (the
-/// answer keeps them as `crate::analysis::explain::HOT_RULE`).
-pub(crate) const COVER: f64 = crate::analysis::explain::HOT_RULE.cover;
-/// The most hot functions screened (each adds one test per feature).
+/// The most hot functions screened (each adds one test per feature): explain's hot rule
+/// (`crate::analysis::explain::HOT_RULE`) takes the fewest functions, hottest first, whose
+/// instructions cover 99 % of the program's own, and at most this many.
 pub(crate) const MAX_HOT: usize = crate::analysis::explain::HOT_RULE.most;
 
 /// Defined with the screening that ranks by it (analysis sits below this orchestration).
@@ -27,10 +25,11 @@ pub(crate) use crate::run::metric::EventCounts;
 
 /// The hot functions among `own` (the names of the program's own functions): the counts of
 /// `profile` restricted to them (a library's code is not relinked, so it cannot be a
-/// culprit), hottest first, cut by the rule of [`COVER`] and [`MAX_HOT`].
+/// culprit), hottest first, cut by `rule` (explain's: `HOT_RULE`).
 pub(crate) fn select_hot(
     profile: &BTreeMap<String, (f64, f64)>,
     own: &std::collections::BTreeSet<String>,
+    rule: crate::analysis::explain::HotRule,
 ) -> Vec<HotFunction> {
     let mut mine: Vec<(&String, f64, f64)> = profile
         .iter()
@@ -43,7 +42,7 @@ pub(crate) fn select_hot(
     let mut covered = 0.0;
     let mut hot = Vec::new();
     for (name, ir, i1) in mine {
-        if hot.len() >= MAX_HOT || covered >= COVER * total {
+        if hot.len() >= rule.most || covered >= rule.cover * total {
             break;
         }
         covered += ir;
@@ -616,7 +615,7 @@ mod tests {
         .map(|(n, ir)| (n.to_string(), (ir, 1.0)))
         .collect();
         let own = ["a", "b", "c", "d"].map(String::from).into_iter().collect();
-        let hot = select_hot(&p, &own);
+        let hot = select_hot(&p, &own, crate::analysis::explain::HOT_RULE);
         let names: Vec<&str> = hot.iter().map(|h| h.name.as_str()).collect();
         assert_eq!(names, ["a", "b"]);
         assert!((hot[0].ir_share - 0.9).abs() < 1e-12);

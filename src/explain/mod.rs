@@ -375,7 +375,7 @@ fn first_seeds<'a>(
 
 /// The file of `program`'s binary of seed `seed` (`None`: the default layout), as the
 /// manifest names it and checked as `run` checks it ([`verified`]).
-fn binary_path(
+pub(crate) fn binary_path(
     dir: &Path,
     manifest: &crate::files::manifest::Manifest,
     program: &str,
@@ -530,6 +530,10 @@ fn confirm_culprits(
     Ok(())
 }
 
+/// The folder in the explain folder holding the profile run's output (which `pin` reads
+/// again for its hot functions).
+pub(crate) const PROFILE_DIR: &str = "profile";
+
 /// The series of `metric` of `program` (the first program when `None`) of `variant` (none
 /// without variants).
 fn pick_series<'a>(
@@ -654,7 +658,7 @@ fn hot_functions(
     let named = named_binaries(dir, &manifest.baseline, &template)?;
     let iterations = (header.iterations > 0).then_some(header.iterations);
     let argv = template.expand(Some(&baseline.to_path_buf()), &named, iterations);
-    let scratch_rel = target.out_rel.join("profile");
+    let scratch_rel = target.out_rel.join(PROFILE_DIR);
     let scratch = dir.join(&scratch_rel);
     let root = crate::files::confined::ExperimentDir::open(dir)?;
     root.remove_dir_all(&scratch_rel)
@@ -673,7 +677,7 @@ fn hot_functions(
     let profile = hotness::profile(&argv, &model, cwd.as_deref(), &env, &scratch)?;
     let functions = binary::functions(baseline)?;
     let own = functions.iter().map(|f| f.name.clone()).collect();
-    let hot = hotness::select_hot(&profile.functions, &own);
+    let hot = hotness::select_hot(&profile.functions, &own, crate::analysis::explain::HOT_RULE);
     let left_out = Unscreened::of(&profile.functions, &own, &hot);
     let Some(coldest) = hot.last().map(|h| h.ir) else {
         bail!(

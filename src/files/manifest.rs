@@ -98,6 +98,10 @@ pub struct Manifest {
     /// (absent, i.e. false: only code moves, as in manifests written before it).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub data_order: bool,
+    /// `build --pin FILE`: the pin every seed of the programs it names was placed by
+    /// (`None`: no pin).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pin: Option<crate::files::pin::PinFile>,
     /// Linker used for the relinks: `bfd`, `gold`, `lld`, `mold` (or `mixed`).
     pub linker: String,
     /// How the programs were relinked: each distinct mechanism and linker (the summary says
@@ -328,6 +332,14 @@ pub enum BuildNote {
     Retried {
         /// Those seeds.
         seeds: Vec<u64>,
+    },
+    /// Pinned functions whose size differs from the size in the layout the pin copies (at
+    /// the pin's offsets they span other cache lines than there).
+    PinResized {
+        /// The program.
+        program: String,
+        /// The functions.
+        functions: Vec<String>,
     },
     /// What `--extend` added, against the summary's counts of the whole manifest.
     Extended {

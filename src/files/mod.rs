@@ -18,6 +18,7 @@ pub(crate) mod line;
 pub mod manifest;
 pub mod metric;
 pub mod output;
+pub mod pin;
 pub mod results;
 pub mod stopping;
 pub mod store;

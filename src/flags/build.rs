@@ -66,6 +66,12 @@ pub struct BuildArgs {
     /// with and without it [default: off; with --extend, the recorded setting].
     #[cfg_attr(feature = "cli", arg(long))]
     pub data_order: bool,
+    /// Pin the hot functions of the programs a pin file names (made by `layoutrand pin`):
+    /// each seed keeps its random layout but starts each pinned function at the pin's
+    /// offset modulo the instruction cache's set period [default: none; with --extend, the
+    /// recorded pin; not with --granularity link or --rebuild].
+    #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
+    pub pin: Option<PathBuf>,
     /// Relink only these recorded programs (names as in the manifest), comma-separated;
     /// `all`: every program the build linked [default: every program and library but the
     /// build's own tools (cargo build scripts, Rust proc macros) and, when it linked other
@@ -107,6 +113,7 @@ impl Default for BuildArgs {
             trust: false,
             pad: None,
             data_order: false,
+            pin: None,
             programs: None,
             allow_many_seeds: false,
             quiet: false,
@@ -135,6 +142,7 @@ impl BuildArgs {
             trust,
             pad,
             data_order,
+            pin,
             programs,
             allow_many_seeds,
             quiet,
@@ -154,6 +162,9 @@ impl BuildArgs {
         argv.flag("--trust", *trust);
         argv.value("--pad", pad);
         argv.flag("--data-order", *data_order);
+        if let Some(pin) = pin {
+            argv.path("--pin", pin);
+        }
         argv.list("--programs", programs);
         argv.flag("--allow-many-seeds", *allow_many_seeds);
         argv.flag("--quiet", *quiet);
@@ -267,6 +278,7 @@ mod tests {
             trust: false,
             pad: Some(256),
             data_order: true,
+            pin: Some(PathBuf::from("pin file.json")),
             programs: Some(vec!["a".into(), "b".into()]),
             allow_many_seeds: true,
             quiet: true,

@@ -163,7 +163,7 @@ fn build_seed(
     for (p, program) in programs.iter().enumerate() {
         let (path, work) = paths(out_dir, label, p, program);
         let result = (|| -> Result<Binary> {
-            let linked = program.link(Some(seed), &path, &work)?;
+            let linked = super::pinned::link_seed(program, seed, &path, &work)?;
             let functions = binary::functions(&path)?;
             let mut b = describe_program(
                 out_dir,

@@ -58,6 +58,7 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         bail!("no program could be relinked:\n  {}", reasons.join("\n  "));
     }
     let baseline = binaries::baseline_of(&programs, kept_built);
+    notes.extend(pin_notes(&programs, &baseline)?);
     // The user's own binaries: each recorded link's output, left in the tree by the build.
     let own: Vec<PathBuf> = programs.iter().map(|p| p.record.output.clone()).collect();
     let as_built = as_built::kept(&programs, &own, &baseline.functions, &out_dir, &mut notes);
@@ -155,6 +156,31 @@ fn with_baseline(
     (kept, kept_built)
 }
 
+/// A note per pinned program whose pinned functions differ in size in this build from the
+/// layout its pin copies. Fails, before any seed is relinked, when a pinned function is
+/// not in its program's baseline or not the only one of its name.
+fn pin_notes(
+    programs: &[Program],
+    baseline: &binaries::Baseline,
+) -> Result<Vec<crate::files::manifest::BuildNote>> {
+    let mut notes = Vec::new();
+    for (program, functions) in programs.iter().zip(&baseline.functions) {
+        let Some(pin) = program.pin.as_deref() else {
+            continue;
+        };
+        // The baseline's placement is not the pin's: only the functions' presence counts.
+        super::pinned::missing_filler(pin, functions)?;
+        let resized = super::pinned::resized(pin, functions);
+        if !resized.is_empty() {
+            notes.push(crate::files::manifest::BuildNote::PinResized {
+                program: program.name.clone(),
+                functions: resized.into_iter().map(String::from).collect(),
+            });
+        }
+    }
+    Ok(notes)
+}
+
 /// The manifest of a relink build holding only its baseline so far (its relink time is the
 /// caller's to set).
 fn relink_manifest(
@@ -176,6 +202,7 @@ fn relink_manifest(
         granularity: opts.granularity,
         pad: opts.pad.unwrap_or(0),
         data_order: opts.data_order,
+        pin: opts.pin.clone(),
         linker: if linkers.len() == 1 {
             linkers.iter().next().expect("one").to_string()
         } else {

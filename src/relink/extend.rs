@@ -40,6 +40,7 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
     let opts = &BuildOptions {
         pad: Some(manifest.pad),
         data_order: manifest.data_order,
+        pin: manifest.pin.clone(),
         granularity: manifest.granularity,
         command: manifest.build_command.clone(),
         ..opts.clone()
@@ -193,6 +194,18 @@ fn check_extensible(
              experiments (leave out --pad to keep the recorded setting)",
             manifest_path.display(),
             manifest.pad
+        );
+    }
+    if opts.pin.is_some() && opts.pin != manifest.pin {
+        bail!(
+            "--extend: {} was built {}; extending it with this --pin would mix two experiments \
+             (leave out --pin to keep the recorded one)",
+            manifest_path.display(),
+            if manifest.pin.is_some() {
+                "with another pin"
+            } else {
+                "without --pin"
+            }
         );
     }
     if opts.data_order && !manifest.data_order {

@@ -11,6 +11,7 @@
 //! * [`binaries`]: baseline and seeds, in parallel, verified;
 //! * [`driver`]: all of it, writing the [manifest](crate::files::manifest); [`rebuild`]: `--rebuild`, one full build
 //!   per binary in a copy of the tree, each link randomised as it happens (see [`live`]);
+//! * [`pinned`]: `--pin FILE`, each seed's pinned functions placed at the pin's offsets;
 //! * [`variant`]: `--variant NAME`, one version of the program among several, with the
 //!   seeds of the others;
 //! * [`extend`]: more seeds for a finished relink build, from its recording;
@@ -34,6 +35,7 @@ pub mod linker;
 pub mod live;
 pub(crate) mod lto_once;
 pub mod options;
+pub(crate) mod pinned;
 pub(crate) mod programs;
 pub mod projection;
 pub(crate) mod rebuild;

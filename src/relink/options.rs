@@ -44,6 +44,9 @@ pub struct BuildOptions {
     /// `--data-order`: each seed also permutes the program's static data (the shim adds
     /// `-fdata-sections` to compiles; see [`crate::layout::data_sections::DataFamily`]).
     pub data_order: bool,
+    /// `--pin FILE`, read: each seed places the pinned functions of the programs it names
+    /// ([`super::pinned`]); `None`: none (for `--extend`, the recorded pin).
+    pub pin: Option<crate::files::pin::PinFile>,
     /// `--programs`: relink only these recorded programs (by name; `all`: every one);
     /// `None`: every program except the build's own tools and, when others remain, its
     /// tests (see [`super::programs`]).
@@ -63,6 +66,18 @@ pub fn check_pad(opts: &BuildOptions) -> Result<()> {
         bail!(
             "--data-order is not available with --rebuild (its live relinks do not order data): \
              leave out one of them"
+        );
+    }
+    if opts.pin.is_some() && opts.rebuild {
+        bail!(
+            "--pin is not available with --rebuild (its live relinks cannot place functions): \
+             leave out one of them"
+        );
+    }
+    if opts.pin.is_some() && opts.granularity == Granularity::Link {
+        bail!(
+            "--pin needs --granularity module, global or none: `link` moves whole modules, so \
+             filler cannot go in front of each pinned function"
         );
     }
     let pad = opts.pad.unwrap_or(0);

@@ -200,6 +200,11 @@ pub(crate) fn programs_isolated(
             Ok(mut program) => {
                 program.pad = opts.pad.unwrap_or(0);
                 program.data_order = opts.data_order;
+                program.pin = opts
+                    .pin
+                    .as_ref()
+                    .and_then(|pin| pin.program(&name))
+                    .map(|p| std::sync::Arc::new(p.clone()));
                 programs.push(program);
             }
             Err(err) => failed.push((name, err)),
@@ -209,8 +214,34 @@ pub(crate) fn programs_isolated(
     if programs.windows(2).any(|w| w[0].name == w[1].name) {
         bail!("two recorded links produce programs of the same name");
     }
+    check_pinned(opts, &programs, &failed)?;
     failed.sort_by(|a, b| a.0.cmp(&b.0));
     Ok((programs, failed))
+}
+
+/// Fails when the pin (`opts.pin`) names a program the recording has not (or could not
+/// prepare), or one whose granularity cannot place functions.
+fn check_pinned(opts: &BuildOptions, programs: &[Program], failed: &[FailedProgram]) -> Result<()> {
+    let Some(pin) = &opts.pin else {
+        return Ok(());
+    };
+    for p in &pin.programs {
+        if failed.iter().any(|(name, _)| *name == p.program) {
+            continue; // its own error says why it is not relinked
+        }
+        if !programs.iter().any(|q| q.name == p.program) {
+            let names: Vec<&str> = programs.iter().map(|q| q.name.as_str()).collect();
+            bail!(
+                "the pin names program {}, which the build did not link (its programs: {})",
+                p.program,
+                names.join(", ")
+            );
+        }
+    }
+    programs
+        .iter()
+        .filter(|p| p.pin.is_some())
+        .try_for_each(super::pinned::check_mechanism)
 }
 
 /// The program's name for a link output: its file name, without the hash cargo appends to

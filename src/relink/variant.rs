@@ -117,10 +117,23 @@ pub fn build(opts: &BuildOptions, name: &str) -> Result<BuildOutcome> {
             first.name
         );
     }
+    if let Some(first) = first.filter(|f| opts.pin.is_some() && opts.pin != f.build.pin) {
+        bail!(
+            "variant {} was built {}; every variant places its functions by the same pin \
+             (leave out --pin to take the first variant's)",
+            first.name,
+            if first.build.pin.is_some() {
+                "with another pin"
+            } else {
+                "without --pin"
+            }
+        );
+    }
     let outcome = driver::build(&BuildOptions {
         out_dir: variant_dir,
         pad,
         data_order: first.map_or(opts.data_order, |f| f.build.data_order),
+        pin: first.map_or(opts.pin.clone(), |f| f.build.pin.clone()),
         ..opts.clone()
     })?;
     enter(&top_dir, variants, name, outcome)

@@ -73,6 +73,9 @@ pub fn render(m: &Manifest) -> String {
     if m.data_order {
         out.push_str(&data_order_lines(m));
     }
+    if let Some(pin) = &m.pin {
+        out.push_str(&pin_lines(pin));
+    }
     for p in &m.programs {
         program_notes(&mut out, m, p);
     }
@@ -236,6 +239,24 @@ fn padding_lines(m: &Manifest) -> String {
             range(&|o| o.distinct_mod_4096),
             at_base(&|o| o.distinct_mod_4096),
             mean(&changed).map_or("-".into(), |x| format!("{:.1} %", 100.0 * x)),
+        );
+    }
+    out
+}
+
+/// `build --pin FILE`: per pinned program, what every seed placed (each seed's binary was
+/// read from its ELF with every pinned function at its offset, or the seed failed).
+fn pin_lines(pin: &crate::files::pin::PinFile) -> String {
+    let mut out = String::new();
+    for p in &pin.programs {
+        let _ = writeln!(
+            out,
+            "pinned: program {}: in every seed, {} at their offsets modulo {} bytes, where {} \
+             of the experiment had them; the rest of the layout random",
+            p.program,
+            crate::units::counted(p.functions.len(), "function", "functions"),
+            p.period,
+            p.source.binary
         );
     }
     out

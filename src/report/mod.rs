@@ -18,6 +18,7 @@ pub mod document;
 pub mod export;
 pub mod gate;
 pub mod numfmt;
+pub mod pin;
 pub mod render_compare;
 pub mod render_dimension;
 pub mod slurm_status;

@@ -87,6 +87,7 @@ pub fn experiment(dir: &Path, sets: &[TestBinarySet]) -> Manifest {
         granularity: Granularity::Link,
         pad: 0,
         data_order: false,
+        pin: None,
         linker: "bfd".into(),
         mechanisms: Vec::new(),
         recorded_mechanism: None,

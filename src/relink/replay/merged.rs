@@ -69,18 +69,18 @@ impl Program {
         let prepared = self.prepared(paths, &objects, &archives)?;
         let (module_order, member_orders) =
             self.draw_orders(seed, &objects, &prepared.member_counts);
-        // Whether `pad_before`'s function was found in the merged object.
-        let mut padded_merged = false;
+        // The functions of `moves` found in the merged object.
+        let mut found = Found::new();
         if let Some(merged) = &prepared.merged {
             let first = objects[0];
-            padded_merged = self.place_merged(merged, seed, &module_order, first, paths, work)?;
+            found = self.place_merged(merged, seed, &module_order, first, paths, work)?;
             *object_order = vec![objects[0]];
         }
         let Some(seed) = seed else {
             return Ok(());
         };
-        let in_archive = self.reorder_archives(seed, &archives, &member_orders, paths, work)?;
-        self.check_padded(in_archive || padded_merged, !archives.is_empty())
+        found.extend(self.reorder_archives(seed, &archives, &member_orders, paths, work)?);
+        self.check_padded(&found, !archives.is_empty())
     }
 
     /// The binary's module order (of `objects`) and member order of each archive (of
@@ -127,7 +127,7 @@ impl Program {
 
     /// Puts the merged object, in the binary's module order, at the first object's place
     /// (`first`) in `paths` (the object as `ld -r` wrote it when that is already the order); returns
-    /// whether `pad_before`'s function was found in it.
+    /// the functions of [`Program::moves`] found in it.
     fn place_merged(
         &self,
         merged: &MergedModules,
@@ -136,7 +136,7 @@ impl Program {
         first: usize,
         paths: &mut [PathBuf],
         work: &Path,
-    ) -> Result<bool> {
+    ) -> Result<Found> {
         let entries = match seed {
             None => merged.baseline.clone(),
             Some(_) => {
@@ -156,7 +156,7 @@ impl Program {
             }
             _ => Vec::new(),
         };
-        let mut padded_merged = false;
+        let mut found = Found::new();
         paths[first] = match entries {
             None => merged.path.clone(),
             Some(entries) => {
@@ -167,19 +167,19 @@ impl Program {
                     code: &entries,
                     data: &data_order,
                 };
-                padded_merged = merged
+                found = merged
                     .object
-                    .write_order(order, pad, self.pad_before.as_ref(), &reordered)
+                    .write_order(order, pad, &self.moves, &reordered)
                     .with_context(|| format!("program {}", self.name))?;
                 reordered
             }
         };
-        Ok(padded_merged)
+        Ok(found)
     }
 
     /// Replaces each archive in `paths` by a copy with its members in the binary's order
-    /// (and, below `link` granularity, each member's code reordered); returns whether
-    /// `pad_before`'s function was found in a member.
+    /// (and, below `link` granularity, each member's code reordered); returns the functions
+    /// of [`Program::moves`] found in a member.
     fn reorder_archives(
         &self,
         seed: u64,
@@ -187,25 +187,30 @@ impl Program {
         member_orders: &[Vec<usize>],
         paths: &mut [PathBuf],
         work: &Path,
-    ) -> Result<bool> {
-        let mut in_archive = false;
+    ) -> Result<Found> {
+        let mut found = Found::new();
         for ((k, &i), order) in archives.iter().enumerate().zip(member_orders) {
             let rebuilt = work.join(format!("archive-{k}.a"));
             if self.mechanism == Mechanism::MergedLink {
                 archive::write_reordered(&paths[i], &rebuilt, order)?;
             } else {
-                in_archive |= self.reorder_archive(seed, i, &paths[i], order, &rebuilt)?;
+                found.extend(self.reorder_archive(seed, i, &paths[i], order, &rebuilt)?);
             }
             paths[i] = rebuilt;
         }
-        Ok(in_archive)
+        Ok(found)
     }
 
-    /// Fails when `pad_before` names a function that was found nowhere (`found`): padding
-    /// it silently would leave every binary unpadded.
-    fn check_padded(&self, found: bool, has_archives: bool) -> Result<()> {
-        match self.pad_before.as_ref().map(|m| &m.function) {
-            Some(function) if !found => bail!(
+    /// Fails when [`Program::moves`] names a function that was found nowhere (not in
+    /// `found`): padding it silently would leave every binary unpadded.
+    fn check_padded(&self, found: &Found, has_archives: bool) -> Result<()> {
+        let missing = self
+            .moves
+            .iter()
+            .map(|m| &m.function)
+            .find(|f| !found.contains(*f));
+        match missing {
+            Some(function) => bail!(
                 "no function {function} in the program's own objects or its static archives' \
                  members{}",
                 if self.mechanism == Mechanism::MergedLink && has_archives {
@@ -526,6 +531,9 @@ fn reorder_distinct(data: &[DataEntry]) -> Vec<DataEntry> {
 /// takes it in front of and behind sections.
 type PaddingList = Vec<(usize, u64)>;
 
+/// The functions of [`Program::moves`] found where a relink looked.
+pub(super) type Found = std::collections::BTreeSet<String>;
+
 /// The distinct (object, section) pairs of `list`, at their first place.
 fn distinct_sections(list: &[MergedEntry]) -> Vec<(PathBuf, String)> {
     let mut seen = std::collections::HashSet::new();
@@ -592,15 +600,15 @@ impl MergedObject {
     /// table permuted. Every section placed by the script must be listed. `pad`: `(MAX,
     /// stream)` for `build --pad`, one draw per script-placed section in identity order (so
     /// padding never changes the order; the COMDAT sections kept in their groups are not
-    /// padded). `before`: `(function, bytes)` more in front of that function's section
-    /// and behind it (see [`Program::pad_before`]).
+    /// padded). `moves`: more bytes in front of each of these functions' sections and
+    /// behind them (see [`Program::moves`]); returns those found here.
     fn write_order(
         &self,
         binary_order: Order,
         pad: Option<(u64, &mut SeededRng)>,
-        before: Option<&super::MoveAlone>,
+        moves: &[super::MoveAlone],
         out: &Path,
-    ) -> Result<bool> {
+    ) -> Result<Found> {
         let mut order = Vec::with_capacity(self.identity_ranks.len());
         let mut placed = std::collections::HashSet::new();
         let mut ranked = 0;
@@ -642,10 +650,12 @@ impl MergedObject {
         };
         let data = std::fs::read(&self.path)
             .with_context(|| format!("reading {}", self.path.display()))?;
-        let (padding, behind, found) = match before {
-            Some(moved) => self.pad_one(&data, padding, moved)?,
-            None => (padding, Vec::new(), false),
-        };
+        let (mut padding, mut behind, mut found) = (padding, Vec::new(), Found::new());
+        for moved in moves {
+            if self.pad_one(&data, &mut padding, &mut behind, moved)? {
+                found.insert(moved.function.clone());
+            }
+        }
         let order = self.with_data(order, binary_order.data)?;
         let bytes = reorder::reorder_sections_padded(&data, &order, &padding, &behind)?;
         let (dir, name) = crate::files::confined::parent_of(out)?;
@@ -690,19 +700,20 @@ impl MergedObject {
             .context("a code section is also a data section")
     }
 
-    /// `padding` with `moved.before` more in front of the script-placed section holding
-    /// `moved.function` (which must keep its alignment: a multiple of it), the filler behind
-    /// it, and `true`; `padding` as it is and `false` when the program's own objects do not
-    /// define the function (it may come from an archive member, padded apart).
+    /// Adds `moved.before` to `padding` in front of the script-placed section holding
+    /// `moved.function` (which must keep its alignment: a multiple of it) and its filler to
+    /// `behind`, and returns `true`; `false`, nothing added, when the program's own objects
+    /// do not define the function (it may come from an archive member, padded apart).
     fn pad_one(
         &self,
         data: &[u8],
-        mut padding: Vec<(usize, u64)>,
+        padding: &mut PaddingList,
+        behind: &mut PaddingList,
         moved: &super::MoveAlone,
-    ) -> Result<(PaddingList, PaddingList, bool)> {
+    ) -> Result<bool> {
         let (function, bytes) = (moved.function.as_str(), moved.before);
         let Some(index) = super::text_symbol_section(data, function) else {
-            return Ok((padding, Vec::new(), false));
+            return Ok(false);
         };
         let align = self
             .index_of_rank
@@ -713,10 +724,8 @@ impl MergedObject {
         if bytes % align.max(1) != 0 {
             bail!("{function}: {bytes} bytes would break its section's {align}-byte alignment");
         }
-        match padding.iter_mut().find(|(i, _)| *i == index) {
-            Some(slot) => slot.1 += bytes,
-            None => padding.push((index, bytes)),
-        }
-        Ok((padding, vec![(index, moved.behind)], true))
+        super::add_filler(padding, index, bytes);
+        super::add_filler(behind, index, moved.behind);
+        Ok(true)
     }
 }

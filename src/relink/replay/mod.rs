@@ -47,9 +47,13 @@ pub struct Program {
     /// `build --data-order`: the program's static data sections are placed by the merged
     /// object's script too and permuted per seed (stream `data-order:<program>`).
     pub(crate) data_order: bool,
-    /// `layoutrand explain --confirm`: the code section of one function moved alone in a
-    /// seed's relink (`None`: none).
-    pub(crate) pad_before: Option<MoveAlone>,
+    /// Functions whose code sections get more filler in a seed's relink: the one
+    /// `layoutrand explain --confirm` moves alone, or those a pin places
+    /// (`crate::relink::pinned`). Empty: none.
+    pub(crate) moves: Vec<MoveAlone>,
+    /// `build --pin FILE`: the placement each seed gives the program's pinned functions
+    /// ([`crate::relink::pinned`]); `None`: not pinned.
+    pub(crate) pin: Option<std::sync::Arc<crate::files::pin::ProgramPin>>,
     /// What every binary of the program shares (its modules' sections, the merged object
     /// and its index), made by the first link and reused by the others: a seed's own work is
     /// then its permutation, its final link and its checks.
@@ -135,7 +139,8 @@ impl Program {
             record_dir: record_dir.to_path_buf(),
             pad: 0,
             data_order: false,
-            pad_before: None,
+            moves: Vec::new(),
+            pin: None,
             prepared: Default::default(),
         })
     }
@@ -231,35 +236,40 @@ impl Program {
         path: &Path,
         order: &[usize],
         out: &Path,
-    ) -> Result<bool> {
-        let mut padded_before = false;
+    ) -> Result<merged::Found> {
+        let mut found = merged::Found::new();
         archive::write_reordered_with(path, out, order, &mut |k, bytes| {
             let mut rng = self.rng(seed, &format!("member-order:{i}:{k}"));
             let mut padding = self.rng(seed, &format!("padding:{i}:{k}"));
             let shuffle = (self.mechanism != Mechanism::Padded).then_some(&mut rng);
-            // `explain --confirm` on a function of this member: its section gets more.
-            let before = self.pad_before.as_ref().and_then(|m| {
-                text_symbol_section(bytes, &m.function).map(|index| (index, m.before, m.behind))
-            });
-            padded_before |= before.is_some();
-            reorder_object(bytes, shuffle, (self.pad, &mut padding), before)
+            // The functions of `moves` this member defines: their sections get more.
+            let moved: Vec<(usize, u64, u64)> = self
+                .moves
+                .iter()
+                .filter_map(|m| {
+                    let index = text_symbol_section(bytes, &m.function)?;
+                    found.insert(m.function.clone());
+                    Some((index, m.before, m.behind))
+                })
+                .collect();
+            reorder_object(bytes, shuffle, (self.pad, &mut padding), &moved)
         })
         .with_context(|| format!("archive {}", self.record.inputs[i].written))?;
-        Ok(padded_before)
+        Ok(found)
     }
 }
 
 /// The object `bytes` with its movable sections shuffled within groups from `shuffle` (its
 /// section table permuted; `None`: kept in their order, for padding only) and, when
 /// `pad.0 > 0`, padded from the stream `pad.1` (one draw per movable section, in
-/// section-table order), and `before` (section index, filler in front of it, filler behind
-/// it) moved alone ([`MoveAlone`]); `None` when there is nothing to change (fewer than two
+/// section-table order), and `moved` (section index, filler in front of it, filler behind
+/// it) moved further ([`MoveAlone`]); `None` when there is nothing to change (fewer than two
 /// movable sections or no shuffle, and no padding) or it is not a relocatable ELF object.
 fn reorder_object(
     bytes: &[u8],
     shuffle: Option<&mut SeededRng>,
     pad: (u64, &mut SeededRng),
-    before: Option<(usize, u64, u64)>,
+    moved: &[(usize, u64, u64)],
 ) -> Result<Option<Vec<u8>>> {
     let Ok(sections) = object_file::text_sections_from_bytes(bytes) else {
         return Ok(None);
@@ -276,7 +286,7 @@ fn reorder_object(
     movable.sort_unstable();
     let mut padding = reorder::draw_padding(&movable, pad.0, pad.1);
     let mut behind = Vec::new();
-    if let Some((index, bytes, tail)) = before {
+    for &(index, bytes, tail) in moved {
         let align = movable
             .iter()
             .find(|(i, _)| *i == index)
@@ -285,11 +295,8 @@ fn reorder_object(
         if bytes % align.max(1) != 0 {
             bail!("{bytes} bytes would break its section's {align}-byte alignment");
         }
-        match padding.iter_mut().find(|(i, _)| *i == index) {
-            Some(slot) => slot.1 += bytes,
-            None => padding.push((index, bytes)),
-        }
-        behind.push((index, tail));
+        add_filler(&mut padding, index, bytes);
+        add_filler(&mut behind, index, tail);
     }
     if (shuffled.len() < 2 || !moves) && padding.is_empty() && behind.is_empty() {
         return Ok(None);
@@ -301,6 +308,17 @@ fn reorder_object(
         movable.iter().map(|&(index, _)| index).collect()
     };
     reorder::reorder_sections_padded(bytes, &order, &padding, &behind).map(Some)
+}
+
+/// Adds `bytes` of filler to section `index`'s entry of `list` (a new entry when it has none).
+fn add_filler(list: &mut Vec<(usize, u64)>, index: usize, bytes: u64) {
+    if bytes == 0 {
+        return;
+    }
+    match list.iter_mut().find(|(i, _)| *i == index) {
+        Some(slot) => slot.1 += bytes,
+        None => list.push((index, bytes)),
+    }
 }
 
 /// The index of the section defining the function (text symbol) `name` in the object

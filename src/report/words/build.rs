@@ -47,6 +47,13 @@ pub fn note(n: &BuildNote) -> String {
                 seeds.join(", ")
             )
         }
+        BuildNote::PinResized { program, functions } => format!(
+            "the pin of {program}: {} differ in size from the layout the pin copies ({}), so at \
+             the pin's offsets they span other cache lines than there; make the pin again from \
+             an experiment with this code",
+            crate::units::counted(functions.len(), "function", "functions"),
+            functions.join(", ")
+        ),
         BuildNote::Extended {
             new_seeds,
             seconds,

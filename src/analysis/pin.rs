@@ -1,0 +1,78 @@
+//! The answer of `layoutrand pin` (made in `crate::pin`, worded in `crate::report::pin`):
+//! the pin file made, the hot functions it leaves free and why, and the figures its words
+//! need; and the one computation, each hot function's placement modulo the set period.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::analysis::explain::HotFunction;
+use crate::files::pin::{PinFile, PinnedFunction};
+use crate::layout::binary::Function;
+
+/// A hot function the pin leaves free, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct LeftFree {
+    /// Its symbol name.
+    pub(crate) name: String,
+    /// Why it is not pinned.
+    pub(crate) why: Freedom,
+}
+
+/// Why a hot function is not pinned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Freedom {
+    /// Several functions of the binary have its name (static functions of several files):
+    /// a name cannot say which one to place.
+    NameNotUnique,
+    /// The binary the placement is copied from has no function of its name.
+    NotInBinary,
+}
+
+/// What `pin` made: the pin file and what it leaves free.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct PinAnswer {
+    /// The pin file written.
+    pub(crate) pin: PinFile,
+    /// Where it was written.
+    pub(crate) written: PathBuf,
+    /// The hot functions left free.
+    pub(crate) left_free: Vec<LeftFree>,
+    /// The instruction cache whose set period the offsets are taken modulo.
+    pub(crate) cache: crate::layout::features::ICache,
+    /// Share of the metric's variance between the random layouts (`explain`'s; `None`
+    /// when it could not be estimated).
+    pub(crate) layout_share: Option<f64>,
+}
+
+/// The pinned placement of each function of `hot` in `functions` (its start modulo
+/// `period`, and its size), hottest first, and the hot functions left free.
+pub(crate) fn placements(
+    hot: &[HotFunction],
+    functions: &[Function],
+    period: u64,
+) -> (Vec<PinnedFunction>, Vec<LeftFree>) {
+    let mut pinned = Vec::new();
+    let mut left_free = Vec::new();
+    for hot in hot {
+        let mut named = functions.iter().filter(|f| f.name == hot.name);
+        let why = match (named.next(), named.next()) {
+            (Some(f), None) => {
+                pinned.push(PinnedFunction {
+                    name: hot.name.clone(),
+                    offset: f.address % period,
+                    size: f.size,
+                });
+                continue;
+            }
+            (Some(_), Some(_)) => Freedom::NameNotUnique,
+            (None, _) => Freedom::NotInBinary,
+        };
+        left_free.push(LeftFree {
+            name: hot.name.clone(),
+            why,
+        });
+    }
+    (pinned, left_free)
+}

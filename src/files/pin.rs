@@ -1,0 +1,183 @@
+//! A pin file (`layoutrand pin` writes it, `build --pin FILE` reads it): the placement a
+//! controlled layout gives each hot function of a program, kept in the user's repository.
+//!
+//! A pin fixes where each named function starts *modulo the cache's set period* (the number
+//! of sets times the line size, at least a page): its offset within a cache line, a 32-byte
+//! window and a page, and the instruction-cache sets its lines map to, so every placement
+//! feature `explain` screens (`crate::layout::features`) and every set conflict among the
+//! pinned functions is the same in every seed. The seeds still randomise everything else:
+//! the order of all functions, the pinned ones included, and so their absolute addresses.
+//! It is data only: names and numbers, which move code by filler and never run anything.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use serde::{Deserialize, Serialize};
+
+/// Version of the pin file's format.
+pub const PIN_SCHEMA: u32 = 1;
+
+/// The largest set period a pin accepts: a function may get up to this much filler in front
+/// of it, so a larger period would bloat the program by megabytes.
+pub const MAX_PERIOD: u64 = 1 << 16;
+
+/// The most functions one program's pin places.
+pub const MAX_PINNED: usize = 1000;
+
+/// The largest pin file read (bytes).
+const MAX_PIN_BYTES: u64 = 4 << 20;
+
+/// A pin file: one entry per pinned program.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PinFile {
+    /// [`PIN_SCHEMA`].
+    pub schema: u32,
+    /// The programs pinned, each once.
+    pub programs: Vec<ProgramPin>,
+}
+
+/// The placement of one program's hot functions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ProgramPin {
+    /// The program's name as `build` records it.
+    pub program: String,
+    /// The period (bytes) the offsets are taken modulo: the instruction cache's sets times
+    /// its line size, at least a page; a power of two.
+    pub period: u64,
+    /// The pinned functions, hottest first.
+    pub functions: Vec<PinnedFunction>,
+    /// Where the placement was taken from.
+    pub source: PinSource,
+}
+
+/// One pinned function.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PinnedFunction {
+    /// Its symbol name (unique among the program's functions).
+    pub name: String,
+    /// Where it starts, modulo the period (bytes).
+    pub offset: u64,
+    /// Its size in the binary the placement was taken from (bytes): a build whose function
+    /// differs in size spans other lines at the same offset, which `build` says.
+    pub size: u64,
+}
+
+/// The layout a pin copies: the fastest of an experiment's random layouts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PinSource {
+    /// The binary whose placement is copied (`seed-N`).
+    pub binary: String,
+    /// The metric it was fastest in, and its unit.
+    pub metric: String,
+    /// The metric's unit.
+    pub unit: String,
+    /// Its mean of the metric.
+    pub mean: f64,
+    /// The median of the random layouts' means (the typical layout the pin must not be
+    /// slower than).
+    pub median: f64,
+    /// How many random layouts it was chosen from.
+    pub layouts: usize,
+    /// The share of the program's own instructions the pinned functions execute.
+    pub ir_share: f64,
+}
+
+impl PinFile {
+    /// Reads and checks the pin file at `path` (a user's file, read as data).
+    pub fn load(path: &Path) -> Result<PinFile> {
+        let file = crate::files::confined::open_regular(path)
+            .with_context(|| format!("cannot open the pin file {}", path.display()))?;
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::Read::take(file, MAX_PIN_BYTES + 1), &mut text)
+            .with_context(|| format!("cannot read the pin file {}", path.display()))?;
+        if text.len() as u64 > MAX_PIN_BYTES {
+            bail!(
+                "{}: larger than {MAX_PIN_BYTES} bytes, which no pin file is",
+                path.display()
+            );
+        }
+        let pin: PinFile = serde_json::from_str(&text).with_context(|| {
+            format!(
+                "{} is not a pin file of this version (made by `layoutrand pin`)",
+                path.display()
+            )
+        })?;
+        pin.check()
+            .with_context(|| format!("the pin file {}", path.display()))?;
+        Ok(pin)
+    }
+
+    /// The checks a pin file must pass to be used: the schema, each program once, a period
+    /// that is a power of two from a page to [`MAX_PERIOD`], offsets below it, and each
+    /// function named once.
+    pub fn check(&self) -> Result<()> {
+        if self.schema != PIN_SCHEMA {
+            bail!(
+                "schema {} (this layoutrand reads schema {PIN_SCHEMA}): make it again with \
+                 `layoutrand pin`",
+                self.schema
+            );
+        }
+        if self.programs.is_empty() {
+            bail!("it pins no program");
+        }
+        let mut programs = BTreeSet::new();
+        for p in &self.programs {
+            if !programs.insert(p.program.as_str()) {
+                bail!("program {} is pinned twice", p.program);
+            }
+            p.check()
+                .with_context(|| format!("program {}", p.program))?;
+        }
+        Ok(())
+    }
+
+    /// The pin of the program `name`, if any.
+    pub fn program(&self, name: &str) -> Option<&ProgramPin> {
+        self.programs.iter().find(|p| p.program == name)
+    }
+}
+
+impl ProgramPin {
+    fn check(&self) -> Result<()> {
+        let page = crate::layout::features::PAGE;
+        if !self.period.is_power_of_two() || !(page..=MAX_PERIOD).contains(&self.period) {
+            bail!(
+                "period {} bytes: a power of two from {page} to {MAX_PERIOD} bytes",
+                self.period
+            );
+        }
+        if self.functions.is_empty() {
+            bail!("no function is pinned");
+        }
+        if self.functions.len() > MAX_PINNED {
+            bail!(
+                "{} functions pinned: at most {MAX_PINNED}",
+                self.functions.len()
+            );
+        }
+        let mut names = BTreeSet::new();
+        for f in &self.functions {
+            if f.name.is_empty() {
+                bail!("a pinned function has no name");
+            }
+            if !names.insert(f.name.as_str()) {
+                bail!("function {} is pinned twice", f.name);
+            }
+            if f.offset >= self.period {
+                bail!(
+                    "function {}: offset {} is not below the period, {} bytes",
+                    f.name,
+                    f.offset,
+                    self.period
+                );
+            }
+        }
+        Ok(())
+    }
+}
