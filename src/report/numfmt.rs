@@ -313,14 +313,30 @@ pub(crate) fn level(confidence: f64) -> String {
     }
 }
 
-/// A p-value: two significant digits, `< 0.0001` below that.
+/// A p-value, the one way every command writes it: two significant digits of the value
+/// rounded to them (`p = 0.031`, and 0.9996 is `p = 1.0` as 1 is, never `p = 1.00`),
+/// `p < 0.0001` below that.
 pub(crate) fn p_value(p: f64) -> String {
     if p.is_nan() {
-        "n/a".into()
+        "p n/a".into()
     } else if p < 1e-4 {
         "p < 0.0001".into()
     } else {
-        format!("p = {}", sig(p, 2))
+        format!("p = {}", two_digits(p))
+    }
+}
+
+/// `x` (positive, below 10) to two significant digits, counted after rounding: when the
+/// rounding carries into the next power of ten (0.9996 → `1.00`), one decimal fewer
+/// (`1.0`).
+fn two_digits(x: f64) -> String {
+    let decimals = decimals_for(x, 2);
+    let text = format!("{x:.decimals$}");
+    let digits = text.replace('.', "").trim_start_matches('0').len();
+    if digits > 2 && decimals > 0 {
+        format!("{x:.*}", decimals - 1)
+    } else {
+        text
     }
 }
 
@@ -554,6 +570,12 @@ mod tests {
     fn p_values_never_read_zero() {
         assert_eq!(p_value(0.0), "p < 0.0001");
         assert_eq!(p_value(0.0312), "p = 0.031");
+    }
+
+    #[test]
+    fn p_values_keep_two_digits_across_a_power_of_ten() {
+        let written = [1.0, 0.9996, 0.5, 0.000_999_7, 0.001, f64::NAN].map(p_value);
+        insta::assert_snapshot!(written.join("\n"));
     }
     #[test]
     fn bounds_of_opposite_directions_keep_their_precision() {
