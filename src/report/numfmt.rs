@@ -313,14 +313,30 @@ pub(crate) fn level(confidence: f64) -> String {
     }
 }
 
-/// A p-value: two significant digits, `< 0.0001` below that.
+/// A p-value, the one way every command writes it: two significant digits of the value
+/// rounded to them (`p = 0.031`, and 0.9996 is `p = 1.0` as 1 is, never `p = 1.00`),
+/// `p < 0.0001` below that.
 pub(crate) fn p_value(p: f64) -> String {
     if p.is_nan() {
-        "n/a".into()
+        "p n/a".into()
     } else if p < 1e-4 {
         "p < 0.0001".into()
     } else {
-        format!("p = {}", sig(p, 2))
+        format!("p = {}", two_digits(p))
+    }
+}
+
+/// `x` (positive, below 10) to two significant digits, counted after rounding: when the
+/// rounding carries into the next power of ten (0.9996 → `1.00`), one decimal fewer
+/// (`1.0`).
+fn two_digits(x: f64) -> String {
+    let decimals = decimals_for(x, 2);
+    let text = format!("{x:.decimals$}");
+    let digits = text.replace('.', "").trim_start_matches('0').len();
+    if digits > 2 && decimals > 0 {
+        format!("{x:.*}", decimals - 1)
+    } else {
+        text
     }
 }
 
@@ -341,7 +357,10 @@ pub(crate) fn change(
 }
 
 /// The two halves of [`change`]: the change itself ("5.5 % faster") and its interval
-/// ("95 % CI: 3.0 % to 8.0 % faster"), for sentences that put words between them.
+/// ("95 % CI: 3.0 % to 8.0 % faster"), for sentences that put words between them. An end
+/// of the interval past every ratio (a lower end at or below zero, an upper end at
+/// infinity) is said as such: "at least 10.0 % faster", "from any amount faster to 20.0 %
+/// slower"; an end that is not a number makes the interval "not computable".
 pub(crate) fn change_parts(
     ratio: f64,
     lower: f64,
@@ -349,6 +368,30 @@ pub(crate) fn change_parts(
     confidence: f64,
     better: &str,
     worse: &str,
+) -> (String, String) {
+    let bounded = |r: f64| r.is_finite() && r > 0.0;
+    let bounds = match (bounded(lower), bounded(upper)) {
+        _ if lower.is_nan() || upper.is_nan() || upper <= 0.0 => "not computable".to_string(),
+        (true, true) => return bounded_change(ratio, [lower, upper], confidence, [better, worse]),
+        (false, false) => "unbounded either way".to_string(),
+        (false, true) if upper <= 1.0 => format!("at least {} {better}", amount(upper, 0)),
+        (false, true) => format!("from any amount {better} to {} {worse}", amount(upper, 0)),
+        (true, false) if lower > 1.0 => format!("at least {} {worse}", amount(lower, 0)),
+        (true, false) => format!("from {} {better} to any amount {worse}", amount(lower, 0)),
+    };
+    let word = if ratio <= 1.0 { better } else { worse };
+    (
+        format!("{} {word}", amount(ratio, 0)),
+        format!("{} CI: {bounds}", level(confidence)),
+    )
+}
+
+/// [`change_parts`] of an interval whose two ends are finite ratios above zero.
+fn bounded_change(
+    ratio: f64,
+    [lower, upper]: [f64; 2],
+    confidence: f64,
+    [better, worse]: [&str; 2],
 ) -> (String, String) {
     let word = |r: f64| if r <= 1.0 { better } else { worse };
     // Bounds on either side of "no change" read differently by their words already: more
@@ -528,6 +571,12 @@ mod tests {
         assert_eq!(p_value(0.0), "p < 0.0001");
         assert_eq!(p_value(0.0312), "p = 0.031");
     }
+
+    #[test]
+    fn p_values_keep_two_digits_across_a_power_of_ten() {
+        let written = [1.0, 0.9996, 0.5, 0.000_999_7, 0.001, f64::NAN].map(p_value);
+        insta::assert_snapshot!(written.join("\n"));
+    }
     #[test]
     fn bounds_of_opposite_directions_keep_their_precision() {
         // The same distance from 1 either way (a Fieller interval of a tie): the words tell
@@ -561,5 +610,17 @@ mod tests {
         let s = change(3.0, 2.5, 3.5, 0.95, "faster", "slower");
         assert_eq!(s, "3.0× slower (95 % CI: 2.5× to 3.5× slower)");
         insta::assert_snapshot!(change(0.5, -0.2, 1.2, 0.95, "faster", "slower"));
+    }
+
+    #[test]
+    fn an_open_end_of_an_interval_is_said_as_open_never_as_a_number() {
+        let open = [
+            change(0.8, 0.0, 0.9, 0.95, "faster", "slower"),
+            change(1.3, 1.1, f64::INFINITY, 0.95, "faster", "slower"),
+            change(1.1, 0.9, f64::INFINITY, 0.95, "lower", "higher"),
+            change(1.0, -0.5, f64::INFINITY, 0.95, "faster", "slower"),
+            change(1.0, f64::NAN, 1.2, 0.95, "faster", "slower"),
+        ];
+        insta::assert_snapshot!(open.join("\n"));
     }
 }

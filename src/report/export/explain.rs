@@ -508,12 +508,12 @@ pub(super) fn confirmation(e: &Explanation, k: &Confirmation) -> String {
     };
     let interval = match (&k.sign_test, k.verdict) {
         (Some(d), Verdict::Undetermined) => format!(
-            "{interval}; {} of {} pairs changed beyond the relevance threshold in the screening's direction, {} against it, {} within it (sign test p = {}{})",
+            "{interval}; {} of {} pairs changed beyond the relevance threshold in the screening's direction, {} against it, {} within it (sign test {}{})",
             d.agree,
             k.pairs.len(),
             d.against,
             d.ties,
-            sig(d.p, 2),
+            p_value(d.p),
             if k.confirmed { ": the direction is confirmed" } else { "" }
         ),
         _ => interval,

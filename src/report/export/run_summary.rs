@@ -6,8 +6,9 @@ use std::fmt::Write as _;
 use crate::analysis::run_summary::BinarySummary;
 use crate::report::numfmt::{percent, Scale};
 
-/// One line per binary (the variant's name before the binary's, with variants); `-` for a
-/// mean or CV that cannot be computed (no successful execution, or a single one).
+/// One line per binary (the variant's name before the binary's, with variants); `no value`
+/// for the mean of a binary without a measured value (`not computable` for one beyond
+/// double precision), `-` for a CV that cannot be computed (fewer than two values).
 pub fn render_run_summary(summary: &[BinarySummary]) -> String {
     let rows: Vec<[String; 5]> = summary
         .iter()
@@ -18,10 +19,12 @@ pub fn render_run_summary(summary: &[BinarySummary]) -> String {
                 "-".to_string()
             };
             // Six significant digits in a readable unit (`7.24410 s`, never `7244099917 ns`).
-            let mean = if s.mean.is_finite() {
+            let mean = if s.values == 0 {
+                "no value".to_string()
+            } else if s.mean.is_finite() {
                 Scale::for_values(&s.unit, s.mean).quantity_digits(s.mean, 6)
             } else {
-                format!("- {}", s.unit)
+                "not computable".to_string()
             };
             let binary = match &s.variant {
                 Some(v) => format!("{v} {}", s.binary),
@@ -72,14 +75,17 @@ pub fn render_run_summary(summary: &[BinarySummary]) -> String {
 mod tests {
     use super::*;
 
+    /// A binary of 5 successful executions and one failure, or of none and one failure
+    /// when `mean` is NaN (as the summary leaves the mean of a binary without values).
     fn binary(mean: f64, cv: f64, variant: Option<&str>) -> BinarySummary {
+        let measured = if mean.is_nan() { 0 } else { 5 };
         BinarySummary {
             program: "gzip".into(),
             variant: variant.map(str::to_string),
             binary: "seed-3".into(),
-            executions_ok: 5,
+            executions_ok: measured,
             failures: 1,
-            values: 5,
+            values: measured,
             mean,
             cv,
             unit: "ns".into(),
@@ -93,7 +99,7 @@ mod tests {
             binary(f64::NAN, f64::NAN, Some("O3")),
         ]);
         assert_eq!(text.lines().count(), 2, "{text}");
-        // The second binary's mean and CV are not numbers: said as `-`.
+        // The second binary measured nothing: no mean (said in words, not as `- ns`), no CV.
         insta::assert_snapshot!(text);
         let large = render_run_summary(&[binary(7_244_099_917.0, 0.1074, None)]);
         insta::assert_snapshot!(large);

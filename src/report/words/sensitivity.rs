@@ -196,10 +196,19 @@ fn set_aside_words(set_aside: &[SetAsideExecution], cut: Option<f64>) -> String 
             )
         })
         .collect();
-    let cut = cut.map_or_else(String::new, |c| format!("{} ", statistic(c)));
+    // Without its cut (not recorded), the sentence states no cut and no rate of it.
+    let cut = cut.map_or_else(
+        || "far from the binaries' and rounds' robust fit, at a cut not recorded".to_string(),
+        |c| {
+            format!(
+                "{} robust standard deviations or more from the binaries' and rounds' robust fit, a cut at which clean stores of this shape lose an execution in {} of cases",
+                statistic(c),
+                percent(CLEAN_STORES_SET_ASIDE, 1)
+            )
+        },
+    );
     format!(
-        " Set aside as outlying ({cut}robust standard deviations or more from the binaries' and rounds' robust fit, a cut at which clean stores of this shape lose an execution in {} of cases; the variation figures rest on the other executions): {}.{}",
-        percent(CLEAN_STORES_SET_ASIDE, 1),
+        " Set aside as outlying ({cut}; the variation figures rest on the other executions): {}.{}",
         listed.join(", "),
         busy_set_aside_words(set_aside)
     )

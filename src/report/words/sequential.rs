@@ -17,16 +17,23 @@ pub(crate) fn words(q: &Sequential) -> String {
     sentence(q, q.scale.as_ref())
 }
 
-/// "stopped at 12 of 30 binaries (8 looks): a verdict was reached: faster, 3.1 % faster
-/// (95 % confidence sequence: 1.2 % to 5.0 % faster)", and the binaries left outside the
-/// plan when there are any.
+/// "stopped at 12 of 30 binaries (8 looks): a verdict was reached: 3.1 % faster (95 %
+/// confidence sequence: 1.2 % to 5.0 % faster)", and the binaries left outside the plan
+/// when there are any.
 fn sentence(q: &Sequential, scale: Option<&Scale>) -> String {
     let looks_taken = match q.looks {
         1 => "1 look".to_string(),
         n => format!("{n} looks"),
     };
+    // The verdict reached is the answer that follows; any other reason is a clause of its
+    // own.
+    let after_why = if q.reason == Reason::Verdict && q.at_stop.ci.is_some() {
+        ": "
+    } else {
+        "; "
+    };
     let mut text = format!(
-        "stopped at {} of {} binaries ({looks_taken}): {}; {}",
+        "stopped at {} of {} binaries ({looks_taken}): {}{after_why}{}",
         q.at_stop.binaries,
         q.available,
         why(q),
@@ -78,10 +85,14 @@ fn answer(q: &Sequential, scale: Option<&Scale>) -> String {
             let (head, bounds) = change_parts(effect.ratio, ci.lower, ci.upper, 1.0, better, worse);
             // change_parts names its interval "… CI: bounds"; this one is a sequence.
             let bounds = bounds.split_once(": ").map_or(bounds.as_str(), |(_, b)| b);
-            format!(
-                "{}: {head} ({cs}: {bounds})",
-                effect.verdict.word(better, worse)
-            )
+            // A verdict of faster or slower is the change's own word: "19.9 % faster", not
+            // "faster: 19.9 % faster"; any other verdict is named before the change.
+            let verdict = effect.verdict.word(better, worse);
+            if head.ends_with(&format!(" {verdict}")) {
+                format!("{head} ({cs}: {bounds})")
+            } else {
+                format!("{verdict}, {head} ({cs}: {bounds})")
+            }
         }
         (_, Some(scale)) => {
             let (lower, upper) = scale.bounds(ci.lower, ci.upper);
@@ -190,7 +201,7 @@ mod tests {
     }
 
     /// Binaries past the horizon are counted in the sentence, and a comparison's sentence
-    /// leads with its verdict in the metric's words.
+    /// gives its verdict in the metric's words, once.
     #[test]
     fn a_comparison_past_its_horizon_says_the_binaries_left_out() {
         let base = vec![100.0; 12];

@@ -4,6 +4,7 @@
 //! from its [`VariantWarning`]s.
 
 use crate::analysis::effect::EffectVerdict;
+use crate::analysis::pair::ShareFaster;
 use crate::analysis::variants::{
     Adjustment, NoTukey, PairComparison, TukeyPairJson, VariantWarning,
 };
@@ -62,16 +63,7 @@ pub(crate) fn sentence(c: &PairComparison) -> String {
         ),
     };
     if let Some(s) = &c.pair.share_faster {
-        // A slower variant is described by the layouts on which it is slower, not as
-        // "faster on 0 of 6 layouts".
-        if effect.verdict == EffectVerdict::Higher {
-            text.push_str(&format!(
-                ", {worse} on {} of {} layouts",
-                s.slower, s.compared
-            ));
-        } else {
-            text.push_str(&format!(", {better} on {} of {} layouts", s.k, s.compared));
-        }
+        text.push_str(&layouts(s, effect.verdict, better, worse));
     }
     if let Some(i) = &c.pair.interaction {
         text.push_str("; ");
@@ -81,6 +73,24 @@ pub(crate) fn sentence(c: &PairComparison) -> String {
         text.push_str(&adjusted(a, base));
     }
     text
+}
+
+/// The layouts on which new is faster or slower, e.g. ", faster on 28 of 30 layouts". A
+/// slower variant, or one faster on none, is described by the layouts on which it is
+/// slower, never as "faster on 0 of 6 layouts"; equal values on every layout (a tie) are
+/// said as such.
+fn layouts(s: &ShareFaster, verdict: EffectVerdict, better: &str, worse: &str) -> String {
+    if s.k == 0 && s.slower == 0 {
+        return match s.compared {
+            1 => ", equal on the 1 layout".to_string(),
+            n => format!(", equal on all {n} layouts"),
+        };
+    }
+    if verdict == EffectVerdict::Higher || (s.k == 0 && verdict != EffectVerdict::Lower) {
+        format!(", {worse} on {} of {} layouts", s.slower, s.compared)
+    } else {
+        format!(", {better} on {} of {} layouts", s.k, s.compared)
+    }
 }
 
 /// The sentence's last clause for an adjusted comparison.
