@@ -33,6 +33,10 @@ pub enum Freedom {
 /// What `pin` made: the pin file and what it leaves free.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct PinAnswer {
+    /// The output schema every command's JSON begins with (`crate::schema::OUTPUT_SCHEMA`).
+    pub(crate) schema: u32,
+    /// The layoutrand version that wrote the answer.
+    pub(crate) tool_version: &'static str,
     /// The pin file written.
     pub(crate) pin: PinFile,
     /// Where it was written.

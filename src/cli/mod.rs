@@ -71,8 +71,8 @@ pub enum Command {
     /// A controlled layout: pin the hot functions `explain` found where the fastest layout
     /// had them, as a pin file for `build --pin`.
     ///
-    /// Reads DIR/manifest.json, DIR/results.jsonl, DIR/explain/explanation.json and the
-    /// fastest seed's binary; runs nothing; writes only the pin file.
+    /// Reads DIR/manifest.json, DIR/results.jsonl, explain's answer and profile in
+    /// DIR/explain/, and the fastest seed's binary; runs nothing; writes only the pin file.
     Pin(pin::Args),
     /// Is this program layout-sensitive on this machine? A quick answer.
     CheckSensitivity(check_sensitivity::Args),

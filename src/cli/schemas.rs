@@ -119,6 +119,11 @@ pub fn all() -> Vec<OutputSchema> {
             "layout-distance",
             "`layoutrand layout BASE OTHER --format json`",
         ),
+        output::<layoutrand::files::pin::PinFile>(
+            "pin-file",
+            "the pin file `layoutrand pin` writes and `build --pin FILE` reads",
+        ),
+        output::<analysis::pin::PinAnswer>("pin", "`layoutrand pin --format json`"),
         output::<layoutrand::analysis::doctor::DoctorReport>(
             "doctor",
             "`layoutrand doctor --format json`",

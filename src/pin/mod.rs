@@ -90,6 +90,8 @@ pub fn pin(dir: &Path, output: &Path) -> Result<PinAnswer> {
     text.push('\n');
     crate::files::output::write_output(output, dir, text.as_bytes())?;
     Ok(PinAnswer {
+        schema: crate::schema::OUTPUT_SCHEMA,
+        tool_version: env!("CARGO_PKG_VERSION"),
         pin,
         written: output.to_path_buf(),
         left_free,

@@ -76,3 +76,52 @@ fn freedom(why: Freedom) -> &'static str {
         Freedom::NotInBinary => "not in the binary copied",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::pin::LeftFree;
+    use crate::files::pin::{PinFile, PinSource, PinnedFunction, ProgramPin};
+
+    #[test]
+    fn a_pin_is_said_with_its_source_what_it_leaves_free_and_what_it_does_not_fix() {
+        let pinned = |name: &str, offset| PinnedFunction {
+            name: name.into(),
+            offset,
+            size: 300,
+        };
+        let answer = PinAnswer {
+            schema: 3,
+            tool_version: "0",
+            pin: PinFile {
+                schema: 1,
+                programs: vec![ProgramPin {
+                    program: "lua".into(),
+                    period: 4096,
+                    functions: vec![pinned("luaV_execute", 48), pinned("luaH_get", 1024)],
+                    source: PinSource {
+                        binary: "seed-17".into(),
+                        metric: "wall".into(),
+                        unit: "ns".into(),
+                        mean: 1.234e9,
+                        median: 1.301e9,
+                        layouts: 30,
+                        ir_share: 0.912,
+                    },
+                }],
+            },
+            written: "lua-pin.json".into(),
+            left_free: vec![LeftFree {
+                name: "helper".into(),
+                why: Freedom::NameNotUnique,
+            }],
+            cache: crate::layout::features::ICache {
+                line: 64,
+                sets: 64,
+                ways: 8,
+            },
+            layout_share: Some(0.62),
+        };
+        insta::assert_snapshot!(render(&answer));
+    }
+}

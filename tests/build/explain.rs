@@ -51,7 +51,7 @@ fn explain_measured(
     metric: &[&str],
     extra: &[&str],
 ) -> (tempfile::TempDir, serde_json::Value) {
-    let (tmp, dir) = fixture_copy(fixture);
+    let (tmp, dir) = build_support::top_fixture(fixture);
     let mut args = vec!["--seeds", "20", "--out", "out"];
     args.extend(build_args);
     assert_success(&build(&dir, &args, make), "build");
@@ -108,21 +108,6 @@ fn the_runs_profiles_were_read(out: &Path, e: &serde_json::Value) {
         .unwrap_or(0);
     assert_eq!(profiled_again, 0, "explain profiled binaries again");
     assert_eq!(e["differential"]["binaries"], 20, "{:#}", e["differential"]);
-}
-
-/// A fresh copy of fixtures/FIXTURE (the build writes into its source tree).
-fn fixture_copy(fixture: &str) -> (tempfile::TempDir, std::path::PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures")
-        .join(fixture);
-    let dst = tmp.path().join(fixture);
-    std::fs::create_dir_all(&dst).unwrap();
-    for entry in std::fs::read_dir(&src).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), dst.join(entry.file_name())).unwrap();
-    }
-    (tmp, dst)
 }
 
 fn layoutrand(dir: &Path) -> std::process::Command {
@@ -511,7 +496,7 @@ fn the_culprit_of_a_crowded_set_is_confirmed_and_its_bystander_refuted() {
 /// the variants, and `--variant flat` explains that variant alone.
 #[test]
 fn a_variant_with_the_layout_sensitive_pair_has_the_finding_and_the_other_not() {
-    let (_tmp, dir) = fixture_copy("explain_pair");
+    let (_tmp, dir) = build_support::top_fixture("explain_pair");
     for (name, script) in [
         ("sensitive", "make clean >/dev/null && make"),
         ("flat", "make clean >/dev/null && make SENSITIVE=0"),
@@ -652,7 +637,7 @@ fn processes_holding(marker: &str) -> Vec<i32> {
 #[test]
 fn an_interrupted_explain_leaves_no_process_of_its_profile_run() {
     use nix::sys::signal::{kill, Signal};
-    let (_tmp, dir) = fixture_copy("explain");
+    let (_tmp, dir) = build_support::top_fixture("explain");
     let args = [
         "--seeds",
         "20",

@@ -33,6 +33,7 @@ mod lto;
 mod mechanism;
 mod order_kept;
 mod pad;
+mod pin;
 mod probes;
 mod real_bzip2;
 mod real_gzip;

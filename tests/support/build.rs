@@ -20,6 +20,18 @@ pub fn fixture(name: &str) -> (tempfile::TempDir, PathBuf) {
     (tmp, dst)
 }
 
+/// A fresh copy of `fixtures/<name>` (a top-level fixture such as the demo) in a temporary
+/// directory (the build writes into its source tree).
+pub fn top_fixture(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name);
+    let dst = tmp.path().join(name);
+    copy_dir(&src, &dst);
+    (tmp, dst)
+}
+
 fn copy_dir(src: &Path, dst: &Path) {
     std::fs::create_dir_all(dst).unwrap();
     for entry in std::fs::read_dir(src).unwrap() {
