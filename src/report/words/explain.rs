@@ -389,9 +389,9 @@ pub(crate) fn fix_said(e: &Explanation, c: &Suspect) -> Option<String> {
 }
 
 /// The differential profile's part of explain's answer in words, one line each: the
-/// findings (where the layout's cost lands, and why) when the spread is relevant, else where
-/// the variation goes and why nothing is a finding; then a caution when the profile and the
-/// run disagree. Empty without a profile.
+/// findings (where the layout's cost lands, and why) when the spread is relevant and a
+/// function carries enough of it, else where the variation goes and why nothing is a
+/// finding; then a caution when the profile and the run disagree. Empty without a profile.
 pub(crate) fn differential_answer(e: &Explanation) -> Vec<String> {
     let Some(d) = &e.differential else {
         return Vec::new();
@@ -417,8 +417,11 @@ pub(crate) fn differential_answer(e: &Explanation) -> Vec<String> {
 }
 
 /// Why the movers are no finding: the layout moves the metric by too little, or by an
-/// amount the binaries cannot place on either side of the threshold.
+/// amount the binaries cannot place on either side of the threshold, or by a relevant
+/// amount that no function's own count carries enough of to be named (a collective
+/// effect: [`leads`](crate::analysis::explain_differential::leads) groups only movers).
 fn no_finding(d: &Differential, l: &Leads, metric: &str) -> String {
+    use crate::analysis::explain_differential::{MOST, MOVER_SHARE};
     use crate::report::numfmt::{percent, percent_bounds, sig};
     let per_layout = l.per_layout.map_or("an unknown share".to_string(), |s| {
         format!("± {}", percent(s, 2))
@@ -443,9 +446,21 @@ fn no_finding(d: &Differential, l: &Leads, metric: &str) -> String {
             "no finding, cannot tell: {measured}, an interval on both sides of the {threshold} \
              that counts as relevant (--negligible): more binaries would tell whether it matters"
         ),
-        _ => format!(
+        Relevance::Negligible => format!(
             "no finding: {measured}, below the {threshold} that counts as relevant \
              (--negligible): too little to explain"
+        ),
+        Relevance::Relevant => format!(
+            "no single finding: {measured}, at or above the {threshold} that counts as \
+             relevant (--negligible): a relevant cost, but no function's own {metric} \
+             carries {} or more of the variation between the {} binaries: the cost is spread \
+             over many functions{}, a collective effect no one function explains",
+            percent(MOVER_SHARE, 2),
+            d.binaries,
+            d.functions_for_most.map_or(String::new(), |n| format!(
+                " ({n} of them together carry {} of it)",
+                percent(MOST, 2)
+            ))
         ),
     }
 }
@@ -901,6 +916,27 @@ mod tests {
             wire["culprits"][0]["suggestion"].as_str(),
             suggestion(&e.screening.culprits[0]).as_deref()
         );
+    }
+
+    /// A relevant spread that no function carries 2 % of (every function's own count
+    /// moves a little: a collective effect) is no finding, and the answer says it is
+    /// relevant, not below the threshold.
+    #[test]
+    fn a_relevant_spread_without_a_mover_is_a_collective_effect() {
+        let mut e: Explanation = serde_json::from_str(include_str!(
+            "../../../tests/report/fixtures/differential/zstd-d/explain/explanation.json"
+        ))
+        .unwrap();
+        let d = e.differential.as_mut().unwrap();
+        (d.movers, d.movers_share, d.crowding) = (Vec::new(), 0.0, Vec::new());
+        d.functions_for_most = Some(143);
+        (d.lowest_total, d.highest_total) = (874_160.0, 1_076_122.0);
+        let l = e.leads.as_mut().unwrap();
+        l.per_layout = Some(0.070);
+        l.interval = Some((0.059, 0.093));
+        l.relevance = Relevance::Relevant;
+        l.leads = Vec::new();
+        insta::assert_snapshot!(differential_answer(&e).join("\n"));
     }
 
     /// The note instead of a wider screen gives the layout's share, the hot functions, the
