@@ -72,7 +72,7 @@ pub struct PinnedFunction {
 pub struct PinSource {
     /// The binary whose placement is copied (`seed-N`).
     pub binary: String,
-    /// The metric it was fastest in, and its unit.
+    /// The metric it was fastest in.
     pub metric: String,
     /// The metric's unit.
     pub unit: String,
@@ -179,5 +179,59 @@ impl ProgramPin {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pin(period: u64, functions: &[(&str, u64)]) -> PinFile {
+        PinFile {
+            schema: PIN_SCHEMA,
+            programs: vec![ProgramPin {
+                program: "demo".into(),
+                period,
+                functions: functions
+                    .iter()
+                    .map(|&(name, offset)| PinnedFunction {
+                        name: name.into(),
+                        offset,
+                        size: 16,
+                    })
+                    .collect(),
+                source: PinSource {
+                    binary: "seed-1".into(),
+                    metric: "wall".into(),
+                    unit: "ns".into(),
+                    mean: 1.0,
+                    median: 1.0,
+                    layouts: 2,
+                    ir_share: 1.0,
+                },
+            }],
+        }
+    }
+
+    /// Every pin a relink could not follow (a period of 0 would divide by zero) is refused
+    /// with its reason, whether from a file or from a received manifest.
+    #[test]
+    fn a_pin_that_cannot_be_followed_is_refused_with_its_reason() {
+        let refused = |p: PinFile| format!("{:#}", p.check().unwrap_err());
+        let messages = [
+            refused(pin(0, &[("f", 0)])),
+            refused(pin(3000, &[("f", 0)])),
+            refused(pin(1 << 20, &[("f", 0)])),
+            refused(pin(4096, &[])),
+            refused(pin(4096, &[("f", 4096)])),
+            refused(pin(4096, &[("f", 0), ("f", 64)])),
+            refused(pin(4096, &[("", 0)])),
+            refused(PinFile {
+                schema: 2,
+                ..pin(4096, &[("f", 0)])
+            }),
+        ];
+        insta::assert_snapshot!(messages.join("\n"));
+        assert!(pin(4096, &[("f", 0), ("g", 4095)]).check().is_ok());
     }
 }

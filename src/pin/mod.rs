@@ -2,9 +2,9 @@
 //! experiment and its `explain` answer, as a pin file (`crate::files::pin`) that
 //! `build --pin FILE` applies to every seed.
 //!
-//! The pin copies the placement of the hot functions `explain` found (those covering 99 % of
-//! the program's own instructions, at most 50) from the fastest of the experiment's random
-//! layouts: each one's start modulo the instruction cache's set period. That keeps, in every
+//! The pin copies the placement of the hot functions of explain's profile (those covering
+//! 99 % of the program's own instructions, at most 1,000: [`PIN_RULE`]) from the fastest of
+//! the experiment's random layouts: each one's start modulo the instruction cache's set period. That keeps, in every
 //! seed, each hot function's offset in its lines, 32-byte windows and page, the sets its
 //! lines map to, and so every set conflict among them: all the placement features `explain`
 //! screens. It reads the experiment and the binary's ELF; it runs nothing and writes only

@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 use super::linker::Linker;
 use super::options::BuildOptions;
@@ -225,6 +225,9 @@ fn check_pinned(opts: &BuildOptions, programs: &[Program], failed: &[FailedProgr
     let Some(pin) = &opts.pin else {
         return Ok(());
     };
+    // A pin recorded in a manifest (`--extend`, `--variant`) is read without the pin file's
+    // own checks: checked here, where every pinned relink starts.
+    pin.check().context("the pin")?;
     for p in &pin.programs {
         if failed.iter().any(|(name, _)| *name == p.program) {
             continue; // its own error says why it is not relinked
