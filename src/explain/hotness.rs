@@ -245,15 +245,23 @@ pub(crate) fn profile(
     if !(counts.events.iter().any(|e| e == "Ir") && counts.events.iter().any(|e| e == "I1mr")) {
         bail!("the cachegrind output lacks Ir or I1mr (was --cache-sim=yes given?)");
     }
-    let functions = counts
+    Ok(Profile {
+        functions: instructions_and_misses(&counts),
+        log,
+    })
+}
+
+/// Per function of `counts`, its instructions executed (`Ir`) and first-level instruction
+/// cache misses (`I1mr`), 0 where the files lack the event: the profile [`select_hot`] ranks.
+pub(crate) fn instructions_and_misses(counts: &EventCounts) -> BTreeMap<String, (f64, f64)> {
+    counts
         .functions
         .keys()
         .map(|name| {
             let get = |e: &str| counts.event(name, e).unwrap_or(0.0);
             (name.clone(), (get("Ir"), get("I1mr")))
         })
-        .collect();
-    Ok(Profile { functions, log })
+        .collect()
 }
 
 /// Runs `argv` once under cachegrind simulating `model` (as [`profile`]), and returns every

@@ -127,14 +127,7 @@ fn hot_functions(
     if counts.functions.is_empty() {
         return Ok(explanation.hot.clone());
     }
-    let profile = counts
-        .functions
-        .keys()
-        .map(|name| {
-            let get = |e: &str| counts.event(name, e).unwrap_or(0.0);
-            (name.clone(), (get("Ir"), get("I1mr")))
-        })
-        .collect();
+    let profile = crate::explain::hotness::instructions_and_misses(&counts);
     let own = functions.iter().map(|f| f.name.clone()).collect();
     Ok(crate::explain::hotness::select_hot(
         &profile, &own, PIN_RULE,

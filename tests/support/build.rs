@@ -11,23 +11,22 @@ use layoutrand::files::manifest::{BuildStatus, Manifest};
 /// A fresh copy of `fixtures/build/<name>` in a temporary directory (the build writes into
 /// its source tree, and tests run in parallel).
 pub fn fixture(name: &str) -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fixtures/build")
-        .join(name);
-    let dst = tmp.path().join(name);
-    copy_dir(&src, &dst);
-    (tmp, dst)
+    copy_of(&format!("build/{name}"))
 }
 
 /// A fresh copy of `fixtures/<name>` (a top-level fixture such as the demo) in a temporary
 /// directory (the build writes into its source tree).
 pub fn top_fixture(name: &str) -> (tempfile::TempDir, PathBuf) {
+    copy_of(name)
+}
+
+/// A fresh copy of `fixtures/<rel>` in a temporary directory, named as its last component.
+fn copy_of(rel: &str) -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().unwrap();
     let src = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fixtures")
-        .join(name);
-    let dst = tmp.path().join(name);
+        .join(rel);
+    let dst = tmp.path().join(src.file_name().unwrap());
     copy_dir(&src, &dst);
     (tmp, dst)
 }
