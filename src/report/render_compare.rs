@@ -150,9 +150,9 @@ pub fn render_text(c: &ExperimentComparison) -> String {
             "\n{}",
             section_title(&p.program, p.variant.as_deref(), &p.metric, &p.unit, &scale)
         );
-        for (label, s) in [
-            ("base: ", &p.comparison.base),
-            ("new:  ", &p.comparison.new),
+        for (label, s, pinned) in [
+            ("base: ", &p.comparison.base, p.base_pinned),
+            ("new:  ", &p.comparison.new, p.new_pinned),
         ] {
             let note = (s.ci_grounds.as_ref()).map(words::single::interval_note);
             let shown = match (&s.ci, note) {
@@ -160,13 +160,25 @@ pub fn render_text(c: &ExperimentComparison) -> String {
                 (None, Some(note)) => format!("{} (no interval: {note})", scale.quantity(s.mean)),
                 (None, None) => format!("{} (no interval)", scale.quantity(s.mean)),
             };
-            let _ = writeln!(out, "  {label}{shown} over {} binaries", s.top_units);
+            let kind = if pinned {
+                " (pinned by `build --pin`: the hot functions placed, the rest random)"
+            } else {
+                ""
+            };
+            let _ = writeln!(out, "  {label}{shown} over {} binaries{kind}", s.top_units);
         }
         let _ = writeln!(out, "  {}", words::comparison::summary(&p.comparison));
         if p.comparison.pair.effect.verdict != EffectVerdict::Tie {
             let _ = writeln!(out, "  {}.", basis_sentence(&p.comparison.pair, "binary"));
         }
         checks(&mut out, p, c.confidence);
+        if let Some(s) = &p.spread {
+            let pin_proof = p.new_pinned && !p.base_pinned;
+            let mean = p.comparison.new.mean;
+            for line in words::spread::lines(s, mean, &scale, c.confidence, pin_proof) {
+                let _ = writeln!(out, "  {line}");
+            }
+        }
         for w in &words::comparison::warnings(&p.comparison) {
             let _ = writeln!(out, "  warning: {w}");
         }

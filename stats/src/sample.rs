@@ -144,7 +144,6 @@ pub fn sd_interval(xs: &[f64], confidence: f64) -> Result<(f64, f64), StatsError
 /// far off), which is what layouts give. Needs five values; a sample with no spread gives
 /// `(0, 0)`.
 pub fn sd_interval_nonnormal(xs: &[f64], confidence: f64) -> Result<(f64, f64), StatsError> {
-    use statrs::distribution::{ContinuousCDF, Normal};
     check_confidence(confidence)?;
     at_least(
         "the interval of a standard deviation (Bonett 2006)",
@@ -157,17 +156,9 @@ pub fn sd_interval_nonnormal(xs: &[f64], confidence: f64) -> Result<(f64, f64), 
     if var <= 0.0 {
         return Ok((0.0, 0.0));
     }
-    let mut sorted = xs.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let cut = (n / (2.0 * (n - 4.0).sqrt())).floor() as usize;
-    let trimmed = mean(&sorted[cut..sorted.len() - cut]);
-    let centre = mean(xs);
-    let fourth: f64 = xs.iter().map(|x| (x - trimmed).powi(4)).sum();
-    let squares: f64 = xs.iter().map(|x| (x - centre).powi(2)).sum();
+    let (fourth, squares) = kurtosis_sums(xs);
     let kurtosis = n * fourth / (squares * squares);
-    let z = Normal::new(0.0, 1.0)
-        .map_err(|e| StatsError::Domain(e.to_string()))?
-        .inverse_cdf(1.0 - (1.0 - confidence) / 2.0);
+    let z = normal_quantile(confidence)?;
     let c = n / (n - z);
     let se = c * ((kurtosis - (n - 3.0) / n).max(0.0) / (n - 1.0)).sqrt();
     let centre_log = (c * var).ln();
@@ -175,6 +166,106 @@ pub fn sd_interval_nonnormal(xs: &[f64], confidence: f64) -> Result<(f64, f64), 
         (centre_log - z * se).exp().sqrt(),
         (centre_log + z * se).exp().sqrt(),
     ))
+}
+
+/// Bonett's two sums for a kurtosis estimate that stays stable in small samples: the fourth
+/// powers about the mean trimmed by `1 / (2 √(n − 4))` at each end, and the squares about
+/// the mean (Bonett 2006, CSDA 50, §2). Needs five values.
+fn kurtosis_sums(xs: &[f64]) -> (f64, f64) {
+    let n = xs.len() as f64;
+    let mut sorted = xs.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let cut = (n / (2.0 * (n - 4.0).sqrt())).floor() as usize;
+    let trimmed = mean(&sorted[cut..sorted.len() - cut]);
+    let centre = mean(xs);
+    let fourth = xs.iter().map(|x| (x - trimmed).powi(4)).sum();
+    let squares = xs.iter().map(|x| (x - centre).powi(2)).sum();
+    (fourth, squares)
+}
+
+/// The standard normal quantile of `1 − α/2` for a two-sided `confidence` interval.
+fn normal_quantile(confidence: f64) -> Result<f64, StatsError> {
+    use statrs::distribution::{ContinuousCDF, Normal};
+    Ok(Normal::new(0.0, 1.0)
+        .map_err(|e| StatsError::Domain(e.to_string()))?
+        .inverse_cdf(1.0 - (1.0 - confidence) / 2.0))
+}
+
+/// The two-sided `confidence` interval of the ratio of two standard deviations,
+/// `σ_new / σ_base`, that does not assume normality: Bonett (2006), "Robust confidence
+/// interval for a ratio of standard deviations", Applied Psychological Measurement 30,
+/// 432–439. With the pooled kurtosis `γ = (n₁ + n₂) Σᵢ Σⱼ (xᵢⱼ − mᵢ)⁴ / (Σᵢ Σⱼ (xᵢⱼ − x̄ᵢ)²)²`
+/// (`mᵢ` each sample's mean trimmed as in [`sd_interval_nonnormal`]), `seᵢ² = (γ − (nᵢ −
+/// 3)/nᵢ) / (nᵢ − 1)` and `c = (n_new / (n_new − z)) / (n_base / (n_base − z))`, the
+/// variances' ratio has the interval `exp(ln(c s²_new / s²_base) ± z √(se²_new + se²_base))`
+/// and the deviations' its square root.
+///
+/// Why this one: a pinned layout's spread is compared with a random layout's, and random
+/// layouts are lumpy (a few far off). In a seeded simulation (20 and 20 values; normal,
+/// uniform, log-normal and two-point mixtures) its upper end fell below the true ratio in at
+/// most 3.5 % of samples, where the F interval's did in up to 23 % and a percentile bootstrap's
+/// in up to 5.5 %: the upper end is what a claimed reduction rests on. Needs five values on
+/// each side, and spread on each (a side whose values are all equal has no logarithm).
+///
+/// ```
+/// use layoutrand_stats::sample::sd_ratio_interval_nonnormal;
+/// let base = [10.0, 12.0, 9.0, 30.0, 11.0, 10.5];
+/// let new = [10.0, 10.2, 9.9, 10.1, 10.3, 9.8];
+/// let (low, high) = sd_ratio_interval_nonnormal(&base, &new, 0.95).unwrap();
+/// assert!(0.0 < low && low < high && high < 1.0); // new's spread is smaller
+/// ```
+pub fn sd_ratio_interval_nonnormal(
+    base: &[f64],
+    new: &[f64],
+    confidence: f64,
+) -> Result<(f64, f64), StatsError> {
+    check_confidence(confidence)?;
+    let what = "the interval of a ratio of standard deviations (Bonett 2006)";
+    at_least(what, "values on each side", 5, base.len().min(new.len()))?;
+    let (var_base, var_new) = (variance(base), variance(new));
+    if var_base <= 0.0 || var_new <= 0.0 {
+        return Err(StatsError::Domain(format!(
+            "{what} needs spread on each side; the {} values are all equal",
+            if var_base <= 0.0 {
+                "base's"
+            } else {
+                "new side's"
+            }
+        )));
+    }
+    let (nb, nn) = (base.len() as f64, new.len() as f64);
+    let (fourth_base, squares_base) = kurtosis_sums(base);
+    let (fourth_new, squares_new) = kurtosis_sums(new);
+    let squares = squares_base + squares_new;
+    let kurtosis = (nb + nn) * (fourth_base + fourth_new) / (squares * squares);
+    let se2 = |n: f64| (kurtosis - (n - 3.0) / n).max(0.0) / (n - 1.0);
+    let z = normal_quantile(confidence)?;
+    let c = (nn / (nn - z)) / (nb / (nb - z));
+    let centre = (c * var_new / var_base).ln();
+    let half = z * (se2(nb) + se2(nn)).sqrt();
+    Ok((((centre - half) / 2.0).exp(), ((centre + half) / 2.0).exp()))
+}
+
+/// The distribution-free two-sided interval of a median: the order statistics `x₍ₖ₎` and
+/// `x₍ₙ₋ₖ₊₁₎` with `k − 1` the largest count such that `P(Binomial(n, ½) ≤ k − 1) ≤ α/2`
+/// (Conover, *Practical Nonparametric Statistics*, 3rd ed., §3.2); its coverage is at least
+/// `confidence` for any continuous distribution (95.9 % for 20 values at 95 %: `x₍₆₎` to
+/// `x₍₁₅₎`). Needs enough values for the extremes to reach the confidence (six at 95 %).
+pub fn median_interval(xs: &[f64], confidence: f64) -> Result<(f64, f64), StatsError> {
+    use statrs::distribution::{Binomial, DiscreteCDF};
+    check_confidence(confidence)?;
+    let n = xs.len();
+    let binomial = Binomial::new(0.5, n as u64).map_err(|e| StatsError::Domain(e.to_string()))?;
+    let tail = (1.0 - confidence) / 2.0;
+    let Some(below) = (0..=n / 2).rev().find(|&k| binomial.cdf(k as u64) <= tail) else {
+        return Err(StatsError::Domain(format!(
+            "a {:.0} % interval of a median needs more than {n} values",
+            confidence * 100.0
+        )));
+    };
+    let mut sorted = xs.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    Ok((sorted[below], sorted[n - 1 - below]))
 }
 
 /// A two-sided prediction interval for one new draw from the population a sample came from.
@@ -331,6 +422,95 @@ mod tests {
             "chi-square on lumpy {}",
             rate(lumpy_chi)
         );
+    }
+
+    /// Bonett (2006, APM) by the paper's formula, computed apart in Python 3 (math and
+    /// statistics; z = scipy.stats.norm.ppf(0.975), the trimmed means as above):
+    /// base = the lumpy sample above, new = [3610, 3650, 3702, 3690, 3711, 3645, 3633, 3688,
+    /// 3701, 3666] -> (0.00012767281768380107, 0.0021992046166721306); at 90 %,
+    /// [2.799, 2.046, 1.259, 1.877, 2.244, 2.5] against [1.1, 0.9, 1.3, 1.0, 0.7, 1.2, 0.95]
+    /// -> (0.14549347136272195, 0.9114861819959815).
+    #[test]
+    fn the_sd_ratio_interval_follows_bonett() {
+        let base = [
+            3616.0, 3655.0, 3700.0, 78939.0, 202398.0, 5000.0, 3640.0, 3620.0, 90000.0, 120000.0,
+            3700.0, 3800.0,
+        ];
+        let new = [
+            3610.0, 3650.0, 3702.0, 3690.0, 3711.0, 3645.0, 3633.0, 3688.0, 3701.0, 3666.0,
+        ];
+        let (low, high) = sd_ratio_interval_nonnormal(&base, &new, 0.95).unwrap();
+        assert!((low / 0.00012767281768380107 - 1.0).abs() < 1e-9, "{low}");
+        assert!((high / 0.0021992046166721306 - 1.0).abs() < 1e-9, "{high}");
+        let (low, high) = sd_ratio_interval_nonnormal(
+            &[2.799, 2.046, 1.259, 1.877, 2.244, 2.5],
+            &[1.1, 0.9, 1.3, 1.0, 0.7, 1.2, 0.95],
+            0.90,
+        )
+        .unwrap();
+        assert!((low / 0.14549347136272195 - 1.0).abs() < 1e-9, "{low}");
+        assert!((high / 0.9114861819959815 - 1.0).abs() < 1e-9, "{high}");
+        assert!(sd_ratio_interval_nonnormal(&base, &[2.0; 6], 0.95).is_err());
+        assert!(sd_ratio_interval_nonnormal(&base, &[1.0, 2.0, 3.0, 4.0], 0.95).is_err());
+    }
+
+    /// Seeded simulation, 2000 pairs of samples of 20: the upper end of the ratio's
+    /// interval lies below the true ratio (the error that overstates a reduction) in at most
+    /// 4 % of normal pairs and of lumpy random layouts (a value 8 sd off with probability
+    /// 0.1) against a normal pinned side, where the F interval's does more often; the
+    /// two-sided coverage of normal pairs is at least 95 % (the pooled kurtosis makes it
+    /// conservative there: 99 % in the Python run behind the doc comment).
+    #[test]
+    fn the_sd_ratio_interval_rarely_overstates_a_reduction() {
+        use statrs::distribution::{ContinuousCDF, FisherSnedecor};
+        let mut rng = crate::seeded::SeededRng::new(12, "bonett-ratio-coverage");
+        let runs = 2000;
+        let f = FisherSnedecor::new(19.0, 19.0).unwrap();
+        let f_low = f.inverse_cdf(0.025);
+        let (mut normal_cover, mut normal_over, mut lumpy_over, mut lumpy_over_f) = (0, 0, 0, 0);
+        let lumpy_sd = (1.0 + 0.1 * 0.9 * 64.0f64).sqrt();
+        for _ in 0..runs {
+            let base: Vec<f64> = (0..20).map(|_| rng.normal()).collect();
+            let new: Vec<f64> = (0..20).map(|_| 0.2 * rng.normal()).collect();
+            let (l, h) = sd_ratio_interval_nonnormal(&base, &new, 0.95).unwrap();
+            normal_cover += usize::from(l <= 0.2 && 0.2 <= h);
+            normal_over += usize::from(h < 0.2);
+            let lumpy: Vec<f64> = (0..20)
+                .map(|_| rng.normal() + if rng.unit_f64() < 0.1 { 8.0 } else { 0.0 })
+                .collect();
+            let pinned: Vec<f64> = (0..20).map(|_| 0.3 * rng.normal()).collect();
+            let truth = 0.3 / lumpy_sd;
+            let (_, h) = sd_ratio_interval_nonnormal(&lumpy, &pinned, 0.95).unwrap();
+            lumpy_over += usize::from(h < truth);
+            let f_high = (variance(&pinned) / variance(&lumpy) / f_low).sqrt();
+            lumpy_over_f += usize::from(f_high < truth);
+        }
+        let rate = |k: usize| k as f64 / runs as f64;
+        assert!(rate(normal_cover) >= 0.95, "normal {}", rate(normal_cover));
+        assert!(
+            rate(normal_over) <= 0.04,
+            "normal over {}",
+            rate(normal_over)
+        );
+        assert!(rate(lumpy_over) <= 0.04, "lumpy over {}", rate(lumpy_over));
+        assert!(
+            rate(lumpy_over_f) > rate(lumpy_over),
+            "F {} against Bonett {}",
+            rate(lumpy_over_f),
+            rate(lumpy_over)
+        );
+    }
+
+    /// scipy.stats.binom.cdf gives the ranks: n = 20 -> 6th and 15th values (coverage
+    /// 0.9586105346679688), n = 10 -> 2nd and 9th, n = 6 -> the extremes; n = 5 has none.
+    #[test]
+    fn the_median_interval_takes_binomial_ranks() {
+        let xs: Vec<f64> = (1..=20).rev().map(f64::from).collect();
+        assert_eq!(median_interval(&xs, 0.95).unwrap(), (6.0, 15.0));
+        let ten: Vec<f64> = (1..=10).map(f64::from).collect();
+        assert_eq!(median_interval(&ten, 0.95).unwrap(), (2.0, 9.0));
+        assert_eq!(median_interval(&ten[..6], 0.95).unwrap(), (1.0, 6.0));
+        assert!(median_interval(&ten[..5], 0.95).is_err());
     }
 
     #[test]

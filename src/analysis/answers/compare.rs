@@ -123,6 +123,13 @@ pub struct ProgramComparison {
     pub comparison: EngineComparison,
     /// Matched pairs by seed: interval of mean(new − base) as a share of the base mean.
     pub paired_relative_ci: Option<Interval>,
+    /// How much each side's binaries spread over layouts, and whether the new side's spread
+    /// less (the proof of a pin); null below five binaries a side.
+    pub spread: Option<super::spread::SpreadComparison>,
+    /// The base's build placed this program's hot functions by a pin file (`build --pin`).
+    pub base_pinned: bool,
+    /// The new side's build did.
+    pub new_pinned: bool,
 }
 
 /// Across the programs measured with one metric (Touati et al.).
@@ -336,7 +343,12 @@ fn compare_matched(
         fail_if_slower: options.fail_if_slower.filter(|_| base.gates(&b.metric)),
         ..*options
     };
-    compare_series(b, n, &gate)
+    let pinned = |e: &Experiment| {
+        (e.manifest.as_ref())
+            .and_then(|m| m.pin.as_ref())
+            .is_some_and(|pin| pin.program(&b.program).is_some())
+    };
+    compare_series(b, n, &gate, [pinned(base), pinned(new)])
 }
 
 /// The overall comparison of each metric that two or more programs share (in the
@@ -397,11 +409,13 @@ fn dataset(series: &Series, side: &str) -> Result<Dataset> {
     })
 }
 
-/// Compares one program and metric through the engine.
-pub(crate) fn compare_series(
+/// Compares one program and metric through the engine; `[base_pinned, new_pinned]` say which
+/// side's build placed the program by a pin file.
+fn compare_series(
     base: &Series,
     new: &Series,
     options: &CompareOptions,
+    [base_pinned, new_pinned]: [bool; 2],
 ) -> Result<ProgramComparison> {
     let options = CompareOptions {
         is_time: base.is_time(),
@@ -420,6 +434,15 @@ pub(crate) fn compare_series(
         lower: p.lower / c.base.mean,
         upper: p.upper / c.base.mean,
     });
+    let spread = super::spread::spread_comparison(
+        &b.hierarchy.top_means(),
+        &n.hierarchy.top_means(),
+        c.new.ci.map(|m| Interval {
+            lower: m.lower,
+            upper: m.upper,
+        }),
+        c.confidence,
+    );
     Ok(ProgramComparison {
         program: base.program.clone(),
         variant: base.variant.clone(),
@@ -428,6 +451,9 @@ pub(crate) fn compare_series(
         unit_is_time: base.is_time(),
         comparison: c,
         paired_relative_ci,
+        spread,
+        base_pinned,
+        new_pinned,
     })
 }
 

@@ -34,6 +34,7 @@ pub mod sensitivity;
 pub(crate) mod sequential;
 pub mod series;
 pub(crate) mod shift;
+pub mod spread;
 
 use std::path::Path;
 

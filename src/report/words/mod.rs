@@ -33,6 +33,7 @@ pub(crate) mod sequential;
 pub(crate) mod setup;
 pub(crate) mod shift;
 pub mod single;
+pub(crate) mod spread;
 pub(crate) mod stopping;
 pub(crate) mod summary;
 pub mod variance_split;

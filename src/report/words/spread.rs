@@ -1,0 +1,133 @@
+//! The spread over layouts of a comparison's two sides, in words: each side's standard
+//! deviation with its interval, what their ratio shows, and where the new mean lies against
+//! the base's median layout (the proof of a pin, docs/pin.md).
+
+use crate::analysis::answers::spread::{
+    AgainstMedian, LayoutSpread, SpreadChange, SpreadComparison,
+};
+use crate::report::numfmt::{level, percent, Scale};
+
+/// One side's deviation and its interval: `46,471 (95 % CI 30,120 to 88,310)`.
+fn side_sd(s: &LayoutSpread, scale: &Scale, pct: &str) -> String {
+    match s.sd_ci {
+        Some(ci) => {
+            let (lower, upper) = scale.bounds(ci.lower, ci.upper);
+            format!("{} ({pct} CI {lower} to {upper})", scale.quantity(s.sd))
+        }
+        None if s.sd == 0.0 => "0 (every layout gave the same value)".into(),
+        None => format!("{} (no interval)", scale.quantity(s.sd)),
+    }
+}
+
+/// What the ratio of the deviations shows, with its magnitude.
+fn change(s: &SpreadComparison, pct: &str) -> String {
+    let Some(ci) = s.ratio_ci else {
+        return if s.new.sd == 0.0 {
+            "every new layout gave the same value: its spread is 0 in this sample, without an interval of the ratio".into()
+        } else {
+            "every base layout gave the same value: no ratio of the spreads".into()
+        };
+    };
+    let ratio = format!(
+        "new's spread is {} of base's ({pct} CI {} to {})",
+        percent(s.ratio, 2),
+        percent(ci.lower, 2),
+        percent(ci.upper, 2)
+    );
+    match s.change {
+        SpreadChange::Narrower => format!(
+            "{ratio}: narrower, by at least {}",
+            percent(1.0 - ci.upper, 2)
+        ),
+        SpreadChange::Wider => format!("{ratio}: wider, at least {:.2} times base's", ci.lower),
+        SpreadChange::CannotTell => format!("{ratio}: cannot tell narrower from wider"),
+    }
+}
+
+/// Where the new mean lies against the base's median layout.
+fn against_median(s: &SpreadComparison, new_mean: f64, scale: &Scale, pct: &str) -> String {
+    let median = match s.base.median_ci {
+        Some(ci) => {
+            let (lower, upper) = scale.bounds(ci.lower, ci.upper);
+            format!(
+                "{} ({pct} CI {lower} to {upper}, distribution-free)",
+                scale.quantity(s.base.median)
+            )
+        }
+        None => format!(
+            "{} (too few binaries for an interval)",
+            scale.quantity(s.base.median)
+        ),
+    };
+    let verdict = match s.new_mean_against_base_median {
+        AgainstMedian::Below => "below the typical base layout",
+        AgainstMedian::Above => "above the typical base layout",
+        AgainstMedian::CannotTell => "cannot tell apart from the typical base layout",
+    };
+    format!(
+        "new's mean {} against base's median layout {median}: {verdict}",
+        scale.quantity(new_mean)
+    )
+}
+
+/// The spread's lines, for a comparison whose values print in `scale`; with `pin_proof` (the
+/// new side pinned, the base random) also the new mean against the base's median layout,
+/// which a pin promises not to exceed.
+pub(crate) fn lines(
+    s: &SpreadComparison,
+    new_mean: f64,
+    scale: &Scale,
+    confidence: f64,
+    pin_proof: bool,
+) -> Vec<String> {
+    let pct = level(confidence);
+    let mut lines = vec![
+        format!(
+            "spread over layouts (sd of the binaries' means; Bonett's intervals, which allow a few far-off layouts): base {}, new {}",
+            side_sd(&s.base, scale, &pct),
+            side_sd(&s.new, scale, &pct)
+        ),
+        change(s, &pct),
+    ];
+    if pin_proof {
+        lines.push(against_median(s, new_mean, scale, &pct));
+    }
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::answers::model::Interval;
+    use crate::analysis::answers::spread::spread_comparison;
+
+    /// A pin's proof in words: a lumpy random side, a tight pinned one, every line pinned;
+    /// then the same layouts on both sides, and a constant new side.
+    #[test]
+    fn the_spread_lines_say_the_ratio_and_the_median() {
+        let base: Vec<f64> = (0..20)
+            .map(|i| match i {
+                3 => 130_000.0,
+                11 => 90_000.0,
+                _ => 5_000.0 + 37.0 * f64::from(i),
+            })
+            .collect();
+        let new: Vec<f64> = (0..20).map(|i| 4_800.0 + 3.0 * f64::from(i % 7)).collect();
+        let mean_ci = Interval {
+            lower: 4_805.0,
+            upper: 4_815.0,
+        };
+        let scale = Scale::for_values("count", 5_000.0);
+        let proof = spread_comparison(&base, &new, Some(mean_ci), 0.95).unwrap();
+        let same = spread_comparison(&base, &base, None, 0.95).unwrap();
+        let constant = spread_comparison(&base, &[4_000.0; 20], None, 0.95).unwrap();
+        let text = [
+            lines(&proof, 4_810.0, &scale, 0.95, true),
+            lines(&same, 15_000.0, &scale, 0.95, false),
+            lines(&constant, 4_000.0, &scale, 0.95, true),
+        ]
+        .map(|l| l.join("\n"))
+        .join("\n\n");
+        insta::assert_snapshot!(text);
+    }
+}
