@@ -10,13 +10,14 @@
 #   3. run each once under cachegrind with I1=4096,2,64 (the counts are deterministic);
 #   4. layoutrand explain OUT/random --metric I1_misses; layoutrand pin OUT/random -o OUT/pin.json;
 #   5. make clean; build 20 seeds again with --pin OUT/pin.json, check them, run them the same way;
-#   6. compare the two sides: mean, sd, median, max of I1_misses and estimated_cycles.
+#   6. layoutrand compare OUT/random OUT/pinned: the spread of each side with its interval,
+#      their ratio, and the pinned mean against the random median layout.
 #
 # Why a script and not an experiment file: an experiment file cannot choose the cachegrind
 # model (`run --cache-sim`) nor pass `build --pin`. With cachegrind's default 32 KiB 8-way
 # I1, bzip2's hot code fits and its I1 misses hardly move (2,026 to 2,045 over 20 seeds);
 # in a 4 KiB 2-way I1, mainSort and mainGtU evict each other in some layouts.
-# Needs dpkg-dev, valgrind, gcc, make, python3 with numpy; LAYOUTRAND names the binary.
+# Needs dpkg-dev, valgrind, gcc and make; LAYOUTRAND names the binary.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 LR=${LAYOUTRAND:-layoutrand}
@@ -55,20 +56,4 @@ x "$LR" explain "$OUT/random" --metric I1_misses
 x "$LR" pin "$OUT/random" -o "$OUT/pin.json"
 side "$OUT/pinned" --pin "$OUT/pin.json"
 
-LR="$LR" python3 - "$OUT/random" "$OUT/pinned" <<'PY'
-import csv, os, subprocess, sys
-import numpy as np
-def values(d, metric):
-    out = subprocess.run([os.environ["LR"], "export", d, "--format", "csv", "--metric", metric],
-                         capture_output=True, text=True, check=True).stdout
-    return np.array([float(r["value"]) for r in csv.DictReader(out.splitlines()) if r["layout"] == "random"])
-for metric in ("I1_misses", "estimated_cycles"):
-    sides = {name: values(d, metric) for name, d in zip(("random", "pinned"), sys.argv[1:])}
-    print(metric)
-    for name, v in sides.items():
-        print(f"  {name:7} n={len(v)} mean={v.mean():,.0f} sd={v.std(ddof=1):,.0f} "
-              f"median={np.median(v):,.0f} max={v.max():,.0f}")
-    r, p = sides["random"], sides["pinned"]
-    print(f"  sd reduced by {100 * (1 - p.std(ddof=1) / r.std(ddof=1)):.1f} %; "
-          f"pinned median {'not above' if np.median(p) <= np.median(r) else 'ABOVE'} the random median")
-PY
+x "$LR" compare "$OUT/random" "$OUT/pinned" --metric I1_misses --metric estimated_cycles

@@ -79,6 +79,9 @@ pub struct SpreadComparison {
     pub change: SpreadChange,
     /// The new mean's interval against the base's median's.
     pub new_mean_against_base_median: AgainstMedian,
+    /// The new mean's interval it was judged by (eq. 4; the mean itself when every new
+    /// layout gave one value); null when there is none.
+    pub new_mean_ci: Option<Interval>,
 }
 
 /// The spread of `means` (one per binary) with its intervals at `confidence`.
@@ -138,6 +141,7 @@ pub fn spread_comparison(
         ratio_ci,
         change,
         new_mean_against_base_median,
+        new_mean_ci: new_mean,
     })
 }
 

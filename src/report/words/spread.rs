@@ -59,10 +59,23 @@ fn against_median(s: &SpreadComparison, new_mean: f64, scale: &Scale, pct: &str)
             scale.quantity(s.base.median)
         ),
     };
+    let shift = new_mean / s.base.median - 1.0;
+    let by = match shift {
+        0.0 => "equal".to_string(),
+        d if d < 0.0 => format!("{} lower", percent(-d, 2)),
+        d => format!("{} higher", percent(d, 2)),
+    };
     let verdict = match s.new_mean_against_base_median {
-        AgainstMedian::Below => "below the typical base layout",
-        AgainstMedian::Above => "above the typical base layout",
-        AgainstMedian::CannotTell => "cannot tell apart from the typical base layout",
+        AgainstMedian::Below => format!("{by}: below the typical base layout"),
+        AgainstMedian::Above => format!("{by}: above the typical base layout"),
+        AgainstMedian::CannotTell => {
+            let why = match (s.new_mean_ci, s.base.median_ci) {
+                (Some(_), Some(_)) => "the intervals overlap",
+                (None, _) => "new's mean has no interval",
+                (_, None) => "the median has no interval",
+            };
+            format!("{by}, but {why}: cannot tell apart from the typical base layout")
+        }
     };
     format!(
         "new's mean {} against base's median layout {median}: {verdict}",
@@ -102,7 +115,8 @@ mod tests {
     use crate::analysis::answers::spread::spread_comparison;
 
     /// A pin's proof in words: a lumpy random side, a tight pinned one, every line pinned;
-    /// then the same layouts on both sides, and a constant new side.
+    /// then the same layouts on both sides (without and with the median's line: no interval
+    /// of the new mean, so no verdict), and a constant new side.
     #[test]
     fn the_spread_lines_say_the_ratio_and_the_median() {
         let base: Vec<f64> = (0..20)
@@ -124,6 +138,7 @@ mod tests {
         let text = [
             lines(&proof, 4_810.0, &scale, 0.95, true),
             lines(&same, 15_000.0, &scale, 0.95, false),
+            lines(&same, 15_000.0, &scale, 0.95, true),
             lines(&constant, 4_000.0, &scale, 0.95, true),
         ]
         .map(|l| l.join("\n"))
