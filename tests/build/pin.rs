@@ -372,6 +372,16 @@ fn pinning_the_demo_collapses_its_layout_spread_without_slowing_it() {
         median(&pinned) <= median(&random),
         "{pinned:?} against {random:?}"
     );
+    // The report says the layouts are pinned, with what.
+    let report = layoutrand(&dir)
+        .args(["report", "pinned", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_success(&report, "report");
+    let report: serde_json::Value = serde_json::from_slice(&report.stdout).unwrap();
+    let pinned_setup = &report["setup"]["pinned"][0];
+    assert_eq!(pinned_setup["program"], "demo", "{}", report["setup"]);
+    assert_eq!(pinned_setup["functions"], pinned_functions.len());
     let misses = compared(&dir, "random", "pinned", "I1_misses");
     assert_eq!(
         (&misses["base_pinned"], &misses["new_pinned"]),

@@ -224,6 +224,15 @@ fn setup(experiment: &Experiment, host_conditions: Vec<HostCondition>) -> Setup 
         achieved_by_program: m.map(achieved),
         mode: m.map(|m| crate::analysis::vocabulary::json_word(&m.mode)),
         pad: m.map(|m| m.pad),
+        pinned: (m.and_then(|m| m.pin.as_ref())).map_or_else(Vec::new, |pin| {
+            (pin.programs.iter())
+                .map(|p| super::model::PinnedProgram {
+                    program: p.program.clone(),
+                    functions: p.functions.len(),
+                    period: p.period,
+                })
+                .collect()
+        }),
         seeds_built: m.map(|m| m.seeds.len()),
         executions_planned: h.executions,
         data_seeds: h.data_seeds,

@@ -155,6 +155,10 @@ pub(crate) struct Setup {
     /// `build --pad MAX`: the most filler bytes a seed put before each function (0: none);
     /// `None` without a manifest.
     pub(crate) pad: Option<u64>,
+    /// The programs whose hot functions every seed placed by a pin file (`build --pin`):
+    /// their layouts are random but for those functions; absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) pinned: Vec<PinnedProgram>,
     /// Seeds in the manifest (built or failed); `None` without a manifest (the store names
     /// only the binaries that were run, not the seeds whose build failed).
     pub(crate) seeds_built: Option<usize>,
@@ -194,6 +198,17 @@ pub(crate) struct Setup {
     /// states that disturb time measurements.
     #[serde(rename = "host_warnings")]
     pub(crate) host_conditions: Vec<super::host_conditions::HostCondition>,
+}
+
+/// A program whose seeds a pin file placed (`build --pin`, docs/pin.md).
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub(crate) struct PinnedProgram {
+    /// The program.
+    pub(crate) program: String,
+    /// Its functions pinned.
+    pub(crate) functions: usize,
+    /// The period their offsets are taken modulo (bytes).
+    pub(crate) period: u64,
 }
 
 /// What one program's seeds could move, as the manifest words it.

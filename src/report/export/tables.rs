@@ -53,6 +53,29 @@ pub(crate) fn setup_line(report: &Report) -> String {
     )
 }
 
+/// The pin's part of the set-up line: which programs' hot functions every seed placed, so
+/// that "random layouts" below are read as random but for those.
+fn pinned_part(s: &Setup) -> String {
+    if s.pinned.is_empty() {
+        return String::new();
+    }
+    let programs: Vec<String> = (s.pinned.iter())
+        .map(|p| {
+            format!(
+                "{}'s {} hot function{} at the pin's offsets modulo {} bytes",
+                p.program,
+                p.functions,
+                if p.functions == 1 { "" } else { "s" },
+                crate::report::numfmt::fixed(p.period as f64, 0)
+            )
+        })
+        .collect();
+    format!(
+        "; pinned (`build --pin`): {} in every seed, so the \"random layouts\" below are random but for those",
+        programs.join(", ")
+    )
+}
+
 /// How the seeds were built (`4 seeds (module granularity, bfd linker, relink mode)` and what
 /// they achieved), when the manifest said; `None` for a report from the store alone.
 fn build_part(s: &Setup) -> Option<String> {
@@ -61,7 +84,7 @@ fn build_part(s: &Setup) -> Option<String> {
         .map(words::setup::achieved)
         .collect();
     Some(format!(
-        "{} seeds ({}, {} linker, {} mode{}{})",
+        "{} seeds ({}, {} linker, {} mode{}{}{})",
         s.seeds_built?,
         s.estimand.as_deref()?,
         s.linker.as_deref()?,
@@ -76,6 +99,7 @@ fn build_part(s: &Setup) -> Option<String> {
         } else {
             format!("; achieved: {}", achieved.join(" | "))
         },
+        pinned_part(s),
     ))
 }
 
