@@ -41,6 +41,8 @@ pub struct PinAnswer {
     pub(crate) pin: PinFile,
     /// Where it was written.
     pub(crate) written: PathBuf,
+    /// The experiment directory it was made from.
+    pub(crate) experiment: PathBuf,
     /// The hot functions left free.
     pub(crate) left_free: Vec<LeftFree>,
     /// The instruction cache whose set period the offsets are taken modulo.

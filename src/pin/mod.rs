@@ -94,6 +94,7 @@ pub fn pin(dir: &Path, output: &Path) -> Result<PinAnswer> {
         tool_version: env!("CARGO_PKG_VERSION"),
         pin,
         written: output.to_path_buf(),
+        experiment: dir.to_path_buf(),
         left_free,
         cache: explanation.cache,
         layout_share: explanation.layout_share,

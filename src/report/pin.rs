@@ -33,9 +33,21 @@ pub fn render(answer: &PinAnswer) -> String {
         lines.push(format!("Left free: {}.", free.join(", ")));
     }
     lines.push(format!(
-        "Written to {}. Build with it: layoutrand build --pin {} --seeds N -- YOUR BUILD COMMAND",
+        "Written to {}. Build with it from a clean tree (`make clean` or the like, so that the \
+         build compiles and links again): layoutrand build --pin {} --seeds N -- YOUR BUILD \
+         COMMAND. It was made for an instruction cache of {} bytes ({} ways, {}-byte lines): \
+         measure the pinned build on that cache (under cachegrind, with the experiment's \
+         `--cache-sim`), and compare it with this experiment: `layoutrand compare {} PINNED_DIR` \
+         shows both spreads and their ratio.",
         answer.written.display(),
-        answer.written.display()
+        answer.written.display(),
+        crate::report::numfmt::fixed(
+            (answer.cache.sets * answer.cache.ways * answer.cache.line) as f64,
+            0
+        ),
+        answer.cache.ways,
+        answer.cache.line,
+        answer.experiment.display()
     ));
     lines.push(NOT_FIXED.to_string());
     lines.join("\n") + "\n"
@@ -111,6 +123,7 @@ mod tests {
                 }],
             },
             written: "lua-pin.json".into(),
+            experiment: "lua-out".into(),
             left_free: vec![LeftFree {
                 name: "helper".into(),
                 why: Freedom::NameNotUnique,
