@@ -201,8 +201,15 @@ impl GateArgs {
             );
         }
         for j in judged {
+            let power = match j.detectable_excess {
+                Some(excess) => format!(
+                    "; this design catches a slowdown of {} or more 80 % of the time",
+                    layoutrand::report::numfmt::percent(share + excess, 2)
+                ),
+                None => "; no power estimate (the sides are not paired by seed)".to_string(),
+            };
             layoutrand::diagnostic!(
-                "layoutrand {command}: --fail-if-slower {threshold}: {}: {}",
+                "layoutrand {command}: --fail-if-slower {threshold}: {}: {}{power}",
                 match (j.failed, j.bounded) {
                     (true, _) => "fail",
                     (false, true) => "pass",

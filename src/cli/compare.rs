@@ -134,6 +134,7 @@ fn run_csv(
                     cmp.value,
                     layoutrand::report::words::effect::words(&cmp.pair.effect)
                 ),
+                cmp.confidence,
             )
         })
         .into_iter()

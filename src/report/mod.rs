@@ -98,6 +98,7 @@ fn gate_judgements(report: &crate::analysis::answers::model::Report) -> Vec<Gate
                     c.base,
                     words::effect::words(&c.pair.effect)
                 ),
+                report.confidence,
             )
         })
         .collect()

@@ -32,6 +32,7 @@ fn gate_judgements(c: &ExperimentComparison) -> Vec<crate::report::gate::GateJud
                     p.metric,
                     words::effect::words(&p.comparison.pair.effect)
                 ),
+                c.confidence,
             )
         })
         .collect()

@@ -36,7 +36,20 @@ pub fn two_sample_power(lambda: f64, df: f64, alpha: f64) -> Option<f64> {
 /// The noncentrality `λ ≥ 0` at which [`two_sample_power`] reaches `power`: bisection to
 /// 1e-12 relative (power increases with λ ≥ 0). `0` when the test's size already reaches
 /// `power`.
-fn noncentrality_for_power(df: f64, alpha: f64, power: f64) -> Option<f64> {
+///
+/// It is also how many standard errors beyond a threshold a true effect must lie for a
+/// one-sided test with a t statistic on `df` degrees of freedom (rejecting when the lower end
+/// of a two-sided `1 − alpha` interval clears the threshold) to reject with probability
+/// `power`: the lower tail that [`two_sample_power`] adds is below 1e-4 at 80 % power.
+/// `None` outside the domain, or beyond 100 standard errors.
+///
+/// ```
+/// // scipy: c = t.ppf(0.975, 29); brentq(lambda l: nct.sf(c, 29, l) + nct.cdf(-c, 29, l)
+/// // - 0.8, 0.1, 6, xtol=1e-14) -> 2.8987428463248635 (normal theory: 1.96 + 0.84 = 2.80).
+/// let l = layoutrand_stats::mde::noncentrality_for_power(29.0, 0.05, 0.8).unwrap();
+/// assert!((l - 2.8987428463248635).abs() < 1e-6, "{l}");
+/// ```
+pub fn noncentrality_for_power(df: f64, alpha: f64, power: f64) -> Option<f64> {
     let reaches = |lambda: f64| two_sample_power(lambda, df, alpha).map(|p| p >= power);
     if reaches(0.0)? {
         return Some(0.0);
