@@ -276,32 +276,6 @@ fn compared(dir: &Path, base: &str, new: &str, metric: &str) -> serde_json::Valu
     answer["programs"][0].take()
 }
 
-/// The demo's main.c made slower by a known amount: `rounds` more steps of a dependent
-/// multiply-add chain per iteration (5 instructions a step), in a function of its own.
-fn plant_slowdown(dir: &Path, rounds: u32) {
-    let path = dir.join("main.c");
-    let source = std::fs::read_to_string(&path).unwrap();
-    let planted = source
-        .replacen(
-            "#include \"demo.h\"\n",
-            "#include \"demo.h\"\n\nstatic volatile uint64_t planted_sink;\n\
-             static __attribute__((noinline)) uint64_t planted_work(unsigned rounds) {\n\
-             uint64_t x = 1;\n\
-             for (unsigned i = 0; i < rounds; i++) x = x * 6364136223846793005ULL + i;\n\
-             return x;\n}\n",
-            1,
-        )
-        .replacen(
-            "checksum = checksum * 31 + c;",
-            &format!(
-                "checksum = checksum * 31 + c; planted_sink ^= planted_work({rounds}u * scale);"
-            ),
-            1,
-        );
-    assert_eq!(planted.matches("planted_work").count(), 2, "main.c changed");
-    std::fs::write(&path, planted).unwrap();
-}
-
 /// The demo under cachegrind (deterministic): 12 random layouts, explained by instruction
 /// cache misses, pinned where the fastest had its hot functions, and 12 pinned layouts. The
 /// spread of estimated cycles between the pinned layouts is at most a third of the random
@@ -400,7 +374,7 @@ fn pinning_the_demo_collapses_its_layout_spread_without_slowing_it() {
     );
 
     make_clean(&dir);
-    plant_slowdown(&dir, 420_000);
+    crate::experiment_support::plant_slowdown(&dir, 420_000);
     assert_success(
         &build(
             &dir,

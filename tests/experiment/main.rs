@@ -18,6 +18,7 @@ mod schemas_support;
 #[path = "../support/snapshots.rs"]
 mod snapshot_support;
 
+mod ci_gate;
 mod demo;
 mod doctor;
 mod interrupt;

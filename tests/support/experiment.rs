@@ -65,3 +65,29 @@ pub fn describe(output: &std::process::Output) -> String {
         String::from_utf8_lossy(&output.stderr)
     )
 }
+
+/// The demo's main.c made slower by a known amount: `rounds` more steps of a dependent
+/// multiply-add chain per iteration (5 instructions a step), in a function of its own.
+pub fn plant_slowdown(dir: &Path, rounds: u32) {
+    let path = dir.join("main.c");
+    let source = std::fs::read_to_string(&path).unwrap();
+    let planted = source
+        .replacen(
+            "#include \"demo.h\"\n",
+            "#include \"demo.h\"\n\nstatic volatile uint64_t planted_sink;\n\
+             static __attribute__((noinline)) uint64_t planted_work(unsigned rounds) {\n\
+             uint64_t x = 1;\n\
+             for (unsigned i = 0; i < rounds; i++) x = x * 6364136223846793005ULL + i;\n\
+             return x;\n}\n",
+            1,
+        )
+        .replacen(
+            "checksum = checksum * 31 + c;",
+            &format!(
+                "checksum = checksum * 31 + c; planted_sink ^= planted_work({rounds}u * scale);"
+            ),
+            1,
+        );
+    assert_eq!(planted.matches("planted_work").count(), 2, "main.c changed");
+    std::fs::write(&path, planted).unwrap();
+}
