@@ -145,6 +145,25 @@ pub fn spread_comparison(
     })
 }
 
+/// A pin's proof as tests see it: 20 lumpy random layouts (two far off), 20 tight pinned ones,
+/// and the pinned mean's interval.
+#[cfg(test)]
+pub(crate) fn pinned_example() -> (Vec<f64>, Vec<f64>, Interval) {
+    let random = (0..20)
+        .map(|i| match i {
+            3 => 130_000.0,
+            11 => 90_000.0,
+            _ => 5_000.0 + 37.0 * f64::from(i),
+        })
+        .collect();
+    let pinned = (0..20).map(|i| 4_800.0 + 3.0 * f64::from(i % 7)).collect();
+    let mean_ci = Interval {
+        lower: 4_805.0,
+        upper: 4_815.0,
+    };
+    (random, pinned, mean_ci)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -153,18 +172,7 @@ mod tests {
     /// interval below 1, the new mean below the base's median's interval.
     #[test]
     fn a_pinned_side_is_narrower_and_below_the_median() {
-        let base: Vec<f64> = (0..20)
-            .map(|i| match i {
-                3 => 130_000.0,
-                11 => 90_000.0,
-                _ => 5_000.0 + 37.0 * f64::from(i),
-            })
-            .collect();
-        let new: Vec<f64> = (0..20).map(|i| 4_800.0 + 3.0 * f64::from(i % 7)).collect();
-        let ci = Interval {
-            lower: 4_805.0,
-            upper: 4_815.0,
-        };
+        let (base, new, ci) = pinned_example();
         let s = spread_comparison(&base, &new, Some(ci), 0.95).unwrap();
         assert_eq!(s.change, SpreadChange::Narrower);
         assert!(s.ratio_ci.unwrap().upper < 0.01, "{:?}", s.ratio_ci);

@@ -111,26 +111,14 @@ pub(crate) fn lines(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::answers::model::Interval;
-    use crate::analysis::answers::spread::spread_comparison;
+    use crate::analysis::answers::spread::{pinned_example, spread_comparison};
 
     /// A pin's proof in words: a lumpy random side, a tight pinned one, every line pinned;
     /// then the same layouts on both sides (without and with the median's line: no interval
     /// of the new mean, so no verdict), and a constant new side.
     #[test]
     fn the_spread_lines_say_the_ratio_and_the_median() {
-        let base: Vec<f64> = (0..20)
-            .map(|i| match i {
-                3 => 130_000.0,
-                11 => 90_000.0,
-                _ => 5_000.0 + 37.0 * f64::from(i),
-            })
-            .collect();
-        let new: Vec<f64> = (0..20).map(|i| 4_800.0 + 3.0 * f64::from(i % 7)).collect();
-        let mean_ci = Interval {
-            lower: 4_805.0,
-            upper: 4_815.0,
-        };
+        let (base, new, mean_ci) = pinned_example();
         let scale = Scale::for_values("count", 5_000.0);
         let proof = spread_comparison(&base, &new, Some(mean_ci), 0.95).unwrap();
         let same = spread_comparison(&base, &base, None, 0.95).unwrap();
