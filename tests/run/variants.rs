@@ -282,7 +282,7 @@ fn the_report_compares_variants_and_fail_if_slower_gates() {
     let stderr = String::from_utf8_lossy(&gated.stderr);
     insta::assert_snapshot!(crate::snapshot_support::redact(
         &stderr,
-        &[(r"\d+(?:\.\d+)? %( to| higher| lower)", "[p] %$1")]
+        &[(r"\d+(?:\.\d+)? %( to| higher| lower| or more)", "[p] %$1")]
     ));
     let passed = report(&["--fail-if-slower", "50%"]);
     assert_eq!(passed.status.code(), Some(0), "{passed:?}");
