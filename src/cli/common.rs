@@ -201,13 +201,7 @@ impl GateArgs {
             );
         }
         for j in judged {
-            let power = match j.detectable_excess {
-                Some(excess) => format!(
-                    "; this design catches a slowdown of {} or more 80 % of the time",
-                    layoutrand::report::numfmt::percent(share + excess, 2)
-                ),
-                None => "; no power estimate (the sides are not paired by seed)".to_string(),
-            };
+            let power = j.power(share);
             layoutrand::diagnostic!(
                 "layoutrand {command}: --fail-if-slower {threshold}: {}: {}{power}",
                 match (j.failed, j.bounded) {

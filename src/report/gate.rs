@@ -28,6 +28,19 @@ pub struct GateJudgement {
 }
 
 impl GateJudgement {
+    /// The clause that ends the judgement's line: how large a slowdown this design catches
+    /// 80 % of the time at the gate's `threshold` (a share), or why it has no estimate.
+    pub fn power(&self, threshold: f64) -> String {
+        match self.detectable_excess {
+            Some(excess) => format!(
+                "; this design catches a slowdown of {} or more 80 % of the time",
+                crate::report::numfmt::percent(threshold + excess, 2)
+            ),
+            None => "; no power estimate (it needs the sides paired by seed, at least three pairs)"
+                .to_string(),
+        }
+    }
+
     /// The judgement of `pair`, named `label`, its intervals at `confidence`.
     pub fn of(
         pair: &crate::analysis::pair::PairAnalysis,
@@ -40,5 +53,29 @@ impl GateJudgement {
             bounded: pair.effect.ci.is_some(),
             detectable_excess: pair.detectable_excess(confidence),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The power clause: the threshold plus the design's excess, or why there is none.
+    #[test]
+    fn the_power_clause_adds_the_excess_or_says_why_not() {
+        let judged = |detectable_excess| GateJudgement {
+            label: "demo wall".into(),
+            failed: false,
+            bounded: true,
+            detectable_excess,
+        };
+        assert_eq!(
+            judged(Some(0.012)).power(0.005),
+            "; this design catches a slowdown of 1.7 % or more 80 % of the time"
+        );
+        assert_eq!(
+            judged(None).power(0.005),
+            "; no power estimate (it needs the sides paired by seed, at least three pairs)"
+        );
     }
 }

@@ -37,7 +37,7 @@ fn gate(dir: &Path, base: &str, head: &str, out: &Path) -> Output {
 #[test]
 fn the_workflow_gate_passes_unchanged_code_and_fails_a_confirmed_slowdown() {
     assert!(
-        which("valgrind"),
+        crate::build_support::have("valgrind"),
         "valgrind is not installed (the CI installs it: .ci/run)"
     );
     let workflow = std::fs::read_to_string(repo().join("docs/ci/layoutrand.yml")).unwrap();
@@ -84,11 +84,4 @@ fn the_workflow_gate_passes_unchanged_code_and_fails_a_confirmed_slowdown() {
         .output()
         .unwrap();
     assert_eq!(String::from_utf8_lossy(&trees.stdout).lines().count(), 1);
-}
-
-fn which(program: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {program}")])
-        .output()
-        .is_ok_and(|o| o.status.success())
 }

@@ -9,6 +9,8 @@
 // `child::command` (clippy.toml) is the crate's, about layoutrand's own children.
 #![allow(clippy::disallowed_methods)]
 
+#[path = "../support/build.rs"]
+mod build_support;
 #[path = "../support/experiment.rs"]
 mod experiment_support;
 #[path = "../support/processes.rs"]
