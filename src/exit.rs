@@ -7,7 +7,7 @@
 pub enum Exit {
     /// 0: the command did all it was asked.
     Complete,
-    /// 1: a CI gate tripped (`report`/`compare --fail-if-slower`), or `build` finished with
+    /// 1: a CI gate tripped (`report`/`compare --fail-if-slower`, `watch`), or `build` finished with
     /// some seed that failed to build; `doctor`: fit for deterministic metrics only.
     GateFailed,
     /// 2: a usage or input error, or any other error (clap's own status for bad flags);

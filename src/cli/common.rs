@@ -188,48 +188,19 @@ impl GateArgs {
         let Some(share) = self.fail_if_slower else {
             return 0;
         };
-        let threshold = layoutrand::report::numfmt::percent(share, 1);
-        if let Some(why) = &gate.refused {
-            layoutrand::diagnostic!("layoutrand {command}: --fail-if-slower {threshold}: {why}");
-            return layoutrand::exit::Exit::InputError.code();
+        for line in gate.lines(&format!("layoutrand {command}"), share) {
+            layoutrand::diagnostic!("{line}");
         }
-        let judged = gate.judged.as_slice();
-        if judged.is_empty() {
-            layoutrand::diagnostic!(
-                "layoutrand {command}: --fail-if-slower {threshold} judged nothing: {}",
-                GATE_JUDGED_NOTHING
-            );
+        match gate.outcome() {
+            GateOutcome::Refused => layoutrand::exit::Exit::InputError.code(),
+            GateOutcome::Pass => 0,
+            GateOutcome::Fail => layoutrand::exit::Exit::GateFailed.code(),
         }
-        for j in judged {
-            let power = j.power(share);
-            layoutrand::diagnostic!(
-                "layoutrand {command}: --fail-if-slower {threshold}: {}: {}{power}",
-                match (j.failed, j.bounded) {
-                    (true, _) => "fail",
-                    (false, true) => "pass",
-                    (false, false) => "pass (cannot tell: no bounded interval to judge)",
-                },
-                j.label
-            );
-        }
-        let failed: Vec<&GateJudgement> = judged.iter().filter(|j| j.failed).collect();
-        if failed.is_empty() {
-            return 0;
-        }
-        layoutrand::diagnostic!(
-            "layoutrand {command}: FAIL: {} comparison(s) say a new version is slower than its \
-             base by more than --fail-if-slower {threshold} (the whole interval):",
-            failed.len()
-        );
-        for t in failed {
-            layoutrand::diagnostic!("  {}", t.label);
-        }
-        layoutrand::exit::Exit::GateFailed.code()
     }
 }
 
 pub use layoutrand::flags::{DesignArgs, LimitArgs};
-use layoutrand::report::gate::{Gate, GateJudgement};
+use layoutrand::report::gate::{Gate, GateOutcome};
 
 pub use layoutrand::files::output::write_stdout;
 
@@ -250,8 +221,3 @@ pub fn exit_if_interrupted(err: anyhow::Error, command: &str) -> anyhow::Result<
         None => Err(err),
     }
 }
-
-/// Why `--fail-if-slower` judged nothing: the gate compares variants (`build --variant`) in
-/// `report`, on the metric asked of `run` or those named by `--metric`; one wording for the
-/// commands that gate.
-pub const GATE_JUDGED_NOTHING: &str = "there is no comparison on a gated metric to judge: report compares variants (an experiment built with `build --variant`, each against the first built), and the gate judges the metric asked of `run` or those named by --metric; to compare two experiments use `layoutrand compare BASE_DIR NEW_DIR --fail-if-slower PCT`";

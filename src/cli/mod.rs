@@ -23,6 +23,7 @@ pub mod run_shard;
 pub mod schemas;
 pub mod status;
 pub mod trust;
+pub mod watch;
 
 /// Benchmark native programs without being fooled by code layout.
 #[derive(Debug, Parser)]
@@ -74,6 +75,11 @@ pub enum Command {
     /// Reads DIR/manifest.json, DIR/results.jsonl, explain's answer and profile in
     /// DIR/explain/, and the fastest seed's binary; runs nothing; writes only the pin file.
     Pin(pin::Args),
+    /// Is HEAD slower than BASE, whatever the layout? The pull-request check.
+    ///
+    /// Builds both git revisions in worktrees with the same seeds, runs them interleaved,
+    /// gates on the interval, confirms a failure by a second round (docs/ci.md).
+    Watch(watch::Args),
     /// Is this program layout-sensitive on this machine? A quick answer.
     CheckSensitivity(check_sensitivity::Args),
     /// Progress of a Slurm run (`run --slurm`): executions per shard, task states.
@@ -121,6 +127,7 @@ fn subcommand(cli: Cli) -> anyhow::Result<i32> {
         Command::Experiment(a) => experiment::run(a),
         Command::Explain(a) => explain::run(a),
         Command::Pin(a) => pin::run(a),
+        Command::Watch(a) => watch::run(a),
         Command::CheckSensitivity(a) => check_sensitivity::run(a),
         Command::Status(a) => status::run(a),
         Command::Doctor(a) => doctor::run(a),

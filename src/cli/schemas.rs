@@ -94,6 +94,10 @@ pub fn all() -> Vec<OutputSchema> {
             "compare-directories",
             "`layoutrand compare BASE_DIR NEW_DIR --format json`",
         ),
+        output::<layoutrand::files::watch::WatchFile>(
+            "watch",
+            "OUT/watch.json, written by `layoutrand watch`",
+        ),
         output::<analysis::answers::model::Report>("report", "`layoutrand report --format json`"),
         output::<layoutrand::report::export::bmf::Bmf>(
             "bmf",

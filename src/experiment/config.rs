@@ -82,6 +82,9 @@ pub struct BuildConfig {
     pub pad: Option<u64>,
     /// `build --data-order`: each seed also permutes the static data (absent or false: not).
     pub data_order: Option<bool>,
+    /// `build --pin`: a pin file (`layoutrand pin`) fixing the hot functions' placement in
+    /// every seed, relative to the experiment file's directory.
+    pub pin: Option<PathBuf>,
 }
 
 /// `[[variant]]`: one version of the program (other flags, compiler or sources).
@@ -487,6 +490,7 @@ impl ExperimentConfig {
                 .unwrap_or(crate::flags::build::LinkerArg::Auto),
             pad: self.build.pad,
             data_order: self.build.data_order.unwrap_or(false),
+            pin: self.build.pin.as_ref().map(|p| self.base_dir.join(p)),
             programs: self.programs_to_relink(),
             ..crate::flags::build::BuildArgs::default()
         }
@@ -772,6 +776,27 @@ mod tests {
             ExperimentConfig::load(&p).unwrap().validate().unwrap_err()
         );
         insta::assert_snapshot!(err);
+    }
+
+    /// `[build] pin` reaches the build stage as `--pin`, taken from the file's directory.
+    #[test]
+    fn build_pin_is_passed_from_the_files_directory() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("e.toml");
+        std::fs::write(
+            &p,
+            "[build]\ncommand = [\"make\"]\npin = \"pins/pin.json\"\n[run]\ncommand = [\"{bin}\"]\n",
+        )
+        .unwrap();
+        let c = ExperimentConfig::load(&p).unwrap();
+        let argv = c.stage_build_args().to_argv();
+        let at = argv
+            .iter()
+            .position(|a| a == "--pin")
+            .expect("--pin passed");
+        let pin = std::path::PathBuf::from(&argv[at + 1]);
+        assert_eq!(pin, c.base_dir.join("pins/pin.json"));
+        assert!(pin.is_absolute());
     }
 
     /// A file with two `[[variant]]` tables plus `extra`, loaded and validated.

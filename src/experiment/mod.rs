@@ -8,6 +8,9 @@ pub(crate) mod growth;
 mod pipeline;
 pub(crate) mod subprocess;
 mod variants;
+pub mod watch;
+pub(crate) mod worktree;
 
 pub use config::{parse_percent, ExperimentConfig};
 pub use pipeline::{run_experiment, Mode};
+pub use watch::{run_watch, WatchRequest};

@@ -619,12 +619,12 @@ fn run(
         &BTreeMap::new(),
         &[stopped],
     )?;
-    Ok(code != stopped && run_is_complete(out, plan)?)
+    Ok(code != stopped && run_is_complete(out, plan.executions)?)
 }
 
 /// True when every planned execution of every binary (of every variant) in the manifest is
 /// in the store.
-fn run_is_complete(out: &Path, plan: &Plan) -> Result<bool> {
+pub(super) fn run_is_complete(out: &Path, executions: u32) -> Result<bool> {
     let manifest = Manifest::load(out)?;
     let results = crate::files::store::read_results(out)?;
     let programs = results
@@ -638,7 +638,7 @@ fn run_is_complete(out: &Path, plan: &Plan) -> Result<bool> {
         .filter(|v| v.status == BuildStatus::Ok)
         .count()
         * programs
-        * plan.executions as usize
+        * executions as usize
         * results.header.as_ref().map_or(1, |h| h.data_seeds.max(1)) as usize;
     Ok(results.executions.len() >= expected)
 }

@@ -15,6 +15,7 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
+use std::os::fd::AsFd;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -83,12 +84,28 @@ pub(crate) fn run_user_command<S: AsRef<std::ffi::OsStr> + std::fmt::Debug>(
     Ok((output.status.success(), tail(&text, 20)))
 }
 
+/// Whether the stages' standard output goes to this process's standard error
+/// ([`stages_print_to_stderr`]).
+static STAGES_TO_STDERR: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// From now on, the stages this process starts write their standard output to its standard
+/// error: `watch` keeps its standard output for its verdict alone, which a CI job may keep or
+/// parse, while the builds' and runs' summaries still show in the log.
+pub(crate) fn stages_print_to_stderr() {
+    STAGES_TO_STDERR.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
 fn stage_command(args: &[OsString], cwd: &Path) -> Command {
     let mut cmd = crate::child::command(own_executable());
     cmd.args(args)
         .current_dir(cwd)
         .stdin(Stdio::null())
         .env(signals::ENV_EXPERIMENT_STAGE, "1");
+    if STAGES_TO_STDERR.load(std::sync::atomic::Ordering::Relaxed) {
+        if let Ok(stderr) = std::io::stderr().as_fd().try_clone_to_owned() {
+            cmd.stdout(Stdio::from(stderr));
+        }
+    }
     cmd
 }
 

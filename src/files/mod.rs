@@ -23,6 +23,7 @@ pub mod results;
 pub mod stopping;
 pub mod store;
 pub mod trust;
+pub mod watch;
 
 pub use atomic::{write_atomically, write_atomically_with};
 

@@ -25,7 +25,7 @@ pub mod run;
 pub struct DesignArgs {
     /// Executions (processes) per binary, with run --data-seeds K per binary and data seed
     /// (K times as many per binary) [default: run 10; experiment 5 with --initial, else 3;
-    /// check-sensitivity 3].
+    /// check-sensitivity 3; watch 5].
     #[cfg_attr(feature = "cli", arg(long))]
     pub executions: Option<u32>,
     /// Iterations each execution must report (with --metric regex:...); `{iterations}` in

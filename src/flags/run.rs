@@ -230,7 +230,7 @@ impl SlurmArgs {
 /// The parser of `--cache-sim MODEL`, through the one parser ([`CacheModel::parse`]).
 // A clap value parser: only the command line (the `cli` feature) calls it.
 #[cfg(feature = "cli")]
-pub(crate) fn cache_sim_arg(text: &str) -> Result<CacheModel, String> {
+pub fn cache_sim_arg(text: &str) -> Result<CacheModel, String> {
     CacheModel::parse(text).map_err(|e| format!("{e:#}"))
 }
 

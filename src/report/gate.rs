@@ -27,6 +27,77 @@ pub struct GateJudgement {
     pub detectable_excess: Option<f64>,
 }
 
+/// How a gate ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GateOutcome {
+    /// The data may not be gated (an incomplete store): exit 2.
+    Refused,
+    /// Nothing failed (including nothing judged, which the lines say).
+    Pass,
+    /// Some comparison's whole interval said slower than allowed.
+    Fail,
+}
+
+/// Why `--fail-if-slower` judged nothing: the gate compares variants (`build --variant`) in
+/// `report`, on the metric asked of `run` or those named by `--metric`; one wording for the
+/// commands that gate.
+pub const GATE_JUDGED_NOTHING: &str = "there is no comparison on a gated metric to judge: report compares variants (an experiment built with `build --variant`, each against the first built), and the gate judges the metric asked of `run` or those named by --metric; to compare two experiments use `layoutrand compare BASE_DIR NEW_DIR --fail-if-slower PCT`";
+
+impl Gate {
+    /// How the gate ended.
+    pub fn outcome(&self) -> GateOutcome {
+        if self.refused.is_some() {
+            GateOutcome::Refused
+        } else if self.judged.iter().any(|j| j.failed) {
+            GateOutcome::Fail
+        } else {
+            GateOutcome::Pass
+        }
+    }
+
+    /// What the gate at `threshold` (a share) says, one line each, every line beginning
+    /// with `prefix` (`layoutrand report`): why it judged nothing, or each comparison
+    /// (`--fail-if-slower 1 %: pass: …` with the design's power), then for a failure the
+    /// summary `FAIL: …` and one indented line per failed comparison.
+    pub fn lines(&self, prefix: &str, threshold: f64) -> Vec<String> {
+        let shown = crate::report::numfmt::percent(threshold, 1);
+        if let Some(why) = &self.refused {
+            return vec![format!("{prefix}: --fail-if-slower {shown}: {why}")];
+        }
+        if self.judged.is_empty() {
+            return vec![format!(
+                "{prefix}: --fail-if-slower {shown} judged nothing: {GATE_JUDGED_NOTHING}"
+            )];
+        }
+        let mut lines: Vec<String> = self
+            .judged
+            .iter()
+            .map(|j| {
+                let state = match (j.failed, j.bounded) {
+                    (true, _) => "fail",
+                    (false, true) => "pass",
+                    (false, false) => "pass (cannot tell: no bounded interval to judge)",
+                };
+                format!(
+                    "{prefix}: --fail-if-slower {shown}: {state}: {}{}",
+                    j.label,
+                    j.power(threshold)
+                )
+            })
+            .collect();
+        let failed: Vec<&GateJudgement> = self.judged.iter().filter(|j| j.failed).collect();
+        if !failed.is_empty() {
+            lines.push(format!(
+                "{prefix}: FAIL: {} comparison(s) say a new version is slower than its base by \
+                 more than --fail-if-slower {shown} (the whole interval):",
+                failed.len()
+            ));
+            lines.extend(failed.iter().map(|j| format!("  {}", j.label)));
+        }
+        lines
+    }
+}
+
 impl GateJudgement {
     /// The clause that ends the judgement's line: how large a slowdown this design catches
     /// 80 % of the time at the gate's `threshold` (a share), or why it has no estimate.

@@ -23,6 +23,7 @@ pub mod render_compare;
 pub mod render_dimension;
 pub mod slurm_status;
 pub(crate) mod title;
+pub mod watch;
 pub mod words;
 
 use std::path::Path;
@@ -61,7 +62,16 @@ pub fn render_gated_report(
     metrics: &[String],
 ) -> Result<(String, Gate)> {
     let report = analyse_directory(dir, options, metrics)?;
-    let text = export::exporter(format).export(&report)?;
+    render_with_gate(&report, format)
+}
+
+/// `report` rendered in `format`, and what the CI gate judged in it (nothing without
+/// `--fail-if-slower`): [`render_gated_report`] of a report already analysed.
+pub fn render_with_gate(
+    report: &crate::analysis::answers::model::Report,
+    format: Format,
+) -> Result<(String, Gate)> {
+    let text = export::exporter(format).export(report)?;
     // JSON escapes its own control characters (and `\x` is no JSON escape); every other
     // format is read on a terminal or in a browser.
     let text = match format {
@@ -69,7 +79,7 @@ pub fn render_gated_report(
         _ => crate::printable::for_terminal(&text).into_owned(),
     };
     let gate = Gate {
-        judged: gate_judgements(&report),
+        judged: gate_judgements(report),
         refused: report
             .incomplete
             .as_ref()

@@ -20,7 +20,6 @@ mod schemas_support;
 #[path = "../support/snapshots.rs"]
 mod snapshot_support;
 
-mod ci_gate;
 mod demo;
 mod doctor;
 mod interrupt;
@@ -28,5 +27,6 @@ mod recipes;
 mod resume;
 mod sequential_variants;
 mod variants;
+mod watch;
 mod wrap_launcher_script;
 mod wrap_shim;

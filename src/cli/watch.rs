@@ -1,0 +1,94 @@
+//! `layoutrand watch BASE HEAD`: is the head slower than the base, whatever the layout? The
+//! pull-request check (docs/ci.md).
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use layoutrand::experiment::{run_watch, WatchRequest};
+use layoutrand::files::cache_model::CacheModel;
+use layoutrand::flags::build::{GranularityArg, LinkerArg};
+
+/// The design docs/gate.md certifies: 30 seeds × 5 executions, threshold 0 % with a
+/// confirmation round.
+const DEFAULT_SEEDS: u32 = 30;
+const DEFAULT_EXECUTIONS: u32 = 5;
+
+/// Arguments of `layoutrand watch`.
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The base revision (a branch, tag, hash, `HEAD~1`) of the git repository of the
+    /// current directory.
+    pub base: String,
+    /// The head revision, judged against the base.
+    pub head: String,
+    /// Build command, a shell script run with `sh -c` in each revision's worktree, in the
+    /// directory that corresponds to the current one (e.g. "make -j2").
+    #[arg(long = "build-cmd", value_name = "SCRIPT")]
+    pub build_cmd: String,
+    /// Output directory: the worktrees while it runs, each round's experiment, watch.json.
+    #[arg(long, default_value = "layoutrand-out/watch")]
+    pub out: PathBuf,
+    /// Random layouts per revision (the same seeds for both) [default: 30].
+    #[arg(long)]
+    pub seeds: Option<u32>,
+    #[command(flatten)]
+    pub design: super::common::DesignArgs,
+    #[command(flatten)]
+    pub limits: super::common::LimitArgs,
+    /// Fail when the whole interval says the head is slower than the base by more than this
+    /// (`0`, `0.5%`, `0.005`).
+    #[arg(long = "fail-if-slower", value_name = "PCT", default_value = "0",
+          value_parser = layoutrand::flags::share_arg, allow_hyphen_values = true)]
+    pub fail_if_slower: f64,
+    /// Fail on the first round's failure, without the confirmation round that docs/gate.md
+    /// measured (more false alerts).
+    #[arg(long = "no-confirmation")]
+    pub no_confirmation: bool,
+    /// What to randomise (as `build --granularity`).
+    #[arg(long, value_enum)]
+    pub granularity: Option<GranularityArg>,
+    /// Linker for the relinks (as `build --linker`).
+    #[arg(long, value_enum)]
+    pub linker: Option<LinkerArg>,
+    /// A pin file (`layoutrand pin`) both revisions are built with (as `build --pin`).
+    #[arg(long, value_name = "FILE")]
+    pub pin: Option<PathBuf>,
+    /// The programs `{bin}` stands for, and the only ones relinked (as `run --programs`).
+    #[arg(long, value_delimiter = ',')]
+    pub programs: Vec<String>,
+    /// With --metric cachegrind: the caches to simulate (as `run --cache-sim`).
+    #[arg(long = "cache-sim", value_name = "MODEL", value_parser = layoutrand::flags::run::cache_sim_arg)]
+    pub cache_sim: Option<CacheModel>,
+    /// The benchmark command, after `--`, with {bin} where the binary goes; it runs in the
+    /// head's worktree.
+    #[arg(last = true, required = true)]
+    pub command: Vec<String>,
+}
+
+/// Runs `layoutrand watch`.
+pub fn run(args: Args) -> Result<i32> {
+    let mut design = args.design;
+    design.executions = Some(design.executions.unwrap_or(DEFAULT_EXECUTIONS));
+    design.metric = Some(design.metric.unwrap_or_else(|| "wall".into()));
+    let request = WatchRequest {
+        base: args.base,
+        head: args.head,
+        build_command: args.build_cmd,
+        run_command: args.command,
+        out: args.out,
+        seeds: args.seeds.unwrap_or(DEFAULT_SEEDS),
+        design,
+        limits: args.limits,
+        fail_if_slower: args.fail_if_slower,
+        confirmation: !args.no_confirmation,
+        build: layoutrand::experiment::config::BuildConfig {
+            granularity: args.granularity,
+            linker: args.linker,
+            pin: args.pin,
+            ..Default::default()
+        },
+        programs: args.programs,
+        cache_sim: args.cache_sim,
+    };
+    run_watch(&request).or_else(|err| super::common::exit_if_interrupted(err, "layoutrand watch"))
+}

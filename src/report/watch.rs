@@ -1,0 +1,122 @@
+//! The words of `layoutrand watch`: what it compares (said as it starts) and its summary,
+//! verdict first, from the numbers and enums of `OUT/watch.json`
+//! ([`crate::files::watch`]).
+
+use std::path::Path;
+
+use crate::files::watch::{JudgedComparison, RoundOutcome, WatchFile, WatchInputs, WatchVerdict};
+use crate::report::numfmt::{change, counted, percent};
+use crate::report::words::effect::directions;
+
+/// `abcdef123456 (main)`: a revision's short hash and the name it was given by.
+fn revision(r: &crate::files::watch::Revision) -> String {
+    let short: String = r.commit.chars().take(12).collect();
+    if r.reference == r.commit || r.commit.starts_with(&r.reference) {
+        short
+    } else {
+        format!("{short} ({})", r.reference)
+    }
+}
+
+/// What is compared and how, as the watch starts.
+pub fn announcement(inputs: &WatchInputs) -> String {
+    format!(
+        "layoutrand watch: head {} against base {}: {} each (the same seeds for both), {} per \
+         binary, by {}; it fails when the whole interval says the head is slower by more than \
+         {}{}",
+        revision(&inputs.head),
+        revision(&inputs.base),
+        counted(inputs.seeds, "random layout", "random layouts"),
+        counted(inputs.executions, "execution", "executions"),
+        inputs.metric,
+        percent(inputs.fail_if_slower, 1),
+        if inputs.confirmation {
+            ", in a first round and again in a confirmation round"
+        } else {
+            " in one round"
+        }
+    )
+}
+
+/// The verdict in one line.
+fn verdict_line(verdict: WatchVerdict, inputs: &WatchInputs) -> String {
+    let threshold = percent(inputs.fail_if_slower, 1);
+    match verdict {
+        WatchVerdict::Pass => format!(
+            "PASS: no benchmark's whole interval says the head is slower than the base by more \
+             than {threshold}"
+        ),
+        WatchVerdict::Unconfirmed => format!(
+            "PASS: the first round said the head is slower by more than {threshold}, and the \
+             confirmation round did not repeat it"
+        ),
+        WatchVerdict::Fail if inputs.confirmation => format!(
+            "FAIL: the head is slower than the base by more than {threshold} in both rounds"
+        ),
+        WatchVerdict::Fail => {
+            format!("FAIL: the head is slower than the base by more than {threshold}")
+        }
+        WatchVerdict::NotJudged => "NOT JUDGED: a round's store is incomplete or holds no \
+                                    comparison to gate (the messages above say why); nothing \
+                                    was concluded"
+            .to_string(),
+    }
+}
+
+/// One judged comparison: its effect, whether it failed, and the smallest slowdown the design
+/// catches 80 % of the time.
+fn comparison_line(c: &JudgedComparison) -> String {
+    let (better, worse) = directions(c.is_time);
+    let effect = match c.ci {
+        Some(ci) => change(c.ratio, ci.lower, ci.upper, c.confidence, better, worse),
+        None => format!("ratio {:.4}, with no bounded interval", c.ratio),
+    };
+    let power = match c.detectable_slowdown {
+        Some(share) => format!(
+            "this design catches a slowdown of {} or more 80 % of the time",
+            percent(share, 2)
+        ),
+        None => "no power estimate (it needs the sides paired by seed, at least three pairs)"
+            .to_string(),
+    };
+    format!(
+        "  {}: {} {}: {effect}; {power}",
+        if c.failed { "fail" } else { "pass" },
+        c.program,
+        c.metric
+    )
+}
+
+/// The summary on stdout: the verdict first, then each round's comparisons, then where the
+/// reports are.
+pub fn summary(record: &WatchFile, out: &Path) -> String {
+    let verdict = record.verdict.unwrap_or(WatchVerdict::NotJudged);
+    let mut lines = vec![verdict_line(verdict, &record.inputs)];
+    for round in &record.rounds {
+        let what = match round.number {
+            1 => "round 1".to_string(),
+            n => format!("round {n} (confirmation: the same binaries, new executions)"),
+        };
+        let outcome = match round.outcome {
+            RoundOutcome::Pass => "pass",
+            RoundOutcome::Fail => "fail",
+            RoundOutcome::NotJudged => "not judged",
+        };
+        lines.push(format!("{what}: {outcome}"));
+        lines.extend(round.comparisons.iter().map(comparison_line));
+    }
+    let reports: Vec<String> = record
+        .rounds
+        .iter()
+        .map(|r| {
+            out.join(format!("round-{}", r.number))
+                .join("report.txt")
+                .display()
+                .to_string()
+        })
+        .collect();
+    if !reports.is_empty() {
+        lines.push(format!("reports: {}", reports.join(", ")));
+    }
+    lines.join("\n")
+}
