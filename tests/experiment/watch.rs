@@ -36,8 +36,8 @@ fn demo_repository(tmp: &Path) -> std::path::PathBuf {
     src
 }
 
-/// `layoutrand watch BASE HEAD` in `dir` with a small design (5 seeds × 1 execution under
-/// cachegrind) and `extra` flags, into `out`.
+/// `layoutrand watch BASE HEAD` in `dir` as the workflow runs it but with a small design (5
+/// seeds × 1 execution under cachegrind) and `extra` flags, into `out`.
 fn watch(dir: &Path, base: &str, head: &str, out: &Path, extra: &[&str]) -> Output {
     layoutrand()
         .current_dir(dir)
@@ -94,8 +94,8 @@ fn unchanged_code_passes_and_a_planted_slowdown_fails_after_its_confirmation() {
     // The workflow's step is the watch below with the default design.
     assert!(workflow.contains(
         "layoutrand watch \"${{ github.event.pull_request.base.sha }}\" HEAD \\\n            \
-         --build-cmd \"make -j2\" --metric cachegrind --out \"$RUNNER_TEMP/watch\" \\\n            \
-         -- '{bin}' 1"
+         --build-cmd \"make -j2\" --metric cachegrind --fail-if-slower 0.1% \\\n            \
+         --out \"$RUNNER_TEMP/watch\" -- '{bin}' 1"
     ));
     let tmp = tempfile::tempdir().unwrap();
     let src = demo_repository(tmp.path());
