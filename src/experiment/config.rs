@@ -145,6 +145,9 @@ pub struct RunConfig {
     /// (cachegrind), whose values do not depend on what else runs; absent: the runner's
     /// default (the number of cores for cachegrind, else 1).
     pub jobs: Option<usize>,
+    /// With `metric = "cachegrind"`: the caches to simulate, as `run --cache-sim` takes
+    /// them (`"I1=4096,2,64"`; a cache left out keeps the default).
+    pub cache_sim: Option<String>,
 }
 
 /// `[check]`: a command run once per binary that must exit 0 (the program's own test).
@@ -364,6 +367,7 @@ impl ExperimentConfig {
         if let Some(t) = self.run.wait_for_quiet {
             crate::units::duration_from_seconds(t).context("[run] wait_for_quiet")?;
         }
+        self.cache_model()?;
         // The schedule's size with the counts known now (programs are known after the
         // build, so this is a lower bound of what `run` will check).
         let binaries = self.build.seeds.max(self.target.max_binaries).unwrap_or(0) as usize + 1;
@@ -379,6 +383,16 @@ impl ExperimentConfig {
         )
         .context("[build] seeds × [run] executions × [run] iterations")?;
         Ok(())
+    }
+
+    /// `[run] cache_sim`, parsed by the one parser of `run --cache-sim`.
+    pub(crate) fn cache_model(&self) -> Result<Option<crate::files::cache_model::CacheModel>> {
+        self.run
+            .cache_sim
+            .as_deref()
+            .map(crate::files::cache_model::CacheModel::parse)
+            .transpose()
+            .context("[run] cache_sim")
     }
 
     /// `[build] seeds` and `[target] max_binaries`: at least one binary, at most what a
@@ -797,6 +811,22 @@ mod tests {
         let pin = std::path::PathBuf::from(&argv[at + 1]);
         assert_eq!(pin, c.base_dir.join("pins/pin.json"));
         assert!(pin.is_absolute());
+    }
+
+    /// `[run] cache_sim` is read by `run --cache-sim`'s parser, and refused when it does not
+    /// parse, before anything runs.
+    #[test]
+    fn run_cache_sim_is_parsed_as_the_flag_is() {
+        let mut c = ExperimentConfig::default();
+        c.run.cache_sim = Some("I1=4096,2,64".into());
+        let model = c.cache_model().unwrap().expect("a model");
+        assert_eq!(
+            Some(model),
+            crate::flags::run::cache_sim_arg("I1=4096,2,64").ok()
+        );
+        c.run.cache_sim = Some("I1=4096".into());
+        let err = format!("{:#}", c.validate_limits().unwrap_err());
+        assert!(err.starts_with("[run] cache_sim: "), "{err}");
     }
 
     /// A file with two `[[variant]]` tables plus `extra`, loaded and validated.

@@ -606,6 +606,7 @@ fn run(
         data_seeds: config.run.data_seeds,
         vary_mmap_threshold: config.run.vary_mmap_threshold,
         jobs: config.run.jobs,
+        cache_sim: config.cache_model()?,
         resume: out.join(RESULTS_FILE).exists(),
         trust: out.join(RESULTS_FILE).exists() && config.trust,
         command: config.run.command.clone(),
