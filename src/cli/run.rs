@@ -62,11 +62,19 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         return Ok(exit.code());
     }
     if report.remaining > 0 {
+        // Within an experiment or a watch, the same command of theirs continues: they say so.
+        let how = if std::env::var_os(layoutrand::signals::ENV_EXPERIMENT_STAGE).is_some() {
+            String::new()
+        } else {
+            format!(
+                "; continue with `layoutrand run --resume --out {}`",
+                args.out.display()
+            )
+        };
         layoutrand::diagnostic!(
-            "layoutrand: the budget ran out with {} execution(s) left (exit status {}); continue with `layoutrand run --resume --out {}`",
+            "layoutrand: the budget ran out with {} execution(s) left (exit status {}){how}",
             report.remaining,
             Exit::StoppedEarly.code(),
-            args.out.display()
         );
         return Ok(Exit::StoppedEarly.code());
     }

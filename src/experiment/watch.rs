@@ -91,15 +91,14 @@ pub fn run_watch(request: &WatchRequest) -> Result<i32> {
     if record.verdict.is_none() {
         record.rounds.clear();
         let Some(verdict) = watch.rounds(&mut record, &out)? else {
-            crate::diagnostic!(
-                "layoutrand watch: the budget ran out; run the same command again to continue (exit status {})",
-                Exit::StoppedEarly.code()
-            );
+            crate::out!("{}\n", crate::report::watch::stopped_early());
             return Ok(Exit::StoppedEarly.code());
         };
         record.verdict = Some(verdict);
         record.save(&out)?;
         watch.remove_trees(&out)?;
+    } else {
+        crate::diagnostic!("{}", crate::report::watch::reached_before(&watch.out));
     }
     crate::out!("{}\n", crate::report::watch::summary(&record, &watch.out));
     Ok(exit_code(record.verdict.unwrap_or(WatchVerdict::NotJudged)))
@@ -332,20 +331,30 @@ impl Watch<'_> {
 
     /// Builds the base and the head into `dir` with the same seeds, unless both are built.
     fn build(&self, inputs: &WatchInputs, dir: &Path) -> Result<()> {
-        if dir.join(MANIFEST_FILE).exists() {
-            let manifest = Manifest::load(dir)?;
-            let built = |name: &str| {
-                manifest
-                    .variants
+        let manifest = if dir.join(MANIFEST_FILE).exists() {
+            Some(Manifest::load(dir)?)
+        } else {
+            None
+        };
+        let built = |name: &str| {
+            manifest.as_ref().is_some_and(|m| {
+                m.variants
                     .iter()
                     .any(|v| v.name == name && v.build.seeds.len() >= inputs.seeds as usize)
-            };
-            if built(BASE) && built(HEAD) {
-                return Ok(());
-            }
+            })
+        };
+        if built(BASE) && built(HEAD) {
+            return Ok(());
         }
         let mut config = self.config.clone();
         for variant in [BASE, HEAD] {
+            // A version not fully built gets a fresh worktree: one a build left half-way
+            // (interrupted) holds objects that make would find up to date, so the recording
+            // would see no compile and no link.
+            if !built(variant) {
+                self.repo
+                    .remove_worktree(&self.out.join("trees").join(variant))?;
+            }
             config.variants.push(VariantConfig {
                 name: variant.to_string(),
                 command: vec!["sh".into(), "-c".into(), inputs.build_command.clone()],
@@ -388,10 +397,17 @@ impl Watch<'_> {
                     .map(|excess| threshold + excess),
             })
             .collect();
+        let busy = report.setup.host_conditions.iter().find_map(|c| match c {
+            crate::analysis::answers::host_conditions::HostCondition::Busy(b) => {
+                Some([b.busy as u64, b.sampled as u64])
+            }
+            _ => None,
+        });
         Ok(WatchRound {
             number,
             outcome: outcome(&gate),
             comparisons,
+            busy_executions: busy,
         })
     }
 }
@@ -486,6 +502,7 @@ mod tests {
         WatchRound {
             number: 1,
             outcome,
+            busy_executions: None,
             comparisons: failed
                 .iter()
                 .map(|(program, failed)| JudgedComparison {

@@ -98,6 +98,9 @@ pub struct WatchRound {
     pub outcome: RoundOutcome,
     /// Each comparison it judged.
     pub comparisons: Vec<JudgedComparison>,
+    /// `[busy, sampled]`: executions that started beside other runnable tasks (or with CPU
+    /// time stolen), of those sampled, when enough were to warn (time metrics only).
+    pub busy_executions: Option<[u64; 2]>,
 }
 
 /// How the whole watch ended.

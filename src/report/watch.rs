@@ -104,6 +104,13 @@ pub fn summary(record: &WatchFile, out: &Path) -> String {
         };
         lines.push(format!("{what}: {outcome}"));
         lines.extend(round.comparisons.iter().map(comparison_line));
+        if let Some([busy, sampled]) = round.busy_executions {
+            lines.push(format!(
+                "  note: {busy} of {sampled} executions started on a busy host (other runnable \
+                 tasks, or CPU time stolen): the times are noisier than a quiet host's, and the \
+                 intervals wider (its report says more)"
+            ));
+        }
     }
     let reports: Vec<String> = record
         .rounds
@@ -119,4 +126,19 @@ pub fn summary(record: &WatchFile, out: &Path) -> String {
         lines.push(format!("reports: {}", reports.join(", ")));
     }
     lines.join("\n")
+}
+
+/// Standard output when the budget ran out before the verdict: nothing was gated.
+pub fn stopped_early() -> String {
+    "STOPPED: the budget ran out before the verdict (nothing was gated); run the same command \
+     again to continue"
+        .to_string()
+}
+
+/// Said when the same command finds its verdict already reached.
+pub fn reached_before(out: &Path) -> String {
+    format!(
+        "layoutrand watch: the verdict was reached before ({}); nothing was built or run",
+        out.join(crate::files::watch::WATCH_FILE).display()
+    )
 }

@@ -1,8 +1,9 @@
 //! `layoutrand watch BASE HEAD`, the pull-request check of docs/ci.md, on a git repository
 //! holding the demo, as docs/ci/layoutrand.yml runs it: unchanged code passes in one round; a
 //! planted 2 % slowdown fails, confirmed by a second round of the same binaries; a watch
-//! stopped by its budget is not gated and the same command finishes it; another watch's
-//! directory, a revision that names no commit and a directory outside git are refused.
+//! stopped by its budget is not gated and the same command finishes it; a version whose build
+//! stopped half-way is built again in a fresh worktree; another watch's directory, a revision
+//! that names no commit and a directory outside git are refused.
 //! Under cachegrind, so every verdict is deterministic.
 
 use std::path::Path;
@@ -158,8 +159,9 @@ fn a_watch_stopped_by_its_budget_is_not_gated_and_the_same_command_finishes_it()
     let out = tmp.path().join("w");
     let stopped = watch(&src, "HEAD~1", "HEAD~1", &out, &["--budget", "1ms"]);
     assert_eq!(stopped.status.code(), Some(4), "{}", describe(&stopped));
+    let said = String::from_utf8_lossy(&stopped.stdout);
     assert!(
-        stopped.stdout.is_empty(),
+        said.starts_with("STOPPED: "),
         "no verdict: {}",
         describe(&stopped)
     );
@@ -174,6 +176,19 @@ fn a_watch_stopped_by_its_budget_is_not_gated_and_the_same_command_finishes_it()
         "not rebuilt: {err}"
     );
     assert_eq!(worktrees(&src), 1);
+
+    // A build stopped half-way leaves a worktree whose objects are up to date: the version
+    // is built again in a fresh one (make would otherwise compile and link nothing).
+    let half = tmp.path().join("half");
+    let stopped = watch(&src, "HEAD~1", "HEAD", &half, &["--budget", "1ms"]);
+    assert_eq!(stopped.status.code(), Some(4), "{}", describe(&stopped));
+    assert!(
+        half.join("trees/head/demo").is_file(),
+        "the head's tree holds its build"
+    );
+    std::fs::remove_dir_all(half.join("round-1")).unwrap();
+    let rebuilt = watch(&src, "HEAD~1", "HEAD", &half, &[]);
+    assert_eq!(rebuilt.status.code(), Some(1), "{}", describe(&rebuilt));
 
     // Another watch's directory is refused, naming what differs; so are a revision that
     // names no commit and a directory outside git.
