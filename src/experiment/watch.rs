@@ -81,6 +81,9 @@ pub fn run_watch(request: &WatchRequest) -> Result<i32> {
         .with_context(|| format!("cannot create the output directory {}", out_path.display()))?;
     let mut record = begin(&out, inputs)?;
     crate::diagnostic!("{}", crate::report::watch::announcement(&record.inputs));
+    if repo.has_uncommitted_changes() {
+        crate::diagnostic!("{}", crate::report::watch::uncommitted_changes());
+    }
     let watch = Watch {
         request,
         repo,

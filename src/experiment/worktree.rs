@@ -42,11 +42,29 @@ impl Repo {
         let spec = format!("{reference}^{{commit}}");
         // git says nothing with --quiet: the message is ours alone.
         git(&self.top, &["rev-parse", "--verify", "--quiet", &spec]).map_err(|_| {
+            let shallow = git(&self.top, &["rev-parse", "--is-shallow-repository"])
+                .is_ok_and(|answer| answer == "true");
+            let hint = if shallow {
+                " (it is a shallow clone: fetch the history, `git fetch --unshallow`, or \
+                 check out with `fetch-depth: 0` in GitHub Actions)"
+            } else {
+                ""
+            };
             anyhow::anyhow!(
-                "{reference:?} names no commit of the repository at {}",
+                "{reference:?} names no commit of the repository at {}{hint}",
                 self.top.display()
             )
         })
+    }
+
+    /// Whether the working tree has changes to tracked files that no commit holds: a watch
+    /// builds commits, so they are not measured.
+    pub(crate) fn has_uncommitted_changes(&self) -> bool {
+        git(
+            &self.top,
+            &["status", "--porcelain", "--untracked-files=no"],
+        )
+        .is_ok_and(|changes| !changes.is_empty())
     }
 
     /// A detached worktree of `commit` at `path` (kept when it is already there at that
@@ -139,6 +157,10 @@ mod tests {
         let err = repo.commit("no-such-branch").unwrap_err();
         assert!(format!("{err:#}").starts_with("\"no-such-branch\" names no commit"));
         assert!(repo.commit("--output=x").is_err());
+        assert!(!repo.has_uncommitted_changes());
+        std::fs::write(repo_dir.join("sub/f"), "c\n").unwrap();
+        assert!(repo.has_uncommitted_changes());
+        sh(&repo_dir, "git checkout -q -- sub/f");
 
         let tree = tmp.path().join("trees/base");
         let dir = repo.worktree(&tree, &base).unwrap();

@@ -142,3 +142,11 @@ pub fn reached_before(out: &Path) -> String {
         out.join(crate::files::watch::WATCH_FILE).display()
     )
 }
+
+/// Said when the working tree has changes no commit holds.
+pub fn uncommitted_changes() -> String {
+    "layoutrand watch: warning: your working tree has uncommitted changes to tracked files; \
+     the watch builds the two commits, so those changes are not measured (commit them to \
+     include them)"
+        .to_string()
+}
