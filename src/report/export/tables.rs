@@ -11,8 +11,7 @@ use crate::analysis::pair::Basis;
 use crate::analysis::variants::PairComparison;
 use crate::report::checks::{basis_sentence, disagreement};
 use crate::report::numfmt::{
-    capitalised, level, p_value, percent, percent_bounds, ratio, ratio_bounds, sig, statistic,
-    Scale,
+    level, p_value, percent, percent_bounds, ratio, ratio_bounds, sig, statistic, Scale,
 };
 use crate::report::words::{self, UNKNOWN_WITHOUT_MANIFEST};
 
@@ -465,13 +464,11 @@ pub(crate) fn as_built_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
             &s.scale(),
             confidence,
         ),
-        format!(
-            "As built, shift: {}",
-            capitalised(&words::shift::words(&a.shift))
-        ),
+        // As the default layout's lines say theirs: the sentence after the colon as it is.
+        format!("As built, shift: {}", words::shift::words(&a.shift)),
         format!(
             "As built among random layouts: {}",
-            capitalised(&words::default_layout::words(&a.placement))
+            words::default_layout::words(&a.placement)
         ),
     ];
     lines.extend(a.versus_baseline.as_ref().map(|v| {
