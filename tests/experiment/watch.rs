@@ -63,8 +63,13 @@ fn watch(dir: &Path, base: &str, head: &str, out: &Path, extra: &[&str]) -> Outp
 /// effect's numbers (cachegrind's counts move by sub-ppm amounts with the environment's
 /// padding) written as placeholders.
 fn summary(output: &Output, tmp: &Path) -> String {
+    redact_numbers(&machine_free(&stdout_in(output, tmp)))
+}
+
+/// `text` with commit hashes and percentages written as placeholders.
+fn redact_numbers(text: &str) -> String {
     redact(
-        &machine_free(&stdout_in(output, tmp)),
+        text,
         &[
             (r"\b[0-9a-f]{12}\b", "[commit]"),
             (r"(< )?\b\d+(\.\d+)? %", "[x] %"),
@@ -120,6 +125,19 @@ fn unchanged_code_passes_and_a_planted_slowdown_fails_after_its_confirmation() {
     let slower = watch(&src, "HEAD~1", "HEAD", &slower_out, &[]);
     assert_eq!(slower.status.code(), Some(1), "{}", describe(&slower));
     insta::assert_snapshot!("slower", summary(&slower, tmp.path()));
+    // What it says as it goes: the announcement, each round's gate lines, the confirmation.
+    let mut said: Vec<String> = Vec::new();
+    for line in stderr_in(&slower, tmp.path()).lines() {
+        // Its own lines, and the failed comparisons listed under a FAIL line.
+        let under_fail = line.starts_with("  ")
+            && said
+                .last()
+                .is_some_and(|l| l.contains(": FAIL: ") || l.starts_with("  "));
+        if line.starts_with("layoutrand watch:") || under_fail {
+            said.push(line.to_string());
+        }
+    }
+    insta::assert_snapshot!("slower_progress", redact_numbers(&said.join("\n")));
     let record = watch_json(&slower_out);
     crate::schemas_support::assert_valid("watch", "watch.json", &record);
     assert_eq!(record["verdict"], "fail");
