@@ -7,6 +7,7 @@ use anyhow::Result;
 use layoutrand::experiment::{run_watch, WatchRequest};
 use layoutrand::files::cache_model::CacheModel;
 use layoutrand::flags::build::{GranularityArg, LinkerArg};
+use layoutrand::report::watch::WatchFormat;
 
 /// The design docs/gate.md certifies: 30 seeds × 5 executions, threshold 0 % with a
 /// confirmation round.
@@ -59,10 +60,25 @@ pub struct Args {
     /// With --metric cachegrind: the caches to simulate (as `run --cache-sim`).
     #[arg(long = "cache-sim", value_name = "MODEL", value_parser = layoutrand::flags::run::cache_sim_arg)]
     pub cache_sim: Option<CacheModel>,
+    /// Standard output: the summary (text), a table for a pull request's comment
+    /// (markdown), or OUT/watch.json (json).
+    #[arg(long, value_enum, default_value_t = FormatArg::Text)]
+    pub format: FormatArg,
     /// The benchmark command, after `--`, with {bin} where the binary goes; it runs in the
     /// head's worktree.
     #[arg(last = true, required = true)]
     pub command: Vec<String>,
+}
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum FormatArg {
+    /// The summary in lines, the verdict first.
+    Text,
+    /// A Markdown table (a pull request's comment, a CI job's summary).
+    Markdown,
+    /// OUT/watch.json as it is (docs/schemas/watch.schema.json).
+    Json,
 }
 
 /// Runs `layoutrand watch`.
@@ -89,6 +105,11 @@ pub fn run(args: Args) -> Result<i32> {
         },
         programs: args.programs,
         cache_sim: args.cache_sim,
+        format: match args.format {
+            FormatArg::Text => WatchFormat::Text,
+            FormatArg::Markdown => WatchFormat::Markdown,
+            FormatArg::Json => WatchFormat::Json,
+        },
     };
     run_watch(&request).or_else(|err| super::common::exit_if_interrupted(err, "layoutrand watch"))
 }

@@ -63,6 +63,8 @@ pub struct WatchRequest {
     pub programs: Vec<String>,
     /// `run --cache-sim`.
     pub cache_sim: Option<CacheModel>,
+    /// The form of the standard output.
+    pub format: crate::report::watch::WatchFormat,
 }
 
 /// Runs the watch and returns its exit status: 0 pass (or a failure the confirmation did not
@@ -103,7 +105,10 @@ pub fn run_watch(request: &WatchRequest) -> Result<i32> {
     } else {
         crate::diagnostic!("{}", crate::report::watch::reached_before(&watch.out));
     }
-    crate::out!("{}\n", crate::report::watch::summary(&record, &watch.out));
+    crate::out!(
+        "{}\n",
+        crate::report::watch::render(&record, &watch.out, request.format)
+    );
     Ok(exit_code(record.verdict.unwrap_or(WatchVerdict::NotJudged)))
 }
 

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::files::watch::{JudgedComparison, RoundOutcome, WatchFile, WatchInputs, WatchVerdict};
-use crate::report::numfmt::{change, counted, percent};
+use crate::report::numfmt::{change, change_parts, counted, percent};
 use crate::report::words::effect::directions;
 
 /// `abcdef123456 (main)`: a revision's short hash and the name it was given by.
@@ -149,4 +149,78 @@ pub fn uncommitted_changes() -> String {
      the watch builds the two commits, so those changes are not measured (commit them to \
      include them)"
         .to_string()
+}
+
+/// The forms of `watch`'s standard output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WatchFormat {
+    /// The summary in lines, the verdict first.
+    #[default]
+    Text,
+    /// A Markdown table for a pull request's comment or a CI job's summary.
+    Markdown,
+    /// `OUT/watch.json` as it is (docs/schemas/watch.schema.json).
+    Json,
+}
+
+/// The watch's standard output in `format`.
+pub fn render(record: &WatchFile, out: &Path, format: WatchFormat) -> String {
+    match format {
+        WatchFormat::Text => summary(record, out),
+        WatchFormat::Markdown => markdown(record),
+        WatchFormat::Json => serde_json::to_string_pretty(record)
+            .unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}")),
+    }
+}
+
+/// The verdict as a heading word, the table of every round's comparisons, and what was
+/// compared.
+fn markdown(record: &WatchFile) -> String {
+    let verdict = record.verdict.unwrap_or(WatchVerdict::NotJudged);
+    let line = verdict_line(verdict, &record.inputs);
+    let (word, rest) = line.split_once(": ").unwrap_or((&line, ""));
+    let mut lines = vec![
+        format!("**layoutrand watch: {word}**: {rest}"),
+        String::new(),
+        "| round | benchmark | head against base | catches at 80 % power | gate |".to_string(),
+        "|---|---|---|---|---|".to_string(),
+    ];
+    for round in &record.rounds {
+        let name = match round.number {
+            1 => "1".to_string(),
+            n => format!("{n} (confirmation)"),
+        };
+        for c in &round.comparisons {
+            let (better, worse) = directions(c.is_time);
+            let effect = match c.ci {
+                Some(ci) => {
+                    let (how, interval) =
+                        change_parts(c.ratio, ci.lower, ci.upper, c.confidence, better, worse);
+                    format!("{how} ({interval})")
+                }
+                None => format!("ratio {:.4}, no bounded interval", c.ratio),
+            };
+            let catches = c.detectable_slowdown.map_or_else(
+                || "no estimate".to_string(),
+                |s| format!("{} or more", percent(s, 2)),
+            );
+            lines.push(format!(
+                "| {name} | {} {} | {effect} | {catches} | {} |",
+                c.program,
+                c.metric,
+                if c.failed { "fail" } else { "pass" }
+            ));
+        }
+    }
+    let inputs = &record.inputs;
+    lines.push(String::new());
+    lines.push(format!(
+        "Head {} against base {}: {} each (the same seeds), {} per binary, by {}.",
+        revision(&inputs.head),
+        revision(&inputs.base),
+        counted(inputs.seeds, "random layout", "random layouts"),
+        counted(inputs.executions, "execution", "executions"),
+        inputs.metric,
+    ));
+    lines.join("\n")
 }

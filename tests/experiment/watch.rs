@@ -37,7 +37,7 @@ fn demo_repository(tmp: &Path) -> std::path::PathBuf {
     src
 }
 
-/// `layoutrand watch BASE HEAD` in `dir` as the workflow runs it but with a small design (5
+/// `layoutrand watch BASE HEAD` in `dir` with the workflow's flags but a small design (5
 /// seeds × 1 execution under cachegrind) and `extra` flags, into `out`.
 fn watch(dir: &Path, base: &str, head: &str, out: &Path, extra: &[&str]) -> Output {
     layoutrand()
@@ -101,7 +101,8 @@ fn unchanged_code_passes_and_a_planted_slowdown_fails_after_its_confirmation() {
     assert!(workflow.contains(
         "layoutrand watch \"${{ github.event.pull_request.base.sha }}\" HEAD \\\n            \
          --build-cmd \"make -j2\" --metric cachegrind --fail-if-slower 0.1% \\\n            \
-         --out \"$RUNNER_TEMP/watch\" -- '{bin}' 1"
+         --out \"$RUNNER_TEMP/watch\" --format markdown -- '{bin}' 1 \\\n            \
+         | tee -a \"$GITHUB_STEP_SUMMARY\""
     ));
     let tmp = tempfile::tempdir().unwrap();
     let src = demo_repository(tmp.path());
@@ -164,6 +165,19 @@ fn unchanged_code_passes_and_a_planted_slowdown_fails_after_its_confirmation() {
     assert_eq!(again.status.code(), Some(1), "{}", describe(&again));
     assert_eq!(summary(&again, tmp.path()), summary(&slower, tmp.path()));
     assert!(!String::from_utf8_lossy(&again.stderr).contains("execution(s) run"));
+    // The same verdict as a table for a pull request, and as the record itself.
+    let table = watch(
+        &src,
+        "HEAD~1",
+        "HEAD",
+        &slower_out,
+        &["--format", "markdown"],
+    );
+    assert_eq!(table.status.code(), Some(1), "{}", describe(&table));
+    insta::assert_snapshot!("slower_markdown", summary(&table, tmp.path()));
+    let json = watch(&src, "HEAD~1", "HEAD", &slower_out, &["--format", "json"]);
+    let printed: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(printed, watch_json(&slower_out));
 }
 
 #[test]
