@@ -236,7 +236,8 @@ fn as_built(i: usize, s: &SeriesReport, confidence: f64) -> Vec<Block> {
     let Some(a) = &s.as_built else {
         return Vec::new();
     };
-    let placement = capitalised(&words::default_layout::words(&a.placement));
+    // The placement line ends with the placement's sentence as `as_built_lines` says it.
+    let placement = words::default_layout::words(&a.placement);
     let mut blocks = Vec::new();
     let mut lines = Vec::new();
     for line in as_built_lines(s, confidence) {
