@@ -162,7 +162,12 @@ fn the_as_built_binary_is_run_and_answered_beside_the_layouts() {
         "{text}"
     );
     let percentile = a["placement"]["percentile"].as_f64().unwrap();
-    assert!(placement.contains(&percent(percentile, 2)), "{placement}");
+    // The JSON's mid-rank percentile counts a tie half below; the words then give the share
+    // strictly below and the tied count instead (default_layout::rank_clause), so the two
+    // agree only without a tie (a timing at the clock's resolution can tie).
+    if !placement.contains(" equal it") {
+        assert!(placement.contains(&percent(percentile, 2)), "{placement}");
+    }
     let answer = a["text"].as_str().unwrap();
     // The plain build's binary and the baseline are one code layout when their fingerprints
     // agree: the answer then says so instead of calling it a layout of its own.
