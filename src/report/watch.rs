@@ -38,24 +38,34 @@ pub fn announcement(inputs: &WatchInputs) -> String {
     )
 }
 
-/// The verdict in one line.
-fn verdict_line(verdict: WatchVerdict, inputs: &WatchInputs) -> String {
+/// The verdict in one line, of `record`'s comparisons: a time is "slower", a count (under
+/// cachegrind) "higher".
+fn verdict_line(verdict: WatchVerdict, record: &WatchFile) -> String {
+    let inputs = &record.inputs;
     let threshold = percent(inputs.fail_if_slower, 1);
+    let counts = record
+        .rounds
+        .iter()
+        .flat_map(|r| &r.comparisons)
+        .all(|c| !c.is_time)
+        && record.rounds.iter().any(|r| !r.comparisons.is_empty());
+    let worse = if counts {
+        "the head's counts are higher than the base's"
+    } else {
+        "the head is slower than the base"
+    };
     match verdict {
-        WatchVerdict::Pass => format!(
-            "PASS: no benchmark's whole interval says the head is slower than the base by more \
-             than {threshold}"
-        ),
-        WatchVerdict::Unconfirmed => format!(
-            "PASS: the first round said the head is slower by more than {threshold}, and the \
-             confirmation round did not repeat it"
-        ),
-        WatchVerdict::Fail if inputs.confirmation => format!(
-            "FAIL: the head is slower than the base by more than {threshold} in both rounds"
-        ),
-        WatchVerdict::Fail => {
-            format!("FAIL: the head is slower than the base by more than {threshold}")
+        WatchVerdict::Pass => {
+            format!("PASS: no benchmark's whole interval says {worse} by more than {threshold}")
         }
+        WatchVerdict::Unconfirmed => format!(
+            "PASS: the first round said {worse} by more than {threshold}, and the confirmation \
+             round did not repeat it"
+        ),
+        WatchVerdict::Fail if inputs.confirmation => {
+            format!("FAIL: {worse} by more than {threshold} in both rounds")
+        }
+        WatchVerdict::Fail => format!("FAIL: {worse} by more than {threshold}"),
         WatchVerdict::NotJudged => "NOT JUDGED: a round's store is incomplete or holds no \
                                     comparison to gate (the messages above say why); nothing \
                                     was concluded"
@@ -91,7 +101,7 @@ fn comparison_line(c: &JudgedComparison) -> String {
 /// reports are.
 pub fn summary(record: &WatchFile, out: &Path) -> String {
     let verdict = record.verdict.unwrap_or(WatchVerdict::NotJudged);
-    let mut lines = vec![verdict_line(verdict, &record.inputs)];
+    let mut lines = vec![verdict_line(verdict, record)];
     for round in &record.rounds {
         let what = match round.number {
             1 => "round 1".to_string(),
@@ -177,7 +187,7 @@ pub fn render(record: &WatchFile, out: &Path, format: WatchFormat) -> String {
 /// compared.
 fn markdown(record: &WatchFile) -> String {
     let verdict = record.verdict.unwrap_or(WatchVerdict::NotJudged);
-    let line = verdict_line(verdict, &record.inputs);
+    let line = verdict_line(verdict, record);
     let (word, rest) = line.split_once(": ").unwrap_or((&line, ""));
     let mut lines = vec![
         format!("**layoutrand watch: {word}**: {rest}"),
@@ -223,4 +233,65 @@ fn markdown(record: &WatchFile) -> String {
         inputs.metric,
     ));
     lines.join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::files::watch::{Revision, WatchRound};
+
+    fn record(is_time: bool) -> WatchFile {
+        let revision = Revision {
+            reference: "main".into(),
+            commit: "0123456789abcdef0123456789abcdef01234567".into(),
+        };
+        WatchFile {
+            schema: crate::files::watch::WATCH_SCHEMA,
+            inputs: WatchInputs {
+                base: revision.clone(),
+                head: revision,
+                build_command: "make".into(),
+                run_command: vec!["{bin}".into()],
+                seeds: 30,
+                executions: 5,
+                metric: "wall".into(),
+                fail_if_slower: 0.0,
+                confirmation: true,
+                pin: None,
+                stage_flags: Vec::new(),
+            },
+            rounds: vec![WatchRound {
+                number: 1,
+                outcome: RoundOutcome::Fail,
+                busy_executions: None,
+                comparisons: vec![JudgedComparison {
+                    program: "demo".into(),
+                    metric: "wall".into(),
+                    ratio: 1.02,
+                    ci: None,
+                    confidence: 0.95,
+                    is_time,
+                    failed: true,
+                    detectable_slowdown: None,
+                }],
+            }],
+            verdict: Some(WatchVerdict::Fail),
+        }
+    }
+
+    /// A time is "slower", a count "higher"; nothing judged says neither.
+    #[test]
+    fn the_verdict_says_slower_of_times_and_higher_of_counts() {
+        assert_eq!(
+            verdict_line(WatchVerdict::Fail, &record(true)),
+            "FAIL: the head is slower than the base by more than 0.0 % in both rounds"
+        );
+        assert_eq!(
+            verdict_line(WatchVerdict::Fail, &record(false)),
+            "FAIL: the head's counts are higher than the base's by more than 0.0 % in both rounds"
+        );
+        let mut nothing = record(false);
+        nothing.rounds.clear();
+        assert!(verdict_line(WatchVerdict::Pass, &nothing).contains("the head is slower"));
+    }
 }
