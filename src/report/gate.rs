@@ -98,18 +98,27 @@ impl Gate {
     }
 }
 
+/// How large a slowdown (a share) a design catches 80 % of the time, or why it has no
+/// estimate: the one wording of `report`, `compare` and `watch`.
+pub(crate) fn power_clause(detectable_slowdown: Option<f64>) -> String {
+    match detectable_slowdown {
+        Some(share) => format!(
+            "this design catches a slowdown of {} or more 80 % of the time",
+            crate::report::numfmt::percent(share, 2)
+        ),
+        None => "no power estimate (it needs the sides paired by seed, at least three pairs)"
+            .to_string(),
+    }
+}
+
 impl GateJudgement {
     /// The clause that ends the judgement's line: how large a slowdown this design catches
     /// 80 % of the time at the gate's `threshold` (a share), or why it has no estimate.
     pub fn power(&self, threshold: f64) -> String {
-        match self.detectable_excess {
-            Some(excess) => format!(
-                "; this design catches a slowdown of {} or more 80 % of the time",
-                crate::report::numfmt::percent(threshold + excess, 2)
-            ),
-            None => "; no power estimate (it needs the sides paired by seed, at least three pairs)"
-                .to_string(),
-        }
+        format!(
+            "; {}",
+            power_clause(self.detectable_excess.map(|excess| threshold + excess))
+        )
     }
 
     /// The judgement of `pair`, named `label`, its intervals at `confidence`.

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::files::watch::{JudgedComparison, RoundOutcome, WatchFile, WatchInputs, WatchVerdict};
-use crate::report::numfmt::{change, change_parts, counted, percent};
+use crate::report::numfmt::{change, counted, percent};
 use crate::report::words::effect::directions;
 
 /// `abcdef123456 (main)`: a revision's short hash and the name it was given by.
@@ -76,25 +76,24 @@ fn verdict_line(verdict: WatchVerdict, record: &WatchFile) -> String {
 /// One judged comparison: its effect, whether it failed, and the smallest slowdown the design
 /// catches 80 % of the time.
 fn comparison_line(c: &JudgedComparison) -> String {
-    let (better, worse) = directions(c.is_time);
-    let effect = match c.ci {
-        Some(ci) => change(c.ratio, ci.lower, ci.upper, c.confidence, better, worse),
-        None => format!("ratio {:.4}, with no bounded interval", c.ratio),
-    };
-    let power = match c.detectable_slowdown {
-        Some(share) => format!(
-            "this design catches a slowdown of {} or more 80 % of the time",
-            percent(share, 2)
-        ),
-        None => "no power estimate (it needs the sides paired by seed, at least three pairs)"
-            .to_string(),
-    };
     format!(
-        "  {}: {} {}: {effect}; {power}",
+        "  {}: {} {}: {}; {}",
         if c.failed { "fail" } else { "pass" },
         c.program,
-        c.metric
+        c.metric,
+        effect(c),
+        crate::report::gate::power_clause(c.detectable_slowdown)
     )
+}
+
+/// The comparison's effect with its interval ("2.2 % higher (95 % CI: 1.7 % to 2.7 %
+/// higher)"), the words of the text and of the table.
+fn effect(c: &JudgedComparison) -> String {
+    let (better, worse) = directions(c.is_time);
+    match c.ci {
+        Some(ci) => change(c.ratio, ci.lower, ci.upper, c.confidence, better, worse),
+        None => format!("ratio {:.4}, with no bounded interval", c.ratio),
+    }
 }
 
 /// The summary on stdout: the verdict first, then each round's comparisons, then where the
@@ -201,23 +200,15 @@ fn markdown(record: &WatchFile) -> String {
             n => format!("{n} (confirmation)"),
         };
         for c in &round.comparisons {
-            let (better, worse) = directions(c.is_time);
-            let effect = match c.ci {
-                Some(ci) => {
-                    let (how, interval) =
-                        change_parts(c.ratio, ci.lower, ci.upper, c.confidence, better, worse);
-                    format!("{how} ({interval})")
-                }
-                None => format!("ratio {:.4}, no bounded interval", c.ratio),
-            };
             let catches = c.detectable_slowdown.map_or_else(
                 || "no estimate".to_string(),
                 |s| format!("{} or more", percent(s, 2)),
             );
             lines.push(format!(
-                "| {name} | {} {} | {effect} | {catches} | {} |",
+                "| {name} | {} {} | {} | {catches} | {} |",
                 c.program,
                 c.metric,
+                effect(c),
                 if c.failed { "fail" } else { "pass" }
             ));
         }
