@@ -78,6 +78,11 @@ pub struct VariantOptions {
     /// Gate: flag a pair whose whole interval says slower than the base by more than this
     /// share.
     pub fail_if_slower: Option<f64>,
+    /// The cases of the suite the metric is one case of (1 for a metric of its own): a
+    /// suite's cases are compared together, each comparison at the Bonferroni confidence
+    /// of all cases' comparisons, so that a suite of identical variants claims a difference
+    /// in at most 1 − confidence of experiments (family-wise).
+    pub suite_cases: usize,
 }
 
 /// One pair: `new` against `base`: the shared pair analysis ([`super::pair`], the same
@@ -110,16 +115,20 @@ pub struct PairComparison {
     pub sequential: Option<super::sequential::Sequential>,
 }
 
-/// The multiplicity adjustment of the comparisons against the base (k > 2 variants).
+/// The multiplicity adjustment of the comparisons against the base (k > 2 variants, or a
+/// suite's cases).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Adjustment {
     /// Always "bonferroni".
     pub(crate) method: &'static str,
-    /// The number of comparisons against the base, `k − 1`.
+    /// The number of comparisons held together: `k − 1` against the base, times the suite's
+    /// cases.
     pub(crate) comparisons: usize,
+    /// The suite's cases among them (1 for a metric of its own).
+    pub(crate) suite_cases: usize,
     /// The confidence the family holds at together (the report's).
     pub(crate) family_confidence: f64,
-    /// The confidence of each of the pair's intervals and tests, `1 − α/(k − 1)`.
+    /// The confidence of each of the pair's intervals and tests, `1 − α/comparisons`.
     pub(crate) confidence: f64,
 }
 
@@ -298,8 +307,11 @@ pub fn compare_variants(
     })
 }
 
-/// The Bonferroni adjustment of `comparisons` comparisons against the base: none for one.
-fn adjustment_for(options: &VariantOptions, comparisons: usize) -> Result<Option<Adjustment>> {
+/// The Bonferroni adjustment of `against_base` comparisons against the base in each of the
+/// suite's cases: none for one in all.
+fn adjustment_for(options: &VariantOptions, against_base: usize) -> Result<Option<Adjustment>> {
+    let suite_cases = options.suite_cases.max(1);
+    let comparisons = against_base * suite_cases;
     if comparisons < 2 {
         return Ok(None);
     }
@@ -307,6 +319,7 @@ fn adjustment_for(options: &VariantOptions, comparisons: usize) -> Result<Option
     Ok(Some(Adjustment {
         method: "bonferroni",
         comparisons,
+        suite_cases,
         family_confidence,
         confidence: bonferroni_confidence(family_confidence, comparisons)?,
     }))
@@ -554,6 +567,7 @@ mod tests {
 
     fn options() -> VariantOptions {
         VariantOptions {
+            suite_cases: 1,
             thresholds: Thresholds::default(),
             is_time: true,
             base: None,

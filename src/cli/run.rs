@@ -9,7 +9,7 @@ use layoutrand::analysis::run_summary::{
 use layoutrand::exit::Exit;
 use layoutrand::files::store::read_results;
 use layoutrand::report::slurm_status::render_status;
-use layoutrand::run::metric::primary_name_of_spec;
+use layoutrand::run::metric::summary_name_of_spec;
 use layoutrand::run::runner::run_experiment;
 use layoutrand::run::settings::RunRequest;
 use layoutrand::run::slurm::status::{wait_until_ended, WAIT_REPORT_EVERY};
@@ -189,7 +189,7 @@ fn run_slurm(req: &RunRequest, opts: &SlurmOptions, wait: bool) -> anyhow::Resul
     );
     let results = read_results(dir)?;
     if let Some(h) = &results.header {
-        let summary = summarize(&results, primary_name_of_spec(&h.metric));
+        let summary = summarize(&results, summary_name_of_spec(&h.metric));
         print_summary(&summary)?;
         if let Some(exit) = failed_programs(dir, &summary)? {
             return Ok(exit.code());

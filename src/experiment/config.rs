@@ -467,6 +467,16 @@ impl ExperimentConfig {
                 bail!("[run] warmup = {w} leaves none of the {i} iterations to measure");
             }
         }
+        if let (crate::run::metric::MetricSpec::Suite(_), Some(p)) = (&spec, &self.target.precision)
+        {
+            // Growing until one interval is narrow enough has no one interval to watch in a
+            // suite of many cases.
+            bail!(
+                "[target] precision = {p:?}: a suite ([run] metric = {metric:?}) has many cases \
+                 and the experiment grows toward one metric's precision; leave [target] out \
+                 and set [build] seeds"
+            );
+        }
         Ok(())
     }
 }

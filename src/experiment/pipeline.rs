@@ -743,7 +743,12 @@ fn report(config: &ExperimentConfig, plan: &Plan, out: &Path) -> Result<()> {
         crate::files::write_atomically(&out.join(file), text.as_bytes())?;
     }
     let primary = crate::run::metric::primary_name_of_spec(&plan.metric);
-    let text = render(Format::Text, &[primary.to_string()])?;
+    // A suite's cases are all primary: the text shows every metric.
+    let shown: Vec<String> = match primary {
+        crate::run::metric::SUITE_CASES => Vec::new(),
+        _ => vec![primary.to_string()],
+    };
+    let text = render(Format::Text, &shown)?;
     crate::out!("{text}");
     crate::diagnostic!(
         "layoutrand experiment: wrote {} and {} (every metric; the text above shows {primary}, \

@@ -17,13 +17,125 @@ pub(crate) enum MetricSpec {
     Cachegrind,
     /// One value per iteration, captured from the program's stdout.
     Reported(Regex),
+    /// A benchmark suite's output: one value per case and iteration (repetition), each case
+    /// a metric of its own in the store, named by the case.
+    Suite(SuiteSpec),
+}
+
+/// A benchmark suite's output format (`--metric gbench|criterion|hyperfine|lines`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SuiteFormat {
+    /// Google Benchmark's JSON (`--benchmark_format=json` or `--benchmark_out=FILE`).
+    Gbench,
+    /// criterion: its `new/sample.json` files under a directory (`target/criterion`), or
+    /// cargo-criterion's `--message-format=json` messages on stdout.
+    Criterion,
+    /// hyperfine's `--export-json FILE`.
+    Hyperfine,
+    /// Plain `name value [unit]` lines.
+    Lines,
+}
+
+impl SuiteFormat {
+    /// The format's name in `--metric`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            SuiteFormat::Gbench => "gbench",
+            SuiteFormat::Criterion => "criterion",
+            SuiteFormat::Hyperfine => "hyperfine",
+            SuiteFormat::Lines => "lines",
+        }
+    }
+}
+
+/// `--metric FORMAT[:cpu_time][@PATH]`: which suite format, from where (the program's
+/// stdout, or the file or directory `PATH` it writes, relative to the benchmark's working
+/// directory), and for Google Benchmark which of its two times.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SuiteSpec {
+    /// The output format.
+    pub(crate) format: SuiteFormat,
+    /// Google Benchmark's `cpu_time` instead of its `real_time`.
+    pub(crate) cpu_time: bool,
+    /// The file (a directory for criterion) the program writes; `None`: its stdout.
+    pub(crate) source: Option<std::path::PathBuf>,
+}
+
+impl SuiteSpec {
+    /// Parses the suite forms of `--metric`; `None` when `text` names no suite format.
+    fn parse(text: &str) -> Option<Result<SuiteSpec>> {
+        let (head, source) = match text.split_once('@') {
+            Some((head, path)) => (head, Some(path)),
+            None => (text, None),
+        };
+        let (name, option) = match head.split_once(':') {
+            Some((name, option)) => (name, Some(option)),
+            None => (head, None),
+        };
+        let format = [
+            SuiteFormat::Gbench,
+            SuiteFormat::Criterion,
+            SuiteFormat::Hyperfine,
+            SuiteFormat::Lines,
+        ]
+        .into_iter()
+        .find(|f| f.name() == name)?;
+        Some(Self::checked(text, format, option, source))
+    }
+
+    fn checked(
+        text: &str,
+        format: SuiteFormat,
+        option: Option<&str>,
+        source: Option<&str>,
+    ) -> Result<SuiteSpec> {
+        let cpu_time = match (format, option) {
+            (_, None) => false,
+            (SuiteFormat::Gbench, Some("cpu_time")) => true,
+            (SuiteFormat::Gbench, Some("real_time")) => false,
+            (SuiteFormat::Gbench, Some(other)) => {
+                bail!(
+                    "--metric {text}: Google Benchmark gives real_time or cpu_time, not {other:?}"
+                )
+            }
+            (f, Some(other)) => bail!(
+                "--metric {text}: {} takes no option ({other:?}); the form is {}[@PATH]",
+                f.name(),
+                f.name()
+            ),
+        };
+        if source.is_some_and(str::is_empty) {
+            bail!("--metric {text}: no path after `@`");
+        }
+        if format == SuiteFormat::Hyperfine && source.is_none() {
+            bail!(
+                "--metric hyperfine reads hyperfine's --export-json file: name it, e.g. \
+                 --metric hyperfine@times.json with `hyperfine --export-json times.json …`"
+            );
+        }
+        Ok(SuiteSpec {
+            format,
+            cpu_time,
+            source: source.map(std::path::PathBuf::from),
+        })
+    }
+}
+
+/// The metrics every execution records besides a suite's cases (the process's own): a case
+/// may not take one of these names.
+pub(crate) const PROCESS_METRICS: [&str; 3] = ["wall", "cpu", "max_rss"];
+
+/// Whether the stored `--metric` specification is a suite's (each case a metric of its own).
+pub fn is_suite_spec(spec: &str) -> bool {
+    SuiteSpec::parse(spec).is_some_and(|s| s.is_ok())
 }
 
 /// Metric name of program-reported values in the store.
 pub(crate) const REPORTED: &str = "reported";
 
 impl MetricSpec {
-    /// Parses `wall`, `cpu`, `cachegrind` or `regex:PATTERN`.
+    /// Parses `wall`, `cpu`, `cachegrind`, `regex:PATTERN` or a suite format
+    /// (`gbench[:cpu_time][@FILE]`, `criterion[@DIR]`, `hyperfine@FILE`, `lines[@FILE]`).
     ///
     /// The pattern's value is its capture group named `value`, else its first group, else
     /// the whole match; an optional group named `unit` gives the unit.
@@ -33,10 +145,16 @@ impl MetricSpec {
             "cpu" => MetricSpec::Cpu,
             "cachegrind" => MetricSpec::Cachegrind,
             _ => match text.strip_prefix("regex:") {
+                None if SuiteSpec::parse(text).is_some() => {
+                    MetricSpec::Suite(SuiteSpec::parse(text).expect("checked")?)
+                }
                 Some(pattern) => MetricSpec::Reported(Regex::new(pattern).with_context(|| {
                     format!("--metric {text}: {pattern:?} is not a valid regular expression")
                 })?),
-                None => bail!("--metric {text:?}: expected wall, cpu, cachegrind or regex:PATTERN"),
+                None => bail!(
+                    "--metric {text:?}: expected wall, cpu, cachegrind, regex:PATTERN, or a \
+                     suite's output: gbench, criterion, hyperfine@FILE, lines"
+                ),
             },
         })
     }
@@ -50,6 +168,7 @@ impl MetricSpec {
             MetricSpec::Cpu => "cpu",
             MetricSpec::Cachegrind => ESTIMATED_CYCLES,
             MetricSpec::Reported(_) => REPORTED,
+            MetricSpec::Suite(_) => SUITE_CASES,
         }
     }
 
@@ -59,9 +178,9 @@ impl MetricSpec {
         matches!(self, MetricSpec::Cachegrind)
     }
 
-    /// True when the program reports one value per iteration.
+    /// True when the program reports one value per iteration (a suite: per case).
     pub(crate) fn has_iterations(&self) -> bool {
-        matches!(self, MetricSpec::Reported(_))
+        matches!(self, MetricSpec::Reported(_) | MetricSpec::Suite(_))
     }
 }
 
@@ -71,13 +190,29 @@ pub(crate) const ESTIMATED_CYCLES: &str = "estimated_cycles";
 /// The primary metric of cachegrind runs recorded before `estimated_cycles` existed.
 const OLD_CACHEGRIND_PRIMARY: &str = "I1_misses";
 
-/// The primary metric name for a stored `--metric` specification (`regex:…` → `reported`).
+/// What [`primary_name_of_spec`] gives for a suite, whose every case is primary: no metric
+/// has this name (it has a space), so a reader asking for it finds the cases by
+/// [`is_suite_spec`] instead.
+pub const SUITE_CASES: &str = "suite cases";
+
+/// The primary metric name for a stored `--metric` specification (`regex:…` → `reported`,
+/// a suite's → [`SUITE_CASES`]).
 pub fn primary_name_of_spec(spec: &str) -> &'static str {
     match spec {
         "wall" => "wall",
         "cpu" => "cpu",
         "cachegrind" => ESTIMATED_CYCLES,
+        _ if is_suite_spec(spec) => SUITE_CASES,
         _ => REPORTED,
+    }
+}
+
+/// The metric `run`'s closing summary shows for a store whose header says `spec`: the
+/// primary one, or for a suite (many cases, each primary) the process's wall time.
+pub fn summary_name_of_spec(spec: &str) -> &'static str {
+    match primary_name_of_spec(spec) {
+        SUITE_CASES => "wall",
+        primary => primary,
     }
 }
 

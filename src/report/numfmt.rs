@@ -317,12 +317,22 @@ pub(crate) fn level(confidence: f64) -> String {
 /// rounded to them (`p = 0.031`, and 0.9996 is `p = 1.0` as 1 is, never `p = 1.00`),
 /// `p < 0.0001` below that.
 pub(crate) fn p_value(p: f64) -> String {
+    probability("p", p)
+}
+
+/// A q-value (a p-value adjusted for the false discovery rate), written as [`p_value`]
+/// writes p: `q = 0.21`, `q < 0.0001`.
+pub(crate) fn q_value(q: f64) -> String {
+    probability("q", q)
+}
+
+fn probability(name: &str, p: f64) -> String {
     if p.is_nan() {
-        "p n/a".into()
+        format!("{name} n/a")
     } else if p < 1e-4 {
-        "p < 0.0001".into()
+        format!("{name} < 0.0001")
     } else {
-        format!("p = {}", two_digits(p))
+        format!("{name} = {}", two_digits(p))
     }
 }
 

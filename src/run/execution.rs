@@ -171,6 +171,10 @@ pub(crate) fn run_one(
     let running = super::host::procs_running();
     let cpu_before = super::host::cpu_times();
     let start_unix = unix_now();
+    let suite_before = match ctx.metric {
+        MetricSpec::Suite(suite) => super::suite::source_before(suite, ctx.cwd),
+        _ => super::suite::SourceBefore::default(),
+    };
     let outcome = match wrong_library {
         Some(why) => ProcessOutcome {
             end: ProcessEnd::SpawnFailed(why),
@@ -192,7 +196,7 @@ pub(crate) fn run_one(
         ctx,
         slot,
         target,
-        &spec,
+        (&spec, &suite_before),
         &outcome,
         (start_unix, host),
     ))
@@ -272,7 +276,7 @@ fn outcome_records(
     ctx: &ExecutionContext,
     slot: &Slot,
     target: &Target,
-    spec: &ProcessSpec,
+    (spec, suite_before): (&ProcessSpec, &super::suite::SourceBefore),
     outcome: &ProcessOutcome,
     (start_unix, host): (f64, ExecutionHost),
 ) -> OneExecution {
@@ -282,9 +286,8 @@ fn outcome_records(
     let stderr_tail = || file_tail(&spec.stderr, TAIL_LINES);
     let (status, stored_tail) = match &outcome.end {
         ProcessEnd::Exited(0) => match collect_metrics(
-            ctx.metric,
-            ctx.settings,
-            &spec.stdout,
+            ctx,
+            (&spec.stdout, suite_before),
             &ctx.cachegrind_dir,
             outcome,
         ) {
@@ -435,12 +438,12 @@ fn keep_profile(out: &Path, cg_dir: &Path, target: &Target) {
 
 /// The measurements of a successful execution.
 fn collect_metrics(
-    metric: &MetricSpec,
-    settings: &RunSettings,
-    stdout: &Path,
+    ctx: &ExecutionContext,
+    (stdout, suite_before): (&Path, &super::suite::SourceBefore),
     cg_dir: &Path,
     outcome: &ProcessOutcome,
 ) -> Result<Vec<Value>> {
+    let (metric, settings) = (ctx.metric, ctx.settings);
     let mut values: Vec<Value> = Vec::new();
     let process_values = [
         ("wall", outcome.wall_ns as f64, "ns"),
@@ -463,23 +466,8 @@ fn collect_metrics(
                     re.as_str()
                 );
             }
-            if let Some(want) = settings.iterations {
-                if reported.len() != want as usize {
-                    bail!(
-                        "--metric regex:{} matched {} times but --iterations is {want}",
-                        re.as_str(),
-                        reported.len()
-                    );
-                }
-            }
-            if reported.len() <= settings.warmup as usize {
-                bail!(
-                    "--metric regex:{} matched {} times, all of them within --warmup {}",
-                    re.as_str(),
-                    reported.len(),
-                    settings.warmup
-                );
-            }
+            let what = format!("--metric regex:{} matched", re.as_str());
+            check_iterations(&what, reported.len(), settings)?;
             for (i, (v, unit)) in reported.into_iter().enumerate() {
                 let i = i as u32;
                 values.push((
@@ -489,6 +477,26 @@ fn collect_metrics(
                     v,
                     unit,
                 ));
+            }
+            for (name, v, unit) in process_values {
+                values.push((name.into(), 0, false, v, unit.into()));
+            }
+        }
+        MetricSpec::Suite(suite) => {
+            let cases = super::suite::read_cases(suite, stdout, ctx.cwd, suite_before)?;
+            for case in cases {
+                let what = format!("case {:?} reported a value", case.name);
+                check_iterations(&what, case.values.len(), settings)?;
+                for (i, v) in case.values.into_iter().enumerate() {
+                    let i = i as u32;
+                    values.push((
+                        case.name.clone(),
+                        i,
+                        i < settings.warmup,
+                        v,
+                        case.unit.clone(),
+                    ));
+                }
             }
             for (name, v, unit) in process_values {
                 values.push((name.into(), 0, false, v, unit.into()));
@@ -507,6 +515,23 @@ fn collect_metrics(
     }
     Ok(values)
 }
+/// Refuses `count` values of one series in an execution (`what` says whose, "… matched"
+/// or "… reported a value") other than `--iterations`, or none beyond `--warmup`.
+fn check_iterations(what: &str, count: usize, settings: &RunSettings) -> Result<()> {
+    if let Some(want) = settings.iterations {
+        if count != want as usize {
+            bail!("{what} {count} times but --iterations is {want}");
+        }
+    }
+    if count <= settings.warmup as usize {
+        bail!(
+            "{what} {count} times, all of them within --warmup {}",
+            settings.warmup
+        );
+    }
+    Ok(())
+}
+
 /// Seconds since the Unix epoch.
 pub(crate) fn unix_now() -> f64 {
     std::time::SystemTime::now()

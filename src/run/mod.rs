@@ -33,5 +33,6 @@ pub mod schedule;
 pub mod settings;
 pub mod slurm;
 pub(crate) mod spawn;
+pub(crate) mod suite;
 pub(crate) mod targets;
 pub mod watchdog;

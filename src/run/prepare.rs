@@ -59,7 +59,7 @@ pub(crate) fn prepare_run(
         // `--iterations 1` says what these metrics give anyway: one value per execution.
         if settings.iterations.is_some_and(|i| i != 1) || settings.warmup > 0 {
             bail!(
-                "--iterations and --warmup need a program-reported metric (--metric regex:PATTERN); --metric {} gives one value per execution",
+                "--iterations and --warmup need a program-reported metric (--metric regex:PATTERN, or a suite's: gbench, criterion, hyperfine@FILE, lines); --metric {} gives one value per execution",
                 settings.metric
             );
         }
@@ -158,10 +158,10 @@ impl PreparedRun {
             variants: self.variants.clone(),
             metric: settings.metric.clone(),
             executions: settings.executions,
-            iterations: match (&self.metric, settings.iterations) {
-                (MetricSpec::Reported(_), Some(i)) => i,
-                (MetricSpec::Reported(_), None) => 0,
-                _ => 1,
+            iterations: match (self.metric.has_iterations(), settings.iterations) {
+                (true, Some(i)) => i,
+                (true, None) => 0,
+                (false, _) => 1,
             },
             warmup: settings.warmup,
             env_pad_max: settings.env_pad_max,

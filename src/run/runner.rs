@@ -39,8 +39,8 @@ pub struct RunReport {
     pub aslr_disabled: bool,
     /// The schedule seed used.
     pub schedule_seed: u64,
-    /// The primary metric's name (what `--metric` measured), which the end-of-run summary
-    /// (`analysis::run_summary`) shows.
+    /// The metric the end-of-run summary (`analysis::run_summary`) shows: the primary one
+    /// (what `--metric` measured), or a suite's process wall time.
     pub primary_metric: String,
     /// Warnings for the user (ASLR, store repairs).
     pub warnings: Vec<String>,
@@ -147,7 +147,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
         remaining: resume.todo.len() - executed,
         aslr_disabled: started.aslr_disabled,
         schedule_seed: started.header.schedule_seed,
-        primary_metric: super::metric::primary_name_of_spec(&started.header.metric).to_string(),
+        primary_metric: super::metric::summary_name_of_spec(&started.header.metric).to_string(),
         warnings: opened.warnings,
     })
 }

@@ -154,6 +154,111 @@ pub fn benchmarks_needed(c: f64, precision: f64, confidence: f64) -> Result<u64,
     Ok((z * z * c * (1.0 - c) / (precision * precision)).ceil() as u64)
 }
 
+/// A suite's geometric mean over its cases (or the ratio of two), with its interval over the
+/// top-level units.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct SuiteMean {
+    /// The geometric mean (or the ratio of two).
+    pub estimate: f64,
+    /// Lower end of its interval (always above zero: it is an exponential).
+    pub lower: f64,
+    /// Upper end.
+    pub upper: f64,
+    /// The units (binaries) it rests on; for a ratio, the fewer of the two sides'.
+    pub units: usize,
+    /// The standard deviation of the units' log scores: about how much the suite's mean
+    /// varies from one unit (layout) to another, relatively, execution noise included (for
+    /// a ratio, the larger of the two sides').
+    pub log_sd: f64,
+}
+
+/// The log score of each unit: the mean over cases of the log of the unit's mean of that
+/// case (`case_means[unit][case]`, all positive, every unit with every case).
+fn unit_log_scores(case_means: &[Vec<f64>]) -> Result<Vec<f64>, StatsError> {
+    let cases = case_means.first().map_or(0, Vec::len);
+    at_least("a suite's geometric mean", "cases", 1, cases)?;
+    if case_means.iter().any(|u| u.len() != cases) {
+        return Err(StatsError::Domain(
+            "a suite's geometric mean needs every unit to have every case".into(),
+        ));
+    }
+    if case_means
+        .iter()
+        .flatten()
+        .any(|m| !(*m > 0.0 && m.is_finite()))
+    {
+        return Err(StatsError::Domain(
+            "a suite's geometric mean needs positive, finite case means".into(),
+        ));
+    }
+    Ok(case_means
+        .iter()
+        .map(|u| u.iter().map(|m| m.ln()).sum::<f64>() / cases as f64)
+        .collect())
+}
+
+/// The geometric mean over a suite's cases with a t interval over the top-level units
+/// (Kalibera & Jones eq. 4 applied to each unit's log score, the suite summary Touati et al.
+/// §3 and Fleming & Wallace 1986 recommend for ratios of times): each unit (a randomised
+/// binary) gives the mean over cases of the log of its mean of that case; their mean `ḡ`
+/// with `ḡ ± t_{1−α/2, n−1} s / √n` is exponentiated. The cases of one binary share its
+/// layout, so the binary is the independent unit and the cases' correlation within it is
+/// carried by its score. Needs two units.
+///
+/// ```
+/// // Two cases; units score (ln 1 + ln 4)/2 = ln 2 and (ln 2 + ln 8)/2 = ln 4.
+/// let m = layoutrand_stats::suite::geometric_mean_over_units(
+///     &[vec![1.0, 4.0], vec![2.0, 8.0]], 0.95).unwrap();
+/// assert!((m.estimate - 8f64.sqrt()).abs() < 1e-12);
+/// // s = ln 2 / √2, so the half-width on the log scale is t(0.975, 1) · ln 2 / 2.
+/// let half = 12.706204736174705 * 2f64.ln() / 2.0;
+/// assert!((m.upper - (8f64.sqrt().ln() + half).exp()).abs() < 1e-9);
+/// ```
+pub fn geometric_mean_over_units(
+    case_means: &[Vec<f64>],
+    confidence: f64,
+) -> Result<SuiteMean, StatsError> {
+    check_confidence(confidence)?;
+    let scores = unit_log_scores(case_means)?;
+    let ci = super::sample::mean_interval(&scores, confidence)?;
+    Ok(SuiteMean {
+        estimate: ci.mean.exp(),
+        lower: ci.lower.exp(),
+        upper: ci.upper.exp(),
+        units: scores.len(),
+        log_sd: super::sample::variance(&scores).sqrt(),
+    })
+}
+
+/// The ratio `new / base` of two suites' geometric means over the same cases, with Welch's
+/// interval of the difference of the units' mean log scores (Welch 1947; the units of the
+/// two sides are different binaries, independent), exponentiated: a ratio interval that
+/// never reaches zero. Needs two units on each side.
+pub fn geometric_mean_ratio(
+    base: &[Vec<f64>],
+    new: &[Vec<f64>],
+    confidence: f64,
+) -> Result<SuiteMean, StatsError> {
+    check_confidence(confidence)?;
+    let base_scores = unit_log_scores(base)?;
+    let new_scores = unit_log_scores(new)?;
+    if base.first().map(Vec::len) != new.first().map(Vec::len) {
+        return Err(StatsError::Domain(
+            "a suites' ratio needs the same cases on both sides".into(),
+        ));
+    }
+    let test = super::welch::welch(&new_scores, &base_scores)?;
+    let half = super::tdist::two_sided_critical(confidence, test.df) * test.std_error;
+    let sd = |xs: &[f64]| super::sample::variance(xs).sqrt();
+    Ok(SuiteMean {
+        estimate: test.difference.exp(),
+        lower: (test.difference - half).exp(),
+        upper: (test.difference + half).exp(),
+        units: base_scores.len().min(new_scores.len()),
+        log_sd: sd(&base_scores).max(sd(&new_scores)),
+    })
+}
+
 #[cfg(test)]
 #[allow(clippy::excessive_precision)]
 mod tests {
@@ -246,5 +351,33 @@ mod tests {
     fn touati_benchmarks_needed() {
         // Touati Example 4.2: 1.960² · 0.566 · 0.434 / 0.05² = 377.46 → 378.
         assert_eq!(benchmarks_needed(0.566, 0.05, 0.95).unwrap(), 378);
+    }
+
+    /// The ratio against scipy 1.17.1's Welch interval of the units' mean log scores:
+    /// `python3 -c "import numpy as np, scipy.stats as st; base=[[10,20,30],[11,19,33],
+    /// [9.5,21,29],[10.4,20.5,31]]; new=[[9,18,28],[9.2,18.5,27],[8.8,19,29.5]];
+    /// gb=[np.mean(np.log(u)) for u in base]; gn=[np.mean(np.log(u)) for u in new];
+    /// r=st.ttest_ind(gn,gb,equal_var=False); ci=r.confidence_interval(0.95);
+    /// print(np.exp(np.mean(gn)-np.mean(gb)), np.exp(ci.low), np.exp(ci.high))"`.
+    #[test]
+    fn geometric_mean_ratio_matches_scipy_welch_on_the_log_scores() {
+        let base = [
+            vec![10.0, 20.0, 30.0],
+            vec![11.0, 19.0, 33.0],
+            vec![9.5, 21.0, 29.0],
+            vec![10.4, 20.5, 31.0],
+        ];
+        let new = [
+            vec![9.0, 18.0, 28.0],
+            vec![9.2, 18.5, 27.0],
+            vec![8.8, 19.0, 29.5],
+        ];
+        let r = geometric_mean_ratio(&base, &new, 0.95).unwrap();
+        assert!((r.estimate - 0.9056349811656025).abs() < 1e-12);
+        assert!((r.lower - 0.868173006737891).abs() < 1e-9);
+        assert!((r.upper - 0.9447134531313978).abs() < 1e-9);
+        assert_eq!(r.units, 3);
+        assert!(geometric_mean_ratio(&base, &[vec![1.0, 2.0]], 0.95).is_err());
+        assert!(geometric_mean_over_units(&[vec![1.0, -2.0], vec![1.0, 2.0]], 0.95).is_err());
     }
 }

@@ -68,7 +68,9 @@ pub(crate) fn analyse_with(
     }
     let confidence = thresholds.confidence;
     let host_conditions = host_conditions(experiment);
-    let series = analysed_series(experiment, thresholds, options, &host_conditions);
+    let mut series = analysed_series(experiment, thresholds, options, &host_conditions);
+    super::suite::control_false_discoveries(experiment, &mut series, 1.0 - confidence);
+    let suites = super::suite::suites(experiment, &series, thresholds);
     let machines = super::machines::machine_sections(experiment, confidence);
     let mut warnings: Vec<ReportWarning> = experiment
         .warnings
@@ -78,6 +80,12 @@ pub(crate) fn analyse_with(
         .collect();
     let (comparisons, multiple) =
         compare_variant_groups(experiment, thresholds, options, &mut warnings)?;
+    let suite_comparisons = super::suite::suite_comparisons(
+        experiment,
+        &comparisons,
+        thresholds,
+        options.fail_if_slower,
+    );
     // The last `explain` of this directory, which the HTML report shows; a file this
     // version cannot read costs its section, not the report.
     let explanation = crate::analysis::explain::stored(&experiment.dir).unwrap_or_else(|e| {
@@ -114,6 +122,8 @@ pub(crate) fn analyse_with(
         machines,
         comparisons,
         multiple,
+        suites,
+        suite_comparisons,
         explanation,
         variant_explanations,
         unreplayed: Vec::new(),
@@ -326,6 +336,10 @@ fn compare_variant_groups(
             fail_if_slower: options
                 .fail_if_slower
                 .filter(|_| experiment.gates(&first.metric)),
+            suite_cases: match experiment.is_case(&first.metric) {
+                true => experiment.cases_of(&first.program).len(),
+                false => 1,
+            },
         };
         let analysis = compare_variants(&first.program, &first.metric, &data, &options)?;
         warnings.extend(

@@ -535,19 +535,30 @@ impl Tables {
 /// Drops the duplicate metrics of `series` and orders them by program, the metric the run
 /// was asked for (`asked`) first, then the others it recorded on the way; returns the name
 /// of that primary metric.
+///
+/// A suite's cases are all primary: they come first, in name order, and the first of them is
+/// the one named primary (what a command asking for one metric takes by default).
 fn primary_first(series: &mut Vec<Series>, asked: &str) -> String {
     drop_duplicate_metrics(series);
     let primary = crate::files::metric::primary_name_in_store(asked, |m| {
         series.iter().any(|s| s.metric == m)
     });
+    let suite = crate::files::metric::is_suite_spec(asked);
+    let is_primary = |metric: &str| match suite {
+        true => !crate::files::metric::PROCESS_METRICS.contains(&metric),
+        false => metric == primary,
+    };
     series.sort_by(|a, b| {
-        (&a.program, a.metric != primary, &a.metric).cmp(&(
+        (&a.program, !is_primary(&a.metric), &a.metric).cmp(&(
             &b.program,
-            b.metric != primary,
+            !is_primary(&b.metric),
             &b.metric,
         ))
     });
-    primary.to_string()
+    match series.first().filter(|s| suite && is_primary(&s.metric)) {
+        Some(first_case) => first_case.metric.clone(),
+        None => primary.to_string(),
+    }
 }
 
 /// The store's header, refused when missing (an empty store, or one not written by
@@ -829,7 +840,27 @@ impl Experiment {
     /// more data written or more memory is not "slower", and a gate that failed on them
     /// would fail builds whose time fell.
     pub(crate) fn gates(&self, metric: &str) -> bool {
-        self.metrics_named || metric == self.primary_metric
+        self.metrics_named || metric == self.primary_metric || self.is_case(metric)
+    }
+
+    /// The suite's cases measured for `program` (any variant), in name order: empty when the
+    /// run measured no suite.
+    pub(crate) fn cases_of(&self, program: &str) -> Vec<&str> {
+        let mut cases: Vec<&str> = self
+            .series
+            .iter()
+            .filter(|s| s.program == program && self.is_case(&s.metric))
+            .map(|s| s.metric.as_str())
+            .collect();
+        cases.sort_unstable();
+        cases.dedup();
+        cases
+    }
+
+    /// Whether `metric` is a case of a suite (`--metric gbench`, …): every one is primary.
+    pub(crate) fn is_case(&self, metric: &str) -> bool {
+        crate::files::metric::is_suite_spec(&self.header.metric)
+            && !crate::files::metric::PROCESS_METRICS.contains(&metric)
     }
 }
 

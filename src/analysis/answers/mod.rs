@@ -35,6 +35,7 @@ pub(crate) mod sequential;
 pub mod series;
 pub(crate) mod shift;
 pub mod spread;
+pub mod suite;
 
 use std::path::Path;
 

@@ -68,6 +68,13 @@ pub struct Report {
     pub(crate) comparisons: Vec<crate::analysis::variants::PairComparison>,
     /// Tukey's HSD over every pair, per program and metric with more than two variants.
     pub(crate) multiple: Vec<MultipleComparison>,
+    /// A suite's cases taken together (`run --metric gbench|criterion|hyperfine|lines`),
+    /// per program and variant; absent for a run that measured no suite.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) suites: Vec<super::suite::Suite>,
+    /// Each variant's suite against the base's (the ratio of geometric means over cases).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) suite_comparisons: Vec<super::suite::SuiteComparison>,
     /// The answer `layoutrand explain` last stored in the directory (`explain/`), which the
     /// HTML report shows as a section of its own; not part of the JSON report (explain's
     /// own JSON has it).
@@ -429,6 +436,11 @@ pub struct Sensitivity {
     /// execution noise they carry). The "varies by X % from one layout to another" of the
     /// summary.
     pub layout_variation: Option<f64>,
+    /// For a case of a suite: its q-value among the suite's cases (Benjamini–Hochberg); the
+    /// verdict "sensitive" stands only when it is within the false discovery rate. Absent
+    /// for a metric of its own.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suite_fdr: Option<SuiteFdr>,
     /// The smallest layout variation (standard deviation of the layout effect relative to
     /// the mean) that the F-test finds with 80 % power with these counts
     /// ([`crate::stats::anova::detectable_variance_ratio`]). When no sensitivity is detected
@@ -537,6 +549,19 @@ pub struct TestedGrounds {
     pub(crate) data_seeds: usize,
 }
 
+/// A suite case's layout test among the suite's: the Benjamini–Hochberg adjustment of the
+/// cases' p-values (Benjamini & Hochberg 1995), which keeps the expected share of false
+/// "layout-sensitive" claims among the suite's at most `rate`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct SuiteFdr {
+    /// The case's q-value (its adjusted p-value).
+    pub q_value: f64,
+    /// The cases whose tests were adjusted together (those with a p-value).
+    pub cases: usize,
+    /// The false discovery rate allowed: 1 − the report's confidence.
+    pub rate: f64,
+}
+
 /// How a tested layout verdict came out.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum SensitivityOutcome {
@@ -573,6 +598,10 @@ pub enum SensitivityOutcome {
     },
     /// Not rejected, and the test would have found an effect worth finding.
     NotDetected,
+    /// Rejected on its own, but not across the suite the metric is one case of: its
+    /// Benjamini–Hochberg q-value ([`Sensitivity::suite_fdr`]) exceeds the false discovery
+    /// rate allowed. Cannot tell.
+    ChanceAcrossSuite,
 }
 
 impl SensitivityOutcome {
@@ -580,6 +609,7 @@ impl SensitivityOutcome {
     pub(crate) fn verdict(self) -> Verdict {
         match self {
             SensitivityOutcome::RestsOnOne
+            | SensitivityOutcome::ChanceAcrossSuite
             | SensitivityOutcome::Underpowered { .. }
             | SensitivityOutcome::LargeButNotRejected { .. } => Verdict::Undetermined,
             SensitivityOutcome::Negligible { .. } => Verdict::Negligible,

@@ -246,6 +246,7 @@ fn described(series: &Series, levels: &[Level], mean: f64, thresholds: &Threshol
         f: None,
         df: None,
         p_value: None,
+        suite_fdr: None,
         icc: None,
         variance_components: None,
         cv_across_binaries: cv("binary"),

@@ -150,7 +150,16 @@ fn summary(report: &Report) -> Block {
     ];
     head.extend(stopping_line(report).map(Text::plain));
     let mut blocks = vec![Block::Paragraphs(head)];
-    let across_metrics = words::answers::across_metrics(&report.series);
+    blocks.extend(suites(report));
+    // A suite's cases are answered together in its section, and the process's metrics
+    // beside them are no answer across metrics: the line takes the programs without a suite.
+    let not_cases: Vec<SeriesReport> = report
+        .series
+        .iter()
+        .filter(|s| !report.suites.iter().any(|suite| suite.program == s.program))
+        .cloned()
+        .collect();
+    let across_metrics = words::answers::across_metrics(&not_cases);
     if !across_metrics.is_empty() {
         blocks.push(Block::Paragraphs(
             across_metrics
@@ -172,6 +181,43 @@ fn summary(report: &Report) -> Block {
         details: None,
         blocks,
     }
+}
+
+/// Each suite's section: its line, its table of cases ranked by the layout's variation, and
+/// each variant's suite against the base's.
+fn suites(report: &Report) -> Vec<Block> {
+    let mut blocks: Vec<Block> = report
+        .suites
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            let name = crate::analysis::vocabulary::program_label(&s.program, s.variant.as_deref());
+            topic(
+                &format!("Suite {name} ({} cases)", s.cases.len()),
+                Some(format!("suite-{i}")),
+                vec![
+                    Block::Paragraphs(vec![Text::plain(words::suite::line(s, report.confidence))]),
+                    Block::Table(Table::words(
+                        &words::suite::CASE_HEADERS,
+                        &words::suite::case_rows(s),
+                    )),
+                ],
+            )
+        })
+        .collect();
+    let compared: Vec<String> = report
+        .suite_comparisons
+        .iter()
+        .map(|c| words::suite::comparison_line(c, report.confidence))
+        .collect();
+    if !compared.is_empty() {
+        blocks.push(topic(
+            "Suites compared",
+            Some("suites-compared".into()),
+            vec![list(true, compared)],
+        ));
+    }
+    blocks
 }
 
 /// One program and metric (the `i`th): its mean, the levels, the three verdicts, the

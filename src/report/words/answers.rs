@@ -82,15 +82,20 @@ fn sentence(program: &str, variant: Option<&str>, members: &[&SeriesReport]) -> 
 
 /// The verdict with its magnitude, for the metric the run measured.
 fn verdict_words(s: &SeriesReport) -> String {
-    let word = match s.sensitivity.verdict {
+    let word = sensitivity_word(s.sensitivity.verdict);
+    match magnitude(s) {
+        Some(m) => format!("{word} ({m})"),
+        None => word.to_string(),
+    }
+}
+
+/// A layout-sensitivity verdict in a few words, as every summary of many series says it.
+pub(crate) fn sensitivity_word(verdict: Verdict) -> &'static str {
+    match verdict {
         Verdict::Detected => "layout-sensitive",
         Verdict::Negligible => "detectable but negligible",
         Verdict::NotDetected => "no layout sensitivity detected",
         Verdict::Undetermined => "cannot tell",
-    };
-    match magnitude(s) {
-        Some(m) => format!("{word} ({m})"),
-        None => word.to_string(),
     }
 }
 

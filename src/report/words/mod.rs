@@ -35,6 +35,7 @@ pub(crate) mod shift;
 pub mod single;
 pub(crate) mod spread;
 pub(crate) mod stopping;
+pub(crate) mod suite;
 pub(crate) mod summary;
 pub mod variance_split;
 pub(crate) mod variants;

@@ -54,7 +54,16 @@ pub(crate) fn sentence(s: &Sensitivity) -> String {
                 }
                 _ => verdict_words(s, t, &words, thresholds),
             };
-            format!("{text}{}", set_aside_words(&s.set_aside, s.set_aside_cut))
+            let suite = match (s.suite_fdr, t.outcome) {
+                (Some(f), outcome) if outcome != SensitivityOutcome::ChanceAcrossSuite => {
+                    format!(" Across the suite: {}.", suite_fdr_words(&f))
+                }
+                _ => String::new(),
+            };
+            format!(
+                "{text}{suite}{}",
+                set_aside_words(&s.set_aside, s.set_aside_cut)
+            )
         }
     }
 }
@@ -329,6 +338,11 @@ fn verdict_words(
             level(confidence),
             unsettled_hint(s.test)
         ),
+        SensitivityOutcome::ChanceAcrossSuite => format!(
+            "cannot tell: on its own the {binaries} randomised binaries differ more than their {within_unit} explain ({f_text}, tested at {}), but not across the suite ({}); {share}.{variation}{caveat}",
+            level(confidence),
+            s.suite_fdr.map_or_else(String::new, |f| suite_fdr_words(&f))
+        ),
         SensitivityOutcome::NotDetected => format!(
             "no layout sensitivity detected: the {binaries} randomised binaries differ no more than their {within_unit} explain ({f_text}, tested at {}), and the F-test would have found, with 80 % power, a layout effect of {} (standard deviation relative to the mean), within the {} worth finding (--negligible); {share}.{variation}{caveat}",
             level(confidence),
@@ -336,6 +350,17 @@ fn verdict_words(
             percent(thresholds.negligible, 2)
         ),
     }
+}
+
+/// A suite case's q-value in words: "q = 0.21 among the suite's 24 cases (Benjamini–Hochberg,
+/// false discovery rate 5.0 %)".
+pub(crate) fn suite_fdr_words(f: &crate::analysis::answers::model::SuiteFdr) -> String {
+    format!(
+        "{} among the suite's {} cases (Benjamini–Hochberg, false discovery rate {})",
+        crate::report::numfmt::q_value(f.q_value),
+        f.cases,
+        percent(f.rate, 2)
+    )
 }
 
 /// Why a test may not reject a variation as large as it finds, and what settles it: on a

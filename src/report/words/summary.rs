@@ -118,6 +118,17 @@ fn qualified_sensitivity_sentence(
     sens: &crate::analysis::answers::model::Sensitivity,
     test: &str,
 ) -> Option<String> {
+    if let (SensitivityGrounds::Tested(g), Some(p), Some(fdr)) =
+        (&sens.grounds, sens.p_value, sens.suite_fdr)
+    {
+        if g.outcome == SensitivityOutcome::ChanceAcrossSuite {
+            return Some(format!(
+                "Cannot tell whether it is layout-sensitive: on its own it would be ({test}, {}), but not across the suite: {}.",
+                p_value(p),
+                super::sensitivity::suite_fdr_words(&fdr)
+            ));
+        }
+    }
     if let (Verdict::Undetermined, Some(r)) = (sens.verdict, &sens.rests_on) {
         return Some(format!(
             "Cannot tell whether it is layout-sensitive: the binaries differ ({}), but only because of {}, whose mean sits {} from the others' and without which they do not ({}); re-measure it interleaved with the others (`layoutrand run --resume --extend-executions K`).",

@@ -95,6 +95,16 @@ fn layouts(s: &ShareFaster, verdict: EffectVerdict, better: &str, worse: &str) -
 
 /// The sentence's last clause for an adjusted comparison.
 fn adjusted(a: &Adjustment, base: &str) -> String {
+    if a.suite_cases > 1 {
+        return format!(
+            " (Bonferroni over the suite's {} cases: each of the {} comparisons with {base} at \
+             {}, so that together they hold at {})",
+            a.suite_cases,
+            a.comparisons,
+            level(a.confidence),
+            level(a.family_confidence)
+        );
+    }
     format!(
         " (Bonferroni: each of the {} comparisons with {base} at {}, so that together they \
          hold at {})",

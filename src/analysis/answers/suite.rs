@@ -1,0 +1,302 @@
+//! A benchmark suite's cases taken together (`run --metric gbench|criterion|hyperfine|lines`):
+//! every case is a series of its own with every answer one series gets, and here the
+//! suite's claims are held together — the layout-sensitivity verdicts at a false discovery
+//! rate (Benjamini–Hochberg over the cases' p-values), the cases ranked by how much the
+//! layout moves them, and the suite's geometric mean over cases with an interval over the
+//! binaries (Kalibera & Jones's top level), alone and as a ratio between variants. The
+//! variants' per-case comparisons are held together by Bonferroni (`VariantOptions::suite_cases`).
+
+use serde::Serialize;
+
+use crate::analysis::effect::{Effect, EffectVerdict};
+use crate::analysis::variants::PairComparison;
+use crate::analysis::vocabulary::{Thresholds, Verdict};
+use crate::stats::suite::SuiteMean;
+
+use super::experiment::{variant_groups, Experiment, Series};
+use super::model::{SensitivityGrounds, SensitivityOutcome, SeriesReport, SuiteFdr};
+
+/// The suite of one program (one variant of it, with variants).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Suite {
+    /// Program.
+    pub program: String,
+    /// The variant; null without variants.
+    pub variant: Option<String>,
+    /// The cases, the most layout-sensitive first (by the layout's own variation; cases
+    /// without one last, in name order).
+    pub cases: Vec<SuiteCase>,
+    /// The false discovery rate the "layout-sensitive" verdicts are held at.
+    pub false_discovery_rate: f64,
+    /// Cases found layout-sensitive within that rate.
+    pub sensitive: usize,
+    /// The unit every case shares (`ns` for times), null when they differ (the geometric
+    /// mean then has no unit).
+    pub unit: Option<String>,
+    /// The geometric mean over cases of their means, with its interval over the randomised
+    /// binaries; null with fewer than two binaries that ran every case.
+    pub geometric_mean: Option<SuiteMean>,
+}
+
+/// One case's line of the suite's table.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct SuiteCase {
+    /// The case's name (its metric name in the store).
+    pub case: String,
+    /// Mean over random layouts.
+    pub mean: f64,
+    /// Unit of the mean.
+    pub unit: String,
+    /// How much the layout moves the case's mean (relative standard deviation of the
+    /// layout's own share).
+    pub layout_variation: Option<f64>,
+    /// The layout test's p-value, alone.
+    pub p_value: Option<f64>,
+    /// Its q-value among the suite's cases.
+    pub q_value: Option<f64>,
+    /// The verdict, held at the suite's false discovery rate.
+    pub verdict: Verdict,
+}
+
+/// A variant's suite against the base's: the ratio of the geometric means over the cases.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct SuiteComparison {
+    /// Program.
+    pub program: String,
+    /// The base variant.
+    pub base: String,
+    /// The new variant.
+    pub new: String,
+    /// The cases compared.
+    pub cases: usize,
+    /// `new / base` of the geometric means, with Welch's interval over the binaries.
+    pub ratio: SuiteMean,
+    /// The verdict on that interval at the report's thresholds.
+    pub verdict: EffectVerdict,
+    /// Whether the values are times (a ratio below 1 is "faster").
+    pub is_time: bool,
+    /// Cases whose own comparison (Bonferroni over the suite) says lower (faster) and
+    /// higher (slower).
+    pub cases_lower: usize,
+    /// See `cases_lower`.
+    pub cases_higher: usize,
+    /// The whole interval says slower than `--fail-if-slower` allows.
+    pub slower_beyond_threshold: bool,
+}
+
+/// Holds the layout-sensitivity verdicts of each suite's cases at the false discovery rate
+/// `rate` (Benjamini & Hochberg 1995): a case's verdict "sensitive" (or "detectable but
+/// negligible") stands only when its q-value among the suite's tested cases is within
+/// `rate`; otherwise it becomes "cannot tell" ([`SensitivityOutcome::ChanceAcrossSuite`]).
+/// Every tested case carries its q-value.
+pub(crate) fn control_false_discoveries(
+    experiment: &Experiment,
+    series: &mut [SeriesReport],
+    rate: f64,
+) {
+    for members in suite_members(experiment, series) {
+        let tested: Vec<(usize, f64)> = members
+            .iter()
+            .filter_map(|&i| Some((i, series[i].sensitivity.p_value?)))
+            .filter(|(_, p)| (0.0..=1.0).contains(p))
+            .collect();
+        let p: Vec<f64> = tested.iter().map(|(_, p)| *p).collect();
+        let Ok(q) = crate::stats::fdr::benjamini_hochberg(&p) else {
+            continue;
+        };
+        for ((i, _), q) in tested.iter().zip(q) {
+            let sensitivity = &mut series[*i].sensitivity;
+            sensitivity.suite_fdr = Some(SuiteFdr {
+                q_value: q,
+                cases: tested.len(),
+                rate,
+            });
+            let rejected = matches!(sensitivity.verdict, Verdict::Detected | Verdict::Negligible);
+            if rejected && q > rate {
+                if let SensitivityGrounds::Tested(t) = &mut sensitivity.grounds {
+                    t.outcome = SensitivityOutcome::ChanceAcrossSuite;
+                }
+                sensitivity.verdict = Verdict::Undetermined;
+            }
+        }
+    }
+}
+
+/// The indices in `series` of each suite's cases, one group per program and variant.
+fn suite_members(experiment: &Experiment, series: &[SeriesReport]) -> Vec<Vec<usize>> {
+    let mut groups: Vec<((&str, Option<&str>), Vec<usize>)> = Vec::new();
+    for (i, s) in series.iter().enumerate() {
+        if !experiment.is_case(&s.metric) {
+            continue;
+        }
+        let key = (s.program.as_str(), s.variant.as_deref());
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, members)) => members.push(i),
+            None => groups.push((key, vec![i])),
+        }
+    }
+    groups.into_iter().map(|(_, members)| members).collect()
+}
+
+/// Each suite's table and geometric mean (one per program and variant).
+pub(crate) fn suites(
+    experiment: &Experiment,
+    series: &[SeriesReport],
+    thresholds: &Thresholds,
+) -> Vec<Suite> {
+    suite_members(experiment, series)
+        .into_iter()
+        .map(|members| {
+            let first = &series[members[0]];
+            let (program, variant) = (&first.program, &first.variant);
+            let mut cases: Vec<SuiteCase> = members.iter().map(|&i| case_row(&series[i])).collect();
+            cases.sort_by(|a, b| {
+                let key = |c: &SuiteCase| c.layout_variation.map(|v| -v);
+                match (key(a), key(b)) {
+                    (Some(x), Some(y)) => x.total_cmp(&y),
+                    (Some(_), None) => std::cmp::Ordering::Less,
+                    (None, Some(_)) => std::cmp::Ordering::Greater,
+                    (None, None) => std::cmp::Ordering::Equal,
+                }
+                .then_with(|| a.case.cmp(&b.case))
+            });
+            let unit = Some(cases[0].unit.clone()).filter(|u| cases.iter().all(|c| &c.unit == u));
+            let case_series: Vec<&Series> = case_series(experiment, program, variant.as_deref());
+            Suite {
+                program: program.clone(),
+                variant: variant.clone(),
+                sensitive: cases
+                    .iter()
+                    .filter(|c| c.verdict == Verdict::Detected)
+                    .count(),
+                false_discovery_rate: 1.0 - thresholds.confidence,
+                cases,
+                unit,
+                geometric_mean: crate::stats::suite::geometric_mean_over_units(
+                    &unit_case_means(&case_series),
+                    thresholds.confidence,
+                )
+                .ok(),
+            }
+        })
+        .collect()
+}
+
+fn case_row(s: &SeriesReport) -> SuiteCase {
+    SuiteCase {
+        case: s.metric.clone(),
+        mean: s.mean,
+        unit: s.unit.clone(),
+        layout_variation: s.sensitivity.layout_variation,
+        p_value: s.sensitivity.p_value,
+        q_value: s.sensitivity.suite_fdr.map(|f| f.q_value),
+        verdict: s.sensitivity.verdict,
+    }
+}
+
+/// The experiment's case series of `program` and `variant`.
+fn case_series<'a>(
+    experiment: &'a Experiment,
+    program: &str,
+    variant: Option<&str>,
+) -> Vec<&'a Series> {
+    experiment
+        .series
+        .iter()
+        .filter(|s| {
+            s.program == program && s.variant.as_deref() == variant && experiment.is_case(&s.metric)
+        })
+        .collect()
+}
+
+/// `[binary][case]`: each randomised binary's mean of each case, for the binaries that ran
+/// every case (a binary missing one is left out of the suite's mean).
+fn unit_case_means(cases: &[&Series]) -> Vec<Vec<f64>> {
+    let Some(first) = cases.first() else {
+        return Vec::new();
+    };
+    first
+        .seeds
+        .iter()
+        .filter_map(|binary| {
+            cases
+                .iter()
+                .map(|c| {
+                    let b = c.seeds.iter().find(|b| b.binary == binary.binary)?;
+                    Some(b.mean()).filter(|m| m.is_finite())
+                })
+                .collect::<Option<Vec<f64>>>()
+        })
+        .collect()
+}
+
+/// Each variant's suite against its base's (the first variant, as the comparisons take it),
+/// per program: the ratio of the geometric means over the cases both measured.
+pub(crate) fn suite_comparisons(
+    experiment: &Experiment,
+    comparisons: &[PairComparison],
+    thresholds: &Thresholds,
+    fail_if_slower: Option<f64>,
+) -> Vec<SuiteComparison> {
+    let mut out = Vec::new();
+    let mut done: Vec<&str> = Vec::new();
+    for group in variant_groups(&experiment.series) {
+        let first = &experiment.series[group[0]];
+        if !experiment.is_case(&first.metric) || done.contains(&first.program.as_str()) {
+            continue;
+        }
+        done.push(&first.program);
+        let variants: Vec<Option<&str>> = group
+            .iter()
+            .map(|&i| experiment.series[i].variant.as_deref())
+            .collect();
+        let Some(Some(base)) = variants.first().copied() else {
+            continue;
+        };
+        let base_series = case_series(experiment, &first.program, Some(base));
+        for new in variants.iter().skip(1).flatten() {
+            let new_series = case_series(experiment, &first.program, Some(new));
+            // The cases both sides measured, in one order.
+            let both: Vec<(&Series, &Series)> = base_series
+                .iter()
+                .filter_map(|b| Some((*b, *new_series.iter().find(|n| n.metric == b.metric)?)))
+                .collect();
+            let (b, n): (Vec<&Series>, Vec<&Series>) = both.into_iter().unzip();
+            let Ok(ratio) = crate::stats::suite::geometric_mean_ratio(
+                &unit_case_means(&b),
+                &unit_case_means(&n),
+                thresholds.confidence,
+            ) else {
+                continue;
+            };
+            let is_time = first.is_time();
+            let effect = Effect::classify(
+                ratio.estimate,
+                Some((ratio.lower, ratio.upper)),
+                thresholds,
+                is_time,
+            );
+            let count = |verdict: EffectVerdict| {
+                comparisons
+                    .iter()
+                    .filter(|c| c.program == first.program && c.new == *new)
+                    .filter(|c| experiment.is_case(&c.metric))
+                    .filter(|c| c.pair.effect.verdict == verdict)
+                    .count()
+            };
+            out.push(SuiteComparison {
+                program: first.program.clone(),
+                base: base.to_string(),
+                new: new.to_string(),
+                cases: b.len(),
+                ratio,
+                verdict: effect.verdict,
+                is_time,
+                cases_lower: count(EffectVerdict::Lower),
+                cases_higher: count(EffectVerdict::Higher),
+                slower_beyond_threshold: effect.slower_beyond(fail_if_slower),
+            });
+        }
+    }
+    out
+}

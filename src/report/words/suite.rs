@@ -1,0 +1,116 @@
+//! A suite's cases in words: the suite's line (how many cases are layout-sensitive at the
+//! false discovery rate, the geometric mean over cases), its table of cases ranked by the
+//! layout's variation, and a variant's suite against the base's.
+
+use crate::analysis::answers::suite::{Suite, SuiteComparison};
+use crate::analysis::effect::EffectVerdict;
+use crate::analysis::vocabulary::Verdict;
+use crate::report::numfmt::{change, estimate, p_value, percent, q_value, quantity};
+
+/// The headers of a suite's table of cases.
+pub(crate) const CASE_HEADERS: [&str; 6] = [
+    "case",
+    "mean over layouts",
+    "layout moves it by",
+    "layout test",
+    "across the suite",
+    "layout sensitivity",
+];
+
+/// The suite's line: its cases, how many are layout-sensitive within the false discovery
+/// rate, and the geometric mean over cases with its interval over the binaries.
+pub(crate) fn line(s: &Suite, confidence: f64) -> String {
+    let cases = s.cases.len();
+    let undetermined = s
+        .cases
+        .iter()
+        .filter(|c| c.verdict == Verdict::Undetermined)
+        .count();
+    let mut text = format!(
+        "{} of its {cases} cases are layout-sensitive, the false discovery rate held at {} \
+         (Benjamini–Hochberg over the cases' layout tests; q-values below){}",
+        s.sensitive,
+        percent(s.false_discovery_rate, 2),
+        match undetermined {
+            0 => String::new(),
+            n => format!("; cannot tell for {n}"),
+        }
+    );
+    match (&s.geometric_mean, &s.unit) {
+        (Some(g), unit) => {
+            let unit = unit.as_deref().unwrap_or("");
+            text.push_str(&format!(
+                ". Geometric mean over the cases: {}, over {} randomised binaries (each \
+                 binary's geometric mean of its case means is one unit; Kalibera & Jones eq. 4 \
+                 on their logs){}; it varies by {} from one binary to another, execution noise \
+                 included.",
+                estimate(g.estimate, g.lower, g.upper, unit, confidence),
+                g.units,
+                match &s.unit {
+                    Some(_) => "",
+                    None => ", the cases' units differing, a number without a unit",
+                },
+                percent(g.log_sd.exp_m1(), 2)
+            ));
+        }
+        (None, _) => text.push_str(
+            ". No geometric mean over the cases: fewer than two randomised binaries ran every \
+             case.",
+        ),
+    }
+    text
+}
+
+/// One row per case, the most layout-sensitive first.
+pub(crate) fn case_rows(s: &Suite) -> Vec<[String; 6]> {
+    s.cases
+        .iter()
+        .map(|c| {
+            [
+                c.case.clone(),
+                quantity(c.mean, &c.unit),
+                c.layout_variation
+                    .map_or_else(|| "-".to_string(), |v| format!("± {}", percent(v, 2))),
+                c.p_value.map_or_else(|| "-".to_string(), p_value),
+                c.q_value.map_or_else(|| "-".to_string(), q_value),
+                super::answers::sensitivity_word(c.verdict).to_string(),
+            ]
+        })
+        .collect()
+}
+
+/// A variant's suite against the base's: the ratio of geometric means with its interval and
+/// verdict, and how many cases moved each way by their own (Bonferroni-held) comparisons.
+pub(crate) fn comparison_line(c: &SuiteComparison, confidence: f64) -> String {
+    let (better, worse) = match c.is_time {
+        true => ("faster", "slower"),
+        false => ("lower", "higher"),
+    };
+    let r = &c.ratio;
+    let verdict = match c.verdict {
+        EffectVerdict::Lower => better.to_string(),
+        EffectVerdict::Higher => worse.to_string(),
+        EffectVerdict::Negligible => format!("{better} or {worse} by a negligible amount"),
+        EffectVerdict::Equivalent => {
+            "equivalent (the whole interval within the relevance threshold)".into()
+        }
+        EffectVerdict::Tie => "the same on every layout".into(),
+        EffectVerdict::Inconclusive | EffectVerdict::Unbounded => "cannot tell".into(),
+    };
+    format!(
+        "suite {} against {}: {verdict}: the geometric mean over the {} cases is {} (Welch's \
+         interval over the binaries, {} each at least); by their own comparisons {} case(s) \
+         {better} and {} {worse}, each held at the suite's Bonferroni level{}",
+        c.new,
+        c.base,
+        c.cases,
+        change(r.estimate, r.lower, r.upper, confidence, better, worse),
+        r.units,
+        c.cases_lower,
+        c.cases_higher,
+        match c.slower_beyond_threshold {
+            true => format!("; {} beyond --fail-if-slower", worse),
+            false => String::new(),
+        }
+    )
+}
