@@ -2,7 +2,8 @@
 # Installs what layoutrand's tests and demo need on a Debian machine, if missing:
 # compilers and linkers (gcc, gfortran, clang, bfd, gold, lld, mold), valgrind (the cachegrind metric),
 # dpkg-dev (apt-get source, for the real-program recipes), cmake (the libjpeg-turbo test), chromium (HTML report test),
-# slurm-wlm and munge (the emulated Slurm cluster of tests/run/slurm_cluster.rs).
+# slurm-wlm and munge (the emulated Slurm cluster of tests/run/slurm_cluster.rs), libbenchmark-dev
+# (Google Benchmark, the suite fixture).
 # Idempotent; needs root (or sudo) only when something is missing.
 set -euo pipefail
 
@@ -26,6 +27,8 @@ have chromium   || need+=(chromium)
 # The Slurm test (tests/run/slurm_cluster.rs) starts a two-node cluster of these as root.
 have slurmctld  || need+=(slurm-wlm)
 have munged     || need+=(munge)
+# The Google Benchmark suite of tests/run/suite.rs (fixtures/suite/gbench.cc).
+[ -e /usr/include/benchmark/benchmark.h ] || need+=(libbenchmark-dev)
 
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]}" >&2

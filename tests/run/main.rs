@@ -38,4 +38,5 @@ mod quiet;
 mod real_build;
 mod signals;
 mod slurm_cluster;
+mod suite;
 mod variants;

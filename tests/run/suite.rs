@@ -1,0 +1,183 @@
+//! Issue 52: benchmark suites as they are. A Google Benchmark suite (the system's
+//! libbenchmark) and a suite printing `name value unit` lines, each built under layoutrand
+//! and run once per execution: every case becomes a series with every answer, the suite's
+//! layout verdicts are held at a false discovery rate, variants' suites are compared, and a
+//! suite that does not give what the run asks for fails with a message naming the case.
+
+use crate::build_support;
+use crate::stderr_in;
+
+use std::path::Path;
+
+use build_support::{assert_success, build, top_fixture};
+use serde_json::Value;
+
+#[path = "../support/schemas.rs"]
+mod schemas;
+
+fn layoutrand(dir: &Path) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::cargo_bin("layoutrand").unwrap();
+    cmd.current_dir(dir);
+    cmd
+}
+
+/// `layoutrand report --format json out` in `dir`, checked against its schema.
+fn json_report(dir: &Path) -> Value {
+    let out = layoutrand(dir)
+        .args(["report", "--format", "json", "out"])
+        .output()
+        .unwrap();
+    assert_success(&out, "report --format json");
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    schemas::assert_valid("report", "a suite's report", &report);
+    report
+}
+
+fn text_report(dir: &Path) -> String {
+    let out = layoutrand(dir).args(["report", "out"]).output().unwrap();
+    assert_success(&out, "report");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_google_benchmark_suite_runs_in_one_run_and_every_case_is_answered() {
+    let (_tmp, dir) = top_fixture("suite");
+    assert_success(
+        &build(&dir, &["--seeds", "4", "--out", "out"], &["make", "gbench"]),
+        "build",
+    );
+    // The suite writes its JSON to a file of its own (`@FILE`), its console table to stdout.
+    let run = layoutrand(&dir)
+        .args(["run", "--out", "out", "--metric", "gbench@gb.json"])
+        .args([
+            "--executions",
+            "2",
+            "--iterations",
+            "2",
+            "--schedule-seed",
+            "3",
+        ])
+        .args([
+            "--",
+            "{bin}",
+            "--benchmark_out=gb.json",
+            "--benchmark_out_format=json",
+        ])
+        .args(["--benchmark_repetitions=2", "--benchmark_min_time=0.001"])
+        .output()
+        .unwrap();
+    assert_success(&run, "run --metric gbench@gb.json");
+    let report = json_report(&dir);
+    let suite = &report["suites"][0];
+    let cases: Vec<&str> = suite["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["case"].as_str().unwrap())
+        .collect();
+    let mut names = cases.clone();
+    names.sort_by_key(|n| n.trim_start_matches("BM_hash/").parse::<u32>().unwrap());
+    let expected: Vec<String> = (0..20).map(|k| format!("BM_hash/{k}")).collect();
+    assert_eq!(names, expected);
+    // Every case is a series of its own, in nanoseconds, beside the process's metrics.
+    let series = report["series"].as_array().unwrap();
+    for case in &expected {
+        let s = series
+            .iter()
+            .find(|s| s["metric"] == case.as_str())
+            .unwrap();
+        assert_eq!(s["unit"], "ns", "{case}");
+    }
+    for case in suite["cases"].as_array().unwrap() {
+        // Each tested case carries its q-value, never below its own p-value (BH).
+        if let (Some(p), Some(q)) = (case["p_value"].as_f64(), case["q_value"].as_f64()) {
+            assert!(q >= p - 1e-12 && q <= 1.0, "{case}");
+        }
+    }
+    let mean = &suite["geometric_mean"];
+    assert!(mean["lower"].as_f64().unwrap() > 0.0, "{mean}");
+    assert!(
+        mean["lower"].as_f64() <= mean["estimate"].as_f64(),
+        "{mean}"
+    );
+    assert!(
+        mean["estimate"].as_f64() <= mean["upper"].as_f64(),
+        "{mean}"
+    );
+    assert_eq!(mean["units"], 4);
+    let text = text_report(&dir);
+    assert!(text.contains("\nSuite gbench (20 cases):\n"), "{text}");
+}
+
+#[test]
+fn variants_of_a_lines_suite_are_compared_case_by_case_and_as_a_suite() {
+    let (_tmp, dir) = top_fixture("suite");
+    for (name, flags) in [("O1", "-O1"), ("O2", "-O2")] {
+        let script = format!("make clean >/dev/null && make lines CFLAGS='{flags}'");
+        let mut args = vec!["--out", "out", "--variant", name];
+        if name == "O1" {
+            args.extend(["--seeds", "3"]);
+        }
+        assert_success(&build(&dir, &args, &["sh", "-c", &script]), name);
+    }
+    let run = layoutrand(&dir)
+        .args(["run", "--out", "out", "--metric", "lines"])
+        .args(["--executions", "2", "--iterations", "3", "--warmup", "1"])
+        .args(["--schedule-seed", "3", "--", "{bin}", "3", "2000"])
+        .output()
+        .unwrap();
+    assert_success(&run, "run --metric lines");
+    let report = json_report(&dir);
+    assert_eq!(report["suites"].as_array().unwrap().len(), 2);
+    let compared = &report["suite_comparisons"][0];
+    assert_eq!(
+        (compared["base"].as_str(), compared["new"].as_str()),
+        (Some("O1"), Some("O2"))
+    );
+    assert_eq!(compared["cases"], 24);
+    // Each case's comparison is held at the Bonferroni level of all 24.
+    let comparisons = report["comparisons"].as_array().unwrap();
+    let case_comparisons: Vec<&Value> = comparisons
+        .iter()
+        .filter(|c| c["metric"].as_str().unwrap().starts_with("case_"))
+        .collect();
+    assert_eq!(case_comparisons.len(), 24);
+    for c in case_comparisons {
+        assert_eq!(c["adjustment"]["suite_cases"], 24, "{c}");
+        assert_eq!(c["adjustment"]["comparisons"], 24, "{c}");
+        let each = c["adjustment"]["confidence"].as_f64().unwrap();
+        assert!((each - (1.0 - 0.05 / 24.0)).abs() < 1e-12, "{each}");
+    }
+    let text = text_report(&dir);
+    assert!(
+        text.contains("\nSuites compared:\n  - suite O2 against O1: "),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_suite_that_does_not_give_what_the_run_asks_names_the_case() {
+    let (_tmp, dir) = top_fixture("suite");
+    assert_success(
+        &build(&dir, &["--seeds", "1", "--out", "out"], &["make", "lines"]),
+        "build",
+    );
+    // Three repetitions printed, five asked for.
+    let run = layoutrand(&dir)
+        .args([
+            "run",
+            "--out",
+            "out",
+            "--metric",
+            "lines",
+            "--executions",
+            "1",
+        ])
+        .args(["--iterations", "5", "--", "{bin}", "3", "100"])
+        .output()
+        .unwrap();
+    assert_ne!(run.status.code(), Some(0));
+    // The first line (the output's tail after it holds the times measured).
+    let stderr = stderr_in(&run, &dir);
+    insta::assert_snapshot!(stderr.lines().next().unwrap_or_default());
+}
