@@ -47,3 +47,4 @@ mod snapshot;
 mod snapshot_commands;
 mod snapshot_more_commands;
 mod store_only;
+mod suite_rates;

@@ -48,6 +48,9 @@ pub struct Design {
     /// other runnable tasks with `steal` of the CPU time stolen; every other execution
     /// started alone with nothing stolen.
     pub busy: Vec<(u32, u32, f64)>,
+    /// The `--metric` the header records; `None`: the first metric's name (a suite's
+    /// format, `lines`, makes every metric a case).
+    pub spec: Option<String>,
 }
 
 impl Design {
@@ -70,6 +73,7 @@ impl Design {
             variant_factor_metrics: None,
             data_seeds: 1,
             busy: Vec::new(),
+            spec: None,
         }
     }
 
@@ -195,7 +199,7 @@ pub fn header(design: &Design) -> Header {
         "command": ["{bin}"],
         "programs": design.programs,
         "binaries": design.labels().into_iter().map(|(l, _)| l).collect::<Vec<_>>(),
-        "metric": design.metrics[0].0,
+        "metric": design.spec.clone().unwrap_or_else(|| design.metrics[0].0.clone()),
         "executions": design.executions,
         "iterations": design.iterations + design.warmup,
         "warmup": design.warmup,
