@@ -57,6 +57,13 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         layoutrand::diagnostic!("layoutrand: warning: {w}");
     }
     let summary = summarize_store(&args.out, &report.primary_metric)?;
+    if report.suite {
+        layoutrand::diagnostic!(
+            "layoutrand: each binary's whole-process wall time below; the suite's cases are \
+             answered by `layoutrand report {}`",
+            args.out.display()
+        );
+    }
     print_summary(&summary)?;
     if let Some(exit) = failed_programs(&args.out, &summary)? {
         return Ok(exit.code());

@@ -28,8 +28,8 @@ pub struct DesignArgs {
     /// check-sensitivity 3; watch 5].
     #[cfg_attr(feature = "cli", arg(long))]
     pub executions: Option<u32>,
-    /// Iterations each execution must report (with --metric regex:...); `{iterations}` in
-    /// the command is replaced by it.
+    /// Iterations each execution must report (with --metric regex:... or a suite's: per
+    /// case); `{iterations}` in the command is replaced by it.
     #[cfg_attr(feature = "cli", arg(long))]
     pub iterations: Option<u32>,
     /// Iterations at the start of each execution kept in the store but marked as warmup
@@ -37,7 +37,10 @@ pub struct DesignArgs {
     #[cfg_attr(feature = "cli", arg(long))]
     pub warmup: Option<u32>,
     /// What to measure: wall | cpu | cachegrind | regex:PATTERN (one capture per iteration
-    /// from stdout) [default: wall]. (`report`, `compare` and `export` take `--metric NAME`
+    /// from stdout) | a suite's output, every case a metric: gbench[:cpu_time][@FILE]
+    /// (Google Benchmark JSON), criterion[@DIR] (criterion's sample files under DIR, e.g.
+    /// target/criterion), hyperfine@FILE (--export-json), lines[@FILE] (`name value [unit]`
+    /// lines) [default: wall]. (`report`, `compare` and `export` take `--metric NAME`
     /// instead: which of the metrics this recorded to read.)
     #[cfg_attr(feature = "cli", arg(long))]
     pub metric: Option<String>,

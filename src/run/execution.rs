@@ -484,20 +484,7 @@ fn collect_metrics(
         }
         MetricSpec::Suite(suite) => {
             let cases = super::suite::read_cases(suite, stdout, ctx.cwd, suite_before)?;
-            for case in cases {
-                let what = format!("case {:?} reported a value", case.name);
-                check_iterations(&what, case.values.len(), settings)?;
-                for (i, v) in case.values.into_iter().enumerate() {
-                    let i = i as u32;
-                    values.push((
-                        case.name.clone(),
-                        i,
-                        i < settings.warmup,
-                        v,
-                        case.unit.clone(),
-                    ));
-                }
-            }
+            values.extend(case_values(cases, settings)?);
             for (name, v, unit) in process_values {
                 values.push((name.into(), 0, false, v, unit.into()));
             }
@@ -515,6 +502,33 @@ fn collect_metrics(
     }
     Ok(values)
 }
+/// The values of a suite's `cases`, each case's iterations checked against `--iterations`
+/// and its first `--warmup` flagged.
+fn case_values(cases: Vec<super::suite::Case>, settings: &RunSettings) -> Result<Vec<Value>> {
+    let mut values = Vec::new();
+    for case in cases {
+        let what = format!("case {:?} reported a value", case.name);
+        check_iterations(&what, case.values.len(), settings).map_err(|e| {
+            anyhow::anyhow!(
+                "{e:#}: leave --iterations out to take the repetitions the suite reports, or \
+                 make the suite repeat each case that often (Google Benchmark: \
+                 --benchmark_repetitions=N)"
+            )
+        })?;
+        for (i, v) in case.values.into_iter().enumerate() {
+            let i = i as u32;
+            values.push((
+                case.name.clone(),
+                i,
+                i < settings.warmup,
+                v,
+                case.unit.clone(),
+            ));
+        }
+    }
+    Ok(values)
+}
+
 /// Refuses `count` values of one series in an execution (`what` says whose, "… matched"
 /// or "… reported a value") other than `--iterations`, or none beyond `--warmup`.
 fn check_iterations(what: &str, count: usize, settings: &RunSettings) -> Result<()> {

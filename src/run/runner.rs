@@ -42,6 +42,9 @@ pub struct RunReport {
     /// The metric the end-of-run summary (`analysis::run_summary`) shows: the primary one
     /// (what `--metric` measured), or a suite's process wall time.
     pub primary_metric: String,
+    /// Whether the run measured a suite (`--metric gbench`, …): the summary then shows the
+    /// process's wall time, the cases being the report's.
+    pub suite: bool,
     /// Warnings for the user (ASLR, store repairs).
     pub warnings: Vec<String>,
 }
@@ -148,6 +151,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
         aslr_disabled: started.aslr_disabled,
         schedule_seed: started.header.schedule_seed,
         primary_metric: super::metric::summary_name_of_spec(&started.header.metric).to_string(),
+        suite: super::metric::is_suite_spec(&started.header.metric),
         warnings: opened.warnings,
     })
 }

@@ -343,7 +343,8 @@ fn criterion_directory(dir: &Path, before: &SourceBefore) -> Result<Vec<Case>> {
     if cases.is_empty() {
         bail!(
             "--metric criterion: the execution wrote no benchmark's new/sample.json under {} \
-             (is it criterion's directory, target/criterion of the crate?)",
+             (criterion writes them in bench mode, `--bench`, under target/criterion of the \
+             working directory, or $CRITERION_HOME, or $CARGO_TARGET_DIR/criterion)",
             dir.display()
         );
     }

@@ -106,7 +106,7 @@ fn a_google_benchmark_suite_runs_in_one_run_and_every_case_is_answered() {
     );
     assert_eq!(mean["units"], 4);
     let text = text_report(&dir);
-    assert!(text.contains("\nSuite gbench (20 cases):\n"), "{text}");
+    assert!(text.contains("\nSuite of gbench (20 cases):\n"), "{text}");
 }
 
 #[test]
@@ -173,7 +173,16 @@ fn a_suite_that_does_not_give_what_the_run_asks_names_the_case() {
             "--executions",
             "1",
         ])
-        .args(["--iterations", "5", "--", "{bin}", "3", "100"])
+        .args([
+            "--iterations",
+            "5",
+            "--schedule-seed",
+            "3",
+            "--",
+            "{bin}",
+            "3",
+            "100",
+        ])
         .output()
         .unwrap();
     assert_ne!(run.status.code(), Some(0));

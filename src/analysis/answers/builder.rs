@@ -68,8 +68,7 @@ pub(crate) fn analyse_with(
     }
     let confidence = thresholds.confidence;
     let host_conditions = host_conditions(experiment);
-    let mut series = analysed_series(experiment, thresholds, options, &host_conditions);
-    super::suite::control_false_discoveries(experiment, &mut series, 1.0 - confidence);
+    let series = analysed_series(experiment, thresholds, options, &host_conditions);
     let suites = super::suite::suites(experiment, &series, thresholds);
     let machines = super::machines::machine_sections(experiment, confidence);
     let mut warnings: Vec<ReportWarning> = experiment
@@ -86,28 +85,7 @@ pub(crate) fn analyse_with(
         thresholds,
         options.fail_if_slower,
     );
-    // The last `explain` of this directory, which the HTML report shows; a file this
-    // version cannot read costs its section, not the report.
-    let explanation = crate::analysis::explain::stored(&experiment.dir).unwrap_or_else(|e| {
-        warnings.push(ReportWarning::ExplainLeftOut {
-            error: format!("{e:#}"),
-        });
-        None
-    });
-    let variant_names: Vec<&str> = experiment
-        .manifest
-        .iter()
-        .flat_map(|m| m.variants.iter().map(|v| v.name.as_str()))
-        .collect();
-    let variant_explanations =
-        crate::analysis::explain_variants::stored(&experiment.dir, &variant_names).unwrap_or_else(
-            |e| {
-                warnings.push(ReportWarning::ExplainLeftOut {
-                    error: format!("{e:#}"),
-                });
-                None
-            },
-        );
+    let (explanation, variant_explanations) = stored_explanations(experiment, &mut warnings);
     let mut report = Report {
         incomplete: experiment.incomplete,
         schema: super::model::REPORT_SCHEMA,
@@ -140,6 +118,39 @@ pub(crate) fn analyse_with(
         super::sequential::attach(&mut report, experiment, &rule);
     }
     Ok(report)
+}
+
+/// The last `explain` of this directory and of its variants, which the HTML report shows; a
+/// file this version cannot read costs its section (a warning), not the report.
+#[allow(clippy::type_complexity)]
+fn stored_explanations(
+    experiment: &Experiment,
+    warnings: &mut Vec<ReportWarning>,
+) -> (
+    Option<crate::analysis::explain::Explanation>,
+    Option<crate::analysis::explain_variants::VariantExplanations>,
+) {
+    let explanation = crate::analysis::explain::stored(&experiment.dir).unwrap_or_else(|e| {
+        warnings.push(ReportWarning::ExplainLeftOut {
+            error: format!("{e:#}"),
+        });
+        None
+    });
+    let variant_names: Vec<&str> = experiment
+        .manifest
+        .iter()
+        .flat_map(|m| m.variants.iter().map(|v| v.name.as_str()))
+        .collect();
+    let variant_explanations =
+        crate::analysis::explain_variants::stored(&experiment.dir, &variant_names).unwrap_or_else(
+            |e| {
+                warnings.push(ReportWarning::ExplainLeftOut {
+                    error: format!("{e:#}"),
+                });
+                None
+            },
+        );
+    (explanation, variant_explanations)
 }
 
 /// Every series analysed, each with its failures, the as-built binary's difference from the
@@ -199,6 +210,9 @@ fn analysed_series(
                 .map(|(_, host)| host.busy(jobs));
         }
     }
+    // A suite's cases are claimed layout-sensitive together, at a false discovery rate.
+    let rate = super::suite::false_discovery_rate(thresholds.confidence);
+    super::suite::control_false_discoveries(experiment, &mut series, rate);
     series
 }
 

@@ -71,10 +71,10 @@ pub struct Report {
     /// A suite's cases taken together (`run --metric gbench|criterion|hyperfine|lines`),
     /// per program and variant; absent for a run that measured no suite.
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) suites: Vec<super::suite::Suite>,
+    pub(crate) suites: Vec<Suite>,
     /// Each variant's suite against the base's (the ratio of geometric means over cases).
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub(crate) suite_comparisons: Vec<super::suite::SuiteComparison>,
+    pub(crate) suite_comparisons: Vec<SuiteComparison>,
     /// The answer `layoutrand explain` last stored in the directory (`explain/`), which the
     /// HTML report shows as a section of its own; not part of the JSON report (explain's
     /// own JSON has it).
@@ -547,6 +547,77 @@ pub struct TestedGrounds {
     /// several, the rank test's blocks are one round and one data seed, and the power is
     /// judged against the noise within a data seed.
     pub(crate) data_seeds: usize,
+}
+
+/// The suite of one program (one variant of it, with variants).
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct Suite {
+    /// Program.
+    pub program: String,
+    /// The variant; null without variants.
+    pub variant: Option<String>,
+    /// The cases, the most layout-sensitive first (by the layout's own variation; cases
+    /// without one last, in name order).
+    pub cases: Vec<SuiteCase>,
+    /// The false discovery rate the "layout-sensitive" verdicts are held at.
+    pub false_discovery_rate: f64,
+    /// Cases found layout-sensitive within that rate.
+    pub sensitive: usize,
+    /// The unit every case shares (`ns` for times), null when they differ (the geometric
+    /// mean then has no unit).
+    pub unit: Option<String>,
+    /// The geometric mean over cases of their means, with its interval over the randomised
+    /// binaries; null with fewer than two binaries that ran every case.
+    pub geometric_mean: Option<crate::stats::suite::SuiteMean>,
+    /// Executions per randomised binary: with one, differences between processes count as
+    /// layout effects in every case's verdict.
+    pub executions_per_binary: usize,
+}
+
+/// One case's line of the suite's table.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct SuiteCase {
+    /// The case's name (its metric name in the store).
+    pub case: String,
+    /// Mean over random layouts.
+    pub mean: f64,
+    /// Unit of the mean.
+    pub unit: String,
+    /// How much the layout moves the case's mean (relative standard deviation of the
+    /// layout's own share).
+    pub layout_variation: Option<f64>,
+    /// The layout test's p-value, alone.
+    pub p_value: Option<f64>,
+    /// Its q-value among the suite's cases.
+    pub q_value: Option<f64>,
+    /// The verdict, held at the suite's false discovery rate.
+    pub verdict: Verdict,
+}
+
+/// A variant's suite against the base's: the ratio of the geometric means over the cases.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct SuiteComparison {
+    /// Program.
+    pub program: String,
+    /// The base variant.
+    pub base: String,
+    /// The new variant.
+    pub new: String,
+    /// The cases compared.
+    pub cases: usize,
+    /// `new / base` of the geometric means, with Welch's interval over the binaries.
+    pub ratio: crate::stats::suite::SuiteMean,
+    /// The verdict on that interval at the report's thresholds.
+    pub verdict: crate::analysis::effect::EffectVerdict,
+    /// Whether the values are times (a ratio below 1 is "faster").
+    pub is_time: bool,
+    /// Cases whose own comparison (Bonferroni over the suite) says lower (faster) and
+    /// higher (slower).
+    pub cases_lower: usize,
+    /// See `cases_lower`.
+    pub cases_higher: usize,
+    /// The whole interval says slower than `--fail-if-slower` allows.
+    pub slower_beyond_threshold: bool,
 }
 
 /// A suite case's layout test among the suite's: the Benjamini–Hochberg adjustment of the

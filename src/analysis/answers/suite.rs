@@ -6,83 +6,15 @@
 //! binaries (Kalibera & Jones's top level), alone and as a ratio between variants. The
 //! variants' per-case comparisons are held together by Bonferroni (`VariantOptions::suite_cases`).
 
-use serde::Serialize;
-
 use crate::analysis::effect::{Effect, EffectVerdict};
 use crate::analysis::variants::PairComparison;
 use crate::analysis::vocabulary::{Thresholds, Verdict};
-use crate::stats::suite::SuiteMean;
 
 use super::experiment::{variant_groups, Experiment, Series};
-use super::model::{SensitivityGrounds, SensitivityOutcome, SeriesReport, SuiteFdr};
-
-/// The suite of one program (one variant of it, with variants).
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct Suite {
-    /// Program.
-    pub program: String,
-    /// The variant; null without variants.
-    pub variant: Option<String>,
-    /// The cases, the most layout-sensitive first (by the layout's own variation; cases
-    /// without one last, in name order).
-    pub cases: Vec<SuiteCase>,
-    /// The false discovery rate the "layout-sensitive" verdicts are held at.
-    pub false_discovery_rate: f64,
-    /// Cases found layout-sensitive within that rate.
-    pub sensitive: usize,
-    /// The unit every case shares (`ns` for times), null when they differ (the geometric
-    /// mean then has no unit).
-    pub unit: Option<String>,
-    /// The geometric mean over cases of their means, with its interval over the randomised
-    /// binaries; null with fewer than two binaries that ran every case.
-    pub geometric_mean: Option<SuiteMean>,
-}
-
-/// One case's line of the suite's table.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct SuiteCase {
-    /// The case's name (its metric name in the store).
-    pub case: String,
-    /// Mean over random layouts.
-    pub mean: f64,
-    /// Unit of the mean.
-    pub unit: String,
-    /// How much the layout moves the case's mean (relative standard deviation of the
-    /// layout's own share).
-    pub layout_variation: Option<f64>,
-    /// The layout test's p-value, alone.
-    pub p_value: Option<f64>,
-    /// Its q-value among the suite's cases.
-    pub q_value: Option<f64>,
-    /// The verdict, held at the suite's false discovery rate.
-    pub verdict: Verdict,
-}
-
-/// A variant's suite against the base's: the ratio of the geometric means over the cases.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
-pub struct SuiteComparison {
-    /// Program.
-    pub program: String,
-    /// The base variant.
-    pub base: String,
-    /// The new variant.
-    pub new: String,
-    /// The cases compared.
-    pub cases: usize,
-    /// `new / base` of the geometric means, with Welch's interval over the binaries.
-    pub ratio: SuiteMean,
-    /// The verdict on that interval at the report's thresholds.
-    pub verdict: EffectVerdict,
-    /// Whether the values are times (a ratio below 1 is "faster").
-    pub is_time: bool,
-    /// Cases whose own comparison (Bonferroni over the suite) says lower (faster) and
-    /// higher (slower).
-    pub cases_lower: usize,
-    /// See `cases_lower`.
-    pub cases_higher: usize,
-    /// The whole interval says slower than `--fail-if-slower` allows.
-    pub slower_beyond_threshold: bool,
-}
+use super::model::{
+    SensitivityGrounds, SensitivityOutcome, SeriesReport, Suite, SuiteCase, SuiteComparison,
+    SuiteFdr,
+};
 
 /// Holds the layout-sensitivity verdicts of each suite's cases at the false discovery rate
 /// `rate` (Benjamini & Hochberg 1995): a case's verdict "sensitive" (or "detectable but
@@ -120,6 +52,12 @@ pub(crate) fn control_false_discoveries(
             }
         }
     }
+}
+
+/// The false discovery rate of a report at `confidence`: `1 − confidence`, rounded to 12
+/// decimals so that 95 % gives 0.05, not 0.050000000000000044.
+pub(crate) fn false_discovery_rate(confidence: f64) -> f64 {
+    ((1.0 - confidence) * 1e12).round() / 1e12
 }
 
 /// The indices in `series` of each suite's cases, one group per program and variant.
@@ -169,7 +107,12 @@ pub(crate) fn suites(
                     .iter()
                     .filter(|c| c.verdict == Verdict::Detected)
                     .count(),
-                false_discovery_rate: 1.0 - thresholds.confidence,
+                false_discovery_rate: false_discovery_rate(thresholds.confidence),
+                executions_per_binary: case_series
+                    .iter()
+                    .map(|s| s.executions_per_binary())
+                    .min()
+                    .unwrap_or(0),
                 cases,
                 unit,
                 geometric_mean: crate::stats::suite::geometric_mean_over_units(

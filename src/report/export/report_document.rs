@@ -193,7 +193,7 @@ fn suites(report: &Report) -> Vec<Block> {
         .map(|(i, s)| {
             let name = crate::analysis::vocabulary::program_label(&s.program, s.variant.as_deref());
             topic(
-                &format!("Suite {name} ({} cases)", s.cases.len()),
+                &format!("Suite of {name} ({} cases)", s.cases.len()),
                 Some(format!("suite-{i}")),
                 vec![
                     Block::Paragraphs(vec![Text::plain(words::suite::line(s, report.confidence))]),

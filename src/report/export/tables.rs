@@ -22,12 +22,17 @@ pub(crate) const LEVEL_HEADERS: [&str; 5] = ["level", "repetitions", "S²", "T²
 pub(crate) fn setup_line(report: &Report) -> String {
     let s = &report.setup;
     format!(
-        "{}; {} execution(s) × {} iteration(s) planned per binary{}, {} warmup iteration(s) discarded; metric `{}`; ASLR {}{}{}.",
+        "{}; {} execution(s) × {} planned per binary{}, {} warmup iteration(s) discarded; metric `{}`; ASLR {}{}{}.",
         build_part(s).unwrap_or_else(|| format!(
             "seeds built, granularity, linker, build mode and padding {UNKNOWN_WITHOUT_MANIFEST}"
         )),
         s.executions_planned,
-        s.iterations_planned,
+        // 0: the program reports as many as it does (a regex or suite metric without
+        // --iterations).
+        match s.iterations_planned {
+            0 => "the iterations the program reports".to_string(),
+            n => format!("{n} iteration(s)"),
+        },
         if s.data_seeds > 1 {
             let threshold = if s.vary_mmap_threshold {
                 ", each also setting malloc's mmap threshold"

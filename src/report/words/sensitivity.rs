@@ -356,7 +356,7 @@ fn verdict_words(
 /// false discovery rate 5.0 %)".
 pub(crate) fn suite_fdr_words(f: &crate::analysis::answers::model::SuiteFdr) -> String {
     format!(
-        "{} among the suite's {} cases (Benjamini–Hochberg, false discovery rate {})",
+        "{} among the suite's {} tested cases (Benjamini–Hochberg, false discovery rate {})",
         crate::report::numfmt::q_value(f.q_value),
         f.cases,
         percent(f.rate, 2)
@@ -385,6 +385,7 @@ pub(crate) mod tests {
             f: None,
             df: None,
             p_value: Some(0.00001),
+            suite_fdr: None,
             icc: Some(0.9),
             variance_components: None,
             cv_across_binaries: None,

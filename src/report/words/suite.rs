@@ -2,7 +2,7 @@
 //! false discovery rate, the geometric mean over cases), its table of cases ranked by the
 //! layout's variation, and a variant's suite against the base's.
 
-use crate::analysis::answers::suite::{Suite, SuiteComparison};
+use crate::analysis::answers::model::{Suite, SuiteComparison};
 use crate::analysis::effect::EffectVerdict;
 use crate::analysis::vocabulary::Verdict;
 use crate::report::numfmt::{change, estimate, p_value, percent, q_value, quantity};
@@ -27,9 +27,10 @@ pub(crate) fn line(s: &Suite, confidence: f64) -> String {
         .filter(|c| c.verdict == Verdict::Undetermined)
         .count();
     let mut text = format!(
-        "{} of its {cases} cases are layout-sensitive, the false discovery rate held at {} \
+        "{} of its {cases} case(s) {} layout-sensitive, the false discovery rate held at {} \
          (Benjamini–Hochberg over the cases' layout tests; q-values below){}",
         s.sensitive,
+        if s.sensitive == 1 { "is" } else { "are" },
         percent(s.false_discovery_rate, 2),
         match undetermined {
             0 => String::new(),
@@ -58,6 +59,13 @@ pub(crate) fn line(s: &Suite, confidence: f64) -> String {
              case.",
         ),
     }
+    if s.executions_per_binary == 1 {
+        text.push_str(
+            " Caution: with one execution per binary, differences between processes are \
+             counted as layout effects in every case; run at least 2 executions per binary to \
+             separate them.",
+        );
+    }
     text
 }
 
@@ -69,8 +77,12 @@ pub(crate) fn case_rows(s: &Suite) -> Vec<[String; 6]> {
             [
                 c.case.clone(),
                 quantity(c.mean, &c.unit),
-                c.layout_variation
-                    .map_or_else(|| "-".to_string(), |v| format!("± {}", percent(v, 2))),
+                match c.layout_variation {
+                    None => "-".to_string(),
+                    // The layout's share estimated at zero or below: no size to give it.
+                    Some(v) if v <= 0.0 => "none estimated".to_string(),
+                    Some(v) => format!("± {}", percent(v, 2)),
+                },
                 c.p_value.map_or_else(|| "-".to_string(), p_value),
                 c.q_value.map_or_else(|| "-".to_string(), q_value),
                 super::answers::sensitivity_word(c.verdict).to_string(),
