@@ -93,6 +93,23 @@ pub fn render_with_gate(
 /// the whole ratio interval says the variant is slower than its base by more than the gate
 /// allows. Empty without a gate, or when it had nothing to judge (no variants).
 fn gate_judgements(report: &crate::analysis::answers::model::Report) -> Vec<GateJudgement> {
+    let suites = report
+        .suite_comparisons
+        .iter()
+        .filter(|c| c.gated)
+        .map(|c| GateJudgement {
+            label: format!(
+                "{} suite of {} cases (geometric mean): {} against {}: {}",
+                c.program,
+                c.cases,
+                c.new,
+                c.base,
+                words::suite::ratio_words(c, report.confidence)
+            ),
+            failed: c.slower_beyond_threshold,
+            bounded: true,
+            detectable_excess: c.detectable_excess,
+        });
     report
         .comparisons
         .iter()
@@ -111,5 +128,6 @@ fn gate_judgements(report: &crate::analysis::answers::model::Report) -> Vec<Gate
                 report.confidence,
             )
         })
+        .chain(suites)
         .collect()
 }

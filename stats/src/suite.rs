@@ -170,6 +170,10 @@ pub struct SuiteMean {
     /// varies from one unit (layout) to another, relatively, execution noise included (for
     /// a ratio, the larger of the two sides').
     pub log_sd: f64,
+    /// The standard error of the mean log score (of their difference, for a ratio).
+    pub log_std_error: f64,
+    /// The degrees of freedom of the t quantile behind the interval (Welch's, for a ratio).
+    pub df: f64,
 }
 
 /// The log score of each unit: the mean over cases of the log of the unit's mean of that
@@ -221,12 +225,15 @@ pub fn geometric_mean_over_units(
     check_confidence(confidence)?;
     let scores = unit_log_scores(case_means)?;
     let ci = super::sample::mean_interval(&scores, confidence)?;
+    let log_sd = super::sample::variance(&scores).sqrt();
     Ok(SuiteMean {
         estimate: ci.mean.exp(),
         lower: ci.lower.exp(),
         upper: ci.upper.exp(),
         units: scores.len(),
-        log_sd: super::sample::variance(&scores).sqrt(),
+        log_sd,
+        log_std_error: log_sd / (scores.len() as f64).sqrt(),
+        df: ci.df,
     })
 }
 
@@ -256,6 +263,8 @@ pub fn geometric_mean_ratio(
         upper: (test.difference + half).exp(),
         units: base_scores.len().min(new_scores.len()),
         log_sd: sd(&base_scores).max(sd(&new_scores)),
+        log_std_error: test.std_error,
+        df: test.df,
     })
 }
 

@@ -618,6 +618,12 @@ pub struct SuiteComparison {
     pub cases_higher: usize,
     /// The whole interval says slower than `--fail-if-slower` allows.
     pub slower_beyond_threshold: bool,
+    /// Whether `--fail-if-slower` judged the suite.
+    pub gated: bool,
+    /// How far beyond the gate's threshold a true slowdown of the suite's geometric mean
+    /// must lie for the gate to catch it 80 % of the time (a share: `λ* · SE` of the log
+    /// ratio, Welch's degrees of freedom; Cohen 1988 §2.4).
+    pub detectable_excess: Option<f64>,
 }
 
 /// A suite case's layout test among the suite's: the Benjamini–Hochberg adjustment of the

@@ -238,6 +238,14 @@ pub(crate) fn suite_comparisons(
                 cases_lower: count(EffectVerdict::Lower),
                 cases_higher: count(EffectVerdict::Higher),
                 slower_beyond_threshold: effect.slower_beyond(fail_if_slower),
+                gated: fail_if_slower.is_some(),
+                detectable_excess: crate::stats::mde::noncentrality_for_power(
+                    ratio.df,
+                    1.0 - thresholds.confidence,
+                    crate::stats::mde::DEFAULT_POWER,
+                )
+                .map(|lambda| lambda * ratio.log_std_error)
+                .filter(|e| e.is_finite()),
             });
         }
     }

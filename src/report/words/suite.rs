@@ -91,6 +91,17 @@ pub(crate) fn case_rows(s: &Suite) -> Vec<[String; 6]> {
         .collect()
 }
 
+/// The ratio of a variant's suite to the base's as a change with its interval, e.g.
+/// "2.1 % faster (95 % CI: 1.0 % to 3.2 % faster)".
+pub(crate) fn ratio_words(c: &SuiteComparison, confidence: f64) -> String {
+    let (better, worse) = match c.is_time {
+        true => ("faster", "slower"),
+        false => ("lower", "higher"),
+    };
+    let r = &c.ratio;
+    change(r.estimate, r.lower, r.upper, confidence, better, worse)
+}
+
 /// A variant's suite against the base's: the ratio of geometric means with its interval and
 /// verdict, and how many cases moved each way by their own (Bonferroni-held) comparisons.
 pub(crate) fn comparison_line(c: &SuiteComparison, confidence: f64) -> String {
@@ -102,7 +113,7 @@ pub(crate) fn comparison_line(c: &SuiteComparison, confidence: f64) -> String {
     let verdict = match c.verdict {
         EffectVerdict::Lower => better.to_string(),
         EffectVerdict::Higher => worse.to_string(),
-        EffectVerdict::Negligible => format!("{better} or {worse} by a negligible amount"),
+        EffectVerdict::Negligible => "a difference, but a negligible one".to_string(),
         EffectVerdict::Equivalent => {
             "equivalent (the whole interval within the relevance threshold)".into()
         }
@@ -111,12 +122,12 @@ pub(crate) fn comparison_line(c: &SuiteComparison, confidence: f64) -> String {
     };
     format!(
         "suite {} against {}: {verdict}: the geometric mean over the {} cases is {} (Welch's \
-         interval over the binaries, {} each at least); by their own comparisons {} case(s) \
+         interval over at least {} randomised binaries a side); by their own comparisons {} case(s) \
          {better} and {} {worse}, each held at the suite's Bonferroni level{}",
         c.new,
         c.base,
         c.cases,
-        change(r.estimate, r.lower, r.upper, confidence, better, worse),
+        ratio_words(c, confidence),
         r.units,
         c.cases_lower,
         c.cases_higher,
