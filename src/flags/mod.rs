@@ -37,10 +37,10 @@ pub struct DesignArgs {
     #[cfg_attr(feature = "cli", arg(long))]
     pub warmup: Option<u32>,
     /// What to measure: wall | cpu | cachegrind | regex:PATTERN (one capture per iteration
-    /// from stdout) | a suite's output, every case a metric: gbench[:cpu_time][@FILE]
-    /// (Google Benchmark JSON), criterion[@DIR] (criterion's sample files under DIR, e.g.
-    /// target/criterion), hyperfine@FILE (--export-json), lines[@FILE] (`name value [unit]`
-    /// lines) [default: wall]. (`report`, `compare` and `export` take `--metric NAME`
+    /// from stdout) | a suite's output, every case a metric: `gbench[:cpu_time][@FILE]`
+    /// (Google Benchmark JSON), `criterion[@DIR]` (criterion's sample files under DIR, e.g.
+    /// target/criterion), `hyperfine@FILE` (--export-json), `lines[@FILE]` (`name value
+    /// [unit]` lines) [default: wall]. (`report`, `compare` and `export` take `--metric NAME`
     /// instead: which of the metrics this recorded to read.)
     #[cfg_attr(feature = "cli", arg(long))]
     pub metric: Option<String>,

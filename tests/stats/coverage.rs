@@ -235,6 +235,7 @@ fn the_shared_pair_analysis_covers_the_true_ratio_95_percent_of_the_time_when_pa
         fail_if_slower: None,
     };
     let variant_options = VariantOptions {
+        suite_cases: 1,
         thresholds: Thresholds::default(),
         is_time: true,
         base: None,
@@ -337,6 +338,7 @@ fn identical_variants_are_called_no_different_at_least_95_percent_of_the_time() 
     use layoutrand::analysis::vocabulary::Thresholds;
     let mut g = Gaussian::new(13, "identical-variants");
     let mut options = VariantOptions {
+        suite_cases: 1,
         thresholds: Thresholds::default(),
         is_time: true,
         base: None,

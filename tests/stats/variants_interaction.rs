@@ -97,6 +97,7 @@ fn analyse(s: &Simulated, thresholds: Thresholds, fail_if_slower: Option<f64>) -
         })
         .collect();
     let options = VariantOptions {
+        suite_cases: 1,
         thresholds,
         is_time: true,
         base: None,

@@ -120,16 +120,18 @@ pub(crate) fn analyse_with(
     Ok(report)
 }
 
+/// What [`stored_explanations`] finds: the directory's and its variants'.
+type StoredExplanations = (
+    Option<crate::analysis::explain::Explanation>,
+    Option<crate::analysis::explain_variants::VariantExplanations>,
+);
+
 /// The last `explain` of this directory and of its variants, which the HTML report shows; a
 /// file this version cannot read costs its section (a warning), not the report.
-#[allow(clippy::type_complexity)]
 fn stored_explanations(
     experiment: &Experiment,
     warnings: &mut Vec<ReportWarning>,
-) -> (
-    Option<crate::analysis::explain::Explanation>,
-    Option<crate::analysis::explain_variants::VariantExplanations>,
-) {
+) -> StoredExplanations {
     let explanation = crate::analysis::explain::stored(&experiment.dir).unwrap_or_else(|e| {
         warnings.push(ReportWarning::ExplainLeftOut {
             error: format!("{e:#}"),

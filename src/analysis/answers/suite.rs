@@ -62,7 +62,8 @@ pub(crate) fn false_discovery_rate(confidence: f64) -> f64 {
 
 /// The indices in `series` of each suite's cases, one group per program and variant.
 fn suite_members(experiment: &Experiment, series: &[SeriesReport]) -> Vec<Vec<usize>> {
-    let mut groups: Vec<((&str, Option<&str>), Vec<usize>)> = Vec::new();
+    type ProgramAndVariant<'a> = (&'a str, Option<&'a str>);
+    let mut groups: Vec<(ProgramAndVariant, Vec<usize>)> = Vec::new();
     for (i, s) in series.iter().enumerate() {
         if !experiment.is_case(&s.metric) {
             continue;
