@@ -100,6 +100,10 @@ fn blocks(out: &mut String, root: &[Block], blocks: &[Block], depth: usize) {
                 blocks: body,
             } => group(out, root, id.as_deref(), details.as_deref(), body, depth),
             Block::Markup { html, .. } => out.push_str(html),
+            Block::PageOnly {
+                summary,
+                blocks: body,
+            } => group(out, root, None, Some(summary), body, depth),
         }
     }
 }

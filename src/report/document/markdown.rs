@@ -61,7 +61,11 @@ fn blocks(out: &mut String, blocks: &[Block], level: usize) {
                 out.push_str("```\n");
             }
             Block::Verdict(v) => out.push_str(&format!("\n{}\n", inline(&v.line))),
-            Block::Figure(_) | Block::Contents | Block::Group { .. } | Block::Markup { .. } => {}
+            Block::Figure(_)
+            | Block::Contents
+            | Block::Group { .. }
+            | Block::Markup { .. }
+            | Block::PageOnly { .. } => {}
         }
     }
 }

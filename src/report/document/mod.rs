@@ -210,6 +210,9 @@ pub(crate) enum Block {
         contents: Option<(String, String)>,
         html: String,
     },
+    /// Another view of what the blocks before it say (the same rows in other orders), for
+    /// the page only: folded under `summary` there, left out elsewhere.
+    PageOnly { summary: String, blocks: Vec<Block> },
     /// A table.
     Table(Table),
     /// Items, each marked as an item of a list (`bullets`) or as a line of its own.

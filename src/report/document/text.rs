@@ -13,7 +13,7 @@ pub(super) fn shown(blocks: &[Block]) -> Vec<&Block> {
     for block in blocks {
         match block {
             Block::Group { blocks, .. } => out.extend(shown(blocks)),
-            Block::Figure(_) | Block::Contents | Block::Markup { .. } => {}
+            Block::Figure(_) | Block::Contents | Block::Markup { .. } | Block::PageOnly { .. } => {}
             other => out.push(other),
         }
     }
@@ -101,7 +101,11 @@ fn blocks(out: &mut String, blocks: &[Block], indent: &str) {
                 }
                 line(out, indent, &plain(&v.line));
             }
-            Block::Figure(_) | Block::Contents | Block::Group { .. } | Block::Markup { .. } => {}
+            Block::Figure(_)
+            | Block::Contents
+            | Block::Group { .. }
+            | Block::Markup { .. }
+            | Block::PageOnly { .. } => {}
         }
     }
 }

@@ -467,3 +467,38 @@ mod tests {
         );
     }
 }
+
+/// A suite's cases as one dot each (the page only): how far one layout moves each case, as
+/// an interval of ± the layout's own standard deviation around the mean over layouts (1),
+/// in the table's order; `None` without a case whose variation was estimated.
+pub(crate) fn suite_figure(
+    suite: &crate::analysis::answers::model::Suite,
+    negligible: f64,
+) -> Option<String> {
+    use super::svg_variants::{ratio_intervals, IntervalRow};
+    let rows: Vec<IntervalRow> = suite
+        .cases
+        .iter()
+        .filter_map(|c| {
+            let v = c.layout_variation?;
+            Some(IntervalRow {
+                label: c.case.clone(),
+                estimate: 1.0,
+                ci: Some((1.0 - v, 1.0 + v)).filter(|_| v > 0.0),
+                ci_text: match v > 0.0 {
+                    true => format!("± {}", crate::report::numfmt::percent(v, 2)),
+                    false => "none estimated".to_string(),
+                },
+                basis: c.verdict == crate::analysis::vocabulary::Verdict::Detected,
+            })
+        })
+        .collect();
+    (!rows.is_empty()).then(|| {
+        ratio_intervals(
+            "How far one layout moves each case (bold: layout-sensitive)",
+            "one layout's mean / the mean over layouts (± the layout's standard deviation)",
+            &rows,
+            negligible,
+        )
+    })
+}

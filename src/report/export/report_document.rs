@@ -183,6 +183,31 @@ fn summary(report: &Report) -> Block {
     }
 }
 
+/// A suite's line and table, and on the page the table in other orders and a dot per case.
+fn suite_blocks(s: &crate::analysis::answers::model::Suite, report: &Report) -> Vec<Block> {
+    use words::suite::{case_rows_in, CaseOrder, CASE_HEADERS};
+    let mut blocks = vec![
+        Block::Paragraphs(vec![Text::plain(words::suite::line(s, report.confidence))]),
+        Block::Table(Table::words(
+            &CASE_HEADERS,
+            &case_rows_in(s, CaseOrder::Ranked),
+        )),
+    ];
+    blocks.extend(
+        CaseOrder::OTHERS
+            .iter()
+            .map(|(order, summary)| Block::PageOnly {
+                summary: summary.to_string(),
+                blocks: vec![Block::Table(Table::words(
+                    &CASE_HEADERS,
+                    &case_rows_in(s, *order),
+                ))],
+            }),
+    );
+    blocks.extend(glance::suite_figure(s, report.negligible).map(figure));
+    blocks
+}
+
 /// Each suite's section: its line, its table of cases ranked by the layout's variation, and
 /// each variant's suite against the base's.
 fn suites(report: &Report) -> Vec<Block> {
@@ -195,13 +220,7 @@ fn suites(report: &Report) -> Vec<Block> {
             topic(
                 &format!("Suite of {name} ({} cases)", s.cases.len()),
                 Some(format!("suite-{i}")),
-                vec![
-                    Block::Paragraphs(vec![Text::plain(words::suite::line(s, report.confidence))]),
-                    Block::Table(Table::words(
-                        &words::suite::CASE_HEADERS,
-                        &words::suite::case_rows(s),
-                    )),
-                ],
+                suite_blocks(s, report),
             )
         })
         .collect();

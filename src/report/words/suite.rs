@@ -69,10 +69,44 @@ pub(crate) fn line(s: &Suite, confidence: f64) -> String {
     text
 }
 
-/// One row per case, the most layout-sensitive first.
-pub(crate) fn case_rows(s: &Suite) -> Vec<[String; 6]> {
-    s.cases
-        .iter()
+/// An order of a suite's table: the model's (the most layout-sensitive first), or another
+/// the page offers beside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CaseOrder {
+    /// The most layout-sensitive first.
+    Ranked,
+    /// By name.
+    Name,
+    /// The lowest q-value first (untested cases last).
+    QValue,
+    /// The largest mean first.
+    Mean,
+}
+
+impl CaseOrder {
+    /// The other orders, with the page's line for each.
+    pub(crate) const OTHERS: [(CaseOrder, &'static str); 3] = [
+        (CaseOrder::Name, "The same cases by name"),
+        (
+            CaseOrder::QValue,
+            "The same cases by q-value, the lowest first",
+        ),
+        (CaseOrder::Mean, "The same cases by mean, the largest first"),
+    ];
+}
+
+/// One row per case, in `order`.
+pub(crate) fn case_rows_in(s: &Suite, order: CaseOrder) -> Vec<[String; 6]> {
+    let mut cases: Vec<&crate::analysis::answers::model::SuiteCase> = s.cases.iter().collect();
+    let last = |q: Option<f64>| q.unwrap_or(f64::INFINITY);
+    match order {
+        CaseOrder::Ranked => {}
+        CaseOrder::Name => cases.sort_by(|a, b| natural_order(&a.case, &b.case)),
+        CaseOrder::QValue => cases.sort_by(|a, b| last(a.q_value).total_cmp(&last(b.q_value))),
+        CaseOrder::Mean => cases.sort_by(|a, b| b.mean.total_cmp(&a.mean)),
+    }
+    cases
+        .into_iter()
         .map(|c| {
             [
                 c.case.clone(),
@@ -136,4 +170,40 @@ pub(crate) fn comparison_line(c: &SuiteComparison, confidence: f64) -> String {
             false => String::new(),
         }
     )
+}
+
+/// Names compared with their runs of digits as numbers (`BM/2` before `BM/10`), then as text.
+fn natural_order(a: &str, b: &str) -> std::cmp::Ordering {
+    fn parts(s: &str) -> Vec<(bool, &str)> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        let bytes = s.as_bytes();
+        for i in 1..=bytes.len() {
+            if i == bytes.len() || bytes[i].is_ascii_digit() != bytes[start].is_ascii_digit() {
+                out.push((bytes[start].is_ascii_digit(), &s[start..i]));
+                start = i;
+            }
+        }
+        out
+    }
+    let key = |s: &str| -> Vec<(u8, u128, String)> {
+        parts(s)
+            .into_iter()
+            .map(|(digits, p)| match digits {
+                true => (0, p.parse().unwrap_or(u128::MAX), String::new()),
+                false => (1, 0, p.to_string()),
+            })
+            .collect()
+    };
+    key(a).cmp(&key(b)).then_with(|| a.cmp(b))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn names_sort_with_their_numbers_as_numbers() {
+        let mut names = ["BM/10", "BM/2", "BM/1/x", "a", "BM/2b", "10", "9"];
+        names.sort_by(|a, b| super::natural_order(a, b));
+        assert_eq!(names, ["9", "10", "BM/1/x", "BM/2", "BM/2b", "BM/10", "a"]);
+    }
 }
