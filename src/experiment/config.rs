@@ -187,12 +187,15 @@ impl ExperimentConfig {
     }
 
     /// Replaces `{recipe}` in every command by the directory of the experiment file, so a
-    /// recipe can name its own scripts wherever it is run from; inside a shell script
-    /// (`sh -c`) the directory is quoted, so any directory name works.
+    /// recipe can name its own scripts wherever it is run from, and `{layoutrand}` by this
+    /// executable's path (a CMake configure in `[source] prepare` names it as its compiler
+    /// and linker launcher); inside a shell script (`sh -c`) each is quoted, so any path works.
     fn substitute_recipe_dir(&mut self) {
         let dir = self.base_dir.display().to_string();
+        let me = super::subprocess::own_executable().display().to_string();
         let fix = |argv: &mut Vec<String>| {
             crate::run::command::substitute_text(argv, "{recipe}", &dir);
+            crate::run::command::substitute_text(argv, "{layoutrand}", &me);
         };
         fix(&mut self.run.command);
         if let Some(check) = &mut self.check {

@@ -239,7 +239,11 @@ impl Plan {
         let mut plan = Plan {
             binaries: config.build.seeds.unwrap_or(seeds),
             executions: config.run.executions.unwrap_or(executions),
-            iterations: reported.then(|| config.run.iterations.unwrap_or(INITIAL_ITERATIONS)),
+            // A suite reports as many repetitions per case as it does unless told.
+            iterations: match crate::run::metric::is_suite_spec(&metric) {
+                true => config.run.iterations,
+                false => reported.then(|| config.run.iterations.unwrap_or(INITIAL_ITERATIONS)),
+            },
             warmup: config.run.warmup,
             metric,
             growth: None,
@@ -568,13 +572,16 @@ fn run(
     let (iterations, warmup) = match plan.iterations {
         Some(i) => (Some(i), plan.warmup),
         None => {
-            if config.run.iterations.unwrap_or(1) > 1 || config.run.warmup.unwrap_or(0) > 0 {
+            let suite = crate::run::metric::is_suite_spec(&plan.metric);
+            if !suite
+                && (config.run.iterations.unwrap_or(1) > 1 || config.run.warmup.unwrap_or(0) > 0)
+            {
                 crate::diagnostic!(
                     "layoutrand experiment: note: metric {} gives one value per execution; the iterations and warmup settings apply to program-reported (regex:) metrics only and are ignored",
                     plan.metric
                 );
             }
-            (None, None)
+            (None, plan.warmup.filter(|_| suite))
         }
     };
     let timeout = config
@@ -750,12 +757,17 @@ fn report(config: &ExperimentConfig, plan: &Plan, out: &Path) -> Result<()> {
     };
     let text = render(Format::Text, &shown)?;
     crate::out!("{text}");
+    let shows = match shown.is_empty() {
+        true => "the text above shows every metric too".to_string(),
+        false => format!(
+            "the text above shows {primary}, `layoutrand report {}` shows all",
+            out.display()
+        ),
+    };
     crate::diagnostic!(
-        "layoutrand experiment: wrote {} and {} (every metric; the text above shows {primary}, \
-         `layoutrand report {}` shows all)",
+        "layoutrand experiment: wrote {} and {} (every metric; {shows})",
         out.join("report.html").display(),
         out.join("report.json").display(),
-        out.display()
     );
     Ok(())
 }

@@ -112,7 +112,7 @@ fn stage_command(args: &[OsString], cwd: &Path) -> Command {
 /// This executable's path. When the file was replaced while the experiment ran (an upgrade
 /// with `cargo install`), Linux reports the old inode as `PATH (deleted)`: the stages then
 /// run the new file at the same path.
-fn own_executable() -> std::path::PathBuf {
+pub(crate) fn own_executable() -> std::path::PathBuf {
     match std::env::current_exe() {
         Ok(path) => {
             let text = path.to_string_lossy();

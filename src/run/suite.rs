@@ -97,7 +97,13 @@ fn parse_source(spec: &SuiteSpec, format: SuiteFormat, path: &Path) -> Result<Ve
         Some(_) => path.display().to_string(),
         None => "the program's output".to_string(),
     };
-    let reader = || open_bounded(path, format != SuiteFormat::Lines);
+    let bounded = format != SuiteFormat::Lines;
+    let reader = || match spec.source {
+        // The captured stdout, in the experiment directory's staging folder: through the
+        // one opener.
+        None => open_captured(path, bounded),
+        Some(_) => open_bounded(path, bounded),
+    };
     match format {
         SuiteFormat::Gbench => gbench(reader()?, spec.cpu_time),
         SuiteFormat::Hyperfine => hyperfine(reader()?),
@@ -107,7 +113,8 @@ fn parse_source(spec: &SuiteSpec, format: SuiteFormat, path: &Path) -> Result<Ve
     .with_context(|| format!("--metric {}: {}", spec.format.name(), where_()))
 }
 
-/// Opens `path` for reading: a regular file (a FIFO would stall the reader), of at most
+/// Opens the file `path` the user's `--metric …@PATH` names in the benchmark's working
+/// directory: a regular file (a FIFO would stall the reader), of at most
 /// [`MAX_SUITE_OUTPUT`] bytes when `bounded` (a JSON document is parsed whole).
 fn open_bounded(path: &Path, bounded: bool) -> Result<std::io::BufReader<std::fs::File>> {
     let meta =
@@ -126,6 +133,23 @@ fn open_bounded(path: &Path, bounded: bool) -> Result<std::io::BufReader<std::fs
     }
     let file =
         std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok(std::io::BufReader::new(file))
+}
+
+/// Opens the execution's captured stdout `path` (inside the experiment directory) through
+/// the one opener, refused over [`MAX_SUITE_OUTPUT`] bytes when `bounded`.
+fn open_captured(path: &Path, bounded: bool) -> Result<std::io::BufReader<std::fs::File>> {
+    let file = crate::files::confined::open_regular(path)?;
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    if bounded && len > MAX_SUITE_OUTPUT {
+        bail!(
+            "the program's output is {} MiB: a suite's JSON is read whole, up to {} MiB (write \
+             the suite's results to a file of their own, e.g. --benchmark_out=FILE, and name it \
+             with @FILE)",
+            len >> 20,
+            MAX_SUITE_OUTPUT >> 20
+        );
+    }
     Ok(std::io::BufReader::new(file))
 }
 

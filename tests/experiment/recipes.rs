@@ -69,6 +69,51 @@ fn lua_recipe_program_reported_iterations() {
     recipe_end_to_end("lua", "lua", "reported");
 }
 
+/// Issue 52: snappy's own Google Benchmark suite (recipes/snappy-gbench), configured by CMake
+/// through the launcher in `[source] prepare`, every seed checked by the suite's own round
+/// trips, all 24 cases measured in each execution and answered as a suite.
+#[test]
+#[ignore = "needs the Debian archive (network), cmake and libbenchmark-dev; run by .ci/run, or: LAYOUTRAND_TEST_ALL=1 bash scripts/test.sh"]
+fn snappy_gbench_recipe_every_case_of_the_suite() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let output = layoutrand()
+        .current_dir(dir.path())
+        .arg("experiment")
+        .arg(repo().join("recipes/snappy-gbench/experiment.toml"))
+        .arg("--out")
+        .arg(&out)
+        .args(["--seeds", "3", "--executions", "2"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{}", describe(&output));
+    assert!(
+        stderr.contains("all 5 binaries pass the check"),
+        "the baseline, the build's own binary and 3 seeds pass the suite's round trips:\n{stderr}"
+    );
+    let report = report_json(&out);
+    let suite = &report["suites"][0];
+    assert_eq!(suite["program"], "snappy_benchmark");
+    let cases = suite["cases"].as_array().unwrap();
+    assert_eq!(cases.len(), 24, "{suite:#}");
+    for case in cases {
+        let name = case["case"].as_str().unwrap();
+        assert!(
+            name.starts_with("BM_UFlat/") || name.starts_with("BM_ZFlat/"),
+            "{name}"
+        );
+        let s = series(&report, "snappy_benchmark", name);
+        assert_eq!(s["unit"], "ns", "{name}");
+        // Three repetitions per case in each of the 2 executions of the 5 binaries.
+        assert_eq!(s["diagnostics"]["failures"]["ok"], 10, "{s:#}");
+    }
+    assert!(
+        suite["geometric_mean"]["lower"].as_f64().unwrap() > 0.0,
+        "{suite:#}"
+    );
+}
+
 /// Every recipe file (the variant experiments too) parses and validates, without network:
 /// the Lua variant recipes have the variants they promise.
 #[test]

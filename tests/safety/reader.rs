@@ -26,6 +26,9 @@ const KERNEL: &str = "the kernel's view of this machine or process (/proc, /sys,
 /// Why the ELF readers take a path.
 const ELF: &str = "an ELF file or archive a caller names: the user's build tree, a file this relink wrote into its own work folder, or a binary `run` and `explain` resolved inside the experiment directory and checked to be a regular file whose SHA-256 matches the manifest (run::targets::binary_inside, check_sha256); layout sits below files and cannot import the opener";
 
+/// Why a suite's output is read by name.
+const SUITE_OUTPUT: &str = "the file or criterion directory a suite writes in the benchmark's working directory, named by the user's --metric FORMAT@PATH (checked to be a regular file before it is opened, links of criterion's tree not followed); the captured stdout inside the experiment directory goes through the opener";
+
 /// (file below src/, raw call, why it may stay raw). Everything else reads through
 /// `files::confined`.
 const ALLOWED: &[(&str, &str, &str)] = &[
@@ -75,6 +78,9 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ("measurements.rs", "File::open(", "the CSV file the user names to `analyze`"),
     ("experiment/config.rs", "fs::read_to_string(", "the experiment file the user names (their own instructions to run)"),
     ("doctor/calibration.rs", "File::open(", "the doctor's private temporary folder for its calibration runs"),
+    ("run/suite.rs", "File::open(", SUITE_OUTPUT),
+    ("run/suite.rs", "fs::metadata(", SUITE_OUTPUT),
+    ("run/suite.rs", "read_dir(", SUITE_OUTPUT),
 ];
 
 #[test]
