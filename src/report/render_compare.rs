@@ -169,6 +169,14 @@ pub fn render_text(c: &ExperimentComparison) -> String {
             let _ = writeln!(out, "  {label}{shown} over {} binaries{kind}", s.top_units);
         }
         let _ = writeln!(out, "  {}", words::comparison::summary(&p.comparison));
+        if let Some(cases) = p.suite_cases {
+            let _ = writeln!(
+                out,
+                "  Bonferroni over the suite's {cases} cases: each compared at {}, so that together they hold at {}.",
+                crate::report::numfmt::level(p.comparison.confidence),
+                crate::report::numfmt::level(c.confidence)
+            );
+        }
         if p.comparison.pair.effect.verdict != EffectVerdict::Tie {
             let _ = writeln!(out, "  {}.", basis_sentence(&p.comparison.pair, "binary"));
         }

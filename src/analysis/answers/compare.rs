@@ -117,6 +117,10 @@ pub struct ProgramComparison {
     pub(crate) unit: String,
     /// Whether the metric is a time (lower means faster).
     pub(crate) unit_is_time: bool,
+    /// A suite's case: the suite's cases compared together, this one at the Bonferroni
+    /// confidence of them all (its intervals and tests; absent for a metric of its own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suite_cases: Option<usize>,
     /// The engine's comparison (flattened: `base`, `new`, `effect`, `welch`, `paired`,
     /// `mann_whitney`, `bootstrap`, `verdict`, `summary`, `warnings`, …).
     #[serde(flatten)]
@@ -338,9 +342,20 @@ fn compare_matched(
             new.dir.display()
         );
     }
+    // A suite's cases are compared together: each at the Bonferroni confidence of all.
+    let cases = base.cases_of(&b.program).len();
+    let suite_cases = (base.is_case(&b.metric) && cases > 1).then_some(cases);
+    let thresholds = match suite_cases {
+        Some(cases) => crate::analysis::vocabulary::Thresholds::new(
+            crate::stats::bonferroni::bonferroni_confidence(options.thresholds.confidence, cases)?,
+            options.thresholds.negligible,
+        )?,
+        None => options.thresholds,
+    };
     // The gate judges the base run's primary metric, or the metrics named.
     let gate = CompareOptions {
         fail_if_slower: options.fail_if_slower.filter(|_| base.gates(&b.metric)),
+        thresholds,
         ..*options
     };
     let pinned = |e: &Experiment| {
@@ -348,7 +363,9 @@ fn compare_matched(
             .and_then(|m| m.pin.as_ref())
             .is_some_and(|pin| pin.program(&b.program).is_some())
     };
-    compare_series(b, n, &gate, [pinned(base), pinned(new)])
+    let mut compared = compare_series(b, n, &gate, [pinned(base), pinned(new)])?;
+    compared.suite_cases = suite_cases;
+    Ok(compared)
 }
 
 /// The overall comparison of each metric that two or more programs share (in the
@@ -449,6 +466,7 @@ fn compare_series(
         metric: base.metric.clone(),
         unit: base.unit.clone(),
         unit_is_time: base.is_time(),
+        suite_cases: None,
         comparison: c,
         paired_relative_ci,
         spread,
