@@ -125,6 +125,27 @@ fn checks(out: &mut String, p: &ProgramComparison, confidence: f64) {
     }
 }
 
+/// The two sides of one program's comparison: each mean with its interval over its binaries.
+fn side_lines(out: &mut String, p: &ProgramComparison, scale: &Scale, confidence: f64) {
+    for (label, s, pinned) in [
+        ("base: ", &p.comparison.base, p.base_pinned),
+        ("new:  ", &p.comparison.new, p.new_pinned),
+    ] {
+        let note = (s.ci_grounds.as_ref()).map(words::single::interval_note);
+        let shown = match (&s.ci, note) {
+            (Some(ci), _) => scale.estimate(s.mean, ci.lower, ci.upper, confidence),
+            (None, Some(note)) => format!("{} (no interval: {note})", scale.quantity(s.mean)),
+            (None, None) => format!("{} (no interval)", scale.quantity(s.mean)),
+        };
+        let kind = if pinned {
+            " (pinned by `build --pin`: the hot functions placed, the rest random)"
+        } else {
+            ""
+        };
+        let _ = writeln!(out, "  {label}{shown} over {} binaries{kind}", s.top_units);
+    }
+}
+
 /// The comparison as plain text.
 pub fn render_text(c: &ExperimentComparison) -> String {
     let mut out = String::new();
@@ -151,23 +172,7 @@ pub fn render_text(c: &ExperimentComparison) -> String {
             "\n{}",
             section_title(&p.program, p.variant.as_deref(), &p.metric, &p.unit, &scale)
         );
-        for (label, s, pinned) in [
-            ("base: ", &p.comparison.base, p.base_pinned),
-            ("new:  ", &p.comparison.new, p.new_pinned),
-        ] {
-            let note = (s.ci_grounds.as_ref()).map(words::single::interval_note);
-            let shown = match (&s.ci, note) {
-                (Some(ci), _) => scale.estimate(s.mean, ci.lower, ci.upper, c.confidence),
-                (None, Some(note)) => format!("{} (no interval: {note})", scale.quantity(s.mean)),
-                (None, None) => format!("{} (no interval)", scale.quantity(s.mean)),
-            };
-            let kind = if pinned {
-                " (pinned by `build --pin`: the hot functions placed, the rest random)"
-            } else {
-                ""
-            };
-            let _ = writeln!(out, "  {label}{shown} over {} binaries{kind}", s.top_units);
-        }
+        side_lines(&mut out, p, &scale, c.confidence);
         let _ = writeln!(out, "  {}", words::comparison::summary(&p.comparison));
         if let Some(cases) = p.suite_cases {
             let _ = writeln!(

@@ -444,30 +444,6 @@ pub(crate) fn glance_figure(report: &Report) -> Option<String> {
     Some(out)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::analysis::answers::model::SensitivityGrounds;
-    use crate::report::words::sensitivity::tests::with;
-
-    /// No code-layout variation at all (every binary measured the same under each data
-    /// seed) is "none", not "not detected", which stays for a test that found nothing.
-    #[test]
-    fn no_code_variation_is_none_at_a_glance() {
-        let mut none = with(SensitivityGrounds::NoCodeVariation { data_seeds: 6 });
-        none.verdict = Verdict::NotDetected;
-        assert_eq!(sensitivity_cell(&none), "none");
-        let mut untested = with(SensitivityGrounds::Unanalysed);
-        untested.verdict = Verdict::NotDetected;
-        assert_eq!(sensitivity_cell(&untested), "not detected");
-        untested.detectable_variation = Some(0.02);
-        assert_eq!(
-            sensitivity_cell(&untested),
-            "not detected (≥ 2.0 % would show)"
-        );
-    }
-}
-
 /// A suite's cases as one dot each (the page only): how far one layout moves each case, as
 /// an interval of ± the layout's own standard deviation around the mean over layouts (1),
 /// in the table's order; `None` without a case whose variation was estimated.
@@ -501,4 +477,28 @@ pub(crate) fn suite_figure(
             negligible,
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::answers::model::SensitivityGrounds;
+    use crate::report::words::sensitivity::tests::with;
+
+    /// No code-layout variation at all (every binary measured the same under each data
+    /// seed) is "none", not "not detected", which stays for a test that found nothing.
+    #[test]
+    fn no_code_variation_is_none_at_a_glance() {
+        let mut none = with(SensitivityGrounds::NoCodeVariation { data_seeds: 6 });
+        none.verdict = Verdict::NotDetected;
+        assert_eq!(sensitivity_cell(&none), "none");
+        let mut untested = with(SensitivityGrounds::Unanalysed);
+        untested.verdict = Verdict::NotDetected;
+        assert_eq!(sensitivity_cell(&untested), "not detected");
+        untested.detectable_variation = Some(0.02);
+        assert_eq!(
+            sensitivity_cell(&untested),
+            "not detected (≥ 2.0 % would show)"
+        );
+    }
 }
