@@ -195,6 +195,32 @@ pub(crate) fn json_word<T: serde::Serialize>(value: &T) -> String {
         .unwrap_or_default()
 }
 
+/// Names compared with their runs of digits as numbers (`BM/2` before `BM/10`), then as text.
+pub(crate) fn natural_order(a: &str, b: &str) -> std::cmp::Ordering {
+    fn parts(s: &str) -> Vec<(bool, &str)> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        let bytes = s.as_bytes();
+        for i in 1..=bytes.len() {
+            if i == bytes.len() || bytes[i].is_ascii_digit() != bytes[start].is_ascii_digit() {
+                out.push((bytes[start].is_ascii_digit(), &s[start..i]));
+                start = i;
+            }
+        }
+        out
+    }
+    let key = |s: &str| -> Vec<(u8, u128, String)> {
+        parts(s)
+            .into_iter()
+            .map(|(digits, p)| match digits {
+                true => (0, p.parse().unwrap_or(u128::MAX), String::new()),
+                false => (1, 0, p.to_string()),
+            })
+            .collect()
+    };
+    key(a).cmp(&key(b)).then_with(|| a.cmp(b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,5 +266,12 @@ mod tests {
         assert!(check_bootstrap(100_000_000_000).is_err());
         assert!(check_bootstrap(0).is_err());
         assert!(check_bootstrap(10_000).is_ok());
+    }
+
+    #[test]
+    fn names_sort_with_their_numbers_as_numbers() {
+        let mut names = ["BM/10", "BM/2", "BM/1/x", "a", "BM/2b", "10", "9"];
+        names.sort_by(|a, b| natural_order(a, b));
+        assert_eq!(names, ["9", "10", "BM/1/x", "BM/2", "BM/2b", "BM/10", "a"]);
     }
 }

@@ -548,12 +548,14 @@ fn primary_first(series: &mut Vec<Series>, asked: &str) -> String {
         true => !crate::files::metric::PROCESS_METRICS.contains(&metric),
         false => metric == primary,
     };
+    // Cases in natural order (`BM/2` before `BM/10`), as the suite's table lists them by name.
     series.sort_by(|a, b| {
-        (&a.program, !is_primary(&a.metric), &a.metric).cmp(&(
-            &b.program,
-            !is_primary(&b.metric),
-            &b.metric,
-        ))
+        (&a.program, !is_primary(&a.metric))
+            .cmp(&(&b.program, !is_primary(&b.metric)))
+            .then_with(|| match suite {
+                true => crate::analysis::vocabulary::natural_order(&a.metric, &b.metric),
+                false => a.metric.cmp(&b.metric),
+            })
     });
     match series.first().filter(|s| suite && is_primary(&s.metric)) {
         Some(first_case) => first_case.metric.clone(),

@@ -101,7 +101,9 @@ pub(crate) fn case_rows_in(s: &Suite, order: CaseOrder) -> Vec<[String; 6]> {
     let last = |q: Option<f64>| q.unwrap_or(f64::INFINITY);
     match order {
         CaseOrder::Ranked => {}
-        CaseOrder::Name => cases.sort_by(|a, b| natural_order(&a.case, &b.case)),
+        CaseOrder::Name => {
+            cases.sort_by(|a, b| crate::analysis::vocabulary::natural_order(&a.case, &b.case))
+        }
         CaseOrder::QValue => cases.sort_by(|a, b| last(a.q_value).total_cmp(&last(b.q_value))),
         CaseOrder::Mean => cases.sort_by(|a, b| b.mean.total_cmp(&a.mean)),
     }
@@ -170,40 +172,4 @@ pub(crate) fn comparison_line(c: &SuiteComparison, confidence: f64) -> String {
             false => String::new(),
         }
     )
-}
-
-/// Names compared with their runs of digits as numbers (`BM/2` before `BM/10`), then as text.
-fn natural_order(a: &str, b: &str) -> std::cmp::Ordering {
-    fn parts(s: &str) -> Vec<(bool, &str)> {
-        let mut out = Vec::new();
-        let mut start = 0;
-        let bytes = s.as_bytes();
-        for i in 1..=bytes.len() {
-            if i == bytes.len() || bytes[i].is_ascii_digit() != bytes[start].is_ascii_digit() {
-                out.push((bytes[start].is_ascii_digit(), &s[start..i]));
-                start = i;
-            }
-        }
-        out
-    }
-    let key = |s: &str| -> Vec<(u8, u128, String)> {
-        parts(s)
-            .into_iter()
-            .map(|(digits, p)| match digits {
-                true => (0, p.parse().unwrap_or(u128::MAX), String::new()),
-                false => (1, 0, p.to_string()),
-            })
-            .collect()
-    };
-    key(a).cmp(&key(b)).then_with(|| a.cmp(b))
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn names_sort_with_their_numbers_as_numbers() {
-        let mut names = ["BM/10", "BM/2", "BM/1/x", "a", "BM/2b", "10", "9"];
-        names.sort_by(|a, b| super::natural_order(a, b));
-        assert_eq!(names, ["9", "10", "BM/1/x", "BM/2", "BM/2b", "BM/10", "a"]);
-    }
 }
