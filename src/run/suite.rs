@@ -124,10 +124,9 @@ fn open_bounded(path: &Path, bounded: bool) -> Result<std::io::BufReader<std::fs
     }
     if bounded && meta.len() > MAX_SUITE_OUTPUT {
         bail!(
-            "{} is {} MiB: a suite's JSON is read whole, up to {} MiB (write the suite's \
-             results to a file of their own, e.g. --benchmark_out=FILE, and name it with @FILE)",
+            "{} holds {} bytes, more than the {} MiB a suite's JSON may have (it is read whole)",
             path.display(),
-            meta.len() >> 20,
+            meta.len(),
             MAX_SUITE_OUTPUT >> 20
         );
     }
@@ -143,10 +142,9 @@ fn open_captured(path: &Path, bounded: bool) -> Result<std::io::BufReader<std::f
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
     if bounded && len > MAX_SUITE_OUTPUT {
         bail!(
-            "the program's output is {} MiB: a suite's JSON is read whole, up to {} MiB (write \
-             the suite's results to a file of their own, e.g. --benchmark_out=FILE, and name it \
-             with @FILE)",
-            len >> 20,
+            "the program's output holds {len} bytes, more than the {} MiB a suite's JSON may \
+             have (it is read whole): write the suite's results to a file of their own, e.g. \
+             --benchmark_out=FILE, and name it with @FILE",
             MAX_SUITE_OUTPUT >> 20
         );
     }
@@ -747,6 +745,19 @@ mod tests {
             read_cases(&spec, &stdout, dir.path(), &before).unwrap(),
             vec![case("c", "ns", &[2e9, 3e9])]
         );
+    }
+
+    #[test]
+    fn a_json_output_beyond_the_cap_is_refused_before_it_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = spec("hyperfine@big.json");
+        let before = source_before(&spec, dir.path());
+        // A sparse file: its size is the cap plus one byte, with no byte on the disk.
+        let big = std::fs::File::create(dir.path().join("big.json")).unwrap();
+        big.set_len(MAX_SUITE_OUTPUT + 1).unwrap();
+        let e = read_cases(&spec, &dir.path().join("stdout"), dir.path(), &before).unwrap_err();
+        let message = format!("{e:#}").replace(&dir.path().display().to_string(), "DIR");
+        insta::assert_snapshot!(message);
     }
 
     #[test]
