@@ -5,7 +5,7 @@
 //! null holds the family-wise rate) and, for two identical variants, its "faster"/"slower"
 //! claims across the cases (Bonferroni over the cases) and for the suite (one ratio of
 //! geometric means) are each made in at most about 5 % of experiments; the same tests
-//! uncorrected would claim something in nearly every one.
+//! uncorrected would claim something in nearly every one. Last, the page a suite gets.
 
 use crate::report_support;
 
@@ -116,5 +116,39 @@ fn identical_variants_of_a_suite_are_rarely_called_faster_or_slower() {
     assert!(
         suite_claims <= 6,
         "{suite_claims} of {experiments}: the suite claimed"
+    );
+}
+
+/// The page of a suite: its section with the table ranked, the same table by name, by q-value
+/// and by mean folded under it (no script: the page has none), and one dot per case; the text
+/// report has the section and the table once.
+#[test]
+fn a_suite_page_has_its_table_in_every_order_and_a_dot_per_case() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut d = design(false);
+    d.metrics.truncate(12);
+    let mut noise = Normal::new(7, "suite-page");
+    // Case k moved by the layout in proportion to k: the ranking has something to rank.
+    report_support::write_dir(dir.path(), &d, &mut |_, binary, _, _, metric| {
+        let layout = binary.map_or(0.0, |b| ((b * 7 + metric as u64) % 5) as f64 - 2.0);
+        1000.0 * (1.0 + 0.002 * metric as f64 * layout + 0.001 * noise.draw())
+    });
+    let html = report_support::report_stdout(dir.path(), &["--format", "html"]);
+    assert!(html.contains("<section id=\"suite-0\"><h2>Suite of demo (12 cases)</h2>"));
+    for order in [
+        "by name",
+        "by q-value, the lowest first",
+        "by mean, the largest first",
+    ] {
+        let summary = format!("<summary>The same cases {order}</summary>");
+        assert_eq!(html.matches(&summary).count(), 1, "{summary}");
+    }
+    assert!(html.contains("How far one layout moves each case"));
+    assert!(!html.contains("<script"), "the page has no script");
+    let text = report_support::report_stdout(dir.path(), &[]);
+    assert_eq!(text.matches("Suite of demo (12 cases):").count(), 1);
+    assert!(
+        !text.contains("The same cases by"),
+        "the other orders are the page's"
     );
 }
