@@ -396,7 +396,9 @@ impl Watch<'_> {
                 metric: c.metric.clone(),
                 ratio: c.pair.effect.ratio,
                 ci: c.pair.effect.ci,
-                confidence: report.confidence,
+                // A pair held at Bonferroni (more variants, a suite's cases) has its
+                // intervals at the adjusted level.
+                confidence: c.adjustment.map_or(report.confidence, |a| a.confidence),
                 is_time: c.pair.effect.is_time,
                 failed: c.pair.slower_beyond_threshold,
                 detectable_slowdown: c
@@ -404,6 +406,7 @@ impl Watch<'_> {
                     .detectable_excess(report.confidence)
                     .map(|excess| threshold + excess),
             })
+            .chain(suite_judgements(&report, threshold))
             .collect();
         let busy = report.setup.host_conditions.iter().find_map(|c| match c {
             crate::analysis::answers::host_conditions::HostCondition::Busy(b) => {
@@ -418,6 +421,32 @@ impl Watch<'_> {
             busy_executions: busy,
         })
     }
+}
+
+/// Each gated suite's ratio of geometric means as a judged comparison, its metric named
+/// [`crate::files::metric::SUITE_METRIC`], so that a confirmation round confirms a suite's failure as it does a
+/// case's.
+fn suite_judgements(
+    report: &crate::analysis::answers::model::Report,
+    threshold: f64,
+) -> impl Iterator<Item = JudgedComparison> + '_ {
+    report
+        .suite_comparisons
+        .iter()
+        .filter(|c| c.gated)
+        .map(move |c| JudgedComparison {
+            program: c.program.clone(),
+            metric: crate::files::metric::SUITE_METRIC.to_string(),
+            ratio: c.ratio.estimate,
+            ci: Some(crate::stats::interval::Interval {
+                lower: c.ratio.lower,
+                upper: c.ratio.upper,
+            }),
+            confidence: report.confidence,
+            is_time: c.is_time,
+            failed: c.slower_beyond_threshold,
+            detectable_slowdown: c.detectable_excess.map(|excess| threshold + excess),
+        })
 }
 
 /// Whether the round in `dir` has a store with every planned execution.

@@ -125,6 +125,10 @@ impl SuiteSpec {
 /// may not take one of these names.
 pub(crate) const PROCESS_METRICS: [&str; 3] = ["wall", "cpu", "max_rss"];
 
+/// The name a suite's ratio of geometric means over its cases carries where judgements are
+/// listed by metric (`watch`); a case may not take it.
+pub(crate) const SUITE_METRIC: &str = "suite (geometric mean over cases)";
+
 /// Whether the stored `--metric` specification is a suite's (each case a metric of its own).
 pub fn is_suite_spec(spec: &str) -> bool {
     SuiteSpec::parse(spec).is_some_and(|s| s.is_ok())

@@ -17,7 +17,7 @@ use anyhow::{bail, Context, Result};
 use regex::Regex;
 use serde::Deserialize;
 
-use super::metric::{SuiteFormat, SuiteSpec, MAX_REPORTED_LINE, PROCESS_METRICS};
+use super::metric::{SuiteFormat, SuiteSpec, MAX_REPORTED_LINE, PROCESS_METRICS, SUITE_METRIC};
 
 /// The largest JSON output (stdout or file) a suite format reads: 256 MiB.
 pub(crate) const MAX_SUITE_OUTPUT: u64 = 256 << 20;
@@ -554,7 +554,8 @@ impl Cases {
 }
 
 /// Refuses names the store cannot take as a case's: empty, too long, with control
-/// characters, or a process metric's (`wall`, `cpu`, `max_rss`, recorded beside the cases).
+/// characters, or a process metric's (`wall`, `cpu`, `max_rss`, recorded beside the cases) or
+/// [`SUITE_METRIC`] (the suite's own judgement in `watch`).
 fn check_cases(spec: &SuiteSpec, cases: Vec<Case>) -> Result<Vec<Case>> {
     let format = spec.format.name();
     if cases.is_empty() {
@@ -574,10 +575,10 @@ fn check_cases(spec: &SuiteSpec, cases: Vec<Case>) -> Result<Vec<Case>> {
                 crate::printable::quoted_start(name)
             );
         }
-        if PROCESS_METRICS.contains(&name.as_str()) {
+        if PROCESS_METRICS.contains(&name.as_str()) || name == SUITE_METRIC {
             bail!(
-                "--metric {format}: a case is named {name:?}, as the process's own metric \
-                 recorded beside the cases: rename the case"
+                "--metric {format}: a case is named {name:?}, as a metric layoutrand records \
+                 or judges beside the cases: rename the case"
             );
         }
     }
