@@ -148,14 +148,14 @@ impl MetricSpec {
             "wall" => MetricSpec::Wall,
             "cpu" => MetricSpec::Cpu,
             "cachegrind" => MetricSpec::Cachegrind,
-            _ => match text.strip_prefix("regex:") {
-                None if SuiteSpec::parse(text).is_some() => {
-                    MetricSpec::Suite(SuiteSpec::parse(text).expect("checked")?)
+            _ => match (text.strip_prefix("regex:"), SuiteSpec::parse(text)) {
+                (None, Some(suite)) => MetricSpec::Suite(suite?),
+                (Some(pattern), _) => {
+                    MetricSpec::Reported(Regex::new(pattern).with_context(|| {
+                        format!("--metric {text}: {pattern:?} is not a valid regular expression")
+                    })?)
                 }
-                Some(pattern) => MetricSpec::Reported(Regex::new(pattern).with_context(|| {
-                    format!("--metric {text}: {pattern:?} is not a valid regular expression")
-                })?),
-                None => bail!(
+                (None, None) => bail!(
                     "--metric {text:?}: expected wall, cpu, cachegrind, regex:PATTERN, or a \
                      suite's output: gbench, criterion, hyperfine@FILE, lines"
                 ),

@@ -123,12 +123,7 @@ fn open_bounded(path: &Path, bounded: bool) -> Result<std::io::BufReader<std::fs
         bail!("{} is not a regular file", path.display());
     }
     if bounded && meta.len() > MAX_SUITE_OUTPUT {
-        bail!(
-            "{} holds {} bytes, more than the {} MiB a suite's JSON may have (it is read whole)",
-            path.display(),
-            meta.len(),
-            MAX_SUITE_OUTPUT >> 20
-        );
+        bail!("{}", too_large(&path.display().to_string(), meta.len()));
     }
     let file =
         std::fs::File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
@@ -142,13 +137,20 @@ fn open_captured(path: &Path, bounded: bool) -> Result<std::io::BufReader<std::f
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);
     if bounded && len > MAX_SUITE_OUTPUT {
         bail!(
-            "the program's output holds {len} bytes, more than the {} MiB a suite's JSON may \
-             have (it is read whole): write the suite's results to a file of their own, e.g. \
-             --benchmark_out=FILE, and name it with @FILE",
-            MAX_SUITE_OUTPUT >> 20
+            "{}: write the suite's results to a file of their own, e.g. --benchmark_out=FILE, \
+             and name it with @FILE",
+            too_large("the program's output", len)
         );
     }
     Ok(std::io::BufReader::new(file))
+}
+
+/// What a JSON output of `len` bytes beyond [`MAX_SUITE_OUTPUT`] is, `what` naming it.
+fn too_large(what: &str, len: u64) -> String {
+    format!(
+        "{what} holds {len} bytes, more than the {} MiB a suite's JSON may have (it is read whole)",
+        MAX_SUITE_OUTPUT >> 20
+    )
 }
 
 /// Refuses a file the execution did not write: missing, or unchanged since `before`.

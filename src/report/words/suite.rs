@@ -3,7 +3,6 @@
 //! layout's variation, and a variant's suite against the base's.
 
 use crate::analysis::answers::model::{Suite, SuiteComparison};
-use crate::analysis::effect::EffectVerdict;
 use crate::analysis::vocabulary::Verdict;
 use crate::report::numfmt::{change, estimate, p_value, percent, q_value, quantity};
 
@@ -130,10 +129,7 @@ pub(crate) fn case_rows_in(s: &Suite, order: CaseOrder) -> Vec<[String; 6]> {
 /// The ratio of a variant's suite to the base's as a change with its interval, e.g.
 /// "2.1 % faster (95 % CI: 1.0 % to 3.2 % faster)".
 pub(crate) fn ratio_words(c: &SuiteComparison, confidence: f64) -> String {
-    let (better, worse) = match c.is_time {
-        true => ("faster", "slower"),
-        false => ("lower", "higher"),
-    };
+    let (better, worse) = super::effect::directions(c.is_time);
     let r = &c.ratio;
     change(r.estimate, r.lower, r.upper, confidence, better, worse)
 }
@@ -141,21 +137,9 @@ pub(crate) fn ratio_words(c: &SuiteComparison, confidence: f64) -> String {
 /// A variant's suite against the base's: the ratio of geometric means with its interval and
 /// verdict, and how many cases moved each way by their own (Bonferroni-held) comparisons.
 pub(crate) fn comparison_line(c: &SuiteComparison, confidence: f64) -> String {
-    let (better, worse) = match c.is_time {
-        true => ("faster", "slower"),
-        false => ("lower", "higher"),
-    };
+    let (better, worse) = super::effect::directions(c.is_time);
     let r = &c.ratio;
-    let verdict = match c.verdict {
-        EffectVerdict::Lower => better.to_string(),
-        EffectVerdict::Higher => worse.to_string(),
-        EffectVerdict::Negligible => "a difference, but a negligible one".to_string(),
-        EffectVerdict::Equivalent => {
-            "equivalent (the whole interval within the relevance threshold)".into()
-        }
-        EffectVerdict::Tie => "the same on every layout".into(),
-        EffectVerdict::Inconclusive | EffectVerdict::Unbounded => "cannot tell".into(),
-    };
+    let verdict = c.verdict.word(better, worse);
     format!(
         "suite {} against {}: {verdict}: the geometric mean over the {} cases is {} (Welch's \
          interval over at least {} randomised binaries a side); by their own comparisons {} case(s) \
