@@ -57,12 +57,27 @@ if ! apt-get "${apt_opts[@]}" update -qq >"$aptdir/update.log" 2>&1; then
 fi
 [ "$probe" = 1 ] && exit 0
 cd "$dest"
-if ! apt-get "${apt_opts[@]}" source -qq --download-only "$pkg" >"$aptdir/source.log" 2>&1; then
+# download VERSION_SPEC: fetches the source (PACKAGE or PACKAGE=VERSION) into $dest.
+download() { apt-get "${apt_opts[@]}" source -qq --download-only "$1" >"$aptdir/source.log" 2>&1; }
+if ! download "$pkg"; then
   if grep -qiE 'unable to (find|locate)' "$aptdir/source.log"; then
     cat "$aptdir/source.log" >&2; exit 2
   fi
-  echo "debian-source.sh: download of $pkg failed (see $aptdir/source.log)" >&2
-  exit 3
+  # The newest version may live in a pool the mirror does not serve (a security update
+  # listed by the index but answered 404): the older versions the index lists are tried.
+  fetched=0
+  for version in $(apt-cache "${apt_opts[@]}" showsrc "$pkg" 2>/dev/null \
+                     | awk '/^Version:/ { print $2 }' | sort -u -r -V | tail -n +2); do
+    rm -f "$dest"/*.dsc
+    if download "$pkg=$version"; then
+      echo "debian-source.sh: the newest $pkg could not be downloaded; using $version" >&2
+      fetched=1; break
+    fi
+  done
+  if [ "$fetched" = 0 ]; then
+    echo "debian-source.sh: download of $pkg failed (see $aptdir/source.log)" >&2
+    exit 3
+  fi
 fi
 dsc=$(ls -1 "$dest"/*.dsc 2>/dev/null | head -n 1)
 [ -n "$dsc" ] || { echo "debian-source.sh: no .dsc downloaded for $pkg" >&2; exit 3; }
