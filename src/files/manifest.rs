@@ -288,12 +288,19 @@ pub const ALL_PROGRAMS: &str = "all";
 
 /// A tool the build runs itself rather than one of its products: never relinked unless
 /// named.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum BuildTool {
     /// A cargo build script (`build_script_build-<hash>`): run by cargo during the build.
     BuildScript,
     /// A Rust proc-macro library: loaded by rustc during the build.
     ProcMacro,
+    /// A program the build ran (read it after linking it) before it linked `before`, another
+    /// of its programs: a generator of the build's own code, such as CPython's
+    /// `_freeze_module`.
+    RanBeforeLinking {
+        /// The program linked after the run.
+        before: String,
+    },
 }
 
 /// What `build` says after its summary, as figures and names
@@ -322,6 +329,14 @@ pub enum BuildNote {
         tests: Vec<String>,
         /// The programs relinked.
         kept: Vec<String>,
+    },
+    /// Shared libraries that no program relinked loads (none names them in its `DT_NEEDED`,
+    /// directly or through another library): plugins, opened by `dlopen` if at all, left out.
+    Plugins {
+        /// The libraries.
+        plugins: Vec<String>,
+        /// The programs relinked.
+        programs: Vec<String>,
     },
     /// The binaries as built could not be kept, so are not measured.
     AsBuiltNotKept {
@@ -622,6 +637,12 @@ pub struct Binary {
     /// compared, and how many objects moved; absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<crate::layout::same_data::DataCheck>,
+    /// For a seed: the binary (`baseline`, `seed-N`) whose file this one is a copy of,
+    /// because its link took the same inputs (same objects in the same order, same command:
+    /// the linker would have written the same bytes); absent when it was linked, and in
+    /// older manifests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub copy_of: Option<String>,
 }
 
 pub use super::hash_cache::{sha256_of_file, SETTLED};

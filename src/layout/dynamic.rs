@@ -14,8 +14,8 @@ use object::Endianness;
 fn read_elf<T>(
     path: &Path,
     what: &str,
-    elf64: fn(&[u8]) -> object::read::Result<Option<T>>,
-    elf32: fn(&[u8]) -> object::read::Result<Option<T>>,
+    elf64: &dyn Fn(&[u8]) -> object::read::Result<Option<T>>,
+    elf32: &dyn Fn(&[u8]) -> object::read::Result<Option<T>>,
 ) -> Result<Option<T>> {
     let data = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     let parsed = match object::FileKind::parse(&*data) {
@@ -29,31 +29,41 @@ fn read_elf<T>(
 /// The `DT_SONAME` of the ELF file at `path`; `None` when it has none (an executable, or a
 /// library linked without `-soname`).
 pub(crate) fn soname(path: &Path) -> Result<Option<String>> {
-    read_elf(
-        path,
-        "the dynamic section",
-        soname_of::<elf::FileHeader64<Endianness>>,
-        soname_of::<elf::FileHeader32<Endianness>>,
-    )
+    Ok(dynamic_strings(path, elf::DT_SONAME)?.into_iter().next())
 }
 
-fn soname_of<H: FileHeader<Endian = Endianness>>(
-    data: &[u8],
-) -> object::read::Result<Option<String>> {
-    let header = H::parse(data)?;
-    let endian = header.endian()?;
-    let sections = header.sections(endian, data)?;
-    let Some((dynamic, link)) = sections.dynamic(endian, data)? else {
-        return Ok(None);
-    };
-    let strings = sections.strings(endian, data, link)?;
-    for d in dynamic {
-        if d.tag32(endian) == Some(elf::DT_SONAME) {
-            let name = d.string(endian, strings)?;
-            return Ok(Some(String::from_utf8_lossy(name).into_owned()));
+/// The `DT_NEEDED` entries of the ELF file at `path`: the names of the libraries the loader
+/// loads with it (empty for a static executable or a non-ELF file).
+pub(crate) fn needed(path: &Path) -> Result<Vec<String>> {
+    dynamic_strings(path, elf::DT_NEEDED)
+}
+
+/// The strings of the dynamic section's entries of `tag` in the ELF file at `path`, in order.
+fn dynamic_strings(path: &Path, tag: u32) -> Result<Vec<String>> {
+    fn of<H: FileHeader<Endian = Endianness>>(
+        data: &[u8],
+        tag: u32,
+    ) -> object::read::Result<Option<Vec<String>>> {
+        let header = H::parse(data)?;
+        let endian = header.endian()?;
+        let sections = header.sections(endian, data)?;
+        let Some((dynamic, link)) = sections.dynamic(endian, data)? else {
+            return Ok(Some(Vec::new()));
+        };
+        let strings = sections.strings(endian, data, link)?;
+        let mut found = Vec::new();
+        for d in dynamic.iter().filter(|d| d.tag32(endian) == Some(tag)) {
+            found.push(String::from_utf8_lossy(d.string(endian, strings)?).into_owned());
         }
+        Ok(Some(found))
     }
-    Ok(None)
+    let read = read_elf(
+        path,
+        "the dynamic section",
+        &|d| of::<elf::FileHeader64<Endianness>>(d, tag),
+        &|d| of::<elf::FileHeader32<Endianness>>(d, tag),
+    );
+    Ok(read?.unwrap_or_default())
 }
 
 /// The program interpreter (`PT_INTERP`, e.g. `/lib64/ld-linux-x86-64.so.2`) of the ELF
@@ -63,8 +73,8 @@ pub(crate) fn interpreter(path: &Path) -> Result<Option<PathBuf>> {
     read_elf(
         path,
         "the program headers",
-        interpreter_of::<elf::FileHeader64<Endianness>>,
-        interpreter_of::<elf::FileHeader32<Endianness>>,
+        &interpreter_of::<elf::FileHeader64<Endianness>>,
+        &interpreter_of::<elf::FileHeader32<Endianness>>,
     )
 }
 

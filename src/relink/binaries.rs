@@ -176,6 +176,7 @@ fn build_seed(
             if program.data_order {
                 b.data = Some(check_data(out_dir, baseline, program, &path)?);
             }
+            b.copy_of = linked.copy_of.as_deref().and_then(|p| label_of(out_dir, p));
             Ok(b)
         })();
         let _ = remove_below(out_dir, &work);
@@ -243,6 +244,19 @@ pub(crate) fn leave_out_hint(others: &[&str]) -> String {
     format!(
         " (to leave it out, build with `--programs {}`)",
         others.join(",")
+    )
+}
+
+/// The label (`baseline`, `seed-N`) of the binary at `path`, the first component of its
+/// place in `out_dir`.
+fn label_of(out_dir: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(out_dir).ok()?;
+    Some(
+        rel.components()
+            .next()?
+            .as_os_str()
+            .to_string_lossy()
+            .into_owned(),
     )
 }
 

@@ -38,10 +38,11 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     // fallback of lto_once), and the summary's time line accounts for every step.
     let relink_start = Instant::now();
     let (links, mut notes) = chosen_links(&recorded.links, opts)?;
-    let (programs, mut failed) = programs_isolated(&links, &record_dir, opts)?;
+    let (mut programs, mut failed) = programs_isolated(&links, &record_dir, opts)?;
     // Never degrade silently: stop before any relink if functions could not move.
-    for program in &programs {
-        achieved::inspect(program, opts.granularity)?;
+    for program in &mut programs {
+        let achieved = achieved::inspect(program, opts.granularity)?;
+        program.nothing_moves(&achieved);
     }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(opts.jobs.max(1))

@@ -31,11 +31,15 @@ pub(crate) fn link_seed(program: &Program, seed: u64, out: &Path, work: &Path) -
     let mut placed = program.clone();
     let mut seconds = 0.0;
     for _ in 0..MAX_LINKS {
-        seconds += placed.link(Some(seed), out, work)?.seconds;
+        let linked = placed.link(Some(seed), out, work)?;
+        seconds += linked.seconds;
         let functions = binary::functions(out)?;
         let missing = missing_filler(&pin, &functions)?;
         if missing.is_empty() {
-            return Ok(Linked { seconds });
+            return Ok(Linked {
+                seconds,
+                copy_of: linked.copy_of,
+            });
         }
         for (function, bytes) in missing {
             match placed.moves.iter_mut().find(|m| m.function == function) {

@@ -39,20 +39,21 @@ pub(crate) fn is_proc_macro(path: &Path) -> bool {
 }
 
 /// Whether the name is a test program's by the usual conventions (`db_test`, `c-tests`,
-/// `test_utils`, `foo_unittest`): such programs check the build, they are rarely what is
-/// measured.
+/// `test_utils`, `foo_unittest`, CPython's `_testembed`): such programs check the build,
+/// they are rarely what is measured.
 pub(crate) fn is_test_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
     let stem = lower.strip_suffix(".exe").unwrap_or(&lower);
-    ["test", "tests", "unittest", "unittests"].iter().any(|t| {
-        stem == *t
-            || stem
-                .strip_suffix(t)
-                .is_some_and(|s| s.ends_with(['_', '-']))
-            || stem
-                .strip_prefix(t)
-                .is_some_and(|s| s.starts_with(['_', '-']))
-    })
+    stem.starts_with("_test")
+        || ["test", "tests", "unittest", "unittests"].iter().any(|t| {
+            stem == *t
+                || stem
+                    .strip_suffix(t)
+                    .is_some_and(|s| s.ends_with(['_', '-']))
+                || stem
+                    .strip_prefix(t)
+                    .is_some_and(|s| s.starts_with(['_', '-']))
+        })
 }
 
 /// Why the recorded link `link` of program `name` is a build tool, if it is one.
@@ -115,14 +116,16 @@ pub(crate) fn chosen_links(
     Ok(default_links(links, &names))
 }
 
-/// [`chosen_links`] without `--programs`.
+/// [`chosen_links`] without `--programs`: the build's tools, then (when other programs
+/// remain) its tests, then the libraries no remaining program loads, left out.
 fn default_links(links: &[LinkRecord], names: &[String]) -> (Vec<LinkRecord>, Vec<BuildNote>) {
-    let tools: Vec<Option<BuildTool>> = links
+    let mut tools: Vec<Option<BuildTool>> = links
         .iter()
         .zip(names)
         .map(|(l, n)| build_tool(n, l))
         .collect();
     let is_test = |i: usize| !links[i].shared && is_test_name(&names[i]);
+    ran_before_linking(links, names, &mut tools, &is_test);
     // Tests are left out only when something else remains to measure.
     let others = (0..links.len()).any(|i| tools[i].is_none() && !links[i].shared && !is_test(i));
     let mut notes = Vec::new();
@@ -130,7 +133,7 @@ fn default_links(links: &[LinkRecord], names: &[String]) -> (Vec<LinkRecord>, Ve
     let mut tests = Vec::new();
     for (i, link) in links.iter().enumerate() {
         let name = &names[i];
-        if let Some(tool) = tools[i] {
+        if let Some(tool) = tools[i].take() {
             notes.push(BuildNote::Tool {
                 name: name.clone(),
                 tool,
@@ -148,7 +151,112 @@ fn default_links(links: &[LinkRecord], names: &[String]) -> (Vec<LinkRecord>, Ve
             kept: kept_names,
         });
     }
+    let (kept, plugins) = without_plugins(kept);
+    notes.extend(plugins);
     (kept, notes)
+}
+
+/// Marks as a tool each program the build ran before it linked another program that is
+/// neither a tool nor a test (`is_test`): it made part of the build, like CPython's
+/// `_freeze_module` and `_bootstrap_python`. A program first run after every other link
+/// (by the build's tests, or CPython's `python` running its own set-up) stays a product.
+fn ran_before_linking(
+    links: &[LinkRecord],
+    names: &[String],
+    tools: &mut [Option<BuildTool>],
+    is_test: &dyn Fn(usize) -> bool,
+) {
+    let products: Vec<usize> = (0..links.len())
+        .filter(|&i| tools[i].is_none() && !links[i].shared && !is_test(i))
+        .collect();
+    for &i in &products {
+        let Some(ran) = first_read_after_link(&links[i].output) else {
+            continue;
+        };
+        let later = products
+            .iter()
+            .filter(|&&j| j != i && links[j].started_unix_nanos > ran)
+            .max_by_key(|&&j| links[j].started_unix_nanos);
+        if let Some(&j) = later {
+            tools[i] = Some(BuildTool::RanBeforeLinking {
+                before: names[j].clone(),
+            });
+        }
+    }
+}
+
+/// When the build first read (ran) the program at `output` after linking it, in
+/// nanoseconds since the Unix epoch: its access time, when later than its modification time
+/// (the shim set the one to the other after the link, `crate::wrap::shim`). `None`: not read
+/// since, or not known (a file system mounted `noatime`; the file gone or replaced).
+fn first_read_after_link(output: &Path) -> Option<u128> {
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(output).ok()?;
+    let nanos = |s: i64, ns: i64| {
+        u128::try_from(s)
+            .ok()?
+            .checked_mul(1_000_000_000)?
+            .checked_add(u128::try_from(ns).ok()?)
+    };
+    let read = nanos(meta.atime(), meta.atime_nsec())?;
+    let written = nanos(meta.mtime(), meta.mtime_nsec())?;
+    (read > written).then_some(read)
+}
+
+/// `kept` without the shared libraries no program of it loads (`DT_NEEDED`, directly or
+/// through another library of it), with the note naming them; unchanged when it has no
+/// program (a build of libraries only) or a file cannot be read.
+fn without_plugins(kept: Vec<LinkRecord>) -> (Vec<LinkRecord>, Option<BuildNote>) {
+    if kept.iter().all(|l| l.shared) {
+        return (kept, None);
+    }
+    let needed: Result<Vec<Vec<String>>> = kept
+        .iter()
+        .map(|l| crate::layout::dynamic::needed(&l.output))
+        .collect();
+    let sonames: Result<Vec<Option<String>>> = kept
+        .iter()
+        .map(|l| match l.shared {
+            true => crate::layout::dynamic::soname(&l.output),
+            false => Ok(None),
+        })
+        .collect();
+    let (Ok(needed), Ok(sonames)) = (needed, sonames) else {
+        return (kept, None);
+    };
+    // A library is loaded by the name in its soname, or by its file name without one.
+    let loaded_as = |i: usize| {
+        sonames[i]
+            .clone()
+            .unwrap_or_else(|| program_name(&kept[i].output))
+    };
+    let mut loaded: Vec<bool> = kept.iter().map(|l| !l.shared).collect();
+    let mut pending: Vec<usize> = (0..kept.len()).filter(|&i| loaded[i]).collect();
+    while let Some(i) = pending.pop() {
+        for j in 0..kept.len() {
+            if !loaded[j] && needed[i].contains(&loaded_as(j)) {
+                loaded[j] = true;
+                pending.push(j);
+            }
+        }
+    }
+    if loaded.iter().all(|&l| l) {
+        return (kept, None);
+    }
+    let name = |l: &LinkRecord| program_name(&l.output);
+    let mut plugins: Vec<String> = (kept.iter().zip(&loaded))
+        .filter(|(_, &l)| !l)
+        .map(|(k, _)| name(k))
+        .collect();
+    plugins.sort();
+    let note = BuildNote::Plugins {
+        plugins,
+        programs: kept.iter().filter(|l| !l.shared).map(name).collect(),
+    };
+    let kept = (kept.into_iter().zip(loaded))
+        .filter_map(|(k, l)| l.then_some(k))
+        .collect();
+    (kept, Some(note))
 }
 
 /// One [`Program`] per recorded link, with unique names and a mechanism each. Any program
@@ -342,6 +450,7 @@ mod tests {
             "Tests",
             "foo_unittest",
             "env_posix_test",
+            "_testembed",
         ] {
             assert!(is_test_name(name), "{name}");
         }

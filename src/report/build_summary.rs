@@ -133,6 +133,7 @@ fn program_notes(out: &mut String, m: &Manifest, p: &ProgramSummary) {
             words::setup::moved(a)
         );
     }
+    copies_line(out, m, p, what);
     if m.baseline.find(&p.name).is_none() {
         let _ = writeln!(
             out,
@@ -171,6 +172,31 @@ fn program_notes(out: &mut String, m: &Manifest, p: &ProgramSummary) {
             }
         );
     }
+}
+
+/// The line saying how many of `p`'s binaries are copies of an earlier link with the same
+/// inputs (none: no line); `what` is `program` or `library`.
+fn copies_line(out: &mut String, m: &Manifest, p: &ProgramSummary, what: &str) {
+    let binaries: Vec<_> = m
+        .seeds
+        .iter()
+        .filter_map(|v| v.find(&p.name))
+        .chain(m.baseline.find(&p.name))
+        .collect();
+    let copies = binaries.iter().filter(|b| b.copy_of.is_some()).count();
+    if copies == 0 {
+        return;
+    }
+    let links = binaries.len() - copies;
+    let _ = writeln!(
+        out,
+        "note: {what} {}: linked {} for its {} binaries; the other {copies} are copies of a \
+         binary whose link took the same inputs (nothing of it moves, or a seed drew the same \
+         order), so the linker was not run again",
+        p.name,
+        crate::report::numfmt::counted(links, "time", "times"),
+        binaries.len(),
+    );
 }
 
 /// Per program and library kept as built: how the baseline differs from it.

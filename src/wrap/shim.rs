@@ -318,6 +318,9 @@ fn record_link(
     if !linked(ctx, tool_name, code, shared, &output) {
         return Ok(Plan::Done(code));
     }
+    if !shared {
+        mark_unread(&output);
+    }
     let env = recorded_env(ctx);
     let link = LinkRecord {
         tool: match kind {
@@ -413,6 +416,20 @@ fn save_link(ctx: &ShimEnv, record_dir: &Path, link: &LinkRecord) {
         return;
     }
     live_relink(ctx, record_dir, link);
+}
+
+/// Sets the access time of the program just linked at `output` to its modification time,
+/// so that the first read of it by the build (running it, e.g. CPython's `_freeze_module`)
+/// moves the access time past it (under the default `relatime` mount as under
+/// `strictatime`): `crate::relink::programs` then knows the build ran it. Best effort: a
+/// file system mounted `noatime`, or one that refuses, leaves it unknown.
+fn mark_unread(output: &Path) {
+    let Ok(file) = std::fs::File::open(output) else {
+        return;
+    };
+    if let Ok(modified) = file.metadata().and_then(|m| m.modified()) {
+        let _ = file.set_times(std::fs::FileTimes::new().set_accessed(modified));
+    }
 }
 
 /// Whether the link (of `tool_name`, a shared one when `shared`) that ended with `code`

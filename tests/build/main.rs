@@ -45,3 +45,4 @@ mod shared;
 mod signals;
 mod spec_cpu;
 mod summary;
+mod tools;

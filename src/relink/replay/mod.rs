@@ -26,7 +26,9 @@ use crate::seeded::SeededRng;
 use crate::wrap::record::{self, InputKind, LinkRecord};
 
 mod merged;
+mod same_link;
 use merged::Prepared;
+use same_link::{LinkInputs, Made};
 
 /// One program to relink: its recording and how to randomise it.
 #[derive(Debug, Clone)]
@@ -58,6 +60,12 @@ pub struct Program {
     /// and its index), made by the first link and reused by the others: a seed's own work is
     /// then its permutation, its final link and its checks.
     prepared: std::sync::OnceLock<std::sync::Arc<Prepared>>,
+    /// Nothing of it can move ([`Program::nothing_moves`]): every seed's binary is a copy
+    /// of the baseline's.
+    pub(crate) unmoved: bool,
+    /// The outputs of its links so far, by what went into them: a binary whose link takes
+    /// the same inputs as an earlier one is a copy of its output ([`same_link`]).
+    made: std::sync::Arc<Made>,
 }
 
 /// `explain --confirm`'s move of one function (by symbol name): `before` more filler bytes
@@ -80,6 +88,9 @@ pub(crate) struct MoveAlone {
 pub(crate) struct Linked {
     /// Wall time of the whole relink (reordering included), seconds.
     pub(crate) seconds: f64,
+    /// The earlier output this binary is a copy of, its link having taken the same inputs
+    /// (`None`: the linker ran).
+    pub(crate) copy_of: Option<PathBuf>,
 }
 
 /// Why a program whose objects hold LTO IR but whose link has no `-flto` is refused, and the
@@ -142,7 +153,22 @@ impl Program {
             moves: Vec::new(),
             pin: None,
             prepared: Default::default(),
+            unmoved: false,
+            made: Default::default(),
         })
+    }
+
+    /// Notes what its seeds can move (`achieved`, from [`crate::relink::achieved`]): when
+    /// nothing (one module, no function order drawn, no padding, data order or pin), every
+    /// seed's layout is the baseline's, so its binary is a copy of the baseline's rather
+    /// than another link.
+    pub(crate) fn nothing_moves(&mut self, achieved: &crate::files::manifest::Achieved) {
+        self.unmoved = achieved.objects <= 1
+            && achieved.modules_with_function_order == 0
+            && self.pad == 0
+            && !self.data_order
+            && self.pin.is_none()
+            && self.moves.is_empty();
     }
 
     /// Whether this is a shared library (a `-shared` link) rather than a program.
@@ -159,7 +185,9 @@ impl Program {
     }
 
     /// Links the program for `seed` (`None`: the baseline, recorded order) into `out`, using
-    /// `work` (emptied first) for intermediate files.
+    /// `work` (emptied first) for intermediate files; or copies an earlier output whose link
+    /// took the same inputs ([`same_link`]; for a program of which nothing moves, the
+    /// baseline's, without drawing the seed's orders).
     pub(crate) fn link(&self, seed: Option<u64>, out: &Path, work: &Path) -> Result<Linked> {
         let start = Instant::now();
         // `out` and `work` lie in the experiment directory that holds the recording: made
@@ -178,7 +206,63 @@ impl Program {
         if root.entry(out_rel)? != crate::files::confined::Entry::Dir {
             root.remove_file(out_rel)?;
         }
+        let (slot, command) = if self.unmoved {
+            (self.made.slot(&LinkInputs::unmoved()), None)
+        } else {
+            let (program, args) = self.link_command(seed, out, work)?;
+            let inputs = LinkInputs::of(&program, &args, &self.record, out, work)?;
+            (self.made.slot(&inputs), Some((program, args)))
+        };
+        // Held while linking: a binary whose link takes these inputs waits, then copies.
+        let mut slot = slot.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(earlier) = same_link::earlier(&slot) {
+            if root.copy_in(&earlier, out_rel, None).is_ok() {
+                return Ok(Linked {
+                    seconds: start.elapsed().as_secs_f64(),
+                    copy_of: Some(earlier),
+                });
+            }
+            // Gone meanwhile: linked like any other.
+            let _ = root.remove_file(out_rel);
+        }
+        let (program, args) = match command {
+            Some(command) => command,
+            None => self.link_command(seed, out, work)?,
+        };
+        let output = tool_command(&self.record, &program)
+            .args(&args)
+            .output()
+            .with_context(|| format!("cannot run {}", program.display()))?;
+        if !output.status.success() {
+            let _ = root.remove_file(out_rel);
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let tail: Vec<&str> = stderr.lines().rev().take(12).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            bail!(
+                "relinking {} failed ({}): {}",
+                self.name,
+                output.status,
+                tail.join("\n    ")
+            );
+        }
+        if !out.is_file() {
+            bail!("relinking {} produced no {}", self.name, out.display());
+        }
+        same_link::keep(&mut slot, out)?;
+        Ok(Linked {
+            seconds: start.elapsed().as_secs_f64(),
+            copy_of: None,
+        })
+    }
 
+    /// The tool and arguments of the link for `seed` into `out`, its inputs written to
+    /// `work` in the seed's orders.
+    fn link_command(
+        &self,
+        seed: Option<u64>,
+        out: &Path,
+        work: &Path,
+    ) -> Result<(PathBuf, Vec<String>)> {
         let inputs = &self.record.inputs;
         for input in inputs {
             let blob = self.blob(&input.blob);
@@ -199,31 +283,8 @@ impl Program {
         let mut object_order = object_slots.clone();
         // Every mechanism is merged: the baseline goes through it with the identity order.
         self.merge(seed, &mut paths, &mut object_order, work)?;
-
         let args = link_args(&self.record, self.linker, &paths, &object_order, out);
-        let (program, args) = command_for(&self.record, self.linker, args)?;
-        let output = tool_command(&self.record, &program)
-            .args(&args)
-            .output()
-            .with_context(|| format!("cannot run {}", program.display()))?;
-        if !output.status.success() {
-            let _ = root.remove_file(out_rel);
-            let stderr = String::from_utf8_lossy(&output.stderr);
-            let tail: Vec<&str> = stderr.lines().rev().take(12).collect();
-            let tail: Vec<&str> = tail.into_iter().rev().collect();
-            bail!(
-                "relinking {} failed ({}): {}",
-                self.name,
-                output.status,
-                tail.join("\n    ")
-            );
-        }
-        if !out.is_file() {
-            bail!("relinking {} produced no {}", self.name, out.display());
-        }
-        Ok(Linked {
-            seconds: start.elapsed().as_secs_f64(),
-        })
+        command_for(&self.record, self.linker, args)
     }
 
     /// Writes `out`: the archive at `path` (recorded input `i`) with its members in `order`,

@@ -23,10 +23,30 @@ pub fn note(n: &BuildNote) -> String {
             "note: {name} is a tool the build runs ({}), not one of its programs: not relinked \
              (name it in --programs to relink it)",
             match tool {
-                BuildTool::BuildScript => "a cargo build script",
-                BuildTool::ProcMacro => "a Rust proc-macro library, loaded by rustc",
+                BuildTool::BuildScript => "a cargo build script".to_string(),
+                BuildTool::ProcMacro => "a Rust proc-macro library, loaded by rustc".to_string(),
+                BuildTool::RanBeforeLinking { before } =>
+                    format!("the build ran it before it linked {before}"),
             }
         ),
+        BuildNote::Plugins { plugins, programs } => {
+            let (them, they_are, plugin) = if plugins.len() == 1 {
+                ("it", "it is", "a plugin")
+            } else {
+                ("them", "they are", "plugins")
+            };
+            format!(
+                "note: {} not relinked ({}): no program relinked ({}) lists {them} among the \
+                 libraries it needs, so {they_are} {plugin}, opened at run time if at all, and \
+                 every seed would load the build's own copy; to randomise {them} too, build \
+                 with `--programs {},{}`",
+                crate::units::counted(plugins.len(), "shared library", "shared libraries"),
+                plugins.join(", "),
+                programs.join(", "),
+                programs.join(","),
+                plugins.join(","),
+            )
+        }
         BuildNote::Tests { tests, kept } => format!(
             "note: {} test programs (by their names: {}) not relinked, so each seed relinks \
              only {}; to measure a test program too, build with `--programs {},NAME` (or \
