@@ -1,12 +1,15 @@
 # Sourced by the build benches after setting $root: sets their common parameters, builds
 # layoutrand ($bin), makes a scratch directory ($work, removed on exit) and defines the
 # sources, timing helpers and shim set-up, so that every build bench measures the same way.
-# Parameters: REPS rounds (3, or the $reps a bench set before), JOBS (2), SEEDS (30).
+# Parameters: REPS rounds (3, or the $reps a bench set before), JOBS (2), SEEDS (30);
+# CARGO_TARGET_DIR, when set, is where cargo builds (and $bin is found), as for cargo itself.
 reps=${reps:-${REPS:-3}}
 jobs=${JOBS:-2}
 seeds=${SEEDS:-30}
 (cd "$root" && cargo build --release --quiet)
-bin="$root/target/release/layoutrand"
+target_dir=${CARGO_TARGET_DIR:-target}
+case $target_dir in /*) ;; *) target_dir="$root/$target_dir" ;; esac
+bin="$target_dir/release/layoutrand"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # debian_source [--skip-patches] PACKAGE: recipes/debian-source.sh into $work/fetch; prints

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# Benchmark (not a test) of `layoutrand build` on real programs of some size: the cost of a
+# build with N seeds against one plain build of the same tree.
+#
+#   benches/big_builds.sh [PROGRAM...]      # default: brotli gawk cpython ninja-lto
+#   SOURCES=/work/big REPS=1 SEEDS=3 benches/big_builds.sh brotli gawk
+#
+# Parameters (benches/build_common.sh): REPS rounds (3), JOBS (2), SEEDS (30; CPython's
+# default is 10), CARGO_TARGET_DIR (where layoutrand is built). Sources: Debian's, unpacked
+# without Debian's patches (recipes/debian-source.sh --skip-patches); with SOURCES=DIR an
+# already unpacked DIR/PACKAGE/src is copied instead (no download). The configure step runs
+# once, outside the timed part, on the copy in the scratch directory.
+#   brotli     Debian brotli 1.0.9: its top-level Makefile, `make brotli` (the default target
+#              also runs the tests; CMake would need the launcher, since it writes absolute
+#              compiler paths, in the plain build too): ~40 objects, one program.
+#   gawk       Debian gawk 5.2: ./configure, `make`: gawk and, through libtool, the 14
+#              extension libraries of extension/ (shared links, relinked per seed too);
+#              doc/ and awklib/ are left out (Debian's source has no gawktexi.in for them).
+#   cpython    Debian python3.11: ./configure, `make`: python, libpython3.11.a and the
+#              extension modules built as shared objects.
+#   ninja-lto  ninja with benches/ninja.mk and LTO=1 (gcc -flto=auto), as benches/build_lto.sh.
+# Each round runs, in turn and each after `make clean` (benches/build_common.sh one_run):
+#   plain   make -jJOBS [TARGET]
+#   seeds   layoutrand build --seeds N -- make -jJOBS [TARGET]
+# and the rounds interleave so that a drifting load hits both alike. Printed per program:
+# the median wall and CPU (user + system of every process) time of each, the ratio of the
+# medians and the median of the per-round ratios, the relinks' seconds and the last round's
+# time line from the manifest (recorded build, relinks, other steps).
+#
+# Targets: 30 seeds of brotli and of gawk cost at most 1.10 times a plain build, 10 seeds of
+# CPython at most 1.2 times, ninja-lto (30 seeds) at most 1.2 times; in wall and in CPU time.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+user_seeds=${SEEDS:-}
+. "$root/benches/build_common.sh"
+
+# source_tree PACKAGE: a private copy of PACKAGE's unpacked source (from $SOURCES/PACKAGE/src when
+# SOURCES is set, else fetched); prints its directory.
+source_tree() {
+  if [ -n "${SOURCES:-}" ] && [ -d "$SOURCES/$1/src" ]; then
+    cp -a "$SOURCES/$1/src" "$work/$1"
+    echo "$work/$1"
+  else
+    debian_source --skip-patches "$1"
+  fi
+}
+# configure_quietly: ./configure, its output kept in $work/configure.log.
+configure_quietly() {
+  ./configure >"$work/configure.log" 2>&1 || { tail -20 "$work/configure.log" >&2; exit 1; }
+}
+
+# debian_version: the Debian version of the source in the current directory.
+debian_version() { sed -n '1s/^[^(]*(\([^)]*\)).*/\1/p' debian/changelog; }
+# setup_PROGRAM: changes into the configured tree; sets make_args, prog_seeds and target.
+setup_brotli() {
+  local src; src=$(source_tree brotli) || exit 3; cd "$src"
+  make_args=(brotli); prog_seeds=$seeds; target=1.10
+  version="brotli $(debian_version)"
+}
+setup_gawk() {
+  local src; src=$(source_tree gawk) || exit 3; cd "$src"
+  configure_quietly
+  # Debian's source lacks the manual's gawktexi.in (its patches skip doc/): the top Makefile
+  # leaves doc/, awklib/ (whose programs are extracted from it) and test/ out of the build.
+  sed -i 's/^SUBDIRS = .*/SUBDIRS = support . extension extras po/' Makefile
+  make_args=(); prog_seeds=$seeds; target=1.10
+  version="gawk $(debian_version)"
+}
+setup_cpython() {
+  local src; src=$(source_tree python3.11) || exit 3; cd "$src"
+  configure_quietly
+  make_args=(); prog_seeds=${user_seeds:-10}; target=1.2
+  version="CPython $(debian_version)"
+}
+setup_ninjalto() {
+  ninja_source || exit 3
+  make_args=(LTO=1); prog_seeds=$seeds; target=1.2
+  version="ninja $(sed -n 's/.*kNinjaVersion = "\(.*\)".*/\1/p' src/version.cc) LTO=1"
+}
+
+programs=("$@")
+[ ${#programs[@]} -gt 0 ] || programs=(brotli gawk cpython ninja-lto)
+for program in "${programs[@]}"; do
+  case $program in brotli | gawk | cpython | ninja-lto) ;; *)
+    echo "big_builds.sh: unknown program $program (brotli, gawk, cpython, ninja-lto)" >&2; exit 2 ;;
+  esac
+done
+printf 'make -j%s, median of %s interleaved round(s)\n' "$jobs" "$reps"
+for program in "${programs[@]}"; do
+  p=${program//-/}
+  "setup_$p"
+  out="$work/out-$p"
+  eval "run_${p}_plain() { make -s -j\"\$jobs\" \"\${make_args[@]}\"; }"
+  eval "run_${p}_seeds() { \"\$bin\" build -q --seeds \"\$prog_seeds\" --out \"$out\" -- make -s -j\"\$jobs\" \"\${make_args[@]}\"; }"
+  load=$(cut -d' ' -f1 /proc/loadavg)
+  interleave "${p}_plain" "${p}_seeds"
+  n=$(find "$out/seed-$prog_seeds" -maxdepth 1 -type f | wc -l)
+  [ "$n" -gt 0 ] || { echo "big_builds.sh: $program: no binaries in $out/seed-$prog_seeds" >&2; exit 1; }
+  printf '%s (%s seeds, %s binaries per seed; load %s before, %s after)\n' "$version" \
+    "$prog_seeds" "$n" "$load" "$(cut -d' ' -f1 /proc/loadavg)"
+  row "${p}_plain" "${p}_plain" "" "$program: plain build"
+  row "${p}_seeds" "${p}_plain" "$target" "$program: build --seeds $prog_seeds"
+  printf '  relinks (baseline + %s seeds, wall) %s s; last round: %s\n' "$prog_seeds" \
+    "$(relink_seconds "$out")" "$(time_line "$out")"
+done
