@@ -246,6 +246,12 @@ pub struct Achieved {
     /// included). Absent in older manifests.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub modules_with_code: Option<usize>,
+    /// Functions the recorded objects and archive members define: the code the seeds place.
+    /// The binary's other functions come from files linked in place (the C runtime's start
+    /// files, system archives, Rust's standard library), which no seed moves relative to
+    /// each other. Absent in older manifests.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub functions_placed: Option<usize>,
     /// The granularity the program got: the build's, or `global` for an LTO program (modules
     /// do not survive LTO). Absent in older manifests, which stored [`Achieved::recorded_words`].
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -337,6 +343,8 @@ pub enum BuildNote {
         plugins: Vec<String>,
         /// The programs relinked.
         programs: Vec<String>,
+        /// Everything relinked: the programs and the libraries they load.
+        relinked: Vec<String>,
     },
     /// The binaries as built could not be kept, so are not measured.
     AsBuiltNotKept {

@@ -67,6 +67,7 @@ pub(crate) fn inspect(program: &Program, granularity: Granularity) -> Result<Ach
         .count();
     let functions_move = reorders && shuffled > 0;
     // Padding goes in front of every code section, one-section modules' included.
+    let functions = modules_functions(program)?;
     let with_code = modules
         .iter()
         .filter(|(_, m)| matches!(m, Module::PerFunction(n) if *n >= 1) || *m == Module::OneSection)
@@ -76,6 +77,7 @@ pub(crate) fn inspect(program: &Program, granularity: Granularity) -> Result<Ach
         modules_with_function_order: if functions_move { shuffled } else { 0 },
         modules_one_section: whole.len(),
         modules_with_code: Some(with_code),
+        functions_placed: Some(functions),
         granularity: Some(granularity),
         lto: lto.map(|m| match m {
             Mechanism::LtoKept => LtoCode::Kept,
@@ -112,15 +114,39 @@ fn modules_of(program: &Program) -> Result<Vec<(String, Module)>> {
     Ok(modules)
 }
 
-fn classify(data: &[u8]) -> Module {
-    if object_file::has_gcc_lto_bytecode(data).unwrap_or(true) {
-        return Module::Other;
+/// How many functions the recorded objects and archive members of `program` define (text
+/// symbols at distinct places): the code its seeds place, as against the binary's functions
+/// from files linked in place (the C runtime's start files, system archives, Rust's std).
+fn modules_functions(program: &Program) -> Result<usize> {
+    let mut count = 0;
+    for input in &program.record.inputs {
+        match input.kind {
+            InputKind::Object => {
+                let data = crate::wrap::record::read_blob(&program.record_dir, &input.blob)?;
+                count += functions_in(&data);
+            }
+            InputKind::Archive => {
+                let blob = program
+                    .record_dir
+                    .join(crate::wrap::record::BLOBS_DIR)
+                    .join(&input.blob);
+                for (_, data) in archive::members_with_data(&blob)? {
+                    count += functions_in(&data);
+                }
+            }
+        }
     }
-    let Ok(file) = object::File::parse(data) else {
-        return Module::Other;
-    };
-    // A compiler (not an assembler) made it: gcc and clang write a `.comment` section.
-    let compiled = file.section_by_name(".comment").is_some();
+    Ok(count)
+}
+
+/// The functions (text symbols at distinct places) the object `data` defines; 0 when it is
+/// not an object file.
+fn functions_in(data: &[u8]) -> usize {
+    object::File::parse(data).map_or(0, |file| text_starts(&file).len())
+}
+
+/// The places (section index, address) of the text symbols of `file`, distinct, in order.
+fn text_starts(file: &object::File) -> Vec<(usize, u64)> {
     let mut starts: Vec<(usize, u64)> = file
         .symbols()
         .filter(|s| s.kind() == SymbolKind::Text)
@@ -131,6 +157,19 @@ fn classify(data: &[u8]) -> Module {
         .collect();
     starts.sort_unstable();
     starts.dedup();
+    starts
+}
+
+fn classify(data: &[u8]) -> Module {
+    if object_file::has_gcc_lto_bytecode(data).unwrap_or(true) {
+        return Module::Other;
+    }
+    let Ok(file) = object::File::parse(data) else {
+        return Module::Other;
+    };
+    // A compiler (not an assembler) made it: gcc and clang write a `.comment` section.
+    let compiled = file.section_by_name(".comment").is_some();
+    let starts = text_starts(&file);
     let in_plain_text = starts
         .iter()
         .filter(|(i, _)| {

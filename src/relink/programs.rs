@@ -144,6 +144,7 @@ fn default_links(links: &[LinkRecord], names: &[String]) -> (Vec<LinkRecord>, Ve
             kept.push(link.clone());
         }
     }
+    let (kept, plugins) = without_plugins(kept);
     if !tests.is_empty() {
         let kept_names: Vec<String> = kept.iter().map(|l| program_name(&l.output)).collect();
         notes.push(BuildNote::Tests {
@@ -151,7 +152,6 @@ fn default_links(links: &[LinkRecord], names: &[String]) -> (Vec<LinkRecord>, Ve
             kept: kept_names,
         });
     }
-    let (kept, plugins) = without_plugins(kept);
     notes.extend(plugins);
     (kept, notes)
 }
@@ -252,6 +252,10 @@ fn without_plugins(kept: Vec<LinkRecord>) -> (Vec<LinkRecord>, Option<BuildNote>
     let note = BuildNote::Plugins {
         plugins,
         programs: kept.iter().filter(|l| !l.shared).map(name).collect(),
+        relinked: (kept.iter().zip(&loaded))
+            .filter(|(_, &l)| l)
+            .map(|(k, _)| name(k))
+            .collect(),
     };
     let kept = (kept.into_iter().zip(loaded))
         .filter_map(|(k, l)| l.then_some(k))

@@ -134,6 +134,7 @@ fn program_notes(out: &mut String, m: &Manifest, p: &ProgramSummary) {
         );
     }
     copies_line(out, m, p, what);
+    in_place_line(out, m, p, what);
     if m.baseline.find(&p.name).is_none() {
         let _ = writeln!(
             out,
@@ -172,6 +173,32 @@ fn program_notes(out: &mut String, m: &Manifest, p: &ProgramSummary) {
             }
         );
     }
+}
+
+/// The line saying how many of `p`'s functions come from files linked in place, when they
+/// are more than a tenth of its baseline's functions (a Rust program with std's rlibs used
+/// in place; a few start-file functions of a C program say nothing).
+fn in_place_line(out: &mut String, m: &Manifest, p: &ProgramSummary, what: &str) {
+    let (Some(placed), Some(base)) = (
+        p.achieved.as_ref().and_then(|a| a.functions_placed),
+        m.baseline.find(&p.name),
+    ) else {
+        return;
+    };
+    let all = base.functions;
+    let in_place = all.saturating_sub(placed);
+    if in_place * 10 <= all {
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "note: {what} {}: {} of its {all} functions are in the build's own objects, which the \
+         seeds place; the other {in_place} come from files linked in place (system archives, \
+         Rust's standard library, the C runtime's start files), which keep their order in \
+         every seed and move only as a block",
+        p.name,
+        placed.min(all),
+    );
 }
 
 /// The line saying how many of `p`'s binaries are copies of an earlier link with the same

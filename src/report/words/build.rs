@@ -29,7 +29,11 @@ pub fn note(n: &BuildNote) -> String {
                     format!("the build ran it before it linked {before}"),
             }
         ),
-        BuildNote::Plugins { plugins, programs } => {
+        BuildNote::Plugins {
+            plugins,
+            programs,
+            relinked,
+        } => {
             let (them, they_are, plugin) = if plugins.len() == 1 {
                 ("it", "it is", "a plugin")
             } else {
@@ -38,23 +42,21 @@ pub fn note(n: &BuildNote) -> String {
             format!(
                 "note: {} not relinked ({}): no program relinked ({}) lists {them} among the \
                  libraries it needs, so {they_are} {plugin}, opened at run time if at all, and \
-                 every seed would load the build's own copy; to randomise {them} too, build \
-                 with `--programs {},{}`",
+                 every seed would load the build's own copy; to randomise one too, build with \
+                 {}",
                 crate::units::counted(plugins.len(), "shared library", "shared libraries"),
-                plugins.join(", "),
-                programs.join(", "),
-                programs.join(","),
-                plugins.join(","),
+                listed(plugins),
+                listed(programs),
+                programs_and(relinked, "NAME"),
             )
         }
         BuildNote::Tests { tests, kept } => format!(
             "note: {} test programs (by their names: {}) not relinked, so each seed relinks \
-             only {}; to measure a test program too, build with `--programs {},NAME` (or \
-             `--programs {ALL_PROGRAMS}` for every program the build linked)",
+             only {}; to measure a test program too, build with {}",
             tests.len(),
-            tests.join(", "),
-            kept.join(", "),
-            kept.join(","),
+            listed(tests),
+            listed(kept),
+            programs_and(kept, "NAME"),
         ),
         BuildNote::AsBuiltNotKept { why } => format!(
             "as built: not kept, so not measured ({why}); the baseline is the relinked default \
@@ -83,6 +85,31 @@ pub fn note(n: &BuildNote) -> String {
              count all {seeds} seeds of the manifest",
             crate::report::numfmt::counted(*new_seeds, "new seed", "new seeds")
         ),
+    }
+}
+
+/// At most [`LISTED`] of `names`, comma-separated, then how many more.
+fn listed(names: &[String]) -> String {
+    match names.len().checked_sub(LISTED) {
+        Some(more) if more > 0 => format!("{}, and {more} more", names[..LISTED].join(", ")),
+        _ => names.join(", "),
+    }
+}
+
+/// Names a build note lists before it counts the rest.
+const LISTED: usize = 8;
+
+/// The `--programs` that relinks `programs` and `name` too (`--programs all` beside it when
+/// the programs are too many to spell out).
+fn programs_and(programs: &[String], name: &str) -> String {
+    if programs.len() > LISTED {
+        format!("`--programs all` (every program the build linked), or `--programs` naming {name} and the ones to keep")
+    } else {
+        format!(
+            "`--programs {},{name}` (or `--programs {ALL_PROGRAMS}` for every program the build \
+             linked)",
+            programs.join(",")
+        )
     }
 }
 
