@@ -35,6 +35,16 @@
 # 3 seeds 10.24 s / 9.72 s (wall 1.074, CPU 1.032; relinks 0.25 s); gawk plain 18.83 s /
 # 18.75 s, 3 seeds 21.48 s / 20.12 s (wall 1.141, CPU 1.073; relinks 1.93 s for 4 x 15
 # links, ~32 ms a link: at 30 seeds the 14 extension libraries' relinks alone would be ~15 s).
+#
+# Measured 2026-12-04 on the same 2-core VM, nothing else running (load 1.5-1.9), REPS=2,
+# default seeds, build tools, tests and plugins left out (docs/build.md, "Which links are
+# programs"): brotli plain 4.65 s wall / 9.03 s CPU, 30 seeds 5.30 s / 10.11 s (wall 1.139,
+# CPU 1.119; relinks 0.56 s); gawk plain 9.62 s / 17.66 s, 30 seeds 11.22 s / 20.32 s (1.166
+# / 1.151; relinks 1.41 s; gawk alone, its 14 extension libraries are plugins); CPython plain
+# 69.24 s / 131.44 s, 10 seeds 74.62 s / 139.75 s (1.078 / 1.063; relinks 3.97 s; python
+# alone: _freeze_module and _bootstrap_python are tools, _testembed a test, 76 extension
+# modules plugins); ninja gcc LTO plain 7.28 s / 13.79 s, 30 seeds 8.45 s / 15.82 s (1.160 /
+# 1.147; relinks 0.91 s). The per-round ratios equal the ratios of the medians.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 user_seeds=${SEEDS:-}
