@@ -233,9 +233,9 @@ fn without_plugins(kept: Vec<LinkRecord>) -> (Vec<LinkRecord>, Option<BuildNote>
     let mut loaded: Vec<bool> = kept.iter().map(|l| !l.shared).collect();
     let mut pending: Vec<usize> = (0..kept.len()).filter(|&i| loaded[i]).collect();
     while let Some(i) = pending.pop() {
-        for j in 0..kept.len() {
-            if !loaded[j] && needed[i].contains(&loaded_as(j)) {
-                loaded[j] = true;
+        for (j, is_loaded) in loaded.iter_mut().enumerate() {
+            if !*is_loaded && needed[i].contains(&loaded_as(j)) {
+                *is_loaded = true;
                 pending.push(j);
             }
         }
