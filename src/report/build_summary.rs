@@ -175,9 +175,14 @@ fn program_notes(out: &mut String, m: &Manifest, p: &ProgramSummary) {
     }
 }
 
+/// Functions linked in place below which [`in_place_line`] says nothing: the C runtime's
+/// start files bring about ten to every C program.
+const IN_PLACE_WORTH_SAYING: usize = 20;
+
 /// The line saying how many of `p`'s functions come from files linked in place, when they
-/// are more than a tenth of its baseline's functions (a Rust program with std's rlibs used
-/// in place; a few start-file functions of a C program say nothing).
+/// are more than a tenth of its baseline's functions and at least
+/// [`IN_PLACE_WORTH_SAYING`] (a Rust program with std's rlibs used in place, a static
+/// link's libc; the C runtime's few start-file functions say nothing).
 fn in_place_line(out: &mut String, m: &Manifest, p: &ProgramSummary, what: &str) {
     let (Some(placed), Some(base)) = (
         p.achieved.as_ref().and_then(|a| a.functions_placed),
@@ -187,7 +192,7 @@ fn in_place_line(out: &mut String, m: &Manifest, p: &ProgramSummary, what: &str)
     };
     let all = base.functions;
     let in_place = all.saturating_sub(placed);
-    if in_place * 10 <= all {
+    if in_place * 10 <= all || in_place < IN_PLACE_WORTH_SAYING {
         return;
     }
     let _ = writeln!(
