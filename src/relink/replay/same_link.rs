@@ -97,7 +97,11 @@ pub(crate) fn keep(slot: &mut Option<(PathBuf, blake3::Hash)>, out: &Path) -> Re
 
 /// The BLAKE3 hash of the regular file `path`, read through the one opener.
 fn hash_of(path: &Path) -> Result<blake3::Hash> {
-    let mut file = crate::files::confined::open_regular(path)?;
+    hash_file(crate::files::confined::open_regular(path)?, path)
+}
+
+/// The BLAKE3 hash of what is left to read of `file` (at `path`, for the error).
+fn hash_file(mut file: std::fs::File, path: &Path) -> Result<blake3::Hash> {
     let mut hasher = blake3::Hasher::new();
     let mut buffer = vec![0; 1 << 16];
     loop {
@@ -111,22 +115,23 @@ fn hash_of(path: &Path) -> Result<blake3::Hash> {
     }
 }
 
-/// Every regular file below `dir` (relative path, content hash), in path order.
+/// Every regular file below `dir` (relative path, content hash), in path order, listed and
+/// read through the one opener (a link in the work folder is not followed: skipped).
 fn files_below(dir: &Path) -> Result<Vec<(PathBuf, blake3::Hash)>> {
+    use crate::files::confined::{Entry, ExperimentDir};
+    let root = ExperimentDir::open(dir)?;
     let mut found = Vec::new();
     let mut pending = vec![PathBuf::new()];
     while let Some(rel) = pending.pop() {
-        let entries = std::fs::read_dir(dir.join(&rel))
-            .with_context(|| format!("listing {}", dir.join(&rel).display()))?;
-        for entry in entries {
-            let entry = entry?;
-            let kind = entry.file_type()?;
-            let path = rel.join(entry.file_name());
-            if kind.is_dir() {
-                pending.push(path);
-            } else if kind.is_file() {
-                let hash = hash_of(&dir.join(&path))?;
-                found.push((path, hash));
+        for (name, entry) in root.list(&rel)? {
+            let path = rel.join(name);
+            match entry {
+                Entry::Dir => pending.push(path),
+                Entry::File => {
+                    let hash = hash_file(root.open_regular(&path)?, &dir.join(&path))?;
+                    found.push((path, hash));
+                }
+                _ => {}
             }
         }
     }
