@@ -60,8 +60,8 @@ pub struct Program {
     /// and its index), made by the first link and reused by the others: a seed's own work is
     /// then its permutation, its final link and its checks.
     prepared: std::sync::OnceLock<std::sync::Arc<Prepared>>,
-    /// Nothing of it can move ([`Program::nothing_moves`]): every seed's binary is a copy
-    /// of the baseline's.
+    /// Nothing of its code can move ([`Program::nothing_moves`]): unless padded, data
+    /// ordered, pinned or moved, every seed's binary is a copy of the baseline's.
     pub(crate) unmoved: bool,
     /// The outputs of its links so far, by what went into them: a binary whose link takes
     /// the same inputs as an earlier one is a copy of its output ([`same_link`]).
@@ -163,12 +163,18 @@ impl Program {
     /// seed's layout is the baseline's, so its binary is a copy of the baseline's rather
     /// than another link.
     pub(crate) fn nothing_moves(&mut self, achieved: &crate::files::manifest::Achieved) {
-        self.unmoved = achieved.objects <= 1
-            && achieved.modules_with_function_order == 0
+        self.unmoved = achieved.objects <= 1 && achieved.modules_with_function_order == 0;
+    }
+
+    /// Whether every binary of it has the baseline's layout: nothing of its code moves
+    /// ([`Program::nothing_moves`]) and nothing else does (checked at each link: a copy of
+    /// it made to pad or move a function, as `explain --confirm` and pins do, moves).
+    fn all_unmoved(&self) -> bool {
+        self.unmoved
             && self.pad == 0
             && !self.data_order
             && self.pin.is_none()
-            && self.moves.is_empty();
+            && self.moves.is_empty()
     }
 
     /// Whether this is a shared library (a `-shared` link) rather than a program.
@@ -206,7 +212,7 @@ impl Program {
         if root.entry(out_rel)? != crate::files::confined::Entry::Dir {
             root.remove_file(out_rel)?;
         }
-        let (slot, command) = if self.unmoved {
+        let (slot, command) = if self.all_unmoved() {
             (self.made.slot(&LinkInputs::unmoved()), None)
         } else {
             let (program, args) = self.link_command(seed, out, work)?;

@@ -66,9 +66,7 @@ impl LinkInputs {
         }
         Ok(LinkInputs(hasher.finalize()))
     }
-}
 
-impl LinkInputs {
     /// The inputs of every binary of a program of which nothing moves: one for all.
     pub(crate) fn unmoved() -> LinkInputs {
         LinkInputs(blake3::hash(b"nothing moves"))
