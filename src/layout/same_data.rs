@@ -143,7 +143,17 @@ pub fn check(baseline: &Placed, seed: &Placed) -> Result<DataCheck> {
             continue;
         };
         check.contents += 1;
-        check.pointers += same_contents(baseline, x, seed, y).with_context(|| {
+        let x = Contents {
+            placed: baseline,
+            bytes: x,
+            address: a.address,
+        };
+        let y = Contents {
+            placed: seed,
+            bytes: y,
+            address: b.address,
+        };
+        check.pointers += same_contents(&x, &y).with_context(|| {
             format!(
                 "data object {} holds other contents than in the baseline",
                 id.name
@@ -181,16 +191,30 @@ fn check_functions(baseline: &Placed, seed: &Placed, check: &mut DataCheck) -> R
     Ok(())
 }
 
-/// Compares one object's bytes `x` (in `a`) and `y` (in `b`): `Ok` with the number of words
-/// that differ only as relocated pointers, `Err` at the first other difference.
-fn same_contents(a: &Placed, x: &[u8], b: &Placed, y: &[u8]) -> Result<usize> {
+/// One data object's bytes as placed in a binary: the binary, the bytes, their address.
+struct Contents<'a> {
+    placed: &'a Placed,
+    bytes: &'a [u8],
+    address: u64,
+}
+
+/// Compares one object's bytes in the baseline (`x`) and in a seed (`y`): `Ok` with the
+/// number of words that differ only as relocated pointers, absolute (8 or 4 bytes) or
+/// relative (4 bytes, an offset from the object's start or from the word itself, as in
+/// LLVM's relative lookup tables `reltable.*` under ThinLTO), `Err` at the first other
+/// difference.
+fn same_contents(x: &Contents, y: &Contents) -> Result<usize> {
+    let (a, b) = (x.bytes, y.bytes);
     let mut pointers = 0;
     let mut at = 0;
-    while let Some(j) = (at..x.len()).find(|&j| x[j] != y[j]) {
+    while let Some(j) = (at..a.len()).find(|&j| a[j] != b[j]) {
         let word = [8usize, 4].into_iter().find_map(|width| {
             let start = j / width * width;
             let end = start + width;
-            (end <= x.len() && same_target(a, &x[start..end], b, &y[start..end])).then_some(end)
+            let (p, q) = (a.get(start..end)?, b.get(start..end)?);
+            let same = same_target(x.placed, p, y.placed, q)
+                || (width == 4 && same_relative_target(x, y, start));
+            same.then_some(end)
         });
         match word {
             Some(end) => {
@@ -199,18 +223,44 @@ fn same_contents(a: &Placed, x: &[u8], b: &Placed, y: &[u8]) -> Result<usize> {
             }
             None => bail!(
                 "byte {j} is {:#04x} in the baseline and {:#04x} here",
-                x[j],
-                y[j]
+                a[j],
+                b[j]
             ),
         }
     }
     Ok(pointers)
 }
 
+/// Whether the 4-byte words at `offset` of `x` and `y`, read as signed offsets from the
+/// object's start or from the word's own address, reach the same offset of the same symbol
+/// in both binaries.
+fn same_relative_target(x: &Contents, y: &Contents, offset: usize) -> bool {
+    let relative = |c: &Contents| {
+        let word = c.bytes.get(offset..offset + 4)?;
+        Some(i64::from(i32::from_le_bytes(word.try_into().ok()?)) as u64)
+    };
+    let (Some(p), Some(q)) = (relative(x), relative(y)) else {
+        return false;
+    };
+    [0, offset as u64].into_iter().any(|from| {
+        same_place(
+            x.placed,
+            x.address.wrapping_add(from).wrapping_add(p),
+            y.placed,
+            y.address.wrapping_add(from).wrapping_add(q),
+        )
+    })
+}
+
 /// Whether the little-endian words `x` (in `a`) and `y` (in `b`) are pointers to the same
 /// place: the same offset of the same symbol, or equal bytes where neither has one.
 fn same_target(a: &Placed, x: &[u8], b: &Placed, y: &[u8]) -> bool {
-    let (p, q) = (le_value(x), le_value(y));
+    same_place(a, le_value(x), b, le_value(y))
+}
+
+/// Whether the address `p` in `a` and the address `q` in `b` are the same place: the same
+/// offset of the same symbol, or, where neither has one (a merged string), the same bytes.
+fn same_place(a: &Placed, p: u64, b: &Placed, q: u64) -> bool {
     match (a.resolve(p), b.resolve(q)) {
         (Some(s), Some(t)) => s == t,
         (None, None) => match (a.target_bytes(p), b.target_bytes(q)) {
