@@ -159,9 +159,9 @@ impl Program {
     }
 
     /// Notes what its seeds can move (`achieved`, from [`crate::relink::achieved`]): when
-    /// nothing (one module, no function order drawn, no padding, data order or pin), every
-    /// seed's layout is the baseline's, so its binary is a copy of the baseline's rather
-    /// than another link.
+    /// none of its code can (one module, no function order drawn), every binary that is not
+    /// padded, data-ordered, pinned or moved either has the baseline's layout, so it is a
+    /// copy of the baseline's rather than another link ([`Program::all_unmoved`]).
     pub(crate) fn nothing_moves(&mut self, achieved: &crate::files::manifest::Achieved) {
         self.unmoved = achieved.objects <= 1 && achieved.modules_with_function_order == 0;
     }
