@@ -113,6 +113,7 @@ pub fn run(args: Args) -> Result<i32> {
         allow_many_seeds: args.allow_many_seeds,
         pad: args.pad,
         data_order: args.data_order,
+        keep_debug: args.keep_debug,
         pin: args
             .pin
             .as_deref()

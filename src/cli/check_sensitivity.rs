@@ -51,6 +51,7 @@ pub fn run(args: Args) -> Result<i32> {
             linker: None,
             pad: None,
             data_order: None,
+            keep_debug: None,
             pin: None,
         },
         run: RunConfig {

@@ -82,6 +82,9 @@ pub struct BuildConfig {
     pub pad: Option<u64>,
     /// `build --data-order`: each seed also permutes the static data (absent or false: not).
     pub data_order: Option<bool>,
+    /// `build --keep-debug`: the relinks keep the debug information (absent or false: left
+    /// out).
+    pub keep_debug: Option<bool>,
     /// `build --pin`: a pin file (`layoutrand pin`) fixing the hot functions' placement in
     /// every seed, relative to the experiment file's directory.
     pub pin: Option<PathBuf>,
@@ -517,6 +520,7 @@ impl ExperimentConfig {
                 .unwrap_or(crate::flags::build::LinkerArg::Auto),
             pad: self.build.pad,
             data_order: self.build.data_order.unwrap_or(false),
+            keep_debug: self.build.keep_debug.unwrap_or(false),
             pin: self.build.pin.as_ref().map(|p| self.base_dir.join(p)),
             programs: self.programs_to_relink(),
             ..crate::flags::build::BuildArgs::default()

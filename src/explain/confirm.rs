@@ -687,6 +687,7 @@ fn program_of(
         allow_many_seeds: false,
         pad: Some(manifest.pad),
         data_order: manifest.data_order,
+        keep_debug: !manifest.strip_debug,
         pin: None,
         programs: None,
     };

@@ -98,6 +98,11 @@ pub struct Manifest {
     /// (absent, i.e. false: only code moves, as in manifests written before it).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub data_order: bool,
+    /// The relinks were linked without their debug information (`--strip-debug`; `build`
+    /// without `--keep-debug`). Absent, i.e. false: kept, as in manifests written before
+    /// it, and by `--rebuild`, whose builds are the build's own.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub strip_debug: bool,
     /// `build --pin FILE`: the pin every seed of the programs it names was placed by
     /// (`None`: no pin).
     #[serde(default, skip_serializing_if = "Option::is_none")]

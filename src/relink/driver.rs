@@ -203,6 +203,7 @@ fn relink_manifest(
         granularity: opts.granularity,
         pad: opts.pad.unwrap_or(0),
         data_order: opts.data_order,
+        strip_debug: !opts.keep_debug,
         pin: opts.pin.clone(),
         linker: if linkers.len() == 1 {
             linkers.iter().next().expect("one").to_string()

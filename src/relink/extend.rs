@@ -40,6 +40,7 @@ pub fn extend(opts: &BuildOptions, asked_granularity: Option<Granularity>) -> Re
     let opts = &BuildOptions {
         pad: Some(manifest.pad),
         data_order: manifest.data_order,
+        keep_debug: !manifest.strip_debug,
         pin: manifest.pin.clone(),
         granularity: manifest.granularity,
         command: manifest.build_command.clone(),
@@ -213,6 +214,14 @@ fn check_extensible(
             "--extend: {} was built without --data-order; extending it with --data-order would \
              mix two experiments (its objects were compiled without data sections: build again \
              with --data-order into another --out)",
+            manifest_path.display()
+        );
+    }
+    if opts.keep_debug && manifest.strip_debug {
+        bail!(
+            "--extend: {} was relinked without debug information; its new seeds are too, so \
+             that every seed is linked alike (leave out --keep-debug, or build again with it \
+             into another --out)",
             manifest_path.display()
         );
     }

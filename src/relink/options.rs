@@ -44,6 +44,9 @@ pub struct BuildOptions {
     /// `--data-order`: each seed also permutes the program's static data (the shim adds
     /// `-fdata-sections` to compiles; see [`crate::layout::data_sections::DataFamily`]).
     pub data_order: bool,
+    /// `--keep-debug`: the relinks keep the debug information; without it they are linked
+    /// with `--strip-debug` ([`crate::relink::link_command::link_args`]).
+    pub keep_debug: bool,
     /// `--pin FILE`, read: each seed places the pinned functions of the programs it names
     /// ([`super::pinned`]); `None`: none (for `--extend`, the recorded pin).
     pub pin: Option<crate::files::pin::PinFile>,

@@ -312,6 +312,7 @@ pub(crate) fn programs_isolated(
             Ok(mut program) => {
                 program.pad = opts.pad.unwrap_or(0);
                 program.data_order = opts.data_order;
+                program.strip_debug = !opts.keep_debug;
                 program.pin = opts
                     .pin
                     .as_ref()

@@ -76,6 +76,7 @@ pub(crate) fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
         granularity: opts.granularity,
         pad: 0,
         data_order: false,
+        strip_debug: false,
         pin: None,
         linker: linker_of(&baseline_programs),
         mechanisms: mechanisms_of(&baseline_programs),

@@ -117,6 +117,13 @@ pub fn build(opts: &BuildOptions, name: &str) -> Result<BuildOutcome> {
             first.name
         );
     }
+    if let Some(first) = first.filter(|f| opts.keep_debug && f.build.strip_debug) {
+        bail!(
+            "variant {} was relinked without debug information; every variant is linked \
+             alike (leave out --keep-debug, or build every variant with it)",
+            first.name
+        );
+    }
     if let Some(first) = first.filter(|f| opts.pin.is_some() && opts.pin != f.build.pin) {
         bail!(
             "variant {} was built {}; every variant places its functions by the same pin \
@@ -133,6 +140,7 @@ pub fn build(opts: &BuildOptions, name: &str) -> Result<BuildOutcome> {
         out_dir: variant_dir,
         pad,
         data_order: first.map_or(opts.data_order, |f| f.build.data_order),
+        keep_debug: first.map_or(opts.keep_debug, |f| !f.build.strip_debug),
         pin: first.map_or(opts.pin.clone(), |f| f.build.pin.clone()),
         ..opts.clone()
     })?;

@@ -67,6 +67,20 @@ pub fn render(m: &Manifest) -> String {
         );
     }
     let _ = writeln!(out, "mechanism: {}", words::build::mechanisms(m));
+    if m.strip_debug {
+        let mold = match m.linker.as_str() {
+            "mold" | "mixed" => {
+                " (with mold, an archive member keeps its own: \
+                                 mold's --strip-debug drops symbols too)"
+            }
+            _ => "",
+        };
+        let _ = writeln!(
+            out,
+            "debug information: left out of the relinks{mold}; the code and data are laid out \
+             the same without it and the symbol table is kept (--keep-debug keeps it)"
+        );
+    }
     if m.pad > 0 {
         out.push_str(&padding_lines(m));
     }

@@ -21,6 +21,7 @@ mod snapshot_support;
 
 mod as_built;
 mod data_order;
+mod debug_info;
 mod errors;
 mod explain;
 mod extend;

@@ -87,6 +87,7 @@ pub fn experiment(dir: &Path, sets: &[TestBinarySet]) -> Manifest {
         granularity: Granularity::Link,
         pad: 0,
         data_order: false,
+        strip_debug: false,
         pin: None,
         linker: "bfd".into(),
         mechanisms: Vec::new(),

@@ -91,16 +91,27 @@ pub(crate) fn merged_script(entries: &[MergedEntry], data: &[DataEntry]) -> Resu
     Ok(script)
 }
 
+/// How [`merge_objects`] merges.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub(crate) struct Merging {
+    /// The COMDAT groups are de-duplicated (keeping the first copy in `objects` order) and
+    /// then become ordinary sections of the merged object (`--force-group-allocation`), so
+    /// the script can place their code (C++ inline and template functions) like any other;
+    /// only safe when no other input of the final link holds a group of the same signature
+    /// (it would no longer be de-duplicated against these). Without it, `ld -r` leaves group
+    /// members where it meets them, whatever the script says (after the listed sections, in
+    /// object order).
+    pub(crate) dissolve_comdats: bool,
+    /// The debug information (`.debug_*` sections) is left out (`--strip-debug`): the
+    /// relinks are linked without it (see [`crate::relink::link_command::link_args`]), and
+    /// each seed's copy of the merged object is then a fraction of its size.
+    pub(crate) strip_debug: bool,
+}
+
 /// Runs `ld -r` (`ld`: ld.bfd) on `objects` in that order with [`merged_script`]'s script
 /// for `entries` and `data`, writing `out`; `script_path` receives the script.
 ///
-/// `dissolve_comdats`: the COMDAT groups are de-duplicated (keeping the first copy in
-/// `objects` order) and then become ordinary sections of `out`
-/// (`--force-group-allocation`), so the script can place their code (C++ inline and
-/// template functions) like any other; only safe when no other input of the final link
-/// holds a group of the same signature (it would no longer be de-duplicated against
-/// these). Without it, `ld -r` leaves group members where it meets them, whatever the
-/// script says (after the listed sections, in object order).
+/// `how`: see [`Merging`].
 ///
 /// Guarantees: the objects' code in `entries`' order in `out` and in any final link of it;
 /// COMDAT groups de-duplicated keeping the first copy in `objects` order; the linker's
@@ -109,7 +120,7 @@ pub(crate) fn merge_objects(
     objects: &[PathBuf],
     entries: &[MergedEntry],
     data: &[DataEntry],
-    dissolve_comdats: bool,
+    how: Merging,
     script_path: &Path,
     out: &Path,
     ld: &Path,
@@ -118,8 +129,11 @@ pub(crate) fn merge_objects(
         .with_context(|| format!("cannot write {}", script_path.display()))?;
     let mut command = crate::child::command(ld);
     command.arg("-r");
-    if dissolve_comdats {
+    if how.dissolve_comdats {
         command.arg("--force-group-allocation");
+    }
+    if how.strip_debug {
+        command.arg("--strip-debug");
     }
     if !objects_need_executable_stack(objects)? {
         // ld.bfd takes an object without a `.note.GNU-stack` section (rustc's `symbols.o`,

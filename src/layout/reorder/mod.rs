@@ -25,7 +25,7 @@ mod section_table;
 mod shuffle;
 
 pub(crate) use data::{data_script_lines, distinct as distinct_data, shuffle_data, DataEntry};
-pub(crate) use merged::{merge_objects, merged_script, MergedEntry};
+pub(crate) use merged::{merge_objects, merged_script, MergedEntry, Merging};
 pub(crate) use padding::draw_padding;
 pub use relocatable::{relocatable_reorder, relocatable_script};
 pub(crate) use script::check_output_dir;

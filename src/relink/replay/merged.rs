@@ -300,7 +300,15 @@ impl Program {
             false => Vec::new(),
         };
         let merged = self
-            .merged_once(&files, &identity, &data, dissolve)
+            .merged_once(
+                &files,
+                &identity,
+                &data,
+                reorder::Merging {
+                    dissolve_comdats: dissolve,
+                    strip_debug: self.strip_debug,
+                },
+            )
             .with_context(|| format!("program {}", self.name))?;
         let object = MergedObject::read(&merged, &identity)
             .with_context(|| format!("program {}", self.name))?;
@@ -457,11 +465,10 @@ impl Program {
         files: &[PathBuf],
         identity: &[MergedEntry],
         data: &[DataEntry],
-        dissolve: bool,
+        how: reorder::Merging,
     ) -> Result<PathBuf> {
         let script = reorder::merged_script(identity, data)?;
-        let key =
-            blake3::hash(serde_json::to_string(&(files, dissolve, &script))?.as_bytes()).to_hex();
+        let key = blake3::hash(serde_json::to_string(&(files, how, &script))?.as_bytes()).to_hex();
         let dir = self.record_dir.join(MERGED_DIR);
         let root = crate::files::confined::ExperimentDir::open(&self.record_dir)?;
         root.create_dir_all(MERGED_DIR)?;
@@ -480,7 +487,7 @@ impl Program {
             files,
             identity,
             data,
-            dissolve,
+            how,
             &staging.path().join("merged.ld"),
             &staged,
             &which("ld.bfd")?,

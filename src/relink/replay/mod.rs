@@ -49,6 +49,9 @@ pub struct Program {
     /// `build --data-order`: the program's static data sections are placed by the merged
     /// object's script too and permuted per seed (stream `data-order:<program>`).
     pub(crate) data_order: bool,
+    /// The relinks leave the debug information out (`build` without `--keep-debug`): the
+    /// merged object and the final links are made with `--strip-debug`.
+    pub(crate) strip_debug: bool,
     /// Functions whose code sections get more filler in a seed's relink: the one
     /// `layoutrand explain --confirm` moves alone, or those a pin places
     /// (`crate::relink::pinned`). Empty: none.
@@ -150,6 +153,7 @@ impl Program {
             record_dir: record_dir.to_path_buf(),
             pad: 0,
             data_order: false,
+            strip_debug: false,
             moves: Vec::new(),
             pin: None,
             prepared: Default::default(),
@@ -289,7 +293,14 @@ impl Program {
         let mut object_order = object_slots.clone();
         // Every mechanism is merged: the baseline goes through it with the identity order.
         self.merge(seed, &mut paths, &mut object_order, work)?;
-        let args = link_args(&self.record, self.linker, &paths, &object_order, out);
+        let args = link_args(
+            &self.record,
+            self.linker,
+            &paths,
+            &object_order,
+            out,
+            self.strip_debug,
+        );
         command_for(&self.record, self.linker, args)
     }
 

@@ -42,7 +42,8 @@ fn functions_words(d: &FunctionsDifference) -> String {
              {first_difference} of {functions})"
         ),
         FunctionsDifference::Same { functions } => format!(
-            "the build's own binary's layout: same {functions} functions, order and addresses"
+            "the build's own binary's layout: same {}, order and addresses",
+            crate::units::counted(functions, "function", "functions")
         ),
         FunctionsDifference::Shifted { functions: _, by } => format!(
             "the build's own functions and order, every function {} bytes {} (the start-up \
@@ -169,6 +170,14 @@ fn code_words(code: &CodeDifferences) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn one_function_is_one() {
+        assert_eq!(
+            functions_words(&FunctionsDifference::Same { functions: 1 }),
+            "the build's own binary's layout: same 1 function, order and addresses"
+        );
+    }
 
     #[test]
     fn each_kind_is_counted_and_code_differences_are_named() {
