@@ -481,6 +481,12 @@ pub struct Relinking {
     pub mechanism: Mechanism,
     /// The linker of its final links.
     pub linker: Linker,
+    /// Its final links ran that linker directly, with the command the recorded compiler
+    /// driver would have given it, once a link through the driver and the same link run
+    /// directly had written the same bytes (absent, i.e. false: through the driver, or a
+    /// direct linker call recorded as such).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub direct: bool,
 }
 
 /// In what the baseline's function list differs from a fixed layout's (the build's own

@@ -21,31 +21,7 @@ a new address (0 to 100 %); both averaged over the seeds built\n";
 
 /// The summary as text.
 pub fn render(m: &Manifest) -> String {
-    let mut out = String::new();
-    let per_program = tally(m);
-    let width = per_program
-        .keys()
-        .map(|k| k.len())
-        .max()
-        .unwrap_or(7)
-        .max(7);
-    let _ = writeln!(
-        out,
-        "{:<width$}  {:>9}  {:>9}  {:>12}  {:>10}",
-        "program", "seeds ok", "distinct", "mean Kendall", "mean moved"
-    );
-    for (name, (ok, fps, kendall, moved)) in &per_program {
-        let _ = writeln!(
-            out,
-            "{:<width$}  {:>9}  {:>9}  {:>12}  {:>10}",
-            name,
-            format!("{ok}/{}", m.seeds.len()),
-            fps.len(),
-            mean(kendall).map_or("-".into(), |x| format!("{x:.3}")),
-            mean(moved).map_or("-".into(), |x| format!("{:.1} %", 100.0 * x)),
-        );
-    }
-    out.push_str(LEGEND);
+    let mut out = seeds_table(m);
     let _ = writeln!(
         out,
         "relinked baseline + {} seeds in {:.2} s; the recorded build took {:.2} s (ratio {:.2})",
@@ -68,18 +44,7 @@ pub fn render(m: &Manifest) -> String {
     }
     let _ = writeln!(out, "mechanism: {}", words::build::mechanisms(m));
     if m.strip_debug {
-        let mold = match m.linker.as_str() {
-            "mold" | "mixed" => {
-                " (with mold, an archive member keeps its own: \
-                                 mold's --strip-debug drops symbols too)"
-            }
-            _ => "",
-        };
-        let _ = writeln!(
-            out,
-            "debug information: left out of the relinks{mold}; the code and data are laid out \
-             the same without it and the symbol table is kept (--keep-debug keeps it)"
-        );
+        out.push_str(&debug_info_line(m));
     }
     if m.pad > 0 {
         out.push_str(&padding_lines(m));
@@ -111,6 +76,52 @@ pub fn render(m: &Manifest) -> String {
         }
     }
     out
+}
+
+/// The table of seeds per program (built, distinct, how far from the baseline), its legend
+/// below it.
+fn seeds_table(m: &Manifest) -> String {
+    let mut out = String::new();
+    let per_program = tally(m);
+    let width = per_program
+        .keys()
+        .map(|k| k.len())
+        .max()
+        .unwrap_or(7)
+        .max(7);
+    let _ = writeln!(
+        out,
+        "{:<width$}  {:>9}  {:>9}  {:>12}  {:>10}",
+        "program", "seeds ok", "distinct", "mean Kendall", "mean moved"
+    );
+    for (name, (ok, fps, kendall, moved)) in &per_program {
+        let _ = writeln!(
+            out,
+            "{:<width$}  {:>9}  {:>9}  {:>12}  {:>10}",
+            name,
+            format!("{ok}/{}", m.seeds.len()),
+            fps.len(),
+            mean(kendall).map_or("-".into(), |x| format!("{x:.3}")),
+            mean(moved).map_or("-".into(), |x| format!("{:.1} %", 100.0 * x)),
+        );
+    }
+    out.push_str(LEGEND);
+    out
+}
+
+/// `build` without `--keep-debug`: the relinks' debug information left out.
+fn debug_info_line(m: &Manifest) -> String {
+    let mold = match m.linker.as_str() {
+        "mold" | "mixed" => {
+            " (with mold, an archive member keeps its own: mold's --strip-debug drops symbols \
+             too)"
+        }
+        _ => "",
+    };
+    format!(
+        "debug information: left out of the relinks{mold}; the code and data are laid out the \
+         same without it and the symbol table is kept (--keep-debug keeps it)\n"
+    )
 }
 
 /// Per program of `m` (every program of the baseline, in name order): its tally over the
@@ -415,6 +426,7 @@ mod tests {
         m.programs[0].relinking = Some(Relinking {
             mechanism: Mechanism::MergedLink,
             linker: Linker::Lld,
+            direct: false,
         });
         assert_eq!(
             line_on(&m),

@@ -22,6 +22,7 @@ mod snapshot_support;
 mod as_built;
 mod data_order;
 mod debug_info;
+mod direct_link;
 mod errors;
 mod explain;
 mod extend;

@@ -25,6 +25,7 @@ use crate::layout::reorder;
 use crate::seeded::SeededRng;
 use crate::wrap::record::{self, InputKind, LinkRecord};
 
+mod direct;
 mod merged;
 mod same_link;
 use merged::Prepared;
@@ -69,6 +70,9 @@ pub struct Program {
     /// The outputs of its links so far, by what went into them: a binary whose link takes
     /// the same inputs as an earlier one is a copy of its output ([`same_link`]).
     made: std::sync::Arc<Made>,
+    /// Whether its links run the linker directly rather than through the recorded driver,
+    /// decided by its first link through the driver ([`direct`]): `None` until then.
+    direct: std::sync::OnceLock<Option<direct::DirectLink>>,
 }
 
 /// `explain --confirm`'s move of one function (by symbol name): `before` more filler bytes
@@ -118,6 +122,7 @@ impl Program {
         crate::files::manifest::Relinking {
             mechanism: self.mechanism,
             linker: self.linker,
+            direct: self.direct.get().is_some_and(Option::is_some),
         }
     }
 
@@ -159,6 +164,7 @@ impl Program {
             prepared: Default::default(),
             unmoved: false,
             made: Default::default(),
+            direct: Default::default(),
         })
     }
 
@@ -239,10 +245,7 @@ impl Program {
             Some(command) => command,
             None => self.link_command(seed, out, work)?,
         };
-        let output = tool_command(&self.record, &program)
-            .args(&args)
-            .output()
-            .with_context(|| format!("cannot run {}", program.display()))?;
+        let output = self.run_link(&program, &args, out, work)?;
         if !output.status.success() {
             let _ = root.remove_file(out_rel);
             let stderr = String::from_utf8_lossy(&output.stderr);
@@ -263,6 +266,71 @@ impl Program {
             seconds: start.elapsed().as_secs_f64(),
             copy_of: None,
         })
+    }
+
+    /// Runs the link `program args` writing `out`: as the linker the driver would call once
+    /// the program's first link through the driver showed that this writes the same bytes
+    /// ([`direct`]; checked by linking that binary again directly into `work`), else as
+    /// recorded.
+    fn run_link(
+        &self,
+        program: &Path,
+        args: &[String],
+        out: &Path,
+        work: &Path,
+    ) -> Result<std::process::Output> {
+        let direct = self.direct.get().and_then(|d| d.as_ref());
+        if let Some((d, direct_args)) = direct.and_then(|d| Some((d, d.args_for(args)?))) {
+            return tool_command(&self.record, &d.linker)
+                .args(&direct_args)
+                .output()
+                .with_context(|| format!("cannot run {}", d.linker.display()));
+        }
+        let output = tool_command(&self.record, program)
+            .args(args)
+            .output()
+            .with_context(|| format!("cannot run {}", program.display()))?;
+        if output.status.success() && self.direct.get().is_none() {
+            self.direct
+                .get_or_init(|| self.checked_direct(program, args, out, work));
+        }
+        Ok(output)
+    }
+
+    /// The direct form of the driver's link `program args`, if linking with it into a
+    /// scratch file of `work` writes the bytes the driver wrote into `out`.
+    fn checked_direct(
+        &self,
+        program: &Path,
+        args: &[String],
+        out: &Path,
+        work: &Path,
+    ) -> Option<direct::DirectLink> {
+        let d = direct::DirectLink::find(&self.record, program, args)?;
+        let scratch = work.join("direct-check");
+        let (out_arg, scratch_arg) = (out.display().to_string(), scratch.display().to_string());
+        let to_scratch: Vec<String> = args
+            .iter()
+            .map(|a| match *a == out_arg {
+                true => scratch_arg.clone(),
+                false => a.clone(),
+            })
+            .collect();
+        let linked = tool_command(&self.record, &d.linker)
+            .args(d.args_for(&to_scratch)?)
+            .output()
+            .ok()?;
+        let read = |path: &Path| -> Option<Vec<u8>> {
+            let mut bytes = Vec::new();
+            std::io::Read::read_to_end(
+                &mut crate::files::confined::open_regular(path).ok()?,
+                &mut bytes,
+            )
+            .ok()?;
+            Some(bytes)
+        };
+        // The scratch file goes with `work`, removed after each binary.
+        (linked.status.success() && read(out)? == read(&scratch)?).then_some(d)
     }
 
     /// The tool and arguments of the link for `seed` into `out`, its inputs written to

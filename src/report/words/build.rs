@@ -136,7 +136,13 @@ pub(crate) fn mechanisms(m: &Manifest) -> String {
 /// order (resolution pinned); per seed, its section table permuted: modules in a random
 /// order; archive members permuted; then bfd`.
 pub(crate) fn relinking(r: Relinking) -> String {
-    let l = r.linker.name();
+    let l = match r.direct {
+        true => format!(
+            "{}, called directly (the same bytes as through the compiler driver, checked)",
+            r.linker.name()
+        ),
+        false => r.linker.name().to_string(),
+    };
     let merged = "objects merged once by ld.bfd -r in the recorded order (resolution pinned); \
                   per seed, its section table permuted";
     let members = "archive members permuted and their section tables reordered";
