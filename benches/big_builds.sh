@@ -36,9 +36,10 @@
 # 18.75 s, 3 seeds 21.48 s / 20.12 s (wall 1.141, CPU 1.073; relinks 1.93 s for 4 x 15
 # links, ~32 ms a link: at 30 seeds the 14 extension libraries' relinks alone would be ~15 s).
 #
-# Measured 2026-12-05 (relinks without debug information, the linker called directly), REPS=5
-# and 3: brotli 1.054 / 1.035 and 1.091 / 1.080 (wall / CPU), gawk 1.089 / 1.091 and 1.152 /
-# 1.127, CPython (REPS=1) 1.036 / 1.027; docs/build.md, "Limits", has the table.
+# Measured 2026-12-05 (relinks without debug information, the linker called directly), REPS=3
+# to 5, three runs: brotli 1.054 / 1.035, 1.091 / 1.080 and 1.074 / 1.044 (wall / CPU), gawk
+# 1.089 / 1.091, 1.152 / 1.127 and 1.063 / 1.053; CPython (REPS=1) 1.036 / 1.027;
+# docs/build.md, "Limits", has the table.
 #
 # Measured 2026-12-04 on the same 2-core VM, nothing else running (load 1.5-1.9), REPS=2,
 # default seeds, build tools, tests and plugins left out (docs/build.md, "Which links are
