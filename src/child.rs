@@ -67,11 +67,14 @@ fn shell_quote(arg: &str) -> String {
 
 /// The first `program` on `PATH`.
 pub(crate) fn which(program: &str) -> Option<PathBuf> {
-    std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join(program))
-            .find(|p| p.is_file())
-    })
+    which_on(program, &std::env::var_os("PATH")?)
+}
+
+/// The first `program` in the directories of the search path `paths` (as `PATH` spells it).
+pub(crate) fn which_on(program: &str, paths: &std::ffi::OsStr) -> Option<PathBuf> {
+    std::env::split_paths(paths)
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
 }
 
 #[cfg(test)]

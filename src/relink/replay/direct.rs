@@ -121,14 +121,10 @@ fn collect2_linker(record: &LinkRecord, driver: &Path, driver_args: &[String]) -
     if Path::new(&found).is_absolute() {
         return Some(PathBuf::from(found));
     }
-    let path = record
-        .env
-        .get("PATH")
-        .map(std::ffi::OsString::from)
-        .or_else(|| std::env::var_os("PATH"))?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(&name))
-        .find(|p| p.is_file())
+    match record.env.get("PATH") {
+        Some(path) => crate::child::which_on(&name, path.as_ref()),
+        None => crate::child::which(&name),
+    }
 }
 
 /// The driver's program search options among `args`: `-B DIR` and `-BDIR`.
