@@ -57,12 +57,18 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         layoutrand::diagnostic!("layoutrand: warning: {w}");
     }
     let summary = summarize_store(&args.out, &report.primary_metric)?;
-    if report.suite {
-        layoutrand::diagnostic!(
+    match (report.suite, report.counted) {
+        (true, false) => layoutrand::diagnostic!(
             "layoutrand: each binary's whole-process wall time below; the suite's cases are \
              answered by `layoutrand report {}`",
             args.out.display()
-        );
+        ),
+        (true, true) => layoutrand::diagnostic!(
+            "layoutrand: each binary's executions below (under valgrind no time is the \
+             program's: no mean); the suite's cases are answered by `layoutrand report {}`",
+            args.out.display()
+        ),
+        _ => {}
     }
     print_summary(&summary)?;
     if let Some(exit) = failed_programs(&args.out, &summary)? {

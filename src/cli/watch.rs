@@ -89,7 +89,11 @@ const CACHEGRIND_THRESHOLD: f64 = 0.001;
 
 /// `--fail-if-slower` as given, else its default for the metric.
 fn threshold(args: &Args) -> f64 {
-    let cachegrind = args.design.metric.as_deref() == Some("cachegrind");
+    let cachegrind = args
+        .design
+        .metric
+        .as_deref()
+        .is_some_and(layoutrand::files::metric::is_cachegrind_spec);
     args.fail_if_slower.unwrap_or(if cachegrind {
         CACHEGRIND_THRESHOLD
     } else {

@@ -20,7 +20,14 @@ pub(crate) enum MetricSpec {
     /// A benchmark suite's output: one value per case and iteration (repetition), each case
     /// a metric of its own in the store, named by the case.
     Suite(SuiteSpec),
+    /// Cachegrind's counts of each case of a suite (`cachegrind:gbench`,
+    /// `cachegrind:criterion`): every case run alone under valgrind, one value per case and
+    /// execution (see [`crate::run::case_counts`]).
+    SuiteCounts(SuiteSpec),
 }
+
+/// The prefix of `--metric cachegrind:SUITE`.
+const COUNTS_PREFIX: &str = "cachegrind:";
 
 /// A benchmark suite's output format (`--metric gbench|criterion|hyperfine|lines`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,9 +136,16 @@ pub(crate) const PROCESS_METRICS: [&str; 3] = ["wall", "cpu", "max_rss"];
 /// listed by metric (`watch`); a case may not take it.
 pub(crate) const SUITE_METRIC: &str = "suite (geometric mean over cases)";
 
-/// Whether the stored `--metric` specification is a suite's (each case a metric of its own).
+/// Whether the stored `--metric` specification is a suite's (each case a metric of its own),
+/// timed or counted by cachegrind.
 pub fn is_suite_spec(spec: &str) -> bool {
-    SuiteSpec::parse(spec).is_some_and(|s| s.is_ok())
+    SuiteSpec::parse(spec.strip_prefix(COUNTS_PREFIX).unwrap_or(spec)).is_some_and(|s| s.is_ok())
+}
+
+/// Whether the stored `--metric` specification runs the benchmark under cachegrind
+/// (`cachegrind`, or a suite's cases counted by it): the metrics that have a cache model.
+pub fn is_cachegrind_spec(spec: &str) -> bool {
+    spec == "cachegrind" || (spec.starts_with(COUNTS_PREFIX) && is_suite_spec(spec))
 }
 
 /// Metric name of program-reported values in the store.
@@ -148,6 +162,7 @@ impl MetricSpec {
             "wall" => MetricSpec::Wall,
             "cpu" => MetricSpec::Cpu,
             "cachegrind" => MetricSpec::Cachegrind,
+            _ if text.starts_with(COUNTS_PREFIX) => Self::parse_counts(text)?,
             _ => match (text.strip_prefix("regex:"), SuiteSpec::parse(text)) {
                 (None, Some(suite)) => MetricSpec::Suite(suite?),
                 (Some(pattern), _) => {
@@ -156,11 +171,44 @@ impl MetricSpec {
                     })?)
                 }
                 (None, None) => bail!(
-                    "--metric {text:?}: expected wall, cpu, cachegrind, regex:PATTERN, or a \
-                     suite's output: gbench, criterion, hyperfine@FILE, lines"
+                    "--metric {text:?}: expected wall, cpu, cachegrind, regex:PATTERN, a \
+                     suite's output (gbench, criterion, hyperfine@FILE, lines), or its cases \
+                     counted by cachegrind (cachegrind:gbench, cachegrind:criterion)"
                 ),
             },
         })
+    }
+
+    /// `cachegrind:gbench[@FILE]` or `cachegrind:criterion`: the suites whose cases
+    /// layoutrand can list and run one at a time, a fixed number of iterations each.
+    fn parse_counts(text: &str) -> Result<MetricSpec> {
+        let rest = &text[COUNTS_PREFIX.len()..];
+        let suite = SuiteSpec::parse(rest).with_context(|| {
+            format!(
+                "--metric {text:?}: after cachegrind: comes a suite format whose cases \
+                 layoutrand runs one by one: gbench or criterion"
+            )
+        })??;
+        match (suite.format, suite.cpu_time, &suite.source) {
+            (SuiteFormat::Gbench, false, _) | (SuiteFormat::Criterion, false, None) => {
+                Ok(MetricSpec::SuiteCounts(suite))
+            }
+            (SuiteFormat::Gbench, true, _) => bail!(
+                "--metric {text}: counts have no cpu_time; the form is cachegrind:gbench[@FILE]"
+            ),
+            (SuiteFormat::Criterion, _, _) => bail!(
+                "--metric {text}: under cachegrind criterion runs each case once in its test \
+                 mode, which writes no sample files: the form is cachegrind:criterion"
+            ),
+            (SuiteFormat::Hyperfine, _, _) => bail!(
+                "--metric {text}: hyperfine's cases are commands: measure each as a program \
+                 of its own with --metric cachegrind"
+            ),
+            (SuiteFormat::Lines, _, _) => bail!(
+                "--metric {text}: layoutrand cannot run one case of a `lines` suite alone: \
+                 use --metric cachegrind for the whole process's counts"
+            ),
+        }
     }
 
     /// The store's metric name of the primary value: `wall`, `cpu`, `estimated_cycles` or
@@ -172,14 +220,19 @@ impl MetricSpec {
             MetricSpec::Cpu => "cpu",
             MetricSpec::Cachegrind => ESTIMATED_CYCLES,
             MetricSpec::Reported(_) => REPORTED,
-            MetricSpec::Suite(_) => SUITE_CASES,
+            MetricSpec::Suite(_) | MetricSpec::SuiteCounts(_) => SUITE_CASES,
         }
     }
 
     /// True when the metric gives the same value however many executions share the
     /// machine (a simulation), so executions may run in parallel (`run --jobs`).
     pub(crate) fn is_deterministic(&self) -> bool {
-        matches!(self, MetricSpec::Cachegrind)
+        self.uses_cachegrind()
+    }
+
+    /// True when the benchmark runs under cachegrind (its cache model applies).
+    pub(crate) fn uses_cachegrind(&self) -> bool {
+        matches!(self, MetricSpec::Cachegrind | MetricSpec::SuiteCounts(_))
     }
 
     /// True when the program reports one value per iteration (a suite: per case).

@@ -40,8 +40,10 @@ pub struct DesignArgs {
     /// from stdout) | a suite's output, every case a metric: `gbench[:cpu_time][@FILE]`
     /// (Google Benchmark JSON), `criterion[@DIR]` (criterion's sample files under DIR, e.g.
     /// target/criterion), `hyperfine@FILE` (--export-json), `lines[@FILE]` (`name value
-    /// [unit]` lines) [default: wall]. (`report`, `compare` and `export` take `--metric NAME`
-    /// instead: which of the metrics this recorded to read.)
+    /// [unit]` lines) | `cachegrind:gbench[@FILE]`, `cachegrind:criterion` (each case run
+    /// alone under cachegrind, its counts less a second process's) [default: wall]. (`report`,
+    /// `compare` and `export` take `--metric NAME` instead: which of the metrics this
+    /// recorded to read.)
     #[cfg_attr(feature = "cli", arg(long))]
     pub metric: Option<String>,
 }

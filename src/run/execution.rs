@@ -175,15 +175,23 @@ pub(crate) fn run_one(
         MetricSpec::Suite(suite) => super::suite::source_before(suite, ctx.cwd),
         _ => super::suite::SourceBefore::default(),
     };
-    let outcome = match wrong_library {
-        Some(why) => ProcessOutcome {
-            end: ProcessEnd::SpawnFailed(why),
-            wall_ns: 0,
-            cpu_ns: 0,
-            max_rss_kib: 0,
-            abandoned: 0,
-        },
-        None => run_process(&spec),
+    let (outcome, counted) = match (wrong_library, ctx.metric) {
+        (Some(why), _) => (
+            ProcessOutcome {
+                end: ProcessEnd::SpawnFailed(why),
+                wall_ns: 0,
+                cpu_ns: 0,
+                max_rss_kib: 0,
+                abandoned: 0,
+            },
+            None,
+        ),
+        (None, MetricSpec::SuiteCounts(suite)) => {
+            let model = ctx.settings.cache_model.as_ref();
+            let counted = super::case_counts::run(&spec, suite, &ctx.cachegrind_dir, model);
+            (counted.outcome, Some((counted.cases, counted.failed_step)))
+        }
+        (None, _) => (run_process(&spec), None),
     };
     if let ProcessEnd::Interrupted(signal) = outcome.end {
         return Ok(OneExecution::interrupted(signal));
@@ -196,7 +204,7 @@ pub(crate) fn run_one(
         ctx,
         slot,
         target,
-        (&spec, &suite_before),
+        (&spec, &suite_before, counted),
         &outcome,
         (start_unix, host),
     ))
@@ -229,11 +237,7 @@ fn process_spec(
     let bin = ctx.template.uses_bin.then(|| &fixed[&target.program]);
     let mut argv = ctx.template.expand(bin, &fixed, ctx.settings.iterations);
     if let MetricSpec::Cachegrind = ctx.metric {
-        let (staging, name) = crate::files::confined::parent_of(cg_dir)?;
-        staging.remove_dir_all(name)?;
-        staging
-            .create_dir_all(name)
-            .with_context(|| format!("cannot create {}", cg_dir.display()))?;
+        super::metric::empty_cachegrind_dir(cg_dir)?;
         argv = cachegrind_argv(cg_dir, ctx.settings.cache_model.as_ref(), &argv);
     }
     let mut wrong_library = None;
@@ -276,18 +280,26 @@ fn outcome_records(
     ctx: &ExecutionContext,
     slot: &Slot,
     target: &Target,
-    (spec, suite_before): (&ProcessSpec, &super::suite::SourceBefore),
+    (spec, suite_before, counted): (&ProcessSpec, &super::suite::SourceBefore, Option<Counts>),
     outcome: &ProcessOutcome,
     (start_unix, host): (f64, ExecutionHost),
 ) -> OneExecution {
     let mut records = Vec::new();
     let mut problem = None;
     let mut shown_tail = String::new();
-    let stderr_tail = || file_tail(&spec.stderr, TAIL_LINES);
+    let (counted, failed_step) = match counted {
+        Some((cases, step)) => (Some(cases), step),
+        None => (None, None),
+    };
+    // Under `cachegrind:SUITE` an execution is many processes: say which one failed.
+    let stderr_tail = || match &failed_step {
+        Some(step) => format!("{step}:\n{}", file_tail(&spec.stderr, TAIL_LINES)),
+        None => file_tail(&spec.stderr, TAIL_LINES),
+    };
     let (status, stored_tail) = match &outcome.end {
         ProcessEnd::Exited(0) => match collect_metrics(
             ctx,
-            (&spec.stdout, suite_before),
+            (&spec.stdout, suite_before, counted),
             &ctx.cachegrind_dir,
             outcome,
         ) {
@@ -412,6 +424,13 @@ fn execution_record(
 /// (metric, iteration, warmup, value, unit) of a successful execution.
 type Value = (String, u32, bool, f64, String);
 
+/// Under `cachegrind:SUITE`: each case's estimated cycles, or why there are none.
+type CaseCounts = Result<Vec<(String, f64)>>;
+
+/// Under `cachegrind:SUITE`: each case's counts, and which of the execution's processes
+/// failed, if one did.
+type Counts = (CaseCounts, Option<String>);
+
 /// Keeps the per-function profile of `target`'s execution that just ended under cachegrind
 /// (its files in `cg_dir`) at [`profile_path`] in `out`, unless one is kept already: the
 /// binary's first successful execution, which `explain` reads instead of profiling every
@@ -439,7 +458,7 @@ fn keep_profile(out: &Path, cg_dir: &Path, target: &Target) {
 /// The measurements of a successful execution.
 fn collect_metrics(
     ctx: &ExecutionContext,
-    (stdout, suite_before): (&Path, &super::suite::SourceBefore),
+    (stdout, suite_before, counted): (&Path, &super::suite::SourceBefore, Option<CaseCounts>),
     cg_dir: &Path,
     outcome: &ProcessOutcome,
 ) -> Result<Vec<Value>> {
@@ -480,6 +499,12 @@ fn collect_metrics(
             }
             for (name, v, unit) in process_values {
                 values.push((name.into(), 0, false, v, unit.into()));
+            }
+        }
+        MetricSpec::SuiteCounts(_) => {
+            let cases = counted.context("an execution under cachegrind:SUITE counts cases")??;
+            for (name, v) in cases {
+                values.push((name, 0, false, v, "count".to_string()));
             }
         }
         MetricSpec::Suite(suite) => {

@@ -116,6 +116,16 @@ pub(crate) fn cachegrind_argv(
     v
 }
 
+/// Empties (creating it if need be) the directory `cg_dir` valgrind writes an execution's
+/// cachegrind files to, so that only the next process's files are read from it.
+pub(crate) fn empty_cachegrind_dir(cg_dir: &Path) -> Result<()> {
+    let (parent, name) = crate::files::confined::parent_of(cg_dir)?;
+    parent.remove_dir_all(name)?;
+    parent
+        .create_dir_all(name)
+        .with_context(|| format!("cannot create {}", cg_dir.display()))
+}
+
 /// Every event of a cachegrind output file per function: the `events:` names, and per
 /// function (`fn=` blocks summed over files and lines) one sum per event. A cost line lists
 /// the events in order after its line number; trailing zeros may be left out.
@@ -373,6 +383,31 @@ mod tests {
         assert!(MetricSpec::parse("regex:a(b").is_err());
         let e = MetricSpec::parse("cycles").unwrap_err();
         insta::assert_snapshot!(format!("{e:#}"));
+    }
+
+    #[test]
+    fn counted_suites_parse_and_the_others_are_refused_with_the_reason() {
+        for text in ["cachegrind:gbench", "cachegrind:gbench@gb.json", "cachegrind:criterion"] {
+            let spec = MetricSpec::parse(text).unwrap();
+            assert!(matches!(spec, MetricSpec::SuiteCounts(_)), "{text}");
+            assert!(spec.is_deterministic() && spec.uses_cachegrind(), "{text}");
+            assert!(!spec.has_iterations(), "{text}");
+            assert!(is_suite_spec(text) && is_cachegrind_spec(text), "{text}");
+            assert_eq!(primary_name_of_spec(text), SUITE_CASES, "{text}");
+        }
+        assert!(!is_cachegrind_spec("gbench") && is_cachegrind_spec("cachegrind"));
+        let mut refusals = String::new();
+        for text in [
+            "cachegrind:gbench:cpu_time",
+            "cachegrind:criterion@target/criterion",
+            "cachegrind:hyperfine@h.json",
+            "cachegrind:lines",
+            "cachegrind:wall",
+        ] {
+            let e = MetricSpec::parse(text).unwrap_err();
+            refusals.push_str(&format!("{e:#}\n"));
+        }
+        insta::assert_snapshot!(refusals);
     }
 
     #[test]

@@ -93,15 +93,18 @@ pub(crate) fn prepare_run(
             h.variants.join(", ")
         );
     }
-    if req.cache_sim.is_some() && !matches!(metric, MetricSpec::Cachegrind) {
+    if req.cache_sim.is_some() && !metric.uses_cachegrind() {
         bail!(
             "--cache-sim sets cachegrind's cache model: it needs --metric cachegrind (this run \
              measures {})",
             settings.metric
         );
     }
-    if matches!(metric, MetricSpec::Cachegrind) && which("valgrind").is_none() {
-        bail!("--metric cachegrind needs valgrind on PATH (apt-get install valgrind)");
+    if metric.uses_cachegrind() && which("valgrind").is_none() {
+        bail!(
+            "--metric {} needs valgrind on PATH (apt-get install valgrind)",
+            settings.metric
+        );
     }
     Ok(PreparedRun {
         settings,
@@ -179,7 +182,9 @@ impl PreparedRun {
             pad_variable: Some(PAD_VARIABLE.to_string()),
             conditions: Some(detect_conditions()),
             cache_model: settings.cache_model,
-            valgrind_version: matches!(self.metric, MetricSpec::Cachegrind)
+            valgrind_version: self
+                .metric
+                .uses_cachegrind()
                 .then(valgrind_version)
                 .flatten(),
         }

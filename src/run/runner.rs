@@ -45,6 +45,9 @@ pub struct RunReport {
     /// Whether the run measured a suite (`--metric gbench`, …): the summary then shows the
     /// process's wall time, the cases being the report's.
     pub suite: bool,
+    /// Whether the suite's cases were counted under cachegrind (`cachegrind:SUITE`): no
+    /// time of the program's is then stored at all.
+    pub counted: bool,
     /// Warnings for the user (ASLR, store repairs).
     pub warnings: Vec<String>,
 }
@@ -152,6 +155,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
         schedule_seed: started.header.schedule_seed,
         primary_metric: super::metric::summary_name_of_spec(&started.header.metric).to_string(),
         suite: super::metric::is_suite_spec(&started.header.metric),
+        counted: super::metric::is_cachegrind_spec(&started.header.metric),
         warnings: opened.warnings,
     })
 }

@@ -289,7 +289,7 @@ pub(crate) fn resolve(
         }
         let metric = req.metric.clone().unwrap_or_else(|| "wall".to_string());
         return Ok(RunSettings {
-            cache_model: (metric == "cachegrind")
+            cache_model: crate::files::metric::is_cachegrind_spec(&metric)
                 .then(|| req.cache_sim.unwrap_or(CacheModel::DEFAULT)),
             programs: req.programs.clone(),
             executions: req.executions.unwrap_or(DEFAULT_EXECUTIONS),

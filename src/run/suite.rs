@@ -197,6 +197,7 @@ struct GbenchEntry {
     real_time: Option<f64>,
     cpu_time: Option<f64>,
     time_unit: Option<String>,
+    iterations: Option<f64>,
     #[serde(default)]
     error_occurred: bool,
     error_message: Option<String>,
@@ -206,13 +207,8 @@ struct GbenchEntry {
 /// a case), its `real_time` (or `cpu_time`) in nanoseconds; the aggregates (`_mean`,
 /// `_median`, …, complexity) are left out, as the statistics are layoutrand's to make. Text
 /// before the document (the program's own prints) is skipped.
-fn gbench(mut input: impl BufRead, cpu_time: bool) -> Result<Vec<Case>> {
-    skip_to_document(&mut input)?;
-    let document: GbenchDocument = serde_json::Deserializer::from_reader(input)
-        .into_iter()
-        .next()
-        .context("found no JSON document (run the suite with --benchmark_format=json)")?
-        .context("is not Google Benchmark's JSON (--benchmark_format=json)")?;
+fn gbench(input: impl BufRead, cpu_time: bool) -> Result<Vec<Case>> {
+    let document = gbench_document(input)?;
     let mut cases = Cases::default();
     let mut aggregates = 0;
     for entry in document.benchmarks {
@@ -244,6 +240,95 @@ fn gbench(mut input: impl BufRead, cpu_time: bool) -> Result<Vec<Case>> {
         );
     }
     Ok(cases.into_vec())
+}
+
+/// Google Benchmark's JSON document in `input`, after whatever the program printed before it.
+fn gbench_document(mut input: impl BufRead) -> Result<GbenchDocument> {
+    skip_to_document(&mut input)?;
+    serde_json::Deserializer::from_reader(input)
+        .into_iter()
+        .next()
+        .context("found no JSON document (run the suite with --benchmark_format=json)")?
+        .context("is not Google Benchmark's JSON (--benchmark_format=json)")
+}
+
+/// The runs of one Google Benchmark execution, each case's name with the iterations it ran
+/// (aggregates left out), read from where `spec` says (its `stdout`, or the file it names
+/// relative to `cwd`, written since `before`): `cachegrind:gbench` checks with them that a
+/// process ran its one case as often as asked.
+pub(crate) fn gbench_runs(
+    spec: &SuiteSpec,
+    stdout: &Path,
+    cwd: &Path,
+    before: &SourceBefore,
+) -> Result<Vec<(String, Option<f64>)>> {
+    let input = match &spec.source {
+        Some(file) => {
+            let path = cwd.join(file);
+            check_written(&path, before)?;
+            open_bounded(&path, true)?
+        }
+        None => open_captured(stdout, true)?,
+    };
+    let document = gbench_document(input).context("--metric cachegrind:gbench")?;
+    Ok(document
+        .benchmarks
+        .into_iter()
+        .filter(|e| e.run_type.as_deref() != Some("aggregate"))
+        .map(|e| (e.run_name.unwrap_or(e.name), e.iterations))
+        .collect())
+}
+
+/// The cases a suite lists on its captured `stdout` when asked (Google Benchmark's
+/// `--benchmark_list_tests=true`: a name a line; criterion's `--list`: `NAME: benchmark`
+/// lines, other lines its own), each name checked as a reported case's is.
+pub(crate) fn listed_cases(spec: &SuiteSpec, stdout: &Path) -> Result<Vec<String>> {
+    let mut input = open_captured(stdout, false)?;
+    let mut names: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if input
+            .by_ref()
+            .take(MAX_REPORTED_LINE as u64 + 1)
+            .read_until(b'\n', &mut line)
+            .context("cannot read the suite's list of cases")?
+            == 0
+        {
+            break;
+        }
+        if line.len() > MAX_REPORTED_LINE {
+            bail!("the suite's list of cases has a line longer than 1 MiB");
+        }
+        let text = String::from_utf8_lossy(&line);
+        let text = text.trim_end_matches(['\n', '\r']);
+        let name = match spec.format {
+            SuiteFormat::Criterion => text.strip_suffix(": benchmark"),
+            _ => Some(text).filter(|t| !t.trim().is_empty()),
+        };
+        if let Some(name) = name.filter(|n| seen.insert(n.to_string())) {
+            if names.len() == MAX_CASES {
+                bail!("the suite lists more than {MAX_CASES} cases: select fewer (the suite's filter)");
+            }
+            names.push(name.to_string());
+        }
+    }
+    if names.is_empty() {
+        return Ok(names);
+    }
+    let cases = names
+        .into_iter()
+        .map(|name| Case {
+            name,
+            unit: String::new(),
+            values: Vec::new(),
+        })
+        .collect();
+    Ok(check_cases(spec, cases)?
+        .into_iter()
+        .map(|c| c.name)
+        .collect())
 }
 
 /// Reads `input` up to the first line that starts with `{` (the JSON document).
@@ -590,6 +675,30 @@ fn check_cases(spec: &SuiteSpec, cases: Vec<Case>) -> Result<Vec<Case>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The two listings `cachegrind:SUITE` reads: Google Benchmark's names a line, criterion's
+    /// `NAME: benchmark` lines among its own, each name once.
+    #[test]
+    fn listed_cases_are_read_as_each_suite_prints_them() {
+        let d = tempfile::tempdir().unwrap();
+        let out = d.path().join("stdout");
+        std::fs::write(&out, "BM_a/1\nBM_a/2\n\nBM_b<int>\n").unwrap();
+        assert_eq!(
+            listed_cases(&spec("gbench"), &out).unwrap(),
+            ["BM_a/1", "BM_a/2", "BM_b<int>"]
+        );
+        let listing = "Gnuplot not found, using plotters backend\nfib/5: benchmark\n\n\
+                       fib/5: benchmark\nempty: benchmark\nsome_test: test\n";
+        std::fs::write(&out, listing).unwrap();
+        assert_eq!(
+            listed_cases(&spec("criterion"), &out).unwrap(),
+            ["fib/5", "empty"]
+        );
+        std::fs::write(&out, "wall\n").unwrap();
+        assert!(listed_cases(&spec("gbench"), &out).is_err());
+        std::fs::write(&out, "").unwrap();
+        assert!(listed_cases(&spec("gbench"), &out).unwrap().is_empty());
+    }
 
     fn spec(text: &str) -> SuiteSpec {
         match super::super::metric::MetricSpec::parse(text).unwrap() {

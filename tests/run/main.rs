@@ -39,4 +39,5 @@ mod real_build;
 mod signals;
 mod slurm_cluster;
 mod suite;
+mod suite_counts;
 mod variants;

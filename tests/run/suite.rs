@@ -13,7 +13,7 @@ use build_support::{assert_success, build, top_fixture};
 use serde_json::Value;
 
 #[path = "../support/schemas.rs"]
-mod schemas;
+pub(crate) mod schemas;
 
 fn layoutrand(dir: &Path) -> assert_cmd::Command {
     let mut cmd = assert_cmd::Command::cargo_bin("layoutrand").unwrap();

@@ -392,7 +392,9 @@ fn cachegrind_warnings(
     new: &Experiment,
 ) -> Vec<crate::files::cache_model::SetupDifference> {
     let (b, n) = (&base.header, &new.header);
-    if b.metric != "cachegrind" || n.metric != "cachegrind" {
+    if !crate::files::metric::is_cachegrind_spec(&b.metric)
+        || !crate::files::metric::is_cachegrind_spec(&n.metric)
+    {
         return Vec::new();
     }
     crate::files::cache_model::setup_differences(
