@@ -473,8 +473,12 @@ impl ExperimentConfig {
                 bail!("[run] warmup = {w} leaves none of the {i} iterations to measure");
             }
         }
-        if let (crate::run::metric::MetricSpec::Suite(_), Some(p)) = (&spec, &self.target.precision)
-        {
+        let suite = matches!(
+            spec,
+            crate::run::metric::MetricSpec::Suite(_)
+                | crate::run::metric::MetricSpec::SuiteCounts(_)
+        );
+        if let (true, Some(p)) = (suite, &self.target.precision) {
             // Growing until one interval is narrow enough has no one interval to watch in a
             // suite of many cases.
             bail!(
@@ -832,6 +836,19 @@ mod tests {
 
     /// `[run] cache_sim` is read by `run --cache-sim`'s parser, and refused when it does not
     /// parse, before anything runs.
+    #[test]
+    fn a_suite_timed_or_counted_has_no_one_precision_to_grow_toward() {
+        for metric in ["gbench", "cachegrind:gbench", "cachegrind:criterion"] {
+            let mut c = ExperimentConfig::default();
+            c.run.metric = Some(metric.into());
+            c.target.precision = Some("1%".into());
+            let err = format!("{:#}", c.validate_run_counts().unwrap_err());
+            assert!(err.starts_with("[target] precision = "), "{metric}: {err}");
+            c.target.precision = None;
+            c.validate_run_counts().unwrap();
+        }
+    }
+
     #[test]
     fn run_cache_sim_is_parsed_as_the_flag_is() {
         let mut c = ExperimentConfig::default();

@@ -387,7 +387,11 @@ mod tests {
 
     #[test]
     fn counted_suites_parse_and_the_others_are_refused_with_the_reason() {
-        for text in ["cachegrind:gbench", "cachegrind:gbench@gb.json", "cachegrind:criterion"] {
+        for text in [
+            "cachegrind:gbench",
+            "cachegrind:gbench@gb.json",
+            "cachegrind:criterion",
+        ] {
             let spec = MetricSpec::parse(text).unwrap();
             assert!(matches!(spec, MetricSpec::SuiteCounts(_)), "{text}");
             assert!(spec.is_deterministic() && spec.uses_cachegrind(), "{text}");
