@@ -97,19 +97,7 @@ fn gate_judgements(report: &crate::analysis::answers::model::Report) -> Vec<Gate
         .suite_comparisons
         .iter()
         .filter(|c| c.gated)
-        .map(|c| GateJudgement {
-            label: format!(
-                "{} suite of {} cases (geometric mean): {} against {}: {}",
-                c.program,
-                c.cases,
-                c.new,
-                c.base,
-                words::suite::ratio_words(c, report.confidence)
-            ),
-            failed: c.slower_beyond_threshold,
-            bounded: true,
-            detectable_excess: c.detectable_excess,
-        });
+        .map(|c| words::suite::gate_judgement(c, &c.program, report.confidence));
     report
         .comparisons
         .iter()

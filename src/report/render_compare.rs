@@ -20,6 +20,10 @@ use crate::report::words;
 /// metric: effect") and whether it failed, so that the gate says what it judged and what is
 /// slower.
 fn gate_judgements(c: &ExperimentComparison) -> Vec<crate::report::gate::GateJudgement> {
+    let suites = c.suites.iter().filter(|s| s.gated).map(|s| {
+        let label = program_label(&s.program, s.variant.as_deref());
+        words::suite::gate_judgement(s, &label, c.confidence)
+    });
     c.programs
         .iter()
         .filter(|p| p.comparison.pair.gated)
@@ -35,6 +39,7 @@ fn gate_judgements(c: &ExperimentComparison) -> Vec<crate::report::gate::GateJud
                 c.confidence,
             )
         })
+        .chain(suites)
         .collect()
 }
 
@@ -196,6 +201,14 @@ pub fn render_text(c: &ExperimentComparison) -> String {
         for w in &words::comparison::warnings(&p.comparison) {
             let _ = writeln!(out, "  warning: {w}");
         }
+    }
+    if !c.suites.is_empty() {
+        let _ = writeln!(out, "\nSuites compared:");
+    }
+    for s in &c.suites {
+        let label = program_label(&s.program, s.variant.as_deref());
+        let line = words::suite::comparison_line(s, c.confidence);
+        let _ = writeln!(out, "  - {label}: {line}");
     }
     for o in &c.overall {
         let text = words::across_programs::overall(o, o.confidence);

@@ -155,6 +155,66 @@ fn variants_of_a_lines_suite_are_compared_case_by_case_and_as_a_suite() {
     );
 }
 
+/// `compare` of two experiments of one suite gives the ratio of their geometric means over
+/// the cases (as `report` does between variants), and its gate judges that ratio too.
+#[test]
+fn two_experiments_of_a_suite_are_compared_as_a_suite() {
+    let (_tmp, dir) = top_fixture("suite");
+    for (out, flags) in [("out-a", "-O1"), ("out-b", "-O2")] {
+        let script = format!("make clean >/dev/null && make lines CFLAGS='{flags}'");
+        let args = ["--out", out, "--seeds", "3"];
+        assert_success(&build(&dir, &args, &["sh", "-c", &script]), out);
+        let run = layoutrand(&dir)
+            .args(["run", "--out", out, "--metric", "lines"])
+            .args(["--executions", "2", "--iterations", "3", "--warmup", "1"])
+            .args(["--schedule-seed", "3", "--", "{bin}", "3", "2000"])
+            .output()
+            .unwrap();
+        assert_success(&run, out);
+    }
+    let compare = layoutrand(&dir)
+        .args(["compare", "out-a", "out-b", "--format", "json"])
+        .args(["--fail-if-slower", "50%"])
+        .output()
+        .unwrap();
+    assert_success(&compare, "compare of two suites");
+    let compared: Value = serde_json::from_slice(&compare.stdout).unwrap();
+    schemas::assert_valid("compare-directories", "two suites compared", &compared);
+    let suites = compared["suites"].as_array().unwrap();
+    assert_eq!(suites.len(), 1, "{compared:#}");
+    let suite = &suites[0];
+    assert_eq!(
+        (
+            suite["program"].as_str(),
+            suite["base"].as_str(),
+            suite["new"].as_str()
+        ),
+        (Some("lines"), Some("base"), Some("new"))
+    );
+    assert_eq!(suite["cases"], 24);
+    let ratio = &suite["ratio"];
+    let (lower, estimate, upper) = (
+        ratio["lower"].as_f64().unwrap(),
+        ratio["estimate"].as_f64().unwrap(),
+        ratio["upper"].as_f64().unwrap(),
+    );
+    assert!(
+        0.0 < lower && lower <= estimate && estimate <= upper,
+        "{ratio}"
+    );
+    assert_eq!(suite["gated"], true);
+    // The case comparisons it counts are the 24 of the cases, each at Bonferroni.
+    let cases = compared["programs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["suite_cases"] == 24)
+        .count();
+    assert_eq!(cases, 24);
+    let moved = suite["cases_lower"].as_u64().unwrap() + suite["cases_higher"].as_u64().unwrap();
+    assert!(moved <= 24, "{suite}");
+}
+
 #[test]
 fn a_suite_that_does_not_give_what_the_run_asks_names_the_case() {
     let (_tmp, dir) = top_fixture("suite");

@@ -60,6 +60,9 @@ pub struct ExperimentComparison {
     pub only_in: Vec<OnlyIn>,
     /// Across programs, per metric measured on at least two programs.
     pub overall: Vec<Overall>,
+    /// Each suite measured on both sides (per program and variant): the new side's ratio of
+    /// geometric means over the cases to the base's, as `report` gives it between variants.
+    pub suites: Vec<super::model::SuiteComparison>,
     /// How two cachegrind runs' simulated caches or valgrind versions differ (among the
     /// wire's `warnings`, after the reading's).
     #[serde(skip)]
@@ -187,6 +190,45 @@ pub fn gate_failed(c: &ExperimentComparison) -> bool {
     c.programs
         .iter()
         .any(|p| p.comparison.pair.gated && p.comparison.pair.slower_beyond_threshold)
+        || c.suites
+            .iter()
+            .any(|s| s.gated && s.slower_beyond_threshold)
+}
+
+/// The suites both experiments measured (per program and variant, in the base's order):
+/// the ratio of the new side's geometric mean over the cases to the base's, with how many
+/// of `programs`' case comparisons moved each way. Each side is labelled `base` or `new`.
+fn suites_compared(
+    base: &Experiment,
+    new: &Experiment,
+    programs: &[ProgramComparison],
+    options: &CompareOptions,
+) -> Vec<super::model::SuiteComparison> {
+    let mut seen: Vec<(&str, Option<&str>)> = Vec::new();
+    let mut out = Vec::new();
+    for p in programs.iter().filter(|p| p.suite_cases.is_some()) {
+        let key = (p.program.as_str(), p.variant.as_deref());
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let base_cases = super::suite::case_series(base, key.0, key.1);
+        let new_cases = super::suite::case_series(new, key.0, key.1);
+        let verdicts = programs
+            .iter()
+            .filter(|q| (q.program.as_str(), q.variant.as_deref()) == key)
+            .filter(|q| q.suite_cases.is_some())
+            .map(|q| q.comparison.pair.effect.verdict);
+        let gate = options.fail_if_slower.filter(|_| p.comparison.pair.gated);
+        out.extend(super::suite::suite_ratio(
+            key,
+            (("base", &base_cases[..]), ("new", &new_cases[..])),
+            verdicts,
+            &options.thresholds,
+            gate,
+        ));
+    }
+    out
 }
 
 /// Compares two loaded experiments. `fail_if_slower` is a share (0.02 for 2 %).
@@ -201,6 +243,7 @@ pub fn compare(
         bail!("{}", nothing_in_common(base, new));
     }
     let overall = overall_by_metric(&programs, confidence);
+    let suites = suites_compared(base, new, &programs, options);
     Ok(ExperimentComparison {
         base_incomplete: base.incomplete,
         new_incomplete: new.incomplete,
@@ -212,6 +255,7 @@ pub fn compare(
         programs,
         only_in,
         overall,
+        suites,
         read_warnings: base
             .warnings
             .iter()

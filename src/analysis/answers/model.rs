@@ -599,6 +599,10 @@ pub struct SuiteCase {
 pub struct SuiteComparison {
     /// Program.
     pub program: String,
+    /// The variant compared in both of two experiments (`compare`); absent between the
+    /// variants of one (`report`), where `base` and `new` name them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
     /// The base variant.
     pub base: String,
     /// The new variant.

@@ -139,7 +139,7 @@ fn case_row(s: &SeriesReport) -> SuiteCase {
 }
 
 /// The experiment's case series of `program` and `variant`.
-fn case_series<'a>(
+pub(crate) fn case_series<'a>(
     experiment: &'a Experiment,
     program: &str,
     variant: Option<&str>,
@@ -200,55 +200,80 @@ pub(crate) fn suite_comparisons(
         let base_series = case_series(experiment, &first.program, Some(base));
         for new in variants.iter().skip(1).flatten() {
             let new_series = case_series(experiment, &first.program, Some(new));
-            // The cases both sides measured, in one order.
-            let both: Vec<(&Series, &Series)> = base_series
+            let verdicts = comparisons
                 .iter()
-                .filter_map(|b| Some((*b, *new_series.iter().find(|n| n.metric == b.metric)?)))
-                .collect();
-            let (b, n): (Vec<&Series>, Vec<&Series>) = both.into_iter().unzip();
-            let Ok(ratio) = crate::stats::suite::geometric_mean_ratio(
-                &unit_case_means(&b),
-                &unit_case_means(&n),
-                thresholds.confidence,
-            ) else {
-                continue;
-            };
-            let is_time = first.is_time();
-            let effect = Effect::classify(
-                ratio.estimate,
-                Some((ratio.lower, ratio.upper)),
+                .filter(|c| c.program == first.program && c.new == *new)
+                .filter(|c| experiment.is_case(&c.metric))
+                .map(|c| c.pair.effect.verdict);
+            let sides = ((base, &base_series[..]), (*new, &new_series[..]));
+            out.extend(suite_ratio(
+                (&first.program, None),
+                sides,
+                verdicts,
                 thresholds,
-                is_time,
-            );
-            let count = |verdict: EffectVerdict| {
-                comparisons
-                    .iter()
-                    .filter(|c| c.program == first.program && c.new == *new)
-                    .filter(|c| experiment.is_case(&c.metric))
-                    .filter(|c| c.pair.effect.verdict == verdict)
-                    .count()
-            };
-            out.push(SuiteComparison {
-                program: first.program.clone(),
-                base: base.to_string(),
-                new: new.to_string(),
-                cases: b.len(),
-                ratio,
-                verdict: effect.verdict,
-                is_time,
-                cases_lower: count(EffectVerdict::Lower),
-                cases_higher: count(EffectVerdict::Higher),
-                slower_beyond_threshold: effect.slower_beyond(fail_if_slower),
-                gated: fail_if_slower.is_some(),
-                detectable_excess: crate::stats::mde::noncentrality_for_power(
-                    ratio.df,
-                    1.0 - thresholds.confidence,
-                    crate::stats::mde::DEFAULT_POWER,
-                )
-                .map(|lambda| lambda * ratio.log_std_error)
-                .filter(|e| e.is_finite()),
-            });
+                fail_if_slower,
+            ));
         }
     }
     out
+}
+
+/// One side of a suite's comparison: its label (a variant's name, or `base`/`new` for two
+/// experiments) and its cases' series.
+pub(crate) type SuiteSide<'a> = (&'a str, &'a [&'a Series]);
+
+/// `new`'s suite of `program` (and `variant`, comparing two experiments) against `base`'s:
+/// the ratio of the geometric means over the
+/// cases both measured (Welch's interval over each side's binaries, see
+/// [`crate::stats::suite::geometric_mean_ratio`]), its verdict and gate, and how many cases
+/// moved each way by their own comparisons (`case_verdicts`); `None` when the ratio cannot be
+/// had (fewer than two binaries a side that ran every case).
+pub(crate) fn suite_ratio(
+    (program, variant): (&str, Option<&str>),
+    (base, new): (SuiteSide, SuiteSide),
+    case_verdicts: impl Iterator<Item = EffectVerdict> + Clone,
+    thresholds: &Thresholds,
+    fail_if_slower: Option<f64>,
+) -> Option<SuiteComparison> {
+    // The cases both sides measured, in one order.
+    let (b, n): (Vec<&Series>, Vec<&Series>) = base
+        .1
+        .iter()
+        .filter_map(|b| Some((*b, *new.1.iter().find(|n| n.metric == b.metric)?)))
+        .unzip();
+    let ratio = crate::stats::suite::geometric_mean_ratio(
+        &unit_case_means(&b),
+        &unit_case_means(&n),
+        thresholds.confidence,
+    )
+    .ok()?;
+    let is_time = b.first()?.is_time();
+    let effect = Effect::classify(
+        ratio.estimate,
+        Some((ratio.lower, ratio.upper)),
+        thresholds,
+        is_time,
+    );
+    let count = |verdict: EffectVerdict| case_verdicts.clone().filter(|v| *v == verdict).count();
+    Some(SuiteComparison {
+        program: program.to_string(),
+        variant: variant.map(str::to_string),
+        base: base.0.to_string(),
+        new: new.0.to_string(),
+        cases: b.len(),
+        ratio,
+        verdict: effect.verdict,
+        is_time,
+        cases_lower: count(EffectVerdict::Lower),
+        cases_higher: count(EffectVerdict::Higher),
+        slower_beyond_threshold: effect.slower_beyond(fail_if_slower),
+        gated: fail_if_slower.is_some(),
+        detectable_excess: crate::stats::mde::noncentrality_for_power(
+            ratio.df,
+            1.0 - thresholds.confidence,
+            crate::stats::mde::DEFAULT_POWER,
+        )
+        .map(|lambda| lambda * ratio.log_std_error)
+        .filter(|e| e.is_finite()),
+    })
 }

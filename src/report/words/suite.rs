@@ -134,6 +134,27 @@ pub(crate) fn ratio_words(c: &SuiteComparison, confidence: f64) -> String {
     change(r.estimate, r.lower, r.upper, confidence, better, worse)
 }
 
+/// The CI gate's judgement of a suite's comparison, named `PROGRAM suite of N cases
+/// (geometric mean): NEW against BASE: change` with `program` as the command labels it.
+pub(crate) fn gate_judgement(
+    c: &SuiteComparison,
+    program: &str,
+    confidence: f64,
+) -> crate::report::gate::GateJudgement {
+    crate::report::gate::GateJudgement {
+        label: format!(
+            "{program} suite of {} cases (geometric mean): {} against {}: {}",
+            c.cases,
+            c.new,
+            c.base,
+            ratio_words(c, confidence)
+        ),
+        failed: c.slower_beyond_threshold,
+        bounded: true,
+        detectable_excess: c.detectable_excess,
+    }
+}
+
 /// A variant's suite against the base's: the ratio of geometric means with its interval and
 /// verdict, and how many cases moved each way by their own (Bonferroni-held) comparisons.
 pub(crate) fn comparison_line(c: &SuiteComparison, confidence: f64) -> String {
