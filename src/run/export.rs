@@ -191,6 +191,14 @@ fn require_metric(metric: &str, metrics: &std::collections::BTreeSet<String>) ->
     if metrics.contains(metric) {
         return Ok(());
     }
+    if metric == crate::files::metric::SUITE_CASES {
+        // A suite's store has no one primary metric: every case is one.
+        bail!(
+            "a suite's store holds one metric per case: name the case to export with --metric \
+             NAME (the store has: {})",
+            metrics.iter().cloned().collect::<Vec<_>>().join(", ")
+        );
+    }
     bail!(
         "no measurements of metric {metric:?} (the store has: {})",
         if metrics.is_empty() {
@@ -363,7 +371,16 @@ impl<'a> RowWriter<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::ExportFormat;
+    use super::{require_metric, ExportFormat};
+
+    #[test]
+    fn a_suite_store_asks_for_the_case_to_export() {
+        let metrics: std::collections::BTreeSet<String> =
+            ["BM_a".to_string(), "BM_b".to_string()].into();
+        require_metric("BM_a", &metrics).unwrap();
+        let e = require_metric(crate::files::metric::SUITE_CASES, &metrics).unwrap_err();
+        insta::assert_snapshot!(format!("{e:#}"));
+    }
 
     #[test]
     fn format_names_read_back_as_written_and_others_are_refused() {
