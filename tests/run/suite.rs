@@ -13,16 +13,16 @@ use build_support::{assert_success, build, top_fixture};
 use serde_json::Value;
 
 #[path = "../support/schemas.rs"]
-pub(crate) mod schemas;
+mod schemas;
 
-fn layoutrand(dir: &Path) -> assert_cmd::Command {
+pub(crate) fn layoutrand(dir: &Path) -> assert_cmd::Command {
     let mut cmd = assert_cmd::Command::cargo_bin("layoutrand").unwrap();
     cmd.current_dir(dir);
     cmd
 }
 
 /// `layoutrand report --format json out` in `dir`, checked against its schema.
-fn json_report(dir: &Path) -> Value {
+pub(crate) fn json_report(dir: &Path) -> Value {
     let out = layoutrand(dir)
         .args(["report", "--format", "json", "out"])
         .output()

@@ -13,13 +13,7 @@ use std::process::Command;
 use build_support::{assert_success, build, top_fixture};
 use serde_json::Value;
 
-use crate::suite::schemas;
-
-fn layoutrand(dir: &Path) -> assert_cmd::Command {
-    let mut cmd = assert_cmd::Command::cargo_bin("layoutrand").unwrap();
-    cmd.current_dir(dir);
-    cmd
-}
+use crate::suite::{json_report, layoutrand};
 
 /// Each stored value of `case`, per binary, in execution order.
 fn values_by_binary(dir: &Path, case: &str) -> Vec<(String, Vec<f64>)> {
@@ -51,15 +45,9 @@ fn mean_of(dir: &Path, case: &str) -> f64 {
     all.iter().sum::<f64>() / all.len() as f64
 }
 
-/// The cases of the report's one suite, checked against the report's schema.
+/// The cases of the report's one suite (the report checked against its schema).
 fn reported_cases(dir: &Path) -> Vec<String> {
-    let out = layoutrand(dir)
-        .args(["report", "--format", "json", "out"])
-        .output()
-        .unwrap();
-    assert_success(&out, "report --format json");
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    schemas::assert_valid("report", "a counted suite's report", &report);
+    let report = json_report(dir);
     let mut cases: Vec<String> = report["suites"][0]["cases"]
         .as_array()
         .unwrap()
