@@ -123,6 +123,7 @@ fn request(args: &Args) -> anyhow::Result<RunRequest> {
         force_parallel: args.force_parallel,
         cpus,
         cache_sim: args.cache_sim,
+        cases: args.cases.clone(),
     })
 }
 

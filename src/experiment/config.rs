@@ -151,6 +151,9 @@ pub struct RunConfig {
     /// With `metric = "cachegrind"`: the caches to simulate, as `run --cache-sim` takes
     /// them (`"I1=4096,2,64"`; a cache left out keeps the default).
     pub cache_sim: Option<String>,
+    /// With a suite's metric: the cases kept, a regular expression matched against their
+    /// names (`layoutrand run --cases`).
+    pub cases: Option<String>,
 }
 
 /// `[check]`: a command run once per binary that must exit 0 (the program's own test).

@@ -614,6 +614,7 @@ fn run(
         vary_mmap_threshold: config.run.vary_mmap_threshold,
         jobs: config.run.jobs,
         cache_sim: config.cache_model()?,
+        cases: config.run.cases.clone(),
         resume: out.join(RESULTS_FILE).exists(),
         trust: out.join(RESULTS_FILE).exists() && config.trust,
         command: config.run.command.clone(),

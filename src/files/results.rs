@@ -108,6 +108,10 @@ pub struct Header {
     /// --vary-mmap-threshold`, recorded per execution as `mmap_threshold`); absent when not.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub vary_mmap_threshold: bool,
+    /// The pattern a suite's cases had to match to be kept (`run --cases`); absent: every
+    /// case the suite reported or listed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cases: Option<String>,
     /// How the schedule was planned from the seed: `rounds` (each execution round runs every
     /// (program, binary) block once, in its own random order) since the field exists; a
     /// store without it was planned `free` (all slots shuffled at once), and a resume replans

@@ -84,6 +84,11 @@ pub struct RunArgs {
     /// [default: I1=32768,8,64,D1=32768,8,64,LL=8388608,16,64, whatever the host's caches].
     #[cfg_attr(feature = "cli", arg(long = "cache-sim", value_name = "MODEL", value_parser = cache_sim_arg))]
     pub cache_sim: Option<CacheModel>,
+    /// With a suite's metric: keep only the cases whose names REGEX matches (searched in the
+    /// name; ^…$ for whole names). A timed suite's other cases are not stored; under
+    /// cachegrind:SUITE only these are run (a criterion command names no filter of its own).
+    #[cfg_attr(feature = "cli", arg(long, value_name = "REGEX"))]
+    pub cases: Option<String>,
     /// The benchmark command, with {bin} (or {bin:NAME}) where the binary goes.
     #[cfg_attr(feature = "cli", arg(last = true))]
     pub command: Vec<String>,
@@ -146,6 +151,7 @@ impl Default for RunArgs {
             force_parallel: false,
             cpus: None,
             cache_sim: None,
+            cases: None,
             command: Vec::new(),
         }
     }
@@ -175,6 +181,7 @@ impl RunArgs {
             force_parallel,
             cpus,
             cache_sim,
+            cases,
             command,
         } = self;
         let mut argv = Argv::default();
@@ -195,6 +202,7 @@ impl RunArgs {
         argv.flag("--force-parallel", *force_parallel);
         argv.value("--cpus", cpus);
         argv.value("--cache-sim", cache_sim);
+        argv.value("--cases", cases);
         argv.trailing(command);
         argv.0
     }
@@ -283,6 +291,7 @@ mod tests {
             force_parallel: true,
             cpus: Some("0,2-3".into()),
             cache_sim: Some(CacheModel::parse("I1=16384,4,64").unwrap()),
+            cases: Some("^BM_(a|b)/".into()),
             command: vec!["{bin}".into(), "-d".into(), "--".into()],
         };
         assert_eq!(round_trip(&local), local);

@@ -55,13 +55,14 @@ pub(crate) struct Counted {
 /// `spec` is the execution's process, its command expanded, not yet under valgrind.
 pub(crate) fn run(
     spec: &ProcessSpec,
-    suite: &SuiteSpec,
+    (suite, kept): (&SuiteSpec, Option<&regex::Regex>),
     cg_dir: &Path,
     model: Option<&CacheModel>,
 ) -> Counted {
     let mut session = Session {
         spec,
         suite,
+        kept,
         cg_dir,
         model,
         deadline: spec.timeout.map(|t| Instant::now() + t),
@@ -103,6 +104,8 @@ type Totals = Vec<(String, f64)>;
 struct Session<'a> {
     spec: &'a ProcessSpec,
     suite: &'a SuiteSpec,
+    /// `--cases`: the listed cases that are run.
+    kept: Option<&'a regex::Regex>,
     cg_dir: &'a Path,
     model: Option<&'a CacheModel>,
     deadline: Option<Instant>,
@@ -127,6 +130,7 @@ impl Session<'_> {
                 )),
                 false => Ok(names),
             })
+            .and_then(|names| super::suite::kept_cases(names, self.kept, |n| n))
             .map_err(|e| (listing.clone(), Stop::Metric(e)))?;
         let mut values = Vec::with_capacity(names.len());
         match self.suite.format {

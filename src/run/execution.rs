@@ -48,6 +48,8 @@ pub(crate) struct ExecutionContext<'a> {
     pub(crate) profiles_in: Option<&'a Path>,
     /// Working directory of the benchmark.
     pub(crate) cwd: &'a Path,
+    /// `--cases`: the pattern a suite's cases must match to be kept (and, counted, run).
+    pub(crate) cases: Option<&'a regex::Regex>,
     /// The fixed environment, without the padding.
     pub(crate) base_env: &'a [(String, String)],
     /// Whether to set `ADDR_NO_RANDOMIZE`.
@@ -188,7 +190,8 @@ pub(crate) fn run_one(
         ),
         (None, MetricSpec::SuiteCounts(suite)) => {
             let model = ctx.settings.cache_model.as_ref();
-            let counted = super::case_counts::run(&spec, suite, &ctx.cachegrind_dir, model);
+            let counted =
+                super::case_counts::run(&spec, (suite, ctx.cases), &ctx.cachegrind_dir, model);
             (counted.outcome, Some((counted.cases, counted.failed_step)))
         }
         (None, _) => (run_process(&spec), None),
@@ -509,6 +512,7 @@ fn collect_metrics(
         }
         MetricSpec::Suite(suite) => {
             let cases = super::suite::read_cases(suite, stdout, ctx.cwd, suite_before)?;
+            let cases = super::suite::kept_cases(cases, ctx.cases, |c| &c.name)?;
             values.extend(case_values(cases, settings)?);
             for (name, v, unit) in process_values {
                 values.push((name.into(), 0, false, v, unit.into()));

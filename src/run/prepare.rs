@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 
 use super::command::CommandTemplate;
 use super::environment::PAD_VARIABLE;
@@ -34,6 +34,8 @@ pub(crate) struct PreparedRun {
     pub(crate) binary_labels: Vec<String>,
     /// Names of the variants in build order; empty without variants.
     pub(crate) variants: Vec<String>,
+    /// `--cases`: the pattern a suite's cases must match to be kept.
+    pub(crate) cases: Option<regex::Regex>,
 }
 
 /// Resolves `req` (against `previous`, the header of the run being resumed) and checks
@@ -100,6 +102,7 @@ pub(crate) fn prepare_run(
             settings.metric
         );
     }
+    let cases = cases_pattern(&settings, &metric)?;
     if metric.uses_cachegrind() && which("valgrind").is_none() {
         bail!(
             "--metric {} needs valgrind on PATH (apt-get install valgrind)",
@@ -114,7 +117,27 @@ pub(crate) fn prepare_run(
         targets,
         binary_labels,
         variants,
+        cases,
     })
+}
+
+/// `--cases`, compiled: refused with a metric that has no cases, or when it is no regular
+/// expression.
+fn cases_pattern(settings: &RunSettings, metric: &MetricSpec) -> Result<Option<regex::Regex>> {
+    let Some(pattern) = &settings.cases else {
+        return Ok(None);
+    };
+    if !matches!(metric, MetricSpec::Suite(_) | MetricSpec::SuiteCounts(_)) {
+        bail!(
+            "--cases chooses a suite's cases: it needs a suite's metric (gbench, criterion, \
+             hyperfine@FILE, lines, cachegrind:gbench, cachegrind:criterion); --metric {} has \
+             none",
+            settings.metric
+        );
+    }
+    regex::Regex::new(pattern)
+        .map(Some)
+        .with_context(|| format!("--cases {pattern:?} is not a valid regular expression"))
 }
 
 impl PreparedRun {
@@ -171,6 +194,7 @@ impl PreparedRun {
             schedule_seed: settings.schedule_seed,
             data_seeds: settings.data_seeds,
             vary_mmap_threshold: settings.vary_mmap_threshold,
+            cases: settings.cases.clone(),
             schedule_design: settings.schedule_design,
             timeout_seconds: settings.timeout.map(|t| t.as_secs_f64()),
             aslr_disabled,

@@ -118,6 +118,7 @@ pub fn run_experiment(req: &RunRequest) -> Result<RunReport> {
                 profiles_in: Some(out),
                 staging,
                 cwd: &started.cwd,
+                cases: prepared.cases.as_ref(),
                 base_env: &started.base_env,
                 aslr_disabled: started.aslr_disabled,
                 heap: started.heap.as_ref(),

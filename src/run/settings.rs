@@ -77,6 +77,9 @@ pub struct RunRequest {
     /// `--cache-sim`: the cache model cachegrind simulates (`None`: the default model, or
     /// on `--resume` the recorded one).
     pub cache_sim: Option<CacheModel>,
+    /// `--cases REGEX`: the suite's cases kept (`None`: all, or on `--resume` the recorded
+    /// choice).
+    pub cases: Option<String>,
 }
 
 /// The settings actually used.
@@ -111,6 +114,8 @@ pub(crate) struct RunSettings {
     /// a cachegrind run recorded before models were pinned (valgrind's host model then, as
     /// the run began).
     pub(crate) cache_model: Option<CacheModel>,
+    /// The pattern a suite's cases must match to be kept (`--cases`), as given.
+    pub(crate) cases: Option<String>,
 }
 
 /// A seed for runs that did not give one: the clock's nanoseconds (it is recorded in the
@@ -219,6 +224,13 @@ fn conflicts_with(req: &RunRequest, h: &Header) -> Vec<String> {
             ),
         ),
         (
+            "--cases",
+            (
+                req.cases.clone(),
+                h.cases.clone().unwrap_or_else(|| "not given".into()),
+            ),
+        ),
+        (
             "--timeout",
             (
                 req.timeout.map(|t| format!("{}", t.as_secs_f64())),
@@ -303,6 +315,7 @@ pub(crate) fn resolve(
             schedule_seed: req.schedule_seed.unwrap_or_else(fresh_seed),
             schedule_design: ScheduleDesign::Rounds,
             command: req.command.clone(),
+            cases: req.cases.clone(),
         });
     };
     let conflicts = conflicts_with(req, h);
@@ -332,6 +345,7 @@ pub(crate) fn resolve(
         schedule_design: h.schedule_design,
         command: h.command.clone(),
         cache_model: h.cache_model,
+        cases: h.cases.clone(),
     })
 }
 

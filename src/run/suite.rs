@@ -331,6 +331,30 @@ pub(crate) fn listed_cases(spec: &SuiteSpec, stdout: &Path) -> Result<Vec<String
         .collect())
 }
 
+/// The cases (or names) of `all` whose names `kept` matches (`run --cases`; all without
+/// it); refused when it leaves none.
+pub(crate) fn kept_cases<T>(
+    all: Vec<T>,
+    kept: Option<&Regex>,
+    name: impl Fn(&T) -> &String,
+) -> Result<Vec<T>> {
+    let Some(pattern) = kept else {
+        return Ok(all);
+    };
+    let total = all.len();
+    let left: Vec<T> = all
+        .into_iter()
+        .filter(|c| pattern.is_match(name(c)))
+        .collect();
+    if left.is_empty() {
+        bail!(
+            "--cases {:?} matches none of the suite's {total} case(s)",
+            pattern.as_str()
+        );
+    }
+    Ok(left)
+}
+
 /// Reads `input` up to the first line that starts with `{` (the JSON document).
 fn skip_to_document(input: &mut impl BufRead) -> Result<()> {
     loop {

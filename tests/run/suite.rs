@@ -215,6 +215,56 @@ fn two_experiments_of_a_suite_are_compared_as_a_suite() {
     assert!(moved <= 24, "{suite}");
 }
 
+/// `--cases` keeps the cases its pattern matches (the others are not stored), is recorded
+/// for `--resume`, and is refused without a suite or as no regular expression.
+#[test]
+fn cases_keeps_the_cases_its_pattern_matches() {
+    let (_tmp, dir) = top_fixture("suite");
+    assert_success(
+        &build(&dir, &["--seeds", "2", "--out", "out"], &["make", "lines"]),
+        "build",
+    );
+    let run = |extra: &[&str]| {
+        layoutrand(&dir)
+            .args(["run", "--out", "out", "--executions", "1"])
+            .args(extra)
+            .args(["--schedule-seed", "3", "--", "{bin}", "2", "100"])
+            .output()
+            .unwrap()
+    };
+    let no_suite = run(&["--cases", "case_1"]);
+    let bad = run(&["--metric", "lines", "--cases", "case_(1"]);
+    let none = run(&["--metric", "lines", "--cases", "^nothing$"]);
+    // Its executions failed into a store of their own: a new run starts afresh.
+    std::fs::remove_file(dir.join("out/results.jsonl")).unwrap();
+    std::fs::remove_file(dir.join("out/results.jsonl.mac")).unwrap();
+    let kept = run(&["--metric", "lines", "--cases", r"^case_1\d$"]);
+    assert_success(&kept, "run --cases");
+    let report = json_report(&dir);
+    let mut cases: Vec<&str> = report["suites"][0]["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["case"].as_str().unwrap())
+        .collect();
+    cases.sort();
+    let expected: Vec<String> = (10..20).map(|k| format!("case_{k}")).collect();
+    assert_eq!(cases, expected);
+    let store = std::fs::read_to_string(dir.join("out/results.jsonl")).unwrap();
+    let header: Value = serde_json::from_str(store.lines().next().unwrap()).unwrap();
+    assert_eq!(header["cases"], r"^case_1\d$");
+    let refusals: Vec<String> = [&no_suite, &bad, &none]
+        .iter()
+        .map(|o| {
+            assert_ne!(o.status.code(), Some(0));
+            let stderr = stderr_in(o, &dir);
+            let error = stderr.lines().find(|l| l.contains("--cases"));
+            error.unwrap_or(&stderr).to_string()
+        })
+        .collect();
+    insta::assert_snapshot!(refusals.join("\n"));
+}
+
 #[test]
 fn a_suite_that_does_not_give_what_the_run_asks_names_the_case() {
     let (_tmp, dir) = top_fixture("suite");

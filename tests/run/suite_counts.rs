@@ -187,7 +187,8 @@ fn every_case_of_a_google_benchmark_suite_is_counted_alone() {
 
 /// criterion's test mode runs each case's routine once; less the process that runs no case,
 /// what is left grows with fib's calls (15, 177, 1973): fib/15's excess over the empty
-/// routine is about 11 times fib/10's. A filter in the command is refused with the reason.
+/// routine is about 11 times fib/10's. A filter in the command is refused with the reason;
+/// `--cases` chooses the cases instead.
 #[test]
 #[ignore = "needs crates.io (network) for criterion; run by .ci/run, or: LAYOUTRAND_TEST_ALL=1 bash scripts/test.sh"]
 fn every_case_of_a_criterion_suite_is_counted_alone() {
@@ -237,4 +238,23 @@ fn every_case_of_a_criterion_suite_is_counted_alone() {
     assert_ne!(filtered.status.code(), Some(0));
     let stderr = stderr_in(&filtered, &dir);
     assert!(stderr.contains("must name no filter"), "{stderr}");
+
+    // layoutrand's own choice of cases instead: only those run.
+    std::fs::remove_file(dir.join("out/results.jsonl")).unwrap();
+    std::fs::remove_file(dir.join("out/results.jsonl.mac")).unwrap();
+    let chosen = layoutrand(&dir)
+        .args(["run", "--out", "out", "--metric", "cachegrind:criterion"])
+        .args([
+            "--cases",
+            "^fib/1",
+            "--executions",
+            "1",
+            "--schedule-seed",
+            "3",
+        ])
+        .args(["--", "{bin}", "--bench"])
+        .output()
+        .unwrap();
+    assert_success(&chosen, "run --cases under cachegrind:criterion");
+    assert_eq!(reported_cases(&dir), ["fib/10", "fib/15"]);
 }

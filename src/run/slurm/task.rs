@@ -66,6 +66,7 @@ pub fn run_shard(dir: &Path, shard: u32, token: &str) -> Result<ShardReport> {
         profiles_in: None,
         staging: staging.clone(),
         cwd: &cwd,
+        cases: prepared.cases.as_ref(),
         base_env: &base_env,
         aslr_disabled: true,
         heap: heap.as_ref(),
