@@ -76,8 +76,18 @@ fn google_benchmark_before_1_8_is_refused_with_the_reason() {
         version.starts_with("1.7"),
         "this test needs the system's Google Benchmark to be 1.7 (Debian 12), not {version:?}"
     );
+    // One execution at a time: the output shown is then the first failure's, from the one
+    // worker's staging folder (`.run`), not whichever of two parallel workers' came first.
     let run = layoutrand(&dir)
-        .args(["run", "--out", "out", "--metric", "cachegrind:gbench"])
+        .args([
+            "run",
+            "--out",
+            "out",
+            "--metric",
+            "cachegrind:gbench",
+            "--jobs",
+            "1",
+        ])
         .args(["--executions", "1", "--schedule-seed", "3", "--"])
         .args(["{bin}", "--benchmark_format=json"])
         .output()
