@@ -12,9 +12,13 @@
 //!   power of two, is chosen from C(2) − C(1) so that the N − 1 iterations hold about
 //!   [`ITERATION_INSTRUCTIONS`] instructions: the few hundred instructions by which two
 //!   processes differ anyway (the times they print) then weigh nothing.
-//! * criterion: its test mode (`--test`) runs a benchmark's routine exactly once; the value is
-//!   the counts of the process that runs the case (`--exact NAME`) less those of the same
-//!   command selecting no case: one call of the routine, with the case's own setup.
+//! * criterion: its test mode (`--test`) runs a benchmark's routine exactly once, inside its
+//!   timing loop (`Bencher::iter` or a kin, which criterion keeps out of line). The process
+//!   that runs the case alone (`--exact NAME`) is counted only inside that loop (callgrind's
+//!   `--toggle-collect`, with the same cache simulation): the value is one call of the
+//!   routine, cold, and criterion's two clock reads around it. Nothing else of the process
+//!   counts, so two processes differing by a few thousand instructions elsewhere (they do:
+//!   the arguments' lengths move the heap) leave it unchanged.
 //!
 //! The cases are the ones the suite lists (`--benchmark_list_tests=true`, `--list`), asked
 //! without valgrind and with the command's own arguments, so a Google Benchmark command's own
@@ -38,8 +42,23 @@ pub(crate) const ITERATION_INSTRUCTIONS: f64 = 1e7;
 /// The most iterations a Google Benchmark case is asked for (an empty loop reaches it).
 const MAX_ITERATIONS: u64 = 1 << 20;
 
-/// A criterion benchmark name no suite has: the command selecting no case.
-const NO_CASE: &str = "layoutrand: no case";
+/// criterion's timing loops, as valgrind names them demangled: `iter`, `iter_custom`,
+/// `iter_batched` and `iter_batched_ref` of `Bencher` and `AsyncBencher`, all
+/// `#[inline(never)]` in criterion 0.3 to 0.8, as legacy symbols
+/// (`criterion::bencher::Bencher<M>::iter`) and as v0 ones
+/// (`<criterion::bencher::Bencher>::iter::<u64, fib::benches::{closure#0}::{closure#0}>`).
+/// Anchored at both ends, so that no function called inside them (whose names may mention
+/// them) toggles the counting back off.
+const CRITERION_LOOPS: [&str; 8] = [
+    "criterion::*Bencher*::iter",
+    "criterion::*Bencher*::iter_custom",
+    "criterion::*Bencher*::iter_batched",
+    "criterion::*Bencher*::iter_batched_ref",
+    "<criterion::*Bencher*>::iter::<*>",
+    "<criterion::*Bencher*>::iter_custom::<*>",
+    "<criterion::*Bencher*>::iter_batched::<*>",
+    "<criterion::*Bencher*>::iter_batched_ref::<*>",
+];
 
 /// An execution under `cachegrind:SUITE`: its processes as one (`outcome`: their wall and
 /// CPU times summed, the first that did not exit 0 saying how the execution ended), each
@@ -120,7 +139,7 @@ impl Session<'_> {
             SuiteFormat::Criterion => "--list",
             _ => "--benchmark_list_tests=true",
         };
-        self.process(&[list_flag.to_string()], false)
+        self.process(&[list_flag.to_string()], Counting::Not)
             .map_err(|stop| (self.refused_arguments(&listing), stop))?;
         let names = super::suite::listed_cases(self.suite, &self.spec.stdout)
             .and_then(|names| match names.is_empty() {
@@ -135,11 +154,8 @@ impl Session<'_> {
         let mut values = Vec::with_capacity(names.len());
         match self.suite.format {
             SuiteFormat::Criterion => {
-                let null = self.criterion_run(NO_CASE)?;
                 for name in names {
-                    let counts = self.criterion_run(&name)?;
-                    let value = difference(&counts, &null, 1)
-                        .map_err(|e| (case_step(&name, None), Stop::Metric(e)))?;
+                    let value = self.criterion_case(&name)?;
                     values.push((name, value));
                 }
             }
@@ -209,30 +225,38 @@ impl Session<'_> {
         }
     }
 
-    /// The counts of criterion's test mode running benchmark `name` alone (or none, for
-    /// [`NO_CASE`]), checked against its `Testing NAME` line.
-    fn criterion_run(&mut self, name: &str) -> Result<Totals, Stopped> {
-        let step = match name {
-            NO_CASE => "running no case (the counts every case's are taken from)".to_string(),
-            _ => case_step(name, None),
-        };
+    /// The estimated cycles of criterion's test mode running benchmark `name` alone,
+    /// counted inside its timing loop, checked against its `Testing NAME` line.
+    fn criterion_case(&mut self, name: &str) -> Result<f64, Stopped> {
+        let step = case_step(name, None);
         let args = ["--test", "--exact", name].map(String::from);
         let totals = self
-            .counted(&args)
-            .map_err(|stop| (self.refused_arguments(&step), stop))?;
+            .process(&args, Counting::Within(&CRITERION_LOOPS))
+            .map_err(|stop| (self.refused_arguments(&step), stop))?
+            .expect("a counted process has totals");
         let tested = format!("Testing {name}");
         let ran =
             count_lines(&self.spec.stdout, &tested).map_err(|e| (step.clone(), Stop::Metric(e)))?;
-        let want = usize::from(name != NO_CASE);
-        if ran != want {
-            let e = anyhow!(
-                "criterion's output has {ran} line(s) `{tested}` where {want} was expected: \
-                 the command must not name a filter of its own (layoutrand selects each case \
+        let e = match ran {
+            1 if instructions(&totals) > 0.0 => {
+                return event(&totals, ESTIMATED_CYCLES).ok_or_else(|| {
+                    let e = anyhow!("cachegrind gave no {ESTIMATED_CYCLES}");
+                    (step.clone(), Stop::Metric(e))
+                })
+            }
+            1 => anyhow!(
+                "no instruction was counted inside criterion's timing loop \
+                 (Bencher::iter, iter_custom, iter_batched or iter_batched_ref): valgrind \
+                 finds them by their symbols, which a stripped binary has not (cargo's \
+                 `strip` must stay off for the bench profile)"
+            ),
+            _ => anyhow!(
+                "criterion's output has {ran} line(s) `{tested}` where 1 was expected: the \
+                 command must not name a filter of its own (layoutrand selects each case \
                  with --exact NAME)"
-            );
-            return Err((step, Stop::Metric(e)));
-        }
-        Ok(totals)
+            ),
+        };
+        Err((step, Stop::Metric(e)))
     }
 
     /// `step`, with the likely cause when the suite has just refused its arguments (the exit
@@ -267,19 +291,31 @@ impl Session<'_> {
 
     /// Runs the command with `extra` arguments under cachegrind; its totals.
     fn counted(&mut self, extra: &[String]) -> Result<Totals, Stop> {
-        self.process(extra, true)
+        self.process(extra, Counting::Process)
             .map(|totals| totals.expect("a counted process has totals"))
     }
 
-    /// Runs the command with `extra` arguments appended, under cachegrind when `counted`, in
-    /// what is left of the execution's time limit; its totals when counted.
-    fn process(&mut self, extra: &[String], counted: bool) -> Result<Option<Totals>, Stop> {
+    /// Runs the command with `extra` arguments appended, counted as `counting` says, in what
+    /// is left of the execution's time limit; its totals when counted.
+    fn process(&mut self, extra: &[String], counting: Counting) -> Result<Option<Totals>, Stop> {
         let mut argv = self.spec.argv.clone();
         argv.extend(extra.iter().map(OsString::from));
-        if counted {
+        if !matches!(counting, Counting::Not) {
             super::metric::empty_cachegrind_dir(self.cg_dir).map_err(Stop::Metric)?;
-            argv = super::metric::cachegrind_argv(self.cg_dir, self.model, &argv);
         }
+        argv = match counting {
+            Counting::Not => argv,
+            Counting::Process => super::metric::cachegrind_argv(self.cg_dir, self.model, &argv),
+            Counting::Within(functions) => {
+                let model = self.model.ok_or_else(|| {
+                    Stop::Metric(anyhow!(
+                        "this experiment has no cache model recorded (a run from before \
+                         models were pinned cannot count a suite's cases)"
+                    ))
+                })?;
+                super::metric::counted_within_argv(self.cg_dir, model, functions, &argv)
+            }
+        };
         let timeout = match self.deadline {
             Some(deadline) => match deadline.checked_duration_since(Instant::now()) {
                 Some(left) if !left.is_zero() => Some(left),
@@ -304,13 +340,24 @@ impl Session<'_> {
             total.end = outcome.end;
             return Err(Stop::Process);
         }
-        match counted {
-            true => read_cachegrind_totals(self.cg_dir)
+        match counting {
+            Counting::Not => Ok(None),
+            _ => read_cachegrind_totals(self.cg_dir)
                 .map(Some)
                 .map_err(Stop::Metric),
-            false => Ok(None),
         }
     }
+}
+
+/// What of a process valgrind counts.
+#[derive(Clone, Copy)]
+enum Counting {
+    /// Nothing: it runs natively.
+    Not,
+    /// All of it (cachegrind).
+    Process,
+    /// Only while one of these functions runs (callgrind, the same cache simulation).
+    Within(&'static [&'static str]),
 }
 
 /// How a step names case `name` (and the iterations it was asked for).
