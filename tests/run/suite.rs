@@ -300,3 +300,54 @@ fn a_suite_that_does_not_give_what_the_run_asks_names_the_case() {
     let stderr = stderr_in(&run, &dir);
     insta::assert_snapshot!(stderr.lines().next().unwrap_or_default());
 }
+
+/// A case renamed between executions (here by the command, from its fifth process on) leaves
+/// two cases that each ran where the other did not: the suite says which, in how many
+/// executions, and that they never ran in one, where a case that ran in every execution is
+/// not named.
+#[test]
+fn a_case_renamed_between_executions_is_said() {
+    let (_tmp, dir) = top_fixture("suite");
+    assert_success(
+        &build(&dir, &["--seeds", "2", "--out", "out"], &["make", "lines"]),
+        "build",
+    );
+    // One process at a time, in rounds of the four binaries: rounds 0 and 1 print case_01,
+    // rounds 2 and 3 case_one.
+    let rename = r#"n=$(cat count 2>/dev/null || echo 0); echo $((n + 1)) > count
+if [ "$n" -lt 8 ]; then exec "$0" 3 100; fi
+"$0" 3 100 | sed 's/^case_01 /case_one /'"#;
+    let run = layoutrand(&dir)
+        .args(["run", "--out", "out", "--metric", "lines", "--jobs", "1"])
+        .args([
+            "--executions",
+            "4",
+            "--iterations",
+            "3",
+            "--schedule-seed",
+            "3",
+        ])
+        .args(["--", "sh", "-c", rename, "{bin}"])
+        .output()
+        .unwrap();
+    assert_success(&run, "run of a suite renaming a case");
+    let report = json_report(&dir);
+    let partial = &report["suites"][0]["partial_cases"];
+    assert_eq!(
+        partial,
+        &serde_json::json!([
+            {"case": "case_01", "executions": 4, "of": 8, "never_with": ["case_one"]},
+            {"case": "case_one", "executions": 4, "of": 8, "never_with": ["case_01"]},
+        ])
+    );
+    let text = text_report(&dir);
+    assert!(
+        text.contains(
+            "Not every case ran in every execution: of the 8 executions of the randomised \
+             binaries its fullest case ran in, case_01 in 4, case_one in 4; each case's answers \
+             rest on the executions it ran in. case_01 and case_one never ran in one execution: \
+             one case renamed between executions?"
+        ),
+        "{text}"
+    );
+}

@@ -572,6 +572,23 @@ pub struct Suite {
     /// Executions per randomised binary: with one, differences between processes count as
     /// layout effects in every case's verdict.
     pub executions_per_binary: usize,
+    /// The cases that ran in fewer of the randomised binaries' executions than the suite's
+    /// fullest case (dropped or added between executions, or renamed), in name order.
+    pub partial_cases: Vec<PartialCase>,
+}
+
+/// A case of a suite missing from some of the executions its fullest case ran in.
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+pub struct PartialCase {
+    /// The case.
+    pub case: String,
+    /// The randomised binaries' executions it ran in (as analysed, balanced).
+    pub executions: usize,
+    /// Those of the suite's fullest case.
+    pub of: usize,
+    /// The other partial cases it never ran in one execution with: with exactly one, the
+    /// two are likely one case renamed between executions.
+    pub never_with: Vec<String>,
 }
 
 /// One case's line of the suite's table.

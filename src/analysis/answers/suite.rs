@@ -12,8 +12,8 @@ use crate::analysis::vocabulary::{Thresholds, Verdict};
 
 use super::experiment::{variant_groups, Experiment, Series};
 use super::model::{
-    SensitivityGrounds, SensitivityOutcome, SeriesReport, Suite, SuiteCase, SuiteComparison,
-    SuiteFdr,
+    PartialCase, SensitivityGrounds, SensitivityOutcome, SeriesReport, Suite, SuiteCase,
+    SuiteComparison, SuiteFdr,
 };
 
 /// Holds the layout-sensitivity verdicts of each suite's cases at the false discovery rate
@@ -114,6 +114,7 @@ pub(crate) fn suites(
                     .map(|s| s.executions_per_binary())
                     .min()
                     .unwrap_or(0),
+                partial_cases: partial_cases(&case_series),
                 cases,
                 unit,
                 geometric_mean: crate::stats::suite::geometric_mean_over_units(
@@ -124,6 +125,42 @@ pub(crate) fn suites(
             }
         })
         .collect()
+}
+
+/// The cases of `cases` (one suite's) that ran in fewer randomised binaries' executions than
+/// its fullest case, each with the other such cases it never shared an execution with (a
+/// rename between executions leaves two cases that each ran where the other did not).
+fn partial_cases(cases: &[&Series]) -> Vec<PartialCase> {
+    let ran_in = |s: &Series| -> std::collections::BTreeSet<(String, u32)> {
+        s.seeds
+            .iter()
+            .flat_map(|b| b.executions.iter().map(|e| (b.binary.clone(), e.execution)))
+            .collect()
+    };
+    let executions: Vec<_> = cases.iter().map(|s| ran_in(s)).collect();
+    let of = executions.iter().map(|e| e.len()).max().unwrap_or(0);
+    let partial: Vec<usize> = (0..cases.len())
+        .filter(|&i| executions[i].len() < of)
+        .collect();
+    let mut found: Vec<PartialCase> = partial
+        .iter()
+        .map(|&i| PartialCase {
+            case: cases[i].metric.clone(),
+            executions: executions[i].len(),
+            of,
+            never_with: partial
+                .iter()
+                .filter(|&&j| j != i && executions[i].is_disjoint(&executions[j]))
+                .map(|&j| cases[j].metric.clone())
+                .collect(),
+        })
+        .collect();
+    found.sort_by(|a, b| crate::analysis::vocabulary::natural_order(&a.case, &b.case));
+    for p in &mut found {
+        p.never_with
+            .sort_by(|a, b| crate::analysis::vocabulary::natural_order(a, b));
+    }
+    found
 }
 
 fn case_row(s: &SeriesReport) -> SuiteCase {

@@ -58,12 +58,57 @@ pub(crate) fn line(s: &Suite, confidence: f64) -> String {
              case.",
         ),
     }
+    text.push_str(&partial_cases(s));
     if s.executions_per_binary == 1 {
         text.push_str(
             " Caution: with one execution per binary, differences between processes are \
              counted as layout effects in every case; run at least 2 executions per binary to \
              separate them.",
         );
+    }
+    text
+}
+
+/// The cases missing from some executions, with the pairs that never ran in one execution
+/// (one case renamed, most likely); empty when every case ran in every execution.
+fn partial_cases(s: &Suite) -> String {
+    const SHOWN: usize = 10;
+    let Some(first) = s.partial_cases.first() else {
+        return String::new();
+    };
+    let mut listed: Vec<String> = s
+        .partial_cases
+        .iter()
+        .take(SHOWN)
+        .map(|p| format!("{} in {}", p.case, p.executions))
+        .collect();
+    if s.partial_cases.len() > SHOWN {
+        listed.push(format!("{} more", s.partial_cases.len() - SHOWN));
+    }
+    let mut text = format!(
+        " Not every case ran in every execution: of the {} executions of the randomised \
+         binaries its fullest case ran in, {}; each case's answers rest on the executions it \
+         ran in.",
+        first.of,
+        listed.join(", ")
+    );
+    let renamed: Vec<String> = s
+        .partial_cases
+        .iter()
+        .filter_map(|p| match p.never_with.as_slice() {
+            [other] if p.case < *other => s
+                .partial_cases
+                .iter()
+                .any(|q| q.case == *other && q.never_with == [p.case.clone()])
+                .then(|| format!("{} and {other}", p.case)),
+            _ => None,
+        })
+        .collect();
+    if !renamed.is_empty() {
+        text.push_str(&format!(
+            " {} never ran in one execution: one case renamed between executions?",
+            renamed.join("; ")
+        ));
     }
     text
 }
