@@ -21,6 +21,7 @@ pub(crate) const MAX_HOT: usize = crate::analysis::explain::HOT_RULE.most;
 /// Defined with the screening that ranks by it (analysis sits below this orchestration).
 pub(crate) use crate::analysis::explain::HotFunction;
 
+pub(crate) use crate::run::callgrind::parse_callgrind_instructions;
 pub(crate) use crate::run::metric::EventCounts;
 
 /// The hot functions among `own` (the names of the program's own functions): the counts of
@@ -294,99 +295,6 @@ pub(crate) fn profile_counts(
     Ok((totals, String::from_utf8_lossy(&out.stderr).into_owned()))
 }
 
-/// Per instruction `(object, address)`, the instructions executed (`Ir`) in one callgrind
-/// output file written with `--dump-instr=yes`: self cost only (the inclusive cost line
-/// after a `calls=` line is skipped), the first position column read as the instruction's
-/// address (absolute `0x…`, relative `+N`/`-N`, or `*` for the same), names given once
-/// with their `(id)` and then by it alone. callgrind writes addresses as in the object's
-/// own file, so they are symbol-table addresses for the program and its libraries alike.
-pub(crate) fn parse_callgrind_instructions(text: &str) -> Result<BTreeMap<(String, u64), f64>> {
-    let mut ir_column: Option<usize> = None;
-    let mut positions = 1;
-    let mut objects: BTreeMap<String, String> = BTreeMap::new();
-    let mut object = String::new();
-    let mut last = 0u64;
-    let mut after_call = false;
-    let mut counts: BTreeMap<(String, u64), f64> = BTreeMap::new();
-    for line in text.lines() {
-        if let Some(rest) = line.strip_prefix("events:") {
-            let at = rest.split_whitespace().position(|e| e == "Ir");
-            ir_column = Some(at.context("the callgrind output lacks Ir")?);
-        } else if let Some(rest) = line.strip_prefix("positions:") {
-            positions = rest.split_whitespace().count().max(1);
-        } else if let Some(rest) = line
-            .strip_prefix("ob=")
-            .or_else(|| line.strip_prefix("cob="))
-        {
-            let named = compressed_name(rest, &mut objects)?;
-            if line.starts_with("ob=") {
-                object = named;
-            }
-        } else if line.starts_with("calls=") {
-            after_call = true;
-        } else if line.starts_with(|c: char| c.is_ascii_digit() || "+-*".contains(c)) {
-            let mut tokens = line.split_whitespace();
-            let first = tokens.next().unwrap_or_default();
-            last = position(first, last).with_context(|| format!("a cost line: {line:?}"))?;
-            if std::mem::take(&mut after_call) {
-                continue;
-            }
-            let Some(ir_at) = ir_column else { continue };
-            let ir = match tokens.nth(positions - 1 + ir_at) {
-                Some(t) => t
-                    .parse::<f64>()
-                    .with_context(|| format!("a cost line is not numeric: {line:?}"))?,
-                None => 0.0,
-            };
-            if ir > 0.0 {
-                *counts.entry((object.clone(), last)).or_default() += ir;
-            }
-        }
-    }
-    if ir_column.is_none() {
-        bail!("not a callgrind output file (no events: line)");
-    }
-    Ok(counts)
-}
-
-/// A compressed name `(id) name` (defines `id`) or `(id)` (refers to it); a plain name.
-fn compressed_name(rest: &str, names: &mut BTreeMap<String, String>) -> Result<String> {
-    let Some(tail) = rest.strip_prefix('(') else {
-        return Ok(rest.to_string());
-    };
-    let (id, name) = tail
-        .split_once(')')
-        .with_context(|| format!("a malformed compressed name: {rest:?}"))?;
-    let name = name.trim_start();
-    if name.is_empty() {
-        names
-            .get(id)
-            .cloned()
-            .with_context(|| format!("the compressed name ({id}) is used before it is defined"))
-    } else {
-        names.insert(id.to_string(), name.to_string());
-        Ok(name.to_string())
-    }
-}
-
-/// An instruction position of a cost line, given the previous one.
-fn position(token: &str, last: u64) -> Result<u64> {
-    let number = |t: &str| match t.strip_prefix("0x") {
-        Some(hex) => u64::from_str_radix(hex, 16),
-        None => t.parse::<u64>(),
-    };
-    Ok(if token == "*" {
-        last
-    } else if let Some(d) = token.strip_prefix('+') {
-        last.checked_add(number(d)?)
-            .context("an address overflows")?
-    } else if let Some(d) = token.strip_prefix('-') {
-        last.checked_sub(number(d)?).context("an address below 0")?
-    } else {
-        number(token)?
-    })
-}
-
 /// The hot code of one stretch of the profile: its instructions executed at least
 /// [`HOT_IN_PHASE`] times, the program's (the object `program`) as offsets in its functions
 /// (`functions`, its symbol table; instructions outside a uniquely named function left
@@ -548,28 +456,6 @@ mod tests {
                 },
             ]
         );
-    }
-
-    /// callgrind's format as `--dump-instr=yes --dump-line=no` writes it: names defined
-    /// once with their id (also on a `cob=` line) and then used by it, positions absolute,
-    /// relative and `*`, and the inclusive cost line after `calls=` left out (but its
-    /// position still the base of the next relative one).
-    #[test]
-    fn callgrind_instructions_are_read_with_their_objects() {
-        let text = "# callgrind format\nversion: 1\npositions: instr\nevents: Ir Dr\n\
-                    ob=(1) /prog\nfl=(1) ???\nfn=(1) main\n0x1000 5 1\n+4 3\n\
-                    cob=(2) /lib/libc.so.6\ncfn=(2) memcpy\ncalls=2 0x98930\n* 900 40\n\
-                    +2 7\n-6 1\nob=(2)\nfn=(2)\n0x98930 450\ntotals: 466\n";
-        let counts = parse_callgrind_instructions(text).unwrap();
-        let at = |o: &str, a: u64| counts.get(&(o.to_string(), a)).copied();
-        // 0x1000 twice (5 + 1, the second by -6 from 0x1006); 0x1004 3; 0x1006 7.
-        assert_eq!(at("/prog", 0x1000), Some(6.0));
-        assert_eq!(at("/prog", 0x1004), Some(3.0));
-        assert_eq!(at("/prog", 0x1006), Some(7.0));
-        assert_eq!(at("/lib/libc.so.6", 0x98930), Some(450.0));
-        assert_eq!(counts.len(), 4, "{counts:?}");
-        assert!(parse_callgrind_instructions("fn=(1) f\n0x1 2\n").is_err());
-        assert!(parse_callgrind_instructions("events: Ir\nob=(9)\n").is_err());
     }
 
     /// A stretch's hot instructions: the program's as offsets in their functions (not in a

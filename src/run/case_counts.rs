@@ -14,11 +14,13 @@
 //!   processes differ anyway (the times they print) then weigh nothing.
 //! * criterion: its test mode (`--test`) runs a benchmark's routine exactly once, inside its
 //!   timing loop (`Bencher::iter` or a kin, which criterion keeps out of line). The process
-//!   that runs the case alone (`--exact NAME`) is counted only inside that loop (callgrind's
-//!   `--toggle-collect`, with the same cache simulation): the value is one call of the
+//!   that runs the case alone (`--exact NAME`) runs under callgrind, with the same cache
+//!   simulation, and the value is the inclusive count of that loop's call: one call of the
 //!   routine, cold, and criterion's two clock reads around it. Nothing else of the process
 //!   counts, so two processes differing by a few thousand instructions elsewhere (they do:
-//!   the arguments' lengths move the heap) leave it unchanged.
+//!   the arguments' lengths move the heap) leave it unchanged. (callgrind's own
+//!   `--toggle-collect` would do it but keeps one of two patterns sharing the text before
+//!   their first `*`, so the loops are found by layoutrand's reading of the call graph.)
 //!
 //! The cases are the ones the suite lists (`--benchmark_list_tests=true`, `--list`), asked
 //! without valgrind and with the command's own arguments, so a Google Benchmark command's own
@@ -42,23 +44,22 @@ pub(crate) const ITERATION_INSTRUCTIONS: f64 = 1e7;
 /// The most iterations a Google Benchmark case is asked for (an empty loop reaches it).
 const MAX_ITERATIONS: u64 = 1 << 20;
 
-/// criterion's timing loops, as valgrind names them demangled: `iter`, `iter_custom`,
-/// `iter_batched` and `iter_batched_ref` of `Bencher` and `AsyncBencher`, all
-/// `#[inline(never)]` in criterion 0.3 to 0.8, as legacy symbols
-/// (`criterion::bencher::Bencher<M>::iter`) and as v0 ones
+/// Whether `name` (as valgrind demangles it) is one of criterion's timing loops: `iter`,
+/// `iter_custom`, `iter_batched` or `iter_batched_ref` of `Bencher` or `AsyncBencher`, all
+/// `#[inline(never)]` in criterion 0.3 to 0.8, as legacy symbols name them
+/// (`criterion::bencher::Bencher<M>::iter`) and as v0 ones do
 /// (`<criterion::bencher::Bencher>::iter::<u64, fib::benches::{closure#0}::{closure#0}>`).
-/// Anchored at both ends, so that no function called inside them (whose names may mention
-/// them) toggles the counting back off.
-const CRITERION_LOOPS: [&str; 8] = [
-    "criterion::*Bencher*::iter",
-    "criterion::*Bencher*::iter_custom",
-    "criterion::*Bencher*::iter_batched",
-    "criterion::*Bencher*::iter_batched_ref",
-    "<criterion::*Bencher*>::iter::<*>",
-    "<criterion::*Bencher*>::iter_custom::<*>",
-    "<criterion::*Bencher*>::iter_batched::<*>",
-    "<criterion::*Bencher*>::iter_batched_ref::<*>",
-];
+/// Not `iter_with_setup` or `iter_with_large_drop`: they call `iter_batched`.
+fn is_criterion_loop(name: &str) -> bool {
+    static LOOP: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    LOOP.get_or_init(|| {
+        regex::Regex::new(
+            r"^(?:criterion::(?:bencher::)?(?:Async)?Bencher<[^<>]*>::(?:iter|iter_custom|iter_batched|iter_batched_ref)|<criterion::(?:bencher::)?(?:Async)?Bencher(?:<.*>)?>::(?:iter|iter_custom|iter_batched|iter_batched_ref)::<.*>)$",
+        )
+        .expect("a valid regular expression")
+    })
+    .is_match(name)
+}
 
 /// An execution under `cachegrind:SUITE`: its processes as one (`outcome`: their wall and
 /// CPU times summed, the first that did not exit 0 saying how the execution ended), each
@@ -231,25 +232,19 @@ impl Session<'_> {
         let step = case_step(name, None);
         let args = ["--test", "--exact", name].map(String::from);
         let totals = self
-            .process(&args, Counting::Within(&CRITERION_LOOPS))
+            .process(&args, Counting::CallsOf(is_criterion_loop))
             .map_err(|stop| (self.refused_arguments(&step), stop))?
             .expect("a counted process has totals");
         let tested = format!("Testing {name}");
         let ran =
             count_lines(&self.spec.stdout, &tested).map_err(|e| (step.clone(), Stop::Metric(e)))?;
         let e = match ran {
-            1 if instructions(&totals) > 0.0 => {
+            1 => {
                 return event(&totals, ESTIMATED_CYCLES).ok_or_else(|| {
                     let e = anyhow!("cachegrind gave no {ESTIMATED_CYCLES}");
                     (step.clone(), Stop::Metric(e))
                 })
             }
-            1 => anyhow!(
-                "no instruction was counted inside criterion's timing loop \
-                 (Bencher::iter, iter_custom, iter_batched or iter_batched_ref): valgrind \
-                 finds them by their symbols, which a stripped binary has not (cargo's \
-                 `strip` must stay off for the bench profile)"
-            ),
             _ => anyhow!(
                 "criterion's output has {ran} line(s) `{tested}` where 1 was expected: the \
                  command must not name a filter of its own (layoutrand selects each case \
@@ -306,14 +301,14 @@ impl Session<'_> {
         argv = match counting {
             Counting::Not => argv,
             Counting::Process => super::metric::cachegrind_argv(self.cg_dir, self.model, &argv),
-            Counting::Within(functions) => {
+            Counting::CallsOf(_) => {
                 let model = self.model.ok_or_else(|| {
                     Stop::Metric(anyhow!(
                         "this experiment has no cache model recorded (a run from before \
                          models were pinned cannot count a suite's cases)"
                     ))
                 })?;
-                super::metric::counted_within_argv(self.cg_dir, model, functions, &argv)
+                super::metric::callgrind_argv(self.cg_dir, model, &argv)
             }
         };
         let timeout = match self.deadline {
@@ -340,12 +335,24 @@ impl Session<'_> {
             total.end = outcome.end;
             return Err(Stop::Process);
         }
-        match counting {
-            Counting::Not => Ok(None),
-            _ => read_cachegrind_totals(self.cg_dir)
-                .map(Some)
-                .map_err(Stop::Metric),
-        }
+        let totals = match counting {
+            Counting::Not => return Ok(None),
+            Counting::Process => read_cachegrind_totals(self.cg_dir),
+            Counting::CallsOf(is_target) => {
+                super::callgrind::inclusive_totals(self.cg_dir, is_target).and_then(
+                    |(events, calls)| match calls {
+                        0 => Err(anyhow!(
+                            "no call of criterion's timing loop was counted (Bencher::iter, \
+                             iter_custom, iter_batched or iter_batched_ref): valgrind names \
+                             them from the binary's symbols, which a stripped binary has \
+                             not (cargo's `strip` must stay off for the bench profile)"
+                        )),
+                        _ => super::metric::with_derived(events),
+                    },
+                )
+            }
+        };
+        totals.map(Some).map_err(Stop::Metric)
     }
 }
 
@@ -356,8 +363,9 @@ enum Counting {
     Not,
     /// All of it (cachegrind).
     Process,
-    /// Only while one of these functions runs (callgrind, the same cache simulation).
-    Within(&'static [&'static str]),
+    /// The calls of the functions this accepts, inclusively (callgrind, the same cache
+    /// simulation).
+    CallsOf(fn(&str) -> bool),
 }
 
 /// How a step names case `name` (and the iterations it was asked for).
@@ -452,6 +460,31 @@ mod tests {
         // An empty loop, or two processes that differ by more than the iteration: the most.
         assert_eq!(iterations_for(7.0), MAX_ITERATIONS);
         assert_eq!(iterations_for(-61.0), MAX_ITERATIONS);
+    }
+
+    /// criterion's loops by their legacy and v0 names, and not the functions that call
+    /// them or whose names only mention them.
+    #[test]
+    fn criterion_loops_are_known_by_both_manglings() {
+        for name in [
+            "criterion::bencher::Bencher<M>::iter",
+            "criterion::bencher::Bencher<M>::iter_batched_ref",
+            "criterion::bencher::AsyncBencher<A,M>::iter_custom",
+            "criterion::Bencher<M>::iter",
+            "<criterion::bencher::Bencher>::iter::<u64, fib::benches::{closure#0}::{closure#0}>",
+            "<criterion::bencher::Bencher<my::Cycles>>::iter_batched::<u64, u64, fib::{closure#0}, fn(u64) -> u64>",
+        ] {
+            assert!(is_criterion_loop(name), "{name}");
+        }
+        for name in [
+            "criterion::bencher::Bencher<M>::iter_with_setup",
+            "criterion::bencher::Bencher<M>::iter_with_large_drop",
+            "<criterion::bencher::Bencher>::iter::<u64, f::{closure#0}>::{closure#0}",
+            "core::ptr::drop_in_place<criterion::bencher::Bencher<M>::iter>",
+            "<criterion::benchmark_group::BenchmarkGroup<criterion::measurement::WallTime>>::bench_function::<alloc::string::String, fib::benches::{closure#0}>",
+        ] {
+            assert!(!is_criterion_loop(name), "{name}");
+        }
     }
 
     #[test]

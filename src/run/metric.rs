@@ -107,26 +107,21 @@ pub(crate) fn cachegrind_argv(
     valgrind_argv(&tool, model, argv)
 }
 
-/// As [`cachegrind_argv`], but counting only while one of `functions` runs (valgrind's
-/// glob patterns, matched against demangled names): callgrind with the same cache
-/// simulation, starting with counting off and turning it on and off at each entry and exit
-/// of those functions. Its files, named as cachegrind's, have the same `events:` and
-/// `summary:` lines and are read by [`read_cachegrind_totals`].
-pub(crate) fn counted_within_argv(
+/// As [`cachegrind_argv`], but with callgrind (the same cache simulation), whose files
+/// (`callgrind.out.PID`) give each call's inclusive counts: what a function's calls cost,
+/// read by [`super::callgrind::inclusive_totals`].
+pub(crate) fn callgrind_argv(
     out_dir: &Path,
     model: &CacheModel,
-    functions: &[&str],
     argv: &[std::ffi::OsString],
 ) -> Vec<std::ffi::OsString> {
-    let mut tool = vec![
+    let tool = [
         "--tool=callgrind".to_string(),
         format!(
-            "--callgrind-out-file={}/cachegrind.out.%p",
+            "--callgrind-out-file={}/callgrind.out.%p",
             out_dir.display()
         ),
-        "--collect-atstart=no".to_string(),
     ];
-    tool.extend(functions.iter().map(|f| format!("--toggle-collect={f}")));
     valgrind_argv(&tool, Some(model), argv)
 }
 
@@ -324,6 +319,12 @@ pub fn read_cachegrind_totals(dir: &Path) -> Result<Vec<(String, f64)>> {
     if files == 0 {
         bail!("valgrind wrote no cachegrind output in {}", dir.display());
     }
+    with_derived(totals)
+}
+
+/// `totals` (raw events) followed by the derived metrics of
+/// [`crate::files::metric::cachegrind_metric`], in a fixed order.
+pub(crate) fn with_derived(mut totals: Vec<(String, f64)>) -> Result<Vec<(String, f64)>> {
     let get = |n: &str| totals.iter().find(|(k, _)| k == n).map(|(_, v)| *v);
     let derived: Vec<(String, Option<f64>)> = crate::files::metric::CACHEGRIND_DERIVED
         .iter()
@@ -366,12 +367,8 @@ fn parse_cachegrind(text: &str) -> Result<(Vec<String>, Vec<f64>)> {
         }
     }
     match (events, summary) {
-        // callgrind leaves trailing zeros out of its summary, as out of its cost lines.
-        (Some(e), Some(mut s)) if s.len() <= e.len() => {
-            s.resize(e.len(), 0.0);
-            Ok((e, s))
-        }
-        (Some(_), Some(_)) => bail!("the summary line has more numbers than there are events"),
+        (Some(e), Some(s)) if e.len() == s.len() => Ok((e, s)),
+        (Some(_), Some(_)) => bail!("events and summary lines differ in length"),
         _ => bail!("no events/summary lines"),
     }
 }
@@ -467,31 +464,6 @@ mod tests {
         // refs 2·(100+50+40) = 380, L1 misses 2·(10+5+4) = 38, RAM 2·(1+2+3) = 12:
         // 342 L1 hits + 5·26 LL hits + 35·12 = 342 + 130 + 420.
         assert_eq!(get("estimated_cycles"), 892.0);
-    }
-
-    /// callgrind (counting a criterion case inside its timing loop) writes its events in
-    /// another order and leaves the summary's trailing zeros out; more numbers than events
-    /// is no file of either tool.
-    #[test]
-    fn callgrind_summaries_are_read_with_their_trailing_zeros_left_out() {
-        let d = tempfile::tempdir().unwrap();
-        let file = "events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw\nfn=(1) f\n5 768\nsummary: 768 183 146 37 8 0 37 3\ntotals: 768 183 146 37 8 0 37 3\n";
-        std::fs::write(d.path().join("cachegrind.out.7"), file).unwrap();
-        let t = read_cachegrind_totals(d.path()).unwrap();
-        let get = |n: &str| t.iter().find(|(k, _)| k == n).unwrap().1;
-        assert_eq!(
-            (get("Ir"), get("DLmw"), get("LL_misses")),
-            (768.0, 0.0, 40.0)
-        );
-        // refs 768+183+146 = 1097, L1 misses 45, RAM 40: 1052 + 5·5 + 35·40.
-        assert_eq!(get("estimated_cycles"), 2477.0);
-        let long = "events: Ir Dr\nsummary: 1 2 3\n";
-        std::fs::write(d.path().join("cachegrind.out.7"), long).unwrap();
-        let err = read_cachegrind_totals(d.path()).unwrap_err();
-        assert!(
-            format!("{err:#}").contains("more numbers than there are events"),
-            "{err:#}"
-        );
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! [`export`] turns a store into the CSV `layoutrand analyze` reads.
 
 pub(crate) mod budget;
+pub(crate) mod callgrind;
 pub(crate) mod case_counts;
 pub(crate) mod command;
 pub mod cpus;

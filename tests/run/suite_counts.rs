@@ -198,7 +198,8 @@ fn every_case_of_a_google_benchmark_suite_is_counted_alone() {
 /// criterion's test mode runs each case's routine once, and only what runs inside
 /// criterion's timing loop is counted: an empty routine is its clock reads and their cold
 /// misses (a few thousand cycles at most), and what fib/15 adds to it is about 11 times what
-/// fib/10 adds (1973 calls against 177). The same with Rust's v0 symbols. A filter in the
+/// fib/10 adds (1973 calls against 177), and fib(10) through iter_batched counts about as
+/// much as through iter. The same with Rust's v0 symbols. A filter in the
 /// command is refused with the reason; `--cases` chooses the cases instead.
 #[test]
 #[ignore = "needs crates.io (network) for criterion; run by .ci/run, or: LAYOUTRAND_TEST_ALL=1 bash scripts/test.sh"]
@@ -221,7 +222,10 @@ fn every_case_of_a_criterion_suite_is_counted_alone() {
         .output()
         .unwrap();
     assert_success(&run, "run --metric cachegrind:criterion");
-    assert_eq!(reported_cases(&dir), ["empty", "fib/10", "fib/15", "fib/5"]);
+    assert_eq!(
+        reported_cases(&dir),
+        ["batched/10", "empty", "fib/10", "fib/15", "fib/5"]
+    );
     let empty = mean_of(&dir, "empty");
     let (fib5, fib10, fib15) = (
         mean_of(&dir, "fib/5"),
@@ -233,6 +237,13 @@ fn every_case_of_a_criterion_suite_is_counted_alone() {
         "{empty} {fib5} {fib10} {fib15}"
     );
     assert!(empty < 5_000.0, "{empty}");
+    // iter_batched is counted too: fib(10) and its setup, within a few hundred cycles of
+    // fib(10) through iter (its batch's vectors and the setup's call besides).
+    let batched = mean_of(&dir, "batched/10");
+    assert!(
+        (fib10 - 100.0..fib10 + 1_500.0).contains(&batched),
+        "batched {batched}, fib/10 {fib10}"
+    );
     let ratio = (fib15 - empty) / (fib10 - empty);
     assert!(
         (10.0..12.0).contains(&ratio),
