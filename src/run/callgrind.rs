@@ -111,24 +111,12 @@ pub(crate) fn inclusive_totals(
     dir: &Path,
     is_target: impl Fn(&str) -> bool,
 ) -> Result<(Vec<(String, f64)>, u64)> {
-    let mut totals: Vec<(String, f64)> = Vec::new();
     let mut calls = 0;
-    let mut files = 0;
-    for (path, text) in crate::files::confined::read_outputs_named(dir, "callgrind.out.")? {
-        let (events, sums, n) = parse_inclusive(&text, &is_target)
-            .with_context(|| format!("{} is not a callgrind output file", path.display()))?;
-        files += 1;
+    let totals = super::metric::summed_outputs(dir, "callgrind", |text| {
+        let (events, sums, n) = parse_inclusive(text, &is_target)?;
         calls += n;
-        for (name, value) in events.into_iter().zip(sums) {
-            match totals.iter_mut().find(|(k, _)| *k == name) {
-                Some(slot) => slot.1 += value,
-                None => totals.push((name, value)),
-            }
-        }
-    }
-    if files == 0 {
-        bail!("valgrind wrote no callgrind output in {}", dir.display());
-    }
+        Ok((events, sums))
+    })?;
     Ok((totals, calls))
 }
 

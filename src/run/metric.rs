@@ -97,14 +97,7 @@ pub(crate) fn cachegrind_argv(
     model: Option<&CacheModel>,
     argv: &[std::ffi::OsString],
 ) -> Vec<std::ffi::OsString> {
-    let tool = [
-        "--tool=cachegrind".to_string(),
-        format!(
-            "--cachegrind-out-file={}/cachegrind.out.%p",
-            out_dir.display()
-        ),
-    ];
-    valgrind_argv(&tool, model, argv)
+    valgrind_argv("cachegrind", out_dir, model, argv)
 }
 
 /// As [`cachegrind_argv`], but with callgrind (the same cache simulation), whose files
@@ -115,29 +108,28 @@ pub(crate) fn callgrind_argv(
     model: &CacheModel,
     argv: &[std::ffi::OsString],
 ) -> Vec<std::ffi::OsString> {
-    let tool = [
-        "--tool=callgrind".to_string(),
-        format!(
-            "--callgrind-out-file={}/callgrind.out.%p",
-            out_dir.display()
-        ),
-    ];
-    valgrind_argv(&tool, Some(model), argv)
+    valgrind_argv("callgrind", out_dir, Some(model), argv)
 }
 
-/// valgrind with `tool`'s arguments, cache simulation of `model`, children traced, quiet.
+/// valgrind's `tool` with cache simulation of `model`, children traced, quiet, one
+/// `TOOL.out.PID` file per process in `out_dir`.
 fn valgrind_argv(
-    tool: &[String],
+    tool: &str,
+    out_dir: &Path,
     model: Option<&CacheModel>,
     argv: &[std::ffi::OsString],
 ) -> Vec<std::ffi::OsString> {
-    let mut v: Vec<std::ffi::OsString> = vec!["valgrind".into(), tool[0].clone().into()];
-    v.extend(
-        ["--cache-sim=yes", "--trace-children=yes", "--quiet"]
-            .into_iter()
-            .map(Into::into),
-    );
-    v.extend(tool[1..].iter().map(Into::into));
+    let mut v: Vec<std::ffi::OsString> = [
+        "valgrind".to_string(),
+        format!("--tool={tool}"),
+        "--cache-sim=yes".to_string(),
+        "--trace-children=yes".to_string(),
+        "--quiet".to_string(),
+        format!("--{tool}-out-file={}/{tool}.out.%p", out_dir.display()),
+    ]
+    .into_iter()
+    .map(Into::into)
+    .collect();
     if let Some(model) = model {
         v.extend(model.valgrind_args().map(Into::into));
     }
@@ -303,13 +295,23 @@ pub(crate) const PROFILES_DIR: &str = "profiles";
 /// the derived metrics of [`crate::files::metric::cachegrind_metric`] (`estimated_cycles`,
 /// `I1_misses`, `D1_misses`, `LL_misses`), in a fixed order.
 pub fn read_cachegrind_totals(dir: &Path) -> Result<Vec<(String, f64)>> {
+    with_derived(summed_outputs(dir, "cachegrind", parse_cachegrind)?)
+}
+
+/// The events of valgrind's `tool` files in `dir` (`TOOL.out.PID`, one per process), each
+/// read by `parse` into its event names and one count per event, summed over the files.
+pub(crate) fn summed_outputs(
+    dir: &Path,
+    tool: &str,
+    mut parse: impl FnMut(&str) -> Result<(Vec<String>, Vec<f64>)>,
+) -> Result<Vec<(String, f64)>> {
     let mut totals: Vec<(String, f64)> = Vec::new();
     let mut files = 0;
-    for (path, text) in crate::files::confined::read_outputs_named(dir, "cachegrind.out.")? {
-        let (events, summary) = parse_cachegrind(&text)
-            .with_context(|| format!("{} is not a cachegrind output file", path.display()))?;
+    for (path, text) in crate::files::confined::read_outputs_named(dir, &format!("{tool}.out."))? {
+        let (events, counts) = parse(&text)
+            .with_context(|| format!("{} is not a {tool} output file", path.display()))?;
         files += 1;
-        for (name, value) in events.into_iter().zip(summary) {
+        for (name, value) in events.into_iter().zip(counts) {
             match totals.iter_mut().find(|(n, _)| *n == name) {
                 Some(slot) => slot.1 += value,
                 None => totals.push((name, value)),
@@ -317,9 +319,9 @@ pub fn read_cachegrind_totals(dir: &Path) -> Result<Vec<(String, f64)>> {
         }
     }
     if files == 0 {
-        bail!("valgrind wrote no cachegrind output in {}", dir.display());
+        bail!("valgrind wrote no {tool} output in {}", dir.display());
     }
-    with_derived(totals)
+    Ok(totals)
 }
 
 /// `totals` (raw events) followed by the derived metrics of
