@@ -86,13 +86,7 @@ pub(crate) fn run(
         cg_dir,
         model,
         deadline: spec.timeout.map(|t| Instant::now() + t),
-        total: ProcessOutcome {
-            end: ProcessEnd::Exited(0),
-            wall_ns: 0,
-            cpu_ns: 0,
-            max_rss_kib: 0,
-            abandoned: 0,
-        },
+        total: ProcessOutcome::not_run(ProcessEnd::Exited(0)),
     };
     let result = session.every_case();
     let (cases, failed_step) = match result {
@@ -206,7 +200,8 @@ impl Session<'_> {
                 Stop::Metric(anyhow!(
                     "it ran {} iterations where {n} were asked: Google Benchmark before 1.8 \
                      cannot be given a number of iterations (--benchmark_min_time={n}x), and \
-                     a case that sets its own Iterations() or MinTime() keeps them",
+                     a case that sets its own Iterations() or MinTime() keeps them (leave \
+                     such a case out with --cases)",
                     iterations.map_or("an unknown number of".to_string(), |i| i.to_string())
                 )),
             )),
@@ -410,7 +405,7 @@ fn difference(more: &Totals, less: &Totals, iterations: u64) -> Result<f64> {
         return Err(anyhow!(
             "it counted fewer estimated cycles than the process it is compared with \
              ({value:.0} per iteration): the case's own work is below what two processes \
-             differ by"
+             differ by (leave it out with --cases)"
         ));
     }
     Ok(value.max(0.0))

@@ -179,13 +179,7 @@ pub(crate) fn run_one(
     };
     let (outcome, counted) = match (wrong_library, ctx.metric) {
         (Some(why), _) => (
-            ProcessOutcome {
-                end: ProcessEnd::SpawnFailed(why),
-                wall_ns: 0,
-                cpu_ns: 0,
-                max_rss_kib: 0,
-                abandoned: 0,
-            },
+            ProcessOutcome::not_run(ProcessEnd::SpawnFailed(why)),
             None,
         ),
         (None, MetricSpec::SuiteCounts(suite)) => {

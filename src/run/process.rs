@@ -70,18 +70,26 @@ pub(crate) struct ProcessOutcome {
     pub(crate) abandoned: u32,
 }
 
+impl ProcessOutcome {
+    /// An outcome that took no time: `end` without a process run (it could not start, or
+    /// the sum of several processes before the first).
+    pub(crate) fn not_run(end: ProcessEnd) -> ProcessOutcome {
+        ProcessOutcome {
+            end,
+            wall_ns: 0,
+            cpu_ns: 0,
+            max_rss_kib: 0,
+            abandoned: 0,
+        }
+    }
+}
+
 /// Starts `spec`, waits for it (killing its group on timeout), and returns the outcome.
 ///
 /// Leftover processes of the group are killed after the leader exits, so nothing of one
 /// execution runs on into the next.
 pub(crate) fn run_process(spec: &ProcessSpec) -> ProcessOutcome {
-    let failed = |msg: String| ProcessOutcome {
-        end: ProcessEnd::SpawnFailed(msg),
-        wall_ns: 0,
-        cpu_ns: 0,
-        max_rss_kib: 0,
-        abandoned: 0,
-    };
+    let failed = |msg: String| ProcessOutcome::not_run(ProcessEnd::SpawnFailed(msg));
     let Some(program) = spec.argv.first() else {
         return failed("empty command".into());
     };
