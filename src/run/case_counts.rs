@@ -201,7 +201,8 @@ impl Session<'_> {
                     "it ran {} iterations where {n} were asked: Google Benchmark before 1.8 \
                      cannot be given a number of iterations (--benchmark_min_time={n}x), and \
                      a case that sets its own Iterations() or MinTime() keeps them (leave \
-                     such a case out with --cases)",
+                     such a case out: Google Benchmark's own --benchmark_filter=-REGEX in the \
+                     command, or --cases)",
                     iterations.map_or("an unknown number of".to_string(), |i| i.to_string())
                 )),
             )),
@@ -337,10 +338,11 @@ impl Session<'_> {
                 super::callgrind::inclusive_totals(self.cg_dir, is_target).and_then(
                     |(events, calls)| match calls {
                         0 => Err(anyhow!(
-                            "no call of criterion's timing loop was counted (Bencher::iter, \
-                             iter_custom, iter_batched or iter_batched_ref): valgrind names \
-                             them from the binary's symbols, which a stripped binary has \
-                             not (cargo's `strip` must stay off for the bench profile)"
+                            "no call of criterion's timing loop was counted \
+                             (criterion::bencher::Bencher's iter, iter_custom, iter_batched \
+                             or iter_batched_ref): valgrind names functions from the binary's \
+                             symbols, which a stripped binary has not, and a fork of \
+                             criterion names its Bencher otherwise"
                         )),
                         _ => super::metric::with_derived(events),
                     },
@@ -405,7 +407,7 @@ fn difference(more: &Totals, less: &Totals, iterations: u64) -> Result<f64> {
         return Err(anyhow!(
             "it counted fewer estimated cycles than the process it is compared with \
              ({value:.0} per iteration): the case's own work is below what two processes \
-             differ by (leave it out with --cases)"
+             differ by (leave it out: --benchmark_filter=-REGEX in the command, or --cases)"
         ));
     }
     Ok(value.max(0.0))
