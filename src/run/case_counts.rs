@@ -14,7 +14,8 @@
 //!   processes differ anyway (the times they print) then weigh nothing.
 //! * criterion: its test mode (`--test`) runs a benchmark's routine exactly once, inside its
 //!   timing loop (`Bencher::iter` or a kin, which criterion keeps out of line). The process
-//!   that runs the case alone (`--exact NAME`) runs under callgrind, with the same cache
+//!   that runs the case alone (its filter `^NAME$`, NAME escaped: criterion before 0.5 has
+//!   no `--exact`) runs under callgrind, with the same cache
 //!   simulation, and the value is the inclusive count of that loop's call: one call of the
 //!   routine, cold, and criterion's two clock reads around it. Nothing else of the process
 //!   counts, so two processes differing by a few thousand instructions elsewhere (they do:
@@ -226,7 +227,7 @@ impl Session<'_> {
     /// counted inside its timing loop, checked against its `Testing NAME` line.
     fn criterion_case(&mut self, name: &str) -> Result<f64, Stopped> {
         let step = case_step(name, None);
-        let args = ["--test", "--exact", name].map(String::from);
+        let args = ["--test".to_string(), format!("^{}$", regex::escape(name))];
         let totals = self
             .process(&args, Counting::CallsOf(is_criterion_loop))
             .map_err(|stop| (self.refused_arguments(&step), stop))?
@@ -244,7 +245,7 @@ impl Session<'_> {
             _ => anyhow!(
                 "criterion's output has {ran} line(s) `{tested}` where 1 was expected: the \
                  command must not name a filter of its own (layoutrand selects each case \
-                 with --exact NAME)"
+                 with its filter ^NAME$)"
             ),
         };
         Err((step, Stop::Metric(e)))
@@ -259,7 +260,7 @@ impl Session<'_> {
         let (usage_error, appended, advice) = match self.suite.format {
             SuiteFormat::Criterion => (
                 2,
-                "--list, or --test --exact NAME",
+                "--list, or --test ^NAME$",
                 "a criterion command must name no filter of its own",
             ),
             _ => (

@@ -178,10 +178,7 @@ pub(crate) fn run_one(
         _ => super::suite::SourceBefore::default(),
     };
     let (outcome, counted) = match (wrong_library, ctx.metric) {
-        (Some(why), _) => (
-            ProcessOutcome::not_run(ProcessEnd::SpawnFailed(why)),
-            None,
-        ),
+        (Some(why), _) => (ProcessOutcome::not_run(ProcessEnd::SpawnFailed(why)), None),
         (None, MetricSpec::SuiteCounts(suite)) => {
             let model = ctx.settings.cache_model.as_ref();
             let counted =

@@ -304,7 +304,10 @@ pub(crate) fn listed_cases(spec: &SuiteSpec, stdout: &Path) -> Result<Vec<String
         let text = String::from_utf8_lossy(&line);
         let text = text.trim_end_matches(['\n', '\r']);
         let name = match spec.format {
-            SuiteFormat::Criterion => text.strip_suffix(": benchmark"),
+            // `: bench` up to criterion 0.4 (libtest's word), `: benchmark` from 0.5.
+            SuiteFormat::Criterion => text
+                .strip_suffix(": benchmark")
+                .or_else(|| text.strip_suffix(": bench")),
             _ => Some(text).filter(|t| !t.trim().is_empty()),
         };
         if let Some(name) = name.filter(|n| seen.insert(n.to_string())) {
@@ -717,6 +720,13 @@ mod tests {
         assert_eq!(
             listed_cases(&spec("criterion"), &out).unwrap(),
             ["fib/5", "empty"]
+        );
+        // criterion 0.4 (itertools 0.13's benchmarks), blank lines between.
+        let listing = "all equal: bench\n\npermutations slice: bench\n\n";
+        std::fs::write(&out, listing).unwrap();
+        assert_eq!(
+            listed_cases(&spec("criterion"), &out).unwrap(),
+            ["all equal", "permutations slice"]
         );
         std::fs::write(&out, "wall\n").unwrap();
         assert!(listed_cases(&spec("gbench"), &out).is_err());
