@@ -47,8 +47,8 @@ const MAX_ITERATIONS: u64 = 1 << 20;
 
 /// Whether `name` (as valgrind demangles it) is one of criterion's timing loops: `iter`,
 /// `iter_custom`, `iter_batched` or `iter_batched_ref` of `Bencher` or `AsyncBencher`, all
-/// `#[inline(never)]` in criterion 0.3 to 0.8, as legacy symbols name them
-/// (`criterion::bencher::Bencher<M>::iter`) and as v0 ones do
+/// `#[inline(never)]` in criterion 0.4 to 0.8 (read in their sources), as legacy symbols
+/// name them (`criterion::bencher::Bencher<M>::iter`) and as v0 ones do
 /// (`<criterion::bencher::Bencher>::iter::<u64, fib::benches::{closure#0}::{closure#0}>`).
 /// Not `iter_with_setup` or `iter_with_large_drop`: they call `iter_batched`.
 fn is_criterion_loop(name: &str) -> bool {
