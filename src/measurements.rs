@@ -47,11 +47,6 @@ pub struct Loaded {
     pub as_built_rows: usize,
 }
 
-/// Reads `path` into a balanced hierarchy as described by `spec`.
-pub fn load_hierarchy(path: &Path, spec: &CsvSpec<'_>) -> Result<Hierarchy> {
-    Ok(load_measurements(path, spec)?.hierarchy)
-}
-
 /// Reads `path` as described by `spec`, leaving out the default-layout rows.
 pub fn load_measurements(path: &Path, spec: &CsvSpec<'_>) -> Result<Loaded> {
     let file =

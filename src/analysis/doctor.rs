@@ -217,11 +217,12 @@ pub enum Fitness {
 impl Fitness {
     /// The process exit code of `layoutrand doctor` for this verdict.
     pub(crate) fn exit_code(self) -> i32 {
-        match self {
-            Fitness::Fit => 0,
-            Fitness::DeterministicOnly => 1,
-            Fitness::NotFit => 3,
-        }
+        let exit = match self {
+            Fitness::Fit => crate::exit::Exit::Complete,
+            Fitness::DeterministicOnly => crate::exit::Exit::GateFailed,
+            Fitness::NotFit => crate::exit::Exit::NotFit,
+        };
+        exit.code()
     }
 }
 

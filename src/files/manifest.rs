@@ -710,12 +710,6 @@ pub(crate) const BASELINE_LABEL: &str = "baseline";
 /// and reports; also the name of its directory in the output directory.
 pub(crate) const AS_BUILT_LABEL: &str = "as-built";
 
-/// Whether `label` names a fixed layout (the baseline or the as-built binary), which is
-/// never pooled with the random layouts.
-pub fn is_fixed_layout(label: &str) -> bool {
-    label == BASELINE_LABEL || label == AS_BUILT_LABEL
-}
-
 /// `baseline` for `None`, `seed-N` for `Some(N)`.
 pub fn binary_label(seed: Option<u64>) -> String {
     match seed {

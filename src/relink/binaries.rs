@@ -84,16 +84,6 @@ pub(crate) fn baseline_of(programs: &[Program], built: Vec<BaselineProgram>) -> 
     Baseline { set, functions }
 }
 
-/// Links and verifies the baseline. Any failure here is fatal: without a baseline nothing can
-/// be compared.
-pub fn build_baseline(programs: &[Program], out_dir: &Path) -> Result<Baseline> {
-    let (built, failed) = build_baseline_isolated(programs, out_dir);
-    if let Some((_, err)) = failed.into_iter().next() {
-        return Err(err);
-    }
-    Ok(baseline_of(programs, built.into_iter().flatten().collect()))
-}
-
 /// Links and verifies every seed (in parallel); `tick` is called after each program link,
 /// `done` after each seed with its binaries (e.g. to save the manifest so far).
 ///

@@ -36,23 +36,8 @@ use crate::report::gate::{Gate, GateJudgement};
 
 pub use export::Format;
 
-/// Loads the experiment in `dir`, keeps the given metrics (all when empty), analyses it at
-/// `thresholds` and renders it in `format`: what `layoutrand report DIR --format F
-/// --confidence C --negligible N [--metric M]…` prints.
-pub fn render_report(
-    dir: &Path,
-    format: Format,
-    thresholds: &crate::analysis::vocabulary::Thresholds,
-    metrics: &[String],
-) -> Result<String> {
-    let options = AnalysisOptions {
-        thresholds: *thresholds,
-        ..Default::default()
-    };
-    Ok(render_gated_report(dir, format, &options, metrics)?.0)
-}
-
-/// [`render_report`] with every option of `report` (`--fail-if-slower`, `--bootstrap`):
+/// Loads the experiment in `dir`, keeps `metrics` (all when empty), analyses it with every
+/// option of `report` (`--fail-if-slower`, `--bootstrap`) and renders it in `format`:
 /// also each comparison the gate judged, failed when its whole ratio interval says a variant
 /// is slower than its base by more than `options.fail_if_slower` (see `gate_judgements` below).
 pub fn render_gated_report(

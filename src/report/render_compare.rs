@@ -16,9 +16,23 @@ use crate::report::numfmt::{level, p_value, ratio_bounds, sig, signed_percent, S
 use crate::report::title::section_title;
 use crate::report::words;
 
-/// The comparisons the CI gate judged, each named with its effect ("program \[variant\]
-/// metric: effect") and whether it failed, so that the gate says what it judged and what is
-/// slower.
+/// What the CI gate judges of `c`: each gated comparison named with its effect ("program
+/// \[variant\] metric: effect") and whether it failed, so that the gate says what it judged
+/// and what is slower; or, for an incomplete store on either side, why it may not judge.
+pub fn gate(c: &ExperimentComparison) -> crate::report::gate::Gate {
+    let refused = [("base", &c.base_incomplete), ("new", &c.new_incomplete)]
+        .iter()
+        .filter_map(|(side, i)| {
+            i.as_ref()
+                .map(|i| format!("{side}: {}", words::incomplete::gate_refusal(i)))
+        })
+        .reduce(|a, b| format!("{a}; {b}"));
+    crate::report::gate::Gate {
+        judged: gate_judgements(c),
+        refused,
+    }
+}
+
 fn gate_judgements(c: &ExperimentComparison) -> Vec<crate::report::gate::GateJudgement> {
     let suites = c.suites.iter().filter(|s| s.gated).map(|s| {
         let label = program_label(&s.program, s.variant.as_deref());
@@ -44,7 +58,7 @@ fn gate_judgements(c: &ExperimentComparison) -> Vec<crate::report::gate::GateJud
 }
 
 /// `layoutrand compare BASE_DIR NEW_DIR`: the rendered comparison (text, or JSON when
-/// `json`) and the comparisons the gate judged (`gate_judgements`). `fail_if_slower` is a share (0.02
+/// `json`) and what the gate judges of it ([`gate`]). `fail_if_slower` is a share (0.02
 /// for 2 %).
 pub fn run_directories(
     base: &std::path::Path,
@@ -71,18 +85,7 @@ pub fn run_directories(
     } else {
         crate::printable::for_terminal(&render_text(&c)).into_owned()
     };
-    let refused = [("base", &c.base_incomplete), ("new", &c.new_incomplete)]
-        .iter()
-        .filter_map(|(side, i)| {
-            i.as_ref()
-                .map(|i| format!("{side}: {}", words::incomplete::gate_refusal(i)))
-        })
-        .reduce(|a, b| format!("{a}; {b}"));
-    let gate = crate::report::gate::Gate {
-        judged: gate_judgements(&c),
-        refused,
-    };
-    Ok((text, gate))
+    Ok((text, gate(&c)))
 }
 
 /// The checks of one comparison's verdict, indented under it: eq. 5 when the verdict is

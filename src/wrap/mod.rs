@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use classify::{tool_kind_of, ToolKind};
+use classify::tool_kind_of;
 
 /// The record directory the shim writes into (set by `layoutrand build`).
 pub const ENV_RECORD_DIR: &str = "LAYOUTRAND_RECORD_DIR";
@@ -124,9 +124,4 @@ pub fn install_shims(dir: &Path, exe: &Path) -> Result<()> {
             .with_context(|| format!("creating the shim link {}", dir.join(name).display()))?;
     }
     Ok(())
-}
-
-/// Whether `name` is a tool the shim stands in for (for diagnostics).
-pub fn is_shimmed_tool(name: &str) -> Option<ToolKind> {
-    tool_kind_of(name)
 }

@@ -215,18 +215,6 @@ pub(crate) fn sign_records(record_dir: &Path) {
     }
 }
 
-/// Every link record file of `record_dir` with the record it holds, sorted by file name:
-/// what a relink from this recording would run.
-pub fn record_files(record_dir: &Path) -> Result<Vec<(PathBuf, LinkRecord)>> {
-    let links = record_dir.join(LINKS_DIR);
-    if !links.is_dir() {
-        return Ok(Vec::new());
-    }
-    let mut files = link_record_files(&links)?;
-    files.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(files)
-}
-
 /// Checks that every blob the records name holds the content its name (a BLAKE3 hash) says:
 /// a recorded object edited after the recording (one code byte changed is still a valid ELF)
 /// is refused rather than relinked as the user's code.

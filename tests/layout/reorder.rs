@@ -8,15 +8,13 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::snapshot_support::{in_dir, redact};
+use crate::snapshot_support::redact;
 use layout_support::{c_build, fixtures, module_sequence, run_binary, run_ok, CBuild, LINKERS};
 use layoutrand::layout::binary::{self, Function};
 use layoutrand::layout::fingerprint;
 use layoutrand::layout::object_file::{text_sections, TextGroup, TextSection};
-use layoutrand::layout::reorder::{relocatable_reorder, reorder_sections, shuffle_within_groups};
+use layoutrand::layout::reorder::{reorder_sections, shuffle_within_groups};
 use layoutrand::seeded::SeededRng;
-
-const LD_BFD: &str = "ld.bfd";
 
 /// Functions of `sections` in that order (aliases included; callers filter by presence).
 fn functions_of(sections: &[TextSection]) -> Vec<String> {
@@ -26,20 +24,17 @@ fn functions_of(sections: &[TextSection]) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn relocatable_reorder_orders_each_module_for_every_linker() {
-    orders_each_module_for_every_linker("rr", &|object, out, order| {
-        let names: Vec<String> = order.iter().map(|s| s.name.clone()).collect();
-        relocatable_reorder(object, out, &names, Path::new(LD_BFD)).unwrap();
-    });
+/// `object` with its sections `order` (indices) in that order, written to `out`.
+fn reorder_file(object: &Path, out: &Path, order: &[usize]) {
+    let bytes = reorder_sections(&std::fs::read(object).unwrap(), order, &[], &[]).unwrap();
+    std::fs::write(out, bytes).unwrap();
 }
 
 #[test]
 fn section_table_reorder_orders_each_module_for_every_linker() {
     orders_each_module_for_every_linker("st", &|object, out, order| {
         let indices: Vec<usize> = order.iter().map(|s| s.index).collect();
-        let bytes = reorder_sections(&std::fs::read(object).unwrap(), &indices, &[]).unwrap();
-        std::fs::write(out, bytes).unwrap();
+        reorder_file(object, out, &indices);
     });
 }
 
@@ -190,7 +185,7 @@ fn source_lines(bin: &Path, functions: &[Function]) -> HashMap<String, String> {
 }
 
 #[test]
-fn cpp_keeps_comdat_unwinding_and_debug_info_after_ld_r() {
+fn cpp_keeps_comdat_unwinding_and_debug_info_after_reordering() {
     let dir = tempfile::tempdir().unwrap();
     let objects = compile_cpp(dir.path());
     let baseline = link_cpp(dir.path(), "bfd", &objects, "cpp_base");
@@ -207,18 +202,18 @@ fn cpp_keeps_comdat_unwinding_and_debug_info_after_ld_r() {
             "fixture must have COMDAT sections"
         );
         // Reverse each group: a deterministic order surely different from the compiler's.
-        let mut order: Vec<String> = Vec::new();
+        let mut order: Vec<usize> = Vec::new();
         for group in TextGroup::REORDERABLE {
-            let mut names: Vec<String> = sections
+            let mut indices: Vec<usize> = sections
                 .iter()
                 .filter(|s| s.is_reorderable() && s.group == group)
-                .map(|s| s.name.clone())
+                .map(|s| s.index)
                 .collect();
-            names.reverse();
-            order.extend(names);
+            indices.reverse();
+            order.extend(indices);
         }
         let out = object.with_extension("r.o");
-        relocatable_reorder(object, &out, &order, Path::new(LD_BFD)).unwrap();
+        reorder_file(object, &out, &order);
         // The COMDAT groups survive as groups.
         let after = text_sections(&out).unwrap();
         let comdat_before: HashSet<_> = sections
@@ -263,92 +258,6 @@ fn cpp_keeps_comdat_unwinding_and_debug_info_after_ld_r() {
             }
             assert!(checked >= 4, "too few functions checked: {lines:?}");
         }
-    }
-}
-
-#[test]
-fn relocatable_reorder_reports_bad_input() {
-    let build = c_build();
-    let object = build.path("calc.o");
-    let out = build.path("bad_r.o");
-    let err = format!(
-        "{:#}",
-        relocatable_reorder(&object, &out, &[".text.calc_gcd".into()], Path::new(LD_BFD))
-            .unwrap_err()
-    );
-    // Each message, pinned whole, names the object, the section or the linker at fault.
-    insta::assert_snapshot!("section_not_listed", in_dir(&err, build.dir.path()));
-    let sections = text_sections(&object).unwrap();
-    let order: Vec<String> = sections
-        .iter()
-        .filter(|s| s.is_reorderable())
-        .map(|s| s.name.clone())
-        .collect();
-    let err = format!(
-        "{:#}",
-        relocatable_reorder(&object, &out, &order, Path::new("/nonexistent/ld")).unwrap_err()
-    );
-    insta::assert_snapshot!("linker_missing", in_dir(&err, build.dir.path()));
-    assert!(!out.exists());
-
-    let dir = tempfile::tempdir().unwrap();
-    let lto = dir.path().join("lto.o");
-    run_ok(
-        Command::new("gcc")
-            .current_dir(fixtures().join("c"))
-            .args(["-O2", "-flto", "-ffunction-sections", "-c", "calc.c", "-o"])
-            .arg(&lto),
-    );
-    let err = format!(
-        "{:#}",
-        relocatable_reorder(&lto, &out, &[], Path::new(LD_BFD)).unwrap_err()
-    );
-    insta::assert_snapshot!("lto_object", in_dir(&err, dir.path()));
-}
-
-#[test]
-fn relocatable_reorder_works_with_lld_and_gold_as_the_r_linker() {
-    let build = c_build();
-    let object = build.path("util.o");
-    let sections = text_sections(&object).unwrap();
-    // Normal group reversed; the single cold section first.
-    let mut order: Vec<String> = sections
-        .iter()
-        .filter(|s| s.is_reorderable() && s.group != TextGroup::Normal)
-        .map(|s| s.name.clone())
-        .collect();
-    let mut normal: Vec<String> = sections
-        .iter()
-        .filter(|s| s.is_reorderable() && s.group == TextGroup::Normal)
-        .map(|s| s.name.clone())
-        .collect();
-    normal.reverse();
-    order.extend(normal.iter().cloned());
-    let wanted: Vec<String> = normal
-        .iter()
-        .flat_map(|n| {
-            sections
-                .iter()
-                .find(|s| &s.name == n)
-                .unwrap()
-                .functions
-                .clone()
-        })
-        .collect();
-    let reference = run_binary(&build.link("bfd", &build.program(), &[], "rld_base"));
-    for ld in ["ld.lld", "ld.gold"] {
-        let out = format!("util_{ld}.o");
-        relocatable_reorder(&object, &build.path(&out), &order, Path::new(ld)).unwrap();
-        let mut inputs = build.program();
-        inputs[1] = out.clone();
-        let bin = build.link("bfd", &inputs, &[], &format!("rld_{ld}"));
-        assert_eq!(run_binary(&bin), reference, "{ld}");
-        let functions = binary::functions(&bin).unwrap();
-        assert_eq!(
-            module_sequence(&functions, &wanted, "util.c"),
-            wanted,
-            "-r with {ld}"
-        );
     }
 }
 
@@ -406,32 +315,24 @@ fn clang_objects_reorder_too() {
 
     let util = &objects[1];
     let sections = text_sections(util).unwrap();
-    let mut order: Vec<String> = sections
-        .iter()
-        .filter(|s| s.is_reorderable())
-        .map(|s| s.name.clone())
-        .collect();
+    let mut order: Vec<&TextSection> = sections.iter().filter(|s| s.is_reorderable()).collect();
     order.reverse();
-    let wanted = functions_of(
-        &order
-            .iter()
-            .map(|n| sections.iter().find(|s| &s.name == n).unwrap().clone())
-            .collect::<Vec<_>>(),
-    );
+    let wanted = functions_of(&order.iter().map(|&s| s.clone()).collect::<Vec<_>>());
+    let indices: Vec<usize> = order.iter().map(|s| s.index).collect();
     let mut inputs = objects.clone();
     inputs[1] = dir.path().join("util_r.o");
-    relocatable_reorder(util, &inputs[1], &order, Path::new(LD_BFD)).unwrap();
+    reorder_file(util, &inputs[1], &indices);
 
     let same_names = dir.path().join("calc_same_names.o");
     let same_sections = text_sections(&same_names).unwrap();
-    let mut same_order: Vec<String> = same_sections
+    let mut same_order: Vec<usize> = same_sections
         .iter()
         .filter(|s| s.is_reorderable())
-        .map(|s| s.name.clone())
+        .map(|s| s.index)
         .collect();
     same_order.reverse();
     inputs[2] = dir.path().join("calc_same_names_r.o");
-    relocatable_reorder(&same_names, &inputs[2], &same_order, Path::new(LD_BFD)).unwrap();
+    reorder_file(&same_names, &inputs[2], &same_order);
 
     let bin = link(&inputs, "clang_r");
     assert_eq!(run_binary(&bin), reference);
@@ -462,15 +363,15 @@ fn section_table_padding_moves_functions_and_keeps_their_code() {
             .map(|(k, &i)| (i, 16 * (1 + ((m + k) % 3) as u64)))
             .collect();
         let data = std::fs::read(&object).unwrap();
-        let same = reorder_sections(&data, &movable, &[]).unwrap();
+        let same = reorder_sections(&data, &movable, &[], &[]).unwrap();
         assert_eq!(
             same, data,
             "{module}: the identity order must give the same bytes"
         );
-        let padded = reorder_sections(&data, &movable, &padding).unwrap();
+        let padded = reorder_sections(&data, &movable, &padding, &[]).unwrap();
         assert_eq!(
             padded,
-            reorder_sections(&data, &movable, &padding).unwrap(),
+            reorder_sections(&data, &movable, &padding, &[]).unwrap(),
             "{module}: not reproducible"
         );
         let name = format!("pad_{module}.o");
@@ -531,7 +432,10 @@ fn section_table_reorder_reports_bad_input() {
     // The section count of the ELF header (e_shnum, the null section included).
     let count = u16::from_le_bytes([data[0x3c], data[0x3d]]);
     let err = |order: &[usize], padding: &[(usize, u64)]| {
-        format!("{:#}", reorder_sections(&data, order, padding).unwrap_err())
+        format!(
+            "{:#}",
+            reorder_sections(&data, order, padding, &[]).unwrap_err()
+        )
     };
     // Each message is pinned whole (the section indices and count are the compiler's,
     // written by role).
@@ -557,7 +461,7 @@ fn section_table_reorder_reports_bad_input() {
         "not_elf",
         format!(
             "{:#}",
-            reorder_sections(b"not an object", &[], &[]).unwrap_err()
+            reorder_sections(b"not an object", &[], &[], &[]).unwrap_err()
         )
     );
 }

@@ -7,7 +7,6 @@ use crate::snapshot_support::{stderr_in, stdout_in};
 use std::path::Path;
 
 use layoutrand::analysis::answers::compare::compare_directories;
-use layoutrand::analysis::answers::compare::gate_failed;
 use layoutrand::analysis::compare::CompareOptions;
 use layoutrand::analysis::effect::Direction;
 use layoutrand::analysis::vocabulary::Thresholds;
@@ -30,6 +29,12 @@ fn experiment_of(dir: &Path, programs: &[&str], seeds: u64, factor: f64, noise_s
         let size = if program == "demo" { 1e7 } else { 3e7 };
         size * factor * (1.0 + layout + 0.003 * noise.draw())
     });
+}
+
+/// Whether the CI gate fails on `c`, as `compare --fail-if-slower` decides it.
+fn gate_failed(c: &layoutrand::analysis::answers::compare::ExperimentComparison) -> bool {
+    layoutrand::report::render_compare::gate(c).outcome()
+        == layoutrand::report::gate::GateOutcome::Fail
 }
 
 /// 95 % intervals, the default relevance threshold, and the `--fail-if-slower` share.

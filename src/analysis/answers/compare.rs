@@ -183,18 +183,6 @@ pub fn compare_directories(
     compare(&b, &n, options)
 }
 
-/// The CI gate: whether some program's (and variant's) whole ratio interval says slower
-/// (higher) by more than the `--fail-if-slower` threshold, on a gated metric
-/// ([`Experiment::gates`](super::experiment::Experiment::gates)).
-pub fn gate_failed(c: &ExperimentComparison) -> bool {
-    c.programs
-        .iter()
-        .any(|p| p.comparison.pair.gated && p.comparison.pair.slower_beyond_threshold)
-        || c.suites
-            .iter()
-            .any(|s| s.gated && s.slower_beyond_threshold)
-}
-
 /// The suites both experiments measured (per program and variant, in the base's order):
 /// the ratio of the new side's geometric mean over the cases to the base's, with how many
 /// of `programs`' case comparisons moved each way. Each side is labelled `base` or `new`.

@@ -100,14 +100,6 @@ impl Series {
         self.seeds.first().map_or(0, BinaryData::iterations)
     }
 
-    /// All seeds' live values as `binary → execution → iteration` nested vectors.
-    pub fn nested(&self) -> Vec<Vec<Vec<f64>>> {
-        self.seeds
-            .iter()
-            .map(|b| b.executions.iter().map(|e| e.live.clone()).collect())
-            .collect()
-    }
-
     /// This series without the randomised binaries' executions `set_aside` names (binary
     /// label, execution index): what the answers about where the variation comes from rest
     /// on once the screening set load bursts aside. No longer balanced when it names some:

@@ -13,13 +13,10 @@
 //!   of each section's alignment, applied by [`reorder_sections`];
 //! * [`shuffle_data`], [`DataEntry`]: the static data in a seeded order (`build
 //!   --data-order`), placed by the merged object's script and the same table permutation;
-//! * [`relocatable_reorder`]: applies a module's order with `ld -r -T script`, producing an
-//!   object any final linker (bfd, gold, lld, mold) lays out in that order;
 
 mod data;
 mod merged;
 mod padding;
-mod relocatable;
 mod script;
 mod section_table;
 mod shuffle;
@@ -27,7 +24,6 @@ mod shuffle;
 pub(crate) use data::{data_script_lines, distinct as distinct_data, shuffle_data, DataEntry};
 pub(crate) use merged::{merge_objects, merged_script, MergedEntry, Merging};
 pub(crate) use padding::draw_padding;
-pub use relocatable::{relocatable_reorder, relocatable_script};
 pub(crate) use script::check_output_dir;
-pub use section_table::{reorder_sections, reorder_sections_padded, Padding};
+pub use section_table::{reorder_sections, Padding};
 pub use shuffle::{shuffle_global, shuffle_within_groups};

@@ -54,17 +54,13 @@ pub type Padding = [(usize, u64)];
 /// and machine; the same input gives the same bytes. Errors: not a relocatable ELF object,
 /// an index out of range or listed twice, a relocation, symbol or group section in
 /// `order`, padding of a `REL` object or of a section without contents.
-pub fn reorder_sections(data: &[u8], order: &[usize], padding: &Padding) -> Result<Vec<u8>> {
-    reorder_sections_padded(data, order, padding, &[])
-}
-
-/// [`reorder_sections`] with filler `behind` some code sections as well (`(section index,
-/// bytes)`, at most one entry per section): the section grows at its end, so its own
-/// contents keep their offsets and only what the linker places after it moves, by the
-/// section's whole growth. `explain --confirm` moves one section by the filler in front of
+///
+/// Filler `behind` some code sections (`(section index, bytes)`, at most one entry per
+/// section) grows the section at its end, so its own contents keep their offsets and only
+/// what the linker places after it moves, by the section's whole growth. `explain --confirm` moves one section by the filler in front of
 /// it and takes the bytes back behind it up to a whole period of the cache's sets, so that
 /// the code after it keeps every placement feature (see [`crate::explain::confirm`]).
-pub fn reorder_sections_padded(
+pub fn reorder_sections(
     data: &[u8],
     order: &[usize],
     padding: &Padding,

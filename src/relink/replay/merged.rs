@@ -534,7 +534,7 @@ fn reorder_distinct(data: &[DataEntry]) -> Vec<DataEntry> {
     reorder::distinct_data(data).into_iter().cloned().collect()
 }
 
-/// Filler per section, `(section index, bytes)`, as [`reorder::reorder_sections_padded`]
+/// Filler per section, `(section index, bytes)`, as [`reorder::reorder_sections`]
 /// takes it in front of and behind sections.
 type PaddingList = Vec<(usize, u64)>;
 
@@ -664,7 +664,7 @@ impl MergedObject {
             }
         }
         let order = self.with_data(order, binary_order.data)?;
-        let bytes = reorder::reorder_sections_padded(&data, &order, &padding, &behind)?;
+        let bytes = reorder::reorder_sections(&data, &order, &padding, &behind)?;
         let (dir, name) = crate::files::confined::parent_of(out)?;
         dir.create_fresh(name)
             .and_then(|mut f| Ok(std::io::Write::write_all(&mut f, &bytes)?))

@@ -453,7 +453,7 @@ fn reorder_object(
     } else {
         movable.iter().map(|&(index, _)| index).collect()
     };
-    reorder::reorder_sections_padded(bytes, &order, &padding, &behind).map(Some)
+    reorder::reorder_sections(bytes, &order, &padding, &behind).map(Some)
 }
 
 /// Adds `bytes` of filler to section `index`'s entry of `list` (a new entry when it has none).

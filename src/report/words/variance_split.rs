@@ -7,19 +7,7 @@
 use crate::analysis::answers::data_split::{AxisShare, DataSplit, SplitCannotTell};
 use crate::report::numfmt::{level, p_value, percent, statistic};
 use crate::stats::interval::Interval;
-use crate::stats::variance_split::{Component, ComponentShare, VarianceSplit};
-
-/// The sentence of `split`, e.g. "of the variation between executions, 61 % (45–75 %) is
-/// where the data sits, 4 % (0–12 %) where the code sits, 35 % (26–47 %) run noise (95 %
-/// intervals)."
-pub fn sentence(split: &VarianceSplit) -> String {
-    let parts: Vec<(Component, f64, Interval)> = split
-        .shares
-        .iter()
-        .map(|s: &ComponentShare| (s.component, s.share, s.interval))
-        .collect();
-    shares_sentence(&parts, split.confidence)
-}
+use crate::stats::variance_split::Component;
 
 /// The series' answer: the shares' sentence, or why there is none.
 pub fn answer(split: &DataSplit) -> String {
@@ -228,41 +216,18 @@ fn whole_percent(share: f64) -> String {
 mod tests {
     use super::*;
     use crate::stats::interval::Interval;
-    use crate::stats::variance_split::CrossedMeanSquares;
-
-    fn share(component: Component, share: f64, lower: f64, upper: f64) -> ComponentShare {
-        ComponentShare {
-            component,
-            variance: share,
-            share,
-            interval: Interval { lower, upper },
-        }
-    }
 
     #[test]
     fn the_largest_share_comes_first_with_every_interval() {
-        let split = VarianceSplit {
-            mean_squares: CrossedMeanSquares {
-                code_seeds: 10,
-                data_seeds: 6,
-                replicates: 3,
-                ms_code: 1.0,
-                ms_data: 1.0,
-                ms_code_x_data: 1.0,
-                ms_run: 1.0,
-                machine: None,
-            },
-            shares: vec![
-                share(Component::Code, 0.04, 0.0, 0.12),
-                share(Component::Data, 0.61, 0.45, 0.75),
-                share(Component::CodeXData, 0.002, 0.0, 0.05),
-                share(Component::Run, 0.348, 0.26, 0.47),
-            ],
-            confidence: 0.95,
-            draws: 1000,
-        };
+        let share = |c, s, lower, upper| (c, s, Interval { lower, upper });
+        let parts = [
+            share(Component::Code, 0.04, 0.0, 0.12),
+            share(Component::Data, 0.61, 0.45, 0.75),
+            share(Component::CodeXData, 0.002, 0.0, 0.05),
+            share(Component::Run, 0.348, 0.26, 0.47),
+        ];
         assert_eq!(
-            sentence(&split),
+            shares_sentence(&parts, 0.95),
             "of the variation between executions, 61 % (45–75 %) is where the data sits, \
              35 % (26–47 %) run noise, 4 % (0–12 %) where the code sits, < 1 % (0–5 %) how a \
              data layout's effect differs from binary to binary (95 % intervals)."
