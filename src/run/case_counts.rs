@@ -228,10 +228,19 @@ impl Session<'_> {
     fn criterion_case(&mut self, name: &str) -> Result<f64, Stopped> {
         let step = case_step(name, None);
         let args = ["--test".to_string(), format!("^{}$", regex::escape(name))];
-        let totals = self
+        let (totals, calls) = self
             .process(&args, Counting::CallsOf(is_criterion_loop))
             .map_err(|stop| (self.refused_arguments(&step), stop))?
             .expect("a counted process has totals");
+        if calls == 0 {
+            let e = anyhow!(
+                "no call of criterion's timing loop was counted (criterion::bencher::Bencher's \
+                 iter, iter_custom, iter_batched or iter_batched_ref): valgrind names \
+                 functions from the binary's symbols, which a stripped binary has not, and a \
+                 fork of criterion names its Bencher otherwise"
+            );
+            return Err((step, Stop::Metric(e)));
+        }
         let tested = format!("Testing {name}");
         let ran =
             count_lines(&self.spec.stdout, &tested).map_err(|e| (step.clone(), Stop::Metric(e)))?;
@@ -284,12 +293,17 @@ impl Session<'_> {
     /// Runs the command with `extra` arguments under cachegrind; its totals.
     fn counted(&mut self, extra: &[String]) -> Result<Totals, Stop> {
         self.process(extra, Counting::Process)
-            .map(|totals| totals.expect("a counted process has totals"))
+            .map(|counted| counted.expect("a counted process has totals").0)
     }
 
     /// Runs the command with `extra` arguments appended, counted as `counting` says, in what
-    /// is left of the execution's time limit; its totals when counted.
-    fn process(&mut self, extra: &[String], counting: Counting) -> Result<Option<Totals>, Stop> {
+    /// is left of the execution's time limit; its totals when counted, with the number of
+    /// calls counted (1 for a whole process).
+    fn process(
+        &mut self,
+        extra: &[String],
+        counting: Counting,
+    ) -> Result<Option<(Totals, u64)>, Stop> {
         let mut argv = self.spec.argv.clone();
         argv.extend(extra.iter().map(OsString::from));
         if !matches!(counting, Counting::Not) {
@@ -334,20 +348,10 @@ impl Session<'_> {
         }
         let totals = match counting {
             Counting::Not => return Ok(None),
-            Counting::Process => read_cachegrind_totals(self.cg_dir),
+            Counting::Process => read_cachegrind_totals(self.cg_dir).map(|t| (t, 1)),
             Counting::CallsOf(is_target) => {
-                super::callgrind::inclusive_totals(self.cg_dir, is_target).and_then(
-                    |(events, calls)| match calls {
-                        0 => Err(anyhow!(
-                            "no call of criterion's timing loop was counted \
-                             (criterion::bencher::Bencher's iter, iter_custom, iter_batched \
-                             or iter_batched_ref): valgrind names functions from the binary's \
-                             symbols, which a stripped binary has not, and a fork of \
-                             criterion names its Bencher otherwise"
-                        )),
-                        _ => super::metric::with_derived(events),
-                    },
-                )
+                super::callgrind::inclusive_totals(self.cg_dir, is_target)
+                    .and_then(|(events, calls)| Ok((super::metric::with_derived(events)?, calls)))
             }
         };
         totals.map(Some).map_err(Stop::Metric)
