@@ -336,17 +336,43 @@ if [ "$n" -lt 8 ]; then exec "$0" 3 100; fi
     assert_eq!(
         partial,
         &serde_json::json!([
-            {"case": "case_01", "executions": 4, "of": 8, "never_with": ["case_one"]},
-            {"case": "case_one", "executions": 4, "of": 8, "never_with": ["case_01"]},
+            {"case": "case_01", "executions": 4, "of": 8, "never_with_cases": 1, "never_with_only": "case_one"},
+            {"case": "case_one", "executions": 4, "of": 8, "never_with_cases": 1, "never_with_only": "case_01"},
         ])
     );
     let text = text_report(&dir);
     assert!(
         text.contains(
             "Not every case ran in every execution: of the 8 executions of the randomised \
-             binaries its fullest case ran in, case_01 in 4, case_one in 4; each case's answers \
+             binaries that ran the suite, case_01 in 4, case_one in 4; each case's answers \
              rest on the executions it ran in. case_01 and case_one never ran in one execution: \
              one case renamed between executions?"
+        ),
+        "{text}"
+    );
+
+    // Every case renamed from the fifth process on: no case ran in every execution, no pair
+    // is singled out, and all 48 names (24 cases under two names) are said.
+    std::fs::remove_file(dir.join("out/results.jsonl")).unwrap();
+    std::fs::remove_file(dir.join("count")).unwrap();
+    let run = layoutrand(&dir)
+        .args(["run", "--out", "out", "--metric", "lines", "--jobs", "1"])
+        .args(["--executions", "4", "--iterations", "3"])
+        .args(["--schedule-seed", "3", "--"])
+        .args([
+            "sh",
+            "-c",
+            &rename.replace("s/^case_01 /case_one /", "s/^case_/other_/"),
+        ])
+        .arg("{bin}")
+        .output()
+        .unwrap();
+    assert_success(&run, "run of a suite renaming every case");
+    let text = text_report(&dir);
+    assert!(
+        text.contains(
+            "rest on the executions it ran in. 48 cases never ran in one execution with \
+             several others: cases renamed between executions?"
         ),
         "{text}"
     );

@@ -572,23 +572,26 @@ pub struct Suite {
     /// Executions per randomised binary: with one, differences between processes count as
     /// layout effects in every case's verdict.
     pub executions_per_binary: usize,
-    /// The cases that ran in fewer of the randomised binaries' executions than the suite's
-    /// fullest case (dropped or added between executions, or renamed), in name order.
+    /// The cases that did not run in every execution of the randomised binaries that ran
+    /// some case of the suite (dropped or added between executions, or renamed), in name
+    /// order.
     pub partial_cases: Vec<PartialCase>,
 }
 
-/// A case of a suite missing from some of the executions its fullest case ran in.
+/// A case of a suite missing from some of the executions that ran the suite.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct PartialCase {
     /// The case.
     pub case: String,
     /// The randomised binaries' executions it ran in (as analysed, balanced).
     pub executions: usize,
-    /// Those of the suite's fullest case.
+    /// The randomised binaries' executions that ran some case of the suite.
     pub of: usize,
-    /// The other partial cases it never ran in one execution with: with exactly one, the
-    /// two are likely one case renamed between executions.
-    pub never_with: Vec<String>,
+    /// How many other partial cases it never ran in one execution with.
+    pub never_with_cases: usize,
+    /// The one other partial case it never ran in one execution with, when it is also that
+    /// case's only one: the two are likely one case renamed between executions.
+    pub never_with_only: Option<String>,
 }
 
 /// One case's line of the suite's table.

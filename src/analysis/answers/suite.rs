@@ -127,39 +127,87 @@ pub(crate) fn suites(
         .collect()
 }
 
-/// The cases of `cases` (one suite's) that ran in fewer randomised binaries' executions than
-/// its fullest case, each with the other such cases it never shared an execution with (a
-/// rename between executions leaves two cases that each ran where the other did not).
+/// The cases of `cases` (one suite's) that did not run in every execution of the randomised
+/// binaries that ran some case of the suite, each with how many other such cases it never shared an execution with,
+/// and which one when each of the two is the other's only such case (a rename between
+/// executions leaves two cases that each ran where the other did not).
+///
+/// Cases that ran in the same executions are taken together, so the work grows with the
+/// number of distinct sets of executions squared, not with the cases: a whole suite renamed
+/// at once (names that carry the machine's core count, under Slurm) is two such sets.
 fn partial_cases(cases: &[&Series]) -> Vec<PartialCase> {
-    let ran_in = |s: &Series| -> std::collections::BTreeSet<(String, u32)> {
-        s.seeds
-            .iter()
-            .flat_map(|b| b.executions.iter().map(|e| (b.binary.clone(), e.execution)))
-            .collect()
-    };
-    let executions: Vec<_> = cases.iter().map(|s| ran_in(s)).collect();
-    let of = executions.iter().map(|e| e.len()).max().unwrap_or(0);
-    let partial: Vec<usize> = (0..cases.len())
-        .filter(|&i| executions[i].len() < of)
-        .collect();
-    let mut found: Vec<PartialCase> = partial
+    let mut universe: std::collections::BTreeMap<(&str, u32), usize> = Default::default();
+    for s in cases {
+        for b in &s.seeds {
+            for e in &b.executions {
+                let next = universe.len();
+                universe
+                    .entry((b.binary.as_str(), e.execution))
+                    .or_insert(next);
+            }
+        }
+    }
+    // Each case's executions as a bit set over the universe.
+    let words = universe.len().div_ceil(64);
+    let ran_in: Vec<Vec<u64>> = cases
         .iter()
-        .map(|&i| PartialCase {
-            case: cases[i].metric.clone(),
-            executions: executions[i].len(),
-            of,
-            never_with: partial
+        .map(|s| {
+            let mut bits = vec![0u64; words];
+            for b in &s.seeds {
+                for e in &b.executions {
+                    let i = universe[&(b.binary.as_str(), e.execution)];
+                    bits[i / 64] |= 1 << (i % 64);
+                }
+            }
+            bits
+        })
+        .collect();
+    let count = |bits: &[u64]| bits.iter().map(|w| w.count_ones() as usize).sum::<usize>();
+    let of = universe.len();
+    let mut groups: std::collections::BTreeMap<&[u64], Vec<usize>> = Default::default();
+    for (i, bits) in ran_in.iter().enumerate() {
+        if count(bits) < of {
+            groups.entry(bits.as_slice()).or_default().push(i);
+        }
+    }
+    let groups: Vec<(&[u64], Vec<usize>)> = groups.into_iter().collect();
+    let disjoint = |a: &[u64], b: &[u64]| a.iter().zip(b).all(|(x, y)| x & y == 0);
+    // Per group: how many partial cases never shared an execution with its cases, and the
+    // one such case when there is exactly one.
+    let never_with: Vec<(usize, Option<usize>)> = groups
+        .iter()
+        .map(|(bits, _)| {
+            let others: Vec<&Vec<usize>> = groups
                 .iter()
-                .filter(|&&j| j != i && executions[i].is_disjoint(&executions[j]))
-                .map(|&j| cases[j].metric.clone())
-                .collect(),
+                .filter(|(other, _)| disjoint(bits, other))
+                .map(|(_, members)| members)
+                .collect();
+            let n = others.iter().map(|m| m.len()).sum();
+            (n, (n == 1).then(|| others[0][0]))
+        })
+        .collect();
+    let group_of: std::collections::HashMap<usize, usize> = groups
+        .iter()
+        .enumerate()
+        .flat_map(|(g, (_, members))| members.iter().map(move |&i| (i, g)))
+        .collect();
+    let mut found: Vec<PartialCase> = group_of
+        .iter()
+        .map(|(&i, &g)| {
+            let (n, only) = never_with[g];
+            PartialCase {
+                case: cases[i].metric.clone(),
+                executions: count(&ran_in[i]),
+                of,
+                never_with_cases: n,
+                // Each the other's only one: a rename, most likely.
+                never_with_only: only
+                    .filter(|j| never_with[group_of[j]].0 == 1)
+                    .map(|j| cases[j].metric.clone()),
+            }
         })
         .collect();
     found.sort_by(|a, b| crate::analysis::vocabulary::natural_order(&a.case, &b.case));
-    for p in &mut found {
-        p.never_with
-            .sort_by(|a, b| crate::analysis::vocabulary::natural_order(a, b));
-    }
     found
 }
 
@@ -313,4 +361,84 @@ pub(crate) fn suite_ratio(
         .map(|lambda| lambda * ratio.log_std_error)
         .filter(|e| e.is_finite()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::answers::series::{BinaryData, ExecutionData};
+
+    /// A case `name` that ran in `executions` of each of two binaries.
+    fn case(name: &str, executions: std::ops::Range<u32>) -> Series {
+        let binary = |label: &str| BinaryData {
+            binary: label.into(),
+            seed: None,
+            executions: executions
+                .clone()
+                .map(|execution| ExecutionData {
+                    execution,
+                    schedule_index: 0,
+                    wall_ns: 0,
+                    data_seed: None,
+                    warmup: Vec::new(),
+                    live: vec![1.0],
+                })
+                .collect(),
+        };
+        Series {
+            program: "p".into(),
+            variant: None,
+            metric: name.into(),
+            unit: "ns".into(),
+            seeds: vec![binary("seed-1"), binary("seed-2")],
+            baseline: None,
+            as_built: None,
+            warmup_discarded: 0,
+            rounds: false,
+            binary_cost_seconds: None,
+        }
+    }
+
+    fn partial(cases: &[Series]) -> Vec<(String, usize, usize, Option<String>)> {
+        partial_cases(&cases.iter().collect::<Vec<_>>())
+            .into_iter()
+            .map(|p| (p.case, p.executions, p.never_with_cases, p.never_with_only))
+            .collect()
+    }
+
+    /// One case renamed from execution 2 on: the two names are each other's only case never
+    /// run with; a case dropped after execution 3 shared executions with both.
+    #[test]
+    fn a_renamed_case_is_paired_with_its_new_name() {
+        let cases = [
+            case("full", 0..4),
+            case("old", 0..2),
+            case("new", 2..4),
+            case("dropped", 0..3),
+        ];
+        assert_eq!(
+            partial(&cases),
+            [
+                ("dropped".to_string(), 6, 0, None),
+                ("new".to_string(), 4, 1, Some("old".to_string())),
+                ("old".to_string(), 4, 1, Some("new".to_string())),
+            ]
+        );
+    }
+
+    /// 300 cases renamed at once: no case ran in every execution, each name never ran with
+    /// the 300 of the other set, and no pair is singled out.
+    #[test]
+    fn a_suite_renamed_at_once_pairs_no_case() {
+        let mut cases = Vec::new();
+        for i in 0..300 {
+            cases.push(case(&format!("a{i}"), 0..2));
+            cases.push(case(&format!("b{i}"), 2..4));
+        }
+        let found = partial(&cases);
+        assert_eq!(found.len(), 600);
+        assert!(found
+            .iter()
+            .all(|(_, e, n, only)| *e == 4 && *n == 300 && only.is_none()));
+    }
 }

@@ -87,27 +87,35 @@ fn partial_cases(s: &Suite) -> String {
     }
     let mut text = format!(
         " Not every case ran in every execution: of the {} executions of the randomised \
-         binaries its fullest case ran in, {}; each case's answers rest on the executions it \
-         ran in.",
+         binaries that ran the suite, {}; each case's answers rest on the executions it ran \
+         in.",
         first.of,
         listed.join(", ")
     );
     let renamed: Vec<String> = s
         .partial_cases
         .iter()
-        .filter_map(|p| match p.never_with.as_slice() {
-            [other] if p.case < *other => s
-                .partial_cases
-                .iter()
-                .any(|q| q.case == *other && q.never_with == [p.case.clone()])
-                .then(|| format!("{} and {other}", p.case)),
-            _ => None,
+        .filter_map(|p| {
+            let other = p.never_with_only.as_ref()?;
+            (p.case < *other).then(|| format!("{} and {other}", p.case))
         })
         .collect();
     if !renamed.is_empty() {
         text.push_str(&format!(
             " {} never ran in one execution: one case renamed between executions?",
             renamed.join("; ")
+        ));
+    }
+    let apart = s
+        .partial_cases
+        .iter()
+        .filter(|p| p.never_with_cases > 1)
+        .count();
+    if apart > 0 {
+        text.push_str(&format!(
+            " {} never ran in one execution with several others: cases renamed between \
+             executions?",
+            crate::units::counted(apart, "case", "cases")
         ));
     }
     text
