@@ -691,3 +691,32 @@ fn dimension_never_advises_a_design_report_calls_insufficient() {
         Some(layoutrand::stats::multilevel::OptimalCount::Count { repetitions: 1 })
     );
 }
+
+/// One execution per binary: the binaries are tested over their iterations, so each binary
+/// is one process. On a time metric, binaries that differ (3 % between layouts, 1 % between
+/// processes, 0.1 % between iterations) cannot be told from their processes; under
+/// cachegrind, whose counts do not vary from process to process, the same data is a
+/// detection.
+#[test]
+fn one_execution_per_binary_cannot_tell_a_layout_from_a_process_on_a_time_metric() {
+    let mut design = Design::new(12, 1, 10);
+    design.baseline = false;
+    let mut gen = ThreeLevel::new(8, 1e6, 0.03, 0.01, 0.001, 0.0);
+    let timed = analyse(&experiment(&design, &mut gen), &Thresholds::default()).unwrap();
+    let s = &timed.series[0].sensitivity;
+    assert!(s.p_value.unwrap() < 1e-6, "{s:?}");
+    assert_eq!(s.verdict, Verdict::Undetermined);
+    assert!(
+        matches!(&s.grounds, SensitivityGrounds::Tested(t)
+            if t.outcome == SensitivityOutcome::OneProcessPerBinary),
+        "{:?}",
+        s.grounds
+    );
+    insta::assert_snapshot!(words(s, "text"));
+
+    design.spec = Some("cachegrind".into());
+    design.metrics = vec![("est_cycles".into(), "cycles".into())];
+    let mut gen = ThreeLevel::new(8, 1e6, 0.03, 0.01, 0.001, 0.0);
+    let counted = analyse(&experiment(&design, &mut gen), &Thresholds::default()).unwrap();
+    assert_eq!(counted.series[0].sensitivity.verdict, Verdict::Detected);
+}

@@ -59,7 +59,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ("layout/image.rs", "fs::read(", ELF),
     ("layout/object_file.rs", "fs::read(", ELF),
     ("layout/reorder/merged.rs", "fs::read(", ELF),
-    ("layout/reorder/relocatable.rs", "fs::read(", ELF),
     ("layout/same_data.rs", "fs::read(", ELF),
     ("run/host.rs", "fs::read_to_string(", KERNEL),
     ("run/host.rs", "read_dir(", KERNEL),

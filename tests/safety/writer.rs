@@ -37,8 +37,6 @@ const ALLOWED: &[(&str, &str, &str)] = &[
     ("files/trust.rs", "DirBuilder::new(", "the user's key folder (~/.config/layoutrand), outside any experiment directory"),
     ("files/trust.rs", "tempfile::", "the user's key, created beside its final name outside any experiment directory"),
     ("files/trust.rs", "persist_noclobber(", "the user's key: linked into place without replacing anything"),
-    ("layout/reorder/relocatable.rs", "tempfile::", "a fresh (O_EXCL, unpredictable) name in the relink's work folder, made by the confined writer"),
-    ("layout/reorder/relocatable.rs", ".persist(", "renames over the object's name in the work folder (a rename replaces a link, never follows it)"),
     ("layout/archive.rs", "tempfile::", "a thin archive in the relink's work folder, made by the confined writer (layout sits below files: no import back); a fresh O_EXCL name"),
     ("layout/archive.rs", ".persist(", "as above: a rename over the leaf replaces a link, never follows it"),
     ("layout/reorder/merged.rs", "fs::write(", "merged.ld in the fresh private folder (tempfile's mkdir of an unpredictable name) made that moment in .record/merged"),

@@ -185,8 +185,11 @@ fn analysed_series(
     super::as_built::attach_versus_baseline(&mut series, experiment.manifest.as_ref());
     let jobs = run_jobs(experiment);
     // A deterministic metric's outliers are no machine's doing: its set-aside executions
-    // say nothing of the host.
+    // say nothing of the host, and one process per binary measures its layout alone.
     let hosts_matter = !deterministic_metric(experiment);
+    for s in series.iter_mut().filter(|_| hosts_matter) {
+        super::sensitivity::for_varying_processes(&mut s.sensitivity);
+    }
     for s in &mut series {
         s.on_unsteady_host = !host_conditions.is_empty();
     }

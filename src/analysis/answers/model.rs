@@ -570,8 +570,12 @@ pub struct Suite {
     /// binaries; null with fewer than two binaries that ran every case.
     pub geometric_mean: Option<crate::stats::suite::SuiteMean>,
     /// Executions per randomised binary: with one, differences between processes count as
-    /// layout effects in every case's verdict.
+    /// layout effects in every case's verdict, or (a metric that varies from process to
+    /// process) leave a case whose binaries differ at "cannot tell".
     pub executions_per_binary: usize,
+    /// The cases whose binaries differ but each ran in one process, on a metric that varies
+    /// from process to process: "cannot tell" for that reason.
+    pub cases_one_process: usize,
     /// The cases that did not run in every execution of the randomised binaries that ran
     /// some case of the suite (dropped or added between executions, or renamed), in name
     /// order.
@@ -699,6 +703,10 @@ pub enum SensitivityOutcome {
     },
     /// Not rejected, and the test would have found an effect worth finding.
     NotDetected,
+    /// Rejected over the iterations of one execution per binary, on a metric that varies
+    /// from process to process (time, not cachegrind's counts): each binary ran in one
+    /// process, so the binaries' differences may be their processes'. Cannot tell.
+    OneProcessPerBinary,
     /// Rejected on its own, but not across the suite the metric is one case of: its
     /// Benjamini–Hochberg q-value ([`Sensitivity::suite_fdr`]) exceeds the false discovery
     /// rate allowed. Cannot tell.
@@ -711,6 +719,7 @@ impl SensitivityOutcome {
         match self {
             SensitivityOutcome::RestsOnOne
             | SensitivityOutcome::ChanceAcrossSuite
+            | SensitivityOutcome::OneProcessPerBinary
             | SensitivityOutcome::Underpowered { .. }
             | SensitivityOutcome::LargeButNotRejected { .. } => Verdict::Undetermined,
             SensitivityOutcome::Negligible { .. } => Verdict::Negligible,

@@ -94,6 +94,25 @@ pub fn sensitivity(
     tested.verdict(described, thresholds)
 }
 
+/// `s` for a metric that varies from process to process (time, not cachegrind's counts).
+/// With one execution per binary the binaries were tested over their iterations, so each
+/// binary is one process, and a detection may be the processes' differences (their memory
+/// pages, the clock, the machine's load) rather than the layouts' (Kalibera & Jones §3: the
+/// execution level is a level of its own): it becomes "cannot tell". A negligible verdict
+/// stands, since its bound covers the processes' share too, and so does "not detected".
+pub(crate) fn for_varying_processes(s: &mut Sensitivity) {
+    if let SensitivityGrounds::Tested(t) = &mut s.grounds {
+        let detected = matches!(
+            t.outcome,
+            SensitivityOutcome::Detected | SensitivityOutcome::OneApart
+        );
+        if !t.by_execution && detected {
+            t.outcome = SensitivityOutcome::OneProcessPerBinary;
+            s.verdict = t.outcome.verdict();
+        }
+    }
+}
+
 /// What the layout test of a series rests on: its groups, their one-way ANOVA and, by
 /// execution, the execution table's screening.
 struct Testable {

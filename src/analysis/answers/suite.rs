@@ -108,6 +108,13 @@ pub(crate) fn suites(
                     .iter()
                     .filter(|c| c.verdict == Verdict::Detected)
                     .count(),
+                cases_one_process: members
+                    .iter()
+                    .filter(|&&i| {
+                        matches!(&series[i].sensitivity.grounds, SensitivityGrounds::Tested(t)
+                            if t.outcome == SensitivityOutcome::OneProcessPerBinary)
+                    })
+                    .count(),
                 false_discovery_rate: false_discovery_rate(thresholds.confidence),
                 executions_per_binary: case_series
                     .iter()

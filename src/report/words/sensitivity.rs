@@ -338,6 +338,10 @@ fn verdict_words(
             level(confidence),
             unsettled_hint(s.test)
         ),
+        SensitivityOutcome::OneProcessPerBinary => format!(
+            "cannot tell: the {binaries} randomised binaries differ more than their iterations explain ({f_text}, tested at {}), but each binary ran in one process, and on this metric two processes of one binary differ too (their memory pages, the clock, the machine's load); run at least 2 executions per binary to tell the layout from the process.{variation}",
+            level(confidence)
+        ),
         SensitivityOutcome::ChanceAcrossSuite => format!(
             "cannot tell: on its own the {binaries} randomised binaries differ more than their {within_unit} explain ({f_text}, tested at {}), but not across the suite ({}); {share}.{variation}{caveat}",
             level(confidence),

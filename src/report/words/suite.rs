@@ -59,7 +59,14 @@ pub(crate) fn line(s: &Suite, confidence: f64) -> String {
         ),
     }
     text.push_str(&partial_cases(s));
-    if s.executions_per_binary == 1 {
+    if s.cases_one_process > 0 {
+        text.push_str(&format!(
+            " {} whose binaries differ cannot be told from their processes: each binary ran \
+             in one process, and two processes of one binary differ too on this metric; run \
+             at least 2 executions per binary.",
+            crate::units::counted(s.cases_one_process, "case", "cases")
+        ));
+    } else if s.executions_per_binary == 1 {
         text.push_str(
             " Caution: with one execution per binary, differences between processes are \
              counted as layout effects in every case; run at least 2 executions per binary to \

@@ -118,6 +118,14 @@ fn qualified_sensitivity_sentence(
     sens: &crate::analysis::answers::model::Sensitivity,
     test: &str,
 ) -> Option<String> {
+    if let (SensitivityGrounds::Tested(g), Some(p)) = (&sens.grounds, sens.p_value) {
+        if g.outcome == SensitivityOutcome::OneProcessPerBinary {
+            return Some(format!(
+                "Cannot tell whether it is layout-sensitive: the binaries differ ({test}, {}), but each ran in one process, and two processes of one binary differ too on this metric; run at least 2 executions per binary.",
+                p_value(p)
+            ));
+        }
+    }
     if let (SensitivityGrounds::Tested(g), Some(p), Some(fdr)) =
         (&sens.grounds, sens.p_value, sens.suite_fdr)
     {
