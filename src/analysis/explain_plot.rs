@@ -106,7 +106,7 @@ pub(crate) struct ConfirmPair {
 
 /// The plot of one culprit: each of `binaries` is a binary's name, its feature value, and
 /// its mean and interval in the metric's unit, shown multiplied by `scale` (the inverse of
-/// the divisor of `numfmt::scale_for`) on `axes`.
+/// the factor of `units::Scale::for_values`) on `axes`.
 pub(crate) fn feature_plot(
     (function, feature): (&str, Feature),
     binaries: &[(&str, f64, f64, Option<Interval>)],

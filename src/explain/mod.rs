@@ -458,9 +458,12 @@ fn plots(
     cache: (&ICache, &RunningCode),
     series: &Series,
 ) -> (Vec<crate::analysis::explain_plot::FeaturePlot>, String) {
-    // The unit the report prints such values in (ms for 3e6 ns); scale_for divides by it.
+    // The unit the report prints such values in (ms for 3e6 ns); its factor divides by it.
     let typical = units.iter().map(|u| u.mean).sum::<f64>() / units.len() as f64;
-    let (divisor, shown_unit) = crate::report::numfmt::scale_for(&series.unit, typical);
+    let crate::report::numfmt::Scale {
+        factor: divisor,
+        name: shown_unit,
+    } = crate::report::numfmt::Scale::for_values(&series.unit, typical);
     let axes = crate::analysis::explain_plot::Axes {
         cache: *cache.0,
         metric: &series.metric,

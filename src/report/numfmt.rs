@@ -109,13 +109,6 @@ fn natural_decimals(x: f64, digits: usize) -> usize {
     decimals - zeros.min(decimals)
 }
 
-/// A time in nanoseconds (or another unit) scaled to a readable unit: returns the factor to
-/// divide by and the unit's name. Non-time units are left as they are.
-pub(crate) fn scale_for(unit: &str, typical: f64) -> (f64, String) {
-    let s = Scale::for_values(unit, typical);
-    (s.factor, s.name)
-}
-
 pub use crate::units::Scale;
 
 // The unit's choice is `crate::units::Scale::for_values` (below the analysis, which scales

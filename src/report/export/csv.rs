@@ -7,7 +7,7 @@ use anyhow::Result;
 
 use super::tables::pair_confidence;
 use super::Exporter;
-use crate::analysis::answers::model::{AsBuilt, MultipleComparison, Report, SeriesReport, Verdict};
+use crate::analysis::answers::model::{AsBuilt, MultipleComparison, Report, SeriesReport};
 use crate::analysis::effect::{Direction, EffectVerdict, Interval};
 use crate::analysis::variants::PairComparison;
 use crate::analysis::vocabulary::json_word;
@@ -125,13 +125,9 @@ fn split_cells(s: &SeriesReport) -> Result<Vec<String>> {
     let Some(split) = &s.variance_split else {
         return Ok(vec![String::new(); SPLIT_COLUMNS.len()]);
     };
-    let why = match split.cannot_tell {
-        Some(w) => serde_json::to_value(w)?
-            .as_str()
-            .unwrap_or_default()
-            .to_string(),
-        None => String::new(),
-    };
+    let why = split
+        .cannot_tell
+        .map_or_else(String::new, |w| json_word(&w));
     let mut cells = vec![split.data_seeds.to_string(), why];
     for (k, part) in [&split.code, &split.data, &split.code_x_data, &split.run]
         .into_iter()
@@ -151,16 +147,6 @@ fn opt(x: Option<f64>) -> String {
     x.map_or_else(String::new, |v| format!("{v}"))
 }
 
-fn verdict(v: Verdict) -> &'static str {
-    match v {
-        Verdict::Detected => "detected",
-        Verdict::Negligible => "negligible",
-        Verdict::NotDetected => "not_detected",
-        Verdict::Undetermined => "undetermined",
-    }
-}
-
-/// An effect's verdict as JSON writes it (`lower`, `inconclusive`, …).
 /// A row from named cells: every column not named is empty.
 fn row(cells: &[(&str, String)]) -> Vec<String> {
     COLUMNS
@@ -188,8 +174,8 @@ fn as_built_cells(a: &AsBuilt) -> [(&'static str, String); 10] {
         ("as_built_shift_ratio", opt(a.shift.ratio)),
         ("as_built_shift_ci_lower", opt(a.shift.ci.map(|c| c.lower))),
         ("as_built_shift_ci_upper", opt(a.shift.ci.map(|c| c.upper))),
-        ("as_built_shift", verdict(a.shift.verdict).to_string()),
-        ("as_built_layout", verdict(a.placement.verdict).to_string()),
+        ("as_built_shift", json_word(&a.shift.verdict)),
+        ("as_built_layout", json_word(&a.placement.verdict)),
         ("as_built_layout_pi_lower", opt(pi.map(|p| p.lower))),
         ("as_built_layout_pi_upper", opt(pi.map(|p| p.upper))),
     ]
@@ -219,11 +205,11 @@ fn series_row(s: &SeriesReport, confidence: f64) -> Vec<String> {
         ("anova_f", opt(s.sensitivity.f)),
         ("anova_p", opt(s.sensitivity.p_value)),
         ("icc", opt(s.sensitivity.icc)),
-        ("sensitivity", verdict(s.sensitivity.verdict).to_string()),
+        ("sensitivity", json_word(&s.sensitivity.verdict)),
         ("shift_ratio", opt(s.shift.ratio)),
         ("shift_ci_lower", opt(s.shift.ci.map(|c| c.lower))),
         ("shift_ci_upper", opt(s.shift.ci.map(|c| c.upper))),
-        ("shift", verdict(s.shift.verdict).to_string()),
+        ("shift", json_word(&s.shift.verdict)),
         ("variant", s.variant.clone().unwrap_or_default()),
         (
             "bootstrap_lower",
@@ -233,10 +219,7 @@ fn series_row(s: &SeriesReport, confidence: f64) -> Vec<String> {
             "bootstrap_upper",
             opt(s.bootstrap.as_ref().map(|b| b.upper)),
         ),
-        (
-            "default_layout",
-            verdict(s.default_layout.verdict).to_string(),
-        ),
+        ("default_layout", json_word(&s.default_layout.verdict)),
         (
             "default_layout_pi_lower",
             opt(s.default_layout.prediction_interval.map(|p| p.lower)),

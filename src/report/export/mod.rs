@@ -13,11 +13,9 @@ pub mod csv;
 pub mod explain;
 pub mod explain_html;
 pub(crate) mod glance;
-pub(crate) mod html;
 pub(crate) mod html_parts;
 pub(crate) mod json;
 pub mod layout_text;
-pub(crate) mod markdown;
 pub(crate) mod plots;
 pub(crate) mod report_document;
 pub(crate) mod report_sections;
@@ -30,7 +28,6 @@ pub(crate) mod svg_explain;
 pub(crate) mod svg_split;
 pub(crate) mod svg_variants;
 pub mod tables;
-pub(crate) mod text;
 pub(crate) mod variant_plots;
 
 /// Renders a report in one format.
@@ -104,14 +101,27 @@ impl std::str::FromStr for Format {
     }
 }
 
+/// Text, Markdown and HTML: the report's document ([`report_document`]) through one of
+/// [`crate::report::document`]'s backends, so that each says what the others say, in their
+/// order (HTML with its plots as inline SVG besides).
+#[derive(Debug, Clone, Copy)]
+struct DocumentExporter(fn(&crate::report::document::Document) -> String);
+
+impl Exporter for DocumentExporter {
+    fn export(&self, report: &Report) -> Result<String> {
+        Ok((self.0)(&report_document::build(report)))
+    }
+}
+
 /// The exporter of `format`.
 pub fn exporter(format: Format) -> Box<dyn Exporter> {
+    use crate::report::document::{html, markdown, text};
     match format {
-        Format::Text => Box::new(text::TextExporter),
-        Format::Markdown => Box::new(markdown::MarkdownExporter),
+        Format::Text => Box::new(DocumentExporter(text::render)),
+        Format::Markdown => Box::new(DocumentExporter(markdown::render)),
         Format::Json => Box::new(json::JsonExporter),
         Format::Csv => Box::new(csv::CsvExporter),
-        Format::Html => Box::new(html::HtmlExporter),
+        Format::Html => Box::new(DocumentExporter(html::render)),
         Format::Bmf => Box::new(bmf::BmfExporter),
         Format::Summary => Box::new(summary::SummaryExporter),
     }

@@ -8,7 +8,7 @@ use super::glance::{
     self, glance_comparisons, glance_figure, glance_table, COMPARISON_HEADERS, GLANCE_TITLE,
 };
 use super::html_parts::tone;
-use super::report_sections::{explain, list, machines, sequential, topic, variants};
+use super::report_sections::{boxed, explain, list, machines, sequential, topic, variants};
 use super::tables::{
     as_built_lines, baseline_line, confidence_line, diagnostic_lines, lead_variant_lines,
     level_rows, mean_line, series_title, setup_line, stopping_line, LEVEL_HEADERS,
@@ -69,17 +69,6 @@ pub(crate) fn build(report: &Report) -> Document {
         title_level: 1,
         blocks,
     }
-}
-
-/// An answer with a heading and a box: `label: words` in text, `words` capitalised in the box.
-fn boxed(id: String, label: &str, words: &str, verdict: Tone) -> Block {
-    Block::Verdict(crate::report::document::Verdict {
-        id: Some(id),
-        heading: Some(label.to_string()),
-        line: Text::labelled(label, words),
-        boxed: capitalised(words),
-        tone: Some(verdict),
-    })
 }
 
 /// The glance: the host's warnings (a loaded machine qualifies every time verdict), a row

@@ -11,7 +11,7 @@ use super::variant_plots::comparison_plots;
 use crate::analysis::answers::machines::MachineSeries;
 use crate::analysis::answers::model::{Report, Verdict};
 use crate::analysis::variants::PairComparison;
-use crate::report::document::{Block, Figure, Graphic, SectionKind, Table, Text};
+use crate::report::document::{Block, Figure, Graphic, SectionKind, Table, Text, Tone};
 use crate::report::numfmt::capitalised;
 use crate::report::words::machines::{
     label, rows, sentence, HEADERS as MACHINE_HEADERS, INTERVAL_TREATMENT, TITLE as MACHINES_TITLE,
@@ -33,6 +33,17 @@ pub(super) fn list(bullets: bool, items: Vec<String>) -> Block {
         bullets,
         items: items.into_iter().map(Text::plain).collect(),
     }
+}
+
+/// An answer with a heading and a box: `label: words` in text, `words` capitalised in the box.
+pub(super) fn boxed(id: String, label: &str, words: &str, verdict: Tone) -> Block {
+    Block::Verdict(crate::report::document::Verdict {
+        id: Some(id),
+        heading: Some(label.to_string()),
+        line: Text::labelled(label, words),
+        boxed: capitalised(words),
+        tone: Some(verdict),
+    })
 }
 
 /// The variants' comparisons (`build --variant`): per comparison its answer, the intervals

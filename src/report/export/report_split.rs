@@ -2,10 +2,9 @@
 //! (issue 35): the split's answer in a box, a line per axis, and on the page its figure
 //! ([`super::svg_split`]). Nothing when the series has no split (one data seed).
 
-use super::report_sections::list;
+use super::report_sections::{boxed, list};
 use crate::analysis::answers::model::SeriesReport;
-use crate::report::document::{Block, Figure, Graphic, Text, Tone, Verdict};
-use crate::report::numfmt::capitalised;
+use crate::report::document::{Block, Figure, Graphic, Tone};
 use crate::report::words::data_sensitivity::TITLE as DATA_TITLE;
 use crate::report::words::variance_split::{answer, axis_lines, TITLE};
 
@@ -19,24 +18,21 @@ pub(crate) fn split_blocks(i: usize, s: &SeriesReport) -> Vec<Block> {
         .iter()
         .map(|d| {
             let text = crate::report::words::data_sensitivity::sentence(d);
-            Block::Verdict(Verdict {
-                id: Some(format!("data-sensitivity-{i}")),
-                heading: Some(DATA_TITLE.to_string()),
-                line: Text::labelled(DATA_TITLE, text.as_str()),
-                boxed: capitalised(&text),
-                tone: Some(Tone::Neutral),
-            })
+            boxed(
+                format!("data-sensitivity-{i}"),
+                DATA_TITLE,
+                &text,
+                Tone::Neutral,
+            )
         })
         .collect();
-    let words = answer(split);
-    blocks.push(Block::Verdict(Verdict {
-        id: Some(format!("variance-split-{i}")),
-        heading: Some(TITLE.to_string()),
-        line: Text::labelled(TITLE, words.as_str()),
-        boxed: capitalised(&words),
+    blocks.push(boxed(
+        format!("variance-split-{i}"),
+        TITLE,
+        &answer(split),
         // Where the variation comes from is a description, never an alarm.
-        tone: Some(Tone::Neutral),
-    }));
+        Tone::Neutral,
+    ));
     let lines = axis_lines(split);
     if !lines.is_empty() {
         blocks.push(list(true, lines));

@@ -48,11 +48,6 @@ fn sensitivity_words(s: &Sensitivity) -> String {
     }
 }
 
-/// The default layout's answer in a few words.
-fn default_layout_words(s: &SeriesReport) -> &'static str {
-    crate::report::words::default_layout::verdict_words(&s.default_layout)
-}
-
 /// The mean over random layouts with its interval, or why there is none.
 fn mean_words(s: &SeriesReport, confidence: f64) -> String {
     match s.ci {
@@ -95,7 +90,7 @@ pub(crate) fn build(report: &Report) -> Document {
                 Text::plain(s.metric.clone()),
                 Text::plain(mean_words(s, report.confidence)),
                 Text::plain(sensitivity_words(&s.sensitivity)),
-                Text::plain(default_layout_words(s)),
+                Text::plain(words::default_layout::verdict_words(&s.default_layout)),
             ]
         })
         .collect();

@@ -11,7 +11,7 @@ use crate::analysis::pair::Basis;
 use crate::analysis::variants::PairComparison;
 use crate::report::checks::{basis_sentence, disagreement};
 use crate::report::numfmt::{
-    level, p_value, percent, percent_bounds, ratio, ratio_bounds, sig, statistic, Scale,
+    level, p_value, percent, percent_bounds, ratio, ratio_bounds, sig, statistic,
 };
 use crate::report::words::{self, UNKNOWN_WITHOUT_MANIFEST};
 
@@ -415,25 +415,16 @@ fn mean_interval_line(s: &SeriesReport, confidence: f64) -> String {
 /// The baseline's own mean, if it was run.
 pub(crate) fn baseline_line(s: &SeriesReport, confidence: f64) -> Option<String> {
     let b = s.baseline.as_ref()?;
-    Some(fixed_line(
-        (
-            "Default layout (baseline)",
-            &crate::report::words::crossed_mean::fixed_under(s),
-        ),
-        b,
-        &s.scale(),
-        confidence,
-    ))
+    Some(fixed_line("Default layout (baseline)", b, s, confidence))
 }
 
 /// A fixed layout's own mean (`what`: how the line names it) with its interval over
-/// executions, or why it has none, in `scale` (the section title's unit).
-fn fixed_line(
-    (what, under): (&str, &str),
-    b: &BaselineSummary,
-    scale: &Scale,
-    confidence: f64,
-) -> String {
+/// executions, or why it has none, in the unit of series `s`'s section title.
+fn fixed_line(what: &str, b: &BaselineSummary, s: &SeriesReport, confidence: f64) -> String {
+    let (under, scale) = (
+        crate::report::words::crossed_mean::fixed_under(s),
+        s.scale(),
+    );
     match b.ci {
         Some(ci) => format!(
             "{what}: {} over {} execution(s) of {} iteration(s){under}.",
@@ -461,12 +452,9 @@ pub(crate) fn as_built_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
     };
     let mut lines = vec![
         fixed_line(
-            (
-                "As built (the binary your build made)",
-                &crate::report::words::crossed_mean::fixed_under(s),
-            ),
+            "As built (the binary your build made)",
             &a.binary,
-            &s.scale(),
+            s,
             confidence,
         ),
         // As the default layout's lines say theirs: the sentence after the colon as it is.

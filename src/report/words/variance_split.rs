@@ -5,7 +5,7 @@
 //! no split when there is none ([`crate::analysis::answers::data_split`]).
 
 use crate::analysis::answers::data_split::{AxisShare, DataSplit, SplitCannotTell};
-use crate::report::numfmt::{level, p_value, percent, statistic};
+use crate::report::numfmt::{capitalised, level, p_value, percent, statistic};
 use crate::stats::interval::Interval;
 use crate::stats::variance_split::Component;
 
@@ -27,7 +27,7 @@ pub fn answer(split: &DataSplit) -> String {
         .collect();
     let mut words = shares_sentence(&parts, split.confidence);
     if let Some(phrase) = set_aside_phrase(split.executions_set_aside) {
-        words.push_str(&format!(" {} of it.", capital(&phrase)));
+        words.push_str(&format!(" {} of it.", capitalised(&phrase)));
     }
     if split.executions_left_out > 0 {
         let on_every_machine = if split.machine.is_some() {
@@ -68,7 +68,7 @@ pub(crate) fn axis_lines(split: &DataSplit) -> Vec<String> {
         .parts()
         .into_iter()
         .map(|(c, s)| {
-            let label = capital(what(c));
+            let label = capitalised(what(c));
             format!("{label}: {}", axis_words(c, s, split.confidence))
         })
         .collect()
@@ -184,11 +184,6 @@ fn shares_sentence(parts: &[(Component, f64, Interval)], confidence: f64) -> Str
         parts.join(", "),
         level(confidence)
     )
-}
-
-/// `words` with its first letter capitalised.
-fn capital(words: &str) -> String {
-    crate::report::numfmt::capitalised(words)
 }
 
 /// What a component is, after its share.
