@@ -41,6 +41,10 @@
 # 1.089 / 1.091, 1.152 / 1.127 and 1.063 / 1.053; CPython (REPS=1) 1.036 / 1.027;
 # docs/build.md, "Limits", has the table.
 #
+# Measured 2026-12-06 (malloc keeping its large buffers in layoutrand and the linker), REPS=3:
+# brotli 1.092 / 1.081 (per round 1.105 / 1.083, relinks 0.50 s), gawk 1.078 / 1.072 (per
+# round 1.082 / 1.071, relinks 0.85 s).
+#
 # Measured 2026-12-04 on the same 2-core VM, nothing else running (load 1.5-1.9), REPS=2,
 # default seeds, build tools, tests and plugins left out (docs/build.md, "Which links are
 # programs"): brotli plain 4.65 s wall / 9.03 s CPU, 30 seeds 5.30 s / 10.11 s (wall 1.139,

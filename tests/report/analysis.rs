@@ -713,6 +713,14 @@ fn one_execution_per_binary_cannot_tell_a_layout_from_a_process_on_a_time_metric
         s.grounds
     );
     insta::assert_snapshot!(words(s, "text"));
+    assert!(
+        words(&timed.series[0], "summary").contains(
+            "Cannot tell whether it is layout-sensitive: the binaries differ (F-test, p < \
+             0.0001), but each ran in one process"
+        ),
+        "{}",
+        words(&timed.series[0], "summary")
+    );
 
     design.spec = Some("cachegrind".into());
     design.metrics = vec![("est_cycles".into(), "cycles".into())];

@@ -152,3 +152,40 @@ fn a_suite_page_has_its_table_in_every_order_and_a_dot_per_case() {
         "the other orders are the page's"
     );
 }
+
+/// One execution per binary, no layout effect: each binary is one process, so a case's
+/// process noise (1 %, against 0.2 % between iterations) sets its binaries apart. Counted
+/// as layout effects, nearly every case would be "layout-sensitive"; on this time metric
+/// none is, and the suite says how many cases cannot tell a layout from a process.
+#[test]
+fn one_execution_per_binary_calls_no_case_sensitive_for_its_process_noise() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut d = design(false);
+    d.executions = 1;
+    d.iterations = 4;
+    let mut noise = Normal::new(3, "suite-one-process");
+    let mut per_process = std::collections::HashMap::new();
+    report_support::write_dir(dir.path(), &d, &mut |_, binary, execution, _, metric| {
+        let e = *per_process
+            .entry((binary, execution, metric))
+            .or_insert_with(|| 0.01 * noise.draw());
+        1000.0 * (1.0 + e + 0.002 * noise.draw())
+    });
+    let json: serde_json::Value = serde_json::from_str(&report_support::report_stdout(
+        dir.path(),
+        &["--format", "json"],
+    ))
+    .unwrap();
+    let suite = &json["suites"][0];
+    assert_eq!(suite["sensitive"], 0);
+    let apart = suite["cases_one_process"].as_u64().unwrap();
+    assert!(apart >= 90, "{apart} of {CASES}");
+    let text = report_support::report_stdout(dir.path(), &[]);
+    assert!(
+        text.contains(&format!(
+            "{apart} cases whose binaries differ cannot be told from their processes: each \
+             binary ran in one process"
+        )),
+        "{text}"
+    );
+}
