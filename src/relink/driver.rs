@@ -351,6 +351,20 @@ pub fn all_ok(manifest: &Manifest) -> bool {
             .all(|p| manifest.baseline.find(&p.name).is_some() && !p.failed_in_every_seed)
 }
 
+/// Keeps this process's large buffers for reuse (glibc's `mallopt`): each seed reads and
+/// writes a program's objects and binary anew, and glibc would otherwise give every buffer
+/// over 128 KiB back to the kernel on free and fault its pages in again for the next seed
+/// (about half of layoutrand's own time in a relink, by perf on gawk). The same policy as
+/// [`super::link_command`]'s tunables for the linker.
+fn keep_large_buffers() {
+    // SAFETY: mallopt only sets two of malloc's thresholds; it takes no pointer, is safe to
+    // call at any time (malloc locks its state), and a refusal (0) leaves the defaults.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 64 << 20);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, 128 << 20);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -371,19 +385,5 @@ mod tests {
         });
         manifest.programs[0].failed_in_every_seed = true;
         assert!(!all_ok(&manifest));
-    }
-}
-
-/// Keeps this process's large buffers for reuse (glibc's `mallopt`): each seed reads and
-/// writes a program's objects and binary anew, and glibc would otherwise give every buffer
-/// over 128 KiB back to the kernel on free and fault its pages in again for the next seed
-/// (about half of layoutrand's own time in a relink, by perf on gawk). The same policy as
-/// [`super::link_command`]'s tunables for the linker.
-fn keep_large_buffers() {
-    // SAFETY: mallopt only sets two of malloc's thresholds; it takes no pointer, is safe to
-    // call at any time (malloc locks its state), and a refusal (0) leaves the defaults.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 64 << 20);
-        libc::mallopt(libc::M_TRIM_THRESHOLD, 128 << 20);
     }
 }
