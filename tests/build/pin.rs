@@ -11,7 +11,7 @@ use crate::build_support;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use build_support::{assert_success, build, top_fixture};
+use build_support::{assert_success, build, built_fixture};
 use layoutrand::files::manifest::Manifest;
 use layoutrand::files::pin::{PinFile, PinSource, PinnedFunction, ProgramPin, PIN_SCHEMA};
 use layoutrand::layout::binary::{self, Function};
@@ -80,10 +80,10 @@ fn offsets(pin: &PinFile, functions: &[Function]) -> BTreeMap<String, u64> {
 /// built again, the pin recorded in the manifest and named in the summary.
 #[test]
 fn every_seed_places_the_pinned_functions_and_keeps_the_rest_random() {
-    let (_tmp, dir) = top_fixture("demo");
-    assert_success(
-        &build(&dir, &["--seeds", "1", "--out", "plain"], &["make", "-j2"]),
-        "plain build",
+    let (_tmp, dir) = built_fixture(
+        "demo",
+        &["--seeds", "1", "--out", "plain"],
+        &["make", "-j2"],
     );
     let names = [
         "interp_run",
@@ -165,10 +165,10 @@ fn every_seed_places_the_pinned_functions_and_keeps_the_rest_random() {
 /// before any seed is relinked; one asking `--granularity link` is refused before the build.
 #[test]
 fn a_pin_the_build_cannot_follow_is_refused_with_its_reason() {
-    let (_tmp, dir) = top_fixture("demo");
-    assert_success(
-        &build(&dir, &["--seeds", "1", "--out", "plain"], &["make", "-j2"]),
-        "plain build",
+    let (_tmp, dir) = built_fixture(
+        "demo",
+        &["--seeds", "1", "--out", "plain"],
+        &["make", "-j2"],
     );
     let mut pin = pin_of(&dir.join("plain"), &["interp_run"]);
     pin.programs[0].functions[0].name = "no_such_function".into();
@@ -287,14 +287,10 @@ fn compared(dir: &Path, base: &str, new: &str, metric: &str) -> serde_json::Valu
 #[test]
 fn pinning_the_demo_collapses_its_layout_spread_without_slowing_it() {
     assert!(build_support::have("valgrind"), "valgrind is not installed");
-    let (_tmp, dir) = top_fixture("demo");
-    assert_success(
-        &build(
-            &dir,
-            &["--seeds", "12", "--out", "random"],
-            &["make", "-j2"],
-        ),
-        "random build",
+    let (_tmp, dir) = built_fixture(
+        "demo",
+        &["--seeds", "12", "--out", "random"],
+        &["make", "-j2"],
     );
     run_cachegrind(&dir, "random");
     let explain = layoutrand(&dir)

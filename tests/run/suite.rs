@@ -9,7 +9,7 @@ use crate::stderr_in;
 
 use std::path::Path;
 
-use build_support::{assert_success, build, top_fixture};
+use build_support::{assert_success, build, built_fixture, top_fixture};
 use serde_json::Value;
 
 #[path = "../support/schemas.rs"]
@@ -41,10 +41,10 @@ fn text_report(dir: &Path) -> String {
 
 #[test]
 fn a_google_benchmark_suite_runs_in_one_run_and_every_case_is_answered() {
-    let (_tmp, dir) = top_fixture("suite");
-    assert_success(
-        &build(&dir, &["--seeds", "4", "--out", "out"], &["make", "gbench"]),
-        "build",
+    let (_tmp, dir) = built_fixture(
+        "suite",
+        &["--seeds", "4", "--out", "out"],
+        &["make", "gbench"],
     );
     // The suite writes its JSON to a file of its own (`@FILE`), its console table to stdout.
     let run = layoutrand(&dir)
@@ -219,10 +219,10 @@ fn two_experiments_of_a_suite_are_compared_as_a_suite() {
 /// for `--resume`, and is refused without a suite or as no regular expression.
 #[test]
 fn cases_keeps_the_cases_its_pattern_matches() {
-    let (_tmp, dir) = top_fixture("suite");
-    assert_success(
-        &build(&dir, &["--seeds", "2", "--out", "out"], &["make", "lines"]),
-        "build",
+    let (_tmp, dir) = built_fixture(
+        "suite",
+        &["--seeds", "2", "--out", "out"],
+        &["make", "lines"],
     );
     let run = |extra: &[&str]| {
         layoutrand(&dir)
@@ -267,10 +267,10 @@ fn cases_keeps_the_cases_its_pattern_matches() {
 
 #[test]
 fn a_suite_that_does_not_give_what_the_run_asks_names_the_case() {
-    let (_tmp, dir) = top_fixture("suite");
-    assert_success(
-        &build(&dir, &["--seeds", "1", "--out", "out"], &["make", "lines"]),
-        "build",
+    let (_tmp, dir) = built_fixture(
+        "suite",
+        &["--seeds", "1", "--out", "out"],
+        &["make", "lines"],
     );
     // Three repetitions printed, five asked for.
     let run = layoutrand(&dir)
@@ -307,10 +307,10 @@ fn a_suite_that_does_not_give_what_the_run_asks_names_the_case() {
 /// not named.
 #[test]
 fn a_case_renamed_between_executions_is_said() {
-    let (_tmp, dir) = top_fixture("suite");
-    assert_success(
-        &build(&dir, &["--seeds", "2", "--out", "out"], &["make", "lines"]),
-        "build",
+    let (_tmp, dir) = built_fixture(
+        "suite",
+        &["--seeds", "2", "--out", "out"],
+        &["make", "lines"],
     );
     // One process at a time, in rounds of the four binaries: rounds 0 and 1 print case_01,
     // rounds 2 and 3 case_one.

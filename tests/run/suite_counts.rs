@@ -10,7 +10,7 @@ use crate::stderr_in;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use build_support::{assert_success, build, top_fixture};
+use build_support::{assert_success, build, built_fixture, top_fixture};
 use serde_json::Value;
 
 use crate::suite::{json_report, layoutrand};
@@ -62,10 +62,10 @@ fn reported_cases(dir: &Path) -> Vec<String> {
 /// execution stops the run, saying so.
 #[test]
 fn google_benchmark_before_1_8_is_refused_with_the_reason() {
-    let (_tmp, dir) = top_fixture("suite");
-    assert_success(
-        &build(&dir, &["--seeds", "4", "--out", "out"], &["make", "gbench"]),
-        "build",
+    let (_tmp, dir) = built_fixture(
+        "suite",
+        &["--seeds", "4", "--out", "out"],
+        &["make", "gbench"],
     );
     let version = Command::new("dpkg-query")
         .args(["-W", "-f", "${Version}", "libbenchmark-dev"])

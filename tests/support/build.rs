@@ -56,6 +56,14 @@ pub fn build(dir: &Path, args: &[&str], command: &[&str]) -> Output {
     cmd.output().unwrap()
 }
 
+/// A fresh copy of `fixtures/<name>` built with `layoutrand build -q ARGS -- COMMAND...`,
+/// which must succeed: the opening of most tests that run a fixture.
+pub fn built_fixture(name: &str, args: &[&str], command: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let (tmp, dir) = top_fixture(name);
+    assert_success(&build(&dir, args, command), &format!("build of {name}"));
+    (tmp, dir)
+}
+
 /// `layoutrand build -q --seeds 3 --granularity G --linker L --out out -- COMMAND...` in `dir`.
 pub fn build_three_seeds(dir: &Path, granularity: &str, linker: &str, command: &[&str]) -> Output {
     build(
