@@ -354,7 +354,8 @@ pub fn all_ok(manifest: &Manifest) -> bool {
 /// Keeps this process's large buffers for reuse (glibc's `mallopt`): each seed reads and
 /// writes a program's objects and binary anew, and glibc would otherwise give every buffer
 /// over 128 KiB back to the kernel on free and fault its pages in again for the next seed
-/// (about half of layoutrand's own time in a relink, by perf on gawk). The same policy as
+/// (the largest share of layoutrand's own time in a relink, by perf on gawk: most of it
+/// was in the kernel, page faults first). The same policy as
 /// [`super::link_command`]'s tunables for the linker.
 fn keep_large_buffers() {
     // SAFETY: mallopt only sets two of malloc's thresholds; it takes no pointer, is safe to
