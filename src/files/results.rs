@@ -282,8 +282,9 @@ pub struct Execution {
 /// and just after it ends (outside the measured process, a few microseconds).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ExecutionHost {
-    /// Runnable tasks when it started (/proc/stat `procs_running`), the runner itself and
-    /// the run's other executions under way (`--jobs`) included.
+    /// Runnable tasks when it started (/proc/stat `procs_running`, the median of five reads
+    /// over the 2 ms before it started), the runner itself and the run's other executions
+    /// under way (`--jobs`) included.
     pub running: Option<u32>,
     /// The share of all CPUs' time stolen by the hypervisor while it ran (/proc/stat
     /// `steal` over all the `cpu` line's times, between the two samples); `None` when no
@@ -388,8 +389,9 @@ pub enum ExecutionStatus {
 pub struct Load {
     /// Load averages over 1, 5 and 15 minutes (/proc/loadavg).
     pub(crate) average: [f64; 3],
-    /// Runnable tasks other than the reader itself (/proc/stat `procs_running` − 1): the
-    /// other busy processes competing for the cores right now.
+    /// Runnable tasks other than the reader itself (/proc/stat `procs_running` − 1, the
+    /// median of five reads over 2 ms): the other busy processes competing for the cores
+    /// right now.
     pub(crate) other_running: u32,
 }
 

@@ -170,7 +170,7 @@ pub(crate) fn run_one(
         return Ok(OneExecution::interrupted(signal));
     }
     // The host around the execution, sampled outside the measured process.
-    let running = super::host::procs_running();
+    let running = super::host::settled_running();
     let cpu_before = super::host::cpu_times();
     let start_unix = unix_now();
     let suite_before = match ctx.metric {
