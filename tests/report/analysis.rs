@@ -728,3 +728,47 @@ fn one_execution_per_binary_cannot_tell_a_layout_from_a_process_on_a_time_metric
     let counted = analyse(&experiment(&design, &mut gen), &Thresholds::default()).unwrap();
     assert_eq!(counted.series[0].sensitivity.verdict, Verdict::Detected);
 }
+
+/// On a rounds schedule whose rounds drift, the layout's share of an execution mean's
+/// variance (the intraclass correlation) comes from the blocked test that decided, within
+/// rounds, as the layout's own variation does: jq's run of 2026-12-06 (a drift of 7 %
+/// between the run's halves) read "layout-sensitive … the layout accounts for an estimated
+/// 0.0 % of the variance" beside "the layout's own share … is 2.4 %", the first from the
+/// one-way components the drift swamped.
+#[test]
+fn on_rounds_the_layouts_share_of_the_variance_is_the_blocked_tests() {
+    let design = Design::new(12, 6, 1);
+    let mut gen = ThreeLevel::new(5, 1e6, 0.02, 0.004, 0.001, 0.0);
+    let mut r = results(&design, &mut |_, seed, e, _, _| {
+        gen.value(seed, e) * (1.0 + 0.08 * e as f64)
+    });
+    r.header.as_mut().unwrap().schedule_design = layoutrand::files::results::ScheduleDesign::Rounds;
+    let e = from_parts(Path::new("synthetic"), manifest(&design), r).unwrap();
+    let report = analyse(&e, &Thresholds::default()).unwrap();
+    let s = &report.series[0];
+    let sensitivity = &s.sensitivity;
+    assert_eq!(sensitivity.verdict, Verdict::Detected, "{sensitivity:?}");
+    // The one-way components: the drift between rounds swamps the layout.
+    let binary = s.levels.iter().find(|l| l.name == "binary").unwrap();
+    assert!(binary.t2 <= 0.0, "{binary:?}");
+    // The share, from the same components as the layout's and the executions' variation.
+    let (layout, noise) = (
+        sensitivity.layout_variation.unwrap(),
+        sensitivity.cv_across_executions.unwrap(),
+    );
+    let icc = sensitivity.icc.unwrap();
+    let want = layout * layout / (layout * layout + noise * noise);
+    assert!((icc - want).abs() < 1e-9, "{icc} {want}");
+    assert!(
+        icc > 0.8,
+        "2 % between layouts against 0.4 % within rounds: {icc}"
+    );
+    let text = words(sensitivity, "text");
+    assert!(
+        text.contains(&format!(
+            "the layout accounts for an estimated {} of the variance",
+            layoutrand::report::numfmt::percent(icc, 2)
+        )),
+        "{text}"
+    );
+}

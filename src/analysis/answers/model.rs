@@ -428,7 +428,7 @@ pub struct Sensitivity {
     /// size of the layout, compared with the relevance threshold.
     pub cv_across_binaries_ci: Option<Interval>,
     /// Relative variation of execution means within one binary (pooled over binaries).
-    pub(crate) cv_across_executions: Option<f64>,
+    pub cv_across_executions: Option<f64>,
     /// The layout's own relative variation: on a rounds schedule the binaries' variance
     /// component of the blocked F test's ANOVA (within rounds, on the log scale), so that it
     /// is above 0 whenever that test's F is above 1; otherwise `√max(0, T²_binary) / mean`

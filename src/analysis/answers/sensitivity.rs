@@ -348,8 +348,8 @@ impl Tested<'_> {
             permutations: test.permutations,
             deciding_table: test.table.map(|(t, _)| t),
             cells_replaced: test.table.map(|(_, n)| n),
-            icc: Some(anova.icc),
-            variance_components: Some((anova.var_between, anova.var_within)),
+            icc: Some(self.icc()),
+            variance_components: Some(self.variance_components()),
             detectable_variation,
             grounds,
             ..described
@@ -358,6 +358,39 @@ impl Tested<'_> {
 }
 
 impl Tested<'_> {
+    /// The variance components (between binaries, between executions of one binary) of an
+    /// execution mean, unit²: on a rounds schedule those of the blocked F test's ANOVA, the
+    /// test that decided (the layout's component within rounds against the binary × round
+    /// residual), so that a drift between rounds is no execution noise here either; else
+    /// the one-way ANOVA's.
+    fn variance_components(&self) -> (f64, f64) {
+        match self.blocked {
+            Some(b) => {
+                // On the log scale the variances are relative: back to unit² at the mean.
+                let unit = if b.log_scale {
+                    self.mean * self.mean
+                } else {
+                    1.0
+                };
+                (b.anova.var_treatment * unit, b.anova.ms_residual * unit)
+            }
+            None => (self.anova.var_between, self.anova.var_within),
+        }
+    }
+
+    /// The intraclass correlation of [`Self::variance_components`]: the layout's share of an
+    /// execution mean's variance, 0 when its component is negative (Kalibera & Jones eq. 2
+    /// floors T² at 0 alike), 1 when nothing else varies.
+    fn icc(&self) -> f64 {
+        let (between, within) = self.variance_components();
+        let between = between.max(0.0);
+        if between + within > 0.0 {
+            between / (between + within)
+        } else {
+            0.0
+        }
+    }
+
     /// The layout variation the test finds with 80 % power, relative to the mean: from the
     /// one-way ANOVA, `σ_a = sqrt(ρ · MSW)`; with several data seeds from the crossed
     /// design, against the noise within a data seed (the data layout's own effect is no
