@@ -882,7 +882,7 @@ pub(crate) enum Problem {
     NoWiderScreen {
         /// The program.
         program: String,
-        /// The layout's share of the metric's variance, when at least half (`None`: it
+        /// The layout's share of the variance (the report's intraclass correlation), when at least half (`None`: it
         /// could not be estimated, and the binaries' means differ).
         layout_share: Option<f64>,
         /// The hot functions screened.
@@ -959,9 +959,9 @@ pub struct Explanation {
     /// together (answers written before phases were read have none).
     #[serde(default)]
     pub(crate) phases: usize,
-    /// Share of the metric's variance that lies between binaries (the layout's share, the
-    /// one-way random-effects intraclass correlation); `None` when it cannot be estimated
-    /// (one value per binary, or no variance at all).
+    /// The layout's share of the variance: the report's intraclass correlation of the
+    /// series (`layoutrand report`'s "the layout accounts for …"); `None` when it cannot be
+    /// estimated (one value per binary, or no variance at all).
     pub(crate) layout_share: Option<f64>,
     /// Where the variation between the binaries went: the functions whose own counts of
     /// the metric move (cachegrind metrics only; absent otherwise, and in answers written

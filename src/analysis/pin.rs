@@ -47,8 +47,8 @@ pub struct PinAnswer {
     pub(crate) left_free: Vec<LeftFree>,
     /// The instruction cache whose set period the offsets are taken modulo.
     pub(crate) cache: crate::layout::features::ICache,
-    /// Share of the metric's variance between the random layouts (`explain`'s; `None`
-    /// when it could not be estimated).
+    /// Share of the variance between the random layouts (`explain`'s, the report's
+    /// intraclass correlation; `None` when it could not be estimated).
     pub(crate) layout_share: Option<f64>,
 }
 

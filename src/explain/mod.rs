@@ -238,7 +238,7 @@ fn explain_build(
         cache,
         shared_hot: shared,
         phases: running.phases.len(),
-        layout_share: layout_share(series),
+        layout_share: layout_share(series, &options.thresholds),
         differential,
         leads,
         screening,
@@ -758,17 +758,23 @@ fn stage_libraries(
     Ok(Some(lib.display().to_string()))
 }
 
-/// The between-binary share of the variance (one-way random-effects ANOVA over all live
-/// values, binaries as groups), when estimable and in [0, 1] after truncating a negative
-/// estimate at 0.
-fn layout_share(series: &Series) -> Option<f64> {
-    let groups: Vec<Vec<f64>> = series
-        .seeds
-        .iter()
-        .map(|b| b.executions.iter().flat_map(|e| e.live.clone()).collect())
-        .collect();
-    let a = crate::stats::anova::random_effects(&groups).ok()?;
-    a.icc.is_finite().then(|| a.icc.clamp(0.0, 1.0))
+/// The layout's share of the variance: the report's own figure for `series` (its
+/// sensitivity's intraclass correlation, on a rounds schedule that of the blocked test,
+/// within rounds), so that explain, pin and report give one number; in [0, 1] after
+/// truncating a negative estimate at 0, `None` when the report has none.
+pub fn layout_share(
+    series: &Series,
+    thresholds: &crate::analysis::vocabulary::Thresholds,
+) -> Option<f64> {
+    let report = crate::analysis::answers::builder::analyse_series(
+        series,
+        Default::default(),
+        &BTreeMap::new(),
+        thresholds,
+        None,
+    );
+    let icc = report.sensitivity.icc?;
+    icc.is_finite().then(|| icc.clamp(0.0, 1.0))
 }
 
 #[cfg(test)]

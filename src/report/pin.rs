@@ -19,8 +19,8 @@ pub fn render(answer: &PinAnswer) -> String {
     }
     if let Some(share) = answer.layout_share {
         lines.push(format!(
-            "The random layouts' share of the metric's variance: {} (what a pin can remove is \
-             at most that share).",
+            "The random layouts' share of the variance (the report's intraclass correlation): \
+             {} (what a pin can remove is at most that share).",
             percent(share, 2)
         ));
     }

@@ -194,7 +194,7 @@ fn screening_lines(e: &Explanation) -> String {
     }
     if let Some(share) = e.layout_share {
         out += &format!(
-            "between binaries (the layout): {} of the metric's variance\n",
+            "between binaries (the layout): {} of the variance (the report's intraclass correlation)\n",
             percent(share, 2)
         );
     }

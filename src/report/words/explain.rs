@@ -62,7 +62,7 @@ fn problem(p: &Problem) -> String {
         } => {
             let layout_holds = match layout_share {
                 Some(share) => format!(
-                    "the layout holds {} of the metric's variance",
+                    "the layout holds {} of the variance (the report's intraclass correlation)",
                     percent(*share, 2)
                 ),
                 None => "the binaries' means differ".to_string(),
@@ -955,10 +955,10 @@ mod tests {
         };
         assert_eq!(
             note(Some(0.9)),
-            "the layout holds 90.0 % of the metric's variance, yet no placement feature of the \
-             3 hot functions goes with it; not screened wider: the 7 other functions of placed \
-             that ran execute 0.40 % of its instructions, and their 56 more tests would raise \
-             the bar of every pair; the cause may lie where explain does not look (data \
+            "the layout holds 90.0 % of the variance (the report's intraclass correlation), \
+             yet no placement feature of the 3 hot functions goes with it; not screened wider: \
+             the 7 other functions of placed that ran execute 0.40 % of its instructions, and \
+             their 56 more tests would raise the bar of every pair; the cause may lie where explain does not look (data \
              layout, branch predictor aliasing, a combination of placements: docs/explain.md)"
         );
         assert!(note(None).starts_with("the binaries' means differ, yet no placement"));
