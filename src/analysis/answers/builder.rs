@@ -402,7 +402,8 @@ fn host_conditions(experiment: &Experiment) -> Vec<HostCondition> {
                 loads.push(("after", l));
             }
         }
-        found = super::host_conditions::host_conditions(conditions, &loads, h.host.cores);
+        let sampled = experiment.hosts.iter().any(|(_, h)| h.running.is_some());
+        found = super::host_conditions::host_conditions(conditions, &loads, h.host.cores, sampled);
     }
     let rounds = experiment.series.iter().any(|s| s.rounds);
     found.extend(super::host_conditions::busy_executions(

@@ -130,13 +130,21 @@ pub(crate) fn quiet_waits(hosts: &[(ExecutionKey, ExecutionHost)]) -> Option<Qui
 /// The host's states that disturb a run of a time metric: load above half the cores at
 /// any recorded moment, frequency scaling by a governor other than `performance`, boost
 /// on. `loads` are the recorded samples (label, load); `cores` the online CPUs.
+///
+/// With `executions_sampled` (each execution recorded the runnable tasks at its start,
+/// [`busy_executions`]), a load average alone is no finding: a minute's average carries
+/// what ran before the run (an `experiment`'s own build) and the run's own executions, and
+/// the executions' samples say whether other tasks competed with them. The load then
+/// counts only when a sample of it also found another process running.
 pub(crate) fn host_conditions(
     conditions: &HostConditions,
     loads: &[(&str, Load)],
     cores: Option<u32>,
+    executions_sampled: bool,
 ) -> Vec<HostCondition> {
     let mut found = Vec::new();
-    if let Some(cores) = cores.filter(|c| *c > 0) {
+    let others_seen = loads.iter().any(|(_, l)| l.other_running > 0);
+    if let Some(cores) = cores.filter(|c| *c > 0 && (others_seen || !executions_sampled)) {
         let limit = LOADED_SHARE * f64::from(cores);
         let worst = loads
             .iter()
@@ -171,6 +179,27 @@ pub(crate) fn host_conditions(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The load an `experiment`'s build leaves (1.37 on 2 cores, nothing else running
+    /// before or after the run) is no finding when every execution sampled the host; a
+    /// sample that saw another process running still is, and without the executions'
+    /// samples the load is judged alone, as before.
+    #[test]
+    fn a_load_average_alone_is_no_finding_when_the_executions_sampled_the_host() {
+        let quiet = HostConditions::default();
+        let after_build = |others| Load {
+            average: [1.37, 1.5, 1.6],
+            other_running: others,
+        };
+        let loads = [("before", after_build(0)), ("after", after_build(0))];
+        assert!(host_conditions(&quiet, &loads, Some(2), true).is_empty());
+        assert_eq!(host_conditions(&quiet, &loads, Some(2), false).len(), 1);
+        let loads = [("before", after_build(0)), ("after", after_build(1))];
+        assert!(matches!(
+            host_conditions(&quiet, &loads, Some(2), true)[..],
+            [HostCondition::Loaded { worst, cores: 2, .. }] if worst == 1.37
+        ));
+    }
 
     /// Execution `execution` of one binary of program `p`.
     fn key(execution: u32) -> ExecutionKey {
@@ -248,13 +277,14 @@ mod tests {
     #[test]
     fn a_loaded_or_scaling_host_is_found_with_its_figures() {
         let quiet = HostConditions::default();
-        assert!(host_conditions(&quiet, &[("before", load(0.4))], Some(2)).is_empty());
+        assert!(host_conditions(&quiet, &[("before", load(0.4))], Some(2), false).is_empty());
         // Exactly half the cores is not above it.
-        assert!(host_conditions(&quiet, &[("before", load(1.0))], Some(2)).is_empty());
+        assert!(host_conditions(&quiet, &[("before", load(1.0))], Some(2), false).is_empty());
         let found = host_conditions(
             &quiet,
             &[("before", load(0.4)), ("after", load(3.5))],
             Some(2),
+            false,
         );
         assert_eq!(
             found,
@@ -265,14 +295,14 @@ mod tests {
             }]
         );
         // Without the number of cores, no load is judged.
-        assert!(host_conditions(&quiet, &[("after", load(3.5))], None).is_empty());
+        assert!(host_conditions(&quiet, &[("after", load(3.5))], None, false).is_empty());
         let scaling = HostConditions {
             governors: vec!["powersave".into(), "performance".into()],
             boost: Some(true),
             ..HostConditions::default()
         };
         assert_eq!(
-            host_conditions(&scaling, &[], None),
+            host_conditions(&scaling, &[], None, false),
             vec![
                 HostCondition::FrequencyScaling {
                     governors: vec!["powersave".into()]
@@ -284,6 +314,6 @@ mod tests {
             governors: vec!["performance".into()],
             ..HostConditions::default()
         };
-        assert!(host_conditions(&fixed, &[], Some(2)).is_empty());
+        assert!(host_conditions(&fixed, &[], Some(2), false).is_empty());
     }
 }
