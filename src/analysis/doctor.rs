@@ -120,6 +120,9 @@ pub(crate) enum Finding {
     Load(LoadFigures),
     /// The load is above half the cores.
     Overloaded(LoadFigures),
+    /// The 1-minute load is above half the cores but no other process runs now: the
+    /// average carries work that has ended.
+    LoadEnded(LoadFigures),
     /// No cpufreq governor exposed.
     NoGovernor,
     /// Every governor is `performance`.

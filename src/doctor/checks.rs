@@ -104,7 +104,9 @@ pub(crate) fn valgrind_check() -> Check {
 }
 
 /// The load now against the cores: above [`LOADED_SHARE`] of them, other tasks share the
-/// benchmark's core (the threshold the report's warning uses).
+/// benchmark's core (the threshold the report's warning uses). A 1-minute average above it
+/// while no other process runs now is a note, not a problem: it carries work that has ended
+/// (the build just before, say), and the noise calibration measures the host as it is.
 pub(crate) fn load_check(load: Option<&Load>, cores: Option<u32>) -> Check {
     let (Some(load), Some(cores)) = (load, cores.filter(|c| *c > 0)) else {
         return Check::new("load", Status::Note, Scope::Time, Finding::LoadUnknown);
@@ -114,7 +116,14 @@ pub(crate) fn load_check(load: Option<&Load>, cores: Option<u32>) -> Check {
         cores,
         other_running: load.other_running,
     };
-    if load.average[0] > LOADED_SHARE * f64::from(cores) {
+    if load.average[0] > LOADED_SHARE * f64::from(cores) && load.other_running == 0 {
+        Check::new(
+            "load",
+            Status::Note,
+            Scope::Time,
+            Finding::LoadEnded(figures),
+        )
+    } else if load.average[0] > LOADED_SHARE * f64::from(cores) {
         Check::new(
             "load",
             Status::Problem,
@@ -194,6 +203,20 @@ mod tests {
         assert_eq!(busy.finding, Finding::Overloaded(figures));
         assert_eq!(load_check(Some(&load(0.9)), Some(2)).status, Status::Ok);
         assert_eq!(load_check(None, Some(2)).status, Status::Note);
+        // The same average with nothing else running now: work that has ended, a note.
+        let ended = Load {
+            other_running: 0,
+            ..load(1.2)
+        };
+        let after_a_build = load_check(Some(&ended), Some(2));
+        assert_eq!(after_a_build.status, Status::Note);
+        assert_eq!(
+            after_a_build.finding,
+            Finding::LoadEnded(LoadFigures {
+                other_running: 0,
+                ..figures
+            })
+        );
     }
 
     #[test]

@@ -143,6 +143,10 @@ pub(crate) fn detail(finding: &Finding) -> String {
             "{}: above half the cores, so other tasks share the benchmark's core and time measurements carry their noise",
             load(figures)
         ),
+        Finding::LoadEnded(figures) => format!(
+            "{}: above half the cores over the last minute, but no other process runs now: the average still carries work that has ended; the noise calibration below measures the host as it is",
+            load(figures)
+        ),
         Finding::NoGovernor => "no cpufreq governor exposed (typical of virtual machines: the host controls the clock)".into(),
         Finding::GovernorPerformance => "governor performance".into(),
         Finding::GovernorScaling { governors } => format!(
@@ -238,6 +242,14 @@ mod tests {
         assert_eq!(
             detail(&Finding::Overloaded(figures)),
             "1-minute load 1.20 on 2 core(s) (5 and 15 minutes: 1.00, 0.50), 3 other running process(es): above half the cores, so other tasks share the benchmark's core and time measurements carry their noise"
+        );
+        let ended = LoadFigures {
+            other_running: 0,
+            ..figures
+        };
+        assert_eq!(
+            detail(&Finding::LoadEnded(ended)),
+            "1-minute load 1.20 on 2 core(s) (5 and 15 minutes: 1.00, 0.50), 0 other running process(es): above half the cores over the last minute, but no other process runs now: the average still carries work that has ended; the noise calibration below measures the host as it is"
         );
     }
 
