@@ -119,22 +119,17 @@ fn qualified_sensitivity_sentence(
     test: &str,
 ) -> Option<String> {
     if let (SensitivityGrounds::Tested(g), Some(p)) = (&sens.grounds, sens.p_value) {
-        if g.outcome == SensitivityOutcome::OneProcessPerBinary {
-            return Some(format!(
+        match (g.outcome, sens.suite_fdr) {
+            (SensitivityOutcome::OneProcessPerBinary, _) => return Some(format!(
                 "Cannot tell whether it is layout-sensitive: the binaries differ ({test}, {}), but each ran in one process, and two processes of one binary differ too on this metric; run at least 2 executions per binary.",
                 p_value(p)
-            ));
-        }
-    }
-    if let (SensitivityGrounds::Tested(g), Some(p), Some(fdr)) =
-        (&sens.grounds, sens.p_value, sens.suite_fdr)
-    {
-        if g.outcome == SensitivityOutcome::ChanceAcrossSuite {
-            return Some(format!(
+            )),
+            (SensitivityOutcome::ChanceAcrossSuite, Some(fdr)) => return Some(format!(
                 "Cannot tell whether it is layout-sensitive: on its own it would be ({test}, {}), but not across the suite: {}.",
                 p_value(p),
                 super::sensitivity::suite_fdr_words(&fdr)
-            ));
+            )),
+            _ => {}
         }
     }
     if let (Verdict::Undetermined, Some(r)) = (sens.verdict, &sens.rests_on) {
