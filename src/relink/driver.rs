@@ -37,6 +37,9 @@ pub fn build(opts: &BuildOptions) -> Result<BuildOutcome> {
     // The relink time counts from here: preparing a program may generate LTO code (the
     // fallback of lto_once), and the summary's time line accounts for every step.
     let relink_start = Instant::now();
+    // From the merging and the baseline's link on, not only the seeds' (relink_seeds sets
+    // it again for `--extend`; it is idempotent).
+    keep_large_buffers();
     let (links, mut notes) = chosen_links(&recorded.links, opts)?;
     let (mut programs, mut failed) = programs_isolated(&links, &record_dir, opts)?;
     // Never degrade silently: stop before any relink if functions could not move.
