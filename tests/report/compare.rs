@@ -343,3 +343,52 @@ fn compare_names_binaries_that_never_ran() {
     // The text, pinned whole: its warnings name new's seed-4.
     insta::assert_snapshot!("never_ran_text", stdout_in(&out, tmp.path()));
 }
+
+/// Appends to DIR's store the end of a `run` invocation that ran from `start` to `end`
+/// (seconds since the Unix epoch).
+fn finished(dir: &Path, start: f64, end: f64) {
+    use std::io::Write;
+    let line = serde_json::json!({
+        "record": "finish", "started_unix": start, "ended_unix": end,
+        "load_before": null, "load_after": null, "jobs": 1, "executed": 30,
+    });
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.join("results.jsonl"))
+        .unwrap();
+    writeln!(f, "{line}").unwrap();
+}
+
+/// Two runs of the same code half an hour apart on an unsteady host differ by the host's
+/// change (jq, 2026-12-06: "new is 3.6 % faster", the same sources and seeds): the comparison
+/// says the runs did not interleave. Runs that overlapped, or a store without its runs'
+/// times, raise nothing.
+#[test]
+fn runs_that_never_overlapped_are_said_to_have_run_apart() {
+    let (_tmp, base, new) = dirs();
+    experiment(&base, 10, 1.0, 5);
+    experiment(&new, 10, 1.0, 6);
+    let unknown = compare_directories(&base, &new, &[], &gate(None)).unwrap();
+    assert_eq!(unknown.ran_apart, None);
+    finished(&base, 1000.0, 1100.0);
+    finished(&new, 2900.0, 3000.0);
+    let apart = compare_directories(&base, &new, &[], &gate(None)).unwrap();
+    let r = apart.ran_apart.unwrap();
+    assert_eq!(
+        (r.base, r.new, r.gap_seconds()),
+        ((1000.0, 1100.0), (2900.0, 3000.0), 1800.0)
+    );
+    let json = serde_json::to_value(&apart).unwrap();
+    let warnings = json["warnings"].as_array().unwrap();
+    assert!(
+        warnings.iter().any(|w| w
+            .as_str()
+            .unwrap()
+            .starts_with("the two experiments ran apart, not interleaved (new started 30.0 min after base ended)")),
+        "{warnings:?}"
+    );
+    // A second invocation of the new side overlapping the base's: they interleaved there.
+    finished(&new, 1050.0, 1150.0);
+    let overlapping = compare_directories(&base, &new, &[], &gate(None)).unwrap();
+    assert_eq!(overlapping.ran_apart, None);
+}

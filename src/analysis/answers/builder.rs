@@ -223,7 +223,7 @@ fn analysed_series(
 
 /// Whether the run measured a deterministic metric (cachegrind's counts), which the host's
 /// state cannot disturb.
-fn deterministic_metric(experiment: &Experiment) -> bool {
+pub(crate) fn deterministic_metric(experiment: &Experiment) -> bool {
     crate::files::metric::MetricSpec::parse(&experiment.header.metric)
         .is_ok_and(|m| m.is_deterministic())
 }

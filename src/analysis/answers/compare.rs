@@ -67,12 +67,63 @@ pub struct ExperimentComparison {
     /// wire's `warnings`, after the reading's).
     #[serde(skip)]
     pub model_differences: Vec<crate::files::cache_model::SetupDifference>,
+    /// The two runs never overlapped in time, on a metric the host's state disturbs (among
+    /// the wire's `warnings`, last).
+    #[serde(skip)]
+    pub ran_apart: Option<RanApart>,
     /// What reading each experiment found (the wire's `warnings` say it first).
     #[serde(skip)]
     pub read_warnings: Vec<(
         ExperimentSide,
         crate::analysis::answers::experiment::ExperimentWarning,
     )>,
+}
+
+/// Two experiments of a time metric whose runs never overlapped: each side's span, from the
+/// first `run` invocation's start to the last one's end (seconds since the Unix epoch). Their
+/// intervals cover layouts and executions, not how the host changed between the two runs,
+/// which a comparison of two such runs cannot tell from the code's effect (variants of one
+/// experiment interleave their executions for that).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RanApart {
+    /// The base's span.
+    pub base: (f64, f64),
+    /// The new side's span.
+    pub new: (f64, f64),
+}
+
+impl RanApart {
+    /// Seconds from the end of the earlier run to the start of the later one.
+    pub fn gap_seconds(&self) -> f64 {
+        (self.new.0 - self.base.1).max(self.base.0 - self.new.1)
+    }
+}
+
+/// Whether `base` and `new` ran apart ([`RanApart`]): `None` when either side's metric is
+/// deterministic (cachegrind's counts, which the host cannot disturb), when a side recorded
+/// no finished `run` invocation (its span is unknown), or when some invocations of the two
+/// overlapped.
+pub(crate) fn ran_apart(base: &Experiment, new: &Experiment) -> Option<RanApart> {
+    use super::builder::deterministic_metric;
+    if deterministic_metric(base) || deterministic_metric(new) {
+        return None;
+    }
+    let spans = |e: &Experiment| -> Vec<(f64, f64)> {
+        e.finishes
+            .iter()
+            .map(|f| (f.started_unix, f.ended_unix))
+            .filter(|(start, end)| start.is_finite() && end.is_finite() && start <= end)
+            .collect()
+    };
+    let (b, n) = (spans(base), spans(new));
+    let overlap = b.iter().any(|x| n.iter().any(|y| x.0 <= y.1 && y.0 <= x.1));
+    let whole = |v: &[(f64, f64)]| {
+        let start = v.iter().map(|s| s.0).min_by(f64::total_cmp)?;
+        let end = v.iter().map(|s| s.1).max_by(f64::total_cmp)?;
+        Some((start, end))
+    };
+    let (base, new) = (whole(&b)?, whole(&n)?);
+    (!overlap).then_some(RanApart { base, new })
 }
 
 /// A series (program, variant, metric) that only one of the two experiments holds.
@@ -255,6 +306,7 @@ pub fn compare(
             )
             .collect(),
         model_differences: cachegrind_warnings(base, new),
+        ran_apart: ran_apart(base, new),
     })
 }
 

@@ -4,7 +4,7 @@
 //! balancing changed ([`super::balance`]) — and the report's further warnings
 //! ([`ReportWarning`]).
 
-use crate::analysis::answers::compare::{ExperimentComparison, ExperimentSide};
+use crate::analysis::answers::compare::{ExperimentComparison, ExperimentSide, RanApart};
 use crate::analysis::answers::experiment::{Ending, ExperimentWarning, NeverRan};
 use crate::analysis::answers::model::ReportWarning;
 use crate::files::cache_model::{CacheModel, SetupDifference};
@@ -23,7 +23,26 @@ pub(crate) fn compared_warnings(c: &ExperimentComparison) -> Vec<String> {
         format!("{side}: {}", warning(w))
     });
     read.chain(c.model_differences.iter().map(setup_difference))
+        .chain(c.ran_apart.as_ref().map(ran_apart))
         .collect()
+}
+
+/// Two runs that never overlapped, in words: when each ran, and what a comparison of them
+/// cannot tell.
+pub(crate) fn ran_apart(r: &RanApart) -> String {
+    let (first, second) = if r.base.0 <= r.new.0 {
+        ("base", "new")
+    } else {
+        ("new", "base")
+    };
+    format!(
+        "the two experiments ran apart, not interleaved ({second} started {} after {first} \
+         ended): their intervals cover the layouts and the executions, not how the host changed \
+         between the two runs, so a difference of a few per cent may be the host's rather than \
+         the code's; to judge the code, build both as variants of one experiment (`build \
+         --variant`), whose executions interleave",
+        crate::report::render_dimension::duration(r.gap_seconds())
+    )
 }
 
 /// How two cachegrind runs' set-ups differ, in words.
