@@ -454,6 +454,19 @@ pub fn capitalised(text: &str) -> String {
         .unwrap_or_default()
 }
 
+/// A duration in words: `850 ms`, `12.5 s`, `3.2 min`, `4.1 h`.
+pub(crate) fn duration(seconds: f64) -> String {
+    if seconds < 1.0 {
+        quantity(seconds * 1e9, "ns")
+    } else if seconds < 120.0 {
+        format!("{} s", sig(seconds, 3))
+    } else if seconds < 7200.0 {
+        format!("{} min", sig(seconds / 60.0, 3))
+    } else {
+        format!("{} h", sig(seconds / 3600.0, 3))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

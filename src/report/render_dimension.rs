@@ -6,22 +6,9 @@ use std::fmt::Write;
 use crate::analysis::answers::dimension::{
     DimensionReport, SeriesDimension, CROSSED_REPLICATES, MAX_TOP_REPETITIONS, MIN_TOP_REPETITIONS,
 };
-use crate::report::numfmt::{level, percent, quantity, sig, Scale};
+use crate::report::numfmt::{duration, level, percent, Scale};
 use crate::report::title::section_title;
 use crate::report::words;
-
-/// A duration in words: `850 ms`, `12.5 s`, `3.2 min`, `4.1 h`.
-pub(crate) fn duration(seconds: f64) -> String {
-    if seconds < 1.0 {
-        quantity(seconds * 1e9, "ns")
-    } else if seconds < 120.0 {
-        format!("{} s", sig(seconds, 3))
-    } else if seconds < 7200.0 {
-        format!("{} min", sig(seconds / 60.0, 3))
-    } else {
-        format!("{} h", sig(seconds / 3600.0, 3))
-    }
-}
 
 /// The dimensioning as plain text (Table 6/7 style).
 pub fn render_text(d: &DimensionReport) -> String {

@@ -41,7 +41,7 @@ pub(crate) fn ran_apart(r: &RanApart) -> String {
          between the two runs, so a difference of a few per cent may be the host's rather than \
          the code's; to judge the code, build both as variants of one experiment (`build \
          --variant`), whose executions interleave",
-        crate::report::render_dimension::duration(r.gap_seconds())
+        crate::report::numfmt::duration(r.gap_seconds())
     )
 }
 
