@@ -44,7 +44,9 @@
 # Measured 2026-12-06 (malloc keeping its large buffers in layoutrand and the linker), REPS=3:
 # brotli 1.092 / 1.081 (per round 1.105 / 1.083, relinks 0.50 s), gawk 1.078 / 1.072 (per
 # round 1.082 / 1.071, relinks 0.85 s); REPS=5 just after: brotli 1.105 / 1.092 (1.086 /
-# 1.074), gawk 1.110 / 1.100 (1.151 / 1.138).
+# 1.074), gawk 1.110 / 1.100 (1.151 / 1.138). Later that day, REPS=3 (load 0.3-1.7): brotli
+# 1.105 / 1.090 (1.109 / 1.092, relinks 0.44 s), gawk 1.097 / 1.091 (1.095 / 1.089, relinks
+# 0.76 s).
 #
 # Measured 2026-12-04 on the same 2-core VM, nothing else running (load 1.5-1.9), REPS=2,
 # default seeds, build tools, tests and plugins left out (docs/build.md, "Which links are
