@@ -116,14 +116,15 @@ pub(crate) fn load_check(load: Option<&Load>, cores: Option<u32>) -> Check {
         cores,
         other_running: load.other_running,
     };
-    if load.average[0] > LOADED_SHARE * f64::from(cores) && load.other_running == 0 {
+    let loaded = load.average[0] > LOADED_SHARE * f64::from(cores);
+    if loaded && load.other_running == 0 {
         Check::new(
             "load",
             Status::Note,
             Scope::Time,
             Finding::LoadEnded(figures),
         )
-    } else if load.average[0] > LOADED_SHARE * f64::from(cores) {
+    } else if loaded {
         Check::new(
             "load",
             Status::Problem,

@@ -391,4 +391,13 @@ fn runs_that_never_overlapped_are_said_to_have_run_apart() {
     finished(&new, 1050.0, 1150.0);
     let overlapping = compare_directories(&base, &new, &[], &gate(None)).unwrap();
     assert_eq!(overlapping.ran_apart, None);
+    // Invocations that alternate (base, new, base) overlap as spans: not apart either.
+    let (_tmp, base, new) = dirs();
+    experiment(&base, 10, 1.0, 5);
+    experiment(&new, 10, 1.0, 6);
+    finished(&base, 1000.0, 1100.0);
+    finished(&new, 2900.0, 3000.0);
+    finished(&base, 3100.0, 3200.0);
+    let alternating = compare_directories(&base, &new, &[], &gate(None)).unwrap();
+    assert_eq!(alternating.ran_apart, None);
 }

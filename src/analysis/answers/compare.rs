@@ -101,28 +101,26 @@ impl RanApart {
 
 /// Whether `base` and `new` ran apart ([`RanApart`]): `None` when either side's metric is
 /// deterministic (cachegrind's counts, which the host cannot disturb), when a side recorded
-/// no finished `run` invocation (its span is unknown), or when some invocations of the two
-/// overlapped.
+/// no finished `run` invocation (its span is unknown), or when the two sides' spans overlap
+/// (their invocations alternated or ran together).
 pub(crate) fn ran_apart(base: &Experiment, new: &Experiment) -> Option<RanApart> {
     use super::builder::deterministic_metric;
     if deterministic_metric(base) || deterministic_metric(new) {
         return None;
     }
-    let spans = |e: &Experiment| -> Vec<(f64, f64)> {
-        e.finishes
+    let span = |e: &Experiment| -> Option<(f64, f64)> {
+        let known = e
+            .finishes
             .iter()
             .map(|f| (f.started_unix, f.ended_unix))
-            .filter(|(start, end)| start.is_finite() && end.is_finite() && start <= end)
-            .collect()
+            .filter(|(start, end)| start.is_finite() && end.is_finite() && start <= end);
+        known.fold(None, |whole, (start, end)| match whole {
+            None => Some((start, end)),
+            Some((s, e)) => Some((f64::min(s, start), f64::max(e, end))),
+        })
     };
-    let (b, n) = (spans(base), spans(new));
-    let overlap = b.iter().any(|x| n.iter().any(|y| x.0 <= y.1 && y.0 <= x.1));
-    let whole = |v: &[(f64, f64)]| {
-        let start = v.iter().map(|s| s.0).min_by(f64::total_cmp)?;
-        let end = v.iter().map(|s| s.1).max_by(f64::total_cmp)?;
-        Some((start, end))
-    };
-    let (base, new) = (whole(&b)?, whole(&n)?);
+    let (base, new) = (span(base)?, span(new)?);
+    let overlap = base.0 <= new.1 && new.0 <= base.1;
     (!overlap).then_some(RanApart { base, new })
 }
 

@@ -27,8 +27,8 @@ pub(crate) fn compared_warnings(c: &ExperimentComparison) -> Vec<String> {
         .collect()
 }
 
-/// Two runs that never overlapped, in words: when each ran, and what a comparison of them
-/// cannot tell.
+/// Two runs that never overlapped, in words: which started how long after the other ended,
+/// and what a comparison of them cannot tell.
 pub(crate) fn ran_apart(r: &RanApart) -> String {
     let (first, second) = if r.base.0 <= r.new.0 {
         ("base", "new")
