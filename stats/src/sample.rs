@@ -116,7 +116,6 @@ pub fn mean_interval(xs: &[f64], confidence: f64) -> Result<MeanInterval, StatsE
 /// chi-square interval for a variance, e.g. NIST/SEMATECH e-Handbook §1.3.5.8). Needs two
 /// values.
 pub fn sd_interval(xs: &[f64], confidence: f64) -> Result<(f64, f64), StatsError> {
-    use statrs::distribution::{ChiSquared, ContinuousCDF};
     check_confidence(confidence)?;
     at_least(
         "the interval of a standard deviation",
@@ -124,10 +123,29 @@ pub fn sd_interval(xs: &[f64], confidence: f64) -> Result<(f64, f64), StatsError
         2,
         xs.len(),
     )?;
-    let df = (xs.len() - 1) as f64;
+    sd_interval_of_variance(variance(xs), xs.len() - 1, confidence)
+}
+
+/// [`sd_interval`] from a variance estimate `s2` on `df` degrees of freedom (`df · s2 / σ²`
+/// chi-square distributed), such as an ANOVA's mean square: `(√(df s2 / χ²_{1−α/2}),
+/// √(df s2 / χ²_{α/2}))`.
+pub fn sd_interval_of_variance(
+    s2: f64,
+    df: usize,
+    confidence: f64,
+) -> Result<(f64, f64), StatsError> {
+    use statrs::distribution::{ChiSquared, ContinuousCDF};
+    check_confidence(confidence)?;
+    at_least(
+        "the interval of a standard deviation",
+        "degrees of freedom",
+        1,
+        df,
+    )?;
+    let df = df as f64;
     let chi = ChiSquared::new(df).map_err(|e| StatsError::Domain(e.to_string()))?;
     let alpha = 1.0 - confidence;
-    let ss = df * variance(xs);
+    let ss = df * s2;
     let low = (ss / chi.inverse_cdf(1.0 - alpha / 2.0)).sqrt();
     let high = (ss / chi.inverse_cdf(alpha / 2.0)).sqrt();
     Ok((low, high))
@@ -362,6 +380,17 @@ mod tests {
         let (low, high) = sd_interval(&x, 0.95).unwrap();
         assert!((low - 0.3354795174955126).abs() < 1e-9, "{low}");
         assert!((high - 1.6090230946167656).abs() < 1e-9, "{high}");
+    }
+
+    #[test]
+    fn sd_interval_of_a_variance_is_the_samples_interval() {
+        // The sample of `sd_interval_matches_scipy`: its variance on n − 1 = 4 degrees gives
+        // scipy's interval.
+        let x = [2.799, 2.046, 1.259, 1.877, 2.244];
+        let (low, high) = sd_interval_of_variance(variance(&x), 4, 0.95).unwrap();
+        assert!((low - 0.3354795174955126).abs() < 1e-9, "{low}");
+        assert!((high - 1.6090230946167656).abs() < 1e-9, "{high}");
+        assert!(sd_interval_of_variance(1.0, 0, 0.95).is_err());
     }
 
     /// Bonett (2006) by the paper's formula, computed apart in Python 3 (statistics,

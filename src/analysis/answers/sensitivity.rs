@@ -163,9 +163,10 @@ fn screened(
 
 /// `described` with the screening's findings: the executions set aside and the cut they
 /// were set aside at, the variation figures of the kept executions when some were set
-/// aside, on a rounds schedule the layout's variance component and the noise from the
-/// blocked F test's ANOVA (so that the magnitude comes from the test that decided), and the
-/// binary a rejection rests on.
+/// aside, on a rounds schedule the binaries' spread, the layout's variance component and the
+/// noise all from the blocked F test's ANOVA (so that the magnitudes come from the test that
+/// decided, and the spread with the noise in it is never below the layout's share without
+/// it), and the binary a rejection rests on.
 fn robust_magnitudes(
     described: Sensitivity,
     series: &Series,
@@ -195,9 +196,31 @@ fn robust_magnitudes(
                     relative(sd)
                 }
             };
+            // The binaries' spread with the noise in it from the same table: the variance
+            // of its row means, `MS_T / b` (on which the layout's component, `(MS_T − MS_E)
+            // / b`, is never above it), with its chi-square interval on `k − 1` degrees.
+            let a = &b.anova;
+            let spread = a.ms_treatment / a.blocks as f64;
+            let spread_ci = crate::stats::sample::sd_interval_of_variance(
+                spread,
+                a.treatments.saturating_sub(1),
+                thresholds.confidence,
+            )
+            .ok()
+            .and_then(|(low, high)| {
+                let (lower, upper) = if b.log_scale {
+                    (low, high)
+                } else {
+                    (relative(low)?, relative(high)?)
+                };
+                Some(Interval { lower, upper })
+                    .filter(|i| i.lower.is_finite() && i.upper.is_finite())
+            });
             Sensitivity {
-                layout_variation: relative_sd(b.anova.var_treatment),
-                cv_across_executions: relative_sd(b.anova.ms_residual),
+                layout_variation: relative_sd(a.var_treatment),
+                cv_across_executions: relative_sd(a.ms_residual),
+                cv_across_binaries: relative_sd(spread),
+                cv_across_binaries_ci: spread_ci,
                 ..described
             }
         }
@@ -206,13 +229,18 @@ fn robust_magnitudes(
     if set_aside.is_empty() {
         return described;
     }
+    if screened.blocked.is_some() {
+        return Sensitivity {
+            set_aside,
+            ..described
+        };
+    }
     let binary_means: Vec<f64> = screened
         .kept
         .iter()
         .map(|k| crate::stats::sample::mean(k))
         .collect();
     let a = &screened.anova;
-    let one_way = screened.blocked.is_none();
     Sensitivity {
         cv_across_binaries: relative(crate::stats::sample::variance(&binary_means).sqrt()),
         cv_across_binaries_ci: sd_interval(&binary_means, thresholds.confidence)
@@ -222,16 +250,8 @@ fn robust_magnitudes(
                 upper: high / mean.abs(),
             })
             .filter(|i| i.lower.is_finite() && i.upper.is_finite()),
-        cv_across_executions: if one_way {
-            relative(a.var_within.max(0.0).sqrt())
-        } else {
-            described.cv_across_executions
-        },
-        layout_variation: if one_way {
-            relative(a.var_between.max(0.0).sqrt())
-        } else {
-            described.layout_variation
-        },
+        cv_across_executions: relative(a.var_within.max(0.0).sqrt()),
+        layout_variation: relative(a.var_between.max(0.0).sqrt()),
         set_aside,
         ..described
     }
