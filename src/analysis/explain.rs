@@ -900,6 +900,12 @@ pub(crate) enum Problem {
         /// The set period in bytes.
         period: u64,
     },
+    /// A loaded object without a symbol table (stripped) whose code is placed by its dynamic
+    /// symbol table: only the functions it exports count in the set pressure.
+    ExportedOnly {
+        /// The object's path.
+        object: String,
+    },
     /// A loaded object whose symbol table could not be read: its code is not counted in
     /// the set pressure.
     NoSymbols {

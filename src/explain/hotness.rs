@@ -121,8 +121,8 @@ pub(crate) fn loaded_objects(log: &str, program: &Path) -> Vec<LoadedObject> {
 /// not the program's own (`own`), executed at least `min_ir` instructions (the coldest hot
 /// function's count, so that both sides are cut by one bar), hottest first, at most
 /// [`MAX_HOT`], each placed at its address in the first object whose symbol table (its
-/// debug file's, else its own) names it once. Also the objects whose symbols could not be
-/// read.
+/// debug file's, else its own, else its dynamic one) names it once. Also the objects placed
+/// by their exported functions only and those whose symbols could not be read.
 pub(crate) fn shared_hot(
     profile: &BTreeMap<String, (f64, f64)>,
     own: &std::collections::BTreeSet<String>,
@@ -133,7 +133,19 @@ pub(crate) fn shared_hot(
     let mut tables: Vec<(&LoadedObject, BTreeMap<String, Option<Function>>)> = Vec::new();
     for o in objects {
         let read = o.debug.as_deref().unwrap_or(&o.path);
-        match crate::layout::binary::functions(read) {
+        let listed = crate::layout::binary::functions(read).or_else(|e| {
+            // Stripped, as distributions ship libraries: the exported functions still
+            // place the code the profile names by them.
+            let exported = crate::layout::binary::exported_functions(&o.path)
+                .ok()
+                .filter(|f| !f.is_empty())
+                .ok_or(e)?;
+            warnings.push(Problem::ExportedOnly {
+                object: o.path.display().to_string(),
+            });
+            Ok::<_, anyhow::Error>(exported)
+        });
+        match listed {
             Ok(functions) => {
                 let mut by_name: BTreeMap<String, Option<Function>> = BTreeMap::new();
                 for f in functions {

@@ -77,6 +77,17 @@ pub fn functions(path: &Path) -> Result<Vec<Function>> {
         .with_context(|| format!("cannot list the functions of {}", path.display()))
 }
 
+/// A shared library's exported functions, from its dynamic symbol table: for a library
+/// whose `.symtab` was stripped (as distributions ship them), the functions a profiler names
+/// in it (valgrind reads the same table) at their addresses; its local functions are not in
+/// the table. Guarantees as for [`functions`].
+pub fn exported_functions(path: &Path) -> Result<Vec<Function>> {
+    let data =
+        std::fs::read(path).with_context(|| format!("cannot read binary {}", path.display()))?;
+    symbols_from(data.as_slice(), Wanted::Functions, Table::Dynamic)
+        .with_context(|| format!("cannot list the exported functions of {}", path.display()))
+}
+
 /// [`functions`] on an ELF image already in memory.
 pub(crate) fn functions_from_bytes(data: &[u8]) -> Result<Vec<Function>> {
     functions_from(data)
@@ -89,7 +100,16 @@ pub(crate) fn functions_from_bytes(data: &[u8]) -> Result<Vec<Function>> {
 /// shared); a thread-local's address is its place in the TLS template (`PT_TLS`'s address
 /// plus its offset), where its initial bytes are.
 pub fn data_objects_from_bytes(data: &[u8]) -> Result<Vec<Function>> {
-    symbols_from(data, Wanted::DataObjects)
+    symbols_from(data, Wanted::DataObjects, Table::Full)
+}
+
+/// Which symbol table a reading lists.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Table {
+    /// `.symtab`, every function.
+    Full,
+    /// `.dynsym`, the exported ones.
+    Dynamic,
 }
 
 /// Which symbols a reading lists.
@@ -100,19 +120,20 @@ enum Wanted {
 }
 
 fn functions_from<'data, R: object::ReadRef<'data>>(data: R) -> Result<Vec<Function>> {
-    symbols_from(data, Wanted::Functions)
+    symbols_from(data, Wanted::Functions, Table::Full)
 }
 
 fn symbols_from<'data, R: object::ReadRef<'data>>(
     data: R,
     wanted: Wanted,
+    table: Table,
 ) -> Result<Vec<Function>> {
     match object::FileKind::parse(data) {
         Ok(object::FileKind::Elf64) => {
-            read_elf::<object::elf::FileHeader64<object::Endianness>, R>(data, wanted)
+            read_elf::<object::elf::FileHeader64<object::Endianness>, R>(data, wanted, table)
         }
         Ok(object::FileKind::Elf32) => {
-            read_elf::<object::elf::FileHeader32<object::Endianness>, R>(data, wanted)
+            read_elf::<object::elf::FileHeader32<object::Endianness>, R>(data, wanted, table)
         }
         Ok(kind) => bail!("not an ELF file (it is {kind:?})"),
         Err(_) => bail!("not an ELF file (unrecognised format)"),
@@ -143,19 +164,24 @@ struct Candidate {
 fn read_elf<'data, Elf: FileHeader<Endian = object::Endianness>, R: object::ReadRef<'data>>(
     data: R,
     wanted: Wanted,
+    table: Table,
 ) -> Result<Vec<Function>> {
     let elf = ElfFile::<Elf, R>::parse(data).context("malformed ELF file")?;
     if elf.kind() == object::ObjectKind::Relocatable {
         bail!("this is a relocatable object (.o), not a linked binary: its functions have no final addresses");
     }
-    if elf.symbol_table().is_none() {
+    if table == Table::Full && elf.symbol_table().is_none() {
         bail!("the binary has no .symtab (it was stripped): link it without -s / strip to verify its layout");
     }
     let tls_base = tls_address(&elf);
     let mut current_file: Option<String> = None;
     // One candidate per address; BTreeMap keeps address order.
     let mut by_address: BTreeMap<u64, Candidate> = BTreeMap::new();
-    for symbol in elf.symbols() {
+    let symbols = match table {
+        Table::Full => elf.symbols(),
+        Table::Dynamic => elf.dynamic_symbols(),
+    };
+    for symbol in symbols {
         if symbol.kind() == SymbolKind::File {
             let name = symbol.name().unwrap_or("");
             current_file = (!name.is_empty()).then(|| name.to_string());

@@ -234,3 +234,38 @@ fn clang_c_objects_have_one_section_per_function() {
         assert_eq!(s.group, TextGroup::Normal);
     }
 }
+
+/// A library stripped of its `.symtab` (as distributions ship them) still places its
+/// exported functions by its dynamic symbol table, at the addresses and sizes its full
+/// table gives; its local functions are not there.
+#[test]
+fn a_stripped_librarys_exported_functions_come_from_its_dynamic_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("lib.c");
+    std::fs::write(
+        &source,
+        "static int helper(int x) { return x * 3 + 1; }\n\
+         int exported_one(int x) { return helper(x) + helper(x + 1); }\n\
+         int exported_two(int x) { return x ^ 0x55; }\n",
+    )
+    .unwrap();
+    let lib = dir.path().join("libx.so");
+    run_ok(
+        Command::new("gcc")
+            .args(["-O0", "-shared", "-fPIC", "-o"])
+            .arg(&lib)
+            .arg(&source),
+    );
+    let stripped = dir.path().join("libx-stripped.so");
+    run_ok(Command::new("strip").arg("-o").arg(&stripped).arg(&lib));
+    assert!(binary::functions(&stripped).is_err());
+    let full = binary::functions(&lib).unwrap();
+    let exported = binary::exported_functions(&stripped).unwrap();
+    let names: Vec<&str> = exported.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["exported_one", "exported_two"], "{exported:?}");
+    for f in &exported {
+        let same = full.iter().find(|g| g.name == f.name).unwrap();
+        assert_eq!((f.address, f.size), (same.address, same.size), "{}", f.name);
+    }
+    assert!(full.iter().any(|f| f.name == "helper"));
+}

@@ -82,6 +82,10 @@ fn problem(p: &Problem) -> String {
              code is counted in the sets its addresses within the library give, which its \
              load address may shift"
         ),
+        Problem::ExportedOnly { object } => format!(
+            "{object}: no symbol table (stripped): its code is placed by its dynamic symbol \
+             table, so of its functions only those it exports count in the set pressure"
+        ),
         Problem::NoSymbols { object, error } => format!(
             "{object}: no symbol table to place its code by ({error}); its code is not \
              counted in the set pressure"
