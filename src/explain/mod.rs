@@ -519,6 +519,12 @@ fn confirm_culprits(
     let chosen: Vec<crate::analysis::explain::Suspect> =
         confirm::suspects(screening).into_iter().cloned().collect();
     if chosen.is_empty() {
+        // Asked for, so said: a confirmation relinks only the screen's discoveries.
+        say(
+            "nothing to confirm: no placement feature of a hot function was a discovery of \
+             the screen (--confirm relinks and measures discoveries only)"
+                .to_string(),
+        );
         return Ok(());
     }
     let answers = confirm::confirm(screened, &chosen, say)?;

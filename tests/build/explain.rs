@@ -77,6 +77,16 @@ fn explain_measured(
         .unwrap();
     assert_success(&json, "explain");
     let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    // `--confirm` with no discovery to confirm says so rather than nothing.
+    let confirmed = value["culprits"]
+        .as_array()
+        .is_some_and(|c| c.iter().any(|c| !c["confirmation"].is_null()));
+    let stderr = String::from_utf8_lossy(&json.stderr);
+    assert_eq!(
+        extra.contains(&"--confirm") && !confirmed,
+        stderr.contains("explain: nothing to confirm"),
+        "{stderr}"
+    );
     if metric.contains(&"cachegrind") {
         the_runs_profiles_were_read(&out, &value);
     }
