@@ -501,7 +501,7 @@ pub(crate) fn diagnostic_lines(s: &SeriesReport, confidence: f64) -> Vec<String>
     let d = &s.diagnostics;
     let mut lines = vec![
         warmup_line(d),
-        normality_line(d, confidence),
+        normality_line(d, confidence, s.bootstrap.is_some()),
         independence_line(d),
         drift_line(s, confidence),
         failures_line(&d.failures),
@@ -543,15 +543,16 @@ fn warmup_line(d: &Diagnostics) -> String {
     }
 }
 
-/// Shapiro–Wilk on the binaries' means, with its advice, or why it was not run.
-fn normality_line(d: &Diagnostics, confidence: f64) -> String {
+/// Shapiro–Wilk on the binaries' means, with its advice (`bootstrapped`: the report shows
+/// the bootstrap interval), or why it was not run.
+fn normality_line(d: &Diagnostics, confidence: f64, bootstrapped: bool) -> String {
     match &d.normality {
         Some(n) => format!(
             "Normality of the {} binaries' means (Shapiro–Wilk): W = {}, {}{}.",
             n.n,
             sig(n.w, 3),
             p_value(n.p_value),
-            crate::report::words::diagnostics::normality_advice(n, confidence)
+            crate::report::words::diagnostics::normality_advice(n, confidence, bootstrapped)
         ),
         None => "Normality of the binaries' means: not tested (needs at least 3 binaries; not needed from 30 on).".into(),
     }

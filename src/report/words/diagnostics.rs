@@ -22,10 +22,13 @@ pub(crate) fn execution(e: &ExecutionId) -> String {
 /// What Shapiro–Wilk on the binaries' means says for the report's intervals at
 /// `confidence`, as the end of a sentence: no evidence against normality, or not normal with
 /// the advice that fits the number of binaries (the bootstrap only from
-/// [`crate::stats::bootstrap::ADVISABLE_UNITS`] on).
-pub(crate) fn normality_advice(n: &Normality, confidence: f64) -> &'static str {
+/// [`crate::stats::bootstrap::ADVISABLE_UNITS`] on; the one the report shows when
+/// `bootstrapped`, else the option that asks for it).
+pub(crate) fn normality_advice(n: &Normality, confidence: f64, bootstrapped: bool) -> &'static str {
     let rejected = n.rejected(confidence);
-    if rejected && n.n >= crate::stats::bootstrap::ADVISABLE_UNITS {
+    if rejected && n.n >= crate::stats::bootstrap::ADVISABLE_UNITS && bootstrapped {
+        " — not normal; with few binaries the t interval may be off: prefer more binaries or the bootstrap interval given with the mean"
+    } else if rejected && n.n >= crate::stats::bootstrap::ADVISABLE_UNITS {
         " — not normal; with few binaries the t interval may be off: prefer more binaries or the bootstrap interval (report --bootstrap 10000)"
     } else if rejected {
         " — not normal; with so few binaries the t interval may be off and the bootstrap interval is not advisable either: add binaries"
@@ -98,11 +101,12 @@ mod tests {
     #[test]
     fn the_bootstrap_is_advised_only_from_the_advisable_units_on() {
         let units = crate::stats::bootstrap::ADVISABLE_UNITS;
-        let enough = normality_advice(&normality(units, 0.01), 0.95);
-        let too_few = normality_advice(&normality(units - 1, 0.01), 0.95);
-        let normal = normality_advice(&normality(units - 1, 0.5), 0.95);
+        let enough = normality_advice(&normality(units, 0.01), 0.95, false);
+        let too_few = normality_advice(&normality(units - 1, 0.01), 0.95, false);
+        let normal = normality_advice(&normality(units - 1, 0.5), 0.95, false);
+        let shown = normality_advice(&normality(units, 0.01), 0.95, true);
         insta::assert_snapshot!(format!(
-            "enough: {enough}\ntoo few: {too_few}\nnormal: {normal}"
+            "enough: {enough}\nenough, bootstrapped: {shown}\ntoo few: {too_few}\nnormal: {normal}"
         ));
     }
 }
