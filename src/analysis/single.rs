@@ -155,6 +155,9 @@ pub enum SingleWarning {
         top_name: String,
         /// Shapiro–Wilk's p-value.
         p: f64,
+        /// A bootstrap interval was asked for (the advice points at it rather than at the
+        /// option).
+        bootstrapped: bool,
     },
     /// What is wrong with the bootstrap interval asked for.
     Bootstrap {
@@ -377,7 +380,13 @@ pub fn analyze(
             top_name: top_name.clone(),
         });
     }
-    let normality = normality_of_top_means(h, thresholds, (top_units, top_name), &mut warnings);
+    let normality = normality_of_top_means(
+        h,
+        thresholds,
+        (top_units, top_name),
+        bootstrap.is_some(),
+        &mut warnings,
+    );
     let n_levels = levels.len();
     let anova = if n_levels >= 2 && h.repetitions()[n_levels - 2] >= 2 {
         let groups = child_means_per_top_unit(h);
@@ -523,6 +532,7 @@ fn normality_of_top_means(
     h: &Hierarchy,
     thresholds: &Thresholds,
     (top_units, top_name): (usize, &str),
+    bootstrapped: bool,
     warnings: &mut Vec<SingleWarning>,
 ) -> Option<NormalityJson> {
     let normality = shapiro_wilk(&h.top_means())
@@ -540,6 +550,7 @@ fn normality_of_top_means(
                 top_units,
                 top_name: top_name.to_string(),
                 p: nw.p_value,
+                bootstrapped,
             });
         }
     }

@@ -154,6 +154,19 @@ fn analyze_warns_about_negative_t2_and_non_normal_means() {
     // The warnings, pinned whole: T² of level "execution" below zero, and the bootstrap
     // advised for the skewed means.
     insta::assert_snapshot!(serde_json::to_string_pretty(&v["warnings"]).unwrap());
+    // With the bootstrap asked for, the advice points at the interval given.
+    let v = json(&analyze_args(
+        arg(&f),
+        LEVELS,
+        "t",
+        &["--format", "json", "--bootstrap", "1000"],
+    ));
+    let warnings = v["warnings"].to_string();
+    assert!(
+        warnings.contains("prefer the bootstrap interval given with the mean")
+            && !warnings.contains("--bootstrap 10000"),
+        "{warnings}"
+    );
 }
 
 #[test]

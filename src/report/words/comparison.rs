@@ -19,13 +19,14 @@ super::on_the_wire!(Comparison {
 /// The comparison's warnings: each of its concerns in words.
 pub(crate) fn warnings(c: &Comparison) -> Vec<String> {
     let units = plural(&c.top_name);
+    let bootstrapped = c.pair.bootstrap.is_some();
     (c.concerns.iter())
-        .map(|concern| warning(concern, &c.top_name, &units))
+        .map(|concern| warning(concern, &c.top_name, &units, bootstrapped))
         .collect()
 }
 
-/// One concern in words.
-fn warning(concern: &Concern, top_name: &str, units: &str) -> String {
+/// One concern in words (`bootstrapped`: the comparison shows a bootstrap interval).
+fn warning(concern: &Concern, top_name: &str, units: &str, bootstrapped: bool) -> String {
     match concern {
         Concern::Pair(w) => super::pair::warning(w, units),
         Concern::NoBootstrap => format!(
@@ -44,7 +45,10 @@ fn warning(concern: &Concern, top_name: &str, units: &str) -> String {
             "the {top_name} means of {source} do not look normal (Shapiro–Wilk, {}) and there \
              are fewer than {CLT_UNITS}: {}",
             p_value(*p),
-            if *top_units >= bootstrap::ADVISABLE_UNITS {
+            if *top_units >= bootstrap::ADVISABLE_UNITS && bootstrapped {
+                "check the bootstrap interval among the checks and the Mann–Whitney test"
+                    .to_string()
+            } else if *top_units >= bootstrap::ADVISABLE_UNITS {
                 "check the bootstrap interval (--bootstrap 10000) and the Mann–Whitney test"
                     .to_string()
             } else {
@@ -154,4 +158,26 @@ pub(crate) fn bootstrap(c: &Comparison) -> Option<String> {
             }
         )
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_shown_bootstrap_interval_is_pointed_at_rather_than_asked_for() {
+        let concern = Concern::NotNormal {
+            source: "base".into(),
+            p: 0.01,
+            top_units: bootstrap::ADVISABLE_UNITS,
+        };
+        let asked = warning(&concern, "binary", "binaries", false);
+        let shown = warning(&concern, "binary", "binaries", true);
+        assert!(asked.contains("(--bootstrap 10000)"), "{asked}");
+        assert!(
+            shown.contains("the bootstrap interval among the checks")
+                && !shown.contains("--bootstrap"),
+            "{shown}"
+        );
+    }
 }

@@ -111,11 +111,12 @@ pub(crate) fn warning(w: &SingleWarning) -> String {
             top_units,
             top_name,
             p,
+            bootstrapped,
         } => format!(
             "the {top_units} {top_name} means do not look normal (Shapiro–Wilk, {}) and there \
              are fewer than {CLT_UNITS}: the t interval may be off; {}",
             p_value(*p),
-            bootstrap_advice(*top_units, top_name)
+            bootstrap_advice(*top_units, top_name, *bootstrapped)
         ),
         SingleWarning::Bootstrap {
             shortfall,
@@ -125,9 +126,15 @@ pub(crate) fn warning(w: &SingleWarning) -> String {
 }
 
 /// What to do about a doubtful t interval with `units` top-level units: the bootstrap when
-/// there are enough of them for it to cover ([`ADVISABLE_UNITS`]), else only more units.
-fn bootstrap_advice(units: usize, top_name: &str) -> String {
-    if units >= ADVISABLE_UNITS {
+/// there are enough of them for it to cover ([`ADVISABLE_UNITS`]; the one shown when
+/// `bootstrapped`, else the option), else only more units.
+fn bootstrap_advice(units: usize, top_name: &str, bootstrapped: bool) -> String {
+    if units >= ADVISABLE_UNITS && bootstrapped {
+        format!(
+            "prefer the bootstrap interval given with the mean or add more {}",
+            plural(top_name)
+        )
+    } else if units >= ADVISABLE_UNITS {
         format!(
             "prefer the bootstrap interval (--bootstrap 10000) or add more {}",
             plural(top_name)
