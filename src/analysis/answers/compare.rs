@@ -542,6 +542,8 @@ fn compare_series(
             lower: m.lower,
             upper: m.upper,
         }),
+        super::spread::ExecutionNoise::of(&b.hierarchy)
+            .zip(super::spread::ExecutionNoise::of(&n.hierarchy)),
         c.confidence,
     );
     Ok(ProgramComparison {

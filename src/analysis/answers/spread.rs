@@ -8,7 +8,11 @@
 //! simulation of such samples, and the base's median has the distribution-free order-statistic
 //! interval. The spread of binaries' means includes their execution noise; with the same noise
 //! on both sides that can only bring the ratio closer to 1, so a reduction shown is not
-//! overstated by it (under cachegrind there is none).
+//! overstated by it (under cachegrind there is none). When the sides' noise differs (an F
+//! test of their pooled within-binary variances: two runs apart on a host that changed), a
+//! verdict the difference could have made is withheld (cannot tell), and the words give both
+//! noises: Debian's mujs, pinned and run 40 minutes after its random layouts on a host whose
+//! executions then varied by 6.7 % instead of 1.0 %, read "wider, at least 1.06 times".
 
 use serde::Serialize;
 
@@ -17,6 +21,7 @@ use crate::stats::sample::{
 };
 
 use super::model::Interval;
+use crate::stats::hierarchy::Hierarchy;
 
 /// The fewest binaries per side for the spread's intervals (Bonett's needs five).
 pub const MIN_BINARIES_FOR_SPREAD: usize = 5;
@@ -64,6 +69,94 @@ pub enum AgainstMedian {
     CannotTell,
 }
 
+/// One side's execution noise: the pooled variance of its binaries' execution means about
+/// their binary's mean, on `df` degrees of freedom, with `executions` per binary.
+#[derive(Debug, Clone, Copy)]
+pub struct ExecutionNoise {
+    /// The pooled within-binary variance of one execution's mean.
+    pub within: f64,
+    /// Its degrees of freedom, `binaries × (executions − 1)`.
+    pub df: usize,
+    /// Executions per binary.
+    pub executions: usize,
+    /// The side's grand mean (the noise is said relative to it).
+    pub mean: f64,
+}
+
+impl ExecutionNoise {
+    /// The noise of `h`'s binaries (its top level) over their executions (the level below);
+    /// `None` with a single execution per binary or a single level.
+    pub fn of(h: &Hierarchy) -> Option<ExecutionNoise> {
+        let repetitions = h.repetitions();
+        let executions = *repetitions.get(repetitions.len().checked_sub(2)?)?;
+        let binaries = h.top_ids().len();
+        if executions < 2 || binaries == 0 {
+            return None;
+        }
+        let within = (0..binaries)
+            .map(|k| variance(&h.child_means(k)))
+            .sum::<f64>()
+            / binaries as f64;
+        Some(ExecutionNoise {
+            within,
+            df: binaries * (executions - 1),
+            executions,
+            mean: h.mean(),
+        })
+    }
+
+    /// The relative standard deviation of one execution's mean.
+    fn cv(&self) -> f64 {
+        self.within.sqrt() / self.mean.abs()
+    }
+
+    /// The relative standard deviation the noise leaves in a binary's mean.
+    fn in_mean(&self) -> f64 {
+        (self.within / self.executions as f64).sqrt() / self.mean.abs()
+    }
+}
+
+/// The two sides' execution noise, when an F test of their within-binary variances finds it
+/// different: the spreads' ratio then mixes the layouts' spread with that difference.
+#[derive(Debug, Clone, Copy, Serialize, schemars::JsonSchema)]
+pub struct NoiseContrast {
+    /// The base's executions' relative standard deviation (one execution's mean).
+    pub base_cv: f64,
+    /// The new side's.
+    pub new_cv: f64,
+    /// What the base's noise leaves in one binary's mean (relative standard deviation).
+    pub base_in_mean: f64,
+    /// What the new side's leaves.
+    pub new_in_mean: f64,
+    /// The two-sided p-value of the F test of the two within-binary variances.
+    pub p: f64,
+    /// The difference could have made the verdict (narrower with the new side quieter, wider
+    /// with it noisier), which is therefore withheld: `change` is `cannot_tell`.
+    pub withheld: bool,
+}
+
+/// The two-sided F test of `new.within / base.within` at `confidence`: `Some` when it rejects
+/// equal noise (Snedecor & Cochran, the variance-ratio test; p from F's two tails).
+fn noise_contrast(
+    base: &ExecutionNoise,
+    new: &ExecutionNoise,
+    confidence: f64,
+) -> Option<NoiseContrast> {
+    if !(base.within > 0.0 && new.within > 0.0) {
+        return None;
+    }
+    let upper = crate::stats::anova::f_upper_tail(new.within / base.within, new.df, base.df);
+    let p = (2.0 * upper.min(1.0 - upper)).min(1.0);
+    (p < 1.0 - confidence).then(|| NoiseContrast {
+        base_cv: base.cv(),
+        new_cv: new.cv(),
+        base_in_mean: base.in_mean(),
+        new_in_mean: new.in_mean(),
+        p,
+        withheld: false,
+    })
+}
+
 /// Both sides' spread over layouts and how they compare.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct SpreadComparison {
@@ -82,6 +175,9 @@ pub struct SpreadComparison {
     /// The new mean's interval it was judged by (eq. 4; the mean itself when every new
     /// layout gave one value); null when there is none.
     pub new_mean_ci: Option<Interval>,
+    /// The sides' execution noise when it differs (null: the same, as far as the test
+    /// tells, or not known).
+    pub noise: Option<NoiseContrast>,
 }
 
 /// The spread of `means` (one per binary) with its intervals at `confidence`.
@@ -107,6 +203,7 @@ pub fn spread_comparison(
     base_means: &[f64],
     new_means: &[f64],
     new_mean_ci: Option<Interval>,
+    noise: Option<(ExecutionNoise, ExecutionNoise)>,
     confidence: f64,
 ) -> Option<SpreadComparison> {
     if base_means.len().min(new_means.len()) < MIN_BINARIES_FOR_SPREAD {
@@ -117,11 +214,22 @@ pub fn spread_comparison(
     let ratio_ci = sd_ratio_interval_nonnormal(base_means, new_means, confidence)
         .ok()
         .map(|(lower, upper)| Interval { lower, upper });
-    let change = match ratio_ci {
+    let mut change = match ratio_ci {
         Some(ci) if ci.upper < 1.0 => SpreadChange::Narrower,
         Some(ci) if ci.lower > 1.0 => SpreadChange::Wider,
         _ => SpreadChange::CannotTell,
     };
+    let mut noise = noise.and_then(|(b, n)| noise_contrast(&b, &n, confidence));
+    if let Some(n) = noise.as_mut() {
+        let quieter = n.new_in_mean < n.base_in_mean;
+        n.withheld = matches!(
+            (change, quieter),
+            (SpreadChange::Narrower, true) | (SpreadChange::Wider, false)
+        );
+        if n.withheld {
+            change = SpreadChange::CannotTell;
+        }
+    }
     // A new side whose layouts all gave one value has its mean exactly, without interval.
     let new_mean = new_mean_ci.or_else(|| {
         (new.sd == 0.0).then(|| {
@@ -142,6 +250,7 @@ pub fn spread_comparison(
         change,
         new_mean_against_base_median,
         new_mean_ci: new_mean,
+        noise,
     })
 }
 
@@ -173,7 +282,7 @@ mod tests {
     #[test]
     fn a_pinned_side_is_narrower_and_below_the_median() {
         let (base, new, ci) = pinned_example();
-        let s = spread_comparison(&base, &new, Some(ci), 0.95).unwrap();
+        let s = spread_comparison(&base, &new, Some(ci), None, 0.95).unwrap();
         assert_eq!(s.change, SpreadChange::Narrower);
         assert!(s.ratio_ci.unwrap().upper < 0.01, "{:?}", s.ratio_ci);
         assert_eq!(s.new_mean_against_base_median, AgainstMedian::Below);
@@ -181,15 +290,62 @@ mod tests {
         assert_eq!(s.base.median_ci.unwrap().lower, 5_000.0 + 37.0 * 6.0);
     }
 
+    fn noise(within: f64) -> ExecutionNoise {
+        ExecutionNoise {
+            within,
+            df: 80,
+            executions: 5,
+            mean: 100.0,
+        }
+    }
+
+    /// A noisier new side: a wider spread it could have made is withheld; a narrower one,
+    /// which the noise works against, stands; the same noise says nothing.
+    #[test]
+    fn a_spread_the_noise_difference_could_have_made_is_withheld() {
+        let base: Vec<f64> = (0..20).map(|i| 100.0 + f64::from(i % 5) * 0.5).collect();
+        let wide: Vec<f64> = (0..20).map(|i| 100.0 + f64::from(i % 5) * 2.0).collect();
+        let (quiet, noisy) = (noise(1.0), noise(36.0));
+        let plain = spread_comparison(&base, &wide, None, Some((quiet, quiet)), 0.95).unwrap();
+        assert_eq!(plain.change, SpreadChange::Wider);
+        assert!(plain.noise.is_none());
+        let s = spread_comparison(&base, &wide, None, Some((quiet, noisy)), 0.95).unwrap();
+        assert_eq!(s.change, SpreadChange::CannotTell);
+        let n = s.noise.unwrap();
+        assert!(n.withheld && n.p < 1e-6, "{n:?}");
+        assert!(
+            (n.new_cv - 0.06).abs() < 1e-12 && (n.new_in_mean - 0.06 / 5f64.sqrt()).abs() < 1e-12
+        );
+        // Narrower despite a noisier new side: the verdict stands, the noise said.
+        let s = spread_comparison(&wide, &base, None, Some((quiet, noisy)), 0.95).unwrap();
+        assert_eq!(s.change, SpreadChange::Narrower);
+        assert!(!s.noise.unwrap().withheld);
+        // Narrower with a quieter new side: withheld.
+        let s = spread_comparison(&wide, &base, None, Some((noisy, quiet)), 0.95).unwrap();
+        assert_eq!(s.change, SpreadChange::CannotTell);
+    }
+
+    /// The noise of a hierarchy: the pooled variance of each binary's execution means.
+    #[test]
+    fn the_execution_noise_is_pooled_over_the_binaries() {
+        // 2 binaries × 2 executions × 1 iteration.
+        let h = Hierarchy::from_nested(vec![1.0, 3.0, 10.0, 14.0], vec![1, 2, 2]).unwrap();
+        let n = ExecutionNoise::of(&h).unwrap();
+        // Variances 2 and 8, pooled 5, on 2 × 1 degrees.
+        assert_eq!((n.within, n.df, n.executions), (5.0, 2, 2));
+        let one = Hierarchy::from_nested(vec![1.0, 3.0], vec![1, 1, 2]).unwrap();
+        assert!(ExecutionNoise::of(&one).is_none());
+    }
+
     /// The same layouts on both sides: cannot tell, and the mean is not below the median.
     #[test]
     fn the_same_spread_cannot_be_told_apart() {
         let base: Vec<f64> = (0..12).map(|i| 100.0 + f64::from(i * 7 % 5)).collect();
-        let s = spread_comparison(&base, &base, None, 0.95).unwrap();
+        let s = spread_comparison(&base, &base, None, None, 0.95).unwrap();
         assert_eq!(s.change, SpreadChange::CannotTell);
         assert_eq!(s.ratio, 1.0);
         assert_eq!(s.new_mean_against_base_median, AgainstMedian::CannotTell);
-        assert!(spread_comparison(&base[..4], &base, None, 0.95).is_none());
+        assert!(spread_comparison(&base[..4], &base, None, None, 0.95).is_none());
     }
 
     /// A new side whose layouts all gave one value: no ratio interval (no logarithm of
@@ -197,7 +353,7 @@ mod tests {
     #[test]
     fn a_constant_new_side_has_no_ratio_interval() {
         let base: Vec<f64> = (0..10).map(|i| 100.0 + f64::from(i)).collect();
-        let s = spread_comparison(&base, &[90.0; 10], None, 0.95).unwrap();
+        let s = spread_comparison(&base, &[90.0; 10], None, None, 0.95).unwrap();
         assert_eq!(s.ratio, 0.0);
         assert!(s.ratio_ci.is_none());
         assert_eq!(s.change, SpreadChange::CannotTell);

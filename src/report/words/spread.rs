@@ -3,9 +3,9 @@
 //! the base's median layout (the proof of a pin, docs/pin.md).
 
 use crate::analysis::answers::spread::{
-    AgainstMedian, LayoutSpread, SpreadChange, SpreadComparison,
+    AgainstMedian, LayoutSpread, NoiseContrast, SpreadChange, SpreadComparison,
 };
-use crate::report::numfmt::{level, percent, Scale};
+use crate::report::numfmt::{level, p_value, percent, Scale};
 
 /// One side's deviation and its interval: `46,471 (95 % CI 30,120 to 88,310)`.
 fn side_sd(s: &LayoutSpread, scale: &Scale, pct: &str) -> String {
@@ -34,13 +34,40 @@ fn change(s: &SpreadComparison, pct: &str) -> String {
         percent(ci.lower, 2),
         percent(ci.upper, 2)
     );
-    match s.change {
+    let verdict = match s.change {
         SpreadChange::Narrower => format!(
             "{ratio}: narrower, by at least {}",
             percent(1.0 - ci.upper, 2)
         ),
         SpreadChange::Wider => format!("{ratio}: wider, at least {:.2} times base's", ci.lower),
         SpreadChange::CannotTell => format!("{ratio}: cannot tell narrower from wider"),
+    };
+    match &s.noise {
+        Some(n) => format!("{verdict}{}", noise_words(n)),
+        None => verdict,
+    }
+}
+
+/// The sides' differing execution noise, as the end of the ratio's sentence: what each
+/// leaves in a binary's mean, and whether that withheld the verdict or works against it.
+fn noise_words(n: &NoiseContrast) -> String {
+    let noises = format!(
+        "the sides' executions vary differently (base {}, new {}; F test {}), and a binary's \
+         mean carries that noise (base {}, new {} of the mean)",
+        percent(n.base_cv, 2),
+        percent(n.new_cv, 2),
+        p_value(n.p),
+        percent(n.base_in_mean, 2),
+        percent(n.new_in_mean, 2)
+    );
+    if n.withheld {
+        format!(
+            ", because {noises}: the difference in noise alone could make the spreads differ \
+             this way (run both sides interleaved, as variants of one experiment, or under \
+             cachegrind)"
+        )
+    } else {
+        format!("; {noises}, which works against this difference")
     }
 }
 
@@ -120,9 +147,9 @@ mod tests {
     fn the_spread_lines_say_the_ratio_and_the_median() {
         let (base, new, mean_ci) = pinned_example();
         let scale = Scale::for_values("count", 5_000.0);
-        let proof = spread_comparison(&base, &new, Some(mean_ci), 0.95).unwrap();
-        let same = spread_comparison(&base, &base, None, 0.95).unwrap();
-        let constant = spread_comparison(&base, &[4_000.0; 20], None, 0.95).unwrap();
+        let proof = spread_comparison(&base, &new, Some(mean_ci), None, 0.95).unwrap();
+        let same = spread_comparison(&base, &base, None, None, 0.95).unwrap();
+        let constant = spread_comparison(&base, &[4_000.0; 20], None, None, 0.95).unwrap();
         let text = [
             lines(&proof, 4_810.0, &scale, 0.95, true),
             lines(&same, 15_000.0, &scale, 0.95, false),
@@ -132,5 +159,27 @@ mod tests {
         .map(|l| l.join("\n"))
         .join("\n\n");
         insta::assert_snapshot!(text);
+    }
+
+    /// The differing noise in words: withheld, or working against the verdict.
+    #[test]
+    fn the_noise_difference_is_said_with_both_noises() {
+        let mut n = NoiseContrast {
+            base_cv: 0.01,
+            new_cv: 0.067,
+            base_in_mean: 0.0045,
+            new_in_mean: 0.03,
+            p: 1e-6,
+            withheld: true,
+        };
+        let withheld = noise_words(&n);
+        assert!(
+            withheld.contains("base 1.0 %, new 6.7 %")
+                && withheld.contains("base 0.45 %, new 3.0 % of the mean")
+                && withheld.contains("the difference in noise alone could make the spreads differ"),
+            "{withheld}"
+        );
+        n.withheld = false;
+        assert!(noise_words(&n).ends_with("which works against this difference"));
     }
 }
