@@ -186,44 +186,7 @@ fn robust_magnitudes(
         ..described
     };
     let described = match screened.blocked {
-        Some(b) => {
-            // On the log scale a standard deviation is already relative.
-            let relative_sd = |variance: f64| {
-                let sd = variance.max(0.0).sqrt();
-                if b.log_scale {
-                    Some(sd).filter(|v| v.is_finite())
-                } else {
-                    relative(sd)
-                }
-            };
-            // The binaries' spread with the noise in it from the same table: the variance
-            // of its row means, `MS_T / b` (on which the layout's component, `(MS_T − MS_E)
-            // / b`, is never above it), with its chi-square interval on `k − 1` degrees.
-            let a = &b.anova;
-            let spread = a.ms_treatment / a.blocks as f64;
-            let spread_ci = crate::stats::sample::sd_interval_of_variance(
-                spread,
-                a.treatments.saturating_sub(1),
-                thresholds.confidence,
-            )
-            .ok()
-            .and_then(|(low, high)| {
-                let (lower, upper) = if b.log_scale {
-                    (low, high)
-                } else {
-                    (relative(low)?, relative(high)?)
-                };
-                Some(Interval { lower, upper })
-                    .filter(|i| i.lower.is_finite() && i.upper.is_finite())
-            });
-            Sensitivity {
-                layout_variation: relative_sd(a.var_treatment),
-                cv_across_executions: relative_sd(a.ms_residual),
-                cv_across_binaries: relative_sd(spread),
-                cv_across_binaries_ci: spread_ci,
-                ..described
-            }
-        }
+        Some(b) => blocked_magnitudes(described, &b, mean, thresholds.confidence),
         None => described,
     };
     if set_aside.is_empty() {
@@ -253,6 +216,52 @@ fn robust_magnitudes(
         cv_across_executions: relative(a.var_within.max(0.0).sqrt()),
         layout_variation: relative(a.var_between.max(0.0).sqrt()),
         set_aside,
+        ..described
+    }
+}
+
+/// `described` with the magnitudes of the blocked F test's ANOVA `b`: the layout's variance
+/// component, the residual noise and the binaries' spread with the noise in it, all from the
+/// one table, relative to `mean` (on the log scale a standard deviation already is).
+fn blocked_magnitudes(
+    described: Sensitivity,
+    b: &crate::analysis::answers::screening::BlockedAnova,
+    mean: f64,
+    confidence: f64,
+) -> Sensitivity {
+    let relative = |v: f64| Some(v / mean.abs()).filter(|v| v.is_finite());
+    let relative_sd = |variance: f64| {
+        let sd = variance.max(0.0).sqrt();
+        if b.log_scale {
+            Some(sd).filter(|v| v.is_finite())
+        } else {
+            relative(sd)
+        }
+    };
+    // The binaries' spread with the noise in it from the same table: the variance of its row
+    // means, `MS_T / b` (on which the layout's component, `(MS_T − MS_E) / b`, is never
+    // above it), with its chi-square interval on `k − 1` degrees.
+    let a = &b.anova;
+    let spread = a.ms_treatment / a.blocks as f64;
+    let spread_ci = crate::stats::sample::sd_interval_of_variance(
+        spread,
+        a.treatments.saturating_sub(1),
+        confidence,
+    )
+    .ok()
+    .and_then(|(low, high)| {
+        let (lower, upper) = if b.log_scale {
+            (low, high)
+        } else {
+            (relative(low)?, relative(high)?)
+        };
+        Some(Interval { lower, upper }).filter(|i| i.lower.is_finite() && i.upper.is_finite())
+    });
+    Sensitivity {
+        layout_variation: relative_sd(a.var_treatment),
+        cv_across_executions: relative_sd(a.ms_residual),
+        cv_across_binaries: relative_sd(spread),
+        cv_across_binaries_ci: spread_ci,
         ..described
     }
 }
