@@ -352,6 +352,10 @@ pub enum PairWarning {
         base: usize,
         /// The new side's units.
         new: usize,
+        /// `new / base − 1` of the means over every unit of each side.
+        all_change: f64,
+        /// `new / base − 1` of the means over the units paired.
+        paired_change: f64,
     },
     /// No interaction test (the statistics' reason).
     NoInteraction(String),
@@ -520,18 +524,21 @@ fn match_units(
         }
         return None;
     }
+    let (ib, in_): (Vec<usize>, Vec<usize>) = matched.into_iter().unzip();
+    let m = Matched {
+        base: base.select_top(&ib)?,
+        new: new.select_top(&in_)?,
+    };
     if common < base_units.max(new_units) {
         warnings.push(PairWarning::PartlyPaired {
             common,
             base: base_units,
             new: new_units,
+            all_change: new.mean() / base.mean() - 1.0,
+            paired_change: m.new.mean() / m.base.mean() - 1.0,
         });
     }
-    let (ib, in_): (Vec<usize>, Vec<usize>) = matched.into_iter().unzip();
-    Some(Matched {
-        base: base.select_top(&ib)?,
-        new: new.select_top(&in_)?,
-    })
+    Some(m)
 }
 
 fn binary_means(m: &Matched) -> Vec<BinaryMeans> {
@@ -795,14 +802,22 @@ mod tests {
         let pair = analyse_pair(&base, &new, None, &options(), &mut warnings);
         assert_eq!(pair.basis, Basis::Paired);
         assert_eq!(pair.binaries.len(), 7);
-        assert_eq!(
-            warnings,
-            [PairWarning::PartlyPaired {
-                common: 7,
-                base: 10,
-                new: 8
-            }]
-        );
+        let [PairWarning::PartlyPaired {
+            common,
+            base,
+            new,
+            all_change,
+            paired_change,
+        }] = warnings[..]
+        else {
+            panic!("{warnings:?}");
+        };
+        assert_eq!((common, base, new), (7, 10, 8));
+        // Both sides rise 1 % a seed: over seeds 3–9 new is exactly 10 % lower; over all,
+        // new's seeds (3–10, mean 6.5) against base's (0–9, mean 4.5).
+        assert!((paired_change + 0.1).abs() < 1e-4, "{paired_change}");
+        let want = 90.0 * 1.065 / (100.0 * 1.045) - 1.0;
+        assert!((all_change - want).abs() < 1e-4, "{all_change} {want}");
     }
 
     #[test]
