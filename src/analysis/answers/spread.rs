@@ -142,7 +142,9 @@ fn noise_contrast(
     new: &ExecutionNoise,
     confidence: f64,
 ) -> Option<NoiseContrast> {
-    if !(base.within > 0.0 && new.within > 0.0) {
+    // Said relative to each side's mean: no words for a side whose mean is 0.
+    let finite = |n: &ExecutionNoise| n.within > 0.0 && n.cv().is_finite();
+    if !(finite(base) && finite(new)) {
         return None;
     }
     let upper = crate::stats::anova::f_upper_tail(new.within / base.within, new.df, base.df);
@@ -335,6 +337,15 @@ mod tests {
         assert_eq!((n.within, n.df, n.executions), (5.0, 2, 2));
         let one = Hierarchy::from_nested(vec![1.0, 3.0], vec![1, 1, 2]).unwrap();
         assert!(ExecutionNoise::of(&one).is_none());
+        // A side whose mean is 0 has no relative noise to say: no contrast.
+        let wide = ExecutionNoise { df: 80, ..n };
+        let noisier = ExecutionNoise {
+            within: 500.0,
+            ..wide
+        };
+        assert!(noise_contrast(&wide, &noisier, 0.95).is_some());
+        let zero = ExecutionNoise { mean: 0.0, ..wide };
+        assert!(noise_contrast(&zero, &noisier, 0.95).is_none());
     }
 
     /// The same layouts on both sides: cannot tell, and the mean is not below the median.
