@@ -87,16 +87,14 @@ impl ExecutionNoise {
     /// The noise of `h`'s binaries (its top level) over their executions (the level below);
     /// `None` with a single execution per binary or a single level.
     pub fn of(h: &Hierarchy) -> Option<ExecutionNoise> {
-        let repetitions = h.repetitions();
-        let executions = *repetitions.get(repetitions.len().checked_sub(2)?)?;
+        // Kalibera & Jones' S² of the execution level (eq. 1) is that pooled variance.
+        let levels = crate::stats::multilevel::level_variances(h);
+        let execution = levels.get(levels.len().checked_sub(2)?)?;
+        let (executions, within) = (execution.repetitions, execution.s2?);
         let binaries = h.top_ids().len();
-        if executions < 2 || binaries == 0 {
+        if binaries == 0 {
             return None;
         }
-        let within = (0..binaries)
-            .map(|k| variance(&h.child_means(k)))
-            .sum::<f64>()
-            / binaries as f64;
         Some(ExecutionNoise {
             within,
             df: binaries * (executions - 1),
