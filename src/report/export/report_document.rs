@@ -228,6 +228,18 @@ fn suites(report: &Report) -> Vec<Block> {
     blocks
 }
 
+/// The table of levels, and under it, when the outlier screen set executions aside, what
+/// the table counts that the sentences do not: the table is over every execution (as
+/// `dimension` plans from it), the sentences over the kept ones.
+fn levels_blocks(s: &SeriesReport) -> Vec<Block> {
+    let mut blocks = vec![Block::Table(Table::numbers(&LEVEL_HEADERS, &level_rows(s)))];
+    blocks.extend(
+        words::sensitivity::levels_count_set_aside(s.sensitivity.executions_set_aside())
+            .map(|note| Block::Paragraphs(vec![Text::plain(note)])),
+    );
+    blocks
+}
+
 /// One program and metric (the `i`th): its mean, the levels, the three verdicts, the
 /// as-built binary, the plots, the diagnostics and the answer in short.
 fn series_part(i: usize, s: &SeriesReport, confidence: f64) -> Block {
@@ -235,11 +247,7 @@ fn series_part(i: usize, s: &SeriesReport, confidence: f64) -> Block {
     means.extend(baseline_line(s, confidence).map(Text::plain));
     let mut blocks = vec![
         Block::Paragraphs(means),
-        topic(
-            LEVELS_TITLE,
-            Some(format!("levels-{i}")),
-            vec![Block::Table(Table::numbers(&LEVEL_HEADERS, &level_rows(s)))],
-        ),
+        topic(LEVELS_TITLE, Some(format!("levels-{i}")), levels_blocks(s)),
         boxed(
             format!("sensitivity-{i}"),
             "Layout sensitivity",

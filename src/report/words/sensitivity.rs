@@ -190,6 +190,18 @@ fn one_apart_words(
 
 /// The executions set aside at `cut` robust standard deviations, as a sentence (empty when
 /// none).
+/// Under the table of levels when the outlier screen set executions aside: the table counts
+/// them, the sentences do not, so its execution level may read noisier than they say.
+pub(crate) fn levels_count_set_aside(set_aside: usize) -> Option<String> {
+    (set_aside > 0).then(|| {
+        format!(
+            "The table counts every execution, the {set_aside} set aside as outlying under \
+             layout sensitivity included (`dimension` plans from it); the sentences below rest \
+             on the others."
+        )
+    })
+}
+
 fn set_aside_words(set_aside: &[SetAsideExecution], cut: Option<f64>) -> String {
     if set_aside.is_empty() {
         return String::new();
