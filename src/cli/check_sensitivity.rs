@@ -7,7 +7,7 @@ use anyhow::{bail, Result};
 use layoutrand::experiment::config::{BuildConfig, RunConfig};
 use layoutrand::experiment::{run_experiment, ExperimentConfig, Mode};
 use layoutrand::flags::build::GranularityArg;
-use layoutrand::flags::{DesignArgs, LimitArgs};
+use layoutrand::flags::{DesignArgs, LimitArgs, MeasuredProgramsArgs};
 
 /// Arguments of `layoutrand check-sensitivity`: the flags of `experiment`, defined once in
 /// [`layoutrand::flags`], with defaults for a quick answer.
@@ -29,6 +29,8 @@ pub struct Args {
     pub out: PathBuf,
     #[command(flatten)]
     pub limits: LimitArgs,
+    #[command(flatten)]
+    pub programs: MeasuredProgramsArgs,
     /// `-- BUILD COMMAND... -- RUN COMMAND...` (the run command uses {bin}).
     #[arg(last = true, required = true, allow_hyphen_values = true)]
     pub commands: Vec<String>,
@@ -56,6 +58,7 @@ pub fn run(args: Args) -> Result<i32> {
         },
         run: RunConfig {
             command: run,
+            programs: args.programs.programs,
             metric: Some(args.design.metric.unwrap_or_else(|| "wall".into())),
             executions: Some(args.design.executions.unwrap_or(EXECUTIONS)),
             iterations: args.design.iterations,

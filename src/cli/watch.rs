@@ -56,9 +56,8 @@ pub struct Args {
     /// A pin file (`layoutrand pin`) both revisions are built with (as `build --pin`).
     #[arg(long, value_name = "FILE")]
     pub pin: Option<PathBuf>,
-    /// The programs `{bin}` stands for, and the only ones relinked (as `run --programs`).
-    #[arg(long, value_delimiter = ',')]
-    pub programs: Vec<String>,
+    #[command(flatten)]
+    pub programs: layoutrand::flags::MeasuredProgramsArgs,
     /// With --metric cachegrind: the caches to simulate (as `run --cache-sim`).
     #[arg(long = "cache-sim", value_name = "MODEL", value_parser = layoutrand::flags::run::cache_sim_arg)]
     pub cache_sim: Option<CacheModel>,
@@ -124,7 +123,7 @@ pub fn run(args: Args) -> Result<i32> {
             pin: args.pin,
             ..Default::default()
         },
-        programs: args.programs,
+        programs: args.programs.programs,
         cache_sim: args.cache_sim,
         format: match args.format {
             FormatArg::Text => WatchFormat::Text,

@@ -48,6 +48,18 @@ pub struct DesignArgs {
     pub metric: Option<String>,
 }
 
+/// `--programs A,B` of the commands that build and then run (`check-sensitivity`, `watch`):
+/// the programs `{bin}` stands for and the only ones relinked. Without it `{bin}` stands for
+/// every program the build linked.
+#[derive(Debug, Clone, Default, PartialEq)]
+#[cfg_attr(feature = "cli", derive(clap::Args))]
+pub struct MeasuredProgramsArgs {
+    /// The programs `{bin}` stands for, and the only ones relinked (as `run --programs`),
+    /// comma-separated [default: every program the build links].
+    #[cfg_attr(feature = "cli", arg(long, value_delimiter = ','))]
+    pub programs: Vec<String>,
+}
+
 /// `--timeout D` and `--budget D`: the limits of one execution and of the whole run, for
 /// `run` and `experiment`. Both take plain seconds or a duration such as `90s`, `10m` or
 /// `1h30m`, at most [`crate::units::MAX_DURATION`] (one parser:

@@ -335,6 +335,16 @@ fn start_run(req: &RunRequest, opened: &mut OpenedRun) -> Result<StartedRun> {
     let header = match previous_header {
         Some(h) => h.into_inner(),
         None => {
+            let prepared = &opened.prepared;
+            if prepared.template.uses_bin
+                && settings.programs.is_none()
+                && prepared.programs.len() > 1
+            {
+                crate::diagnostic!(
+                    "layoutrand: note: {}",
+                    bin_stands_for_every(&prepared.programs)
+                );
+            }
             let h = opened
                 .prepared
                 .header(&opened.manifest, aslr_disabled, &cwd, &base_env);
@@ -363,6 +373,19 @@ fn start_run(req: &RunRequest, opened: &mut OpenedRun) -> Result<StartedRun> {
         load_before,
         heap,
     })
+}
+
+/// Before a run whose `{bin}` was left to stand for every program of a build that linked
+/// several: each runs the same command, and each gets its own answers (mujs's build links
+/// `mujs` and `mujs-pp`, and `{bin} bench.js` timed the pretty-printer too).
+fn bin_stands_for_every(programs: &[String]) -> String {
+    format!(
+        "{{bin}} stands for each of the build's {} relinked programs ({}): every one runs the \
+         command and is answered on its own; `--programs NAME` (in an experiment's file, \
+         `[run] programs`) measures only the ones named",
+        programs.len(),
+        programs.join(", ")
+    )
 }
 
 /// Whether ASLR is off for the benchmark processes; if not, says why in `warnings`.
