@@ -34,16 +34,20 @@ pub fn note(n: &BuildNote) -> String {
             programs,
             relinked,
         } => {
-            let (them, they_are, plugin) = if plugins.len() == 1 {
-                ("it", "it is", "a plugin")
+            let (them, plugin) = if plugins.len() == 1 {
+                ("it", "a plugin")
             } else {
-                ("them", "they are", "plugins")
+                ("them", "plugins")
             };
+            // A library none of the build's programs needs may be a plugin (gawk's
+            // extensions) or one the build only installs for others (lame's libmp3lame.so,
+            // its own program linked statically): either way nothing relinked loads it
+            // unless by `dlopen`.
             format!(
                 "note: {} not relinked ({}): no program relinked ({}) lists {them} among the \
-                 libraries it needs, so {they_are} {plugin}, opened at run time if at all, and \
-                 every seed would load the build's own copy; to randomise one too, build with \
-                 {}",
+                 libraries it needs, so none loads {them} unless at run time ({plugin}, or \
+                 for programs outside the build), and every seed would load the build's own \
+                 copy; to randomise one too, build with {}",
                 crate::units::counted(plugins.len(), "shared library", "shared libraries"),
                 listed(plugins),
                 listed(programs),
