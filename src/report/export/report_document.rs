@@ -228,16 +228,24 @@ fn suites(report: &Report) -> Vec<Block> {
     blocks
 }
 
-/// The table of levels, and under it, when the outlier screen set executions aside, what
-/// the table counts that the sentences do not: the table is over every execution (as
-/// `dimension` plans from it), the sentences over the kept ones.
+/// The table of levels, and under it, when its execution level and the sentences' noise
+/// differ for a reason not in sight (executions set aside, shifts between rounds), what the
+/// table counts that the sentences do not ([`words::sensitivity::levels_note`]).
 fn levels_blocks(s: &SeriesReport) -> Vec<Block> {
     let mut blocks = vec![Block::Table(Table::numbers(&LEVEL_HEADERS, &level_rows(s)))];
     blocks.extend(
-        words::sensitivity::levels_count_set_aside(s.sensitivity.executions_set_aside())
+        words::sensitivity::levels_note(&s.sensitivity, execution_t(s))
             .map(|note| Block::Paragraphs(vec![Text::plain(note)])),
     );
     blocks
+}
+
+/// The table's relative variation of the execution level, when it has one.
+fn execution_t(s: &SeriesReport) -> Option<f64> {
+    s.levels
+        .iter()
+        .find(|l| l.name == "execution")
+        .and_then(|l| l.relative_variation)
 }
 
 /// One program and metric (the `i`th): its mean, the levels, the three verdicts, the

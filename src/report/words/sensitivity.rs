@@ -190,15 +190,42 @@ fn one_apart_words(
 
 /// The executions set aside at `cut` robust standard deviations, as a sentence (empty when
 /// none).
-/// Under the table of levels when the outlier screen set executions aside: the table counts
-/// them, the sentences do not, so its execution level may read noisier than they say.
-pub(crate) fn levels_count_set_aside(set_aside: usize) -> Option<String> {
-    (set_aside > 0).then(|| {
-        format!(
-            "The table counts every execution, the {set_aside} set aside as outlying under \
-             layout sensitivity included (`dimension` plans from it); the sentences below rest \
-             on the others."
-        )
+/// Under the table of levels, when its execution level and the sentences' noise differ for
+/// a reason the reader cannot see: the outlier screen set executions aside (the table
+/// counts them), or the verdict's test compared executions within rounds, in the table
+/// that decided it (the table of levels keeps the shifts between rounds, which a drifting
+/// host makes large: lame at -O1 read "t = 8.7 %" in the table beside "2.8 % between
+/// executions" in the sentence). The rounds are named only when the two figures, as
+/// printed, differ.
+pub(crate) fn levels_note(s: &Sensitivity, table_execution_t: Option<f64>) -> Option<String> {
+    let set_aside = s.executions_set_aside();
+    let rounds = s.test == Some(SensitivityTest::BlockedF)
+        && match (table_execution_t, s.cv_across_executions) {
+            (Some(t), Some(e)) => percent(t, 2) != percent(e, 2),
+            _ => false,
+        };
+    let outlying = format!("the {set_aside} set aside as outlying under layout sensitivity");
+    Some(match (set_aside > 0, rounds) {
+        (false, false) => return None,
+        (true, false) => format!(
+            "The table counts every execution, {outlying} included (`dimension` plans from \
+             it); the sentences below rest on the others."
+        ),
+        (with_outlying, true) => format!(
+            "The table counts every execution as it ran, the shifts between rounds{} included \
+             (`dimension` plans from it); the sentences below rest on the table that decided \
+             the verdict, which compares the executions within rounds{}.",
+            if with_outlying {
+                format!(" and {outlying}")
+            } else {
+                String::new()
+            },
+            if with_outlying {
+                " and leaves those out"
+            } else {
+                ""
+            },
+        ),
     })
 }
 
@@ -285,9 +312,10 @@ fn variation_words(
         .unwrap_or_default();
     match (cv_across_binaries, cv_across_executions) {
         (Some(b), Some(e)) => format!(
-            " The binaries' means vary by {} (relative standard deviation, execution noise included) against {} between executions of one binary (Kalibera & Jones Fig. 2){layout_only}.",
+            " The binaries' means vary by {} (relative standard deviation, execution noise included) against {} between executions of one binary{} (Kalibera & Jones Fig. 2){layout_only}.",
             percent(b, 2),
-            percent(e, 2)
+            percent(e, 2),
+            if within_rounds { " within a round" } else { "" }
         ),
         (Some(b), None) => format!(
             " The binaries' means vary by {} (relative standard deviation).",
@@ -517,6 +545,24 @@ pub(crate) mod tests {
 
     /// The set-aside executions' host samples name the machine as their likely cause, or
     /// rule it out, with the count.
+    #[test]
+    fn the_note_under_the_table_is_there_only_when_its_figure_and_the_sentences_differ() {
+        let mut s = with(SensitivityGrounds::default());
+        s.test = Some(SensitivityTest::BlockedF);
+        s.cv_across_executions = Some(0.0101);
+        // The same as printed (1.0 %), nothing set aside: no note.
+        assert_eq!(levels_note(&s, Some(0.0104)), None);
+        // Another figure: the rounds are named.
+        let note = levels_note(&s, Some(0.031)).unwrap();
+        assert!(
+            note.contains("the shifts between rounds included"),
+            "{note}"
+        );
+        // Not blocked on rounds: only executions set aside make a note.
+        s.test = Some(SensitivityTest::OneWayF);
+        assert_eq!(levels_note(&s, Some(0.031)), None);
+    }
+
     #[test]
     fn set_aside_executions_say_how_many_started_on_a_busy_host() {
         let set_aside = |busy: &[Option<bool>]| -> Vec<SetAsideExecution> {
