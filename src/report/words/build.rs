@@ -33,27 +33,7 @@ pub fn note(n: &BuildNote) -> String {
             plugins,
             programs,
             relinked,
-        } => {
-            let (them, plugin) = if plugins.len() == 1 {
-                ("it", "a plugin")
-            } else {
-                ("them", "plugins")
-            };
-            // A library none of the build's programs needs may be a plugin (gawk's
-            // extensions) or one the build only installs for others (lame's libmp3lame.so,
-            // its own program linked statically): either way nothing relinked loads it
-            // unless by `dlopen`.
-            format!(
-                "note: {} not relinked ({}): no program relinked ({}) lists {them} among the \
-                 libraries it needs, so none loads {them} unless at run time ({plugin}, or \
-                 for programs outside the build), and every seed would load the build's own \
-                 copy; to randomise one too, build with {}",
-                crate::units::counted(plugins.len(), "shared library", "shared libraries"),
-                listed(plugins),
-                listed(programs),
-                programs_and(relinked, "NAME"),
-            )
-        }
+        } => plugins_note(plugins, programs, relinked),
         BuildNote::Tests { tests, kept } => format!(
             "note: {} test programs (by their names: {}) not relinked, so each seed relinks \
              only {}; to measure a test program too, build with {}",
@@ -90,6 +70,29 @@ pub fn note(n: &BuildNote) -> String {
             crate::report::numfmt::counted(*new_seeds, "new seed", "new seeds")
         ),
     }
+}
+
+/// The note on the shared libraries no relinked program needs.
+fn plugins_note(plugins: &[String], programs: &[String], relinked: &[String]) -> String {
+    let (them, plugin) = if plugins.len() == 1 {
+        ("it", "a plugin")
+    } else {
+        ("them", "plugins")
+    };
+    // A library none of the build's programs needs may be a plugin (gawk's
+    // extensions) or one the build only installs for others (lame's libmp3lame.so,
+    // its own program linked statically): either way nothing relinked loads it
+    // unless by `dlopen`.
+    format!(
+        "note: {} not relinked ({}): no program relinked ({}) lists {them} among the \
+     libraries it needs, so none loads {them} unless at run time ({plugin}, or \
+     for programs outside the build), and every seed would load the build's own \
+     copy; to randomise one too, build with {}",
+        crate::units::counted(plugins.len(), "shared library", "shared libraries"),
+        listed(plugins),
+        listed(programs),
+        programs_and(relinked, "NAME"),
+    )
 }
 
 /// At most [`LISTED`] of `names`, comma-separated, then how many more.
