@@ -161,24 +161,6 @@ pub(crate) fn series_title(s: &SeriesReport) -> String {
 /// The heading of the variant comparisons (text and HTML).
 pub(crate) const VARIANTS_TITLE: &str = "Variants (is the new variant faster whatever the layout?)";
 
-/// The variant comparisons in words: per pair its sentence and the intervals behind it, and
-/// Tukey's family when there are more than two variants. Empty without variants.
-pub fn variant_lines(report: &Report) -> Vec<String> {
-    let mut lines = Vec::new();
-    for c in &report.comparisons {
-        lines.extend(comparison_lines(c, report.confidence));
-    }
-    for m in &report.multiple {
-        lines.push(tukey_title(m));
-        lines.extend(tukey_rows(m, report.confidence).iter().map(
-            |[pair, ratio, ci, p, verdict]| {
-                format!("  {pair}: ratio {ratio} ({ci}), {p}: {verdict}")
-            },
-        ));
-    }
-    lines
-}
-
 /// The heading of the variants' answers that open a report (text and Markdown).
 pub(crate) const VARIANTS_LEAD_TITLE: &str = "In short, the variants";
 
