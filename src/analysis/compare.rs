@@ -56,6 +56,27 @@ pub struct Side {
     pub(crate) normality: Option<ShapiroWilk>,
 }
 
+/// Two runs apart, on a host that changed between them: each side's executions vary
+/// differently (an F test of the two sides' within-binary variances rejects equal noise at
+/// the comparison's level). The interval covers the layouts and the executions of each run,
+/// not the host's change from one run to the other, so a determinate verdict is withheld
+/// (Debian's mujs, its pinned build run 43 minutes after its random layouts: executions
+/// varying by 2.5 % then 7.8 %, and "4.1 % slower" from a pin that changes no code).
+#[derive(Debug, Clone, Copy, Serialize, schemars::JsonSchema)]
+pub struct HostChanged {
+    /// Seconds from the end of the earlier run to the start of the later one.
+    pub gap_seconds: f64,
+    /// The base's executions' relative standard deviation (one execution's mean).
+    pub base_cv: f64,
+    /// The new side's.
+    pub new_cv: f64,
+    /// The F test's two-sided p-value.
+    pub p: f64,
+    /// The verdict the data gave before it was withheld (`faster`, `slower`, …); null
+    /// when the verdict was already inconclusive.
+    pub withheld: Option<super::effect::Direction>,
+}
+
 /// Welch's test on the top-level unit means, for `new − base`.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct WelchJson {
@@ -114,6 +135,10 @@ pub struct Comparison {
     pub paired_difference: Option<PairedDifference>,
     /// Mann–Whitney U on the top-level means (`u` counts new > base).
     pub mann_whitney: Option<MannWhitney>,
+    /// `compare` of two experiment runs that never overlapped, whose executions' noise
+    /// differs: the host changed between them (null otherwise, and in CSV mode).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_changed: Option<HostChanged>,
     /// What the reader must know, as figures (in the order found): the wire's `warnings`.
     #[serde(skip)]
     pub concerns: Vec<Concern>,
@@ -265,6 +290,7 @@ pub fn compare_over_data_layouts(
         welch,
         paired_difference,
         mann_whitney,
+        host_changed: None,
         concerns,
         top_name: top_name.to_string(),
         is_time: options.is_time,

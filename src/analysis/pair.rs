@@ -251,6 +251,29 @@ pub struct PairAnalysis {
 }
 
 impl PairAnalysis {
+    /// Withholds a determinate verdict (faster, slower, negligible, equivalent) as
+    /// inconclusive, keeping the ratio and its interval: `compare` of two runs apart whose
+    /// host changed between them, which the interval does not cover. The gate cannot fail
+    /// on it; the checks stay judged against what the interval found (they check the
+    /// interval, not the host). Returns the direction withheld, `None` when the verdict was
+    /// not determinate.
+    pub(crate) fn withhold(&mut self, is_time: bool) -> Option<Direction> {
+        if !matches!(
+            self.effect.verdict,
+            EffectVerdict::Lower
+                | EffectVerdict::Higher
+                | EffectVerdict::Negligible
+                | EffectVerdict::Equivalent
+        ) {
+            return None;
+        }
+        let withheld = self.direction;
+        self.effect.verdict = EffectVerdict::Inconclusive;
+        self.direction = Direction::of(EffectVerdict::Inconclusive, is_time);
+        self.slower_beyond_threshold = false;
+        Some(withheld)
+    }
+
     /// How far beyond a gate's threshold a true slowdown must lie for the gate to catch it
     /// with [`crate::stats::mde::DEFAULT_POWER`] (80 %), as a share of the base: `λ* · s/√n`,
     /// with `s` the standard deviation of the matched binaries' relative differences

@@ -401,3 +401,56 @@ fn runs_that_never_overlapped_are_said_to_have_run_apart() {
     let alternating = compare_directories(&base, &new, &[], &gate(None)).unwrap();
     assert_eq!(alternating.ran_apart, None);
 }
+
+/// Two runs apart whose executions vary differently: the host changed between them, and a
+/// comparison of the two cannot tell the code's effect from the host's. Debian's mujs, its
+/// pinned build run 43 minutes after its random layouts (executions varying by 2.5 % then
+/// 7.8 %), read "new is 4.1 % slower" from a pin that changes no code; the verdict is now
+/// withheld with what the data show, the gate does not fail on it, and the overall count
+/// leaves it out. Runs apart on a host whose noise stayed keep their verdict.
+#[test]
+fn runs_apart_on_a_host_that_changed_withhold_the_verdict_and_the_gate() {
+    // `noise`: each execution's relative standard deviation; `factor` on every value.
+    let side = |dir: &Path, factor: f64, noise: f64, noise_seed: u64| {
+        let mut design = Design::new(15, 4, 1);
+        design.baseline = false;
+        let mut draws = Normal::new(noise_seed, "compare-noise");
+        write_dir(dir, &design, &mut |_, seed, _, _, _| {
+            let layout = 0.01 * Normal::new(seed.unwrap(), "compare-layout").draw();
+            1e7 * factor * (1.0 + layout + noise * draws.draw())
+        });
+    };
+    // The new side 5 % slower and three times as noisy, 30 minutes after the base.
+    let (_tmp, base, new) = dirs();
+    side(&base, 1.0, 0.01, 11);
+    side(&new, 1.05, 0.03, 12);
+    finished(&base, 1000.0, 1100.0);
+    finished(&new, 2900.0, 3000.0);
+    let c = compare_directories(&base, &new, &[], &gate(Some(0.0))).unwrap();
+    let p = &c.programs[0];
+    let h = p.comparison.host_changed.expect("the host changed");
+    assert_eq!(h.gap_seconds, 1800.0);
+    assert!(h.new_cv > 2.0 * h.base_cv && h.p < 0.001, "{h:?}");
+    // The data alone say slower; the verdict is withheld, the gate passes.
+    assert!(p.comparison.pair.effect.ci.unwrap().lower > 1.0);
+    assert_eq!(
+        p.comparison.pair.effect.verdict,
+        layoutrand::analysis::effect::EffectVerdict::Inconclusive
+    );
+    assert!(!gate_failed(&c));
+    insta::assert_snapshot!("host_changed_text", words(p, "text"));
+    // The same noise on both sides, apart: the verdict stands and the gate fails.
+    let (_tmp, base, new) = dirs();
+    side(&base, 1.0, 0.01, 11);
+    side(&new, 1.05, 0.01, 12);
+    finished(&base, 1000.0, 1100.0);
+    finished(&new, 2900.0, 3000.0);
+    let c = compare_directories(&base, &new, &[], &gate(Some(0.0))).unwrap();
+    let p = &c.programs[0];
+    assert!(p.comparison.host_changed.is_none());
+    assert_eq!(
+        p.comparison.pair.effect.verdict,
+        layoutrand::analysis::effect::EffectVerdict::Higher
+    );
+    assert!(gate_failed(&c));
+}

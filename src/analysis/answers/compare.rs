@@ -445,7 +445,8 @@ fn compare_matched(
             .and_then(|m| m.pin.as_ref())
             .is_some_and(|pin| pin.program(&b.program).is_some())
     };
-    let mut compared = compare_series(b, n, &gate, [pinned(base), pinned(new)])?;
+    let apart = ran_apart(base, new);
+    let mut compared = compare_series(b, n, &gate, [pinned(base), pinned(new)], apart)?;
     compared.suite_cases = suite_cases;
     Ok(compared)
 }
@@ -511,12 +512,14 @@ fn dataset(series: &Series, side: &str) -> Result<Dataset> {
 }
 
 /// Compares one program and metric through the engine; `[base_pinned, new_pinned]` say which
-/// side's build placed the program by a pin file.
+/// side's build placed the program by a pin file; `apart`, that the two ran apart (a time's
+/// verdict is then withheld when the host changed between them: [`host_changed`]).
 fn compare_series(
     base: &Series,
     new: &Series,
     options: &CompareOptions,
     [base_pinned, new_pinned]: [bool; 2],
+    apart: Option<RanApart>,
 ) -> Result<ProgramComparison> {
     let options = CompareOptions {
         is_time: base.is_time(),
@@ -530,7 +533,10 @@ fn compare_series(
         .as_ref()
         .map(DataCells::of)
         .zip(new_cells.as_ref().map(DataCells::of));
-    let c = compare_over_data_layouts(&b, &n, cells, &options)?;
+    let mut c = compare_over_data_layouts(&b, &n, cells, &options)?;
+    if let Some(apart) = apart.filter(|_| base.is_time()) {
+        c.host_changed = host_changed(&b, &n, apart, &mut c);
+    }
     let paired_relative_ci = c.paired_difference.as_ref().map(|p| Interval {
         lower: p.lower / c.base.mean,
         upper: p.upper / c.base.mean,
@@ -561,6 +567,28 @@ fn compare_series(
     })
 }
 
+/// Whether the host changed between two runs apart: the sides' executions vary differently
+/// (the F test of [`super::spread::noise_contrast`] at the comparison's level). If so, a
+/// determinate verdict of `c` is withheld ([`crate::analysis::pair::PairAnalysis::withhold`]):
+/// its interval covers each run's layouts and executions, not the change between the runs.
+fn host_changed(
+    b: &Dataset,
+    n: &Dataset,
+    apart: RanApart,
+    c: &mut EngineComparison,
+) -> Option<crate::analysis::compare::HostChanged> {
+    let noise = |d: &Dataset| super::spread::ExecutionNoise::of(&d.hierarchy);
+    let contrast = super::spread::noise_contrast(&noise(b)?, &noise(n)?, c.confidence)?;
+    let withheld = c.pair.withhold(c.is_time);
+    Some(crate::analysis::compare::HostChanged {
+        gap_seconds: apart.gap_seconds(),
+        base_cv: contrast.base_cv,
+        new_cv: contrast.new_cv,
+        p: contrast.p,
+        withheld,
+    })
+}
+
 /// Across the programs of one metric: how many sped up (with Wilson's interval, Touati
 /// et al. §4) and the overall gain G (Touati et al. §3, time-proportional weights).
 fn overall(metric: &str, programs: &[&ProgramComparison], confidence: f64) -> Overall {
@@ -568,6 +596,7 @@ fn overall(metric: &str, programs: &[&ProgramComparison], confidence: f64) -> Ov
     let sped_up = programs
         .iter()
         .filter(|p| p.comparison.pair.effect.ci.is_some_and(|c| c.upper < 1.0))
+        .filter(|p| (p.comparison.host_changed).is_none_or(|h| h.withheld.is_none()))
         .count();
     let sped_up_ci = wilson_ci(sped_up as u64, n as u64, confidence, false)
         .ok()

@@ -135,7 +135,7 @@ pub struct NoiseContrast {
 
 /// The two-sided F test of `new.within / base.within` at `confidence`: `Some` when it rejects
 /// equal noise (Snedecor & Cochran, the variance-ratio test; p from F's two tails).
-fn noise_contrast(
+pub(crate) fn noise_contrast(
     base: &ExecutionNoise,
     new: &ExecutionNoise,
     confidence: f64,

@@ -2,7 +2,7 @@
 //! answer of a comparison ([`crate::analysis::compare`]), naming the interval the verdict
 //! rests on, its warnings, and the side tests' words every text rendering uses.
 
-use crate::analysis::compare::{Comparison, Concern, Side};
+use crate::analysis::compare::{Comparison, Concern, HostChanged, Side};
 use crate::analysis::effect::EffectVerdict;
 use crate::analysis::pair::Basis;
 use crate::analysis::single::CLT_UNITS;
@@ -92,7 +92,42 @@ pub(crate) fn summary(c: &Comparison) -> String {
         }
         Basis::Fieller => "Fieller interval".to_string(),
     };
-    let mut summary = match effect.verdict {
+    let withheld = c.host_changed.filter(|h| h.withheld.is_some());
+    let mut summary = match (effect.verdict, withheld) {
+        (_, Some(h)) => host_changed(c, &h, &basis),
+        (verdict, None) => by_verdict(c, verdict, &basis),
+    };
+    if pair.slower_beyond_threshold {
+        let worse = if c.is_time { "slower" } else { "higher" };
+        summary.push_str(&format!(
+            " FAIL: the whole interval is {worse} by more than {}.",
+            percent(c.fail_if_slower.unwrap_or(0.0), 2)
+        ));
+    }
+    summary
+}
+
+/// A verdict withheld because the host changed between two runs apart: what the data show,
+/// and why it cannot tell.
+fn host_changed(c: &Comparison, h: &HostChanged, basis: &str) -> String {
+    format!(
+        "cannot tell: the data show new {} than base ({basis}), but the two ran {} apart \
+         and the host changed between them (one execution varied by {} in base's run, {} in \
+         new's; F test {}): the host's change alone could make such a difference; build both \
+         as variants of one experiment (`build --variant`), whose executions interleave.",
+        super::effect::words(&c.pair.effect),
+        crate::report::numfmt::duration(h.gap_seconds),
+        percent(h.base_cv, 2),
+        percent(h.new_cv, 2),
+        p_value(h.p),
+    )
+}
+
+/// The sentence of `verdict` as the pair analysis gave it.
+fn by_verdict(c: &Comparison, verdict: EffectVerdict, basis: &str) -> String {
+    let effect = &c.pair.effect;
+    let units = plural(&c.top_name);
+    match verdict {
         EffectVerdict::Lower | EffectVerdict::Higher => {
             format!(
                 "new is {} than base ({basis}).",
@@ -114,15 +149,7 @@ pub(crate) fn summary(c: &Comparison) -> String {
             super::effect::words(effect),
             withheld_sides(&c.base, &c.new)
         ),
-    };
-    if pair.slower_beyond_threshold {
-        let worse = if c.is_time { "slower" } else { "higher" };
-        summary.push_str(&format!(
-            " FAIL: the whole interval is {worse} by more than {}.",
-            percent(c.fail_if_slower.unwrap_or(0.0), 2)
-        ));
     }
-    summary
 }
 
 /// The Mann–Whitney test in words, e.g. "on the binary means: P(new > base) = 0.080, p =
