@@ -420,10 +420,11 @@ fn runs_apart_on_a_host_that_changed_withhold_the_verdict_and_the_gate() {
             1e7 * factor * (1.0 + layout + noise * draws.draw())
         });
     };
-    // The new side 5 % slower and three times as noisy, 30 minutes after the base.
+    // The new side 2 % slower and three times as noisy, 30 minutes after the base: a change
+    // worth about 3 % of noise could make it.
     let (_tmp, base, new) = dirs();
     side(&base, 1.0, 0.01, 11);
-    side(&new, 1.05, 0.03, 12);
+    side(&new, 1.02, 0.03, 12);
     finished(&base, 1000.0, 1100.0);
     finished(&new, 2900.0, 3000.0);
     let c = compare_directories(&base, &new, &[], &gate(Some(0.0))).unwrap();
@@ -439,6 +440,24 @@ fn runs_apart_on_a_host_that_changed_withhold_the_verdict_and_the_gate() {
     );
     assert!(!gate_failed(&c));
     insta::assert_snapshot!("host_changed_text", words(p, "text"));
+    // A difference beyond what the change could make (50 %, the noise 1 % then 3 %): the
+    // verdict stands, says why, and the gate fails.
+    let (_tmp, base, new) = dirs();
+    side(&base, 1.0, 0.01, 11);
+    side(&new, 1.5, 0.03, 12);
+    finished(&base, 1000.0, 1100.0);
+    finished(&new, 2900.0, 3000.0);
+    let c = compare_directories(&base, &new, &[], &gate(Some(0.0))).unwrap();
+    let p = &c.programs[0];
+    let h = p.comparison.host_changed.expect("the host changed");
+    assert_eq!(h.withheld, None);
+    assert!(h.reach > 0.02 && h.reach < 0.04, "{h:?}");
+    assert_eq!(
+        p.comparison.pair.effect.verdict,
+        layoutrand::analysis::effect::EffectVerdict::Higher
+    );
+    assert!(gate_failed(&c));
+    insta::assert_snapshot!("host_changed_too_little_text", words(p, "text"));
     // The same noise on both sides, apart: the verdict stands and the gate fails.
     let (_tmp, base, new) = dirs();
     side(&base, 1.0, 0.01, 11);

@@ -12,6 +12,7 @@ use serde::Serialize;
 use crate::analysis::compare::{
     compare_over_data_layouts, CompareOptions, Comparison as EngineComparison,
 };
+use crate::analysis::effect::EffectVerdict;
 use crate::analysis::single::Dataset;
 use crate::stats::suite::{overall_gain, time_weights, wilson_ci, ProgramTimes};
 
@@ -569,8 +570,17 @@ fn compare_series(
 
 /// Whether the host changed between two runs apart: the sides' executions vary differently
 /// (the F test of [`super::spread::noise_contrast`] at the comparison's level). If so, a
-/// determinate verdict of `c` is withheld ([`crate::analysis::pair::PairAnalysis::withhold`]):
-/// its interval covers each run's layouts and executions, not the change between the runs.
+/// determinate verdict of `c` that the change could have made is withheld
+/// ([`crate::analysis::pair::PairAnalysis::withhold`]): its interval covers each run's layouts
+/// and executions, not the change between the runs.
+///
+/// How far the change could move the mean is not measured by either run; its scale is the
+/// noise it added, `reach = √|new_cv² − base_cv²|`: interference that comes at random
+/// (another task, stolen time) delays an execution by amounts whose spread is of the order
+/// of their mean, so a host that adds X % of noise can add about X % to the mean. A faster
+/// or slower verdict stands when its whole interval lies farther from 1 than `reach` (lame
+/// at -O1 is 2.5 times as fast however the host changed); a negligible or equivalent one
+/// when `reach` is within the relevance threshold.
 fn host_changed(
     b: &Dataset,
     n: &Dataset,
@@ -579,11 +589,30 @@ fn host_changed(
 ) -> Option<crate::analysis::compare::HostChanged> {
     let noise = |d: &Dataset| super::spread::ExecutionNoise::of(&d.hierarchy);
     let contrast = super::spread::noise_contrast(&noise(b)?, &noise(n)?, c.confidence)?;
-    let withheld = c.pair.withhold(c.is_time);
+    let reach = (contrast.new_cv.powi(2) - contrast.base_cv.powi(2))
+        .abs()
+        .sqrt();
+    let effect = &c.pair.effect;
+    let could_make = match (effect.verdict, effect.ci) {
+        (EffectVerdict::Lower | EffectVerdict::Higher, Some(ci)) => {
+            let nearest = (ci.lower - 1.0).abs().min((ci.upper - 1.0).abs());
+            nearest <= reach
+        }
+        (EffectVerdict::Negligible | EffectVerdict::Equivalent, _) => {
+            reach > effect.thresholds.negligible
+        }
+        _ => false,
+    };
+    let withheld = if could_make {
+        c.pair.withhold(c.is_time)
+    } else {
+        None
+    };
     Some(crate::analysis::compare::HostChanged {
         gap_seconds: apart.gap_seconds(),
         base_cv: contrast.base_cv,
         new_cv: contrast.new_cv,
+        reach,
         p: contrast.p,
         withheld,
     })

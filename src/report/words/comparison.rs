@@ -92,10 +92,14 @@ pub(crate) fn summary(c: &Comparison) -> String {
         }
         Basis::Fieller => "Fieller interval".to_string(),
     };
-    let withheld = c.host_changed.filter(|h| h.withheld.is_some());
-    let mut summary = match (effect.verdict, withheld) {
-        (_, Some(h)) => host_changed(c, &h, &basis),
-        (verdict, None) => by_verdict(c, verdict, &basis),
+    let mut summary = match c.host_changed {
+        Some(h) if h.withheld.is_some() => host_changed(c, &h, &basis),
+        Some(h) => format!(
+            "{} {}",
+            by_verdict(c, effect.verdict, &basis),
+            host_changed_less(&h)
+        ),
+        None => by_verdict(c, effect.verdict, &basis),
     };
     if pair.slower_beyond_threshold {
         let worse = if c.is_time { "slower" } else { "higher" };
@@ -107,19 +111,39 @@ pub(crate) fn summary(c: &Comparison) -> String {
     summary
 }
 
-/// A verdict withheld because the host changed between two runs apart: what the data show,
-/// and why it cannot tell.
-fn host_changed(c: &Comparison, h: &HostChanged, basis: &str) -> String {
+/// How the host changed between two runs apart: the gap, each run's noise and the test.
+fn host_change_words(h: &HostChanged) -> String {
     format!(
-        "cannot tell: the data show new {} than base ({basis}), but the two ran {} apart \
-         and the host changed between them (one execution varied by {} in base's run, {} in \
-         new's; F test {}): the host's change alone could make such a difference; build both \
-         as variants of one experiment (`build --variant`), whose executions interleave.",
-        super::effect::words(&c.pair.effect),
+        "the two ran {} apart and the host changed between them (one execution varied by {} \
+         in base's run, {} in new's; F test {})",
         crate::report::numfmt::duration(h.gap_seconds),
         percent(h.base_cv, 2),
         percent(h.new_cv, 2),
         p_value(h.p),
+    )
+}
+
+/// A verdict withheld because the host changed between two runs apart: what the data show,
+/// and why it cannot tell.
+fn host_changed(c: &Comparison, h: &HostChanged, basis: &str) -> String {
+    format!(
+        "cannot tell: the data show new {} than base ({basis}), but {}: a change of the host \
+         worth {} of noise can move the mean by about as much, which could make this \
+         difference; build both as variants of one experiment (`build --variant`), whose \
+         executions interleave.",
+        super::effect::words(&c.pair.effect),
+        host_change_words(h),
+        percent(h.reach, 2),
+    )
+}
+
+/// A verdict that stands although the host changed: the change is too small to make it.
+fn host_changed_less(h: &HostChanged) -> String {
+    format!(
+        "The verdict stands although {}: a change worth {} of noise is too small to make \
+         this difference.",
+        host_change_words(h),
+        percent(h.reach, 2),
     )
 }
 
