@@ -410,24 +410,27 @@ fn runs_that_never_overlapped_are_said_to_have_run_apart() {
 /// leaves it out. Runs apart on a host whose noise stayed keep their verdict.
 #[test]
 fn runs_apart_on_a_host_that_changed_withhold_the_verdict_and_the_gate() {
-    // `noise`: each execution's relative standard deviation; `factor` on every value.
-    let side = |dir: &Path, factor: f64, noise: f64, noise_seed: u64| {
-        let mut design = Design::new(15, 4, 1);
-        design.baseline = false;
-        let mut draws = Normal::new(noise_seed, "compare-noise");
-        write_dir(dir, &design, &mut |_, seed, _, _, _| {
-            let layout = 0.01 * Normal::new(seed.unwrap(), "compare-layout").draw();
-            1e7 * factor * (1.0 + layout + noise * draws.draw())
-        });
+    use layoutrand::analysis::answers::compare::ExperimentComparison;
+    use layoutrand::analysis::effect::EffectVerdict;
+    // The base (noise 1 %) and, 30 minutes later, the new side `factor` times as slow with
+    // `noise` (each execution's relative standard deviation), compared with a gate at 0 %.
+    let apart = |factor: f64, noise: f64| -> ExperimentComparison {
+        let (_tmp, base, new) = dirs();
+        for (dir, factor, noise, seed) in [(&base, 1.0, 0.01, 11), (&new, factor, noise, 12)] {
+            let mut design = Design::new(15, 4, 1);
+            design.baseline = false;
+            let mut draws = Normal::new(seed, "compare-noise");
+            write_dir(dir, &design, &mut |_, seed, _, _, _| {
+                let layout = 0.01 * Normal::new(seed.unwrap(), "compare-layout").draw();
+                1e7 * factor * (1.0 + layout + noise * draws.draw())
+            });
+        }
+        finished(&base, 1000.0, 1100.0);
+        finished(&new, 2900.0, 3000.0);
+        compare_directories(&base, &new, &[], &gate(Some(0.0))).unwrap()
     };
-    // The new side 2 % slower and three times as noisy, 30 minutes after the base: a change
-    // worth about 3 % of noise could make it.
-    let (_tmp, base, new) = dirs();
-    side(&base, 1.0, 0.01, 11);
-    side(&new, 1.02, 0.03, 12);
-    finished(&base, 1000.0, 1100.0);
-    finished(&new, 2900.0, 3000.0);
-    let c = compare_directories(&base, &new, &[], &gate(Some(0.0))).unwrap();
+    // 2 % slower and three times as noisy: a change worth about 3 % of noise could make it.
+    let c = apart(1.02, 0.03);
     let p = &c.programs[0];
     let h = p.comparison.host_changed.expect("the host changed");
     assert_eq!(h.gap_seconds, 1800.0);
@@ -436,40 +439,24 @@ fn runs_apart_on_a_host_that_changed_withhold_the_verdict_and_the_gate() {
     assert!(p.comparison.pair.effect.ci.unwrap().lower > 1.0);
     assert_eq!(
         p.comparison.pair.effect.verdict,
-        layoutrand::analysis::effect::EffectVerdict::Inconclusive
+        EffectVerdict::Inconclusive
     );
     assert!(!gate_failed(&c));
     insta::assert_snapshot!("host_changed_text", words(p, "text"));
-    // A difference beyond what the change could make (50 %, the noise 1 % then 3 %): the
-    // verdict stands, says why, and the gate fails.
-    let (_tmp, base, new) = dirs();
-    side(&base, 1.0, 0.01, 11);
-    side(&new, 1.5, 0.03, 12);
-    finished(&base, 1000.0, 1100.0);
-    finished(&new, 2900.0, 3000.0);
-    let c = compare_directories(&base, &new, &[], &gate(Some(0.0))).unwrap();
+    // 50 % slower, beyond what the change could make: the verdict stands, says why, and the
+    // gate fails.
+    let c = apart(1.5, 0.03);
     let p = &c.programs[0];
     let h = p.comparison.host_changed.expect("the host changed");
     assert_eq!(h.withheld, None);
     assert!(h.reach > 0.02 && h.reach < 0.04, "{h:?}");
-    assert_eq!(
-        p.comparison.pair.effect.verdict,
-        layoutrand::analysis::effect::EffectVerdict::Higher
-    );
+    assert_eq!(p.comparison.pair.effect.verdict, EffectVerdict::Higher);
     assert!(gate_failed(&c));
     insta::assert_snapshot!("host_changed_too_little_text", words(p, "text"));
     // The same noise on both sides, apart: the verdict stands and the gate fails.
-    let (_tmp, base, new) = dirs();
-    side(&base, 1.0, 0.01, 11);
-    side(&new, 1.05, 0.01, 12);
-    finished(&base, 1000.0, 1100.0);
-    finished(&new, 2900.0, 3000.0);
-    let c = compare_directories(&base, &new, &[], &gate(Some(0.0))).unwrap();
+    let c = apart(1.05, 0.01);
     let p = &c.programs[0];
     assert!(p.comparison.host_changed.is_none());
-    assert_eq!(
-        p.comparison.pair.effect.verdict,
-        layoutrand::analysis::effect::EffectVerdict::Higher
-    );
+    assert_eq!(p.comparison.pair.effect.verdict, EffectVerdict::Higher);
     assert!(gate_failed(&c));
 }
