@@ -240,12 +240,15 @@ fn levels_blocks(s: &SeriesReport) -> Vec<Block> {
     blocks
 }
 
-/// The table's relative variation of the execution level, when it has one.
+/// How much the table says one execution's mean varies about its binary's, as a share of
+/// the mean: √S² of the execution level (eq. 1), the figure the sentence's noise estimates
+/// (T² would take the iterations' share out).
 fn execution_t(s: &SeriesReport) -> Option<f64> {
     s.levels
         .iter()
         .find(|l| l.name == "execution")
-        .and_then(|l| l.relative_variation)
+        .map(|l| l.s2.max(0.0).sqrt() / s.mean.abs())
+        .filter(|t| t.is_finite())
 }
 
 /// One program and metric (the `i`th): its mean, the levels, the three verdicts, the
