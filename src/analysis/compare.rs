@@ -60,8 +60,9 @@ pub struct Side {
 /// differently (an F test of the two sides' within-binary variances rejects equal noise at
 /// the comparison's level). The interval covers the layouts and the executions of each run,
 /// not the host's change from one run to the other, so a determinate verdict that the
-/// change could have made is withheld (Debian's mujs, its pinned build run 43 minutes after its random layouts: executions
-/// varying by 2.5 % then 7.8 %, and "4.1 % slower" from a pin that changes no code).
+/// change could have made is withheld (Debian's mujs, its pinned build run 43 minutes after
+/// its random layouts: executions varying by 2.5 % then 7.8 %, and "4.1 % slower" from a pin
+/// that changes no code).
 #[derive(Debug, Clone, Copy, Serialize, schemars::JsonSchema)]
 pub struct HostChanged {
     /// Seconds from the end of the earlier run to the start of the later one.
@@ -70,7 +71,7 @@ pub struct HostChanged {
     pub base_cv: f64,
     /// The new side's.
     pub new_cv: f64,
-    /// How far the change could move the mean, as a share: the noise it added,
+    /// How far the change could move the mean, as a share: the noise it added or removed,
     /// `√|new_cv² − base_cv²|` (interference that comes at random has a spread of the
     /// order of its mean). A verdict whose whole interval lies farther from 1 stands.
     pub reach: f64,

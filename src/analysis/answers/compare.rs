@@ -575,7 +575,7 @@ fn compare_series(
 /// and executions, not the change between the runs.
 ///
 /// How far the change could move the mean is not measured by either run; its scale is the
-/// noise it added, `reach = √|new_cv² − base_cv²|`: interference that comes at random
+/// noise it added or removed, `reach = √|new_cv² − base_cv²|`: interference that comes at random
 /// (another task, stolen time) delays an execution by amounts whose spread is of the order
 /// of their mean, so a host that adds X % of noise can add about X % to the mean. A faster
 /// or slower verdict stands when its whole interval lies farther from 1 than `reach` (lame

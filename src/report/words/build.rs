@@ -79,15 +79,14 @@ fn plugins_note(plugins: &[String], programs: &[String], relinked: &[String]) ->
     } else {
         ("them", "plugins")
     };
-    // A library none of the build's programs needs may be a plugin (gawk's
-    // extensions) or one the build only installs for others (lame's libmp3lame.so,
-    // its own program linked statically): either way nothing relinked loads it
-    // unless by `dlopen`.
+    // A library none of the build's programs needs may be a plugin (gawk's extensions) or
+    // one the build only installs for others (lame's libmp3lame.so, its own program linked
+    // statically): either way nothing relinked loads it unless by `dlopen`.
     format!(
         "note: {} not relinked ({}): no program relinked ({}) lists {them} among the \
-     libraries it needs, so none loads {them} unless at run time ({plugin}, or \
-     for programs outside the build), and every seed would load the build's own \
-     copy; to randomise one too, build with {}",
+         libraries it needs, so none loads {them} unless at run time ({plugin}, or for \
+         programs outside the build), and every seed would load the build's own copy; to \
+         randomise one too, build with {}",
         crate::units::counted(plugins.len(), "shared library", "shared libraries"),
         listed(plugins),
         listed(programs),

@@ -188,8 +188,6 @@ fn one_apart_words(
     )
 }
 
-/// The executions set aside at `cut` robust standard deviations, as a sentence (empty when
-/// none).
 /// Under the table of levels, when its execution level and the sentences' noise differ for
 /// a reason the reader cannot see: the outlier screen set executions aside (the table
 /// counts them), or the verdict's test compared executions within rounds, in the table
@@ -229,6 +227,8 @@ pub(crate) fn levels_note(s: &Sensitivity, table_execution_t: Option<f64>) -> Op
     })
 }
 
+/// The executions set aside at `cut` robust standard deviations, as a sentence (empty when
+/// none).
 fn set_aside_words(set_aside: &[SetAsideExecution], cut: Option<f64>) -> String {
     if set_aside.is_empty() {
         return String::new();
