@@ -72,8 +72,9 @@ pub struct HostChanged {
     /// The new side's.
     pub new_cv: f64,
     /// How far the change could move the mean, as a share: the noise it added or removed,
-    /// `√|new_cv² − base_cv²|` (interference that comes at random has a spread of the
-    /// order of its mean). A verdict whose whole interval lies farther from 1 stands.
+    /// at its upper confidence bound, `√(cv_hi² − cv_lo²)` from the noisier side's upper and
+    /// the quieter side's lower bound (interference that comes at random has a spread of
+    /// the order of its mean). A verdict whose whole interval lies farther from 1 stands.
     pub reach: f64,
     /// The F test's two-sided p-value.
     pub p: f64,

@@ -575,7 +575,7 @@ fn compare_series(
 /// and executions, not the change between the runs.
 ///
 /// How far the change could move the mean is not measured by either run; its scale is the
-/// noise it added or removed, `reach = √|new_cv² − base_cv²|`: interference that comes at random
+/// noise it added or removed ([`reach_of_change`]): interference that comes at random
 /// (another task, stolen time) delays an execution by amounts whose spread is of the order
 /// of their mean, so a host that adds X % of noise can add about X % to the mean. A faster
 /// or slower verdict stands when its whole interval lies farther from 1 than `reach` (lame
@@ -588,10 +588,9 @@ fn host_changed(
     c: &mut EngineComparison,
 ) -> Option<crate::analysis::compare::HostChanged> {
     let noise = |d: &Dataset| super::spread::ExecutionNoise::of(&d.hierarchy);
-    let contrast = super::spread::noise_contrast(&noise(b)?, &noise(n)?, c.confidence)?;
-    let reach = (contrast.new_cv.powi(2) - contrast.base_cv.powi(2))
-        .abs()
-        .sqrt();
+    let (base_noise, new_noise) = (noise(b)?, noise(n)?);
+    let contrast = super::spread::noise_contrast(&base_noise, &new_noise, c.confidence)?;
+    let reach = reach_of_change(&base_noise, &new_noise, c.confidence)?;
     let effect = &c.pair.effect;
     let could_make = match (effect.verdict, effect.ci) {
         (EffectVerdict::Lower | EffectVerdict::Higher, Some(ci)) => {
@@ -616,6 +615,32 @@ fn host_changed(
         p: contrast.p,
         withheld,
     })
+}
+
+/// The noise a change of the host added or removed, as a share of the mean, at its upper
+/// confidence bound: `√(cv_hi² − cv_lo²)` from the noisier side's upper and the quieter
+/// side's lower chi-square bound of its within-binary variance at `confidence`. The point
+/// estimate `√|new_cv² − base_cv²|` let 6 of 60 simulated A/A pairs under random
+/// interference read "slower" (tests/report/compare.rs); the bound keeps the withholding's
+/// own errors near the intervals' level.
+fn reach_of_change(
+    base: &super::spread::ExecutionNoise,
+    new: &super::spread::ExecutionNoise,
+    confidence: f64,
+) -> Option<f64> {
+    let bounds = |n: &super::spread::ExecutionNoise| {
+        crate::stats::sample::sd_interval_of_variance(n.within, n.df, confidence)
+            .ok()
+            .map(|(low, high)| (low / n.mean.abs(), high / n.mean.abs()))
+    };
+    let (b, n) = (bounds(base)?, bounds(new)?);
+    let (quieter, noisier) = if new.within >= base.within {
+        (b, n)
+    } else {
+        (n, b)
+    };
+    let reach = (noisier.1.powi(2) - quieter.0.powi(2)).max(0.0).sqrt();
+    reach.is_finite().then_some(reach)
 }
 
 /// Across the programs of one metric: how many sped up (with Wilson's interval, Touati

@@ -128,7 +128,7 @@ fn host_change_words(h: &HostChanged) -> String {
 fn host_changed(c: &Comparison, h: &HostChanged, basis: &str) -> String {
     format!(
         "cannot tell: the data show new {} than base ({basis}), but {}: a change of the host \
-         worth {} of noise can move the mean by about as much, which could make this \
+         worth up to {} of noise can move the mean by about as much, which could make this \
          difference; build both as variants of one experiment (`build --variant`), whose \
          executions interleave.",
         super::effect::words(&c.pair.effect),
@@ -140,8 +140,8 @@ fn host_changed(c: &Comparison, h: &HostChanged, basis: &str) -> String {
 /// A verdict that stands although the host changed: the change is too small to make it.
 fn host_changed_less(h: &HostChanged) -> String {
     format!(
-        "The verdict stands although {}: a change worth {} of noise is too small to make \
-         this difference.",
+        "The verdict stands although {}: a change worth up to {} of noise is too small to \
+         make this difference.",
         host_change_words(h),
         percent(h.reach, 2),
     )
