@@ -25,6 +25,18 @@ fn experiment(
     from_parts(Path::new("synthetic"), manifest(design), r).unwrap()
 }
 
+/// The report of `design`'s values (`value`) stored as a rounds schedule (execution `e` of
+/// every binary in round `e`), as `run` writes one by default.
+fn analysed_on_rounds(
+    design: &Design,
+    value: &mut report_support::ValueFn,
+) -> layoutrand::analysis::answers::model::Report {
+    let mut r = results(design, value);
+    r.header.as_mut().unwrap().schedule_design = layoutrand::files::results::ScheduleDesign::Rounds;
+    let e = from_parts(Path::new("synthetic"), manifest(design), r).unwrap();
+    analyse(&e, &Thresholds::default()).unwrap()
+}
+
 /// libkalibera's public example: binaries × executions × iterations
 /// {(0,0):[3,4,3],(0,1):[1.2,3.1,3],(1,0):[0.2,1,1.5],(1,1):[1,2,3]}.
 const KALIBERA: [[[f64; 3]; 2]; 2] = [
@@ -786,7 +798,7 @@ fn on_rounds_the_binaries_spread_with_noise_is_never_below_the_layouts_share() {
     let design = Design::new(20, 5, 1);
     for seed in 0..6 {
         let mut gen = ThreeLevel::new(100 + seed, 1e6, 0.014, 0.01, 0.001, 0.0);
-        let mut r = results(&design, &mut |_, s, e, _, _| {
+        let report = analysed_on_rounds(&design, &mut |_, s, e, _, _| {
             // A drift between rounds, and bursts on a few executions (+7 % to +11 %).
             let burst = if (s.unwrap_or(0) * 7 + u64::from(e) * 3 + seed) % 13 == 0 {
                 1.09
@@ -795,10 +807,6 @@ fn on_rounds_the_binaries_spread_with_noise_is_never_below_the_layouts_share() {
             };
             gen.value(s, e) * (1.0 + 0.01 * e as f64) * burst
         });
-        r.header.as_mut().unwrap().schedule_design =
-            layoutrand::files::results::ScheduleDesign::Rounds;
-        let e = from_parts(Path::new("synthetic"), manifest(&design), r).unwrap();
-        let report = analyse(&e, &Thresholds::default()).unwrap();
         let sensitivity = &report.series[0].sensitivity;
         assert!(
             sensitivity.executions_set_aside() > 0,
@@ -833,12 +841,9 @@ fn a_drift_between_rounds_is_in_the_table_and_out_of_the_sentence_and_a_note_say
     let mut gen = ThreeLevel::new(31, 1e6, 0.01, 0.01, 0.001, 0.0);
     // Each round 5 % slower than the last: the table's executions vary several times more
     // than those within a round.
-    let mut r = results(&design, &mut |_, s, e, _, _| {
+    let report = analysed_on_rounds(&design, &mut |_, s, e, _, _| {
         gen.value(s, e) * (1.0 + 0.05 * e as f64)
     });
-    r.header.as_mut().unwrap().schedule_design = layoutrand::files::results::ScheduleDesign::Rounds;
-    let e = from_parts(Path::new("synthetic"), manifest(&design), r).unwrap();
-    let report = analyse(&e, &Thresholds::default()).unwrap();
     let s = &report.series[0];
     let table = s.levels.iter().find(|l| l.name == "execution").unwrap();
     let noise = s.sensitivity.cv_across_executions.unwrap();
