@@ -535,8 +535,11 @@ fn compare_series(
         .map(DataCells::of)
         .zip(new_cells.as_ref().map(DataCells::of));
     let mut c = compare_over_data_layouts(&b, &n, cells, &options)?;
-    if let Some(apart) = apart.filter(|_| base.is_time()) {
-        c.host_changed = host_changed(&b, &n, apart, &mut c);
+    // Each side's execution noise, once: the spread and a change of host are judged by it.
+    let noises = super::spread::ExecutionNoise::of(&b.hierarchy)
+        .zip(super::spread::ExecutionNoise::of(&n.hierarchy));
+    if let (Some(apart), Some(noises)) = (apart.filter(|_| base.is_time()), noises) {
+        c.host_changed = host_changed(noises, apart, &mut c);
     }
     let paired_relative_ci = c.paired_difference.as_ref().map(|p| Interval {
         lower: p.lower / c.base.mean,
@@ -549,8 +552,7 @@ fn compare_series(
             lower: m.lower,
             upper: m.upper,
         }),
-        super::spread::ExecutionNoise::of(&b.hierarchy)
-            .zip(super::spread::ExecutionNoise::of(&n.hierarchy)),
+        noises,
         c.confidence,
     );
     Ok(ProgramComparison {
@@ -582,13 +584,10 @@ fn compare_series(
 /// at -O1 is 2.5 times as fast however the host changed); a negligible or equivalent one
 /// when `reach` is within the relevance threshold.
 fn host_changed(
-    b: &Dataset,
-    n: &Dataset,
+    (base_noise, new_noise): (super::spread::ExecutionNoise, super::spread::ExecutionNoise),
     apart: RanApart,
     c: &mut EngineComparison,
 ) -> Option<crate::analysis::compare::HostChanged> {
-    let noise = |d: &Dataset| super::spread::ExecutionNoise::of(&d.hierarchy);
-    let (base_noise, new_noise) = (noise(b)?, noise(n)?);
     let contrast = super::spread::noise_contrast(&base_noise, &new_noise, c.confidence)?;
     let reach = reach_of_change(&base_noise, &new_noise, c.confidence)?;
     let effect = &c.pair.effect;
