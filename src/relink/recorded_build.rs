@@ -314,22 +314,71 @@ fn no_link_message(
 }
 
 /// A CMake build tree calls its compilers by the absolute paths in CMakeCache.txt, past the
-/// shim: say how to use the launcher instead.
+/// shim: say how to use the launcher instead, or, where the cache already sets it for every
+/// language, that the build had nothing to do (the launcher would have shown its calls).
 fn cmake_hint(cwd: &Path) -> Option<String> {
     let cache = std::fs::read_to_string(cwd.join("CMakeCache.txt")).ok()?;
-    let compiler = cache
-        .lines()
-        .find(|l| l.starts_with("CMAKE_C_COMPILER:") || l.starts_with("CMAKE_CXX_COMPILER:"))?;
-    let path = compiler.split_once('=').map(|(_, v)| v).unwrap_or("");
-    if !path.starts_with('/') {
-        return None;
+    let entry = |key: &str| {
+        cache.lines().find_map(|l| {
+            let (name, value) = l.split_once('=')?;
+            (name.split(':').next() == Some(key)).then(|| value.trim().to_string())
+        })
+    };
+    let absolute: Vec<(&str, String)> = [("C", "C"), ("CXX", "C++")]
+        .into_iter()
+        .filter_map(|(lang, word)| {
+            let path = entry(&format!("CMAKE_{lang}_COMPILER"))?;
+            path.starts_with('/')
+                .then_some((lang, format!("{word} compiler ({path})")))
+        })
+        .collect();
+    let through_launcher = |lang: &str| {
+        entry(&format!("CMAKE_{lang}_COMPILER_LAUNCHER")).is_some_and(|l| is_our_launcher(&l))
+    };
+    let (launched, bypassing): (Vec<_>, Vec<_>) = absolute
+        .into_iter()
+        .partition(|(lang, _)| through_launcher(lang));
+    if bypassing.is_empty() {
+        return (!launched.is_empty()).then(|| {
+            "\n  CMakeCache.txt already calls the compilers through layoutrand's launcher, which \
+             would have shown their calls: the build had nothing to do. Run `make clean` (or \
+             `cmake --build . --target clean`), then layoutrand build again."
+                .to_string()
+        });
     }
+    let langs: Vec<&str> = bypassing.iter().map(|(lang, _)| *lang).collect();
+    let settings: Vec<String> = langs
+        .iter()
+        .flat_map(|lang| {
+            [
+                format!("-DCMAKE_{lang}_COMPILER_LAUNCHER={}", wrap::LAUNCHER_NAME),
+                format!("-DCMAKE_{lang}_LINKER_LAUNCHER={}", wrap::LAUNCHER_NAME),
+            ]
+        })
+        .collect();
+    let named: Vec<&str> = bypassing.iter().map(|(_, named)| named.as_str()).collect();
+    let already = launched
+        .iter()
+        .map(|(_, named)| format!(" (the {named} already goes through it)"))
+        .collect::<String>();
     Some(format!(
-        "\n  CMakeCache.txt names the compiler by absolute path ({path}), so the shim on PATH is \
-         bypassed. Configure with the launcher:\n    cmake -DCMAKE_C_COMPILER_LAUNCHER={l} \
-         -DCMAKE_CXX_COMPILER_LAUNCHER={l} -DCMAKE_C_LINKER_LAUNCHER={l} \
-         -DCMAKE_CXX_LINKER_LAUNCHER={l} ...\n  (or `\"/path/to/layoutrand;launch\"` in place of \
-         {l}), then `make clean` and run layoutrand build again.",
-        l = wrap::LAUNCHER_NAME
+        "\n  CMakeCache.txt names the {} by absolute path, with no layoutrand launcher{}, \
+         so the shim on PATH is bypassed for {}. Configure with the launcher:\n    cmake {} ...\n  (or \
+         `\"/path/to/layoutrand;launch\"` in place of {}), then `make clean` and run layoutrand \
+         build again.",
+        named.join(" and the "),
+        already,
+        if bypassing.len() == 1 { "it" } else { "them" },
+        settings.join(" "),
+        wrap::LAUNCHER_NAME
     ))
+}
+
+/// A CMake launcher setting that goes through layoutrand: `layoutrand-launch` (by name or
+/// path) or the list form `/path/to/layoutrand;launch`.
+fn is_our_launcher(setting: &str) -> bool {
+    let mut parts = setting.split(';');
+    let tool = parts.next().unwrap_or("");
+    let base = tool.rsplit('/').next().unwrap_or(tool);
+    base == wrap::LAUNCHER_NAME || (base == "layoutrand" && parts.next() == Some("launch"))
 }

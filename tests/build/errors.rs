@@ -181,6 +181,33 @@ fn a_cmake_tree_with_absolute_compiler_paths_gets_the_launcher_hint() {
     insta::assert_snapshot!(stderr_in(&out, &dir));
 }
 
+/// A CMake tree configured with the launcher (list form for C, by name for C++) that has
+/// nothing left to build: the hint says so instead of asking for the launcher again, and a
+/// tree with it for C only asks for it for C++.
+#[test]
+fn a_cmake_tree_with_the_launcher_and_nothing_to_build_is_told_to_clean() {
+    let (_tmp, dir) = fixture("multimodule");
+    let cache = |cxx_launcher: &str| {
+        format!(
+            "CMAKE_C_COMPILER:FILEPATH=/usr/bin/cc\n\
+             CMAKE_C_COMPILER_LAUNCHER:UNINITIALIZED=/opt/bin/layoutrand;launch\n\
+             CMAKE_CXX_COMPILER:FILEPATH=/usr/bin/c++\n{cxx_launcher}"
+        )
+    };
+    let nothing_to_do = |cache: String| {
+        std::fs::write(dir.join("CMakeCache.txt"), cache).unwrap();
+        let out = build(&dir, &["--seeds", "2", "--out", "out"], &["true"]);
+        assert_eq!(out.status.code(), Some(2), "{out:?}");
+        stderr_in(&out, &dir)
+    };
+    let launched = nothing_to_do(cache(
+        "CMAKE_CXX_COMPILER_LAUNCHER:STRING=/usr/local/bin/layoutrand-launch\n",
+    ));
+    insta::assert_snapshot!("cmake_launched_nothing_to_do", launched);
+    let half = nothing_to_do(cache("CMAKE_CXX_COMPILER_LAUNCHER:STRING=ccache\n"));
+    insta::assert_snapshot!("cmake_launched_for_c_only", half);
+}
+
 #[test]
 fn bad_options_are_refused() {
     let (_tmp, dir) = fixture("multimodule");
