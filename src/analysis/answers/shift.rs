@@ -15,7 +15,7 @@
 //! two questions ([`Fixed::as_built`]); like the baseline it is never one of the random
 //! layouts whose spread and mean it is compared with.
 
-use crate::analysis::effect::{Effect, EffectVerdict};
+use crate::analysis::effect::Effect;
 use crate::analysis::vocabulary::Thresholds;
 use crate::stats::fieller::ratio_ci;
 use crate::stats::sample::{mean, mean_interval, prediction_interval, variance, MeanInterval};
@@ -141,7 +141,7 @@ pub(crate) fn shift_of(
     };
     let effect = Effect::classify(ratio.estimate, bounds, thresholds, series.is_time());
     Shift {
-        verdict: shift_verdict(effect.verdict),
+        verdict: effect.verdict.detection(),
         ratio: Some(ratio.estimate),
         ci: effect.ci,
         baseline_rank: Some(below as f64 / seed_means.len() as f64),
@@ -164,19 +164,6 @@ fn all_equal(series: &Series, fixed: &BinaryData) -> bool {
         .flat_map(|s| s.executions.iter().flat_map(|e| e.live.iter()));
     let first = values.next().copied();
     first.is_some_and(|f| values.all(|v| *v == f))
-}
-
-/// The shift's verdict from its classified effect: a difference is detected, a tie or an
-/// interval that includes no difference is not, an unbounded interval cannot tell.
-fn shift_verdict(effect: EffectVerdict) -> Verdict {
-    match effect {
-        EffectVerdict::Unbounded => Verdict::Undetermined,
-        EffectVerdict::Lower | EffectVerdict::Higher => Verdict::Detected,
-        EffectVerdict::Negligible => Verdict::Negligible,
-        EffectVerdict::Tie | EffectVerdict::Equivalent | EffectVerdict::Inconclusive => {
-            Verdict::NotDetected
-        }
-    }
 }
 
 /// "Is the default layout unusual among random layouts?": [`placement_of`] the baseline.

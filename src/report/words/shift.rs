@@ -4,7 +4,7 @@
 
 use crate::analysis::answers::model::{FixedLayout, Rank, Shift, ShiftGrounds};
 use crate::analysis::effect::EffectVerdict;
-use crate::report::numfmt::ratio as fmt_ratio;
+use crate::report::numfmt::{percent, ratio as fmt_ratio};
 
 /// A fixed layout measured beside the random ones, with the words the answers name it by.
 pub(crate) struct FixedWords {
@@ -153,8 +153,18 @@ fn classified_words(
             "a negligible shift: {name} is {words}{what} than the average random layout (ratio {ratio}, Fieller interval); {}.{rank}",
             super::effect::qualifier(effect)
         ),
-        EffectVerdict::Equivalent | EffectVerdict::Inconclusive => format!(
-            "no consistent shift: {name} is {words}{what} than the average random layout (ratio {ratio}, Fieller interval), an interval that includes no difference.{rank}"
+        EffectVerdict::Equivalent => format!(
+            "no relevant shift: {name} is {words}{what} than the average random layout (ratio {ratio}, Fieller interval); {}.{rank}",
+            super::effect::qualifier(effect)
+        ),
+        // The interval includes no difference and relevant ones alike: the data cannot
+        // answer, which "no shift" would hide (cmark 0.30: next to "unusual", it read as a
+        // contradiction).
+        EffectVerdict::Inconclusive => format!(
+            "cannot tell: {name} is {words}{what} than the average random layout (ratio {ratio}, Fieller interval), an interval that includes no difference but also differences beyond ± {} (--negligible); whether {} is unusual among layouts is answered under {}.{rank}",
+            percent(effect.thresholds.negligible, 2),
+            fixed.short,
+            fixed.section
         ),
     }
 }
