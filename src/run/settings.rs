@@ -182,7 +182,7 @@ impl RunSettings {
 }
 
 /// Each setting of `req` that differs from the header `h` of the run being resumed, as
-/// `FLAG: GIVEN now, STORED in the interrupted run`.
+/// `FLAG: GIVEN now, STORED in the stored run`.
 fn conflicts_with(req: &RunRequest, h: &Header) -> Vec<String> {
     // Each setting as (flag, given, stored), in the order the message lists them.
     let number =
@@ -258,7 +258,7 @@ fn conflicts_with(req: &RunRequest, h: &Header) -> Vec<String> {
         .into_iter()
         .filter_map(|(flag, (given, stored))| {
             let g = given?;
-            (g != stored).then(|| format!("{flag}: {g} now, {stored} in the interrupted run"))
+            (g != stored).then(|| format!("{flag}: {g} now, {stored} in the stored run"))
         })
         .collect()
 }
@@ -285,6 +285,21 @@ fn extended_executions(h: &Header, extend: Option<u32>) -> Result<u32> {
         _ => bail!(
             "--extend-executions {k}: the run would have more than {MAX_EXECUTIONS} executions per binary"
         ),
+    }
+}
+
+/// Asking a rounds store for more executions than it holds means adding rounds: say how
+/// (cmark 0.30: `--resume --executions 10` on a 3-execution store was only refused).
+fn more_executions_hint(req: &RunRequest, h: &Header) -> String {
+    match req.executions {
+        Some(n) if n > h.executions && h.schedule_design == ScheduleDesign::Rounds => {
+            let k = n - h.executions;
+            format!(
+                "; to add {k} execution{} per binary to this run, interleaved with the others: --resume --extend-executions {k}",
+                if k == 1 { "" } else { "s" }
+            )
+        }
+        _ => String::new(),
     }
 }
 
@@ -321,8 +336,9 @@ pub(crate) fn resolve(
     let conflicts = conflicts_with(req, h);
     if !conflicts.is_empty() {
         bail!(
-            "--resume: these settings differ from the run being resumed, so it would not be the same experiment:\n  {}\nleave them out to reuse the recorded ones, or write to another --out directory",
-            conflicts.join("\n  ")
+            "--resume: these settings differ from the run being resumed, so it would not be the same experiment:\n  {}\nleave them out to reuse the recorded ones, or write to another --out directory{}",
+            conflicts.join("\n  "),
+            more_executions_hint(req, h)
         );
     }
     Ok(RunSettings {
