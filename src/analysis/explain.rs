@@ -237,9 +237,51 @@ pub(crate) struct FixProof {
     /// measured in the second.
     #[serde(default = "no_drift")]
     pub(crate) drift: f64,
-    /// Whether every seed's mean with the fix is nearer the fast level than the slow one
-    /// (at most their midpoint).
-    pub(crate) holds: bool,
+    /// The interval, at `confidence`, of the seeds' mean less the levels' midpoint (Welch's
+    /// contrast of the seeds' means and the two levels' binaries, [`crate::stats::welch::contrast`]);
+    /// absent when it cannot be computed (fewer than two binaries on a side, no variance),
+    /// and in answers written before it.
+    #[serde(default)]
+    pub(crate) margin: Option<Interval>,
+    /// The confidence level of `margin` (the run's `--confidence`).
+    #[serde(default = "at_95")]
+    pub(crate) confidence: f64,
+    /// Whether the fix is proven, shown not to be the fix, or neither (read from the
+    /// former `holds`, true or false, in answers written before).
+    #[serde(alias = "holds", deserialize_with = "outcome_or_holds")]
+    #[schemars(with = "FixOutcome")]
+    pub(crate) outcome: FixOutcome,
+}
+
+/// What the fix's seeds show (`outcome` on the wire).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum FixOutcome {
+    /// The seeds' mean lies below the levels' midpoint with the proof's confidence (every
+    /// seed at most at it, for values without noise).
+    Holds,
+    /// The seeds' mean lies above the midpoint with that confidence (a seed above it, for
+    /// values without noise): the placement alone is not the fix.
+    NotTheFix,
+    /// The interval of its distance to the midpoint includes zero, or too few binaries to
+    /// compute it: more seeds would tell.
+    CannotTell,
+}
+
+/// `outcome` as written now, or the former `holds` boolean: true was proven, false "not the
+/// fix" (the rule then: every seed at most at the midpoint).
+fn outcome_or_holds<'de, D: serde::Deserializer<'de>>(d: D) -> Result<FixOutcome, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Stored {
+        Outcome(FixOutcome),
+        Holds(bool),
+    }
+    Ok(match Stored::deserialize(d)? {
+        Stored::Outcome(o) => o,
+        Stored::Holds(true) => FixOutcome::Holds,
+        Stored::Holds(false) => FixOutcome::NotTheFix,
+    })
 }
 
 /// The drift of a proof stored before it was measured: none.
@@ -247,22 +289,66 @@ fn no_drift() -> f64 {
     1.0
 }
 
+/// The confidence of a proof stored before it had an interval: the default.
+fn at_95() -> f64 {
+    0.95
+}
+
+/// The screened binaries' means at the fix's placement (`fast`) and at the others (`slow`),
+/// in the run's terms.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Levels {
+    pub(crate) fast: Vec<f64>,
+    pub(crate) slow: Vec<f64>,
+}
+
 impl FixProof {
     /// The proof of a fix at `value` from the seeds' `pads` and `means` against the run's
-    /// levels scaled by `drift` (the confirmation's speed against the run's).
+    /// `levels` scaled by `drift` (the confirmation's speed against the run's).
+    ///
+    /// The seeds' binaries differ in every other function's placement, and a time carries
+    /// the run's noise: a single seed beyond the midpoint proves nothing (bc 1.07: 4 of 10
+    /// seeds past it on a 4.6 % noisy host, their mean nearer the fast level). The fix holds
+    /// when the interval of the seeds' mean less the levels' midpoint lies below zero
+    /// (Welch–Satterthwaite contrast (1, −½, −½) of the seeds, the fast and the slow
+    /// binaries); it is not the fix when the interval lies above. Values without any
+    /// variance are exact: every seed at most at the midpoint holds, one beyond does not.
     pub(crate) fn of(
         value: f64,
         pads: Vec<u64>,
         means: Vec<f64>,
-        (fast, slow): (f64, f64),
+        levels: &Levels,
         drift: f64,
+        confidence: f64,
     ) -> FixProof {
-        let (fast_level, slow_level) = (fast * drift, slow * drift);
+        use crate::stats::welch::{contrast, SampleSummary};
+        let scaled = |v: &[f64]| v.iter().map(|x| x * drift).collect::<Vec<f64>>();
+        let (fast, slow) = (scaled(&levels.fast), scaled(&levels.slow));
+        let level = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        let (fast_level, slow_level) = (level(&fast), level(&slow));
         let midpoint = (fast_level + slow_level) / 2.0;
-        let holds = drift.is_finite()
-            && fast_level < slow_level
-            && !means.is_empty()
-            && means.iter().all(|m| *m <= midpoint);
+        let test = contrast(&[
+            (1.0, SampleSummary::of(&means)),
+            (-0.5, SampleSummary::of(&fast)),
+            (-0.5, SampleSummary::of(&slow)),
+        ]);
+        let margin = test
+            .as_ref()
+            .ok()
+            .and_then(|t| t.interval(confidence).ok())
+            .map(|(lower, upper)| Interval { lower, upper });
+        let exact = [&means, &fast, &slow]
+            .iter()
+            .all(|v| v.iter().all(|x| *x == v[0]));
+        let comparable = drift.is_finite() && fast_level < slow_level && !means.is_empty();
+        let outcome = match margin {
+            _ if !comparable => FixOutcome::CannotTell,
+            Some(m) if m.upper < 0.0 => FixOutcome::Holds,
+            Some(m) if m.lower > 0.0 => FixOutcome::NotTheFix,
+            None if exact && means.iter().all(|m| *m <= midpoint) => FixOutcome::Holds,
+            None if exact => FixOutcome::NotTheFix,
+            _ => FixOutcome::CannotTell,
+        };
         FixProof {
             value,
             pads,
@@ -270,14 +356,21 @@ impl FixProof {
             fast_level,
             slow_level,
             drift,
-            holds,
+            margin,
+            confidence,
+            outcome,
         }
+    }
+
+    /// The seeds' mean with the fix.
+    pub(crate) fn seeds_mean(&self) -> f64 {
+        self.means.iter().sum::<f64>() / self.means.len() as f64
     }
 }
 
-/// The mean of `response` over the binaries whose feature `values` equal `value`, and over
-/// the others (`None` when either side is empty).
-pub(crate) fn levels_at(values: &[f64], response: &[f64], value: f64) -> Option<(f64, f64)> {
+/// The screened binaries' `response` where their feature `values` equal `value` (fast), and
+/// elsewhere (slow); `None` when either side is empty.
+pub(crate) fn levels_at(values: &[f64], response: &[f64], value: f64) -> Option<Levels> {
     let side = |at: bool| {
         let v: Vec<f64> = values
             .iter()
@@ -285,9 +378,12 @@ pub(crate) fn levels_at(values: &[f64], response: &[f64], value: f64) -> Option<
             .filter(|(x, _)| (**x == value) == at)
             .map(|(_, y)| *y)
             .collect();
-        (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+        (!v.is_empty()).then_some(v)
     };
-    Some((side(true)?, side(false)?))
+    Some(Levels {
+        fast: side(true)?,
+        slow: side(false)?,
+    })
 }
 
 /// The fast placement a culprit's fix gives, when it is one a padding in front of the
@@ -1090,26 +1186,89 @@ pub(crate) fn revise_suggestions(screening: &mut Screening, metric: &str) {
 mod tests {
     use super::*;
 
-    /// A fix holds when every seed's mean with it is at most the midpoint of the fast and
-    /// slow levels (the levels of the binaries at the fix's placement and at the others).
+    /// The levels are the binaries' means at the fix's placement and at the others.
     #[test]
-    fn a_fix_holds_when_every_seed_lands_nearer_the_fast_level() {
+    fn levels_split_the_binaries_at_the_placement() {
         let offsets = [48.0, 0.0, 48.0, 16.0, 0.0];
         let misses = [10.0, 30.0, 12.0, 26.0, 34.0];
-        assert_eq!(levels_at(&offsets, &misses, 48.0), Some((11.0, 30.0)));
+        let levels = levels_at(&offsets, &misses, 48.0).unwrap();
+        assert_eq!(levels.fast, vec![10.0, 12.0]);
+        assert_eq!(levels.slow, vec![30.0, 26.0, 34.0]);
         assert_eq!(levels_at(&[1.0, 1.0], &[2.0, 3.0], 1.0), None);
-        let levels = (11.0, 30.0);
-        assert!(FixProof::of(48.0, vec![0, 16], vec![11.0, 20.5], levels, 1.0).holds);
+    }
+
+    /// Values without noise (every side constant) are exact: every seed at most at the
+    /// midpoint holds, one beyond it does not; the machine's drift scales the levels.
+    #[test]
+    fn an_exact_fix_holds_when_every_seed_lands_nearer_the_fast_level() {
+        let levels = Levels {
+            fast: vec![11.0, 11.0],
+            slow: vec![30.0, 30.0, 30.0],
+        };
+        let of =
+            |means: Vec<f64>, drift| FixProof::of(48.0, vec![0, 16], means, &levels, drift, 0.95);
+        assert_eq!(of(vec![11.0, 11.0], 1.0).outcome, FixOutcome::Holds);
         // One seed past the midpoint (20.5): the placement alone is not the fix.
-        assert!(!FixProof::of(48.0, vec![0, 16], vec![11.0, 20.6], levels, 1.0).holds);
+        assert_eq!(of(vec![20.6, 20.6], 1.0).outcome, FixOutcome::NotTheFix);
         // The machine 10 % slower in the confirmation: the levels are 12.1 and 33, the
         // midpoint 22.55, and the seeds measured then are held to it.
-        let slower = FixProof::of(48.0, vec![0, 16], vec![12.1, 22.5], levels, 1.1);
-        assert!(slower.holds, "{slower:?}");
+        let slower = of(vec![12.1, 12.1], 1.1);
+        assert_eq!(slower.outcome, FixOutcome::Holds, "{slower:?}");
         assert!((slower.slow_level - 33.0).abs() < 1e-9, "{slower:?}");
         // No seed measured, or a "fast" level that is not lower: nothing proven.
-        assert!(!FixProof::of(48.0, vec![], vec![], levels, 1.0).holds);
-        assert!(!FixProof::of(48.0, vec![0], vec![1.0], (30.0, 11.0), 1.0).holds);
+        assert_eq!(of(vec![], 1.0).outcome, FixOutcome::CannotTell);
+        let reversed = Levels {
+            fast: vec![30.0, 30.0],
+            slow: vec![11.0, 11.0],
+        };
+        let p = FixProof::of(48.0, vec![0], vec![1.0], &reversed, 1.0, 0.95);
+        assert_eq!(p.outcome, FixOutcome::CannotTell);
+    }
+
+    /// With noise, the seeds' mean is held against the midpoint by its interval: a fix
+    /// whose seeds scatter around the fast level holds though one seed lands past the
+    /// midpoint; seeds scattered around the midpoint cannot tell; seeds around the slow
+    /// level are not the fix. The interval is Welch's contrast (1, −½, −½):
+    /// python3 (numpy, scipy 1.17.1) as in stats' `a_contrast_of_three_means_against_scipy`
+    /// gives −7.2938 to −1.3729 for the first case.
+    #[test]
+    fn a_noisy_fix_is_held_against_the_midpoint_by_its_interval() {
+        let levels = Levels {
+            fast: vec![100.0, 102.0, 98.0, 101.0, 99.0],
+            slow: vec![110.0, 112.0, 108.0, 111.0, 109.0],
+        };
+        let of =
+            |means: Vec<f64>| FixProof::of(0.0, vec![16; means.len()], means, &levels, 1.0, 0.95);
+        let near_fast = of(vec![99.0, 101.0, 100.0, 98.0, 106.0, 100.0]);
+        assert_eq!(near_fast.outcome, FixOutcome::Holds, "{near_fast:?}");
+        let m = near_fast.margin.unwrap();
+        assert!(
+            (m.lower - -7.2938).abs() < 1e-3 && (m.upper - -1.3729).abs() < 1e-3,
+            "{m:?}"
+        );
+        let around_midpoint = of(vec![102.0, 108.0, 104.0, 107.0, 105.0, 103.0]);
+        assert_eq!(
+            around_midpoint.outcome,
+            FixOutcome::CannotTell,
+            "{around_midpoint:?}"
+        );
+        let near_slow = of(vec![109.0, 111.0, 110.0, 112.0, 108.0]);
+        assert_eq!(near_slow.outcome, FixOutcome::NotTheFix, "{near_slow:?}");
+    }
+
+    /// A proof stored before the outcome was an enum read its `holds`: true proven, false
+    /// not the fix.
+    #[test]
+    fn a_stored_holds_reads_as_its_outcome() {
+        let stored = |holds: &str| {
+            let text = format!(
+                r#"{{"value":0.0,"pads":[16],"means":[1.0],"fast_level":1.0,"slow_level":2.0,"holds":{holds}}}"#
+            );
+            serde_json::from_str::<FixProof>(&text).unwrap().outcome
+        };
+        assert_eq!(stored("true"), FixOutcome::Holds);
+        assert_eq!(stored("false"), FixOutcome::NotTheFix);
+        assert_eq!(stored(r#""cannot_tell""#), FixOutcome::CannotTell);
     }
 
     /// The fast placement is the shared value with the lowest mean; a value one binary

@@ -330,8 +330,9 @@ fn fix_proof(
         target,
         pads,
         fixed,
-        levels,
+        &levels,
         drift(screened, measured)?,
+        screened.thresholds.confidence,
     ))
 }
 

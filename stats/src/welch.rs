@@ -70,31 +70,52 @@ pub fn welch(a: &[f64], b: &[f64]) -> Result<WelchTest, StatsError> {
     welch_from_summaries(&SampleSummary::of(a), &SampleSummary::of(b))
 }
 
-/// Welch's test from summaries (Pilot eq. 6–8).
+/// Welch's test from summaries (Pilot eq. 6–8): the contrast `x̄_A − x̄_B`.
 pub fn welch_from_summaries(a: &SampleSummary, b: &SampleSummary) -> Result<WelchTest, StatsError> {
-    for s in [a, b] {
+    contrast(&[(1.0, *a), (-1.0, *b)])
+}
+
+/// Welch's test of a contrast `Σ cᵢ x̄ᵢ` of independent samples' means (Welch 1947;
+/// Satterthwaite 1946 for its degrees of freedom): standard error `sqrt(Σ cᵢ² sᵢ²/nᵢ)` and
+/// `df = (Σ vᵢ)² / Σ vᵢ²/(nᵢ − 1)` with `vᵢ = cᵢ² sᵢ²/nᵢ`. With the coefficients (1, −1) it
+/// is Welch's t-test; `explain` holds a fix's seeds against the midpoint of two levels,
+/// (1, −½, −½). A sample with a zero coefficient is left out.
+pub fn contrast(parts: &[(f64, SampleSummary)]) -> Result<WelchTest, StatsError> {
+    let parts: Vec<&(f64, SampleSummary)> = parts.iter().filter(|(c, _)| *c != 0.0).collect();
+    for (_, s) in &parts {
         at_least("Welch's t-test", "observations per sample", 2, s.n)?;
     }
-    let va = a.variance / a.n as f64;
-    let vb = b.variance / b.n as f64;
-    if !(va + vb > 0.0 && (va + vb).is_finite()) {
-        // Zero (or overflowing) variance on both sides: t and its degrees of freedom are
+    let terms: Vec<(f64, f64)> = parts
+        .iter()
+        .map(|(c, s)| (c * c * s.variance / s.n as f64, s.n as f64 - 1.0))
+        .collect();
+    let total: f64 = terms.iter().map(|(v, _)| v).sum();
+    if !(total > 0.0 && total.is_finite()) {
+        // Zero (or overflowing) variance on every side: t and its degrees of freedom are
         // undefined (0/0), and Student's t distribution with NaN degrees of freedom does not
         // exist.
-        return Err(StatsError::Degenerate(if va + vb == 0.0 {
-            "Welch's t-test needs some variance, and both samples have zero variance".to_string()
+        let variances: Vec<String> = parts.iter().map(|(_, s)| s.variance.to_string()).collect();
+        return Err(StatsError::Degenerate(if total == 0.0 {
+            format!(
+                "Welch's t-test needs some variance, and {} zero variance",
+                if parts.len() == 2 {
+                    "both samples have"
+                } else {
+                    "every sample has"
+                }
+            )
         } else {
             format!(
                 "Welch's t-test needs variances within the range of double precision, and \
-                 these ({} and {}) exceed it",
-                a.variance, b.variance
+                 these ({}) exceed it",
+                variances.join(" and ")
             )
         }));
     }
-    let std_error = (va + vb).sqrt();
-    let difference = a.mean - b.mean;
+    let std_error = total.sqrt();
+    let difference: f64 = parts.iter().map(|(c, s)| c * s.mean).sum();
     let t = difference / std_error;
-    let df = (va + vb).powi(2) / (va * va / (a.n as f64 - 1.0) + vb * vb / (b.n as f64 - 1.0));
+    let df = total.powi(2) / terms.iter().map(|(v, d)| v * v / d).sum::<f64>();
     Ok(WelchTest {
         difference,
         std_error,
@@ -150,6 +171,35 @@ mod tests {
         let (lo, hi) = w.interval(0.95).unwrap();
         assert!(close(lo, 0.28632255147405339, 1e-9));
         assert!(close(hi, 1.12320125804975479, 1e-9));
+    }
+
+    #[test]
+    fn a_contrast_of_three_means_against_scipy() {
+        // python3 (numpy, scipy 1.17.1): v = [c*c*np.var(x, ddof=1)/len(x) ...];
+        // d = Σ c·mean; se = sqrt(Σ v); df = (Σ v)²/Σ v²/(n−1); p = 2*stats.t.sf(|d/se|, df);
+        // CI d ∓ stats.t.ppf(0.975, df)*se, for c = (1, −½, −½) and the samples below.
+        let (a, b, c) = (
+            [1.0, 2.0, 3.0, 4.5],
+            [2.0, 4.0, 6.5],
+            [10.0, 11.0, 13.0, 14.0, 15.5],
+        );
+        let parts = [
+            (1.0, SampleSummary::of(&a)),
+            (-0.5, SampleSummary::of(&b)),
+            (-0.5, SampleSummary::of(&c)),
+        ];
+        let w = contrast(&parts).unwrap();
+        assert!(close(w.difference, -5.808333333333334, 1e-12));
+        assert!(close(w.std_error, 1.1083333333333334, 1e-12));
+        assert!(close(w.df, 7.2351338631948705, 1e-12));
+        assert!(close(w.p_value, 0.0010794099956646485, 1e-8));
+        let (lo, hi) = w.interval(0.95).unwrap();
+        assert!(close(lo, -8.411957589459039, 1e-9));
+        assert!(close(hi, -3.204709077207628, 1e-9));
+        // (1, −1) is Welch's test; a zero coefficient leaves its sample out.
+        let welch_ab = welch(&a, &b).unwrap();
+        let as_contrast = contrast(&[(1.0, parts[0].1), (-1.0, parts[1].1), (0.0, parts[2].1)]);
+        assert_eq!(as_contrast.unwrap(), welch_ab);
     }
 
     #[test]

@@ -723,39 +723,34 @@ mod tests {
     }
 
     /// A fix whose placement, given to every relinked seed, did not bring the metric to the
-    /// fast level is not printed as a fix; one that did says so with its numbers.
+    /// fast level is not printed as a fix, nor one whose seeds cannot tell; one that did says
+    /// so with its numbers.
     #[test]
     fn a_fix_is_printed_only_when_it_holds() {
-        use crate::analysis::explain::FixProof;
+        use crate::analysis::explain::{FixProof, Levels};
         let mut e = stored();
         let i = 0;
         let fix = "align spin to 64 bytes".to_string();
         e.screening.culprits[i].fix = None;
         e.screening.culprits[i].recorded_suggestion = Some(fix.clone());
-        let k = Confirmation {
-            fix_proof: Some(FixProof::of(
-                0.0,
-                vec![0, 16],
-                vec![20.0, 29.0],
-                (20.0, 30.0),
-                1.0,
-            )),
-            ..confirmed_spin(vec![16, 16])
+        let levels = Levels {
+            fast: vec![20.0, 20.0],
+            slow: vec![30.0, 30.0],
         };
-        e.screening.culprits[i].confirmation = Some(k.clone());
-        let said = crate::report::words::explain::fix_said(&e, &e.screening.culprits[i]).unwrap();
-        insta::assert_snapshot!(said);
-        let mut holds = k;
-        holds.fix_proof = Some(FixProof::of(
-            0.0,
-            vec![0, 16],
-            vec![20.0, 21.0],
-            (20.0, 30.0),
-            1.0,
-        ));
-        e.screening.culprits[i].confirmation = Some(holds);
-        let said = crate::report::words::explain::fix_said(&e, &e.screening.culprits[i]).unwrap();
-        insta::assert_snapshot!(said);
+        let k = confirmed_spin(vec![16, 16]);
+        // Not the fix (its seeds' mean above the midpoint, interval and all), the fix
+        // proven, and seeds on both sides of the midpoint: cannot tell.
+        for (name, means) in [
+            ("not_the_fix", vec![29.0, 29.5]),
+            ("holds", vec![20.0, 20.5]),
+            ("cannot_tell", vec![20.0, 29.0]),
+        ] {
+            let mut proven = k.clone();
+            proven.fix_proof = Some(FixProof::of(0.0, vec![0, 16], means, &levels, 1.0, 0.95));
+            e.screening.culprits[i].confirmation = Some(proven);
+            let said = crate::report::words::explain::fix_said(&e, &e.screening.culprits[i]);
+            insta::assert_snapshot!(name, said.unwrap());
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 //! and range — alignment for a placement within a line, window or page, an order file for
 //! set pressure, none for a function the relinks moved alone without a relevant change.
 
-use crate::analysis::explain::{Explanation, Fix, HotRule, Problem, Suspect};
+use crate::analysis::explain::{Explanation, Fix, FixOutcome, HotRule, Problem, Suspect};
 use crate::analysis::explain_differential::{Differential, Lead, Leads, Relevance};
 use crate::analysis::explain_plot::FeaturePlot;
 use crate::analysis::vocabulary::Verdict;
@@ -312,28 +312,64 @@ fn unconfirmed(function: &str, metric: &str, verdict: Verdict) -> String {
 }
 
 /// A culprit's fix as the answer gives it, with what the relinks showed of it: proven (the
-/// fast placement given to every relinked seed put the metric nearer the fast binaries'
-/// level than the slow ones' in each), not holding (then it is no fix, and says so), or
-/// unproven (no relink gave it the placement, or no confirmation ran). `None` without a fix.
+/// seeds given the fast placement landed nearer the fast binaries' level than the slow
+/// ones'), not the fix (nearer the slow ones': then it is no fix, and says so), cannot tell
+/// yet, or unproven (no relink gave it the placement, or no confirmation ran). `None`
+/// without a fix.
 pub(crate) fn fix_said(e: &Explanation, c: &Suspect) -> Option<String> {
-    use crate::report::numfmt::{sig, Scale};
     let fix = suggestion(c)?;
-    let proof = c.confirmation.as_ref().and_then(|k| k.fix_proof.as_ref());
-    // In the unit `report` prints the metric in (`151 ms`, a count as it is), one for all.
-    let scale = Scale::for_values(&e.unit, proof.map_or(1.0, |p| p.fast_level));
-    let quantity = |v: f64| scale.quantity_digits(v, 3);
-    let range = |means: &[f64]| {
-        let low = means.iter().copied().fold(f64::INFINITY, f64::min);
-        let high = means.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-        if low == high {
-            quantity(low)
+    let Some(p) = c.confirmation.as_ref().and_then(|k| k.fix_proof.as_ref()) else {
+        return Some(if c.confirmation.as_ref().is_some_and(|k| k.confirmed) {
+            format!("{fix} (unproven: no relink gave it that placement)")
         } else {
-            format!("{} to {}", quantity(low), quantity(high))
-        }
+            fix
+        });
     };
-    // "10 seeds with F at that placement (7 relinked to it by a padding in front of it, 3
-    // as built)": the seeds as built at it are measured beside the relinks, not relinked.
-    let seeds = |p: &crate::analysis::explain::FixProof| {
+    let proof = ProofWords {
+        e,
+        c,
+        p,
+        // In the unit `report` prints the metric in (`151 ms`, a count as it is).
+        scale: crate::report::numfmt::Scale::for_values(&e.unit, p.fast_level),
+    };
+    Some(match p.outcome {
+        FixOutcome::Holds => format!(
+            "{fix} — proven on {}: {}; {}",
+            proof.seeds(),
+            proof.measured(),
+            proof.against_midpoint()
+        ),
+        FixOutcome::NotTheFix => format!(
+            "none proven: {}; {}: that placement alone is not the fix",
+            proof.placement(),
+            proof.against_midpoint()
+        ),
+        FixOutcome::CannotTell => format!(
+            "cannot tell yet whether it is the fix: {}; {}: more seeds (`--confirm-seeds`) \
+             would tell",
+            proof.placement(),
+            proof.against_midpoint()
+        ),
+    })
+}
+
+/// The parts of a fix's proof in words.
+struct ProofWords<'a> {
+    e: &'a Explanation,
+    c: &'a Suspect,
+    p: &'a crate::analysis::explain::FixProof,
+    scale: crate::report::numfmt::Scale,
+}
+
+impl ProofWords<'_> {
+    fn quantity(&self, v: f64) -> String {
+        self.scale.quantity_digits(v, 3)
+    }
+
+    /// "10 seeds with F at that placement (7 relinked to it by a padding in front of it, 3
+    /// with it as built)": the seeds as built at it are measured beside the relinks.
+    fn seeds(&self) -> String {
+        let p = self.p;
         let relinked = p.pads.iter().filter(|pad| **pad > 0).count();
         let how = match p.pads.len() - relinked {
             0 => "each relinked to it by a padding in front of it".to_string(),
@@ -344,52 +380,88 @@ pub(crate) fn fix_said(e: &Explanation, c: &Suspect) -> Option<String> {
         format!(
             "{} seeds with {} at that placement ({how})",
             p.pads.len(),
-            demangle(&c.function)
+            demangle(&self.c.function)
         )
-    };
-    // The machine's drift between the run and the confirmation, when the levels were
-    // scaled by more than half a percent.
-    let drift = |p: &crate::analysis::explain::FixProof| {
-        if (p.drift - 1.0).abs() < 0.005 {
-            return String::new();
-        }
+    }
+
+    /// "wall 206 ms to 212 ms, where the screened binaries at that placement average 208 ms
+    /// and the others 212 ms", with the machine's drift between the run and the
+    /// confirmation when the levels were scaled by more than half a percent.
+    fn measured(&self) -> String {
+        use crate::report::numfmt::sig;
+        let p = self.p;
+        let low = p.means.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = p.means.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let range = if low == high {
+            self.quantity(low)
+        } else {
+            format!("{} to {}", self.quantity(low), self.quantity(high))
+        };
+        let drift = if (p.drift - 1.0).abs() < 0.005 {
+            String::new()
+        } else {
+            format!(
+                " (the run's averages times {}: the seeds as built measured {} % {} in the \
+                 confirmation than in the run)",
+                sig(p.drift, 3),
+                sig((p.drift - 1.0).abs() * 100.0, 2),
+                if p.drift > 1.0 { "higher" } else { "lower" }
+            )
+        };
         format!(
-            " (the run's averages times {}: the seeds as built measured {} % {} in the \
-             confirmation than in the run)",
-            sig(p.drift, 3),
-            sig((p.drift - 1.0).abs() * 100.0, 2),
-            if p.drift > 1.0 { "higher" } else { "lower" }
+            "{} {range}, where the screened binaries at that placement average {} and the \
+             others {}{drift}",
+            self.e.metric,
+            self.quantity(p.fast_level),
+            self.quantity(p.slow_level),
         )
-    };
-    Some(match proof {
-        Some(p) if p.holds => format!(
-            "{fix} — proven on {}: {} {}, where the screened binaries at that placement \
-             average {} and the others {}{}",
-            seeds(p),
-            e.metric,
-            range(&p.means),
-            quantity(p.fast_level),
-            quantity(p.slow_level),
-            drift(p)
-        ),
-        Some(p) => format!(
-            "none proven: the fast binaries' placement ({} = {}) on {} gave {} {}, not nearer \
-             their average {} than the others' {}{} in every seed: that placement alone is \
-             not the fix",
-            c.feature.name(),
-            sig(p.value, 3),
-            seeds(p),
-            e.metric,
-            range(&p.means),
-            quantity(p.fast_level),
-            quantity(p.slow_level),
-            drift(p)
-        ),
-        None if c.confirmation.as_ref().is_some_and(|k| k.confirmed) => {
-            format!("{fix} (unproven: no relink gave it that placement)")
+    }
+
+    /// "the fast binaries' placement (offset_mod_line = 0) on 10 seeds … gave …".
+    fn placement(&self) -> String {
+        format!(
+            "the fast binaries' placement ({} = {}) on {} gave {}",
+            self.c.feature.name(),
+            crate::report::numfmt::sig(self.p.value, 3),
+            self.seeds(),
+            self.measured()
+        )
+    }
+
+    /// "their mean 209 ms, from 3.1 ms below to 1.5 ms above the midpoint 210 ms of those
+    /// averages (95 % CI)": where the seeds' mean lies against the midpoint, with its
+    /// interval (or, for values without noise, how many seeds lie at most at it).
+    fn against_midpoint(&self) -> String {
+        let p = self.p;
+        let midpoint = (p.fast_level + p.slow_level) / 2.0;
+        let (mean, mid) = (self.quantity(p.seeds_mean()), self.quantity(midpoint));
+        match p.margin {
+            Some(m) => {
+                let (lo, hi) = (self.quantity(m.lower.abs()), self.quantity(m.upper.abs()));
+                let span = if m.upper < 0.0 {
+                    format!("{hi} to {lo} below")
+                } else if m.lower > 0.0 {
+                    format!("{lo} to {hi} above")
+                } else {
+                    format!("from {lo} below to {hi} above")
+                };
+                format!(
+                    "their mean {mean}, {span} the midpoint {mid} of those averages ({} CI)",
+                    crate::report::numfmt::level(p.confidence)
+                )
+            }
+            None if p.outcome == FixOutcome::CannotTell => format!(
+                "their mean {mean}, against the midpoint {mid} of those averages with too few \
+                 binaries on a side for an interval"
+            ),
+            None => format!(
+                "{} of {} seeds at most at the midpoint {mid} of those averages (values without \
+                 noise)",
+                p.means.iter().filter(|m| **m <= midpoint).count(),
+                p.means.len()
+            ),
         }
-        None => fix.clone(),
-    })
+    }
 }
 
 /// The differential profile's part of explain's answer in words, one line each: the
