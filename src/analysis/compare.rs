@@ -83,6 +83,26 @@ pub struct HostChanged {
     pub withheld: Option<super::effect::Direction>,
 }
 
+/// The same binary measured in both experiments moved (bc 1.07: its byte-identical default
+/// layout used 4.3 % less memory in the pinned build's run, 33 minutes later, and so did
+/// every pinned seed: "new is 4.3 % lower" from a pin that cannot change a process's
+/// memory). A determinate verdict within `reach` of no difference is withheld, as for a
+/// change of host.
+#[derive(Debug, Clone, Copy, Serialize, schemars::JsonSchema)]
+pub struct ControlMoved {
+    /// Which binary: `baseline` or `as-built`.
+    pub binary: &'static str,
+    /// Its mean in new's run over its mean in base's.
+    pub ratio: f64,
+    /// The ratio's interval at the comparison's level (Welch on the log execution means;
+    /// a point for values without noise).
+    pub ci: super::effect::Interval,
+    /// The farthest the interval lies from 1, as a share: how far the runs alone moved it.
+    pub reach: f64,
+    /// The verdict the data gave before it was withheld; null when it stands.
+    pub withheld: Option<super::effect::Direction>,
+}
+
 /// Welch's test on the top-level unit means, for `new − base`.
 #[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct WelchJson {
@@ -145,6 +165,12 @@ pub struct Comparison {
     /// differs: the host changed between them (null otherwise, and in CSV mode).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub host_changed: Option<HostChanged>,
+    /// `compare` of two experiments that both ran the same binary, byte for byte (the
+    /// default layout, or the build's own: program and libraries alike), whose mean moved
+    /// from one run to the other: what changed between the runs was not only the code
+    /// (null otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub control_moved: Option<ControlMoved>,
     /// What the reader must know, as figures (in the order found): the wire's `warnings`.
     #[serde(skip)]
     pub concerns: Vec<Concern>,
@@ -297,6 +323,7 @@ pub fn compare_over_data_layouts(
         paired_difference,
         mann_whitney,
         host_changed: None,
+        control_moved: None,
         concerns,
         top_name: top_name.to_string(),
         is_time: options.is_time,

@@ -507,3 +507,79 @@ fn runs_apart_under_random_interference_rarely_claim_a_difference() {
     );
     assert!(withheld >= pairs / 2, "withheld {withheld} of {pairs}");
 }
+
+/// The same binary in both experiments, byte for byte (the synthetic manifests give every
+/// binary one SHA-256), measured `base_factor` and `new_factor` apart: a run-wide shift moves
+/// it with the seeds and withholds the verdict (bc 1.07: its default layout used 4.3 % less
+/// memory in the pinned build's run, as did every pinned seed); a change of the seeds alone
+/// leaves it in place and the verdict stands; a default layout whose bytes differ is no
+/// control at all.
+#[test]
+fn a_byte_identical_binary_that_moved_between_the_runs_withholds_the_verdict() {
+    use layoutrand::analysis::effect::EffectVerdict;
+    // Base, and new with its seeds `seeds` times and its default layout `default` times
+    // the base's values.
+    let compared = |seeds: f64, default: f64, same_bytes: bool| {
+        let (tmp, base, new) = dirs();
+        for (dir, seeds, default, noise) in [(&base, 1.0, 1.0, 21), (&new, seeds, default, 22)] {
+            let design = Design::new(10, 4, 1);
+            let mut draws = Normal::new(noise, "compare-noise");
+            write_dir(dir, &design, &mut |_, seed, _, _, _| {
+                let (layout, factor) = match seed {
+                    Some(s) => (0.02 * Normal::new(s, "compare-layout").draw(), seeds),
+                    None => (0.0, default),
+                };
+                1e7 * factor * (1.0 + layout + 0.005 * draws.draw())
+            });
+        }
+        if !same_bytes {
+            let path = new.join("manifest.json");
+            let text = std::fs::read_to_string(&path).unwrap();
+            let mut m: serde_json::Value = serde_json::from_str(&text).unwrap();
+            m["baseline"]["binaries"][0]["sha256"] = "ff".into();
+            std::fs::write(&path, m.to_string()).unwrap();
+        }
+        let c = compare_directories(&base, &new, &[], &gate(Some(0.0))).unwrap();
+        drop(tmp);
+        c
+    };
+    // Everything 3 % slower in new's run, the default layout too: cannot tell, no gate.
+    let c = compared(1.03, 1.03, true);
+    let p = &c.programs[0];
+    let m = p
+        .comparison
+        .control_moved
+        .expect("the default layout moved");
+    assert_eq!(m.binary, "baseline");
+    assert!(m.ci.lower > 1.0 && (m.ratio - 1.03).abs() < 0.01, "{m:?}");
+    assert_eq!(m.withheld, Some(Direction::Slower));
+    assert_eq!(
+        p.comparison.pair.effect.verdict,
+        EffectVerdict::Inconclusive
+    );
+    assert!(p.comparison.pair.effect.ci.unwrap().lower > 1.0);
+    assert!(!gate_failed(&c));
+    insta::assert_snapshot!("control_moved_text", words(p, "text"));
+    // The seeds 3 % slower, the default layout where it was: the verdict stands.
+    let c = compared(1.03, 1.0, true);
+    let p = &c.programs[0];
+    assert!(p.comparison.control_moved.is_none());
+    assert_eq!(p.comparison.pair.effect.verdict, EffectVerdict::Higher);
+    assert!(gate_failed(&c));
+    // 30 % slower while the default layout moved 3 %: beyond what the runs alone made.
+    let c = compared(1.3, 1.03, true);
+    let p = &c.programs[0];
+    let m = p
+        .comparison
+        .control_moved
+        .expect("the default layout moved");
+    assert_eq!(m.withheld, None);
+    assert_eq!(p.comparison.pair.effect.verdict, EffectVerdict::Higher);
+    assert!(gate_failed(&c));
+    insta::assert_snapshot!("control_moved_less_text", words(p, "text"));
+    // A default layout of other bytes on one side: no control, the verdict stands.
+    let c = compared(1.03, 1.03, false);
+    let p = &c.programs[0];
+    assert!(p.comparison.control_moved.is_none());
+    assert_eq!(p.comparison.pair.effect.verdict, EffectVerdict::Higher);
+}

@@ -447,7 +447,8 @@ fn compare_matched(
             .is_some_and(|pin| pin.program(&b.program).is_some())
     };
     let apart = ran_apart(base, new);
-    let mut compared = compare_series(b, n, &gate, [pinned(base), pinned(new)], apart)?;
+    let control = identical_control(base, new, b, n);
+    let mut compared = compare_series(b, n, &gate, [pinned(base), pinned(new)], (apart, control))?;
     compared.suite_cases = suite_cases;
     Ok(compared)
 }
@@ -514,13 +515,15 @@ fn dataset(series: &Series, side: &str) -> Result<Dataset> {
 
 /// Compares one program and metric through the engine; `[base_pinned, new_pinned]` say which
 /// side's build placed the program by a pin file; `apart`, that the two ran apart (a time's
-/// verdict is then withheld when the host changed between them: [`host_changed`]).
+/// verdict is then withheld when the host changed between them: [`host_changed`]);
+/// `control`, a binary both ran byte-identical (a verdict is then withheld when it moved:
+/// [`control_moved`]).
 fn compare_series(
     base: &Series,
     new: &Series,
     options: &CompareOptions,
     [base_pinned, new_pinned]: [bool; 2],
-    apart: Option<RanApart>,
+    (apart, control): (Option<RanApart>, Option<Control>),
 ) -> Result<ProgramComparison> {
     let options = CompareOptions {
         is_time: base.is_time(),
@@ -541,6 +544,7 @@ fn compare_series(
     if let (Some(apart), Some(noises)) = (apart.filter(|_| base.is_time()), noises) {
         c.host_changed = host_changed(noises, apart, &mut c);
     }
+    c.control_moved = control.and_then(|control| control_moved(control, &mut c));
     let paired_relative_ci = c.paired_difference.as_ref().map(|p| Interval {
         lower: p.lower / c.base.mean,
         upper: p.upper / c.base.mean,
@@ -590,18 +594,7 @@ fn host_changed(
 ) -> Option<crate::analysis::compare::HostChanged> {
     let contrast = super::spread::noise_contrast(&base_noise, &new_noise, c.confidence)?;
     let reach = reach_of_change(&base_noise, &new_noise, c.confidence)?;
-    let effect = &c.pair.effect;
-    let could_make = match (effect.verdict, effect.ci) {
-        (EffectVerdict::Lower | EffectVerdict::Higher, Some(ci)) => {
-            let nearest = (ci.lower - 1.0).abs().min((ci.upper - 1.0).abs());
-            nearest <= reach
-        }
-        (EffectVerdict::Negligible | EffectVerdict::Equivalent, _) => {
-            reach > effect.thresholds.negligible
-        }
-        _ => false,
-    };
-    let withheld = if could_make {
+    let withheld = if within_reach(&c.pair.effect, reach) {
         c.pair.withhold(c.is_time)
     } else {
         None
@@ -612,6 +605,128 @@ fn host_changed(
         new_cv: contrast.new_cv,
         reach,
         p: contrast.p,
+        withheld,
+    })
+}
+
+/// Whether something between the runs that could move the mean by up to `reach` (a share)
+/// could make `effect`'s verdict: a faster or slower one whose interval comes within `reach`
+/// of 1, a negligible or equivalent one when `reach` exceeds the relevance threshold.
+fn within_reach(effect: &crate::analysis::effect::Effect, reach: f64) -> bool {
+    match (effect.verdict, effect.ci) {
+        (EffectVerdict::Lower | EffectVerdict::Higher, Some(ci)) => {
+            let nearest = (ci.lower - 1.0).abs().min((ci.upper - 1.0).abs());
+            nearest <= reach
+        }
+        (EffectVerdict::Negligible | EffectVerdict::Equivalent, _) => {
+            reach > effect.thresholds.negligible
+        }
+        _ => false,
+    }
+}
+
+/// A binary both experiments ran byte-identical, with each side's executions.
+struct Control {
+    label: &'static str,
+    base: super::experiment::BinaryData,
+    new: super::experiment::BinaryData,
+}
+
+/// The binary both experiments ran byte-identical for this series' program and variant:
+/// the default layout, else the build's own, whose program and libraries have the same
+/// SHA-256 on both sides and which both measured.
+fn identical_control(
+    base: &Experiment,
+    new: &Experiment,
+    b: &Series,
+    n: &Series,
+) -> Option<Control> {
+    use super::experiment::{AS_BUILT_LABEL, BASELINE_LABEL};
+    let set = |e: &Experiment, s: &Series, label: &str| {
+        let builds = e.manifest.as_ref()?.variant_builds();
+        let (_, build) = builds
+            .into_iter()
+            .find(|(v, _)| *v == s.variant.as_deref())?;
+        let set = build.binary_sets().find(|set| set.label() == label)?;
+        let mut files: Vec<(String, String)> = set
+            .all()
+            .map(|binary| (binary.name.clone(), binary.sha256.clone()))
+            .collect();
+        files.sort();
+        (set.find(&s.program).is_some()).then_some(files)
+    };
+    [BASELINE_LABEL, AS_BUILT_LABEL]
+        .into_iter()
+        .find_map(|label| {
+            let data = |s: &Series| {
+                if label == BASELINE_LABEL {
+                    s.baseline.clone()
+                } else {
+                    s.as_built.clone()
+                }
+            };
+            let same = set(base, b, label)? == set(new, n, label)?;
+            same.then_some(Control {
+                label,
+                base: data(b)?,
+                new: data(n)?,
+            })
+        })
+}
+
+/// Whether the byte-identical `control` moved between the two runs: the ratio of its means
+/// (new over base) with Welch's interval on its executions' log means at the comparison's
+/// level (a point for values without noise). If its interval excludes 1, a determinate
+/// verdict of `c` the runs alone could make ([`within_reach`] of the interval's far end) is
+/// withheld; `None` when it did not move or cannot be measured (an execution of each side
+/// at least, positive means).
+fn control_moved(
+    control: Control,
+    c: &mut EngineComparison,
+) -> Option<crate::analysis::compare::ControlMoved> {
+    let logs = |d: &super::experiment::BinaryData| -> Option<Vec<f64>> {
+        d.executions
+            .iter()
+            .filter(|e| !e.live.is_empty())
+            .map(|e| {
+                let mean = e.live.iter().sum::<f64>() / e.live.len() as f64;
+                (mean > 0.0).then(|| mean.ln())
+            })
+            .collect()
+    };
+    let (b, n) = (logs(&control.base)?, logs(&control.new)?);
+    if b.is_empty() || n.is_empty() {
+        return None;
+    }
+    let exact = |v: &[f64]| v.iter().all(|x| *x == v[0]);
+    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let (lower, upper) = if exact(&b) && exact(&n) {
+        let d = mean(&n) - mean(&b);
+        (d, d)
+    } else {
+        crate::stats::welch::welch(&n, &b)
+            .ok()?
+            .interval(c.confidence)
+            .ok()?
+    };
+    let ci = crate::analysis::effect::Interval {
+        lower: lower.exp(),
+        upper: upper.exp(),
+    };
+    if ci.lower <= 1.0 && ci.upper >= 1.0 {
+        return None;
+    }
+    let reach = (ci.lower - 1.0).abs().max((ci.upper - 1.0).abs());
+    let withheld = if within_reach(&c.pair.effect, reach) {
+        c.pair.withhold(c.is_time)
+    } else {
+        None
+    };
+    Some(crate::analysis::compare::ControlMoved {
+        binary: control.label,
+        ratio: (mean(&n) - mean(&b)).exp(),
+        ci,
+        reach,
         withheld,
     })
 }
@@ -650,6 +765,7 @@ fn overall(metric: &str, programs: &[&ProgramComparison], confidence: f64) -> Ov
         .iter()
         .filter(|p| p.comparison.pair.effect.ci.is_some_and(|c| c.upper < 1.0))
         .filter(|p| (p.comparison.host_changed).is_none_or(|h| h.withheld.is_none()))
+        .filter(|p| (p.comparison.control_moved).is_none_or(|m| m.withheld.is_none()))
         .count();
     let sped_up_ci = wilson_ci(sped_up as u64, n as u64, confidence, false)
         .ok()

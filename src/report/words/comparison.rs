@@ -2,7 +2,7 @@
 //! answer of a comparison ([`crate::analysis::compare`]), naming the interval the verdict
 //! rests on, its warnings, and the side tests' words every text rendering uses.
 
-use crate::analysis::compare::{Comparison, Concern, HostChanged, Side};
+use crate::analysis::compare::{Comparison, Concern, ControlMoved, HostChanged, Side};
 use crate::analysis::effect::EffectVerdict;
 use crate::analysis::pair::Basis;
 use crate::analysis::single::CLT_UNITS;
@@ -92,14 +92,19 @@ pub(crate) fn summary(c: &Comparison) -> String {
         }
         Basis::Fieller => "Fieller interval".to_string(),
     };
-    let mut summary = match c.host_changed {
-        Some(h) if h.withheld.is_some() => host_changed(c, &h, &basis),
-        Some(h) => format!(
-            "{} {}",
-            by_verdict(c, effect.verdict, &basis),
-            host_changed_less(&h)
-        ),
-        None => by_verdict(c, effect.verdict, &basis),
+    let mut summary = match (c.host_changed, c.control_moved) {
+        (_, Some(m)) if m.withheld.is_some() => control_moved(c, &m, &basis),
+        (Some(h), _) if h.withheld.is_some() => host_changed(c, &h, &basis),
+        (h, m) => {
+            let mut said = by_verdict(c, effect.verdict, &basis);
+            if let Some(h) = h {
+                said = format!("{said} {}", host_changed_less(&h));
+            }
+            if let Some(m) = m {
+                said = format!("{said} {}", control_moved_less(c, &m));
+            }
+            said
+        }
     };
     if pair.slower_beyond_threshold {
         let worse = if c.is_time { "slower" } else { "higher" };
@@ -144,6 +149,48 @@ fn host_changed_less(h: &HostChanged) -> String {
          make this difference.",
         host_change_words(h),
         percent(h.reach, 2),
+    )
+}
+
+/// How the binary both runs measured byte-identical moved between them.
+fn control_words(c: &Comparison, m: &ControlMoved) -> String {
+    let which = if m.binary == "baseline" {
+        "the default layout"
+    } else {
+        "the binary the build made"
+    };
+    let (better, worse) = if c.is_time {
+        ("faster", "slower")
+    } else {
+        ("lower", "higher")
+    };
+    format!(
+        "the same binary in both ({which}, byte for byte, its libraries too) measured {} in \
+         new's run than in base's",
+        crate::report::numfmt::change(m.ratio, m.ci.lower, m.ci.upper, c.confidence, better, worse)
+    )
+}
+
+/// A verdict withheld because a binary both runs measured byte-identical moved between
+/// them: what the data show, and why it cannot tell.
+fn control_moved(c: &Comparison, m: &ControlMoved, basis: &str) -> String {
+    format!(
+        "cannot tell: the data show new {} than base ({basis}), but {}: the runs differ by \
+         more than the code, by up to {}, which could make this difference; build both as \
+         variants of one experiment (`build --variant`), whose executions interleave.",
+        super::effect::words(&c.pair.effect),
+        control_words(c, m),
+        percent(m.reach, 2),
+    )
+}
+
+/// A verdict that stands although the byte-identical binary moved: too little to make it.
+fn control_moved_less(c: &Comparison, m: &ControlMoved) -> String {
+    format!(
+        "The verdict stands although {}: a shift of the runs worth up to {} is too small to \
+         make this difference.",
+        control_words(c, m),
+        percent(m.reach, 2),
     )
 }
 
