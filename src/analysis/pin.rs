@@ -47,6 +47,9 @@ pub struct PinAnswer {
     pub(crate) left_free: Vec<LeftFree>,
     /// The instruction cache whose set period the offsets are taken modulo.
     pub(crate) cache: crate::layout::features::ICache,
+    /// Whether the experiment measured under cachegrind, on that simulated cache; else on
+    /// the machine, whose own cache the pin must then match.
+    pub(crate) simulated: bool,
     /// Share of the variance between the random layouts (`explain`'s, the report's
     /// intraclass correlation; `None` when it could not be estimated).
     pub(crate) layout_share: Option<f64>,

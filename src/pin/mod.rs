@@ -97,6 +97,7 @@ pub fn pin(dir: &Path, output: &Path) -> Result<PinAnswer> {
         experiment: dir.to_path_buf(),
         left_free,
         cache: explanation.cache,
+        simulated: crate::files::metric::is_cachegrind_spec(&exp.header.metric),
         layout_share: explanation.layout_share,
     })
 }

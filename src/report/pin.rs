@@ -32,12 +32,30 @@ pub fn render(answer: &PinAnswer) -> String {
             .collect();
         lines.push(format!("Left free: {}.", free.join(", ")));
     }
+    // Under cachegrind the cache is the run's model; on the machine, explain's model is
+    // only right where the machine's own L1 instruction cache has its geometry (bc 1.07 by
+    // wall time was told to measure under cachegrind).
+    let measure = if answer.simulated {
+        "measure the pinned build on that cache (under cachegrind, with the experiment's \
+         `--cache-sim`)"
+            .to_string()
+    } else {
+        let metric = answer
+            .pin
+            .programs
+            .first()
+            .map_or("", |p| p.source.metric.as_str());
+        format!(
+            "explain's model (`explain --icache` names another), which holds only where the \
+             machine's own L1 instruction cache has that geometry: measure the pinned build \
+             by {metric} on such a machine"
+        )
+    };
     lines.push(format!(
         "Written to {}. Build with it from a clean tree (`make clean` or the like, so that the \
          build compiles and links again): layoutrand build --pin {} --seeds N -- YOUR BUILD \
          COMMAND. It was made for an instruction cache of {} bytes ({} ways, {}-byte lines): \
-         measure the pinned build on that cache (under cachegrind, with the experiment's \
-         `--cache-sim`), and compare it with this experiment: `layoutrand compare {} PINNED_DIR` \
+         {measure}, and compare it with this experiment: `layoutrand compare {} PINNED_DIR` \
          shows both spreads and their ratio.",
         answer.written.display(),
         answer.written.display(),
@@ -133,8 +151,15 @@ mod tests {
                 sets: 64,
                 ways: 8,
             },
+            simulated: false,
             layout_share: Some(0.62),
         };
         insta::assert_snapshot!(render(&answer));
+        // Made from a cachegrind run: measured on that simulated cache.
+        let simulated = PinAnswer {
+            simulated: true,
+            ..answer
+        };
+        insta::assert_snapshot!("made_under_cachegrind", render(&simulated));
     }
 }
