@@ -52,7 +52,8 @@ pub struct Args {
     #[arg(long = "seed", hide = true, conflicts_with = "permutation_seed")]
     pub seed: Option<u64>,
     /// The instruction cache of the set features, SIZE,ASSOC,LINE in bytes [default: the
-    /// run's simulated I1, else 32768,8,64].
+    /// run's simulated I1; for a timed run, the L1 instruction cache its machine recorded;
+    /// else 32768,8,64].
     #[arg(long, value_name = "SIZE,ASSOC,LINE")]
     pub icache: Option<String>,
     /// Confirm the strongest suspects (at most 3): relink seeds with only the suspect

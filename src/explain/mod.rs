@@ -192,8 +192,7 @@ fn explain_build(
     let profiled = hot_functions(dir, exp, target, &baseline, &say)?;
     let (hot, running, left_out, mut problems) = profiled;
     let shared = running.shared.clone();
-    let model = exp.header.cache_model.unwrap_or(CacheModel::DEFAULT);
-    let cache = ICache::from_geometry(&options.cache.unwrap_or(model.i1));
+    let cache = ICache::from_geometry(&options.cache.unwrap_or_else(|| run_i1(exp)));
     problems.splice(0..0, cache_mismatch(exp, options));
     problems.extend(shared_period_warning(&shared, &cache));
     let screen_options = screen_options(exp, metric, options, cache, &running);
@@ -570,6 +569,19 @@ fn pick_series<'a>(
                 metrics.into_iter().collect::<Vec<_>>().join(", ")
             )
         }
+    }
+}
+
+/// The instruction cache the run's functions were placed in: a cachegrind run's simulated
+/// I1; for a run on the machine, that machine's L1 instruction cache as its store recorded
+/// it (a shape valgrind would refuse, as a received store may hold, is not taken); else the
+/// default model's.
+fn run_i1(exp: &Experiment) -> crate::layout::cache_geometry::CacheGeometry {
+    let machine = exp.header.host.l1i.filter(|g| g.check("L1i").is_ok());
+    match (exp.header.cache_model, machine) {
+        (Some(model), _) => model.i1,
+        (None, Some(machine)) => machine,
+        (None, None) => CacheModel::DEFAULT.i1,
     }
 }
 

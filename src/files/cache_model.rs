@@ -47,7 +47,7 @@ impl CacheGeometry {
     /// size that is a power of two of at least 16 bytes, and a number of sets
     /// (size / (assoc × line)) that is a whole power of two. `name` is the cache's option
     /// name for the message.
-    fn check(&self, name: &str) -> Result<()> {
+    pub(crate) fn check(&self, name: &str) -> Result<()> {
         let CacheGeometry { size, assoc, line } = *self;
         if size == 0 || assoc == 0 || size > MAX_SIZE {
             bail!("{name}: size and associativity must be positive, the size at most 4 GiB");

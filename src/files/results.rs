@@ -181,6 +181,10 @@ pub struct HostInfo {
     pub(crate) governor: Option<String>,
     /// Host name.
     pub(crate) hostname: Option<String>,
+    /// CPU 0's first-level instruction cache, from sysfs: the cache `explain` places a
+    /// timed run's functions in (absent when unreadable, and in stores written before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) l1i: Option<crate::layout::cache_geometry::CacheGeometry>,
 }
 
 /// One value: metric `metric` of iteration `iteration` of execution `execution` of the

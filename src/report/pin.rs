@@ -46,9 +46,9 @@ pub fn render(answer: &PinAnswer) -> String {
             .first()
             .map_or("", |p| p.source.metric.as_str());
         format!(
-            "explain's model (`explain --icache` names another), which holds only where the \
-             machine's own L1 instruction cache has that geometry: measure the pinned build \
-             by {metric} on such a machine"
+            "the L1 instruction cache the run's machine recorded (else explain's model; \
+             `explain --icache` names another), and it holds only where the machine's own \
+             has that geometry: measure the pinned build by {metric} on such a machine"
         )
     };
     lines.push(format!(
