@@ -278,6 +278,8 @@ const DOCTOR_JSON_FILTERS: &[(&str, &str)] = &[
         r#"(?s)"conditions": \{.*?\n  \}"#,
         r#""conditions": "[machine]""#,
     ),
+    // The machine's L1 instruction cache, where sysfs has it: left out, as it is elsewhere.
+    (r#"(?s),\n    "l1i": \{.*?\n    \}"#, ""),
     (r"^      -?[0-9][0-9.eE+-]*(,?)$", r#"      "[machine]"$1"#),
     (
         r#""(cpu_model|kernel|cores|governor|hostname|status|detail|mean_ms|cv_between_executions|cv_within_executions|s2|t2|aslr_off|seconds|executions_for_interval|executions_to_detect|detectable_at_default|verdict|exit_code)": .*?(,?)$"#,
