@@ -304,7 +304,7 @@ fn no_link_message(
             );
         }
     }
-    if let Some(hint) = cmake_hint(cwd) {
+    if let Some(hint) = cmake_hint(cwd, seen.is_empty()) {
         msg.push_str(&hint);
     }
     if !errors.is_empty() {
@@ -315,8 +315,9 @@ fn no_link_message(
 
 /// A CMake build tree calls its compilers by the absolute paths in CMakeCache.txt, past the
 /// shim: say how to use the launcher instead, or, where the cache already sets it for every
-/// language, that the build had nothing to do (the launcher would have shown its calls).
-fn cmake_hint(cwd: &Path) -> Option<String> {
+/// language and the shim saw no call (`nothing_seen`), that the build had nothing to do (the
+/// launcher would have shown its calls); with calls seen through it, no hint.
+fn cmake_hint(cwd: &Path, nothing_seen: bool) -> Option<String> {
     let cache = std::fs::read_to_string(cwd.join("CMakeCache.txt")).ok()?;
     let entry = |key: &str| {
         cache.lines().find_map(|l| {
@@ -339,7 +340,7 @@ fn cmake_hint(cwd: &Path) -> Option<String> {
         .into_iter()
         .partition(|(lang, _)| through_launcher(lang));
     if bypassing.is_empty() {
-        return (!launched.is_empty()).then(|| {
+        return (nothing_seen && !launched.is_empty()).then(|| {
             "\n  CMakeCache.txt already calls the compilers through layoutrand's launcher, which \
              would have shown their calls: the build had nothing to do. Run `make clean` (or \
              `cmake --build . --target clean`), then layoutrand build again."

@@ -204,6 +204,22 @@ fn a_cmake_tree_with_the_launcher_and_nothing_to_build_is_told_to_clean() {
         "CMAKE_CXX_COMPILER_LAUNCHER:STRING=/usr/local/bin/layoutrand-launch\n",
     ));
     insta::assert_snapshot!("cmake_launched_nothing_to_do", launched);
+    // Compiles seen through the launcher, but no link: the cache is not the cause, no hint.
+    std::fs::write(
+        dir.join("CMakeCache.txt"),
+        cache("CMAKE_CXX_COMPILER_LAUNCHER:STRING=layoutrand-launch\n"),
+    )
+    .unwrap();
+    let compiled = build(
+        &dir,
+        &["--seeds", "2", "--out", "out"],
+        &["sh", "-c", "cc -c main.c -o main.o"],
+    );
+    assert_eq!(compiled.status.code(), Some(2), "{compiled:?}");
+    insta::assert_snapshot!(
+        "cmake_launched_compiled_no_link",
+        stderr_in(&compiled, &dir)
+    );
     let half = nothing_to_do(cache("CMAKE_CXX_COMPILER_LAUNCHER:STRING=ccache\n"));
     insta::assert_snapshot!("cmake_launched_for_c_only", half);
 }
