@@ -324,7 +324,7 @@ impl FixProof {
         use crate::stats::welch::{contrast, SampleSummary};
         let scaled = |v: &[f64]| v.iter().map(|x| x * drift).collect::<Vec<f64>>();
         let (fast, slow) = (scaled(&levels.fast), scaled(&levels.slow));
-        let level = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        let level = crate::stats::sample::mean;
         let (fast_level, slow_level) = (level(&fast), level(&slow));
         let midpoint = (fast_level + slow_level) / 2.0;
         let test = contrast(&[
@@ -364,7 +364,7 @@ impl FixProof {
 
     /// The seeds' mean with the fix.
     pub(crate) fn seeds_mean(&self) -> f64 {
-        self.means.iter().sum::<f64>() / self.means.len() as f64
+        crate::stats::sample::mean(&self.means)
     }
 }
 

@@ -684,14 +684,12 @@ fn control_moved(
     control: Control,
     c: &mut EngineComparison,
 ) -> Option<crate::analysis::compare::ControlMoved> {
+    // An execution without live values has no mean (NaN): left out.
     let logs = |d: &super::experiment::BinaryData| -> Option<Vec<f64>> {
-        d.executions
-            .iter()
-            .filter(|e| !e.live.is_empty())
-            .map(|e| {
-                let mean = e.live.iter().sum::<f64>() / e.live.len() as f64;
-                (mean > 0.0).then(|| mean.ln())
-            })
+        d.execution_means()
+            .into_iter()
+            .filter(|m| !m.is_nan())
+            .map(|m| (m > 0.0).then(|| m.ln()))
             .collect()
     };
     let (b, n) = (logs(&control.base)?, logs(&control.new)?);
@@ -699,7 +697,7 @@ fn control_moved(
         return None;
     }
     let exact = |v: &[f64]| v.iter().all(|x| *x == v[0]);
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+    let mean = crate::stats::sample::mean;
     let (lower, upper) = if exact(&b) && exact(&n) {
         let d = mean(&n) - mean(&b);
         (d, d)
