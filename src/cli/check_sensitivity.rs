@@ -13,7 +13,7 @@ use layoutrand::flags::{DesignArgs, LimitArgs, MeasuredProgramsArgs};
 /// [`layoutrand::flags`], with defaults for a quick answer.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "Defaults: 10 seeds × 3 executions of wall time, each execution killed after                         300s.\n\nExample:\n  layoutrand check-sensitivity -- make -j2 -- '{bin}' input.txt"
+    after_help = "Defaults: 10 seeds × 3 executions of wall time, each execution killed after 300s.\n\nExample:\n  layoutrand check-sensitivity -- make -j2 -- '{bin}' input.txt"
 )]
 pub struct Args {
     /// Randomised binaries to build (each one relink).

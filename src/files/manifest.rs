@@ -326,6 +326,9 @@ pub enum BuildNote {
         linked: usize,
         /// The others, not relinked.
         others: Vec<String>,
+        /// The build's shared libraries relinked because a named program loads them (not
+        /// named themselves).
+        libraries: Vec<String>,
     },
     /// A tool the build runs, left out.
     Tool {

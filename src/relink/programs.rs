@@ -92,23 +92,27 @@ pub(crate) fn chosen_links(
                 );
             }
         }
-        let chosen: Vec<LinkRecord> = links
-            .iter()
-            .zip(&names)
-            .filter(|(_, n)| wanted.contains(n))
+        let named: Vec<bool> = names.iter().map(|n| wanted.contains(n)).collect();
+        // The build's libraries that a named program loads hold part of its code: relinked
+        // with it, or every seed would load one copy (or the system's, of the same soname).
+        let chosen_mask = loaded_closure(links, &named).unwrap_or_else(|_| named.clone());
+        let chosen: Vec<LinkRecord> = (links.iter().zip(&chosen_mask))
+            .filter(|(_, &c)| c)
             .map(|(l, _)| l.clone())
             .collect();
         let mut notes = Vec::new();
         if chosen.len() < links.len() {
-            let others: Vec<&str> = names
-                .iter()
-                .filter(|n| !wanted.contains(n))
-                .map(String::as_str)
-                .collect();
+            let pick = |keep: &dyn Fn(usize) -> bool| -> Vec<String> {
+                (0..names.len())
+                    .filter(|&i| keep(i))
+                    .map(|i| names[i].clone())
+                    .collect()
+            };
             notes.push(BuildNote::Chosen {
                 relinked: chosen.len(),
                 linked: links.len(),
-                others: others.iter().map(|o| o.to_string()).collect(),
+                others: pick(&|i| !chosen_mask[i]),
+                libraries: pick(&|i| chosen_mask[i] && !named[i]),
             });
         }
         return Ok((chosen, notes));
@@ -210,36 +214,10 @@ fn without_plugins(kept: Vec<LinkRecord>) -> (Vec<LinkRecord>, Option<BuildNote>
     if kept.iter().all(|l| l.shared) {
         return (kept, None);
     }
-    let needed: Result<Vec<Vec<String>>> = kept
-        .iter()
-        .map(|l| crate::layout::dynamic::needed(&l.output))
-        .collect();
-    let sonames: Result<Vec<Option<String>>> = kept
-        .iter()
-        .map(|l| match l.shared {
-            true => crate::layout::dynamic::soname(&l.output),
-            false => Ok(None),
-        })
-        .collect();
-    let (Ok(needed), Ok(sonames)) = (needed, sonames) else {
+    let programs: Vec<bool> = kept.iter().map(|l| !l.shared).collect();
+    let Ok(loaded) = loaded_closure(&kept, &programs) else {
         return (kept, None);
     };
-    // A library is loaded by the name in its soname, or by its file name without one.
-    let loaded_as = |i: usize| {
-        sonames[i]
-            .clone()
-            .unwrap_or_else(|| program_name(&kept[i].output))
-    };
-    let mut loaded: Vec<bool> = kept.iter().map(|l| !l.shared).collect();
-    let mut pending: Vec<usize> = (0..kept.len()).filter(|&i| loaded[i]).collect();
-    while let Some(i) = pending.pop() {
-        for (j, is_loaded) in loaded.iter_mut().enumerate() {
-            if !*is_loaded && needed[i].contains(&loaded_as(j)) {
-                *is_loaded = true;
-                pending.push(j);
-            }
-        }
-    }
     if loaded.iter().all(|&l| l) {
         return (kept, None);
     }
@@ -261,6 +239,37 @@ fn without_plugins(kept: Vec<LinkRecord>) -> (Vec<LinkRecord>, Option<BuildNote>
         .filter_map(|(k, l)| l.then_some(k))
         .collect();
     (kept, Some(note))
+}
+
+/// Which of `links` are loaded with the ones marked in `roots`: each root, and each shared
+/// library that one of them lists among its `DT_NEEDED` (by its soname, or by its file name
+/// when it has none), directly or through another such library. An error when an output
+/// cannot be read.
+fn loaded_closure(links: &[LinkRecord], roots: &[bool]) -> Result<Vec<bool>> {
+    let needed = links
+        .iter()
+        .map(|l| crate::layout::dynamic::needed(&l.output))
+        .collect::<Result<Vec<Vec<String>>>>()?;
+    // A library is loaded by the name in its soname, or by its file name without one.
+    let loaded_as = links
+        .iter()
+        .map(|l| match l.shared {
+            true => Ok(crate::layout::dynamic::soname(&l.output)?
+                .unwrap_or_else(|| program_name(&l.output))),
+            false => Ok(String::new()),
+        })
+        .collect::<Result<Vec<String>>>()?;
+    let mut loaded = roots.to_vec();
+    let mut pending: Vec<usize> = (0..links.len()).filter(|&i| loaded[i]).collect();
+    while let Some(i) = pending.pop() {
+        for j in 0..links.len() {
+            if !loaded[j] && links[j].shared && needed[i].contains(&loaded_as[j]) {
+                loaded[j] = true;
+                pending.push(j);
+            }
+        }
+    }
+    Ok(loaded)
 }
 
 /// One [`Program`] per recorded link, with unique names and a mechanism each. Any program

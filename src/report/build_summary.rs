@@ -412,8 +412,8 @@ mod tests {
     }
 
     /// A program whose link failed in every seed is an error of the build, said as such;
-    /// one with nothing to move is a note naming the mechanism it went through; an older
-    /// manifest's reason is said as it stored it.
+    /// one with nothing to move is a note saying what cannot move (the mechanism has the
+    /// summary's line of its own); an older manifest's reason is said as it stored it.
     #[test]
     fn a_program_failing_in_every_seed_is_an_error_line() {
         let text = include_str!("../../tests/report/fixtures/explained/manifest.json");
@@ -431,11 +431,11 @@ mod tests {
         assert_eq!(
             line_on(&m),
             "note: program P is left out of the seeds (its baseline is kept; `run` skips it \
-             unless named): its layout equals the baseline's in every seed (2 of 3): the \
-             mechanism (objects merged once by ld.bfd -r in the recorded order (resolution \
-             pinned); per seed, its section table permuted: modules in a random order; archive \
-             members permuted; then lld) has nothing to move (one function; or one object, \
-             with one function or under `--granularity link`)"
+             unless named): its layout equals the baseline's in every seed (2 of 3): it has \
+             nothing the seeds move (one object whose functions cannot trade places: one \
+             function, or one per group the linker places apart, such as `main` in \
+             .text.startup beside one other function; or one object under `--granularity \
+             link`)"
         );
         m.programs[0].excluded = Some(Exclusion::Known(LeftOut::LinkFailedInEverySeed {
             first_error: Some("program x: boom".into()),

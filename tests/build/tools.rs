@@ -73,3 +73,29 @@ fn a_tool_the_build_runs_and_a_plugin_are_left_out_and_what_cannot_move_is_linke
     let m = Manifest::load(&dir.join("out")).unwrap();
     assert_eq!(names(&m), ["gen", "libone.so", "plugin.so", "prog"]);
 }
+
+/// `--programs prog` relinks prog and the build's library it loads: prog's code runs with
+/// libone.so's, and a seed without its own copy would load another (nettle 3.8's
+/// `--programs nettle-hash` measured the system's libnettle.so.8 in every seed).
+#[test]
+fn a_named_program_brings_the_libraries_of_the_build_it_loads() {
+    let (_tmp, dir) = fixture("tools");
+    let o = build(
+        &dir,
+        &["--seeds", "2", "--out", "out", "--programs", "prog"],
+        &["make", "all", "check"],
+    );
+    assert_success(&o, "tools --programs prog");
+    let m = Manifest::load(&dir.join("out")).unwrap();
+    assert_eq!(names(&m), ["libone.so", "prog"]);
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let note = said
+        .lines()
+        .find(|l| l.starts_with("note: relinked"))
+        .unwrap_or_else(|| panic!("{said}"));
+    insta::assert_snapshot!(note);
+}

@@ -294,6 +294,7 @@ fn achieved(m: &crate::files::manifest::Manifest) -> Vec<ProgramAchieved> {
                 program: p.name.clone(),
                 library: p.library,
                 achieved: p.achieved.clone()?,
+                left_out: p.excluded.clone(),
             })
         })
         .collect()

@@ -227,6 +227,9 @@ pub(crate) struct ProgramAchieved {
     pub(crate) library: bool,
     /// What its seeds could move (`programs[].achieved`).
     pub(crate) achieved: crate::files::manifest::Achieved,
+    /// Why it was left out of the seeds (`programs[].excluded`), when it was: then what its
+    /// seeds could move is moot.
+    pub(crate) left_out: Option<crate::files::manifest::Exclusion>,
 }
 
 pub(crate) use crate::analysis::effect::Interval;

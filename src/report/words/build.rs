@@ -13,10 +13,19 @@ pub fn note(n: &BuildNote) -> String {
             relinked,
             linked,
             others,
+            libraries,
         } => format!(
             "note: relinked {relinked} of the {linked} programs the build linked (those \
-             --programs names); not relinked: {} (add them to --programs, or `--programs \
+             --programs names{}); not relinked: {} (add them to --programs, or `--programs \
              {ALL_PROGRAMS}`, to measure them)",
+            match libraries.as_slice() {
+                [] => String::new(),
+                [one] => format!(", and {one}, a library of the build that they load"),
+                many => format!(
+                    ", and {}, libraries of the build that they load",
+                    listed(many)
+                ),
+            },
             others.join(", ")
         ),
         BuildNote::Tool { name, tool } => format!(
@@ -35,9 +44,9 @@ pub fn note(n: &BuildNote) -> String {
             relinked,
         } => plugins_note(plugins, programs, relinked),
         BuildNote::Tests { tests, kept } => format!(
-            "note: {} test programs (by their names: {}) not relinked, so each seed relinks \
-             only {}; to measure a test program too, build with {}",
-            tests.len(),
+            "note: {} (by their names: {}) not relinked, so each seed relinks only {}; to \
+             measure a test program too, build with {}",
+            crate::units::counted(tests.len(), "test program", "test programs"),
             listed(tests),
             listed(kept),
             programs_and(kept, "NAME"),
@@ -192,10 +201,11 @@ pub(crate) fn exclusion(p: &ProgramSummary) -> Option<String> {
             first_error.as_deref().unwrap_or("no seed built it")
         ),
         Exclusion::Known(LeftOut::NothingToMove { built, seeds }) => format!(
-            "its layout equals the baseline's in every seed ({built} of {seeds}): the mechanism \
-             ({}) has nothing to move (one function; or one object, with one function or under \
-             `--granularity link`){}",
-            p.relinking.map(relinking).unwrap_or_default(),
+            "its layout equals the baseline's in every seed ({built} of {seeds}): it has \
+             nothing the seeds move (one object whose functions cannot trade places: one \
+             function, or one per group the linker places apart, such as `main` in \
+             .text.startup beside one other function; or one object under `--granularity \
+             link`){}",
             if p.library {
                 "; each seed keeps its copy, which its programs load"
             } else {

@@ -2,7 +2,7 @@
 //! model's data ([`crate::analysis::answers::model::Setup`]).
 
 use crate::analysis::answers::model::ProgramAchieved;
-use crate::files::manifest::{Achieved, Granularity, LtoCode};
+use crate::files::manifest::{Achieved, Exclusion, Granularity, LeftOut, LtoCode};
 
 // The set-up's `achieved` on the wire: what each program's seeds could move.
 super::said_as!(ProgramAchieved = achieved);
@@ -10,11 +10,30 @@ super::said_as!(ProgramAchieved = achieved);
 /// What one program's seeds could move: `NAME: words`, a library named as such (its code
 /// moves too, inside the programs' processes).
 pub(crate) fn achieved(p: &ProgramAchieved) -> String {
-    let words = moved(&p.achieved);
+    let words = match &p.left_out {
+        None => moved(&p.achieved),
+        Some(why) => left_out(why),
+    };
     if p.library {
         format!("library {}: {words}", p.program)
     } else {
         format!("{}: {words}", p.program)
+    }
+}
+
+/// A program left out of the seeds, in brief (the build's note says it in full).
+fn left_out(why: &Exclusion) -> String {
+    match why {
+        Exclusion::Known(LeftOut::NothingToMove { .. }) => {
+            "nothing moved (every seed's layout is the baseline's)".to_string()
+        }
+        Exclusion::Known(LeftOut::LinkFailedInEverySeed { .. }) => {
+            "left out of the seeds (its link failed in every seed)".to_string()
+        }
+        Exclusion::Known(LeftOut::NotRelinked { .. }) => {
+            "left out of the seeds (it could not be relinked)".to_string()
+        }
+        Exclusion::Recorded(words) => format!("left out of the seeds ({words})"),
     }
 }
 
@@ -80,5 +99,37 @@ mod tests {
         );
         assert_eq!(moved(&older), "objects moved (2); functions not moved");
         assert!(!serde_json::to_string(&older).unwrap().contains("words"));
+    }
+
+    /// A program left out of the seeds is said to be, not credited with what its modules
+    /// could move (nettle's nettle-lfib-stream: "functions moved within 1 of 1 modules" while
+    /// every seed had the baseline's layout).
+    #[test]
+    fn a_program_left_out_of_the_seeds_is_not_said_to_move() {
+        let achieved: Achieved = serde_json::from_str(
+            r#"{"objects": 1, "modules_with_function_order": 1, "modules_one_section": 0,
+                "granularity": "module"}"#,
+        )
+        .unwrap();
+        let program = |left_out| ProgramAchieved {
+            program: "p".into(),
+            library: false,
+            achieved: achieved.clone(),
+            left_out,
+        };
+        assert_eq!(
+            super::achieved(&program(None)),
+            "p: functions moved within 1 of 1 modules"
+        );
+        let unmoved = Exclusion::Known(LeftOut::NothingToMove { built: 3, seeds: 3 });
+        assert_eq!(
+            super::achieved(&program(Some(unmoved))),
+            "p: nothing moved (every seed's layout is the baseline's)"
+        );
+        let failed = Exclusion::Known(LeftOut::LinkFailedInEverySeed { first_error: None });
+        assert_eq!(
+            super::achieved(&program(Some(failed))),
+            "p: left out of the seeds (its link failed in every seed)"
+        );
     }
 }
