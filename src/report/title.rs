@@ -14,7 +14,8 @@ pub(crate) fn heading_unit(stored: &str, scale: &Scale) -> String {
     }
 }
 
-/// `program [variant] — metric (unit)`, the unit that of `scale` (see [`heading_unit`]).
+/// `program [variant] — metric (unit)`, the unit that of `scale` (see [`heading_unit`]);
+/// without the parentheses for a value that has no unit.
 pub(crate) fn section_title(
     program: &str,
     variant: Option<&str>,
@@ -22,11 +23,12 @@ pub(crate) fn section_title(
     stored_unit: &str,
     scale: &Scale,
 ) -> String {
-    format!(
-        "{} — {metric} ({})",
-        program_label(program, variant),
-        heading_unit(stored_unit, scale)
-    )
+    let label = program_label(program, variant);
+    match heading_unit(stored_unit, scale) {
+        // A value the program reported without a unit (`regex:` with no `unit` group).
+        unit if unit.is_empty() => format!("{label} — {metric}"),
+        unit => format!("{label} — {metric} ({unit})"),
+    }
 }
 
 #[cfg(test)]
@@ -44,6 +46,11 @@ mod tests {
         assert_eq!(
             section_title("demo", Some("O3"), "instructions", "count", &c),
             "demo [O3] — instructions (count)"
+        );
+        let bare = Scale::for_values("", 354.9);
+        assert_eq!(
+            section_title("nettle-benchmark", None, "reported", "", &bare),
+            "nettle-benchmark — reported"
         );
     }
 }
