@@ -996,6 +996,17 @@ pub(crate) enum Problem {
         /// The set period in bytes.
         period: u64,
     },
+    /// Shared libraries of the build, relinked in every seed, run a share of the profiled
+    /// instructions that explain does not screen: it screens the program's own functions, and
+    /// counts a library's code at its baseline addresses in every layout.
+    HotInRelinkedLibraries {
+        /// The program.
+        program: String,
+        /// Each such library (file name) and its share of the run's instructions, largest first.
+        libraries: Vec<(String, f64)>,
+        /// The program's own functions' share of the run's instructions.
+        own_share: f64,
+    },
     /// A loaded object without a symbol table (stripped) whose code is placed by its dynamic
     /// symbol table: only the functions it exports count in the set pressure.
     ExportedOnly {

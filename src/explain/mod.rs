@@ -707,7 +707,23 @@ fn hot_functions(
         );
     };
     let objects = hotness::loaded_objects(&profile.log, baseline);
-    let (shared, notes) = hotness::shared_hot(&profile.functions, &own, &objects, coldest);
+    let (shared, mut notes) = hotness::shared_hot(&profile.functions, &own, &objects, coldest);
+    let staged = crate::run::libraries::staged_library_dir(&scratch);
+    if let Some((libraries, own_share)) =
+        hotness::relinked_library_shares(&profile.functions, &own, &objects, &staged)
+    {
+        notes.insert(
+            0,
+            Problem::HotInRelinkedLibraries {
+                program: baseline.file_name().map_or_else(
+                    || baseline.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                ),
+                libraries,
+                own_share,
+            },
+        );
+    }
     say(format!(
         "profiling it once more under callgrind for the lines that run together \
          (stretches of {} basic blocks)",

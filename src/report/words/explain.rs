@@ -82,6 +82,43 @@ fn problem(p: &Problem) -> String {
              code is counted in the sets its addresses within the library give, which its \
              load address may shift"
         ),
+        Problem::HotInRelinkedLibraries {
+            program,
+            libraries,
+            own_share,
+        } => {
+            let (where_, them) = match libraries.as_slice() {
+                [(name, share)] => (
+                    format!(
+                        "{} run in {name}, the build's own shared library",
+                        percent(*share, 2)
+                    ),
+                    "it",
+                ),
+                many => {
+                    let named: Vec<String> = many
+                        .iter()
+                        .map(|(name, share)| format!("{name} {}", percent(*share, 2)))
+                        .collect();
+                    let all = many.iter().map(|(_, share)| share).sum::<f64>();
+                    (
+                        format!(
+                            "{} run in the build's own shared libraries ({})",
+                            percent(all, 2),
+                            named.join(", ")
+                        ),
+                        "them",
+                    )
+                }
+            };
+            format!(
+                "of the profiled run's instructions, {where_}, which every seed relinks, and \
+                 {} in {program}'s own functions: explain screens only {program}'s functions \
+                 and counts the libraries' code at the baseline's addresses in every layout, so \
+                 placements within {them} that may matter were not screened",
+                percent(*own_share, 2),
+            )
+        }
         Problem::ExportedOnly { object } => format!(
             "{object}: no symbol table (stripped): its code is placed by its dynamic symbol \
              table, so of its functions only those it exports count in the set pressure"
@@ -1038,5 +1075,36 @@ mod tests {
              layout, branch predictor aliasing, a combination of placements: docs/explain.md)"
         );
         assert!(note(None).starts_with("the binaries' means differ, yet no placement"));
+    }
+
+    /// Hot code in the build's relinked libraries is said with its share, one library by
+    /// name, several listed with theirs.
+    #[test]
+    fn hot_code_in_relinked_libraries_is_said_with_its_share() {
+        let one = Problem::HotInRelinkedLibraries {
+            program: "nettle-benchmark".into(),
+            libraries: vec![("libnettle.so.8".into(), 0.997)],
+            own_share: 0.00053,
+        };
+        assert_eq!(
+            problem(&one),
+            "of the profiled run's instructions, 99.7 % run in libnettle.so.8, the build's own \
+             shared library, which every seed relinks, and 0.053 % in nettle-benchmark's own \
+             functions: explain screens only nettle-benchmark's functions and counts the \
+             libraries' code at the baseline's addresses in every layout, so placements within \
+             it that may matter were not screened"
+        );
+        let two = Problem::HotInRelinkedLibraries {
+            program: "p".into(),
+            libraries: vec![("liba.so".into(), 0.6), ("libb.so".into(), 0.3)],
+            own_share: 0.1,
+        };
+        assert!(
+            problem(&two).contains(
+                "90.0 % run in the build's own shared libraries (liba.so 60.0 %, libb.so 30.0 %)"
+            ),
+            "{}",
+            problem(&two)
+        );
     }
 }
