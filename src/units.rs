@@ -33,6 +33,14 @@ pub(crate) fn is_time_unit(unit: &str) -> bool {
     seconds_per(unit).is_some()
 }
 
+/// Whether values in `unit` are rates: an amount per time (`MB/s`, `Mbyte/s`, `ops/ms`), so
+/// higher means faster. A metric's direction is read from its unit only; a value without a
+/// unit is taken as a cost (lower is better), as times and counts are.
+pub(crate) fn is_rate_unit(unit: &str) -> bool {
+    unit.rsplit_once('/')
+        .is_some_and(|(amount, per)| !amount.trim().is_empty() && is_time_unit(per.trim()))
+}
+
 /// The longest duration any option or file accepts (`--timeout`, `--budget`, `--costs`,
 /// `[run] timeout`): a year of 365.25 days (what `humantime` calls `1year`). Longer is a
 /// typo, and bounding it keeps every deadline computed from it (`now + duration`)
@@ -268,6 +276,17 @@ impl Scale {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A rate is an amount per time unit; times, counts and bare values are not.
+    #[test]
+    fn rates_are_amounts_per_time() {
+        for rate in ["MB/s", "Mbyte/s", "ops/ms", "items / s", "GiB/us"] {
+            assert!(is_rate_unit(rate), "{rate}");
+        }
+        for not_rate in ["", "ms", "s", "count", "/s", "MB/frame", "bytes"] {
+            assert!(!is_rate_unit(not_rate), "{not_rate}");
+        }
+    }
 
     #[test]
     fn percent_and_fraction_agree() {

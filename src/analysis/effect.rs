@@ -229,10 +229,13 @@ impl Effect {
     }
 
     /// The CI gate of `report` and `compare --fail-if-slower PCT`: true when the whole
-    /// interval lies above `1 + fail_if_slower` (new is higher, i.e. slower for a time, by
-    /// more than that share); false without a gate or without a bounded interval.
-    pub fn slower_beyond(&self, fail_if_slower: Option<f64>) -> bool {
+    /// interval lies above `1 + fail_if_slower` (new is higher, i.e. slower for a time or a
+    /// cost, by more than that share), or for a rate (`is_rate`: MB/s, higher is faster)
+    /// below `1 / (1 + fail_if_slower)` (new does the same work in that much more time);
+    /// false without a gate or without a bounded interval.
+    pub fn slower_beyond(&self, fail_if_slower: Option<f64>, is_rate: bool) -> bool {
         match (fail_if_slower, self.ci) {
+            (Some(share), Some(ci)) if is_rate => ci.upper < 1.0 / (1.0 + share),
             (Some(share), Some(ci)) => ci.lower > 1.0 + share,
             _ => false,
         }

@@ -48,6 +48,8 @@ pub struct PairOptions {
     pub thresholds: Thresholds,
     /// Whether the values are times (lower is "faster") or other costs (lower is "lower").
     pub is_time: bool,
+    /// Whether the values are rates (`MB/s`: higher is faster), for the gate.
+    pub is_rate: bool,
     /// Hierarchical bootstrap of the ratio; `None`: none.
     pub bootstrap: Option<BootstrapOptions>,
     /// Gate: flag the pair when its whole interval (the verdict's) says slower (higher) by
@@ -457,7 +459,7 @@ pub(crate) fn analyse_pair(
         binaries,
         basis,
         direction: Direction::of(effect.verdict, options.is_time),
-        slower_beyond_threshold: effect.slower_beyond(options.fail_if_slower),
+        slower_beyond_threshold: effect.slower_beyond(options.fail_if_slower, options.is_rate),
         gated: options.fail_if_slower.is_some(),
         effect,
         checks: Vec::new(),
@@ -670,6 +672,7 @@ mod tests {
         PairOptions {
             thresholds: Thresholds::default(),
             is_time: true,
+            is_rate: false,
             bootstrap: None,
             fail_if_slower: None,
         }
@@ -697,6 +700,29 @@ mod tests {
                 .unwrap()
         };
         (side(base), side(new))
+    }
+
+    /// On a rate (MB/s) the gate fails when the new side does less work per second: a
+    /// throughput 5 % lower fails `--fail-if-slower 1 %` and 5 % higher passes, the reverse
+    /// of a time's gate on the same ratios (seeded: 20 paired binaries, 1 % noise).
+    #[test]
+    fn the_gate_on_a_rate_fails_a_lower_throughput() {
+        let mut rng = crate::stats::seeded::SeededRng::new(5, "rate-gate");
+        let gate = |is_rate| PairOptions {
+            fail_if_slower: Some(0.01),
+            is_time: false,
+            is_rate,
+            ..options()
+        };
+        let (base, lower) = gate_sides(&mut rng, 20, 0.01, -0.05);
+        let (base2, higher) = gate_sides(&mut rng, 20, 0.01, 0.05);
+        let judge = |b: &Hierarchy, n: &Hierarchy, is_rate| {
+            analyse_pair(b, n, None, &gate(is_rate), &mut Vec::new()).slower_beyond_threshold
+        };
+        assert!(judge(&base, &lower, true), "lower throughput must fail");
+        assert!(!judge(&base2, &higher, true), "higher throughput must pass");
+        assert!(!judge(&base, &lower, false), "a lower cost passes");
+        assert!(judge(&base2, &higher, false), "a higher cost fails");
     }
 
     /// The power the gate's lines promise is the power it has: seeded simulation of 1,000

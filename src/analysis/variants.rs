@@ -70,6 +70,8 @@ pub struct VariantOptions {
     pub thresholds: Thresholds,
     /// Whether the values are times (lower is "faster") or other costs (lower is "lower").
     pub is_time: bool,
+    /// Whether the values are rates (`MB/s`: higher is faster), for the gate.
+    pub is_rate: bool,
     /// The base variant; the first one when `None`.
     pub base: Option<String>,
     /// The bootstrap's resamples and seed; `None`: no bootstrap interval (the report uses
@@ -315,6 +317,7 @@ fn compare_pair(
     let pair_options = PairOptions {
         thresholds: options.thresholds,
         is_time: options.is_time,
+        is_rate: options.is_rate,
         bootstrap: options.bootstrap,
         fail_if_slower: options.fail_if_slower,
     };
@@ -549,6 +552,7 @@ mod tests {
             suite_cases: 1,
             thresholds: Thresholds::default(),
             is_time: true,
+            is_rate: false,
             base: None,
             bootstrap: Some(BootstrapOptions {
                 resamples: 500,

@@ -111,6 +111,7 @@ fn run_csv(
         &CompareOptions {
             thresholds,
             is_time: true,
+            is_rate: false,
             bootstrap: args.bootstrap.options(),
             fail_if_slower: args.gate.fail_if_slower,
         },

@@ -950,6 +950,7 @@ impl Measured {
         let options = PairOptions {
             thresholds,
             is_time: false,
+            is_rate: false,
             bootstrap: None,
             fail_if_slower: None,
         };

@@ -179,6 +179,7 @@ fn explain_build(
     let dir = &exp.dir;
     let metric = options.metric.as_deref().unwrap_or(&exp.primary_metric);
     let series = pick_series(exp, options.program.as_deref(), metric, target.variant)?;
+    refuse_rates(series)?;
     let say = progress(options.progress, target.variant);
     let manifest = target.manifest;
     let program = series.program.clone();
@@ -253,6 +254,24 @@ fn explain_build(
 
 /// How the screening runs on `metric`: as `options` say, on `cache`, and under cachegrind
 /// only on what a simulated cache feels (on real hardware every feature).
+/// Explain (and the pin and fixes that follow it) reads lower values as faster: the fast
+/// binaries, the fix's proof and the alignment advised all rest on it. On a rate (`MB/s`),
+/// they would name the slow placements as the fast ones, so it is refused.
+fn refuse_rates(series: &Series) -> Result<()> {
+    if series.is_rate() {
+        bail!(
+            "{} of {} is a rate ({}: higher is faster), and explain reads lower values as \
+             faster (its fast binaries, fixes and pins would be the slow ones); explain a \
+             time or a count instead: --metric wall or cpu, cachegrind, or a regex capturing \
+             the time per operation",
+            series.metric,
+            series.program,
+            series.unit
+        );
+    }
+    Ok(())
+}
+
 fn screen_options(
     exp: &Experiment,
     metric: &str,

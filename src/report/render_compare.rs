@@ -76,6 +76,7 @@ pub fn run_directories(
         &CompareOptions {
             thresholds: *thresholds,
             is_time: true,
+            is_rate: false,
             bootstrap,
             fail_if_slower,
         },

@@ -98,7 +98,7 @@ proptest! {
             .collect();
         let db = dataset(&reps, &runner_values, "b");
         for is_time in [true, false] {
-            let options = CompareOptions { thresholds: th, is_time, bootstrap: boot, fail_if_slower: Some(0.02) };
+            let options = CompareOptions { thresholds: th, is_time, is_rate: false, bootstrap: boot, fail_if_slower: Some(0.02) };
             let c = compare(&da, &db, &options).unwrap();
             let summary = report_support::words(&c, "summary");
             prop_assert!(!summary.contains("NaN"), "{}", summary);
@@ -113,7 +113,7 @@ proptest! {
         if let Ok(d) = dimension(&ea, CostOverrides::default(), &[0.01, 0.5], 0.95) {
             let _ = layoutrand::report::render_dimension::render_text(&d);
         }
-        let options = CompareOptions { thresholds: th, is_time: true, bootstrap: None, fail_if_slower: Some(0.0) };
+        let options = CompareOptions { thresholds: th, is_time: true, is_rate: false, bootstrap: None, fail_if_slower: Some(0.0) };
         if let Ok(c) = layoutrand::analysis::answers::compare::compare(&ea, &eb, &options) {
             let _ = layoutrand::report::render_compare::render_text(&c);
         }

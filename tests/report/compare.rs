@@ -42,6 +42,7 @@ fn gate(fail_if_slower: Option<f64>) -> CompareOptions {
     CompareOptions {
         thresholds: Thresholds::default(),
         is_time: true,
+        is_rate: false,
         bootstrap: None,
         fail_if_slower,
     }

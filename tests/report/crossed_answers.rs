@@ -192,6 +192,7 @@ fn two_stores_under_the_same_data_seeds_are_compared_over_data_layouts() {
     let options = CompareOptions {
         thresholds: Thresholds::default(),
         is_time: true,
+        is_rate: false,
         bootstrap: None,
         fail_if_slower: None,
     };

@@ -172,6 +172,7 @@ fn compare_works_on_two_stores_alone_with_the_same_numbers() {
     let options = CompareOptions {
         thresholds: Thresholds::default(),
         is_time: true,
+        is_rate: false,
         bootstrap: None,
         fail_if_slower: Some(0.01),
     };

@@ -231,6 +231,7 @@ fn the_shared_pair_analysis_covers_the_true_ratio_95_percent_of_the_time_when_pa
     let options = CompareOptions {
         thresholds: Thresholds::default(),
         is_time: true,
+        is_rate: false,
         bootstrap: None,
         fail_if_slower: None,
     };
@@ -238,6 +239,7 @@ fn the_shared_pair_analysis_covers_the_true_ratio_95_percent_of_the_time_when_pa
         suite_cases: 1,
         thresholds: Thresholds::default(),
         is_time: true,
+        is_rate: false,
         base: None,
         bootstrap: None,
         fail_if_slower: None,
@@ -341,6 +343,7 @@ fn identical_variants_are_called_no_different_at_least_95_percent_of_the_time() 
         suite_cases: 1,
         thresholds: Thresholds::default(),
         is_time: true,
+        is_rate: false,
         base: None,
         bootstrap: None,
         fail_if_slower: None,

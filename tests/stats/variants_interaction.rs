@@ -100,6 +100,7 @@ fn analyse(s: &Simulated, thresholds: Thresholds, fail_if_slower: Option<f64>) -
         suite_cases: 1,
         thresholds,
         is_time: true,
+        is_rate: false,
         base: None,
         bootstrap: None,
         fail_if_slower,

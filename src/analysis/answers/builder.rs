@@ -348,6 +348,7 @@ fn compare_variant_groups(
         let options = VariantOptions {
             thresholds: *thresholds,
             is_time: first.is_time(),
+            is_rate: first.is_rate(),
             base: None,
             bootstrap: Some(options.bootstrap.unwrap_or(BootstrapOptions {
                 resamples: DEFAULT_VARIANT_RESAMPLES,

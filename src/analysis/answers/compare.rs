@@ -527,6 +527,7 @@ fn compare_series(
 ) -> Result<ProgramComparison> {
     let options = CompareOptions {
         is_time: base.is_time(),
+        is_rate: base.is_rate(),
         ..*options
     };
     let b = dataset(base, "base")?;

@@ -115,6 +115,11 @@ impl Series {
         kept
     }
 
+    /// Whether the metric is a rate (`MB/s`: higher means faster; [`crate::units::is_rate_unit`]).
+    pub(crate) fn is_rate(&self) -> bool {
+        crate::units::is_rate_unit(&self.unit)
+    }
+
     /// Whether the metric measures time (so lower means faster).
     pub(crate) fn is_time(&self) -> bool {
         crate::units::is_time_unit(&self.unit)

@@ -358,7 +358,7 @@ pub(crate) fn suite_ratio(
         is_time,
         cases_lower: count(EffectVerdict::Lower),
         cases_higher: count(EffectVerdict::Higher),
-        slower_beyond_threshold: effect.slower_beyond(fail_if_slower),
+        slower_beyond_threshold: effect.slower_beyond(fail_if_slower, b.first()?.is_rate()),
         gated: fail_if_slower.is_some(),
         detectable_excess: crate::stats::mde::noncentrality_for_power(
             ratio.df,
