@@ -313,26 +313,7 @@ fn compare_variant_groups(
     let mut multiple = Vec::new();
     for group in variant_groups(&experiment.series) {
         let first = &experiment.series[group[0]];
-        let mut hierarchies = Vec::new();
-        let mut cells = Vec::new();
-        for &i in &group {
-            let s = &experiment.series[i];
-            let labelled = seed_hierarchy(s).and_then(|(h, _)| {
-                h.with_top_ids(s.seeds.iter().map(|b| b.binary.clone()).collect())
-                    .ok()
-            });
-            match labelled {
-                Some(h) => {
-                    hierarchies.push((s.variant.clone().unwrap_or_default(), h));
-                    cells.push(super::data_split::data_cell_means(s));
-                }
-                None => warnings.push(ReportWarning::VariantLeftOut {
-                    program: s.program.clone(),
-                    metric: s.metric.clone(),
-                    variant: s.variant.clone(),
-                }),
-            }
-        }
+        let (hierarchies, cells) = variant_hierarchies(experiment, &group, warnings);
         if hierarchies.len() < 2 {
             continue;
         }
@@ -383,6 +364,41 @@ fn compare_variant_groups(
         }
     }
     Ok((comparisons, multiple))
+}
+
+/// One series' data seeds and each binary's mean per data seed
+/// ([`super::data_split::data_cell_means`]).
+type CellMeans = (Vec<u64>, Vec<Vec<f64>>);
+
+/// Each variant of `group` (indices of the experiment's series) that has a hierarchy of
+/// seeds: its name, its hierarchy labelled by binary, and its data seeds' cell means; a
+/// warning for each left out.
+fn variant_hierarchies(
+    experiment: &Experiment,
+    group: &[usize],
+    warnings: &mut Vec<ReportWarning>,
+) -> (Vec<(String, Hierarchy)>, Vec<Option<CellMeans>>) {
+    let mut hierarchies = Vec::new();
+    let mut cells = Vec::new();
+    for &i in group {
+        let s = &experiment.series[i];
+        let labelled = seed_hierarchy(s).and_then(|(h, _)| {
+            h.with_top_ids(s.seeds.iter().map(|b| b.binary.clone()).collect())
+                .ok()
+        });
+        match labelled {
+            Some(h) => {
+                hierarchies.push((s.variant.clone().unwrap_or_default(), h));
+                cells.push(super::data_split::data_cell_means(s));
+            }
+            None => warnings.push(ReportWarning::VariantLeftOut {
+                program: s.program.clone(),
+                metric: s.metric.clone(),
+                variant: s.variant.clone(),
+            }),
+        }
+    }
+    (hierarchies, cells)
 }
 
 /// The host's recorded states that disturb a time metric (load before and after each run

@@ -86,39 +86,7 @@ fn problem(p: &Problem) -> String {
             program,
             libraries,
             own_share,
-        } => {
-            let (where_, them) = match libraries.as_slice() {
-                [(name, share)] => (
-                    format!(
-                        "{} run in {name}, the build's own shared library",
-                        percent(*share, 2)
-                    ),
-                    "it",
-                ),
-                many => {
-                    let named: Vec<String> = many
-                        .iter()
-                        .map(|(name, share)| format!("{name} {}", percent(*share, 2)))
-                        .collect();
-                    let all = many.iter().map(|(_, share)| share).sum::<f64>();
-                    (
-                        format!(
-                            "{} run in the build's own shared libraries ({})",
-                            percent(all, 2),
-                            named.join(", ")
-                        ),
-                        "them",
-                    )
-                }
-            };
-            format!(
-                "of the profiled run's instructions, {where_}, which every seed relinks, and \
-                 {} in {program}'s own functions: explain screens only {program}'s functions \
-                 and counts the libraries' code at the baseline's addresses in every layout, so \
-                 placements within {them} that may matter were not screened",
-                percent(*own_share, 2),
-            )
-        }
+        } => hot_in_relinked_libraries(program, libraries, *own_share),
         Problem::ExportedOnly { object } => format!(
             "{object}: no symbol table (stripped): its code is placed by its dynamic symbol \
              table, so of its functions only those it exports count in the set pressure"
@@ -128,6 +96,43 @@ fn problem(p: &Problem) -> String {
              counted in the set pressure"
         ),
     }
+}
+
+/// [`Problem::HotInRelinkedLibraries`] in words: the libraries' share of the instructions,
+/// one library by name, several listed with theirs.
+fn hot_in_relinked_libraries(program: &str, libraries: &[(String, f64)], own_share: f64) -> String {
+    use crate::report::numfmt::percent;
+    let (where_, them) = match libraries {
+        [(name, share)] => (
+            format!(
+                "{} run in {name}, the build's own shared library",
+                percent(*share, 2)
+            ),
+            "it",
+        ),
+        many => {
+            let named: Vec<String> = many
+                .iter()
+                .map(|(name, share)| format!("{name} {}", percent(*share, 2)))
+                .collect();
+            let all = many.iter().map(|(_, share)| share).sum::<f64>();
+            (
+                format!(
+                    "{} run in the build's own shared libraries ({})",
+                    percent(all, 2),
+                    named.join(", ")
+                ),
+                "them",
+            )
+        }
+    };
+    format!(
+        "of the profiled run's instructions, {where_}, which every seed relinks, and {} in \
+         {program}'s own functions: explain screens only {program}'s functions and counts the \
+         libraries' code at the baseline's addresses in every layout, so placements within \
+         {them} that may matter were not screened",
+        percent(own_share, 2),
+    )
 }
 
 /// The fix that follows from a culprit, in words (a suggestion read from an answer stored
