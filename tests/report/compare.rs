@@ -584,3 +584,39 @@ fn a_byte_identical_binary_that_moved_between_the_runs_withholds_the_verdict() {
     assert!(p.comparison.control_moved.is_none());
     assert_eq!(p.comparison.pair.effect.verdict, EffectVerdict::Higher);
 }
+
+/// Experiments of two programs whose one metric is a throughput in MB/s, every value times
+/// `factor`.
+fn rate_experiment(dir: &Path, factor: f64, noise_seed: u64) {
+    let mut design = Design::new(12, 2, 1);
+    design.baseline = false;
+    design.programs = vec!["demo".into(), "other".into()];
+    design.metrics = vec![("reported".into(), "MB/s".into())];
+    let mut noise = Normal::new(noise_seed, "rate-noise");
+    write_dir(dir, &design, &mut |_, seed, _, _, _| {
+        let layout = 0.03 * Normal::new(seed.unwrap(), "rate-layout").draw();
+        350.0 * factor * (1.0 + layout + 0.003 * noise.draw())
+    });
+}
+
+/// On a rate (MB/s: higher is faster) a 10 % higher throughput is two programs sped up,
+/// with no time-weighted gain claimed (its values are not times), and passes the gate; a
+/// 10 % lower one fails `--fail-if-slower 2 %` (the gate read it as a 10 % saving before).
+#[test]
+fn a_rate_is_faster_when_higher_and_the_gate_fails_it_when_lower() {
+    let (_tmp, base, new) = dirs();
+    rate_experiment(&base, 1.0, 3);
+    rate_experiment(&new, 1.1, 4);
+    let c = compare_directories(&base, &new, &[], &gate(Some(0.02))).unwrap();
+    let o = &c.overall[0];
+    assert_eq!((o.sped_up, o.programs, o.gain), (2, 2, None));
+    assert!(words(o, "text").starts_with("2 of 2 programs are significantly faster"));
+    assert!(!gate_failed(&c));
+
+    let (_tmp, base, new) = dirs();
+    rate_experiment(&base, 1.0, 3);
+    rate_experiment(&new, 0.9, 4);
+    let c = compare_directories(&base, &new, &[], &gate(Some(0.02))).unwrap();
+    assert_eq!(c.overall[0].sped_up, 0);
+    assert!(gate_failed(&c));
+}

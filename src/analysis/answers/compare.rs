@@ -202,14 +202,17 @@ pub struct Overall {
     pub(crate) metric: String,
     /// Programs compared.
     pub programs: usize,
-    /// Programs whose ratio interval lies wholly below 1 (sped up).
+    /// Programs whose ratio interval lies wholly below 1 (sped up); for a rate (MB/s,
+    /// higher is faster), wholly above 1.
     pub sped_up: usize,
     /// Wilson interval of the proportion of programs sped up.
     pub sped_up_ci: Option<Interval>,
     /// Touati's overall gain `G = 1 − Σ W_j t'_j / Σ W_j t_j` with time-proportional
-    /// weights, from the means over random layouts; positive means saved.
+    /// weights, from the means over random layouts; positive means saved. None for a rate,
+    /// whose values are not times.
     pub gain: Option<f64>,
-    /// Whether the metric is a time: a program sped up is then "faster", else "lower".
+    /// Whether the metric is a time or a rate: a program sped up is then "faster", else
+    /// "lower".
     #[serde(skip)]
     pub(crate) is_time: bool,
     /// The confidence of the Wilson interval, for its words.
@@ -760,9 +763,18 @@ fn reach_of_change(
 /// et al. §4) and the overall gain G (Touati et al. §3, time-proportional weights).
 fn overall(metric: &str, programs: &[&ProgramComparison], confidence: f64) -> Overall {
     let n = programs.len();
+    let is_rate = crate::units::is_rate_unit(&programs[0].unit);
     let sped_up = programs
         .iter()
-        .filter(|p| p.comparison.pair.effect.ci.is_some_and(|c| c.upper < 1.0))
+        .filter(|p| {
+            (p.comparison.pair.effect.ci).is_some_and(|c| {
+                if is_rate {
+                    c.lower > 1.0
+                } else {
+                    c.upper < 1.0
+                }
+            })
+        })
         .filter(|p| (p.comparison.host_changed).is_none_or(|h| h.withheld.is_none()))
         .filter(|p| (p.comparison.control_moved).is_none_or(|m| m.withheld.is_none()))
         .count();
@@ -787,14 +799,14 @@ fn overall(metric: &str, programs: &[&ProgramComparison], confidence: f64) -> Ov
             new: p.comparison.new.mean,
         })
         .collect();
-    let gain = overall_gain(&times).ok();
+    let gain = overall_gain(&times).ok().filter(|_| !is_rate);
     Overall {
         metric: metric.to_string(),
         programs: n,
         sped_up,
         sped_up_ci,
         gain,
-        is_time: programs[0].unit_is_time,
+        is_time: programs[0].unit_is_time || is_rate,
         confidence,
     }
 }
