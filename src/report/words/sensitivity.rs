@@ -270,13 +270,20 @@ fn busy_set_aside_words(set_aside: &[SetAsideExecution]) -> String {
         return String::new();
     }
     let busy = set_aside.iter().filter(|s| s.busy == Some(true)).count();
-    let cause = if busy == 0 {
-        ", so no other task or hypervisor was there when they started (the program's own \
-         variation, or a task that came mid-execution, is what remains)"
-    } else if busy == sampled {
-        ": another task or the hypervisor is their likely cause"
+    let (they, their) = if sampled == 1 {
+        ("it", "its")
     } else {
-        ": another task or the hypervisor is the likely cause of those"
+        ("they", "their")
+    };
+    let cause = if busy == 0 {
+        format!(
+            ", so no other task or hypervisor was there when {they} started (the program's \
+             own variation, or a task that came mid-execution, is what remains)"
+        )
+    } else if busy == sampled {
+        format!(": another task or the hypervisor is {their} likely cause")
+    } else {
+        ": another task or the hypervisor is the likely cause of those".to_string()
     };
     let with_sample = if sampled == set_aside.len() {
         ""
