@@ -270,8 +270,13 @@ fn the_report_compares_variants_and_fail_if_slower_gates() {
     let text = report(&[]);
     assert_success(&text, "report");
     let text = String::from_utf8_lossy(&text.stdout);
-    let o2_heading = format!("calc [O2] — {metric} ");
-    assert!(text.lines().any(|l| l.starts_with(&o2_heading)), "{text}");
+    // Titled `calc [O2] — reported`, with ` (unit)` after it when the metric has one.
+    let o2_heading = format!("calc [O2] — {metric}");
+    assert!(
+        text.lines()
+            .any(|l| l == o2_heading || l.starts_with(&format!("{o2_heading} ("))),
+        "{text}"
+    );
 
     // The gate: 18 % higher is beyond 5 % (exit 1) and within 50 % (exit 0).
     let gated = report(&["--fail-if-slower", "5%"]);
