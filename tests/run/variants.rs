@@ -278,6 +278,13 @@ fn the_report_compares_variants_and_fail_if_slower_gates() {
         "{text}"
     );
 
+    // A reported value without a unit is not known to be better lower: its layouts are
+    // "lower with O2", not said to favour it (as the wall and cpu times' are).
+    assert!(
+        text.contains("of 5 layouts lower with O2 (Wilson"),
+        "{text}"
+    );
+
     // The gate: 18 % higher is beyond 5 % (exit 1) and within 50 % (exit 0).
     let gated = report(&["--fail-if-slower", "5%"]);
     assert_eq!(gated.status.code(), Some(1), "{gated:?}");

@@ -212,8 +212,8 @@ pub(crate) fn ratio_interval(ci: Option<Interval>) -> String {
 }
 
 /// One comparison in words: `program metric: sentence`, then (indented) its ratio with the
-/// eq. 5, paired and bootstrap intervals, then the share of layouts favouring the new
-/// variant and the interaction test when computed.
+/// eq. 5, paired and bootstrap intervals, then the share of layouts on which the new
+/// variant is lower (favouring it, for a time) and the interaction test when computed.
 pub(crate) fn comparison_lines(c: &PairComparison, confidence: f64) -> Vec<String> {
     let level = level(pair_confidence(c, confidence));
     let mut lines = vec![format!(
@@ -261,11 +261,17 @@ pub(crate) fn comparison_lines(c: &PairComparison, confidence: f64) -> Vec<Strin
     }
     let mut more = Vec::new();
     if let Some(s) = &c.pair.share_faster {
+        // The layouts where new is lower: better for a time, but not for every metric (a
+        // rate, MB/s, is better higher), so a time's are said to favour new, the others'
+        // only to be lower.
+        let lower = match c.pair.effect.is_time {
+            true => format!("favour {}", c.new),
+            false => format!("lower with {}", c.new),
+        };
         more.push(format!(
-            "{} of {} layouts favour {} (Wilson {level} CI {} to {})",
+            "{} of {} layouts {lower} (Wilson {level} CI {} to {})",
             s.k,
             s.compared,
-            c.new,
             percent(s.lower, 0),
             percent(s.upper, 0)
         ));
