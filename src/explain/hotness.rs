@@ -481,8 +481,6 @@ mod tests {
         assert_eq!(EventCounts::parse(&t.to_text()).unwrap(), t);
     }
 
-    /// The objects of the process that ran the program, with the debug file valgrind
-    /// validated; valgrind's own preload and another process's objects left out.
     /// The build's relinked library (under the staging directory) is credited with the
     /// instructions of the functions its symbol table names; a system library beside it
     /// and the program's own functions are not (nettle 3.8's nettle-benchmark: 99.7 % in
@@ -543,6 +541,8 @@ mod tests {
         );
     }
 
+    /// The objects of the process that ran the program, with the debug file valgrind
+    /// validated; valgrind's own preload and another process's objects left out.
     #[test]
     fn loaded_objects_are_read_from_valgrinds_log() {
         let log = "--10-- Reading syms from /bin/sh\n\

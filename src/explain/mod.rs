@@ -190,7 +190,7 @@ fn explain_build(
     // Every binary screened is checked (inside DIR, a regular file, the manifest's hash)
     // before the first runs.
     let units = layout_units(dir, manifest, series)?;
-    let profiled = hot_functions(dir, exp, target, &baseline, &say)?;
+    let profiled = hot_functions(dir, exp, target, &program, &baseline, &say)?;
     let (hot, running, left_out, mut problems) = profiled;
     let shared = running.shared.clone();
     let cache = ICache::from_geometry(&options.cache.unwrap_or_else(|| run_i1(exp)));
@@ -688,6 +688,7 @@ fn hot_functions(
     dir: &Path,
     exp: &Experiment,
     target: &Target,
+    program: &str,
     baseline: &Path,
     say: &dyn Fn(String),
 ) -> Result<(Vec<HotFunction>, RunningCode, Unscreened, Vec<Problem>)> {
@@ -734,10 +735,7 @@ fn hot_functions(
         notes.insert(
             0,
             Problem::HotInRelinkedLibraries {
-                program: baseline.file_name().map_or_else(
-                    || baseline.display().to_string(),
-                    |n| n.to_string_lossy().into_owned(),
-                ),
+                program: program.to_string(),
                 libraries,
                 own_share,
             },
