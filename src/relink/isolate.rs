@@ -1,8 +1,10 @@
 //! After the seeds: programs that cannot be randomised are left out instead of failing every
 //! seed, and each program's distinct layouts and coinciding seeds are counted.
 //!
-//! A program is randomised when at least one of its seeds has a layout (fingerprint) other
-//! than the baseline's. One that is not (a program of one function, such as a test driver
+//! A program is randomised when at least one of its seeds has a layout other than the
+//! baseline's: its own (fingerprint), or that of a library of the build it loads (the
+//! program's code may never move while its library's does, and the library's is its hot
+//! code as often as not). One that is not (a program of one function, such as a test driver
 //! with only `main`; or one whose link failed in every seed) is left out: its binaries are
 //! removed from the seeds, its baseline stays, and the reason goes in the manifest. The other
 //! programs' seeds are unaffected by it. Seeds that coincide with each other or with the
@@ -38,6 +40,9 @@ pub(crate) fn finalize(
     out_dir: &Path,
 ) -> Finalized {
     seeds.sort_by_key(|v| v.seed);
+    let needed =
+        |b: &Binary| crate::layout::dynamic::needed(&out_dir.join(&b.path)).unwrap_or_default();
+    let loads = libraries_loaded(baseline, &needed);
     let mut programs = Vec::new();
     for base in baseline.all() {
         let name = base.name.as_str();
@@ -49,30 +54,88 @@ pub(crate) fn finalize(
             programs.push(old.clone());
             continue;
         }
-        programs.push(summary(baseline, base, library, &seeds, mechanism));
+        let loaded = loads.get(name).map_or(&[][..], Vec::as_slice);
+        programs.push(summary(
+            baseline,
+            (base, loaded),
+            library,
+            &seeds,
+            mechanism,
+        ));
     }
     drop_left_out(baseline, &mut seeds, &programs, out_dir);
     Finalized { seeds, programs }
 }
 
-/// The summary of program (or library) `base` of `baseline` over the provisional `seeds`:
-/// left out when no seed moved it, its distinct layouts, and the seeds that coincide.
+/// The build's libraries (by name) that each binary of `baseline` loads: those its
+/// `DT_NEEDED` entries name (`needed`; by soname, or by file name without one), directly or
+/// through another of them, in the baseline's order of its libraries.
+fn libraries_loaded(
+    baseline: &BinarySet,
+    needed: &dyn Fn(&Binary) -> Vec<String>,
+) -> BTreeMap<String, Vec<String>> {
+    let loaded_as = |l: &Binary| l.soname.clone().unwrap_or_else(|| l.name.clone());
+    let needs: BTreeMap<&str, Vec<String>> = baseline
+        .all()
+        .map(|b| (b.name.as_str(), needed(b)))
+        .collect();
+    let mut loads = BTreeMap::new();
+    for b in baseline.all() {
+        let mut loaded: BTreeSet<&str> = BTreeSet::new();
+        let mut pending = vec![b.name.as_str()];
+        while let Some(at) = pending.pop() {
+            for l in &baseline.libraries {
+                let wanted = needs.get(at).is_some_and(|n| n.contains(&loaded_as(l)));
+                if wanted && l.name != b.name && loaded.insert(l.name.as_str()) {
+                    pending.push(l.name.as_str());
+                }
+            }
+        }
+        let in_order = (baseline.libraries.iter())
+            .filter(|l| loaded.contains(l.name.as_str()))
+            .map(|l| l.name.clone())
+            .collect();
+        loads.insert(b.name.clone(), in_order);
+    }
+    loads
+}
+
+/// The layout of `name` in `set` with the build's libraries it loads (`loaded`): its own
+/// fingerprint, then each library's (`-` for one the set lacks); `None` without the
+/// program.
+fn layout_of(set: &BinarySet, name: &str, loaded: &[String]) -> Option<String> {
+    let own = set.find(name)?.fingerprint.clone();
+    let libraries = loaded.iter().map(|l| {
+        set.libraries
+            .iter()
+            .find(|b| &b.name == l)
+            .map_or("-", |b| b.fingerprint.as_str())
+    });
+    Some(
+        std::iter::once(own.as_str())
+            .chain(libraries)
+            .collect::<Vec<_>>()
+            .join("+"),
+    )
+}
+
+/// The summary of program (or library) `base` of `baseline` over the provisional `seeds`,
+/// its layout counted with the build's libraries it loads (`loaded`): left out when no
+/// seed moved it, its distinct layouts, and the seeds that coincide.
 fn summary(
     baseline: &BinarySet,
-    base: &Binary,
+    (base, loaded): (&Binary, &[String]),
     library: bool,
     seeds: &[BinarySet],
     mechanism: &dyn Fn(&str) -> Option<Relinking>,
 ) -> ProgramSummary {
     let name = base.name.as_str();
-    let built: Vec<(String, &str)> = seeds
+    let built: Vec<(String, String)> = seeds
         .iter()
-        .filter_map(|v| {
-            let b = v.find(name)?;
-            Some((v.label(), b.fingerprint.as_str()))
-        })
+        .filter_map(|v| Some((v.label(), layout_of(v, name, loaded)?)))
         .collect();
-    let randomised = built.iter().any(|(_, fp)| *fp != base.fingerprint);
+    let base_layout = layout_of(baseline, name, loaded).unwrap_or_default();
+    let randomised = built.iter().any(|(_, fp)| *fp != base_layout);
     let failed_in_every_seed = !seeds.is_empty() && !randomised && built.is_empty();
     let excluded = if seeds.is_empty() || randomised {
         None
@@ -89,18 +152,18 @@ fn summary(
             seeds: seeds.len(),
         })
     };
-    let distinct: BTreeSet<&str> = built.iter().map(|(_, fp)| *fp).collect();
+    let distinct: BTreeSet<&str> = built.iter().map(|(_, fp)| fp.as_str()).collect();
     let excluded = excluded.map(Exclusion::Known);
     let coinciding = if excluded.is_some() {
         Vec::new()
     } else {
         let mut groups: BTreeMap<&str, Vec<String>> = BTreeMap::new();
         groups
-            .entry(base.fingerprint.as_str())
+            .entry(base_layout.as_str())
             .or_default()
             .push(baseline.label());
         for (label, fp) in &built {
-            groups.entry(fp).or_default().push(label.clone());
+            groups.entry(fp.as_str()).or_default().push(label.clone());
         }
         let mut groups: Vec<Vec<String>> = groups.into_values().filter(|g| g.len() > 1).collect();
         groups.sort_by_key(|g| seed_of(&g[0]));
@@ -262,5 +325,51 @@ mod tests {
         let earlier = f.programs.clone();
         let g = finalize(&base, f.seeds, &|_| None, &earlier, dir.path());
         assert_eq!(g.programs[1], earlier[1]);
+    }
+
+    /// A program whose own code never moves but which loads a library of the build that
+    /// does (directly or through another) is randomised: its layout is counted with the
+    /// library's, so it is kept, with the library's distinct layouts and coincidences.
+    #[test]
+    fn a_program_whose_library_moves_is_randomised() {
+        let with_libraries = |seed, p: &str, q: &str, r: &str| {
+            let mut v = set(seed, &[("p", p)], None);
+            let label = crate::files::manifest::binary_label(seed);
+            v.libraries = vec![binary("libq.so", q, &label), binary("libr.so", r, &label)];
+            v.libraries[0].soname = Some("libq.so.1".into());
+            v
+        };
+        let base = with_libraries(None, "p0", "q0", "r0");
+        // p loads libq.so.1 (by its soname), which loads libr.so (by its file name).
+        let needed = |b: &Binary| match b.name.as_str() {
+            "p" => vec!["libc.so.6".to_string(), "libq.so.1".to_string()],
+            "libq.so" => vec!["libr.so".to_string()],
+            _ => Vec::new(),
+        };
+        let loads = libraries_loaded(&base, &needed);
+        assert_eq!(loads["p"], ["libq.so", "libr.so"]);
+        assert_eq!(loads["libq.so"], ["libr.so"]);
+        assert!(loads["libr.so"].is_empty());
+        let seeds = vec![
+            with_libraries(Some(1), "p0", "q0", "r1"),
+            with_libraries(Some(2), "p0", "q0", "r2"),
+            with_libraries(Some(3), "p0", "q0", "r1"),
+        ];
+        let p = summary(
+            &base,
+            (&base.binaries[0], &loads["p"]),
+            false,
+            &seeds,
+            &|_| None,
+        );
+        assert_eq!(p.excluded, None);
+        assert_eq!(p.distinct_layouts, 2);
+        assert_eq!(p.coinciding, vec![vec!["seed-1", "seed-3"]]);
+        // Without its libraries, the same program has nothing to move.
+        let alone = summary(&base, (&base.binaries[0], &[]), false, &seeds, &|_| None);
+        assert!(matches!(
+            alone.excluded,
+            Some(Exclusion::Known(LeftOut::NothingToMove { .. }))
+        ));
     }
 }
