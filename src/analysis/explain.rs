@@ -37,6 +37,10 @@ pub(crate) struct HotFunction {
     pub(crate) ir_share: f64,
     /// First-level instruction cache misses in it (the simulated I1 of the profile).
     pub(crate) i1_misses: f64,
+    /// The build's shared library it is in (its file name), relinked with the program in
+    /// every seed; `None` for the program's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) library: Option<String>,
 }
 
 /// The screening's choices.
@@ -996,17 +1000,6 @@ pub(crate) enum Problem {
         /// The set period in bytes.
         period: u64,
     },
-    /// Shared libraries of the build, relinked in every seed, run a share of the profiled
-    /// instructions that explain does not screen: it screens the program's own functions, and
-    /// counts a library's code at its baseline addresses in every layout.
-    HotInRelinkedLibraries {
-        /// The program.
-        program: String,
-        /// Each such library (file name) and its share of the run's instructions, largest first.
-        libraries: Vec<(String, f64)>,
-        /// The program's own functions' share of the run's instructions.
-        own_share: f64,
-    },
     /// A loaded object without a symbol table (stripped) whose code is placed by its dynamic
     /// symbol table: only the functions it exports count in the set pressure.
     ExportedOnly {
@@ -1060,6 +1053,10 @@ pub struct Explanation {
     pub(crate) hot_limits: HotRule,
     /// The hot functions, hottest first.
     pub(crate) hot: Vec<HotFunction>,
+    /// The build's shared libraries (file names) the program loads, relinked with it in
+    /// every seed, whose functions are screened with its own (empty when it loads none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) libraries: Vec<String>,
     /// The instruction cache of the set features.
     pub(crate) cache: ICache,
     /// The shared libraries' hot functions counted in the set pressure (fixed in every
@@ -1401,6 +1398,7 @@ mod tests {
                 ir: 100.0,
                 ir_share: 1.0 / names.len() as f64,
                 i1_misses: 0.0,
+                library: None,
             })
             .collect()
     }

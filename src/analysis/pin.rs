@@ -19,6 +19,19 @@ pub struct LeftFree {
     pub(crate) why: Freedom,
 }
 
+/// A library of the build whose hot functions the pin leaves free (every seed still
+/// relinks it).
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub struct LibraryFree {
+    /// Its file name.
+    pub(crate) library: String,
+    /// How many of explain's hot functions are its.
+    pub(crate) functions: usize,
+    /// Their share of the instructions of the program's and its libraries' functions in
+    /// explain's profile.
+    pub(crate) ir_share: f64,
+}
+
 /// Why a hot function is not pinned.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -45,6 +58,10 @@ pub struct PinAnswer {
     pub(crate) experiment: PathBuf,
     /// The hot functions left free.
     pub(crate) left_free: Vec<LeftFree>,
+    /// The build's libraries the program loads whose hot functions (explain's) the pin
+    /// leaves free: it places the program's own functions only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) libraries_free: Vec<LibraryFree>,
     /// The instruction cache whose set period the offsets are taken modulo.
     pub(crate) cache: crate::layout::features::ICache,
     /// Whether the experiment measured under cachegrind, on that simulated cache; else on

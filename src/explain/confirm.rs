@@ -37,6 +37,8 @@ use crate::files::results::Header;
 use crate::layout::binary::{self, Function};
 use crate::layout::features::{self, Feature, HotPlacement, ICache, RunningCode, FEATURES};
 use crate::relink::replay::{MoveAlone, Program};
+
+use super::image::{Image, ImageLibrary};
 use crate::stats::hierarchy::Hierarchy;
 
 /// At most this many suspects are confirmed (the strongest, one feature per function).
@@ -90,6 +92,9 @@ pub(crate) struct Screened<'a> {
     /// The code running beside the hot functions, counted in the set pressure as the
     /// screening does.
     pub(crate) running: &'a RunningCode,
+    /// The program and the build's libraries it loads, whose functions were screened: a
+    /// library's suspect is moved by relinking that library.
+    pub(crate) image: &'a Image,
 }
 
 /// The bytes the code after a moved function's section moves by: the cache's set period
@@ -143,7 +148,6 @@ pub(crate) fn confirm(
     root.remove_dir_all(&rel)
         .with_context(|| format!("cannot clear {}", out.display()))?;
     root.create_dir_all(&rel)?;
-    let relinker = program_of(screened.record_base, &exp.dir, manifest, program)?;
     let mut control = Vec::new();
     for (seed, _) in units {
         let (path, libraries) = seed_binary(&exp.dir, manifest, *seed, program)?;
@@ -159,7 +163,7 @@ pub(crate) fn confirm(
             k + 1,
             suspects.len()
         ));
-        let (one, sets) = relink_suspect(screened, &relinker, &out, suspect, k)
+        let (one, sets) = relink_suspect(screened, &out, suspect, k)
             .with_context(|| format!("confirming {}", suspect.function))?;
         variants.push((moved_variant(k), sets));
         relinked.push(one);
@@ -192,18 +196,31 @@ struct Relinked {
 }
 
 /// Relinks every seed of `screened` with `suspect` (the `k`-th) moved alone into
-/// `moved-K/`: the placements, and each relink's binary set for the store's manifest.
+/// `moved-K/` (relinking the program, or the build's library the suspect is in): the
+/// placements, and each relink's binary set for the store's manifest.
 fn relink_suspect(
     screened: &Screened,
-    relinker: &Program,
     out: &Path,
     suspect: &Suspect,
     k: usize,
 ) -> Result<(Relinked, Vec<BinarySet>)> {
+    let library = screened.units.first().and_then(|(_, unit)| {
+        let f = unit.functions.iter().find(|f| f.name == suspect.function)?;
+        screened.image.library_of(f.address)
+    });
+    let object = library.map_or(screened.program, |l| l.name.as_str());
+    let relinker = program_of(
+        screened.record_base,
+        &screened.exp.dir,
+        screened.manifest,
+        object,
+    )?;
     let at = Relink {
         exp: screened.exp,
         manifest: screened.manifest,
-        relinker,
+        relinker: &relinker,
+        library,
+        image: screened.image,
         out,
         program: screened.program,
         hot: screened.hot,
@@ -369,7 +386,12 @@ struct Placed {
 struct Relink<'a> {
     exp: &'a Experiment,
     manifest: &'a Manifest,
+    /// The relinker of the object the suspect is in: the program, or `library`.
     relinker: &'a Program,
+    /// The build's library the suspect is in (`None`: the program).
+    library: Option<&'a ImageLibrary>,
+    /// The program and its libraries as screened.
+    image: &'a Image,
     out: &'a Path,
     program: &'a str,
     hot: &'a [String],
@@ -415,8 +437,21 @@ impl Relink<'_> {
                 },
             )?,
         };
-        let (_, libraries) = seed_binary(&self.exp.dir, self.manifest, seed, self.program)?;
+        let (program, mut libraries) =
+            seed_binary(&self.exp.dir, self.manifest, seed, self.program)?;
         let (moved, with, after) = self.relinked(seed, unit, f, pad)?;
+        // The relink replaces its object in the seed: the program, or one of its libraries.
+        let program = match self.library {
+            None => moved,
+            Some(l) => {
+                let entry = (libraries.iter_mut())
+                    .find(|b| b.name == l.name)
+                    .with_context(|| format!("seed {seed} has no library {}", l.name))?;
+                entry.sha256 = crate::files::manifest::sha256_of_file(&moved)?;
+                entry.path = moved;
+                program
+            }
+        };
         let before_value = value(&as_built).unwrap_or(f64::NAN);
         let after_value = value(&after).unwrap_or(f64::NAN);
         if before_value == after_value || before_value.is_nan() || after_value.is_nan() {
@@ -450,13 +485,13 @@ impl Relink<'_> {
             moved_with,
             fix_pad,
         };
-        Ok((placed, moved, libraries))
+        Ok((placed, program, libraries))
     }
 
     /// Relinks `seed` with `f`'s section `pad` bytes further and the code after it a set
-    /// period further, into `DIR/explain/confirm/FOLDER/seed-S/PROGRAM`, and checks from
-    /// the ELF that nothing else changed placement: the binary, the functions moved with
-    /// `f`, and the hot functions' placement in it.
+    /// period further, into `DIR/explain/confirm/FOLDER/seed-S/PROGRAM` (a library's into
+    /// its `lib/`), and checks from the ELF that nothing else changed placement: the file
+    /// relinked, the functions moved with `f`, and the hot functions' placement with it.
     fn relinked(
         &self,
         seed: u64,
@@ -467,9 +502,11 @@ impl Relink<'_> {
         let hot = || self.hot.iter().map(String::as_str);
         let period = set_period(self.cache);
         let as_built = HotPlacement::running(&unit.functions, hot(), self.cache, self.running);
-        let moved = self
-            .out
-            .join(format!("{}/seed-{seed}/{}", self.folder, self.program));
+        let file = match self.library {
+            None => self.program.to_string(),
+            Some(l) => format!("lib/{}", l.name),
+        };
+        let moved = self.out.join(format!("{}/seed-{seed}/{file}", self.folder));
         let mut one = self.relinker.clone();
         one.moves = vec![MoveAlone {
             function: f.name.clone(),
@@ -479,9 +516,11 @@ impl Relink<'_> {
         one.link(Some(seed), &moved, &self.out.join("work"))
             .with_context(|| format!("relinking seed {seed} with {} moved", f.name))?;
         let relinked = binary::functions(&moved)?;
-        let with = check_moved_alone(&unit.functions, &relinked, f, pad, period)
+        let before = self.image.part(&unit.functions, self.library);
+        let with = check_moved_alone(&before, &relinked, f, pad, period)
             .with_context(|| format!("seed {seed}: {}", moved.display()))?;
-        let after = HotPlacement::running(&relinked, hot(), self.cache, self.running);
+        let image = self.image.replaced(&unit.functions, self.library, relinked);
+        let after = HotPlacement::running(&image, hot(), self.cache, self.running);
         check_features_kept(&as_built, &after, &f.name, &with)
             .with_context(|| format!("seed {seed}: {}", moved.display()))?;
         Ok((moved, with, after))
@@ -752,7 +791,11 @@ fn binary_set(
     let mut kept = Vec::new();
     for lib in libraries {
         let name = lib.path.file_name().context("a library file")?;
-        let to = out.join(format!("kept/{label}/lib")).join(name);
+        // A relink of the confirmation's own stays where it was written.
+        let to = match lib.path.starts_with(out) {
+            true => lib.path.clone(),
+            false => out.join(format!("kept/{label}/lib")).join(name),
+        };
         if !to.exists() {
             let root = crate::files::confined::ExperimentDir::open(out)?;
             root.copy_in(&lib.path, root.rel(&to)?, None)

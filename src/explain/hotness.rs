@@ -52,6 +52,7 @@ pub(crate) fn select_hot(
             ir,
             ir_share: ir / total,
             i1_misses: i1,
+            library: None,
         });
     }
     hot
@@ -190,49 +191,6 @@ pub(crate) fn shared_hot(
     (hot, warnings)
 }
 
-/// The share of the profiled instructions (`profile`) that the build's relinked libraries
-/// loaded from `staged` (the directory explain staged them in) run, per library with at
-/// least 5 % (by file name, largest first), beside the share of the program's own
-/// functions (`own`); `None` when no such library reaches 5 %. A function is a library's
-/// when its symbol table names it and it is not one of the program's.
-pub(crate) fn relinked_library_shares(
-    profile: &BTreeMap<String, (f64, f64)>,
-    own: &std::collections::BTreeSet<String>,
-    objects: &[LoadedObject],
-    staged: &Path,
-) -> Option<(Vec<(String, f64)>, f64)> {
-    const SHOWN: f64 = 0.05;
-    let total: f64 = profile.values().map(|(ir, _)| ir).sum();
-    if total <= 0.0 {
-        return None;
-    }
-    let own_ir: f64 = (profile.iter())
-        .filter(|(name, _)| own.contains(name.as_str()))
-        .map(|(_, (ir, _))| ir)
-        .sum();
-    let mut libraries: Vec<(String, f64)> = Vec::new();
-    for o in objects.iter().filter(|o| o.path.starts_with(staged)) {
-        let Ok(functions) = crate::layout::binary::functions(&o.path) else {
-            continue;
-        };
-        let names: std::collections::BTreeSet<&str> =
-            functions.iter().map(|f| f.name.as_str()).collect();
-        let ir: f64 = (profile.iter())
-            .filter(|(name, _)| !own.contains(name.as_str()) && names.contains(name.as_str()))
-            .map(|(_, (ir, _))| ir)
-            .sum();
-        let file = o.path.file_name().map_or_else(
-            || o.path.display().to_string(),
-            |n| n.to_string_lossy().into_owned(),
-        );
-        if ir / total >= SHOWN {
-            libraries.push((file, ir / total));
-        }
-    }
-    libraries.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    (!libraries.is_empty()).then_some((libraries, own_ir / total))
-}
-
 /// The stderr of a profile run without valgrind's own `-v` lines (`--PID-- …`,
 /// `==PID== …`): what the program said.
 fn program_messages(stderr: &str) -> String {
@@ -351,16 +309,18 @@ pub(crate) fn profile_counts(
 }
 
 /// The hot code of one stretch of the profile: its instructions executed at least
-/// [`HOT_IN_PHASE`] times, the program's (the object `program`) as offsets in its functions
-/// (`functions`, its symbol table; instructions outside a uniquely named function left
-/// out), the other objects' at their addresses (valgrind's own and unnamed code left out).
+/// [`HOT_IN_PHASE`] times, those of the objects relinked with the program (`image`: each
+/// object's file and the base it is placed at in `functions`, the program's at 0) as
+/// offsets in their functions (`functions`, the image's symbol tables; instructions
+/// outside a uniquely named function left out), the other objects' at their addresses
+/// (valgrind's own and unnamed code left out).
 pub(crate) fn phase_of(
     counts: &BTreeMap<(String, u64), f64>,
-    program: &Path,
+    image: &[(PathBuf, u64)],
     functions: &[Function],
 ) -> Phase {
     let canon = |q: &Path| std::fs::canonicalize(q).unwrap_or_else(|_| q.to_path_buf());
-    let program = canon(program);
+    let image: Vec<(PathBuf, u64)> = image.iter().map(|(p, base)| (canon(p), *base)).collect();
     let mut sorted: Vec<&Function> = functions.iter().filter(|f| f.size > 0).collect();
     sorted.sort_by_key(|f| f.address);
     let mut seen: BTreeMap<&str, usize> = BTreeMap::new();
@@ -371,20 +331,25 @@ pub(crate) fn phase_of(
         stretches: 1,
         ..Phase::default()
     };
-    let mut is_program: BTreeMap<&str, bool> = BTreeMap::new();
+    let mut base_of: BTreeMap<&str, Option<u64>> = BTreeMap::new();
     for ((object, address), ir) in counts {
         if *ir < HOT_IN_PHASE {
             continue;
         }
-        let own = *is_program
-            .entry(object.as_str())
-            .or_insert_with(|| canon(Path::new(object)) == program);
-        if own {
-            let at = sorted.partition_point(|f| f.address <= *address);
+        let base = *base_of.entry(object.as_str()).or_insert_with(|| {
+            let path = canon(Path::new(object));
+            image
+                .iter()
+                .find(|(p, _)| *p == path)
+                .map(|(_, base)| *base)
+        });
+        if let Some(base) = base {
+            let address = address + base;
+            let at = sorted.partition_point(|f| f.address <= address);
             let Some(f) = at.checked_sub(1).map(|i| sorted[i]) else {
                 continue;
             };
-            if *address < f.address + f.size && seen[f.name.as_str()] == 1 {
+            if address < f.address + f.size && seen[f.name.as_str()] == 1 {
                 phase.own.push((f.name.clone(), address - f.address, 1));
             }
         } else {
@@ -403,14 +368,14 @@ pub(crate) fn phase_of(
 /// with their number of stretches.
 pub(crate) fn read_phases(
     dir: &Path,
-    program: &Path,
+    image: &[(PathBuf, u64)],
     functions: &[Function],
 ) -> Result<Vec<Phase>> {
     let mut phases = Vec::new();
     for (path, text) in crate::files::confined::read_outputs_named(dir, "callgrind.out.")? {
         let counts =
             parse_callgrind_instructions(&text).with_context(|| path.display().to_string())?;
-        let phase = phase_of(&counts, program, functions);
+        let phase = phase_of(&counts, image, functions);
         if !phase.own.is_empty() || !phase.shared.is_empty() {
             phases.push(phase);
         }
@@ -481,66 +446,6 @@ mod tests {
         assert_eq!(EventCounts::parse(&t.to_text()).unwrap(), t);
     }
 
-    /// The build's relinked library (under the staging directory) is credited with the
-    /// instructions of the functions its symbol table names; a system library beside it
-    /// and the program's own functions are not (nettle 3.8's nettle-benchmark: 99.7 % in
-    /// libnettle.so.8, none of it screened).
-    #[test]
-    fn the_relinked_librarys_share_of_the_instructions_is_measured() {
-        let dir = tempfile::tempdir().unwrap();
-        let staged = dir.path().join("lib");
-        std::fs::create_dir(&staged).unwrap();
-        let src = dir.path().join("l.c");
-        std::fs::write(
-            &src,
-            "int hash_block(int x) { return x * 3; }\nint other(int x) { return x; }\n",
-        )
-        .unwrap();
-        let lib = staged.join("libhash.so.1");
-        let ok = crate::child::command("cc")
-            .args(["-O2", "-shared", "-fPIC"])
-            .arg(&src)
-            .arg("-o")
-            .arg(&lib)
-            .status()
-            .unwrap()
-            .success();
-        assert!(ok);
-        let profile: BTreeMap<String, (f64, f64)> = [
-            ("hash_block", 900.0),
-            ("other", 50.0),
-            ("main", 30.0),
-            ("memcpy", 20.0),
-        ]
-        .into_iter()
-        .map(|(n, ir)| (n.to_string(), (ir, 0.0)))
-        .collect();
-        let own = ["main".to_string()].into_iter().collect();
-        let objects = [
-            LoadedObject {
-                path: lib.clone(),
-                debug: None,
-            },
-            LoadedObject {
-                path: "/lib/x86_64-linux-gnu/libc.so.6".into(),
-                debug: None,
-            },
-        ];
-        let (libraries, own_share) =
-            relinked_library_shares(&profile, &own, &objects, &staged).unwrap();
-        assert_eq!(libraries, vec![("libhash.so.1".to_string(), 0.95)]);
-        assert!((own_share - 0.03).abs() < 1e-12, "{own_share}");
-        // Below 5 % a library is not named.
-        let small: BTreeMap<String, (f64, f64)> = [("other", 4.0), ("main", 96.0)]
-            .into_iter()
-            .map(|(n, ir)| (n.to_string(), (ir, 0.0)))
-            .collect();
-        assert_eq!(
-            relinked_library_shares(&small, &own, &objects, &staged),
-            None
-        );
-    }
-
     /// The objects of the process that ran the program, with the debug file valgrind
     /// validated; valgrind's own preload and another process's objects left out.
     #[test]
@@ -573,9 +478,10 @@ mod tests {
         );
     }
 
-    /// A stretch's hot instructions: the program's as offsets in their functions (not in a
-    /// function, or in one whose name is not unique: left out), a library's at its address,
-    /// valgrind's own left out, and those executed fewer than HOT_IN_PHASE times too.
+    /// A stretch's hot instructions: the program's and a relinked library's as offsets in
+    /// their functions (not in a function, or in one whose name is not unique: left out),
+    /// another library's at its address, valgrind's own left out, and those executed fewer
+    /// than HOT_IN_PHASE times too.
     #[test]
     fn a_phase_holds_the_hot_instructions_by_function_and_offset() {
         let hot = HOT_IN_PHASE;
@@ -585,6 +491,7 @@ mod tests {
             ("/nonexistent/prog", 0x2004, hot),
             ("/nonexistent/prog", 0x3000, hot),
             ("/nonexistent/prog", 0x5000, hot),
+            ("/nonexistent/lib/libq.so", 0x508, hot),
             ("/lib/libc.so.6", 0x98930, hot * 10.0),
             ("/usr/libexec/valgrind/vgpreload_core.so", 0x10, hot),
             ("???", 0x10, hot),
@@ -597,11 +504,23 @@ mod tests {
             Function::named("g", 0x2000, 0x10),
             Function::named("twin", 0x3000, 0x10),
             Function::named("twin", 0x4000, 0x10),
+            Function::named("q", super::super::image::LIBRARY_BASE + 0x500, 0x10),
         ];
-        let phase = phase_of(&counts, Path::new("/nonexistent/prog"), &functions);
+        let image = [
+            (PathBuf::from("/nonexistent/prog"), 0),
+            (
+                PathBuf::from("/nonexistent/lib/libq.so"),
+                super::super::image::LIBRARY_BASE,
+            ),
+        ];
+        let phase = phase_of(&counts, &image, &functions);
         assert_eq!(
             phase.own,
-            vec![("f".to_string(), 0x10, 1), ("g".to_string(), 4, 1)]
+            vec![
+                ("q".to_string(), 8, 1),
+                ("f".to_string(), 0x10, 1),
+                ("g".to_string(), 4, 1)
+            ]
         );
         assert_eq!(
             phase.shared,

@@ -8,6 +8,7 @@
 pub(crate) mod confirm;
 pub(crate) mod differential;
 pub(crate) mod hotness;
+pub(crate) mod image;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -22,10 +23,10 @@ use crate::analysis::explain::{
 use crate::files::cache_model::CacheModel;
 use crate::files::results::Header;
 use crate::files::trust::Verified;
-use crate::layout::binary;
 use crate::layout::features::{ICache, RunningCode, SharedHot};
 
 use hotness::HotFunction;
+use image::Image;
 
 pub use crate::analysis::explain::{Explanation, EXPLAIN_DIR, EXPLAIN_SCHEMA, PLOTTED};
 pub(crate) use crate::analysis::explain_variants::VariantExplanations;
@@ -181,17 +182,15 @@ fn explain_build(
     let series = pick_series(exp, options.program.as_deref(), metric, target.variant)?;
     refuse_rates(series)?;
     let say = progress(options.progress, target.variant);
-    let manifest = target.manifest;
     let program = series.program.clone();
-    let baseline = binary_path(dir, manifest, &program, None)?;
-    say(format!(
-        "profiling {program}'s default layout once under cachegrind for its hot functions"
-    ));
-    // Every binary screened is checked (inside DIR, a regular file, the manifest's hash)
-    // before the first runs.
-    let units = layout_units(dir, manifest, series)?;
-    let profiled = hot_functions(dir, exp, target, &program, &baseline, &say)?;
-    let (hot, running, left_out, mut problems) = profiled;
+    let (profiled, units) = profiled_units(exp, target, series, &say)?;
+    let Profiled {
+        hot,
+        running,
+        left_out,
+        mut problems,
+        image,
+    } = profiled;
     let shared = running.shared.clone();
     let cache = ICache::from_geometry(&options.cache.unwrap_or_else(|| run_i1(exp)));
     problems.splice(0..0, cache_mismatch(exp, options));
@@ -208,7 +207,7 @@ fn explain_build(
         let hot_names: Vec<String> = hot.iter().map(|h| h.name.clone()).collect();
         let screened = confirm::Screened {
             exp,
-            manifest,
+            manifest: target.manifest,
             record_base: &target.record_base,
             out_rel: &target.out_rel,
             program: &program,
@@ -219,6 +218,7 @@ fn explain_build(
             hot: &hot_names,
             cache: &cache,
             running: &running,
+            image: &image,
         };
         confirm_culprits(&screened, &mut screening, &say)?;
     }
@@ -235,6 +235,7 @@ fn explain_build(
         shown_unit,
         hot_limits: crate::analysis::explain::HOT_RULE,
         hot,
+        libraries: image.libraries.iter().map(|l| l.name.clone()).collect(),
         cache,
         shared_hot: shared,
         phases: running.phases.len(),
@@ -250,6 +251,28 @@ fn explain_build(
     e.problems.extend(no_wider_screen(&e, &left_out));
     store(dir, &target.out_rel, &e)?;
     Ok(e)
+}
+
+/// The profile runs of `series`'s default layout ([`hot_functions`]) and every binary
+/// screened as the screening sees it ([`layout_units`]), each checked (inside DIR, a regular
+/// file, the manifest's hash) before the first runs.
+fn profiled_units(
+    exp: &Experiment,
+    target: &Target,
+    series: &Series,
+    say: &dyn Fn(String),
+) -> Result<(Profiled, Vec<LayoutUnit>)> {
+    let (dir, manifest, program) = (&exp.dir, target.manifest, &series.program);
+    let baseline = binary_path(dir, manifest, program, None)?;
+    for b in &series.seeds {
+        binary_path(dir, manifest, program, b.seed)?;
+    }
+    say(format!(
+        "profiling {program}'s default layout once under cachegrind for its hot functions"
+    ));
+    let profiled = hot_functions(dir, exp, target, &baseline, say)?;
+    let units = layout_units(dir, manifest, series, &profiled.image)?;
+    Ok((profiled, units))
 }
 
 /// How the screening runs on `metric`: as `options` say, on `cache`, and under cachegrind
@@ -437,20 +460,26 @@ pub(crate) fn named_binaries(
 }
 
 /// Each seed's binary of `series` as the screening sees it: its mean, the interval of
-/// that mean, and where its functions landed.
+/// that mean, and where its functions landed, with those of the build's libraries it
+/// loads (`image`).
 fn layout_units(
     dir: &Path,
     manifest: &crate::files::manifest::Manifest,
     series: &Series,
+    image: &Image,
 ) -> Result<Vec<LayoutUnit>> {
     let mut units = Vec::new();
     for b in &series.seeds {
-        let path = binary_path(dir, manifest, &series.program, b.seed)?;
+        let set = manifest
+            .binary_sets()
+            .find(|s| s.seed == b.seed)
+            .with_context(|| format!("the manifest has no binary {:?}", b.seed))?;
+        let path = verified(dir, set, &series.program)?;
         units.push(LayoutUnit {
             binary: b.binary.clone(),
             mean: b.mean(),
             ci: execution_interval(b),
-            functions: binary::functions(&path)?,
+            functions: image.functions(dir, set, &path)?,
         });
     }
     Ok(units)
@@ -680,18 +709,29 @@ fn shared_period_warning(shared: &[SharedHot], cache: &ICache) -> Option<Problem
         .then_some(Problem::SharedPeriod { period })
 }
 
+/// What the profile runs of the baseline found: the hot functions, the code running beside
+/// them, what was left unscreened, the problems met, and the image (the program and the
+/// build's libraries it loads) whose functions are screened.
+struct Profiled {
+    hot: Vec<HotFunction>,
+    running: RunningCode,
+    left_out: Unscreened,
+    problems: Vec<Problem>,
+    image: Image,
+}
+
 /// One run of the baseline under cachegrind and one under callgrind, with the run's own
-/// command, working directory and environment: the hot functions the first shows, the code
-/// running beside them (the shared libraries' hot code, the second's phases), and what
-/// could not be read of it.
+/// command, working directory and environment: the hot functions the first shows (the
+/// program's own and those of the build's libraries it loads, which every seed relinks),
+/// the code running beside them (the other shared libraries' hot code, the second's
+/// phases), and what could not be read of it.
 fn hot_functions(
     dir: &Path,
     exp: &Experiment,
     target: &Target,
-    program: &str,
     baseline: &Path,
     say: &dyn Fn(String),
-) -> Result<(Vec<HotFunction>, RunningCode, Unscreened, Vec<Problem>)> {
+) -> Result<Profiled> {
     let manifest = target.manifest;
     let recorded = recorded_header(&exp.dir)?;
     let header: &Header = &recorded;
@@ -716,9 +756,17 @@ fn hot_functions(
     let model = header.cache_model.unwrap_or(CacheModel::DEFAULT);
     let cwd = header.cwd.as_ref().map(PathBuf::from);
     let profile = hotness::profile(&argv, &model, cwd.as_deref(), &env, &scratch)?;
-    let functions = binary::functions(baseline)?;
+    let objects = hotness::loaded_objects(&profile.log, baseline);
+    let staged = crate::run::libraries::staged_library_dir(&scratch);
+    let image = Image::of_loaded(&manifest.baseline, &objects, &staged);
+    let functions = image.functions(dir, &manifest.baseline, baseline)?;
     let own = functions.iter().map(|f| f.name.clone()).collect();
-    let hot = hotness::select_hot(&profile.functions, &own, crate::analysis::explain::HOT_RULE);
+    let mut hot = hotness::select_hot(&profile.functions, &own, crate::analysis::explain::HOT_RULE);
+    for h in &mut hot {
+        h.library = (functions.iter().find(|f| f.name == h.name))
+            .and_then(|f| image.library_of(f.address))
+            .map(|l| l.name.clone());
+    }
     let left_out = Unscreened::of(&profile.functions, &own, &hot);
     let Some(coldest) = hot.last().map(|h| h.ir) else {
         bail!(
@@ -726,21 +774,11 @@ fn hot_functions(
             baseline.display()
         );
     };
-    let objects = hotness::loaded_objects(&profile.log, baseline);
-    let (shared, mut notes) = hotness::shared_hot(&profile.functions, &own, &objects, coldest);
-    let staged = crate::run::libraries::staged_library_dir(&scratch);
-    if let Some((libraries, own_share)) =
-        hotness::relinked_library_shares(&profile.functions, &own, &objects, &staged)
-    {
-        notes.insert(
-            0,
-            Problem::HotInRelinkedLibraries {
-                program: program.to_string(),
-                libraries,
-                own_share,
-            },
-        );
-    }
+    let staged_file = |l: &image::ImageLibrary| staged.join(&l.loaded_as);
+    let others: Vec<hotness::LoadedObject> = (objects.into_iter())
+        .filter(|o| !image.libraries.iter().any(|l| o.path == staged_file(l)))
+        .collect();
+    let (shared, problems) = hotness::shared_hot(&profile.functions, &own, &others, coldest);
     say(format!(
         "profiling it once more under callgrind for the lines that run together \
          (stretches of {} basic blocks)",
@@ -751,12 +789,21 @@ fn hot_functions(
         .with_context(|| format!("cannot create {}", dir.join(&phases_rel).display()))?;
     let phases_dir = dir.join(&phases_rel);
     hotness::profile_phases(&argv, cwd.as_deref(), &env, &phases_dir)?;
-    let phases = hotness::read_phases(&phases_dir, baseline, &functions)?;
+    let objects: Vec<(PathBuf, u64)> = std::iter::once((baseline.to_path_buf(), 0))
+        .chain(image.libraries.iter().map(|l| (staged_file(l), l.base)))
+        .collect();
+    let phases = hotness::read_phases(&phases_dir, &objects, &functions)?;
     let running = RunningCode {
         shared,
         phases: std::sync::Arc::new(phases),
     };
-    Ok((hot, running, left_out, notes))
+    Ok(Profiled {
+        hot,
+        running,
+        left_out,
+        problems,
+        image,
+    })
 }
 
 /// The header of the experiment's own run in `dir`, read verified (its MAC checked over the

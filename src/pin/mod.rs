@@ -18,7 +18,7 @@ use anyhow::{bail, Context, Result};
 use crate::analysis::answers::experiment::{load, Experiment};
 use crate::analysis::answers::series::BinaryData;
 use crate::analysis::explain::{Explanation, HotFunction, HotRule};
-use crate::analysis::pin::{placements, PinAnswer};
+use crate::analysis::pin::{placements, LibraryFree, PinAnswer};
 use crate::files::pin::{PinFile, PinSource, ProgramPin, MAX_PINNED, PIN_SCHEMA};
 use crate::layout::binary::{self, Function};
 
@@ -96,10 +96,28 @@ pub fn pin(dir: &Path, output: &Path) -> Result<PinAnswer> {
         written: output.to_path_buf(),
         experiment: dir.to_path_buf(),
         left_free,
+        libraries_free: libraries_free(&explanation),
         cache: explanation.cache,
         simulated: crate::files::metric::is_cachegrind_spec(&exp.header.metric),
         layout_share: explanation.layout_share,
     })
+}
+
+/// The build's libraries whose hot functions explain screened with the program's, which the
+/// pin leaves free (it places the program's own), with their count and share.
+fn libraries_free(e: &Explanation) -> Vec<LibraryFree> {
+    e.libraries
+        .iter()
+        .map(|library| {
+            let hot = e.hot.iter().filter(|h| h.library.as_ref() == Some(library));
+            LibraryFree {
+                library: library.clone(),
+                functions: hot.clone().count(),
+                ir_share: hot.map(|h| h.ir_share).sum(),
+            }
+        })
+        .filter(|l| l.functions > 0)
+        .collect()
 }
 
 /// The rule of the functions a pin places: as explain's, the hottest until they cover 99 %

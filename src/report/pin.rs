@@ -32,6 +32,17 @@ pub fn render(answer: &PinAnswer) -> String {
             .collect();
         lines.push(format!("Left free: {}.", free.join(", ")));
     }
+    for l in &answer.libraries_free {
+        lines.push(format!(
+            "Not pinned: {} of {}, the build's library the program loads ({} of the \
+             instructions of the program's and its libraries' functions): pin places the \
+             program's own functions only, so every seed still moves these with its relink of \
+             the library.",
+            counted(l.functions, "hot function", "hot functions"),
+            l.library,
+            percent(l.ir_share, 2)
+        ));
+    }
     // Under cachegrind the cache is the run's model; on the machine, explain's model is
     // only right where the machine's own L1 instruction cache has its geometry (bc 1.07 by
     // wall time was told to measure under cachegrind).
@@ -145,6 +156,11 @@ mod tests {
             left_free: vec![LeftFree {
                 name: "helper".into(),
                 why: Freedom::NameNotUnique,
+            }],
+            libraries_free: vec![crate::analysis::pin::LibraryFree {
+                library: "liblua.so".into(),
+                functions: 3,
+                ir_share: 0.41,
             }],
             cache: crate::layout::features::ICache {
                 line: 64,

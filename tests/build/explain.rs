@@ -439,6 +439,84 @@ fn the_neighbour_in_front_of_the_culprit_is_refuted_and_the_culprit_confirmed() 
     }
 }
 
+/// fixtures/explain_pair with LIBRARY=1: the pair is a shared library of the build,
+/// libpair.so, that the program loads, and the program's own code (main alone) never moves
+/// (before, the build left the program out as having nothing to move, and explain screened
+/// main alone with a warning that the library's code was not screened). The seeds relink
+/// the library; explain screens its functions with the program's (each named with its
+/// library), and the confirmation relinks the library with the suspect moved: culprit
+/// confirmed (+50 %), decoy refuted, and the fix proven on those relinks.
+#[test]
+fn the_culprit_in_a_library_of_the_build_is_screened_confirmed_and_its_fix_proven() {
+    let (tmp, e) = explain_built(
+        "explain_pair",
+        &["--granularity", "link"],
+        &["make", "LIBRARY=1"],
+        &["--confirm", "--confirm-seeds", "6"],
+    );
+    // The pin places the program's own functions only, and says which library's hot
+    // functions it leaves free (before, it said "1 hot function, 100 % of its own
+    // instructions" of main alone).
+    let dir = tmp.path().join("explain_pair");
+    let pin = layoutrand(&dir)
+        .args(["pin", "out", "--format", "json", "-o", "pin.json"])
+        .output()
+        .unwrap();
+    assert_success(&pin, "pin");
+    let answer: serde_json::Value = serde_json::from_slice(&pin.stdout).unwrap();
+    let free = &answer["libraries_free"][0];
+    assert_eq!(free["library"], "libpair.so", "{answer:#}");
+    assert_eq!(free["functions"], 2, "{answer:#}");
+    assert!(free["ir_share"].as_f64().unwrap() > 0.99, "{answer:#}");
+    assert_eq!(e["libraries"], serde_json::json!(["libpair.so"]), "{e:#}");
+    let hot: Vec<(&str, &str)> = (e["hot"].as_array().unwrap().iter())
+        .map(|h| {
+            (
+                h["name"].as_str().unwrap(),
+                h["library"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        hot,
+        [("culprit", "libpair.so"), ("decoy", "libpair.so")],
+        "{e:#}"
+    );
+    assert!(
+        e["hot_rule"]
+            .as_str()
+            .unwrap()
+            .contains("and of libpair.so"),
+        "{e:#}"
+    );
+    let confirmed = |function: &str| {
+        let c = (e["culprits"].as_array().unwrap().iter())
+            .find(|c| c["function"] == function && !c["confirmation"].is_null())
+            .unwrap_or_else(|| panic!("{function} not confirmed: {e:#}"));
+        c["confirmation"].clone()
+    };
+    let k = confirmed("culprit");
+    assert_eq!(k["confirmed"], true, "{k:#}");
+    assert!((k["ratio"].as_f64().unwrap() - 1.5).abs() < 1e-9, "{k:#}");
+    // The fix proven on the library's relinks: every seed with culprit at a line's start
+    // (as built, or a library relinked to it) does the lower work, and some were relinked.
+    let proof = &k["fix_proof"];
+    assert_eq!(proof["outcome"], "holds", "{proof:#}");
+    let means = proof["means"].as_array().unwrap();
+    assert_eq!(means.len(), 6, "{proof:#}");
+    assert!(
+        means.iter().all(|m| m.as_f64() == Some(20000.0)),
+        "{proof:#}"
+    );
+    assert!(
+        proof["pads"].as_array().unwrap().iter().any(|p| p != 0),
+        "{proof:#}"
+    );
+    let k = confirmed("decoy");
+    assert_eq!(k["confirmed"], false, "{k:#}");
+    assert!((k["ratio"].as_f64().unwrap() - 1.0).abs() < 1e-9, "{k:#}");
+}
+
 /// fixtures/explain_set (issue 33, item 2): under cachegrind with a 4 KiB 2-way I1,
 /// `culprit` misses every round exactly when its line shares a set with two lines of
 /// `partners`; `bystander`, always the line after it, runs 4 times and costs a few misses

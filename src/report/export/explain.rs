@@ -173,7 +173,13 @@ fn screening_lines(e: &Explanation) -> String {
         .hot
         .iter()
         .take(5)
-        .map(|h| format!("{} {}", demangle(&h.name), percent(h.ir_share, 2)))
+        .map(|h| {
+            format!(
+                "{} {}",
+                crate::report::words::explain::function_named(e, &h.name),
+                percent(h.ir_share, 2)
+            )
+        })
         .collect();
     let more = e.hot.len().saturating_sub(5);
     out += &format!(
@@ -185,10 +191,10 @@ fn screening_lines(e: &Explanation) -> String {
         } else {
             String::new()
         },
-        crate::report::words::explain::hot_rule(&e.hot_limits)
+        crate::report::words::explain::hot_rule(&e.hot_limits, &e.libraries)
     );
     if e.phases > 0 {
-        out += &phases_line(e.phases);
+        out += &phases_line(e.phases, &e.libraries);
     } else if !e.shared_hot.is_empty() {
         out += &shared_line(&e.shared_hot);
     }
@@ -461,7 +467,7 @@ pub(super) fn finding(e: &Explanation, c: &Suspect) -> String {
     format!(
         "{}: {what} {} {direction} {} (q = {}, {}; explains {} of the variance between the \
          binaries' means; {} of the instructions)",
-        demangle(&c.function),
+        crate::report::words::explain::function_named(e, &c.function),
         percent(c.effect.abs(), 2),
         e.metric,
         sig(c.q, 2),
@@ -593,12 +599,16 @@ pub(super) fn signed_percent(x: f64) -> String {
 /// What the set pressure counts when the profile gave the lines that run together: "set
 /// pressure: the lines of instructions executed at least 300 times within one stretch of
 /// 500000 basic blocks …".
-fn phases_line(phases: usize) -> String {
+fn phases_line(phases: usize, libraries: &[String]) -> String {
+    let (relinked, others) = match libraries {
+        [] => (String::new(), ""),
+        many => (format!(" and {}'s", many.join("'s, ")), " other"),
+    };
     format!(
         "set pressure: the lines holding an instruction executed at least {} times within one \
          stretch of {} basic blocks of a callgrind run of the default layout ({phases} \
-         distinct stretch(es)), counted per stretch; the program's follow their functions in \
-         each layout, the shared libraries' stay where they are\n",
+         distinct stretch(es)), counted per stretch; the program's{relinked} follow their \
+         functions in each layout, the{others} shared libraries' stay where they are\n",
         crate::layout::features::HOT_IN_PHASE,
         crate::layout::features::PHASE_BLOCKS,
     )

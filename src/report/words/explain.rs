@@ -11,7 +11,7 @@ use crate::layout::demangle::demangle;
 use crate::layout::features::{Feature, ICache};
 
 super::on_the_wire!(Explanation {
-    hot_rule: String = |e: &Explanation| hot_rule(&e.hot_limits),
+    hot_rule: String = |e: &Explanation| hot_rule(&e.hot_limits, &e.libraries),
     warnings: Vec<String> = warnings,
 });
 super::on_the_wire!(Suspect {
@@ -22,15 +22,36 @@ super::on_the_wire!(FeaturePlot {
     y_label: String = |p: &FeaturePlot| plot_labels(p).1,
 });
 
-/// How the hot functions were chosen, in words.
-pub(crate) fn hot_rule(rule: &HotRule) -> String {
+/// How the hot functions were chosen, in words: among the program's own functions and
+/// those of the build's `libraries` it loads (relinked with it in every seed).
+pub(crate) fn hot_rule(rule: &HotRule, libraries: &[String]) -> String {
+    let with = match libraries {
+        [] => String::new(),
+        [one] => format!(" and of {one}, the build's library it loads (relinked with it),"),
+        many => format!(
+            " and of {}, the build's libraries it loads (relinked with it),",
+            many.join(", ")
+        ),
+    };
     format!(
-        "the hottest of the program's own functions by instructions executed in one run of \
-         the default layout under cachegrind, until they cover {:.0} % of those \
+        "the hottest of the program's own functions{with} by instructions executed in one run \
+         of the default layout under cachegrind, until they cover {:.0} % of those \
          instructions, at most {}",
         rule.cover * 100.0,
         rule.most
     )
+}
+
+/// A hot function by name, with the build's library it is in ("culprit (libpair.so)"), if
+/// it is one's.
+pub(crate) fn function_named(e: &Explanation, function: &str) -> String {
+    let library = (e.hot.iter())
+        .find(|h| h.name == function)
+        .and_then(|h| h.library.as_deref());
+    match library {
+        Some(l) => format!("{} ({l})", demangle(function)),
+        None => demangle(function),
+    }
 }
 
 /// The answer's warnings: reading the experiment's, then explain's own problems (an
@@ -82,11 +103,6 @@ fn problem(p: &Problem) -> String {
              code is counted in the sets its addresses within the library give, which its \
              load address may shift"
         ),
-        Problem::HotInRelinkedLibraries {
-            program,
-            libraries,
-            own_share,
-        } => hot_in_relinked_libraries(program, libraries, *own_share),
         Problem::ExportedOnly { object } => format!(
             "{object}: no symbol table (stripped): its code is placed by its dynamic symbol \
              table, so of its functions only those it exports count in the set pressure"
@@ -96,43 +112,6 @@ fn problem(p: &Problem) -> String {
              counted in the set pressure"
         ),
     }
-}
-
-/// [`Problem::HotInRelinkedLibraries`] in words: the libraries' share of the instructions,
-/// one library by name, several listed with theirs.
-fn hot_in_relinked_libraries(program: &str, libraries: &[(String, f64)], own_share: f64) -> String {
-    use crate::report::numfmt::percent;
-    let (where_, them) = match libraries {
-        [(name, share)] => (
-            format!(
-                "{} run in {name}, the build's own shared library",
-                percent(*share, 2)
-            ),
-            "it",
-        ),
-        many => {
-            let named: Vec<String> = many
-                .iter()
-                .map(|(name, share)| format!("{name} {}", percent(*share, 2)))
-                .collect();
-            let all = many.iter().map(|(_, share)| share).sum::<f64>();
-            (
-                format!(
-                    "{} run in the build's own shared libraries ({})",
-                    percent(all, 2),
-                    named.join(", ")
-                ),
-                "them",
-            )
-        }
-    };
-    format!(
-        "of the profiled run's instructions, {where_}, which every seed relinks, and {} in \
-         {program}'s own functions: explain screens only {program}'s functions and counts the \
-         libraries' code at the baseline's addresses in every layout, so placements within \
-         {them} that may matter were not screened",
-        percent(own_share, 2),
-    )
 }
 
 /// The fix that follows from a culprit, in words (a suggestion read from an answer stored
@@ -1080,36 +1059,5 @@ mod tests {
              layout, branch predictor aliasing, a combination of placements: docs/explain.md)"
         );
         assert!(note(None).starts_with("the binaries' means differ, yet no placement"));
-    }
-
-    /// Hot code in the build's relinked libraries is said with its share, one library by
-    /// name, several listed with theirs.
-    #[test]
-    fn hot_code_in_relinked_libraries_is_said_with_its_share() {
-        let one = Problem::HotInRelinkedLibraries {
-            program: "nettle-benchmark".into(),
-            libraries: vec![("libnettle.so.8".into(), 0.997)],
-            own_share: 0.00053,
-        };
-        assert_eq!(
-            problem(&one),
-            "of the profiled run's instructions, 99.7 % run in libnettle.so.8, the build's own \
-             shared library, which every seed relinks, and 0.053 % in nettle-benchmark's own \
-             functions: explain screens only nettle-benchmark's functions and counts the \
-             libraries' code at the baseline's addresses in every layout, so placements within \
-             it that may matter were not screened"
-        );
-        let two = Problem::HotInRelinkedLibraries {
-            program: "p".into(),
-            libraries: vec![("liba.so".into(), 0.6), ("libb.so".into(), 0.3)],
-            own_share: 0.1,
-        };
-        assert!(
-            problem(&two).contains(
-                "90.0 % run in the build's own shared libraries (liba.so 60.0 %, libb.so 30.0 %)"
-            ),
-            "{}",
-            problem(&two)
-        );
     }
 }
