@@ -982,14 +982,17 @@ pub(crate) enum Problem {
     NoWiderScreen {
         /// The program.
         program: String,
+        /// The build's libraries it loads whose functions were screened with its own.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        libraries: Vec<String>,
         /// The layout's share of the variance (the report's intraclass correlation), when at least half (`None`: it
         /// could not be estimated, and the binaries' means differ).
         layout_share: Option<f64>,
         /// The hot functions screened.
         hot: usize,
-        /// The program's other functions that ran.
+        /// The other functions of the program (and those libraries) that ran.
         functions: usize,
-        /// Their share of its instructions.
+        /// Their share of its (and their) instructions.
         ir_share: f64,
         /// The tests screening them would add.
         tests: usize,

@@ -692,6 +692,7 @@ fn no_wider_screen(e: &Explanation, left_out: &Unscreened) -> Option<Problem> {
     let nothing = s.verdict == crate::analysis::vocabulary::Verdict::NotDetected;
     (nothing && left_out.functions > 0).then(|| Problem::NoWiderScreen {
         program: e.program.clone(),
+        libraries: e.libraries.clone(),
         layout_share,
         hot: e.hot.len(),
         functions: left_out.functions,
@@ -898,6 +899,7 @@ mod tests {
         e.layout_share = Some(0.9);
         let note = |layout_share| Problem::NoWiderScreen {
             program: "placed".into(),
+            libraries: Vec::new(),
             layout_share,
             hot: e.hot.len(),
             functions: 7,

@@ -75,6 +75,7 @@ fn problem(p: &Problem) -> String {
         ),
         Problem::NoWiderScreen {
             program,
+            libraries,
             layout_share,
             hot,
             functions,
@@ -88,10 +89,14 @@ fn problem(p: &Problem) -> String {
                 ),
                 None => "the binaries' means differ".to_string(),
             };
+            let (of, its) = match libraries.as_slice() {
+                [] => (program.clone(), "its"),
+                many => (format!("{program} and {}", many.join(", ")), "their"),
+            };
             format!(
                 "{layout_holds}, yet no placement feature of the {hot} hot functions goes with \
-                 it; not screened wider: the {functions} other functions of {program} that ran \
-                 execute {} of its instructions, and their {tests} more tests would raise the \
+                 it; not screened wider: the {functions} other functions of {of} that ran \
+                 execute {} of {its} instructions, and their {tests} more tests would raise the \
                  bar of every pair; the cause may lie where explain does not look (data \
                  layout, branch predictor aliasing, a combination of placements: \
                  docs/explain.md)",
@@ -1043,6 +1048,7 @@ mod tests {
         let note = |layout_share| {
             problem(&Problem::NoWiderScreen {
                 program: "placed".into(),
+                libraries: Vec::new(),
                 layout_share,
                 hot: 3,
                 functions: 7,
@@ -1059,5 +1065,22 @@ mod tests {
              layout, branch predictor aliasing, a combination of placements: docs/explain.md)"
         );
         assert!(note(None).starts_with("the binaries' means differ, yet no placement"));
+        // With the build's libraries screened beside the program, both are named.
+        let with_library = problem(&Problem::NoWiderScreen {
+            program: "nettle-hash".into(),
+            libraries: vec!["libnettle.so".into()],
+            layout_share: None,
+            hot: 1,
+            functions: 15,
+            ir_share: 0.0031,
+            tests: 60,
+        });
+        assert!(
+            with_library.contains(
+                "the 15 other functions of nettle-hash and libnettle.so that ran execute 0.31 % \
+                 of their instructions"
+            ),
+            "{with_library}"
+        );
     }
 }
