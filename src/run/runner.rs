@@ -345,6 +345,17 @@ fn start_run(req: &RunRequest, opened: &mut OpenedRun) -> Result<StartedRun> {
                     bin_stands_for_every(&prepared.programs)
                 );
             }
+            // The per-binary profiles kept are this run's own: an earlier run's in the same
+            // directory (its store since removed) measured another command or cache, and
+            // explain would read them as this one's.
+            crate::files::confined::ExperimentDir::open(out)?
+                .remove_dir_all(crate::run::metric::PROFILES_DIR)
+                .with_context(|| {
+                    format!(
+                        "cannot clear {}",
+                        out.join(crate::run::metric::PROFILES_DIR).display()
+                    )
+                })?;
             let h = opened
                 .prepared
                 .header(&opened.manifest, aslr_disabled, &cwd, &base_env);

@@ -96,9 +96,19 @@ fn the_model_is_recorded_reaches_valgrind_and_compare_warns_across_models() {
     for d in [&default, &again, &tiny] {
         layouts(d.path());
     }
+    // An earlier run's profile left in the directory (its store since removed) is not kept
+    // as this run's: explain read such a profile of another command as the new run's.
+    let stale = tiny.path().join("profiles/prog/seed-1.cg");
+    std::fs::create_dir_all(stale.parent().unwrap()).unwrap();
+    std::fs::write(&stale, "events: Ir\nfn=stale\n1 1\n").unwrap();
     run_cachegrind(default.path(), &[]);
     run_cachegrind(again.path(), &[]);
     run_cachegrind(tiny.path(), &["--cache-sim", "I1=1024,2,64"]);
+    let kept = std::fs::read_to_string(&stale).unwrap();
+    assert!(
+        !kept.contains("fn=stale") && kept.contains("I1mr"),
+        "{kept}"
+    );
 
     let header = |d: &Path| read_results(d).unwrap().header.unwrap();
     let h = header(default.path());
