@@ -48,10 +48,13 @@ pub struct Mover {
     pub(crate) in_highest: f64,
     /// The smallest and largest of its own events over the binaries.
     pub(crate) range: (f64, f64),
-    /// Whether it is the program's own function (relinked, so placed anew in each binary);
-    /// else a shared library's, which the layout does not move but whose lines others can
-    /// crowd.
+    /// Whether it is the program's own function or one of the build's libraries it loads
+    /// (relinked, so placed anew in each binary); else a shared library's, which the layout
+    /// does not move but whose lines others can crowd.
     pub(crate) own: bool,
+    /// The build's library it is in, when it is one's (relinked with the program).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) library: Option<String>,
 }
 
 /// Two movers tested for crowding each other out of the cache.
@@ -369,6 +372,7 @@ fn movers_of(
                         (l.min(*v), h.max(*v))
                     }),
                 own: own.contains(name),
+                library: None,
             })
         })
         .collect();

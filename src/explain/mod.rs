@@ -222,7 +222,15 @@ fn explain_build(
         };
         confirm_culprits(&screened, &mut screening, &say)?;
     }
-    let differential = differential_of(exp, target, series, &units, &hot, &screen_options, &say)?;
+    let differential = differential_of(
+        exp,
+        target,
+        series,
+        (&units, &image),
+        &hot,
+        &screen_options,
+        &say,
+    )?;
     crate::analysis::explain::revise_suggestions(&mut screening, &series.metric);
     let leads = leads_of(differential.as_ref(), &screening, options.thresholds);
     let (plots, shown_unit) = plots(&units, &hot, &screening, (&cache, &running), series);
@@ -338,7 +346,7 @@ fn differential_of(
     exp: &Experiment,
     target: &Target,
     series: &Series,
-    units: &[LayoutUnit],
+    (units, image): (&[LayoutUnit], &Image),
     hot: &[HotFunction],
     screen: &ScreenOptions,
     say: &dyn Fn(String),
@@ -368,7 +376,7 @@ fn differential_of(
     let means: Vec<f64> = units.iter().map(|u| u.mean).collect();
     let functions: Vec<&[crate::layout::binary::Function]> =
         units.iter().map(|u| u.functions.as_slice()).collect();
-    let d = crate::analysis::explain_differential::differential(
+    let mut d = crate::analysis::explain_differential::differential(
         &per_binary,
         &means,
         &own,
@@ -382,6 +390,13 @@ fn differential_of(
             series.program
         )
     })?;
+    for m in &mut d.movers {
+        m.library = (units.first().into_iter())
+            .flat_map(|u| u.functions.iter())
+            .find(|f| f.name == m.function)
+            .and_then(|f| image.library_of(f.address))
+            .map(|l| l.name.clone());
+    }
     Ok(Some(d))
 }
 

@@ -321,6 +321,21 @@ fn aligned_outcome(f: &FixFacts) -> String {
     }
 }
 
+/// Where a mover's code is, between `open` and `close`: nothing for the program's own,
+/// the library's name for one of the build's libraries, else "a shared library's" (one the
+/// layout does not move).
+fn mover_origin(
+    m: &crate::analysis::explain_differential::Mover,
+    open: &str,
+    close: &str,
+) -> String {
+    match (&m.library, m.own) {
+        (Some(library), _) => format!("{open}{library}{close}"),
+        (None, true) => String::new(),
+        (None, false) => format!("{open}a shared library's{close}"),
+    }
+}
+
 /// The fix for a function the confirmation moved alone without a relevant change.
 fn unconfirmed(function: &str, metric: &str, verdict: Verdict) -> String {
     if verdict == Verdict::Undetermined {
@@ -627,7 +642,7 @@ fn leads_lines(e: &Explanation, d: &Differential, l: &Leads) -> Vec<String> {
                     demangle(&m.function),
                     sig(m.range.0, 3),
                     sig(m.range.1, 3),
-                    if m.own { "" } else { " (a shared library's)" }
+                    mover_origin(m, " (", ")")
                 )
             })
             .collect();
@@ -784,7 +799,7 @@ fn movers_lines(d: &Differential, metric: &str) -> Vec<String> {
                     percent(m.share, 2),
                     sig(m.in_lowest, 3),
                     sig(m.in_highest, 3),
-                    if m.own { "" } else { ", a shared library's" }
+                    mover_origin(m, ", ", "")
                 )
             })
             .collect();
@@ -1108,6 +1123,30 @@ mod tests {
                  of their instructions"
             ),
             "{with_library}"
+        );
+    }
+
+    /// A mover is said with where its code is: the build's library by name, a system
+    /// library as "a shared library's", the program's own with nothing.
+    #[test]
+    fn a_mover_names_the_build_library_it_is_in() {
+        let mover = |own, library: Option<&str>| crate::analysis::explain_differential::Mover {
+            function: "f".into(),
+            share: 0.5,
+            in_lowest: 1.0,
+            in_highest: 2.0,
+            range: (1.0, 2.0),
+            own,
+            library: library.map(String::from),
+        };
+        assert_eq!(mover_origin(&mover(true, None), " (", ")"), "");
+        assert_eq!(
+            mover_origin(&mover(true, Some("libjpeg.so.62")), " (", ")"),
+            " (libjpeg.so.62)"
+        );
+        assert_eq!(
+            mover_origin(&mover(false, None), ", ", ""),
+            ", a shared library's"
         );
     }
 }
