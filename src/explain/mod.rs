@@ -222,15 +222,8 @@ fn explain_build(
         };
         confirm_culprits(&screened, &mut screening, &say)?;
     }
-    let differential = differential_of(
-        exp,
-        target,
-        series,
-        (&units, &image),
-        &hot,
-        &screen_options,
-        &say,
-    )?;
+    let with = (&units[..], &image);
+    let differential = differential_of(exp, target, series, with, &hot, &screen_options, &say)?;
     crate::analysis::explain::revise_suggestions(&mut screening, &series.metric);
     let leads = leads_of(differential.as_ref(), &screening, options.thresholds);
     let (plots, shown_unit) = plots(&units, &hot, &screening, (&cache, &running), series);
