@@ -177,7 +177,6 @@ fn explain_build(
     target: &Target,
     options: &ExplainOptions,
 ) -> Result<Explanation> {
-    let dir = &exp.dir;
     let metric = options.metric.as_deref().unwrap_or(&exp.primary_metric);
     let series = pick_series(exp, options.program.as_deref(), metric, target.variant)?;
     refuse_rates(series)?;
@@ -250,7 +249,7 @@ fn explain_build(
         recorded_warnings: Vec::new(),
     };
     e.problems.extend(no_wider_screen(&e, &left_out));
-    store(dir, &target.out_rel, &e)?;
+    store(&exp.dir, &target.out_rel, &e)?;
     Ok(e)
 }
 
