@@ -206,19 +206,9 @@ fn the_function_whose_placement_matters_is_named_first_and_confirmed() {
     // the seed as built when it has it, else padded to it — does the lower work, 20000.
     let proof = &confirmed["fix_proof"];
     assert_eq!(proof["value"], 0.0, "{proof:#}");
-    assert_eq!(proof["outcome"], "holds", "{proof:#}");
-    let means = proof["means"].as_array().unwrap();
-    assert_eq!(means.len(), 6, "{proof:#}");
-    assert!(
-        means.iter().all(|m| m.as_f64() == Some(20000.0)),
-        "{proof:#}"
-    );
+    the_fix_holds_at_the_lower_work(proof, 6);
     assert_eq!(proof["fast_level"], 20000.0, "{proof:#}");
     assert_eq!(proof["slow_level"], 30000.0, "{proof:#}");
-    assert!(
-        proof["pads"].as_array().unwrap().iter().any(|p| p != 0),
-        "some seed had spin in the upper half and was padded: {proof:#}"
-    );
     // The seeds as built with spin at a line's start are counted apart from the relinks.
     let relinked = proof["pads"]
         .as_array()
@@ -439,6 +429,23 @@ fn the_neighbour_in_front_of_the_culprit_is_refuted_and_the_culprit_confirmed() 
     }
 }
 
+/// A fix proof of explain_pair's kind: it holds, each of the `seeds` seeds at the fix's
+/// placement (as built, or relinked to it) does the lower work, 20000, and some seed had
+/// the suspect elsewhere and was padded to it.
+fn the_fix_holds_at_the_lower_work(proof: &serde_json::Value, seeds: usize) {
+    assert_eq!(proof["outcome"], "holds", "{proof:#}");
+    let means = proof["means"].as_array().unwrap();
+    assert_eq!(means.len(), seeds, "{proof:#}");
+    assert!(
+        means.iter().all(|m| m.as_f64() == Some(20000.0)),
+        "{proof:#}"
+    );
+    assert!(
+        proof["pads"].as_array().unwrap().iter().any(|p| p != 0),
+        "some seed had the suspect in the upper half and was padded: {proof:#}"
+    );
+}
+
 /// fixtures/explain_pair with LIBRARY=1: the pair is a shared library of the build,
 /// libpair.so, that the program loads, and the program's own code (main alone) never moves
 /// (before, the build left the program out as having nothing to move, and explain screened
@@ -500,18 +507,7 @@ fn the_culprit_in_a_library_of_the_build_is_screened_confirmed_and_its_fix_prove
     assert!((k["ratio"].as_f64().unwrap() - 1.5).abs() < 1e-9, "{k:#}");
     // The fix proven on the library's relinks: every seed with culprit at a line's start
     // (as built, or a library relinked to it) does the lower work, and some were relinked.
-    let proof = &k["fix_proof"];
-    assert_eq!(proof["outcome"], "holds", "{proof:#}");
-    let means = proof["means"].as_array().unwrap();
-    assert_eq!(means.len(), 6, "{proof:#}");
-    assert!(
-        means.iter().all(|m| m.as_f64() == Some(20000.0)),
-        "{proof:#}"
-    );
-    assert!(
-        proof["pads"].as_array().unwrap().iter().any(|p| p != 0),
-        "{proof:#}"
-    );
+    the_fix_holds_at_the_lower_work(&k["fix_proof"], 6);
     let k = confirmed("decoy");
     assert_eq!(k["confirmed"], false, "{k:#}");
     assert!((k["ratio"].as_f64().unwrap() - 1.0).abs() < 1e-9, "{k:#}");
