@@ -155,7 +155,7 @@ fn row(e: &Explanation, rank: usize, c: &Suspect) -> Vec<String> {
     };
     vec![
         rank.to_string(),
-        demangle(&c.function),
+        crate::report::words::explain::function_named(e, &c.function),
         x_label(c.feature, &e.cache),
         signed_percent(c.effect),
         percent(c.share, 2),
