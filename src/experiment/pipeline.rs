@@ -222,7 +222,7 @@ struct Plan {
 impl Plan {
     fn resolve(config: &ExperimentConfig, mode: Mode, initial_dir: Option<&Path>) -> Result<Plan> {
         let metric = config.run.metric.clone().unwrap_or_else(|| "wall".into());
-        let reported = metric.starts_with("regex:");
+        let reported = crate::files::metric::is_reported_spec(&metric);
         // Each mode's defaults for what the file and the flags leave open.
         let (seeds, executions, source) = match mode {
             Mode::Initial => (

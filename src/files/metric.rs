@@ -15,8 +15,10 @@ pub(crate) enum MetricSpec {
     Cpu,
     /// Simulated cache events under `valgrind --tool=cachegrind --cache-sim=yes`.
     Cachegrind,
-    /// One value per iteration, captured from the program's stdout.
-    Reported(Regex),
+    /// One value per iteration, captured from the program's stdout, with the unit declared
+    /// by `regex(UNIT):` for output that does not print it (else the pattern's `unit`
+    /// group, or none).
+    Reported(Regex, Option<String>),
     /// A benchmark suite's output: one value per case and iteration (repetition), each case
     /// a metric of its own in the store, named by the case.
     Suite(SuiteSpec),
@@ -148,6 +150,21 @@ pub fn is_cachegrind_spec(spec: &str) -> bool {
     spec == "cachegrind" || (spec.starts_with(COUNTS_PREFIX) && is_suite_spec(spec))
 }
 
+/// The start of a reported metric that declares its unit: `regex(UNIT):PATTERN`.
+const DECLARED_PREFIX: &str = "regex(";
+
+/// The regular expression `pattern` of the `--metric` specification `text`.
+fn pattern_of(text: &str, pattern: &str) -> Result<Regex> {
+    Regex::new(pattern)
+        .with_context(|| format!("--metric {text}: {pattern:?} is not a valid regular expression"))
+}
+
+/// Whether the stored `--metric` specification is a pattern over the program's output
+/// (`regex:PATTERN`, `regex(UNIT):PATTERN`): values the program reports, one per iteration.
+pub fn is_reported_spec(spec: &str) -> bool {
+    spec.starts_with("regex:") || spec.starts_with(DECLARED_PREFIX)
+}
+
 /// Metric name of program-reported values in the store.
 pub(crate) const REPORTED: &str = "reported";
 
@@ -156,27 +173,47 @@ impl MetricSpec {
     /// (`gbench[:cpu_time][@FILE]`, `criterion[@DIR]`, `hyperfine@FILE`, `lines[@FILE]`).
     ///
     /// The pattern's value is its capture group named `value`, else its first group, else
-    /// the whole match; an optional group named `unit` gives the unit.
+    /// the whole match; an optional group named `unit` gives the unit, or `regex(UNIT):`
+    /// declares it.
     pub(crate) fn parse(text: &str) -> Result<MetricSpec> {
         Ok(match text {
             "wall" => MetricSpec::Wall,
             "cpu" => MetricSpec::Cpu,
             "cachegrind" => MetricSpec::Cachegrind,
             _ if text.starts_with(COUNTS_PREFIX) => Self::parse_counts(text)?,
+            _ if text.starts_with(DECLARED_PREFIX) => Self::parse_declared(text)?,
             _ => match (text.strip_prefix("regex:"), SuiteSpec::parse(text)) {
                 (None, Some(suite)) => MetricSpec::Suite(suite?),
-                (Some(pattern), _) => {
-                    MetricSpec::Reported(Regex::new(pattern).with_context(|| {
-                        format!("--metric {text}: {pattern:?} is not a valid regular expression")
-                    })?)
-                }
+                (Some(pattern), _) => MetricSpec::Reported(pattern_of(text, pattern)?, None),
                 (None, None) => bail!(
-                    "--metric {text:?}: expected wall, cpu, cachegrind, regex:PATTERN, a \
+                    "--metric {text:?}: expected wall, cpu, cachegrind, regex:PATTERN (or \
+                     regex(UNIT):PATTERN), a \
                      suite's output (gbench, criterion, hyperfine@FILE, lines), or its cases \
                      counted by cachegrind (cachegrind:gbench, cachegrind:criterion)"
                 ),
             },
         })
+    }
+
+    /// `regex(UNIT):PATTERN`: a pattern whose captures are in UNIT, for output that prints
+    /// its numbers without their unit (nettle-benchmark's `sm3 update 366.11` under a
+    /// `Mbyte/s` header). A pattern with its own `unit` group declares it twice: refused.
+    fn parse_declared(text: &str) -> Result<MetricSpec> {
+        let (unit, pattern) = text[DECLARED_PREFIX.len()..].split_once("):").with_context(|| {
+            format!("--metric {text:?}: the form is regex(UNIT):PATTERN, e.g. regex(MB/s):([0-9.]+)")
+        })?;
+        let unit = unit.trim();
+        if unit.is_empty() || unit.contains(char::is_whitespace) {
+            bail!("--metric {text:?}: the unit between the parentheses is empty or has spaces");
+        }
+        let re = pattern_of(text, pattern)?;
+        if re.capture_names().flatten().any(|n| n == "unit") {
+            bail!(
+                "--metric {text:?}: the pattern has a group named unit and the metric declares \
+                 one ({unit}): keep one of them"
+            );
+        }
+        Ok(MetricSpec::Reported(re, Some(unit.to_string())))
     }
 
     /// `cachegrind:gbench[@FILE]` or `cachegrind:criterion`: the suites whose cases
@@ -219,7 +256,7 @@ impl MetricSpec {
             MetricSpec::Wall => "wall",
             MetricSpec::Cpu => "cpu",
             MetricSpec::Cachegrind => ESTIMATED_CYCLES,
-            MetricSpec::Reported(_) => REPORTED,
+            MetricSpec::Reported(..) => REPORTED,
             MetricSpec::Suite(_) | MetricSpec::SuiteCounts(_) => SUITE_CASES,
         }
     }
@@ -237,7 +274,7 @@ impl MetricSpec {
 
     /// True when the program reports one value per iteration (a suite: per case).
     pub(crate) fn has_iterations(&self) -> bool {
-        matches!(self, MetricSpec::Reported(_) | MetricSpec::Suite(_))
+        matches!(self, MetricSpec::Reported(..) | MetricSpec::Suite(_))
     }
 }
 

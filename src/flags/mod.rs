@@ -37,7 +37,8 @@ pub struct DesignArgs {
     #[cfg_attr(feature = "cli", arg(long))]
     pub warmup: Option<u32>,
     /// What to measure: wall | cpu | cachegrind | regex:PATTERN (one capture per iteration
-    /// from stdout) | a suite's output, every case a metric: `gbench[:cpu_time][@FILE]`
+    /// from stdout; `regex(UNIT):PATTERN` when the output does not print the unit) | a
+    /// suite's output, every case a metric: `gbench[:cpu_time][@FILE]`
     /// (Google Benchmark JSON), `criterion[@DIR]` (criterion's sample files under DIR, e.g.
     /// target/criterion), `hyperfine@FILE` (--export-json), `lines[@FILE]` (`name value
     /// [unit]` lines) | `cachegrind:gbench[@FILE]`, `cachegrind:criterion` (each case run

@@ -470,7 +470,7 @@ fn collect_metrics(
                 values.push((name, 0, false, v, "count".to_string()));
             }
         }
-        MetricSpec::Reported(re) => {
+        MetricSpec::Reported(re, declared) => {
             let file = crate::files::confined::open_regular(stdout)?;
             let reported = extract_reported(re, std::io::BufReader::new(file))?;
             if reported.is_empty() {
@@ -483,6 +483,7 @@ fn collect_metrics(
             check_iterations(&what, reported.len(), settings)?;
             for (i, (v, unit)) in reported.into_iter().enumerate() {
                 let i = i as u32;
+                let unit = declared.clone().unwrap_or(unit);
                 values.push((
                     super::metric::REPORTED.into(),
                     i,

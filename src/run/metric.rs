@@ -422,6 +422,28 @@ mod tests {
         insta::assert_snapshot!(format!("{e:#}"));
     }
 
+    /// `regex(UNIT):PATTERN` declares the unit of output that does not print it; a missing
+    /// or spaced unit, a missing `):`, or a pattern with its own unit group is refused.
+    #[test]
+    fn a_reported_metric_declares_its_unit() {
+        let spec = r"regex(Mbyte/s):(?m)^ +sm3 +update +([0-9.]+)$";
+        let MetricSpec::Reported(re, unit) = MetricSpec::parse(spec).unwrap() else {
+            panic!("{spec} is a reported metric");
+        };
+        assert_eq!(unit.as_deref(), Some("Mbyte/s"));
+        assert_eq!(
+            extract_reported(&re, &b"     sm3      update   366.11\n"[..]).unwrap(),
+            [(366.11, String::new())]
+        );
+        assert!(crate::files::metric::is_reported_spec(spec));
+        assert!(crate::units::is_rate_unit("Mbyte/s"));
+        let refused = |text: &str| format!("{:#}", MetricSpec::parse(text).unwrap_err());
+        assert!(refused("regex():x").contains("empty or has spaces"));
+        assert!(refused("regex(MB /s):x").contains("empty or has spaces"));
+        assert!(refused("regex(MB/s)x").contains("the form is regex(UNIT):PATTERN"));
+        assert!(refused(r"regex(MB/s):(?P<value>\d+) (?P<unit>\w+)").contains("keep one of them"));
+    }
+
     #[test]
     fn counted_suites_parse_and_the_others_are_refused_with_the_reason() {
         for text in [

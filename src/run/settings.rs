@@ -344,7 +344,8 @@ pub(crate) fn resolve(
     Ok(RunSettings {
         programs: Some(h.programs.clone()),
         executions: extended_executions(h, req.extend_executions)?,
-        iterations: (h.iterations > 0 && h.metric.starts_with("regex:")).then_some(h.iterations),
+        iterations: (h.iterations > 0 && crate::files::metric::is_reported_spec(&h.metric))
+            .then_some(h.iterations),
         warmup: h.warmup,
         metric: h.metric.clone(),
         env_pad_max: h.env_pad_max,

@@ -84,6 +84,42 @@ fn a_regex_that_never_matches_stops_after_the_first_execution() {
     assert!(r.measurements.is_empty());
 }
 
+/// `regex(UNIT):PATTERN` declares the unit of values printed without one (a throughput
+/// under a header, as nettle-benchmark prints it): every reported value is stored in it, so
+/// the report and the gates read it as a rate (higher is faster).
+#[test]
+fn a_declared_unit_is_stored_with_every_reported_value() {
+    let d = tempfile::tempdir().unwrap();
+    same_binary_experiment(d.path(), "faulty", "faulty.c", 1);
+    run_in(d.path())
+        .args([
+            "--executions",
+            "2",
+            "--metric",
+            r"regex(MB/s):value ([0-9.]+)",
+        ])
+        .args(["--schedule-seed", "1", "--", "{bin}", "ok"])
+        .assert()
+        .success();
+    let r = read_results(d.path()).unwrap();
+    let reported: Vec<&str> = (r.measurements.iter())
+        .filter(|m| m.metric == "reported")
+        .map(|m| m.unit.as_str())
+        .collect();
+    assert_eq!(reported, ["MB/s"; 4], "{:?}", r.measurements);
+    let out = layoutrand()
+        .args(["report", "--format", "json"])
+        .arg(d.path())
+        .assert()
+        .success();
+    let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let units: Vec<&str> = (v["series"].as_array().unwrap().iter())
+        .filter(|s| s["metric"] == "reported")
+        .map(|s| s["unit"].as_str().unwrap())
+        .collect();
+    assert_eq!(units, ["MB/s"], "{v:#}");
+}
+
 #[test]
 fn an_unwritable_store_is_refused_before_any_execution() {
     let d = tempfile::tempdir().unwrap();
