@@ -661,15 +661,26 @@ fn leads_lines(e: &Explanation, d: &Differential, l: &Leads) -> Vec<String> {
     }
     if !unexplained.is_empty() {
         let labels: Vec<String> = unexplained.iter().map(|(l, _)| l.to_string()).collect();
+        // The movers the relinks place: the program's, and its build libraries' when they
+        // were screened with it.
+        let (own, code) = match e.libraries.as_slice() {
+            [] => ("the program's own movers".to_string(), "the program's code"),
+            many => (
+                format!("the movers of the program and {}", many.join(", ")),
+                "the relinked code",
+            ),
+        };
         let shared = if unexplained.iter().any(|(_, shared)| *shared) {
-            "; a shared library's function stays where it is, crowded by the program's code, \
-             and only pairs of the program's own movers are tested"
+            format!(
+                "; a shared library's function stays where it is, crowded by {code}, and only \
+                 pairs of {own} are tested"
+            )
         } else {
-            ""
+            String::new()
         };
         lines.push(format!(
             "why {}: not found — no placement of {}, and no sharing of cache sets between two \
-             of the program's own movers, went with the {metric} of the {} binaries at a false \
+             of {own}, went with the {metric} of the {} binaries at a false \
              discovery rate of {}{shared}; more binaries may tell",
             and_list(&labels),
             if labels.len() == 1 { "it" } else { "theirs" },
