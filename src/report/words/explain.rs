@@ -660,33 +660,7 @@ fn leads_lines(e: &Explanation, d: &Differential, l: &Leads) -> Vec<String> {
         lines.extend(why);
     }
     if !unexplained.is_empty() {
-        let labels: Vec<String> = unexplained.iter().map(|(l, _)| l.to_string()).collect();
-        // The movers the relinks place: the program's, and its build libraries' when they
-        // were screened with it.
-        let (own, code) = match e.libraries.as_slice() {
-            [] => ("the program's own movers".to_string(), "the program's code"),
-            many => (
-                format!("the movers of the program and {}", many.join(", ")),
-                "the relinked code",
-            ),
-        };
-        let shared = if unexplained.iter().any(|(_, shared)| *shared) {
-            format!(
-                "; a shared library's function stays where it is, crowded by {code}, and only \
-                 pairs of {own} are tested"
-            )
-        } else {
-            String::new()
-        };
-        lines.push(format!(
-            "why {}: not found — no placement of {}, and no sharing of cache sets between two \
-             of {own}, went with the {metric} of the {} binaries at a false \
-             discovery rate of {}{shared}; more binaries may tell",
-            and_list(&labels),
-            if labels.len() == 1 { "it" } else { "theirs" },
-            d.binaries,
-            rate(e.screening.fdr)
-        ));
+        lines.push(unexplained_line(e, d, &unexplained));
     }
     if let Some(n) = d.functions_for_most.filter(|n| *n > d.movers.len()) {
         lines.push(format!(
@@ -698,6 +672,39 @@ fn leads_lines(e: &Explanation, d: &Differential, l: &Leads) -> Vec<String> {
         ));
     }
     lines
+}
+
+/// The line for the differential's leads (`unexplained`: each one's label, and whether all
+/// its functions are a system library's) that no screen found a cause of.
+fn unexplained_line(e: &Explanation, d: &Differential, unexplained: &[(char, bool)]) -> String {
+    let metric = &e.metric;
+    let labels: Vec<String> = unexplained.iter().map(|(l, _)| l.to_string()).collect();
+    // The movers the relinks place: the program's, and its build libraries' when they
+    // were screened with it.
+    let (own, code) = match e.libraries.as_slice() {
+        [] => ("the program's own movers".to_string(), "the program's code"),
+        many => (
+            format!("the movers of the program and {}", many.join(", ")),
+            "the relinked code",
+        ),
+    };
+    let shared = if unexplained.iter().any(|(_, shared)| *shared) {
+        format!(
+            "; a shared library's function stays where it is, crowded by {code}, and only \
+             pairs of {own} are tested"
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "why {}: not found — no placement of {}, and no sharing of cache sets between two \
+         of {own}, went with the {metric} of the {} binaries at a false \
+         discovery rate of {}{shared}; more binaries may tell",
+        and_list(&labels),
+        if labels.len() == 1 { "it" } else { "theirs" },
+        d.binaries,
+        rate(e.screening.fdr)
+    )
 }
 
 /// A, B, … (at most [`crate::analysis::explain_differential::MAX_MOVERS`] leads, so one
