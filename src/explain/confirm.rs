@@ -37,9 +37,9 @@ use crate::files::results::Header;
 use crate::layout::binary::{self, Function};
 use crate::layout::features::{self, Feature, HotPlacement, ICache, RunningCode, FEATURES};
 use crate::relink::replay::{MoveAlone, Program};
+use crate::stats::hierarchy::Hierarchy;
 
 use super::image::{Image, ImageLibrary};
-use crate::stats::hierarchy::Hierarchy;
 
 /// At most this many suspects are confirmed (the strongest, one feature per function).
 pub(crate) const MAX_SUSPECTS: usize = 3;
