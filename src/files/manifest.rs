@@ -549,6 +549,12 @@ pub struct VersusBaseline {
 }
 
 impl Binary {
+    /// The name a program loads this library by: its soname, else its file name (the name
+    /// it is staged under for a run).
+    pub(crate) fn loaded_as(&self) -> String {
+        self.soname.clone().unwrap_or_else(|| self.name.clone())
+    }
+
     /// How the baseline differs from this binary (an as-built one), `None` when the manifest
     /// says nothing of it.
     pub fn versus_baseline(&self) -> Option<VersusBaseline> {

@@ -26,6 +26,30 @@ fn read_elf<T>(
     parsed.with_context(|| format!("reading {what} of {}", path.display()))
 }
 
+/// Which of a set of linked files are loaded with the ones marked in `roots`: each root,
+/// and each shared library (`loaded_as[j]`: the name it is loaded by, its soname or else
+/// its file name; `None` for a program) that a loaded file lists among its `DT_NEEDED`
+/// (`needed[i]`), directly or through another such library. The one rule of which of the
+/// build's libraries a program loads.
+pub(crate) fn loaded_closure(
+    needed: &[Vec<String>],
+    loaded_as: &[Option<String>],
+    roots: &[bool],
+) -> Vec<bool> {
+    let mut loaded = roots.to_vec();
+    let mut pending: Vec<usize> = (0..loaded.len()).filter(|&i| loaded[i]).collect();
+    while let Some(i) = pending.pop() {
+        for (j, name) in loaded_as.iter().enumerate() {
+            let wanted = name.as_ref().is_some_and(|n| needed[i].contains(n));
+            if !loaded[j] && wanted {
+                loaded[j] = true;
+                pending.push(j);
+            }
+        }
+    }
+    loaded
+}
+
 /// The `DT_SONAME` of the ELF file at `path`; `None` when it has none (an executable, or a
 /// library linked without `-soname`).
 pub(crate) fn soname(path: &Path) -> Result<Option<String>> {

@@ -74,28 +74,21 @@ fn libraries_loaded(
     baseline: &BinarySet,
     needed: &dyn Fn(&Binary) -> Vec<String>,
 ) -> BTreeMap<String, Vec<String>> {
-    let loaded_as = |l: &Binary| l.soname.clone().unwrap_or_else(|| l.name.clone());
-    let needs: BTreeMap<&str, Vec<String>> = baseline
-        .all()
-        .map(|b| (b.name.as_str(), needed(b)))
+    let all: Vec<&Binary> = baseline.all().collect();
+    let needs: Vec<Vec<String>> = all.iter().map(|b| needed(b)).collect();
+    let programs = baseline.binaries.len();
+    let loaded_as: Vec<Option<String>> = (all.iter().enumerate())
+        .map(|(i, b)| (i >= programs).then(|| b.loaded_as()))
         .collect();
     let mut loads = BTreeMap::new();
-    for b in baseline.all() {
-        let mut loaded: BTreeSet<&str> = BTreeSet::new();
-        let mut pending = vec![b.name.as_str()];
-        while let Some(at) = pending.pop() {
-            for l in &baseline.libraries {
-                let wanted = needs.get(at).is_some_and(|n| n.contains(&loaded_as(l)));
-                if wanted && l.name != b.name && loaded.insert(l.name.as_str()) {
-                    pending.push(l.name.as_str());
-                }
-            }
-        }
-        let in_order = (baseline.libraries.iter())
-            .filter(|l| loaded.contains(l.name.as_str()))
-            .map(|l| l.name.clone())
+    for (i, b) in all.iter().enumerate() {
+        let roots: Vec<bool> = (0..all.len()).map(|j| j == i).collect();
+        let loaded = crate::layout::dynamic::loaded_closure(&needs, &loaded_as, &roots);
+        let libraries = (programs..all.len())
+            .filter(|&j| loaded[j] && j != i)
+            .map(|j| all[j].name.clone())
             .collect();
-        loads.insert(b.name.clone(), in_order);
+        loads.insert(b.name.clone(), libraries);
     }
     loads
 }

@@ -254,22 +254,16 @@ fn loaded_closure(links: &[LinkRecord], roots: &[bool]) -> Result<Vec<bool>> {
     let loaded_as = links
         .iter()
         .map(|l| match l.shared {
-            true => Ok(crate::layout::dynamic::soname(&l.output)?
-                .unwrap_or_else(|| program_name(&l.output))),
-            false => Ok(String::new()),
+            true => Ok(Some(
+                crate::layout::dynamic::soname(&l.output)?
+                    .unwrap_or_else(|| program_name(&l.output)),
+            )),
+            false => Ok(None),
         })
-        .collect::<Result<Vec<String>>>()?;
-    let mut loaded = roots.to_vec();
-    let mut pending: Vec<usize> = (0..links.len()).filter(|&i| loaded[i]).collect();
-    while let Some(i) = pending.pop() {
-        for j in 0..links.len() {
-            if !loaded[j] && links[j].shared && needed[i].contains(&loaded_as[j]) {
-                loaded[j] = true;
-                pending.push(j);
-            }
-        }
-    }
-    Ok(loaded)
+        .collect::<Result<Vec<Option<String>>>>()?;
+    Ok(crate::layout::dynamic::loaded_closure(
+        &needed, &loaded_as, roots,
+    ))
 }
 
 /// One [`Program`] per recorded link, with unique names and a mechanism each. Any program

@@ -251,7 +251,7 @@ fn target_of(set: &BinarySet, program: &str, needed: &[String], out: &Path) -> R
     let mut libraries = BTreeMap::new();
     for lib in &set.libraries {
         let path = binary_inside(out, &lib.path, "library", &lib.name, &set.label())?;
-        let loaded_as = lib.soname.clone().unwrap_or_else(|| lib.name.clone());
+        let loaded_as = lib.loaded_as();
         libraries.insert(loaded_as, (path, lib.sha256.clone()));
     }
     Ok(Target {
