@@ -204,9 +204,10 @@ fn relink_suspect(
     suspect: &Suspect,
     k: usize,
 ) -> Result<(Relinked, Vec<BinarySet>)> {
-    let library = screened.units.first().and_then(|(_, unit)| {
-        let f = unit.functions.iter().find(|f| f.name == suspect.function)?;
-        screened.image.library_of(f.address)
+    let library = (screened.units.first()).and_then(|(_, unit)| {
+        screened
+            .image
+            .library_holding(&unit.functions, &suspect.function)
     });
     let object = library.map_or(screened.program, |l| l.name.as_str());
     let relinker = program_of(

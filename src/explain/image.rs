@@ -47,7 +47,7 @@ impl Image {
     /// process loaded (`objects`) from `staged`, where explain staged `set`'s libraries.
     pub(crate) fn of_loaded(set: &BinarySet, objects: &[LoadedObject], staged: &Path) -> Image {
         let loaded = |l: &Binary| {
-            let loaded_as = loaded_name(l);
+            let loaded_as = l.loaded_as();
             objects.iter().any(|o| {
                 o.path.starts_with(staged) && o.path.file_name() == Some(loaded_as.as_ref())
             })
@@ -55,7 +55,7 @@ impl Image {
         let libraries = (set.libraries.iter().filter(|l| loaded(l)).enumerate())
             .map(|(k, l)| ImageLibrary {
                 name: l.name.clone(),
-                loaded_as: loaded_name(l),
+                loaded_as: l.loaded_as(),
                 base: (k as u64 + 1) * LIBRARY_BASE,
             })
             .collect();
@@ -85,6 +85,17 @@ impl Image {
     /// The library whose part of the image holds `address` (`None`: the program's).
     pub(crate) fn library_of(&self, address: u64) -> Option<&ImageLibrary> {
         self.libraries.iter().rev().find(|l| address >= l.base)
+    }
+
+    /// The library whose part of `functions` (an image's) holds the function named `name`
+    /// (`None`: the program's, or no such function).
+    pub(crate) fn library_holding(
+        &self,
+        functions: &[Function],
+        name: &str,
+    ) -> Option<&ImageLibrary> {
+        let f = functions.iter().find(|f| f.name == name)?;
+        self.library_of(f.address)
     }
 
     /// The functions of `functions` (an image's) in `library`'s part (`None`: the
@@ -138,11 +149,6 @@ impl ImageLibrary {
             })
             .collect()
     }
-}
-
-/// The name a program loads library `l` by: its soname, else its file name.
-fn loaded_name(l: &Binary) -> String {
-    l.soname.clone().unwrap_or_else(|| l.name.clone())
 }
 
 #[cfg(test)]
@@ -205,6 +211,8 @@ mod tests {
         let liba = &image.libraries[0];
         assert_eq!(image.library_of(0x1040), None);
         assert_eq!(image.library_of(LIBRARY_BASE + 0x1100), Some(liba));
+        assert_eq!(image.library_holding(&functions, "f"), Some(liba));
+        assert_eq!(image.library_holding(&functions, "main"), None);
         assert_eq!(
             image.part(&functions, Some(liba)),
             [Function::named("f", 0x1100, 30)]

@@ -264,14 +264,14 @@ fn profiled_units(
 ) -> Result<(Profiled, Vec<LayoutUnit>)> {
     let (dir, manifest, program) = (&exp.dir, target.manifest, &series.program);
     let baseline = binary_path(dir, manifest, program, None)?;
-    for b in &series.seeds {
-        binary_path(dir, manifest, program, b.seed)?;
-    }
+    let paths = (series.seeds.iter())
+        .map(|b| binary_path(dir, manifest, program, b.seed))
+        .collect::<Result<Vec<PathBuf>>>()?;
     say(format!(
         "profiling {program}'s default layout once under cachegrind for its hot functions"
     ));
     let profiled = hot_functions(dir, exp, target, &baseline, say)?;
-    let units = layout_units(dir, manifest, series, &profiled.image)?;
+    let units = layout_units(dir, manifest, (series, &paths), &profiled.image)?;
     Ok((profiled, units))
 }
 
@@ -383,10 +383,8 @@ fn differential_of(
         )
     })?;
     for m in &mut d.movers {
-        m.library = (units.first().into_iter())
-            .flat_map(|u| u.functions.iter())
-            .find(|f| f.name == m.function)
-            .and_then(|f| image.library_of(f.address))
+        m.library = (units.first())
+            .and_then(|u| image.library_holding(&u.functions, &m.function))
             .map(|l| l.name.clone());
     }
     Ok(Some(d))
@@ -466,27 +464,26 @@ pub(crate) fn named_binaries(
     Ok(named)
 }
 
-/// Each seed's binary of `series` as the screening sees it: its mean, the interval of
-/// that mean, and where its functions landed, with those of the build's libraries it
-/// loads (`image`).
+/// Each seed's binary of `series` (at `paths`, checked by [`binary_path`]) as the
+/// screening sees it: its mean, the interval of that mean, and where its functions landed,
+/// with those of the build's libraries it loads (`image`).
 fn layout_units(
     dir: &Path,
     manifest: &crate::files::manifest::Manifest,
-    series: &Series,
+    (series, paths): (&Series, &[PathBuf]),
     image: &Image,
 ) -> Result<Vec<LayoutUnit>> {
     let mut units = Vec::new();
-    for b in &series.seeds {
+    for (b, path) in series.seeds.iter().zip(paths) {
         let set = manifest
             .binary_sets()
             .find(|s| s.seed == b.seed)
             .with_context(|| format!("the manifest has no binary {:?}", b.seed))?;
-        let path = verified(dir, set, &series.program)?;
         units.push(LayoutUnit {
             binary: b.binary.clone(),
             mean: b.mean(),
             ci: execution_interval(b),
-            functions: image.functions(dir, set, &path)?,
+            functions: image.functions(dir, set, path)?,
         });
     }
     Ok(units)
@@ -771,9 +768,7 @@ fn hot_functions(
     let own = functions.iter().map(|f| f.name.clone()).collect();
     let mut hot = hotness::select_hot(&profile.functions, &own, crate::analysis::explain::HOT_RULE);
     for h in &mut hot {
-        h.library = (functions.iter().find(|f| f.name == h.name))
-            .and_then(|f| image.library_of(f.address))
-            .map(|l| l.name.clone());
+        h.library = (image.library_holding(&functions, &h.name)).map(|l| l.name.clone());
     }
     let left_out = Unscreened::of(&profile.functions, &own, &hot);
     let Some(coldest) = hot.last().map(|h| h.ir) else {
@@ -855,7 +850,7 @@ fn stage_libraries(
     }
     let mut libraries: BTreeMap<String, (PathBuf, String)> = BTreeMap::new();
     for l in &set.libraries {
-        let loaded_as = l.soname.clone().unwrap_or_else(|| l.name.clone());
+        let loaded_as = l.loaded_as();
         let path = crate::run::targets::verified_binary(dir, l, "library", &set.label())?;
         libraries.insert(loaded_as, (path, l.sha256.clone()));
     }
