@@ -150,7 +150,7 @@ pub struct Comparison {
     /// The new system.
     pub new: Side,
     /// The pair analysis shared with `report` (flattened: `ratio`, `ci` (eq. 5), `paired`,
-    /// `bootstrap`, `share_faster`, `interaction`, `binaries`, `basis`, `effect`, `verdict`,
+    /// `bootstrap`, `share_below`, `interaction`, `binaries`, `basis`, `effect`, `verdict`,
     /// `slower_beyond_threshold`).
     #[serde(flatten)]
     pub pair: PairAnalysis,

@@ -81,16 +81,18 @@ pub struct BootstrapJson {
     pub(crate) paired: bool,
 }
 
-/// The share of seeds on which new is faster (lower), with Wilson's interval.
+/// The share of seeds on which new's mean is below base's, with Wilson's interval. Below is
+/// faster for a time or a count (lower is better) and slower for a rate (`MB/s`), so the
+/// wire names the direction, not the speed.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct ShareFaster {
+pub struct ShareBelow {
     /// Seeds on which new's mean is below base's.
-    pub(crate) k: usize,
+    pub(crate) below: usize,
     /// Seeds compared.
     pub(crate) compared: usize,
-    /// Seeds on which new's mean is above base's (`compared - k - slower` seeds tie).
-    pub(crate) slower: usize,
-    /// Lower end of Wilson's interval for the probability.
+    /// Seeds on which new's mean is above base's (`compared - below - above` seeds tie).
+    pub(crate) above: usize,
+    /// Lower end of Wilson's interval for the probability of below.
     pub(crate) lower: f64,
     /// Upper end.
     pub(crate) upper: f64,
@@ -223,8 +225,8 @@ pub struct PairAnalysis {
     pub data_layouts: Option<DataLayouts>,
     /// The hierarchical bootstrap interval of the ratio.
     pub bootstrap: Option<BootstrapJson>,
-    /// Seeds on which new is faster (null without matched seeds).
-    pub share_faster: Option<ShareFaster>,
+    /// Seeds on which new is lower (null without matched seeds).
+    pub share_below: Option<ShareBelow>,
     /// Variant × layout interaction on the ratio scale, blocks as the error term (null
     /// without two matched seeds of at least two rounds each).
     pub interaction: Option<InteractionJson>,
@@ -427,7 +429,7 @@ pub(crate) fn analyse_pair(
         ratio,
         ci: bounds.and_then(positive_bounds),
     });
-    let share_faster = share_faster(&base_means, &new_means, th.confidence);
+    let share_below = share_below(&base_means, &new_means, th.confidence);
     let interaction = matched.as_ref().and_then(|m| interaction(m, th, warnings));
     let bootstrap = bootstrap_interval(base, new, matched.as_ref(), options, warnings);
     let (basis, effect) = if is_tie(base, new) {
@@ -454,7 +456,7 @@ pub(crate) fn analyse_pair(
         paired,
         data_layouts,
         bootstrap,
-        share_faster,
+        share_below,
         interaction,
         binaries,
         basis,
@@ -580,18 +582,18 @@ fn binary_means(m: &Matched) -> Vec<BinaryMeans> {
 }
 
 /// The share of matched units on which new is below base, with Wilson's interval.
-fn share_faster(base: &[f64], new: &[f64], confidence: f64) -> Option<ShareFaster> {
+fn share_below(base: &[f64], new: &[f64], confidence: f64) -> Option<ShareBelow> {
     if base.is_empty() {
         return None;
     }
     let pairs = || base.iter().zip(new);
-    let k = pairs().filter(|(b, n)| n < b).count();
-    let slower = pairs().filter(|(b, n)| n > b).count();
-    let w = wilson_ci(k as u64, base.len() as u64, confidence, false).ok()?;
-    Some(ShareFaster {
-        k,
+    let below = pairs().filter(|(b, n)| n < b).count();
+    let above = pairs().filter(|(b, n)| n > b).count();
+    let w = wilson_ci(below as u64, base.len() as u64, confidence, false).ok()?;
+    Some(ShareBelow {
+        below,
         compared: base.len(),
-        slower,
+        above,
         lower: w.lower,
         upper: w.upper,
     })

@@ -572,8 +572,8 @@ mod tests {
         assert_eq!((c.base.as_str(), c.new.as_str()), ("O2", "O3"));
         assert_eq!(c.pair.basis, Basis::Paired);
         assert_eq!(c.pair.direction, Direction::Faster);
-        let share = c.pair.share_faster.unwrap();
-        assert_eq!((share.k, share.compared), (30, 30));
+        let share = c.pair.share_below.unwrap();
+        assert_eq!((share.below, share.compared), (30, 30));
         insta::assert_snapshot!(sentence(c));
         // The layout effect (±5 %) is shared, so the paired interval is far narrower than
         // eq. 5's; all three intervals hold the ratio.
@@ -642,7 +642,7 @@ mod tests {
         assert!((i.spread - truth).abs() < 0.005, "{truth} {i:?}");
         insta::assert_snapshot!(sentence(c));
         // Some seeds are slower: the share is below 30.
-        assert!(c.pair.share_faster.unwrap().k < 30);
+        assert!(c.pair.share_below.unwrap().below < 30);
     }
 
     #[test]
@@ -659,6 +659,28 @@ mod tests {
     }
 
     #[test]
+    fn a_rates_share_of_layouts_is_counted_by_direction_not_called_faster() {
+        // MB/s: new is higher, so faster, on every layout. The share counts the layouts on
+        // which new is below base (none here), and no count is named after a speed.
+        let base = variant(100.0, 0..12, 0.0);
+        let new = variant(110.0, 0..12, 0.0);
+        let v = named([("old", &base), ("new", &new)]);
+        let mut o = options();
+        (o.is_time, o.is_rate) = (false, true);
+        o.base = Some("old".into());
+        let a = compare_variants("zstd", "MB/s", &v, &o).unwrap();
+        let c = &a.comparisons[0];
+        let share = c.pair.share_below.unwrap();
+        assert_eq!((share.below, share.above, share.compared), (0, 12, 12));
+        assert!(share.upper < 0.5, "{share:?}");
+        let json = serde_json::to_value(&c.pair).unwrap();
+        assert_eq!(json["share_below"]["above"], 12, "{json}");
+        assert!(json.get("share_faster").is_none(), "{json}");
+        let text = sentence(c);
+        assert!(text.contains("higher on 12 of 12 layouts"), "{text}");
+    }
+
+    #[test]
     fn the_base_can_be_named_and_gates_fail() {
         let a2 = variant(100.0, 0..10, 0.0);
         let a3 = variant(110.0, 0..10, 0.0);
@@ -671,7 +693,7 @@ mod tests {
         assert_eq!(a.comparisons[0].pair.direction, Direction::Slower);
         // A slower variant is counted by the layouts on which it is slower.
         insta::assert_snapshot!(sentence(&a.comparisons[0]));
-        assert_eq!(a.comparisons[0].pair.share_faster.unwrap().slower, 10);
+        assert_eq!(a.comparisons[0].pair.share_below.unwrap().above, 10);
         assert!(a.comparisons[0].pair.slower_beyond_threshold);
         o.fail_if_slower = Some(0.2);
         let lenient = compare_variants("p", "wall", &v, &o).unwrap();
@@ -692,9 +714,7 @@ mod tests {
         let c = &r.comparisons[0];
         assert_eq!(c.pair.basis, Basis::Fieller);
         assert!(
-            c.pair.paired.is_none()
-                && c.pair.share_faster.is_none()
-                && c.pair.interaction.is_none()
+            c.pair.paired.is_none() && c.pair.share_below.is_none() && c.pair.interaction.is_none()
         );
         assert!(!c.pair.bootstrap.unwrap().paired);
         assert!(r.warnings.iter().any(|w| matches!(

@@ -166,7 +166,7 @@ fn lua_o2_vs_o3_recipe_compares_the_variants() {
         (&"O2".into(), &"O3".into()),
         "{c:#}"
     );
-    assert_eq!(c["share_faster"]["compared"], 2, "{c:#}");
+    assert_eq!(c["share_below"]["compared"], 2, "{c:#}");
     assert!(
         c["text"].as_str().is_some_and(|t| t.contains("O3")),
         "{c:#}"

@@ -94,8 +94,8 @@ fn variants_in_the_experiment_file_are_built_run_interleaved_and_compared() {
     assert_eq!(c["new"], "O2");
     let ratio = c["ratio"].as_f64().unwrap();
     assert!(ratio < 0.9, "-O2 takes far fewer estimated cycles: {c:#}");
-    assert_eq!(c["share_faster"]["compared"], 2, "{c:#}");
-    assert_eq!(c["share_faster"]["k"], 2, "{c:#}");
+    assert_eq!(c["share_below"]["compared"], 2, "{c:#}");
+    assert_eq!(c["share_below"]["below"], 2, "{c:#}");
     assert!(
         c["text"].as_str().unwrap().starts_with("O2 is") && c["direction"] == "lower",
         "the verdict says so (estimated cycles are a count: lower, not faster): {c:#}"

@@ -139,7 +139,7 @@ fn json_csv_and_markdown_carry_the_same_numbers() {
     sensitive_dir(tmp.path());
     let json: serde_json::Value =
         serde_json::from_str(&stdout(tmp.path(), &["--format", "json"])).unwrap();
-    assert_eq!(json["schema"], 3);
+    assert_eq!(json["schema"], 4);
     assert_eq!(json["confidence"], 0.95);
     let s = &json["series"][0];
     assert_eq!(s["program"], "demo");
@@ -428,7 +428,7 @@ fn dimension_prints_a_table_per_target_and_rejects_bad_flags() {
         .assert()
         .success();
     let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    assert_eq!(json["schema"], 3);
+    assert_eq!(json["schema"], 4);
     assert_eq!(json["series"][0]["variant"], serde_json::Value::Null);
     let levels = json["series"][0]["levels"].as_array().unwrap();
     assert_eq!(levels[2]["cost_seconds"], 2.0);
@@ -596,7 +596,7 @@ fn export_carries_each_executions_machine_when_the_store_has_one() {
         .assert()
         .success();
     let json: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    assert_eq!(json["schema"], 3);
+    assert_eq!(json["schema"], 4);
     let rows = json["measurements"].as_array().unwrap();
     assert_eq!(rows.len(), 9 * 4 * 5);
     for r in rows {

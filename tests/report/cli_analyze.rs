@@ -179,7 +179,7 @@ fn compare_json_contract() {
         &["--format", "json"],
     ));
     // numpy: mean(new)/mean(base) = 9.499837026000002 / 10.035154958 = 0.9466557383278627
-    assert_eq!(v["schema"], 3);
+    assert_eq!(v["schema"], 4);
     assert!(close(&v["ratio"], 0.9466557383278627, 1e-12));
     // Eq. 5, independent sides, kept beside the paired interval.
     // numpy: h = t.ppf(0.975, 9)·sem(binary means) per side;
@@ -202,7 +202,7 @@ fn compare_json_contract() {
         "the verdict's interval is the paired one"
     );
     assert_eq!(v["binaries"].as_array().unwrap().len(), 10);
-    assert_eq!(v["share_faster"]["compared"], 10);
+    assert_eq!(v["share_below"]["compared"], 10);
     assert_eq!(r["verdict"], "lower");
     // scipy: ttest_ind(new_means, base_means, equal_var=False)
     // -> t = -5.083108769430032, df = 17.542578085494394, p = 8.380646854070457e-05

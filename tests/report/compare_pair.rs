@@ -23,7 +23,7 @@ const SHARED: [&str; 11] = [
     "ci",
     "paired",
     "bootstrap",
-    "share_faster",
+    "share_below",
     "interaction",
     "binaries",
     "basis",
@@ -229,7 +229,7 @@ fn compare_without_seeds_in_common_falls_back_to_eq5_and_says_so() {
     let cmp = layoutrand(&["compare", "--format", "json"], &[&o1, &o2]);
     let c = &cmp["programs"][0];
     assert_eq!(c["basis"], "fieller");
-    assert!(c["paired"].is_null() && c["share_faster"].is_null(), "{c}");
+    assert!(c["paired"].is_null() && c["share_below"].is_null(), "{c}");
     assert_eq!(c["binaries"], Value::Array(Vec::new()));
     // The verdict's interval is eq. 5's.
     assert_eq!(c["effect"]["ci"], c["ci"]);

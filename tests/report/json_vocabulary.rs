@@ -2,8 +2,10 @@
 //! synthetic stores and the CSV fixtures, is walked object by object. No interval bound is
 //! named `low`/`high`/`ci_lower`/`ci_upper`, no p-value `p`; every `lower` has its `upper`;
 //! `df` is one number (two degrees of freedom are `df_numerator`/`df_denominator`); every
-//! `verdict` is a word of the one verdict vocabulary (or null: no verdict); the top level carries `schema` 3 and
-//! `tool_version`. Main before schema 3 failed every one of these rules somewhere. Each output
+//! `verdict` is a word of the one verdict vocabulary (or null: no verdict); no count is named
+//! after a speed a rate reverses (`share_faster`'s `k` and `slower`, schema 4); the top level
+//! carries `schema` 4 and `tool_version`. Main before schema 3 failed every one of these rules
+//! somewhere. Each output
 //! also validates against its JSON Schema (docs/schemas/).
 
 use crate::{report_support, schemas_support};
@@ -17,8 +19,16 @@ use report_support::{
 use serde_json::Value;
 
 /// Keys the one vocabulary replaced: interval bounds are `lower`/`upper`, a p-value is
-/// `p_value`.
-const RETIRED_KEYS: [&str; 5] = ["low", "high", "p", "ci_lower", "ci_upper"];
+/// `p_value`; the share of layouts on which new is lower is `share_below` (schema 4).
+const RETIRED_KEYS: [&str; 7] = [
+    "low",
+    "high",
+    "p",
+    "ci_lower",
+    "ci_upper",
+    "share_faster",
+    "slower",
+];
 
 /// Every rule broken somewhere under `value` (at JSON path `path`), one line each.
 fn violations(value: &Value, path: &str, out: &mut Vec<String>) {
@@ -57,9 +67,9 @@ fn violations(value: &Value, path: &str, out: &mut Vec<String>) {
 
 /// The rules of the top level plus [`violations`] of everything under it.
 fn check(name: &str, json: &Value, out: &mut Vec<String>) {
-    if json["schema"] != 3 {
+    if json["schema"] != 4 {
         out.push(format!(
-            "{name}: top-level schema is {}, not 3",
+            "{name}: top-level schema is {}, not 4",
             json["schema"]
         ));
     }

@@ -65,7 +65,7 @@ fn kind_of(key: &str, parent: &serde_json::Map<String, Value>) -> Bound {
     match key {
         "welch" | "paired_difference" | "paired_relative_ci" => Bound::Signed,
         "ci" if parent.contains_key("difference") => Bound::Signed,
-        "spread_ci" | "cv_across_binaries_ci" | "sped_up_ci" | "share_faster" => Bound::NonNegative,
+        "spread_ci" | "cv_across_binaries_ci" | "sped_up_ci" | "share_below" => Bound::NonNegative,
         _ => Bound::Positive,
     }
 }

@@ -238,7 +238,7 @@ fn the_report_compares_variants_and_fail_if_slower_gates() {
     let json = report(&["--format", "json"]);
     assert_success(&json, "report --format json");
     let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
-    assert_eq!(v["schema"], 3);
+    assert_eq!(v["schema"], 4);
     let series = v["series"].as_array().unwrap();
     let metric = series[0]["metric"].as_str().unwrap();
     let variants: Vec<&str> = series
@@ -261,8 +261,8 @@ fn the_report_compares_variants_and_fail_if_slower_gates() {
         c["basis"], "paired",
         "the verdict rests on the pairs by seed: {c}"
     );
-    assert_eq!(c["share_faster"]["compared"], 5, "{c}");
-    assert_eq!(c["share_faster"]["k"], 0, "{c}");
+    assert_eq!(c["share_below"]["compared"], 5, "{c}");
+    assert_eq!(c["share_below"]["below"], 0, "{c}");
     assert!(v["multiple"].as_array().unwrap().is_empty());
 
     // The text report of the same analysis (its wording for variants is pinned by

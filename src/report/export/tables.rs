@@ -260,7 +260,7 @@ pub(crate) fn comparison_lines(c: &PairComparison, confidence: f64) -> Vec<Strin
         lines.push(line);
     }
     let mut more = Vec::new();
-    if let Some(s) = &c.pair.share_faster {
+    if let Some(s) = &c.pair.share_below {
         // The layouts where new is lower: better for a time, but not for every metric (a
         // rate, MB/s, is better higher), so a time's are said to favour new, the others'
         // only to be lower.
@@ -270,7 +270,7 @@ pub(crate) fn comparison_lines(c: &PairComparison, confidence: f64) -> Vec<Strin
         };
         more.push(format!(
             "{} of {} layouts {lower} (Wilson {level} CI {} to {})",
-            s.k,
+            s.below,
             s.compared,
             percent(s.lower, 0),
             percent(s.upper, 0)

@@ -4,7 +4,7 @@
 //! from its [`VariantWarning`]s.
 
 use crate::analysis::effect::EffectVerdict;
-use crate::analysis::pair::ShareFaster;
+use crate::analysis::pair::ShareBelow;
 use crate::analysis::variants::{
     Adjustment, NoTukey, PairComparison, TukeyPairJson, VariantWarning,
 };
@@ -62,7 +62,7 @@ pub(crate) fn sentence(c: &PairComparison) -> String {
             super::effect::words(effect)
         ),
     };
-    if let Some(s) = &c.pair.share_faster {
+    if let Some(s) = &c.pair.share_below {
         text.push_str(&layouts(s, effect.verdict, better, worse));
     }
     if let Some(i) = &c.pair.interaction {
@@ -79,17 +79,17 @@ pub(crate) fn sentence(c: &PairComparison) -> String {
 /// slower variant, or one faster on none, is described by the layouts on which it is
 /// slower, never as "faster on 0 of 6 layouts"; equal values on every layout (a tie) are
 /// said as such.
-fn layouts(s: &ShareFaster, verdict: EffectVerdict, better: &str, worse: &str) -> String {
-    if s.k == 0 && s.slower == 0 {
+fn layouts(s: &ShareBelow, verdict: EffectVerdict, better: &str, worse: &str) -> String {
+    if s.below == 0 && s.above == 0 {
         return match s.compared {
             1 => ", equal on the 1 layout".to_string(),
             n => format!(", equal on all {n} layouts"),
         };
     }
-    if verdict == EffectVerdict::Higher || (s.k == 0 && verdict != EffectVerdict::Lower) {
-        format!(", {worse} on {} of {} layouts", s.slower, s.compared)
+    if verdict == EffectVerdict::Higher || (s.below == 0 && verdict != EffectVerdict::Lower) {
+        format!(", {worse} on {} of {} layouts", s.above, s.compared)
     } else {
-        format!(", {better} on {} of {} layouts", s.k, s.compared)
+        format!(", {better} on {} of {} layouts", s.below, s.compared)
     }
 }
 
