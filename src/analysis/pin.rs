@@ -15,21 +15,11 @@ use crate::layout::binary::Function;
 pub struct LeftFree {
     /// Its symbol name.
     pub(crate) name: String,
+    /// The build's library it is in (its file name); `None` for the program's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) library: Option<String>,
     /// Why it is not pinned.
     pub(crate) why: Freedom,
-}
-
-/// A library of the build whose hot functions the pin leaves free (every seed still
-/// relinks it).
-#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-pub struct LibraryFree {
-    /// Its file name.
-    pub(crate) library: String,
-    /// How many of explain's hot functions are its.
-    pub(crate) functions: usize,
-    /// Their share of the instructions of the program's and its libraries' functions in
-    /// explain's profile.
-    pub(crate) ir_share: f64,
 }
 
 /// Why a hot function is not pinned.
@@ -41,6 +31,10 @@ pub enum Freedom {
     NameNotUnique,
     /// The binary the placement is copied from has no function of its name.
     NotInBinary,
+    /// It is a library's, and the set period exceeds a page: a library loads at a
+    /// page-aligned address the layout does not choose, so its offset modulo the period is
+    /// not the library's to keep.
+    LibraryBeyondPage,
 }
 
 /// What `pin` made: the pin file and what it leaves free.
@@ -56,12 +50,15 @@ pub struct PinAnswer {
     pub(crate) written: PathBuf,
     /// The experiment directory it was made from.
     pub(crate) experiment: PathBuf,
+    /// The program explained: the pin's entry of that name places its own functions, the
+    /// others those of the build's libraries it loads (`libraries`).
+    pub(crate) program: String,
+    /// The build's libraries the program loads, whose hot functions explain found with its
+    /// own: each seed relinks them, and the pin places their hot functions as the program's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) libraries: Vec<String>,
     /// The hot functions left free.
     pub(crate) left_free: Vec<LeftFree>,
-    /// The build's libraries the program loads whose hot functions (explain's) the pin
-    /// leaves free: it places the program's own functions only.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) libraries_free: Vec<LibraryFree>,
     /// The instruction cache whose set period the offsets are taken modulo.
     pub(crate) cache: crate::layout::features::ICache,
     /// Whether the experiment measured under cachegrind, on that simulated cache; else on
@@ -72,8 +69,9 @@ pub struct PinAnswer {
     pub(crate) layout_share: Option<f64>,
 }
 
-/// The pinned placement of each function of `hot` in `functions` (its start modulo
-/// `period`, and its size), hottest first, and the hot functions left free.
+/// The pinned placement of each function of `hot` in `functions` (one object's: the
+/// program's or a library's, at its own addresses; its start modulo `period`, and its size),
+/// hottest first, and the hot functions left free.
 pub(crate) fn placements(
     hot: &[HotFunction],
     functions: &[Function],
@@ -97,6 +95,7 @@ pub(crate) fn placements(
         };
         left_free.push(LeftFree {
             name: hot.name.clone(),
+            library: hot.library.clone(),
             why,
         });
     }

@@ -46,13 +46,23 @@ impl Image {
     /// The libraries of `set` (the build's, as the manifest lists them) that the profiled
     /// process loaded (`objects`) from `staged`, where explain staged `set`'s libraries.
     pub(crate) fn of_loaded(set: &BinarySet, objects: &[LoadedObject], staged: &Path) -> Image {
-        let loaded = |l: &Binary| {
+        Image::of(set, |l| {
             let loaded_as = l.loaded_as();
             objects.iter().any(|o| {
                 o.path.starts_with(staged) && o.path.file_name() == Some(loaded_as.as_ref())
             })
-        };
-        let libraries = (set.libraries.iter().filter(|l| loaded(l)).enumerate())
+        })
+    }
+
+    /// The image of an explanation made on another binary set: the libraries of `set` named
+    /// in `names` (an explanation's `libraries`), at the bases [`Image::of_loaded`] gave them.
+    pub(crate) fn of_named(set: &BinarySet, names: &[String]) -> Image {
+        Image::of(set, |l| names.contains(&l.name))
+    }
+
+    /// The libraries of `set` that `keep`, in the manifest's order, each at its base.
+    fn of(set: &BinarySet, keep: impl Fn(&Binary) -> bool) -> Image {
+        let libraries = (set.libraries.iter().filter(|l| keep(l)).enumerate())
             .map(|(k, l)| ImageLibrary {
                 name: l.name.clone(),
                 loaded_as: l.loaded_as(),

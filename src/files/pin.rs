@@ -38,11 +38,11 @@ pub struct PinFile {
     pub programs: Vec<ProgramPin>,
 }
 
-/// The placement of one program's hot functions.
+/// The placement of one program's hot functions, or one shared library's of the build.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProgramPin {
-    /// The program's name as `build` records it.
+    /// The program's (or library's) name as `build` records it.
     pub program: String,
     /// The period (bytes) the offsets are taken modulo: the instruction cache's sets times
     /// its line size, at least a page; a power of two.
@@ -83,7 +83,8 @@ pub struct PinSource {
     pub median: f64,
     /// How many random layouts it was chosen from.
     pub layouts: usize,
-    /// The share of the program's own instructions the pinned functions execute.
+    /// The share the pinned functions execute of the instructions of the explained program's
+    /// own functions and of the build's libraries it loads (explain's profile).
     pub ir_share: f64,
 }
 

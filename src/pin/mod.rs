@@ -3,8 +3,10 @@
 //! `build --pin FILE` applies to every seed.
 //!
 //! The pin copies the placement of the hot functions of explain's profile (those covering
-//! 99 % of the program's own instructions, at most 1,000: [`PIN_RULE`]) from the fastest of
-//! the experiment's random layouts: each one's start modulo the instruction cache's set period. That keeps, in every
+//! 99 % of the instructions of the program's own functions and of the build's libraries it
+//! loads, at most 1,000: [`PIN_RULE`]) from the fastest of the experiment's random layouts:
+//! each one's start modulo the instruction cache's set period, in its own object (a library's
+//! entry in the pin places the library's functions when every seed relinks it). That keeps, in every
 //! seed, each hot function's offset in its lines, 32-byte windows and page, the sets its
 //! lines map to, and so every set conflict among them: all the placement features `explain`
 //! screens. It reads the experiment and the binary's ELF; it runs nothing and writes only
@@ -18,9 +20,10 @@ use anyhow::{bail, Context, Result};
 use crate::analysis::answers::experiment::{load, Experiment};
 use crate::analysis::answers::series::BinaryData;
 use crate::analysis::explain::{Explanation, HotFunction, HotRule};
-use crate::analysis::pin::{placements, LibraryFree, PinAnswer};
+use crate::analysis::pin::{placements, Freedom, LeftFree, PinAnswer};
+use crate::explain::image::Image;
 use crate::files::pin::{PinFile, PinSource, ProgramPin, MAX_PINNED, PIN_SCHEMA};
-use crate::layout::binary::{self, Function};
+use crate::layout::binary::Function;
 
 /// Makes the pin of the program `explain` last explained in `dir` and writes it to
 /// `output`.
@@ -49,12 +52,55 @@ pub fn pin(dir: &Path, output: &Path) -> Result<PinAnswer> {
         )
     })?;
     let seed = fastest.seed.context("the fastest layout has no seed")?;
-    let path = crate::explain::binary_path(dir, manifest, &explanation.program, Some(seed))?;
-    let functions = binary::functions(&path)?;
+    let set = (manifest.seeds.iter())
+        .find(|s| s.seed == Some(seed))
+        .with_context(|| format!("the manifest has no seed {seed}"))?;
+    let path = crate::explain::verified(dir, set, &explanation.program)?;
+    let image = Image::of_named(set, &explanation.libraries);
+    let functions = image.functions(dir, set, &path)?;
     let period = crate::explain::confirm::set_period(&explanation.cache);
-    let hot = hot_functions(dir, &explanation, &functions)?;
-    let (pinned, left_free) = placements(&hot, &functions, period);
-    if pinned.is_empty() {
+    let hot = hot_functions(dir, &explanation, &image, &functions)?;
+    let means: Vec<f64> = layouts.iter().map(BinaryData::mean).collect();
+    let source = |ir_share| PinSource {
+        binary: fastest.binary.clone(),
+        metric: explanation.metric.clone(),
+        unit: explanation.unit.clone(),
+        mean: fastest.mean(),
+        median: crate::stats::sample::median(&means),
+        layouts: layouts.len(),
+        ir_share,
+    };
+    let mut programs = Vec::new();
+    let mut left_free = Vec::new();
+    let objects = std::iter::once(None).chain(image.libraries.iter().map(Some));
+    for library in objects {
+        let name = library.map(|l| l.name.clone());
+        let own: Vec<HotFunction> = (hot.iter().filter(|h| h.library == name).cloned()).collect();
+        if library.is_some() && period > crate::layout::features::PAGE {
+            left_free.extend(own.iter().map(|h| LeftFree {
+                name: h.name.clone(),
+                library: name.clone(),
+                why: Freedom::LibraryBeyondPage,
+            }));
+            continue;
+        }
+        let (pinned, free) = placements(&own, &image.part(&functions, library), period);
+        left_free.extend(free);
+        if pinned.is_empty() {
+            continue;
+        }
+        let ir_share = (own.iter())
+            .filter(|h| pinned.iter().any(|p| p.name == h.name))
+            .map(|h| h.ir_share)
+            .sum();
+        programs.push(ProgramPin {
+            program: name.unwrap_or_else(|| explanation.program.clone()),
+            period,
+            functions: pinned,
+            source: source(ir_share),
+        });
+    }
+    if programs.is_empty() {
         bail!(
             "none of the {} hot functions of {} has a name of its own in {}: nothing to pin",
             hot.len(),
@@ -62,28 +108,9 @@ pub fn pin(dir: &Path, output: &Path) -> Result<PinAnswer> {
             path.display()
         );
     }
-    let ir_share = hot
-        .iter()
-        .filter(|h| pinned.iter().any(|p| p.name == h.name))
-        .map(|h| h.ir_share)
-        .sum();
-    let means: Vec<f64> = layouts.iter().map(BinaryData::mean).collect();
     let pin = PinFile {
         schema: PIN_SCHEMA,
-        programs: vec![ProgramPin {
-            program: explanation.program.clone(),
-            period,
-            functions: pinned,
-            source: PinSource {
-                binary: fastest.binary.clone(),
-                metric: explanation.metric.clone(),
-                unit: explanation.unit.clone(),
-                mean: fastest.mean(),
-                median: crate::stats::sample::median(&means),
-                layouts: layouts.len(),
-                ir_share,
-            },
-        }],
+        programs,
     };
     pin.check().context("the pin made")?;
     let mut text = serde_json::to_string_pretty(&pin)?;
@@ -95,29 +122,13 @@ pub fn pin(dir: &Path, output: &Path) -> Result<PinAnswer> {
         pin,
         written: output.to_path_buf(),
         experiment: dir.to_path_buf(),
+        program: explanation.program.clone(),
+        libraries: explanation.libraries.clone(),
         left_free,
-        libraries_free: libraries_free(&explanation),
         cache: explanation.cache,
         simulated: crate::files::metric::is_cachegrind_spec(&exp.header.metric),
         layout_share: explanation.layout_share,
     })
-}
-
-/// The build's libraries whose hot functions explain screened with the program's, which the
-/// pin leaves free (it places the program's own), with their count and share.
-fn libraries_free(e: &Explanation) -> Vec<LibraryFree> {
-    e.libraries
-        .iter()
-        .map(|library| {
-            let hot = e.hot.iter().filter(|h| h.library.as_ref() == Some(library));
-            LibraryFree {
-                library: library.clone(),
-                functions: hot.clone().count(),
-                ir_share: hot.map(|h| h.ir_share).sum(),
-            }
-        })
-        .filter(|l| l.functions > 0)
-        .collect()
 }
 
 /// The rule of the functions a pin places: as explain's, the hottest until they cover 99 %
@@ -130,11 +141,13 @@ pub(crate) const PIN_RULE: HotRule = HotRule {
 };
 
 /// The hot functions to pin: by [`PIN_RULE`] from the profile `explain` kept
-/// (`DIR/explain/profile/`), among the program's own `functions`; explain's hot functions
-/// when that profile is gone.
+/// (`DIR/explain/profile/`), among the `functions` of the `image` (the program's and its
+/// libraries', each labelled with its library); explain's hot functions when that profile
+/// is gone.
 fn hot_functions(
     dir: &Path,
     explanation: &Explanation,
+    image: &Image,
     functions: &[Function],
 ) -> Result<Vec<HotFunction>> {
     let profile_dir = dir
@@ -149,9 +162,11 @@ fn hot_functions(
     }
     let profile = crate::explain::hotness::instructions_and_misses(&counts);
     let own = functions.iter().map(|f| f.name.clone()).collect();
-    Ok(crate::explain::hotness::select_hot(
-        &profile, &own, PIN_RULE,
-    ))
+    let mut hot = crate::explain::hotness::select_hot(&profile, &own, PIN_RULE);
+    for h in &mut hot {
+        h.library = (image.library_holding(functions, &h.name)).map(|l| l.name.clone());
+    }
+    Ok(hot)
 }
 
 /// The random layouts of the explained program and metric, as the experiment measured them.

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
-use crate::files::manifest::{BuildStatus, Manifest, ProgramSummary};
+use crate::files::manifest::{BinarySet, BuildStatus, Manifest, ProgramSummary};
 use crate::report::words;
 
 /// Per program: seeds built, their distinct fingerprints, Kendall distances, shares moved.
@@ -53,7 +53,7 @@ pub fn render(m: &Manifest) -> String {
         out.push_str(&data_order_lines(m));
     }
     if let Some(pin) = &m.pin {
-        out.push_str(&pin_lines(pin));
+        out.push_str(&pin_lines(pin, &m.baseline));
     }
     for p in &m.programs {
         program_notes(&mut out, m, p);
@@ -329,15 +329,24 @@ fn padding_lines(m: &Manifest) -> String {
 
 /// `build --pin FILE`: per pinned program, what every seed placed (each seed's binary was
 /// read from its ELF with every pinned function at its offset, or the seed failed).
-fn pin_lines(pin: &crate::files::pin::PinFile) -> String {
+/// A library of the build (of `set`'s libraries) is named as one.
+fn pin_lines(pin: &crate::files::pin::PinFile, set: &BinarySet) -> String {
     let mut out = String::new();
     for p in &pin.programs {
+        let what = match set.libraries.iter().any(|l| l.name == p.program) {
+            true => "library",
+            false => "program",
+        };
         let _ = writeln!(
             out,
-            "pinned: program {}: in every seed, {} at their offsets modulo {} bytes, where {} \
-             of the experiment had them; the rest of the layout random",
+            "pinned: {what} {}: in every seed, {} at {} modulo {} bytes, where {} of the \
+             experiment had them; the rest of the layout random",
             p.program,
             crate::units::counted(p.functions.len(), "function", "functions"),
+            match p.functions.len() {
+                1 => "its offset",
+                _ => "their offsets",
+            },
             p.period,
             p.source.binary
         );

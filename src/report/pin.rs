@@ -8,13 +8,22 @@ use crate::units::counted;
 /// The text `layoutrand pin` prints: what was pinned, from which layout, what is left free,
 /// how to use it, and what a pin does not fix.
 pub fn render(answer: &PinAnswer) -> String {
-    let mut lines = Vec::new();
-    for program in &answer.pin.programs {
-        lines.push(pinned(program));
+    let mut lines: Vec<String> = (answer.pin.programs.iter().enumerate())
+        .map(|(k, program)| pinned(program, answer, k == 0))
+        .collect();
+    if let Some(first) = answer.pin.programs.first() {
         lines.push(format!(
             "Each starts at its offset modulo {} bytes, the period of the instruction cache's \
-             sets ({} sets of {}-byte lines, {} ways).",
-            program.period, answer.cache.sets, answer.cache.line, answer.cache.ways
+             sets ({} sets of {}-byte lines, {} ways){}.",
+            first.period,
+            answer.cache.sets,
+            answer.cache.line,
+            answer.cache.ways,
+            if answer.pin.programs.len() > 1 {
+                ", in its own program or library"
+            } else {
+                ""
+            }
         ));
     }
     if let Some(share) = answer.layout_share {
@@ -28,20 +37,12 @@ pub fn render(answer: &PinAnswer) -> String {
         let free: Vec<String> = answer
             .left_free
             .iter()
-            .map(|f| format!("{} ({})", f.name, freedom(f.why)))
+            .map(|f| match &f.library {
+                Some(library) => format!("{} in {library} ({})", f.name, freedom(f.why)),
+                None => format!("{} ({})", f.name, freedom(f.why)),
+            })
             .collect();
         lines.push(format!("Left free: {}.", free.join(", ")));
-    }
-    for l in &answer.libraries_free {
-        lines.push(format!(
-            "Not pinned: {} of {}, the build's library the program loads ({} of the \
-             instructions of the program's and its libraries' functions): pin places the \
-             program's own functions only, so every seed still moves these with its relink of \
-             the library.",
-            counted(l.functions, "hot function", "hot functions"),
-            l.library,
-            percent(l.ir_share, 2)
-        ));
     }
     // Under cachegrind the cache is the run's model; on the machine, explain's model is
     // only right where the machine's own L1 instruction cache has its geometry (bc 1.07 by
@@ -91,16 +92,34 @@ const NOT_FIXED: &str = "A pin fixes each pinned function's offset in its cache 
     the spread of the pinned seeds with this experiment's; the layout it copies was the fastest \
     of several, so its mean is an optimistic guess.";
 
-/// The first line of a program's pin.
-fn pinned(p: &ProgramPin) -> String {
+/// The first line of a program's (or library's) pin: what it places, and (on the `first`
+/// line; every entry copies the same layout) from which layout.
+fn pinned(p: &ProgramPin, answer: &PinAnswer, first: bool) -> String {
     let s = &p.source;
     let slower = s.median / s.mean - 1.0;
-    format!(
-        "Pinned {} of {} ({} of its own instructions) where {} had them, the fastest of {} \
-         random layouts ({} mean {}; the median layout {}, {} more).",
+    let program = &answer.program;
+    let (what, of) = match (p.program == *program, answer.libraries.is_empty()) {
+        (true, true) => (p.program.clone(), "its own instructions".to_string()),
+        (true, false) => (
+            p.program.clone(),
+            format!("the instructions of {program}'s and its libraries' functions"),
+        ),
+        (false, _) => (
+            format!("{}, the build's library {program} loads", p.program),
+            format!("the instructions of {program}'s and its libraries' functions"),
+        ),
+    };
+    let head = format!(
+        "Pinned {} of {what} ({} of {of})",
         counted(p.functions.len(), "hot function", "hot functions"),
-        p.program,
         percent(s.ir_share, 3),
+    );
+    if !first {
+        return format!("{head}, from the same layout.");
+    }
+    format!(
+        "{head} where {} had them, the fastest of {} random layouts ({} mean {}; the median \
+         layout {}, {} more).",
         s.binary,
         s.layouts,
         s.metric,
@@ -115,6 +134,10 @@ fn freedom(why: Freedom) -> &'static str {
     match why {
         Freedom::NameNotUnique => "several functions have this name",
         Freedom::NotInBinary => "not in the binary copied",
+        Freedom::LibraryBeyondPage => {
+            "a library loads at a page boundary of its own, so only its offset in a page, not \
+             in the longer set period, is the library's to keep"
+        }
     }
 }
 
@@ -131,37 +154,51 @@ mod tests {
             offset,
             size: 300,
         };
+        let source = |ir_share| PinSource {
+            binary: "seed-17".into(),
+            metric: "wall".into(),
+            unit: "ns".into(),
+            mean: 1.234e9,
+            median: 1.301e9,
+            layouts: 30,
+            ir_share,
+        };
         let answer = PinAnswer {
             schema: 3,
             tool_version: "0",
             pin: PinFile {
                 schema: 1,
-                programs: vec![ProgramPin {
-                    program: "lua".into(),
-                    period: 4096,
-                    functions: vec![pinned("luaV_execute", 48), pinned("luaH_get", 1024)],
-                    source: PinSource {
-                        binary: "seed-17".into(),
-                        metric: "wall".into(),
-                        unit: "ns".into(),
-                        mean: 1.234e9,
-                        median: 1.301e9,
-                        layouts: 30,
-                        ir_share: 0.912,
+                programs: vec![
+                    ProgramPin {
+                        program: "lua".into(),
+                        period: 4096,
+                        functions: vec![pinned("luaV_execute", 48)],
+                        source: source(0.512),
                     },
-                }],
+                    ProgramPin {
+                        program: "liblua.so".into(),
+                        period: 4096,
+                        functions: vec![pinned("luaH_get", 1024)],
+                        source: source(0.4),
+                    },
+                ],
             },
             written: "lua-pin.json".into(),
             experiment: "lua-out".into(),
-            left_free: vec![LeftFree {
-                name: "helper".into(),
-                why: Freedom::NameNotUnique,
-            }],
-            libraries_free: vec![crate::analysis::pin::LibraryFree {
-                library: "liblua.so".into(),
-                functions: 3,
-                ir_share: 0.41,
-            }],
+            program: "lua".into(),
+            libraries: vec!["liblua.so".into()],
+            left_free: vec![
+                LeftFree {
+                    name: "helper".into(),
+                    library: None,
+                    why: Freedom::NameNotUnique,
+                },
+                LeftFree {
+                    name: "luaL_check".into(),
+                    library: Some("liblua.so".into()),
+                    why: Freedom::NotInBinary,
+                },
+            ],
             cache: crate::layout::features::ICache {
                 line: 64,
                 sets: 64,

@@ -389,3 +389,105 @@ fn pinning_the_demo_collapses_its_layout_spread_without_slowing_it() {
         "planted ~2 %: {lower} to {upper}"
     );
 }
+
+/// The work `run` read of each seed of `out` (fixtures/explain_pair: `work N`, one
+/// execution each).
+fn run_work(dir: &Path, out: &str) -> Vec<f64> {
+    let metric = r"regex:work (\d+)";
+    let run = layoutrand(dir)
+        .args(["run", "--out", out, "--executions", "1", "--env-pad", "0"])
+        .args(["--schedule-seed", "1", "--metric", metric, "--", "{bin}"])
+        .output()
+        .unwrap();
+    assert_success(&run, out);
+    seed_values(dir, out, "reported")
+}
+
+/// A pin places the hot functions of a shared library of the build too (fixtures/explain_pair
+/// with LIBRARY=1: culprit and decoy in libpair.so, which the program loads; the program's
+/// own code is main alone). Before, the pin placed the program's own functions only, and
+/// said it left libpair.so's free. Now the pin has an entry for libpair.so with both, at
+/// the offsets of the fastest random layout (culprit in the lower half of its line: 20,000
+/// units of work, against 30,000 in the upper half), and every seed built with it does the
+/// lower work, where the random seeds did both.
+#[test]
+fn a_pin_places_a_builds_library_functions_and_every_pinned_seed_does_the_lower_work() {
+    assert!(build_support::have("valgrind"), "valgrind is not installed");
+    let (_tmp, dir) = built_fixture(
+        "explain_pair",
+        &[
+            "--seeds",
+            "12",
+            "--granularity",
+            "module",
+            "--out",
+            "random",
+        ],
+        &["make", "LIBRARY=1"],
+    );
+    let random = run_work(&dir, "random");
+    assert!(
+        random.contains(&20000.0) && random.contains(&30000.0),
+        "{random:?}"
+    );
+    let explain = layoutrand(&dir)
+        .args(["explain", "random", "--permutation-seed", "7"])
+        .output()
+        .unwrap();
+    assert_success(&explain, "explain");
+    let pin = layoutrand(&dir)
+        .args(["pin", "random", "-o", "pin.json", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_success(&pin, "pin");
+    let answer: serde_json::Value = serde_json::from_slice(&pin.stdout).unwrap();
+    assert_eq!(
+        answer["libraries"],
+        serde_json::json!(["libpair.so"]),
+        "{answer:#}"
+    );
+    assert_eq!(answer["left_free"], serde_json::json!([]), "{answer:#}");
+    let programs = answer["pin"]["programs"].as_array().unwrap();
+    assert_eq!(programs.len(), 1, "main is not hot: {answer:#}");
+    assert_eq!(programs[0]["program"], "libpair.so", "{answer:#}");
+    let functions = programs[0]["functions"].as_array().unwrap();
+    let mut names: Vec<&str> = functions
+        .iter()
+        .map(|f| f["name"].as_str().unwrap())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["culprit", "decoy"], "{answer:#}");
+    let culprit = functions.iter().find(|f| f["name"] == "culprit").unwrap();
+    assert!(culprit["offset"].as_u64().unwrap() % 64 < 32, "{culprit:#}");
+    let text = layoutrand(&dir)
+        .args(["pin", "random", "-o", "pin.json"])
+        .output()
+        .unwrap();
+    assert_success(&text, "pin");
+    let text = String::from_utf8(text.stdout).unwrap();
+    assert!(
+        text.contains("Pinned 2 hot functions of libpair.so, the build's library paired loads"),
+        "{text}"
+    );
+
+    make_clean(&dir);
+    let pinned_build = [
+        "--seeds",
+        "8",
+        "--granularity",
+        "module",
+        "--pin",
+        "pin.json",
+    ];
+    let built = build(
+        &dir,
+        &[&pinned_build[..], &["--out", "pinned"]].concat(),
+        &["make", "LIBRARY=1"],
+    );
+    assert_success(&built, "pinned build");
+    let summary = String::from_utf8_lossy(&built.stdout);
+    let line = summary.lines().find(|l| l.starts_with("pinned:")).unwrap();
+    insta::assert_snapshot!("pinned_library_summary_line", line);
+    let pinned = run_work(&dir, "pinned");
+    assert_eq!(pinned, [20000.0; 8], "every pinned seed at the lower work");
+}
