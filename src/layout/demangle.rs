@@ -1,10 +1,17 @@
 //! Readable function names for `layoutrand layout`: C++ (Itanium ABI, `_Z...`) and Rust
 //! (legacy `_ZN...E` and v0 `_R...`) symbols demangled; anything else, or a name a demangler
-//! refuses, printed as it is. Only for display: identities, fingerprints and the manifest
+//! refuses, printed as it is; valgrind's `???` in words. Only for display: identities, fingerprints and the manifest
 //! keep the symbol names as in `.symtab`.
 
-/// The demangled form of a symbol name, or the name itself.
+/// What cachegrind and callgrind call code they found no symbol for.
+const VALGRIND_UNNAMED: &str = "???";
+
+/// The demangled form of a symbol name, or the name itself; valgrind's `???` (code it found
+/// no symbol for, as a stripped library's local functions) said as such.
 pub(crate) fn demangle(name: &str) -> String {
+    if name == VALGRIND_UNNAMED {
+        return "code without a symbol".to_string();
+    }
     // Rust first: a legacy Rust name is also a valid Itanium C++ name, whose C++ reading
     // keeps the hash (`::h0123456789abcdef`).
     if let Ok(d) = rustc_demangle::try_demangle(name) {
@@ -41,5 +48,8 @@ mod tests {
         assert_eq!(demangle("main"), "main");
         assert_eq!(demangle("t1_step.cold"), "t1_step.cold");
         assert_eq!(demangle("_Znot-a-name"), "_Znot-a-name");
+        // A profile's code without a symbol (xz 5.4.1's run, in a shared library of the system)
+        // was printed as a name, "C. ??? (13.9 % of the variance …)".
+        assert_eq!(demangle("???"), "code without a symbol");
     }
 }
