@@ -471,19 +471,9 @@ fn a_pin_places_a_builds_library_functions_and_every_pinned_seed_does_the_lower_
     );
 
     make_clean(&dir);
-    let pinned_build = [
-        "--seeds",
-        "8",
-        "--granularity",
-        "module",
-        "--pin",
-        "pin.json",
-    ];
-    let built = build(
-        &dir,
-        &[&pinned_build[..], &["--out", "pinned"]].concat(),
-        &["make", "LIBRARY=1"],
-    );
+    let pinned_build = "--seeds 8 --granularity module --pin pin.json --out pinned";
+    let pinned_build: Vec<&str> = pinned_build.split(' ').collect();
+    let built = build(&dir, &pinned_build, &["make", "LIBRARY=1"]);
     assert_success(&built, "pinned build");
     let summary = String::from_utf8_lossy(&built.stdout);
     let line = summary.lines().find(|l| l.starts_with("pinned:")).unwrap();
