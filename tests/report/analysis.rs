@@ -117,6 +117,34 @@ fn dimension_matches_hand_computation() {
     assert!((s.rows[0].expected_seconds.unwrap() - 319.0 * 132.0).abs() < 1e-6);
 }
 
+/// With one execution per binary (and one iteration), the table has the binary level alone,
+/// yet every planned binary still runs its execution: a binary costs 100 s of link and 10 s
+/// of execution, 110 s. Before, the execution was left out (xz 5.4.1 under cachegrind: 7
+/// binaries planned at 111 ms, each execution taking 0.65 s). The count is eq. 4's on the
+/// binaries' values 1, 2, ..., 8 (variance 6, mean 4.5), by scipy:
+/// python3 -c "from scipy.stats import t; print(next(r for r in range(5,2000) if t.ppf(.975,r-1)*(6/r)**.5<=.25*4.5))"
+/// → 21.
+#[test]
+fn one_execution_per_binary_is_priced_into_each_binary() {
+    let mut design = Design::new(8, 1, 1);
+    design.baseline = false;
+    let r = results(&design, &mut |_, seed, _, _, _| seed.unwrap() as f64);
+    let e = from_parts(Path::new("synthetic"), manifest(&design), r).unwrap();
+    let costs = CostOverrides {
+        iteration: None,
+        execution: Some(10.0),
+        binary: Some(100.0),
+    };
+    let d = dimension(&e, costs, &[0.25], 0.95).unwrap();
+    let s = &d.series[0];
+    let names: Vec<&str> = s.levels.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(names, ["binary"]);
+    assert_eq!(s.levels[0].cost_seconds, 110.0);
+    assert_eq!(s.levels[0].execution_seconds, Some(10.0));
+    assert_eq!(s.rows[0].top_repetitions, Some(21));
+    assert_eq!(s.rows[0].expected_seconds, Some(21.0 * 110.0));
+}
+
 #[test]
 fn sensitive_program_with_faster_default_layout() {
     // 20 random layouts with a 2 % binary effect, small execution and iteration noise; the

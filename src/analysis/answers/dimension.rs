@@ -174,6 +174,11 @@ pub struct LevelDimension {
     pub relative_variation: Option<f64>,
     /// Seconds one repetition at this level adds.
     pub cost_seconds: f64,
+    /// Of the top level's `cost_seconds`, the seconds of the one execution each binary runs
+    /// when the initial experiment ran one per binary (the execution level then has no row
+    /// of its own, yet every planned binary still runs it); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub execution_seconds: Option<f64>,
     /// Optimal repetitions for the real experiment (eq. 3); `None` for the top level.
     pub optimal: Option<u64>,
     /// Where [`LevelDimension::cost_seconds`] comes from (`cost_source` in words).
@@ -328,6 +333,7 @@ pub(crate) fn dimension_series(
             t2: t2_here,
             relative_variation: (t2_here > 0.0).then(|| t2_here.sqrt() / mean.abs()),
             cost_seconds: costs[i].seconds,
+            execution_seconds: costs[i].execution,
             optimal: chosen.filter(|_| i + 1 < names.len()),
             source: costs[i].source,
             floored_from: costs[i].floored_from,
@@ -452,11 +458,15 @@ struct LevelCost {
     source: CostSource,
     /// The measured cost, when it was floored to [`MIN_COST_SECONDS`].
     floored_from: Option<f64>,
+    /// Of `seconds`, the one execution of a binary whose execution level has no row.
+    execution: Option<f64>,
 }
 
 /// The cost in seconds of one repetition of each level of `names` and where it comes from:
 /// given with `--costs`, else measured (floored at [`MIN_COST_SECONDS`]); an unknown binary
-/// cost is an error naming `what`.
+/// cost is an error naming `what`. With one execution per binary (no execution level in
+/// `names`), a binary costs its link and that execution: priced by its link alone, 7
+/// binaries of xz under cachegrind were planned at 111 ms, each execution taking a second.
 fn level_costs(
     s: &Series,
     names: &[&str],
@@ -485,9 +495,18 @@ fn level_costs(
             seconds,
             source,
             floored_from,
+            execution: None,
         })
     };
-    names.iter().map(|n| cost(n)).collect()
+    let mut costs = names.iter().map(|n| cost(n)).collect::<Result<Vec<_>>>()?;
+    if !names.contains(&"execution") {
+        let execution = cost("execution")?.seconds;
+        if let Some(top) = costs.last_mut() {
+            top.seconds += execution;
+            top.execution = Some(execution);
+        }
+    }
+    Ok(costs)
 }
 
 /// The count advised for level `name` (estimated as `e`) from eq. 3's `optimal`, and the

@@ -8,7 +8,7 @@ use crate::analysis::answers::dimension::{
     MIN_EXECUTIONS_FOR_SENSITIVITY,
 };
 use crate::analysis::single::LevelJson;
-use crate::report::numfmt::sig;
+use crate::report::numfmt::{duration, sig};
 use crate::stats::multilevel::OptimalCount;
 
 // Every level's `cost_source` and `advice` and every series' `notes`, on the wire.
@@ -32,9 +32,13 @@ pub(crate) fn cost_source(l: &LevelDimension) -> String {
         }
         CostSource::LinkTime => "manifest: mean link (or build) time",
     };
-    match l.floored_from {
+    let source = match l.floored_from {
         Some(_) => format!("{source}, floored"),
         None => source.to_string(),
+    };
+    match l.execution_seconds {
+        Some(e) => format!("{source}, plus its one execution ({})", duration(e)),
+        None => source,
     }
 }
 
