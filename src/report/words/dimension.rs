@@ -136,6 +136,7 @@ mod tests {
             t2: 1.0,
             relative_variation: None,
             cost_seconds: 1.0,
+            execution_seconds: None,
             optimal: None,
             source: CostSource::WallMinusLiveIterations,
             floored_from: None,
