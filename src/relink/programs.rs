@@ -95,7 +95,7 @@ pub(crate) fn chosen_links(
         let named: Vec<bool> = names.iter().map(|n| wanted.contains(n)).collect();
         // The build's libraries that a named program loads hold part of its code: relinked
         // with it, or every seed would load one copy (or the system's, of the same soname).
-        let chosen_mask = loaded_closure(links, &named).unwrap_or_else(|_| named.clone());
+        let chosen_mask = relinked_with(links, &named);
         let chosen: Vec<LinkRecord> = (links.iter().zip(&chosen_mask))
             .filter(|(_, &c)| c)
             .map(|(l, _)| l.clone())
@@ -239,6 +239,18 @@ fn without_plugins(kept: Vec<LinkRecord>) -> (Vec<LinkRecord>, Option<BuildNote>
         .filter_map(|(k, l)| l.then_some(k))
         .collect();
     (kept, Some(note))
+}
+
+/// The links relinked with the ones marked in `named`: those and the build's libraries they
+/// load ([`loaded_closure`]). When an output cannot be read (removed since the build), what
+/// it loads is unknown, so every library of the build is relinked with them: a library left
+/// out would be one fixed copy in every seed, its code's layout silently the same.
+fn relinked_with(links: &[LinkRecord], named: &[bool]) -> Vec<bool> {
+    loaded_closure(links, named).unwrap_or_else(|_| {
+        (links.iter().zip(named))
+            .map(|(l, &n)| n || l.shared)
+            .collect()
+    })
 }
 
 /// Which of `links` are loaded with the ones marked in `roots`: each root, and each shared
@@ -418,7 +430,7 @@ pub(crate) fn failed_programs(
 
 #[cfg(test)]
 mod tests {
-    use super::{is_test_name, program_name};
+    use super::{is_test_name, program_name, relinked_with, LinkRecord};
     use std::path::Path;
 
     #[test]
@@ -445,6 +457,29 @@ mod tests {
         );
         assert_eq!(name("/w/deps/-a0c100fb32566e19"), "-a0c100fb32566e19");
         assert_eq!(name("/w/src/demo"), "demo");
+    }
+
+    #[test]
+    fn an_unreadable_output_keeps_every_library_with_the_named_programs() {
+        let link = |output: &str, shared: bool| -> LinkRecord {
+            serde_json::from_value(serde_json::json!({
+                "tool": "driver", "tool_name": "cc", "real_tool": "/usr/bin/cc", "args": [],
+                "cwd": "/nonexistent", "env": {}, "inputs": [], "output_span": null,
+                "output": output, "lto": false, "shared": shared, "fuse_ld": null,
+                "seconds": 0.0, "started_unix_nanos": 0
+            }))
+            .unwrap()
+        };
+        let links = [
+            link("/nonexistent/prog", false),
+            link("/nonexistent/other", false),
+            link("/nonexistent/libx.so", true),
+        ];
+        // Before, the named program alone: libx.so, which it may load, stayed one copy.
+        assert_eq!(
+            relinked_with(&links, &[true, false, false]),
+            [true, false, true]
+        );
     }
 
     #[test]
