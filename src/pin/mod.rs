@@ -22,6 +22,7 @@ use crate::analysis::answers::series::BinaryData;
 use crate::analysis::explain::{Explanation, HotFunction, HotRule};
 use crate::analysis::pin::{placements, Freedom, LeftFree, PinAnswer};
 use crate::explain::image::Image;
+use crate::files::manifest::{BinarySet, Manifest};
 use crate::files::pin::{PinFile, PinSource, ProgramPin, MAX_PINNED, PIN_SCHEMA};
 use crate::layout::binary::Function;
 
@@ -41,20 +42,13 @@ pub fn pin(dir: &Path, output: &Path) -> Result<PinAnswer> {
         bail!("pin does not yet make a pin from a variant's explanation");
     }
     let layouts = measured_layouts(&exp, &explanation)?;
-    let fastest = layouts
-        .iter()
-        .min_by(|a, b| a.mean().total_cmp(&b.mean()))
-        .context("no random layout was measured")?;
     let manifest = exp.manifest.as_ref().with_context(|| {
         format!(
             "{} has no manifest.json: pin reads the binaries the build made",
             dir.display()
         )
     })?;
-    let seed = fastest.seed.context("the fastest layout has no seed")?;
-    let set = (manifest.seeds.iter())
-        .find(|s| s.seed == Some(seed))
-        .with_context(|| format!("the manifest has no seed {seed}"))?;
+    let (fastest, set) = fastest_layout(layouts, manifest)?;
     let path = crate::explain::verified(dir, set, &explanation.program)?;
     let image = Image::of_named(set, &explanation.libraries);
     let functions = image.functions(dir, set, &path)?;
@@ -70,36 +64,14 @@ pub fn pin(dir: &Path, output: &Path) -> Result<PinAnswer> {
         layouts: layouts.len(),
         ir_share,
     };
-    let mut programs = Vec::new();
-    let mut left_free = Vec::new();
-    let objects = std::iter::once(None).chain(image.libraries.iter().map(Some));
-    for library in objects {
-        let name = library.map(|l| l.name.clone());
-        let own: Vec<HotFunction> = (hot.iter().filter(|h| h.library == name).cloned()).collect();
-        if library.is_some() && period > crate::layout::features::PAGE {
-            left_free.extend(own.iter().map(|h| LeftFree {
-                name: h.name.clone(),
-                library: name.clone(),
-                why: Freedom::LibraryBeyondPage,
-            }));
-            continue;
-        }
-        let (pinned, free) = placements(&own, &image.part(&functions, library), period);
-        left_free.extend(free);
-        if pinned.is_empty() {
-            continue;
-        }
-        let ir_share = (own.iter())
-            .filter(|h| pinned.iter().any(|p| p.name == h.name))
-            .map(|h| h.ir_share)
-            .sum();
-        programs.push(ProgramPin {
-            program: name.unwrap_or_else(|| explanation.program.clone()),
-            period,
-            functions: pinned,
-            source: source(ir_share),
-        });
-    }
+    let (programs, left_free) = pinned_objects(
+        &image,
+        &functions,
+        &hot,
+        period,
+        &explanation.program,
+        &source,
+    );
     if programs.is_empty() {
         bail!(
             "none of the {} hot functions of {} has a name of its own in {}: nothing to pin",
@@ -129,6 +101,67 @@ pub fn pin(dir: &Path, output: &Path) -> Result<PinAnswer> {
         simulated: crate::files::metric::is_cachegrind_spec(&exp.header.metric),
         layout_share: explanation.layout_share,
     })
+}
+
+/// The fastest of `layouts` (the lowest mean: explain refuses rates) and its binary set.
+fn fastest_layout<'a>(
+    layouts: &'a [BinaryData],
+    manifest: &'a Manifest,
+) -> Result<(&'a BinaryData, &'a BinarySet)> {
+    let fastest = layouts
+        .iter()
+        .min_by(|a, b| a.mean().total_cmp(&b.mean()))
+        .context("no random layout was measured")?;
+    let seed = fastest.seed.context("the fastest layout has no seed")?;
+    let set = (manifest.seeds.iter())
+        .find(|s| s.seed == Some(seed))
+        .with_context(|| format!("the manifest has no seed {seed}"))?;
+    Ok((fastest, set))
+}
+
+/// The pin's entries: the program's (named `program`) and each library's of the `image`
+/// whose `hot` functions can be placed (each at its start modulo `period` in `functions`, the
+/// image's, within its own object), and the hot functions left free. A library's are left
+/// free when the period exceeds a page: its load address fixes only its offset in a page.
+fn pinned_objects(
+    image: &Image,
+    functions: &[Function],
+    hot: &[HotFunction],
+    period: u64,
+    program: &str,
+    source: &dyn Fn(f64) -> PinSource,
+) -> (Vec<ProgramPin>, Vec<LeftFree>) {
+    let mut programs = Vec::new();
+    let mut left_free = Vec::new();
+    let objects = std::iter::once(None).chain(image.libraries.iter().map(Some));
+    for library in objects {
+        let name = library.map(|l| l.name.clone());
+        let own: Vec<HotFunction> = (hot.iter().filter(|h| h.library == name).cloned()).collect();
+        if library.is_some() && period > crate::layout::features::PAGE {
+            left_free.extend(own.iter().map(|h| LeftFree {
+                name: h.name.clone(),
+                library: name.clone(),
+                why: Freedom::LibraryBeyondPage,
+            }));
+            continue;
+        }
+        let (pinned, free) = placements(&own, &image.part(functions, library), period);
+        left_free.extend(free);
+        if pinned.is_empty() {
+            continue;
+        }
+        let ir_share = (own.iter())
+            .filter(|h| pinned.iter().any(|p| p.name == h.name))
+            .map(|h| h.ir_share)
+            .sum();
+        programs.push(ProgramPin {
+            program: name.unwrap_or_else(|| program.to_string()),
+            period,
+            functions: pinned,
+            source: source(ir_share),
+        });
+    }
+    (programs, left_free)
 }
 
 /// The rule of the functions a pin places: as explain's, the hottest until they cover 99 %
