@@ -43,14 +43,15 @@ fn change(s: &SpreadComparison, pct: &str) -> String {
         SpreadChange::CannotTell => format!("{ratio}: cannot tell narrower from wider"),
     };
     match &s.noise {
-        Some(n) => format!("{verdict}{}", noise_words(n)),
+        Some(n) => format!("{verdict}{}", noise_words(n, s.change)),
         None => verdict,
     }
 }
 
 /// The sides' differing execution noise, as the end of the ratio's sentence: what each
-/// leaves in a binary's mean, and whether that withheld the verdict or works against it.
-fn noise_words(n: &NoiseContrast) -> String {
+/// leaves in a binary's mean, and whether that withheld the verdict `change`, works against
+/// it, or favours it by too little to make it.
+fn noise_words(n: &NoiseContrast, change: SpreadChange) -> String {
     let noises = format!(
         "the sides' executions vary differently (base {}, new {}; F test {}), and a binary's \
          mean carries that noise (base {}, new {} of the mean)",
@@ -67,7 +68,16 @@ fn noise_words(n: &NoiseContrast) -> String {
              cachegrind)"
         )
     } else {
-        format!("; {noises}, which works against this difference")
+        let new_quieter = n.new_in_mean < n.base_in_mean;
+        match (change, new_quieter) {
+            (SpreadChange::Narrower, true) | (SpreadChange::Wider, false) => {
+                format!("; {noises}, which favours this difference but is too small to make it")
+            }
+            (SpreadChange::Narrower | SpreadChange::Wider, _) => {
+                format!("; {noises}, which works against this difference")
+            }
+            (SpreadChange::CannotTell, _) => format!("; {noises}"),
+        }
     }
 }
 
@@ -161,7 +171,8 @@ mod tests {
         insta::assert_snapshot!(text);
     }
 
-    /// The differing noise in words: withheld, or working against the verdict.
+    /// The differing noise in words: withheld, working against the verdict, or favouring it
+    /// by too little to make it.
     #[test]
     fn the_noise_difference_is_said_with_both_noises() {
         let mut n = NoiseContrast {
@@ -172,7 +183,7 @@ mod tests {
             p: 1e-6,
             withheld: true,
         };
-        let withheld = noise_words(&n);
+        let withheld = noise_words(&n, SpreadChange::CannotTell);
         assert!(
             withheld.contains("base 1.0 %, new 6.7 %")
                 && withheld.contains("base 0.45 %, new 3.0 % of the mean")
@@ -180,6 +191,16 @@ mod tests {
             "{withheld}"
         );
         n.withheld = false;
-        assert!(noise_words(&n).ends_with("which works against this difference"));
+        // New is noisier: against narrower, for wider.
+        let narrower = noise_words(&n, SpreadChange::Narrower);
+        assert!(
+            narrower.ends_with("which works against this difference"),
+            "{narrower}"
+        );
+        let wider = noise_words(&n, SpreadChange::Wider);
+        assert!(
+            wider.ends_with("which favours this difference but is too small to make it"),
+            "{wider}"
+        );
     }
 }
