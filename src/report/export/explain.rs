@@ -370,14 +370,15 @@ fn reading_lines(e: &Explanation) -> String {
 /// The culprits the text lists (the JSON lists all).
 pub(super) const SHOWN: usize = crate::analysis::explain::PLOTTED;
 
-/// The verdict in one line (`verdict: detected — …`).
+/// The verdict in one line (`verdict: detected — …`), its word as a sentence says it
+/// (`not detected`).
 pub(super) fn verdict_line(e: &Explanation) -> String {
     let s = &e.screening;
     match s.verdict {
         Verdict::Detected => format!(
             "verdict: {} — {} finding(s) named at a false discovery rate of {} ({} culprit \
              (function, feature) pairs)\n",
-            Verdict::Detected.word(),
+            Verdict::Detected.in_words(),
             s.findings.len(),
             rate(s.fdr),
             s.culprits.len()
@@ -385,14 +386,14 @@ pub(super) fn verdict_line(e: &Explanation) -> String {
         Verdict::NotDetected if !s.means_vary => {
             format!(
                 "verdict: {} — the binaries' means do not vary with the layout: nothing to explain\n",
-                Verdict::NotDetected.word()
+                Verdict::NotDetected.in_words()
             )
         }
         Verdict::NotDetected => format!(
             "verdict: {} — no placement feature of a hot function goes with the means at a \
              false discovery rate of {} ({} binaries; an effect confined to data layout, \
              branch predictor aliasing or cold code is not looked at)\n",
-            Verdict::NotDetected.word(),
+            Verdict::NotDetected.in_words(),
             rate(s.fdr),
             s.binaries
         ),
@@ -402,7 +403,7 @@ pub(super) fn verdict_line(e: &Explanation) -> String {
                  binaries {} to {}; at that split even a perfect association needs at least \
                  {} binaries to be discovered among {} tests; this experiment has {}: build \
                  and run more seeds\n",
-                Verdict::Undetermined.word(),
+                Verdict::Undetermined.in_words(),
                 demangle(&split.function),
                 split.feature.name(),
                 split.smaller_side,
@@ -416,13 +417,13 @@ pub(super) fn verdict_line(e: &Explanation) -> String {
                 "verdict: {} (cannot tell) — with {} tests even a perfect association needs at \
                  least {n} binaries to be discovered; this experiment has {}: build and run \
                  more seeds\n",
-                Verdict::Undetermined.word(),
+                Verdict::Undetermined.in_words(),
                 s.tests,
                 s.binaries
             ),
                 _ => format!(
                     "verdict: {} (cannot tell) — no feature varied across the binaries\n",
-                    Verdict::Undetermined.word()
+                    Verdict::Undetermined.in_words()
                 ),
             },
         },
