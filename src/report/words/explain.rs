@@ -99,7 +99,9 @@ fn problem(p: &Problem) -> String {
                  execute {} of {its} instructions, and their {tests} more tests would raise the \
                  bar of every pair; the cause may lie where explain does not look (data \
                  layout, branch predictor aliasing, a combination of placements: \
-                 docs/explain.md)",
+                 docs/explain.md); `layoutrand pin` fixes every hot function's lines and sets \
+                 at once, a combination of them included (build with it and measure: \
+                 docs/pin.md)",
                 percent(*ir_share, 2)
             )
         }
@@ -1121,8 +1123,11 @@ mod tests {
             "the layout holds 90.0 % of the variance (the report's intraclass correlation), \
              yet no placement feature of the 3 hot functions goes with it; not screened wider: \
              the 7 other functions of placed that ran execute 0.40 % of its instructions, and \
-             their 56 more tests would raise the bar of every pair; the cause may lie where explain does not look (data \
-             layout, branch predictor aliasing, a combination of placements: docs/explain.md)"
+             their 56 more tests would raise the bar of every pair; the cause may lie where \
+             explain does not look (data layout, branch predictor aliasing, a combination of \
+             placements: docs/explain.md); `layoutrand pin` fixes every hot function's lines \
+             and sets at once, a combination of them included (build with it and measure: \
+             docs/pin.md)"
         );
         assert!(note(None).starts_with("the binaries' means differ, yet no placement"));
         // With the build's libraries screened beside the program, both are named.
