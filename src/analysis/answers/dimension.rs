@@ -466,7 +466,7 @@ struct LevelCost {
 /// given with `--costs`, else measured (floored at [`MIN_COST_SECONDS`]); an unknown binary
 /// cost is an error naming `what`. With one execution per binary (no execution level in
 /// `names`), a binary costs its link and that execution: priced by its link alone, 7
-/// binaries of xz under cachegrind were planned at 111 ms, each execution taking a second.
+/// binaries of xz under cachegrind were planned at 111 ms, each execution taking 0.65 s.
 fn level_costs(
     s: &Series,
     names: &[&str],
