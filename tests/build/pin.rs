@@ -253,6 +253,22 @@ fn run_cachegrind(dir: &Path, out: &str) {
     assert_success(&run, out);
 }
 
+/// `explain random ARGS`, then `pin random -o pin.json`: the pin's JSON answer.
+fn explained_and_pinned(dir: &Path, explain: &[&str]) -> serde_json::Value {
+    let explained = layoutrand(dir)
+        .args(["explain", "random"])
+        .args(explain)
+        .output()
+        .unwrap();
+    assert_success(&explained, "explain");
+    let pin = layoutrand(dir)
+        .args(["pin", "random", "-o", "pin.json", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_success(&pin, "pin");
+    serde_json::from_slice(&pin.stdout).unwrap()
+}
+
 fn sd(xs: &[f64]) -> f64 {
     let m = xs.iter().sum::<f64>() / xs.len() as f64;
     (xs.iter().map(|x| (x - m) * (x - m)).sum::<f64>() / (xs.len() - 1) as f64).sqrt()
@@ -293,24 +309,7 @@ fn pinning_the_demo_collapses_its_layout_spread_without_slowing_it() {
         &["make", "-j2"],
     );
     run_cachegrind(&dir, "random");
-    let explain = layoutrand(&dir)
-        .args([
-            "explain",
-            "random",
-            "--metric",
-            "I1_misses",
-            "--permutations",
-            "999",
-        ])
-        .output()
-        .unwrap();
-    assert_success(&explain, "explain");
-    let pin = layoutrand(&dir)
-        .args(["pin", "random", "-o", "pin.json", "--format", "json"])
-        .output()
-        .unwrap();
-    assert_success(&pin, "pin");
-    let answer: serde_json::Value = serde_json::from_slice(&pin.stdout).unwrap();
+    let answer = explained_and_pinned(&dir, &["--metric", "I1_misses", "--permutations", "999"]);
     let pinned_functions = answer["pin"]["programs"][0]["functions"]
         .as_array()
         .unwrap();
@@ -430,17 +429,7 @@ fn a_pin_places_a_builds_library_functions_and_every_pinned_seed_does_the_lower_
         random.contains(&20000.0) && random.contains(&30000.0),
         "{random:?}"
     );
-    let explain = layoutrand(&dir)
-        .args(["explain", "random", "--permutation-seed", "7"])
-        .output()
-        .unwrap();
-    assert_success(&explain, "explain");
-    let pin = layoutrand(&dir)
-        .args(["pin", "random", "-o", "pin.json", "--format", "json"])
-        .output()
-        .unwrap();
-    assert_success(&pin, "pin");
-    let answer: serde_json::Value = serde_json::from_slice(&pin.stdout).unwrap();
+    let answer = explained_and_pinned(&dir, &["--permutation-seed", "7"]);
     assert_eq!(
         answer["libraries"],
         serde_json::json!(["libpair.so"]),
