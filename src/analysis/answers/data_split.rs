@@ -92,12 +92,16 @@ pub struct AxisShare {
 
 impl AxisShare {
     /// Whether the component is there at level `1 − confidence`: the code axis by the
-    /// layout-sensitivity verdict; the others when the test rejects and the share's interval
-    /// lies above 0 (a verdict is judged on the interval it prints, issue 55).
+    /// layout-sensitivity verdict (a negligible one when its test rejects: it is also given
+    /// when the binaries' spread is bounded within the threshold while the test does not
+    /// reject); the others when the test rejects and the share's interval lies above 0 (a
+    /// verdict is judged on the interval it prints, issue 55).
     pub fn detected(&self, confidence: f64) -> bool {
         use crate::analysis::vocabulary::Verdict;
         match self.verdict {
-            Some(v) => matches!(v, Verdict::Detected | Verdict::Negligible),
+            Some(Verdict::Detected) => true,
+            Some(Verdict::Negligible) => self.rejected(confidence),
+            Some(_) => false,
             None => self.rejected(confidence) && self.interval.lower > 0.0,
         }
     }

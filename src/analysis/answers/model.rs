@@ -704,6 +704,15 @@ pub enum SensitivityOutcome {
         /// The smallest variation the test finds with 80 % power, relative to the mean.
         detectable: f64,
     },
+    /// Not rejected, and the test would not settle it (it was [`Self::Underpowered`] or
+    /// [`Self::LargeButNotRejected`]), but the whole interval of the binaries' relative
+    /// standard deviation lies within the relevance threshold: the binaries' means, which
+    /// carry the layout's effect and their executions' noise, vary by less than is worth
+    /// finding, whatever the test says of the layout alone.
+    Bounded {
+        /// That interval.
+        ci: Interval,
+    },
     /// Not rejected, and the test would have found an effect worth finding.
     NotDetected,
     /// Rejected over the iterations of one execution per binary, on a metric that varies
@@ -725,7 +734,9 @@ impl SensitivityOutcome {
             | SensitivityOutcome::OneProcessPerBinary
             | SensitivityOutcome::Underpowered { .. }
             | SensitivityOutcome::LargeButNotRejected { .. } => Verdict::Undetermined,
-            SensitivityOutcome::Negligible { .. } => Verdict::Negligible,
+            SensitivityOutcome::Negligible { .. } | SensitivityOutcome::Bounded { .. } => {
+                Verdict::Negligible
+            }
             SensitivityOutcome::Detected | SensitivityOutcome::OneApart => Verdict::Detected,
             SensitivityOutcome::NotDetected => Verdict::NotDetected,
         }

@@ -43,7 +43,11 @@ pub(crate) fn control_false_discoveries(
                 cases: tested.len(),
                 rate,
             });
-            let rejected = matches!(sensitivity.verdict, Verdict::Detected | Verdict::Negligible);
+            // A negligible verdict bounded by the means' spread rests on no rejection.
+            let bounded = matches!(&sensitivity.grounds,
+                SensitivityGrounds::Tested(t) if matches!(t.outcome, SensitivityOutcome::Bounded { .. }));
+            let rejected =
+                !bounded && matches!(sensitivity.verdict, Verdict::Detected | Verdict::Negligible);
             if rejected && q > rate {
                 if let SensitivityGrounds::Tested(t) = &mut sensitivity.grounds {
                     t.outcome = SensitivityOutcome::ChanceAcrossSuite;

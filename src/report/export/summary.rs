@@ -33,7 +33,10 @@ fn sensitivity_words(s: &Sensitivity) -> String {
             "layout-sensitive{}",
             by(s.layout_variation).unwrap_or_default()
         ),
-        Verdict::Negligible => "detectable but negligible".to_string(),
+        Verdict::Negligible => match s.cv_across_binaries_ci {
+            Some(ci) => format!("negligible: at most {}", percent(ci.upper, 2)),
+            None => "negligible".to_string(),
+        },
         Verdict::NotDetected => "not detected".to_string(),
         Verdict::Undetermined => match (&s.rests_on, s.detectable_variation) {
             (Some(r), _) => format!(

@@ -37,12 +37,12 @@ const GROUPS: [(Verdict, &str); 4] = [
         Verdict::Detected,
         "layout-sensitive (by how much a layout moves it)",
     ),
-    (Verdict::Negligible, "detectable but negligible (at most)"),
+    (Verdict::Negligible, "negligible (at most)"),
     (Verdict::NotDetected, "no layout sensitivity detected"),
     (Verdict::Undetermined, "cannot tell"),
 ];
 
-/// `demo: by estimated_cycles (the metric asked for), detectable but negligible (…);
+/// `demo: by estimated_cycles (the metric asked for), negligible (…);
 /// likewise: D1mr 0.4 %; layout-sensitive: I1_misses (8.3 %); …`: the other metrics with
 /// the measured metric's verdict follow it as "likewise" (the verdict said once), then
 /// the other verdicts' groups.
@@ -93,7 +93,7 @@ fn verdict_words(s: &SeriesReport) -> String {
 pub(crate) fn sensitivity_word(verdict: Verdict) -> &'static str {
     match verdict {
         Verdict::Detected => "layout-sensitive",
-        Verdict::Negligible => "detectable but negligible",
+        Verdict::Negligible => "negligible",
         Verdict::NotDetected => "no layout sensitivity detected",
         Verdict::Undetermined => "cannot tell",
     }

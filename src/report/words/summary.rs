@@ -153,6 +153,13 @@ fn qualified_sensitivity_sentence(
     let (SensitivityGrounds::Tested(g), Some(p)) = (&sens.grounds, sens.p_value) else {
         return None;
     };
+    if let SensitivityOutcome::Bounded { ci } = g.outcome {
+        return Some(format!(
+            "Its layout sensitivity is negligible: its mean varies by at most {} from one layout to another, whatever the layout's own share of that, which the test does not settle ({test}, {}).",
+            percent(ci.upper, 2),
+            p_value(p)
+        ));
+    }
     let SensitivityOutcome::LargeButNotRejected {
         estimated,
         detectable,
