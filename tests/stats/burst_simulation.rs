@@ -148,6 +148,10 @@ pub(crate) struct Tally {
     /// Of the undetermined: not rejected although the layout variation estimated is at
     /// least what the test finds with 80 % power.
     pub(crate) large_not_rejected: usize,
+    /// Of the negligible: not rejected, the binaries' means' spread bounded within the
+    /// threshold (`SensitivityOutcome::Bounded`): "at most X %", not a claim that the
+    /// layout moves the metric.
+    pub(crate) bounded: usize,
     pub(crate) lost_an_execution: usize,
     /// Claims ("detected" or "negligible") whose layout variation is 0 or unknown: a
     /// "sensitive" with a zero magnitude, which must never happen.
@@ -155,9 +159,10 @@ pub(crate) struct Tally {
 }
 
 impl Tally {
-    /// The share called layout-sensitive (detected, or detectable but negligible).
+    /// The share called layout-sensitive (detected, or detectable but negligible; a
+    /// negligible verdict bounded without a rejection claims no effect).
     pub(crate) fn claimed(&self) -> f64 {
-        (self.detected + self.negligible) as f64 / self.experiments as f64
+        (self.detected + self.negligible - self.bounded) as f64 / self.experiments as f64
     }
     pub(crate) fn share(&self, count: usize) -> f64 {
         count as f64 / self.experiments as f64
@@ -178,7 +183,10 @@ pub(crate) fn tally(experiments: usize, seed: u64, scenario: Scenario) -> Tally 
             1000.0,
             &Thresholds::default(),
         );
+        let bounded = matches!(&s.grounds,
+            SensitivityGrounds::Tested(g) if matches!(g.outcome, SensitivityOutcome::Bounded { .. }));
         if matches!(s.verdict, Verdict::Detected | Verdict::Negligible)
+            && !bounded
             && !s.layout_variation.is_some_and(|v| v > 0.0)
         {
             t.zero_magnitude_claims += 1;
@@ -194,6 +202,7 @@ pub(crate) fn tally(experiments: usize, seed: u64, scenario: Scenario) -> Tally 
                 SensitivityOutcome::RestsOnOne => t.rests_on_one += 1,
                 SensitivityOutcome::OneApart => t.one_apart += 1,
                 SensitivityOutcome::LargeButNotRejected { .. } => t.large_not_rejected += 1,
+                SensitivityOutcome::Bounded { .. } => t.bounded += 1,
                 _ => {}
             }
         }
