@@ -183,11 +183,8 @@ pub(crate) fn tally(experiments: usize, seed: u64, scenario: Scenario) -> Tally 
             1000.0,
             &Thresholds::default(),
         );
-        let bounded = matches!(&s.grounds,
-            SensitivityGrounds::Tested(g) if matches!(g.outcome, SensitivityOutcome::Bounded { .. }));
-        if matches!(s.verdict, Verdict::Detected | Verdict::Negligible)
-            && !bounded
-            && !s.layout_variation.is_some_and(|v| v > 0.0)
+        let rejected = matches!(&s.grounds, SensitivityGrounds::Tested(g) if g.outcome.rejects());
+        if rejected && !s.layout_variation.is_some_and(|v| v > 0.0)
         {
             t.zero_magnitude_claims += 1;
         }

@@ -726,6 +726,18 @@ pub enum SensitivityOutcome {
 }
 
 impl SensitivityOutcome {
+    /// Whether the test rejected "no layout effect" and the verdict rests on it: a
+    /// negligible verdict bounded by the means' spread ([`Self::Bounded`]) claims no
+    /// effect, and the outcomes that cannot tell claim nothing.
+    pub fn rejects(self) -> bool {
+        matches!(
+            self,
+            SensitivityOutcome::Detected
+                | SensitivityOutcome::OneApart
+                | SensitivityOutcome::Negligible { .. }
+        )
+    }
+
     /// The verdict this outcome gives.
     pub(crate) fn verdict(self) -> Verdict {
         match self {

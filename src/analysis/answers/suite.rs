@@ -43,11 +43,8 @@ pub(crate) fn control_false_discoveries(
                 cases: tested.len(),
                 rate,
             });
-            // A negligible verdict bounded by the means' spread rests on no rejection.
-            let bounded = matches!(&sensitivity.grounds,
-                SensitivityGrounds::Tested(t) if matches!(t.outcome, SensitivityOutcome::Bounded { .. }));
-            let rejected =
-                !bounded && matches!(sensitivity.verdict, Verdict::Detected | Verdict::Negligible);
+            let rejected = matches!(&sensitivity.grounds,
+                SensitivityGrounds::Tested(t) if t.outcome.rejects());
             if rejected && q > rate {
                 if let SensitivityGrounds::Tested(t) = &mut sensitivity.grounds {
                     t.outcome = SensitivityOutcome::ChanceAcrossSuite;
