@@ -184,8 +184,7 @@ pub(crate) fn tally(experiments: usize, seed: u64, scenario: Scenario) -> Tally 
             &Thresholds::default(),
         );
         let rejected = matches!(&s.grounds, SensitivityGrounds::Tested(g) if g.outcome.rejects());
-        if rejected && !s.layout_variation.is_some_and(|v| v > 0.0)
-        {
+        if rejected && !s.layout_variation.is_some_and(|v| v > 0.0) {
             t.zero_magnitude_claims += 1;
         }
         match s.verdict {
