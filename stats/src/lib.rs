@@ -27,7 +27,9 @@
 //! Where the variation comes from (issue 35): [`variance_split`] (code seed × data seed
 //! crossed random effects with replication; each component's share with a generalized
 //! confidence interval) and [`crossed_mean`] (the mean over random code and data layouts with
-//! its interval, and the code variation the crossed test detects).
+//! its interval, and the code variation the crossed test detects), and [`range_test`] (do
+//! the executions an outlier screen set aside share where their stack started: the exact
+//! permutation test of their paddings' range).
 
 pub mod anova;
 pub mod autocorr;
@@ -54,6 +56,7 @@ pub mod noncentral_t;
 pub mod paired;
 pub mod paired_ratio;
 pub mod planning;
+pub mod range_test;
 pub mod repeated_t;
 pub mod robust_fit;
 pub mod sample;

@@ -43,6 +43,7 @@ mod number_format;
 mod overflow;
 mod schemas;
 mod sequential;
+mod set_aside_padding;
 mod snapshot;
 mod snapshot_commands;
 mod snapshot_more_commands;

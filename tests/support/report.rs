@@ -48,6 +48,9 @@ pub struct Design {
     /// other runnable tasks with `steal` of the CPU time stolen; every other execution
     /// started alone with nothing stolen.
     pub busy: Vec<(u32, u32, f64)>,
+    /// The environment padding of each execution, by binary seed (None = baseline) and
+    /// execution; 16 bytes for every one by default.
+    pub env_pad: fn(Option<u64>, u32) -> u32,
     /// The `--metric` the header records; `None`: the first metric's name (a suite's
     /// format, `lines`, makes every metric a case).
     pub spec: Option<String>,
@@ -73,6 +76,7 @@ impl Design {
             variant_factor_metrics: None,
             data_seeds: 1,
             busy: Vec::new(),
+            env_pad: |_, _| 16,
             spec: None,
         }
     }
@@ -288,7 +292,7 @@ pub fn records(
                     seed,
                     execution,
                     schedule_index: index,
-                    env_pad: 16,
+                    env_pad: (design.env_pad)(seed, execution),
                     data_seed: design.data_seed_of(execution),
                     heap_offset: design.data_seed_of(execution).map(|d| 16 * d as u32),
                     mmap_threshold: None,

@@ -215,6 +215,10 @@ fn analysed_series(
                 .map(|(_, host)| host.busy(jobs));
         }
     }
+    let deterministic = !hosts_matter;
+    for (report, data) in series.iter_mut().zip(&experiment.series) {
+        super::set_aside_padding::attach(experiment, data, &mut report.sensitivity, deterministic);
+    }
     // A suite's cases are claimed layout-sensitive together, at a false discovery rate.
     let rate = super::suite::false_discovery_rate(thresholds.confidence);
     super::suite::control_false_discoveries(experiment, &mut series, rate);

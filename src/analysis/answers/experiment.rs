@@ -66,6 +66,9 @@ pub struct Experiment {
         crate::files::results::ExecutionKey,
         crate::files::results::ExecutionHost,
     )>,
+    /// The environment padding of each execution that ended well, by execution, when the
+    /// run drew one per execution (one data seed, `--env-pad` above 0); empty otherwise.
+    pub(crate) paddings: BTreeMap<crate::files::results::ExecutionKey, u32>,
     /// The metric the run was asked for (`wall`, `estimated_cycles`, `reported`, …), the
     /// one the CI gate judges unless metrics are named (see [`Experiment::gates`]).
     pub(crate) primary_metric: String,
@@ -523,6 +526,7 @@ impl Tables {
                 .iter()
                 .filter_map(|e| Some((e.key(), e.host?)))
                 .collect(),
+            paddings: paddings_per_execution(&header, &results.executions),
             finishes: results.finishes,
             primary_metric: primary,
             metrics_named: false,
@@ -530,6 +534,21 @@ impl Tables {
             header,
         })
     }
+}
+
+/// The padding of each execution that ended well, when the run drew one per execution.
+fn paddings_per_execution(
+    header: &Header,
+    executions: &[crate::files::results::Execution],
+) -> BTreeMap<crate::files::results::ExecutionKey, u32> {
+    if header.data_seeds > 1 || header.env_pad_max == 0 {
+        return BTreeMap::new();
+    }
+    executions
+        .iter()
+        .filter(|e| e.status == crate::files::results::ExecutionStatus::Ok)
+        .map(|e| (e.key(), e.env_pad))
+        .collect()
 }
 
 /// Drops the duplicate metrics of `series` and orders them by program, the metric the run

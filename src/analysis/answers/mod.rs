@@ -33,6 +33,7 @@ pub(crate) mod screening;
 pub mod sensitivity;
 pub(crate) mod sequential;
 pub mod series;
+mod set_aside_padding;
 pub(crate) mod shift;
 pub mod spread;
 pub mod suite;

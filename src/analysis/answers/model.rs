@@ -470,6 +470,10 @@ pub struct Sensitivity {
     /// execution in at most 1 % of cases (null when no screen ran).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) set_aside_cut: Option<f64>,
+    /// The environment paddings of the executions set aside, when the run drew one per
+    /// execution (absent otherwise, and when none was set aside).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) set_aside_padding: Option<SetAsidePadding>,
     /// The binary a "layout-sensitive" verdict rested on: without it the test no longer
     /// finds the binaries differ, and it stands apart from the others. The verdict is then
     /// `undetermined`, unless on a rounds schedule it is off alike in every round
@@ -813,6 +817,33 @@ pub(crate) struct SetAsideExecution {
     /// counts it); absent when the store has no host sample of it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) busy: Option<bool>,
+    /// Its environment padding in bytes, when the run drew one per execution.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) env_pad: Option<u32>,
+}
+
+/// Where the executions set aside started their stack: the run draws each execution's
+/// environment padding at random, independently of what it measures, so paddings that
+/// bunch among the set-aside executions say the stack's start (the data layout), not the
+/// code, set them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
+pub(crate) struct SetAsidePadding {
+    /// The smallest padding among them, in bytes.
+    pub(crate) lowest: u32,
+    /// The largest padding among them, in bytes.
+    pub(crate) highest: u32,
+    /// The paddings were drawn below this many bytes (the run's `--env-pad`).
+    pub(crate) drawn_below: u32,
+    /// The executions of the randomised binaries they are compared with.
+    pub(crate) executions: usize,
+    /// The exact probability that as many of those executions, drawn at random, have
+    /// paddings as close together ([`crate::stats::range_test`]); absent with one set aside.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) p_value: Option<f64>,
+    /// Whether the metric is deterministic (cachegrind's counts): an execution then differs
+    /// from the others of its binary only by its padding and by what the program itself
+    /// does differently from run to run.
+    pub(crate) deterministic: bool,
 }
 
 /// The binary a verdict rested on.

@@ -448,8 +448,9 @@ pub(crate) fn set_aside_executions(
             seed: series.seeds[b].seed,
             execution: table.executions[b][c],
             deviation,
-            // Filled from the store's host samples by the report's builder.
+            // Filled from the store's host samples and execution records by the builder.
             busy: None,
+            env_pad: None,
         })
         .collect()
 }

@@ -183,6 +183,7 @@ fn robust_magnitudes(
     let described = Sensitivity {
         rests_on,
         set_aside_cut: Some(screened.cut),
+        set_aside_padding: None,
         ..described
     };
     let described = match screened.blocked {
@@ -308,6 +309,7 @@ fn described(series: &Series, levels: &[Level], mean: f64, thresholds: &Threshol
         cells_replaced: None,
         set_aside: Vec::new(),
         set_aside_cut: None,
+        set_aside_padding: None,
         rests_on: None,
         grounds: SensitivityGrounds::Unanalysed,
         thresholds: *thresholds,
