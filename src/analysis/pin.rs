@@ -71,7 +71,9 @@ pub struct PinAnswer {
 
 /// The pinned placement of each function of `hot` in `functions` (one object's: the
 /// program's or a library's, at its own addresses; its start modulo `period`, and its size),
-/// hottest first, and the hot functions left free.
+/// hottest first, and the hot functions left free. A name several functions share (static
+/// functions of several files, which a profile without debug information counts as one) is
+/// pinned as each of them, told apart by its file, when each has a file of its own.
 pub(crate) fn placements(
     hot: &[HotFunction],
     functions: &[Function],
@@ -80,18 +82,25 @@ pub(crate) fn placements(
     let mut pinned = Vec::new();
     let mut left_free = Vec::new();
     for hot in hot {
-        let mut named = functions.iter().filter(|f| f.name == hot.name);
-        let why = match (named.next(), named.next()) {
-            (Some(f), None) => {
-                pinned.push(PinnedFunction {
+        let named: Vec<&Function> = functions.iter().filter(|f| f.name == hot.name).collect();
+        let shared = named.len() > 1;
+        // The binary's reader qualifies a shared name by its file (`FunctionId::file`).
+        let files: std::collections::BTreeSet<Option<&str>> =
+            named.iter().map(|f| f.id.file.as_deref()).collect();
+        let why = match named.as_slice() {
+            [] => Freedom::NotInBinary,
+            _ if shared && (files.len() < named.len() || files.contains(&None)) => {
+                Freedom::NameNotUnique
+            }
+            _ => {
+                pinned.extend(named.iter().map(|f| PinnedFunction {
                     name: hot.name.clone(),
+                    file: f.id.file.clone().filter(|_| shared),
                     offset: f.address % period,
                     size: f.size,
-                });
+                }));
                 continue;
             }
-            (Some(_), Some(_)) => Freedom::NameNotUnique,
-            (None, _) => Freedom::NotInBinary,
         };
         left_free.push(LeftFree {
             name: hot.name.clone(),

@@ -511,6 +511,7 @@ impl Relink<'_> {
         let mut one = self.relinker.clone();
         one.moves = vec![MoveAlone {
             function: f.name.clone(),
+            file: f.id.file.clone(),
             before: pad,
             behind: period - pad,
         }];

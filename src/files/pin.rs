@@ -57,13 +57,34 @@ pub struct ProgramPin {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PinnedFunction {
-    /// Its symbol name (unique among the program's functions).
+    /// Its symbol name.
     pub name: String,
+    /// The source file its symbol follows in `.symtab` (`STT_FILE`), when several functions
+    /// of the program have its name (static functions of several files, dash's two
+    /// `primary`s): the name and the file then say which; absent for a unique name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     /// Where it starts, modulo the period (bytes).
     pub offset: u64,
     /// Its size in the binary the placement was taken from (bytes): a build whose function
     /// differs in size spans other lines at the same offset, which `build` says.
     pub size: u64,
+}
+
+impl PinnedFunction {
+    /// Whether `f`, a function of a linked binary, is this one: its name, and its file when
+    /// the pin names one.
+    pub fn is(&self, f: &crate::layout::binary::Function) -> bool {
+        f.name == self.name && (self.file.is_none() || f.file == self.file)
+    }
+
+    /// How a message names it: `name`, or `name (file)` when the name is shared.
+    pub fn label(&self) -> String {
+        match &self.file {
+            Some(file) => format!("{} ({file})", self.name),
+            None => self.name.clone(),
+        }
+    }
 }
 
 /// The layout a pin copies: the fastest of an experiment's random layouts.
@@ -167,8 +188,8 @@ impl ProgramPin {
             if f.name.is_empty() {
                 bail!("a pinned function has no name");
             }
-            if !names.insert(f.name.as_str()) {
-                bail!("function {} is pinned twice", f.name);
+            if !names.insert((f.name.as_str(), f.file.as_deref())) {
+                bail!("function {} is pinned twice", f.label());
             }
             if f.offset >= self.period {
                 bail!(
@@ -176,6 +197,15 @@ impl ProgramPin {
                     f.name,
                     f.offset,
                     self.period
+                );
+            }
+        }
+        // A name pinned without its file would be every function of that name.
+        for f in self.functions.iter().filter(|f| f.file.is_none()) {
+            if self.functions.iter().filter(|g| g.name == f.name).count() > 1 {
+                bail!(
+                    "function {} is pinned several times, not each with its file",
+                    f.name
                 );
             }
         }
@@ -197,6 +227,7 @@ mod tests {
                     .iter()
                     .map(|&(name, offset)| PinnedFunction {
                         name: name.into(),
+                        file: None,
                         offset,
                         size: 16,
                     })
@@ -234,5 +265,27 @@ mod tests {
         ];
         insta::assert_snapshot!(messages.join("\n"));
         assert!(pin(4096, &[("f", 0), ("g", 4095)]).check().is_ok());
+    }
+
+    /// A name several functions share is pinned each with its file, never bare beside them
+    /// nor twice with one file.
+    #[test]
+    fn a_shared_name_is_pinned_once_per_file() {
+        let with_files = |files: &[Option<&str>]| {
+            let mut p = pin(4096, &vec![("helper", 64); files.len()]);
+            for (f, file) in p.programs[0].functions.iter_mut().zip(files) {
+                f.file = file.map(String::from);
+            }
+            p.check().map_err(|e| format!("{e:#}"))
+        };
+        assert!(with_files(&[Some("m1.c"), Some("m2.c")]).is_ok());
+        assert_eq!(
+            with_files(&[Some("m1.c"), Some("m1.c")]).unwrap_err(),
+            "program demo: function helper (m1.c) is pinned twice"
+        );
+        assert_eq!(
+            with_files(&[Some("m1.c"), None]).unwrap_err(),
+            "program demo: function helper is pinned several times, not each with its file"
+        );
     }
 }

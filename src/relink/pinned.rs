@@ -14,7 +14,7 @@ use std::path::Path;
 use anyhow::{bail, Result};
 
 use super::replay::{Linked, MoveAlone, Program};
-use crate::files::pin::ProgramPin;
+use crate::files::pin::{PinnedFunction, ProgramPin};
 use crate::layout::binary::{self, Function};
 
 /// The most links of one seed of a pinned program (each places at least one more pinned
@@ -42,10 +42,12 @@ pub(crate) fn link_seed(program: &Program, seed: u64, out: &Path, work: &Path) -
             });
         }
         for (function, bytes) in missing {
-            match placed.moves.iter_mut().find(|m| m.function == function) {
+            let same = |m: &&mut MoveAlone| m.function == function.name && m.file == function.file;
+            match placed.moves.iter_mut().find(same) {
                 Some(m) => m.before += bytes,
                 None => placed.moves.push(MoveAlone {
-                    function,
+                    function: function.name.clone(),
+                    file: function.file.clone(),
                     before: bytes,
                     behind: 0,
                 }),
@@ -63,19 +65,19 @@ pub(crate) fn link_seed(program: &Program, seed: u64, out: &Path, work: &Path) -
 /// order: each function's shortfall to its offset modulo the period once the filler in front
 /// of the functions before it has moved it. Empty: every pinned function is in place.
 ///
-/// Fails when a pinned function is not in `functions` or is not the only one of its name.
-pub(crate) fn missing_filler(
-    pin: &ProgramPin,
+/// Fails when a pinned function is not in `functions` or is not the only one it names.
+pub(crate) fn missing_filler<'a>(
+    pin: &'a ProgramPin,
     functions: &[Function],
-) -> Result<Vec<(String, u64)>> {
-    let mut placed: Vec<(u64, &str, u64)> = Vec::with_capacity(pin.functions.len());
+) -> Result<Vec<(&'a PinnedFunction, u64)>> {
+    let mut placed: Vec<(u64, &PinnedFunction)> = Vec::with_capacity(pin.functions.len());
     for f in &pin.functions {
-        let mut named = functions.iter().filter(|g| g.name == f.name);
+        let mut named = functions.iter().filter(|g| f.is(g));
         let Some(found) = named.next() else {
             bail!(
                 "function {} of the pin is not in program {} (renamed or removed since the pin \
                  was made?): make the pin again with `layoutrand pin`",
-                f.name,
+                f.label(),
                 pin.program
             );
         };
@@ -83,21 +85,21 @@ pub(crate) fn missing_filler(
             bail!(
                 "function {} of the pin names several functions of program {} (static \
                  functions of several files): it cannot be placed",
-                f.name,
+                f.label(),
                 pin.program
             );
         }
-        placed.push((found.address, f.name.as_str(), f.offset));
+        placed.push((found.address, f));
     }
-    placed.sort_unstable();
+    placed.sort_unstable_by_key(|(address, _)| *address);
     let period = pin.period;
     let mut shift = 0u64;
     let mut missing = Vec::new();
-    for (address, name, offset) in placed {
+    for (address, f) in placed {
         let now = (address + shift) % period;
-        let bytes = (offset + period - now) % period;
+        let bytes = (f.offset + period - now) % period;
         if bytes > 0 {
-            missing.push((name.to_string(), bytes));
+            missing.push((f, bytes));
             shift += bytes;
         }
     }
@@ -113,7 +115,7 @@ pub(crate) fn resized<'a>(pin: &'a ProgramPin, functions: &[Function]) -> Vec<&'
         .filter(|f| {
             functions
                 .iter()
-                .find(|g| g.name == f.name)
+                .find(|g| f.is(g))
                 .is_some_and(|g| g.size != f.size)
         })
         .map(|f| f.name.as_str())
@@ -147,6 +149,7 @@ mod tests {
                 .iter()
                 .map(|&(name, offset)| PinnedFunction {
                     name: name.into(),
+                    file: None,
                     offset,
                     size: 64,
                 })
@@ -163,6 +166,14 @@ mod tests {
         }
     }
 
+    /// The missing filler by the functions' names.
+    fn named(missing: Vec<(&PinnedFunction, u64)>) -> Vec<(&str, u64)> {
+        missing
+            .into_iter()
+            .map(|(f, bytes)| (f.name.as_str(), bytes))
+            .collect()
+    }
+
     #[test]
     fn filler_is_counted_in_address_order_after_the_filler_before() {
         // b comes first in the binary: 0x1010 → 0x1040 needs 48 bytes; a, at 0x2000, is
@@ -171,8 +182,11 @@ mod tests {
             Function::named("a", 0x2000, 64),
             Function::named("b", 0x1010, 64),
         ];
-        let missing = missing_filler(&pin(&[("a", 0x100), ("b", 0x40)]), &functions).unwrap();
-        assert_eq!(missing, vec![("b".to_string(), 48), ("a".to_string(), 208)]);
+        let pin = pin(&[("a", 0x100), ("b", 0x40)]);
+        assert_eq!(
+            named(missing_filler(&pin, &functions).unwrap()),
+            [("b", 48), ("a", 208)]
+        );
     }
 
     #[test]
@@ -187,8 +201,11 @@ mod tests {
                 .is_empty()
         );
         // b at offset 0x50 wants 0x40: almost a whole period further.
-        let missing = missing_filler(&pin(&[("b", 0x40)]), &functions).unwrap();
-        assert_eq!(missing, vec![("b".to_string(), 4096 - 0x10)]);
+        let pin = pin(&[("b", 0x40)]);
+        assert_eq!(
+            named(missing_filler(&pin, &functions).unwrap()),
+            [("b", 4096 - 0x10)]
+        );
     }
 
     #[test]

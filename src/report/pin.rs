@@ -110,9 +110,10 @@ fn pinned(p: &ProgramPin, answer: &PinAnswer, first: bool) -> String {
         ),
     };
     let head = format!(
-        "Pinned {} of {what} ({} of {of})",
-        counted(p.functions.len(), "hot function", "hot functions"),
+        "Pinned {} of {what} ({} of {of}{})",
+        counted(hot_names(p), "hot function", "hot functions"),
         percent(s.ir_share, 3),
+        shared_names(p)
     );
     if !first {
         return format!("{head}, from the same layout.");
@@ -127,6 +128,43 @@ fn pinned(p: &ProgramPin, answer: &PinAnswer, first: bool) -> String {
         quantity(s.median, &s.unit),
         percent(slower, 2)
     )
+}
+
+/// The hot functions' names a pin places: a name several functions share counts once, as
+/// the profile counted it.
+fn hot_names(p: &ProgramPin) -> usize {
+    let names: std::collections::BTreeSet<&str> =
+        p.functions.iter().map(|f| f.name.as_str()).collect();
+    names.len()
+}
+
+/// The names a pin places as several functions, each with its file, as a clause (empty when
+/// none).
+fn shared_names(p: &ProgramPin) -> String {
+    let mut files: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+    for f in &p.functions {
+        if let Some(file) = &f.file {
+            files.entry(f.name.as_str()).or_default().push(file);
+        }
+    }
+    let clauses: Vec<String> = files
+        .iter()
+        .map(|(name, files)| {
+            let (last, rest) = files.split_last().expect("a name with files");
+            format!(
+                "{name} as each of its {} functions, in {} and {last}",
+                files.len(),
+                rest.join(", ")
+            )
+        })
+        .collect();
+    match clauses.as_slice() {
+        [] => String::new(),
+        _ => format!(
+            "; {}: a profile without debug information counts the functions of one name as one",
+            clauses.join("; ")
+        ),
+    }
 }
 
 /// Why a function is left free, in words.
@@ -151,6 +189,7 @@ mod tests {
     fn a_pin_is_said_with_its_source_what_it_leaves_free_and_what_it_does_not_fix() {
         let pinned = |name: &str, offset| PinnedFunction {
             name: name.into(),
+            file: None,
             offset,
             size: 300,
         };

@@ -31,13 +31,13 @@ fn make_clean(dir: &Path) {
     assert!(status.success());
 }
 
-/// A pin of `names` at the offsets (mod 4096) seed 1 of `out` gave them.
-fn pin_of(out: &Path, names: &[&str]) -> PinFile {
-    let seed1 = functions(out, 1, "demo");
+/// A pin of `names` of `program` at the offsets (mod 4096) seed 1 of `out` gave them.
+fn pin_of(out: &Path, program: &str, names: &[&str]) -> PinFile {
+    let seed1 = functions(out, 1, program);
     PinFile {
         schema: PIN_SCHEMA,
         programs: vec![ProgramPin {
-            program: "demo".into(),
+            program: program.into(),
             period: 4096,
             functions: names
                 .iter()
@@ -45,6 +45,7 @@ fn pin_of(out: &Path, names: &[&str]) -> PinFile {
                     let f = seed1.iter().find(|f| f.name == *name).unwrap();
                     PinnedFunction {
                         name: f.name.clone(),
+                        file: None,
                         offset: f.address % 4096,
                         size: f.size,
                     }
@@ -93,7 +94,7 @@ fn every_seed_places_the_pinned_functions_and_keeps_the_rest_random() {
         "op_145",
         "op_150",
     ];
-    let pin = pin_of(&dir.join("plain"), &names);
+    let pin = pin_of(&dir.join("plain"), "demo", &names);
     let wanted: BTreeMap<String, u64> = pin.programs[0]
         .functions
         .iter()
@@ -170,7 +171,7 @@ fn a_pin_the_build_cannot_follow_is_refused_with_its_reason() {
         &["--seeds", "1", "--out", "plain"],
         &["make", "-j2"],
     );
-    let mut pin = pin_of(&dir.join("plain"), &["interp_run"]);
+    let mut pin = pin_of(&dir.join("plain"), "demo", &["interp_run"]);
     pin.programs[0].functions[0].name = "no_such_function".into();
     std::fs::write(dir.join("pin.json"), serde_json::to_string(&pin).unwrap()).unwrap();
     make_clean(&dir);
@@ -469,4 +470,50 @@ fn a_pin_places_a_builds_library_functions_and_every_pinned_seed_does_the_lower_
     insta::assert_snapshot!("pinned_library_summary_line", line);
     let pinned = run_work(&dir, "pinned");
     assert_eq!(pinned, [20000.0; 8], "every pinned seed at the lower work");
+}
+
+/// Static functions of one name in several files (dash's two `primary`s; here `helper` in
+/// each of multimodule's eight source files) are pinned each with its file: every seed places
+/// each at its own offset, told apart by the `STT_FILE` its symbol follows in the merged
+/// object and in the binary.
+#[test]
+fn same_named_static_functions_are_pinned_each_by_its_file() {
+    let (_tmp, dir) = built_fixture(
+        "build/multimodule",
+        &["--seeds", "1", "--out", "plain"],
+        &["make", "-j2"],
+    );
+    let seed1 = functions(&dir.join("plain"), 1, "multimodule");
+    let helpers: Vec<&Function> = seed1.iter().filter(|f| f.name == "helper").collect();
+    assert_eq!(helpers.len(), 8, "{seed1:?}");
+    let mut pin = pin_of(&dir.join("plain"), "multimodule", &[]);
+    pin.programs[0].functions = helpers
+        .iter()
+        .map(|f| PinnedFunction {
+            name: f.name.clone(),
+            file: Some(
+                f.id.file
+                    .clone()
+                    .expect("a shared name is qualified by its file"),
+            ),
+            offset: f.address % 4096,
+            size: f.size,
+        })
+        .collect();
+    std::fs::write(dir.join("pin.json"), serde_json::to_string(&pin).unwrap()).unwrap();
+    make_clean(&dir);
+    let args = ["--seeds", "3", "--pin", "pin.json", "--out", "pinned"];
+    let built = build(&dir, &args, &["make", "-j2"]);
+    assert_success(&built, "pinned");
+    let placed = |fs: &[Function]| -> BTreeMap<Option<String>, u64> {
+        fs.iter()
+            .filter(|f| f.name == "helper")
+            .map(|f| (f.id.file.clone(), f.address % 4096))
+            .collect()
+    };
+    let wanted = placed(&seed1);
+    for seed in 1..=3 {
+        let fs = functions(&dir.join("pinned"), seed, "multimodule");
+        assert_eq!(placed(&fs), wanted, "seed {seed}");
+    }
 }

@@ -207,8 +207,8 @@ impl Program {
         let missing = self
             .moves
             .iter()
-            .map(|m| &m.function)
-            .find(|f| !found.contains(*f));
+            .map(super::MoveAlone::label)
+            .find(|f| !found.contains(f));
         match missing {
             Some(function) => bail!(
                 "no function {function} in the program's own objects or its static archives' \
@@ -660,7 +660,7 @@ impl MergedObject {
         let (mut padding, mut behind, mut found) = (padding, Vec::new(), Found::new());
         for moved in moves {
             if self.pad_one(&data, &mut padding, &mut behind, moved)? {
-                found.insert(moved.function.clone());
+                found.insert(moved.label());
             }
         }
         let order = self.with_data(order, binary_order.data)?;
@@ -719,7 +719,7 @@ impl MergedObject {
         moved: &super::MoveAlone,
     ) -> Result<bool> {
         let (function, bytes) = (moved.function.as_str(), moved.before);
-        let Some(index) = super::text_symbol_section(data, function) else {
+        let Some(index) = super::text_symbol_section(data, function, moved.file.as_deref()) else {
             return Ok(false);
         };
         let align = self

@@ -84,10 +84,22 @@ pub struct Program {
 pub(crate) struct MoveAlone {
     /// The function's symbol name.
     pub(crate) function: String,
+    /// Its source file (`STT_FILE`), when functions of several files share the name.
+    pub(crate) file: Option<String>,
     /// Filler bytes in front of its section (a multiple of the section's alignment).
     pub(crate) before: u64,
     /// Filler bytes behind its section's code.
     pub(crate) behind: u64,
+}
+
+impl MoveAlone {
+    /// How a message (and the set of moves found) names it: `name`, or `name (file)`.
+    pub(crate) fn label(&self) -> String {
+        match &self.file {
+            Some(file) => format!("{} ({file})", self.function),
+            None => self.function.clone(),
+        }
+    }
 }
 
 /// A finished link.
@@ -393,8 +405,8 @@ impl Program {
                 .moves
                 .iter()
                 .filter_map(|m| {
-                    let index = text_symbol_section(bytes, &m.function)?;
-                    found.insert(m.function.clone());
+                    let index = text_symbol_section(bytes, &m.function, m.file.as_deref())?;
+                    found.insert(m.label());
                     Some((index, m.before, m.behind))
                 })
                 .collect();
@@ -469,11 +481,21 @@ fn add_filler(list: &mut Vec<(usize, u64)>, index: usize, bytes: u64) {
 
 /// The index of the section defining the function (text symbol) `name` in the object
 /// `data`; `None` when it defines none (or is not an object).
-pub(crate) fn text_symbol_section(data: &[u8], name: &str) -> Option<usize> {
+pub(crate) fn text_symbol_section(data: &[u8], name: &str, in_file: Option<&str>) -> Option<usize> {
     use object::{Object, ObjectSymbol};
     let file = object::File::parse(data).ok()?;
+    // A local symbol follows the `STT_FILE` symbol of its source file (as in the binary,
+    // `crate::layout::binary`); `ld -r` keeps each input's.
+    let mut current_file: Option<&str> = None;
     let found = file.symbols().find(|s| {
-        s.kind() == object::SymbolKind::Text && s.name() == Ok(name) && s.is_definition()
+        if s.kind() == object::SymbolKind::File {
+            current_file = s.name().ok();
+            return false;
+        }
+        s.kind() == object::SymbolKind::Text
+            && s.name() == Ok(name)
+            && s.is_definition()
+            && (in_file.is_none() || (s.is_local() && current_file == in_file))
     })?;
     found.section_index().map(|i| i.0)
 }
