@@ -8,8 +8,9 @@
 use super::experiment::{Experiment, Series};
 use super::model::{Sensitivity, SetAsidePadding};
 
-/// Gives each set-aside execution of `sensitivity` (of `series`) its padding, and the
-/// sensitivity the paddings' bunching; nothing when the run drew no padding per execution.
+/// Gives each set-aside execution of `sensitivity` (of `series`) its padding, and
+/// `sensitivity` how those paddings bunch; nothing when the run drew no padding per
+/// execution.
 pub(crate) fn attach(
     experiment: &Experiment,
     series: &Series,
