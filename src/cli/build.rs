@@ -141,8 +141,8 @@ pub fn run(args: Args) -> Result<i32> {
         "{}",
         layoutrand::printable::for_terminal(&summary::render(&outcome.manifest))
     );
-    for note in &outcome.notes {
-        layoutrand::outln!("{}", layoutrand::report::words::build::note(note));
+    for line in layoutrand::report::words::build::notes(&outcome.notes) {
+        layoutrand::outln!("{line}");
     }
     layoutrand::outln!(
         "manifest: {}",

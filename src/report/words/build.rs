@@ -6,8 +6,73 @@ use crate::files::manifest::{
     Relinking, ALL_PROGRAMS,
 };
 
-/// One of the lines `build` prints after its summary.
-pub fn note(n: &BuildNote) -> String {
+/// The lines `build` prints after its summary, one per note, except that the build's tools
+/// left out for one reason share a line, where the first of them was (dash's build runs four
+/// generators before it links dash: one line, not four).
+pub fn notes(notes: &[BuildNote]) -> Vec<String> {
+    // Each line, or for a group of tools the index of its group.
+    let mut lines: Vec<Result<String, usize>> = Vec::new();
+    let mut groups: Vec<(&BuildTool, Vec<&str>)> = Vec::new();
+    for n in notes {
+        match n {
+            BuildNote::Tool { name, tool } => {
+                let same = |(t, _): &&mut (&BuildTool, Vec<&str>)| {
+                    tool_reason(t, false) == tool_reason(tool, false)
+                };
+                match groups.iter_mut().find(same) {
+                    Some((_, names)) => names.push(name),
+                    None => {
+                        lines.push(Err(groups.len()));
+                        groups.push((tool, vec![name]));
+                    }
+                }
+            }
+            other => lines.push(Ok(note(other))),
+        }
+    }
+    lines
+        .into_iter()
+        .map(|line| line.unwrap_or_else(|g| tools_note(groups[g].0, &groups[g].1)))
+        .collect()
+}
+
+/// The note on the build's tools `names`, left out for the reason `tool`.
+fn tools_note(tool: &BuildTool, names: &[&str]) -> String {
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!(
+            "note: {} and {last} are tools the build runs ({}), not its programs: not relinked \
+             (name one in --programs to relink it)",
+            rest.join(", "),
+            tool_reason(tool, true)
+        ),
+        _ => format!(
+            "note: {} is a tool the build runs ({}), not one of its programs: not relinked \
+             (name it in --programs to relink it)",
+            names.join(", "),
+            tool_reason(tool, false)
+        ),
+    }
+}
+
+/// Why a tool the build runs is one, for one tool or for several.
+fn tool_reason(tool: &BuildTool, several: bool) -> String {
+    match (tool, several) {
+        (BuildTool::BuildScript, false) => "a cargo build script".to_string(),
+        (BuildTool::BuildScript, true) => "cargo build scripts".to_string(),
+        (BuildTool::ProcMacro, false) => "a Rust proc-macro library, loaded by rustc".to_string(),
+        (BuildTool::ProcMacro, true) => "Rust proc-macro libraries, loaded by rustc".to_string(),
+        (BuildTool::RanBeforeLinking { before }, false) => {
+            format!("the build ran it before it linked {before}")
+        }
+        (BuildTool::RanBeforeLinking { before }, true) => {
+            format!("the build ran each before it linked {before}")
+        }
+    }
+}
+
+/// One of the lines `build` prints after its summary (a tool's alone: [`notes`] words the
+/// tools together).
+fn note(n: &BuildNote) -> String {
     match n {
         BuildNote::Chosen {
             relinked,
@@ -28,16 +93,7 @@ pub fn note(n: &BuildNote) -> String {
             },
             others.join(", ")
         ),
-        BuildNote::Tool { name, tool } => format!(
-            "note: {name} is a tool the build runs ({}), not one of its programs: not relinked \
-             (name it in --programs to relink it)",
-            match tool {
-                BuildTool::BuildScript => "a cargo build script".to_string(),
-                BuildTool::ProcMacro => "a Rust proc-macro library, loaded by rustc".to_string(),
-                BuildTool::RanBeforeLinking { before } =>
-                    format!("the build ran it before it linked {before}"),
-            }
-        ),
+        BuildNote::Tool { name, tool } => tools_note(tool, &[name]),
         BuildNote::Plugins {
             plugins,
             programs,
@@ -224,4 +280,37 @@ pub(crate) fn exclusion(p: &ProgramSummary) -> Option<String> {
             format!("it could not be relinked: {error}{hint}")
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The tools left out for one reason share a line at the first one's place (dash
+    /// 0.5.12: four generators the build ran before it linked dash); a tool of another
+    /// reason keeps its own line, the other notes theirs.
+    #[test]
+    fn tools_left_out_for_one_reason_share_a_line() {
+        let ran = |name: &str| BuildNote::Tool {
+            name: name.into(),
+            tool: BuildTool::RanBeforeLinking {
+                before: "dash".into(),
+            },
+        };
+        let notes = [
+            ran("mknodes"),
+            BuildNote::Tests {
+                tests: vec!["dash_test".into()],
+                kept: vec!["dash".into()],
+            },
+            ran("mksyntax"),
+            BuildNote::Tool {
+                name: "libderive.so".into(),
+                tool: BuildTool::ProcMacro,
+            },
+            ran("mkinit"),
+            ran("mksignames"),
+        ];
+        insta::assert_snapshot!(super::notes(&notes).join("\n"));
+    }
 }
