@@ -100,9 +100,14 @@ fn note(n: &BuildNote) -> String {
             relinked,
         } => plugins_note(plugins, programs, relinked),
         BuildNote::Tests { tests, kept } => format!(
-            "note: {} (by their names: {}) not relinked, so each seed relinks only {}; to \
+            "note: {} ({}: {}) not relinked, so each seed relinks only {}; to \
              measure a test program too, build with {}",
             crate::units::counted(tests.len(), "test program", "test programs"),
+            if tests.len() == 1 {
+                "by its name"
+            } else {
+                "by their names"
+            },
             listed(tests),
             listed(kept),
             programs_and(kept, "NAME"),
