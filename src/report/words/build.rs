@@ -15,18 +15,13 @@ pub fn notes(notes: &[BuildNote]) -> Vec<String> {
     let mut groups: Vec<(&BuildTool, Vec<&str>)> = Vec::new();
     for n in notes {
         match n {
-            BuildNote::Tool { name, tool } => {
-                let same = |(t, _): &&mut (&BuildTool, Vec<&str>)| {
-                    tool_reason(t, false) == tool_reason(tool, false)
-                };
-                match groups.iter_mut().find(same) {
-                    Some((_, names)) => names.push(name),
-                    None => {
-                        lines.push(Err(groups.len()));
-                        groups.push((tool, vec![name]));
-                    }
+            BuildNote::Tool { name, tool } => match groups.iter_mut().find(|(t, _)| *t == tool) {
+                Some((_, names)) => names.push(name),
+                None => {
+                    lines.push(Err(groups.len()));
+                    groups.push((tool, vec![name]));
                 }
-            }
+            },
             other => lines.push(Ok(note(other))),
         }
     }
