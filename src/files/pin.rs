@@ -80,10 +80,7 @@ impl PinnedFunction {
 
     /// How a message names it: `name`, or `name (file)` when the name is shared.
     pub fn label(&self) -> String {
-        match &self.file {
-            Some(file) => format!("{} ({file})", self.name),
-            None => self.name.clone(),
-        }
+        crate::layout::binary::qualified_name(&self.name, self.file.as_deref())
     }
 }
 

@@ -61,6 +61,15 @@ impl Function {
     }
 }
 
+/// How a message names a function: `name`, or `name (file)` when functions of several
+/// source files share the name and `file` says which.
+pub fn qualified_name(name: &str, file: Option<&str>) -> String {
+    match file {
+        Some(file) => format!("{name} ({file})"),
+        None => name.to_string(),
+    }
+}
+
 /// A binary's functions in ascending address order.
 ///
 /// Guarantees: only defined `STT_FUNC`/`STT_GNU_IFUNC` symbols with a size > 0 and a

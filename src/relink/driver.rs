@@ -178,7 +178,7 @@ fn pin_notes(
         if !resized.is_empty() {
             notes.push(crate::files::manifest::BuildNote::PinResized {
                 program: program.name.clone(),
-                functions: resized.into_iter().map(String::from).collect(),
+                functions: resized,
             });
         }
     }

@@ -108,8 +108,8 @@ pub(crate) fn missing_filler<'a>(
 
 /// The pinned functions of `pin` whose size in `functions` (a build's baseline) differs from
 /// the size the pin recorded: at their offsets they span other lines than in the layout the
-/// pin copies.
-pub(crate) fn resized<'a>(pin: &'a ProgramPin, functions: &[Function]) -> Vec<&'a str> {
+/// pin copies, each named by [`PinnedFunction::label`] (its file beside a shared name).
+pub(crate) fn resized(pin: &ProgramPin, functions: &[Function]) -> Vec<String> {
     pin.functions
         .iter()
         .filter(|f| {
@@ -118,7 +118,7 @@ pub(crate) fn resized<'a>(pin: &'a ProgramPin, functions: &[Function]) -> Vec<&'
                 .find(|g| f.is(g))
                 .is_some_and(|g| g.size != f.size)
         })
-        .map(|f| f.name.as_str())
+        .map(PinnedFunction::label)
         .collect()
 }
 

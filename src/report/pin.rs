@@ -150,11 +150,10 @@ fn shared_names(p: &ProgramPin) -> String {
     let clauses: Vec<String> = files
         .iter()
         .map(|(name, files)| {
-            let (last, rest) = files.split_last().expect("a name with files");
             format!(
-                "{name} as each of its {} functions, in {} and {last}",
+                "{name} as each of its {} functions, in {}",
                 files.len(),
-                rest.join(", ")
+                crate::report::words::and_list(files)
             )
         })
         .collect();

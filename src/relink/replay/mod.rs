@@ -95,10 +95,7 @@ pub(crate) struct MoveAlone {
 impl MoveAlone {
     /// How a message (and the set of moves found) names it: `name`, or `name (file)`.
     pub(crate) fn label(&self) -> String {
-        match &self.file {
-            Some(file) => format!("{} ({file})", self.function),
-            None => self.function.clone(),
-        }
+        crate::layout::binary::qualified_name(&self.function, self.file.as_deref())
     }
 }
 

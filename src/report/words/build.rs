@@ -33,17 +33,17 @@ pub fn notes(notes: &[BuildNote]) -> Vec<String> {
 
 /// The note on the build's tools `names`, left out for the reason `tool`.
 fn tools_note(tool: &BuildTool, names: &[&str]) -> String {
-    match names.split_last() {
-        Some((last, rest)) if !rest.is_empty() => format!(
-            "note: {} and {last} are tools the build runs ({}), not its programs: not relinked \
-             (name one in --programs to relink it)",
-            rest.join(", "),
+    match names {
+        [_, _, ..] => format!(
+            "note: {} are tools the build runs ({}), not its programs: not relinked (name one \
+             in --programs to relink it)",
+            super::and_list(names),
             tool_reason(tool, true)
         ),
         _ => format!(
             "note: {} is a tool the build runs ({}), not one of its programs: not relinked \
              (name it in --programs to relink it)",
-            names.join(", "),
+            super::and_list(names),
             tool_reason(tool, false)
         ),
     }

@@ -651,7 +651,7 @@ fn leads_lines(e: &Explanation, d: &Differential, l: &Leads) -> Vec<String> {
         let names: Vec<String> = lead.functions.iter().map(|f| demangle(f)).collect();
         lines.push(format!(
             "{label}. {} ({} of the variance; own {metric} over the binaries: {})",
-            and_list(&names),
+            super::and_list(&names),
             percent(lead.share, 2),
             own.join(", ")
         ));
@@ -702,7 +702,7 @@ fn unexplained_line(e: &Explanation, d: &Differential, unexplained: &[(char, boo
         "why {}: not found — no placement of {}, and no sharing of cache sets between two \
          of {own}, went with the {metric} of the {} binaries at a false \
          discovery rate of {}{shared}; more binaries may tell",
-        and_list(&labels),
+        super::and_list(&labels),
         if labels.len() == 1 { "it" } else { "theirs" },
         d.binaries,
         rate(e.screening.fdr)
@@ -713,15 +713,6 @@ fn unexplained_line(e: &Explanation, d: &Differential, unexplained: &[(char, boo
 /// letter each).
 fn lead_label(i: usize) -> char {
     char::from(b'A' + (i % 26) as u8)
-}
-
-/// "a", "a and b", "a, b and c".
-fn and_list(names: &[String]) -> String {
-    match names {
-        [] => String::new(),
-        [one] => one.clone(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
 }
 
 /// Why one lead's cost moves: its crowding pairs and its placement findings (empty when no
@@ -745,7 +736,7 @@ fn why_lines(e: &Explanation, d: &Differential, lead: &Lead) -> Vec<String> {
             .collect();
         lines.push(format!(
             "   why: their placement: {} (the placement screen's finding {} below)",
-            and_list(&named),
+            super::and_list(&named),
             k + 1
         ));
     }

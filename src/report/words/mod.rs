@@ -135,3 +135,15 @@ pub(crate) fn warnings(report: &Report) -> Vec<String> {
         .chain(unreplayed)
         .collect()
 }
+
+/// "a", "a and b", "a, b and c".
+pub(crate) fn and_list<S: AsRef<str>>(names: &[S]) -> String {
+    match names {
+        [] => String::new(),
+        [one] => one.as_ref().to_string(),
+        [rest @ .., last] => {
+            let rest: Vec<&str> = rest.iter().map(AsRef::as_ref).collect();
+            format!("{} and {}", rest.join(", "), last.as_ref())
+        }
+    }
+}
