@@ -48,9 +48,15 @@ pub(crate) fn attach(
         .filter_map(|(binary, execution)| padding_of(binary, execution))
         .collect();
     let as_f64 = |v: &[u32]| v.iter().map(|&p| f64::from(p)).collect::<Vec<f64>>();
-    let p_value = (chosen.len() >= 2)
-        .then(|| crate::stats::range_test::range_p_value(&as_f64(&all), &as_f64(&chosen)).ok())
-        .flatten();
+    // Several set aside without a p-value (the test refused the data) would read as one: no
+    // words of the paddings then.
+    let p_value = match chosen.len() {
+        1 => None,
+        _ => match crate::stats::range_test::range_p_value(&as_f64(&all), &as_f64(&chosen)) {
+            Ok(p) => Some(p),
+            Err(_) => return,
+        },
+    };
     sensitivity.set_aside_padding = Some(SetAsidePadding {
         lowest: chosen.iter().copied().min().unwrap_or_default(),
         highest: chosen.iter().copied().max().unwrap_or_default(),
