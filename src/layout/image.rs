@@ -220,15 +220,18 @@ pub(crate) fn only_displacements(x: &[u8], y: &[u8]) -> bool {
         .all(|i| (i.saturating_sub(3)..=i).any(field_at))
 }
 
-/// One-byte opcodes that take a ModRM memory operand and are common in compiled code
-/// (`mov`, `lea`, `movslq`, arithmetic of 8 and 32/64 bits, `cmp`, `test`, `xchg`, group
-/// 1/2/3/5 forms: `or %al,flags(%rip)` is `08 05`).
-const MODRM_OPCODES: [u8; 52] = [
-    0x00, 0x01, 0x02, 0x03, 0x08, 0x09, 0x0a, 0x0b, 0x10, 0x11, 0x12, 0x13, 0x18, 0x19, 0x1a, 0x1b,
-    0x20, 0x21, 0x22, 0x23, 0x28, 0x29, 0x2a, 0x2b, 0x30, 0x31, 0x32, 0x33, 0x38, 0x39, 0x3a, 0x3b,
-    0x63, 0x80, 0x81, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88, 0x89, 0x8a, 0x8b, 0x8d, 0xc6, 0xc7, 0xd1,
-    0xf6, 0xf7, 0xfe, 0xff,
-];
+/// Whether the one-byte opcode `op` takes a ModRM memory operand in compiled code (Intel SDM
+/// vol. 2D, appendix A, table A-2, the one-byte opcode map): `mov`, `lea`, `movslq`, the
+/// arithmetic of 8 and 32/64 bits, `cmp`, `test`, `xchg`, `imul` with an immediate (`69`,
+/// `6b`), `pop` to memory (`8f`), the group 1/2/3/5 forms (`or %al,flags(%rip)` is `08 05`,
+/// `shll $3,n(%rip)` is `c1 25`), and the x87 escapes `d8`–`df` (`flds .LC(%rip)` is `d9
+/// 05`: a table without them took lz4's floating-point constants for other code).
+fn takes_modrm(op: u8) -> bool {
+    matches!(op,
+        0x00..=0x03 | 0x08..=0x0b | 0x10..=0x13 | 0x18..=0x1b | 0x20..=0x23 | 0x28..=0x2b
+        | 0x30..=0x33 | 0x38..=0x3b | 0x63 | 0x69 | 0x6b | 0x80..=0x8b | 0x8d | 0x8f
+        | 0xc0 | 0xc1 | 0xc6 | 0xc7 | 0xd0..=0xd3 | 0xd8..=0xdf | 0xf6 | 0xf7 | 0xfe | 0xff)
+}
 
 /// Whether the two-byte opcode `0f op` takes a ModRM operand (Intel SDM vol. 2D, appendix A,
 /// table A-3, the two-byte opcode map): the SSE and SSE2 moves, arithmetic, logic, shuffles and
@@ -246,17 +249,19 @@ fn takes_modrm_0f(op: u8) -> bool {
 /// operand ([`only_displacements`]): a `call`/`jmp`/`jcc` rel32, or a RIP-relative ModRM
 /// (`mod = 00`, `r/m = 101`) after an opcode that takes one, in the one-byte map, the
 /// two-byte map (`0f xx`), the three-byte maps (`0f 38 xx`, `0f 3a xx`: every opcode takes
-/// ModRM) or a VEX-encoded instruction (`c5 P op ModRM`, `c4 P P op ModRM`: AVX code).
+/// ModRM), a VEX-encoded instruction (`c5 P op ModRM`, `c4 P P op ModRM`: AVX code) or an
+/// EVEX-encoded one (`62 P P P op ModRM`: AVX-512 code).
 fn displacement_field(code: &[u8], k: usize) -> bool {
     let before = |n: usize| k.checked_sub(n).map(|i| code[i]);
     let rel32 = matches!(before(1), Some(0xe8 | 0xe9))
         || (before(2) == Some(0x0f) && before(1).is_some_and(|b| b & 0xf0 == 0x80));
     let rip_modrm = before(1).is_some_and(|m| m & 0xc7 == 0x05);
-    let memory_opcode = before(2).is_some_and(|o| MODRM_OPCODES.contains(&o))
+    let memory_opcode = before(2).is_some_and(takes_modrm)
         || (before(3) == Some(0x0f) && before(2).is_some_and(takes_modrm_0f))
         || (before(4) == Some(0x0f) && matches!(before(3), Some(0x38 | 0x3a)))
         || before(4) == Some(0xc5)
-        || before(5) == Some(0xc4);
+        || before(5) == Some(0xc4)
+        || before(6) == Some(0x62);
     rel32 || (rip_modrm && memory_opcode)
 }
 
@@ -358,6 +363,32 @@ mod tests {
             let c = [&[0x0f, 0x77, 0x05][..], &[0x34, 0x0c, 0, 0, 0xc3]].concat();
             let d = [&[0x0f, 0x77, 0x05][..], &[0x10, 0x0d, 0, 0, 0xc3]].concat();
             assert!(!only_displacements(&c, &d));
+        }
+    }
+
+    /// lz4 1.9.4 (gcc 12, `-O2`): `LZ4IO_displayCompressedFilesInfo` loads floating-point
+    /// constants with x87 instructions (`flds .LC(%rip)` is `d9 05 disp32`, `fadds` `d8 05`,
+    /// `fldt` `db 2d`), which the former table of one-byte opcodes lacked: every seed of
+    /// `--data-order` failed, and the as-built comparison counted the function as other code.
+    /// The same for `imul $7,n(%rip),%eax` (`6b 05 disp32 07`), `shll $3,n(%rip)` (`c1 25
+    /// disp32 03`) and an AVX-512 load (`vmovdqu64 .LC(%rip),%zmm0`: `62 f1 fe 48 6f 05`).
+    #[test]
+    fn x87_imul_shift_and_evex_rip_operands_are_displacements() {
+        for (prefix, after) in [
+            (&[0xd9, 0x05][..], &[0xc3][..]),
+            (&[0xd8, 0x05], &[0xc3]),
+            (&[0xdb, 0x2d], &[0xc3]),
+            (&[0x6b, 0x05], &[0x07, 0xc3]),
+            (&[0xc1, 0x25], &[0x03, 0xc3]),
+            (&[0x62, 0xf1, 0xfe, 0x48, 0x6f, 0x05], &[0xc3]),
+        ] {
+            let a = [prefix, &[0xd3, 0x3c, 0, 0], after].concat();
+            let b = [prefix, &[0x73, 0x3c, 0, 0], after].concat();
+            assert!(only_displacements(&a, &b), "{prefix:02x?}");
+            // Another immediate after the same displacement is other code.
+            let mut c = b.clone();
+            c[prefix.len() + 4] ^= 1;
+            assert!(!only_displacements(&a, &c), "{prefix:02x?}");
         }
     }
 
