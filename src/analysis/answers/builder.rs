@@ -14,10 +14,11 @@ use super::experiment::{Experiment, Series};
 use super::host_conditions::HostCondition;
 use super::model::Sensitivity;
 use super::model::{
-    DiagnosticConcern, Interval, Level, MultipleComparison, ProgramAchieved, Report, ReportWarning,
-    SeriesReport, Setup,
+    DiagnosticConcern, FixedSetAside, Interval, LeftOut, Level, MultipleComparison,
+    ProgramAchieved, Report, ReportWarning, SeriesReport, Setup,
 };
 use super::sensitivity::sensitivity;
+use super::series::BinaryData;
 pub(crate) use super::shift::baseline_interval;
 use super::shift::{baseline_summary, shift};
 use crate::analysis::pair::DataCells;
@@ -497,13 +498,16 @@ pub(crate) fn analyse_series(
         .map(|b| baseline_summary(b, baseline_ci.as_ref()));
     let sensitivity = sensitivity(series, &levels, mean, thresholds);
     let (kept, set_aside) = kept_by_the_screening(series, &sensitivity);
-    let (shift, default_layout, as_built) = fixed_layouts(
-        series,
-        (ci.as_ref(), interval_note.as_ref()),
-        (over_binaries.0.as_ref(), over_binaries.1.as_ref()),
-        baseline_ci.as_ref(),
-        thresholds,
-    );
+    let (shift, default_layout, as_built) = match fixed_view(series, &sensitivity, ci.as_ref()) {
+        Some(view) => fixed_layouts_screened(series, &view, thresholds),
+        None => fixed_layouts(
+            series,
+            (ci.as_ref(), interval_note.as_ref()),
+            (over_binaries.0.as_ref(), over_binaries.1.as_ref()),
+            baseline_ci.as_ref(),
+            thresholds,
+        ),
+    };
     let variance_split = super::data_split::data_split(&kept, machines, confidence)
         .map(|s| with_code_answered_by(s.with_set_aside(set_aside), &sensitivity));
     let mut diagnostics = diagnose(series, failures, confidence);
@@ -595,6 +599,114 @@ fn fixed_layouts(
     let shift = paired.unwrap_or(shift);
     if let (Some(a), Some(s)) = (as_built.as_mut(), paired_as_built) {
         a.shift = s;
+    }
+    (shift, default_layout, as_built)
+}
+
+/// What the fixed layouts' questions rest on when the outlier screen set executions aside:
+/// the series without them, and what each fixed layout's answers left out.
+struct FixedView {
+    /// The random layouts' kept executions; each fixed layout's own, screened as one more
+    /// row of the same fit ([`super::screening::fixed_outlying`]).
+    kept: Series,
+    /// What the default layout's answers left out.
+    baseline: LeftOut,
+    /// What the as-built binary's answers left out.
+    as_built: LeftOut,
+}
+
+/// The [`FixedView`] of `series` when the sensitivity's screen ran and set aside an
+/// execution of a random layout or of a fixed one, so that a load burst weighs on neither
+/// side of a fixed layout's comparison with the random layouts (with a burst on 5 % of the
+/// executions, 10 × 3 stores called a fixed layout that is one more random layout "unusual"
+/// in 7.7 % of 3,000 stores, 4.5 % screened: `fixed_layouts_under_bursts` below).
+/// `None` when nothing was set aside, when the data seeds vary (their crossed and paired
+/// means are kept), or when the random layouts' mean has no interval (its note says why).
+fn fixed_view(
+    series: &Series,
+    sensitivity: &Sensitivity,
+    random_ci: Option<&MeanInterval>,
+) -> Option<FixedView> {
+    sensitivity.set_aside_cut?;
+    random_ci?;
+    let table = super::screening::ExecutionTable::of(series);
+    if table.data_seeds_vary() {
+        return None;
+    }
+    let random: Vec<(&str, u32)> = sensitivity
+        .set_aside
+        .iter()
+        .map(|s| (s.binary.as_str(), s.execution))
+        .collect();
+    let mut kept = series.without_executions(&random);
+    let screen = |fixed: &mut Option<BinaryData>| {
+        let Some(b) = fixed.as_mut() else {
+            return Vec::new();
+        };
+        let outlying = super::screening::fixed_outlying(&table, b);
+        // A fixed layout keeps two executions at least: its own interval needs them.
+        if b.executions.len() < outlying.len() + 2 {
+            return Vec::new();
+        }
+        b.executions
+            .retain(|e| !outlying.iter().any(|(x, _)| *x == e.execution));
+        outlying
+            .into_iter()
+            .map(|(execution, deviation)| FixedSetAside {
+                execution,
+                deviation,
+            })
+            .collect()
+    };
+    let baseline = screen(&mut kept.baseline);
+    let as_built = screen(&mut kept.as_built);
+    if random.is_empty() && baseline.is_empty() && as_built.is_empty() {
+        return None;
+    }
+    let left_out = |fixed| LeftOut {
+        random: random.len(),
+        fixed,
+    };
+    Some(FixedView {
+        kept,
+        baseline: left_out(baseline),
+        as_built: left_out(as_built),
+    })
+}
+
+/// [`fixed_layouts`] of the view's kept executions: the random layouts' interval over their
+/// kept means (Kalibera & Jones eq. 4), each fixed layout's over its kept executions, and
+/// what each left out on its placement. The as-built binary's own line keeps every execution.
+fn fixed_layouts_screened(
+    series: &Series,
+    view: &FixedView,
+    thresholds: &Thresholds,
+) -> (
+    super::model::Shift,
+    super::model::DefaultLayout,
+    Option<super::model::AsBuilt>,
+) {
+    let kept = &view.kept;
+    let means: Vec<f64> = kept.seeds.iter().map(|b| b.mean()).collect();
+    let random = crate::stats::sample::mean_interval(&means, thresholds.confidence).ok();
+    let baseline_ci = kept
+        .baseline
+        .as_ref()
+        .and_then(|b| baseline_interval(b, thresholds.confidence));
+    let (shift, mut default_layout, mut as_built) = fixed_layouts(
+        kept,
+        (random.as_ref(), None),
+        (random.as_ref(), None),
+        baseline_ci.as_ref(),
+        thresholds,
+    );
+    default_layout.left_out = Some(view.baseline.clone());
+    if let Some(a) = as_built.as_mut() {
+        a.placement.left_out = Some(view.as_built.clone());
+        if let Some(b) = series.as_built.as_ref() {
+            let ci = baseline_interval(b, thresholds.confidence);
+            a.binary = baseline_summary(b, ci.as_ref());
+        }
     }
     (shift, default_layout, as_built)
 }
@@ -773,4 +885,107 @@ fn with_code_answered_by(split: DataSplit, sensitivity: &Sensitivity) -> DataSpl
         }
     });
     DataSplit { code, ..split }
+}
+
+/// Seeded simulation of the fixed layouts' questions under load bursts (the default
+/// `experiment` and `check-sensitivity` design: 10 random layouts × 3 executions in rounds):
+/// 1.5 % execution noise, and each execution of any binary hit by a burst with probability
+/// 5 %, +5 % to +25 %. The baseline is one more random layout (no layout effect anywhere),
+/// so "unusual" is a false claim, whose rate the test's 95 % confidence promises at most 5 %
+/// (a little less: within `--negligible` of the centre it is "negligible" instead).
+#[cfg(test)]
+mod fixed_layouts_under_bursts {
+    use super::*;
+    use crate::analysis::answers::model::Verdict;
+    use crate::analysis::answers::series::ExecutionData;
+    use crate::seeded::SeededRng;
+
+    fn uniform(rng: &mut SeededRng) -> f64 {
+        (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    /// One binary of true level `level` run once in each of 3 rounds.
+    fn binary(name: &str, level: f64, rng: &mut SeededRng) -> BinaryData {
+        let executions = (0..3)
+            .map(|round| {
+                let burst = if uniform(rng) < 0.05 {
+                    1.05 + 0.2 * uniform(rng)
+                } else {
+                    1.0
+                };
+                ExecutionData {
+                    execution: round,
+                    schedule_index: 0,
+                    wall_ns: 0,
+                    data_seed: None,
+                    warmup: Vec::new(),
+                    live: vec![level * (1.0 + 0.015 * rng.normal()) * burst],
+                }
+            })
+            .collect();
+        BinaryData {
+            binary: name.into(),
+            seed: None,
+            executions,
+        }
+    }
+
+    fn store(baseline_level: f64, rng: &mut SeededRng) -> Series {
+        Series {
+            program: "p".into(),
+            variant: None,
+            metric: "wall".into(),
+            unit: "ns".into(),
+            seeds: (1..=10)
+                .map(|i| binary(&format!("seed-{i}"), 1000.0, rng))
+                .collect(),
+            baseline: Some(binary("baseline", baseline_level, rng)),
+            as_built: None,
+            warmup_discarded: 0,
+            rounds: true,
+            binary_cost_seconds: None,
+        }
+    }
+
+    /// Shares of `stores` stores called unusual, by the report and by the placement of every
+    /// execution (the analysis before the fixed layouts' executions were screened).
+    fn unusual(stores: usize, baseline_level: f64, seed: u64) -> (f64, f64) {
+        let mut rng = SeededRng::new(seed, "fixed-layouts-under-bursts");
+        let (mut screened, mut every) = (0, 0);
+        for _ in 0..stores {
+            let series = store(baseline_level, &mut rng);
+            let report = analyse_series(
+                &series,
+                Default::default(),
+                &std::collections::BTreeMap::new(),
+                &Thresholds::default(),
+                None,
+            );
+            screened += usize::from(report.default_layout.verdict == Verdict::Detected);
+            let raw = super::super::shift::default_layout(&series, &Thresholds::default());
+            every += usize::from(raw.verdict == Verdict::Detected);
+        }
+        (
+            screened as f64 / stores as f64,
+            every as f64 / stores as f64,
+        )
+    }
+
+    /// 1,500 stores: the screened rate within 2.7 standard errors (1.5 %) of 5 % (this seed:
+    /// 5.0 %; 4.5 % over 3,000 stores of another); the rate on every execution (7.1 %; 7.7 %
+    /// there) above that bound, so the simulation has teeth. A default layout 7 % slower in
+    /// truth is still called unusual in most stores (a burst is set aside, a layout's offset
+    /// in every round is not), more often than without the screen, since bursts left in the
+    /// random layouts' means widen the interval (this seed: 85.5 % against 72.5 %).
+    #[test]
+    fn a_burst_on_the_default_layout_is_not_an_unusual_layout() {
+        let (screened, every) = unusual(1500, 1000.0, 1);
+        assert!(screened <= 0.065, "screened {screened}");
+        assert!(every > 0.065, "every execution {every}");
+        let (power, power_every) = unusual(200, 1070.0, 2);
+        assert!(
+            power >= 0.8 && power > power_every,
+            "power {power} against {power_every}"
+        );
+    }
 }

@@ -1004,6 +1004,31 @@ pub struct DefaultLayout {
     /// The thresholds the verdict was reached at, for its words.
     #[serde(skip)]
     pub(crate) thresholds: Thresholds,
+    /// The executions this placement and the shift beside it left out, when the outlier
+    /// screen set some aside (of the random layouts or of this fixed layout).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) left_out: Option<LeftOut>,
+}
+
+/// The executions a fixed layout's shift and placement leave out: those the outlier screen
+/// set aside, of the random layouts (under layout sensitivity) and of the fixed layout
+/// itself (its executions screened as one more row of the same fit), so that a load burst
+/// weighs on neither side of the comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub(crate) struct LeftOut {
+    /// Executions of the random layouts set aside.
+    pub(crate) random: usize,
+    /// The fixed layout's executions set aside.
+    pub(crate) fixed: Vec<FixedSetAside>,
+}
+
+/// One execution of a fixed layout set aside as outlying.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
+pub(crate) struct FixedSetAside {
+    /// The execution (and, on a rounds schedule, its round).
+    pub(crate) execution: u32,
+    /// Its mean relative to the robust additive fit, minus 1 (0.25: 25 % above).
+    pub(crate) deviation: f64,
 }
 
 /// Why a placement verdict ([`DefaultLayout`]) is what it is, with the numbers its

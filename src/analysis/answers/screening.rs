@@ -333,6 +333,57 @@ fn outlying_executions(table: &ExecutionTable) -> (Vec<(usize, usize, f64)>, f64
     (none_of_an_emptied_binary(cells, table), cut)
 }
 
+/// The executions of `fixed` (the baseline or the as-built binary, measured beside the
+/// random layouts) that the screen sets aside when it is one more row of `table` (the random
+/// layouts'): its execution means added as a row, on a rounds schedule in the rounds'
+/// columns, the larger table fitted and cut as [`screen`] fits and cuts the random layouts'
+/// (the cut of the larger shape), and the outlying cells of that row kept, as `(execution,
+/// deviation)`. So a load burst on a fixed layout is set aside as one on a random layout is,
+/// and the questions that compare them rest on the same kind of executions. None when the
+/// data seeds vary (the fit is then per data seed), or on a rounds schedule when the fixed
+/// layout misses one of the table's rounds.
+pub(crate) fn fixed_outlying(table: &ExecutionTable, fixed: &BinaryData) -> Vec<(u32, f64)> {
+    if table.data_seeds_vary() {
+        return Vec::new();
+    }
+    let cells: Option<Vec<&ExecutionData>> = if table.blocked {
+        let rounds = table.executions.first().map_or(&[][..], Vec::as_slice);
+        rounds
+            .iter()
+            .map(|round| fixed.executions.iter().find(|e| e.execution == *round))
+            .collect()
+    } else {
+        Some(fixed.executions.iter().collect())
+    };
+    let Some(cells) = cells.filter(|c| !c.is_empty()) else {
+        return Vec::new();
+    };
+    let data_seed = table.data_seeds.iter().flatten().next().copied().flatten();
+    let mut extended = ExecutionTable {
+        values: table.values.clone(),
+        executions: table.executions.clone(),
+        blocked: table.blocked,
+        data_seeds: table.data_seeds.clone(),
+    };
+    extended.values.push(
+        cells
+            .iter()
+            .map(|e| crate::stats::sample::mean(&e.live))
+            .collect(),
+    );
+    extended
+        .executions
+        .push(cells.iter().map(|e| e.execution).collect());
+    extended.data_seeds.push(vec![data_seed; cells.len()]);
+    let row = table.values.len();
+    outlying_executions(&extended)
+        .0
+        .into_iter()
+        .filter(|(b, _, _)| *b == row)
+        .map(|(_, c, deviation)| (cells[c].execution, deviation))
+        .collect()
+}
+
 /// Where the robust fit's table takes its cells from `table`, `places[row][k] = (binary,
 /// column)`. Without data seeds, `table` itself: binaries × rounds. With data seeds (a
 /// crossed run in rounds, each round's column one data seed), one row per (binary, data

@@ -197,6 +197,7 @@ pub(crate) fn placement_of(
         unit: series.unit.clone(),
         is_time: series.is_time(),
         thresholds: *thresholds,
+        left_out: None,
     };
     let undetermined = |grounds: PlacementGrounds| DefaultLayout {
         grounds,
@@ -252,10 +253,15 @@ pub(crate) fn placement_of(
 /// `xs` when it ran as many executions as each random layout (the textbook interval
 /// `x̄ ± t·s·sqrt(1 + 1/n)`), else the layout component `max(0, s² − w/r)` plus `w/r_b`, with
 /// `w` the pooled variance of the (scaled) execution means within a binary, `r` and `r_b`
-/// the executions per random binary and of the fixed layout.
+/// the executions per random binary and of the fixed layout. `r` is the median of the random
+/// binaries' counts: after the outlier screen set a few executions aside the design is still
+/// the one they all ran (on a rounds schedule `w` also holds the rounds' shifts, which a
+/// fixed layout run in the same rounds shares, so the `s²` of that design is the one to keep).
 fn new_variance(xs: &[f64], exec_means: &[Vec<f64>], r_b: usize) -> f64 {
     let s2 = variance(xs);
-    let r = exec_means.first().map_or(0, Vec::len);
+    let mut counts: Vec<usize> = exec_means.iter().map(Vec::len).collect();
+    counts.sort_unstable();
+    let r = counts.get(counts.len() / 2).copied().unwrap_or(0);
     if r == r_b || r < 2 {
         // Same design as the random binaries (or no within-binary variance to adjust with:
         // then s², which holds one execution's noise, at most overstates a fixed layout

@@ -3,9 +3,9 @@
 //! random layout's mean ([`crate::analysis::answers::shift::placement_of`]).
 
 use super::OVERFLOW_REASON;
-use crate::analysis::answers::model::{DefaultLayout, PlacementGrounds, Rank, Verdict};
+use crate::analysis::answers::model::{DefaultLayout, LeftOut, PlacementGrounds, Rank, Verdict};
 use crate::analysis::vocabulary::Thresholds;
-use crate::report::numfmt::{level, p_value, percent, Scale};
+use crate::report::numfmt::{level, p_value, percent, signed_percent, Scale};
 
 use super::effect::directions;
 use super::shift::FixedWords;
@@ -45,8 +45,45 @@ pub(crate) fn sentence(
             log_scale,
             scale_mean,
             ..
-        } => placed_words(d, fixed, (unit, is_time), (n, log_scale, scale_mean), thresholds),
+        } => {
+            let placed =
+                placed_words(d, fixed, (unit, is_time), (n, log_scale, scale_mean), thresholds);
+            match d.left_out.as_ref() {
+                Some(left_out) => format!("{placed} {}", left_out_words(left_out, fixed)),
+                None => placed,
+            }
+        }
     }
+}
+
+/// What a placement and the shift beside it left out, as a sentence: the executions the
+/// outlier screen set aside, of the random layouts and of the fixed layout (each listed
+/// with its deviation from the fit).
+fn left_out_words(left_out: &LeftOut, fixed: &FixedWords) -> String {
+    let random = match left_out.random {
+        0 => "none of the random layouts'".to_string(),
+        1 => "1 execution of the random layouts' (listed under layout sensitivity)".to_string(),
+        k => format!("{k} executions of the random layouts' (listed under layout sensitivity)"),
+    };
+    let own = if left_out.fixed.is_empty() {
+        format!("none of {}'s", fixed.binary)
+    } else {
+        let listed: Vec<String> = left_out
+            .fixed
+            .iter()
+            .map(|x| {
+                format!(
+                    "execution {} ({})",
+                    x.execution,
+                    signed_percent(x.deviation)
+                )
+            })
+            .collect();
+        format!("{}'s {}", fixed.binary, super::and_list(&listed))
+    };
+    format!(
+        "This place and the shift rest on the executions the outlier screen kept, a load burst weighing on neither side: it set aside {random} and {own}."
+    )
 }
 
 /// What a layout the test does not call unusual is called when it lies beyond every random
@@ -176,6 +213,7 @@ mod tests {
             unit: "ns".into(),
             is_time: true,
             thresholds: Default::default(),
+            left_out: None,
         }
     }
 
