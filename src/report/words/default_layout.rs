@@ -217,6 +217,41 @@ mod tests {
         }
     }
 
+    /// The executions the screen set aside are named on both sides, with the fixed
+    /// layout's deviations; none set aside is said of the side that lost none.
+    #[test]
+    fn the_executions_left_out_are_said_on_both_sides() {
+        use crate::analysis::answers::model::{FixedSetAside, LeftOut};
+        let mut d = placed(Verdict::NotDetected, 0.01);
+        d.left_out = Some(LeftOut {
+            random: 6,
+            fixed: vec![FixedSetAside {
+                execution: 2,
+                deviation: 0.18,
+            }],
+        });
+        let text = sentence(&d, &BASELINE, ("ns", true), &Thresholds::default());
+        assert!(
+            text.ends_with(" it set aside 6 executions of the random layouts' (listed under layout sensitivity) and the baseline's execution 2 (+18.0 %)."),
+            "{text}"
+        );
+        d.left_out = Some(LeftOut {
+            random: 0,
+            fixed: vec![FixedSetAside {
+                execution: 0,
+                deviation: 0.2,
+            }],
+        });
+        let text = sentence(&d, &AS_BUILT, ("ns", true), &Thresholds::default());
+        assert!(
+            text.ends_with(" it set aside none of the random layouts' and the as-built binary's execution 0 (+20.0 %)."),
+            "{text}"
+        );
+        d.left_out = None;
+        let text = sentence(&d, &BASELINE, ("ns", true), &Thresholds::default());
+        assert!(!text.contains("set aside"), "{text}");
+    }
+
     #[test]
     fn an_unusual_layout_says_how_far_and_which_way_and_names_the_layout() {
         let text = sentence(
