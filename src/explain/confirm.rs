@@ -892,6 +892,10 @@ fn run(exp: &Experiment, out: &Path) -> Result<()> {
     if let Some(t) = h.timeout_seconds {
         cmd.args(["--timeout", &format!("{t}")]);
     }
+    if !h.ok_exit_codes.is_empty() {
+        let codes: Vec<String> = h.ok_exit_codes.iter().map(i32::to_string).collect();
+        cmd.args(["--ok-exit-codes", &codes.join(",")]);
+    }
     cmd.arg("--").args(&h.command);
     if let Some(cwd) = &h.cwd {
         cmd.current_dir(cwd);

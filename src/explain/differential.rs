@@ -154,8 +154,13 @@ fn profile_one(
     }
     let model = header.cache_model.unwrap_or(CacheModel::DEFAULT);
     let cwd = header.cwd.as_ref().map(PathBuf::from);
-    let (counts, _) =
-        super::hotness::profile_counts(&argv, &model, cwd.as_deref(), &env, &scratch, false)?;
+    let (counts, _) = super::hotness::profile_counts(
+        &argv,
+        &model,
+        (cwd.as_deref(), &env, &header.ok_exit_codes),
+        &scratch,
+        false,
+    )?;
     counts.metric(metric).with_context(|| {
         format!(
             "the cachegrind output of {} lacks the events of {metric}",

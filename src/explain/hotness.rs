@@ -207,8 +207,7 @@ fn program_messages(stderr: &str) -> String {
 /// said.
 fn run_valgrind(
     v: &[OsString],
-    cwd: Option<&Path>,
-    env: &[(String, String)],
+    (cwd, env, ok): (Option<&Path>, &[(String, String)], &[i32]),
     tool: &str,
 ) -> Result<std::process::Output> {
     let mut cmd = crate::child::command(&v[0]);
@@ -225,7 +224,9 @@ fn run_valgrind(
             .with_context(|| {
                 format!("cannot start valgrind (is it installed?) for the {tool} profile")
             })?;
-    if !out.status.success() {
+    // valgrind ends with the program's own status: the run's `--ok-exit-codes` are ok too.
+    let ended_ok = out.status.code().is_some_and(|c| c == 0 || ok.contains(&c));
+    if !ended_ok {
         bail!(
             "the profile run under {tool} failed ({}): {}",
             out.status,
@@ -245,17 +246,17 @@ pub(crate) struct Profile {
 }
 
 /// Runs `argv` (the benchmark command with the baseline binary in place of `{bin}`) once
-/// under cachegrind simulating `model`, in `cwd` with `env` (the run's fixed environment),
-/// with its output files in `scratch`, and returns the per-function counts summed over every
-/// process it started and valgrind's log.
+/// under cachegrind simulating `model`, in `cwd` with `env` (the run's fixed environment; an
+/// exit status of `ok`, the run's `--ok-exit-codes`, or 0 is a success), with its output
+/// files in `scratch`, and returns the per-function counts summed over every process it
+/// started and valgrind's log.
 pub(crate) fn profile(
     argv: &[OsString],
     model: &CacheModel,
-    cwd: Option<&Path>,
-    env: &[(String, String)],
+    how: (Option<&Path>, &[(String, String)], &[i32]),
     scratch: &Path,
 ) -> Result<Profile> {
-    let (counts, log) = profile_counts(argv, model, cwd, env, scratch, true)?;
+    let (counts, log) = profile_counts(argv, model, how, scratch, true)?;
     if !(counts.events.iter().any(|e| e == "Ir") && counts.events.iter().any(|e| e == "I1mr")) {
         bail!("the cachegrind output lacks Ir or I1mr (was --cache-sim=yes given?)");
     }
@@ -284,8 +285,7 @@ pub(crate) fn instructions_and_misses(counts: &EventCounts) -> BTreeMap<String, 
 pub(crate) fn profile_counts(
     argv: &[OsString],
     model: &CacheModel,
-    cwd: Option<&Path>,
-    env: &[(String, String)],
+    how: (Option<&Path>, &[(String, String)], &[i32]),
     scratch: &Path,
     verbose: bool,
 ) -> Result<(EventCounts, String)> {
@@ -297,7 +297,7 @@ pub(crate) fn profile_counts(
         v.retain(|a| a != "--quiet");
         v.insert(1, "-v".into());
     }
-    let out = run_valgrind(&v, cwd, env, "cachegrind")?;
+    let out = run_valgrind(&v, how, "cachegrind")?;
     let totals = EventCounts::of_dir(scratch)?;
     if totals.functions.is_empty() {
         bail!(
@@ -398,8 +398,7 @@ pub(crate) fn read_phases(
 /// with its output files in `scratch`.
 pub(crate) fn profile_phases(
     argv: &[OsString],
-    cwd: Option<&Path>,
-    env: &[(String, String)],
+    how: (Option<&Path>, &[(String, String)], &[i32]),
     scratch: &Path,
 ) -> Result<()> {
     let mut v: Vec<OsString> = [
@@ -420,7 +419,7 @@ pub(crate) fn profile_phases(
     .map(OsString::from)
     .collect();
     v.extend(argv.iter().cloned());
-    run_valgrind(&v, cwd, env, "callgrind")?;
+    run_valgrind(&v, how, "callgrind")?;
     Ok(())
 }
 

@@ -760,7 +760,8 @@ fn hot_functions(
     }
     let model = header.cache_model.unwrap_or(CacheModel::DEFAULT);
     let cwd = header.cwd.as_ref().map(PathBuf::from);
-    let profile = hotness::profile(&argv, &model, cwd.as_deref(), &env, &scratch)?;
+    let how = (cwd.as_deref(), &env[..], &header.ok_exit_codes[..]);
+    let profile = hotness::profile(&argv, &model, how, &scratch)?;
     let objects = hotness::loaded_objects(&profile.log, baseline);
     let staged = crate::run::libraries::staged_library_dir(&scratch);
     let image = Image::of_loaded(&manifest.baseline, &objects, &staged);
@@ -791,7 +792,7 @@ fn hot_functions(
     root.create_dir_all(&phases_rel)
         .with_context(|| format!("cannot create {}", dir.join(&phases_rel).display()))?;
     let phases_dir = dir.join(&phases_rel);
-    hotness::profile_phases(&argv, cwd.as_deref(), &env, &phases_dir)?;
+    hotness::profile_phases(&argv, how, &phases_dir)?;
     let objects: Vec<(PathBuf, u64)> = std::iter::once((baseline.to_path_buf(), 0))
         .chain(image.libraries.iter().map(|l| (staged_file(l), l.base)))
         .collect();

@@ -120,6 +120,10 @@ pub struct Header {
     pub schedule_design: ScheduleDesign,
     /// Per-execution timeout in seconds, if any.
     pub timeout_seconds: Option<f64>,
+    /// Exit codes besides 0 with which an execution ended ok (`run --ok-exit-codes`),
+    /// sorted; absent: none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ok_exit_codes: Vec<i32>,
     /// Whether ASLR was disabled for the benchmark processes.
     pub aslr_disabled: bool,
     /// The machine.

@@ -291,7 +291,7 @@ fn outcome_records(
         None => file_tail(&spec.stderr, TAIL_LINES),
     };
     let (status, stored_tail) = match &outcome.end {
-        ProcessEnd::Exited(0) => match collect_metrics(
+        ProcessEnd::Exited(code) if ctx.settings.exit_ok(*code) => match collect_metrics(
             ctx,
             (&spec.stdout, suite_before, counted),
             &ctx.cachegrind_dir,

@@ -197,6 +197,7 @@ impl PreparedRun {
             cases: settings.cases.clone(),
             schedule_design: settings.schedule_design,
             timeout_seconds: settings.timeout.map(|t| t.as_secs_f64()),
+            ok_exit_codes: settings.ok_exit_codes.clone(),
             aslr_disabled,
             host: detect_host(),
             started_unix: unix_now(),

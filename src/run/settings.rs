@@ -80,6 +80,9 @@ pub struct RunRequest {
     /// `--cases REGEX`: the suite's cases kept (`None`: all, or on `--resume` the recorded
     /// choice).
     pub cases: Option<String>,
+    /// `--ok-exit-codes`: exit codes besides 0 that end an execution ok (empty: none, or on
+    /// `--resume` the recorded ones).
+    pub ok_exit_codes: Vec<i32>,
 }
 
 /// The settings actually used.
@@ -116,6 +119,24 @@ pub(crate) struct RunSettings {
     pub(crate) cache_model: Option<CacheModel>,
     /// The pattern a suite's cases must match to be kept (`--cases`), as given.
     pub(crate) cases: Option<String>,
+    /// Exit codes besides 0 that end an execution ok (`--ok-exit-codes`), sorted, each once.
+    pub(crate) ok_exit_codes: Vec<i32>,
+}
+
+impl RunSettings {
+    /// Whether an execution that exited with `code` ended ok.
+    pub(crate) fn exit_ok(&self, code: i32) -> bool {
+        code == 0 || self.ok_exit_codes.contains(&code)
+    }
+}
+
+/// `codes` sorted, each once, without 0 (which is always ok): the one spelling a store
+/// records and a resume compares.
+fn ok_exit_codes(codes: &[i32]) -> Vec<i32> {
+    let mut codes: Vec<i32> = codes.iter().copied().filter(|c| *c != 0).collect();
+    codes.sort_unstable();
+    codes.dedup();
+    codes
 }
 
 /// A seed for runs that did not give one: the clock's nanoseconds (it is recorded in the
@@ -240,6 +261,14 @@ fn conflicts_with(req: &RunRequest, h: &Header) -> Vec<String> {
             ),
         ),
         (
+            "--ok-exit-codes",
+            (
+                (!req.ok_exit_codes.is_empty())
+                    .then(|| codes_words(&ok_exit_codes(&req.ok_exit_codes))),
+                codes_words(&ok_exit_codes(&h.ok_exit_codes)),
+            ),
+        ),
+        (
             "--schedule-seed",
             (
                 req.schedule_seed.map(|v| v.to_string()),
@@ -303,6 +332,18 @@ fn more_executions_hint(req: &RunRequest, h: &Header) -> String {
     }
 }
 
+/// Exit codes as a resume's conflict message names them: `10,20`, or `none`.
+fn codes_words(codes: &[i32]) -> String {
+    if codes.is_empty() {
+        return "none".into();
+    }
+    codes
+        .iter()
+        .map(i32::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// Completes `req` with defaults (fresh run) or with the header of the run being resumed,
 /// refusing any given setting that differs from that header. A recorded header is taken only
 /// verified ([`Verified`]): its command is what the run executes.
@@ -331,6 +372,7 @@ pub(crate) fn resolve(
             schedule_design: ScheduleDesign::Rounds,
             command: req.command.clone(),
             cases: req.cases.clone(),
+            ok_exit_codes: ok_exit_codes(&req.ok_exit_codes),
         });
     };
     let conflicts = conflicts_with(req, h);
@@ -363,6 +405,7 @@ pub(crate) fn resolve(
         command: h.command.clone(),
         cache_model: h.cache_model,
         cases: h.cases.clone(),
+        ok_exit_codes: ok_exit_codes(&h.ok_exit_codes),
     })
 }
 

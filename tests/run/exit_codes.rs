@@ -150,3 +150,63 @@ fn a_full_disk_behind_stdout_or_stderr_is_no_panic() {
     assert_eq!(out.status.code(), Some(Exit::InputError.code()), "{stderr}");
     insta::assert_snapshot!(stderr);
 }
+
+/// `--ok-exit-codes`: a program whose normal ending is a status other than 0 (a SAT solver's
+/// 10 and 20, grep's 1) is measured, not failed; the codes are recorded in the store's
+/// header, and a resume asking for other codes is refused, since its executions would not
+/// be judged alike.
+#[test]
+fn ok_exit_codes_count_those_endings_as_ok_and_a_resume_keeps_them() {
+    let d = tempfile::tempdir().unwrap();
+    two_programs(d.path(), 2);
+    let out = run_in(d.path())
+        .args([
+            "--executions",
+            "2",
+            "--ok-exit-codes",
+            "3,3",
+            "--",
+            "{bin}",
+            "ok",
+        ])
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let results = layoutrand::files::store::read_results(d.path()).unwrap();
+    let header = results.header.expect("a header");
+    assert_eq!(header.ok_exit_codes, vec![3]);
+    let broken: Vec<_> = results
+        .executions
+        .iter()
+        .filter(|e| e.program == "broken")
+        .collect();
+    assert_eq!(
+        broken.len(),
+        2 * 3,
+        "2 executions of the baseline and 2 seeds"
+    );
+    assert!(broken.iter().all(|e| e.exit_code == Some(3)));
+    assert!(broken
+        .iter()
+        .all(|e| e.status == layoutrand::files::store::ExecutionStatus::Ok));
+
+    let again = run_in(d.path())
+        .args(["--resume", "--ok-exit-codes", "4"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&again.stderr);
+    assert_eq!(
+        again.status.code(),
+        Some(Exit::InputError.code()),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("--ok-exit-codes: 4 now, 3 in the stored run"),
+        "{stderr}"
+    );
+}
