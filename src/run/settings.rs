@@ -202,6 +202,30 @@ impl RunSettings {
     }
 }
 
+/// The settings of how an execution ends, as [`conflicts_with`] lists them: `(flag, (given,
+/// stored))` for `--timeout` and `--ok-exit-codes`.
+fn ending_settings(req: &RunRequest, h: &Header) -> [(&'static str, (Option<String>, String)); 2] {
+    [
+        (
+            "--timeout",
+            (
+                req.timeout.map(|t| format!("{}", t.as_secs_f64())),
+                h.timeout_seconds
+                    .map(|t| format!("{t}"))
+                    .unwrap_or_else(|| "none".into()),
+            ),
+        ),
+        (
+            "--ok-exit-codes",
+            (
+                (!req.ok_exit_codes.is_empty())
+                    .then(|| codes_words(&ok_exit_codes(&req.ok_exit_codes))),
+                codes_words(&ok_exit_codes(&h.ok_exit_codes)),
+            ),
+        ),
+    ]
+}
+
 /// Each setting of `req` that differs from the header `h` of the run being resumed, as
 /// `FLAG: GIVEN now, STORED in the stored run`.
 fn conflicts_with(req: &RunRequest, h: &Header) -> Vec<String> {
@@ -251,23 +275,8 @@ fn conflicts_with(req: &RunRequest, h: &Header) -> Vec<String> {
                 h.cases.clone().unwrap_or_else(|| "not given".into()),
             ),
         ),
-        (
-            "--timeout",
-            (
-                req.timeout.map(|t| format!("{}", t.as_secs_f64())),
-                h.timeout_seconds
-                    .map(|t| format!("{t}"))
-                    .unwrap_or_else(|| "none".into()),
-            ),
-        ),
-        (
-            "--ok-exit-codes",
-            (
-                (!req.ok_exit_codes.is_empty())
-                    .then(|| codes_words(&ok_exit_codes(&req.ok_exit_codes))),
-                codes_words(&ok_exit_codes(&h.ok_exit_codes)),
-            ),
-        ),
+    ];
+    let later = [
         (
             "--schedule-seed",
             (
@@ -285,6 +294,8 @@ fn conflicts_with(req: &RunRequest, h: &Header) -> Vec<String> {
     ];
     settings
         .into_iter()
+        .chain(ending_settings(req, h))
+        .chain(later)
         .filter_map(|(flag, (given, stored))| {
             let g = given?;
             (g != stored).then(|| format!("{flag}: {g} now, {stored} in the stored run"))
