@@ -65,6 +65,7 @@ pub fn run(args: Args) -> Result<i32> {
             warmup: args.design.warmup,
             timeout: Some(args.limits.timeout.unwrap_or(TIMEOUT).as_secs_f64()),
             wait_for_quiet: args.limits.wait_for_quiet.map(|t| t.as_secs_f64()),
+            ok_exit_codes: args.design.ok_exit_codes,
             ..RunConfig::default()
         },
         ..ExperimentConfig::default()

@@ -97,6 +97,9 @@ pub fn run(args: Args) -> Result<i32> {
     config.run.iterations = args.design.iterations.or(config.run.iterations);
     config.run.warmup = args.design.warmup.or(config.run.warmup);
     config.run.metric = args.design.metric.or(config.run.metric);
+    if !args.design.ok_exit_codes.is_empty() {
+        config.run.ok_exit_codes = args.design.ok_exit_codes;
+    }
     config.run.timeout = args
         .limits
         .timeout

@@ -124,7 +124,7 @@ fn request(args: &Args) -> anyhow::Result<RunRequest> {
         cpus,
         cache_sim: args.cache_sim,
         cases: args.cases.clone(),
-        ok_exit_codes: args.ok_exit_codes.clone(),
+        ok_exit_codes: args.design.ok_exit_codes.clone(),
     })
 }
 

@@ -154,6 +154,9 @@ pub struct RunConfig {
     /// With a suite's metric: the cases kept, a regular expression matched against their
     /// names (`layoutrand run --cases`).
     pub cases: Option<String>,
+    /// Exit codes besides 0 with which an execution still ends ok (`layoutrand run
+    /// --ok-exit-codes`): `[10, 20]` for a SAT solver, 1 to 255 each.
+    pub ok_exit_codes: Vec<i32>,
 }
 
 /// `[check]`: a command run once per binary that must exit 0 (the program's own test).
@@ -231,6 +234,14 @@ impl ExperimentConfig {
         }
         if self.run.command.is_empty() {
             bail!("no run command: set [run] command = [...] or pass --run-cmd");
+        }
+        if let Some(c) = self
+            .run
+            .ok_exit_codes
+            .iter()
+            .find(|c| !(1..=255).contains(*c))
+        {
+            bail!("[run] ok_exit_codes: {c} is not an exit code besides 0 (1 to 255)");
         }
         if !self.run.command.iter().any(|a| a.contains("{bin")) {
             bail!(
@@ -735,6 +746,33 @@ mod tests {
         assert_eq!(wait("\"2m\"").unwrap(), Some(120.0));
         assert_eq!(wait("30").unwrap(), Some(30.0));
         assert_eq!(load_text("[run]\n").unwrap().run.wait_for_quiet, None);
+    }
+
+    /// `[run] ok_exit_codes`, as `run --ok-exit-codes`: read from the file, checked to be exit
+    /// codes besides 0, and passed to the run stage.
+    #[test]
+    fn ok_exit_codes_are_read_checked_and_passed_to_the_run() {
+        let mut c = load_text("[run]\nok_exit_codes = [10, 20]\n").unwrap();
+        assert_eq!(c.run.ok_exit_codes, vec![10, 20]);
+        c.build.command = vec!["make".into()];
+        c.run.command = vec!["{bin}".into()];
+        c.validate().unwrap();
+        c.run.ok_exit_codes = vec![10, 256];
+        let err = format!("{:#}", c.validate().unwrap_err());
+        assert_eq!(
+            err,
+            "[run] ok_exit_codes: 256 is not an exit code besides 0 (1 to 255)"
+        );
+        let argv = crate::flags::run::RunArgs {
+            design: crate::flags::DesignArgs {
+                ok_exit_codes: vec![10, 20],
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+        .to_argv();
+        let at = argv.iter().position(|a| a == "--ok-exit-codes").unwrap();
+        assert_eq!(argv[at + 1], "10,20");
     }
 
     #[test]

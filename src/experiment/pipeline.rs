@@ -604,6 +604,7 @@ fn run(
             iterations,
             warmup,
             metric: Some(plan.metric.clone()),
+            ok_exit_codes: config.run.ok_exit_codes.clone(),
         },
         limits: LimitArgs {
             timeout,

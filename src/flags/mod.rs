@@ -47,6 +47,11 @@ pub struct DesignArgs {
     /// recorded to read.)
     #[cfg_attr(feature = "cli", arg(long))]
     pub metric: Option<String>,
+    /// Exit codes (1 to 255) besides 0 with which an execution still ends ok (e.g. 10,20: a
+    /// SAT solver's satisfiable and unsatisfiable; 1: grep finding nothing), comma-separated;
+    /// recorded in the store, and a resume keeps them [default: none, only 0].
+    #[cfg_attr(feature = "cli", arg(long = "ok-exit-codes", value_name = "CODES", value_delimiter = ',', value_parser = clap::value_parser!(i32).range(1..=255)))]
+    pub ok_exit_codes: Vec<i32>,
 }
 
 /// `--programs A,B` of the commands that build and then run (`check-sensitivity`, `watch`):
@@ -106,11 +111,14 @@ impl DesignArgs {
             iterations,
             warmup,
             metric,
+            ok_exit_codes,
         } = self;
         argv.value("--executions", executions);
         argv.value("--iterations", iterations);
         argv.value("--warmup", warmup);
         argv.value("--metric", metric);
+        let codes: Vec<String> = ok_exit_codes.iter().map(i32::to_string).collect();
+        argv.list("--ok-exit-codes", &Some(codes).filter(|c| !c.is_empty()));
     }
 }
 

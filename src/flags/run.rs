@@ -89,11 +89,6 @@ pub struct RunArgs {
     /// cachegrind:SUITE only these are run (a criterion command names no filter of its own).
     #[cfg_attr(feature = "cli", arg(long, value_name = "REGEX"))]
     pub cases: Option<String>,
-    /// Exit codes (1 to 255) besides 0 with which an execution still ends ok (e.g. 10,20: a
-    /// SAT solver's satisfiable and unsatisfiable; 1: grep finding nothing), comma-separated;
-    /// recorded in the store, and a resume keeps them [default: none, only 0].
-    #[cfg_attr(feature = "cli", arg(long = "ok-exit-codes", value_name = "CODES", value_delimiter = ',', value_parser = clap::value_parser!(i32).range(1..=255)))]
-    pub ok_exit_codes: Vec<i32>,
     /// The benchmark command, with {bin} (or {bin:NAME}) where the binary goes.
     #[cfg_attr(feature = "cli", arg(last = true))]
     pub command: Vec<String>,
@@ -157,7 +152,6 @@ impl Default for RunArgs {
             cpus: None,
             cache_sim: None,
             cases: None,
-            ok_exit_codes: Vec::new(),
             command: Vec::new(),
         }
     }
@@ -188,7 +182,6 @@ impl RunArgs {
             cpus,
             cache_sim,
             cases,
-            ok_exit_codes,
             command,
         } = self;
         let mut argv = Argv::default();
@@ -210,8 +203,6 @@ impl RunArgs {
         argv.value("--cpus", cpus);
         argv.value("--cache-sim", cache_sim);
         argv.value("--cases", cases);
-        let codes: Vec<String> = ok_exit_codes.iter().map(i32::to_string).collect();
-        argv.list("--ok-exit-codes", &Some(codes).filter(|c| !c.is_empty()));
         argv.trailing(command);
         argv.0
     }
@@ -282,6 +273,7 @@ mod tests {
                 iterations: Some(10),
                 warmup: Some(2),
                 metric: Some("regex:time=(\\S+) -x".into()),
+                ok_exit_codes: vec![10, 20],
             },
             env_pad: Some(512),
             data_seeds: Some(3),
@@ -301,7 +293,6 @@ mod tests {
             cpus: Some("0,2-3".into()),
             cache_sim: Some(CacheModel::parse("I1=16384,4,64").unwrap()),
             cases: Some("^BM_(a|b)/".into()),
-            ok_exit_codes: vec![10, 20],
             command: vec!["{bin}".into(), "-d".into(), "--".into()],
         };
         assert_eq!(round_trip(&local), local);
