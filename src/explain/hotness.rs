@@ -225,7 +225,10 @@ fn run_valgrind(
                 format!("cannot start valgrind (is it installed?) for the {tool} profile")
             })?;
     // valgrind ends with the program's own status: the run's `--ok-exit-codes` are ok too.
-    let ended_ok = out.status.code().is_some_and(|c| c == 0 || ok.contains(&c));
+    let ended_ok = out
+        .status
+        .code()
+        .is_some_and(|c| crate::run::settings::exit_ok(ok, c));
     if !ended_ok {
         bail!(
             "the profile run under {tool} failed ({}): {}",

@@ -123,11 +123,10 @@ pub(crate) struct RunSettings {
     pub(crate) ok_exit_codes: Vec<i32>,
 }
 
-impl RunSettings {
-    /// Whether an execution that exited with `code` ended ok.
-    pub(crate) fn exit_ok(&self, code: i32) -> bool {
-        code == 0 || self.ok_exit_codes.contains(&code)
-    }
+/// Whether a process that exited with `code` ended ok, given the run's `--ok-exit-codes`
+/// (`ok`): 0 always is. The runner's executions and explain's profiles judge by it.
+pub(crate) fn exit_ok(ok: &[i32], code: i32) -> bool {
+    code == 0 || ok.contains(&code)
 }
 
 /// `codes` sorted, each once, without 0 (which is always ok): the one spelling a store
@@ -149,6 +148,11 @@ fn fresh_seed() -> u64 {
 }
 
 impl RunSettings {
+    /// Whether an execution that exited with `code` ended ok.
+    pub(crate) fn exit_ok(&self, code: i32) -> bool {
+        exit_ok(&self.ok_exit_codes, code)
+    }
+
     /// Checks the counts against the documented bounds ([`MAX_EXECUTIONS`],
     /// [`MAX_ITERATIONS`], [`MAX_ENV_PAD`]) before anything is planned or allocated: they come
     /// from the command line or, on `--resume`, from a store's header, which is data.
