@@ -542,8 +542,10 @@ pub struct Screening {
     /// Whether the binaries' means differ at all (when not, there is nothing to explain and
     /// no test is run).
     pub(crate) means_vary: bool,
-    /// `detected`: at least one culprit; `not_detected`: none, with enough binaries;
-    /// `undetermined`: none, with too few binaries for any to be found, or nothing varied.
+    /// `detected`: at least one culprit; `not_detected`: none, with enough binaries, or the
+    /// report finds no layout sensitivity; `negligible`: none, and the report finds the
+    /// layout's effect negligible ([`settle_by_report`]); `undetermined`: none, with too few
+    /// binaries for any to be found, or nothing varied.
     pub verdict: Verdict,
     /// The discoveries, strongest first (share of variance, then effect, then hotness).
     pub culprits: Vec<Suspect>,
@@ -666,6 +668,34 @@ fn verdict_of(found: bool, reachable: bool, means_vary: bool) -> Verdict {
         // A metric equal in every binary has nothing to explain: no culprit, certainly.
         (false, _, false) => Verdict::NotDetected,
         (false, false, true) => Verdict::Undetermined,
+    }
+}
+
+/// What the report's layout sensitivity already settles for explain: the binaries' means
+/// do not differ by a relevant amount (`negligible`, the interval of their relative
+/// standard deviation within `--negligible`) or not detectably with the power to find
+/// `bound` (`not_detected`). A screening that named no culprit then has its answer there,
+/// not in more seeds: flac's wall time, negligible at most 0.65 %, read "cannot tell — build
+/// and run more seeds" from a 1-to-9 split one load burst made.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ReportSettled {
+    /// `negligible` or `not_detected`: the report's verdict on the layout's sensitivity.
+    pub(crate) verdict: Verdict,
+    /// `negligible`: the upper end of the interval of the binaries' relative standard
+    /// deviation; `not_detected`: the smallest layout variation the report's test finds with
+    /// 80 % power. A fraction (0.0065 for 0.65 %).
+    pub(crate) bound: f64,
+    /// The relevance threshold it was judged against (`--negligible`), a fraction.
+    pub(crate) negligible: f64,
+}
+
+/// The screening's verdict once the report's answer is heard: a screening that named no
+/// culprit among means that vary takes the report's `negligible` or `not detected`
+/// ([`ReportSettled`]) in place of its own; a culprit found stays a finding (the
+/// screening's false discovery rate holds whatever the report says).
+pub(crate) fn settle_by_report(screening: &mut Screening, settled: Option<&ReportSettled>) {
+    if let (true, true, Some(s)) = (screening.culprits.is_empty(), screening.means_vary, settled) {
+        screening.verdict = s.verdict;
     }
 }
 
@@ -1076,6 +1106,10 @@ pub struct Explanation {
     /// series (`layoutrand report`'s "the layout accounts for …"); `None` when it cannot be
     /// estimated (one value per binary, or no variance at all).
     pub(crate) layout_share: Option<f64>,
+    /// The report's layout sensitivity when it settles the question without a culprit
+    /// (negligible, or not detected); absent otherwise, and in answers written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) report_settled: Option<ReportSettled>,
     /// Where the variation between the binaries went: the functions whose own counts of
     /// the metric move (cachegrind metrics only; absent otherwise, and in answers written
     /// before it).
@@ -1571,6 +1605,26 @@ mod tests {
         );
         assert!(split.binaries_needed > 20, "{split:?}");
         assert_eq!(s.verdict, Verdict::Undetermined);
+        // The report's answer settles what the screening could not: negligible, or not
+        // detected; a screening that named a culprit keeps it.
+        for verdict in [Verdict::Negligible, Verdict::NotDetected] {
+            let mut settled = s.clone();
+            let report = ReportSettled {
+                verdict,
+                bound: 0.005,
+                negligible: 0.01,
+            };
+            settle_by_report(&mut settled, Some(&report));
+            assert_eq!(settled.verdict, verdict);
+            let mut found = s.clone();
+            found.culprits.push(culprit("hot", Feature::UpperHalfLine));
+            found.verdict = Verdict::Detected;
+            settle_by_report(&mut found, Some(&report));
+            assert_eq!(found.verdict, Verdict::Detected);
+        }
+        let mut unsettled = s.clone();
+        settle_by_report(&mut unsettled, None);
+        assert_eq!(unsettled.verdict, Verdict::Undetermined);
     }
 
     fn culprit(function: &str, feature: Feature) -> Suspect {

@@ -67,6 +67,11 @@ pub struct PinAnswer {
     /// Share of the variance between the random layouts (`explain`'s, the report's
     /// intraclass correlation; `None` when it could not be estimated).
     pub(crate) layout_share: Option<f64>,
+    /// explain's [`crate::analysis::explain::ReportSettled`]: the report finds the layout's
+    /// effect negligible, or none detectable, so a pin has little to steady (absent
+    /// otherwise).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) report_settled: Option<crate::analysis::explain::ReportSettled>,
 }
 
 /// The pinned placement of each function of `hot` in `functions` (one object's: the

@@ -18,8 +18,10 @@ use anyhow::{bail, Context, Result};
 use crate::analysis::answers::experiment::{load, Experiment, Series};
 use crate::analysis::effect::Interval;
 use crate::analysis::explain::{
-    culprit_plots, screen, LayoutUnit, Problem, ScreenOptions, Screening,
+    culprit_plots, screen, settle_by_report, LayoutUnit, Problem, ReportSettled, ScreenOptions,
+    Screening,
 };
+use crate::analysis::vocabulary::Verdict;
 use crate::files::cache_model::CacheModel;
 use crate::files::results::Header;
 use crate::files::trust::Verified;
@@ -178,8 +180,10 @@ fn explain_build(
     options: &ExplainOptions,
 ) -> Result<Explanation> {
     let metric = options.metric.as_deref().unwrap_or(&exp.primary_metric);
-    let series = pick_series(exp, options.program.as_deref(), metric, target.variant)?;
-    refuse_rates(series)?;
+    let picked = pick_series(exp, options.program.as_deref(), metric, target.variant)?;
+    refuse_rates(picked)?;
+    let view = report_view(picked, &options.thresholds);
+    let series = &view.kept;
     let say = progress(options.progress, target.variant);
     let program = series.program.clone();
     let (profiled, units) = profiled_units(exp, target, series, &say)?;
@@ -195,12 +199,8 @@ fn explain_build(
     problems.splice(0..0, cache_mismatch(exp, options));
     problems.extend(shared_period_warning(&shared, &cache));
     let screen_options = screen_options(exp, metric, options, cache, &running);
-    let (n_hot, n_units) = (hot.len(), units.len());
-    say(format!(
-        "screening {n_hot} hot functions' placements in {n_units} binaries against {metric}"
-    ));
-    let mut screening = screen(&units, &hot, &screen_options)
-        .with_context(|| format!("cannot screen {program}'s {} binaries", units.len()))?;
+    let on = (&units[..], &hot[..], &screen_options);
+    let mut screening = screened_and_settled(series, on, &view, &say)?;
     if options.confirm_seeds > 0 {
         let seeded = first_seeds(series, &units, options.confirm_seeds);
         let hot_names: Vec<String> = hot.iter().map(|h| h.name.clone()).collect();
@@ -239,7 +239,8 @@ fn explain_build(
         cache,
         shared_hot: shared,
         phases: running.phases.len(),
-        layout_share: layout_share(series, &options.thresholds),
+        layout_share: view.share,
+        report_settled: view.settled,
         differential,
         leads,
         screening,
@@ -251,6 +252,24 @@ fn explain_build(
     e.problems.extend(no_wider_screen(&e, &left_out));
     store(&exp.dir, &target.out_rel, &e)?;
     Ok(e)
+}
+
+/// The screening of `units`' placements of `hot` against their means ([`screen`]), its
+/// verdict then settled by the report's where it names no culprit ([`settle_by_report`]).
+fn screened_and_settled(
+    series: &Series,
+    (units, hot, options): (&[LayoutUnit], &[HotFunction], &ScreenOptions),
+    view: &ReportView,
+    say: &dyn Fn(String),
+) -> Result<Screening> {
+    let (n_hot, n_units, metric) = (hot.len(), units.len(), &series.metric);
+    say(format!(
+        "screening {n_hot} hot functions' placements in {n_units} binaries against {metric}"
+    ));
+    let mut screening = screen(units, hot, options)
+        .with_context(|| format!("cannot screen {}'s {n_units} binaries", series.program))?;
+    settle_by_report(&mut screening, view.settled.as_ref());
+    Ok(screening)
 }
 
 /// The profile runs of `series`'s default layout ([`hot_functions`]) and every binary
@@ -693,7 +712,8 @@ fn no_wider_screen(e: &Explanation, left_out: &Unscreened) -> Option<Problem> {
         None if s.means_vary => None,
         _ => return None,
     };
-    let nothing = s.verdict == crate::analysis::vocabulary::Verdict::NotDetected;
+    // The report's "not detected" says the means do not differ: no wider screen would help.
+    let nothing = s.verdict == Verdict::NotDetected && e.report_settled.is_none();
     (nothing && left_out.functions > 0).then(|| Problem::NoWiderScreen {
         program: e.program.clone(),
         libraries: e.libraries.clone(),
@@ -860,14 +880,29 @@ fn stage_libraries(
     Ok(Some(lib.display().to_string()))
 }
 
-/// The layout's share of the variance: the report's own figure for `series` (its
-/// sensitivity's intraclass correlation, on a rounds schedule that of the blocked test,
-/// within rounds), so that explain, pin and report give one number; in [0, 1] after
-/// truncating a negative estimate at 0, `None` when the report has none.
-pub fn layout_share(
+/// What explain takes from the report on `series`, so that the two give one answer: the
+/// layout's share of the variance, whether the layout sensitivity settles the question
+/// without a culprit, and the series as the sensitivity's outlier screen kept it.
+pub struct ReportView {
+    /// The sensitivity's intraclass correlation (on a rounds schedule that of the blocked
+    /// test, within rounds), in [0, 1] after truncating a negative estimate at 0; `None`
+    /// when the report has none. explain, pin and report give this one number.
+    pub share: Option<f64>,
+    /// The report's `negligible` or `not detected` ([`ReportSettled`]).
+    pub settled: Option<ReportSettled>,
+    /// `series` less the executions the report set aside as outlying (a load burst): the
+    /// binaries' means explain screens are the report's. A burst on one binary's
+    /// execution made flac's seed-4 3.4 % slower than the others in explain's eyes, a
+    /// "strongest pair" of a function crossing a page, while the report, without it, found
+    /// the layout's effect negligible.
+    pub kept: Series,
+}
+
+/// The report's answer on `series` at `thresholds` as explain reads it ([`ReportView`]).
+pub fn report_view(
     series: &Series,
     thresholds: &crate::analysis::vocabulary::Thresholds,
-) -> Option<f64> {
+) -> ReportView {
     let report = crate::analysis::answers::builder::analyse_series(
         series,
         Default::default(),
@@ -875,14 +910,120 @@ pub fn layout_share(
         thresholds,
         None,
     );
-    let icc = report.sensitivity.icc?;
-    icc.is_finite().then(|| icc.clamp(0.0, 1.0))
+    let s = &report.sensitivity;
+    let share = s
+        .icc
+        .filter(|icc| icc.is_finite())
+        .map(|icc| icc.clamp(0.0, 1.0));
+    let bound = match s.verdict {
+        Verdict::Negligible => s.cv_across_binaries_ci.map(|ci| ci.upper),
+        Verdict::NotDetected => s.detectable_variation,
+        _ => None,
+    };
+    let settled = bound.map(|bound| ReportSettled {
+        verdict: s.verdict,
+        bound,
+        negligible: thresholds.negligible,
+    });
+    let set_aside: Vec<(&str, u32)> = s
+        .set_aside
+        .iter()
+        .map(|a| (a.binary.as_str(), a.execution))
+        .collect();
+    let kept = series.without_executions(&set_aside);
+    ReportView {
+        share,
+        settled,
+        kept,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::vocabulary::Verdict;
+    use crate::analysis::answers::series::{BinaryData, ExecutionData};
+    use crate::seeded::SeededRng;
+
+    /// 10 binaries × 6 rounds, the layout moving a binary's level by `layout` (relative
+    /// standard deviation), executions by `noise`, and seed-4's last execution a burst (+14 %):
+    /// flac's wall time on a shared host, in shape.
+    fn flac_like(layout: f64, noise: f64, seed: u64) -> Series {
+        let mut rng = SeededRng::new(seed, "explain:report-view");
+        let seeds = (1..=10)
+            .map(|i| {
+                let level = 240.0 * (1.0 + layout * rng.normal());
+                let executions = (0..6)
+                    .map(|round| {
+                        let burst = if i == 4 && round == 5 { 1.14 } else { 1.0 };
+                        ExecutionData {
+                            execution: round,
+                            schedule_index: u64::from(round) * 10 + i,
+                            wall_ns: 0,
+                            data_seed: None,
+                            warmup: Vec::new(),
+                            live: vec![level * (1.0 + noise * rng.normal()) * burst],
+                        }
+                    })
+                    .collect();
+                BinaryData {
+                    binary: format!("seed-{i}"),
+                    seed: Some(i),
+                    executions,
+                }
+            })
+            .collect();
+        Series {
+            program: "flac".into(),
+            variant: None,
+            metric: "wall".into(),
+            unit: "ms".into(),
+            seeds,
+            baseline: None,
+            as_built: None,
+            warmup_discarded: 0,
+            rounds: true,
+            binary_cost_seconds: None,
+        }
+    }
+
+    /// explain screens the binaries' means the report's outlier screen kept, and takes the
+    /// report's "negligible" as its answer: the burst is out of seed-4's mean, and the bound
+    /// is the report's. A layout effect of 3 % settles nothing (the screening answers).
+    #[test]
+    fn explain_screens_the_reports_kept_executions_and_hears_its_negligible() {
+        let thresholds = crate::analysis::vocabulary::Thresholds::default();
+        // Executions varying by 0.4 %: the binaries differ detectably, negligibly; by 0.8 %:
+        // not detectably, with the power to find 0.46 %.
+        for (noise, verdict) in [(0.004, Verdict::Negligible), (0.008, Verdict::NotDetected)] {
+            let series = flac_like(0.001, noise, 5);
+            let view = report_view(&series, &thresholds);
+            let executions: Vec<usize> =
+                view.kept.seeds.iter().map(|b| b.executions.len()).collect();
+            assert_eq!(executions, [6, 6, 6, 5, 6, 6, 6, 6, 6, 6]);
+            assert!(view.kept.seeds[3]
+                .executions
+                .iter()
+                .all(|e| e.execution != 5));
+            let settled = view.settled.expect("the report settles it");
+            assert_eq!(settled.verdict, verdict);
+            let report = crate::analysis::answers::builder::analyse_series(
+                &series,
+                Default::default(),
+                &BTreeMap::new(),
+                &thresholds,
+                None,
+            );
+            let s = &report.sensitivity;
+            let bound = match verdict {
+                Verdict::Negligible => s.cv_across_binaries_ci.unwrap().upper,
+                _ => s.detectable_variation.unwrap(),
+            };
+            assert_eq!(settled.bound, bound);
+            assert!(bound < thresholds.negligible, "{settled:?}");
+        }
+        let sensitive = report_view(&flac_like(0.03, 0.008, 5), &thresholds);
+        assert_eq!(sensitive.settled, None);
+    }
 
     /// The note instead of a wider screen: only when nothing was found while the layout
     /// holds at least half the variance (or the means differ, one value per binary), with

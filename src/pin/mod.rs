@@ -100,6 +100,7 @@ pub fn pin(dir: &Path, output: &Path) -> Result<PinAnswer> {
         cache: explanation.cache,
         simulated: crate::files::metric::is_cachegrind_spec(&exp.header.metric),
         layout_share: explanation.layout_share,
+        report_settled: explanation.report_settled,
     })
 }
 

@@ -5,6 +5,24 @@ use crate::files::pin::ProgramPin;
 use crate::report::numfmt::{percent, quantity};
 use crate::units::counted;
 
+/// Why a pin has little to steady where the report finds the layout's effect negligible, or
+/// none detectable: the pin is still written (a controlled layout can serve for a
+/// comparison), with what it can gain at most.
+fn little_to_steady(settled: &crate::analysis::explain::ReportSettled) -> String {
+    let (verdict, bound) = (settled.verdict, percent(settled.bound, 2));
+    let found = match verdict {
+        crate::analysis::vocabulary::Verdict::Negligible => format!(
+            "negligible (the binaries' means vary by at most {bound} from one layout to another)"
+        ),
+        _ => format!("not detected (a variation of {bound} or more would have shown)"),
+    };
+    format!(
+        "The report finds the layout's effect on this metric {found}, within the {} that \
+         counts (--negligible): a pin can steady it by no more than that.",
+        percent(settled.negligible, 2)
+    )
+}
+
 /// The text `layoutrand pin` prints: what was pinned, from which layout, what is left free,
 /// how to use it, and what a pin does not fix.
 pub fn render(answer: &PinAnswer) -> String {
@@ -32,6 +50,9 @@ pub fn render(answer: &PinAnswer) -> String {
              {} (what a pin can remove is at most that share).",
             percent(share, 2)
         ));
+    }
+    if let Some(settled) = &answer.report_settled {
+        lines.push(little_to_steady(settled));
     }
     if !answer.left_free.is_empty() {
         let free: Vec<String> = answer
@@ -244,6 +265,7 @@ mod tests {
             },
             simulated: false,
             layout_share: Some(0.62),
+            report_settled: None,
         };
         insta::assert_snapshot!(render(&answer));
         // Made from a cachegrind run: measured on that simulated cache.
@@ -252,5 +274,16 @@ mod tests {
             ..answer
         };
         insta::assert_snapshot!("made_under_cachegrind", render(&simulated));
+        // Where the report finds the layout negligible: a pin has that little to steady.
+        let negligible = PinAnswer {
+            layout_share: Some(0.0),
+            report_settled: Some(crate::analysis::explain::ReportSettled {
+                verdict: crate::analysis::vocabulary::Verdict::Negligible,
+                bound: 0.0065,
+                negligible: 0.01,
+            }),
+            ..simulated
+        };
+        insta::assert_snapshot!("negligible_layout", render(&negligible));
     }
 }

@@ -816,7 +816,7 @@ fn on_rounds_the_layouts_share_of_the_variance_is_the_blocked_tests() {
         "{text}"
     );
     // explain's (and so pin's) share is the same number.
-    let share = layoutrand::explain::layout_share(&e.series[0], &Thresholds::default());
+    let share = layoutrand::explain::report_view(&e.series[0], &Thresholds::default()).share;
     assert_eq!(share, Some(icc));
 }
 

@@ -389,6 +389,7 @@ pub(super) fn verdict_line(e: &Explanation) -> String {
                 Verdict::NotDetected.in_words()
             )
         }
+        Verdict::Negligible | Verdict::NotDetected if e.report_settled.is_some() => settled_line(e),
         Verdict::NotDetected => format!(
             "verdict: {} — no placement feature of a hot function goes with the means at a \
              false discovery rate of {} ({} binaries; an effect confined to data layout, \
@@ -427,6 +428,30 @@ pub(super) fn verdict_line(e: &Explanation) -> String {
                 ),
             },
         },
+    }
+}
+
+/// The verdict the report's layout sensitivity settled ([`Explanation::report_settled`]):
+/// nothing worth explaining, with the bound that says so.
+fn settled_line(e: &Explanation) -> String {
+    let Some(r) = e.report_settled else {
+        return String::new();
+    };
+    match r.verdict {
+        Verdict::Negligible => format!(
+            "verdict: {} — the binaries' means vary by at most {} from one layout to another \
+             (the report's layout sensitivity), within the relevance threshold of {} \
+             (--negligible): no placement is worth a fix, and more seeds would not change that\n",
+            Verdict::Negligible.in_words(),
+            percent(r.bound, 2),
+            percent(r.negligible, 2)
+        ),
+        _ => format!(
+            "verdict: {} — the binaries' means do not differ detectably (the report's layout \
+             sensitivity: a variation of {} or more would show): nothing to explain\n",
+            Verdict::NotDetected.in_words(),
+            percent(r.bound, 2)
+        ),
     }
 }
 
@@ -716,6 +741,30 @@ mod tests {
     }
 
     /// Every seed padded alike: "by 16 bytes", not "by 16 to 16 bytes".
+    /// With no culprit, the report's layout sensitivity is the answer: negligible with its
+    /// bound, or not detected with what would have shown; nothing to explain, no call for
+    /// more seeds.
+    #[test]
+    fn a_negligible_or_undetected_layout_is_the_verdict_without_a_culprit() {
+        use crate::analysis::explain::{settle_by_report, ReportSettled};
+        for (verdict, bound) in [
+            (Verdict::Negligible, 0.0065),
+            (Verdict::NotDetected, 0.0046),
+        ] {
+            let mut e = stored();
+            e.screening.culprits.clear();
+            e.screening.findings.clear();
+            e.screening.verdict = Verdict::Undetermined;
+            e.report_settled = Some(ReportSettled {
+                verdict,
+                bound,
+                negligible: 0.01,
+            });
+            settle_by_report(&mut e.screening, e.report_settled.as_ref());
+            insta::assert_snapshot!(verdict_line(&e));
+        }
+    }
+
     #[test]
     fn one_padding_for_every_seed_is_said_once() {
         let e = stored();
