@@ -479,6 +479,14 @@ pub struct Sensitivity {
     /// `undetermined`, unless on a rounds schedule it is off alike in every round
     /// (`steady`): a layout far off, and the verdict `detected`.
     pub(crate) rests_on: Option<RestsOn>,
+    /// Layouts far off the others (the binaries whose kept mean stands more than
+    /// `APART_CUT` robust standard deviations and more than `--negligible` from the median of
+    /// the others'), farthest first, named when the binaries' spread lies within the
+    /// threshold: it is then no bound on what a single layout misstates, so the verdict is
+    /// not "negligible" (empty: none, a spread beyond the threshold, and in reports written
+    /// before).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub(crate) far_off: Vec<FarOff>,
     /// What the verdict rests on, for its words (not on the wire: `text` is).
     #[serde(skip)]
     pub grounds: SensitivityGrounds,
@@ -844,6 +852,19 @@ pub(crate) struct SetAsidePadding {
     /// from the others of its binary only by its padding and by what the program itself
     /// does differently from run to run.
     pub(crate) deterministic: bool,
+}
+
+/// A layout far off the others ([`Sensitivity::far_off`]).
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
+pub(crate) struct FarOff {
+    /// `seed-N`.
+    pub(crate) binary: String,
+    /// Its layout seed.
+    pub(crate) seed: Option<u64>,
+    /// Its mean relative to the median of the other binaries' means, minus 1.
+    pub(crate) deviation: f64,
+    /// How many robust standard deviations of the other binaries' means it sits away.
+    pub(crate) robust_distance: f64,
 }
 
 /// The binary a verdict rested on.

@@ -4,7 +4,7 @@
 use super::OVERFLOW_REASON;
 use crate::analysis::answers::host_conditions::STOLEN_SHARE;
 use crate::analysis::answers::model::{
-    RestsOn, Sensitivity, SensitivityGrounds, SensitivityOutcome, SensitivityTest,
+    FarOff, RestsOn, Sensitivity, SensitivityGrounds, SensitivityOutcome, SensitivityTest,
     SetAsideExecution, SetAsidePadding, TestedGrounds,
 };
 use crate::analysis::answers::screening::CLEAN_STORES_SET_ASIDE;
@@ -53,6 +53,11 @@ pub(crate) fn sentence(s: &Sensitivity) -> String {
                     one_apart_words(r, t, &words, thresholds)
                 }
                 _ => verdict_words(s, t, &words, thresholds),
+            };
+            // A detection the binary it rests on does not already name: the layouts far off.
+            let text = match (t.outcome, s.far_off.is_empty()) {
+                (SensitivityOutcome::Detected, false) => format!("{text}{}", far_off_words(&s.far_off)),
+                _ => text,
             };
             let suite = match (s.suite_fdr, t.outcome) {
                 (Some(f), outcome) if outcome != SensitivityOutcome::ChanceAcrossSuite => {
@@ -188,6 +193,34 @@ fn one_apart_words(
         t.binaries.saturating_sub(1),
         p_value(r.p_value_without),
         words.variation
+    )
+}
+
+/// " Far off the others: seed-7, 3.0 % above the median of the other binaries' means (…)":
+/// the layouts a spread or a ± per layout understates.
+fn far_off_words(far: &[FarOff]) -> String {
+    let named: Vec<String> = far
+        .iter()
+        .take(3)
+        .map(|f| {
+            let side = if f.deviation > 0.0 { "above" } else { "below" };
+            format!(
+                "{}, {} {side} the median of the other binaries' means ({} robust standard \
+                 deviations of theirs)",
+                f.binary,
+                percent(f.deviation.abs(), 2),
+                statistic(f.robust_distance.abs())
+            )
+        })
+        .collect();
+    let more = match far.len().saturating_sub(3) {
+        0 => String::new(),
+        n => format!(", and {n} more"),
+    };
+    format!(
+        " Far off the other layouts: {}{more}; the spread of the binaries' means understates \
+         what such a layout misstates.",
+        named.join("; ")
     )
 }
 
@@ -536,6 +569,7 @@ pub(crate) mod tests {
             set_aside_cut: None,
             set_aside_padding: None,
             rests_on: None,
+            far_off: Vec::new(),
             grounds,
             thresholds: Thresholds::default(),
         }
