@@ -757,6 +757,10 @@ mod tests {
         assert_eq!(far[0].0, "seed-7");
         assert!((far[0].1 - 0.03).abs() < 0.003, "{far:?}");
         insta::assert_snapshot!(crate::report::words::sensitivity::sentence(&s));
+        insta::assert_snapshot!(
+            "far_off_glance",
+            crate::report::export::glance::sensitivity_cell(&s)
+        );
         let close = analysed(0.0);
         assert_eq!(close.verdict, Verdict::Negligible, "{close:?}");
         assert!(close.far_off.is_empty());

@@ -165,10 +165,17 @@ pub(crate) fn sensitivity_cell(sens: &Sensitivity) -> String {
         return word.to_string();
     }
     match sens.verdict {
-        Verdict::Detected => match sens.layout_variation.or(sens.cv_across_binaries) {
-            Some(v) => format!("sensitive: ± {} per layout", percent(v, 2)),
-            None => "sensitive".to_string(),
-        },
+        Verdict::Detected => {
+            // A layout far off close ones is what the ± understates: named beside it.
+            let far = match sens.far_off.first() {
+                Some(f) => format!(", {} {}", f.binary, signed_percent(f.deviation)),
+                None => String::new(),
+            };
+            match sens.layout_variation.or(sens.cv_across_binaries) {
+                Some(v) => format!("sensitive: ± {} per layout{far}", percent(v, 2)),
+                None => format!("sensitive{far}"),
+            }
+        }
         Verdict::Negligible => match sens.cv_across_binaries_ci {
             Some(ci) => format!("negligible: at most {}", percent(ci.upper, 2)),
             None => "negligible".to_string(),
