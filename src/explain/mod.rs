@@ -941,7 +941,6 @@ pub fn report_view(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analysis::answers::series::{BinaryData, ExecutionData};
     use crate::seeded::SeededRng;
 
     /// 10 binaries × 6 rounds, the layout moving a binary's level by `layout` (relative
@@ -949,41 +948,18 @@ mod tests {
     /// flac's wall time on a shared host, in shape.
     fn flac_like(layout: f64, noise: f64, seed: u64) -> Series {
         let mut rng = SeededRng::new(seed, "explain:report-view");
-        let seeds = (1..=10)
+        let values: Vec<Vec<f64>> = (1..=10)
             .map(|i| {
                 let level = 240.0 * (1.0 + layout * rng.normal());
-                let executions = (0..6)
+                (0..6)
                     .map(|round| {
                         let burst = if i == 4 && round == 5 { 1.14 } else { 1.0 };
-                        ExecutionData {
-                            execution: round,
-                            schedule_index: u64::from(round) * 10 + i,
-                            wall_ns: 0,
-                            data_seed: None,
-                            warmup: Vec::new(),
-                            live: vec![level * (1.0 + noise * rng.normal()) * burst],
-                        }
+                        level * (1.0 + noise * rng.normal()) * burst
                     })
-                    .collect();
-                BinaryData {
-                    binary: format!("seed-{i}"),
-                    seed: Some(i),
-                    executions,
-                }
+                    .collect()
             })
             .collect();
-        Series {
-            program: "flac".into(),
-            variant: None,
-            metric: "wall".into(),
-            unit: "ms".into(),
-            seeds,
-            baseline: None,
-            as_built: None,
-            warmup_discarded: 0,
-            rounds: true,
-            binary_cost_seconds: None,
-        }
+        Series::of_rounds("flac", "wall", "ms", &values)
     }
 
     /// explain screens the binaries' means the report's outlier screen kept, and takes the

@@ -616,7 +616,6 @@ mod tests {
     /// 2 rounds, as its store holds them less 21,695,540; `scale` multiplies each value's
     /// distance from 21,695,546 (1: the store as it is).
     fn flac_data_writes(scale: f64) -> Series {
-        use crate::analysis::answers::series::{BinaryData, ExecutionData};
         const STORE: [[f64; 2]; 10] = [
             [6.0, 6.0],
             [6.0, 6.0],
@@ -629,36 +628,16 @@ mod tests {
             [7.0, 2.0],
             [2.0, 2.0],
         ];
-        let seeds = (1..=10u64)
-            .zip(STORE)
-            .map(|(i, rounds)| BinaryData {
-                binary: format!("seed-{i}"),
-                seed: Some(i),
-                executions: (0..2u32)
-                    .zip(rounds)
-                    .map(|(round, v)| ExecutionData {
-                        execution: round,
-                        schedule_index: u64::from(round) * 10 + i,
-                        wall_ns: 0,
-                        data_seed: None,
-                        warmup: Vec::new(),
-                        live: vec![21_695_546.0 + (v - 6.0) * scale],
-                    })
-                    .collect(),
+        let values: Vec<Vec<f64>> = STORE
+            .iter()
+            .map(|rounds| {
+                rounds
+                    .iter()
+                    .map(|v| 21_695_546.0 + (v - 6.0) * scale)
+                    .collect()
             })
             .collect();
-        Series {
-            program: "flac".into(),
-            variant: None,
-            metric: "Dw".into(),
-            unit: "count".into(),
-            seeds,
-            baseline: None,
-            as_built: None,
-            warmup_discarded: 0,
-            rounds: true,
-            binary_cost_seconds: None,
-        }
+        Series::of_rounds("flac", "Dw", "count", &values)
     }
 
     /// Layouts apart by a few counts in 21.7 million are a detectable, negligible effect,
@@ -690,40 +669,17 @@ mod tests {
     /// `n` binaries of a count within 0.1 % of each other (layout) and 0.01 % (executions),
     /// 3 rounds, seed-7 `lump` off.
     fn lumpy(n: u64, lump: f64) -> Series {
-        use crate::analysis::answers::series::{BinaryData, ExecutionData};
         let mut rng = crate::seeded::SeededRng::new(9, "sensitivity:lumpy");
-        let seeds = (1..=n)
+        let values: Vec<Vec<f64>> = (1..=n)
             .map(|i| {
                 let off = if i == 7 { 1.0 + lump } else { 1.0 };
                 let level = 1e6 * (1.0 + 0.001 * rng.normal()) * off;
-                BinaryData {
-                    binary: format!("seed-{i}"),
-                    seed: Some(i),
-                    executions: (0..3u32)
-                        .map(|round| ExecutionData {
-                            execution: round,
-                            schedule_index: u64::from(round) * 100 + i,
-                            wall_ns: 0,
-                            data_seed: None,
-                            warmup: Vec::new(),
-                            live: vec![level * (1.0 + 0.0001 * rng.normal())],
-                        })
-                        .collect(),
-                }
+                (0..3)
+                    .map(|_| level * (1.0 + 0.0001 * rng.normal()))
+                    .collect()
             })
             .collect();
-        Series {
-            program: "p".into(),
-            variant: None,
-            metric: "Ir".into(),
-            unit: "count".into(),
-            seeds,
-            baseline: None,
-            as_built: None,
-            warmup_discarded: 0,
-            rounds: true,
-            binary_cost_seconds: None,
-        }
+        Series::of_rounds("p", "Ir", "count", &values)
     }
 
     /// Real layouts are lumpy: 30 layouts within 0.1 % of each other and one 3 % off have a

@@ -89,6 +89,49 @@ impl BinaryData {
 /// vocabulary's.
 pub(crate) use crate::analysis::vocabulary::program_label;
 
+#[cfg(test)]
+impl Series {
+    /// A rounds store of the randomised binaries `seed-1`, `seed-2`, … whose executions (one
+    /// iteration each, round by round) gave `values[binary][round]`: the tests' stores.
+    pub(crate) fn of_rounds(
+        program: &str,
+        metric: &str,
+        unit: &str,
+        values: &[Vec<f64>],
+    ) -> Series {
+        let seeds = (1u64..)
+            .zip(values)
+            .map(|(i, rounds)| BinaryData {
+                binary: format!("seed-{i}"),
+                seed: Some(i),
+                executions: (0u32..)
+                    .zip(rounds)
+                    .map(|(round, v)| ExecutionData {
+                        execution: round,
+                        schedule_index: u64::from(round) * values.len() as u64 + i,
+                        wall_ns: 0,
+                        data_seed: None,
+                        warmup: Vec::new(),
+                        live: vec![*v],
+                    })
+                    .collect(),
+            })
+            .collect();
+        Series {
+            program: program.into(),
+            variant: None,
+            metric: metric.into(),
+            unit: unit.into(),
+            seeds,
+            baseline: None,
+            as_built: None,
+            warmup_discarded: 0,
+            rounds: true,
+            binary_cost_seconds: None,
+        }
+    }
+}
+
 impl Series {
     /// Executions per seed binary (balanced).
     pub(crate) fn executions_per_binary(&self) -> usize {
