@@ -486,7 +486,7 @@ pub struct Sensitivity {
     /// not "negligible" (empty: none, a spread beyond the threshold, and in reports written
     /// before).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub(crate) far_off: Vec<FarOff>,
+    pub(crate) far_off: Vec<Apart>,
     /// What the verdict rests on, for its words (not on the wire: `text` is).
     #[serde(skip)]
     pub grounds: SensitivityGrounds,
@@ -854,30 +854,28 @@ pub(crate) struct SetAsidePadding {
     pub(crate) deterministic: bool,
 }
 
-/// A layout far off the others ([`Sensitivity::far_off`]).
+/// A binary whose kept mean stands apart from the others' ([`Sensitivity::far_off`],
+/// [`RestsOn`]).
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
-pub(crate) struct FarOff {
+pub(crate) struct Apart {
     /// `seed-N`.
     pub(crate) binary: String,
     /// Its layout seed.
     pub(crate) seed: Option<u64>,
     /// Its mean relative to the median of the other binaries' means, minus 1.
     pub(crate) deviation: f64,
-    /// How many robust standard deviations of the other binaries' means it sits away.
-    pub(crate) robust_distance: f64,
+    /// How many robust standard deviations of the other binaries' means it sits away, with
+    /// its sign; null when infinitely far (the others' means all equal: counts under
+    /// cachegrind).
+    pub(crate) robust_distance: Option<f64>,
 }
 
 /// The binary a verdict rested on.
 #[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub(crate) struct RestsOn {
-    /// `seed-N`.
-    pub(crate) binary: String,
-    /// Its layout seed.
-    pub(crate) seed: Option<u64>,
-    /// Its mean relative to the median of the other binaries' means, minus 1.
-    pub(crate) deviation: f64,
-    /// How many robust standard deviations of the other binaries' means it sits away.
-    pub(crate) robust_distance: f64,
+    /// The binary, and how far it stands apart.
+    #[serde(flatten)]
+    pub(crate) apart: Apart,
     /// The test's p-value without it.
     pub(crate) p_value_without: f64,
     /// Whether it is off alike in every round of a rounds schedule (a layout, not an

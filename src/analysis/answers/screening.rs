@@ -6,7 +6,7 @@
 //! every round. docs/statistics.md, "Layout sensitivity", gives the rules and their
 //! simulated rates.
 
-use super::model::{BlockedTable, FarOff, RestsOn, SensitivityTest, SetAsideExecution};
+use super::model::{Apart, BlockedTable, RestsOn, SensitivityTest, SetAsideExecution};
 use super::series::{BinaryData, ExecutionData, Series};
 use crate::seeded::SeededRng;
 use crate::stats::anova::{random_effects, RandomEffectsAnova};
@@ -507,9 +507,9 @@ pub(crate) fn set_aside_executions(
 }
 
 /// The binaries whose kept mean stands apart ([`APART_CUT`] robust standard deviations of
-/// the others' means, on the log scale when every mean is positive), farthest first: each
-/// binary's index, robust distance, and mean relative to the median of the others' less 1.
-fn apart_binaries(screened: &Screened) -> Vec<(usize, f64, f64)> {
+/// the others' means, on the log scale when every mean is positive), farthest first, each
+/// with its index.
+fn apart_binaries(series: &Series, screened: &Screened) -> Vec<(usize, Apart)> {
     let means: Vec<f64> = screened
         .kept
         .iter()
@@ -518,19 +518,27 @@ fn apart_binaries(screened: &Screened) -> Vec<(usize, f64, f64)> {
     let positive = means.iter().all(|m| *m > 0.0);
     let scale = |m: f64| if positive { m.ln() } else { m };
     let scaled_means: Vec<f64> = means.iter().map(|m| scale(*m)).collect();
-    let mut apart: Vec<(usize, f64, f64)> = (0..means.len())
+    let mut apart: Vec<(usize, f64)> = (0..means.len())
         .map(|j| (j, robust_distance(&scaled_means, j)))
         .filter(|(_, d)| d.abs() > APART_CUT)
-        .map(|(j, d)| {
+        .collect();
+    apart.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
+    apart
+        .into_iter()
+        .map(|(j, distance)| {
             let others: Vec<f64> = (0..means.len())
                 .filter(|i| *i != j)
                 .map(|i| means[i])
                 .collect();
-            (j, d, means[j] / median(&others) - 1.0)
+            let apart = Apart {
+                binary: series.seeds[j].binary.clone(),
+                seed: series.seeds[j].seed,
+                deviation: means[j] / median(&others) - 1.0,
+                robust_distance: distance.is_finite().then_some(distance),
+            };
+            (j, apart)
         })
-        .collect();
-    apart.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
-    apart
+        .collect()
 }
 
 /// The binary a rejection at `alpha` rests on: among the binaries whose kept mean stands
@@ -542,18 +550,12 @@ pub(crate) fn rests_on(
     screened: &Screened,
     alpha: f64,
 ) -> Option<RestsOn> {
-    apart_binaries(screened)
+    apart_binaries(series, screened)
         .into_iter()
-        .find_map(|(j, distance, deviation)| {
+        .find_map(|(j, apart)| {
             let p_without = test_without(table, j)?;
-            if p_without < alpha {
-                return None;
-            }
-            Some(RestsOn {
-                binary: series.seeds[j].binary.clone(),
-                seed: series.seeds[j].seed,
-                deviation,
-                robust_distance: distance,
+            (p_without >= alpha).then(|| RestsOn {
+                apart,
                 p_value_without: p_without,
                 steady: table.blocked && steady(table, screened, j),
             })
@@ -564,16 +566,11 @@ pub(crate) fn rests_on(
 /// `negligible` too, farthest first. Real layouts are lumpy: 30 binaries within 0.1 % of
 /// each other and one 3 % off have a spread whose interval ends at 0.78 %, which called the
 /// layout's effect negligible beside a layout that misstates the metric by 3 %.
-pub(crate) fn far_off(series: &Series, screened: &Screened, negligible: f64) -> Vec<FarOff> {
-    apart_binaries(screened)
+pub(crate) fn far_off(series: &Series, screened: &Screened, negligible: f64) -> Vec<Apart> {
+    apart_binaries(series, screened)
         .into_iter()
-        .filter(|(_, _, deviation)| deviation.abs() > negligible)
-        .map(|(j, distance, deviation)| FarOff {
-            binary: series.seeds[j].binary.clone(),
-            seed: series.seeds[j].seed,
-            deviation,
-            robust_distance: distance,
-        })
+        .map(|(_, apart)| apart)
+        .filter(|apart| apart.deviation.abs() > negligible)
         .collect()
 }
 

@@ -41,9 +41,9 @@ fn sensitivity_words(s: &Sensitivity) -> String {
         Verdict::Undetermined => match (&s.rests_on, s.detectable_variation) {
             (Some(r), _) => format!(
                 "cannot tell: rests on one binary, {} ({}{} from the others; re-measure it with `run --resume --extend-executions K`)",
-                r.binary,
-                if r.deviation >= 0.0 { "+" } else { "" },
-                percent(r.deviation, 2)
+                r.apart.binary,
+                if r.apart.deviation >= 0.0 { "+" } else { "" },
+                percent(r.apart.deviation, 2)
             ),
             (None, Some(d)) => format!("cannot tell (nothing below {} detectable)", percent(d, 2)),
             (None, None) => "cannot tell".to_string(),

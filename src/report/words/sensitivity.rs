@@ -4,7 +4,7 @@
 use super::OVERFLOW_REASON;
 use crate::analysis::answers::host_conditions::STOLEN_SHARE;
 use crate::analysis::answers::model::{
-    FarOff, RestsOn, Sensitivity, SensitivityGrounds, SensitivityOutcome, SensitivityTest,
+    Apart, RestsOn, Sensitivity, SensitivityGrounds, SensitivityOutcome, SensitivityTest,
     SetAsideExecution, SetAsidePadding, TestedGrounds,
 };
 use crate::analysis::answers::screening::CLEAN_STORES_SET_ASIDE;
@@ -164,9 +164,9 @@ fn rests_on_words(r: &RestsOn, words: &Words, binaries: usize) -> String {
         "cannot tell: the {binaries} randomised binaries differ more than their {} explain ({}), but that rests on one binary, {}, whose mean sits {} from the median of the others ({} robust standard deviations of their means); without it they do not differ ({}). One slow or fast episode of the machine can do that as well as a layout: re-measure it interleaved with the others (`layoutrand run --resume --extend-executions K --out DIR` adds K rounds in which every binary runs once) before trusting a verdict.{}",
         words.within_unit,
         words.f_text,
-        r.binary,
-        signed_percent(r.deviation),
-        statistic(r.robust_distance.abs()),
+        r.apart.binary,
+        signed_percent(r.apart.deviation),
+        distance_words(r.apart.robust_distance),
         p_value(r.p_value_without),
         words.variation
     )
@@ -186,9 +186,9 @@ fn one_apart_words(
         words.within_unit,
         words.f_text,
         level(thresholds.confidence),
-        r.binary,
-        signed_percent(r.deviation),
-        statistic(r.robust_distance.abs()),
+        r.apart.binary,
+        signed_percent(r.apart.deviation),
+        distance_words(r.apart.robust_distance),
         t.per_binary,
         t.binaries.saturating_sub(1),
         p_value(r.p_value_without),
@@ -196,9 +196,15 @@ fn one_apart_words(
     )
 }
 
-/// " Far off the others: seed-7, 3.0 % above the median of the other binaries' means (…)":
-/// the layouts a spread or a ± per layout understates.
-fn far_off_words(far: &[FarOff]) -> String {
+/// A binary's robust distance from the others, unsigned: "∞" when infinitely far (the
+/// others' means all equal).
+fn distance_words(distance: Option<f64>) -> String {
+    distance.map_or_else(|| "∞".to_string(), |d| statistic(d.abs()))
+}
+
+/// " Far off the other layouts: seed-7, 3.0 % above the median of the other binaries' means
+/// (…)": the layouts a spread or a ± per layout understates.
+fn far_off_words(far: &[Apart]) -> String {
     let named: Vec<String> = far
         .iter()
         .take(3)
@@ -209,7 +215,7 @@ fn far_off_words(far: &[FarOff]) -> String {
                  deviations of theirs)",
                 f.binary,
                 percent(f.deviation.abs(), 2),
-                statistic(f.robust_distance.abs())
+                distance_words(f.robust_distance)
             )
         })
         .collect();
@@ -677,10 +683,12 @@ pub(crate) mod tests {
             9.234,
         )));
         s.rests_on = Some(RestsOn {
-            binary: "seed-4".into(),
-            seed: Some(4),
-            deviation: 0.12,
-            robust_distance: 40.0,
+            apart: Apart {
+                binary: "seed-4".into(),
+                seed: Some(4),
+                deviation: 0.12,
+                robust_distance: Some(40.0),
+            },
             p_value_without: 0.43,
             steady: false,
         });

@@ -136,8 +136,8 @@ fn qualified_sensitivity_sentence(
         return Some(format!(
             "Cannot tell whether it is layout-sensitive: the binaries differ ({}), but only because of {}, whose mean sits {} from the others' and without which they do not ({}); re-measure it interleaved with the others (`layoutrand run --resume --extend-executions K`).",
             sens.p_value.map_or_else(|| "p unknown".to_string(), p_value),
-            r.binary,
-            crate::report::numfmt::signed_percent(r.deviation),
+            r.apart.binary,
+            crate::report::numfmt::signed_percent(r.apart.deviation),
             p_value(r.p_value_without)
         ));
     }
@@ -145,8 +145,8 @@ fn qualified_sensitivity_sentence(
         return Some(format!(
             "It is layout-sensitive ({test}, {}) because of one layout far off: {} sits {} from the others' median in every round, and without it they do not differ ({}).",
             p_value(p),
-            r.binary,
-            crate::report::numfmt::signed_percent(r.deviation),
+            r.apart.binary,
+            crate::report::numfmt::signed_percent(r.apart.deviation),
             p_value(r.p_value_without)
         ));
     }
