@@ -172,11 +172,7 @@ fn ok_exit_codes_count_those_endings_as_ok_and_a_resume_keeps_them() {
         .timeout(std::time::Duration::from_secs(60))
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    crate::build_support::assert_success(&out, "run --ok-exit-codes 3,3");
     let results = layoutrand::files::store::read_results(d.path()).unwrap();
     let header = results.header.expect("a header");
     assert_eq!(header.ok_exit_codes, vec![3]);

@@ -612,6 +612,18 @@ mod tests {
         );
     }
 
+    /// The report's layout sensitivity of `series` at the default thresholds.
+    fn sensitivity_of(series: &Series) -> Sensitivity {
+        crate::analysis::answers::builder::analyse_series(
+            series,
+            Default::default(),
+            &std::collections::BTreeMap::new(),
+            &Thresholds::default(),
+            None,
+        )
+        .sensitivity
+    }
+
     /// A count under cachegrind: Debian's flac 1.4.2 (`flac -8`, o3) data writes, 10 seeds ×
     /// 2 rounds, as its store holds them less 21,695,540; `scale` multiplies each value's
     /// distance from 21,695,546 (1: the store as it is).
@@ -645,16 +657,7 @@ mod tests {
     /// same store with the distances 100,000 times larger (1.8 %) is that.
     #[test]
     fn one_layout_apart_by_less_than_the_threshold_is_negligible() {
-        let analysed = |scale: f64| {
-            crate::analysis::answers::builder::analyse_series(
-                &flac_data_writes(scale),
-                Default::default(),
-                &std::collections::BTreeMap::new(),
-                &Thresholds::default(),
-                None,
-            )
-            .sensitivity
-        };
+        let analysed = |scale: f64| sensitivity_of(&flac_data_writes(scale));
         let near = analysed(1.0);
         assert_eq!(near.verdict, Verdict::Negligible, "{near:?}");
         assert_eq!(near.rests_on, None);
@@ -692,16 +695,7 @@ mod tests {
     /// off; without it, negligible.
     #[test]
     fn a_layout_far_off_among_close_ones_is_no_negligible_effect() {
-        let analysed = |lump: f64| {
-            crate::analysis::answers::builder::analyse_series(
-                &lumpy(30, lump),
-                Default::default(),
-                &std::collections::BTreeMap::new(),
-                &Thresholds::default(),
-                None,
-            )
-            .sensitivity
-        };
+        let analysed = |lump: f64| sensitivity_of(&lumpy(30, lump));
         let s = analysed(0.03);
         assert!(
             s.cv_across_binaries_ci.unwrap().upper < 0.01,
