@@ -482,7 +482,7 @@ pub(crate) fn analyse_series(
     let engine = engine_analysis(series, thresholds, bootstrap);
     let (levels, mean, ci) = levels_and_mean(engine.as_ref(), confidence);
     let crossed = super::crossed_mean::crossed_mean(series, mean, confidence);
-    // The binaries' interval (eq. 4), which the shift paired on the data seed keeps.
+    // The binaries' interval (eq. 4), which the shift paired on the data seed or round keeps.
     let over_binaries = (ci, engine.as_ref().and_then(|a| a.ci_grounds.clone()));
     let (ci, interval_note) = match &crossed {
         Some((_, ci, note)) => (*ci, note.clone()),
@@ -571,7 +571,7 @@ fn kept_by_the_screening<'s>(
 
 /// The two questions asked of each fixed layout (the baseline, the as-built binary): its
 /// shift from the random layouts' mean (`random`: their interval, over the crossed design
-/// when there is one), paired on the data seed when the data seeds' means differ
+/// when there is one), paired on the data seed or the round when their means differ
 /// (`over_binaries`: the binaries' interval, which the paired shift keeps), and its place
 /// among the random layouts.
 fn fixed_layouts(

@@ -925,18 +925,28 @@ pub struct Shift {
     /// What the verdict rests on, for its words (not on the wire: `text` is).
     #[serde(skip)]
     pub(crate) grounds: ShiftGrounds,
-    /// Whether the shift was paired on data seeds whose means differ
-    /// ([`super::paired_shift`]: every value taken relative to its data seed's mean), so
-    /// that a tie is one of equal values under each data seed, not of one value everywhere
-    /// (for its words; not on the wire).
+    /// What the shift was paired on, when those data seeds' or rounds' means differ
+    /// ([`super::paired_shift`]: every value taken relative to its data seed's or round's
+    /// mean), so that a tie is one of equal values under each data seed (within each round),
+    /// not of one value everywhere (for its words; not on the wire).
     #[serde(skip)]
-    pub(crate) paired_on_data_seed: bool,
+    pub(crate) paired_on: Option<PairedOn>,
     /// Whose shift it is, for its words.
     #[serde(skip)]
     pub(crate) fixed: FixedLayout,
     /// Whether the metric is a time, for its words.
     #[serde(skip)]
     pub(crate) is_time: bool,
+}
+
+/// What a fixed layout's executions are paired with the random layouts' on
+/// ([`super::paired_shift`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PairedOn {
+    /// The data seed (`run --data-seeds`).
+    DataSeed,
+    /// The round of a rounds schedule.
+    Round,
 }
 
 /// A fixed layout measured beside the random ones, whose shift and placement the report

@@ -114,7 +114,7 @@ pub(crate) fn shift_of(
         baseline_rank: None,
         effect: None,
         grounds,
-        paired_on_data_seed: false,
+        paired_on: None,
         fixed: fixed.which,
         is_time: series.is_time(),
     };
@@ -149,7 +149,7 @@ pub(crate) fn shift_of(
         grounds: ShiftGrounds::Classified {
             rank: rank_of(base.mean, &seed_means),
         },
-        paired_on_data_seed: false,
+        paired_on: None,
         fixed: fixed.which,
         is_time: series.is_time(),
     }

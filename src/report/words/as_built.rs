@@ -115,7 +115,7 @@ mod tests {
         a.shift.ratio = Some(1.0);
         a.shift.ci = tie.ci;
         a.shift.effect = Some(tie);
-        a.shift.paired_on_data_seed = true;
+        a.shift.paired_on = Some(crate::analysis::answers::model::PairedOn::DataSeed);
         a.same_layout_as_baseline = Some(true);
         insta::assert_snapshot!(sentence(&a, true, &t));
     }

@@ -2,7 +2,7 @@
 //! a fixed layout (the baseline, or the binary the build made) computed by
 //! [`crate::analysis::answers::shift`], with the rank of its mean among the random layouts'.
 
-use crate::analysis::answers::model::{FixedLayout, Rank, Shift, ShiftGrounds};
+use crate::analysis::answers::model::{FixedLayout, PairedOn, Rank, Shift, ShiftGrounds};
 use crate::analysis::effect::EffectVerdict;
 use crate::report::numfmt::{percent, ratio as fmt_ratio};
 
@@ -75,7 +75,7 @@ pub(crate) fn sentence(s: &Shift, fixed: &FixedWords, is_time: bool) -> String {
         ),
         ShiftGrounds::Classified { rank } => {
             let rank = rank_words(fixed, rank);
-            let paired = s.paired_on_data_seed;
+            let paired = s.paired_on;
             match &s.effect {
                 Some(effect) => {
                     classified_words(effect, fixed, (is_time, paired), &rank)
@@ -95,12 +95,15 @@ pub(crate) fn is_tie(s: &Shift) -> bool {
 }
 
 /// What a tie `s` gives, after "gives": exactly the random layouts' values, under each data
-/// seed when the shift was paired on it (the data layout still moves them all).
+/// seed (within each round) when the shift was paired on it (the data layout, or the host's
+/// state, still moves them all).
 pub(crate) fn tie_values(s: &Shift) -> &'static str {
-    if s.paired_on_data_seed {
-        "exactly the same values as the random layouts under each data seed"
-    } else {
-        "exactly the same values as the random layouts"
+    match s.paired_on {
+        Some(PairedOn::DataSeed) => {
+            "exactly the same values as the random layouts under each data seed"
+        }
+        Some(PairedOn::Round) => "exactly the same values as the random layouts within each round",
+        None => "exactly the same values as the random layouts",
     }
 }
 
@@ -124,11 +127,11 @@ fn rank_words(fixed: &FixedWords, rank: &Rank) -> String {
 }
 
 /// The words of a classified shift `effect` in a series of a time (`is_time`) or not,
-/// `paired` on the data seed or not; `rank` ends every text.
+/// `paired` on the data seed or the round, or not; `rank` ends every text.
 fn classified_words(
     effect: &crate::analysis::effect::Effect,
     fixed: &FixedWords,
-    (is_time, paired): (bool, bool),
+    (is_time, paired): (bool, Option<PairedOn>),
     rank: &str,
 ) -> String {
     let what = if is_time { "" } else { " in this metric" };
@@ -143,7 +146,11 @@ fn classified_words(
         // value everywhere: the data layout still moves them all.
         EffectVerdict::Tie => format!(
             "no shift: every measurement of {name} and of the random layouts has the same value{}.{rank}",
-            if paired { " under each data seed" } else { "" }
+            match paired {
+                Some(PairedOn::DataSeed) => " under each data seed",
+                Some(PairedOn::Round) => " within each round",
+                None => "",
+            }
         ),
         EffectVerdict::Lower | EffectVerdict::Higher => format!(
             "{name} differs from the mean over random layouts: it is {words}{what} than the average random layout (ratio {ratio}, Fieller interval). This is true of any single layout when layouts matter; whether {} is unusual among layouts is answered under {}.{rank}",
@@ -211,7 +218,7 @@ mod tests {
                     n: 6,
                 },
             },
-            paired_on_data_seed: true,
+            paired_on: Some(PairedOn::DataSeed),
             fixed: Default::default(),
             is_time: false,
         };
@@ -221,7 +228,7 @@ mod tests {
              the same value under each data seed. The default layout's mean equals those of \
              all 6 random layouts (a tie)."
         );
-        s.paired_on_data_seed = false;
+        s.paired_on = None;
         assert_eq!(
             sentence(&s, &AS_BUILT, false),
             "no shift: every measurement of the binary your build made and of the random \
@@ -239,7 +246,7 @@ mod tests {
             baseline_rank: None,
             effect: None,
             grounds: ShiftGrounds::TooFewExecutions { executions: 1 },
-            paired_on_data_seed: false,
+            paired_on: None,
             fixed: Default::default(),
             is_time: false,
         };
