@@ -6,7 +6,7 @@ use crate::analysis::answers::model::{
     SensitivityGrounds, SensitivityOutcome, SeriesReport, Verdict,
 };
 use crate::analysis::vocabulary::Thresholds;
-use crate::report::numfmt::{change_parts, level, p_value, percent};
+use crate::report::numfmt::{change_parts, level, p_value, percent, signed_percent};
 
 /// A metric's name as the subject of a sentence: `wall` and `cpu` are times, `max_rss` the
 /// peak resident memory, `reported` the value the program printed; cachegrind's counts keep
@@ -176,6 +176,32 @@ fn qualified_sensitivity_sentence(
     ))
 }
 
+/// Whether a detected layout's own variation `v` is worth finding: above or below
+/// `--negligible`; for most layouts only when one lies far off the others (a lump the
+/// variation understates: it is named with its deviation).
+fn relevance(
+    v: f64,
+    sens: &crate::analysis::answers::model::Sensitivity,
+    thresholds: &Thresholds,
+) -> String {
+    match sens.far_off.first() {
+        Some(far) => format!(
+            " for most layouts, with {} far off the others ({} from their median)",
+            far.binary,
+            signed_percent(far.deviation)
+        ),
+        None => format!(
+            ", {} the {} worth finding (--negligible)",
+            if v > thresholds.negligible {
+                "above"
+            } else {
+                "below"
+            },
+            percent(thresholds.negligible, 2)
+        ),
+    }
+}
+
 /// The summary's sentence of the layout verdict itself.
 fn verdict_sentence(
     sens: &crate::analysis::answers::model::Sensitivity,
@@ -188,8 +214,9 @@ fn verdict_sentence(
             p_value(p),
             sens.layout_variation
                 .map(|v| format!(
-                    ": its mean varies by {} from one layout to another (the layout's own share, execution noise removed)",
-                    percent(v, 2)
+                    ": its mean varies by {} from one layout to another (the layout's own share, execution noise removed){}",
+                    percent(v, 2),
+                    relevance(v, sens, thresholds)
                 ))
                 .unwrap_or_default()
         ),
