@@ -515,8 +515,18 @@ pub enum SensitivityGrounds {
         with_data: usize,
     },
     /// Cannot tell: one execution per binary with one live iteration, so no within-binary
-    /// variation.
+    /// variation (a layout far off the others is named in [`Sensitivity::far_off`]).
     SingleObservation,
+    /// Negligible without a test: one execution per binary with one live iteration, yet the
+    /// binaries' values vary by at most `ci.upper` (their relative standard deviation's
+    /// interval, process noise included), within the relevance threshold, and none lies far
+    /// off the others: whatever the layout's share of that, it is at most that.
+    SingleObservationBounded {
+        /// The interval of the binaries' relative standard deviation.
+        ci: Interval,
+        /// Randomised binaries.
+        binaries: usize,
+    },
     /// Cannot tell: the ANOVA or the screening refused the data.
     NotComputable(crate::stats::error::StatsError),
     /// Cannot tell: the spread exceeds the range of `f64`.

@@ -515,6 +515,12 @@ fn apart_binaries(series: &Series, screened: &Screened) -> Vec<(usize, Apart)> {
         .iter()
         .map(|k| crate::stats::sample::mean(k))
         .collect();
+    apart_among(series, &means)
+}
+
+/// The binaries of `series` whose mean in `means` (one per binary, in order) stands apart,
+/// as [`apart_binaries`].
+fn apart_among(series: &Series, means: &[f64]) -> Vec<(usize, Apart)> {
     let positive = means.iter().all(|m| *m > 0.0);
     let scale = |m: f64| if positive { m.ln() } else { m };
     let scaled_means: Vec<f64> = means.iter().map(|m| scale(*m)).collect();
@@ -567,7 +573,18 @@ pub(crate) fn rests_on(
 /// each other and one 3 % off have a spread whose interval ends at 0.78 %, which called the
 /// layout's effect negligible beside a layout that misstates the metric by 3 %.
 pub(crate) fn far_off(series: &Series, screened: &Screened, negligible: f64) -> Vec<Apart> {
-    apart_binaries(series, screened)
+    far_apart(apart_binaries(series, screened), negligible)
+}
+
+/// [`far_off`] among `means`, one per binary of `series` (each binary's one observation,
+/// when there is nothing to screen).
+pub(crate) fn far_off_among(series: &Series, means: &[f64], negligible: f64) -> Vec<Apart> {
+    far_apart(apart_among(series, means), negligible)
+}
+
+/// The binaries of `apart` more than `negligible` from the others' median.
+fn far_apart(apart: Vec<(usize, Apart)>, negligible: f64) -> Vec<Apart> {
+    apart
         .into_iter()
         .map(|(_, apart)| apart)
         .filter(|apart| apart.deviation.abs() > negligible)

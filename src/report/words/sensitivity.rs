@@ -33,7 +33,18 @@ pub(crate) fn sentence(s: &Sensitivity) -> String {
         SensitivityGrounds::TooFewBinaries { with_data } => format!(
             "cannot tell: {with_data} randomised binary with data; at least 2 (better 30) are needed."
         ),
-        SensitivityGrounds::SingleObservation => "cannot tell: each binary ran once with one live iteration, so there is no within-binary variation to compare the binaries against; run at least 2 executions per binary.".into(),
+        SensitivityGrounds::SingleObservation => format!(
+            "cannot tell: each binary ran once with one live iteration, so there is no within-binary variation to compare the binaries against; run at least 2 executions per binary.{}",
+            if s.far_off.is_empty() { String::new() } else { far_off_words(&s.far_off) }
+        ),
+        SensitivityGrounds::SingleObservationBounded { ci, binaries } => format!(
+            "negligible: the {binaries} randomised binaries' values vary by at most {} ({} CI of their relative standard deviation: {} to {}), within the relevance threshold of {}, whatever the layout's own share of that (each binary ran once with one live iteration, so nothing tells the layout from the process; none lies far off the others); a single layout would misstate this metric by less than that.",
+            percent(ci.upper, 2),
+            level(thresholds.confidence),
+            percent(ci.lower, 2),
+            percent(ci.upper, 2),
+            percent(thresholds.negligible, 2)
+        ),
         SensitivityGrounds::NotComputable(e) => format!("cannot tell: {e}."),
         SensitivityGrounds::Overflow => format!(
             "cannot tell: {OVERFLOW_REASON}, so the variances are not computable; rescale the values (e.g. another unit)."

@@ -254,6 +254,13 @@ fn verdict_sentence(
             "Where the code sits did not move it at all: under each data layout every binary measured the same.".into()
         }
         (Verdict::NotDetected, None) => "Its values did not vary at all.".into(),
+        (Verdict::Negligible, None) => match sens.grounds {
+            SensitivityGrounds::SingleObservationBounded { ci, .. } => format!(
+                "Its layout sensitivity is negligible: its value varies by at most {} from one layout to another, whatever the layout's own share of that, which one execution per binary cannot test.",
+                percent(ci.upper, 2)
+            ),
+            _ => "Layout sensitivity cannot be tested with these data.".into(),
+        },
         _ => "Layout sensitivity cannot be tested with these data.".into(),
     }
 }
