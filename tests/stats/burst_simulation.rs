@@ -127,6 +127,7 @@ impl Scenario {
             as_built: None,
             warmup_discarded: 0,
             rounds: self.design == ScheduleDesign::Rounds,
+            later_phases: Default::default(),
             binary_cost_seconds: None,
         }
     }

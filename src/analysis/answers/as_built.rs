@@ -109,6 +109,7 @@ pub(crate) mod tests {
             as_built: Some(binary(AS_BUILT_LABEL, None, own, rng)),
             warmup_discarded: 0,
             rounds: false,
+            later_phases: Default::default(),
             binary_cost_seconds: None,
         }
     }

@@ -496,12 +496,22 @@ pub(crate) fn analyse_series(
         .baseline
         .as_ref()
         .map(|b| baseline_summary(b, baseline_ci.as_ref()));
-    let sensitivity = sensitivity(series, &levels, mean, thresholds);
-    let (kept, set_aside) = kept_by_the_screening(series, &sensitivity);
-    let (shift, default_layout, as_built) = match fixed_view(series, &sensitivity, ci.as_ref()) {
-        Some(view) => fixed_layouts_screened(series, &view, thresholds),
+    // The layout's answers compare the binaries within the phase that measured them.
+    let phased = super::phases::phase_centred(series);
+    let (layout_series, layout_levels) = match &phased {
+        Some((centred, _)) => {
+            let engine = engine_analysis(centred, thresholds, None);
+            (centred, levels_and_mean(engine.as_ref(), confidence).0)
+        }
+        None => (series, levels.clone()),
+    };
+    let sensitivity = sensitivity(layout_series, &layout_levels, mean, thresholds);
+    let (kept, set_aside) = kept_by_the_screening(layout_series, &sensitivity);
+    let view = fixed_view(layout_series, &sensitivity, ci.as_ref());
+    let (shift, default_layout, as_built) = match view {
+        Some(view) => fixed_layouts_screened(layout_series, &view, thresholds),
         None => fixed_layouts(
-            series,
+            layout_series,
             (ci.as_ref(), interval_note.as_ref()),
             (over_binaries.0.as_ref(), over_binaries.1.as_ref()),
             baseline_ci.as_ref(),
@@ -513,6 +523,11 @@ pub(crate) fn analyse_series(
     let mut diagnostics = diagnose(series, failures, confidence);
     diagnostics.normality = shown_normality(engine.as_ref());
     add_design_notes(&mut diagnostics, series, &sensitivity, confidence);
+    if let Some((_, shifts)) = &phased {
+        diagnostics
+            .concerns
+            .push(DiagnosticConcern::Phases(shifts.clone()));
+    }
     let mut report = SeriesReport {
         program: series.program.clone(),
         variant: series.variant.clone(),
@@ -943,6 +958,7 @@ mod fixed_layouts_under_bursts {
             as_built: None,
             warmup_discarded: 0,
             rounds: true,
+            later_phases: Default::default(),
             binary_cost_seconds: None,
         }
     }

@@ -489,6 +489,7 @@ impl Tables {
             );
         }
         let units = self.units;
+        let later_phases = later_phases(&results);
         let mut series = Vec::new();
         for ((program, metric, variant), binaries) in in_variant_order(self.raw, &header) {
             let unit = units[&(program.clone(), metric.clone())].clone();
@@ -505,6 +506,7 @@ impl Tables {
                 as_built,
                 warmup_discarded: header.warmup,
                 rounds,
+                later_phases: later_phases.clone(),
                 binary_cost_seconds,
             });
         }
@@ -920,6 +922,15 @@ struct RawExecution {
 /// Context for errors about a directory given on the command line.
 pub fn load_with_context(dir: &Path) -> Result<Experiment> {
     load(dir).with_context(|| format!("cannot analyse the experiment in {}", dir.display()))
+}
+
+/// The binaries each extension of the run added, by phase: 1 for the first extension that
+/// added binaries, 2 for the next, … ([`Series::later_phases`]).
+fn later_phases(results: &Results) -> BTreeMap<String, u32> {
+    (1u32..)
+        .zip(results.extensions.iter().filter(|e| !e.binaries.is_empty()))
+        .flat_map(|(phase, e)| e.binaries.iter().map(move |b| (b.clone(), phase)))
+        .collect()
 }
 
 /// `header` with the run's planned executions (rounds added by `run --resume

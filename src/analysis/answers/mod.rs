@@ -27,6 +27,7 @@ pub mod host_conditions;
 pub(crate) mod machines;
 pub mod model;
 pub(crate) mod paired_shift;
+pub(crate) mod phases;
 pub(crate) mod plot_data;
 pub(crate) mod plots;
 pub(crate) mod screening;

@@ -1198,6 +1198,9 @@ pub enum DiagnosticConcern {
     },
     /// The default-layout binary (baseline) was not run.
     NoBaseline,
+    /// Binaries added after the run began ran in phases of their own; the layout's answers
+    /// compare the binaries within their phase ([`super::phases`]).
+    Phases(super::phases::PhaseShifts),
 }
 
 /// A changepoint's suggestion for one execution.

@@ -29,6 +29,11 @@ pub struct Series {
     /// (randomised complete blocks the analysis may block on): the store's header says
     /// `schedule_design: rounds` and no binaries were added after the run began.
     pub rounds: bool,
+    /// The binaries added after the run began (`build --extend`, then `run --resume`), each
+    /// by the phase of the run that measured it: 1 for the first extension that added
+    /// binaries, 2 for the next, …; every other binary ran from the start (phase 0). Each
+    /// phase ran at its own time, so the host's state then is in its binaries' means.
+    pub later_phases: std::collections::BTreeMap<String, u32>,
     /// Seconds to link one binary of this program (mean over the seeds' links in relink
     /// mode; the recorded full build in rebuild mode), when the manifest says.
     pub binary_cost_seconds: Option<f64>,
@@ -127,6 +132,7 @@ impl Series {
             as_built: None,
             warmup_discarded: 0,
             rounds: true,
+            later_phases: Default::default(),
             binary_cost_seconds: None,
         }
     }

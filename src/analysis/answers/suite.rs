@@ -403,6 +403,7 @@ mod tests {
             as_built: None,
             warmup_discarded: 0,
             rounds: false,
+            later_phases: Default::default(),
             binary_cost_seconds: None,
         }
     }

@@ -6,7 +6,7 @@ use super::OVERFLOW_REASON;
 use crate::analysis::answers::diagnostics::MIN_EXECUTIONS_FOR_DRIFT;
 use crate::analysis::answers::model::{DiagnosticConcern, DriftUntested, ExecutionId, Normality};
 use crate::analysis::vocabulary::MIN_TOP_LEVEL_UNITS;
-use crate::report::numfmt::percent;
+use crate::report::numfmt::{percent, signed_percent};
 
 // The diagnostics' `notes`, `drift_not_tested` and the executions failing the
 // independence test, on the wire, in words.
@@ -60,6 +60,12 @@ pub(crate) fn note(concern: &DiagnosticConcern) -> String {
             percent(*alpha, 0)
         ),
         DiagnosticConcern::NoBaseline => "The default-layout binary (baseline) was not run, so no layout shift can be estimated.".into(),
+        DiagnosticConcern::Phases(p) => format!(
+            "Phases: {} of the randomised binaries were added after the run began (`build --extend`) and ran later, in {} phase(s) of their own; the host's state in a phase is in all its binaries' means (a phase's binaries sit up to {} from the mean over all random binaries), so the layout's answers (sensitivity, shift, place) compare the binaries within their phase, each phase's shift taken out; the mean over random layouts and the table of levels keep every value as it ran.",
+            p.added,
+            p.phases - 1,
+            signed_percent(p.largest)
+        ),
     }
 }
 
