@@ -894,7 +894,8 @@ pub struct ReportView {
     /// binaries' means explain screens are the report's. A burst on one binary's
     /// execution made flac's seed-4 3.4 % slower than the others in explain's eyes, a
     /// "strongest pair" of a function crossing a page, while the report, without it, found
-    /// the layout's effect negligible.
+    /// the layout's effect negligible. Binaries added later are taken within their phase,
+    /// as the report's layout answers take them ([`crate::analysis::answers::phases`]).
     pub kept: Series,
 }
 
@@ -930,7 +931,8 @@ pub fn report_view(
         .iter()
         .map(|a| (a.binary.as_str(), a.execution))
         .collect();
-    let kept = series.without_executions(&set_aside);
+    let centred = crate::analysis::answers::phases::phase_centred(series).map(|(c, _)| c);
+    let kept = centred.as_ref().unwrap_or(series).without_executions(&set_aside);
     ReportView {
         share,
         settled,
