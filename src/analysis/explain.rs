@@ -1110,6 +1110,10 @@ pub struct Explanation {
     /// (negligible, or not detected); absent otherwise, and in answers written before it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) report_settled: Option<ReportSettled>,
+    /// The relevance threshold (`--negligible`, a share of the mean) each finding's effect is
+    /// said against: detectable is not relevant; absent in answers written before it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) negligible: Option<f64>,
     /// Where the variation between the binaries went: the functions whose own counts of
     /// the metric move (cachegrind metrics only; absent otherwise, and in answers written
     /// before it).

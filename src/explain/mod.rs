@@ -241,6 +241,7 @@ fn explain_build(
         phases: running.phases.len(),
         layout_share: view.share,
         report_settled: view.settled,
+        negligible: Some(options.thresholds.negligible),
         differential,
         leads,
         screening,
@@ -932,7 +933,10 @@ pub fn report_view(
         .map(|a| (a.binary.as_str(), a.execution))
         .collect();
     let centred = crate::analysis::answers::phases::phase_centred(series).map(|(c, _)| c);
-    let kept = centred.as_ref().unwrap_or(series).without_executions(&set_aside);
+    let kept = centred
+        .as_ref()
+        .unwrap_or(series)
+        .without_executions(&set_aside);
     ReportView {
         share,
         settled,

@@ -490,9 +490,14 @@ pub(super) fn finding(e: &Explanation, c: &Suspect) -> String {
             whole(hi)
         ),
     };
+    // Detectable is not relevant: the effect against the threshold, both ways.
+    let relevance = e.negligible.map_or_else(String::new, |n| {
+        let side = if c.effect.abs() > n { "above" } else { "below" };
+        format!("{side} the {} worth finding, --negligible; ", percent(n, 2))
+    });
     format!(
-        "{}: {what} {} {direction} {} (q = {}, {}; explains {} of the variance between the \
-         binaries' means; {} of the instructions)",
+        "{}: {what} {} {direction} {} ({relevance}q = {}, {}; explains {} of the variance \
+         between the binaries' means; {} of the instructions)",
         crate::report::words::explain::function_named(e, &c.function),
         percent(c.effect.abs(), 2),
         e.metric,
@@ -682,6 +687,21 @@ mod tests {
         let json =
             include_str!("../../../tests/report/fixtures/explained/explain/explanation.json");
         serde_json::from_str(json).unwrap()
+    }
+
+    /// Detectable is not relevant: a finding says its effect against `--negligible`, above
+    /// or below (libdeflate 1.14: "0.80 % higher wall" beside a report that found the
+    /// layout's effect negligible); an answer stored before the threshold was kept says
+    /// neither.
+    #[test]
+    fn a_finding_says_its_effect_against_the_threshold() {
+        let mut e = stored();
+        let culprit = e.screening.culprits[0].clone();
+        insta::assert_snapshot!("finding_unjudged", finding(&e, &culprit));
+        e.negligible = Some(0.01);
+        insta::assert_snapshot!("finding_above", finding(&e, &culprit));
+        e.negligible = Some(culprit.effect.abs() * 2.0);
+        insta::assert_snapshot!("finding_below", finding(&e, &culprit));
     }
 
     /// The text and the HTML give the rate the screening was held at (`--fdr`), not a
