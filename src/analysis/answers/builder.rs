@@ -496,15 +496,8 @@ pub(crate) fn analyse_series(
         .baseline
         .as_ref()
         .map(|b| baseline_summary(b, baseline_ci.as_ref()));
-    // The layout's answers compare the binaries within the phase that measured them.
-    let phased = super::phases::phase_centred(series);
-    let (layout_series, layout_levels) = match &phased {
-        Some((centred, _)) => {
-            let engine = engine_analysis(centred, thresholds, None);
-            (centred, levels_and_mean(engine.as_ref(), confidence).0)
-        }
-        None => (series, levels.clone()),
-    };
+    let (layout_series, layout_levels, phases) = layout_view(series, &levels, thresholds);
+    let layout_series = layout_series.as_ref();
     let sensitivity = sensitivity(layout_series, &layout_levels, mean, thresholds);
     let (kept, set_aside) = kept_by_the_screening(layout_series, &sensitivity);
     let view = fixed_view(layout_series, &sensitivity, ci.as_ref());
@@ -522,12 +515,7 @@ pub(crate) fn analyse_series(
         .map(|s| with_code_answered_by(s.with_set_aside(set_aside), &sensitivity));
     let mut diagnostics = diagnose(series, failures, confidence);
     diagnostics.normality = shown_normality(engine.as_ref());
-    add_design_notes(&mut diagnostics, series, &sensitivity, confidence);
-    if let Some((_, shifts)) = &phased {
-        diagnostics
-            .concerns
-            .push(DiagnosticConcern::Phases(shifts.clone()));
-    }
+    add_design_notes(&mut diagnostics, series, (&sensitivity, phases), confidence);
     let mut report = SeriesReport {
         program: series.program.clone(),
         variant: series.variant.clone(),
@@ -582,6 +570,28 @@ fn kept_by_the_screening<'s>(
         std::borrow::Cow::Owned(series.without_executions(&set_aside))
     };
     (kept, set_aside.len())
+}
+
+/// What the layout's answers (sensitivity, fixed layouts) rest on: `series` with binaries
+/// added later taken within their phase ([`super::phases`]) and its levels, else `series`
+/// and its own `levels`; and the phases' shifts.
+fn layout_view<'a>(
+    series: &'a Series,
+    levels: &[Level],
+    thresholds: &Thresholds,
+) -> (
+    std::borrow::Cow<'a, Series>,
+    Vec<Level>,
+    Option<super::phases::PhaseShifts>,
+) {
+    match super::phases::phase_centred(series) {
+        Some((centred, shifts)) => {
+            let engine = engine_analysis(&centred, thresholds, None);
+            let levels = levels_and_mean(engine.as_ref(), thresholds.confidence).0;
+            (std::borrow::Cow::Owned(centred), levels, Some(shifts))
+        }
+        None => (std::borrow::Cow::Borrowed(series), levels.to_vec(), None),
+    }
 }
 
 /// The two questions asked of each fixed layout (the baseline, the as-built binary): its
@@ -780,14 +790,21 @@ fn engine_analysis(
     })
 }
 
-/// The notes on the design: too few binaries, the effect the executions' noise hides (or a
-/// deterministic metric), no baseline run.
+/// The notes on the design: binaries added later (their `phases`' shifts), too few
+/// binaries, the effect the executions' noise hides (or a deterministic metric), no baseline
+/// run.
 fn add_design_notes(
     diagnostics: &mut super::model::Diagnostics,
     series: &Series,
-    sensitivity: &super::model::Sensitivity,
+    (sensitivity, phases): (
+        &super::model::Sensitivity,
+        Option<super::phases::PhaseShifts>,
+    ),
     confidence: f64,
 ) {
+    diagnostics
+        .concerns
+        .extend(phases.map(DiagnosticConcern::Phases));
     if series.seeds.len() < MIN_TOP_LEVEL_UNITS {
         diagnostics.concerns.insert(
             0,
