@@ -261,6 +261,17 @@ fn verdict_sentence(
             ),
             _ => "Layout sensitivity cannot be tested with these data.".into(),
         },
+        (Verdict::Undetermined, None)
+            if sens.grounds == SensitivityGrounds::SingleObservation =>
+        {
+            format!(
+                "Layout sensitivity cannot be tested with one execution per binary{}.",
+                sens.cv_across_binaries.map_or_else(String::new, |cv| format!(
+                    ": its values vary by {} from one binary to another, the layout's and the process's variation together",
+                    percent(cv, 2)
+                ))
+            )
+        }
         _ => "Layout sensitivity cannot be tested with these data.".into(),
     }
 }
