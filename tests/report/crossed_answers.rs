@@ -71,6 +71,14 @@ fn binaries_identical_under_each_data_seed_have_no_code_variation() {
     );
     assert_eq!(s.data_sensitivity.unwrap().verdict, Verdict::Detected);
     assert!(s.relative_half_width.unwrap() > 0.01);
+    // The default layout gives the random layouts' values under each data seed: a tie,
+    // exactly, once each data seed's shift is taken out.
+    assert_eq!(
+        s.shift.effect.as_ref().map(|e| e.verdict),
+        Some(layoutrand::analysis::effect::EffectVerdict::Tie),
+        "{:?}",
+        s.shift
+    );
 }
 
 #[test]
