@@ -4,10 +4,15 @@
 //! asked of the build's own binary, with what `build` found the baseline differs from it in.
 //! It is a fixed layout: never pooled into the random layouts' sample.
 
+use std::collections::BTreeMap;
+
+use crate::analysis::effect::Effect;
 use crate::analysis::single::IntervalNote;
 use crate::analysis::vocabulary::Thresholds;
 use crate::files::manifest::{Manifest, AS_BUILT_LABEL};
-use crate::stats::sample::MeanInterval;
+use crate::stats::fieller::ratio_ci;
+use crate::stats::paired_ratio::paired_ratio;
+use crate::stats::sample::{mean, MeanInterval};
 
 use super::model::{AsBuilt, SeriesReport};
 use super::series::Series;
@@ -23,15 +28,54 @@ pub(crate) fn as_built(
     let b = series.as_built.as_ref()?;
     let ci = baseline_interval(b, thresholds.confidence);
     let fixed = Fixed::as_built(series);
+    let (against_baseline, against_baseline_paired) =
+        against_baseline(series, thresholds).map_or((None, false), |(e, p)| (Some(e), p));
     Some(AsBuilt {
         binary: baseline_summary(b, ci.as_ref()),
         shift: shift_of(series, &fixed, random, ci.as_ref(), thresholds),
         placement: placement_of(series, &fixed, thresholds),
+        against_baseline,
+        against_baseline_paired,
         versus_baseline: None,
         same_layout_as_baseline: None,
         is_time: series.is_time(),
         thresholds: *thresholds,
     })
+}
+
+/// The as-built binary's mean over the baseline's, with its interval, classified at
+/// `thresholds`, and whether it was paired by round: on a rounds schedule every round ran
+/// both binaries once (under the same data seed, when the run crossed data seeds: the same
+/// execution index), so the interval is Fieller's for matched pairs (Fieller 1954, the
+/// paired form of Kalibera & Jones 2013 eq. 5), which takes out what the host did round by
+/// round; otherwise eq. 5 itself, of the two binaries' independent intervals over their
+/// executions. `None` without both binaries or with fewer than two executions of either.
+/// For an as-built binary with the baseline's code layout these are two measurements of one
+/// layout, which should agree within the run's noise (the wall times of opus_demo by two
+/// such measurements differed by 6 %).
+fn against_baseline(series: &Series, thresholds: &Thresholds) -> Option<(Effect, bool)> {
+    let (base, own) = (series.baseline.as_ref()?, series.as_built.as_ref()?);
+    let classify =
+        |ratio: f64, bounds| Effect::classify(ratio, bounds, thresholds, series.is_time());
+    if series.rounds {
+        let base_by_round: BTreeMap<u32, f64> = base
+            .executions
+            .iter()
+            .map(|e| (e.execution, mean(&e.live)))
+            .collect();
+        let (base_means, own_means): (Vec<f64>, Vec<f64>) = own
+            .executions
+            .iter()
+            .filter_map(|e| Some((*base_by_round.get(&e.execution)?, mean(&e.live))))
+            .unzip();
+        if let Ok(r) = paired_ratio(&base_means, &own_means, thresholds.confidence) {
+            return Some((classify(r.estimate, r.bounds()), true));
+        }
+    }
+    let base_ci = baseline_interval(base, thresholds.confidence)?;
+    let own_ci = baseline_interval(own, thresholds.confidence)?;
+    let r = ratio_ci(&base_ci, &own_ci);
+    Some((classify(r.estimate, r.bounds()), false))
 }
 
 /// Fills each series' [`AsBuilt::versus_baseline`] and [`AsBuilt::same_layout_as_baseline`]
@@ -170,6 +214,79 @@ pub(crate) mod tests {
         assert_eq!(a.placement.percentile, Some(0.0));
         let ci = a.shift.ci.unwrap();
         assert!(ci.upper < 1.0, "{ci:?}");
+    }
+
+    /// A rounds store of 10 random layouts (3 % apart) and the default layout measured twice,
+    /// as the baseline and as the as-built binary (its true mean `own` times the
+    /// baseline's), over 8 rounds: each execution is its round's host state (± 5 %) times 1 %
+    /// noise of its own.
+    fn measured_twice(rng: &mut SeededRng, own: f64) -> Series {
+        let rounds: Vec<f64> = (0..8).map(|_| 1.0 + 0.05 * rng.normal()).collect();
+        let run = |mean: f64, rng: &mut SeededRng| -> Vec<f64> {
+            rounds
+                .iter()
+                .map(|r| mean * r * (1.0 + 0.01 * rng.normal()))
+                .collect()
+        };
+        let layouts: Vec<Vec<f64>> = (0..10)
+            .map(|_| {
+                let layout = 1000.0 * (1.0 + 0.03 * rng.normal());
+                run(layout, rng)
+            })
+            .collect();
+        let mut s = Series::of_rounds("p", "wall", "ns", &layouts);
+        let fixed = |label: &str, values: Vec<f64>| BinaryData {
+            binary: label.into(),
+            seed: None,
+            executions: (0u32..)
+                .zip(values)
+                .map(|(round, v)| ExecutionData {
+                    execution: round,
+                    schedule_index: 0,
+                    wall_ns: 0,
+                    data_seed: None,
+                    warmup: Vec::new(),
+                    live: vec![v],
+                })
+                .collect(),
+        };
+        s.baseline = Some(fixed("baseline", run(1000.0, rng)));
+        s.as_built = Some(fixed(AS_BUILT_LABEL, run(1000.0 * own, rng)));
+        s
+    }
+
+    /// Seeded simulation of the default layout measured twice on a host whose state shifts
+    /// from round to round by 5 %: paired by round, the two measurements are said to differ
+    /// in about 5 % of 1000 experiments when they do not (size), and a 2 % difference is
+    /// found in about 94 % of 200 (power: the t test of 8 pairs, each difference's noise 1.4 %).
+    /// Unpaired, the rounds' shifts would hide it: eq. 5 of the two independent intervals
+    /// finds it in few.
+    #[test]
+    fn the_default_layout_measured_twice_is_compared_within_rounds() {
+        let t = Thresholds::default();
+        let mut rng = SeededRng::new(36, "as-built-against-baseline");
+        let runs = 1000;
+        let mut differ = 0;
+        for _ in 0..runs {
+            let (e, paired) = against_baseline(&measured_twice(&mut rng, 1.0), &t).unwrap();
+            assert!(paired);
+            differ += usize::from(e.detected());
+        }
+        eprintln!("the same layout measured twice differed in {differ} of {runs}");
+        assert!((30..=70).contains(&differ), "{differ} of {runs}");
+        let (mut found, mut found_unpaired) = (0, 0);
+        for _ in 0..200 {
+            let mut s = measured_twice(&mut rng, 1.02);
+            let (e, _) = against_baseline(&s, &t).unwrap();
+            found += usize::from(e.detected() && e.ratio > 1.0);
+            s.rounds = false;
+            let (e, paired) = against_baseline(&s, &t).unwrap();
+            assert!(!paired);
+            found_unpaired += usize::from(e.detected() && e.ratio > 1.0);
+        }
+        eprintln!("a 2 % difference found in {found} of 200 paired, {found_unpaired} unpaired");
+        assert!(found >= 170, "{found} of 200");
+        assert!(found_unpaired <= 60, "{found_unpaired} of 200");
     }
 
     /// Seeded simulation: an as-built binary that is one more random layout is called

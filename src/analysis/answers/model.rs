@@ -394,6 +394,15 @@ pub(crate) struct AsBuilt {
     /// default layout measured a second time, not a layout of its own. Absent without a
     /// manifest.
     pub(crate) same_layout_as_baseline: Option<bool>,
+    /// Its mean over the baseline's (as built / baseline) with its interval, classified at
+    /// the report's thresholds: paired by round on a rounds schedule, else of the two
+    /// independent means (Kalibera & Jones eq. 5). With the baseline's layout, the default
+    /// layout's two measurements, which should agree. Absent without a baseline or with one
+    /// execution of either.
+    pub(crate) against_baseline: Option<crate::analysis::effect::Effect>,
+    /// Whether [`AsBuilt::against_baseline`] was paired by round (for its words).
+    #[serde(skip)]
+    pub(crate) against_baseline_paired: bool,
     /// Whether the metric is a time, and the thresholds of the report, for its words.
     #[serde(skip)]
     pub(crate) is_time: bool,

@@ -458,6 +458,9 @@ pub(crate) fn as_built_lines(s: &SeriesReport, confidence: f64) -> Vec<String> {
             words::versus_baseline::sentence(v)
         )
     }));
+    lines.extend(
+        words::as_built::against_baseline(a).map(|w| format!("As built against the baseline: {w}")),
+    );
     lines
 }
 

@@ -3,8 +3,9 @@
 //! own sentences are written ([`super::shift`], [`super::default_layout`]).
 
 use crate::analysis::answers::model::{AsBuilt, Verdict};
+use crate::analysis::effect::EffectVerdict;
 use crate::analysis::vocabulary::Thresholds;
-use crate::report::numfmt::change_parts;
+use crate::report::numfmt::{change_parts, percent};
 
 use super::effect::directions;
 
@@ -66,11 +67,41 @@ pub(crate) fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> S
         Verdict::Undetermined => "cannot tell whether it is unusual",
     };
     if same_layout {
+        let against = against_baseline(a).map_or_else(String::new, |w| {
+            format!(" Against the baseline, the other measurement of that layout, it is {w}")
+        });
         return format!(
-            "The binary your build made (as built) has the default code layout (the same functions in the same order at the same addresses as the baseline): it is a second measurement of that layout, not a layout of its own (its data sections may still differ; the build's note says how); in this measurement {below}, and {shift}."
+            "The binary your build made (as built) has the default code layout (the same functions in the same order at the same addresses as the baseline): it is a second measurement of that layout, not a layout of its own (its data sections may still differ; the build's note says how); in this measurement {below}, and {shift}.{against}"
         );
     }
     format!("The binary your build made (as built) is {verdict}: {below}; {shift}.")
+}
+
+/// The as-built binary measured against the baseline, after a colon ("6.3 % faster (95 % CI:
+/// …), paired by round; …"): for a binary with
+/// the baseline's code layout whether the default layout's two measurements agree (two
+/// measurements of one layout differing beyond the run's noise say that something besides
+/// the code layout differs); for a layout of its own, its difference from the default
+/// layout. `None` without that comparison.
+pub(crate) fn against_baseline(a: &AsBuilt) -> Option<String> {
+    let e = a.against_baseline.as_ref()?;
+    let paired = if a.against_baseline_paired {
+        ", paired by round"
+    } else {
+        ""
+    };
+    let measured = format!("{}{paired}", super::effect::words(e));
+    if a.same_layout_as_baseline != Some(true) {
+        return Some(format!("{measured}."));
+    }
+    let negligible = percent(a.thresholds.negligible, 2);
+    let how = match e.verdict {
+        EffectVerdict::Lower | EffectVerdict::Higher => "the default layout's two measurements differ more than the run's noise explains, so something besides the code layout differs between the two binaries or their executions (their data sections, if the build's note says so, or the host while each ran), and neither alone measures the default layout".to_string(),
+        EffectVerdict::Negligible => format!("the default layout's two measurements differ detectably, but by less than the {negligible} worth finding (--negligible)"),
+        EffectVerdict::Unbounded => "the run's noise leaves their difference unbounded".to_string(),
+        EffectVerdict::Tie | EffectVerdict::Equivalent | EffectVerdict::Inconclusive => "the default layout's two measurements agree within the run's noise; a difference this large is what measuring one code layout twice can give here".to_string(),
+    };
+    Some(format!("{measured}; {how}."))
 }
 
 #[cfg(test)]
@@ -117,7 +148,31 @@ mod tests {
         a.shift.effect = Some(tie);
         a.shift.paired_on = Some(crate::analysis::answers::model::PairedOn::DataSeed);
         a.same_layout_as_baseline = Some(true);
+        a.against_baseline = None;
         insta::assert_snapshot!(sentence(&a, true, &t));
+    }
+
+    /// The default layout measured twice: within the run's noise the two agree; beyond it,
+    /// the words say that something besides the code layout differs; negligibly apart, by
+    /// how little. A layout of its own gets its difference alone.
+    #[test]
+    fn the_default_layout_measured_twice_agrees_or_not() {
+        let t = Thresholds::default();
+        let mut a = fast_as_built("as-built-twice");
+        let mut with = |ratio: f64, ci: (f64, f64), same: bool| {
+            let e = crate::analysis::effect::Effect::classify(ratio, Some(ci), &t, true);
+            a.against_baseline = Some(e);
+            a.against_baseline_paired = true;
+            a.same_layout_as_baseline = Some(same);
+            against_baseline(&a).unwrap()
+        };
+        let words = [
+            with(0.937, (0.867, 1.022), true),
+            with(0.937, (0.90, 0.97), true),
+            with(1.0016, (1.0015, 1.0017), true),
+            with(0.937, (0.90, 0.97), false),
+        ];
+        insta::assert_snapshot!(words.join("\n"));
     }
 
     /// Without a bounded shift interval the sentence quotes the shift's words, whose own
