@@ -43,7 +43,9 @@ pub(crate) fn select_hot(
     let mut covered = 0.0;
     let mut hot = Vec::new();
     for (name, ir, i1) in mine {
-        if hot.len() >= rule.most || covered >= rule.cover * total {
+        // A rule covering everything takes every executed function, whatever the rounding
+        // of the running sum.
+        if hot.len() >= rule.most || (rule.cover < 1.0 && covered >= rule.cover * total) {
             break;
         }
         covered += ir;

@@ -47,10 +47,22 @@ pub struct ProgramPin {
     /// The period (bytes) the offsets are taken modulo: the instruction cache's sets times
     /// its line size, at least a page; a power of two.
     pub period: u64,
+    /// The instruction cache's line size (bytes), a power of two at most the period: each
+    /// pinned function gets lines of its own (filler, not another function's code, in the
+    /// rest of its first and last line), so which functions share a line with it cannot vary
+    /// between seeds. Pins written before it was recorded read as 64.
+    #[serde(default = "default_line")]
+    pub line: u64,
     /// The pinned functions, hottest first.
     pub functions: Vec<PinnedFunction>,
     /// Where the placement was taken from.
     pub source: PinSource,
+}
+
+/// The line size of a pin that does not say it: every x86 instruction cache's, and
+/// cachegrind's default.
+fn default_line() -> u64 {
+    64
 }
 
 /// One pinned function.
@@ -171,6 +183,13 @@ impl ProgramPin {
                 self.period
             );
         }
+        if !self.line.is_power_of_two() || self.line > self.period {
+            bail!(
+                "line {} bytes: a power of two up to the period, {} bytes",
+                self.line,
+                self.period
+            );
+        }
         if self.functions.is_empty() {
             bail!("no function is pinned");
         }
@@ -220,6 +239,7 @@ mod tests {
             programs: vec![ProgramPin {
                 program: "demo".into(),
                 period,
+                line: 64,
                 functions: functions
                     .iter()
                     .map(|&(name, offset)| PinnedFunction {

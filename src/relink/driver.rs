@@ -173,7 +173,7 @@ fn pin_notes(
             continue;
         };
         // The baseline's placement is not the pin's: only the functions' presence counts.
-        super::pinned::missing_filler(pin, functions)?;
+        super::pinned::missing_filler(pin, functions, &[])?;
         let resized = super::pinned::resized(pin, functions);
         if !resized.is_empty() {
             notes.push(crate::files::manifest::BuildNote::PinResized {

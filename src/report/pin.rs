@@ -106,7 +106,8 @@ pub fn render(answer: &PinAnswer) -> String {
 
 /// What a pin leaves to chance, whatever the program.
 const NOT_FIXED: &str = "A pin fixes each pinned function's offset in its cache lines, 32-byte \
-    windows and page, and the sets its lines map to, in every seed. It does not fix the order of \
+    windows and page, and the sets its lines map to, in every seed, and gives it lines of its \
+    own (filler, not another function, in the rest of its first and last line). It does not fix the order of \
     the functions, so not their addresses (which pages the hot code shares, the sets of larger \
     caches), the functions left free or not hot, the data layout, nor another machine's caches. \
     Whether it steadies the program is measured, not assumed: build with it, run, and compare \
@@ -132,7 +133,7 @@ fn pinned(p: &ProgramPin, answer: &PinAnswer, first: bool) -> String {
     };
     let head = format!(
         "Pinned {} of {what} ({} of {of}{})",
-        counted(hot_names(p), "hot function", "hot functions"),
+        counted(hot_names(p), "executed function", "executed functions"),
         percent(s.ir_share, 3),
         shared_names(p)
     );
@@ -227,20 +228,18 @@ mod tests {
             tool_version: "0",
             pin: PinFile {
                 schema: 1,
-                programs: vec![
-                    ProgramPin {
-                        program: "lua".into(),
-                        period: 4096,
-                        functions: vec![pinned("luaV_execute", 48)],
-                        source: source(0.512),
-                    },
-                    ProgramPin {
-                        program: "liblua.so".into(),
-                        period: 4096,
-                        functions: vec![pinned("luaH_get", 1024)],
-                        source: source(0.4),
-                    },
-                ],
+                programs: [
+                    ("lua", "luaV_execute", 48, 0.512),
+                    ("liblua.so", "luaH_get", 1024, 0.4),
+                ]
+                .map(|(program, name, offset, share)| ProgramPin {
+                    program: program.into(),
+                    period: 4096,
+                    line: 64,
+                    functions: vec![pinned(name, offset)],
+                    source: source(share),
+                })
+                .to_vec(),
             },
             written: "lua-pin.json".into(),
             experiment: "lua-out".into(),

@@ -39,6 +39,7 @@ fn pin_of(out: &Path, program: &str, names: &[&str]) -> PinFile {
         programs: vec![ProgramPin {
             program: program.into(),
             period: 4096,
+            line: 64,
             functions: names
                 .iter()
                 .map(|name| {
@@ -76,8 +77,27 @@ fn offsets(pin: &PinFile, functions: &[Function]) -> BTreeMap<String, u64> {
         .collect()
 }
 
+/// The pinned functions of `pin` that share one of their 64-byte lines with another
+/// function's code in `functions`, each with the function it shares it with.
+fn sharing_lines(pin: &PinFile, functions: &[Function]) -> Vec<String> {
+    let line_of = |address: u64| address / 64;
+    let mut shared = Vec::new();
+    for p in &pin.programs[0].functions {
+        let f = functions.iter().find(|f| f.name == p.name).unwrap();
+        let lines = line_of(f.address)..=line_of(f.address + f.size - 1);
+        for g in functions.iter().filter(|g| g.name != f.name && g.size > 0) {
+            let (first, last) = (line_of(g.address), line_of(g.address + g.size - 1));
+            if first <= *lines.end() && *lines.start() <= last {
+                shared.push(format!("{} with {}", f.name, g.name));
+            }
+        }
+    }
+    shared
+}
+
 /// Pinned at `global` and `module` granularity: each seed's pinned functions at the pin's
-/// offsets, the seeds' function orders still different, the same seed the same bytes when
+/// offsets, in lines no other function's code shares, the seeds' function orders still
+/// different, the same seed the same bytes when
 /// built again, the pin recorded in the manifest and named in the summary.
 #[test]
 fn every_seed_places_the_pinned_functions_and_keeps_the_rest_random() {
@@ -123,6 +143,11 @@ fn every_seed_places_the_pinned_functions_and_keeps_the_rest_random() {
         for seed in 1..=3 {
             let fs = functions(&out, seed, "demo");
             assert_eq!(offsets(&pin, &fs), wanted, "{granularity} seed {seed}");
+            assert_eq!(
+                sharing_lines(&pin, &fs),
+                Vec::<String>::new(),
+                "{granularity} seed {seed}"
+            );
             let mut by_address = fs.clone();
             by_address.sort_by_key(|f| f.address);
             orders.push(by_address.into_iter().map(|f| f.name).collect::<Vec<_>>());
@@ -437,10 +462,16 @@ fn a_pin_places_a_builds_library_functions_and_every_pinned_seed_does_the_lower_
         "{answer:#}"
     );
     assert_eq!(answer["left_free"], serde_json::json!([]), "{answer:#}");
+    // Every function the profile saw run is placed: the program's `main` in its own entry,
+    // the library's two in the library's.
     let programs = answer["pin"]["programs"].as_array().unwrap();
-    assert_eq!(programs.len(), 1, "main is not hot: {answer:#}");
-    assert_eq!(programs[0]["program"], "libpair.so", "{answer:#}");
-    let functions = programs[0]["functions"].as_array().unwrap();
+    let entries: Vec<&str> = programs
+        .iter()
+        .map(|p| p["program"].as_str().unwrap())
+        .collect();
+    assert_eq!(entries, ["paired", "libpair.so"], "{answer:#}");
+    assert_eq!(programs[0]["functions"][0]["name"], "main", "{answer:#}");
+    let functions = programs[1]["functions"].as_array().unwrap();
     let mut names: Vec<&str> = functions
         .iter()
         .map(|f| f["name"].as_str().unwrap())
@@ -456,7 +487,9 @@ fn a_pin_places_a_builds_library_functions_and_every_pinned_seed_does_the_lower_
     assert_success(&text, "pin");
     let text = String::from_utf8(text.stdout).unwrap();
     assert!(
-        text.contains("Pinned 2 hot functions of libpair.so, the build's library paired loads"),
+        text.contains(
+            "Pinned 2 executed functions of libpair.so, the build's library paired loads"
+        ),
         "{text}"
     );
 
@@ -466,8 +499,11 @@ fn a_pin_places_a_builds_library_functions_and_every_pinned_seed_does_the_lower_
     let built = build(&dir, &pinned_build, &["make", "LIBRARY=1"]);
     assert_success(&built, "pinned build");
     let summary = String::from_utf8_lossy(&built.stdout);
-    let line = summary.lines().find(|l| l.starts_with("pinned:")).unwrap();
-    insta::assert_snapshot!("pinned_library_summary_line", line);
+    let lines: Vec<&str> = summary
+        .lines()
+        .filter(|l| l.starts_with("pinned:"))
+        .collect();
+    insta::assert_snapshot!("pinned_library_summary_line", lines.join("\n"));
     let pinned = run_work(&dir, "pinned");
     assert_eq!(pinned, [20000.0; 8], "every pinned seed at the lower work");
 }
