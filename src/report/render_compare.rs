@@ -147,7 +147,7 @@ fn side_lines(out: &mut String, p: &ProgramComparison, scale: &Scale, confidence
             (None, None) => format!("{} (no interval)", scale.quantity(s.mean)),
         };
         let kind = if pinned {
-            " (pinned by `build --pin`: the hot functions placed, the rest random)"
+            " (pinned by `build --pin`: the executed functions placed, the rest random)"
         } else {
             ""
         };
