@@ -111,8 +111,9 @@ const NOT_FIXED: &str = "A pin fixes each pinned function's offset in its cache 
     the functions, so not their addresses (which pages the hot code shares, the sets of larger \
     caches), the functions left free or not hot, the data layout, nor another machine's caches. \
     Whether it steadies the program is measured, not assumed: build with it, run, and compare \
-    the spread of the pinned seeds with this experiment's; the layout it copies was the fastest \
-    of several, so its mean is an optimistic guess.";
+    the spread of the pinned seeds with this experiment's, and their mean: the layout it copies was \
+    the fastest of several, and lines of their own make it another layout, which may be slower \
+    than the typical one.";
 
 /// The first line of a program's (or library's) pin: what it places, and (on the `first`
 /// line; every entry copies the same layout) from which layout.
