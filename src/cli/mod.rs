@@ -69,8 +69,8 @@ pub enum Command {
     /// Reads DIR/manifest.json and DIR/results.jsonl; writes only into DIR/explain/ (with
     /// variants, each variant's DIR/NAME/explain/).
     Explain(explain::Args),
-    /// A controlled layout: pin the hot functions `explain` found where the fastest layout
-    /// had them, as a pin file for `build --pin`.
+    /// A controlled layout: pin the functions `explain`'s profile saw run where the fastest
+    /// layout had them, as a pin file for `build --pin`.
     ///
     /// Reads DIR/manifest.json, DIR/results.jsonl, explain's answer and profile in
     /// DIR/explain/, and the fastest seed's binary; runs nothing; writes only the pin file.

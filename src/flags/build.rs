@@ -74,10 +74,10 @@ pub struct BuildArgs {
     /// out; with --extend, the recorded setting].
     #[cfg_attr(feature = "cli", arg(long))]
     pub keep_debug: bool,
-    /// Pin the hot functions of the programs a pin file names (made by `layoutrand pin`):
-    /// each seed keeps its random layout but starts each pinned function at the pin's
-    /// offset modulo the instruction cache's set period [default: none; with --extend, the
-    /// recorded pin; not with --granularity link or --rebuild].
+    /// Pin the functions of the programs a pin file names (made by `layoutrand pin`): each
+    /// seed keeps its random layout but starts each pinned function at the pin's offset
+    /// modulo the instruction cache's set period, in lines of its own [default: none; with
+    /// --extend, the recorded pin; not with --granularity link or --rebuild].
     #[cfg_attr(feature = "cli", arg(long, value_name = "FILE"))]
     pub pin: Option<PathBuf>,
     /// Relink only these recorded programs (names as in the manifest), comma-separated;
