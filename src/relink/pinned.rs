@@ -78,14 +78,15 @@ pub(crate) struct MissingFiller<'a> {
 }
 
 /// The filler each pinned function still needs (in address order), given the filler `moves`
-/// already put in front of and behind the functions: first the filler behind it to the end of
-/// its last line, then its shortfall to its offset modulo the
-/// period once the filler of the functions before it has moved it; a whole period more when
-/// the filler in front of it would not reach back to the start of its first line (another
-/// function's code would share that line; a period moves nothing modulo the period, so no
-/// other pinned function leaves its place). A function sharing a line with a different neighbour in each seed makes the pinned seeds
-/// differ: opus_demo with every executed function of its own pinned varied by 0.5 % in I1
-/// misses, as much as unpinned. Empty: every pinned function is in place, in lines of its own.
+/// already put in front of and behind the functions: first the filler behind it to the end
+/// of its last line, then its shortfall to its offset modulo the period once the filler of
+/// the functions before it has moved it; a whole period more when the filler in front of it
+/// would not reach back to the start of its first line (another function's code would share
+/// that line; a period moves nothing modulo the period, so no other pinned function leaves
+/// its place). A function sharing a line with a different neighbour in each seed makes the
+/// pinned seeds differ: opus_demo with every executed function of its own pinned varied by
+/// 0.5 % in I1 misses, as much as unpinned. Empty: every pinned function is in place, in
+/// lines of its own.
 ///
 /// Fails when a pinned function is not in `functions` or is not the only one it names.
 pub(crate) fn missing_filler<'a>(
