@@ -43,8 +43,7 @@ pub(crate) fn link_seed(program: &Program, seed: u64, out: &Path, work: &Path) -
         }
         for filler in missing {
             let function = filler.function;
-            let same = |m: &&mut MoveAlone| m.function == function.name && m.file == function.file;
-            match placed.moves.iter_mut().find(same) {
+            match placed.moves.iter_mut().find(|m| moves(m, function)) {
                 Some(m) => {
                     m.before += filler.before;
                     m.behind = filler.behind;
@@ -63,6 +62,11 @@ pub(crate) fn link_seed(program: &Program, seed: u64, out: &Path, work: &Path) -
          {seed}",
         program.name
     )
+}
+
+/// Whether `m` is the filler of the pinned function `f` (its name and file).
+fn moves(m: &MoveAlone, f: &PinnedFunction) -> bool {
+    m.function == f.name && m.file == f.file
 }
 
 /// What a pinned function still needs for its place: filler to add in front of it, and the
@@ -118,9 +122,7 @@ pub(crate) fn missing_filler<'a>(
     placed.sort_unstable_by_key(|(found, _)| found.address);
     let (period, line) = (pin.period, pin.line);
     let filler_now = |f: &PinnedFunction| {
-        let moved = moves
-            .iter()
-            .find(|m| m.function == f.name && m.file == f.file);
+        let moved = moves.iter().find(|m| self::moves(m, f));
         moved.map_or((0, 0), |m| (m.before, m.behind))
     };
     // Filler behind first, in a link of its own: how far it moves the code after it depends

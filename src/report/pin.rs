@@ -105,15 +105,16 @@ pub fn render(answer: &PinAnswer) -> String {
 }
 
 /// What a pin leaves to chance, whatever the program.
-const NOT_FIXED: &str = "A pin fixes each pinned function's offset in its cache lines, 32-byte \
-    windows and page, and the sets its lines map to, in every seed, and gives it lines of its \
-    own (filler, not another function, in the rest of its first and last line). It does not fix the order of \
-    the functions, so not their addresses (which pages the hot code shares, the sets of larger \
+const NOT_FIXED: &str =
+    "A pin fixes each pinned function's offset in its cache lines, 32-byte windows and page, and \
+    the sets its lines map to, in every seed, and gives it lines of its own (filler, not another \
+    function, in the rest of its first and last line). It does not fix the order of the \
+    functions, so not their addresses (which pages the hot code shares, the sets of larger \
     caches), the functions left free or not hot, the data layout, nor another machine's caches. \
     Whether it steadies the program is measured, not assumed: build with it, run, and compare \
-    the spread of the pinned seeds with this experiment's, and their mean: the layout it copies was \
-    the fastest of several, and lines of their own make it another layout, which may be slower \
-    than the typical one.";
+    the spread of the pinned seeds with this experiment's, and their mean: the layout it copies \
+    was the fastest of several, and lines of their own make it another layout, which may be \
+    slower than the typical one.";
 
 /// The first line of a program's (or library's) pin: what it places, and (on the `first`
 /// line; every entry copies the same layout) from which layout.

@@ -14,7 +14,7 @@ use crate::stats::fieller::ratio_ci;
 use crate::stats::paired_ratio::paired_ratio;
 use crate::stats::sample::{mean, MeanInterval};
 
-use super::model::{AsBuilt, SeriesReport};
+use super::model::{AsBuilt, PairedOn, SeriesReport};
 use super::series::Series;
 use super::shift::{baseline_interval, baseline_summary, placement_of, shift_of, Fixed};
 
@@ -28,14 +28,14 @@ pub(crate) fn as_built(
     let b = series.as_built.as_ref()?;
     let ci = baseline_interval(b, thresholds.confidence);
     let fixed = Fixed::as_built(series);
-    let (against_baseline, against_baseline_paired) =
-        against_baseline(series, thresholds).map_or((None, false), |(e, p)| (Some(e), p));
+    let (against_baseline, against_baseline_paired_on) =
+        against_baseline(series, thresholds).map_or((None, None), |(e, on)| (Some(e), on));
     Some(AsBuilt {
         binary: baseline_summary(b, ci.as_ref()),
         shift: shift_of(series, &fixed, random, ci.as_ref(), thresholds),
         placement: placement_of(series, &fixed, thresholds),
         against_baseline,
-        against_baseline_paired,
+        against_baseline_paired_on,
         versus_baseline: None,
         same_layout_as_baseline: None,
         is_time: series.is_time(),
@@ -44,7 +44,7 @@ pub(crate) fn as_built(
 }
 
 /// The as-built binary's mean over the baseline's, with its interval, classified at
-/// `thresholds`, and whether it was paired by round: on a rounds schedule every round ran
+/// `thresholds`, and what it was paired on (a round) if anything: on a rounds schedule every round ran
 /// both binaries once (under the same data seed, when the run crossed data seeds: the same
 /// execution index), so the interval is Fieller's for matched pairs (Fieller 1954, the
 /// paired form of Kalibera & Jones 2013 eq. 5), which takes out what the host did round by
@@ -53,7 +53,10 @@ pub(crate) fn as_built(
 /// For an as-built binary with the baseline's code layout these are two measurements of one
 /// layout, which should agree within the run's noise (the wall times of opus_demo by two
 /// such measurements differed by 6 %).
-fn against_baseline(series: &Series, thresholds: &Thresholds) -> Option<(Effect, bool)> {
+fn against_baseline(
+    series: &Series,
+    thresholds: &Thresholds,
+) -> Option<(Effect, Option<PairedOn>)> {
     let (base, own) = (series.baseline.as_ref()?, series.as_built.as_ref()?);
     let classify =
         |ratio: f64, bounds| Effect::classify(ratio, bounds, thresholds, series.is_time());
@@ -69,13 +72,13 @@ fn against_baseline(series: &Series, thresholds: &Thresholds) -> Option<(Effect,
             .filter_map(|e| Some((*base_by_round.get(&e.execution)?, mean(&e.live))))
             .unzip();
         if let Ok(r) = paired_ratio(&base_means, &own_means, thresholds.confidence) {
-            return Some((classify(r.estimate, r.bounds()), true));
+            return Some((classify(r.estimate, r.bounds()), Some(PairedOn::Round)));
         }
     }
     let base_ci = baseline_interval(base, thresholds.confidence)?;
     let own_ci = baseline_interval(own, thresholds.confidence)?;
     let r = ratio_ci(&base_ci, &own_ci);
-    Some((classify(r.estimate, r.bounds()), false))
+    Some((classify(r.estimate, r.bounds()), None))
 }
 
 /// Fills each series' [`AsBuilt::versus_baseline`] and [`AsBuilt::same_layout_as_baseline`]
@@ -269,7 +272,7 @@ pub(crate) mod tests {
         let mut differ = 0;
         for _ in 0..runs {
             let (e, paired) = against_baseline(&measured_twice(&mut rng, 1.0), &t).unwrap();
-            assert!(paired);
+            assert_eq!(paired, Some(PairedOn::Round));
             differ += usize::from(e.detected());
         }
         eprintln!("the same layout measured twice differed in {differ} of {runs}");
@@ -281,7 +284,7 @@ pub(crate) mod tests {
             found += usize::from(e.detected() && e.ratio > 1.0);
             s.rounds = false;
             let (e, paired) = against_baseline(&s, &t).unwrap();
-            assert!(!paired);
+            assert_eq!(paired, None);
             found_unpaired += usize::from(e.detected() && e.ratio > 1.0);
         }
         eprintln!("a 2 % difference found in {found} of 200 paired, {found_unpaired} unpaired");

@@ -400,9 +400,10 @@ pub(crate) struct AsBuilt {
     /// layout's two measurements, which should agree. Absent without a baseline or with one
     /// execution of either.
     pub(crate) against_baseline: Option<crate::analysis::effect::Effect>,
-    /// Whether [`AsBuilt::against_baseline`] was paired by round (for its words).
+    /// What [`AsBuilt::against_baseline`] was paired on (a round), if anything (for its
+    /// words).
     #[serde(skip)]
-    pub(crate) against_baseline_paired: bool,
+    pub(crate) against_baseline_paired_on: Option<PairedOn>,
     /// Whether the metric is a time, and the thresholds of the report, for its words.
     #[serde(skip)]
     pub(crate) is_time: bool,

@@ -2,7 +2,7 @@
 //! shift and placement ([`crate::analysis::answers::as_built`]) in one sentence, after their
 //! own sentences are written ([`super::shift`], [`super::default_layout`]).
 
-use crate::analysis::answers::model::{AsBuilt, Verdict};
+use crate::analysis::answers::model::{AsBuilt, PairedOn, Verdict};
 use crate::analysis::effect::EffectVerdict;
 use crate::analysis::vocabulary::Thresholds;
 use crate::report::numfmt::{change_parts, percent};
@@ -85,10 +85,10 @@ pub(crate) fn sentence(a: &AsBuilt, is_time: bool, thresholds: &Thresholds) -> S
 /// layout. `None` without that comparison.
 pub(crate) fn against_baseline(a: &AsBuilt) -> Option<String> {
     let e = a.against_baseline.as_ref()?;
-    let paired = if a.against_baseline_paired {
-        ", paired by round"
-    } else {
-        ""
+    let paired = match a.against_baseline_paired_on {
+        Some(PairedOn::Round) => ", paired by round",
+        Some(PairedOn::DataSeed) => ", paired by data seed",
+        None => "",
     };
     let measured = format!("{}{paired}", super::effect::words(e));
     if a.same_layout_as_baseline != Some(true) {
@@ -162,7 +162,7 @@ mod tests {
         let mut with = |ratio: f64, ci: (f64, f64), same: bool| {
             let e = crate::analysis::effect::Effect::classify(ratio, Some(ci), &t, true);
             a.against_baseline = Some(e);
-            a.against_baseline_paired = true;
+            a.against_baseline_paired_on = Some(PairedOn::Round);
             a.same_layout_as_baseline = Some(same);
             against_baseline(&a).unwrap()
         };
