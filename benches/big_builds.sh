@@ -48,6 +48,11 @@
 # 1.105 / 1.090 (1.109 / 1.092, relinks 0.44 s), gawk 1.097 / 1.091 (1.095 / 1.089, relinks
 # 0.76 s).
 #
+# Measured 2026-12-07 evening, nothing else running, REPS=7: brotli 1.134 / 1.101 (per round
+# 1.114 / 1.091, relinks 0.53 s); then with the linker's heap on huge pages (18.9 against
+# 22.2 ms a brotli link): brotli 1.089 / 1.088 (1.082 / 1.098, relinks 0.41 s), gawk 1.092 /
+# 1.095 (1.119 / 1.112, relinks 0.82 s).
+#
 # Measured 2026-12-04 on the same 2-core VM, nothing else running (load 1.5-1.9), REPS=2,
 # default seeds, build tools, tests and plugins left out (docs/build.md, "Which links are
 # programs"): brotli plain 4.65 s wall / 9.03 s CPU, 30 seeds 5.30 s / 10.11 s (wall 1.139,

@@ -155,10 +155,13 @@ const GLIBC_TUNABLES: &str = "GLIBC_TUNABLES";
 /// glibc's malloc hands each buffer over 128 KiB back to the kernel when it is freed and
 /// faults it in anew on the next: ld.bfd does that for every section it reads, and a relink
 /// of gawk took 35–38 ms instead of 42–46 ms with buffers up to 64 MiB kept (30 links each
-/// way, interleaved). The tunables choose malloc's policy only, never an output byte; one
-/// the user or the recorded build set wins.
-const KEEP_LARGE_BUFFERS: &str =
-    "glibc.malloc.mmap_threshold=67108864:glibc.malloc.trim_threshold=134217728";
+/// way, interleaved). Most of what was left of its page faults went with a heap grown 64 MiB
+/// at a time on transparent huge pages (`hugetlb=1` asks for them by `madvise`; glibc 2.35
+/// on): a relink of brotli 18.9 ms instead of 22.2 ms (8 rounds of 40 links, interleaved,
+/// each round faster). The tunables choose malloc's policy only, never an output byte
+/// (compared); one the user or the recorded build set wins.
+const KEEP_LARGE_BUFFERS: &str = "glibc.malloc.mmap_threshold=67108864:\
+    glibc.malloc.trim_threshold=134217728:glibc.malloc.top_pad=67108864:glibc.malloc.hugetlb=1";
 
 /// Finds `program` on PATH ([`crate::child::which`]), or says it is not installed.
 pub(crate) fn which(program: &str) -> Result<PathBuf> {
