@@ -513,7 +513,7 @@ pub(crate) fn analyse_series(
     };
     let variance_split = super::data_split::data_split(&kept, machines, confidence)
         .map(|s| with_code_answered_by(s.with_set_aside(set_aside), &sensitivity));
-    let mut diagnostics = diagnose(series, failures, confidence);
+    let mut diagnostics = diagnose(series, failures, *thresholds);
     diagnostics.normality = shown_normality(engine.as_ref());
     add_design_notes(&mut diagnostics, series, (&sensitivity, phases), confidence);
     let mut report = SeriesReport {

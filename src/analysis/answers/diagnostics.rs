@@ -8,6 +8,7 @@ use super::model::{
     DiagnosticConcern, Diagnostics, Drift, DriftUntested, ExecutionId, Independence,
     WarmupSuggestion,
 };
+use crate::analysis::vocabulary::{Thresholds, Verdict};
 use crate::seeded::SeededRng;
 use crate::stats::autocorr::{grouped_lag1_test, ljung_box};
 use crate::stats::changepoint::suggest_warmup;
@@ -42,8 +43,10 @@ pub(crate) const DRIFT_PERMUTATIONS: usize = 999;
 /// from the first half of the run to the second as the magnitude. Slow drift (a warming
 /// machine, a neighbour's job) makes neighbouring executions alike. `None` below
 /// [`MIN_EXECUTIONS_FOR_DRIFT`] executions or with one execution per binary (no binary's
-/// own level to take out).
-pub(crate) fn drift(series: &Series) -> Option<Drift> {
+/// own level to take out). Its verdict weighs the test's rejection against the largest
+/// departure of one execution from its binary's mean: a drift no execution shows beyond
+/// `--negligible` is negligible.
+pub(crate) fn drift(series: &Series, thresholds: Thresholds) -> Option<Drift> {
     if series.executions_per_binary() < 2 || drift_overflows(series) {
         return None;
     }
@@ -92,11 +95,22 @@ pub(crate) fn drift(series: &Series) -> Option<Drift> {
     let half = residuals.len() / 2;
     let halves_change =
         (1.0 + mean(&residuals[residuals.len() - half..])) / (1.0 + mean(&residuals[..half])) - 1.0;
+    let largest_departure = residuals.iter().map(|r| r.abs()).fold(0.0, f64::max);
+    let verdict = if test.p_value >= 1.0 - thresholds.confidence {
+        Verdict::NotDetected
+    } else if largest_departure <= thresholds.negligible {
+        Verdict::Negligible
+    } else {
+        Verdict::Detected
+    };
     Some(Drift {
         executions: residuals.len(),
         lag1: test.r1,
         p_value: test.p_value,
         halves_change,
+        largest_departure,
+        verdict,
+        thresholds,
     })
 }
 
@@ -122,8 +136,12 @@ fn drift_untested(series: &Series) -> DriftUntested {
 }
 
 /// Diagnoses `series` (seeds and baseline) at `confidence`.
-pub(crate) fn diagnose(series: &Series, failures: FailureCounts, confidence: f64) -> Diagnostics {
-    let alpha = 1.0 - confidence;
+pub(crate) fn diagnose(
+    series: &Series,
+    failures: FailureCounts,
+    thresholds: Thresholds,
+) -> Diagnostics {
+    let alpha = 1.0 - thresholds.confidence;
     let binaries = || series.seeds.iter().chain(series.baseline.iter());
 
     let mut warmup_suggestions = Vec::new();
@@ -183,7 +201,7 @@ pub(crate) fn diagnose(series: &Series, failures: FailureCounts, confidence: f64
     if series.executions_per_binary() == 1 && series.seeds.len() >= 2 {
         concerns.push(DiagnosticConcern::OneExecutionPerBinary);
     }
-    let found_drift = drift(series);
+    let found_drift = drift(series, thresholds);
     Diagnostics {
         warmup_discarded: series.warmup_discarded,
         warmup_suggestions,

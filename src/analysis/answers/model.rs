@@ -1136,6 +1136,16 @@ pub struct Drift {
     /// Mean of the second half of the run over the first half's, minus 1 (each execution
     /// less its binary's mean, relative to the series' mean).
     pub halves_change: f64,
+    /// The largest departure of one execution's mean from its binary's mean, relative to
+    /// the series' mean: what the drift and the noise together moved any execution by.
+    pub largest_departure: f64,
+    /// `detected`: the test rejects and some execution departs more than `--negligible`;
+    /// `negligible`: it rejects, but no execution departs that far (a drift too small to
+    /// matter at the report's relevance threshold); `not_detected`: it does not reject.
+    pub verdict: Verdict,
+    /// The thresholds the verdict was reached at, for its words.
+    #[serde(skip)]
+    pub(crate) thresholds: Thresholds,
 }
 
 /// Checks of the assumptions behind the numbers.

@@ -3,7 +3,7 @@
 
 use crate::analysis::answers::experiment::FailureCounts;
 use crate::analysis::answers::model::{
-    BaselineSummary, Diagnostics, MultipleComparison, Report, SeriesReport, Setup,
+    BaselineSummary, Diagnostics, MultipleComparison, Report, SeriesReport, Setup, Verdict,
 };
 use crate::analysis::effect::EffectVerdict;
 use crate::analysis::effect::Interval;
@@ -494,7 +494,7 @@ pub(crate) fn diagnostic_lines(s: &SeriesReport, confidence: f64) -> Vec<String>
         warmup_line(d),
         normality_line(d, confidence, s.bootstrap.is_some()),
         independence_line(d),
-        drift_line(s, confidence),
+        drift_line(s),
         failures_line(&d.failures),
     ];
     lines.extend(d.concerns.iter().map(words::diagnostics::note));
@@ -590,8 +590,9 @@ fn failures_line(f: &FailureCounts) -> String {
 }
 
 /// The drift test in words, with its magnitude (the change from the first half of the run
-/// to the second), or why it was not run.
-pub fn drift_line(s: &SeriesReport, confidence: f64) -> String {
+/// to the second, and the largest departure of one execution for a drift too small to
+/// matter), or why it was not run.
+pub fn drift_line(s: &SeriesReport) -> String {
     let Some(d) = &s.diagnostics.drift else {
         return format!(
             "Drift between executions: {}",
@@ -614,14 +615,24 @@ pub fn drift_line(s: &SeriesReport, confidence: f64) -> String {
     let test = format!(
         "lag-1 autocorrelation of the {} execution means in run order, each less its binary's mean: r₁ = {}, permutation test {}",
         d.executions,
-        sig(d.lag1, 2),
+        // A correlation to two decimals: r₁ = 4.3e-14 read as something when it is 0.
+        format!("{:.2}", if d.lag1.abs() < 0.005 { 0.0 } else { d.lag1 }),
         p_value(d.p_value)
     );
-    if d.p_value < 1.0 - confidence {
-        format!(
+    let largest = format!(
+        "no execution lies more than {} from its binary's mean",
+        percent(d.largest_departure, 2)
+    );
+    match d.verdict {
+        Verdict::Detected => format!(
             "Drift between executions ({test}): executions drift — {halves}; the layouts' comparison then carries that drift: interleave more, or rerun on a steadier host."
-        )
-    } else {
-        format!("Drift between executions ({test}): no evidence of drift ({halves}).")
+        ),
+        Verdict::Negligible => format!(
+            "Drift between executions ({test}): executions drift detectably, but little — {halves}, and {largest}, within the {} worth finding (--negligible): too little to move an answer at that size.",
+            percent(d.thresholds.negligible, 2)
+        ),
+        Verdict::NotDetected | Verdict::Undetermined => {
+            format!("Drift between executions ({test}): no evidence of drift ({halves}).")
+        }
     }
 }
