@@ -475,7 +475,8 @@ fn bounded(
 /// execution noise included: a bound on the layout's, never an estimate), unless a layout
 /// lies far off the others (its own words follow). libdeflate 1.14
 /// by wall time: detected at p = 0.044 with the layout's own variation 0.41 %, the sentence
-/// said only that a single layout "would misstate this program's performance".
+/// said only that a single layout "would misstate this program's performance". It says "this
+/// metric", as the negligible verdict does: a count of D1 write misses is no performance.
 fn misstated_by(s: &Sensitivity, thresholds: &Thresholds) -> String {
     let Some(own) = s.layout_variation.filter(|v| v.is_finite()) else {
         return String::new();
@@ -535,7 +536,7 @@ fn verdict_words(
         SensitivityOutcome::Detected
         | SensitivityOutcome::RestsOnOne
         | SensitivityOutcome::OneApart => format!(
-            "layout-sensitive: the {binaries} randomised binaries differ more than their {within_unit} explain ({f_text}, tested at {}); {share}. Results from a single layout would misstate this program's performance{}.{variation}{caveat}",
+            "layout-sensitive: the {binaries} randomised binaries differ more than their {within_unit} explain ({f_text}, tested at {}); {share}. Results from a single layout would misstate this metric{}.{variation}{caveat}",
             level(confidence),
             misstated_by(s, thresholds)
         ),
