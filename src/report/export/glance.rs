@@ -192,18 +192,26 @@ pub(crate) fn sensitivity_cell(sens: &Sensitivity) -> String {
             None => "negligible".to_string(),
         },
         Verdict::NotDetected => match sens.detectable_variation {
-            Some(d) => {
-                let d = percent(d, 2);
-                let bound = if d.starts_with('<') {
-                    d
-                } else {
-                    format!("≥ {d}")
-                };
-                format!("not detected ({bound} would show)")
-            }
+            Some(d) => format!("not detected ({} would show)", at_least(d)),
             None => "not detected".to_string(),
         },
-        Verdict::Undetermined => "cannot tell".to_string(),
+        // Underpowered: what the test could have found lies above the threshold, and the
+        // cell says how far (grep 3.8 by wall time: "cannot tell", where the text said
+        // nothing below 2.4 % was detectable).
+        Verdict::Undetermined => match sens.detectable_variation {
+            Some(d) => format!("cannot tell (only {} would show)", at_least(d)),
+            None => "cannot tell".to_string(),
+        },
+    }
+}
+
+/// `≥ 2.4 %`, or `< 0.0001 %` as it stands.
+fn at_least(d: f64) -> String {
+    let d = percent(d, 2);
+    if d.starts_with('<') {
+        d
+    } else {
+        format!("≥ {d}")
     }
 }
 
@@ -517,6 +525,12 @@ mod tests {
         assert_eq!(
             sensitivity_cell(&untested),
             "not detected (≥ 2.0 % would show)"
+        );
+        untested.verdict = Verdict::Undetermined;
+        untested.detectable_variation = Some(0.024);
+        assert_eq!(
+            sensitivity_cell(&untested),
+            "cannot tell (only ≥ 2.4 % would show)"
         );
     }
 }
