@@ -50,8 +50,9 @@
 #
 # Measured 2026-12-07 evening, nothing else running, REPS=7: brotli 1.134 / 1.101 (per round
 # 1.114 / 1.091, relinks 0.53 s); then with the linker's heap on huge pages (18.9 against
-# 22.2 ms a brotli link): brotli 1.089 / 1.088 (1.082 / 1.098, relinks 0.41 s), gawk 1.092 /
-# 1.095 (1.119 / 1.112, relinks 0.82 s).
+# 22.2 ms a brotli link), three runs: brotli 1.089 / 1.088 (1.082 / 1.098, relinks 0.41 s),
+# 1.006 / 1.008 (1.063 / 1.053) and 1.167 / 1.132 (1.082 / 1.071); gawk 1.092 / 1.095 (1.119 /
+# 1.112, relinks 0.82 s), 1.068 / 1.051 (1.045 / 1.045) and 1.094 / 1.083 (1.087 / 1.087).
 #
 # Measured 2026-12-04 on the same 2-core VM, nothing else running (load 1.5-1.9), REPS=2,
 # default seeds, build tools, tests and plugins left out (docs/build.md, "Which links are
