@@ -100,7 +100,7 @@ pub(crate) fn inspect(program: &Program, granularity: Granularity) -> Result<Ach
 /// are not in the binary and move nothing: nasm 2.16's ndisasm links 24 functions from its
 /// archive of 75 members, and the summary said functions moved "within 50 of 83 modules".
 /// With them, the names the binary defines, when it can tell ([`defined_names`]).
-fn linked_modules(program: &Program) -> Result<(Vec<(String, Vec<u8>)>, Option<Names>)> {
+fn linked_modules(program: &Program) -> Result<(Vec<NamedBytes>, Option<Names>)> {
     let linked = defined_names(&program.record.output);
     let mut modules = Vec::new();
     for input in &program.record.inputs {
@@ -127,6 +127,9 @@ fn linked_modules(program: &Program) -> Result<(Vec<(String, Vec<u8>)>, Option<N
 
 /// Symbol names, as the symbol tables spell them.
 type Names = std::collections::HashSet<Vec<u8>>;
+
+/// A module's name (a member as `archive(member)`) and its bytes.
+type NamedBytes = (String, Vec<u8>);
 
 /// The names of the symbols the binary at `path` defines (its symbol table); `None` when it
 /// cannot tell (no such ELF file, or one stripped of its symbol table): then every archive

@@ -122,7 +122,9 @@ fn archive_members_the_link_did_not_take_are_not_counted() {
     // Each object's own (its static `mix` is one of six): counted per object.
     let in_binary = text_names(&src.join("calc"));
     assert!(!in_binary.contains("unused_one"));
-    let objects = ["main", "lib1", "lib2", "lib3", "lib4", "lib5", "lib6", "lib7"];
+    let objects = [
+        "main", "lib1", "lib2", "lib3", "lib4", "lib5", "lib6", "lib7",
+    ];
     let per_object: Vec<usize> = objects
         .iter()
         .map(|o| {

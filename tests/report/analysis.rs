@@ -424,7 +424,10 @@ fn a_drift_no_execution_shows_beyond_the_threshold_is_negligible() {
     let s = &report.series[0];
     let d = s.diagnostics.drift.as_ref().unwrap();
     assert!(d.p_value <= 0.001, "{d:?}");
-    assert!(d.largest_departure > 5e-5 && d.largest_departure < 5e-4, "{d:?}");
+    assert!(
+        d.largest_departure > 5e-5 && d.largest_departure < 5e-4,
+        "{d:?}"
+    );
     assert_eq!(d.verdict, Verdict::Negligible);
     // With a threshold below the departures, the same drift is one worth rerunning for.
     let strict = Thresholds {

@@ -612,11 +612,11 @@ pub fn drift_line(s: &SeriesReport) -> String {
         percent(d.halves_change.abs(), 2),
         if d.halves_change < 0.0 { lower } else { higher }
     );
+    // A correlation to two decimals: r₁ = 4.3e-14 read as something when it is 0.
+    let lag1 = if d.lag1.abs() < 0.005 { 0.0 } else { d.lag1 };
     let test = format!(
-        "lag-1 autocorrelation of the {} execution means in run order, each less its binary's mean: r₁ = {}, permutation test {}",
+        "lag-1 autocorrelation of the {} execution means in run order, each less its binary's mean: r₁ = {lag1:.2}, permutation test {}",
         d.executions,
-        // A correlation to two decimals: r₁ = 4.3e-14 read as something when it is 0.
-        format!("{:.2}", if d.lag1.abs() < 0.005 { 0.0 } else { d.lag1 }),
         p_value(d.p_value)
     );
     let largest = format!(
