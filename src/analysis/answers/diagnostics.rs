@@ -135,7 +135,8 @@ fn drift_untested(series: &Series) -> DriftUntested {
     }
 }
 
-/// Diagnoses `series` (seeds and baseline) at `confidence`.
+/// Diagnoses `series` (seeds and baseline) at the report's `thresholds`: its confidence for
+/// every test, `--negligible` for the size of a drift.
 pub(crate) fn diagnose(
     series: &Series,
     failures: FailureCounts,
