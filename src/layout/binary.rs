@@ -86,6 +86,24 @@ pub fn functions(path: &Path) -> Result<Vec<Function>> {
         .with_context(|| format!("cannot list the functions of {}", path.display()))
 }
 
+/// Symbol names, as the symbol tables spell them.
+pub(crate) type SymbolNames = std::collections::HashSet<Vec<u8>>;
+
+/// The names of every symbol the binary at `path` defines in its symbol table (functions,
+/// data, locals; empty for a binary stripped of it): what `build` asks of the build's own
+/// binary to tell which archive members its link took. Errors name the path.
+pub(crate) fn defined_names(path: &Path) -> Result<SymbolNames> {
+    let data =
+        std::fs::read(path).with_context(|| format!("cannot read binary {}", path.display()))?;
+    let file = object::File::parse(data.as_slice())
+        .with_context(|| format!("{} is not an ELF file", path.display()))?;
+    Ok(file
+        .symbols()
+        .filter(|s| s.is_definition())
+        .filter_map(|s| s.name_bytes().ok().map(<[u8]>::to_vec))
+        .collect())
+}
+
 /// A shared library's exported functions, from its dynamic symbol table: for a library
 /// whose `.symtab` was stripped (as distributions ship them), the functions a profiler names
 /// in it (valgrind reads the same table) at their addresses; its local functions are not in

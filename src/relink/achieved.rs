@@ -99,9 +99,13 @@ pub(crate) fn inspect(program: &Program, granularity: Granularity) -> Result<Ach
 /// link wrote it, a member as `archive(member)`) with its bytes. An archive's other members
 /// are not in the binary and move nothing: nasm 2.16's ndisasm links 24 functions from its
 /// archive of 75 members, and the summary said functions moved "within 50 of 83 modules".
-/// With them, the names the binary defines, when it can tell ([`defined_names`]).
+/// With them, the names the binary defines, when it can tell.
 fn linked_modules(program: &Program) -> Result<(Vec<NamedBytes>, Option<Names>)> {
-    let linked = defined_names(&program.record.output);
+    // A binary the names of which cannot be read (none, or stripped of its symbol table)
+    // counts every member, as the link may have.
+    let linked = crate::layout::binary::defined_names(&program.record.output)
+        .ok()
+        .filter(|names| !names.is_empty());
     let mut modules = Vec::new();
     for input in &program.record.inputs {
         match input.kind {
@@ -126,24 +130,10 @@ fn linked_modules(program: &Program) -> Result<(Vec<NamedBytes>, Option<Names>)>
 }
 
 /// Symbol names, as the symbol tables spell them.
-type Names = std::collections::HashSet<Vec<u8>>;
+type Names = crate::layout::binary::SymbolNames;
 
 /// A module's name (a member as `archive(member)`) and its bytes.
 type NamedBytes = (String, Vec<u8>);
-
-/// The names of the symbols the binary at `path` defines (its symbol table); `None` when it
-/// cannot tell (no such ELF file, or one stripped of its symbol table): then every archive
-/// member counts as linked.
-fn defined_names(path: &std::path::Path) -> Option<Names> {
-    let data = std::fs::read(path).ok()?;
-    let file = object::File::parse(&*data).ok()?;
-    let names: Names = file
-        .symbols()
-        .filter(|s| s.is_definition())
-        .filter_map(|s| s.name_bytes().ok().map(<[u8]>::to_vec))
-        .collect();
-    (!names.is_empty()).then_some(names)
-}
 
 /// Whether the archive member `data` is in the binary whose symbols are `names`: the linker
 /// takes a member to define a symbol the link needs, so one of its global definitions is
