@@ -114,6 +114,10 @@ pub(crate) enum Finding {
     AslrOff,
     /// It does not, for the reason given (the OS's error).
     AslrNotControlled { why: String },
+    /// /dev/null is the null device (a character device).
+    NullDevice,
+    /// It is something else, as named ("a regular file", "missing").
+    NoNullDevice { what: &'static str },
     /// /proc/loadavg or the number of cores unreadable.
     LoadUnknown,
     /// The load is at most half the cores.

@@ -28,6 +28,30 @@ pub(crate) fn aslr_check() -> Check {
     }
 }
 
+/// Whether `path` (the machine's /dev/null) is a character device. A program run as root
+/// that removes its output when it fails removes /dev/null if told to write there (nasm
+/// 2.16 does), and the next command that writes to it creates a regular file: output a
+/// benchmark sends there then goes to disk and is timed with it.
+pub(crate) fn null_device_check(path: &std::path::Path) -> Check {
+    use std::os::unix::fs::FileTypeExt;
+    let finding = match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_char_device() => Finding::NullDevice,
+        Ok(m) if m.is_file() => Finding::NoNullDevice {
+            what: "a regular file",
+        },
+        Ok(_) => Finding::NoNullDevice {
+            what: "neither the null device nor a regular file",
+        },
+        Err(_) => Finding::NoNullDevice { what: "missing" },
+    };
+    let status = if finding == Finding::NullDevice {
+        Status::Ok
+    } else {
+        Status::Problem
+    };
+    Check::new("/dev/null", status, Scope::Time, finding)
+}
+
 /// The compiler drivers on PATH; a problem when there is no C compiler at all.
 pub(crate) fn compiler_check() -> Check {
     let found: Vec<String> = COMPILERS
@@ -190,6 +214,26 @@ mod tests {
             average: [one, 1.0, 1.0],
             other_running: 2,
         }
+    }
+
+    #[test]
+    fn a_null_device_that_is_a_file_is_a_problem_for_timing() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("null");
+        std::fs::write(&file, b"").unwrap();
+        let check = null_device_check(&file);
+        assert_eq!((check.status, check.scope), (Status::Problem, Scope::Time));
+        let what = "a regular file";
+        assert_eq!(check.finding, Finding::NoNullDevice { what });
+        let gone = null_device_check(&dir.path().join("gone"));
+        assert_eq!(gone.finding, Finding::NoNullDevice { what: "missing" });
+        assert_eq!(null_device_check(dir.path()).status, Status::Problem);
+        // The machine's own: every test of the build suite relies on it (tests/build/harmless.rs).
+        let real = null_device_check(std::path::Path::new("/dev/null"));
+        assert_eq!(
+            (real.status, real.finding),
+            (Status::Ok, Finding::NullDevice)
+        );
     }
 
     #[test]

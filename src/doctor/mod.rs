@@ -58,6 +58,7 @@ pub fn examine(options: &DoctorOptions) -> Result<DoctorReport> {
     let aslr = checks::aslr_check();
     let aslr_off = aslr.status == Status::Ok;
     all.push(aslr);
+    all.push(checks::null_device_check(std::path::Path::new("/dev/null")));
     all.push(checks::load_check(conditions.load.as_ref(), host.cores));
     all.extend(checks::frequency_checks(&conditions));
     let (calibration, counts) = match &options.calibration {

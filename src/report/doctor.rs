@@ -135,6 +135,10 @@ pub(crate) fn detail(finding: &Finding) -> String {
         Finding::AslrNotControlled { why } => format!(
             "{why}: stack, heap and library addresses would change from one execution to the next and add their own noise to time measurements (allow the personality system call, e.g. a container's seccomp profile, or set kernel.randomize_va_space = 0)"
         ),
+        Finding::NullDevice => "the null device: output sent there is discarded".into(),
+        Finding::NoNullDevice { what } => format!(
+            "{what}, not the null device: output a benchmark sends to /dev/null is written to disk and timed with it (a program run as root that removes its output file when it fails removes /dev/null if told to write there); restore it as root: rm -f /dev/null && mknod -m 666 /dev/null c 1 3"
+        ),
         Finding::LoadUnknown => {
             "unknown (/proc/loadavg or the number of cores unreadable)".into()
         }
@@ -229,6 +233,16 @@ mod tests {
                 why: "personality failed: EPERM".into()
             }),
             "personality failed: EPERM: stack, heap and library addresses would change from one execution to the next and add their own noise to time measurements (allow the personality system call, e.g. a container's seccomp profile, or set kernel.randomize_va_space = 0)"
+        );
+    }
+
+    #[test]
+    fn a_missing_null_device_in_words() {
+        assert_eq!(
+            detail(&Finding::NoNullDevice {
+                what: "a regular file"
+            }),
+            "a regular file, not the null device: output a benchmark sends to /dev/null is written to disk and timed with it (a program run as root that removes its output file when it fails removes /dev/null if told to write there); restore it as root: rm -f /dev/null && mknod -m 666 /dev/null c 1 3"
         );
     }
 

@@ -49,6 +49,7 @@ fn doctor_prints_its_verdict_and_a_noise_figure_with_the_matching_exit_code() {
         .collect();
     for name in [
         "ASLR control",
+        "/dev/null",
         "valgrind",
         "linkers",
         "compilers",
