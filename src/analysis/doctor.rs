@@ -92,6 +92,17 @@ pub(crate) struct NoiseFigures {
     pub(crate) within_executions: Option<f64>,
 }
 
+/// What the machine's /dev/null is when it is not the null device.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NotNull {
+    /// A regular file (a removed /dev/null written again).
+    RegularFile,
+    /// No such path.
+    Missing,
+    /// Another kind of file (a folder, a link, a block device, ...).
+    Other,
+}
+
 /// What a check found, with its figures and names.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Finding {
@@ -116,8 +127,8 @@ pub(crate) enum Finding {
     AslrNotControlled { why: String },
     /// /dev/null is the null device (a character device).
     NullDevice,
-    /// It is something else, as named ("a regular file", "missing").
-    NoNullDevice { what: &'static str },
+    /// It is something else.
+    NoNullDevice(NotNull),
     /// /proc/loadavg or the number of cores unreadable.
     LoadUnknown,
     /// The load is at most half the cores.

@@ -4,7 +4,7 @@
 //! as a [`Finding`] (its figures and names; [`crate::report::doctor::detail`] words it).
 
 use crate::analysis::answers::host_conditions::LOADED_SHARE;
-use crate::analysis::doctor::{Check, Finding, LoadFigures, Scope, Status};
+use crate::analysis::doctor::{Check, Finding, LoadFigures, NotNull, Scope, Status};
 use crate::files::results::{HostConditions, Load};
 use crate::relink::toolchain::version_line;
 use crate::run::environment::probe_aslr_off;
@@ -36,13 +36,9 @@ pub(crate) fn null_device_check(path: &std::path::Path) -> Check {
     use std::os::unix::fs::FileTypeExt;
     let finding = match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_char_device() => Finding::NullDevice,
-        Ok(m) if m.is_file() => Finding::NoNullDevice {
-            what: "a regular file",
-        },
-        Ok(_) => Finding::NoNullDevice {
-            what: "neither the null device nor a regular file",
-        },
-        Err(_) => Finding::NoNullDevice { what: "missing" },
+        Ok(m) if m.is_file() => Finding::NoNullDevice(NotNull::RegularFile),
+        Ok(_) => Finding::NoNullDevice(NotNull::Other),
+        Err(_) => Finding::NoNullDevice(NotNull::Missing),
     };
     let status = if finding == Finding::NullDevice {
         Status::Ok
@@ -223,11 +219,11 @@ mod tests {
         std::fs::write(&file, b"").unwrap();
         let check = null_device_check(&file);
         assert_eq!((check.status, check.scope), (Status::Problem, Scope::Time));
-        let what = "a regular file";
-        assert_eq!(check.finding, Finding::NoNullDevice { what });
+        assert_eq!(check.finding, Finding::NoNullDevice(NotNull::RegularFile));
         let gone = null_device_check(&dir.path().join("gone"));
-        assert_eq!(gone.finding, Finding::NoNullDevice { what: "missing" });
-        assert_eq!(null_device_check(dir.path()).status, Status::Problem);
+        assert_eq!(gone.finding, Finding::NoNullDevice(NotNull::Missing));
+        let folder = null_device_check(dir.path());
+        assert_eq!(folder.finding, Finding::NoNullDevice(NotNull::Other));
         // The machine's own: every test of the build suite relies on it (tests/build/harmless.rs).
         let real = null_device_check(std::path::Path::new("/dev/null"));
         assert_eq!(

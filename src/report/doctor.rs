@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use crate::analysis::doctor::{
-    Check, DoctorReport, Finding, Fitness, LoadFigures, NoiseFigures, Scope, Status,
+    Check, DoctorReport, Finding, Fitness, LoadFigures, NoiseFigures, NotNull, Scope, Status,
     MAX_FIT_EXECUTIONS,
 };
 use crate::report::numfmt::{level, percent, sig};
@@ -136,8 +136,13 @@ pub(crate) fn detail(finding: &Finding) -> String {
             "{why}: stack, heap and library addresses would change from one execution to the next and add their own noise to time measurements (allow the personality system call, e.g. a container's seccomp profile, or set kernel.randomize_va_space = 0)"
         ),
         Finding::NullDevice => "the null device: output sent there is discarded".into(),
-        Finding::NoNullDevice { what } => format!(
-            "{what}, not the null device: output a benchmark sends to /dev/null is written to disk and timed with it (a program run as root that removes its output file when it fails removes /dev/null if told to write there); restore it as root: rm -f /dev/null && mknod -m 666 /dev/null c 1 3"
+        Finding::NoNullDevice(what) => format!(
+            "{}, not the null device: output a benchmark sends to /dev/null is written to disk and timed with it (a program run as root that removes its output file when it fails removes /dev/null if told to write there); restore it as root: rm -f /dev/null && mknod -m 666 /dev/null c 1 3",
+            match what {
+                NotNull::RegularFile => "a regular file",
+                NotNull::Missing => "missing",
+                NotNull::Other => "neither the null device nor a regular file",
+            }
         ),
         Finding::LoadUnknown => {
             "unknown (/proc/loadavg or the number of cores unreadable)".into()
@@ -239,9 +244,7 @@ mod tests {
     #[test]
     fn a_missing_null_device_in_words() {
         assert_eq!(
-            detail(&Finding::NoNullDevice {
-                what: "a regular file"
-            }),
+            detail(&Finding::NoNullDevice(NotNull::RegularFile)),
             "a regular file, not the null device: output a benchmark sends to /dev/null is written to disk and timed with it (a program run as root that removes its output file when it fails removes /dev/null if told to write there); restore it as root: rm -f /dev/null && mknod -m 666 /dev/null c 1 3"
         );
     }
