@@ -319,7 +319,7 @@ fn doctor_in_text_and_json() {
     insta::assert_snapshot!("doctor_text", redact(&text, DOCTOR_TEXT_FILTERS));
     let json = doctor("json");
     let doc: serde_json::Value = serde_json::from_str(&json).unwrap();
-    assert_eq!(doc["checks"].as_array().unwrap().len(), 9, "{doc:#}");
+    assert_eq!(doc["checks"].as_array().unwrap().len(), 10, "{doc:#}");
     insta::assert_snapshot!("doctor_json", redact(&json, DOCTOR_JSON_FILTERS));
 }
 
