@@ -295,26 +295,42 @@ impl Program {
                 .output()
                 .with_context(|| format!("cannot run {}", d.linker.display()));
         }
-        let output = tool_command(&self.record, program)
-            .args(args)
-            .output()
-            .with_context(|| format!("cannot run {}", program.display()))?;
-        if output.status.success() && self.direct.get().is_none() {
-            self.direct
-                .get_or_init(|| self.checked_direct(program, args, out, work));
+        let driver_link = || {
+            tool_command(&self.record, program)
+                .args(args)
+                .output()
+                .with_context(|| format!("cannot run {}", program.display()))
+        };
+        if self.direct.get().is_some() {
+            return driver_link();
+        }
+        // The first link through the driver: the direct form is asked for and linked into a
+        // scratch file while the driver links (the two write different files), so that the
+        // check adds no wait before the seeds on a machine with a core to spare.
+        let (output, trial) = std::thread::scope(|scope| {
+            let trial = scope.spawn(|| self.direct_trial(program, args, out, work));
+            (driver_link(), trial.join().ok().flatten())
+        });
+        let output = output?;
+        if output.status.success() {
+            self.direct.get_or_init(|| {
+                let (d, scratch) = trial?;
+                (read_whole(out)? == read_whole(&scratch)?).then_some(d)
+            });
         }
         Ok(output)
     }
 
-    /// The direct form of the driver's link `program args`, if linking with it into a
-    /// scratch file of `work` writes the bytes the driver wrote into `out`.
-    fn checked_direct(
+    /// The direct form of the driver's link `program args` and the scratch file of `work`
+    /// it linked that binary into, for [`Program::run_link`] to compare with what the
+    /// driver writes into `out`; `None` when there is no direct form or its link failed.
+    fn direct_trial(
         &self,
         program: &Path,
         args: &[String],
         out: &Path,
         work: &Path,
-    ) -> Option<direct::DirectLink> {
+    ) -> Option<(direct::DirectLink, PathBuf)> {
         let d = direct::DirectLink::find(&self.record, program, args)?;
         let scratch = work.join("direct-check");
         let (out_arg, scratch_arg) = (out.display().to_string(), scratch.display().to_string());
@@ -329,17 +345,8 @@ impl Program {
             .args(d.args_for(&to_scratch)?)
             .output()
             .ok()?;
-        let read = |path: &Path| -> Option<Vec<u8>> {
-            let mut bytes = Vec::new();
-            std::io::Read::read_to_end(
-                &mut crate::files::confined::open_regular(path).ok()?,
-                &mut bytes,
-            )
-            .ok()?;
-            Some(bytes)
-        };
         // The scratch file goes with `work`, removed after each binary.
-        (linked.status.success() && read(out)? == read(&scratch)?).then_some(d)
+        linked.status.success().then_some((d, scratch))
     }
 
     /// The tool and arguments of the link for `seed` into `out`, its inputs written to
@@ -495,4 +502,15 @@ pub(crate) fn text_symbol_section(data: &[u8], name: &str, in_file: Option<&str>
             && (in_file.is_none() || (s.is_local() && current_file == in_file))
     })?;
     found.section_index().map(|i| i.0)
+}
+
+/// The bytes of the regular file `path`, read through the one opener; `None` if it cannot be.
+fn read_whole(path: &Path) -> Option<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut crate::files::confined::open_regular(path).ok()?,
+        &mut bytes,
+    )
+    .ok()?;
+    Some(bytes)
 }
