@@ -90,8 +90,17 @@ pub(crate) fn link_args(
             k += 1;
             continue;
         }
-        args.push(a.clone());
-        k += 1;
+        match side_file_span(&r.args[k..], driver) {
+            SideFile::Span(n) => k += n,
+            SideFile::Kept(Some(kept)) => {
+                args.push(kept);
+                k += 1;
+            }
+            SideFile::Kept(None) => {
+                args.push(a.clone());
+                k += 1;
+            }
+        }
     }
     if r.output_span.is_none() {
         args.push("-o".to_string());
@@ -111,6 +120,80 @@ pub(crate) fn link_args(
         );
     }
     args
+}
+
+/// Linker options that write a file of their own beside the binary: its map, a list of its
+/// inputs (`--dependency-file`), an import library, lld's reproduce archive and reports. A
+/// relink leaves them out: run in the recorded directory, every seed would overwrite the
+/// build's own file (which describes the build's binary) with its own, and two concurrent
+/// links would write one path; no byte of the binary depends on them.
+const SIDE_FILE_OPTIONS: &[&str] = &[
+    "-Map",
+    "--Map",
+    "--dependency-file",
+    "--out-implib",
+    "--reproduce",
+    "--why-extract",
+    "--print-archive-stats",
+];
+
+/// How a linker argument stands to [`SIDE_FILE_OPTIONS`]: `Some(false)` such an option with
+/// its file attached (`-Map=F`), `Some(true)` one whose file is the next argument, `None`
+/// any other.
+fn side_file_option(arg: &str) -> Option<bool> {
+    SIDE_FILE_OPTIONS
+        .iter()
+        .find_map(|o| match arg.strip_prefix(o) {
+            Some("") => Some(true),
+            Some(rest) if rest.starts_with('=') => Some(false),
+            _ => None,
+        })
+}
+
+/// What a relink does with the recorded arguments starting at `args[0]`.
+enum SideFile {
+    /// Leave out this many arguments: a side-file option and its file.
+    Span(usize),
+    /// Keep the argument: as it is (`None`), or a driver's `-Wl,` list without its side-file
+    /// options.
+    Kept(Option<String>),
+}
+
+/// The side-file options ([`SIDE_FILE_OPTIONS`]) at the start of `args`: a linker's
+/// `-Map F` or `-Map=F`; through a driver, `-Xlinker -Map -Xlinker F`, `-Xlinker -Map=F` and
+/// the items of a `-Wl,` list (`-Wl,--cref,-Map,F` keeps `-Wl,--cref`).
+fn side_file_span(args: &[String], driver: bool) -> SideFile {
+    let next_is_file = |at: usize| side_file_option(args.get(at).map_or("", String::as_str));
+    if !driver {
+        return match next_is_file(0) {
+            Some(file_follows) => SideFile::Span(1 + usize::from(file_follows)),
+            None => SideFile::Kept(None),
+        };
+    }
+    if args[0] == "-Xlinker" {
+        return match next_is_file(1) {
+            Some(true) if args.get(2).is_some_and(|a| a == "-Xlinker") => SideFile::Span(4),
+            Some(_) => SideFile::Span(2),
+            None => SideFile::Kept(None),
+        };
+    }
+    let Some(list) = args[0].strip_prefix("-Wl,") else {
+        return SideFile::Kept(None);
+    };
+    let mut kept = Vec::new();
+    let mut items = list.split(',');
+    while let Some(item) = items.next() {
+        match side_file_option(item) {
+            Some(true) => drop(items.next()),
+            Some(false) => {}
+            None => kept.push(item),
+        }
+    }
+    match kept.len() == list.split(',').count() {
+        true => SideFile::Kept(None),
+        false if kept.is_empty() => SideFile::Span(1),
+        false => SideFile::Kept(Some(format!("-Wl,{}", kept.join(",")))),
+    }
 }
 
 /// The program to run: the recorded driver, or for a direct linker call the chosen
@@ -289,6 +372,62 @@ mod tests {
             args[args.len() - 2..],
             ["-fuse-ld=bfd", "-Wl,--strip-debug"]
         );
+    }
+
+    #[test]
+    fn a_relink_writes_no_map_or_other_side_file_of_the_build() {
+        use InputKind::Object;
+        let strings = |v: &[&str]| -> Vec<String> { v.iter().map(|a| a.to_string()).collect() };
+        // cc a.o -Wl,-Map=p.map -Wl,--cref,-Map,q.map,-O1 -Xlinker -Map -Xlinker r.map
+        //    -Xlinker --dependency-file=p.d -lm
+        let driven = record(
+            LinkTool::Driver,
+            &[
+                "a.o",
+                "-Wl,-Map=p.map",
+                "-Wl,--cref,-Map,q.map,-O1",
+                "-Xlinker",
+                "-Map",
+                "-Xlinker",
+                "r.map",
+                "-Xlinker",
+                "--dependency-file=p.d",
+                "-lm",
+                "-Wl,-Mapx",
+            ],
+            &[(0, Object)],
+            None,
+        );
+        let args = link_args(&driven, Linker::Bfd, &paths(1), &[0], Path::new("o"), false);
+        assert_eq!(
+            args,
+            strings(&[
+                "/r/0",
+                "-Wl,--cref,-O1",
+                "-lm",
+                "-Wl,-Mapx",
+                "-o",
+                "o",
+                "-fuse-ld=bfd"
+            ])
+        );
+        // ld a.o -Map p.map --Map=q.map --out-implib x.a -lc
+        let direct = record(
+            LinkTool::Linker,
+            &[
+                "a.o",
+                "-Map",
+                "p.map",
+                "--Map=q.map",
+                "--out-implib",
+                "x.a",
+                "-lc",
+            ],
+            &[(0, Object)],
+            None,
+        );
+        let args = link_args(&direct, Linker::Bfd, &paths(1), &[0], Path::new("o"), false);
+        assert_eq!(args, strings(&["/r/0", "-lc", "-o", "o"]));
     }
 
     #[test]

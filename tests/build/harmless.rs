@@ -196,3 +196,40 @@ fn information_calls_and_side_outputs_are_never_split_or_recorded() {
         .collect();
     assert!(!gcda.is_empty(), "no .gcda in the tree");
 }
+
+/// A link that writes a map and a dependency file (`-Wl,-Map=`, `-Wl,--dependency-file=`):
+/// the relinks leave both out, so the files in the tree stay the build's own, byte for byte
+/// (before the fix each seed's relink wrote its map over the build's, the last seed's kept),
+/// and the binaries are the same as without the options.
+#[test]
+fn a_links_map_and_dependency_file_stay_the_builds_own() {
+    let side_files = "-Wl,-Map=calc.map -Wl,--dependency-file=calc.deps";
+    let (_tmp, src) = fixture("archive");
+    let cflags = format!("CFLAGS=-O2 {side_files}");
+    let o = build(&src, &["--seeds", "3", "--out", "out"], &["make", &cflags]);
+    assert_success(&o, "build");
+    // The relinks' inputs lie in out/.work: a map or dependency list naming them is a relink's.
+    for file in ["calc.map", "calc.deps"] {
+        let text = std::fs::read_to_string(src.join(file)).unwrap();
+        assert!(text.contains("main.o"), "{file} lists no input: {text}");
+        assert!(
+            !text.contains("/out/"),
+            "{file} in the tree is a relink's: {text}"
+        );
+    }
+    assert!(!src.join("out/seed-1/calc.map").exists());
+    // The options change no byte of a binary: the same seeds without them link the same.
+    let (_tmp, plain_src) = fixture("archive");
+    let o = build(&plain_src, &["--seeds", "3", "--out", "out"], &["make"]);
+    assert_success(&o, "build without the options");
+    let with = Manifest::load(&src.join("out")).unwrap();
+    let without = Manifest::load(&plain_src.join("out")).unwrap();
+    let hashes = |m: &Manifest| -> Vec<String> {
+        m.binary_sets()
+            .filter(|set| set.seed.is_some())
+            .map(|set| set.find("calc").unwrap().sha256.clone())
+            .collect()
+    };
+    assert_eq!(hashes(&with).len(), 3);
+    assert_eq!(hashes(&with), hashes(&without));
+}
